@@ -1,0 +1,9 @@
+"""bnfk_core: categorical data, Bayesian networks and their Fisher kernel.
+
+The plain-Python core behind the bnfk Streamlit app and the ``python -m bnfk_core`` CLI.
+"""
+from .errors import BnfkError, DataError, StructureError, ModelError, KernelError
+from .data import CategoricalData, load_csv
+from .dag import DAG
+
+__version__ = "0.1.0"
