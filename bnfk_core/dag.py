@@ -12,7 +12,8 @@ import networkx as nx
 
 from .errors import StructureError
 
-__all__ = ["DAG"]
+__all__ = ["DAG", "CPDAG", "SEGMENT_KINDS", "empty_dag", "naive_bayes", "segment_arcs", "apply_segment",
+           "skeleton", "v_structures", "cpdag", "covered_arcs", "equivalent", "structural_hamming_distance"]
 
 
 class DAG:
@@ -189,3 +190,250 @@ class DAG:
     def __repr__(self) -> str:
         arcs = ", ".join(f"{u}->{v}" for u, v in self.sorted_arcs())
         return f"DAG({len(self._nodes)} nodes: [{arcs}])"
+
+
+# ====================================================================== presets
+SEGMENT_KINDS = ("single-arc", "v", "a", "chain", "full")
+_SEGMENT_SIZES = {"single-arc": 2, "v": 3, "a": 3, "chain": 3}
+
+
+def empty_dag(nodes: Sequence[str]) -> DAG:
+    """The DAG over ``nodes`` without arcs (every variable independent)."""
+    return DAG(nodes)
+
+
+def naive_bayes(nodes: Sequence[str], class_node: str) -> DAG:
+    """The naive Bayes DAG: ``class_node`` -> every other node, nothing else.
+
+    Raises
+    ------
+    StructureError
+        If ``class_node`` is not one of ``nodes``.
+    """
+    nodes = [str(v) for v in nodes]
+    if class_node not in nodes:
+        raise StructureError(f"Class variable '{class_node}' is not one of the DAG's variables.")
+    return DAG(nodes, [(class_node, v) for v in nodes if v != class_node])
+
+
+def segment_arcs(kind: str, variables: Sequence[str]) -> list[tuple[str, str]]:
+    """The arcs of a segment preset.
+
+    ``single-arc`` (u, v): u -> v;  ``v`` (u, v, w): u -> w <- v;  ``a`` (u, v, w): u -> v, u -> w;
+    ``chain`` (u, v, w): w -> u -> v;  ``full`` (x1, ..., xm): the complete DAG xa -> xb for a < b.
+
+    Raises
+    ------
+    StructureError
+        For an unknown kind, a wrong number of variables or a repeated variable.
+    """
+    variables = [str(v) for v in variables]
+    if kind not in SEGMENT_KINDS:
+        raise StructureError(f"Unknown segment kind '{kind}'; choose one of {', '.join(SEGMENT_KINDS)}.")
+    if len(set(variables)) != len(variables):
+        raise StructureError(f"The '{kind}' segment needs distinct variables, got {', '.join(variables)}.")
+    need = _SEGMENT_SIZES.get(kind)
+    if need is not None and len(variables) != need:
+        raise StructureError(f"The '{kind}' segment needs exactly {need} variables, got {len(variables)}.")
+    if kind == "full" and len(variables) < 2:
+        raise StructureError(f"The 'full' segment needs at least 2 variables, got {len(variables)}.")
+    if kind == "single-arc":
+        u, v = variables
+        return [(u, v)]
+    if kind == "v":
+        u, v, w = variables
+        return [(u, w), (v, w)]
+    if kind == "a":
+        u, v, w = variables
+        return [(u, v), (u, w)]
+    if kind == "chain":
+        u, v, w = variables
+        return [(w, u), (u, v)]
+    return [(variables[a], variables[b]) for a in range(len(variables)) for b in range(a + 1, len(variables))]
+
+
+def apply_segment(dag: DAG, kind: str, variables: Sequence[str]) -> DAG:
+    """``dag`` with the arcs of a segment preset added.
+
+    An existing arc between two segment variables that points the other way is replaced by the
+    segment's arc (the segment fixes the local structure among its variables); arcs already
+    present are kept.
+
+    Raises
+    ------
+    StructureError
+        For an unknown kind or node, or when the result would contain a directed cycle.
+    """
+    arcs = segment_arcs(kind, variables)
+    for w in variables:
+        if str(w) not in dag._index:
+            raise StructureError(f"The '{kind}' segment names '{w}', which is not a variable of the DAG.")
+    new = set(dag.arcs)
+    for u, v in arcs:
+        new.discard((v, u))
+        new.add((u, v))
+    try:
+        return DAG(dag.nodes, new)
+    except StructureError as exc:
+        raise StructureError(f"Applying the '{kind}' segment on {', '.join(map(str, variables))} "
+                             f"would create a cycle. {exc}") from None
+
+
+# ====================================================================== equivalence
+class CPDAG:
+    """A completed partially directed acyclic graph (essential graph).
+
+    Attributes
+    ----------
+    nodes : tuple of str
+    directed : frozenset of (u, v)
+        Compelled arcs.
+    undirected : frozenset of frozenset({u, v})
+        Reversible edges.
+    """
+
+    __slots__ = ("nodes", "directed", "undirected")
+
+    def __init__(self, nodes, directed, undirected):
+        self.nodes = tuple(nodes)
+        self.directed = frozenset(directed)
+        self.undirected = frozenset(frozenset(e) for e in undirected)
+
+    def edge_status(self, u: str, v: str) -> str:
+        """One of ``'->'``, ``'<-'``, ``'--'``, ``''`` for the pair (u, v)."""
+        if (u, v) in self.directed:
+            return "->"
+        if (v, u) in self.directed:
+            return "<-"
+        if frozenset((u, v)) in self.undirected:
+            return "--"
+        return ""
+
+    def to_networkx(self) -> nx.DiGraph:
+        """A DiGraph with one arc per compelled edge and both arcs per undirected edge."""
+        g = nx.DiGraph()
+        g.add_nodes_from(self.nodes)
+        g.add_edges_from(self.directed)
+        for e in self.undirected:
+            u, v = tuple(e)
+            g.add_edge(u, v)
+            g.add_edge(v, u)
+        return g
+
+    def __eq__(self, other) -> bool:
+        return (isinstance(other, CPDAG) and set(self.nodes) == set(other.nodes)
+                and self.directed == other.directed and self.undirected == other.undirected)
+
+    def __hash__(self) -> int:
+        return hash((frozenset(self.nodes), self.directed, self.undirected))
+
+    def __repr__(self) -> str:
+        d = ", ".join(f"{u}->{v}" for u, v in sorted(self.directed))
+        u = ", ".join("--".join(sorted(e)) for e in sorted(self.undirected, key=sorted))
+        return f"CPDAG(directed=[{d}], undirected=[{u}])"
+
+
+def skeleton(dag: DAG) -> nx.Graph:
+    """The undirected graph of ``dag`` (same nodes, arcs without direction)."""
+    g = nx.Graph()
+    g.add_nodes_from(dag.nodes)
+    g.add_edges_from(dag.sorted_arcs())
+    return g
+
+
+def v_structures(dag: DAG) -> set[tuple[str, str, str]]:
+    """Immoralities u -> w <- v with u, v not adjacent, as (u, w, v) with u before v in node order."""
+    out = set()
+    nodes = dag.nodes
+    for w, ps in enumerate(dag.parent_indices()):
+        for a in range(len(ps)):
+            for b in range(a + 1, len(ps)):
+                u, v = nodes[ps[a]], nodes[ps[b]]
+                if not dag.has_arc(u, v) and not dag.has_arc(v, u):
+                    out.add((u, nodes[w], v))
+    return out
+
+
+def cpdag(dag: DAG) -> CPDAG:
+    """The CPDAG (essential graph) of ``dag``'s Markov equivalence class.
+
+    Arcs of v-structures are compelled; the remaining edges are oriented by Meek's rules R1-R3
+    (Meek 1995), which are complete when starting from a DAG's skeleton and v-structures.
+    """
+    nodes = dag.nodes
+    adj = {v: set() for v in nodes}
+    for u, v in dag.arcs:
+        adj[u].add(v)
+        adj[v].add(u)
+    directed = set()
+    for u, w, v in v_structures(dag):
+        directed.add((u, w))
+        directed.add((v, w))
+    undirected = {frozenset(a) for a in dag.arcs} - {frozenset(a) for a in directed}
+
+    def is_dir(a, b):
+        return (a, b) in directed
+
+    def is_und(a, b):
+        return frozenset((a, b)) in undirected
+
+    changed = True
+    while changed:
+        changed = False
+        for e in sorted(undirected, key=lambda e: sorted(e)):
+            a, b = sorted(e)
+            for x, y in ((a, b), (b, a)):
+                orient = False
+                # R1: z -> x - y, z and y not adjacent  =>  x -> y
+                if any(is_dir(z, x) and y not in adj[z] for z in adj[x] if z != y):
+                    orient = True
+                # R2: x -> z -> y and x - y  =>  x -> y
+                elif any(is_dir(x, z) and is_dir(z, y) for z in adj[x] & adj[y]):
+                    orient = True
+                # R3: x - z1 -> y, x - z2 -> y, z1, z2 not adjacent  =>  x -> y
+                else:
+                    zs = [z for z in adj[x] & adj[y] if is_und(x, z) and is_dir(z, y)]
+                    orient = any(z2 not in adj[z1] for i, z1 in enumerate(zs) for z2 in zs[i + 1:])
+                if orient:
+                    undirected.discard(e)
+                    directed.add((x, y))
+                    changed = True
+                    break
+    return CPDAG(nodes, directed, undirected)
+
+
+def covered_arcs(dag: DAG) -> list[tuple[str, str]]:
+    """Arcs u -> v with pa(v) = pa(u) ∪ {u}; reversing one keeps the equivalence class (Chickering 1995)."""
+    out = []
+    for u, v in dag.sorted_arcs():
+        if set(dag.parents(v)) == set(dag.parents(u)) | {u}:
+            out.append((u, v))
+    return out
+
+
+def equivalent(g1: DAG, g2: DAG) -> bool:
+    """Markov equivalence: same skeleton and same v-structures (Verma & Pearl 1990)."""
+    if set(g1.nodes) != set(g2.nodes):
+        return False
+    if {frozenset(a) for a in g1.arcs} != {frozenset(a) for a in g2.arcs}:
+        return False
+    return v_structures(g1) == v_structures(g2)
+
+
+def structural_hamming_distance(g1, g2) -> int:
+    """SHD between two DAGs or CPDAGs over the same nodes.
+
+    Counts node pairs whose edge differs (missing, extra, or different orientation / directedness);
+    DAGs are first turned into their CPDAGs, so the distance compares equivalence classes.
+    """
+    c1 = g1 if isinstance(g1, CPDAG) else cpdag(g1)
+    c2 = g2 if isinstance(g2, CPDAG) else cpdag(g2)
+    if set(c1.nodes) != set(c2.nodes):
+        raise StructureError("The two graphs have different variables; their distance is undefined.")
+    pairs = {frozenset(a) for a in c1.directed | c2.directed} | set(c1.undirected) | set(c2.undirected)
+    d = 0
+    for e in pairs:
+        u, v = sorted(e)
+        if c1.edge_status(u, v) != c2.edge_status(u, v):
+            d += 1
+    return d
