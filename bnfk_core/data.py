@@ -5,8 +5,14 @@ Every column is nominal.  ``codes[n, i]`` is the index of row n's value in
 """
 from __future__ import annotations
 
+import csv
 import hashlib
-from dataclasses import dataclass, field
+import io
+import os
+import re
+import warnings
+from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Iterable, Sequence
 
 import numpy as np
@@ -14,7 +20,8 @@ import pandas as pd
 
 from .errors import DataError
 
-__all__ = ["CategoricalData", "load_csv", "MISSING_TOKENS"]
+__all__ = ["CategoricalData", "load_csv", "from_codes", "MISSING_TOKENS", "MISSING_CATEGORY",
+           "interval_label", "parse_interval"]
 
 MISSING_TOKENS = ("", "NA", "N/A", "?", "nan")
 
@@ -147,18 +154,554 @@ def from_codes(codes: np.ndarray, variables: Sequence[str], states: Sequence[Seq
     return CategoricalData(frame, codes, tuple(variables), states, class_column, source)
 
 
+# ====================================================================== load_csv
+#: Under ``missing_policy="category"`` every missing token of a column becomes this one state.
+MISSING_CATEGORY = "?"
+MISSING_POLICIES = ("missing", "category")
+_MISSING_SET = frozenset(MISSING_TOKENS)
+_DELIMITERS = (",", ";", "\t")
+_DELIM_NAMES = {",": "comma", ";": "semicolon", "\t": "tab"}
+_INTERVAL_RE = re.compile(r"^([\[(])\s*([^,\s]+)\s*,\s*([^,\s\])]+)\s*([\])])$")
+_BINARY_MAGIC = {
+    b"PK\x03\x04": "a ZIP archive (an .xlsx workbook?)",
+    b"%PDF": "a PDF document",
+    b"\x89PNG": "a PNG image",
+    b"\xff\xd8\xff": "a JPEG image",
+    b"GIF8": "a GIF image",
+    b"\x1f\x8b": "a gzip archive",
+    b"\xd0\xcf\x11\xe0": "an old-style Excel/Office file",
+}
+
+
 def load_csv(path_or_buffer, *, class_column=None, missing_policy="missing", discretize_bins=4,
              max_levels=50, drop_columns=(), model=None) -> CategoricalData:
-    """Read a CSV of categorical data (placeholder: replaced by the full reader)."""
-    frame = pd.read_csv(path_or_buffer, dtype=str, keep_default_na=False)
-    frame = frame.drop(columns=list(drop_columns))
-    variables = tuple(frame.columns)
-    states, codes = [], np.empty(frame.shape, dtype=np.int32)
-    for i, v in enumerate(variables):
-        col = frame[v].str.strip()
-        miss = col.isin(MISSING_TOKENS) if missing_policy == "missing" else np.zeros(len(col), bool)
-        st = tuple(sorted(set(col[~miss])))
+    """Read a CSV of categorical data.
+
+    Parameters
+    ----------
+    path_or_buffer : str, Path, bytes, or file-like (bytes or text)
+        A path; a binary buffer such as Streamlit's ``UploadedFile`` (its ``.name`` becomes
+        the source); a text buffer; or a ``str`` holding CSV text (recognised by a line break).
+    class_column : str, optional
+        Column holding the class labels; it stays one of the variables.
+    missing_policy : {"missing", "category"}
+        The tokens ``"", "NA", "N/A", "?", "nan"`` are missing cells (code -1) under
+        ``"missing"``; under ``"category"`` they all become one extra state ``"?"``
+        (listed last).
+    discretize_bins : int or None
+        Numeric columns with more than ``max_levels`` distinct values are cut into this many
+        quantile bins (labels ``[a, b)``, the last one ``[a, b]``).  ``None`` or 0 refuses
+        such columns instead.
+    max_levels : int
+        Most distinct values a nominal column may have.  Non-numeric columns with more are
+        refused (identifiers, free text): drop them with ``drop_columns``.
+    drop_columns : iterable of str
+        Columns to ignore.
+    model : object with ``.variables`` and ``.states``, optional
+        Align the result to a fitted model: same variables in the model's order, the model's
+        state order; values must be model states (interval states ``[a, b)`` take numbers).
+
+    Returns
+    -------
+    CategoricalData
+        ``notes`` lists what happened on the way (encoding fallback, discretization, ...).
+
+    Raises
+    ------
+    DataError
+        For any input that cannot be used; the one-sentence message names the file and the
+        line, column or value at fault.
+    """
+    source = _source_name(path_or_buffer)
+    try:
+        return _load(path_or_buffer, source, class_column, missing_policy, discretize_bins,
+                     max_levels, drop_columns, model)
+    except DataError:
+        raise
+    except Exception as exc:  # the safety net: bad input never ends in a traceback
+        raise DataError(f"Could not read {source}: {type(exc).__name__}: {exc}.") from exc
+
+
+# ---------------------------------------------------------------------- reading
+def _is_text_content(obj) -> bool:
+    return isinstance(obj, str) and ("\n" in obj or "\r" in obj)
+
+
+def _source_name(obj) -> str:
+    if isinstance(obj, os.PathLike) or (isinstance(obj, str) and not _is_text_content(obj)):
+        name = Path(obj).name
+        return name or str(obj) or "data"
+    name = getattr(obj, "name", None)
+    if isinstance(name, (str, os.PathLike)) and str(name):
+        return Path(name).name or str(name)
+    return "uploaded data"
+
+
+def _read_text(obj, source: str) -> tuple[str, list]:
+    """The text of ``obj`` with line ends normalised to ``\\n``, and notes."""
+    notes: list = []
+    if _is_text_content(obj):
+        data = obj
+    elif isinstance(obj, (str, os.PathLike)):
+        path = Path(obj)
+        if str(obj) == "":
+            raise DataError("No file given: the path is empty.")
+        if not path.exists():
+            raise DataError(f"File not found: {path}.")
+        if path.is_dir():
+            raise DataError(f"{path} is a directory, not a CSV file.")
+        try:
+            data = path.read_bytes()
+        except OSError as exc:
+            raise DataError(f"Cannot read {path}: {exc.strerror or exc}.") from exc
+    elif isinstance(obj, (bytes, bytearray, memoryview)):
+        data = bytes(obj)
+    elif hasattr(obj, "getvalue") or hasattr(obj, "read"):
+        try:
+            data = obj.getvalue() if hasattr(obj, "getvalue") else obj.read()
+        except Exception as exc:
+            raise DataError(f"Cannot read {source}: {exc}.") from exc
+    else:
+        raise DataError(f"Cannot read data from a {type(obj).__name__}; "
+                        "give a path, a file-like object or CSV text.")
+
+    if isinstance(data, (bytes, bytearray)):
+        text = _decode(bytes(data), source, notes)
+    elif isinstance(data, str):
+        text = data
+    else:
+        raise DataError(f"Reading {source} gave a {type(data).__name__}, not bytes or text.")
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    _refuse_non_csv_text(text, source)
+    return text, notes
+
+
+def _decode(data: bytes, source: str, notes: list) -> str:
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        try:
+            return data.decode("utf-16")
+        except UnicodeDecodeError:
+            raise DataError(f"{source} starts with a UTF-16 mark but is not valid UTF-16.") from None
+    head = data[:8192]
+    for magic, what in _BINARY_MAGIC.items():
+        if head.startswith(magic):
+            raise DataError(f"{source} looks like {what}, not CSV text; export it as CSV.")
+    if b"\x00" in head:
+        raise DataError(f"{source} looks like a binary file (it contains NUL bytes), not CSV text.")
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        msg = (f"{source} is not valid UTF-8 (byte {exc.start}); it was read as latin-1, "
+               "so check accented characters.")
+        notes.append(msg)
+        warnings.warn(msg, UserWarning, stacklevel=4)
+        return data.decode("latin-1")
+
+
+def _refuse_non_csv_text(text: str, source: str) -> None:
+    head = text[:4096]
+    low = head.lstrip().lower()
+    if low.startswith(("<!doctype", "<html", "<?xml")) or (low.startswith("<") and "<body" in low):
+        raise DataError(f"{source} looks like an HTML/XML page, not CSV text; "
+                        "download the raw CSV file instead.")
+    if head:
+        ctrl = sum(1 for ch in head if ord(ch) < 32 and ch not in "\t\n")
+        if ctrl > max(2, len(head) // 100):
+            raise DataError(f"{source} looks like a binary file (it contains control characters), "
+                            "not CSV text.")
+
+
+# ---------------------------------------------------------------------- parsing
+def _sniff_delimiter(text: str) -> str | None:
+    sample = [ln for ln in text.split("\n", 200)[:200] if ln.strip()][:50]
+    if not sample:
+        return None
+    best, best_key = None, None
+    for d in _DELIMITERS:
+        counts = [ln.count(d) for ln in sample]
+        if counts[0] == 0:
+            continue
+        consistent = sum(c == counts[0] for c in counts) / len(counts)
+        key = (consistent, counts[0])
+        if best_key is None or key > best_key:
+            best, best_key = d, key
+    return best
+
+
+def _parse(text: str, source: str):
+    """Header, cell matrix (object array of raw strings), file line of each row, notes."""
+    if not text.strip():
+        raise DataError(f"{source} is empty.")
+    delim = _sniff_delimiter(text)
+    notes: list = []
+    if delim is None:
+        first = next(ln for ln in text.split("\n") if ln.strip()).strip()
+        shown = first if len(first) <= 40 else first[:37] + "..."
+        raise DataError(f"{source} has only one column ('{shown}'); bnfk needs at least two "
+                        "columns separated by commas, semicolons or tabs.")
+    reader = csv.reader(io.StringIO(text), delimiter=delim, strict=True)
+    header, rows, lines, blanks = None, [], [], []
+    prev = 0
+    try:
+        for rec in reader:
+            start, prev = prev + 1, reader.line_num
+            if not rec or (len(rec) == 1 and not rec[0].strip()):
+                if header is not None:
+                    blanks.append(start)
+                continue
+            if header is None:
+                header = rec
+                continue
+            rows.append(rec)
+            lines.append(start)
+    except csv.Error as exc:
+        raise DataError(f"Line {prev + 1} of {source} cannot be parsed ({exc}); "
+                        "check its quotes.") from None
+    if header is None:
+        raise DataError(f"{source} is empty.")
+    header = [h.strip() for h in header]
+    if not rows:
+        raise DataError(f"{source} has a header but no data rows.")
+    lines = np.asarray(lines, dtype=np.int64)
+    interior = [b for b in blanks if b < lines[-1]]
+    if interior:
+        notes.append(f"{len(interior)} blank line(s) of {source} were skipped (first: line {interior[0]}).")
+
+    n = len(header)
+    lens = np.fromiter(map(len, rows), dtype=np.int64, count=len(rows))
+    # A trailing delimiter on every line (header included) is a common export quirk.
+    if n > 1 and header[-1] == "" and (lens == n).all() and all(not r[-1].strip() for r in rows):
+        header = header[:-1]
+        rows = [r[:-1] for r in rows]
+        lens = lens - 1
+        n -= 1
+        notes.append(f"Every line of {source} ends with a {_DELIM_NAMES[delim]}; "
+                     "the empty last column was ignored.")
+    bad = np.flatnonzero(lens != n)
+    if bad.size:
+        k = int(bad[0])
+        raise DataError(f"Line {lines[k]} of {source} has {lens[k]} fields but the header has {n}"
+                        f" ({_DELIM_NAMES[delim]}-separated); fix or remove that line.")
+    if n < 2:
+        raise DataError(f"{source} has only one column ('{header[0]}'); bnfk needs at least two "
+                        "columns separated by commas, semicolons or tabs.")
+    for j, h in enumerate(header):
+        if not h:
+            raise DataError(f"Column {j + 1} of {source} has an empty name in the header; "
+                            "give every column a name.")
+    seen = set()
+    for h in header:
+        if h in seen:
+            raise DataError(f"Column name '{h}' appears more than once in the header of {source}.")
+        seen.add(h)
+    cells = np.empty((len(rows), n), dtype=object)
+    cells[:] = rows
+    if delim != ",":
+        notes.append(f"{source} is {_DELIM_NAMES[delim]}-separated.")
+    return header, cells, lines, notes
+
+
+def _levels(raw: np.ndarray):
+    """Per-row index into the distinct stripped values, and those values (no per-cell loop)."""
+    raw_codes, uniq = pd.factorize(raw)
+    stripped = np.array([u.strip() for u in uniq], dtype=object)
+    lcodes, lev = pd.factorize(stripped)
+    return np.asarray(lcodes, dtype=np.int64)[raw_codes], [str(x) for x in lev]
+
+
+def _as_numbers(levels) -> np.ndarray | None:
+    """Float value of each level, or None unless every level is a finite number."""
+    if not levels:
+        return None
+    vals = pd.to_numeric(pd.Series(list(levels), dtype=object), errors="coerce").to_numpy(float)
+    if not np.isfinite(vals).all():
+        return None
+    return vals
+
+
+def _fmt_edge(x: float) -> str:
+    x = float(x) + 0.0  # -0.0 -> 0.0
+    s = repr(x)
+    return s[:-2] if s.endswith(".0") else s
+
+
+def interval_label(lo: float, hi: float, last: bool) -> str:
+    """The state label of the quantile bin ``[lo, hi)`` (``[lo, hi]`` when ``last``)."""
+    return f"[{_fmt_edge(lo)}, {_fmt_edge(hi)}{']' if last else ')'}"
+
+
+def parse_interval(label: str):
+    """``(lo, hi, lo_closed, hi_closed)`` for a label like ``[0.1, 2.3)``, else None."""
+    m = _INTERVAL_RE.match(str(label).strip())
+    if not m:
+        return None
+    try:
+        lo, hi = float(m.group(2)), float(m.group(3))
+    except ValueError:
+        return None
+    if np.isnan(lo) or np.isnan(hi) or lo > hi:
+        return None
+    return lo, hi, m.group(1) == "[", m.group(4) == "]"
+
+
+def _quantile_bins(row_values: np.ndarray, bins: int):
+    """Edges (data values at the quantiles, deduplicated) and bin labels."""
+    q = np.quantile(row_values, np.linspace(0.0, 1.0, bins + 1), method="nearest")
+    edges = np.unique(q)
+    if edges.size < 2:  # cannot happen with > max_levels distinct values, but stay safe
+        edges = np.array([edges[0], edges[0]])
+    nb = edges.size - 1
+    labels = tuple(interval_label(edges[k], edges[k + 1], k == nb - 1) for k in range(nb))
+    return edges, labels
+
+
+def _bin_index(values: np.ndarray, edges: np.ndarray) -> np.ndarray:
+    nb = edges.size - 1
+    return np.clip(np.searchsorted(edges, values, side="right") - 1, 0, nb - 1)
+
+
+def _show(value: str) -> str:
+    return "an empty field" if value == "" else f"'{value}'"
+
+
+# ---------------------------------------------------------------------- the loader
+def _check_options(missing_policy, discretize_bins, max_levels, drop_columns, class_column):
+    if missing_policy not in MISSING_POLICIES:
+        raise DataError(f"missing_policy must be 'missing' or 'category', not {missing_policy!r}.")
+    if discretize_bins is None or discretize_bins is False:
+        discretize_bins = 0
+    if isinstance(discretize_bins, (bool, np.bool_)) or not isinstance(discretize_bins, (int, np.integer)) \
+            or discretize_bins < 0 or discretize_bins == 1:
+        raise DataError(f"discretize_bins must be None, 0 or an integer of at least 2, not {discretize_bins!r}.")
+    if isinstance(max_levels, (bool, np.bool_)) or not isinstance(max_levels, (int, np.integer)) or max_levels < 2:
+        raise DataError(f"max_levels must be an integer of at least 2, not {max_levels!r}.")
+    if drop_columns is None:
+        drop_columns = ()
+    if isinstance(drop_columns, str):
+        drop_columns = (drop_columns,)
+    drop_columns = tuple(str(c).strip() for c in drop_columns)
+    if class_column is not None:
+        class_column = str(class_column).strip()
+    return int(discretize_bins), int(max_levels), drop_columns, class_column
+
+
+def _load(obj, source, class_column, missing_policy, discretize_bins, max_levels, drop_columns, model):
+    bins, max_levels, drop_columns, class_column = _check_options(
+        missing_policy, discretize_bins, max_levels, drop_columns, class_column)
+    text, notes = _read_text(obj, source)
+    header, cells, lines, parse_notes = _parse(text, source)
+    notes += parse_notes
+
+    for c in drop_columns:
+        if c not in header:
+            raise DataError(f"drop_columns names '{c}', which is not a column of {source}.")
+    if class_column is not None:
+        if class_column not in header:
+            raise DataError(f"Class column '{class_column}' is not a column of {source} "
+                            f"(columns: {_list(header)}).")
+        if class_column in drop_columns:
+            raise DataError(f"Class column '{class_column}' is also listed in drop_columns.")
+    keep = [j for j, h in enumerate(header) if h not in drop_columns]
+    if drop_columns:
+        notes.append(f"Dropped column(s) {_list(drop_columns)}.")
+
+    mvars = mstates = None
+    if model is not None:
+        mvars, mstates = _model_spec(model)
+        names = [header[j] for j in keep]
+        absent = [v for v in mvars if v not in names]
+        if absent:
+            what = "variable" if len(absent) == 1 else "variables"
+            raise DataError(f"Model {what} {_list(absent)} missing from {source}.")
+        extra = [v for v in names if v not in mvars]
+        if class_column in extra:
+            extra.remove(class_column)
+            notes.append(f"Class column '{class_column}' is not a model variable; it was dropped.")
+            class_column = None
+        if extra:
+            raise DataError(f"Column(s) {_list(extra)} of {source} are not variables of the model; "
+                            f"drop them with drop_columns={extra!r}.")
+        order = [header.index(v) for v in mvars]
+    else:
+        order = keep
+        if not order:
+            raise DataError(f"No columns of {source} are left after drop_columns; keep at least two.")
+        if len(order) == 1:
+            raise DataError(f"Only column '{header[order[0]]}' of {source} is left after drop_columns; "
+                            "keep at least two.")
+
+    variables, states = [], []
+    codes = np.empty((cells.shape[0], len(order)), dtype=np.int32)
+    discretized, fewer = [], []
+    for out_j, j in enumerate(order):
+        name = header[j]
+        inv, lev = _levels(cells[:, j])
+        miss_lev = np.fromiter((v in _MISSING_SET for v in lev), dtype=bool, count=len(lev))
+        if name == class_column and miss_lev[inv].all():
+            raise DataError(f"Class column '{name}' of {source} is empty (every value is missing).")
+        if mvars is not None:
+            level_code = _align_levels(name, lev, miss_lev, inv, mstates[out_j], missing_policy,
+                                       lines, source, notes)
+            st = mstates[out_j]
+        else:
+            level_code, st, how = _code_levels(name, lev, miss_lev, inv, missing_policy, bins,
+                                               max_levels, source)
+            if how == "discretized":
+                discretized.append(name)
+                if len(st) - (MISSING_CATEGORY in st and missing_policy == "category") < bins:
+                    fewer.append(name)
+        codes[:, out_j] = level_code[inv]
+        variables.append(name)
         states.append(st)
-        lut = {s: k for k, s in enumerate(st)}
-        codes[:, i] = [lut.get(x, -1) if not m else -1 for x, m in zip(col, miss)]
-    return from_codes(codes, variables, states, class_column, str(path_or_buffer))
+
+    if discretized:
+        notes.append(f"Discretized {len(discretized)} numeric column(s) with more than {max_levels} "
+                     f"distinct values into {bins} quantile bins: {_list(discretized)}.")
+    if fewer:
+        notes.append(f"Tied values gave fewer than {bins} bins in {_list(fewer)}.")
+    data = from_codes(codes, variables, states, class_column, source)
+    return replace(data, notes=tuple(notes))
+
+
+def _list(names, limit: int = 8) -> str:
+    names = [f"'{n}'" for n in names]
+    if len(names) > limit:
+        names = names[:limit] + [f"... ({len(names) - limit} more)"]
+    return ", ".join(names)
+
+
+def _code_levels(name, lev, miss_lev, inv, policy, bins, max_levels, source):
+    """Level -> state code, the ordered states, and 'nominal' or 'discretized'."""
+    lev_arr = np.array(lev, dtype=object)
+    real = np.flatnonzero(~miss_lev)
+    real_levels = [lev[k] for k in real]
+    nums = _as_numbers(real_levels)
+    level_code = np.full(len(lev), -1, dtype=np.int64)
+    how = "nominal"
+    if len(real_levels) > max_levels:
+        if nums is None:
+            raise DataError(f"Column '{name}' of {source} has {len(real_levels)} distinct values "
+                            f"(more than max_levels={max_levels}); it looks like an identifier or "
+                            f"free text, so drop it with drop_columns=['{name}'].")
+        if not bins:
+            raise DataError(f"Column '{name}' of {source} has {len(real_levels)} distinct numeric "
+                            f"values (more than max_levels={max_levels}) and discretization is off; "
+                            f"set discretize_bins or drop it with drop_columns=['{name}'].")
+        value_of_level = np.full(len(lev), np.nan)
+        value_of_level[real] = nums
+        row_vals = value_of_level[inv]
+        row_vals = row_vals[~np.isnan(row_vals)]
+        edges, st = _quantile_bins(row_vals, bins)
+        level_code[real] = _bin_index(nums, edges)
+        how = "discretized"
+    else:
+        if nums is not None:
+            order = sorted(range(len(real)), key=lambda k: (nums[k], real_levels[k]))
+        else:
+            order = sorted(range(len(real)), key=lambda k: real_levels[k])
+        st = tuple(real_levels[k] for k in order)
+        level_code[real[order]] = np.arange(len(order))
+    st = tuple(st)
+    if policy == "category" and miss_lev.any() and miss_lev[inv].any():
+        level_code[miss_lev] = len(st)
+        st = st + (MISSING_CATEGORY,)
+    del lev_arr
+    return level_code, st, how
+
+
+def _model_spec(model):
+    try:
+        mvars = tuple(str(v) for v in model.variables)
+        mstates = tuple(tuple(str(s) for s in st) for st in model.states)
+    except (AttributeError, TypeError) as exc:
+        raise DataError("The model given to load_csv has no usable .variables and .states.") from exc
+    if len(mvars) != len(mstates):
+        raise DataError(f"The model has {len(mvars)} variables but {len(mstates)} state lists.")
+    if len(set(mvars)) != len(mvars):
+        dup = next(v for v in mvars if mvars.count(v) > 1)
+        raise DataError(f"The model lists variable '{dup}' twice.")
+    return mvars, mstates
+
+
+def _align_levels(name, lev, miss_lev, inv, states, policy, lines, source, notes):
+    """Level -> index into the model's ``states`` (error on unknown values)."""
+    index = {s: k for k, s in enumerate(states)}
+    level_code = np.full(len(lev), -1, dtype=np.int64)
+    unknown = []
+    for k, v in enumerate(lev):
+        if miss_lev[k]:
+            if policy == "missing":
+                continue
+            if MISSING_CATEGORY in index:
+                level_code[k] = index[MISSING_CATEGORY]
+                continue
+            unknown.append(k)
+        elif v in index:
+            level_code[k] = index[v]
+        else:
+            unknown.append(k)
+
+    intervals = [parse_interval(s) for s in states if s != MISSING_CATEGORY]
+    if unknown and intervals and all(iv is not None for iv in intervals):
+        unknown = _map_intervals(name, lev, unknown, inv, states, level_code, lines, source, notes)
+    elif unknown:
+        real_states = [s for s in states if s != MISSING_CATEGORY]
+        snums = _as_numbers(real_states)
+        if snums is not None and len(set(snums.tolist())) == len(snums):
+            by_value = {float(x): index[s] for x, s in zip(snums, real_states)}
+            still = []
+            for k in unknown:
+                vals = None if miss_lev[k] else _as_numbers([lev[k]])
+                if vals is not None and float(vals[0]) in by_value:
+                    level_code[k] = by_value[float(vals[0])]
+                else:
+                    still.append(k)
+            unknown = still
+    if unknown:
+        rows = np.flatnonzero(np.isin(inv, unknown))
+        row = int(rows[0])
+        k = int(inv[row])
+        shown = ", ".join(states[:10]) + (", ..." if len(states) > 10 else "")
+        if miss_lev[k]:
+            raise DataError(f"Missing value ({_show(lev[k])}) of variable '{name}' on line {lines[row]} "
+                            f"of {source} has no state in the model (states: {shown}); "
+                            "use missing_policy='missing'.")
+        raise DataError(f"Value {_show(lev[k])} of variable '{name}' on line {lines[row]} of {source} "
+                        f"is not a state of the model (states: {shown}).")
+    return level_code
+
+
+def _map_intervals(name, lev, unknown, inv, states, level_code, lines, source, notes):
+    """Put numeric levels into the model's interval states; returns the levels left unknown."""
+    ivs = [(k, parse_interval(s)) for k, s in enumerate(states) if s != MISSING_CATEGORY]
+    lo = np.array([iv[0] for _, iv in ivs])
+    hi = np.array([iv[1] for _, iv in ivs])
+    lo_c = np.array([iv[2] for _, iv in ivs])
+    hi_c = np.array([iv[3] for _, iv in ivs])
+    state_idx = np.array([k for k, _ in ivs])
+    still, below, above = [], 0, 0
+    counts = np.bincount(inv, minlength=len(lev))
+    for k in unknown:
+        vals = _as_numbers([lev[k]])
+        if vals is None:
+            still.append(k)
+            continue
+        v = float(vals[0])
+        inside = ((v > lo) | (lo_c & (v == lo))) & ((v < hi) | (hi_c & (v == hi)))
+        if inside.any():
+            level_code[k] = state_idx[np.flatnonzero(inside)[0]]
+        elif v <= lo.min():
+            level_code[k] = state_idx[int(np.argmin(lo))]
+            below += int(counts[k])
+        elif v >= hi.max():
+            level_code[k] = state_idx[int(np.argmax(hi))]
+            above += int(counts[k])
+        else:
+            still.append(k)
+    if below or above:
+        notes.append(f"Variable '{name}': {below} value(s) below and {above} above the model's "
+                     "intervals were put in the first/last interval.")
+    return still
