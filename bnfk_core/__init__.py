@@ -7,3 +7,6 @@ from .data import CategoricalData, load_csv
 from .dag import DAG
 
 __version__ = "0.1.0"
+from .model import BayesNet, fit, read_model, write_model
+from .inference import parent_marginals, posterior, marginal
+from .kernels import gram, features, contributions, set_kernel, mmd

@@ -1,0 +1,433 @@
+"""The Bayesian-network Fisher kernel (paper, Theorem 1), scaled-Hamming, Hamming, set kernel, MMD.
+
+Theorem 1:  K(x, y) = sum_i K_i(x, y) with
+
+    K_i(x, y) = [pi_i(x) = pi_i(y)] / P(pi_i(x)) * ( [x_i = y_i] / theta_{i, pi_i(x), x_i} - 1 ).
+
+Explicit feature map (``features``).  Block i of phi(x) has q_i * r_i columns; column
+``offset_i + j * r_i + k`` holds
+
+    [pi_i(x) = j] * ([x_i = k] - theta_ijk) / sqrt(theta_ijk * P(pi_i = j)),
+
+so that phi(x) . phi(y) = K(x, y) exactly (block i contributes K_i).  Row x has r_i
+non-zeros in block i.  Rows with missing values get the *marginalized* kernel: their
+features are E[phi(x) | x_observed] under the model (paper, conclusion), i.e. the
+posterior-weighted average over completions.
+
+Fast Gram (``gram``).  Per variable one of two exact evaluations is chosen by cost:
+
+* dense: each row of block i is compressed to r_i - 1 numbers -- the component of
+  (e_x - theta_j)/sqrt(theta_j) orthogonal to sqrt(theta_j), written in a Householder
+  basis -- only over the parent configurations that occur; all dense blocks go into one
+  BLAS product (``A @ A.T`` runs as a symmetric rank-k update);
+* scatter: when a variable has many parent configurations, only pairs sharing one
+  contribute (sum_j N_j M_j pairs, few); they are generated in bulk and added in place.
+
+Rows whose family has a missing cell are added afterwards with sparse expected features.
+"""
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+
+from .dag import DAG
+from .errors import KernelError, ModelError
+from .inference import joint_posteriors, missingness_patterns, parent_marginals
+
+__all__ = ["gram", "features", "feature_offsets", "contributions", "set_kernel", "mmd",
+           "mean_features", "scaled_hamming_model", "KINDS", "DEFAULT_MAX_BYTES", "estimate_gram_bytes"]
+
+KINDS = ("fisher", "scaled-hamming", "hamming")
+DEFAULT_MAX_BYTES = 4 * 2**30
+
+# cost model of the two exact evaluations (seconds per unit), measured on the 2-core CI machine
+_T_FLOP = 1.2e-10    # one multiply-add of the dense product
+_T_PAIR = 2.5e-8     # one generated pair of the scatter path
+_T_GROUP = 2e-6      # fixed cost per parent configuration of the scatter path
+_PAIR_CHUNK = 4_000_000
+
+
+# ---------------------------------------------------------------------- helpers
+def _codes(model, data) -> np.ndarray:
+    if hasattr(data, "codes"):
+        return model.align(data).codes
+    codes = np.atleast_2d(np.asarray(data))
+    if codes.shape[1] != model.n_vars:
+        raise KernelError(f"Rows have {codes.shape[1]} values but the model has {model.n_vars} variables.")
+    return codes
+
+
+def estimate_gram_bytes(n_rows: int, n_cols: int) -> int:
+    """Bytes of an (n_rows, n_cols) float64 Gram matrix."""
+    return int(n_rows) * int(n_cols) * 8
+
+
+def _guard(n: int, m: int, extra: int, max_bytes: float | None):
+    need = estimate_gram_bytes(n, m) + extra
+    if max_bytes is not None and need > max_bytes:
+        side = int(np.sqrt(max(max_bytes - extra, 8) / 8))
+        raise KernelError(f"A {n:,} x {m:,} Gram matrix needs {need / 2**30:.1f} GiB, over the "
+                          f"{max_bytes / 2**30:.1f} GiB limit; sample at most about {side:,} rows "
+                          "(or raise the memory limit).")
+
+
+def _label(model, i: int, j: int) -> str:
+    ps = model.parents[i]
+    if not ps:
+        return ""
+    cards = [int(model.cardinalities[p]) for p in ps]
+    vals = np.unravel_index(j, cards)
+    return " given " + ", ".join(f"{model.variables[p]}={model.states[p][v]}" for p, v in zip(ps, vals))
+
+
+def _check_positive(model, pm, i: int, p: np.ndarray, x: np.ndarray):
+    """KernelError naming the variable and configuration if a used cell has probability zero."""
+    theta = model.cpts[i][p, x]
+    P = pm.probs[i][p]
+    bad = np.flatnonzero(~((theta > 0) & (P > 0)))
+    if bad.size:
+        j, k = int(p[bad[0]]), int(x[bad[0]])
+        what = "parent configuration" if not P[bad[0]] > 0 else "value"
+        raise KernelError(f"Variable '{model.variables[i]}' has probability zero for {what} "
+                          f"'{model.states[i][k]}'{_label(model, i, j)}; the Fisher kernel is undefined there — "
+                          "fit the parameters with a pseudo-count (method 'smoothed').")
+
+
+class _Var:
+    """Per-variable row data: parent configuration p, state x, complete-family mask."""
+
+    def __init__(self, model, pm, i, codes):
+        self.p = model.parent_config(i, codes)
+        self.x = codes[:, i].astype(np.int64)
+        self.ok = (self.p >= 0) & (self.x >= 0)
+        self.rows = np.flatnonzero(self.ok)
+        _check_positive(model, pm, i, self.p[self.ok], self.x[self.ok])
+
+
+# ---------------------------------------------------------------------- feature blocks
+def feature_offsets(model) -> np.ndarray:
+    """Column offset of every variable's block in :func:`features` (length n+1)."""
+    sizes = [t.size for t in model.cpts]
+    return np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+
+
+def _block_entries(model, pm, i: int, codes: np.ndarray, rows: np.ndarray | None = None):
+    """COO entries (row, col within block, value) of block i for the given rows (all if None).
+
+    Complete-family rows get phi exactly; the others get E[phi | observed].
+    """
+    if rows is None:
+        rows = np.arange(codes.shape[0])
+    theta, P = model.cpts[i], pm.probs[i]
+    r = theta.shape[1]
+    sub = codes[rows]
+    p = model.parent_config(i, sub)
+    x = sub[:, i].astype(np.int64)
+    ok = (p >= 0) & (x >= 0)
+    R, C, V = [], [], []
+    if ok.any():
+        _check_positive(model, pm, i, p[ok], x[ok])
+        pj = p[ok]
+        th = theta[pj]                                     # (n, r)
+        val = (np.eye(r)[x[ok]] - th) / np.sqrt(th * P[pj][:, None])
+        R.append(np.repeat(np.flatnonzero(ok), r))
+        C.append((pj[:, None] * r + np.arange(r)).ravel())
+        V.append(val.ravel())
+    if (~ok).any():
+        local = np.flatnonzero(~ok)
+        fam = list(model.parents[i]) + [i]
+        for prow, missing in missingness_patterns(sub[local]):
+            prow = local[prow]
+            query = [f for f in fam if f in set(missing.tolist())]
+            post = joint_posteriors(model, sub, prow, missing, query)          # (B, A)
+            qcards = [int(model.cardinalities[f]) for f in query]
+            combos = np.array(list(np.ndindex(*qcards)), dtype=np.int64)     # (A, |query|)
+            B, A = post.shape
+            full = np.repeat(sub[prow][:, None, :], A, axis=1).astype(np.int64)  # (B, A, n)
+            for k, f in enumerate(query):
+                full[:, :, f] = combos[None, :, k]
+            flat = full.reshape(B * A, -1)
+            pj = model.parent_config(i, flat)
+            xk = flat[:, i]
+            w = post.reshape(-1)
+            use = w > 0
+            pj, xk, w = pj[use], xk[use], w[use]
+            brow = np.repeat(prow, A)[use]
+            th = theta[pj]
+            val = w[:, None] * (np.eye(r)[xk] - th) / np.sqrt(th * P[pj][:, None])
+            R.append(np.repeat(brow, r))
+            C.append((pj[:, None] * r + np.arange(r)).ravel())
+            V.append(val.ravel())
+    if not R:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0)
+    return np.concatenate(R), np.concatenate(C), np.concatenate(V)
+
+
+def _block_matrix(model, pm, i, codes, rows=None) -> sp.csr_matrix:
+    n = codes.shape[0] if rows is None else len(rows)
+    r_, c_, v_ = _block_entries(model, pm, i, codes, rows)
+    if rows is not None and len(r_):
+        pos = np.full(codes.shape[0], -1, np.int64)
+        pos[rows] = np.arange(len(rows))
+        r_ = pos[r_]
+    return sp.csr_matrix((v_, (r_, c_)), shape=(n, model.cpts[i].size))
+
+
+def features(model, data) -> sp.csr_matrix:
+    """The explicit Fisher feature map Phi (N, sum_i q_i r_i), K = Phi Phi^T (module docstring)."""
+    codes = _codes(model, data)
+    pm = parent_marginals(model)
+    off = feature_offsets(model)
+    R, C, V = [], [], []
+    for i in range(model.n_vars):
+        r_, c_, v_ = _block_entries(model, pm, i, codes)
+        R.append(r_)
+        C.append(c_ + off[i])
+        V.append(v_)
+    return sp.csr_matrix((np.concatenate(V), (np.concatenate(R), np.concatenate(C))),
+                         shape=(codes.shape[0], int(off[-1])))
+
+
+def _householder_table(theta_rows: np.ndarray, P: np.ndarray) -> np.ndarray:
+    """G[c, k, :] = H_c[1:, k] / sqrt(theta_ck P_c), H_c the reflection taking sqrt(theta_c) to -e_0.
+
+    Rows 1.. of H_c are an orthonormal basis of sqrt(theta_c)^perp, so
+    G[c,k] . G[c,l] = [k = l] / (theta_ck P_c) - 1 / P_c  (Theorem 1, same parent configuration).
+    """
+    s = np.sqrt(theta_rows)                       # (c, r)
+    v = s.copy()
+    v[:, 0] += 1.0                                # v = s + e_0, |v|^2 = 2 + 2 s_0
+    H = np.eye(s.shape[1])[None] - 2.0 * v[:, :, None] * v[:, None, :] / (2.0 + 2.0 * s[:, 0])[:, None, None]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        scale = 1.0 / np.sqrt(theta_rows * P[:, None])          # (c, r)
+    G = np.transpose(H[:, 1:, :], (0, 2, 1)) * scale[:, :, None]  # (c, r, r-1)
+    return np.where(np.isfinite(G), G, 0.0)
+
+
+# ---------------------------------------------------------------------- Gram
+def gram(model, data, other=None, kind: str = "fisher", normalize: bool = False,
+         max_bytes: float | None = DEFAULT_MAX_BYTES) -> np.ndarray:
+    """Kernel matrix between the rows of ``data`` and of ``other`` (default: ``data``).
+
+    Parameters
+    ----------
+    model : BayesNet or None
+        The network behind the Fisher kernel.  For ``scaled-hamming`` and ``hamming`` it
+        only selects the variables (None: all columns of ``data``).
+    data, other : CategoricalData (or code matrices aligned to the model)
+    kind : "fisher", "scaled-hamming" (the Fisher kernel of the empty network with the
+        marginal frequencies of ``data``, thesis eq. 3.2) or "hamming" (fraction of
+        matching variables, thesis eq. 2.17; a missing cell matches nothing).
+    normalize : bool
+        Return K(x,y) / sqrt(K(x,x) K(y,y)) (cosine normalisation).
+    max_bytes : float or None
+        Refuse (KernelError) when the matrix and work space would exceed this many bytes.
+    """
+    if kind not in KINDS:
+        raise KernelError(f"Unknown kernel '{kind}'; choose one of {', '.join(KINDS)}.")
+    if kind == "hamming":
+        return _hamming(model, data, other, normalize, max_bytes)
+    if kind == "scaled-hamming":
+        model = scaled_hamming_model(data, None if model is None else model.variables)
+    if model is None:
+        raise KernelError("The Fisher kernel needs a model; learn or load a structure first.")
+    X = _codes(model, data)
+    sym = other is None
+    Y = X if sym else _codes(model, other)
+    K = _fisher_gram(model, X, Y, sym, max_bytes)
+    if normalize:
+        dx = np.diag(K).copy() if sym else _self_kernel(model, X)
+        dy = dx if sym else _self_kernel(model, Y)
+        K /= np.sqrt(np.outer(np.maximum(dx, 1e-300), np.maximum(dy, 1e-300)))
+    return K
+
+
+def _self_kernel(model, codes) -> np.ndarray:
+    """K(x, x) of every row (squared feature norms)."""
+    Phi = features(model, codes)
+    return np.asarray(Phi.multiply(Phi).sum(axis=1)).ravel()
+
+
+def _fisher_gram(model, X, Y, sym, max_bytes):
+    N, M = X.shape[0], Y.shape[0]
+    _guard(N, M, 0, max_bytes)
+    pm = parent_marginals(model)
+    dense_X, dense_Y, scatter, missing = [], [], [], []
+    width = 0
+    for i in range(model.n_vars):
+        r = model.cpts[i].shape[1]
+        if r < 2:
+            continue                                    # a one-state variable contributes nothing
+        vx = _Var(model, pm, i, X)
+        vy = vx if sym else _Var(model, pm, i, Y)
+        if not (vx.ok.all() and vy.ok.all()):
+            missing.append(i)
+        px, py = vx.p[vx.ok], vy.p[vy.ok]
+        q = model.cpts[i].shape[0]
+        nx = np.bincount(px, minlength=q)
+        ny = nx if sym else np.bincount(py, minlength=q)
+        used = np.flatnonzero((nx > 0) | (ny > 0))
+        c = len(used)
+        dense_cost = N * M * c * (r - 1) * (0.5 if sym else 1.0) * _T_FLOP
+        shared = np.flatnonzero((nx > 0) & (ny > 0))
+        scatter_cost = float(np.dot(nx[shared], ny[shared])) * _T_PAIR + len(shared) * _T_GROUP
+        if scatter_cost < dense_cost:
+            scatter.append((i, vx, vy))
+            continue
+        G = _householder_table(model.cpts[i][used], pm.probs[i][used])    # (c, r, r-1)
+        pos = np.full(q, -1, np.int64)
+        pos[used] = np.arange(c)
+        dense_X.append((vx, pos, G))
+        if not sym:
+            dense_Y.append((vy, pos, G))
+        width += c * (r - 1)
+    _guard(N, M, (N + (0 if sym else M)) * width * 8, max_bytes)
+    if width:
+        A = _dense_features(dense_X, N, width)
+        K = A @ A.T if sym else A @ _dense_features(dense_Y, M, width).T
+        del A
+    else:
+        K = np.zeros((N, M))
+    for i, vx, vy in scatter:
+        _scatter_add(K, model.cpts[i], pm.probs[i], vx, vy)
+    for i in missing:
+        _add_missing(K, model, pm, i, X, Y, sym)
+    return K
+
+
+def _dense_features(blocks, n, width) -> np.ndarray:
+    A = np.zeros((n, width))
+    col = 0
+    for v, pos, G in blocks:
+        c, r, d = G.shape
+        rows = v.rows
+        cidx = pos[v.p[rows]]
+        A[rows[:, None], col + cidx[:, None] * d + np.arange(d)] = G[cidx, v.x[rows]]
+        col += c * d
+    return A
+
+
+def _scatter_add(K, theta, P, vx, vy):
+    """K[a, b] += K_i(a, b) for every pair sharing the parent configuration (pairs in bulk)."""
+    M = K.shape[1]
+    ox = vx.rows[np.argsort(vx.p[vx.rows], kind="stable")]
+    oy = vy.rows[np.argsort(vy.p[vy.rows], kind="stable")]
+    q = theta.shape[0]
+    nx = np.bincount(vx.p[ox], minlength=q)
+    ny = np.bincount(vy.p[oy], minlength=q)
+    sy = np.concatenate([[0], np.cumsum(ny)[:-1]])
+    gx = vx.p[ox]                                   # configuration of each sorted X row
+    m = ny[gx]                                      # partners of each sorted X row
+    Kf = K.reshape(-1)
+    w = 1.0 / (theta[vx.p, np.maximum(vx.x, 0)] * P[vx.p])   # per X row (valid where ok)
+    b = 1.0 / P[vx.p]
+    start = 0
+    csum = np.cumsum(m)
+    while start < len(ox):
+        base = csum[start - 1] if start else 0
+        stop = int(np.searchsorted(csum, base + _PAIR_CHUNK, side="right"))
+        stop = max(stop, start + 1)
+        mm = m[start:stop]
+        T = int(mm.sum())
+        if T:
+            a = np.repeat(ox[start:stop], mm)
+            first = np.repeat(np.cumsum(mm) - mm, mm)
+            bidx = oy[np.repeat(sy[gx[start:stop]], mm) + np.arange(T) - first]
+            val = np.where(vx.x[a] == vy.x[bidx], w[a], 0.0) - b[a]
+            Kf[a * M + bidx] += val
+        start = stop
+
+
+def _add_missing(K, model, pm, i, X, Y, sym):
+    """Add block i's terms involving rows whose family i has a missing cell (expected features)."""
+    ex = np.flatnonzero(~((model.parent_config(i, X) >= 0) & (X[:, i] >= 0)))
+    ey = ex if sym else np.flatnonzero(~((model.parent_config(i, Y) >= 0) & (Y[:, i] >= 0)))
+    Fx = _block_matrix(model, pm, i, X)
+    Fy = Fx if sym else _block_matrix(model, pm, i, Y)
+    if len(ey):
+        K[:, ey] += (Fx @ Fy[ey].T).toarray()
+    if len(ex):
+        K[ex, :] += (Fx[ex] @ Fy.T).toarray()
+        if len(ey):
+            K[np.ix_(ex, ey)] -= (Fx[ex] @ Fy[ey].T).toarray()
+
+
+def _hamming(model, data, other, normalize, max_bytes):
+    """Fraction of matching (observed) variables, thesis eq. 2.17."""
+    variables = list(model.variables) if model is not None else list(data.variables)
+    X = data.select(variables)
+    Y = X if other is None else _aligned_like(other, X)
+    _guard(X.n_rows, Y.n_rows, 0, max_bytes)
+    K = np.zeros((X.n_rows, Y.n_rows))
+    for i in range(len(variables)):
+        a, b = X.codes[:, i], Y.codes[:, i]
+        r = len(X.states[i])
+        Ax = sp.csr_matrix((np.ones((a >= 0).sum()), (np.flatnonzero(a >= 0), a[a >= 0])), shape=(len(a), r))
+        Ay = sp.csr_matrix((np.ones((b >= 0).sum()), (np.flatnonzero(b >= 0), b[b >= 0])), shape=(len(b), r))
+        if r <= 64:
+            K += Ax.toarray() @ Ay.toarray().T
+        else:
+            K += (Ax @ Ay.T).toarray()
+    K /= max(len(variables), 1)
+    if normalize:
+        dx = np.asarray((X.codes >= 0).sum(axis=1)) / max(len(variables), 1)
+        dy = np.asarray((Y.codes >= 0).sum(axis=1)) / max(len(variables), 1)
+        K /= np.sqrt(np.outer(np.maximum(dx, 1e-300), np.maximum(dy, 1e-300)))
+    return K
+
+
+def _aligned_like(other, ref):
+    """``other`` re-coded to the variables and states of ``ref`` (unknown values are errors)."""
+    from .model import BayesNet
+    stub = BayesNet(DAG(ref.variables), ref.states,
+                    tuple(np.full((1, len(s)), 1.0 / len(s)) for s in ref.states))
+    return stub.align(other)
+
+
+def scaled_hamming_model(data, variables=None):
+    """The empty network whose CPTs are the marginal frequencies of ``data`` (thesis eq. 3.2)."""
+    from .model import BayesNet, family_counts
+    variables = list(variables) if variables is not None else list(data.variables)
+    d = data.select(variables)
+    dag = DAG(variables)
+    cards = d.cardinalities
+    cpts = []
+    for i in range(len(variables)):
+        cnt = family_counts(dag, d.codes, cards, i)
+        tot = cnt.sum()
+        if tot <= 0:
+            raise KernelError(f"Column '{variables[i]}' has no observed values.")
+        cpts.append(cnt / tot)
+    return BayesNet(dag, d.states, tuple(cpts), {"method": "marginal frequencies"})
+
+
+# ---------------------------------------------------------------------- explanations and sets
+def contributions(model, x, y) -> np.ndarray:
+    """The per-variable terms K_i(x, y) of Theorem 1 (they sum to K(x, y)).
+
+    ``x`` and ``y`` are single rows: 1-D code vectors aligned to the model, or one-row data.
+    """
+    cx, cy = _codes(model, x), _codes(model, y)
+    Phi = features(model, np.vstack([cx, cy]))
+    off = feature_offsets(model)
+    prod = Phi[0].multiply(Phi[1]).tocsr()
+    out = np.zeros(model.n_vars)
+    np.add.at(out, np.searchsorted(off, prod.indices, side="right") - 1, prod.data)
+    return out
+
+
+def mean_features(model, data) -> np.ndarray:
+    """mean_x phi(x) as a dense vector -- all that set kernels and MMD need (counts / N)."""
+    Phi = features(model, data)
+    return np.asarray(Phi.mean(axis=0)).ravel()
+
+
+def set_kernel(model, X, Y) -> float:
+    """The paper's set kernel K(X, Y) = (1/NM) sum_{l,m} K(x_l, y_m) = mean phi(X) . mean phi(Y)."""
+    return float(mean_features(model, X) @ mean_features(model, Y))
+
+
+def mmd(model, X, Y) -> float:
+    """Squared maximum mean discrepancy, paper eq. (10): |mean phi(X) - mean phi(Y)|^2."""
+    d = mean_features(model, X) - mean_features(model, Y)
+    return float(d @ d)
