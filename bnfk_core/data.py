@@ -297,7 +297,7 @@ def _decode(data: bytes, source: str, notes: list) -> str:
         msg = (f"{source} is not valid UTF-8 (byte {exc.start}); it was read as latin-1, "
                "so check accented characters.")
         notes.append(msg)
-        warnings.warn(msg, UserWarning, stacklevel=4)
+        warnings.warn(msg, UserWarning, stacklevel=5)  # -> the caller of load_csv
         return data.decode("latin-1")
 
 
@@ -383,7 +383,8 @@ def _parse(text: str, source: str):
     bad = np.flatnonzero(lens != n)
     if bad.size:
         k = int(bad[0])
-        raise DataError(f"Line {lines[k]} of {source} has {lens[k]} fields but the header has {n}"
+        fields = "1 field" if lens[k] == 1 else f"{lens[k]} fields"
+        raise DataError(f"Line {lines[k]} of {source} has {fields} but the header has {n}"
                         f" ({_DELIM_NAMES[delim]}-separated); fix or remove that line.")
     if n < 2:
         raise DataError(f"{source} has only one column ('{header[0]}'); bnfk needs at least two "
@@ -548,7 +549,10 @@ def _load(obj, source, class_column, missing_policy, discretize_bins, max_levels
             st = mstates[out_j]
         else:
             level_code, st, how = _code_levels(name, lev, miss_lev, inv, missing_policy, bins,
-                                               max_levels, source)
+                                               max_levels, source, name == class_column)
+            if how == "many-classes":
+                notes.append(f"Class column '{name}' has {len(st)} classes (more than "
+                             f"max_levels={max_levels}); it was kept as nominal.")
             if how == "discretized":
                 discretized.append(name)
                 if len(st) - (MISSING_CATEGORY in st and missing_policy == "category") < bins:
@@ -573,15 +577,17 @@ def _list(names, limit: int = 8) -> str:
     return ", ".join(names)
 
 
-def _code_levels(name, lev, miss_lev, inv, policy, bins, max_levels, source):
-    """Level -> state code, the ordered states, and 'nominal' or 'discretized'."""
-    lev_arr = np.array(lev, dtype=object)
+def _code_levels(name, lev, miss_lev, inv, policy, bins, max_levels, source, is_class=False):
+    """Level -> state code, the ordered states, and 'nominal', 'discretized' or 'many-classes'.
+
+    The class column is never discretized nor refused: the user named it explicitly.
+    """
     real = np.flatnonzero(~miss_lev)
     real_levels = [lev[k] for k in real]
     nums = _as_numbers(real_levels)
     level_code = np.full(len(lev), -1, dtype=np.int64)
     how = "nominal"
-    if len(real_levels) > max_levels:
+    if len(real_levels) > max_levels and not is_class:
         if nums is None:
             raise DataError(f"Column '{name}' of {source} has {len(real_levels)} distinct values "
                             f"(more than max_levels={max_levels}); it looks like an identifier or "
@@ -604,11 +610,12 @@ def _code_levels(name, lev, miss_lev, inv, policy, bins, max_levels, source):
             order = sorted(range(len(real)), key=lambda k: real_levels[k])
         st = tuple(real_levels[k] for k in order)
         level_code[real[order]] = np.arange(len(order))
+        if len(real_levels) > max_levels:  # only the class column gets here
+            how = "many-classes"
     st = tuple(st)
     if policy == "category" and miss_lev.any() and miss_lev[inv].any():
         level_code[miss_lev] = len(st)
         st = st + (MISSING_CATEGORY,)
-    del lev_arr
     return level_code, st, how
 
 

@@ -1,0 +1,56 @@
+"""Shared pytest fixtures for bnfk.
+
+``sample_path(name)`` gives the path of a bundled sample CSV (``"nursery"`` or
+``"nursery.csv"``); ``tmp_csv(content, name="data.csv")`` writes text or bytes to
+a fresh temporary file and returns its path.
+"""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLE_DIR = ROOT / "sample_data"
+
+if str(ROOT) not in sys.path:  # `python -m pytest` from the repo root already has it
+    sys.path.insert(0, str(ROOT))
+
+
+def _sample(name: str) -> Path:
+    path = SAMPLE_DIR / (name if name.endswith(".csv") else f"{name}.csv")
+    if not path.is_file():
+        raise FileNotFoundError(f"no sample dataset {name!r} in {SAMPLE_DIR}")
+    return path
+
+
+@pytest.fixture(scope="session")
+def sample_dir() -> Path:
+    """The ``sample_data/`` folder of the repository."""
+    return SAMPLE_DIR
+
+
+@pytest.fixture(scope="session")
+def sample_path():
+    """``sample_path("car")`` -> Path of ``sample_data/car.csv``."""
+    return _sample
+
+
+@pytest.fixture
+def tmp_csv(tmp_path):
+    """``tmp_csv(content, name="data.csv")`` writes str (UTF-8, no newline translation) or bytes."""
+    counter = {"n": 0}
+
+    def write(content, name: str = "data.csv") -> Path:
+        counter["n"] += 1
+        folder = tmp_path / f"csv{counter['n']}"
+        folder.mkdir()
+        path = folder / name
+        if isinstance(content, str):
+            path.write_bytes(content.encode("utf-8"))
+        else:
+            path.write_bytes(bytes(content))
+        return path
+
+    return write
