@@ -1,0 +1,463 @@
+"""Structure learning: presets, hill climbing, Chow–Liu trees, TAN, KDB and exact search.
+
+One entry point, :func:`learn_structure`, returns a :class:`LearnResult` whose DAG is over the
+data's variables.  Every method learns from the rows without missing cells, and every result is
+scored with the same decomposable score (:mod:`bnfk_core.scores`) on those rows.  All methods are
+deterministic: ties are broken by column order.
+
+References
+----------
+- Chow & Liu (1968), Approximating discrete probability distributions with dependence trees.
+- Friedman, Geiger & Goldszmidt (1997), Bayesian network classifiers (TAN).
+- Sahami (1996), Learning limited dependence Bayesian classifiers (KDB).
+- Silander & Myllymäki (2006), A simple approach for finding the globally optimal Bayesian
+  network structure (exact dynamic programming over parent sets and sinks).
+- Koller & Friedman (2009), §18.4.3 (hill climbing), via pgmpy's ``HillClimbSearch``.
+"""
+from __future__ import annotations
+
+import math
+import time
+import warnings
+from dataclasses import dataclass, field
+from typing import Callable, Sequence
+
+import numpy as np
+from scipy.special import xlogy
+
+from .dag import DAG, naive_bayes
+from .errors import StructureError
+from .scores import SCORES, LocalScorer, _config_index, log_multinomial_normalizer
+
+__all__ = ["METHODS", "CLASS_METHODS", "EXACT_MAX_VARIABLES", "LearnResult", "learn_structure",
+           "mutual_information", "conditional_mutual_information", "chow_liu", "tan", "kdb",
+           "hill_climb", "exact_search"]
+
+METHODS = ("empty", "naive-bayes", "hc", "tree", "tan", "kdb", "exact")
+CLASS_METHODS = ("naive-bayes", "tan", "kdb")
+EXACT_MAX_VARIABLES = 20
+#: Without a pruning bound (K2, BDeu) the exact search refuses to score more parent sets than this.
+EXACT_MAX_CANDIDATES = 2_000_000
+
+Progress = Callable[[float, str], None]
+
+
+@dataclass
+class LearnResult:
+    """The outcome of :func:`learn_structure`.
+
+    Attributes
+    ----------
+    dag : DAG over the data's variables (in data order).
+    method, score_name : what was asked.
+    score : total score of ``dag`` on the rows used (natural log, higher is better).
+    n_rows_used : number of complete rows the structure was learned on.
+    notes : sentences worth showing the user.
+    seconds : wall-clock time.
+    """
+
+    dag: DAG
+    method: str
+    score_name: str
+    score: float
+    n_rows_used: int
+    notes: list = field(default_factory=list)
+    seconds: float = 0.0
+
+    def to_dict(self) -> dict:
+        return {"dag": self.dag.to_dict(), "method": self.method, "score_name": self.score_name,
+                "score": self.score, "n_rows_used": self.n_rows_used, "notes": list(self.notes),
+                "seconds": self.seconds}
+
+
+# ---------------------------------------------------------------------- information
+def _sum_nlogn(scorer: LocalScorer, cols: Sequence[int]) -> float:
+    """Σ n log n over the joint configurations of ``cols`` (complete rows)."""
+    if not cols:
+        return float(xlogy(scorer.n, scorer.n))
+    idx, size = _config_index([scorer.cols[c] for c in cols], [scorer.cards[c] for c in cols], scorer.n)
+    if size <= max(4 * scorer.n, 1024):
+        counts = np.bincount(idx, minlength=size)
+    else:
+        counts = np.unique(idx, return_counts=True)[1]
+    return float(xlogy(counts, counts).sum())
+
+
+def mutual_information(scorer: LocalScorer, i: int, j: int) -> float:
+    """Empirical I(X_i; X_j) in nats on the scorer's rows."""
+    if scorer.n == 0:
+        return 0.0
+    t = _sum_nlogn(scorer, [i, j]) - _sum_nlogn(scorer, [i]) - _sum_nlogn(scorer, [j]) + _sum_nlogn(scorer, [])
+    return max(t / scorer.n, 0.0)
+
+
+def conditional_mutual_information(scorer: LocalScorer, i: int, j: int, c: int) -> float:
+    """Empirical I(X_i; X_j | X_c) in nats on the scorer's rows."""
+    if scorer.n == 0:
+        return 0.0
+    t = _sum_nlogn(scorer, [i, j, c]) + _sum_nlogn(scorer, [c]) - _sum_nlogn(scorer, [i, c]) - _sum_nlogn(scorer, [j, c])
+    return max(t / scorer.n, 0.0)
+
+
+def _max_spanning_tree(nodes: Sequence[int], weight: Callable[[int, int], float], root: int) -> list[tuple[int, int]]:
+    """Prim's maximum spanning tree from ``root``; arcs point away from the root.
+
+    Ties are broken by the position in ``nodes`` (first the new node, then the tree node)."""
+    nodes = list(nodes)
+    m = len(nodes)
+    w = np.zeros((m, m))
+    for a in range(m):
+        for b in range(a + 1, m):
+            w[a, b] = w[b, a] = weight(nodes[a], nodes[b])
+    in_tree = np.zeros(m, dtype=bool)
+    r = nodes.index(root)
+    in_tree[r] = True
+    best = w[r].copy()
+    best_from = np.full(m, r)
+    arcs = []
+    for _ in range(m - 1):
+        cand = np.where(in_tree, -np.inf, best)
+        b = int(np.argmax(cand))  # first maximum: lowest position
+        arcs.append((nodes[int(best_from[b])], nodes[b]))
+        in_tree[b] = True
+        better = (~in_tree) & (w[b] > best)
+        best_from[better] = b
+        best[better] = w[b][better]
+    return arcs
+
+
+# ---------------------------------------------------------------------- tree methods
+def chow_liu(scorer: LocalScorer, root: int = 0) -> list[tuple[int, ...]]:
+    """Chow–Liu tree (maximum mutual-information spanning tree) rooted at ``root``.
+    Returns the parent indices of every column."""
+    n = scorer.n_vars
+    arcs = _max_spanning_tree(range(n), lambda a, b: mutual_information(scorer, a, b), root)
+    return _parents_from_arcs(n, arcs)
+
+
+def tan(scorer: LocalScorer, cls: int) -> list[tuple[int, ...]]:
+    """Tree-augmented naive Bayes: a maximum conditional-MI spanning tree over the features,
+    rooted at the first feature, plus class -> every feature."""
+    n = scorer.n_vars
+    feats = [i for i in range(n) if i != cls]
+    arcs = [(cls, f) for f in feats]
+    if feats:
+        arcs += _max_spanning_tree(feats, lambda a, b: conditional_mutual_information(scorer, a, b, cls), feats[0])
+    return _parents_from_arcs(n, arcs)
+
+
+def kdb(scorer: LocalScorer, cls: int, k: int = 3) -> list[tuple[int, ...]]:
+    """k-dependence Bayesian classifier (Sahami 1996).
+
+    Features are taken in decreasing I(X; C) (ties by column order); each gets the class and up to
+    ``k`` parents among the features before it, those with the highest I(X_i; X_j | C) > 0."""
+    n = scorer.n_vars
+    feats = [i for i in range(n) if i != cls]
+    mi = {f: mutual_information(scorer, f, cls) for f in feats}
+    order = sorted(feats, key=lambda f: (-mi[f], f))
+    arcs = [(cls, f) for f in feats]
+    for pos, f in enumerate(order):
+        earlier = order[:pos]
+        cmi = [(conditional_mutual_information(scorer, f, g, cls), g) for g in earlier]
+        cmi = [t for t in cmi if t[0] > 1e-12]
+        cmi.sort(key=lambda t: (-t[0], order.index(t[1])))
+        arcs += [(g, f) for _, g in cmi[:k]]
+    return _parents_from_arcs(n, arcs)
+
+
+def _parents_from_arcs(n: int, arcs) -> list[tuple[int, ...]]:
+    parents = [[] for _ in range(n)]
+    for u, v in arcs:
+        parents[v].append(u)
+    return [tuple(sorted(p)) for p in parents]
+
+
+# ---------------------------------------------------------------------- hill climbing
+def _pgmpy_classes():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        from pgmpy.causal_discovery import HillClimbSearch
+        from pgmpy.structure_score._base import BaseStructureScore
+    return HillClimbSearch, BaseStructureScore
+
+
+def _make_pgmpy_score(scorer: LocalScorer, names: Sequence[str]):
+    """Our cached local score wrapped as a pgmpy structure score."""
+    _, BaseStructureScore = _pgmpy_classes()
+
+    class BnfkStructureScore(BaseStructureScore):
+        _tags = {"name": "bnfk", "supported_datatype": "discrete", "default_for": None,
+                 "is_parameteric": False}
+
+        def __init__(self, scorer=None, names=None):
+            self.scorer = scorer
+            self.names = names
+            self._pos = {v: i for i, v in enumerate(names or ())}
+            self.data = None
+            self.variables = list(names or ())
+            self._cached_local_score = self._local_score
+            super(BaseStructureScore, self).__init__()
+
+        def _local_score(self, variable, parents):
+            return self.scorer(self._pos[variable], [self._pos[p] for p in parents])
+
+    return BnfkStructureScore(scorer, list(names))
+
+
+def hill_climb(scorer: LocalScorer, names: Sequence[str], *, max_parents: int | None = None,
+               tabu: int = 100, max_iter: int = 1_000_000, epsilon: float = 1e-4,
+               progress: Progress | None = None, pgmpy_score=None) -> list[tuple[int, ...]]:
+    """Greedy hill climbing with a tabu list (pgmpy ``HillClimbSearch``) on our local score.
+
+    Candidate operations are sorted (add, remove, flip; then by column order) before pgmpy picks
+    the best one, so ties are broken the same way in every run (pgmpy iterates over a set).
+    ``pgmpy_score`` replaces our score by a pgmpy scorer (used by the benchmark).
+    """
+    import pandas as pd
+    HillClimbSearch, _ = _pgmpy_classes()
+    names = list(names)
+    pos = {v: i for i, v in enumerate(names)}
+    rank = {"+": 0, "-": 1, "flip": 2}
+    state = {"iter": 0}
+
+    class SortedHillClimb(HillClimbSearch):
+        def _legal_operations_dag(self, **kw):
+            ops = list(super()._legal_operations_dag(**kw))
+            ops.sort(key=lambda t: (rank[t[0][0]], pos[t[0][1][0]], pos[t[0][1][1]]))
+            state["iter"] += 1
+            if progress is not None:
+                it = state["iter"]
+                progress(min(0.95, it / (it + 20.0)), f"hill climbing: step {it}, {kw['model'].number_of_edges()} arcs")
+            return ops
+
+    score = pgmpy_score if pgmpy_score is not None else _make_pgmpy_score(scorer, names)
+    hc = SortedHillClimb(scoring_method=score, tabu_length=int(tabu), max_indegree=max_parents,
+                         return_type="dag", epsilon=epsilon, max_iter=int(max_iter), show_progress=False)
+    frame = pd.DataFrame({v: scorer.cols[i] for i, v in enumerate(names)}, columns=names)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        hc.fit(frame)
+    arcs = [(pos[u], pos[v]) for u, v in hc.causal_graph_.edges()]
+    return _parents_from_arcs(len(names), arcs)
+
+
+# ---------------------------------------------------------------------- exact search
+def _popcounts(bits: int) -> np.ndarray:
+    pc = np.zeros(1, dtype=np.int8)
+    for _ in range(bits):
+        pc = np.concatenate([pc, pc + 1])
+    return pc
+
+
+def _penalty_array(scorer: LocalScorer, child: int, others: Sequence[int]) -> np.ndarray | None:
+    """For BIC / AIC / qNML, the penalty of every parent mask over ``others`` (score ≤ −penalty)."""
+    if scorer.score not in ("bic", "aic", "qnml"):
+        return None
+    logq = np.zeros(1)
+    for o in others:
+        logq = np.concatenate([logq, logq + math.log(scorer.cards[o])])
+    r = scorer.cards[child]
+    q = np.exp(logq)
+    if scorer.score == "bic":
+        return 0.5 * math.log(max(scorer.n, 1)) * q * (r - 1)
+    if scorer.score == "aic":
+        return q * (r - 1)
+    qr = np.round(q)
+    uniq, inv = np.unique(qr, return_inverse=True)
+    vals = np.array([log_multinomial_normalizer(scorer.n, int(u) * r if u * r <= 2 ** 62 else u * r)
+                     - log_multinomial_normalizer(scorer.n, int(u) if u <= 2 ** 62 else u) for u in uniq])
+    return vals[inv.ravel()]
+
+
+def exact_search(scorer: LocalScorer, *, max_parents: int | None = None,
+                 progress: Progress | None = None, prune: bool = True) -> tuple[list[tuple[int, ...]], dict]:
+    """Globally optimal DAG by dynamic programming (Silander & Myllymäki 2006).
+
+    1. For every variable v and every candidate set C ⊆ V∖{v}: the best parent set within C,
+       bps(v, C) = max(s(v, C), max_{u∈C} bps(v, C∖{u})), layer by layer over |C|, as numpy
+       arrays indexed by bitmask.  Parent sets larger than ``max_parents`` are never scored; for
+       BIC/AIC/qNML a set is not scored either when its penalty alone is worse than the best subset
+       (the penalty grows with the set, so this prunes all its supersets too).
+    2. Best sinks: score(W) = max_{s∈W} score(W∖{s}) + bps(s, W∖{s}), layer by layer over |W|.
+    3. Reconstruct the DAG by peeling off sinks from V.
+
+    ``prune=False`` switches the penalty bound off (for checking it).
+    Returns the parent indices and statistics (``scored`` parent sets, ``pruned``, ``optimum``).
+    """
+    n = scorer.n_vars
+    if n > EXACT_MAX_VARIABLES:
+        raise StructureError(f"Exact search handles at most {EXACT_MAX_VARIABLES} variables; the data has {n}. "
+                             "Use 'hc' or drop columns.")
+    maxp = n - 1 if max_parents is None else min(int(max_parents), n - 1)
+    m = n - 1
+    pc_m = _popcounts(m)
+    layers_m = [np.flatnonzero(pc_m == k) for k in range(m + 1)]
+    if not prune or scorer.score not in ("bic", "aic", "qnml"):
+        cand = n * sum(len(layers_m[k]) for k in range(maxp + 1))
+        if cand > EXACT_MAX_CANDIDATES:
+            raise StructureError(f"Exact search with the {scorer.score} score would score {cand:,} parent sets; "
+                                 "set max_parents (e.g. 2 or 3) or use fewer variables.")
+    bps, arg = [], []
+    scored = pruned = 0
+    for v in range(n):
+        others = [u for u in range(n) if u != v]
+        pen = _penalty_array(scorer, v, others) if prune else None
+        best = np.full(1 << m, -np.inf)
+        barg = np.zeros(1 << m, dtype=np.int64)
+        best[0] = scorer(v, ())
+        scored += 1
+        for k in range(1, m + 1):
+            masks = layers_m[k]
+            sub_best = np.full(masks.size, -np.inf)
+            sub_arg = np.zeros(masks.size, dtype=np.int64)
+            for b in range(m):
+                has = (masks >> b) & 1 == 1
+                sub = masks[has] ^ (1 << b)
+                cand = best[sub]
+                upd = cand > sub_best[has]
+                idx = np.flatnonzero(has)[upd]
+                sub_best[idx] = cand[upd]
+                sub_arg[idx] = barg[sub[upd]]
+            if k <= maxp:
+                todo = np.ones(masks.size, dtype=bool) if pen is None else (-pen[masks] > sub_best)
+                pruned += int(masks.size - todo.sum())
+                for t in np.flatnonzero(todo):
+                    mask = int(masks[t])
+                    ps = [others[b] for b in range(m) if mask >> b & 1]
+                    s = scorer(v, ps)
+                    scored += 1
+                    if s > sub_best[t]:
+                        sub_best[t] = s
+                        sub_arg[t] = mask
+            best[masks] = sub_best
+            barg[masks] = sub_arg
+        bps.append(best)
+        arg.append(barg)
+        if progress is not None:
+            progress(0.9 * (v + 1) / n, f"exact search: parent sets of variable {v + 1} of {n}")
+    # best sinks over all subsets W of V
+    full = (1 << n) - 1
+    pc_n = _popcounts(n)
+    total = np.full(1 << n, -np.inf)
+    sink = np.zeros(1 << n, dtype=np.int8)
+    total[0] = 0.0
+    for k in range(1, n + 1):
+        ws = np.flatnonzero(pc_n == k)
+        cur = np.full(ws.size, -np.inf)
+        cur_s = np.zeros(ws.size, dtype=np.int8)
+        for s in range(n):
+            has = (ws >> s) & 1 == 1
+            rest = ws[has] ^ (1 << s)
+            comp = (rest & ((1 << s) - 1)) | ((rest >> (s + 1)) << s)
+            cand = total[rest] + bps[s][comp]
+            upd = cand > cur[has]
+            idx = np.flatnonzero(has)[upd]
+            cur[idx] = cand[upd]
+            cur_s[idx] = s
+        total[ws] = cur
+        sink[ws] = cur_s
+    if progress is not None:
+        progress(0.98, "exact search: reconstructing the optimal DAG")
+    parents: list[tuple[int, ...]] = [()] * n
+    w = full
+    while w:
+        s = int(sink[w])
+        rest = w ^ (1 << s)
+        comp = (rest & ((1 << s) - 1)) | ((rest >> (s + 1)) << s)
+        pm = int(arg[s][comp])
+        others = [u for u in range(n) if u != s]
+        parents[s] = tuple(sorted(others[b] for b in range(m) if pm >> b & 1))
+        w = rest
+    return parents, {"scored": scored, "pruned": pruned, "optimum": float(total[full])}
+
+
+# ---------------------------------------------------------------------- entry point
+def learn_structure(data, method: str, *, score: str = "bic", class_column: str | None = None, k: int = 3,
+                    max_parents: int | None = None, ess: float = 1.0, seed: int = 0,
+                    progress: Progress | None = None, max_iter: int = 1_000_000, tabu: int = 100,
+                    epsilon: float = 1e-4) -> LearnResult:
+    """Learn a DAG over ``data.variables``.
+
+    Parameters
+    ----------
+    data : CategoricalData
+    method : one of :data:`METHODS`
+        ``empty``; ``naive-bayes`` (class); ``hc`` hill climbing; ``tree`` Chow–Liu tree rooted at
+        the class (if any) or the first variable; ``tan`` (class); ``kdb`` (class, ``k`` feature
+        parents); ``exact`` optimal DAG by dynamic programming (≤ 20 variables).
+    score : one of ``bic``, ``aic``, ``k2``, ``bdeu``, ``qnml``
+        Optimised by ``hc`` and ``exact``; reported for every method.
+    class_column : the class variable; defaults to ``data.class_column``.
+    k : feature parents per feature in ``kdb``.
+    max_parents : in-degree bound for ``hc`` and ``exact``.
+    ess : equivalent sample size of ``bdeu``.
+    seed : accepted for a uniform interface; every method is deterministic (ties by column order).
+    progress : optional ``progress(fraction, message)`` callback.
+    max_iter, tabu, epsilon : hill-climbing iterations, tabu-list length, minimal improvement.
+
+    Raises
+    ------
+    StructureError
+        Unknown method or score, missing class column, no complete rows, too many variables
+        for ``exact``.
+    """
+    t0 = time.perf_counter()
+    method = str(method).lower()
+    if method not in METHODS:
+        raise StructureError(f"Unknown structure-learning method '{method}'; choose one of {', '.join(METHODS)}.")
+    score = str(score).lower()
+    if score not in SCORES:
+        raise StructureError(f"Unknown score '{score}'; choose one of {', '.join(SCORES)}.")
+    if max_parents is not None and int(max_parents) < 0:
+        raise StructureError(f"max_parents must be 0 or more, got {max_parents}.")
+    if int(k) < 0:
+        raise StructureError(f"k (feature parents in KDB) must be 0 or more, got {k}.")
+    variables = list(data.variables)
+    cls_name = class_column if class_column is not None else getattr(data, "class_column", None)
+    cls = None
+    if cls_name is not None:
+        if cls_name not in variables:
+            raise StructureError(f"Class column '{cls_name}' is not one of the data's variables.")
+        cls = variables.index(cls_name)
+    if method in CLASS_METHODS and cls is None:
+        raise StructureError(f"Method '{method}' needs a class column; choose one.")
+
+    def report(frac, msg):
+        if progress is not None:
+            progress(float(frac), msg)
+
+    report(0.0, f"{method}: counting")
+    scorer = LocalScorer(data.codes, data.cardinalities, score, ess=ess)
+    notes = [f"structure learned on {scorer.n} complete rows of {scorer.n_rows_total}"
+             + (" (rows with missing cells are skipped)" if scorer.n < scorer.n_rows_total else "")]
+    if scorer.n == 0 and method not in ("empty", "naive-bayes"):
+        raise StructureError("No row is complete (every row has a missing cell); structure learning needs complete rows.")
+
+    n = len(variables)
+    if method == "empty":
+        parents = [()] * n
+    elif method == "naive-bayes":
+        parents = list(naive_bayes(variables, cls_name).parent_indices())
+    elif method == "tree":
+        root = cls if cls is not None else 0
+        parents = chow_liu(scorer, root)
+        notes.append(f"Chow–Liu tree rooted at '{variables[root]}'")
+    elif method == "tan":
+        parents = tan(scorer, cls)
+    elif method == "kdb":
+        parents = kdb(scorer, cls, int(k))
+        notes.append(f"KDB with up to k={int(k)} feature parents per feature")
+    elif method == "hc":
+        parents = hill_climb(scorer, variables, max_parents=max_parents, tabu=tabu, max_iter=max_iter,
+                             epsilon=epsilon, progress=progress)
+        notes.append(f"hill climbing (pgmpy HillClimbSearch, tabu {tabu}) on the {score} score"
+                     + (f", at most {max_parents} parents" if max_parents is not None else ""))
+    else:  # exact
+        parents, stats = exact_search(scorer, max_parents=max_parents, progress=progress)
+        notes.append(f"exact search scored {stats['scored']:,} parent sets ({stats['pruned']:,} pruned by the score bound)"
+                     + (f", at most {max_parents} parents" if max_parents is not None else ""))
+    dag = DAG(variables, [(variables[p], variables[i]) for i, ps in enumerate(parents) for p in ps])
+    total = scorer.total(dag.parent_indices()) if scorer.n else 0.0
+    report(1.0, f"{method}: done, {dag.n_arcs} arcs")
+    return LearnResult(dag=dag, method=method, score_name=score, score=float(total), n_rows_used=scorer.n,
+                       notes=notes, seconds=time.perf_counter() - t0)
