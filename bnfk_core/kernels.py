@@ -27,6 +27,7 @@ Rows whose family has a missing cell are added afterwards with sparse expected f
 """
 from __future__ import annotations
 
+import numba
 import numpy as np
 import scipy.sparse as sp
 
@@ -42,9 +43,8 @@ DEFAULT_MAX_BYTES = 4 * 2**30
 
 # cost model of the two exact evaluations (seconds per unit), measured on the 2-core CI machine
 _T_FLOP = 1.2e-10    # one multiply-add of the dense product
-_T_PAIR = 2.5e-8     # one generated pair of the scatter path
-_T_GROUP = 2e-6      # fixed cost per parent configuration of the scatter path
-_PAIR_CHUNK = 4_000_000
+_T_PAIR = 1.5e-9     # one pair of the compiled pair path
+_T_GROUP = 1e-7      # fixed cost per parent configuration of the pair path
 
 
 # ---------------------------------------------------------------------- helpers
@@ -272,7 +272,7 @@ def _fisher_gram(model, X, Y, sym, max_bytes):
         shared = np.flatnonzero((nx > 0) & (ny > 0))
         scatter_cost = float(np.dot(nx[shared], ny[shared])) * _T_PAIR + len(shared) * _T_GROUP
         if scatter_cost < dense_cost:
-            scatter.append((i, vx, vy))
+            scatter.append((i, vx, vy, used))
             continue
         G = _householder_table(model.cpts[i][used], pm.probs[i][used])    # (c, r, r-1)
         pos = np.full(q, -1, np.int64)
@@ -288,8 +288,8 @@ def _fisher_gram(model, X, Y, sym, max_bytes):
         del A
     else:
         K = np.zeros((N, M))
-    for i, vx, vy in scatter:
-        _scatter_add(K, model.cpts[i], pm.probs[i], vx, vy)
+    if scatter:
+        _scatter_add(K, model, pm, scatter)
     for i in missing:
         _add_missing(K, model, pm, i, X, Y, sym)
     return K
@@ -307,35 +307,66 @@ def _dense_features(blocks, n, width) -> np.ndarray:
     return A
 
 
-def _scatter_add(K, theta, P, vx, vy):
-    """K[a, b] += K_i(a, b) for every pair sharing the parent configuration (pairs in bulk)."""
-    M = K.shape[1]
-    ox = vx.rows[np.argsort(vx.p[vx.rows], kind="stable")]
-    oy = vy.rows[np.argsort(vy.p[vy.rows], kind="stable")]
-    q = theta.shape[0]
-    nx = np.bincount(vx.p[ox], minlength=q)
-    ny = np.bincount(vy.p[oy], minlength=q)
-    sy = np.concatenate([[0], np.cumsum(ny)[:-1]])
-    gx = vx.p[ox]                                   # configuration of each sorted X row
-    m = ny[gx]                                      # partners of each sorted X row
-    Kf = K.reshape(-1)
-    w = 1.0 / (theta[vx.p, np.maximum(vx.x, 0)] * P[vx.p])   # per X row (valid where ok)
-    b = 1.0 / P[vx.p]
-    start = 0
-    csum = np.cumsum(m)
-    while start < len(ox):
-        base = csum[start - 1] if start else 0
-        stop = int(np.searchsorted(csum, base + _PAIR_CHUNK, side="right"))
-        stop = max(stop, start + 1)
-        mm = m[start:stop]
-        T = int(mm.sum())
-        if T:
-            a = np.repeat(ox[start:stop], mm)
-            first = np.repeat(np.cumsum(mm) - mm, mm)
-            bidx = oy[np.repeat(sy[gx[start:stop]], mm) + np.arange(T) - first]
-            val = np.where(vx.x[a] == vy.x[bidx], w[a], 0.0) - b[a]
-            Kf[a * M + bidx] += val
-        start = stop
+@numba.njit(parallel=True, cache=True)
+def _pair_kernel(K, pX, xX, xY, order, starts, W, B, r, c):  # pragma: no cover - compiled
+    """K[a, b] += K_i(a, b) over the pairs that share variable i's parent configuration.
+
+    pX[v, a]: compact parent configuration of X row a for the v-th scatter variable (-1: skip);
+    order[v, starts[v, j]:starts[v, j+1]]: the Y rows in configuration j; W[v, j, k] = 1/(theta P),
+    B[v, j] = 1/P.  One row of K at a time, so the writes stay in cache.
+    """
+    N = K.shape[0]
+    V = pX.shape[0]
+    for a in numba.prange(N):
+        for v in range(V):
+            j = pX[v, a]
+            if j < 0:
+                continue
+            xa = xX[v, a]
+            w = W[v, j * r[v] + xa]
+            bb = B[v, j]
+            for t in range(starts[v, j], starts[v, j + 1]):
+                b = order[v, t]
+                if xY[v, b] == xa:
+                    K[a, b] += w - bb
+                else:
+                    K[a, b] -= bb
+
+
+def _scatter_add(K, model, pm, scatter):
+    """Add the terms of the pair-path variables (see :func:`_pair_kernel`)."""
+    N, M = K.shape
+    V = len(scatter)
+    cmax = max(int(len(used)) for _, _, _, used in scatter)
+    rmax = max(int(model.cpts[i].shape[1]) for i, _, _, _ in scatter)
+    pX = np.full((V, N), -1, np.int64)
+    xX = np.zeros((V, N), np.int64)
+    xY = np.zeros((V, M), np.int64)
+    order = np.zeros((V, M), np.int64)
+    starts = np.zeros((V, cmax + 1), np.int64)
+    W = np.zeros((V, cmax * rmax))
+    B = np.zeros((V, cmax))
+    r = np.zeros(V, np.int64)
+    c = np.zeros(V, np.int64)
+    for v, (i, vx, vy, used) in enumerate(scatter):
+        q, ri = model.cpts[i].shape
+        pos = np.full(q, -1, np.int64)
+        pos[used] = np.arange(len(used))
+        pX[v, vx.rows] = pos[vx.p[vx.rows]]
+        xX[v] = vx.x
+        xY[v] = vy.x
+        py = pos[vy.p[vy.rows]]
+        o = np.argsort(py, kind="stable")
+        order[v, :len(o)] = vy.rows[o]
+        starts[v, 1:len(used) + 1] = np.cumsum(np.bincount(py, minlength=len(used)))
+        starts[v, len(used) + 1:] = starts[v, len(used)]
+        th = model.cpts[i][used]
+        P = pm.probs[i][used]
+        with np.errstate(divide="ignore"):
+            W[v, :len(used) * ri] = np.where(th > 0, 1.0 / (th * P[:, None]), 0.0).ravel()
+            B[v, :len(used)] = np.where(P > 0, 1.0 / P, 0.0)
+        r[v], c[v] = ri, len(used)
+    _pair_kernel(K, pX, xX, xY, order, starts, W, B, r, c)
 
 
 def _add_missing(K, model, pm, i, X, Y, sym):
