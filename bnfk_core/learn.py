@@ -205,25 +205,35 @@ def _make_pgmpy_score(scorer: LocalScorer, names: Sequence[str]):
 
 
 def hill_climb(scorer: LocalScorer, names: Sequence[str], *, max_parents: int | None = None,
-               tabu: int = 100, max_iter: int = 1_000_000, epsilon: float = 1e-4,
+               tabu: int = 100, max_iter: int = 1_000_000, epsilon: float = 1e-4, seed: int = 0,
                progress: Progress | None = None, pgmpy_score=None) -> list[tuple[int, ...]]:
     """Greedy hill climbing with a tabu list (pgmpy ``HillClimbSearch``) on our local score.
 
-    Candidate operations are sorted (add, remove, flip; then by column order) before pgmpy picks
-    the best one, so ties are broken the same way in every run (pgmpy iterates over a set).
+    Ties decide much of the path: with a score-equivalent score (BIC, BDeu, qNML) adding X -> Y
+    and Y -> X gain the same, and which one wins only depends on rounding and, in pgmpy, on the
+    order of a Python set (so pgmpy alone differs between runs).  Here every candidate's gain is
+    rounded to 1e-6 and ties go to the operation with the highest priority in a random order
+    drawn from ``seed``: the same seed gives the same DAG in every run, and different seeds
+    explore different tie-breaks (see ``restarts`` in :func:`learn_structure`).
     ``pgmpy_score`` replaces our score by a pgmpy scorer (used by the benchmark).
     """
     import pandas as pd
     HillClimbSearch, _ = _pgmpy_classes()
     names = list(names)
+    n = len(names)
     pos = {v: i for i, v in enumerate(names)}
     rank = {"+": 0, "-": 1, "flip": 2}
+    priority = np.random.default_rng(seed).permutation(3 * n * n)
     state = {"iter": 0}
+
+    def key(t):
+        (op, (x, y)), _ = t
+        return int(priority[(rank[op] * n + pos[x]) * n + pos[y]])
 
     class SortedHillClimb(HillClimbSearch):
         def _legal_operations_dag(self, **kw):
-            ops = list(super()._legal_operations_dag(**kw))
-            ops.sort(key=lambda t: (rank[t[0][0]], pos[t[0][1][0]], pos[t[0][1][1]]))
+            ops = [(op, round(float(delta), 6)) for op, delta in super()._legal_operations_dag(**kw)]
+            ops.sort(key=key)
             state["iter"] += 1
             if progress is not None:
                 it = state["iter"]
@@ -238,7 +248,7 @@ def hill_climb(scorer: LocalScorer, names: Sequence[str], *, max_parents: int | 
         warnings.simplefilter("ignore")
         hc.fit(frame)
     arcs = [(pos[u], pos[v]) for u, v in hc.causal_graph_.edges()]
-    return _parents_from_arcs(len(names), arcs)
+    return _parents_from_arcs(n, arcs)
 
 
 # ---------------------------------------------------------------------- exact search
@@ -375,7 +385,7 @@ def exact_search(scorer: LocalScorer, *, max_parents: int | None = None,
 def learn_structure(data, method: str, *, score: str = "bic", class_column: str | None = None, k: int = 3,
                     max_parents: int | None = None, ess: float = 1.0, seed: int = 0,
                     progress: Progress | None = None, max_iter: int = 1_000_000, tabu: int = 100,
-                    epsilon: float = 1e-4) -> LearnResult:
+                    epsilon: float = 1e-4, restarts: int = 4) -> LearnResult:
     """Learn a DAG over ``data.variables``.
 
     Parameters
@@ -391,9 +401,12 @@ def learn_structure(data, method: str, *, score: str = "bic", class_column: str 
     k : feature parents per feature in ``kdb``.
     max_parents : in-degree bound for ``hc`` and ``exact``.
     ess : equivalent sample size of ``bdeu``.
-    seed : accepted for a uniform interface; every method is deterministic (ties by column order).
+    seed : how ``hc`` breaks ties between equally good moves (see :func:`hill_climb`); every method
+        is deterministic for a given seed (the others break ties by column order).
     progress : optional ``progress(fraction, message)`` callback.
     max_iter, tabu, epsilon : hill-climbing iterations, tabu-list length, minimal improvement.
+    restarts : ``hc`` also climbs with seeds ``seed+1 .. seed+restarts`` and keeps the best DAG
+        (default 4: best of 5 climbs; single climbs land in poor local optima often enough).
 
     Raises
     ------
@@ -448,10 +461,20 @@ def learn_structure(data, method: str, *, score: str = "bic", class_column: str 
         parents = kdb(scorer, cls, int(k))
         notes.append(f"KDB with up to k={int(k)} feature parents per feature")
     elif method == "hc":
-        parents = hill_climb(scorer, variables, max_parents=max_parents, tabu=tabu, max_iter=max_iter,
-                             epsilon=epsilon, progress=progress)
+        runs = max(int(restarts), 0) + 1
+        best = None
+        for r in range(runs):
+            sub = None if progress is None else (
+                lambda f, msg, r=r: progress((r + f) / runs, msg + (f" (climb {r + 1} of {runs})" if runs > 1 else "")))
+            cand = hill_climb(scorer, variables, max_parents=max_parents, tabu=tabu, max_iter=max_iter,
+                              epsilon=epsilon, seed=int(seed) + r, progress=sub)
+            val = scorer.total(cand)
+            if best is None or val > best[0] + 1e-9:
+                best = (val, cand)
+        parents = best[1]
         notes.append(f"hill climbing (pgmpy HillClimbSearch, tabu {tabu}) on the {score} score"
-                     + (f", at most {max_parents} parents" if max_parents is not None else ""))
+                     + (f", at most {max_parents} parents" if max_parents is not None else "")
+                     + (f", best of {runs} climbs with seeds {seed}..{int(seed) + runs - 1}" if runs > 1 else ""))
     else:  # exact
         parents, stats = exact_search(scorer, max_parents=max_parents, progress=progress)
         notes.append(f"exact search scored {stats['scored']:,} parent sets ({stats['pruned']:,} pruned by the score bound)"

@@ -103,10 +103,18 @@ def test_complete_rows_note_and_progress():
 def test_every_method_runs_and_is_deterministic():
     d = synthetic(400, 6, seed=4)
     for m in METHODS:
-        a = learn_structure(d, m, score="bic", max_parents=2)
+        a = learn_structure(d, m, score="bic", max_parents=2, seed=7)
         b = learn_structure(d, m, score="bic", max_parents=2, seed=7)
         assert a.dag == b.dag and a.score == b.score, m
         assert a.method == m and a.score_name == "bic" and a.seconds >= 0
+
+
+def test_hc_restarts_keep_the_best_climb():
+    d = synthetic(400, 8, seed=9)
+    single = [learn_structure(d, "hc", seed=s, restarts=0).score for s in range(3)]
+    best = learn_structure(d, "hc", seed=0, restarts=2)
+    assert best.score == pytest.approx(max(single)) and "best of 3 climbs" in best.notes[-1]
+    assert max(len(p) for p in learn_structure(d, "hc", max_parents=1).dag.parent_indices()) <= 1
 
 
 # ---------------------------------------------------------------- tree, TAN, KDB
