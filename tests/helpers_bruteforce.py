@@ -231,3 +231,20 @@ def random_rows(model, n: int, seed: int, missing: float = 0.0) -> np.ndarray:
     if missing:
         X[rng.random(X.shape) < missing] = -1
     return X
+
+
+def theorem1_kernel(model, x, y, table=None) -> float:
+    """Paper Theorem 1 / thesis eq. 3.1 for complete rows, P(pi_i) by enumeration.
+
+    Only the cells the two rows use enter, so this stays defined for models with
+    zero-probability cells elsewhere (where s^T I^-1 s cannot be enumerated).
+    """
+    table = table if table is not None else joint_table(model)
+    total = 0.0
+    for i, t in enumerate(model.cpts):
+        jx, jy = pconf(model, i, x), pconf(model, i, y)
+        if jx != jy:
+            continue
+        P = parent_marginal_vector(model, i, table)[jx]
+        total += ((1.0 / t[jx, x[i]] if x[i] == y[i] else 0.0) - 1.0) / P
+    return total
