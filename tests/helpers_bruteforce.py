@@ -14,9 +14,11 @@ re-implemented here (``pconf``) rather than calling ``BayesNet.parent_config``.
 """
 from __future__ import annotations
 
+import contextlib
 import itertools
 
 import numpy as np
+import pytest
 
 from bnfk_core.dag import DAG
 from bnfk_core.model import BayesNet
@@ -248,3 +250,25 @@ def theorem1_kernel(model, x, y, table=None) -> float:
         P = parent_marginal_vector(model, i, table)[jx]
         total += ((1.0 / t[jx, x[i]] if x[i] == y[i] else 0.0) - 1.0) / P
     return total
+
+
+# ---------------------------------------------------------------------- gram evaluation paths
+PATHS = ("auto", "dense", "scatter")
+
+
+@contextlib.contextmanager
+def forced_path(name: str):
+    """Force gram's dense or scatter (pair) evaluation through the cost-model constants."""
+    from bnfk_core import kernels
+    with pytest.MonkeyPatch.context() as mp:
+        if name == "dense":
+            mp.setattr(kernels, "_T_FLOP", 1e-10)
+            mp.setattr(kernels, "_T_PAIR", 1.0)
+            mp.setattr(kernels, "_T_GROUP", 1.0)
+        elif name == "scatter":
+            mp.setattr(kernels, "_T_FLOP", 1.0)
+            mp.setattr(kernels, "_T_PAIR", 1e-12)
+            mp.setattr(kernels, "_T_GROUP", 0.0)
+        elif name != "auto":
+            raise ValueError(name)
+        yield

@@ -8,9 +8,6 @@ whole joint).  ``gram`` has two exact evaluation paths picked by a cost model; t
 """
 from __future__ import annotations
 
-import contextlib
-import itertools
-
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st, HealthCheck
@@ -23,22 +20,7 @@ from bnfk_core.model import BayesNet, fit
 
 import helpers_bruteforce as bf
 
-PATHS = ("auto", "dense", "scatter")
-
-
-@contextlib.contextmanager
-def forced_path(name: str):
-    """Force gram's dense or scatter evaluation through the cost-model constants."""
-    with pytest.MonkeyPatch.context() as mp:
-        if name == "dense":
-            mp.setattr(kernels, "_T_FLOP", 1e-10)
-            mp.setattr(kernels, "_T_PAIR", 1.0)
-            mp.setattr(kernels, "_T_GROUP", 1.0)
-        elif name == "scatter":
-            mp.setattr(kernels, "_T_FLOP", 1.0)
-            mp.setattr(kernels, "_T_PAIR", 1e-12)
-            mp.setattr(kernels, "_T_GROUP", 0.0)
-        yield
+from helpers_bruteforce import PATHS, forced_path
 
 
 @pytest.fixture(params=PATHS)
