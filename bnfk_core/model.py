@@ -425,27 +425,109 @@ def read_model(path_or_buffer, source: str | None = None) -> BayesNet:
     raise ModelError(f"{source} is neither a BIF nor a bnfk JSON model file.")
 
 
-def _read_bif(text: str, source: str) -> BayesNet:
-    from pgmpy.readwrite import BIFReader
-    import warnings
+_BIF_VAR = re.compile(r"\bvariable\s+([^\s{]+)\s*\{")
+
+
+def _bif_blocks(text: str, keyword: str):
+    """(name, body) of every ``variable NAME { ... }`` block, braces matched."""
+    for m in _BIF_VAR.finditer(text):
+        depth, k = 1, m.end()
+        while depth and k < len(text):
+            depth += {"{": 1, "}": -1}.get(text[k], 0)
+            k += 1
+        yield m.group(1).strip(), text[m.end():k - 1]
+_BIF_TYPE = re.compile(r"type\s+discrete\s*\[\s*(\d+)\s*\]\s*\{(.*?)\}\s*;", re.S)
+_BIF_PROP = re.compile(r"property\s+bnfk_states\s*=\s*\"?([^\";]*)\"?\s*;")
+_BIF_PROB = re.compile(r"probability\s*\(\s*([^|)]+?)\s*(?:\|\s*([^)]*?))?\s*\)\s*\{(.*?)\}", re.S)
+_BIF_ROW = re.compile(r"\(([^)]*)\)\s*([^;]*);")
+_BIF_TABLE = re.compile(r"(?:table|default)\s+([^;]*);")
+
+
+def _floats(s: str, where: str) -> np.ndarray:
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            reader = BIFReader(string=text, include_properties=True)
-            net = reader.get_model()
-            order = list(reader.variable_names)
-    except Exception as exc:  # pgmpy raises many types for malformed text
-        raise ModelError(f"{source} could not be read as BIF ({type(exc).__name__}: {str(exc)[:120]}).") from None
-    model = BayesNet.from_pgmpy(net, nodes=order)
-    attrs = dict(net.nodes(data=True))
-    states = list(model.states)
-    for i, v in enumerate(model.variables):
-        enc = str(attrs.get(v, {}).get("bnfk_states", "")).strip().strip('"').strip()
-        if enc:
+        return np.array([float(t) for t in re.split(r"[\s,]+", s.strip()) if t], dtype=float)
+    except ValueError:
+        raise ModelError(f"{where} holds a value that is not a number.") from None
+
+
+def _read_bif(text: str, source: str) -> BayesNet:
+    """Parse BIF (the format of the Bayesian network repository and pgmpy/bnlearn exports).
+
+    Conditional tables are read from their per-configuration lines ``(a, b) p1, p2, ...;``
+    (a ``table`` line lists child-major values, as pgmpy writes them).
+    """
+    text = re.sub(r"//[^\n]*|/\*.*?\*/", "", text, flags=re.S)
+    names, states, labels = [], [], []
+    for name, body in _bif_blocks(text, "variable"):
+        t = _BIF_TYPE.search(body)
+        if not t:
+            raise ModelError(f"{source}: variable '{name}' has no 'type discrete' declaration.")
+        toks = [s.strip() for s in t.group(2).split(",") if s.strip()]
+        if len(toks) != int(t.group(1)):
+            raise ModelError(f"{source}: variable '{name}' declares {t.group(1)} states but lists {len(toks)}.")
+        shown = toks
+        pm = _BIF_PROP.search(body)
+        if pm:
             try:
-                orig = tuple(str(s) for s in json.loads(urllib.parse.unquote(enc)))
+                orig = [str(s) for s in json.loads(urllib.parse.unquote(pm.group(1).strip()))]
+                if len(orig) == len(toks):
+                    shown = orig
             except ValueError:
-                continue
-            if len(orig) == len(states[i]):
-                states[i] = orig
-    return BayesNet(model.dag, tuple(states), model.cpts, {"method": "imported"})
+                pass
+        names.append(name)
+        labels.append(toks)
+        states.append(tuple(shown))
+    if not names:
+        raise ModelError(f"{source} declares no variables; is it a BIF file?")
+    index = {v: i for i, v in enumerate(names)}
+    cards = [len(s) for s in states]
+    parents_of, tables = {}, {}
+    for m in _BIF_PROB.finditer(text):
+        child = m.group(1).strip()
+        ps = [p.strip() for p in (m.group(2) or "").split(",") if p.strip()]
+        where = f"{source}: the table of '{child}'"
+        for v in [child] + ps:
+            if v not in index:
+                raise ModelError(f"{source}: a probability block names unknown variable '{v}'.")
+        r = cards[index[child]]
+        pcards = [cards[index[p]] for p in ps]
+        q = int(np.prod(pcards)) if ps else 1
+        t = np.full((q, r), np.nan)
+        body = m.group(3)
+        for row in _BIF_ROW.finditer(body):
+            cfg = [c.strip() for c in row.group(1).split(",")]
+            if len(cfg) != len(ps):
+                raise ModelError(f"{where} has a row with {len(cfg)} parent values, expected {len(ps)}.")
+            try:
+                j = int(np.ravel_multi_index([labels[index[p]].index(c) for p, c in zip(ps, cfg)], pcards)) if ps else 0
+            except ValueError:
+                raise ModelError(f"{where} names an unknown parent state in ({', '.join(cfg)}).") from None
+            vals = _floats(row.group(2), where)
+            if len(vals) != r:
+                raise ModelError(f"{where} has a row with {len(vals)} probabilities, expected {r}.")
+            t[j] = vals
+        tab = _BIF_TABLE.search(_BIF_ROW.sub("", body))
+        if tab is not None and np.isnan(t).any():
+            vals = _floats(tab.group(1), where)
+            if len(vals) == r and ps and "default" in body:
+                t[np.isnan(t).any(axis=1)] = vals
+            elif len(vals) == q * r:
+                t = vals.reshape(r, q).T
+            else:
+                raise ModelError(f"{where} has {len(vals)} values, expected {q * r}.")
+        if np.isnan(t).any():
+            raise ModelError(f"{where} is incomplete.")
+        parents_of[child], tables[child] = ps, t
+    missing = [v for v in names if v not in tables]
+    if missing:
+        raise ModelError(f"{source}: variable '{missing[0]}' has no probability table.")
+    dag = DAG(names, [(p, v) for v in names for p in parents_of[v]])
+    cpts = []
+    for i, v in enumerate(names):
+        declared, want = parents_of[v], [names[p] for p in dag.parent_indices()[i]]
+        t = tables[v]
+        if declared != want:
+            t = t.reshape([cards[index[p]] for p in declared] + [cards[i]])
+            t = np.transpose(t, [declared.index(p) for p in want] + [len(declared)]).reshape(-1, cards[i])
+        cpts.append(np.ascontiguousarray(t))
+    return BayesNet(dag, tuple(states), tuple(cpts), {"method": "imported"})
