@@ -26,7 +26,8 @@ __all__ = ["main", "build_parser", "add_data_options", "read_data", "emit", "COM
 
 #: modules with a ``register(subparsers)`` function adding more subcommands (optional ones are skipped
 #: when absent).
-COMMAND_MODULES = ("bnfk_core.cli_analyses",)
+COMMAND_MODULES = ("bnfk_core.cli_cluster", "bnfk_core.cli_impute", "bnfk_core.cli_prototypes",
+                   "bnfk_core.cli_segments", "bnfk_core.cli_reproduce")
 
 
 class _Parser(argparse.ArgumentParser):
