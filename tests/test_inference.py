@@ -168,3 +168,18 @@ def test_posterior_zero_probability_evidence_in_fully_observed_factor_is_an_erro
     assert inference.log_evidence(model, np.array([[1, -1]]))[0] == -np.inf
     with pytest.raises(ModelError, match="probability zero"):
         inference.posterior(model, np.array([[1, -1]]))
+
+
+def test_parent_marginals_sampling_fallback_is_close_and_flagged():
+    model = bf.random_model(DAG(["u", "v", "w"], [("w", "u"), ("u", "v")]), [3, 4, 2], seed=3)
+    pm = inference.parent_marginals(model, max_intermediate=0, n_samples=40_000, seed=1)
+    assert pm.method == "sampling"
+    table = bf.joint_table(model)
+    for i in range(model.n_vars):
+        if model.parents[i]:
+            assert pm.methods[i] == "sampling"
+            np.testing.assert_allclose(pm.probs[i], bf.parent_marginal_vector(model, i, table), atol=0.015)
+            assert pm.probs[i].sum() == pytest.approx(1.0)
+    # the exact result is not affected by the sampled one (different cache key)
+    exact = inference.parent_marginals(model)
+    np.testing.assert_allclose(exact.probs[0], bf.parent_marginal_vector(model, 0, table), rtol=1e-10)

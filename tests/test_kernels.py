@@ -441,6 +441,8 @@ def test_ml_model_with_zero_cells_complete_rows_all_entry_points(path):
     assert_close(kernels.set_kernel(model, X, X[:3]), want[:, :3].mean())
     assert_close(kernels.mmd(model, X, X[:3]),
                  want.mean() + want[:3, :3].mean() - 2 * want[:, :3].mean())
+    d = np.diag(want)
+    assert_close(kernels.gram(model, X, other=X[:2], normalize=True), want[:, :2] / np.sqrt(np.outer(d, d[:2])))
 
 
 @pytest.mark.parametrize("row, equiv", [([1, -1], [1, 0]),    # P(b | a=1) = (1, 0)
@@ -605,3 +607,30 @@ def test_property_matches_brute_force(args):
     with forced_path(path_name):
         K = kernels.gram(model, X)
     assert_close(K, bf.BruteFisher(model).gram(X), rtol=1e-8)
+
+
+def test_scaled_hamming_with_missing_cells(path):
+    """Marginalized scaled-Hamming: a missing cell has E[phi_i] = 0, so only variables
+    observed in both rows contribute their Lemma-1 term (frequencies over observed cells)."""
+    data = _random_data([3, 2, 4, 3], 40, seed=21, missing=0.25)
+    X = data.codes
+    freqs = []
+    for v in range(data.n_vars):
+        obs = X[X[:, v] >= 0, v]
+        freqs.append(np.bincount(obs, minlength=len(data.states[v])) / len(obs))
+    want = np.array([[sum(bf.lemma1(freqs[v], x[v], y[v]) for v in range(data.n_vars) if x[v] >= 0 and y[v] >= 0)
+                      for y in X] for x in X])
+    assert_close(kernels.gram(None, data, kind="scaled-hamming"), want)
+
+
+def test_categorical_data_is_aligned_to_the_model(path):
+    """Columns in another order, an extra column and permuted state lists give the same kernel."""
+    model = model_from(*STRUCTURES["a-structure"], seed=2)
+    X = bf.random_rows(model, 20, seed=22, missing=0.1)
+    want = bf.BruteFisher(model).gram(X)
+    perm = [2, 0, 1]
+    states = [list(model.states[v])[::-1] for v in perm]            # reversed state order
+    codes = np.column_stack([np.where(X[:, v] >= 0, len(model.states[v]) - 1 - X[:, v], -1) for v in perm]
+                            + [np.zeros(len(X), int)])
+    data = from_codes(codes, [model.variables[v] for v in perm] + ["extra"], states + [["e"]])
+    assert_close(kernels.gram(model, data), want)
