@@ -12,7 +12,7 @@ from scipy.cluster.hierarchy import leaves_list, linkage
 from scipy.spatial.distance import squareform
 
 __all__ = ["layered_layout", "arrow_segment", "sample_rows", "kernel_distance", "cluster_order",
-           "class_order", "kernel_pca", "pair_values"]
+           "class_order", "kernel_pca", "pair_values", "column_summary"]
 
 
 # ---------------------------------------------------------------------- DAG layout
@@ -189,4 +189,22 @@ def pair_values(K: np.ndarray, labels: Sequence[int] | None = None) -> dict:
         same = (a == b) & (a >= 0)
         out["within"] = {int(c): K[iu][same & (a == c)] for c in np.unique(labels[labels >= 0])}
         out["between"] = K[iu][~same]
+    return out
+
+
+# ---------------------------------------------------------------------- tables
+def column_summary(data, max_states: int = 8) -> list[dict]:
+    """One row per variable of a CategoricalData: levels, counts, missing cells, most frequent level."""
+    out = []
+    for i, v in enumerate(data.variables):
+        col = data.codes[:, i]
+        st = data.states[i]
+        counts = np.bincount(col[col >= 0], minlength=len(st))
+        top = int(counts.argmax()) if counts.sum() else -1
+        shown = ", ".join(f"{s} ({c})" for s, c in zip(st[:max_states], counts[:max_states]))
+        if len(st) > max_states:
+            shown += f", … {len(st) - max_states} more"
+        out.append({"variable": v, "role": "class" if v == data.class_column else "feature",
+                    "levels": len(st), "counts": shown, "missing": int((col < 0).sum()),
+                    "most frequent": f"{st[top]} ({100.0 * counts[top] / max(len(col), 1):.0f}%)" if top >= 0 else "—"})
     return out

@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 from bnfk_core.viz import (arrow_segment, class_order, cluster_order, kernel_distance, kernel_pca,
-                           layered_layout, pair_values, sample_rows)
+                           layered_layout, pair_values, sample_rows, column_summary)
 
 
 def test_layout_parents_above_children():
@@ -102,3 +102,12 @@ def test_pair_values():
     assert sorted(out["all"]) == [2, 3, 4]
     assert list(out["within"][0]) == [2.0] and len(out["within"][1]) == 0
     assert sorted(out["between"]) == [3, 4]
+
+
+def test_column_summary():
+    from bnfk_core.data import from_codes
+    d = from_codes(np.array([[0, 1], [1, -1], [0, 0]]), ["a", "c"], [["x", "y"], ["p", "q"]], class_column="c")
+    rows = column_summary(d)
+    assert rows[0] == {"variable": "a", "role": "feature", "levels": 2, "counts": "x (2), y (1)", "missing": 0,
+                       "most frequent": "x (67%)"}
+    assert rows[1]["role"] == "class" and rows[1]["missing"] == 1

@@ -1,0 +1,108 @@
+"""bnfk: categorical data -> Bayesian network -> Fisher kernel.  Router and home page.
+
+Run with ``streamlit run app.py``.
+"""
+import streamlit as st
+
+from bnfk_core.errors import BnfkError
+from bnfk_ui import common, state
+
+st.set_page_config(page_title="bnfk — Fisher kernels of Bayesian networks", page_icon="🕸️", layout="wide")
+
+
+def home() -> None:
+    if not common.start("Bayesian-network Fisher kernels", "🕸️"):
+        return
+    st.markdown(
+        "This app turns a table of **categorical data** into a **Bayesian network** — a directed acyclic graph "
+        "with a conditional probability table for every variable — learned from the data or drawn by hand. "
+        "The network defines a **Fisher kernel**: a similarity between two rows that rewards agreeing on values "
+        "the network finds improbable given their parents, and it decomposes into one term per variable. "
+        "Explore how the structure shapes that similarity: compare it with the empty network (the scaled "
+        "Hamming kernel), watch the Gram matrix change as you add arcs, and see which variables make two rows alike.")
+
+    left, right = st.columns([3, 2], gap="large")
+    with left:
+        st.subheader("Dataset")
+        cat = state.catalog()
+        names = list(cat)
+        options = names + ["upload"]
+        current = st.session_state.dataset
+
+        def fmt(n):
+            if n == "upload":
+                up = st.session_state.upload
+                return f"Uploaded CSV ({up[0]})" if up else "Upload your own CSV…"
+            return f"{cat[n]['title']} — {cat[n]['rows']:,} rows × {cat[n]['columns']} columns"
+
+        def picked():
+            choice = st.session_state.w_dataset_pick
+            if choice == "upload":
+                if st.session_state.upload:
+                    state.use_upload(*st.session_state.upload)
+            else:
+                state.use_sample(choice)
+
+        st.session_state.w_dataset_pick = current
+        st.selectbox("Bundled sample or your own file", options, format_func=fmt, key="w_dataset_pick",
+                     on_change=picked)
+        if current != "upload":
+            st.caption(cat[current]["description"])
+        if st.session_state.w_dataset_pick == "upload" or current == "upload":
+            up = st.file_uploader("Upload a CSV (header row; nominal or numeric columns)", type=["csv", "txt", "tsv"],
+                                  key="uploader")
+            if up is not None:
+                content = up.getvalue()
+                if st.session_state.upload is None or st.session_state.upload != (up.name, content):
+                    state.use_upload(up.name, content)
+                    st.rerun()
+    with right:
+        st.subheader("Current state")
+        d = state.data()
+        dg = state.dag()
+        with common.shown_errors():
+            sc = state.scores()
+            m = state.model()
+            c1, c2 = st.columns(2)
+            c1.metric("Rows × variables", f"{d.n_rows:,} × {d.n_vars}")
+            c2.metric("Class column", d.class_column or "none")
+            c1.metric("Structure arcs", dg.n_arcs, help=state.structure_label())
+            c2.metric("Free parameters", f"{m.parameter_count():,}")
+            st.caption(f"Structure: **{state.structure_label()}** over the {len(dg.nodes)} feature "
+                       f"variables (the class is never a kernel feature). "
+                       f"BIC {sc['bic']:,.1f} · BDeu {sc['bdeu']:,.1f} · qNML {sc['qnml']:,.1f} (log scale, higher is better).")
+
+    st.subheader("Where to go next")
+    c1, c2, c3 = st.columns(3)
+    with c1:
+        st.page_link("pages/1_data.py", label="Data", icon="📋")
+        st.caption("Preview the table, choose the class column, missing-value policy, discretisation and dropped columns.")
+    with c2:
+        st.page_link("pages/2_structure.py", label="Structure", icon="🕸️")
+        st.caption("Learn a network, edit arcs, apply segment presets, see the Markov equivalence class, import/export.")
+    with c3:
+        st.page_link("pages/3_kernel.py", label="Kernel", icon="🔥")
+        st.caption("Gram matrix heatmaps, comparison with a second network, value distribution, per-variable contributions.")
+
+    with common.shown_errors():
+        from bnfk_ui import figures
+        dg = state.dag()
+        fig = figures.dag_figure(dg.nodes, dg.sorted_arcs(), title=f"Current structure: {state.structure_label()}",
+                                 height=None)
+        st.plotly_chart(fig, key="home_dag", config={"displaylogo": False})
+
+
+PAGES = [
+    st.Page(home, title="Home", icon="🏠", url_path="home", default=True),
+    st.Page("pages/1_data.py", title="Data", icon="📋", url_path="data"),
+    st.Page("pages/2_structure.py", title="Structure", icon="🕸️", url_path="structure"),
+    st.Page("pages/3_kernel.py", title="Kernel", icon="🔥", url_path="kernel"),
+]
+
+nav = st.navigation(PAGES)
+try:
+    nav.run()
+except BnfkError as exc:  # the page boundary: one sentence, never a traceback
+    st.error(str(exc))
+except Exception as exc:  # noqa: BLE001 - last resort, still no traceback
+    st.error(f"Something went wrong ({type(exc).__name__}: {exc}). Try another setting or reload the page.")

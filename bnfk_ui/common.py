@@ -1,0 +1,79 @@
+"""Page scaffolding: start-up, the sidebar summary, error boundaries and download buttons."""
+from __future__ import annotations
+
+import contextlib
+import io
+import re
+
+import numpy as np
+import streamlit as st
+
+from bnfk_core.errors import BnfkError
+
+from . import state
+
+
+def start(title: str, icon: str = "") -> bool:
+    """Title, defaults, sidebar summary and queued messages.  False if the data cannot be loaded."""
+    st.title(f"{icon} {title}".strip())
+    try:
+        state.init()
+    except BnfkError as exc:
+        st.error(str(exc))
+        if st.button("Go back to the default dataset"):
+            for k in list(st.session_state.keys()):
+                del st.session_state[k]
+            st.rerun()
+        return False
+    state.show_flash()
+    sidebar_summary()
+    return True
+
+
+def sidebar_summary() -> None:
+    d = state.data()
+    ss = st.session_state
+    with st.sidebar:
+        st.markdown("**Current state**")
+        src = "uploaded " + ss.upload[0] if ss.dataset == "upload" and ss.upload else ss.dataset
+        st.caption(f"Data: **{src}** · {d.n_rows:,} rows × {d.n_vars} variables"
+                   + (f" · class **{d.class_column}**" if d.class_column else " · no class column"))
+        dg = state.dag()
+        st.caption(f"Structure: **{state.structure_label()}** · {dg.n_arcs} arcs")
+        st.caption(f"Parameters: {state.PARAM_METHODS[ss.param_method].split(' (')[0].lower()}")
+
+
+@contextlib.contextmanager
+def shown_errors(prefix: str = ""):
+    """Turn a BnfkError raised inside the block into an ``st.error`` sentence (the page goes on)."""
+    try:
+        yield
+    except BnfkError as exc:
+        st.error(f"{prefix}{exc}")
+
+
+def slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", str(text)).strip("_") or "bnfk"
+
+
+def download(label: str, data, file_name: str, mime: str, key: str | None = None) -> None:
+    st.download_button(label, data=data, file_name=file_name, mime=mime, key=key or f"dl_{file_name}",
+                       on_click="ignore", icon=":material/download:")
+
+
+def download_figure(fig, name: str, label: str = "Figure (HTML)") -> None:
+    download(label, fig.to_html(include_plotlyjs="cdn", full_html=True), f"{slug(name)}.html", "text/html",
+             key=f"dl_fig_{name}")
+
+
+def npy_bytes(a: np.ndarray) -> bytes:
+    buf = io.BytesIO()
+    np.save(buf, a)
+    return buf.getvalue()
+
+
+def dataset_name() -> str:
+    ss = st.session_state
+    if ss.dataset == "upload" and ss.upload:
+        return slug(ss.upload[0].rsplit(".", 1)[0])
+    return slug(ss.dataset)

@@ -1,0 +1,274 @@
+"""Plotly figure builders and the one class palette every page uses."""
+from __future__ import annotations
+
+import math
+import re
+from typing import Sequence
+
+import numpy as np
+import plotly.colors as pc
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from bnfk_core.viz import layered_layout
+
+KERNEL_SCALE = "RdBu_r"          # diverging, centred at 0 (zmid=0) for every kernel value
+MISSING_COLOR = "#bdbdbd"
+ARC_COLOR = "#4a4a4a"
+SEGMENT_COLOR = "#ff7f0e"
+COVERED_COLOR = "#2ca02c"
+UNDIRECTED_COLOR = "#1f77b4"
+_PALETTE = pc.qualitative.D3 + pc.qualitative.Pastel + pc.qualitative.Dark24
+_FONT = dict(family="Source Sans Pro, sans-serif")
+
+
+# ---------------------------------------------------------------------- palette
+def class_colors(states: Sequence[str]) -> dict[str, str]:
+    """State -> colour for a class variable; the same states get the same colours on every page."""
+    out, k = {}, 0
+    for s in states:
+        if s in ("?", "", None):
+            out[s] = MISSING_COLOR
+        else:
+            out[s] = _PALETTE[k % len(_PALETTE)]
+            k += 1
+    return out
+
+
+def _discrete_scale(colors: Sequence[str]) -> list:
+    """A colour scale mapping the integers 0..n-1 to ``colors`` (for class strips)."""
+    n = max(len(colors), 1)
+    scale = []
+    for i, c in enumerate(colors):
+        scale += [[i / n, c], [(i + 1) / n, c]]
+    return scale or [[0, MISSING_COLOR], [1, MISSING_COLOR]]
+
+
+# ---------------------------------------------------------------------- DAG
+def _wrap(label: str, width: int = 14) -> str:
+    if len(label) <= width:
+        return label
+    parts = re.split(r"(?<=[-_ .])", label)
+    lines, cur = [], ""
+    for p in parts:
+        if cur and len(cur) + len(p) > width:
+            lines.append(cur)
+            cur = p
+        else:
+            cur += p
+    lines.append(cur)
+    return "<br>".join(lines)
+
+
+def _box_standoff(label: str, dx: float, dy: float) -> float:
+    """Pixels from a node box's centre to its border in direction (dx, dy) (screen units)."""
+    lines = label.split("<br>")
+    hw = max(len(s) for s in lines) * 3.6 + 7
+    hh = len(lines) * 7.5 + 5
+    L = math.hypot(dx, dy) or 1.0
+    c, s = abs(dx) / L, abs(dy) / L
+    return min(hw / c if c > 1e-9 else 1e9, hh / s if s > 1e-9 else 1e9) + 2
+
+
+def dag_figure(nodes: Sequence[str], arcs, *, undirected=(), highlight=(), covered=(),
+               node_info: dict | None = None, title: str = "", height: int | None = None,
+               pos: dict | None = None) -> go.Figure:
+    """A DAG (or CPDAG: ``undirected`` edges drawn as plain lines) in a layered layout.
+
+    ``highlight`` arcs (the current segment) are orange, ``covered`` arcs green.
+    """
+    nodes = list(nodes)
+    arcs = [tuple(a) for a in arcs]
+    undirected = [tuple(e) for e in undirected]
+    if pos is None:
+        pos = layered_layout(nodes, arcs + undirected)
+    xs = [p[0] for p in pos.values()] or [0]
+    ys = [p[1] for p in pos.values()] or [0]
+    n_rows = int(round(max(ys) - min(ys))) + 1
+    height = height or max(320, 105 * n_rows + 60)
+    width_px, x_span = 900.0, max(max(xs) - min(xs), 1.0) + 1.2
+    y_span = max(max(ys) - min(ys), 0.5) + 0.8
+    sx, sy = width_px / x_span, (height - 60) / y_span
+    labels = {v: _wrap(v) for v in nodes}
+    highlight, covered = set(map(tuple, highlight)), set(map(tuple, covered))
+
+    fig = go.Figure()
+    ann = []
+    for u, v in undirected:
+        (x0, y0), (x1, y1) = pos[u], pos[v]
+        fig.add_trace(go.Scatter(x=[x0, x1], y=[y0, y1], mode="lines", hoverinfo="skip", showlegend=False,
+                                 line=dict(color=UNDIRECTED_COLOR, width=2.5)))
+    for u, v in sorted(arcs):
+        (x0, y0), (x1, y1) = pos[u], pos[v]
+        dx, dy = (x1 - x0) * sx, (y1 - y0) * sy
+        color, width = ARC_COLOR, 1.4
+        if (u, v) in highlight:
+            color, width = SEGMENT_COLOR, 3.0
+        elif (u, v) in covered:
+            color, width = COVERED_COLOR, 2.0
+        ann.append(dict(x=x1, y=y1, ax=x0, ay=y0, xref="x", yref="y", axref="x", ayref="y", text="",
+                        showarrow=True, arrowhead=2, arrowsize=1.1, arrowwidth=width, arrowcolor=color,
+                        standoff=_box_standoff(labels[v], dx, dy),
+                        startstandoff=_box_standoff(labels[u], dx, dy)))
+    hl_nodes = {w for a in highlight for w in a}
+    for v in nodes:
+        x, y = pos[v]
+        ann.append(dict(x=x, y=y, xref="x", yref="y", text=labels[v], showarrow=False,
+                        font=dict(size=12, color="#111"), align="center",
+                        bgcolor="#fff4e6" if v in hl_nodes else "#f0f4fa",
+                        bordercolor=SEGMENT_COLOR if v in hl_nodes else "#5b7db1", borderwidth=1.2, borderpad=3))
+    info = node_info or {}
+    fig.add_trace(go.Scatter(x=[pos[v][0] for v in nodes], y=[pos[v][1] for v in nodes], mode="markers",
+                             marker=dict(size=28, color="rgba(0,0,0,0)"), showlegend=False,
+                             hovertext=[info.get(v, v) for v in nodes], hoverinfo="text", name="variables"))
+    legend = [(ARC_COLOR, "arc")]
+    if highlight:
+        legend.append((SEGMENT_COLOR, "current segment"))
+    if covered:
+        legend.append((COVERED_COLOR, "covered arc (reversible within the class)"))
+    if undirected:
+        legend = [(ARC_COLOR, "compelled arc"), (UNDIRECTED_COLOR, "reversible edge")]
+    if arcs or undirected:
+        for c, name in legend:
+            fig.add_trace(go.Scatter(x=[None], y=[None], mode="lines", line=dict(color=c, width=3), name=name))
+    fig.update_layout(annotations=ann, height=height, margin=dict(l=10, r=10, t=40 if title else 10, b=10),
+                      title=title or None, plot_bgcolor="white", font=_FONT, showlegend=bool(arcs or undirected),
+                      legend=dict(orientation="h", yanchor="bottom", y=1.0, xanchor="right", x=1.0),
+                      dragmode="pan")
+    fig.update_xaxes(visible=False, range=[min(xs) - 0.6, max(xs) + 0.6])
+    fig.update_yaxes(visible=False, range=[min(ys) - 0.4, max(ys) + 0.4])
+    return fig
+
+
+# ---------------------------------------------------------------------- kernels
+def kernel_range(*Ks: np.ndarray, q: float = 0.99) -> float:
+    """A symmetric colour limit: the q-quantile of |K| over the given matrices (diagonals dominate otherwise)."""
+    vals = np.concatenate([np.abs(np.asarray(K, float)).ravel() for K in Ks]) if Ks else np.zeros(1)
+    z = float(np.quantile(vals, q)) if vals.size else 1.0
+    return z if z > 0 else (float(vals.max()) or 1.0)
+
+
+def gram_figure(K: np.ndarray, order: np.ndarray, row_ids: np.ndarray, labels: np.ndarray | None = None,
+                class_states: Sequence[str] = (), *, title: str = "", zmax: float | None = None,
+                colorbar_title: str = "K", height: int = 520) -> go.Figure:
+    """A Gram matrix heatmap (rows in ``order``), diverging colours centred at 0, class strips on top/left."""
+    Ko = np.asarray(K, float)[np.ix_(order, order)].astype(np.float32)
+    ids = [f"#{int(r)}" for r in np.asarray(row_ids)[order]]
+    zmax = zmax or kernel_range(Ko)
+    heat = go.Heatmap(z=Ko, x=ids, y=ids, colorscale=KERNEL_SCALE, zmid=0, zmin=-zmax, zmax=zmax,
+                      colorbar=dict(title=colorbar_title, thickness=12, len=0.8),
+                      hovertemplate="row %{y} × row %{x}<br>K = %{z:.4g}<extra></extra>")
+    with_strip = labels is not None and len(class_states) and (np.asarray(labels) >= 0).any()
+    if not with_strip:
+        fig = go.Figure(heat)
+        fig.update_yaxes(autorange="reversed")
+    else:
+        cols = list(class_colors(class_states).values())
+        lab = np.asarray(labels)[order]
+        z = np.where(lab < 0, len(cols), lab)
+        scale = _discrete_scale(cols + [MISSING_COLOR])
+        names = np.array(list(class_states) + ["(missing)"], dtype=object)[z]
+        fig = make_subplots(rows=2, cols=2, row_heights=[0.035, 0.965], column_widths=[0.035, 0.965],
+                            shared_xaxes=True, shared_yaxes=True, horizontal_spacing=0.006,
+                            vertical_spacing=0.006)
+        strip = dict(colorscale=scale, zmin=-0.5, zmax=len(cols) + 0.5, showscale=False)
+        fig.add_trace(go.Heatmap(z=[z], x=ids, y=["class"], customdata=[names], **strip,
+                                 hovertemplate="row %{x}: %{customdata}<extra></extra>"), row=1, col=2)
+        fig.add_trace(go.Heatmap(z=z[:, None], x=["class"], y=ids, customdata=names[:, None], **strip,
+                                 hovertemplate="row %{y}: %{customdata}<extra></extra>"), row=2, col=1)
+        fig.add_trace(heat, row=2, col=2)
+        fig.update_yaxes(autorange="reversed", row=2)
+        fig.update_xaxes(showticklabels=False, row=1)
+        fig.update_yaxes(showticklabels=False, row=1)
+        fig.update_xaxes(showticklabels=False, row=2, col=1)
+    fig.update_xaxes(showticklabels=False, showgrid=False)
+    fig.update_yaxes(showticklabels=False, showgrid=False)
+    fig.update_layout(title=title or None, height=height, margin=dict(l=10, r=10, t=50 if title else 10, b=10),
+                      font=_FONT, plot_bgcolor="white")
+    return fig
+
+
+def histogram_figure(pairs: dict, class_states: Sequence[str] = (), *, title: str = "") -> go.Figure:
+    """Distribution of kernel values of distinct pairs: within each class (class colours) and between classes."""
+    fig = go.Figure()
+    if "within" in pairs and class_states:
+        colors = class_colors(class_states)
+        for code, vals in pairs["within"].items():
+            if len(vals):
+                s = class_states[code]
+                fig.add_trace(go.Histogram(x=vals, name=f"within {s}", marker_color=colors[s], opacity=0.65,
+                                           nbinsx=60))
+        if len(pairs["between"]):
+            fig.add_trace(go.Histogram(x=pairs["between"], name="between classes", marker_color="#7f7f7f",
+                                       opacity=0.55, nbinsx=60))
+    else:
+        fig.add_trace(go.Histogram(x=pairs["all"], name="all pairs", marker_color=UNDIRECTED_COLOR, nbinsx=60))
+    fig.add_vline(x=0, line=dict(color="#444", width=1, dash="dot"))
+    fig.update_layout(barmode="overlay", title=title or None, height=360, font=_FONT,
+                      margin=dict(l=10, r=10, t=50 if title else 10, b=10),
+                      xaxis_title="kernel value K(x, y) of distinct pairs", yaxis_title="pairs",
+                      legend=dict(orientation="h", yanchor="bottom", y=1.0, xanchor="right", x=1.0))
+    return fig
+
+
+def contributions_figure(variables: Sequence[str], k: np.ndarray, x_vals: Sequence[str], y_vals: Sequence[str],
+                         *, title: str = "") -> go.Figure:
+    """Per-variable terms K_i(x, y), coloured by sign, with both rows' values on hover and as labels."""
+    k = np.asarray(k, float)
+    lim = float(np.abs(k).max()) or 1.0
+    same = [a == b for a, b in zip(x_vals, y_vals)]
+    ticks = [f"{v}<br><span style='font-size:10px'>{a}{' = ' if s else ' ≠ '}{b}</span>"
+             for v, a, b, s in zip(variables, x_vals, y_vals, same)]
+    fig = go.Figure(go.Bar(x=ticks, y=k, marker=dict(color=k, colorscale=KERNEL_SCALE, cmid=0, cmin=-lim, cmax=lim,
+                                                     line=dict(color="#333", width=0.5)),
+                           customdata=np.stack([list(variables), list(x_vals), list(y_vals)], axis=1),
+                           hovertemplate="%{customdata[0]}<br>row A: %{customdata[1]}<br>row B: %{customdata[2]}"
+                                         "<br>K_i = %{y:.4g}<extra></extra>"))
+    fig.add_hline(y=0, line=dict(color="#444", width=1))
+    fig.update_layout(title=title or None, height=420, font=_FONT, margin=dict(l=10, r=10, t=50 if title else 10, b=10),
+                      yaxis_title="K_i(A, B)", xaxis_tickangle=-45 if len(variables) > 8 else 0)
+    return fig
+
+
+def embedding_figure(Y: np.ndarray, row_ids: np.ndarray, labels: np.ndarray, class_states: Sequence[str],
+                     selected: Sequence[int] = (), *, title: str = "") -> go.Figure:
+    """Kernel-PCA map of the rows (one trace per class, class colours); picked rows ringed."""
+    fig = go.Figure()
+    colors = class_colors(class_states) if len(class_states) else {}
+    labels = np.asarray(labels)
+    groups = [(c, class_states[c], colors[class_states[c]]) for c in range(len(class_states))] if colors else []
+    groups.append((-1, "(no class)" if not colors else "(missing)", MISSING_COLOR if colors else UNDIRECTED_COLOR))
+    for code, name, color in groups:
+        idx = np.flatnonzero(labels == code)
+        if not len(idx):
+            continue
+        fig.add_trace(go.Scatter(x=Y[idx, 0], y=Y[idx, 1], mode="markers", name=name,
+                                 marker=dict(color=color, size=7, opacity=0.8, line=dict(color="white", width=0.5)),
+                                 customdata=np.asarray(row_ids)[idx],
+                                 hovertemplate="row #%{customdata}<extra>" + name + "</extra>"))
+    sel = [i for i in selected if i is not None]
+    if sel:
+        pos = {int(r): j for j, r in enumerate(row_ids)}
+        js = [pos[int(r)] for r in sel if int(r) in pos]
+        fig.add_trace(go.Scatter(x=Y[js, 0], y=Y[js, 1], mode="markers+text", name="picked",
+                                 text=["A", "B"][:len(js)], textposition="top center",
+                                 marker=dict(size=16, color="rgba(0,0,0,0)", line=dict(color="black", width=2)),
+                                 hoverinfo="skip"))
+    fig.update_layout(title=title or None, height=420, font=_FONT, margin=dict(l=10, r=10, t=50 if title else 10, b=10),
+                      xaxis_title="kernel PC 1", yaxis_title="kernel PC 2", clickmode="event+select",
+                      legend=dict(orientation="h", yanchor="bottom", y=1.0, xanchor="right", x=1.0))
+    return fig
+
+
+def levels_figure(states: Sequence[str], counts: Sequence[int], missing: int, *, class_column: bool = False,
+                  title: str = "") -> go.Figure:
+    """Counts of a column's levels (class colours for the class column), missing cells in grey."""
+    states, counts = list(states), list(counts)
+    colors = list(class_colors(states).values()) if class_column else [UNDIRECTED_COLOR] * len(states)
+    if missing:
+        states, counts, colors = states + ["(missing)"], counts + [missing], colors + [MISSING_COLOR]
+    fig = go.Figure(go.Bar(x=states, y=counts, marker_color=colors,
+                           hovertemplate="%{x}: %{y} rows<extra></extra>"))
+    fig.update_layout(title=title or None, height=300, font=_FONT, margin=dict(l=10, r=10, t=50 if title else 10, b=10),
+                      yaxis_title="rows", xaxis_type="category")
+    return fig

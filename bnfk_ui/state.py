@@ -1,0 +1,379 @@
+"""What the user chose (``st.session_state``) and the cached core calls built on it.
+
+Every page calls :func:`init` first; it fills in the defaults (house_votes_84, class column
+``class``, missing values as a category, a Chow–Liu tree) so each page also works when it
+is opened directly in a fresh session.  Choices are stored under plain keys that no widget
+owns, so they survive page switches; widgets bind to them with :func:`bind`.
+"""
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import streamlit as st
+
+from bnfk_core.dag import DAG, apply_segment, empty_dag
+from bnfk_core.data import CategoricalData, load_csv
+from bnfk_core.errors import BnfkError, DataError
+from bnfk_core.learn import learn_structure
+from bnfk_core.model import BayesNet, fit
+from bnfk_core.scores import score_dag
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLE_DIR = ROOT / "sample_data"
+DEFAULT_DATASET = "house_votes_84"
+SCORES = ("bic", "aic", "k2", "bdeu", "qnml")
+SCORE_LABELS = {"bic": "BIC", "aic": "AIC", "k2": "K2", "bdeu": "BDeu", "qnml": "qNML"}
+LEARN_METHODS = {
+    "hc": "Hill climbing (greedy, optimises the score)",
+    "tree": "Chow–Liu tree",
+    "exact": "Exact optimum (dynamic programming, ≤ 20 variables)",
+    "tan": "TAN (tree-augmented naive Bayes; class arcs dropped)",
+    "kdb": "KDB (k-dependence Bayes; class arcs dropped)",
+    "empty": "Empty network (no arcs)",
+}
+PARAM_METHODS = {"smoothed": "Smoothed (+1 pseudo-count, the paper)", "ml": "Maximum likelihood",
+                 "bdeu": "BDeu posterior mean", "cnml": "cNML (factorised NML)"}
+MAX_UNDO = 50
+
+DEFAULTS = {
+    "dataset": DEFAULT_DATASET,      # a sample name or "upload"
+    "upload": None,                  # (file name, bytes) of the uploaded CSV
+    "class_column": "class",
+    "missing_policy": "category",
+    "bins": 4,
+    "drop_columns": [],
+    "learn_method": "tree",
+    "learn_score": "bic",
+    "learn_k": 2,
+    "learn_max_parents": 0,          # 0 = no bound
+    "learn_seed": 0,
+    "param_method": "smoothed",
+    "kernel_kind": "fisher",
+    "kernel_rows": 500,
+    "kernel_seed": 0,
+    "kernel_order": "class",
+    "kernel_normalize": False,
+    "kernel_compare": "empty",
+    "pair": None,                    # (row a, row b) picked on the Kernel page
+}
+
+
+# ---------------------------------------------------------------------- catalog
+@st.cache_data(show_spinner=False)
+def catalog() -> dict:
+    with open(SAMPLE_DIR / "catalog.json", encoding="utf-8") as fh:
+        return json.load(fh)
+
+
+# ---------------------------------------------------------------------- session state
+def init() -> None:
+    """Fill in defaults and make sure a structure exists for the current data."""
+    ss = st.session_state
+    for k, v in DEFAULTS.items():
+        if k not in ss:
+            ss[k] = list(v) if isinstance(v, list) else v
+    if "structure" not in ss or ss.structure.get("fingerprint") != features().fingerprint():
+        reset_structure()
+
+
+def bind(key: str, on_change=None) -> dict:
+    """Widget kwargs that show and store ``st.session_state[key]`` across pages.
+
+    The widget owns ``w_<key>``; before it is drawn it is set from the stored choice, and a
+    change is copied back (and ``on_change`` called) before the next run.
+    """
+    wkey = f"w_{key}"
+    st.session_state[wkey] = st.session_state[key]
+
+    def _store():
+        st.session_state[key] = st.session_state[wkey]
+        if on_change is not None:
+            on_change()
+    return {"key": wkey, "on_change": _store}
+
+
+def flash(kind: str, message: str) -> None:
+    """Queue a message for the next run (shown by :func:`show_flash`)."""
+    st.session_state.setdefault("flash", []).append((kind, message))
+
+
+def show_flash() -> None:
+    for kind, msg in st.session_state.pop("flash", []):
+        getattr(st, kind)(msg)
+
+
+# ---------------------------------------------------------------------- data
+def data_settings(**override) -> dict:
+    ss = st.session_state
+    s = {"dataset": ss.dataset, "class_column": ss.class_column, "missing_policy": ss.missing_policy,
+         "bins": int(ss.bins), "drop_columns": tuple(ss.drop_columns)}
+    s.update(override)
+    return s
+
+
+def _source(dataset: str):
+    if dataset == "upload":
+        up = st.session_state.get("upload")
+        if up is None:
+            raise DataError("No CSV has been uploaded yet.")
+        return up
+    cat = catalog()
+    if dataset not in cat:
+        raise DataError(f"There is no bundled dataset called '{dataset}'.")
+    return (cat[dataset]["file"], None)
+
+
+@st.cache_resource(show_spinner=False, max_entries=32)
+def _load(name: str, content: bytes | None, class_column, missing_policy, bins, drop_columns) -> CategoricalData:
+    if content is None:
+        src = str(SAMPLE_DIR / name)
+    else:
+        import io
+        src = io.BytesIO(content)
+        src.name = name
+    return load_csv(src, class_column=class_column, missing_policy=missing_policy,
+                    discretize_bins=bins or None, drop_columns=drop_columns)
+
+
+def load(settings: dict) -> CategoricalData:
+    name, content = _source(settings["dataset"])
+    return _load(name, content, settings["class_column"], settings["missing_policy"], settings["bins"],
+                 tuple(settings["drop_columns"]))
+
+
+def data() -> CategoricalData:
+    """The current dataset (class column included)."""
+    return load(data_settings())
+
+
+def features() -> CategoricalData:
+    """The kernel's feature columns: the data without the class column."""
+    return data().without_class()
+
+
+def change_data(**changes) -> bool:
+    """Apply data settings if they load; otherwise keep the old ones and flash the error."""
+    new = data_settings(**changes)
+    try:
+        d = load(new)
+    except BnfkError as exc:
+        flash("error", str(exc))
+        return False
+    ss = st.session_state
+    for k, v in changes.items():
+        ss[k] = list(v) if k == "drop_columns" else v
+    if ss.get("structure", {}).get("fingerprint") != d.without_class().fingerprint():
+        reset_structure()
+    return True
+
+
+_CULPRIT = re.compile(r"Column '([^']+)'")
+
+
+def use_upload(name: str, content: bytes) -> None:
+    """Switch to an uploaded CSV.
+
+    A column the loader refuses (an identifier, free text) is named in an error and dropped
+    so the rest of the file loads; a file that cannot be read at all leaves the current
+    dataset in place.
+    """
+    ss = st.session_state
+    old = ss.get("upload")
+    ss.upload = (name, content)
+    cls = None
+    try:
+        header = load_csv(io_bytes(name, content), discretize_bins=ss.bins or None, max_levels=10**9)
+        cls = next((c for c in header.variables if c.lower() in ("class", "label", "target", "y")), None)
+    except BnfkError:
+        header = None
+    drop: list[str] = []
+    for _ in range(10):
+        try:
+            d = load({"dataset": "upload", "class_column": cls, "missing_policy": ss.missing_policy,
+                      "bins": ss.bins, "drop_columns": tuple(drop)})
+            break
+        except DataError as exc:
+            m = _CULPRIT.search(str(exc))
+            if header is not None and m and m.group(1) in header.variables and m.group(1) not in drop \
+                    and m.group(1) != cls:
+                flash("error", f"{exc} It was dropped so that the rest of {name} loads.")
+                drop.append(m.group(1))
+                continue
+            flash("error", str(exc))
+            ss.upload = old
+            return
+    else:
+        flash("error", f"{name} has too many unusable columns; drop them and upload it again.")
+        ss.upload = old
+        return
+    ss.dataset, ss.class_column, ss.drop_columns = "upload", cls, drop
+    reset_structure()
+    flash("success", f"Loaded {name}: {d.n_rows:,} rows × {d.n_vars} variables"
+          + (f", class column '{cls}'." if cls else "; choose a class column on the Data page if it has one."))
+
+
+def io_bytes(name: str, content: bytes):
+    import io
+    b = io.BytesIO(content)
+    b.name = name
+    return b
+
+
+def use_sample(name: str) -> None:
+    entry = catalog()[name]
+    change_data(dataset=name, class_column=entry.get("class_column"),
+                missing_policy=entry.get("missing_policy", "missing"), drop_columns=[])
+
+
+# ---------------------------------------------------------------------- structure
+def dag() -> DAG:
+    return DAG.from_dict(st.session_state.structure["dag"])
+
+
+def dag_json(d: DAG | None = None) -> str:
+    return json.dumps((d or dag()).to_dict(), sort_keys=True)
+
+
+def structure_label() -> str:
+    return st.session_state.structure.get("label", "")
+
+
+@st.cache_resource(show_spinner=False, max_entries=64)
+def _learn_cached(_feat: CategoricalData, fingerprint: str, method: str, score: str, k: int, max_parents,
+                  seed: int, _cls_data: CategoricalData | None):
+    return _learn(_feat, method, score, k, max_parents, seed, _cls_data, None)
+
+
+def _learn(feat, method, score, k, max_parents, seed, cls_data, progress):
+    """Learn on the features; class-based methods learn with the class, then drop its arcs."""
+    if method in ("tan", "kdb", "naive-bayes"):
+        if cls_data is None or cls_data.class_column is None:
+            raise DataError(f"Method '{method}' needs a class column; choose one on the Data page.")
+        res = learn_structure(cls_data, method, score=score, k=k, max_parents=max_parents, seed=seed,
+                              progress=progress)
+        sub = res.dag.subgraph(feat.variables)
+        res.notes.append(f"the arcs from the class '{cls_data.class_column}' are dropped: the class is never a kernel feature")
+        res.dag = sub
+        res.score = score_dag(feat.codes, feat.cardinalities, sub, score)
+        return res
+    return learn_structure(feat, method, score=score, k=k, max_parents=max_parents, seed=seed,
+                           progress=progress)
+
+
+def learn(method: str, score: str = "bic", k: int = 2, max_parents: int | None = None, seed: int = 0,
+          progress=None):
+    """Learn a structure on the current features (cached when no progress callback is given)."""
+    feat = features()
+    full = data() if data().class_column else None
+    if progress is None:
+        return _learn_cached(feat, feat.fingerprint() + (full.fingerprint() if full else ""), method, score,
+                             int(k), max_parents, int(seed), full)
+    return _learn(feat, method, score, int(k), max_parents, int(seed), full, progress)
+
+
+def reset_structure() -> None:
+    """The default structure (Chow–Liu tree) for the current features; clears the undo stack."""
+    ss = st.session_state
+    feat = features()
+    res = learn("tree", "bic")
+    ss.structure = {"dag": res.dag.to_dict(), "fingerprint": feat.fingerprint(),
+                    "label": "Chow–Liu tree (learned)", "learned": res.dag.to_dict(),
+                    "learned_label": "Chow–Liu tree", "notes": list(res.notes), "undo": [], "segment": None}
+    ss.pair = None
+
+
+def set_dag(new: DAG, label: str, *, segment=None, learned: bool = False, notes=None) -> None:
+    """Replace the structure, pushing the old one on the undo stack."""
+    s = dict(st.session_state.structure)
+    undo = list(s["undo"]) + [(s["dag"], s["label"], s.get("segment"))]
+    s.update(dag=new.to_dict(), label=label, undo=undo[-MAX_UNDO:], segment=segment)
+    if learned:
+        s.update(learned=new.to_dict(), learned_label=label, notes=list(notes or []))
+    st.session_state.structure = s
+
+
+def undo() -> bool:
+    s = dict(st.session_state.structure)
+    if not s["undo"]:
+        return False
+    d, label, seg = s["undo"][-1]
+    s.update(dag=d, label=label, segment=seg, undo=s["undo"][:-1])
+    st.session_state.structure = s
+    return True
+
+
+def edit(kind: str, u: str, v: str) -> None:
+    """Add / remove / reverse the arc u -> v (StructureError on a cycle)."""
+    d = dag()
+    new = {"add": d.add_arc, "remove": d.remove_arc, "reverse": d.reverse_arc}[kind](u, v)
+    word = {"add": f"added {u} → {v}", "remove": f"removed {u} → {v}", "reverse": f"reversed {u} → {v}"}[kind]
+    seg = ("single-arc", (u, v) if kind == "add" else (v, u)) if kind != "remove" else None
+    set_dag(new, f"edited ({word})", segment=seg)
+
+
+def segment(kind: str, variables) -> None:
+    new = apply_segment(dag(), kind, list(variables))
+    set_dag(new, f"edited ({kind} segment on {', '.join(variables)})", segment=(kind, tuple(variables)))
+
+
+# ---------------------------------------------------------------------- model and scores
+@st.cache_resource(show_spinner=False, max_entries=64)
+def _fit(_feat: CategoricalData, fingerprint: str, dag_key: str, method: str) -> BayesNet:
+    return fit(DAG.from_dict(json.loads(dag_key)), _feat, method=method)
+
+
+def model(d: DAG | None = None) -> BayesNet:
+    """The current structure (or ``d``) fitted to the features with the chosen parameter method."""
+    feat = features()
+    return _fit(feat, feat.fingerprint(), dag_json(d), st.session_state.param_method)
+
+
+@st.cache_data(show_spinner=False, max_entries=256)
+def _scores(_feat: CategoricalData, fingerprint: str, dag_key: str) -> dict:
+    d = DAG.from_dict(json.loads(dag_key))
+    return {s: float(score_dag(_feat.codes, _feat.cardinalities, d, s)) for s in SCORES}
+
+
+def scores(d: DAG | None = None) -> dict:
+    feat = features()
+    return _scores(feat, feat.fingerprint(), dag_json(d))
+
+
+# ---------------------------------------------------------------------- kernels
+@dataclass(frozen=True)
+class GramResult:
+    K: np.ndarray
+    rows: np.ndarray        # indices into the data
+    labels: np.ndarray      # class codes of those rows (-1 missing / no class)
+
+
+def kernel_rows() -> np.ndarray:
+    from bnfk_core.viz import sample_rows
+    ss = st.session_state
+    return sample_rows(data().n_rows, int(ss.kernel_rows), int(ss.kernel_seed))
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def _gram(_model: BayesNet, model_key: str, _feat: CategoricalData, fingerprint: str, rows_key: tuple,
+          kind: str, normalize: bool) -> np.ndarray:
+    from bnfk_core.kernels import gram
+    from bnfk_core.viz import sample_rows
+    rows = sample_rows(_feat.n_rows, rows_key[0], rows_key[1])
+    return gram(_model, _feat.subset(rows), kind=kind, normalize=normalize)
+
+
+def gram_matrix(m: BayesNet, kind: str | None = None) -> GramResult:
+    """The Gram matrix of the sampled rows for model ``m`` (KernelError when too large)."""
+    ss = st.session_state
+    feat = features()
+    kind = kind or ss.kernel_kind
+    K = _gram(m, m.key(), feat, feat.fingerprint(), (int(ss.kernel_rows), int(ss.kernel_seed)), kind,
+              bool(ss.kernel_normalize))
+    rows = kernel_rows()
+    d = data()
+    labels = d.codes[rows, d.index(d.class_column)] if d.class_column else np.full(len(rows), -1)
+    return GramResult(K, rows, labels)

@@ -1,0 +1,74 @@
+"""Data: preview, per-column levels, and the loading options (class, missing values, bins, dropped columns)."""
+import pandas as pd
+import streamlit as st
+
+from bnfk_core.viz import column_summary
+from bnfk_ui import common, figures, state
+
+if common.start("Data", "📋"):
+    ss = st.session_state
+    d = state.data()
+
+    def setting(key: str) -> dict:
+        """A widget bound to a data option: a change is applied only if the data still loads."""
+        wkey = f"w_{key}"
+        ss[wkey] = ss[key]
+        return {"key": wkey, "on_change": lambda: state.change_data(**{key: ss[wkey]})}
+
+    st.subheader("Loading options")
+    all_columns = list(d.variables) + [c for c in ss.drop_columns if c not in d.variables]
+    c1, c2, c3 = st.columns([2, 2, 1.4])
+    with c1:
+        st.selectbox("Class column", [None] + list(d.variables), format_func=lambda c: "(none)" if c is None else c,
+                     help="Its labels colour the plots; it is never a kernel feature.", **setting("class_column"))
+        st.multiselect("Columns to drop", [c for c in all_columns if c != ss.class_column],
+                       help="Identifiers, free text, or anything you want to leave out.", **setting("drop_columns"))
+    with c2:
+        st.radio("Missing cells (empty, NA, N/A, ?, nan)", ["missing", "category"], horizontal=True,
+                 format_func={"missing": "are missing values", "category": "are one more level '?'"}.get,
+                 help="'missing' marginalises them in the kernel; 'category' treats '?' as an ordinary value.",
+                 **setting("missing_policy"))
+        st.number_input("Discretisation bins for numeric columns", min_value=0, max_value=20, step=1,
+                        help="Numeric columns with more than 50 distinct values are cut into this many quantile "
+                             "bins; 0 refuses them instead.", **setting("bins"))
+    with c3:
+        st.metric("Rows", f"{d.n_rows:,}")
+        st.metric("Variables", f"{d.n_vars}", help="Including the class column.")
+        st.metric("Missing cells", f"{int((d.codes < 0).sum()):,}")
+    for note in d.notes:
+        st.info(note)
+
+    st.subheader("Variables")
+    summary = pd.DataFrame(column_summary(d))
+    st.dataframe(summary, hide_index=True, width="stretch",
+                 column_config={"levels": st.column_config.NumberColumn(width="small"),
+                                "missing": st.column_config.NumberColumn("missing cells", width="small"),
+                                "counts": st.column_config.TextColumn("levels (rows)", width="large")})
+
+    left, right = st.columns([1, 2], gap="large")
+    with left:
+        default = d.class_column or d.variables[0]
+        if ss.get("w_levels_col") not in d.variables:
+            ss.w_levels_col = default
+        col = st.selectbox("Levels of column", list(d.variables), key="w_levels_col")
+    with right:
+        i = d.index(col)
+        codes = d.codes[:, i]
+        import numpy as np
+        counts = np.bincount(codes[codes >= 0], minlength=len(d.states[i]))
+        fig = figures.levels_figure(d.states[i], counts, int((codes < 0).sum()), class_column=(col == d.class_column),
+                                    title=f"{col}: {len(d.states[i])} levels")
+        st.plotly_chart(fig, key="levels_chart", config={"displaylogo": False})
+
+    st.subheader("Preview")
+    st.caption(f"The first {min(d.n_rows, 500):,} of {d.n_rows:,} rows after loading (discretised values shown as "
+               "intervals, missing cells empty).")
+    st.dataframe(d.frame.head(500), width="stretch", height=320)
+
+    c1, c2, _ = st.columns([1, 1, 2])
+    with c1:
+        common.download("Data as loaded (CSV)", d.frame.to_csv(index=False).encode("utf-8"),
+                        f"{common.dataset_name()}_loaded.csv", "text/csv")
+    with c2:
+        common.download("Variables table (CSV)", summary.to_csv(index=False).encode("utf-8"),
+                        f"{common.dataset_name()}_variables.csv", "text/csv")
