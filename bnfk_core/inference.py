@@ -178,10 +178,10 @@ def joint_posteriors(model, codes: np.ndarray, rows: np.ndarray, missing: np.nda
     Returns an array (len(rows), prod r_query) in C order over ``query``.
     Raises ModelError when the model gives a row's observed values probability zero.
     """
-    joint, _ = _joint_with_evidence(model, codes[rows], missing, query)
+    joint, log_scale = _joint_with_evidence(model, codes[rows], missing, query)
     flat = joint.reshape(len(rows), -1)
     tot = flat.sum(axis=1, keepdims=True)
-    bad = np.flatnonzero(~(tot[:, 0] > 0))
+    bad = np.flatnonzero(~(tot[:, 0] > 0) | ~np.isfinite(log_scale))
     if bad.size:
         raise ModelError(f"Row {int(rows[bad[0]]) + 1} has observed values that the model gives probability "
                          "zero; fit the parameters with a pseudo-count (method 'smoothed').")

@@ -129,7 +129,7 @@ def _block_entries(model, pm, i: int, codes: np.ndarray, rows: np.ndarray | None
         _check_positive(model, pm, i, p[ok], x[ok])
         pj = p[ok]
         th = theta[pj]                                     # (n, r)
-        val = (np.eye(r)[x[ok]] - th) / np.sqrt(th * P[pj][:, None])
+        val = _safe_div(np.eye(r)[x[ok]] - th, np.sqrt(th * P[pj][:, None]))
         R.append(np.repeat(np.flatnonzero(ok), r))
         C.append((pj[:, None] * r + np.arange(r)).ravel())
         V.append(val.ravel())
@@ -154,13 +154,19 @@ def _block_entries(model, pm, i: int, codes: np.ndarray, rows: np.ndarray | None
             pj, xk, w = pj[use], xk[use], w[use]
             brow = np.repeat(prow, A)[use]
             th = theta[pj]
-            val = w[:, None] * (np.eye(r)[xk] - th) / np.sqrt(th * P[pj][:, None])
+            val = w[:, None] * _safe_div(np.eye(r)[xk] - th, np.sqrt(th * P[pj][:, None]))
             R.append(np.repeat(brow, r))
             C.append((pj[:, None] * r + np.arange(r)).ravel())
             V.append(val.ravel())
     if not R:
         return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0)
     return np.concatenate(R), np.concatenate(C), np.concatenate(V)
+
+
+def _safe_div(num: np.ndarray, den: np.ndarray) -> np.ndarray:
+    """num / den with 0 where den == 0 (a zero-probability state that the row does not take: its
+    feature entry is (0 - 0) / 0, whose limit is 0)."""
+    return np.divide(num, den, out=np.zeros_like(num), where=den > 0)
 
 
 def _block_matrix(model, pm, i, codes, rows=None) -> sp.csr_matrix:
