@@ -43,7 +43,8 @@ DEFAULT_MAX_BYTES = 4 * 2**30
 
 # cost model of the two exact evaluations (seconds per unit), measured on the 2-core CI machine
 _T_FLOP = 1.2e-10    # one multiply-add of the dense product
-_T_PAIR = 1.5e-9     # one pair of the compiled pair path
+_T_OUT = 4e-9       # one output element of the dense product (symmetric update + copy)
+_T_PAIR = 2.5e-9     # one pair of the compiled pair path
 _T_GROUP = 1e-7      # fixed cost per parent configuration of the pair path
 
 
@@ -258,8 +259,7 @@ def _fisher_gram(model, X, Y, sym, max_bytes):
     N, M = X.shape[0], Y.shape[0]
     _guard(N, M, 0, max_bytes)
     pm = parent_marginals(model)
-    dense_X, dense_Y, scatter, missing = [], [], [], []
-    width = 0
+    plans, missing = [], []
     for i in range(model.n_vars):
         r = model.cpts[i].shape[1]
         if r < 2:
@@ -268,34 +268,37 @@ def _fisher_gram(model, X, Y, sym, max_bytes):
         vy = vx if sym else _Var(model, pm, i, Y)
         if not (vx.ok.all() and vy.ok.all()):
             missing.append(i)
-        px, py = vx.p[vx.ok], vy.p[vy.ok]
         q = model.cpts[i].shape[0]
-        nx = np.bincount(px, minlength=q)
-        ny = nx if sym else np.bincount(py, minlength=q)
+        nx = np.bincount(vx.p[vx.ok], minlength=q)
+        ny = nx if sym else np.bincount(vy.p[vy.ok], minlength=q)
         used = np.flatnonzero((nx > 0) | (ny > 0))
-        c = len(used)
-        dense_cost = N * M * c * (r - 1) * (0.5 if sym else 1.0) * _T_FLOP
+        dense_cost = N * M * len(used) * (r - 1) * (0.5 if sym else 1.0) * _T_FLOP
         shared = np.flatnonzero((nx > 0) & (ny > 0))
-        scatter_cost = float(np.dot(nx[shared], ny[shared])) * _T_PAIR + len(shared) * _T_GROUP
-        if scatter_cost < dense_cost:
-            scatter.append((i, vx, vy, used))
-            continue
-        G = _householder_table(model.cpts[i][used], pm.probs[i][used])    # (c, r, r-1)
-        pos = np.full(q, -1, np.int64)
-        pos[used] = np.arange(c)
-        dense_X.append((vx, pos, G))
-        if not sym:
-            dense_Y.append((vy, pos, G))
-        width += c * (r - 1)
+        pair_cost = float(np.dot(nx[shared], ny[shared])) * _T_PAIR + len(shared) * _T_GROUP
+        plans.append([i, vx, vy, used, dense_cost, pair_cost, dense_cost < pair_cost])
+    # the dense product also pays once per output element; if that outweighs its gain, use pairs only
+    dense = [p for p in plans if p[6]]
+    if dense and N * M * _T_OUT + sum(p[4] for p in dense) > sum(p[5] for p in dense):
+        for p in dense:
+            p[6] = False
+        dense = []
+    width = sum(len(p[3]) * (model.cpts[p[0]].shape[1] - 1) for p in dense)
     _guard(N, M, (N + (0 if sym else M)) * width * 8, max_bytes)
-    if width:
-        A = _dense_features(dense_X, N, width)
-        K = A @ A.T if sym else A @ _dense_features(dense_Y, M, width).T
+    if dense:
+        blocks = []
+        for i, vx, vy, used, *_ in dense:
+            G = _householder_table(model.cpts[i][used], pm.probs[i][used])    # (c, r, r-1)
+            pos = np.full(model.cpts[i].shape[0], -1, np.int64)
+            pos[used] = np.arange(len(used))
+            blocks.append((vx, vy, pos, G))
+        A = _dense_features([(vx, pos, G) for vx, _, pos, G in blocks], N, width)
+        K = A @ A.T if sym else A @ _dense_features([(vy, pos, G) for _, vy, pos, G in blocks], M, width).T
         del A
     else:
         K = np.zeros((N, M))
-    if scatter:
-        _scatter_add(K, model, pm, scatter)
+    pairs = [(i, vx, vy, used) for i, vx, vy, used, _, _, d in plans if not d]
+    if pairs:
+        _scatter_add(K, model, pm, pairs)
     for i in missing:
         _add_missing(K, model, pm, i, X, Y, sym)
     return K
