@@ -206,9 +206,9 @@ def _householder_table(theta_rows: np.ndarray, P: np.ndarray) -> np.ndarray:
     v[:, 0] += 1.0                                # v = s + e_0, |v|^2 = 2 + 2 s_0
     H = np.eye(s.shape[1])[None] - 2.0 * v[:, :, None] * v[:, None, :] / (2.0 + 2.0 * s[:, 0])[:, None, None]
     with np.errstate(divide="ignore", invalid="ignore"):
-        scale = 1.0 / np.sqrt(theta_rows * P[:, None])          # (c, r)
-    G = np.transpose(H[:, 1:, :], (0, 2, 1)) * scale[:, :, None]  # (c, r, r-1)
-    return np.where(np.isfinite(G), G, 0.0)
+        scale = 1.0 / np.sqrt(theta_rows * P[:, None])          # (c, r); inf for zero-probability states
+    scale[~np.isfinite(scale)] = 0.0                            # ... which no row takes (checked before)
+    return np.transpose(H[:, 1:, :], (0, 2, 1)) * scale[:, :, None]  # (c, r, r-1)
 
 
 # ---------------------------------------------------------------------- Gram
