@@ -1,0 +1,720 @@
+"""Clustering and classification with precomputed kernels (thesis ch. 5 and App. C, D).
+
+Two clustering algorithms on a Gram matrix ``K``:
+
+* **Spectral clustering** (scikit-learn, ``affinity="precomputed"``) on an affinity built
+  from ``K`` by one of :data:`TRANSFORMS`:
+
+  - ``shift-min`` (the thesis): ``K - min K`` when ``K`` has negative entries, else ``K``;
+  - ``cosine``: ``(1 + K(x,y) / sqrt(K(x,x) K(y,y))) / 2`` -- the cosine-normalised kernel
+    mapped to [0, 1]; still positive semi-definite and independent of feature norms;
+  - ``rbf``: ``exp(-d²(x,y) / median d²)`` with the kernel-induced distance
+    ``d²(x,y) = K(x,x) + K(y,y) - 2 K(x,y)``; positive definite (Schoenberg), in (0, 1].
+
+  ``shift-min`` is the default because it is what the thesis did, not because it is well
+  founded: the affinity then depends on the single most negative pair.
+
+* **Correlation clustering** with a fixed (maximum) number of clusters ``K``: minimise the
+  cost of thesis eq. (5.2)
+
+      cost(C) = 1/2 Σ_p Σ_{i,j ∈ C_p} (|X_ij| - X_ij) + 1/2 Σ_p Σ_{p'≠p} Σ_{i∈C_p, j∈C_p'} (|X_ij| + X_ij)
+
+  over ordered pairs (the diagonal i = j included, where it only adds a constant) by local
+  search with restarts (Chehreghani, "Clustering by shift", ICDM 2017; thesis §5.1.1).
+  For symmetric X the cost is ``1/2 Σ_ij (|X_ij| + X_ij) - Σ_p Σ_{i,j∈C_p} X_ij``, so moving
+  object i from cluster a to cluster b changes it by
+
+      Δ(i → b) = -2 (S_ib - S_ia + X_ii),      S_ic = Σ_{j ∈ C_c} X_ij,
+
+  and after a move only two columns of S change (O(N)).  One restart starts from a uniformly
+  random assignment and visits the objects in a random order, moving each to the cluster of
+  least cost given the others (strict improvement only; ties keep the object where it is),
+  until a full pass moves nothing.  The best of ``restarts`` (default 25) is kept.
+  Clusters may become empty, so ``n_clusters`` is an upper bound (the result reports how
+  many are used).
+
+  Shift (thesis §5.2): the *adaptive shift* for the Hamming and scaled-Hamming kernels,
+  none for the Fisher kernel.  We implement the adaptive shift as double centering,
+
+      X'_ij = X_ij - (1/N) Σ_k X_ik - (1/N) Σ_k X_kj + (1/N²) Σ_kl X_kl,
+
+  which makes every row (and column) of X' sum to zero -- the property the thesis states
+  ("the sum of the similarities between i and all other objects equals zero, and likewise
+  for j").  The thesis does not print the formula; this is the centring of the Gram matrix
+  in feature space (X' = J X J with J = I - 11ᵀ/N).
+
+Metrics against labels (scikit-learn): adjusted Rand index, adjusted mutual information,
+V-measure; without labels, the silhouette under the kernel distance d = sqrt(d²).
+
+Kernel classification (thesis App. D): kNN (k = 7, uniform weights, neighbours by kernel
+distance) and SVM (``SVC(kernel="precomputed", C=1, probability=True)``) over seeded 80/20
+splits, scored by accuracy and log loss; the model behind the kernel (the Fisher network, or
+the marginal frequencies of scaled-Hamming) is estimated on the training split only.
+
+The label column is never a feature: every kernel is computed on ``data.without_class()``.
+Everything random takes a seed; the same seed gives the same result.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Callable, Sequence
+
+import numba
+import numpy as np
+import pandas as pd
+
+from .errors import BnfkError, DataError, KernelError
+
+__all__ = [
+    "KERNELS", "ALGORITHMS", "TRANSFORMS", "SHIFTS", "CLASSIFIERS",
+    "ClusterResult", "ClassificationResult", "KernelSetup",
+    "affinity", "adaptive_shift", "cc_cost", "cc_move_deltas", "correlation_clustering",
+    "spectral_clustering", "cluster", "clustering_metrics", "kernel_silhouette",
+    "feature_model", "kernel_setup", "run_clustering", "compare", "classify", "classify_many",
+    "contingency", "cluster_ordering", "embedding", "default_n_clusters", "ClusterError",
+]
+
+KERNELS = ("fisher", "scaled-hamming", "hamming")
+ALGORITHMS = ("spectral", "correlation")
+TRANSFORMS = ("shift-min", "cosine", "rbf")
+SHIFTS = ("auto", "adaptive", "none")
+CLASSIFIERS = ("knn", "svm")
+
+Progress = Callable[[float, str], None]
+
+
+class ClusterError(BnfkError):
+    """A clustering or classification request cannot be carried out as asked."""
+
+
+# ====================================================================== affinities and shifts
+def _square(K, what: str = "kernel matrix") -> np.ndarray:
+    K = np.asarray(K, dtype=float)
+    if K.ndim != 2 or K.shape[0] != K.shape[1]:
+        raise ClusterError(f"The {what} must be square, got shape {K.shape}.")
+    if not np.isfinite(K).all():
+        raise ClusterError(f"The {what} has non-finite entries.")
+    return K
+
+
+def _sq_distances(K: np.ndarray) -> np.ndarray:
+    d = np.diag(K)
+    D2 = d[:, None] + d[None, :] - 2.0 * K
+    D2 = 0.5 * (D2 + D2.T)
+    np.fill_diagonal(D2, 0.0)
+    return np.clip(D2, 0.0, None)
+
+
+def affinity(K, transform: str = "shift-min") -> np.ndarray:
+    """A non-negative symmetric affinity for spectral clustering (module docstring)."""
+    K = _square(K)
+    K = 0.5 * (K + K.T)
+    if transform == "shift-min":
+        m = K.min() if K.size else 0.0
+        return K - m if m < 0 else K.copy()
+    if transform == "cosine":
+        d = np.sqrt(np.clip(np.diag(K), 1e-300, None))
+        C = K / np.outer(d, d)
+        return np.clip((1.0 + C) / 2.0, 0.0, 1.0)
+    if transform == "rbf":
+        D2 = _sq_distances(K)
+        off = D2[~np.eye(len(D2), dtype=bool)]
+        pos = off[off > 0]
+        scale = float(np.median(pos)) if pos.size else 1.0
+        return np.exp(-D2 / scale)
+    raise ClusterError(f"Unknown affinity transform '{transform}'; choose one of {', '.join(TRANSFORMS)}.")
+
+
+def adaptive_shift(X) -> np.ndarray:
+    """Double centering X' = J X J (J = I - 11ᵀ/N): every row and column of X' sums to zero."""
+    X = _square(X, "similarity matrix")
+    r = X.mean(axis=1, keepdims=True)
+    c = X.mean(axis=0, keepdims=True)
+    return X - r - c + X.mean()
+
+
+def _shift_for(kernel: str | None, shift: str) -> str:
+    if shift not in SHIFTS:
+        raise ClusterError(f"Unknown shift '{shift}'; choose one of {', '.join(SHIFTS)}.")
+    if shift == "auto":
+        return "none" if kernel == "fisher" else "adaptive"
+    return shift
+
+
+# ====================================================================== correlation clustering
+def cc_cost(X, labels) -> float:
+    """Correlation-clustering cost of thesis eq. (5.2) (ordered pairs, diagonal included)."""
+    X = _square(X, "similarity matrix")
+    labels = np.asarray(labels)
+    same = labels[:, None] == labels[None, :]
+    return float(0.5 * ((np.abs(X) - X)[same].sum() + (np.abs(X) + X)[~same].sum()))
+
+
+def _onehot_sums(X: np.ndarray, labels: np.ndarray, k: int) -> np.ndarray:
+    """S[i, c] = Σ_{j in cluster c} X_ij."""
+    H = np.zeros((len(labels), k))
+    H[np.arange(len(labels)), labels] = 1.0
+    return X @ H
+
+
+def cc_move_deltas(X, labels, n_clusters: int | None = None) -> np.ndarray:
+    """Δcost of moving each object to each cluster, all others fixed: array (N, K), 0 where it is.
+
+    Vectorised form of Δ(i → b) = -2 (S_ib - S_ia + X_ii) for symmetric X.
+    """
+    X = _square(X, "similarity matrix")
+    labels = np.asarray(labels, dtype=np.int64)
+    k = int(n_clusters if n_clusters is not None else labels.max() + 1)
+    S = _onehot_sums(X, labels, k)
+    own = S[np.arange(len(labels)), labels]
+    D = -2.0 * (S - own[:, None] + np.diag(X)[:, None])
+    D[np.arange(len(labels)), labels] = 0.0
+    return D
+
+
+def _local_search_py(X, labels, k, order, tol, max_sweeps):
+    """Reference implementation in numpy (used when numba is unavailable and in tests)."""
+    S = _onehot_sums(X, labels, k).T.copy()  # (k, N)
+    diag = np.diag(X)
+    sweeps = 0
+    for sweeps in range(1, max_sweeps + 1):
+        moved = False
+        for i in order:
+            a = labels[i]
+            gain = S[:, i] - S[a, i] + diag[i]
+            gain[a] = 0.0
+            b = int(np.argmax(gain))
+            if gain[b] > tol:
+                S[a] -= X[i]
+                S[b] += X[i]
+                labels[i] = b
+                moved = True
+        if not moved:
+            break
+    return sweeps
+
+
+@numba.njit(cache=True)
+def _ls_numba(X, labels, k, order, tol, max_sweeps):  # pragma: no cover - compiled
+    N = X.shape[0]
+    S = np.zeros((k, N))
+    for j in range(N):
+        c = labels[j]
+        for i in range(N):
+            S[c, i] += X[i, j]
+    sweeps = 0
+    for s in range(max_sweeps):
+        sweeps = s + 1
+        moved = False
+        for t in range(N):
+            i = order[t]
+            a = labels[i]
+            base = S[a, i] - X[i, i]
+            best = 0.0
+            b = a
+            for c in range(k):
+                if c != a:
+                    g = S[c, i] - base
+                    if g > best + tol:
+                        best = g
+                        b = c
+            if b != a:
+                for j in range(N):
+                    v = X[i, j]
+                    S[a, j] -= v
+                    S[b, j] += v
+                labels[i] = b
+                moved = True
+        if not moved:
+            break
+    return sweeps
+
+
+@dataclass
+class ClusterResult:
+    """The outcome of one clustering run.
+
+    Attributes
+    ----------
+    labels : cluster index of every row (0 .. n_used-1, renumbered by first appearance).
+    algorithm : "spectral" or "correlation".
+    n_clusters : clusters asked for; ``n_used`` non-empty clusters found.
+    transform : affinity transform (spectral) or shift (correlation) applied to the kernel.
+    cost : eq. (5.2) cost of ``labels`` on the (shifted) matrix (correlation only).
+    restart_costs : cost of every restart (correlation only).
+    seconds : wall-clock time of the clustering (not of the kernel).
+    """
+
+    labels: np.ndarray
+    algorithm: str
+    n_clusters: int
+    n_used: int
+    transform: str
+    seed: int
+    cost: float | None = None
+    restart_costs: list = field(default_factory=list)
+    sweeps: list = field(default_factory=list)
+    seconds: float = 0.0
+
+
+def _renumber(labels: np.ndarray) -> np.ndarray:
+    """Cluster ids by order of first appearance (0, 1, ...), so equal partitions get equal labels."""
+    _, first, inv = np.unique(labels, return_index=True, return_inverse=True)
+    rank = np.empty(len(first), dtype=np.int64)
+    rank[np.argsort(first)] = np.arange(len(first))
+    return rank[inv.ravel()]
+
+
+def _check_k(n: int, n_clusters) -> int:
+    try:
+        k = int(n_clusters)
+    except (TypeError, ValueError):
+        raise ClusterError(f"The number of clusters must be an integer, got {n_clusters!r}.") from None
+    if k < 1:
+        raise ClusterError(f"The number of clusters must be at least 1, got {k}.")
+    if k > n:
+        raise ClusterError(f"Cannot make {k} clusters from {n} rows.")
+    return k
+
+
+def correlation_clustering(X, n_clusters: int, *, restarts: int = 25, seed: int = 0, shift: str = "adaptive",
+                           kernel: str | None = None, max_sweeps: int = 1000, compiled: bool = True) -> ClusterResult:
+    """Correlation clustering of a similarity matrix by local search with restarts (module docstring).
+
+    Parameters
+    ----------
+    X : (N, N) symmetric similarities (a Gram matrix).
+    n_clusters : maximum number of clusters.
+    restarts : independent random starts (thesis: 25); the lowest cost wins (first on ties).
+    seed : seeds the starts and the visiting orders.
+    shift : "adaptive" (double centering), "none", or "auto" (none for ``kernel == "fisher"``,
+        adaptive otherwise -- the thesis's choice).
+    """
+    t0 = time.perf_counter()
+    X = _square(X, "similarity matrix")
+    X = 0.5 * (X + X.T)
+    n = X.shape[0]
+    k = _check_k(n, n_clusters)
+    if int(restarts) < 1:
+        raise ClusterError(f"restarts must be at least 1, got {restarts}.")
+    shift = _shift_for(kernel, shift)
+    Xs = adaptive_shift(X) if shift == "adaptive" else X
+    Xs = np.ascontiguousarray(Xs)
+    tol = 1e-12 * max(float(np.abs(Xs).max(initial=0.0)), 1e-300) * max(n, 1)
+    rng = np.random.default_rng(seed)
+    best, best_cost, costs, sweeps = None, np.inf, [], []
+    for _ in range(int(restarts)):
+        lab = rng.integers(0, k, size=n).astype(np.int64)
+        order = rng.permutation(n).astype(np.int64)
+        if compiled:
+            sw = _ls_numba(Xs, lab, k, order, tol, int(max_sweeps))
+        else:
+            sw = _local_search_py(Xs, lab, k, order, tol, int(max_sweeps))
+        c = cc_cost(Xs, lab)
+        costs.append(c)
+        sweeps.append(int(sw))
+        if best is None or c < best_cost - 1e-9 * max(abs(best_cost), 1.0):
+            best, best_cost = lab.copy(), c
+    labels = _renumber(best)
+    return ClusterResult(labels, "correlation", k, int(labels.max() + 1) if n else 0, shift, int(seed),
+                         cost=float(best_cost), restart_costs=costs, sweeps=sweeps,
+                         seconds=time.perf_counter() - t0)
+
+
+# ====================================================================== spectral clustering
+def spectral_clustering(K, n_clusters: int, *, transform: str = "shift-min", seed: int = 0,
+                        n_init: int = 10) -> ClusterResult:
+    """scikit-learn's SpectralClustering on ``affinity(K, transform)`` (defaults as in the thesis)."""
+    import warnings
+    from sklearn.cluster import SpectralClustering
+    t0 = time.perf_counter()
+    A = affinity(K, transform)
+    k = _check_k(A.shape[0], n_clusters)
+    if k == 1:
+        labels = np.zeros(A.shape[0], dtype=np.int64)
+    else:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)  # "graph is not fully connected"
+            sc = SpectralClustering(n_clusters=k, affinity="precomputed", random_state=int(seed), n_init=n_init)
+            labels = _renumber(sc.fit_predict(A))
+    return ClusterResult(labels, "spectral", k, int(labels.max() + 1), transform, int(seed),
+                         seconds=time.perf_counter() - t0)
+
+
+def cluster(K, n_clusters: int, algorithm: str = "correlation", *, kernel: str | None = None,
+            transform: str = "shift-min", shift: str = "auto", restarts: int = 25, seed: int = 0) -> ClusterResult:
+    """Dispatch to :func:`spectral_clustering` or :func:`correlation_clustering`."""
+    if algorithm == "spectral":
+        return spectral_clustering(K, n_clusters, transform=transform, seed=seed)
+    if algorithm == "correlation":
+        return correlation_clustering(K, n_clusters, restarts=restarts, seed=seed, shift=shift, kernel=kernel)
+    raise ClusterError(f"Unknown clustering algorithm '{algorithm}'; choose one of {', '.join(ALGORITHMS)}.")
+
+
+# ====================================================================== metrics
+def kernel_silhouette(K, labels) -> float | None:
+    """Mean silhouette with the kernel distance d(x,y) = sqrt(K(x,x)+K(y,y)-2K(x,y)); None if undefined."""
+    from sklearn.metrics import silhouette_score
+    K = _square(K)
+    labels = np.asarray(labels)
+    n_lab = len(np.unique(labels))
+    if not 2 <= n_lab <= len(labels) - 1:
+        return None
+    return float(silhouette_score(np.sqrt(_sq_distances(K)), labels, metric="precomputed"))
+
+
+def clustering_metrics(labels_true, labels_pred, K=None) -> dict:
+    """ARI, AMI and V-measure against ``labels_true`` (rows with a negative label are left out),
+    and the kernel-distance silhouette when ``K`` is given."""
+    from sklearn.metrics import adjusted_mutual_info_score, adjusted_rand_score, v_measure_score
+    pred = np.asarray(labels_pred)
+    out = {"ari": None, "ami": None, "v_measure": None, "silhouette": None, "n_labelled": 0}
+    if labels_true is not None:
+        true = np.asarray(labels_true)
+        if true.shape != pred.shape:
+            raise ClusterError(f"{len(true)} labels but {len(pred)} cluster assignments.")
+        ok = true >= 0 if true.dtype.kind in "iu" else np.ones(len(true), bool)
+        if ok.any():
+            t, p = true[ok], pred[ok]
+            out.update(ari=float(adjusted_rand_score(t, p)), ami=float(adjusted_mutual_info_score(t, p)),
+                       v_measure=float(v_measure_score(t, p)), n_labelled=int(ok.sum()))
+    if K is not None:
+        out["silhouette"] = kernel_silhouette(K, pred)
+    return out
+
+
+# ====================================================================== kernels from data
+@dataclass
+class KernelSetup:
+    """A Gram matrix over the feature columns and what produced it."""
+
+    K: np.ndarray
+    kernel: str
+    model: object | None          # the BayesNet behind the Fisher kernel (None otherwise)
+    features: tuple               # feature columns (never the label column)
+    structure: str | None = None  # e.g. "hc/qnml", "exact/qnml", "given"
+    params: str | None = None
+    n_arcs: int | None = None
+    seconds: float = 0.0
+    notes: list = field(default_factory=list)
+
+
+def _features(data):
+    feats = data.without_class()
+    if feats.n_vars == 0:
+        raise DataError(f"{data.source} has no feature columns besides the label column.")
+    return feats
+
+
+def feature_model(feats, *, structure: str = "hc", score: str = "qnml", params: str = "cnml", seed: int = 0,
+                  progress: Progress | None = None):
+    """Learn a structure on ``feats`` (no label column) and fit its CPTs; returns (model, LearnResult)."""
+    from .learn import learn_structure
+    from .model import fit
+    if feats.class_column is not None:
+        feats = feats.without_class()
+    res = learn_structure(feats, structure, score=score, seed=seed, class_column=None, progress=progress) \
+        if structure not in ("naive-bayes", "tan", "kdb") else None
+    if res is None:
+        raise ClusterError(f"Structure method '{structure}' needs the class as a node; the label column is never "
+                           "a feature here, so use empty, hc, tree or exact.")
+    return fit(res.dag, feats, method=params), res
+
+
+def _check_model(model, data) -> None:
+    if data.class_column is not None and data.class_column in model.variables:
+        raise ClusterError(f"The model includes the label column '{data.class_column}'; the label is never a "
+                           "feature -- learn the model without it.")
+
+
+def kernel_setup(data, kernel: str, *, model=None, structure: str = "hc", score: str = "qnml",
+                 params: str = "cnml", seed: int = 0, progress: Progress | None = None) -> KernelSetup:
+    """The Gram matrix of ``kernel`` over the feature columns of ``data`` (label column excluded).
+
+    The Fisher kernel uses ``model`` when given, else a network learned on the features
+    (``structure``/``score``, CPTs by ``params``).  scaled-Hamming uses the marginal
+    frequencies of the features (thesis eq. 3.2); Hamming the fraction of equal values.
+    """
+    from .kernels import gram
+    if kernel not in KERNELS:
+        raise KernelError(f"Unknown kernel '{kernel}'; choose one of {', '.join(KERNELS)}.")
+    t0 = time.perf_counter()
+    feats = _features(data)
+    notes = []
+    if kernel != "fisher":
+        K = gram(None, feats, kind=kernel)
+        return KernelSetup(K, kernel, None, feats.variables, seconds=time.perf_counter() - t0)
+    if model is not None:
+        _check_model(model, data)
+        how, n_arcs = "given", model.dag.n_arcs
+        fparams = (getattr(model, "info", None) or {}).get("method")
+    else:
+        model, res = feature_model(feats, structure=structure, score=score, params=params, seed=seed,
+                                   progress=progress)
+        how, n_arcs, fparams = f"{structure}/{score}", res.dag.n_arcs, params
+        notes += list(res.notes)
+    K = gram(model, feats, kind="fisher")
+    return KernelSetup(K, kernel, model, tuple(model.variables), how, fparams, n_arcs,
+                       time.perf_counter() - t0, notes)
+
+
+def default_n_clusters(data) -> int:
+    """Number of distinct (observed) labels of the class column."""
+    lab = data.labels()
+    return int(len(np.unique(lab[lab >= 0])))
+
+
+def run_clustering(data, kernel: str, algorithm: str, *, n_clusters: int | None = None, setup: KernelSetup | None = None,
+                   transform: str = "shift-min", shift: str = "auto", restarts: int = 25, seed: int = 0,
+                   model=None, structure: str = "hc", score: str = "qnml", params: str = "cnml") -> dict:
+    """Kernel + clustering + metrics for one dataset: a JSON-ready dict (labels included)."""
+    t0 = time.perf_counter()
+    if setup is None:
+        setup = kernel_setup(data, kernel, model=model, structure=structure, score=score, params=params, seed=seed)
+    true = data.labels() if data.class_column is not None else None
+    if n_clusters is None:
+        if true is None:
+            raise ClusterError("Give the number of clusters (there is no label column to count them from).")
+        n_clusters = default_n_clusters(data)
+    res = cluster(setup.K, n_clusters, algorithm, kernel=kernel, transform=transform, shift=shift,
+                  restarts=restarts, seed=seed)
+    m = clustering_metrics(true, res.labels, setup.K)
+    return {**m, "labels": res.labels.tolist(), "kernel": kernel, "algorithm": algorithm,
+            "n_clusters": res.n_clusters, "n_used": res.n_used,
+            "transform" if algorithm == "spectral" else "shift": res.transform,
+            "cost": res.cost, "restarts": restarts if algorithm == "correlation" else None,
+            "seed": seed, "structure": setup.structure, "params": setup.params, "n_arcs": setup.n_arcs,
+            "features": list(setup.features), "label_column": data.class_column,
+            "kernel_seconds": setup.seconds, "cluster_seconds": res.seconds,
+            "seconds": time.perf_counter() - t0}
+
+
+def compare(data, *, kernels: Sequence[str] = KERNELS, algorithms: Sequence[str] = ("correlation", "spectral"),
+            runs: int = 10, seed: int = 0, n_clusters: int | None = None, transform: str = "shift-min",
+            restarts: int = 25, structure: str = "hc", score: str = "qnml", params: str = "cnml", model=None,
+            progress: Progress | None = None) -> pd.DataFrame:
+    """The thesis's Table 5.1 layout for one dataset: one row per (algorithm, kernel) with mean and std of
+    ARI, AMI and V-measure over ``runs`` seeds (``seed``, ``seed+1``, ...).
+
+    The kernel is computed once per kernel (for the Fisher kernel: one structure, seed ``seed``);
+    the runs differ in the clustering's random starts, as in the thesis.
+    """
+    if int(runs) < 1:
+        raise ClusterError(f"runs must be at least 1, got {runs}.")
+    rows = []
+    total = len(kernels) * (1 + len(algorithms) * runs)
+    done = 0
+
+    def tick(msg):
+        nonlocal done
+        done += 1
+        if progress is not None:
+            progress(done / total, msg)
+
+    if n_clusters is None:
+        n_clusters = default_n_clusters(data)
+    for kern in kernels:
+        setup = kernel_setup(data, kern, model=model, structure=structure, score=score, params=params, seed=seed)
+        tick(f"{kern}: kernel")
+        for alg in algorithms:
+            vals = []
+            for r in range(int(runs)):
+                out = run_clustering(data, kern, alg, n_clusters=n_clusters, setup=setup, transform=transform,
+                                     restarts=restarts, seed=seed + r)
+                vals.append((out["ari"], out["ami"], out["v_measure"], out["cluster_seconds"]))
+                tick(f"{alg} / {kern}: run {r + 1}/{runs}")
+            v = np.array(vals, dtype=float)
+            abbrev = {"correlation": "CC", "spectral": "SC"}[alg] + "-" + \
+                {"fisher": "F", "hamming": "H", "scaled-hamming": "SH"}[kern]
+            rows.append({"combination": abbrev, "algorithm": alg, "kernel": kern,
+                         "ari": v[:, 0].mean(), "ari_std": v[:, 0].std(), "ami": v[:, 1].mean(),
+                         "ami_std": v[:, 1].std(), "v_measure": v[:, 2].mean(), "v_measure_std": v[:, 2].std(),
+                         "seconds": v[:, 3].mean(), "structure": setup.structure, "n_arcs": setup.n_arcs})
+    return pd.DataFrame(rows)
+
+
+# ====================================================================== classification
+@dataclass
+class ClassificationResult:
+    kernel: str
+    classifier: str
+    accuracy: list
+    log_loss: list
+    seeds: list
+    test_size: float
+    n_classes: int
+    seconds: float = 0.0
+    notes: list = field(default_factory=list)
+
+    def to_dict(self) -> dict:
+        acc, ll = np.asarray(self.accuracy), np.asarray(self.log_loss)
+        return {"kernel": self.kernel, "classifier": self.classifier,
+                "accuracy": float(acc.mean()), "accuracy_std": float(acc.std()),
+                "log_loss": float(ll.mean()), "log_loss_std": float(ll.std()),
+                "accuracy_per_repeat": acc.tolist(), "log_loss_per_repeat": ll.tolist(),
+                "seeds": list(self.seeds), "repeats": len(self.seeds), "test_size": self.test_size,
+                "n_classes": self.n_classes, "notes": list(self.notes), "seconds": self.seconds}
+
+
+def _marginal_model(train):
+    """Empty network with the training split's marginal frequencies (scaled-Hamming); a variable with a
+    state unseen in training gets add-one frequencies instead, so test rows stay defined."""
+    from .dag import DAG
+    from .model import BayesNet, estimate_cpt, family_counts
+    dag = DAG(train.variables)
+    cards = train.cardinalities
+    cpts = []
+    for i in range(train.n_vars):
+        cnt = family_counts(dag, train.codes, cards, i)
+        cpts.append(estimate_cpt(cnt, "ml" if (cnt > 0).all() else "smoothed"))
+    return BayesNet(dag, train.states, tuple(cpts), {"method": "marginal frequencies (training split)"})
+
+
+def _train_test_kernels(feats, kernel, tr, te, *, structure, score, params, seed, model):
+    """(K_train_train, K_test_train) with the kernel's model estimated on the training rows only."""
+    from .kernels import gram
+    train, test = feats.subset(tr), feats.subset(te)
+    if kernel == "hamming":
+        return gram(None, train, kind="hamming"), gram(None, test, train, kind="hamming")
+    if kernel == "scaled-hamming":
+        m = _marginal_model(train)
+    elif model is not None:
+        m = model
+    else:
+        m, _ = feature_model(train, structure=structure, score=score, params=params, seed=seed)
+    return gram(m, train, kind="fisher"), gram(m, test, train, kind="fisher")
+
+
+def _knn_proba(Ktr, Kte, ytr, classes, k):
+    """Uniform kNN on the kernel distance; ranking needs only K(y,y) - 2 K(x,y) over training rows y."""
+    d = np.diag(Ktr)[None, :] - 2.0 * Kte          # d²(x, y) - K(x, x): same order for each test row x
+    k = min(int(k), Ktr.shape[0])
+    nn = np.argsort(d, axis=1, kind="stable")[:, :k]
+    onehot = (ytr[nn][:, :, None] == classes[None, None, :]).astype(float)
+    return onehot.mean(axis=1)
+
+
+def _svm_proba(Ktr, Kte, ytr, classes, C):
+    """SVC on a precomputed kernel with sigmoid-calibrated probabilities (columns in ``classes`` order)."""
+    from sklearn.calibration import CalibratedClassifierCV
+    from sklearn.svm import SVC
+    svc = SVC(kernel="precomputed", C=float(C))
+    folds = min(5, int(np.bincount(np.searchsorted(classes, ytr)).max(initial=0)))
+    smallest = int(np.min(np.unique(ytr, return_counts=True)[1]))
+    P = np.zeros((Kte.shape[0], len(classes)))
+    if smallest >= 2 and folds >= 2:
+        model = CalibratedClassifierCV(svc, method="sigmoid", cv=min(folds, smallest), ensemble=False)
+        model.fit(Ktr, ytr)
+        P[:, np.searchsorted(classes, model.classes_)] = model.predict_proba(Kte)
+    else:  # a class with one training row cannot be calibrated: hard votes
+        svc.fit(Ktr, ytr)
+        P[np.arange(len(P)), np.searchsorted(classes, svc.predict(Kte))] = 1.0
+    return P
+
+
+def classify(data, kernel: str, classifier: str, **options) -> ClassificationResult:
+    """Kernel kNN / SVM over seeded train/test splits (thesis App. D); see :func:`classify_many`."""
+    return classify_many(data, kernel, (classifier,), **options)[classifier]
+
+
+def classify_many(data, kernel: str, classifiers: Sequence[str] = CLASSIFIERS, *, repeats: int = 10, seed: int = 0,
+                  test_size: float = 0.2, k: int = 7, C: float = 1.0, structure: str = "hc", score: str = "qnml",
+                  params: str = "cnml", model=None, progress: Progress | None = None) -> dict:
+    """Kernel kNN and/or SVM over ``repeats`` seeded train/test splits (thesis App. D).
+
+    Split r uses ``seed + r`` (``sklearn.model_selection.train_test_split``, shuffled, not stratified);
+    the kernel's model is estimated on its training rows (one kernel per split, shared by the
+    classifiers).  kNN: ``k`` nearest training rows by kernel distance, uniform vote, ties to the nearer
+    row order; class probabilities are the vote shares.  SVM: ``SVC(kernel="precomputed", C=C,
+    probability=True, random_state=seed+r)``.  Log loss is scikit-learn's over all classes of the label
+    column, probabilities clipped to [1e-15, 1].  Rows with a missing label are left out.
+
+    Returns ``{classifier: ClassificationResult}``.
+    """
+    from sklearn.metrics import accuracy_score, log_loss
+    from sklearn.model_selection import train_test_split
+    if kernel not in KERNELS:
+        raise KernelError(f"Unknown kernel '{kernel}'; choose one of {', '.join(KERNELS)}.")
+    for c in classifiers:
+        if c not in CLASSIFIERS:
+            raise ClusterError(f"Unknown classifier '{c}'; choose one of {', '.join(CLASSIFIERS)}.")
+    if not 0 < float(test_size) < 1:
+        raise ClusterError(f"test_size must be between 0 and 1, got {test_size}.")
+    if int(repeats) < 1:
+        raise ClusterError(f"repeats must be at least 1, got {repeats}.")
+    if int(k) < 1:
+        raise ClusterError(f"k (neighbours) must be at least 1, got {k}.")
+    if model is not None:
+        _check_model(model, data)
+    t0 = time.perf_counter()
+    y_all = data.labels()
+    keep = np.flatnonzero(y_all >= 0)
+    notes = []
+    if len(keep) < len(y_all):
+        notes.append(f"{len(y_all) - len(keep)} rows with a missing label left out")
+    feats = _features(data).subset(keep)
+    y = y_all[keep]
+    classes = np.unique(y)
+    if len(classes) < 2:
+        raise ClusterError(f"Label column '{data.class_column}' has fewer than two classes.")
+    acc = {c: [] for c in classifiers}
+    ll = {c: [] for c in classifiers}
+    seeds = []
+    for r in range(int(repeats)):
+        s = int(seed) + r
+        tr, te = train_test_split(np.arange(len(y)), test_size=float(test_size), random_state=s, shuffle=True)
+        if len(np.unique(y[tr])) < 2:
+            raise ClusterError(f"Split {r + 1} has a single class in its training rows; use more data.")
+        Ktr, Kte = _train_test_kernels(feats, kernel, tr, te, structure=structure, score=score, params=params,
+                                       seed=s, model=model)
+        for clf in classifiers:
+            if clf == "knn":
+                P = _knn_proba(Ktr, Kte, y[tr], classes, k)
+            else:
+                P = _svm_proba(Ktr, Kte, y[tr], classes, C)
+            pred = classes[np.argmax(P, axis=1)]
+            acc[clf].append(float(accuracy_score(y[te], pred)))
+            Pc = np.clip(P, 1e-15, 1.0)
+            ll[clf].append(float(log_loss(y[te], Pc / Pc.sum(axis=1, keepdims=True), labels=classes)))
+        seeds.append(s)
+        if progress is not None:
+            progress((r + 1) / repeats, f"{kernel}: split {r + 1}/{repeats}")
+    secs = time.perf_counter() - t0
+    return {c: ClassificationResult(kernel, c, acc[c], ll[c], list(seeds), float(test_size), len(classes), secs,
+                                    list(notes)) for c in classifiers}
+
+
+# ====================================================================== views
+def contingency(labels_true, labels_pred, true_names: Sequence[str] | None = None) -> pd.DataFrame:
+    """Clusters × labels counts (rows: clusters, columns: labels; a missing label is column '(missing)')."""
+    pred = np.asarray(labels_pred)
+    true = np.asarray(labels_true)
+    names = list(true_names) if true_names is not None else None
+
+    def name(c):
+        if c < 0:
+            return "(missing)"
+        return str(names[c]) if names is not None else str(c)
+
+    t = pd.Series([name(c) for c in true], name="label")
+    p = pd.Series([f"cluster {c}" for c in pred], name="cluster")
+    tab = pd.crosstab(p, t)
+    order = [name(c) for c in sorted(set(true.tolist()), key=lambda c: (c < 0, c))]
+    return tab.reindex(columns=order, fill_value=0)
+
+
+def cluster_ordering(labels, K=None) -> np.ndarray:
+    """Rows grouped by cluster (largest first), clustered inside each group when ``K`` is given."""
+    from .viz import class_order
+    labels = np.asarray(labels)
+    sizes = np.bincount(labels)
+    rank = np.empty_like(sizes)
+    rank[np.argsort(-sizes, kind="stable")] = np.arange(len(sizes))
+    return class_order(rank[labels], K)
+
+
+def embedding(K, k: int = 2) -> np.ndarray:
+    """Kernel PCA of the Gram matrix: centre it, take the top-``k`` eigenvectors (see ``viz.kernel_pca``)."""
+    from .viz import kernel_pca
+    return kernel_pca(_square(K), k)
