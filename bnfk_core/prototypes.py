@@ -1,0 +1,677 @@
+"""Prototype selection: a subset X_S of k rows that represents X (paper, Algorithm 1 and "Experiments").
+
+Criteria (smaller is better for both):
+
+* ``mmd`` -- the Fisher-kernel distance of paper eq. (10), d(X_S, X) = |mean phi(X_S) - mean phi(X)|^2;
+* ``chi2`` -- the paper's chi-square heuristic, -sum_i log p_i, where p_i is the p value of a
+  chi-square goodness-of-fit test of variable i's frequencies in X_S against the expected
+  frequencies k * N_ic / N of X (degrees of freedom: the categories observed in X, minus one;
+  a missing cell counts as one more category);
+* ``random`` -- a uniformly random subset (the baseline).
+
+Greedy swaps (Algorithm 1).  Start from a given subset or from the best of R random ones; visit
+the k members in turn and replace each by the non-member that lowers the criterion most (if it
+lowers it at all); stop once k members in a row were visited without a change -- then every
+member has been checked against the current subset, which is therefore a local optimum: no
+single swap improves it.
+
+Why it is fast.  With s = sum_{l in S} phi(x_l), mu = mean phi(X) and w = (s - phi(o))/k - mu,
+swapping member o for candidate c gives
+
+    d_new(c) = |w + phi(c)/k|^2 = |w|^2 + (2/k) phi(c).w + |phi(c)|^2 / k^2,
+
+so *one sparse matrix-vector product* Phi w scores every candidate of one swap; no N x N Gram
+matrix is built.  The chi-square statistic of a variable is sum_c O_c^2 / E_c - k; removing o
+and adding c changes two counts, so the statistic after every possible swap is a table lookup
+per variable and the p values are computed once per (variable, category), not per candidate.
+
+Evaluation (paper, "Data summarization").  Split 50/50, learn the structure on the training half
+(``hc`` with BIC treating the class as a feature, ``tan`` or ``kdb`` with K = 3), fit it with
+pseudo-count one, select from the training half, re-fit the parameters of the same structure on
+the subset (pseudo-count one) and report the per-sample negative log-likelihood of the test half;
+for TAN/KDB also the misclassification rate and log loss of the class given the features.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Callable, Sequence
+
+import numba
+import numpy as np
+import scipy.sparse as sp
+from scipy.stats import chi2 as _chi2
+
+from .errors import BnfkError
+
+__all__ = ["CRITERIA", "STRUCTURES", "PrototypeError", "MMDCriterion", "Chi2Criterion", "GreedyResult",
+           "greedy_swap", "random_subsets", "PrototypeResult", "select_prototypes", "HeldOut",
+           "class_posterior", "split_half", "summarize_benchmark"]
+
+CRITERIA = ("mmd", "chi2", "random")
+STRUCTURES = ("hc", "tan", "kdb")
+
+Progress = Callable[[float, str], None]
+
+
+class PrototypeError(BnfkError):
+    """A prototype selection or benchmark cannot be run as asked."""
+
+
+# ====================================================================== criteria
+class MMDCriterion:
+    """d(X_S, X) = |s/k - mu|^2 on explicit features ``Phi`` (rows = the pool X).
+
+    Columns no row uses are dropped (they are zero in every phi(x) and in mu).  The greedy
+    interface keeps g = Phi (s/k - mu) up to date, so that scoring the removal of member o needs
+    only the kernel column K(., o) = Phi phi(o): Phi w = g - K(., o)/k.  ``columns`` (a
+    :class:`_KernelColumns`) computes K(., o) from Theorem 1 in O(rows sharing o's parent
+    configurations); without it K(., o) is one sparse matrix-vector product.
+    """
+
+    name = "mmd"
+    refresh_every = 64           # recompute g exactly after this many swaps (no drift)
+
+    def __init__(self, Phi, columns: "_KernelColumns | None" = None):
+        Phi = sp.csr_matrix(Phi, dtype=np.float64)
+        used = np.unique(Phi.indices)
+        self.Phi = Phi[:, used].tocsr()
+        self.Phi.sort_indices()
+        self.N = self.Phi.shape[0]
+        self.mu = np.asarray(self.Phi.mean(axis=0)).ravel()
+        self.sq = np.asarray(self.Phi.multiply(self.Phi).sum(axis=1)).ravel()   # K(x, x)
+        self._Phi_mu = self.Phi @ self.mu                                        # K-bar(x, X)
+        self.columns = columns
+        self._s = None
+
+    @classmethod
+    def from_model(cls, model, data) -> "MMDCriterion":
+        from .kernels import features
+        data = model.align(data)
+        cols = _KernelColumns(model, data.codes) if not data.has_missing else None
+        return cls(features(model, data), cols)
+
+    # -- whole subsets
+    def _sums(self, idx: np.ndarray) -> np.ndarray:
+        return np.asarray(self.Phi[idx].sum(axis=0)).ravel()
+
+    def value(self, idx) -> float:
+        idx = np.asarray(idx, dtype=np.int64)
+        d = self._sums(idx) / len(idx) - self.mu
+        return float(d @ d)
+
+    def values(self, subsets: np.ndarray, chunk: int = 64) -> np.ndarray:
+        """d for every row of ``subsets`` (R, k), in chunks of sparse indicator products."""
+        subsets = np.atleast_2d(np.asarray(subsets, dtype=np.int64))
+        R, k = subsets.shape
+        mu2 = float(self.mu @ self.mu)
+        out = np.empty(R)
+        for a in range(0, R, chunk):
+            b = min(R, a + chunk)
+            rows = np.repeat(np.arange(b - a), k)
+            M = sp.csr_matrix((np.ones(rows.size), (rows, subsets[a:b].ravel())), shape=(b - a, self.N))
+            Ssum = (M @ self.Phi).tocsr()
+            ss = np.asarray(Ssum.multiply(Ssum).sum(axis=1)).ravel()
+            smu = self._Phi_mu[subsets[a:b]].sum(axis=1)
+            out[a:b] = ss / k**2 - 2.0 * smu / k + mu2
+        return np.maximum(out, 0.0)
+
+    def kernel_column(self, o: int) -> np.ndarray:
+        """K(x, x_o) for every row x."""
+        if self.columns is not None:
+            return self.columns(o)
+        return self.Phi @ self._row(o)
+
+    # -- incremental interface used by greedy_swap
+    def start(self, idx: np.ndarray) -> float:
+        self._k = len(idx)
+        self._s = self._sums(idx)
+        self._refresh()
+        self._col = (None, None)
+        return self._d
+
+    def _refresh(self):
+        diff = self._s / self._k - self.mu
+        self._g = self.Phi @ diff
+        self._d = float(diff @ diff)
+        self._swaps = 0
+
+    def swap_scores(self, o: int) -> np.ndarray:
+        """d after replacing member ``o`` by each row (members are masked by the caller)."""
+        k = self._k
+        kc = self.kernel_column(o)
+        self._col = (o, kc)
+        ww = self._d - (2.0 / k) * self._g[o] + self.sq[o] / k**2        # |w|^2, w = (s - phi(o))/k - mu
+        return ww + (2.0 / k) * (self._g - kc / k) + self.sq / k**2
+
+    def swap(self, o: int, c: int) -> float:
+        ko = self._col[1] if self._col[0] == o else self.kernel_column(o)
+        self._s += self._row(c) - self._row(o)
+        self._swaps += 1
+        if self._swaps >= self.refresh_every:
+            self._refresh()
+        else:
+            self._g += (self.kernel_column(c) - ko) / self._k
+            diff = self._s / self._k - self.mu
+            self._d = float(diff @ diff)
+        self._col = (None, None)
+        return self._d
+
+    def _row(self, i: int) -> np.ndarray:
+        out = np.zeros(self.Phi.shape[1])
+        a, b = self.Phi.indptr[i], self.Phi.indptr[i + 1]
+        out[self.Phi.indices[a:b]] = self.Phi.data[a:b]
+        return out
+
+
+@numba.njit(cache=True)
+def _column_kernel(o, PC, X, order, starts, W, B, out):  # pragma: no cover - compiled
+    """out[x] = K(x, o) by Theorem 1, visiting only the rows that share o's parent configurations."""
+    out[:] = 0.0
+    for i in range(PC.shape[1]):
+        j = PC[o, i]
+        xo = X[o, i]
+        w = W[i, j, xo]
+        b = B[i, j]
+        for t in range(starts[i, j], starts[i, j + 1]):
+            r = order[i, t]
+            if X[r, i] == xo:
+                out[r] += w - b
+            else:
+                out[r] -= b
+
+
+class _KernelColumns:
+    """K(., o) of complete rows by Theorem 1: sum_i [pi_i(x) = pi_i(o)] / P_j ([x_i = o_i] / theta - 1)."""
+
+    def __init__(self, model, codes: np.ndarray):
+        from .inference import parent_marginals
+        pm = parent_marginals(model)
+        codes = np.asarray(codes, dtype=np.int64)
+        N, n = codes.shape
+        keep = [i for i in range(n) if model.cpts[i].shape[1] > 1]
+        PC = np.zeros((N, len(keep)), np.int64)
+        order = np.zeros((len(keep), N), np.int64)
+        configs = []
+        for a, i in enumerate(keep):
+            used, inv = np.unique(model.parent_config(i, codes), return_inverse=True)
+            PC[:, a] = inv.ravel()
+            order[a] = np.argsort(PC[:, a], kind="stable")
+            configs.append(used)
+        cmax = max((len(u) for u in configs), default=1)
+        rmax = int(max((model.cpts[i].shape[1] for i in keep), default=1))
+        starts = np.zeros((len(keep), cmax + 1), np.int64)
+        W = np.zeros((len(keep), cmax, rmax))
+        B = np.zeros((len(keep), cmax))
+        for a, i in enumerate(keep):
+            used = configs[a]
+            starts[a, 1:len(used) + 1] = np.cumsum(np.bincount(PC[:, a], minlength=len(used)))
+            starts[a, len(used) + 1:] = N
+            P = pm.probs[i][used]
+            theta = model.cpts[i][used]
+            with np.errstate(divide="ignore"):
+                W[a, :len(used), :theta.shape[1]] = 1.0 / (theta * P[:, None])
+                B[a, :len(used)] = 1.0 / P
+        self.args = (PC, np.ascontiguousarray(codes[:, keep]), order, starts, W, B)
+        self.N = N
+
+    def __call__(self, o: int) -> np.ndarray:
+        out = np.empty(self.N)
+        _column_kernel(int(o), *self.args, out)
+        return out
+
+
+class Chi2Criterion:
+    """The paper's chi-square heuristic -sum_i log p_i (module docstring) on a code matrix (the pool X).
+
+    A missing cell (code -1) counts as one more category of its variable.  Variables with a
+    single observed category have no test (p = 1) and add nothing.
+    """
+
+    name = "chi2"
+
+    def __init__(self, codes: np.ndarray, cardinalities: Sequence[int]):
+        codes = np.asarray(codes, dtype=np.int64)
+        self.N, self.n = codes.shape
+        cards = np.asarray(cardinalities, dtype=np.int64) + 1          # + the missing category
+        self.width = int(cards.max()) if self.n else 1
+        c = np.where(codes < 0, cards[None, :] - 1, codes)
+        self.codes = c
+        self.flat = c + (np.arange(self.n) * self.width)[None, :]      # index into (n, width) tables
+        freq = np.zeros((self.n, self.width))
+        for i in range(self.n):
+            freq[i, :cards[i]] = np.bincount(c[:, i], minlength=int(cards[i])) / self.N
+        self.freq = freq
+        self.seen = freq > 0
+        self.dof = self.seen.sum(axis=1) - 1
+        self.tested = self.dof >= 1
+        self._inv_freq = np.where(self.seen, 1.0 / np.where(self.seen, freq, 1.0), 0.0)
+
+    @classmethod
+    def from_data(cls, data) -> "Chi2Criterion":
+        return cls(data.codes, data.cardinalities)
+
+    def _counts(self, idx) -> np.ndarray:
+        return np.bincount(self.flat[np.asarray(idx, dtype=np.int64)].ravel(),
+                           minlength=self.n * self.width).reshape(self.n, self.width).astype(float)
+
+    def _objective(self, stat: np.ndarray) -> np.ndarray:
+        """-sum_i log p_i from per-variable statistics (..., n)."""
+        lp = _chi2.logsf(stat, np.maximum(self.dof, 1))
+        return -np.where(self.tested, lp, 0.0).sum(axis=-1)
+
+    def statistics(self, idx) -> np.ndarray:
+        """The chi-square statistic of every variable for subset ``idx``."""
+        k = len(idx)
+        O = self._counts(idx)
+        return (O**2 * self._inv_freq).sum(axis=1) / k - k
+
+    def value(self, idx) -> float:
+        return float(self._objective(self.statistics(idx)))
+
+    def values(self, subsets: np.ndarray) -> np.ndarray:
+        subsets = np.atleast_2d(np.asarray(subsets, dtype=np.int64))
+        R, k = subsets.shape
+        out = np.empty(R)
+        for a in range(R):
+            out[a] = self.value(subsets[a])
+        return out
+
+    def start(self, idx: np.ndarray) -> float:
+        self._k = len(idx)
+        self._O = self._counts(idx)
+        return self._current()
+
+    def _current(self) -> float:
+        k = self._k
+        return float(self._objective((self._O**2 * self._inv_freq).sum(axis=1) / k - k))
+
+    def swap_scores(self, o: int) -> np.ndarray:
+        k = self._k
+        Om = self._O.copy()
+        Om.ravel()[self.flat[o]] -= 1.0
+        # with E_v = k f_v:  stat(+v) = (sum_c Om_c^2 / f_c + 2 Om_v / f_v + 1 / f_v) / k - k
+        base = (Om**2 * self._inv_freq).sum(axis=1, keepdims=True)
+        stat = (base + (2.0 * Om + 1.0) * self._inv_freq) / k - k                # (n, width)
+        lp = _chi2.logsf(stat, np.maximum(self.dof, 1)[:, None])
+        table = -np.where(self.tested[:, None] & self.seen, lp, 0.0)
+        return table.ravel()[self.flat].sum(axis=1)
+
+    def swap(self, o: int, c: int) -> float:
+        self._O.ravel()[self.flat[o]] -= 1.0
+        self._O.ravel()[self.flat[c]] += 1.0
+        return self._current()
+
+
+# ====================================================================== greedy
+@dataclass
+class GreedyResult:
+    """Outcome of :func:`greedy_swap`."""
+
+    indices: np.ndarray
+    value: float
+    start_value: float
+    swaps: int
+    visits: int
+    passes: float
+    converged: bool
+    seconds: float
+    history: list = field(default_factory=list)     # criterion value after each swap
+
+
+def greedy_swap(criterion, init, *, max_passes: int = 50, rtol: float = 1e-12,
+                progress: Progress | None = None) -> GreedyResult:
+    """Algorithm 1: member-by-member best swaps until k visits in a row change nothing.
+
+    ``criterion`` provides ``start(idx)``, ``swap_scores(o)`` (criterion after replacing row ``o``
+    by every row) and ``swap(o, c)``; current members are never candidates.  A swap must lower
+    the criterion by more than ``rtol`` times its value (floating-point ties do not cycle).
+    ``max_passes`` bounds the visits at ``max_passes * k`` (``converged`` says whether it
+    stopped on its own).
+    """
+    t0 = time.perf_counter()
+    S = np.array(init, dtype=np.int64).copy()
+    k = len(S)
+    N = criterion.N
+    if k < 1 or k >= N:
+        raise PrototypeError(f"The subset size must be between 1 and {N - 1} (the rows minus one), got {k}.")
+    if len(np.unique(S)) != k or S.min() < 0 or S.max() >= N:
+        raise PrototypeError("The starting subset must hold distinct row indices of the data.")
+    member = np.zeros(N, dtype=bool)
+    member[S] = True
+    cur = start = criterion.start(S)
+    history = []
+    quiet, visits, swaps, t = 0, 0, 0, 0
+    limit = int(max_passes) * k
+    while quiet < k and visits < limit:
+        o = int(S[t])
+        scores = criterion.swap_scores(o)
+        scores[member] = np.inf
+        c = int(np.argmin(scores))
+        if scores[c] < cur - rtol * max(abs(cur), 1e-300):
+            cur = criterion.swap(o, c)
+            member[o], member[c] = False, True
+            S[t] = c
+            swaps += 1
+            history.append(cur)
+            quiet = 0
+        else:
+            quiet += 1
+        visits += 1
+        t = (t + 1) % k
+        if progress is not None and visits % max(1, k // 20) == 0:
+            progress(min(visits / limit, 0.999), f"{criterion.name}: pass {visits / k:.1f}, {swaps} swaps, "
+                                                  f"value {cur:.6g}")
+    if progress is not None:
+        progress(1.0, f"{criterion.name}: {swaps} swaps in {visits / k:.1f} passes")
+    return GreedyResult(S, float(cur), float(start), swaps, visits, visits / k, quiet >= k,
+                        time.perf_counter() - t0, history)
+
+
+def random_subsets(N: int, k: int, R: int, seed=0) -> np.ndarray:
+    """R subsets of k distinct rows out of N, shape (R, k) (``numpy.random.default_rng(seed)``)."""
+    if k < 1 or k > N:
+        raise PrototypeError(f"The subset size must be between 1 and {N} (the rows), got {k}.")
+    rng = np.random.default_rng(seed)
+    return np.stack([rng.choice(N, size=k, replace=False) for _ in range(int(R))]) if R else np.zeros((0, k), np.int64)
+
+
+# ====================================================================== one selection
+@dataclass
+class PrototypeResult:
+    """Outcome of :func:`select_prototypes` (``indices`` are rows of the data passed in)."""
+
+    indices: np.ndarray
+    criterion: str
+    mmd: float
+    chi2: float
+    start_value: float | None
+    value: float
+    swaps: int
+    passes: float
+    converged: bool
+    seconds: float
+    seconds_start: float
+    n_init: int
+
+    def to_dict(self) -> dict:
+        return {"indices": [int(i) for i in self.indices], "criterion": self.criterion, "k": len(self.indices),
+                "mmd": self.mmd, "chi2": self.chi2, "value": self.value, "start_value": self.start_value,
+                "swaps": self.swaps, "passes": self.passes, "converged": self.converged,
+                "seconds": self.seconds, "seconds_start": self.seconds_start, "n_init": self.n_init}
+
+
+def _check_k(k, N):
+    if not isinstance(k, (int, np.integer)) or isinstance(k, bool):
+        raise PrototypeError(f"The subset size k must be a whole number, got {k!r}.")
+    if k < 1 or k >= N:
+        raise PrototypeError(f"The subset size k must be between 1 and {N - 1} (the data has {N} rows), got {k}.")
+
+
+def select_prototypes(model, data, k: int, criterion: str = "mmd", *, init=None, n_init: int = 100,
+                      seed: int = 0, max_passes: int = 50, progress: Progress | None = None,
+                      mmd_criterion: MMDCriterion | None = None) -> PrototypeResult:
+    """Choose k representative rows of ``data`` under ``model`` (module docstring).
+
+    Parameters
+    ----------
+    model : BayesNet (its Fisher kernel defines ``mmd``; ``data`` is aligned to it)
+    data : CategoricalData, the pool X
+    k : subset size, 1 <= k < N
+    criterion : ``mmd``, ``chi2`` or ``random``
+    init : starting subset (row indices); default: the best of ``n_init`` random subsets by the criterion
+    seed : seeds the random subsets
+    mmd_criterion : a prebuilt :class:`MMDCriterion` for ``data`` (saves the feature computation)
+    """
+    criterion = str(criterion).lower()
+    if criterion not in CRITERIA:
+        raise PrototypeError(f"Unknown criterion '{criterion}'; choose one of {', '.join(CRITERIA)}.")
+    data = model.align(data)
+    N = data.n_rows
+    _check_k(k, N)
+    mc = mmd_criterion if mmd_criterion is not None else MMDCriterion.from_model(model, data)
+    cc = Chi2Criterion.from_data(data)
+    crit = {"mmd": mc, "chi2": cc}.get(criterion)
+    t0 = time.perf_counter()
+    if init is not None:
+        start = np.asarray(init, dtype=np.int64)
+        if start.shape != (k,) or len(np.unique(start)) != k or start.min() < 0 or start.max() >= N:
+            raise PrototypeError(f"The starting subset must hold {k} distinct row numbers between 0 and {N - 1}.")
+        n_used = 0
+    else:
+        n_used = 1 if criterion == "random" else max(int(n_init), 1)
+        cands = random_subsets(N, k, n_used, seed)
+        start = cands[int(np.argmin(crit.values(cands)))] if crit is not None else cands[0]
+    t_start = time.perf_counter() - t0
+    if crit is None:
+        res = None
+        idx = start
+    else:
+        res = greedy_swap(crit, start, max_passes=max_passes, progress=progress)
+        idx = res.indices
+    return PrototypeResult(indices=idx, criterion=criterion, mmd=mc.value(idx), chi2=cc.value(idx),
+                           start_value=None if res is None else res.start_value,
+                           value=mc.value(idx) if res is None else res.value,
+                           swaps=0 if res is None else res.swaps, passes=0.0 if res is None else res.passes,
+                           converged=True if res is None else res.converged,
+                           seconds=0.0 if res is None else res.seconds, seconds_start=t_start, n_init=n_used)
+
+
+# ====================================================================== evaluation
+def split_half(N: int, test_fraction: float = 0.5, seed=0) -> tuple[np.ndarray, np.ndarray]:
+    """(train rows, test rows) of a seeded random split; the test part has round(N * test_fraction) rows."""
+    if not 0 < test_fraction < 1:
+        raise PrototypeError(f"The test fraction must be between 0 and 1 (exclusive), got {test_fraction}.")
+    perm = np.random.default_rng(seed).permutation(N)
+    n_test = int(round(N * test_fraction))
+    if n_test < 1 or n_test >= N:
+        raise PrototypeError(f"A test fraction of {test_fraction} leaves no rows on one side of the split of {N} rows.")
+    return np.sort(perm[n_test:]), np.sort(perm[:n_test])
+
+
+def class_posterior(model, data, class_column: str) -> np.ndarray:
+    """P(class | the other variables) of every row, shape (N, r_class).
+
+    Complete feature rows: P(c, x) for every class value c, normalised (exact).  Rows with a
+    missing feature cell go through :func:`bnfk_core.inference.posterior` with the class hidden.
+    """
+    from .inference import posterior
+    data = model.align(data)
+    ci = data.index(class_column)
+    codes = data.codes.astype(np.int64)
+    r = int(model.cardinalities[ci])
+    out = np.zeros((codes.shape[0], r))
+    feats = np.delete(codes, ci, axis=1)
+    ok = (feats >= 0).all(axis=1)
+    if ok.any():
+        X = codes[ok].copy()
+        logj = np.zeros((X.shape[0], r))
+        for c in range(r):
+            X[:, ci] = c
+            for i in range(model.n_vars):
+                logj[:, c] += np.log(model.cpts[i][model.parent_config(i, X), X[:, i]])
+        logj -= logj.max(axis=1, keepdims=True)
+        p = np.exp(logj)
+        out[ok] = p / p.sum(axis=1, keepdims=True)
+    if (~ok).any():
+        hid = codes[~ok].copy()
+        hid[:, ci] = -1
+        rows, probs = posterior(model, hid)[ci]
+        out[np.flatnonzero(~ok)[rows]] = probs
+    return out
+
+
+class HeldOut:
+    """Fast, exact held-out evaluation of many re-fits of one structure.
+
+    Everything is reduced to counts: the test NLL is -sum_i sum_cells N^test_cell log theta_cell / M,
+    and the class posterior is computed once per distinct feature pattern of the test half.
+    """
+
+    def __init__(self, dag, test, class_column: str | None = None, pseudo_count: float = 1.0):
+        from .model import MAX_CPT_CELLS
+        self.dag = dag
+        self.variables = list(dag.nodes)
+        test = test.select(self.variables) if tuple(test.variables) != tuple(self.variables) else test
+        self.states = test.states
+        self.cards = test.cardinalities.astype(np.int64)
+        self.parents = dag.parent_indices()
+        self.pseudo = float(pseudo_count)
+        codes = test.codes.astype(np.int64)
+        if (codes < 0).any():
+            raise PrototypeError(f"The test part of {test.source} has missing cells; the held-out evaluation "
+                                 "needs complete rows (use --missing-policy category).")
+        self.M = codes.shape[0]
+        self.q = [int(np.prod(self.cards[list(ps)])) if ps else 1 for ps in self.parents]
+        for i, q in enumerate(self.q):
+            if q * self.cards[i] > MAX_CPT_CELLS:
+                raise PrototypeError(f"Variable '{self.variables[i]}' has too many parent configurations.")
+        self.test_counts = [self._family_counts(codes, i) for i in range(len(self.variables))]
+        self.cls = None
+        if class_column is not None:
+            self.cls = self.variables.index(class_column)
+            feats = np.delete(codes, self.cls, axis=1)
+            uniq, inv = np.unique(feats, axis=0, return_inverse=True)
+            inv = inv.ravel()
+            r = int(self.cards[self.cls])
+            self.pattern_counts = np.zeros((len(uniq), r))
+            np.add.at(self.pattern_counts, (inv, codes[:, self.cls]), 1.0)
+            # flat family-cell index of every pattern with the class set to each value
+            U = np.insert(uniq, self.cls, 0, axis=1)
+            involved = [i for i in range(len(self.variables)) if i == self.cls or self.cls in self.parents[i]]
+            self.class_cells = []
+            for i in involved:
+                cells = np.empty((len(U), r), dtype=np.int64)
+                for c in range(r):
+                    U[:, self.cls] = c
+                    cells[:, c] = self._flat(U, i)
+                self.class_cells.append((i, cells))
+
+    def _flat(self, codes, i):
+        ps = self.parents[i]
+        j = np.ravel_multi_index(tuple(codes[:, p] for p in ps), tuple(int(self.cards[p]) for p in ps)) if ps else 0
+        return j * int(self.cards[i]) + codes[:, i]
+
+    def _family_counts(self, codes, i):
+        return np.bincount(self._flat(codes, i), minlength=self.q[i] * int(self.cards[i])).astype(float)
+
+    def fit(self, codes) -> list:
+        """Smoothed CPTs (flattened) of the structure fitted on ``codes`` (complete rows, model order)."""
+        codes = np.asarray(codes, dtype=np.int64)
+        out = []
+        for i in range(len(self.variables)):
+            cnt = (self._family_counts(codes[(codes[:, list(self.parents[i]) + [i]] >= 0).all(axis=1)], i)
+                   .reshape(self.q[i], -1) + self.pseudo)
+            out.append((cnt / cnt.sum(axis=1, keepdims=True)).ravel())
+        return out
+
+    def evaluate_cpts(self, cpts) -> dict:
+        logs = [np.log(t) for t in cpts]
+        res = {"nll": float(-sum(self.test_counts[i] @ logs[i] for i in range(len(logs))) / self.M)}
+        if self.cls is not None:
+            logj = np.zeros(self.pattern_counts.shape)
+            for i, cells in self.class_cells:
+                logj += logs[i][cells]
+            logj -= logj.max(axis=1, keepdims=True)
+            logp = logj - np.log(np.exp(logj).sum(axis=1, keepdims=True))
+            wrong = self.pattern_counts.sum(axis=1) - self.pattern_counts[np.arange(len(logp)), logp.argmax(axis=1)]
+            res["error"] = float(wrong.sum() / self.M)
+            res["log_loss"] = float(-(self.pattern_counts * logp).sum() / self.M)
+        return res
+
+    def evaluate(self, codes) -> dict:
+        """Held-out metrics of the structure re-fitted (pseudo-count) on ``codes``."""
+        return self.evaluate_cpts(self.fit(codes))
+
+
+def summarize_benchmark(data, k: int, structure: str = "hc", *, class_column: str | None = None,
+                        test_fraction: float = 0.5, random_draws: int = 1000,
+                        criteria: Sequence[str] = CRITERIA, seed: int = 0, kdb_k: int = 3,
+                        progress: Progress | None = None, return_details: bool = False) -> dict:
+    """The paper's data-summarization experiment for one k (module docstring).
+
+    Returns ``{"full": {...}, "mmd": {..., "mmd"}, "chi2": {...}, "random": {"nll_mean", "nll_std", ...},
+    "seconds": {"learn", "kernel", "greedy_mmd", "greedy_chi2", "random_draws"}, ...}``; the metrics are
+    ``nll`` and, for TAN/KDB, ``error`` and ``log_loss``.  The greedy searches start from the best
+    of the ``random_draws`` random subsets by their criterion (as the paper).
+    """
+    from .inference import parent_marginals
+    from .learn import learn_structure
+    from .model import fit
+
+    structure = str(structure).lower()
+    if structure not in STRUCTURES:
+        raise PrototypeError(f"Unknown structure '{structure}'; choose one of {', '.join(STRUCTURES)}.")
+    criteria = [str(c).strip().lower() for c in criteria]
+    for c in criteria:
+        if c not in CRITERIA:
+            raise PrototypeError(f"Unknown criterion '{c}'; choose from {', '.join(CRITERIA)}.")
+    cls = class_column if class_column is not None else data.class_column
+    if structure in ("tan", "kdb") and cls is None:
+        raise PrototypeError(f"Structure '{structure}' needs a class column (--class-column).")
+    if cls is not None and cls not in data.variables:
+        raise PrototypeError(f"Class column '{cls}' is not one of the columns of {data.source}.")
+    if int(random_draws) < 1:
+        raise PrototypeError(f"--random-draws must be at least 1, got {random_draws}.")
+
+    def report(f, msg):
+        if progress is not None:
+            progress(f, msg)
+
+    tr, te = split_half(data.n_rows, test_fraction, seed)
+    train, test = data.subset(tr), data.subset(te)
+    _check_k(k, train.n_rows)
+    seconds = {}
+    report(0.0, f"learning {structure} on {train.n_rows} training rows")
+    t0 = time.perf_counter()
+    learned = learn_structure(train, structure, score="bic", class_column=cls if structure != "hc" else None,
+                              k=kdb_k, seed=seed)
+    seconds["learn"] = time.perf_counter() - t0
+    model = fit(learned.dag, train, method="smoothed", pseudo_count=1.0)
+    train = model.align(train)
+    report(0.1, "Fisher features of the training half")
+    t0 = time.perf_counter()
+    parent_marginals(model)
+    mc = MMDCriterion.from_model(model, train)
+    seconds["kernel"] = time.perf_counter() - t0
+    cc = Chi2Criterion.from_data(train)
+    held = HeldOut(learned.dag, test, class_column=cls if structure != "hc" else None)
+    out = {"dataset": data.source, "structure": structure, "k": int(k), "seed": int(seed),
+           "train_rows": train.n_rows, "test_rows": test.n_rows, "arcs": learned.dag.n_arcs,
+           "random_draws": int(random_draws), "full": held.evaluate(train.codes)}
+
+    report(0.15, f"{random_draws} random subsets")
+    t0 = time.perf_counter()
+    draws = random_subsets(train.n_rows, k, random_draws, seed)
+    d_mmd = mc.values(draws)
+    d_chi = cc.values(draws)
+    seconds["random_draws"] = time.perf_counter() - t0
+    details = {}
+    if "random" in criteria:
+        evals = [held.evaluate(train.codes[s]) for s in draws]
+        rnd = {}
+        for key in evals[0]:
+            v = np.array([e[key] for e in evals])
+            rnd[f"{key}_mean"], rnd[f"{key}_std"] = float(v.mean()), float(v.std(ddof=1)) if len(v) > 1 else 0.0
+        rnd["mmd_mean"], rnd["mmd_std"] = float(d_mmd.mean()), float(d_mmd.std())
+        out["random"] = rnd
+        details["random_nll"] = [e["nll"] for e in evals]
+        details["random_mmd"] = d_mmd.tolist()
+    for name, crit, vals, f0 in (("mmd", mc, d_mmd, 0.3), ("chi2", cc, d_chi, 0.65)):
+        if name not in criteria:
+            continue
+        report(f0, f"greedy {name}")
+        best = draws[int(np.argmin(vals))]
+        sub = None if progress is None else (lambda f, m, f0=f0: progress(f0 + 0.35 * f, m))
+        res = greedy_swap(crit, best, progress=sub)
+        seconds[f"greedy_{name}"] = res.seconds
+        ev = held.evaluate(train.codes[res.indices])
+        ev.update({"mmd": mc.value(res.indices), "chi2": cc.value(res.indices), "start_value": res.start_value,
+                   "value": res.value, "swaps": res.swaps, "passes": res.passes, "converged": res.converged})
+        out[name] = ev
+        details[f"{name}_indices"] = [int(train_i) for train_i in tr[res.indices]]
+    out["seconds"] = seconds
+    report(1.0, "done")
+    if return_details:
+        out["details"] = details
+    return out
