@@ -7,11 +7,11 @@ import streamlit as st
 from bnfk_core.errors import BnfkError
 from bnfk_ui import common, state
 
-st.set_page_config(page_title="bnfk — Fisher kernels of Bayesian networks", page_icon="🕸️", layout="wide")
+st.set_page_config(page_title="bnfk — Fisher kernels of Bayesian networks", page_icon=":material/hub:", layout="wide")
 
 
 def home() -> None:
-    if not common.start("Bayesian-network Fisher kernels", "🕸️"):
+    if not common.start("Bayesian-network Fisher kernels"):
         return
     st.markdown(
         "This app turns a table of **categorical data** into a **Bayesian network** — a directed acyclic graph "
@@ -75,13 +75,13 @@ def home() -> None:
     st.subheader("Where to go next")
     c1, c2, c3 = st.columns(3)
     with c1:
-        st.page_link("pages/1_data.py", label="Data", icon="📋")
+        st.page_link("pages/1_data.py", label="Data", icon=":material/table_chart:")
         st.caption("Preview the table, choose the class column, missing-value policy, discretisation and dropped columns.")
     with c2:
-        st.page_link("pages/2_structure.py", label="Structure", icon="🕸️")
+        st.page_link("pages/2_structure.py", label="Structure", icon=":material/account_tree:")
         st.caption("Learn a network, edit arcs, apply segment presets, see the Markov equivalence class, import/export.")
     with c3:
-        st.page_link("pages/3_kernel.py", label="Kernel", icon="🔥")
+        st.page_link("pages/3_kernel.py", label="Kernel", icon=":material/grid_on:")
         st.caption("Gram matrix heatmaps, comparison with a second network, value distribution, per-variable contributions.")
 
     with common.shown_errors():
@@ -93,10 +93,10 @@ def home() -> None:
 
 
 PAGES = [
-    st.Page(home, title="Home", icon="🏠", url_path="home", default=True),
-    st.Page("pages/1_data.py", title="Data", icon="📋", url_path="data"),
-    st.Page("pages/2_structure.py", title="Structure", icon="🕸️", url_path="structure"),
-    st.Page("pages/3_kernel.py", title="Kernel", icon="🔥", url_path="kernel"),
+    st.Page(home, title="Home", icon=":material/home:", url_path="home", default=True),
+    st.Page("pages/1_data.py", title="Data", icon=":material/table_chart:", url_path="data"),
+    st.Page("pages/2_structure.py", title="Structure", icon=":material/account_tree:", url_path="structure"),
+    st.Page("pages/3_kernel.py", title="Kernel", icon=":material/grid_on:", url_path="kernel"),
 ]
 
 nav = st.navigation(PAGES)

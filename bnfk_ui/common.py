@@ -13,8 +13,25 @@ from bnfk_core.errors import BnfkError
 from . import state
 
 
+def _ensure_router() -> None:
+    """Run pages through app.py's ``st.navigation``, also when a deep link is a server's first request.
+
+    Streamlit treats an app with a ``pages/`` folder as a v1 multipage app until ``st.navigation``
+    has been called once; a first request for e.g. ``/kernel`` would then run the page file on
+    its own (no router, no page config).  Switch to the router and rerun the same page.
+    """
+    try:
+        from streamlit.runtime.pages_manager import PagesManager
+    except ImportError:  # pragma: no cover - Streamlit internals moved
+        return
+    if getattr(PagesManager, "uses_pages_directory", False):
+        PagesManager.uses_pages_directory = False
+        st.rerun()
+
+
 def start(title: str, icon: str = "") -> bool:
     """Title, defaults, sidebar summary and queued messages.  False if the data cannot be loaded."""
+    _ensure_router()
     st.title(f"{icon} {title}".strip())
     try:
         state.init()
@@ -62,7 +79,7 @@ def download(label: str, data, file_name: str, mime: str, key: str | None = None
 
 
 def download_figure(fig, name: str, label: str = "Figure (HTML)") -> None:
-    download(label, fig.to_html(include_plotlyjs="cdn", full_html=True), f"{slug(name)}.html", "text/html",
+    download(label, lambda: fig.to_html(include_plotlyjs="cdn", full_html=True), f"{slug(name)}.html", "text/html",
              key=f"dl_fig_{name}")
 
 

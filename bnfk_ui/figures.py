@@ -153,60 +153,69 @@ def gram_figure(K: np.ndarray, order: np.ndarray, row_ids: np.ndarray, labels: n
                 colorbar_title: str = "K", height: int = 520) -> go.Figure:
     """A Gram matrix heatmap (rows in ``order``), diverging colours centred at 0, class strips on top/left."""
     Ko = np.asarray(K, float)[np.ix_(order, order)].astype(np.float32)
-    ids = [f"#{int(r)}" for r in np.asarray(row_ids)[order]]
+    # category labels must not look numeric: plotly reads "#12" as the number 12
+    ids = [f"row {int(r)}" for r in np.asarray(row_ids)[order]]
     zmax = zmax or kernel_range(Ko)
-    heat = go.Heatmap(z=Ko, x=ids, y=ids, colorscale=KERNEL_SCALE, zmid=0, zmin=-zmax, zmax=zmax,
-                      colorbar=dict(title=colorbar_title, thickness=12, len=0.8),
-                      hovertemplate="row %{y} × row %{x}<br>K = %{z:.4g}<extra></extra>")
+    heat = dict(type="heatmap", z=Ko, x=ids, y=ids, colorscale=KERNEL_SCALE, zmid=0, zmin=-zmax, zmax=zmax,
+                colorbar=dict(title=dict(text=colorbar_title), thickness=12, len=0.8),
+                hovertemplate="%{y} × %{x}<br>K = %{z:.4g}<extra></extra>")
     with_strip = labels is not None and len(class_states) and (np.asarray(labels) >= 0).any()
+    hidden = dict(showticklabels=False, showgrid=False, zeroline=False, type="category")
+    layout = dict(title=dict(text=title) if title else None, height=height, font=_FONT, plot_bgcolor="white",
+                  margin=dict(l=10, r=10, t=50 if title else 10, b=10))
     if not with_strip:
-        fig = go.Figure(heat)
-        fig.update_yaxes(autorange="reversed")
+        data = [heat]
+        layout.update(xaxis=dict(**hidden), yaxis=dict(autorange="reversed", **hidden))
     else:
         cols = list(class_colors(class_states).values())
         lab = np.asarray(labels)[order]
         z = np.where(lab < 0, len(cols), lab)
         scale = _discrete_scale(cols + [MISSING_COLOR])
         names = np.array(list(class_states) + ["(missing)"], dtype=object)[z]
-        fig = make_subplots(rows=2, cols=2, row_heights=[0.035, 0.965], column_widths=[0.035, 0.965],
-                            shared_xaxes=True, shared_yaxes=True, horizontal_spacing=0.006,
-                            vertical_spacing=0.006)
-        strip = dict(colorscale=scale, zmin=-0.5, zmax=len(cols) + 0.5, showscale=False)
-        fig.add_trace(go.Heatmap(z=[z], x=ids, y=["class"], customdata=[names], **strip,
-                                 hovertemplate="row %{x}: %{customdata}<extra></extra>"), row=1, col=2)
-        fig.add_trace(go.Heatmap(z=z[:, None], x=["class"], y=ids, customdata=names[:, None], **strip,
-                                 hovertemplate="row %{y}: %{customdata}<extra></extra>"), row=2, col=1)
-        fig.add_trace(heat, row=2, col=2)
-        fig.update_yaxes(autorange="reversed", row=2)
-        fig.update_xaxes(showticklabels=False, row=1)
-        fig.update_yaxes(showticklabels=False, row=1)
-        fig.update_xaxes(showticklabels=False, row=2, col=1)
-    fig.update_xaxes(showticklabels=False, showgrid=False)
-    fig.update_yaxes(showticklabels=False, showgrid=False)
-    fig.update_layout(title=title or None, height=height, margin=dict(l=10, r=10, t=50 if title else 10, b=10),
-                      font=_FONT, plot_bgcolor="white")
+        strip = dict(type="heatmap", colorscale=scale, zmin=-0.5, zmax=len(cols) + 0.5, showscale=False)
+        # main heatmap on (x, y); the class strips share its axes: top strip on (x, y2), left strip on (x2, y)
+        data = [dict(heat, xaxis="x", yaxis="y"),
+                dict(strip, z=[z.tolist()], x=ids, y=["class"], customdata=[names.tolist()], xaxis="x", yaxis="y2",
+                     hovertemplate="%{x}: %{customdata}<extra></extra>"),
+                dict(strip, z=z[:, None].tolist(), x=["class"], y=ids, customdata=names[:, None].tolist(),
+                     xaxis="x2", yaxis="y", hovertemplate="%{y}: %{customdata}<extra></extra>")]
+        layout.update(xaxis=dict(domain=[0.04, 1.0], **hidden), yaxis=dict(domain=[0.0, 0.96], autorange="reversed", **hidden),
+                      xaxis2=dict(domain=[0.0, 0.032], **hidden), yaxis2=dict(domain=[0.968, 1.0], **hidden))
+    fig = go.Figure(data=data, layout=layout)
     return fig
 
 
 def histogram_figure(pairs: dict, class_states: Sequence[str] = (), *, title: str = "") -> go.Figure:
-    """Distribution of kernel values of distinct pairs: within each class (class colours) and between classes."""
+    """Distribution of kernel values of distinct pairs: within each class (class colours) and between classes.
+
+    Each group is normalised to a share of its own pairs (groups differ a lot in size); the x axis
+    shows the central 99% of all values, with shared bins.
+    """
     fig = go.Figure()
+    allv = np.asarray(pairs["all"], float)
+    lo, hi = (np.quantile(allv, [0.005, 0.995]) if allv.size else (0.0, 1.0))
+    if hi <= lo:
+        lo, hi = lo - 0.5, hi + 0.5
+    pad = 0.02 * (hi - lo)
+    bins = dict(start=float(lo - pad), end=float(hi + pad), size=float((hi - lo + 2 * pad) / 60))
+    common = dict(xbins=bins, histnorm="probability", autobinx=False)
     if "within" in pairs and class_states:
         colors = class_colors(class_states)
         for code, vals in pairs["within"].items():
             if len(vals):
                 s = class_states[code]
-                fig.add_trace(go.Histogram(x=vals, name=f"within {s}", marker_color=colors[s], opacity=0.65,
-                                           nbinsx=60))
+                fig.add_trace(go.Histogram(x=vals, name=f"within {s}", marker_color=colors[s], opacity=0.6, **common))
         if len(pairs["between"]):
             fig.add_trace(go.Histogram(x=pairs["between"], name="between classes", marker_color="#7f7f7f",
-                                       opacity=0.55, nbinsx=60))
+                                       opacity=0.5, **common))
     else:
-        fig.add_trace(go.Histogram(x=pairs["all"], name="all pairs", marker_color=UNDIRECTED_COLOR, nbinsx=60))
+        fig.add_trace(go.Histogram(x=allv, name="all pairs", marker_color=UNDIRECTED_COLOR, **common))
     fig.add_vline(x=0, line=dict(color="#444", width=1, dash="dot"))
-    fig.update_layout(barmode="overlay", title=title or None, height=360, font=_FONT,
+    fig.update_layout(barmode="overlay", title=title or None, height=420, font=_FONT,
                       margin=dict(l=10, r=10, t=50 if title else 10, b=10),
-                      xaxis_title="kernel value K(x, y) of distinct pairs", yaxis_title="pairs",
+                      xaxis=dict(title="kernel value K(x, y) of distinct pairs (central 99%)",
+                                 range=[bins["start"], bins["end"]]),
+                      yaxis=dict(title="share of the group's pairs", tickformat=".0%"),
                       legend=dict(orientation="h", yanchor="bottom", y=1.0, xanchor="right", x=1.0))
     return fig
 
@@ -226,7 +235,7 @@ def contributions_figure(variables: Sequence[str], k: np.ndarray, x_vals: Sequen
                                          "<br>K_i = %{y:.4g}<extra></extra>"))
     fig.add_hline(y=0, line=dict(color="#444", width=1))
     fig.update_layout(title=title or None, height=420, font=_FONT, margin=dict(l=10, r=10, t=50 if title else 10, b=10),
-                      yaxis_title="K_i(A, B)", xaxis_tickangle=-45 if len(variables) > 8 else 0)
+                      yaxis_title="K_i(A, B)", xaxis_type="category", xaxis_tickangle=-45 if len(variables) > 8 else 0)
     return fig
 
 

@@ -80,14 +80,16 @@ def init() -> None:
         reset_structure()
 
 
-def bind(key: str, on_change=None) -> dict:
+def bind(key: str, on_change=None, shown=None) -> dict:
     """Widget kwargs that show and store ``st.session_state[key]`` across pages.
 
     The widget owns ``w_<key>``; before it is drawn it is set from the stored choice, and a
-    change is copied back (and ``on_change`` called) before the next run.
+    change is copied back (and ``on_change`` called) before the next run.  ``shown`` maps the
+    stored value to what the widget can display (e.g. clamped to its range).
     """
     wkey = f"w_{key}"
-    st.session_state[wkey] = st.session_state[key]
+    value = st.session_state[key]
+    st.session_state[wkey] = shown(value) if shown else value
 
     def _store():
         st.session_state[key] = st.session_state[wkey]
@@ -377,3 +379,16 @@ def gram_matrix(m: BayesNet, kind: str | None = None) -> GramResult:
     d = data()
     labels = d.codes[rows, d.index(d.class_column)] if d.class_column else np.full(len(rows), -1)
     return GramResult(K, rows, labels)
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def kernel_analysis(K: np.ndarray, labels: np.ndarray, order_kind: str, has_class: bool) -> dict:
+    """Row order, kernel-PCA coordinates and pair values of a Gram matrix (cached on its content)."""
+    from bnfk_core.viz import class_order, cluster_order, kernel_pca, pair_values
+    if order_kind == "data":
+        order = np.arange(K.shape[0])
+    elif order_kind == "class" and has_class:
+        order = class_order(labels, K)
+    else:
+        order = cluster_order(K)
+    return {"order": order, "pca": kernel_pca(K, 2), "pairs": pair_values(K, labels if has_class else None)}

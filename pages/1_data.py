@@ -5,7 +5,7 @@ import streamlit as st
 from bnfk_core.viz import column_summary
 from bnfk_ui import common, figures, state
 
-if common.start("Data", "📋"):
+if common.start("Data"):
     ss = st.session_state
     d = state.data()
 
@@ -67,7 +67,7 @@ if common.start("Data", "📋"):
 
     c1, c2, _ = st.columns([1, 1, 2])
     with c1:
-        common.download("Data as loaded (CSV)", d.frame.to_csv(index=False).encode("utf-8"),
+        common.download("Data as loaded (CSV)", lambda: d.frame.to_csv(index=False),
                         f"{common.dataset_name()}_loaded.csv", "text/csv")
     with c2:
         common.download("Variables table (CSV)", summary.to_csv(index=False).encode("utf-8"),
