@@ -46,7 +46,8 @@ from .errors import BnfkError
 
 __all__ = ["CRITERIA", "STRUCTURES", "PrototypeError", "MMDCriterion", "Chi2Criterion", "GreedyResult",
            "greedy_swap", "random_subsets", "PrototypeResult", "select_prototypes", "HeldOut",
-           "class_posterior", "split_half", "summarize_benchmark"]
+           "class_posterior", "split_half", "feature_embedding", "Experiment", "prepare_experiment", "run_experiment",
+           "summarize_benchmark"]
 
 CRITERIA = ("mmd", "chi2", "random")
 STRUCTURES = ("hc", "tan", "kdb")
@@ -457,6 +458,40 @@ def select_prototypes(model, data, k: int, criterion: str = "mmd", *, init=None,
                            seconds=0.0 if res is None else res.seconds, seconds_start=t_start, n_init=n_used)
 
 
+def feature_embedding(Phi, n_components: int = 2, seed: int = 0) -> np.ndarray:
+    """Kernel PCA of the Fisher kernel without a Gram matrix: truncated SVD of the centred features.
+
+    Returns the (N, n_components) scores U_k S_k of (Phi - mean Phi), i.e. the projections of the
+    centred rows on the top principal axes of the kernel's feature space (the same as the top
+    eigenvectors of the centred Gram matrix scaled by the square roots of their eigenvalues).
+    Signs are fixed so that the largest-magnitude score of each axis is positive.
+    """
+    from scipy.sparse.linalg import LinearOperator, svds
+    Phi = sp.csr_matrix(Phi, dtype=np.float64)
+    N, D = Phi.shape
+    k = int(n_components)
+    if N < 2 or D < 1:
+        return np.zeros((N, k))
+    mu = np.asarray(Phi.mean(axis=0)).ravel()
+    if min(N, D) <= k + 1 or N * D <= 4_000_000:
+        A = Phi.toarray() - mu
+        U, S, _ = np.linalg.svd(A, full_matrices=False)
+        Y = U[:, :k] * S[:k]
+    else:
+        ones = np.ones(N)
+        op = LinearOperator((N, D), dtype=np.float64,
+                            matvec=lambda x: Phi @ np.ravel(x) - ones * (mu @ np.ravel(x)),
+                            rmatvec=lambda y: Phi.T @ np.ravel(y) - mu * np.ravel(y).sum())
+        v0 = np.random.default_rng(seed).standard_normal(min(N, D))
+        U, S, _ = svds(op, k=k, v0=v0)
+        order = np.argsort(S)[::-1]
+        Y = U[:, order] * S[order]
+    if Y.shape[1] < k:
+        Y = np.hstack([Y, np.zeros((N, k - Y.shape[1]))])
+    flip = np.sign(Y[np.argmax(np.abs(Y), axis=0), np.arange(k)])
+    return Y * np.where(flip == 0, 1.0, flip)
+
+
 # ====================================================================== evaluation
 def split_half(N: int, test_fraction: float = 0.5, seed=0) -> tuple[np.ndarray, np.ndarray]:
     """(train rows, test rows) of a seeded random split; the test part has round(N * test_fraction) rows."""
@@ -517,19 +552,25 @@ class HeldOut:
         self.cards = test.cardinalities.astype(np.int64)
         self.parents = dag.parent_indices()
         self.pseudo = float(pseudo_count)
-        codes = test.codes.astype(np.int64)
-        if (codes < 0).any():
-            raise PrototypeError(f"The test part of {test.source} has missing cells; the held-out evaluation "
-                                 "needs complete rows (use --missing-policy category).")
-        self.M = codes.shape[0]
+        all_codes = test.codes.astype(np.int64)
+        self.M = all_codes.shape[0]
+        if self.M == 0:
+            raise PrototypeError("The test part is empty; lower the training share.")
         self.q = [int(np.prod(self.cards[list(ps)])) if ps else 1 for ps in self.parents]
         for i, q in enumerate(self.q):
             if q * self.cards[i] > MAX_CPT_CELLS:
                 raise PrototypeError(f"Variable '{self.variables[i]}' has too many parent configurations.")
+        complete = ~(all_codes < 0).any(axis=1)
+        codes = all_codes[complete]
+        # rows with missing cells: log P(x_observed) and the class posterior by inference (slower, exact)
+        self.incomplete = test.subset(np.flatnonzero(~complete)) if (~complete).any() else None
         self.test_counts = [self._family_counts(codes, i) for i in range(len(self.variables))]
         self.cls = None
         if class_column is not None:
             self.cls = self.variables.index(class_column)
+            self.M_class = int((all_codes[:, self.cls] >= 0).sum())
+            if self.M_class == 0:
+                raise PrototypeError(f"No test row has a value in the class column '{class_column}'.")
             feats = np.delete(codes, self.cls, axis=1)
             uniq, inv = np.unique(feats, axis=0, return_inverse=True)
             inv = inv.ravel()
@@ -546,6 +587,9 @@ class HeldOut:
                     U[:, self.cls] = c
                     cells[:, c] = self._flat(U, i)
                 self.class_cells.append((i, cells))
+            if self.incomplete is not None:
+                keep = self.incomplete.codes[:, self.cls] >= 0
+                self.incomplete_labelled = self.incomplete.subset(np.flatnonzero(keep)) if keep.any() else None
 
     def _flat(self, codes, i):
         ps = self.parents[i]
@@ -565,18 +609,37 @@ class HeldOut:
             out.append((cnt / cnt.sum(axis=1, keepdims=True)).ravel())
         return out
 
+    def model(self, cpts):
+        """The BayesNet of flattened CPTs from :meth:`fit`."""
+        from .model import BayesNet
+        return BayesNet(self.dag, tuple(self.states),
+                        tuple(t.reshape(self.q[i], -1) for i, t in enumerate(cpts)))
+
     def evaluate_cpts(self, cpts) -> dict:
         logs = [np.log(t) for t in cpts]
-        res = {"nll": float(-sum(self.test_counts[i] @ logs[i] for i in range(len(logs))) / self.M)}
+        total = float(sum(self.test_counts[i] @ logs[i] for i in range(len(logs))))
+        net = None
+        if self.incomplete is not None:
+            net = self.model(cpts)
+            total += float(net.log_likelihood(self.incomplete).sum())
+        res = {"nll": -total / self.M}
         if self.cls is not None:
             logj = np.zeros(self.pattern_counts.shape)
             for i, cells in self.class_cells:
                 logj += logs[i][cells]
             logj -= logj.max(axis=1, keepdims=True)
             logp = logj - np.log(np.exp(logj).sum(axis=1, keepdims=True))
-            wrong = self.pattern_counts.sum(axis=1) - self.pattern_counts[np.arange(len(logp)), logp.argmax(axis=1)]
-            res["error"] = float(wrong.sum() / self.M)
-            res["log_loss"] = float(-(self.pattern_counts * logp).sum() / self.M)
+            wrong = float((self.pattern_counts.sum(axis=1)
+                           - self.pattern_counts[np.arange(len(logp)), logp.argmax(axis=1)]).sum())
+            loss = float(-(self.pattern_counts * logp).sum())
+            if self.incomplete is not None and self.incomplete_labelled is not None:
+                inc = self.incomplete_labelled
+                post = class_posterior(net, inc, self.variables[self.cls])
+                truth = inc.codes[:, self.cls]
+                wrong += float((post.argmax(axis=1) != truth).sum())
+                loss -= float(np.log(post[np.arange(len(truth)), truth]).sum())
+            res["error"] = wrong / self.M_class
+            res["log_loss"] = loss / self.M_class
         return res
 
     def evaluate(self, codes) -> dict:
@@ -584,63 +647,109 @@ class HeldOut:
         return self.evaluate_cpts(self.fit(codes))
 
 
-def summarize_benchmark(data, k: int, structure: str = "hc", *, class_column: str | None = None,
-                        test_fraction: float = 0.5, random_draws: int = 1000,
-                        criteria: Sequence[str] = CRITERIA, seed: int = 0, kdb_k: int = 3,
-                        progress: Progress | None = None, return_details: bool = False) -> dict:
-    """The paper's data-summarization experiment for one k (module docstring).
+@dataclass
+class Experiment:
+    """The k-independent part of the data-summarization experiment (see :func:`prepare_experiment`)."""
 
-    Returns ``{"full": {...}, "mmd": {..., "mmd"}, "chi2": {...}, "random": {"nll_mean", "nll_std", ...},
-    "seconds": {"learn", "kernel", "greedy_mmd", "greedy_chi2", "random_draws"}, ...}``; the metrics are
-    ``nll`` and, for TAN/KDB, ``error`` and ``log_loss``.  The greedy searches start from the best
-    of the ``random_draws`` random subsets by their criterion (as the paper).
+    structure: str
+    class_column: str | None
+    train_rows: np.ndarray          # row numbers of the training half in the original data
+    test_rows: np.ndarray
+    train: object                   # CategoricalData aligned to ``model``
+    model: object                   # BayesNet fitted on the training half (pseudo-count one)
+    mmd: MMDCriterion
+    chi2: Chi2Criterion
+    held: HeldOut
+    full: dict                      # held-out metrics of the full training half
+    seed: int
+    seconds: dict
+
+
+def prepare_experiment(data, structure: str = "hc", *, dag=None, class_column: str | None = None,
+                       test_fraction: float = 0.5, seed: int = 0, kdb_k: int = 3,
+                       progress: Progress | None = None) -> Experiment:
+    """Split, learn the structure on the training half, fit it, build the criteria and the evaluator.
+
+    ``hc`` treats the class as any other variable (BIC, the paper's Fig. 1) and is evaluated by
+    the held-out NLL only; ``tan`` and ``kdb`` (K = ``kdb_k``) need ``class_column`` (default
+    ``data.class_column``) and also report the class's error rate and log loss.  ``dag`` (a
+    :class:`~bnfk_core.dag.DAG` over some of the columns) skips learning: ``structure`` becomes
+    ``"given"`` and the class metrics are reported when the DAG contains the class column.
     """
     from .inference import parent_marginals
     from .learn import learn_structure
     from .model import fit
 
-    structure = str(structure).lower()
-    if structure not in STRUCTURES:
-        raise PrototypeError(f"Unknown structure '{structure}'; choose one of {', '.join(STRUCTURES)}.")
-    criteria = [str(c).strip().lower() for c in criteria]
-    for c in criteria:
-        if c not in CRITERIA:
-            raise PrototypeError(f"Unknown criterion '{c}'; choose from {', '.join(CRITERIA)}.")
     cls = class_column if class_column is not None else data.class_column
-    if structure in ("tan", "kdb") and cls is None:
-        raise PrototypeError(f"Structure '{structure}' needs a class column (--class-column).")
     if cls is not None and cls not in data.variables:
         raise PrototypeError(f"Class column '{cls}' is not one of the columns of {data.source}.")
-    if int(random_draws) < 1:
-        raise PrototypeError(f"--random-draws must be at least 1, got {random_draws}.")
-
-    def report(f, msg):
-        if progress is not None:
-            progress(f, msg)
-
+    if dag is not None:
+        structure = "given"
+        missing = [v for v in dag.nodes if v not in data.variables]
+        if missing:
+            raise PrototypeError(f"Column '{missing[0]}' of the structure is not in {data.source}.")
+        classify = cls is not None and cls in dag.nodes
+    else:
+        structure = str(structure).lower()
+        if structure not in STRUCTURES:
+            raise PrototypeError(f"Unknown structure '{structure}'; choose one of {', '.join(STRUCTURES)}.")
+        if structure in ("tan", "kdb") and cls is None:
+            raise PrototypeError(f"Structure '{structure}' needs a class column (--class-column).")
+        classify = structure != "hc"
     tr, te = split_half(data.n_rows, test_fraction, seed)
     train, test = data.subset(tr), data.subset(te)
-    _check_k(k, train.n_rows)
     seconds = {}
-    report(0.0, f"learning {structure} on {train.n_rows} training rows")
+    if progress is not None:
+        progress(0.0, f"learning {structure} on {train.n_rows} training rows")
     t0 = time.perf_counter()
-    learned = learn_structure(train, structure, score="bic", class_column=cls if structure != "hc" else None,
-                              k=kdb_k, seed=seed)
+    if dag is None:
+        dag = learn_structure(train, structure, score="bic", class_column=cls if classify else None,
+                              k=kdb_k, seed=seed).dag
     seconds["learn"] = time.perf_counter() - t0
-    model = fit(learned.dag, train, method="smoothed", pseudo_count=1.0)
+    model = fit(dag, train, method="smoothed", pseudo_count=1.0)
     train = model.align(train)
-    report(0.1, "Fisher features of the training half")
+    if progress is not None:
+        progress(0.5, "Fisher features of the training half")
     t0 = time.perf_counter()
     parent_marginals(model)
     mc = MMDCriterion.from_model(model, train)
     seconds["kernel"] = time.perf_counter() - t0
     cc = Chi2Criterion.from_data(train)
-    held = HeldOut(learned.dag, test, class_column=cls if structure != "hc" else None)
-    out = {"dataset": data.source, "structure": structure, "k": int(k), "seed": int(seed),
-           "train_rows": train.n_rows, "test_rows": test.n_rows, "arcs": learned.dag.n_arcs,
-           "random_draws": int(random_draws), "full": held.evaluate(train.codes)}
+    held = HeldOut(dag, test, class_column=cls if classify else None)
+    if progress is not None:
+        progress(1.0, "ready")
+    return Experiment(structure, cls if classify else None, tr, te, train, model, mc, cc, held,
+                      held.evaluate(train.codes), int(seed), seconds)
 
-    report(0.15, f"{random_draws} random subsets")
+
+def run_experiment(exp: Experiment, k: int, *, random_draws: int = 1000, criteria: Sequence[str] = CRITERIA,
+                   seed: int | None = None, progress: Progress | None = None,
+                   return_details: bool = False) -> dict:
+    """One k of the experiment: R random subsets (baseline and starting points), greedy MMD and chi-square.
+
+    Returns ``{"full", "mmd", "chi2", "random", "seconds"}`` (see :func:`summarize_benchmark`).
+    With ``return_details`` also ``details``: the random subsets' NLL and MMD and the selected rows
+    (row numbers of the original data).
+    """
+    criteria = [str(c).strip().lower() for c in criteria]
+    for c in criteria:
+        if c not in CRITERIA:
+            raise PrototypeError(f"Unknown criterion '{c}'; choose from {', '.join(CRITERIA)}.")
+    if int(random_draws) < 1:
+        raise PrototypeError(f"--random-draws must be at least 1, got {random_draws}.")
+    _check_k(k, exp.train.n_rows)
+    seed = exp.seed if seed is None else int(seed)
+    train, mc, cc, held = exp.train, exp.mmd, exp.chi2, exp.held
+
+    def report(f, msg):
+        if progress is not None:
+            progress(f, msg)
+
+    out = {"structure": exp.structure, "k": int(k), "seed": seed, "train_rows": train.n_rows,
+           "test_rows": len(exp.test_rows), "arcs": exp.model.dag.n_arcs, "random_draws": int(random_draws),
+           "full": dict(exp.full)}
+    seconds = dict(exp.seconds)
+    report(0.0, f"{random_draws} random subsets")
     t0 = time.perf_counter()
     draws = random_subsets(train.n_rows, k, random_draws, seed)
     d_mmd = mc.values(draws)
@@ -656,22 +765,54 @@ def summarize_benchmark(data, k: int, structure: str = "hc", *, class_column: st
         rnd["mmd_mean"], rnd["mmd_std"] = float(d_mmd.mean()), float(d_mmd.std())
         out["random"] = rnd
         details["random_nll"] = [e["nll"] for e in evals]
+        details["random_rows"] = [int(r) for r in exp.train_rows[draws[0]]]
         details["random_mmd"] = d_mmd.tolist()
-    for name, crit, vals, f0 in (("mmd", mc, d_mmd, 0.3), ("chi2", cc, d_chi, 0.65)):
+        if "error" in evals[0]:
+            details["random_error"] = [e["error"] for e in evals]
+            details["random_log_loss"] = [e["log_loss"] for e in evals]
+    for name, crit, vals, f0 in (("mmd", mc, d_mmd, 0.2), ("chi2", cc, d_chi, 0.6)):
         if name not in criteria:
             continue
         report(f0, f"greedy {name}")
         best = draws[int(np.argmin(vals))]
-        sub = None if progress is None else (lambda f, m, f0=f0: progress(f0 + 0.35 * f, m))
+        sub = None if progress is None else (lambda f, m, f0=f0: progress(f0 + 0.4 * f, m))
         res = greedy_swap(crit, best, progress=sub)
         seconds[f"greedy_{name}"] = res.seconds
         ev = held.evaluate(train.codes[res.indices])
         ev.update({"mmd": mc.value(res.indices), "chi2": cc.value(res.indices), "start_value": res.start_value,
                    "value": res.value, "swaps": res.swaps, "passes": res.passes, "converged": res.converged})
         out[name] = ev
-        details[f"{name}_indices"] = [int(train_i) for train_i in tr[res.indices]]
+        details[f"{name}_rows"] = [int(r) for r in exp.train_rows[res.indices]]
     out["seconds"] = seconds
     report(1.0, "done")
     if return_details:
         out["details"] = details
+    return out
+
+
+def summarize_benchmark(data, k: int, structure: str = "hc", *, class_column: str | None = None,
+                        test_fraction: float = 0.5, random_draws: int = 1000,
+                        criteria: Sequence[str] = CRITERIA, seed: int = 0, kdb_k: int = 3,
+                        progress: Progress | None = None, return_details: bool = False) -> dict:
+    """The paper's data-summarization experiment for one k (module docstring).
+
+    Returns ``{"full": {...}, "mmd": {..., "mmd"}, "chi2": {...}, "random": {"nll_mean", "nll_std", ...},
+    "seconds": {"learn", "kernel", "greedy_mmd", "greedy_chi2", "random_draws"}, ...}``; the metrics are
+    ``nll`` and, for TAN/KDB, ``error`` and ``log_loss``.  The greedy searches start from the best
+    of the ``random_draws`` random subsets by their criterion (as the paper).
+    """
+    criteria = [str(c).strip().lower() for c in criteria]
+    for c in criteria:
+        if c not in CRITERIA:
+            raise PrototypeError(f"Unknown criterion '{c}'; choose from {', '.join(CRITERIA)}.")
+    if int(random_draws) < 1:
+        raise PrototypeError(f"--random-draws must be at least 1, got {random_draws}.")
+    sub1 = None if progress is None else (lambda f, m: progress(0.1 * f, m))
+    exp = prepare_experiment(data, structure, class_column=class_column, test_fraction=test_fraction,
+                             seed=seed, kdb_k=kdb_k, progress=sub1)
+    _check_k(k, exp.train.n_rows)
+    sub2 = None if progress is None else (lambda f, m: progress(0.1 + 0.9 * f, m))
+    out = {"dataset": data.source}
+    out.update(run_experiment(exp, k, random_draws=random_draws, criteria=criteria, progress=sub2,
+                              return_details=return_details))
     return out

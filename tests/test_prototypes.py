@@ -304,3 +304,41 @@ def test_cli_errors_are_one_line_exit_2(capsys, argv, fragment):
     err = capsys.readouterr().err
     assert err.startswith("error: ") and fragment in err and "Traceback" not in err
     assert len(err.strip().splitlines()) == 1
+
+
+# ---------------------------------------------------------------------- page helpers
+def test_heldout_with_missing_test_cells_equals_inference():
+    model, data = small_problem(seed=11, n_rows=120, missing=0.1)
+    dag = model.dag
+    train, test = data.subset(np.arange(60)), data.subset(np.arange(60, 120))
+    assert test.has_missing
+    held = HeldOut(dag, test.with_class("a"), class_column="a")
+    S = np.arange(0, 60, 3)
+    got = held.evaluate(train.codes[S])
+    refit = fit(dag, train.subset(S))
+    assert got["nll"] == pytest.approx(-refit.log_likelihood(test).mean(), rel=1e-10)
+    labelled = np.flatnonzero(test.codes[:, 0] >= 0)
+    hidden = test.codes[labelled].copy()
+    hidden[:, 0] = -1
+    rows, probs = posterior(refit, hidden)[0]
+    truth = test.codes[labelled, 0][rows]
+    assert got["error"] == pytest.approx(np.mean(probs.argmax(axis=1) != truth))
+    assert got["log_loss"] == pytest.approx(-np.mean(np.log(probs[np.arange(len(rows)), truth])), rel=1e-10)
+
+
+def test_experiment_with_a_given_structure_and_embedding():
+    from bnfk_core.prototypes import feature_embedding, prepare_experiment, run_experiment
+    data = load_csv(CAR, class_column="class")
+    feats = data.without_class()
+    exp = prepare_experiment(data, dag=DAG(feats.variables, [("buying", "maint")]), seed=2)
+    assert exp.structure == "given" and exp.class_column is None and "class" not in exp.model.variables
+    res = run_experiment(exp, 25, random_draws=20, return_details=True)
+    assert "error" not in res["full"] and len(res["details"]["random_nll"]) == 20
+    assert set(res["details"]["mmd_rows"]) <= set(exp.train_rows.tolist())
+    Y = feature_embedding(exp.mmd.Phi, 2)
+    Phi = exp.mmd.Phi.toarray()
+    C = Phi - Phi.mean(axis=0)
+    w, V = np.linalg.eigh(C @ C.T)
+    ref = V[:, -2:][:, ::-1] * np.sqrt(w[-2:][::-1])
+    for j in range(2):
+        assert abs(abs(Y[:, j] @ ref[:, j]) - ref[:, j] @ ref[:, j]) < 1e-6 * (ref[:, j] @ ref[:, j])
