@@ -31,8 +31,10 @@ their collapsed combination against the label (thesis Tables 6.2–6.3).
 Supervised arc search (:func:`arc_search`, thesis §6.2 and Tables 6.1/6.4): starting from the
 empty network (whose Fisher kernel with ``ml`` parameters *is* the scaled-Hamming kernel), add
 greedily the arc whose network gives the highest adjusted Rand index of a seeded clustering of
-the Fisher Gram matrix.  Adding u → v changes only v's term, so every candidate costs one
-N × N term:  K_cand = K − K_v(old) + K_v(new)  (:func:`variable_term`, :func:`add_arc_gram`).
+the Fisher Gram matrix.  Adding u → v changes v's term (new CPT and parents) and, through the
+parent marginals P(π_w), only the terms of variables with a parent at or below v -- from the
+empty network that is v alone -- so a candidate costs one N × N term:
+K_cand = K − K_v(old) + K_v(new)  (:func:`variable_term`, :func:`affected_terms`, :func:`add_arc_gram`).
 With ``ml`` parameters Markov-equivalent networks give the same Gram matrix (likelihood
 equivalence), so one candidate per equivalence class is clustered.
 """
@@ -53,7 +55,7 @@ __all__ = [
     "SegmentError", "SEGMENT_KINDS", "GREEK", "CaseRow", "CaseTable", "case_patterns", "case_labels",
     "segment_model", "check_segment", "greek_values", "case_table", "find_pair", "pair_pattern",
     "entropy", "mutual_information", "mi_ranking", "collapse", "theils_u", "cramers_v", "collapsed_stats",
-    "variable_term", "add_arc_gram", "candidate_arcs", "ArcStep", "ArcSearchResult", "arc_search",
+    "variable_term", "affected_terms", "add_arc_gram", "candidate_arcs", "ArcStep", "ArcSearchResult", "arc_search",
 ]
 
 Progress = Callable[[float, str], None]
@@ -662,19 +664,42 @@ def _with_arc(model, feats_codes, u: str, v: str, params: str, pseudo_count: flo
     return BayesNet(dag, model.states, tuple(cpts), dict(model.fit_info))
 
 
+def affected_terms(dag: DAG, v: str) -> list[int]:
+    """Indices of the variables whose Fisher term can change when an arc into ``v`` is added: v itself
+    (new CPT and parent set) and every variable with a parent at or below v (its parent marginal
+    P(π_w) is a marginal of the network above it).  Adding an arc does not change v's descendants."""
+    iv = dag.index(v)
+    below = {iv}
+    children = [[] for _ in dag.nodes]
+    for k, ps in enumerate(dag.parent_indices()):
+        for p in ps:
+            children[p].append(k)
+    stack = [iv]
+    while stack:
+        for c in children[stack.pop()]:
+            if c not in below:
+                below.add(c)
+                stack.append(c)
+    return sorted({iv} | {k for k, ps in enumerate(dag.parent_indices()) if below & set(ps)})
+
+
 def add_arc_gram(model, codes: np.ndarray, K: np.ndarray, u: str, v: str, *, params: str = "ml",
-                 pseudo_count: float = 1.0, K_v_old: np.ndarray | None = None):
+                 pseudo_count: float = 1.0, K_old: np.ndarray | None = None):
     """The model with u -> v added and its Fisher Gram matrix by the cached update
-    K_new = K − K_v(old) + K_v(new) (only v's term changes).  Exact for complete data; with missing
-    cells every block's expected features may change, so use a full :func:`~bnfk_core.kernels.gram`.
+
+        K_new = K − Σ_{w ∈ A} K_w(old) + Σ_{w ∈ A} K_w(new),   A = :func:`affected_terms` (usually {v}).
+
+    ``K_old`` is Σ_{w ∈ A} K_w(old) if already known (it depends on v only).  Exact for complete data;
+    with missing cells every block's expected features may change, so use a full
+    :func:`~bnfk_core.kernels.gram` there.
 
     Returns (new model, new Gram matrix).
     """
-    iv = model.dag.index(v)
+    aff = affected_terms(model.dag, v)
     new = _with_arc(model, codes, u, v, params, pseudo_count)
-    if K_v_old is None:
-        K_v_old = variable_term(model, codes, iv)
-    return new, K - K_v_old + variable_term(new, codes, iv)
+    if K_old is None:
+        K_old = sum(variable_term(model, codes, w) for w in aff)
+    return new, K - K_old + sum(variable_term(new, codes, w) for w in aff)
 
 
 def candidate_arcs(dag: DAG) -> list[tuple[str, str]]:
@@ -683,7 +708,7 @@ def candidate_arcs(dag: DAG) -> list[tuple[str, str]]:
     for u, v in itertools.permutations(dag.nodes, 2):
         if dag.has_arc(u, v) or dag.has_arc(v, u):
             continue
-        if dag.index(u) in dag.ancestors([dag.index(v)]):
+        if dag.index(v) in dag.ancestors([dag.index(u)]):
             continue                                     # v is an ancestor of u: u -> v closes a cycle
         out.append((u, v))
     order = {n: k for k, n in enumerate(dag.nodes)}
@@ -821,8 +846,7 @@ def arc_search(data, *, label_column: str | None = None, n_arcs: int = 2, algori
         for v in dag.nodes:
             if v not in heads:
                 continue
-            iv = dag.index(v)
-            Kv_old = variable_term(model, codes, iv) if complete else None
+            K_old = sum(variable_term(model, codes, w) for w in affected_terms(dag, v)) if complete else None
             for u in heads[v]:
                 key = cpdag(dag.add_arc(u, v)) if dedupe else None
                 if key is not None and key in seen:
@@ -830,7 +854,7 @@ def arc_search(data, *, label_column: str | None = None, n_arcs: int = 2, algori
                 else:
                     if complete:
                         _, Kc = add_arc_gram(model, codes, K, u, v, params=params, pseudo_count=pseudo_count,
-                                             K_v_old=Kv_old)
+                                             K_old=K_old)
                     else:
                         Kc = gram(fit(dag.add_arc(u, v), feats, method=params, pseudo_count=pseudo_count), feats)
                     ari = score(Kc)

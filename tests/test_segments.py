@@ -1,0 +1,400 @@
+"""bnfk_core.segments: case tables, pair finding, MI ranking, collapsed-variable statistics, arc search.
+
+Independent references: brute-force s(x)^T I^-1 s(y) per variable (helpers_bruteforce), scikit-learn's
+mutual_info_score, scipy's Cramér's V, enumeration of all row pairs, and a full Gram recomputation.
+"""
+import itertools
+import json
+
+import numpy as np
+import pytest
+from scipy.stats.contingency import association
+from sklearn.metrics import adjusted_rand_score, mutual_info_score
+
+from bnfk_core import kernels, segments as S
+from bnfk_core.cli import main
+from bnfk_core.dag import DAG, apply_segment, segment_arcs
+from bnfk_core.data import load_csv
+from bnfk_core.model import fit
+
+import helpers_bruteforce as bf
+
+KINDS3 = ("v", "a", "chain")
+
+
+def _hv():
+    return load_csv(_path("house_votes_84"), class_column="class", missing_policy="category")
+
+
+def _path(name):
+    from conftest import _sample
+    return str(_sample(name))
+
+
+def _random_segment_model(kind, variables, seed, cards=None, extra=True):
+    """Random positive CPTs on the segment plus outside variables that are children (allowed)."""
+    nodes = list(variables) + (["z", "t"] if extra else [])
+    arcs = segment_arcs(kind, variables)
+    if extra:
+        arcs += [(variables[-1], "z"), (variables[0], "t"), ("z", "t")]
+    rng = np.random.default_rng(seed)
+    cards = cards or list(rng.integers(2, 4, len(nodes)))
+    return bf.random_model(DAG(nodes, arcs), cards, seed=seed)
+
+
+# ====================================================================== case tables
+@pytest.mark.parametrize("seed", [0, 1, 2])
+@pytest.mark.parametrize("kind,m", [("single-arc", 2), ("v", 3), ("a", 3), ("chain", 3), ("full", 2), ("full", 3),
+                                    ("full", 4)])
+def test_case_table_theory_equals_measured_on_random_models(kind, m, seed):
+    variables = ["u", "v", "w", "y"][:m]
+    model = _random_segment_model(kind, variables, seed)
+    data = model.sample(600, seed=seed)
+    table = S.case_table(model, data, kind, variables)
+    assert len(table.rows) == 2 ** m
+    assert [r.case for r in table.rows][:4] == ["a", "b", "c", "d"]
+    for r in table.rows:
+        assert r.pair is not None, f"no pair for case {r.case}"
+        assert r.measured == pytest.approx(r.theory, abs=1e-9, rel=1e-9)
+        # the pair really falls in the case
+        assert S.pair_pattern(data.codes, range(m), *r.pair) == r.pattern
+    assert table.max_difference < 1e-9
+
+
+@pytest.mark.parametrize("kind", ["single-arc", *KINDS3, "full"])
+def test_measured_equals_bruteforce_fisher_terms(kind):
+    """The measured sum equals s_i(x)^T I_ii^-1 s_i(y) summed over the segment, by enumeration."""
+    variables = ["u", "v"] if kind == "single-arc" else ["u", "v", "w"]
+    model = _random_segment_model(kind, variables, 5, cards=[2, 3, 2, 2, 2][:len(variables) + 2])
+    data = model.sample(300, seed=3)
+    table = S.case_table(model, data, kind, variables)
+    brute = bf.BruteFisher(model)
+    for r in table.rows[:4]:
+        x, y = data.codes[r.pair[0]], data.codes[r.pair[1]]
+        want = brute.contributions(x, y)[: len(variables)].sum()
+        assert r.measured == pytest.approx(want, abs=1e-8)
+        assert r.theory == pytest.approx(want, abs=1e-8)
+
+
+def test_case_formulas_follow_the_thesis_notation():
+    t = S._TABLES
+    assert t["single-arc"]["a"][0] == "1/(αφ) − 1"
+    assert t["v"]["b"][0] == "1/α + 1/β − 2 − 1/δ"
+    assert t["a"]["e"][0] == "−1/α − 1" and t["chain"]["c"][0] == "1/(γψ) − 1/α − 1"
+    assert S.case_patterns(3) == [(1, 1, 1), (1, 1, 0), (1, 0, 1), (0, 1, 1), (1, 0, 0), (0, 1, 0), (0, 0, 1),
+                                  (0, 0, 0)]
+    assert S.case_labels(28)[-3:] == ["z", "aa", "ab"]
+
+
+@pytest.mark.parametrize("kind,variables", [
+    ("single-arc", ["physician-fee-freeze", "el-salvador-aid"]),
+    ("v", ["crime", "mx-missile", "immigration"]),
+    ("a", ["el-salvador-aid", "aid-to-nicaraguan-contras", "mx-missile"]),
+    ("chain", ["el-salvador-aid", "aid-to-nicaraguan-contras", "mx-missile"]),
+    ("full", ["crime", "mx-missile", "immigration", "synfuels-corporation-cutback"]),
+])
+def test_case_table_on_real_data(kind, variables):
+    data = _hv()
+    model = S.segment_model(data, kind, variables)
+    assert "class" not in model.variables
+    assert sorted(model.dag.arcs) == sorted(segment_arcs(kind, variables))
+    table = S.case_table(model, data, kind, variables)
+    assert all(r.pair is not None for r in table.rows)
+    assert table.max_difference < 1e-9
+    d = table.to_dict()
+    json.dumps(d)
+    assert set(d["definitions"]) <= set(S.GREEK)
+    assert d["roles"][("u" if kind != "full" else "X1")] == variables[0]
+    # the empty-network comparison: with no segment arc, the same pair's contribution is Σ 1/P - m
+    if kind != "full":
+        row = table.rows[-1]
+        assert row.empty_theory == pytest.approx(-len(variables))
+
+
+def test_case_table_on_a_learned_base_keeps_other_arcs():
+    data = _hv()
+    base = DAG(data.without_class().variables, [("crime", "religious-groups-in-schools"), ("crime", "el-salvador-aid")])
+    model = S.segment_model(data, "v", ["handicapped-infants", "water-project-cost-sharing", "crime"], base)
+    assert ("crime", "el-salvador-aid") in model.dag.arcs      # a child of the segment is fine
+    table = S.case_table(model, data, "v", ["handicapped-infants", "water-project-cost-sharing", "crime"])
+    assert table.max_difference < 1e-9
+
+
+def test_case_table_refuses_outside_parents_and_bad_input():
+    data = _hv()
+    feats = data.without_class().variables
+    base = DAG(feats, [("crime", "mx-missile")])
+    model = S.segment_model(data, "single-arc", ["mx-missile", "immigration"], base)
+    with pytest.raises(S.SegmentError, match="'mx-missile' has parent 'crime'"):
+        S.case_table(model, data, "single-arc", ["mx-missile", "immigration"])
+    with pytest.raises(S.SegmentError, match="label column"):
+        S.segment_model(data, "single-arc", ["class", "crime"])
+    with pytest.raises(S.SegmentError, match="'nope'"):
+        S.segment_model(data, "single-arc", ["nope", "crime"])
+    with pytest.raises(S.SegmentError, match="lacks the arc"):
+        S.case_table(fit(DAG(feats), data.without_class()), data, "single-arc", ["crime", "mx-missile"])
+
+
+def test_impossible_case_has_no_theory():
+    """A one-state variable cannot differ: those cases have neither pair nor theory."""
+    model = bf.random_model(DAG(["u", "v"], [("u", "v")]), [2, 1], seed=0)
+    data = model.sample(50, seed=0)
+    table = S.case_table(model, data, "single-arc", ["u", "v"])
+    by = {r.case: r for r in table.rows}
+    assert by["b"].pair is None and by["b"].theory is None
+    assert by["a"].measured == pytest.approx(by["a"].theory, abs=1e-12)
+
+
+# ====================================================================== pair finding
+def _all_patterns(codes, idx):
+    pats = {}
+    for i, j in itertools.combinations(range(len(codes)), 2):
+        if (codes[[i, j]][:, idx] >= 0).all():
+            pats.setdefault(S.pair_pattern(codes, idx, i, j), (i, j))
+    return pats
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_find_pair_finds_exactly_the_cases_that_exist(seed):
+    rng = np.random.default_rng(seed)
+    n, m = int(rng.integers(3, 12)), 3
+    codes = rng.integers(0, 3, (n, m + 1))
+    codes[rng.random((n, m + 1)) < 0.1] = -1
+    idx = [0, 2, 3]
+    exist = _all_patterns(codes, idx)
+    for pat in S.case_patterns(m):
+        got = S.find_pair(codes, idx, pat)
+        if pat in exist:
+            assert got is not None and S.pair_pattern(codes, idx, *got) == pat
+            assert (codes[list(got)][:, idx] >= 0).all()
+        else:
+            assert got is None
+        got2 = S.find_pair(codes, idx, pat, seed=1)
+        assert (got2 is None) == (pat not in exist)
+
+
+# ====================================================================== information measures
+def test_mi_ranking_matches_sklearn():
+    data = _hv()
+    feats = data.without_class()
+    C = feats.codes
+    names = feats.variables
+    top = S.mi_ranking(data, "single-arc", top=5)
+    allmi = sorted(((mutual_info_score(C[:, i], C[:, j]), (names[i], names[j]))
+                    for i, j in itertools.combinations(range(len(names)), 2)), key=lambda t: -t[0])
+    for r, (mi, pair) in zip(top.itertuples(), allmi):
+        assert r.score == pytest.approx(mi, abs=1e-12)
+        assert r.variables == pair
+    assert "class" not in {v for vs in top.variables for v in vs}
+
+
+def _mi(a, b):
+    return mutual_info_score(a, b)
+
+
+def _joint(*cols):
+    return np.unique(np.column_stack(cols), axis=0, return_inverse=True)[1].ravel()
+
+
+def test_mi_ranking_triples_match_independent_scores():
+    data = load_csv(_path("hayes_roth"), class_column="class")
+    C = data.without_class().codes
+    names = list(data.without_class().variables)
+    col = {n: C[:, k] for k, n in enumerate(names)}
+    for kind in ("a", "chain", "v", "full"):
+        df = S.mi_ranking(data, kind, top=50)
+        assert len(df) == 4                     # C(4, 3)
+        for r in df.itertuples():
+            u, v, w = (col[n] for n in r.variables)
+            if kind in ("a", "chain"):
+                want = _mi(u, v) + _mi(u, w)
+                alts = [_mi(v, u) + _mi(v, w), _mi(w, u) + _mi(w, v)]
+            elif kind == "v":
+                want = _mi(w, _joint(u, v))
+                alts = [_mi(u, _joint(v, w)), _mi(v, _joint(u, w))]
+            else:
+                want = _mi(_joint(u, v), w) + _mi(u, v)      # total correlation
+                alts = []
+            assert r.score == pytest.approx(want, abs=1e-10)
+            assert all(want >= a - 1e-12 for a in alts)
+            assert r.mi_uv == pytest.approx(_mi(u, v), abs=1e-10)
+        assert list(df.score) == sorted(df.score, reverse=True)
+
+
+def test_theils_u_and_cramers_v_match_independent_formulas():
+    from scipy.stats import entropy
+    data = _hv()
+    lab = data.labels()
+    for a, b in [("physician-fee-freeze", "el-salvador-aid"), ("crime", "immigration")]:
+        stats = S.collapsed_stats(data, [a, b])
+        assert list(stats.variable) == [a, b, f"{a}∩{b}"]
+        cols = [data.codes[:, data.index(a)], data.codes[:, data.index(b)]]
+        cols.append(_joint(*cols))
+        for k, x in enumerate(cols):
+            T = np.zeros((x.max() + 1, lab.max() + 1))
+            np.add.at(T, (x, lab), 1)
+            T = T[T.sum(axis=1) > 0][:, T.sum(axis=0) > 0]
+            assert stats.cramers_v[k] == pytest.approx(association(T.astype(int), method="cramer"), abs=1e-12)
+            H = entropy(np.bincount(lab))
+            assert stats.theils_u[k] == pytest.approx(mutual_info_score(lab, x) / H, abs=1e-12)
+        # the collapsed variable carries at least the information of each part (Theil's U is monotone)
+        assert stats.theils_u[2] >= max(stats.theils_u[0], stats.theils_u[1]) - 1e-12
+
+
+def test_theils_u_and_cramers_v_edge_cases():
+    assert S.theils_u(np.zeros(5, int), np.arange(5)) is None        # constant label
+    assert S.cramers_v(np.zeros(5, int), np.arange(5)) is None
+    x = np.array([0, 1, 0, 1, -1])
+    assert S.theils_u(x, x) == pytest.approx(1.0)
+    assert S.cramers_v(x, x) == pytest.approx(1.0)
+    c, states = S.collapse(_hv(), ["crime", "mx-missile"])
+    assert len(states) == c.max() + 1 and "|" in states[0]
+
+
+# ====================================================================== arc search
+@pytest.mark.parametrize("params", ["ml", "smoothed"])
+def test_cached_gram_update_equals_full_recomputation(params):
+    data = load_csv(_path("hayes_roth"), class_column="class")
+    feats = data.without_class()
+    names = feats.variables
+    model = fit(DAG(names, [(names[0], names[1]), (names[1], names[2])]), feats, method=params)
+    K = kernels.gram(model, feats)
+    assert sum(S.variable_term(model, feats.codes, i) for i in range(len(names))) == pytest.approx(K, abs=1e-9)
+    # an arc into the chain's top changes the parent marginals below it
+    assert S.affected_terms(model.dag, names[0]) == [0, 1, 2]
+    assert S.affected_terms(model.dag, names[3]) == [3]
+    for u, v in [(names[3], names[1]), (names[3], names[0]), (names[1], names[3]), (names[0], names[2])]:
+        new, Kc = S.add_arc_gram(model, feats.codes, K, u, v, params=params)
+        ref = fit(model.dag.add_arc(u, v), feats, method=params)
+        assert new.dag == ref.dag
+        for a, b in zip(new.cpts, ref.cpts):
+            np.testing.assert_allclose(a, b, atol=1e-15)
+        np.testing.assert_allclose(Kc, kernels.gram(ref, feats), atol=1e-9)
+
+
+def test_variable_term_with_missing_cells_uses_marginalized_features():
+    model = bf.random_model(DAG(["a", "b", "c"], [("a", "b"), ("b", "c")]), [2, 3, 2], seed=1)
+    codes = bf.random_rows(model, 12, seed=2, missing=0.2)
+    K = kernels.gram(model, codes)
+    assert sum(S.variable_term(model, codes, i) for i in range(3)) == pytest.approx(K, abs=1e-9)
+
+
+def test_arc_search_base_is_scaled_hamming_and_is_reproducible():
+    from bnfk_core.cluster import correlation_clustering
+    data = load_csv(_path("hayes_roth"), class_column="class")
+    r1 = S.arc_search(data, n_arcs=2, restarts=5, seed=3)
+    r2 = S.arc_search(data, n_arcs=2, restarts=5, seed=3)
+    assert [(s.arc, s.ari) for s in r1.steps] == [(s.arc, s.ari) for s in r2.steps]
+    assert r1.base_ari == r2.base_ari and r1.dag == r2.dag and r1.dag.n_arcs == 2
+    # base = correlation clustering of scaled-Hamming with the adaptive shift (thesis CC-SH)
+    Ksh = kernels.gram(None, data.without_class(), kind="scaled-hamming")
+    lab = correlation_clustering(Ksh, 3, restarts=5, seed=3, shift="adaptive").labels
+    assert r1.base_ari == pytest.approx(adjusted_rand_score(data.labels(), lab), abs=1e-12)
+    # each step's ARI is the best candidate's; the first in node order wins ties
+    for s in r1.steps:
+        assert s.ari == max(a for _, _, a in s.candidates)
+        assert s.arc == next((u, v) for u, v, a in s.candidates if a == s.ari)
+        assert s.n_evaluated <= s.n_candidates
+
+
+def test_arc_search_dedupe_and_progress_and_missing_data():
+    data = load_csv(_path("hayes_roth"), class_column="class")
+    seen = []
+    a = S.arc_search(data, n_arcs=1, restarts=3, seed=0, progress=lambda f, m: seen.append(f))
+    b = S.arc_search(data, n_arcs=1, restarts=3, seed=0, dedupe=False)
+    assert [(s.arc, s.ari) for s in a.steps] == [(s.arc, s.ari) for s in b.steps]
+    assert a.steps[0].n_evaluated < b.steps[0].n_evaluated == b.steps[0].n_candidates == 12
+    assert seen[-1] == 1.0 and all(0 <= f <= 1 for f in seen) and seen == sorted(seen)
+    # missing cells: full recomputation per candidate, still the same interface
+    codes = data.codes.copy()
+    codes[np.random.default_rng(0).random(codes.shape) < 0.05] = -1
+    codes[:, data.index("class")] = data.labels()
+    miss = data.with_codes(codes)
+    r = S.arc_search(miss, n_arcs=1, restarts=3, seed=0)
+    assert not r.cached and r.notes and len(r.steps) == 1
+
+
+def test_arc_search_errors():
+    data = load_csv(_path("hayes_roth"))
+    with pytest.raises(S.SegmentError, match="supervised"):
+        S.arc_search(data)
+    with pytest.raises(S.SegmentError, match="no network"):
+        S.arc_search(data, label_column="class", kernel="hamming")
+    with pytest.raises(S.SegmentError, match="algorithm"):
+        S.arc_search(data, label_column="class", algorithm="kmeans")
+
+
+def test_candidate_arcs_skip_adjacent_and_cycles():
+    dag = DAG(["a", "b", "c"], [("a", "b"), ("b", "c")])
+    assert S.candidate_arcs(dag) == [("a", "c")]
+    assert len(S.candidate_arcs(DAG(["a", "b", "c"]))) == 6
+    assert apply_segment(DAG(["a", "b", "c"]), "chain", ["a", "b", "c"]).has_arc("c", "a")
+
+
+# ====================================================================== CLI
+def _run(capsys, *argv):
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_cli_segment_table_json(capsys):
+    code, out, err = _run(capsys, "segment-table", "chain", _path("hayes_roth"), "--variables",
+                          "hobby,age,educational-level", "--class-column", "class")
+    assert code == 0, err
+    d = json.loads(out)
+    assert {"kind", "variables", "definitions", "cases", "max_difference", "network_arcs", "base"} <= set(d)
+    assert len(d["cases"]) == 8 and d["max_difference"] < 1e-9
+    c = d["cases"][0]
+    assert {"case", "formula", "theory", "measured", "pair", "condition", "values"} <= set(c)
+    assert sorted(map(tuple, d["network_arcs"])) == sorted(segment_arcs("chain", ["hobby", "age", "educational-level"]))
+
+
+def test_cli_segment_table_with_model_and_structure(tmp_path, capsys):
+    hv = _path("house_votes_84")
+    opts = ["--class-column", "class", "--missing-policy", "category"]
+    path = tmp_path / "m.json"
+    assert main(["learn", hv, "--method", "empty", "--quiet", "-o", str(path), "--drop-columns", "class",
+                 "--missing-policy", "category"]) == 0
+    capsys.readouterr()
+    code, out, err = _run(capsys, "segment-table", "single-arc", hv, "--variables", "crime,mx-missile",
+                          "--model", path, "--drop-columns", "class", "--missing-policy", "category")
+    assert code == 0, err
+    d = json.loads(out)
+    assert d["refit"] and d["network_arcs"] == [["crime", "mx-missile"]] and d["max_difference"] < 1e-9
+    code, out, err = _run(capsys, "segment-table", "full", hv, "--variables", "crime,mx-missile,immigration",
+                          "--structure", "empty", *opts)
+    assert code == 0, err
+    assert len(json.loads(out)["cases"]) == 8
+
+
+def test_cli_arc_search_and_suggest_json(capsys):
+    code, out, err = _run(capsys, "arc-search", _path("hayes_roth"), "--label-column", "class", "--arcs", "1",
+                          "--restarts", "3", "--seed", "1", "--quiet")
+    assert code == 0, err
+    d = json.loads(out)
+    assert {"base_ari", "steps", "seconds", "arcs"} <= set(d)
+    assert len(d["steps"]) == 1 and {"arc", "ari"} <= set(d["steps"][0])
+    assert len(d["steps"][0]["arc"]) == 2
+    code, out, err = _run(capsys, "segment-suggest", "v", _path("hayes_roth"), "--class-column", "class",
+                          "--top", "2")
+    assert code == 0, err
+    d = json.loads(out)
+    assert len(d["suggestions"]) == 2 and "class" not in d["suggestions"][0]["variables"]
+
+
+@pytest.mark.parametrize("argv,culprit", [
+    (["segment-table", "v", "HR", "--variables", "hobby,age"], "exactly 3 variables"),
+    (["segment-table", "v", "HR", "--variables", "hobby,age,nope"], "'nope'"),
+    (["segment-table", "single-arc", "HR", "--variables", "hobby,class", "--class-column", "class"], "label column"),
+    (["segment-table", "single-arc", "HR", "--variables", "hobby,age", "--model", "m.bif", "--structure", "hc"],
+     "either --model or --structure"),
+    (["arc-search", "HR", "--arcs", "1"], "--label-column"),
+    (["arc-search", "HR", "--label-column", "nope"], "'nope'"),
+    (["arc-search", "HR", "--label-column", "class", "--arcs", "-1"], "--arcs"),
+])
+def test_cli_errors_are_one_line_exit_2(capsys, argv, culprit):
+    argv = [_path("hayes_roth") if a == "HR" else a for a in argv]
+    code, out, err = _run(capsys, *argv)
+    assert code == 2 and out == ""
+    assert err.startswith("error: ") and err.count("\n") == 1 and culprit in err
