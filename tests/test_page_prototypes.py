@@ -1,0 +1,61 @@
+"""AppTest of pages/6_Prototypes.py: default run, criterion and structure switches, the curve over k."""
+from pathlib import Path
+
+import numpy as np
+from streamlit.testing.v1 import AppTest
+
+PAGE = str(Path(__file__).resolve().parents[1] / "pages" / "6_Prototypes.py")
+
+
+def _app(**state) -> AppTest:
+    at = AppTest.from_file(PAGE, default_timeout=120)
+    for k, v in state.items():
+        at.session_state[k] = v
+    return at
+
+
+def _clean(at):
+    assert not at.exception, [e.value for e in at.exception]
+    assert not at.error, [e.value for e in at.error]
+
+
+def test_default_page_selects_k_rows_and_draws_everything():
+    at = _app().run()
+    _clean(at)
+    table = at.dataframe[0].value
+    assert len(table) == 20 and table["row"].is_unique
+    metrics = {m.label: m.value for m in at.metric}
+    assert float(metrics["MMD of the subset"]) > 0 and "Held-out NLL" in metrics
+    charts = at.get("plotly_chart")
+    assert len(charts) == 2                       # distribution + kernel-PCA map (curve not run yet)
+    assert len(at.get("download_button")) >= 2
+
+
+def test_criterion_switch_and_curve_with_progress():
+    at = _app(proto_k=15, proto_draws=30).run()
+    _clean(at)
+    rows_mmd = at.dataframe[0].value["row"].tolist()
+    at.radio(key="w_proto_criterion").set_value("chi2").run()
+    _clean(at)
+    rows_chi = at.dataframe[0].value["row"].tolist()
+    assert len(rows_chi) == 15 and rows_chi != rows_mmd
+    at.text_input(key="w_proto_ks").set_value("10,30").run()
+    at.number_input(key="w_proto_curve_draws").set_value(20).run()
+    at.button(key="proto_curve_run").click().run()
+    _clean(at)
+    curve = at.session_state["proto_curve"][1]
+    assert [r["k"] for r in curve] == [10, 30]
+    assert all(r["mmd"]["mmd"] < r["random"]["mmd_mean"] for r in curve)
+    assert len(at.get("plotly_chart")) == 3
+    at.text_input(key="w_proto_ks").set_value("10,9999").run()
+    at.button(key="proto_curve_run").click().run()
+    assert any("outside" in e.value for e in at.error)
+
+
+def test_tan_on_car_reports_class_metrics():
+    at = _app(dataset="car", class_column="class", missing_policy="missing", proto_source="tan", proto_k=40,
+              proto_draws=30).run()
+    _clean(at)
+    labels = {m.label for m in at.metric}
+    assert {"Error rate of the subset", "Random log loss"} <= labels
+    assert len(at.dataframe[0].value) == 40
