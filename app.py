@@ -35,25 +35,29 @@ def home() -> None:
                 return f"Uploaded CSV ({up[0]})" if up else "Upload your own CSV…"
             return f"{cat[n]['title']} — {cat[n]['rows']:,} rows × {cat[n]['columns']} columns"
 
+        labels = {fmt(n): n for n in options}  # plain string options (AppTest-friendly)
+
         def picked():
-            choice = st.session_state.w_dataset_pick
+            choice = labels[st.session_state.w_dataset_pick]
+            st.session_state.want_upload = choice == "upload"
             if choice == "upload":
                 if st.session_state.upload:
                     state.use_upload(*st.session_state.upload)
             else:
                 state.use_sample(choice)
 
-        st.session_state.w_dataset_pick = current
-        st.selectbox("Bundled sample or your own file", options, format_func=fmt, key="w_dataset_pick",
-                     on_change=picked)
+        st.session_state.w_dataset_pick = fmt("upload" if st.session_state.get("want_upload") else current)
+        st.selectbox("Bundled sample or your own file", list(labels), key="w_dataset_pick", on_change=picked)
         if current != "upload":
             st.caption(cat[current]["description"])
-        if st.session_state.w_dataset_pick == "upload" or current == "upload":
+        if st.session_state.get("want_upload") or current == "upload":
             up = st.file_uploader("Upload a CSV (header row; nominal or numeric columns)", type=["csv", "txt", "tsv"],
                                   key="uploader")
             if up is not None:
                 content = up.getvalue()
-                if st.session_state.upload is None or st.session_state.upload != (up.name, content):
+                seen = (up.name, hash(content))
+                if st.session_state.get("upload_seen") != seen:  # each file is processed once
+                    st.session_state.upload_seen = seen
                     state.use_upload(up.name, content)
                     st.rerun()
     with right:

@@ -4,6 +4,7 @@ from __future__ import annotations
 import contextlib
 import io
 import re
+from pathlib import Path
 
 import numpy as np
 import streamlit as st
@@ -17,16 +18,22 @@ def _ensure_router() -> None:
     """Run pages through app.py's ``st.navigation``, also when a deep link is a server's first request.
 
     Streamlit treats an app with a ``pages/`` folder as a v1 multipage app until ``st.navigation``
-    has been called once; a first request for e.g. ``/kernel`` would then run the page file on
-    its own (no router, no page config).  Switch to the router and rerun the same page.
+    has been called once (and ``AppTest`` resets that before every run): a request for e.g.
+    ``/kernel`` then runs the page file on its own, without the router and its page config.
+    In that case run app.py (the router) here, in the same script run so widget events are
+    kept; it runs this page again, after which the outer run stops.
     """
     try:
         from streamlit.runtime.pages_manager import PagesManager
     except ImportError:  # pragma: no cover - Streamlit internals moved
         return
-    if getattr(PagesManager, "uses_pages_directory", False):
-        PagesManager.uses_pages_directory = False
-        st.rerun()
+    if not getattr(PagesManager, "uses_pages_directory", False):
+        return
+    PagesManager.uses_pages_directory = False
+    app = Path(__file__).resolve().parents[1] / "app.py"
+    code = compile(app.read_text(encoding="utf-8"), str(app), "exec")
+    exec(code, {"__name__": "__main__", "__file__": str(app)})  # noqa: S102 - our own router
+    st.stop()
 
 
 def start(title: str, icon: str = "") -> bool:

@@ -1,0 +1,271 @@
+"""Streamlit AppTest checks: every page renders on the default data, and the main interactions work."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("streamlit")
+from streamlit.testing.v1 import AppTest  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+APP = str(ROOT / "app.py")
+PAGES = ["pages/1_data.py", "pages/2_structure.py", "pages/3_kernel.py"]
+
+
+def _clean(at: AppTest) -> None:
+    assert not at.exception, [e.value for e in at.exception]
+    assert not at.error, [e.value for e in at.error]
+
+
+def _app(page: str | None = None) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=60).run()
+    if page:
+        at.switch_page(page).run()
+    return at
+
+
+def _button(at: AppTest, label: str):
+    for b in at.button:
+        if b.label == label:
+            return b
+    raise AssertionError(f"no button {label!r}; have {[b.label for b in at.button]}")
+
+
+# ---------------------------------------------------------------------- every page renders
+def test_home_renders_with_default_state():
+    at = _app()
+    _clean(at)
+    assert at.title[0].value == "Bayesian-network Fisher kernels"
+    labels = {m.label: m.value for m in at.metric}
+    assert labels["Rows × variables"] == "435 × 17"
+    assert labels["Class column"] == "class"
+    assert int(labels["Structure arcs"]) == 15  # Chow–Liu tree over the 16 votes
+    assert at.session_state["dataset"] == "house_votes_84"
+    assert len(at.get("plotly_chart")) == 1
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_page_renders(page):
+    at = _app(page)
+    _clean(at)
+    assert at.get("plotly_chart"), f"{page} draws no chart"
+    assert at.get("download_button"), f"{page} offers no download"
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_page_renders_alone(page):
+    """Deep link: the page file run on its own in a fresh session (defaults filled in)."""
+    at = AppTest.from_file(str(ROOT / page), default_timeout=60).run()
+    _clean(at)
+    assert at.session_state["class_column"] == "class"
+    assert at.get("plotly_chart")
+
+
+# ---------------------------------------------------------------------- home: datasets
+def _pick_upload(at: AppTest) -> None:
+    box = at.selectbox(key="w_dataset_pick")
+    box.select_index(len(box.options) - 1).run()  # "Upload your own CSV…" is the last option
+    assert at.file_uploader(key="uploader")
+
+
+def test_pick_another_sample_resets_structure():
+    at = _app()
+    box = at.selectbox(key="w_dataset_pick")
+    box.set_value(next(o for o in box.options if o.startswith("Car Evaluation"))).run()
+    _clean(at)
+    assert at.session_state["dataset"] == "car"
+    assert {m.label: m.value for m in at.metric}["Rows × variables"] == "1,728 × 7"
+    nodes = at.session_state["structure"]["dag"]["nodes"]
+    assert "class" not in nodes and len(nodes) == 6
+
+
+def test_upload_csv():
+    at = _app()
+    _pick_upload(at)
+    csv = b"colour,size,label\nred,S,a\nblue,M,b\nred,L,a\nblue,S,b\ngreen,M,a\n"
+    at.file_uploader(key="uploader").upload("mine.csv", csv, "text/csv").run()
+    _clean(at)
+    assert at.session_state["dataset"] == "upload"
+    assert at.session_state["class_column"] == "label"
+    assert any("Loaded mine.csv" in s.value for s in at.success)
+    assert at.session_state["structure"]["dag"]["nodes"] == ["colour", "size"]
+
+
+def test_upload_with_id_column_names_it_and_drops_it():
+    at = _app()
+    _pick_upload(at)
+    rows = "\n".join(f"id{i},{'xy'[i % 2]},{'pq'[i % 3 == 0]},{'ab'[i % 2]}" for i in range(80))
+    at.file_uploader(key="uploader").upload("ids.csv", f"key,f1,f2,class\n{rows}\n".encode(), "text/csv").run()
+    assert not at.exception
+    assert any("'key'" in e.value for e in at.error), [e.value for e in at.error]
+    assert at.session_state["drop_columns"] == ["key"]
+    assert at.session_state["dataset"] == "upload"
+
+
+def test_unreadable_upload_keeps_current_dataset():
+    at = _app()
+    _pick_upload(at)
+    at.file_uploader(key="uploader").upload("broken.csv", b"\x89PNG\r\n\x1a\n\x00\x00binary", "text/csv").run()
+    assert not at.exception
+    assert at.error, "an unreadable file must be reported"
+    assert "broken.csv" in at.error[0].value
+    assert at.session_state["upload"] is None
+    # the app keeps working on the previous data
+    at.switch_page("pages/3_kernel.py").run()
+    _clean(at)
+
+
+# ---------------------------------------------------------------------- data page
+def test_change_class_column_and_drop_columns():
+    at = _app("pages/1_data.py")
+    at.selectbox(key="w_class_column").set_value("crime").run()
+    _clean(at)
+    assert at.session_state["class_column"] == "crime"
+    assert "crime" not in at.session_state["structure"]["dag"]["nodes"]
+    assert "class" in at.session_state["structure"]["dag"]["nodes"]
+    at.multiselect(key="w_drop_columns").set_value(["immigration"]).run()
+    _clean(at)
+    assert "immigration" not in at.session_state["structure"]["dag"]["nodes"]
+    at.radio(key="w_missing_policy").set_value("missing").run()
+    _clean(at)
+    assert at.session_state["missing_policy"] == "missing"
+    # choices carry over to the other pages
+    at.switch_page("pages/3_kernel.py").run()
+    _clean(at)
+    assert at.session_state["class_column"] == "crime"
+
+
+def test_bad_data_option_is_refused_with_a_sentence():
+    at = _app()
+    box = at.selectbox(key="w_dataset_pick")
+    box.set_value(next(o for o in box.options if o.startswith("Waveform"))).run()
+    _clean(at)
+    at.switch_page("pages/1_data.py").run()
+    at.number_input(key="w_bins").set_value(0).run()  # numeric columns can no longer be loaded
+    assert not at.exception
+    assert at.error and "distinct" in at.error[0].value
+    assert at.session_state["bins"] == 4  # the old setting stays
+
+
+# ---------------------------------------------------------------------- structure page
+def test_learn_hc_bic():
+    at = _app("pages/2_structure.py")
+    at.selectbox(key="w_learn_method").set_value("hc").run()
+    at.selectbox(key="w_learn_score").set_value("bic").run()
+    _button(at, "Learn structure").click().run()
+    _clean(at)
+    s = at.session_state["structure"]
+    assert s["label"] == "Hill climbing (BIC)"
+    assert s["learned_label"] == "Hill climbing (BIC)"
+    assert len(s["dag"]["arcs"]) > 0
+    assert s["undo"], "learning can be undone"
+
+
+def test_cyclic_arc_shows_error_and_keeps_dag():
+    at = _app("pages/2_structure.py")
+    arcs = at.session_state["structure"]["dag"]["arcs"]
+    # a -> b -> c exists in the tree; adding c -> a closes a cycle
+    children = {}
+    for u, v in arcs:
+        children.setdefault(u, []).append(v)
+    a, b = next((u, v) for u, v in arcs if v in children)
+    c = children[b][0]
+    at.selectbox(key="w_add_from").set_value(c).run()
+    at.selectbox(key="w_add_to").set_value(a).run()
+    _button(at, "Add arc").click().run()
+    assert not at.exception
+    assert at.error and "cycle" in at.error[0].value.lower()
+    assert at.session_state["structure"]["dag"]["arcs"] == arcs
+
+
+def test_add_remove_reverse_and_undo():
+    at = _app("pages/2_structure.py")
+    before = sorted(map(tuple, at.session_state["structure"]["dag"]["arcs"]))
+    _button(at, "Start empty").click().run()
+    _clean(at)
+    assert at.session_state["structure"]["dag"]["arcs"] == []
+    at.selectbox(key="w_add_from").set_value("crime").run()
+    at.selectbox(key="w_add_to").set_value("immigration").run()
+    _button(at, "Add arc").click().run()
+    _clean(at)
+    assert at.session_state["structure"]["dag"]["arcs"] == [["crime", "immigration"]]
+    _button(at, "Reverse").click().run()
+    assert at.session_state["structure"]["dag"]["arcs"] == [["immigration", "crime"]]
+    _button(at, "Remove").click().run()
+    assert at.session_state["structure"]["dag"]["arcs"] == []
+    for _ in range(4):
+        _button(at, "Undo").click().run()
+    _clean(at)
+    assert sorted(map(tuple, at.session_state["structure"]["dag"]["arcs"])) == before
+
+
+def test_apply_v_segment():
+    at = _app("pages/2_structure.py")
+    _button(at, "Start empty").click().run()
+    at.selectbox(key="w_seg_kind").set_value("v").run()
+    at.multiselect(key="w_seg_vars_v").set_value(["crime", "immigration", "mx-missile"]).run()
+    _button(at, "Apply preset").click().run()
+    _clean(at)
+    s = at.session_state["structure"]
+    assert sorted(map(tuple, s["dag"]["arcs"])) == [("crime", "mx-missile"), ("immigration", "mx-missile")]
+    assert s["segment"][0] == "v"
+    assert any("Applied" in m.value for m in at.success)
+    # the v-structure is compelled: the CPDAG has no reversible edge
+    assert {m.label: m.value for m in at.metric}["Reversible edges"] == "0"
+
+
+def test_parameter_method_changes_model():
+    at = _app("pages/2_structure.py")
+    at.selectbox(key="w_param_method").set_value("ml").run()
+    _clean(at)
+    assert at.session_state["param_method"] == "ml"
+
+
+# ---------------------------------------------------------------------- kernel page
+@pytest.mark.parametrize("kind", ["scaled-hamming", "hamming", "fisher"])
+def test_switch_kernel(kind):
+    at = _app("pages/3_kernel.py")
+    at.radio(key="w_kernel_kind").set_value(kind).run()
+    _clean(at)
+    assert at.session_state["kernel_kind"] == kind
+    assert len(at.get("plotly_chart")) >= 6
+
+
+def test_kernel_options_and_comparisons():
+    at = _app("pages/3_kernel.py")
+    at.number_input(key="w_kernel_rows").set_value(120).run()
+    at.selectbox(key="w_kernel_order").set_value("cluster").run()
+    at.checkbox(key="w_kernel_normalize").check().run()
+    for choice in ("tree", "previous", "scaled-hamming"):
+        at.selectbox(key="w_kernel_compare").set_value(choice).run()
+        _clean(at)
+    assert at.session_state["kernel_rows"] == 120
+    a, b = at.session_state["pair"]
+    assert a != b
+
+
+def test_pick_two_rows():
+    at = _app("pages/3_kernel.py")
+    at.selectbox(key="w_pair_a").set_value(3).run()
+    at.selectbox(key="w_pair_b").set_value(7).run()
+    _clean(at)
+    assert at.session_state["pair"] == (3, 7)
+    m = {x.label: x.value for x in at.metric}
+    assert m["K(A, B)"] == m["Σ K_i (unnormalised)"]  # Theorem 1: the terms sum to the kernel
+    assert any("contributions" in c.value.lower() or "similarity" in c.value.lower() for c in at.caption)
+
+
+def test_too_large_gram_is_an_error_not_a_crash(monkeypatch):
+    import bnfk_core.kernels as kernels
+    from bnfk_core.errors import KernelError
+
+    def refuse(*args, **kwargs):
+        raise KernelError("The Gram matrix of 333 × 333 rows would need 9 GB; choose fewer rows.")
+    monkeypatch.setattr(kernels, "gram", refuse)
+    at = _app("pages/3_kernel.py")
+    at.number_input(key="w_kernel_rows").set_value(333).run()  # a new cache key: computed, refused
+    assert not at.exception
+    assert at.error and "333 × 333" in at.error[0].value
+    at.switch_page("pages/2_structure.py").run()  # the app keeps working
+    _clean(at)
