@@ -235,6 +235,11 @@ def test_theils_u_and_cramers_v_match_independent_formulas():
             np.add.at(T, (x, lab), 1)
             T = T[T.sum(axis=1) > 0][:, T.sum(axis=0) > 0]
             assert stats.cramers_v[k] == pytest.approx(association(T.astype(int), method="cramer"), abs=1e-12)
+            n, (r, c) = T.sum(), T.shape
+            phi2 = max(0.0, association(T.astype(int), method="cramer") ** 2 * min(r - 1, c - 1)
+                       - (r - 1) * (c - 1) / (n - 1))
+            corr = np.sqrt(phi2 / min(r - (r - 1) ** 2 / (n - 1) - 1, c - (c - 1) ** 2 / (n - 1) - 1))
+            assert stats.cramers_v_corrected[k] == pytest.approx(corr, abs=1e-12)
             H = entropy(np.bincount(lab))
             assert stats.theils_u[k] == pytest.approx(mutual_info_score(lab, x) / H, abs=1e-12)
         # the collapsed variable carries at least the information of each part (Theil's U is monotone)
