@@ -448,7 +448,7 @@ def kernel_setup(data, kernel: str, *, model=None, structure: str = "hc", score:
     if model is not None:
         _check_model(model, data)
         how, n_arcs = "given", model.dag.n_arcs
-        fparams = (getattr(model, "info", None) or {}).get("method")
+        fparams = (getattr(model, "fit_info", None) or {}).get("method")
     else:
         model, res = feature_model(feats, structure=structure, score=score, params=params, seed=seed,
                                    progress=progress)
@@ -571,9 +571,10 @@ def _marginal_model(train):
     return BayesNet(dag, train.states, tuple(cpts), {"method": "marginal frequencies (training split)"})
 
 
-def _train_test_kernels(feats, kernel, tr, te, *, structure, score, params, seed, model):
+def _train_test_kernels(feats, kernel, tr, te, *, structure, score, params, seed, model, dag=None):
     """(K_train_train, K_test_train) with the kernel's model estimated on the training rows only."""
     from .kernels import gram
+    from .model import fit
     train, test = feats.subset(tr), feats.subset(te)
     if kernel == "hamming":
         return gram(None, train, kind="hamming"), gram(None, test, train, kind="hamming")
@@ -581,6 +582,8 @@ def _train_test_kernels(feats, kernel, tr, te, *, structure, score, params, seed
         m = _marginal_model(train)
     elif model is not None:
         m = model
+    elif dag is not None:
+        m = fit(dag, train, method=params)
     else:
         m, _ = feature_model(train, structure=structure, score=score, params=params, seed=seed)
     return gram(m, train, kind="fisher"), gram(m, test, train, kind="fisher")
@@ -620,7 +623,7 @@ def classify(data, kernel: str, classifier: str, **options) -> ClassificationRes
 
 def classify_many(data, kernel: str, classifiers: Sequence[str] = CLASSIFIERS, *, repeats: int = 10, seed: int = 0,
                   test_size: float = 0.2, k: int = 7, C: float = 1.0, structure: str = "hc", score: str = "qnml",
-                  params: str = "cnml", model=None, progress: Progress | None = None) -> dict:
+                  params: str = "cnml", model=None, dag=None, progress: Progress | None = None) -> dict:
     """Kernel kNN and/or SVM over ``repeats`` seeded train/test splits (thesis App. D).
 
     Split r uses ``seed + r`` (``sklearn.model_selection.train_test_split``, shuffled, not stratified);
@@ -629,6 +632,10 @@ def classify_many(data, kernel: str, classifiers: Sequence[str] = CLASSIFIERS, *
     row order; class probabilities are the vote shares.  SVM: ``SVC(kernel="precomputed", C=C,
     probability=True, random_state=seed+r)``.  Log loss is scikit-learn's over all classes of the label
     column, probabilities clipped to [1e-15, 1].  Rows with a missing label are left out.
+
+    The Fisher kernel's network: learned per training split with ``structure``/``score`` (default),
+    or a fixed ``dag`` whose CPTs are fitted per training split by ``params``, or a fixed ``model``
+    (used as is -- its parameters may have seen the test rows' features, never their labels).
 
     Returns ``{classifier: ClassificationResult}``.
     """
@@ -647,6 +654,9 @@ def classify_many(data, kernel: str, classifiers: Sequence[str] = CLASSIFIERS, *
         raise ClusterError(f"k (neighbours) must be at least 1, got {k}.")
     if model is not None:
         _check_model(model, data)
+    if dag is not None and data.class_column in dag.nodes:
+        raise ClusterError(f"The structure includes the label column '{data.class_column}'; the label is never a "
+                           "feature -- remove it from the structure.")
     t0 = time.perf_counter()
     y_all = data.labels()
     keep = np.flatnonzero(y_all >= 0)
@@ -667,7 +677,7 @@ def classify_many(data, kernel: str, classifiers: Sequence[str] = CLASSIFIERS, *
         if len(np.unique(y[tr])) < 2:
             raise ClusterError(f"Split {r + 1} has a single class in its training rows; use more data.")
         Ktr, Kte = _train_test_kernels(feats, kernel, tr, te, structure=structure, score=score, params=params,
-                                       seed=s, model=model)
+                                       seed=s, model=model, dag=dag)
         for clf in classifiers:
             if clf == "knn":
                 P = _knn_proba(Ktr, Kte, y[tr], classes, k)
