@@ -40,7 +40,7 @@ from typing import Callable, Sequence
 import numba
 import numpy as np
 import scipy.sparse as sp
-from scipy.stats import chi2 as _chi2
+from scipy.special import gammaincc, gammaln
 
 from .errors import BnfkError
 
@@ -222,6 +222,27 @@ class _KernelColumns:
         return out
 
 
+def _log_chi2_sf(x, dof) -> np.ndarray:
+    """log P(chi2_dof > x) = log Q(dof/2, x/2), finite for every x.
+
+    Q is the regularised upper incomplete gamma function; where it underflows (p < 1e-250) the
+    asymptotic series log Q(a, z) = (a-1) log z - z - lgamma(a) + log(1 + (a-1)/z + (a-1)(a-2)/z^2)
+    is used (relative error below 1e-6 there, z > 500).
+    """
+    x = np.asarray(x, dtype=float)
+    a = np.broadcast_to(np.asarray(dof, dtype=float) / 2.0, x.shape)
+    z = np.maximum(x, 0.0) / 2.0
+    q = gammaincc(a, z)
+    with np.errstate(divide="ignore"):
+        out = np.log(q)
+    tiny = q < 1e-250
+    if tiny.any():
+        at, zt = a[tiny], z[tiny]
+        out[tiny] = ((at - 1.0) * np.log(zt) - zt - gammaln(at)
+                     + np.log1p((at - 1.0) / zt + (at - 1.0) * (at - 2.0) / zt**2))
+    return out
+
+
 class Chi2Criterion:
     """The paper's chi-square heuristic -sum_i log p_i (module docstring) on a code matrix (the pool X).
 
@@ -239,6 +260,7 @@ class Chi2Criterion:
         c = np.where(codes < 0, cards[None, :] - 1, codes)
         self.codes = c
         self.flat = c + (np.arange(self.n) * self.width)[None, :]      # index into (n, width) tables
+        self._flatT = np.ascontiguousarray(self.flat.T)                # (n, N): fast gathers and sums
         freq = np.zeros((self.n, self.width))
         for i in range(self.n):
             freq[i, :cards[i]] = np.bincount(c[:, i], minlength=int(cards[i])) / self.N
@@ -258,7 +280,7 @@ class Chi2Criterion:
 
     def _objective(self, stat: np.ndarray) -> np.ndarray:
         """-sum_i log p_i from per-variable statistics (..., n)."""
-        lp = _chi2.logsf(stat, np.maximum(self.dof, 1))
+        lp = _log_chi2_sf(stat, np.maximum(self.dof, 1))
         return -np.where(self.tested, lp, 0.0).sum(axis=-1)
 
     def statistics(self, idx) -> np.ndarray:
@@ -294,9 +316,9 @@ class Chi2Criterion:
         # with E_v = k f_v:  stat(+v) = (sum_c Om_c^2 / f_c + 2 Om_v / f_v + 1 / f_v) / k - k
         base = (Om**2 * self._inv_freq).sum(axis=1, keepdims=True)
         stat = (base + (2.0 * Om + 1.0) * self._inv_freq) / k - k                # (n, width)
-        lp = _chi2.logsf(stat, np.maximum(self.dof, 1)[:, None])
+        lp = _log_chi2_sf(stat, np.broadcast_to(np.maximum(self.dof, 1)[:, None], stat.shape))
         table = -np.where(self.tested[:, None] & self.seen, lp, 0.0)
-        return table.ravel()[self.flat].sum(axis=1)
+        return table.ravel()[self._flatT].sum(axis=0)
 
     def swap(self, o: int, c: int) -> float:
         self._O.ravel()[self.flat[o]] -= 1.0
