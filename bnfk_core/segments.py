@@ -55,7 +55,7 @@ __all__ = [
     "SegmentError", "SEGMENT_KINDS", "GREEK", "CaseRow", "CaseTable", "case_patterns", "case_labels",
     "segment_model", "check_segment", "greek_values", "case_table", "find_pair", "pair_pattern",
     "entropy", "mutual_information", "mi_ranking", "collapse", "theils_u", "cramers_v", "collapsed_stats",
-    "variable_term", "affected_terms", "add_arc_gram", "candidate_arcs", "ArcStep", "ArcSearchResult", "arc_search",
+    "reverse_covered_arc", "variable_term", "affected_terms", "add_arc_gram", "candidate_arcs", "ArcStep", "ArcSearchResult", "arc_search",
 ]
 
 Progress = Callable[[float, str], None]
@@ -727,6 +727,48 @@ def candidate_arcs(dag: DAG) -> list[tuple[str, str]]:
         out.append((u, v))
     order = {n: k for k, n in enumerate(dag.nodes)}
     return sorted(out, key=lambda a: (order[a[0]], order[a[1]]))
+
+
+# ====================================================================== equivalence
+def reverse_covered_arc(model, u: str, v: str):
+    """The model on the DAG with the covered arc u -> v reversed and the *same joint distribution*:
+    with Z = π(u) (so π(v) = Z ∪ {u}), P(v | Z) = Σ_u P(u | Z) P(v | Z, u) and
+    P(u | Z, v) = P(u | Z) P(v | Z, u) / P(v | Z) (uniform where P(v | Z) = 0).  The Fisher kernel is
+    invariant under this reversal (Markov-equivalent structure, same distribution)."""
+    from .dag import covered_arcs
+    from .model import BayesNet
+    dag = model.dag
+    if (u, v) not in covered_arcs(dag):
+        raise SegmentError(f"The arc {u} -> {v} is not a covered arc of the network (covered: pa({v}) = pa({u}) + {u}).")
+    new_dag = dag.reverse_arc(u, v)
+    iu, iv = dag.index(u), dag.index(v)
+    cards = [int(c) for c in model.cardinalities]
+    letters = {k: chr(97 + k) if k < 26 else chr(65 + k - 26) for k in range(len(cards))}
+    if len(cards) > 52:
+        raise SegmentError("Covered-arc reversal supports at most 52 variables.")
+
+    def tensor(i):
+        ps = list(dag.parent_indices()[i])
+        return model.cpts[i].reshape([cards[p] for p in ps] + [cards[i]]), ps + [i]
+
+    Tu, au = tensor(iu)
+    Tv, av = tensor(iv)
+    Z = list(dag.parent_indices()[iu])
+    out = Z + [iu, iv]
+    spec = "".join(letters[k] for k in au) + "," + "".join(letters[k] for k in av) + "->" + \
+        "".join(letters[k] for k in out)
+    J = np.einsum(spec, Tu, Tv)                                   # P(u, v | Z), axes Z + [u, v]
+    Pv = J.sum(axis=len(Z))                                       # axes Z + [v]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        Pu = np.where(Pv[..., None, :] > 0, J / Pv[..., None, :], 1.0 / cards[iu])   # axes Z + [u, v]
+    new_pa_u = sorted(Z + [iv])
+    Pu = np.transpose(Pu, [out.index(k) for k in new_pa_u] + [len(Z)])
+    cpts = list(model.cpts)
+    cpts[iv] = Pv.reshape(-1, cards[iv])
+    cpts[iu] = Pu.reshape(-1, cards[iu])
+    info = dict(model.fit_info)
+    info["derived"] = f"covered arc {u} -> {v} reversed (same joint)"
+    return BayesNet(new_dag, model.states, tuple(cpts), info)
 
 
 # ====================================================================== supervised arc search

@@ -336,6 +336,21 @@ def test_candidate_arcs_skip_adjacent_and_cycles():
     assert apply_segment(DAG(["a", "b", "c"]), "chain", ["a", "b", "c"]).has_arc("c", "a")
 
 
+def test_reverse_covered_arc_keeps_joint_and_kernel():
+    dag = DAG(["a", "b", "c", "d"], [("a", "b"), ("a", "c"), ("b", "c"), ("c", "d")])
+    model = bf.random_model(dag, [2, 3, 2, 3], seed=4)
+    rows = model.sample(40, seed=1).codes
+    K = kernels.gram(model, rows)
+    from bnfk_core.dag import covered_arcs, equivalent
+    for u, v in covered_arcs(dag):
+        rev = S.reverse_covered_arc(model, u, v)
+        assert equivalent(rev.dag, dag) and rev.dag.has_arc(v, u)
+        np.testing.assert_allclose(bf.joint_table(rev)[1], bf.joint_table(model)[1], atol=1e-12)
+        np.testing.assert_allclose(kernels.gram(rev, rows), K, atol=1e-9)
+    with pytest.raises(S.SegmentError, match="not a covered arc"):
+        S.reverse_covered_arc(model, "c", "d")
+
+
 # ====================================================================== CLI
 def _run(capsys, *argv):
     code = main([str(a) for a in argv])
