@@ -495,10 +495,12 @@ def feature_embedding(Phi, n_components: int = 2, seed: int = 0) -> np.ndarray:
     if N < 2 or D < 1:
         return np.zeros((N, k))
     mu = np.asarray(Phi.mean(axis=0)).ravel()
-    if min(N, D) <= k + 1 or N * D <= 4_000_000:
-        A = Phi.toarray() - mu
-        U, S, _ = np.linalg.svd(A, full_matrices=False)
-        Y = U[:, :k] * S[:k]
+    if D <= 400 or min(N, D) <= k + 1:
+        # small feature space: eigenvectors of the D x D scatter matrix (Phi - mu)^T (Phi - mu)
+        C = (Phi.T @ Phi).toarray() - N * np.outer(mu, mu)
+        w, V = np.linalg.eigh((C + C.T) / 2)
+        V = V[:, ::-1][:, :k]
+        Y = Phi @ V - mu @ V
     else:
         ones = np.ones(N)
         op = LinearOperator((N, D), dtype=np.float64,

@@ -61,9 +61,10 @@ def test_mmd_swap_scores_equal_bruteforce_for_every_candidate(missing):
                 continue
             T = S.copy()
             T[pos] = c
-            want = kernels.mmd(model, data.subset(T), data)
+            want = brute_mmd(K, T)
             assert scores[c] == pytest.approx(want, rel=1e-9, abs=1e-12)
-            assert want == pytest.approx(brute_mmd(K, T), rel=1e-9, abs=1e-12)
+            if (c + pos) % 9 == 0:   # and through the library's set-kernel MMD (slower with missing cells)
+                assert scores[c] == pytest.approx(kernels.mmd(model, data.subset(T), data), rel=1e-9, abs=1e-12)
     # the kept state follows swaps exactly
     scores = crit.swap_scores(int(S[1]))
     new = crit.swap(int(S[1]), 30)
@@ -335,10 +336,11 @@ def test_experiment_with_a_given_structure_and_embedding():
     res = run_experiment(exp, 25, random_draws=20, return_details=True)
     assert "error" not in res["full"] and len(res["details"]["random_nll"]) == 20
     assert set(res["details"]["mmd_rows"]) <= set(exp.train_rows.tolist())
-    Y = feature_embedding(exp.mmd.Phi, 2)
-    Phi = exp.mmd.Phi.toarray()
+    Y = feature_embedding(exp.mmd.Phi[:150], 2)
+    Phi = exp.mmd.Phi[:150].toarray()
     C = Phi - Phi.mean(axis=0)
     w, V = np.linalg.eigh(C @ C.T)
     ref = V[:, -2:][:, ::-1] * np.sqrt(w[-2:][::-1])
     for j in range(2):
         assert abs(abs(Y[:, j] @ ref[:, j]) - ref[:, j] @ ref[:, j]) < 1e-6 * (ref[:, j] @ ref[:, j])
+    assert np.abs(Y).max(axis=0) == pytest.approx(Y.max(axis=0))       # sign convention
