@@ -145,6 +145,15 @@ class MMDCriterion:
         ww = self._d - (2.0 / k) * self._g[o] + self.sq[o] / k**2        # |w|^2, w = (s - phi(o))/k - mu
         return ww + (2.0 / k) * (self._g - kc / k) + self.sq / k**2
 
+    def best_swap(self, o: int, member: np.ndarray) -> tuple[int, float]:
+        """(c, d after swapping o for c) of the best non-member c: :meth:`swap_scores` + argmin, fused."""
+        k = self._k
+        kc = self.kernel_column(o)
+        self._col = (o, kc)
+        ww = self._d - (2.0 / k) * self._g[o] + self.sq[o] / k**2
+        c, val = _fused_argmin(self._g, kc, self.sq, member, ww, float(k))
+        return int(c), float(val)
+
     def swap(self, o: int, c: int) -> float:
         ko = self._col[1] if self._col[0] == o else self.kernel_column(o)
         self._s += self._row(c) - self._row(o)
@@ -163,6 +172,20 @@ class MMDCriterion:
         a, b = self.Phi.indptr[i], self.Phi.indptr[i + 1]
         out[self.Phi.indices[a:b]] = self.Phi.data[a:b]
         return out
+
+
+@numba.njit(cache=True)
+def _fused_argmin(g, kc, sq, member, ww, k):  # pragma: no cover - compiled
+    """argmin over non-members of ww + (2/k)(g - kc/k) + sq/k^2 (first index on ties), and the value."""
+    best, arg = np.inf, -1
+    a, b = 2.0 / k, 1.0 / (k * k)
+    for c in range(g.shape[0]):
+        if member[c]:
+            continue
+        v = ww + a * (g[c] - kc[c] / k) + sq[c] * b
+        if v < best:
+            best, arg = v, c
+    return arg, best
 
 
 @numba.njit(cache=True)
@@ -347,7 +370,8 @@ def greedy_swap(criterion, init, *, max_passes: int = 50, rtol: float = 1e-12,
     """Algorithm 1: member-by-member best swaps until k visits in a row change nothing.
 
     ``criterion`` provides ``start(idx)``, ``swap_scores(o)`` (criterion after replacing row ``o``
-    by every row) and ``swap(o, c)``; current members are never candidates.  A swap must lower
+    by every row) and ``swap(o, c)``, optionally ``best_swap(o, member)`` (the best non-member and
+    its value in one fused pass); current members are never candidates.  A swap must lower
     the criterion by more than ``rtol`` times its value (floating-point ties do not cycle).
     ``max_passes`` bounds the visits at ``max_passes * k`` (``converged`` says whether it
     stopped on its own).
@@ -368,10 +392,14 @@ def greedy_swap(criterion, init, *, max_passes: int = 50, rtol: float = 1e-12,
     limit = int(max_passes) * k
     while quiet < k and visits < limit:
         o = int(S[t])
-        scores = criterion.swap_scores(o)
-        scores[member] = np.inf
-        c = int(np.argmin(scores))
-        if scores[c] < cur - rtol * max(abs(cur), 1e-300):
+        if hasattr(criterion, "best_swap"):
+            c, best = criterion.best_swap(o, member)
+        else:
+            scores = criterion.swap_scores(o)
+            scores[member] = np.inf
+            c = int(np.argmin(scores))
+            best = scores[c]
+        if c >= 0 and best < cur - rtol * max(abs(cur), 1e-300):
             cur = criterion.swap(o, c)
             member[o], member[c] = False, True
             S[t] = c

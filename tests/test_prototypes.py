@@ -65,6 +65,14 @@ def test_mmd_swap_scores_equal_bruteforce_for_every_candidate(missing):
             assert scores[c] == pytest.approx(want, rel=1e-9, abs=1e-12)
             if (c + pos) % 9 == 0:   # and through the library's set-kernel MMD (slower with missing cells)
                 assert scores[c] == pytest.approx(kernels.mmd(model, data.subset(T), data), rel=1e-9, abs=1e-12)
+    # the fused best swap is the argmin over non-members
+    member = np.zeros(data.n_rows, bool)
+    member[S] = True
+    for pos in range(len(S)):
+        scores = crit.swap_scores(int(S[pos]))
+        scores[member] = np.inf
+        c, val = crit.best_swap(int(S[pos]), member)
+        assert c == int(np.argmin(scores)) and val == pytest.approx(scores.min(), rel=1e-12)
     # the kept state follows swaps exactly
     scores = crit.swap_scores(int(S[1]))
     new = crit.swap(int(S[1]), 30)
