@@ -50,7 +50,7 @@ from .errors import BnfkError
 
 __all__ = ["EXPERIMENTS", "STRUCTURES", "Settings", "ReproduceError", "run", "run_experiment", "structure_spec",
            "comparison_frame", "markdown_table", "versions", "load_thesis_data", "load_paper_data",
-           "read_manifest", "TABLE_FILES", "PAPER_KS"]
+           "read_manifest", "stored_results", "TABLE_FILES", "PAPER_KS"]
 
 EXPERIMENTS = ("thesis-imputation", "thesis-clustering", "thesis-segments", "thesis-classification",
                "paper-summarization", "speed")
@@ -288,6 +288,30 @@ def read_manifest(out) -> dict:
         return json.loads(p.read_text())
     except (OSError, ValueError):
         return {}
+
+
+def stored_results(out) -> list[dict]:
+    """What a results folder holds, for display: one entry per experiment in :data:`EXPERIMENTS` order with
+    ``name, record`` (its manifest record), ``tables`` ([{stem, title, setup, frame, markdown}]) and
+    ``figures`` ([(stem, path of the plotly JSON)]).  Empty when there is no manifest."""
+    out = Path(out)
+    man = read_manifest(out)
+    entries = []
+    for name in EXPERIMENTS:
+        rec = man.get("experiments", {}).get(name)
+        if not rec:
+            continue
+        tables = []
+        for stem, meta in rec.get("tables", {}).items():
+            csv, md = out / f"{stem}.csv", out / f"{stem}.md"
+            if not csv.exists():
+                continue
+            tables.append({"stem": stem, "title": meta.get("title", stem), "setup": meta.get("setup", ""),
+                           "frame": pd.read_csv(csv), "markdown": md.read_text() if md.exists() else ""})
+        figs = [(Path(f).stem, out / f) for f in rec.get("files", []) if f.startswith("fig_") and f.endswith(".json")
+                and (out / f).exists()]
+        entries.append({"name": name, "record": rec, "tables": tables, "figures": figs})
+    return entries
 
 
 @contextlib.contextmanager
