@@ -63,7 +63,7 @@ def _cmd_classify(args) -> dict:
         raise BnfkError("classify needs --label-column C (the classes to predict).")
     progress = None if args.quiet else progress_to_stderr
     res = classify(data, args.kernel, args.classifier, repeats=args.repeats, seed=args.seed, test_size=args.test_size,
-                   k=args.k, C=args.C, structure=args.structure, score=args.score, params=args.params, model=model,
+                   k=args.k, C=args.C, neighbours=args.neighbours, structure=args.structure, score=args.score, params=args.params, model=model,
                    progress=progress)
     out = res.to_dict()
     for note in out["notes"]:
@@ -102,6 +102,8 @@ def register(sub) -> None:
     p.add_argument("--repeats", type=int, default=10, help="train/test splits, seeds SEED..SEED+R-1 (default 10)")
     p.add_argument("--test-size", type=float, default=0.2, help="test fraction (default 0.2)")
     p.add_argument("--k", type=int, default=7, help="neighbours for knn (default 7)")
+    p.add_argument("--neighbours", choices=("distance", "similarity"), default="distance",
+                   help="knn neighbours by kernel distance (default) or by largest kernel value")
     p.add_argument("--C", type=float, default=1.0, help="SVM penalty (default 1)")
     p.add_argument("--quiet", action="store_true", help="no progress on stderr")
     _model_options(p)

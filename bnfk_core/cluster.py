@@ -43,11 +43,11 @@ Two clustering algorithms on a Gram matrix ``K``:
   for j").  The thesis does not print the formula; this is the centring of the Gram matrix
   in feature space (X' = J X J with J = I - 11ᵀ/N).
 
-Metrics against labels (scikit-learn): adjusted Rand index, adjusted mutual information,
-V-measure; without labels, the silhouette under the kernel distance d = sqrt(d²).
+Metrics against labels (scikit-learn): adjusted Rand index, adjusted mutual information
+(normalised by max{H(U), H(V)}, thesis eq. C.4), V-measure; without labels, the silhouette under the kernel distance d = sqrt(d²).
 
 Kernel classification (thesis App. D): kNN (k = 7, uniform weights, neighbours by kernel
-distance) and SVM (``SVC(kernel="precomputed", C=1, probability=True)``) over seeded 80/20
+distance, scikit-learn's KNeighborsClassifier) and SVM (``SVC(kernel="precomputed", C=1, probability=True)``) over seeded 80/20
 splits, scored by accuracy and log loss; the model behind the kernel (the Fisher network, or
 the marginal frequencies of scaled-Hamming) is estimated on the training split only.
 
@@ -364,9 +364,13 @@ def kernel_silhouette(K, labels) -> float | None:
     return float(silhouette_score(np.sqrt(_sq_distances(K)), labels, metric="precomputed"))
 
 
-def clustering_metrics(labels_true, labels_pred, K=None) -> dict:
+def clustering_metrics(labels_true, labels_pred, K=None, *, ami_average: str = "max") -> dict:
     """ARI, AMI and V-measure against ``labels_true`` (rows with a negative label are left out),
-    and the kernel-distance silhouette when ``K`` is given."""
+    and the kernel-distance silhouette when ``K`` is given.
+
+    AMI is normalised by max{H(U), H(V)} as in thesis eq. (C.4) (scikit-learn's default before
+    0.22; today's default is ``ami_average="arithmetic"``).
+    """
     from sklearn.metrics import adjusted_mutual_info_score, adjusted_rand_score, v_measure_score
     pred = np.asarray(labels_pred)
     out = {"ari": None, "ami": None, "v_measure": None, "silhouette": None, "n_labelled": 0}
@@ -377,7 +381,8 @@ def clustering_metrics(labels_true, labels_pred, K=None) -> dict:
         ok = true >= 0 if true.dtype.kind in "iu" else np.ones(len(true), bool)
         if ok.any():
             t, p = true[ok], pred[ok]
-            out.update(ari=float(adjusted_rand_score(t, p)), ami=float(adjusted_mutual_info_score(t, p)),
+            out.update(ari=float(adjusted_rand_score(t, p)),
+                       ami=float(adjusted_mutual_info_score(t, p, average_method=ami_average)),
                        v_measure=float(v_measure_score(t, p)), n_labelled=int(ok.sum()))
     if K is not None:
         out["silhouette"] = kernel_silhouette(K, pred)
@@ -572,12 +577,13 @@ def _marginal_model(train):
 
 
 def _train_test_kernels(feats, kernel, tr, te, *, structure, score, params, seed, model, dag=None):
-    """(K_train_train, K_test_train) with the kernel's model estimated on the training rows only."""
+    """(K_train_train, K_test_train, diag K_test_test) with the kernel's model estimated on the training rows."""
     from .kernels import gram
     from .model import fit
     train, test = feats.subset(tr), feats.subset(te)
     if kernel == "hamming":
-        return gram(None, train, kind="hamming"), gram(None, test, train, kind="hamming")
+        return (gram(None, train, kind="hamming"), gram(None, test, train, kind="hamming"),
+                np.diag(gram(None, test, kind="hamming")).copy())
     if kernel == "scaled-hamming":
         m = _marginal_model(train)
     elif model is not None:
@@ -586,16 +592,28 @@ def _train_test_kernels(feats, kernel, tr, te, *, structure, score, params, seed
         m = fit(dag, train, method=params)
     else:
         m, _ = feature_model(train, structure=structure, score=score, params=params, seed=seed)
-    return gram(m, train, kind="fisher"), gram(m, test, train, kind="fisher")
+    return gram(m, train, kind="fisher"), gram(m, test, train, kind="fisher"), np.diag(gram(m, test, kind="fisher")).copy()
 
 
-def _knn_proba(Ktr, Kte, ytr, classes, k):
-    """Uniform kNN on the kernel distance; ranking needs only K(y,y) - 2 K(x,y) over training rows y."""
-    d = np.diag(Ktr)[None, :] - 2.0 * Kte          # d²(x, y) - K(x, x): same order for each test row x
-    k = min(int(k), Ktr.shape[0])
-    nn = np.argsort(d, axis=1, kind="stable")[:, :k]
-    onehot = (ytr[nn][:, :, None] == classes[None, None, :]).astype(float)
-    return onehot.mean(axis=1)
+def _knn_proba(Ktr, Kte, dte, ytr, classes, k, by: str = "distance"):
+    """scikit-learn's uniform kNN, neighbours by kernel distance d(x,y) = sqrt(K(x,x) + K(y,y) - 2 K(x,y))
+    (``by="distance"``) or by the kernel value itself, most similar first (``by="similarity"``)."""
+    from sklearn.neighbors import KNeighborsClassifier
+    if by == "distance":
+        dtr = np.diag(Ktr)
+        Dtr = np.sqrt(np.clip(dtr[:, None] + dtr[None, :] - 2.0 * Ktr, 0.0, None))
+        np.fill_diagonal(Dtr, 0.0)
+        Dte = np.sqrt(np.clip(np.asarray(dte)[:, None] + dtr[None, :] - 2.0 * Kte, 0.0, None))
+    elif by == "similarity":
+        top = max(float(Ktr.max(initial=0.0)), float(Kte.max(initial=0.0)))
+        Dtr, Dte = top - Ktr, top - Kte
+    else:
+        raise ClusterError(f"Unknown neighbour criterion '{by}'; choose distance or similarity.")
+    knn = KNeighborsClassifier(n_neighbors=min(int(k), Ktr.shape[0]), weights="uniform", metric="precomputed")
+    knn.fit(Dtr, ytr)
+    P = np.zeros((Kte.shape[0], len(classes)))
+    P[:, np.searchsorted(classes, knn.classes_)] = knn.predict_proba(Dte)
+    return P
 
 
 def _svm_proba(Ktr, Kte, ytr, classes, C):
@@ -623,13 +641,17 @@ def classify(data, kernel: str, classifier: str, **options) -> ClassificationRes
 
 def classify_many(data, kernel: str, classifiers: Sequence[str] = CLASSIFIERS, *, repeats: int = 10, seed: int = 0,
                   test_size: float = 0.2, k: int = 7, C: float = 1.0, structure: str = "hc", score: str = "qnml",
-                  params: str = "cnml", model=None, dag=None, progress: Progress | None = None) -> dict:
+                  params: str = "cnml", model=None, dag=None, neighbours: str = "distance",
+                  progress: Progress | None = None) -> dict:
     """Kernel kNN and/or SVM over ``repeats`` seeded train/test splits (thesis App. D).
 
     Split r uses ``seed + r`` (``sklearn.model_selection.train_test_split``, shuffled, not stratified);
     the kernel's model is estimated on its training rows (one kernel per split, shared by the
-    classifiers).  kNN: ``k`` nearest training rows by kernel distance, uniform vote, ties to the nearer
-    row order; class probabilities are the vote shares.  SVM: ``SVC(kernel="precomputed", C=C,
+    classifiers).  kNN: scikit-learn's ``KNeighborsClassifier(k, weights="uniform",
+    metric="precomputed")`` on the kernel distance (ties between equally distant rows broken as
+    scikit-learn does); class probabilities are the vote shares.  ``neighbours="similarity"`` takes the
+    ``k`` training rows with the largest K(x, y) instead -- the same for the Hamming kernel without
+    missing cells (K(y, y) = 1), different for kernels whose self-similarity varies.  SVM: ``SVC(kernel="precomputed", C=C,
     probability=True, random_state=seed+r)``.  Log loss is scikit-learn's over all classes of the label
     column, probabilities clipped to [1e-15, 1].  Rows with a missing label are left out.
 
@@ -652,6 +674,8 @@ def classify_many(data, kernel: str, classifiers: Sequence[str] = CLASSIFIERS, *
         raise ClusterError(f"repeats must be at least 1, got {repeats}.")
     if int(k) < 1:
         raise ClusterError(f"k (neighbours) must be at least 1, got {k}.")
+    if neighbours not in ("distance", "similarity"):
+        raise ClusterError(f"Unknown neighbour criterion '{neighbours}'; choose distance or similarity.")
     if model is not None:
         _check_model(model, data)
     if dag is not None and data.class_column in dag.nodes:
@@ -676,11 +700,11 @@ def classify_many(data, kernel: str, classifiers: Sequence[str] = CLASSIFIERS, *
         tr, te = train_test_split(np.arange(len(y)), test_size=float(test_size), random_state=s, shuffle=True)
         if len(np.unique(y[tr])) < 2:
             raise ClusterError(f"Split {r + 1} has a single class in its training rows; use more data.")
-        Ktr, Kte = _train_test_kernels(feats, kernel, tr, te, structure=structure, score=score, params=params,
+        Ktr, Kte, dte = _train_test_kernels(feats, kernel, tr, te, structure=structure, score=score, params=params,
                                        seed=s, model=model, dag=dag)
         for clf in classifiers:
             if clf == "knn":
-                P = _knn_proba(Ktr, Kte, y[tr], classes, k)
+                P = _knn_proba(Ktr, Kte, dte, y[tr], classes, k, neighbours)
             else:
                 P = _svm_proba(Ktr, Kte, y[tr], classes, C)
             pred = classes[np.argmax(P, axis=1)]

@@ -143,7 +143,9 @@ def test_metrics_equal_sklearn_and_silhouette_uses_kernel_distance():
     pred = rng.integers(0, 4, 50)
     m = C.clustering_metrics(true, pred, K)
     assert m["ari"] == pytest.approx(adjusted_rand_score(true, pred))
-    assert m["ami"] == pytest.approx(adjusted_mutual_info_score(true, pred))
+    assert m["ami"] == pytest.approx(adjusted_mutual_info_score(true, pred, average_method="max"))  # eq. C.4
+    assert C.clustering_metrics(true, pred, ami_average="arithmetic")["ami"] == \
+        pytest.approx(adjusted_mutual_info_score(true, pred))
     assert m["v_measure"] == pytest.approx(v_measure_score(true, pred))
     # kernel distance of a linear kernel is the Euclidean distance of the features
     assert m["silhouette"] == pytest.approx(silhouette_score(F, pred), abs=1e-9)
@@ -227,9 +229,10 @@ def test_knn_uses_kernel_distance_with_uniform_votes():
     x = np.array([0.0, 1.0, 2.0, 10.0, 11.0, 12.0])
     Ktr = np.outer(x, x)
     Kte = np.outer([1.4, 10.6], x)
-    P = C._knn_proba(Ktr, Kte, np.array([0, 0, 0, 1, 1, 1]), np.array([0, 1]), 3)
+    dte = np.array([1.4, 10.6]) ** 2
+    P = C._knn_proba(Ktr, Kte, dte, np.array([0, 0, 0, 1, 1, 1]), np.array([0, 1]), 3)
     assert np.allclose(P, [[1, 0], [0, 1]])
-    P = C._knn_proba(Ktr, Kte, np.array([0, 0, 0, 1, 1, 1]), np.array([0, 1]), 4)
+    P = C._knn_proba(Ktr, Kte, dte, np.array([0, 0, 0, 1, 1, 1]), np.array([0, 1]), 4)
     assert np.allclose(P, [[0.75, 0.25], [0.25, 0.75]])
 
 
@@ -324,3 +327,23 @@ def test_cli_model_with_label_column_exits_2(capsys, tmp_path):
     code, _, err = run(capsys, "cluster", HV, "--label-column", "class", "--missing-policy", "category",
                        "--kernel", "fisher", "--model", path)
     assert code == 2 and "label column 'class'" in err
+
+
+def test_classify_with_fixed_dag_refits_per_split_and_refuses_the_label():
+    data, _ = planted(n_per=20, noise=0.2)
+    feats = data.without_class()
+    a = C.classify(data, "fisher", "svm", repeats=2, dag=DAG(feats.variables), params="cnml").to_dict()
+    b = C.classify(data, "fisher", "svm", repeats=2, structure="empty", params="cnml").to_dict()
+    assert a["log_loss_per_repeat"] == b["log_loss_per_repeat"]
+    with pytest.raises(BnfkError, match="label column 'class'"):
+        C.classify(data, "fisher", "knn", repeats=1, dag=DAG(data.variables))
+
+
+def test_knn_by_similarity_takes_the_largest_kernel_values():
+    # row 0 has a huge self-similarity: far by distance, most similar by kernel value
+    Ktr = np.array([[100.0, 0, 0], [0, 1, 0.9], [0, 0.9, 1]])
+    Kte = np.array([[5.0, 0.5, 0.5]])
+    y = np.array([0, 1, 1])
+    by_sim = C._knn_proba(Ktr, Kte, np.array([1.0]), y, np.array([0, 1]), 1, "similarity")
+    by_dist = C._knn_proba(Ktr, Kte, np.array([1.0]), y, np.array([0, 1]), 1, "distance")
+    assert np.allclose(by_sim, [[1, 0]]) and np.allclose(by_dist, [[0, 1]])
