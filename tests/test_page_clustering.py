@@ -1,0 +1,51 @@
+"""AppTest of pages/4_Clustering.py: default render, switches, comparison and classification runs."""
+from pathlib import Path
+
+from streamlit.testing.v1 import AppTest
+
+PAGE = str(Path(__file__).resolve().parents[1] / "pages" / "4_Clustering.py")
+
+
+def _app(**state) -> AppTest:
+    at = AppTest.from_file(PAGE, default_timeout=120)
+    for k, v in state.items():
+        at.session_state[k] = v
+    return at
+
+
+def _clean(at):
+    assert not at.exception, [e.value for e in at.exception]
+    assert not at.error, [e.value for e in at.error]
+
+
+def test_default_page_renders_one_clustering():
+    at = _app().run()
+    _clean(at)
+    metrics = {m.label: m.value for m in at.metric}
+    assert float(metrics["ARI"]) > 0.4          # house votes, scaled-Hamming, correlation clustering
+    assert len(at.get("plotly_chart")) == 3      # heatmap + two kernel-PCA maps
+    table = at.dataframe[0].value
+    assert int(table.values.sum()) == 435
+    assert len(at.get("download_button")) >= 3
+
+
+def test_switches_comparison_and_classification():
+    at = _app(clu_kernels=["hamming", "scaled-hamming"], clu_runs=1, clu_clf_repeats=2, clu_restarts=5).run()
+    _clean(at)
+    at.radio(key="w_clu_algorithm").set_value("spectral").run()
+    at.radio(key="w_clu_kernel").set_value("fisher").run()
+    _clean(at)
+    at.button(key="clu_cmp_run").click().run()
+    _clean(at)
+    table = at.session_state["clu_cmp"][1]
+    assert list(table["combination"]) == ["CC-H", "SC-H", "CC-SH", "SC-SH"]
+    at.button(key="clu_clf_run").click().run()
+    _clean(at)
+    clf = at.session_state["clu_clf"][1]
+    assert len(clf) == 4 and (clf["accuracy"] > 0.8).all()
+
+
+def test_too_many_clusters_is_one_sentence():
+    at = _app(clu_rows=20, clu_k=50).run()
+    assert not at.exception
+    assert any("Cannot make 50 clusters" in e.value for e in at.error)
