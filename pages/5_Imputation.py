@@ -15,7 +15,8 @@ LABELS = {"bn": "BN", "mode": "Mode", "wknn": "wKNN", "fisher-knn": "Fisher-kNN"
           "bn-wknn": "BN-wKNN"}
 STRUCTURES = {"tree": "Chow–Liu tree (fast)", "hc": "Hill climbing", "exact": "Exact optimum (≤ 20 variables, slow)",
               "auto": "As the thesis: exact up to 20 variables, else hill climbing"}
-RATIOS = [0.1, 0.2, 0.3, 0.4, 0.5]
+RATIOS = [0.1, 0.2, 0.3, 0.4, 0.5]   # the thesis grid: pick all five of each for its 25 settings
+DEFAULT_RATIOS = [0.1, 0.3, 0.5]     # 9 settings x 1 repeat: a default run of a few seconds
 MAX_SHOWN_ROWS = 300
 
 
@@ -96,8 +97,10 @@ if common.start("Imputation"):
             structure = st.selectbox("Structure of the BN methods (qNML score, cNML parameters)", list(STRUCTURES),
                                      format_func=STRUCTURES.get, key="imp_structure")
         with c2:
-            trs = st.multiselect("Test ratios", RATIOS, default=RATIOS, key="imp_test")
-            mrs = st.multiselect("Missing ratios", RATIOS, default=RATIOS, key="imp_missing")
+            trs = st.multiselect("Test ratios", RATIOS, default=DEFAULT_RATIOS, key="imp_test",
+                                 help="Fraction of the rows that form the test part (thesis: 0.1–0.5).")
+            mrs = st.multiselect("Missing ratios", RATIOS, default=DEFAULT_RATIOS, key="imp_missing",
+                                 help="Fraction of the test part's cells hidden (thesis: 0.1–0.5).")
         with c3:
             repeats = st.number_input("Repeats per setting", 1, 20, 1, key="imp_repeats")
             seed = st.number_input("Seed", 0, 10**6, 0, key="imp_seed")

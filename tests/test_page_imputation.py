@@ -27,6 +27,7 @@ def test_benchmark_tab_runs_a_small_grid():
     table = at.dataframe[0].value
     assert list(table["method"]) == ["BN", "Mode", "wKNN"] and table["runs"].tolist() == [2, 2, 2]
     assert ((table["accuracy"] >= 0) & (table["accuracy"] <= 1)).all()
+    assert len(at.get("plotly_chart")) == 1  # the heatmaps (one subplot per method)
     res = at.session_state["imp_result"][1]
     assert res.matrix("bn").shape == (2, 1) and res.info["variables"] == 4  # class column not imputed
 
@@ -36,6 +37,7 @@ def test_impute_tab_fills_missing_cells():
     assert not at.exception and not at.error, (at.exception, at.error)
     metrics = {m.label: m.value for m in at.metric}
     assert int(metrics["Imputed cells"].replace(",", "")) == 392
+    assert len(at.get("plotly_chart")) == 1 and len(at.get("download_button")) == 2
 
 
 def test_impute_tab_explains_category_policy():
