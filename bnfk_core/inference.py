@@ -45,10 +45,10 @@ def _contract(operands: list, out: list, max_intermediate: float | None = None):
         args += [t, list(ax)]
     args.append(list(out))
     if max_intermediate is not None:
-        _, info = oe.contract_path(*args, optimize="auto")
+        _, info = oe.contract_path(*args, optimize="greedy")
         if info.largest_intermediate > max_intermediate:
             return None
-    return oe.contract(*args, optimize="auto")
+    return oe.contract(*args, optimize="greedy")
 
 
 def marginal(model, variables: Sequence[int], max_intermediate: float | None = None) -> np.ndarray | None:
