@@ -174,3 +174,16 @@ def test_committed_full_run_matches_published_module():
                 v = t.rows[row["dataset"]][j]
                 got = row[f"{c} (published)"]
                 assert (v is None and math.isnan(got)) or got == pytest.approx(v, abs=1e-12), (tid, c)
+
+
+def test_corrected_cramers_v_reproduces_thesis_table_6_3_cells():
+    from bnfk_core.segments import collapse
+    d = rep.load_thesis_data("breast_cancer")
+    y = d.codes[:, d.index("class")]
+    u, v = d.codes[:, d.index("menopause")], d.codes[:, d.index("deg-malig")]
+    both = collapse(d, ["menopause", "deg-malig"])[0]
+    t = pub.table("6.3")
+    assert rep.cramers_v_corrected(u, y) == pytest.approx(t.value("Breast Cancer", "v_1"), abs=5e-4)
+    assert rep.cramers_v_corrected(v, y) == pytest.approx(t.value("Breast Cancer", "v_2"), abs=5e-4)
+    assert rep.cramers_v_corrected(both, y) == pytest.approx(t.value("Breast Cancer", "v_1 ∩ v_2"), abs=5e-4)
+    assert math.isnan(rep.cramers_v_corrected(np.zeros(5, int), np.arange(5)))
