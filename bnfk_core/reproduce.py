@@ -471,6 +471,24 @@ def _imputation_figures(w: _Writer, by: dict, names, grid) -> None:
 _KERNEL_ABBR = {"fisher": "F", "hamming": "H", "scaled-hamming": "SH"}
 
 
+def _with_uniform_parent_marginals(model):
+    """A copy of ``model`` whose cached parent marginals P(pi_i = j) are uniform over the parent configurations
+    (an ablation: the kernel functions read the marginals through :func:`bnfk_core.inference.parent_marginals`'s
+    cache on the model)."""
+    import copy
+    from .inference import ParentMarginals, parent_marginals
+    m = copy.copy(model)
+    object.__setattr__(m, "_cache", {})      # BayesNet is frozen; the copy gets its own cache
+    exact = parent_marginals(m)
+    key = next(k for k in m._cache if k and k[0] == "parent_marginals")
+    probs = tuple(np.full(len(p), 1.0 / len(p)) for p in exact.probs)
+    fake = ParentMarginals(probs, tuple("uniform" for _ in probs))
+    m._cache[key] = fake
+    if parent_marginals(m) is not fake:  # pragma: no cover - the cache layout changed
+        raise ReproduceError("Cannot substitute the parent marginals for the ablation (inference cache changed).")
+    return m
+
+
 def _clustering_one(stem: str, runs: int, restarts: int, seed: int, structure: str, exact_max: int) -> dict:
     """:func:`bnfk_core.cluster.compare`'s loop (same kernels, seeds and defaults), keeping the labels so the
     adjusted mutual information can also be taken with the thesis's normalisation max{H(U), H(V)} (eq. C.4;
@@ -501,6 +519,21 @@ def _clustering_one(stem: str, runs: int, restarts: int, seed: int, structure: s
                          "v_measure_std": v[:, 2].std(), "ami_arithmetic": v[:, 3].mean(),
                          "ami_arithmetic_std": v[:, 3].std(), "seconds": v[:, 4].mean(),
                          "structure": setup.structure, "n_arcs": setup.n_arcs})
+        if kern == "fisher":
+            fisher_model = setup.model
+    # ablation (not the thesis's method): the same network with uniform parent-configuration marginals, what an
+    # unpropagated junction tree gives for chains and A-structures (see docs/RESULTS.md)
+    from .cluster import KernelSetup
+    from .kernels import gram
+    um = _with_uniform_parent_marginals(fisher_model)
+    feats = data.without_class().select(list(um.variables))
+    usetup = KernelSetup(gram(um, feats), "fisher", um, feats.variables)
+    for alg in ("correlation", "spectral"):
+        a = [run_clustering(data, "fisher", alg, n_clusters=k, setup=usetup, restarts=restarts, seed=seed + r)["ari"]
+             for r in range(int(runs))]
+        rows.append({"combination": {"correlation": "CC", "spectral": "SC"}[alg] + "-F uniform marginals",
+                     "algorithm": alg, "kernel": "fisher (uniform parent marginals)", "ari": float(np.mean(a)),
+                     "ari_std": float(np.std(a)), "n_arcs": fisher_model.dag.n_arcs})
     df = pd.DataFrame(rows)
     sys.stderr.write(f"clustering {stem}: {time.perf_counter() - t0:.1f} s\n")
     return {"stem": stem, "frame": df.assign(dataset=stem), "spec": spec, "seconds": time.perf_counter() - t0}
@@ -532,6 +565,10 @@ def _thesis_clustering(settings: Settings, w: _Writer, progress: Progress | None
             if key == "ami":
                 extra[inv[s]].update({f"{c} AMI arithmetic-mean normalisation (ours)": f.loc[c, "ami_arithmetic"]
                                       for c in t.columns})
+            if key == "ari":
+                for c in ("CC-F", "SC-F"):
+                    extra[inv[s]][f"{c} uniform parent marginals, ablation (ours)"] = \
+                        f.loc[f"{c} uniform marginals", "ari"]
             extra[inv[s]]["Fisher structure"] = by[s]["spec"]["label"]
             extra[inv[s]]["Fisher arcs"] = int(f.loc["CC-F", "n_arcs"])
         df = comparison_frame(tid, ours, extra)
