@@ -87,6 +87,20 @@ def home() -> None:
     with c3:
         st.page_link("pages/3_kernel.py", label="Kernel", icon=":material/grid_on:")
         st.caption("Gram matrix heatmaps, comparison with a second network, value distribution, per-variable contributions.")
+    c1, c2, c3 = st.columns(3)
+    with c1:
+        st.page_link("pages/7_Segments_lab.py", label="Segments lab", icon=":material/science:")
+        st.caption("Add one arc, a V, an A, a chain or a full block and see what changes: kernel, clusters, imputations, prototypes.")
+        st.page_link("pages/4_Clustering.py", label="Clustering", icon=":material/scatter_plot:")
+        st.caption("Correlation and spectral clustering with each kernel, ARI/AMI/V-measure, kernel classification.")
+    with c2:
+        st.page_link("pages/5_Imputation.py", label="Imputation", icon=":material/healing:")
+        st.caption("BN imputation against Mode and weighted kNN (thesis ch. 4), or fill in your own missing cells.")
+        st.page_link("pages/6_Prototypes.py", label="Prototypes", icon=":material/stars:")
+        st.caption("Greedy-MMD prototypes (paper Algorithm 1) against the chi-square heuristic and random subsets.")
+    with c3:
+        st.page_link("pages/8_Results.py", label="Results", icon=":material/fact_check:")
+        st.caption("Our reproduction of the thesis's and the paper's tables, side by side with the published numbers.")
 
     with common.shown_errors():
         from bnfk_ui import figures
@@ -102,8 +116,15 @@ PAGES = [
     st.Page("pages/2_structure.py", title="Structure", icon=":material/account_tree:", url_path="structure"),
     st.Page("pages/3_kernel.py", title="Kernel", icon=":material/grid_on:", url_path="kernel"),
 ]
+ANALYSES = [
+    st.Page("pages/4_Clustering.py", title="Clustering", icon=":material/scatter_plot:", url_path="clustering"),
+    st.Page("pages/5_Imputation.py", title="Imputation", icon=":material/healing:", url_path="imputation"),
+    st.Page("pages/6_Prototypes.py", title="Prototypes", icon=":material/stars:", url_path="prototypes"),
+    st.Page("pages/7_Segments_lab.py", title="Segments lab", icon=":material/science:", url_path="segments"),
+    st.Page("pages/8_Results.py", title="Results", icon=":material/fact_check:", url_path="results"),
+]
 
-nav = st.navigation(PAGES)
+nav = st.navigation({"Explore": PAGES, "Analyses": ANALYSES})
 try:
     nav.run()
 except BnfkError as exc:  # the page boundary: one sentence, never a traceback

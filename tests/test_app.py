@@ -269,3 +269,16 @@ def test_too_large_gram_is_an_error_not_a_crash(monkeypatch):
     assert at.error and "333 × 333" in at.error[0].value
     at.switch_page("pages/2_structure.py").run()  # the app keeps working
     _clean(at)
+
+
+ANALYSIS_PAGES = ["pages/4_Clustering.py", "pages/5_Imputation.py", "pages/6_Prototypes.py",
+                  "pages/7_Segments_lab.py", "pages/8_Results.py"]
+
+
+@pytest.mark.parametrize("page", ANALYSIS_PAGES)
+def test_analysis_pages_are_in_the_navigation(page):
+    """The router knows every analysis page and renders it on the default data."""
+    at = _app(page)
+    _clean(at)
+    shown = at.get("plotly_chart") or at.get("dataframe") or at.button or at.info
+    assert shown, f"{page} shows nothing"
