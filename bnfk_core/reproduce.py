@@ -316,7 +316,10 @@ def stored_results(out) -> list[dict]:
 
 @contextlib.contextmanager
 def _locked(out: Path):
-    lock = Path(out) / ".manifest.lock"
+    import hashlib
+    import tempfile
+    tag = hashlib.sha1(str(Path(out).resolve()).encode()).hexdigest()[:16]
+    lock = Path(tempfile.gettempdir()) / f"bnfk-reproduce-{tag}.lock"      # not among the results
     with open(lock, "a") as fh:
         try:
             import fcntl
