@@ -180,10 +180,10 @@ def _block_matrix(model, pm, i, codes, rows=None) -> sp.csr_matrix:
     return sp.csr_matrix((v_, (r_, c_)), shape=(n, model.cpts[i].size))
 
 
-def features(model, data) -> sp.csr_matrix:
+def features(model, data, marginals=None) -> sp.csr_matrix:
     """The explicit Fisher feature map Phi (N, sum_i q_i r_i), K = Phi Phi^T (module docstring)."""
     codes = _codes(model, data)
-    pm = parent_marginals(model)
+    pm = parent_marginals(model) if marginals is None else marginals
     off = feature_offsets(model)
     R, C, V = [], [], []
     for i in range(model.n_vars):
@@ -213,7 +213,7 @@ def _householder_table(theta_rows: np.ndarray, P: np.ndarray) -> np.ndarray:
 
 # ---------------------------------------------------------------------- Gram
 def gram(model, data, other=None, kind: str = "fisher", normalize: bool = False,
-         max_bytes: float | None = DEFAULT_MAX_BYTES) -> np.ndarray:
+         max_bytes: float | None = DEFAULT_MAX_BYTES, marginals=None) -> np.ndarray:
     """Kernel matrix between the rows of ``data`` and of ``other`` (default: ``data``).
 
     Parameters
@@ -229,6 +229,9 @@ def gram(model, data, other=None, kind: str = "fisher", normalize: bool = False,
         Return K(x,y) / sqrt(K(x,x) K(y,y)) (cosine normalisation).
     max_bytes : float or None
         Refuse (KernelError) when the matrix and work space would exceed this many bytes.
+    marginals : ParentMarginals or None
+        Use these P(pi_i = j) instead of the model's exact ones (for ablations, e.g. the uniform
+        marginals an unpropagated junction tree gives); Fisher kernel only.
     """
     if kind not in KINDS:
         raise KernelError(f"Unknown kernel '{kind}'; choose one of {', '.join(KINDS)}.")
@@ -241,24 +244,26 @@ def gram(model, data, other=None, kind: str = "fisher", normalize: bool = False,
     X = _codes(model, data)
     sym = other is None
     Y = X if sym else _codes(model, other)
-    K = _fisher_gram(model, X, Y, sym, max_bytes)
+    pm = parent_marginals(model) if marginals is None else marginals
+    if len(pm.probs) != model.n_vars or any(len(p) != model.n_parent_configs(i) for i, p in enumerate(pm.probs)):
+        raise KernelError("The given parent marginals do not match the model's parent configurations.")
+    K = _fisher_gram(model, X, Y, sym, max_bytes, pm)
     if normalize:
-        dx = np.diag(K).copy() if sym else _self_kernel(model, X)
-        dy = dx if sym else _self_kernel(model, Y)
+        dx = np.diag(K).copy() if sym else _self_kernel(model, X, pm)
+        dy = dx if sym else _self_kernel(model, Y, pm)
         K /= np.sqrt(np.outer(np.maximum(dx, 1e-300), np.maximum(dy, 1e-300)))
     return K
 
 
-def _self_kernel(model, codes) -> np.ndarray:
+def _self_kernel(model, codes, pm) -> np.ndarray:
     """K(x, x) of every row (squared feature norms)."""
-    Phi = features(model, codes)
+    Phi = features(model, codes, pm)
     return np.asarray(Phi.multiply(Phi).sum(axis=1)).ravel()
 
 
-def _fisher_gram(model, X, Y, sym, max_bytes):
+def _fisher_gram(model, X, Y, sym, max_bytes, pm):
     N, M = X.shape[0], Y.shape[0]
     _guard(N, M, 0, max_bytes)
-    pm = parent_marginals(model)
     plans, missing = [], []
     for i in range(model.n_vars):
         r = model.cpts[i].shape[1]

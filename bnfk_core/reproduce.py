@@ -474,22 +474,12 @@ def _imputation_figures(w: _Writer, by: dict, names, grid) -> None:
 _KERNEL_ABBR = {"fisher": "F", "hamming": "H", "scaled-hamming": "SH"}
 
 
-def _with_uniform_parent_marginals(model):
-    """A copy of ``model`` whose cached parent marginals P(pi_i = j) are uniform over the parent configurations
-    (an ablation: the kernel functions read the marginals through :func:`bnfk_core.inference.parent_marginals`'s
-    cache on the model)."""
-    import copy
-    from .inference import ParentMarginals, parent_marginals
-    m = copy.copy(model)
-    object.__setattr__(m, "_cache", {})      # BayesNet is frozen; the copy gets its own cache
-    exact = parent_marginals(m)
-    key = next(k for k in m._cache if k and k[0] == "parent_marginals")
-    probs = tuple(np.full(len(p), 1.0 / len(p)) for p in exact.probs)
-    fake = ParentMarginals(probs, tuple("uniform" for _ in probs))
-    m._cache[key] = fake
-    if parent_marginals(m) is not fake:  # pragma: no cover - the cache layout changed
-        raise ReproduceError("Cannot substitute the parent marginals for the ablation (inference cache changed).")
-    return m
+def _uniform_parent_marginals(model):
+    """Parent marginals P(pi_i = j) uniform over the parent configurations (an ablation: what an unpropagated
+    junction tree gives for chains and A-structures), for ``gram(..., marginals=...)``."""
+    from .inference import ParentMarginals
+    probs = tuple(np.full(model.n_parent_configs(i), 1.0 / model.n_parent_configs(i)) for i in range(model.n_vars))
+    return ParentMarginals(probs, tuple("uniform" for _ in probs))
 
 
 def _clustering_one(stem: str, runs: int, restarts: int, seed: int, structure: str, exact_max: int) -> dict:
@@ -529,9 +519,9 @@ def _clustering_one(stem: str, runs: int, restarts: int, seed: int, structure: s
     # unpropagated junction tree gives for chains and A-structures (see docs/RESULTS.md)
     from .cluster import KernelSetup
     from .kernels import gram
-    um = _with_uniform_parent_marginals(fisher_model)
+    um = fisher_model
     feats = data.without_class().select(list(um.variables))
-    usetup = KernelSetup(gram(um, feats), "fisher", um, feats.variables)
+    usetup = KernelSetup(gram(um, feats, marginals=_uniform_parent_marginals(um)), "fisher", um, feats.variables)
     for alg in ("correlation", "spectral"):
         a = [run_clustering(data, "fisher", alg, n_clusters=k, setup=usetup, restarts=restarts, seed=seed + r)["ari"]
              for r in range(int(runs))]
@@ -606,21 +596,11 @@ def _bar_figure(w: _Writer, stem: str, tid: str, title: str) -> None:
 
 # ====================================================================== thesis: segments
 def cramers_v_corrected(a, b) -> float:
-    """Bias-corrected Cramér's V (Bergsma 2013) from scipy's ``chi2_contingency`` with its default Yates
-    continuity correction for 2 x 2 tables -- the variant that reproduces the thesis's Table 6.3 (plain V:
-    :func:`bnfk_core.segments.cramers_v`).  Rows where either is missing (code < 0) are left out."""
-    from scipy.stats import chi2_contingency
-    a, b = np.asarray(a), np.asarray(b)
-    ok = (a >= 0) & (b >= 0)
-    T = pd.crosstab(a[ok], b[ok]).to_numpy()
-    n = T.sum()
-    r, k = T.shape
-    if n < 2 or min(r, k) < 2:
-        return float("nan")
-    phi2 = chi2_contingency(T)[0] / n
-    phi2c = max(0.0, phi2 - (k - 1) * (r - 1) / (n - 1))
-    rc, kc = r - (r - 1) ** 2 / (n - 1), k - (k - 1) ** 2 / (n - 1)
-    return float(np.sqrt(phi2c / min(kc - 1, rc - 1)))
+    """Bias-corrected Cramér's V (Bergsma 2013) with Yates's correction for 2 x 2 tables -- the variant that
+    reproduces the thesis's Table 6.3 (:func:`bnfk_core.segments.cramers_v`); NaN when undefined."""
+    from .segments import cramers_v
+    v = cramers_v(a, b, bias_correction=True, yates=True)
+    return float("nan") if v is None else v
 
 
 def _segments_one(stem: str, restarts: int, seed: int, runs: int) -> dict:

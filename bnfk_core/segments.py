@@ -586,21 +586,27 @@ def theils_u(label, x) -> float | None:
     return max(min(mi / H, 1.0), 0.0)
 
 
-def cramers_v(a, b, bias_correction: bool = False) -> float | None:
+def cramers_v(a, b, bias_correction: bool = False, yates: bool = False) -> float | None:
     """Cramér's V = sqrt(φ² / min(r − 1, c − 1)), φ² = χ² / n, of the contingency table of a and b
     (observed levels only); None when one of them is constant.
 
     ``bias_correction``: Bergsma's (2013) corrected V, φ̃² = max(0, φ² − (r−1)(c−1)/(n−1)),
     r̃ = r − (r−1)²/(n−1), c̃ likewise, V = sqrt(φ̃² / min(r̃ − 1, c̃ − 1)) -- what the thesis's
     Table 6.3 reports (its values match this to the third decimal where our arcs agree).
+    ``yates``: Yates's continuity correction of χ² for 2 × 2 tables (scipy's ``chi2_contingency``
+    default), which with ``bias_correction`` reproduces Table 6.3 on binary variables too.
     """
     T = _contingency(a, b)
     n = T.sum()
     k = min(T.shape) - 1 if T.size else 0
     if n == 0 or k < 1:
         return None
-    E = np.outer(T.sum(axis=1), T.sum(axis=0)) / n
-    phi2 = float(((T - E) ** 2 / E).sum()) / n
+    if yates and T.shape == (2, 2):
+        from scipy.stats import chi2_contingency
+        phi2 = float(chi2_contingency(T, correction=True)[0]) / n
+    else:
+        E = np.outer(T.sum(axis=1), T.sum(axis=0)) / n
+        phi2 = float(((T - E) ** 2 / E).sum()) / n
     if not bias_correction:
         return float(np.sqrt(phi2 / k))
     if n <= 1:

@@ -634,3 +634,29 @@ def test_categorical_data_is_aligned_to_the_model(path):
                             + [np.zeros(len(X), int)])
     data = from_codes(codes, [model.variables[v] for v in perm] + ["extra"], states + [["e"]])
     assert_close(kernels.gram(model, data), want)
+
+
+def test_marginals_override_uses_the_given_parent_probabilities():
+    gram = kernels.gram
+    """gram(..., marginals=) replaces P(pi_i = j) in Theorem 1 (the uniform-marginal ablation of reproduce)."""
+    from bnfk_core.inference import ParentMarginals, parent_marginals
+    from bnfk_core.errors import KernelError as KE
+    rng = np.random.default_rng(11)
+    dag = DAG(["u", "v", "w"], [("u", "v"), ("u", "w")])   # an A-structure
+    cpts = (rng.dirichlet(np.ones(3), 1), rng.dirichlet(np.ones(2), 3), rng.dirichlet(np.ones(2), 3))
+    m = BayesNet(dag, (("a", "b", "c"), ("0", "1"), ("0", "1")), cpts)
+    X = m.sample(40, seed=3).codes
+    exact = parent_marginals(m)
+    assert np.allclose(gram(m, X, marginals=exact), gram(m, X), atol=1e-12)
+    uni = ParentMarginals(tuple(np.full(len(p), 1.0 / len(p)) for p in exact.probs), ("u",) * 3)
+    K = gram(m, X, marginals=uni)
+    ref = np.zeros((40, 40))
+    for i, pars in enumerate(m.parents):
+        p = m.parent_config(i, X)
+        P = uni.probs[i][p]
+        th = m.cpts[i][p, X[:, i]]
+        same = p[:, None] == p[None, :]
+        ref += same * ((X[:, i][:, None] == X[:, i][None, :]) / th[:, None] - 1) / P[:, None]
+    assert np.allclose(K, ref, atol=1e-9)
+    with pytest.raises(KE):
+        gram(m, X, marginals=ParentMarginals((np.ones(1),), ("x",)))
