@@ -56,7 +56,7 @@ import numpy as np
 import pandas as pd
 
 from .data import CategoricalData
-from .errors import BnfkError, DataError
+from .errors import BnfkError
 
 __all__ = ["METHODS", "CE_FLOOR", "CE_CAP", "MCARSplit", "Imputation", "ImputedData", "BenchmarkResult",
            "ImputeError", "induce_mcar", "learn_model", "impute", "impute_bn", "impute_mode", "impute_wknn",

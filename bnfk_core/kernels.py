@@ -32,7 +32,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .dag import DAG
-from .errors import KernelError, ModelError
+from .errors import KernelError
 from .inference import joint_posteriors, missingness_patterns, parent_marginals
 
 __all__ = ["gram", "features", "feature_offsets", "contributions", "set_kernel", "mmd",

@@ -49,7 +49,7 @@ import numpy as np
 import pandas as pd
 
 from .dag import DAG, SEGMENT_KINDS, apply_segment, cpdag, segment_arcs
-from .errors import BnfkError, DataError, KernelError
+from .errors import BnfkError, KernelError
 
 __all__ = [
     "SegmentError", "SEGMENT_KINDS", "GREEK", "CaseRow", "CaseTable", "case_patterns", "case_labels",

@@ -8,7 +8,6 @@ from typing import Sequence
 import numpy as np
 import plotly.colors as pc
 import plotly.graph_objects as go
-from plotly.subplots import make_subplots
 
 from bnfk_core.viz import layered_layout
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import streamlit as st
 
-from bnfk_core.dag import DAG, apply_segment, empty_dag
+from bnfk_core.dag import DAG, apply_segment
 from bnfk_core.data import CategoricalData, load_csv
 from bnfk_core.errors import BnfkError, DataError
 from bnfk_core.learn import learn_structure

@@ -14,7 +14,7 @@ from bnfk_core.data import from_codes, load_csv
 from bnfk_core.impute import (CE_CAP, ImputeError, benchmark, capped_cross_entropy, category_weights, evaluate,
                               impute, impute_augmented, impute_bn, impute_mode, impute_with_model,
                               impute_wknn, induce_mcar, knn_vote, learn_model, macro_average)
-from bnfk_core.model import BayesNet, write_model
+from bnfk_core.model import write_model
 from helpers_bruteforce import random_model
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -1,21 +1,16 @@
 """AppTest of pages/4_Clustering.py: default render, switches, comparison and classification runs."""
-from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
-PAGE = str(Path(__file__).resolve().parents[1] / "pages" / "4_Clustering.py")
+from apptest_helpers import assert_clean, page_app
+
 
 
 def _app(**state) -> AppTest:
-    at = AppTest.from_file(PAGE, default_timeout=120)
-    for k, v in state.items():
-        at.session_state[k] = v
-    return at
+    return page_app("4_Clustering.py", 120, **state)
 
 
-def _clean(at):
-    assert not at.exception, [e.value for e in at.exception]
-    assert not at.error, [e.value for e in at.error]
+_clean = assert_clean
 
 
 def test_default_page_renders_one_clustering():

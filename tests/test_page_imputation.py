@@ -1,18 +1,14 @@
 """AppTest of pages/5_Imputation.py: benchmark tab (small grid) and the 'Impute my data' tab."""
-from pathlib import Path
 
-import pytest
 
 from streamlit.testing.v1 import AppTest
 
-PAGE = str(Path(__file__).resolve().parents[1] / "pages" / "5_Imputation.py")
+from apptest_helpers import page_app
+
 
 
 def _app(**state) -> AppTest:
-    at = AppTest.from_file(PAGE, default_timeout=120)
-    for k, v in state.items():
-        at.session_state[k] = v
-    return at
+    return page_app("5_Imputation.py", 120, **state)
 
 
 def test_benchmark_tab_runs_a_small_grid():

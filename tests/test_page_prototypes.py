@@ -1,22 +1,16 @@
 """AppTest of pages/6_Prototypes.py: default run, criterion and structure switches, the curve over k."""
-from pathlib import Path
 
-import numpy as np
 from streamlit.testing.v1 import AppTest
 
-PAGE = str(Path(__file__).resolve().parents[1] / "pages" / "6_Prototypes.py")
+from apptest_helpers import assert_clean, page_app
+
 
 
 def _app(**state) -> AppTest:
-    at = AppTest.from_file(PAGE, default_timeout=120)
-    for k, v in state.items():
-        at.session_state[k] = v
-    return at
+    return page_app("6_Prototypes.py", 120, **state)
 
 
-def _clean(at):
-    assert not at.exception, [e.value for e in at.exception]
-    assert not at.error, [e.value for e in at.error]
+_clean = assert_clean
 
 
 def test_default_page_selects_k_rows_and_draws_everything():

@@ -1,22 +1,17 @@
 """AppTest of pages/7_Segments_lab.py: default render, kinds, base, theory/equivalence panels, arc search + apply."""
-from pathlib import Path
 
 import numpy as np
 from streamlit.testing.v1 import AppTest
 
-PAGE = str(Path(__file__).resolve().parents[1] / "pages" / "7_Segments_lab.py")
+from apptest_helpers import assert_clean, page_app
+
 
 
 def _app(**state) -> AppTest:
-    at = AppTest.from_file(PAGE, default_timeout=180)
-    for k, v in state.items():
-        at.session_state[k] = v
-    return at
+    return page_app("7_Segments_lab.py", 180, **state)
 
 
-def _clean(at):
-    assert not at.exception, [e.value for e in at.exception]
-    assert not at.error, [e.value for e in at.error]
+_clean = assert_clean
 
 
 def test_default_page_renders_every_panel():
