@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# Set up bnfk on first use (the same venv set-up as run-app.sh), make sure Chromium is
+# there for the browser tests, then run the test suite: `python -m pytest -q`.
+#
+#   ./run-tests.sh                      # the whole suite
+#   ./run-tests.sh -x tests/test_data.py   # extra arguments go to pytest
+#
+# Chromium: when /usr/bin/chromium is missing and apt-get is usable (as root, or with
+# passwordless `sudo -n`), installs Debian's `chromium` package (apt-get update first).
+# Otherwise it says so and the browser tests skip.
+#
+# Environment knobs (all optional):
+#   PYTHON=python3.12        interpreter that creates the venv (default: python3)
+#   BNFK_VENV=/path/to/venv  venv location (default: .venv in the repository)
+#   BNFK_CI_NO_APT=1         never call apt-get (browser tests skip without chromium)
+#
+# The exit code is pytest's, or 2 with a one-line `error: ...` when the set-up fails.
+set -euo pipefail
+
+# shellcheck source=run-app.sh
+source "$(dirname "${BASH_SOURCE[0]}")/run-app.sh"
+
+bnfk_setup
+cd "$BNFK_ROOT"
+
+# -- Chromium for the browser tests (tests/test_browser.py looks for /usr/bin/chromium)
+if [[ -x /usr/bin/chromium ]]; then
+    bnfk_log "Chromium found: $(/usr/bin/chromium --version 2>/dev/null || echo /usr/bin/chromium)"
+elif [[ -n "${BNFK_CI_NO_APT:-}" ]]; then
+    bnfk_warn "/usr/bin/chromium is missing and BNFK_CI_NO_APT is set; the browser tests will skip."
+elif ! command -v apt-get >/dev/null 2>&1; then
+    bnfk_warn "/usr/bin/chromium is missing and apt-get is not available; the browser tests will skip."
+else
+    sudo=""
+    if [[ "$(id -u)" != 0 ]]; then
+        if command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
+            sudo="sudo -n"
+        else
+            sudo="none"
+        fi
+    fi
+    if [[ "$sudo" == none ]]; then
+        bnfk_warn "/usr/bin/chromium is missing and apt-get needs root (no passwordless sudo); the browser tests will skip. Install it with: sudo apt-get install chromium"
+    else
+        bnfk_log "Installing Debian chromium for the browser tests (apt-get update && apt-get install chromium, ~1 min)…"
+        if ! { $sudo apt-get update -qq \
+               && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends chromium; }; then
+            bnfk_warn "could not install chromium with apt-get; the browser tests will skip."
+        fi
+    fi
+fi
+
+# -- the README's test command; its exit code is this script's
+bnfk_log "python -m pytest -q $*"
+exec python -m pytest -q "$@"
