@@ -70,7 +70,7 @@ PY
 )"
     if [[ "$(cat "$venv/.bnfk-requirements.sha256" 2>/dev/null || true)" != "$want" ]]; then
         log="$venv/pip-install.log"
-        bnfk_log "Installing requirements (first run takes ~4 min, ~1 GB; log: $log)…"
+        bnfk_log "Installing requirements (first run: ~320 MB to download, 1.3 GB on disk, ~30 s on a fast connection; log: $log)…"
         if ! { "$venv/bin/python" -m pip install --upgrade pip \
                && "$venv/bin/python" -m pip install -r "$BNFK_ROOT/requirements.txt"; } >"$log" 2>&1; then
             printf 'error: could not install requirements.txt (see %s); is the package index reachable?\n' "$log" >&2

@@ -42,10 +42,13 @@ else
     if [[ "$sudo" == none ]]; then
         bnfk_warn "/usr/bin/chromium is missing and apt-get needs root (no passwordless sudo); the browser tests will skip. Install it with: sudo apt-get install chromium"
     else
-        bnfk_log "Installing Debian chromium for the browser tests (apt-get update && apt-get install chromium, ~1 min)…"
+        apt_log="$VIRTUAL_ENV/apt-chromium.log"
+        bnfk_log "Installing Debian chromium for the browser tests (apt-get update + install, ~10 s to a few min; log: $apt_log)…"
         if ! { $sudo apt-get update -qq \
-               && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends chromium; }; then
-            bnfk_warn "could not install chromium with apt-get; the browser tests will skip."
+               && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends chromium; } \
+               >"$apt_log" 2>&1; then
+            tail -n 5 "$apt_log" | sed 's/^/    /' >&2
+            bnfk_warn "could not install chromium with apt-get (see $apt_log); the browser tests will skip."
         fi
     fi
 fi
