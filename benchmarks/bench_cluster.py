@@ -31,7 +31,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bnfk_core import cluster as C  # noqa: E402
+from bnfk_core.analyses import cluster as C  # noqa: E402
 from bnfk_core.data import load_csv  # noqa: E402
 from bnfk_core.kernels import gram  # noqa: E402
 

@@ -11,7 +11,7 @@ the best draw, re-fit the parameters on each subset and evaluate on the test hal
 
 Writes ``benchmarks/results/prototypes.json`` (after every run, so a partial run keeps its rows)
 and prints one line per (dataset, structure, k).  Nothing here is tuned: one seed, the defaults
-of :mod:`bnfk_core.prototypes`.
+of :mod:`bnfk_core.analyses.prototypes`.
 """
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bnfk_core.data import load_csv  # noqa: E402
-from bnfk_core.prototypes import prepare_experiment, run_experiment  # noqa: E402
+from bnfk_core.analyses.prototypes import prepare_summarization, run_summarization  # noqa: E402
 
 SAMPLES = ROOT / "sample_data"
 RESULTS = ROOT / "benchmarks" / "results" / "prototypes.json"
@@ -85,11 +85,11 @@ def main(argv=None) -> int:
         data = load(name)
         for structure in args.structures.split(","):
             t0 = time.perf_counter()
-            exp = prepare_experiment(data, structure, seed=args.seed)
+            exp = prepare_summarization(data, structure, seed=args.seed)
             print(f"{name} {structure}: {exp.model.dag.n_arcs} arcs, learn {exp.seconds['learn']:.2f} s, "
                   f"kernel {exp.seconds['kernel']:.2f} s, features {exp.mmd.Phi.shape}", flush=True)
             for k in [int(x) for x in args.ks.split(",")]:
-                r = run_experiment(exp, k, random_draws=args.draws)
+                r = run_summarization(exp, k, random_draws=args.draws)
                 r["dataset"] = name
                 r["wall_seconds"] = time.perf_counter() - t0
                 results["runs"].append(r)
@@ -113,8 +113,8 @@ def main(argv=None) -> int:
 def speed(seed: int = 0, k: int = 1000, repeats: int = 3) -> dict:
     """Greedy MMD for k = 1000 on letter's training half (10,000 rows), from the best of 1000 random subsets."""
     import numpy as np
-    from bnfk_core.prototypes import MMDCriterion, greedy_swap, random_subsets
-    exp = prepare_experiment(load("letter"), "hc", seed=seed)
+    from bnfk_core.analyses.prototypes import MMDCriterion, greedy_swap, random_subsets
+    exp = prepare_summarization(load("letter"), "hc", seed=seed)
     draws = random_subsets(exp.train.n_rows, k, 1000, seed)
     start = draws[int(np.argmin(exp.mmd.values(draws)))]
     wall, cpu, res = [], [], None

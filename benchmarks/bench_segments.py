@@ -22,13 +22,12 @@ import sys
 import time
 from pathlib import Path
 
-import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bnfk_core import segments as S  # noqa: E402
-from bnfk_core.cluster import cluster, clustering_metrics  # noqa: E402
+from bnfk_core.analyses import segments as S  # noqa: E402
+from bnfk_core.analyses.cluster import cluster  # noqa: E402
 from bnfk_core.dag import DAG  # noqa: E402
 from bnfk_core.data import load_csv  # noqa: E402
 from bnfk_core.kernels import gram  # noqa: E402
@@ -63,7 +62,7 @@ def speed() -> dict:
         t = time.perf_counter()
         r = S.arc_search(data, n_arcs=1, dedupe=dedupe)
         out[f"step_seconds_dedupe_{dedupe}"] = time.perf_counter() - t
-        out[f"candidates"] = r.steps[0].n_candidates
+        out["candidates"] = r.steps[0].n_candidates
         out[f"clusterings_dedupe_{dedupe}"] = r.steps[0].n_evaluated
         out[f"arc_dedupe_{dedupe}"] = list(r.steps[0].arc)
         out[f"ari_dedupe_{dedupe}"] = r.steps[0].ari

@@ -1,12 +1,25 @@
 """bnfk_core: categorical data, Bayesian networks and their Fisher kernel.
 
 The plain-Python core behind the bnfk Streamlit app and the ``python -m bnfk_core`` CLI.
+Layers (imports run one way, top to bottom):
+
+* foundation -- ``errors``, ``registry``, ``data``, ``dag``, ``scores``, ``learn``, ``model``,
+  ``inference``, ``kernels``, ``stats``, ``embed``, ``layout``;
+* ``analyses`` -- clustering/classification, imputation, prototypes, segments;
+* ``cli`` and ``reproduce`` -- the command line and the reproduction of published results.
+
+Importing the package registers every kernel, structure-learning method, score and estimator
+(:mod:`bnfk_core.registry`).
 """
-from .errors import BnfkError, DataError, StructureError, ModelError, KernelError
-from .data import CategoricalData, load_csv
 from .dag import DAG
+from .data import CategoricalData, load_csv
+from .errors import BnfkError, DataError, KernelError, ModelError, StructureError
+from .inference import marginal, parent_marginals, posterior
+from .kernels import contributions, features, gram, mmd, set_kernel
+from .model import BayesNet, fit, read_model, write_model
 
 __version__ = "0.1.0"
-from .model import BayesNet, fit, read_model, write_model
-from .inference import parent_marginals, posterior, marginal
-from .kernels import gram, features, contributions, set_kernel, mmd
+
+__all__ = ["DAG", "CategoricalData", "load_csv", "BnfkError", "DataError", "KernelError", "ModelError",
+           "StructureError", "marginal", "parent_marginals", "posterior", "contributions", "features", "gram",
+           "mmd", "set_kernel", "BayesNet", "fit", "read_model", "write_model", "__version__"]

@@ -12,7 +12,8 @@ other variables are barren and sum to one.
 * :func:`posterior` -- P(X_m | x_observed) of every missing cell, batched by missingness
   pattern (one contraction per pattern and missing variable, never one per cell);
 * :func:`joint_posteriors` -- P(Q | x_observed) for a set Q of missing variables, batched;
-* :func:`log_evidence` -- log P(x_observed) of rows with missing cells.
+* :func:`log_evidence` -- log P(x_observed) of rows with missing cells;
+* :func:`log_likelihood` -- log P(x) of complete rows and log P(x_observed) of the others.
 """
 from __future__ import annotations
 
@@ -25,7 +26,7 @@ import opt_einsum as oe
 from .errors import ModelError
 
 __all__ = ["marginal", "parent_marginals", "ParentMarginals", "posterior", "joint_posteriors",
-           "log_evidence", "missingness_patterns"]
+           "log_evidence", "log_likelihood", "missingness_patterns"]
 
 MAX_INTERMEDIATE = 5e7  # elements of the largest intermediate factor before falling back to sampling
 
@@ -224,3 +225,14 @@ def log_evidence(model, codes: np.ndarray) -> np.ndarray:
         with np.errstate(divide="ignore"):
             out[rows] = np.log(joint) + ls
     return out
+
+
+def log_likelihood(model, data) -> np.ndarray:
+    """log P(x) of every row of ``data``; rows with missing cells get the marginal log P(x_observed)."""
+    codes = model.align(data).codes
+    complete = ~(codes < 0).any(axis=1)
+    ll = np.zeros(codes.shape[0])
+    ll[complete] = model.complete_log_likelihood(codes[complete])
+    if (~complete).any():
+        ll[~complete] = log_evidence(model, codes[~complete])
+    return ll

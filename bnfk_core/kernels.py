@@ -34,11 +34,13 @@ import scipy.sparse as sp
 from .dag import DAG
 from .errors import KernelError
 from .inference import joint_posteriors, missingness_patterns, parent_marginals
+from .learn import learn_structure
+from .model import BayesNet, cpt_counts, estimate_cpt, fit
+from .registry import KERNELS, LEARNERS, KernelSpec, feature_learners
 
 __all__ = ["gram", "features", "feature_offsets", "contributions", "set_kernel", "mmd",
-           "mean_features", "scaled_hamming_model", "KINDS", "DEFAULT_MAX_BYTES", "estimate_gram_bytes"]
-
-KINDS = ("fisher", "scaled-hamming", "hamming")
+           "mean_features", "scaled_hamming_model", "DEFAULT_MAX_BYTES", "estimate_gram_bytes",
+           "FittedKernel", "NetworkKernel", "HammingKernel", "fit_fisher", "fit_scaled_hamming", "fit_hamming"]
 DEFAULT_MAX_BYTES = 4 * 2**30
 
 # cost model of the two exact evaluations (seconds per unit), measured on the 2-core CI machine
@@ -219,12 +221,13 @@ def gram(model, data, other=None, kind: str = "fisher", normalize: bool = False,
     Parameters
     ----------
     model : BayesNet or None
-        The network behind the Fisher kernel.  For ``scaled-hamming`` and ``hamming`` it
-        only selects the variables (None: all columns of ``data``).
+        The network behind the Fisher kernel.  For the other kernels it only selects the
+        variables (None: all columns of ``data``).
     data, other : CategoricalData (or code matrices aligned to the model)
-    kind : "fisher", "scaled-hamming" (the Fisher kernel of the empty network with the
-        marginal frequencies of ``data``, thesis eq. 3.2) or "hamming" (fraction of
-        matching variables, thesis eq. 2.17; a missing cell matches nothing).
+    kind : a name of :data:`bnfk_core.registry.KERNELS`.  ``"fisher"`` is Theorem 1 of the paper;
+        every other kernel is fitted on ``data`` (e.g. ``"scaled-hamming"``: the Fisher kernel of
+        the empty network with the marginal frequencies of ``data``, thesis eq. 3.2; ``"hamming"``:
+        the fraction of matching variables, thesis eq. 2.17) and evaluated on (data, other).
     normalize : bool
         Return K(x,y) / sqrt(K(x,x) K(y,y)) (cosine normalisation).
     max_bytes : float or None
@@ -233,12 +236,10 @@ def gram(model, data, other=None, kind: str = "fisher", normalize: bool = False,
         Use these P(pi_i = j) instead of the model's exact ones (for ablations, e.g. the uniform
         marginals an unpropagated junction tree gives); Fisher kernel only.
     """
-    if kind not in KINDS:
-        raise KernelError(f"Unknown kernel '{kind}'; choose one of {', '.join(KINDS)}.")
-    if kind == "hamming":
-        return _hamming(model, data, other, normalize, max_bytes)
-    if kind == "scaled-hamming":
-        model = scaled_hamming_model(data, None if model is None else model.variables)
+    spec = KERNELS[kind]
+    if kind != "fisher":
+        train = data if model is None else data.select(list(model.variables))
+        return spec.fit(train).gram(data, other, normalize=normalize, max_bytes=max_bytes)
     if model is None:
         raise KernelError("The Fisher kernel needs a model; learn or load a structure first.")
     X = _codes(model, data)
@@ -397,14 +398,12 @@ def _add_missing(K, model, pm, i, X, Y, sym):
             K[np.ix_(ex, ey)] -= (Fx[ex] @ Fy[ey].T).toarray()
 
 
-def _hamming(model, data, other, normalize, max_bytes):
-    """Fraction of matching (observed) variables, thesis eq. 2.17."""
-    variables = list(model.variables) if model is not None else list(data.variables)
-    X = data.select(variables)
-    Y = X if other is None else _aligned_like(other, X)
+def _hamming_gram(X, Y, normalize, max_bytes):
+    """Fraction of matching (observed) variables, thesis eq. 2.17 (X, Y share variables and states)."""
+    d = max(X.n_vars, 1)
     _guard(X.n_rows, Y.n_rows, 0, max_bytes)
     K = np.zeros((X.n_rows, Y.n_rows))
-    for i in range(len(variables)):
+    for i in range(X.n_vars):
         a, b = X.codes[:, i], Y.codes[:, i]
         r = len(X.states[i])
         Ax = sp.csr_matrix((np.ones((a >= 0).sum()), (np.flatnonzero(a >= 0), a[a >= 0])), shape=(len(a), r))
@@ -413,37 +412,141 @@ def _hamming(model, data, other, normalize, max_bytes):
             K += Ax.toarray() @ Ay.toarray().T
         else:
             K += (Ax @ Ay.T).toarray()
-    K /= max(len(variables), 1)
+    K /= d
     if normalize:
-        dx = np.asarray((X.codes >= 0).sum(axis=1)) / max(len(variables), 1)
-        dy = np.asarray((Y.codes >= 0).sum(axis=1)) / max(len(variables), 1)
+        dx = np.asarray((X.codes >= 0).sum(axis=1)) / d
+        dy = np.asarray((Y.codes >= 0).sum(axis=1)) / d
         K /= np.sqrt(np.outer(np.maximum(dx, 1e-300), np.maximum(dy, 1e-300)))
     return K
 
 
 def _aligned_like(other, ref):
     """``other`` re-coded to the variables and states of ``ref`` (unknown values are errors)."""
-    from .model import BayesNet
     stub = BayesNet(DAG(ref.variables), ref.states,
                     tuple(np.full((1, len(s)), 1.0 / len(s)) for s in ref.states))
     return stub.align(other)
 
 
 def scaled_hamming_model(data, variables=None):
-    """The empty network whose CPTs are the marginal frequencies of ``data`` (thesis eq. 3.2)."""
-    from .model import BayesNet, family_counts
+    """The empty network whose CPTs are the marginal frequencies of ``data`` (thesis eq. 3.2).
+
+    A variable with a state that ``data`` never shows (possible when ``data`` is a training split
+    or aligned to a model) gets add-one frequencies instead, so rows with that state stay defined.
+    """
     variables = list(variables) if variables is not None else list(data.variables)
     d = data.select(variables)
     dag = DAG(variables)
     cards = d.cardinalities
     cpts = []
     for i in range(len(variables)):
-        cnt = family_counts(dag, d.codes, cards, i)
-        tot = cnt.sum()
-        if tot <= 0:
+        cnt = cpt_counts(dag, d.codes, cards, i)
+        if cnt.sum() <= 0:
             raise KernelError(f"Column '{variables[i]}' has no observed values.")
-        cpts.append(cnt / tot)
+        cpts.append(estimate_cpt(cnt, "ml" if (cnt > 0).all() else "smoothed"))
     return BayesNet(dag, d.states, tuple(cpts), {"method": "marginal frequencies"})
+
+
+# ---------------------------------------------------------------------- fitted kernels (the registry's currency)
+class FittedKernel:
+    """A kernel fitted on training rows: ``gram`` and per-variable ``contributions`` on any rows.
+
+    Subclasses set ``name`` and ``variables``; analyses read ``model`` (the network, if any),
+    ``structure`` (how it was obtained, e.g. ``"hc/qnml"`` or ``"given"``), ``params``,
+    ``n_arcs`` and ``notes``.
+    """
+
+    name: str = ""
+    variables: tuple = ()
+    model = None
+    structure: str | None = None
+    params: str | None = None
+    n_arcs: int | None = None
+    notes: tuple = ()
+
+    def gram(self, X, Y=None, *, normalize: bool = False, max_bytes: float | None = DEFAULT_MAX_BYTES) -> np.ndarray:
+        raise NotImplementedError
+
+    def contributions(self, x, y) -> np.ndarray:
+        """Per-variable terms of K(x, y) for single rows ``x`` and ``y``; they sum to K(x, y)."""
+        raise NotImplementedError
+
+
+class NetworkKernel(FittedKernel):
+    """The Fisher kernel of a fitted network (Theorem 1); the scaled-Hamming kernel is the one of the
+    empty network with marginal frequencies."""
+
+    def __init__(self, name: str, model, *, structure=None, params=None, notes=()):
+        self.name, self.model = name, model
+        self.variables = tuple(model.variables)
+        self.structure, self.params, self.n_arcs = structure, params, model.dag.n_arcs
+        self.notes = tuple(notes)
+
+    def gram(self, X, Y=None, *, normalize=False, max_bytes=DEFAULT_MAX_BYTES):
+        return gram(self.model, X, Y, normalize=normalize, max_bytes=max_bytes)
+
+    def contributions(self, x, y):
+        return contributions(self.model, x, y)
+
+
+class HammingKernel(FittedKernel):
+    """The Hamming kernel: the fraction of variables on which two rows agree (thesis eq. 2.17)."""
+
+    name = "hamming"
+
+    def __init__(self, data):
+        self.variables = tuple(data.variables)
+
+    def _rows(self, X):
+        return X.select(list(self.variables))
+
+    def gram(self, X, Y=None, *, normalize=False, max_bytes=DEFAULT_MAX_BYTES):
+        X = self._rows(X)
+        Y = X if Y is None else _aligned_like(Y, X)
+        return _hamming_gram(X, Y, normalize, max_bytes)
+
+    def contributions(self, x, y):
+        X = self._rows(x)
+        Y = _aligned_like(y, X)
+        a, b = X.codes[0], Y.codes[0]
+        return ((a == b) & (a >= 0)).astype(float) / max(len(self.variables), 1)
+
+
+def fit_fisher(train, *, model=None, dag=None, structure: str = "hc", score: str = "qnml", params: str = "cnml",
+               seed: int = 0, progress=None, **_ignored) -> NetworkKernel:
+    """The Fisher kernel for ``train`` (no label column): ``model`` as given, else the CPTs of ``dag`` fitted
+    on ``train`` by ``params``, else a structure learned on ``train`` by ``structure``/``score``."""
+    if model is not None:
+        info = getattr(model, "fit_info", None) or {}
+        return NetworkKernel("fisher", model, structure="given", params=info.get("method"))
+    if dag is not None:
+        return NetworkKernel("fisher", fit(dag, train, method=params), structure="given structure", params=params)
+    if LEARNERS[structure].needs_class:
+        raise KernelError(f"Structure method '{structure}' needs the class as a node; the label column is never "
+                          f"a feature here, so use one of {', '.join(feature_learners())}.")
+    res = learn_structure(train, structure, score=score, seed=seed, class_column=None, progress=progress)
+    return NetworkKernel("fisher", fit(res.dag, train, method=params), structure=f"{structure}/{score}",
+                         params=params, notes=res.notes)
+
+
+def fit_scaled_hamming(train, **_ignored) -> NetworkKernel:
+    """The scaled-Hamming kernel fitted on ``train``: marginal frequencies (thesis eq. 3.2)."""
+    return NetworkKernel("scaled-hamming", scaled_hamming_model(train))
+
+
+def fit_hamming(train, **_ignored) -> HammingKernel:
+    """The Hamming kernel over the variables of ``train`` (nothing to estimate)."""
+    return HammingKernel(train)
+
+
+KERNELS.register(KernelSpec(
+    name="fisher", label="Fisher", abbr="F", fit=fit_fisher, shift="none", psd=True, uses_network=True,
+    family="fisher", description="Bayesian-network Fisher kernel, paper Theorem 1"))
+KERNELS.register(KernelSpec(
+    name="scaled-hamming", label="Scaled Hamming", abbr="SH", fit=fit_scaled_hamming, shift="adaptive", psd=True,
+    family="baseline", description="Fisher kernel of the empty network with marginal frequencies, thesis eq. 3.2"))
+KERNELS.register(KernelSpec(
+    name="hamming", label="Hamming", abbr="H", fit=fit_hamming, shift="adaptive", psd=True,
+    family="baseline", description="fraction of matching variables, thesis eq. 2.17"))
 
 
 # ---------------------------------------------------------------------- explanations and sets

@@ -23,18 +23,27 @@ from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
 import numpy as np
+import pandas as pd
 from scipy.special import xlogy
 
 from .dag import DAG, naive_bayes
 from .errors import StructureError
-from .scores import SCORES, LocalScorer, _config_index, log_multinomial_normalizer
+from .registry import LEARNERS, LearnerSpec
+from .scores import SCORES, LocalScorer, _config_index, log_multinomial_normalizer, score_dag
 
-__all__ = ["METHODS", "CLASS_METHODS", "EXACT_MAX_VARIABLES", "LearnResult", "learn_structure",
-           "mutual_information", "conditional_mutual_information", "chow_liu", "tan", "kdb",
+__all__ = ["EXACT_MAX_VARIABLES", "LearnResult", "learn_structure", "learn_feature_structure",
+           "scorer_mutual_information", "scorer_conditional_mutual_information", "chow_liu", "tan", "kdb",
            "hill_climb", "exact_search"]
 
-METHODS = ("empty", "naive-bayes", "hc", "tree", "tan", "kdb", "exact")
-CLASS_METHODS = ("naive-bayes", "tan", "kdb")
+for _spec in (
+        LearnerSpec("empty", "Empty network (no arcs)"),
+        LearnerSpec("naive-bayes", "Naive Bayes (class -> every feature)", needs_class=True),
+        LearnerSpec("hc", "Hill climbing (greedy, optimises the score)", uses_score=True),
+        LearnerSpec("tree", "Chow–Liu tree"),
+        LearnerSpec("tan", "TAN (tree-augmented naive Bayes)", needs_class=True),
+        LearnerSpec("kdb", "KDB (k-dependence Bayes)", needs_class=True),
+        LearnerSpec("exact", "Exact optimum (dynamic programming, ≤ 20 variables)", uses_score=True)):
+    LEARNERS.register(_spec)
 EXACT_MAX_VARIABLES = 20
 #: Without a pruning bound (K2, BDeu) the exact search refuses to score more parent sets than this.
 EXACT_MAX_CANDIDATES = 2_000_000
@@ -83,7 +92,7 @@ def _sum_nlogn(scorer: LocalScorer, cols: Sequence[int]) -> float:
     return float(xlogy(counts, counts).sum())
 
 
-def mutual_information(scorer: LocalScorer, i: int, j: int) -> float:
+def scorer_mutual_information(scorer: LocalScorer, i: int, j: int) -> float:
     """Empirical I(X_i; X_j) in nats on the scorer's rows."""
     if scorer.n == 0:
         return 0.0
@@ -91,7 +100,7 @@ def mutual_information(scorer: LocalScorer, i: int, j: int) -> float:
     return max(t / scorer.n, 0.0)
 
 
-def conditional_mutual_information(scorer: LocalScorer, i: int, j: int, c: int) -> float:
+def scorer_conditional_mutual_information(scorer: LocalScorer, i: int, j: int, c: int) -> float:
     """Empirical I(X_i; X_j | X_c) in nats on the scorer's rows."""
     if scorer.n == 0:
         return 0.0
@@ -131,7 +140,7 @@ def chow_liu(scorer: LocalScorer, root: int = 0) -> list[tuple[int, ...]]:
     """Chow–Liu tree (maximum mutual-information spanning tree) rooted at ``root``.
     Returns the parent indices of every column."""
     n = scorer.n_vars
-    arcs = _max_spanning_tree(range(n), lambda a, b: mutual_information(scorer, a, b), root)
+    arcs = _max_spanning_tree(range(n), lambda a, b: scorer_mutual_information(scorer, a, b), root)
     return _parents_from_arcs(n, arcs)
 
 
@@ -142,7 +151,7 @@ def tan(scorer: LocalScorer, cls: int) -> list[tuple[int, ...]]:
     feats = [i for i in range(n) if i != cls]
     arcs = [(cls, f) for f in feats]
     if feats:
-        arcs += _max_spanning_tree(feats, lambda a, b: conditional_mutual_information(scorer, a, b, cls), feats[0])
+        arcs += _max_spanning_tree(feats, lambda a, b: scorer_conditional_mutual_information(scorer, a, b, cls), feats[0])
     return _parents_from_arcs(n, arcs)
 
 
@@ -153,12 +162,12 @@ def kdb(scorer: LocalScorer, cls: int, k: int = 3) -> list[tuple[int, ...]]:
     ``k`` parents among the features before it, those with the highest I(X_i; X_j | C) > 0."""
     n = scorer.n_vars
     feats = [i for i in range(n) if i != cls]
-    mi = {f: mutual_information(scorer, f, cls) for f in feats}
+    mi = {f: scorer_mutual_information(scorer, f, cls) for f in feats}
     order = sorted(feats, key=lambda f: (-mi[f], f))
     arcs = [(cls, f) for f in feats]
     for pos, f in enumerate(order):
         earlier = order[:pos]
-        cmi = [(conditional_mutual_information(scorer, f, g, cls), g) for g in earlier]
+        cmi = [(scorer_conditional_mutual_information(scorer, f, g, cls), g) for g in earlier]
         cmi = [t for t in cmi if t[0] > 1e-12]
         cmi.sort(key=lambda t: (-t[0], order.index(t[1])))
         arcs += [(g, f) for _, g in cmi[:k]]
@@ -217,7 +226,6 @@ def hill_climb(scorer: LocalScorer, names: Sequence[str], *, max_parents: int | 
     explore different tie-breaks (see ``restarts`` in :func:`learn_structure`).
     ``pgmpy_score`` replaces our score by a pgmpy scorer (used by the benchmark).
     """
-    import pandas as pd
     HillClimbSearch, _ = _pgmpy_classes()
     names = list(names)
     n = len(names)
@@ -391,7 +399,7 @@ def learn_structure(data, method: str, *, score: str = "bic", class_column: str 
     Parameters
     ----------
     data : CategoricalData
-    method : one of :data:`METHODS`
+    method : a name of :data:`bnfk_core.registry.LEARNERS`
         ``empty``; ``naive-bayes`` (class); ``hc`` hill climbing; ``tree`` Chow–Liu tree rooted at
         the class (if any) or the first variable; ``tan`` (class); ``kdb`` (class, ``k`` feature
         parents); ``exact`` optimal DAG by dynamic programming (≤ 20 variables).
@@ -416,8 +424,8 @@ def learn_structure(data, method: str, *, score: str = "bic", class_column: str 
     """
     t0 = time.perf_counter()
     method = str(method).lower()
-    if method not in METHODS:
-        raise StructureError(f"Unknown structure-learning method '{method}'; choose one of {', '.join(METHODS)}.")
+    if method not in LEARNERS:
+        raise StructureError(f"Unknown structure-learning method '{method}'; choose one of {', '.join(LEARNERS)}.")
     score = str(score).lower()
     if score not in SCORES:
         raise StructureError(f"Unknown score '{score}'; choose one of {', '.join(SCORES)}.")
@@ -432,7 +440,7 @@ def learn_structure(data, method: str, *, score: str = "bic", class_column: str 
         if cls_name not in variables:
             raise StructureError(f"Class column '{cls_name}' is not one of the data's variables.")
         cls = variables.index(cls_name)
-    if method in CLASS_METHODS and cls is None:
+    if LEARNERS[method].needs_class and cls is None:
         raise StructureError(f"Method '{method}' needs a class column; choose one.")
 
     def report(frac, msg):
@@ -484,3 +492,26 @@ def learn_structure(data, method: str, *, score: str = "bic", class_column: str 
     report(1.0, f"{method}: done, {dag.n_arcs} arcs")
     return LearnResult(dag=dag, method=method, score_name=score, score=float(total), n_rows_used=scorer.n,
                        notes=notes, seconds=time.perf_counter() - t0)
+
+
+def learn_feature_structure(data, method: str, *, score: str = "bic", k: int = 3, max_parents: int | None = None,
+                            seed: int = 0, progress: Progress | None = None) -> LearnResult:
+    """A structure over the *feature* columns of ``data`` (its class column is never a node of the result).
+
+    Methods that need the class as a node (``naive-bayes``, ``tan``, ``kdb``) learn on all of ``data``
+    with its class column, then drop the class and its arcs; the reported score is recomputed on the
+    features.  The other methods learn on ``data.without_class()``.  This is how the app turns a
+    classifier structure into a network for the Fisher kernel, whose features never include the class.
+    """
+    feats = data.without_class()
+    if not LEARNERS[method].needs_class:
+        return learn_structure(feats, method, score=score, k=k, max_parents=max_parents, seed=seed,
+                               progress=progress)
+    if data.class_column is None:
+        raise StructureError(f"Method '{method}' needs a class column; choose one.")
+    res = learn_structure(data, method, score=score, k=k, max_parents=max_parents, seed=seed, progress=progress)
+    dag = res.dag.subgraph(feats.variables)
+    res.notes.append(f"the arcs from the class '{data.class_column}' are dropped: the class is never a kernel feature")
+    res.dag = dag
+    res.score = score_dag(feats.codes, feats.cardinalities, dag, score)
+    return res

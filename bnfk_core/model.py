@@ -15,6 +15,7 @@ family of X_i is observed):
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -26,11 +27,19 @@ import numpy as np
 
 from .dag import DAG
 from .data import CategoricalData, from_codes
-from .errors import ModelError, DataError
+from .errors import DataError, ModelError
+from .registry import ESTIMATORS, EstimatorSpec
 
-__all__ = ["BayesNet", "fit", "read_model", "write_model", "FIT_METHODS", "MAX_CPT_CELLS"]
+__all__ = ["BayesNet", "fit", "read_model", "write_model", "MAX_CPT_CELLS"]
 
-FIT_METHODS = ("smoothed", "ml", "bdeu", "cnml")
+for _spec in (
+        EstimatorSpec("smoothed", "Smoothed (+1 pseudo-count, the paper)", uses_pseudo_count=True,
+                      description="(n_ijk + a) / (n_ij + r_i a)"),
+        EstimatorSpec("ml", "Maximum likelihood", description="n_ijk / n_ij"),
+        EstimatorSpec("bdeu", "BDeu posterior mean", uses_pseudo_count=True,
+                      description="(n_ijk + a/(q_i r_i)) / (n_ij + a/q_i)"),
+        EstimatorSpec("cnml", "cNML (factorised NML)", description="thesis eq. 2.5")):
+    ESTIMATORS.register(_spec)
 MAX_CPT_CELLS = 20_000_000
 
 
@@ -96,7 +105,6 @@ class BayesNet:
     def key(self) -> str:
         """A content hash for caching (structure, states and CPT values)."""
         if "key" not in self._cache:
-            import hashlib
             h = hashlib.sha1(repr((self.dag.to_dict(), self.states)).encode())
             for t in self.cpts:
                 h.update(np.ascontiguousarray(t).tobytes())
@@ -149,18 +157,24 @@ class BayesNet:
         return from_codes(codes, self.variables, self.states, cls, data.source)
 
     def log_likelihood(self, data: CategoricalData) -> np.ndarray:
-        """log P(x) of every row; rows with missing cells get the marginal log P(x_observed)."""
-        data = self.align(data)
-        codes = data.codes
+        """log P(x) of every (complete) row: the sum of the log CPT entries of its families.
+
+        Rows with missing cells need inference (the marginal log P(x_observed)):
+        :func:`bnfk_core.inference.log_likelihood` handles both.
+        """
+        codes = self.align(data).codes
+        if (codes < 0).any():
+            raise ModelError("Rows with missing cells need bnfk_core.inference.log_likelihood "
+                             "(the marginal likelihood of the observed cells).")
+        return self.complete_log_likelihood(codes)
+
+    def complete_log_likelihood(self, codes: np.ndarray) -> np.ndarray:
+        """log P(x) of complete code rows aligned to the model."""
         ll = np.zeros(codes.shape[0])
-        complete = ~(codes < 0).any(axis=1)
         with np.errstate(divide="ignore"):
             for i in range(self.n_vars):
-                j = self.parent_config(i, codes[complete])
-                ll[complete] += np.log(self.cpts[i][j, codes[complete, i]])
-        if (~complete).any():
-            from .inference import log_evidence
-            ll[~complete] = log_evidence(self, codes[~complete])
+                j = self.parent_config(i, codes)
+                ll += np.log(self.cpts[i][j, codes[:, i]])
         return ll
 
     def sample(self, n: int, seed: int = 0) -> CategoricalData:
@@ -269,7 +283,7 @@ class BayesNet:
 
 
 # ---------------------------------------------------------------------- fitting
-def family_counts(dag: DAG, codes: np.ndarray, cards: np.ndarray, i: int) -> np.ndarray:
+def cpt_counts(dag: DAG, codes: np.ndarray, cards: np.ndarray, i: int) -> np.ndarray:
     """N_ijk of variable i as a (q_i, r_i) array, over rows where the family is observed."""
     ps = dag.parent_indices()[i]
     r = int(cards[i])
@@ -304,7 +318,7 @@ def estimate_cpt(counts: np.ndarray, method: str = "smoothed", pseudo_count: flo
     elif method == "cnml":
         num = _e(counts) * (counts + 1.0)
     else:
-        raise ModelError(f"Unknown parameter method '{method}'; choose one of {', '.join(FIT_METHODS)}.")
+        raise ModelError(f"Unknown parameter method '{method}'; choose one of {', '.join(ESTIMATORS)}.")
     tot = num.sum(axis=1, keepdims=True)
     empty = tot[:, 0] <= 0
     out = np.divide(num, np.where(tot > 0, tot, 1.0))
@@ -318,8 +332,8 @@ def fit(dag: DAG, data: CategoricalData, method: str = "smoothed", pseudo_count:
     Missing values: each family is estimated from the rows where that family is observed
     (available-case analysis).  Unseen parent configurations get the uniform row.
     """
-    if method not in FIT_METHODS:
-        raise ModelError(f"Unknown parameter method '{method}'; choose one of {', '.join(FIT_METHODS)}.")
+    if method not in ESTIMATORS:
+        raise ModelError(f"Unknown parameter method '{method}'; choose one of {', '.join(ESTIMATORS)}.")
     if method in ("smoothed", "bdeu") and not pseudo_count > 0:
         raise ModelError(f"The pseudo-count must be positive for '{method}', got {pseudo_count}.")
     missing = [v for v in dag.nodes if v not in data.variables]
@@ -331,7 +345,7 @@ def fit(dag: DAG, data: CategoricalData, method: str = "smoothed", pseudo_count:
     if (cards == 0).any():
         v = dag.nodes[int(np.flatnonzero(cards == 0)[0])]
         raise DataError(f"Column '{v}' of {data.source} has no observed values.")
-    cpts = tuple(estimate_cpt(family_counts(dag, data.codes, cards, i), method, pseudo_count)
+    cpts = tuple(estimate_cpt(cpt_counts(dag, data.codes, cards, i), method, pseudo_count)
                  for i in range(len(dag.nodes)))
     info = {"method": method, "pseudo_count": pseudo_count, "n_rows": data.n_rows,
             "complete_rows": int(data.complete_rows().sum())}

@@ -4,35 +4,30 @@ from __future__ import annotations
 import contextlib
 import io
 import re
-from pathlib import Path
 
 import numpy as np
 import streamlit as st
+from streamlit.runtime.pages_manager import PagesManager
 
 from bnfk_core.errors import BnfkError
+from bnfk_core.registry import ESTIMATORS
 
-from . import state
+from . import router, state
 
 
 def _ensure_router() -> None:
-    """Run pages through app.py's ``st.navigation``, also when a deep link is a server's first request.
+    """Run pages through the router's ``st.navigation``, also when a deep link is a server's first request.
 
     Streamlit treats an app with a ``pages/`` folder as a v1 multipage app until ``st.navigation``
     has been called once (and ``AppTest`` resets that before every run): a request for e.g.
     ``/kernel`` then runs the page file on its own, without the router and its page config.
-    In that case run app.py (the router) here, in the same script run so widget events are
-    kept; it runs this page again, after which the outer run stops.
+    In that case run the router here, in the same script run so widget events are kept; it runs
+    this page again, after which the outer run stops.
     """
-    try:
-        from streamlit.runtime.pages_manager import PagesManager
-    except ImportError:  # pragma: no cover - Streamlit internals moved
-        return
     if not getattr(PagesManager, "uses_pages_directory", False):
         return
     PagesManager.uses_pages_directory = False
-    app = Path(__file__).resolve().parents[1] / "app.py"
-    code = compile(app.read_text(encoding="utf-8"), str(app), "exec")
-    exec(code, {"__name__": "__main__", "__file__": str(app)})  # noqa: S102 - our own router
+    router.run()
     st.stop()
 
 
@@ -64,7 +59,7 @@ def sidebar_summary() -> None:
                    + (f" · class **{d.class_column}**" if d.class_column else " · no class column"))
         dg = state.dag()
         st.caption(f"Structure: **{state.structure_label()}** · {dg.n_arcs} arcs")
-        st.caption(f"Parameters: {state.PARAM_METHODS[ss.param_method].split(' (')[0].lower()}")
+        st.caption(f"Parameters: {ESTIMATORS[ss.param_method].label.split(' (')[0].lower()}")
 
 
 @contextlib.contextmanager

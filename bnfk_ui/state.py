@@ -18,25 +18,14 @@ import streamlit as st
 from bnfk_core.dag import DAG, apply_segment
 from bnfk_core.data import CategoricalData, load_csv
 from bnfk_core.errors import BnfkError, DataError
-from bnfk_core.learn import learn_structure
+from bnfk_core.learn import learn_feature_structure
 from bnfk_core.model import BayesNet, fit
+from bnfk_core.registry import SCORES
 from bnfk_core.scores import score_dag
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE_DIR = ROOT / "sample_data"
 DEFAULT_DATASET = "house_votes_84"
-SCORES = ("bic", "aic", "k2", "bdeu", "qnml")
-SCORE_LABELS = {"bic": "BIC", "aic": "AIC", "k2": "K2", "bdeu": "BDeu", "qnml": "qNML"}
-LEARN_METHODS = {
-    "hc": "Hill climbing (greedy, optimises the score)",
-    "tree": "Chow–Liu tree",
-    "exact": "Exact optimum (dynamic programming, ≤ 20 variables)",
-    "tan": "TAN (tree-augmented naive Bayes; class arcs dropped)",
-    "kdb": "KDB (k-dependence Bayes; class arcs dropped)",
-    "empty": "Empty network (no arcs)",
-}
-PARAM_METHODS = {"smoothed": "Smoothed (+1 pseudo-count, the paper)", "ml": "Maximum likelihood",
-                 "bdeu": "BDeu posterior mean", "cnml": "cNML (factorised NML)"}
 MAX_UNDO = 50
 
 DEFAULTS = {
@@ -76,7 +65,7 @@ def init() -> None:
     for k, v in DEFAULTS.items():
         if k not in ss:
             ss[k] = list(v) if isinstance(v, list) else v
-    if "structure" not in ss or ss.structure.get("fingerprint") != features().fingerprint():
+    if "structure" not in ss or ss.structure.get("fingerprint") != feature_data().fingerprint():
         reset_structure()
 
 
@@ -152,7 +141,7 @@ def data() -> CategoricalData:
     return load(data_settings())
 
 
-def features() -> CategoricalData:
+def feature_data() -> CategoricalData:
     """The kernel's feature columns: the data without the class column."""
     return data().without_class()
 
@@ -245,42 +234,25 @@ def structure_label() -> str:
 
 
 @st.cache_resource(show_spinner=False, max_entries=64)
-def _learn_cached(_feat: CategoricalData, fingerprint: str, method: str, score: str, k: int, max_parents,
-                  seed: int, _cls_data: CategoricalData | None):
-    return _learn(_feat, method, score, k, max_parents, seed, _cls_data, None)
-
-
-def _learn(feat, method, score, k, max_parents, seed, cls_data, progress):
-    """Learn on the features; class-based methods learn with the class, then drop its arcs."""
-    if method in ("tan", "kdb", "naive-bayes"):
-        if cls_data is None or cls_data.class_column is None:
-            raise DataError(f"Method '{method}' needs a class column; choose one on the Data page.")
-        res = learn_structure(cls_data, method, score=score, k=k, max_parents=max_parents, seed=seed,
-                              progress=progress)
-        sub = res.dag.subgraph(feat.variables)
-        res.notes.append(f"the arcs from the class '{cls_data.class_column}' are dropped: the class is never a kernel feature")
-        res.dag = sub
-        res.score = score_dag(feat.codes, feat.cardinalities, sub, score)
-        return res
-    return learn_structure(feat, method, score=score, k=k, max_parents=max_parents, seed=seed,
-                           progress=progress)
+def _learn_cached(_data: CategoricalData, fingerprint: str, method: str, score: str, k: int, max_parents,
+                  seed: int):
+    return learn_feature_structure(_data, method, score=score, k=k, max_parents=max_parents, seed=seed)
 
 
 def learn(method: str, score: str = "bic", k: int = 2, max_parents: int | None = None, seed: int = 0,
           progress=None):
     """Learn a structure on the current features (cached when no progress callback is given)."""
-    feat = features()
-    full = data() if data().class_column else None
+    d = data()
     if progress is None:
-        return _learn_cached(feat, feat.fingerprint() + (full.fingerprint() if full else ""), method, score,
-                             int(k), max_parents, int(seed), full)
-    return _learn(feat, method, score, int(k), max_parents, int(seed), full, progress)
+        return _learn_cached(d, d.fingerprint(), method, score, int(k), max_parents, int(seed))
+    return learn_feature_structure(d, method, score=score, k=int(k), max_parents=max_parents, seed=int(seed),
+                                   progress=progress)
 
 
 def reset_structure() -> None:
     """The default structure (Chow–Liu tree) for the current features; clears the undo stack."""
     ss = st.session_state
-    feat = features()
+    feat = feature_data()
     res = learn("tree", "bic")
     ss.structure = {"dag": res.dag.to_dict(), "fingerprint": feat.fingerprint(),
                     "label": "Chow–Liu tree (learned)", "learned": res.dag.to_dict(),
@@ -330,7 +302,7 @@ def _fit(_feat: CategoricalData, fingerprint: str, dag_key: str, method: str) ->
 
 def model(d: DAG | None = None) -> BayesNet:
     """The current structure (or ``d``) fitted to the features with the chosen parameter method."""
-    feat = features()
+    feat = feature_data()
     return _fit(feat, feat.fingerprint(), dag_json(d), st.session_state.param_method)
 
 
@@ -341,7 +313,7 @@ def _scores(_feat: CategoricalData, fingerprint: str, dag_key: str) -> dict:
 
 
 def scores(d: DAG | None = None) -> dict:
-    feat = features()
+    feat = feature_data()
     return _scores(feat, feat.fingerprint(), dag_json(d))
 
 
@@ -354,7 +326,7 @@ class GramResult:
 
 
 def kernel_rows() -> np.ndarray:
-    from bnfk_core.viz import sample_rows
+    from bnfk_core.embed import sample_rows
     ss = st.session_state
     return sample_rows(data().n_rows, int(ss.kernel_rows), int(ss.kernel_seed))
 
@@ -362,8 +334,8 @@ def kernel_rows() -> np.ndarray:
 @st.cache_data(show_spinner=False, max_entries=32)
 def _gram(_model: BayesNet, model_key: str, _feat: CategoricalData, fingerprint: str, rows_key: tuple,
           kind: str, normalize: bool) -> np.ndarray:
+    from bnfk_core.embed import sample_rows
     from bnfk_core.kernels import gram
-    from bnfk_core.viz import sample_rows
     rows = sample_rows(_feat.n_rows, rows_key[0], rows_key[1])
     return gram(_model, _feat.subset(rows), kind=kind, normalize=normalize)
 
@@ -371,7 +343,7 @@ def _gram(_model: BayesNet, model_key: str, _feat: CategoricalData, fingerprint:
 def gram_matrix(m: BayesNet, kind: str | None = None) -> GramResult:
     """The Gram matrix of the sampled rows for model ``m`` (KernelError when too large)."""
     ss = st.session_state
-    feat = features()
+    feat = feature_data()
     kind = kind or ss.kernel_kind
     K = _gram(m, m.key(), feat, feat.fingerprint(), (int(ss.kernel_rows), int(ss.kernel_seed)), kind,
               bool(ss.kernel_normalize))
@@ -384,7 +356,7 @@ def gram_matrix(m: BayesNet, kind: str | None = None) -> GramResult:
 @st.cache_data(show_spinner=False, max_entries=32)
 def kernel_analysis(K: np.ndarray, labels: np.ndarray, order_kind: str, has_class: bool) -> dict:
     """Row order, kernel-PCA coordinates and pair values of a Gram matrix (cached on its content)."""
-    from bnfk_core.viz import class_order, cluster_order, kernel_pca, pair_values
+    from bnfk_core.embed import class_order, cluster_order, kernel_pca, pair_values
     if order_kind == "data":
         order = np.arange(K.shape[0])
     elif order_kind == "class" and has_class:

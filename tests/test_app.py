@@ -10,7 +10,7 @@ from streamlit.testing.v1 import AppTest  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 APP = str(ROOT / "app.py")
-PAGES = ["pages/1_data.py", "pages/2_structure.py", "pages/3_kernel.py"]
+PAGES = ["pages/data.py", "pages/structure.py", "pages/kernel.py"]
 
 
 def _clean(at: AppTest) -> None:
@@ -112,13 +112,13 @@ def test_unreadable_upload_keeps_current_dataset():
     assert "broken.csv" in at.error[0].value
     assert at.session_state["upload"] is None
     # the app keeps working on the previous data
-    at.switch_page("pages/3_kernel.py").run()
+    at.switch_page("pages/kernel.py").run()
     _clean(at)
 
 
 # ---------------------------------------------------------------------- data page
 def test_change_class_column_and_drop_columns():
-    at = _app("pages/1_data.py")
+    at = _app("pages/data.py")
     at.selectbox(key="w_class_column").set_value("crime").run()
     _clean(at)
     assert at.session_state["class_column"] == "crime"
@@ -131,7 +131,7 @@ def test_change_class_column_and_drop_columns():
     _clean(at)
     assert at.session_state["missing_policy"] == "missing"
     # choices carry over to the other pages
-    at.switch_page("pages/3_kernel.py").run()
+    at.switch_page("pages/kernel.py").run()
     _clean(at)
     assert at.session_state["class_column"] == "crime"
 
@@ -141,7 +141,7 @@ def test_bad_data_option_is_refused_with_a_sentence():
     box = at.selectbox(key="w_dataset_pick")
     box.set_value(next(o for o in box.options if o.startswith("Waveform"))).run()
     _clean(at)
-    at.switch_page("pages/1_data.py").run()
+    at.switch_page("pages/data.py").run()
     at.number_input(key="w_bins").set_value(0).run()  # numeric columns can no longer be loaded
     assert not at.exception
     assert at.error and "distinct" in at.error[0].value
@@ -150,7 +150,7 @@ def test_bad_data_option_is_refused_with_a_sentence():
 
 # ---------------------------------------------------------------------- structure page
 def test_learn_hc_bic():
-    at = _app("pages/2_structure.py")
+    at = _app("pages/structure.py")
     at.selectbox(key="w_learn_method").set_value("hc").run()
     at.selectbox(key="w_learn_score").set_value("bic").run()
     _button(at, "Learn structure").click().run()
@@ -163,7 +163,7 @@ def test_learn_hc_bic():
 
 
 def test_cyclic_arc_shows_error_and_keeps_dag():
-    at = _app("pages/2_structure.py")
+    at = _app("pages/structure.py")
     arcs = at.session_state["structure"]["dag"]["arcs"]
     # a -> b -> c exists in the tree; adding c -> a closes a cycle
     children = {}
@@ -180,7 +180,7 @@ def test_cyclic_arc_shows_error_and_keeps_dag():
 
 
 def test_add_remove_reverse_and_undo():
-    at = _app("pages/2_structure.py")
+    at = _app("pages/structure.py")
     before = sorted(map(tuple, at.session_state["structure"]["dag"]["arcs"]))
     _button(at, "Start empty").click().run()
     _clean(at)
@@ -201,7 +201,7 @@ def test_add_remove_reverse_and_undo():
 
 
 def test_apply_v_segment():
-    at = _app("pages/2_structure.py")
+    at = _app("pages/structure.py")
     _button(at, "Start empty").click().run()
     at.selectbox(key="w_seg_kind").set_value("v").run()
     at.multiselect(key="w_seg_vars_v").set_value(["crime", "immigration", "mx-missile"]).run()
@@ -216,7 +216,7 @@ def test_apply_v_segment():
 
 
 def test_parameter_method_changes_model():
-    at = _app("pages/2_structure.py")
+    at = _app("pages/structure.py")
     at.selectbox(key="w_param_method").set_value("ml").run()
     _clean(at)
     assert at.session_state["param_method"] == "ml"
@@ -225,7 +225,7 @@ def test_parameter_method_changes_model():
 # ---------------------------------------------------------------------- kernel page
 @pytest.mark.parametrize("kind", ["scaled-hamming", "hamming", "fisher"])
 def test_switch_kernel(kind):
-    at = _app("pages/3_kernel.py")
+    at = _app("pages/kernel.py")
     at.radio(key="w_kernel_kind").set_value(kind).run()
     _clean(at)
     assert at.session_state["kernel_kind"] == kind
@@ -233,7 +233,7 @@ def test_switch_kernel(kind):
 
 
 def test_kernel_options_and_comparisons():
-    at = _app("pages/3_kernel.py")
+    at = _app("pages/kernel.py")
     at.number_input(key="w_kernel_rows").set_value(120).run()
     at.selectbox(key="w_kernel_order").set_value("cluster").run()
     at.checkbox(key="w_kernel_normalize").check().run()
@@ -246,7 +246,7 @@ def test_kernel_options_and_comparisons():
 
 
 def test_pick_two_rows():
-    at = _app("pages/3_kernel.py")
+    at = _app("pages/kernel.py")
     at.selectbox(key="w_pair_a").set_value(3).run()
     at.selectbox(key="w_pair_b").set_value(7).run()
     _clean(at)
@@ -263,16 +263,16 @@ def test_too_large_gram_is_an_error_not_a_crash(monkeypatch):
     def refuse(*args, **kwargs):
         raise KernelError("The Gram matrix of 333 × 333 rows would need 9 GB; choose fewer rows.")
     monkeypatch.setattr(kernels, "gram", refuse)
-    at = _app("pages/3_kernel.py")
+    at = _app("pages/kernel.py")
     at.number_input(key="w_kernel_rows").set_value(333).run()  # a new cache key: computed, refused
     assert not at.exception
     assert at.error and "333 × 333" in at.error[0].value
-    at.switch_page("pages/2_structure.py").run()  # the app keeps working
+    at.switch_page("pages/structure.py").run()  # the app keeps working
     _clean(at)
 
 
-ANALYSIS_PAGES = ["pages/4_Clustering.py", "pages/5_Imputation.py", "pages/6_Prototypes.py",
-                  "pages/7_Segments_lab.py", "pages/8_Results.py"]
+ANALYSIS_PAGES = ["pages/clustering.py", "pages/imputation.py", "pages/prototypes.py",
+                  "pages/segments.py", "pages/results.py"]
 
 
 @pytest.mark.parametrize("page", ANALYSIS_PAGES)

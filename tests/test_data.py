@@ -442,8 +442,8 @@ def test_html_content(tmp_csv, content):
 
 def test_nonexistent_path_and_directory(tmp_path):
     missing = tmp_path / "nope.csv"
-    error(rf"File not found: .*nope\.csv", missing)
-    error(rf"File not found: .*nope\.csv", str(missing))
+    error(r"File not found: .*nope\.csv", missing)
+    error(r"File not found: .*nope\.csv", str(missing))
     error(rf"{re.escape(str(tmp_path))} is a directory", tmp_path)
     error(r"the path is empty", "")
 

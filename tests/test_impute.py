@@ -1,4 +1,4 @@
-"""Imputation (bnfk_core.impute, thesis ch. 4): MCAR protocol, imputers, metrics, CLI."""
+"""Imputation (bnfk_core.analyses.impute, thesis ch. 4): MCAR protocol, imputers, metrics, CLI."""
 import itertools
 import json
 import math
@@ -11,7 +11,7 @@ import pytest
 from bnfk_core.cli import main
 from bnfk_core.dag import DAG
 from bnfk_core.data import from_codes, load_csv
-from bnfk_core.impute import (CE_CAP, ImputeError, benchmark, capped_cross_entropy, category_weights, evaluate,
+from bnfk_core.analyses.impute import (CE_CAP, ImputeError, benchmark, capped_cross_entropy, category_weights, evaluate,
                               impute, impute_augmented, impute_bn, impute_mode, impute_with_model,
                               impute_wknn, induce_mcar, knn_vote, learn_model, macro_average)
 from bnfk_core.model import write_model
@@ -191,7 +191,7 @@ def test_capped_cross_entropy_and_evaluate():
     np.testing.assert_allclose(capped_cross_entropy([1.0, 0.5, 1e-7, 0.0]),
                                [0.0, math.log(2), -math.log(1e-5), -math.log(1e-5)])
     assert CE_CAP == pytest.approx(11.512925465)
-    from bnfk_core.impute import Imputation
+    from bnfk_core.analyses.impute import Imputation
     truth = np.array([[0, 1], [2, 0], [1, 1]])
     hidden = np.array([[True, False], [True, True], [False, False]])
     imp = Imputation("x", {0: (np.array([0, 1]), np.array([[0.6, 0.3, 0.1], [0.5, 0.5, 0.0]])),
@@ -268,7 +268,7 @@ def test_cli_impute_benchmark_json(capsys):
     (["--methods", "bn,magic"], "Unknown imputation method 'magic'"),
     (["--test-ratio", "0.2,abc"], "--test-ratio must be numbers"),
     (["--missing-ratio", "1.2"], "missing ratio must be strictly between 0 and 1"),
-    (["--repeats", "0"], "repeats must be at least 1"),
+    (["--repeats", "0"], "argument --repeats: must be from 1"),
 ])
 def test_cli_impute_benchmark_errors(capsys, argv, msg):
     code, out, err = run(capsys, "impute-benchmark", HAYES, "--quiet", *argv)

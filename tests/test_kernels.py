@@ -40,7 +40,7 @@ def model_from(nodes, arcs, cards, seed):
     return bf.random_model(DAG(nodes, arcs), cards, seed=seed)
 
 
-STRUCTURES = {
+SUMMARIZATION_STRUCTURES = {
     "a-structure": (["u", "v", "w"], [("u", "v"), ("u", "w")], [3, 2, 4]),
     "chain": (["u", "v", "w"], [("w", "u"), ("u", "v")], [3, 4, 2]),
     "v-structure": (["u", "v", "w"], [("u", "w"), ("v", "w")], [2, 3, 3]),
@@ -54,7 +54,7 @@ STRUCTURES = {
 
 def structure_models():
     out = []
-    for name, (nodes, arcs, cards) in STRUCTURES.items():
+    for name, (nodes, arcs, cards) in SUMMARIZATION_STRUCTURES.items():
         out.append(pytest.param(model_from(nodes, arcs, cards, seed=len(name)), id=name))
     for seed in range(4):
         dag = bf.random_dag(3 + seed % 3, seed=200 + seed)
@@ -370,7 +370,7 @@ def test_marginalized_kernel_matches_posterior_average(path, model):
 
 def test_marginalized_kernel_explicit_average_over_completions(path):
     """The posterior-weighted double sum over completions, spelled out (no expected score)."""
-    model = model_from(*STRUCTURES["chain"], seed=4)
+    model = model_from(*SUMMARIZATION_STRUCTURES["chain"], seed=4)
     brute = bf.BruteFisher(model)
     x = np.array([-1, 2, -1])
     y = np.array([1, -1, 0])
@@ -384,7 +384,7 @@ def test_marginalized_kernel_explicit_average_over_completions(path):
 
 
 def test_all_rows_missing_never_crash(path):
-    model = model_from(*STRUCTURES["v+a-4"], seed=5)
+    model = model_from(*SUMMARIZATION_STRUCTURES["v+a-4"], seed=5)
     X = np.full((4, 4), -1)
     K = kernels.gram(model, X)
     # E[phi] = 0 under the model (the score has mean zero), so the kernel vanishes
@@ -467,7 +467,7 @@ def test_impossible_observed_part_with_missing_cell_is_an_error(path):
 
 
 def test_memory_guard_mentions_sampling():
-    model = model_from(*STRUCTURES["a-structure"], seed=0)
+    model = model_from(*SUMMARIZATION_STRUCTURES["a-structure"], seed=0)
     X = bf.random_rows(model, 100, seed=0)
     with pytest.raises(KernelError, match="sampl"):
         kernels.gram(model, X, max_bytes=1000)
@@ -476,7 +476,7 @@ def test_memory_guard_mentions_sampling():
 
 
 def test_wrong_width_rows_are_a_kernel_error():
-    model = model_from(*STRUCTURES["a-structure"], seed=0)
+    model = model_from(*SUMMARIZATION_STRUCTURES["a-structure"], seed=0)
     with pytest.raises(KernelError):
         kernels.gram(model, np.zeros((3, 2), int))
 
@@ -484,7 +484,7 @@ def test_wrong_width_rows_are_a_kernel_error():
 # ====================================================================== normalisation
 @pytest.mark.parametrize("missing", [0.0, 0.25])
 def test_normalize(path, missing):
-    model = model_from(*STRUCTURES["a+chain-5"], seed=6)
+    model = model_from(*SUMMARIZATION_STRUCTURES["a+chain-5"], seed=6)
     brute = bf.BruteFisher(model)
     X = bf.random_rows(model, 14, seed=12, missing=missing)
     Y = bf.random_rows(model, 5, seed=13, missing=missing)
@@ -625,7 +625,7 @@ def test_scaled_hamming_with_missing_cells(path):
 
 def test_categorical_data_is_aligned_to_the_model(path):
     """Columns in another order, an extra column and permuted state lists give the same kernel."""
-    model = model_from(*STRUCTURES["a-structure"], seed=2)
+    model = model_from(*SUMMARIZATION_STRUCTURES["a-structure"], seed=2)
     X = bf.random_rows(model, 20, seed=22, missing=0.1)
     want = bf.BruteFisher(model).gram(X)
     perm = [2, 0, 1]

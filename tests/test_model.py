@@ -3,6 +3,8 @@ import io
 import warnings
 
 import numpy as np
+
+from bnfk_core import inference
 import pytest
 
 from bnfk_core.dag import DAG
@@ -68,7 +70,9 @@ def test_log_likelihood_matches_product_of_cpts_and_marginal_for_missing():
     assert np.isclose(ll[7], ref)
     codes = d.codes.copy()
     codes[0, 1] = -1  # b missing -> sum over b = P(a) P(c)
-    ll2 = m.log_likelihood(d.with_codes(codes))
+    with pytest.raises(ModelError, match="inference.log_likelihood"):
+        m.log_likelihood(d.with_codes(codes))
+    ll2 = inference.log_likelihood(m, d.with_codes(codes))
     assert np.isclose(ll2[0], np.log(m.cpts[0][0, codes[0, 0]] * m.cpts[2][0, codes[0, 2]]))
 
 

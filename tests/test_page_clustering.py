@@ -1,4 +1,4 @@
-"""AppTest of pages/4_Clustering.py: default render, switches, comparison and classification runs."""
+"""AppTest of pages/clustering.py: default render, switches, comparison and classification runs."""
 
 from streamlit.testing.v1 import AppTest
 
@@ -7,7 +7,7 @@ from apptest_helpers import assert_clean, page_app
 
 
 def _app(**state) -> AppTest:
-    return page_app("4_Clustering.py", 120, **state)
+    return page_app("clustering.py", 120, **state)
 
 
 _clean = assert_clean

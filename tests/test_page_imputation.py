@@ -1,4 +1,4 @@
-"""AppTest of pages/5_Imputation.py: benchmark tab (small grid) and the 'Impute my data' tab."""
+"""AppTest of pages/imputation.py: benchmark tab (small grid) and the 'Impute my data' tab."""
 
 
 from streamlit.testing.v1 import AppTest
@@ -8,7 +8,7 @@ from apptest_helpers import page_app
 
 
 def _app(**state) -> AppTest:
-    return page_app("5_Imputation.py", 120, **state)
+    return page_app("imputation.py", 120, **state)
 
 
 def test_benchmark_tab_runs_a_small_grid():

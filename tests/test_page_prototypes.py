@@ -1,4 +1,4 @@
-"""AppTest of pages/6_Prototypes.py: default run, criterion and structure switches, the curve over k."""
+"""AppTest of pages/prototypes.py: default run, criterion and structure switches, the curve over k."""
 
 from streamlit.testing.v1 import AppTest
 
@@ -7,7 +7,7 @@ from apptest_helpers import assert_clean, page_app
 
 
 def _app(**state) -> AppTest:
-    return page_app("6_Prototypes.py", 120, **state)
+    return page_app("prototypes.py", 120, **state)
 
 
 _clean = assert_clean

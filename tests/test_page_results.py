@@ -1,13 +1,13 @@
-"""AppTest of pages/8_Results.py: the stored results of a run (a quick run written here), switching
+"""AppTest of pages/results.py: the stored results of a run (a quick run written here), switching
 experiments and columns, and the empty-folder message."""
 from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from bnfk_core import reproduce as rep
+from bnfk_core.reproduce import experiments as rep
 
-PAGE = str(Path(__file__).resolve().parents[1] / "pages" / "8_Results.py")
+PAGE = str(Path(__file__).resolve().parents[1] / "pages" / "results.py")
 
 
 @pytest.fixture(scope="module")

@@ -1,4 +1,4 @@
-"""AppTest of pages/7_Segments_lab.py: default render, kinds, base, theory/equivalence panels, arc search + apply."""
+"""AppTest of pages/segments.py: default render, kinds, base, theory/equivalence panels, arc search + apply."""
 
 import numpy as np
 from streamlit.testing.v1 import AppTest
@@ -8,7 +8,7 @@ from apptest_helpers import assert_clean, page_app
 
 
 def _app(**state) -> AppTest:
-    return page_app("7_Segments_lab.py", 180, **state)
+    return page_app("segments.py", 180, **state)
 
 
 _clean = assert_clean

@@ -18,9 +18,9 @@ from bnfk_core import kernels
 from bnfk_core.cli import main
 from bnfk_core.dag import DAG
 from bnfk_core.data import from_codes, load_csv
-from bnfk_core.inference import posterior
+from bnfk_core.inference import log_likelihood, posterior
 from bnfk_core.model import fit, write_model
-from bnfk_core.prototypes import (Chi2Criterion, HeldOut, MMDCriterion, PrototypeError, class_posterior,
+from bnfk_core.analyses.prototypes import (Chi2Criterion, HeldOut, MMDCriterion, PrototypeError, class_posterior,
                                   greedy_swap, random_subsets, select_prototypes, split_half,
                                   summarize_benchmark)
 
@@ -224,7 +224,7 @@ def test_heldout_nll_equals_independent_computation():
     truth = test.codes[:, 0]
     assert got["error"] == pytest.approx(np.mean(probs.argmax(axis=1) != truth))
     assert got["log_loss"] == pytest.approx(-np.mean(np.log(probs[np.arange(4), truth])), rel=1e-12)
-    assert held.evaluate(train.codes)["nll"] == pytest.approx(-fit(dag, train).log_likelihood(test).mean())
+    assert held.evaluate(train.codes)["nll"] == pytest.approx(-log_likelihood(fit(dag, train), test).mean())
 
 
 def test_summarize_benchmark_on_car():
@@ -325,7 +325,7 @@ def test_heldout_with_missing_test_cells_equals_inference():
     S = np.arange(0, 60, 3)
     got = held.evaluate(train.codes[S])
     refit = fit(dag, train.subset(S))
-    assert got["nll"] == pytest.approx(-refit.log_likelihood(test).mean(), rel=1e-10)
+    assert got["nll"] == pytest.approx(-log_likelihood(refit, test).mean(), rel=1e-10)
     labelled = np.flatnonzero(test.codes[:, 0] >= 0)
     hidden = test.codes[labelled].copy()
     hidden[:, 0] = -1
@@ -336,12 +336,12 @@ def test_heldout_with_missing_test_cells_equals_inference():
 
 
 def test_experiment_with_a_given_structure_and_embedding():
-    from bnfk_core.prototypes import feature_embedding, prepare_experiment, run_experiment
+    from bnfk_core.analyses.prototypes import feature_embedding, prepare_summarization, run_summarization
     data = load_csv(CAR, class_column="class")
     feats = data.without_class()
-    exp = prepare_experiment(data, dag=DAG(feats.variables, [("buying", "maint")]), seed=2)
+    exp = prepare_summarization(data, dag=DAG(feats.variables, [("buying", "maint")]), seed=2)
     assert exp.structure == "given" and exp.class_column is None and "class" not in exp.model.variables
-    res = run_experiment(exp, 25, random_draws=20, return_details=True)
+    res = run_summarization(exp, 25, random_draws=20, return_details=True)
     assert "error" not in res["full"] and len(res["details"]["random_nll"]) == 20
     assert set(res["details"]["mmd_rows"]) <= set(exp.train_rows.tolist())
     Y = feature_embedding(exp.mmd.Phi[:150], 2)

@@ -10,8 +10,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from bnfk_core import published as pub
-from bnfk_core import reproduce as rep
+from bnfk_core.reproduce import published as pub
+from bnfk_core.reproduce import experiments as rep
+from bnfk_core.stats import cramers_v_corrected
 from bnfk_core.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -61,7 +62,7 @@ def test_structure_spec_and_bad_requests(tmp_path):
 def test_cli_errors_are_one_line(tmp_path, capsys):
     assert main(["reproduce", "speed", "-o", str(tmp_path), "--repeats", "0"]) == 2
     err = capsys.readouterr().err
-    assert err.startswith("error: --repeats") and err.count("\n") == 1
+    assert err.startswith("error: argument --repeats") and err.count("\n") == 1
     assert main(["reproduce", "thesis-clustering", "-o", str(tmp_path), "--quick", "--datasets", "letter"]) == 2
     assert "not a thesis data set" in capsys.readouterr().err
 
@@ -177,13 +178,13 @@ def test_committed_full_run_matches_published_module():
 
 
 def test_corrected_cramers_v_reproduces_thesis_table_6_3_cells():
-    from bnfk_core.segments import collapse
+    from bnfk_core.analyses.segments import collapse
     d = rep.load_thesis_data("breast_cancer")
     y = d.codes[:, d.index("class")]
     u, v = d.codes[:, d.index("menopause")], d.codes[:, d.index("deg-malig")]
     both = collapse(d, ["menopause", "deg-malig"])[0]
     t = pub.table("6.3")
-    assert rep.cramers_v_corrected(u, y) == pytest.approx(t.value("Breast Cancer", "v_1"), abs=5e-4)
-    assert rep.cramers_v_corrected(v, y) == pytest.approx(t.value("Breast Cancer", "v_2"), abs=5e-4)
-    assert rep.cramers_v_corrected(both, y) == pytest.approx(t.value("Breast Cancer", "v_1 ∩ v_2"), abs=5e-4)
-    assert math.isnan(rep.cramers_v_corrected(np.zeros(5, int), np.arange(5)))
+    assert cramers_v_corrected(u, y) == pytest.approx(t.value("Breast Cancer", "v_1"), abs=5e-4)
+    assert cramers_v_corrected(v, y) == pytest.approx(t.value("Breast Cancer", "v_2"), abs=5e-4)
+    assert cramers_v_corrected(both, y) == pytest.approx(t.value("Breast Cancer", "v_1 ∩ v_2"), abs=5e-4)
+    assert math.isnan(cramers_v_corrected(np.zeros(5, int), np.arange(5)))

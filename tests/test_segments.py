@@ -1,4 +1,4 @@
-"""bnfk_core.segments: case tables, pair finding, MI ranking, collapsed-variable statistics, arc search.
+"""bnfk_core.analyses.segments: case tables, pair finding, MI ranking, collapsed-variable statistics, arc search.
 
 Independent references: brute-force s(x)^T I^-1 s(y) per variable (helpers_bruteforce), scikit-learn's
 mutual_info_score, scipy's Cramér's V, enumeration of all row pairs, and a full Gram recomputation.
@@ -11,7 +11,8 @@ import pytest
 from scipy.stats.contingency import association
 from sklearn.metrics import adjusted_rand_score, mutual_info_score
 
-from bnfk_core import kernels, segments as S
+from bnfk_core import kernels, stats
+from bnfk_core.analyses import segments as S
 from bnfk_core.cli import main
 from bnfk_core.dag import DAG, apply_segment, segment_arcs
 from bnfk_core.data import load_csv
@@ -247,12 +248,12 @@ def test_theils_u_and_cramers_v_match_independent_formulas():
 
 
 def test_theils_u_and_cramers_v_edge_cases():
-    assert S.theils_u(np.zeros(5, int), np.arange(5)) is None        # constant label
-    assert S.cramers_v(np.zeros(5, int), np.arange(5)) is None
+    assert stats.theils_u(np.zeros(5, int), np.arange(5)) is None        # constant label
+    assert stats.cramers_v(np.zeros(5, int), np.arange(5)) is None
     x = np.array([0, 1, 0, 1, -1])
-    assert S.theils_u(x, x) == pytest.approx(1.0)
-    assert S.cramers_v(x, x) == pytest.approx(1.0)
-    c, states = S.collapse(_hv(), ["crime", "mx-missile"])
+    assert stats.theils_u(x, x) == pytest.approx(1.0)
+    assert stats.cramers_v(x, x) == pytest.approx(1.0)
+    c, states = stats.collapse(_hv(), ["crime", "mx-missile"])
     assert len(states) == c.max() + 1 and "|" in states[0]
 
 
@@ -285,7 +286,7 @@ def test_variable_term_with_missing_cells_uses_marginalized_features():
 
 
 def test_arc_search_base_is_scaled_hamming_and_is_reproducible():
-    from bnfk_core.cluster import correlation_clustering
+    from bnfk_core.analyses.cluster import correlation_clustering
     data = load_csv(_path("hayes_roth"), class_column="class")
     r1 = S.arc_search(data, n_arcs=2, restarts=5, seed=3)
     r2 = S.arc_search(data, n_arcs=2, restarts=5, seed=3)

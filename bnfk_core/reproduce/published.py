@@ -20,6 +20,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+import pandas as pd
+
 __all__ = ["THESIS_DATASETS", "PAPER_DATASETS", "PublishedTable", "TABLES", "table", "parse_block",
            "PAPER_RUNTIMES", "PAPER_FIGURES", "PAPER_SETTINGS", "THESIS_SETTINGS", "number"]
 
@@ -104,7 +106,6 @@ class PublishedTable:
 
     def frame(self):
         """The table as a pandas DataFrame (rows: the thesis's data set names)."""
-        import pandas as pd
         return pd.DataFrame.from_dict(self.rows, orient="index", columns=list(self.columns))
 
 

@@ -1,9 +1,10 @@
-"""Tests for bnfk_core.viz: layouts, orderings and embeddings behind the app's figures."""
+"""Tests for bnfk_core.layout, bnfk_core.embed and the column summary: the numbers behind the app's figures."""
 import numpy as np
 import pytest
 
-from bnfk_core.viz import (arrow_segment, class_order, cluster_order, kernel_distance, kernel_pca,
-                           layered_layout, pair_values, sample_rows, column_summary)
+from bnfk_core.embed import class_order, cluster_order, kernel_distance, kernel_pca, pair_values, sample_rows
+from bnfk_core.layout import arrow_segment, layered_layout
+from bnfk_core.stats import column_summary
 
 
 def test_layout_parents_above_children():

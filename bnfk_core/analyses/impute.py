@@ -55,8 +55,12 @@ from typing import Callable, Sequence
 import numpy as np
 import pandas as pd
 
-from .data import CategoricalData
-from .errors import BnfkError
+from ..data import CategoricalData
+from ..errors import BnfkError
+from ..inference import posterior
+from ..kernels import gram
+from ..learn import EXACT_MAX_VARIABLES, learn_structure
+from ..model import fit
 
 __all__ = ["METHODS", "CE_FLOOR", "CE_CAP", "MCARSplit", "Imputation", "ImputedData", "BenchmarkResult",
            "ImputeError", "induce_mcar", "learn_model", "impute", "impute_bn", "impute_mode", "impute_wknn",
@@ -227,8 +231,6 @@ def learn_model(data: CategoricalData, *, structure: str = "auto", score: str = 
 
     ``structure="auto"`` is exact search when there are at most 20 variables, else hill climbing.
     """
-    from .learn import EXACT_MAX_VARIABLES, learn_structure
-    from .model import fit
     method = str(structure).lower()
     if method == "auto":
         method = "exact" if data.n_vars <= EXACT_MAX_VARIABLES else "hc"
@@ -352,7 +354,6 @@ def impute_wknn(data: CategoricalData, k: int = 3, seed: int = 0) -> Imputation:
 
 def impute_fisher_knn(data: CategoricalData, model=None, k: int = 3, seed: int = 0, **learn) -> Imputation:
     """Weighted kNN with neighbours by the marginalized Fisher kernel's distance under ``model``."""
-    from .kernels import gram
     t0 = time.perf_counter()
     if model is None:
         model = learn_model(data, seed=seed, **learn)
@@ -364,7 +365,6 @@ def impute_fisher_knn(data: CategoricalData, model=None, k: int = 3, seed: int =
 
 
 def _posterior_cells(model, data: CategoricalData) -> Cells:
-    from .inference import posterior
     post = posterior(model, data)
     aligned_vars = list(model.variables)
     out = {}
@@ -608,7 +608,6 @@ def benchmark(data: CategoricalData, methods: Sequence[str] = METHODS, *,
                 progress(done / total, f"test {tr:g} x missing {mr:g}, repeat {rep + 1}/{repeats}")
     runs = pd.DataFrame.from_records(records, columns=["test_ratio", "missing_ratio", "repeat", "method",
                                                        "accuracy", "cross_entropy", "cells", "seconds"])
-    from .learn import EXACT_MAX_VARIABLES
     used = structure if structure != "auto" else ("exact" if data.n_vars <= EXACT_MAX_VARIABLES else "hc")
     info = {"rows": data.n_rows, "variables": data.n_vars, "structure": used, "score": score, "params": params,
             "k": k, "seed": int(seed), "include_class": bool(include_class)}

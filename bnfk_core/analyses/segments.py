@@ -48,13 +48,19 @@ from typing import Callable, Sequence
 import numpy as np
 import pandas as pd
 
-from .dag import DAG, SEGMENT_KINDS, apply_segment, cpdag, segment_arcs
-from .errors import BnfkError, KernelError
+from ..dag import DAG, SEGMENT_KINDS, apply_segment, covered_arcs, cpdag, segment_arcs
+from ..errors import BnfkError, KernelError
+from ..inference import marginal
+from ..kernels import DEFAULT_MAX_BYTES, contributions, feature_offsets, features, gram
+from ..model import BayesNet, cpt_counts, estimate_cpt, fit
+from ..registry import ESTIMATORS
+from ..stats import collapse, cramers_v, entropy, mutual_information, theils_u
+from .cluster import cluster, clustering_metrics, default_n_clusters
 
 __all__ = [
     "SegmentError", "SEGMENT_KINDS", "GREEK", "CaseRow", "CaseTable", "case_patterns", "case_labels",
     "segment_model", "check_segment", "greek_values", "case_table", "find_pair", "pair_pattern",
-    "entropy", "mutual_information", "mi_ranking", "collapse", "theils_u", "cramers_v", "collapsed_stats",
+    "mi_ranking", "collapsed_stats",
     "reverse_covered_arc", "variable_term", "affected_terms", "add_arc_gram", "candidate_arcs", "ArcStep", "ArcSearchResult", "arc_search",
 ]
 
@@ -146,7 +152,7 @@ def _empty_formula(terms: Sequence[str], m: int) -> str:
 
 
 # ====================================================================== model and checks
-def _features(data):
+def _feature_columns(data):
     return data.without_class() if data.class_column else data
 
 
@@ -154,8 +160,7 @@ def segment_model(data, kind: str, variables: Sequence[str], base: DAG | None = 
                   method: str = "smoothed", pseudo_count: float = 1.0):
     """The network ``base`` (default: the empty network over the feature columns) with the segment
     applied (:func:`bnfk_core.dag.apply_segment`), CPTs fitted to ``data`` (pseudo-count 1)."""
-    from .model import fit
-    feats = _features(data)
+    feats = _feature_columns(data)
     variables = [str(v) for v in variables]
     for v in variables:
         if data.class_column is not None and v == data.class_column:
@@ -200,7 +205,6 @@ def check_segment(model, kind: str, variables: Sequence[str]) -> list[int]:
 def greek_values(model, kind: str, idx: Sequence[int], x: Sequence[int]) -> dict:
     """The thesis's Greek letters for first-row values ``x`` (codes of the segment variables), from the
     model's exact joint marginal of the segment."""
-    from .inference import marginal
     J = np.asarray(marginal(model, list(idx)), dtype=float)
     x = tuple(int(c) for c in x)
     m = len(idx)
@@ -230,7 +234,6 @@ def greek_values(model, kind: str, idx: Sequence[int], x: Sequence[int]) -> dict
 
 
 def _marg(model, i: int, c: int) -> float:
-    from .inference import marginal
     return float(np.asarray(marginal(model, [i]))[c])
 
 
@@ -389,7 +392,6 @@ def case_table(model, data, kind: str, variables: Sequence[str], *, seed: int | 
         model's probabilities at the pair's first row (``theory``), Σ_{segment} K_i of the pair
         (``measured``, None when no pair of rows falls in the case) and the pair's row indices.
     """
-    from .kernels import contributions
     if kind not in SEGMENT_KINDS:
         raise SegmentError(f"Unknown segment kind '{kind}'; choose one of {', '.join(SEGMENT_KINDS)}.")
     variables = tuple(str(v) for v in variables)
@@ -449,39 +451,6 @@ def case_table(model, data, kind: str, variables: Sequence[str], *, seed: int | 
 
 
 # ====================================================================== information measures
-def _joint_index(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(index of each complete row's joint configuration, mask of complete rows)."""
-    codes = np.atleast_2d(np.asarray(codes))
-    if codes.ndim == 1:
-        codes = codes[:, None]
-    ok = (codes >= 0).all(axis=1)
-    sub = codes[ok].astype(np.int64)
-    if sub.shape[1] == 0:
-        return np.zeros(int(ok.sum()), np.int64), ok
-    _, inv = np.unique(sub, axis=0, return_inverse=True)
-    return inv.reshape(-1), ok
-
-
-def entropy(codes: np.ndarray) -> float:
-    """Empirical joint entropy (nats) of the columns of ``codes`` over its complete rows."""
-    inv, _ = _joint_index(codes)
-    if len(inv) == 0:
-        return 0.0
-    p = np.bincount(inv) / len(inv)
-    p = p[p > 0]
-    return float(-(p * np.log(p)).sum())
-
-
-def mutual_information(a: np.ndarray, b: np.ndarray) -> float:
-    """Empirical mutual information (nats) between code columns (or column groups) a and b, over the rows
-    where both are observed:  I = H(a) + H(b) − H(a, b)."""
-    a = np.asarray(a).reshape(len(a), -1)
-    b = np.asarray(b).reshape(len(b), -1)
-    ok = (a >= 0).all(axis=1) & (b >= 0).all(axis=1)
-    a, b = a[ok], b[ok]
-    return max(entropy(a) + entropy(b) - entropy(np.hstack([a, b])), 0.0)
-
-
 def mi_ranking(data, kind: str = "single-arc", *, top: int = 10, exclude: Sequence[str] = ()) -> pd.DataFrame:
     """Pairs (``single-arc``) or triples (``v``, ``a``, ``chain``, ``full``) of feature columns with the
     highest empirical mutual information, the label column excluded.
@@ -499,7 +468,7 @@ def mi_ranking(data, kind: str = "single-arc", *, top: int = 10, exclude: Sequen
     """
     if kind not in SEGMENT_KINDS:
         raise SegmentError(f"Unknown segment kind '{kind}'; choose one of {', '.join(SEGMENT_KINDS)}.")
-    feats = _features(data)
+    feats = _feature_columns(data)
     names = [v for v in feats.variables if v not in set(exclude)]
     C = feats.select(names).codes if names else np.zeros((feats.n_rows, 0), np.int64)
     n = len(names)
@@ -544,80 +513,6 @@ def mi_ranking(data, kind: str = "single-arc", *, top: int = 10, exclude: Sequen
     return df
 
 
-def collapse(data, variables: Sequence[str]) -> tuple[np.ndarray, tuple[str, ...]]:
-    """The collapsed variable u∩v∩…: one state per observed combination (codes, state names "a|b|…");
-    −1 where any of the variables is missing."""
-    idx = [data.index(v) for v in variables]
-    S = data.codes[:, idx]
-    ok = (S >= 0).all(axis=1)
-    codes = np.full(data.n_rows, -1, np.int64)
-    if not ok.any():
-        return codes, ()
-    combos, inv = np.unique(S[ok], axis=0, return_inverse=True)
-    codes[ok] = inv.reshape(-1)
-    states = tuple("|".join(data.states[i][c] for i, c in zip(idx, combo)) for combo in combos)
-    return codes, states
-
-
-def _contingency(a, b) -> np.ndarray:
-    a, b = np.asarray(a), np.asarray(b)
-    ok = (a >= 0) & (b >= 0)
-    _, ia = np.unique(a[ok], return_inverse=True)
-    _, ib = np.unique(b[ok], return_inverse=True)
-    T = np.zeros((ia.max() + 1 if len(ia) else 0, ib.max() + 1 if len(ib) else 0))
-    np.add.at(T, (ia, ib), 1.0)
-    return T
-
-
-def theils_u(label, x) -> float | None:
-    """Uncertainty coefficient U(label | x) = (H(label) − H(label | x)) / H(label) = I(label; x) / H(label),
-    over the rows where both are observed (None when the label is constant there)."""
-    T = _contingency(label, x)
-    n = T.sum()
-    if n == 0:
-        return None
-    P = T / n
-    pl, px = P.sum(axis=1), P.sum(axis=0)
-    H = float(-(pl[pl > 0] * np.log(pl[pl > 0])).sum())
-    if H <= 0:
-        return None
-    nz = P > 0
-    mi = float((P[nz] * np.log(P[nz] / np.outer(pl, px)[nz])).sum())
-    return max(min(mi / H, 1.0), 0.0)
-
-
-def cramers_v(a, b, bias_correction: bool = False, yates: bool = False) -> float | None:
-    """Cramér's V = sqrt(φ² / min(r − 1, c − 1)), φ² = χ² / n, of the contingency table of a and b
-    (observed levels only); None when one of them is constant.
-
-    ``bias_correction``: Bergsma's (2013) corrected V, φ̃² = max(0, φ² − (r−1)(c−1)/(n−1)),
-    r̃ = r − (r−1)²/(n−1), c̃ likewise, V = sqrt(φ̃² / min(r̃ − 1, c̃ − 1)) -- what the thesis's
-    Table 6.3 reports (its values match this to the third decimal where our arcs agree).
-    ``yates``: Yates's continuity correction of χ² for 2 × 2 tables (scipy's ``chi2_contingency``
-    default), which with ``bias_correction`` reproduces Table 6.3 on binary variables too.
-    """
-    T = _contingency(a, b)
-    n = T.sum()
-    k = min(T.shape) - 1 if T.size else 0
-    if n == 0 or k < 1:
-        return None
-    if yates and T.shape == (2, 2):
-        from scipy.stats import chi2_contingency
-        phi2 = float(chi2_contingency(T, correction=True)[0]) / n
-    else:
-        E = np.outer(T.sum(axis=1), T.sum(axis=0)) / n
-        phi2 = float(((T - E) ** 2 / E).sum()) / n
-    if not bias_correction:
-        return float(np.sqrt(phi2 / k))
-    if n <= 1:
-        return None
-    r, c = T.shape
-    phi2 = max(0.0, phi2 - (r - 1) * (c - 1) / (n - 1))
-    rc = r - (r - 1) ** 2 / (n - 1)
-    cc = c - (c - 1) ** 2 / (n - 1)
-    return float(np.sqrt(phi2 / min(rc - 1, cc - 1)))
-
-
 def collapsed_stats(data, variables: Sequence[str], label_column: str | None = None) -> pd.DataFrame:
     """Theil's U(label | X) and Cramér's V(X, label) (plain and bias-corrected) for each variable X of
     ``variables`` and for the collapsed variable of all of them (thesis Tables 6.2–6.3); one row each,
@@ -649,12 +544,10 @@ def variable_term(model, codes: np.ndarray, i: int) -> np.ndarray:
     with P(π_i) the model's exact parent marginal.  Rows whose family of i has a missing cell get the
     marginalized kernel through the explicit feature block (slower, exact).
     """
-    from .inference import marginal
     codes = np.asarray(codes)
     p = model.parent_config(i, codes)
     x = codes[:, i].astype(np.int64)
     if (p < 0).any() or (x < 0).any():
-        from .kernels import feature_offsets, features
         off = feature_offsets(model)
         B = features(model, codes)[:, off[i]:off[i + 1]]
         return (B @ B.T).toarray()
@@ -676,11 +569,10 @@ def variable_term(model, codes: np.ndarray, i: int) -> np.ndarray:
 
 def _with_arc(model, feats_codes, u: str, v: str, params: str, pseudo_count: float):
     """``model`` with u -> v added; only v's CPT is re-estimated (the others do not change)."""
-    from .model import BayesNet, estimate_cpt, family_counts
     dag = model.dag.add_arc(u, v)
     iv = dag.index(v)
     cpts = list(model.cpts)
-    cpts[iv] = estimate_cpt(family_counts(dag, feats_codes, model.cardinalities, iv), params, pseudo_count)
+    cpts[iv] = estimate_cpt(cpt_counts(dag, feats_codes, model.cardinalities, iv), params, pseudo_count)
     return BayesNet(dag, model.states, tuple(cpts), dict(model.fit_info))
 
 
@@ -741,8 +633,6 @@ def reverse_covered_arc(model, u: str, v: str):
     with Z = π(u) (so π(v) = Z ∪ {u}), P(v | Z) = Σ_u P(u | Z) P(v | Z, u) and
     P(u | Z, v) = P(u | Z) P(v | Z, u) / P(v | Z) (uniform where P(v | Z) = 0).  The Fisher kernel is
     invariant under this reversal (Markov-equivalent structure, same distribution)."""
-    from .dag import covered_arcs
-    from .model import BayesNet
     dag = model.dag
     if (u, v) not in covered_arcs(dag):
         raise SegmentError(f"The arc {u} -> {v} is not a covered arc of the network (covered: pa({v}) = pa({u}) + {u}).")
@@ -844,17 +734,14 @@ def arc_search(data, *, label_column: str | None = None, n_arcs: int = 2, algori
 
     Ties between candidates keep the first in node order.
     """
-    from .cluster import cluster, clustering_metrics, default_n_clusters
-    from .kernels import DEFAULT_MAX_BYTES, gram
-    from .model import FIT_METHODS, fit
     t0 = time.perf_counter()
     if kernel != "fisher":
         raise SegmentError(f"The arc search changes the network behind the Fisher kernel; kernel '{kernel}' "
                            "has no network (use 'fisher').")
     if algorithm not in ("correlation", "spectral"):
         raise SegmentError(f"Unknown clustering algorithm '{algorithm}'; choose correlation or spectral.")
-    if params not in FIT_METHODS:
-        raise SegmentError(f"Unknown parameter method '{params}'; choose one of {', '.join(FIT_METHODS)}.")
+    if params not in ESTIMATORS:
+        raise SegmentError(f"Unknown parameter method '{params}'; choose one of {', '.join(ESTIMATORS)}.")
     if int(n_arcs) < 0:
         raise SegmentError(f"The number of arcs must be at least 0, got {n_arcs}.")
     if label_column is not None:

@@ -8,28 +8,31 @@ Writes CSV + markdown tables, plotly figures and ``manifest.json`` into the outp
 """
 from __future__ import annotations
 
-from .cli import _split, progress_to_stderr
-from .errors import BnfkError
+from ..errors import BnfkError
+from ..reproduce import EXPERIMENTS, NETWORK_CHOICES, Settings, run
+from .common import (
+    add_hidden_alias,
+    add_quiet,
+    int_at_least,
+    progress,
+    seed,
+    split_list,
+)
 
 __all__ = ["register"]
 
 
 def _cmd_reproduce(args) -> dict:
-    from .reproduce import Settings, run
-    for name in ("repeats", "jobs", "random_draws", "exact_max_vars"):
-        v = getattr(args, name)
-        if v is not None and v < 1:
-            raise BnfkError(f"--{name.replace('_', '-')} must be at least 1, got {v}.")
     ks = None
     if args.ks:
         try:
-            ks = tuple(int(k) for k in _split(args.ks))
+            ks = tuple(int(k) for k in split_list(args.ks))
         except ValueError:
             raise BnfkError(f"--ks takes comma-separated integers, got '{args.ks}'.") from None
-    settings = Settings(quick=args.quick, structure=args.structure, seed=args.seed, repeats=args.repeats,
-                        datasets=tuple(_split(args.datasets)) or None, exact_max_vars=args.exact_max_vars,
+    settings = Settings(quick=args.quick, structure=args.networks, seed=args.seed, repeats=args.repeats,
+                        datasets=tuple(split_list(args.datasets)) or None, exact_max_vars=args.exact_max_vars,
                         jobs=args.jobs or 1, random_draws=args.random_draws, ks=ks)
-    man = run(args.experiment, args.output, settings, None if args.quiet else progress_to_stderr)
+    man = run(args.experiment, args.output, settings, progress(args))
     exps = man.get("experiments", {})
     names = list(exps) if args.experiment == "all" else [args.experiment]
     return {"output": args.output, "experiments": {n: {"wall_seconds": exps[n]["wall_seconds"],
@@ -39,26 +42,26 @@ def _cmd_reproduce(args) -> dict:
 
 
 def register(sub) -> None:
-    from .reproduce import EXPERIMENTS, STRUCTURES
     p = sub.add_parser("reproduce", help="reproduce the thesis's tables and the paper's figures/run times "
                                          "(ours next to the published numbers)")
     p.add_argument("experiment", choices=("all",) + EXPERIMENTS)
     p.add_argument("-o", "--output", required=True, metavar="DIR", help="output folder (created if needed)")
     p.add_argument("--quick", action="store_true",
                    help="fewer data sets, settings and repeats (minutes, for CI); the full run takes hours")
-    p.add_argument("--structure", choices=STRUCTURES, default="default",
+    p.add_argument("--networks", choices=NETWORK_CHOICES, default="default",
                    help="networks: default = each source's own (thesis: exact qNML + cNML; paper: hc BIC + "
                         "smoothed), or force 'thesis' / 'paper' everywhere")
-    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
-    p.add_argument("--repeats", type=int, help="runs per setting / clustering runs / classification splits "
+    add_hidden_alias(p, "--structure", "networks", choices=NETWORK_CHOICES)
+    p.add_argument("--seed", type=seed, default=0, help="random seed (default 0)")
+    p.add_argument("--repeats", type=int_at_least(1), help="runs per setting / clustering runs / classification splits "
                                                "(default: the thesis's 10; 1-2 with --quick)")
     p.add_argument("--datasets", default="", metavar="A,B",
                    help="sample_data names to run (default: all of the experiment's source)")
-    p.add_argument("--exact-max-vars", type=int, metavar="V",
+    p.add_argument("--exact-max-vars", type=int_at_least(1), metavar="V",
                    help="thesis structures: exact search up to V variables, hill climbing above "
                         "(default 12 for imputation, 16 for classification, 20 elsewhere)")
-    p.add_argument("--jobs", type=int, default=1, help="worker processes, one data set each (default 1)")
-    p.add_argument("--random-draws", type=int, metavar="R", help="paper: random subsets per k (default 1000)")
+    p.add_argument("--jobs", type=int_at_least(1, 64), default=1, help="worker processes, one data set each (default 1)")
+    p.add_argument("--random-draws", type=int_at_least(1), metavar="R", help="paper: random subsets per k (default 1000)")
     p.add_argument("--ks", default="", metavar="K1,K2", help="paper: subset sizes (default 200,500,750,1000)")
-    p.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    add_quiet(p)
     p.set_defaults(func=_cmd_reproduce)

@@ -2,7 +2,7 @@
 import pandas as pd
 import streamlit as st
 
-from bnfk_core.viz import column_summary
+from bnfk_core.stats import column_summary
 from bnfk_ui import common, figures, state
 
 if common.start("Data"):

@@ -8,12 +8,12 @@ import plotly.graph_objects as go
 import streamlit as st
 from plotly.subplots import make_subplots
 
-from bnfk_core import impute as imp
+from bnfk_core.analyses import impute as imp
 from bnfk_ui import common, state
 
 LABELS = {"bn": "BN", "mode": "Mode", "wknn": "wKNN", "fisher-knn": "Fisher-kNN", "bn-mode": "BN-Mode",
           "bn-wknn": "BN-wKNN"}
-STRUCTURES = {"tree": "Chow–Liu tree (fast)", "hc": "Hill climbing", "exact": "Exact optimum (≤ 20 variables, slow)",
+SUMMARIZATION_STRUCTURES = {"tree": "Chow–Liu tree (fast)", "hc": "Hill climbing", "exact": "Exact optimum (≤ 20 variables, slow)",
               "auto": "As the thesis: exact up to 20 variables, else hill climbing"}
 RATIOS = [0.1, 0.2, 0.3, 0.4, 0.5]   # the thesis grid: pick all five of each for its 25 settings
 DEFAULT_RATIOS = [0.1, 0.3, 0.5]     # 9 settings x 1 repeat: a default run of a few seconds
@@ -82,7 +82,7 @@ def cell_figure(res: "imp.ImputedData", rows: np.ndarray) -> go.Figure:
 
 if common.start("Imputation"):
     ss = st.session_state
-    feat = state.features()
+    feat = state.feature_data()
     t_bench, t_mine = st.tabs(["Benchmark", "Impute my data"])
 
     with t_bench:
@@ -94,8 +94,8 @@ if common.start("Imputation"):
         with c1:
             methods = st.multiselect("Methods", list(imp.METHODS), default=["bn", "mode", "wknn"],
                                      format_func=LABELS.get, key="imp_methods")
-            structure = st.selectbox("Structure of the BN methods (qNML score, cNML parameters)", list(STRUCTURES),
-                                     format_func=STRUCTURES.get, key="imp_structure")
+            structure = st.selectbox("Structure of the BN methods (qNML score, cNML parameters)", list(SUMMARIZATION_STRUCTURES),
+                                     format_func=SUMMARIZATION_STRUCTURES.get, key="imp_structure")
         with c2:
             trs = st.multiselect("Test ratios", RATIOS, default=DEFAULT_RATIOS, key="imp_test",
                                  help="Fraction of the rows that form the test part (thesis: 0.1–0.5).")

@@ -4,9 +4,17 @@ import json
 import pandas as pd
 import streamlit as st
 
-from bnfk_core.dag import DAG, SEGMENT_KINDS, covered_arcs, cpdag, segment_arcs, v_structures
+from bnfk_core.dag import (
+    DAG,
+    SEGMENT_KINDS,
+    covered_arcs,
+    cpdag,
+    segment_arcs,
+    v_structures,
+)
 from bnfk_core.errors import BnfkError, StructureError
 from bnfk_core.model import model_to_bif, read_model
+from bnfk_core.registry import ESTIMATORS, LEARNERS, SCORES
 from bnfk_ui import common, figures, state
 
 SEGMENT_HELP = {
@@ -39,7 +47,7 @@ def act(slot: str, fn, *args, ok: str | None = None):
 
 if common.start("Structure"):
     ss = st.session_state
-    feat = state.features()
+    feat = state.feature_data()
     dg = state.dag()
     seg = ss.structure.get("segment")
     seg_arcs = []
@@ -60,14 +68,14 @@ if common.start("Structure"):
             c1.metric("Arcs", dg.n_arcs)
             c2.metric("Parameters", f"{m.parameter_count():,}", help="Free parameters Σ q_i (r_i − 1).")
             learned = state.scores(DAG.from_dict(ss.structure["learned"]))
-            table = pd.DataFrame({"score": [state.SCORE_LABELS[s] for s in state.SCORES],
-                                  "value": [sc[s] for s in state.SCORES],
-                                  "Δ vs learned": [sc[s] - learned[s] for s in state.SCORES]})
+            table = pd.DataFrame({"score": [SCORES[s].label for s in SCORES],
+                                  "value": [sc[s] for s in SCORES],
+                                  "Δ vs learned": [sc[s] - learned[s] for s in SCORES]})
             st.dataframe(table, hide_index=True, width="stretch",
                          column_config={"value": st.column_config.NumberColumn(format="%.1f"),
                                         "Δ vs learned": st.column_config.NumberColumn(format="%+.1f")})
             st.caption(f"Log scores on the {int(feat.complete_rows().sum()):,} complete rows; higher is better.")
-        st.selectbox("Parameters", list(state.PARAM_METHODS), format_func=state.PARAM_METHODS.get,
+        st.selectbox("Parameters", list(ESTIMATORS), format_func=ESTIMATORS.labels().get,
                      **state.bind("param_method"))
         b1, b2 = st.columns(2)
         b1.button("Undo", icon=":material/undo:", disabled=not ss.structure["undo"], width="stretch",
@@ -97,10 +105,10 @@ if common.start("Structure"):
     with t_learn:
         c1, c2, c3 = st.columns([2, 1, 1])
         with c1:
-            method = st.selectbox("Method", list(state.LEARN_METHODS), format_func=state.LEARN_METHODS.get,
+            method = st.selectbox("Method", list(LEARNERS), format_func=LEARNERS.labels().get,
                                   **state.bind("learn_method"))
         with c2:
-            st.selectbox("Score", list(state.SCORES), format_func=state.SCORE_LABELS.get,
+            st.selectbox("Score", list(SCORES), format_func=SCORES.labels().get,
                          help="Optimised by hill climbing and exact search; reported for the other methods.",
                          **state.bind("learn_score"))
             st.number_input("Seed (hill-climbing ties)", min_value=0, step=1, **state.bind("learn_seed"))
@@ -112,7 +120,7 @@ if common.start("Structure"):
         if method == "exact" and feat.n_vars > 20:
             st.warning(f"Exact search handles at most 20 variables; these data have {feat.n_vars}.")
         if st.button("Learn structure", type="primary", icon=":material/play_arrow:"):
-            with st.status(f"Learning ({state.LEARN_METHODS[method].split(' (')[0]})…", expanded=True) as status:
+            with st.status(f"Learning ({LEARNERS[method].label.split(' (')[0]})…", expanded=True) as status:
                 bar = st.progress(0.0, text="counting")
                 try:
                     res = state.learn(method, ss.learn_score, ss.learn_k, ss.learn_max_parents or None,
@@ -122,8 +130,8 @@ if common.start("Structure"):
                     status.update(label="Learning failed", state="error")
                     st.error(str(exc))
                 else:
-                    label = f"{state.LEARN_METHODS[method].split(' (')[0]}" + (
-                        f" ({state.SCORE_LABELS[ss.learn_score]})" if method in ("hc", "exact") else "")
+                    label = f"{LEARNERS[method].label.split(' (')[0]}" + (
+                        f" ({SCORES[ss.learn_score].label})" if method in ("hc", "exact") else "")
                     state.set_dag(res.dag, label, learned=True, notes=res.notes)
                     status.update(label=f"Learned {label}: {res.dag.n_arcs} arcs in {res.seconds:.1f} s",
                                   state="complete")
@@ -186,7 +194,7 @@ if common.start("Structure"):
         cp = cpdag(dg)
         undirected = [tuple(sorted(e)) for e in cp.undirected]
         pos = None
-        from bnfk_core.viz import layered_layout
+        from bnfk_core.layout import layered_layout
         pos = layered_layout(dg.nodes, dg.sorted_arcs())
         c1, c2 = st.columns([3, 1.25], gap="medium")
         with c1:

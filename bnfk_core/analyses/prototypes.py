@@ -40,17 +40,22 @@ from typing import Callable, Sequence
 import numba
 import numpy as np
 import scipy.sparse as sp
+from scipy.sparse.linalg import LinearOperator, svds
 from scipy.special import gammaincc, gammaln
 
-from .errors import BnfkError
+from ..errors import BnfkError
+from ..inference import log_likelihood, parent_marginals, posterior
+from ..kernels import features
+from ..learn import learn_structure
+from ..model import MAX_CPT_CELLS, BayesNet, fit
 
-__all__ = ["CRITERIA", "STRUCTURES", "PrototypeError", "MMDCriterion", "Chi2Criterion", "GreedyResult",
+__all__ = ["CRITERIA", "SUMMARIZATION_STRUCTURES", "PrototypeError", "MMDCriterion", "Chi2Criterion", "GreedyResult",
            "greedy_swap", "random_subsets", "PrototypeResult", "select_prototypes", "HeldOut",
-           "class_posterior", "split_half", "feature_embedding", "Experiment", "prepare_experiment", "run_experiment",
+           "class_posterior", "split_half", "feature_embedding", "SummarizationExperiment", "prepare_summarization", "run_summarization",
            "summarize_benchmark"]
 
 CRITERIA = ("mmd", "chi2", "random")
-STRUCTURES = ("hc", "tan", "kdb")
+SUMMARIZATION_STRUCTURES = ("hc", "tan", "kdb")
 
 Progress = Callable[[float, str], None]
 
@@ -87,7 +92,6 @@ class MMDCriterion:
 
     @classmethod
     def from_model(cls, model, data) -> "MMDCriterion":
-        from .kernels import features
         data = model.align(data)
         cols = _KernelColumns(model, data.codes) if not data.has_missing else None
         return cls(features(model, data), cols)
@@ -209,7 +213,6 @@ class _KernelColumns:
     """K(., o) of complete rows by Theorem 1: sum_i [pi_i(x) = pi_i(o)] / P_j ([x_i = o_i] / theta - 1)."""
 
     def __init__(self, model, codes: np.ndarray):
-        from .inference import parent_marginals
         pm = parent_marginals(model)
         codes = np.asarray(codes, dtype=np.int64)
         N, n = codes.shape
@@ -516,7 +519,6 @@ def feature_embedding(Phi, n_components: int = 2, seed: int = 0) -> np.ndarray:
     eigenvectors of the centred Gram matrix scaled by the square roots of their eigenvalues).
     Signs are fixed so that the largest-magnitude score of each axis is positive.
     """
-    from scipy.sparse.linalg import LinearOperator, svds
     Phi = sp.csr_matrix(Phi, dtype=np.float64)
     N, D = Phi.shape
     k = int(n_components)
@@ -562,7 +564,6 @@ def class_posterior(model, data, class_column: str) -> np.ndarray:
     Complete feature rows: P(c, x) for every class value c, normalised (exact).  Rows with a
     missing feature cell go through :func:`bnfk_core.inference.posterior` with the class hidden.
     """
-    from .inference import posterior
     data = model.align(data)
     ci = data.index(class_column)
     codes = data.codes.astype(np.int64)
@@ -596,7 +597,6 @@ class HeldOut:
     """
 
     def __init__(self, dag, test, class_column: str | None = None, pseudo_count: float = 1.0):
-        from .model import MAX_CPT_CELLS
         self.dag = dag
         self.variables = list(dag.nodes)
         test = test.select(self.variables) if tuple(test.variables) != tuple(self.variables) else test
@@ -663,7 +663,6 @@ class HeldOut:
 
     def model(self, cpts):
         """The BayesNet of flattened CPTs from :meth:`fit`."""
-        from .model import BayesNet
         return BayesNet(self.dag, tuple(self.states),
                         tuple(t.reshape(self.q[i], -1) for i, t in enumerate(cpts)))
 
@@ -673,7 +672,7 @@ class HeldOut:
         net = None
         if self.incomplete is not None:
             net = self.model(cpts)
-            total += float(net.log_likelihood(self.incomplete).sum())
+            total += float(log_likelihood(net, self.incomplete).sum())
         res = {"nll": -total / self.M}
         if self.cls is not None:
             logj = np.zeros(self.pattern_counts.shape)
@@ -700,8 +699,8 @@ class HeldOut:
 
 
 @dataclass
-class Experiment:
-    """The k-independent part of the data-summarization experiment (see :func:`prepare_experiment`)."""
+class SummarizationExperiment:
+    """The k-independent part of the data-summarization experiment (see :func:`prepare_summarization`)."""
 
     structure: str
     class_column: str | None
@@ -717,9 +716,9 @@ class Experiment:
     seconds: dict
 
 
-def prepare_experiment(data, structure: str = "hc", *, dag=None, class_column: str | None = None,
+def prepare_summarization(data, structure: str = "hc", *, dag=None, class_column: str | None = None,
                        test_fraction: float = 0.5, seed: int = 0, kdb_k: int = 3,
-                       progress: Progress | None = None) -> Experiment:
+                       progress: Progress | None = None) -> SummarizationExperiment:
     """Split, learn the structure on the training half, fit it, build the criteria and the evaluator.
 
     ``hc`` treats the class as any other variable (BIC, the paper's Fig. 1) and is evaluated by
@@ -728,9 +727,6 @@ def prepare_experiment(data, structure: str = "hc", *, dag=None, class_column: s
     :class:`~bnfk_core.dag.DAG` over some of the columns) skips learning: ``structure`` becomes
     ``"given"`` and the class metrics are reported when the DAG contains the class column.
     """
-    from .inference import parent_marginals
-    from .learn import learn_structure
-    from .model import fit
 
     cls = class_column if class_column is not None else data.class_column
     if cls is not None and cls not in data.variables:
@@ -743,8 +739,8 @@ def prepare_experiment(data, structure: str = "hc", *, dag=None, class_column: s
         classify = cls is not None and cls in dag.nodes
     else:
         structure = str(structure).lower()
-        if structure not in STRUCTURES:
-            raise PrototypeError(f"Unknown structure '{structure}'; choose one of {', '.join(STRUCTURES)}.")
+        if structure not in SUMMARIZATION_STRUCTURES:
+            raise PrototypeError(f"Unknown structure '{structure}'; choose one of {', '.join(SUMMARIZATION_STRUCTURES)}.")
         if structure in ("tan", "kdb") and cls is None:
             raise PrototypeError(f"Structure '{structure}' needs a class column (--class-column).")
         classify = structure != "hc"
@@ -770,11 +766,11 @@ def prepare_experiment(data, structure: str = "hc", *, dag=None, class_column: s
     held = HeldOut(dag, test, class_column=cls if classify else None)
     if progress is not None:
         progress(1.0, "ready")
-    return Experiment(structure, cls if classify else None, tr, te, train, model, mc, cc, held,
+    return SummarizationExperiment(structure, cls if classify else None, tr, te, train, model, mc, cc, held,
                       held.evaluate(train.codes), int(seed), seconds)
 
 
-def run_experiment(exp: Experiment, k: int, *, random_draws: int = 1000, criteria: Sequence[str] = CRITERIA,
+def run_summarization(exp: SummarizationExperiment, k: int, *, random_draws: int = 1000, criteria: Sequence[str] = CRITERIA,
                    seed: int | None = None, progress: Progress | None = None,
                    return_details: bool = False) -> dict:
     """One k of the experiment: R random subsets (baseline and starting points), greedy MMD and chi-square.
@@ -860,11 +856,11 @@ def summarize_benchmark(data, k: int, structure: str = "hc", *, class_column: st
     if int(random_draws) < 1:
         raise PrototypeError(f"--random-draws must be at least 1, got {random_draws}.")
     sub1 = None if progress is None else (lambda f, m: progress(0.1 * f, m))
-    exp = prepare_experiment(data, structure, class_column=class_column, test_fraction=test_fraction,
+    exp = prepare_summarization(data, structure, class_column=class_column, test_fraction=test_fraction,
                              seed=seed, kdb_k=kdb_k, progress=sub1)
     _check_k(k, exp.train.n_rows)
     sub2 = None if progress is None else (lambda f, m: progress(0.1 + 0.9 * f, m))
     out = {"dataset": data.source}
-    out.update(run_experiment(exp, k, random_draws=random_draws, criteria=criteria, progress=sub2,
+    out.update(run_summarization(exp, k, random_draws=random_draws, criteria=criteria, progress=sub2,
                               return_details=return_details))
     return out

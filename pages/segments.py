@@ -7,13 +7,14 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from bnfk_core import cluster as C
 from bnfk_core import kernels
-from bnfk_core import segments as S
+from bnfk_core.analyses import cluster as C
+from bnfk_core.analyses import segments as S
 from bnfk_core.dag import DAG, apply_segment, covered_arcs, equivalent
+from bnfk_core.embed import class_order, cluster_order, sample_rows
 from bnfk_core.errors import BnfkError
 from bnfk_core.model import fit
-from bnfk_core.viz import class_order, cluster_order, sample_rows
+from bnfk_core.registry import ESTIMATORS
 from bnfk_ui import common, figures, state
 
 KINDS = {"single-arc": "Single arc  u → v", "v": "V-structure  u → w ← v", "a": "A-structure  u → v, u → w",
@@ -47,7 +48,7 @@ def _clusterings(K: np.ndarray, labels: np.ndarray, k: int, restarts: int, seed:
 
 @st.cache_data(show_spinner=False, max_entries=16)
 def _imputation(_feat, fingerprint: str, dag_key: str, params: str, missing: float, seed: int) -> dict:
-    from bnfk_core.impute import evaluate, impute_bn, induce_mcar
+    from bnfk_core.analyses.impute import evaluate, impute_bn, induce_mcar
     split = induce_mcar(_feat, 0.3, missing, seed=seed)
     model = fit(DAG.from_dict(json.loads(dag_key)), split.data, method=params)
     return evaluate(impute_bn(split.data, model=model), split.truth, split.hidden)
@@ -55,7 +56,7 @@ def _imputation(_feat, fingerprint: str, dag_key: str, params: str, missing: flo
 
 @st.cache_data(show_spinner=False, max_entries=16)
 def _prototypes(_m1, _m2, keys: tuple, _feat, fingerprint: str, k: int, seed: int) -> dict:
-    from bnfk_core.prototypes import select_prototypes
+    from bnfk_core.analyses.prototypes import select_prototypes
     sets = [np.sort(select_prototypes(m, _feat, k, "mmd", seed=seed).indices) for m in (_m1, _m2)]
     mmd = [[kernels.mmd(m, _feat.subset(s), _feat) for m in (_m1, _m2)] for s in sets]
     return {"sets": [s.tolist() for s in sets], "mmd": mmd}
@@ -114,7 +115,7 @@ def page():
     for key, v in DEFAULTS.items():
         ss.setdefault(key, v)
     d = state.data()
-    feat = state.features()
+    feat = state.feature_data()
     has_class = d.class_column is not None
     cls_states = d.states[d.index(d.class_column)] if has_class else ()
     kind, variables, need = controls(d, feat)
@@ -127,7 +128,7 @@ def page():
     new_arcs = sorted(seg_dag.arcs - base.arcs)
     st.caption(f"Base: **{BASES[ss.seg_base]}** ({base.n_arcs} arcs) · with the segment: {seg_dag.n_arcs} arcs "
                f"(added {', '.join(f'{u} → {v}' for u, v in new_arcs) or 'nothing — already present'}) · "
-               f"parameters: {state.PARAM_METHODS[ss.param_method].split(' (')[0].lower()}.")
+               f"parameters: {ESTIMATORS[ss.param_method].label.split(' (')[0].lower()}.")
 
     rows = sample_rows(d.n_rows, int(ss.seg_rows), int(ss.seg_seed))
     labels = d.labels()[rows] if has_class else np.full(len(rows), -1)
@@ -203,7 +204,7 @@ def impute_protos_tab(feat, base, seg_dag, m1, m2):
     c1, c2 = st.columns(2)
     with c1:
         st.markdown("**Imputation (one seeded MCAR run)**")
-        if not _has("bnfk_core.impute"):
+        if not _has("bnfk_core.analyses.impute"):
             st.info("Imputation is not available in this build.")
         else:
             st.slider("Hidden fraction of the test cells", 0.05, 0.5, step=0.05, **state.bind("seg_missing"))
@@ -221,7 +222,7 @@ def impute_protos_tab(feat, base, seg_dag, m1, m2):
                            "cell gets its exact posterior (arg-max accuracy, capped cross-entropy).")
     with c2:
         st.markdown("**Prototypes (greedy MMD)**")
-        if not _has("bnfk_core.prototypes"):
+        if not _has("bnfk_core.analyses.prototypes"):
             st.info("Prototype selection is not available in this build.")
         else:
             st.number_input("Prototypes k", 2, max(2, min(200, feat.n_rows - 1)), **state.bind("seg_protos"))

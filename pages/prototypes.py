@@ -8,7 +8,7 @@ import plotly.graph_objects as go
 import streamlit as st
 from plotly.subplots import make_subplots
 
-from bnfk_core import prototypes as pt
+from bnfk_core.analyses import prototypes as pt
 from bnfk_core.dag import DAG
 from bnfk_core.errors import BnfkError
 from bnfk_ui import common, figures, state
@@ -25,18 +25,18 @@ MAX_MAP_ROWS = 2000
 
 
 @st.cache_resource(show_spinner=False, max_entries=8)
-def _experiment(_data, fingerprint: str, source: str, dag_key: str, seed: int) -> pt.Experiment:
+def _experiment(_data, fingerprint: str, source: str, dag_key: str, seed: int) -> pt.SummarizationExperiment:
     dag = DAG.from_dict(json.loads(dag_key)) if source == "current" else None
-    return pt.prepare_experiment(_data, "hc" if source == "current" else source, dag=dag, seed=seed)
+    return pt.prepare_summarization(_data, "hc" if source == "current" else source, dag=dag, seed=seed)
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
-def _run(_exp: pt.Experiment, exp_key: tuple, k: int, draws: int) -> dict:
-    return pt.run_experiment(_exp, k, random_draws=draws, return_details=True)
+def _run(_exp: pt.SummarizationExperiment, exp_key: tuple, k: int, draws: int) -> dict:
+    return pt.run_summarization(_exp, k, random_draws=draws, return_details=True)
 
 
 @st.cache_data(show_spinner=False, max_entries=8)
-def _embedding(_exp: pt.Experiment, exp_key: tuple) -> np.ndarray:
+def _embedding(_exp: pt.SummarizationExperiment, exp_key: tuple) -> np.ndarray:
     return pt.feature_embedding(_exp.mmd.Phi, 2)
 
 

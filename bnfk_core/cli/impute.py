@@ -4,8 +4,20 @@ from __future__ import annotations
 import os
 import time
 
-from .cli import _out_ext, add_data_options, load_model_arg, progress_to_stderr, read_data
-from .errors import BnfkError
+from ..analyses.impute import METHODS, benchmark, impute_with_model
+from ..errors import BnfkError
+from ..registry import feature_learners
+from .common import (
+    add_data_options,
+    add_fisher_model_options,
+    add_hidden_alias,
+    add_quiet,
+    check_output,
+    int_at_least,
+    progress,
+    read_data,
+    read_model_file,
+)
 
 __all__ = ["register"]
 
@@ -26,24 +38,22 @@ def _ratios(text: str, what: str) -> list[float]:
 
 
 def _cmd_benchmark(args) -> dict:
-    from .impute import benchmark
     data = read_data(args.data, args)
     res = benchmark(data, args.methods, test_ratios=_ratios(args.test_ratio, "test-ratio"),
                     missing_ratios=_ratios(args.missing_ratio, "missing-ratio"), repeats=args.repeats,
-                    seed=args.seed, structure=args.structure, score=args.score, params=args.params, k=args.k,
-                    include_class=args.include_class, progress=None if args.quiet else progress_to_stderr)
+                    seed=args.seed, structure=args.structure, score=args.score, params=args.params, k=args.neighbors,
+                    include_class=args.include_class, progress=progress(args))
     out = res.to_dict()
     out["data"] = os.path.basename(args.data)
     return out
 
 
 def _cmd_impute(args) -> dict:
-    from .impute import impute_with_model
     t0 = time.perf_counter()
-    _out_ext(args.output, (".csv",), "the completed data")
+    check_output(args.output, (".csv",), "the completed data")
     if args.probabilities:
-        _out_ext(args.probabilities, (".csv",), "the probabilities")
-    model = load_model_arg(args.model)
+        check_output(args.probabilities, (".csv",), "the probabilities")
+    model = read_model_file(args.model)
     data = read_data(args.data, args, model=model)  # the model's columns and states (numbers -> its bins)
     res = impute_with_model(model, data)
     res.frame.to_csv(args.output, index=False)
@@ -57,8 +67,6 @@ def _cmd_impute(args) -> dict:
 
 
 def register(sub) -> None:
-    from .impute import METHODS
-    from .scores import SCORES
     p = sub.add_parser("impute-benchmark",
                        help="hide cells at random (thesis 4.2.1) and score imputation methods (JSON)")
     p.add_argument("data", metavar="DATA.csv")
@@ -68,16 +76,16 @@ def register(sub) -> None:
                    help="fractions of rows in the test part (default 0.1..0.5)")
     p.add_argument("--missing-ratio", default="0.1,0.2,0.3,0.4,0.5", metavar="R[,R...]",
                    help="fractions of test cells hidden (default 0.1..0.5)")
-    p.add_argument("--repeats", type=int, default=10, help="runs per setting (default 10)")
-    p.add_argument("--structure", default="auto", choices=("auto", "exact", "hc", "tree", "empty"),
-                   help="structure search (default auto: exact up to 20 variables, else hc)")
-    p.add_argument("--score", default="qnml", choices=tuple(SCORES), help="structure score (default qnml)")
-    p.add_argument("--params", default="cnml", choices=("cnml", "smoothed", "bdeu"),
-                   help="parameter estimator (default cnml, as the thesis)")
-    p.add_argument("--k", type=int, default=3, help="neighbours of wknn / fisher-knn (default 3)")
+    p.add_argument("--repeats", type=int_at_least(1, 10_000), default=10, help="runs per setting (default 10)")
+    add_fisher_model_options(p, structure_default="auto", structures=("auto", *feature_learners()),
+                             title="the BN imputer's network (auto: exact up to 20 variables, else hc)",
+                             with_model=False)
+    p.add_argument("--neighbors", type=int_at_least(1), default=3, metavar="K",
+                   help="neighbours of wknn / fisher-knn (default 3)")
+    add_hidden_alias(p, "--k", "neighbors", type=int_at_least(1))
     p.add_argument("--include-class", action="store_true",
                    help="impute the class column too (default: it is dropped, as in the thesis)")
-    p.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    add_quiet(p)
     add_data_options(p)
     p.set_defaults(func=_cmd_benchmark)
 

@@ -1,5 +1,5 @@
 """Subcommands ``prototypes`` and ``summarize-benchmark`` (paper, Algorithm 1 and the data-summarization
-experiment).  See :mod:`bnfk_core.prototypes`.
+experiment).  See :mod:`bnfk_core.analyses.prototypes`.
 
     python -m bnfk_core prototypes DATA.csv (--model M.bif | --structure hc|tan|kdb) --k K
         [--criterion mmd|chi2|random] [--n-init R] [--seed S]
@@ -10,21 +10,35 @@ from __future__ import annotations
 
 import time
 
-from .cli import _split, add_data_options, load_model_arg, progress_to_stderr, read_data
-from .errors import BnfkError
+from ..analyses.prototypes import (
+    CRITERIA,
+    SUMMARIZATION_STRUCTURES,
+    PrototypeError,
+    select_prototypes,
+    summarize_benchmark,
+)
+from ..errors import BnfkError
+from ..learn import learn_structure
+from ..model import fit
+from .common import (
+    add_data_options,
+    add_quiet,
+    int_at_least,
+    progress,
+    read_data,
+    read_model_file,
+    split_list,
+)
 
 __all__ = ["register"]
 
 
 def _cmd_prototypes(args) -> dict:
-    from .learn import learn_structure
-    from .model import fit
-    from .prototypes import PrototypeError, select_prototypes
     if bool(args.model) == bool(args.structure):
         raise PrototypeError("Give exactly one of --model M.bif or --structure hc|tan|kdb.")
     t0 = time.perf_counter()
     if args.model:
-        model = load_model_arg(args.model)
+        model = read_model_file(args.model)
         data = read_data(args.data, args, model=model)
         data = model.align(data)
         source = args.model
@@ -37,8 +51,8 @@ def _cmd_prototypes(args) -> dict:
                               k=args.kdb_k, seed=args.seed)
         model = fit(res.dag, data, method="smoothed", pseudo_count=1.0)
         source = f"{args.structure} learned on {data.source}"
-    opts = {} if args.quiet else {"progress": progress_to_stderr}
-    r = select_prototypes(model, data, args.k, args.criterion, n_init=args.n_init, seed=args.seed, **opts)
+    r = select_prototypes(model, data, args.k, args.criterion, n_init=args.n_init, seed=args.seed,
+                          progress=progress(args))
     out = r.to_dict()
     out.update({"model": source, "rows": data.n_rows, "seconds": time.perf_counter() - t0,
                 "seconds_greedy": r.seconds})
@@ -49,29 +63,27 @@ def _cmd_prototypes(args) -> dict:
 
 
 def _cmd_summarize(args) -> dict:
-    from .prototypes import summarize_benchmark
-    criteria = _split(args.criteria)
+    criteria = split_list(args.criteria)
     if not criteria:
         raise BnfkError("--criteria lists no criterion; use e.g. mmd,chi2,random.")
     data = read_data(args.data, args)
-    opts = {} if args.quiet else {"progress": progress_to_stderr}
     return summarize_benchmark(data, args.k, args.structure, class_column=args.class_column,
                                test_fraction=args.test_fraction, random_draws=args.random_draws,
-                               criteria=criteria, seed=args.seed, kdb_k=args.kdb_k, **opts)
+                               criteria=criteria, seed=args.seed, kdb_k=args.kdb_k, progress=progress(args))
 
 
 def register(sub) -> None:
-    from .prototypes import CRITERIA, STRUCTURES
     p = sub.add_parser("prototypes", help="choose k representative rows (greedy MMD / chi-square / random)")
     p.add_argument("data", metavar="DATA.csv")
     p.add_argument("--model", metavar="M.bif", help="a fitted model (BIF or JSON)")
-    p.add_argument("--structure", choices=STRUCTURES, help="learn this structure on DATA (BIC, pseudo-count 1)")
+    p.add_argument("--structure", choices=SUMMARIZATION_STRUCTURES, help="learn this structure on DATA (BIC, pseudo-count 1)")
     p.add_argument("--k", type=int, required=True, help="subset size")
     p.add_argument("--criterion", choices=CRITERIA, default="mmd")
-    p.add_argument("--n-init", type=int, default=100, metavar="R",
+    p.add_argument("--n-init", type=int_at_least(1, 1_000_000), default=100, metavar="R",
                    help="start from the best of R random subsets (default 100)")
-    p.add_argument("--kdb-k", type=int, default=3, help="feature parents per feature for kdb (default 3)")
-    p.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    p.add_argument("--kdb-k", type=int_at_least(0, 64), default=3, metavar="K",
+                   help="feature parents per feature for kdb (default 3)")
+    add_quiet(p)
     p.add_argument("-o", "--output", metavar="ROWS.csv", help="also write the selected rows as CSV")
     add_data_options(p)
     p.set_defaults(func=_cmd_prototypes)
@@ -80,12 +92,13 @@ def register(sub) -> None:
                        help="paper's data-summarization experiment for one k (held-out NLL, error, log loss)")
     p.add_argument("data", metavar="DATA.csv")
     p.add_argument("--k", type=int, required=True, help="subset size")
-    p.add_argument("--structure", choices=STRUCTURES, required=True)
+    p.add_argument("--structure", choices=SUMMARIZATION_STRUCTURES, required=True)
     p.add_argument("--test-fraction", type=float, default=0.5)
-    p.add_argument("--random-draws", type=int, default=1000, metavar="R",
+    p.add_argument("--random-draws", type=int_at_least(1, 10_000_000), default=1000, metavar="R",
                    help="random subsets for the baseline and the greedy starting points (default 1000)")
     p.add_argument("--criteria", default="mmd,chi2,random", metavar="LIST")
-    p.add_argument("--kdb-k", type=int, default=3, help="feature parents per feature for kdb (default 3)")
-    p.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    p.add_argument("--kdb-k", type=int_at_least(0, 64), default=3, metavar="K",
+                   help="feature parents per feature for kdb (default 3)")
+    add_quiet(p)
     add_data_options(p)
     p.set_defaults(func=_cmd_summarize)

@@ -9,7 +9,11 @@ import numpy as np
 import plotly.colors as pc
 import plotly.graph_objects as go
 
-from bnfk_core.viz import layered_layout
+from bnfk_core.layout import layered_layout
+
+__all__ = ["KERNEL_SCALE", "MISSING_COLOR", "ARC_COLOR", "SEGMENT_COLOR", "COVERED_COLOR", "UNDIRECTED_COLOR",
+           "class_colors", "dag_figure", "kernel_range", "gram_figure", "histogram_figure", "contributions_figure",
+           "embedding_figure", "levels_figure"]
 
 KERNEL_SCALE = "RdBu_r"          # diverging, centred at 0 (zmid=0) for every kernel value
 MISSING_COLOR = "#bdbdbd"

@@ -6,10 +6,10 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from bnfk_core import cluster as C
+from bnfk_core.analyses import cluster as C
 from bnfk_core.dag import DAG
+from bnfk_core.embed import sample_rows
 from bnfk_core.errors import BnfkError
-from bnfk_core.viz import sample_rows
 from bnfk_ui import common, figures, state
 
 KINDS = {"fisher": "Fisher", "scaled-hamming": "Scaled Hamming", "hamming": "Hamming"}
@@ -32,7 +32,7 @@ def _qnml_model(_feat, fingerprint: str):
 
 def fisher_model(network: str):
     if network == "qnml":
-        feat = state.features()
+        feat = state.feature_data()
         return _qnml_model(feat, feat.fingerprint())
     return state.model()
 

@@ -67,7 +67,7 @@ def pick_from_map():
 def page():
     ss = st.session_state
     d = state.data()
-    feat = state.features()
+    feat = state.feature_data()
     cls_states = d.states[d.index(d.class_column)] if d.class_column else ()
 
     c1, c2, c3, c4 = st.columns([1.4, 1, 1, 1.2])

@@ -2,11 +2,11 @@
 
 Experiments (:data:`EXPERIMENTS`), each reusing the analysis functions of the core:
 
-``thesis-imputation``      Tables 4.1-4.4, B.1-B.2   :func:`bnfk_core.impute.benchmark`
-``thesis-clustering``      Tables 5.1, C.1-C.2        :func:`bnfk_core.cluster.compare`
-``thesis-segments``        Tables 6.1-6.4             :func:`bnfk_core.segments.arc_search`, ``collapsed_stats``
-``thesis-classification``  Tables D.1-D.2             :func:`bnfk_core.cluster.classify_many`
-``paper-summarization``    Figs. 1-3 (as tables)      :func:`bnfk_core.prototypes.prepare_experiment` / ``run_experiment``
+``thesis-imputation``      Tables 4.1-4.4, B.1-B.2   :func:`bnfk_core.analyses.impute.benchmark`
+``thesis-clustering``      Tables 5.1, C.1-C.2        :func:`bnfk_core.analyses.cluster.compare`
+``thesis-segments``        Tables 6.1-6.4             :func:`bnfk_core.analyses.segments.arc_search`, ``collapsed_stats``
+``thesis-classification``  Tables D.1-D.2             :func:`bnfk_core.analyses.cluster.classify_many`
+``paper-summarization``    Figs. 1-3 (as tables)      :func:`bnfk_core.analyses.prototypes.prepare_summarization` / ``run_summarization``
 ``speed``                  the paper's run times      the same, timed
 
 Every experiment writes, into the output folder, one CSV and one markdown file per published
@@ -31,30 +31,59 @@ from __future__ import annotations
 
 import contextlib
 import datetime as _dt
+import hashlib
 import json
 import math
 import os
 import platform
 import subprocess
 import sys
+import tempfile
 import time
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass
+from importlib.metadata import PackageNotFoundError
+from importlib.metadata import version as package_version
 from pathlib import Path
 from typing import Callable, Sequence
 
 import numpy as np
 import pandas as pd
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+from sklearn.metrics import adjusted_mutual_info_score
 
+from .. import __version__
+from ..analyses.cluster import (
+    KernelSetup,
+    classify_many,
+    clustering_metrics,
+    correlation_clustering,
+    default_n_clusters,
+    kernel_setup,
+    run_clustering,
+)
+from ..analyses.impute import benchmark
+from ..analyses.prototypes import prepare_summarization, run_summarization, split_half
+from ..analyses.segments import arc_search, collapsed_stats
+from ..dag import DAG
+from ..data import load_csv
+from ..errors import BnfkError
+from ..inference import ParentMarginals
+from ..kernels import gram
+from ..learn import learn_structure
+from ..model import fit
+from ..registry import kernel_abbr
+from ..stats import collapse, cramers_v_corrected
 from . import published as pub
-from .errors import BnfkError
 
-__all__ = ["EXPERIMENTS", "STRUCTURES", "Settings", "ReproduceError", "run", "run_experiment", "structure_spec",
-           "comparison_frame", "markdown_table", "cramers_v_corrected", "versions", "load_thesis_data", "load_paper_data",
+__all__ = ["EXPERIMENTS", "NETWORK_CHOICES", "Settings", "ReproduceError", "run", "run_experiment", "structure_spec",
+           "comparison_frame", "markdown_table", "versions", "load_thesis_data", "load_paper_data",
            "read_manifest", "stored_results", "TABLE_FILES", "PAPER_KS"]
 
 EXPERIMENTS = ("thesis-imputation", "thesis-clustering", "thesis-segments", "thesis-classification",
                "paper-summarization", "speed")
-STRUCTURES = ("default", "thesis", "paper")
+NETWORK_CHOICES = ("default", "thesis", "paper")
 
 #: the paper names only k = 200 and k = 1000 of its four subset sizes; we use four values between them
 PAPER_KS = (200, 500, 750, 1000)
@@ -97,19 +126,19 @@ def structure_spec(which: str, n_vars: int, exact_max_vars: int = 20) -> dict:
         return {"method": method, "score": "qnml", "params": "cnml", "label": f"{method}/qNML + cNML"}
     if which == "paper":
         return {"method": "hc", "score": "bic", "params": "smoothed", "label": "hc/BIC + smoothed (pseudo-count 1)"}
-    raise ReproduceError(f"Unknown structure '{which}'; choose one of {', '.join(STRUCTURES)}.")
+    raise ReproduceError(f"Unknown structure '{which}'; choose one of {', '.join(NETWORK_CHOICES)}.")
 
 
 def _resolve(settings: Settings, source: str) -> str:
     s = settings.structure
-    if s not in STRUCTURES:
-        raise ReproduceError(f"Unknown structure '{s}'; choose one of {', '.join(STRUCTURES)}.")
+    if s not in NETWORK_CHOICES:
+        raise ReproduceError(f"Unknown structure '{s}'; choose one of {', '.join(NETWORK_CHOICES)}.")
     return source if s == "default" else s
 
 
 # ====================================================================== data
 def _root() -> Path:
-    return Path(__file__).resolve().parents[1]
+    return Path(__file__).resolve().parents[2]
 
 
 def _catalog() -> dict:
@@ -118,7 +147,6 @@ def _catalog() -> dict:
 
 def load_thesis_data(stem: str):
     """A thesis data set: catalog class column, original missing values as a category (thesis 3.4)."""
-    from .data import load_csv
     cat = _catalog()
     if stem not in cat:
         raise ReproduceError(f"Unknown data set '{stem}'; choose from {', '.join(pub.THESIS_DATASETS.values())}.")
@@ -132,7 +160,6 @@ _PAPER_LOAD = {"nursery": dict(max_levels=50), "letter": dict(max_levels=15), "w
 
 def load_paper_data(stem: str):
     """A paper data set: numeric columns with many levels cut into 4 quantile bins."""
-    from .data import load_csv
     if stem not in _PAPER_LOAD:
         raise ReproduceError(f"Unknown paper data set '{stem}'; choose from {', '.join(_PAPER_LOAD)}.")
     cat = _catalog()
@@ -253,15 +280,12 @@ class _Writer:
 
 def versions() -> dict:
     """Versions of python, numpy, pandas, scipy, scikit-learn, pgmpy, numba, plotly and bnfk (+ git commit)."""
-    import importlib
     out = {"python": platform.python_version()}
-    for name, mod in (("numpy", "numpy"), ("pandas", "pandas"), ("scipy", "scipy"), ("scikit-learn", "sklearn"),
-                      ("pgmpy", "pgmpy"), ("numba", "numba"), ("networkx", "networkx"), ("plotly", "plotly")):
+    for name in ("numpy", "pandas", "scipy", "scikit-learn", "pgmpy", "numba", "networkx", "plotly"):
         try:
-            out[name] = importlib.import_module(mod).__version__
-        except Exception:  # pragma: no cover - optional
+            out[name] = package_version(name)
+        except PackageNotFoundError:  # pragma: no cover - not installed
             out[name] = None
-    from . import __version__
     out["bnfk"] = __version__
     try:
         out["bnfk_commit"] = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=_root(), capture_output=True,
@@ -316,8 +340,6 @@ def stored_results(out) -> list[dict]:
 
 @contextlib.contextmanager
 def _locked(out: Path):
-    import hashlib
-    import tempfile
     tag = hashlib.sha1(str(Path(out).resolve()).encode()).hexdigest()[:16]
     lock = Path(tempfile.gettempdir()) / f"bnfk-reproduce-{tag}.lock"      # not among the results
     with open(lock, "a") as fh:
@@ -383,7 +405,6 @@ def _map(fn, items: list, jobs: int) -> list:
     """``[fn(*it) for it in items]``, in ``jobs`` worker processes when jobs > 1."""
     if jobs <= 1 or len(items) <= 1:
         return [fn(*it) for it in items]
-    from concurrent.futures import ProcessPoolExecutor
     with ProcessPoolExecutor(max_workers=int(jobs)) as ex:
         futs = [ex.submit(fn, *it) for it in items]
         return [f.result() for f in futs]
@@ -399,7 +420,6 @@ def _imputation_one(stem: str, grid: tuple, repeats: int, seed: int, structure: 
     data = load_thesis_data(stem)
     feats = data.without_class()
     spec = structure_spec(structure, feats.n_vars, exact_max)
-    from .impute import benchmark
     res = benchmark(feats, _IMP_METHODS, test_ratios=grid, missing_ratios=grid, repeats=repeats, seed=seed,
                     structure=spec["method"], score=spec["score"], params=spec["params"])
     sys.stderr.write(f"imputation {stem}: {time.perf_counter() - t0:.1f} s\n")
@@ -439,8 +459,6 @@ def _thesis_imputation(settings: Settings, w: _Writer, progress: Progress | None
 
 
 def _imputation_figures(w: _Writer, by: dict, names, grid) -> None:
-    import plotly.graph_objects as go
-    from plotly.subplots import make_subplots
     stem = "spect" if "spect" in by else names[0][1]
     labels = [f"{g:g}" for g in grid]
     fig = make_subplots(rows=1, cols=5, subplot_titles=[m for m in _IMP_COL])
@@ -471,23 +489,19 @@ def _imputation_figures(w: _Writer, by: dict, names, grid) -> None:
 
 
 # ====================================================================== thesis: clustering
-_KERNEL_ABBR = {"fisher": "F", "hamming": "H", "scaled-hamming": "SH"}
 
 
 def _uniform_parent_marginals(model):
     """Parent marginals P(pi_i = j) uniform over the parent configurations (an ablation: what an unpropagated
     junction tree gives for chains and A-structures), for ``gram(..., marginals=...)``."""
-    from .inference import ParentMarginals
     probs = tuple(np.full(model.n_parent_configs(i), 1.0 / model.n_parent_configs(i)) for i in range(model.n_vars))
     return ParentMarginals(probs, tuple("uniform" for _ in probs))
 
 
 def _clustering_one(stem: str, runs: int, restarts: int, seed: int, structure: str, exact_max: int) -> dict:
-    """:func:`bnfk_core.cluster.compare`'s loop (same kernels, seeds and defaults), keeping the labels so the
+    """:func:`bnfk_core.analyses.cluster.compare`'s loop (same kernels, seeds and defaults), keeping the labels so the
     adjusted mutual information can also be taken with the thesis's normalisation max{H(U), H(V)} (eq. C.4;
     scikit-learn's default since 0.22 is the arithmetic mean, which gives larger values)."""
-    from sklearn.metrics import adjusted_mutual_info_score
-    from .cluster import default_n_clusters, kernel_setup, run_clustering
     t0 = time.perf_counter()
     data = load_thesis_data(stem)
     spec = structure_spec(structure, data.without_class().n_vars, exact_max)
@@ -507,7 +521,7 @@ def _clustering_one(stem: str, runs: int, restarts: int, seed: int, structure: s
                 ami_ari = adjusted_mutual_info_score(y[ok], lab[ok], average_method="arithmetic")
                 vals.append((o["ari"], ami_max, o["v_measure"], ami_ari, o["cluster_seconds"]))
             v = np.array(vals, float)
-            rows.append({"combination": {"correlation": "CC", "spectral": "SC"}[alg] + "-" + _KERNEL_ABBR[kern],
+            rows.append({"combination": {"correlation": "CC", "spectral": "SC"}[alg] + "-" + kernel_abbr(kern),
                          "algorithm": alg, "kernel": kern, "ari": v[:, 0].mean(), "ari_std": v[:, 0].std(),
                          "ami": v[:, 1].mean(), "ami_std": v[:, 1].std(), "v_measure": v[:, 2].mean(),
                          "v_measure_std": v[:, 2].std(), "ami_arithmetic": v[:, 3].mean(),
@@ -517,8 +531,6 @@ def _clustering_one(stem: str, runs: int, restarts: int, seed: int, structure: s
             fisher_model = setup.model
     # ablation (not the thesis's method): the same network with uniform parent-configuration marginals, what an
     # unpropagated junction tree gives for chains and A-structures (see docs/RESULTS.md)
-    from .cluster import KernelSetup
-    from .kernels import gram
     um = fisher_model
     feats = data.without_class().select(list(um.variables))
     usetup = KernelSetup(gram(um, feats, marginals=_uniform_parent_marginals(um)), "fisher", um, feats.variables)
@@ -579,7 +591,6 @@ def _thesis_clustering(settings: Settings, w: _Writer, progress: Progress | None
 
 
 def _bar_figure(w: _Writer, stem: str, tid: str, title: str) -> None:
-    import plotly.graph_objects as go
     df = pd.read_csv(w.out / f"{TABLE_FILES[tid]}.csv")
     t = pub.table(tid)
     fig = go.Figure()
@@ -595,19 +606,7 @@ def _bar_figure(w: _Writer, stem: str, tid: str, title: str) -> None:
 
 
 # ====================================================================== thesis: segments
-def cramers_v_corrected(a, b) -> float:
-    """Bias-corrected Cramér's V (Bergsma 2013) with Yates's correction for 2 x 2 tables -- the variant that
-    reproduces the thesis's Table 6.3 (:func:`bnfk_core.segments.cramers_v`); NaN when undefined."""
-    from .segments import cramers_v
-    v = cramers_v(a, b, bias_correction=True, yates=True)
-    return float("nan") if v is None else v
-
-
 def _segments_one(stem: str, restarts: int, seed: int, runs: int) -> dict:
-    from .cluster import correlation_clustering, clustering_metrics
-    from .kernels import gram
-    from .model import fit
-    from .segments import arc_search, collapsed_stats
     t0 = time.perf_counter()
     data = load_thesis_data(stem)
     res = arc_search(data, n_arcs=2, algorithm="correlation", restarts=restarts, seed=seed, params="ml")
@@ -618,7 +617,6 @@ def _segments_one(stem: str, restarts: int, seed: int, runs: int) -> dict:
     # the search ARI is the maximum over candidates of one seeded clustering; re-run the chosen networks over
     # `runs` seeds (as Section 5.2's 10 runs) for an estimate without that selection bias
     rerun = []
-    from .dag import DAG
     dag = DAG(feats.variables)
     for u, v in arcs:
         dag = dag.add_arc(u, v)
@@ -628,7 +626,6 @@ def _segments_one(stem: str, restarts: int, seed: int, runs: int) -> dict:
         rerun.append(float(np.mean(vals)))
     stats = collapsed_stats(data, list(arcs[0])) if arcs else None
     if stats is not None:
-        from .segments import collapse
         lab = data.codes[:, data.index(data.class_column)]
         xs = [data.codes[:, data.index(v)] for v in arcs[0]] + [collapse(data, list(arcs[0]))[0]]
         stats["cramers_v_corrected"] = [cramers_v_corrected(x, lab) for x in xs]
@@ -694,7 +691,7 @@ def _thesis_segments(settings: Settings, w: _Writer, progress: Progress | None) 
         df = comparison_frame(tid, ours, extra)
         notes = ["Ours is the bias-corrected Cramér's V (Bergsma 2013; chi-square with scipy's default Yates "
                  "correction for 2 x 2 tables), which reproduces the thesis wherever our arc is the thesis's; the "
-                 "plain V of bnfk_core.segments.cramers_v is in the extra columns."] if tid == "6.3" else []
+                 "plain V of bnfk_core.stats.cramers_v is in the extra columns."] if tid == "6.3" else []
         w.table(TABLE_FILES[tid], df, title=f"Thesis Table {tid}", caption=t.caption, measured=t.measured,
                 setup=setup + "; v_1, v_2 = tail and head of our best single arc (the thesis does not name its arcs)",
                 compact_columns=t.columns, notes=notes)
@@ -719,7 +716,6 @@ def _thesis_segments(settings: Settings, w: _Writer, progress: Progress | None) 
 
 # ====================================================================== thesis: classification
 def _classification_one(stem: str, repeats: int, seed: int, structure: str, exact_max: int) -> dict:
-    from .cluster import classify_many
     t0 = time.perf_counter()
     data = load_thesis_data(stem)
     spec = structure_spec(structure, data.without_class().n_vars, exact_max)
@@ -728,12 +724,12 @@ def _classification_one(stem: str, repeats: int, seed: int, structure: str, exac
         res = classify_many(data, kern, ("knn", "svm"), repeats=repeats, seed=seed, test_size=0.2, k=7, C=1.0,
                             structure=spec["method"], score=spec["score"], params=spec["params"])
         for clf, r in res.items():
-            out[f"{'kNN' if clf == 'knn' else 'SVM'}-{_KERNEL_ABBR[kern]}"] = r.to_dict()
+            out[f"{'kNN' if clf == 'knn' else 'SVM'}-{kernel_abbr(kern)}"] = r.to_dict()
         # variant: the 7 neighbours with the largest kernel value instead of the smallest kernel distance
         sim = classify_many(data, kern, ("knn",), repeats=repeats, seed=seed, test_size=0.2, k=7,
                             structure=spec["method"], score=spec["score"], params=spec["params"],
                             neighbours="similarity")["knn"]
-        out[f"kNN-{_KERNEL_ABBR[kern]} by similarity"] = sim.to_dict()
+        out[f"kNN-{kernel_abbr(kern)} by similarity"] = sim.to_dict()
     sys.stderr.write(f"classification {stem}: {time.perf_counter() - t0:.1f} s\n")
     return {"stem": stem, "results": out, "spec": spec, "seconds": time.perf_counter() - t0}
 
@@ -767,7 +763,7 @@ def _thesis_classification(settings: Settings, w: _Writer, progress: Progress | 
                 notes=["The thesis did not evaluate Lymphography and Primary Tumor (rare classes); we report ours "
                        "for them with the published cells empty.",
                        "kNN (ours) ranks neighbours by kernel distance; the extra columns rank them by the largest "
-                       "kernel value (bnfk_core.cluster.classify_many(neighbours='similarity'))."])
+                       "kernel value (bnfk_core.analyses.cluster.classify_many(neighbours='similarity'))."])
     _bar_figure(w, "fig_thesis_D_1", "D.1", "Table D.1: classification accuracy, ours (solid) vs published (hatched)")
     return {"structure": structure, "repeats": repeats, "exact_max_vars": exact_max,
             "structures": {s: by[s]["spec"]["label"] for _, s in names},
@@ -776,9 +772,7 @@ def _thesis_classification(settings: Settings, w: _Writer, progress: Progress | 
 
 # ====================================================================== paper: data summarization
 def _fig1_dag(data, structure: str, seed: int, exact_max: int):
-    """Fig. 1's network for ``structure="thesis"``: exact/qNML on the training half (as prepare_experiment splits)."""
-    from .learn import learn_structure
-    from .prototypes import split_half
+    """Fig. 1's network for ``structure="thesis"``: exact/qNML on the training half (as prepare_summarization splits)."""
     tr, _ = split_half(data.n_rows, 0.5, seed)
     train = data.subset(tr)
     spec = structure_spec("thesis", train.n_vars, exact_max)
@@ -787,7 +781,6 @@ def _fig1_dag(data, structure: str, seed: int, exact_max: int):
 
 def _summarization_one(stem: str, structures: tuple, ks: tuple, draws: int, seed: int, which: str,
                        exact_max: int) -> list:
-    from .prototypes import prepare_experiment, run_experiment
     data = load_paper_data(stem)
     out = []
     for st in structures:
@@ -796,10 +789,10 @@ def _summarization_one(stem: str, structures: tuple, ks: tuple, draws: int, seed
         if st == "hc" and which == "thesis":
             dag, label = _fig1_dag(data, "thesis", seed, exact_max)
             label += " (smoothed parameters)"
-        exp = prepare_experiment(data, st, dag=dag, class_column=None if st == "hc" else data.class_column,
+        exp = prepare_summarization(data, st, dag=dag, class_column=None if st == "hc" else data.class_column,
                                  seed=seed)
         for k in ks:
-            r = run_experiment(exp, k, random_draws=draws, seed=seed)
+            r = run_summarization(exp, k, random_draws=draws, seed=seed)
             rec = {"dataset": stem, "structure": st, "network": label, "k": k, "arcs": r["arcs"],
                    "train_rows": r["train_rows"], "test_rows": r["test_rows"]}
             for metric in ("nll", "error", "log_loss"):
@@ -884,8 +877,6 @@ def _paper_summarization(settings: Settings, w: _Writer, progress: Progress | No
 
 
 def _summary_figure(w: _Writer, sub: pd.DataFrame, fig_id: str, stem: str) -> None:
-    import plotly.graph_objects as go
-    from plotly.subplots import make_subplots
     f = pub.PAPER_FIGURES[fig_id]
     dsets = list(dict.fromkeys(sub["dataset"]))
     fig = make_subplots(rows=len(f.metrics), cols=len(dsets), subplot_titles=[
@@ -910,10 +901,8 @@ def _summary_figure(w: _Writer, sub: pd.DataFrame, fig_id: str, stem: str) -> No
 
 # ====================================================================== speed
 def _speed_one(stem: str, ks: tuple, draws: int, seed: int) -> list:
-    from .kernels import gram
-    from .prototypes import prepare_experiment, run_experiment
     data = load_paper_data(stem)
-    exp = prepare_experiment(data, "hc", seed=seed)
+    exp = prepare_summarization(data, "hc", seed=seed)
     t0 = time.perf_counter()
     gram(exp.model, exp.train)
     gram_s = time.perf_counter() - t0
@@ -924,7 +913,7 @@ def _speed_one(stem: str, ks: tuple, draws: int, seed: int) -> list:
             {"dataset": stem, "step": "learn", "k": None, "ours": exp.seconds["learn"],
              "detail": "hill climbing with BIC on the training half (the paper used bnlearn; not timed there)"}]
     for k in ks:
-        r = run_experiment(exp, k, random_draws=draws, criteria=("mmd", "chi2"), seed=seed)
+        r = run_summarization(exp, k, random_draws=draws, criteria=("mmd", "chi2"), seed=seed)
         for step in ("greedy_mmd", "greedy_chi2", "random_draws"):
             rows.append({"dataset": stem, "step": step, "k": k, "ours": r["seconds"][step],
                          "detail": {"greedy_mmd": "Algorithm 1 with MMD from the best random subset",
@@ -972,8 +961,8 @@ def run_experiment(name: str, out, settings: Settings | None = None, progress: P
     settings = settings or Settings()
     if name not in _RUNNERS:
         raise ReproduceError(f"Unknown experiment '{name}'; choose all or one of {', '.join(EXPERIMENTS)}.")
-    if settings.structure not in STRUCTURES:
-        raise ReproduceError(f"Unknown structure '{settings.structure}'; choose one of {', '.join(STRUCTURES)}.")
+    if settings.structure not in NETWORK_CHOICES:
+        raise ReproduceError(f"Unknown structure '{settings.structure}'; choose one of {', '.join(NETWORK_CHOICES)}.")
     if settings.repeats is not None and int(settings.repeats) < 1:
         raise ReproduceError(f"--repeats must be at least 1, got {settings.repeats}.")
     out = Path(out)

@@ -57,25 +57,40 @@ Everything random takes a seed; the same seed gives the same result.
 from __future__ import annotations
 
 import time
+import warnings
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
 import numba
 import numpy as np
 import pandas as pd
+from sklearn.calibration import CalibratedClassifierCV
+from sklearn.cluster import SpectralClustering
+from sklearn.metrics import (
+    accuracy_score,
+    adjusted_mutual_info_score,
+    adjusted_rand_score,
+    log_loss,
+    silhouette_score,
+    v_measure_score,
+)
+from sklearn.model_selection import train_test_split
+from sklearn.neighbors import KNeighborsClassifier
+from sklearn.svm import SVC
 
-from .errors import BnfkError, DataError, KernelError
+from ..embed import class_order, kernel_pca
+from ..errors import BnfkError, DataError
+from ..registry import KERNELS, kernel_abbr
 
 __all__ = [
-    "KERNELS", "ALGORITHMS", "TRANSFORMS", "SHIFTS", "CLASSIFIERS",
+    "ALGORITHMS", "TRANSFORMS", "SHIFTS", "CLASSIFIERS",
     "ClusterResult", "ClassificationResult", "KernelSetup",
     "affinity", "adaptive_shift", "cc_cost", "cc_move_deltas", "correlation_clustering",
     "spectral_clustering", "cluster", "clustering_metrics", "kernel_silhouette",
-    "feature_model", "kernel_setup", "run_clustering", "compare", "classify", "classify_many",
+    "kernel_setup", "run_clustering", "compare", "classify", "classify_many",
     "contingency", "cluster_ordering", "embedding", "default_n_clusters", "ClusterError",
 ]
 
-KERNELS = ("fisher", "scaled-hamming", "hamming")
 ALGORITHMS = ("spectral", "correlation")
 TRANSFORMS = ("shift-min", "cosine", "rbf")
 SHIFTS = ("auto", "adaptive", "none")
@@ -138,7 +153,7 @@ def _shift_for(kernel: str | None, shift: str) -> str:
     if shift not in SHIFTS:
         raise ClusterError(f"Unknown shift '{shift}'; choose one of {', '.join(SHIFTS)}.")
     if shift == "auto":
-        return "none" if kernel == "fisher" else "adaptive"
+        return "none" if kernel is None else KERNELS[kernel].shift
     return shift
 
 
@@ -326,8 +341,6 @@ def correlation_clustering(X, n_clusters: int, *, restarts: int = 25, seed: int 
 def spectral_clustering(K, n_clusters: int, *, transform: str = "shift-min", seed: int = 0,
                         n_init: int = 10) -> ClusterResult:
     """scikit-learn's SpectralClustering on ``affinity(K, transform)`` (defaults as in the thesis)."""
-    import warnings
-    from sklearn.cluster import SpectralClustering
     t0 = time.perf_counter()
     A = affinity(K, transform)
     k = _check_k(A.shape[0], n_clusters)
@@ -355,7 +368,6 @@ def cluster(K, n_clusters: int, algorithm: str = "correlation", *, kernel: str |
 # ====================================================================== metrics
 def kernel_silhouette(K, labels) -> float | None:
     """Mean silhouette with the kernel distance d(x,y) = sqrt(K(x,x)+K(y,y)-2K(x,y)); None if undefined."""
-    from sklearn.metrics import silhouette_score
     K = _square(K)
     labels = np.asarray(labels)
     n_lab = len(np.unique(labels))
@@ -371,7 +383,6 @@ def clustering_metrics(labels_true, labels_pred, K=None, *, ami_average: str = "
     AMI is normalised by max{H(U), H(V)} as in thesis eq. (C.4) (scikit-learn's default before
     0.22; today's default is ``ami_average="arithmetic"``).
     """
-    from sklearn.metrics import adjusted_mutual_info_score, adjusted_rand_score, v_measure_score
     pred = np.asarray(labels_pred)
     out = {"ari": None, "ami": None, "v_measure": None, "silhouette": None, "n_labelled": 0}
     if labels_true is not None:
@@ -397,7 +408,7 @@ class KernelSetup:
     K: np.ndarray
     kernel: str
     model: object | None          # the BayesNet behind the Fisher kernel (None otherwise)
-    features: tuple               # feature columns (never the label column)
+    feature_columns: tuple        # the variables the kernel sees (never the label column)
     structure: str | None = None  # e.g. "hc/qnml", "exact/qnml", "given"
     params: str | None = None
     n_arcs: int | None = None
@@ -405,26 +416,11 @@ class KernelSetup:
     notes: list = field(default_factory=list)
 
 
-def _features(data):
+def _feature_columns(data):
     feats = data.without_class()
     if feats.n_vars == 0:
         raise DataError(f"{data.source} has no feature columns besides the label column.")
     return feats
-
-
-def feature_model(feats, *, structure: str = "hc", score: str = "qnml", params: str = "cnml", seed: int = 0,
-                  progress: Progress | None = None):
-    """Learn a structure on ``feats`` (no label column) and fit its CPTs; returns (model, LearnResult)."""
-    from .learn import learn_structure
-    from .model import fit
-    if feats.class_column is not None:
-        feats = feats.without_class()
-    res = learn_structure(feats, structure, score=score, seed=seed, class_column=None, progress=progress) \
-        if structure not in ("naive-bayes", "tan", "kdb") else None
-    if res is None:
-        raise ClusterError(f"Structure method '{structure}' needs the class as a node; the label column is never "
-                           "a feature here, so use empty, hc, tree or exact.")
-    return fit(res.dag, feats, method=params), res
 
 
 def _check_model(model, data) -> None:
@@ -435,33 +431,25 @@ def _check_model(model, data) -> None:
 
 def kernel_setup(data, kernel: str, *, model=None, structure: str = "hc", score: str = "qnml",
                  params: str = "cnml", seed: int = 0, progress: Progress | None = None) -> KernelSetup:
-    """The Gram matrix of ``kernel`` over the feature columns of ``data`` (label column excluded).
+    """The Gram matrix of ``kernel`` (a name of :data:`bnfk_core.registry.KERNELS`) over the feature
+    columns of ``data`` (label column excluded), the kernel fitted on those same rows.
 
     The Fisher kernel uses ``model`` when given, else a network learned on the features
     (``structure``/``score``, CPTs by ``params``).  scaled-Hamming uses the marginal
     frequencies of the features (thesis eq. 3.2); Hamming the fraction of equal values.
     """
-    from .kernels import gram
-    if kernel not in KERNELS:
-        raise KernelError(f"Unknown kernel '{kernel}'; choose one of {', '.join(KERNELS)}.")
+    spec = KERNELS[kernel]
     t0 = time.perf_counter()
-    feats = _features(data)
-    notes = []
-    if kernel != "fisher":
-        K = gram(None, feats, kind=kernel)
-        return KernelSetup(K, kernel, None, feats.variables, seconds=time.perf_counter() - t0)
+    feats = _feature_columns(data)
     if model is not None:
         _check_model(model, data)
-        how, n_arcs = "given", model.dag.n_arcs
-        fparams = (getattr(model, "fit_info", None) or {}).get("method")
-    else:
-        model, res = feature_model(feats, structure=structure, score=score, params=params, seed=seed,
-                                   progress=progress)
-        how, n_arcs, fparams = f"{structure}/{score}", res.dag.n_arcs, params
-        notes += list(res.notes)
-    K = gram(model, feats, kind="fisher")
-    return KernelSetup(K, kernel, model, tuple(model.variables), how, fparams, n_arcs,
-                       time.perf_counter() - t0, notes)
+    fitted = spec.fit(feats, model=model, structure=structure, score=score, params=params, seed=seed,
+                      progress=progress)
+    K = fitted.gram(feats)
+    net = spec.uses_network
+    return KernelSetup(K, kernel, fitted.model if net else None, tuple(fitted.variables),
+                       fitted.structure if net else None, fitted.params if net else None,
+                       fitted.n_arcs if net else None, time.perf_counter() - t0, list(fitted.notes))
 
 
 def default_n_clusters(data) -> int:
@@ -490,12 +478,12 @@ def run_clustering(data, kernel: str, algorithm: str, *, n_clusters: int | None 
             "transform" if algorithm == "spectral" else "shift": res.transform,
             "cost": res.cost, "restarts": restarts if algorithm == "correlation" else None,
             "seed": seed, "structure": setup.structure, "params": setup.params, "n_arcs": setup.n_arcs,
-            "features": list(setup.features), "label_column": data.class_column,
+            "features": list(setup.feature_columns), "label_column": data.class_column,
             "kernel_seconds": setup.seconds, "cluster_seconds": res.seconds,
             "seconds": time.perf_counter() - t0}
 
 
-def compare(data, *, kernels: Sequence[str] = KERNELS, algorithms: Sequence[str] = ("correlation", "spectral"),
+def compare(data, *, kernels: Sequence[str] = ("fisher", "scaled-hamming", "hamming"), algorithms: Sequence[str] = ("correlation", "spectral"),
             runs: int = 10, seed: int = 0, n_clusters: int | None = None, transform: str = "shift-min",
             restarts: int = 25, structure: str = "hc", score: str = "qnml", params: str = "cnml", model=None,
             progress: Progress | None = None) -> pd.DataFrame:
@@ -530,8 +518,7 @@ def compare(data, *, kernels: Sequence[str] = KERNELS, algorithms: Sequence[str]
                 vals.append((out["ari"], out["ami"], out["v_measure"], out["cluster_seconds"]))
                 tick(f"{alg} / {kern}: run {r + 1}/{runs}")
             v = np.array(vals, dtype=float)
-            abbrev = {"correlation": "CC", "spectral": "SC"}[alg] + "-" + \
-                {"fisher": "F", "hamming": "H", "scaled-hamming": "SH"}[kern]
+            abbrev = {"correlation": "CC", "spectral": "SC"}[alg] + "-" + kernel_abbr(kern)
             rows.append({"combination": abbrev, "algorithm": alg, "kernel": kern,
                          "ari": v[:, 0].mean(), "ari_std": v[:, 0].std(), "ami": v[:, 1].mean(),
                          "ami_std": v[:, 1].std(), "v_measure": v[:, 2].mean(), "v_measure_std": v[:, 2].std(),
@@ -562,43 +549,17 @@ class ClassificationResult:
                 "n_classes": self.n_classes, "notes": list(self.notes), "seconds": self.seconds}
 
 
-def _marginal_model(train):
-    """Empty network with the training split's marginal frequencies (scaled-Hamming); a variable with a
-    state unseen in training gets add-one frequencies instead, so test rows stay defined."""
-    from .dag import DAG
-    from .model import BayesNet, estimate_cpt, family_counts
-    dag = DAG(train.variables)
-    cards = train.cardinalities
-    cpts = []
-    for i in range(train.n_vars):
-        cnt = family_counts(dag, train.codes, cards, i)
-        cpts.append(estimate_cpt(cnt, "ml" if (cnt > 0).all() else "smoothed"))
-    return BayesNet(dag, train.states, tuple(cpts), {"method": "marginal frequencies (training split)"})
-
-
 def _train_test_kernels(feats, kernel, tr, te, *, structure, score, params, seed, model, dag=None):
-    """(K_train_train, K_test_train, diag K_test_test) with the kernel's model estimated on the training rows."""
-    from .kernels import gram
-    from .model import fit
+    """(K_train_train, K_test_train, diag K_test_test) with the kernel fitted on the training rows only."""
     train, test = feats.subset(tr), feats.subset(te)
-    if kernel == "hamming":
-        return (gram(None, train, kind="hamming"), gram(None, test, train, kind="hamming"),
-                np.diag(gram(None, test, kind="hamming")).copy())
-    if kernel == "scaled-hamming":
-        m = _marginal_model(train)
-    elif model is not None:
-        m = model
-    elif dag is not None:
-        m = fit(dag, train, method=params)
-    else:
-        m, _ = feature_model(train, structure=structure, score=score, params=params, seed=seed)
-    return gram(m, train, kind="fisher"), gram(m, test, train, kind="fisher"), np.diag(gram(m, test, kind="fisher")).copy()
+    fitted = KERNELS[kernel].fit(train, model=model, dag=dag, structure=structure, score=score, params=params,
+                                 seed=seed)
+    return fitted.gram(train), fitted.gram(test, train), np.diag(fitted.gram(test)).copy()
 
 
 def _knn_proba(Ktr, Kte, dte, ytr, classes, k, by: str = "distance"):
     """scikit-learn's uniform kNN, neighbours by kernel distance d(x,y) = sqrt(K(x,x) + K(y,y) - 2 K(x,y))
     (``by="distance"``) or by the kernel value itself, most similar first (``by="similarity"``)."""
-    from sklearn.neighbors import KNeighborsClassifier
     if by == "distance":
         dtr = np.diag(Ktr)
         Dtr = np.sqrt(np.clip(dtr[:, None] + dtr[None, :] - 2.0 * Ktr, 0.0, None))
@@ -618,8 +579,6 @@ def _knn_proba(Ktr, Kte, dte, ytr, classes, k, by: str = "distance"):
 
 def _svm_proba(Ktr, Kte, ytr, classes, C):
     """SVC on a precomputed kernel with sigmoid-calibrated probabilities (columns in ``classes`` order)."""
-    from sklearn.calibration import CalibratedClassifierCV
-    from sklearn.svm import SVC
     svc = SVC(kernel="precomputed", C=float(C))
     folds = min(5, int(np.bincount(np.searchsorted(classes, ytr)).max(initial=0)))
     smallest = int(np.min(np.unique(ytr, return_counts=True)[1]))
@@ -661,10 +620,7 @@ def classify_many(data, kernel: str, classifiers: Sequence[str] = CLASSIFIERS, *
 
     Returns ``{classifier: ClassificationResult}``.
     """
-    from sklearn.metrics import accuracy_score, log_loss
-    from sklearn.model_selection import train_test_split
-    if kernel not in KERNELS:
-        raise KernelError(f"Unknown kernel '{kernel}'; choose one of {', '.join(KERNELS)}.")
+    KERNELS[kernel]  # unknown names are refused here, before any work
     for c in classifiers:
         if c not in CLASSIFIERS:
             raise ClusterError(f"Unknown classifier '{c}'; choose one of {', '.join(CLASSIFIERS)}.")
@@ -687,7 +643,7 @@ def classify_many(data, kernel: str, classifiers: Sequence[str] = CLASSIFIERS, *
     notes = []
     if len(keep) < len(y_all):
         notes.append(f"{len(y_all) - len(keep)} rows with a missing label left out")
-    feats = _features(data).subset(keep)
+    feats = _feature_columns(data).subset(keep)
     y = y_all[keep]
     classes = np.unique(y)
     if len(classes) < 2:
@@ -740,7 +696,6 @@ def contingency(labels_true, labels_pred, true_names: Sequence[str] | None = Non
 
 def cluster_ordering(labels, K=None) -> np.ndarray:
     """Rows grouped by cluster (largest first), clustered inside each group when ``K`` is given."""
-    from .viz import class_order
     labels = np.asarray(labels)
     sizes = np.bincount(labels)
     rank = np.empty_like(sizes)
@@ -749,6 +704,5 @@ def cluster_ordering(labels, K=None) -> np.ndarray:
 
 
 def embedding(K, k: int = 2) -> np.ndarray:
-    """Kernel PCA of the Gram matrix: centre it, take the top-``k`` eigenvectors (see ``viz.kernel_pca``)."""
-    from .viz import kernel_pca
+    """Kernel PCA of the Gram matrix: centre it, take the top-``k`` eigenvectors (see ``bnfk_core.embed.kernel_pca``)."""
     return kernel_pca(_square(K), k)

@@ -1,0 +1,107 @@
+"""Subcommands ``cluster`` and ``classify`` (thesis ch. 5 and App. D) on top of :mod:`bnfk_core.analyses.cluster`."""
+from __future__ import annotations
+
+import sys
+
+from ..analyses.cluster import (
+    ALGORITHMS,
+    CLASSIFIERS,
+    SHIFTS,
+    TRANSFORMS,
+    classify,
+    run_clustering,
+)
+from ..errors import BnfkError
+from ..registry import KERNELS
+from .common import (
+    add_data_options,
+    add_fisher_model_options,
+    add_hidden_alias,
+    add_quiet,
+    float_in,
+    int_at_least,
+    progress,
+    read_data,
+    read_model_file,
+)
+
+__all__ = ["register"]
+
+
+def _model(args):
+    return read_model_file(args.model) if args.model else None
+
+
+def _cmd_cluster(args) -> dict:
+    model = _model(args)
+    data = read_data(args.data, args)
+    if data.class_column is None and args.clusters is None:
+        raise BnfkError("Give --clusters N or --label-column C (the number of labels is the default).")
+    out = run_clustering(data, args.kernel, args.algorithm, n_clusters=args.clusters, transform=args.transform,
+                         shift=args.shift, restarts=args.restarts, seed=args.seed, model=model,
+                         structure=args.structure, score=args.score, params=args.params)
+    if args.no_labels_out:
+        out.pop("labels")
+    return {"data": args.data, "rows": data.n_rows, **out}
+
+
+def _cmd_classify(args) -> dict:
+    model = _model(args)
+    data = read_data(args.data, args)
+    if data.class_column is None:
+        raise BnfkError("classify needs --label-column C (the classes to predict).")
+    res = classify(data, args.kernel, args.classifier, repeats=args.repeats, seed=args.seed, test_size=args.test_size,
+                   k=args.neighbors, C=args.C, neighbours=args.rank_by, structure=args.structure, score=args.score,
+                   params=args.params, model=model, progress=progress(args))
+    out = res.to_dict()
+    for note in out["notes"]:
+        sys.stderr.write(f"warning: {note}\n")
+    return {"data": args.data, "rows": data.n_rows, "label_column": data.class_column, **out}
+
+
+def _kernel_option(p) -> None:
+    p.add_argument("--kernel", choices=tuple(KERNELS), default="scaled-hamming", help="default scaled-hamming")
+
+
+def register(sub) -> None:
+    p = sub.add_parser("cluster", help="cluster rows with a kernel (spectral or correlation clustering; thesis ch. 5)",
+                       description="Cluster the rows of DATA.csv with a kernel over the feature columns (the label "
+                                   "column is never a feature) and score the clusters against the labels "
+                                   "(ARI, AMI, V-measure) and by the kernel-distance silhouette.")
+    p.add_argument("data", metavar="DATA.csv")
+    _kernel_option(p)
+    p.add_argument("--algorithm", choices=ALGORITHMS, default="correlation", help="default correlation")
+    p.add_argument("--clusters", type=int_at_least(1), metavar="N", help="number of clusters (default: number of "
+                   "labels; an upper bound for correlation clustering, whose clusters may empty)")
+    p.add_argument("--transform", choices=TRANSFORMS, default="shift-min",
+                   help="kernel -> affinity for spectral clustering: shift-min (thesis, default), cosine, rbf")
+    p.add_argument("--shift", choices=SHIFTS, default="auto",
+                   help="shift for correlation clustering: auto (the kernel's registered default: adaptive for "
+                        "hamming/scaled-hamming, none for fisher), adaptive, none")
+    p.add_argument("--restarts", type=int_at_least(1, 100_000), default=25,
+                   help="local-search restarts of correlation clustering (25)")
+    p.add_argument("--no-labels-out", action="store_true", help="leave the per-row cluster labels out of the JSON")
+    add_fisher_model_options(p)
+    add_data_options(p, label=True)
+    p.set_defaults(func=_cmd_cluster)
+
+    p = sub.add_parser("classify", help="kernel kNN / SVM accuracy and log loss over seeded 80/20 splits (thesis App. D)",
+                       description="Classify the label column from the other columns with a precomputed kernel; the "
+                                   "kernel's model is estimated on each training split only.")
+    p.add_argument("data", metavar="DATA.csv")
+    _kernel_option(p)
+    p.add_argument("--classifier", choices=CLASSIFIERS, default="svm", help="default svm")
+    p.add_argument("--repeats", type=int_at_least(1, 10_000), default=10,
+                   help="train/test splits, seeds SEED..SEED+R-1 (default 10)")
+    p.add_argument("--test-size", type=float_in(0, 1, low_open=True, high_open=True), default=0.2,
+                   help="test fraction (default 0.2)")
+    p.add_argument("--neighbors", type=int_at_least(1), default=7, metavar="K", help="neighbours for knn (default 7)")
+    add_hidden_alias(p, "--k", "neighbors", type=int_at_least(1))
+    p.add_argument("--rank-by", choices=("distance", "similarity"), default="distance",
+                   help="knn neighbours by kernel distance (default) or by largest kernel value")
+    add_hidden_alias(p, "--neighbours", "rank_by", choices=("distance", "similarity"))
+    p.add_argument("--C", type=float_in(0, 1e12, low_open=True), default=1.0, help="SVM penalty (default 1)")
+    add_quiet(p)
+    add_fisher_model_options(p)
+    add_data_options(p, label=True)
+    p.set_defaults(func=_cmd_classify)

@@ -1,0 +1,236 @@
+"""What every subcommand shares: the parser class, option builders, validated numeric types, reading
+data and models, progress, output checks and the JSON result.
+
+One meaning per flag name across subcommands:
+
+======================  ==============================================================================
+``--structure METHOD``  structure-learning method of the network learned on DATA (``learn`` also
+                        spells it ``--method``)
+``--score S``           the structure score of that search
+``--params P``          the CPT estimator
+``--model M``           a fitted model file (BIF or JSON) used instead of learning one
+``--kdb-k K``           feature parents per feature of a KDB network
+``--neighbors K``       neighbours of a kNN classifier / imputer
+``--k K``               subset size (number of prototypes)
+``--seed S``            the random seed, an integer in [0, 2**32 - 1]
+``--quiet``             no progress on stderr
+``-o/--output``         the file (or folder) the result is written to
+======================  ==============================================================================
+
+Old spellings that scripts in the docs used stay accepted as hidden aliases (``learn --k``,
+``classify/impute-benchmark --k``, ``classify --neighbours``, ``reproduce --structure``).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import sys
+import warnings
+
+import numpy as np
+
+from .. import registry
+from ..data import load_csv
+from ..errors import BnfkError
+from ..model import read_model
+
+__all__ = ["CliParser", "add_data_options", "add_quiet", "add_fisher_model_options", "add_hidden_alias",
+           "split_list", "read_data", "label_data", "read_model_file", "emit", "progress", "progress_to_stderr",
+           "check_output", "seed", "int_at_least", "float_in", "MAX_SEED"]
+
+MAX_SEED = 2**32 - 1
+
+
+class CliParser(argparse.ArgumentParser):
+    """argparse with the house error format: one line ``error: ...``, exit code 2."""
+
+    def error(self, message):  # noqa: D401
+        _end_progress_line()
+        sys.stderr.write(f"error: {message} (see '{self.prog} --help').\n")
+        raise SystemExit(2)
+
+
+# ---------------------------------------------------------------------- validated numeric types
+def _number(text: str, kind):
+    try:
+        value = kind(text)
+    except (TypeError, ValueError):
+        raise argparse.ArgumentTypeError(f"expected {'an integer' if kind is int else 'a number'}, got '{text}'") \
+            from None
+    if kind is float and not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"expected a finite number, got '{text}'")
+    return value
+
+
+def seed(text: str) -> int:
+    """A seed: an integer in [0, 2**32 - 1] (numpy's ``default_rng`` and scikit-learn accept exactly these)."""
+    value = _number(text, int)
+    if not 0 <= value <= MAX_SEED:
+        raise argparse.ArgumentTypeError(f"seeds are integers from 0 to {MAX_SEED}, got {value}")
+    return value
+
+
+def int_at_least(minimum: int, maximum: int | None = None):
+    """An argparse type for integers in [minimum, maximum]."""
+    def parse(text: str) -> int:
+        value = _number(text, int)
+        if value < minimum or (maximum is not None and value > maximum):
+            bound = f"at least {minimum}" if maximum is None else f"from {minimum} to {maximum}"
+            raise argparse.ArgumentTypeError(f"must be {bound}, got {value}")
+        return value
+    parse.__name__ = "integer"
+    return parse
+
+
+def float_in(low: float, high: float, *, low_open: bool = False, high_open: bool = False):
+    """An argparse type for finite numbers in [low, high] (ends open where asked)."""
+    def parse(text: str) -> float:
+        value = _number(text, float)
+        below = value <= low if low_open else value < low
+        above = value >= high if high_open else value > high
+        if below or above:
+            lo, hi = ("(" if low_open else "["), (")" if high_open else "]")
+            raise argparse.ArgumentTypeError(f"must lie in {lo}{low:g}, {high:g}{hi}, got {value:g}")
+        return value
+    parse.__name__ = "number"
+    return parse
+
+
+# ---------------------------------------------------------------------- option builders
+def add_data_options(p: argparse.ArgumentParser, *, label: bool = False) -> None:
+    """The data options every CSV-reading subcommand accepts (same names and meanings everywhere)."""
+    g = p.add_argument_group("data options")
+    g.add_argument("--class-column", metavar="C", help="column holding class labels")
+    if label:
+        g.add_argument("--label-column", metavar="C",
+                       help="column holding the labels to evaluate against (default: --class-column)")
+    g.add_argument("--drop-columns", metavar="A,B", default="", help="comma-separated columns to ignore")
+    g.add_argument("--discretize", metavar="B", type=int_at_least(0), default=4,
+                   help="quantile bins for numeric columns with many levels (default 4; 0 refuses such columns)")
+    g.add_argument("--max-levels", metavar="L", type=int_at_least(2), default=50,
+                   help="numeric columns with more distinct values are discretized (default 50)")
+    g.add_argument("--missing-policy", choices=("missing", "category"), default="missing",
+                   help="treat NA/?/empty as missing (default) or as a category of its own")
+    g.add_argument("--seed", type=seed, default=0, help="random seed, 0 to 2**32-1 (default 0)")
+
+
+def add_quiet(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--quiet", action="store_true", help="no progress on stderr")
+
+
+def add_hidden_alias(p: argparse.ArgumentParser, flag: str, dest: str, **kw) -> None:
+    """Accept an old spelling ``flag`` for ``dest`` without listing it in ``--help``."""
+    p.add_argument(flag, dest=dest, help=argparse.SUPPRESS, default=argparse.SUPPRESS, **kw)
+
+
+def add_fisher_model_options(p: argparse.ArgumentParser, *, structure_default: str = "hc",
+                             structures=None, title: str = "Fisher kernel model", with_model: bool = True) -> None:
+    """``--structure/--score/--params/--model``: the network behind the Fisher kernel, learned on the
+    feature columns only (the label column is never a feature) unless ``--model`` is given."""
+    structures = tuple(structures or registry.feature_learners())
+    g = p.add_argument_group(title)
+    g.add_argument("--structure", default=structure_default, choices=structures, metavar="METHOD",
+                   help=f"structure-learning method on the feature columns: {', '.join(structures)} "
+                        f"(default {structure_default})")
+    g.add_argument("--score", default="qnml", choices=tuple(registry.SCORES), help="structure score (default qnml)")
+    g.add_argument("--params", default="cnml", choices=tuple(registry.ESTIMATORS),
+                   help="CPT estimator (default cnml, as the thesis)")
+    if with_model:
+        g.add_argument("--model", metavar="M.bif", help="use this network instead of learning one "
+                       "(it must not contain the label column)")
+
+
+def split_list(s: str) -> list[str]:
+    """'a, b,,c' -> ['a', 'b', 'c']."""
+    return [c.strip() for c in (s or "").split(",") if c.strip()]
+
+
+# ---------------------------------------------------------------------- inputs
+def read_data(path: str, args, model=None, class_column: str | None = None):
+    """Load ``path`` with the shared data options (aligned to ``model`` when given).
+
+    The class column is ``class_column`` if given, else ``--label-column`` where the subcommand has
+    one, else ``--class-column`` (the label-column fallback, handled here once).
+    """
+    cls = class_column if class_column is not None else (getattr(args, "label_column", None)
+                                                         or getattr(args, "class_column", None))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        data = load_csv(path, class_column=cls, missing_policy=args.missing_policy,
+                        discretize_bins=args.discretize, max_levels=args.max_levels,
+                        drop_columns=split_list(args.drop_columns), model=model)
+    for w in caught:
+        sys.stderr.write(f"warning: {w.message}\n")
+    return data
+
+
+def label_data(args, what: str, model=None):
+    """Data whose class column is the label (``--label-column``, falling back to ``--class-column``);
+    refuses with a sentence naming the subcommand when there is none."""
+    if getattr(args, "label_column", None) is None and getattr(args, "class_column", None) is not None:
+        args.label_column = args.class_column
+    data = read_data(args.data, args, model=model)
+    if data.class_column is None and what:
+        raise BnfkError(f"{what} give --label-column C.")
+    return data
+
+
+def read_model_file(path: str):
+    """A fitted model from a BIF or JSON file (errors name the file)."""
+    return read_model(path)
+
+
+def check_output(path: str, allowed: tuple[str, ...], what: str) -> str:
+    """The lower-case extension of ``path`` after checking it is one of ``allowed`` and its folder exists."""
+    ext = os.path.splitext(path)[1].lower()
+    if ext not in allowed:
+        raise BnfkError(f"Cannot write {what} to '{path}': use a file name ending in {' or '.join(allowed)}.")
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        raise BnfkError(f"Cannot write '{path}': folder '{folder}' does not exist.")
+    return ext
+
+
+# ---------------------------------------------------------------------- outputs
+_progress_open = False
+
+
+def progress_to_stderr(fraction: float, message: str = "") -> None:
+    """A one-line progress bar on stderr (redrawn in place)."""
+    global _progress_open
+    sys.stderr.write(f"\r[{fraction * 100:5.1f}%] {message[:70]:<70}")
+    _progress_open = fraction < 1
+    if fraction >= 1:
+        sys.stderr.write("\n")
+    sys.stderr.flush()
+
+
+def _end_progress_line() -> None:
+    """Finish a half-drawn progress line so that ``error:`` starts a line of its own."""
+    global _progress_open
+    if _progress_open:
+        sys.stderr.write("\n")
+        _progress_open = False
+
+
+def progress(args):
+    """The progress callback for ``args`` (None under ``--quiet``)."""
+    return None if getattr(args, "quiet", False) else progress_to_stderr
+
+
+def _jsonable(x):
+    if isinstance(x, np.integer):
+        return int(x)
+    if isinstance(x, np.floating):
+        return float(x)
+    if isinstance(x, np.ndarray):
+        return x.tolist()
+    raise TypeError(f"not JSON serialisable: {type(x).__name__}")
+
+
+def emit(obj: dict) -> None:
+    """Print one JSON object on stdout."""
+    sys.stdout.write(json.dumps(obj, indent=1, default=_jsonable) + "\n")
+    sys.stdout.flush()

@@ -1,0 +1,56 @@
+"""Subcommand ``learn``: learn a structure from a CSV, fit its CPTs, save the model (BIF or JSON)."""
+from __future__ import annotations
+
+from ..errors import BnfkError
+from ..learn import learn_structure
+from ..model import fit, write_model
+from ..registry import ESTIMATORS, LEARNERS, SCORES
+from .common import (
+    add_data_options,
+    add_hidden_alias,
+    add_quiet,
+    check_output,
+    float_in,
+    int_at_least,
+    progress,
+    read_data,
+)
+
+__all__ = ["register"]
+
+
+def _cmd_learn(args) -> dict:
+    ext = check_output(args.output, (".bif", ".json"), "a model")
+    data = read_data(args.data, args)
+    if args.class_column is None and LEARNERS[args.structure].needs_class:
+        raise BnfkError(f"Method '{args.structure}' needs --class-column.")
+    res = learn_structure(data, args.structure, score=args.score, class_column=args.class_column, k=args.kdb_k,
+                          max_parents=args.max_parents, ess=args.ess, seed=args.seed, progress=progress(args))
+    model = fit(res.dag, data, method=args.params, pseudo_count=args.pseudo_count)
+    write_model(model, args.output)
+    return {"output": args.output, "format": ext[1:], "method": res.method, "score_name": res.score_name,
+            "score": res.score, "arcs": [list(a) for a in res.dag.sorted_arcs()],
+            "n_arcs": res.dag.n_arcs, "parameters": model.parameter_count(), "params": args.params,
+            "rows": data.n_rows, "n_rows_used": res.n_rows_used, "notes": list(data.notes) + list(res.notes),
+            "seconds": res.seconds}
+
+
+def register(sub) -> None:
+    p = sub.add_parser("learn", help="learn a Bayesian network from a CSV and save it as BIF or JSON")
+    p.add_argument("data", metavar="DATA.csv")
+    p.add_argument("--structure", "--method", dest="structure", required=True, choices=tuple(LEARNERS),
+                   help="structure-learning method")
+    p.add_argument("--score", default="bic", choices=tuple(SCORES), help="score optimised by hc/exact (default bic)")
+    p.add_argument("--kdb-k", type=int_at_least(0, 64), default=3, metavar="K",
+                   help="feature parents per feature for kdb (default 3)")
+    add_hidden_alias(p, "--k", "kdb_k", type=int_at_least(0, 64))
+    p.add_argument("--max-parents", type=int_at_least(0), default=None, help="in-degree bound for hc and exact")
+    p.add_argument("--ess", type=float_in(0, 1e6, low_open=True), default=1.0,
+                   help="equivalent sample size for bdeu (default 1)")
+    p.add_argument("--params", choices=tuple(ESTIMATORS), default="smoothed", help="CPT estimator (default smoothed)")
+    p.add_argument("--pseudo-count", type=float_in(0, 1e6, low_open=True), default=1.0,
+                   help="pseudo-count of smoothed/bdeu (default 1)")
+    add_quiet(p)
+    p.add_argument("-o", "--output", required=True, metavar="MODEL.bif|MODEL.json")
+    add_data_options(p)
+    p.set_defaults(func=_cmd_learn)

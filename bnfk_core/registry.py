@@ -1,0 +1,158 @@
+"""One source of truth per option family: kernels, structure-learning methods, scores and CPT estimators.
+
+A registry is a read-only mapping ``name -> spec``.  The modules that implement an option register
+it where they define it (``scores`` its scores, ``learn`` its methods, ``model`` its estimators,
+``kernels`` the Fisher/scaled-Hamming/Hamming kernels, ``similarity`` the categorical similarity
+measures), and everything that offers a choice reads the registry: the CLI's ``choices``, the app's
+widgets, the clustering and classification loops, the reproduction code and the docs tables.
+
+Adding a kernel is one :func:`KERNELS.register <Registry.register>` call (see
+``docs/ARCHITECTURE.md`` for a worked example)::
+
+    registry.KERNELS.register(registry.KernelSpec(
+        name="overlap-toy", label="Toy overlap", abbr="OT", fit=my_fit, shift="adaptive", psd=True,
+        description="fraction of equal values"))
+
+``my_fit(train, **options)`` receives the training rows (a ``CategoricalData`` without the label
+column) and returns an object with ``gram(X, Y=None, *, normalize=False, max_bytes=...)`` and
+``contributions(x, y)`` (per-variable terms of one pair that sum to K(x, y)); see
+:class:`bnfk_core.kernels.FittedKernel`.
+
+This module imports nothing from the package but its errors, so every layer may use it.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Callable, Iterator
+
+from .errors import BnfkError, KernelError, ModelError, StructureError
+
+__all__ = ["Registry", "KernelSpec", "LearnerSpec", "ScoreSpec", "EstimatorSpec", "KERNELS", "LEARNERS",
+           "SCORES", "ESTIMATORS", "feature_learners", "kernel_abbr"]
+
+
+class Registry(Mapping):
+    """An ordered, read-only mapping ``name -> spec`` with one ``register`` door.
+
+    ``registry[name]`` raises a :class:`~bnfk_core.errors.BnfkError` naming the family and the
+    valid choices when ``name`` is unknown.
+    """
+
+    def __init__(self, family: str, error: type = BnfkError):
+        self.family = family
+        self.error = error
+        self._specs: dict = {}
+
+    def register(self, spec, *, replace: bool = False):
+        """Add ``spec`` under ``spec.name`` (a second registration of a name is refused unless ``replace``)."""
+        if spec.name in self._specs and not replace:
+            raise BnfkError(f"A {self.family} named '{spec.name}' is already registered.")
+        self._specs[spec.name] = spec
+        return spec
+
+    def unregister(self, name: str) -> None:
+        """Remove ``name`` (for tests and plug-ins that withdraw an option)."""
+        self._specs.pop(name, None)
+
+    def __getitem__(self, name):
+        try:
+            return self._specs[name]
+        except (KeyError, TypeError):
+            raise self.error(f"Unknown {self.family} '{name}'; choose one of {', '.join(self._specs)}.") from None
+
+    def __contains__(self, name) -> bool:
+        return name in self._specs
+
+    def get(self, name, default=None):
+        return self._specs.get(name, default)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(tuple(self._specs))
+
+    def __len__(self) -> int:
+        return len(self._specs)
+
+    def names(self, **where) -> tuple:
+        """Names whose spec has every attribute equal to the given values, in registration order."""
+        return tuple(n for n, s in self._specs.items() if all(getattr(s, k) == v for k, v in where.items()))
+
+    def labels(self) -> dict:
+        """``{name: label}`` for widgets and tables."""
+        return {n: s.label for n, s in self._specs.items()}
+
+
+@dataclass(frozen=True)
+class KernelSpec:
+    """A kernel between rows of categorical data.
+
+    Attributes
+    ----------
+    name : the CLI / URL / JSON name (lower case, ``-`` between words).
+    label, abbr : for widgets and tables (``abbr`` as in the thesis: F, SH, H).
+    fit : ``fit(train, **options) -> FittedKernel``; ``train`` has no label column.  Options the
+        Fisher kernel understands (others ignore them): ``model``, ``dag``, ``structure``, ``score``,
+        ``params``, ``seed``, ``progress``.
+    shift : the correlation-clustering shift ``auto`` resolves to: ``"adaptive"`` (double
+        centering, thesis §5.2) or ``"none"``.
+    psd : True when every Gram matrix is positive semidefinite, False when not, None if unknown.
+    uses_network : the kernel is built from a Bayesian network (the app then offers structure options).
+    family : ``"fisher"`` (network kernels), ``"baseline"`` (thesis baselines), ``"measure"``
+        (Boriah et al. similarity measures) or ``"kernel"`` (other categorical kernels).
+    """
+
+    name: str
+    label: str
+    abbr: str
+    fit: Callable
+    shift: str = "none"
+    psd: bool | None = True
+    uses_network: bool = False
+    family: str = "kernel"
+    description: str = ""
+
+
+@dataclass(frozen=True)
+class LearnerSpec:
+    """A structure-learning method of :func:`bnfk_core.learn.learn_structure`."""
+
+    name: str
+    label: str
+    needs_class: bool = False      # the class variable is a node (naive Bayes, TAN, KDB)
+    uses_score: bool = False       # the search optimises the chosen score
+    description: str = ""
+
+
+@dataclass(frozen=True)
+class ScoreSpec:
+    """A decomposable structure score of :mod:`bnfk_core.scores` (log scale, higher is better)."""
+
+    name: str
+    label: str
+    description: str = ""
+
+
+@dataclass(frozen=True)
+class EstimatorSpec:
+    """A CPT estimator of :func:`bnfk_core.model.fit`."""
+
+    name: str
+    label: str
+    uses_pseudo_count: bool = False
+    description: str = field(default="")
+
+
+KERNELS = Registry("kernel", KernelError)
+LEARNERS = Registry("structure-learning method", StructureError)
+SCORES = Registry("score", StructureError)
+ESTIMATORS = Registry("parameter method", ModelError)
+
+
+def feature_learners() -> tuple:
+    """Structure-learning methods that do not need the class as a node (networks over features only)."""
+    return LEARNERS.names(needs_class=False)
+
+
+def kernel_abbr(name: str) -> str:
+    """The short name of a kernel (``F``, ``SH``, ``H``, ...) for table columns such as ``CC-F``."""
+    return KERNELS[name].abbr

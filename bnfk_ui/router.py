@@ -1,0 +1,45 @@
+"""The app's router: every page of ``pages/`` registered with ``st.navigation`` (one place, no ``exec``).
+
+``app.py`` calls :func:`run`; a page opened by a deep link before the router has run once (Streamlit
+then treats ``pages/`` as a folder of stand-alone scripts) calls it too, through
+:func:`bnfk_ui.common.start`.
+"""
+from __future__ import annotations
+
+import streamlit as st
+
+from bnfk_core.errors import BnfkError
+
+#: (section, file, title, icon, url path); the first page is the default
+PAGES = (
+    ("Explore", "pages/home.py", "Home", ":material/home:", "home"),
+    ("Explore", "pages/data.py", "Data", ":material/table_chart:", "data"),
+    ("Explore", "pages/structure.py", "Structure", ":material/account_tree:", "structure"),
+    ("Explore", "pages/kernel.py", "Kernel", ":material/grid_on:", "kernel"),
+    ("Analyses", "pages/clustering.py", "Clustering", ":material/scatter_plot:", "clustering"),
+    ("Analyses", "pages/imputation.py", "Imputation", ":material/healing:", "imputation"),
+    ("Analyses", "pages/prototypes.py", "Prototypes", ":material/stars:", "prototypes"),
+    ("Analyses", "pages/segments.py", "Segments lab", ":material/science:", "segments"),
+    ("Analyses", "pages/results.py", "Results", ":material/fact_check:", "results"),
+)
+
+
+def navigation():
+    """The ``st.navigation`` object of every page, grouped by section."""
+    sections: dict = {}
+    for i, (section, path, title, icon, url) in enumerate(PAGES):
+        sections.setdefault(section, []).append(st.Page(path, title=title, icon=icon, url_path=url, default=i == 0))
+    return st.navigation(sections)
+
+
+def run() -> None:
+    """Set the page config, route, and run the chosen page inside the error boundary."""
+    st.set_page_config(page_title="bnfk — Fisher kernels of Bayesian networks", page_icon=":material/hub:",
+                       layout="wide")
+    nav = navigation()
+    try:
+        nav.run()
+    except BnfkError as exc:  # the page boundary: one sentence, never a traceback
+        st.error(str(exc))
+    except Exception as exc:  # noqa: BLE001 - last resort, still no traceback
+        st.error(f"Something went wrong ({type(exc).__name__}: {exc}). Try another setting or reload the page.")

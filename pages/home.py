@@ -1,0 +1,100 @@
+"""Home: pick a dataset (bundled sample or upload), see the current state, and where to go next."""
+import streamlit as st
+
+from bnfk_ui import common, figures, state
+
+if common.start("Bayesian-network Fisher kernels"):
+    st.markdown(
+        "This app turns a table of **categorical data** into a **Bayesian network** — a directed acyclic graph "
+        "with a conditional probability table for every variable — learned from the data or drawn by hand. "
+        "The network defines a **Fisher kernel**: a similarity between two rows that rewards agreeing on values "
+        "the network finds improbable given their parents, and it decomposes into one term per variable. "
+        "Explore how the structure shapes that similarity: compare it with the empty network (the scaled "
+        "Hamming kernel), watch the Gram matrix change as you add arcs, and see which variables make two rows alike.")
+
+    left, right = st.columns([3, 2], gap="large")
+    with left:
+        st.subheader("Dataset")
+        cat = state.catalog()
+        names = list(cat)
+        options = names + ["upload"]
+        current = st.session_state.dataset
+
+        def fmt(n):
+            if n == "upload":
+                up = st.session_state.upload
+                return f"Uploaded CSV ({up[0]})" if up else "Upload your own CSV…"
+            return f"{cat[n]['title']} — {cat[n]['rows']:,} rows × {cat[n]['columns']} columns"
+
+        labels = {fmt(n): n for n in options}  # plain string options (AppTest-friendly)
+
+        def picked():
+            choice = labels[st.session_state.w_dataset_pick]
+            st.session_state.want_upload = choice == "upload"
+            if choice == "upload":
+                if st.session_state.upload:
+                    state.use_upload(*st.session_state.upload)
+            else:
+                state.use_sample(choice)
+
+        st.session_state.w_dataset_pick = fmt("upload" if st.session_state.get("want_upload") else current)
+        st.selectbox("Bundled sample or your own file", list(labels), key="w_dataset_pick", on_change=picked)
+        if current != "upload":
+            st.caption(cat[current]["description"])
+        if st.session_state.get("want_upload") or current == "upload":
+            up = st.file_uploader("Upload a CSV (header row; nominal or numeric columns)", type=["csv", "txt", "tsv"],
+                                  key="uploader")
+            if up is not None:
+                content = up.getvalue()
+                seen = (up.name, hash(content))
+                if st.session_state.get("upload_seen") != seen:  # each file is processed once
+                    st.session_state.upload_seen = seen
+                    state.use_upload(up.name, content)
+                    st.rerun()
+    with right:
+        st.subheader("Current state")
+        d = state.data()
+        dg = state.dag()
+        with common.shown_errors():
+            sc = state.scores()
+            m = state.model()
+            c1, c2 = st.columns(2)
+            c1.metric("Rows × variables", f"{d.n_rows:,} × {d.n_vars}")
+            c2.metric("Class column", d.class_column or "none")
+            c1.metric("Structure arcs", dg.n_arcs, help=state.structure_label())
+            c2.metric("Free parameters", f"{m.parameter_count():,}")
+            st.caption(f"Structure: **{state.structure_label()}** over the {len(dg.nodes)} feature "
+                       f"variables (the class is never a kernel feature). "
+                       f"BIC {sc['bic']:,.1f} · BDeu {sc['bdeu']:,.1f} · qNML {sc['qnml']:,.1f} (log scale, higher is better).")
+
+    st.subheader("Where to go next")
+    c1, c2, c3 = st.columns(3)
+    with c1:
+        st.page_link("pages/data.py", label="Data", icon=":material/table_chart:")
+        st.caption("Preview the table, choose the class column, missing-value policy, discretisation and dropped columns.")
+    with c2:
+        st.page_link("pages/structure.py", label="Structure", icon=":material/account_tree:")
+        st.caption("Learn a network, edit arcs, apply segment presets, see the Markov equivalence class, import/export.")
+    with c3:
+        st.page_link("pages/kernel.py", label="Kernel", icon=":material/grid_on:")
+        st.caption("Gram matrix heatmaps, comparison with a second network, value distribution, per-variable contributions.")
+    c1, c2, c3 = st.columns(3)
+    with c1:
+        st.page_link("pages/segments.py", label="Segments lab", icon=":material/science:")
+        st.caption("Add one arc, a V, an A, a chain or a full block and see what changes: kernel, clusters, imputations, prototypes.")
+        st.page_link("pages/clustering.py", label="Clustering", icon=":material/scatter_plot:")
+        st.caption("Correlation and spectral clustering with each kernel, ARI/AMI/V-measure, kernel classification.")
+    with c2:
+        st.page_link("pages/imputation.py", label="Imputation", icon=":material/healing:")
+        st.caption("BN imputation against Mode and weighted kNN (thesis ch. 4), or fill in your own missing cells.")
+        st.page_link("pages/prototypes.py", label="Prototypes", icon=":material/stars:")
+        st.caption("Greedy-MMD prototypes (paper Algorithm 1) against the chi-square heuristic and random subsets.")
+    with c3:
+        st.page_link("pages/results.py", label="Results", icon=":material/fact_check:")
+        st.caption("Our reproduction of the thesis's and the paper's tables, side by side with the published numbers.")
+
+    with common.shown_errors():
+        dg = state.dag()
+        fig = figures.dag_figure(dg.nodes, dg.sorted_arcs(), title=f"Current structure: {state.structure_label()}",
+                                 height=None)
+        st.plotly_chart(fig, key="home_dag", config={"displaylogo": False})
