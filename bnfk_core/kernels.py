@@ -39,9 +39,13 @@ from .model import BayesNet, cpt_counts, estimate_cpt, fit
 from .registry import KERNELS, LEARNERS, KernelSpec, feature_learners
 
 __all__ = ["gram", "features", "feature_offsets", "contributions", "set_kernel", "mmd",
-           "mean_features", "scaled_hamming_model", "DEFAULT_MAX_BYTES", "estimate_gram_bytes",
+           "mean_features", "scaled_hamming_model", "DEFAULT_MAX_BYTES", "estimate_gram_bytes", "FISHER", "SCALED_HAMMING", "HAMMING", "THESIS_KERNELS",
            "FittedKernel", "NetworkKernel", "HammingKernel", "fit_fisher", "fit_scaled_hamming", "fit_hamming"]
 DEFAULT_MAX_BYTES = 4 * 2**30
+
+#: the kernel names of the paper and the thesis (registered at the bottom of this module)
+FISHER, SCALED_HAMMING, HAMMING = "fisher", "scaled-hamming", "hamming"
+THESIS_KERNELS = (FISHER, HAMMING, SCALED_HAMMING)
 
 # cost model of the two exact evaluations (seconds per unit), measured on the 2-core CI machine
 _T_FLOP = 1.2e-10    # one multiply-add of the dense product
@@ -214,7 +218,7 @@ def _householder_table(theta_rows: np.ndarray, P: np.ndarray) -> np.ndarray:
 
 
 # ---------------------------------------------------------------------- Gram
-def gram(model, data, other=None, kind: str = "fisher", normalize: bool = False,
+def gram(model, data, other=None, kind: str = FISHER, normalize: bool = False,
          max_bytes: float | None = DEFAULT_MAX_BYTES, marginals=None) -> np.ndarray:
     """Kernel matrix between the rows of ``data`` and of ``other`` (default: ``data``).
 
@@ -237,7 +241,7 @@ def gram(model, data, other=None, kind: str = "fisher", normalize: bool = False,
         marginals an unpropagated junction tree gives); Fisher kernel only.
     """
     spec = KERNELS[kind]
-    if kind != "fisher":
+    if kind != FISHER:
         train = data if model is None else data.select(list(model.variables))
         return spec.fit(train).gram(data, other, normalize=normalize, max_bytes=max_bytes)
     if model is None:
@@ -491,7 +495,7 @@ class NetworkKernel(FittedKernel):
 class HammingKernel(FittedKernel):
     """The Hamming kernel: the fraction of variables on which two rows agree (thesis eq. 2.17)."""
 
-    name = "hamming"
+    name = HAMMING
 
     def __init__(self, data):
         self.variables = tuple(data.variables)
@@ -517,20 +521,20 @@ def fit_fisher(train, *, model=None, dag=None, structure: str = "hc", score: str
     on ``train`` by ``params``, else a structure learned on ``train`` by ``structure``/``score``."""
     if model is not None:
         info = getattr(model, "fit_info", None) or {}
-        return NetworkKernel("fisher", model, structure="given", params=info.get("method"))
+        return NetworkKernel(FISHER, model, structure="given", params=info.get("method"))
     if dag is not None:
-        return NetworkKernel("fisher", fit(dag, train, method=params), structure="given structure", params=params)
+        return NetworkKernel(FISHER, fit(dag, train, method=params), structure="given structure", params=params)
     if LEARNERS[structure].needs_class:
         raise KernelError(f"Structure method '{structure}' needs the class as a node; the label column is never "
                           f"a feature here, so use one of {', '.join(feature_learners())}.")
     res = learn_structure(train, structure, score=score, seed=seed, class_column=None, progress=progress)
-    return NetworkKernel("fisher", fit(res.dag, train, method=params), structure=f"{structure}/{score}",
+    return NetworkKernel(FISHER, fit(res.dag, train, method=params), structure=f"{structure}/{score}",
                          params=params, notes=res.notes)
 
 
 def fit_scaled_hamming(train, **_ignored) -> NetworkKernel:
     """The scaled-Hamming kernel fitted on ``train``: marginal frequencies (thesis eq. 3.2)."""
-    return NetworkKernel("scaled-hamming", scaled_hamming_model(train))
+    return NetworkKernel(SCALED_HAMMING, scaled_hamming_model(train))
 
 
 def fit_hamming(train, **_ignored) -> HammingKernel:
@@ -539,13 +543,13 @@ def fit_hamming(train, **_ignored) -> HammingKernel:
 
 
 KERNELS.register(KernelSpec(
-    name="fisher", label="Fisher", abbr="F", fit=fit_fisher, shift="none", psd=True, uses_network=True,
+    name=FISHER, label="Fisher", abbr="F", fit=fit_fisher, shift="none", psd=True, uses_network=True,
     family="fisher", description="Bayesian-network Fisher kernel, paper Theorem 1"))
 KERNELS.register(KernelSpec(
-    name="scaled-hamming", label="Scaled Hamming", abbr="SH", fit=fit_scaled_hamming, shift="adaptive", psd=True,
+    name=SCALED_HAMMING, label="Scaled Hamming", abbr="SH", fit=fit_scaled_hamming, shift="adaptive", psd=True,
     family="baseline", description="Fisher kernel of the empty network with marginal frequencies, thesis eq. 3.2"))
 KERNELS.register(KernelSpec(
-    name="hamming", label="Hamming", abbr="H", fit=fit_hamming, shift="adaptive", psd=True,
+    name=HAMMING, label="Hamming", abbr="H", fit=fit_hamming, shift="adaptive", psd=True,
     family="baseline", description="fraction of matching variables, thesis eq. 2.17"))
 
 

@@ -12,6 +12,7 @@ from ..analyses.cluster import (
     run_clustering,
 )
 from ..errors import BnfkError
+from ..kernels import SCALED_HAMMING
 from ..registry import KERNELS
 from .common import (
     add_data_options,
@@ -60,7 +61,7 @@ def _cmd_classify(args) -> dict:
 
 
 def _kernel_option(p) -> None:
-    p.add_argument("--kernel", choices=tuple(KERNELS), default="scaled-hamming", help="default scaled-hamming")
+    p.add_argument("--kernel", choices=tuple(KERNELS), default=SCALED_HAMMING, help=f"default {SCALED_HAMMING}")
 
 
 def register(sub) -> None:

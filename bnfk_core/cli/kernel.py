@@ -8,7 +8,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..errors import BnfkError
-from ..kernels import feature_offsets, features, gram, mmd
+from ..kernels import FISHER, feature_offsets, features, gram, mmd
 from ..registry import KERNELS
 from .common import add_data_options, check_output, read_data, read_model_file
 
@@ -64,7 +64,7 @@ def register(sub) -> None:
     p.add_argument("data", metavar="DATA.csv")
     p.add_argument("--model", metavar="M.bif", help="the network (needed by the Fisher kernel; for the others it "
                                                      "selects the variables)")
-    p.add_argument("--kind", "--kernel", dest="kind", choices=tuple(KERNELS), default="fisher", help="the kernel")
+    p.add_argument("--kind", "--kernel", dest="kind", choices=tuple(KERNELS), default=FISHER, help="the kernel")
     p.add_argument("--other", metavar="DATA2.csv", help="rows of the second argument (default: DATA)")
     p.add_argument("--normalize", action="store_true", help="cosine-normalise: K / sqrt(diag diag)")
     p.add_argument("-o", "--output", required=True, metavar="K.npy|K.csv")

@@ -7,6 +7,7 @@ import time
 from ..analyses.segments import arc_search, case_table, mi_ranking, segment_model
 from ..dag import SEGMENT_KINDS, apply_segment
 from ..errors import BnfkError
+from ..kernels import FISHER
 from ..learn import learn_structure
 from ..model import fit
 from ..registry import ESTIMATORS, SCORES, feature_learners
@@ -112,7 +113,7 @@ def register(sub) -> None:
     p.add_argument("data", metavar="DATA.csv")
     p.add_argument("--arcs", type=int_at_least(0, 1000), default=2, help="arcs to add (default 2)")
     p.add_argument("--algorithm", choices=("correlation", "spectral"), default="correlation")
-    p.add_argument("--kernel", choices=("fisher",), default="fisher")
+    p.add_argument("--kernel", choices=(FISHER,), default=FISHER)
     p.add_argument("--clusters", type=int_at_least(1), metavar="N", help="number of clusters (default: number of labels)")
     p.add_argument("--restarts", type=int_at_least(1, 100_000), default=25, help="correlation-clustering restarts (default 25)")
     p.add_argument("--params", choices=tuple(ESTIMATORS), default="ml",

@@ -70,7 +70,7 @@ from ..dag import DAG
 from ..data import load_csv
 from ..errors import BnfkError
 from ..inference import ParentMarginals
-from ..kernels import gram
+from ..kernels import FISHER, THESIS_KERNELS, gram
 from ..learn import learn_structure
 from ..model import fit
 from ..registry import kernel_abbr
@@ -509,7 +509,7 @@ def _clustering_one(stem: str, runs: int, restarts: int, seed: int, structure: s
     ok = y >= 0
     k = default_n_clusters(data)
     rows = []
-    for kern in ("fisher", "hamming", "scaled-hamming"):
+    for kern in THESIS_KERNELS:
         setup = kernel_setup(data, kern, structure=spec["method"], score=spec["score"], params=spec["params"],
                              seed=seed)
         for alg in ("correlation", "spectral"):
@@ -527,15 +527,15 @@ def _clustering_one(stem: str, runs: int, restarts: int, seed: int, structure: s
                          "v_measure_std": v[:, 2].std(), "ami_arithmetic": v[:, 3].mean(),
                          "ami_arithmetic_std": v[:, 3].std(), "seconds": v[:, 4].mean(),
                          "structure": setup.structure, "n_arcs": setup.n_arcs})
-        if kern == "fisher":
+        if kern == FISHER:
             fisher_model = setup.model
     # ablation (not the thesis's method): the same network with uniform parent-configuration marginals, what an
     # unpropagated junction tree gives for chains and A-structures (see docs/RESULTS.md)
     um = fisher_model
     feats = data.without_class().select(list(um.variables))
-    usetup = KernelSetup(gram(um, feats, marginals=_uniform_parent_marginals(um)), "fisher", um, feats.variables)
+    usetup = KernelSetup(gram(um, feats, marginals=_uniform_parent_marginals(um)), FISHER, um, feats.variables)
     for alg in ("correlation", "spectral"):
-        a = [run_clustering(data, "fisher", alg, n_clusters=k, setup=usetup, restarts=restarts, seed=seed + r)["ari"]
+        a = [run_clustering(data, FISHER, alg, n_clusters=k, setup=usetup, restarts=restarts, seed=seed + r)["ari"]
              for r in range(int(runs))]
         rows.append({"combination": {"correlation": "CC", "spectral": "SC"}[alg] + "-F uniform marginals",
                      "algorithm": alg, "kernel": "fisher (uniform parent marginals)", "ari": float(np.mean(a)),
@@ -622,7 +622,7 @@ def _segments_one(stem: str, restarts: int, seed: int, runs: int) -> dict:
         dag = dag.add_arc(u, v)
         K = gram(fit(dag, feats, method="ml"), feats)
         vals = [clustering_metrics(y, correlation_clustering(K, k, restarts=restarts, seed=seed + r,
-                                                             kernel="fisher").labels)["ari"] for r in range(runs)]
+                                                             kernel=FISHER).labels)["ari"] for r in range(runs)]
         rerun.append(float(np.mean(vals)))
     stats = collapsed_stats(data, list(arcs[0])) if arcs else None
     if stats is not None:
@@ -720,7 +720,7 @@ def _classification_one(stem: str, repeats: int, seed: int, structure: str, exac
     data = load_thesis_data(stem)
     spec = structure_spec(structure, data.without_class().n_vars, exact_max)
     out = {}
-    for kern in ("fisher", "hamming", "scaled-hamming"):
+    for kern in THESIS_KERNELS:
         res = classify_many(data, kern, ("knn", "svm"), repeats=repeats, seed=seed, test_size=0.2, k=7, C=1.0,
                             structure=spec["method"], score=spec["score"], params=spec["params"])
         for clf, r in res.items():
