@@ -27,6 +27,9 @@ Rows whose family has a missing cell are added afterwards with sparse expected f
 """
 from __future__ import annotations
 
+import contextlib
+import contextvars
+
 import numba
 import numpy as np
 import scipy.sparse as sp
@@ -39,7 +42,7 @@ from .model import BayesNet, cpt_counts, estimate_cpt, fit
 from .registry import KERNELS, LEARNERS, KernelSpec, feature_learners
 
 __all__ = ["gram", "features", "feature_offsets", "contributions", "set_kernel", "mmd",
-           "mean_features", "scaled_hamming_model", "DEFAULT_MAX_BYTES", "estimate_gram_bytes", "FISHER", "SCALED_HAMMING", "HAMMING", "THESIS_KERNELS",
+           "mean_features", "scaled_hamming_model", "DEFAULT_MAX_BYTES", "estimate_gram_bytes", "memory_limit", "memory_limit_set", "FISHER", "SCALED_HAMMING", "HAMMING", "THESIS_KERNELS",
            "FittedKernel", "NetworkKernel", "HammingKernel", "fit_fisher", "fit_scaled_hamming", "fit_hamming"]
 DEFAULT_MAX_BYTES = 4 * 2**30
 
@@ -69,7 +72,30 @@ def estimate_gram_bytes(n_rows: int, n_cols: int) -> int:
     return int(n_rows) * int(n_cols) * 8
 
 
+_MEMORY_LIMIT: contextvars.ContextVar = contextvars.ContextVar("bnfk_memory_limit", default=DEFAULT_MAX_BYTES)
+
+
+def memory_limit() -> float | None:
+    """The memory limit (bytes) that quadratic work called with the default ``max_bytes`` obeys."""
+    return _MEMORY_LIMIT.get()
+
+
+@contextlib.contextmanager
+def memory_limit_set(max_bytes: float | None):
+    """Within the block, calls that leave ``max_bytes`` at its default obey ``max_bytes`` instead
+    (None: no limit).  The CLI's ``--max-memory`` and the app's memory setting use this."""
+    if max_bytes is not None and not (np.isfinite(max_bytes) and max_bytes > 0):
+        raise KernelError(f"The memory limit must be a positive number of bytes, got {max_bytes}.")
+    token = _MEMORY_LIMIT.set(max_bytes)
+    try:
+        yield
+    finally:
+        _MEMORY_LIMIT.reset(token)
+
+
 def _guard(n: int, m: int, extra: int, max_bytes: float | None):
+    if max_bytes == DEFAULT_MAX_BYTES:   # the default: whatever limit is set for this run
+        max_bytes = memory_limit()
     need = estimate_gram_bytes(n, m) + extra
     if max_bytes is not None and need > max_bytes:
         side = int(np.sqrt(max(max_bytes - extra, 8) / 8))

@@ -453,6 +453,9 @@ def learn_structure(data, method: str, *, score: str = "bic", class_column: str 
              + (" (rows with missing cells are skipped)" if scorer.n < scorer.n_rows_total else "")]
     if scorer.n == 0 and method not in ("empty", "naive-bayes"):
         raise StructureError("No row is complete (every row has a missing cell); structure learning needs complete rows.")
+    if scorer.n < 2 and method == "hc":
+        raise StructureError(f"Hill climbing needs at least two complete rows; {getattr(data, 'source', 'the data')} "
+                             f"has {scorer.n}.")
 
     n = len(variables)
     if method == "empty":

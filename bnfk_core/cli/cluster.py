@@ -18,6 +18,7 @@ from .common import (
     add_data_options,
     add_fisher_model_options,
     add_hidden_alias,
+    add_max_memory,
     add_quiet,
     float_in,
     int_at_least,
@@ -83,6 +84,7 @@ def register(sub) -> None:
                    help="local-search restarts of correlation clustering (25)")
     p.add_argument("--no-labels-out", action="store_true", help="leave the per-row cluster labels out of the JSON")
     add_fisher_model_options(p)
+    add_max_memory(p)
     add_data_options(p, label=True)
     p.set_defaults(func=_cmd_cluster)
 
@@ -104,5 +106,6 @@ def register(sub) -> None:
     p.add_argument("--C", type=float_in(0, 1e12, low_open=True), default=1.0, help="SVM penalty (default 1)")
     add_quiet(p)
     add_fisher_model_options(p)
+    add_max_memory(p)
     add_data_options(p, label=True)
     p.set_defaults(func=_cmd_classify)

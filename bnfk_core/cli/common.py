@@ -26,6 +26,7 @@ import argparse
 import json
 import math
 import os
+import re
 import sys
 import warnings
 
@@ -38,7 +39,8 @@ from ..model import read_model
 
 __all__ = ["CliParser", "add_data_options", "add_quiet", "add_fisher_model_options", "add_hidden_alias",
            "split_list", "read_data", "label_data", "read_model_file", "emit", "progress", "progress_to_stderr",
-           "check_output", "seed", "int_at_least", "float_in", "MAX_SEED"]
+           "check_output", "seed", "int_at_least", "float_in", "memory_size", "add_max_memory", "cli_wording",
+           "MAX_SEED"]
 
 MAX_SEED = 2**32 - 1
 
@@ -61,6 +63,18 @@ def _number(text: str, kind):
             from None
     if kind is float and not math.isfinite(value):
         raise argparse.ArgumentTypeError(f"expected a finite number, got '{text}'")
+    return value
+
+
+def memory_size(text: str) -> float:
+    """A memory size: bytes, or a number with K, M, G or T (powers of 1024), e.g. ``8G``; ``none`` = no limit."""
+    s = text.strip().upper().removesuffix("B").removesuffix("I")
+    if s in ("NONE", "UNLIMITED"):
+        return math.inf
+    scale = {"K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40}.get(s[-1:], 1)
+    value = _number(s[:-1] if scale > 1 else s, float) * scale
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"must be a positive size such as 8G, got '{text}'")
     return value
 
 
@@ -114,6 +128,13 @@ def add_data_options(p: argparse.ArgumentParser, *, label: bool = False) -> None
     g.add_argument("--missing-policy", choices=("missing", "category"), default="missing",
                    help="treat NA/?/empty as missing (default) or as a category of its own")
     g.add_argument("--seed", type=seed, default=0, help="random seed, 0 to 2**32-1 (default 0)")
+
+
+def add_max_memory(p: argparse.ArgumentParser) -> None:
+    """``--max-memory SIZE``: the limit every quadratic step (Gram matrices and their work space) obeys."""
+    p.add_argument("--max-memory", type=memory_size, default=None, metavar="SIZE",
+                   help="refuse quadratic work (N x N matrices) needing more than SIZE, e.g. 8G "
+                        "(default 4G; 'none' = no limit)")
 
 
 def add_quiet(p: argparse.ArgumentParser) -> None:
@@ -191,6 +212,27 @@ def check_output(path: str, allowed: tuple[str, ...], what: str) -> str:
     if not os.path.isdir(folder):
         raise BnfkError(f"Cannot write '{path}': folder '{folder}' does not exist.")
     return ext
+
+
+# ---------------------------------------------------------------------- messages
+_OPTION_WORDS = (
+    (re.compile(r"drop_columns=\[?'?([^'\]\s]*)'?\]?"), r"--drop-columns \1"),
+    (re.compile(r"\bdrop_columns\b"), "--drop-columns"),
+    (re.compile(r"\bdiscretize_bins\b"), "--discretize"),
+    (re.compile(r"\bmax_levels=(\d+)"), r"--max-levels \1"),
+    (re.compile(r"\bmax_levels\b"), "--max-levels"),
+    (re.compile(r"\bmissing_policy\b"), "--missing-policy"),
+    (re.compile(r"\bclass_column\b"), "--class-column"),
+    (re.compile(r"raise the memory limit"), "raise --max-memory"),
+)
+
+
+def cli_wording(message: str) -> str:
+    """The core's message with its Python parameter names replaced by the CLI flags that set them
+    (``drop_columns=['id']`` -> ``--drop-columns id``): one rule for every subcommand."""
+    for pattern, repl in _OPTION_WORDS:
+        message = pattern.sub(repl, message)
+    return message
 
 
 # ---------------------------------------------------------------------- outputs

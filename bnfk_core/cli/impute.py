@@ -6,6 +6,7 @@ import time
 
 from ..analyses.impute import METHODS, benchmark, impute_with_model
 from ..errors import BnfkError
+from ..files import atomic_path
 from ..registry import feature_learners
 from .common import (
     add_data_options,
@@ -56,9 +57,11 @@ def _cmd_impute(args) -> dict:
     model = read_model_file(args.model)
     data = read_data(args.data, args, model=model)  # the model's columns and states (numbers -> its bins)
     res = impute_with_model(model, data)
-    res.frame.to_csv(args.output, index=False)
+    with atomic_path(args.output) as tmp:
+        res.frame.to_csv(tmp, index=False)
     if args.probabilities:
-        res.probabilities.to_csv(args.probabilities, index=False)
+        with atomic_path(args.probabilities) as tmp:
+            res.probabilities.to_csv(tmp, index=False)
     return {"output": args.output, "probabilities": args.probabilities, "rows": int(data.n_rows),
             "imputed_cells": int(res.imputed.sum()),
             "imputed_per_column": {v: int(res.imputed[:, i].sum()) for i, v in enumerate(model.variables)

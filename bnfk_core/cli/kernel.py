@@ -8,9 +8,16 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..errors import BnfkError
+from ..files import atomic_path
 from ..kernels import FISHER, feature_offsets, features, gram, mmd
 from ..registry import KERNELS
-from .common import add_data_options, check_output, read_data, read_model_file
+from .common import (
+    add_data_options,
+    add_max_memory,
+    check_output,
+    read_data,
+    read_model_file,
+)
 
 __all__ = ["register"]
 
@@ -32,10 +39,11 @@ def _cmd_kernel(args) -> dict:
     model, data = _kernel_inputs(args, args.data)
     other = _kernel_inputs(args, args.other)[1] if args.other else None
     K = gram(model, data, other, kind=args.kind, normalize=args.normalize)
-    if ext == ".npy":
-        np.save(args.output, K)
-    else:
-        np.savetxt(args.output, K, delimiter=",", fmt="%.17g")
+    with atomic_path(args.output) as tmp:
+        if ext == ".npy":
+            np.save(tmp, K)
+        else:
+            np.savetxt(tmp, K, delimiter=",", fmt="%.17g")
     return {"output": args.output, "kind": args.kind, "shape": list(K.shape), "normalize": args.normalize,
             "seconds": time.perf_counter() - t0}
 
@@ -52,7 +60,8 @@ def _cmd_features(args) -> dict:
     model = read_model_file(args.model)
     data = read_data(args.data, args, model=model)
     Phi = features(model, data)
-    sp.save_npz(args.output, Phi)
+    with atomic_path(args.output) as tmp:
+        sp.save_npz(tmp, Phi)
     off = feature_offsets(model)
     return {"output": args.output, "shape": list(Phi.shape), "nnz": int(Phi.nnz),
             "blocks": [{"variable": v, "offset": int(off[i]), "columns": int(off[i + 1] - off[i])}
@@ -68,6 +77,7 @@ def register(sub) -> None:
     p.add_argument("--other", metavar="DATA2.csv", help="rows of the second argument (default: DATA)")
     p.add_argument("--normalize", action="store_true", help="cosine-normalise: K / sqrt(diag diag)")
     p.add_argument("-o", "--output", required=True, metavar="K.npy|K.csv")
+    add_max_memory(p)
     add_data_options(p)
     p.set_defaults(func=_cmd_kernel)
 

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from ..errors import BnfkError
+from ..files import atomic_path
 from ..learn import learn_structure
 from ..model import fit, write_model
 from ..registry import ESTIMATORS, LEARNERS, SCORES
@@ -27,7 +28,8 @@ def _cmd_learn(args) -> dict:
     res = learn_structure(data, args.structure, score=args.score, class_column=args.class_column, k=args.kdb_k,
                           max_parents=args.max_parents, ess=args.ess, seed=args.seed, progress=progress(args))
     model = fit(res.dag, data, method=args.params, pseudo_count=args.pseudo_count)
-    write_model(model, args.output)
+    with atomic_path(args.output) as tmp:
+        write_model(model, tmp)
     return {"output": args.output, "format": ext[1:], "method": res.method, "score_name": res.score_name,
             "score": res.score, "arcs": [list(a) for a in res.dag.sorted_arcs()],
             "n_arcs": res.dag.n_arcs, "parameters": model.parameter_count(), "params": args.params,

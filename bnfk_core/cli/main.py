@@ -9,13 +9,15 @@ pipe).  The subcommands live one module per topic, each with a ``register(subpar
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import sys
 import warnings
 
 from ..errors import BnfkError
+from ..kernels import DEFAULT_MAX_BYTES, memory_limit_set
 from . import cluster, impute, kernel, learn, prototypes, reproduce, segments
-from .common import CliParser, _end_progress_line, emit
+from .common import CliParser, _end_progress_line, cli_wording, emit
 
 __all__ = ["main", "build_parser", "COMMANDS"]
 
@@ -62,13 +64,14 @@ def main(argv=None) -> int:
     except SystemExit as exc:  # --help (0) or a usage error already reported on one line (2)
         return exc.code if isinstance(exc.code, int) else 2
     try:
-        with warnings.catch_warnings():
+        limit = getattr(args, "max_memory", None)
+        with warnings.catch_warnings(), memory_limit_set(None if limit == math.inf else limit or DEFAULT_MAX_BYTES):
             warnings.simplefilter("ignore", FutureWarning)
             result = args.func(args)
             if result is not None:
                 emit(result)
     except BnfkError as exc:
-        return _fail(str(exc))
+        return _fail(cli_wording(str(exc)))
     except MemoryError:
         return _fail("out of memory; sample fewer rows.")
     except OSError as exc:

@@ -18,6 +18,7 @@ from ..analyses.prototypes import (
     summarize_benchmark,
 )
 from ..errors import BnfkError
+from ..files import atomic_path
 from ..learn import learn_structure
 from ..model import fit
 from .common import (
@@ -57,7 +58,8 @@ def _cmd_prototypes(args) -> dict:
     out.update({"model": source, "rows": data.n_rows, "seconds": time.perf_counter() - t0,
                 "seconds_greedy": r.seconds})
     if args.output:
-        data.subset(r.indices).frame.to_csv(args.output, index=False)
+        with atomic_path(args.output) as tmp:
+            data.subset(r.indices).frame.to_csv(tmp, index=False)
         out["output"] = args.output
     return out
 
