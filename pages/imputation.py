@@ -2,82 +2,23 @@
 filling the loaded data's missing cells with the current model."""
 import json
 
-import numpy as np
-import pandas as pd
-import plotly.graph_objects as go
 import streamlit as st
-from plotly.subplots import make_subplots
 
 from bnfk_core.analyses import impute as imp
+from bnfk_core.registry import LEARNERS
 from bnfk_ui import common, state
+from bnfk_ui.figures import imputation as fig_imp
 
-LABELS = {"bn": "BN", "mode": "Mode", "wknn": "wKNN", "fisher-knn": "Fisher-kNN", "bn-mode": "BN-Mode",
-          "bn-wknn": "BN-wKNN"}
-SUMMARIZATION_STRUCTURES = {"tree": "Chow–Liu tree (fast)", "hc": "Hill climbing", "exact": "Exact optimum (≤ 20 variables, slow)",
+STRUCTURES = {**{m: LEARNERS[m].label for m in ("tree", "hc", "exact")},
               "auto": "As the thesis: exact up to 20 variables, else hill climbing"}
 RATIOS = [0.1, 0.2, 0.3, 0.4, 0.5]   # the thesis grid: pick all five of each for its 25 settings
 DEFAULT_RATIOS = [0.1, 0.3, 0.5]     # 9 settings x 1 repeat: a default run of a few seconds
 MAX_SHOWN_ROWS = 300
 
 
-def heatmaps(res: "imp.BenchmarkResult", metric: str) -> go.Figure:
-    """One heatmap per method over (test ratio x missing ratio), shared colour scale (thesis Figs 4.1-4.2)."""
-    mats = [res.matrix(m, metric) for m in res.methods]
-    finite = np.concatenate([M[np.isfinite(M)] for M in mats]) if mats else np.array([0.0])
-    lo, hi = (float(finite.min()), float(finite.max())) if finite.size else (0.0, 1.0)
-    fig = make_subplots(rows=1, cols=len(mats), subplot_titles=[LABELS[m] for m in res.methods],
-                        horizontal_spacing=0.04, shared_yaxes=True)
-    for k, (m, M) in enumerate(zip(res.methods, mats)):
-        fig.add_trace(go.Heatmap(
-            z=M, x=[f"{r:g}" for r in res.missing_ratios], y=[f"{r:g}" for r in res.test_ratios],
-            zmin=lo, zmax=hi, coloraxis="coloraxis", text=np.round(M, 3), texttemplate="%{text}",
-            hovertemplate=f"{LABELS[m]}<br>test ratio %{{y}}<br>missing ratio %{{x}}<br>{metric} %{{z:.3f}}<extra></extra>"),
-            row=1, col=k + 1)
-        fig.update_xaxes(title_text="missing ratio", type="category", row=1, col=k + 1)
-    fig.update_yaxes(title_text="test ratio", type="category", row=1, col=1)
-    scale = "Viridis" if metric == "accuracy" else "Viridis_r"
-    fig.update_layout(coloraxis=dict(colorscale=scale, cmin=lo, cmax=hi, colorbar=dict(title=metric.replace("_", "-"))),
-                      height=330, margin=dict(l=10, r=10, t=40, b=10))
-    return fig
-
-
-def summary_table(res: "imp.BenchmarkResult") -> pd.DataFrame:
-    s = res.summary()
-    return pd.DataFrame([{"method": LABELS[m], "accuracy": s[m]["accuracy"], "accuracy sd": s[m]["accuracy_std"],
-                          "cross-entropy": s[m]["cross_entropy"], "cross-entropy sd": s[m]["cross_entropy_std"],
-                          "runs": s[m]["runs"], "seconds": s[m]["seconds"]} for m in res.methods])
-
-
 @st.cache_resource(show_spinner=False, max_entries=8)
 def _impute_current(_model, model_key: str, _data, fingerprint: str) -> "imp.ImputedData":
     return imp.impute_with_model(_model, _data)
-
-
-def cell_figure(res: "imp.ImputedData", rows: np.ndarray) -> go.Figure:
-    """Rows x model columns; imputed cells coloured by the probability of the filled value, hover = distribution."""
-    d = res.data
-    cols = list(d.variables)
-    z = np.full((len(rows), len(cols)), np.nan)
-    hover = np.empty((len(rows), len(cols)), dtype=object)
-    pos = {r: a for a, r in enumerate(rows)}
-    for i, (rr, P) in res.imputation.cells.items():
-        keep = np.isin(rr, rows)
-        for r, p in zip(rr[keep], P[keep]):
-            a = pos[int(r)]
-            z[a, i] = p.max()
-            top = np.argsort(-p)[:6]
-            hover[a, i] = "<br>".join(f"{d.states[i][k]}: {p[k]:.3f}" for k in top)
-    text = d.frame.iloc[rows][cols].to_numpy(dtype=object)
-    obs = ~np.isfinite(z)
-    hover[obs] = "observed"
-    fig = go.Figure(go.Heatmap(
-        z=z, x=cols, y=[str(r) for r in rows], text=text, texttemplate="%{text}", customdata=hover,
-        colorscale="Oranges_r", zmin=0, zmax=1, colorbar=dict(title="P(filled value)"),
-        hovertemplate="row %{y} · %{x}: <b>%{text}</b><br>%{customdata}<extra></extra>"))
-    fig.update_layout(height=min(120 + 22 * len(rows), 900), margin=dict(l=10, r=10, t=10, b=10),
-                      yaxis=dict(autorange="reversed", type="category", title="row"),
-                      xaxis=dict(side="top", tickangle=-30))
-    return fig
 
 
 if common.start("Imputation"):
@@ -93,9 +34,10 @@ if common.start("Imputation"):
         c1, c2, c3 = st.columns([2, 2, 1.3])
         with c1:
             methods = st.multiselect("Methods", list(imp.METHODS), default=["bn", "mode", "wknn"],
-                                     format_func=LABELS.get, key="imp_methods")
-            structure = st.selectbox("Structure of the BN methods (qNML score, cNML parameters)", list(SUMMARIZATION_STRUCTURES),
-                                     format_func=SUMMARIZATION_STRUCTURES.get, key="imp_structure")
+                                     format_func=imp.METHOD_LABELS.get, key="imp_methods")
+            structure = st.selectbox("Structure of the BN methods (qNML score, cNML parameters)",
+                                     list(STRUCTURES), format_func=STRUCTURES.get,
+                                     key="imp_structure")
         with c2:
             trs = st.multiselect("Test ratios", RATIOS, default=DEFAULT_RATIOS, key="imp_test",
                                  help="Fraction of the rows that form the test part (thesis: 0.1–0.5).")
@@ -118,7 +60,7 @@ if common.start("Imputation"):
         if stored and stored[0] == feat.fingerprint():
             res = stored[1]
             st.subheader("Macro averages")
-            st.dataframe(summary_table(res), hide_index=True,
+            st.dataframe(res.table(), hide_index=True,
                          column_config={c: st.column_config.NumberColumn(format="%.3f") for c in
                                         ("accuracy", "accuracy sd", "cross-entropy", "cross-entropy sd")}
                          | {"seconds": st.column_config.NumberColumn(format="%.1f")})
@@ -126,7 +68,7 @@ if common.start("Imputation"):
                        f"{res.seconds:.1f} s in all.")
             metric = st.radio("Heatmap metric", ["accuracy", "cross_entropy"], horizontal=True,
                               format_func=lambda m: m.replace("_", "-"), key="imp_metric")
-            fig = heatmaps(res, metric)
+            fig = fig_imp.benchmark_heatmaps(res, metric)
             st.plotly_chart(fig, key="imp_heatmaps", config={"displaylogo": False})
             base = f"{common.dataset_name()}_imputation"
             d1, d2, d3 = st.columns(3)
@@ -156,16 +98,18 @@ if common.start("Imputation"):
             with common.shown_errors():
                 with st.spinner("Computing the posteriors…"):
                     res = _impute_current(m, m.key(), d, d.fingerprint())
-                rows = np.flatnonzero(res.imputed.any(axis=1))
+                rows, stats = res.filled_rows(), res.stats()
                 c1, c2, c3 = st.columns(3)
-                c1.metric("Imputed cells", f"{int(res.imputed.sum()):,}")
-                c2.metric("Rows with imputed cells", f"{len(rows):,}")
-                pmax = res.probabilities.groupby(["row", "column"]).probability.max()
-                c3.metric("Mean probability of the filled value", f"{pmax.mean():.3f}")
+                c1.metric("Imputed cells", f"{stats['cells']:,}")
+                c2.metric("Rows with imputed cells", f"{stats['rows']:,}")
+                c3.metric("Mean probability of the filled value", f"{stats['mean_probability']:.3f}")
                 if len(rows) > MAX_SHOWN_ROWS:
                     st.caption(f"Showing the first {MAX_SHOWN_ROWS} of {len(rows):,} rows with imputed cells.")
-                st.plotly_chart(cell_figure(res, rows[:MAX_SHOWN_ROWS]), key="imp_cells",
-                                config={"displaylogo": False})
+                shown = rows[:MAX_SHOWN_ROWS]
+                P, dist = res.cell_probabilities(shown)
+                cells = res.data.frame.iloc[shown][list(res.data.variables)].to_numpy(dtype=object)
+                st.plotly_chart(fig_imp.imputed_cells_figure(cells, res.data.variables, shown, P, dist),
+                                key="imp_cells", config={"displaylogo": False})
                 st.caption("Coloured cells were imputed (darker = less certain); hover for the distribution.")
                 base = f"{common.dataset_name()}_imputed"
                 d1, d2 = st.columns(2)

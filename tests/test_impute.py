@@ -226,6 +226,30 @@ def test_benchmark_grid_and_summary():
     pd.testing.assert_frame_equal(res.runs.drop(columns="seconds"), again.runs.drop(columns="seconds"))
 
 
+def test_benchmark_table_is_the_macro_average_of_the_runs():
+    d = load_csv(HAYES, class_column="class")
+    res = benchmark(d, ["bn", "mode"], test_ratios=[0.2, 0.4], missing_ratios=[0.1, 0.3], repeats=2, seed=1,
+                    structure="tree")
+    table = res.table()
+    assert list(table.columns) == ["method", "accuracy", "accuracy sd", "cross-entropy", "cross-entropy sd", "runs",
+                                   "seconds"]
+    assert list(table["method"]) == ["BN", "Mode"]
+    runs = res.runs
+    for line, m in zip(table.itertuples(index=False), ("bn", "mode")):
+        sub = runs[runs["method"] == m]
+        per_setting = {}
+        for tr, mr, acc, ce in zip(sub.test_ratio, sub.missing_ratio, sub.accuracy, sub.cross_entropy):
+            per_setting.setdefault((tr, mr), []).append((acc, ce))
+        assert len(per_setting) == 4
+        want_acc = sum(np.mean([a for a, _ in v]) for v in per_setting.values()) / 4
+        want_ce = sum(np.mean([c for _, c in v]) for v in per_setting.values()) / 4
+        assert line[1] == pytest.approx(want_acc) and line[3] == pytest.approx(want_ce)
+        assert line[2] == pytest.approx(np.std(sub.accuracy.to_numpy()))
+        assert line[4] == pytest.approx(np.std(sub.cross_entropy.to_numpy()))
+        assert line[5] == 8 and line[6] == pytest.approx(sub.seconds.sum())
+    assert list(res.table({"bn": "network", "mode": "mode"})["method"]) == ["network", "mode"]
+
+
 # ---------------------------------------------------------------------- practical imputation
 def test_impute_with_model_round_trip(tmp_path):
     d = load_csv(HV, missing_policy="missing", class_column="class")
@@ -248,6 +272,38 @@ def test_impute_with_model_round_trip(tmp_path):
     res.frame.to_csv(path, index=False)
     back = load_csv(path, class_column="class", model=model)
     assert not back.has_missing and (back.codes[obs] == d.codes[obs]).all()
+
+
+def test_imputed_cells_and_stats_equal_enumeration():
+    dag = DAG(["a", "b", "c"], [("a", "b"), ("b", "c")])
+    model = random_model(dag, [3, 2, 3], seed=3)
+    full = model.sample(25, seed=2)
+    codes = full.codes.copy()
+    codes[np.random.default_rng(5).random(codes.shape) < 0.3] = -1
+    codes[0] = -1                      # a row with nothing observed: the prior marginals
+    codes[1] = full.codes[1]           # a complete row: nothing filled
+    data = full.with_codes(codes)
+    res = impute_with_model(model, data)
+    miss = codes < 0
+    rows = np.flatnonzero(miss.any(axis=1))
+    assert (res.filled_rows() == rows).all() and 1 not in rows
+    brute = {(r, i): _brute_posterior(model, codes[r], i) for r, i in zip(*np.nonzero(miss))}
+    stats = res.stats()
+    assert stats["cells"] == int(miss.sum()) and stats["rows"] == len(rows)
+    assert stats["mean_probability"] == pytest.approx(np.mean([p.max() for p in brute.values()]), abs=1e-12)
+    show = np.array([1, 0, rows[-1]])
+    P, dist = res.cell_probabilities(show, top=2)
+    assert P.shape == dist.shape == (3, 3)
+    for a, r in enumerate(show):
+        for i in range(3):
+            if not miss[r, i]:
+                assert np.isnan(P[a, i]) and dist[a, i] is None
+                continue
+            p = brute[(r, i)]
+            assert P[a, i] == pytest.approx(p.max(), abs=1e-12)
+            want = sorted(range(len(p)), key=lambda k: -p[k])[:2]
+            assert [s for s, _ in dist[a, i]] == [model.states[i][k] for k in want]
+            np.testing.assert_allclose([q for _, q in dist[a, i]], p[want], atol=1e-12)
 
 
 # ---------------------------------------------------------------------- CLI

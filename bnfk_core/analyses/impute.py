@@ -58,16 +58,19 @@ import pandas as pd
 from ..data import CategoricalData
 from ..errors import BnfkError
 from ..inference import posterior
-from ..kernels import gram
+from ..kernels import FISHER, gram
 from ..learn import EXACT_MAX_VARIABLES, learn_structure
 from ..model import fit
 
 __all__ = ["METHODS", "CE_FLOOR", "CE_CAP", "MCARSplit", "Imputation", "ImputedData", "BenchmarkResult",
            "ImputeError", "induce_mcar", "learn_model", "impute", "impute_bn", "impute_mode", "impute_wknn",
            "impute_fisher_knn", "impute_augmented", "knn_vote", "category_weights", "capped_cross_entropy",
-           "evaluate", "macro_average", "benchmark", "impute_with_model", "DEFAULT_RATIOS"]
+           "evaluate", "macro_average", "benchmark", "impute_with_model", "DEFAULT_RATIOS", "METHOD_LABELS"]
 
 METHODS = ("bn", "mode", "wknn", "fisher-knn", "bn-mode", "bn-wknn")
+#: the methods' names in tables and figures (thesis spelling)
+METHOD_LABELS = {"bn": "BN", "mode": "Mode", "wknn": "wKNN", "fisher-knn": "Fisher-kNN", "bn-mode": "BN-Mode",
+                 "bn-wknn": "BN-wKNN"}
 #: the probability floor of the cross-entropy (thesis 4.2.3): L <= -log 1e-5
 CE_FLOOR = 1e-5
 CE_CAP = -math.log(CE_FLOOR)
@@ -357,7 +360,7 @@ def impute_fisher_knn(data: CategoricalData, model=None, k: int = 3, seed: int =
     t0 = time.perf_counter()
     if model is None:
         model = learn_model(data, seed=seed, **learn)
-    K = gram(model, data, kind="fisher")
+    K = gram(model, data, kind=FISHER)
     d = np.diag(K)
     D2 = d[:, None] + d[None, :] - 2.0 * K
     cells = knn_vote(-D2, data, k=k, seed=seed)
@@ -494,6 +497,18 @@ class BenchmarkResult:
             out[m] = {"accuracy": acc, "cross_entropy": ce, "accuracy_std": acc_sd, "cross_entropy_std": ce_sd,
                       "runs": int(len(sub)), "seconds": float(sub["seconds"].sum())}
         return out
+
+    def table(self, labels: dict | None = None) -> pd.DataFrame:
+        """:meth:`summary` as a table, one line per method (named by ``labels``, default :data:`METHOD_LABELS`):
+        ``method, accuracy, accuracy sd, cross-entropy, cross-entropy sd, runs, seconds``."""
+        labels = METHOD_LABELS if labels is None else labels
+        s = self.summary()
+        return pd.DataFrame([{"method": labels.get(m, m), "accuracy": s[m]["accuracy"],
+                              "accuracy sd": s[m]["accuracy_std"], "cross-entropy": s[m]["cross_entropy"],
+                              "cross-entropy sd": s[m]["cross_entropy_std"], "runs": s[m]["runs"],
+                              "seconds": s[m]["seconds"]} for m in self.methods],
+                            columns=["method", "accuracy", "accuracy sd", "cross-entropy", "cross-entropy sd",
+                                     "runs", "seconds"])
 
     def grid(self) -> list[dict]:
         """Per setting: mean and standard deviation over the repeats of every method."""
@@ -633,6 +648,36 @@ class ImputedData:
     imputed: np.ndarray
     probabilities: pd.DataFrame
     imputation: Imputation
+
+    def filled_rows(self) -> np.ndarray:
+        """Indices of the rows with at least one imputed cell (ascending)."""
+        return np.flatnonzero(self.imputed.any(axis=1))
+
+    def stats(self) -> dict:
+        """``{cells, rows, mean_probability}``: imputed cells, rows with one, and the mean probability of
+        the filled (most probable) value over the imputed cells (NaN when none was imputed)."""
+        p = [P.max(axis=1) for _, P in self.imputation.cells.values() if len(P)]
+        return {"cells": int(self.imputed.sum()), "rows": int(len(self.filled_rows())),
+                "mean_probability": float(np.concatenate(p).mean()) if p else float("nan")}
+
+    def cell_probabilities(self, rows, top: int = 6) -> tuple[np.ndarray, np.ndarray]:
+        """Per cell of ``rows`` x the model's variables: ``(P, dist)``.
+
+        ``P[a, i]`` is the probability of the value filled into cell (rows[a], i), NaN for an observed
+        cell; ``dist[a, i]`` lists the ``top`` most probable ``(state, probability)`` pairs of that cell,
+        most probable first (None for an observed cell).
+        """
+        rows = np.asarray(rows, dtype=np.int64)
+        P = np.full((len(rows), self.data.n_vars), np.nan)
+        dist = np.full(P.shape, None, dtype=object)
+        pos = {int(r): a for a, r in enumerate(rows)}
+        for i, (rr, probs) in self.imputation.cells.items():
+            for r, p in zip(rr, probs):
+                a = pos.get(int(r))
+                if a is not None:
+                    P[a, i] = p.max()
+                    dist[a, i] = [(self.data.states[i][k], float(p[k])) for k in np.argsort(-p)[:top]]
+        return P, dist
 
 
 def impute_with_model(model, data: CategoricalData) -> ImputedData:
