@@ -352,3 +352,120 @@ def test_experiment_with_a_given_structure_and_embedding():
     for j in range(2):
         assert abs(abs(Y[:, j] @ ref[:, j]) - ref[:, j] @ ref[:, j]) < 1e-6 * (ref[:, j] @ ref[:, j])
     assert np.abs(Y).max(axis=0) == pytest.approx(Y.max(axis=0))       # sign convention
+
+
+# ---------------------------------------------------------------------- reading a run (the Prototypes page)
+@pytest.fixture(scope="module")
+def car_run():
+    from bnfk_core.analyses.prototypes import prepare_summarization, run_summarization
+    data = load_csv(CAR, class_column="class")
+    exp = prepare_summarization(data, "tan", seed=5)
+    return data, exp, run_summarization(exp, 12, random_draws=15, return_details=True)
+
+
+def _refit_nll(data, exp, rows):
+    """Held-out NLL of the structure re-fitted (pseudo-count one) on ``rows`` of the original data, from scratch."""
+    refit = fit(exp.model.dag, data.subset(np.asarray(rows)), method="smoothed", pseudo_count=1.0)
+    return -log_likelihood(refit, data.subset(exp.test_rows)).mean()
+
+
+@pytest.mark.parametrize("criterion", ["mmd", "chi2", "random"])
+def test_selected_rows_and_their_values_equal_a_recomputation(car_run, criterion):
+    from bnfk_core.analyses.prototypes import criterion_value, selected_rows, share_below
+    data, exp, res = car_run
+    rows = selected_rows(res, criterion)
+    assert len(rows) == 12 == len(set(rows)) and set(rows) <= set(exp.train_rows.tolist())
+    assert criterion_value(res, criterion, "nll") == pytest.approx(_refit_nll(data, exp, rows), rel=1e-10)
+    pos = np.searchsorted(exp.train_rows, rows)
+    assert criterion_value(res, criterion, "mmd") == pytest.approx(
+        kernels.mmd(exp.model, exp.train.subset(pos), exp.train), rel=1e-9)
+    v = criterion_value(res, criterion, "nll")
+    below = sum(1 for x in res["details"]["random_nll"] if x < v)
+    assert share_below(res, criterion, "nll") == below / 15
+
+
+def test_result_summary_and_selected_table(car_run):
+    from bnfk_core.analyses.prototypes import result_summary, selected_table
+    data, exp, res = car_run
+    summary = json.loads(json.dumps(result_summary(res, "chi2")))
+    assert "details" not in summary and summary["k"] == 12 and summary["selected"]["criterion"] == "chi2"
+    assert summary["selected"]["rows"] == res["details"]["chi2_rows"]
+    assert summary["chi2"]["nll"] == pytest.approx(_refit_nll(data, exp, summary["selected"]["rows"]), rel=1e-10)
+    rows = [7, 3, 100]
+    table = selected_table(data, rows)
+    assert list(table.columns) == ["row"] + list(data.variables) and table["row"].tolist() == rows
+    for r, (_, rec) in zip(rows, table.iterrows()):
+        assert [rec[v] for v in data.variables] == [data.states[j][data.codes[r, j]] for j in range(data.n_vars)]
+
+
+def test_subset_sizes_default_and_parsed():
+    from bnfk_core.analyses.prototypes import default_subset_sizes, parse_subset_sizes
+    assert default_subset_sizes(100) == [10, 20, 30, 40, 50]
+    assert default_subset_sizes(5000) == [200, 400, 600, 800, 1000]
+    assert default_subset_sizes(3) == [1, 2]
+    assert parse_subset_sizes(" 30; 10,10, 20 ,", 100) == [10, 20, 30]
+    assert parse_subset_sizes("", 100) == []
+    with pytest.raises(PrototypeError, match="whole numbers"):
+        parse_subset_sizes("10, ten", 100)
+    with pytest.raises(PrototypeError, match=r"Subset size 100 is outside 1\.\.99"):
+        parse_subset_sizes("10,100,9999", 100)
+    with pytest.raises(PrototypeError, match="outside"):
+        parse_subset_sizes("0", 100)
+
+
+def test_curve_equals_single_runs_and_its_table(car_run):
+    from bnfk_core.analyses.prototypes import curve_table, run_summarization, summarization_curve
+    data, exp, _ = car_run
+    told = []
+    curve = summarization_curve(exp, [5, 9], random_draws=10, progress=lambda f, m: told.append(f))
+    assert told == [0.0, 0.5, 1.0] and [r["k"] for r in curve] == [5, 9]
+    for r, k in zip(curve, [5, 9]):
+        single = run_summarization(exp, k, random_draws=10, return_details=True)
+        assert r["mmd"]["nll"] == single["mmd"]["nll"] and r["random"] == single["random"]
+        assert r["mmd"]["nll"] == pytest.approx(_refit_nll(data, exp, r["details"]["mmd_rows"]), rel=1e-10)
+    calls = []
+    assert summarization_curve(exp, [4, 6], run_one=lambda k: calls.append(k) or {"k": k}) == [{"k": 4}, {"k": 6}]
+    assert calls == [4, 6]
+    table = curve_table(curve, ["nll", "error"])
+    assert table["k"].tolist() == [5, 9]
+    assert table["mmd_nll"].tolist() == [r["mmd"]["nll"] for r in curve]
+    assert table["chi2_mmd"].tolist() == [r["chi2"]["mmd"] for r in curve]
+    errs = [np.array(r["details"]["random_error"]) for r in curve]
+    np.testing.assert_allclose(table["random_error_mean"], [e.mean() for e in errs], rtol=1e-12)
+    np.testing.assert_allclose(table["random_error_std"], [e.std(ddof=1) for e in errs], rtol=1e-12)
+    assert "full_log_loss" not in table and table["full_error"].tolist() == [exp.full["error"]] * 2
+
+
+def test_map_sample_positions_and_background():
+    from bnfk_core.analyses.prototypes import map_sample
+    train_rows = np.arange(0, 3000, 2)                       # 1500 row numbers, position j is row 2j
+    chosen = [10, 2998, 4]
+    js, others = map_sample(train_rows, chosen, max_rows=100, seed=1)
+    assert js.tolist() == [5, 1499, 2] and train_rows[js].tolist() == chosen
+    assert len(others) == 100 and not set(others) & set(js) and np.all(np.diff(others) > 0)
+    assert others.tolist() == map_sample(train_rows, chosen, max_rows=100, seed=1)[1].tolist()
+    _, every = map_sample(train_rows, chosen, max_rows=5000)
+    assert every.tolist() == [j for j in range(1500) if j not in (2, 5, 1499)]
+
+
+def test_compare_prototypes_equals_selection_and_gram_mmd():
+    from bnfk_core.analyses.prototypes import compare_prototypes
+    m1, data = small_problem(seed=4, n_rows=30)
+    m2 = fit(DAG(m1.variables), data, method="smoothed")
+    out = compare_prototypes([m1, m2], data, 6, seed=2)
+    for a, m in enumerate((m1, m2)):
+        assert out["sets"][a] == sorted(select_prototypes(m, data, 6, "mmd", seed=2).indices.tolist())
+        for b, mb in enumerate((m1, m2)):
+            K = kernels.gram(mb, data)
+            assert out["mmd"][a][b] == pytest.approx(brute_mmd(K, out["sets"][a]), rel=1e-9, abs=1e-12)
+
+
+def test_row_labels():
+    from bnfk_core.analyses.prototypes import row_labels
+    data = load_csv(CAR, class_column="class")
+    labels, states = row_labels(data, [0, 5, 9])
+    ci = list(data.variables).index("class")
+    assert states == tuple(data.states[ci])
+    assert [states[c] for c in labels] == data.frame["class"].iloc[[0, 5, 9]].tolist()
+    labels, states = row_labels(data.with_class(None), [0, 5])
+    assert labels.tolist() == [-1, -1] and states == ()

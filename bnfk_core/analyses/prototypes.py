@@ -39,20 +39,23 @@ from typing import Callable, Sequence
 
 import numba
 import numpy as np
+import pandas as pd
 import scipy.sparse as sp
 from scipy.sparse.linalg import LinearOperator, svds
 from scipy.special import gammaincc, gammaln
 
 from ..errors import BnfkError
 from ..inference import log_likelihood, parent_marginals, posterior
-from ..kernels import features
+from ..kernels import features, mmd as kernel_mmd
 from ..learn import learn_structure
 from ..model import MAX_CPT_CELLS, BayesNet, fit
 
 __all__ = ["CRITERIA", "SUMMARIZATION_STRUCTURES", "PrototypeError", "MMDCriterion", "Chi2Criterion", "GreedyResult",
            "greedy_swap", "random_subsets", "PrototypeResult", "select_prototypes", "HeldOut",
            "class_posterior", "split_half", "feature_embedding", "SummarizationExperiment", "prepare_summarization", "run_summarization",
-           "summarize_benchmark"]
+           "summarize_benchmark", "selected_rows", "criterion_value", "share_below", "result_summary",
+           "selected_table", "default_subset_sizes", "parse_subset_sizes", "curve_table", "map_sample",
+           "compare_prototypes", "row_labels", "summarization_curve"]
 
 CRITERIA = ("mmd", "chi2", "random")
 SUMMARIZATION_STRUCTURES = ("hc", "tan", "kdb")
@@ -863,4 +866,122 @@ def summarize_benchmark(data, k: int, structure: str = "hc", *, class_column: st
     out = {"dataset": data.source}
     out.update(run_summarization(exp, k, random_draws=random_draws, criteria=criteria, progress=sub2,
                               return_details=return_details))
+    return out
+
+
+# ====================================================================== reading a run
+def selected_rows(result: dict, criterion: str) -> list[int]:
+    """Row numbers (of the original data) that ``criterion`` chose in a :func:`run_summarization` result
+    made with ``return_details``; for ``random`` the first of the random subsets."""
+    return result["details"]["random_rows" if criterion == "random" else f"{criterion}_rows"]
+
+
+def criterion_value(result: dict, criterion: str, metric: str) -> float:
+    """``metric`` (``mmd``, ``nll``, ``error``, ``log_loss``) of the subset that ``criterion`` chose in a
+    :func:`run_summarization` result with ``return_details`` (``random``: the first random subset)."""
+    if criterion == "random":
+        return result["details"][f"random_{metric}"][0]
+    return result[criterion][metric]
+
+
+def share_below(result: dict, criterion: str, metric: str = "nll") -> float:
+    """The fraction of the random subsets whose ``metric`` is lower than that of ``criterion``'s subset."""
+    return float(np.mean(np.array(result["details"][f"random_{metric}"]) < criterion_value(result, criterion, metric)))
+
+
+def result_summary(result: dict, criterion: str) -> dict:
+    """The JSON-ready part of a :func:`run_summarization` result (no per-draw details) and the selection."""
+    out = {key: result[key] for key in ("k", "structure", "full", "random", "mmd", "chi2", "seconds") if key in result}
+    out["selected"] = {"criterion": criterion, "rows": selected_rows(result, criterion)}
+    return out
+
+
+def selected_table(data, rows: Sequence[int]) -> pd.DataFrame:
+    """The chosen rows of ``data`` with their row number first."""
+    return data.frame.iloc[list(rows)].assign(row=list(rows))[["row"] + list(data.variables)]
+
+
+def default_subset_sizes(n_train: int) -> list[int]:
+    """Five subset sizes for a curve over k: 20 %, 40 %, ..., 100 % of min(1000, half the training rows)."""
+    hi = max(2, min(1000, n_train // 2))
+    return sorted({max(1, int(round(hi * f))) for f in (0.2, 0.4, 0.6, 0.8, 1.0)})
+
+
+def parse_subset_sizes(text: str, n_train: int) -> list[int]:
+    """Distinct sorted subset sizes from ``"10, 20; 30"``; each must lie in 1 .. n_train - 1."""
+    try:
+        ks = sorted({int(x) for x in str(text).replace(";", ",").split(",") if x.strip()})
+    except ValueError:
+        raise PrototypeError(f"Subset sizes must be whole numbers separated by commas, got '{text}'.") from None
+    bad = [x for x in ks if not 1 <= x < n_train]
+    if bad:
+        raise PrototypeError(f"Subset size {bad[0]} is outside 1..{n_train - 1} "
+                             f"(the training half has {n_train} rows).")
+    return ks
+
+
+def curve_table(curve: Sequence[dict], metrics: Sequence[str]) -> pd.DataFrame:
+    """One row per k of a list of :func:`run_summarization` results: the full training half's, the random
+    subsets' (mean, sd) and the greedy subsets' ``metrics`` (and MMD), and the greedy MMD search's seconds."""
+    metrics = list(metrics)
+    return pd.DataFrame([{"k": r["k"], **{f"full_{m}": r["full"][m] for m in metrics},
+                          **{f"random_{m}_mean": r["random"][f"{m}_mean"] for m in metrics},
+                          **{f"random_{m}_std": r["random"][f"{m}_std"] for m in metrics},
+                          **{f"{c}_{m}": r[c][m] for c in ("mmd", "chi2") for m in metrics + ["mmd"]},
+                          "seconds_greedy_mmd": r["seconds"]["greedy_mmd"]} for r in curve])
+
+
+def map_sample(train_rows: np.ndarray, chosen: Sequence[int], max_rows: int = 2000,
+               seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """Positions (into ``train_rows``) of the ``chosen`` row numbers, and of at most ``max_rows`` of the
+    other rows (a seeded uniform sample, sorted; all of them when there are few enough)."""
+    pos = {int(r): j for j, r in enumerate(train_rows)}
+    js = np.array([pos[int(r)] for r in chosen], dtype=np.int64)
+    others = np.setdiff1d(np.arange(len(train_rows)), js)
+    if len(others) > max_rows:
+        others = np.sort(np.random.default_rng(seed).choice(others, max_rows, replace=False))
+    return js, others
+
+
+def compare_prototypes(models: Sequence, data, k: int, *, seed: int = 0) -> dict:
+    """Greedy-MMD prototypes of ``data`` under each model's Fisher kernel, and each set's MMD² under each kernel.
+
+    Returns ``{"sets": [sorted row indices per model], "mmd": M}`` with ``M[a][b]`` the squared MMD
+    (:func:`bnfk_core.kernels.mmd`) of set ``a`` to ``data`` under model ``b``'s kernel.
+    """
+    sets = [np.sort(select_prototypes(m, data, k, "mmd", seed=seed).indices) for m in models]
+    mmd = [[kernel_mmd(m, data.subset(s), data) for m in models] for s in sets]
+    return {"sets": [s.tolist() for s in sets], "mmd": mmd}
+
+
+def row_labels(data, rows) -> tuple[np.ndarray, tuple]:
+    """Class codes of ``rows`` of ``data`` (−1 for a missing class; all −1 without a class column) and the
+    class states (empty without a class column)."""
+    rows = np.asarray(rows, dtype=np.int64)
+    if data.class_column is None:
+        return np.full(len(rows), -1), ()
+    ci = data.index(data.class_column)
+    return data.codes[rows, ci], tuple(data.states[ci])
+
+
+def summarization_curve(exp: SummarizationExperiment, ks: Sequence[int], *, random_draws: int = 1000,
+                        progress: Progress | None = None,
+                        run_one: Callable[[int], dict] | None = None) -> list[dict]:
+    """The experiment for every subset size in ``ks`` (the paper's Fig. 1 over k): a list of
+    :func:`run_summarization` results with details, in the order of ``ks``.
+
+    ``run_one(k)`` replaces the default ``run_summarization(exp, k, random_draws=random_draws,
+    return_details=True)`` (e.g. a cached version of it); ``progress(fraction, message)`` is told
+    before each k and at the end.
+    """
+    if run_one is None:
+        def run_one(k):
+            return run_summarization(exp, int(k), random_draws=random_draws, return_details=True)
+    out = []
+    for j, k in enumerate(ks):
+        if progress is not None:
+            progress(j / len(ks), f"k = {k} ({j + 1} of {len(ks)})")
+        out.append(run_one(k))
+    if progress is not None:
+        progress(1.0, "Done")
     return out
