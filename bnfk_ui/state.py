@@ -7,6 +7,7 @@ owns, so they survive page switches; widgets bind to them with :func:`bind`.
 """
 from __future__ import annotations
 
+import io
 import json
 import re
 from dataclasses import dataclass
@@ -15,12 +16,14 @@ from pathlib import Path
 import numpy as np
 import streamlit as st
 
+from bnfk_core import kernels
 from bnfk_core.dag import DAG, apply_segment
 from bnfk_core.data import CategoricalData, load_csv
+from bnfk_core.embed import class_order, cluster_order, kernel_pca, pair_values, sample_rows
 from bnfk_core.errors import BnfkError, DataError
 from bnfk_core.learn import learn_feature_structure
 from bnfk_core.model import BayesNet, fit
-from bnfk_core.registry import SCORES
+from bnfk_core.registry import KERNELS, SCORES
 from bnfk_core.scores import score_dag
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -120,12 +123,7 @@ def _source(dataset: str):
 
 @st.cache_resource(show_spinner=False, max_entries=32)
 def _load(name: str, content: bytes | None, class_column, missing_policy, bins, drop_columns) -> CategoricalData:
-    if content is None:
-        src = str(SAMPLE_DIR / name)
-    else:
-        import io
-        src = io.BytesIO(content)
-        src.name = name
+    src = str(SAMPLE_DIR / name) if content is None else io_bytes(name, content)
     return load_csv(src, class_column=class_column, missing_policy=missing_policy,
                     discretize_bins=bins or None, drop_columns=drop_columns)
 
@@ -208,7 +206,6 @@ def use_upload(name: str, content: bytes) -> None:
 
 
 def io_bytes(name: str, content: bytes):
-    import io
     b = io.BytesIO(content)
     b.name = name
     return b
@@ -326,7 +323,6 @@ class GramResult:
 
 
 def kernel_rows() -> np.ndarray:
-    from bnfk_core.embed import sample_rows
     ss = st.session_state
     return sample_rows(data().n_rows, int(ss.kernel_rows), int(ss.kernel_seed))
 
@@ -334,10 +330,8 @@ def kernel_rows() -> np.ndarray:
 @st.cache_data(show_spinner=False, max_entries=32)
 def _gram(_model: BayesNet, model_key: str, _feat: CategoricalData, fingerprint: str, rows_key: tuple,
           kind: str, normalize: bool) -> np.ndarray:
-    from bnfk_core.embed import sample_rows
-    from bnfk_core.kernels import gram
     rows = sample_rows(_feat.n_rows, rows_key[0], rows_key[1])
-    return gram(_model, _feat.subset(rows), kind=kind, normalize=normalize)
+    return kernels.gram(_model, _feat.subset(rows), kind=kind, normalize=normalize)
 
 
 def gram_matrix(m: BayesNet, kind: str | None = None) -> GramResult:
@@ -356,7 +350,6 @@ def gram_matrix(m: BayesNet, kind: str | None = None) -> GramResult:
 @st.cache_data(show_spinner=False, max_entries=32)
 def kernel_analysis(K: np.ndarray, labels: np.ndarray, order_kind: str, has_class: bool) -> dict:
     """Row order, kernel-PCA coordinates and pair values of a Gram matrix (cached on its content)."""
-    from bnfk_core.embed import class_order, cluster_order, kernel_pca, pair_values
     if order_kind == "data":
         order = np.arange(K.shape[0])
     elif order_kind == "class" and has_class:
@@ -364,3 +357,92 @@ def kernel_analysis(K: np.ndarray, labels: np.ndarray, order_kind: str, has_clas
     else:
         order = cluster_order(K)
     return {"order": order, "pca": kernel_pca(K, 2), "pairs": pair_values(K, labels if has_class else None)}
+
+
+@st.cache_resource(show_spinner=False, max_entries=32)
+def _fitted(_model: BayesNet, model_key: str, _feat: CategoricalData, fingerprint: str, rows_key: tuple, kind: str):
+    return KERNELS[kind].fit(_feat.subset(sample_rows(_feat.n_rows, rows_key[0], rows_key[1])), model=_model)
+
+
+def fitted_kernel(m: BayesNet, kind: str | None = None):
+    """The kernel ``kind`` (default: the chosen one) fitted as for :func:`gram_matrix`: on the sampled rows,
+    a network kernel on the network ``m``."""
+    ss = st.session_state
+    feat = feature_data()
+    return _fitted(m, m.key(), feat, feat.fingerprint(), (int(ss.kernel_rows), int(ss.kernel_seed)),
+                   kind or ss.kernel_kind)
+
+
+def contributions(m: BayesNet, a: int, b: int, kind: str | None = None) -> tuple[tuple, np.ndarray]:
+    """``(variables, K_i(a, b))``: the per-variable terms of the (unnormalised) kernel of data rows a and b."""
+    fk = fitted_kernel(m, kind)
+    feat = feature_data()
+    return tuple(fk.variables), fk.contributions(feat.subset([a]), feat.subset([b]))
+
+
+#: structures the Kernel page compares the Fisher kernel of the current one with: name -> (label, short title)
+NETWORKS = {"empty": ("the empty network", "empty network"), "tree": ("a Chow–Liu tree", "Chow–Liu tree"),
+            "hc": ("hill climbing (BIC)", "hill climbing"), "learned": ("the last learned structure", "last learned"),
+            "previous": ("the structure before the last edit", "before last edit")}
+
+
+def comparison_choices() -> dict:
+    """``{name: label}`` of the Kernel page's comparison: the Fisher kernel of each of :data:`NETWORKS`, then
+    every kernel of the registry that does not depend on the structure."""
+    fisher = KERNELS[kernels.FISHER].label
+    return ({k: f"{fisher} kernel of {v[0]}" for k, v in NETWORKS.items()}
+            | {n: f"{KERNELS[n].label} kernel" for n in KERNELS.names(uses_network=False)})
+
+
+def comparison_gram(choice: str) -> tuple[np.ndarray, str, BayesNet | None]:
+    """The comparison Gram matrix of ``choice`` (see :func:`comparison_choices`), its title and its network."""
+    ss = st.session_state
+    if choice in KERNELS and not KERNELS[choice].uses_network:
+        return gram_matrix(model(), kind=choice).K, KERNELS[choice].label, None
+    if choice == "empty":
+        d = DAG(feature_data().variables)
+    elif choice in ("tree", "hc"):
+        with st.spinner(f"Learning {NETWORKS[choice][0]}…"):
+            d = learn(choice, "bic").dag
+    elif choice == "learned":
+        d = DAG.from_dict(ss.structure["learned"])
+    else:
+        undo = ss.structure["undo"]
+        d = DAG.from_dict(undo[-1][0]) if undo else dag()
+    m = model(d)
+    return gram_matrix(m, kind=kernels.FISHER).K, f"{KERNELS[kernels.FISHER].label}: {NETWORKS[choice][1]} " \
+        f"({d.n_arcs} arcs)", m
+
+
+def default_pair(K: np.ndarray, rows) -> tuple[int, int]:
+    """The picked rows (A, B) if both are among ``rows``, else row A = the first row and B = the row most
+    similar to it (cosine); stored in ``st.session_state.pair``."""
+    ss = st.session_state
+    rows = [int(r) for r in rows]
+    if not (ss.pair and ss.pair[0] in rows and ss.pair[1] in rows):
+        dg = np.sqrt(np.maximum(np.diag(K), 1e-300))
+        cos = K[0] / (dg[0] * dg)
+        cos[0] = -np.inf
+        ss.pair = (rows[0], rows[int(np.argmax(cos))] if len(rows) > 1 else rows[0])
+    return ss.pair
+
+
+def pick_pair(chart_key: str):
+    """An ``on_select`` callback for a map whose points carry row ids: a clicked row becomes row A and the
+    previous A row B; a box or lasso around two points picks both."""
+    def cb():
+        sel = st.session_state.get(chart_key)
+        points = (sel or {}).get("selection", {}).get("points", []) if sel else []
+        picked = []
+        for p in points:
+            c = p.get("customdata")
+            if isinstance(c, (list, tuple)):
+                c = c[0] if c else None
+            if c is not None and int(c) not in picked:
+                picked.append(int(c))
+        if not picked:
+            return
+        old = st.session_state.pair or (None, None)
+        a, b = (picked[0], picked[1]) if len(picked) >= 2 else (picked[0], old[0] if old[0] != picked[0] else old[1])
+        st.session_state.pair = (a, b if b is not None else a)
+    return cb

@@ -4,75 +4,24 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from bnfk_core import kernels
-from bnfk_core.dag import DAG
 from bnfk_core.errors import BnfkError
+from bnfk_core.registry import KERNELS
 from bnfk_ui import common, figures, state
+from bnfk_ui.figures import kernel as fig_kernel
 
-KINDS = {"fisher": "Fisher", "scaled-hamming": "Scaled Hamming", "hamming": "Hamming"}
 ORDERS = {"class": "by class, clustered inside", "cluster": "by hierarchical clustering", "data": "as in the data"}
-COMPARE = {
-    "empty": "Fisher kernel of the empty network",
-    "tree": "Fisher kernel of a Chow–Liu tree",
-    "hc": "Fisher kernel of hill climbing (BIC)",
-    "learned": "Fisher kernel of the last learned structure",
-    "previous": "Fisher kernel of the structure before the last edit",
-    "scaled-hamming": "Scaled-Hamming kernel",
-    "hamming": "Hamming kernel",
-}
-
-SHORT = {"empty": "Fisher: empty network", "tree": "Fisher: Chow–Liu tree", "hc": "Fisher: hill climbing",
-         "learned": "Fisher: last learned", "previous": "Fisher: before last edit",
-         "scaled-hamming": "Scaled Hamming", "hamming": "Hamming"}
-
-
-def second_kernel(choice: str, feat) -> tuple[np.ndarray, str, object]:
-    """The comparison Gram matrix, its title and its model (None for the Hamming kernels)."""
-    ss = st.session_state
-    if choice in ("scaled-hamming", "hamming"):
-        m = state.model()
-        return state.gram_matrix(m, kind=choice).K, SHORT[choice], None
-    if choice == "empty":
-        d = DAG(feat.variables)
-    elif choice in ("tree", "hc"):
-        with st.spinner(f"Learning the {'Chow–Liu tree' if choice == 'tree' else 'hill-climbing'} structure…"):
-            d = state.learn(choice, "bic").dag
-    elif choice == "learned":
-        d = DAG.from_dict(ss.structure["learned"])
-    else:
-        undo = ss.structure["undo"]
-        d = DAG.from_dict(undo[-1][0]) if undo else state.dag()
-    m = state.model(d)
-    return state.gram_matrix(m, kind="fisher").K, f"{SHORT[choice]} ({d.n_arcs} arcs)", m
-
-
-def pick_from_map():
-    """Plotly selection on the kernel-PCA map -> rows A and B."""
-    sel = st.session_state.get("pca_chart")
-    points = (sel or {}).get("selection", {}).get("points", []) if sel else []
-    rows = []
-    for p in points:
-        c = p.get("customdata")
-        if isinstance(c, (list, tuple)):
-            c = c[0] if c else None
-        if c is not None and int(c) not in rows:
-            rows.append(int(c))
-    if not rows:
-        return
-    old = st.session_state.pair or (None, None)
-    a, b = (rows[0], rows[1]) if len(rows) >= 2 else (rows[0], old[0] if old[0] != rows[0] else old[1])
-    st.session_state.pair = (a, b if b is not None else a)
+CHART = {"displaylogo": False}
 
 
 def page():
     ss = st.session_state
     d = state.data()
-    feat = state.feature_data()
     cls_states = d.states[d.index(d.class_column)] if d.class_column else ()
 
     c1, c2, c3, c4 = st.columns([1.4, 1, 1, 1.2])
     with c1:
-        kind = st.radio("Kernel", list(KINDS), format_func=KINDS.get, horizontal=True, **state.bind("kernel_kind"))
+        kind = st.radio("Kernel", list(KERNELS), format_func=KERNELS.labels().get, horizontal=True,
+                        **state.bind("kernel_kind"))
         st.checkbox("Normalise (cosine)", help="K(x,y) / √(K(x,x) K(y,y))", **state.bind("kernel_normalize"))
     with c2:
         max_rows = max(2, min(d.n_rows, 2000))
@@ -82,38 +31,33 @@ def page():
     with c3:
         st.number_input("Sampling seed", min_value=0, step=1, **state.bind("kernel_seed"))
     with c4:
-        st.selectbox("Order rows", list(ORDERS), format_func=ORDERS.get,
-                     **state.bind("kernel_order"))
-    st.selectbox("Compare with", list(COMPARE), format_func=COMPARE.get, **state.bind("kernel_compare"))
+        st.selectbox("Order rows", list(ORDERS), format_func=ORDERS.get, **state.bind("kernel_order"))
+    compare = state.comparison_choices()
+    st.selectbox("Compare with", list(compare), format_func=compare.get, **state.bind("kernel_compare"))
 
+    spec = KERNELS[kind]
     try:
         with st.spinner("Computing Gram matrices…"):
             m = state.model()
             G = state.gram_matrix(m)
-            K2, title2, m2 = second_kernel(ss.kernel_compare, feat)
+            K2, title2, _ = state.comparison_gram(ss.kernel_compare)
     except BnfkError as exc:
         st.error(str(exc))
         return
     K, rows, labels = G.K, G.rows, G.labels
     an = state.kernel_analysis(K, labels, ss.kernel_order, bool(d.class_column))
-    order = an["order"]
-    title1 = (f"{KINDS[kind]}: current structure ({state.dag().n_arcs} arcs)" if kind == "fisher"
-              else f"{KINDS[kind]} kernel")
-    zmax = figures.kernel_range(K, K2)
-    D = K - K2
-    f1 = figures.gram_figure(K, order, rows, labels, cls_states, title=title1, zmax=zmax)
-    f2 = figures.gram_figure(K2, order, rows, labels, cls_states, title=title2, zmax=zmax)
-    f3 = figures.gram_figure(D, order, rows, labels, cls_states, title="Difference (left − right)",
-                             colorbar_title="ΔK")
-    cols = st.columns(3, gap="small")
-    for col, fig, key in zip(cols, (f1, f2, f3), ("gram_main", "gram_second", "gram_diff")):
+    title1 = (f"{spec.label}: current structure ({state.dag().n_arcs} arcs)" if spec.uses_network
+              else f"{spec.label} kernel")
+    (f1, f2, f3), zmax = fig_kernel.gram_panels(K, K2, an["order"], rows, labels, cls_states, titles=(title1, title2))
+    for col, fig, key in zip(st.columns(3, gap="small"), (f1, f2, f3), ("gram_main", "gram_second", "gram_diff")):
         with col:
-            st.plotly_chart(fig, key=key, config={"displaylogo": False})
+            st.plotly_chart(fig, key=key, config=CHART)
     st.caption(f"{len(rows):,} rows, ordered {ORDERS[ss.kernel_order]}; colours are centred at 0 and clipped at "
                f"±{zmax:.3g} (99th percentile of |K|, shared by both kernels) so the diagonal does not swamp them. "
                + ("The strips show the class of each row." if d.class_column else ""))
-    if kind != "fisher":
-        st.info(f"The {KINDS[kind].lower()} kernel does not depend on the structure; pick 'Fisher' to see its effect.")
+    if not spec.uses_network:
+        st.info(f"The {spec.label.lower()} kernel does not depend on the structure; pick a network kernel "
+                f"({', '.join(KERNELS[n].label for n in KERNELS.names(uses_network=True))}) to see its effect.")
 
     base = f"{common.dataset_name()}_{kind}_{len(rows)}rows"
     ids = [f"row{int(r)}" for r in rows]
@@ -136,33 +80,27 @@ def page():
     h1, h2 = st.columns(2, gap="medium")
     pairs = an["pairs"]
     with h1:
-        fh = figures.histogram_figure(pairs, cls_states, title=f"{KINDS[kind]} kernel values of distinct pairs")
-        st.plotly_chart(fh, key="hist", config={"displaylogo": False})
+        fh = figures.histogram_figure(pairs, cls_states, title=f"{spec.label} kernel values of distinct pairs")
+        st.plotly_chart(fh, key="hist", config=CHART)
         if d.class_column and len(pairs["between"]):
             within = np.concatenate([v for v in pairs["within"].values()] or [np.zeros(0)])
             st.caption(f"Mean within a class {within.mean():.3g}, between classes {pairs['between'].mean():.3g}.")
     with h2:
-        Y = an["pca"]
         pair = ss.pair if ss.pair and all(int(r) in set(rows.tolist()) for r in ss.pair) else None
-        fm = figures.embedding_figure(Y, rows, labels, cls_states, selected=pair or (),
+        fm = figures.embedding_figure(an["pca"], rows, labels, cls_states, selected=pair or (),
                                       title="Kernel PCA map — click a point to pick it")
-        st.plotly_chart(fm, key="pca_chart", on_select=pick_from_map, selection_mode=("points", "box", "lasso"),
-                        config={"displaylogo": False})
+        st.plotly_chart(fm, key="pca_chart", on_select=state.pick_pair("pca_chart"),
+                        selection_mode=("points", "box", "lasso"), config=CHART)
 
     st.subheader("Why are two rows similar?")
     row_list = [int(r) for r in rows]
-    if not (ss.pair and ss.pair[0] in row_list and ss.pair[1] in row_list):
-        dg_ = np.sqrt(np.maximum(np.diag(K), 1e-300))
-        cos = K[0] / (dg_[0] * dg_)
-        cos[0] = -np.inf
-        ss.pair = (row_list[0], row_list[int(np.argmax(cos))] if len(row_list) > 1 else row_list[0])
+    ss.w_pair_a, ss.w_pair_b = state.default_pair(K, row_list)
     pos = {r: k for k, r in enumerate(row_list)}
     lab_name = (lambda r: f" · {cls_states[labels[pos[r]]]}" if d.class_column and labels[pos[r]] >= 0 else "")
 
     def set_pair():
         ss.pair = (ss.w_pair_a, ss.w_pair_b)
 
-    ss.w_pair_a, ss.w_pair_b = ss.pair
     p1, p2, p3 = st.columns([1, 1, 2])
     a = p1.selectbox("Row A", row_list, format_func=lambda r: f"#{r}{lab_name(r)}", key="w_pair_a", on_change=set_pair)
     b = p2.selectbox("Row B", row_list, format_func=lambda r: f"#{r}{lab_name(r)}", key="w_pair_b", on_change=set_pair)
@@ -172,15 +110,7 @@ def page():
 
     ka, kb = pos[a], pos[b]
     with common.shown_errors():
-        if kind == "hamming":
-            xa, xb = feat.codes[a], feat.codes[b]
-            contrib = ((xa == xb) & (xa >= 0)).astype(float) / feat.n_vars
-            variables = feat.variables
-        else:
-            cm = m if kind == "fisher" else kernels.scaled_hamming_model(feat.subset(rows))
-            aligned = cm.align(feat)
-            contrib = kernels.contributions(cm, aligned.codes[a], aligned.codes[b])
-            variables = cm.variables
+        variables, contrib = state.contributions(m, a, b)
         xa_vals = [d.frame.at[a, v] if d.frame.at[a, v] is not None else "(missing)" for v in variables]
         xb_vals = [d.frame.at[b, v] if d.frame.at[b, v] is not None else "(missing)" for v in variables]
         m1, m2, m3, m4 = st.columns(4)
@@ -189,9 +119,8 @@ def page():
         m3.metric("K(B, B)", f"{K[kb, kb]:.4g}")
         m4.metric("Σ K_i (unnormalised)", f"{contrib.sum():.4g}",
                   help="The per-variable terms of Theorem 1 sum to the unnormalised kernel value.")
-        fc = figures.contributions_figure(variables, contrib, xa_vals, xb_vals,
-                                          title=f"Per-variable contributions K_i(#{a}, #{b}) — {KINDS[kind]} kernel")
-        st.plotly_chart(fc, key="contrib_chart", config={"displaylogo": False})
+        fc = fig_kernel.pair_figure(variables, contrib, xa_vals, xb_vals, a, b, spec.label)
+        st.plotly_chart(fc, key="contrib_chart", config=CHART)
         top = np.argsort(contrib)[::-1]
         agree = [variables[i] for i in top[:3] if contrib[i] > 0]
         disagree = [variables[i] for i in top[::-1][:3] if contrib[i] < 0]

@@ -1,8 +1,12 @@
 """Streamlit AppTest checks: every page renders on the default data, and the main interactions work."""
 from __future__ import annotations
 
+import base64
+import json
 from pathlib import Path
 
+import numpy as np
+import pandas as pd
 import pytest
 
 pytest.importorskip("streamlit")
@@ -254,6 +258,58 @@ def test_pick_two_rows():
     m = {x.label: x.value for x in at.metric}
     assert m["K(A, B)"] == m["Σ K_i (unnormalised)"]  # Theorem 1: the terms sum to the kernel
     assert any("contributions" in c.value.lower() or "similarity" in c.value.lower() for c in at.caption)
+
+
+def _bars(chart) -> np.ndarray:
+    """The bar heights of a plotly bar chart as AppTest sees it (plotly's binary array encoding)."""
+    y = json.loads(chart.proto.spec)["data"][0]["y"]
+    return np.frombuffer(base64.b64decode(y["bdata"]), dtype=y["dtype"]) if isinstance(y, dict) else np.asarray(y)
+
+
+@pytest.mark.parametrize("kind", ["hamming", "scaled-hamming"])
+def test_pair_contributions_equal_counts_of_the_csv(kind):
+    """The contributions chart against the formulas on the raw CSV: Hamming [x_i = y_i] / d, scaled Hamming
+    [x_i = y_i] / p_i(x_i) - 1 with p_i the column's relative frequencies ('?' a level, all 435 rows sampled)."""
+    at = _app("pages/kernel.py")
+    at.radio(key="w_kernel_kind").set_value(kind).run()
+    at.selectbox(key="w_pair_a").set_value(3).run()
+    at.selectbox(key="w_pair_b").set_value(10).run()
+    _clean(at)
+    raw = pd.read_csv(ROOT / "sample_data" / "house_votes_84.csv", dtype=str, keep_default_na=False)
+    feats = raw.drop(columns="class")
+    x, y = feats.iloc[3], feats.iloc[10]
+    same = (x == y).to_numpy()
+    if kind == "hamming":
+        want = same / feats.shape[1]
+    else:
+        p = np.array([(feats[c] == x[c]).mean() for c in feats.columns])
+        want = same / p - 1.0
+    got = _bars(at.get("plotly_chart")[-1])
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["K(A, B)"] == metrics["Σ K_i (unnormalised)"] == f"{want.sum():.4g}"
+
+
+def test_kernel_choices_come_from_the_registry():
+    """A kernel registered through the registry alone is offered (kind and comparison) and explained."""
+    from bnfk_core import registry
+    from bnfk_core.kernels import HammingKernel
+
+    spec = registry.KernelSpec(name="toy-overlap", label="Toy overlap", abbr="TO",
+                               fit=lambda train, **_: HammingKernel(train))
+    registry.KERNELS.register(spec)
+    try:
+        at = _app("pages/kernel.py")
+        assert at.radio(key="w_kernel_kind").options[-1] == "Toy overlap"
+        assert at.selectbox(key="w_kernel_compare").options[-1] == "Toy overlap kernel"
+        at.radio(key="w_kernel_kind").set_value("toy-overlap").run()
+        at.selectbox(key="w_kernel_compare").set_value("toy-overlap").run()
+        _clean(at)
+        assert any("toy overlap kernel does not depend on the structure" in i.value for i in at.info)
+        m = {x.label: x.value for x in at.metric}
+        assert m["K(A, B)"] == m["Σ K_i (unnormalised)"]
+    finally:
+        registry.KERNELS.unregister("toy-overlap")
 
 
 def test_too_large_gram_is_an_error_not_a_crash(monkeypatch):

@@ -1,0 +1,31 @@
+"""Figures of the Kernel page: two Gram matrices and their difference on one colour scale, the pair
+contributions.  Built from the shared builders of :mod:`bnfk_ui.figures.base`; nothing here computes results."""
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+import plotly.graph_objects as go
+
+from .base import contributions_figure, gram_figure, kernel_range
+
+__all__ = ["gram_panels", "pair_figure"]
+
+
+def gram_panels(K: np.ndarray, K2: np.ndarray, order: np.ndarray, rows: np.ndarray, labels: np.ndarray,
+                class_states: Sequence[str], *, titles: tuple[str, str]) -> tuple[list[go.Figure], float]:
+    """Heatmaps of ``K``, ``K2`` and ``K - K2`` (rows in ``order``) and their shared colour limit: the 99th
+    percentile of |K| over both kernels, so the diagonal does not swamp them."""
+    zmax = kernel_range(K, K2)
+    figs = [gram_figure(K, order, rows, labels, class_states, title=titles[0], zmax=zmax),
+            gram_figure(K2, order, rows, labels, class_states, title=titles[1], zmax=zmax),
+            gram_figure(K - K2, order, rows, labels, class_states, title="Difference (left − right)",
+                        colorbar_title="ΔK")]
+    return figs, zmax
+
+
+def pair_figure(variables: Sequence[str], contrib: np.ndarray, x_vals: Sequence[str], y_vals: Sequence[str],
+                a: int, b: int, kernel_label: str) -> go.Figure:
+    """The per-variable contributions K_i(a, b) of two rows, titled with the rows and the kernel."""
+    return contributions_figure(variables, contrib, x_vals, y_vals,
+                                title=f"Per-variable contributions K_i(#{a}, #{b}) — {kernel_label} kernel")
