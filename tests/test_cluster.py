@@ -338,3 +338,65 @@ def test_knn_by_similarity_takes_the_largest_kernel_values():
     by_sim = C._knn_proba(Ktr, Kte, np.array([1.0]), y, np.array([0, 1]), 1, "similarity")
     by_dist = C._knn_proba(Ktr, Kte, np.array([1.0]), y, np.array([0, 1]), 1, "distance")
     assert np.allclose(by_sim, [[1, 0]]) and np.allclose(by_dist, [[0, 1]])
+
+
+# ---------------------------------------------------------------------- the app's building blocks
+@pytest.mark.parametrize("seed", [0, 5])
+def test_feature_network_is_the_network_the_clustering_learns(hv, seed):
+    from bnfk_core.learn import learn_structure
+
+    m = C.feature_network(hv, structure="hc", score="qnml", params="cnml", seed=seed)
+    # independent: learn hill climbing on the feature columns and fit cNML CPTs directly
+    feats = hv.without_class()
+    ref = fit(learn_structure(feats, "hc", score="qnml", seed=seed, class_column=None).dag, feats, method="cnml")
+    assert m.dag.to_dict() == ref.dag.to_dict() and "class" not in m.variables
+    for a, b in zip(m.cpts, ref.cpts):
+        np.testing.assert_allclose(a, b, rtol=0, atol=0)
+    # the clustering given this network equals the one that learns it (what the CLI's --seed does)
+    given = C.run_clustering(hv, "fisher", "correlation", model=m, restarts=3, seed=seed)
+    learned = C.run_clustering(hv, "fisher", "correlation", structure="hc", score="qnml", params="cnml",
+                               restarts=3, seed=seed)
+    assert given["labels"] == learned["labels"] and given["ari"] == learned["ari"]
+    with pytest.raises(BnfkError, match="not built from a network"):
+        C.feature_network(hv, kernel="hamming")
+
+
+def test_classification_table_knn_hamming_equals_sklearn_hamming_metric():
+    """kNN on the Hamming kernel distance sqrt(2 - 2 matches/d) ranks neighbours as the Hamming metric does:
+    the table's numbers equal scikit-learn's KNeighborsClassifier(metric="hamming") on the same splits."""
+    from sklearn.metrics import accuracy_score, log_loss
+    from sklearn.model_selection import train_test_split
+    from sklearn.neighbors import KNeighborsClassifier
+
+    data, _ = planted(n_per=25, noise=0.55, seed=3)
+    steps = []
+    tab = C.classification_table(data, ["hamming"], ["knn"], repeats=3, seed=4,
+                                 progress=lambda f, msg: steps.append(f))
+    assert list(tab.columns) == ["classifier", "kernel", "accuracy", "accuracy_std", "log_loss", "log_loss_std"]
+    assert tab.iloc[0]["classifier"] == "kNN (k = 7, uniform)" and tab.iloc[0]["kernel"] == "Hamming"
+    X, y = data.without_class().codes, data.labels()
+    acc, ll = [], []
+    for r in range(3):
+        tr, te = train_test_split(np.arange(len(y)), test_size=0.2, random_state=4 + r, shuffle=True)
+        knn = KNeighborsClassifier(n_neighbors=7, metric="hamming", algorithm="brute").fit(X[tr], y[tr])
+        P = np.clip(knn.predict_proba(X[te]), 1e-15, 1)
+        acc.append(accuracy_score(y[te], knn.classes_[P.argmax(axis=1)]))
+        ll.append(log_loss(y[te], P / P.sum(axis=1, keepdims=True), labels=knn.classes_))
+    assert tab.iloc[0]["accuracy"] == pytest.approx(np.mean(acc)) and tab.iloc[0]["accuracy_std"] == pytest.approx(
+        np.std(acc))
+    assert tab.iloc[0]["log_loss"] == pytest.approx(np.mean(ll)) and tab.iloc[0]["log_loss_std"] == pytest.approx(
+        np.std(ll))
+    assert steps[-1] == pytest.approx(1.0)
+
+
+def test_classification_table_keeps_a_given_network_and_its_estimator():
+    data, _ = planted(n_per=20, noise=0.2)
+    feats = data.without_class()
+    m = fit(DAG(feats.variables, [(feats.variables[0], feats.variables[1])]), feats, method="smoothed")
+    tab = C.classification_table(data, ["fisher", "scaled-hamming"], ["svm", "knn"], repeats=2, seed=1, model=m)
+    assert list(tab["kernel"]) == ["Fisher", "Fisher", "Scaled Hamming", "Scaled Hamming"]
+    assert list(tab["classifier"]) == ["SVM (C = 1, precomputed kernel)", "kNN (k = 7, uniform)"] * 2
+    want = C.classify_many(data, "fisher", ("svm", "knn"), repeats=2, seed=1, dag=m.dag, params="smoothed")
+    sh = C.classify_many(data, "scaled-hamming", ("svm", "knn"), repeats=2, seed=1)
+    for line, res in zip(tab.itertuples(index=False), [want["svm"], want["knn"], sh["svm"], sh["knn"]]):
+        assert line.accuracy == res.to_dict()["accuracy"] and line.log_loss == res.to_dict()["log_loss"]

@@ -80,6 +80,7 @@ from sklearn.svm import SVC
 
 from ..embed import class_order, kernel_pca
 from ..errors import BnfkError, DataError
+from ..kernels import FISHER, HAMMING, SCALED_HAMMING
 from ..registry import KERNELS, kernel_abbr
 
 __all__ = [
@@ -87,7 +88,8 @@ __all__ = [
     "ClusterResult", "ClassificationResult", "KernelSetup",
     "affinity", "adaptive_shift", "cc_cost", "cc_move_deltas", "correlation_clustering",
     "spectral_clustering", "cluster", "clustering_metrics", "kernel_silhouette",
-    "kernel_setup", "run_clustering", "compare", "classify", "classify_many",
+    "kernel_setup", "feature_network", "run_clustering", "compare", "classify", "classify_many",
+    "classification_table", "classifier_label",
     "contingency", "cluster_ordering", "embedding", "default_n_clusters", "ClusterError",
 ]
 
@@ -452,6 +454,23 @@ def kernel_setup(data, kernel: str, *, model=None, structure: str = "hc", score:
                        fitted.n_arcs if net else None, time.perf_counter() - t0, list(fitted.notes))
 
 
+def feature_network(data, *, kernel: str = FISHER, structure: str = "hc", score: str = "qnml",
+                    params: str = "cnml", seed: int = 0, progress: Progress | None = None):
+    """The Bayesian network behind the network kernel ``kernel`` (``KERNELS[kernel].uses_network``), learned on
+    the feature columns of ``data`` exactly as :func:`kernel_setup` learns it without a ``model``.
+
+    So ``run_clustering(data, kernel, ..., model=feature_network(data, structure=S, score=C, params=P, seed=s),
+    seed=s)`` equals ``run_clustering(data, kernel, ..., structure=S, score=C, params=P, seed=s)`` -- what the
+    CLI computes from ``--structure S --score C --params P --seed s`` -- while the network can be kept and reused.
+    """
+    spec = KERNELS[kernel]
+    if not spec.uses_network:
+        raise ClusterError(f"The {spec.label} kernel is not built from a network.")
+    fitted = spec.fit(_feature_columns(data), structure=structure, score=score, params=params, seed=seed,
+                      progress=progress)
+    return fitted.model
+
+
 def default_n_clusters(data) -> int:
     """Number of distinct (observed) labels of the class column."""
     lab = data.labels()
@@ -483,7 +502,7 @@ def run_clustering(data, kernel: str, algorithm: str, *, n_clusters: int | None 
             "seconds": time.perf_counter() - t0}
 
 
-def compare(data, *, kernels: Sequence[str] = ("fisher", "scaled-hamming", "hamming"), algorithms: Sequence[str] = ("correlation", "spectral"),
+def compare(data, *, kernels: Sequence[str] = (FISHER, SCALED_HAMMING, HAMMING), algorithms: Sequence[str] = ("correlation", "spectral"),
             runs: int = 10, seed: int = 0, n_clusters: int | None = None, transform: str = "shift-min",
             restarts: int = 25, structure: str = "hc", score: str = "qnml", params: str = "cnml", model=None,
             progress: Progress | None = None) -> pd.DataFrame:
@@ -673,6 +692,44 @@ def classify_many(data, kernel: str, classifiers: Sequence[str] = CLASSIFIERS, *
     secs = time.perf_counter() - t0
     return {c: ClassificationResult(kernel, c, acc[c], ll[c], list(seeds), float(test_size), len(classes), secs,
                                     list(notes)) for c in classifiers}
+
+
+def classifier_label(classifier: str, *, k: int = 7, C: float = 1.0) -> str:
+    """How a classifier of :data:`CLASSIFIERS` is named in tables, with its setting."""
+    if classifier == "knn":
+        return f"kNN (k = {int(k)}, uniform)"
+    if classifier == "svm":
+        return f"SVM (C = {C:g}, precomputed kernel)"
+    raise ClusterError(f"Unknown classifier '{classifier}'; choose one of {', '.join(CLASSIFIERS)}.")
+
+
+def classification_table(data, kernels: Sequence[str], classifiers: Sequence[str] = CLASSIFIERS, *,
+                         repeats: int = 10, seed: int = 0, k: int = 7, C: float = 1.0, model=None,
+                         structure: str = "hc", score: str = "qnml", params: str = "cnml",
+                         progress: Progress | None = None) -> pd.DataFrame:
+    """Every classifier on every kernel (:func:`classify_many`, thesis App. D) as one table:
+    ``classifier, kernel`` (labels), ``accuracy, accuracy_std, log_loss, log_loss_std``, kernels outer.
+
+    A network kernel (``KERNELS[name].uses_network``) given ``model`` keeps that network's structure and
+    re-fits its CPTs on each training split with the model's own estimator (``model.fit_info["method"]``,
+    else ``params``); without ``model`` the network is learned per split by ``structure``/``score``.
+    The other kernels are fitted on each training split as always.
+    """
+    names = list(kernels)
+    lines = []
+    for j, kern in enumerate(names):
+        spec = KERNELS[kern]
+        net = spec.uses_network and model is not None
+        est = (getattr(model, "fit_info", None) or {}).get("method", params) if net else params
+        out = classify_many(data, kern, tuple(classifiers), repeats=repeats, seed=seed, k=k, C=C,
+                            dag=model.dag if net else None, params=est, structure=structure, score=score,
+                            progress=None if progress is None else
+                            (lambda f, msg, j=j: progress(min((j + f) / len(names), 1.0), msg)))
+        for clf, res in out.items():
+            r = res.to_dict()
+            lines.append({"classifier": classifier_label(clf, k=k, C=C), "kernel": spec.label,
+                          **{c: r[c] for c in ("accuracy", "accuracy_std", "log_loss", "log_loss_std")}})
+    return pd.DataFrame(lines, columns=["classifier", "kernel", "accuracy", "accuracy_std", "log_loss", "log_loss_std"])
 
 
 # ====================================================================== views
