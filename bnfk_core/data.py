@@ -173,15 +173,26 @@ _BINARY_MAGIC = {
 }
 
 
-def load_csv(path_or_buffer, *, class_column=None, missing_policy="missing", discretize_bins=4,
-             max_levels=50, drop_columns=(), model=None) -> CategoricalData:
+def load_csv(path_or_buffer=None, *, text=None, source=None, class_column=None, missing_policy="missing",
+             discretize_bins=4, max_levels=50, drop_columns=(), model=None) -> CategoricalData:
     """Read a CSV of categorical data.
+
+    A ``str`` or ``Path`` is always a file name, never CSV text: ``load_csv("a,b\\nx,1\\n")``
+    looks for a file of that name.  CSV text goes in as ``load_csv(text="a,b\\nx,1\\n")``
+    (or ``io.StringIO(text)``, or ``bytes``).
 
     Parameters
     ----------
     path_or_buffer : str, Path, bytes, or file-like (bytes or text)
-        A path; a binary buffer such as Streamlit's ``UploadedFile`` (its ``.name`` becomes
-        the source); a text buffer; or a ``str`` holding CSV text (recognised by a line break).
+        A path (``str`` or ``os.PathLike``; a missing file is a :class:`DataError` naming it);
+        a binary buffer such as Streamlit's ``UploadedFile`` (its ``.name`` becomes the
+        source); a text buffer such as ``io.StringIO``; or ``bytes`` holding the file's
+        content.  Give either this or ``text``.
+    text : str, optional
+        CSV text itself (keyword only), instead of ``path_or_buffer``.
+    source : str, optional
+        The name used in messages and kept as ``.source``; by default the file name, the
+        buffer's ``.name``, or ``"uploaded data"``.
     class_column : str, optional
         Column holding the class labels; it stays one of the variables.
     missing_policy : {"missing", "category"}
@@ -201,6 +212,10 @@ def load_csv(path_or_buffer, *, class_column=None, missing_policy="missing", dis
         Align the result to a fitted model: same variables in the model's order, the model's
         state order; values must be model states (interval states ``[a, b)`` take numbers).
 
+    The first non-blank record is the header: names are trimmed and must be non-empty and
+    unique (quoted names may hold any character, delimiters and line breaks included).
+    Values are trimmed strings.
+
     Returns
     -------
     CategoricalData
@@ -212,9 +227,20 @@ def load_csv(path_or_buffer, *, class_column=None, missing_policy="missing", dis
         For any input that cannot be used; the one-sentence message names the file and the
         line, column or value at fault.
     """
-    source = _source_name(path_or_buffer)
+    if text is not None:
+        if path_or_buffer is not None:
+            raise DataError("Give load_csv either a path or buffer or text=, not both.")
+        if not isinstance(text, str):
+            raise DataError(f"load_csv(text=...) takes a str of CSV text, not a {type(text).__name__}; "
+                            "give bytes or a buffer as the first argument.")
+        obj = io.StringIO(text)
+    elif path_or_buffer is None:
+        raise DataError("No data given: pass a path, a buffer, bytes or text=.")
+    else:
+        obj = path_or_buffer
+    source = _printable(str(source)) if source is not None else _source_name(obj)
     try:
-        return _load(path_or_buffer, source, class_column, missing_policy, discretize_bins,
+        return _load(obj, source, class_column, missing_policy, discretize_bins,
                      max_levels, drop_columns, model)
     except DataError:
         raise
@@ -223,37 +249,41 @@ def load_csv(path_or_buffer, *, class_column=None, missing_policy="missing", dis
 
 
 # ---------------------------------------------------------------------- reading
-def _is_text_content(obj) -> bool:
-    return isinstance(obj, str) and ("\n" in obj or "\r" in obj)
+def _printable(name: str) -> str:
+    """``name`` for a one-line message: as is, or quoted with escapes when it holds control characters."""
+    return name if name.isprintable() else repr(name)
 
 
 def _source_name(obj) -> str:
-    if isinstance(obj, os.PathLike) or (isinstance(obj, str) and not _is_text_content(obj)):
+    if isinstance(obj, (str, os.PathLike)):
         name = Path(obj).name
-        return name or str(obj) or "data"
+        return _printable(name or str(obj)) or "data"
     name = getattr(obj, "name", None)
     if isinstance(name, (str, os.PathLike)) and str(name):
-        return Path(name).name or str(name)
+        return _printable(Path(name).name or str(name))
     return "uploaded data"
 
 
 def _read_text(obj, source: str) -> tuple[str, list]:
     """The text of ``obj`` with line ends normalised to ``\\n``, and notes."""
     notes: list = []
-    if _is_text_content(obj):
-        data = obj
-    elif isinstance(obj, (str, os.PathLike)):
+    if isinstance(obj, (str, os.PathLike)):
         path = Path(obj)
+        shown = _printable(str(obj))
         if str(obj) == "":
             raise DataError("No file given: the path is empty.")
-        if not path.exists():
-            raise DataError(f"File not found: {path}.")
-        if path.is_dir():
-            raise DataError(f"{path} is a directory, not a CSV file.")
+        try:
+            exists, is_dir = path.exists(), path.is_dir()
+        except (OSError, ValueError) as exc:  # a NUL byte, a name too long, ...
+            raise DataError(f"Cannot open {shown}: {exc}.") from None
+        if not exists:
+            raise DataError(f"File not found: {shown}.")
+        if is_dir:
+            raise DataError(f"{shown} is a directory, not a CSV file.")
         try:
             data = path.read_bytes()
         except OSError as exc:
-            raise DataError(f"Cannot read {path}: {exc.strerror or exc}.") from exc
+            raise DataError(f"Cannot read {shown}: {exc.strerror or exc}.") from exc
     elif isinstance(obj, (bytes, bytearray, memoryview)):
         data = bytes(obj)
     elif hasattr(obj, "getvalue") or hasattr(obj, "read"):
@@ -263,7 +293,7 @@ def _read_text(obj, source: str) -> tuple[str, list]:
             raise DataError(f"Cannot read {source}: {exc}.") from exc
     else:
         raise DataError(f"Cannot read data from a {type(obj).__name__}; "
-                        "give a path, a file-like object or CSV text.")
+                        "give a path, a file-like object, bytes or text=.")
 
     if isinstance(data, (bytes, bytearray)):
         text = _decode(bytes(data), source, notes)
@@ -316,13 +346,24 @@ def _refuse_non_csv_text(text: str, source: str) -> None:
 
 # ---------------------------------------------------------------------- parsing
 def _sniff_delimiter(text: str) -> str | None:
-    sample = [ln for ln in text.split("\n", 200)[:200] if ln.strip()][:50]
-    if not sample:
-        return None
+    """The delimiter giving the most consistent field counts over the first records.
+
+    Records are parsed as CSV (quotes respected), so a delimiter or line break inside a quoted
+    header name or value does not mislead the choice.
+    """
+    head = text[:65536]
     best, best_key = None, None
     for d in _DELIMITERS:
-        counts = [ln.count(d) for ln in sample]
-        if counts[0] == 0:
+        counts = []
+        for rec in csv.reader(io.StringIO(head), delimiter=d):
+            if rec and not (len(rec) == 1 and not rec[0].strip()):
+                counts.append(len(rec) - 1)
+                if len(counts) > 50:
+                    break
+        else:
+            if len(head) < len(text) and len(counts) > 1:
+                counts.pop()  # the last record may be cut off
+        if not counts or counts[0] == 0:
             continue
         consistent = sum(c == counts[0] for c in counts) / len(counts)
         key = (consistent, counts[0])

@@ -27,7 +27,7 @@ import numpy as np
 
 from .dag import DAG
 from .data import CategoricalData, from_codes
-from .errors import DataError, ModelError
+from .errors import BnfkError, DataError, ModelError
 from .registry import ESTIMATORS, EstimatorSpec
 
 __all__ = ["BayesNet", "fit", "read_model", "write_model", "MAX_CPT_CELLS"]
@@ -275,11 +275,12 @@ class BayesNet:
                     t = np.transpose(t, [declared.index(p) for p in want] + [len(declared)])
                     t = t.reshape(-1, len(states[i]))
                 cpts.append(np.ascontiguousarray(t))
-            return cls(dag, states, tuple(cpts), dict(d.get("fit", {})))
-        except (KeyError, TypeError, ValueError) as exc:
+            fit_info = dict(d.get("fit", {}))
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
             if isinstance(exc, ModelError):
                 raise
             raise ModelError(f"{source} is not a valid bnfk model file ({exc}).") from None
+        return _build(source, nodes, arcs, states, cpts, fit_info, cls)
 
 
 # ---------------------------------------------------------------------- fitting
@@ -367,37 +368,82 @@ def write_model(model: BayesNet, path) -> None:
         raise ModelError(f"Cannot write a model to '{path}': use a .bif or .json file name.")
 
 
-_BIF_TOKEN = re.compile(r"^[A-Za-z0-9_.+\-]+$")
+# ---------------------------------------------------------------------- BIF names
+#: Characters a BIF token may hold (every BIF reader accepts these in identifiers).
+_BIF_PLAIN = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
+#: BIF keywords; a name equal to one of them (any case) has its first character escaped.
+_BIF_KEYWORDS = frozenset({"network", "variable", "probability", "property", "type", "discrete",
+                           "table", "default"})
+_BIF_ESCAPE = re.compile(r"_x([0-9A-F]*)_")
 
 
-def _bif_names(states: Sequence[str]) -> list[str]:
-    """BIF-safe state tokens (originals kept in a ``bnfk_states`` property when they differ)."""
-    out, seen = [], set()
-    for s in states:
-        t = s if _BIF_TOKEN.match(s) else (re.sub(r"[^A-Za-z0-9_.+\-]+", "_", s).strip("_") or "s")
-        base, k = t, 1
-        while t in seen:
-            t, k = f"{base}_{k}", k + 1
-        seen.add(t)
-        out.append(t)
-    return out
+def bif_token(name: str) -> str:
+    """The BIF identifier written for a variable or state ``name`` (the "Model files" encoding).
+
+    Letters, digits and ``_`` are kept; every maximal run of other characters becomes
+    ``_x`` + the upper-case hex of its UTF-8 bytes + ``_`` (``"col A"`` -> ``col_x20_A``,
+    ``"α"`` -> ``_xCEB1_``).  These characters are escaped too, so that tokens are valid
+    identifiers everywhere and the encoding is collision-free: a ``_`` followed by ``x``, a
+    leading digit (``"1st"`` -> ``_x31_st``) and the first character of a BIF keyword
+    (``"table"`` -> ``_x74_able``).  The empty name is ``_x_``.  Plain names such as
+    ``stalk_root`` or ``TRUE`` are unchanged.  :func:`bif_name` inverts it.
+    """
+    name = str(name)
+    if not name:
+        return "_x_"
+    keyword = name.lower() in _BIF_KEYWORDS
+    out, run = [], []
+    for k, c in enumerate(name):
+        if (c not in _BIF_PLAIN or (c == "_" and name[k + 1:k + 2] == "x")
+                or (k == 0 and (c in "0123456789" or keyword))):
+            run.append(c)
+            continue
+        if run:
+            out.append(_bif_hex("".join(run)))
+            run = []
+        out.append(c)
+    if run:
+        out.append(_bif_hex("".join(run)))
+    return "".join(out)
+
+
+def _bif_hex(run: str) -> str:
+    return "_x" + run.encode("utf-8", "surrogatepass").hex().upper() + "_"
+
+
+def bif_name(token: str) -> str:
+    """The name :func:`bif_token` encoded as ``token`` (``bif_name(bif_token(s)) == s``)."""
+    return _BIF_ESCAPE.sub(lambda m: bytes.fromhex(m.group(1)).decode("utf-8", "surrogatepass"), token)
+
+
+def _bif_quote(text: str) -> str:
+    """A property value: ``text`` URL-quoted (UTF-8, nothing left unquoted but ``A-Za-z0-9_.-~``)."""
+    return urllib.parse.quote(text, safe="", errors="surrogatepass")
+
+
+def _bif_unquote(value: str) -> str:
+    return urllib.parse.unquote(value.strip(), errors="surrogatepass")
 
 
 def model_to_bif(model: BayesNet) -> str:
-    """BIF text of ``model``.
+    """BIF text of ``model``, readable by other BIF readers and read back exactly by :func:`read_model`.
 
-    BIF state names must be plain tokens; states such as ``[0.1, 2.3)`` are written as safe
-    tokens and the originals are stored, URL-quoted, in a ``property bnfk_states``, which
-    :func:`read_model` uses to restore them (other BIF readers simply see the tokens).
+    Every variable and state is written as the identifier :func:`bif_token` gives it; when
+    that differs from the name, the original is kept in a property other readers ignore:
+    ``property bnfk_name = "<URL-quoted name>" ;`` for the variable and
+    ``property bnfk_states = "<URL-quoted JSON list>" ;`` for its states.  Probabilities are
+    written with ``repr`` (shortest exact round trip of a float).
     """
     lines = ["network bnfk {", "}"]
-    tokens = [_bif_names(st) for st in model.states]
+    names = [bif_token(v) for v in model.variables]
+    tokens = [[bif_token(s) for s in st] for st in model.states]
     for i, v in enumerate(model.variables):
-        lines.append(f"variable {v} {{")
+        lines.append(f"variable {names[i]} {{")
         lines.append(f"  type discrete [ {len(tokens[i])} ] {{ {', '.join(tokens[i])} }};")
+        if names[i] != v:
+            lines.append(f'  property bnfk_name = "{_bif_quote(v)}" ;')
         if tokens[i] != list(model.states[i]):
-            enc = urllib.parse.quote(json.dumps(list(model.states[i])), safe="")
-            lines.append(f'  property bnfk_states = "{enc}" ;')
+            lines.append(f'  property bnfk_states = "{_bif_quote(json.dumps(list(model.states[i])))}" ;')
         lines.append("}")
     fmt = lambda row: ", ".join(repr(float(x)) for x in row)  # noqa: E731
     cards = model.cardinalities
@@ -405,9 +451,9 @@ def model_to_bif(model: BayesNet) -> str:
         ps = list(model.parents[i])
         t = model.cpts[i]
         if not ps:
-            lines += [f"probability ( {v} ) {{", f"  table {fmt(t[0])} ;", "}"]
+            lines += [f"probability ( {names[i]} ) {{", f"  table {fmt(t[0])} ;", "}"]
             continue
-        lines.append(f"probability ( {v} | {', '.join(model.variables[p] for p in ps)} ) {{")
+        lines.append(f"probability ( {names[i]} | {', '.join(names[p] for p in ps)} ) {{")
         for j, cfg in enumerate(np.ndindex(*[int(cards[p]) for p in ps])):
             labels = ", ".join(tokens[p][c] for p, c in zip(ps, cfg))
             lines.append(f"  ( {labels} ) {fmt(t[j])};")
@@ -416,21 +462,34 @@ def model_to_bif(model: BayesNet) -> str:
 
 
 def read_model(path_or_buffer, source: str | None = None) -> BayesNet:
-    """Read a model from a BIF or bnfk-JSON file (path or file-like object)."""
+    """Read a model from a BIF or bnfk-JSON file (path or file-like object).
+
+    Every error is a :class:`ModelError` whose message names the file (``source``, else the
+    path, else the buffer's ``.name``).
+    """
     if hasattr(path_or_buffer, "read"):
-        raw = path_or_buffer.read()
-        text = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else raw
-        source = source or getattr(path_or_buffer, "name", "uploaded model")
+        source = source or str(getattr(path_or_buffer, "name", "") or "uploaded model")
+        try:
+            raw = path_or_buffer.read()
+        except (OSError, ValueError) as exc:
+            raise ModelError(f"Cannot read model {source}: {exc}.") from None
+        text = raw.decode("utf-8", "replace") if isinstance(raw, (bytes, bytearray)) else str(raw)
     else:
-        source = source or os.fspath(path_or_buffer)
-        if not os.path.isfile(source):
+        path = os.fspath(path_or_buffer)
+        source = source or path
+        if os.path.isdir(path):
+            raise ModelError(f"Model file '{source}' is a directory, not a BIF or JSON file.")
+        if not os.path.isfile(path):
             raise ModelError(f"Model file '{source}' does not exist.")
-        with open(source, encoding="utf-8", errors="replace") as fh:
-            text = fh.read()
-    stripped = text.lstrip()
+        try:
+            with open(path, encoding="utf-8", errors="replace") as fh:
+                text = fh.read()
+        except OSError as exc:
+            raise ModelError(f"Cannot read model file '{source}': {exc.strerror or exc}.") from None
+    stripped = text.lstrip("\ufeff \t\r\n")
     if stripped.startswith("{"):
         try:
-            d = json.loads(text)
+            d = json.loads(stripped)
         except json.JSONDecodeError as exc:
             raise ModelError(f"{source} is not valid JSON (line {exc.lineno}).") from None
         return BayesNet.from_json_dict(d, source)
@@ -439,10 +498,18 @@ def read_model(path_or_buffer, source: str | None = None) -> BayesNet:
     raise ModelError(f"{source} is neither a BIF nor a bnfk JSON model file.")
 
 
+def _build(source: str, nodes, arcs, states, cpts, fit_info, cls=BayesNet) -> BayesNet:
+    """The model, with a structure or CPT error turned into a ModelError naming ``source``."""
+    try:
+        return cls(DAG(nodes, arcs), tuple(states), tuple(cpts), fit_info)
+    except BnfkError as exc:
+        raise ModelError(f"{source}: {exc}") from None
+
+
 _BIF_VAR = re.compile(r"\bvariable\s+([^\s{]+)\s*\{")
 
 
-def _bif_blocks(text: str, keyword: str):
+def _bif_blocks(text: str):
     """(name, body) of every ``variable NAME { ... }`` block, braces matched."""
     for m in _BIF_VAR.finditer(text):
         depth, k = 1, m.end()
@@ -450,8 +517,11 @@ def _bif_blocks(text: str, keyword: str):
             depth += {"{": 1, "}": -1}.get(text[k], 0)
             k += 1
         yield m.group(1).strip(), text[m.end():k - 1]
+
+
 _BIF_TYPE = re.compile(r"type\s+discrete\s*\[\s*(\d+)\s*\]\s*\{(.*?)\}\s*;", re.S)
-_BIF_PROP = re.compile(r"property\s+bnfk_states\s*=\s*\"?([^\";]*)\"?\s*;")
+_BIF_PROP = {key: re.compile(rf"property\s+{key}\s*=\s*\"?([^\";]*)\"?\s*;")
+             for key in ("bnfk_name", "bnfk_states")}
 _BIF_PROB = re.compile(r"probability\s*\(\s*([^|)]+?)\s*(?:\|\s*([^)]*?))?\s*\)\s*\{(.*?)\}", re.S)
 _BIF_ROW = re.compile(r"\(([^)]*)\)\s*([^;]*);")
 _BIF_TABLE = re.compile(r"(?:table|default)\s+([^;]*);")
@@ -468,11 +538,17 @@ def _read_bif(text: str, source: str) -> BayesNet:
     """Parse BIF (the format of the Bayesian network repository and pgmpy/bnlearn exports).
 
     Conditional tables are read from their per-configuration lines ``(a, b) p1, p2, ...;``
-    (a ``table`` line lists child-major values, as pgmpy writes them).
+    (a ``table`` line lists child-major values, as pgmpy writes them).  Names come from the
+    ``bnfk_name``/``bnfk_states`` properties when present (files written by bnfk), else
+    the tokens are the names (files written by other tools).
     """
     text = re.sub(r"//[^\n]*|/\*.*?\*/", "", text, flags=re.S)
-    names, states, labels = [], [], []
-    for name, body in _bif_blocks(text, "variable"):
+    tokens, names, states, labels = [], [], [], []
+    for token, body in _bif_blocks(text):
+        name = token
+        pm = _BIF_PROP["bnfk_name"].search(body)
+        if pm:
+            name = _bif_unquote(pm.group(1))
         t = _BIF_TYPE.search(body)
         if not t:
             raise ModelError(f"{source}: variable '{name}' has no 'type discrete' declaration.")
@@ -480,29 +556,36 @@ def _read_bif(text: str, source: str) -> BayesNet:
         if len(toks) != int(t.group(1)):
             raise ModelError(f"{source}: variable '{name}' declares {t.group(1)} states but lists {len(toks)}.")
         shown = toks
-        pm = _BIF_PROP.search(body)
+        pm = _BIF_PROP["bnfk_states"].search(body)
         if pm:
             try:
-                orig = [str(s) for s in json.loads(urllib.parse.unquote(pm.group(1).strip()))]
-                if len(orig) == len(toks):
-                    shown = orig
+                orig = json.loads(_bif_unquote(pm.group(1)))
             except ValueError:
-                pass
+                raise ModelError(f"{source}: the bnfk_states property of variable '{name}' "
+                                 "is not a URL-quoted JSON list.") from None
+            if not isinstance(orig, list) or len(orig) != len(toks):
+                raise ModelError(f"{source}: the bnfk_states property of variable '{name}' does not "
+                                 f"list its {len(toks)} states.")
+            shown = [str(s) for s in orig]
+        tokens.append(token)
         names.append(name)
         labels.append(toks)
         states.append(tuple(shown))
     if not names:
         raise ModelError(f"{source} declares no variables; is it a BIF file?")
-    index = {v: i for i, v in enumerate(names)}
+    index = {v: i for i, v in enumerate(tokens)}
+    if len(index) != len(tokens):
+        dup = next(v for v in tokens if tokens.count(v) > 1)
+        raise ModelError(f"{source} declares variable '{dup}' twice.")
     cards = [len(s) for s in states]
     parents_of, tables = {}, {}
     for m in _BIF_PROB.finditer(text):
         child = m.group(1).strip()
         ps = [p.strip() for p in (m.group(2) or "").split(",") if p.strip()]
-        where = f"{source}: the table of '{child}'"
         for v in [child] + ps:
             if v not in index:
                 raise ModelError(f"{source}: a probability block names unknown variable '{v}'.")
+        where = f"{source}: the table of '{names[index[child]]}'"
         r = cards[index[child]]
         pcards = [cards[index[p]] for p in ps]
         q = int(np.prod(pcards)) if ps else 1
@@ -532,16 +615,17 @@ def _read_bif(text: str, source: str) -> BayesNet:
         if np.isnan(t).any():
             raise ModelError(f"{where} is incomplete.")
         parents_of[child], tables[child] = ps, t
-    missing = [v for v in names if v not in tables]
+    missing = [names[i] for i, v in enumerate(tokens) if v not in tables]
     if missing:
         raise ModelError(f"{source}: variable '{missing[0]}' has no probability table.")
-    dag = DAG(names, [(p, v) for v in names for p in parents_of[v]])
+    arcs = [(names[index[p]], names[i]) for i, v in enumerate(tokens) for p in parents_of[v]]
     cpts = []
-    for i, v in enumerate(names):
-        declared, want = parents_of[v], [names[p] for p in dag.parent_indices()[i]]
+    for i, v in enumerate(tokens):
+        declared = [index[p] for p in parents_of[v]]
+        want = sorted(set(declared))
         t = tables[v]
-        if declared != want:
-            t = t.reshape([cards[index[p]] for p in declared] + [cards[i]])
+        if len(want) == len(declared) and declared != want:
+            t = t.reshape([cards[p] for p in declared] + [cards[i]])
             t = np.transpose(t, [declared.index(p) for p in want] + [len(declared)]).reshape(-1, cards[i])
         cpts.append(np.ascontiguousarray(t))
-    return BayesNet(dag, tuple(states), tuple(cpts), {"method": "imported"})
+    return _build(source, names, arcs, states, cpts, {"method": "imported"})

@@ -98,7 +98,7 @@ def test_successful_write_is_complete(capsys, tmp_path):
 ])
 def test_numeric_options_are_validated_with_the_flag_named(capsys, argv, flag):
     err = _err(capsys, argv)
-    assert f"argument {flag}" in err or f"argument --structure" in err
+    assert f"argument {flag}" in err or "argument --structure" in err
 
 
 def test_one_row_csv_is_an_error_not_an_internal_error(capsys, tmp_path):

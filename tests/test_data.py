@@ -265,9 +265,42 @@ def test_uploaded_file_like_bytes():
 def test_plain_buffers_and_text():
     assert load_csv(io.BytesIO(b"a,b\nx,1\n")).source == "uploaded data"
     assert load_csv(io.StringIO("a,b\nx,1\n")).source == "uploaded data"
-    d = load_csv("a;b\nx;1\ny;2\n")
+    d = load_csv(text="a;b\nx;1\ny;2\n")
     assert d.source == "uploaded data" and d.n_rows == 2
+    assert load_csv(text="a,b\nx,1\n", source="pasted").source == "pasted"
     assert load_csv(b"a,b\nx,1\n").n_rows == 1
+
+
+def test_str_with_line_breaks_is_a_path_not_csv_text(tmp_path):
+    """Issue #17: a file name holding a newline used to be parsed as CSV rows."""
+    name = str(tmp_path / "a,b\nx,1\ny,2\n.csv")
+    msg = error(r"File not found: .*a,b\\nx,1\\ny,2\\n\.csv", name)
+    assert "rows" not in msg and "column" not in msg
+    error(r"File not found: 'a,b\\nx,1\\n'", "a,b\nx,1\n")  # shown escaped, on one line
+    error(r"File not found", Path("a;b\r\nx;1\r\n"))
+
+
+def test_a_path_with_a_line_break_that_exists_is_read(tmp_path):
+    path = tmp_path / "two\nlines.csv"
+    path.write_text("a,b\nx,1\n", encoding="utf-8")
+    d = load_csv(str(path))
+    assert d.source == repr("two\nlines.csv") and d.variables == ("a", "b") and d.n_rows == 1
+
+
+def test_text_keyword_api():
+    error(r"either a path or buffer or text=, not both", "x.csv", text="a,b\nx,1\n")
+    error(r"takes a str of CSV text, not a bytes", text=b"a,b\nx,1\n")
+    error(r"No data given")
+    with pytest.raises(TypeError):
+        load_csv("data.csv", "extra positional")  # everything but the input is keyword-only
+
+
+def test_quoted_header_names_with_delimiters_and_line_breaks():
+    """The delimiter is sniffed from parsed records, so quoted names cannot mislead it."""
+    d = load_csv(text='"a\nb;c",d\n"x;y",1\n"x;y",2\n')
+    assert d.variables == ("a\nb;c", "d") and d.states[0] == ("x;y",)
+    t = load_csv(text='"p,q";r\n"1,2";x\n"3";y\n')
+    assert t.variables == ("p,q", "r") and t.states[0] == ("1,2", "3")
 
 
 def test_path_types(tmp_csv):
@@ -300,19 +333,19 @@ def test_missing_tokens_both_policies(tmp_csv):
 
 
 def test_missing_tokens_are_exact():
-    d = load_csv("a,b\nNaN,n/a\nna,x\n")
+    d = load_csv(text="a,b\nNaN,n/a\nna,x\n")
     assert not d.has_missing
     assert d.states[0] == ("NaN", "na")
 
 
 def test_missing_category_with_numbers_keeps_numeric_order():
-    d = load_csv("a,b\n10,x\n2,y\n,x\n", missing_policy="category")
+    d = load_csv(text="a,b\n10,x\n2,y\n,x\n", missing_policy="category")
     assert d.states[0] == ("2", "10", "?")
 
 
 # ====================================================================== state order
 def test_natural_state_order():
-    d = load_csv("num,word,mixed,neg\n10,b,10,-1.5\n2,a,a,2\n1,C,2,-10\n")
+    d = load_csv(text="num,word,mixed,neg\n10,b,10,-1.5\n2,a,a,2\n1,C,2,-10\n")
     assert d.states[0] == ("1", "2", "10")
     assert d.states[1] == ("C", "a", "b")
     assert d.states[2] == ("10", "2", "a")  # not all numbers -> lexicographic
@@ -323,7 +356,7 @@ def test_natural_state_order():
 # ====================================================================== discretization
 def test_quantile_bin_labels():
     text = "v,c\n" + "".join(f"{i},{'ab'[i % 2]}\n" for i in range(100))
-    d = load_csv(text, class_column="c")
+    d = load_csv(text=text, class_column="c")
     assert d.states[0] == ("[0, 25)", "[25, 50)", "[50, 74)", "[74, 99]")
     assert np.bincount(d.codes[:, 0]).tolist() == [25, 25, 24, 26]
     assert d.codes[:, 0].tolist() == sorted(d.codes[:, 0].tolist())
@@ -332,17 +365,17 @@ def test_quantile_bin_labels():
 
 def test_quantile_bins_decimals_missing_and_bin_count():
     rows = [f"{i / 10},{'ab'[i % 2]}" for i in range(60)] + [",a"]
-    d = load_csv("v,c\n" + "\n".join(rows) + "\n", discretize_bins=3)
+    d = load_csv(text="v,c\n" + "\n".join(rows) + "\n", discretize_bins=3)
     assert d.states[0] == ("[0, 2)", "[2, 3.9)", "[3.9, 5.9]")
     assert d.codes[-1, 0] == -1
-    c = load_csv("v,c\n" + "\n".join(rows) + "\n", discretize_bins=3, missing_policy="category")
+    c = load_csv(text="v,c\n" + "\n".join(rows) + "\n", discretize_bins=3, missing_policy="category")
     assert c.states[0] == ("[0, 2)", "[2, 3.9)", "[3.9, 5.9]", "?")
     assert c.codes[-1, 0] == 3
 
 
 def test_ties_give_fewer_bins():
     values = [0] * 80 + list(range(1, 61))
-    d = load_csv("v,c\n" + "".join(f"{x},a\n" for x in values))
+    d = load_csv(text="v,c\n" + "".join(f"{x},a\n" for x in values))
     assert 2 <= len(d.states[0]) < 4
     assert any("fewer than 4 bins" in n for n in d.notes)
 
@@ -358,18 +391,18 @@ def test_interval_label_roundtrip():
 @pytest.mark.parametrize("bins", [None, 0])
 def test_discretization_off_refuses(bins):
     text = "v,c\n" + "".join(f"{i},a\n" for i in range(60))
-    msg = error(r"Column 'v'", text, discretize_bins=bins)
+    msg = error(r"Column 'v'", text=text, discretize_bins=bins)
     assert "discretization is off" in msg and "drop_columns" in msg
 
 
 def test_identifier_column_refused():
     text = "id,c,d\n" + "".join(f"row{i},a,b\n" for i in range(60))
-    msg = error(r"Column 'id' of uploaded data has 60 distinct values", text)
+    msg = error(r"Column 'id' of uploaded data has 60 distinct values", text=text)
     assert "drop_columns=['id']" in msg
-    d = load_csv(text, drop_columns=["id"])
+    d = load_csv(text=text, drop_columns=["id"])
     assert d.variables == ("c", "d")
-    assert load_csv(text, drop_columns="id").variables == ("c", "d")
-    assert load_csv(text, max_levels=60).cardinalities[0] == 60
+    assert load_csv(text=text, drop_columns="id").variables == ("c", "d")
+    assert load_csv(text=text, max_levels=60).cardinalities[0] == 60
 
 
 # ====================================================================== bad input
@@ -479,7 +512,7 @@ def test_class_column_all_missing(tmp_csv):
     ({"max_levels": 1}, "max_levels must be"),
 ])
 def test_bad_options(kwargs, match):
-    error(match, "a,b\nx,1\n", **kwargs)
+    error(match, text="a,b\nx,1\n", **kwargs)
 
 
 def test_unsupported_input_type():
@@ -510,7 +543,7 @@ TEXT = "a,b,c\nx,10,k\ny,2,l\n,1,k\n"
 
 def test_model_alignment_order_and_states():
     m = model(["b", "a", "c"], [["1", "2", "10", "99"], ["y", "x", "z"], ["l", "k"]])
-    d = load_csv(TEXT, class_column="c", model=m)
+    d = load_csv(text=TEXT, class_column="c", model=m)
     assert d.variables == ("b", "a", "c")
     assert d.states == m.states
     assert d.codes.tolist() == [[2, 1, 1], [1, 0, 0], [0, -1, 1]]
@@ -519,22 +552,22 @@ def test_model_alignment_order_and_states():
 
 def test_model_class_column_not_in_model_is_dropped_with_note():
     m = model(["b", "a"], [["1", "2", "10"], ["x", "y"]])
-    d = load_csv(TEXT, class_column="c", model=m)
+    d = load_csv(text=TEXT, class_column="c", model=m)
     assert d.variables == ("b", "a") and d.class_column is None
     assert any("'c'" in n and "dropped" in n for n in d.notes)
 
 
 def test_model_extra_column_is_an_error():
     m = model(["a", "c"], [["x", "y"], ["k", "l"]])
-    msg = error(r"Column\(s\) 'b' of uploaded data are not variables of the model", TEXT,
+    msg = error(r"Column\(s\) 'b' of uploaded data are not variables of the model", text=TEXT,
                 class_column="c", model=m)
     assert "drop_columns=['b']" in msg
-    assert load_csv(TEXT, class_column="c", model=m, drop_columns=["b"]).variables == ("a", "c")
+    assert load_csv(text=TEXT, class_column="c", model=m, drop_columns=["b"]).variables == ("a", "c")
 
 
 def test_model_missing_variable():
     m = model(["a", "b", "c", "d"], [["x", "y"], ["1", "2", "10"], ["k", "l"], ["u"]])
-    error(r"Model variable 'd' missing from uploaded data", TEXT, model=m)
+    error(r"Model variable 'd' missing from uploaded data", text=TEXT, model=m)
 
 
 def test_model_unknown_value_names_variable_value_and_line(tmp_csv):
@@ -546,25 +579,25 @@ def test_model_unknown_value_names_variable_value_and_line(tmp_csv):
 
 def test_model_numeric_values_match_by_value():
     m = model(["a", "b", "c"], [["x", "y"], ["1", "2", "10"], ["k", "l"]])
-    d = load_csv("a,b,c\nx,10.0,k\ny,02,l\n", model=m)
+    d = load_csv(text="a,b,c\nx,10.0,k\ny,02,l\n", model=m)
     assert d.codes[:, 1].tolist() == [2, 1]
 
 
 def test_model_and_missing_category():
     m_plain = model(["a", "b", "c"], [["x", "y"], ["1", "2", "10"], ["k", "l"]])
-    error(r"Missing value \(an empty field\) of variable 'a' on line 4", TEXT, model=m_plain,
+    error(r"Missing value \(an empty field\) of variable 'a' on line 4", text=TEXT, model=m_plain,
           missing_policy="category")
     m_q = model(["a", "b", "c"], [["x", "y", "?"], ["1", "2", "10"], ["k", "l"]])
-    d = load_csv(TEXT, model=m_q, missing_policy="category")
+    d = load_csv(text=TEXT, model=m_q, missing_policy="category")
     assert d.codes[2, 0] == 2 and not d.has_missing
 
 
 def test_model_interval_states():
     m = model(["v", "c"], [["[0, 25)", "[25, 50)", "[50, 99]"], ["a", "b"]])
-    d = load_csv("v,c\n0,a\n24.9,a\n25,b\n99,b\n120,b\n-3,a\n,a\n", model=m)
+    d = load_csv(text="v,c\n0,a\n24.9,a\n25,b\n99,b\n120,b\n-3,a\n,a\n", model=m)
     assert d.codes[:, 0].tolist() == [0, 0, 1, 2, 2, 0, -1]
     assert any("1 value(s) below and 1 above" in n for n in d.notes)
-    error(r"Value 'big' of variable 'v' on line 2", "v,c\nbig,a\n", model=m)
+    error(r"Value 'big' of variable 'v' on line 2", text="v,c\nbig,a\n", model=m)
 
 
 def test_model_roundtrip_on_waveform(sample_path):
@@ -575,13 +608,13 @@ def test_model_roundtrip_on_waveform(sample_path):
     assert np.array_equal(again.codes, d.codes)
     # a subset of the rows still maps into the same intervals
     head = "\n".join(Path(sample_path("waveform_5000")).read_text().splitlines()[:50]) + "\n"
-    part = load_csv(head, class_column="class", model=m)
+    part = load_csv(text=head, class_column="class", model=m)
     assert np.array_equal(part.codes, d.codes[:49])
 
 
 def test_bad_model_object():
-    error(r"no usable \.variables and \.states", TEXT, model=object())
-    error(r"3 variables but 2 state lists", TEXT, model=model(["a", "b", "c"], [["x"], ["1"]]))
+    error(r"no usable \.variables and \.states", text=TEXT, model=object())
+    error(r"3 variables but 2 state lists", text=TEXT, model=model(["a", "b", "c"], [["x"], ["1"]]))
 
 
 # ====================================================================== CategoricalData
@@ -604,7 +637,7 @@ def test_subset_and_drop_keep_states(sample_path):
 
 
 def test_from_codes_roundtrip():
-    d = load_csv("a,b\nx,1\ny,\n")
+    d = load_csv(text="a,b\nx,1\ny,\n")
     e = from_codes(d.codes, d.variables, d.states)
     assert np.array_equal(e.codes, d.codes) and e.states == d.states
     assert d.fingerprint() == d.with_codes(d.codes).fingerprint()
