@@ -1,6 +1,7 @@
 """Segments lab (thesis ch. 6): add one structure segment to a base network and see what it does to the
 Fisher kernel -- heatmaps, clustering, imputation, prototypes, the case table (theory vs measured), the
 collapsed variable, Markov equivalence -- and run the supervised arc search."""
+import io
 import json
 
 import numpy as np
@@ -9,13 +10,14 @@ import streamlit as st
 
 from bnfk_core import kernels
 from bnfk_core.analyses import cluster as C
+from bnfk_core.analyses import prototypes as P
 from bnfk_core.analyses import segments as S
-from bnfk_core.dag import DAG, apply_segment, covered_arcs, equivalent
+from bnfk_core.dag import DAG, apply_segment
 from bnfk_core.embed import class_order, cluster_order, sample_rows
 from bnfk_core.errors import BnfkError
-from bnfk_core.model import fit
 from bnfk_core.registry import ESTIMATORS
-from bnfk_ui import common, figures, state
+from bnfk_ui import common, state
+from bnfk_ui.figures import segments as figs
 
 KINDS = {"single-arc": "Single arc  u → v", "v": "V-structure  u → w ← v", "a": "A-structure  u → v, u → w",
          "chain": "Chain  w → u → v", "full": "Fully connected (one collapsed variable)"}
@@ -24,9 +26,9 @@ SIZES = {"single-arc": 2, "v": 3, "a": 3, "chain": 3}
 DEFAULTS = {"seg_kind": "single-arc", "seg_base": "empty", "seg_rows": 300, "seg_seed": 0, "seg_restarts": 25,
             "seg_missing": 0.2, "seg_protos": 20, "seg_arcs": 2, "seg_full_m": 3}
 MAX_ROWS = 1500
+PLOTLY = {"displaylogo": False}
 
 
-# ---------------------------------------------------------------------- cached core calls
 @st.cache_data(show_spinner=False, max_entries=32)
 def _suggest(_data, fingerprint: str, kind: str) -> pd.DataFrame:
     return S.mi_ranking(_data, kind, top=10)
@@ -38,75 +40,58 @@ def _gram(_model, model_key: str, _feat, fingerprint: str, rows: tuple) -> np.nd
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
-def _clusterings(K: np.ndarray, labels: np.ndarray, k: int, restarts: int, seed: int) -> dict:
-    out = {}
-    for algo in ("correlation", "spectral"):
-        res = C.cluster(K, k, algo, kernel="fisher", restarts=restarts, seed=seed)
-        out[algo] = C.clustering_metrics(labels, res.labels)["ari"]
-    return out
+def _aris(K: np.ndarray, labels: np.ndarray, k: int, restarts: int, seed: int) -> dict:
+    return S.clustering_aris(K, labels, k, restarts=restarts, seed=seed)
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
 def _imputation(_feat, fingerprint: str, dag_key: str, params: str, missing: float, seed: int) -> dict:
-    from bnfk_core.analyses.impute import evaluate, impute_bn, induce_mcar
-    split = induce_mcar(_feat, 0.3, missing, seed=seed)
-    model = fit(DAG.from_dict(json.loads(dag_key)), split.data, method=params)
-    return evaluate(impute_bn(split.data, model=model), split.truth, split.hidden)
+    return S.imputation_check(_feat, DAG.from_dict(json.loads(dag_key)), params=params, missing=missing, seed=seed)
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
 def _prototypes(_m1, _m2, keys: tuple, _feat, fingerprint: str, k: int, seed: int) -> dict:
-    from bnfk_core.analyses.prototypes import select_prototypes
-    sets = [np.sort(select_prototypes(m, _feat, k, "mmd", seed=seed).indices) for m in (_m1, _m2)]
-    mmd = [[kernels.mmd(m, _feat.subset(s), _feat) for m in (_m1, _m2)] for s in sets]
-    return {"sets": [s.tolist() for s in sets], "mmd": mmd}
+    return P.compare_prototypes([_m1, _m2], _feat, k, seed=seed)
 
 
-def _model(d: DAG):
-    return state.model(d)
+@st.cache_data(show_spinner=False, max_entries=16)
+def _edits(_m, model_key: str, _feat, fingerprint: str, rows: tuple, params: str, _K: np.ndarray) -> list:
+    return S.edit_effects(_m, _feat, S.equivalence_edits(_m.dag), params=params, rows=np.asarray(rows), K=_K)
 
 
-def _has(module: str) -> bool:
-    import importlib.util
-    return importlib.util.find_spec(module) is not None
+def _npz(**arrays) -> bytes:
+    buf = io.BytesIO()
+    np.savez_compressed(buf, **arrays)
+    return buf.getvalue()
 
 
-# ---------------------------------------------------------------------- page
 def controls(d, feat):
     ss = st.session_state
     c1, c2, c3 = st.columns([1.2, 2.2, 1])
-    with c1:
-        kind = st.selectbox("Segment", list(KINDS), format_func=KINDS.get, **state.bind("seg_kind"))
-        if kind == "full":
-            st.number_input("Variables in the full segment", 2, min(6, feat.n_vars), **state.bind("seg_full_m"))
-        st.radio("Base network", list(BASES), format_func=BASES.get, **state.bind("seg_base"))
+    kind = c1.selectbox("Segment", list(KINDS), format_func=KINDS.get, **state.bind("seg_kind"))
+    if kind == "full":
+        c1.number_input("Variables in the full segment", 2, min(6, feat.n_vars), **state.bind("seg_full_m"))
+    c1.radio("Base network", list(BASES), format_func=BASES.get, **state.bind("seg_base"))
     need = SIZES.get(kind, int(ss.seg_full_m))
     sug = _suggest(d, d.fingerprint(), kind if kind != "full" or need == 3 else "single-arc")
-    with c2:
-        options = [", ".join(v) for v in sug.variables]
-        fmt = {o: f"{o}   (score {s:.3f} nats)" for o, s in zip(options, sug.score)}
-        if ss.get("seg_vars") is None or ss.get("seg_vars_kind") != (kind, need) \
-                or any(v not in feat.variables for v in ss.seg_vars):
-            first = list(sug.variables[0]) if kind != "full" or need <= 3 else []
-            extra = [v for v in feat.variables if v not in first]
-            ss.seg_vars = (first + extra)[:need]
-            ss.seg_vars_kind = (kind, need)
+    options = [", ".join(v) for v in sug.variables]
+    fmt = {o: f"{o}   (score {s:.3f} nats)" for o, s in zip(options, sug.score)}
+    if ss.get("seg_vars") is None or ss.get("seg_vars_kind") != (kind, need) \
+            or any(v not in feat.variables for v in ss.seg_vars):
+        ss.seg_vars, ss.seg_vars_kind = S.default_segment_variables(sug, feat.variables, need, kind), (kind, need)
 
-        def use_suggestion():
-            ss.seg_vars = [v.strip() for v in ss.w_seg_pick.split(",")][:need] if ss.w_seg_pick else ss.seg_vars
+    def use_suggestion():
+        ss.seg_vars = [v.strip() for v in ss.w_seg_pick.split(",")][:need] if ss.w_seg_pick else ss.seg_vars
 
-        st.selectbox("Suggestions (highest mutual information, label excluded)", [""] + options,
-                     format_func=lambda o: fmt.get(o, "— pick a suggestion —"), key="w_seg_pick",
-                     on_change=use_suggestion)
-        st.multiselect(f"Variables in role order ({need})", list(feat.variables), max_selections=need,
-                       **state.bind("seg_vars"))
-    with c3:
-        st.number_input("Rows (sampled)", 20, min(MAX_ROWS, d.n_rows), step=50,
-                        **state.bind("seg_rows", shown=lambda v: int(min(max(v, 20), min(MAX_ROWS, d.n_rows)))))
-        st.number_input("Seed", 0, step=1, **state.bind("seg_seed"))
+    c2.selectbox("Suggestions (highest mutual information, label excluded)", [""] + options, key="w_seg_pick",
+                 format_func=lambda o: fmt.get(o, "— pick a suggestion —"), on_change=use_suggestion)
+    c2.multiselect(f"Variables in role order ({need})", list(feat.variables), max_selections=need,
+                   **state.bind("seg_vars"))
+    c3.number_input("Rows (sampled)", 20, min(MAX_ROWS, d.n_rows), step=50,
+                    **state.bind("seg_rows", shown=lambda v: int(min(max(v, 20), min(MAX_ROWS, d.n_rows)))))
+    c3.number_input("Seed", 0, step=1, **state.bind("seg_seed"))
     with st.expander("Suggestions table"):
-        st.dataframe(sug.assign(variables=[", ".join(v) for v in sug.variables]), hide_index=True,
-                     key="seg_sug_table")
+        st.dataframe(sug.assign(variables=options), hide_index=True, key="seg_sug_table")
     return kind, list(ss.seg_vars), need
 
 
@@ -114,8 +99,7 @@ def page():
     ss = st.session_state
     for key, v in DEFAULTS.items():
         ss.setdefault(key, v)
-    d = state.data()
-    feat = state.feature_data()
+    d, feat = state.data(), state.feature_data()
     has_class = d.class_column is not None
     cls_states = d.states[d.index(d.class_column)] if has_class else ()
     kind, variables, need = controls(d, feat)
@@ -124,12 +108,11 @@ def page():
         return
     base = DAG(feat.variables) if ss.seg_base == "empty" else state.dag()
     seg_dag = apply_segment(base, kind, variables)
-    m1, m2 = _model(base), _model(seg_dag)
+    m1, m2 = state.model(base), state.model(seg_dag)
     new_arcs = sorted(seg_dag.arcs - base.arcs)
     st.caption(f"Base: **{BASES[ss.seg_base]}** ({base.n_arcs} arcs) · with the segment: {seg_dag.n_arcs} arcs "
                f"(added {', '.join(f'{u} → {v}' for u, v in new_arcs) or 'nothing — already present'}) · "
                f"parameters: {ESTIMATORS[ss.param_method].label.split(' (')[0].lower()}.")
-
     rows = sample_rows(d.n_rows, int(ss.seg_rows), int(ss.seg_seed))
     labels = d.labels()[rows] if has_class else np.full(len(rows), -1)
     bar = st.progress(0.0, text="Gram matrix of the base network…")
@@ -138,15 +121,13 @@ def page():
     K2 = _gram(m2, m2.key(), feat, feat.fingerprint(), tuple(rows.tolist()))
     aris = None
     if has_class:
-        k = C.default_n_clusters(d)
+        k, restarts, seed = C.default_n_clusters(d), int(ss.seg_restarts), int(ss.seg_seed)
         bar.progress(0.55, text="Clustering the base kernel…")
-        a1 = _clusterings(K1, labels, k, int(ss.seg_restarts), int(ss.seg_seed))
+        a1 = _aris(K1, labels, k, restarts, seed)
         bar.progress(0.8, text="Clustering the kernel with the segment…")
-        a2 = _clusterings(K2, labels, k, int(ss.seg_restarts), int(ss.seg_seed))
-        aris = (a1, a2)
+        aris = (a1, _aris(K2, labels, k, restarts, seed))
     bar.progress(1.0, text="Done")
     bar.empty()
-
     tabs = st.tabs(["Kernels & clustering", "Imputation & prototypes", "Theory (case table)", "Collapsed variable",
                     "Equivalence", "Arc search"])
     with tabs[0]:
@@ -154,49 +135,33 @@ def page():
     with tabs[1]:
         impute_protos_tab(feat, base, seg_dag, m1, m2)
     with tabs[2]:
-        theory_tab(d, m2, kind, variables, base)
+        theory_tab(d, m2, kind, variables)
     with tabs[3]:
         collapsed_tab(d, variables, has_class)
     with tabs[4]:
-        equivalence_tab(feat, seg_dag, m2, K2, rows, labels, cls_states)
+        equivalence_tab(feat, m2, K2, rows, labels, cls_states)
     with tabs[5]:
         arc_search_tab(d, has_class)
 
 
 def kernel_tab(K1, K2, rows, labels, cls_states, has_class, aris):
     order = class_order(labels, K1) if has_class else cluster_order(K1)
-    zmax = figures.kernel_range(K1, K2)
-    cols = st.columns(3, gap="small")
-    figs = [figures.gram_figure(K1, order, rows, labels, cls_states, title="Base", zmax=zmax),
-            figures.gram_figure(K2, order, rows, labels, cls_states, title="Base + segment", zmax=zmax),
-            figures.gram_figure(K2 - K1, order, rows, labels, cls_states, title="Difference (segment − base)",
-                                colorbar_title="ΔK")]
-    for col, fig, key in zip(cols, figs, ("seg_gram_base", "seg_gram_seg", "seg_gram_diff")):
-        with col:
-            st.plotly_chart(fig, key=key, config={"displaylogo": False})
+    panels, zmax = figs.segment_panels(K1, K2, order, rows, labels, cls_states)
+    for col, fig, key in zip(st.columns(3, gap="small"), panels, ("seg_gram_base", "seg_gram_seg", "seg_gram_diff")):
+        col.plotly_chart(fig, key=key, config=PLOTLY)
     st.caption(f"{len(rows):,} rows in the same order in all three (by class, clustered within, on the base kernel); "
                f"colours clipped at ±{zmax:.3g}. Largest |ΔK| = {np.abs(K2 - K1).max():.4g}.")
     if aris:
-        a1, a2 = aris
-        c = st.columns(4)
-        c[0].metric("Correlation clustering ARI · base", f"{a1['correlation']:.3f}")
-        c[1].metric("… with the segment", f"{a2['correlation']:.3f}", f"{a2['correlation'] - a1['correlation']:+.3f}")
-        c[2].metric("Spectral clustering ARI · base", f"{a1['spectral']:.3f}")
-        c[3].metric("… with the segment", f"{a2['spectral']:.3f}", f"{a2['spectral'] - a1['spectral']:+.3f}")
+        (a1, a2), c = aris, st.columns(4)
+        for j, (algo, name) in enumerate((("correlation", "Correlation"), ("spectral", "Spectral"))):
+            c[2 * j].metric(f"{name} clustering ARI · base", f"{a1[algo]:.3f}")
+            c[2 * j + 1].metric("… with the segment", f"{a2[algo]:.3f}", f"{a2[algo] - a1[algo]:+.3f}")
         st.caption(f"Against the label, on the sampled rows; correlation clustering with "
                    f"{st.session_state.seg_restarts} restarts, no shift (thesis); spectral on K − min K.")
     else:
         st.info("Choose a class column on the Data page to score clusterings against it.")
-    common.download("Gram matrices (NPZ: base, segment, rows)",
-                    lambda: _npz(base=K1, segment=K2, rows=rows), f"{common.dataset_name()}_segment_grams.npz",
-                    "application/octet-stream", key="dl_seg_grams")
-
-
-def _npz(**arrays) -> bytes:
-    import io
-    buf = io.BytesIO()
-    np.savez_compressed(buf, **arrays)
-    return buf.getvalue()
+    common.download("Gram matrices (NPZ: base, segment, rows)", lambda: _npz(base=K1, segment=K2, rows=rows),
+                    f"{common.dataset_name()}_segment_grams.npz", "application/octet-stream", key="dl_seg_grams")
 
 
 def impute_protos_tab(feat, base, seg_dag, m1, m2):
@@ -204,42 +169,34 @@ def impute_protos_tab(feat, base, seg_dag, m1, m2):
     c1, c2 = st.columns(2)
     with c1:
         st.markdown("**Imputation (one seeded MCAR run)**")
-        if not _has("bnfk_core.analyses.impute"):
-            st.info("Imputation is not available in this build.")
-        else:
-            st.slider("Hidden fraction of the test cells", 0.05, 0.5, step=0.05, **state.bind("seg_missing"))
-            with common.shown_errors():
-                with st.spinner("Imputing…"):
-                    r = [_imputation(feat, feat.fingerprint(), state.dag_json(g), ss.param_method,
-                                     float(ss.seg_missing), int(ss.seg_seed)) for g in (base, seg_dag)]
-                st.dataframe(pd.DataFrame({"network": ["base", "base + segment"],
-                                           "accuracy": [x["accuracy"] for x in r],
-                                           "cross-entropy": [x["cross_entropy"] for x in r],
-                                           "cells": [x["cells"] for x in r]}),
-                             hide_index=True, key="seg_impute_table")
-                st.caption("30 % of the rows form the test part; the chosen fraction of their cells is hidden "
-                           "completely at random (seeded), the network is fitted on what remains and every hidden "
-                           "cell gets its exact posterior (arg-max accuracy, capped cross-entropy).")
+        st.slider("Hidden fraction of the test cells", 0.05, 0.5, step=0.05, **state.bind("seg_missing"))
+        with common.shown_errors():
+            with st.spinner("Imputing…"):
+                r = [_imputation(feat, feat.fingerprint(), state.dag_json(g), ss.param_method, float(ss.seg_missing),
+                                 int(ss.seg_seed)) for g in (base, seg_dag)]
+            st.dataframe(pd.DataFrame([{"network": n, "accuracy": x["accuracy"], "cross-entropy": x["cross_entropy"],
+                                        "cells": x["cells"]} for n, x in zip(("base", "base + segment"), r)]),
+                         hide_index=True, key="seg_impute_table")
+            st.caption("30 % of the rows form the test part; the chosen fraction of their cells is hidden "
+                       "completely at random (seeded), the network is fitted on what remains and every hidden "
+                       "cell gets its exact posterior (arg-max accuracy, capped cross-entropy).")
     with c2:
         st.markdown("**Prototypes (greedy MMD)**")
-        if not _has("bnfk_core.analyses.prototypes"):
-            st.info("Prototype selection is not available in this build.")
-        else:
-            st.number_input("Prototypes k", 2, max(2, min(200, feat.n_rows - 1)), **state.bind("seg_protos"))
-            with common.shown_errors():
-                with st.spinner("Selecting prototypes…"):
-                    p = _prototypes(m1, m2, (m1.key(), m2.key()), feat, feat.fingerprint(), int(ss.seg_protos),
-                                    int(ss.seg_seed))
-                s1, s2 = (set(s) for s in p["sets"])
-                st.metric("Overlap of the two sets", f"{len(s1 & s2)} / {len(s1)}")
-                st.dataframe(pd.DataFrame({"prototypes chosen with": ["base", "base + segment"],
-                                           "MMD² under base kernel": [p["mmd"][0][0], p["mmd"][1][0]],
-                                           "MMD² under segment kernel": [p["mmd"][0][1], p["mmd"][1][1]],
-                                           "rows": [", ".join(map(str, s)) for s in p["sets"]]}),
-                             hide_index=True, key="seg_proto_table")
+        st.number_input("Prototypes k", 2, max(2, min(200, feat.n_rows - 1)), **state.bind("seg_protos"))
+        with common.shown_errors():
+            with st.spinner("Selecting prototypes…"):
+                p = _prototypes(m1, m2, (m1.key(), m2.key()), feat, feat.fingerprint(), int(ss.seg_protos),
+                                int(ss.seg_seed))
+            s1, s2 = (set(s) for s in p["sets"])
+            st.metric("Overlap of the two sets", f"{len(s1 & s2)} / {len(s1)}")
+            st.dataframe(pd.DataFrame({"prototypes chosen with": ["base", "base + segment"],
+                                       "MMD² under base kernel": [p["mmd"][0][0], p["mmd"][1][0]],
+                                       "MMD² under segment kernel": [p["mmd"][0][1], p["mmd"][1][1]],
+                                       "rows": [", ".join(map(str, s)) for s in p["sets"]]}),
+                         hide_index=True, key="seg_proto_table")
 
 
-def theory_tab(d, m2, kind, variables, base):
+def theory_tab(d, m2, kind, variables):
     try:
         table = S.case_table(m2, d, kind, variables)
     except BnfkError as exc:
@@ -247,10 +204,8 @@ def theory_tab(d, m2, kind, variables, base):
         return
     roles = ", ".join(f"{r} = **{v}**" for r, v in table.roles.items())
     st.markdown(f"Roles: {roles}. Letters: " + "; ".join(f"{g} = {m}" for g, m in table.definitions.items()) + ".")
-    df = table.to_frame()
-    st.dataframe(df, hide_index=True, key="seg_case_table",
-                 column_config={"theory": st.column_config.NumberColumn(format="%.6f"),
-                                "measured": st.column_config.NumberColumn(format="%.6f")})
+    st.dataframe(table.to_frame(), hide_index=True, key="seg_case_table",
+                 column_config={c: st.column_config.NumberColumn(format="%.6f") for c in ("theory", "measured")})
     md = table.max_difference
     st.caption("Theory: the thesis's formula with the fitted model's exact probabilities at the pair's first row. "
                "Measured: the sum of the segment variables' Fisher terms K_i for that pair of data rows. "
@@ -273,64 +228,18 @@ def collapsed_tab(d, variables, has_class):
                "(and a single arc) turns the variables into.")
 
 
-def _edits(feat, seg_dag):
-    """(label, DAG or None, how) edits for the equivalence panel."""
-    out = []
-    cov = covered_arcs(seg_dag)
-    for u, v in cov[:4]:
-        out.append((f"reverse covered arc {u} → {v}", ("covered", u, v)))
-    for u, v in seg_dag.sorted_arcs():
-        if (u, v) in cov:
-            continue
-        try:
-            seg_dag.reverse_arc(u, v)
-        except BnfkError:
-            continue
-        out.append((f"reverse non-covered arc {u} → {v}", ("reverse", u, v)))
-        break
-    for w in seg_dag.nodes:                      # add x -> w making a v-structure p -> w <- x
-        ps = seg_dag.parents(w)
-        if not ps:
-            continue
-        for x in seg_dag.nodes:
-            if x == w or x in ps or seg_dag.has_arc(w, x) or any(seg_dag.has_arc(x, p) or seg_dag.has_arc(p, x)
-                                                                   for p in ps):
-                continue
-            try:
-                seg_dag.add_arc(x, w)
-            except BnfkError:
-                continue
-            out.append((f"add {x} → {w} (v-structure {ps[0]} → {w} ← {x})", ("add", x, w)))
-            break
-        if out and out[-1][1][0] == "add":
-            break
-    return out
-
-
-def equivalence_tab(feat, seg_dag, m2, K2, rows, labels, cls_states):
-    edits = _edits(feat, seg_dag)
-    if not edits:
+def equivalence_tab(feat, m2, K2, rows, labels, cls_states):
+    effects = _edits(m2, m2.key(), feat, feat.fingerprint(), tuple(rows.tolist()), st.session_state.param_method, K2)
+    if not effects:
         st.info("This network has no arc to reverse and no v-structure to add.")
         return
-    results = []
-    for label, (how, u, v) in edits:
-        if how == "covered":
-            m = S.reverse_covered_arc(m2, u, v)
-        elif how == "reverse":
-            m = _model(seg_dag.reverse_arc(u, v))
-        else:
-            m = _model(seg_dag.add_arc(u, v))
-        K = _gram(m, m.key(), feat, feat.fingerprint(), tuple(rows.tolist()))
-        results.append({"edit": label, "Markov equivalent": equivalent(m.dag, seg_dag),
-                        "max |ΔK|": float(np.abs(K - K2).max()), "_K": K})
-    st.dataframe(pd.DataFrame([{k: v for k, v in r.items() if k != "_K"} for r in results]), hide_index=True,
-                 key="seg_equiv_table", column_config={"max |ΔK|": st.column_config.NumberColumn(format="%.3e")})
-    pick = st.selectbox("Show the difference for", [r["edit"] for r in results], key="seg_equiv_pick")
-    r = next(r for r in results if r["edit"] == pick)
+    st.dataframe(S.edit_effects_table(effects), hide_index=True, key="seg_equiv_table",
+                 column_config={"max |ΔK|": st.column_config.NumberColumn(format="%.3e")})
+    pick = st.selectbox("Show the difference for", [e.edit.label for e in effects], key="seg_equiv_pick")
+    K = next(e.K for e in effects if e.edit.label == pick)
     order = class_order(labels, K2) if (labels >= 0).any() else cluster_order(K2)
-    st.plotly_chart(figures.gram_figure(r["_K"] - K2, order, rows, labels, cls_states,
-                                        title=f"ΔK: {pick}", colorbar_title="ΔK", height=420),
-                    key="seg_equiv_diff", config={"displaylogo": False})
+    st.plotly_chart(figs.edit_difference_figure(K, K2, order, rows, labels, cls_states, pick), key="seg_equiv_diff",
+                    config=PLOTLY)
     st.caption("Reversing a covered arc keeps the Markov equivalence class; its CPTs are re-derived from the same "
                "joint distribution, and the Fisher kernel does not change (ΔK at rounding level). Reversing a "
                "non-covered arc or adding a v-structure changes the class — and the kernel (refitted CPTs).")
@@ -352,31 +261,23 @@ def arc_search_tab(d, has_class):
     key = (d.fingerprint(), int(ss.seg_arcs), int(ss.seg_restarts), int(ss.seg_seed))
     if st.button("Run arc search", key="seg_search_run", type="primary"):
         bar = st.progress(0.0, text="Starting…")
-        try:
-            res = S.arc_search(d, n_arcs=int(ss.seg_arcs), restarts=int(ss.seg_restarts),
-                               seed=int(ss.seg_seed), progress=lambda f, m: bar.progress(min(f, 1.0), text=m))
+        with common.shown_errors():
+            res = S.arc_search(d, n_arcs=int(ss.seg_arcs), restarts=int(ss.seg_restarts), seed=int(ss.seg_seed),
+                               progress=lambda f, m: bar.progress(min(f, 1.0), text=m))
             ss.seg_search = (key, res.to_dict(candidates=True), res.dag.to_dict())
-        except BnfkError as exc:
-            st.error(str(exc))
         bar.empty()
     saved = ss.get("seg_search")
     if not saved or saved[0] != key:
         return
-    out, dag_dict = saved[1], saved[2]
-    steps = pd.DataFrame([{"step": 0, "arc": "(empty network)", "ARI": out["base_ari"]}] +
-                         [{"step": i + 1, "arc": f"{s['arc'][0]} → {s['arc'][1]}", "ARI": s["ari"],
-                           "candidates": s["n_candidates"], "clustered": s["n_evaluated"], "seconds": s["seconds"]}
-                          for i, s in enumerate(out["steps"])])
+    steps, cands = S.arc_search_tables(saved[1])
     st.dataframe(steps, hide_index=True, key="seg_search_steps")
     with st.expander("Every candidate of the last step"):
-        last = out["steps"][-1]["candidates"] if out["steps"] else []
-        st.dataframe(pd.DataFrame([{"arc": f"{c['arc'][0]} → {c['arc'][1]}", "ARI": c["ari"]} for c in last])
-                     .sort_values("ARI", ascending=False), hide_index=True, key="seg_search_cands")
-    common.download("Arc search (JSON)", json.dumps(out, indent=1).encode("utf-8"),
+        st.dataframe(cands, hide_index=True, key="seg_search_cands")
+    common.download("Arc search (JSON)", json.dumps(saved[1], indent=1).encode("utf-8"),
                     f"{common.dataset_name()}_arc_search.json", "application/json", key="dl_seg_search")
     if st.button("Apply: make this the current structure", key="seg_search_apply"):
-        new = DAG.from_dict(dag_dict)
-        state.set_dag(new, f"arc search ({new.n_arcs} arcs, ARI {out['steps'][-1]['ari']:.3f})")
+        new = DAG.from_dict(saved[2])
+        state.set_dag(new, f"arc search ({new.n_arcs} arcs, ARI {saved[1]['steps'][-1]['ari']:.3f})")
         state.flash("success", f"The current structure is now the arc-search network ({new.n_arcs} arcs).")
         st.rerun()
 

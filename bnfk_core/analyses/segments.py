@@ -48,20 +48,23 @@ from typing import Callable, Sequence
 import numpy as np
 import pandas as pd
 
-from ..dag import DAG, SEGMENT_KINDS, apply_segment, covered_arcs, cpdag, segment_arcs
+from ..dag import DAG, SEGMENT_KINDS, apply_segment, covered_arcs, cpdag, equivalent, segment_arcs
 from ..errors import BnfkError, KernelError
 from ..inference import marginal
-from ..kernels import DEFAULT_MAX_BYTES, contributions, feature_offsets, features, gram
+from ..kernels import FISHER, contributions, feature_offsets, features, gram, memory_limit
 from ..model import BayesNet, cpt_counts, estimate_cpt, fit
 from ..registry import ESTIMATORS
 from ..stats import collapse, cramers_v, entropy, mutual_information, theils_u
 from .cluster import cluster, clustering_metrics, default_n_clusters
+from .impute import evaluate, impute_bn, induce_mcar
 
 __all__ = [
     "SegmentError", "SEGMENT_KINDS", "GREEK", "CaseRow", "CaseTable", "case_patterns", "case_labels",
     "segment_model", "check_segment", "greek_values", "case_table", "find_pair", "pair_pattern",
     "mi_ranking", "collapsed_stats",
     "reverse_covered_arc", "variable_term", "affected_terms", "add_arc_gram", "candidate_arcs", "ArcStep", "ArcSearchResult", "arc_search",
+    "default_segment_variables", "clustering_aris", "imputation_check", "DagEdit", "equivalence_edits",
+    "edited_model", "EditEffect", "edit_effects", "edit_effects_table", "arc_search_tables",
 ]
 
 Progress = Callable[[float, str], None]
@@ -710,7 +713,7 @@ class ArcSearchResult:
 
 
 def arc_search(data, *, label_column: str | None = None, n_arcs: int = 2, algorithm: str = "correlation",
-               kernel: str = "fisher", n_clusters: int | None = None, restarts: int = 25, seed: int = 0,
+               kernel: str = FISHER, n_clusters: int | None = None, restarts: int = 25, seed: int = 0,
                params: str = "ml", pseudo_count: float = 1.0, base: DAG | None = None,
                transform: str = "shift-min", dedupe: bool = True,
                progress: Progress | None = None) -> ArcSearchResult:
@@ -735,7 +738,7 @@ def arc_search(data, *, label_column: str | None = None, n_arcs: int = 2, algori
     Ties between candidates keep the first in node order.
     """
     t0 = time.perf_counter()
-    if kernel != "fisher":
+    if kernel != FISHER:
         raise SegmentError(f"The arc search changes the network behind the Fisher kernel; kernel '{kernel}' "
                            "has no network (use 'fisher').")
     if algorithm not in ("correlation", "spectral"):
@@ -755,7 +758,7 @@ def arc_search(data, *, label_column: str | None = None, n_arcs: int = 2, algori
     k = int(n_clusters) if n_clusters is not None else default_n_clusters(data)
     N = feats.n_rows
     need = 5 * N * N * 8
-    if need > DEFAULT_MAX_BYTES:
+    if memory_limit() is not None and need > memory_limit():
         raise KernelError(f"The arc search keeps about five {N:,} x {N:,} matrices ({need / 2**30:.1f} GiB); "
                           "sample fewer rows.")
     codes = feats.codes
@@ -774,7 +777,7 @@ def arc_search(data, *, label_column: str | None = None, n_arcs: int = 2, algori
                      "(marginalized kernel), not updated term by term.")
 
     def score(Km) -> float:
-        res = cluster(Km, k, algorithm, kernel="fisher", transform=transform, restarts=restarts, seed=seed)
+        res = cluster(Km, k, algorithm, kernel=FISHER, transform=transform, restarts=restarts, seed=seed)
         return float(clustering_metrics(y, res.labels)["ari"])
 
     base_ari = score(K)
@@ -829,3 +832,156 @@ def arc_search(data, *, label_column: str | None = None, n_arcs: int = 2, algori
         progress(1.0, "arc search done")
     return ArcSearchResult(base_ari, steps, dag, base_dag, data.class_column, algorithm, kernel, params, k,
                            int(restarts), int(seed), complete, time.perf_counter() - t0, notes)
+
+
+# ====================================================================== the Segments lab
+def default_segment_variables(ranking: pd.DataFrame, variables: Sequence[str], m: int, kind: str) -> list[str]:
+    """The segment's starting variables: the top pair or triple of an :func:`mi_ranking` (for a full segment
+    of more than three variables: none), then the other ``variables`` in order, ``m`` in all."""
+    first = list(ranking["variables"].iloc[0]) if kind != "full" or m <= 3 else []
+    return (first + [v for v in variables if v not in first])[:m]
+
+
+def clustering_aris(K: np.ndarray, labels: np.ndarray, n_clusters: int, *, restarts: int = 25, seed: int = 0,
+                    algorithms: Sequence[str] = ("correlation", "spectral")) -> dict:
+    """Adjusted Rand index against ``labels`` of a seeded clustering of the Fisher Gram matrix ``K`` by each
+    algorithm (as :func:`arc_search` scores a network, but with each algorithm's default transform)."""
+    out = {}
+    for algo in algorithms:
+        res = cluster(K, n_clusters, algo, kernel=FISHER, restarts=restarts, seed=seed)
+        out[algo] = clustering_metrics(labels, res.labels)["ari"]
+    return out
+
+
+def imputation_check(data, dag: DAG, *, params: str = "smoothed", missing: float = 0.2, test_fraction: float = 0.3,
+                     seed: int = 0) -> dict:
+    """One seeded MCAR imputation run of a network: hide ``missing`` of the cells of a random ``test_fraction``
+    of the rows (:func:`~bnfk_core.analyses.impute.induce_mcar`), fit ``dag`` on what remains, give every
+    hidden cell its exact posterior and score it (:func:`~bnfk_core.analyses.impute.evaluate`: arg-max
+    ``accuracy``, capped ``cross_entropy``, ``cells``)."""
+    split = induce_mcar(data, test_fraction, missing, seed=seed)
+    model = fit(dag, split.data, method=params)
+    return evaluate(impute_bn(split.data, model=model), split.truth, split.hidden)
+
+
+@dataclass(frozen=True)
+class DagEdit:
+    """One structure edit of :func:`equivalence_edits`: ``how`` is ``covered`` (reverse the covered arc
+    u -> v), ``reverse`` (reverse the non-covered arc u -> v) or ``add`` (add the arc u -> v)."""
+
+    how: str
+    u: str
+    v: str
+    label: str
+
+    def apply(self, dag: DAG) -> DAG:
+        """The edited DAG."""
+        return dag.add_arc(self.u, self.v) if self.how == "add" else dag.reverse_arc(self.u, self.v)
+
+
+def equivalence_edits(dag: DAG, *, max_covered: int = 4) -> list[DagEdit]:
+    """Structure edits that show which changes of a network keep its Fisher kernel (thesis ch. 6).
+
+    Reversing a covered arc u -> v (pa(v) = pa(u) ∪ {u}) keeps the Markov equivalence class; with CPTs
+    that describe the same joint distribution (:func:`reverse_covered_arc`) the Fisher kernel does not
+    change.  Reversing a non-covered arc, or adding an arc that creates a v-structure, changes the class.
+
+    Parameters
+    ----------
+    dag : DAG
+        The network to edit (in the Segments lab: the base network with the segment).
+    max_covered : int, default 4
+        At most this many covered arcs are listed.
+
+    Returns
+    -------
+    list of DagEdit
+        In this order:
+
+        * ``covered``: the first ``max_covered`` arcs of :func:`~bnfk_core.dag.covered_arcs`;
+        * ``reverse``: the first arc in :meth:`~bnfk_core.dag.DAG.sorted_arcs` order that is not covered
+          and whose reversal closes no cycle (none if there is no such arc);
+        * ``add``: the first arc x -> w, for w and then x in node order, where w has parents, x is neither
+          w nor adjacent to w or to any parent of w, and the arc closes no cycle -- it makes the new
+          v-structure p -> w <- x with p the first parent of w (none if there is no such arc).
+
+        Empty for a network without arcs.
+    """
+    cov = covered_arcs(dag)
+    out = [DagEdit("covered", u, v, f"reverse covered arc {u} → {v}") for u, v in cov[:max_covered]]
+    for u, v in dag.sorted_arcs():
+        if (u, v) in cov:
+            continue
+        try:
+            dag.reverse_arc(u, v)
+        except BnfkError:
+            continue
+        out.append(DagEdit("reverse", u, v, f"reverse non-covered arc {u} → {v}"))
+        break
+    for w in dag.nodes:
+        ps = dag.parents(w)
+        if not ps:
+            continue
+        for x in dag.nodes:
+            if x == w or x in ps or dag.has_arc(w, x) or any(dag.has_arc(x, p) or dag.has_arc(p, x) for p in ps):
+                continue
+            try:
+                dag.add_arc(x, w)
+            except BnfkError:
+                continue
+            out.append(DagEdit("add", x, w, f"add {x} → {w} (v-structure {ps[0]} → {w} ← {x})"))
+            return out
+    return out
+
+
+def edited_model(model, edit: DagEdit, data, *, params: str = "smoothed"):
+    """The network after ``edit``: for a covered arc the same joint distribution (:func:`reverse_covered_arc`),
+    otherwise the edited DAG fitted to ``data`` with the ``params`` estimator."""
+    if edit.how == "covered":
+        return reverse_covered_arc(model, edit.u, edit.v)
+    return fit(edit.apply(model.dag), data, method=params)
+
+
+@dataclass
+class EditEffect:
+    """What one :class:`DagEdit` does: whether the edited network is Markov equivalent to the original, the
+    largest change of the Gram matrix and the edited network's Gram matrix ``K``."""
+
+    edit: DagEdit
+    equivalent: bool
+    max_abs_change: float
+    K: np.ndarray
+
+
+def edit_effects(model, data, edits: Sequence[DagEdit], *, params: str = "smoothed", rows=None,
+                 K: np.ndarray | None = None) -> list[EditEffect]:
+    """:func:`edited_model` for every edit and its Fisher Gram matrix on ``rows`` of ``data`` (default all),
+    compared with ``model``'s (``K`` if already computed on those rows)."""
+    sub = data if rows is None else data.subset(np.asarray(rows))
+    K = gram(model, sub) if K is None else K
+    out = []
+    for e in edits:
+        m = edited_model(model, e, data, params=params)
+        Ke = gram(m, sub)
+        out.append(EditEffect(e, equivalent(m.dag, model.dag), float(np.abs(Ke - K).max()), Ke))
+    return out
+
+
+def edit_effects_table(effects: Sequence[EditEffect]) -> pd.DataFrame:
+    """One row per edit: ``edit`` (its label), ``Markov equivalent``, ``max |ΔK|``."""
+    return pd.DataFrame([{"edit": e.edit.label, "Markov equivalent": e.equivalent, "max |ΔK|": e.max_abs_change}
+                         for e in effects])
+
+
+def arc_search_tables(result: dict) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The steps of an :meth:`ArcSearchResult.to_dict` (with candidates) -- step 0 the empty network, then one
+    row per added arc with its ARI, candidates, clusterings run and seconds -- and every candidate of the
+    last step with its ARI, best first."""
+    steps = pd.DataFrame([{"step": 0, "arc": "(empty network)", "ARI": result["base_ari"]}] +
+                         [{"step": i + 1, "arc": f"{s['arc'][0]} → {s['arc'][1]}", "ARI": s["ari"],
+                           "candidates": s["n_candidates"], "clustered": s["n_evaluated"], "seconds": s["seconds"]}
+                          for i, s in enumerate(result["steps"])])
+    last = result["steps"][-1]["candidates"] if result["steps"] else []
+    cands = pd.DataFrame([{"arc": f"{c['arc'][0]} → {c['arc'][1]}", "ARI": c["ari"]} for c in last],
+                         columns=["arc", "ARI"]).sort_values("ARI", ascending=False)
+    return steps, cands
