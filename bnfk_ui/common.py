@@ -80,6 +80,18 @@ def download(label: str, data, file_name: str, mime: str, key: str | None = None
                        on_click="ignore", icon=":material/download:")
 
 
+def stored_run(label: str, key: str, store: str, cache_key, fn, *, icon: str | None = None, disabled: bool = False):
+    """A button that runs ``fn(progress)`` under a progress bar and keeps ``(cache_key, result)`` in
+    ``st.session_state[store]``; returns the stored result while ``cache_key`` is unchanged, else None."""
+    ss = st.session_state
+    if st.button(label, key=key, icon=icon, disabled=disabled):
+        bar = st.progress(0.0, text="Starting…")
+        ss[store] = (cache_key, fn(lambda f, msg: bar.progress(min(max(float(f), 0.0), 1.0), text=msg)))
+        bar.progress(1.0, text="Done")
+    saved = ss.get(store)
+    return saved[1] if saved and saved[0] == cache_key else None
+
+
 def download_figure(fig, name: str, label: str = "Figure (HTML)") -> None:
     download(label, lambda: fig.to_html(include_plotlyjs="cdn", full_html=True), f"{slug(name)}.html", "text/html",
              key=f"dl_fig_{name}")

@@ -144,6 +144,23 @@ def feature_data() -> CategoricalData:
     return data().without_class()
 
 
+def cli_data_args(label_flag: str = "--label-column") -> list[str]:
+    """The current data as arguments of ``python -m bnfk_core SUBCOMMAND``: the CSV (``DATA.csv`` for an
+    upload) and the loading options that differ from the command line's defaults, so the command reads the
+    same table as the app."""
+    ss = st.session_state
+    args = ["DATA.csv" if ss.dataset == "upload" else f"sample_data/{catalog()[ss.dataset]['file']}"]
+    if ss.class_column:
+        args += [label_flag, ss.class_column]
+    if ss.missing_policy != "missing":
+        args += ["--missing-policy", ss.missing_policy]
+    if int(ss.bins) != 4:
+        args += ["--discretize", str(int(ss.bins))]
+    if ss.drop_columns:
+        args += ["--drop-columns", ",".join(ss.drop_columns)]
+    return args
+
+
 def change_data(**changes) -> bool:
     """Apply data settings if they load; otherwise keep the old ones and flash the error."""
     new = data_settings(**changes)
