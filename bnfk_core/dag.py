@@ -12,7 +12,7 @@ import networkx as nx
 
 from .errors import StructureError
 
-__all__ = ["DAG", "CPDAG", "SEGMENT_KINDS", "empty_dag", "naive_bayes", "segment_arcs", "apply_segment",
+__all__ = ["DAG", "CPDAG", "SEGMENT_KINDS", "SEGMENT_SIZES", "SEGMENT_LABELS", "SEGMENT_PATTERNS", "empty_dag", "naive_bayes", "segment_arcs", "apply_segment",
            "skeleton", "v_structures", "cpdag", "covered_arcs", "equivalent", "structural_hamming_distance"]
 
 
@@ -162,6 +162,22 @@ class DAG:
         keep = set(nodes)
         return DAG(nodes, [(u, v) for u, v in self._arcs if u in keep and v in keep])
 
+    def over(self, variables: Sequence[str], source: str = "the structure") -> "DAG":
+        """This DAG over exactly ``variables`` (in that order), for a structure read from a file.
+
+        Raises
+        ------
+        StructureError
+            Naming ``source`` and up to five variables it lacks or has beyond ``variables``.
+        """
+        missing = [x for x in variables if x not in self._nodes]
+        extra = [x for x in self._nodes if x not in set(variables)]
+        if missing or extra:
+            parts = ([f"it lacks {', '.join(missing[:5])}"] if missing else []) + \
+                    ([f"it has unknown variable(s) {', '.join(extra[:5])}"] if extra else [])
+            raise StructureError(f"{source} does not match the data: {'; '.join(parts)}.")
+        return self.subgraph(variables)
+
     # ------------------------------------------------------------------ conversions
     def to_networkx(self) -> nx.DiGraph:
         g = nx.DiGraph()
@@ -194,7 +210,14 @@ class DAG:
 
 # ====================================================================== presets
 SEGMENT_KINDS = ("single-arc", "v", "a", "chain", "full")
-_SEGMENT_SIZES = {"single-arc": 2, "v": 3, "a": 3, "chain": 3}
+#: Variables a segment takes (``full``: two or more, so it has no entry).
+SEGMENT_SIZES = {"single-arc": 2, "v": 3, "a": 3, "chain": 3}
+#: Display names of the segments (thesis ch. 6).
+SEGMENT_LABELS = {"single-arc": "Single arc", "v": "V-structure", "a": "A-structure (common parent)",
+                  "chain": "Chain", "full": "Fully connected"}
+#: The arcs each segment adds, in the role order of :func:`segment_arcs`.
+SEGMENT_PATTERNS = {"single-arc": "u → v", "v": "u → w ← v", "a": "v ← u → w", "chain": "w → u → v",
+                    "full": "x₁ → x₂ → …, every earlier variable a parent of every later one"}
 
 
 def empty_dag(nodes: Sequence[str]) -> DAG:
@@ -232,7 +255,7 @@ def segment_arcs(kind: str, variables: Sequence[str]) -> list[tuple[str, str]]:
         raise StructureError(f"Unknown segment kind '{kind}'; choose one of {', '.join(SEGMENT_KINDS)}.")
     if len(set(variables)) != len(variables):
         raise StructureError(f"The '{kind}' segment needs distinct variables, got {', '.join(variables)}.")
-    need = _SEGMENT_SIZES.get(kind)
+    need = SEGMENT_SIZES.get(kind)
     if need is not None and len(variables) != need:
         raise StructureError(f"The '{kind}' segment needs exactly {need} variables, got {len(variables)}.")
     if kind == "full" and len(variables) < 2:

@@ -16,6 +16,7 @@ family of X_i is observed):
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import os
 import re
@@ -30,7 +31,7 @@ from .data import CategoricalData, from_codes
 from .errors import BnfkError, DataError, ModelError
 from .registry import ESTIMATORS, EstimatorSpec
 
-__all__ = ["BayesNet", "fit", "read_model", "write_model", "MAX_CPT_CELLS"]
+__all__ = ["BayesNet", "fit", "read_model", "read_structure", "write_model", "MAX_CPT_CELLS"]
 
 for _spec in (
         EstimatorSpec("smoothed", "Smoothed (+1 pseudo-count, the paper)", uses_pseudo_count=True,
@@ -496,6 +497,22 @@ def read_model(path_or_buffer, source: str | None = None) -> BayesNet:
     if "network" in stripped[:2000] or "variable" in stripped[:2000]:
         return _read_bif(text, source)
     raise ModelError(f"{source} is neither a BIF nor a bnfk JSON model file.")
+
+
+def read_structure(content: bytes, source: str = "uploaded structure") -> DAG:
+    """The DAG of a model file (BIF or bnfk JSON, see :func:`read_model`) or of a structure-only JSON
+    file (``{"nodes": [...], "arcs": [[u, v], ...]}`` as :meth:`DAG.to_dict` writes it)."""
+    try:
+        d = json.loads(content)
+    except ValueError:
+        d = None
+    if isinstance(d, dict) and "arcs" in d and "cpts" not in d:
+        try:
+            return DAG.from_dict(d)
+        except (KeyError, TypeError, ValueError, BnfkError) as exc:
+            raise ModelError(f"{source} is not a valid structure file ({exc}).") from None
+    buf = io.BytesIO(content)
+    return read_model(buf, source).dag
 
 
 def _build(source: str, nodes, arcs, states, cpts, fit_info, cls=BayesNet) -> BayesNet:

@@ -92,6 +92,17 @@ def stored_run(label: str, key: str, store: str, cache_key, fn, *, icon: str | N
     return saved[1] if saved and saved[0] == cache_key else None
 
 
+#: Largest seed a widget takes: the core's seeds are numpy seeds in [0, 2**32 - 1] (as the CLI's ``--seed``).
+MAX_SEED = 2**32 - 1
+
+
+def seed_input(label: str, key: str, container=st, help: str | None = None) -> int:
+    """A number input for the seed stored in ``st.session_state[key]``, bounded to [0, 2**32 - 1]."""
+    container.number_input(label, min_value=0, max_value=MAX_SEED, step=1, help=help,
+                           **state.bind(key, shown=lambda v: int(min(max(int(v), 0), MAX_SEED))))
+    return int(st.session_state[key])
+
+
 def download_figure(fig, name: str, label: str = "Figure (HTML)") -> None:
     download(label, lambda: fig.to_html(include_plotlyjs="cdn", full_html=True), f"{slug(name)}.html", "text/html",
              key=f"dl_fig_{name}")

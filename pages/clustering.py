@@ -90,7 +90,7 @@ def page():
                         **state.bind("clu_rows", shown=lambda v: int(min(max(v, 2), max_rows))))
         st.number_input("Clusters (0 = number of labels)", min_value=0, max_value=200, step=1, **state.bind("clu_k"))
     with c4:
-        st.number_input("Seed", min_value=0, step=1, **state.bind("clu_seed"))
+        common.seed_input("Seed", "clu_seed")
         st.number_input("Local-search restarts", min_value=1, max_value=200, step=5, **state.bind("clu_restarts"))
 
     seed, kernel, algo = int(ss.clu_seed), ss.clu_kernel, ss.clu_algorithm

@@ -29,7 +29,7 @@ def page():
                         help=f"At most 2,000 of the {d.n_rows:,} rows, drawn without replacement.",
                         **state.bind("kernel_rows", shown=lambda v: int(min(max(v, 2), max_rows))))
     with c3:
-        st.number_input("Sampling seed", min_value=0, step=1, **state.bind("kernel_seed"))
+        common.seed_input("Sampling seed", "kernel_seed")
     with c4:
         st.selectbox("Order rows", list(ORDERS), format_func=ORDERS.get, **state.bind("kernel_order"))
     compare = state.comparison_choices()

@@ -49,7 +49,7 @@ def page():
                  help="Learned (or taken) on the training half of a seeded 50/50 split; parameters are "
                       "smoothed with pseudo-count one.")
     c2.radio("Criterion", list(CRITERIA), format_func=CRITERIA.get, **state.bind("proto_criterion"))
-    c3.number_input("Split and sampling seed", min_value=0, step=1, **state.bind("proto_seed"))
+    common.seed_input("Split and sampling seed", "proto_seed", c3)
     exp_key = (d.fingerprint(), ss.proto_source, state.dag_json() if ss.proto_source == "current" else "",
                int(ss.proto_seed))
     with st.spinner("Splitting the data, learning the structure and computing Fisher features…"):

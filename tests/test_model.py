@@ -136,3 +136,24 @@ def test_align_reorders_columns_and_states_and_rejects_unknown_values():
     other = from_codes(np.array([[0, 0, 0]]), ["a", "b", "c"], [("w",), ("0",), ("r",)])
     with pytest.raises(DataError, match="'w'"):
         m.align(other)
+
+
+# ---------------------------------------------------------------------- structure files
+def test_read_structure_from_model_files_and_structure_json(tmp_path):
+    import json as _json
+    from bnfk_core.errors import ModelError, StructureError
+    from bnfk_core.model import model_to_bif, read_structure
+    dag = DAG(["a", "b c", "d"], [("a", "b c"), ("d", "b c")])
+    model = fit(dag, from_codes(np.array([[0, 1, 0], [1, 0, 1], [1, 1, 0]]), dag.nodes,
+                                [("x", "y"), ("p", "q"), ("u", "v")]))
+    assert read_structure(model_to_bif(model).encode()) == dag
+    assert read_structure(_json.dumps(model.to_json_dict()).encode()) == dag
+    assert read_structure(_json.dumps(dag.to_dict()).encode()) == dag
+    with pytest.raises(ModelError, match="broken.json"):
+        read_structure(b'{"nodes": ["a"], "arcs": [["a", "zz"]]}', "broken.json")
+    with pytest.raises(ModelError, match="notes.txt"):
+        read_structure(b"hello", "notes.txt")
+    # over: exactly the data's variables, in the data's order; otherwise the culprits are named
+    assert dag.over(["d", "b c", "a"]).nodes == ("d", "b c", "a")
+    with pytest.raises(StructureError, match=r"m.bif does not match the data: it lacks e; it has unknown variable\(s\) d"):
+        dag.over(["a", "b c", "e"], "m.bif")

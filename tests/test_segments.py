@@ -419,3 +419,89 @@ def test_cli_errors_are_one_line_exit_2(capsys, argv, culprit):
     code, out, err = _run(capsys, *argv)
     assert code == 2 and out == ""
     assert err.startswith("error: ") and err.count("\n") == 1 and culprit in err
+
+
+# ---------------------------------------------------------------------- the Segments lab's core calls
+def _small_data(seed=3, n=120):
+    rng = np.random.default_rng(seed)
+    dag = DAG(["a", "b", "c", "d"], [("a", "b"), ("b", "c"), ("a", "c")])
+    model = bf.random_model(dag, [2, 3, 2, 3], seed=seed)
+    from bnfk_core.data import from_codes
+    codes = bf.random_rows(model, n, seed)
+    return dag, from_codes(codes, model.variables, model.states), rng
+
+
+def test_default_segment_variables_top_pair_first():
+    d = _hv()
+    feat = d.without_class()
+    rank = S.mi_ranking(d, "single-arc", top=5)
+    got = S.default_segment_variables(rank, feat.variables, 2, "single-arc")
+    assert got == list(rank["variables"].iloc[0])
+    # a full segment of four variables starts from the variable order, not from a pair
+    assert S.default_segment_variables(rank, feat.variables, 4, "full") == list(feat.variables[:4])
+
+
+def test_clustering_aris_equal_sklearn_on_the_same_seeded_clustering():
+    from bnfk_core.analyses.cluster import cluster
+    d = _hv().subset(np.arange(80))
+    feat = d.without_class()
+    K = kernels.gram(fit(DAG(feat.variables), feat), feat)
+    y = d.labels()
+    got = S.clustering_aris(K, y, 2, restarts=3, seed=5)
+    for algo in ("correlation", "spectral"):
+        labels = cluster(K, 2, algo, kernel="fisher", restarts=3, seed=5).labels
+        assert got[algo] == pytest.approx(adjusted_rand_score(y, labels), abs=1e-12)
+
+
+def test_imputation_check_against_enumerated_posteriors():
+    from bnfk_core.analyses.impute import induce_mcar
+    dag, data, _ = _small_data()
+    got = S.imputation_check(data, dag, params="smoothed", missing=0.3, test_fraction=0.5, seed=7)
+    split = induce_mcar(data, 0.5, 0.3, seed=7)
+    model = fit(dag, split.data, method="smoothed")
+    hits, ces = [], []
+    for r in np.flatnonzero(split.hidden.any(axis=1)):
+        C, w = bf.completion_weights(model, split.data.codes[r])
+        for i in np.flatnonzero(split.hidden[r]):
+            p = np.array([w[C[:, i] == s].sum() for s in range(len(data.states[i]))])
+            hits.append(np.argmax(p) == split.truth[r, i])
+            ces.append(-np.log(max(p[split.truth[r, i]], 1e-9)))   # no cell near the cap in this model
+    assert got["cells"] == split.n_hidden == len(hits)
+    assert got["accuracy"] == pytest.approx(np.mean(hits), abs=1e-12)
+    assert got["cross_entropy"] == pytest.approx(np.mean(ces), abs=1e-9)
+
+
+def test_equivalence_edits_covered_keeps_the_kernel_others_change_the_class():
+    from bnfk_core.dag import covered_arcs, equivalent, v_structures
+    _, data, _ = _small_data()
+    dag = DAG(["a", "b", "c", "d"], [("a", "b"), ("b", "c"), ("d", "c")])   # a -> b covered, b -> c not
+    model = fit(dag, data, method="smoothed")
+    edits = S.equivalence_edits(dag)
+    hows = [e.how for e in edits]
+    assert hows.count("covered") == min(4, len(covered_arcs(dag))) and "reverse" in hows and "add" in hows
+    effects = S.edit_effects(model, data, edits, params="smoothed")
+    for e in effects:
+        new = e.edit.apply(dag)
+        assert e.equivalent == equivalent(new, dag)
+        K_ref = kernels.gram(S.edited_model(model, e.edit, data, params="smoothed"), data)
+        assert np.allclose(e.K, K_ref, atol=1e-12)
+        if e.edit.how == "covered":
+            assert e.equivalent and e.max_abs_change < 1e-9
+        else:
+            assert not e.equivalent and e.max_abs_change > 1e-6
+        if e.edit.how == "add":
+            assert set(v_structures(new)) - set(v_structures(dag))   # a new v-structure
+    table = S.edit_effects_table(effects)
+    assert list(table["Markov equivalent"]) == [e.equivalent for e in effects]
+    assert S.equivalence_edits(DAG(["a", "b"])) == []
+
+
+def test_arc_search_tables_follow_the_result():
+    d = _hv().subset(np.arange(120))
+    res = S.arc_search(d, n_arcs=2, restarts=2, seed=0).to_dict(candidates=True)
+    steps, cands = S.arc_search_tables(res)
+    assert list(steps["step"]) == [0, 1, 2]
+    assert steps["ARI"].tolist() == [res["base_ari"]] + [s["ari"] for s in res["steps"]]
+    assert len(cands) == len(res["steps"][-1]["candidates"])
+    assert cands["ARI"].is_monotonic_decreasing
+    assert cands["ARI"].iloc[0] == pytest.approx(max(c["ari"] for c in res["steps"][-1]["candidates"]))

@@ -1,0 +1,1 @@
+"""Sections of the longer pages: each function draws one tab or panel (widgets -> core call -> figure)."""

@@ -1,0 +1,153 @@
+"""Sections of the Segments lab below its kernels and clustering: imputation and prototypes, the thesis's case
+table, the collapsed variable, Markov equivalence and the supervised arc search.  Each section is a function
+drawing one tab: widgets, a cached call into :mod:`bnfk_core.analyses.segments`, a table or a figure."""
+import json
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from bnfk_core.analyses import prototypes as P
+from bnfk_core.analyses import segments as S
+from bnfk_core.dag import DAG
+from bnfk_core.embed import class_order, cluster_order
+from bnfk_core.errors import BnfkError
+
+from .. import common, state
+from ..figures import segments as figs
+
+__all__ = ["impute_protos_tab", "theory_tab", "collapsed_tab", "equivalence_tab", "arc_search_tab"]
+PLOTLY = {"displaylogo": False}
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def _imputation(_feat, fingerprint: str, dag_key: str, params: str, missing: float, seed: int) -> dict:
+    return S.imputation_check(_feat, DAG.from_dict(json.loads(dag_key)), params=params, missing=missing, seed=seed)
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def _prototypes(_m1, _m2, keys: tuple, _feat, fingerprint: str, k: int, seed: int) -> dict:
+    return P.compare_prototypes([_m1, _m2], _feat, k, seed=seed)
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def _edits(_m, model_key: str, _feat, fingerprint: str, rows: tuple, params: str, _K: np.ndarray) -> list:
+    return S.edit_effects(_m, _feat, S.equivalence_edits(_m.dag), params=params, rows=np.asarray(rows), K=_K)
+
+
+def impute_protos_tab(feat, base, seg_dag, m1, m2):
+    ss = st.session_state
+    c1, c2 = st.columns(2)
+    with c1:
+        st.markdown("**Imputation (one seeded MCAR run)**")
+        st.slider("Hidden fraction of the test cells", 0.05, 0.5, step=0.05, **state.bind("seg_missing"))
+        with common.shown_errors():
+            with st.spinner("Imputing…"):
+                r = [_imputation(feat, feat.fingerprint(), state.dag_json(g), ss.param_method, float(ss.seg_missing),
+                                 int(ss.seg_seed)) for g in (base, seg_dag)]
+            st.dataframe(pd.DataFrame([{"network": n, "accuracy": x["accuracy"], "cross-entropy": x["cross_entropy"],
+                                        "cells": x["cells"]} for n, x in zip(("base", "base + segment"), r)]),
+                         hide_index=True, key="seg_impute_table")
+            st.caption("30 % of the rows form the test part; the chosen fraction of their cells is hidden "
+                       "completely at random (seeded), the network is fitted on what remains and every hidden "
+                       "cell gets its exact posterior (arg-max accuracy, capped cross-entropy).")
+    with c2:
+        st.markdown("**Prototypes (greedy MMD)**")
+        st.number_input("Prototypes k", 2, max(2, min(200, feat.n_rows - 1)), **state.bind("seg_protos"))
+        with common.shown_errors():
+            with st.spinner("Selecting prototypes…"):
+                p = _prototypes(m1, m2, (m1.key(), m2.key()), feat, feat.fingerprint(), int(ss.seg_protos),
+                                int(ss.seg_seed))
+            s1, s2 = (set(s) for s in p["sets"])
+            st.metric("Overlap of the two sets", f"{len(s1 & s2)} / {len(s1)}")
+            st.dataframe(pd.DataFrame({"prototypes chosen with": ["base", "base + segment"],
+                                       "MMD² under base kernel": [p["mmd"][0][0], p["mmd"][1][0]],
+                                       "MMD² under segment kernel": [p["mmd"][0][1], p["mmd"][1][1]],
+                                       "rows": [", ".join(map(str, s)) for s in p["sets"]]}),
+                         hide_index=True, key="seg_proto_table")
+
+
+def theory_tab(d, m2, kind, variables):
+    try:
+        table = S.case_table(m2, d, kind, variables)
+    except BnfkError as exc:
+        st.info(f"{exc} Switch the base to the empty network to see the thesis's case table.")
+        return
+    roles = ", ".join(f"{r} = **{v}**" for r, v in table.roles.items())
+    st.markdown(f"Roles: {roles}. Letters: " + "; ".join(f"{g} = {m}" for g, m in table.definitions.items()) + ".")
+    st.dataframe(table.to_frame(), hide_index=True, key="seg_case_table",
+                 column_config={c: st.column_config.NumberColumn(format="%.6f") for c in ("theory", "measured")})
+    md = table.max_difference
+    st.caption("Theory: the thesis's formula with the fitted model's exact probabilities at the pair's first row. "
+               "Measured: the sum of the segment variables' Fisher terms K_i for that pair of data rows. "
+               + (f"Largest |theory − measured| = {md:.2e}." if md is not None else "")
+               + (" " + " ".join(table.notes) if table.notes else ""))
+    common.download("Case table (JSON)", json.dumps(table.to_dict(), indent=1).encode("utf-8"),
+                    f"{common.dataset_name()}_{kind}_case_table.json", "application/json", key="dl_seg_cases")
+
+
+def collapsed_tab(d, variables, has_class):
+    if not has_class:
+        st.info("Theil's U and Cramér's V need a class column (Data page).")
+        return
+    st.dataframe(S.collapsed_stats(d, variables), hide_index=True, key="seg_collapsed",
+                 column_config={c: st.column_config.NumberColumn(format="%.3f")
+                                for c in ("theils_u", "cramers_v", "cramers_v_corrected")})
+    st.caption(f"Theil's U(label | X): the share of the label's entropy that X explains; Cramér's V (plain and "
+               f"bias-corrected, as the thesis's Table 6.3) between X and the label '{d.class_column}'. The last row "
+               "is the collapsed variable — one state per observed combination — which a fully connected segment "
+               "(and a single arc) turns the variables into.")
+
+
+def equivalence_tab(feat, m2, K2, rows, labels, cls_states):
+    effects = _edits(m2, m2.key(), feat, feat.fingerprint(), tuple(rows.tolist()), st.session_state.param_method, K2)
+    if not effects:
+        st.info("This network has no arc to reverse and no v-structure to add.")
+        return
+    st.dataframe(S.edit_effects_table(effects), hide_index=True, key="seg_equiv_table",
+                 column_config={"max |ΔK|": st.column_config.NumberColumn(format="%.3e")})
+    pick = st.selectbox("Show the difference for", [e.edit.label for e in effects], key="seg_equiv_pick")
+    K = next(e.K for e in effects if e.edit.label == pick)
+    order = class_order(labels, K2) if (labels >= 0).any() else cluster_order(K2)
+    st.plotly_chart(figs.edit_difference_figure(K, K2, order, rows, labels, cls_states, pick), key="seg_equiv_diff",
+                    config=PLOTLY)
+    st.caption("Reversing a covered arc keeps the Markov equivalence class; its CPTs are re-derived from the same "
+               "joint distribution, and the Fisher kernel does not change (ΔK at rounding level). Reversing a "
+               "non-covered arc or adding a v-structure changes the class — and the kernel (refitted CPTs).")
+
+
+def arc_search_tab(d, has_class):
+    ss = st.session_state
+    if not has_class:
+        st.info("The arc search is supervised: choose a class column on the Data page.")
+        return
+    st.caption("Greedy and supervised (thesis §6.2): from the empty network, add the arc whose Fisher kernel gives "
+               "the correlation clustering with the highest ARI against the label; each candidate only updates the "
+               "changed variable's kernel term. ML parameters (the empty network is then scaled-Hamming). "
+               "All rows are used.")
+    c1, c2 = st.columns(2)
+    c1.number_input("Arcs to add", 1, 5, **state.bind("seg_arcs"))
+    c2.number_input("Correlation-clustering restarts", 1, 100, **state.bind("seg_restarts"))
+    st.caption(f"Seed {ss.seg_seed} (set at the top).")
+    key = (d.fingerprint(), int(ss.seg_arcs), int(ss.seg_restarts), int(ss.seg_seed))
+    if st.button("Run arc search", key="seg_search_run", type="primary"):
+        bar = st.progress(0.0, text="Starting…")
+        with common.shown_errors():
+            res = S.arc_search(d, n_arcs=int(ss.seg_arcs), restarts=int(ss.seg_restarts), seed=int(ss.seg_seed),
+                               progress=lambda f, m: bar.progress(min(f, 1.0), text=m))
+            ss.seg_search = (key, res.to_dict(candidates=True), res.dag.to_dict())
+        bar.empty()
+    saved = ss.get("seg_search")
+    if not saved or saved[0] != key:
+        return
+    steps, cands = S.arc_search_tables(saved[1])
+    st.dataframe(steps, hide_index=True, key="seg_search_steps")
+    with st.expander("Every candidate of the last step"):
+        st.dataframe(cands, hide_index=True, key="seg_search_cands")
+    common.download("Arc search (JSON)", json.dumps(saved[1], indent=1).encode("utf-8"),
+                    f"{common.dataset_name()}_arc_search.json", "application/json", key="dl_seg_search")
+    if st.button("Apply: make this the current structure", key="seg_search_apply"):
+        new = DAG.from_dict(saved[2])
+        state.set_dag(new, f"arc search ({new.n_arcs} arcs, ARI {saved[1]['steps'][-1]['ari']:.3f})")
+        state.flash("success", f"The current structure is now the arc-search network ({new.n_arcs} arcs).")
+        st.rerun()

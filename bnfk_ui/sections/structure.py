@@ -1,0 +1,167 @@
+"""Tabs of the Structure page: learn, edit arcs, segment presets, the equivalence class, import / export.
+
+Each function draws one tab; a structure change goes through :mod:`bnfk_ui.state` (``edit``, ``segment``,
+``set_dag``), which keeps the undo history, and its outcome is shown next to the control that caused it."""
+import json
+
+import streamlit as st
+
+from bnfk_core.dag import DAG, SEGMENT_KINDS, SEGMENT_LABELS, SEGMENT_PATTERNS, SEGMENT_SIZES, cpdag, \
+    segment_arcs, v_structures
+from bnfk_core.errors import BnfkError, StructureError
+from bnfk_core.layout import layered_layout
+from bnfk_core.model import model_to_bif, read_structure
+from bnfk_core.registry import LEARNERS, SCORES
+
+from .. import common, figures, state
+
+__all__ = ["message", "act", "learn_tab", "edit_tab", "presets_tab", "equivalence_tab", "io_tab"]
+
+
+def message(slot: str) -> None:
+    """Show (once) the outcome of the last action of a control group."""
+    msg = st.session_state.pop(f"msg_{slot}", None)
+    if msg:
+        getattr(st, msg[0])(msg[1])
+
+
+def act(slot: str, fn, *args, ok: str | None = None):
+    """A button callback running a structure edit; a BnfkError becomes a message next to the control."""
+    def cb():
+        try:
+            fn(*args)
+            if ok:
+                st.session_state[f"msg_{slot}"] = ("success", ok)
+        except BnfkError as exc:
+            st.session_state[f"msg_{slot}"] = ("error", str(exc))
+    return cb
+
+
+def _method_label(method: str, score: str) -> str:
+    name = LEARNERS[method].label.split(" (")[0]
+    return f"{name} ({SCORES[score].label})" if LEARNERS[method].uses_score else name
+
+
+def learn_tab(feat) -> None:
+    ss = st.session_state
+    c1, c2, c3 = st.columns([2, 1, 1])
+    method = c1.selectbox("Method", list(LEARNERS), format_func=LEARNERS.labels().get, **state.bind("learn_method"))
+    c2.selectbox("Score", list(SCORES), format_func=SCORES.labels().get,
+                 help="Optimised by hill climbing and exact search; reported for the other methods.",
+                 **state.bind("learn_score"))
+    common.seed_input("Seed (hill-climbing ties)", "learn_seed", c2)
+    c3.number_input("Max parents (0 = no bound)", min_value=0, max_value=10, step=1,
+                    disabled=method not in ("hc", "exact"), **state.bind("learn_max_parents"))
+    c3.number_input("k (KDB feature parents)", min_value=0, max_value=5, step=1, disabled=method != "kdb",
+                    **state.bind("learn_k"))
+    if method == "exact" and feat.n_vars > 20:
+        st.warning(f"Exact search handles at most 20 variables; these data have {feat.n_vars}.")
+    if st.button("Learn structure", type="primary", icon=":material/play_arrow:"):
+        label = _method_label(method, ss.learn_score)
+        with st.status(f"Learning ({label})…", expanded=True) as status:
+            bar = st.progress(0.0, text="counting")
+            try:
+                res = state.learn(method, ss.learn_score, ss.learn_k, ss.learn_max_parents or None, ss.learn_seed,
+                                  progress=lambda f, msg: bar.progress(min(max(f, 0.0), 1.0), text=msg))
+            except BnfkError as exc:
+                status.update(label="Learning failed", state="error")
+                st.error(str(exc))
+            else:
+                state.set_dag(res.dag, label, learned=True, notes=res.notes)
+                status.update(label=f"Learned {label}: {res.dag.n_arcs} arcs in {res.seconds:.1f} s",
+                              state="complete")
+                st.rerun()
+    notes = ss.structure.get("notes") or []
+    if notes:
+        st.caption(f"Last learned: **{ss.structure['learned_label']}** — " + "; ".join(notes) + ".")
+
+
+def edit_tab(dg: DAG) -> None:
+    nodes = list(dg.nodes)
+    c1, c2 = st.columns(2, gap="large")
+    with c1:
+        st.markdown("**Add an arc**")
+        a1, a2 = st.columns(2)
+        u = a1.selectbox("From", nodes, key="w_add_from")
+        v = a2.selectbox("To", [x for x in nodes if x != u], key="w_add_to")
+        st.button("Add arc", icon=":material/add:", on_click=act("edit", state.edit, "add", u, v, ok=f"Added {u} → {v}."))
+    with c2:
+        st.markdown("**Change an existing arc**")
+        arcs = dg.sorted_arcs()
+        if arcs:
+            arc = st.selectbox("Arc", arcs, format_func=lambda a: f"{a[0]} → {a[1]}", key="w_arc")
+            e1, e2 = st.columns(2)
+            e1.button("Remove", icon=":material/remove:", width="stretch",
+                      on_click=act("edit", state.edit, "remove", *arc, ok=f"Removed {arc[0]} → {arc[1]}."))
+            e2.button("Reverse", icon=":material/swap_vert:", width="stretch",
+                      on_click=act("edit", state.edit, "reverse", *arc, ok=f"Reversed {arc[0]} → {arc[1]}."))
+        else:
+            st.caption("The structure has no arcs yet.")
+    message("edit")
+
+
+def presets_tab(dg: DAG) -> None:
+    c1, c2 = st.columns([1, 2], gap="large")
+    kind = c1.selectbox("Preset", SEGMENT_KINDS, format_func=SEGMENT_LABELS.get, key="w_seg_kind")
+    c1.caption(f"Pattern: {SEGMENT_PATTERNS[kind]}")
+    need = SEGMENT_SIZES.get(kind)
+    roles = {3: "u, v, w", 2: "u, v"}.get(need, "x₁, x₂, …")
+    chosen = c2.multiselect(f"Variables ({'exactly ' + str(need) if need else 'two or more'}, in order: {roles})",
+                            list(dg.nodes), max_selections=need, key=f"w_seg_vars_{kind}")
+    try:
+        preview = segment_arcs(kind, chosen) if chosen else []
+    except StructureError:
+        preview = []
+    if preview:
+        c2.caption("Adds " + ", ".join(f"{a} → {b}" for a, b in preview)
+                   + " (an opposite arc between two of them is replaced).")
+    st.button("Apply preset", type="primary", icon=":material/account_tree:", disabled=not chosen,
+              on_click=act("seg", state.segment, kind, tuple(chosen),
+                           ok=f"Applied the {SEGMENT_LABELS[kind].lower()} on {', '.join(chosen)}."))
+    message("seg")
+
+
+def equivalence_tab(dg: DAG, covered: list) -> None:
+    cp = cpdag(dg)
+    c1, c2 = st.columns([3, 1.25], gap="medium")
+    cfig = figures.dag_figure(dg.nodes, sorted(cp.directed), undirected=[tuple(sorted(e)) for e in cp.undirected],
+                              pos=layered_layout(dg.nodes, dg.sorted_arcs()),
+                              title="CPDAG (essential graph) of the current structure")
+    c1.plotly_chart(cfig, key="cpdag_chart", config={"displaylogo": False})
+    with c2:
+        st.metric("Compelled arcs", len(cp.directed))
+        st.metric("Reversible edges", len(cp.undirected))
+        st.metric("v-structures", len(v_structures(dg)))
+        st.caption("Every DAG with this skeleton and these v-structures is Markov equivalent: same "
+                   "likelihood scores (BIC, AIC, qNML) and the same Fisher kernel.")
+        if covered:
+            st.markdown("**Covered arcs** (reverse one to move within the class): "
+                        + ", ".join(f"{a} → {b}" for a, b in covered))
+    common.download_figure(cfig, f"{common.dataset_name()}_cpdag", "CPDAG figure (HTML)")
+
+
+def io_tab(feat, dg: DAG, dag_fig) -> None:
+    c1, c2 = st.columns(2, gap="large")
+    with c1:
+        st.markdown("**Export**")
+        with common.shown_errors():
+            m, base = state.model(), common.dataset_name()
+            common.download("Model (BIF)", model_to_bif(m).encode("utf-8"), f"{base}_model.bif", "text/plain")
+            common.download("Model (JSON)", json.dumps(m.to_json_dict(), indent=1).encode("utf-8"),
+                            f"{base}_model.json", "application/json")
+            common.download("Structure only (JSON)", json.dumps(dg.to_dict(), indent=1).encode("utf-8"),
+                            f"{base}_structure.json", "application/json")
+            common.download_figure(dag_fig, f"{base}_dag", "DAG figure (HTML)")
+    with c2:
+        st.markdown("**Import a structure**")
+        up = st.file_uploader("A BIF or bnfk JSON model over the same variables", type=["bif", "json"],
+                              key="w_model_upload")
+        if up is not None and st.button("Use this structure", icon=":material/upload:"):
+            try:
+                imported = read_structure(up.getvalue(), up.name).over(feat.variables, up.name)
+            except BnfkError as exc:
+                st.error(str(exc))
+            else:
+                state.set_dag(imported, f"imported from {up.name}")
+                state.flash("success", f"Imported the structure of {up.name}; parameters are re-fitted on the data.")
+                st.rerun()
