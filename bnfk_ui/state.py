@@ -30,12 +30,15 @@ ROOT = Path(__file__).resolve().parents[1]
 SAMPLE_DIR = ROOT / "sample_data"
 DEFAULT_DATASET = "house_votes_84"
 MAX_UNDO = 50
+#: An upload starts as ``load_csv`` and the CLI read a file: missing tokens are missing cells (the
+#: Data page can switch to "category"); a bundled sample opens with its catalog entry's policy.
+UPLOAD_MISSING_POLICY = "missing"
 
 DEFAULTS = {
     "dataset": DEFAULT_DATASET,      # a sample name or "upload"
     "upload": None,                  # (file name, bytes) of the uploaded CSV
     "class_column": "class",
-    "missing_policy": "category",
+    "missing_policy": "category",    # the catalog's policy of DEFAULT_DATASET (checked by a test)
     "bins": 4,
     "drop_columns": [],
     "learn_method": "tree",
@@ -199,7 +202,7 @@ def use_upload(name: str, content: bytes) -> None:
     drop: list[str] = []
     for _ in range(10):
         try:
-            d = load({"dataset": "upload", "class_column": cls, "missing_policy": ss.missing_policy,
+            d = load({"dataset": "upload", "class_column": cls, "missing_policy": UPLOAD_MISSING_POLICY,
                       "bins": ss.bins, "drop_columns": tuple(drop)})
             break
         except DataError as exc:
@@ -217,6 +220,7 @@ def use_upload(name: str, content: bytes) -> None:
         ss.upload = old
         return
     ss.dataset, ss.class_column, ss.drop_columns = "upload", cls, drop
+    ss.missing_policy = UPLOAD_MISSING_POLICY
     reset_structure()
     flash("success", f"Loaded {name}: {d.n_rows:,} rows × {d.n_vars} variables"
           + (f", class column '{cls}'." if cls else "; choose a class column on the Data page if it has one."))

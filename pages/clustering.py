@@ -1,9 +1,7 @@
 """Clustering: kernels × algorithms (thesis Table 5.1 layout), one clustering in detail (heatmap by cluster,
 kernel-PCA map by cluster and by label, contingency table), and kernel kNN / SVM classification (App. D)."""
-import json
 
 import numpy as np
-import pandas as pd
 import streamlit as st
 
 from bnfk_core.analyses import cluster as C
@@ -12,6 +10,7 @@ from bnfk_core.errors import BnfkError
 from bnfk_core.registry import KERNELS
 from bnfk_ui import common, state
 from bnfk_ui.figures import clustering as fig_clu
+from bnfk_ui.sections import clustering as sections
 
 ALGOS = {"correlation": "Correlation clustering", "spectral": "Spectral clustering"}
 TRANSFORMS = {"shift-min": "K − min K (thesis)", "cosine": "cosine-normalised, (1 + cos)/2",
@@ -46,18 +45,6 @@ def _views(_K: np.ndarray, key: tuple, labels: tuple) -> dict:
     return {"order": C.cluster_ordering(np.asarray(labels), _K), "pca": C.embedding(_K, 2)}
 
 
-def cli_command(kernel: str, algo: str, k: int) -> str:
-    """The command line that computes this clustering (same rows, network, seed and settings)."""
-    ss = st.session_state
-    args = ["python -m bnfk_core cluster", *state.cli_data_args(), "--kernel", kernel, "--algorithm", algo,
-            "--clusters", str(k), "--seed", str(int(ss.clu_seed))]
-    args += ["--restarts", str(int(ss.clu_restarts))] if algo == "correlation" else ["--transform", ss.clu_transform]
-    if KERNELS[kernel].uses_network:
-        args += (["--structure", "hc", "--score", "qnml", "--params", "cnml"] if ss.clu_network == "qnml"
-                 else ["--model", f"{common.dataset_name()}_model.json"])
-    return " ".join(args)
-
-
 def page():
     ss = st.session_state
     for key, v in DEFAULTS.items():
@@ -72,7 +59,7 @@ def page():
 
     c1, c2, c3, c4 = st.columns([1.3, 1.3, 1, 1])
     with c1:
-        st.radio("Kernel", list(KERNELS), format_func=KERNELS.labels().get, horizontal=True, **state.bind("clu_kernel"))
+        st.selectbox("Kernel", list(KERNELS), format_func=KERNELS.labels().get, **state.bind("clu_kernel"))
         st.selectbox("Network behind the network kernels", list(NETWORKS), format_func=NETWORKS.get,
                      **state.bind("clu_network"), help="The thesis used an exact qNML structure with cNML parameters; "
                      "hill climbing on qNML (learned on all rows with the seed below, as the CLI's `--seed`) is the "
@@ -121,7 +108,7 @@ def page():
                      + (f"; eq. (5.2) cost {res['cost']:.4g}" if res["cost"] is not None else ""))
         if KERNELS[kernel].uses_network:
             st.caption(f"{KERNELS[kernel].label} kernel of {NETWORKS[ss.clu_network].lower()}: {m.dag.n_arcs} arcs.")
-        st.caption(f"The same result on the command line: `{cli_command(kernel, algo, k)}`"
+        st.caption(f"The same result on the command line: `{sections.cli_command(kernel, algo, k)}`"
                    + (" (the model is the Structure page's 'Model (JSON)')." if KERNELS[kernel].uses_network
                       and ss.clu_network == "current" else ".") if len(rows) == d.n_rows else
                    f"{len(rows):,} of {d.n_rows:,} rows (seed {seed}); with all rows the command line gives the "
@@ -136,83 +123,19 @@ def page():
             st.markdown("**Clusters × labels**")
             tab = C.contingency(true, labels, cls_states)
             st.dataframe(tab, key="clu_contingency")
-        assign = d.frame.iloc[rows].assign(row=rows, cluster=labels)[["row", "cluster"] + list(d.variables)]
-        base = f"{common.dataset_name()}_{kernel}_{algo}_k{k}_seed{seed}"
-        dl = st.columns(4)
-        with dl[0]:
-            common.download("Assignments (CSV)", assign.to_csv(index=False).encode("utf-8"), f"{base}.csv",
-                            "text/csv", key="dl_clu_assign")
-        if has_class:
-            with dl[1]:
-                common.download("Contingency (CSV)", tab.to_csv().encode("utf-8"), f"{base}_contingency.csv",
-                                "text/csv", key="dl_clu_cont")
-        with dl[2]:
-            summary = {k2: v for k2, v in res.items() if k2 != "labels"} | {"rows": rows.tolist()}
-            common.download("Result (JSON)", json.dumps(summary, indent=1, default=float).encode("utf-8"),
-                            f"{base}.json", "application/json", key="dl_clu_json")
-        with dl[3]:
-            common.download_figure(fg, f"{base}_heatmap", "Heatmap (HTML)")
+        sections.downloads(d, rows, labels, res, tab if has_class else None, fg,
+                           f"{common.dataset_name()}_{kernel}_{algo}_k{k}_seed{seed}")
 
     with tab_cmp:
-        if not has_class:
+        if has_class:
+            sections.comparison_tab(sub, m, base_key, k, seed)
+        else:
             st.info("The comparison scores clusterings against labels; choose a class column on the Data page.")
-        else:
-            a1, a2 = st.columns([2, 1])
-            a1.multiselect("Kernels", list(KERNELS), format_func=KERNELS.labels().get, **state.bind("clu_kernels"))
-            a2.number_input("Runs (seeds seed, seed+1, …)", min_value=1, max_value=20, step=1,
-                            help="The thesis averages 10 runs.", **state.bind("clu_runs"))
-            cmp_key = base_key + (tuple(ss.clu_kernels), int(ss.clu_runs), k, ss.clu_transform,
-                                  int(ss.clu_restarts), seed)
-            if st.button("Run the comparison", key="clu_cmp_run", icon=":material/table_view:",
-                         disabled=not ss.clu_kernels):
-                bar = st.progress(0.0, text="Starting…")
-                table = C.compare(sub, kernels=tuple(ss.clu_kernels), runs=int(ss.clu_runs), seed=seed, n_clusters=k,
-                                  transform=ss.clu_transform, restarts=int(ss.clu_restarts), model=m,
-                                  progress=lambda f, msg: bar.progress(min(f, 1.0), text=msg))
-                bar.progress(1.0, text="Done")
-                ss.clu_cmp = (cmp_key, table)
-            saved = ss.get("clu_cmp")
-            if saved and saved[0] == cmp_key:
-                table = saved[1]
-                flat = pd.DataFrame({metric.upper().replace("V_MEASURE", "V-measure"):
-                                     table.set_index("combination")[metric] for metric in ("ari", "ami", "v_measure")}).T
-                st.dataframe(flat.style.format("{:.3f}"), key="clu_cmp_table")
-                abbrs = "; ".join(f"{KERNELS[n].abbr}: {KERNELS[n].label}" for n in dict.fromkeys(table["kernel"]))
-                st.caption(f"Mean over {int(ss.clu_runs)} runs on {len(rows):,} rows, {k} clusters "
-                           f"(CC: correlation, SC: spectral; {abbrs}) — the layout of the thesis's Table 5.1 (ARI) "
-                           "and C.1/C.2 (AMI, V-measure).")
-                common.download("Comparison (CSV)", table.to_csv(index=False).encode("utf-8"),
-                                f"{common.dataset_name()}_clustering_comparison.csv", "text/csv", key="dl_clu_cmp")
-            else:
-                st.caption("Runs every selected kernel with both algorithms over several seeds (the kernel is "
-                           "computed once per kernel).")
-
     with tab_clf:
-        if not has_class:
-            st.info("Classification needs a class column; choose one on the Data page.")
+        if has_class:
+            sections.classification_tab(sub, m, base_key, seed)
         else:
-            b1, b2 = st.columns([2, 1])
-            b1.caption("Seeded 80/20 splits of the sampled rows; the kernel's model (the network's CPTs, or the "
-                       "scaled-Hamming frequencies) is estimated on each training split only.")
-            b2.number_input("Splits", min_value=1, max_value=20, step=1, **state.bind("clu_clf_repeats"))
-            clf_key = base_key + (int(ss.clu_clf_repeats), seed, tuple(ss.clu_kernels))
-            if st.button("Run the classifiers", key="clu_clf_run", icon=":material/model_training:",
-                         disabled=not ss.clu_kernels):
-                bar = st.progress(0.0, text="Starting…")
-                ss.clu_clf = (clf_key, C.classification_table(
-                    sub, ss.clu_kernels, C.CLASSIFIERS, repeats=int(ss.clu_clf_repeats), seed=seed, model=m,
-                    progress=lambda f, msg: bar.progress(f, text=msg)))
-                bar.progress(1.0, text="Done")
-            saved = ss.get("clu_clf")
-            if saved and saved[0] == clf_key:
-                st.dataframe(saved[1].style.format({c: "{:.3f}" for c in ("accuracy", "accuracy_std", "log_loss",
-                                                                           "log_loss_std")}),
-                             hide_index=True, key="clu_clf_table")
-                common.download("Classification (CSV)", saved[1].to_csv(index=False).encode("utf-8"),
-                                f"{common.dataset_name()}_classification.csv", "text/csv", key="dl_clu_clf")
-            else:
-                st.caption("kNN and SVM on each selected kernel (thesis App. D: accuracy and log loss).")
-
+            st.info("Classification needs a class column; choose one on the Data page.")
 
 if common.start("Clustering"):
     try:

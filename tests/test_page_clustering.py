@@ -28,7 +28,7 @@ def test_switches_comparison_and_classification():
     at = _app(clu_kernels=["hamming", "scaled-hamming"], clu_runs=1, clu_clf_repeats=2, clu_restarts=5).run()
     _clean(at)
     at.radio(key="w_clu_algorithm").set_value("spectral").run()
-    at.radio(key="w_clu_kernel").set_value("fisher").run()
+    at.selectbox(key="w_clu_kernel").set_value("fisher").run()
     _clean(at)
     at.button(key="clu_cmp_run").click().run()
     _clean(at)
@@ -44,3 +44,41 @@ def test_too_many_clusters_is_one_sentence():
     at = _app(clu_rows=20, clu_k=50).run()
     assert not at.exception
     assert any("Cannot make 50 clusters" in e.value for e in at.error)
+
+
+def test_page_and_cli_give_the_same_clustering_for_the_same_seed():
+    """The command the page prints, run in-process, gives the page's labels (all 435 rows are used)."""
+    import contextlib
+    import io
+    import json
+    import re
+    import shlex
+
+    from bnfk_core.cli.main import main
+    from bnfk_ui import state
+    from conftest import _sample
+
+    at = _app(clu_seed=7, clu_restarts=10, clu_kernel="fisher", clu_network="qnml").run()
+    _clean(at)
+    page_labels = list(at.session_state["clu_result"]["labels"])
+    assert len(page_labels) == 435
+    caption = next(c.value for c in at.caption if "The same result on the command line" in c.value)
+    argv = shlex.split(re.search(r"`(python -m bnfk_core [^`]*)`", caption).group(1))[3:]
+    assert "--missing-policy" in argv and argv[argv.index("--missing-policy") + 1] == "category"
+    argv[1] = str(_sample("house_votes_84"))
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        assert main(argv) == 0
+    assert json.loads(buf.getvalue())["labels"] == page_labels
+
+
+def test_one_missing_value_policy_story():
+    """Uploads start as load_csv and the CLI read a file; the default sample opens with its catalog policy."""
+    import json
+
+    from bnfk_ui import state
+    from conftest import SAMPLE_DIR
+
+    catalog = json.loads((SAMPLE_DIR / "catalog.json").read_text())
+    assert state.DEFAULTS["missing_policy"] == catalog[state.DEFAULT_DATASET]["missing_policy"]
+    assert state.UPLOAD_MISSING_POLICY == "missing"
