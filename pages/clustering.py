@@ -6,7 +6,6 @@ import streamlit as st
 
 from bnfk_core.analyses import cluster as C
 from bnfk_core.embed import sample_rows
-from bnfk_core.errors import BnfkError
 from bnfk_core.registry import KERNELS
 from bnfk_ui import common, state
 from bnfk_ui.figures import clustering as fig_clu
@@ -138,7 +137,5 @@ def page():
             st.info("Classification needs a class column; choose one on the Data page.")
 
 if common.start("Clustering"):
-    try:
+    with common.shown_errors():   # a BnfkError: one sentence, the page stops there
         page()
-    except BnfkError as exc:
-        st.error(str(exc))

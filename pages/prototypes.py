@@ -7,7 +7,6 @@ import streamlit as st
 
 from bnfk_core.analyses import prototypes as pt
 from bnfk_core.dag import DAG
-from bnfk_core.errors import BnfkError
 from bnfk_ui import common, state
 from bnfk_ui.figures import prototypes as figs
 
@@ -142,7 +141,5 @@ def curve_tab(exp: pt.SummarizationExperiment, exp_key: tuple):
 
 
 if common.start("Prototypes"):
-    try:
+    with common.shown_errors():   # a BnfkError: one sentence, the page stops there
         page()
-    except BnfkError as exc:
-        st.error(str(exc))

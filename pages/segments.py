@@ -12,7 +12,6 @@ from bnfk_core.analyses import cluster as C
 from bnfk_core.analyses import segments as S
 from bnfk_core.dag import DAG, SEGMENT_KINDS, SEGMENT_LABELS, SEGMENT_PATTERNS, SEGMENT_SIZES, apply_segment
 from bnfk_core.embed import class_order, cluster_order, sample_rows
-from bnfk_core.errors import BnfkError
 from bnfk_core.registry import ESTIMATORS
 from bnfk_ui import common, state
 from bnfk_ui.figures import segments as figs
@@ -148,7 +147,5 @@ def kernel_tab(K1, K2, rows, labels, cls_states, has_class, aris):
 
 
 if common.start("Segments lab"):
-    try:
+    with common.shown_errors():   # a BnfkError: one sentence, the page stops there
         page()
-    except BnfkError as exc:
-        st.error(str(exc))

@@ -338,3 +338,18 @@ def test_analysis_pages_are_in_the_navigation(page):
     _clean(at)
     shown = at.get("plotly_chart") or at.get("dataframe") or at.button or at.info
     assert shown, f"{page} shows nothing"
+
+
+def test_a_core_error_in_a_page_is_one_sentence(monkeypatch):
+    """A BnfkError inside a page ends as one st.error sentence, also when the page runs on its own."""
+    from apptest_helpers import page_app
+
+    from bnfk_core.analyses import segments as S
+
+    def refuse(*args, **kwargs):
+        raise S.SegmentError("The variable 'xyz' cannot be ranked.")
+
+    monkeypatch.setattr(S, "mi_ranking", refuse)
+    at = page_app("segments.py").run()
+    assert not at.exception
+    assert [e.value for e in at.error] == ["The variable 'xyz' cannot be ranked."]
