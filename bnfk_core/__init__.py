@@ -4,7 +4,7 @@ The plain-Python core behind the bnfk Streamlit app and the ``python -m bnfk_cor
 Layers (imports run one way, top to bottom):
 
 * foundation -- ``errors``, ``registry``, ``data``, ``dag``, ``scores``, ``learn``, ``model``,
-  ``inference``, ``kernels``, ``stats``, ``embed``, ``layout``;
+  ``inference``, ``kernels``, ``similarity``, ``stats``, ``embed``, ``layout``;
 * ``analyses`` -- clustering/classification, imputation, prototypes, segments;
 * ``cli`` and ``reproduce`` -- the command line and the reproduction of published results.
 
@@ -17,9 +17,10 @@ from .errors import BnfkError, DataError, KernelError, ModelError, StructureErro
 from .inference import marginal, parent_marginals, posterior
 from .kernels import contributions, features, gram, mmd, set_kernel
 from .model import BayesNet, fit, read_model, write_model
+from .similarity import fit_measure  # registers the similarity measures
 
 __version__ = "0.1.0"
 
 __all__ = ["DAG", "CategoricalData", "load_csv", "BnfkError", "DataError", "KernelError", "ModelError",
            "StructureError", "marginal", "parent_marginals", "posterior", "contributions", "features", "gram",
-           "mmd", "set_kernel", "BayesNet", "fit", "read_model", "write_model", "__version__"]
+           "mmd", "set_kernel", "BayesNet", "fit", "read_model", "write_model", "fit_measure", "__version__"]
