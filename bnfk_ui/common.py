@@ -60,6 +60,12 @@ def sidebar_summary() -> None:
         dg = state.dag()
         st.caption(f"Structure: **{state.structure_label()}** · {dg.n_arcs} arcs")
         st.caption(f"Parameters: {ESTIMATORS[ss.param_method].label.split(' (')[0].lower()}")
+        with st.expander("Settings", icon=":material/settings:"):
+            lo, hi = state.MEMORY_GIB_RANGE
+            st.number_input("Memory limit (GiB)", min_value=lo, max_value=hi, step=0.5, format="%.2f",
+                            help="The largest N × N work (Gram matrices and their work space) any page may start; "
+                                 "a larger one is refused with a hint to sample fewer rows.",
+                            **state.bind("memory_gib", shown=lambda v: min(max(float(v), lo), hi)))
 
 
 @contextlib.contextmanager
@@ -68,7 +74,7 @@ def shown_errors(prefix: str = ""):
     try:
         yield
     except BnfkError as exc:
-        st.error(f"{prefix}{exc}")
+        st.error(f"{prefix}{router.message(exc)}")
 
 
 def slug(text: str) -> str:

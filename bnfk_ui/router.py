@@ -9,6 +9,9 @@ from __future__ import annotations
 import streamlit as st
 
 from bnfk_core.errors import BnfkError
+from bnfk_core.kernels import memory_limit_set
+
+from . import state
 
 #: (section, file, title, icon, url path); the first page is the default
 PAGES = (
@@ -38,8 +41,14 @@ def run() -> None:
                        layout="wide")
     nav = navigation()
     try:
-        nav.run()
+        with memory_limit_set(state.memory_limit_bytes()):   # the sidebar's memory setting, for this run
+            nav.run()
     except BnfkError as exc:  # the page boundary: one sentence, never a traceback
-        st.error(str(exc))
+        st.error(message(exc))
     except Exception as exc:  # noqa: BLE001 - last resort, still no traceback
         st.error(f"Something went wrong ({type(exc).__name__}: {exc}). Try another setting or reload the page.")
+
+
+def message(exc: BnfkError) -> str:
+    """A core error as the app shows it: its sentence, with the core's advice put in the app's terms."""
+    return str(exc).replace("raise the memory limit", "raise the memory limit under Settings in the sidebar")

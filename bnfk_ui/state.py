@@ -54,7 +54,9 @@ DEFAULTS = {
     "kernel_normalize": False,
     "kernel_compare": "empty",
     "pair": None,                    # (row a, row b) picked on the Kernel page
+    "memory_gib": 4.0,               # the limit of every N x N step (kernels.memory_limit_set), GiB
 }
+MEMORY_GIB_RANGE = (0.25, 64.0)
 
 
 # ---------------------------------------------------------------------- catalog
@@ -73,6 +75,12 @@ def init() -> None:
             ss[k] = list(v) if isinstance(v, list) else v
     if "structure" not in ss or ss.structure.get("fingerprint") != feature_data().fingerprint():
         reset_structure()
+
+
+def memory_limit_bytes() -> float:
+    """The sidebar's memory limit in bytes (the default before the first page has set up the session)."""
+    lo, hi = MEMORY_GIB_RANGE
+    return min(max(float(st.session_state.get("memory_gib", DEFAULTS["memory_gib"])), lo), hi) * 2**30
 
 
 def bind(key: str, on_change=None, shown=None) -> dict:

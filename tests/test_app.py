@@ -10,6 +10,7 @@ import pandas as pd
 import pytest
 
 pytest.importorskip("streamlit")
+import streamlit as st
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -350,6 +351,31 @@ def test_a_core_error_in_a_page_is_one_sentence(monkeypatch):
         raise S.SegmentError("The variable 'xyz' cannot be ranked.")
 
     monkeypatch.setattr(S, "mi_ranking", refuse)
+    st.cache_data.clear()   # the page caches its ranking; an earlier test may have filled the cache
     at = page_app("segments.py").run()
     assert not at.exception
     assert [e.value for e in at.error] == ["The variable 'xyz' cannot be ranked."]
+
+
+def test_the_memory_setting_is_the_limit_of_every_page_run(monkeypatch):
+    """The sidebar's memory limit reaches the core (kernels.memory_limit) and its refusal names the setting."""
+    from bnfk_core import kernels
+    from bnfk_core.analyses import segments as S
+    from bnfk_core.errors import KernelError
+
+    seen = []
+
+    def record(*args, **kwargs):
+        seen.append(kernels.memory_limit())
+        raise KernelError("The Gram matrix needs 9.0 GiB; sample fewer rows (or raise the memory limit).")
+
+    monkeypatch.setattr(S, "mi_ranking", record)
+    st.cache_data.clear()
+    at = AppTest.from_file(APP, default_timeout=60).run()
+    at.number_input(key="w_memory_gib").set_value(0.5).run()
+    at.switch_page("pages/segments.py").run()
+    assert not at.exception
+    assert seen and set(seen) == {0.5 * 2**30}
+    assert [e.value for e in at.error] == ["The Gram matrix needs 9.0 GiB; sample fewer rows (or raise the memory "
+                                           "limit under Settings in the sidebar)."]
+    assert kernels.memory_limit() == kernels.DEFAULT_MAX_BYTES   # nothing leaks out of the page run
