@@ -47,7 +47,7 @@ DEFAULTS = {
     "learn_max_parents": 0,          # 0 = no bound
     "learn_seed": 0,
     "param_method": "smoothed",
-    "kernel_kind": "fisher",
+    "kernel_kind": kernels.FISHER,
     "kernel_rows": 500,
     "kernel_seed": 0,
     "kernel_order": "class",

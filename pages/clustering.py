@@ -6,6 +6,7 @@ import streamlit as st
 
 from bnfk_core.analyses import cluster as C
 from bnfk_core.embed import sample_rows
+from bnfk_core.kernels import SCALED_HAMMING
 from bnfk_core.registry import KERNELS
 from bnfk_ui import common, state
 from bnfk_ui.figures import clustering as fig_clu
@@ -15,7 +16,7 @@ ALGOS = {"correlation": "Correlation clustering", "spectral": "Spectral clusteri
 TRANSFORMS = {"shift-min": "K − min K (thesis)", "cosine": "cosine-normalised, (1 + cos)/2",
               "rbf": "exp(−d² / median d²), kernel distance"}
 NETWORKS = {"current": "Current structure (Structure page)", "qnml": "Hill climbing on qNML, cNML parameters (thesis)"}
-DEFAULTS = {"clu_kernel": "scaled-hamming", "clu_algorithm": "correlation", "clu_network": "current",
+DEFAULTS = {"clu_kernel": SCALED_HAMMING, "clu_algorithm": "correlation", "clu_network": "current",
             "clu_transform": "shift-min", "clu_restarts": 25, "clu_seed": 0, "clu_rows": 1000, "clu_k": 0,
             "clu_runs": 3, "clu_kernels": [n for n in KERNELS if KERNELS[n].family in ("fisher", "baseline")],
             "clu_clf_repeats": 5}
