@@ -36,9 +36,10 @@ from .. import registry
 from ..data import load_csv
 from ..errors import BnfkError
 from ..model import read_model
+from ..session import Session, is_session_file, read_session
 
 __all__ = ["CliParser", "add_data_options", "add_quiet", "add_fisher_model_options", "add_hidden_alias",
-           "split_list", "read_data", "label_data", "read_model_file", "emit", "progress", "progress_to_stderr",
+           "split_list", "read_data", "label_data", "read_model_file", "read_session_file", "use_session_model", "emit", "progress", "progress_to_stderr",
            "check_output", "seed", "int_at_least", "float_in", "memory_size", "add_max_memory", "cli_wording",
            "MAX_SEED"]
 
@@ -173,10 +174,13 @@ def read_data(path: str, args, model=None, class_column: str | None = None):
     """Load ``path`` with the shared data options (aligned to ``model`` when given).
 
     The class column is ``class_column`` if given, else ``--label-column`` where the subcommand has
-    one, else ``--class-column`` (the label-column fallback, handled here once).
+    one, else ``--class-column`` (the label-column fallback, handled here once).  A bnfk session file
+    (:mod:`bnfk_core.session`) in place of the CSV gives its data with its own loading options.
     """
     cls = class_column if class_column is not None else (getattr(args, "label_column", None)
                                                          or getattr(args, "class_column", None))
+    if is_session_file(path):
+        return _session_data(read_session_file(path), cls, model)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         data = load_csv(path, class_column=cls, missing_policy=args.missing_policy,
@@ -185,6 +189,34 @@ def read_data(path: str, args, model=None, class_column: str | None = None):
     for w in caught:
         sys.stderr.write(f"warning: {w.message}\n")
     return data
+
+
+_SESSIONS: dict = {}
+
+
+def read_session_file(path: str) -> Session:
+    """The session in ``path``, read once per run (the data and the model come from the same reading)."""
+    st = os.stat(path)
+    key = (os.path.abspath(path), st.st_mtime_ns, st.st_size)
+    if key not in _SESSIONS:
+        _SESSIONS.clear()
+        _SESSIONS[key] = read_session(path)
+    return _SESSIONS[key]
+
+
+def _session_data(session: Session, cls: str | None, model):
+    """A session's data as the CSV options would give them: its class column (a different one asked for is
+    refused), or only the model's variables when a model is given."""
+    data = session.data
+    if cls is not None and cls != data.class_column:
+        raise BnfkError(f"The session {session.source} has class column '{data.class_column}', not '{cls}'; "
+                        "leave out --label-column/--class-column or change the session.")
+    if model is None:
+        return data
+    feats = data.without_class()
+    if list(model.variables) != list(feats.variables):
+        raise BnfkError(f"The model's variables are not the feature variables of the session {session.source}.")
+    return feats
 
 
 def label_data(args, what: str, model=None):
@@ -199,8 +231,23 @@ def label_data(args, what: str, model=None):
 
 
 def read_model_file(path: str):
-    """A fitted model from a BIF or JSON file (errors name the file)."""
+    """A fitted model from a BIF or JSON file, or the network of a session file (errors name the file)."""
+    if is_session_file(path):
+        return read_session_file(path).model
     return read_model(path)
+
+
+def use_session_model(args, argv) -> None:
+    """With a session file as the data, its network is the model: ``--model`` then defaults to the session
+    file, and a ``--structure`` left at its default is not learned (an explicit ``--structure`` still is)."""
+    path = getattr(args, "data", None)
+    if not (isinstance(path, str) and hasattr(args, "model") and args.model is None and is_session_file(path)):
+        return
+    if any(a == "--structure" or a.startswith("--structure=") for a in argv):
+        return
+    args.model = path
+    if hasattr(args, "structure"):
+        args.structure = None
 
 
 def check_output(path: str, allowed: tuple[str, ...], what: str) -> str:

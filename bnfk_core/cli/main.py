@@ -17,7 +17,7 @@ import warnings
 from ..errors import BnfkError
 from ..kernels import DEFAULT_MAX_BYTES, memory_limit_set
 from . import cluster, impute, kernel, learn, prototypes, reproduce, segments
-from .common import CliParser, _end_progress_line, cli_wording, emit
+from .common import CliParser, _end_progress_line, cli_wording, emit, use_session_model
 
 __all__ = ["main", "build_parser", "COMMANDS"]
 
@@ -67,6 +67,7 @@ def main(argv=None) -> int:
         limit = getattr(args, "max_memory", None)
         with warnings.catch_warnings(), memory_limit_set(None if limit == math.inf else limit or DEFAULT_MAX_BYTES):
             warnings.simplefilter("ignore", FutureWarning)
+            use_session_model(args, sys.argv[1:] if argv is None else list(argv))
             result = args.func(args)
             if result is not None:
                 emit(result)
