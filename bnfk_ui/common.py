@@ -12,7 +12,7 @@ from streamlit.runtime.pages_manager import PagesManager
 from bnfk_core.errors import BnfkError
 from bnfk_core.registry import ESTIMATORS
 
-from . import router, state
+from . import export, router, state
 
 
 def _ensure_router() -> None:
@@ -110,8 +110,26 @@ def seed_input(label: str, key: str, container=st, help: str | None = None) -> i
 
 
 def download_figure(fig, name: str, label: str = "Figure (HTML)") -> None:
-    download(label, lambda: fig.to_html(include_plotlyjs="cdn", full_html=True), f"{slug(name)}.html", "text/html",
-             key=f"dl_fig_{name}")
+    """One "Figure" menu per figure: interactive HTML (plotly.js embedded, works offline) and PNG / SVG at slide
+    size (bnfk_ui.export; computed only when clicked).  Without the exporter or a browser the PNG/SVG buttons are
+    disabled and a caption says what is missing."""
+    with st.popover(label.replace(" (HTML)", ""), icon=":material/download:"):
+        download("HTML (interactive, offline)", lambda: export.figure_html(fig), f"{slug(name)}.html", "text/html",
+                 key=f"dl_fig_{name}")
+        figure_images(fig, name)
+
+
+def figure_images(fig, name: str) -> None:
+    """PNG and SVG download buttons of ``fig`` at presentation size, or disabled ones with the reason."""
+    problem = export.image_export_problem()
+    w, h, s = export.SLIDE_WIDTH, export.SLIDE_HEIGHT, export.SLIDE_SCALE
+    for fmt, label in (("png", f"PNG ({w * s}×{h * s})"), ("svg", f"SVG ({w}×{h})")):
+        data = b"" if problem else (lambda fmt=fmt: export.figure_image(fig, fmt))
+        st.download_button(label, data=data, file_name=f"{slug(name)}.{fmt}", mime=export.IMAGE_FORMATS[fmt],
+                           key=f"dl_fig_{name}_{fmt}", on_click="ignore", icon=":material/image:",
+                           disabled=bool(problem), help=problem)
+    if problem:
+        st.caption(problem)
 
 
 def npy_bytes(a: np.ndarray) -> bytes:
