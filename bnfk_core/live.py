@@ -57,7 +57,8 @@ from .model import BayesNet, cpt_counts, estimate_cpt, fit
 from .registry import ESTIMATORS
 from .scores import LocalScorer
 
-__all__ = ["LiveKernel", "Edit", "OPS", "live_kernel", "clear_live_cache", "changed_terms"]
+__all__ = ["LiveKernel", "Edit", "OPS", "live_kernel", "clear_live_cache", "changed_terms", "impute_bn_live",
+           "cluster_live", "prototypes_live"]
 
 OPS = ("add", "remove", "reverse")
 _PM_KEY = ("parent_marginals", MAX_INTERMEDIATE, 1_000_000, 0)   # parent_marginals(model)'s cache key
@@ -114,6 +115,11 @@ def _data_key(data) -> str:
     h = hashlib.sha1(repr((tuple(data.variables), tuple(data.states))).encode())
     h.update(np.ascontiguousarray(data.codes).tobytes())
     return h.hexdigest()
+
+
+def _inv(P: np.ndarray) -> np.ndarray:
+    """1/P with 0 where P = 0 (a configuration no row takes)."""
+    return np.divide(1.0, P, out=np.zeros_like(P, dtype=float), where=P > 0)
 
 
 class _Entry:
@@ -330,16 +336,15 @@ class LiveKernel:
             po, xo, oko = self._rows(old, i)
             pn, xn, okn = self._rows(new, i)
             _check_positive(new, pm_n, i, pn[okn], xn[okn])
-            entries.append(_Entry(po, xo, oko, old.cpts[i], -1.0 / pm_o.probs[i]))
-            entries.append(_Entry(pn, xn, okn, new.cpts[i], 1.0 / pm_n.probs[i]))
+            entries.append(_Entry(po, xo, oko, old.cpts[i], -_inv(pm_o.probs[i])))
+            entries.append(_Entry(pn, xn, okn, new.cpts[i], _inv(pm_n.probs[i])))
         for w in rescaled:
             Po, Pn = pm_o.probs[w], pm_n.probs[w]
             if new.cpts[w].shape[1] < 2 or np.array_equal(Po, Pn):
                 continue
             p, x, ok = self._rows(new, w)
             _check_positive(new, pm_n, w, p[ok], x[ok])
-            with np.errstate(divide="ignore"):
-                coef = np.where(Pn > 0, 1.0 / Pn, 0.0) - np.where(Po > 0, 1.0 / Po, 0.0)
+            coef = _inv(Pn) - _inv(Po)
             entries.append(_Entry(p, x, ok, new.cpts[w], coef))
             n_rescaled += 1
         miss_new, miss_old = [], []
@@ -605,6 +610,50 @@ class LiveKernel:
     def cache_key(self) -> tuple:
         """(data, estimator, pseudo-count, structure): equal keys give equal Gram matrices."""
         return (self.data_key(), self.params, self.pseudo_count, self.structure_key())
+
+
+# ---------------------------------------------------------------------- downstream analyses on a live kernel
+def impute_bn_live(lk: LiveKernel, data=None):
+    """BN imputation (:func:`bnfk_core.analyses.impute.impute_bn`) with the live network: the exact posterior
+    of every missing cell, re-inferring after an edit only the missingness patterns whose missing cells lie
+    in a re-estimated family (:meth:`LiveKernel.posterior`).  Cell indices refer to ``data``'s columns
+    (default: the live kernel's own)."""
+    from .analyses.impute import Imputation
+    t0 = time.perf_counter()
+    post = lk.posterior()
+    cols = lk.data.variables if data is None else data.variables
+    cells = {cols.index(lk.model.variables[m]): v for m, v in post.items()}
+    return Imputation("bn", cells, model=lk.model, seconds=time.perf_counter() - t0,
+                      notes=[f"re-inferred {lk.posterior_stats.get('reinferred', 0)} of "
+                             f"{lk.posterior_stats.get('patterns', 0)} missingness patterns"])
+
+
+def cluster_live(lk: LiveKernel, n_clusters: int, *, previous=None, restarts: int = 25, seed: int = 0,
+                 kernel: str = "fisher"):
+    """Correlation clustering of the live Gram matrix, warm-started from ``previous`` labels (the partition of
+    the structure before the edit; see :func:`bnfk_core.analyses.cluster.correlation_clustering`,
+    ``init_labels``).  ``previous=None`` is the thesis protocol."""
+    from .analyses.cluster import correlation_clustering
+    init = None
+    if previous is not None:
+        init = np.asarray(previous, dtype=np.int64)
+        if init.max(initial=0) >= n_clusters:      # renumbered labels of a run with more clusters
+            init = np.minimum(init, n_clusters - 1)
+    return correlation_clustering(lk.gram(), n_clusters, restarts=restarts, seed=seed, shift="auto",
+                                  kernel=kernel, init_labels=init)
+
+
+def prototypes_live(lk: LiveKernel, k: int, *, previous=None, criterion: str = "mmd", n_init: int = 100,
+                    seed: int = 0, max_passes: int = 50):
+    """Greedy MMD prototypes (:func:`bnfk_core.analyses.prototypes.select_prototypes`, paper Algorithm 1) under
+    the live network: features from :meth:`LiveKernel.features` (per-family blocks reused), and with
+    ``previous`` (the selection under the structure before the edit) the swaps restart from it instead of
+    the best of ``n_init`` random subsets."""
+    from .analyses.prototypes import MMDCriterion, _KernelColumns, select_prototypes
+    cols = None if lk.has_missing else _KernelColumns(lk.model, lk.codes)
+    mc = MMDCriterion(lk.features(), cols)
+    return select_prototypes(lk.model, lk.data, k, criterion, init=previous, n_init=n_init, seed=seed,
+                             max_passes=max_passes, mmd_criterion=mc)
 
 
 # ---------------------------------------------------------------------- a small cache for the app

@@ -30,15 +30,25 @@ def _problem(seed, n_rows=80, missing=0.0, n_min=3, n_max=7):
     return dag, from_codes(codes, d.variables, d.states), rng
 
 
-def _random_edit(lk, rng):
+def _random_edit(lk, rng, valid=False):
+    """A random arc edit of the live structure (``valid``: one that closes no cycle)."""
+    from bnfk_core.live import Edit
     nodes = lk.dag.nodes
-    for _ in range(50):
+    for _ in range(200):
         a, b = rng.choice(len(nodes), 2, replace=False)
         u, v = nodes[a], nodes[b]
         if lk.dag.has_arc(u, v):
-            return ("remove" if rng.random() < 0.5 else "reverse"), u, v
-        if not lk.dag.has_arc(v, u):
-            return "add", u, v
+            e = ("remove" if rng.random() < 0.5 else "reverse"), u, v
+        elif not lk.dag.has_arc(v, u):
+            e = "add", u, v
+        else:
+            continue
+        if valid:
+            try:
+                Edit(*e).apply(lk.dag)
+            except StructureError:
+                continue
+        return e
     raise AssertionError("no edit found")
 
 
@@ -278,3 +288,91 @@ def test_letter_like_root_placement_edits():
     for op, u, v in [("reverse", "class", "x1"), ("add", "x3", "x16"), ("remove", "x15", "x16")]:
         lk.apply(op, u, v)
         assert np.abs(lk.gram() - _scratch(lk.dag, data, "smoothed")).max() < 1e-8
+
+
+# ---------------------------------------------------------------------- downstream reuse
+def test_warm_start_with_the_drawn_start_equals_the_default_protocol():
+    from bnfk_core.analyses.cluster import correlation_clustering
+    dag, data, _ = _problem(61, n_rows=120)
+    K = LiveKernel(dag, data).gram()
+    first = np.random.default_rng(4).integers(0, 3, size=len(K))       # what restart 1 draws with seed 4
+    a = correlation_clustering(K, 3, restarts=6, seed=4, shift="adaptive")
+    b = correlation_clustering(K, 3, restarts=6, seed=4, shift="adaptive", init_labels=first)
+    assert np.array_equal(a.labels, b.labels) and a.restart_costs == b.restart_costs
+    # from a local optimum a single warm-started restart stays there
+    c = correlation_clustering(K, 3, restarts=1, seed=9, shift="adaptive", init_labels=a.labels)
+    assert np.array_equal(c.labels, a.labels) and c.sweeps == [1]
+    with pytest.raises(Exception, match="starting labels"):
+        correlation_clustering(K, 3, init_labels=np.full(len(K), 5))
+
+
+def test_compiled_restarts_equal_the_reference_local_search():
+    from bnfk_core.analyses.cluster import correlation_clustering
+    dag, data, _ = _problem(62, n_rows=150)
+    K = LiveKernel(dag, data).gram()
+    for k, shift in [(2, "none"), (4, "adaptive")]:
+        a = correlation_clustering(K, k, restarts=5, seed=1, shift=shift)
+        b = correlation_clustering(K, k, restarts=5, seed=1, shift=shift, compiled=False)
+        assert np.array_equal(a.labels, b.labels) and a.sweeps == b.sweeps
+        assert np.allclose(a.restart_costs, b.restart_costs, rtol=1e-12)
+
+
+def test_cluster_live_warm_start_after_an_edit():
+    from bnfk_core.live import cluster_live
+    dag, data, rng = _problem(63, n_rows=100)
+    lk = LiveKernel(dag, data)
+    r0 = cluster_live(lk, 3, seed=2)
+    op, u, v = _random_edit(lk, rng, valid=True)
+    lk.apply(op, u, v)
+    cold = cluster_live(lk, 3, seed=2)
+    warm = cluster_live(lk, 3, seed=2, previous=r0.labels)
+    from bnfk_core.analyses.cluster import correlation_clustering
+    ref = correlation_clustering(_scratch(lk.dag, data, "smoothed"), 3, seed=2, shift="auto", kernel="fisher")
+    assert np.array_equal(cold.labels, ref.labels)
+    assert warm.cost <= min(cold.restart_costs[1:]) + 1e-9 * abs(warm.cost)
+
+
+def test_impute_bn_live_equals_impute_bn():
+    from bnfk_core.analyses.impute import impute_bn
+    from bnfk_core.live import impute_bn_live
+    dag, data, rng = _problem(64, n_rows=150, missing=0.1)
+    lk = LiveKernel(dag, data)
+    impute_bn_live(lk)
+    for _ in range(3):
+        op, u, v = _random_edit(lk, rng)
+        try:
+            lk.apply(op, u, v)
+        except StructureError:
+            continue
+        got = impute_bn_live(lk)
+        want = impute_bn(data, model=fit(lk.dag, data))
+        assert set(got.cells) == set(want.cells)
+        for i in want.cells:
+            assert np.array_equal(got.cells[i][0], want.cells[i][0])
+            assert np.allclose(got.cells[i][1], want.cells[i][1], atol=1e-12)
+
+
+def test_prototypes_live_restart_equals_select_prototypes_from_the_same_start():
+    from bnfk_core.analyses.prototypes import select_prototypes
+    from bnfk_core.live import prototypes_live
+    dag, data, rng = _problem(65, n_rows=200)
+    lk = LiveKernel(dag, data)
+    p0 = prototypes_live(lk, 8, seed=1)
+    assert np.array_equal(p0.indices, select_prototypes(fit(dag, data), data, 8, seed=1).indices)
+    op, u, v = _random_edit(lk, rng, valid=True)
+    lk.apply(op, u, v)
+    warm = prototypes_live(lk, 8, previous=p0.indices)
+    ref = select_prototypes(fit(lk.dag, data), data, 8, init=p0.indices)
+    assert np.array_equal(warm.indices, ref.indices) and warm.value == pytest.approx(ref.value, abs=1e-12)
+    assert warm.value <= p0.value + 1e-9 or warm.start_value >= warm.value
+
+
+def test_adjusted_rand_is_bit_identical_to_scikit_learn():
+    from sklearn.metrics import adjusted_rand_score
+    from bnfk_core.analyses.segments import adjusted_rand
+    rng = np.random.default_rng(0)
+    for n, a, b in [(50, 2, 3), (300, 5, 2), (7, 1, 1), (40, 3, 40)]:
+        t, p = rng.integers(0, a, n), rng.integers(0, b, n)
+        assert adjusted_rand(t, p) == adjusted_rand_score(t, p)
+    t = np.array([0, 0, 1, -1, 1, 2]); p = np.array([1, 1, 0, 0, 2, 2])
+    assert adjusted_rand(t, p) == adjusted_rand_score(t[t >= 0], p[t >= 0])

@@ -33,10 +33,12 @@ empty network (whose Fisher kernel with ``ml`` parameters *is* the scaled-Hammin
 greedily the arc whose network gives the highest adjusted Rand index of a seeded clustering of
 the Fisher Gram matrix.  Adding u → v changes v's term (new CPT and parents) and, through the
 parent marginals P(π_w), only the terms of variables with a parent at or below v -- from the
-empty network that is v alone -- so a candidate costs one N × N term:
-K_cand = K − K_v(old) + K_v(new)  (:func:`variable_term`, :func:`affected_terms`, :func:`add_arc_gram`).
-With ``ml`` parameters Markov-equivalent networks give the same Gram matrix (likelihood
-equivalence), so one candidate per equivalence class is clustered.
+empty network that is v alone.  The search holds a :class:`bnfk_core.live.LiveKernel`: every
+candidate's Gram matrix is ``LiveKernel.preview`` (a copy of K plus the changed terms, added pair
+by pair in place), the chosen arc is ``LiveKernel.apply``.  (:func:`variable_term`,
+:func:`affected_terms`, :func:`add_arc_gram` are the earlier dense form of the same update, kept
+for the API.)  With ``ml`` parameters Markov-equivalent networks give the same Gram matrix
+(likelihood equivalence), so one candidate per equivalence class is clustered.
 """
 from __future__ import annotations
 
@@ -52,6 +54,7 @@ from ..dag import DAG, SEGMENT_KINDS, apply_segment, covered_arcs, cpdag, equiva
 from ..errors import BnfkError, KernelError
 from ..inference import marginal
 from ..kernels import FISHER, contributions, feature_offsets, features, gram, memory_limit
+from ..live import LiveKernel
 from ..model import BayesNet, cpt_counts, estimate_cpt, fit
 from ..registry import ESTIMATORS
 from ..stats import collapse, cramers_v, entropy, mutual_information, theils_u
@@ -671,6 +674,32 @@ def reverse_covered_arc(model, u: str, v: str):
 
 
 # ====================================================================== supervised arc search
+def adjusted_rand(labels_true, labels_pred) -> float:
+    """Adjusted Rand index, bit-identical to ``clustering_metrics(...)["ari"]`` (scikit-learn's
+    ``adjusted_rand_score`` on the rows with a non-negative label: the same integer pair counts and the
+    same final division) without its input validation, which dominated the arc search's scoring."""
+    t = np.asarray(labels_true)
+    p = np.asarray(labels_pred)
+    if t.dtype.kind in "iu":
+        keep = t >= 0
+        t, p = t[keep], p[keep]
+    _, ti = np.unique(t, return_inverse=True)
+    _, pi = np.unique(p, return_inverse=True)
+    ti, pi = ti.ravel().astype(np.int64), pi.ravel().astype(np.int64)
+    kp = int(pi.max()) + 1 if pi.size else 1
+    C = np.bincount(ti * kp + pi, minlength=(int(ti.max()) + 1 if ti.size else 1) * kp).reshape(-1, kp)
+    n = np.int64(len(ti))
+    n_c, n_k = C.sum(axis=1), C.sum(axis=0)
+    ss = (C[C > 0] ** 2).sum()
+    fp = int((C @ n_k).sum() - ss)
+    fn = int((C.T @ n_c).sum() - ss)
+    tp = int(ss - n)
+    tn = int(n * n - fp - fn - ss)
+    if fn == 0 and fp == 0:
+        return 1.0
+    return 2.0 * (tp * tn - fn * fp) / ((tp + fn) * (fn + tn) + (tp + fp) * (fp + tn))
+
+
 @dataclass
 class ArcStep:
     arc: tuple
@@ -757,35 +786,35 @@ def arc_search(data, *, label_column: str | None = None, n_arcs: int = 2, algori
     y = data.labels()
     k = int(n_clusters) if n_clusters is not None else default_n_clusters(data)
     N = feats.n_rows
-    need = 5 * N * N * 8
+    need = 3 * N * N * 8
     if memory_limit() is not None and need > memory_limit():
-        raise KernelError(f"The arc search keeps about five {N:,} x {N:,} matrices ({need / 2**30:.1f} GiB); "
+        raise KernelError(f"The arc search keeps about three {N:,} x {N:,} matrices ({need / 2**30:.1f} GiB); "
                           "sample fewer rows.")
-    codes = feats.codes
     complete = not feats.has_missing
     dedupe = bool(dedupe and complete and params == "ml")
     dag = base if base is not None else DAG(feats.variables)
     if set(dag.nodes) != set(feats.variables):
         raise SegmentError("The base structure's variables differ from the feature columns.")
     feats = feats.select(list(dag.nodes))
-    codes = feats.codes
-    model = fit(dag, feats, method=params, pseudo_count=pseudo_count)
-    K = gram(model, feats)
+    lk = LiveKernel(dag, feats, params, pseudo_count)
     notes = []
     if not complete:
-        notes.append("The data have missing cells: every candidate's Gram matrix is recomputed in full "
-                     "(marginalized kernel), not updated term by term.")
+        notes.append("The data have missing cells: rows with a missing cell get the marginalized kernel, whose "
+                     "expected features depend on the whole network, so their part of every term is recomputed "
+                     "for each candidate (the complete rows' terms are updated term by term).")
 
     def score(Km) -> float:
         res = cluster(Km, k, algorithm, kernel=FISHER, transform=transform, restarts=restarts, seed=seed)
-        return float(clustering_metrics(y, res.labels)["ari"])
+        return adjusted_rand(y, res.labels)
 
-    base_ari = score(K)
+    base_ari = score(lk.gram())
     base_dag = dag
     steps = []
     total = max(int(n_arcs), 1)
+    work = np.empty((N, N))
     for step in range(int(n_arcs)):
         ts = time.perf_counter()
+        dag = lk.dag
         cands = candidate_arcs(dag)
         if not cands:
             notes.append(f"No arc can be added after {step} step(s).")
@@ -798,18 +827,12 @@ def arc_search(data, *, label_column: str | None = None, n_arcs: int = 2, algori
         for v in dag.nodes:
             if v not in heads:
                 continue
-            K_old = sum(variable_term(model, codes, w) for w in affected_terms(dag, v)) if complete else None
             for u in heads[v]:
                 key = cpdag(dag.add_arc(u, v)) if dedupe else None
                 if key is not None and key in seen:
                     ari = seen[key]
                 else:
-                    if complete:
-                        _, Kc = add_arc_gram(model, codes, K, u, v, params=params, pseudo_count=pseudo_count,
-                                             K_old=K_old)
-                    else:
-                        Kc = gram(fit(dag.add_arc(u, v), feats, method=params, pseudo_count=pseudo_count), feats)
-                    ari = score(Kc)
+                    ari = score(lk.preview("add", u, v, out=work))
                     n_eval += 1
                     if key is not None:
                         seen[key] = ari
@@ -821,13 +844,9 @@ def arc_search(data, *, label_column: str | None = None, n_arcs: int = 2, algori
         results.sort(key=lambda t: order[(t[0], t[1])])
         best = max(results, key=lambda t: (t[2], -order[(t[0], t[1])]))
         u, v = best[0], best[1]
-        if complete:
-            model, K = add_arc_gram(model, codes, K, u, v, params=params, pseudo_count=pseudo_count)
-        else:
-            model = fit(dag.add_arc(u, v), feats, method=params, pseudo_count=pseudo_count)
-            K = gram(model, feats)
-        dag = model.dag
+        lk.apply("add", u, v)
         steps.append(ArcStep((u, v), best[2], len(cands), n_eval, time.perf_counter() - ts, results))
+    dag = lk.dag
     if progress is not None:
         progress(1.0, "arc search done")
     return ArcSearchResult(base_ari, steps, dag, base_dag, data.class_column, algorithm, kernel, params, k,
