@@ -24,6 +24,7 @@ PAGES = (
     ("Analyses", "pages/prototypes.py", "Prototypes", ":material/stars:", "prototypes"),
     ("Analyses", "pages/segments.py", "Segments lab", ":material/science:", "segments"),
     ("Analyses", "pages/results.py", "Results", ":material/fact_check:", "results"),
+    ("Analyses", "pages/kernel_zoo.py", "Kernel zoo", ":material/leaderboard:", "kernel-zoo"),
 )
 
 

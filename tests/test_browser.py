@@ -38,6 +38,7 @@ PAGES = {
     "prototypes": ("h1", "Prototypes"),
     "segments": ("h1", "Segments lab"),
     "results": ("h1", "Results"),
+    "kernel-zoo": ("h1", "Kernel zoo"),
 }
 
 

@@ -1,7 +1,8 @@
 """Subcommand ``reproduce``: the thesis's and the paper's published numbers, ours side by side.
 
     python -m bnfk_core reproduce all|thesis-imputation|thesis-clustering|thesis-segments|
-                                  thesis-classification|paper-summarization|speed [--quick] -o results/
+                                  thesis-classification|paper-summarization|speed|kernel-zoo
+                                  [--quick] -o results/
 
 Writes CSV + markdown tables, plotly figures and ``manifest.json`` into the output folder
 (:mod:`bnfk_core.reproduce`) and prints a short JSON summary (experiments, wall times, files).

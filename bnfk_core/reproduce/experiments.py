@@ -8,6 +8,7 @@ Experiments (:data:`EXPERIMENTS`), each reusing the analysis functions of the co
 ``thesis-classification``  Tables D.1-D.2             :func:`bnfk_core.analyses.cluster.classify_many`
 ``paper-summarization``    Figs. 1-3 (as tables)      :func:`bnfk_core.analyses.prototypes.prepare_summarization` / ``run_summarization``
 ``speed``                  the paper's run times      the same, timed
+``kernel-zoo``             (new, issue #16)           :mod:`bnfk_core.reproduce.kernel_zoo`: Boriah et al. measures vs Fisher kernels
 
 Every experiment writes, into the output folder, one CSV and one markdown file per published
 table (columns ``<col> (ours)``, ``<col> (published)``, ``<col> (diff)`` = ours - published),
@@ -82,7 +83,7 @@ __all__ = ["EXPERIMENTS", "NETWORK_CHOICES", "Settings", "ReproduceError", "run"
            "read_manifest", "stored_results", "TABLE_FILES", "PAPER_KS"]
 
 EXPERIMENTS = ("thesis-imputation", "thesis-clustering", "thesis-segments", "thesis-classification",
-               "paper-summarization", "speed")
+               "paper-summarization", "speed", "kernel-zoo")
 NETWORK_CHOICES = ("default", "thesis", "paper")
 
 #: the paper names only k = 200 and k = 1000 of its four subset sizes; we use four values between them
@@ -950,7 +951,12 @@ def _speed(settings: Settings, w: _Writer, progress: Progress | None) -> dict:
     return {"ks": list(ks), "random_draws": draws, "datasets": [s for _, s in names], "structure": "hc/BIC (ours)"}
 
 
-_RUNNERS = {"thesis-imputation": _thesis_imputation, "thesis-clustering": _thesis_clustering,
+def _kernel_zoo(settings: Settings, w: _Writer, progress: Progress | None) -> dict:
+    from .kernel_zoo import run_zoo  # imports this module: loaded on first use
+    return run_zoo(settings, w, progress)
+
+
+_RUNNERS = {"kernel-zoo": _kernel_zoo, "thesis-imputation": _thesis_imputation, "thesis-clustering": _thesis_clustering,
             "thesis-segments": _thesis_segments, "thesis-classification": _thesis_classification,
             "paper-summarization": _paper_summarization, "speed": _speed}
 

@@ -1,0 +1,333 @@
+"""``reproduce kernel-zoo``: the Fisher kernel among the categorical similarity measures (issue #16).
+
+Every Boriah et al. (2008) measure of :mod:`bnfk_core.similarity` and the Fisher kernel of four networks
+(empty, Chow-Liu tree, hill climbing with BIC, exact qNML) on the 16 bundled data sets, scored by
+
+* clustering against the class label: correlation clustering (adaptive shift for the measures, none
+  for the Fisher kernel, as the thesis) and spectral clustering (min-shifted affinity), ARI and AMI
+  (AMI normalised by max{H(U), H(V)}, thesis eq. C.4);
+* kNN classification (k = 7, uniform votes) on one 80/20 split per seed, neighbours by kernel distance
+  (the project's default) and, as a second column, by the largest similarity.
+
+Protocol, per data set and seed s (seeds ``seed .. seed + repeats - 1``):
+
+1. at most ``n_max`` rows drawn without replacement with seed s (all rows when fewer); the same rows
+   for every kernel;
+2. the four networks are learned on the features of those rows (label never a node); CPTs by cNML for
+   all four (the thesis's estimator, so only the structure differs).  "exact-qnml" is the exact
+   qNML-optimal DAG when the data set has at most ``exact_max_vars`` features, else hill climbing with
+   qNML (recorded per data set);
+3. clustering: every kernel fitted and evaluated on all drawn rows (the label is not used);
+4. kNN: the split of ``train_test_split(random_state=s)``; measures fitted on the training rows,
+   Fisher kernels keep the step-2 structure (it saw the test rows' features, never their labels) with
+   CPTs re-fitted on the training rows.
+
+Outputs (in ``<out>/kernel_zoo/``): ``kernel_zoo_runs.csv`` (one row per data set x seed x kernel),
+``kernel_zoo.csv`` (mean and std over seeds), ``kernel_zoo_ranks.csv`` (average rank over data sets per
+metric, Friedman test, Nemenyi critical difference), ``kernel_zoo.md`` (tables and the reading),
+``fig_kernel_zoo_ranks.html/.json`` (plotly) and ``fig_kernel_zoo_ranks.svg`` /
+``fig_kernel_zoo_knn_by_dataset.svg`` (self-contained, viewable offline).
+"""
+from __future__ import annotations
+
+import html
+import sys
+import time
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+from scipy import stats as sps
+from sklearn.metrics import adjusted_mutual_info_score, adjusted_rand_score
+
+from ..analyses.cluster import classify_many, cluster, default_n_clusters
+from ..dag import DAG
+from ..kernels import FISHER, NetworkKernel
+from ..learn import learn_structure
+from ..model import fit
+from ..registry import KERNELS
+from ..similarity import BORIAH_MEASURES
+from . import experiments as ex
+
+__all__ = [
+    "METRICS",
+    "NETWORKS",
+    "N_MAX",
+    "N_MAX_QUICK",
+    "QUICK_ZOO",
+    "ZOO_DIR",
+    "rank_table",
+    "run_zoo",
+    "zoo_datasets",
+    "zoo_kernels",
+]
+
+ZOO_DIR = "kernel_zoo"
+#: network key -> (label, learning method, score)
+NETWORKS = {"empty": ("Fisher, empty network", "empty", "qnml"),
+            "chow-liu": ("Fisher, Chow-Liu tree", "tree", "qnml"),
+            "hc-bic": ("Fisher, hc/BIC", "hc", "bic"),
+            "exact-qnml": ("Fisher, exact qNML", "exact", "qnml")}
+QUICK_ZOO = ("hayes_roth", "zoo")
+N_MAX, N_MAX_QUICK = 300, 120
+EXACT_MAX_VARS = 16
+PARAMS = "cnml"
+#: metric column -> label (higher is better for all)
+METRICS = {"ari_cc": "ARI, correlation clustering", "ami_cc": "AMI, correlation clustering",
+           "ari_sc": "ARI, spectral clustering", "ami_sc": "AMI, spectral clustering",
+           "knn": "kNN accuracy (kernel distance)", "knn_sim": "kNN accuracy (largest similarity)"}
+
+
+def zoo_kernels() -> list[tuple[str, str, str]]:
+    """(key, label, family) of every kernel in the comparison: the 14 measures, then the four Fisher kernels."""
+    out = [(m, KERNELS[m].label, "measure") for m in BORIAH_MEASURES]
+    out += [(f"fisher-{k}", lab, "fisher") for k, (lab, _, _) in NETWORKS.items()]
+    return out
+
+
+def zoo_datasets() -> tuple:
+    """The bundled data sets (sample_data/catalog.json), sorted."""
+    return tuple(sorted(ex._catalog()))
+
+
+def _load(stem: str):
+    return ex.load_paper_data(stem) if stem in ex._PAPER_LOAD else ex.load_thesis_data(stem)
+
+
+def _names(settings) -> list[str]:
+    allowed = zoo_datasets()
+    stems = settings.datasets or (QUICK_ZOO if settings.quick else allowed)
+    for s in stems:
+        if s not in allowed:
+            raise ex.ReproduceError(f"'{s}' is not a bundled data set; choose from {', '.join(allowed)}.")
+    return list(stems)
+
+
+def _network(feats, key: str, seed: int, exact_max: int):
+    _, method, score = NETWORKS[key]
+    if method == "exact" and feats.n_vars > exact_max:
+        method = "hc"
+    if method == "empty":
+        return DAG(list(feats.variables)), "empty", 0.0
+    t0 = time.perf_counter()
+    dag = learn_structure(feats, method, score=score, seed=seed, class_column=None).dag
+    return dag, f"{method}/{score}", time.perf_counter() - t0
+
+
+def _zoo_one(stem: str, seeds: tuple, n_max: int, restarts: int, exact_max: int) -> dict:
+    t_all = time.perf_counter()
+    data = _load(stem)
+    rows = []
+    how = {}
+    for s in seeds:
+        rng = np.random.default_rng(s)
+        idx = np.arange(data.n_rows) if data.n_rows <= n_max else np.sort(rng.choice(data.n_rows, n_max, replace=False))
+        d = data.subset(idx)
+        feats = d.without_class()
+        y = d.labels()
+        ok = y >= 0
+        k = default_n_clusters(d)
+        nets = {key: _network(feats, key, s, exact_max) for key in NETWORKS}
+        how.update({key: v[1] for key, v in nets.items()})
+        for key, label, family in zoo_kernels():
+            t0 = time.perf_counter()
+            if family == "fisher":
+                dag = nets[key[len("fisher-"):]][0]
+                K = NetworkKernel(FISHER, fit(dag, feats, method=PARAMS)).gram(feats)
+                reg, extra = FISHER, {"dag": dag, "params": PARAMS}
+            else:
+                K = KERNELS[key].fit(feats).gram(feats)
+                reg, extra = key, {}
+            rec = {"dataset": stem, "seed": s, "kernel": key, "label": label, "family": family, "rows": d.n_rows,
+                   "network": nets[key[len("fisher-"):]][1] if family == "fisher" else "",
+                   "n_arcs": nets[key[len("fisher-"):]][0].n_arcs if family == "fisher" else np.nan,
+                   "learn_seconds": nets[key[len("fisher-"):]][2] if family == "fisher" else 0.0}
+            for alg, tag in (("correlation", "cc"), ("spectral", "sc")):
+                lab = cluster(K, k, alg, kernel=reg, restarts=restarts, seed=s).labels
+                rec[f"ari_{tag}"] = float(adjusted_rand_score(y[ok], lab[ok]))
+                rec[f"ami_{tag}"] = float(adjusted_mutual_info_score(y[ok], lab[ok], average_method="max"))
+            for by, col in (("distance", "knn"), ("similarity", "knn_sim")):
+                res = classify_many(d, reg, ("knn",), repeats=1, seed=s, k=7, neighbours=by, **extra)["knn"]
+                rec[col] = float(res.accuracy[0])
+            rec["seconds"] = time.perf_counter() - t0
+            rows.append(rec)
+    sys.stderr.write(f"kernel zoo {stem}: {time.perf_counter() - t_all:.1f} s\n")
+    return {"stem": stem, "frame": pd.DataFrame(rows), "networks": how, "seconds": time.perf_counter() - t_all}
+
+
+# ====================================================================== summaries
+def summary_table(runs: pd.DataFrame) -> pd.DataFrame:
+    """Mean and std over seeds per (dataset, kernel)."""
+    g = runs.groupby(["dataset", "kernel"], sort=False)
+    out = g[list(METRICS)].mean()
+    std = g[list(METRICS)].std(ddof=0).add_suffix("_std")
+    first = g[["label", "family", "network", "rows"]].first()
+    n = g.size().rename("seeds")
+    return pd.concat([first, out, std, n], axis=1).reset_index()
+
+
+def rank_table(summary: pd.DataFrame) -> tuple[pd.DataFrame, dict]:
+    """Average rank (1 = best, ties share the mean rank) of every kernel over the data sets, per metric,
+    with the Friedman test and the Nemenyi critical difference at alpha = 0.05 (Demsar 2006)."""
+    order = list(dict.fromkeys(summary["kernel"]))
+    ranks, tests = {}, {}
+    for m in METRICS:
+        wide = summary.pivot(index="dataset", columns="kernel", values=m)[order]
+        r = wide.rank(axis=1, ascending=False, method="average")
+        ranks[m] = r.mean(axis=0)
+        n_d, k = wide.shape
+        q = float(sps.studentized_range.ppf(0.95, k, 1e6) / np.sqrt(2.0)) if k > 1 else float("nan")
+        cd = q * np.sqrt(k * (k + 1) / (6.0 * n_d)) if n_d else float("nan")
+        try:
+            p = float(sps.friedmanchisquare(*[wide[c].to_numpy() for c in order]).pvalue) if n_d >= 2 else float("nan")
+        except ValueError:
+            p = float("nan")
+        tests[m] = {"datasets": int(n_d), "kernels": int(k), "friedman_p": p, "nemenyi_cd": float(cd)}
+    df = pd.DataFrame(ranks)
+    labels = summary.drop_duplicates("kernel").set_index("kernel")["label"]
+    df.insert(0, "label", labels.reindex(df.index))
+    df["mean rank"] = df[list(METRICS)].mean(axis=1)
+    return df.sort_values("mean rank").reset_index(names="kernel"), tests
+
+
+def reading(summary: pd.DataFrame, ranks: pd.DataFrame, tests: dict) -> list[str]:
+    """Data-driven sentences: who ranks where, and on which data sets a network beats the empty one."""
+    lines = []
+    for m, lab in METRICS.items():
+        top = ranks.sort_values(m).head(3)
+        fis = ranks[ranks["kernel"].str.startswith("fisher-")].sort_values(m)
+        pos = {kk: int(i) + 1 for i, kk in enumerate(ranks.sort_values(m)["kernel"])}
+        lines.append(f"**{lab}** — best average ranks: " + ", ".join(f"{r.label} ({r[m]:.1f})" for _, r in top.iterrows())
+                     + "; Fisher kernels: " + ", ".join(f"{r.label} {pos[r.kernel]}. ({r[m]:.1f})" for _, r in fis.iterrows())
+                     + f" of {len(ranks)}. Friedman p = {tests[m]['friedman_p']:.2g}, Nemenyi CD = "
+                       f"{tests[m]['nemenyi_cd']:.1f} ranks over {tests[m]['datasets']} data sets.")
+    piv = {m: summary.pivot(index="dataset", columns="kernel", values=m) for m in METRICS}
+    sd = {m: summary.pivot(index="dataset", columns="kernel", values=f"{m}_std") for m in METRICS}
+    nets = [f"fisher-{k}" for k in NETWORKS if k != "empty"]
+    for m in ("ari_cc", "ari_sc", "knn"):
+        P, S = piv[m], sd[m]
+        best = P[nets].max(axis=1)
+        arg = P[nets].idxmax(axis=1)
+        gap = best - P["fisher-empty"]
+        noise = np.sqrt(S[nets].max(axis=1) ** 2 + S["fisher-empty"] ** 2)
+        helps = [f"{ds} (+{g:.3f}, {arg[ds][7:]})" for ds, g in gap.items() if g > max(noise[ds], 0.01)]
+        hurts = [f"{ds} ({g:.3f})" for ds, g in (P[nets].max(axis=1) - P["fisher-empty"]).items()
+                 if P.loc[ds, nets].max() < P.loc[ds, "fisher-empty"] - max(noise[ds], 0.01)]
+        wins = [ds for ds in P.index if P.loc[ds].idxmax().startswith("fisher-") and
+                not P.loc[ds].idxmax().endswith("empty")]
+        lines.append(f"**{METRICS[m]}**: a network beats the empty network by more than the seed noise on "
+                     f"{len(helps)} of {len(P)} data sets" + (": " + ", ".join(helps) if helps else "")
+                     + (f"; every network is worse than the empty one on {', '.join(hurts)}" if hurts else "")
+                     + f". A network Fisher kernel is the best of all {P.shape[1]} kernels on "
+                     + (", ".join(wins) if wins else "no data set") + ".")
+    return lines
+
+
+# ====================================================================== figures
+def rank_figure(ranks: pd.DataFrame) -> go.Figure:
+    """Heatmap of average ranks (kernels x metrics), best kernels on top."""
+    z = ranks[list(METRICS)].to_numpy()
+    fig = go.Figure(go.Heatmap(z=z, x=[METRICS[m] for m in METRICS], y=list(ranks["label"]), colorscale="RdYlGn_r",
+                               text=np.round(z, 1), texttemplate="%{text}", colorbar={"title": "avg rank"}))
+    fig.update_layout(title="Kernel zoo: average rank over the data sets (1 = best)", height=40 + 28 * len(ranks),
+                      yaxis={"autorange": "reversed"}, margin={"l": 220})
+    return fig
+
+
+def _color(v: float, lo: float, hi: float) -> str:
+    t = 0.0 if hi <= lo else min(max((v - lo) / (hi - lo), 0.0), 1.0)
+    r = round(40 + 200 * t)
+    g = round(170 - 110 * t)
+    b = round(90 - 40 * t)
+    return f"#{r:02x}{g:02x}{b:02x}"
+
+
+def svg_heatmap(values: np.ndarray, rows: list, cols: list, title: str, note: str = "") -> str:
+    """A self-contained SVG heatmap (green = small = good rank), numbers in the cells."""
+    cw, ch, left, top = 62, 22, 230, 150
+    W, H = left + cw * len(cols) + 20, top + ch * len(rows) + 50
+    lo, hi = float(np.nanmin(values)), float(np.nanmax(values))
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{W}" height="{H}" font-family="sans-serif" font-size="11">',
+           f'<rect width="{W}" height="{H}" fill="white"/>',
+           f'<text x="10" y="20" font-size="14" font-weight="bold">{html.escape(title)}</text>']
+    for j, c in enumerate(cols):
+        x = left + cw * j + cw / 2
+        out.append(f'<text transform="translate({x:.0f},{top - 6}) rotate(-50)">{html.escape(str(c))}</text>')
+    for i, r in enumerate(rows):
+        y = top + ch * i
+        out.append(f'<text x="{left - 6}" y="{y + 15}" text-anchor="end">{html.escape(str(r))}</text>')
+        for j in range(len(cols)):
+            v = values[i, j]
+            fill = "#dddddd" if not np.isfinite(v) else _color(v, lo, hi)
+            out.append(f'<rect x="{left + cw * j}" y="{y}" width="{cw - 1}" height="{ch - 1}" fill="{fill}"/>')
+            if np.isfinite(v):
+                out.append(f'<text x="{left + cw * j + cw / 2:.0f}" y="{y + 15}" text-anchor="middle" fill="white">'
+                           f'{v:.1f}</text>')
+    if note:
+        out.append(f'<text x="10" y="{H - 15}">{html.escape(note)}</text>')
+    out.append("</svg>")
+    return "\n".join(out)
+
+
+# ====================================================================== the experiment
+def run_zoo(settings, w, progress) -> dict:
+    """The ``kernel-zoo`` experiment (module docstring); files go to ``<out>/kernel_zoo/``."""
+    names = _names(settings)
+    repeats = settings.repeats or (1 if settings.quick else 3)
+    n_max = N_MAX_QUICK if settings.quick else N_MAX
+    restarts = 3 if settings.quick else 10
+    exact_max = settings.exact_max_vars if settings.exact_max_vars is not None else EXACT_MAX_VARS
+    seeds = tuple(settings.seed + r for r in range(repeats))
+    ex._say(progress, 0.0, f"kernel zoo on {len(names)} data sets")
+    results = ex._map(_zoo_one, [(s, seeds, n_max, restarts, exact_max) for s in names], settings.jobs)
+    runs = pd.concat([r["frame"] for r in results], ignore_index=True)
+    summ = summary_table(runs)
+    ranks, tests = rank_table(summ)
+    text = reading(summ, ranks, tests)
+    sub = w.out / ZOO_DIR
+    sub.mkdir(parents=True, exist_ok=True)
+    w.frame(f"{ZOO_DIR}/kernel_zoo_runs", runs)
+    setup = (f"{len(names)} data sets, seeds {seeds[0]}..{seeds[-1]}, at most {n_max} rows per seed; correlation "
+             f"clustering ({restarts} restarts; adaptive shift for the measures, none for Fisher) and spectral "
+             "clustering (min-shifted affinity) with k = number of classes; kNN k = 7 on one 80/20 split per seed; "
+             f"Fisher networks learned on the drawn rows' features, CPTs by {PARAMS}; exact qNML up to "
+             f"{exact_max} features, hill climbing with qNML above")
+    w.table(f"{ZOO_DIR}/kernel_zoo", summ, title="Kernel zoo: every measure and the Fisher kernel (mean and std over seeds)",
+            caption="(no published counterpart: a new comparison, issue #16)",
+            measured="ARI/AMI of correlation and spectral clustering against the class; kNN accuracy", setup=setup)
+    rk = ranks.copy()
+    w.frame(f"{ZOO_DIR}/kernel_zoo_ranks", rk)
+    fig = rank_figure(ranks)
+    w.figure(f"{ZOO_DIR}/fig_kernel_zoo_ranks", fig)
+    cd = ", ".join(f"{METRICS[m]}: {t['nemenyi_cd']:.1f}" for m, t in tests.items())
+    svg = svg_heatmap(ranks[list(METRICS)].to_numpy(), list(ranks["label"]), [METRICS[m] for m in METRICS],
+                      "Average rank over the data sets (1 = best)", f"Nemenyi critical difference (alpha 0.05): {cd}")
+    (sub / "fig_kernel_zoo_ranks.svg").write_text(svg)
+    w.files.append(f"{ZOO_DIR}/fig_kernel_zoo_ranks.svg")
+    piv = summ.pivot(index="kernel", columns="dataset", values="knn")
+    per_ds = piv.rank(axis=0, ascending=False).reindex(list(ranks["kernel"]))
+    (sub / "fig_kernel_zoo_knn_by_dataset.svg").write_text(
+        svg_heatmap(per_ds.to_numpy(), list(ranks["label"]), list(per_ds.columns),
+                    "kNN accuracy (kernel distance): rank on each data set (1 = best)"))
+    w.files.append(f"{ZOO_DIR}/fig_kernel_zoo_knn_by_dataset.svg")
+    md = ["# Kernel zoo: the Fisher kernel among the categorical similarity measures", "",
+          f"*Setup:* {setup}.", "",
+          "Generated by `python -m bnfk_core reproduce kernel-zoo -o docs/results`"
+          + (" --quick (a smoke run: few data sets and rows, one seed)." if settings.quick else "."), "",
+          "![average ranks](fig_kernel_zoo_ranks.svg)", "", "## Average ranks (1 = best; lower is better)", "",
+          ex.markdown_table(ranks, digits=2), "",
+          ("Friedman test and Nemenyi critical difference (two kernels whose average ranks differ by less than "
+          "the CD are not distinguishable at alpha = 0.05):"), "",
+          ex.markdown_table(pd.DataFrame([{"metric": METRICS[m], **t} for m, t in tests.items()]), digits=3), "",
+          "## Reading (computed from the table)", ""] + [f"- {t}" for t in text] + [
+          "", "## Per data set (mean ± std over seeds)", ""]
+    for m in ("ari_cc", "ari_sc", "knn"):
+        tab = summ.assign(v=[f"{a:.3f} ± {b:.3f}" for a, b in zip(summ[m], summ[f"{m}_std"])]) \
+            .pivot(index="label", columns="dataset", values="v").reindex(list(ranks["label"]))
+        md += [f"### {METRICS[m]}", "", ex.markdown_table(tab.reset_index()), ""]
+    md += ["![kNN ranks per data set](fig_kernel_zoo_knn_by_dataset.svg)", ""]
+    (sub / "kernel_zoo.md").write_text("\n".join(md))
+    return {"datasets": names, "seeds": list(seeds), "n_max": n_max, "restarts": restarts, "exact_max_vars": exact_max,
+            "params": PARAMS, "networks": {r["stem"]: r["networks"] for r in results},
+            "seconds_per_dataset": {r["stem"]: r["seconds"] for r in results},
+            "tests": tests, "reading": text}
