@@ -12,7 +12,7 @@ from streamlit.runtime.pages_manager import PagesManager
 from bnfk_core.errors import BnfkError
 from bnfk_core.registry import ESTIMATORS
 
-from . import export, router, state
+from . import export, router, settings, share, state
 
 
 def _ensure_router() -> None:
@@ -37,6 +37,7 @@ def start(title: str, icon: str = "") -> bool:
     st.title(f"{icon} {title}".strip())
     try:
         state.init()
+        share.sync()          # a link's view, once per session; then the address bar follows the view
     except BnfkError as exc:
         st.error(str(exc))
         if st.button("Go back to the default dataset"):
@@ -60,12 +61,32 @@ def sidebar_summary() -> None:
         dg = state.dag()
         st.caption(f"Structure: **{state.structure_label()}** · {dg.n_arcs} arcs")
         st.caption(f"Parameters: {ESTIMATORS[ss.param_method].label.split(' (')[0].lower()}")
+        share_panel()
         with st.expander("Settings", icon=":material/settings:"):
             lo, hi = state.MEMORY_GIB_RANGE
             st.number_input("Memory limit (GiB)", min_value=lo, max_value=hi, step=0.5, format="%.2f",
                             help="The largest N × N work (Gram matrices and their work space) any page may start; "
                                  "a larger one is refused with a hint to sample fewer rows.",
                             **state.bind("memory_gib", shown=lambda v: min(max(float(v), lo), hi)))
+
+
+def share_panel() -> None:
+    """The sidebar's "Share" box: the link of this view (copy button), the session file, opening one."""
+    with st.expander("Share this view", icon=":material/share:"):
+        st.caption("Copy link — opens this page with the same data, structure and settings:")
+        st.code(share.link(), language=None, wrap_lines=True)
+        download("Session (JSON)", share.session_bytes, f"{dataset_name()}_session.json", "application/json",
+                 key="dl_session")
+        up = st.file_uploader("Open a session file", type=["json"], key="w_session_file")
+        if up is not None and st.session_state.get("_session_opened") != up.file_id:
+            st.session_state._session_opened = up.file_id
+            try:
+                share.open_session(up.name, up.getvalue())
+            except BnfkError as exc:
+                st.error(str(exc))
+            else:
+                state.flash("success", f"Opened {up.name}: its data, structure and settings.")
+                st.rerun()
 
 
 @contextlib.contextmanager
@@ -98,8 +119,7 @@ def stored_run(label: str, key: str, store: str, cache_key, fn, *, icon: str | N
     return saved[1] if saved and saved[0] == cache_key else None
 
 
-#: Largest seed a widget takes: the core's seeds are numpy seeds in [0, 2**32 - 1] (as the CLI's ``--seed``).
-MAX_SEED = 2**32 - 1
+MAX_SEED = settings.MAX_SEED
 
 
 def seed_input(label: str, key: str, container=st, help: str | None = None) -> int:

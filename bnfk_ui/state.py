@@ -26,6 +26,8 @@ from bnfk_core.model import BayesNet, fit
 from bnfk_core.registry import KERNELS, SCORES
 from bnfk_core.scores import score_dag
 
+from . import settings
+
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE_DIR = ROOT / "sample_data"
 DEFAULT_DATASET = "house_votes_84"
@@ -41,22 +43,10 @@ DEFAULTS = {
     "missing_policy": "category",    # the catalog's policy of DEFAULT_DATASET (checked by a test)
     "bins": 4,
     "drop_columns": [],
-    "learn_method": "tree",
-    "learn_score": "bic",
-    "learn_k": 2,
-    "learn_max_parents": 0,          # 0 = no bound
-    "learn_seed": 0,
-    "param_method": "smoothed",
-    "kernel_kind": kernels.FISHER,
-    "kernel_rows": 500,
-    "kernel_seed": 0,
-    "kernel_order": "class",
-    "kernel_normalize": False,
-    "kernel_compare": "empty",
     "pair": None,                    # (row a, row b) picked on the Kernel page
-    "memory_gib": 4.0,               # the limit of every N x N step (kernels.memory_limit_set), GiB
+    **settings.defaults(),           # every page setting (learn_*, kernel_*, clu_*, …, memory_gib)
 }
-MEMORY_GIB_RANGE = (0.25, 64.0)
+MEMORY_GIB_RANGE = (settings.SETTINGS["memory_gib"].lo, settings.SETTINGS["memory_gib"].hi)
 
 
 # ---------------------------------------------------------------------- catalog

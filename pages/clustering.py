@@ -6,20 +6,12 @@ import streamlit as st
 
 from bnfk_core.analyses import cluster as C
 from bnfk_core.embed import sample_rows
-from bnfk_core.kernels import SCALED_HAMMING
 from bnfk_core.registry import KERNELS
-from bnfk_ui import common, state
+from bnfk_ui import common, settings, state
 from bnfk_ui.figures import clustering as fig_clu
 from bnfk_ui.sections import clustering as sections
 
-ALGOS = {"correlation": "Correlation clustering", "spectral": "Spectral clustering"}
-TRANSFORMS = {"shift-min": "K − min K (thesis)", "cosine": "cosine-normalised, (1 + cos)/2",
-              "rbf": "exp(−d² / median d²), kernel distance"}
-NETWORKS = {"current": "Current structure (Structure page)", "qnml": "Hill climbing on qNML, cNML parameters (thesis)"}
-DEFAULTS = {"clu_kernel": SCALED_HAMMING, "clu_algorithm": "correlation", "clu_network": "current",
-            "clu_transform": "shift-min", "clu_restarts": 25, "clu_seed": 0, "clu_rows": 1000, "clu_k": 0,
-            "clu_runs": 3, "clu_kernels": [n for n in KERNELS if KERNELS[n].family in ("fisher", "baseline")],
-            "clu_clf_repeats": 5}
+ALGOS, TRANSFORMS, NETWORKS = settings.ALGORITHMS, settings.TRANSFORMS, settings.CLUSTER_NETWORKS
 MAX_ROWS = 3000
 CHART = {"displaylogo": False}
 
@@ -47,8 +39,6 @@ def _views(_K: np.ndarray, key: tuple, labels: tuple) -> dict:
 
 def page():
     ss = st.session_state
-    for key, v in DEFAULTS.items():
-        ss.setdefault(key, list(v) if isinstance(v, list) else v)
     d = state.data()
     has_class = d.class_column is not None
     cls_states = d.states[d.index(d.class_column)] if has_class else ()

@@ -6,10 +6,10 @@ import streamlit as st
 
 from bnfk_core.errors import BnfkError
 from bnfk_core.registry import KERNELS
-from bnfk_ui import common, figures, state
+from bnfk_ui import common, figures, settings, state
 from bnfk_ui.figures import kernel as fig_kernel
 
-ORDERS = {"class": "by class, clustered inside", "cluster": "by hierarchical clustering", "data": "as in the data"}
+ORDERS = settings.KERNEL_ORDERS
 CHART = {"displaylogo": False}
 
 

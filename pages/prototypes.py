@@ -7,15 +7,10 @@ import streamlit as st
 
 from bnfk_core.analyses import prototypes as pt
 from bnfk_core.dag import DAG
-from bnfk_ui import common, state
+from bnfk_ui import common, settings, state
 from bnfk_ui.figures import prototypes as figs
 
-SOURCES = {"current": "Current structure (Structure page; the class is not a feature)",
-           "hc": "Hill climbing, BIC, class as a feature (paper Fig. 1)",
-           "tan": "TAN (paper Fig. 2)", "kdb": "KDB, K = 3 (paper Fig. 3)"}
-CRITERIA = {"mmd": "Greedy MMD (Fisher kernel)", "chi2": "Greedy χ² heuristic", "random": "Random subset"}
-DEFAULTS = {"proto_source": "current", "proto_criterion": "mmd", "proto_k": 20, "proto_draws": 200,
-            "proto_seed": 0, "proto_ks": ""}
+SOURCES, CRITERIA = settings.PROTOTYPE_SOURCES, settings.PROTOTYPE_CRITERIA
 MAX_MAP_ROWS = 2000
 
 
@@ -37,8 +32,7 @@ def _embedding(_exp: pt.SummarizationExperiment, exp_key: tuple) -> np.ndarray:
 
 def page():
     ss = st.session_state
-    for key, v in DEFAULTS.items():
-        ss.setdefault(key, v)
+    ss.setdefault("proto_ks", "")
     d = state.data()
     if ss.proto_source in ("tan", "kdb") and not d.class_column:
         st.info("TAN and KDB need a class column (Data page); using the current structure instead.")

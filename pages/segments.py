@@ -13,15 +13,13 @@ from bnfk_core.analyses import segments as S
 from bnfk_core.dag import DAG, SEGMENT_KINDS, SEGMENT_LABELS, SEGMENT_PATTERNS, SEGMENT_SIZES, apply_segment
 from bnfk_core.embed import class_order, cluster_order, sample_rows
 from bnfk_core.registry import ESTIMATORS
-from bnfk_ui import common, state
+from bnfk_ui import common, settings, state
 from bnfk_ui.figures import segments as figs
 from bnfk_ui.sections import segments as sections
 
 KINDS = {k: f"{SEGMENT_LABELS[k]}  {SEGMENT_PATTERNS[k] if k != 'full' else '(one collapsed variable)'}"
          for k in SEGMENT_KINDS}
-BASES = {"empty": "Empty network (scaled-Hamming)", "current": "Current structure (Structure page)"}
-DEFAULTS = {"seg_kind": "single-arc", "seg_base": "empty", "seg_rows": 300, "seg_seed": 0, "seg_restarts": 25,
-            "seg_missing": 0.2, "seg_protos": 20, "seg_arcs": 2, "seg_full_m": 3}
+BASES = settings.SEGMENT_BASES
 MAX_ROWS = 1500
 PLOTLY = {"displaylogo": False}
 
@@ -79,8 +77,6 @@ def controls(d, feat):
 
 def page():
     ss = st.session_state
-    for key, v in DEFAULTS.items():
-        ss.setdefault(key, v)
     d, feat = state.data(), state.feature_data()
     has_class = d.class_column is not None
     cls_states = d.states[d.index(d.class_column)] if has_class else ()

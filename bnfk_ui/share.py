@@ -1,0 +1,216 @@
+"""Links and session files: the current view mirrored in ``st.query_params`` (opening the link restores it) and
+saved / opened as a bnfk session file (:mod:`bnfk_core.session`).
+
+A link holds the dataset (a bundled name, or the first 16 hex digits of an upload's sha256 -- the file itself
+stays on the server that saw it), the loading options, the structure (``arcs``: index pairs over the feature
+variables, e.g. ``0-3.2-5``), the CPT estimator and every page setting that differs from its default
+(:mod:`bnfk_ui.settings`).  Anything in a link that cannot be used is named in one warning and left at its
+default; nothing in a link or a session file ends in a traceback.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import urllib.parse
+
+import streamlit as st
+
+from bnfk_core.dag import DAG
+from bnfk_core.errors import BnfkError
+from bnfk_core.registry import ESTIMATORS
+from bnfk_core.session import DataRef, SessionError, parse_session, session_dict
+
+from . import settings as S
+from . import state
+
+__all__ = ["remember_upload", "encode_arcs", "decode_arcs", "view_params", "restore", "sync", "link",
+           "session_bytes", "open_session", "MAX_UPLOADS"]
+
+#: uploads a server keeps for links (the oldest is forgotten first)
+MAX_UPLOADS = 32
+_VIEW_KEYS = ("data", "upload", "class", "missing", "bins", "drop", "arcs", "params")
+
+
+@st.cache_resource(show_spinner=False)
+def _uploads() -> dict:
+    """sha256 hex -> (file name, bytes) of the uploads this server has seen (shared by its sessions)."""
+    return {}
+
+
+def remember_upload(name: str, content: bytes) -> str:
+    """Keep an upload for links; its sha256 hex digest."""
+    digest = hashlib.sha256(content).hexdigest()
+    store = _uploads()
+    store.pop(digest, None)
+    store[digest] = (name, content)
+    while len(store) > MAX_UPLOADS:
+        store.pop(next(iter(store)))
+    return digest
+
+
+def _find_upload(prefix: str):
+    hits = [v for k, v in _uploads().items() if k.startswith(prefix)] if len(prefix) >= 8 else []
+    return hits[0] if len(hits) == 1 else None
+
+
+def encode_arcs(dag: DAG, variables) -> str:
+    """``u-v`` index pairs (over ``variables``) joined by ``.``: ``0-3.2-5``; empty for no arcs."""
+    index = {v: i for i, v in enumerate(variables)}
+    return ".".join(f"{index[u]}-{index[v]}" for u, v in dag.sorted_arcs())
+
+
+def decode_arcs(text: str, variables) -> DAG:
+    """The DAG of :func:`encode_arcs` text; ValueError (indices, format) or StructureError (a cycle)."""
+    arcs = []
+    for part in filter(None, text.split(".")):
+        a, sep, b = part.partition("-")
+        if not sep or not a.isdigit() or not b.isdigit() or len(a) > 6 or len(b) > 6:
+            raise ValueError(f"'{part[:20]}' is not an arc u-v of variable numbers")
+        i, j = int(a), int(b)
+        if max(i, j) >= len(variables):
+            raise ValueError(f"variable number {max(i, j)} is beyond the data's {len(variables)} variables")
+        arcs.append((variables[i], variables[j]))
+    return DAG(variables, arcs)
+
+
+def view_params() -> dict:
+    """The current view as query parameters (text values; lists for repeated keys)."""
+    ss = st.session_state
+    p: dict = {}
+    if ss.dataset == "upload" and ss.get("upload"):
+        p["upload"] = remember_upload(*ss.upload)[:16]
+    else:
+        p["data"] = ss.dataset
+    p["class"] = ss.class_column or ""
+    p["missing"] = ss.missing_policy
+    if int(ss.bins) != 4:
+        p["bins"] = str(int(ss.bins))
+    if ss.drop_columns:
+        p["drop"] = list(ss.drop_columns)
+    p["arcs"] = encode_arcs(state.dag(), state.feature_data().variables)
+    p["params"] = ss.param_method
+    for k, v in S.non_default({k: ss[k] for k in S.SETTINGS if k in ss}).items():
+        if k != "param_method":
+            p[k] = S.SETTINGS[k].encode(v)
+    return p
+
+
+def restore(params: dict) -> list[str]:
+    """Apply query parameters (``{key: [values]}``); what cannot be used is left as it is and described in the
+    returned list (one short phrase each)."""
+    ss = st.session_state
+    one = {k: v[-1] if isinstance(v, list) else v for k, v in params.items()}
+    problems: list[str] = []
+    data_ok = True
+    changes: dict = {}
+    if "upload" in one:
+        found = _find_upload(one["upload"])
+        if found is None:
+            problems.append(f"its uploaded file (sha256 {one['upload'][:16]}…) is not on this server — upload the "
+                            "file again")
+            data_ok = False
+        else:
+            ss.upload, changes["dataset"] = found, "upload"
+    elif "data" in one:
+        if one["data"] in state.catalog():
+            changes["dataset"] = one["data"]
+        else:
+            problems.append(f"data '{one['data'][:40]}' is not a bundled dataset")
+            data_ok = False
+    if data_ok:
+        if "class" in one:
+            changes["class_column"] = one["class"] or None
+        if one.get("missing") in ("missing", "category"):
+            changes["missing_policy"] = one["missing"]
+        elif "missing" in one:
+            problems.append("missing must be 'missing' or 'category'")
+        if "bins" in one:
+            if one["bins"].isdigit() and int(one["bins"]) <= 20:
+                changes["bins"] = int(one["bins"])
+            else:
+                problems.append("bins must be a whole number from 0 to 20")
+        changes["drop_columns"] = [c for c in params.get("drop", []) if c]
+        if changes and not state.change_data(**changes):
+            problems.append("its data options do not load (see the message above)")
+            data_ok = False
+    state.init()
+    if data_ok and "arcs" in one:
+        try:
+            state.set_dag(decode_arcs(one["arcs"], state.feature_data().variables), "Structure from a link")
+        except (ValueError, BnfkError) as exc:
+            problems.append(f"its structure cannot be used ({str(exc).rstrip('.')})")
+    if "params" in one:
+        if one["params"] in ESTIMATORS:
+            ss.param_method = one["params"]
+        else:
+            problems.append(f"params '{one['params'][:20]}' is not an estimator")
+    for k, v in one.items():
+        if k in _VIEW_KEYS:
+            continue
+        if k not in S.SETTINGS:
+            problems.append(f"'{k[:30]}' is not a setting")
+            continue
+        try:
+            ss[k] = S.SETTINGS[k].parse(v)
+        except ValueError as exc:
+            problems.append(f"{k} {exc}")
+    return problems
+
+
+def sync() -> None:
+    """Once per browser session, restore the view of the link it was opened with; then (every run) keep the
+    address bar's query parameters equal to the current view."""
+    ss = st.session_state
+    if not ss.get("_link_read"):
+        ss._link_read = True
+        given = {k: st.query_params.get_all(k) for k in st.query_params}
+        if given:
+            problems = restore(given)
+            if problems:
+                st.warning("Some of this link could not be used and was left at its default: "
+                           + "; ".join(problems) + ".")
+    want = view_params()
+    have = {k: st.query_params.get_all(k) for k in st.query_params}
+    if {k: v if isinstance(v, list) else [v] for k, v in want.items()} != have:
+        st.query_params.from_dict(want)
+
+
+def link() -> str:
+    """The address of this view (the page's URL with the current query parameters)."""
+    base = (st.context.url or "http://localhost:8501/").split("?")[0]
+    return f"{base}?{urllib.parse.urlencode(view_params(), doseq=True)}"
+
+
+def session_bytes() -> bytes:
+    """The current analysis as a session file: data reference (or the uploaded CSV), structure, CPTs, settings."""
+    ss = st.session_state
+    opts = dict(class_column=ss.class_column, missing_policy=ss.missing_policy, bins=int(ss.bins),
+                drop_columns=tuple(ss.drop_columns))
+    ref = (DataRef(name=ss.upload[0], content=ss.upload[1], **opts) if ss.dataset == "upload"
+           else DataRef(sample=ss.dataset, **opts))
+    doc = session_dict(ref, state.dag(), ss.param_method, state.model(),
+                       S.non_default({k: ss[k] for k in S.SETTINGS if k in ss and k != "param_method"}))
+    return json.dumps(doc, indent=1, ensure_ascii=False).encode("utf-8")
+
+
+def open_session(name: str, content: bytes) -> None:
+    """Make a session file the current analysis (data, structure, estimator, settings); a SessionError names
+    what is wrong and changes nothing."""
+    ss = st.session_state
+    s = parse_session(content, name)
+    ref = s.ref
+    if ref.sample is None:
+        remember_upload(ref.name, ref.content)
+        ss.upload = (ref.name, ref.content)
+    if not state.change_data(dataset=ref.sample or "upload", class_column=ref.class_column,
+                             missing_policy=ref.missing_policy, bins=ref.bins, drop_columns=list(ref.drop_columns)):
+        raise SessionError(f"The data of {name} do not load in the app.")
+    state.init()
+    state.set_dag(s.model.dag, f"Structure from {name}")
+    ss.param_method = s.params
+    for k, v in s.settings.items():
+        if k in S.SETTINGS and k != "param_method":
+            try:
+                ss[k] = S.SETTINGS[k].parse(v)
+            except ValueError as exc:
+                state.flash("warning", f"{name}: setting {k} {exc}; left at its default.")
