@@ -1,7 +1,7 @@
 """Home: pick a dataset (bundled sample or upload), see the current state, and where to go next."""
 import streamlit as st
 
-from bnfk_ui import common, figures, state
+from bnfk_ui import common, figures, report, state
 
 if common.start("Bayesian-network Fisher kernels"):
     st.markdown(
@@ -66,6 +66,13 @@ if common.start("Bayesian-network Fisher kernels"):
             st.caption(f"Structure: **{state.structure_label()}** over the {len(dg.nodes)} feature "
                        f"variables (the class is never a kernel feature). "
                        f"BIC {sc['bic']:,.1f} · BDeu {sc['bdeu']:,.1f} · qNML {sc['qnml']:,.1f} (log scale, higher is better).")
+            settings = {k: st.session_state[k] for k in report.REPORT_DEFAULTS if k in st.session_state}
+            note = state.structure_label()
+            common.download("Report (HTML)", lambda: report.build_report(d, m, settings=settings,
+                            structure_note=note).encode("utf-8"),
+                            f"{common.dataset_name()}_report.html", "text/html", key="dl_report")
+            st.caption("One HTML file of the current analysis with the settings of every page: data, structure, "
+                       "kernel, clustering, imputation, prototypes; works offline. Takes about half a minute.")
 
     st.subheader("Where to go next")
     c1, c2, c3 = st.columns(3)
