@@ -1,0 +1,120 @@
+"""A shared link in a real browser: configure a non-default view (an upload, an arc edit, settings on three
+pages), copy the link from the sidebar, open it in a fresh browser context and get the identical view."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from test_browser import ARTIFACTS, _check_page, browser, pytestmark, server  # noqa: F401 (fixtures)
+
+
+def _csv(path) -> str:
+    rng = np.random.default_rng(3)
+    n = 120
+    a = rng.integers(0, 3, n)
+    b = (a + rng.integers(0, 2, n)) % 3
+    c = rng.integers(0, 2, n)
+    label = (b > 0).astype(int) ^ (rng.random(n) < 0.1)
+    lines = ["colour,shape,size,label"] + [f"c{x},s{y},z{w},L{v}" for x, y, w, v in zip(a, b, c, label)]
+    path.write_text("\n".join(lines) + "\n")
+    return str(path)
+
+
+def _settle(page):
+    page.wait_for_timeout(800)
+    page.wait_for_function("() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=90_000)
+    page.wait_for_timeout(800)
+
+
+def _select(page, label: str, option: str):
+    box = page.get_by_test_id("stSelectbox").filter(has_text=label).first
+    box.click()
+    page.get_by_role("option", name=option, exact=True).first.click()
+    _settle(page)
+
+
+def _number(page, label: str, value: int):
+    field = page.get_by_label(label, exact=True).first
+    field.fill(str(value))
+    field.press("Enter")
+    _settle(page)
+
+
+def _go(page, name: str):
+    page.get_by_role("link", name=name, exact=True).first.click()
+    page.get_by_role("heading", name=name).first.wait_for(timeout=90_000)
+    _settle(page)
+
+
+def _copied_link(page) -> str:
+    page.get_by_text("Share this view").first.click()
+    code = page.locator('[data-testid="stSidebar"] [data-testid="stCode"] code').first
+    code.wait_for(timeout=30_000)
+    return code.inner_text().strip()
+
+
+def _view(page) -> dict:
+    """What must be identical: the data and the number of arcs in the sidebar (the structure's label says where
+    it came from, so it differs), and the Clustering page's metrics."""
+    side = page.locator('[data-testid="stSidebar"]').inner_text()
+    _go(page, "Clustering")
+    metrics = [m.inner_text() for m in page.locator('[data-testid="stMetric"]').all()]
+    lines = side.splitlines()
+    return {"data": [ln for ln in lines if ln.startswith("Data:")],
+            "arcs": [ln.rsplit("·", 1)[-1].strip() for ln in lines if ln.startswith("Structure:")],
+            "metrics": metrics}
+
+
+def test_a_copied_link_opens_the_same_view(server, browser, tmp_path):  # noqa: F811
+    ctx = browser.new_context(viewport={"width": 1500, "height": 2200})
+    page = ctx.new_page()
+    try:
+        page.goto(server, wait_until="domcontentloaded")
+        page.wait_for_selector(".js-plotly-plot", timeout=90_000)
+        _settle(page)
+        _select(page, "Bundled sample or your own file", "Upload your own CSV…")
+        page.locator('[data-testid="stMainBlockContainer"] [data-testid="stFileUploader"] input[type="file"]').set_input_files(_csv(tmp_path / "mine.csv"))
+        page.get_by_text("Loaded mine.csv").first.wait_for(timeout=60_000)
+        _settle(page)
+        _go(page, "Structure")
+        page.get_by_role("button", name="Start empty").click()
+        page.get_by_text("Empty network").first.wait_for(timeout=30_000)
+        _settle(page)
+        page.get_by_role("tab", name="Edit arcs").click()
+        _select(page, "From", "size")
+        _select(page, "To", "colour")
+        page.get_by_role("button", name="Add arc").click()
+        try:
+            page.get_by_text("Added size → colour").first.wait_for(timeout=30_000)
+        except Exception:
+            page.screenshot(path=str(ARTIFACTS / "share_failed_edit.png"), full_page=True)
+            raise
+        _go(page, "Kernel")
+        _number(page, "Sampling seed", 9)
+        _go(page, "Clustering")
+        _number(page, "Seed", 11)
+        _number(page, "Local-search restarts", 6)
+        _go(page, "Prototypes")
+        _number(page, "Split and sampling seed", 4)
+        link = _copied_link(page)
+        assert "upload=" in link and "arcs=" in link and "clu_seed=11" in link and "proto_seed=4" in link
+        assert "kernel_seed=9" in link
+        first = _view(page)
+        page.screenshot(path=str(ARTIFACTS / "share_configured.png"), full_page=True)
+    finally:
+        ctx.close()
+
+    ctx2 = browser.new_context(viewport={"width": 1500, "height": 2200})
+    page2 = ctx2.new_page()
+    try:
+        page2.goto(link, wait_until="domcontentloaded")
+        page2.get_by_role("heading", name="Prototypes").first.wait_for(timeout=90_000)
+        _settle(page2)
+        body = page2.inner_text("body")
+        assert "could not be used" not in body, body[:2000]
+        assert _copied_link(page2) == link
+        second = _view(page2)
+        _check_page(page2, "h1", "Clustering", "share_opened_link")
+        assert second == first
+    finally:
+        ctx2.close()
