@@ -3,6 +3,7 @@
     python -m bnfk_core reproduce all|thesis-imputation|thesis-clustering|thesis-segments|
                                   thesis-classification|paper-summarization|speed|kernel-zoo
                                   [--quick] -o results/
+    python -m bnfk_core reproduce figures -o results/    # the figures' HTML again from their JSON (no run)
 
 Writes CSV + markdown tables, plotly figures and ``manifest.json`` into the output folder
 (:mod:`bnfk_core.reproduce`) and prints a short JSON summary (experiments, wall times, files).
@@ -10,7 +11,7 @@ Writes CSV + markdown tables, plotly figures and ``manifest.json`` into the outp
 from __future__ import annotations
 
 from ..errors import BnfkError
-from ..reproduce import EXPERIMENTS, NETWORK_CHOICES, Settings, run
+from ..reproduce import EXPERIMENTS, NETWORK_CHOICES, Settings, render_figures, run
 from .common import (
     add_hidden_alias,
     add_quiet,
@@ -24,6 +25,8 @@ __all__ = ["register"]
 
 
 def _cmd_reproduce(args) -> dict:
+    if args.experiment == "figures":
+        return {"output": args.output, "figures": render_figures(args.output)}
     ks = None
     if args.ks:
         try:
@@ -45,7 +48,9 @@ def _cmd_reproduce(args) -> dict:
 def register(sub) -> None:
     p = sub.add_parser("reproduce", help="reproduce the thesis's tables and the paper's figures/run times "
                                          "(ours next to the published numbers)")
-    p.add_argument("experiment", choices=("all",) + EXPERIMENTS)
+    p.add_argument("experiment", choices=("all",) + EXPERIMENTS + ("figures",),
+                   help="an experiment, all of them, or 'figures': write the HTML of every stored figure of the "
+                        "output folder again from its JSON (plotly.js beside them; no experiment runs)")
     p.add_argument("-o", "--output", required=True, metavar="DIR", help="output folder (created if needed)")
     p.add_argument("--quick", action="store_true",
                    help="fewer data sets, settings and repeats (minutes, for CI); the full run takes hours")

@@ -12,6 +12,7 @@ from .experiments import (
                           comparison_frame,
                           markdown_table,
                           read_manifest,
+                          render_figures,
                           run,
                           run_experiment,
                           stored_results,
@@ -19,4 +20,4 @@ from .experiments import (
 )
 
 __all__ = ["EXPERIMENTS", "NETWORK_CHOICES", "ReproduceError", "Settings", "comparison_frame", "markdown_table",
-           "read_manifest", "run", "run_experiment", "stored_results", "versions"]
+           "read_manifest", "render_figures", "run", "run_experiment", "stored_results", "versions"]

@@ -80,7 +80,8 @@ from . import published as pub
 
 __all__ = ["EXPERIMENTS", "NETWORK_CHOICES", "Settings", "ReproduceError", "run", "run_experiment", "structure_spec",
            "comparison_frame", "markdown_table", "versions", "load_thesis_data", "load_paper_data",
-           "read_manifest", "stored_results", "TABLE_FILES", "PAPER_KS"]
+           "read_manifest", "stored_results", "TABLE_FILES", "PAPER_KS", "PLOTLY_JS", "write_figure_html",
+           "render_figures"]
 
 EXPERIMENTS = ("thesis-imputation", "thesis-clustering", "thesis-segments", "thesis-classification",
                "paper-summarization", "speed", "kernel-zoo")
@@ -275,8 +276,43 @@ class _Writer:
         df.to_csv(self._path(stem + ".csv"), index=False, float_format="%.6g")
 
     def figure(self, stem: str, fig) -> None:
-        fig.write_html(self._path(stem + ".html"), include_plotlyjs="cdn", full_html=True)
+        write_figure_html(fig, self._path(stem + ".html"))
+        self.files.append(PLOTLY_JS)
         self._path(stem + ".json").write_text(fig.to_json())
+
+
+#: the plotly.js bundle every figure page of a results folder loads from beside it (no CDN: readable offline)
+PLOTLY_JS = "plotly.min.js"
+
+
+def write_figure_html(fig, path) -> None:
+    """``fig`` as an HTML page that loads ``plotly.min.js`` from its own folder (written there, or refreshed when
+    it is not this plotly's bundle), so the folder's figures open without a network."""
+    from plotly.offline import get_plotlyjs
+    path = Path(path)
+    js, code = path.parent / PLOTLY_JS, get_plotlyjs()
+    if not js.exists() or js.stat().st_size != len(code.encode("utf-8")) or js.read_text(encoding="utf-8") != code:
+        js.write_text(code, encoding="utf-8")
+    fig.write_html(path, include_plotlyjs="directory", full_html=True)
+
+
+def render_figures(out) -> list[str]:
+    """Write the HTML page of every figure of the results folder ``out`` again from its stored JSON (the
+    ``fig_*.json`` files its manifest lists), with the local plotly.js of :func:`write_figure_html`.  No
+    experiment runs and no number changes; returns the pages written."""
+    import plotly.io as pio
+    out = Path(out)
+    man = read_manifest(out)
+    if not man.get("experiments"):
+        raise ReproduceError(f"{out} has no manifest.json listing experiments; run 'reproduce all -o {out}' first.")
+    written = []
+    for rec in man["experiments"].values():
+        for f in rec.get("files", []):
+            if f.startswith("fig_") and f.endswith(".json") and (out / f).exists():
+                page = out / (f[: -len(".json")] + ".html")
+                write_figure_html(pio.from_json((out / f).read_text()), page)
+                written.append(page.name)
+    return sorted(set(written))
 
 
 def versions() -> dict:
