@@ -310,8 +310,14 @@ def _fisher_gram(model, X, Y, sym, max_bytes, pm):
         used = np.flatnonzero((nx > 0) | (ny > 0))
         dense_cost = N * M * len(used) * (r - 1) * (0.5 if sym else 1.0) * _T_FLOP
         shared = np.flatnonzero((nx > 0) & (ny > 0))
-        pair_cost = float(np.dot(nx[shared], ny[shared])) * _T_PAIR + len(shared) * _T_GROUP
-        plans.append([i, vx, vy, used, dense_cost, pair_cost, dense_cost < pair_cost])
+        const = len(used) == 1 and vx.ok.all() and vy.ok.all()    # one configuration, every family complete
+        if const:       # −1/P reaches every pair (a constant); only equal states are pairs to visit
+            kx = np.bincount(vx.x, minlength=r)
+            ky = kx if sym else np.bincount(vy.x, minlength=r)
+            pair_cost = float(np.dot(kx, ky)) * _T_PAIR + r * _T_GROUP
+        else:
+            pair_cost = float(np.dot(nx[shared], ny[shared])) * _T_PAIR + len(shared) * _T_GROUP
+        plans.append([i, vx, vy, used, dense_cost, pair_cost, dense_cost < pair_cost, const])
     # the dense product also pays once per output element; if that outweighs its gain, use pairs only
     dense = [p for p in plans if p[6]]
     if dense and N * M * _T_OUT + sum(p[4] for p in dense) > sum(p[5] for p in dense):
@@ -330,9 +336,12 @@ def _fisher_gram(model, X, Y, sym, max_bytes, pm):
         A = _dense_features([(vx, pos, G) for vx, _, pos, G in blocks], N, width)
         K = A @ A.T if sym else A @ _dense_features([(vy, pos, G) for _, vy, pos, G in blocks], M, width).T
         del A
-    else:
-        K = np.zeros((N, M))
-    pairs = [(i, vx, vy, used) for i, vx, vy, used, _, _, d in plans if not d]
+    pairs = [(i, vx, vy, used, const) for i, vx, vy, used, _, _, d, const in plans if not d]
+    c0 = -sum(1.0 / float(pm.probs[i][used[0]]) for i, _, _, used, const in pairs if const)
+    if not dense:
+        K = np.full((N, M), c0) if c0 else np.zeros((N, M))
+    elif c0:
+        K += c0
     if pairs:
         _scatter_add(K, model, pm, pairs)
     for i in missing:
@@ -353,12 +362,13 @@ def _dense_features(blocks, n, width) -> np.ndarray:
 
 
 @numba.njit(parallel=True, cache=True)
-def _pair_kernel(K, pX, xX, xY, order, starts, W, B, r, c):  # pragma: no cover - compiled
+def _pair_kernel(K, pX, xX, xo, order, starts, W, B, r, c):  # pragma: no cover - compiled
     """K[a, b] += K_i(a, b) over the pairs that share variable i's parent configuration.
 
     pX[v, a]: compact parent configuration of X row a for the v-th scatter variable (-1: skip);
-    order[v, starts[v, j]:starts[v, j+1]]: the Y rows in configuration j; W[v, j, k] = 1/(theta P),
-    B[v, j] = 1/P.  One row of K at a time, so the writes stay in cache.
+    order[v, starts[v, j]:starts[v, j+1]]: the Y rows in configuration j and xo[v, t] the state of
+    Y row order[v, t] (read in sequence, not gathered); W[v, j, k] = 1/(theta P), B[v, j] = 1/P.
+    One row of K at a time, so the writes stay in cache.
     """
     N = K.shape[0]
     V = pX.shape[0]
@@ -372,46 +382,64 @@ def _pair_kernel(K, pX, xX, xY, order, starts, W, B, r, c):  # pragma: no cover 
             bb = B[v, j]
             for t in range(starts[v, j], starts[v, j + 1]):
                 b = order[v, t]
-                if xY[v, b] == xa:
+                if xo[v, t] == xa:
                     K[a, b] += w - bb
                 else:
                     K[a, b] -= bb
 
 
 def _scatter_add(K, model, pm, scatter):
-    """Add the terms of the pair-path variables (see :func:`_pair_kernel`)."""
+    """Add the terms of the pair-path variables (see :func:`_pair_kernel`).
+
+    ``scatter`` holds (i, vx, vy, used, const).  A ``const`` variable has one parent configuration j0
+    and a complete family in every row (a root, typically): its −1/P(j0) reaches every pair and was
+    added to K as a constant beforehand, so here only pairs with equal states remain, grouped by state
+    (Σ_k N_k M_k pairs instead of N M).
+    """
     N, M = K.shape
     V = len(scatter)
-    cmax = max(int(len(used)) for _, _, _, used in scatter)
-    rmax = max(int(model.cpts[i].shape[1]) for i, _, _, _ in scatter)
+    cmax = max(int(len(used)) if not const else int(model.cpts[i].shape[1]) for i, _, _, used, const in scatter)
+    rmax = max(int(model.cpts[i].shape[1]) for i, *_ in scatter)
     pX = np.full((V, N), -1, np.int64)
     xX = np.zeros((V, N), np.int64)
-    xY = np.zeros((V, M), np.int64)
+    xo = np.zeros((V, M), np.int64)
     order = np.zeros((V, M), np.int64)
     starts = np.zeros((V, cmax + 1), np.int64)
     W = np.zeros((V, cmax * rmax))
     B = np.zeros((V, cmax))
     r = np.zeros(V, np.int64)
     c = np.zeros(V, np.int64)
-    for v, (i, vx, vy, used) in enumerate(scatter):
+    for v, (i, vx, vy, used, const) in enumerate(scatter):
         q, ri = model.cpts[i].shape
-        pos = np.full(q, -1, np.int64)
-        pos[used] = np.arange(len(used))
-        pX[v, vx.rows] = pos[vx.p[vx.rows]]
         xX[v] = vx.x
-        xY[v] = vy.x
-        py = pos[vy.p[vy.rows]]
+        if const:
+            groups = ri
+            pX[v] = vx.x
+            py = vy.x
+            rows_y = np.arange(M)
+            th = model.cpts[i][used[0]]
+            with np.errstate(divide="ignore"):
+                d = np.where(th > 0, 1.0 / (th * pm.probs[i][used[0]]), 0.0)
+            W[v, np.arange(ri) * ri + np.arange(ri)] = d
+        else:
+            groups = len(used)
+            pos = np.full(q, -1, np.int64)
+            pos[used] = np.arange(len(used))
+            pX[v, vx.rows] = pos[vx.p[vx.rows]]
+            py = pos[vy.p[vy.rows]]
+            rows_y = vy.rows
+            th = model.cpts[i][used]
+            P = pm.probs[i][used]
+            with np.errstate(divide="ignore"):
+                W[v, :len(used) * ri] = np.where(th > 0, 1.0 / (th * P[:, None]), 0.0).ravel()
+                B[v, :len(used)] = np.where(P > 0, 1.0 / P, 0.0)
         o = np.argsort(py, kind="stable")
-        order[v, :len(o)] = vy.rows[o]
-        starts[v, 1:len(used) + 1] = np.cumsum(np.bincount(py, minlength=len(used)))
-        starts[v, len(used) + 1:] = starts[v, len(used)]
-        th = model.cpts[i][used]
-        P = pm.probs[i][used]
-        with np.errstate(divide="ignore"):
-            W[v, :len(used) * ri] = np.where(th > 0, 1.0 / (th * P[:, None]), 0.0).ravel()
-            B[v, :len(used)] = np.where(P > 0, 1.0 / P, 0.0)
-        r[v], c[v] = ri, len(used)
-    _pair_kernel(K, pX, xX, xY, order, starts, W, B, r, c)
+        order[v, :len(o)] = rows_y[o]
+        xo[v, :len(o)] = vy.x[rows_y[o]]
+        starts[v, 1:groups + 1] = np.cumsum(np.bincount(py, minlength=groups))
+        starts[v, groups + 1:] = starts[v, groups]
+        r[v], c[v] = ri, groups
+    _pair_kernel(K, pX, xX, xo, order, starts, W, B, r, c)
 
 
 def _add_missing(K, model, pm, i, X, Y, sym):

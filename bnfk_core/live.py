@@ -44,6 +44,7 @@ import time
 from collections import OrderedDict
 from dataclasses import dataclass
 
+import numba
 import numpy as np
 import scipy.sparse as sp
 
@@ -143,6 +144,31 @@ class _Entry:
         self.n_conf = len(pu)
 
 
+@numba.njit(cache=True)
+def _pair_kernel_serial(K, pX, xX, xo, order, starts, W, B, r, c):  # pragma: no cover - compiled
+    """:func:`bnfk_core.kernels._pair_kernel` in one thread (for small updates, where waking threads
+    costs more than the work)."""
+    N = K.shape[0]
+    V = pX.shape[0]
+    for a in range(N):
+        for v in range(V):
+            j = pX[v, a]
+            if j < 0:
+                continue
+            xa = xX[v, a]
+            w = W[v, j * r[v] + xa]
+            bb = B[v, j]
+            for t in range(starts[v, j], starts[v, j + 1]):
+                b = order[v, t]
+                if xo[v, t] == xa:
+                    K[a, b] += w - bb
+                else:
+                    K[a, b] -= bb
+
+
+PARALLEL_PAIRS = 2_000_000      # pairs above which the update runs in parallel threads
+
+
 def _run_entries(K: np.ndarray, entries: list) -> None:
     """K[a, b] += Σ_e [pc_e(a) = pc_e(b) ≥ 0] (W_e[c, x_a] [x_a = x_b] − B_e[c]) in place (one compiled
     pass over the pairs that share a configuration, all entries together)."""
@@ -156,6 +182,7 @@ def _run_entries(K: np.ndarray, entries: list) -> None:
     pX = np.empty((V, N), np.int64)
     xX = np.empty((V, N), np.int64)
     order = np.zeros((V, N), np.int64)
+    xo = np.zeros((V, N), np.int64)
     starts = np.zeros((V, cmax + 1), np.int64)
     W = np.zeros((V, cmax * rmax))
     B = np.zeros((V, cmax))
@@ -167,6 +194,7 @@ def _run_entries(K: np.ndarray, entries: list) -> None:
         rows = np.flatnonzero(e.pc >= 0)
         o = np.argsort(e.pc[rows], kind="stable")
         order[v, :len(rows)] = rows[o]
+        xo[v, :len(rows)] = e.x[rows[o]]
         cnt = np.bincount(e.pc[rows], minlength=e.n_conf)
         starts[v, 1:e.n_conf + 1] = np.cumsum(cnt)
         starts[v, e.n_conf + 1:] = starts[v, e.n_conf]
@@ -174,7 +202,9 @@ def _run_entries(K: np.ndarray, entries: list) -> None:
         W[v, :e.n_conf * ri] = e.W.ravel()
         B[v, :e.n_conf] = e.B
         r[v], c[v] = ri, e.n_conf
-    _pair_kernel(K, pX, xX, xX, order, starts, W, B, r, c)
+    pairs = sum(float(np.dot(n, n)) for n in (np.diff(starts[v, :c[v] + 1]) for v in range(V)))
+    run = _pair_kernel if pairs >= PARALLEL_PAIRS else _pair_kernel_serial
+    run(K, pX, xX, xo, order, starts, W, B, r, c)
 
 
 def _missing_part(model, pm, i, codes):
@@ -294,10 +324,16 @@ class LiveKernel:
         return v
 
     def _model_for(self, dag: DAG, base: BayesNet, rebuilt) -> BayesNet:
+        """``base`` with the rebuilt CPTs re-estimated for ``dag`` (the estimators' CPTs are valid by
+        construction, so BayesNet's checks are skipped: they cost more than the update on small data)."""
         cpts = list(base.cpts)
         for i in rebuilt:
             cpts[i] = self._cpt(dag, i)
-        return BayesNet(dag, base.states, tuple(cpts), dict(base.fit_info))
+        m = object.__new__(BayesNet)
+        for name, val in (("dag", dag), ("states", base.states), ("cpts", tuple(cpts)),
+                          ("fit_info", dict(base.fit_info)), ("_cache", {})):
+            object.__setattr__(m, name, val)
+        return m
 
     def _marginals_for(self, new: BayesNet, old: BayesNet, rebuilt, rescaled) -> ParentMarginals:
         """P(π_w) of ``new``: recomputed for the rebuilt and rescaled variables, reused otherwise."""

@@ -221,16 +221,11 @@ def _local_search_py(X, labels, k, order, tol, max_sweeps):
 
 
 @numba.njit(cache=True)
-def _ls_numba(X, labels, k, order, tol, max_sweeps):  # pragma: no cover - compiled
+def _ls_sweeps(X, labels, k, order, tol, max_sweeps, S):  # pragma: no cover - compiled
+    """The sweeps of the local search from ``labels`` (changed in place) given the cluster sums
+    S[c, i] = Σ_{j in cluster c} X[i, j]; returns (sweeps, Σ_i S[labels_i, i]), the same-cluster sum of
+    the result read off the maintained sums (cc_cost = ½ Σ(|X| + X) − it)."""
     N = X.shape[0]
-    S = np.zeros((k, N))
-    acc = np.zeros(k)
-    for i in range(N):              # S[c, i] = Σ_j [labels_j = c] X[i, j], j ascending, row by row
-        acc[:] = 0.0
-        for j in range(N):
-            acc[labels[j]] += X[i, j]
-        for c in range(k):
-            S[c, i] = acc[c]
     sweeps = 0
     for s in range(max_sweeps):
         sweeps = s + 1
@@ -256,7 +251,63 @@ def _ls_numba(X, labels, k, order, tol, max_sweeps):  # pragma: no cover - compi
                 moved = True
         if not moved:
             break
-    return sweeps
+    same = 0.0
+    for i in range(N):
+        same += S[labels[i], i]
+    return sweeps, same
+
+
+@numba.njit(cache=True)
+def _ls_numba(X, labels, k, order, tol, max_sweeps):  # pragma: no cover - compiled
+    """One restart: cluster sums, then :func:`_ls_sweeps`; returns (sweeps, same-cluster sum)."""
+    N = X.shape[0]
+    S = np.zeros((k, N))
+    acc = np.zeros(k)
+    for i in range(N):              # S[c, i] = Σ_j [labels_j = c] X[i, j], j ascending, row by row
+        acc[:] = 0.0
+        for j in range(N):
+            acc[labels[j]] += X[i, j]
+        for c in range(k):
+            S[c, i] = acc[c]
+    return _ls_sweeps(X, labels, k, order, tol, max_sweeps, S)
+
+
+@numba.njit(parallel=True, cache=True)
+def _restart_sums(X, labT, k):  # pragma: no cover - compiled
+    """S[r, c, i] = Σ_j [labT[j, r] = c] X[i, j] for every restart r at once, summed in ascending j exactly
+    as :func:`_ls_numba` does (so bit-identical), but with the R restarts' sums interleaved: R independent
+    addition chains instead of one latency-bound chain per restart."""
+    N = X.shape[0]
+    R = labT.shape[1]
+    S = np.empty((R, k, N))
+    for i in numba.prange(N):
+        acc = np.zeros((R, k))
+        for j in range(N):
+            x = X[i, j]
+            for r in range(R):
+                acc[r, labT[j, r]] += x
+        for r in range(R):
+            for c in range(k):
+                S[r, c, i] = acc[r, c]
+    return S
+
+
+@numba.njit(cache=True)
+def _restart_sums_serial(X, labT, k):  # pragma: no cover - compiled
+    """:func:`_restart_sums` in one thread."""
+    N = X.shape[0]
+    R = labT.shape[1]
+    S = np.empty((R, k, N))
+    for i in range(N):
+        acc = np.zeros((R, k))
+        for j in range(N):
+            x = X[i, j]
+            for r in range(R):
+                acc[r, labT[j, r]] += x
+        for r in range(R):
+            for c in range(k):
+                S[r, c, i] = acc[r, c]
+    return S
 
 
 @numba.njit(cache=True)
@@ -275,16 +326,34 @@ def _cc_same_sum(X, labels):  # pragma: no cover - compiled
 
 
 @numba.njit(parallel=True, cache=True)
-def _ls_restarts(X, labels, k, orders, tol, max_sweeps):  # pragma: no cover - compiled
-    """:func:`_ls_numba` for every row of ``labels``/``orders`` (independent restarts, run in parallel;
-    each is exactly the sequential computation) and the same-cluster sum of each result."""
+def _ls_restarts(X, labels, k, orders, tol, max_sweeps, S):  # pragma: no cover - compiled
+    """:func:`_ls_sweeps` for every restart (rows of ``labels``/``orders``, sums ``S[r]``) in parallel
+    threads, each exactly the sequential computation; (sweeps, same-cluster sums)."""
     R = labels.shape[0]
     sweeps = np.zeros(R, np.int64)
     same = np.zeros(R)
     for r in numba.prange(R):
-        sweeps[r] = _ls_numba(X, labels[r], k, orders[r], tol, max_sweeps)
-        same[r] = _cc_same_sum(X, labels[r])
+        sw, sm = _ls_sweeps(X, labels[r], k, orders[r], tol, max_sweeps, S[r])
+        sweeps[r] = sw
+        same[r] = sm
     return sweeps, same
+
+
+@numba.njit(cache=True)
+def _ls_restarts_serial(X, labels, k, orders, tol, max_sweeps, S):  # pragma: no cover - compiled
+    """:func:`_ls_restarts` in one thread (small problems: waking threads costs more than it saves,
+    and much more on a loaded machine)."""
+    R = labels.shape[0]
+    sweeps = np.zeros(R, np.int64)
+    same = np.zeros(R)
+    for r in range(R):
+        sw, sm = _ls_sweeps(X, labels[r], k, orders[r], tol, max_sweeps, S[r])
+        sweeps[r] = sw
+        same[r] = sm
+    return sweeps, same
+
+
+PARALLEL_RESTART_WORK = 2e7     # restarts x N^2 above which the restarts run in parallel
 
 
 @dataclass
@@ -366,7 +435,8 @@ def correlation_clustering(X, n_clusters: int, *, restarts: int = 25, seed: int 
     shift = _shift_for(kernel, shift)
     Xs = adaptive_shift(X) if shift == "adaptive" else X
     Xs = np.ascontiguousarray(Xs)
-    tol = 1e-12 * max(float(np.abs(Xs).max(initial=0.0)), 1e-300) * max(n, 1)
+    absX = np.abs(Xs)
+    tol = 1e-12 * max(float(absX.max(initial=0.0)), 1e-300) * max(n, 1)
     rng = np.random.default_rng(seed)
     best, best_cost, costs, sweeps = None, np.inf, [], []
     warm = None
@@ -384,8 +454,11 @@ def correlation_clustering(X, n_clusters: int, *, restarts: int = 25, seed: int 
     if warm is not None:
         labs[0] = warm
     if compiled:
-        sws, same = _ls_restarts(Xs, labs, k, orders, tol, int(max_sweeps))
-        half_abs = 0.5 * float((np.abs(Xs) + Xs).sum())
+        big = R * n * n >= PARALLEL_RESTART_WORK
+        S0 = (_restart_sums if big else _restart_sums_serial)(Xs, np.ascontiguousarray(labs.T), k)
+        run = _ls_restarts if big else _ls_restarts_serial
+        sws, same = run(Xs, labs, k, orders, tol, int(max_sweeps), S0)
+        half_abs = 0.5 * (float(absX.sum()) + float(Xs.sum()))
     for r in range(R):
         lab = labs[r]
         if compiled:
