@@ -271,3 +271,15 @@ def test_home_page_offers_the_report():
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60).run()
     assert not at.exception and not at.error
     assert "dl_report" in [b.key for b in at.get("download_button")]
+
+
+def test_report_export_figures_and_cli_are_streamlit_free():
+    """The CLI imports bnfk_ui.report; it, bnfk_ui.export and every figure module must not pull in Streamlit."""
+    import subprocess
+    import sys
+    code = ("import importlib, pkgutil, sys, bnfk_core.cli.main, bnfk_ui.report, bnfk_ui.export, bnfk_ui.figures\n"
+            "for m in pkgutil.iter_modules(bnfk_ui.figures.__path__): importlib.import_module('bnfk_ui.figures.' + m.name)\n"
+            "print('streamlit' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "False"
