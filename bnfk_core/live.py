@@ -32,7 +32,8 @@ family), decomposable scores (:class:`bnfk_core.scores.LocalScorer` caches per f
 explicit features (per-family blocks), posteriors of missing cells (a missingness pattern is
 re-inferred only when one of its missing cells lies in a re-estimated family: otherwise every
 changed CPT factor is a constant of that row and cancels from its posterior), and the
-structure-independent scaled-Hamming kernel (computed once).
+structure-independent scaled-Hamming kernel (computed once).  The analyses that reuse a live kernel
+(warm-started clustering and prototypes, BN imputation) are in :mod:`bnfk_core.analyses.reuse`.
 
 Memory: ``K`` itself plus O(N) per variable; undo does not keep old matrices (it applies the
 reverse update), so it restores the structure and CPTs exactly and ``K`` to rounding.
@@ -50,16 +51,28 @@ import scipy.sparse as sp
 
 from .dag import DAG
 from .errors import KernelError, StructureError
-from .inference import (MAX_INTERMEDIATE, ParentMarginals, joint_posteriors, log_evidence, marginal,
-                        missingness_patterns, parent_marginals)
-from .kernels import (DEFAULT_MAX_BYTES, SCALED_HAMMING, _block_matrix, _check_positive, _guard, _pair_kernel,
-                      feature_offsets, gram)
+from .inference import (
+    MAX_INTERMEDIATE,
+    ParentMarginals,
+    joint_posteriors,
+    log_evidence,
+    marginal,
+    missingness_patterns,
+    parent_marginals,
+)
+from .kernels import (
+    DEFAULT_MAX_BYTES,
+    SCALED_HAMMING,
+    _block_matrix,
+    _check_positive,
+    _pair_kernel,
+    gram,
+)
 from .model import BayesNet, cpt_counts, estimate_cpt, fit
 from .registry import ESTIMATORS
 from .scores import LocalScorer
 
-__all__ = ["LiveKernel", "Edit", "OPS", "live_kernel", "clear_live_cache", "changed_terms", "impute_bn_live",
-           "cluster_live", "prototypes_live"]
+__all__ = ["OPS", "Edit", "LiveKernel", "changed_terms", "clear_live_cache", "live_kernel"]
 
 OPS = ("add", "remove", "reverse")
 _PM_KEY = ("parent_marginals", MAX_INTERMEDIATE, 1_000_000, 0)   # parent_marginals(model)'s cache key
@@ -82,7 +95,7 @@ class Edit:
             return dag.reverse_arc(self.u, self.v)
         raise StructureError(f"Unknown arc edit '{self.op}'; choose one of {', '.join(OPS)}.")
 
-    def inverse(self) -> "Edit":
+    def inverse(self) -> Edit:
         if self.op == "add":
             return Edit("remove", self.u, self.v)
         if self.op == "remove":
@@ -128,7 +141,7 @@ class _Entry:
     ``pc`` (-1: family incomplete), state ``x``, and per-configuration weights W[c, k], B[c] such that
     pairs in configuration c add W[c, x] · [x_a = x_b] − B[c]."""
 
-    __slots__ = ("pc", "x", "W", "B", "n_conf")
+    __slots__ = ("B", "W", "n_conf", "pc", "x")
 
     def __init__(self, p, x, ok, theta, coef):
         """coef[j]: the factor c_j multiplying ([x=y]/θ − 1) for parent configuration j."""
@@ -648,52 +661,8 @@ class LiveKernel:
         return (self.data_key(), self.params, self.pseudo_count, self.structure_key())
 
 
-# ---------------------------------------------------------------------- downstream analyses on a live kernel
-def impute_bn_live(lk: LiveKernel, data=None):
-    """BN imputation (:func:`bnfk_core.analyses.impute.impute_bn`) with the live network: the exact posterior
-    of every missing cell, re-inferring after an edit only the missingness patterns whose missing cells lie
-    in a re-estimated family (:meth:`LiveKernel.posterior`).  Cell indices refer to ``data``'s columns
-    (default: the live kernel's own)."""
-    from .analyses.impute import Imputation
-    t0 = time.perf_counter()
-    post = lk.posterior()
-    cols = lk.data.variables if data is None else data.variables
-    cells = {cols.index(lk.model.variables[m]): v for m, v in post.items()}
-    return Imputation("bn", cells, model=lk.model, seconds=time.perf_counter() - t0,
-                      notes=[f"re-inferred {lk.posterior_stats.get('reinferred', 0)} of "
-                             f"{lk.posterior_stats.get('patterns', 0)} missingness patterns"])
-
-
-def cluster_live(lk: LiveKernel, n_clusters: int, *, previous=None, restarts: int = 25, seed: int = 0,
-                 kernel: str = "fisher"):
-    """Correlation clustering of the live Gram matrix, warm-started from ``previous`` labels (the partition of
-    the structure before the edit; see :func:`bnfk_core.analyses.cluster.correlation_clustering`,
-    ``init_labels``).  ``previous=None`` is the thesis protocol."""
-    from .analyses.cluster import correlation_clustering
-    init = None
-    if previous is not None:
-        init = np.asarray(previous, dtype=np.int64)
-        if init.max(initial=0) >= n_clusters:      # renumbered labels of a run with more clusters
-            init = np.minimum(init, n_clusters - 1)
-    return correlation_clustering(lk.gram(), n_clusters, restarts=restarts, seed=seed, shift="auto",
-                                  kernel=kernel, init_labels=init)
-
-
-def prototypes_live(lk: LiveKernel, k: int, *, previous=None, criterion: str = "mmd", n_init: int = 100,
-                    seed: int = 0, max_passes: int = 50):
-    """Greedy MMD prototypes (:func:`bnfk_core.analyses.prototypes.select_prototypes`, paper Algorithm 1) under
-    the live network: features from :meth:`LiveKernel.features` (per-family blocks reused), and with
-    ``previous`` (the selection under the structure before the edit) the swaps restart from it instead of
-    the best of ``n_init`` random subsets."""
-    from .analyses.prototypes import MMDCriterion, _KernelColumns, select_prototypes
-    cols = None if lk.has_missing else _KernelColumns(lk.model, lk.codes)
-    mc = MMDCriterion(lk.features(), cols)
-    return select_prototypes(lk.model, lk.data, k, criterion, init=previous, n_init=n_init, seed=seed,
-                             max_passes=max_passes, mmd_criterion=mc)
-
-
 # ---------------------------------------------------------------------- a small cache for the app
-_LIVE: "OrderedDict[tuple, LiveKernel]" = OrderedDict()
+_LIVE: OrderedDict[tuple, LiveKernel] = OrderedDict()
 
 
 def live_kernel(dag: DAG, data, params: str = "smoothed", pseudo_count: float = 1.0, *, cache_size: int = 1,

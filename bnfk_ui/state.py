@@ -272,7 +272,8 @@ def reset_structure() -> None:
     res = learn("tree", "bic")
     ss.structure = {"dag": res.dag.to_dict(), "fingerprint": feat.fingerprint(),
                     "label": "Chow–Liu tree (learned)", "learned": res.dag.to_dict(),
-                    "learned_label": "Chow–Liu tree", "notes": list(res.notes), "undo": [], "segment": None}
+                    "learned_label": "Chow–Liu tree", "notes": list(res.notes), "undo": [], "redo": [],
+                    "segment": None}
     ss.pair = None
 
 
@@ -280,7 +281,7 @@ def set_dag(new: DAG, label: str, *, segment=None, learned: bool = False, notes=
     """Replace the structure, pushing the old one on the undo stack."""
     s = dict(st.session_state.structure)
     undo = list(s["undo"]) + [(s["dag"], s["label"], s.get("segment"))]
-    s.update(dag=new.to_dict(), label=label, undo=undo[-MAX_UNDO:], segment=segment)
+    s.update(dag=new.to_dict(), label=label, undo=undo[-MAX_UNDO:], redo=[], segment=segment)
     if learned:
         s.update(learned=new.to_dict(), learned_label=label, notes=list(notes or []))
     st.session_state.structure = s
@@ -291,13 +292,27 @@ def undo() -> bool:
     if not s["undo"]:
         return False
     d, label, seg = s["undo"][-1]
-    s.update(dag=d, label=label, segment=seg, undo=s["undo"][:-1])
+    redo_stack = list(s.get("redo", [])) + [(s["dag"], s["label"], s.get("segment"))]
+    s.update(dag=d, label=label, segment=seg, undo=s["undo"][:-1], redo=redo_stack[-MAX_UNDO:])
+    st.session_state.structure = s
+    return True
+
+
+def redo() -> bool:
+    """Re-apply the change the last :func:`undo` took back."""
+    s = dict(st.session_state.structure)
+    if not s.get("redo"):
+        return False
+    d, label, seg = s["redo"][-1]
+    undo_stack = list(s["undo"]) + [(s["dag"], s["label"], s.get("segment"))]
+    s.update(dag=d, label=label, segment=seg, undo=undo_stack[-MAX_UNDO:], redo=s["redo"][:-1])
     st.session_state.structure = s
     return True
 
 
 def edit(kind: str, u: str, v: str) -> None:
     """Add / remove / reverse the arc u -> v (StructureError on a cycle)."""
+    """Back to the structure before the last change (which :func:`redo` brings back)."""
     d = dag()
     new = {"add": d.add_arc, "remove": d.remove_arc, "reverse": d.reverse_arc}[kind](u, v)
     word = {"add": f"added {u} → {v}", "remove": f"removed {u} → {v}", "reverse": f"reversed {u} → {v}"}[kind]

@@ -5,7 +5,7 @@ import streamlit as st
 from bnfk_core.dag import DAG, covered_arcs, segment_arcs
 from bnfk_core.errors import StructureError
 from bnfk_core.registry import ESTIMATORS, SCORES
-from bnfk_ui import common, figures, state
+from bnfk_ui import common, figures, live, state
 from bnfk_ui.sections import structure as sections
 from bnfk_ui.sections.structure import act, message
 
@@ -41,10 +41,12 @@ if common.start("Structure"):
             st.caption(f"Log scores on the {int(feat.complete_rows().sum()):,} complete rows; higher is better.")
         st.selectbox("Parameters", list(ESTIMATORS), format_func=ESTIMATORS.labels().get,
                      **state.bind("param_method"))
-        b1, b2 = st.columns(2)
+        b1, b2, b3 = st.columns(3)
         b1.button("Undo", icon=":material/undo:", disabled=not ss.structure["undo"], width="stretch",
                   on_click=act("top", state.undo))
-        b2.button("Reset", icon=":material/restart_alt:", width="stretch",
+        b2.button("Redo", icon=":material/redo:", disabled=not ss.structure.get("redo"), width="stretch",
+                  on_click=act("top", state.redo))
+        b3.button("Reset", icon=":material/restart_alt:", width="stretch",
                   help=f"Back to the last learned structure ({ss.structure['learned_label']}).",
                   on_click=act("top", lambda: state.set_dag(DAG.from_dict(ss.structure["learned"]),
                                                             ss.structure["learned_label"])))
@@ -54,14 +56,21 @@ if common.start("Structure"):
     with fig_col:
         info = {v: f"<b>{v}</b><br>{len(feat.states[i])} levels<br>parents: {', '.join(dg.parents(v)) or '—'}"
                 for i, v in enumerate(feat.variables)}
-        fig = figures.dag_figure(dg.nodes, dg.sorted_arcs(), highlight=seg_arcs, covered=cov, node_info=info)
-        st.plotly_chart(fig, key="dag_chart", config={"displaylogo": False, "scrollZoom": True})
+        fig = figures.dag_figure(dg.nodes, dg.sorted_arcs(), highlight=seg_arcs, covered=cov, node_info=info,
+                                 clickable=True, picked=ss.get("live_pick"))
+        st.plotly_chart(fig, key="dag_chart", on_select=live.graph_clicked("dag_chart"), selection_mode="points",
+                        config={"displaylogo": False, "scrollZoom": True})
+        st.caption(live.click_message())
+        message("live")
+        sections.arc_actions()
         if seg_arcs:
             st.caption(f"Orange: the arcs of the last edit ({seg[0]} on {', '.join(seg[1])}). "
                        "Green: covered arcs — reversing one keeps the Markov equivalence class and the Fisher kernel.")
         elif cov:
             st.caption("Green: covered arcs — reversing one keeps the Markov equivalence class and the Fisher kernel.")
 
+    with common.shown_errors():
+        sections.live_panel(feat)
     t_learn, t_edit, t_seg, t_eq, t_io = st.tabs(["Learn", "Edit arcs", "Segment presets", "Equivalence class",
                                                   "Import / export"])
     with t_learn:

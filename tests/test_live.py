@@ -3,16 +3,16 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from helpers_bruteforce import random_dag, random_model
 
 from bnfk_core import inference
 from bnfk_core.dag import DAG
 from bnfk_core.data import from_codes
-from bnfk_core.errors import KernelError, StructureError
+from bnfk_core.errors import StructureError
 from bnfk_core.kernels import contributions, features, gram
 from bnfk_core.live import LiveKernel, changed_terms, clear_live_cache, live_kernel
 from bnfk_core.model import fit
 from bnfk_core.scores import score_dag
-from helpers_bruteforce import random_dag, random_model
 
 TOL = 1e-9
 
@@ -318,7 +318,7 @@ def test_compiled_restarts_equal_the_reference_local_search():
 
 
 def test_cluster_live_warm_start_after_an_edit():
-    from bnfk_core.live import cluster_live
+    from bnfk_core.analyses.reuse import cluster_live
     dag, data, rng = _problem(63, n_rows=100)
     lk = LiveKernel(dag, data)
     r0 = cluster_live(lk, 3, seed=2)
@@ -334,7 +334,7 @@ def test_cluster_live_warm_start_after_an_edit():
 
 def test_impute_bn_live_equals_impute_bn():
     from bnfk_core.analyses.impute import impute_bn
-    from bnfk_core.live import impute_bn_live
+    from bnfk_core.analyses.reuse import impute_bn_live
     dag, data, rng = _problem(64, n_rows=150, missing=0.1)
     lk = LiveKernel(dag, data)
     impute_bn_live(lk)
@@ -354,7 +354,7 @@ def test_impute_bn_live_equals_impute_bn():
 
 def test_prototypes_live_restart_equals_select_prototypes_from_the_same_start():
     from bnfk_core.analyses.prototypes import select_prototypes
-    from bnfk_core.live import prototypes_live
+    from bnfk_core.analyses.reuse import prototypes_live
     dag, data, rng = _problem(65, n_rows=200)
     lk = LiveKernel(dag, data)
     p0 = prototypes_live(lk, 8, seed=1)
@@ -369,6 +369,7 @@ def test_prototypes_live_restart_equals_select_prototypes_from_the_same_start():
 
 def test_adjusted_rand_is_bit_identical_to_scikit_learn():
     from sklearn.metrics import adjusted_rand_score
+
     from bnfk_core.analyses.segments import adjusted_rand
     rng = np.random.default_rng(0)
     for n, a, b in [(50, 2, 3), (300, 5, 2), (7, 1, 1), (40, 3, 40)]:

@@ -75,10 +75,12 @@ def _box_standoff(label: str, dx: float, dy: float) -> float:
 
 def dag_figure(nodes: Sequence[str], arcs, *, undirected=(), highlight=(), covered=(),
                node_info: dict | None = None, title: str = "", height: int | None = None,
-               pos: dict | None = None) -> go.Figure:
+               pos: dict | None = None, clickable: bool = False, picked: str | None = None) -> go.Figure:
     """A DAG (or CPDAG: ``undirected`` edges drawn as plain lines) in a layered layout.
 
-    ``highlight`` arcs (the current segment) are orange, ``covered`` arcs green.
+    ``highlight`` arcs (the current segment) are orange, ``covered`` arcs green.  ``clickable`` makes the
+    variables and a dot at the middle of every arc selectable points whose ``customdata`` is the variable's
+    name or ``"u\tv"`` (for ``st.plotly_chart(on_select=...)``); ``picked`` is drawn as chosen.
     """
     nodes = list(nodes)
     arcs = [tuple(a) for a in arcs]
@@ -122,8 +124,18 @@ def dag_figure(nodes: Sequence[str], arcs, *, undirected=(), highlight=(), cover
                         bordercolor=SEGMENT_COLOR if v in hl_nodes else "#5b7db1", borderwidth=1.2, borderpad=3))
     info = node_info or {}
     fig.add_trace(go.Scatter(x=[pos[v][0] for v in nodes], y=[pos[v][1] for v in nodes], mode="markers",
-                             marker=dict(size=28, color="rgba(0,0,0,0)"), showlegend=False,
+                             marker=dict(size=[44 if v == picked else 28 for v in nodes],
+                                         color=["rgba(221,132,82,0.35)" if v == picked else "rgba(0,0,0,0)"
+                                                for v in nodes]),
+                             showlegend=False, customdata=nodes if clickable else None,
                              hovertext=[info.get(v, v) for v in nodes], hoverinfo="text", name="variables"))
+    if clickable and arcs:
+        mids = [((pos[u][0] + pos[v][0]) / 2, (pos[u][1] + pos[v][1]) / 2) for u, v in sorted(arcs)]
+        fig.add_trace(go.Scatter(x=[m[0] for m in mids], y=[m[1] for m in mids], mode="markers", showlegend=False,
+                                 marker=dict(size=10, color=ARC_COLOR, line=dict(color="white", width=1)),
+                                 customdata=[f"{u}\t{v}" for u, v in sorted(arcs)], name="arcs",
+                                 hovertext=[f"{u} → {v}: click to remove or reverse" for u, v in sorted(arcs)],
+                                 hoverinfo="text"))
     legend = [(ARC_COLOR, "arc")]
     if highlight:
         legend.append((SEGMENT_COLOR, "current segment"))

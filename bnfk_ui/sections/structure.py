@@ -4,6 +4,7 @@ Each function draws one tab; a structure change goes through :mod:`bnfk_ui.state
 ``set_dag``), which keeps the undo history, and its outcome is shown next to the control that caused it."""
 import json
 
+import numpy as np
 import streamlit as st
 
 from bnfk_core.dag import DAG, SEGMENT_KINDS, SEGMENT_LABELS, SEGMENT_PATTERNS, SEGMENT_SIZES, cpdag, \
@@ -13,9 +14,11 @@ from bnfk_core.layout import layered_layout
 from bnfk_core.model import model_to_bif, read_structure
 from bnfk_core.registry import LEARNERS, SCORES
 
-from .. import common, figures, state
+from .. import common, figures, live, state
+from ..figures import kernel as fig_kernel
 
-__all__ = ["message", "act", "learn_tab", "edit_tab", "presets_tab", "equivalence_tab", "io_tab"]
+__all__ = ["message", "act", "learn_tab", "edit_tab", "presets_tab", "equivalence_tab", "io_tab", "arc_actions",
+           "live_panel"]
 
 
 def message(slot: str) -> None:
@@ -165,3 +168,50 @@ def io_tab(feat, dg: DAG, dag_fig) -> None:
                 state.set_dag(imported, f"imported from {up.name}")
                 state.flash("success", f"Imported the structure of {up.name}; parameters are re-fitted on the data.")
                 st.rerun()
+
+
+def arc_actions() -> None:
+    """Remove / Reverse buttons for the arc picked by a click on its dot in the graph."""
+    ss = st.session_state
+    arc = ss.get("live_arc")
+    if not arc or not state.dag().has_arc(*arc):
+        return
+    u, v = arc
+    c1, c2, c3 = st.columns([1, 1, 2])
+    c1.button(f"Remove {u} → {v}", icon=":material/remove:", key="live_remove",
+              on_click=act("live", _arc_edit, "remove", u, v, ok=f"Removed {u} → {v}."))
+    c2.button(f"Reverse {u} → {v}", icon=":material/swap_vert:", key="live_reverse",
+              on_click=act("live", _arc_edit, "reverse", u, v, ok=f"Reversed {u} → {v}."))
+    c3.button("Cancel", key="live_cancel", on_click=lambda: ss.pop("live_arc", None))
+
+
+def _arc_edit(kind: str, u: str, v: str) -> None:
+    state.edit(kind, u, v)
+    st.session_state.pop("live_arc", None)
+
+
+def live_panel(feat) -> None:
+    """The Fisher Gram matrix of the current structure and one pair's per-variable terms, updated in place after
+    every edit (:class:`bnfk_core.live.LiveKernel`: only the changed terms are recomputed)."""
+    lk, rows = live.live_kernel()
+    K = lk.gram()
+    d = state.data()
+    labels = d.labels()[rows] if d.class_column else np.full(len(rows), -1)
+    cls_states = d.states[d.index(d.class_column)] if d.class_column else ()
+    order = live.order_rows(lk, labels)
+    c1, c2 = st.columns([1.1, 1], gap="medium")
+    c1.plotly_chart(figures.gram_figure(K, order, rows, labels, cls_states, title="Fisher kernel, live", height=430),
+                    key="live_gram", config={"displaylogo": False})
+    a, b = state.default_pair(K, [int(r) for r in rows]) if not st.session_state.get("pair") else st.session_state.pair
+    pos = {int(r): k for k, r in enumerate(rows)}
+    if a not in pos or b not in pos:
+        a, b = state.default_pair(K, [int(r) for r in rows])
+    contrib = lk.contributions(pos[a], pos[b])
+    vals = lambda r: [d.frame.at[r, v] if d.frame.at[r, v] is not None else "(missing)" for v in lk.dag.nodes]  # noqa: E731
+    c2.plotly_chart(fig_kernel.pair_figure(list(lk.dag.nodes), contrib, vals(a), vals(b), a, b, "Fisher"),
+                    key="live_contrib", config={"displaylogo": False})
+    info = lk.last_update
+    how = (f"last edit: {1000 * info['seconds']:.0f} ms, {len(info.get('rebuilt', ()))} term(s) rebuilt and "
+           f"{len(info.get('rescaled', ()))} rescaled" if info else f"built in {1000 * lk.seconds_build:.0f} ms")
+    st.caption(f"{len(rows):,} rows" + (f" (a seeded sample of {feat.n_rows:,})" if len(rows) < feat.n_rows else "")
+               + f"; {how}. Rows A = #{a} and B = #{b} (pick others on the Kernel page).")

@@ -1,0 +1,87 @@
+"""The Structure page's live view: click-driven arc edits and a Fisher Gram matrix, scores and contributions
+that follow every edit through :class:`bnfk_core.live.LiveKernel` (only the changed kernel terms are
+recomputed).  One LiveKernel per browser session, kept in ``st.session_state`` (never shared between
+sessions: it is updated in place)."""
+from __future__ import annotations
+
+import numpy as np
+import streamlit as st
+
+from bnfk_core.embed import class_order, cluster_order, sample_rows
+from bnfk_core.errors import BnfkError
+from bnfk_core.live import LiveKernel
+
+from . import state
+
+__all__ = ["LIVE_ROWS", "live_kernel", "graph_clicked", "click_message"]
+
+#: rows of the live Gram matrix: every row up to this many, else a sample (seed 0) that the page names
+LIVE_ROWS = 2000
+
+
+def live_kernel() -> tuple[LiveKernel, np.ndarray]:
+    """The session's LiveKernel moved to the current structure, and the data rows it holds.
+
+    The CPTs are fitted on those rows with the Structure page's estimator, so for data up to
+    :data:`LIVE_ROWS` rows it is exactly the Kernel page's Fisher kernel of all rows.
+    """
+    ss = st.session_state
+    feat = state.feature_data()
+    rows = sample_rows(feat.n_rows, min(feat.n_rows, LIVE_ROWS), 0)
+    key = (feat.fingerprint(), ss.param_method, len(rows))
+    dag = state.dag()
+    saved = ss.get("_live")
+    if saved is None or saved[0] != key:
+        sub = feat if len(rows) == feat.n_rows else feat.subset(rows)
+        ss._live = (key, LiveKernel(dag, sub, ss.param_method), rows)
+    lk = ss._live[1]
+    if lk.dag != dag:
+        lk.goto(dag, max_edits=8)
+    return lk, rows
+
+
+def order_rows(lk: LiveKernel, labels: np.ndarray) -> np.ndarray:
+    """Rows by class (clustered inside) when there is a class, else by clustering; computed once per data."""
+    ss = st.session_state
+    key = ss._live[0]
+    if ss.get("_live_order", (None,))[0] != key:
+        K = lk.gram()
+        ss._live_order = (key, class_order(labels, K) if (labels >= 0).any() else cluster_order(K))
+    return ss._live_order[1]
+
+
+def graph_clicked(chart_key: str):
+    """An ``on_select`` callback for the clickable DAG figure: a variable, then another, adds the arc between
+    them; an arc's dot selects that arc for Remove / Reverse; clicking the picked variable again drops it."""
+    def cb():
+        ss = st.session_state
+        sel = ss.get(chart_key) or {}
+        points = sel.get("selection", {}).get("points", []) if isinstance(sel, dict) or hasattr(sel, "get") else []
+        data = [p.get("customdata") for p in points if p.get("customdata") is not None]
+        if not data:
+            return
+        c = data[0][0] if isinstance(data[0], (list, tuple)) else data[0]
+        if "\t" in str(c):
+            ss.live_arc, ss.live_pick = tuple(str(c).split("\t", 1)), None
+            return
+        pick = ss.get("live_pick")
+        if pick is None or pick not in state.dag().nodes:
+            ss.live_pick, ss.live_arc = c, None
+        elif pick == c:
+            ss.live_pick = None
+        else:
+            ss.live_pick = None
+            try:
+                state.edit("add", pick, c)
+                ss.msg_live = ("success", f"Added {pick} → {c}.")
+            except BnfkError as exc:
+                ss.msg_live = ("error", str(exc))
+    return cb
+
+
+def click_message() -> str:
+    """What the next click does, for the caption under the graph."""
+    ss = st.session_state
+    if ss.get("live_pick"):
+        return f"**{ss.live_pick}** picked: click another variable to add {ss.live_pick} → it (click it again to drop)."
+    return "Click a variable, then another: adds an arc. Click an arc's dot to remove or reverse it."
