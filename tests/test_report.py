@@ -280,6 +280,71 @@ def test_report_export_figures_and_cli_are_streamlit_free():
     code = ("import importlib, pkgutil, sys, bnfk_core.cli.main, bnfk_ui.report, bnfk_ui.export, bnfk_ui.figures\n"
             "for m in pkgutil.iter_modules(bnfk_ui.figures.__path__): importlib.import_module('bnfk_ui.figures.' + m.name)\n"
             "print('streamlit' in sys.modules)")
-    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120,
+                         check=False)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "False"
+
+
+@pytest.mark.browser
+@browser
+def test_app_report_and_png_downloads():
+    """One click on Home → Report (HTML) gives the report of the current session; the Kernel page's figure menu
+    gives a PNG at slide size (when kaleido and a browser are there, as requirements.txt and CI provide)."""
+    import socket
+    import subprocess
+    import sys
+    import time
+    import urllib.request
+    sync_api = pytest.importorskip("playwright.sync_api")
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    ARTIFACTS.mkdir(exist_ok=True)
+    log = open(ARTIFACTS / "streamlit_report.log", "w")  # noqa: SIM115 - closed in the finally below
+    proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
+                             "--server.port", str(port), "--server.address", "127.0.0.1",
+                             "--browser.gatherUsageStats", "false"], cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.time() + 60
+        while True:
+            try:
+                with urllib.request.urlopen(url + "/_stcore/health", timeout=2):
+                    break
+            except OSError:
+                assert time.time() < deadline and proc.poll() is None, "streamlit did not start"
+                time.sleep(0.5)
+        with sync_api.sync_playwright() as p:
+            b = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--headless", "--disable-gpu"])
+            try:
+                page = b.new_page(accept_downloads=True, viewport={"width": 1400, "height": 1600})
+                page.goto(url, wait_until="domcontentloaded")
+                button = page.get_by_role("button", name="Report (HTML)")
+                button.wait_for(timeout=90_000)
+                with page.expect_download(timeout=240_000) as dl:
+                    button.click()
+                assert dl.value.suggested_filename == "house_votes_84_report.html"
+                html = Path(dl.value.path()).read_text(encoding="utf-8")
+                for sid in SECTIONS:
+                    _section(html, sid)
+                assert "Chow–Liu tree" in html and _figure_count(html) >= 12
+                from bnfk_ui import export
+                if export.image_export_problem() is None:
+                    page.goto(url + "/kernel", wait_until="domcontentloaded")
+                    page.get_by_text("Why are two rows similar?").wait_for(timeout=90_000)
+                    page.get_by_role("button", name="Heatmap").first.click()
+                    png = page.get_by_role("button", name="PNG (3200×1800)")
+                    png.wait_for(timeout=30_000)
+                    with page.expect_download(timeout=120_000) as dl:
+                        png.click()
+                    assert Path(dl.value.path()).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+            finally:
+                b.close()
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        log.close()
