@@ -141,18 +141,31 @@ class _Entry:
     ``pc`` (-1: family incomplete), state ``x``, and per-configuration weights W[c, k], B[c] such that
     pairs in configuration c add W[c, x] · [x_a = x_b] − B[c]."""
 
-    __slots__ = ("B", "W", "n_conf", "pc", "x")
+    __slots__ = ("B", "W", "const", "n_conf", "pc", "x")
 
     def __init__(self, p, x, ok, theta, coef):
-        """coef[j]: the factor c_j multiplying ([x=y]/θ − 1) for parent configuration j."""
+        """coef[j]: the factor c_j multiplying ([x=y]/θ − 1) for parent configuration j.
+
+        One configuration and every family complete (a root): −c_0 reaches every pair, so it becomes the
+        scalar ``const`` and only equal-state pairs are visited (grouped by state), as in kernels.gram."""
         pu, inv = np.unique(p[ok], return_inverse=True)
-        self.pc = np.full(len(p), -1, np.int64)
-        self.pc[ok] = inv.ravel()
         self.x = x
         th = theta[pu]
         c = coef[pu]
         with np.errstate(divide="ignore", invalid="ignore"):
-            self.W = np.where(th > 0, c[:, None] / th, 0.0)
+            W = np.where(th > 0, c[:, None] / th, 0.0)
+        self.const = 0.0
+        if len(pu) == 1 and ok.all():
+            r = theta.shape[1]
+            self.const = -float(c[0])
+            self.pc = x.astype(np.int64)
+            self.W = np.diag(W[0])
+            self.B = np.zeros(r)
+            self.n_conf = r
+            return
+        self.pc = np.full(len(p), -1, np.int64)
+        self.pc[ok] = inv.ravel()
+        self.W = W
         self.B = c
         self.n_conf = len(pu)
 
@@ -184,7 +197,11 @@ PARALLEL_PAIRS = 2_000_000      # pairs above which the update runs in parallel 
 
 def _run_entries(K: np.ndarray, entries: list) -> None:
     """K[a, b] += Σ_e [pc_e(a) = pc_e(b) ≥ 0] (W_e[c, x_a] [x_a = x_b] − B_e[c]) in place (one compiled
-    pass over the pairs that share a configuration, all entries together)."""
+    pass over the pairs that share a configuration, all entries together; the constants of one-configuration
+    entries in one pass over K)."""
+    const = sum(e.const for e in entries)
+    if const:
+        K += const
     entries = [e for e in entries if e.n_conf > 0]
     if not entries:
         return
