@@ -12,8 +12,16 @@ import functools
 
 from bnfk_core.errors import BnfkError
 
-__all__ = ["SLIDE_WIDTH", "SLIDE_HEIGHT", "SLIDE_SCALE", "IMAGE_FORMATS", "ExportError", "figure_html",
-           "figure_image", "image_export_problem"]
+__all__ = [
+    "IMAGE_FORMATS",
+    "SLIDE_HEIGHT",
+    "SLIDE_SCALE",
+    "SLIDE_WIDTH",
+    "ExportError",
+    "figure_html",
+    "figure_image",
+    "image_export_problem",
+]
 
 #: presentation size: a 16:9 slide, rendered at twice the pixels (PNG 3200 x 1800)
 SLIDE_WIDTH, SLIDE_HEIGHT, SLIDE_SCALE = 1600, 900, 2

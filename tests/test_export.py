@@ -15,7 +15,7 @@ from bnfk_ui import export
 
 
 def _fig():
-    return go.Figure(go.Bar(x=["yes", "no"], y=[3, 5]), layout=dict(height=300, title="votes"))
+    return go.Figure(go.Bar(x=["yes", "no"], y=[3, 5]), layout={"height": 300, "title": "votes"})
 
 
 @pytest.fixture

@@ -47,6 +47,9 @@ def test_writer_figure_loads_local_plotly(tmp_path):
     assert (tmp_path / E.PLOTLY_JS).read_text(encoding="utf-8") == get_plotlyjs()
     assert E.PLOTLY_JS in w.files
     assert _plot_args(html)[0] == json.loads(fig.to_json())["data"]
+    w.figure("sub/fig_nested", fig)                          # a stem with a folder: the bundle goes beside it
+    assert (tmp_path / "sub" / E.PLOTLY_JS).exists() and "sub/plotly.min.js" in w.files
+    assert all((tmp_path / f).exists() for f in w.files)
 
 
 def test_reproduce_figures_rerenders_without_changing_numbers(tmp_path):

@@ -277,7 +277,7 @@ class _Writer:
 
     def figure(self, stem: str, fig) -> None:
         write_figure_html(fig, self._path(stem + ".html"))
-        self.files.append(PLOTLY_JS)
+        self.files.append((Path(stem).parent / PLOTLY_JS).as_posix())    # beside the page (stems may hold a folder)
         self._path(stem + ".json").write_text(fig.to_json())
 
 
@@ -290,6 +290,7 @@ def write_figure_html(fig, path) -> None:
     it is not this plotly's bundle), so the folder's figures open without a network."""
     from plotly.offline import get_plotlyjs
     path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
     js, code = path.parent / PLOTLY_JS, get_plotlyjs()
     if not js.exists() or js.stat().st_size != len(code.encode("utf-8")) or js.read_text(encoding="utf-8") != code:
         js.write_text(code, encoding="utf-8")
@@ -308,10 +309,10 @@ def render_figures(out) -> list[str]:
     written = []
     for rec in man["experiments"].values():
         for f in rec.get("files", []):
-            if f.startswith("fig_") and f.endswith(".json") and (out / f).exists():
+            if Path(f).name.startswith("fig_") and f.endswith(".json") and (out / f).exists():
                 page = out / (f[: -len(".json")] + ".html")
                 write_figure_html(pio.from_json((out / f).read_text()), page)
-                written.append(page.name)
+                written.append(page.relative_to(out).as_posix())
     return sorted(set(written))
 
 
