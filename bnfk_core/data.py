@@ -20,7 +20,7 @@ import pandas as pd
 
 from .errors import DataError
 
-__all__ = ["CategoricalData", "load_csv", "from_codes", "MISSING_TOKENS", "MISSING_CATEGORY",
+__all__ = ["CategoricalData", "load_csv", "from_codes", "read_table", "RawTable", "MISSING_TOKENS", "MISSING_CATEGORY",
            "interval_label", "parse_interval"]
 
 MISSING_TOKENS = ("", "NA", "N/A", "?", "nan")
@@ -266,6 +266,15 @@ def _source_name(obj) -> str:
 
 def _read_text(obj, source: str) -> tuple[str, list]:
     """The text of ``obj`` with line ends normalised to ``\\n``, and notes."""
+    text, notes, _ = _read_raw_text(obj, source)
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    _refuse_non_csv_text(text, source)
+    return text, notes
+
+
+def _read_raw_text(obj, source: str) -> tuple[str, list, bool]:
+    """The decoded text of ``obj`` with its own line ends, notes, and whether it began with a BOM."""
     notes: list = []
     if isinstance(obj, (str, os.PathLike)):
         path = Path(obj)
@@ -295,7 +304,9 @@ def _read_text(obj, source: str) -> tuple[str, list]:
         raise DataError(f"Cannot read data from a {type(obj).__name__}; "
                         "give a path, a file-like object, bytes or text=.")
 
+    bom = False
     if isinstance(data, (bytes, bytearray)):
+        bom = bytes(data[:3]) == b"\xef\xbb\xbf"
         text = _decode(bytes(data), source, notes)
     elif isinstance(data, str):
         text = data
@@ -303,10 +314,8 @@ def _read_text(obj, source: str) -> tuple[str, list]:
         raise DataError(f"Reading {source} gave a {type(data).__name__}, not bytes or text.")
     if text.startswith("\ufeff"):
         text = text[1:]
-    if "\r" in text:
-        text = text.replace("\r\n", "\n").replace("\r", "\n")
-    _refuse_non_csv_text(text, source)
-    return text, notes
+        bom = True
+    return text, notes, bom
 
 
 def _decode(data: bytes, source: str, notes: list) -> str:
@@ -372,6 +381,30 @@ def _sniff_delimiter(text: str) -> str | None:
     return best
 
 
+def _records(text: str, delim: str, source: str) -> list:
+    """Every CSV record of ``text`` in order: ``(fields, first line, kind)``; blank lines included.
+
+    ``kind`` is ``"blank"`` (no fields, or one blank field), ``"header"`` (the first other record)
+    or ``"row"``; the loader's rows are the ``"row"`` records in order.
+    """
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delim, strict=True)
+    out, prev, seen_header = [], 0, False
+    try:
+        for rec in reader:
+            start, prev = prev + 1, reader.line_num
+            if not rec or (len(rec) == 1 and not rec[0].strip()):
+                kind = "blank"
+            elif not seen_header:
+                kind, seen_header = "header", True
+            else:
+                kind = "row"
+            out.append((rec, start, kind))
+    except csv.Error as exc:
+        raise DataError(f"Line {prev + 1} of {source} cannot be parsed ({exc}); "
+                        "check its quotes.") from None
+    return out
+
+
 def _parse(text: str, source: str):
     """Header, cell matrix (object array of raw strings), file line of each row, notes."""
     if not text.strip():
@@ -383,24 +416,17 @@ def _parse(text: str, source: str):
         shown = first if len(first) <= 40 else first[:37] + "..."
         raise DataError(f"{source} has only one column ('{shown}'); bnfk needs at least two "
                         "columns separated by commas, semicolons or tabs.")
-    reader = csv.reader(io.StringIO(text), delimiter=delim, strict=True)
     header, rows, lines, blanks = None, [], [], []
-    prev = 0
-    try:
-        for rec in reader:
-            start, prev = prev + 1, reader.line_num
-            if not rec or (len(rec) == 1 and not rec[0].strip()):
-                if header is not None:
-                    blanks.append(start)
-                continue
-            if header is None:
-                header = rec
-                continue
-            rows.append(rec)
-            lines.append(start)
-    except csv.Error as exc:
-        raise DataError(f"Line {prev + 1} of {source} cannot be parsed ({exc}); "
-                        "check its quotes.") from None
+    for rec, start, _ in _records(text, delim, source):
+        if not rec or (len(rec) == 1 and not rec[0].strip()):
+            if header is not None:
+                blanks.append(start)
+            continue
+        if header is None:
+            header = rec
+            continue
+        rows.append(rec)
+        lines.append(start)
     if header is None:
         raise DataError(f"{source} is empty.")
     header = [h.strip() for h in header]
@@ -753,3 +779,121 @@ def _map_intervals(name, lev, unknown, inv, states, level_code, lines, source, n
         notes.append(f"Variable '{name}': {below} value(s) below and {above} above the model's "
                      "intervals were put in the first/last interval.")
     return still
+
+
+# ====================================================================== the file as written
+@dataclass(frozen=True, eq=False)
+class RawTable:
+    """A CSV file's records exactly as written: the cells are not trimmed and no token means missing.
+
+    What :func:`load_csv` turns into codes, this keeps as text, so that a writer can give a file back
+    with only chosen cells changed (:meth:`to_text`): every other cell keeps its text (padding
+    included), and the header, blank lines, column order and row order stay as they were.
+
+    Attributes
+    ----------
+    records : tuple of list of str
+        Every CSV record in file order (the header, blank lines and the data rows).
+    header : tuple of str
+        The column names as :func:`load_csv` reads them (trimmed; a trailing empty column left out).
+    rows : ndarray of int
+        For each data row of :func:`load_csv` (same order), its index in ``records``.
+    lines : ndarray of int
+        The 1-based file line on which each data row starts.
+    delimiter, newline : str
+        The file's delimiter and line end (``"\\r\\n"``, ``"\\r"`` or ``"\\n"``, the first one used).
+    bom : bool
+        Whether the file began with a byte-order mark.
+    source : str
+    """
+
+    records: tuple
+    header: tuple
+    rows: np.ndarray
+    lines: np.ndarray
+    delimiter: str
+    newline: str
+    bom: bool
+    source: str
+
+    @property
+    def n_rows(self) -> int:
+        return int(len(self.rows))
+
+    def column(self, name: str) -> int:
+        """The position of column ``name`` in every record."""
+        try:
+            return self.header.index(name)
+        except ValueError:
+            raise DataError(f"Column '{name}' is not in {self.source}.") from None
+
+    def cells(self, name: str) -> list:
+        """The raw text of column ``name`` in every data row."""
+        j = self.column(name)
+        return [self.records[r][j] for r in self.rows]
+
+    def to_text(self, changes=None) -> str:
+        """The file as text, with ``changes[(row, column name)] = text`` put into those cells.
+
+        Fields are written with the file's delimiter and line end and quoted only where they must
+        be (a delimiter, quote, carriage return or line feed inside), so parsing the result with the ``csv`` module
+        gives every unchanged field exactly as parsing the original does.
+        """
+        by_record: dict = {}
+        for (row, name), value in (changes or {}).items():
+            by_record.setdefault(int(self.rows[int(row)]), {})[self.column(name)] = str(value)
+        special = (self.delimiter, '"', "\r", "\n")
+
+        def field(f: str) -> str:
+            return '"' + f.replace('"', '""') + '"' if any(c in f for c in special) else f
+
+        out = []
+        for k, rec in enumerate(self.records):
+            new = by_record.get(k)
+            if new:
+                rec = list(rec)
+                for j, value in new.items():
+                    rec[j] = value
+            out.append('""' if rec == [""] else self.delimiter.join(map(field, rec)))
+            out.append(self.newline)
+        return "".join(out)
+
+    def to_bytes(self, changes=None) -> bytes:
+        """:meth:`to_text` encoded as UTF-8 (with a byte-order mark when the file had one)."""
+        return ("\ufeff" if self.bom else "").encode("utf-8") + self.to_text(changes).encode("utf-8")
+
+
+def read_table(path_or_buffer=None, *, text=None, source=None) -> RawTable:
+    """Read a CSV file's records as written (same inputs and the same errors as :func:`load_csv`).
+
+    The data rows are those :func:`load_csv` reads, in the same order, so ``table.rows[n]`` is the
+    record of ``data.codes[n]``.
+    """
+    if text is not None:
+        if path_or_buffer is not None:
+            raise DataError("Give read_table either a path or buffer or text=, not both.")
+        obj = io.StringIO(str(text))
+    elif path_or_buffer is None:
+        raise DataError("No data given: pass a path, a buffer, bytes or text=.")
+    else:
+        obj = path_or_buffer
+    source = _printable(str(source)) if source is not None else _source_name(obj)
+    try:
+        raw, _, bom = _read_raw_text(obj, source)
+        norm = raw.replace("\r\n", "\n").replace("\r", "\n") if "\r" in raw else raw
+        _refuse_non_csv_text(norm, source)
+        header, _, lines, _ = _parse(norm, source)   # the loader's checks, header and rows
+        records = _records(raw, _sniff_delimiter(norm), source)
+    except DataError:
+        raise
+    except Exception as exc:  # the safety net, as in load_csv
+        raise DataError(f"Could not read {source}: {type(exc).__name__}: {exc}.") from exc
+    rows = np.array([k for k, (_, _, kind) in enumerate(records) if kind == "row"], dtype=np.int64)
+    starts = np.array([records[k][1] for k in rows], dtype=np.int64)
+    if len(rows) != len(lines) or not (starts == lines).all():
+        raise DataError(f"The records of {source} could not be matched to its rows; "
+                        "save it with one kind of line end.")
+    m = re.search(r"\r\n|\r|\n", raw)
+    newline = m.group(0) if m else "\n"
+    return RawTable(tuple(rec for rec, _, _ in records), tuple(header), rows, lines, _sniff_delimiter(norm),
+                    newline, bom, source)

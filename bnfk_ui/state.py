@@ -18,7 +18,7 @@ import streamlit as st
 
 from bnfk_core import kernels
 from bnfk_core.dag import DAG, apply_segment
-from bnfk_core.data import CategoricalData, load_csv
+from bnfk_core.data import CategoricalData, RawTable, load_csv, read_table
 from bnfk_core.embed import class_order, cluster_order, kernel_pca, pair_values, sample_rows
 from bnfk_core.errors import BnfkError, DataError
 from bnfk_core.learn import learn_feature_structure
@@ -138,6 +138,17 @@ def load(settings: dict) -> CategoricalData:
 def data() -> CategoricalData:
     """The current dataset (class column included)."""
     return load(data_settings())
+
+
+@st.cache_resource(show_spinner=False, max_entries=8)
+def _raw_table(name: str, content: bytes | None) -> RawTable:
+    return read_table(SAMPLE_DIR / name if content is None else io_bytes(name, content))
+
+
+def raw_table() -> RawTable:
+    """The current dataset's file as written (every cell's text), for writing it back with only the
+    imputed cells changed."""
+    return _raw_table(*_source(data_settings()["dataset"]))
 
 
 def feature_data() -> CategoricalData:
@@ -288,6 +299,7 @@ def set_dag(new: DAG, label: str, *, segment=None, learned: bool = False, notes=
 
 
 def undo() -> bool:
+    """Back to the structure before the last change (which :func:`redo` brings back)."""
     s = dict(st.session_state.structure)
     if not s["undo"]:
         return False
@@ -312,7 +324,6 @@ def redo() -> bool:
 
 def edit(kind: str, u: str, v: str) -> None:
     """Add / remove / reverse the arc u -> v (StructureError on a cycle)."""
-    """Back to the structure before the last change (which :func:`redo` brings back)."""
     d = dag()
     new = {"add": d.add_arc, "remove": d.remove_arc, "reverse": d.reverse_arc}[kind](u, v)
     word = {"add": f"added {u} → {v}", "remove": f"removed {u} → {v}", "reverse": f"reversed {u} → {v}"}[kind]

@@ -14,6 +14,7 @@ STRUCTURES = {**{m: LEARNERS[m].label for m in ("tree", "hc", "exact")},
 RATIOS = [0.1, 0.2, 0.3, 0.4, 0.5]   # the thesis grid: pick all five of each for its 25 settings
 DEFAULT_RATIOS = [0.1, 0.3, 0.5]     # 9 settings x 1 repeat: a default run of a few seconds
 MAX_SHOWN_ROWS = 300
+FILL_LABELS = {"median": "the median of the observed values in the bin", "label": "the bin's label"}
 
 
 @st.cache_resource(show_spinner=False, max_entries=8)
@@ -111,12 +112,15 @@ if common.start("Imputation"):
                 st.plotly_chart(fig_imp.imputed_cells_figure(cells, res.data.variables, shown, P, dist),
                                 key="imp_cells", config={"displaylogo": False})
                 st.caption("Coloured cells were imputed (darker = less certain); hover for the distribution.")
+                fill = st.radio("Filled cells of discretized numeric columns hold", list(imp.FILL_NUMERIC),
+                                horizontal=True, key="imp_fill", format_func=FILL_LABELS.get)
+                done = imp.complete_file(res, state.raw_table(), fill_numeric=fill)
+                st.caption("The download is the loaded file with only its missing cells filled: every other cell, "
+                           "the columns (dropped ones too) and the rows stay as written.")
                 base = f"{common.dataset_name()}_imputed"
                 d1, d2 = st.columns(2)
                 with d1:
-                    common.download("Completed data (CSV)", lambda: res.frame.to_csv(index=False).encode("utf-8"),
-                                    f"{base}.csv", "text/csv")
+                    common.download("Completed data (CSV)", done.to_bytes, f"{base}.csv", "text/csv")
                 with d2:
-                    common.download("Probabilities (CSV)",
-                                    lambda: res.probabilities.to_csv(index=False).encode("utf-8"),
-                                    f"{base}_probabilities.csv", "text/csv")
+                    common.download("Probabilities (CSV)", done.probabilities_csv, f"{base}_probabilities.csv",
+                                    "text/csv")

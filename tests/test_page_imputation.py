@@ -33,7 +33,10 @@ def test_impute_tab_fills_missing_cells():
     assert not at.exception and not at.error, (at.exception, at.error)
     metrics = {m.label: m.value for m in at.metric}
     assert int(metrics["Imputed cells"].replace(",", "")) == 392
-    assert len(at.get("plotly_chart")) == 1 and len(at.get("download_button")) == 2
+    assert len(at.get("plotly_chart")) == 1
+    labels = [b.proto.label for b in at.get("download_button")]
+    assert "Completed data (CSV)" in labels and "Probabilities (CSV)" in labels
+    assert at.radio(key="imp_fill").value == "median"  # what filled cells of discretized columns hold
 
 
 def test_impute_tab_explains_category_policy():

@@ -55,8 +55,9 @@ from typing import Callable, Sequence
 import numpy as np
 import pandas as pd
 
-from ..data import CategoricalData
-from ..errors import BnfkError
+from ..data import MISSING_CATEGORY, CategoricalData, RawTable, parse_interval
+from ..errors import BnfkError, DataError
+from ..files import atomic_path
 from ..inference import posterior
 from ..kernels import FISHER, gram
 from ..learn import EXACT_MAX_VARIABLES, learn_structure
@@ -65,7 +66,8 @@ from ..model import fit
 __all__ = ["METHODS", "CE_FLOOR", "CE_CAP", "MCARSplit", "Imputation", "ImputedData", "BenchmarkResult",
            "ImputeError", "induce_mcar", "learn_model", "impute", "impute_bn", "impute_mode", "impute_wknn",
            "impute_fisher_knn", "impute_augmented", "knn_vote", "category_weights", "capped_cross_entropy",
-           "evaluate", "macro_average", "benchmark", "impute_with_model", "DEFAULT_RATIOS", "METHOD_LABELS"]
+           "evaluate", "macro_average", "benchmark", "impute_with_model", "DEFAULT_RATIOS", "METHOD_LABELS",
+           "FILL_NUMERIC", "CompletedFile", "complete_file"]
 
 METHODS = ("bn", "mode", "wknn", "fisher-knn", "bn-mode", "bn-wknn")
 #: the methods' names in tables and figures (thesis spelling)
@@ -697,3 +699,121 @@ def impute_with_model(model, data: CategoricalData) -> ImputedData:
     imputed = aligned.codes < 0
     probs = imp.frame(aligned)
     return ImputedData(frame, completed, imputed, probs, imp)
+
+
+# ====================================================================== the completed file
+#: What a filled cell of a discretized (interval-state) variable holds: ``median`` -- the median of
+#: the file's observed values in the filled bin (the lower of the two middle ones for an even count,
+#: so it is always a value of the column, written as the file writes it); ``label`` -- the bin's label
+#: such as ``[0.1, 2.3)``.  Other variables are filled with the state's name either way.
+FILL_NUMERIC = ("median", "label")
+
+
+@dataclass(eq=False)
+class CompletedFile:
+    """A CSV file with the model's missing cells filled and every other cell exactly as written.
+
+    Attributes
+    ----------
+    table : RawTable -- the file as read (:func:`bnfk_core.data.read_table`).
+    changes : dict -- ``{(row, column): text}``, the filled cells (rows 0-based, as in the data).
+    probabilities : DataFrame -- one line per (row, column, state): ``row``, ``line`` (the row's
+        line in the file), ``column``, ``imputed`` (the most probable state), ``filled`` (the text
+        put into the cell), ``state``, ``probability``.
+    fill_numeric : str -- see :data:`FILL_NUMERIC`.
+    notes : list of str
+    """
+
+    table: RawTable
+    changes: dict
+    probabilities: pd.DataFrame
+    fill_numeric: str
+    notes: list = field(default_factory=list)
+
+    def text(self) -> str:
+        """The completed file's text (the file's delimiter, line end, header, blank lines and order)."""
+        return self.table.to_text(self.changes)
+
+    def to_bytes(self) -> bytes:
+        """The completed file as UTF-8 (with a byte-order mark when the input had one)."""
+        return self.table.to_bytes(self.changes)
+
+    def probabilities_csv(self) -> bytes:
+        return self.probabilities.to_csv(index=False).encode("utf-8")
+
+    def write(self, path, probabilities=None) -> None:
+        """Write the completed file (and the probabilities) atomically: a failed write leaves no
+        partial file."""
+        with atomic_path(path) as tmp:
+            with open(tmp, "wb") as fh:
+                fh.write(self.to_bytes())
+        if probabilities:
+            with atomic_path(probabilities) as tmp:
+                with open(tmp, "wb") as fh:
+                    fh.write(self.probabilities_csv())
+
+
+def _number(text: str) -> float | None:
+    try:
+        x = float(text.strip())
+    except ValueError:
+        return None
+    return x if math.isfinite(x) else None
+
+
+def complete_file(result: ImputedData, table: RawTable, *, fill_numeric: str = "median") -> CompletedFile:
+    """Put the filled values of ``result`` into the file ``table`` was read from, changing nothing else.
+
+    Only the cells that were missing in a model variable change; every other cell keeps its text
+    (padding and all), and so do the header, the column order (columns the model does not use
+    included), the row order and blank lines.  A filled cell holds the most probable state; for a
+    discretized variable (interval states) ``fill_numeric`` chooses the bin's label or the median of
+    the file's observed values in that bin (:data:`FILL_NUMERIC`).
+
+    Parameters
+    ----------
+    result : ImputedData from :func:`impute_with_model` on the data read from the same file.
+    table : RawTable of that file (:func:`bnfk_core.data.read_table`).
+    fill_numeric : ``"median"`` (default) or ``"label"``.
+    """
+    fill_numeric = str(fill_numeric).lower()
+    if fill_numeric not in FILL_NUMERIC:
+        raise ImputeError(f"fill_numeric must be one of {', '.join(FILL_NUMERIC)}, not {fill_numeric!r}.")
+    data = result.data
+    if table.n_rows != data.n_rows:
+        raise DataError(f"{table.source} has {table.n_rows} rows but the imputed data {data.n_rows}; "
+                        "read both from the same file.")
+    changes, notes = {}, []
+    for i in sorted(result.imputation.cells):
+        rows, P = result.imputation.cells[i]
+        if not len(rows):
+            continue
+        name, states = data.variables[i], data.states[i]
+        table.column(name)
+        best = np.argmax(P, axis=1)
+        text = [states[k] for k in best]
+        real = [s for s in states if s != MISSING_CATEGORY]
+        if fill_numeric == "median" and real and all(parse_interval(s) is not None for s in real):
+            raw = table.cells(name)
+            observed = ~result.imputed[:, i]
+            codes = data.codes[:, i]
+            median, no_value = {}, []
+            for k in sorted(set(best.tolist())):
+                vals = [(x, r) for r in np.flatnonzero(observed & (codes == k))
+                        if (x := _number(raw[r])) is not None]
+                if vals:
+                    vals.sort()
+                    median[k] = raw[vals[(len(vals) - 1) // 2][1]].strip()
+                else:
+                    no_value.append(states[k])
+            text = [median.get(k, states[k]) for k in best]
+            if no_value:
+                notes.append(f"Column '{name}': no observed value lies in bin(s) {', '.join(no_value)}, "
+                             "so those cells hold the bin's label.")
+        for r, t in zip(rows, text):
+            changes[(int(r), name)] = t
+    probs = result.probabilities.copy()
+    probs.insert(1, "line", table.lines[probs["row"].to_numpy(dtype=np.int64)])
+    probs.insert(probs.columns.get_loc("imputed") + 1, "filled",
+                 pd.Series([changes[(int(r), c)] for r, c in zip(probs["row"], probs["column"])], dtype=object))
+    return CompletedFile(table, changes, probs, fill_numeric, notes)

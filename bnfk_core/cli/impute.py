@@ -1,12 +1,14 @@
 """CLI: ``impute-benchmark`` (thesis chapter 4) and ``impute`` (fill a CSV with a model)."""
 from __future__ import annotations
 
+import json
 import os
 import time
 
-from ..analyses.impute import METHODS, benchmark, impute_with_model
+from ..analyses.impute import FILL_NUMERIC, METHODS, benchmark, complete_file, impute_with_model
+from ..data import read_table
 from ..errors import BnfkError
-from ..files import atomic_path
+from ..session import SAMPLE_DIR, is_session_file
 from ..registry import feature_learners
 from .common import (
     add_data_options,
@@ -18,6 +20,7 @@ from .common import (
     progress,
     read_data,
     read_model_file,
+    read_session_file,
 )
 
 __all__ = ["register"]
@@ -49,6 +52,17 @@ def _cmd_benchmark(args) -> dict:
     return out
 
 
+def _table(path: str):
+    """The file the data were read from, as written (a session's embedded CSV or sample file)."""
+    if not is_session_file(path):
+        return read_table(path)
+    ref = read_session_file(path).ref
+    if ref.content is not None:
+        return read_table(ref.content, source=ref.name or "embedded.csv")
+    with open(SAMPLE_DIR / "catalog.json", encoding="utf-8") as fh:
+        return read_table(SAMPLE_DIR / json.load(fh)[ref.sample]["file"])
+
+
 def _cmd_impute(args) -> dict:
     t0 = time.perf_counter()
     check_output(args.output, (".csv",), "the completed data")
@@ -57,15 +71,13 @@ def _cmd_impute(args) -> dict:
     model = read_model_file(args.model)
     data = read_data(args.data, args, model=model)  # the model's columns and states (numbers -> its bins)
     res = impute_with_model(model, data)
-    with atomic_path(args.output) as tmp:
-        res.frame.to_csv(tmp, index=False)
-    if args.probabilities:
-        with atomic_path(args.probabilities) as tmp:
-            res.probabilities.to_csv(tmp, index=False)
+    done = complete_file(res, _table(args.data), fill_numeric=args.fill_numeric)
+    done.write(args.output, args.probabilities)
     return {"output": args.output, "probabilities": args.probabilities, "rows": int(data.n_rows),
             "imputed_cells": int(res.imputed.sum()),
             "imputed_per_column": {v: int(res.imputed[:, i].sum()) for i, v in enumerate(model.variables)
                                    if res.imputed[:, i].any()},
+            "fill_numeric": done.fill_numeric, "notes": list(data.notes) + done.notes,
             "seconds": time.perf_counter() - t0}
 
 
@@ -92,12 +104,17 @@ def register(sub) -> None:
     add_data_options(p)
     p.set_defaults(func=_cmd_benchmark)
 
-    p = sub.add_parser("impute", help="fill the missing cells of a CSV with a model's most probable values "
-                                          "(the output has the model's columns)")
+    p = sub.add_parser("impute", help="fill the missing cells of a CSV with a model's most probable values; "
+                                      "every other cell, the column order and the row order stay as in the file")
     p.add_argument("data", metavar="DATA.csv")
     p.add_argument("--model", required=True, metavar="M.bif|M.json")
-    p.add_argument("-o", "--output", required=True, metavar="COMPLETED.csv")
+    p.add_argument("-o", "--output", required=True, metavar="COMPLETED.csv",
+                   help="the file with only its missing model cells filled (written atomically)")
     p.add_argument("--probabilities", metavar="P.csv",
-                   help="also write one line per (row, column, state) with its probability")
+                   help="also write one line per (row, file line, column, state) with its probability")
+    p.add_argument("--fill-numeric", choices=FILL_NUMERIC, default="median",
+                   help="what a filled cell of a discretized numeric column holds: the median of the file's "
+                        "observed values in the most probable bin (default; always a value of the column) or "
+                        "the bin's label such as [0.1, 2.3)")
     add_data_options(p)
     p.set_defaults(func=_cmd_impute)
