@@ -106,19 +106,21 @@ def page():
         aris = (a1, _aris(K2, labels, k, restarts, seed))
     bar.progress(1.0, text="Done")
     bar.empty()
-    tabs = st.tabs(["Kernels & clustering", "Imputation & prototypes", "Theory (case table)", "Collapsed variable",
-                    "Equivalence", "Arc search"])
+    tabs = st.tabs(["Kernels & clustering", "Gallery (all five)", "Imputation & prototypes", "Theory (case table)",
+                    "Collapsed variable", "Equivalence", "Arc search"])
     with tabs[0]:
         kernel_tab(K1, K2, rows, labels, cls_states, has_class, aris)
     with tabs[1]:
-        sections.impute_protos_tab(feat, base, seg_dag, m1, m2)
+        sections.gallery_tab(d, feat, base, variables, rows, labels, cls_states)
     with tabs[2]:
-        sections.theory_tab(d, m2, kind, variables)
+        sections.impute_protos_tab(feat, base, seg_dag, m1, m2)
     with tabs[3]:
-        sections.collapsed_tab(d, variables, has_class)
+        sections.theory_tab(d, m2, kind, variables)
     with tabs[4]:
-        sections.equivalence_tab(feat, m2, K2, rows, labels, cls_states)
+        sections.collapsed_tab(d, variables, has_class)
     with tabs[5]:
+        sections.equivalence_tab(feat, m2, K2, rows, labels, cls_states)
+    with tabs[6]:
         sections.arc_search_tab(d, has_class)
 
 

@@ -64,3 +64,26 @@ def test_arc_search_and_apply():
     _clean(at)
     assert at.session_state["structure"]["dag"]["arcs"] == dag["arcs"]
     assert at.session_state["structure"]["label"].startswith("arc search")
+
+
+def test_gallery_shows_all_five_segments_against_the_same_base():
+    from bnfk_core.analyses import gallery as G
+    from bnfk_core.dag import DAG
+    from bnfk_core.embed import sample_rows
+
+    at = _app(seg_rows=100, seg_restarts=3, seg_protos=5, seg_kind="v").run()
+    _clean(at)
+    at.button(key="seg_gallery_run").click().run()
+    _clean(at)
+    keys = [c.proto.id for c in at.get("plotly_chart")]
+    assert sum("seg_gallery_" in k for k in keys) == 5
+    table = next(df.value for df in at.dataframe if "ΔARI (CC)" in getattr(df.value, "columns", []))
+    g = at.session_state["seg_gallery"][1]
+    assert list(table["segment"]) == list(g.table()["segment"]) and len(table) == 5
+    d = at.session_state["seg_vars"]
+    from bnfk_core.data import load_csv
+    from conftest import _sample
+    data = load_csv(_sample("house_votes_84"), class_column="class", missing_policy="category")
+    ref = G.segment_gallery(data, DAG(data.without_class().variables), d, rows=sample_rows(data.n_rows, 100, 0),
+                            restarts=3, seed=0, k_prototypes=5)
+    assert np.allclose(ref.table()["ΔARI (CC)"], table["ΔARI (CC)"]) and np.allclose(ref.base.K, g.base.K)

@@ -10,7 +10,7 @@ import plotly.graph_objects as go
 
 from .base import gram_figure, kernel_range
 
-__all__ = ["segment_panels", "edit_difference_figure"]
+__all__ = ["segment_panels", "edit_difference_figure", "gallery_panels"]
 
 
 def segment_panels(K_base: np.ndarray, K_seg: np.ndarray, order: np.ndarray, rows: np.ndarray, labels: np.ndarray,
@@ -30,3 +30,13 @@ def edit_difference_figure(K_edit: np.ndarray, K: np.ndarray, order: np.ndarray,
     """Heatmap of ``K_edit − K``: how a structure edit (named ``edit``) changes the kernel."""
     return gram_figure(K_edit - K, order, rows, labels, class_states, title=f"ΔK: {edit}", colorbar_title="ΔK",
                        height=420)
+
+
+def gallery_panels(K_base: np.ndarray, K_segments: Sequence[np.ndarray], titles: Sequence[str], order: np.ndarray,
+                   rows: np.ndarray, labels: np.ndarray, class_states: Sequence[str]) -> tuple[list[go.Figure], float]:
+    """Small multiples of ΔK = K(segment) − K(base), one per segment, on one colour scale (returned too)."""
+    deltas = [K - K_base for K in K_segments]
+    zmax = kernel_range(*deltas) if deltas else 1.0
+    figs = [gram_figure(D, order, rows, labels, class_states, title=t, zmax=zmax, colorbar_title="ΔK", height=300)
+            for D, t in zip(deltas, titles)]
+    return figs, zmax

@@ -7,16 +7,17 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from bnfk_core.analyses import gallery as G
 from bnfk_core.analyses import prototypes as P
 from bnfk_core.analyses import segments as S
-from bnfk_core.dag import DAG
+from bnfk_core.dag import DAG, SEGMENT_LABELS
 from bnfk_core.embed import class_order, cluster_order
 from bnfk_core.errors import BnfkError
 
 from .. import common, state
 from ..figures import segments as figs
 
-__all__ = ["impute_protos_tab", "theory_tab", "collapsed_tab", "equivalence_tab", "arc_search_tab"]
+__all__ = ["impute_protos_tab", "theory_tab", "collapsed_tab", "equivalence_tab", "arc_search_tab", "gallery_tab"]
 PLOTLY = {"displaylogo": False}
 
 
@@ -151,3 +152,39 @@ def arc_search_tab(d, has_class):
         state.set_dag(new, f"arc search ({new.n_arcs} arcs, ARI {saved[1]['steps'][-1]['ari']:.3f})")
         state.flash("success", f"The current structure is now the arc-search network ({new.n_arcs} arcs).")
         st.rerun()
+
+
+def gallery_tab(d, feat, base, variables, rows, labels, cls_states):
+    """All five segments on three variables against the same base, side by side (bnfk_core.analyses.gallery)."""
+    ss = st.session_state
+    if len(variables) != 3:
+        variables = list(S.mi_ranking(d, "v", top=1)["variables"].iloc[0])
+    st.caption(f"Variables u, v, w = **{', '.join(variables)}** (the segment controls' three, else the top V-structure "
+               "triple); the same base, rows, seed and restarts as the other tabs.")
+    key = (d.fingerprint(), state.dag_json(base), tuple(variables), tuple(rows.tolist()), ss.param_method,
+           int(ss.seg_seed), int(ss.seg_restarts), float(ss.seg_missing), int(ss.seg_protos))
+    g = common.stored_run("Run the gallery", "seg_gallery_run", "seg_gallery", key, icon=":material/grid_view:",
+                          fn=lambda progress: G.segment_gallery(
+                              d, base, variables, rows=rows, params=ss.param_method, restarts=int(ss.seg_restarts),
+                              seed=int(ss.seg_seed), missing=float(ss.seg_missing), k_prototypes=int(ss.seg_protos),
+                              progress=progress))
+    if g is None:
+        st.caption("One click computes every segment: ΔK heatmaps, ΔARI, Δ imputation accuracy, Δ prototype NLL and "
+                   "the case-table check (through one live kernel moved from segment to segment).")
+        return
+    order = class_order(labels, g.base.K) if (labels >= 0).any() else cluster_order(g.base.K)
+    figs_, zmax = figs.gallery_panels(g.base.K, [e.K for e in g.segments], [SEGMENT_LABELS[e.kind] for e in g.segments],
+                                      order, rows, labels, cls_states)
+    for col, fig, e in zip(st.columns(len(figs_), gap="small"), figs_, g.segments):
+        col.plotly_chart(fig, key=f"seg_gallery_{e.kind}", config=PLOTLY)
+    st.dataframe(g.table(), hide_index=True, key="seg_gallery_table",
+                 column_config={c: st.column_config.NumberColumn(format="%+.3f") for c in
+                                ("ΔARI (CC)", "ΔARI (SC)", "Δ imputation accuracy", "Δ prototype NLL")}
+                 | {"max |ΔK|": st.column_config.NumberColumn(format="%.3g"),
+                    "theory − measured (max)": st.column_config.NumberColumn(format="%.1e")})
+    st.caption(f"ΔK on one colour scale (±{zmax:.3g}); base ARI CC/SC "
+               + (f"{g.base.aris['correlation']:.3f}/{g.base.aris['spectral']:.3f}" if g.base.aris else "—")
+               + f", imputation accuracy {g.base.imputation['accuracy']:.3f}, prototype NLL {g.base.prototype_nll:.3f}; "
+               f"computed in {g.seconds:.1f} s. " + " ".join(g.notes))
+    common.download("Gallery (CSV)", g.table().to_csv(index=False).encode("utf-8"),
+                    f"{common.dataset_name()}_segment_gallery.csv", "text/csv", key="dl_seg_gallery")
