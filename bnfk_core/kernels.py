@@ -22,6 +22,9 @@ Fast Gram (``gram``).  Per variable one of two exact evaluations is chosen by co
   BLAS product (``A @ A.T`` runs as a symmetric rank-k update);
 * scatter: when a variable has many parent configurations, only pairs sharing one
   contribute (sum_j N_j M_j pairs, few); they are generated in bulk and added in place.
+  A variable with a single parent configuration and no missing family cell (a root) puts its
+  -1/P into one constant that initialises K and visits only the pairs with equal states
+  (sum_k N_k M_k instead of N M).
 
 Rows whose family has a missing cell are added afterwards with sparse expected features.
 """
