@@ -157,17 +157,22 @@ def arc_search_tab(d, has_class):
 def gallery_tab(d, feat, base, variables, rows, labels, cls_states):
     """All five segments on three variables against the same base, side by side (bnfk_core.analyses.gallery)."""
     ss = st.session_state
-    if len(variables) != 3:
-        variables = list(S.mi_ranking(d, "v", top=1)["variables"].iloc[0])
-    st.caption(f"Variables u, v, w = **{', '.join(variables)}** (the segment controls' three, else the top V-structure "
-               "triple); the same base, rows, seed and restarts as the other tabs.")
+    chosen = list(variables) if len(variables) == 3 else None
+
+    def run(progress):
+        triple = chosen or list(S.mi_ranking(d, "v", top=1)["variables"].iloc[0])   # ranked only when needed
+        return G.segment_gallery(d, base, triple, rows=rows, params=ss.param_method, restarts=int(ss.seg_restarts),
+                                 seed=int(ss.seg_seed), missing=float(ss.seg_missing),
+                                 k_prototypes=int(ss.seg_protos), progress=progress)
+
     key = (d.fingerprint(), state.dag_json(base), tuple(variables), tuple(rows.tolist()), ss.param_method,
            int(ss.seg_seed), int(ss.seg_restarts), float(ss.seg_missing), int(ss.seg_protos))
     g = common.stored_run("Run the gallery", "seg_gallery_run", "seg_gallery", key, icon=":material/grid_view:",
-                          fn=lambda progress: G.segment_gallery(
-                              d, base, variables, rows=rows, params=ss.param_method, restarts=int(ss.seg_restarts),
-                              seed=int(ss.seg_seed), missing=float(ss.seg_missing), k_prototypes=int(ss.seg_protos),
-                              progress=progress))
+                          fn=run)
+    st.caption("Variables u, v, w = " + (f"**{', '.join(g.variables if g else chosen)}**" if (g or chosen) else
+                                         "the top V-structure triple (highest mutual information, found on run)")
+               + " — the segment controls' three when they name three; the same base, rows, seed and restarts as "
+                 "the other tabs.")
     if g is None:
         st.caption("One click computes every segment: ΔK heatmaps, ΔARI, Δ imputation accuracy, Δ prototype NLL and "
                    "the case-table check (through one live kernel moved from segment to segment).")
