@@ -31,10 +31,12 @@ __all__ = ["marginal", "parent_marginals", "ParentMarginals", "posterior", "join
 MAX_INTERMEDIATE = 5e7  # elements of the largest intermediate factor before falling back to sampling
 
 
-def _factor(model, v: int) -> tuple[np.ndarray, list[int]]:
-    """CPT of v as a tensor with axes (parents..., v)."""
+def _factor(model, v: int, cards=None) -> tuple[np.ndarray, list[int]]:
+    """CPT of v as a tensor with axes (parents..., v); ``cards``: the model's cardinalities, when the
+    caller builds many factors (computing them per factor made a query O(d^2) in the variables)."""
     ps = list(model.parents[v])
-    cards = model.cardinalities
+    if cards is None:
+        cards = model.cardinalities
     t = model.cpts[v].reshape([int(cards[p]) for p in ps] + [int(cards[v])])
     return t, ps + [v]
 
@@ -61,7 +63,8 @@ def marginal(model, variables: Sequence[int], max_intermediate: float | None = N
     if not variables:
         return np.ones(())
     anc = model.dag.ancestors(variables)
-    ops = [_factor(model, v) for v in sorted(anc)]
+    cards = model.cardinalities
+    ops = [_factor(model, v, cards) for v in sorted(anc)]
     return _contract(ops, variables, max_intermediate)
 
 
@@ -139,8 +142,9 @@ def _evidence_operands(model, codes: np.ndarray, missing: np.ndarray, relevant: 
     B = codes.shape[0]
     log_scale = np.zeros(B)
     ops = []
+    cards = model.cardinalities
     for v in sorted(relevant):
-        t, axes = _factor(model, v)
+        t, axes = _factor(model, v, cards)
         obs_ax = [k for k, a in enumerate(axes) if a not in miss]
         mis_ax = [k for k, a in enumerate(axes) if a in miss]
         if not obs_ax:
