@@ -9,7 +9,7 @@ import plotly.graph_objects as go
 
 from .base import _FONT
 
-__all__ = ["rank_dot_figure", "dataset_heatmap", "FISHER_COLOR", "MEASURE_COLOR"]
+__all__ = ["FISHER_COLOR", "MEASURE_COLOR", "dataset_heatmap", "rank_dot_figure"]
 
 FISHER_COLOR = "#d62728"
 MEASURE_COLOR = "#1f77b4"
