@@ -12,7 +12,7 @@ from streamlit.runtime.pages_manager import PagesManager
 from bnfk_core.errors import BnfkError
 from bnfk_core.registry import ESTIMATORS
 
-from . import export, router, settings, share, state
+from . import export, jobs, router, settings, share, state
 
 
 def _ensure_router() -> None:
@@ -113,7 +113,8 @@ def stored_run(label: str, key: str, store: str, cache_key, fn, *, icon: str | N
     ss = st.session_state
     if st.button(label, key=key, icon=icon, disabled=disabled):
         bar = st.progress(0.0, text="Starting…")
-        ss[store] = (cache_key, fn(lambda f, msg: bar.progress(min(max(float(f), 0.0), 1.0), text=msg)))
+        with jobs.heavy(label.lower()):       # a bounded slot; the progress callback stops it if the session ends
+            ss[store] = (cache_key, fn(jobs.progress(bar)))
         bar.progress(1.0, text="Done")
     saved = ss.get(store)
     return saved[1] if saved and saved[0] == cache_key else None

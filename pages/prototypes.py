@@ -7,7 +7,7 @@ import streamlit as st
 
 from bnfk_core.analyses import prototypes as pt
 from bnfk_core.dag import DAG
-from bnfk_ui import common, settings, state
+from bnfk_ui import common, jobs, settings, state
 from bnfk_ui.figures import prototypes as figs
 
 SOURCES, CRITERIA = settings.PROTOTYPE_SOURCES, settings.PROTOTYPE_CRITERIA
@@ -116,9 +116,9 @@ def curve_tab(exp: pt.SummarizationExperiment, exp_key: tuple):
             ks = pt.parse_subset_sizes(ks_text, n_train)
         if ks:
             bar = st.progress(0.0, text="Starting…")
-            ss.proto_ks, ss.proto_curve = ks_text, (exp_key, pt.summarization_curve(
-                exp, ks, run_one=lambda kk: _run(exp, exp_key, kk, int(draws)),
-                progress=lambda f, msg: bar.progress(f, text=msg)))
+            with jobs.heavy("the curve"):
+                ss.proto_ks, ss.proto_curve = ks_text, (exp_key, pt.summarization_curve(
+                    exp, ks, run_one=lambda kk: _run(exp, exp_key, kk, int(draws)), progress=jobs.progress(bar)))
     curve = ss.get("proto_curve", (None, []))
     if curve[0] != exp_key:
         st.caption("Runs the experiment for each k (cached): held-out metrics of the greedy subsets against "

@@ -113,7 +113,7 @@ def page():
     with tabs[1]:
         sections.gallery_tab(d, feat, base, variables, rows, labels, cls_states)
     with tabs[2]:
-        sections.impute_protos_tab(feat, base, seg_dag, m1, m2)
+        sections.impute_protos_tab(feat.subset(rows), base, seg_dag, m1, m2)   # bounded: the sampled rows
     with tabs[3]:
         sections.theory_tab(d, m2, kind, variables)
     with tabs[4]:

@@ -97,8 +97,9 @@ def segment_gallery(data, base: DAG, variables: Sequence[str], *, rows=None, par
     data : CategoricalData with the label as its class column (optional: without one there are no ARIs).
     base : DAG over the feature variables (the empty network is the thesis's setting; the case table
         applies only there).
-    rows : the data rows of the Gram matrices and clusterings (default all); the networks are fitted on
-        all rows.
+    rows : the data rows everything is computed on (default all): the networks are fitted on them, and
+        the Gram matrices, clusterings, imputation run and prototypes use them -- so the gallery's cost is
+        bounded by the sample, whatever the size of the data.
     params : CPT estimator of every network; ``restarts``, ``seed``: the clusterings (thesis protocol:
         correlation clustering without a shift, spectral on K − min K); ``missing``: the share of cells
         hidden in the imputation run; ``k_prototypes``: prototypes chosen on a seeded half, scored on the other.
@@ -113,6 +114,7 @@ def segment_gallery(data, base: DAG, variables: Sequence[str], *, rows=None, par
         raise SegmentError(f"'{missing_vars[0]}' is not a feature variable of the data.")
     rows = np.arange(data.n_rows) if rows is None else np.asarray(rows, dtype=np.int64)
     labels = data.labels()[rows] if data.class_column else None
+    feats = feats.subset(rows)
     k = default_n_clusters(data) if labels is not None else None
     train_rows, test_rows = split_half(feats.n_rows, 0.5, seed)
     train, test = feats.subset(train_rows), feats.subset(test_rows)
@@ -125,7 +127,7 @@ def segment_gallery(data, base: DAG, variables: Sequence[str], *, rows=None, par
         if progress:
             progress(j / len(dags), f"{'base network' if kind == 'base' else SEGMENT_LABELS[kind]}…")
         lk.goto(dag)
-        K = lk.gram()[np.ix_(rows, rows)].copy()
+        K = lk.gram(copy=True)
         aris = None
         if labels is not None:
             aris = {algo: clustering_metrics(labels, cluster(K, k, algo, kernel=FISHER, restarts=restarts,

@@ -14,7 +14,7 @@ from bnfk_core.dag import DAG, SEGMENT_LABELS
 from bnfk_core.embed import class_order, cluster_order
 from bnfk_core.errors import BnfkError
 
-from .. import common, state
+from .. import common, jobs, state
 from ..figures import segments as figs
 
 __all__ = ["impute_protos_tab", "theory_tab", "collapsed_tab", "equivalence_tab", "arc_search_tab", "gallery_tab"]
@@ -37,6 +37,8 @@ def _edits(_m, model_key: str, _feat, fingerprint: str, rows: tuple, params: str
 
 
 def impute_protos_tab(feat, base, seg_dag, m1, m2):
+    """One imputation run and greedy-MMD prototypes with and without the segment, on ``feat`` (the lab's
+    sampled rows, so the cost is bounded whatever the size of the data)."""
     ss = st.session_state
     c1, c2 = st.columns(2)
     with c1:
@@ -49,7 +51,8 @@ def impute_protos_tab(feat, base, seg_dag, m1, m2):
             st.dataframe(pd.DataFrame([{"network": n, "accuracy": x["accuracy"], "cross-entropy": x["cross_entropy"],
                                         "cells": x["cells"]} for n, x in zip(("base", "base + segment"), r)]),
                          hide_index=True, key="seg_impute_table")
-            st.caption("30 % of the rows form the test part; the chosen fraction of their cells is hidden "
+            st.caption(f"On the {feat.n_rows:,} sampled rows: 30 % of them form the test part; the chosen fraction "
+                       "of their cells is hidden "
                        "completely at random (seeded), the network is fitted on what remains and every hidden "
                        "cell gets its exact posterior (arg-max accuracy, capped cross-entropy).")
     with c2:
@@ -133,9 +136,9 @@ def arc_search_tab(d, has_class):
     key = (d.fingerprint(), int(ss.seg_arcs), int(ss.seg_restarts), int(ss.seg_seed))
     if st.button("Run arc search", key="seg_search_run", type="primary"):
         bar = st.progress(0.0, text="Starting…")
-        with common.shown_errors():
+        with common.shown_errors(), jobs.heavy("the arc search"):
             res = S.arc_search(d, n_arcs=int(ss.seg_arcs), restarts=int(ss.seg_restarts), seed=int(ss.seg_seed),
-                               progress=lambda f, m: bar.progress(min(f, 1.0), text=m))
+                               progress=jobs.progress(bar))
             ss.seg_search = (key, res.to_dict(candidates=True), res.dag.to_dict())
         bar.empty()
     saved = ss.get("seg_search")

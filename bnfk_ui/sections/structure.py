@@ -14,7 +14,7 @@ from bnfk_core.layout import layered_layout
 from bnfk_core.model import model_to_bif, read_structure
 from bnfk_core.registry import LEARNERS, SCORES
 
-from .. import common, figures, live, state
+from .. import common, figures, jobs, live, state
 from ..figures import kernel as fig_kernel
 
 __all__ = ["message", "act", "learn_tab", "edit_tab", "presets_tab", "equivalence_tab", "io_tab", "arc_actions",
@@ -64,8 +64,9 @@ def learn_tab(feat) -> None:
         with st.status(f"Learning ({label})…", expanded=True) as status:
             bar = st.progress(0.0, text="counting")
             try:
-                res = state.learn(method, ss.learn_score, ss.learn_k, ss.learn_max_parents or None, ss.learn_seed,
-                                  progress=lambda f, msg: bar.progress(min(max(f, 0.0), 1.0), text=msg))
+                with jobs.heavy("learning"):
+                    res = state.learn(method, ss.learn_score, ss.learn_k, ss.learn_max_parents or None,
+                                      ss.learn_seed, progress=jobs.progress(bar))
             except BnfkError as exc:
                 status.update(label="Learning failed", state="error")
                 st.error(str(exc))
