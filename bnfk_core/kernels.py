@@ -546,6 +546,11 @@ class NetworkKernel(FittedKernel):
         return gram(self.model, X, Y, normalize=normalize, max_bytes=max_bytes)
 
     def contributions(self, x, y):
+#: :func:`_pair_kernel` in one thread, for small updates (waking threads costs more than the work);
+#: ``prange`` is a plain ``range`` in this compilation
+_pair_kernel_serial = numba.njit(cache=True)(_pair_kernel.py_func)
+
+
         return contributions(self.model, x, y)
 
 

@@ -45,7 +45,6 @@ import time
 from collections import OrderedDict
 from dataclasses import dataclass
 
-import numba
 import numpy as np
 import scipy.sparse as sp
 
@@ -66,6 +65,7 @@ from .kernels import (
     _block_matrix,
     _check_positive,
     _pair_kernel,
+    _pair_kernel_serial,
     gram,
 )
 from .model import BayesNet, cpt_counts, estimate_cpt, fit
@@ -168,28 +168,6 @@ class _Entry:
         self.W = W
         self.B = c
         self.n_conf = len(pu)
-
-
-@numba.njit(cache=True)
-def _pair_kernel_serial(K, pX, xX, xo, order, starts, W, B, r, c):  # pragma: no cover - compiled
-    """:func:`bnfk_core.kernels._pair_kernel` in one thread (for small updates, where waking threads
-    costs more than the work)."""
-    N = K.shape[0]
-    V = pX.shape[0]
-    for a in range(N):
-        for v in range(V):
-            j = pX[v, a]
-            if j < 0:
-                continue
-            xa = xX[v, a]
-            w = W[v, j * r[v] + xa]
-            bb = B[v, j]
-            for t in range(starts[v, j], starts[v, j + 1]):
-                b = order[v, t]
-                if xo[v, t] == xa:
-                    K[a, b] += w - bb
-                else:
-                    K[a, b] -= bb
 
 
 PARALLEL_PAIRS = 2_000_000      # pairs above which the update runs in parallel threads
