@@ -205,6 +205,12 @@ def posterior(model, data) -> dict[int, tuple[np.ndarray, np.ndarray]]:
         for m in missing:
             p = joint_posteriors(model, codes, rows, missing, [int(m)])
             parts.setdefault(int(m), []).append((rows, p))
+    return gather_posteriors(parts)
+
+
+def gather_posteriors(parts: dict) -> dict[int, tuple[np.ndarray, np.ndarray]]:
+    """``{variable: [(rows, probabilities), ...]}`` per missingness pattern -> ``{variable: (rows, probs)}``
+    with the rows of all patterns in increasing order (the form :func:`posterior` returns)."""
     out = {}
     for m, lst in parts.items():
         rows = np.concatenate([r for r, _ in lst])

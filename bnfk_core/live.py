@@ -53,6 +53,7 @@ from .errors import KernelError, StructureError
 from .inference import (
     MAX_INTERMEDIATE,
     ParentMarginals,
+    gather_posteriors,
     joint_posteriors,
     log_evidence,
     marginal,
@@ -631,12 +632,7 @@ class LiveKernel:
                 else:
                     p = joint_posteriors(model, self.codes, rows, missing, [m])
                 parts.setdefault(m, []).append((rows, p))
-        out = {}
-        for m, lst in parts.items():
-            rows = np.concatenate([r for r, _ in lst])
-            probs = np.concatenate([p for _, p in lst])
-            order = np.argsort(rows, kind="stable")
-            out[m] = (rows[order], probs[order])
+        out = gather_posteriors(parts)
         self._post = (model, out)
         return out
 
