@@ -45,7 +45,8 @@ from .model import BayesNet, cpt_counts, estimate_cpt, fit
 from .registry import KERNELS, LEARNERS, KernelSpec, feature_learners
 
 __all__ = ["gram", "features", "feature_offsets", "contributions", "set_kernel", "mmd",
-           "mean_features", "scaled_hamming_model", "DEFAULT_MAX_BYTES", "estimate_gram_bytes", "memory_limit", "memory_limit_set", "FISHER", "SCALED_HAMMING", "HAMMING", "THESIS_KERNELS",
+           "mean_features", "scaled_hamming_model", "DEFAULT_MAX_BYTES", "estimate_gram_bytes", "memory_limit", "memory_limit_set",
+           "workspace_bytes", "guard_workspace", "fits", "max_rows", "format_bytes", "resolve_limit", "WORKSPACE_MATRICES", "iter_features", "FISHER", "SCALED_HAMMING", "HAMMING", "THESIS_KERNELS",
            "FittedKernel", "NetworkKernel", "HammingKernel", "fit_fisher", "fit_scaled_hamming", "fit_hamming"]
 DEFAULT_MAX_BYTES = 4 * 2**30
 
@@ -96,15 +97,108 @@ def memory_limit_set(max_bytes: float | None):
         _MEMORY_LIMIT.reset(token)
 
 
-def _guard(n: int, m: int, extra: int, max_bytes: float | None):
-    if max_bytes == DEFAULT_MAX_BYTES:   # the default: whatever limit is set for this run
-        max_bytes = memory_limit()
-    need = estimate_gram_bytes(n, m) + extra
-    if max_bytes is not None and need > max_bytes:
-        side = int(np.sqrt(max(max_bytes - extra, 8) / 8))
-        raise KernelError(f"A {n:,} x {m:,} Gram matrix needs {need / 2**30:.1f} GiB, over the "
-                          f"{max_bytes / 2**30:.1f} GiB limit; sample at most about {side:,} rows "
+#: The peak number of N x M float64 matrices alive at once on each quadratic path, the Gram matrix itself
+#: included, measured with tracemalloc at N = 1,200 and 3,000 (tests/test_cluster_features.py checks that
+#: the measured peaks stay within these estimates):
+#:
+#: * ``gram``: the matrix (1.0; ``normalize`` rescales it in place a block of rows at a time); the Fisher
+#:   kernel's dense features and missing-row products are added by the caller as ``extra``;
+#: * ``correlation``: the Gram, its symmetrised copy (dropped once shifted), the shifted matrix, a temporary
+#:   of the shift and |shifted| (eq. 5.2's cost needs sum |X|): 4.0 at the peak;
+#: * ``silhouette``: the Gram, the squared kernel distances and their roots: 3.0;
+#: * ``spectral``: the Gram, the symmetrised affinity, scikit-learn's Laplacian and the eigensolver's
+#:   shift-invert factorisation: 5.0;
+#: * ``classification``: per split 3 train x train, 3 test x train and 1 test x test matrices (the fitted
+#:   Grams, kNN's distances, the test Gram whose diagonal is used) -- measured 2.1 N^2 at test size 0.2,
+#:   estimated 2.4 N^2.
+#:
+WORKSPACE_MATRICES = {"gram": 1.0, "correlation": 4.0, "spectral": 5.0, "silhouette": 3.0}
+_CLASSIFICATION = (3.0, 3.0, 1.0)        # train x train, test x train, test x test matrices at the peak
+_PATH_WORDS = {"correlation": "correlation clustering", "spectral": "spectral clustering", "silhouette": "the silhouette",
+               "classification": "kernel classification"}
+
+
+def workspace_bytes(path: str, n: int, m: int | None = None, *, test_size: float = 0.2) -> int:
+    """Bytes of the whole work space of the quadratic ``path`` on ``n`` rows (``m``: the second side of
+    a rectangular Gram; ``test_size``: the test fraction of ``classification``).  One estimate for every
+    quadratic path, the Gram matrix included; see :data:`WORKSPACE_MATRICES`."""
+    n = int(n)
+    m = n if m is None else int(m)
+    if path == "classification":
+        nte = int(np.ceil(float(test_size) * n))
+        ntr = n - nte
+        a, b, c = _CLASSIFICATION
+        cells = a * ntr * ntr + b * nte * ntr + c * nte * nte
+    elif path in WORKSPACE_MATRICES:
+        cells = WORKSPACE_MATRICES[path] * n * m
+    else:
+        raise KernelError(f"Unknown quadratic path '{path}'.")
+    return int(np.ceil(cells)) * 8
+
+
+def format_bytes(nbytes: float) -> str:
+    """Bytes as GiB (one decimal), or MiB below a tenth of a GiB."""
+    return f"{nbytes / 2**30:.1f} GiB" if nbytes >= 0.1 * 2**30 else f"{nbytes / 2**20:.1f} MiB"
+
+
+def max_rows(path: str, max_bytes: float | None = DEFAULT_MAX_BYTES, *, test_size: float = 0.2) -> int | None:
+    """The most rows whose work space on ``path`` fits the limit (None: no limit)."""
+    limit = resolve_limit(max_bytes)
+    return None if limit is None else _max_rows(path, limit, test_size=test_size)
+
+
+def _max_rows(path: str, budget: float, extra_per_row: float = 0.0, test_size: float = 0.2) -> int:
+    """The most rows whose work space on ``path`` (plus ``extra_per_row`` bytes a row) fits ``budget``."""
+    lo, hi = 0, 1
+    while workspace_bytes(path, hi, test_size=test_size) + extra_per_row * hi <= budget:
+        lo, hi = hi, hi * 2
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if workspace_bytes(path, mid, test_size=test_size) + extra_per_row * mid <= budget:
+            lo = mid
+        else:
+            hi = mid
+    return lo
+
+
+def resolve_limit(max_bytes: float | None = DEFAULT_MAX_BYTES) -> float | None:
+    """``max_bytes``, or the limit set for this run (:func:`memory_limit_set`) when it is the default."""
+    return memory_limit() if max_bytes == DEFAULT_MAX_BYTES else max_bytes
+
+
+def fits(path: str, n: int, m: int | None = None, *, extra: int = 0, test_size: float = 0.2,
+         max_bytes: float | None = DEFAULT_MAX_BYTES) -> bool:
+    """Whether :func:`guard_workspace` would let ``path`` run on ``n`` rows."""
+    limit = resolve_limit(max_bytes)
+    return limit is None or workspace_bytes(path, n, m, test_size=test_size) + extra <= limit
+
+
+def guard_workspace(path: str, n: int, m: int | None = None, *, extra: int = 0, test_size: float = 0.2,
+                    max_bytes: float | None = DEFAULT_MAX_BYTES) -> int:
+    """Refuse (KernelError, one line ending in a sampling suggestion) when the whole work space of the
+    quadratic ``path`` on ``n`` rows -- :func:`workspace_bytes` plus ``extra`` bytes -- exceeds the limit.
+
+    Every quadratic path calls this before it allocates.  ``max_bytes`` left at its default means the
+    limit set for this run (the CLI's ``--max-memory``, the app's memory setting).  Returns the bytes."""
+    limit = resolve_limit(max_bytes)
+    m_ = int(n) if m is None else int(m)
+    need = workspace_bytes(path, n, m_, test_size=test_size) + int(extra)
+    if limit is None or need <= limit:
+        return need
+    if path == "gram":
+        side = int(np.sqrt(max(limit - extra, 8) / 8))
+        raise KernelError(f"A {int(n):,} x {m_:,} Gram matrix needs {format_bytes(need)}, over the "
+                          f"{format_bytes(limit)} limit; sample at most about {side:,} rows "
                           "(or raise the memory limit).")
+    side = _max_rows(path, limit - extra, test_size=test_size)
+    raise KernelError(f"A {int(n):,} x {m_:,} Gram matrix with the work space of {_PATH_WORDS[path]} needs "
+                      f"{format_bytes(need)}, over the {format_bytes(limit)} limit; sample at most about "
+                      f"{side:,} rows (or raise the memory limit).")
+
+
+def _guard(n: int, m: int, extra: int, max_bytes: float | None):
+    """The Gram matrix's own guard (:func:`guard_workspace` on the ``gram`` path)."""
+    guard_workspace("gram", n, m, extra=extra, max_bytes=max_bytes)
 
 
 def _label(model, i: int, j: int) -> str:
@@ -215,11 +309,10 @@ def _block_matrix(model, pm, i, codes, rows=None) -> sp.csr_matrix:
     return sp.csr_matrix((v_, (r_, c_)), shape=(n, model.cpts[i].size))
 
 
-def features(model, data, marginals=None) -> sp.csr_matrix:
-    """The explicit Fisher feature map Phi (N, sum_i q_i r_i), K = Phi Phi^T (module docstring)."""
-    codes = _codes(model, data)
-    pm = parent_marginals(model) if marginals is None else marginals
-    off = feature_offsets(model)
+FEATURE_CHUNK_ROWS = 65_536     # rows of one block of the feature map (about 100 MiB of temporaries for 100 columns)
+
+
+def _feature_block(model, pm, codes: np.ndarray, off: np.ndarray) -> sp.csr_matrix:
     R, C, V = [], [], []
     for i in range(model.n_vars):
         r_, c_, v_ = _block_entries(model, pm, i, codes)
@@ -228,6 +321,46 @@ def features(model, data, marginals=None) -> sp.csr_matrix:
         V.append(v_)
     return sp.csr_matrix((np.concatenate(V), (np.concatenate(R), np.concatenate(C))),
                          shape=(codes.shape[0], int(off[-1])))
+
+
+def iter_features(model, data, chunk_rows: int = FEATURE_CHUNK_ROWS, marginals=None):
+    """Yield ``(start, Phi[start:start + chunk_rows])``: the feature map (:func:`features`) a block of rows at
+    a time, for row-wise work (mean embeddings, kernels against a fixed set) on more rows than Phi would hold."""
+    codes = _codes(model, data)
+    pm = parent_marginals(model) if marginals is None else marginals
+    off = feature_offsets(model)
+    step = max(1, int(chunk_rows))
+    for a in range(0, codes.shape[0], step):
+        yield a, _feature_block(model, pm, codes[a:a + step], off)
+
+
+def features(model, data, marginals=None, chunk_rows: int = FEATURE_CHUNK_ROWS) -> sp.csr_matrix:
+    """The explicit Fisher feature map Phi (N, sum_i q_i r_i), K = Phi Phi^T (module docstring).
+
+    Built ``chunk_rows`` rows at a time (each row's entries are computed from that row alone, so the blocks
+    are the rows of the one-block matrix); the temporaries are those of one block, not of all N rows."""
+    codes = _codes(model, data)
+    pm = parent_marginals(model) if marginals is None else marginals
+    off = feature_offsets(model)
+    N = codes.shape[0]
+    step = max(1, int(chunk_rows))
+    if N <= step:
+        return _feature_block(model, pm, codes, off)
+    parts = [_feature_block(model, pm, codes[a:a + step], off) for a in range(0, N, step)]
+    nnz = sum(int(P.nnz) for P in parts)
+    idx = np.int64 if max(nnz, int(off[-1])) >= 2**31 - 1 else np.int32
+    indptr = np.zeros(N + 1, idx)
+    data_ = np.empty(nnz)
+    indices = np.empty(nnz, idx)
+    at, row = 0, 0
+    for P in parts:
+        n, z = P.shape[0], int(P.nnz)
+        data_[at:at + z] = P.data
+        indices[at:at + z] = P.indices
+        indptr[row + 1:row + n + 1] = P.indptr[1:] + at
+        at, row = at + z, row + n
+    del parts
+    return sp.csr_matrix((data_, indices, indptr), shape=(N, int(off[-1])))
 
 
 def _householder_table(theta_rows: np.ndarray, P: np.ndarray) -> np.ndarray:
@@ -281,12 +414,31 @@ def gram(model, data, other=None, kind: str = FISHER, normalize: bool = False,
     pm = parent_marginals(model) if marginals is None else marginals
     if len(pm.probs) != model.n_vars or any(len(p) != model.n_parent_configs(i) for i, p in enumerate(pm.probs)):
         raise KernelError("The given parent marginals do not match the model's parent configurations.")
+    if normalize:     # the normalisation's block temporaries come after the product's work space
+        _guard(X.shape[0], Y.shape[0], _normalize_bytes(X.shape[0], Y.shape[0]), max_bytes)
     K = _fisher_gram(model, X, Y, sym, max_bytes, pm)
     if normalize:
         dx = np.diag(K).copy() if sym else _self_kernel(model, X, pm)
         dy = dx if sym else _self_kernel(model, Y, pm)
-        K /= np.sqrt(np.outer(np.maximum(dx, 1e-300), np.maximum(dy, 1e-300)))
+        _normalize_rows(K, dx, dy)
     return K
+
+
+NORMALIZE_BLOCK_CELLS = 1 << 20      # cells of one block of the in-place cosine normalisation (8 MiB temporaries)
+
+
+def _normalize_bytes(n: int, m: int) -> int:
+    """Bytes of :func:`_normalize_rows`' two block temporaries."""
+    return 16 * min(NORMALIZE_BLOCK_CELLS, int(n) * int(m))
+
+
+def _normalize_rows(K: np.ndarray, dx: np.ndarray, dy: np.ndarray) -> None:
+    """K /= sqrt(outer(max(dx, tiny), max(dy, tiny))) in place, a block of rows at a time: the same numbers
+    as the one-line form without its two N x M temporaries (the work space stays the matrix itself)."""
+    dx, dy = np.maximum(dx, 1e-300), np.maximum(dy, 1e-300)
+    step = max(1, NORMALIZE_BLOCK_CELLS // max(K.shape[1], 1))
+    for a in range(0, K.shape[0], step):
+        K[a:a + step] /= np.sqrt(np.outer(dx[a:a + step], dy))
 
 
 def _self_kernel(model, codes, pm) -> np.ndarray:
@@ -299,6 +451,7 @@ def _fisher_gram(model, X, Y, sym, max_bytes, pm):
     N, M = X.shape[0], Y.shape[0]
     _guard(N, M, 0, max_bytes)
     plans, missing = [], []
+    miss_extra = 0
     for i in range(model.n_vars):
         r = model.cpts[i].shape[1]
         if r < 2:
@@ -307,6 +460,8 @@ def _fisher_gram(model, X, Y, sym, max_bytes, pm):
         vy = vx if sym else _Var(model, pm, i, Y)
         if not (vx.ok.all() and vy.ok.all()):
             missing.append(i)
+            # _add_missing's products: a sparse (12 B a cell at worst) and a dense block of N x |ey| or |ex| x M
+            miss_extra = max(miss_extra, 20 * max(N * int((~vy.ok).sum()), int((~vx.ok).sum()) * M))
         q = model.cpts[i].shape[0]
         nx = np.bincount(vx.p[vx.ok], minlength=q)
         ny = nx if sym else np.bincount(vy.p[vy.ok], minlength=q)
@@ -328,7 +483,7 @@ def _fisher_gram(model, X, Y, sym, max_bytes, pm):
             p[6] = False
         dense = []
     width = sum(len(p[3]) * (model.cpts[p[0]].shape[1] - 1) for p in dense)
-    _guard(N, M, (N + (0 if sym else M)) * width * 8, max_bytes)
+    _guard(N, M, max((N + (0 if sym else M)) * width * 8, miss_extra), max_bytes)   # A is freed before the missing rows
     if dense:
         blocks = []
         for i, vx, vy, used, *_ in dense:
@@ -389,6 +544,11 @@ def _pair_kernel(K, pX, xX, xo, order, starts, W, B, r, c):  # pragma: no cover 
                     K[a, b] += w - bb
                 else:
                     K[a, b] -= bb
+
+
+#: :func:`_pair_kernel` in one thread, for small updates (waking threads costs more than the work);
+#: ``prange`` is a plain ``range`` in this compilation
+_pair_kernel_serial = numba.njit(cache=True)(_pair_kernel.py_func)
 
 
 def _scatter_add(K, model, pm, scatter):
@@ -459,25 +619,43 @@ def _add_missing(K, model, pm, i, X, Y, sym):
             K[np.ix_(ex, ey)] -= (Fx[ex] @ Fy[ey].T).toarray()
 
 
+def _onehot(codes: np.ndarray, r: int, dense: bool):
+    ok = codes >= 0
+    A = sp.csr_matrix((np.ones(int(ok.sum())), (np.flatnonzero(ok), codes[ok])), shape=(len(codes), r))
+    return A.toarray() if dense else A
+
+
 def _hamming_gram(X, Y, normalize, max_bytes):
-    """Fraction of matching (observed) variables, thesis eq. 2.17 (X, Y share variables and states)."""
+    """Fraction of matching (observed) variables, thesis eq. 2.17 (X, Y share variables and states).
+
+    The variables with at most 64 states go into one product of one-hot matrices (0/1 entries: the counts
+    are exact integers, whatever the summation order); the others add their matches a block of rows at a
+    time, so no N x M temporary besides the matrix itself."""
     d = max(X.n_vars, 1)
-    _guard(X.n_rows, Y.n_rows, 0, max_bytes)
-    K = np.zeros((X.n_rows, Y.n_rows))
+    N, M = X.n_rows, Y.n_rows
+    rs = [len(X.states[i]) for i in range(X.n_vars)]
+    small = [i for i in range(X.n_vars) if rs[i] <= 64]
+    width = sum(rs[i] for i in small)
+    _guard(N, M, max(8 * (N + M) * width, _normalize_bytes(N, M) if normalize else 0), max_bytes)
+    if small:
+        A = np.hstack([_onehot(X.codes[:, i], rs[i], True) for i in small])
+        B = A if Y is X else np.hstack([_onehot(Y.codes[:, i], rs[i], True) for i in small])
+        K = A @ B.T
+        del A, B
+    else:
+        K = np.zeros((N, M))
     for i in range(X.n_vars):
-        a, b = X.codes[:, i], Y.codes[:, i]
-        r = len(X.states[i])
-        Ax = sp.csr_matrix((np.ones((a >= 0).sum()), (np.flatnonzero(a >= 0), a[a >= 0])), shape=(len(a), r))
-        Ay = sp.csr_matrix((np.ones((b >= 0).sum()), (np.flatnonzero(b >= 0), b[b >= 0])), shape=(len(b), r))
-        if r <= 64:
-            K += Ax.toarray() @ Ay.toarray().T
-        else:
-            K += (Ax @ Ay.T).toarray()
+        if rs[i] <= 64:
+            continue
+        Ax, Ay = _onehot(X.codes[:, i], rs[i], False), _onehot(Y.codes[:, i], rs[i], False)
+        step = max(1, NORMALIZE_BLOCK_CELLS // max(M, 1))
+        for a in range(0, N, step):
+            K[a:a + step] += (Ax[a:a + step] @ Ay.T).toarray()
     K /= d
     if normalize:
         dx = np.asarray((X.codes >= 0).sum(axis=1)) / d
         dy = np.asarray((Y.codes >= 0).sum(axis=1)) / d
-        K /= np.sqrt(np.outer(np.maximum(dx, 1e-300), np.maximum(dy, 1e-300)))
+        _normalize_rows(K, dx, dy)
     return K
 
 
@@ -546,11 +724,6 @@ class NetworkKernel(FittedKernel):
         return gram(self.model, X, Y, normalize=normalize, max_bytes=max_bytes)
 
     def contributions(self, x, y):
-#: :func:`_pair_kernel` in one thread, for small updates (waking threads costs more than the work);
-#: ``prange`` is a plain ``range`` in this compilation
-_pair_kernel_serial = numba.njit(cache=True)(_pair_kernel.py_func)
-
-
         return contributions(self.model, x, y)
 
 
@@ -630,10 +803,19 @@ def contributions(model, x, y) -> np.ndarray:
     return out
 
 
-def mean_features(model, data) -> np.ndarray:
-    """mean_x phi(x) as a dense vector -- all that set kernels and MMD need (counts / N)."""
-    Phi = features(model, data)
-    return np.asarray(Phi.mean(axis=0)).ravel()
+def mean_features(model, data, chunk_rows: int = FEATURE_CHUNK_ROWS) -> np.ndarray:
+    """mean_x phi(x) as a dense vector -- all that set kernels and MMD need (counts / N).
+
+    Linear time, and memory for one block of ``chunk_rows`` rows of features: no N x M matrix and no
+    N-row feature matrix (one block when N <= ``chunk_rows``)."""
+    codes = _codes(model, data)
+    N = codes.shape[0]
+    if N <= chunk_rows:
+        return np.asarray(features(model, codes).mean(axis=0)).ravel()
+    total = np.zeros(int(feature_offsets(model)[-1]))
+    for _, P in iter_features(model, codes, chunk_rows):
+        total += np.asarray(P.sum(axis=0)).ravel()
+    return total / N
 
 
 def set_kernel(model, X, Y) -> float:
@@ -642,6 +824,10 @@ def set_kernel(model, X, Y) -> float:
 
 
 def mmd(model, X, Y) -> float:
-    """Squared maximum mean discrepancy, paper eq. (10): |mean phi(X) - mean phi(Y)|^2."""
+    """Squared maximum mean discrepancy, paper eq. (10): |mean phi(X) - mean phi(Y)|^2.
+
+    Linear time via the mean embeddings (:func:`mean_features`, computed a block of rows at a time); the
+    N x M Gram matrix of the pairwise form (1/N^2 sum K(x,x') + 1/M^2 sum K(y,y') - 2/NM sum K(x,y)) is
+    never built."""
     d = mean_features(model, X) - mean_features(model, Y)
     return float(d @ d)

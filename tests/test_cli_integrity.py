@@ -139,8 +139,13 @@ def test_max_memory_limits_every_gram_and_names_the_flag(capsys, tmp_path):
     assert main(["kernel", HV, "--max-memory", "2M", *base]) == 0           # 435² × 8 B = 1.5 MB fits
     capsys.readouterr()
     err = _err(capsys, ["cluster", HV, *HVC, "--label-column", "class", "--kernel", "hamming",
-                        "--max-memory", "1M"])
+                        "--algorithm", "correlation", "--max-memory", "1M"])
     assert "Gram matrix" in err and "--max-memory" in err
+    # the default algorithm (auto) clusters in feature space instead of refusing, and says so
+    assert main(["cluster", HV, *HVC, "--label-column", "class", "--kernel", "hamming", "--max-memory", "1M",
+                 "--no-labels-out"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["algorithm_chosen"] == "kmeans-features" and "exceed" in out["algorithm_reason"]
     code = main(["cluster", HV, *HVC, "--label-column", "class", "--kernel", "hamming", "--restarts", "1",
                  "--max-memory", "none", "--no-labels-out"])
     assert code == 0 and json.loads(capsys.readouterr().out)["kernel"] == "hamming"

@@ -89,11 +89,11 @@ from threadpoolctl import threadpool_limits
 
 from ..embed import class_order, kernel_pca
 from ..errors import BnfkError, DataError
-from ..kernels import FISHER, HAMMING, SCALED_HAMMING
+from ..kernels import FISHER, HAMMING, SCALED_HAMMING, fits, format_bytes, guard_workspace, resolve_limit, workspace_bytes
 from ..registry import KERNELS, kernel_abbr
 
 __all__ = [
-    "ALGORITHMS", "TRANSFORMS", "SHIFTS", "CLASSIFIERS",
+    "ALGORITHMS", "CLUSTER_ALGORITHMS", "choose_algorithm", "TRANSFORMS", "SHIFTS", "CLASSIFIERS",
     "ClusterResult", "ClassificationResult", "KernelSetup",
     "affinity", "adaptive_shift", "cc_cost", "cc_move_deltas", "correlation_clustering",
     "spectral_clustering", "cluster", "clustering_metrics", "kernel_silhouette",
@@ -102,7 +102,11 @@ __all__ = [
     "contingency", "cluster_ordering", "embedding", "default_n_clusters", "ClusterError",
 ]
 
-ALGORITHMS = ("spectral", "correlation")
+ALGORITHMS = ("spectral", "correlation")          # the Gram-based algorithms
+#: what :func:`run_clustering` (and the CLI's ``cluster --algorithm``) accepts: the Gram-based algorithms, kernel
+#: k-means in the explicit feature space (:mod:`.cluster_features`), and ``auto`` (correlation clustering when
+#: the Gram matrix and its work space fit the memory limit, else the feature-space method)
+CLUSTER_ALGORITHMS = ("auto", "correlation", "spectral", "kmeans-features")
 TRANSFORMS = ("shift-min", "cosine", "rbf")
 SHIFTS = ("auto", "adaptive", "none")
 CLASSIFIERS = ("knn", "svm")
@@ -428,13 +432,15 @@ def correlation_clustering(X, n_clusters: int, *, restarts: int = 25, seed: int 
     """
     t0 = time.perf_counter()
     X = _square(X, "similarity matrix")
-    X = 0.5 * (X + X.T)
     n = X.shape[0]
+    guard_workspace("correlation", n)
+    X = 0.5 * (X + X.T)
     k = _check_k(n, n_clusters)
     if int(restarts) < 1:
         raise ClusterError(f"restarts must be at least 1, got {restarts}.")
     shift = _shift_for(kernel, shift)
     Xs = adaptive_shift(X) if shift == "adaptive" else X
+    del X                                   # the symmetrised copy is not needed once shifted
     Xs = np.ascontiguousarray(Xs)
     absX = np.abs(Xs)
     tol = 1e-12 * max(float(absX.max(initial=0.0)), 1e-300) * max(n, 1)
@@ -482,6 +488,7 @@ def spectral_clustering(K, n_clusters: int, *, transform: str = "shift-min", see
                         n_init: int = 10) -> ClusterResult:
     """scikit-learn's SpectralClustering on ``affinity(K, transform)`` (defaults as in the thesis)."""
     t0 = time.perf_counter()
+    guard_workspace("spectral", np.shape(K)[0])
     A = affinity(K, transform)
     k = _check_k(A.shape[0], n_clusters)
     if k == 1:
@@ -514,6 +521,7 @@ def cluster(K, n_clusters: int, algorithm: str = "correlation", *, kernel: str |
 def kernel_silhouette(K, labels) -> float | None:
     """Mean silhouette with the kernel distance d(x,y) = sqrt(K(x,x)+K(y,y)-2K(x,y)); None if undefined."""
     K = _square(K)
+    guard_workspace("silhouette", K.shape[0])
     labels = np.asarray(labels)
     n_lab = len(np.unique(labels))
     if not 2 <= n_lab <= len(labels) - 1:
@@ -574,6 +582,25 @@ def _check_model(model, data) -> None:
                            "feature -- learn the model without it.")
 
 
+def _fit_kernel(data, kernel: str, *, model=None, structure: str = "hc", score: str = "qnml",
+                params: str = "cnml", seed: int = 0, progress: Progress | None = None):
+    """(the kernel fitted on the feature columns of ``data``, those columns) -- linear work, no Gram."""
+    spec = KERNELS[kernel]
+    feats = _feature_columns(data)
+    if model is not None:
+        _check_model(model, data)
+    fitted = spec.fit(feats, model=model, structure=structure, score=score, params=params, seed=seed,
+                      progress=progress)
+    return fitted, feats
+
+
+def _setup_from(fitted, kernel: str, K, seconds: float) -> KernelSetup:
+    net = KERNELS[kernel].uses_network
+    return KernelSetup(K, kernel, fitted.model if net else None, tuple(fitted.variables),
+                       fitted.structure if net else None, fitted.params if net else None,
+                       fitted.n_arcs if net else None, seconds, list(fitted.notes))
+
+
 def kernel_setup(data, kernel: str, *, model=None, structure: str = "hc", score: str = "qnml",
                  params: str = "cnml", seed: int = 0, progress: Progress | None = None) -> KernelSetup:
     """The Gram matrix of ``kernel`` (a name of :data:`bnfk_core.registry.KERNELS`) over the feature
@@ -583,18 +610,11 @@ def kernel_setup(data, kernel: str, *, model=None, structure: str = "hc", score:
     (``structure``/``score``, CPTs by ``params``).  scaled-Hamming uses the marginal
     frequencies of the features (thesis eq. 3.2); Hamming the fraction of equal values.
     """
-    spec = KERNELS[kernel]
     t0 = time.perf_counter()
-    feats = _feature_columns(data)
-    if model is not None:
-        _check_model(model, data)
-    fitted = spec.fit(feats, model=model, structure=structure, score=score, params=params, seed=seed,
-                      progress=progress)
+    fitted, feats = _fit_kernel(data, kernel, model=model, structure=structure, score=score, params=params,
+                                seed=seed, progress=progress)
     K = fitted.gram(feats)
-    net = spec.uses_network
-    return KernelSetup(K, kernel, fitted.model if net else None, tuple(fitted.variables),
-                       fitted.structure if net else None, fitted.params if net else None,
-                       fitted.n_arcs if net else None, time.perf_counter() - t0, list(fitted.notes))
+    return _setup_from(fitted, kernel, K, time.perf_counter() - t0)
 
 
 def feature_network(data, *, kernel: str = FISHER, structure: str = "hc", score: str = "qnml",
@@ -620,29 +640,114 @@ def default_n_clusters(data) -> int:
     return int(len(np.unique(lab[lab >= 0])))
 
 
+def choose_algorithm(n_rows: int, algorithm: str = "auto", *, feature_map: bool = True) -> tuple[str, str]:
+    """(algorithm, reason): what ``algorithm="auto"`` runs on ``n_rows`` rows under the current memory limit.
+
+    Correlation clustering (the thesis's reference) when the Gram matrix and its whole work space fit
+    (:func:`bnfk_core.kernels.workspace_bytes`), else kernel k-means in the explicit feature space
+    (``kmeans-features``) when the kernel has a feature map; otherwise the memory guard's refusal.  Any
+    other ``algorithm`` is returned as asked."""
+    if algorithm not in CLUSTER_ALGORITHMS:
+        raise ClusterError(f"Unknown clustering algorithm '{algorithm}'; choose one of {', '.join(CLUSTER_ALGORITHMS)}.")
+    if algorithm != "auto":
+        return algorithm, "asked for"
+    n = int(n_rows)
+    need = workspace_bytes("correlation", n)
+    limit = resolve_limit()
+    within = "no memory limit" if limit is None else f"the {format_bytes(limit)} limit"
+    if fits("correlation", n):
+        return "correlation", (f"the {n:,} x {n:,} Gram matrix and the work space of correlation clustering "
+                               f"({format_bytes(need)}) fit {within}")
+    if not feature_map:
+        guard_workspace("correlation", n)      # refuses, with the sampling suggestion
+    return "kmeans-features", (f"the {n:,} x {n:,} Gram matrix and the work space of correlation clustering "
+                               f"({format_bytes(need)}) exceed {within}: kernel k-means in the explicit "
+                               "feature space (linear memory)")
+
+
 def run_clustering(data, kernel: str, algorithm: str, *, n_clusters: int | None = None, setup: KernelSetup | None = None,
                    transform: str = "shift-min", shift: str = "auto", restarts: int = 25, seed: int = 0,
-                   model=None, structure: str = "hc", score: str = "qnml", params: str = "cnml") -> dict:
-    """Kernel + clustering + metrics for one dataset: a JSON-ready dict (labels included)."""
+                   model=None, structure: str = "hc", score: str = "qnml", params: str = "cnml",
+                   n_init: int = 3) -> dict:
+    """Kernel + clustering + metrics for one dataset: a JSON-ready dict (labels included).
+
+    ``algorithm``: one of :data:`CLUSTER_ALGORITHMS`.  ``auto`` runs :func:`choose_algorithm`'s choice (a given
+    ``setup`` already holds the Gram matrix, so it means correlation clustering) and reports it as
+    ``algorithm_chosen`` with ``algorithm_reason``.  ``kmeans-features`` is kernel k-means on the explicit
+    features (:mod:`bnfk_core.analyses.cluster_features`, ``n_init`` seeded starts; its silhouette is on a
+    seeded sample of rows).  Every Gram-based path is refused (one line, sampling suggestion) before it
+    allocates when its whole work space exceeds the memory limit.
+    """
     t0 = time.perf_counter()
-    if setup is None:
-        setup = kernel_setup(data, kernel, model=model, structure=structure, score=score, params=params, seed=seed)
+    requested = algorithm
+    if algorithm not in CLUSTER_ALGORITHMS:
+        raise ClusterError(f"Unknown clustering algorithm '{algorithm}'; choose one of {', '.join(CLUSTER_ALGORITHMS)}.")
     true = data.labels() if data.class_column is not None else None
     if n_clusters is None:
         if true is None:
             raise ClusterError("Give the number of clusters (there is no label column to count them from).")
         n_clusters = default_n_clusters(data)
-    res = cluster(setup.K, n_clusters, algorithm, kernel=kernel, transform=transform, shift=shift,
-                  restarts=restarts, seed=seed)
-    m = clustering_metrics(true, res.labels, setup.K)
-    return {**m, "labels": res.labels.tolist(), "kernel": kernel, "algorithm": algorithm,
-            "n_clusters": res.n_clusters, "n_used": res.n_used,
-            "transform" if algorithm == "spectral" else "shift": res.transform,
-            "cost": res.cost, "restarts": restarts if algorithm == "correlation" else None,
-            "seed": seed, "structure": setup.structure, "params": setup.params, "n_arcs": setup.n_arcs,
-            "features": list(setup.feature_columns), "label_column": data.class_column,
-            "kernel_seconds": setup.seconds, "cluster_seconds": res.seconds,
-            "seconds": time.perf_counter() - t0}
+    fitted = feats = fit_seconds = None
+    if setup is None and (algorithm != "auto" or not fits("correlation", data.n_rows)):
+        if algorithm in ALGORITHMS:
+            guard_workspace(algorithm, data.n_rows)      # before the structure search and the Gram
+        t1 = time.perf_counter()
+        fitted, feats = _fit_kernel(data, kernel, model=model, structure=structure, score=score, params=params,
+                                    seed=seed)
+        fit_seconds = time.perf_counter() - t1
+    reason = None
+    if algorithm == "auto":
+        if setup is not None:
+            algorithm, reason = "correlation", "the Gram matrix was given"
+        else:
+            from .cluster_features import has_feature_map
+            algorithm, reason = choose_algorithm(data.n_rows, feature_map=fitted is None or has_feature_map(fitted))
+    if algorithm == "kmeans-features":
+        out = _run_feature_clustering(data, kernel, fitted, feats, fit_seconds, true, n_clusters, seed, n_init,
+                                      setup)
+    else:
+        if setup is None:
+            if fitted is None:
+                setup = kernel_setup(data, kernel, model=model, structure=structure, score=score, params=params,
+                                     seed=seed)
+            else:
+                t1 = time.perf_counter()
+                setup = _setup_from(fitted, kernel, fitted.gram(feats), fit_seconds + time.perf_counter() - t1)
+        res = cluster(setup.K, n_clusters, algorithm, kernel=kernel, transform=transform, shift=shift,
+                      restarts=restarts, seed=seed)
+        m = clustering_metrics(true, res.labels, setup.K)
+        out = {**m, "labels": res.labels.tolist(), "kernel": kernel, "algorithm": algorithm,
+               "n_clusters": res.n_clusters, "n_used": res.n_used,
+               "transform" if algorithm == "spectral" else "shift": res.transform,
+               "cost": res.cost, "restarts": restarts if algorithm == "correlation" else None,
+               "seed": seed, "structure": setup.structure, "params": setup.params, "n_arcs": setup.n_arcs,
+               "features": list(setup.feature_columns), "label_column": data.class_column,
+               "kernel_seconds": setup.seconds, "cluster_seconds": res.seconds}
+    if requested == "auto":
+        out.update(algorithm_requested="auto", algorithm_chosen=algorithm, algorithm_reason=reason)
+    out["seconds"] = time.perf_counter() - t0
+    return out
+
+
+def _run_feature_clustering(data, kernel, fitted, feats, fit_seconds, true, n_clusters, seed, n_init, setup) -> dict:
+    """run_clustering's ``kmeans-features`` branch: features, kernel k-means, metrics (sampled silhouette)."""
+    from .cluster_features import feature_map, kernel_kmeans_features, sampled_silhouette
+    if fitted is None:
+        raise ClusterError("kmeans-features clusters the explicit features; it cannot use a given Gram matrix.")
+    t1 = time.perf_counter()
+    Phi = feature_map(fitted, feats)
+    feat_seconds = time.perf_counter() - t1
+    res = kernel_kmeans_features(Phi, n_clusters, seed=seed, n_init=n_init)
+    m = clustering_metrics(true, res.labels)
+    m["silhouette"], sil_rows = sampled_silhouette(Phi, res.labels, seed=seed)
+    info = _setup_from(fitted, kernel, None, 0.0)
+    return {**m, "silhouette_rows": sil_rows, "labels": res.labels.tolist(), "kernel": kernel,
+            "algorithm": res.algorithm, "n_clusters": res.n_clusters, "n_used": res.n_used, "transform": res.transform,
+            "cost": res.cost, "n_init": int(n_init), "seed": seed, "structure": info.structure,
+            "params": info.params, "n_arcs": info.n_arcs, "features": list(info.feature_columns),
+            "feature_columns_phi": int(Phi.shape[1]), "feature_nnz": int(Phi.nnz),
+            "label_column": data.class_column, "kernel_seconds": fit_seconds + feat_seconds,
+            "cluster_seconds": res.seconds}
 
 
 def compare(data, *, kernels: Sequence[str] = (FISHER, SCALED_HAMMING, HAMMING), algorithms: Sequence[str] = ("correlation", "spectral"),
@@ -669,6 +774,10 @@ def compare(data, *, kernels: Sequence[str] = (FISHER, SCALED_HAMMING, HAMMING),
 
     if n_clusters is None:
         n_clusters = default_n_clusters(data)
+    for alg in algorithms:
+        if alg not in ALGORITHMS:
+            raise ClusterError(f"Unknown clustering algorithm '{alg}'; choose one of {', '.join(ALGORITHMS)}.")
+        guard_workspace(alg, data.n_rows)           # before any structure search or Gram matrix
     for kern in kernels:
         setup = kernel_setup(data, kern, model=model, structure=structure, score=score, params=params, seed=seed)
         tick(f"{kern}: kernel")
@@ -796,6 +905,7 @@ def classify_many(data, kernel: str, classifiers: Sequence[str] = CLASSIFIERS, *
         raise ClusterError(f"Unknown neighbour criterion '{neighbours}'; choose distance or similarity.")
     if model is not None:
         _check_model(model, data)
+    guard_workspace("classification", int((data.labels() >= 0).sum()), test_size=float(test_size))
     if dag is not None and data.class_column in dag.nodes:
         raise ClusterError(f"The structure includes the label column '{data.class_column}'; the label is never a "
                            "feature -- remove it from the structure.")

@@ -4,8 +4,8 @@ from __future__ import annotations
 import sys
 
 from ..analyses.cluster import (
-    ALGORITHMS,
     CLASSIFIERS,
+    CLUSTER_ALGORITHMS,
     SHIFTS,
     TRANSFORMS,
     classify,
@@ -41,7 +41,7 @@ def _cmd_cluster(args) -> dict:
         raise BnfkError("Give --clusters N or --label-column C (the number of labels is the default).")
     out = run_clustering(data, args.kernel, args.algorithm, n_clusters=args.clusters, transform=args.transform,
                          shift=args.shift, restarts=args.restarts, seed=args.seed, model=model,
-                         structure=args.structure, score=args.score, params=args.params)
+                         structure=args.structure, score=args.score, params=args.params, n_init=args.n_init)
     if args.no_labels_out:
         out.pop("labels")
     return {"data": args.data, "rows": data.n_rows, **out}
@@ -66,13 +66,19 @@ def _kernel_option(p) -> None:
 
 
 def register(sub) -> None:
-    p = sub.add_parser("cluster", help="cluster rows with a kernel (spectral or correlation clustering; thesis ch. 5)",
+    p = sub.add_parser("cluster", help="cluster rows with a kernel (correlation or spectral clustering, thesis ch. 5; "
+                                       "kernel k-means in feature space beyond the Gram limit)",
                        description="Cluster the rows of DATA.csv with a kernel over the feature columns (the label "
                                    "column is never a feature) and score the clusters against the labels "
                                    "(ARI, AMI, V-measure) and by the kernel-distance silhouette.")
     p.add_argument("data", metavar="DATA.csv")
     _kernel_option(p)
-    p.add_argument("--algorithm", choices=ALGORITHMS, default="correlation", help="default correlation")
+    p.add_argument("--algorithm", choices=CLUSTER_ALGORITHMS, default="auto",
+                   help="auto (default): correlation clustering when the N x N Gram matrix and its work space fit "
+                        "--max-memory, else kmeans-features (kernel k-means on the explicit sparse feature map, "
+                        "linear memory; fisher, scaled-hamming and hamming kernels); the JSON says which and why")
+    p.add_argument("--n-init", type=int_at_least(1, 1000), default=3,
+                   help="seeded k-means++ starts of kmeans-features (default 3)")
     p.add_argument("--clusters", type=int_at_least(1), metavar="N", help="number of clusters (default: number of "
                    "labels; an upper bound for correlation clustering, whose clusters may empty)")
     p.add_argument("--transform", choices=TRANSFORMS, default="shift-min",
