@@ -6,15 +6,12 @@ running the search to its end for nobody."""
 from __future__ import annotations
 
 import os
-import socket
-import subprocess
-import sys
 import time
-import urllib.request
 
 import pytest
 
-from test_browser import ARGS, ARTIFACTS, CHROMIUM, ROOT, pytestmark  # noqa: F401
+from browser_helpers import streamlit_server
+from test_browser import ARGS, ARTIFACTS, CHROMIUM, pytestmark  # noqa: F401
 
 TICK = os.sysconf("SC_CLK_TCK")
 
@@ -28,35 +25,8 @@ def _cpu_seconds(pid: int) -> float:
 @pytest.fixture()
 def server_proc():
     pytest.importorskip("playwright.sync_api")
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    ARTIFACTS.mkdir(exist_ok=True)
-    log = open(ARTIFACTS / "streamlit_cancel.log", "w")
-    proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
-                             "--server.port", str(port), "--server.address", "127.0.0.1",
-                             "--browser.gatherUsageStats", "false"], cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.time() + 60
-    while True:
-        try:
-            with urllib.request.urlopen(url + "/_stcore/health", timeout=2) as r:
-                if r.status == 200:
-                    break
-        except OSError:
-            pass
-        if time.time() > deadline or proc.poll() is not None:
-            pytest.fail("streamlit did not start")
-        time.sleep(0.5)
-    try:
-        yield url, proc
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-        log.close()
+    with streamlit_server("streamlit_cancel.log") as running:
+        yield running
 
 
 def test_closing_the_tab_stops_a_long_arc_search(server_proc):
@@ -83,5 +53,5 @@ def test_closing_the_tab_stops_a_long_arc_search(server_proc):
     time.sleep(4.0)
     quiet = (_cpu_seconds(proc.pid) - quiet0) / 4.0
     (ARTIFACTS / "cancel_cpu.txt").write_text(f"searching: {busy:.2f} CPU s/s; after closing: {quiet:.2f} CPU s/s\n")
-    assert busy > 0.5, f"the search did not seem to run ({busy:.2f} CPU s/s)"
-    assert quiet < 0.25, f"the server kept computing after the tab closed ({quiet:.2f} CPU s/s)"
+    assert busy > 0.2, f"the search did not seem to run ({busy:.2f} CPU s/s)"
+    assert quiet < min(0.25, busy / 3), f"the server kept computing after the tab closed ({quiet:.2f} CPU s/s)"

@@ -291,30 +291,9 @@ def test_report_export_figures_and_cli_are_streamlit_free():
 def test_app_report_and_png_downloads():
     """One click on Home → Report (HTML) gives the report of the current session; the Kernel page's figure menu
     gives a PNG at slide size (when kaleido and a browser are there, as requirements.txt and CI provide)."""
-    import socket
-    import subprocess
-    import sys
-    import time
-    import urllib.request
+    from browser_helpers import streamlit_server
     sync_api = pytest.importorskip("playwright.sync_api")
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    ARTIFACTS.mkdir(exist_ok=True)
-    log = open(ARTIFACTS / "streamlit_report.log", "w")  # noqa: SIM115 - closed in the finally below
-    proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
-                             "--server.port", str(port), "--server.address", "127.0.0.1",
-                             "--browser.gatherUsageStats", "false"], cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.time() + 60
-        while True:
-            try:
-                with urllib.request.urlopen(url + "/_stcore/health", timeout=2):
-                    break
-            except OSError:
-                assert time.time() < deadline and proc.poll() is None, "streamlit did not start"
-                time.sleep(0.5)
+    with streamlit_server("streamlit_report.log") as (url, _proc):
         with sync_api.sync_playwright() as p:
             b = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--headless", "--disable-gpu"])
             try:
@@ -341,10 +320,3 @@ def test_app_report_and_png_downloads():
                     assert Path(dl.value.path()).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
             finally:
                 b.close()
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-        log.close()
