@@ -20,8 +20,9 @@ def page():
 
     c1, c2, c3, c4 = st.columns([1.4, 1, 1, 1.2])
     with c1:
-        kind = st.radio("Kernel", list(KERNELS), format_func=KERNELS.labels().get, horizontal=True,
-                        **state.bind("kernel_kind"))
+        kind = st.selectbox("Kernel", list(KERNELS), format_func=KERNELS.labels().get,
+                            help="The Fisher kernel of the current structure, the thesis baselines and every "
+                                 "registered similarity measure (Boriah et al. 2008).", **state.bind("kernel_kind"))
         st.checkbox("Normalise (cosine)", help="K(x,y) / √(K(x,x) K(y,y))", **state.bind("kernel_normalize"))
     with c2:
         max_rows = max(2, min(d.n_rows, 2000))

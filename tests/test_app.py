@@ -231,7 +231,7 @@ def test_parameter_method_changes_model():
 @pytest.mark.parametrize("kind", ["scaled-hamming", "hamming", "fisher"])
 def test_switch_kernel(kind):
     at = _app("pages/kernel.py")
-    at.radio(key="w_kernel_kind").set_value(kind).run()
+    at.selectbox(key="w_kernel_kind").set_value(kind).run()
     _clean(at)
     assert at.session_state["kernel_kind"] == kind
     assert len(at.get("plotly_chart")) >= 6
@@ -272,7 +272,7 @@ def test_pair_contributions_equal_counts_of_the_csv(kind):
     """The contributions chart against the formulas on the raw CSV: Hamming [x_i = y_i] / d, scaled Hamming
     [x_i = y_i] / p_i(x_i) - 1 with p_i the column's relative frequencies ('?' a level, all 435 rows sampled)."""
     at = _app("pages/kernel.py")
-    at.radio(key="w_kernel_kind").set_value(kind).run()
+    at.selectbox(key="w_kernel_kind").set_value(kind).run()
     at.selectbox(key="w_pair_a").set_value(3).run()
     at.selectbox(key="w_pair_b").set_value(10).run()
     _clean(at)
@@ -301,9 +301,9 @@ def test_kernel_choices_come_from_the_registry():
     registry.KERNELS.register(spec)
     try:
         at = _app("pages/kernel.py")
-        assert at.radio(key="w_kernel_kind").options[-1] == "Toy overlap"
+        assert at.selectbox(key="w_kernel_kind").options[-1] == "Toy overlap"
         assert at.selectbox(key="w_kernel_compare").options[-1] == "Toy overlap kernel"
-        at.radio(key="w_kernel_kind").set_value("toy-overlap").run()
+        at.selectbox(key="w_kernel_kind").set_value("toy-overlap").run()
         at.selectbox(key="w_kernel_compare").set_value("toy-overlap").run()
         _clean(at)
         assert any("toy overlap kernel does not depend on the structure" in i.value for i in at.info)
