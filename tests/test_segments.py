@@ -505,3 +505,28 @@ def test_arc_search_tables_follow_the_result():
     assert len(cands) == len(res["steps"][-1]["candidates"])
     assert cands["ARI"].is_monotonic_decreasing
     assert cands["ARI"].iloc[0] == pytest.approx(max(c["ari"] for c in res["steps"][-1]["candidates"]))
+
+
+def test_arc_search_bounds_its_candidates_by_mutual_information():
+    """max_candidates keeps the candidate arcs with the highest I(u; v) (sklearn's mutual_info_score as the
+    independent reference) and picks the best of them; without a bound every candidate is scored."""
+    from conftest import _sample
+    d = load_csv(_sample("lymphography"), class_column="class").subset(np.arange(100))
+    feats = d.without_class()
+    full = S.arc_search(d, n_arcs=1, restarts=2, seed=0, max_candidates=None)
+    assert full.steps[0].n_candidates == feats.n_vars * (feats.n_vars - 1)
+    m = 25
+    res = S.arc_search(d, n_arcs=1, restarts=2, seed=0, max_candidates=m)
+    scored = [(u, v) for u, v, _ in res.steps[0].candidates]
+    assert len(scored) == m and any("25 of 306 candidate arcs" in n for n in res.notes)
+
+    def mi(u, v):
+        a, b = feats.codes[:, feats.index(u)], feats.codes[:, feats.index(v)]
+        return mutual_info_score(a, b)
+
+    cands = S.candidate_arcs(DAG(feats.variables))
+    ranked = sorted(range(len(cands)), key=lambda t: (-round(mi(*cands[t]), 12), t))
+    assert set(scored) == {cands[t] for t in ranked[:m]}
+    full_ari = {(u, v): a for u, v, a in full.steps[0].candidates}
+    assert all(abs(full_ari[(u, v)] - a) < 1e-12 for u, v, a in res.steps[0].candidates)
+    assert res.steps[0].arc == max(scored, key=lambda a: (full_ari[a], -scored.index(a)))

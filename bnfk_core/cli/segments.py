@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 
-from ..analyses.segments import arc_search, case_table, mi_ranking, segment_model
+from ..analyses.segments import MAX_CANDIDATES, arc_search, case_table, mi_ranking, segment_model
 from ..dag import SEGMENT_KINDS, apply_segment
 from ..errors import BnfkError
 from ..kernels import FISHER
@@ -76,7 +76,7 @@ def _cmd_arc_search(args) -> dict:
     data = label_data(args, "arc-search is supervised:")
     res = arc_search(data, n_arcs=args.arcs, algorithm=args.algorithm, kernel=args.kernel,
                      n_clusters=args.clusters, restarts=args.restarts, seed=args.seed, params=args.params,
-                     progress=progress(args))
+                     max_candidates=args.max_candidates, progress=progress(args))
     return {"data": args.data, "rows": data.n_rows, **res.to_dict(candidates=args.candidates)}
 
 
@@ -119,6 +119,9 @@ def register(sub) -> None:
     p.add_argument("--params", choices=tuple(ESTIMATORS), default="ml",
                    help="CPT estimator (default ml: the empty network is then exactly scaled-Hamming)")
     p.add_argument("--candidates", action="store_true", help="list every candidate arc's ARI per step")
+    p.add_argument("--max-candidates", type=int_at_least(1, 10**7), default=MAX_CANDIDATES, metavar="M",
+                   help=f"cluster at most M candidate arcs per step: on wide data those whose variables have the "
+                        f"highest mutual information (default {MAX_CANDIDATES:,}; every thesis dataset has fewer)")
     add_quiet(p)
     add_data_options(p, label=True)
     p.set_defaults(func=_cmd_arc_search)
