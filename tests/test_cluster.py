@@ -400,3 +400,22 @@ def test_classification_table_keeps_a_given_network_and_its_estimator():
     sh = C.classify_many(data, "scaled-hamming", ("svm", "knn"), repeats=2, seed=1)
     for line, res in zip(tab.itertuples(index=False), [want["svm"], want["knn"], sh["svm"], sh["knn"]]):
         assert line.accuracy == res.to_dict()["accuracy"] and line.log_loss == res.to_dict()["log_loss"]
+
+
+def test_knn_neighbour_ties_do_not_follow_rounding_noise():
+    """A kernel with few distinct values has exactly tied neighbours; perturbing it at the 1e-15 level (another
+    summation order) must not change a single kNN probability."""
+    from bnfk_core.analyses.cluster import _knn_proba
+    rng = np.random.default_rng(4)
+    X = rng.integers(0, 2, size=(60, 4))
+    K = (X[:, None, :] == X[None, :, :]).mean(axis=2)          # Hamming kernel: 5 distinct values
+    y = (X[:, 0] ^ (rng.random(60) < 0.2)).astype(int)
+    tr, te = np.arange(40), np.arange(40, 60)
+    classes = np.array([0, 1])
+    for by in ("distance", "similarity"):
+        P0 = _knn_proba(K[np.ix_(tr, tr)], K[np.ix_(te, tr)], np.diag(K)[te], y[tr], classes, 7, by)
+        for s in range(5):
+            noise = np.random.default_rng(s).normal(scale=1e-15, size=K.shape)
+            Kn = K + (noise + noise.T) / 2
+            P1 = _knn_proba(Kn[np.ix_(tr, tr)], Kn[np.ix_(te, tr)], np.diag(Kn)[te], y[tr], classes, 7, by)
+            assert np.array_equal(P0, P1), by

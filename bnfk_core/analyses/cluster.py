@@ -828,6 +828,14 @@ def _train_test_kernels(feats, kernel, tr, te, *, structure, score, params, seed
     return fitted.gram(train), fitted.gram(test, train), np.diag(fitted.gram(test)).copy()
 
 
+def _settle_ties(*Ds):
+    """The neighbour distances rounded to 12 significant digits of their largest value: kernels with few
+    distinct values (Hamming, scaled-Hamming) have many exactly tied neighbours, and without this their
+    order would follow the last bits of a floating-point sum -- which any change in summation order moves."""
+    scale = max(float(np.abs(D).max(initial=0.0)) for D in Ds) or 1.0
+    return tuple(np.round(D / scale, 12) * scale for D in Ds)
+
+
 def _knn_proba(Ktr, Kte, dte, ytr, classes, k, by: str = "distance"):
     """scikit-learn's uniform kNN, neighbours by kernel distance d(x,y) = sqrt(K(x,x) + K(y,y) - 2 K(x,y))
     (``by="distance"``) or by the kernel value itself, most similar first (``by="similarity"``)."""
@@ -841,6 +849,7 @@ def _knn_proba(Ktr, Kte, dte, ytr, classes, k, by: str = "distance"):
         Dtr, Dte = top - Ktr, top - Kte
     else:
         raise ClusterError(f"Unknown neighbour criterion '{by}'; choose distance or similarity.")
+    Dtr, Dte = _settle_ties(Dtr, Dte)
     knn = KNeighborsClassifier(n_neighbors=min(int(k), Ktr.shape[0]), weights="uniform", metric="precomputed")
     knn.fit(Dtr, ytr)
     P = np.zeros((Kte.shape[0], len(classes)))
