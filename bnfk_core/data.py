@@ -526,6 +526,25 @@ def _quantile_bins(row_values: np.ndarray, bins: int):
     return edges, labels
 
 
+def _weighted_quantile_bins(values: np.ndarray, counts: np.ndarray, bins: int):
+    """:func:`_quantile_bins` of the rows holding ``values[k]`` ``counts[k]`` times, without those rows.
+
+    ``np.quantile(..., method="nearest")`` takes the sorted rows at positions round((N − 1) q)
+    (round half to even); the same positions are looked up in the cumulative counts."""
+    order = np.argsort(values, kind="stable")
+    sv = np.asarray(values, dtype=float)[order]
+    cum = np.cumsum(np.asarray(counts, dtype=np.int64)[order])
+    n = int(cum[-1])
+    pos = np.around((n - 1) * np.linspace(0.0, 1.0, bins + 1)).astype(np.intp)
+    q = sv[np.searchsorted(cum, pos, side="right")]
+    edges = np.unique(q)
+    if edges.size < 2:
+        edges = np.array([edges[0], edges[0]])
+    nb = edges.size - 1
+    labels = tuple(interval_label(edges[k], edges[k + 1], k == nb - 1) for k in range(nb))
+    return edges, labels
+
+
 def _bin_index(values: np.ndarray, edges: np.ndarray) -> np.ndarray:
     nb = edges.size - 1
     return np.clip(np.searchsorted(edges, values, side="right") - 1, 0, nb - 1)
@@ -644,10 +663,12 @@ def _list(names, limit: int = 8) -> str:
     return ", ".join(names)
 
 
-def _code_levels(name, lev, miss_lev, inv, policy, bins, max_levels, source, is_class=False):
+def _code_levels(name, lev, miss_lev, inv, policy, bins, max_levels, source, is_class=False, level_counts=None):
     """Level -> state code, the ordered states, and 'nominal', 'discretized' or 'many-classes'.
 
     The class column is never discretized nor refused: the user named it explicitly.
+    ``level_counts`` (the streaming reader, :mod:`bnfk_core.stream`): the number of rows of each
+    level, given instead of the rows themselves (``inv`` is then ``arange(len(lev))``).
     """
     real = np.flatnonzero(~miss_lev)
     real_levels = [lev[k] for k in real]
@@ -663,11 +684,14 @@ def _code_levels(name, lev, miss_lev, inv, policy, bins, max_levels, source, is_
             raise DataError(f"Column '{name}' of {source} has {len(real_levels)} distinct numeric "
                             f"values (more than max_levels={max_levels}) and discretization is off; "
                             f"set discretize_bins or drop it with drop_columns=['{name}'].")
-        value_of_level = np.full(len(lev), np.nan)
-        value_of_level[real] = nums
-        row_vals = value_of_level[inv]
-        row_vals = row_vals[~np.isnan(row_vals)]
-        edges, st = _quantile_bins(row_vals, bins)
+        if level_counts is not None:
+            edges, st = _weighted_quantile_bins(nums, np.asarray(level_counts)[real], bins)
+        else:
+            value_of_level = np.full(len(lev), np.nan)
+            value_of_level[real] = nums
+            row_vals = value_of_level[inv]
+            row_vals = row_vals[~np.isnan(row_vals)]
+            edges, st = _quantile_bins(row_vals, bins)
         level_code[real] = _bin_index(nums, edges)
         how = "discretized"
     else:
@@ -700,8 +724,10 @@ def _model_spec(model):
     return mvars, mstates
 
 
-def _align_levels(name, lev, miss_lev, inv, states, policy, lines, source, notes):
-    """Level -> index into the model's ``states`` (error on unknown values)."""
+def _align_levels(name, lev, miss_lev, inv, states, policy, lines, source, notes, level_counts=None):
+    """Level -> index into the model's ``states`` (error on unknown values).
+
+    ``level_counts``: rows per level when ``inv`` is ``arange(len(lev))`` (the streaming reader)."""
     index = {s: k for k, s in enumerate(states)}
     level_code = np.full(len(lev), -1, dtype=np.int64)
     unknown = []
@@ -720,7 +746,7 @@ def _align_levels(name, lev, miss_lev, inv, states, policy, lines, source, notes
 
     intervals = [parse_interval(s) for s in states if s != MISSING_CATEGORY]
     if unknown and intervals and all(iv is not None for iv in intervals):
-        unknown = _map_intervals(name, lev, unknown, inv, states, level_code, lines, source, notes)
+        unknown = _map_intervals(name, lev, unknown, inv, states, level_code, lines, source, notes, level_counts)
     elif unknown:
         real_states = [s for s in states if s != MISSING_CATEGORY]
         snums = _as_numbers(real_states)
@@ -748,7 +774,7 @@ def _align_levels(name, lev, miss_lev, inv, states, policy, lines, source, notes
     return level_code
 
 
-def _map_intervals(name, lev, unknown, inv, states, level_code, lines, source, notes):
+def _map_intervals(name, lev, unknown, inv, states, level_code, lines, source, notes, level_counts=None):
     """Put numeric levels into the model's interval states; returns the levels left unknown."""
     ivs = [(k, parse_interval(s)) for k, s in enumerate(states) if s != MISSING_CATEGORY]
     lo = np.array([iv[0] for _, iv in ivs])
@@ -757,7 +783,7 @@ def _map_intervals(name, lev, unknown, inv, states, level_code, lines, source, n
     hi_c = np.array([iv[3] for _, iv in ivs])
     state_idx = np.array([k for k, _ in ivs])
     still, below, above = [], 0, 0
-    counts = np.bincount(inv, minlength=len(lev))
+    counts = np.bincount(inv, minlength=len(lev)) if level_counts is None else np.asarray(level_counts)
     for k in unknown:
         vals = _as_numbers([lev[k]])
         if vals is None:

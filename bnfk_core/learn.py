@@ -30,7 +30,7 @@ from scipy.special import xlogy
 from .dag import DAG, naive_bayes
 from .errors import StructureError
 from .registry import LEARNERS, LearnerSpec
-from .scores import SCORES, LocalScorer, _config_index, log_multinomial_normalizer, score_dag
+from .scores import SCORES, LocalScorer, _config_index, log_multinomial_normalizer, score_dag, weighted_bincount
 
 __all__ = ["EXACT_MAX_VARIABLES", "LearnResult", "learn_structure", "learn_feature_structure",
            "scorer_mutual_information", "scorer_conditional_mutual_information", "chow_liu", "tan", "kdb",
@@ -85,11 +85,15 @@ def _sum_nlogn(scorer: LocalScorer, cols: Sequence[int]) -> float:
     """Σ n log n over the joint configurations of ``cols`` (complete rows)."""
     if not cols:
         return float(xlogy(scorer.n, scorer.n))
-    idx, size = _config_index([scorer.cols[c] for c in cols], [scorer.cards[c] for c in cols], scorer.n)
-    if size <= max(4 * scorer.n, 1024):
-        counts = np.bincount(idx, minlength=size)
-    else:
+    m = scorer.n_distinct
+    idx, size = _config_index([scorer.cols[c] for c in cols], [scorer.cards[c] for c in cols], m)
+    if size <= max(4 * m, 1024):
+        counts = weighted_bincount(idx, scorer.weights, size)
+    elif scorer.weights is None:
         counts = np.unique(idx, return_counts=True)[1]
+    else:
+        _, inv = np.unique(idx, return_inverse=True)
+        counts = weighted_bincount(inv.ravel(), scorer.weights, 0)
     return float(xlogy(counts, counts).sum())
 
 
@@ -593,7 +597,7 @@ def learn_structure(data, method: str, *, score: str = "bic", class_column: str 
             progress(float(frac), msg)
 
     report(0.0, f"{method}: counting")
-    scorer = LocalScorer(data.codes, data.cardinalities, score, ess=ess)
+    scorer = LocalScorer(data.codes, data.cardinalities, score, ess=ess, weights=getattr(data, "weights", None))
     notes = [f"structure learned on {scorer.n} complete rows of {scorer.n_rows_total}"
              + (" (rows with missing cells are skipped)" if scorer.n < scorer.n_rows_total else "")]
     if scorer.n == 0 and method not in ("empty", "naive-bayes"):
@@ -661,5 +665,5 @@ def learn_feature_structure(data, method: str, *, score: str = "bic", k: int = 3
     dag = res.dag.subgraph(feats.variables)
     res.notes.append(f"the arcs from the class '{data.class_column}' are dropped: the class is never a kernel feature")
     res.dag = dag
-    res.score = score_dag(feats.codes, feats.cardinalities, dag, score)
+    res.score = score_dag(feats.codes, feats.cardinalities, dag, score, weights=getattr(feats, "weights", None))
     return res

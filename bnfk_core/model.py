@@ -30,6 +30,7 @@ from .dag import DAG
 from .data import CategoricalData, from_codes
 from .errors import BnfkError, DataError, ModelError
 from .registry import ESTIMATORS, EstimatorSpec
+from .scores import weighted_bincount
 
 __all__ = ["BayesNet", "fit", "read_model", "read_structure", "write_model", "MAX_CPT_CELLS"]
 
@@ -285,8 +286,11 @@ class BayesNet:
 
 
 # ---------------------------------------------------------------------- fitting
-def cpt_counts(dag: DAG, codes: np.ndarray, cards: np.ndarray, i: int) -> np.ndarray:
-    """N_ijk of variable i as a (q_i, r_i) array, over rows where the family is observed."""
+def cpt_counts(dag: DAG, codes: np.ndarray, cards: np.ndarray, i: int, weights: np.ndarray | None = None) -> np.ndarray:
+    """N_ijk of variable i as a (q_i, r_i) array, over rows where the family is observed.
+
+    ``weights`` (optional, one non-negative integer per row) counts row n ``weights[n]`` times: the
+    distinct rows of a table with their multiplicities give the same counts as the table."""
     ps = dag.parent_indices()[i]
     r = int(cards[i])
     q = int(np.prod(cards[list(ps)])) if ps else 1
@@ -297,7 +301,8 @@ def cpt_counts(dag: DAG, codes: np.ndarray, cards: np.ndarray, i: int) -> np.nda
     sub = codes[:, fam].astype(np.int64)
     ok = (sub >= 0).all(axis=1)
     flat = np.ravel_multi_index(tuple(sub[ok, k] for k in range(len(fam))), tuple(int(cards[f]) for f in fam))
-    return np.bincount(flat, minlength=q * r).reshape(q, r).astype(float)
+    w = None if weights is None else np.asarray(weights)[ok]
+    return weighted_bincount(flat, w, q * r).reshape(q, r).astype(float)
 
 
 def _e(n: np.ndarray) -> np.ndarray:
@@ -347,10 +352,12 @@ def fit(dag: DAG, data: CategoricalData, method: str = "smoothed", pseudo_count:
     if (cards == 0).any():
         v = dag.nodes[int(np.flatnonzero(cards == 0)[0])]
         raise DataError(f"Column '{v}' of {data.source} has no observed values.")
-    cpts = tuple(estimate_cpt(cpt_counts(dag, data.codes, cards, i), method, pseudo_count)
+    weights = getattr(data, "weights", None)  # distinct rows with multiplicities (bnfk_core.stream)
+    cpts = tuple(estimate_cpt(cpt_counts(dag, data.codes, cards, i, weights), method, pseudo_count)
                  for i in range(len(dag.nodes)))
+    complete = data.complete_rows()
     info = {"method": method, "pseudo_count": pseudo_count, "n_rows": data.n_rows,
-            "complete_rows": int(data.complete_rows().sum())}
+            "complete_rows": int(complete.sum() if weights is None else weights[complete].sum())}
     return BayesNet(dag, tuple(data.states), cpts, info)
 
 

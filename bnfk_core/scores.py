@@ -31,7 +31,7 @@ from .registry import SCORES, ScoreSpec
 
 __all__ = ["SCORES", "complete_codes", "family_counts", "log_likelihood", "bic", "aic", "k2", "bdeu",
            "qnml", "local_score", "log_multinomial_normalizer", "LocalScorer", "score_dag",
-           "parameter_count"]
+           "parameter_count", "weighted_bincount"]
 
 for _spec in (
         ScoreSpec("bic", "BIC", "log-likelihood minus (log N / 2) x free parameters"),
@@ -75,18 +75,33 @@ def _config_index(cols: Sequence[np.ndarray], cards: Sequence[int], n_rows: int)
     return idx, size
 
 
-def _counts_from_columns(child_col: np.ndarray, r: int, parent_cols, parent_cards, n_rows: int) -> np.ndarray:
+def weighted_bincount(idx: np.ndarray, weights: np.ndarray | None, minlength: int) -> np.ndarray:
+    """``np.bincount`` as int64, optionally with integer row ``weights`` (multiplicities).
+
+    With weights the bins are summed in float64 -- exact for integer sums below 2**53 -- and turned
+    back into int64, so counts over distinct rows with multiplicities are the very same array as the
+    counts over the plain rows (:mod:`bnfk_core.stream`)."""
+    if weights is None:
+        return np.bincount(idx, minlength=minlength)
+    return np.rint(np.bincount(idx, weights=weights, minlength=minlength)).astype(np.int64)
+
+
+def _counts_from_columns(child_col: np.ndarray, r: int, parent_cols, parent_cards, n_rows: int,
+                         weights: np.ndarray | None = None) -> np.ndarray:
+    """Family counts; ``n_rows`` is the number of rows given (distinct rows when ``weights`` is set),
+    which only decides between a dense and a compressed count, never the result."""
     pidx, size = _config_index(parent_cols, parent_cards, n_rows)
     if size * r <= max(4 * n_rows, 1024):
-        counts = np.bincount(pidx * r + child_col, minlength=size * r).reshape(size, r)
+        counts = weighted_bincount(pidx * r + child_col, weights, size * r).reshape(size, r)
         return counts[counts.sum(axis=1) > 0]
     _, inv = np.unique(pidx, return_inverse=True)
     inv = inv.ravel()
     j = int(inv.max()) + 1 if inv.size else 0
-    return np.bincount(inv * r + child_col, minlength=j * r).reshape(j, r)
+    return weighted_bincount(inv * r + child_col, weights, j * r).reshape(j, r)
 
 
-def family_counts(codes: np.ndarray, cards: Sequence[int], child: int, parents: Sequence[int] = ()) -> np.ndarray:
+def family_counts(codes: np.ndarray, cards: Sequence[int], child: int, parents: Sequence[int] = (),
+                  weights: np.ndarray | None = None) -> np.ndarray:
     """Counts N_ijk of a family over the rows where the child and all parents are observed.
 
     Parameters
@@ -95,6 +110,7 @@ def family_counts(codes: np.ndarray, cards: Sequence[int], child: int, parents: 
     cards : cardinality of every column
     child : column index of the child
     parents : column indices of the parents
+    weights : optional int array (N,), the multiplicity of every row (distinct rows with counts)
 
     Returns
     -------
@@ -106,10 +122,11 @@ def family_counts(codes: np.ndarray, cards: Sequence[int], child: int, parents: 
     cols = [int(child)] + [int(p) for p in parents]
     rows = ~(codes[:, cols] < 0).any(axis=1)
     sub = codes[rows]
+    w = None if weights is None else np.asarray(weights, dtype=np.int64)[rows]
     parents = [int(p) for p in parents]
     return _counts_from_columns(sub[:, child].astype(np.int64), int(cards[child]),
                                 [sub[:, p].astype(np.int64) for p in parents],
-                                [int(cards[p]) for p in parents], sub.shape[0])
+                                [int(cards[p]) for p in parents], sub.shape[0], w)
 
 
 # ---------------------------------------------------------------------- normaliser
@@ -225,9 +242,13 @@ class LocalScorer:
     cards : cardinality of every column.
     score : one of :data:`SCORES`.
     ess : equivalent sample size of ``bdeu``.
+    weights : optional int array (N,): row ``n`` stands for ``weights[n]`` identical rows (the
+        distinct rows of a table with their multiplicities, :mod:`bnfk_core.stream`).  Every count,
+        and so every score, is the same as on the expanded rows; ``n`` is the weighted row count.
     """
 
-    def __init__(self, codes: np.ndarray, cards: Sequence[int], score: str = "bic", ess: float = 1.0):
+    def __init__(self, codes: np.ndarray, cards: Sequence[int], score: str = "bic", ess: float = 1.0,
+                 weights: np.ndarray | None = None):
         self.score = _check_score(score)
         codes = np.asarray(codes)
         if codes.ndim != 2 or codes.shape[1] != len(cards):
@@ -235,9 +256,19 @@ class LocalScorer:
         self.ess = float(ess)
         if self.score == "bdeu" and not self.ess > 0:
             raise StructureError(f"The BDeu equivalent sample size must be positive, got {ess}.")
-        self.n_rows_total = int(codes.shape[0])
-        data = complete_codes(codes)
-        self.n = int(data.shape[0])
+        complete = ~(codes < 0).any(axis=1)
+        data = codes[complete]
+        if weights is None:
+            self.weights = None
+            self.n_rows_total = int(codes.shape[0])
+            self.n = int(data.shape[0])
+        else:
+            weights = np.asarray(weights)
+            if weights.shape != (codes.shape[0],) or weights.dtype.kind not in "iu" or (weights < 0).any():
+                raise StructureError("Row weights must be one non-negative integer per row of the code matrix.")
+            self.weights = np.ascontiguousarray(weights[complete], dtype=np.int64)
+            self.n_rows_total = int(weights.sum())
+            self.n = int(self.weights.sum())
         self.cards = [int(r) for r in cards]
         if data.size and (data.max(axis=0) >= np.asarray(self.cards)).any():
             bad = int(np.flatnonzero(data.max(axis=0) >= np.asarray(self.cards))[0])
@@ -252,7 +283,12 @@ class LocalScorer:
     def counts(self, child: int, parents: Sequence[int] = ()) -> np.ndarray:
         parents = sorted(int(p) for p in parents)
         return _counts_from_columns(self.cols[child], self.cards[child], [self.cols[p] for p in parents],
-                                    [self.cards[p] for p in parents], self.n)
+                                    [self.cards[p] for p in parents], self.n_distinct, self.weights)
+
+    @property
+    def n_distinct(self) -> int:
+        """Rows held (complete ones): ``n`` without weights, the distinct rows with them."""
+        return int(self.cols[0].shape[0]) if self.cols else self.n
 
     def n_configs(self, parents: Sequence[int]) -> int:
         return math.prod(self.cards[p] for p in parents)

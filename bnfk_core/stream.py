@@ -1,0 +1,484 @@
+"""Streaming sufficient statistics: a CSV or Parquet file read in chunks, reduced to its distinct rows.
+
+Every score and estimator of bnfk needs only counts of family configurations, and structure
+learning needs counts of *candidate* families, so the sufficient statistic of a whole table is its
+**distinct rows with their multiplicities** (rows with missing cells included, ``-1`` kept).
+:func:`read_counts` computes it in two passes over the file, a chunk of rows at a time:
+
+1. **States.**  Each chunk gives, per column, the count of every raw cell text; merged over the
+   chunks they give each column's levels exactly as :func:`bnfk_core.data.load_csv` derives them
+   (same trimming, missing tokens, numeric ordering, ``max_levels`` refusals; quantile bins of
+   discretised columns from the *global* value counts -- the same edges as ``np.quantile`` on all
+   rows), or the states of a given model.
+2. **Distinct rows.**  Each chunk is encoded to state codes and reduced to (one mixed-radix int64
+   key per distinct row, its count); the chunk results are merged.
+
+The result, :class:`WeightedData`, is a :class:`~bnfk_core.data.CategoricalData` whose ``codes`` are
+the distinct rows and ``weights`` their multiplicities; :func:`bnfk_core.learn.learn_structure` and
+:func:`bnfk_core.model.fit` count with the weights and give the same DAG, scores and CPTs as on the
+rows themselves.  Memory is that of one chunk plus the distinct rows: bounded by the data's distinct
+configurations, not by the row count -- a table whose rows are all distinct does not compress.
+
+The chunk functions (:func:`chunk_levels`, :func:`chunk_distinct`) and the merges
+(:func:`merge_levels`, :func:`merge_distinct`) are what :mod:`bnfk_core.stream_dask` runs on a Dask
+cluster: partitions compute, the client merges.
+
+Differences from ``load_csv``, all on unusual files: the file is parsed by pandas (``read_csv``,
+C engine, ``dtype=str``) instead of Python's ``csv`` module; text is UTF-8; line numbers in messages
+assume one line per record and no blank lines; the trailing-delimiter quirk is not repaired.
+"""
+from __future__ import annotations
+
+import csv
+import io
+import math
+import os
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Iterable, Iterator, Sequence
+
+import numpy as np
+import pandas as pd
+
+from .data import (_MISSING_SET, MISSING_CATEGORY, CategoricalData, _align_levels, _check_options, _code_levels,
+                   _list, _model_spec, _printable, _sniff_delimiter)
+from .errors import DataError
+
+__all__ = ["WeightedData", "read_counts", "DEFAULT_CHUNKSIZE", "ColumnCodec", "Plan", "chunk_levels",
+           "merge_levels", "chunk_distinct", "merge_distinct", "plan_from_levels", "iter_chunks",
+           "file_layout", "distinct_rows"]
+
+DEFAULT_CHUNKSIZE = 200_000
+_KEY_LIMIT = 2 ** 62
+
+
+# ====================================================================== the weighted table
+@dataclass(frozen=True, eq=False)
+class WeightedData(CategoricalData):
+    """Distinct rows (``codes``) with their multiplicities (``weights``, int64).
+
+    ``n_rows`` is the number of rows represented (the sum of the weights), ``n_distinct`` the number
+    held.  ``frame`` is ``None`` (the rows are never materialised as text); :meth:`expand` gives the
+    plain :class:`CategoricalData` (for small data and tests).  Codes use the smallest integer type
+    that holds them.
+    """
+
+    weights: np.ndarray | None = None
+
+    @property
+    def n_rows(self) -> int:
+        return int(self.weights.sum())
+
+    @property
+    def n_distinct(self) -> int:
+        return int(self.codes.shape[0])
+
+    def subset(self, rows) -> "WeightedData":
+        rows = np.asarray(rows)
+        if rows.dtype == bool:
+            rows = np.flatnonzero(rows)
+        return replace(self, codes=self.codes[rows], weights=self.weights[rows])
+
+    def select(self, columns: Sequence[str]) -> "WeightedData":
+        idx = [self.index(c) for c in columns]
+        cls = self.class_column if self.class_column in columns else None
+        return replace(self, codes=self.codes[:, idx], variables=tuple(columns),
+                       states=tuple(self.states[i] for i in idx), class_column=cls)
+
+    def with_class(self, class_column: str | None) -> "WeightedData":
+        if class_column is not None:
+            self.index(class_column)
+        return replace(self, class_column=class_column)
+
+    def with_codes(self, codes):
+        raise DataError("WeightedData holds distinct rows; expand() it before replacing its codes.")
+
+    def expand(self) -> CategoricalData:
+        """The plain table: every distinct row repeated by its weight (in key order)."""
+        from .data import from_codes
+        codes = np.repeat(self.codes.astype(np.int32), self.weights, axis=0)
+        return replace(from_codes(codes, self.variables, self.states, self.class_column, self.source),
+                       notes=self.notes)
+
+    def fingerprint(self) -> str:
+        import hashlib
+        h = hashlib.sha1()
+        h.update(np.ascontiguousarray(self.codes).tobytes())
+        h.update(np.ascontiguousarray(self.weights).tobytes())
+        h.update(repr((self.variables, self.states, self.class_column)).encode())
+        return h.hexdigest()
+
+    def __repr__(self) -> str:
+        return (f"WeightedData({self.source}: {self.n_rows} rows as {self.n_distinct} distinct x "
+                f"{self.n_vars} variables, class={self.class_column!r})")
+
+
+def distinct_rows(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct rows of a code matrix (in key order) and their counts."""
+    codes = np.asarray(codes)
+    radix = [int(codes[:, j].max()) + 2 if codes.shape[0] else 1 for j in range(codes.shape[1])]
+    keys = _keys(codes, radix)
+    u, c = np.unique(keys, return_counts=True, axis=0 if keys.ndim == 2 else None)
+    return _decode(u, radix), c.astype(np.int64)
+
+
+# ====================================================================== reading chunks
+@dataclass(frozen=True)
+class FileLayout:
+    """How to read a file in chunks: format, delimiter and the (trimmed) header."""
+    path: str
+    fmt: str
+    header: tuple
+    delimiter: str = ","
+    encoding: str = "utf-8"
+
+
+def file_layout(path, fmt: str | None = None) -> FileLayout:
+    """Format (``csv`` or ``parquet``, from the name unless given), delimiter and header of ``path``."""
+    shown = _printable(str(path))
+    p = Path(path)
+    if not p.exists():
+        raise DataError(f"File not found: {shown}.")
+    if p.is_dir():
+        raise DataError(f"{shown} is a directory, not a CSV file.")
+    if fmt is None:
+        fmt = "parquet" if p.suffix.lower() in (".parquet", ".pq") else "csv"
+    if fmt == "parquet":
+        import pyarrow.parquet as pq
+        header = tuple(str(n).strip() for n in pq.ParquetFile(str(p)).schema_arrow.names)
+        _check_header(list(header), shown)
+        return FileLayout(str(p), "parquet", header)
+    if fmt != "csv":
+        raise DataError(f"Unknown file format '{fmt}'; choose csv or parquet.")
+    with open(p, "rb") as fh:
+        head = fh.read(1 << 16)
+    if head.startswith(b"PAR1"):
+        return file_layout(path, "parquet")
+    encoding = "utf-8-sig" if head.startswith(b"\xef\xbb\xbf") else "utf-8"
+    text = head.decode(encoding, errors="ignore")
+    if not text.strip():
+        raise DataError(f"{shown} is empty.")
+    cut = text.rfind("\n")
+    text = text[:cut + 1] if cut > 0 and len(head) == 1 << 16 else text
+    delim = _sniff_delimiter(text.replace("\r\n", "\n"))
+    if delim is None:
+        raise DataError(f"{shown} has only one column; bnfk needs at least two columns separated by "
+                        "commas, semicolons or tabs.")
+    header = None
+    for rec in csv.reader(io.StringIO(text, newline=""), delimiter=delim):
+        if rec and not (len(rec) == 1 and not rec[0].strip()):
+            header = [h.strip() for h in rec]
+            break
+    if header is None:
+        raise DataError(f"{shown} is empty.")
+    _check_header(header, shown)
+    return FileLayout(str(p), "csv", tuple(header), delim, encoding)
+
+
+def _check_header(header: list, source: str) -> None:
+    if len(header) < 2:
+        raise DataError(f"{source} has only one column ('{header[0] if header else ''}'); bnfk needs at least two.")
+    seen = set()
+    for j, h in enumerate(header):
+        if not h:
+            raise DataError(f"Column {j + 1} of {source} has an empty name in the header; give every column a name.")
+        if h in seen:
+            raise DataError(f"Column name '{h}' appears more than once in the header of {source}.")
+        seen.add(h)
+
+
+def iter_chunks(layout: FileLayout, chunksize: int = DEFAULT_CHUNKSIZE) -> Iterator[pd.DataFrame]:
+    """The file's rows as frames of raw cell text (untrimmed; a missing Parquet value is ``""``),
+    ``chunksize`` rows at a time, columns named by the trimmed header."""
+    shown = _printable(layout.path)
+    if layout.fmt == "parquet":
+        import pyarrow as pa
+        import pyarrow.compute as pc
+        import pyarrow.parquet as pq
+        for batch in pq.ParquetFile(layout.path).iter_batches(batch_size=int(chunksize)):
+            cols = [pc.fill_null(pc.cast(batch.column(j), pa.string()), "") for j in range(batch.num_columns)]
+            yield pd.DataFrame({h: c.to_numpy(zero_copy_only=False) for h, c in zip(layout.header, cols)})
+        return
+    reader = pd.read_csv(layout.path, sep=layout.delimiter, dtype=str, keep_default_na=False, na_filter=False,
+                         header=0, names=list(layout.header), chunksize=int(chunksize), encoding=layout.encoding,
+                         skip_blank_lines=True, engine="c")
+    start = 0
+    try:
+        for chunk in reader:
+            if chunk.isna().any().any():
+                r = int(np.flatnonzero(chunk.isna().any(axis=1).to_numpy())[0])
+                raise DataError(f"Line {start + r + 2} of {shown} has fewer fields than the header has columns; "
+                                "fix or remove that line.")
+            start += len(chunk)
+            yield chunk
+    except pd.errors.ParserError as exc:
+        raise DataError(f"{shown} cannot be parsed ({str(exc).strip()}); fix or remove that line.") from None
+    except UnicodeDecodeError as exc:
+        raise DataError(f"{shown} is not valid UTF-8 (byte {exc.start} of a chunk); the streaming reader "
+                        "needs UTF-8 text.") from None
+
+
+# ====================================================================== pass 1: levels
+def chunk_levels(df: pd.DataFrame, columns: Sequence[str], row0: int = 0) -> dict:
+    """Per column, the count and first row (``row0`` + position) of every raw cell text of a chunk,
+    as a frame indexed by the text."""
+    out = {}
+    for c in columns:
+        codes, uniq = pd.factorize(df[c].to_numpy(dtype=object, na_value=""))
+        codes = np.asarray(codes, dtype=np.int64)
+        counts = np.bincount(codes, minlength=len(uniq)).astype(np.int64)
+        # codes are numbered in order of first appearance: a new one exceeds every earlier code
+        prev = np.maximum.accumulate(np.concatenate([[-1], codes[:-1]])) if codes.size else codes
+        first = np.flatnonzero(codes > prev).astype(np.int64) + int(row0)
+        out[c] = pd.DataFrame({"count": counts, "first": first}, index=pd.Index(np.asarray(uniq, dtype=object)))
+    return out
+
+
+def merge_levels(parts: Iterable[dict]) -> dict:
+    """Merge :func:`chunk_levels` results: counts add up, the first row is the smallest."""
+    acc: dict = {}
+    for part in parts:
+        for c, fr in part.items():
+            if c not in acc:
+                acc[c] = fr
+            else:
+                both = pd.concat([acc[c], fr])
+                acc[c] = both.groupby(level=0, sort=False).agg({"count": "sum", "first": "min"})
+    return acc
+
+
+@dataclass
+class ColumnCodec:
+    """Raw cell text -> state code of one column (``-1`` = missing)."""
+    raw: np.ndarray
+    code: np.ndarray
+    _index: pd.Index | None = field(default=None, repr=False, compare=False)
+
+    def encode(self, values, name: str = "", source: str = "the data") -> np.ndarray:
+        if self._index is None:
+            self._index = pd.Index(self.raw, dtype=object)
+        pos = self._index.get_indexer(pd.Index(np.asarray(values, dtype=object)))
+        if (pos < 0).any():
+            bad = np.asarray(values, dtype=object)[int(np.flatnonzero(pos < 0)[0])]
+            raise DataError(f"Value '{bad}' of column '{name}' of {source} was not seen in the first pass "
+                            "(the file changed while it was read).")
+        return self.code[pos]
+
+    def __getstate__(self):
+        return {"raw": self.raw, "code": self.code, "_index": None}
+
+
+@dataclass
+class Plan:
+    """What pass 2 needs: the columns in output order, their codecs, states and key radices."""
+    source: str
+    columns: tuple
+    states: tuple
+    codecs: tuple
+    class_column: str | None
+    notes: tuple
+
+    @property
+    def radix(self) -> list:
+        return [len(st) + 1 for st in self.states]
+
+
+def plan_from_levels(levels: dict, layout: FileLayout, *, class_column=None, missing_policy="missing",
+                     discretize_bins=4, max_levels=50, drop_columns=(), model=None, source=None) -> Plan:
+    """Each column's states from its merged level counts, as :func:`bnfk_core.data.load_csv` derives
+    them from the rows (see the module docstring)."""
+    source = _printable(str(source)) if source is not None else os.path.basename(layout.path)
+    bins, max_levels, drop_columns, class_column = _check_options(
+        missing_policy, discretize_bins, max_levels, drop_columns, class_column)
+    header = list(layout.header)
+    notes: list = []
+    for c in drop_columns:
+        if c not in header:
+            raise DataError(f"drop_columns names '{c}', which is not a column of {source}.")
+    if class_column is not None:
+        if class_column not in header:
+            raise DataError(f"Class column '{class_column}' is not a column of {source} (columns: {_list(header)}).")
+        if class_column in drop_columns:
+            raise DataError(f"Class column '{class_column}' is also listed in drop_columns.")
+    keep = [h for h in header if h not in drop_columns]
+    if drop_columns:
+        notes.append(f"Dropped column(s) {_list(drop_columns)}.")
+    mvars = mstates = None
+    if model is not None:
+        mvars, mstates = _model_spec(model)
+        absent = [v for v in mvars if v not in keep]
+        if absent:
+            what = "variable" if len(absent) == 1 else "variables"
+            raise DataError(f"Model {what} {_list(absent)} missing from {source}.")
+        extra = [v for v in keep if v not in mvars]
+        if class_column in extra:
+            extra.remove(class_column)
+            notes.append(f"Class column '{class_column}' is not a model variable; it was dropped.")
+            class_column = None
+        if extra:
+            raise DataError(f"Column(s) {_list(extra)} of {source} are not variables of the model; "
+                            f"drop them with drop_columns={extra!r}.")
+        order = list(mvars)
+    else:
+        order = keep
+        if len(order) < 2:
+            raise DataError(f"Fewer than two columns of {source} are left after drop_columns; keep at least two.")
+    states, codecs, discretized, fewer = [], [], [], []
+    for out_j, name in enumerate(order):
+        fr = levels[name]
+        raw = fr.index.to_numpy(dtype=object)
+        counts = fr["count"].to_numpy(np.int64)
+        first = fr["first"].to_numpy(np.int64)
+        lcodes, lev = pd.factorize(np.array([str(r).strip() for r in raw], dtype=object))
+        lcodes = np.asarray(lcodes, dtype=np.int64)
+        lev = [str(x) for x in lev]
+        level_counts = np.bincount(lcodes, weights=counts, minlength=len(lev))
+        level_counts = np.rint(level_counts).astype(np.int64)
+        level_first = np.full(len(lev), np.iinfo(np.int64).max)
+        np.minimum.at(level_first, lcodes, first)
+        miss_lev = np.fromiter((v in _MISSING_SET for v in lev), dtype=bool, count=len(lev))
+        inv = np.arange(len(lev))
+        if name == class_column and miss_lev.all():
+            raise DataError(f"Class column '{name}' of {source} is empty (every value is missing).")
+        if mvars is not None:
+            lines = level_first + 2  # one line per record, header on line 1
+            level_code = _align_levels(name, lev, miss_lev, inv, mstates[out_j], missing_policy, lines, source,
+                                       notes, level_counts)
+            st = mstates[out_j]
+        else:
+            level_code, st, how = _code_levels(name, lev, miss_lev, inv, missing_policy, bins, max_levels, source,
+                                               name == class_column, level_counts=level_counts)
+            if how == "many-classes":
+                notes.append(f"Class column '{name}' has {len(st)} classes (more than "
+                             f"max_levels={max_levels}); it was kept as nominal.")
+            if how == "discretized":
+                discretized.append(name)
+                if len(st) - (MISSING_CATEGORY in st and missing_policy == "category") < bins:
+                    fewer.append(name)
+        states.append(tuple(st))
+        codecs.append(ColumnCodec(raw, np.asarray(level_code, dtype=np.int64)[lcodes]))
+    if discretized:
+        notes.append(f"Discretized {len(discretized)} numeric column(s) with more than {max_levels} "
+                     f"distinct values into {bins} quantile bins: {_list(discretized)}.")
+    if fewer:
+        notes.append(f"Tied values gave fewer than {bins} bins in {_list(fewer)}.")
+    return Plan(source, tuple(order), tuple(states), tuple(codecs), class_column, tuple(notes))
+
+
+# ====================================================================== pass 2: distinct rows
+def _keys(codes: np.ndarray, radix: Sequence[int]) -> np.ndarray:
+    """One int64 mixed-radix key per row (code + 1, so -1 is kept), or the rows themselves (2-D)
+    when the radix product would not fit in 62 bits."""
+    if math.prod(int(r) for r in radix) >= _KEY_LIMIT:
+        return np.ascontiguousarray(codes, dtype=np.int16 if max(radix) < 2 ** 15 else np.int32)
+    key = np.zeros(codes.shape[0], dtype=np.int64)
+    for j, r in enumerate(radix):
+        key *= int(r)
+        key += codes[:, j].astype(np.int64) + 1
+    return key
+
+
+def _decode(keys: np.ndarray, radix: Sequence[int]) -> np.ndarray:
+    dtype = np.int8 if max(radix) <= 128 else (np.int16 if max(radix) <= 2 ** 15 else np.int32)
+    if keys.ndim == 2:
+        return keys.astype(dtype)
+    out = np.empty((keys.shape[0], len(radix)), dtype=dtype)
+    k = keys.copy()
+    for j in range(len(radix) - 1, -1, -1):
+        r = int(radix[j])
+        out[:, j] = k % r - 1
+        k //= r
+    return out
+
+
+def chunk_distinct(df: pd.DataFrame, plan: Plan) -> tuple[np.ndarray, np.ndarray]:
+    """A chunk's distinct rows as (sorted keys, counts)."""
+    codes = np.empty((len(df), len(plan.columns)), dtype=np.int32)
+    for j, (name, codec) in enumerate(zip(plan.columns, plan.codecs)):
+        codes[:, j] = codec.encode(df[name].to_numpy(dtype=object, na_value=""), name, plan.source)
+    keys = _keys(codes, plan.radix)
+    u, c = np.unique(keys, return_counts=True, axis=0 if keys.ndim == 2 else None)
+    return u, c.astype(np.int64)
+
+
+def merge_distinct(parts: Sequence[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, np.ndarray]:
+    """Merge (keys, counts) pairs: the union of the keys, counts added."""
+    parts = [p for p in parts if p[0].shape[0]]
+    if not parts:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    if len(parts) == 1:
+        return parts[0]
+    keys = np.concatenate([p[0] for p in parts])
+    counts = np.concatenate([p[1] for p in parts])
+    u, inv = np.unique(keys, return_inverse=True, axis=0 if keys.ndim == 2 else None)
+    return u, np.bincount(inv.ravel(), weights=counts, minlength=u.shape[0]).round().astype(np.int64)
+
+
+class _Merger:
+    """Merges chunk results as they come, re-merging when the pending parts outgrow the merged one
+    (so the total work is O(D log D · log N) for D distinct rows, not O(D · chunks))."""
+
+    def __init__(self):
+        self.merged = None
+        self.pending: list = []
+
+    def add(self, part) -> None:
+        self.pending.append(part)
+        size = sum(p[0].shape[0] for p in self.pending)
+        if self.merged is None or size >= self.merged[0].shape[0] or len(self.pending) > 64:
+            self.merged = merge_distinct(([self.merged] if self.merged is not None else []) + self.pending)
+            self.pending = []
+
+    def result(self):
+        return merge_distinct(([self.merged] if self.merged is not None else []) + self.pending)
+
+
+def weighted_from(plan: Plan, keys: np.ndarray, counts: np.ndarray, n_rows: int) -> WeightedData:
+    if n_rows == 0:
+        raise DataError(f"{plan.source} has a header but no data rows.")
+    codes = _decode(keys, plan.radix)
+    notes = plan.notes + (f"Read in chunks: {n_rows:,} rows, {codes.shape[0]:,} distinct.",)
+    return WeightedData(None, codes, tuple(plan.columns), tuple(plan.states), plan.class_column, plan.source,
+                        notes, weights=np.asarray(counts, dtype=np.int64))
+
+
+# ====================================================================== entry point
+def read_counts(path, *, chunksize: int = DEFAULT_CHUNKSIZE, class_column=None, missing_policy="missing",
+                discretize_bins=4, max_levels=50, drop_columns=(), model=None, fmt: str | None = None,
+                source=None, engine: str = "local", scheduler: str | None = None, client=None,
+                blocksize="64MB") -> WeightedData:
+    """The distinct rows of a CSV or Parquet file with their multiplicities, read ``chunksize`` rows at
+    a time (two passes; see the module docstring).  The options are those of
+    :func:`bnfk_core.data.load_csv`.
+
+    ``engine="dask"`` runs both passes on a Dask cluster (:func:`bnfk_core.stream_dask.read_counts_dask`):
+    ``scheduler`` is the scheduler's address (or give a ``distributed.Client`` as ``client``); without
+    either, a local cluster of processes is started for the call.  The result is the same.
+    """
+    if engine == "dask":
+        from .stream_dask import read_counts_dask
+        return read_counts_dask(path, class_column=class_column, missing_policy=missing_policy,
+                                discretize_bins=discretize_bins, max_levels=max_levels, drop_columns=drop_columns,
+                                model=model, fmt=fmt, source=source, scheduler=scheduler, client=client,
+                                blocksize=blocksize, chunksize=chunksize)
+    if engine != "local":
+        raise DataError(f"Unknown engine '{engine}'; choose local or dask.")
+    if int(chunksize) < 1:
+        raise DataError(f"chunksize must be a positive number of rows, not {chunksize!r}.")
+    layout = file_layout(path, fmt)
+    parts, row0 = [], 0
+    for chunk in iter_chunks(layout, chunksize):
+        parts = [merge_levels(parts + [chunk_levels(chunk, layout.header, row0)])]
+        row0 += len(chunk)
+    if row0 == 0:
+        raise DataError(f"{_printable(str(path))} has a header but no data rows.")
+    plan = plan_from_levels(parts[0], layout, class_column=class_column, missing_policy=missing_policy,
+                            discretize_bins=discretize_bins, max_levels=max_levels, drop_columns=drop_columns,
+                            model=model, source=source)
+    merger = _Merger()
+    n = 0
+    for chunk in iter_chunks(layout, chunksize):
+        merger.add(chunk_distinct(chunk, plan))
+        n += len(chunk)
+    keys, counts = merger.result()
+    return weighted_from(plan, keys, counts, n)
