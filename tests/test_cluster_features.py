@@ -240,6 +240,8 @@ def test_the_estimates_cover_the_measured_work_space(hv):
     K = C.kernel_setup(hv, "scaled-hamming").K
     gram_b = K.nbytes
     lab = np.arange(N) % 2
+    C.correlation_clustering(K[:50, :50], 2, restarts=2)     # compile first (numba's compiler allocates too)
+    C.correlation_clustering(K[:50, :50], 2, restarts=40)
     measured = {
         "correlation": _peak(C.correlation_clustering, K, 2, restarts=2) + gram_b,
         "spectral": _peak(C.spectral_clustering, K, 2) + gram_b,
