@@ -15,6 +15,7 @@ from .common import (
     int_at_least,
     progress,
     read_data,
+    split_list,
 )
 
 __all__ = ["register"]
@@ -22,7 +23,12 @@ __all__ = ["register"]
 
 def _cmd_learn(args) -> dict:
     ext = check_output(args.output, (".bif", ".json"), "a model")
-    data = read_data(args.data, args)
+    if args.chunksize is not None or args.engine == "dask":
+        data = _read_streaming(args)
+    else:
+        if args.scheduler:
+            raise BnfkError("--scheduler needs --engine dask.")
+        data = read_data(args.data, args)
     if args.class_column is None and LEARNERS[args.structure].needs_class:
         raise BnfkError(f"Method '{args.structure}' needs --class-column.")
     res = learn_structure(data, args.structure, score=args.score, class_column=args.class_column, k=args.kdb_k,
@@ -35,6 +41,18 @@ def _cmd_learn(args) -> dict:
             "n_arcs": res.dag.n_arcs, "parameters": model.parameter_count(), "params": args.params,
             "rows": data.n_rows, "n_rows_used": res.n_rows_used, "notes": list(data.notes) + list(res.notes),
             "seconds": res.seconds}
+
+
+def _read_streaming(args):
+    """The file's distinct rows with multiplicities, read in chunks (``bnfk_core.stream``)."""
+    from ..session import is_session_file
+    from ..stream import DEFAULT_CHUNKSIZE, read_counts
+    if is_session_file(args.data):
+        raise BnfkError("--chunksize and --engine read a CSV or Parquet file, not a session file.")
+    return read_counts(args.data, chunksize=args.chunksize or DEFAULT_CHUNKSIZE, class_column=args.class_column,
+                       missing_policy=args.missing_policy, discretize_bins=args.discretize,
+                       max_levels=args.max_levels, drop_columns=split_list(args.drop_columns),
+                       engine=args.engine, scheduler=args.scheduler)
 
 
 def register(sub) -> None:
@@ -55,4 +73,13 @@ def register(sub) -> None:
     add_quiet(p)
     p.add_argument("-o", "--output", required=True, metavar="MODEL.bif|MODEL.json")
     add_data_options(p)
+    g = p.add_argument_group("streaming (large files)")
+    g.add_argument("--chunksize", type=int_at_least(1), default=None, metavar="ROWS",
+                   help="read DATA (CSV or .parquet) ROWS rows at a time into its distinct rows with counts: "
+                        "the same model, memory bounded by the distinct rows instead of the file")
+    g.add_argument("--engine", choices=("local", "dask"), default="local",
+                   help="where the chunks are counted: this process (default) or a Dask cluster")
+    g.add_argument("--scheduler", metavar="ADDRESS", default=None,
+                   help="Dask scheduler address (tcp://host:8786) for --engine dask; default: a local "
+                        "cluster of two processes")
     p.set_defaults(func=_cmd_learn)
