@@ -519,6 +519,14 @@ def _dense_features(blocks, n, width) -> np.ndarray:
     return A
 
 
+def pair_arrays(V: int, N: int, M: int, cmax: int, rmax: int) -> tuple:
+    """The zeroed inputs of :func:`_pair_kernel` for ``V`` variables, ``N`` × ``M`` pairs, at most ``cmax``
+    parent configurations and ``rmax`` states: pX (−1: skip), xX, xo, order, starts, W, B, r, c."""
+    return (np.full((V, N), -1, np.int64), np.zeros((V, N), np.int64), np.zeros((V, M), np.int64),
+            np.zeros((V, M), np.int64), np.zeros((V, cmax + 1), np.int64), np.zeros((V, cmax * rmax)),
+            np.zeros((V, cmax)), np.zeros(V, np.int64), np.zeros(V, np.int64))
+
+
 @numba.njit(parallel=True, cache=True)
 def _pair_kernel(K, pX, xX, xo, order, starts, W, B, r, c):  # pragma: no cover - compiled
     """K[a, b] += K_i(a, b) over the pairs that share variable i's parent configuration.
@@ -563,15 +571,7 @@ def _scatter_add(K, model, pm, scatter):
     V = len(scatter)
     cmax = max(int(len(used)) if not const else int(model.cpts[i].shape[1]) for i, _, _, used, const in scatter)
     rmax = max(int(model.cpts[i].shape[1]) for i, *_ in scatter)
-    pX = np.full((V, N), -1, np.int64)
-    xX = np.zeros((V, N), np.int64)
-    xo = np.zeros((V, M), np.int64)
-    order = np.zeros((V, M), np.int64)
-    starts = np.zeros((V, cmax + 1), np.int64)
-    W = np.zeros((V, cmax * rmax))
-    B = np.zeros((V, cmax))
-    r = np.zeros(V, np.int64)
-    c = np.zeros(V, np.int64)
+    pX, xX, xo, order, starts, W, B, r, c = pair_arrays(V, N, M, cmax, rmax)
     for v, (i, vx, vy, used, const) in enumerate(scatter):
         q, ri = model.cpts[i].shape
         xX[v] = vx.x

@@ -67,6 +67,7 @@ from .kernels import (
     _check_positive,
     _pair_kernel,
     _pair_kernel_serial,
+    pair_arrays,
     gram,
 )
 from .model import BayesNet, cpt_counts, estimate_cpt, fit
@@ -188,15 +189,7 @@ def _run_entries(K: np.ndarray, entries: list) -> None:
     V = len(entries)
     cmax = max(e.n_conf for e in entries)
     rmax = max(e.W.shape[1] for e in entries)
-    pX = np.empty((V, N), np.int64)
-    xX = np.empty((V, N), np.int64)
-    order = np.zeros((V, N), np.int64)
-    xo = np.zeros((V, N), np.int64)
-    starts = np.zeros((V, cmax + 1), np.int64)
-    W = np.zeros((V, cmax * rmax))
-    B = np.zeros((V, cmax))
-    r = np.zeros(V, np.int64)
-    c = np.zeros(V, np.int64)
+    pX, xX, xo, order, starts, W, B, r, c = pair_arrays(V, N, N, cmax, rmax)
     for v, e in enumerate(entries):
         pX[v] = e.pc
         xX[v] = e.x
