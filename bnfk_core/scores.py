@@ -273,7 +273,10 @@ class LocalScorer:
         if data.size and (data.max(axis=0) >= np.asarray(self.cards)).any():
             bad = int(np.flatnonzero(data.max(axis=0) >= np.asarray(self.cards))[0])
             raise StructureError(f"Column {bad} holds a code beyond its cardinality {self.cards[bad]}.")
-        self.cols = [np.ascontiguousarray(data[:, i], dtype=np.int64) for i in range(data.shape[1])]
+        # the narrowest integer type holding every code (counting widens to int64): 1 byte a cell, not 8
+        top = max(self.cards, default=1)
+        ctype = np.int8 if top <= 127 else np.int16 if top <= 32767 else np.int32 if top < 2 ** 31 else np.int64
+        self.cols = [np.ascontiguousarray(data[:, i], dtype=ctype) for i in range(data.shape[1])]
         self.cache: dict[tuple[int, tuple[int, ...]], float] = {}
 
     @property

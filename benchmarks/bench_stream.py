@@ -1,0 +1,154 @@
+"""Streaming counts benchmark (issue 14 parts 1 and 4): in-memory vs chunked `learn --structure hc` and fitting.
+
+    python benchmarks/bench_stream.py --rows 1000000 --rows 3000000 [--in-memory-max 1000000] [--dask-rows 200000]
+
+For every size a letter-like CSV (17 columns: a 26-state root and 16 four-state variables, <= 2 parents,
+5 % of the cells empty = missing; sampled from ``letter_like_model(0)`` in seeded blocks) is written under
+/tmp (never committed).  Each step runs in its own subprocess; its wall time and peak RSS come from
+``os.wait4`` of that process:
+
+* ``pandas``: ``pandas.read_csv(path, dtype=str)`` -- the baseline the ratios refer to;
+* ``learn-memory`` / ``learn-stream``: ``python -m bnfk_core learn PATH --structure hc --score bic``
+  (fit included), without and with ``--chunksize 200000``;
+* ``fit-memory`` / ``fit-stream``: read the file and fit the CPTs of the learned DAG only;
+* ``learn-dask`` (``--dask-rows``): the streaming learn with ``--engine dask`` (a LocalCluster of two
+  processes started by the command; the peak RSS is the client's only).
+
+The in-memory and streaming models are compared (arcs, BIC, max |CPT difference|).
+Writes ``benchmarks/results/stream.json``.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from letter_like import letter_like_model  # noqa: E402
+
+RESULTS = ROOT / "benchmarks" / "results"
+BLOCK = 250_000
+
+
+def generate(path: Path, n: int, seed: int = 0, missing: float = 0.05) -> None:
+    """A letter-like CSV of ``n`` rows (seeded blocks of 250,000), 5 % of the cells empty."""
+    if path.exists() and path.stat().st_size > 0:
+        return
+    model = letter_like_model(0)
+    tmp = path.with_suffix(".part")
+    with open(tmp, "w") as fh:
+        fh.write(",".join(model.variables) + "\n")
+        for b, start in enumerate(range(0, n, BLOCK)):
+            m = min(BLOCK, n - start)
+            codes = model.sample(m, seed=seed * 100_003 + b).codes
+            rng = np.random.default_rng([seed, b])
+            codes = np.where(rng.random(codes.shape) < missing, -1, codes)
+            cols = []
+            for j, st in enumerate(model.states):
+                lookup = np.array(list(st) + [""], dtype=object)
+                cols.append(lookup[codes[:, j]])
+            lines = [",".join(row) for row in zip(*cols)]
+            fh.write("\n".join(lines) + "\n")
+    tmp.rename(path)
+
+
+def run(cmd: list[str]) -> dict:
+    """Wall seconds, peak RSS (MiB) and output of one subprocess."""
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=str(ROOT),
+                            env={**os.environ, "PYTHONPATH": str(ROOT)})
+    out = proc.stdout.read()
+    err = proc.stderr.read()
+    _, status, usage = os.wait4(proc.pid, 0)
+    secs = time.perf_counter() - t0
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode != 0:
+        raise RuntimeError(f"{' '.join(cmd)} failed: {err.decode()[-2000:]}")
+    return {"seconds": round(secs, 2), "peak_rss_mib": round(usage.ru_maxrss / 1024, 1),
+            "stdout": out.decode()}
+
+
+FIT = """
+import json, sys
+from bnfk_core.model import fit, read_model
+dag = read_model(sys.argv[2]).dag
+if sys.argv[1] == "stream":
+    from bnfk_core.stream import read_counts
+    data = read_counts(sys.argv[3], chunksize=200_000)
+else:
+    from bnfk_core.data import load_csv
+    data = load_csv(sys.argv[3])
+m = fit(dag, data)
+print(json.dumps({"parameters": m.parameter_count(), "rows": data.n_rows}))
+"""
+
+
+def bench(n: int, in_memory: bool, dask: bool) -> dict:
+    path = Path(f"/tmp/bnfk_stream_{n}.csv")
+    t0 = time.perf_counter()
+    generate(path, n)
+    res = {"rows": n, "file_mib": round(path.stat().st_size / 2 ** 20, 1),
+           "generate_seconds": round(time.perf_counter() - t0, 1)}
+    py = sys.executable
+    res["pandas"] = run([py, "-c", f"import pandas as pd; pd.read_csv({str(path)!r}, dtype=str)"])
+    learn = [py, "-m", "bnfk_core", "learn", str(path), "--structure", "hc", "--score", "bic", "--quiet"]
+    out_s = f"/tmp/bnfk_stream_{n}_stream.json"
+    res["learn-stream"] = run(learn + ["--chunksize", "200000", "-o", out_s])
+    res["fit-stream"] = run([py, "-c", FIT, "stream", out_s, str(path)])
+    if in_memory:
+        out_m = f"/tmp/bnfk_stream_{n}_memory.json"
+        res["learn-memory"] = run(learn + ["-o", out_m])
+        res["fit-memory"] = run([py, "-c", FIT, "memory", out_m, str(path)])
+        from bnfk_core.model import read_model
+        a, b = json.loads(res["learn-memory"]["stdout"]), json.loads(res["learn-stream"]["stdout"])
+        ma, mb = read_model(out_m), read_model(out_s)
+        res["same_dag"] = a["arcs"] == b["arcs"]
+        res["bic_memory"], res["bic_stream"] = a["score"], b["score"]
+        res["max_cpt_diff"] = float(max(np.max(np.abs(x - y)) for x, y in zip(ma.cpts, mb.cpts)))
+    if dask:
+        out_d = f"/tmp/bnfk_stream_{n}_dask.json"
+        res["learn-dask"] = run(learn + ["--engine", "dask", "-o", out_d])
+        a, b = json.loads(res["learn-stream"]["stdout"]), json.loads(res["learn-dask"]["stdout"])
+        res["dask_same_dag"] = a["arcs"] == b["arcs"]
+        res["dask_bic_diff"] = abs(a["score"] - b["score"])
+    base = res["pandas"]["seconds"]
+    for k in ("learn-stream", "fit-stream", "learn-memory", "fit-memory", "learn-dask"):
+        if k in res:
+            res[k]["ratio_to_pandas"] = round(res[k]["seconds"] / base, 2)
+            res[k].pop("stdout", None) if k.startswith("fit") else None
+    res["pandas"].pop("stdout")
+    s = json.loads(res["learn-stream"]["stdout"])
+    res["n_arcs"], res["bic"], res["notes"] = s["n_arcs"], s["score"], s["notes"]
+    for k in ("learn-stream", "learn-memory", "learn-dask"):
+        res.get(k, {}).pop("stdout", None)
+    return res
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--rows", type=int, action="append")
+    ap.add_argument("--in-memory-max", type=int, default=1_000_000)
+    ap.add_argument("--dask-rows", type=int, action="append", default=[])
+    ap.add_argument("-o", default=str(RESULTS / "stream.json"))
+    args = ap.parse_args()
+    sizes = sorted(set((args.rows or [1_000_000]) + args.dask_rows))
+    out = Path(args.o)
+    results = json.loads(out.read_text()) if out.exists() else {}
+    for n in sizes:
+        r = bench(n, in_memory=n <= args.in_memory_max, dask=n in args.dask_rows)
+        results[str(n)] = r
+        print(json.dumps(r, indent=1), flush=True)
+        out.write_text(json.dumps(results, indent=1) + "\n")
+
+
+if __name__ == "__main__":
+    main()
