@@ -489,11 +489,24 @@ def mi_ranking(data, kind: str = "single-arc", *, top: int = 10, exclude: Sequen
             mi = mutual_information(C[:, i], C[:, j])
             out.append({"variables": (names[i], names[j]), "score": mi, "mi_uv": mi})
     else:
+        full = ~(C < 0).any(axis=0)            # columns without a missing cell: every row is observed on them
+        one = {i: entropy(C[:, [i]]) for i in range(n) if full[i]}
+        two: dict = {}
+
+        def pair_h(i, j):
+            if (i, j) not in two:
+                two[(i, j)] = entropy(C[:, [i, j]])
+            return two[(i, j)]
+
         for i, j, k in itertools.combinations(range(n), 3):
             T = C[:, [i, j, k]]
-            T = T[(T >= 0).all(axis=1)]
-            h1 = [entropy(T[:, [a]]) for a in range(3)]
-            h2 = {(a, b): entropy(T[:, [a, b]]) for a, b in itertools.combinations(range(3), 2)}
+            if full[i] and full[j] and full[k]:  # the same rows for every entropy: reuse the cached ones
+                h1 = [one[i], one[j], one[k]]
+                h2 = {(0, 1): pair_h(i, j), (0, 2): pair_h(i, k), (1, 2): pair_h(j, k)}
+            else:
+                T = T[(T >= 0).all(axis=1)]
+                h1 = [entropy(T[:, [a]]) for a in range(3)]
+                h2 = {(a, b): entropy(T[:, [a, b]]) for a, b in itertools.combinations(range(3), 2)}
             h3 = entropy(T)
             mi = {ab: max(h1[ab[0]] + h1[ab[1]] - h, 0.0) for ab, h in h2.items()}
 
