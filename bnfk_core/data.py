@@ -597,20 +597,8 @@ def _load(obj, source, class_column, missing_policy, discretize_bins, max_levels
 
     mvars = mstates = None
     if model is not None:
-        mvars, mstates = _model_spec(model)
-        names = [header[j] for j in keep]
-        absent = [v for v in mvars if v not in names]
-        if absent:
-            what = "variable" if len(absent) == 1 else "variables"
-            raise DataError(f"Model {what} {_list(absent)} missing from {source}.")
-        extra = [v for v in names if v not in mvars]
-        if class_column in extra:
-            extra.remove(class_column)
-            notes.append(f"Class column '{class_column}' is not a model variable; it was dropped.")
-            class_column = None
-        if extra:
-            raise DataError(f"Column(s) {_list(extra)} of {source} are not variables of the model; "
-                            f"drop them with drop_columns={extra!r}.")
+        mvars, mstates, class_column = _model_columns(model, [header[j] for j in keep], class_column, source,
+                                                      notes)
         order = [header.index(v) for v in mvars]
     else:
         order = keep
@@ -708,6 +696,26 @@ def _code_levels(name, lev, miss_lev, inv, policy, bins, max_levels, source, is_
         level_code[miss_lev] = len(st)
         st = st + (MISSING_CATEGORY,)
     return level_code, st, how
+
+
+def _model_columns(model, names, class_column, source: str, notes: list):
+    """The model's variables and states checked against a file's kept column ``names``: every model
+    variable must be there and every other column refused, except the class column, which is dropped (with
+    a note).  Returns (model variables, their states, the class column or None)."""
+    mvars, mstates = _model_spec(model)
+    absent = [v for v in mvars if v not in names]
+    if absent:
+        what = "variable" if len(absent) == 1 else "variables"
+        raise DataError(f"Model {what} {_list(absent)} missing from {source}.")
+    extra = [v for v in names if v not in mvars]
+    if class_column in extra:
+        extra.remove(class_column)
+        notes.append(f"Class column '{class_column}' is not a model variable; it was dropped.")
+        class_column = None
+    if extra:
+        raise DataError(f"Column(s) {_list(extra)} of {source} are not variables of the model; "
+                        f"drop them with drop_columns={extra!r}.")
+    return mvars, mstates, class_column
 
 
 def _model_spec(model):

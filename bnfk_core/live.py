@@ -67,6 +67,7 @@ from .kernels import (
     _check_positive,
     _pair_kernel,
     _pair_kernel_serial,
+    features,
     pair_arrays,
     gram,
 )
@@ -539,7 +540,6 @@ class LiveKernel:
                 self._block_cache[key] = B
             blocks.append(B)
         if len(blocks) != model.n_vars:
-            from .kernels import features
             return features(model, self.codes)
         return sp.hstack(blocks, format="csr")
 

@@ -41,7 +41,8 @@ import numpy as np
 import pandas as pd
 
 from .data import (_MISSING_SET, MISSING_CATEGORY, CategoricalData, _align_levels, _check_options, _code_levels,
-                   _list, _model_spec, _printable, _sniff_delimiter)
+                   from_codes,
+                   _list, _model_columns, _printable, _sniff_delimiter)
 from .errors import DataError
 
 __all__ = ["WeightedData", "read_counts", "DEFAULT_CHUNKSIZE", "ColumnCodec", "Plan", "chunk_levels",
@@ -95,7 +96,6 @@ class WeightedData(CategoricalData):
 
     def expand(self) -> CategoricalData:
         """The plain table: every distinct row repeated by its weight (in key order)."""
-        from .data import from_codes
         codes = np.repeat(self.codes.astype(np.int32), self.weights, axis=0)
         return replace(from_codes(codes, self.variables, self.states, self.class_column, self.source),
                        notes=self.notes)
@@ -305,19 +305,7 @@ def plan_from_levels(levels: dict, layout: FileLayout, *, class_column=None, mis
         notes.append(f"Dropped column(s) {_list(drop_columns)}.")
     mvars = mstates = None
     if model is not None:
-        mvars, mstates = _model_spec(model)
-        absent = [v for v in mvars if v not in keep]
-        if absent:
-            what = "variable" if len(absent) == 1 else "variables"
-            raise DataError(f"Model {what} {_list(absent)} missing from {source}.")
-        extra = [v for v in keep if v not in mvars]
-        if class_column in extra:
-            extra.remove(class_column)
-            notes.append(f"Class column '{class_column}' is not a model variable; it was dropped.")
-            class_column = None
-        if extra:
-            raise DataError(f"Column(s) {_list(extra)} of {source} are not variables of the model; "
-                            f"drop them with drop_columns={extra!r}.")
+        mvars, mstates, class_column = _model_columns(model, keep, class_column, source, notes)
         order = list(mvars)
     else:
         order = keep

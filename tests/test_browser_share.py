@@ -3,7 +3,6 @@ pages), copy the link from the sidebar, open it in a fresh browser context and g
 from __future__ import annotations
 
 import numpy as np
-import pytest
 
 from test_browser import ARTIFACTS, _check_page, browser, pytestmark, server  # noqa: F401 (fixtures)
 

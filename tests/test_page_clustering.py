@@ -55,7 +55,6 @@ def test_page_and_cli_give_the_same_clustering_for_the_same_seed():
     import shlex
 
     from bnfk_core.cli.main import main
-    from bnfk_ui import state
     from conftest import _sample
 
     at = _app(clu_seed=7, clu_restarts=10, clu_kernel="fisher", clu_network="qnml").run()

@@ -2,8 +2,6 @@
 as the rows themselves; the chunked reader gives load_csv's states; the Dask engine the same result."""
 from __future__ import annotations
 
-import io
-import itertools
 import json
 import subprocess
 import sys

@@ -6,6 +6,8 @@ from ..files import atomic_path
 from ..learn import learn_structure
 from ..model import fit, write_model
 from ..registry import ESTIMATORS, LEARNERS, SCORES
+from ..session import is_session_file
+from ..stream import DEFAULT_CHUNKSIZE, read_counts
 from .common import (
     add_data_options,
     add_hidden_alias,
@@ -45,8 +47,6 @@ def _cmd_learn(args) -> dict:
 
 def _read_streaming(args):
     """The file's distinct rows with multiplicities, read in chunks (``bnfk_core.stream``)."""
-    from ..session import is_session_file
-    from ..stream import DEFAULT_CHUNKSIZE, read_counts
     if is_session_file(args.data):
         raise BnfkError("--chunksize and --engine read a CSV or Parquet file, not a session file.")
     return read_counts(args.data, chunksize=args.chunksize or DEFAULT_CHUNKSIZE, class_column=args.class_column,
