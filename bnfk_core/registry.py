@@ -156,3 +156,40 @@ def feature_learners() -> tuple:
 def kernel_abbr(name: str) -> str:
     """The short name of a kernel (``F``, ``SH``, ``H``, ...) for table columns such as ``CC-F``."""
     return KERNELS[name].abbr
+
+
+def options_markdown() -> str:
+    """``docs/OPTIONS.md``: one table per option family, written from the registries (import
+    :mod:`bnfk_core` first so that every module has registered its options)."""
+    def cell(text) -> str:
+        return str(text).replace("|", "\\|").replace("\n", " ")
+
+    psd = {True: "yes", False: "no", None: "unknown"}
+    out = ["# Options (generated from `bnfk_core.registry`; do not edit)", "",
+           "Every name below is accepted wherever its family is: the CLI flags, the app's widgets, the links and",
+           "session files, and the Python API. Regenerate with `python -m bnfk_core.registry > docs/OPTIONS.md`.", "",
+           "## Kernels (`kernel --kind`, `cluster`/`classify --kernel`)", "",
+           "| name | label | abbr | family | PSD | shift for correlation clustering | network | description |",
+           "|---|---|---|---|---|---|---|---|"]
+    out += [f"| `{k.name}` | {cell(k.label)} | {cell(k.abbr)} | {k.family} | {psd[k.psd]} | {k.shift} | "
+            f"{'yes' if k.uses_network else 'no'} | {cell(k.description)} |" for k in KERNELS.values()]
+    out += ["", "## Structure-learning methods (`learn --structure`, `--structure`)", "",
+            "| name | label | class as a node | optimises the score | description |", "|---|---|---|---|---|"]
+    out += [f"| `{m.name}` | {cell(m.label)} | {'yes' if m.needs_class else 'no'} | "
+            f"{'yes' if m.uses_score else 'no'} | {cell(m.description)} |" for m in LEARNERS.values()]
+    out += ["", "## Scores (`--score`)", "", "| name | label | description |", "|---|---|---|"]
+    out += [f"| `{s.name}` | {cell(s.label)} | {cell(s.description)} |" for s in SCORES.values()]
+    out += ["", "## CPT estimators (`--params`)", "", "| name | label | pseudo-count | description |",
+            "|---|---|---|---|"]
+    out += [f"| `{e.name}` | {cell(e.label)} | {'yes' if e.uses_pseudo_count else 'no'} | {cell(e.description)} |"
+            for e in ESTIMATORS.values()]
+    return "\n".join(out) + "\n"
+
+
+if __name__ == "__main__":  # python -m bnfk_core.registry > docs/OPTIONS.md
+    import sys
+
+    import bnfk_core  # noqa: F401 - every module registers its options on import
+    from bnfk_core import registry   # the package's registries (this file runs as __main__, a second copy)
+
+    sys.stdout.write(registry.options_markdown())

@@ -107,3 +107,15 @@ def test_registries_hold_the_documented_options():
     assert {n: registry.kernel_abbr(n) for n in ("fisher", "scaled-hamming", "hamming")} == \
         {"fisher": "F", "scaled-hamming": "SH", "hamming": "H"}
     assert registry.KERNELS["fisher"].uses_network and not registry.KERNELS["hamming"].uses_network
+
+
+def test_docs_options_table_is_generated_from_the_registries():
+    """docs/OPTIONS.md is the registries' own table: a registered option missing from it fails here."""
+    from pathlib import Path
+
+    import bnfk_core  # noqa: F401 - every module registers on import
+    from bnfk_core import registry
+    committed = (Path(__file__).resolve().parents[1] / "docs" / "OPTIONS.md").read_text(encoding="utf-8")
+    assert committed == registry.options_markdown(), "run: python -m bnfk_core.registry > docs/OPTIONS.md"
+    for reg in (registry.KERNELS, registry.LEARNERS, registry.SCORES, registry.ESTIMATORS):
+        assert all(f"| `{name}` |" in committed for name in reg)
