@@ -48,6 +48,17 @@ def remember_upload(name: str, content: bytes) -> str:
     return digest
 
 
+def _upload_digest(name: str, content: bytes) -> str:
+    """:func:`remember_upload` once per uploaded file of this session (not a sha256 of the file on every run)."""
+    ss = st.session_state
+    saved = ss.get("_upload_digest")
+    if saved is None or saved[0] is not content:
+        ss._upload_digest = (content, remember_upload(name, content))
+    elif saved[1] not in _uploads():          # forgotten by the server's store (it keeps MAX_UPLOADS)
+        remember_upload(name, content)
+    return ss._upload_digest[1]
+
+
 def _find_upload(prefix: str):
     hits = [v for k, v in _uploads().items() if k.startswith(prefix)] if len(prefix) >= 8 else []
     return hits[0] if len(hits) == 1 else None
@@ -78,7 +89,7 @@ def view_params() -> dict:
     ss = st.session_state
     p: dict = {}
     if ss.dataset == "upload" and ss.get("upload"):
-        p["upload"] = remember_upload(*ss.upload)[:16]
+        p["upload"] = _upload_digest(*ss.upload)[:16]
     else:
         p["data"] = ss.dataset
     p["class"] = ss.class_column or ""

@@ -297,22 +297,8 @@ def _restart_sums(X, labT, k):  # pragma: no cover - compiled
     return S
 
 
-@numba.njit(cache=True)
-def _restart_sums_serial(X, labT, k):  # pragma: no cover - compiled
-    """:func:`_restart_sums` in one thread."""
-    N = X.shape[0]
-    R = labT.shape[1]
-    S = np.empty((R, k, N))
-    for i in range(N):
-        acc = np.zeros((R, k))
-        for j in range(N):
-            x = X[i, j]
-            for r in range(R):
-                acc[r, labT[j, r]] += x
-        for r in range(R):
-            for c in range(k):
-                S[r, c, i] = acc[r, c]
-    return S
+#: :func:`_restart_sums` in one thread (``prange`` is a plain ``range`` in this compilation)
+_restart_sums_serial = numba.njit(cache=True)(_restart_sums.py_func)
 
 
 @numba.njit(cache=True)
