@@ -17,6 +17,7 @@ other variables are barren and sum to one.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Iterator, Sequence
 
@@ -176,32 +177,75 @@ def _joint_with_evidence(model, codes: np.ndarray, missing: np.ndarray, query: S
     return joint, log_scale
 
 
+def _blanket_families(model, missing) -> tuple[list[int], list[int]]:
+    """(families with a missing member, the fully observed rest) for a missing set.
+
+    P(x_M | x_O) is the product of the first group's factors, normalised over x_M: every factor of the
+    second group is a constant of the row (its whole family is observed) and cancels."""
+    miss = {int(m) for m in missing}
+    touch, rest = [], []
+    for f in range(model.n_vars):
+        (touch if f in miss or miss.intersection(model.parents[f]) else rest).append(f)
+    return touch, rest
+
+
+def _conditional(model, codes: np.ndarray, rows: np.ndarray, missing: np.ndarray, query: Sequence[int]):
+    """Unnormalised P(query | x_obs) of ``rows`` (B, *r_query) from the missing set's families only;
+    raises ModelError when a row's observed values have probability zero."""
+    sub = codes[rows]
+    touch, rest = _blanket_families(model, missing)
+    ops, log_scale = _evidence_operands(model, sub, missing, set(touch))
+    n, B = model.n_vars, len(rows)
+    ops.append((np.ones(B), [n]))
+    joint = _contract(ops, [n] + list(query))
+    flat = joint.reshape(B, -1)
+    ok = (flat.sum(axis=1) > 0) & np.isfinite(log_scale)
+    for f in rest:  # a zero in a fully observed factor makes P(x_obs) zero as well
+        ok &= model.cpts[f][model.parent_config(f, sub), sub[:, f]] > 0
+    bad = np.flatnonzero(~ok)
+    if bad.size:
+        raise ModelError(f"Row {int(rows[bad[0]]) + 1} has observed values that the model gives probability "
+                         "zero; fit the parameters with a pseudo-count (method 'smoothed').")
+    return flat
+
+
 def joint_posteriors(model, codes: np.ndarray, rows: np.ndarray, missing: np.ndarray,
                      query: Sequence[int]) -> np.ndarray:
     """P(query | x_obs) for ``rows`` of ``codes`` that share the missing set ``missing``.
 
-    Returns an array (len(rows), prod r_query) in C order over ``query``.
-    Raises ModelError when the model gives a row's observed values probability zero.
+    Only the factors of families with a missing member take part (the Markov blankets of the missing
+    variables); the others are constants of the row.  Returns an array (len(rows), prod r_query) in C
+    order over ``query``.  Raises ModelError when the model gives a row's observed values probability zero.
     """
-    joint, log_scale = _joint_with_evidence(model, codes[rows], missing, query)
-    flat = joint.reshape(len(rows), -1)
-    tot = flat.sum(axis=1, keepdims=True)
-    bad = np.flatnonzero(~(tot[:, 0] > 0) | ~np.isfinite(log_scale))
-    if bad.size:
-        raise ModelError(f"Row {int(rows[bad[0]]) + 1} has observed values that the model gives probability "
-                         "zero; fit the parameters with a pseudo-count (method 'smoothed').")
-    return flat / tot
+    flat = _conditional(model, codes, rows, missing, query)
+    return flat / flat.sum(axis=1, keepdims=True)
+
+
+#: largest joint table (rows x prod of the missing cardinalities) that :func:`posterior` builds to get every
+#: missing variable of a pattern from one contraction; bigger patterns get one contraction per variable
+JOINT_POSTERIOR_CELLS = 2_000_000
 
 
 def posterior(model, data) -> dict[int, tuple[np.ndarray, np.ndarray]]:
     """Distribution of every missing cell given its row's observed values.
 
     Returns ``{variable index: (row indices, probabilities of shape (rows, r_i))}`` for the
-    variables that have missing cells, with ``data`` aligned to the model.
+    variables that have missing cells, with ``data`` aligned to the model.  One contraction per
+    missingness pattern gives the joint of its missing variables, whose margins are the answers (one
+    contraction per missing variable when that joint would exceed :data:`JOINT_POSTERIOR_CELLS`).
     """
     codes = model.align(data).codes if hasattr(data, "codes") else np.asarray(data)
+    cards = model.cardinalities
     parts: dict[int, list] = {}
     for rows, missing in missingness_patterns(codes):
+        shape = [int(cards[m]) for m in missing]
+        if len(missing) > 1 and len(rows) * math.prod(shape) <= JOINT_POSTERIOR_CELLS:
+            joint = _conditional(model, codes, rows, missing, [int(m) for m in missing])
+            joint = (joint / joint.sum(axis=1, keepdims=True)).reshape([len(rows)] + shape)
+            for k, m in enumerate(missing):
+                axes = tuple(a + 1 for a in range(len(missing)) if a != k)
+                parts.setdefault(int(m), []).append((rows, joint.sum(axis=axes)))
+            continue
         for m in missing:
             p = joint_posteriors(model, codes, rows, missing, [int(m)])
             parts.setdefault(int(m), []).append((rows, p))
