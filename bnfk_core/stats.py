@@ -148,17 +148,24 @@ def cramers_v_corrected(a, b) -> float:
 
 
 def column_summary(data, max_states: int = 8) -> list[dict]:
-    """One row per variable of a CategoricalData: levels, counts, missing cells, most frequent level."""
+    """One row per variable of a CategoricalData: levels, counts, missing cells, most frequent level.
+
+    A table of distinct rows with multiplicities (``data.weights``, :class:`bnfk_core.stream.WeightedData`)
+    counts every distinct row as many times as it occurs."""
     out = []
+    weights = getattr(data, "weights", None)
+    n_rows = int(data.codes.shape[0] if weights is None else np.asarray(weights).sum())
     for i, v in enumerate(data.variables):
         col = data.codes[:, i]
         st = data.states[i]
-        counts = np.bincount(col[col >= 0], minlength=len(st))
+        ok = col >= 0
+        w = None if weights is None else np.asarray(weights)[ok]
+        counts = np.rint(np.bincount(col[ok], weights=w, minlength=len(st))).astype(np.int64)
         top = int(counts.argmax()) if counts.sum() else -1
         shown = ", ".join(f"{s} ({c})" for s, c in zip(st[:max_states], counts[:max_states]))
         if len(st) > max_states:
             shown += f", … {len(st) - max_states} more"
         out.append({"variable": v, "role": "class" if v == data.class_column else "feature",
-                    "levels": len(st), "counts": shown, "missing": int((col < 0).sum()),
-                    "most frequent": f"{st[top]} ({100.0 * counts[top] / max(len(col), 1):.0f}%)" if top >= 0 else "—"})
+                    "levels": len(st), "counts": shown, "missing": n_rows - int(counts.sum()),
+                    "most frequent": f"{st[top]} ({100.0 * counts[top] / max(n_rows, 1):.0f}%)" if top >= 0 else "—"})
     return out

@@ -40,9 +40,9 @@ from typing import Iterable, Iterator, Sequence
 import numpy as np
 import pandas as pd
 
-from .data import (_MISSING_SET, MISSING_CATEGORY, CategoricalData, _align_levels, _check_options, _code_levels,
-                   from_codes,
-                   _list, _model_columns, _printable, _sniff_delimiter)
+from .data import (_BINARY_MAGIC, _MISSING_SET, MISSING_CATEGORY, CategoricalData, _align_levels, _check_options,
+                   _code_levels, _list, _model_columns, _printable, _sniff_delimiter, from_codes)
+from .embed import sample_rows as _sample_positions
 from .errors import DataError
 
 __all__ = ["WeightedData", "read_counts", "DEFAULT_CHUNKSIZE", "ColumnCodec", "Plan", "chunk_levels",
@@ -94,6 +94,21 @@ class WeightedData(CategoricalData):
     def with_codes(self, codes):
         raise DataError("WeightedData holds distinct rows; expand() it before replacing its codes.")
 
+    def sample_rows(self, n: int, seed: int = 0) -> CategoricalData:
+        """A seeded uniform sample of ``min(n, n_rows)`` of the table's *rows* (not of its distinct rows),
+        drawn without replacement, as a plain :class:`CategoricalData`: a distinct row of weight ``w``
+        is drawn with probability proportional to ``w`` and can appear up to ``w`` times.
+
+        It is :func:`bnfk_core.embed.sample_rows` applied to the rows of :meth:`expand` (the same rows
+        for the same seed) without expanding them: the drawn positions among the ``n_rows`` rows are
+        mapped to distinct rows through the cumulative weights.  Memory is O(n + distinct rows).
+        """
+        pos = _sample_positions(self.n_rows, n, seed)
+        idx = np.searchsorted(np.cumsum(self.weights), pos, side="right")
+        shown = f"A seeded sample of {len(idx):,} of the {self.n_rows:,} rows (seed {int(seed)})."
+        return replace(from_codes(self.codes[idx].astype(np.int32), self.variables, self.states, self.class_column,
+                                  self.source), notes=self.notes + (shown,))
+
     def expand(self) -> CategoricalData:
         """The plain table: every distinct row repeated by its weight (in key order)."""
         codes = np.repeat(self.codes.astype(np.int32), self.weights, axis=0)
@@ -101,12 +116,18 @@ class WeightedData(CategoricalData):
                        notes=self.notes)
 
     def fingerprint(self) -> str:
-        import hashlib
-        h = hashlib.sha1()
-        h.update(np.ascontiguousarray(self.codes).tobytes())
-        h.update(np.ascontiguousarray(self.weights).tobytes())
-        h.update(repr((self.variables, self.states, self.class_column)).encode())
-        return h.hexdigest()
+        """A content hash of the distinct rows, weights, variables and states (computed once: the table
+        is immutable and can hold millions of rows)."""
+        cached = self.__dict__.get("_fingerprint")
+        if cached is None:
+            import hashlib
+            h = hashlib.sha1()
+            h.update(np.ascontiguousarray(self.codes).tobytes())
+            h.update(np.ascontiguousarray(self.weights).tobytes())
+            h.update(repr((self.variables, self.states, self.class_column)).encode())
+            cached = h.hexdigest()
+            object.__setattr__(self, "_fingerprint", cached)
+        return cached
 
     def __repr__(self) -> str:
         return (f"WeightedData({self.source}: {self.n_rows} rows as {self.n_distinct} distinct x "
@@ -144,16 +165,28 @@ def file_layout(path, fmt: str | None = None) -> FileLayout:
     if fmt is None:
         fmt = "parquet" if p.suffix.lower() in (".parquet", ".pq") else "csv"
     if fmt == "parquet":
+        import pyarrow as pa
         import pyarrow.parquet as pq
-        header = tuple(str(n).strip() for n in pq.ParquetFile(str(p)).schema_arrow.names)
+        try:
+            header = tuple(str(n).strip() for n in pq.ParquetFile(str(p)).schema_arrow.names)
+        except (pa.ArrowException, OSError) as exc:
+            raise DataError(f"{shown} is not a readable Parquet file ({str(exc).strip()}).") from None
         _check_header(list(header), shown)
         return FileLayout(str(p), "parquet", header)
     if fmt != "csv":
         raise DataError(f"Unknown file format '{fmt}'; choose csv or parquet.")
-    with open(p, "rb") as fh:
-        head = fh.read(1 << 16)
+    try:
+        with open(p, "rb") as fh:
+            head = fh.read(1 << 16)
+    except OSError as exc:
+        raise DataError(f"Cannot read {shown}: {exc.strerror or exc}.") from None
     if head.startswith(b"PAR1"):
         return file_layout(path, "parquet")
+    for magic, what in _BINARY_MAGIC.items():
+        if head.startswith(magic):
+            raise DataError(f"{shown} looks like {what}, not a CSV file; export it as CSV (or Parquet).")
+    if b"\x00" in head[:8192]:
+        raise DataError(f"{shown} looks like a binary file (it contains NUL bytes), not a CSV file.")
     encoding = "utf-8-sig" if head.startswith(b"\xef\xbb\xbf") else "utf-8"
     text = head.decode(encoding, errors="ignore")
     if not text.strip():
@@ -190,32 +223,44 @@ def _check_header(header: list, source: str) -> None:
 def iter_chunks(layout: FileLayout, chunksize: int = DEFAULT_CHUNKSIZE) -> Iterator[pd.DataFrame]:
     """The file's rows as frames of raw cell text (untrimmed; a missing Parquet value is ``""``),
     ``chunksize`` rows at a time, columns named by the trimmed header."""
+    for chunk, _ in _chunks_done(layout, chunksize):
+        yield chunk
+
+
+def _chunks_done(layout: FileLayout, chunksize: int) -> Iterator[tuple[pd.DataFrame, float]]:
+    """:func:`iter_chunks` with the fraction of the file read after each chunk (bytes of a CSV as the
+    parser has consumed them, rows of a Parquet file), for progress reports."""
     shown = _printable(layout.path)
     if layout.fmt == "parquet":
         import pyarrow as pa
         import pyarrow.compute as pc
         import pyarrow.parquet as pq
-        for batch in pq.ParquetFile(layout.path).iter_batches(batch_size=int(chunksize)):
+        pf = pq.ParquetFile(layout.path)
+        total, done = max(int(pf.metadata.num_rows), 1), 0
+        for batch in pf.iter_batches(batch_size=int(chunksize)):
             cols = [pc.fill_null(pc.cast(batch.column(j), pa.string()), "") for j in range(batch.num_columns)]
-            yield pd.DataFrame({h: c.to_numpy(zero_copy_only=False) for h, c in zip(layout.header, cols)})
+            done += batch.num_rows
+            yield pd.DataFrame({h: c.to_numpy(zero_copy_only=False) for h, c in zip(layout.header, cols)}), done / total
         return
-    reader = pd.read_csv(layout.path, sep=layout.delimiter, dtype=str, keep_default_na=False, na_filter=False,
-                         header=0, names=list(layout.header), chunksize=int(chunksize), encoding=layout.encoding,
-                         skip_blank_lines=True, engine="c")
-    start = 0
-    try:
-        for chunk in reader:
-            if chunk.isna().any().any():
-                r = int(np.flatnonzero(chunk.isna().any(axis=1).to_numpy())[0])
-                raise DataError(f"Line {start + r + 2} of {shown} has fewer fields than the header has columns; "
-                                "fix or remove that line.")
-            start += len(chunk)
-            yield chunk
-    except pd.errors.ParserError as exc:
-        raise DataError(f"{shown} cannot be parsed ({str(exc).strip()}); fix or remove that line.") from None
-    except UnicodeDecodeError as exc:
-        raise DataError(f"{shown} is not valid UTF-8 (byte {exc.start} of a chunk); the streaming reader "
-                        "needs UTF-8 text.") from None
+    size = max(os.path.getsize(layout.path), 1)
+    with open(layout.path, "rb") as fh:
+        reader = pd.read_csv(fh, sep=layout.delimiter, dtype=str, keep_default_na=False, na_filter=False,
+                             header=0, names=list(layout.header), chunksize=int(chunksize), encoding=layout.encoding,
+                             skip_blank_lines=True, engine="c")
+        start = 0
+        try:
+            for chunk in reader:
+                if chunk.isna().any().any():
+                    r = int(np.flatnonzero(chunk.isna().any(axis=1).to_numpy())[0])
+                    raise DataError(f"Line {start + r + 2} of {shown} has fewer fields than the header has "
+                                    "columns; fix or remove that line.")
+                start += len(chunk)
+                yield chunk, min(fh.tell() / size, 1.0)
+        except pd.errors.ParserError as exc:
+            raise DataError(f"{shown} cannot be parsed ({str(exc).strip()}); fix or remove that line.") from None
+        except UnicodeDecodeError as exc:
+            raise DataError(f"{shown} is not valid UTF-8 (byte {exc.start} of a chunk); the streaming reader "
+                            "needs UTF-8 text.") from None
 
 
 # ====================================================================== pass 1: levels
@@ -434,7 +479,7 @@ def weighted_from(plan: Plan, keys: np.ndarray, counts: np.ndarray, n_rows: int)
 def read_counts(path, *, chunksize: int = DEFAULT_CHUNKSIZE, class_column=None, missing_policy="missing",
                 discretize_bins=4, max_levels=50, drop_columns=(), model=None, fmt: str | None = None,
                 source=None, engine: str = "local", scheduler: str | None = None, client=None,
-                blocksize="64MB") -> WeightedData:
+                blocksize="64MB", progress=None) -> WeightedData:
     """The distinct rows of a CSV or Parquet file with their multiplicities, read ``chunksize`` rows at
     a time (two passes; see the module docstring).  The options are those of
     :func:`bnfk_core.data.load_csv`.
@@ -442,6 +487,10 @@ def read_counts(path, *, chunksize: int = DEFAULT_CHUNKSIZE, class_column=None, 
     ``engine="dask"`` runs both passes on a Dask cluster (:func:`bnfk_core.stream_dask.read_counts_dask`):
     ``scheduler`` is the scheduler's address (or give a ``distributed.Client`` as ``client``); without
     either, a local cluster of processes is started for the call.  The result is the same.
+
+    ``progress`` (optional, local engine) is called as ``progress(fraction, message)`` after every chunk:
+    pass 1 covers fractions 0 to 0.5 (by the bytes read), pass 2 0.5 to 1 (by the rows encoded).  It only
+    reports -- the result does not depend on it -- and an exception it raises stops the reading.
     """
     if engine == "dask":
         from .stream_dask import read_counts_dask
@@ -454,10 +503,14 @@ def read_counts(path, *, chunksize: int = DEFAULT_CHUNKSIZE, class_column=None, 
     if int(chunksize) < 1:
         raise DataError(f"chunksize must be a positive number of rows, not {chunksize!r}.")
     layout = file_layout(path, fmt)
+    name = os.path.basename(layout.path)
+    report = progress or (lambda fraction, message: None)
+    report(0.0, f"Reading {name}: pass 1 of 2 (levels)…")
     parts, row0 = [], 0
-    for chunk in iter_chunks(layout, chunksize):
+    for chunk, done in _chunks_done(layout, chunksize):
         parts = [merge_levels(parts + [chunk_levels(chunk, layout.header, row0)])]
         row0 += len(chunk)
+        report(0.5 * done, f"Reading {name}: pass 1 of 2 (levels), {row0:,} rows")
     if row0 == 0:
         raise DataError(f"{_printable(str(path))} has a header but no data rows.")
     plan = plan_from_levels(parts[0], layout, class_column=class_column, missing_policy=missing_policy,
@@ -468,5 +521,6 @@ def read_counts(path, *, chunksize: int = DEFAULT_CHUNKSIZE, class_column=None, 
     for chunk in iter_chunks(layout, chunksize):
         merger.add(chunk_distinct(chunk, plan))
         n += len(chunk)
+        report(0.5 + 0.5 * min(n / row0, 1.0), f"Reading {name}: pass 2 of 2 (distinct rows), {n:,} of {row0:,} rows")
     keys, counts = merger.result()
     return weighted_from(plan, keys, counts, n)
