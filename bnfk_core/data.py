@@ -816,6 +816,16 @@ def _map_intervals(name, lev, unknown, inv, states, level_code, lines, source, n
 
 
 # ====================================================================== the file as written
+def format_record(rec: Sequence[str], delimiter: str) -> str:
+    """One CSV record as text: fields joined by ``delimiter``, quoted only where they must be (a
+    delimiter, quote, carriage return or line feed inside), and ``""`` for a record of one empty field
+    (so that it is not read back as a blank line)."""
+    if len(rec) == 1 and rec[0] == "":
+        return '""'
+    special = (delimiter, '"', "\r", "\n")
+    return delimiter.join('"' + f.replace('"', '""') + '"' if any(c in f for c in special) else f for f in rec)
+
+
 @dataclass(frozen=True, eq=False)
 class RawTable:
     """A CSV file's records exactly as written: the cells are not trimmed and no token means missing.
@@ -876,11 +886,6 @@ class RawTable:
         by_record: dict = {}
         for (row, name), value in (changes or {}).items():
             by_record.setdefault(int(self.rows[int(row)]), {})[self.column(name)] = str(value)
-        special = (self.delimiter, '"', "\r", "\n")
-
-        def field(f: str) -> str:
-            return '"' + f.replace('"', '""') + '"' if any(c in f for c in special) else f
-
         out = []
         for k, rec in enumerate(self.records):
             new = by_record.get(k)
@@ -888,7 +893,7 @@ class RawTable:
                 rec = list(rec)
                 for j, value in new.items():
                     rec[j] = value
-            out.append('""' if rec == [""] else self.delimiter.join(map(field, rec)))
+            out.append(format_record(rec, self.delimiter))
             out.append(self.newline)
         return "".join(out)
 

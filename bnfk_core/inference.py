@@ -42,8 +42,35 @@ def _factor(model, v: int, cards=None) -> tuple[np.ndarray, list[int]]:
     return t, ps + [v]
 
 
-def _contract(operands: list, out: list, max_intermediate: float | None = None):
-    """Contract (tensor, axes) operands to axes ``out``; None if the path is too large."""
+_BATCH_PATH_SIZE = 1024
+_PATHS: dict = {}
+
+
+def _batch_path(operands: list, out: list, batch: int):
+    """The greedy contraction path for a batch of rows, planned as if the batch axis ``batch`` had
+    :data:`_BATCH_PATH_SIZE` rows and cached by the operands' labels and other sizes.
+
+    With the path fixed, every row's result is the same floating-point number however many rows share the
+    batch (a path planned on the real batch size changes with it, and so do the last bits), so a file
+    imputed in blocks gets exactly the probabilities of the whole file at once."""
+    shapes = tuple(tuple(_BATCH_PATH_SIZE if a == batch else int(d) for a, d in zip(ax, t.shape))
+                   for t, ax in operands)
+    key = (tuple(tuple(ax) for _, ax in operands), tuple(out), shapes)
+    path = _PATHS.get(key)
+    if path is None:
+        sym = oe.parser.get_symbol
+        expr = ",".join("".join(sym(a) for a in ax) for _, ax in operands) + "->" + "".join(sym(a) for a in out)
+        path = oe.contract_path(expr, *shapes, optimize="greedy", shapes=True)[0]
+        if len(_PATHS) > 20_000:
+            _PATHS.clear()
+        _PATHS[key] = path
+    return path
+
+
+def _contract(operands: list, out: list, max_intermediate: float | None = None, batch: int | None = None):
+    """Contract (tensor, axes) operands to axes ``out``; None if the path is too large.
+
+    ``batch``: the label of an axis of independent rows (:func:`_batch_path`)."""
     args = []
     for t, ax in operands:
         args += [t, list(ax)]
@@ -52,7 +79,7 @@ def _contract(operands: list, out: list, max_intermediate: float | None = None):
         _, info = oe.contract_path(*args, optimize="greedy")
         if info.largest_intermediate > max_intermediate:
             return None
-    return oe.contract(*args, optimize="greedy")
+    return oe.contract(*args, optimize="greedy" if batch is None else _batch_path(operands, out, batch))
 
 
 def marginal(model, variables: Sequence[int], max_intermediate: float | None = None) -> np.ndarray | None:
@@ -173,7 +200,7 @@ def _joint_with_evidence(model, codes: np.ndarray, missing: np.ndarray, query: S
     ops, log_scale = _evidence_operands(model, codes, missing, relevant)
     B = codes.shape[0]
     ops.append((np.ones(B), [n]))  # make sure the batch axis exists
-    joint = _contract(ops, [n] + list(query))
+    joint = _contract(ops, [n] + list(query), batch=n)
     return joint, log_scale
 
 
@@ -197,7 +224,7 @@ def _conditional(model, codes: np.ndarray, rows: np.ndarray, missing: np.ndarray
     ops, log_scale = _evidence_operands(model, sub, missing, set(touch))
     n, B = model.n_vars, len(rows)
     ops.append((np.ones(B), [n]))
-    joint = _contract(ops, [n] + list(query))
+    joint = _contract(ops, [n] + list(query), batch=n)
     flat = joint.reshape(B, -1)
     ok = (flat.sum(axis=1) > 0) & np.isfinite(log_scale)
     for f in rest:  # a zero in a fully observed factor makes P(x_obs) zero as well

@@ -14,6 +14,7 @@ system, or an ``s3://``/``gs://`` URL their filesystem libraries read).
 """
 from __future__ import annotations
 
+import contextlib
 import os
 
 import numpy as np
@@ -23,7 +24,7 @@ from .errors import DataError
 from .stream import (_Merger, chunk_distinct, chunk_levels, file_layout, merge_levels, plan_from_levels,
                      weighted_from)
 
-__all__ = ["read_counts_dask", "local_cluster_client"]
+__all__ = ["read_counts_dask", "local_cluster_client", "connect"]
 
 
 def local_cluster_client(n_workers: int = 2):
@@ -32,6 +33,34 @@ def local_cluster_client(n_workers: int = 2):
     cluster = LocalCluster(n_workers=int(n_workers), threads_per_worker=1, processes=True,
                            dashboard_address=None)
     return Client(cluster)
+
+
+@contextlib.contextmanager
+def connect(scheduler: str | None = None, client=None):
+    """The Dask client to use: ``client`` if given, else one connected to ``scheduler`` (an address such as
+    ``tcp://10.0.0.5:8786``), else one on a new local cluster of two processes; the ones opened here are
+    closed again on exit."""
+    if client is not None:
+        yield client
+        return
+    try:
+        from distributed import Client
+    except ImportError as exc:  # pragma: no cover - depends on the installation
+        raise DataError("The dask engine needs dask[distributed]; pip install 'dask[distributed]'.") from exc
+    if scheduler:
+        try:
+            own = Client(scheduler, timeout="30s")
+        except (OSError, TimeoutError) as exc:
+            raise DataError(f"Cannot reach the Dask scheduler at {_printable(str(scheduler))}: {exc}.") from None
+    else:
+        own = local_cluster_client()
+    try:
+        yield own
+    finally:
+        cluster = getattr(own, "cluster", None)
+        own.close()
+        if cluster is not None and not scheduler:
+            cluster.close()
 
 
 def _partitions(layout, blocksize, chunksize):
@@ -76,20 +105,10 @@ def read_counts_dask(path, *, class_column=None, missing_policy="missing", discr
     """
     try:
         import dask
-        from distributed import Client
     except ImportError as exc:  # pragma: no cover - depends on the installation
         raise DataError("The dask engine needs dask[distributed]; pip install 'dask[distributed]'.") from exc
     layout = file_layout(path, fmt)
-    own = None
-    if client is None:
-        if scheduler:
-            try:
-                client = own = Client(scheduler, timeout="30s")
-            except (OSError, TimeoutError) as exc:
-                raise DataError(f"Cannot reach the Dask scheduler at {_printable(str(scheduler))}: {exc}.") from None
-        else:
-            client = own = local_cluster_client()
-    try:
+    with connect(scheduler, client) as client:
         parts, as_text = _partitions(layout, blocksize, chunksize)
         first = [dask.delayed(_levels_of)(p, layout.header, as_text) for p in parts]
         results = client.compute(first, sync=True)
@@ -109,11 +128,5 @@ def read_counts_dask(path, *, class_column=None, missing_policy="missing", discr
             n += rows
             merger.add(part)
         keys, counts = merger.result()
-    finally:
-        if own is not None:
-            cluster = getattr(own, "cluster", None)
-            own.close()
-            if cluster is not None and scheduler is None:
-                cluster.close()
     data = weighted_from(plan, keys, np.asarray(counts), n)
     return data

@@ -67,7 +67,7 @@ __all__ = ["METHODS", "CE_FLOOR", "CE_CAP", "MCARSplit", "Imputation", "ImputedD
            "ImputeError", "induce_mcar", "learn_model", "impute", "impute_bn", "impute_mode", "impute_wknn",
            "impute_fisher_knn", "impute_augmented", "knn_vote", "category_weights", "capped_cross_entropy",
            "evaluate", "macro_average", "benchmark", "impute_with_model", "DEFAULT_RATIOS", "METHOD_LABELS",
-           "FILL_NUMERIC", "CompletedFile", "complete_file"]
+           "FILL_NUMERIC", "CompletedFile", "complete_file", "cell_frame"]
 
 METHODS = ("bn", "mode", "wknn", "fisher-knn", "bn-mode", "bn-wknn")
 #: the methods' names in tables and figures (thesis spelling)
@@ -203,30 +203,37 @@ class Imputation:
         return data.with_codes(self.argmax_codes(data.codes))
 
     def frame(self, data: CategoricalData) -> pd.DataFrame:
-        """Tidy per-cell probabilities: one line per (row, column, state).
+        """Tidy per-cell probabilities: one line per (row, column, state) (:func:`cell_frame`)."""
+        return cell_frame(self.cells, data.variables, data.states)
 
-        Columns: ``row`` (0-based data row), ``column``, ``imputed`` (the arg-max state),
-        ``state``, ``probability``.
-        """
-        parts = []
-        for i in sorted(self.cells):
-            rows, p = self.cells[i]
-            states = np.asarray(data.states[i], dtype=object)
-            r = len(states)
-            parts.append(pd.DataFrame({
-                "row": np.repeat(rows, r).astype(np.int64),
-                "column": data.variables[i],
-                "imputed": np.repeat(states[np.argmax(p, axis=1)], r),
-                "state": np.tile(states, len(rows)),
-                "probability": p.reshape(-1),
-            }))
-        if not parts:
-            return pd.DataFrame({"row": pd.Series(dtype=np.int64), "column": pd.Series(dtype=object),
-                                 "imputed": pd.Series(dtype=object), "state": pd.Series(dtype=object),
-                                 "probability": pd.Series(dtype=float)})
-        out = pd.concat(parts, ignore_index=True)
-        order = np.lexsort((np.arange(len(out)), [data.variables.index(c) for c in out["column"]], out["row"]))
-        return out.iloc[order].reset_index(drop=True)
+
+def cell_frame(cells: Cells, variables: Sequence[str], states: Sequence[Sequence[str]], row_offset: int = 0):
+    """Tidy per-cell probabilities of ``cells`` (``{variable index: (rows, probabilities)}``).
+
+    One line per (row, column, state), ordered by row, then column, then state; columns ``row``
+    (0-based data row, plus ``row_offset``), ``column``, ``imputed`` (the arg-max state), ``state``,
+    ``probability``.
+    """
+    parts = []
+    for i in sorted(cells):
+        rows, p = cells[i]
+        st = np.asarray(states[i], dtype=object)
+        r = len(st)
+        parts.append(pd.DataFrame({
+            "row": np.repeat(np.asarray(rows, dtype=np.int64) + int(row_offset), r),
+            "column": variables[i],
+            "imputed": np.repeat(st[np.argmax(p, axis=1)], r),
+            "state": np.tile(st, len(rows)),
+            "probability": p.reshape(-1),
+        }))
+    if not parts:
+        return pd.DataFrame({"row": pd.Series(dtype=np.int64), "column": pd.Series(dtype=object),
+                             "imputed": pd.Series(dtype=object), "state": pd.Series(dtype=object),
+                             "probability": pd.Series(dtype=float)})
+    out = pd.concat(parts, ignore_index=True)
+    index = {v: k for k, v in enumerate(variables)}
+    order = np.lexsort((np.arange(len(out)), [index[c] for c in out["column"]], out["row"]))
+    return out.iloc[order].reset_index(drop=True)
 
 
 # ====================================================================== models

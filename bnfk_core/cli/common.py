@@ -38,7 +38,7 @@ from ..errors import BnfkError
 from ..model import read_model
 from ..session import Session, is_session_file, read_session
 
-__all__ = ["CliParser", "add_data_options", "add_quiet", "add_fisher_model_options", "add_hidden_alias",
+__all__ = ["CliParser", "add_data_options", "add_streaming_options", "add_quiet", "add_fisher_model_options", "add_hidden_alias",
            "split_list", "read_data", "label_data", "read_model_file", "read_session_file", "use_session_model", "emit", "progress", "progress_to_stderr",
            "check_output", "seed", "int_at_least", "float_in", "memory_size", "add_max_memory", "cli_wording",
            "MAX_SEED"]
@@ -170,6 +170,16 @@ def split_list(s: str) -> list[str]:
 
 
 # ---------------------------------------------------------------------- inputs
+def add_streaming_options(p: argparse.ArgumentParser, chunksize_help: str, engine_help: str) -> None:
+    """``--chunksize ROWS``, ``--engine local|dask`` and ``--scheduler ADDRESS`` (large files)."""
+    g = p.add_argument_group("streaming (large files)")
+    g.add_argument("--chunksize", type=int_at_least(1), default=None, metavar="ROWS", help=chunksize_help)
+    g.add_argument("--engine", choices=("local", "dask"), default="local", help=engine_help)
+    g.add_argument("--scheduler", metavar="ADDRESS", default=None,
+                   help="Dask scheduler address (tcp://host:8786) for --engine dask; default: a local "
+                        "cluster of two processes")
+
+
 def read_data(path: str, args, model=None, class_column: str | None = None):
     """Load ``path`` with the shared data options (aligned to ``model`` when given).
 

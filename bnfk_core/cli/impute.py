@@ -6,6 +6,7 @@ import os
 import time
 
 from ..analyses.impute import FILL_NUMERIC, METHODS, benchmark, complete_file, impute_with_model
+from ..analyses.impute_stream import DEFAULT_BLOCK_ROWS, impute_file
 from ..data import read_table
 from ..errors import BnfkError
 from ..session import SAMPLE_DIR, is_session_file
@@ -15,12 +16,14 @@ from .common import (
     add_fisher_model_options,
     add_hidden_alias,
     add_quiet,
+    add_streaming_options,
     check_output,
     int_at_least,
     progress,
     read_data,
     read_model_file,
     read_session_file,
+    split_list,
 )
 
 __all__ = ["register"]
@@ -69,6 +72,8 @@ def _cmd_impute(args) -> dict:
     if args.probabilities:
         check_output(args.probabilities, (".csv",), "the probabilities")
     model = read_model_file(args.model)
+    if args.chunksize or args.engine == "dask":
+        return _impute_in_blocks(args, model)
     data = read_data(args.data, args, model=model)  # the model's columns and states (numbers -> its bins)
     res = impute_with_model(model, data)
     done = complete_file(res, _table(args.data), fill_numeric=args.fill_numeric)
@@ -79,6 +84,19 @@ def _cmd_impute(args) -> dict:
                                    if res.imputed[:, i].any()},
             "fill_numeric": done.fill_numeric, "notes": list(data.notes) + done.notes,
             "seconds": time.perf_counter() - t0}
+
+
+def _impute_in_blocks(args, model) -> dict:
+    """``impute --chunksize``: the file read and written a block of rows at a time (same output file)."""
+    if is_session_file(args.data):
+        raise BnfkError("--chunksize and --engine read a CSV file, not a session file.")
+    res = impute_file(model, args.data, args.output, probabilities=args.probabilities,
+                      fill_numeric=args.fill_numeric, block_rows=args.chunksize or DEFAULT_BLOCK_ROWS,
+                      class_column=args.class_column, missing_policy=args.missing_policy,
+                      discretize_bins=args.discretize, max_levels=args.max_levels,
+                      drop_columns=split_list(args.drop_columns), engine=args.engine, scheduler=args.scheduler,
+                      progress=progress(args))
+    return {"output": args.output, "probabilities": args.probabilities, **res}
 
 
 def register(sub) -> None:
@@ -116,5 +134,9 @@ def register(sub) -> None:
                    help="what a filled cell of a discretized numeric column holds: the median of the file's "
                         "observed values in the most probable bin (default; always a value of the column) or "
                         "the bin's label such as [0.1, 2.3)")
+    add_quiet(p)
     add_data_options(p)
+    add_streaming_options(p, "read and write DATA ROWS rows at a time (the same completed file, memory for "
+                             "one block of rows instead of the whole file)",
+                          "where the blocks are imputed: this process (default) or a Dask cluster")
     p.set_defaults(func=_cmd_impute)

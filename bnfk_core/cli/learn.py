@@ -12,6 +12,7 @@ from .common import (
     add_data_options,
     add_hidden_alias,
     add_quiet,
+    add_streaming_options,
     check_output,
     float_in,
     int_at_least,
@@ -73,13 +74,7 @@ def register(sub) -> None:
     add_quiet(p)
     p.add_argument("-o", "--output", required=True, metavar="MODEL.bif|MODEL.json")
     add_data_options(p)
-    g = p.add_argument_group("streaming (large files)")
-    g.add_argument("--chunksize", type=int_at_least(1), default=None, metavar="ROWS",
-                   help="read DATA (CSV or .parquet) ROWS rows at a time into its distinct rows with counts: "
-                        "the same model, memory bounded by the distinct rows instead of the file")
-    g.add_argument("--engine", choices=("local", "dask"), default="local",
-                   help="where the chunks are counted: this process (default) or a Dask cluster")
-    g.add_argument("--scheduler", metavar="ADDRESS", default=None,
-                   help="Dask scheduler address (tcp://host:8786) for --engine dask; default: a local "
-                        "cluster of two processes")
+    add_streaming_options(p, "read DATA (CSV or .parquet) ROWS rows at a time into its distinct rows with counts: "
+                             "the same model, memory bounded by the distinct rows instead of the file",
+                          "where the chunks are counted: this process (default) or a Dask cluster")
     p.set_defaults(func=_cmd_learn)

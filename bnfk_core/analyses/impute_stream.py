@@ -1,0 +1,598 @@
+"""Imputation of a CSV file of any size: read in blocks of records, written block by block (issue 14).
+
+:func:`impute_file` writes the file that the in-memory path (``load_csv`` + :func:`impute_with_model`
++ :func:`complete_file`, i.e. ``impute`` without ``--chunksize``) writes -- byte for byte, with the same
+probabilities file -- while holding one block of records at a time:
+
+1. **Scan** (bytes): the file is cut into blocks of about ``block_bytes`` at line ends outside quoted
+   fields (an even number of ``"`` before the cut), and every block's first line number is counted.
+2. **Pass 1** (per block): the records are parsed as the in-memory reader parses them (Python's
+   ``csv`` module, or ``str.split`` for a block without quotes or carriage returns, which gives the same
+   fields), and each model column's raw cell texts are counted.  The client merges the counts, checks the
+   file as :func:`bnfk_core.data.load_csv` does (header, field counts, the trailing-delimiter quirk) and
+   derives the codecs from the model's states (:func:`bnfk_core.stream.plan_from_levels`), and the text
+   a filled cell of a discretized column gets (the median of the file's observed values in the bin).
+3. **Pass 2** (per block): cells are encoded, every missing model cell gets the exact posterior
+   (:func:`bnfk_core.inference.posterior`), and the block's records are written with only those cells
+   changed (every record through :func:`bnfk_core.data.format_record`, as the in-memory writer does).
+
+Blocks are independent given the client's plan, so with ``engine="dask"`` both passes run on a Dask
+cluster (the same block functions; the client merges pass 1 and writes pass 2's blocks in order): the
+output is identical.  The text must be UTF-8 (with or without a byte-order mark) or, as the in-memory
+reader falls back to, latin-1; UTF-16 files are refused with a sentence saying so.
+"""
+from __future__ import annotations
+
+import contextlib
+import csv
+import io
+import itertools
+import os
+import re
+import time
+import warnings
+from dataclasses import dataclass
+from typing import Callable, Sequence
+
+import numpy as np
+import pandas as pd
+
+from ..data import (_BINARY_MAGIC, _DELIM_NAMES, MISSING_CATEGORY, _printable, _refuse_non_csv_text,
+                    _sniff_delimiter, format_record, parse_interval)
+from ..errors import DataError
+from ..files import atomic_path
+from ..inference import posterior
+from ..stream import FileLayout, chunk_levels, merge_levels, plan_from_levels
+from .impute import FILL_NUMERIC, ImputeError, _number, cell_frame
+
+__all__ = ["impute_file", "TextFile", "Block", "open_text", "scan_blocks", "block_records", "DEFAULT_BLOCK_ROWS"]
+
+DEFAULT_BLOCK_ROWS = 200_000
+PROBABILITY_COLUMNS = ("row", "line", "column", "imputed", "filled", "state", "probability")
+Progress = Callable[[float, str], None]
+
+
+# ====================================================================== the text and its blocks
+@dataclass(frozen=True)
+class TextFile:
+    """How a CSV file's text is read: encoding, byte-order mark, delimiter, line end, header."""
+    path: str
+    source: str
+    encoding: str
+    bom: bool
+    delimiter: str
+    newline: str
+    size: int
+    header: tuple = ()
+
+    def with_encoding(self, encoding: str) -> "TextFile":
+        return TextFile(self.path, self.source, encoding, self.bom, self.delimiter, self.newline, self.size,
+                        self.header)
+
+
+@dataclass(frozen=True)
+class Block:
+    """Bytes ``[start, end)`` of the file, whose first record starts on file line ``first_line``."""
+    start: int
+    end: int
+    first_line: int
+
+
+def _line_breaks(b: bytes) -> int:
+    """Line ends in ``b`` as Python's universal newlines count them (``\\r\\n`` is one)."""
+    return b.count(b"\n") + b.count(b"\r") - b.count(b"\r\n")
+
+
+def open_text(path, source: str | None = None) -> TextFile:
+    """Check ``path`` as :func:`bnfk_core.data.load_csv` checks a file and find its delimiter and line end.
+
+    The header is read later, from the first block (:func:`impute_file`)."""
+    shown = _printable(str(path)) if source is None else _printable(str(source))
+    p = str(path)
+    if p == "":
+        raise DataError("No file given: the path is empty.")
+    try:
+        exists, is_dir = os.path.exists(p), os.path.isdir(p)
+    except (OSError, ValueError) as exc:
+        raise DataError(f"Cannot open {shown}: {exc}.") from None
+    if not exists:
+        raise DataError(f"File not found: {shown}.")
+    if is_dir:
+        raise DataError(f"{shown} is a directory, not a CSV file.")
+    try:
+        size = os.path.getsize(p)
+        with open(p, "rb") as fh:
+            head = fh.read(1 << 17)
+    except OSError as exc:
+        raise DataError(f"Cannot read {shown}: {exc.strerror or exc}.") from exc
+    if head.startswith((b"\xff\xfe", b"\xfe\xff")):
+        raise DataError(f"{shown} is UTF-16 text; reading it in blocks needs UTF-8, so save it as UTF-8 "
+                        "(or impute it without --chunksize).")
+    for magic, what in _BINARY_MAGIC.items():
+        if head[:8192].startswith(magic):
+            raise DataError(f"{shown} looks like {what}, not CSV text; export it as CSV.")
+    if b"\x00" in head[:8192]:
+        raise DataError(f"{shown} looks like a binary file (it contains NUL bytes), not CSV text.")
+    bom = head.startswith(b"\xef\xbb\xbf")
+    body = head[3:] if bom else head
+    if len(head) == 1 << 17:                 # cut at a line end: no half character at the end
+        cut = max(body.rfind(b"\n"), body.rfind(b"\r"))
+        body = body[:cut + 1] if cut > 0 else body
+    try:
+        text, encoding = body.decode("utf-8"), "utf-8"
+    except UnicodeDecodeError:
+        text, encoding = body.decode("latin-1"), "latin-1"
+    norm = text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
+    _refuse_non_csv_text(norm, shown)
+    if not norm.strip():
+        raise DataError(f"{shown} is empty.")
+    delim = _sniff_delimiter(norm[:65537] if len(head) == 1 << 17 else norm)
+    if delim is None:
+        first = next(ln for ln in norm.split("\n") if ln.strip()).strip()
+        shown_line = first if len(first) <= 40 else first[:37] + "..."
+        raise DataError(f"{shown} has only one column ('{shown_line}'); bnfk needs at least two "
+                        "columns separated by commas, semicolons or tabs.")
+    m = re.search(r"\r\n|\r|\n", text)
+    return TextFile(p, shown, encoding, bom, delim, m.group(0) if m else "\n", size)
+
+
+def _cut(buf: bytes, nl: bytes) -> int:
+    """The length of the longest prefix of ``buf`` ending in a line end outside quoted fields (0: none)."""
+    quotes = buf.count(b'"')
+    cut = buf.rfind(nl) + 1
+    while cut > 0:
+        if (quotes - buf.count(b'"', cut)) % 2 == 0:
+            return cut
+        cut = buf.rfind(nl, 0, cut - 1) + 1
+    return 0
+
+
+def scan_blocks(tf: TextFile, block_bytes: int) -> list:
+    """The file cut into :class:`Block` s of about ``block_bytes`` at record boundaries (module docstring)."""
+    nl = b"\r" if tf.newline == "\r" else b"\n"
+    step = max(1 << 16, int(block_bytes))
+    blocks, pos, line = [], 3 if tf.bom else 0, 1
+    carry = b""
+    with open(tf.path, "rb") as fh:
+        fh.seek(pos)
+        while True:
+            chunk = fh.read(step)
+            buf = carry + chunk
+            if not chunk:
+                if buf:
+                    blocks.append(Block(pos, pos + len(buf), line))
+                return blocks
+            cut = _cut(buf, nl)
+            if cut == 0:
+                carry = buf
+                continue
+            blocks.append(Block(pos, pos + cut, line))
+            line += _line_breaks(buf[:cut])
+            pos += cut
+            carry = buf[cut:]
+
+
+def read_block(tf: TextFile, block: Block) -> str | None:
+    """The block's text (None when it is not valid in ``tf.encoding``)."""
+    with open(tf.path, "rb") as fh:
+        fh.seek(block.start)
+        raw = fh.read(block.end - block.start)
+    try:
+        return raw.decode(tf.encoding)
+    except UnicodeDecodeError:
+        return None
+
+
+def block_records(text: str, delimiter: str, first_line: int, source: str) -> tuple[list, list, bool]:
+    """``(records, start lines, plain)``: the CSV records of a block as :func:`bnfk_core.data._records`
+    parses them, and whether the block had no quote or carriage return (then every record is one line
+    and ``delimiter.join(record)`` is that line)."""
+    if '"' not in text and "\r" not in text:
+        lines = text.split("\n")
+        if lines and lines[-1] == "":
+            lines.pop()
+        return [ln.split(delimiter) if ln else [] for ln in lines], \
+            list(range(first_line, first_line + len(lines))), True
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True)
+    recs, starts, prev = [], [], first_line - 1
+    try:
+        for rec in reader:
+            starts.append(prev + 1)
+            prev = first_line - 1 + reader.line_num
+            recs.append(rec)
+    except csv.Error as exc:
+        raise DataError(f"Line {prev + 1} of {source} cannot be parsed ({exc}); check its quotes.") from None
+    return recs, starts, False
+
+
+def _is_blank(rec: list) -> bool:
+    return not rec or (len(rec) == 1 and not rec[0].strip())
+
+
+def _rows_of(recs: list, starts: list, skip_header: bool) -> tuple[list, list]:
+    """Indices (into ``recs``) of the data records, and the blank lines after the header."""
+    rows, blanks, seen = [], [], not skip_header
+    for k, rec in enumerate(recs):
+        if _is_blank(rec):
+            if seen:
+                blanks.append(starts[k])
+        elif not seen:
+            seen = True
+        else:
+            rows.append(k)
+    return rows, blanks
+
+
+# ====================================================================== pass 1
+@dataclass
+class _Pass1:
+    """What pass 1 learns from one block."""
+    ok: bool                 # the text was valid in the encoding
+    n_rows: int = 0
+    blanks: tuple = ()
+    last_row_line: int = 0
+    bad: tuple | None = None  # (line, field count) of the first row whose field count differs from the header
+    quirk: bool = True        # every row has the header's field count and a blank last field
+    levels: dict | None = None
+
+
+def _pass1_block(tf: TextFile, block: Block, index: int, columns: Sequence[int], names: Sequence[str]) -> _Pass1:
+    first = index == 0
+    text = read_block(tf, block)
+    if text is None:
+        return _Pass1(False)
+    recs, starts, _ = block_records(text, tf.delimiter, block.first_line, tf.source)
+    rows, blanks = _rows_of(recs, starts, first)
+    n = len(tf.header)
+    out = _Pass1(True, len(rows), tuple(blanks), starts[rows[-1]] if rows else 0)
+    bad = [k for k in rows if len(recs[k]) != n]
+    if bad:
+        out.bad, out.quirk = (starts[bad[0]], len(recs[bad[0]])), False
+        return out
+    out.quirk = all(not recs[k][-1].strip() for k in rows)
+    frame = pd.DataFrame({name: [recs[k][j] for k in rows] for name, j in zip(names, columns)}, dtype=object)
+    lv = chunk_levels(frame, names, 0)
+    lines = np.asarray([starts[k] for k in rows], dtype=np.int64)
+    for fr in lv.values():   # "first" holds the first occurrence's file line - 2 (plan_from_levels adds 2)
+        fr["first"] = lines[fr["first"].to_numpy()] - 2 if len(lines) else fr["first"]
+    out.levels = lv
+    return out
+
+
+# ====================================================================== pass 2
+@dataclass
+class _Job:
+    """What pass 2 needs besides the block: model, header positions, codecs and fill texts."""
+    model: object
+    positions: tuple          # field index of every model variable
+    codecs: tuple
+    fill: tuple               # per variable, the text written for each state
+    probabilities: bool
+
+
+def _pass2_block(tf: TextFile, block: Block, index: int, job: _Job, offsets: np.ndarray) -> dict:
+    first, row_offset = index == 0, int(offsets[index])
+    text = read_block(tf, block)
+    recs, starts, plain = block_records(text, tf.delimiter, block.first_line, tf.source)
+    rows, _ = _rows_of(recs, starts, first)
+    model = job.model
+    codes = np.empty((len(rows), model.n_vars), dtype=np.int64)
+    for i, (j, codec) in enumerate(zip(job.positions, job.codecs)):
+        codes[:, i] = codec.encode([recs[k][j] for k in rows], model.variables[i], tf.source)
+    cells = posterior(model, codes) if (codes < 0).any() else {}
+    changed = set()
+    filled = {}
+    for i, (rr, P) in cells.items():
+        texts = np.asarray(job.fill[i], dtype=object)[np.argmax(P, axis=1)]
+        filled[i] = texts
+        j = job.positions[i]
+        for r, t in zip(rr.tolist(), texts.tolist()):
+            k = rows[r]
+            recs[k][j] = t
+            changed.add(k)
+    nl, d = tf.newline, tf.delimiter
+    if plain:
+        out = nl.join(format_record(rec, d) if k in changed else d.join(rec) for k, rec in enumerate(recs))
+    else:
+        out = nl.join(format_record(rec, d) for rec in recs)
+    data = (("\ufeff" if (first and tf.bom) else "") + out + (nl if recs else "")).encode("utf-8")
+    res = {"bytes": data, "n_rows": len(rows),
+           "imputed": {int(i): len(rr) for i, (rr, _) in cells.items()},
+           "prob_sum": {int(i): float(P.max(axis=1).sum()) for i, (_, P) in cells.items()},
+           "filled_states": {int(i): np.unique(np.argmax(P, axis=1)).tolist() for i, (_, P) in cells.items()}}
+    if job.probabilities:
+        fr = cell_frame(cells, model.variables, model.states, row_offset)
+        local = fr["row"].to_numpy(dtype=np.int64) - row_offset
+        rows_arr, starts_arr = np.asarray(rows, dtype=np.int64), np.asarray(starts, dtype=np.int64)
+        fr.insert(1, "line", starts_arr[rows_arr[local]] if len(local) else np.zeros(0, np.int64))
+        if len(fr):
+            pos = {int(i): {int(r): a for a, r in enumerate(cells[i][0])} for i in cells}
+            index = {v: i for i, v in enumerate(model.variables)}
+            fr.insert(fr.columns.get_loc("imputed") + 1, "filled", pd.Series(
+                [filled[index[c]][pos[index[c]][int(r)]] for r, c in zip(local, fr["column"])], dtype=object))
+        else:
+            fr.insert(fr.columns.get_loc("imputed") + 1, "filled", pd.Series(dtype=object))
+        res["probabilities"] = fr.to_csv(index=False, header=False).encode("utf-8")
+    return res
+
+
+# ====================================================================== the client
+def _header(tf: TextFile, block: Block) -> tuple:
+    """The header of ``tf`` (the first non-blank record of the first block), trimmed."""
+    text = read_block(tf, block)
+    if text is None:
+        text = read_block(tf.with_encoding("latin-1"), block)
+    recs, _, _ = block_records(text, tf.delimiter, 1, tf.source)
+    for rec in recs:
+        if not _is_blank(rec):
+            return tuple(h.strip() for h in rec)
+    raise DataError(f"{tf.source} is empty.")
+
+
+def _check_rows(tf: TextFile, parts: list, header: tuple) -> tuple[tuple, list]:
+    """The checks of :func:`bnfk_core.data._parse` over pass 1's summaries: (header used, notes)."""
+    notes = []
+    n_rows = sum(p.n_rows for p in parts)
+    if not n_rows:
+        raise DataError(f"{tf.source} has a header but no data rows.")
+    n = len(header)
+    last = max(p.last_row_line for p in parts)
+    blanks = [b for p in parts for b in p.blanks if b < last]
+    if blanks:
+        notes.append(f"{len(blanks)} blank line(s) of {tf.source} were skipped (first: line {blanks[0]}).")
+    if n > 1 and header[-1] == "" and all(p.quirk for p in parts):
+        header = header[:-1]
+        notes.append(f"Every line of {tf.source} ends with a {_DELIM_NAMES[tf.delimiter]}; "
+                     "the empty last column was ignored.")
+    else:
+        bad = [p.bad for p in parts if p.bad is not None]
+        if bad:
+            line, k = bad[0]
+            fields = "1 field" if k == 1 else f"{k} fields"
+            raise DataError(f"Line {line} of {tf.source} has {fields} but the header has {n}"
+                            f" ({_DELIM_NAMES[tf.delimiter]}-separated); fix or remove that line.")
+    if len(header) < 2:
+        raise DataError(f"{tf.source} has only one column ('{header[0]}'); bnfk needs at least two "
+                        "columns separated by commas, semicolons or tabs.")
+    seen = set()
+    for j, h in enumerate(header):
+        if not h:
+            raise DataError(f"Column {j + 1} of {tf.source} has an empty name in the header; "
+                            "give every column a name.")
+        if h in seen:
+            raise DataError(f"Column name '{h}' appears more than once in the header of {tf.source}.")
+        seen.add(h)
+    if tf.delimiter != ",":
+        notes.append(f"{tf.source} is {_DELIM_NAMES[tf.delimiter]}-separated.")
+    return header, notes
+
+
+def _bin_median(values: list):
+    """``(text, None)`` or ``(None, (value, rank))`` for one bin's observed values ``[(x, text, count)]``.
+
+    The median is the lower middle value in the order (value, row) -- :func:`complete_file`'s rule; when
+    the rows holding that value write it differently (``1.0`` and ``1``), which text it is depends on the
+    row order, and ``(value, rank among the rows holding it)`` says which row to look up."""
+    vals = sorted(values)
+    m, below = (sum(c for _, _, c in vals) - 1) // 2, 0
+    for x, group in itertools.groupby(vals, key=lambda v: v[0]):
+        group = list(group)
+        size = sum(c for _, _, c in group)
+        if below + size > m:
+            texts = {t for _, t, _ in group}
+            return (group[0][1], None) if len(texts) == 1 else (None, (x, m - below))
+        below += size
+    raise AssertionError("unreachable: the median lies in some group")
+
+
+def _fill_texts(model, plan, levels: dict, fill_numeric: str) -> tuple[list, list]:
+    """Per model variable, the text a filled cell gets for each state (the state's name, or for a
+    discretized variable under ``median`` the median of the file's observed values in the bin, from pass
+    1's counts of raw texts), and the look-ups ``(variable, state, value, rank)`` the counts cannot settle."""
+    fills, ambiguous = [], []
+    for i, (name, states) in enumerate(zip(model.variables, model.states)):
+        text = list(states)
+        real = [s for s in states if s != MISSING_CATEGORY]
+        if fill_numeric == "median" and real and all(parse_interval(s) is not None for s in real):
+            codec, fr = plan.codecs[i], levels[name]
+            code_of = dict(zip(codec.raw.tolist(), codec.code.tolist()))
+            by_bin: dict = {}
+            for raw, c in zip(fr.index.tolist(), fr["count"].tolist()):
+                x = _number(raw)
+                if code_of[raw] >= 0 and x is not None:
+                    by_bin.setdefault(code_of[raw], []).append((x, raw.strip(), int(c)))
+            for k, values in by_bin.items():
+                median, lookup = _bin_median(values)
+                if lookup is None:
+                    text[k] = median
+                else:
+                    ambiguous.append((i, k) + lookup)
+            text = [t if t is not None else states[k] for k, t in enumerate(text)]
+        fills.append(text)
+    return fills, ambiguous
+
+
+def _resolve_ambiguous(tf, blocks, model, plan, columns: dict, ambiguous: list, fills: list) -> None:
+    """One more pass: the text of the rank-th row (in file order) holding value x in bin k of variable i."""
+    todo = {(i, k): [x, rank] for i, k, x, rank in ambiguous}
+    for b, block in enumerate(blocks):
+        recs, starts, _ = block_records(read_block(tf, block), tf.delimiter, block.first_line, tf.source)
+        rows, _ = _rows_of(recs, starts, b == 0)
+        for (i, k), want in list(todo.items()):
+            j = columns[model.variables[i]]
+            cells = [recs[r][j] for r in rows]
+            codes = plan.codecs[i].encode(cells, model.variables[i], tf.source)
+            for t in (cells[a] for a in np.flatnonzero(codes == k)):
+                if _number(t) == want[0]:
+                    if want[1] == 0:
+                        fills[i][k] = t.strip()
+                        del todo[(i, k)]
+                        break
+                    want[1] -= 1
+        if not todo:
+            return
+
+
+class _Null:
+    """A stand-in for a file that is not written."""
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+    def write(self, _data) -> None:
+        pass
+
+
+@contextlib.contextmanager
+def _maybe_atomic(path):
+    if not path:
+        yield None
+        return
+    with atomic_path(path) as tmp:
+        yield tmp
+
+
+class _Runner:
+    """Runs a block function over the blocks here (``local``) or on a Dask cluster (``dask``), in order."""
+
+    def __init__(self, engine: str, client):
+        self.engine, self.client = engine, client
+
+    def imap(self, fn, tf, blocks, args: tuple, say, lo: float, hi: float):
+        n = len(blocks)
+        if self.client is None:
+            for b, block in enumerate(blocks):
+                yield fn(tf, block, b, *args)
+                say(lo + (hi - lo) * (b + 1) / n, f"block {b + 1} of {n}")
+            return
+        args = tuple(self.client.scatter(a, broadcast=True) for a in args)
+        window = 2 * max(1, len(self.client.scheduler_info().get("workers", {})) or 1)
+        futures = {}
+        for b in range(n):
+            while len(futures) < window and b + len(futures) < n:
+                c = b + len(futures)
+                futures[c] = self.client.submit(fn, tf, blocks[c], c, *args, pure=False)
+            yield futures.pop(b).result()
+            say(lo + (hi - lo) * (b + 1) / n, f"block {b + 1} of {n}")
+
+    def map(self, fn, tf, blocks, args: tuple, say, lo: float, hi: float) -> list:
+        return list(self.imap(fn, tf, blocks, args, say, lo, hi))
+
+
+def impute_file(model, path, output, *, probabilities=None, fill_numeric: str = "median",
+                block_rows: int = DEFAULT_BLOCK_ROWS, class_column=None, missing_policy: str = "missing",
+                discretize_bins: int = 4, max_levels: int = 50, drop_columns=(), engine: str = "local",
+                scheduler: str | None = None, client=None, progress: Progress | None = None,
+                source: str | None = None) -> dict:
+    """Fill the missing model cells of the CSV ``path`` with their most probable states into ``output``,
+    reading and writing one block of about ``block_rows`` records at a time (module docstring).
+
+    Returns ``{rows, imputed_cells, imputed_per_column, mean_probability, fill_numeric, blocks, engine,
+    notes, seconds}``.  Both files are written atomically.  ``engine="dask"`` runs the blocks on a Dask
+    cluster (``client``, else one at the ``scheduler`` address, else a local cluster of two processes).
+    """
+    t0 = time.perf_counter()
+    fill_numeric = str(fill_numeric).lower()
+    if fill_numeric not in FILL_NUMERIC:
+        raise ImputeError(f"fill_numeric must be one of {', '.join(FILL_NUMERIC)}, not {fill_numeric!r}.")
+    if engine not in ("local", "dask"):
+        raise ImputeError(f"engine must be 'local' or 'dask', not {engine!r}.")
+    if int(block_rows) < 1:
+        raise ImputeError(f"block_rows must be at least 1, not {block_rows!r}.")
+    tf = open_text(path, source)
+    with open(tf.path, "rb") as fh:
+        head = fh.read(1 << 16)
+    per_line = len(head) / max(1, _line_breaks(head))
+    blocks = scan_blocks(tf, int(block_rows * per_line))
+    if not blocks:
+        raise DataError(f"{tf.source} is empty.")
+    tf = TextFile(tf.path, tf.source, tf.encoding, tf.bom, tf.delimiter, tf.newline, tf.size,
+                  _header(tf, blocks[0]))
+    options = dict(class_column=class_column, missing_policy=missing_policy, discretize_bins=discretize_bins,
+                   max_levels=max_levels, drop_columns=drop_columns)
+    if engine == "local":
+        return _impute(model, tf, blocks, output, probabilities, fill_numeric, _Runner("local", None),
+                       progress, t0, options)
+    from ..stream_dask import connect
+    with connect(scheduler, client) as c:
+        return _impute(model, tf, blocks, output, probabilities, fill_numeric, _Runner("dask", c),
+                       progress, t0, options)
+
+
+def _impute(model, tf, blocks, output, probabilities, fill_numeric, runner, progress, t0, options) -> dict:
+    say = progress or (lambda f, m="": None)
+    header = tf.header
+    names = [v for v in model.variables if v in header]
+    columns = [header.index(v) for v in names]
+    notes: list = []
+    say(0.0, "pass 1: reading the file")
+    parts = runner.map(_pass1_block, tf, blocks, (columns, names), say, 0.0, 0.4)
+    if not all(p.ok for p in parts):
+        msg = f"{tf.source} is not valid UTF-8; it was read as latin-1, so check accented characters."
+        warnings.warn(msg, UserWarning, stacklevel=3)
+        notes.append(msg)
+        tf = tf.with_encoding("latin-1")
+        parts = runner.map(_pass1_block, tf, blocks, (columns, names), say, 0.0, 0.4)
+    used, parse_notes = _check_rows(tf, parts, header)
+    notes = parse_notes + notes
+    levels = merge_levels(p.levels for p in parts)
+    for v in names:
+        levels.setdefault(v, pd.DataFrame({"count": pd.Series(dtype=np.int64),
+                                           "first": pd.Series(dtype=np.int64)}, index=pd.Index([], dtype=object)))
+    layout = FileLayout(tf.path, "csv", tuple(used), tf.delimiter, tf.encoding)
+    plan = plan_from_levels(levels, layout, model=model, source=tf.source, **options)
+    notes += list(plan.notes)
+    fills, ambiguous = _fill_texts(model, plan, levels, fill_numeric)
+    positions = {v: used.index(v) for v in model.variables}
+    if ambiguous:
+        _resolve_ambiguous(tf, blocks, model, plan, positions, ambiguous, fills)
+    job = _Job(model, tuple(positions[v] for v in model.variables), plan.codecs, tuple(fills), bool(probabilities))
+    offsets = np.concatenate([[0], np.cumsum([p.n_rows for p in parts])]).astype(np.int64)
+    imputed = np.zeros(model.n_vars, np.int64)
+    filled_states: dict = {}
+    prob_sum = 0.0
+    say(0.4, "pass 2: imputing")
+    with atomic_path(output) as tmp, _maybe_atomic(probabilities) as ptmp:
+        with open(tmp, "wb") as out, (open(ptmp, "wb") if ptmp else _Null()) as pout:
+            pout.write((",".join(PROBABILITY_COLUMNS) + "\n").encode("utf-8"))
+            for res in runner.imap(_pass2_block, tf, blocks, (job, offsets), say, 0.4, 1.0):
+                out.write(res["bytes"])
+                if ptmp:
+                    pout.write(res["probabilities"])
+                for i, c in res["imputed"].items():
+                    imputed[i] += c
+                    filled_states.setdefault(i, set()).update(res["filled_states"][i])
+                prob_sum += sum(res["prob_sum"].values())
+    say(1.0, "done")
+    total = int(imputed.sum())
+    return {"rows": int(offsets[-1]), "imputed_cells": total,
+            "imputed_per_column": {v: int(imputed[i]) for i, v in enumerate(model.variables) if imputed[i]},
+            "mean_probability": prob_sum / total if total else float("nan"), "fill_numeric": fill_numeric,
+            "blocks": len(blocks), "engine": runner.engine,
+            "notes": notes + _label_notes(model, levels, plan, fills, fill_numeric, filled_states),
+            "seconds": time.perf_counter() - t0}
+
+
+def _label_notes(model, levels, plan, fills, fill_numeric, filled_states) -> list:
+    """:func:`complete_file`'s note on filled bins of a discretized column that hold no observed value."""
+    notes = []
+    if fill_numeric != "median":
+        return notes
+    for i in sorted(filled_states):
+        states = model.states[i]
+        real = [s for s in states if s != MISSING_CATEGORY]
+        if not (real and all(parse_interval(s) is not None for s in real)):
+            continue
+        empty = [states[k] for k in sorted(filled_states[i]) if fills[i][k] == states[k]
+                 and not _has_value(levels[model.variables[i]], plan.codecs[i], k)]
+        if empty:
+            notes.append(f"Column '{model.variables[i]}': no observed value lies in bin(s) {', '.join(empty)}, "
+                         "so those cells hold the bin's label.")
+    return notes
+
+
+def _has_value(fr, codec, k: int) -> bool:
+    code_of = dict(zip(codec.raw.tolist(), codec.code.tolist()))
+    return any(code_of[raw] == k and _number(raw) is not None for raw in fr.index.tolist())
