@@ -47,7 +47,14 @@ def start(title: str, icon: str = "") -> bool:
         return False
     state.show_flash()
     sidebar_summary()
+    note = state.sample_note() if title in SAMPLED_PAGES else None
+    if note:
+        st.info(note, icon=":material/filter_alt:")
     return True
+
+
+#: pages that work on rows (N × N views, per-row analyses): on a large file they use the seeded sample and say so
+SAMPLED_PAGES = ("Kernel", "Clustering", "Imputation", "Prototypes", "Segments lab")
 
 
 def sidebar_summary() -> None:
@@ -55,9 +62,12 @@ def sidebar_summary() -> None:
     ss = st.session_state
     with st.sidebar:
         st.markdown("**Current state**")
-        src = "uploaded " + ss.upload[0] if ss.dataset == "upload" and ss.upload else ss.dataset
-        st.caption(f"Data: **{src}** · {d.n_rows:,} rows × {d.n_vars} variables"
-                   + (f" · class **{d.class_column}**" if d.class_column else " · no class column"))
+        src = ("uploaded " + ss.upload[0] if ss.dataset == "upload" and ss.upload
+               else ss.server_path if ss.dataset == "path" else ss.dataset)
+        n_all = state.full_data().n_rows
+        st.caption(f"Data: **{src}** · {n_all:,} rows × {d.n_vars} variables"
+                   + (f" · class **{d.class_column}**" if d.class_column else " · no class column")
+                   + (f" · rows used by the row views: a seeded sample of {d.n_rows:,}" if d.n_rows < n_all else ""))
         dg = state.dag()
         st.caption(f"Structure: **{state.structure_label()}** · {dg.n_arcs} arcs")
         st.caption(f"Parameters: {ESTIMATORS[ss.param_method].label.split(' (')[0].lower()}")
@@ -75,8 +85,11 @@ def share_panel() -> None:
     with st.expander("Share this view", icon=":material/share:"):
         st.caption("Copy link — opens this page with the same data, structure and settings:")
         st.code(share.link(), language=None, wrap_lines=True)
-        download("Session (JSON)", share.session_bytes, f"{dataset_name()}_session.json", "application/json",
-                 key="dl_session")
+        if st.session_state.dataset == "path":
+            st.caption("A session file holds the data itself; a file on the server is shared by the link above.")
+        else:
+            download("Session (JSON)", share.session_bytes, f"{dataset_name()}_session.json", "application/json",
+                     key="dl_session")
         up = st.file_uploader("Open a session file", type=["json"], key="w_session_file")
         if up is not None and st.session_state.get("_session_opened") != up.file_id:
             st.session_state._session_opened = up.file_id
@@ -163,4 +176,6 @@ def dataset_name() -> str:
     ss = st.session_state
     if ss.dataset == "upload" and ss.upload:
         return slug(ss.upload[0].rsplit(".", 1)[0])
+    if ss.dataset == "path" and ss.server_path:
+        return slug(ss.server_path.replace("\\", "/").rsplit("/", 1)[-1].rsplit(".", 1)[0])
     return slug(ss.dataset)

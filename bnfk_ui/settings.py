@@ -123,6 +123,9 @@ SETTINGS: dict[str, Setting] = {s.key: s for s in (
     _s("seg_rows", 300, lo=20, hi=1500), _s("seg_seed", 0, **_SEED), _s("seg_restarts", 25, lo=1, hi=100),
     _s("seg_missing", 0.2, lo=0.05, hi=0.5), _s("seg_protos", 20, lo=2, hi=200), _s("seg_arcs", 2, lo=1, hi=5),
     _s("seg_full_m", 3, lo=2, hi=6),
+    # Data page: large files (a path on the server, or an upload with more than stream_rows rows) are read in
+    # chunks and fitted on all rows; the pages that work on rows use a seeded sample of view_rows of them
+    _s("stream_rows", 100_000, lo=100, hi=10**9), _s("view_rows", 2000, lo=100, hi=20_000), _s("view_seed", 0, **_SEED),
     # every page
     _s("memory_gib", 4.0, lo=0.25, hi=64.0),
 )}

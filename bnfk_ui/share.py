@@ -20,15 +20,15 @@ from bnfk_core.errors import BnfkError
 from bnfk_core.registry import ESTIMATORS
 from bnfk_core.session import DataRef, SessionError, parse_session, session_dict
 
+from . import bigdata, state
 from . import settings as S
-from . import state
 
 __all__ = ["remember_upload", "encode_arcs", "decode_arcs", "view_params", "restore", "sync", "link",
            "session_bytes", "open_session", "MAX_UPLOADS"]
 
 #: uploads a server keeps for links (the oldest is forgotten first)
 MAX_UPLOADS = 32
-_VIEW_KEYS = ("data", "upload", "class", "missing", "bins", "drop", "arcs", "params")
+_VIEW_KEYS = ("data", "upload", "path", "class", "missing", "bins", "drop", "arcs", "params")
 
 
 @st.cache_resource(show_spinner=False)
@@ -90,6 +90,8 @@ def view_params() -> dict:
     p: dict = {}
     if ss.dataset == "upload" and ss.get("upload"):
         p["upload"] = _upload_digest(*ss.upload)[:16]
+    elif ss.dataset == "path":
+        p["path"] = ss.server_path or ""
     else:
         p["data"] = ss.dataset
     p["class"] = ss.class_column or ""
@@ -122,6 +124,13 @@ def restore(params: dict) -> list[str]:
             data_ok = False
         else:
             ss.upload, changes["dataset"] = found, "upload"
+    elif "path" in one:
+        try:
+            bigdata.header(one["path"])
+            ss.server_path, changes["dataset"] = bigdata.resolve(one["path"]), "path"
+        except BnfkError as exc:
+            problems.append(f"its file on the server cannot be read ({str(exc).rstrip('.')})")
+            data_ok = False
     elif "data" in one:
         if one["data"] in state.catalog():
             changes["dataset"] = one["data"]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,7 +19,7 @@ import streamlit as st
 
 from bnfk_core import kernels
 from bnfk_core.dag import DAG, apply_segment
-from bnfk_core.data import CategoricalData, RawTable, load_csv, read_table
+from bnfk_core.data import CategoricalData, RawTable, _printable, load_csv, read_table
 from bnfk_core.embed import class_order, cluster_order, kernel_pca, pair_values, sample_rows
 from bnfk_core.errors import BnfkError, DataError
 from bnfk_core.learn import learn_feature_structure
@@ -26,7 +27,7 @@ from bnfk_core.model import BayesNet, fit
 from bnfk_core.registry import KERNELS, SCORES
 from bnfk_core.scores import score_dag
 
-from . import settings
+from . import bigdata, jobs, settings
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE_DIR = ROOT / "sample_data"
@@ -39,6 +40,7 @@ UPLOAD_MISSING_POLICY = "missing"
 DEFAULTS = {
     "dataset": DEFAULT_DATASET,      # a sample name or "upload"
     "upload": None,                  # (file name, bytes) of the uploaded CSV
+    "server_path": None,             # the file on the server of dataset "path" (read in chunks)
     "class_column": "class",
     "missing_policy": "category",    # the catalog's policy of DEFAULT_DATASET (checked by a test)
     "bins": 4,
@@ -63,7 +65,8 @@ def init() -> None:
     for k, v in DEFAULTS.items():
         if k not in ss:
             ss[k] = list(v) if isinstance(v, list) else v
-    if "structure" not in ss or ss.structure.get("fingerprint") != feature_data().fingerprint():
+    _apply_pending()
+    if "structure" not in ss or ss.structure.get("fingerprint") != model_features().fingerprint():
         reset_structure()
 
 
@@ -111,6 +114,8 @@ def data_settings(**override) -> dict:
 
 
 def _source(dataset: str):
+    if dataset == "path":
+        raise DataError("A file on the server is read in chunks, not as a whole.")
     if dataset == "upload":
         up = st.session_state.get("upload")
         if up is None:
@@ -130,14 +135,156 @@ def _load(name: str, content: bytes | None, class_column, missing_policy, bins, 
 
 
 def load(settings: dict) -> CategoricalData:
+    """The table of ``settings`` as the pages that work on rows see it: the whole file, or for a large one
+    (:func:`streamed`) a seeded sample of its rows (``view_rows``, ``view_seed``)."""
+    if streamed(settings) is not None:
+        w = full_data(settings)
+        ss = st.session_state
+        return _sampled(w, w.fingerprint(), int(ss.view_rows), int(ss.view_seed))
     name, content = _source(settings["dataset"])
     return _load(name, content, settings["class_column"], settings["missing_policy"], settings["bins"],
                  tuple(settings["drop_columns"]))
 
 
 def data() -> CategoricalData:
-    """The current dataset (class column included)."""
+    """The current dataset (class column included): all rows, or the sample of a large file's rows."""
     return load(data_settings())
+
+
+# ---------------------------------------------------------------------- large files (bnfk_ui.bigdata)
+def _upload_info(content: bytes, want_file: bool = False) -> tuple:
+    """(data rows, file on the server or None) of an upload, computed once per uploaded file."""
+    ss = st.session_state
+    memo = ss.get("_upload_info")
+    if memo is None or memo[0] is not content:
+        memo = (content, bigdata.count_lines(content), None)
+    if want_file and memo[2] is None:
+        memo = (content, memo[1], bigdata.upload_file(ss.upload[0], content))
+    ss._upload_info = memo
+    return memo[1], memo[2]
+
+
+def streamed(settings: dict | None = None) -> tuple[str, str] | None:
+    """``(file, source name)`` when the data of ``settings`` are a large file -- a path on the server, or an
+    upload with more than ``stream_rows`` rows -- read in chunks and fitted on all rows; else None."""
+    ss = st.session_state
+    dataset = (settings or data_settings())["dataset"]
+    if dataset == "path":
+        if not ss.get("server_path"):
+            raise DataError("No file on the server has been chosen yet; give its path on the Data page.")
+        return ss.server_path, os.path.basename(ss.server_path)
+    up = ss.get("upload")
+    if dataset == "upload" and up is not None and _upload_info(up[1])[0] > int(ss.stream_rows):
+        return _upload_info(up[1], want_file=True)[1], up[0]
+    return None
+
+
+def _options(s: dict) -> tuple:
+    return (s["class_column"], s["missing_policy"], int(s["bins"]), tuple(s["drop_columns"]))
+
+
+def full_data(settings: dict | None = None, progress=None) -> CategoricalData:
+    """All rows: a large file's distinct rows with their multiplicities (``WeightedData``, read in chunks
+    under a progress bar when the server does not hold it yet), else :func:`data`."""
+    s = settings or data_settings()
+    big = streamed(s)
+    if big is None:
+        return load(s)
+    w = bigdata.cached(big[0], _options(s))
+    if w is not None:
+        return w
+    holder: dict = {}
+
+    def report(fraction, message):
+        if "bar" not in holder:
+            holder["bar"] = st.progress(0.0)
+        jobs.progress(holder["bar"])(fraction, message)
+    try:
+        with jobs.heavy(f"reading {big[1]}"):
+            return bigdata.read(big[0], big[1], _options(s), progress or report)
+    finally:
+        if "bar" in holder:
+            holder["bar"].empty()
+
+
+@st.cache_resource(show_spinner=False, max_entries=8)
+def _sampled(_w, fingerprint: str, n: int, seed: int) -> CategoricalData:
+    return _w.sample_rows(n, seed)
+
+
+@st.cache_resource(show_spinner=False, max_entries=8)
+def _features(_w, fingerprint: str):
+    f = _w.without_class()
+    f.fingerprint()
+    return f
+
+
+def model_features() -> CategoricalData:
+    """The features the structure is learned and the CPTs are fitted on: all rows (weighted for a large file)."""
+    w = full_data()
+    return _features(w, w.fingerprint()) if streamed() is not None else w.without_class()
+
+
+def sample_note() -> str | None:
+    """For a large file, the sentence the pages that work on rows show; else None."""
+    if streamed() is None:
+        return None
+    return bigdata.sample_sentence(full_data().n_rows, data().n_rows, int(st.session_state.view_seed))
+
+
+def _apply_pending() -> None:
+    """Data options chosen for a large file (in a widget callback, where no progress bar can be drawn) are
+    applied here, at the start of the page run: the file is read under a progress bar, then the options are
+    taken; options it cannot be read with are named in an error and the old ones kept."""
+    changes = st.session_state.pop("pending_data", None)
+    if changes:
+        try:
+            full_data(data_settings(**changes))
+        except BnfkError as exc:
+            flash("error", str(exc))
+            return
+        change_data(**changes)
+
+
+def use_file(path: str, *, dataset: str = "path", name: str | None = None) -> None:
+    """Switch to a large file (a path on the server, or a big upload written to one): read in chunks under a
+    progress bar, class column guessed as for an upload, a column the loader refuses dropped (and named);
+    then a Chow–Liu tree is learned on all rows.  A DataError (naming the file) leaves the current data."""
+    ss = st.session_state
+    path = bigdata.resolve(path)
+    name = name or os.path.basename(path)
+    header = bigdata.header(path)
+    cls = next((c for c in header if c.lower() in ("class", "label", "target", "y")), None)
+    drop: list[str] = []
+    bar = st.progress(0.0, text=f"Reading {name}…")
+    try:
+        with jobs.heavy(f"reading {name}"):
+            for _ in range(10):
+                try:
+                    w = bigdata.read(path, name, (cls, UPLOAD_MISSING_POLICY, int(ss.bins), tuple(drop)),
+                                     jobs.progress(bar))
+                    break
+                except DataError as exc:
+                    m = _CULPRIT.search(str(exc))
+                    if m and m.group(1) in header and m.group(1) not in drop and m.group(1) != cls:
+                        flash("error", f"{exc} It was dropped so that the rest of {name} loads.")
+                        drop.append(m.group(1))
+                        continue
+                    raise
+            else:
+                raise DataError(f"{name} has too many unusable columns; drop them and load it again.")
+            if dataset == "path":
+                ss.server_path = path
+            ss.dataset, ss.class_column, ss.drop_columns = dataset, cls, drop
+            ss.missing_policy = UPLOAD_MISSING_POLICY
+            bar.progress(1.0, text=f"Learning a Chow–Liu tree on all {w.n_rows:,} rows…")
+            reset_structure()
+    finally:
+        bar.empty()
+    flash("success", f"Loaded {name}: {w.n_rows:,} rows ({w.n_distinct:,} distinct) × {w.n_vars} variables, read "
+          "in chunks; the network is fitted on all rows, the pages that work on rows use a seeded sample of "
+          f"{min(int(ss.view_rows), w.n_rows):,}."
+          + (f" Class column '{cls}'." if cls else " Choose a class column on the Data page if it has one."))
 
 
 @st.cache_resource(show_spinner=False, max_entries=8)
@@ -148,7 +295,19 @@ def _raw_table(name: str, content: bytes | None) -> RawTable:
 def raw_table() -> RawTable:
     """The current dataset's file as written (every cell's text), for writing it back with only the
     imputed cells changed."""
+    big = streamed()
+    if big is not None:
+        raise DataError(f"The app writes back only files it holds in memory; {_printable(big[1])} is read in chunks, "
+                        f"so complete it with: python -m bnfk_core impute {_printable(big[0])}.")
     return _raw_table(*_source(data_settings()["dataset"]))
+
+
+def complete_rows() -> int:
+    """Rows without missing feature cells among all rows (the rows the scores are computed on)."""
+    f = model_features()
+    ok = f.complete_rows()
+    w = getattr(f, "weights", None)
+    return int(ok.sum() if w is None else w[ok].sum())
 
 
 def feature_data() -> CategoricalData:
@@ -161,7 +320,8 @@ def cli_data_args(label_flag: str = "--label-column") -> list[str]:
     upload) and the loading options that differ from the command line's defaults, so the command reads the
     same table as the app."""
     ss = st.session_state
-    args = ["DATA.csv" if ss.dataset == "upload" else f"sample_data/{catalog()[ss.dataset]['file']}"]
+    args = [ss.server_path if ss.dataset == "path" else "DATA.csv" if ss.dataset == "upload"
+            else f"sample_data/{catalog()[ss.dataset]['file']}"]
     if ss.class_column:
         args += [label_flag, ss.class_column]
     if ss.missing_policy != "missing":
@@ -176,15 +336,19 @@ def cli_data_args(label_flag: str = "--label-column") -> list[str]:
 def change_data(**changes) -> bool:
     """Apply data settings if they load; otherwise keep the old ones and flash the error."""
     new = data_settings(**changes)
+    ss = st.session_state
     try:
-        d = load(new)
+        big = streamed(new)
+        if big is not None and bigdata.cached(big[0], _options(new)) is None:
+            ss.pending_data = changes      # read under a progress bar at the start of the next run
+            return True
+        full_data(new) if big is not None else load(new)
     except BnfkError as exc:
         flash("error", str(exc))
         return False
-    ss = st.session_state
     for k, v in changes.items():
         ss[k] = list(v) if k == "drop_columns" else v
-    if ss.get("structure", {}).get("fingerprint") != d.without_class().fingerprint():
+    if ss.get("structure", {}).get("fingerprint") != model_features().fingerprint():
         reset_structure()
     return True
 
@@ -202,6 +366,13 @@ def use_upload(name: str, content: bytes) -> None:
     ss = st.session_state
     old = ss.get("upload")
     ss.upload = (name, content)
+    if bigdata.count_lines(content) > int(ss.stream_rows):     # a large upload: read in chunks
+        try:
+            use_file(_upload_info(content, want_file=True)[1], dataset="upload", name=name)
+        except DataError as exc:
+            flash("error", str(exc))
+            ss.upload = old
+        return
     cls = None
     try:
         header = load_csv(io_bytes(name, content), discretize_bins=ss.bins or None, max_levels=10**9)
@@ -268,8 +439,8 @@ def _learn_cached(_data: CategoricalData, fingerprint: str, method: str, score: 
 
 def learn(method: str, score: str = "bic", k: int = 2, max_parents: int | None = None, seed: int = 0,
           progress=None):
-    """Learn a structure on the current features (cached when no progress callback is given)."""
-    d = data()
+    """Learn a structure on the current features, all rows (cached when no progress callback is given)."""
+    d = full_data()
     if progress is None:
         return _learn_cached(d, d.fingerprint(), method, score, int(k), max_parents, int(seed))
     return learn_feature_structure(d, method, score=score, k=int(k), max_parents=max_parents, seed=int(seed),
@@ -279,7 +450,7 @@ def learn(method: str, score: str = "bic", k: int = 2, max_parents: int | None =
 def reset_structure() -> None:
     """The default structure (Chow–Liu tree) for the current features; clears the undo stack."""
     ss = st.session_state
-    feat = feature_data()
+    feat = model_features()
     res = learn("tree", "bic")
     ss.structure = {"dag": res.dag.to_dict(), "fingerprint": feat.fingerprint(),
                     "label": "Chow–Liu tree (learned)", "learned": res.dag.to_dict(),
@@ -343,19 +514,20 @@ def _fit(_feat: CategoricalData, fingerprint: str, dag_key: str, method: str) ->
 
 
 def model(d: DAG | None = None) -> BayesNet:
-    """The current structure (or ``d``) fitted to the features with the chosen parameter method."""
-    feat = feature_data()
+    """The current structure (or ``d``) fitted to the features (all rows) with the chosen parameter method."""
+    feat = model_features()
     return _fit(feat, feat.fingerprint(), dag_json(d), st.session_state.param_method)
 
 
 @st.cache_data(show_spinner=False, max_entries=256)
 def _scores(_feat: CategoricalData, fingerprint: str, dag_key: str) -> dict:
     d = DAG.from_dict(json.loads(dag_key))
-    return {s: float(score_dag(_feat.codes, _feat.cardinalities, d, s)) for s in SCORES}
+    w = getattr(_feat, "weights", None)
+    return {s: float(score_dag(_feat.codes, _feat.cardinalities, d, s, weights=w)) for s in SCORES}
 
 
 def scores(d: DAG | None = None) -> dict:
-    feat = feature_data()
+    feat = model_features()
     return _scores(feat, feat.fingerprint(), dag_json(d))
 
 

@@ -1,13 +1,19 @@
-"""Data: preview, per-column levels, and the loading options (class, missing values, bins, dropped columns)."""
+"""Data: preview, per-column levels, the loading options (class, missing values, bins, dropped columns) and
+large files (a path on the server, read in chunks; the rows' sample)."""
 import pandas as pd
 import streamlit as st
 
 from bnfk_core.stats import column_summary
 from bnfk_ui import common, figures, state
+from bnfk_ui.sections import data as sections
 
 if common.start("Data"):
     ss = st.session_state
-    d = state.data()
+    d, full = state.data(), state.full_data()   # the rows the row views use; all rows (weighted for a large file)
+    note = state.sample_note()
+    if note:
+        st.info(note, icon=":material/filter_alt:")
+    sections.large_file_panel()
 
     def setting(key: str) -> dict:
         """A widget bound to a data option: a change is applied only if the data still loads."""
@@ -32,14 +38,14 @@ if common.start("Data"):
                         help="Numeric columns with more than 50 distinct values are cut into this many quantile "
                              "bins; 0 refuses them instead.", **setting("bins"))
     with c3:
-        st.metric("Rows", f"{d.n_rows:,}")
+        st.metric("Rows", f"{full.n_rows:,}")
         st.metric("Variables", f"{d.n_vars}", help="Including the class column.")
-        st.metric("Missing cells", f"{int((d.codes < 0).sum()):,}")
-    for note in d.notes:
-        st.info(note)
+        st.metric("Missing cells", f"{sections.missing_cells(full):,}")
+    for line in full.notes:
+        st.info(line)
 
     st.subheader("Variables")
-    summary = pd.DataFrame(column_summary(d))
+    summary = pd.DataFrame(column_summary(full))
     st.dataframe(summary, hide_index=True, width="stretch",
                  column_config={"levels": st.column_config.NumberColumn(width="small"),
                                 "missing": st.column_config.NumberColumn("missing cells", width="small"),
@@ -53,22 +59,21 @@ if common.start("Data"):
         col = st.selectbox("Levels of column", list(d.variables), key="w_levels_col")
     with right:
         i = d.index(col)
-        codes = d.codes[:, i]
-        import numpy as np
-        counts = np.bincount(codes[codes >= 0], minlength=len(d.states[i]))
-        fig = figures.levels_figure(d.states[i], counts, int((codes < 0).sum()), class_column=(col == d.class_column),
+        counts, missing = sections.level_counts(full, i)
+        fig = figures.levels_figure(d.states[i], counts, missing, class_column=(col == d.class_column),
                                     title=f"{col}: {len(d.states[i])} levels")
         st.plotly_chart(fig, key="levels_chart", config={"displaylogo": False})
 
     st.subheader("Preview")
-    st.caption(f"The first {min(d.n_rows, 500):,} of {d.n_rows:,} rows after loading (discretised values shown as "
-               "intervals, missing cells empty).")
+    st.caption(f"The first {min(d.n_rows, 500):,} of {d.n_rows:,} rows after loading"
+               + (f" (of the seeded sample of the {full.n_rows:,})" if note else "")
+               + " (discretised values shown as intervals, missing cells empty).")
     st.dataframe(d.frame.head(500), width="stretch", height=320)
 
     c1, c2, _ = st.columns([1, 1, 2])
     with c1:
-        common.download("Data as loaded (CSV)", lambda: d.frame.to_csv(index=False),
-                        f"{common.dataset_name()}_loaded.csv", "text/csv")
+        common.download("Sample as loaded (CSV)" if note else "Data as loaded (CSV)",
+                        lambda: d.frame.to_csv(index=False), f"{common.dataset_name()}_loaded.csv", "text/csv")
     with c2:
         common.download("Variables table (CSV)", summary.to_csv(index=False).encode("utf-8"),
                         f"{common.dataset_name()}_variables.csv", "text/csv")

@@ -17,10 +17,12 @@ if common.start("Bayesian-network Fisher kernels"):
         st.subheader("Dataset")
         cat = state.catalog()
         names = list(cat)
-        options = names + ["upload"]
         current = st.session_state.dataset
+        options = names + ["upload"] + (["path"] if current == "path" else [])   # a file on the server: Data page
 
         def fmt(n):
+            if n == "path":
+                return f"File on the server ({st.session_state.server_path})"
             if n == "upload":
                 up = st.session_state.upload
                 return f"Uploaded CSV ({up[0]})" if up else "Upload your own CSV…"
@@ -31,6 +33,8 @@ if common.start("Bayesian-network Fisher kernels"):
         def picked():
             choice = labels[st.session_state.w_dataset_pick]
             st.session_state.want_upload = choice == "upload"
+            if choice == "path":
+                return
             if choice == "upload":
                 if st.session_state.upload:
                     state.use_upload(*st.session_state.upload)
@@ -39,7 +43,7 @@ if common.start("Bayesian-network Fisher kernels"):
 
         st.session_state.w_dataset_pick = fmt("upload" if st.session_state.get("want_upload") else current)
         st.selectbox("Bundled sample or your own file", list(labels), key="w_dataset_pick", on_change=picked)
-        if current != "upload":
+        if current in cat:
             st.caption(cat[current]["description"])
         if st.session_state.get("want_upload") or current == "upload":
             up = st.file_uploader("Upload a CSV (header row; nominal or numeric columns)", type=["csv", "txt", "tsv"],
@@ -59,7 +63,7 @@ if common.start("Bayesian-network Fisher kernels"):
             sc = state.scores()
             m = state.model()
             c1, c2 = st.columns(2)
-            c1.metric("Rows × variables", f"{d.n_rows:,} × {d.n_vars}")
+            c1.metric("Rows × variables", f"{state.full_data().n_rows:,} × {d.n_vars}")
             c2.metric("Class column", d.class_column or "none")
             c1.metric("Structure arcs", dg.n_arcs, help=state.structure_label())
             c2.metric("Free parameters", f"{m.parameter_count():,}")

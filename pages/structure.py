@@ -38,7 +38,7 @@ if common.start("Structure"):
             st.dataframe(table, hide_index=True, width="stretch",
                          column_config={"value": st.column_config.NumberColumn(format="%.1f"),
                                         "Δ vs learned": st.column_config.NumberColumn(format="%+.1f")})
-            st.caption(f"Log scores on the {int(feat.complete_rows().sum()):,} complete rows; higher is better.")
+            st.caption(f"Log scores on the {state.complete_rows():,} complete rows; higher is better.")
         st.selectbox("Parameters", list(ESTIMATORS), format_func=ESTIMATORS.labels().get,
                      **state.bind("param_method"))
         b1, b2, b3 = st.columns(3)

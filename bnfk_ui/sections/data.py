@@ -1,0 +1,58 @@
+"""Panels of the Data page for large files: a file on the server, the streaming threshold and the row sample."""
+import numpy as np
+import streamlit as st
+
+from bnfk_core.errors import BnfkError
+
+from .. import common, settings, state
+
+__all__ = ["large_file_panel", "level_counts", "missing_cells"]
+
+
+def large_file_panel() -> None:
+    """A path on the server (CSV or Parquet, any size) read in chunks with a progress bar, and the settings of
+    large files: the upload size above which a file is read in chunks, and the seeded sample of rows the pages
+    that work on rows use."""
+    big = state.streamed() is not None
+    with st.expander("Large files: a file on the server, the row sample", icon=":material/dataset:", expanded=big):
+        st.caption("A file larger than the upload limit can be read from the server's disk. Large files are read in "
+                   "chunks: the network is learned and fitted on all rows, the pages that work on rows (kernel "
+                   "heatmaps, clustering, segments, prototypes, imputation) use a seeded sample of them.")
+        c1, c2 = st.columns([4, 1], vertical_alignment="bottom")
+        path = c1.text_input("Path of a CSV or Parquet file on the server", key="w_server_path_input",
+                             placeholder="/data/big_table.csv")
+        if c2.button("Load file", key="server_path_load", icon=":material/upload_file:"):
+            try:
+                state.use_file(path)
+            except BnfkError as exc:
+                st.error(str(exc))
+            else:
+                st.rerun()
+        c1, c2, c3 = st.columns(3)
+        s = settings.SETTINGS
+        c1.number_input("Read uploads in chunks above (rows)", min_value=int(s["stream_rows"].lo),
+                        max_value=int(s["stream_rows"].hi), step=10_000,
+                        help="An upload with more rows is read in chunks like a file on the server.",
+                        **state.bind("stream_rows"))
+        c2.number_input("Rows in the sample of a large file", min_value=int(s["view_rows"].lo),
+                        max_value=int(s["view_rows"].hi), step=500, help="The rows the pages that work on rows use.",
+                        **state.bind("view_rows"))
+        common.seed_input("Seed of the sample", "view_seed", container=c3)
+
+
+def level_counts(d, i: int) -> tuple[np.ndarray, int]:
+    """(rows per level, missing cells) of column ``i``, counting a distinct row of a large file by its
+    multiplicity."""
+    col = d.codes[:, i]
+    w = getattr(d, "weights", None)
+    ok = col >= 0
+    counts = np.bincount(col[ok], weights=None if w is None else w[ok], minlength=len(d.states[i]))
+    missing = int((~ok).sum() if w is None else w[~ok].sum())
+    return np.rint(counts).astype(np.int64), missing
+
+
+def missing_cells(d) -> int:
+    """Missing cells of all rows (weighted for a large file)."""
+    w = getattr(d, "weights", None)
+    per_row = (d.codes < 0).sum(axis=1)
+    return int(per_row.sum() if w is None else (per_row * w).sum())
