@@ -47,7 +47,7 @@ from .errors import DataError
 
 __all__ = ["WeightedData", "read_counts", "DEFAULT_CHUNKSIZE", "ColumnCodec", "Plan", "chunk_levels",
            "merge_levels", "chunk_distinct", "merge_distinct", "plan_from_levels", "iter_chunks",
-           "file_layout", "distinct_rows"]
+           "file_layout", "distinct_rows", "CodeChunks", "iter_codes"]
 
 DEFAULT_CHUNKSIZE = 200_000
 _KEY_LIMIT = 2 ** 62
@@ -524,3 +524,80 @@ def read_counts(path, *, chunksize: int = DEFAULT_CHUNKSIZE, class_column=None, 
         report(0.5 + 0.5 * min(n / row0, 1.0), f"Reading {name}: pass 2 of 2 (distinct rows), {n:,} of {row0:,} rows")
     keys, counts = merger.result()
     return weighted_from(plan, keys, counts, n)
+
+
+# ====================================================================== rows in chunks, aligned to a model
+class CodeChunks:
+    """A CSV or Parquet file's rows as state codes aligned to ``model``, ``chunksize`` rows at a time.
+
+    Construction runs pass 1 (every raw cell text per column, :func:`chunk_levels` / :func:`merge_levels`)
+    and derives the model's codecs with :func:`plan_from_levels` -- the same checks and the same codes as
+    ``load_csv(path, model=model)``; iterating runs pass 2 and yields ``(first row, codes)`` with ``codes``
+    an (rows, n_vars) int array in the model's variable order (-1 = missing).  It can be iterated any number
+    of times (each iteration reads the file again).  ``n_rows`` and ``plan`` (states, notes) are known after
+    construction.  The options are those of :func:`bnfk_core.data.load_csv`.
+    """
+
+    def __init__(self, path, model, *, chunksize: int = DEFAULT_CHUNKSIZE, class_column=None,
+                 missing_policy="missing", discretize_bins=4, max_levels=50, drop_columns=(), fmt=None,
+                 source=None):
+        if isinstance(chunksize, bool) or not isinstance(chunksize, (int, np.integer)) or int(chunksize) < 1:
+            raise DataError(f"chunksize must be a positive number of rows, not {chunksize!r}.")
+        self.chunksize = int(chunksize)
+        self.layout = file_layout(path, fmt)
+        merged, row0 = None, 0
+        for chunk in iter_chunks(self.layout, self.chunksize):
+            part = chunk_levels(chunk, self.layout.header, row0)
+            merged = part if merged is None else merge_levels([merged, part])
+            row0 += len(chunk)
+        if row0 == 0:
+            raise DataError(f"{_printable(str(path))} has a header but no data rows.")
+        self.n_rows = row0
+        self.plan = plan_from_levels(merged, self.layout, class_column=class_column, missing_policy=missing_policy,
+                                     discretize_bins=discretize_bins, max_levels=max_levels,
+                                     drop_columns=drop_columns, model=model, source=source)
+        self.variables = tuple(self.plan.columns)
+        self.states = tuple(self.plan.states)
+        self.source = self.plan.source
+        r = max((len(st) for st in self.states), default=1)
+        self.dtype = np.int8 if r < 127 else (np.int16 if r < 2 ** 15 - 1 else np.int32)
+
+    def encode(self, chunk: pd.DataFrame) -> np.ndarray:
+        codes = np.empty((len(chunk), len(self.variables)), dtype=self.dtype)
+        for j, (name, codec) in enumerate(zip(self.plan.columns, self.plan.codecs)):
+            codes[:, j] = codec.encode(chunk[name].to_numpy(dtype=object, na_value=""), name, self.source)
+        return codes
+
+    def __iter__(self) -> Iterator[tuple[int, np.ndarray]]:
+        row0 = 0
+        for chunk in iter_chunks(self.layout, self.chunksize):
+            codes = self.encode(chunk)
+            yield row0, codes
+            row0 += codes.shape[0]
+
+    def data(self, codes: np.ndarray) -> CategoricalData:
+        """A chunk's codes as :class:`CategoricalData` (no text frame; aligned to the model as is)."""
+        return CategoricalData(None, np.asarray(codes, dtype=np.int32), self.variables, self.states, None, self.source,
+                               self.plan.notes)
+
+    def rows(self, indices) -> pd.DataFrame:
+        """The raw text rows (as in the file, every column) with the given 0-based data-row numbers, in the
+        order given (one more pass)."""
+        indices = np.asarray(indices, dtype=np.int64)
+        order = np.argsort(indices, kind="stable")
+        want = indices[order]
+        parts, row0 = [], 0
+        for chunk in iter_chunks(self.layout, self.chunksize):
+            a, b = np.searchsorted(want, [row0, row0 + len(chunk)])
+            if b > a:
+                parts.append(chunk.iloc[want[a:b] - row0])
+            row0 += len(chunk)
+        got = pd.concat(parts) if parts else pd.DataFrame(columns=list(self.layout.header))
+        out = got.iloc[np.argsort(order, kind="stable")]
+        return out.reset_index(drop=True)
+
+
+def iter_codes(path, model, chunksize: int = DEFAULT_CHUNKSIZE, **options) -> Iterator[tuple[int, np.ndarray]]:
+    """Yield ``(first row, codes)`` for the rows of ``path`` aligned to ``model``, ``chunksize`` rows at a
+    time: together the codes ``load_csv(path, model=model, **options)`` gives (:class:`CodeChunks`)."""
+    yield from CodeChunks(path, model, chunksize=chunksize, **options)
