@@ -71,6 +71,9 @@ class PrototypeError(BnfkError):
 class MMDCriterion:
     """d(X_S, X) = |s/k - mu|^2 on explicit features ``Phi`` (rows = the pool X).
 
+    ``mean``: the objective's mu when it is not the mean of ``Phi``'s rows (candidates drawn from a larger
+    set, e.g. the complete rows of a file whose mean embedding counts every row; :mod:`bnfk_core.rowwise`).
+
     Columns no row uses are dropped (they are zero in every phi(x) and in mu).  The greedy
     interface keeps g = Phi (s/k - mu) up to date, so that scoring the removal of member o needs
     only the kernel column K(., o) = Phi phi(o): Phi w = g - K(., o)/k.  ``columns`` (a
@@ -81,13 +84,19 @@ class MMDCriterion:
     name = "mmd"
     refresh_every = 64           # recompute g exactly after this many swaps (no drift)
 
-    def __init__(self, Phi, columns: "_KernelColumns | None" = None):
+    def __init__(self, Phi, columns: "_KernelColumns | None" = None, mean: np.ndarray | None = None):
         Phi = sp.csr_matrix(Phi, dtype=np.float64)
         used = np.unique(Phi.indices)
+        if mean is not None:            # the objective's mean embedding of a larger set (candidates = Phi's rows)
+            mean = np.asarray(mean, dtype=np.float64).ravel()
+            if mean.shape[0] != Phi.shape[1]:
+                raise PrototypeError(f"The mean embedding has {mean.shape[0]} entries but the features have "
+                                     f"{Phi.shape[1]} columns.")
+            used = np.union1d(used, np.flatnonzero(mean))
         self.Phi = Phi[:, used].tocsr()
         self.Phi.sort_indices()
         self.N = self.Phi.shape[0]
-        self.mu = np.asarray(self.Phi.mean(axis=0)).ravel()
+        self.mu = np.asarray(self.Phi.mean(axis=0)).ravel() if mean is None else mean[used]
         self.sq = np.asarray(self.Phi.multiply(self.Phi).sum(axis=1)).ravel()   # K(x, x)
         self._Phi_mu = self.Phi @ self.mu                                        # K-bar(x, X)
         self.columns = columns

@@ -1,5 +1,6 @@
-"""Subcommands ``kernel``, ``mmd`` and ``features``: Gram matrices, squared MMD (paper eq. 10) and the
-explicit sparse Fisher feature map."""
+"""Subcommands ``kernel``, ``mmd``, ``features`` and ``loglik``: Gram matrices, squared MMD (paper eq. 10),
+the explicit sparse Fisher feature map and per-row log-likelihoods.  ``--chunksize ROWS`` reads the data
+file a chunk of rows at a time (:mod:`bnfk_core.rowwise`): memory independent of its row count."""
 from __future__ import annotations
 
 import time
@@ -9,12 +10,17 @@ import scipy.sparse as sp
 
 from ..errors import BnfkError
 from ..files import atomic_path
+from ..inference import log_likelihood
 from ..kernels import FISHER, feature_offsets, features, gram, mmd
 from ..registry import KERNELS
+from ..rowwise import stream_gram, stream_loglik, stream_mmd
+from .chunks import add_chunksize, read_chunks
 from .common import (
     add_data_options,
     add_max_memory,
+    add_quiet,
     check_output,
+    progress,
     read_data,
     read_model_file,
 )
@@ -36,6 +42,8 @@ def _cmd_kernel(args) -> dict:
     if KERNELS[args.kind].uses_network and not args.model:
         raise BnfkError(f"The {KERNELS[args.kind].label} kernel needs --model M.bif (learn one with 'learn').")
     t0 = time.perf_counter()
+    if args.chunksize is not None:
+        return _kernel_chunked(args, ext, t0)
     model, data = _kernel_inputs(args, args.data)
     other = _kernel_inputs(args, args.other)[1] if args.other else None
     K = gram(model, data, other, kind=args.kind, normalize=args.normalize)
@@ -48,8 +56,31 @@ def _cmd_kernel(args) -> dict:
             "seconds": time.perf_counter() - t0}
 
 
+def _kernel_chunked(args, ext, t0) -> dict:
+    """``--chunksize``: the N x M Fisher kernel against the fixed set ``--other``, a chunk of DATA's rows at a
+    time (.npy: a memory map; .csv: appended), memory independent of N."""
+    if args.kind != FISHER:
+        raise BnfkError(f"--chunksize computes the Fisher kernel only (the {KERNELS[args.kind].label} kernel is "
+                        "fitted on the whole data); leave out --kind or --chunksize.")
+    if not args.other:
+        raise BnfkError("--chunksize needs --other SET.csv: the fixed set each chunk of rows is compared with "
+                        "(an N x N matrix of a file too big for memory is too big to write).")
+    model = read_model_file(args.model)
+    other = read_data(args.other, args, model=model)
+    chunks = read_chunks(args.data, args, model)
+    with atomic_path(args.output) as tmp:
+        shape = stream_gram(model, chunks, other, tmp, normalize=args.normalize, progress=progress(args))
+    return {"output": args.output, "kind": args.kind, "shape": list(shape), "normalize": args.normalize,
+            "chunksize": args.chunksize, "seconds": time.perf_counter() - t0}
+
+
 def _cmd_mmd(args) -> dict:
     model = read_model_file(args.model)
+    if args.chunksize is not None:
+        a, b = read_chunks(args.a, args, model), read_chunks(args.b, args, model)
+        out = stream_mmd(model, a, b, progress=progress(args))
+        out["chunksize"] = args.chunksize
+        return out
     a = read_data(args.a, args, model=model)
     b = read_data(args.b, args, model=model)
     return {"mmd": mmd(model, a, b), "rows_a": a.n_rows, "rows_b": b.n_rows}
@@ -68,6 +99,32 @@ def _cmd_features(args) -> dict:
                        for i, v in enumerate(model.variables)]}
 
 
+def _cmd_loglik(args) -> dict:
+    if args.output:
+        check_output(args.output, (".csv",), "log-likelihoods")
+    t0 = time.perf_counter()
+    model = read_model_file(args.model)
+    if args.chunksize is not None:
+        chunks = read_chunks(args.data, args, model)
+        if args.output:
+            with atomic_path(args.output) as tmp:
+                out = stream_loglik(model, chunks, out=tmp, progress=progress(args))
+        else:
+            out = stream_loglik(model, chunks, progress=progress(args))
+        out["chunksize"] = args.chunksize
+    else:
+        data = model.align(read_data(args.data, args, model=model))
+        ll = log_likelihood(model, data)
+        if args.output:
+            with atomic_path(args.output) as tmp:
+                np.savetxt(tmp, ll, fmt="%.17g", header="loglik", comments="")
+        out = {"total": float(ll.sum()), "rows": int(ll.shape[0]), "mean": float(ll.mean())}
+    out.update({"model": args.model, "seconds": time.perf_counter() - t0})
+    if args.output:
+        out["output"] = args.output
+    return out
+
+
 def register(sub) -> None:
     p = sub.add_parser("kernel", help="Gram matrix of a CSV under a model (.npy or plain .csv)")
     p.add_argument("data", metavar="DATA.csv")
@@ -78,6 +135,9 @@ def register(sub) -> None:
     p.add_argument("--normalize", action="store_true", help="cosine-normalise: K / sqrt(diag diag)")
     p.add_argument("-o", "--output", required=True, metavar="K.npy|K.csv")
     add_max_memory(p)
+    add_chunksize(p, "the Fisher kernel against --other a chunk of rows at a time, written as it goes "
+                     "(memory independent of DATA's rows)")
+    add_quiet(p)
     add_data_options(p)
     p.set_defaults(func=_cmd_kernel)
 
@@ -85,6 +145,8 @@ def register(sub) -> None:
     p.add_argument("a", metavar="A.csv")
     p.add_argument("b", metavar="B.csv")
     p.add_argument("--model", required=True, metavar="M.bif")
+    add_chunksize(p, "both files' mean embeddings from expected family counts, linear time, memory of one chunk")
+    add_quiet(p)
     add_data_options(p)
     p.set_defaults(func=_cmd_mmd)
 
@@ -94,3 +156,13 @@ def register(sub) -> None:
     p.add_argument("-o", "--output", required=True, metavar="PHI.npz")
     add_data_options(p)
     p.set_defaults(func=_cmd_features)
+
+    p = sub.add_parser("loglik", help="per-row log-likelihood log P(x_observed) of a CSV under a model")
+    p.add_argument("data", metavar="DATA.csv")
+    p.add_argument("--model", required=True, metavar="M.bif")
+    p.add_argument("-o", "--output", metavar="LL.csv", help="write one value per row (column 'loglik', rows in "
+                                                             "the file's order)")
+    add_chunksize(p, "a chunk of rows at a time, memory independent of DATA's rows")
+    add_quiet(p)
+    add_data_options(p)
+    p.set_defaults(func=_cmd_loglik)

@@ -3,12 +3,15 @@ experiment).  See :mod:`bnfk_core.analyses.prototypes`.
 
     python -m bnfk_core prototypes DATA.csv (--model M.bif | --structure hc|tan|kdb) --k K
         [--criterion mmd|chi2|random] [--n-init R] [--seed S]
+    python -m bnfk_core prototypes BIG.csv --model M.bif --k K --chunksize ROWS   (bnfk_core.rowwise)
     python -m bnfk_core summarize-benchmark DATA.csv --k K --structure hc|tan|kdb [--class-column C]
         [--discretize B] [--test-fraction 0.5] [--random-draws R] [--criteria mmd,chi2,random] --seed S
 """
 from __future__ import annotations
 
 import time
+
+import pandas as pd
 
 from ..analyses.prototypes import (
     CRITERIA,
@@ -21,9 +24,12 @@ from ..errors import BnfkError
 from ..files import atomic_path
 from ..learn import learn_structure
 from ..model import fit
+from ..rowwise import chunked_prototypes
+from .chunks import add_chunksize, read_chunks
 from .common import (
     add_data_options,
     add_quiet,
+    check_output,
     int_at_least,
     progress,
     read_data,
@@ -38,6 +44,8 @@ def _cmd_prototypes(args) -> dict:
     if bool(args.model) == bool(args.structure):
         raise PrototypeError("Give exactly one of --model M.bif or --structure hc|tan|kdb.")
     t0 = time.perf_counter()
+    if args.chunksize is not None:
+        return _prototypes_chunked(args, t0)
     if args.model:
         model = read_model_file(args.model)
         data = read_data(args.data, args, model=model)
@@ -60,6 +68,30 @@ def _cmd_prototypes(args) -> dict:
     if args.output:
         with atomic_path(args.output) as tmp:
             data.subset(r.indices).frame.to_csv(tmp, index=False)
+        out["output"] = args.output
+    return out
+
+
+def _prototypes_chunked(args, t0) -> dict:
+    """``--chunksize``: greedy MMD over the complete rows of a file read in chunks, mu from all rows."""
+    if not args.model:
+        raise PrototypeError("--chunksize needs --model M.bif (a structure is learned on data held in memory).")
+    if args.criterion == "chi2":
+        raise PrototypeError("--criterion chi2 is not available with --chunksize; use mmd or random.")
+    if args.output:
+        check_output(args.output, (".csv",), "the selected rows")
+    model = read_model_file(args.model)
+    chunks = read_chunks(args.data, args, model)
+    r = chunked_prototypes(model, chunks, args.k, args.criterion, n_init=args.n_init, seed=args.seed,
+                           progress=progress(args))
+    out = r.to_dict()
+    out.update({"model": args.model, "chunksize": args.chunksize, "seconds": time.perf_counter() - t0,
+                "seconds_greedy": r.seconds, "notes": list(chunks.plan.notes)})
+    if args.output:
+        frame = pd.DataFrame({v: [model.states[j][c] for c in r.codes[:, j]]
+                              for j, v in enumerate(model.variables)})
+        with atomic_path(args.output) as tmp:
+            frame.to_csv(tmp, index=False)
         out["output"] = args.output
     return out
 
@@ -87,6 +119,8 @@ def register(sub) -> None:
                    help="feature parents per feature for kdb (default 3)")
     add_quiet(p)
     p.add_argument("-o", "--output", metavar="ROWS.csv", help="also write the selected rows as CSV")
+    add_chunksize(p, "greedy MMD (or random) over the complete rows, the mean embedding from all rows, "
+                     "without holding the file or its features (needs --model)")
     add_data_options(p)
     p.set_defaults(func=_cmd_prototypes)
 

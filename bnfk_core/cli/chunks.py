@@ -1,0 +1,36 @@
+"""What the row-wise subcommands share: ``--chunksize ROWS`` and reading a file in chunks aligned to a model
+(:class:`bnfk_core.stream.CodeChunks`, used by ``prototypes``, ``kernel``, ``mmd`` and ``loglik``)."""
+from __future__ import annotations
+
+import argparse
+import sys
+import warnings
+
+from ..errors import BnfkError
+from ..session import is_session_file
+from ..stream import CodeChunks
+from .common import int_at_least, split_list
+
+__all__ = ["add_chunksize", "read_chunks"]
+
+
+def add_chunksize(p: argparse.ArgumentParser, what: str) -> None:
+    """``--chunksize ROWS``: read the data file (CSV or Parquet) ROWS rows at a time (``bnfk_core.rowwise``)."""
+    p.add_argument("--chunksize", type=int_at_least(1), default=None, metavar="ROWS",
+                   help=f"read DATA (CSV or .parquet) ROWS rows at a time: {what}")
+
+
+def read_chunks(path: str, args, model) -> CodeChunks:
+    """``path`` as :class:`~bnfk_core.stream.CodeChunks` aligned to ``model`` with the shared data options
+    (pass 1 runs here, so bad values and columns are refused before any work)."""
+    if is_session_file(path):
+        raise BnfkError(f"--chunksize reads a CSV or Parquet file, not a session file ({path}).")
+    cls = getattr(args, "label_column", None) or getattr(args, "class_column", None)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        chunks = CodeChunks(path, model, chunksize=args.chunksize, class_column=cls,
+                            missing_policy=args.missing_policy, discretize_bins=args.discretize,
+                            max_levels=args.max_levels, drop_columns=split_list(args.drop_columns))
+    for w in caught:
+        sys.stderr.write(f"warning: {w.message}\n")
+    return chunks
