@@ -37,7 +37,7 @@ from typing import Callable, Sequence
 import numpy as np
 import pandas as pd
 
-from ..data import (_BINARY_MAGIC, _DELIM_NAMES, MISSING_CATEGORY, _printable, _refuse_non_csv_text,
+from ..data import (_BINARY_MAGIC, _DELIM_NAMES, MISSING_CATEGORY, _printable, _refuse_non_csv_text, _source_name,
                     _sniff_delimiter, format_record, parse_interval)
 from ..errors import DataError
 from ..files import atomic_path
@@ -87,8 +87,9 @@ def open_text(path, source: str | None = None) -> TextFile:
     """Check ``path`` as :func:`bnfk_core.data.load_csv` checks a file and find its delimiter and line end.
 
     The header is read later, from the first block (:func:`impute_file`)."""
-    shown = _printable(str(path)) if source is None else _printable(str(source))
+    shown = _printable(str(path))
     p = str(path)
+    name = _source_name(p) if source is None else _printable(str(source))
     if p == "":
         raise DataError("No file given: the path is empty.")
     try:
@@ -106,34 +107,34 @@ def open_text(path, source: str | None = None) -> TextFile:
     except OSError as exc:
         raise DataError(f"Cannot read {shown}: {exc.strerror or exc}.") from exc
     if head.startswith((b"\xff\xfe", b"\xfe\xff")):
-        raise DataError(f"{shown} is UTF-16 text; reading it in blocks needs UTF-8, so save it as UTF-8 "
+        raise DataError(f"{name} is UTF-16 text; reading it in blocks needs UTF-8, so save it as UTF-8 "
                         "(or impute it without --chunksize).")
     for magic, what in _BINARY_MAGIC.items():
         if head[:8192].startswith(magic):
-            raise DataError(f"{shown} looks like {what}, not CSV text; export it as CSV.")
+            raise DataError(f"{name} looks like {what}, not CSV text; export it as CSV.")
     if b"\x00" in head[:8192]:
-        raise DataError(f"{shown} looks like a binary file (it contains NUL bytes), not CSV text.")
+        raise DataError(f"{name} looks like a binary file (it contains NUL bytes), not CSV text.")
     bom = head.startswith(b"\xef\xbb\xbf")
     body = head[3:] if bom else head
     if len(head) == 1 << 17:                 # cut at a line end: no half character at the end
         cut = max(body.rfind(b"\n"), body.rfind(b"\r"))
         body = body[:cut + 1] if cut > 0 else body
     try:
-        text, encoding = body.decode("utf-8"), "utf-8"
-    except UnicodeDecodeError:
-        text, encoding = body.decode("latin-1"), "latin-1"
+        text = body.decode("utf-8")
+    except UnicodeDecodeError:  # read as UTF-8 all the same: pass 1 finds it out and says so
+        text = body.decode("latin-1")
     norm = text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
-    _refuse_non_csv_text(norm, shown)
+    _refuse_non_csv_text(norm, name)
     if not norm.strip():
-        raise DataError(f"{shown} is empty.")
+        raise DataError(f"{name} is empty.")
     delim = _sniff_delimiter(norm[:65537] if len(head) == 1 << 17 else norm)
     if delim is None:
         first = next(ln for ln in norm.split("\n") if ln.strip()).strip()
         shown_line = first if len(first) <= 40 else first[:37] + "..."
-        raise DataError(f"{shown} has only one column ('{shown_line}'); bnfk needs at least two "
+        raise DataError(f"{name} has only one column ('{shown_line}'); bnfk needs at least two "
                         "columns separated by commas, semicolons or tabs.")
     m = re.search(r"\r\n|\r|\n", text)
-    return TextFile(p, shown, encoding, bom, delim, m.group(0) if m else "\n", size)
+    return TextFile(p, name, "utf-8", bom, delim, m.group(0) if m else "\n", size)
 
 
 def _cut(buf: bytes, nl: bytes) -> int:
@@ -150,7 +151,7 @@ def _cut(buf: bytes, nl: bytes) -> int:
 def scan_blocks(tf: TextFile, block_bytes: int) -> list:
     """The file cut into :class:`Block` s of about ``block_bytes`` at record boundaries (module docstring)."""
     nl = b"\r" if tf.newline == "\r" else b"\n"
-    step = max(1 << 16, int(block_bytes))
+    step = max(64, int(block_bytes))
     blocks, pos, line = [], 3 if tf.bom else 0, 1
     carry = b""
     with open(tf.path, "rb") as fh:
@@ -172,15 +173,15 @@ def scan_blocks(tf: TextFile, block_bytes: int) -> list:
             carry = buf[cut:]
 
 
-def read_block(tf: TextFile, block: Block) -> str | None:
-    """The block's text (None when it is not valid in ``tf.encoding``)."""
+def read_block(tf: TextFile, block: Block) -> str | int:
+    """The block's text, or the file offset of its first byte that is not valid in ``tf.encoding``."""
     with open(tf.path, "rb") as fh:
         fh.seek(block.start)
         raw = fh.read(block.end - block.start)
     try:
         return raw.decode(tf.encoding)
-    except UnicodeDecodeError:
-        return None
+    except UnicodeDecodeError as exc:
+        return block.start + exc.start
 
 
 def block_records(text: str, delimiter: str, first_line: int, source: str) -> tuple[list, list, bool]:
@@ -227,7 +228,7 @@ def _rows_of(recs: list, starts: list, skip_header: bool) -> tuple[list, list]:
 @dataclass
 class _Pass1:
     """What pass 1 learns from one block."""
-    ok: bool                 # the text was valid in the encoding
+    bad_byte: int | None      # the file offset of the first byte not valid in the encoding
     n_rows: int = 0
     blanks: tuple = ()
     last_row_line: int = 0
@@ -239,12 +240,12 @@ class _Pass1:
 def _pass1_block(tf: TextFile, block: Block, index: int, columns: Sequence[int], names: Sequence[str]) -> _Pass1:
     first = index == 0
     text = read_block(tf, block)
-    if text is None:
-        return _Pass1(False)
+    if isinstance(text, int):
+        return _Pass1(text)
     recs, starts, _ = block_records(text, tf.delimiter, block.first_line, tf.source)
     rows, blanks = _rows_of(recs, starts, first)
     n = len(tf.header)
-    out = _Pass1(True, len(rows), tuple(blanks), starts[rows[-1]] if rows else 0)
+    out = _Pass1(None, len(rows), tuple(blanks), starts[rows[-1]] if rows else 0)
     bad = [k for k in rows if len(recs[k]) != n]
     if bad:
         out.bad, out.quirk = (starts[bad[0]], len(recs[bad[0]])), False
@@ -320,7 +321,7 @@ def _pass2_block(tf: TextFile, block: Block, index: int, job: _Job, offsets: np.
 def _header(tf: TextFile, block: Block) -> tuple:
     """The header of ``tf`` (the first non-blank record of the first block), trimmed."""
     text = read_block(tf, block)
-    if text is None:
+    if isinstance(text, int):
         text = read_block(tf.with_encoding("latin-1"), block)
     recs, _, _ = block_records(text, tf.delimiter, 1, tf.source)
     for rec in recs:
@@ -529,8 +530,10 @@ def _impute(model, tf, blocks, output, probabilities, fill_numeric, runner, prog
     notes: list = []
     say(0.0, "pass 1: reading the file")
     parts = runner.map(_pass1_block, tf, blocks, (columns, names), say, 0.0, 0.4)
-    if not all(p.ok for p in parts):
-        msg = f"{tf.source} is not valid UTF-8; it was read as latin-1, so check accented characters."
+    bad = [p.bad_byte for p in parts if p.bad_byte is not None]
+    if bad:
+        msg = (f"{tf.source} is not valid UTF-8 (byte {min(bad)}); it was read as latin-1, "
+               "so check accented characters.")
         warnings.warn(msg, UserWarning, stacklevel=3)
         notes.append(msg)
         tf = tf.with_encoding("latin-1")
