@@ -210,18 +210,105 @@ def _is_blank(rec: list) -> bool:
     return not rec or (len(rec) == 1 and not rec[0].strip())
 
 
-def _rows_of(recs: list, starts: list, skip_header: bool) -> tuple[list, list]:
-    """Indices (into ``recs``) of the data records, and the blank lines after the header."""
-    rows, blanks, seen = [], [], not skip_header
-    for k, rec in enumerate(recs):
-        if _is_blank(rec):
-            if seen:
-                blanks.append(starts[k])
-        elif not seen:
-            seen = True
+class _Parsed:
+    """One block's data rows: their fields by column, file lines, the blank lines after the header, and how
+    to write the block back with some cells changed.
+
+    A block without quotes whose line ends are all the same (``\n``, or ``\r\n``) and whose lines all
+    have the header's field count is parsed by pandas' C reader (every field is the text between
+    delimiters, as the ``csv`` module reads it) and written back line by line: an unchanged line is
+    copied, which is what :func:`format_record` gives for fields without specials.  Any other block goes
+    through :func:`block_records`."""
+
+    def __init__(self, text: str, tf: TextFile, first_line: int, first: bool):
+        self.tf, self.n = tf, len(tf.header)
+        self.blanks, self.bad, self.frame, self.recs = [], None, None, None
+        if not self._fast(text, first_line, first):
+            self._general(text, first_line, first)
+
+    # ---------------------------------------------------------------- the two readers
+    def _fast(self, text: str, first_line: int, first: bool) -> bool:
+        if '"' in text:
+            return False
+        if "\r" in text:
+            if not (text.count("\r") == text.count("\r\n") == text.count("\n")):
+                return False
+            nl = "\r\n"
         else:
-            rows.append(k)
-    return rows, blanks
+            nl = "\n"
+        lines = text.split(nl)
+        if lines and lines[-1] == "":
+            lines.pop()
+        skip = 1 if first else 0
+        if first and (not lines or _is_blank(lines[0].split(self.tf.delimiter))):
+            return False
+        d = self.tf.delimiter
+        body = lines[skip:]
+        if any(ln.count(d) != self.n - 1 for ln in body):
+            return False                  # blank lines or a wrong field count: the general reader says which
+        self.nl, self.lines, self.skip = nl, lines, skip
+        self.row_lines = first_line + skip + np.arange(len(body), dtype=np.int64)
+        if body:
+            at = len(lines[0]) + len(nl) if first else 0
+            self.frame = pd.read_csv(io.StringIO(text[at:]), sep=d, header=None, names=list(range(self.n)),
+                                     dtype=str, na_filter=False, keep_default_na=False, quoting=csv.QUOTE_NONE,
+                                     skip_blank_lines=False, engine="c", lineterminator=None)
+        else:
+            self.frame = pd.DataFrame({j: pd.Series(dtype=object) for j in range(self.n)})
+        return True
+
+    def _general(self, text: str, first_line: int, first: bool) -> None:
+        recs, starts, _ = block_records(text, self.tf.delimiter, first_line, self.tf.source)
+        rows, seen = [], not first
+        for k, rec in enumerate(recs):
+            if _is_blank(rec):
+                if seen:
+                    self.blanks.append(starts[k])
+            elif not seen:
+                seen = True
+            else:
+                rows.append(k)
+        self.recs, self.rows = recs, rows
+        self.row_lines = np.asarray([starts[k] for k in rows], dtype=np.int64)
+        bad = [k for k in rows if len(recs[k]) != self.n]
+        if bad:
+            self.bad = (starts[bad[0]], len(recs[bad[0]]))
+
+    # ---------------------------------------------------------------- reading
+    @property
+    def n_rows(self) -> int:
+        return len(self.row_lines)
+
+    def column(self, j: int) -> np.ndarray:
+        """The raw texts of field ``j`` of every data row (object array)."""
+        if self.frame is not None:
+            return self.frame[j].to_numpy(dtype=object)
+        return np.array([self.recs[k][j] for k in self.rows], dtype=object)
+
+    # ---------------------------------------------------------------- writing
+    def text(self, changes: dict, bom: bool) -> str:
+        """The block with ``changes[(row, field)] = text`` applied, as the in-memory writer writes it."""
+        nl, d = self.tf.newline, self.tf.delimiter
+        if self.frame is not None:
+            lines = list(self.lines)
+            by_row: dict = {}
+            for (r, j), t in changes.items():
+                by_row.setdefault(r, {})[j] = t
+            quoted: dict = {}       # the other fields need no quotes: only a filled text may
+            for r, new in by_row.items():
+                fields = lines[self.skip + r].split(d)
+                for j, t in new.items():
+                    q = quoted.get(t)
+                    fields[j] = q if q is not None else quoted.setdefault(t, format_record([t, ""], d)[:-1])
+                lines[self.skip + r] = d.join(fields)
+            recs_text = lines
+        else:
+            recs = self.recs
+            for (r, j), t in changes.items():
+                recs[self.rows[r]][j] = t
+            recs_text = [format_record(rec, d) for rec in recs]
+        out = nl.join(recs_text) + (nl if recs_text else "")
+        return ("\ufeff" if bom else "") + out
 
 
 # ====================================================================== pass 1
@@ -238,22 +325,18 @@ class _Pass1:
 
 
 def _pass1_block(tf: TextFile, block: Block, index: int, columns: Sequence[int], names: Sequence[str]) -> _Pass1:
-    first = index == 0
     text = read_block(tf, block)
     if isinstance(text, int):
         return _Pass1(text)
-    recs, starts, _ = block_records(text, tf.delimiter, block.first_line, tf.source)
-    rows, blanks = _rows_of(recs, starts, first)
-    n = len(tf.header)
-    out = _Pass1(None, len(rows), tuple(blanks), starts[rows[-1]] if rows else 0)
-    bad = [k for k in rows if len(recs[k]) != n]
-    if bad:
-        out.bad, out.quirk = (starts[bad[0]], len(recs[bad[0]])), False
+    pb = _Parsed(text, tf, block.first_line, index == 0)
+    lines = pb.row_lines
+    out = _Pass1(None, pb.n_rows, tuple(pb.blanks), int(lines[-1]) if len(lines) else 0)
+    if pb.bad is not None:
+        out.bad, out.quirk = pb.bad, False
         return out
-    out.quirk = all(not recs[k][-1].strip() for k in rows)
-    frame = pd.DataFrame({name: [recs[k][j] for k in rows] for name, j in zip(names, columns)}, dtype=object)
+    out.quirk = not pb.n_rows or not any(t.strip() for t in pb.column(len(tf.header) - 1))
+    frame = pd.DataFrame({name: pb.column(j) for name, j in zip(names, columns)}, dtype=object)
     lv = chunk_levels(frame, names, 0)
-    lines = np.asarray([starts[k] for k in rows], dtype=np.int64)
     for fr in lv.values():   # "first" holds the first occurrence's file line - 2 (plan_from_levels adds 2)
         fr["first"] = lines[fr["first"].to_numpy()] - 2 if len(lines) else fr["first"]
     out.levels = lv
@@ -273,46 +356,34 @@ class _Job:
 
 def _pass2_block(tf: TextFile, block: Block, index: int, job: _Job, offsets: np.ndarray) -> dict:
     first, row_offset = index == 0, int(offsets[index])
-    text = read_block(tf, block)
-    recs, starts, plain = block_records(text, tf.delimiter, block.first_line, tf.source)
-    rows, _ = _rows_of(recs, starts, first)
+    pb = _Parsed(read_block(tf, block), tf, block.first_line, first)
     model = job.model
-    codes = np.empty((len(rows), model.n_vars), dtype=np.int64)
+    codes = np.empty((pb.n_rows, model.n_vars), dtype=np.int64)
     for i, (j, codec) in enumerate(zip(job.positions, job.codecs)):
-        codes[:, i] = codec.encode([recs[k][j] for k in rows], model.variables[i], tf.source)
+        codes[:, i] = codec.encode(pb.column(j), model.variables[i], tf.source)
     cells = posterior(model, codes) if (codes < 0).any() else {}
-    changed = set()
-    filled = {}
+    changes, filled = {}, {}
     for i, (rr, P) in cells.items():
         texts = np.asarray(job.fill[i], dtype=object)[np.argmax(P, axis=1)]
         filled[i] = texts
         j = job.positions[i]
-        for r, t in zip(rr.tolist(), texts.tolist()):
-            k = rows[r]
-            recs[k][j] = t
-            changed.add(k)
-    nl, d = tf.newline, tf.delimiter
-    if plain:
-        out = nl.join(format_record(rec, d) if k in changed else d.join(rec) for k, rec in enumerate(recs))
-    else:
-        out = nl.join(format_record(rec, d) for rec in recs)
-    data = (("\ufeff" if (first and tf.bom) else "") + out + (nl if recs else "")).encode("utf-8")
-    res = {"bytes": data, "n_rows": len(rows),
+        changes.update(((r, j), t) for r, t in zip(rr.tolist(), texts.tolist()))
+    data = pb.text(changes, first and tf.bom).encode("utf-8")
+    res = {"bytes": data, "n_rows": pb.n_rows,
            "imputed": {int(i): len(rr) for i, (rr, _) in cells.items()},
            "prob_sum": {int(i): float(P.max(axis=1).sum()) for i, (_, P) in cells.items()},
            "filled_states": {int(i): np.unique(np.argmax(P, axis=1)).tolist() for i, (_, P) in cells.items()}}
     if job.probabilities:
         fr = cell_frame(cells, model.variables, model.states, row_offset)
         local = fr["row"].to_numpy(dtype=np.int64) - row_offset
-        rows_arr, starts_arr = np.asarray(rows, dtype=np.int64), np.asarray(starts, dtype=np.int64)
-        fr.insert(1, "line", starts_arr[rows_arr[local]] if len(local) else np.zeros(0, np.int64))
+        fr.insert(1, "line", pb.row_lines[local])
+        fill_col = pd.Series(dtype=object)
         if len(fr):
             pos = {int(i): {int(r): a for a, r in enumerate(cells[i][0])} for i in cells}
-            index = {v: i for i, v in enumerate(model.variables)}
-            fr.insert(fr.columns.get_loc("imputed") + 1, "filled", pd.Series(
-                [filled[index[c]][pos[index[c]][int(r)]] for r, c in zip(local, fr["column"])], dtype=object))
-        else:
-            fr.insert(fr.columns.get_loc("imputed") + 1, "filled", pd.Series(dtype=object))
+            index_of = {v: i for i, v in enumerate(model.variables)}
+            fill_col = pd.Series([filled[index_of[c]][pos[index_of[c]][int(r)]]
+                                  for r, c in zip(local, fr["column"])], dtype=object)
+        fr.insert(fr.columns.get_loc("imputed") + 1, "filled", fill_col)
         res["probabilities"] = fr.to_csv(index=False, header=False).encode("utf-8")
     return res
 
@@ -417,13 +488,11 @@ def _resolve_ambiguous(tf, blocks, model, plan, columns: dict, ambiguous: list, 
     """One more pass: the text of the rank-th row (in file order) holding value x in bin k of variable i."""
     todo = {(i, k): [x, rank] for i, k, x, rank in ambiguous}
     for b, block in enumerate(blocks):
-        recs, starts, _ = block_records(read_block(tf, block), tf.delimiter, block.first_line, tf.source)
-        rows, _ = _rows_of(recs, starts, b == 0)
+        pb = _Parsed(read_block(tf, block), tf, block.first_line, b == 0)
         for (i, k), want in list(todo.items()):
-            j = columns[model.variables[i]]
-            cells = [recs[r][j] for r in rows]
+            cells = pb.column(columns[model.variables[i]])
             codes = plan.codecs[i].encode(cells, model.variables[i], tf.source)
-            for t in (cells[a] for a in np.flatnonzero(codes == k)):
+            for t in cells[codes == k].tolist():
                 if _number(t) == want[0]:
                     if want[1] == 0:
                         fills[i][k] = t.strip()
