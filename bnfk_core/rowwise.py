@@ -47,6 +47,7 @@ from dataclasses import dataclass
 import numba
 import numpy as np
 import pandas as pd
+import scipy.sparse as sp
 
 from .analyses.prototypes import (
     PrototypeError,
@@ -56,11 +57,21 @@ from .analyses.prototypes import (
 )
 from .errors import KernelError, ModelError
 from .inference import log_likelihood, parent_marginals
-from .kernels import _check_positive, feature_offsets, features, gram
+from .kernels import _check_positive, feature_offsets, features
 from .stream import DEFAULT_CHUNKSIZE, CodeChunks
 
-__all__ = ["ENUMERATE_LIMIT", "CellTables", "ChunkedMMDCriterion", "ChunkedPrototypes", "chunked_prototypes",
-           "mean_embedding", "stream_gram", "stream_loglik", "stream_mmd"]
+__all__ = [
+    "ENUMERATE_LIMIT",
+    "CellTables",
+    "ChunkedMMDCriterion",
+    "ChunkedPrototypes",
+    "chunk_features",
+    "chunked_prototypes",
+    "mean_embedding",
+    "stream_gram",
+    "stream_loglik",
+    "stream_mmd",
+]
 
 #: rows whose missing cells have more completions than this take the general (per-pattern) inference path
 ENUMERATE_LIMIT = 4096
@@ -130,6 +141,16 @@ class CellTables:
         _phi_sum(np.ascontiguousarray(gidx), self.theta, self.s, self.cell_start, self.cell_size, out)
         return out
 
+    def cell_features(self) -> sp.csr_matrix:
+        """(D, D): row g is phi of a complete family at cell g, ([c = g] - theta_c) s_c over g's group."""
+        if getattr(self, "_cell_features", None) is None:
+            rows = np.repeat(np.arange(self.D), self.cell_size)
+            first = np.concatenate([[0], np.cumsum(self.cell_size)[:-1]])
+            cols = np.repeat(self.cell_start, self.cell_size) + (np.arange(rows.size) - np.repeat(first, self.cell_size))
+            vals = ((cols == rows).astype(float) - self.theta[cols]) * self.s[cols]
+            self._cell_features = sp.csr_matrix((vals, (rows, cols)), shape=(self.D, self.D))
+        return self._cell_features
+
     def codes_of(self, gidx: np.ndarray) -> np.ndarray:
         """The states of complete rows from their cell indices."""
         return ((np.asarray(gidx, dtype=np.int64) - self.off[:-1][None, :]) % self.cards[None, :]).astype(np.int32)
@@ -147,8 +168,10 @@ def _config(x, i, par, npar, stride):  # pragma: no cover - compiled
 
 
 @numba.njit(cache=True)
-def _chunk_counts(codes, cards, par, npar, stride, off, log_theta, P, limit, counts, gidx, status):  # pragma: no cover
-    """Per row: complete families add 1 to their cell (and give gidx); a row with missing cells adds its
+def _chunk_counts(codes, cards, par, npar, stride, off, log_theta, P, limit, counts, gidx, status,
+                  emit, pos, er, eg, ew):  # pragma: no cover
+    """With ``emit`` the weights are written as entries (row, cell, weight) from ``pos[row]`` on instead of
+    added to ``counts`` (a chunk's sparse matrix of expected cell counts).  Per row: complete families add 1 to their cell (and give gidx); a row with missing cells adds its
     posterior weights over the completions of its missing cells.  status: 0 fine, 1 the observed values have
     probability zero, 2 too many completions (general path), 3 + i a complete family i at a zero-probability
     cell (theta = 0 or P(pi_i = j) = 0)."""
@@ -193,9 +216,14 @@ def _chunk_counts(codes, cards, par, npar, stride, off, log_theta, P, limit, cou
         if bad >= 0:
             status[row] = 3 + bad
             continue
+        p = pos[row] if emit else 0
         for i in range(n):
             if not touched[i]:
-                counts[gidx[row, i]] += 1.0
+                if emit:
+                    er[p], eg[p], ew[p] = row, gidx[row, i], 1.0
+                    p += 1
+                else:
+                    counts[gidx[row, i]] += 1.0
         if m == 0:
             continue
         lp = np.empty(A)
@@ -230,7 +258,36 @@ def _chunk_counts(codes, cards, par, npar, stride, off, log_theta, P, limit, cou
                 rem //= cards[v]
             for i in range(n):
                 if touched[i]:
-                    counts[off[i] + _config(x, i, par, npar, stride) * cards[i] + x[i]] += w
+                    g = off[i] + _config(x, i, par, npar, stride) * cards[i] + x[i]
+                    if emit:
+                        er[p], eg[p], ew[p] = row, g, w
+                        p += 1
+                    else:
+                        counts[g] += w
+
+
+@numba.njit(cache=True)
+def _row_sizes(codes, cards, par, npar, limit, out):  # pragma: no cover - compiled
+    """Entries each row emits: 1 per complete family, its completions per touched family (0 past ``limit``)."""
+    N, n = codes.shape
+    for row in range(N):
+        A = 1
+        for i in range(n):
+            if codes[row, i] < 0:
+                A *= cards[i]
+                if A > limit:
+                    break
+        if A > limit:
+            out[row] = 0
+            continue
+        tot = 0
+        for i in range(n):
+            tch = codes[row, i] < 0
+            for m in range(npar[i]):
+                if codes[row, par[i, m]] < 0:
+                    tch = True
+            tot += A if tch else 1
+        out[row] = tot
 
 
 @numba.njit(cache=True)
@@ -294,15 +351,21 @@ class _Pass:
     seconds: float
 
 
-def _chunk(tables: CellTables, codes: np.ndarray, row0: int, counts: np.ndarray):
-    """Counts of one chunk into ``counts``; returns (gidx, status, feature sum of the general-path rows)."""
+def _chunk(tables: CellTables, codes: np.ndarray, row0: int, counts: np.ndarray, entries=None, rows_out=False):
+    """Counts of one chunk into ``counts`` (or, with ``entries`` = (pos, er, eg, ew), its entries); returns
+    (gidx, status, feature sum of the general-path rows -- or their feature rows with ``rows_out``)."""
     model = tables.model
     codes = np.ascontiguousarray(codes, dtype=np.int64)
     N = codes.shape[0]
     gidx = np.empty((N, tables.n), np.int64)
     status = np.zeros(N, np.int64)
-    _chunk_counts(codes, *tables.args()[:4], tables.off, tables.log_theta, tables.P, ENUMERATE_LIMIT,
-                  counts, gidx, status)
+    if entries is None:
+        z = np.zeros(0, np.int64)
+        _chunk_counts(codes, *tables.args()[:4], tables.off, tables.log_theta, tables.P, ENUMERATE_LIMIT,
+                      counts, gidx, status, False, z, z, z, np.zeros(0))
+    else:
+        _chunk_counts(codes, *tables.args()[:4], tables.off, tables.log_theta, tables.P, ENUMERATE_LIMIT,
+                      counts, gidx, status, True, *entries)
     bad = np.flatnonzero((status == 1) | (status >= 3))
     if bad.size:
         r = int(bad[0])
@@ -317,7 +380,8 @@ def _chunk(tables: CellTables, codes: np.ndarray, row0: int, counts: np.ndarray)
     extra = None
     big = np.flatnonzero(status == 2)
     if big.size:
-        extra = np.asarray(features(model, codes[big], tables.pm).sum(axis=0)).ravel()
+        F = features(model, codes[big], tables.pm)
+        extra = (big, F) if rows_out else np.asarray(F.sum(axis=0)).ravel()
     return gidx, status, extra
 
 
@@ -509,15 +573,39 @@ def chunked_prototypes(model, path, k: int, criterion: str = "mmd", *, chunksize
                              candidates=Nc)
 
 
+def chunk_features(tables: CellTables, codes: np.ndarray, row0: int = 0) -> sp.csr_matrix:
+    """The feature map Phi of a chunk (:func:`bnfk_core.kernels.features`) as (expected cell counts) x (the
+    complete-family feature of each cell): one compiled pass, then one sparse product."""
+    codes = np.ascontiguousarray(codes, dtype=np.int64)
+    N = codes.shape[0]
+    sizes = np.zeros(N, np.int64)
+    _row_sizes(codes, tables.cards, tables.par, tables.npar, ENUMERATE_LIMIT, sizes)
+    pos = np.concatenate([[0], np.cumsum(sizes)])
+    E = int(pos[-1])
+    er, eg, ew = np.zeros(E, np.int64), np.zeros(E, np.int64), np.zeros(E)
+    _, _, extra = _chunk(tables, codes, row0, np.zeros(0), (pos[:-1], er, eg, ew), rows_out=True)
+    C = sp.csr_matrix((ew, (er, eg)), shape=(N, tables.D))
+    Phi = (C @ tables.cell_features()).tocsr()
+    if extra is not None:
+        big, F = extra
+        sel = sp.csr_matrix((np.ones(big.size), (big, np.arange(big.size))), shape=(N, big.size))
+        Phi = (Phi + sel @ F).tocsr()
+    return Phi
+
+
 # ====================================================================== kernels and log-likelihoods by chunks
 def stream_gram(model, path, other, out, *, chunksize: int = DEFAULT_CHUNKSIZE, normalize: bool = False,
                 progress=None, **options) -> tuple[int, int]:
     """The Fisher kernel between the rows of the file ``path`` (read in chunks) and the fixed set ``other``
-    (CategoricalData in memory), written a chunk of rows at a time to ``out``: a ``.npy`` path (a memory map
+    (CategoricalData in memory) -- each chunk's features by :func:`chunk_features` times the set's -- written a chunk of rows at a time to ``out``: a ``.npy`` path (a memory map
     of the N x M matrix) or a ``.csv`` path (the plain matrix, appended).  Returns the shape."""
     chunks = _chunks(path, model, chunksize, options)
     other = model.align(other)
     N, M = chunks.n_rows, other.n_rows
+    tables = CellTables(model)
+    Phi_o = features(model, other, tables.pm)
+    PhiT = Phi_o.T.tocsc()
+    dy = np.maximum(np.asarray(Phi_o.multiply(Phi_o).sum(axis=1)).ravel(), 1e-300)
     ext = str(out).lower().rsplit(".", 1)[-1]
     with contextlib.ExitStack() as stack:
         if ext == "npy":
@@ -525,7 +613,11 @@ def stream_gram(model, path, other, out, *, chunksize: int = DEFAULT_CHUNKSIZE, 
         else:
             K, fh = None, stack.enter_context(open(out, "w"))
         for row0, codes in chunks:
-            block = gram(model, chunks.data(codes), other, normalize=normalize)
+            P = chunk_features(tables, codes, row0)
+            block = (P @ PhiT).toarray()
+            if normalize:
+                dx = np.asarray(P.multiply(P).sum(axis=1)).ravel()
+                block /= np.sqrt(np.outer(np.maximum(dx, 1e-300), dy))
             if K is not None:
                 K[row0:row0 + block.shape[0]] = block
             else:

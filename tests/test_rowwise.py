@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 
 from bnfk_core.analyses.prototypes import MMDCriterion, select_prototypes
+from bnfk_core.cli.main import main
 from bnfk_core.dag import DAG
 from bnfk_core.data import load_csv
 from bnfk_core.errors import BnfkError
@@ -155,12 +156,14 @@ def test_prototypes_refuse_k_beyond_the_candidates(files):
 @pytest.mark.parametrize("normalize", [False, True])
 def test_stream_gram_equals_gram(files, tmp_path, normalize):
     model = files["model"]
-    data, other = load_csv(files["a"], model=model), load_csv(files["set"], model=model)
+    # the all-missing row 3 of "a" has E[phi] = 0 (the expected score): its cosine is 0/0, noise
+    key = "b" if normalize else "a"
+    data, other = load_csv(files[key], model=model), load_csv(files["set"], model=model)
     ref = gram(model, data, other, normalize=normalize)
-    shape = stream_gram(model, files["a"], other, str(tmp_path / "K.npy"), chunksize=128, normalize=normalize)
+    shape = stream_gram(model, files[key], other, str(tmp_path / "K.npy"), chunksize=128, normalize=normalize)
     assert shape == ref.shape
     assert np.allclose(np.load(tmp_path / "K.npy"), ref, rtol=0, atol=1e-10)
-    stream_gram(model, files["a"], other, str(tmp_path / "K.csv"), chunksize=300, normalize=normalize)
+    stream_gram(model, files[key], other, str(tmp_path / "K.csv"), chunksize=300, normalize=normalize)
     assert np.allclose(np.loadtxt(tmp_path / "K.csv", delimiter=","), ref, rtol=0, atol=1e-10)
 
 
@@ -173,8 +176,38 @@ def test_stream_loglik_equals_log_likelihood(files, tmp_path):
     assert out["rows"] == 900 and abs(out["total"] - ref.sum()) <= 1e-9
 
 
+class _Run:
+    def __init__(self, code, out, err):
+        self.returncode, self.stdout, self.stderr = code, out, err
+
+
+_CAP = {}
+
+
+@pytest.fixture(autouse=True)
+def _capture(capsys):
+    _CAP["sys"] = capsys
+
+
 def _cli(*args):
-    return subprocess.run([sys.executable, "-m", "bnfk_core", *map(str, args)], capture_output=True, text=True, check=False)
+    """The CLI in this process (main() as ``python -m bnfk_core`` runs it): exit code, stdout, stderr."""
+    cap = _CAP["sys"]
+    cap.readouterr()
+    try:
+        code = main([str(a) for a in args])
+    except SystemExit as exc:          # argparse's own refusals
+        code = exc.code
+    got = cap.readouterr()
+    return _Run(code, got.out, got.err)
+
+
+def test_cli_subprocess_smoke(files):
+    d = files["dir"]
+    write_model(files["model"], d / "m.bif")
+    r = subprocess.run([sys.executable, "-m", "bnfk_core", "mmd", str(files["a"]), str(files["b"]), "--model",
+                        str(d / "m.bif"), "--chunksize", "100", "--quiet"], capture_output=True, text=True, check=False)
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["rows_a"] == 900
 
 
 def test_cli_chunked_commands(files):
@@ -222,3 +255,14 @@ def test_cli_errors_name_the_culprit(files, args, culprit):
     assert r.returncode == 2
     line = r.stderr.strip().splitlines()[-1]
     assert line.startswith("error:") and culprit in line
+
+
+def test_chunk_features_equal_features(files, monkeypatch):
+    import bnfk_core.rowwise as rw
+    model = files["model"]
+    data = load_csv(files["a"], model=model)
+    tables = rw.CellTables(model)
+    ref = features(model, data)
+    assert abs(rw.chunk_features(tables, data.codes[:450], 0) - ref[:450]).max() <= 1e-12
+    monkeypatch.setattr(rw, "ENUMERATE_LIMIT", 4)       # rows past the limit: features() rows in place
+    assert abs(rw.chunk_features(tables, data.codes[450:], 450) - ref[450:]).max() <= 1e-12
