@@ -183,6 +183,11 @@ def _options(s: dict) -> tuple:
     return (s["class_column"], s["missing_policy"], int(s["bins"]), tuple(s["drop_columns"]))
 
 
+def read_options() -> tuple:
+    """The options the current data are read with: (class column, missing policy, bins, drop columns)."""
+    return _options(data_settings())
+
+
 def full_data(settings: dict | None = None, progress=None) -> CategoricalData:
     """All rows: a large file's distinct rows with their multiplicities (``WeightedData``, read in chunks
     under a progress bar when the server does not hold it yet), else :func:`data`."""

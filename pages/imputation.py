@@ -8,6 +8,8 @@ from bnfk_core.analyses import impute as imp
 from bnfk_core.registry import LEARNERS
 from bnfk_ui import common, state
 from bnfk_ui.figures import imputation as fig_imp
+from bnfk_ui.sections import data as sec_data
+from bnfk_ui.sections import imputation as sec_imp
 
 STRUCTURES = {**{m: LEARNERS[m].label for m in ("tree", "hc", "exact")},
               "auto": "As the thesis: exact up to 20 variables, else hill climbing"}
@@ -88,7 +90,8 @@ if common.start("Imputation"):
         st.caption(f"Every missing cell of the feature columns is filled with its most probable value under the "
                    f"current network ({state.structure_label()}, {m.dag.n_arcs} arcs): the exact posterior given the "
                    "row's observed values.")
-        n_missing = int((feat.codes < 0).sum())
+        big = state.streamed() is not None          # a file read in chunks: the sample here, all rows below
+        n_missing = sec_data.missing_cells(state.model_features()) if big else int((feat.codes < 0).sum())
         if n_missing == 0:
             msg = "The loaded feature columns have no missing cells."
             if ss.missing_policy == "category":
@@ -104,6 +107,9 @@ if common.start("Imputation"):
                 c1.metric("Imputed cells", f"{stats['cells']:,}")
                 c2.metric("Rows with imputed cells", f"{stats['rows']:,}")
                 c3.metric("Mean probability of the filled value", f"{stats['mean_probability']:.3f}")
+                if big:
+                    st.caption(f"The sample's {stats['cells']:,} imputed cells; the completed file of all rows is "
+                               "below.")
                 if len(rows) > MAX_SHOWN_ROWS:
                     st.caption(f"Showing the first {MAX_SHOWN_ROWS} of {len(rows):,} rows with imputed cells.")
                 shown = rows[:MAX_SHOWN_ROWS]
@@ -114,13 +120,16 @@ if common.start("Imputation"):
                 st.caption("Coloured cells were imputed (darker = less certain); hover for the distribution.")
                 fill = st.radio("Filled cells of discretized numeric columns hold", list(imp.FILL_NUMERIC),
                                 horizontal=True, key="imp_fill", format_func=FILL_LABELS.get)
-                done = imp.complete_file(res, state.raw_table(), fill_numeric=fill)
-                st.caption("The download is the loaded file with only its missing cells filled: every other cell, "
-                           "the columns (dropped ones too) and the rows stay as written.")
-                base = f"{common.dataset_name()}_imputed"
-                d1, d2 = st.columns(2)
-                with d1:
-                    common.download("Completed data (CSV)", done.to_bytes, f"{base}.csv", "text/csv")
-                with d2:
-                    common.download("Probabilities (CSV)", done.probabilities_csv, f"{base}_probabilities.csv",
-                                    "text/csv")
+                if big:
+                    sec_imp.big_file_panel(m, fill)
+                else:
+                    done = imp.complete_file(res, state.raw_table(), fill_numeric=fill)
+                    st.caption("The download is the loaded file with only its missing cells filled: every other cell, "
+                               "the columns (dropped ones too) and the rows stay as written.")
+                    base = f"{common.dataset_name()}_imputed"
+                    d1, d2 = st.columns(2)
+                    with d1:
+                        common.download("Completed data (CSV)", done.to_bytes, f"{base}.csv", "text/csv")
+                    with d2:
+                        common.download("Probabilities (CSV)", done.probabilities_csv, f"{base}_probabilities.csv",
+                                        "text/csv")

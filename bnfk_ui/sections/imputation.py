@@ -1,0 +1,84 @@
+"""The Imputation page's panel for a large file: the completed file of all its rows, imputed in blocks."""
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pandas as pd
+import streamlit as st
+
+from bnfk_core.errors import BnfkError
+from bnfk_core.stream import file_layout
+
+from .. import bigimpute, common, jobs, router, state
+
+__all__ = ["big_file_panel"]
+
+
+def _reader(path: str):
+    """The file's bytes, read when the download is clicked (not on every page run)."""
+    return lambda: Path(path).read_bytes()
+
+
+def big_file_panel(model, fill: str) -> None:
+    """For a file read in chunks: a button that fills the missing cells of all its rows with ``model`` (fitted on
+    all rows) under a progress bar in a heavy slot, then the summary, the downloads and, for a file on the
+    server, writing the result to a path there.  Every failure is one ``st.error`` sentence."""
+    path, name = state.streamed()
+    n_rows = state.full_data().n_rows
+    st.markdown(f"**The completed file: all {n_rows:,} rows**")
+    st.caption(f"{name} with the missing cells of all its rows filled by the network fitted on all rows, read and "
+               "written in blocks: the same file as imputing it in memory gives, every other cell as written.")
+    try:
+        if file_layout(path).fmt == "parquet":
+            st.info(f"{name} is a Parquet file; the completed file is written for CSV files, so export it as CSV to "
+                    "complete all its rows.")
+            return
+        options = state.read_options()
+        res = bigimpute.cached(path, model, options, fill)
+        if res is None:
+            if not st.button(f"Complete all {n_rows:,} rows", key="imp_big_run", type="primary",
+                             icon=":material/play_arrow:"):
+                return
+            bar = st.progress(0.0, text=f"Imputing {name}…")
+            try:
+                with jobs.heavy(f"imputing {name}"):
+                    res = bigimpute.run(path, name, model, options, fill, jobs.progress(bar))
+            finally:
+                bar.empty()
+        _summary(res, name)
+        if st.session_state.dataset == "path":
+            _save_panel(res, path)
+    except BnfkError as exc:
+        st.error(router.message(exc))
+
+
+def _summary(res: dict, name: str) -> None:
+    c1, c2, c3 = st.columns(3)
+    c1.metric("Rows of the file", f"{res['rows']:,}")
+    c2.metric("Imputed cells (all rows)", f"{res['imputed_cells']:,}")
+    mean = res["mean_probability"]
+    c3.metric("Mean probability (all rows)", "–" if math.isnan(mean) else f"{mean:.3f}")
+    per = res["imputed_per_column"]
+    if per:
+        st.dataframe(pd.DataFrame({"column": list(per), "imputed cells": list(per.values())}), hide_index=True)
+    for note in res["notes"]:
+        st.caption(note)
+    st.caption(f"Imputed in {res['blocks']:,} block(s) in {res['seconds']:.1f} s.")
+    base = f"{common.dataset_name()}_imputed"
+    d1, d2 = st.columns(2)
+    with d1:
+        common.download("Completed data, all rows (CSV)", _reader(res["output"]), f"{base}.csv", "text/csv",
+                        key="dl_imp_big")
+    with d2:
+        common.download("Probabilities, all rows (CSV)", _reader(res["probabilities"]), f"{base}_probabilities.csv",
+                        "text/csv", key="dl_imp_big_probabilities")
+
+
+def _save_panel(res: dict, input_path: str) -> None:
+    c1, c2 = st.columns([4, 1], vertical_alignment="bottom")
+    target = c1.text_input("Or write the completed file to a path on the server", key="imp_big_target",
+                           placeholder="/data/big_table_imputed.csv")
+    if c2.button("Write file", key="imp_big_save", icon=":material/save:"):
+        written = bigimpute.save_as(res, target, input_path)
+        st.success(f"Wrote the completed file of {res['rows']:,} rows to {written}.")
