@@ -167,3 +167,14 @@ def test_a_big_upload_is_completed_too_but_not_written_on_the_server(big_csv, se
     data = load_csv(big_csv, model=_model_of(at), class_column="class", drop_columns=["id"])
     done = complete_file(impute_with_model(_model_of(at), data), read_table(big_csv))
     assert served["big_table_imputed.csv"]() == done.to_bytes()
+
+
+def test_a_parquet_file_says_it_is_not_completed(big_csv, tmp_path):
+    import pandas as pd
+    pq = tmp_path / "big_table.parquet"
+    pd.read_csv(big_csv, dtype=str, keep_default_na=False).drop(columns="id").to_parquet(pq)
+    at = page_app("imputation.py", 180, dataset="path", server_path=str(pq), class_column="class",
+                  missing_policy="missing").run()
+    assert_clean(at)
+    assert not [b for b in at.button if b.key == "imp_big_run"]
+    assert any("big_table.parquet is a Parquet file" in i.value and "export it as CSV" in i.value for i in at.info)

@@ -17,7 +17,8 @@ def large_file_panel() -> None:
     with st.expander("Large files: a file on the server, the row sample", icon=":material/dataset:", expanded=big):
         st.caption("A file larger than the upload limit can be read from the server's disk. Large files are read in "
                    "chunks: the network is learned and fitted on all rows, the pages that work on rows (kernel "
-                   "heatmaps, clustering, segments, prototypes, imputation) use a seeded sample of them.")
+                   "heatmaps, clustering, segments, prototypes, imputation) use a seeded sample of them; the "
+                   "Imputation page also completes the file of all rows.")
         c1, c2 = st.columns([4, 1], vertical_alignment="bottom")
         path = c1.text_input("Path of a CSV or Parquet file on the server", key="w_server_path_input",
                              placeholder="/data/big_table.csv")
