@@ -594,11 +594,15 @@ def chunk_features(tables: CellTables, codes: np.ndarray, row0: int = 0) -> sp.c
 
 
 # ====================================================================== kernels and log-likelihoods by chunks
+#: rows of one block of the chunked kernel (features and the block of K: a few tens of MB)
+KERNEL_BLOCK_ROWS = 16_384
+
+
 def stream_gram(model, path, other, out, *, chunksize: int = DEFAULT_CHUNKSIZE, normalize: bool = False,
                 progress=None, **options) -> tuple[int, int]:
     """The Fisher kernel between the rows of the file ``path`` (read in chunks) and the fixed set ``other``
-    (CategoricalData in memory) -- each chunk's features by :func:`chunk_features` times the set's -- written a chunk of rows at a time to ``out``: a ``.npy`` path (a memory map
-    of the N x M matrix) or a ``.csv`` path (the plain matrix, appended).  Returns the shape."""
+    (CategoricalData in memory) -- each chunk's features by :func:`chunk_features` times the set's -- written a block of rows at a time to ``out``: a ``.npy`` path (the header of
+    the N x M matrix, then its rows in order) or a ``.csv`` path (the plain matrix, appended).  Returns the shape."""
     chunks = _chunks(path, model, chunksize, options)
     other = model.align(other)
     N, M = chunks.n_rows, other.n_rows
@@ -607,26 +611,25 @@ def stream_gram(model, path, other, out, *, chunksize: int = DEFAULT_CHUNKSIZE, 
     PhiT = Phi_o.T.tocsc()
     dy = np.maximum(np.asarray(Phi_o.multiply(Phi_o).sum(axis=1)).ravel(), 1e-300)
     ext = str(out).lower().rsplit(".", 1)[-1]
-    with contextlib.ExitStack() as stack:
-        if ext == "npy":
-            K, fh = np.lib.format.open_memmap(out, mode="w+", dtype=np.float64, shape=(N, M)), None
-        else:
-            K, fh = None, stack.enter_context(open(out, "w"))
+    with open(out, "wb" if ext == "npy" else "w") as fh:
+        if ext == "npy":     # the .npy header, then the rows in order (C order): no memory map held in RSS
+            np.lib.format.write_array_header_1_0(fh, {"descr": np.lib.format.dtype_to_descr(np.dtype(np.float64)),
+                                                      "fortran_order": False, "shape": (N, M)})
+        done = 0
         for row0, codes in chunks:
-            P = chunk_features(tables, codes, row0)
-            block = (P @ PhiT).toarray()
-            if normalize:
-                dx = np.asarray(P.multiply(P).sum(axis=1)).ravel()
-                block /= np.sqrt(np.outer(np.maximum(dx, 1e-300), dy))
-            if K is not None:
-                K[row0:row0 + block.shape[0]] = block
-            else:
-                np.savetxt(fh, block, delimiter=",", fmt="%.17g")
+            for a in range(0, codes.shape[0], KERNEL_BLOCK_ROWS):
+                P = chunk_features(tables, codes[a:a + KERNEL_BLOCK_ROWS], row0 + a)
+                block = (P @ PhiT).toarray()
+                if normalize:
+                    dx = np.asarray(P.multiply(P).sum(axis=1)).ravel()
+                    block /= np.sqrt(np.outer(np.maximum(dx, 1e-300), dy))
+                if ext == "npy":
+                    fh.write(np.ascontiguousarray(block, dtype="<f8").tobytes())
+                else:
+                    np.savetxt(fh, block, delimiter=",", fmt="%.17g")
+            done += codes.shape[0]
             if progress is not None:
-                progress(min((row0 + block.shape[0]) / N, 0.999), f"kernel: {row0 + block.shape[0]:,} of {N:,} rows")
-        if K is not None:
-            K.flush()
-            del K
+                progress(min(done / N, 0.999), f"kernel: {done:,} of {N:,} rows")
     return N, M
 
 

@@ -58,7 +58,7 @@ def _cmd_kernel(args) -> dict:
 
 def _kernel_chunked(args, ext, t0) -> dict:
     """``--chunksize``: the N x M Fisher kernel against the fixed set ``--other``, a chunk of DATA's rows at a
-    time (.npy: a memory map; .csv: appended), memory independent of N."""
+    time (.npy: header, then the rows in order; .csv: appended), memory independent of N."""
     if args.kind != FISHER:
         raise BnfkError(f"--chunksize computes the Fisher kernel only (the {KERNELS[args.kind].label} kernel is "
                         "fitted on the whole data); leave out --kind or --chunksize.")
