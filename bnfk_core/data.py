@@ -273,22 +273,28 @@ def _read_text(obj, source: str) -> tuple[str, list]:
     return text, notes
 
 
+def check_file(obj) -> tuple[Path, str]:
+    """``(Path, printable name)`` of a file path that exists and is not a directory; else a DataError
+    naming it (empty path, not found, a directory, a name the system refuses)."""
+    path, shown = Path(obj), _printable(str(obj))
+    if str(obj) == "":
+        raise DataError("No file given: the path is empty.")
+    try:
+        exists, is_dir = path.exists(), path.is_dir()
+    except (OSError, ValueError) as exc:  # a NUL byte, a name too long, ...
+        raise DataError(f"Cannot open {shown}: {exc}.") from None
+    if not exists:
+        raise DataError(f"File not found: {shown}.")
+    if is_dir:
+        raise DataError(f"{shown} is a directory, not a CSV file.")
+    return path, shown
+
+
 def _read_raw_text(obj, source: str) -> tuple[str, list, bool]:
     """The decoded text of ``obj`` with its own line ends, notes, and whether it began with a BOM."""
     notes: list = []
     if isinstance(obj, (str, os.PathLike)):
-        path = Path(obj)
-        shown = _printable(str(obj))
-        if str(obj) == "":
-            raise DataError("No file given: the path is empty.")
-        try:
-            exists, is_dir = path.exists(), path.is_dir()
-        except (OSError, ValueError) as exc:  # a NUL byte, a name too long, ...
-            raise DataError(f"Cannot open {shown}: {exc}.") from None
-        if not exists:
-            raise DataError(f"File not found: {shown}.")
-        if is_dir:
-            raise DataError(f"{shown} is a directory, not a CSV file.")
+        path, shown = check_file(obj)
         try:
             data = path.read_bytes()
         except OSError as exc:

@@ -34,13 +34,12 @@ import io
 import math
 import os
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 from typing import Iterable, Iterator, Sequence
 
 import numpy as np
 import pandas as pd
 
-from .data import (_BINARY_MAGIC, _MISSING_SET, MISSING_CATEGORY, CategoricalData, _align_levels, _check_options,
+from .data import (_BINARY_MAGIC, _MISSING_SET, MISSING_CATEGORY, CategoricalData, _align_levels, check_file, _check_options,
                    _code_levels, _list, _model_columns, _printable, _sniff_delimiter, from_codes)
 from .embed import sample_rows as _sample_positions
 from .errors import DataError
@@ -156,12 +155,7 @@ class FileLayout:
 
 def file_layout(path, fmt: str | None = None) -> FileLayout:
     """Format (``csv`` or ``parquet``, from the name unless given), delimiter and header of ``path``."""
-    shown = _printable(str(path))
-    p = Path(path)
-    if not p.exists():
-        raise DataError(f"File not found: {shown}.")
-    if p.is_dir():
-        raise DataError(f"{shown} is a directory, not a CSV file.")
+    p, shown = check_file(path)
     if fmt is None:
         fmt = "parquet" if p.suffix.lower() in (".parquet", ".pq") else "csv"
     if fmt == "parquet":

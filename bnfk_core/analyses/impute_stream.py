@@ -37,7 +37,7 @@ from typing import Callable, Sequence
 import numpy as np
 import pandas as pd
 
-from ..data import (_BINARY_MAGIC, _DELIM_NAMES, MISSING_CATEGORY, _printable, _refuse_non_csv_text, _source_name,
+from ..data import (_BINARY_MAGIC, check_file, _DELIM_NAMES, MISSING_CATEGORY, _printable, _refuse_non_csv_text, _source_name,
                     _sniff_delimiter, format_record, parse_interval)
 from ..errors import DataError
 from ..files import atomic_path
@@ -87,19 +87,9 @@ def open_text(path, source: str | None = None) -> TextFile:
     """Check ``path`` as :func:`bnfk_core.data.load_csv` checks a file and find its delimiter and line end.
 
     The header is read later, from the first block (:func:`impute_file`)."""
-    shown = _printable(str(path))
+    _, shown = check_file(path)
     p = str(path)
     name = _source_name(p) if source is None else _printable(str(source))
-    if p == "":
-        raise DataError("No file given: the path is empty.")
-    try:
-        exists, is_dir = os.path.exists(p), os.path.isdir(p)
-    except (OSError, ValueError) as exc:
-        raise DataError(f"Cannot open {shown}: {exc}.") from None
-    if not exists:
-        raise DataError(f"File not found: {shown}.")
-    if is_dir:
-        raise DataError(f"{shown} is a directory, not a CSV file.")
     try:
         size = os.path.getsize(p)
         with open(p, "rb") as fh:
