@@ -54,3 +54,12 @@ def tmp_csv(tmp_path):
         return path
 
     return write
+
+
+@pytest.fixture
+def spawn_safe_main(monkeypatch):
+    """A ``__main__`` module without a file for the test: processes started with ``spawn`` (a Dask
+    LocalCluster's workers) re-run the parent's main script, and after a Streamlit ``AppTest`` that is the
+    app test's temporary script, which cannot run on its own."""
+    import types
+    monkeypatch.setitem(sys.modules, "__main__", types.ModuleType("__main__"))

@@ -179,7 +179,7 @@ def test_cli_chunksize_writes_the_same_file_and_refuses_unknown_values(tmp_path,
     assert err.startswith("error:") and "zzz" in err
 
 
-def test_dask_local_cluster_gives_the_same_file(tmp_path):
+def test_dask_local_cluster_gives_the_same_file(tmp_path, spawn_safe_main):
     distributed = pytest.importorskip("distributed")
     path = _file(tmp_path, n=400)
     model = read_model(str(_model(tmp_path, path)))

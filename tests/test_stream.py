@@ -191,7 +191,7 @@ def test_cli_learn_chunksize_writes_the_same_model(tmp_path):
         assert np.max(np.abs(a - b)) <= 1e-12
 
 
-def test_dask_local_cluster_equals_single_process(tmp_path):
+def test_dask_local_cluster_equals_single_process(tmp_path, spawn_safe_main):
     pytest.importorskip("distributed")
     from distributed import Client, LocalCluster
     path = tmp_path / "messy.csv"
