@@ -14,7 +14,7 @@ import os
 import tempfile
 from typing import Iterator
 
-__all__ = ["atomic_path"]
+__all__ = ["atomic_path", "same_file"]
 
 
 @contextlib.contextmanager
@@ -43,3 +43,11 @@ def atomic_path(path) -> Iterator[str]:
 def _remove(tmp: str) -> None:
     with contextlib.suppress(OSError):
         os.remove(tmp)
+
+
+def same_file(a, b) -> bool:
+    """Whether paths ``a`` and ``b`` name the same existing file (links and spellings resolved)."""
+    try:
+        return os.path.samefile(os.fspath(a), os.fspath(b))
+    except (OSError, TypeError, ValueError):
+        return False

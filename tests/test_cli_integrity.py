@@ -149,3 +149,37 @@ def test_max_memory_limits_every_gram_and_names_the_flag(capsys, tmp_path):
     code = main(["cluster", HV, *HVC, "--label-column", "class", "--kernel", "hamming", "--restarts", "1",
                  "--max-memory", "none", "--no-labels-out"])
     assert code == 0 and json.loads(capsys.readouterr().out)["kernel"] == "hamming"
+
+
+# ---------------------------------------------------------------------- an output never overwrites an input
+@pytest.mark.parametrize("argv", [
+    ["impute", "{data}", "--model", "{model}", "-o", "{data}"],
+    ["impute", "{data}", "--model", "{model}", "-o", "{tmp}/ok.csv", "--probabilities", "{tmp}/./d.csv"],
+    ["impute", "{data}", "--model", "{model}", "-o", "{data}", "--chunksize", "50"],
+    ["kernel", "{data}", "--model", "{model}", "-o", "{data}"],
+    ["prototypes", "{data}", "--model", "{model}", "--k", "3", "-o", "{data}"],
+    ["loglik", "{data}", "--model", "{model}", "-o", "{data}"],
+])
+def test_an_output_naming_an_input_file_is_refused_and_the_input_kept(tmp_path, capsys, argv):
+    data, model = tmp_path / "d.csv", tmp_path / "m.json"
+    data.write_bytes(Path(HV).read_bytes())
+    assert main(["learn", str(data), "--structure", "tree", "--quiet", "-o", str(model)]) == 0
+    capsys.readouterr()
+    argv = [a.replace("{data}", str(data)).replace("{model}", str(model)).replace("{tmp}", str(tmp_path))
+            for a in argv]
+    err = _err(capsys, argv)
+    assert "input file" in err and "d.csv" in err
+    assert data.read_bytes() == Path(HV).read_bytes()
+    assert not (tmp_path / "ok.csv").exists()
+
+
+def test_impute_file_refuses_to_write_over_its_input(tmp_path):
+    from bnfk_core.analyses.impute import ImputeError
+    from bnfk_core.analyses.impute_stream import impute_file
+    from bnfk_core.model import read_model
+    data, model = tmp_path / "d.csv", tmp_path / "m.json"
+    data.write_bytes(Path(HV).read_bytes())
+    assert main(["learn", str(data), "--structure", "tree", "--quiet", "-o", str(model)]) == 0
+    with pytest.raises(ImputeError, match="input file"):
+        impute_file(read_model(str(model)), str(data), str(tmp_path / "." / "d.csv"))
+    assert data.read_bytes() == Path(HV).read_bytes()

@@ -40,7 +40,7 @@ import pandas as pd
 from ..data import (_BINARY_MAGIC, check_file, _DELIM_NAMES, MISSING_CATEGORY, _printable, _refuse_non_csv_text, _source_name,
                     _sniff_delimiter, format_record, parse_interval)
 from ..errors import DataError
-from ..files import atomic_path
+from ..files import atomic_path, same_file
 from ..inference import posterior
 from ..stream import FileLayout, chunk_levels, merge_levels, plan_from_levels
 from .impute import FILL_NUMERIC, ImputeError, _number, cell_frame
@@ -562,6 +562,10 @@ def impute_file(model, path, output, *, probabilities=None, fill_numeric: str = 
     if int(block_rows) < 1:
         raise ImputeError(f"block_rows must be at least 1, not {block_rows!r}.")
     tf = open_text(path, source)
+    for out in (output, probabilities):
+        if out and same_file(out, path):
+            raise ImputeError(f"Cannot write to {out}: that is the input file, which is never changed; "
+                              "choose another name.")
     with open(tf.path, "rb") as fh:
         head = fh.read(1 << 16)
     per_line = len(head) / max(1, _line_breaks(head))

@@ -35,12 +35,13 @@ import numpy as np
 from .. import registry
 from ..data import load_csv
 from ..errors import BnfkError
+from ..files import same_file
 from ..model import read_model
 from ..session import Session, is_session_file, read_session
 
 __all__ = ["CliParser", "add_data_options", "add_streaming_options", "add_quiet", "add_fisher_model_options", "add_hidden_alias",
            "split_list", "read_data", "label_data", "read_model_file", "read_session_file", "use_session_model", "emit", "progress", "progress_to_stderr",
-           "check_output", "seed", "int_at_least", "float_in", "memory_size", "add_max_memory", "cli_wording",
+           "check_output", "input_files", "seed", "int_at_least", "float_in", "memory_size", "add_max_memory", "cli_wording",
            "MAX_SEED"]
 
 MAX_SEED = 2**32 - 1
@@ -260,8 +261,18 @@ def use_session_model(args, argv) -> None:
         args.structure = None
 
 
-def check_output(path: str, allowed: tuple[str, ...], what: str) -> str:
-    """The lower-case extension of ``path`` after checking it is one of ``allowed`` and its folder exists."""
+def input_files(args) -> list:
+    """The files a command reads (its data, second data set, model): what it must never write over."""
+    return [v for k in ("data", "other", "a", "b", "model") if isinstance(v := getattr(args, k, None), str) and v]
+
+
+def check_output(path: str, allowed: tuple[str, ...], what: str, inputs: tuple | list = ()) -> str:
+    """The lower-case extension of ``path`` after checking it is one of ``allowed``, its folder exists and
+    it is none of the command's ``inputs`` (a file you give is never overwritten)."""
+    for given in inputs:
+        if given and same_file(path, given):
+            raise BnfkError(f"Cannot write {what} to '{path}': that is the input file {given}, which bnfk "
+                            "never changes; choose another name.")
     ext = os.path.splitext(path)[1].lower()
     if ext not in allowed:
         raise BnfkError(f"Cannot write {what} to '{path}': use a file name ending in {' or '.join(allowed)}.")

@@ -18,6 +18,7 @@ from .common import (
     add_quiet,
     add_streaming_options,
     check_output,
+    input_files,
     int_at_least,
     progress,
     read_data,
@@ -68,9 +69,9 @@ def _table(path: str):
 
 def _cmd_impute(args) -> dict:
     t0 = time.perf_counter()
-    check_output(args.output, (".csv",), "the completed data")
+    check_output(args.output, (".csv",), "the completed data", input_files(args))
     if args.probabilities:
-        check_output(args.probabilities, (".csv",), "the probabilities")
+        check_output(args.probabilities, (".csv",), "the probabilities", input_files(args))
     model = read_model_file(args.model)
     if args.chunksize or args.engine == "dask":
         return _impute_in_blocks(args, model)

@@ -20,6 +20,7 @@ from .common import (
     add_max_memory,
     add_quiet,
     check_output,
+    input_files,
     progress,
     read_data,
     read_model_file,
@@ -38,7 +39,7 @@ def _kernel_inputs(args, path):
 
 
 def _cmd_kernel(args) -> dict:
-    ext = check_output(args.output, (".npy", ".csv"), "a Gram matrix")
+    ext = check_output(args.output, (".npy", ".csv"), "a Gram matrix", input_files(args))
     if KERNELS[args.kind].uses_network and not args.model:
         raise BnfkError(f"The {KERNELS[args.kind].label} kernel needs --model M.bif (learn one with 'learn').")
     t0 = time.perf_counter()
@@ -87,7 +88,7 @@ def _cmd_mmd(args) -> dict:
 
 
 def _cmd_features(args) -> dict:
-    check_output(args.output, (".npz",), "features")
+    check_output(args.output, (".npz",), "features", input_files(args))
     model = read_model_file(args.model)
     data = read_data(args.data, args, model=model)
     Phi = features(model, data)
@@ -101,7 +102,7 @@ def _cmd_features(args) -> dict:
 
 def _cmd_loglik(args) -> dict:
     if args.output:
-        check_output(args.output, (".csv",), "log-likelihoods")
+        check_output(args.output, (".csv",), "log-likelihoods", input_files(args))
     t0 = time.perf_counter()
     model = read_model_file(args.model)
     if args.chunksize is not None:

@@ -14,6 +14,7 @@ from .common import (
     add_quiet,
     add_streaming_options,
     check_output,
+    input_files,
     float_in,
     int_at_least,
     progress,
@@ -25,7 +26,7 @@ __all__ = ["register"]
 
 
 def _cmd_learn(args) -> dict:
-    ext = check_output(args.output, (".bif", ".json"), "a model")
+    ext = check_output(args.output, (".bif", ".json"), "a model", input_files(args))
     if args.chunksize is not None or args.engine == "dask":
         data = _read_streaming(args)
     else:

@@ -30,6 +30,7 @@ from .common import (
     add_data_options,
     add_quiet,
     check_output,
+    input_files,
     int_at_least,
     progress,
     read_data,
@@ -44,6 +45,8 @@ def _cmd_prototypes(args) -> dict:
     if bool(args.model) == bool(args.structure):
         raise PrototypeError("Give exactly one of --model M.bif or --structure hc|tan|kdb.")
     t0 = time.perf_counter()
+    if args.output:
+        check_output(args.output, (".csv",), "the selected rows", input_files(args))
     if args.chunksize is not None:
         return _prototypes_chunked(args, t0)
     if args.model:
@@ -78,8 +81,6 @@ def _prototypes_chunked(args, t0) -> dict:
         raise PrototypeError("--chunksize needs --model M.bif (a structure is learned on data held in memory).")
     if args.criterion == "chi2":
         raise PrototypeError("--criterion chi2 is not available with --chunksize; use mmd or random.")
-    if args.output:
-        check_output(args.output, (".csv",), "the selected rows")
     model = read_model_file(args.model)
     chunks = read_chunks(args.data, args, model)
     r = chunked_prototypes(model, chunks, args.k, args.criterion, n_init=args.n_init, seed=args.seed,

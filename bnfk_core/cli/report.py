@@ -27,6 +27,7 @@ from .common import (
     add_data_options,
     add_quiet,
     check_output,
+    input_files,
     int_at_least,
     progress,
     read_data,
@@ -72,7 +73,7 @@ def _command_line() -> str | None:
 def _cmd_report(args) -> dict:
     from bnfk_ui.report import REPORT_DEFAULTS, build_report, check_setting, segment_of
     t0 = time.perf_counter()
-    check_output(args.output, (".html", ".htm"), "the report")
+    check_output(args.output, (".html", ".htm"), "the report", input_files(args))
     settings: dict = {}
     if is_session_file(args.data):
         session = read_session_file(args.data)
