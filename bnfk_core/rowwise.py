@@ -429,13 +429,23 @@ def mean_embedding(model, path, *, chunksize: int = DEFAULT_CHUNKSIZE, tables: C
     return res.phi_total / res.n_rows, res.n_rows
 
 
-def stream_mmd(model, path_a, path_b, *, chunksize: int = DEFAULT_CHUNKSIZE, progress=None, **options) -> dict:
-    """Squared MMD (paper eq. 10) between two files via their mean embeddings, each read in chunks."""
+def stream_mmd(model, path_a, path_b, *, chunksize: int = DEFAULT_CHUNKSIZE, progress=None, engine: str = "local",
+               scheduler: str | None = None, client=None, **options) -> dict:
+    """Squared MMD (paper eq. 10) between two files via their mean embeddings, each read in chunks -- here, or
+    with ``engine="dask"`` on a Dask cluster's workers (:func:`bnfk_core.stream_dask.mean_embedding_dask`)."""
     tables = CellTables(model)
-    mu_a, na = mean_embedding(model, path_a, chunksize=chunksize, tables=tables, progress=progress, **options)
-    mu_b, nb = mean_embedding(model, path_b, chunksize=chunksize, tables=tables, progress=progress, **options)
+    if engine == "dask":
+        from .stream_dask import connect, mean_embedding_dask
+        with connect(scheduler, client) as c:
+            mu_a, na = mean_embedding_dask(model, path_a, tables=tables, client=c, **options)
+            mu_b, nb = mean_embedding_dask(model, path_b, tables=tables, client=c, **options)
+    elif engine == "local":
+        mu_a, na = mean_embedding(model, path_a, chunksize=chunksize, tables=tables, progress=progress, **options)
+        mu_b, nb = mean_embedding(model, path_b, chunksize=chunksize, tables=tables, progress=progress, **options)
+    else:
+        raise KernelError(f"engine must be 'local' or 'dask', not {engine!r}.")
     d = mu_a - mu_b
-    return {"mmd": float(d @ d), "rows_a": na, "rows_b": nb}
+    return {"mmd": float(d @ d), "rows_a": na, "rows_b": nb, "engine": engine}
 
 
 # ====================================================================== prototypes

@@ -46,7 +46,7 @@ from .errors import DataError
 
 __all__ = ["WeightedData", "read_counts", "DEFAULT_CHUNKSIZE", "ColumnCodec", "Plan", "chunk_levels",
            "merge_levels", "chunk_distinct", "merge_distinct", "plan_from_levels", "iter_chunks",
-           "file_layout", "distinct_rows", "CodeChunks", "iter_codes"]
+           "file_layout", "distinct_rows", "encode_chunk", "CodeChunks", "iter_codes"]
 
 DEFAULT_CHUNKSIZE = 200_000
 _KEY_LIMIT = 2 ** 62
@@ -418,11 +418,17 @@ def _decode(keys: np.ndarray, radix: Sequence[int]) -> np.ndarray:
     return out
 
 
-def chunk_distinct(df: pd.DataFrame, plan: Plan) -> tuple[np.ndarray, np.ndarray]:
-    """A chunk's distinct rows as (sorted keys, counts)."""
-    codes = np.empty((len(df), len(plan.columns)), dtype=np.int32)
+def encode_chunk(df: pd.DataFrame, plan: Plan, dtype=np.int32) -> np.ndarray:
+    """A chunk of raw cell text as state codes (rows, plan.columns), -1 = missing."""
+    codes = np.empty((len(df), len(plan.columns)), dtype=dtype)
     for j, (name, codec) in enumerate(zip(plan.columns, plan.codecs)):
         codes[:, j] = codec.encode(df[name].to_numpy(dtype=object, na_value=""), name, plan.source)
+    return codes
+
+
+def chunk_distinct(df: pd.DataFrame, plan: Plan) -> tuple[np.ndarray, np.ndarray]:
+    """A chunk's distinct rows as (sorted keys, counts)."""
+    codes = encode_chunk(df, plan)
     keys = _keys(codes, plan.radix)
     u, c = np.unique(keys, return_counts=True, axis=0 if keys.ndim == 2 else None)
     return u, c.astype(np.int64)
@@ -557,10 +563,7 @@ class CodeChunks:
         self.dtype = np.int8 if r < 127 else (np.int16 if r < 2 ** 15 - 1 else np.int32)
 
     def encode(self, chunk: pd.DataFrame) -> np.ndarray:
-        codes = np.empty((len(chunk), len(self.variables)), dtype=self.dtype)
-        for j, (name, codec) in enumerate(zip(self.plan.columns, self.plan.codecs)):
-            codes[:, j] = codec.encode(chunk[name].to_numpy(dtype=object, na_value=""), name, self.source)
-        return codes
+        return encode_chunk(chunk, self.plan, self.dtype)
 
     def __iter__(self) -> Iterator[tuple[int, np.ndarray]]:
         row0 = 0

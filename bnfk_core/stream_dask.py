@@ -21,10 +21,10 @@ import numpy as np
 
 from .data import _printable
 from .errors import DataError
-from .stream import (_Merger, chunk_distinct, chunk_levels, file_layout, merge_levels, plan_from_levels,
-                     weighted_from)
+from .stream import (_Merger, chunk_distinct, chunk_levels, encode_chunk, file_layout, merge_levels,
+                     plan_from_levels, weighted_from)
 
-__all__ = ["read_counts_dask", "local_cluster_client", "connect"]
+__all__ = ["read_counts_dask", "mean_embedding_dask", "local_cluster_client", "connect"]
 
 
 def local_cluster_client(n_workers: int = 2):
@@ -130,3 +130,46 @@ def read_counts_dask(path, *, class_column=None, missing_policy="missing", discr
         keys, counts = merger.result()
     data = weighted_from(plan, keys, np.asarray(counts), n)
     return data
+
+
+def _embedding_of(df, plan, tables, as_text):
+    """One partition's rows, their sum of expected cell counts and the features of rows counted directly."""
+    from .rowwise import _chunk
+    if as_text is not None:
+        df = as_text(df)
+    codes = encode_chunk(df, plan, np.int64)
+    counts = np.zeros(tables.D)
+    _, _, extra = _chunk(tables, codes, 0, counts)
+    return len(df), counts, extra
+
+
+def mean_embedding_dask(model, path, *, tables=None, class_column=None, missing_policy="missing",
+                        discretize_bins=4, max_levels=50, drop_columns=(), fmt=None, source=None,
+                        scheduler: str | None = None, client=None, blocksize="64MB") -> tuple[np.ndarray, int]:
+    """(mean phi over the rows of ``path``, rows) -- :func:`bnfk_core.rowwise.mean_embedding` with both passes
+    on Dask partitions: pass 1 level counts (the client fixes the codecs from the model), pass 2 each
+    partition's expected family counts (:func:`bnfk_core.rowwise._chunk`); the client adds them up.  Equal to
+    the single-process result up to the order of the floating-point sums (~1e-15 relative)."""
+    import dask
+
+    from .rowwise import CellTables
+    tables = CellTables(model) if tables is None else tables
+    layout = file_layout(path, fmt)
+    with connect(scheduler, client) as client:
+        parts, as_text = _partitions(layout, blocksize, None)
+        results = client.compute([dask.delayed(_levels_of)(p, layout.header, as_text) for p in parts], sync=True)
+        if sum(r[0] for r in results) == 0:
+            raise DataError(f"{_printable(str(path))} has a header but no data rows.")
+        src = source if source is not None else os.path.basename(layout.path)
+        plan = plan_from_levels(merge_levels(r[1] for r in results), layout, class_column=class_column,
+                                missing_policy=missing_policy, discretize_bins=discretize_bins,
+                                max_levels=max_levels, drop_columns=drop_columns, model=model, source=src)
+        plan_f, tables_f = client.scatter(plan, broadcast=True), client.scatter(tables, broadcast=True)
+        counts, direct, n = np.zeros(tables.D), np.zeros(tables.D), 0
+        for fut in client.compute([dask.delayed(_embedding_of)(p, plan_f, tables_f, as_text) for p in parts]):
+            rows, c, extra = fut.result()
+            n += rows
+            counts += c
+            if extra is not None:
+                direct += extra
+    return (tables.embed_counts(counts) + direct) / n, n

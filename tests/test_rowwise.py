@@ -114,6 +114,24 @@ def test_stream_mmd_equals_in_memory(files):
     assert (out["rows_a"], out["rows_b"]) == (900, 500)
 
 
+def test_dask_mean_embeddings_and_mmd_equal_the_single_process_ones(files, spawn_safe_main, capsys):
+    """Both passes on the partitions of a LocalCluster of two worker processes (blocks of ~4 KB, so many
+    partitions, the wide row's general path among them); the client only adds the partitions' counts."""
+    distributed = pytest.importorskip("distributed")
+    from bnfk_core.stream_dask import mean_embedding_dask
+    model = files["model"]
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as cluster, distributed.Client(cluster) as client:
+        mu, n = mean_embedding_dask(model, str(files["a"]), client=client, blocksize=4000)
+        out = stream_mmd(model, str(files["a"]), str(files["b"]), engine="dask", client=client)
+        assert len(client.run(lambda: 1)) == 2
+    data = load_csv(files["a"], model=model)
+    assert n == 900 and np.allclose(mu, mean_features(model, data), rtol=0, atol=1e-12)
+    local = stream_mmd(model, files["a"], files["b"], chunksize=211)
+    assert out["engine"] == "dask" and abs(out["mmd"] - local["mmd"]) <= 1e-12
+    assert (out["rows_a"], out["rows_b"]) == (900, 500)
+
+
 @pytest.mark.parametrize("seed,k", [(0, 12), (5, 30)])
 def test_prototypes_equal_in_memory_with_missing_cells(files, seed, k):
     """Candidates = complete rows, mu from all rows: select_prototypes on the complete rows with that mean."""

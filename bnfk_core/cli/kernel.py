@@ -14,16 +14,19 @@ from ..inference import log_likelihood
 from ..kernels import FISHER, feature_offsets, features, gram, mmd
 from ..registry import KERNELS
 from ..rowwise import stream_gram, stream_loglik, stream_mmd
+from ..session import is_session_file
 from .chunks import add_chunksize, read_chunks
 from .common import (
     add_data_options,
     add_max_memory,
     add_quiet,
+    add_streaming_options,
     check_output,
     input_files,
     progress,
     read_data,
     read_model_file,
+    split_list,
 )
 
 __all__ = ["register"]
@@ -77,6 +80,14 @@ def _kernel_chunked(args, ext, t0) -> dict:
 
 def _cmd_mmd(args) -> dict:
     model = read_model_file(args.model)
+    if args.engine == "dask":
+        for path in (args.a, args.b):
+            if is_session_file(path):
+                raise BnfkError(f"--engine dask reads a CSV or Parquet file, not a session file ({path}).")
+        return stream_mmd(model, args.a, args.b, engine="dask", scheduler=args.scheduler,
+                          class_column=args.class_column, missing_policy=args.missing_policy,
+                          discretize_bins=args.discretize, max_levels=args.max_levels,
+                          drop_columns=split_list(args.drop_columns))
     if args.chunksize is not None:
         a, b = read_chunks(args.a, args, model), read_chunks(args.b, args, model)
         out = stream_mmd(model, a, b, progress=progress(args))
@@ -146,9 +157,11 @@ def register(sub) -> None:
     p.add_argument("a", metavar="A.csv")
     p.add_argument("b", metavar="B.csv")
     p.add_argument("--model", required=True, metavar="M.bif")
-    add_chunksize(p, "both files' mean embeddings from expected family counts, linear time, memory of one chunk")
     add_quiet(p)
     add_data_options(p)
+    add_streaming_options(p, "read DATA (CSV or .parquet) ROWS rows at a time: both files' mean embeddings from "
+                             "expected family counts, linear time, memory of one chunk",
+                          "where the mean embeddings are computed: this process (default) or a Dask cluster")
     p.set_defaults(func=_cmd_mmd)
 
     p = sub.add_parser("features", help="explicit sparse Fisher feature map (scipy .npz)")
