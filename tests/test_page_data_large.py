@@ -71,6 +71,8 @@ def test_a_file_on_the_server_is_fitted_on_all_rows_and_the_page_states_the_samp
     assert_clean(page)
     complete = int(full.without_class().complete_rows().sum())
     assert f"Log scores on the {complete:,} complete rows" in " ".join(c.value for c in page.caption)
+    assert "live kernel is fitted on a seeded sample (seed 0) of its 30,000 rows" in \
+        " ".join(c.value for c in page.caption)
     m = _model_of(page)
     want = fit(dag, full.without_class(), method=ss["param_method"])
     for got, exp in zip(m.cpts, want.cpts):

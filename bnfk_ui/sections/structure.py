@@ -215,4 +215,7 @@ def live_panel(feat) -> None:
     how = (f"last edit: {1000 * info['seconds']:.0f} ms, {len(info.get('rebuilt', ()))} term(s) rebuilt and "
            f"{len(info.get('rescaled', ()))} rescaled" if info else f"built in {1000 * lk.seconds_build:.0f} ms")
     st.caption(f"{len(rows):,} rows" + (f" (a seeded sample of {feat.n_rows:,})" if len(rows) < feat.n_rows else "")
-               + f"; {how}. Rows A = #{a} and B = #{b} (pick others on the Kernel page).")
+               + f"; {how}. Rows A = #{a} and B = #{b} (pick others on the Kernel page)."
+               + (f" On this large file the live kernel is fitted on a seeded sample (seed "
+                  f"{int(st.session_state.view_seed)}) of its {state.full_data().n_rows:,} rows; the structure "
+                  "and its scores use all rows." if state.streamed() is not None else ""))
