@@ -18,7 +18,6 @@ The completed files are compared byte for byte (SHA-256).  Writes ``benchmarks/r
 """
 from __future__ import annotations
 
-import argparse
 import hashlib
 import json
 import subprocess
@@ -28,7 +27,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from bench_stream import RESULTS, run  # noqa: E402
+from bench_stream import run, sizes_cli  # noqa: E402
 
 
 def sha256(path: str) -> str:
@@ -73,19 +72,7 @@ def bench(n: int, in_memory: bool, dask: bool) -> dict:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--rows", type=int, action="append")
-    ap.add_argument("--in-memory-max", type=int, default=1_000_000)
-    ap.add_argument("--dask-rows", type=int, action="append", default=[])
-    ap.add_argument("-o", default=str(RESULTS / "impute_stream.json"))
-    args = ap.parse_args()
-    out = Path(args.o)
-    results = json.loads(out.read_text()) if out.exists() else {}
-    for n in sorted(set((args.rows or [1_000_000]) + args.dask_rows)):
-        r = bench(n, in_memory=n <= args.in_memory_max, dask=n in args.dask_rows)
-        results[str(n)] = r
-        print(json.dumps(r, indent=1), flush=True)
-        out.write_text(json.dumps(results, indent=1) + "\n")
+    sizes_cli(bench, "impute_stream.json")
 
 
 if __name__ == "__main__":

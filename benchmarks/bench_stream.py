@@ -136,25 +136,32 @@ def bench(n: int, in_memory: bool, dask: bool) -> dict:
     return res
 
 
-def main() -> None:
+def sizes_cli(bench, default_out: str, extra=None) -> None:
+    """The command line these benchmarks share: ``--rows N`` (repeatable), ``--in-memory-max``, ``--dask-rows N``
+    and ``-o``; ``bench(n, in_memory=, dask=)`` per size, each result added to the JSON file as it comes."""
     ap = argparse.ArgumentParser()
     ap.add_argument("--rows", type=int, action="append")
     ap.add_argument("--in-memory-max", type=int, default=1_000_000)
     ap.add_argument("--dask-rows", type=int, action="append", default=[])
-    ap.add_argument("-o", default=str(RESULTS / "stream.json"))
-    ap.add_argument("--generate", nargs=2, metavar=("ROWS", "PATH"), help=argparse.SUPPRESS)
+    ap.add_argument("-o", default=str(RESULTS / default_out))
+    if extra is not None:
+        extra(ap)
     args = ap.parse_args()
-    if args.generate:
+    if getattr(args, "generate", None):
         generate(Path(args.generate[1]), int(args.generate[0]))
         return
-    sizes = sorted(set((args.rows or [1_000_000]) + args.dask_rows))
     out = Path(args.o)
     results = json.loads(out.read_text()) if out.exists() else {}
-    for n in sizes:
+    for n in sorted(set((args.rows or [1_000_000]) + args.dask_rows)):
         r = bench(n, in_memory=n <= args.in_memory_max, dask=n in args.dask_rows)
         results[str(n)] = r
         print(json.dumps(r, indent=1), flush=True)
         out.write_text(json.dumps(results, indent=1) + "\n")
+
+
+def main() -> None:
+    sizes_cli(bench, "stream.json", lambda ap: ap.add_argument("--generate", nargs=2, metavar=("ROWS", "PATH"),
+                                                               help=argparse.SUPPRESS))
 
 
 if __name__ == "__main__":
