@@ -349,6 +349,7 @@ class _Pass:
     rows: np.ndarray | None
     category_counts: np.ndarray
     seconds: float
+    direct: np.ndarray | None = None   # a chunk's part only: features of the rows counted directly
 
 
 def _chunk(tables: CellTables, codes: np.ndarray, row0: int, counts: np.ndarray, entries=None, rows_out=False):
@@ -385,35 +386,58 @@ def _chunk(tables: CellTables, codes: np.ndarray, row0: int, counts: np.ndarray,
     return gidx, status, extra
 
 
-def _scan(chunks: CodeChunks, tables: CellTables, *, keep_candidates: bool, progress=None, share=1.0) -> _Pass:
+def scan_chunk(tables: CellTables, codes: np.ndarray, row0: int = 0, keep_candidates: bool = True) -> _Pass:
+    """One chunk's part of a pass: its expected family counts (``phi_total`` holds the *counts* here, plus
+    the directly counted features in ``direct``), category counts and -- with ``keep_candidates`` -- the
+    cell indices and row numbers (``row0`` + position) of its complete rows.  :func:`merge_scans` adds
+    chunks' parts up; a Dask partition runs this with ``row0 = 0`` and the client shifts its rows."""
     t0 = time.perf_counter()
     counts = np.zeros(tables.D)
-    direct = np.zeros(tables.D)
+    gidx, _status, extra = _chunk(tables, codes, row0, counts)
     width = int(tables.cards.max()) + 1 if tables.n else 1
     cat = np.zeros((tables.n, width), np.int64)
-    g_parts, r_parts = [], []
-    n = 0
-    for row0, codes in chunks:
-        gidx, _status, extra = _chunk(tables, codes, row0, counts)
-        if extra is not None:
-            direct += extra
-        c = np.where(codes < 0, tables.cards[None, :], codes).astype(np.int64)
-        for i in range(tables.n):
-            cat[i] += np.bincount(c[:, i], minlength=width)
-        if keep_candidates:
-            comp = np.flatnonzero((codes >= 0).all(axis=1))
-            g_parts.append(gidx[comp].astype(tables.index_dtype))
-            r_parts.append(comp.astype(np.int64) + row0)
-        n += codes.shape[0]
-        if progress is not None:
-            progress(share * n / chunks.n_rows, f"{chunks.source}: {n:,} of {chunks.n_rows:,} rows")
-    total = tables.embed_counts(counts) + direct
-    gidx = rows = None
+    c = np.where(codes < 0, tables.cards[None, :], codes).astype(np.int64)
+    for i in range(tables.n):
+        cat[i] = np.bincount(c[:, i], minlength=width)
+    g = rows = None
     if keep_candidates:
-        gidx = np.concatenate(g_parts) if g_parts else np.zeros((0, tables.n), tables.index_dtype)
-        del g_parts
-        rows = np.concatenate(r_parts) if r_parts else np.zeros(0, np.int64)
-    return _Pass(total, n, gidx, rows, cat, time.perf_counter() - t0)
+        comp = np.flatnonzero((codes >= 0).all(axis=1))
+        g, rows = gidx[comp].astype(tables.index_dtype), comp.astype(np.int64) + row0
+    return _Pass(counts, int(codes.shape[0]), g, rows, cat, time.perf_counter() - t0, extra)
+
+
+def merge_scans(tables: CellTables, parts, shift_rows: bool = False) -> _Pass:
+    """The pass over all chunks from their :func:`scan_chunk` parts, in file order (``shift_rows``: the
+    parts' row numbers start at 0 and are shifted by the rows before them)."""
+    t0 = time.perf_counter()
+    counts, direct = np.zeros(tables.D), np.zeros(tables.D)
+    cat, g_parts, r_parts, n = None, [], [], 0
+    for part in parts:
+        counts += part.phi_total
+        if part.direct is not None:
+            direct += part.direct
+        cat = part.category_counts if cat is None else cat + part.category_counts
+        if part.gidx is not None:
+            g_parts.append(part.gidx)
+            r_parts.append(part.rows + (n if shift_rows else 0))
+        n += part.n_rows
+    gidx = np.concatenate(g_parts) if g_parts else None
+    rows = np.concatenate(r_parts) if r_parts else None
+    return _Pass(tables.embed_counts(counts) + direct, n, gidx, rows, cat, time.perf_counter() - t0)
+
+
+def _scan(chunks: CodeChunks, tables: CellTables, *, keep_candidates: bool, progress=None, share=1.0) -> _Pass:
+    def parts():
+        n = 0
+        for row0, codes in chunks:
+            yield scan_chunk(tables, codes, row0, keep_candidates)
+            n += codes.shape[0]
+            if progress is not None:
+                progress(share * n / chunks.n_rows, f"{chunks.source}: {n:,} of {chunks.n_rows:,} rows")
+    out = merge_scans(tables, parts())
+    if keep_candidates and out.gidx is None:
+        out.gidx, out.rows = np.zeros((0, tables.n), tables.index_dtype), np.zeros(0, np.int64)
+    return out
 
 
 def _chunks(path, model, chunksize, options) -> CodeChunks:
@@ -544,24 +568,37 @@ class ChunkedPrototypes:
 
 
 def chunked_prototypes(model, path, k: int, criterion: str = "mmd", *, chunksize: int = DEFAULT_CHUNKSIZE,
-                       n_init: int = 100, seed: int = 0, max_passes: int = 50, progress=None,
-                       **options) -> ChunkedPrototypes:
+                       n_init: int = 100, seed: int = 0, max_passes: int = 50, progress=None, engine: str = "local",
+                       scheduler: str | None = None, client=None, **options) -> ChunkedPrototypes:
     """Greedy-MMD prototypes (paper Algorithm 1) of a file read ``chunksize`` rows at a time: candidates
     are the complete rows, the objective's mean embedding is that of all rows (module docstring).
-    ``criterion``: ``mmd`` or ``random``; ``options``: the data options of ``load_csv``."""
+    ``criterion``: ``mmd`` or ``random``; ``options``: the data options of ``load_csv``.  ``engine="dask"``:
+    the pass over the file runs on a Dask cluster's partitions (:func:`bnfk_core.stream_dask.scan_dask`), the
+    greedy swaps on the client."""
     criterion = str(criterion).lower()
     if criterion not in ("mmd", "random"):
         raise PrototypeError(f"Criterion '{criterion}' is not available in chunks; choose mmd or random.")
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
         raise PrototypeError(f"The subset size k must be a whole number, got {k!r}.")
-    chunks = _chunks(path, model, chunksize, options)
     tables = CellTables(model)
-    scan = _scan(chunks, tables, keep_candidates=True, progress=progress, share=0.999)
+    if engine == "dask":
+        from .stream_dask import scan_dask
+        scan, plan = scan_dask(model, path, tables=tables, keep_candidates=True, scheduler=scheduler, client=client,
+                               **options)
+        source = plan.source
+    elif engine == "local":
+        chunks = _chunks(path, model, chunksize, options)
+        scan = _scan(chunks, tables, keep_candidates=True, progress=progress, share=0.999)
+        source = chunks.source
+    else:
+        raise PrototypeError(f"engine must be 'local' or 'dask', not {engine!r}.")
+    if scan.gidx is None:
+        scan.gidx, scan.rows = np.zeros((0, tables.n), tables.index_dtype), np.zeros(0, np.int64)
     mu = scan.phi_total / scan.n_rows
     Nc = scan.gidx.shape[0]
     if not 1 <= k < Nc:
         raise PrototypeError(f"The subset size k must be between 1 and {Nc - 1} (the complete rows of "
-                             f"{chunks.source}, the candidates: {Nc:,} of {scan.n_rows:,} rows), got {k}.")
+                             f"{source}, the candidates: {Nc:,} of {scan.n_rows:,} rows), got {k}.")
     crit = ChunkedMMDCriterion(tables, mu, scan.gidx)
     t0 = time.perf_counter()
     n_used = 1 if criterion == "random" else max(int(n_init), 1)

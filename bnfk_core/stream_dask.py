@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import time
 
 import numpy as np
 
@@ -24,7 +25,7 @@ from .errors import DataError
 from .stream import (_Merger, chunk_distinct, chunk_levels, encode_chunk, file_layout, merge_levels,
                      plan_from_levels, weighted_from)
 
-__all__ = ["read_counts_dask", "mean_embedding_dask", "local_cluster_client", "connect"]
+__all__ = ["read_counts_dask", "mean_embedding_dask", "scan_dask", "local_cluster_client", "connect"]
 
 
 def local_cluster_client(n_workers: int = 2):
@@ -132,44 +133,53 @@ def read_counts_dask(path, *, class_column=None, missing_policy="missing", discr
     return data
 
 
-def _embedding_of(df, plan, tables, as_text):
-    """One partition's rows, their sum of expected cell counts and the features of rows counted directly."""
-    from .rowwise import _chunk
+def _plan_dask(client, path, layout, model, options, source=None):
+    """Pass 1 on the partitions (raw-text level counts), merged on the client into the codecs of ``model``."""
+    import dask
+    parts, as_text = _partitions(layout, options.pop("blocksize", "64MB"), None)
+    results = client.compute([dask.delayed(_levels_of)(p, layout.header, as_text) for p in parts], sync=True)
+    if sum(r[0] for r in results) == 0:
+        raise DataError(f"{_printable(str(path))} has a header but no data rows.")
+    src = source if source is not None else os.path.basename(layout.path)
+    plan = plan_from_levels(merge_levels(r[1] for r in results), layout, model=model, source=src, **options)
+    return parts, as_text, plan
+
+
+def _scan_of(df, plan, tables, as_text, keep_candidates):
+    """One partition's part of a pass over the rows (:func:`bnfk_core.rowwise.scan_chunk`, rows from 0)."""
+    from .rowwise import scan_chunk
     if as_text is not None:
         df = as_text(df)
-    codes = encode_chunk(df, plan, np.int64)
-    counts = np.zeros(tables.D)
-    _, _, extra = _chunk(tables, codes, 0, counts)
-    return len(df), counts, extra
+    return scan_chunk(tables, encode_chunk(df, plan, np.int64), 0, keep_candidates)
 
 
-def mean_embedding_dask(model, path, *, tables=None, class_column=None, missing_policy="missing",
-                        discretize_bins=4, max_levels=50, drop_columns=(), fmt=None, source=None,
-                        scheduler: str | None = None, client=None, blocksize="64MB") -> tuple[np.ndarray, int]:
-    """(mean phi over the rows of ``path``, rows) -- :func:`bnfk_core.rowwise.mean_embedding` with both passes
-    on Dask partitions: pass 1 level counts (the client fixes the codecs from the model), pass 2 each
-    partition's expected family counts (:func:`bnfk_core.rowwise._chunk`); the client adds them up.  Equal to
-    the single-process result up to the order of the floating-point sums (~1e-15 relative)."""
+def scan_dask(model, path, *, tables=None, keep_candidates: bool = False, fmt=None, source=None,
+              scheduler: str | None = None, client=None, blocksize="64MB", **options):
+    """:func:`bnfk_core.rowwise` 's pass over a file with both passes on Dask partitions: pass 1 level counts
+    (the client fixes the codecs from the model), pass 2 each partition's expected family counts, category
+    counts and (``keep_candidates``) complete rows' cell indices; the client adds the parts up in file order
+    and numbers the rows.  Returns ``(pass, plan)``.  Equal to the single-process pass up to the order of the
+    floating-point sums (~1e-15 relative); the row numbers in messages about a row count from its partition."""
     import dask
 
-    from .rowwise import CellTables
+    from .rowwise import CellTables, merge_scans
+    t0 = time.perf_counter()
     tables = CellTables(model) if tables is None else tables
     layout = file_layout(path, fmt)
     with connect(scheduler, client) as client:
-        parts, as_text = _partitions(layout, blocksize, None)
-        results = client.compute([dask.delayed(_levels_of)(p, layout.header, as_text) for p in parts], sync=True)
-        if sum(r[0] for r in results) == 0:
-            raise DataError(f"{_printable(str(path))} has a header but no data rows.")
-        src = source if source is not None else os.path.basename(layout.path)
-        plan = plan_from_levels(merge_levels(r[1] for r in results), layout, class_column=class_column,
-                                missing_policy=missing_policy, discretize_bins=discretize_bins,
-                                max_levels=max_levels, drop_columns=drop_columns, model=model, source=src)
+        parts, as_text, plan = _plan_dask(client, path, layout, model, dict(options, blocksize=blocksize), source)
         plan_f, tables_f = client.scatter(plan, broadcast=True), client.scatter(tables, broadcast=True)
-        counts, direct, n = np.zeros(tables.D), np.zeros(tables.D), 0
-        for fut in client.compute([dask.delayed(_embedding_of)(p, plan_f, tables_f, as_text) for p in parts]):
-            rows, c, extra = fut.result()
-            n += rows
-            counts += c
-            if extra is not None:
-                direct += extra
-    return (tables.embed_counts(counts) + direct) / n, n
+        futures = client.compute([dask.delayed(_scan_of)(p, plan_f, tables_f, as_text, keep_candidates)
+                                  for p in parts])
+        scan = merge_scans(tables, (f.result() for f in futures), shift_rows=True)
+    scan.seconds = time.perf_counter() - t0
+    return scan, plan
+
+
+def mean_embedding_dask(model, path, *, tables=None, scheduler: str | None = None, client=None,
+                        blocksize="64MB", **options) -> tuple[np.ndarray, int]:
+    """(mean phi over the rows of ``path``, rows) -- :func:`bnfk_core.rowwise.mean_embedding` on Dask
+    partitions (:func:`scan_dask`)."""
+    scan, _ = scan_dask(model, path, tables=tables, scheduler=scheduler, client=client, blocksize=blocksize,
+                        **options)
+    return scan.phi_total / scan.n_rows, scan.n_rows

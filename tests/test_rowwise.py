@@ -114,9 +114,10 @@ def test_stream_mmd_equals_in_memory(files):
     assert (out["rows_a"], out["rows_b"]) == (900, 500)
 
 
-def test_dask_mean_embeddings_and_mmd_equal_the_single_process_ones(files, spawn_safe_main, capsys):
+def test_dask_mean_embeddings_mmd_and_prototypes_equal_the_single_process_ones(files, spawn_safe_main):
     """Both passes on the partitions of a LocalCluster of two worker processes (blocks of ~4 KB, so many
-    partitions, the wide row's general path among them); the client only adds the partitions' counts."""
+    partitions, the wide row's general path among them); the client only adds the partitions' counts and
+    numbers the rows; the prototypes' greedy swaps then run on the client."""
     distributed = pytest.importorskip("distributed")
     from bnfk_core.stream_dask import mean_embedding_dask
     model = files["model"]
@@ -124,12 +125,17 @@ def test_dask_mean_embeddings_and_mmd_equal_the_single_process_ones(files, spawn
                                   dashboard_address=None) as cluster, distributed.Client(cluster) as client:
         mu, n = mean_embedding_dask(model, str(files["a"]), client=client, blocksize=4000)
         out = stream_mmd(model, str(files["a"]), str(files["b"]), engine="dask", client=client)
+        protos = chunked_prototypes(model, str(files["a"]), 12, n_init=20, seed=3, engine="dask", client=client,
+                                    blocksize=4000)
         assert len(client.run(lambda: 1)) == 2
     data = load_csv(files["a"], model=model)
     assert n == 900 and np.allclose(mu, mean_features(model, data), rtol=0, atol=1e-12)
     local = stream_mmd(model, files["a"], files["b"], chunksize=211)
     assert out["engine"] == "dask" and abs(out["mmd"] - local["mmd"]) <= 1e-12
     assert (out["rows_a"], out["rows_b"]) == (900, 500)
+    ref = chunked_prototypes(model, files["a"], 12, chunksize=150, n_init=20, seed=3)
+    assert np.array_equal(protos.indices, ref.indices) and protos.candidates == ref.candidates
+    assert abs(protos.value - ref.value) <= 1e-12 * max(1.0, ref.value)
 
 
 @pytest.mark.parametrize("seed,k", [(0, 12), (5, 30)])

@@ -25,10 +25,12 @@ from ..files import atomic_path
 from ..learn import learn_structure
 from ..model import fit
 from ..rowwise import chunked_prototypes
-from .chunks import add_chunksize, read_chunks
+from ..session import is_session_file
+from .chunks import read_chunks
 from .common import (
     add_data_options,
     add_quiet,
+    add_streaming_options,
     check_output,
     input_files,
     int_at_least,
@@ -47,7 +49,7 @@ def _cmd_prototypes(args) -> dict:
     t0 = time.perf_counter()
     if args.output:
         check_output(args.output, (".csv",), "the selected rows", input_files(args))
-    if args.chunksize is not None:
+    if args.chunksize is not None or args.engine == "dask":
         return _prototypes_chunked(args, t0)
     if args.model:
         model = read_model_file(args.model)
@@ -82,12 +84,23 @@ def _prototypes_chunked(args, t0) -> dict:
     if args.criterion == "chi2":
         raise PrototypeError("--criterion chi2 is not available with --chunksize; use mmd or random.")
     model = read_model_file(args.model)
-    chunks = read_chunks(args.data, args, model)
-    r = chunked_prototypes(model, chunks, args.k, args.criterion, n_init=args.n_init, seed=args.seed,
-                           progress=progress(args))
+    if args.engine == "dask":
+        if is_session_file(args.data):
+            raise PrototypeError(f"--engine dask reads a CSV or Parquet file, not a session file ({args.data}).")
+        r = chunked_prototypes(model, args.data, args.k, args.criterion, n_init=args.n_init, seed=args.seed,
+                               progress=progress(args), engine="dask", scheduler=args.scheduler,
+                               class_column=args.class_column, missing_policy=args.missing_policy,
+                               discretize_bins=args.discretize, max_levels=args.max_levels,
+                               drop_columns=split_list(args.drop_columns))
+        notes = []
+    else:
+        chunks = read_chunks(args.data, args, model)
+        r = chunked_prototypes(model, chunks, args.k, args.criterion, n_init=args.n_init, seed=args.seed,
+                               progress=progress(args))
+        notes = list(chunks.plan.notes)
     out = r.to_dict()
-    out.update({"model": args.model, "chunksize": args.chunksize, "seconds": time.perf_counter() - t0,
-                "seconds_greedy": r.seconds, "notes": list(chunks.plan.notes)})
+    out.update({"model": args.model, "chunksize": args.chunksize, "engine": args.engine,
+                "seconds": time.perf_counter() - t0, "seconds_greedy": r.seconds, "notes": notes})
     if args.output:
         frame = pd.DataFrame({v: [model.states[j][c] for c in r.codes[:, j]]
                               for j, v in enumerate(model.variables)})
@@ -120,9 +133,12 @@ def register(sub) -> None:
                    help="feature parents per feature for kdb (default 3)")
     add_quiet(p)
     p.add_argument("-o", "--output", metavar="ROWS.csv", help="also write the selected rows as CSV")
-    add_chunksize(p, "greedy MMD (or random) over the complete rows, the mean embedding from all rows, "
-                     "without holding the file or its features (needs --model)")
     add_data_options(p)
+    add_streaming_options(p, "read DATA (CSV or .parquet) ROWS rows at a time: greedy MMD (or random) over the "
+                             "complete rows, the mean embedding from all rows, without holding the file or its "
+                             "features (needs --model)",
+                          "where the pass over the file runs: this process (default) or a Dask cluster (the greedy "
+                          "swaps stay here)")
     p.set_defaults(func=_cmd_prototypes)
 
     p = sub.add_parser("summarize-benchmark",
