@@ -194,3 +194,26 @@ def test_dask_local_cluster_gives_the_same_file(tmp_path, spawn_safe_main):
     assert b["engine"] == "dask" and b["blocks"] == a["blocks"] > 5
     assert {k: v for k, v in a.items() if k not in ("seconds", "engine")} == \
         {k: v for k, v in b.items() if k not in ("seconds", "engine")}
+
+
+@pytest.mark.parametrize("text", [
+    "a,b\r1,x\r2,\r,y\r1,\r",                 # old Mac line ends
+    "a,b\n1,x\n2,\n,y",                       # no line end at the end
+    "a,b\r\n1,x\n2,\r\n,y\n",                 # mixed line ends
+    "a , b\n 1 , x\n2,  \n , y\n",            # padding
+    "a;b\n1;x\n2;\n;y\n",                     # semicolons
+    "a,b\n1,x\n2,\n,y\n\n\n",                 # blank lines at the end
+    'a,b\n"1","x"\n"2",""\n,"y"\n',           # quoted cells
+], ids=["cr", "no-last-newline", "mixed", "padding", "semicolon", "blank-end", "quoted"])
+def test_small_odd_files_match_the_in_memory_file(tmp_path, text):
+    base = tmp_path / "base.csv"
+    base.write_text("a,b\n1,x\n2,y\n1,y\n2,x\n1,x\n", encoding="utf-8")
+    mpath = tmp_path / "m.json"
+    assert main(["learn", str(base), "--structure", "tree", "--quiet", "-o", str(mpath)]) == 0
+    model = read_model(str(mpath))
+    path = tmp_path / "odd.csv"
+    path.write_bytes(text.encode("utf-8"))
+    want = complete_file(impute_with_model(model, load_csv(str(path), model=model)), read_table(str(path))).to_bytes()
+    for rows in (1, 1000):
+        impute_file(model, str(path), str(tmp_path / "o.csv"), block_rows=rows)
+        assert (tmp_path / "o.csv").read_bytes() == want
