@@ -9,6 +9,18 @@ from bnfk_core.dag import DAG
 from bnfk_core.model import BayesNet
 
 
+def _dirichlet_net(nodes, cards, arcs, rng) -> BayesNet:
+    """The network of ``arcs`` with states s0.. and CPT rows drawn from Dirichlet(0.7) in variable order."""
+    dag = DAG(nodes, arcs)
+    cpts = []
+    for i in range(len(nodes)):
+        ps = dag.parent_indices()[i]
+        q = int(np.prod(cards[list(ps)])) if ps else 1
+        cpts.append(rng.dirichlet(np.full(cards[i], 0.7), size=q))
+    states = tuple(tuple(f"s{k}" for k in range(c)) for c in cards)
+    return BayesNet(dag, states, tuple(cpts))
+
+
 def letter_like_model(seed: int = 0, max_parents: int = 2) -> BayesNet:
     rng = np.random.default_rng(seed)
     nodes = ["class"] + [f"x{i}" for i in range(1, 17)]
@@ -18,14 +30,7 @@ def letter_like_model(seed: int = 0, max_parents: int = 2) -> BayesNet:
         k = min(i, max_parents)
         for p in rng.choice(i, size=k, replace=False):
             arcs.append((nodes[p], nodes[i]))
-    dag = DAG(nodes, arcs)
-    cpts = []
-    for i in range(17):
-        ps = dag.parent_indices()[i]
-        q = int(np.prod(cards[list(ps)])) if ps else 1
-        cpts.append(rng.dirichlet(np.full(cards[i], 0.7), size=q))
-    states = tuple(tuple(f"s{k}" for k in range(c)) for c in cards)
-    return BayesNet(dag, states, tuple(cpts))
+    return _dirichlet_net(nodes, cards, arcs, rng)
 
 
 def letter_leaf_model(seed: int = 0, max_parents: int = 2) -> BayesNet:
@@ -40,14 +45,7 @@ def letter_leaf_model(seed: int = 0, max_parents: int = 2) -> BayesNet:
             arcs.append((nodes[p], nodes[i]))
     for p in rng.choice(16, size=2, replace=False):
         arcs.append((nodes[p], "class"))
-    dag = DAG(nodes, arcs)
-    cpts = []
-    for i in range(17):
-        ps = dag.parent_indices()[i]
-        q = int(np.prod(cards[list(ps)])) if ps else 1
-        cpts.append(rng.dirichlet(np.full(cards[i], 0.7), size=q))
-    states = tuple(tuple(f"s{k}" for k in range(c)) for c in cards)
-    return BayesNet(dag, states, tuple(cpts))
+    return _dirichlet_net(nodes, cards, arcs, rng)
 
 
 def random_letter_model(seed: int, n4: int = 16, max_parents: int = 3) -> BayesNet:
@@ -63,11 +61,4 @@ def random_letter_model(seed: int, n4: int = 16, max_parents: int = 3) -> BayesN
         k = int(rng.integers(0, min(pos, max_parents) + 1))
         for p in rng.choice(pos, size=k, replace=False):
             arcs.append((nodes[order[p]], nodes[order[pos]]))
-    dag = DAG(nodes, arcs)
-    cpts = []
-    for i in range(n):
-        ps = dag.parent_indices()[i]
-        q = int(np.prod(cards[list(ps)])) if ps else 1
-        cpts.append(rng.dirichlet(np.full(cards[i], 0.7), size=q))
-    states = tuple(tuple(f"s{k}" for k in range(c)) for c in cards)
-    return BayesNet(dag, states, tuple(cpts))
+    return _dirichlet_net(nodes, cards, arcs, rng)
