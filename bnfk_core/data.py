@@ -588,18 +588,8 @@ def _load(obj, source, class_column, missing_policy, discretize_bins, max_levels
     header, cells, lines, parse_notes = _parse(text, source)
     notes += parse_notes
 
-    for c in drop_columns:
-        if c not in header:
-            raise DataError(f"drop_columns names '{c}', which is not a column of {source}.")
-    if class_column is not None:
-        if class_column not in header:
-            raise DataError(f"Class column '{class_column}' is not a column of {source} "
-                            f"(columns: {_list(header)}).")
-        if class_column in drop_columns:
-            raise DataError(f"Class column '{class_column}' is also listed in drop_columns.")
+    _check_columns(header, drop_columns, class_column, source, notes)
     keep = [j for j, h in enumerate(header) if h not in drop_columns]
-    if drop_columns:
-        notes.append(f"Dropped column(s) {_list(drop_columns)}.")
 
     mvars = mstates = None
     if model is not None:
@@ -623,31 +613,59 @@ def _load(obj, source, class_column, missing_policy, discretize_bins, max_levels
         miss_lev = np.fromiter((v in _MISSING_SET for v in lev), dtype=bool, count=len(lev))
         if name == class_column and miss_lev[inv].all():
             raise DataError(f"Class column '{name}' of {source} is empty (every value is missing).")
-        if mvars is not None:
-            level_code = _align_levels(name, lev, miss_lev, inv, mstates[out_j], missing_policy,
-                                       lines, source, notes)
-            st = mstates[out_j]
-        else:
-            level_code, st, how = _code_levels(name, lev, miss_lev, inv, missing_policy, bins,
-                                               max_levels, source, name == class_column)
-            if how == "many-classes":
-                notes.append(f"Class column '{name}' has {len(st)} classes (more than "
-                             f"max_levels={max_levels}); it was kept as nominal.")
-            if how == "discretized":
-                discretized.append(name)
-                if len(st) - (MISSING_CATEGORY in st and missing_policy == "category") < bins:
-                    fewer.append(name)
+        level_code, st = _column_states(name, lev, miss_lev, inv, None if mvars is None else mstates[out_j],
+                                        missing_policy, bins, max_levels, source, name == class_column, lines,
+                                        notes, discretized, fewer)
         codes[:, out_j] = level_code[inv]
         variables.append(name)
         states.append(st)
 
+    _binning_notes(discretized, fewer, bins, max_levels, notes)
+    data = from_codes(codes, variables, states, class_column, source)
+    return replace(data, notes=tuple(notes))
+
+
+def _check_columns(header, drop_columns, class_column, source: str, notes: list) -> None:
+    """``drop_columns`` and ``class_column`` must name columns of ``header`` (and not the same one)."""
+    for c in drop_columns:
+        if c not in header:
+            raise DataError(f"drop_columns names '{c}', which is not a column of {source}.")
+    if class_column is not None:
+        if class_column not in header:
+            raise DataError(f"Class column '{class_column}' is not a column of {source} "
+                            f"(columns: {_list(header)}).")
+        if class_column in drop_columns:
+            raise DataError(f"Class column '{class_column}' is also listed in drop_columns.")
+    if drop_columns:
+        notes.append(f"Dropped column(s) {_list(drop_columns)}.")
+
+
+def _column_states(name, lev, miss_lev, inv, model_states, policy, bins, max_levels, source, is_class, lines,
+                   notes: list, discretized: list, fewer: list, level_counts=None):
+    """(state code of each level, states) of one column: the model's states when given
+    (:func:`_align_levels`), else derived from the levels (:func:`_code_levels`; discretized and
+    fewer-bins columns are collected for :func:`_binning_notes`)."""
+    if model_states is not None:
+        return _align_levels(name, lev, miss_lev, inv, model_states, policy, lines, source, notes,
+                             level_counts), model_states
+    level_code, st, how = _code_levels(name, lev, miss_lev, inv, policy, bins, max_levels, source, is_class,
+                                       level_counts=level_counts)
+    if how == "many-classes":
+        notes.append(f"Class column '{name}' has {len(st)} classes (more than "
+                     f"max_levels={max_levels}); it was kept as nominal.")
+    if how == "discretized":
+        discretized.append(name)
+        if len(st) - (MISSING_CATEGORY in st and policy == "category") < bins:
+            fewer.append(name)
+    return level_code, st
+
+
+def _binning_notes(discretized: list, fewer: list, bins: int, max_levels: int, notes: list) -> None:
     if discretized:
         notes.append(f"Discretized {len(discretized)} numeric column(s) with more than {max_levels} "
                      f"distinct values into {bins} quantile bins: {_list(discretized)}.")
     if fewer:
         notes.append(f"Tied values gave fewer than {bins} bins in {_list(fewer)}.")
-    data = from_codes(codes, variables, states, class_column, source)
-    return replace(data, notes=tuple(notes))
 
 
 def _list(names, limit: int = 8) -> str:

@@ -39,8 +39,8 @@ from typing import Iterable, Iterator, Sequence
 import numpy as np
 import pandas as pd
 
-from .data import (_BINARY_MAGIC, _MISSING_SET, MISSING_CATEGORY, CategoricalData, _align_levels, check_file, _check_options,
-                   _code_levels, _list, _model_columns, _printable, _sniff_delimiter, from_codes)
+from .data import (_BINARY_MAGIC, _MISSING_SET, CategoricalData, _binning_notes, _check_columns, _check_options,
+                   _column_states, _model_columns, _printable, _sniff_delimiter, check_file, from_codes)
 from .embed import sample_rows as _sample_positions
 from .errors import DataError
 
@@ -331,17 +331,8 @@ def plan_from_levels(levels: dict, layout: FileLayout, *, class_column=None, mis
         missing_policy, discretize_bins, max_levels, drop_columns, class_column)
     header = list(layout.header)
     notes: list = []
-    for c in drop_columns:
-        if c not in header:
-            raise DataError(f"drop_columns names '{c}', which is not a column of {source}.")
-    if class_column is not None:
-        if class_column not in header:
-            raise DataError(f"Class column '{class_column}' is not a column of {source} (columns: {_list(header)}).")
-        if class_column in drop_columns:
-            raise DataError(f"Class column '{class_column}' is also listed in drop_columns.")
+    _check_columns(header, drop_columns, class_column, source, notes)
     keep = [h for h in header if h not in drop_columns]
-    if drop_columns:
-        notes.append(f"Dropped column(s) {_list(drop_columns)}.")
     mvars = mstates = None
     if model is not None:
         mvars, mstates, class_column = _model_columns(model, keep, class_column, source, notes)
@@ -367,28 +358,13 @@ def plan_from_levels(levels: dict, layout: FileLayout, *, class_column=None, mis
         inv = np.arange(len(lev))
         if name == class_column and miss_lev.all():
             raise DataError(f"Class column '{name}' of {source} is empty (every value is missing).")
-        if mvars is not None:
-            lines = level_first + 2  # one line per record, header on line 1
-            level_code = _align_levels(name, lev, miss_lev, inv, mstates[out_j], missing_policy, lines, source,
-                                       notes, level_counts)
-            st = mstates[out_j]
-        else:
-            level_code, st, how = _code_levels(name, lev, miss_lev, inv, missing_policy, bins, max_levels, source,
-                                               name == class_column, level_counts=level_counts)
-            if how == "many-classes":
-                notes.append(f"Class column '{name}' has {len(st)} classes (more than "
-                             f"max_levels={max_levels}); it was kept as nominal.")
-            if how == "discretized":
-                discretized.append(name)
-                if len(st) - (MISSING_CATEGORY in st and missing_policy == "category") < bins:
-                    fewer.append(name)
+        level_code, st = _column_states(name, lev, miss_lev, inv, None if mvars is None else mstates[out_j],
+                                        missing_policy, bins, max_levels, source, name == class_column,
+                                        level_first + 2,  # one line per record, header on line 1
+                                        notes, discretized, fewer, level_counts)
         states.append(tuple(st))
         codecs.append(ColumnCodec(raw, np.asarray(level_code, dtype=np.int64)[lcodes]))
-    if discretized:
-        notes.append(f"Discretized {len(discretized)} numeric column(s) with more than {max_levels} "
-                     f"distinct values into {bins} quantile bins: {_list(discretized)}.")
-    if fewer:
-        notes.append(f"Tied values gave fewer than {bins} bins in {_list(fewer)}.")
+    _binning_notes(discretized, fewer, bins, max_levels, notes)
     return Plan(source, tuple(order), tuple(states), tuple(codecs), class_column, tuple(notes))
 
 
