@@ -227,17 +227,7 @@ def load_csv(path_or_buffer=None, *, text=None, source=None, class_column=None, 
         For any input that cannot be used; the one-sentence message names the file and the
         line, column or value at fault.
     """
-    if text is not None:
-        if path_or_buffer is not None:
-            raise DataError("Give load_csv either a path or buffer or text=, not both.")
-        if not isinstance(text, str):
-            raise DataError(f"load_csv(text=...) takes a str of CSV text, not a {type(text).__name__}; "
-                            "give bytes or a buffer as the first argument.")
-        obj = io.StringIO(text)
-    elif path_or_buffer is None:
-        raise DataError("No data given: pass a path, a buffer, bytes or text=.")
-    else:
-        obj = path_or_buffer
+    obj = _input(path_or_buffer, text, "load_csv")
     source = _printable(str(source)) if source is not None else _source_name(obj)
     try:
         return _load(obj, source, class_column, missing_policy, discretize_bins,
@@ -249,6 +239,20 @@ def load_csv(path_or_buffer=None, *, text=None, source=None, class_column=None, 
 
 
 # ---------------------------------------------------------------------- reading
+def _input(path_or_buffer, text, what: str):
+    """What a reader reads: ``path_or_buffer``, or ``text=`` (a str) as a buffer -- exactly one of them."""
+    if text is not None:
+        if path_or_buffer is not None:
+            raise DataError(f"Give {what} either a path or buffer or text=, not both.")
+        if not isinstance(text, str):
+            raise DataError(f"{what}(text=...) takes a str of CSV text, not a {type(text).__name__}; "
+                            "give bytes or a buffer as the first argument.")
+        return io.StringIO(text)
+    if path_or_buffer is None:
+        raise DataError("No data given: pass a path, a buffer, bytes or text=.")
+    return path_or_buffer
+
+
 def _printable(name: str) -> str:
     """``name`` for a one-line message: as is, or quoted with escapes when it holds control characters."""
     return name if name.isprintable() else repr(name)
@@ -932,14 +936,7 @@ def read_table(path_or_buffer=None, *, text=None, source=None) -> RawTable:
     The data rows are those :func:`load_csv` reads, in the same order, so ``table.rows[n]`` is the
     record of ``data.codes[n]``.
     """
-    if text is not None:
-        if path_or_buffer is not None:
-            raise DataError("Give read_table either a path or buffer or text=, not both.")
-        obj = io.StringIO(str(text))
-    elif path_or_buffer is None:
-        raise DataError("No data given: pass a path, a buffer, bytes or text=.")
-    else:
-        obj = path_or_buffer
+    obj = _input(path_or_buffer, text, "read_table")
     source = _printable(str(source)) if source is not None else _source_name(obj)
     try:
         raw, _, bom = _read_raw_text(obj, source)

@@ -67,7 +67,7 @@ __all__ = ["METHODS", "CE_FLOOR", "CE_CAP", "MCARSplit", "Imputation", "ImputedD
            "ImputeError", "induce_mcar", "learn_model", "impute", "impute_bn", "impute_mode", "impute_wknn",
            "impute_fisher_knn", "impute_augmented", "knn_vote", "category_weights", "capped_cross_entropy",
            "evaluate", "macro_average", "benchmark", "impute_with_model", "DEFAULT_RATIOS", "METHOD_LABELS",
-           "FILL_NUMERIC", "CompletedFile", "complete_file", "cell_frame"]
+           "FILL_NUMERIC", "CompletedFile", "complete_file", "cell_frame", "filled_column"]
 
 METHODS = ("bn", "mode", "wknn", "fisher-knn", "bn-mode", "bn-wknn")
 #: the methods' names in tables and figures (thesis spelling)
@@ -768,6 +768,17 @@ def _number(text: str) -> float | None:
     return x if math.isfinite(x) else None
 
 
+def filled_column(probs: pd.DataFrame, texts: dict) -> pd.Series:
+    """The text put into each probability line's cell: ``texts[column][imputed state]`` (every line of a cell
+    names the cell's most probable state, which decides its text), one vectorised map per column."""
+    out = np.empty(len(probs), dtype=object)
+    column, imputed = probs["column"].to_numpy(dtype=object), probs["imputed"]
+    for name, mapping in texts.items():
+        m = column == name
+        out[m] = imputed[m].map(mapping).to_numpy(dtype=object)
+    return pd.Series(out, index=probs.index, dtype=object)
+
+
 def complete_file(result: ImputedData, table: RawTable, *, fill_numeric: str = "median") -> CompletedFile:
     """Put the filled values of ``result`` into the file ``table`` was read from, changing nothing else.
 
@@ -790,7 +801,7 @@ def complete_file(result: ImputedData, table: RawTable, *, fill_numeric: str = "
     if table.n_rows != data.n_rows:
         raise DataError(f"{table.source} has {table.n_rows} rows but the imputed data {data.n_rows}; "
                         "read both from the same file.")
-    changes, notes = {}, []
+    changes, notes, texts = {}, [], {}
     for i in sorted(result.imputation.cells):
         rows, P = result.imputation.cells[i]
         if not len(rows):
@@ -819,8 +830,8 @@ def complete_file(result: ImputedData, table: RawTable, *, fill_numeric: str = "
                              "so those cells hold the bin's label.")
         for r, t in zip(rows, text):
             changes[(int(r), name)] = t
+        texts[name] = {states[k]: t for k, t in zip(best.tolist(), text)}
     probs = result.probabilities.copy()
     probs.insert(1, "line", table.lines[probs["row"].to_numpy(dtype=np.int64)])
-    probs.insert(probs.columns.get_loc("imputed") + 1, "filled",
-                 pd.Series([changes[(int(r), c)] for r, c in zip(probs["row"], probs["column"])], dtype=object))
+    probs.insert(probs.columns.get_loc("imputed") + 1, "filled", filled_column(probs, texts))
     return CompletedFile(table, changes, probs, fill_numeric, notes)

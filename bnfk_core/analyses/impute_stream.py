@@ -43,7 +43,7 @@ from ..errors import DataError
 from ..files import atomic_path, same_file
 from ..inference import posterior
 from ..stream import FileLayout, chunk_levels, merge_levels, plan_from_levels
-from .impute import FILL_NUMERIC, ImputeError, _number, cell_frame
+from .impute import FILL_NUMERIC, ImputeError, _number, cell_frame, filled_column
 
 __all__ = ["impute_file", "TextFile", "Block", "open_text", "scan_blocks", "block_records", "DEFAULT_BLOCK_ROWS"]
 
@@ -352,10 +352,9 @@ def _pass2_block(tf: TextFile, block: Block, index: int, job: _Job, offsets: np.
     for i, (j, codec) in enumerate(zip(job.positions, job.codecs)):
         codes[:, i] = codec.encode(pb.column(j), model.variables[i], tf.source)
     cells = posterior(model, codes) if (codes < 0).any() else {}
-    changes, filled = {}, {}
+    changes = {}
     for i, (rr, P) in cells.items():
         texts = np.asarray(job.fill[i], dtype=object)[np.argmax(P, axis=1)]
-        filled[i] = texts
         j = job.positions[i]
         changes.update(((r, j), t) for r, t in zip(rr.tolist(), texts.tolist()))
     data = pb.text(changes, first and tf.bom).encode("utf-8")
@@ -367,13 +366,8 @@ def _pass2_block(tf: TextFile, block: Block, index: int, job: _Job, offsets: np.
         fr = cell_frame(cells, model.variables, model.states, row_offset)
         local = fr["row"].to_numpy(dtype=np.int64) - row_offset
         fr.insert(1, "line", pb.row_lines[local])
-        fill_col = pd.Series(dtype=object)
-        if len(fr):
-            pos = {int(i): {int(r): a for a, r in enumerate(cells[i][0])} for i in cells}
-            index_of = {v: i for i, v in enumerate(model.variables)}
-            fill_col = pd.Series([filled[index_of[c]][pos[index_of[c]][int(r)]]
-                                  for r, c in zip(local, fr["column"])], dtype=object)
-        fr.insert(fr.columns.get_loc("imputed") + 1, "filled", fill_col)
+        texts = {model.variables[i]: dict(zip(model.states[i], job.fill[i])) for i in cells}
+        fr.insert(fr.columns.get_loc("imputed") + 1, "filled", filled_column(fr, texts))
         res["probabilities"] = fr.to_csv(index=False, header=False).encode("utf-8")
     return res
 
