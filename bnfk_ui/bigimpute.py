@@ -24,7 +24,7 @@ from pathlib import Path
 from bnfk_core.analyses.impute_stream import impute_file
 from bnfk_core.data import _printable
 from bnfk_core.errors import DataError
-from bnfk_core.files import atomic_path
+from bnfk_core.files import atomic_path, same_file
 
 from . import bigdata
 
@@ -118,10 +118,7 @@ def target_path(text: str, input_path: str) -> str:
     folder = os.path.dirname(os.path.abspath(p))
     if not os.path.isdir(folder):
         raise DataError(f"The folder of {shown} does not exist, so the completed file cannot be written there.")
-    same = os.path.realpath(p) == os.path.realpath(input_path)
-    with contextlib.suppress(OSError):
-        same = same or os.path.samefile(p, input_path)
-    if same:
+    if os.path.realpath(p) == os.path.realpath(input_path) or same_file(p, input_path):
         raise DataError(f"{shown} is the input file itself; choose another path so the data are not overwritten.")
     return p
 
