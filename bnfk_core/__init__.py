@@ -3,7 +3,7 @@
 The plain-Python core behind the bnfk Streamlit app and the ``python -m bnfk_core`` CLI.
 Layers (imports run one way, top to bottom):
 
-* foundation -- ``errors``, ``registry``, ``data``, ``dag``, ``scores``, ``learn``, ``model``,
+* foundation -- ``errors``, ``registry``, ``data``, ``dag``, ``scores``, ``learn``, ``model``, ``missing``,
   ``inference``, ``kernels``, ``similarity``, ``stats``, ``embed``, ``layout``;
 * ``analyses`` -- clustering/classification, imputation, prototypes, segments;
 * ``cli`` and ``reproduce`` -- the command line and the reproduction of published results.
@@ -16,6 +16,7 @@ from .data import CategoricalData, load_csv
 from .errors import BnfkError, DataError, KernelError, ModelError, StructureError
 from .inference import marginal, parent_marginals, posterior
 from .kernels import contributions, features, gram, mmd, set_kernel
+from .missing import learn_network  # registers the missing-data methods
 from .model import BayesNet, fit, read_model, write_model
 from .similarity import fit_measure  # registers the similarity measures
 
@@ -23,4 +24,4 @@ __version__ = "0.1.0"
 
 __all__ = ["DAG", "CategoricalData", "load_csv", "BnfkError", "DataError", "KernelError", "ModelError",
            "StructureError", "marginal", "parent_marginals", "posterior", "contributions", "features", "gram",
-           "mmd", "set_kernel", "BayesNet", "fit", "read_model", "write_model", "fit_measure", "__version__"]
+           "mmd", "set_kernel", "BayesNet", "fit", "read_model", "write_model", "fit_measure", "learn_network", "__version__"]

@@ -542,7 +542,7 @@ def exact_search(scorer: LocalScorer, *, max_parents: int | None = None,
 def learn_structure(data, method: str, *, score: str = "bic", class_column: str | None = None, k: int = 3,
                     max_parents: int | None = None, ess: float = 1.0, seed: int = 0,
                     progress: Progress | None = None, max_iter: int = 1_000_000, tabu: int = 100,
-                    epsilon: float = 1e-4, restarts: int = 4) -> LearnResult:
+                    epsilon: float = 1e-4, restarts: int = 4, scorer: LocalScorer | None = None) -> LearnResult:
     """Learn a DAG over ``data.variables``.
 
     Parameters
@@ -564,6 +564,9 @@ def learn_structure(data, method: str, *, score: str = "bic", class_column: str 
     max_iter, tabu, epsilon : hill-climbing iterations, tabu-list length, minimal improvement.
     restarts : ``hc`` also climbs with seeds ``seed+1 .. seed+restarts`` and keeps the best DAG
         (default 4: best of 5 climbs; single climbs land in poor local optima often enough).
+    scorer : a ready :class:`~bnfk_core.scores.LocalScorer` over ``data``'s columns in place of the
+        one on the complete rows (how :mod:`bnfk_core.missing` learns from every row); its
+        ``rows_used`` and ``note`` attributes, when present, say which rows it counts.
 
     Raises
     ------
@@ -597,14 +600,18 @@ def learn_structure(data, method: str, *, score: str = "bic", class_column: str 
             progress(float(frac), msg)
 
     report(0.0, f"{method}: counting")
-    scorer = LocalScorer(data.codes, data.cardinalities, score, ess=ess, weights=getattr(data, "weights", None))
-    notes = [f"structure learned on {scorer.n} complete rows of {scorer.n_rows_total}"
-             + (" (rows with missing cells are skipped)" if scorer.n < scorer.n_rows_total else "")]
-    if scorer.n == 0 and method not in ("empty", "naive-bayes"):
-        raise StructureError("No row is complete (every row has a missing cell); structure learning needs complete rows.")
-    if scorer.n < 2 and method == "hc":
+    if scorer is None:
+        scorer = LocalScorer(data.codes, data.cardinalities, score, ess=ess, weights=getattr(data, "weights", None))
+    used = int(getattr(scorer, "rows_used", scorer.n))
+    notes = [getattr(scorer, "note", None) or (
+        f"structure learned on {scorer.n} complete rows of {scorer.n_rows_total}"
+        + (" (rows with missing cells are skipped)" if scorer.n < scorer.n_rows_total else ""))]
+    if used == 0 and method not in ("empty", "naive-bayes"):
+        raise StructureError("No row is complete (every row has a missing cell); structure learning needs complete rows "
+                             "(or --missing-data available-case / em).")
+    if used < 2 and method == "hc":
         raise StructureError(f"Hill climbing needs at least two complete rows; {getattr(data, 'source', 'the data')} "
-                             f"has {scorer.n}.")
+                             f"has {used}.")
 
     n = len(variables)
     if method == "empty":
@@ -640,9 +647,9 @@ def learn_structure(data, method: str, *, score: str = "bic", class_column: str 
         notes.append(f"exact search scored {stats['scored']:,} parent sets ({stats['pruned']:,} pruned by the score bound)"
                      + (f", at most {max_parents} parents" if max_parents is not None else ""))
     dag = DAG(variables, [(variables[p], variables[i]) for i, ps in enumerate(parents) for p in ps])
-    total = scorer.total(dag.parent_indices()) if scorer.n else 0.0
+    total = scorer.total(dag.parent_indices()) if used else 0.0
     report(1.0, f"{method}: done, {dag.n_arcs} arcs")
-    return LearnResult(dag=dag, method=method, score_name=score, score=float(total), n_rows_used=scorer.n,
+    return LearnResult(dag=dag, method=method, score_name=score, score=float(total), n_rows_used=used,
                        notes=notes, seconds=time.perf_counter() - t0)
 
 

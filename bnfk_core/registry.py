@@ -29,7 +29,8 @@ from typing import Callable, Iterator
 from .errors import BnfkError, KernelError, ModelError, StructureError
 
 __all__ = ["Registry", "KernelSpec", "LearnerSpec", "ScoreSpec", "EstimatorSpec", "KERNELS", "LEARNERS",
-           "SCORES", "ESTIMATORS", "feature_learners", "kernel_abbr"]
+           "SCORES", "ESTIMATORS", "MissingDataSpec", "MISSING_DATA", "ImputerSpec", "IMPUTERS",
+           "feature_learners", "kernel_abbr"]
 
 
 class Registry(Mapping):
@@ -142,10 +143,40 @@ class EstimatorSpec:
     description: str = field(default="")
 
 
+@dataclass(frozen=True)
+class MissingDataSpec:
+    """How structure learning treats missing cells (:mod:`bnfk_core.missing`).
+
+    ``learn(data, method, **options) -> LearnResult`` learns the DAG."""
+
+    name: str
+    label: str
+    learn: Callable
+    description: str = ""
+
+
+@dataclass(frozen=True)
+class ImputerSpec:
+    """An imputation method of :mod:`bnfk_core.analyses.impute` (and its peers).
+
+    ``impute(data, *, model=None, k=3, seed=0, **learn) -> Imputation``; ``peer`` marks the
+    methods analysts use instead of a network (benchmark peers); ``needs`` names an optional
+    package (the benchmark skips the method politely without it)."""
+
+    name: str
+    label: str
+    impute: Callable
+    peer: bool = False
+    needs: str = ""
+    description: str = ""
+
+
 KERNELS = Registry("kernel", KernelError)
 LEARNERS = Registry("structure-learning method", StructureError)
 SCORES = Registry("score", StructureError)
 ESTIMATORS = Registry("parameter method", ModelError)
+MISSING_DATA = Registry("missing-data method", StructureError)
+IMPUTERS = Registry("imputation method", BnfkError)
 
 
 def feature_learners() -> tuple:
@@ -183,6 +214,13 @@ def options_markdown() -> str:
             "|---|---|---|---|"]
     out += [f"| `{e.name}` | {cell(e.label)} | {'yes' if e.uses_pseudo_count else 'no'} | {cell(e.description)} |"
             for e in ESTIMATORS.values()]
+    out += ["", "## Missing cells in structure learning (`--missing-data`)", "", "| name | label | description |",
+            "|---|---|---|"]
+    out += [f"| `{m.name}` | {cell(m.label)} | {cell(m.description)} |" for m in MISSING_DATA.values()]
+    out += ["", "## Imputation methods (`impute-benchmark --methods`)", "",
+            "| name | label | peer | needs | description |", "|---|---|---|---|---|"]
+    out += [f"| `{m.name}` | {cell(m.label)} | {'yes' if m.peer else 'no'} | {cell(m.needs or '-')} | "
+            f"{cell(m.description)} |" for m in IMPUTERS.values()]
     return "\n".join(out) + "\n"
 
 

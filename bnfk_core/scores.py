@@ -80,9 +80,12 @@ def weighted_bincount(idx: np.ndarray, weights: np.ndarray | None, minlength: in
 
     With weights the bins are summed in float64 -- exact for integer sums below 2**53 -- and turned
     back into int64, so counts over distinct rows with multiplicities are the very same array as the
-    counts over the plain rows (:mod:`bnfk_core.stream`)."""
+    counts over the plain rows (:mod:`bnfk_core.stream`).  Float ``weights`` (the expected counts of
+    :mod:`bnfk_core.missing`) give float counts, unrounded."""
     if weights is None:
         return np.bincount(idx, minlength=minlength)
+    if np.asarray(weights).dtype.kind == "f":
+        return np.bincount(idx, weights=weights, minlength=minlength)
     return np.rint(np.bincount(idx, weights=weights, minlength=minlength)).astype(np.int64)
 
 
@@ -245,6 +248,11 @@ class LocalScorer:
     weights : optional int array (N,): row ``n`` stands for ``weights[n]`` identical rows (the
         distinct rows of a table with their multiplicities, :mod:`bnfk_core.stream`).  Every count,
         and so every score, is the same as on the expanded rows; ``n`` is the weighted row count.
+        Float weights (expected counts of completed rows, :mod:`bnfk_core.missing`) give fractional
+        counts; ``n`` is then their sum rounded to an integer.
+
+    Subclasses may count differently (:class:`bnfk_core.missing.AvailableCaseScorer`): a local
+    score reads :meth:`counts` and :meth:`family_n` only.
     """
 
     def __init__(self, codes: np.ndarray, cards: Sequence[int], score: str = "bic", ess: float = 1.0,
@@ -264,11 +272,12 @@ class LocalScorer:
             self.n = int(data.shape[0])
         else:
             weights = np.asarray(weights)
-            if weights.shape != (codes.shape[0],) or weights.dtype.kind not in "iu" or (weights < 0).any():
-                raise StructureError("Row weights must be one non-negative integer per row of the code matrix.")
-            self.weights = np.ascontiguousarray(weights[complete], dtype=np.int64)
-            self.n_rows_total = int(weights.sum())
-            self.n = int(self.weights.sum())
+            if weights.shape != (codes.shape[0],) or weights.dtype.kind not in "iuf" or (weights < 0).any():
+                raise StructureError("Row weights must be one non-negative number per row of the code matrix.")
+            wtype = np.float64 if weights.dtype.kind == "f" else np.int64
+            self.weights = np.ascontiguousarray(weights[complete], dtype=wtype)
+            self.n_rows_total = int(round(float(weights.sum())))
+            self.n = int(round(float(self.weights.sum())))
         self.cards = [int(r) for r in cards]
         if data.size and (data.max(axis=0) >= np.asarray(self.cards)).any():
             bad = int(np.flatnonzero(data.max(axis=0) >= np.asarray(self.cards))[0])
@@ -296,6 +305,10 @@ class LocalScorer:
     def n_configs(self, parents: Sequence[int]) -> int:
         return math.prod(self.cards[p] for p in parents)
 
+    def family_n(self, child: int, parents: Sequence[int] = ()) -> int:
+        """The rows a family's score is computed on (here the same ``n`` for every family)."""
+        return self.n
+
     def penalty(self, child: int, parents: Sequence[int]) -> float:
         """An upper bound of −score for BIC, AIC and qNML (score = LL − penalty with LL ≤ 0);
         it grows with the parent set, which :mod:`learn` uses to prune the exact search."""
@@ -316,7 +329,7 @@ class LocalScorer:
             if child in ps:
                 raise StructureError(f"Column {child} cannot be its own parent.")
             val = _score_from_counts(self.counts(child, ps), self.cards[child], self.n_configs(ps),
-                                     self.n, self.score, self.ess)
+                                     self.family_n(child, ps), self.score, self.ess)
             self.cache[key] = val
         return val
 

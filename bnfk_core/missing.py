@@ -1,0 +1,359 @@
+"""Learning a Bayesian network from a table with missing cells: every row counts.
+
+Three ways to treat missing cells in structure learning (:data:`bnfk_core.registry.MISSING_DATA`,
+``--missing-data``):
+
+``complete-rows``
+    The rows without a missing cell only (the thesis's protocol; every DAG scored on the same rows).
+``available-case``
+    Every family (child + parents) is counted on the rows where all of *its* variables are observed
+    (:class:`AvailableCaseScorer`); the penalty (BIC/AIC/qNML) uses that family's row count n_f,
+    and the local score is then scaled by N / n_f to a score per N rows.  Without the scaling a
+    parent that is often missing would look attractive (fewer rows, a log-likelihood nearer 0).
+    No observed cell is thrown away.
+``em``
+    Structural EM (Friedman 1998, "The Bayesian structural EM algorithm", the BIC form): start from
+    the available-case network; E-step: complete every incomplete row in all ways, weighted by the
+    current network's joint posterior of its missing cells (:func:`expected_table`); M-step: search
+    the structure on those expected counts, fit its CPTs by EM; keep the new network only when the
+    observed-data score rises (:func:`observed_score`), repeat until it stops rising.
+
+Parameters (every method): EM over the missing cells (:func:`em_parameters`, Dempster, Laird &
+Rubin 1977): theta <- estimator(expected family counts under theta), started from the available-case
+fit, until no CPT entry moves by more than ``tol``.  With ``params="ml"`` this climbs the
+observed-data likelihood; with a pseudo-count it climbs the posterior (MAP).
+
+Weighted tables (distinct rows with multiplicities, :mod:`bnfk_core.stream`) count every row
+``weights[n]`` times throughout; the expected table carries fractional weights.
+"""
+from __future__ import annotations
+
+import math
+import time
+from typing import Callable, Sequence
+
+import numpy as np
+
+from .errors import ModelError
+from .inference import joint_posteriors, log_evidence, missingness_patterns
+from .learn import LearnResult, learn_structure
+from .model import BayesNet, cpt_counts, estimate_cpt, fit
+from .registry import ESTIMATORS, MISSING_DATA, MissingDataSpec
+from .scores import LocalScorer, family_counts
+
+__all__ = ["DEFAULT_MISSING_DATA", "AvailableCaseScorer", "expected_table", "em_parameters", "observed_score",
+           "structural_em", "learn_network", "check_missing_data", "merge_rows", "likelihood_weighting", "MAX_COMPLETIONS"]
+
+#: the missing-data method used when none is named (chosen by the measurements in docs/IMPUTATION.md)
+DEFAULT_MISSING_DATA = "available-case"
+#: an incomplete row is completed in all ways when its missing cells have at most this many joint
+#: states; beyond, :func:`expected_table` draws ``SAMPLED_COMPLETIONS`` completions by likelihood
+#: weighting (an importance-sampling estimate of the posterior, said in the notes)
+MAX_COMPLETIONS = 1024
+SAMPLED_COMPLETIONS = 64
+
+Progress = Callable[[float, str], None]
+
+
+# ---------------------------------------------------------------------- available case
+class AvailableCaseScorer(LocalScorer):
+    """Local scores on the rows where the family is observed (available-case analysis).
+
+    ``counts(child, parents)`` are :func:`bnfk_core.scores.family_counts` over those rows and the
+    penalty of the score uses their (weighted) number n_f; the local score is multiplied by N / n_f
+    (N = all rows) so that families counted on different rows compare (module docstring).  ``n`` stays the number of complete rows: a
+    family never has fewer rows, so the exact search's penalty bound (which grows with n) remains a
+    valid bound.  Chow-Liu, TAN and KDB read mutual information on the complete rows.
+    """
+
+    def __init__(self, codes, cards, score: str = "bic", ess: float = 1.0, weights=None):
+        super().__init__(codes, cards, score, ess=ess, weights=weights)
+        self.all_codes = np.asarray(codes)
+        self.all_weights = None if weights is None else np.asarray(weights, dtype=np.int64)
+        self.observed = self.all_codes >= 0
+        self._n_cache: dict = {}
+        self.rows_used = int(self.n_rows_total if self.observed.any(axis=0).all() else 0)
+        self.note = (f"structure learned on all {self.n_rows_total} rows, every family on the rows where it is "
+                     f"observed (available case; {self.n} rows are complete)")
+
+    def family_rows(self, child: int, parents: Sequence[int] = ()) -> np.ndarray:
+        cols = [int(child)] + sorted(int(p) for p in parents)
+        return self.observed[:, cols].all(axis=1)
+
+    def family_n(self, child: int, parents: Sequence[int] = ()) -> int:
+        key = (int(child), tuple(sorted(int(p) for p in parents)))
+        n = self._n_cache.get(key)
+        if n is None:
+            rows = self.family_rows(child, parents)
+            n = int(rows.sum()) if self.all_weights is None else int(self.all_weights[rows].sum())
+            self._n_cache[key] = n
+        return n
+
+    def counts(self, child: int, parents: Sequence[int] = ()) -> np.ndarray:
+        return family_counts(self.all_codes, self.cards, child, sorted(int(p) for p in parents), self.all_weights)
+
+    def __call__(self, child: int, parents: Sequence[int] = ()) -> float:
+        key = (int(child), tuple(sorted(int(p) for p in parents)))
+        val = self.cache.get(key)
+        if val is None:
+            n_f = self.family_n(*key)
+            val = super().__call__(*key) * (self.n_rows_total / n_f) if n_f else 0.0
+            self.cache[key] = val
+        return val
+
+
+# ---------------------------------------------------------------------- expected counts
+def expected_table(model: BayesNet, codes: np.ndarray, weights=None, *, seed: int = 0,
+                   max_completions: int = MAX_COMPLETIONS) -> tuple[np.ndarray, np.ndarray, int]:
+    """The E-step: every incomplete row replaced by its completions, weighted by their posterior.
+
+    Row n with missing set M becomes one row per joint state x_M of its missing cells, with weight
+    ``w_n P(x_M | x_obs,n)``; complete rows keep their weight.  Family counts on this table are the
+    expected counts E[N_ijk | x_obs, model].  The posterior of a completion is its complete-data
+    probability P(x_obs, x_M) (a product of CPT entries, one vectorised gather per variable over all
+    completions of all rows) normalised over the row's completions -- exact, with no per-pattern
+    contraction.  When a row's missing cells have more than ``max_completions`` joint states,
+    :data:`SAMPLED_COMPLETIONS` completions are drawn (seeded) by likelihood weighting
+    (:func:`likelihood_weighting`) instead.  Equal rows are
+    merged (weights summed).
+
+    Returns ``(codes, float weights, approximated rows)``.
+    """
+    codes = np.asarray(codes)
+    w = np.ones(codes.shape[0]) if weights is None else np.asarray(weights, dtype=float)
+    cards = [int(c) for c in model.cardinalities]
+    complete = ~(codes < 0).any(axis=1)
+    parts, pw = [codes[complete]], [w[complete]]
+    blocks, block_w, groups = [], [], []
+    rng = np.random.default_rng(seed)
+    approx = n_groups = 0
+    big = []
+    for rows, missing in missingness_patterns(codes):
+        mc = [cards[m] for m in missing]
+        K = math.prod(mc)
+        if K <= max_completions:
+            grid = np.stack(np.unravel_index(np.arange(K), mc), axis=1)
+            block = np.repeat(codes[rows], K, axis=0)
+            block[:, missing] = np.tile(grid, (len(rows), 1))
+            blocks.append(block)
+            block_w.append(np.repeat(w[rows], K))
+            groups.append(np.repeat(np.arange(n_groups, n_groups + len(rows)), K))
+            n_groups += len(rows)
+            continue
+        big.append(rows)
+    if big:
+        rows = np.concatenate(big)
+        approx = len(rows)
+        block, p = likelihood_weighting(model, codes[rows], SAMPLED_COMPLETIONS, rng)
+        parts.append(block)
+        pw.append(np.repeat(w[rows], SAMPLED_COMPLETIONS) * p)
+    if blocks:
+        block = np.concatenate(blocks)
+        group = np.concatenate(groups)
+        ll = model.complete_log_likelihood(block)
+        starts = np.flatnonzero(np.r_[True, group[1:] != group[:-1]])
+        top = np.maximum.reduceat(ll, starts)
+        if not np.isfinite(top).all():
+            raise ModelError("A row has observed values that the model gives probability zero; fit the "
+                             "parameters with a pseudo-count (method 'smoothed').")
+        p = np.exp(ll - top[group])
+        p /= np.add.reduceat(p, starts)[group]
+        keep = p > 0
+        parts.append(block[keep])
+        pw.append(np.concatenate(block_w)[keep] * p[keep])
+    table = np.concatenate(parts).astype(np.int32, copy=False)
+    weight = np.concatenate(pw)
+    if table.shape[0] == 0:
+        return table, weight, approx
+    return merge_rows(table, weight, cards) + (approx,)
+
+
+def likelihood_weighting(model: BayesNet, codes: np.ndarray, samples: int, rng) -> tuple[np.ndarray, np.ndarray]:
+    """``samples`` completions of every row of ``codes`` with their normalised importance weights.
+
+    Likelihood weighting (Koller & Friedman §12.2.2): variables in topological order, a missing cell
+    drawn from its CPT given the (drawn or observed) parents, an observed cell multiplying the
+    weight by its CPT entry; the weights of a row's completions are normalised to sum to one (uniform
+    when every completion has weight zero).  All rows and samples at once, one gather per variable.
+    """
+    block = np.repeat(codes, samples, axis=0)
+    miss = block < 0
+    logw = np.zeros(block.shape[0])
+    for i in model.dag.topological_order():
+        probs = model.cpts[i][model.parent_config(i, block)]
+        m = miss[:, i]
+        if m.any():
+            cum = np.cumsum(probs[m], axis=1)
+            u = rng.random(int(m.sum()))[:, None]
+            block[m, i] = np.minimum((u > cum).sum(axis=1), probs.shape[1] - 1)
+        o = ~m
+        with np.errstate(divide="ignore"):
+            logw[o] += np.log(probs[o, block[o, i]])
+    logw = logw.reshape(-1, samples)
+    top = logw.max(axis=1, keepdims=True)
+    p = np.exp(logw - np.where(np.isfinite(top), top, 0.0))
+    tot = p.sum(axis=1, keepdims=True)
+    p = np.where(tot > 0, p / np.where(tot > 0, tot, 1.0), 1.0 / samples)
+    return block, p.reshape(-1)
+
+
+def merge_rows(table: np.ndarray, weight: np.ndarray, cards: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
+    """Equal rows of ``table`` merged into one with the sum of their weights (rows in sorted order)."""
+    if math.prod(int(c) for c in cards) < 2 ** 62:
+        key = np.ravel_multi_index(tuple(table[:, j].astype(np.int64) for j in range(table.shape[1])),
+                                   tuple(int(c) for c in cards))
+        uk, first, inv = np.unique(key, return_index=True, return_inverse=True)
+        return table[first], np.bincount(inv.ravel(), weights=weight, minlength=uk.size)
+    uniq, inv = np.unique(table, axis=0, return_inverse=True)
+    return uniq, np.bincount(inv.ravel(), weights=weight, minlength=uniq.shape[0])
+
+
+def _weights(data):
+    return getattr(data, "weights", None)
+
+
+def em_parameters(dag, data, method: str = "smoothed", pseudo_count: float = 1.0, *, max_iter: int = 100,
+                  tol: float = 1e-6, init: BayesNet | None = None, seed: int = 0) -> BayesNet:
+    """CPTs of ``dag`` by EM over the missing cells of ``data`` (module docstring).
+
+    Starts from ``init`` or the available-case fit (:func:`bnfk_core.model.fit`); each iteration is
+    theta <- estimator(E[N_ijk | x_obs, theta]) (:func:`expected_table`), until the largest change of a
+    CPT entry is below ``tol`` or after ``max_iter`` iterations.  A table without missing cells gets the
+    plain fit.  ``fit_info`` records ``em_iterations``.
+    """
+    model = init if init is not None else fit(dag, data, method=method, pseudo_count=pseudo_count)
+    if tuple(data.variables) != tuple(dag.nodes):
+        data = data.select(list(dag.nodes))
+    codes = data.codes
+    if not (codes < 0).any():
+        model.fit_info["em_iterations"] = 0
+        return model
+    cards = model.cardinalities
+    it = 0
+    for it in range(1, int(max_iter) + 1):
+        table, w, _ = expected_table(model, codes, _weights(data), seed=seed)
+        cpts = tuple(estimate_cpt(cpt_counts(dag, table, cards, i, w), method, pseudo_count)
+                     for i in range(len(dag.nodes)))
+        delta = max(float(np.abs(a - b).max()) for a, b in zip(cpts, model.cpts))
+        info = dict(model.fit_info, method=method, pseudo_count=pseudo_count, em_iterations=it)
+        model = BayesNet(dag, tuple(data.states), cpts, info)
+        if delta < tol:
+            break
+    return model
+
+
+def observed_score(model: BayesNet, data) -> float:
+    """The observed-data BIC: sum_n w_n log P(x_obs,n) - (log N / 2) * free parameters.
+
+    The score structural EM climbs (Friedman 1998, BIC form); log P(x_obs) marginalises every row's
+    missing cells exactly (:func:`bnfk_core.inference.log_evidence`)."""
+    codes = model.align(data).codes
+    ll = log_evidence(model, codes)
+    w = _weights(data)
+    total = float(ll.sum() if w is None else (ll * w).sum())
+    n = float(codes.shape[0] if w is None else np.asarray(w).sum())
+    return total - 0.5 * math.log(max(n, 1.0)) * model.parameter_count()
+
+
+# ---------------------------------------------------------------------- structural EM
+def structural_em(data, method: str = "hc", *, score: str = "bic", params: str = "smoothed",
+                  pseudo_count: float = 1.0, max_rounds: int = 10, seed: int = 0, progress: Progress | None = None,
+                  start: LearnResult | None = None, **learn) -> tuple[LearnResult, BayesNet, list]:
+    """Structural EM (module docstring).  Returns (result, network with EM CPTs, score history).
+
+    ``history`` lists the observed-data score (:func:`observed_score`) of every accepted network; it
+    never decreases: a round whose network does not score higher ends the search and is discarded.
+    ``learn`` options go to :func:`bnfk_core.learn.learn_structure` (``max_parents``, ``ess``, ...).
+    """
+    t0 = time.perf_counter()
+    weights = _weights(data)
+    if start is None:
+        start = learn_structure(data, method, score=score, seed=seed, scorer=_available_case_scorer(data, score, learn),
+                                **learn)
+    dag = start.dag
+    model = em_parameters(dag, data, params, pseudo_count, seed=seed)
+    best = observed_score(model, data)
+    history, rounds, approx = [best], 0, 0
+    for rounds in range(1, int(max_rounds) + 1):
+        if progress is not None:
+            progress(min(0.95, rounds / (max_rounds + 1)), f"structural EM: round {rounds}, score {best:.2f}")
+        table, w, approx = expected_table(model, data.codes, weights, seed=seed)
+        scorer = LocalScorer(table, data.cardinalities, score, ess=learn.get("ess", 1.0), weights=w)
+        res = learn_structure(data, method, score=score, seed=seed, scorer=scorer, **learn)
+        cand_dag = res.dag
+        if scorer.total(dag.parent_indices()) >= scorer.total(cand_dag.parent_indices()):
+            break  # the expected score does not prefer another DAG: a fixed point
+        cand = em_parameters(cand_dag, data, params, pseudo_count, init=None, seed=seed)
+        s = observed_score(cand, data)
+        if not s > best + 1e-9 * max(1.0, abs(best)):
+            break
+        dag, model, best = cand_dag, cand, s
+        history.append(s)
+    n_total = int(round(float(np.asarray(weights).sum()))) if weights is not None else data.n_rows
+    notes = [f"structural EM on all {n_total} rows: {len(history) - 1} improving round(s), observed-data BIC "
+             f"{history[0]:.2f} -> {history[-1]:.2f}"]
+    if approx:
+        notes.append(f"{approx} rows with very many joint completions were completed by sampling")
+    res = LearnResult(dag=dag, method=start.method, score_name=score, score=float(best), n_rows_used=n_total,
+                      notes=notes, seconds=time.perf_counter() - t0)
+    model.fit_info["missing_data"] = "em"
+    return res, model, history
+
+
+def _available_case_scorer(data, score: str, learn: dict) -> AvailableCaseScorer:
+    return AvailableCaseScorer(data.codes, data.cardinalities, score, ess=learn.get("ess", 1.0),
+                               weights=_weights(data))
+
+
+def _learn_complete_rows(data, method, *, score="bic", **learn) -> LearnResult:
+    return learn_structure(data, method, score=score, **learn)
+
+
+def _learn_available_case(data, method, *, score="bic", **learn) -> LearnResult:
+    return learn_structure(data, method, score=score, scorer=_available_case_scorer(data, score, learn), **learn)
+
+
+def _learn_em(data, method, *, score="bic", params="smoothed", pseudo_count=1.0, **learn) -> LearnResult:
+    res, model, _ = structural_em(data, method, score=score, params=params, pseudo_count=pseudo_count, **learn)
+    res.model = model  # the EM network, reused by learn_network
+    return res
+
+
+for _spec in (
+        MissingDataSpec("complete-rows", "Complete rows only", _learn_complete_rows,
+                        "the rows without a missing cell (the thesis's protocol)"),
+        MissingDataSpec("available-case", "Available case", _learn_available_case,
+                        "every family on the rows where it is observed; penalty on those rows"),
+        MissingDataSpec("em", "Structural EM", _learn_em,
+                        "Friedman (1998): expected counts from the current network, search, repeat while the "
+                        "observed-data BIC rises")):
+    MISSING_DATA.register(_spec)
+
+
+def learn_network(data, method: str, *, missing_data: str = DEFAULT_MISSING_DATA, score: str = "bic",
+                  params: str = "smoothed", pseudo_count: float = 1.0, em_cpts: bool = True,
+                  progress: Progress | None = None, **learn) -> tuple[LearnResult, BayesNet]:
+    """Structure by ``missing_data`` (:data:`MISSING_DATA`) and CPTs by EM over the missing cells.
+
+    ``em_cpts=False`` fits the CPTs by available-case counts only (the thesis's protocol).  ``learn``
+    options go to :func:`bnfk_core.learn.learn_structure`.  Returns (result, model); the model's
+    ``fit_info`` records ``missing_data``.
+    """
+    spec = MISSING_DATA[str(missing_data).lower()]
+    if params not in ESTIMATORS:
+        ESTIMATORS[params]  # raises the friendly error
+    extra = {"params": params, "pseudo_count": pseudo_count} if spec.name == "em" else {}
+    res = spec.learn(data, method, score=score, progress=progress, **extra, **learn)
+    model = getattr(res, "model", None)
+    if model is None:
+        model = (em_parameters(res.dag, data, params, pseudo_count, seed=learn.get("seed", 0)) if em_cpts
+                 else fit(res.dag, data, method=params, pseudo_count=pseudo_count))
+    model.fit_info["missing_data"] = spec.name
+    model.fit_info["cpts_by"] = "em" if em_cpts or spec.name == "em" else "available-case"
+    return res, model
+
+
+def check_missing_data(name) -> str:
+    """``name`` if it is a registered missing-data method (else a friendly StructureError)."""
+    return MISSING_DATA[str(name).lower()].name
+

@@ -1,0 +1,241 @@
+"""Learning from incomplete tables (bnfk_core.missing) against brute force and scipy."""
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as hst
+from scipy.optimize import minimize
+
+from bnfk_core import registry
+from bnfk_core.dag import DAG
+from bnfk_core.data import from_codes
+from bnfk_core.errors import StructureError
+from bnfk_core.inference import joint_posteriors, missingness_patterns
+from bnfk_core.missing import (
+    AvailableCaseScorer,
+    em_parameters,
+    expected_table,
+    learn_network,
+    likelihood_weighting,
+    observed_score,
+    structural_em,
+)
+from bnfk_core.stream import WeightedData, distinct_rows
+from tests.helpers_bruteforce import completions, joint_prob, parents_of, random_dag, random_model, random_rows
+
+
+def _data(codes, cards):
+    names = [f"x{i}" for i in range(len(cards))]  # the names of helpers_bruteforce.random_dag
+    return from_codes(np.asarray(codes), names, [[f"s{k}" for k in range(c)] for c in cards])
+
+
+def _brute_counts(codes, cards, child, parents, weights=None):
+    """{(parent values..., child value): count} and the rows used, by a Python loop over rows."""
+    out, used = {}, 0
+    for n, row in enumerate(codes):
+        fam = [row[p] for p in parents] + [row[child]]
+        if min(fam) < 0:
+            continue
+        w = 1 if weights is None else int(weights[n])
+        out[tuple(int(x) for x in fam)] = out.get(tuple(int(x) for x in fam), 0) + w
+        used += w
+    return out, used
+
+
+# ---------------------------------------------------------------------- available case
+@pytest.mark.parametrize("seed", range(6))
+def test_available_case_counts_equal_brute_force(seed):
+    rng = np.random.default_rng(seed)
+    cards = [2, 3, 2, 4, 3]
+    codes = np.column_stack([rng.integers(0, c, 60) for c in cards])
+    codes[rng.random(codes.shape) < 0.25] = -1
+    weights = rng.integers(1, 4, 60) if seed % 2 else None
+    sc = AvailableCaseScorer(codes, cards, "bic", weights=weights)
+    for child in range(5):
+        for k in range(3):
+            for parents in itertools.combinations([v for v in range(5) if v != child], k):
+                brute, used = _brute_counts(codes, cards, child, parents, weights)
+                counts = sc.counts(child, parents)
+                assert sc.family_n(child, parents) == used
+                assert counts.sum() == used
+                # every observed parent configuration's row equals the brute counts
+                configs = sorted({key[:-1] for key in brute})
+                assert counts.shape == (len(configs), cards[child])
+                for j, cfg in enumerate(configs):
+                    assert [brute.get(cfg + (x,), 0) for x in range(cards[child])] == list(counts[j])
+                # the local score: BIC on those rows, scaled to N rows
+                ll = sum(c * math.log(c / sum(brute.get(key[:-1] + (x,), 0) for x in range(cards[child])))
+                         for key, c in brute.items())
+                q = math.prod(cards[p] for p in parents)
+                N = len(codes) if weights is None else int(weights.sum())
+                want = (ll - 0.5 * math.log(used) * q * (cards[child] - 1)) * N / used
+                assert sc(child, parents) == pytest.approx(want, rel=1e-10, abs=1e-9)
+
+
+def test_available_case_uses_every_row_but_complete_rows_do_not():
+    model = random_model(random_dag(6, seed=3), [2, 3, 2, 2, 3, 2], seed=3)
+    codes = model.sample(300, seed=1).codes.copy()
+    rng = np.random.default_rng(0)
+    codes[rng.random(codes.shape) < 0.3] = -1
+    data = _data(codes, [2, 3, 2, 2, 3, 2])
+    res_cr, _ = learn_network(data, "hc", missing_data="complete-rows")
+    res_ac, _ = learn_network(data, "hc", missing_data="available-case")
+    assert res_cr.n_rows_used == int(data.complete_rows().sum()) < 300
+    assert res_ac.n_rows_used == 300
+
+
+# ---------------------------------------------------------------------- expected counts
+def test_expected_table_equals_posterior_counts():
+    """E-step counts = sum over rows of the joint posterior of the missing cells, computed by the
+    inference module's contraction (an independent path) and by enumeration."""
+    cards = [2, 3, 2, 2]
+    model = random_model(random_dag(4, seed=1), cards, seed=2)
+    codes = random_rows(model, 40, seed=4, missing=0.35)
+    table, w, approx = expected_table(model, codes)
+    assert approx == 0
+    assert w.sum() == pytest.approx(len(codes))
+    got = {tuple(r): x for r, x in zip(table.tolist(), w)}
+    want: dict = {}
+    for row in codes:
+        C = completions(model, row)
+        p = np.array([joint_prob(model, c) for c in C])
+        for c, x in zip(C, p / p.sum()):
+            want[tuple(c.tolist())] = want.get(tuple(c.tolist()), 0.0) + x
+    assert set(got) == {k for k, v in want.items() if v > 0}
+    for k, v in want.items():
+        assert got[k] == pytest.approx(v, rel=1e-9)
+    for rows, missing in missingness_patterns(codes):  # and the contraction agrees with enumeration
+        P = joint_posteriors(model, codes, rows, missing, list(missing))
+        C = completions(model, codes[rows[0]])
+        p = np.array([joint_prob(model, c) for c in C])
+        np.testing.assert_allclose(P[0], p / p.sum(), rtol=1e-9)
+
+
+def test_likelihood_weighting_converges_to_the_posterior():
+    cards = [2, 3, 2, 2]
+    model = random_model(random_dag(4, seed=5), cards, seed=5)
+    row = np.array([[-1, 1, -1, 0]])
+    block, p = likelihood_weighting(model, row, 40_000, np.random.default_rng(0))
+    C, exact = [], []
+    for c in completions(model, row[0]):
+        C.append(tuple(c))
+        exact.append(joint_prob(model, c))
+    exact = np.array(exact) / sum(exact)
+    est = {c: 0.0 for c in C}
+    for r, x in zip(map(tuple, block.tolist()), p):
+        est[r] += x
+    np.testing.assert_allclose([est[c] for c in C], exact, atol=0.01)
+
+
+# ---------------------------------------------------------------------- EM parameters
+def _observed_ll(cpts_flat, shapes, dag, rows, cards):
+    cpts = []
+    pos = 0
+    for q, r in shapes:
+        logits = np.concatenate([cpts_flat[pos:pos + q * (r - 1)].reshape(q, r - 1), np.zeros((q, 1))], axis=1)
+        pos += q * (r - 1)
+        e = np.exp(logits - logits.max(axis=1, keepdims=True))
+        cpts.append(e / e.sum(axis=1, keepdims=True))
+    total = 0.0
+    for row in rows:
+        ranges = [range(c) if row[v] < 0 else [int(row[v])] for v, c in enumerate(cards)]
+        s = 0.0
+        for d in itertools.product(*ranges):
+            p = 1.0
+            for i in range(len(cards)):
+                j = 0
+                for par in parents_of(dag, i):
+                    j = j * cards[par] + d[par]
+                p *= cpts[i][j, d[i]]
+            s += p
+        total += math.log(s)
+    return total, cpts
+
+
+def test_em_cpts_equal_a_brute_force_maximiser():
+    """EM (method ml) reaches the maximiser of the observed-data likelihood found by scipy."""
+    dag = DAG(["a", "b", "c"], [("a", "b"), ("b", "c")])
+    cards = [2, 2, 2]
+    rows = np.array([[0, 0, 0], [0, 0, 1], [0, 1, 1], [1, 1, 1], [1, 1, 0], [1, 0, 0], [0, 0, 0], [1, 1, 1],
+                     [0, -1, 1], [1, -1, 0], [-1, 1, 1], [-1, 0, 0], [0, 1, -1], [1, -1, -1], [-1, -1, 1],
+                     [0, 0, -1]])
+    data = from_codes(rows, ["a", "b", "c"], [["0", "1"]] * 3)
+    model = em_parameters(dag, data, "ml", max_iter=20_000, tol=1e-12)
+    shapes = [(1, 2), (2, 2), (2, 2)]
+    best = None
+    for start in range(4):
+        x0 = np.random.default_rng(start).normal(size=5)
+        opt = minimize(lambda x: -_observed_ll(x, shapes, dag, rows, cards)[0], x0, method="BFGS",
+                       options={"gtol": 1e-9, "maxiter": 10_000})
+        if best is None or opt.fun < best.fun:
+            best = opt
+    ll_opt, cpts_opt = _observed_ll(best.x, shapes, dag, rows, cards)
+    flat_em = np.concatenate([np.log(t[:, :-1] / t[:, -1:]).ravel() for t in model.cpts])
+    ll_em, _ = _observed_ll(flat_em, shapes, dag, rows, cards)
+    assert ll_em == pytest.approx(ll_opt, abs=1e-7)
+    for a, b in zip(model.cpts, cpts_opt):
+        np.testing.assert_allclose(a, b, atol=1e-4)
+    assert model.fit_info["em_iterations"] > 1
+
+
+def test_em_on_complete_data_is_the_plain_fit():
+    cards = [2, 3, 2]
+    model = random_model(random_dag(3, seed=2), cards, seed=1)
+    data = _data(random_rows(model, 50, seed=3), cards)
+    from bnfk_core.model import fit
+    a, b = em_parameters(model.dag, data), fit(model.dag, data)
+    for x, y in zip(a.cpts, b.cpts):
+        np.testing.assert_array_equal(x, y)
+
+
+# ---------------------------------------------------------------------- structural EM
+def _brute_observed_bic(model, codes):
+    ll = sum(math.log(sum(joint_prob(model, c) for c in completions(model, row))) for row in codes)
+    return ll - 0.5 * math.log(len(codes)) * model.parameter_count()
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=hst.integers(0, 10_000), missing=hst.floats(0.05, 0.4), n=hst.integers(20, 80))
+def test_structural_em_score_never_decreases(seed, missing, n):
+    cards = [2, 3, 2, 2]
+    truth = random_model(random_dag(4, seed=seed, max_parents=2), cards, seed=seed)
+    codes = truth.sample(n, seed=seed).codes.copy()
+    codes[np.random.default_rng(seed).random(codes.shape) < missing] = -1
+    if not (codes >= 0).any(axis=0).all():
+        return
+    data = _data(codes, cards)
+    res, model, history = structural_em(data, "hc", score="bic", seed=seed, max_rounds=6, restarts=1)
+    assert all(b > a for a, b in zip(history, history[1:]))
+    assert res.score == pytest.approx(history[-1])
+    assert observed_score(model, data) == pytest.approx(history[-1], rel=1e-9)
+    assert _brute_observed_bic(model, codes) == pytest.approx(history[-1], rel=1e-9)
+
+
+def test_weighted_table_gives_the_same_network():
+    cards = [2, 3, 2, 2]
+    truth = random_model(random_dag(4, seed=8), cards, seed=8)
+    codes = truth.sample(200, seed=8).codes.copy()
+    codes[np.random.default_rng(1).random(codes.shape) < 0.2] = -1
+    data = _data(codes, cards)
+    u, c = distinct_rows(codes)
+    wdata = WeightedData(None, u.astype(np.int32), data.variables, data.states, None, "w", weights=c)
+    for md in ("available-case", "em"):
+        r1, m1 = learn_network(data, "hc", missing_data=md)
+        r2, m2 = learn_network(wdata, "hc", missing_data=md)
+        assert r1.dag.sorted_arcs() == r2.dag.sorted_arcs()
+        assert r1.score == pytest.approx(r2.score, rel=1e-9)
+        for a, b in zip(m1.cpts, m2.cpts):
+            np.testing.assert_allclose(a, b, atol=1e-9)
+
+
+def test_registry_and_errors():
+    assert tuple(registry.MISSING_DATA) == ("complete-rows", "available-case", "em")
+    data = _data(np.array([[0, 1], [1, -1], [-1, 0]]), [2, 2])
+    with pytest.raises(StructureError, match="missing-data method 'nope'"):
+        learn_network(data, "hc", missing_data="nope")
+    with pytest.raises(StructureError, match="complete"):
+        learn_network(data, "hc", missing_data="complete-rows")
