@@ -21,9 +21,14 @@ import pandas as pd
 from .errors import DataError
 
 __all__ = ["CategoricalData", "load_csv", "from_codes", "read_table", "RawTable", "MISSING_TOKENS", "MISSING_CATEGORY",
+           "DEFAULT_NA_VALUES", "na_set",
            "interval_label", "parse_interval"]
 
+#: the strings that were always read as missing before ``na_values`` existed; now the opt-in
+#: ``na_values="default-list"`` (the bundled samples that need them declare them in catalog.json)
 MISSING_TOKENS = ("", "NA", "N/A", "?", "nan")
+#: what a cell holds to be missing when nothing else is said: the empty field only
+DEFAULT_NA_VALUES = ("",)
 
 
 @dataclass(frozen=True, eq=False)
@@ -159,6 +164,29 @@ def from_codes(codes: np.ndarray, variables: Sequence[str], states: Sequence[Seq
 MISSING_CATEGORY = "?"
 MISSING_POLICIES = ("missing", "category")
 _MISSING_SET = frozenset(MISSING_TOKENS)
+
+
+def na_set(na_values=None, missing_policy: str = "missing") -> frozenset:
+    """The (trimmed) cell texts read as missing.
+
+    ``None`` -> the empty field only (:data:`DEFAULT_NA_VALUES`) under ``missing_policy="missing"``,
+    and :data:`MISSING_TOKENS` under ``"category"`` (where they all become the one state ``?``, as
+    always: a literal ``?`` and a blank are then the same category anyway); ``"default-list"`` ->
+    :data:`MISSING_TOKENS`; otherwise a comma-separated string or a sequence of strings, to which the
+    empty field is always added (an empty cell is never a category of its own).  So ``na_values="NA"``
+    keeps ``?`` as a category while blanks and ``NA`` are missing."""
+    if na_values is None:
+        return _MISSING_SET if missing_policy == "category" else frozenset(DEFAULT_NA_VALUES)
+    if isinstance(na_values, str):
+        if na_values.strip().lower() == "default-list":
+            return _MISSING_SET
+        na_values = na_values.split(",")
+    try:
+        vals = {str(v).strip() for v in na_values}
+    except TypeError:
+        raise DataError(f"na_values must be 'default-list', a comma-separated string or a list of strings, "
+                        f"not {_show(repr(na_values))}.") from None
+    return frozenset(vals | {""})
 _DELIMITERS = (",", ";", "\t")
 _DELIM_NAMES = {",": "comma", ";": "semicolon", "\t": "tab"}
 _INTERVAL_RE = re.compile(r"^([\[(])\s*([^,\s]+)\s*,\s*([^,\s\])]+)\s*([\])])$")
@@ -174,7 +202,7 @@ _BINARY_MAGIC = {
 
 
 def load_csv(path_or_buffer=None, *, text=None, source=None, class_column=None, missing_policy="missing",
-             discretize_bins=4, max_levels=50, drop_columns=(), model=None) -> CategoricalData:
+             discretize_bins=4, max_levels=50, drop_columns=(), model=None, na_values=None) -> CategoricalData:
     """Read a CSV of categorical data.
 
     A ``str`` or ``Path`` is always a file name, never CSV text: ``load_csv("a,b\\nx,1\\n")``
@@ -196,9 +224,8 @@ def load_csv(path_or_buffer=None, *, text=None, source=None, class_column=None, 
     class_column : str, optional
         Column holding the class labels; it stays one of the variables.
     missing_policy : {"missing", "category"}
-        The tokens ``"", "NA", "N/A", "?", "nan"`` are missing cells (code -1) under
-        ``"missing"``; under ``"category"`` they all become one extra state ``"?"``
-        (listed last).
+        The ``na_values`` cells are missing (code -1) under ``"missing"``; under ``"category"``
+        they all become one extra state ``"?"`` (listed last).
     discretize_bins : int or None
         Numeric columns with more than ``max_levels`` distinct values are cut into this many
         quantile bins (labels ``[a, b)``, the last one ``[a, b]``).  ``None`` or 0 refuses
@@ -211,6 +238,10 @@ def load_csv(path_or_buffer=None, *, text=None, source=None, class_column=None, 
     model : object with ``.variables`` and ``.states``, optional
         Align the result to a fitted model: same variables in the model's order, the model's
         state order; values must be model states (interval states ``[a, b)`` take numbers).
+    na_values : None, "default-list", "A,B" or a list of strings
+        Which cell texts are missing (:func:`na_set`): by default the empty field only, so ``?``
+        or ``NA`` are categories like any other; ``"default-list"`` is ``"", NA, N/A, ?, nan``
+        (the default under ``missing_policy="category"``, which merges them into the state ``?``).
 
     The first non-blank record is the header: names are trimmed and must be non-empty and
     unique (quoted names may hold any character, delimiters and line breaks included).
@@ -231,7 +262,7 @@ def load_csv(path_or_buffer=None, *, text=None, source=None, class_column=None, 
     source = _printable(str(source)) if source is not None else _source_name(obj)
     try:
         return _load(obj, source, class_column, missing_policy, discretize_bins,
-                     max_levels, drop_columns, model)
+                     max_levels, drop_columns, model, na_set(na_values, missing_policy))
     except DataError:
         raise
     except Exception as exc:  # the safety net: bad input never ends in a traceback
@@ -585,7 +616,8 @@ def _check_options(missing_policy, discretize_bins, max_levels, drop_columns, cl
     return int(discretize_bins), int(max_levels), drop_columns, class_column
 
 
-def _load(obj, source, class_column, missing_policy, discretize_bins, max_levels, drop_columns, model):
+def _load(obj, source, class_column, missing_policy, discretize_bins, max_levels, drop_columns, model,
+          na=frozenset(DEFAULT_NA_VALUES)):
     bins, max_levels, drop_columns, class_column = _check_options(
         missing_policy, discretize_bins, max_levels, drop_columns, class_column)
     text, notes = _read_text(obj, source)
@@ -614,7 +646,7 @@ def _load(obj, source, class_column, missing_policy, discretize_bins, max_levels
     for out_j, j in enumerate(order):
         name = header[j]
         inv, lev = _levels(cells[:, j])
-        miss_lev = np.fromiter((v in _MISSING_SET for v in lev), dtype=bool, count=len(lev))
+        miss_lev = np.fromiter((v in na for v in lev), dtype=bool, count=len(lev))
         if name == class_column and miss_lev[inv].all():
             raise DataError(f"Class column '{name}' of {source} is empty (every value is missing).")
         level_code, st = _column_states(name, lev, miss_lev, inv, None if mvars is None else mstates[out_j],

@@ -228,6 +228,7 @@ if __name__ == "__main__":  # python -m bnfk_core.registry > docs/OPTIONS.md
     import sys
 
     import bnfk_core  # noqa: F401 - every module registers its options on import
+    import bnfk_core.analyses  # noqa: F401 - the imputation methods
     from bnfk_core import registry   # the package's registries (this file runs as __main__, a second copy)
 
     sys.stdout.write(registry.options_markdown())

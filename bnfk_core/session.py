@@ -10,7 +10,10 @@ Schema (``"schema": "bnfk-session"``, ``"version": 1``)::
               {"name": "mine.csv", "csv_base64": "<the file's bytes>"} # one that is not UTF-8
               + "sha256": "<hex digest of the file's bytes>" (checked when present),
               + "options": {"class_column": str|null, "missing_policy": "missing"|"category",
-                            "bins": int >= 0 (0: refuse numeric columns), "drop_columns": [str, ...]},
+                            "bins": int >= 0 (0: refuse numeric columns), "drop_columns": [str, ...],
+                            "na_values": "default-list" | [str, ...] | null (the empty field only)},
+                 a file without "na_values" was written when NA, N/A, ?, nan were always missing:
+                 it is read with "default-list"; a sample without it uses its catalog entry's list.
       "structure": {"nodes": [feature variables, in the data's order], "arcs": [[u, v], ...]},
       "params": "smoothed",                                # the CPT estimator (registry.ESTIMATORS)
       "model": { bnfk JSON model }                         # optional: CPTs as saved; else fitted on the data
@@ -67,6 +70,7 @@ class DataRef:
     missing_policy: str = "missing"
     bins: int = 4
     drop_columns: tuple = ()
+    na_values: object = "default-list"  # bnfk_core.data.na_set; None = the sample's catalog list / empty field
 
     @property
     def sha256(self) -> str | None:
@@ -75,12 +79,15 @@ class DataRef:
     def load(self, sample_dir: Path = SAMPLE_DIR) -> CategoricalData:
         """The data, loaded as :func:`~bnfk_core.data.load_csv` with these options."""
         opts = dict(class_column=self.class_column, missing_policy=self.missing_policy,
-                    discretize_bins=self.bins or None, drop_columns=list(self.drop_columns))
+                    discretize_bins=self.bins or None, drop_columns=list(self.drop_columns), na_values=self.na_values)
         if self.content is not None:
             buf = io.BytesIO(self.content)
             buf.name = self.name or "embedded.csv"
             return load_csv(buf, **opts)
-        return load_csv(sample_dir / _catalog(sample_dir)[self.sample]["file"], **opts)
+        entry = _catalog(sample_dir)[self.sample]
+        if self.na_values is None:
+            opts["na_values"] = entry.get("na_values")
+        return load_csv(sample_dir / entry["file"], **opts)
 
     def to_dict(self) -> dict:
         if self.content is not None:
@@ -92,7 +99,9 @@ class DataRef:
         else:
             out = {"sample": self.sample}
         out["options"] = {"class_column": self.class_column, "missing_policy": self.missing_policy,
-                          "bins": int(self.bins), "drop_columns": list(self.drop_columns)}
+                          "bins": int(self.bins), "drop_columns": list(self.drop_columns),
+                          "na_values": self.na_values if isinstance(self.na_values, (str, type(None)))
+                          else list(self.na_values)}
         return out
 
 
@@ -212,7 +221,11 @@ def _data_ref(d, source: str, sample_dir: Path) -> DataRef:
         raise SessionError(f"{source}: data.options.bins must be an integer from 0 to 1000, got {bins!r}.")
     if not isinstance(drop, list) or not all(isinstance(c, str) for c in drop):
         raise SessionError(f"{source}: data.options.drop_columns must be a list of column names.")
-    common = dict(class_column=cls, missing_policy=policy, bins=bins, drop_columns=tuple(drop))
+    na = opts.get("na_values", "default-list")  # files from before na_values: the old fixed list
+    if not (na is None or isinstance(na, str) or (isinstance(na, list) and all(isinstance(v, str) for v in na))):
+        raise SessionError(f"{source}: data.options.na_values must be null, a string or a list of strings.")
+    common = dict(class_column=cls, missing_policy=policy, bins=bins, drop_columns=tuple(drop),
+                  na_values=tuple(na) if isinstance(na, list) else na)
     if "sample" in d:
         name = d["sample"]
         if not isinstance(name, str) or name not in _catalog(sample_dir):

@@ -39,7 +39,7 @@ from typing import Iterable, Iterator, Sequence
 import numpy as np
 import pandas as pd
 
-from .data import (_BINARY_MAGIC, _MISSING_SET, CategoricalData, _binning_notes, _check_columns, _check_options,
+from .data import (_BINARY_MAGIC, na_set, CategoricalData, _binning_notes, _check_columns, _check_options,
                    _column_states, _model_columns, _printable, _sniff_delimiter, check_file, from_codes)
 from .embed import sample_rows as _sample_positions
 from .errors import DataError
@@ -323,9 +323,11 @@ class Plan:
 
 
 def plan_from_levels(levels: dict, layout: FileLayout, *, class_column=None, missing_policy="missing",
-                     discretize_bins=4, max_levels=50, drop_columns=(), model=None, source=None) -> Plan:
+                     discretize_bins=4, max_levels=50, drop_columns=(), model=None, source=None,
+                     na_values=None) -> Plan:
     """Each column's states from its merged level counts, as :func:`bnfk_core.data.load_csv` derives
     them from the rows (see the module docstring)."""
+    na = na_set(na_values, missing_policy)
     source = _printable(str(source)) if source is not None else os.path.basename(layout.path)
     bins, max_levels, drop_columns, class_column = _check_options(
         missing_policy, discretize_bins, max_levels, drop_columns, class_column)
@@ -354,7 +356,7 @@ def plan_from_levels(levels: dict, layout: FileLayout, *, class_column=None, mis
         level_counts = np.rint(level_counts).astype(np.int64)
         level_first = np.full(len(lev), np.iinfo(np.int64).max)
         np.minimum.at(level_first, lcodes, first)
-        miss_lev = np.fromiter((v in _MISSING_SET for v in lev), dtype=bool, count=len(lev))
+        miss_lev = np.fromiter((v in na for v in lev), dtype=bool, count=len(lev))
         inv = np.arange(len(lev))
         if name == class_column and miss_lev.all():
             raise DataError(f"Class column '{name}' of {source} is empty (every value is missing).")
@@ -455,7 +457,7 @@ def weighted_from(plan: Plan, keys: np.ndarray, counts: np.ndarray, n_rows: int)
 def read_counts(path, *, chunksize: int = DEFAULT_CHUNKSIZE, class_column=None, missing_policy="missing",
                 discretize_bins=4, max_levels=50, drop_columns=(), model=None, fmt: str | None = None,
                 source=None, engine: str = "local", scheduler: str | None = None, client=None,
-                blocksize="64MB", progress=None) -> WeightedData:
+                blocksize="64MB", progress=None, na_values=None) -> WeightedData:
     """The distinct rows of a CSV or Parquet file with their multiplicities, read ``chunksize`` rows at
     a time (two passes; see the module docstring).  The options are those of
     :func:`bnfk_core.data.load_csv`.
@@ -473,7 +475,7 @@ def read_counts(path, *, chunksize: int = DEFAULT_CHUNKSIZE, class_column=None, 
         return read_counts_dask(path, class_column=class_column, missing_policy=missing_policy,
                                 discretize_bins=discretize_bins, max_levels=max_levels, drop_columns=drop_columns,
                                 model=model, fmt=fmt, source=source, scheduler=scheduler, client=client,
-                                blocksize=blocksize, chunksize=chunksize)
+                                blocksize=blocksize, chunksize=chunksize, na_values=na_values)
     if engine != "local":
         raise DataError(f"Unknown engine '{engine}'; choose local or dask.")
     if int(chunksize) < 1:
@@ -491,7 +493,7 @@ def read_counts(path, *, chunksize: int = DEFAULT_CHUNKSIZE, class_column=None, 
         raise DataError(f"{_printable(str(path))} has a header but no data rows.")
     plan = plan_from_levels(parts[0], layout, class_column=class_column, missing_policy=missing_policy,
                             discretize_bins=discretize_bins, max_levels=max_levels, drop_columns=drop_columns,
-                            model=model, source=source)
+                            model=model, source=source, na_values=na_values)
     merger = _Merger()
     n = 0
     for chunk in iter_chunks(layout, chunksize):
@@ -516,7 +518,7 @@ class CodeChunks:
 
     def __init__(self, path, model, *, chunksize: int = DEFAULT_CHUNKSIZE, class_column=None,
                  missing_policy="missing", discretize_bins=4, max_levels=50, drop_columns=(), fmt=None,
-                 source=None):
+                 source=None, na_values=None):
         if isinstance(chunksize, bool) or not isinstance(chunksize, (int, np.integer)) or int(chunksize) < 1:
             raise DataError(f"chunksize must be a positive number of rows, not {chunksize!r}.")
         self.chunksize = int(chunksize)
@@ -531,7 +533,7 @@ class CodeChunks:
         self.n_rows = row0
         self.plan = plan_from_levels(merged, self.layout, class_column=class_column, missing_policy=missing_policy,
                                      discretize_bins=discretize_bins, max_levels=max_levels,
-                                     drop_columns=drop_columns, model=model, source=source)
+                                     drop_columns=drop_columns, model=model, source=source, na_values=na_values)
         self.variables = tuple(self.plan.columns)
         self.states = tuple(self.plan.states)
         self.source = self.plan.source

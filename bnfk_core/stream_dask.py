@@ -96,7 +96,7 @@ def _distinct_of(df, plan, as_text):
 
 def read_counts_dask(path, *, class_column=None, missing_policy="missing", discretize_bins=4, max_levels=50,
                      drop_columns=(), model=None, fmt=None, source=None, scheduler: str | None = None,
-                     client=None, blocksize="64MB", chunksize=None):
+                     client=None, blocksize="64MB", chunksize=None, na_values=None):
     """:func:`bnfk_core.stream.read_counts` with both passes on Dask partitions (module docstring).
 
     ``client``: a ``distributed.Client``; else ``scheduler`` (an address such as
@@ -120,7 +120,7 @@ def read_counts_dask(path, *, class_column=None, missing_policy="missing", discr
         src = source if source is not None else os.path.basename(layout.path)
         plan = plan_from_levels(levels, layout, class_column=class_column, missing_policy=missing_policy,
                                 discretize_bins=discretize_bins, max_levels=max_levels, drop_columns=drop_columns,
-                                model=model, source=src)
+                                model=model, source=src, na_values=na_values)
         plan_future = client.scatter(plan, broadcast=True)
         second = [dask.delayed(_distinct_of)(p, plan_future, as_text) for p in parts]
         merger, n = _Merger(), 0

@@ -128,10 +128,20 @@ def _source(dataset: str):
 
 
 @st.cache_resource(show_spinner=False, max_entries=32)
-def _load(name: str, content: bytes | None, class_column, missing_policy, bins, drop_columns) -> CategoricalData:
+def _load(name: str, content: bytes | None, class_column, missing_policy, bins, drop_columns,
+          na_values=None) -> CategoricalData:
     src = str(SAMPLE_DIR / name) if content is None else io_bytes(name, content)
     return load_csv(src, class_column=class_column, missing_policy=missing_policy,
-                    discretize_bins=bins or None, drop_columns=drop_columns)
+                    discretize_bins=bins or None, drop_columns=drop_columns, na_values=na_values)
+
+
+def na_values_of(dataset: str):
+    """Which cell texts are missing: a sample's catalog list, else the Data page's choice (``na_values``,
+    default the empty field only; :func:`bnfk_core.data.na_set`)."""
+    entry = catalog().get(dataset)
+    if entry is not None:
+        return entry.get("na_values")
+    return st.session_state.get("na_values")
 
 
 def load(settings: dict) -> CategoricalData:
@@ -143,7 +153,7 @@ def load(settings: dict) -> CategoricalData:
         return _sampled(w, w.fingerprint(), int(ss.view_rows), int(ss.view_seed))
     name, content = _source(settings["dataset"])
     return _load(name, content, settings["class_column"], settings["missing_policy"], settings["bins"],
-                 tuple(settings["drop_columns"]))
+                 tuple(settings["drop_columns"]), na_values_of(settings["dataset"]))
 
 
 def data() -> CategoricalData:

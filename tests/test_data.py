@@ -27,7 +27,8 @@ SHAPES = {
     "kr_vs_kp": (3196, 37), "zoo": (101, 17), "soybean_small": (47, 36),
     "soybean_large": (683, 36),
 }
-# missing cells under missing_policy="missing"
+# missing cells under missing_policy="missing" with na_values="default-list" (the catalog's list for these
+# samples); with the default na_values (the empty field only) none of the samples has a missing cell
 MISSING = {"breast_cancer": 9, "primary_tumor": 225, "mushroom": 2480, "soybean_large": 2337,
            "house_votes_84": 392}
 
@@ -56,17 +57,47 @@ def error(match: str, *args, **kwargs) -> str:
 @pytest.mark.parametrize("name", sorted(SHAPES))
 def test_sample_shapes(sample_path, name):
     rows, cols = SHAPES[name]
-    for policy in ("missing", "category"):
-        d = load_csv(sample_path(name), class_column="class", missing_policy=policy)
+    for policy, na in (("missing", "default-list"), ("missing", None), ("category", None)):
+        d = load_csv(sample_path(name), class_column="class", missing_policy=policy, na_values=na)
         assert (d.n_rows, d.n_vars) == (rows, cols)
         assert d.codes.shape == (rows, cols)
         assert d.variables[-1] == "class" and d.class_column == "class"
         assert d.source == f"{name}.csv"
         assert len(d.states) == cols and all(len(s) >= 1 for s in d.states)
         assert (d.codes < d.cardinalities).all() and (d.codes >= -1).all()
-        expected_missing = MISSING.get(name, 0) if policy == "missing" else 0
+        expected_missing = (MISSING.get(name, 0) if na == "default-list" else
+                            _blank_cells(sample_path(name)) if policy == "missing" else 0)
         assert int(d.missing_mask().sum()) == expected_missing
         assert list(d.frame.columns) == list(d.variables) and d.frame.shape == (rows, cols)
+
+
+def _blank_cells(path) -> int:
+    import csv
+    with open(path, newline="", encoding="utf-8") as fh:
+        rows = list(csv.reader(fh))[1:]
+    return sum(c.strip() == "" for r in rows if any(x.strip() for x in r) for c in r)
+
+
+def test_na_values_decide_which_texts_are_missing():
+    text = "a,b\n?,x\n,y\nNA,x\n?,y\n"
+    d = load_csv(text=text)  # default: the empty field only
+    assert d.states[0] == ("?", "NA") and d.codes[:, 0].tolist() == [0, -1, 1, 0]
+    d = load_csv(text=text, na_values="default-list")
+    assert d.states[0] == () or d.missing_mask()[:, 0].all()
+    d = load_csv(text=text, na_values="NA")  # NA and the empty field missing, ? a category
+    assert d.states[0] == ("?",) and d.codes[:, 0].tolist() == [0, -1, -1, 0]
+    d = load_csv(text=text, na_values=["?"])
+    assert d.states[0] == ("NA",) and d.codes[:, 0].tolist() == [-1, -1, 0, -1]
+    d = load_csv(text=text, missing_policy="category")  # unchanged: every old token is the state '?'
+    assert d.states[0] == ("?",) and d.codes[:, 0].tolist() == [0, 0, 0, 0]
+
+
+def test_catalog_declares_the_na_values_of_samples_that_need_them(sample_path):
+    import json
+    cat = json.loads((sample_path("house_votes_84").parent / "catalog.json").read_text())
+    for name, n in MISSING.items():
+        d = load_csv(sample_path(name), class_column="class", na_values=cat[name].get("na_values"))
+        assert int(d.missing_mask().sum()) == n
 
 
 def test_house_votes_question_mark_is_a_category(sample_path):
@@ -319,7 +350,9 @@ def test_uploaded_file_bad_content_names_it():
 # ====================================================================== missing values
 def test_missing_tokens_both_policies(tmp_csv):
     text = "a,b,c\nx,1,k\n,2,k\nNA,N/A,k\n?,nan,l\n y ,1,l\n"
-    d = load_csv(tmp_csv(text), class_column="c")
+    plain = load_csv(tmp_csv(text), class_column="c")  # default: only the empty field is missing
+    assert plain.states[0] == ("?", "NA", "x", "y") and plain.codes[:, 0].tolist() == [2, -1, 1, 0, 3]
+    d = load_csv(tmp_csv(text), class_column="c", na_values="default-list")
     assert d.states[:2] == (("x", "y"), ("1", "2"))
     assert d.codes[:, 0].tolist() == [0, -1, -1, -1, 1]
     assert d.codes[:, 1].tolist() == [0, 1, -1, -1, 0]
@@ -499,7 +532,7 @@ def test_class_column_dropped(tmp_csv):
 
 def test_class_column_all_missing(tmp_csv):
     p = tmp_csv("a,b,c\nx,1,\ny,2,?\nz,3,NA\n")
-    error(r"Class column 'c' of data\.csv is empty", p, class_column="c")
+    error(r"Class column 'c' of data\.csv is empty", p, class_column="c", na_values="default-list")
     error(r"Class column 'c' of data\.csv is empty", p, class_column="c", missing_policy="category")
     assert load_csv(p).variables == ("a", "b", "c")  # fine as a plain (all-missing) feature
 

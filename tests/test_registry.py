@@ -114,6 +114,7 @@ def test_docs_options_table_is_generated_from_the_registries():
     from pathlib import Path
 
     import bnfk_core  # noqa: F401 - every module registers on import
+    import bnfk_core.analyses  # noqa: F401 - the imputation methods
     from bnfk_core import registry
     committed = (Path(__file__).resolve().parents[1] / "docs" / "OPTIONS.md").read_text(encoding="utf-8")
     assert committed == registry.options_markdown(), "run: python -m bnfk_core.registry > docs/OPTIONS.md"

@@ -6,4 +6,6 @@
 * :mod:`~bnfk_core.analyses.segments` -- structure segments, case tables, supervised arc search (thesis ch. 6).
 
 Every analysis takes a model and/or data and returns plain results (dataclasses, frames, dicts).
+Importing the package registers every imputation method (:mod:`~bnfk_core.analyses.impute_methods`).
 """
+from . import impute_methods  # noqa: F401  (registers bnfk_core.registry.IMPUTERS)

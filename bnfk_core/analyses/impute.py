@@ -61,14 +61,17 @@ from ..files import atomic_path
 from ..inference import posterior
 from ..kernels import FISHER, gram
 from ..learn import EXACT_MAX_VARIABLES, learn_structure
+from ..missing import learn_network
 from ..model import fit
+from ..registry import IMPUTERS
 
 __all__ = ["METHODS", "CE_FLOOR", "CE_CAP", "MCARSplit", "Imputation", "ImputedData", "BenchmarkResult",
            "ImputeError", "induce_mcar", "learn_model", "impute", "impute_bn", "impute_mode", "impute_wknn",
            "impute_fisher_knn", "impute_augmented", "knn_vote", "category_weights", "capped_cross_entropy",
            "evaluate", "macro_average", "benchmark", "impute_with_model", "DEFAULT_RATIOS", "METHOD_LABELS",
-           "FILL_NUMERIC", "CompletedFile", "complete_file", "cell_frame", "filled_column"]
+           "FILL_NUMERIC", "CompletedFile", "complete_file", "cell_frame", "filled_column", "check_methods"]
 
+#: the thesis's methods; every registered method (peers included) is in :data:`bnfk_core.registry.IMPUTERS`
 METHODS = ("bn", "mode", "wknn", "fisher-knn", "bn-mode", "bn-wknn")
 #: the methods' names in tables and figures (thesis spelling)
 METHOD_LABELS = {"bn": "BN", "mode": "Mode", "wknn": "wKNN", "fisher-knn": "Fisher-kNN", "bn-mode": "BN-Mode",
@@ -127,8 +130,9 @@ def induce_mcar(data: CategoricalData, test_ratio: float, missing_ratio: float, 
     Parameters
     ----------
     data : CategoricalData
-    test_ratio : float in (0, 1)
-        Exactly ``round(test_ratio * N)`` rows (at least one) are drawn uniformly as the test part.
+    test_ratio : float in (0, 1]
+        Exactly ``round(test_ratio * N)`` rows (at least one) are drawn uniformly as the test part
+        (1: every row, cells hidden anywhere in the table).
     missing_ratio : float in (0, 1)
         Exactly ``round(missing_ratio * C)`` (at least one) of the C observed test cells are hidden,
         each with the same probability.
@@ -141,7 +145,7 @@ def induce_mcar(data: CategoricalData, test_ratio: float, missing_ratio: float, 
     -------
     MCARSplit
     """
-    test_ratio = _check_ratio("test ratio", test_ratio)
+    test_ratio = 1.0 if test_ratio == 1 else _check_ratio("test ratio", test_ratio)
     missing_ratio = _check_ratio("missing ratio", missing_ratio)
     N, n = data.codes.shape
     if N < 2 or n < 1:
@@ -238,19 +242,29 @@ def cell_frame(cells: Cells, variables: Sequence[str], states: Sequence[Sequence
 
 # ====================================================================== models
 def learn_model(data: CategoricalData, *, structure: str = "auto", score: str = "qnml", params: str = "cnml",
-                pseudo_count: float = 1.0, seed: int = 0, max_parents: int | None = None):
-    """The network used for imputation: structure on the complete rows, parameters on all rows.
+                pseudo_count: float = 1.0, seed: int = 0, max_parents: int | None = None,
+                missing_data: str | None = None):
+    """The network used for imputation.
 
+    ``missing_data=None`` is the thesis's protocol: structure on the complete rows, parameters on all
+    rows (available cases per family).  A name of :data:`bnfk_core.registry.MISSING_DATA`
+    (``complete-rows``, ``available-case``, ``em``) learns the structure that way and fits the CPTs by
+    EM over the missing cells (:func:`bnfk_core.missing.learn_network`).
     ``structure="auto"`` is exact search when there are at most 20 variables, else hill climbing.
     """
     method = str(structure).lower()
     if method == "auto":
         method = "exact" if data.n_vars <= EXACT_MAX_VARIABLES else "hc"
-    if not data.complete_rows().any() and method not in ("empty", "naive-bayes"):
-        raise ImputeError(f"No row of {data.source} is complete; a structure needs complete rows "
-                          "(use 'bn-mode' or 'bn-wknn', which complete the data first).")
-    res = learn_structure(data, method, score=score, seed=seed, max_parents=max_parents)
-    model = fit(res.dag, data, method=params, pseudo_count=pseudo_count)
+    if missing_data is not None:
+        _, model = learn_network(data, method, missing_data=missing_data, score=score, params=params,
+                                 pseudo_count=pseudo_count, seed=seed, max_parents=max_parents)
+    else:
+        if not data.complete_rows().any() and method not in ("empty", "naive-bayes"):
+            raise ImputeError(f"No row of {data.source} is complete; a structure needs complete rows "
+                              "(use 'bn-mode' or 'bn-wknn', which complete the data first, or a missing-data "
+                              "method such as available-case).")
+        res = learn_structure(data, method, score=score, seed=seed, max_parents=max_parents)
+        model = fit(res.dag, data, method=params, pseudo_count=pseudo_count)
     model.fit_info["structure"] = method
     model.fit_info["score"] = score
     return model
@@ -410,24 +424,14 @@ def impute_augmented(data: CategoricalData, naive: str = "mode", k: int = 3, see
 
 def impute(data: CategoricalData, method: str = "bn", *, model=None, k: int = 3, seed: int = 0,
            **learn) -> Imputation:
-    """Impute every missing cell of ``data`` with one of :data:`METHODS`.
+    """Impute every missing cell of ``data`` with a method of :data:`bnfk_core.registry.IMPUTERS`.
 
     ``model`` (a BayesNet over ``data``'s variables) is used by ``bn`` and ``fisher-knn`` instead of
     learning one; ``learn`` options (``structure``, ``score``, ``params``, ``max_parents``) go to
     :func:`learn_model`.
     """
-    method = str(method).lower()
-    if method == "bn":
-        return impute_bn(data, model=model, seed=seed, **learn)
-    if method == "mode":
-        return impute_mode(data)
-    if method == "wknn":
-        return impute_wknn(data, k=k, seed=seed)
-    if method == "fisher-knn":
-        return impute_fisher_knn(data, model=model, k=k, seed=seed, **learn)
-    if method in ("bn-mode", "bn-wknn"):
-        return impute_augmented(data, naive=method[3:], k=k, seed=seed, **learn)
-    raise ImputeError(f"Unknown imputation method '{method}'; choose one of {', '.join(METHODS)}.")
+    spec = IMPUTERS[check_methods(method)[0]]
+    return spec.impute(data, model=model, k=k, seed=seed, cache={}, **learn)
 
 
 # ====================================================================== metrics
@@ -510,7 +514,7 @@ class BenchmarkResult:
     def table(self, labels: dict | None = None) -> pd.DataFrame:
         """:meth:`summary` as a table, one line per method (named by ``labels``, default :data:`METHOD_LABELS`):
         ``method, accuracy, accuracy sd, cross-entropy, cross-entropy sd, runs, seconds``."""
-        labels = METHOD_LABELS if labels is None else labels
+        labels = {**IMPUTERS.labels(), **METHOD_LABELS} if labels is None else labels
         s = self.summary()
         return pd.DataFrame([{"method": labels.get(m, m), "accuracy": s[m]["accuracy"],
                               "accuracy sd": s[m]["accuracy_std"], "cross-entropy": s[m]["cross_entropy"],
@@ -559,15 +563,16 @@ class BenchmarkResult:
         return out
 
 
-def _check_methods(methods) -> tuple:
+def check_methods(methods) -> tuple:
+    """Registered imputation methods (:data:`bnfk_core.registry.IMPUTERS`) from a list or a comma string."""
     if isinstance(methods, str):
         methods = [m.strip() for m in methods.split(",") if m.strip()]
     methods = tuple(str(m).lower() for m in methods)
     if not methods:
         raise ImputeError("Choose at least one imputation method.")
     for m in methods:
-        if m not in METHODS:
-            raise ImputeError(f"Unknown imputation method '{m}'; choose from {', '.join(METHODS)}.")
+        if m not in IMPUTERS:
+            raise ImputeError(f"Unknown imputation method '{m}'; choose from {', '.join(IMPUTERS)}.")
     return tuple(dict.fromkeys(methods))
 
 
@@ -580,12 +585,12 @@ def benchmark(data: CategoricalData, methods: Sequence[str] = METHODS, *,
 
     For every (test ratio, missing ratio, repeat) the same MCAR split (:func:`induce_mcar`, seeded
     by ``(seed, setting, repeat)`` only, so every method sees the same hidden cells) is imputed by
-    each method and scored with :func:`evaluate`.  ``bn`` and ``fisher-knn`` share one network per
-    run; ``bn-wknn`` reuses the ``wknn`` imputation of the run.  Unless ``include_class``, the class
+    each method (:data:`bnfk_core.registry.IMPUTERS`) and scored with :func:`evaluate`.  The methods
+    of one run share a cache: ``bn`` and ``fisher-knn`` one network, ``bn-wknn`` the ``wknn`` imputation.  Unless ``include_class``, the class
     column is dropped first (module docstring).
     """
     t_start = time.perf_counter()
-    methods = _check_methods(methods)
+    methods = check_methods(methods)
     trs = tuple(_check_ratio("test ratio", r) for r in test_ratios)
     mrs = tuple(_check_ratio("missing ratio", r) for r in missing_ratios)
     if not trs or not mrs:
@@ -608,21 +613,7 @@ def benchmark(data: CategoricalData, methods: Sequence[str] = METHODS, *,
             cache: dict = {}
             for m in methods:
                 t0 = time.perf_counter()
-                if m in ("bn", "fisher-knn") and "model" not in cache:
-                    cache["model"] = learn_model(split.data, seed=run_seed, **learn)
-                if m == "bn":
-                    imp = impute_bn(split.data, model=cache["model"])
-                elif m == "fisher-knn":
-                    imp = impute_fisher_knn(split.data, model=cache["model"], k=k, seed=run_seed)
-                elif m in ("wknn", "bn-wknn"):
-                    if "wknn" not in cache:
-                        cache["wknn"] = impute_wknn(split.data, k=k, seed=run_seed)
-                    imp = cache["wknn"] if m == "wknn" else impute_augmented(
-                        split.data, "wknn", seed=run_seed, naive_imputation=cache["wknn"], **learn)
-                elif m == "mode":
-                    imp = impute_mode(split.data)
-                else:  # bn-mode
-                    imp = impute_augmented(split.data, "mode", seed=run_seed, **learn)
+                imp = IMPUTERS[m].impute(split.data, k=k, seed=run_seed, cache=cache, **learn)
                 res = evaluate(imp, split.truth, split.hidden)
                 records.append({"test_ratio": tr, "missing_ratio": mr, "repeat": rep, "method": m,
                                 "accuracy": res["accuracy"], "cross_entropy": res["cross_entropy"],

@@ -539,7 +539,7 @@ def impute_file(model, path, output, *, probabilities=None, fill_numeric: str = 
                 block_rows: int = DEFAULT_BLOCK_ROWS, class_column=None, missing_policy: str = "missing",
                 discretize_bins: int = 4, max_levels: int = 50, drop_columns=(), engine: str = "local",
                 scheduler: str | None = None, client=None, progress: Progress | None = None,
-                source: str | None = None) -> dict:
+                source: str | None = None, na_values=None) -> dict:
     """Fill the missing model cells of the CSV ``path`` with their most probable states into ``output``,
     reading and writing one block of about ``block_rows`` records at a time (module docstring).
 
@@ -569,7 +569,7 @@ def impute_file(model, path, output, *, probabilities=None, fill_numeric: str = 
     tf = TextFile(tf.path, tf.source, tf.encoding, tf.bom, tf.delimiter, tf.newline, tf.size,
                   _header(tf, blocks[0]))
     options = dict(class_column=class_column, missing_policy=missing_policy, discretize_bins=discretize_bins,
-                   max_levels=max_levels, drop_columns=drop_columns)
+                   max_levels=max_levels, drop_columns=drop_columns, na_values=na_values)
     if engine == "local":
         return _impute(model, tf, blocks, output, probabilities, fill_numeric, _Runner("local", None),
                        progress, t0, options)

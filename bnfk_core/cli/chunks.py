@@ -29,7 +29,7 @@ def read_chunks(path: str, args, model) -> CodeChunks:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         chunks = CodeChunks(path, model, chunksize=args.chunksize, class_column=cls,
-                            missing_policy=args.missing_policy, discretize_bins=args.discretize,
+                            missing_policy=args.missing_policy, na_values=args.na_values, discretize_bins=args.discretize,
                             max_levels=args.max_levels, drop_columns=split_list(args.drop_columns))
     for w in caught:
         sys.stderr.write(f"warning: {w.message}\n")

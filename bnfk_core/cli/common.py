@@ -128,7 +128,11 @@ def add_data_options(p: argparse.ArgumentParser, *, label: bool = False) -> None
     g.add_argument("--max-levels", metavar="L", type=int_at_least(2), default=50,
                    help="numeric columns with more distinct values are discretized (default 50)")
     g.add_argument("--missing-policy", choices=("missing", "category"), default="missing",
-                   help="treat NA/?/empty as missing (default) or as a category of its own")
+                   help="treat the --na-values cells as missing (default) or as a category of its own")
+    g.add_argument("--na-values", default=None, metavar="LIST",
+                   help="which cell texts are missing: default the empty field only (so '?' or 'NA' is a "
+                        "category); 'default-list' for '', NA, N/A, ?, nan; or a comma list such as 'NA,?' "
+                        "(the empty field is always missing)")
     g.add_argument("--seed", type=seed, default=0, help="random seed, 0 to 2**32-1 (default 0)")
 
 
@@ -165,6 +169,13 @@ def add_fisher_model_options(p: argparse.ArgumentParser, *, structure_default: s
                        "(it must not contain the label column)")
 
 
+def add_missing_data_option(p, default: str) -> None:
+    """``--missing-data complete-rows|available-case|em``: how structure learning treats missing cells."""
+    p.add_argument("--missing-data", default=default, choices=tuple(registry.MISSING_DATA),
+                   help="structure from the complete rows, from every row where a family is observed "
+                        f"(available-case) or by structural EM; CPTs by EM over the missing cells (default {default})")
+
+
 def split_list(s: str) -> list[str]:
     """'a, b,,c' -> ['a', 'b', 'c']."""
     return [c.strip() for c in (s or "").split(",") if c.strip()]
@@ -196,7 +207,8 @@ def read_data(path: str, args, model=None, class_column: str | None = None):
         warnings.simplefilter("always")
         data = load_csv(path, class_column=cls, missing_policy=args.missing_policy,
                         discretize_bins=args.discretize, max_levels=args.max_levels,
-                        drop_columns=split_list(args.drop_columns), model=model)
+                        drop_columns=split_list(args.drop_columns), model=model,
+                        na_values=getattr(args, "na_values", None))
     for w in caught:
         sys.stderr.write(f"warning: {w.message}\n")
     return data

@@ -5,16 +5,20 @@ import json
 import os
 import time
 
-from ..analyses.impute import FILL_NUMERIC, METHODS, benchmark, complete_file, impute_with_model
+from ..analyses.impute import FILL_NUMERIC, benchmark, complete_file, impute_with_model
+from ..analyses.impute_methods import DEFAULT_STRUCTURE_MISSING
+from ..missing import learn_network
+from ..registry import IMPUTERS, feature_learners
 from ..analyses.impute_stream import DEFAULT_BLOCK_ROWS, impute_file
 from ..data import read_table
 from ..errors import BnfkError
+from .. import registry
 from ..session import SAMPLE_DIR, is_session_file
-from ..registry import feature_learners
 from .common import (
     add_data_options,
     add_fisher_model_options,
     add_hidden_alias,
+    add_missing_data_option,
     add_quiet,
     add_streaming_options,
     check_output,
@@ -72,7 +76,16 @@ def _cmd_impute(args) -> dict:
     check_output(args.output, (".csv",), "the completed data", input_files(args))
     if args.probabilities:
         check_output(args.probabilities, (".csv",), "the probabilities", input_files(args))
-    model = read_model_file(args.model)
+    if (args.model is None) == (args.structure is None):
+        raise BnfkError("Give either --model (a fitted network) or --structure (learn one from DATA first).")
+    learned = {}
+    if args.model is not None:
+        model = read_model_file(args.model)
+    else:
+        if args.chunksize or args.engine == "dask":
+            raise BnfkError("--structure learns from the whole file; with --chunksize or --engine learn first "
+                            "('learn --chunksize'), then impute with --model.")
+        model, learned = _learn_for_imputation(args)
     if args.chunksize or args.engine == "dask":
         return _impute_in_blocks(args, model)
     data = read_data(args.data, args, model=model)  # the model's columns and states (numbers -> its bins)
@@ -83,8 +96,19 @@ def _cmd_impute(args) -> dict:
             "imputed_cells": int(res.imputed.sum()),
             "imputed_per_column": {v: int(res.imputed[:, i].sum()) for i, v in enumerate(model.variables)
                                    if res.imputed[:, i].any()},
-            "fill_numeric": done.fill_numeric, "notes": list(data.notes) + done.notes,
+            "fill_numeric": done.fill_numeric, **learned, "notes": list(data.notes) + done.notes,
             "seconds": time.perf_counter() - t0}
+
+
+def _learn_for_imputation(args):
+    """``impute --structure S``: the network learned from DATA itself (every row, CPTs by EM)."""
+    data = read_data(args.data, args)
+    res, model = learn_network(data, args.structure, missing_data=args.missing_data, score=args.score,
+                               params=args.params, seed=args.seed, progress=progress(args))
+    return model, {"learned": {"structure": args.structure, "missing_data": args.missing_data, "score": args.score,
+                               "params": args.params, "arcs": [list(a) for a in res.dag.sorted_arcs()],
+                               "n_rows_used": res.n_rows_used,
+                               "em_iterations": model.fit_info.get("em_iterations", 0), "notes": list(res.notes)}}
 
 
 def _impute_in_blocks(args, model) -> dict:
@@ -93,7 +117,7 @@ def _impute_in_blocks(args, model) -> dict:
         raise BnfkError("--chunksize and --engine read a CSV file, not a session file.")
     res = impute_file(model, args.data, args.output, probabilities=args.probabilities,
                       fill_numeric=args.fill_numeric, block_rows=args.chunksize or DEFAULT_BLOCK_ROWS,
-                      class_column=args.class_column, missing_policy=args.missing_policy,
+                      class_column=args.class_column, missing_policy=args.missing_policy, na_values=args.na_values,
                       discretize_bins=args.discretize, max_levels=args.max_levels,
                       drop_columns=split_list(args.drop_columns), engine=args.engine, scheduler=args.scheduler,
                       progress=progress(args))
@@ -105,7 +129,7 @@ def register(sub) -> None:
                        help="hide cells at random (thesis 4.2.1) and score imputation methods (JSON)")
     p.add_argument("data", metavar="DATA.csv")
     p.add_argument("--methods", default="bn,mode,wknn", metavar="M,M",
-                   help=f"comma-separated, from {','.join(METHODS)} (default bn,mode,wknn)")
+                   help=f"comma-separated, from {','.join(IMPUTERS)} (default bn,mode,wknn)")
     p.add_argument("--test-ratio", default="0.1,0.2,0.3,0.4,0.5", metavar="R[,R...]",
                    help="fractions of rows in the test part (default 0.1..0.5)")
     p.add_argument("--missing-ratio", default="0.1,0.2,0.3,0.4,0.5", metavar="R[,R...]",
@@ -126,7 +150,15 @@ def register(sub) -> None:
     p = sub.add_parser("impute", help="fill the missing cells of a CSV with a model's most probable values; "
                                       "every other cell, the column order and the row order stay as in the file")
     p.add_argument("data", metavar="DATA.csv")
-    p.add_argument("--model", required=True, metavar="M.bif|M.json")
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("--model", metavar="M.bif|M.json", help="impute with this fitted network")
+    g.add_argument("--structure", choices=tuple(feature_learners()), metavar="METHOD",
+                   help="learn the network from DATA first (one call): " + ", ".join(feature_learners()))
+    p.add_argument("--score", default="bic", choices=tuple(registry.SCORES),
+                   help="structure score with --structure (default bic)")
+    p.add_argument("--params", default="smoothed", choices=tuple(registry.ESTIMATORS),
+                   help="CPT estimator with --structure (default smoothed)")
+    add_missing_data_option(p, DEFAULT_STRUCTURE_MISSING)
     p.add_argument("-o", "--output", required=True, metavar="COMPLETED.csv",
                    help="the file with only its missing model cells filled (written atomically)")
     p.add_argument("--probabilities", metavar="P.csv",

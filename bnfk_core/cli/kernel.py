@@ -85,7 +85,7 @@ def _cmd_mmd(args) -> dict:
             if is_session_file(path):
                 raise BnfkError(f"--engine dask reads a CSV or Parquet file, not a session file ({path}).")
         return stream_mmd(model, args.a, args.b, engine="dask", scheduler=args.scheduler,
-                          class_column=args.class_column, missing_policy=args.missing_policy,
+                          class_column=args.class_column, missing_policy=args.missing_policy, na_values=args.na_values,
                           discretize_bins=args.discretize, max_levels=args.max_levels,
                           drop_columns=split_list(args.drop_columns))
     if args.chunksize is not None:

@@ -3,14 +3,15 @@ from __future__ import annotations
 
 from ..errors import BnfkError
 from ..files import atomic_path
-from ..learn import learn_structure
-from ..model import fit, write_model
+from ..missing import DEFAULT_MISSING_DATA, learn_network
+from ..model import write_model
 from ..registry import ESTIMATORS, LEARNERS, SCORES
 from ..session import is_session_file
 from ..stream import DEFAULT_CHUNKSIZE, read_counts
 from .common import (
     add_data_options,
     add_hidden_alias,
+    add_missing_data_option,
     add_quiet,
     add_streaming_options,
     check_output,
@@ -35,15 +36,17 @@ def _cmd_learn(args) -> dict:
         data = read_data(args.data, args)
     if args.class_column is None and LEARNERS[args.structure].needs_class:
         raise BnfkError(f"Method '{args.structure}' needs --class-column.")
-    res = learn_structure(data, args.structure, score=args.score, class_column=args.class_column, k=args.kdb_k,
-                          max_parents=args.max_parents, ess=args.ess, seed=args.seed, progress=progress(args))
-    model = fit(res.dag, data, method=args.params, pseudo_count=args.pseudo_count)
+    res, model = learn_network(data, args.structure, missing_data=args.missing_data, score=args.score,
+                               params=args.params, pseudo_count=args.pseudo_count, class_column=args.class_column,
+                               k=args.kdb_k, max_parents=args.max_parents, ess=args.ess, seed=args.seed,
+                               progress=progress(args))
     with atomic_path(args.output) as tmp:
         write_model(model, tmp)
     return {"output": args.output, "format": ext[1:], "method": res.method, "score_name": res.score_name,
             "score": res.score, "arcs": [list(a) for a in res.dag.sorted_arcs()],
             "n_arcs": res.dag.n_arcs, "parameters": model.parameter_count(), "params": args.params,
-            "rows": data.n_rows, "n_rows_used": res.n_rows_used, "notes": list(data.notes) + list(res.notes),
+            "rows": data.n_rows, "n_rows_used": res.n_rows_used, "missing_data": args.missing_data,
+            "em_iterations": model.fit_info.get("em_iterations", 0), "notes": list(data.notes) + list(res.notes),
             "seconds": res.seconds}
 
 
@@ -52,7 +55,7 @@ def _read_streaming(args):
     if is_session_file(args.data):
         raise BnfkError("--chunksize and --engine read a CSV or Parquet file, not a session file.")
     return read_counts(args.data, chunksize=args.chunksize or DEFAULT_CHUNKSIZE, class_column=args.class_column,
-                       missing_policy=args.missing_policy, discretize_bins=args.discretize,
+                       missing_policy=args.missing_policy, na_values=args.na_values, discretize_bins=args.discretize,
                        max_levels=args.max_levels, drop_columns=split_list(args.drop_columns),
                        engine=args.engine, scheduler=args.scheduler)
 
@@ -72,6 +75,7 @@ def register(sub) -> None:
     p.add_argument("--params", choices=tuple(ESTIMATORS), default="smoothed", help="CPT estimator (default smoothed)")
     p.add_argument("--pseudo-count", type=float_in(0, 1e6, low_open=True), default=1.0,
                    help="pseudo-count of smoothed/bdeu (default 1)")
+    add_missing_data_option(p, DEFAULT_MISSING_DATA)
     add_quiet(p)
     p.add_argument("-o", "--output", required=True, metavar="MODEL.bif|MODEL.json")
     add_data_options(p)

@@ -89,7 +89,7 @@ def _prototypes_chunked(args, t0) -> dict:
             raise PrototypeError(f"--engine dask reads a CSV or Parquet file, not a session file ({args.data}).")
         r = chunked_prototypes(model, args.data, args.k, args.criterion, n_init=args.n_init, seed=args.seed,
                                progress=progress(args), engine="dask", scheduler=args.scheduler,
-                               class_column=args.class_column, missing_policy=args.missing_policy,
+                               class_column=args.class_column, missing_policy=args.missing_policy, na_values=args.na_values,
                                discretize_bins=args.discretize, max_levels=args.max_levels,
                                drop_columns=split_list(args.drop_columns))
         notes = []

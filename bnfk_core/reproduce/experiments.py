@@ -153,7 +153,7 @@ def load_thesis_data(stem: str):
     if stem not in cat:
         raise ReproduceError(f"Unknown data set '{stem}'; choose from {', '.join(pub.THESIS_DATASETS.values())}.")
     return load_csv(_root() / "sample_data" / cat[stem]["file"], class_column=cat[stem]["class_column"],
-                    missing_policy="category")
+                    missing_policy="category", na_values=cat[stem].get("na_values"))
 
 
 #: letter's 16 integer levels are cut into 4 quantile bins (the paper: "at most 4 bins"), hence max_levels 15
@@ -166,7 +166,7 @@ def load_paper_data(stem: str):
         raise ReproduceError(f"Unknown paper data set '{stem}'; choose from {', '.join(_PAPER_LOAD)}.")
     cat = _catalog()
     return load_csv(_root() / "sample_data" / cat[stem]["file"], class_column=cat[stem]["class_column"],
-                    discretize_bins=4, **_PAPER_LOAD[stem])
+                    discretize_bins=4, na_values=cat[stem].get("na_values"), **_PAPER_LOAD[stem])
 
 
 def _thesis_names(settings: Settings, quick_default=QUICK_THESIS) -> list[tuple[str, str]]:

@@ -1,0 +1,153 @@
+"""The imputation methods as a registry (:data:`bnfk_core.registry.IMPUTERS`), peers included.
+
+Every method is one :class:`~bnfk_core.registry.ImputerSpec` whose ``impute(data, *, model=None,
+k=3, seed=0, cache=None, **learn)`` returns an :class:`~bnfk_core.analyses.impute.Imputation`.
+``cache`` is shared by the methods of one benchmark run (one network for ``bn`` and ``fisher-knn``,
+one wKNN imputation for ``wknn`` and ``bn-wknn``); ``learn`` holds ``structure``, ``score``,
+``params``.
+
+Methods
+-------
+Thesis (chapter 4): ``bn``, ``mode``, ``wknn``, ``fisher-knn``, ``bn-mode``, ``bn-wknn``
+(:mod:`bnfk_core.analyses.impute`).
+
+Networks learned from every row (:mod:`bnfk_core.missing`): ``bn-ac`` (available-case structure,
+CPTs by EM) and ``bn-em`` (structural EM).  :data:`DEFAULT_IMPUTER` is the one ``impute
+--structure`` and the app use.
+
+Peers an analyst would pick instead (``peer=True``): ``mode`` (the most frequent value; its
+distribution is the column's relative frequencies) and ``knn-onehot`` (scikit-learn's
+``KNNImputer`` with k = 5 on one-hot codes, the arg-max of each variable's block).  Another module
+adds a peer with one call, e.g. a latent class model::
+
+    IMPUTERS.register(ImputerSpec("lca", "Latent class model", my_impute, peer=True, needs="..."))
+"""
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from ..registry import IMPUTERS, ImputerSpec
+from .impute import (
+    Imputation,
+    impute_augmented,
+    impute_bn,
+    impute_fisher_knn,
+    impute_mode,
+    impute_wknn,
+    learn_model,
+)
+
+__all__ = ["DEFAULT_IMPUTER", "DEFAULT_STRUCTURE_MISSING", "impute_knn_onehot", "one_hot"]
+
+#: the imputation ``impute --structure`` and the app's Imputation page use (measured, docs/IMPUTATION.md)
+DEFAULT_IMPUTER = "bn-ac"
+#: the missing-data method of :data:`DEFAULT_IMPUTER`
+DEFAULT_STRUCTURE_MISSING = "available-case"
+
+
+def _model(data, cache, seed, learn, missing_data=None):
+    key = ("model", missing_data)
+    if cache is None:
+        cache = {}
+    if key not in cache:
+        cache[key] = learn_model(data, seed=seed, missing_data=missing_data, **learn)
+    return cache[key]
+
+
+def _bn(data, *, model=None, k=3, seed=0, cache=None, **learn):
+    return impute_bn(data, model=model if model is not None else _model(data, cache, seed, learn))
+
+
+def _fisher(data, *, model=None, k=3, seed=0, cache=None, **learn):
+    model = model if model is not None else _model(data, cache, seed, learn)
+    return impute_fisher_knn(data, model=model, k=k, seed=seed)
+
+
+def _wknn(data, *, model=None, k=3, seed=0, cache=None, **learn):
+    cache = {} if cache is None else cache
+    if "wknn" not in cache:
+        cache["wknn"] = impute_wknn(data, k=k, seed=seed)
+    return cache["wknn"]
+
+
+def _bn_wknn(data, *, model=None, k=3, seed=0, cache=None, **learn):
+    naive = _wknn(data, k=k, seed=seed, cache=cache)
+    return impute_augmented(data, "wknn", seed=seed, naive_imputation=naive, **learn)
+
+
+def _bn_mode(data, *, model=None, k=3, seed=0, cache=None, **learn):
+    return impute_augmented(data, "mode", seed=seed, **learn)
+
+
+def _mode(data, **_):
+    return impute_mode(data)
+
+
+def _from_every_row(missing_data: str, name: str):
+    def run(data, *, model=None, k=3, seed=0, cache=None, **learn):
+        t0 = time.perf_counter()
+        m = model if model is not None else _model(data, cache, seed, learn, missing_data)
+        imp = impute_bn(data, model=m)
+        return Imputation(name, imp.cells, model=m, seconds=time.perf_counter() - t0, notes=imp.notes)
+    return run
+
+
+# ---------------------------------------------------------------------- peers
+def one_hot(data) -> tuple[np.ndarray, np.ndarray]:
+    """(X, offsets): one 0/1 column per (variable, state), NaN over the whole block of a missing cell."""
+    codes = data.codes
+    cards = np.asarray(data.cardinalities, dtype=np.int64)
+    offs = np.concatenate([[0], np.cumsum(cards)])
+    X = np.zeros((codes.shape[0], int(offs[-1])))
+    for i in range(codes.shape[1]):
+        col = codes[:, i]
+        obs = col >= 0
+        X[np.flatnonzero(obs), offs[i] + col[obs]] = 1.0
+        X[~obs, offs[i]:offs[i + 1]] = np.nan
+    return X, offs
+
+
+def impute_knn_onehot(data, k: int = 5) -> Imputation:
+    """scikit-learn ``KNNImputer`` (``k`` neighbours, NaN-Euclidean distance) on one-hot codes.
+
+    A missing cell's block becomes the mean of its k neighbours' one-hot blocks (neighbours among the
+    rows observing the variable), i.e. their vote shares; the arg-max is the imputed state (first
+    state on a tie), and the shares are the cell's distribution."""
+    from sklearn.impute import KNNImputer
+
+    t0 = time.perf_counter()
+    X, offs = one_hot(data)
+    filled = KNNImputer(n_neighbors=int(k), keep_empty_features=True).fit_transform(X)
+    cells = {}
+    for i in range(data.n_vars):
+        rows = np.flatnonzero(data.codes[:, i] < 0)
+        if not rows.size:
+            continue
+        P = np.clip(filled[rows, offs[i]:offs[i + 1]], 0.0, None)
+        tot = P.sum(axis=1, keepdims=True)
+        r = P.shape[1]
+        cells[i] = (rows, np.where(tot > 0, P / np.where(tot > 0, tot, 1.0), 1.0 / r))
+    return Imputation("knn-onehot", cells, seconds=time.perf_counter() - t0)
+
+
+def _knn_onehot(data, **_):
+    return impute_knn_onehot(data, k=5)
+
+
+for _spec in (
+        ImputerSpec("bn", "BN", _bn, description="exact posterior; structure on the complete rows (thesis)"),
+        ImputerSpec("mode", "Mode", _mode, peer=True,
+                    description="the column's relative frequencies; imputes the most frequent value"),
+        ImputerSpec("wknn", "wKNN", _wknn, description="weighted Hamming k-nearest neighbours (thesis 4.1.2)"),
+        ImputerSpec("fisher-knn", "Fisher-kNN", _fisher, description="weighted kNN with Fisher-kernel neighbours"),
+        ImputerSpec("bn-mode", "BN-Mode", _bn_mode, description="network learned on the Mode-filled table (thesis 4.2.2)"),
+        ImputerSpec("bn-wknn", "BN-wKNN", _bn_wknn, description="network learned on the wKNN-filled table"),
+        ImputerSpec("bn-ac", "BN (all rows)", _from_every_row("available-case", "bn-ac"),
+                    description="available-case structure, CPTs by EM over the missing cells"),
+        ImputerSpec("bn-em", "BN (structural EM)", _from_every_row("em", "bn-em"),
+                    description="structural EM (Friedman 1998), CPTs by EM"),
+        ImputerSpec("knn-onehot", "kNN (one-hot, k=5)", _knn_onehot, peer=True, needs="scikit-learn",
+                    description="scikit-learn KNNImputer on one-hot codes, arg-max per variable")):
+    IMPUTERS.register(_spec)
