@@ -29,7 +29,7 @@ REFUSAL = "sample at most about"
 @pytest.fixture(scope="module")
 def hv():
     """House votes with its original missing cells as real missing values (marginalised features)."""
-    return load_csv(HV, class_column="class")
+    return load_csv(HV, class_column="class", na_values="default-list")
 
 
 @pytest.fixture(scope="module")

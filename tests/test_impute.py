@@ -67,10 +67,18 @@ def test_induce_mcar_only_hides_observed_cells():
     assert s.n_hidden == 6 and not (s.hidden & (codes < 0)).any()
 
 
-@pytest.mark.parametrize("tr,mr", [(0, 0.2), (1, 0.2), (0.2, 1.5), ("x", 0.2)])
+@pytest.mark.parametrize("tr,mr", [(0, 0.2), (1.5, 0.2), (0.2, 1.5), ("x", 0.2), (0.2, 1)])
 def test_induce_mcar_bad_ratios(ttt, tr, mr):
     with pytest.raises(ImputeError, match="ratio"):
         induce_mcar(ttt, tr, mr)
+
+
+def test_induce_mcar_whole_table(ttt):
+    """test ratio 1: every row is in the test part, the cells are hidden anywhere in the table."""
+    d = ttt.without_class()
+    s = induce_mcar(d, 1, 0.1, seed=3)
+    assert len(s.test_rows) == d.n_rows
+    assert s.n_hidden == round(0.1 * (d.codes >= 0).sum())
 
 
 # ---------------------------------------------------------------------- bn = brute force
@@ -252,7 +260,7 @@ def test_benchmark_table_is_the_macro_average_of_the_runs():
 
 # ---------------------------------------------------------------------- practical imputation
 def test_impute_with_model_round_trip(tmp_path):
-    d = load_csv(HV, missing_policy="missing", class_column="class")
+    d = load_csv(HV, missing_policy="missing", class_column="class", na_values="default-list")
     model = learn_model(d, structure="tree", params="smoothed")
     res = impute_with_model(model, d)
     assert res.imputed.sum() == (d.codes < 0).sum() > 0
@@ -332,11 +340,12 @@ def test_cli_impute_benchmark_errors(capsys, argv, msg):
 
 
 def test_cli_impute_writes_files(tmp_path, capsys):
-    d = load_csv(HV, class_column="class")
+    d = load_csv(HV, class_column="class", na_values="default-list")
     mpath = tmp_path / "m.bif"
     write_model(learn_model(d, structure="tree", params="smoothed"), mpath)
     out_csv, p_csv = tmp_path / "done.csv", tmp_path / "p.csv"
-    code, out, err = run(capsys, "impute", HV, "--model", mpath, "-o", out_csv, "--probabilities", p_csv)
+    code, out, err = run(capsys, "impute", HV, "--model", mpath, "-o", out_csv, "--probabilities", p_csv,
+                         "--na-values", "default-list")
     assert code == 0, err
     res = json.loads(out)
     assert res["imputed_cells"] == int((d.codes < 0).sum())

@@ -14,7 +14,7 @@ import pandas as pd
 import pytest
 
 from bnfk_core.analyses.impute import complete_file, impute_with_model, learn_model
-from bnfk_core.cli import main
+from bnfk_core.cli import main as cli_main
 from bnfk_core.data import load_csv, parse_interval, read_table
 from bnfk_core.errors import DataError
 from bnfk_core.model import read_model, write_model
@@ -22,6 +22,14 @@ from bnfk_core.model import read_model, write_model
 ROOT = Path(__file__).resolve().parents[1]
 HV = str(ROOT / "sample_data" / "house_votes_84.csv")
 MISSING = {"", "NA", "N/A", "?", "nan"}
+
+
+def main(argv):
+    """The CLI with the file's missing tokens (NA, ?, nan, blanks) read as missing: --na-values default-list."""
+    argv = list(argv)
+    if argv and argv[0] in ("learn", "impute") and "--na-values" not in argv:
+        argv += ["--na-values", "default-list"]
+    return cli_main(argv)
 
 
 def _records(path) -> list[list[str]]:
@@ -97,12 +105,12 @@ def test_filled_values_are_the_most_probable_states(tmp_path, capsys):
     path = _file(tmp_path, seed=1)
     mpath = _learn(tmp_path, path)
     model = read_model(mpath)
-    data = load_csv(path, drop_columns=["id"], class_column="class", model=model, max_levels=10)
+    data = load_csv(path, drop_columns=["id"], class_column="class", model=model, max_levels=10, na_values="default-list")
     truth = impute_with_model(model, data)
     capsys.readouterr()
     for fill in ("median", "label"):
         _, out, _ = _impute(tmp_path, capsys, path, mpath, "--fill-numeric", fill)
-        back = load_csv(out, drop_columns=["id"], class_column="class", model=model, max_levels=10)
+        back = load_csv(out, drop_columns=["id"], class_column="class", model=model, max_levels=10, na_values="default-list")
         assert not back.has_missing
         assert (back.codes == truth.data.codes).all()  # every filled cell reads back as the arg-max state
 
@@ -145,11 +153,12 @@ def test_probabilities_file_names_rows_lines_and_filled_text(tmp_path, capsys):
 
 def test_sample_file_round_trip_keeps_every_observed_cell(tmp_path, capsys):
     """house_votes_84 with '?' read as missing: only the '?' cells change, the class column is kept."""
-    d = load_csv(HV, class_column="class")
+    d = load_csv(HV, class_column="class", na_values="default-list")
     mpath = tmp_path / "hv.bif"
     write_model(learn_model(d.without_class(), structure="tree", params="smoothed"), mpath)
     out = tmp_path / "hv_done.csv"
-    assert main(["impute", HV, "--model", str(mpath), "--class-column", "class", "-o", str(out)]) == 0
+    assert main(["impute", HV, "--model", str(mpath), "--class-column", "class", "-o", str(out),
+                 "--na-values", "default-list"]) == 0
     before, after = _records(HV), _records(out)
     assert before[0] == after[0] == list(d.variables)
     diff = [(u, v) for a, b in zip(before, after) for u, v in zip(a, b) if u != v]
@@ -158,8 +167,8 @@ def test_sample_file_round_trip_keeps_every_observed_cell(tmp_path, capsys):
 
 def test_complete_file_refuses_another_file(tmp_path):
     path = _file(tmp_path, seed=4)
-    model = learn_model(load_csv(path, drop_columns=["id"], max_levels=10), structure="tree", params="smoothed")
-    res = impute_with_model(model, load_csv(path, drop_columns=["id"], max_levels=10, model=model))
+    model = learn_model(load_csv(path, drop_columns=["id"], max_levels=10, na_values="default-list"), structure="tree", params="smoothed")
+    res = impute_with_model(model, load_csv(path, drop_columns=["id"], max_levels=10, model=model, na_values="default-list"))
     with pytest.raises(DataError, match="rows"):
         complete_file(res, read_table(text="a,b\n1,2\n"))
 
