@@ -37,11 +37,11 @@ import numpy as np
 from .errors import ModelError
 from .inference import joint_posteriors, log_evidence, missingness_patterns
 from .learn import LearnResult, learn_structure
-from .model import BayesNet, cpt_counts, estimate_cpt, fit
+from .model import BayesNet, estimate_cpt, fit
 from .registry import ESTIMATORS, MISSING_DATA, MissingDataSpec
 from .scores import LocalScorer, family_counts
 
-__all__ = ["DEFAULT_MISSING_DATA", "AvailableCaseScorer", "expected_table", "em_parameters", "observed_score",
+__all__ = ["DEFAULT_MISSING_DATA", "AvailableCaseScorer", "Completions", "expected_table", "em_parameters", "observed_score",
            "structural_em", "learn_network", "check_missing_data", "merge_rows", "likelihood_weighting", "MAX_COMPLETIONS"]
 
 #: the missing-data method used when none is named (chosen by the measurements in docs/IMPUTATION.md)
@@ -49,7 +49,7 @@ DEFAULT_MISSING_DATA = "available-case"
 #: an incomplete row is completed in all ways when its missing cells have at most this many joint
 #: states; beyond, :func:`expected_table` draws ``SAMPLED_COMPLETIONS`` completions by likelihood
 #: weighting (an importance-sampling estimate of the posterior, said in the notes)
-MAX_COMPLETIONS = 1024
+MAX_COMPLETIONS = 256
 SAMPLED_COMPLETIONS = 64
 
 Progress = Callable[[float, str], None]
@@ -103,98 +103,132 @@ class AvailableCaseScorer(LocalScorer):
 
 
 # ---------------------------------------------------------------------- expected counts
-def expected_table(model: BayesNet, codes: np.ndarray, weights=None, *, seed: int = 0,
-                   max_completions: int = MAX_COMPLETIONS) -> tuple[np.ndarray, np.ndarray, int]:
-    """The E-step: every incomplete row replaced by its completions, weighted by their posterior.
+class Completions:
+    """Every row's completions, built once; their posterior weights under any network are one pass.
 
-    Row n with missing set M becomes one row per joint state x_M of its missing cells, with weight
-    ``w_n P(x_M | x_obs,n)``; complete rows keep their weight.  Family counts on this table are the
-    expected counts E[N_ijk | x_obs, model].  The posterior of a completion is its complete-data
-    probability P(x_obs, x_M) (a product of CPT entries, one vectorised gather per variable over all
-    completions of all rows) normalised over the row's completions -- exact, with no per-pattern
-    contraction.  When a row's missing cells have more than ``max_completions`` joint states,
-    :data:`SAMPLED_COMPLETIONS` completions are drawn (seeded) by likelihood weighting
-    (:func:`likelihood_weighting`) instead.  Equal rows are
-    merged (weights summed).
+    A row with missing set M is replaced by the joint states x_M of its missing cells (exactly, when
+    they are at most ``cap``), or by :data:`SAMPLED_COMPLETIONS` draws of likelihood weighting under
+    ``proposal`` (a fixed importance-sampling proposal q, Koller & Friedman §12.2.2).  Complete rows are
+    their own single completion.  The codes of the completions never depend on the network, so the
+    E-step under a network theta is: log P_theta(completion) (a sum of CPT entries, one gather per
+    variable) minus log q for the drawn ones, normalised over each row's completions, times the row's
+    weight (:meth:`weights`).  Family counts on these weights are the expected counts
+    E[N_ijk | x_obs, theta], exact for the enumerated rows.
 
-    Returns ``(codes, float weights, approximated rows)``.
+    ``cap`` starts at :data:`MAX_COMPLETIONS` and is halved (down to 64) while the completions would
+    exceed ``budget`` rows.
     """
-    codes = np.asarray(codes)
-    w = np.ones(codes.shape[0]) if weights is None else np.asarray(weights, dtype=float)
-    cards = [int(c) for c in model.cardinalities]
-    complete = ~(codes < 0).any(axis=1)
-    parts, pw = [codes[complete]], [w[complete]]
-    blocks, block_w, groups = [], [], []
-    rng = np.random.default_rng(seed)
-    approx = n_groups = 0
-    big = []
-    for rows, missing in missingness_patterns(codes):
-        mc = [cards[m] for m in missing]
-        K = math.prod(mc)
-        if K <= max_completions:
+
+    def __init__(self, proposal: BayesNet, codes: np.ndarray, weights=None, *, seed: int = 0,
+                 cap: int | None = None, budget: int = 1_500_000):
+        cap = MAX_COMPLETIONS if cap is None else int(cap)
+        codes = np.asarray(codes)
+        w = np.ones(codes.shape[0]) if weights is None else np.asarray(weights, dtype=float)
+        cards = [int(c) for c in proposal.cardinalities]
+        self.cards = cards
+        pats = list(missingness_patterns(codes))
+        sizes = [(len(rows), math.prod(cards[m] for m in missing)) for rows, missing in pats]
+        while cap > 64 and sum(b * (k if k <= cap else SAMPLED_COMPLETIONS) for b, k in sizes) > budget:
+            cap //= 2
+        complete = np.flatnonzero(~(codes < 0).any(axis=1))
+        blocks, groups, row_of = [codes[complete]], [np.arange(len(complete))], [complete]
+        n_groups, big = len(complete), []
+        for (rows, missing), (_, K) in zip(pats, sizes):
+            if K > cap:
+                big.append(rows)
+                continue
+            mc = [cards[m] for m in missing]
             grid = np.stack(np.unravel_index(np.arange(K), mc), axis=1)
             block = np.repeat(codes[rows], K, axis=0)
             block[:, missing] = np.tile(grid, (len(rows), 1))
             blocks.append(block)
-            block_w.append(np.repeat(w[rows], K))
             groups.append(np.repeat(np.arange(n_groups, n_groups + len(rows)), K))
+            row_of.append(rows)
             n_groups += len(rows)
-            continue
-        big.append(rows)
-    if big:
-        rows = np.concatenate(big)
-        approx = len(rows)
-        block, p = likelihood_weighting(model, codes[rows], SAMPLED_COMPLETIONS, rng)
-        parts.append(block)
-        pw.append(np.repeat(w[rows], SAMPLED_COMPLETIONS) * p)
-    if blocks:
-        block = np.concatenate(blocks)
-        group = np.concatenate(groups)
-        ll = model.complete_log_likelihood(block)
-        starts = np.flatnonzero(np.r_[True, group[1:] != group[:-1]])
-        top = np.maximum.reduceat(ll, starts)
+        log_q = [np.zeros(sum(len(b) for b in blocks))]
+        self.sampled_rows = 0
+        if big:
+            rows = np.concatenate(big)
+            self.sampled_rows = len(rows)
+            block, lq = likelihood_weighting(proposal, codes[rows], SAMPLED_COMPLETIONS, np.random.default_rng(seed))
+            blocks.append(block)
+            groups.append(np.repeat(np.arange(n_groups, n_groups + len(rows)), SAMPLED_COMPLETIONS))
+            row_of.append(rows)
+            log_q.append(lq)
+        self.codes = np.concatenate(blocks).astype(np.int32, copy=False)
+        self.group = np.concatenate(groups)
+        order = np.argsort(self.group, kind="stable")
+        self.codes, self.group = self.codes[order], self.group[order]
+        self.log_q = np.concatenate(log_q)[order]
+        self.row_weight = w[np.concatenate(row_of)][self.group]
+        self.starts = np.flatnonzero(np.r_[True, self.group[1:] != self.group[:-1]]) if len(self.group) else \
+            np.zeros(0, dtype=np.int64)
+        self.cap = cap
+        self._index: dict = {}
+
+    def family_index(self, model: BayesNet, i: int) -> np.ndarray:
+        """Flat CPT index (parent configuration x r_i + state) of variable i in every completion."""
+        key = (i, tuple(model.parents[i]))
+        idx = self._index.get(key)
+        if idx is None:
+            idx = model.parent_config(i, self.codes) * int(model.cardinalities[i]) + self.codes[:, i]
+            idx = idx.astype(np.int32 if model.cpts[i].size < 2 ** 31 else np.int64)
+            self._index[key] = idx
+        return idx
+
+    def weights(self, model: BayesNet) -> np.ndarray:
+        """w_n P_theta(x_M | x_obs,n) of every completion (self-normalised importance weights for the drawn)."""
+        if not len(self.group):
+            return np.zeros(0)
+        with np.errstate(divide="ignore"):
+            ll = sum(np.log(model.cpts[i].ravel())[self.family_index(model, i)] for i in range(model.n_vars))
+        ll = ll - self.log_q
+        top = np.maximum.reduceat(ll, self.starts)
         if not np.isfinite(top).all():
             raise ModelError("A row has observed values that the model gives probability zero; fit the "
                              "parameters with a pseudo-count (method 'smoothed').")
-        p = np.exp(ll - top[group])
-        p /= np.add.reduceat(p, starts)[group]
-        keep = p > 0
-        parts.append(block[keep])
-        pw.append(np.concatenate(block_w)[keep] * p[keep])
-    table = np.concatenate(parts).astype(np.int32, copy=False)
-    weight = np.concatenate(pw)
-    if table.shape[0] == 0:
-        return table, weight, approx
-    return merge_rows(table, weight, cards) + (approx,)
+        p = np.exp(ll - top[self.group])
+        p /= np.add.reduceat(p, self.starts)[self.group]
+        return self.row_weight * p
+
+    def table(self, model: BayesNet) -> tuple[np.ndarray, np.ndarray]:
+        """(distinct completed rows, their expected weights) under ``model`` (:func:`merge_rows`)."""
+        w = self.weights(model)
+        keep = w > 0
+        return merge_rows(self.codes[keep], w[keep], self.cards)
+
+
+def expected_table(model: BayesNet, codes: np.ndarray, weights=None, *, seed: int = 0,
+                   max_completions: int | None = None) -> tuple[np.ndarray, np.ndarray, int]:
+    """The E-step table: ``(distinct completed rows, expected weights, rows completed by sampling)``.
+
+    Family counts on it are E[N_ijk | x_obs, model] (:class:`Completions` with ``model`` as its own
+    proposal)."""
+    comp = Completions(model, codes, weights, seed=seed, cap=max_completions)
+    return comp.table(model) + (comp.sampled_rows,)
 
 
 def likelihood_weighting(model: BayesNet, codes: np.ndarray, samples: int, rng) -> tuple[np.ndarray, np.ndarray]:
-    """``samples`` completions of every row of ``codes`` with their normalised importance weights.
+    """``samples`` completions of every row of ``codes`` and log q, their probability under the proposal.
 
     Likelihood weighting (Koller & Friedman §12.2.2): variables in topological order, a missing cell
-    drawn from its CPT given the (drawn or observed) parents, an observed cell multiplying the
-    weight by its CPT entry; the weights of a row's completions are normalised to sum to one (uniform
-    when every completion has weight zero).  All rows and samples at once, one gather per variable.
-    """
+    drawn from its CPT given the (drawn or observed) parents; q is the product of the drawn cells' CPT
+    entries, so P(x_obs, x_M) / q is the importance weight.  All rows and samples at once, one gather
+    per variable."""
     block = np.repeat(codes, samples, axis=0)
     miss = block < 0
-    logw = np.zeros(block.shape[0])
+    log_q = np.zeros(block.shape[0])
     for i in model.dag.topological_order():
-        probs = model.cpts[i][model.parent_config(i, block)]
         m = miss[:, i]
-        if m.any():
-            cum = np.cumsum(probs[m], axis=1)
-            u = rng.random(int(m.sum()))[:, None]
-            block[m, i] = np.minimum((u > cum).sum(axis=1), probs.shape[1] - 1)
-        o = ~m
-        with np.errstate(divide="ignore"):
-            logw[o] += np.log(probs[o, block[o, i]])
-    logw = logw.reshape(-1, samples)
-    top = logw.max(axis=1, keepdims=True)
-    p = np.exp(logw - np.where(np.isfinite(top), top, 0.0))
-    tot = p.sum(axis=1, keepdims=True)
-    p = np.where(tot > 0, p / np.where(tot > 0, tot, 1.0), 1.0 / samples)
-    return block, p.reshape(-1)
+        if not m.any():
+            continue
+        probs = model.cpts[i][model.parent_config(i, block[m])]
+        cum = np.cumsum(probs, axis=1)
+        u = rng.random(int(m.sum()))[:, None]
+        drawn = np.minimum((u > cum).sum(axis=1), probs.shape[1] - 1)
+        block[m, i] = drawn
+        log_q[m] += np.log(probs[np.arange(len(drawn)), drawn])
+    return block, log_q
 
 
 def merge_rows(table: np.ndarray, weight: np.ndarray, cards: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
@@ -213,13 +247,14 @@ def _weights(data):
 
 
 def em_parameters(dag, data, method: str = "smoothed", pseudo_count: float = 1.0, *, max_iter: int = 100,
-                  tol: float = 1e-6, init: BayesNet | None = None, seed: int = 0) -> BayesNet:
+                  tol: float = 1e-4, init: BayesNet | None = None, seed: int = 0) -> BayesNet:
     """CPTs of ``dag`` by EM over the missing cells of ``data`` (module docstring).
 
     Starts from ``init`` or the available-case fit (:func:`bnfk_core.model.fit`); each iteration is
-    theta <- estimator(E[N_ijk | x_obs, theta]) (:func:`expected_table`), until the largest change of a
-    CPT entry is below ``tol`` or after ``max_iter`` iterations.  A table without missing cells gets the
-    plain fit.  ``fit_info`` records ``em_iterations``.
+    theta <- estimator(E[N_ijk | x_obs, theta]) with the expected counts from :class:`Completions` (built
+    once, with the starting network as the proposal of the rows it samples), until the largest change
+    of a CPT entry is below ``tol`` or after ``max_iter`` iterations.  A table without missing cells
+    gets the plain fit.  ``fit_info`` records ``em_iterations``.
     """
     model = init if init is not None else fit(dag, data, method=method, pseudo_count=pseudo_count)
     if tuple(data.variables) != tuple(dag.nodes):
@@ -228,14 +263,17 @@ def em_parameters(dag, data, method: str = "smoothed", pseudo_count: float = 1.0
     if not (codes < 0).any():
         model.fit_info["em_iterations"] = 0
         return model
+    comp = Completions(model, codes, _weights(data), seed=seed)
     cards = model.cardinalities
+    sizes = [model.cpts[i].size for i in range(model.n_vars)]
     it = 0
     for it in range(1, int(max_iter) + 1):
-        table, w, _ = expected_table(model, codes, _weights(data), seed=seed)
-        cpts = tuple(estimate_cpt(cpt_counts(dag, table, cards, i, w), method, pseudo_count)
-                     for i in range(len(dag.nodes)))
+        w = comp.weights(model)
+        cpts = tuple(estimate_cpt(np.bincount(comp.family_index(model, i), weights=w, minlength=sizes[i])
+                                  .reshape(model.cpts[i].shape), method, pseudo_count) for i in range(len(cards)))
         delta = max(float(np.abs(a - b).max()) for a, b in zip(cpts, model.cpts))
-        info = dict(model.fit_info, method=method, pseudo_count=pseudo_count, em_iterations=it)
+        info = dict(model.fit_info, method=method, pseudo_count=pseudo_count, em_iterations=it,
+                    sampled_rows=comp.sampled_rows)
         model = BayesNet(dag, tuple(data.states), cpts, info)
         if delta < tol:
             break
@@ -277,7 +315,9 @@ def structural_em(data, method: str = "hc", *, score: str = "bic", params: str =
     for rounds in range(1, int(max_rounds) + 1):
         if progress is not None:
             progress(min(0.95, rounds / (max_rounds + 1)), f"structural EM: round {rounds}, score {best:.2f}")
-        table, w, approx = expected_table(model, data.codes, weights, seed=seed)
+        comp = Completions(model, data.codes, weights, seed=seed)
+        table, w = comp.table(model)
+        approx = comp.sampled_rows
         scorer = LocalScorer(table, data.cardinalities, score, ess=learn.get("ess", 1.0), weights=w)
         res = learn_structure(data, method, score=score, seed=seed, scorer=scorer, **learn)
         cand_dag = res.dag

@@ -116,19 +116,49 @@ def test_expected_table_equals_posterior_counts():
 
 
 def test_likelihood_weighting_converges_to_the_posterior():
+    """Drawn completions weighted by P(x_obs, x_M) / q estimate the posterior; log q is the proposal's."""
     cards = [2, 3, 2, 2]
     model = random_model(random_dag(4, seed=5), cards, seed=5)
     row = np.array([[-1, 1, -1, 0]])
-    block, p = likelihood_weighting(model, row, 40_000, np.random.default_rng(0))
-    C, exact = [], []
-    for c in completions(model, row[0]):
-        C.append(tuple(c))
-        exact.append(joint_prob(model, c))
-    exact = np.array(exact) / sum(exact)
+    block, log_q = likelihood_weighting(model, row, 40_000, np.random.default_rng(0))
+    C = [tuple(c) for c in completions(model, row[0])]
+    exact = np.array([joint_prob(model, c) for c in C])
+    exact /= exact.sum()
+    joint = np.array([joint_prob(model, c) for c in block.tolist()])
+    w = joint / np.exp(log_q)
+    w /= w.sum()
     est = {c: 0.0 for c in C}
-    for r, x in zip(map(tuple, block.tolist()), p):
+    for r, x in zip(map(tuple, block.tolist()), w):
         est[r] += x
     np.testing.assert_allclose([est[c] for c in C], exact, atol=0.01)
+    # q is the product of the drawn cells' CPT entries (brute force, first few draws)
+    for r, lq in zip(block[:20].tolist(), log_q[:20]):
+        q = 1.0
+        for i in (0, 2):
+            j = 0
+            for par in parents_of(model.dag, i):
+                j = j * cards[par] + r[par]
+            q *= model.cpts[i][j, r[i]]
+        assert lq == pytest.approx(math.log(q))
+
+
+def test_sampled_rows_keep_em_close_to_exact():
+    """Rows beyond the enumeration cap are completed by likelihood weighting; EM stays near the exact EM."""
+    cards = [2, 3, 2, 2, 3]
+    truth = random_model(random_dag(5, seed=4), cards, seed=4)
+    codes = truth.sample(150, seed=2).codes.copy()
+    codes[np.random.default_rng(3).random(codes.shape) < 0.4] = -1
+    data = _data(codes, cards)
+    exact = em_parameters(truth.dag, data, tol=1e-9, max_iter=500)
+    from bnfk_core import missing
+    cap, missing.MAX_COMPLETIONS = missing.MAX_COMPLETIONS, 4
+    try:
+        approx = em_parameters(truth.dag, data, tol=1e-9, max_iter=500)
+    finally:
+        missing.MAX_COMPLETIONS = cap
+    assert exact.fit_info["sampled_rows"] == 0 < approx.fit_info["sampled_rows"]
+    for a, b in zip(exact.cpts, approx.cpts):
+        np.testing.assert_allclose(a, b, atol=0.08)
 
 
 # ---------------------------------------------------------------------- EM parameters
