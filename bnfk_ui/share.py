@@ -206,8 +206,8 @@ def session_bytes() -> bytes:
     ss = st.session_state
     opts = dict(class_column=ss.class_column, missing_policy=ss.missing_policy, bins=int(ss.bins),
                 drop_columns=tuple(ss.drop_columns))
-    ref = (DataRef(name=ss.upload[0], content=ss.upload[1], **opts) if ss.dataset == "upload"
-           else DataRef(sample=ss.dataset, **opts))
+    ref = (DataRef(name=ss.upload[0], content=ss.upload[1], na_values=ss.get("na_values"), **opts)
+           if ss.dataset == "upload" else DataRef(sample=ss.dataset, na_values=None, **opts))
     doc = session_dict(ref, state.dag(), ss.param_method, state.model(),
                        S.non_default({k: ss[k] for k in S.SETTINGS if k in ss and k != "param_method"}))
     return json.dumps(doc, indent=1, ensure_ascii=False).encode("utf-8")
@@ -223,7 +223,8 @@ def open_session(name: str, content: bytes) -> None:
         remember_upload(ref.name, ref.content)
         ss.upload = (ref.name, ref.content)
     if not state.change_data(dataset=ref.sample or "upload", class_column=ref.class_column,
-                             missing_policy=ref.missing_policy, bins=ref.bins, drop_columns=list(ref.drop_columns)):
+                             missing_policy=ref.missing_policy, bins=ref.bins, drop_columns=list(ref.drop_columns),
+                             na_values=None if ref.sample else ref.na_values):
         raise SessionError(f"The data of {name} do not load in the app.")
     state.init()
     state.set_dag(s.model.dag, f"Structure from {name}")

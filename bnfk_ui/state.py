@@ -108,7 +108,7 @@ def show_flash() -> None:
 def data_settings(**override) -> dict:
     ss = st.session_state
     s = {"dataset": ss.dataset, "class_column": ss.class_column, "missing_policy": ss.missing_policy,
-         "bins": int(ss.bins), "drop_columns": tuple(ss.drop_columns)}
+         "bins": int(ss.bins), "drop_columns": tuple(ss.drop_columns), "na_values": ss.get("na_values")}
     s.update(override)
     return s
 
@@ -135,13 +135,13 @@ def _load(name: str, content: bytes | None, class_column, missing_policy, bins, 
                     discretize_bins=bins or None, drop_columns=drop_columns, na_values=na_values)
 
 
-def na_values_of(dataset: str):
-    """Which cell texts are missing: a sample's catalog list, else the Data page's choice (``na_values``,
-    default the empty field only; :func:`bnfk_core.data.na_set`)."""
-    entry = catalog().get(dataset)
+def na_values_of(settings: dict):
+    """Which cell texts are missing: a sample's catalog list, else the Data page's choice (``na_values``:
+    None = the empty field only, ``"default-list"``, or a comma list; :func:`bnfk_core.data.na_set`)."""
+    entry = catalog().get(settings["dataset"])
     if entry is not None:
         return entry.get("na_values")
-    return st.session_state.get("na_values")
+    return settings.get("na_values")
 
 
 def load(settings: dict) -> CategoricalData:
@@ -153,7 +153,7 @@ def load(settings: dict) -> CategoricalData:
         return _sampled(w, w.fingerprint(), int(ss.view_rows), int(ss.view_seed))
     name, content = _source(settings["dataset"])
     return _load(name, content, settings["class_column"], settings["missing_policy"], settings["bins"],
-                 tuple(settings["drop_columns"]), na_values_of(settings["dataset"]))
+                 tuple(settings["drop_columns"]), na_values_of(settings))
 
 
 def data() -> CategoricalData:
@@ -341,6 +341,9 @@ def cli_data_args(label_flag: str = "--label-column") -> list[str]:
         args += [label_flag, ss.class_column]
     if ss.missing_policy != "missing":
         args += ["--missing-policy", ss.missing_policy]
+    na = na_values_of(data_settings())
+    if na is not None and not (na == "default-list" and ss.missing_policy == "category"):
+        args += ["--na-values", na if isinstance(na, str) else ",".join(na)]
     if int(ss.bins) != 4:
         args += ["--discretize", str(int(ss.bins))]
     if ss.drop_columns:

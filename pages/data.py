@@ -30,10 +30,11 @@ if common.start("Data"):
         st.multiselect("Columns to drop", [c for c in all_columns if c != ss.class_column],
                        help="Identifiers, free text, or anything you want to leave out.", **setting("drop_columns"))
     with c2:
-        st.radio("Missing cells (empty, NA, N/A, ?, nan)", ["missing", "category"], horizontal=True,
+        st.radio("Missing cells", ["missing", "category"], horizontal=True,
                  format_func={"missing": "are missing values", "category": "are one more level '?'"}.get,
                  help="'missing' marginalises them in the kernel; 'category' treats '?' as an ordinary value.",
                  **setting("missing_policy"))
+        sections.na_values_widget()
         st.number_input("Discretisation bins for numeric columns", min_value=0, max_value=20, step=1,
                         help="Numeric columns with more than 50 distinct values are cut into this many quantile "
                              "bins; 0 refuses them instead.", **setting("bins"))

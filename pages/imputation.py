@@ -5,7 +5,8 @@ import json
 import streamlit as st
 
 from bnfk_core.analyses import impute as imp
-from bnfk_core.registry import LEARNERS
+from bnfk_core.analyses import impute_methods
+from bnfk_core.registry import IMPUTERS, LEARNERS
 from bnfk_ui import common, state
 from bnfk_ui.figures import imputation as fig_imp
 from bnfk_ui.sections import data as sec_data
@@ -19,9 +20,18 @@ MAX_SHOWN_ROWS = 300
 FILL_LABELS = {"median": "the median of the observed values in the bin", "label": "the bin's label"}
 
 
+NETWORKS = {"learn": "Learn one from this table (as `impute --structure hc`: every row, qNML + cNML, CPTs by EM)",
+            "current": "The current network"}
+
+
 @st.cache_resource(show_spinner=False, max_entries=8)
 def _impute_current(_model, model_key: str, _data, fingerprint: str) -> "imp.ImputedData":
     return imp.impute_with_model(_model, _data)
+
+
+@st.cache_resource(show_spinner=False, max_entries=4)
+def _learned(_feat, fingerprint: str, seed: int):
+    return impute_methods.learn_for_imputation(_feat, "hc", seed=seed)[1]
 
 
 if common.start("Imputation"):
@@ -36,8 +46,10 @@ if common.start("Imputation"):
                    "is never imputed. Averages give every setting the same weight; the spread is over all runs.")
         c1, c2, c3 = st.columns([2, 2, 1.3])
         with c1:
-            methods = st.multiselect("Methods", list(imp.METHODS), default=["bn", "mode", "wknn"],
-                                     format_func=imp.METHOD_LABELS.get, key="imp_methods")
+            methods = st.multiselect("Methods", list(IMPUTERS), default=["bn", "mode", "wknn"],
+                                     format_func=lambda m: IMPUTERS[m].label, key="imp_methods",
+                                     help="The thesis's methods, networks learned from every row (BN (all rows), "
+                                          "structural EM) and the peers analysts use (Mode, kNN on one-hot codes).")
             structure = st.selectbox("Structure of the BN methods (qNML score, cNML parameters)",
                                      list(STRUCTURES), format_func=STRUCTURES.get,
                                      key="imp_structure")
@@ -86,11 +98,17 @@ if common.start("Imputation"):
 
     with t_mine:
         d = state.data()
-        m = state.model()
-        st.caption(f"Every missing cell of the feature columns is filled with its most probable value under the "
-                   f"current network ({state.structure_label()}, {m.dag.n_arcs} arcs): the exact posterior given the "
-                   "row's observed values.")
         big = state.streamed() is not None          # a file read in chunks: the sample here, all rows below
+        which = "current" if big else st.radio("Network", list(NETWORKS), format_func=NETWORKS.get, key="imp_network")
+        if which == "learn" and (feat.codes < 0).any():
+            with st.spinner("Learning the network from every row…"):
+                m = _learned(feat, feat.fingerprint(), int(ss.get("imp_seed", 0)))
+        else:
+            m = state.model()
+        st.caption(f"Every missing cell of the feature columns is filled with its most probable value under the "
+                   f"{'learned' if which == 'learn' else 'current'} network "
+                   f"({'hc, available case' if which == 'learn' else state.structure_label()}, {m.dag.n_arcs} arcs): "
+                   "the exact posterior given the row's observed values.")
         n_missing = sec_data.missing_cells(state.model_features()) if big else int((feat.codes < 0).sum())
         if n_missing == 0:
             msg = "The loaded feature columns have no missing cells."

@@ -6,8 +6,7 @@ import os
 import time
 
 from ..analyses.impute import FILL_NUMERIC, benchmark, complete_file, impute_with_model
-from ..analyses.impute_methods import DEFAULT_STRUCTURE_MISSING
-from ..missing import learn_network
+from ..analyses.impute_methods import DEFAULT_STRUCTURE_MISSING, IMPUTE_LEARN, learn_for_imputation
 from ..registry import IMPUTERS, feature_learners
 from ..analyses.impute_stream import DEFAULT_BLOCK_ROWS, impute_file
 from ..data import read_table
@@ -103,8 +102,8 @@ def _cmd_impute(args) -> dict:
 def _learn_for_imputation(args):
     """``impute --structure S``: the network learned from DATA itself (every row, CPTs by EM)."""
     data = read_data(args.data, args)
-    res, model = learn_network(data, args.structure, missing_data=args.missing_data, score=args.score,
-                               params=args.params, seed=args.seed, progress=progress(args))
+    res, model = learn_for_imputation(data, args.structure, missing_data=args.missing_data, score=args.score,
+                                      params=args.params, seed=args.seed, progress=progress(args))
     return model, {"learned": {"structure": args.structure, "missing_data": args.missing_data, "score": args.score,
                                "params": args.params, "arcs": [list(a) for a in res.dag.sorted_arcs()],
                                "n_rows_used": res.n_rows_used,
@@ -154,10 +153,10 @@ def register(sub) -> None:
     g.add_argument("--model", metavar="M.bif|M.json", help="impute with this fitted network")
     g.add_argument("--structure", choices=tuple(feature_learners()), metavar="METHOD",
                    help="learn the network from DATA first (one call): " + ", ".join(feature_learners()))
-    p.add_argument("--score", default="bic", choices=tuple(registry.SCORES),
-                   help="structure score with --structure (default bic)")
-    p.add_argument("--params", default="smoothed", choices=tuple(registry.ESTIMATORS),
-                   help="CPT estimator with --structure (default smoothed)")
+    p.add_argument("--score", default=IMPUTE_LEARN["score"], choices=tuple(registry.SCORES),
+                   help=f"structure score with --structure (default {IMPUTE_LEARN['score']})")
+    p.add_argument("--params", default=IMPUTE_LEARN["params"], choices=tuple(registry.ESTIMATORS),
+                   help=f"CPT estimator with --structure (default {IMPUTE_LEARN['params']})")
     add_missing_data_option(p, DEFAULT_STRUCTURE_MISSING)
     p.add_argument("-o", "--output", required=True, metavar="COMPLETED.csv",
                    help="the file with only its missing model cells filled (written atomically)")

@@ -27,7 +27,7 @@ import numpy as np
 import pandas as pd
 
 from ..analyses.impute import evaluate, induce_mcar
-from ..analyses.impute_methods import DEFAULT_IMPUTER
+from ..analyses.impute_methods import DEFAULT_IMPUTER, IMPUTE_LEARN
 from ..registry import IMPUTERS
 from . import experiments as ex
 
@@ -36,7 +36,7 @@ __all__ = ["PEERS_DIR", "RATIOS", "LEARN", "QUICK_PEERS", "peer_methods", "run_p
 PEERS_DIR = "imputation_peers"
 RATIOS = (0.1, 0.2, 0.3)
 #: the networks' learning options (those of ``impute --structure hc``)
-LEARN = {"structure": "hc", "score": "bic", "params": "smoothed"}
+LEARN = {"structure": "hc", **IMPUTE_LEARN}
 #: network variants shown beside the default (thesis BN-Mode, structural EM, complete rows)
 VARIANTS = ("bn-em", "bn-mode", "bn")
 QUICK_PEERS = ("hayes_roth", "house_votes_84", "breast_cancer")

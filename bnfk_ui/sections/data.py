@@ -57,3 +57,20 @@ def missing_cells(d) -> int:
     w = getattr(d, "weights", None)
     per_row = (d.codes < 0).sum(axis=1)
     return int(per_row.sum() if w is None else (per_row * w).sum())
+
+
+def na_values_widget() -> None:
+    """Which cell texts are missing (``na_values``): a bundled sample's catalog list, or for a file of your own the
+    empty field only (default), ``default-list`` (empty, NA, N/A, ?, nan) or a comma list such as ``NA,?``."""
+    ss = st.session_state
+    entry = state.catalog().get(ss.dataset)
+    if entry is not None:
+        na = entry.get("na_values")
+        st.caption("Missing-value texts of this sample: "
+                   + ("empty, NA, N/A, ?, nan (as the thesis)" if na == "default-list" else "the empty field only"))
+        return
+    ss["w_na_values"] = ss.get("na_values") or ""
+    st.text_input("Texts that mean a missing cell", key="w_na_values", placeholder="(the empty field only)",
+                  help="Besides the empty field: 'default-list' for NA, N/A, ?, nan, or a comma list such as 'NA,?'. "
+                       "Anything not listed, '?' included, is an ordinary value.",
+                  on_change=lambda: state.change_data(na_values=(ss["w_na_values"].strip() or None)))
