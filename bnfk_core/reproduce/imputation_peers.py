@@ -39,8 +39,8 @@ RATIOS = (0.1, 0.2, 0.3)
 LEARN = {"structure": "hc", **IMPUTE_LEARN}
 #: network variants shown beside the default (thesis BN-Mode, structural EM, complete rows)
 VARIANTS = ("bn-em", "bn-mode", "bn")
-QUICK_PEERS = ("hayes_roth", "house_votes_84", "breast_cancer")
-N_MAX, N_MAX_QUICK = 2000, 400
+QUICK_PEERS = ("house_votes_84", "breast_cancer")
+N_MAX, N_MAX_QUICK = 2000, 300
 SEEDS, SEEDS_QUICK = 5, 2
 
 
