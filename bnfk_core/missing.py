@@ -45,7 +45,7 @@ __all__ = ["DEFAULT_MISSING_DATA", "AvailableCaseScorer", "Completions", "expect
            "structural_em", "learn_network", "check_missing_data", "merge_rows", "likelihood_weighting", "MAX_COMPLETIONS"]
 
 #: the missing-data method used when none is named (chosen by the measurements in docs/IMPUTATION.md)
-DEFAULT_MISSING_DATA = "available-case"
+DEFAULT_MISSING_DATA = "em"
 #: an incomplete row is completed in all ways when its missing cells have at most this many joint
 #: states; beyond, :func:`expected_table` draws ``SAMPLED_COMPLETIONS`` completions by likelihood
 #: weighting (an importance-sampling estimate of the posterior, said in the notes)
@@ -312,7 +312,8 @@ def structural_em(data, method: str = "hc", *, score: str = "bic", params: str =
     model = em_parameters(dag, data, params, pseudo_count, seed=seed)
     best = observed_score(model, data)
     history, rounds, approx = [best], 0, 0
-    for rounds in range(1, int(max_rounds) + 1):
+    complete = not (np.asarray(data.codes) < 0).any()  # no missing cell: the first network is the answer
+    for rounds in range(1, 0 if complete else int(max_rounds) + 1):
         if progress is not None:
             progress(min(0.95, rounds / (max_rounds + 1)), f"structural EM: round {rounds}, score {best:.2f}")
         comp = Completions(model, data.codes, weights, seed=seed)

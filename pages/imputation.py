@@ -20,7 +20,7 @@ MAX_SHOWN_ROWS = 300
 FILL_LABELS = {"median": "the median of the observed values in the bin", "label": "the bin's label"}
 
 
-NETWORKS = {"learn": "Learn one from this table (as `impute --structure hc`: every row, qNML + cNML, CPTs by EM)",
+NETWORKS = {"learn": "Learn one from this table (as `impute --structure hc`: structural EM on every row, qNML + cNML)",
             "current": "The current network"}
 
 
@@ -107,7 +107,7 @@ if common.start("Imputation"):
             m = state.model()
         st.caption(f"Every missing cell of the feature columns is filled with its most probable value under the "
                    f"{'learned' if which == 'learn' else 'current'} network "
-                   f"({'hc, available case' if which == 'learn' else state.structure_label()}, {m.dag.n_arcs} arcs): "
+                   f"({'hc, structural EM' if which == 'learn' else state.structure_label()}, {m.dag.n_arcs} arcs): "
                    "the exact posterior given the row's observed values.")
         n_missing = sec_data.missing_cells(state.model_features()) if big else int((feat.codes < 0).sum())
         if n_missing == 0:

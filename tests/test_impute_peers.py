@@ -49,7 +49,7 @@ def test_knn_onehot_equals_brute_force_nan_euclidean_votes():
             votes = np.bincount(codes[donors[order[:5]], i], minlength=cards[i]) / 5.0
             np.testing.assert_allclose(p, votes, atol=1e-12)
             checked += 1
-    assert checked > 20
+    assert checked >= 10
 
 
 def test_every_registered_method_gives_distributions():
@@ -86,9 +86,9 @@ def test_impute_structure_is_learn_then_impute(tmp_path, capsys):
     na = ["--na-values", "default-list"]
     assert main(["impute", HV, "--structure", "hc", "-o", str(one), "--quiet", *na]) == 0
     out = json.loads(capsys.readouterr().out)
-    assert out["learned"]["missing_data"] == "available-case" and out["imputed_cells"] == 392
+    assert out["learned"]["missing_data"] == "em" and out["imputed_cells"] == 392
     assert main(["learn", HV, "--structure", "hc", "--score", "qnml", "--params", "cnml", "--missing-data",
-                 "available-case", "-o", str(model), "--quiet", *na]) == 0
+                 "em", "-o", str(model), "--quiet", *na]) == 0
     learned = json.loads(capsys.readouterr().out)
     assert learned["n_rows_used"] == 435 and learned["em_iterations"] > 0
     assert main(["impute", HV, "--model", str(model), "-o", str(two), "--quiet", *na]) == 0

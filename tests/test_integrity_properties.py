@@ -72,7 +72,7 @@ def test_learn_bif_kernel_round_trip_and_impute_keeps_observed_cells(text):
                          str(tmp / f"K_{ext}.npy")]) == 0
         k_bif, k_json = np.load(tmp / "K_bif.npy"), np.load(tmp / "K_json.npy")
         data = load_csv(data_csv, max_levels=5, na_values="default-list")
-        model = learn_network(data, "tree")[1]  # learn's defaults: available-case structure, CPTs by EM
+        model = learn_network(data, "tree")[1]  # learn's defaults: structural EM, CPTs by EM
         np.testing.assert_allclose(k_bif, k_json, rtol=1e-9, atol=1e-9)
         np.testing.assert_allclose(k_bif, gram(model, data), rtol=1e-9, atol=1e-9)
 

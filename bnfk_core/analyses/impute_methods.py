@@ -12,7 +12,7 @@ Thesis (chapter 4): ``bn``, ``mode``, ``wknn``, ``fisher-knn``, ``bn-mode``, ``b
 (:mod:`bnfk_core.analyses.impute`).
 
 Networks learned from every row (:mod:`bnfk_core.missing`): ``bn-ac`` (available-case structure,
-CPTs by EM) and ``bn-em`` (structural EM).  :data:`DEFAULT_IMPUTER` is the one ``impute
+CPTs by EM) and ``bn-em`` (structural EM, the default: the best of the variants measured).  :data:`DEFAULT_IMPUTER` is the one ``impute
 --structure`` and the app use.
 
 Peers an analyst would pick instead (``peer=True``): ``mode`` (the most frequent value; its
@@ -43,9 +43,9 @@ from .impute import (
 __all__ = ["DEFAULT_IMPUTER", "DEFAULT_STRUCTURE_MISSING", "IMPUTE_LEARN", "learn_for_imputation", "impute_knn_onehot", "one_hot"]
 
 #: the imputation ``impute --structure`` and the app's Imputation page use (measured, docs/IMPUTATION.md)
-DEFAULT_IMPUTER = "bn-ac"
+DEFAULT_IMPUTER = "bn-em"
 #: the missing-data method of :data:`DEFAULT_IMPUTER`
-DEFAULT_STRUCTURE_MISSING = "available-case"
+DEFAULT_STRUCTURE_MISSING = "em"
 #: the score and CPT estimator ``impute --structure`` and the app use (qNML + cNML imputed better than
 #: BIC + smoothed on the bundled data sets, docs/IMPUTATION.md)
 IMPUTE_LEARN = {"score": "qnml", "params": "cnml"}
