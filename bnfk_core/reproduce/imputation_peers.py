@@ -38,7 +38,7 @@ RATIOS = (0.1, 0.2, 0.3)
 #: the networks' learning options (those of ``impute --structure hc``)
 LEARN = {"structure": "hc", **IMPUTE_LEARN}
 #: network variants shown beside the default (thesis BN-Mode, structural EM, complete rows)
-VARIANTS = ("bn-em", "bn-mode", "bn")
+VARIANTS = ("bn-em", "bn-ac", "bn-mode", "bn")
 QUICK_PEERS = ("house_votes_84", "breast_cancer")
 N_MAX, N_MAX_QUICK = 2000, 300
 SEEDS, SEEDS_QUICK = 5, 2
