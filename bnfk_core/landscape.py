@@ -196,6 +196,12 @@ class Landscape:
         code = (bits.astype(np.int64) * 3 ** np.arange(d, dtype=np.int64)).sum(axis=1)
         return np.searchsorted(self.codes, code), bits
 
+    def skeleton_bits(self) -> np.ndarray:
+        """All graphs as C(k,2) pair bits (n, d) uint8: bit p = the pair p of :func:`pairs` is adjacent (for a
+        graph that respects the order these are its fixed-order arc bits)."""
+        cols = [((self.parent_masks[:, j] >> i) & 1) | ((self.parent_masks[:, i] >> j) & 1) for i, j in pairs(self.k)]
+        return np.stack(cols, axis=1).astype(np.uint8) if cols else np.zeros((self.n_dags, 0), np.uint8)
+
     def arc_bits(self) -> np.ndarray:
         """All graphs as k(k-1) directed-arc bits (n, k(k-1)) uint8: bit u(k-1) + v - [v > u] = arc u -> v."""
         k = self.k
