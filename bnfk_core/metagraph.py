@@ -34,11 +34,12 @@ from typing import Sequence
 import numpy as np
 from scipy.linalg import cho_factor, cho_solve
 from scipy.special import gammaln, logsumexp
+from threadpoolctl import ThreadpoolController
 
 from .errors import BnfkError
 
 __all__ = ["DEFAULT_C", "DEFAULT_M", "MetagraphError", "krawtchouk", "kernel_by_distance", "paper_regulariser",
-           "hamming", "Surrogate", "fit_surrogate", "walsh_transform", "walsh_energy", "rmse",
+           "hamming", "Surrogate", "fit_surrogate", "fit_orders", "predict_orders", "walsh_transform", "walsh_energy", "rmse",
            "observed_split", "parse_orders"]
 
 #: default regulariser (on the unit-diagonal kernel); tiny: a score is a smooth low-degree polynomial
@@ -48,6 +49,16 @@ DEFAULT_M = 2
 
 class MetagraphError(BnfkError):
     """A metagraph-kernel request that cannot be carried out as asked."""
+
+
+_THREADS: list = []
+
+
+def _one_blas_thread():
+    """A context with one BLAS thread (the controller found once: its library scan costs ~30 ms)."""
+    if not _THREADS:
+        _THREADS.append(ThreadpoolController())
+    return _THREADS[0].limit(limits=1, user_api="blas")
 
 
 def krawtchouk(d: int, r: int, h) -> np.ndarray:
@@ -99,10 +110,17 @@ def paper_regulariser(c: float, d: int, r: int, m: float = DEFAULT_M) -> float:
 
 
 def hamming(A: np.ndarray, B: np.ndarray) -> np.ndarray:
-    """Hamming distances between the rows of two 0/1 matrices: |a| + |b| − 2 a·b (exact integers)."""
-    A = np.asarray(A, dtype=np.float64)
-    B = np.asarray(B, dtype=np.float64)
-    return np.rint(A.sum(axis=1)[:, None] + B.sum(axis=1)[None, :] - 2.0 * (A @ B.T)).astype(np.int64)
+    """Hamming distances between the rows of two 0/1 matrices: popcount(a XOR b) on packed codes for d ≤ 62
+    bits, else |a| + |b| − 2 a·b (float32 products, exact below 2^24 bits)."""
+    A, B = np.asarray(A), np.asarray(B)
+    d = A.shape[1]
+    if d <= 62:
+        w = np.int64(1) << np.arange(d, dtype=np.int64)
+        a, b = A.astype(np.int64) @ w, B.astype(np.int64) @ w
+        return np.bitwise_count(a[:, None] ^ b[None, :]).astype(np.intp)
+    A32, B32 = A.astype(np.float32), B.astype(np.float32)
+    out = A32.sum(axis=1)[:, None] + B32.sum(axis=1)[None, :] - 2.0 * (A32 @ B32.T)
+    return np.rint(out).astype(np.intp)
 
 
 @dataclass
@@ -117,17 +135,21 @@ class Surrogate:
     c: float
     m: float
 
-    def predict(self, bits: np.ndarray, block: int = 4096) -> np.ndarray:
-        bits = np.asarray(bits)
-        out = np.empty(bits.shape[0])
-        for a in range(0, bits.shape[0], block):
-            out[a:a + block] = self.d0 + self.table[hamming(bits[a:a + block], self.bits)] @ self.e
-        return out
+    def predict(self, bits: np.ndarray) -> np.ndarray:
+        return predict_orders([self], bits)[0]
 
 
 def fit_surrogate(bits: np.ndarray, y: Sequence[float], order: int, c: float = DEFAULT_C,
                   m: float = DEFAULT_M) -> Surrogate:
     """Fit f = 1·d0 + K e to the scores ``y`` of the graphs ``bits`` (n, d) (paper §3.1, module docstring)."""
+    return fit_orders(bits, y, [order], c, m)[0]
+
+
+def fit_orders(bits: np.ndarray, y: Sequence[float], orders: Sequence[int], c: float = DEFAULT_C,
+               m: float = DEFAULT_M) -> list[Surrogate]:
+    """:func:`fit_surrogate` for several orders on the same observed graphs (their distances computed once).
+
+    Small dense algebra, run on one BLAS thread (threads only contend on a shared machine)."""
     bits = np.asarray(bits)
     y = np.asarray(y, dtype=float)
     n, d = bits.shape
@@ -135,18 +157,38 @@ def fit_surrogate(bits: np.ndarray, y: Sequence[float], order: int, c: float = D
         raise MetagraphError("The surrogate needs one score per observed graph and at least one graph.")
     if not c > 0:
         raise MetagraphError(f"The regulariser c must be positive, got {c}.")
-    table = kernel_by_distance(d, int(order), m)
-    K = table[hamming(bits, bits)]
-    M = K + n * float(c) * np.eye(n)
-    try:
-        fac = cho_factor(M, lower=True, check_finite=False)
-    except np.linalg.LinAlgError:
-        raise MetagraphError(f"The kernel system is singular; raise the regulariser c (now {c}).") from None
-    one = cho_solve(fac, np.ones(n), check_finite=False)
-    my = cho_solve(fac, y, check_finite=False)
-    d0 = float(my.sum() / one.sum())
-    e = my - d0 * one
-    return Surrogate(bits, d0, e, table, int(order), float(c), float(m))
+    out = []
+    with _one_blas_thread():
+        H = hamming(bits, bits)
+        for order in orders:
+            table = kernel_by_distance(d, int(order), m)
+            M = table[H]
+            M[np.diag_indices(n)] += n * float(c)
+            try:
+                fac = cho_factor(M, lower=True, overwrite_a=True, check_finite=False)
+            except np.linalg.LinAlgError:
+                raise MetagraphError(f"The kernel system is singular; raise the regulariser c (now {c}).") from None
+            one = cho_solve(fac, np.ones(n), check_finite=False)
+            my = cho_solve(fac, y, check_finite=False)
+            d0 = float(my.sum() / one.sum())
+            out.append(Surrogate(bits, d0, my - d0 * one, table, int(order), float(c), float(m)))
+    return out
+
+
+def predict_orders(surrogates: Sequence[Surrogate], bits: np.ndarray, block: int = 2048) -> list[np.ndarray]:
+    """Predictions of surrogates fitted on the same observed graphs (:func:`fit_orders`) at ``bits``; the
+    distances are computed once per block of rows."""
+    bits = np.asarray(bits)
+    outs = [np.empty(bits.shape[0]) for _ in surrogates]
+    if not surrogates:
+        return outs
+    ref = surrogates[0].bits
+    with _one_blas_thread():
+        for a in range(0, bits.shape[0], block):
+            H = hamming(bits[a:a + block], ref)
+            for s, out in zip(surrogates, outs):
+                out[a:a + block] = s.d0 + s.table[H] @ s.e
+    return outs
 
 
 def rmse(pred: np.ndarray, exact: np.ndarray) -> float:

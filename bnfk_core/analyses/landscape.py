@@ -18,10 +18,13 @@ from __future__ import annotations
 import numpy as np
 
 from ..landscape import Landscape
-from ..metagraph import DEFAULT_C, MetagraphError, fit_surrogate, observed_split, paper_regulariser, rmse, \
-    walsh_energy
+from ..metagraph import DEFAULT_C, MetagraphError, fit_orders, observed_split, paper_regulariser, predict_orders, \
+    rmse, walsh_energy
 
-__all__ = ["graph_space", "surrogate_study", "landscape_summary", "ENCODINGS"]
+__all__ = ["graph_space", "surrogate_study", "landscape_summary", "ENCODINGS", "MAX_OBSERVED", "default_observed"]
+
+#: the surrogate solves an n x n system per order: at most this many observed graphs (~1 s a fit on one core)
+MAX_OBSERVED = 1500
 
 ENCODINGS = {
     True: "fixed order: one bit per node pair i < j (arc i -> j in the variables' order); all 2^C(k,2) bit "
@@ -35,6 +38,11 @@ def graph_space(land: Landscape, fixed_order: bool) -> tuple[np.ndarray, np.ndar
     if fixed_order:
         return land.fixed_order()
     return np.arange(land.n_dags), land.arc_bits()
+
+
+def default_observed(n: int) -> int:
+    """Half of a space of ``n`` graphs, at most 500 (a fraction of a second for four orders)."""
+    return max(1, min(n // 2, 500, n - 1))
 
 
 def surrogate_study(land: Landscape, *, fixed_order: bool = True, observe: int | None = None,
@@ -51,16 +59,15 @@ def surrogate_study(land: Landscape, *, fixed_order: bool = True, observe: int |
         raise MetagraphError("A landscape on one variable has no arcs: choose two or more variables.")
     y = land.values[graphs]
     if observe is None:
-        observe = min(n - 1, max(2, n // 2))
-    if not 1 <= int(observe) < n:
-        raise MetagraphError(f"Observe between 1 and {n - 1} graphs (the space holds {n}), got {observe}.")
+        observe = default_observed(n)
+    top = min(n - 1, MAX_OBSERVED)
+    if not 1 <= int(observe) <= top:
+        raise MetagraphError(f"Observe between 1 and {top:,} graphs (the space holds {n:,}), got {observe}.")
     obs, rest = observed_split(n, int(observe), seed)
     orders = sorted({int(r) for r in orders if 1 <= int(r) <= d}) or [1]
-    predicted, errors = {}, {}
-    for r in orders:
-        fit = fit_surrogate(bits[obs], y[obs], r, c)
-        predicted[r] = fit.predict(bits[rest])
-        errors[r] = rmse(predicted[r], y[rest])
+    fits = fit_orders(bits[obs], y[obs], orders, c)
+    predicted = dict(zip(orders, predict_orders(fits, bits[rest])))
+    errors = {r: rmse(p, y[rest]) for r, p in predicted.items()}
     fo_graphs, _ = land.fixed_order()
     energy = walsh_energy(land.values[fo_graphs])
     return {"graphs": graphs, "bits": bits, "observed": obs, "unobserved": rest, "exact": y,

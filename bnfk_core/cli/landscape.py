@@ -54,7 +54,7 @@ def register(sub) -> None:
                    help="surrogate over the 2^C(k,2) graphs respecting the variables' order (the paper's "
                         "hypercube); default: all DAGs as k(k-1) directed-arc bits")
     p.add_argument("--observe", type=int_at_least(1), default=None, metavar="K",
-                   help="graphs observed by the surrogate (default: half of the space)")
+                   help="graphs observed by the surrogate (default: half of the space, at most 500; at most 1,500)")
     p.add_argument("--orders", default="1-4", metavar="1-4",
                    help="kernel orders, a range or a list (default 1-4; clipped to the number of arc bits)")
     p.add_argument("--c", type=float_in(0, 1e6, low_open=True), default=DEFAULT_C,

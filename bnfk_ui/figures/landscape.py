@@ -127,5 +127,5 @@ def walsh_figure(energy: np.ndarray) -> go.Figure:
                            textposition="outside"))
     fig.update_layout(title="Walsh energy of the score by degree (fixed order)", height=420,
                       xaxis_title="degree (number of arcs in the Walsh function)",
-                      yaxis=dict(title="share of the variance", type="log", range=[-18, 0.5]), **_LAYOUT)
+                      yaxis=dict(title="share of the variance", type="log", range=[-18, 1.5]), **_LAYOUT)
     return fig

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from bnfk_core.analyses.landscape import landscape_summary, surrogate_study
+from bnfk_core.analyses.landscape import MAX_OBSERVED, default_observed, landscape_summary, surrogate_study
 from bnfk_core.landscape import MAX_LANDSCAPE_VARIABLES, climb_path, score_landscape
 from bnfk_core.registry import SCORES
 
@@ -28,10 +28,12 @@ def _landscape(_data, fingerprint: str, variables: tuple, score: str, seed: int)
 def _observe_slider(n: int) -> int:
     """The number of observed graphs, kept inside 1..n-1 when the space changes."""
     ss = st.session_state
-    if not 1 <= int(ss.get("land_observe", 0)) <= n - 1:
-        ss["land_observe"] = max(1, n // 2)
-    return st.slider("Observed graphs", 1, n - 1, key="land_observe",
-                     help="Graphs whose exact score the surrogate sees (drawn with the seed); it predicts the rest.")
+    top = min(n - 1, MAX_OBSERVED)
+    if not 1 <= int(ss.get("land_observe", 0)) <= top:
+        ss["land_observe"] = default_observed(n)
+    return st.slider("Observed graphs", 1, top, key="land_observe",
+                     help="Graphs whose exact score the surrogate sees (drawn with the seed); it predicts the rest "
+                          f"(at most {MAX_OBSERVED:,}: one linear system of that size per order).")
 
 
 def landscape_tab(feat) -> None:
