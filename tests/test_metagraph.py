@@ -4,7 +4,6 @@ import math
 import numpy as np
 import pytest
 
-from bnfk_core.dag import DAG
 from bnfk_core.data import load_csv
 from bnfk_core.landscape import score_landscape
 from bnfk_core.metagraph import (
@@ -21,7 +20,7 @@ from bnfk_core.metagraph import (
     walsh_energy,
     walsh_transform,
 )
-from bnfk_core.model import BayesNet
+from bnfk_core.reproduce.landscape import random_ordered_network
 
 
 def cube(d):
@@ -96,18 +95,10 @@ def test_surrogate_equals_its_primal_solution(r):
         np.testing.assert_allclose(s.predict(B), _primal_predict(B[obs], y[obs], B, r, c), atol=1e-6)
 
 
-def random_network(seed, k=4, card=2, p=0.6):
-    rng = np.random.default_rng(seed)
-    names = [f"X{i}" for i in range(k)]
-    dag = DAG(names, [(names[i], names[j]) for i in range(k) for j in range(i + 1, k) if rng.random() < p])
-    cpts = tuple(rng.dirichlet(np.ones(card), size=card ** len(ps)) for ps in dag.parent_indices())
-    return BayesNet(dag, tuple(tuple(str(s) for s in range(card)) for _ in range(k)), cpts)
-
-
 @pytest.fixture(scope="module")
 def four_node():
     """The paper's §4.1 set-up: a random four-node network, 1,000 samples, BDe, the 64 fixed-order graphs."""
-    data = random_network(0).sample(1000, seed=0)
+    data = random_ordered_network(0).sample(1000, seed=0)
     land = score_landscape(data, data.variables, "bdeu")
     idx, bits = land.fixed_order()
     return bits, land.values[idx]

@@ -30,7 +30,6 @@ from ..landscape import score_landscape
 from ..metagraph import DEFAULT_C, fit_orders, observed_split, predict_orders, rmse, walsh_energy
 from ..model import BayesNet
 from ..scores import LocalScorer
-from . import experiments as ex
 
 __all__ = ["random_ordered_network", "random_dag_bits", "fig1_curves", "fig4_curves", "run_landscape"]
 
@@ -133,6 +132,15 @@ def _figure(df: pd.DataFrame, x: str, series, title: str, xaxis: str, baseline: 
     return fig
 
 
+def _versus_baseline(g: pd.DataFrame) -> str:
+    """'1000 training graphs: best RMSE 381 (order 3) vs baseline 545 (-30 %), 20 of 20 orders below it'."""
+    row = g.loc[g["rmse"].idxmin()]
+    base = float(row["baseline rmse"])
+    return (f"{int(row['training graphs'])} training graphs: best RMSE {row['rmse']:.0f} (order {int(row['order'])}) vs "
+            f"baseline {base:.0f} ({(row['rmse'] / base - 1) * 100:+.1f} %), {int((g['rmse'] < g['baseline rmse']).sum())} "
+            f"of {len(g)} orders below it")
+
+
 def _claims(f1: pd.DataFrame, f4: pd.DataFrame) -> pd.DataFrame:
     best = f1[[f"order {r}" for r in FIG1_ORDERS]].to_numpy().argmin(axis=1) + 1
     sizes = f1["observed"].to_numpy()
@@ -143,7 +151,6 @@ def _claims(f1: pd.DataFrame, f4: pd.DataFrame) -> pd.DataFrame:
     over = f1["order 3"] < f1["order 2"]
     cross = next((int(sizes[i]) for i in range(len(sizes)) if over.iloc[i:].all()), None)
     big = f4[f4["training graphs"] == f4["training graphs"].max()]
-    small = f4[f4["training graphs"] == f4["training graphs"].min()]
     r_best = int(big.loc[big["rmse"].idxmin(), "order"])
     return pd.DataFrame([
         {"figure": "Fig. 1", "claim (published)": "order 1 performs best for small numbers of observations",
@@ -153,24 +160,27 @@ def _claims(f1: pd.DataFrame, f4: pd.DataFrame) -> pd.DataFrame:
         {"figure": "Fig. 1", "claim (published)": "order 3 overtakes order 2 at 41 values observed and stays best",
          "ours": f"order 3 below order 2 from {cross} observed graphs on" if cross else "order 3 never stays below order 2"},
         {"figure": "Fig. 4", "claim (published)": "the kernel beats the mean baseline at low orders with more training data",
-         "ours": (f"{int(big.loc[big['rmse'] < big['baseline rmse'], 'order'].count())} of {len(big)} orders beat the "
-                  f"baseline with {int(big['training graphs'].iloc[0])} training graphs, "
-                  f"{int(small.loc[small['rmse'] < small['baseline rmse'], 'order'].count())} with "
-                  f"{int(small['training graphs'].iloc[0])}")},
+         "ours": "; ".join(_versus_baseline(g) for _, g in f4.groupby("training graphs"))},
         {"figure": "Fig. 4", "claim (published)": "a spike (lowest error) at order 2: BDe varies nearly quadratically",
          "ours": f"lowest RMSE at order {r_best} with {int(big['training graphs'].iloc[0])} training graphs"},
     ])
 
 
+def _say(progress, frac: float, msg: str) -> None:
+    if progress is not None:
+        progress(frac, msg)
+
+
 def run_landscape(settings, w, progress) -> dict:
-    """The ``landscape`` experiment (module docstring)."""
+    """The ``landscape`` experiment (module docstring); ``w`` is the experiment's writer
+    (:func:`bnfk_core.reproduce.experiments.run_experiment`)."""
     quick = settings.quick
     repeats = settings.repeats or (10 if quick else 50)
     sizes = list(range(3, 64, 2 if quick else 1))
     orders = list(range(1, 13 if quick else 21))
-    ex._say(progress, 0.05, "landscape: Fig. 1, four nodes")
+    _say(progress, 0.05, "landscape: Fig. 1, four nodes")
     f1, info1 = fig1_curves(settings.seed, repeats, sizes)
-    ex._say(progress, 0.3, "landscape: Fig. 4, ALARM (scoring random DAGs)")
+    _say(progress, 0.3, "landscape: Fig. 4, ALARM (scoring random DAGs)")
     f4, info4 = fig4_curves(settings.seed, orders)
     w.frame("landscape_fig1", f1)
     w.frame("landscape_fig4", f4)
@@ -188,5 +198,5 @@ def run_landscape(settings, w, progress) -> dict:
                   f"64 fixed-order graphs, {repeats} splits per size; Fig. 4: ALARM, 1,000 samples, BDeu, random "
                   f"DAGs as {info4['bits']} arc bits, orders 1-{orders[-1]}; m = 2, c = {DEFAULT_C:g} "
                   f"(unit-diagonal kernel); seed {settings.seed}")
-    ex._say(progress, 1.0, "landscape: done")
+    _say(progress, 1.0, "landscape: done")
     return {"fig1": info1, "fig4": info4, "repeats": repeats, "orders": orders, "c": DEFAULT_C}
