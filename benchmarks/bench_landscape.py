@@ -10,7 +10,9 @@
 - ``surrogate``: the metagraph-kernel fits of orders 1-4 on the five-variable spaces (fixed order: 1,024
   graphs, 512 observed; all DAGs: 29,281 graphs, 1,000 observed) and their predictions.
 - ``panel``: the Structure page's Score landscape tab (AppTest): a move of the observed-graphs slider on four
-  and on five variables (fixed order and all DAGs).
+  and on five variables (fixed order and all DAGs).  The slider lives in an ``st.fragment``: in the app a move
+  reruns only that fragment (its time, recorded by the page, is the redraw); AppTest reruns the whole page, whose
+  time is reported beside it.
 
 Targets: landscape ≤ 1 s; panel redraw ≤ 1 s.  Medians of ``--repeats`` runs; the load average is recorded.
 """
@@ -100,7 +102,7 @@ def panel(repeats: int) -> dict:
     out = {}
     for label, k, fixed in (("4 variables, fixed order", 4, True), ("5 variables, fixed order", 5, True),
                             ("5 variables, all DAGs", 5, False)):
-        times, first = [], []
+        times, first, panel_s = [], [], []
         for _ in range(repeats):
             st.cache_data.clear()
             st.cache_resource.clear()
@@ -116,9 +118,11 @@ def panel(repeats: int) -> dict:
             t0 = time.perf_counter()
             slider.set_value(max(1, slider.value // 2)).run()
             times.append(time.perf_counter() - t0)
+            panel_s.append(at.session_state["land_panel_seconds"])
             if at.exception or at.error:
                 raise SystemExit(f"page failed: {[e.value for e in at.exception]} {[e.value for e in at.error]}")
-        out[label] = {"slider move (s)": statistics.median(times),
+        out[label] = {"slider move: the panel's fragment (s)": statistics.median(panel_s),
+                      "slider move: whole Structure page rerun, as AppTest runs it (s)": statistics.median(times),
                       "variables/mode change incl. the landscape (s)": statistics.median(first)}
     return out
 
@@ -131,7 +135,7 @@ def main() -> None:
     load0 = os.getloadavg()
     res = {"landscape": landscape(args.repeats), "surrogate": surrogate(args.repeats),
            "panel": panel(max(1, args.repeats // 2))}
-    res["targets"] = {"landscape (s)": 1.0, "panel slider move (s)": 1.0}
+    res["targets"] = {"landscape (s)": 1.0, "panel slider move: the fragment (s)": 1.0}
     res["machine"] = {"cpus": os.cpu_count(), "load_average_start": load0, "load_average_end": os.getloadavg()}
     Path(args.output).write_text(json.dumps(res, indent=1))
     print(json.dumps(res, indent=1))
