@@ -33,7 +33,7 @@ from .registry import SCORES
 from .scores import LocalScorer
 
 __all__ = ["MAX_LANDSCAPE_VARIABLES", "DAG_COUNTS", "Landscape", "pairs", "enumerate_dags", "family_table",
-           "dag_scores", "equivalence_keys", "score_landscape", "climb_path", "expected_dag_count"]
+           "dag_scores", "equivalence_keys", "score_landscape", "climb_path", "place_dag", "expected_dag_count"]
 
 MAX_LANDSCAPE_VARIABLES = 5
 #: labelled DAGs on k = 0..5 nodes (OEIS A003024)
@@ -278,6 +278,16 @@ def climb_path(land: Landscape, data, *, seed: int = 0, ess: float = 1.0,
         graphs.append(land.index_of(parents))
     named = [(op, land.variables[x], land.variables[y]) for op, x, y in moves]
     return {"moves": named, "graphs": graphs}
+
+
+def place_dag(land: Landscape, dag) -> int:
+    """Index of ``dag`` restricted to the landscape's variables (its arcs among them; a :class:`~bnfk_core.dag.DAG`
+    over at least those variables)."""
+    missing = [v for v in land.variables if v not in dag.nodes]
+    if missing:
+        raise StructureError(f"The structure has no variable '{missing[0][:80]}' of the landscape.")
+    sub = dag.subgraph(list(land.variables))
+    return land.index_of(sub.parent_indices())
 
 
 def expected_dag_count(k: int) -> int:

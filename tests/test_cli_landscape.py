@@ -31,6 +31,8 @@ def test_landscape_json_matches_the_core(capsys):
     assert sum(res["walsh_energy"].values()) == pytest.approx(1.0)
     assert res["hill_climb"]["ranks"][-1] == res["hill_climb"]["end"]["rank"]
     assert np.all(np.diff(res["hill_climb"]["scores"]) > 0)
+    # the learned network (hc, best of 5 climbs) is never worse than the single climb, never better than rank 1
+    assert res["hill_climb"]["end"]["score"] <= res["learned"]["score"] + 1e-9 <= res["best"]["score"] + 2e-9
 
 
 def test_landscape_all_dags_and_output_file(tmp_path, capsys):

@@ -16,9 +16,10 @@ from bnfk_core.landscape import (
     enumerate_dags,
     equivalence_keys,
     expected_dag_count,
+    place_dag,
     score_landscape,
 )
-from bnfk_core.learn import hill_climb
+from bnfk_core.learn import exact_search, hill_climb
 from bnfk_core.registry import SCORES
 from bnfk_core.scores import LocalScorer, score_dag
 
@@ -132,6 +133,18 @@ def test_climb_path_is_the_hill_climb(zoo):
     bits = land.arc_bits()[graphs].astype(int)
     d = np.abs(np.diff(bits, axis=0)).sum(axis=1)
     assert set(d) <= {1, 2}
+
+
+@pytest.mark.parametrize("score", ["bic", "bdeu"])
+def test_landscape_optimum_equals_exact_search(zoo, score):
+    """The best of all 29,281 graphs is the dynamic-programming optimum (an independent search)."""
+    variables = ["hair", "feathers", "eggs", "milk", "toothed"]
+    land = score_landscape(zoo, variables, score)
+    cols = [zoo.variables.index(v) for v in variables]
+    parents, stats = exact_search(LocalScorer(zoo.codes[:, cols], zoo.cardinalities[cols], score))
+    assert stats["optimum"] == pytest.approx(land.values.max(), rel=1e-12)
+    assert land.values[land.index_of(parents)] == pytest.approx(land.values.max(), rel=1e-12)
+    assert land.ranks()[place_dag(land, DAG(variables + ["fins"], land.arcs(land.ranking()[0])))] == 1
 
 
 def test_errors_name_the_culprit(zoo):

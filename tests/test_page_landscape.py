@@ -18,6 +18,7 @@ def test_landscape_tab_draws_and_the_slider_redraws():
     assert len(chosen) == 4
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["DAGs"] == "543" and metrics["Equivalence classes"] == "185"
+    assert 1 <= int(metrics["Your structure ranks"].replace(",", "")) <= 543
     slider = at.slider(key="land_observe")
     assert slider.value == 32 and slider.max == 63
     rmse_before = [c for c in at.get("plotly_chart") if "RMSE by kernel order" in c.proto.spec]

@@ -81,8 +81,10 @@ def _graph(land: Landscape, g: int, ranks: np.ndarray) -> dict:
             "class": int(land.class_id[g]), "class_size": int((land.class_id == land.class_id[g]).sum())}
 
 
-def landscape_summary(land: Landscape, study: dict, path: dict | None = None, top: int = 10) -> dict:
-    """The JSON of ``python -m bnfk_core landscape`` (see ``docs/LANDSCAPE.md``)."""
+def landscape_summary(land: Landscape, study: dict, path: dict | None = None, top: int = 10,
+                      learned: dict | None = None) -> dict:
+    """The JSON of ``python -m bnfk_core landscape`` (see ``docs/LANDSCAPE.md``); ``learned`` maps a label to
+    the index of a graph placed among the others (e.g. a learned network)."""
     ranks = land.ranks()
     order = land.ranking()
     energy = study["walsh_energy"]
@@ -105,4 +107,6 @@ def landscape_summary(land: Landscape, study: dict, path: dict | None = None, to
                              "ranks": [int(ranks[g]) for g in path["graphs"]],
                              "scores": [float(land.values[g]) for g in path["graphs"]],
                              "end": _graph(land, int(path["graphs"][-1]), ranks)}
+    for name, g in (learned or {}).items():
+        out[name] = _graph(land, int(g), ranks)
     return out

@@ -7,7 +7,8 @@ import json
 from ..analyses.landscape import landscape_summary, surrogate_study
 from ..errors import BnfkError
 from ..files import atomic_path
-from ..landscape import MAX_LANDSCAPE_VARIABLES, climb_path, score_landscape
+from ..landscape import MAX_LANDSCAPE_VARIABLES, climb_path, place_dag, score_landscape
+from ..learn import learn_structure
 from ..metagraph import DEFAULT_C, parse_orders
 from ..registry import SCORES
 from .common import add_data_options, add_quiet, check_output, float_in, input_files, int_at_least, read_data, \
@@ -30,7 +31,9 @@ def _cmd_landscape(args) -> dict:
     study = surrogate_study(land, fixed_order=args.fixed_order, observe=args.observe,
                             orders=parse_orders(args.orders, bits), seed=args.seed, c=args.c)
     path = climb_path(land, data, seed=args.seed, ess=args.ess)
-    out = {"data": args.data, **landscape_summary(land, study, path)}
+    learned = learn_structure(data.select(list(land.variables)), "hc", score=args.score, ess=args.ess, seed=args.seed)
+    out = {"data": args.data, **landscape_summary(land, study, path, learned={"learned": place_dag(land, learned.dag)})}
+    out["learned"]["method"] = f"learn --structure hc --score {args.score} --seed {args.seed} (best of 5 climbs)"
     if args.output:
         with atomic_path(args.output) as tmp:
             with open(tmp, "w", encoding="utf-8") as fh:

@@ -18,9 +18,9 @@ _LAYOUT = dict(template="plotly_white", margin=dict(l=60, r=20, t=50, b=50))
 
 
 def ranked_figure(scores: np.ndarray, class_id: np.ndarray, path_graphs: Sequence[int], score_label: str,
-                  top_classes: int = 8) -> go.Figure:
+                  top_classes: int = 8, mine: int | None = None) -> go.Figure:
     """Every graph's score against its rank; the best ``top_classes`` equivalence classes coloured, the
-    hill-climb path's graphs marked."""
+    hill-climb path's graphs marked, and graph ``mine`` (the page's structure) as a star."""
     order = np.lexsort((np.arange(scores.size), -scores))
     rank = np.empty(scores.size, dtype=np.int64)
     rank[order] = np.arange(1, scores.size + 1)
@@ -41,6 +41,10 @@ def ranked_figure(scores: np.ndarray, class_id: np.ndarray, path_graphs: Sequenc
                              marker=dict(size=10, symbol="diamond", color=_PATH_COLOR),
                              hovertemplate="step %{text}<br>rank %{x}<br>score %{y:.2f}<extra></extra>",
                              text=[str(i) for i in range(p.size)]))
+    if mine is not None:
+        fig.add_trace(go.Scatter(x=[rank[mine]], y=[scores[mine]], mode="markers", name="your structure",
+                                 marker=dict(size=16, symbol="star", color="#d62728", line=dict(color="black", width=1)),
+                                 hovertemplate="your structure<br>rank %{x}<br>score %{y:.2f}<extra></extra>"))
     fig.update_layout(title="Every DAG ranked by score (classes = Markov equivalence classes)", height=420,
                       xaxis=dict(title="rank (1 = best)", type="log"), yaxis_title=score_label, **_LAYOUT)
     return fig

@@ -11,7 +11,7 @@ import pandas as pd
 import streamlit as st
 
 from bnfk_core.analyses.landscape import MAX_OBSERVED, default_observed, landscape_summary, surrogate_study
-from bnfk_core.landscape import MAX_LANDSCAPE_VARIABLES, climb_path, score_landscape
+from bnfk_core.landscape import MAX_LANDSCAPE_VARIABLES, climb_path, place_dag, score_landscape
 from bnfk_core.registry import SCORES
 
 from .. import common, state
@@ -69,15 +69,18 @@ def landscape_tab(feat) -> None:
         ranks = land.ranks()
         best = int(land.ranking()[0])
         end = int(path["graphs"][-1])
-        m = st.columns(4)
+        mine = place_dag(land, state.dag())
+        m = st.columns(5)
         m[0].metric("DAGs", f"{land.n_dags:,}")
         m[1].metric("Equivalence classes", f"{land.n_classes:,}")
         m[2].metric(f"Best {label}", f"{land.values[best]:.2f}")
         m[3].metric("Hill climbing ends at rank", f"{ranks[end]:,}", help=f"{len(path['moves'])} moves from the "
                     "empty graph; rank 1 is the global optimum (with its equivalent graphs tied).")
+        m[4].metric("Your structure ranks", f"{ranks[mine]:,}", help="The page's current DAG restricted to these "
+                    f"variables: {', '.join(f'{u}→{v}' for u, v in land.arcs(mine)) or 'no arcs'}.")
         left, right = st.columns(2)
         with left:
-            fig_rank = figs.ranked_figure(land.values, land.class_id, path["graphs"], label)
+            fig_rank = figs.ranked_figure(land.values, land.class_id, path["graphs"], label, mine=mine)
             st.plotly_chart(fig_rank, key="land_rank_chart")
         with right:
             if fixed:
@@ -125,7 +128,7 @@ def _surrogate_panel(land, path, fixed: bool, seed: int, label: str) -> None:
                    "a decomposable score over a fixed order is a polynomial of the arc bits of degree at most the "
                    "largest in-degree, so the Walsh energy vanishes above it and a fit of that order becomes exact "
                    "once enough graphs are observed.")
-        summary = landscape_summary(land, study, path)
+        summary = landscape_summary(land, study, path, learned={"current_structure": place_dag(land, state.dag())})
         common.download("Landscape (JSON)", json.dumps(summary, indent=1), "score_landscape.json",
                         "application/json", key="dl_landscape")
     st.session_state["land_panel_seconds"] = time.perf_counter() - t0
