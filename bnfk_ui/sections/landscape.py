@@ -38,6 +38,14 @@ def _observe_slider(n: int) -> int:
 
 
 def landscape_tab(feat) -> None:
+    t0 = time.perf_counter()
+    try:
+        _landscape_tab(feat)
+    finally:
+        st.session_state["land_tab_seconds"] = time.perf_counter() - t0
+
+
+def _landscape_tab(feat) -> None:
     ss = st.session_state
     names = list(feat.variables)
     if len(names) < 2:
@@ -46,6 +54,9 @@ def landscape_tab(feat) -> None:
     st.caption("Every DAG on a few variables, scored by every registered score and grouped into Markov "
                "equivalence classes; hill climbing placed among them; and the metagraph kernel (Yackley et al.) "
                "learning the score surface from a few scored graphs. See docs/LANDSCAPE.md.")
+    if not st.toggle("Show the score landscape", key="land_on",
+                     help="Off by default so that edits elsewhere on this page stay fast; your choice is kept."):
+        return
     c1, c2, c3, c4 = st.columns([3, 1, 1, 1])
     if "land_vars" not in ss or not set(ss["land_vars"]) <= set(names):
         ss["land_vars"] = names[:min(4, len(names))]
