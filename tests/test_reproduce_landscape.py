@@ -5,8 +5,7 @@ import pytest
 
 from bnfk_core.dag import DAG
 from bnfk_core.reproduce import experiments as rep
-from bnfk_core.reproduce.landscape import fig1_curves, random_dag_bits, random_ordered_network
-from bnfk_core.reproduce import landscape as rl
+from bnfk_core.reproduce.landscape import bits_scores, fig1_curves, random_dag_bits, random_ordered_network
 from bnfk_core.scores import LocalScorer, score_dag
 
 
@@ -23,7 +22,7 @@ def test_random_dag_bits_are_dags_and_score_like_score_dag():
     codes = rng.integers(0, 3, size=(300, k))
     scorer = LocalScorer(codes, [3] * k, "bdeu")
     names = [f"v{i}" for i in range(k)]
-    scores = rl._bits_scores(bits, scorer, k)
+    scores = bits_scores(bits, scorer, k)
     offdiag = [(u, v) for u in range(k) for v in range(k) if u != v]
     for b, s in zip(bits, scores):
         arcs = [(names[u], names[v]) for (u, v), x in zip(offdiag, b) if x]

@@ -31,7 +31,7 @@ from ..metagraph import DEFAULT_C, fit_orders, observed_split, predict_orders, r
 from ..model import BayesNet
 from ..scores import LocalScorer
 
-__all__ = ["random_ordered_network", "random_dag_bits", "fig1_curves", "fig4_curves", "run_landscape"]
+__all__ = ["random_ordered_network", "random_dag_bits", "bits_scores", "fig1_curves", "fig4_curves", "run_landscape"]
 
 FIG1_ORDERS = (1, 2, 3)
 
@@ -86,7 +86,8 @@ def random_dag_bits(n_graphs: int, n_nodes: int, p: float, rng) -> np.ndarray:
     return out
 
 
-def _bits_scores(bits: np.ndarray, scorer: LocalScorer, k: int) -> np.ndarray:
+def bits_scores(bits: np.ndarray, scorer: LocalScorer, k: int) -> np.ndarray:
+    """Total score of every graph given as k(k − 1) directed-arc bits (:func:`random_dag_bits`)."""
     adj = np.zeros((bits.shape[0], k, k), dtype=bool)
     u, v = np.nonzero(~np.eye(k, dtype=bool))
     adj[:, u, v] = bits.astype(bool)
@@ -106,7 +107,7 @@ def fig4_curves(seed: int, orders, train_sizes=(100, 1000), n_test: int = 100,
     scorer = LocalScorer(data.codes, data.cardinalities, "bdeu")
     train_all = random_dag_bits(max(train_sizes), k, p, rng)
     test = random_dag_bits(n_test, k, p, rng)
-    y_all, y_test = _bits_scores(train_all, scorer, k), _bits_scores(test, scorer, k)
+    y_all, y_test = bits_scores(train_all, scorer, k), bits_scores(test, scorer, k)
     baseline = rmse(np.full(n_test, y_all.mean()), y_test)
     rows = []
     for n in train_sizes:
