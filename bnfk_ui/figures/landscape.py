@@ -17,13 +17,11 @@ _PATH_COLOR = SEGMENT_COLOR
 _LAYOUT = dict(template="plotly_white", margin=dict(l=60, r=20, t=50, b=50))
 
 
-def ranked_figure(scores: np.ndarray, class_id: np.ndarray, path_graphs: Sequence[int], score_label: str,
-                  top_classes: int = 8, mine: int | None = None) -> go.Figure:
+def ranked_figure(scores: np.ndarray, rank: np.ndarray, class_id: np.ndarray, path_graphs: Sequence[int],
+                  score_label: str, top_classes: int = 8, mine: int | None = None) -> go.Figure:
     """Every graph's score against its rank; the best ``top_classes`` equivalence classes coloured, the
-    hill-climb path's graphs marked, and graph ``mine`` (the page's structure) as a star."""
-    order = np.lexsort((np.arange(scores.size), -scores))
-    rank = np.empty(scores.size, dtype=np.int64)
-    rank[order] = np.arange(1, scores.size + 1)
+    hill-climb path's graphs marked, and graph ``mine`` (the page's structure) as a star; ``rank`` of every graph
+    (1 = best, :meth:`bnfk_core.landscape.Landscape.ranks`)."""
     fig = go.Figure()
     colors = class_colors([str(c) for c in range(top_classes)])
     rest = class_id >= top_classes
@@ -104,8 +102,9 @@ def surrogate_figure(exact: np.ndarray, predicted: dict, score_label: str) -> go
         fig.add_trace(go.Scattergl(x=exact, y=pred, mode="markers", name=f"order {r}", opacity=0.7,
                                    marker=dict(size=5, color=colors[str(r)]),
                                    hovertemplate=f"order {r}<br>exact %{{x:.2f}}<br>predicted %{{y:.2f}}<extra></extra>"))
-    fig.update_layout(title="Surrogate on the unobserved graphs", height=420,
-                      xaxis_title=f"exact {score_label}", yaxis_title=f"predicted {score_label}", **_LAYOUT)
+    fig.update_layout(title="Surrogate on the unobserved graphs", height=460,
+                      xaxis_title=f"exact {score_label}", yaxis_title=f"predicted {score_label}",
+                      legend=dict(orientation="h", y=-0.25), **_LAYOUT)
     return fig
 
 
@@ -116,7 +115,7 @@ def rmse_figure(rmse: dict, baseline: float) -> go.Figure:
                            text=[f"{v:.3g}" for v in rmse.values()], textposition="outside"))
     fig.add_hline(y=baseline, line=dict(color="#d62728", dash="dash"),
                   annotation_text=f"mean of the observed scores: {baseline:.3g}")
-    fig.update_layout(title="RMSE by kernel order", height=420, xaxis_title="order r", yaxis_title="RMSE",
+    fig.update_layout(title="RMSE by kernel order", height=460, xaxis_title="order r", yaxis_title="RMSE",
                       **_LAYOUT)
     return fig
 
@@ -129,7 +128,7 @@ def walsh_figure(energy: np.ndarray) -> go.Figure:
     fig = go.Figure(go.Bar(x=[str(s) for s in range(1, e.size + 1)], y=shown, marker_color="#72b7b2",
                            text=[f"{v:.2%}" if v >= 1e-4 else ("0" if v < 1e-15 else f"{v:.1e}") for v in share],
                            textposition="outside"))
-    fig.update_layout(title="Walsh energy of the score by degree (fixed order)", height=420,
+    fig.update_layout(title="Walsh energy by degree (fixed order)", height=460,
                       xaxis_title="degree (number of arcs in the Walsh function)",
                       yaxis=dict(title="share of the variance", type="log", range=[-18, 1.5]), **_LAYOUT)
     return fig

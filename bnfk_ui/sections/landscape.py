@@ -91,7 +91,7 @@ def _landscape_tab(feat) -> None:
                     f"variables: {', '.join(f'{u}→{v}' for u, v in land.arcs(mine)) or 'no arcs'}.")
         left, right = st.columns(2)
         with left:
-            fig_rank = figs.ranked_figure(land.values, land.class_id, path["graphs"], label, mine=mine)
+            fig_rank = figs.ranked_figure(land.values, ranks, land.class_id, path["graphs"], label, mine=mine)
             st.plotly_chart(fig_rank, key="land_rank_chart")
         with right:
             if fixed:
