@@ -63,21 +63,24 @@ def hypercube_figure(bits: np.ndarray, scores: np.ndarray, path_bits: np.ndarray
     fig = go.Figure()
     if edges and bits.shape[0] <= 1024:
         code = (bits.astype(np.int64) << np.arange(bits.shape[1])).sum(axis=1)
-        where = {int(c): i for i, c in enumerate(code)}
-        xs, ys = [], []
-        for i, c in enumerate(code):
-            for p in range(bits.shape[1]):
-                j = where.get(int(c) | (1 << p))
-                if j is not None and not c >> p & 1:
-                    xs += [xy[i, 0], xy[j, 0], None]
-                    ys += [xy[i, 1], xy[j, 1], None]
-        fig.add_trace(go.Scattergl(x=xs, y=ys, mode="lines", line=dict(color="#dddddd", width=0.5),
-                                   hoverinfo="skip", showlegend=False))
+        where = np.full(1 << bits.shape[1], -1)
+        where[code] = np.arange(code.size)
+        lo, hi = [], []
+        for p in range(bits.shape[1]):
+            src = np.flatnonzero((code >> p) & 1 == 0)
+            dst = where[code[src] | (1 << p)]
+            lo.append(src[dst >= 0])
+            hi.append(dst[dst >= 0])
+        lo, hi = np.concatenate(lo), np.concatenate(hi)
+        seg = np.full((lo.size, 3, 2), np.nan)
+        seg[:, 0], seg[:, 1] = xy[lo], xy[hi]
+        fig.add_trace(go.Scattergl(x=seg[:, :, 0].ravel(), y=seg[:, :, 1].ravel(), mode="lines",
+                                   line=dict(color="#dddddd", width=0.5), hoverinfo="skip", showlegend=False))
     fig.add_trace(go.Scattergl(x=xy[:, 0], y=xy[:, 1], mode="markers", name="graphs", showlegend=False,
                                marker=dict(size=5 if bits.shape[0] > 2000 else 8, color=scores,
                                            colorscale="Viridis", colorbar=dict(title="score")),
-                               text=[f"{int(b.sum())} arcs" for b in bits],
-                               hovertemplate="%{text}<br>score %{marker.color:.2f}<extra></extra>"))
+                               customdata=bits.sum(axis=1),
+                               hovertemplate="%{customdata} arcs<br>score %{marker.color:.2f}<extra></extra>"))
     if path_bits is not None and len(path_bits):
         pxy = cube_projection(np.asarray(path_bits))
         fig.add_trace(go.Scatter(x=pxy[:, 0], y=pxy[:, 1], mode="lines+markers", name="hill-climb path",
@@ -91,15 +94,17 @@ def hypercube_figure(bits: np.ndarray, scores: np.ndarray, path_bits: np.ndarray
     return fig
 
 
-def surrogate_figure(exact: np.ndarray, predicted: dict, score_label: str) -> go.Figure:
-    """Predicted against exact score of the unobserved graphs, one colour per kernel order."""
+def surrogate_figure(exact: np.ndarray, predicted: dict, score_label: str, max_points: int = 2000) -> go.Figure:
+    """Predicted against exact score of the unobserved graphs, one colour per kernel order (at most
+    ``max_points`` evenly spaced graphs drawn per order; the RMSE uses them all)."""
     fig = go.Figure()
+    show = np.unique(np.linspace(0, exact.size - 1, min(exact.size, max_points)).astype(np.int64))
     colors = class_colors([str(r) for r in predicted])
     lo, hi = float(np.min(exact)), float(np.max(exact))
     fig.add_trace(go.Scatter(x=[lo, hi], y=[lo, hi], mode="lines", line=dict(color="#888", dash="dash"),
                              name="exact = predicted", hoverinfo="skip"))
     for r, pred in predicted.items():
-        fig.add_trace(go.Scattergl(x=exact, y=pred, mode="markers", name=f"order {r}", opacity=0.7,
+        fig.add_trace(go.Scattergl(x=exact[show], y=pred[show], mode="markers", name=f"order {r}", opacity=0.7,
                                    marker=dict(size=5, color=colors[str(r)]),
                                    hovertemplate=f"order {r}<br>exact %{{x:.2f}}<br>predicted %{{y:.2f}}<extra></extra>"))
     fig.update_layout(title="Surrogate on the unobserved graphs", height=460,
