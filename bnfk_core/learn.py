@@ -30,9 +30,11 @@ from scipy.special import xlogy
 from .dag import DAG, naive_bayes
 from .errors import StructureError
 from .registry import LEARNERS, LearnerSpec
-from .scores import SCORES, LocalScorer, _config_index, log_multinomial_normalizer, score_dag, weighted_bincount
+from . import kgv  # noqa: F401 - registers the kgv score
+from .scores import (SCORES, LocalScorer, _config_index, log_multinomial_normalizer, score_dag, scorer_for,
+                     weighted_bincount)
 
-__all__ = ["EXACT_MAX_VARIABLES", "LearnResult", "learn_structure", "learn_feature_structure",
+__all__ = ["EXACT_MAX_VARIABLES", "LearnResult", "learn_structure", "learn_feature_structure", "raw_numbers",
            "scorer_mutual_information", "scorer_conditional_mutual_information", "chow_liu", "tan", "kdb",
            "hill_climb", "exact_search"]
 
@@ -64,6 +66,8 @@ class LearnResult:
     n_rows_used : number of complete rows the structure was learned on.
     notes : sentences worth showing the user.
     seconds : wall-clock time.
+    searched_raw : the numeric columns the score searched as numbers (``kgv``); their CPTs are
+        still fitted on the quantile bins of ``data.states``.
     """
 
     dag: DAG
@@ -73,11 +77,12 @@ class LearnResult:
     n_rows_used: int
     notes: list = field(default_factory=list)
     seconds: float = 0.0
+    searched_raw: list = field(default_factory=list)
 
     def to_dict(self) -> dict:
         return {"dag": self.dag.to_dict(), "method": self.method, "score_name": self.score_name,
                 "score": self.score, "n_rows_used": self.n_rows_used, "notes": list(self.notes),
-                "seconds": self.seconds}
+                "seconds": self.seconds, "searched_raw": list(self.searched_raw)}
 
 
 # ---------------------------------------------------------------------- information
@@ -542,7 +547,7 @@ def exact_search(scorer: LocalScorer, *, max_parents: int | None = None,
 def learn_structure(data, method: str, *, score: str = "bic", class_column: str | None = None, k: int = 3,
                     max_parents: int | None = None, ess: float = 1.0, seed: int = 0,
                     progress: Progress | None = None, max_iter: int = 1_000_000, tabu: int = 100,
-                    epsilon: float = 1e-4, restarts: int = 4) -> LearnResult:
+                    epsilon: float = 1e-4, restarts: int = 4, score_options: dict | None = None) -> LearnResult:
     """Learn a DAG over ``data.variables``.
 
     Parameters
@@ -564,6 +569,8 @@ def learn_structure(data, method: str, *, score: str = "bic", class_column: str 
     max_iter, tabu, epsilon : hill-climbing iterations, tabu-list length, minimal improvement.
     restarts : ``hc`` also climbs with seeds ``seed+1 .. seed+restarts`` and keeps the best DAG
         (default 4: best of 5 climbs; single climbs land in poor local optima often enough).
+    score_options : options of a score with its own scorer (``kgv``: ``kappa``, ``sigma``, ``kernel``,
+        ``bin_numbers``); the numeric columns ``data.numbers`` are offered to it as raw values.
 
     Raises
     ------
@@ -597,7 +604,9 @@ def learn_structure(data, method: str, *, score: str = "bic", class_column: str 
             progress(float(frac), msg)
 
     report(0.0, f"{method}: counting")
-    scorer = LocalScorer(data.codes, data.cardinalities, score, ess=ess, weights=getattr(data, "weights", None))
+    scorer = scorer_for(data.codes, data.cardinalities, score, ess=ess, weights=getattr(data, "weights", None),
+                        numbers=raw_numbers(data), options=score_options)
+    searched_raw = [variables[i] for i in getattr(scorer, "raw_columns", ())]
     notes = [f"structure learned on {scorer.n} complete rows of {scorer.n_rows_total}"
              + (" (rows with missing cells are skipped)" if scorer.n < scorer.n_rows_total else "")]
     if scorer.n == 0 and method not in ("empty", "naive-bayes"):
@@ -641,13 +650,23 @@ def learn_structure(data, method: str, *, score: str = "bic", class_column: str 
                      + (f", at most {max_parents} parents" if max_parents is not None else ""))
     dag = DAG(variables, [(variables[p], variables[i]) for i, ps in enumerate(parents) for p in ps])
     total = scorer.total(dag.parent_indices()) if scorer.n else 0.0
+    if searched_raw:
+        notes.append(f"the {score} score searched {len(searched_raw)} numeric column(s) as numbers; their CPTs "
+                     "use the quantile bins")
     report(1.0, f"{method}: done, {dag.n_arcs} arcs")
     return LearnResult(dag=dag, method=method, score_name=score, score=float(total), n_rows_used=scorer.n,
-                       notes=notes, seconds=time.perf_counter() - t0)
+                       notes=notes, seconds=time.perf_counter() - t0, searched_raw=searched_raw)
+
+
+def raw_numbers(data) -> dict:
+    """Column index -> raw values of the numeric columns the data keeps behind their bins (``data.numbers``)."""
+    numbers = getattr(data, "numbers", None) or {}
+    return {i: numbers[v] for i, v in enumerate(data.variables) if v in numbers}
 
 
 def learn_feature_structure(data, method: str, *, score: str = "bic", k: int = 3, max_parents: int | None = None,
-                            seed: int = 0, progress: Progress | None = None) -> LearnResult:
+                            seed: int = 0, progress: Progress | None = None,
+                            score_options: dict | None = None) -> LearnResult:
     """A structure over the *feature* columns of ``data`` (its class column is never a node of the result).
 
     Methods that need the class as a node (``naive-bayes``, ``tan``, ``kdb``) learn on all of ``data``
@@ -658,12 +677,14 @@ def learn_feature_structure(data, method: str, *, score: str = "bic", k: int = 3
     feats = data.without_class()
     if not LEARNERS[method].needs_class:
         return learn_structure(feats, method, score=score, k=k, max_parents=max_parents, seed=seed,
-                               progress=progress)
+                               progress=progress, score_options=score_options)
     if data.class_column is None:
         raise StructureError(f"Method '{method}' needs a class column; choose one.")
-    res = learn_structure(data, method, score=score, k=k, max_parents=max_parents, seed=seed, progress=progress)
+    res = learn_structure(data, method, score=score, k=k, max_parents=max_parents, seed=seed, progress=progress,
+                          score_options=score_options)
     dag = res.dag.subgraph(feats.variables)
     res.notes.append(f"the arcs from the class '{data.class_column}' are dropped: the class is never a kernel feature")
     res.dag = dag
-    res.score = score_dag(feats.codes, feats.cardinalities, dag, score, weights=getattr(feats, "weights", None))
+    res.score = score_dag(feats.codes, feats.cardinalities, dag, score, weights=getattr(feats, "weights", None),
+                          numbers=raw_numbers(feats), options=score_options)
     return res
