@@ -41,7 +41,7 @@ from .errors import StructureError
 from .registry import SCORES, ScoreSpec
 
 __all__ = ["KGV_KERNELS", "default_parameters", "incomplete_cholesky", "KGVStatistics", "KGVScorer",
-           "make_kgv_scorer", "kgv_statistics", "one_thread"]
+           "make_kgv_scorer", "kgv_statistics", "one_thread", "raw_numbers", "kgv_mutual_information"]
 
 KGV_KERNELS = ("gaussian", "linear")
 #: eigen-directions with a regularised eigenvalue ρ below this are dropped from the blocks
@@ -273,6 +273,29 @@ def kgv_statistics(codes: np.ndarray, cards: Sequence[int], *, weights=None, num
     return stats, complete
 
 
+def raw_numbers(data) -> dict:
+    """Column index -> raw values of the numeric columns the data keeps behind their bins (``data.numbers``)."""
+    numbers = getattr(data, "numbers", None) or {}
+    return {i: numbers[v] for i, v in enumerate(data.variables) if v in numbers}
+
+
+def kgv_mutual_information(data, *, kernel: str = "gaussian", kappa=None, sigma=None,
+                           bin_numbers: bool = False) -> dict:
+    """The KGV mutual information of every pair of variables of ``data`` (complete rows), the numeric
+    columns unbinned unless ``bin_numbers``.  Returns ``variables``, ``matrix`` (symmetric, zero
+    diagonal, nats), ``searched_raw``, ``kappa``, ``sigma``, ``kernel`` and ``n_rows_used``."""
+    numbers = {} if bin_numbers else raw_numbers(data)
+    if data.n_vars < 2:
+        raise StructureError("KGV mutual information needs at least two columns.")
+    stats, complete = kgv_statistics(data.codes, data.cardinalities, weights=getattr(data, "weights", None),
+                                     numbers=numbers, kappa=kappa, sigma=sigma, kernel=kernel)
+    with one_thread():
+        matrix = stats.pairwise()
+    return {"variables": list(data.variables), "matrix": matrix,
+            "searched_raw": [data.variables[i] for i in sorted(numbers)], "kappa": stats.kappa,
+            "sigma": stats.sigma, "kernel": stats.kernel, "n_rows_used": int(round(stats.n))}
+
+
 # ---------------------------------------------------------------------- the local scorer
 class KGVScorer:
     """Cached KGV local scores ``scorer(child, parents)``, the interface of
@@ -293,13 +316,11 @@ class KGVScorer:
         self.raw_columns = sorted(int(k) for k in numbers)
         complete = ~(codes < 0).any(axis=1)
         self.n_rows_total = int(codes.shape[0] if weights is None else np.asarray(weights).sum())
-        if not complete.any() or (weights is not None and np.asarray(weights)[complete].sum() < 2) or complete.sum() < 2:
-            self.stats = None
-            self.n = int(complete.sum() if weights is None else np.asarray(weights)[complete].sum())
-        else:
+        self.n = int(complete.sum() if weights is None else np.asarray(weights)[complete].sum())
+        self.stats = None
+        if self.n >= 2:
             self.stats, complete = kgv_statistics(codes, cards, weights=weights, numbers=numbers, kappa=kappa,
                                                   sigma=sigma, kernel=kernel, eta=eta)
-            self.n = int(round(self.stats.n))
         data = codes[complete]
         top = max(self.cards, default=1)
         ctype = np.int8 if top <= 127 else np.int16 if top <= 32767 else np.int32

@@ -30,7 +30,7 @@ from scipy.special import xlogy
 from .dag import DAG, naive_bayes
 from .errors import StructureError
 from .registry import LEARNERS, LearnerSpec
-from . import kgv  # noqa: F401 - registers the kgv score
+from .kgv import raw_numbers  # importing kgv registers the kgv score
 from .scores import (SCORES, LocalScorer, _config_index, log_multinomial_normalizer, score_dag, scorer_for,
                      weighted_bincount)
 
@@ -657,11 +657,6 @@ def learn_structure(data, method: str, *, score: str = "bic", class_column: str 
     return LearnResult(dag=dag, method=method, score_name=score, score=float(total), n_rows_used=scorer.n,
                        notes=notes, seconds=time.perf_counter() - t0, searched_raw=searched_raw)
 
-
-def raw_numbers(data) -> dict:
-    """Column index -> raw values of the numeric columns the data keeps behind their bins (``data.numbers``)."""
-    numbers = getattr(data, "numbers", None) or {}
-    return {i: numbers[v] for i, v in enumerate(data.variables) if v in numbers}
 
 
 def learn_feature_structure(data, method: str, *, score: str = "bic", k: int = 3, max_parents: int | None = None,
