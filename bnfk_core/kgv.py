@@ -357,5 +357,5 @@ def make_kgv_scorer(codes, cards, *, weights=None, numbers=None, ess: float = 1.
     return KGVScorer(codes, cards, weights=weights, numbers=numbers, **options)
 
 
-SCORES.register(ScoreSpec("kgv", "KGV", "kernel generalized variance MDL score (Bach & Jordan 2002); numbers "
+SCORES.register(ScoreSpec("kgv", "KGV (numbers unbinned)", "kernel generalized variance MDL score (Bach & Jordan 2002); numbers "
                           "searched unbinned", scorer=make_kgv_scorer))
