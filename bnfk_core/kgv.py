@@ -310,7 +310,8 @@ class KGVScorer:
                  sigma=None, kernel: str = "gaussian", eta=None, bin_numbers: bool = False, ess: float = 1.0):
         codes = np.asarray(codes)
         if codes.ndim != 2 or codes.shape[1] != len(cards):
-            raise StructureError(f"The code matrix has {codes.shape[-1]} columns but {len(cards)} cardinalities were given.")
+            raise StructureError(f"The code matrix has {codes.shape[-1]} columns but {len(cards)} cardinalities "
+                                 "were given.")
         numbers = {} if bin_numbers else dict(numbers or {})
         self.cards = [int(r) for r in cards]
         self.raw_columns = sorted(int(k) for k in numbers)
@@ -331,6 +332,10 @@ class KGVScorer:
     @property
     def n_vars(self) -> int:
         return len(self.cards)
+
+    def search_context(self):
+        """Searches with this scorer run with BLAS pinned to one thread (:func:`one_thread`)."""
+        return one_thread()
 
     @property
     def n_distinct(self) -> int:
@@ -357,5 +362,6 @@ def make_kgv_scorer(codes, cards, *, weights=None, numbers=None, ess: float = 1.
     return KGVScorer(codes, cards, weights=weights, numbers=numbers, **options)
 
 
-SCORES.register(ScoreSpec("kgv", "KGV (numbers unbinned)", "kernel generalized variance MDL score (Bach & Jordan 2002); numbers "
-                          "searched unbinned", scorer=make_kgv_scorer))
+SCORES.register(ScoreSpec("kgv", "KGV (numbers unbinned)",
+                          "kernel generalized variance MDL score (Bach & Jordan 2002); numbers searched unbinned",
+                          scorer=make_kgv_scorer))

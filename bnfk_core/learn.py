@@ -16,6 +16,7 @@ References
 """
 from __future__ import annotations
 
+import contextlib
 import math
 import time
 import warnings
@@ -544,6 +545,13 @@ def exact_search(scorer: LocalScorer, *, max_parents: int | None = None,
 
 
 # ---------------------------------------------------------------------- entry point
+def scorer_context(scorer):
+    """The context a search with ``scorer`` runs in: its ``search_context()`` if it has one (the KGV scorer
+    pins BLAS to one thread), else nothing."""
+    make = getattr(scorer, "search_context", None)
+    return make() if make is not None else contextlib.nullcontext()
+
+
 def learn_structure(data, method: str, *, score: str = "bic", class_column: str | None = None, k: int = 3,
                     max_parents: int | None = None, ess: float = 1.0, seed: int = 0,
                     progress: Progress | None = None, max_iter: int = 1_000_000, tabu: int = 100,
@@ -616,38 +624,41 @@ def learn_structure(data, method: str, *, score: str = "bic", class_column: str 
                              f"has {scorer.n}.")
 
     n = len(variables)
-    if method == "empty":
-        parents = [()] * n
-    elif method == "naive-bayes":
-        parents = list(naive_bayes(variables, cls_name).parent_indices())
-    elif method == "tree":
-        root = cls if cls is not None else 0
-        parents = chow_liu(scorer, root)
-        notes.append(f"Chow–Liu tree rooted at '{variables[root]}'")
-    elif method == "tan":
-        parents = tan(scorer, cls)
-    elif method == "kdb":
-        parents = kdb(scorer, cls, int(k))
-        notes.append(f"KDB with up to k={int(k)} feature parents per feature")
-    elif method == "hc":
-        runs = max(int(restarts), 0) + 1
-        best = None
-        for r in range(runs):
-            sub = None if progress is None else (
-                lambda f, msg, r=r: progress((r + f) / runs, msg + (f" (climb {r + 1} of {runs})" if runs > 1 else "")))
-            cand = hill_climb(scorer, variables, max_parents=max_parents, tabu=tabu, max_iter=max_iter,
-                              epsilon=epsilon, seed=int(seed) + r, progress=sub)
-            val = scorer.total(cand)
-            if best is None or val > best[0] + 1e-9:
-                best = (val, cand)
-        parents = best[1]
-        notes.append(f"hill climbing (tabu {tabu}) on the {score} score"
-                     + (f", at most {max_parents} parents" if max_parents is not None else "")
-                     + (f", best of {runs} climbs with seeds {seed}..{int(seed) + runs - 1}" if runs > 1 else ""))
-    else:  # exact
-        parents, stats = exact_search(scorer, max_parents=max_parents, progress=progress)
-        notes.append(f"exact search scored {stats['scored']:,} parent sets ({stats['pruned']:,} pruned by the score bound)"
-                     + (f", at most {max_parents} parents" if max_parents is not None else ""))
+    with scorer_context(scorer):
+        if method == "empty":
+            parents = [()] * n
+        elif method == "naive-bayes":
+            parents = list(naive_bayes(variables, cls_name).parent_indices())
+        elif method == "tree":
+            root = cls if cls is not None else 0
+            parents = chow_liu(scorer, root)
+            notes.append(f"Chow–Liu tree rooted at '{variables[root]}'")
+        elif method == "tan":
+            parents = tan(scorer, cls)
+        elif method == "kdb":
+            parents = kdb(scorer, cls, int(k))
+            notes.append(f"KDB with up to k={int(k)} feature parents per feature")
+        elif method == "hc":
+            runs = max(int(restarts), 0) + 1
+            best = None
+            for r in range(runs):
+                sub = None if progress is None else (
+                    lambda f, msg, r=r: progress((r + f) / runs,
+                                                 msg + (f" (climb {r + 1} of {runs})" if runs > 1 else "")))
+                cand = hill_climb(scorer, variables, max_parents=max_parents, tabu=tabu, max_iter=max_iter,
+                                  epsilon=epsilon, seed=int(seed) + r, progress=sub)
+                val = scorer.total(cand)
+                if best is None or val > best[0] + 1e-9:
+                    best = (val, cand)
+            parents = best[1]
+            notes.append(f"hill climbing (tabu {tabu}) on the {score} score"
+                         + (f", at most {max_parents} parents" if max_parents is not None else "")
+                         + (f", best of {runs} climbs with seeds {seed}..{int(seed) + runs - 1}" if runs > 1 else ""))
+        else:  # exact
+            parents, stats = exact_search(scorer, max_parents=max_parents, progress=progress)
+            notes.append(f"exact search scored {stats['scored']:,} parent sets "
+                         f"({stats['pruned']:,} pruned by the score bound)"
+                         + (f", at most {max_parents} parents" if max_parents is not None else ""))
     dag = DAG(variables, [(variables[p], variables[i]) for i, ps in enumerate(parents) for p in ps])
     total = scorer.total(dag.parent_indices()) if scorer.n else 0.0
     if searched_raw:
