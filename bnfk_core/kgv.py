@@ -96,10 +96,31 @@ def incomplete_cholesky(x: np.ndarray, sigma: float, tol: float, max_rank: int =
     return G[:, :m]
 
 
-def _one_hot(codes: np.ndarray, card: int) -> np.ndarray:
-    G = np.zeros((codes.size, max(int(card), 1)))
-    G[np.arange(codes.size), codes] = 1.0
-    return G
+#: rows per block when the Gram of all features is accumulated (one-hot blocks are built on the fly)
+ROW_BLOCK = 8192
+
+
+def _centred_gram(factors: list, widths: Sequence[int], w: np.ndarray | None, n: float) -> np.ndarray:
+    """C = G_cᵀ W G_c for the stacked features G = [G_1, …, G_n] (one-hot for a category, its factor for a
+    number), centred with the (weighted) means: Σ_rows w g gᵀ − n μ μᵀ, accumulated ROW_BLOCK rows at a
+    time, so a category's one-hot matrix never exists for all rows at once."""
+    offs = np.concatenate([[0], np.cumsum(widths)]).astype(np.int64)
+    p = int(offs[-1])
+    n_rows = len(factors[0]) if isinstance(factors[0], np.ndarray) else factors[0][0].size
+    S, sums = np.zeros((p, p)), np.zeros(p)
+    for start in range(0, n_rows, ROW_BLOCK):
+        stop = min(start + ROW_BLOCK, n_rows)
+        B = np.zeros((stop - start, p))
+        for i, f in enumerate(factors):
+            if isinstance(f, np.ndarray):
+                B[:, offs[i]:offs[i + 1]] = f[start:stop]
+            else:
+                B[np.arange(stop - start), offs[i] + f[0][start:stop]] = 1.0
+        Bw = B if w is None else B * w[start:stop, None]
+        S += Bw.T @ B
+        sums += Bw.sum(axis=0)
+    mu = sums / n
+    return S - n * np.outer(mu, mu)
 
 
 def _standardise(x: np.ndarray, w: np.ndarray | None) -> np.ndarray:
@@ -147,29 +168,35 @@ class KGVStatistics:
         self.kernel = kernel
         self.eta = float(self.kappa * 1e-2 if eta is None else eta)
         shift = self.n * self.kappa / 2.0
-        sqrt_w = None if w is None else np.sqrt(w)
-        self.d, self.ranks, self.dims, scaled = [], [], [], []
+        factors = []            # per variable: a dense factor G (a number) or (codes, cardinality) (a category)
         for i, col in enumerate(columns):
             col = np.asarray(col)
             if col.dtype.kind == "f":
                 z = _standardise(col, w)
-                G = z[:, None] if kernel == "linear" else incomplete_cholesky(z / self.sigma, 1.0, n_rows * self.eta)
+                factors.append(z[:, None] if kernel == "linear"
+                               else incomplete_cholesky(z / self.sigma, 1.0, n_rows * self.eta))
             else:
-                G = _one_hot(col, int(cards[i]))
-            G = G - np.average(G, axis=0, weights=w)          # centring: H G (weighted)
-            if sqrt_w is not None:
-                G = G * sqrt_w[:, None]
-            U, s, _ = np.linalg.svd(G, full_matrices=False)
-            rho = s * s / (s * s + shift)
+                factors.append((col.astype(np.int64), max(int(cards[i]), 1)))
+        self.ranks = [f.shape[1] if isinstance(f, np.ndarray) else f[1] for f in factors]
+        C = _centred_gram(factors, self.ranks, w, self.n)
+        # per variable: C_ii = V diag(λ) Vᵀ; with G_c = U S Vᵀ (s² = λ), U diag(ρ) = G_c V diag(ρ / s) = G_c T
+        full = np.concatenate([[0], np.cumsum(self.ranks)]).astype(np.int64)
+        self.d, self.dims, Ts = [], [], []
+        for i in range(len(factors)):
+            a, b = full[i], full[i + 1]
+            lam, V = np.linalg.eigh(C[a:b, a:b])
+            lam = np.maximum(lam, 0.0)
+            rho = lam / (lam + shift)
             self.d.append(float(rho.sum()))
-            self.ranks.append(int(G.shape[1]))
             keep = rho >= MIN_RHO
-            scaled.append(U[:, keep] * rho[keep])
+            Ts.append(V[:, keep] * (rho[keep] / np.sqrt(lam[keep])))
             self.dims.append(int(keep.sum()))
         self.d = np.asarray(self.d)
         self.offsets = np.concatenate([[0], np.cumsum(self.dims)]).astype(np.int64)
-        Z = np.hstack(scaled) if scaled else np.zeros((n_rows, 0))
-        R = Z.T @ Z
+        T = np.zeros((int(full[-1]), int(self.offsets[-1])))
+        for i, Ti in enumerate(Ts):
+            T[full[i]:full[i + 1], self.offsets[i]:self.offsets[i + 1]] = Ti
+        R = T.T @ C @ T
         for i in range(len(self.dims)):
             a, b = self.offsets[i], self.offsets[i + 1]
             R[a:b, a:b] = np.eye(b - a)
