@@ -93,7 +93,7 @@ def incomplete_cholesky(x: np.ndarray, sigma: float, tol: float, max_rank: int =
         np.maximum(resid, 0.0, out=resid)
         resid[j] = 0.0
         m += 1
-    return G[:, :m]
+    return G[:, :m].copy()   # not a view: the max_rank columns would stay alive with it
 
 
 #: rows per block when the Gram of all features is accumulated (one-hot blocks are built on the fly)
