@@ -423,7 +423,10 @@ def _popcounts(bits: int) -> np.ndarray:
 
 
 def _penalty_array(scorer: LocalScorer, child: int, others: Sequence[int]) -> np.ndarray | None:
-    """For BIC / AIC / qNML, the penalty of every parent mask over ``others`` (score ≤ −penalty)."""
+    """For BIC / AIC / qNML, the penalty of every parent mask over ``others`` (score ≤ −penalty); a scorer
+    with its own ``penalty_array`` (KGV) gives it."""
+    if hasattr(scorer, "penalty_array"):
+        return scorer.penalty_array(child, others)
     if scorer.score not in ("bic", "aic", "qnml"):
         return None
     logq = np.zeros(1)
@@ -449,7 +452,7 @@ def exact_search(scorer: LocalScorer, *, max_parents: int | None = None,
     1. For every variable v and every candidate set C ⊆ V∖{v}: the best parent set within C,
        bps(v, C) = max(s(v, C), max_{u∈C} bps(v, C∖{u})), layer by layer over |C|, as numpy
        arrays indexed by bitmask.  Parent sets larger than ``max_parents`` are never scored; for
-       BIC/AIC/qNML a set is not scored either when its penalty alone is worse than the best subset
+       BIC/AIC/qNML (and KGV) a set is not scored either when its penalty alone is worse than the best subset
        (the penalty grows with the set, so this prunes all its supersets too).
     2. Best sinks: score(W) = max_{s∈W} score(W∖{s}) + bps(s, W∖{s}), layer by layer over |W|.
     3. Reconstruct the DAG by peeling off sinks from V.
@@ -465,7 +468,7 @@ def exact_search(scorer: LocalScorer, *, max_parents: int | None = None,
     m = n - 1
     pc_m = _popcounts(m)
     layers_m = [np.flatnonzero(pc_m == k) for k in range(m + 1)]
-    if not prune or scorer.score not in ("bic", "aic", "qnml"):
+    if not prune or (scorer.score not in ("bic", "aic", "qnml") and not hasattr(scorer, "penalty_array")):
         cand = n * sum(len(layers_m[k]) for k in range(maxp + 1))
         if cand > EXACT_MAX_CANDIDATES:
             raise StructureError(f"Exact search with the {scorer.score} score would score {cand:,} parent sets; "

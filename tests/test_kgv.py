@@ -190,3 +190,20 @@ def test_waveform_noise_columns_stay_apart_from_the_class(sample_path):
     dag = learn_structure(data, "hc", score="kgv").dag
     near = set(dag.parents("class")) | set(dag.children("class"))
     assert near and all(int(v[1:]) <= 21 for v in near)
+
+
+def test_exact_search_bound_prunes_without_changing_the_optimum():
+    """The bound N·I(x_i, x_others) − (log N / 2)·d_i·d_π prunes parent sets; the optimum is the unpruned one."""
+    from bnfk_core.learn import exact_search
+    rng = np.random.default_rng(9)
+    n, d = 400, 7
+    X = rng.normal(size=(n, d))
+    for j in range(1, d):
+        X[:, j] += 0.8 * X[:, j - 1]
+    codes = np.zeros((n, d), dtype=np.int32)
+    scorer = scorer_for(codes, [1] * d, "kgv", numbers={j: X[:, j] for j in range(d)})
+    pruned_parents, stats = exact_search(scorer)
+    full_parents, full = exact_search(scorer, prune=False)
+    assert stats["pruned"] > 0 and stats["scored"] < full["scored"]
+    assert stats["optimum"] == pytest.approx(full["optimum"], abs=1e-9)
+    assert scorer.total(pruned_parents) == pytest.approx(full["optimum"], abs=1e-9)
