@@ -5,7 +5,7 @@
 - ``landscape``: every DAG on five variables (29,281) scored by every registered score from cached family
   scores and grouped into Markov equivalence classes (:func:`bnfk_core.landscape.score_landscape`), on
   house_votes_84 (435 rows) and letter (20,000 rows); the steps separately (enumeration, family tables,
-  gather, classes); and, for scale, scoring DAGs one by one from scratch (``score_dag`` on 300 graphs,
+  gather, classes); and, for scale, scoring DAGs one by one from scratch (``score_dag`` on 100 graphs,
   extrapolated to all).
 - ``surrogate``: the metagraph-kernel fits of orders 1-4 on the five-variable spaces (fixed order: 1,024
   graphs, 512 observed; all DAGs: 29,281 graphs, 1,000 observed) and their predictions.
@@ -35,9 +35,10 @@ import numpy as np  # noqa: E402
 from bnfk_core.analyses.landscape import surrogate_study  # noqa: E402
 from bnfk_core.data import load_csv  # noqa: E402
 from bnfk_core.dag import DAG  # noqa: E402
-from bnfk_core.landscape import dag_scores, enumerate_dags, equivalence_keys, family_table, score_landscape  # noqa: E402
+from bnfk_core.landscape import (dag_scores, enumerate_dags, equivalence_keys, family_table,  # noqa: E402
+                                 landscape_scorer, score_landscape)
 from bnfk_core.registry import SCORES  # noqa: E402
-from bnfk_core.scores import LocalScorer, score_dag  # noqa: E402
+from bnfk_core.scores import score_dag  # noqa: E402
 
 RESULTS = ROOT / "benchmarks" / "results"
 
@@ -61,9 +62,9 @@ def landscape(repeats: int) -> dict:
         cols = [data.variables.index(v) for v in vs]
         codes, cards = data.codes[:, cols], [int(data.cardinalities[c]) for c in cols]
         pm, _ = enumerate_dags(5)
-        tables = {s: family_table(LocalScorer(codes, cards, s)) for s in SCORES}
+        tables = {s: family_table(landscape_scorer(data, vs, s)) for s in SCORES}
         rng = np.random.default_rng(0)
-        sample = rng.choice(land.n_dags, 300, replace=False)
+        sample = rng.choice(land.n_dags, 100, replace=False)
         dags = [DAG(vs, land.arcs(g)) for g in sample]
         scratch = _median(lambda: [score_dag(codes, cards, d, s) for d in dags for s in SCORES], 1)
         total = _median(lambda: score_landscape(data, vs, "bdeu"), repeats)
@@ -73,7 +74,7 @@ def landscape(repeats: int) -> dict:
             "seconds": total,
             "steps": {"enumerate": _median(lambda: enumerate_dags(5), repeats),
                       "family tables (all scores)": _median(
-                          lambda: [family_table(LocalScorer(codes, cards, s)) for s in SCORES], repeats),
+                          lambda: [family_table(landscape_scorer(data, vs, s)) for s in SCORES], repeats),
                       "gather (all scores)": _median(lambda: [dag_scores(pm, t) for t in tables.values()], repeats),
                       "classes": _median(lambda: np.unique(equivalence_keys(pm), return_inverse=True), repeats)},
             "from scratch, extrapolated to all DAGs (s)": scratch * land.n_dags / sample.size,

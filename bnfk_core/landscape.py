@@ -9,8 +9,9 @@ of the parents of node v in graph g.  The enumeration is vectorised:
 2. acyclicity by peeling sources: k times, every remaining node whose parents have all been removed is
    removed; a graph is acyclic iff nothing remains (Kahn's algorithm, all graphs at once).
 
-Scores come from a *family table* ``T[v, mask]`` (each of the k 2^(k-1) families scored once by
-:class:`bnfk_core.scores.LocalScorer`); a DAG's score is ``T[arange(k), pm].sum(axis=1)``, one gather.
+Scores come from a *family table* ``T[v, mask]`` (each of the k 2^(k-1) families scored once by the
+score's cached local scorer, :func:`bnfk_core.scores.scorer_for`); a DAG's score is
+``T[arange(k), pm].sum(axis=1)``, one gather.
 
 Markov equivalence (Verma & Pearl 1990): same skeleton and same v-structures.  The canonical key packs
 the C(k,2) skeleton bits and one bit per (collider w, pair {u, v}) for u -> w <- v with u, v not
@@ -28,12 +29,12 @@ from typing import Sequence
 import numpy as np
 
 from .errors import StructureError
-from .learn import hill_climb
+from .learn import hill_climb, scorer_context
 from .registry import SCORES
-from .scores import LocalScorer
+from .scores import scorer_for
 
 __all__ = ["MAX_LANDSCAPE_VARIABLES", "DAG_COUNTS", "Landscape", "pairs", "enumerate_dags", "family_table",
-           "dag_scores", "equivalence_keys", "score_landscape", "climb_path", "place_dag", "expected_dag_count"]
+           "dag_scores", "equivalence_keys", "landscape_scorer", "score_landscape", "climb_path", "place_dag", "expected_dag_count"]
 
 MAX_LANDSCAPE_VARIABLES = 5
 #: labelled DAGs on k = 0..5 nodes (OEIS A003024)
@@ -73,7 +74,18 @@ def enumerate_dags(k: int) -> tuple[np.ndarray, np.ndarray]:
     return pm[ok], codes[ok]
 
 
-def family_table(scorer: LocalScorer, nodes: Sequence[int] | None = None) -> np.ndarray:
+def landscape_scorer(data, variables: Sequence[str], score: str, ess: float = 1.0):
+    """The cached local scorer (:func:`bnfk_core.scores.scorer_for`) of ``score`` over ``variables`` of ``data``
+    (their complete rows; the data's weights and, for scores that use them, its unbinned numbers)."""
+    cols = [list(data.variables).index(v) for v in variables]
+    codes = np.asarray(data.codes)[:, cols]
+    cards = [int(np.asarray(data.cardinalities)[c]) for c in cols]
+    raw = getattr(data, "numbers", None) or {}
+    numbers = {j: raw[v] for j, v in enumerate(variables) if v in raw}
+    return scorer_for(codes, cards, score, ess=ess, weights=getattr(data, "weights", None), numbers=numbers)
+
+
+def family_table(scorer, nodes: Sequence[int] | None = None) -> np.ndarray:
     """``T[v, mask]``: the local score of node v with the parents in ``mask`` (bits over positions in
     ``nodes``, default all the scorer's columns); masks containing v are NaN.  k 2^(k-1) families."""
     nodes = list(range(scorer.n_vars)) if nodes is None else [int(x) for x in nodes]
@@ -212,7 +224,8 @@ class Landscape:
 def score_landscape(data, variables: Sequence[str], score: str = "bdeu", *, ess: float = 1.0) -> Landscape:
     """Every DAG over ``variables`` of ``data`` scored by every registered score (ranked by ``score``).
 
-    The scores use the rows complete over the chosen variables (``data.weights`` honoured)."""
+    The scores use the rows complete over the chosen variables (``data.weights`` honoured); each score's
+    scorer comes from :func:`landscape_scorer` (count scores and, e.g., KGV alike)."""
     t0 = time.perf_counter()
     variables = [str(v) for v in variables]
     if len(set(variables)) != len(variables):
@@ -225,17 +238,14 @@ def score_landscape(data, variables: Sequence[str], score: str = "bdeu", *, ess:
     score = str(score).lower()
     if score not in SCORES:
         raise StructureError(f"Unknown score '{score}'; choose one of {', '.join(SCORES)}.")
-    cols = [list(data.variables).index(v) for v in variables]
-    codes = np.asarray(data.codes)[:, cols]
-    cards = [int(np.asarray(data.cardinalities)[c]) for c in cols]
-    weights = getattr(data, "weights", None)
     pm, dag_codes = enumerate_dags(len(variables))
     scores, tables = {}, {}
     n_used = 0
     for s in SCORES:
-        scorer = LocalScorer(codes, cards, s, ess=ess, weights=weights)
+        scorer = landscape_scorer(data, variables, s, ess)
         n_used = scorer.n
-        tables[s] = family_table(scorer)
+        with scorer_context(scorer):
+            tables[s] = family_table(scorer)
         scores[s] = dag_scores(pm, tables[s])
     if n_used == 0:
         raise StructureError("No row is complete over the chosen variables; a landscape needs complete rows.")
@@ -259,12 +269,10 @@ def climb_path(land: Landscape, data, *, seed: int = 0, ess: float = 1.0,
 
     Returns ``{"moves": [(op, u, v)], "graphs": [index of every graph visited, start and end included]}``.
     """
-    cols = [list(data.variables).index(v) for v in land.variables]
-    codes = np.asarray(data.codes)[:, cols]
-    cards = [int(np.asarray(data.cardinalities)[c]) for c in cols]
-    scorer = LocalScorer(codes, cards, land.score, ess=ess, weights=getattr(data, "weights", None))
+    scorer = landscape_scorer(data, land.variables, land.score, ess)
     moves: list = []
-    hill_climb(scorer, list(land.variables), seed=seed, max_parents=max_parents, path=moves)
+    with scorer_context(scorer):
+        hill_climb(scorer, list(land.variables), seed=seed, max_parents=max_parents, path=moves)
     parents = [set() for _ in range(land.k)]
     graphs = [land.index_of(parents)]
     for op, x, y in moves:
