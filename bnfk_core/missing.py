@@ -38,7 +38,7 @@ from .errors import ModelError
 from .inference import joint_posteriors, log_evidence, missingness_patterns
 from .learn import LearnResult, learn_structure
 from .model import BayesNet, estimate_cpt, fit
-from .registry import ESTIMATORS, MISSING_DATA, MissingDataSpec
+from .registry import ESTIMATORS, MISSING_DATA, SCORES, MissingDataSpec
 from .scores import LocalScorer, family_counts
 
 __all__ = ["DEFAULT_MISSING_DATA", "AvailableCaseScorer", "Completions", "expected_table", "em_parameters", "observed_score",
@@ -373,18 +373,30 @@ for _spec in (
 
 def learn_network(data, method: str, *, missing_data: str = DEFAULT_MISSING_DATA, score: str = "bic",
                   params: str = "smoothed", pseudo_count: float = 1.0, em_cpts: bool = True,
-                  progress: Progress | None = None, **learn) -> tuple[LearnResult, BayesNet]:
+                  progress: Progress | None = None, score_options: dict | None = None,
+                  **learn) -> tuple[LearnResult, BayesNet]:
     """Structure by ``missing_data`` (:data:`MISSING_DATA`) and CPTs by EM over the missing cells.
 
     ``em_cpts=False`` fits the CPTs by available-case counts only (the thesis's protocol).  ``learn``
-    options go to :func:`bnfk_core.learn.learn_structure`.  Returns (result, model); the model's
-    ``fit_info`` records ``missing_data``.
+    options go to :func:`bnfk_core.learn.learn_structure`.  A score with a scorer of its own (``kgv``,
+    ``score_options``) is not a count score: its structure uses the complete rows whatever
+    ``missing_data`` says (a note says so).  Returns (result, model); the model's ``fit_info`` records
+    ``missing_data``.
     """
     spec = MISSING_DATA[str(missing_data).lower()]
     if params not in ESTIMATORS:
         ESTIMATORS[params]  # raises the friendly error
+    own = SCORES.get(str(score).lower())
+    note = None
+    if own is not None and getattr(own, "scorer", None) is not None:
+        if spec.name != "complete-rows" and (np.asarray(data.codes) < 0).any():
+            note = f"the {score} score has its own scorer: its structure uses the complete rows (not {spec.name})"
+        spec = MISSING_DATA["complete-rows"]
+        learn["score_options"] = score_options
     extra = {"params": params, "pseudo_count": pseudo_count} if spec.name == "em" else {}
     res = spec.learn(data, method, score=score, progress=progress, **extra, **learn)
+    if note:
+        res.notes.append(note)
     model = getattr(res, "model", None)
     if model is None:
         model = (em_parameters(res.dag, data, params, pseudo_count, seed=learn.get("seed", 0)) if em_cpts

@@ -8,6 +8,7 @@ from ..model import write_model
 from ..registry import ESTIMATORS, LEARNERS, SCORES
 from ..session import is_session_file
 from ..stream import DEFAULT_CHUNKSIZE, read_counts
+from .kgv import add_kgv_options, binning_report, kgv_options
 from .common import (
     add_data_options,
     add_hidden_alias,
@@ -39,15 +40,16 @@ def _cmd_learn(args) -> dict:
     res, model = learn_network(data, args.structure, missing_data=args.missing_data, score=args.score,
                                params=args.params, pseudo_count=args.pseudo_count, class_column=args.class_column,
                                k=args.kdb_k, max_parents=args.max_parents, ess=args.ess, seed=args.seed,
-                               progress=progress(args))
+                               progress=progress(args),
+                               score_options=kgv_options(args) if args.score == "kgv" else None)
     with atomic_path(args.output) as tmp:
         write_model(model, tmp)
     return {"output": args.output, "format": ext[1:], "method": res.method, "score_name": res.score_name,
             "score": res.score, "arcs": [list(a) for a in res.dag.sorted_arcs()],
             "n_arcs": res.dag.n_arcs, "parameters": model.parameter_count(), "params": args.params,
-            "rows": data.n_rows, "n_rows_used": res.n_rows_used, "missing_data": args.missing_data,
+            "rows": data.n_rows, "n_rows_used": res.n_rows_used, "missing_data": model.fit_info["missing_data"],
             "em_iterations": model.fit_info.get("em_iterations", 0), "notes": list(data.notes) + list(res.notes),
-            "seconds": res.seconds}
+            "searched_raw": res.searched_raw, "bins": binning_report(data, res.searched_raw), "seconds": res.seconds}
 
 
 def _read_streaming(args):
@@ -75,6 +77,7 @@ def register(sub) -> None:
     p.add_argument("--params", choices=tuple(ESTIMATORS), default="smoothed", help="CPT estimator (default smoothed)")
     p.add_argument("--pseudo-count", type=float_in(0, 1e6, low_open=True), default=1.0,
                    help="pseudo-count of smoothed/bdeu (default 1)")
+    add_kgv_options(p)
     add_missing_data_option(p, DEFAULT_MISSING_DATA)
     add_quiet(p)
     p.add_argument("-o", "--output", required=True, metavar="MODEL.bif|MODEL.json")
