@@ -43,3 +43,20 @@ def test_impute_tab_explains_category_policy():
     at = _app(dataset="house_votes_84", class_column="class", missing_policy="category").run()
     assert not at.exception
     assert any("no missing cells" in i.value for i in at.info)
+
+
+def test_impute_tab_learns_its_network_as_the_cli_does():
+    """'Learn one from this table' (the default) is impute --structure hc: learn_for_imputation's network."""
+    from bnfk_core.analyses.impute_methods import learn_for_imputation
+    at = _app(dataset="house_votes_84", class_column="class", missing_policy="missing").run()
+    assert not at.exception and not at.error, (at.exception, at.error)
+    assert at.radio(key="imp_network").value == "learn"
+    cap = " ".join(c.value for c in at.caption)
+    from bnfk_core.data import load_csv
+    from apptest_helpers import ROOT
+    d = load_csv(ROOT / "sample_data" / "house_votes_84.csv", class_column="class",
+                 na_values="default-list").without_class()
+    _, model = learn_for_imputation(d, "hc")
+    assert f"hc, structural EM, {model.dag.n_arcs} arcs" in cap
+    at.radio(key="imp_network").set_value("current").run()
+    assert not at.exception and "current network" in " ".join(c.value for c in at.caption)
