@@ -37,7 +37,7 @@ from .scores import (SCORES, LocalScorer, _config_index, log_multinomial_normali
 
 __all__ = ["EXACT_MAX_VARIABLES", "LearnResult", "learn_structure", "learn_feature_structure", "raw_numbers",
            "scorer_mutual_information", "scorer_conditional_mutual_information", "chow_liu", "tan", "kdb",
-           "hill_climb", "exact_search"]
+           "hill_climb", "exact_search", "penalty_bounds"]
 
 for _spec in (
         LearnerSpec("empty", "Empty network (no arcs)"),
@@ -430,7 +430,7 @@ def _popcounts(bits: int) -> np.ndarray:
     return pc
 
 
-def _penalty_array(scorer: LocalScorer, child: int, others: Sequence[int]) -> np.ndarray | None:
+def penalty_bounds(scorer: LocalScorer, child: int, others: Sequence[int]) -> np.ndarray | None:
     """For BIC / AIC / qNML, the penalty of every parent mask over ``others`` (score ≤ −penalty); a scorer
     with its own ``penalty_array`` (KGV) gives it."""
     if hasattr(scorer, "penalty_array"):
@@ -485,7 +485,7 @@ def exact_search(scorer: LocalScorer, *, max_parents: int | None = None,
     scored = pruned = 0
     for v in range(n):
         others = [u for u in range(n) if u != v]
-        pen = _penalty_array(scorer, v, others) if prune else None
+        pen = penalty_bounds(scorer, v, others) if prune else None
         best = np.full(1 << m, -np.inf)
         barg = np.zeros(1 << m, dtype=np.int64)
         best[0] = scorer(v, ())

@@ -30,13 +30,14 @@ from __future__ import annotations
 
 import math
 import time
+from types import SimpleNamespace
 from typing import Callable, Sequence
 
 import numpy as np
 
 from .errors import ModelError
 from .inference import joint_posteriors, log_evidence, missingness_patterns
-from .learn import LearnResult, learn_structure
+from .learn import LearnResult, learn_structure, penalty_bounds
 from .model import BayesNet, estimate_cpt, fit
 from .registry import ESTIMATORS, MISSING_DATA, SCORES, MissingDataSpec
 from .scores import LocalScorer, family_counts
@@ -51,6 +52,9 @@ DEFAULT_MISSING_DATA = "em"
 #: weighting (an importance-sampling estimate of the posterior, said in the notes)
 MAX_COMPLETIONS = 256
 SAMPLED_COMPLETIONS = 64
+#: available case: a family with parents needs this many rows observing it (below, its scaled score
+#: would not be bounded by the penalty on all rows: log n_f / n_f only falls from n_f = 3 on)
+MIN_FAMILY_ROWS = 3
 
 Progress = Callable[[float, str], None]
 
@@ -61,9 +65,10 @@ class AvailableCaseScorer(LocalScorer):
 
     ``counts(child, parents)`` are :func:`bnfk_core.scores.family_counts` over those rows and the
     penalty of the score uses their (weighted) number n_f; the local score is multiplied by N / n_f
-    (N = all rows) so that families counted on different rows compare (module docstring).  ``n`` stays the number of complete rows: a
-    family never has fewer rows, so the exact search's penalty bound (which grows with n) remains a
-    valid bound.  Chow-Liu, TAN and KDB read mutual information on the complete rows.
+    (N = all rows) so that families counted on different rows compare (module docstring).  ``n`` stays
+    the number of complete rows; the exact search's penalty bound is :meth:`penalty_array`.  A family
+    with parents observed on fewer than :data:`MIN_FAMILY_ROWS` rows scores -inf (never chosen).
+    Chow-Liu, TAN and KDB read mutual information on the complete rows.
     """
 
     def __init__(self, codes, cards, score: str = "bic", ess: float = 1.0, weights=None):
@@ -89,6 +94,12 @@ class AvailableCaseScorer(LocalScorer):
             self._n_cache[key] = n
         return n
 
+    def penalty_array(self, child: int, others: Sequence[int]):
+        """The exact search's bound of every parent mask: the scaled score (LL_f - pen(n_f)) N / n_f is at most
+        -pen(N) N / N for BIC, AIC and qNML (pen(n) / n falls as n grows), so the bound on all N rows holds."""
+        view = SimpleNamespace(score=self.score, cards=self.cards, n=self.n_rows_total)
+        return penalty_bounds(view, child, others)
+
     def counts(self, child: int, parents: Sequence[int] = ()) -> np.ndarray:
         return family_counts(self.all_codes, self.cards, child, sorted(int(p) for p in parents), self.all_weights)
 
@@ -97,7 +108,10 @@ class AvailableCaseScorer(LocalScorer):
         val = self.cache.get(key)
         if val is None:
             n_f = self.family_n(*key)
-            val = super().__call__(*key) * (self.n_rows_total / n_f) if n_f else 0.0
+            if key[1] and n_f < MIN_FAMILY_ROWS:
+                val = -math.inf  # a parent set observed together with the child on too few rows to score
+            else:
+                val = super().__call__(*key) * (self.n_rows_total / n_f) if n_f else 0.0
             self.cache[key] = val
         return val
 
