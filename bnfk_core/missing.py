@@ -320,8 +320,9 @@ def structural_em(data, method: str = "hc", *, score: str = "bic", params: str =
     t0 = time.perf_counter()
     weights = _weights(data)
     if start is None:
+        first = None if progress is None else (lambda f, msg: progress(0.3 * f, f"structural EM, start: {msg}"))
         start = learn_structure(data, method, score=score, seed=seed, scorer=_available_case_scorer(data, score, learn),
-                                **learn)
+                                progress=first, **learn)
     dag = start.dag
     model = em_parameters(dag, data, params, pseudo_count, seed=seed)
     best = observed_score(model, data)
@@ -329,7 +330,7 @@ def structural_em(data, method: str = "hc", *, score: str = "bic", params: str =
     complete = not (np.asarray(data.codes) < 0).any()  # no missing cell: the first network is the answer
     for rounds in range(1, 0 if complete else int(max_rounds) + 1):
         if progress is not None:
-            progress(min(0.95, rounds / (max_rounds + 1)), f"structural EM: round {rounds}, score {best:.2f}")
+            progress(min(0.95, 0.3 + 0.7 * rounds / (max_rounds + 1)), f"structural EM: round {rounds}, score {best:.2f}")
         comp = Completions(model, data.codes, weights, seed=seed)
         table, w = comp.table(model)
         approx = comp.sampled_rows
