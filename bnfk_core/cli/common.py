@@ -34,7 +34,7 @@ import numpy as np
 
 from .. import registry
 from ..data import load_csv
-from ..errors import BnfkError
+from ..errors import BnfkError, bounded
 from ..files import same_file
 from ..model import read_model
 from ..session import Session, is_session_file, read_session
@@ -52,7 +52,7 @@ class CliParser(argparse.ArgumentParser):
 
     def error(self, message):  # noqa: D401
         _end_progress_line()
-        sys.stderr.write(f"error: {message} (see '{self.prog} --help').\n")
+        sys.stderr.write(f"error: {bounded(message)} (see '{self.prog} --help').\n")
         raise SystemExit(2)
 
 

@@ -14,7 +14,7 @@ import os
 import sys
 import warnings
 
-from ..errors import BnfkError
+from ..errors import BnfkError, bounded
 from ..kernels import DEFAULT_MAX_BYTES, memory_limit_set
 from . import cluster, impute, kernel, learn, prototypes, report, reproduce, segments
 from .common import CliParser, _end_progress_line, cli_wording, emit, use_session_model
@@ -37,9 +37,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _fail(message: str) -> int:
+    """The one ``error: ...`` line (echoed values cut: :func:`bnfk_core.errors.bounded`) and exit code 2."""
     _end_progress_line()
     try:
-        sys.stderr.write(f"error: {message}\n")
+        sys.stderr.write(f"error: {bounded(' '.join(str(message).splitlines()))}\n")
         sys.stderr.flush()
     except OSError:  # stderr itself is gone: nothing more to say
         pass
