@@ -174,11 +174,12 @@ def _document(path):
             if st.st_size > MAX_SESSION_BYTES:
                 raise SessionError(f"{shown} is {st.st_size / 2**20:.0f} MiB; session files are read up to "
                                    f"{MAX_SESSION_BYTES // 2**20} MiB.")
-            raw = fh.read(MAX_SESSION_BYTES + 1)
+            raw = fh.read(4096)
+            if not raw.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"{"):  # a CSV is never read whole here
+                raise SessionError(f"{shown} is not a bnfk session file (not a JSON object).")
+            raw += fh.read(MAX_SESSION_BYTES + 1 - len(raw))
     except OSError as exc:
         raise SessionError(f"Cannot read session file {shown}: {exc.strerror or 'read error'}.") from None
-    if not raw.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"{"):
-        raise SessionError(f"{shown} is not a bnfk session file (not a JSON object).")
     doc = _json(raw, shown)
     _LAST.clear()
     _LAST[key] = doc

@@ -16,6 +16,7 @@ import warnings
 
 from ..errors import BnfkError, bounded
 from ..kernels import DEFAULT_MAX_BYTES, memory_limit_set
+from ..stream_dask import check_address, timeout_set
 from . import cluster, impute, kernel, learn, prototypes, report, reproduce, segments
 from .common import CliParser, _end_progress_line, cli_wording, emit, use_session_model
 
@@ -66,8 +67,11 @@ def main(argv=None) -> int:
         return exc.code if isinstance(exc.code, int) else 2
     try:
         limit = getattr(args, "max_memory", None)
-        with warnings.catch_warnings(), memory_limit_set(None if limit == math.inf else limit or DEFAULT_MAX_BYTES):
+        with warnings.catch_warnings(), memory_limit_set(None if limit == math.inf else limit or DEFAULT_MAX_BYTES), \
+                timeout_set(getattr(args, "dask_timeout", None)):
             warnings.simplefilter("ignore", FutureWarning)
+            if getattr(args, "scheduler", None) is not None:
+                check_address(args.scheduler)   # a malformed address is refused before any file is read
             use_session_model(args, sys.argv[1:] if argv is None else list(argv))
             result = args.func(args)
             if result is not None:
