@@ -45,7 +45,7 @@ from .model import BayesNet, cpt_counts, estimate_cpt, fit
 from .registry import KERNELS, LEARNERS, KernelSpec, feature_learners
 
 __all__ = ["gram", "features", "feature_offsets", "contributions", "set_kernel", "mmd",
-           "mean_features", "scaled_hamming_model", "DEFAULT_MAX_BYTES", "estimate_gram_bytes", "memory_limit", "memory_limit_set",
+           "mean_features", "scaled_hamming_model", "DEFAULT_MAX_BYTES", "estimate_gram_bytes", "memory_limit", "memory_limit_set", "guard_tables",
            "workspace_bytes", "guard_workspace", "fits", "max_rows", "format_bytes", "resolve_limit", "WORKSPACE_MATRICES", "iter_features", "FISHER", "SCALED_HAMMING", "HAMMING", "THESIS_KERNELS",
            "FittedKernel", "NetworkKernel", "HammingKernel", "fit_fisher", "fit_scaled_hamming", "fit_hamming"]
 DEFAULT_MAX_BYTES = 4 * 2**30
@@ -519,9 +519,23 @@ def _dense_features(blocks, n, width) -> np.ndarray:
     return A
 
 
+def guard_tables(n_vars: int, configs: int, states: int, max_bytes: float | None = DEFAULT_MAX_BYTES) -> None:
+    """Refuse padded per-variable tables of ``n_vars`` x ``configs`` parent configurations x ``states`` states
+    (float64) beyond the memory limit, before they are allocated: the width guard (columns x levels) of the
+    kernels' tables -- a column with 100,000 levels as a parent would otherwise ask for tens of GB."""
+    need = 8 * int(n_vars) * int(configs) * (int(states) + 1)
+    limit = resolve_limit(max_bytes)
+    if limit is not None and need > limit:
+        raise KernelError(f"The kernel's tables need {format_bytes(need)} ({int(n_vars):,} variables x up to "
+                          f"{int(configs):,} parent configurations x up to {int(states):,} states), more than the "
+                          f"memory limit of {format_bytes(limit)}; a column with that many levels (an identifier?) "
+                          "is best dropped, or raise the memory limit.")
+
+
 def pair_arrays(V: int, N: int, M: int, cmax: int, rmax: int) -> tuple:
     """The zeroed inputs of :func:`_pair_kernel` for ``V`` variables, ``N`` × ``M`` pairs, at most ``cmax``
     parent configurations and ``rmax`` states: pX (−1: skip), xX, xo, order, starts, W, B, r, c."""
+    guard_tables(V, cmax, rmax)
     return (np.full((V, N), -1, np.int64), np.zeros((V, N), np.int64), np.zeros((V, M), np.int64),
             np.zeros((V, M), np.int64), np.zeros((V, cmax + 1), np.int64), np.zeros((V, cmax * rmax)),
             np.zeros((V, cmax)), np.zeros(V, np.int64), np.zeros(V, np.int64))

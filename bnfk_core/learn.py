@@ -32,7 +32,7 @@ from .errors import StructureError
 from .registry import LEARNERS, LearnerSpec
 from .scores import SCORES, LocalScorer, _config_index, log_multinomial_normalizer, score_dag, weighted_bincount
 
-__all__ = ["EXACT_MAX_VARIABLES", "LearnResult", "learn_structure", "learn_feature_structure",
+__all__ = ["EXACT_MAX_VARIABLES", "PAIR_BYTES", "guard_width", "LearnResult", "learn_structure", "learn_feature_structure",
            "scorer_mutual_information", "scorer_conditional_mutual_information", "chow_liu", "tan", "kdb",
            "hill_climb", "exact_search"]
 
@@ -46,6 +46,9 @@ for _spec in (
         LearnerSpec("exact", "Exact optimum (dynamic programming, ≤ 20 variables)", uses_score=True)):
     LEARNERS.register(_spec)
 EXACT_MAX_VARIABLES = 20
+#: bytes per pair of variables a search keeps at once: the spanning tree's weight matrix (tree, tan);
+#: hill climbing's gains (3 float64), legal moves (3 bool), adjacency and reachability (bool) -- 29, rounded up
+PAIR_BYTES = {"tree": 8, "tan": 8, "hc": 32}
 #: Without a pruning bound (K2, BDeu) the exact search refuses to score more parent sets than this.
 EXACT_MAX_CANDIDATES = 2_000_000
 
@@ -539,6 +542,21 @@ def exact_search(scorer: LocalScorer, *, max_parents: int | None = None,
 
 
 # ---------------------------------------------------------------------- entry point
+def guard_width(method: str, n_vars: int, max_bytes: float | None = None, source: str = "the data") -> None:
+    """Refuse, before any counting, a search whose n x n tables (:data:`PAIR_BYTES` per pair) exceed the memory
+    limit (``max_bytes``, default the limit set for this run, :func:`bnfk_core.kernels.memory_limit`): a
+    50,000-column file asks ``tree`` for 20 GB before it counts anything."""
+    from .kernels import DEFAULT_MAX_BYTES, format_bytes, resolve_limit  # kernels imports this module
+    per_pair = PAIR_BYTES.get(str(method).lower(), 0)
+    limit = resolve_limit(DEFAULT_MAX_BYTES if max_bytes is None else max_bytes)
+    need = per_pair * int(n_vars) ** 2
+    if per_pair and limit is not None and need > limit:
+        label = LEARNERS[method].label if method in LEARNERS else method
+        raise StructureError(f"{label} on {int(n_vars):,} variables of {source} needs about {format_bytes(need)} for its "
+                             f"variable-by-variable tables, more than the memory limit of {format_bytes(limit)}; "
+                             "drop columns, or raise the memory limit.")
+
+
 def learn_structure(data, method: str, *, score: str = "bic", class_column: str | None = None, k: int = 3,
                     max_parents: int | None = None, ess: float = 1.0, seed: int = 0,
                     progress: Progress | None = None, max_iter: int = 1_000_000, tabu: int = 100,
@@ -596,6 +614,7 @@ def learn_structure(data, method: str, *, score: str = "bic", class_column: str 
         if progress is not None:
             progress(float(frac), msg)
 
+    guard_width(method, len(variables), source=getattr(data, "source", "the data"))
     report(0.0, f"{method}: counting")
     scorer = LocalScorer(data.codes, data.cardinalities, score, ess=ess, weights=getattr(data, "weights", None))
     notes = [f"structure learned on {scorer.n} complete rows of {scorer.n_rows_total}"

@@ -144,6 +144,10 @@ def distinct_rows(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 # ====================================================================== reading chunks
+#: the longest header line read (a file of millions of columns is refused rather than read)
+MAX_HEADER_BYTES = 64 * 2**20
+
+
 @dataclass(frozen=True)
 class FileLayout:
     """How to read a file in chunks: format, delimiter and the (trimmed) header."""
@@ -174,8 +178,16 @@ def file_layout(path, fmt: str | None = None) -> FileLayout:
     try:
         with open_regular(p) as fh:
             head = fh.read(1 << 16)
+            while b"\n" not in head and b"\r" not in head and len(head) < MAX_HEADER_BYTES:  # a very wide header
+                more = fh.read(1 << 20)
+                if not more:
+                    break
+                head += more
     except OSError as exc:
         raise DataError(f"Cannot read {shown}: {exc.strerror or exc}.") from None
+    if len(head) >= MAX_HEADER_BYTES and b"\n" not in head and b"\r" not in head:
+        raise DataError(f"The first line of {shown} is longer than {MAX_HEADER_BYTES // 2**20} MiB; bnfk reads "
+                        "files with a header line of fewer columns.")
     if head.startswith(b"PAR1"):
         return file_layout(path, "parquet")
     for magic, what in _BINARY_MAGIC.items():
@@ -188,7 +200,7 @@ def file_layout(path, fmt: str | None = None) -> FileLayout:
     if not text.strip():
         raise DataError(f"{shown} is empty.")
     cut = text.rfind("\n")
-    text = text[:cut + 1] if cut > 0 and len(head) == 1 << 16 else text
+    text = text[:cut + 1] if cut > 0 and len(head) >= 1 << 16 else text
     delim = _sniff_delimiter(text.replace("\r\n", "\n"))
     if delim is None:
         raise DataError(f"{shown} has only one column; bnfk needs at least two columns separated by "

@@ -36,12 +36,14 @@ from .. import registry
 from ..data import load_csv
 from ..errors import BnfkError, bounded
 from ..files import same_file
+from ..learn import guard_width
 from ..model import read_model
 from ..session import Session, is_session_file, read_session
+from ..stream import file_layout
 from ..stream_dask import DEFAULT_TIMEOUT, MAX_TIMEOUT
 
 __all__ = ["CliParser", "add_data_options", "add_streaming_options", "add_quiet", "add_fisher_model_options", "add_hidden_alias",
-           "split_list", "read_data", "label_data", "read_model_file", "read_session_file", "use_session_model", "need_model", "emit", "progress", "progress_to_stderr",
+           "split_list", "read_data", "label_data", "read_model_file", "read_session_file", "use_session_model", "need_model", "guard_learning_width", "emit", "progress", "progress_to_stderr",
            "check_output", "input_files", "seed", "int_at_least", "float_in", "memory_size", "add_max_memory", "cli_wording",
            "MAX_SEED"]
 
@@ -269,6 +271,15 @@ def use_session_model(args, argv) -> None:
     args.model = path
     if hasattr(args, "structure"):
         args.structure = None
+
+
+def guard_learning_width(path: str, args, method: str | None) -> None:
+    """Refuse a structure search too wide for the memory limit from the file's header alone, before the file
+    is loaded (:func:`bnfk_core.learn.guard_width`; a 50,000-column CSV is refused in a second)."""
+    if not method or is_session_file(path):
+        return
+    width = len(file_layout(path).header) - len(split_list(getattr(args, "drop_columns", "")))
+    guard_width(method, width, source=os.path.basename(path))
 
 
 def need_model(args) -> str:

@@ -18,7 +18,7 @@ from ..errors import BnfkError, bounded
 from ..kernels import DEFAULT_MAX_BYTES, memory_limit_set
 from ..stream_dask import check_address, timeout_set
 from . import cluster, impute, kernel, learn, prototypes, report, reproduce, segments
-from .common import CliParser, _end_progress_line, cli_wording, emit, use_session_model
+from .common import CliParser, _end_progress_line, add_max_memory, cli_wording, emit, use_session_model
 
 __all__ = ["main", "build_parser", "COMMANDS"]
 
@@ -34,6 +34,11 @@ def build_parser() -> argparse.ArgumentParser:
     sub.required = True
     for module in COMMANDS:
         module.register(sub)
+    for p in sub.choices.values():  # every subcommand obeys a memory limit (its guards name --max-memory)
+        try:
+            add_max_memory(p)
+        except argparse.ArgumentError:  # it has one already
+            pass
     return parser
 
 

@@ -27,6 +27,7 @@ from .common import (
     add_data_options,
     add_quiet,
     check_output,
+    guard_learning_width,
     input_files,
     int_at_least,
     progress,
@@ -86,6 +87,8 @@ def _cmd_report(args) -> dict:
         settings.setdefault("param_method", session.params)
     else:
         model = read_model_file(args.model) if args.model else None
+        if model is None:
+            guard_learning_width(args.data, args, args.structure or "tree")
         data = read_data(args.data, args)
         note = f"given ({os.path.basename(args.model)})" if model is not None else None
         # every section's seed is --seed (a session keeps its own seeds; --set changes one)
