@@ -304,8 +304,8 @@ def _data_ref(d, source: str, sample_dir: Path) -> DataRef:
         if digest is not None and digest != hashlib.sha256(content).hexdigest():
             raise SessionError(f"{source}: the embedded CSV does not match its sha256 (the file was edited or cut).")
         name = d.get("name") or "embedded.csv"
-        if not isinstance(name, str):
-            raise SessionError(f"{source}: data.name must be a file name.")
+        if not isinstance(name, str) or len(name) > 255:
+            raise SessionError(f"{source}: data.name must be a file name (at most 255 characters).")
         return DataRef(name=name, content=content, **common)
     raise SessionError(f"{source}: \"data\" needs \"sample\" (a bundled dataset) or \"csv\" (the file's text).")
 
