@@ -29,6 +29,7 @@ from scipy.special import xlogy
 
 from .dag import DAG, naive_bayes
 from .errors import StructureError
+from .limits import DEFAULT_MAX_BYTES, format_bytes, resolve_limit
 from .registry import LEARNERS, LearnerSpec
 from .scores import SCORES, LocalScorer, _config_index, log_multinomial_normalizer, score_dag, weighted_bincount
 
@@ -546,7 +547,6 @@ def guard_width(method: str, n_vars: int, max_bytes: float | None = None, source
     """Refuse, before any counting, a search whose n x n tables (:data:`PAIR_BYTES` per pair) exceed the memory
     limit (``max_bytes``, default the limit set for this run, :func:`bnfk_core.kernels.memory_limit`): a
     50,000-column file asks ``tree`` for 20 GB before it counts anything."""
-    from .kernels import DEFAULT_MAX_BYTES, format_bytes, resolve_limit  # kernels imports this module
     per_pair = PAIR_BYTES.get(str(method).lower(), 0)
     limit = resolve_limit(DEFAULT_MAX_BYTES if max_bytes is None else max_bytes)
     need = per_pair * int(n_vars) ** 2
