@@ -516,7 +516,7 @@ def read_structure(content: bytes, source: str = "uploaded structure") -> DAG:
     file (``{"nodes": [...], "arcs": [[u, v], ...]}`` as :meth:`DAG.to_dict` writes it)."""
     try:
         d = json.loads(content)
-    except ValueError:
+    except (ValueError, RecursionError):  # not JSON; a number of thousands of digits; nesting too deep
         d = None
     if isinstance(d, dict) and "arcs" in d and "cpts" not in d:
         try:
