@@ -483,3 +483,18 @@ def test_echoed_values_are_cut(capsys, tmp_path):
     assert len(str(DataError("File not found: " + huge))) <= 1000
     assert shorten("a" * 200) == "a" * 59 + "…" + "a" * 20
     assert bounded("short message") == "short message"
+
+
+@pytest.mark.parametrize("text, words", [
+    ("{" + '"a":' + "[" * 5000 + "]" * 5000 + "}", "nesting too deep"),
+    ('{"format": "bnfk-model", "version": 1, "variables": [{"name": "x", "states": ["a"], "cpt": [['
+     + "9" * 5000 + "]]}]}", "a number too long"),
+    ('{"format": "bnfk-model", "version": 1, "variables": [{"name": "x", "states": ["a"], "cpt": [['
+     + "9" * 4000 + "]]}]}", "is not a valid bnfk model file"),
+], ids=["deep", "5000 digits", "4000 digits"])
+def test_hostile_model_files_are_one_sentence(capsys, tmp_path, text, words):
+    path = tmp_path / "m.json"
+    path.write_text(text)
+    for argv in (["loglik", HV, "--model", str(path)], ["kernel", HV, "--model", str(path), "-o", str(tmp_path / "K.npy")]):
+        msg = _err(capsys, argv)
+        assert words in msg and "m.json" in msg, msg
