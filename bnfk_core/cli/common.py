@@ -34,7 +34,7 @@ import numpy as np
 
 from .. import registry
 from ..data import load_csv
-from ..errors import BnfkError, bounded
+from ..errors import BnfkError, DataError, bounded
 from ..files import same_file
 from ..learn import guard_width
 from ..model import read_model
@@ -278,8 +278,12 @@ def guard_learning_width(path: str, args, method: str | None) -> None:
     is loaded (:func:`bnfk_core.learn.guard_width`; a 50,000-column CSV is refused in a second)."""
     if not method or is_session_file(path):
         return
-    width = len(file_layout(path).header) - len(split_list(getattr(args, "drop_columns", "")))
-    guard_width(method, width, source=os.path.basename(path))
+    try:
+        header = file_layout(path).header
+    except DataError:  # e.g. UTF-16 text, which the streaming reader refuses and load_csv reads: it decides
+        return
+    guard_width(method, len(header) - len(split_list(getattr(args, "drop_columns", ""))),
+                source=os.path.basename(path))
 
 
 def need_model(args) -> str:
