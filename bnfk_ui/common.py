@@ -41,7 +41,7 @@ def start(title: str, icon: str = "") -> bool:
         state.init()
         share.sync()          # a link's view, once per session; then the address bar follows the view
     except BnfkError as exc:
-        st.error(str(exc))
+        st.error(router.message(exc))
         if st.button("Go back to the default dataset"):
             for k in list(st.session_state.keys()):
                 del st.session_state[k]
@@ -98,7 +98,7 @@ def share_panel() -> None:
             try:
                 share.open_session(up.name, up.getvalue())
             except BnfkError as exc:
-                st.error(str(exc))
+                st.error(router.message(exc))
             else:
                 state.flash("success", f"Opened {echo(up.name, 60)}: its data, structure and settings.")
                 st.rerun()

@@ -33,6 +33,7 @@ ROOT = Path(__file__).resolve().parents[1]
 SAMPLE_DIR = ROOT / "sample_data"
 DEFAULT_DATASET = "house_votes_84"
 MAX_UNDO = 50
+MAX_MESSAGE = 400            # the longest message shown (a core sentence echoing a huge user value is cut)
 #: An upload starts as ``load_csv`` and the CLI read a file: missing tokens are missing cells (the
 #: Data page can switch to "category"); a bundled sample opens with its catalog entry's policy.
 UPLOAD_MISSING_POLICY = "missing"
@@ -95,7 +96,9 @@ def bind(key: str, on_change=None, shown=None) -> dict:
 
 
 def flash(kind: str, message: str) -> None:
-    """Queue a message for the next run (shown by :func:`show_flash`)."""
+    """Queue a message for the next run (shown by :func:`show_flash`; cut to ``MAX_MESSAGE`` characters)."""
+    if len(message) > MAX_MESSAGE:
+        message = message[:MAX_MESSAGE - 1] + "…"
     st.session_state.setdefault("flash", []).append((kind, message))
 
 

@@ -4,7 +4,7 @@ import streamlit as st
 
 from bnfk_core.errors import BnfkError
 
-from .. import bigdata, common, settings, state
+from .. import bigdata, common, router, settings, state
 
 __all__ = ["large_file_panel", "level_counts", "missing_cells"]
 
@@ -51,7 +51,7 @@ def _server_file_input(pol) -> None:
         try:
             state.use_file(path)
         except BnfkError as exc:
-            st.error(str(exc))
+            st.error(router.message(exc))
         else:
             st.rerun()
 
