@@ -77,13 +77,15 @@ def test_reading_outside_the_data_folder_is_refused_alike(served, browser, folde
             # typed on the Data page: the same sentence, the data unchanged
             page.get_by_text("Large files: a file on the server").first.click()
             box = page.get_by_label("Name of a CSV or Parquet file in the server's data folder")
-            box.fill(p)
-            box.press("Enter")
+            box.fill(p)                       # sent with the click (Enter would re-run and close the box)
+            page.get_by_test_id("stButton").filter(has_text="Load file").first.click()
             _settle(page)
-            page.get_by_role("button", name="Load file").click()
-            _settle(page)
-            page.get_by_text(OUTSIDE_READ).first.wait_for()
-            assert "hunter2" not in page.inner_text("body")
+            # the error is drawn inside the Large files box (which the re-run folds)
+            page.get_by_test_id("stAlertContentError").filter(has_text=OUTSIDE_READ).first.wait_for(state="attached")
+            assert "hunter2" not in page.content()
+        except Exception:
+            page.screenshot(path=str(ARTIFACTS / "serve_read_failed.png"), full_page=True)
+            raise
         finally:
             ctx.close()
     assert all(s == said[0] for s in said) and said[0], said
@@ -91,35 +93,44 @@ def test_reading_outside_the_data_folder_is_refused_alike(served, browser, folde
 
 def test_writing_outside_the_output_folder_is_refused(served, browser, folders):  # noqa: F811
     data, out, outside = folders
-    ctx, page = _open(browser, f"{served}/imputation?path=survey.csv")
+    ctx, page = _open(browser, f"{served}/imputation?path=survey.csv&class=class&missing=missing")
     try:
-        page.get_by_role("tab", name="Impute my data").click()
+        def tab():                            # a re-run may show the first tab again
+            page.get_by_role("tab", name="Impute my data").click()
+            page.wait_for_timeout(300)
+
+        def says(text: str):
+            page.get_by_text(text).first.wait_for(state="attached")
+
+        tab()
         page.get_by_role("button", name="Complete all 400 rows").click()
         _settle(page)
-        page.get_by_text("Imputed cells (all rows)").first.wait_for()
-        box = page.get_by_label("Or write the completed file to the server's output folder (file name)")
+        tab()
+        says("Imputed cells (all rows)")
 
         def write(name: str):
-            box.fill(name)
-            box.press("Enter")
+            tab()
+            box = page.get_by_label("Or write the completed file to the server's output folder (file name)")
+            box.fill(name)                    # sent with the click
+            page.get_by_test_id("stButton").filter(has_text="Write file").first.click()
             _settle(page)
-            page.get_by_role("button", name="Write file").click()
-            _settle(page)
+            tab()
 
         for name in ("../outside/evil.csv", str(outside / "evil.csv"), "/etc/passwd", str(data / "survey.csv")):
             write(name)
-            page.get_by_text(OUTSIDE_WRITE).first.wait_for()
+            says(OUTSIDE_WRITE)
         write("existing.csv")
-        page.get_by_text("'existing.csv' already exists in the server's output folder").first.wait_for()
+        says("'existing.csv' already exists in the server's output folder")
         assert (out / "existing.csv").read_text() == "keep me\n"
         assert not (outside / "evil.csv").exists() and "root" in open("/etc/passwd").read()
         write("done.csv")
-        page.get_by_text("to 'done.csv' in the output folder").first.wait_for()
+        says("to 'done.csv' in the output folder")
         assert (out / "done.csv").read_text().startswith("class,a,b,c")
+        tab()
         page.get_by_text("Replace an existing file").first.click()
         _settle(page)
         write("existing.csv")
-        page.get_by_text("to 'existing.csv' in the output folder").first.wait_for()
+        says("to 'existing.csv' in the output folder")
         assert (out / "existing.csv").read_text().startswith("class,a,b,c")
         assert sorted(p.name for p in out.iterdir()) == ["done.csv", "existing.csv"]     # no temporary file left
         page.screenshot(path=str(ARTIFACTS / "serve_write.png"), full_page=True)

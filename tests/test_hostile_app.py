@@ -14,6 +14,7 @@ import re
 import threading
 import time
 
+import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
@@ -304,3 +305,22 @@ def test_the_store_is_thread_safe_under_concurrent_uploads():
     for t in threads:
         t.join()
     assert len(set(out)) == 50 and len(share._uploads()) <= share.MAX_UPLOADS
+
+
+def test_a_class_with_thousands_of_levels_draws_bounded_figures_on_the_kernel_page():
+    rng = np.random.default_rng(0)
+    n = 5000
+    content = ("label,a,b,c\n" + "".join(f"L{i},a{rng.integers(0, 3)},b{rng.integers(0, 3)},c{rng.integers(0, 2)}\n"
+                                           for i in range(n))).encode()
+    t0 = time.monotonic()
+    at = page_app("kernel.py", 120, dataset="upload", upload=("many.csv", content), class_column="label",
+                  missing_policy="missing", kernel_rows=300).run()
+    assert time.monotonic() - t0 < 120
+    _no_crash(at)
+    assert not at.error, [e.value for e in at.error]
+    from bnfk_ui.figures.base import MAX_CLASS_COLORS
+    for chart in at.get("plotly_chart"):
+        fig = json.loads(chart.proto.spec)
+        assert len(fig["data"]) <= MAX_CLASS_COLORS + 3
+        for trace in fig["data"]:
+            assert len(trace.get("colorscale") or []) <= 2 * (MAX_CLASS_COLORS + 1)
