@@ -130,3 +130,18 @@ def test_file_store_is_safe_under_threads(tmp_path):
     for t in threads:
         t.join()
     assert len(list((tmp_path / "s").iterdir())) <= 5
+
+
+def test_file_store_files_are_removed_when_the_process_exits_cleanly(tmp_path):
+    import subprocess
+    import sys
+    code = ("import sys; from bnfk_core.serve import FileStore; s = FileStore(sys.argv[1], 5, 10**6); "
+            "s.put('a.csv', b'x'); s.put('b.csv', b'y'); print(sorted(p.name for p in s.folder.iterdir()))")
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    out = subprocess.run([sys.executable, "-c", code, str(tmp_path / "s")], cwd=root, capture_output=True, text=True,
+                         timeout=60)
+    assert out.returncode == 0 and "['a.csv', 'b.csv']" in out.stdout, out.stderr
+    assert list((tmp_path / "s").iterdir()) == []                  # atexit removed them
+    (tmp_path / "s" / "other.csv").write_text("not ours")          # a file this process did not write stays
+    subprocess.run([sys.executable, "-c", code, str(tmp_path / "s")], cwd=root, capture_output=True, timeout=60)
+    assert [p.name for p in (tmp_path / "s").iterdir()] == ["other.csv"]
