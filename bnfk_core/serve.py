@@ -132,26 +132,21 @@ class ServePolicy:
                 return os.path.relpath(str(path), folder)
         return os.path.basename(str(path))
 
-    def data_files(self, limit: int = 200) -> list[str]:
-        """Names (relative to the data folder) of its CSV / TSV / TXT / Parquet regular files, sorted; at most
-        ``limit``, a few levels deep."""
+    def data_files(self, limit: int = 200, scan: int = 5000) -> list[str]:
+        """Names of the CSV / TSV / TXT / Parquet regular files at the top of the data folder, sorted; at most
+        ``limit`` of the first ``scan`` entries looked at (bounded time in a folder of any size)."""
         if not self.reads:
             return []
         out: list[str] = []
-        base = str(self.data_dir)
-        for root, dirs, files in os.walk(base):
-            dirs[:] = sorted(d for d in dirs if not d.startswith("."))[:50]
-            if root.count(os.sep) - base.count(os.sep) >= 3:
-                dirs[:] = []
-            for f in sorted(files):
-                if f.lower().endswith((".csv", ".tsv", ".txt", ".parquet")) and not f.startswith("."):
-                    full = os.path.join(root, f)
+        with contextlib.suppress(OSError), os.scandir(self.data_dir) as it:
+            for k, e in enumerate(it):
+                if k >= scan:
+                    break
+                if e.name.lower().endswith((".csv", ".tsv", ".txt", ".parquet")) and not e.name.startswith("."):
                     with contextlib.suppress(ServeError):
-                        self.data_file(full)
-                        out.append(os.path.relpath(full, base))
-                if len(out) >= limit:
-                    return out
-        return out
+                        self.data_file(e.name)
+                        out.append(e.name)
+        return sorted(out)[:limit]
 
     # ------------------------------------------------------------------ writing
     def output_file(self, text, *, replace: bool = False, not_same_as: str | None = None) -> str:

@@ -200,7 +200,9 @@ def test_every_numeric_link_setting_is_bounded_like_its_widget(key):
 @pytest.mark.parametrize("query", [{"kernel_rows": HUGE}, {"kernel_rows": "-7"}, {"clu_seed": "1.5"},
                                    {"memory_gib": "1e400"}, {"bins": HUGE}, {"bins": "²"}, {"bins": "-1"},
                                    {"arcs": "0-" + HUGE}, {"view_rows": "0x10"}, {HUGE[:100]: "1"},
-                                   {"data": HUGE}, {"class": HUGE}])
+                                   {"data": HUGE}, {"class": HUGE}, {"drop": HUGE}, {"missing": HUGE},
+                                   {"arcs": "0-1.1-2." * 1000 + "2-0"}, {"upload": HUGE}, {"path": HUGE}, {"params": HUGE},
+                                   {"clu_kernels": ",".join(["x"] * 3000)}, {"kernel_normalize": HUGE}])
 def test_hostile_numbers_in_links_are_one_warning(query):
     at = _fresh(query)
     _no_crash(at)

@@ -52,7 +52,7 @@ def test_reads_stay_inside_the_data_folder(dirs):
     assert pol.data_file(str(data / "sub" / "u.csv")) == str(data.resolve() / "sub" / "u.csv")
     assert pol.data_file("sub/../t.csv") == str(data.resolve() / "t.csv")
     assert pol.relative(pol.data_file("sub/u.csv")) == os.path.join("sub", "u.csv")
-    assert sorted(pol.data_files()) == sorted(["t.csv", os.path.join("sub", "u.csv")])   # not the link outside
+    assert pol.data_files() == ["t.csv"]                     # the top level; not the link that points outside
     outside = ["/etc/passwd", "/etc/shadow", "/nonexistent/x.csv", "../other/secret.csv", "link.csv",
                "dirlink/secret.csv", "dirlink/nope.csv", str(other / "secret.csv"), str(other / "nope.csv"),
                "/proc/self/environ", os.path.expanduser("~/.ssh/id_rsa"), ".", "/", "a\x00b", "x" * 5000]
