@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from bnfk_ui.figures import base, clustering, imputation, kernel, kernel_zoo, prototypes, segments
+from bnfk_ui.figures import base, clustering, imputation, kernel, kernel_zoo, kgv, prototypes, segments
 
 HOSTILE = ["<a href=x>click</a>", "$x^2$", "<b>bold</b>", '<span style="color:red">red</span>', "%{meta}",
            "a<br>b", "&lt;ok&gt;"]
@@ -99,6 +99,7 @@ def test_page_figure_modules_show_names_literally():
     summary = pd.DataFrame({"label": names[:2] * 2, "dataset": [names[0]] * 2 + [names[1]] * 2, "acc": [.1, .2, .3, .4],
                             "acc_std": [0.0] * 4})
     assert_literal(kernel_zoo.dataset_heatmap(summary, "acc", "accuracy", names[:2]))
+    assert_literal(kgv.kgv_mi_figure(names, np.eye(n), raw=names[:1], title=names[0] + names[1]))
 
 
 def test_benchmark_heatmaps_escape_method_labels():
