@@ -231,7 +231,8 @@ def _make_pgmpy_score(scorer: LocalScorer, names: Sequence[str]):
 
 def hill_climb(scorer: LocalScorer, names: Sequence[str], *, max_parents: int | None = None,
                tabu: int = 100, max_iter: int = 1_000_000, epsilon: float = 1e-4, seed: int = 0,
-               progress: Progress | None = None, pgmpy_score=None, engine: str = "bnfk") -> list[tuple[int, ...]]:
+               progress: Progress | None = None, pgmpy_score=None, engine: str = "bnfk",
+               path: list | None = None) -> list[tuple[int, ...]]:
     """Greedy hill climbing with a tabu list (Koller & Friedman §18.4.3) on our local score.
 
     The search is pgmpy's ``HillClimbSearch`` step for step: every step takes the legal move
@@ -253,6 +254,9 @@ def hill_climb(scorer: LocalScorer, names: Sequence[str], *, max_parents: int | 
     DAG as ``engine="pgmpy"`` (pgmpy's own search with the same tie-breaking; checked in the tests
     on the bundled datasets for every score).  ``pgmpy_score`` replaces our score by a pgmpy
     scorer and implies the pgmpy engine (used by the benchmark).
+
+    ``path``, a list (bnfk engine only), receives every move taken from the empty start, in order, as
+    ``(op, x, y)`` with op ``"+"``, ``"-"`` or ``"flip"`` of the arc x -> y (:mod:`bnfk_core.landscape`).
     """
     names = list(names)
     n = len(names)
@@ -261,7 +265,9 @@ def hill_climb(scorer: LocalScorer, names: Sequence[str], *, max_parents: int | 
     priority = np.random.default_rng(seed).permutation(3 * n * n)
     if engine == "bnfk" and pgmpy_score is None:
         return _climb(scorer, n, priority, max_parents=max_parents, tabu=int(tabu), max_iter=int(max_iter),
-                      epsilon=epsilon, progress=progress)
+                      epsilon=epsilon, progress=progress, path=path)
+    if path is not None:
+        raise StructureError("The hill-climbing path is recorded by the bnfk engine only.")
     HillClimbSearch, _ = _pgmpy_classes()
     pos = {v: i for i, v in enumerate(names)}
     rank = {"+": 0, "-": 1, "flip": 2}
@@ -314,7 +320,7 @@ def _reachability(children: list) -> np.ndarray:
 
 
 def _climb(scorer: LocalScorer, n: int, priority: np.ndarray, *, max_parents, tabu: int, max_iter: int,
-           epsilon: float, progress: Progress | None) -> list[tuple[int, ...]]:
+           epsilon: float, progress: Progress | None, path: list | None = None) -> list[tuple[int, ...]]:
     """pgmpy's hill climbing (see :func:`hill_climb`) with cached gains: the same moves, in the same order.
 
     ``gain[k, x, y]`` holds the rounded gain of adding (k = 0), removing (1) or reversing (2) x -> y
@@ -413,6 +419,8 @@ def _climb(scorer: LocalScorer, n: int, priority: np.ndarray, *, max_parents, ta
             adj[x, y], adj[y, x] = False, True
             tabu_list.append(("flip", (x, y)))
             changed = (x, y)
+        if path is not None:
+            path.append((("+", "-", "flip")[kind], x, y))
         R = _reachability(children)
         for c in changed:
             refresh_child(c)
