@@ -23,6 +23,7 @@ from .common import (
     check_output,
     input_files,
     int_at_least,
+    need_model,
     progress,
     read_data,
     read_model_file,
@@ -75,11 +76,12 @@ def _cmd_impute(args) -> dict:
     check_output(args.output, (".csv",), "the completed data", input_files(args))
     if args.probabilities:
         check_output(args.probabilities, (".csv",), "the probabilities", input_files(args))
-    if (args.model is None) == (args.structure is None):
-        raise BnfkError("Give either --model (a fitted network) or --structure (learn one from DATA first).")
     learned = {}
+    if args.model is None and args.structure is None:
+        raise BnfkError("'impute' needs a network: give --model M.bif, --structure METHOD to learn one from DATA, "
+                        "or a session file as the data (whose network is then used).")
     if args.model is not None:
-        model = read_model_file(args.model)
+        model = read_model_file(need_model(args))
     else:
         if args.chunksize or args.engine == "dask":
             raise BnfkError("--structure learns from the whole file; with --chunksize or --engine learn first "
@@ -150,7 +152,8 @@ def register(sub) -> None:
                                       "every other cell, the column order and the row order stay as in the file")
     p.add_argument("data", metavar="DATA.csv")
     g = p.add_mutually_exclusive_group()
-    g.add_argument("--model", metavar="M.bif|M.json", help="impute with this fitted network")
+    g.add_argument("--model", metavar="M.bif|M.json",
+                   help="impute with this fitted network (default: the session's, when DATA is a session file)")
     g.add_argument("--structure", choices=tuple(feature_learners()), metavar="METHOD",
                    help="learn the network from DATA first (one call): " + ", ".join(feature_learners()))
     p.add_argument("--score", default=IMPUTE_LEARN["score"], choices=tuple(registry.SCORES),
