@@ -1,0 +1,261 @@
+"""Batched exact inference: one calibrated junction tree run on a whole batch of rows at once.
+
+The tree is built once per model (cached): moral graph -> min-fill triangulation -> maximal cliques ->
+maximum-weight spanning tree on separator sizes (Kruskal; running intersection holds for the cliques of a
+chordal graph).  Every CPT goes to the smallest clique holding its family; the product of a clique's CPTs
+is a constant table T_c.
+
+A batch of B rows is B independent evidence cases with the *same* tree: row b's potential of clique c is
+
+    psi_c[b] = T_c * prod_{v homed in c} lambda_v[b],   lambda_v[b] = e_{x_bv} (observed) or 1 (missing),
+
+so there is no planning per missingness pattern.  Shafer-Shenoy messages (no division, exact with zero
+probabilities) flow up to the root and back; every message is rescaled per row to sum one and the
+logarithms of the scales add up to log P(x_observed).  A calibrated clique belief, normalised per row, is
+P(C | x_observed); the posterior of a missing cell, or the joint of a family's missing members, is one of its
+margins.
+
+Every operation is elementwise over a leading batch axis or a sum over the other axes, so a row's numbers
+carry the same bits in any batch (a file done in blocks equals the whole file).  Memory per batch is
+bounded: :func:`batch_rows` picks the rows from :data:`BATCH_BYTES` and the tree's total clique size.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = ["JunctionTree", "junction_tree", "batch_rows", "BATCH_BYTES", "MAX_TREE_CELLS"]
+
+#: working memory of one batch (clique potentials, beliefs and messages of all its rows)
+BATCH_BYTES = 64 * 2**20
+#: largest total clique size (cells per row) for which a tree is built; bigger models are inferred per
+#: missingness pattern over the Markov blankets only (:mod:`bnfk_core.inference_patterns`)
+MAX_TREE_CELLS = 4_000_000
+
+
+def _elimination_cliques(n: int, nbrs: list[set], cards: np.ndarray) -> list[tuple[int, ...]]:
+    """Cliques of a min-fill elimination (ties: smaller clique weight, then lower index)."""
+    nbrs = [set(s) for s in nbrs]
+    alive = set(range(n))
+    cliques = []
+    while alive:
+        best = None
+        for v in alive:
+            nb = list(nbrs[v])
+            fill = sum(1 for a in range(len(nb)) for b in range(a + 1, len(nb)) if nb[b] not in nbrs[nb[a]])
+            weight = math.prod(int(cards[u]) for u in nb) * int(cards[v])
+            key = (fill, weight, v)
+            if best is None or key < best:
+                best = key
+        v = best[2]
+        nb = list(nbrs[v])
+        for a in nb:
+            nbrs[a] |= set(nb) - {a}
+            nbrs[a].discard(v)
+        cliques.append(tuple(sorted(nb + [v])))
+        alive.discard(v)
+    return cliques
+
+
+def _maximal(cliques: list[tuple[int, ...]]) -> list[tuple[int, ...]]:
+    sets = [set(c) for c in cliques]
+    keep = []
+    for i, c in enumerate(sets):
+        if any((c < d) or (c == d and j < i) for j, d in enumerate(sets) if j != i):
+            continue
+        keep.append(cliques[i])
+    return keep
+
+
+@dataclass(frozen=True)
+class _Edge:
+    child: int
+    parent: int
+    up_axes: tuple         # axes of the child's table summed away for the upward message
+    down_axes: tuple       # axes of the parent's table summed away for the downward message
+    in_child: tuple        # broadcast shape of the separator in the child's table (without batch)
+    in_parent: tuple       # ... in the parent's table
+
+
+class JunctionTree:
+    """A junction tree of a :class:`~bnfk_core.model.BayesNet` (build with :func:`junction_tree`)."""
+
+    def __init__(self, model):
+        n = model.n_vars
+        cards = model.cardinalities
+        nbrs = [set() for _ in range(n)]
+        for v in range(n):
+            fam = list(model.parents[v]) + [v]
+            for a in fam:
+                nbrs[a] |= set(fam) - {a}
+        self.cliques = _maximal(_elimination_cliques(n, nbrs, cards))
+        self.cards = [tuple(int(cards[v]) for v in c) for c in self.cliques]
+        self.size = [math.prod(s) for s in self.cards]
+        self.total_cells = int(sum(self.size))
+        self.tables = None
+        if self.total_cells > MAX_TREE_CELLS:
+            return
+        k = len(self.cliques)
+        member = np.zeros((k, n), dtype=np.int64)
+        for c, vs in enumerate(self.cliques):
+            member[c, list(vs)] = 1
+        # maximum-weight spanning tree on separator sizes (Kruskal, deterministic ties)
+        inter = member @ member.T
+        pairs = sorted((-int(inter[a, b]), a, b) for a in range(k) for b in range(a + 1, k))
+        root_of = list(range(k))
+
+        def find(a):
+            while root_of[a] != a:
+                root_of[a] = root_of[root_of[a]]
+                a = root_of[a]
+            return a
+        adj = [[] for _ in range(k)]
+        for _, a, b in pairs:
+            ra, rb = find(a), find(b)
+            if ra != rb:
+                root_of[ra] = rb
+                adj[a].append(b)
+                adj[b].append(a)
+        # root the tree at the largest clique; breadth-first order, parents before children
+        root = int(np.argmax(self.size))
+        order, parent = [root], {root: -1}
+        for c in order:
+            for d in sorted(adj[c]):
+                if d not in parent:
+                    parent[d] = c
+                    order.append(d)
+        self.root, self.order = root, order
+        self.parent = [parent[c] for c in range(k)]
+        self.children = [[d for d in order if parent[d] == c] for c in range(k)]
+        self.edges = {}
+        for c in order[1:]:
+            p = parent[c]
+            sep = set(self.cliques[c]) & set(self.cliques[p])
+            self.edges[c] = _Edge(
+                c, p,
+                tuple(1 + a for a, v in enumerate(self.cliques[c]) if v not in sep),
+                tuple(1 + a for a, v in enumerate(self.cliques[p]) if v not in sep),
+                tuple(int(cards[v]) if v in sep else 1 for v in self.cliques[c]),
+                tuple(int(cards[v]) if v in sep else 1 for v in self.cliques[p]))
+        # homes: the smallest clique holding a variable (its evidence) and a family (its CPT)
+        def smallest(vs):
+            cand = [c for c in range(k) if set(vs) <= set(self.cliques[c])]
+            return min(cand, key=lambda c: (self.size[c], c))
+        self.home = [smallest([v]) for v in range(n)]
+        self.family_home = [smallest(list(model.parents[v]) + [v]) for v in range(n)]
+        tables = [np.ones(s) for s in self.cards]
+        for v in range(n):
+            c = self.family_home[v]
+            scope = list(model.parents[v]) + [v]
+            t = model.cpts[v].reshape([int(cards[u]) for u in scope])
+            srt = sorted(scope)
+            t = np.transpose(t, [scope.index(u) for u in srt])
+            tables[c] = tables[c] * t.reshape([int(cards[u]) if u in srt else 1 for u in self.cliques[c]])
+        self.tables = tables
+        self.n_vars = n
+        self.var_cards = [int(x) for x in cards]
+        self._evidence = [[v for v in range(n) if self.home[v] == c] for c in range(k)]
+
+    # ------------------------------------------------------------------ one batch
+    def _potentials(self, codes: np.ndarray) -> list:
+        B = codes.shape[0]
+        out = []
+        for c, vs in enumerate(self.cliques):
+            psi = np.broadcast_to(self.tables[c], (B,) + self.cards[c])
+            ev = self._evidence[c]
+            if not ev:
+                out.append(np.ascontiguousarray(psi))
+                continue
+            psi = psi.copy()
+            for v in ev:
+                x = codes[:, v]
+                if (x < 0).all():
+                    continue
+                r = self.var_cards[v]
+                lam = np.ones((B, r))
+                obs = np.flatnonzero(x >= 0)
+                lam[obs] = 0.0
+                lam[obs, x[obs]] = 1.0
+                shape = [B] + [r if u == v else 1 for u in vs]
+                psi *= lam.reshape(shape)
+            out.append(psi)
+        return out
+
+    def calibrate(self, codes: np.ndarray, want) -> tuple[dict, np.ndarray]:
+        """Beliefs P(C | x_observed) of the cliques in ``want`` for every row of ``codes`` (B, n), each of
+        shape (B, *clique cards) and summing to one per row, and log P(x_observed) per row (-inf for rows the
+        model gives probability zero; their beliefs are zero)."""
+        B = codes.shape[0]
+        psi = self._potentials(codes)
+        log_z = np.zeros(B)
+        up: dict = {}
+        for c in reversed(self.order):                       # children before parents
+            b = psi[c]
+            for d in self.children[c]:
+                b = b * up[d].reshape((B,) + self.edges[d].in_parent)
+            if c == self.root:
+                s = b.reshape(B, -1).sum(axis=1)
+                with np.errstate(divide="ignore"):
+                    log_z += np.log(s)
+                continue
+            e = self.edges[c]
+            m = b.sum(axis=e.up_axes) if e.up_axes else b
+            up[c] = _rescale(m, log_z)
+        down: dict = {}
+        beliefs = {}
+        want = set(want)
+        for c in self.order:                                   # parents before children
+            base = psi[c]
+            if c != self.root:
+                base = base * down[c].reshape((B,) + self.edges[c].in_child)
+            kids = self.children[c]
+            for d in kids:
+                b = base
+                for o in kids:
+                    if o != d:
+                        b = b * up[o].reshape((B,) + self.edges[o].in_parent)
+                e = self.edges[d]
+                m = b.sum(axis=e.down_axes) if e.down_axes else b
+                down[d] = _rescale(m, None)
+            if c in want:
+                b = base
+                for o in kids:
+                    b = b * up[o].reshape((B,) + self.edges[o].in_parent)
+                s = b.reshape(B, -1).sum(axis=1)
+                beliefs[c] = b / np.where(s > 0, s, 1.0).reshape((B,) + (1,) * len(self.cards[c]))
+        return beliefs, log_z
+
+    def margin(self, belief: np.ndarray, c: int, keep) -> np.ndarray:
+        """The margin of a clique belief (B, *cards) on the variables ``keep`` (axes in sorted order)."""
+        keep = set(keep)
+        axes = tuple(1 + a for a, v in enumerate(self.cliques[c]) if v not in keep)
+        return belief.sum(axis=axes) if axes else belief
+
+
+def _rescale(m: np.ndarray, log_z: np.ndarray | None) -> np.ndarray:
+    """m / (its sum per row), adding log(sum) to ``log_z``; rows summing to zero stay zero."""
+    B = m.shape[0]
+    s = m.reshape(B, -1).sum(axis=1)
+    if log_z is not None:
+        with np.errstate(divide="ignore"):
+            log_z += np.log(s)
+    return m / np.where(s > 0, s, 1.0).reshape((B,) + (1,) * (m.ndim - 1))
+
+
+def junction_tree(model) -> JunctionTree | None:
+    """The model's junction tree (cached on the model), or None when its cliques hold more than
+    :data:`MAX_TREE_CELLS` cells per row."""
+    key = ("junction_tree", MAX_TREE_CELLS)
+    if key not in model._cache:
+        jt = JunctionTree(model)
+        model._cache[key] = jt if jt.tables is not None else None
+    return model._cache[key]
+
+
+def batch_rows(tree: JunctionTree, max_bytes: float | None = None) -> int:
+    """Rows per batch: potentials, beliefs and temporaries (about four tables per clique) within
+    ``max_bytes`` (default :data:`BATCH_BYTES`)."""
+    budget = BATCH_BYTES if max_bytes is None else max_bytes
+    return max(1, int(budget // (8 * 4 * max(tree.total_cells, 1))))
