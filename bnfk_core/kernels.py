@@ -30,8 +30,6 @@ Rows whose family has a missing cell are added afterwards with sparse expected f
 """
 from __future__ import annotations
 
-import contextlib
-import contextvars
 
 import numba
 import numpy as np
@@ -41,6 +39,7 @@ from .dag import DAG
 from .errors import KernelError
 from .inference import cached_family_posteriors, parent_marginals
 from .learn import learn_structure
+from .memory import DEFAULT_MAX_BYTES, memory_limit, memory_limit_set
 from .model import BayesNet, cpt_counts, estimate_cpt, fit
 from .registry import KERNELS, LEARNERS, KernelSpec, feature_learners
 
@@ -48,7 +47,6 @@ __all__ = ["gram", "features", "feature_offsets", "contributions", "set_kernel",
            "mean_features", "scaled_hamming_model", "DEFAULT_MAX_BYTES", "estimate_gram_bytes", "memory_limit", "memory_limit_set",
            "workspace_bytes", "guard_workspace", "fits", "max_rows", "format_bytes", "resolve_limit", "WORKSPACE_MATRICES", "iter_features", "FISHER", "SCALED_HAMMING", "HAMMING", "THESIS_KERNELS",
            "FittedKernel", "NetworkKernel", "HammingKernel", "fit_fisher", "fit_scaled_hamming", "fit_hamming"]
-DEFAULT_MAX_BYTES = 4 * 2**30
 
 #: the kernel names of the paper and the thesis (registered at the bottom of this module)
 FISHER, SCALED_HAMMING, HAMMING = "fisher", "scaled-hamming", "hamming"
@@ -74,27 +72,6 @@ def _codes(model, data) -> np.ndarray:
 def estimate_gram_bytes(n_rows: int, n_cols: int) -> int:
     """Bytes of an (n_rows, n_cols) float64 Gram matrix."""
     return int(n_rows) * int(n_cols) * 8
-
-
-_MEMORY_LIMIT: contextvars.ContextVar = contextvars.ContextVar("bnfk_memory_limit", default=DEFAULT_MAX_BYTES)
-
-
-def memory_limit() -> float | None:
-    """The memory limit (bytes) that quadratic work called with the default ``max_bytes`` obeys."""
-    return _MEMORY_LIMIT.get()
-
-
-@contextlib.contextmanager
-def memory_limit_set(max_bytes: float | None):
-    """Within the block, calls that leave ``max_bytes`` at its default obey ``max_bytes`` instead
-    (None: no limit).  The CLI's ``--max-memory`` and the app's memory setting use this."""
-    if max_bytes is not None and not (np.isfinite(max_bytes) and max_bytes > 0):
-        raise KernelError(f"The memory limit must be a positive number of bytes, got {max_bytes}.")
-    token = _MEMORY_LIMIT.set(max_bytes)
-    try:
-        yield
-    finally:
-        _MEMORY_LIMIT.reset(token)
 
 
 #: The peak number of N x M float64 matrices alive at once on each quadratic path, the Gram matrix itself

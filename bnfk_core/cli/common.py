@@ -29,15 +29,16 @@ import os
 import re
 import sys
 import warnings
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from .. import registry
-from ..data import load_csv
 from ..errors import BnfkError
 from ..files import same_file
-from ..model import read_model
-from ..session import Session, is_session_file, read_session
+
+if TYPE_CHECKING:
+    from ..session import Session
 
 __all__ = ["CliParser", "add_data_options", "add_streaming_options", "add_quiet", "add_fisher_model_options", "add_hidden_alias",
            "split_list", "read_data", "label_data", "read_model_file", "read_session_file", "use_session_model", "emit", "progress", "progress_to_stderr",
@@ -188,6 +189,8 @@ def read_data(path: str, args, model=None, class_column: str | None = None):
     one, else ``--class-column`` (the label-column fallback, handled here once).  A bnfk session file
     (:mod:`bnfk_core.session`) in place of the CSV gives its data with its own loading options.
     """
+    from ..data import load_csv
+    from ..session import is_session_file
     cls = class_column if class_column is not None else (getattr(args, "label_column", None)
                                                          or getattr(args, "class_column", None))
     if is_session_file(path):
@@ -207,6 +210,7 @@ _SESSIONS: dict = {}
 
 def read_session_file(path: str) -> Session:
     """The session in ``path``, read once per run (the data and the model come from the same reading)."""
+    from ..session import read_session
     st = os.stat(path)
     key = (os.path.abspath(path), st.st_mtime_ns, st.st_size)
     if key not in _SESSIONS:
@@ -243,6 +247,8 @@ def label_data(args, what: str, model=None):
 
 def read_model_file(path: str):
     """A fitted model from a BIF or JSON file, or the network of a session file (errors name the file)."""
+    from ..model import read_model
+    from ..session import is_session_file
     if is_session_file(path):
         return read_session_file(path).model
     return read_model(path)
@@ -251,6 +257,7 @@ def read_model_file(path: str):
 def use_session_model(args, argv) -> None:
     """With a session file as the data, its network is the model: ``--model`` then defaults to the session
     file, and a ``--structure`` left at its default is not learned (an explicit ``--structure`` still is)."""
+    from ..session import is_session_file
     path = getattr(args, "data", None)
     if not (isinstance(path, str) and hasattr(args, "model") and args.model is None and is_session_file(path)):
         return

@@ -5,6 +5,12 @@ warnings go to stderr.  Every error is one line ``error: ...`` on stderr with ex
 never a traceback -- including a failure to write the result itself (a full disk, a closed
 pipe).  The subcommands live one module per topic, each with a ``register(subparsers)``;
 :data:`COMMANDS` lists them explicitly.
+
+Starting fast: a module's top-level imports stay light (errors, registry, ``.common``, numpy) and it names its
+subcommands with their one-line help in ``SUBCOMMANDS``; what a subcommand runs is imported inside its
+function (and constants its options need inside ``register``).  :func:`main` then fully registers only the
+module of the subcommand asked for; the others appear in ``--help`` by name.  A module without
+``SUBCOMMANDS`` is always registered in full (correct, only slower to start).
 """
 from __future__ import annotations
 
@@ -15,7 +21,7 @@ import sys
 import warnings
 
 from ..errors import BnfkError
-from ..kernels import DEFAULT_MAX_BYTES, memory_limit_set
+from ..memory import DEFAULT_MAX_BYTES, memory_limit_set
 from . import cluster, impute, kernel, learn, prototypes, report, reproduce, segments
 from .common import CliParser, _end_progress_line, cli_wording, emit, use_session_model
 
@@ -25,15 +31,29 @@ __all__ = ["main", "build_parser", "COMMANDS"]
 COMMANDS = (learn, kernel, cluster, impute, prototypes, segments, report, reproduce)
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The argument parser (built per call, so options registered since are offered)."""
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The argument parser (built per call, so options registered since are offered).
+
+    ``command``: register in full only the module of that subcommand (the others by name and help line,
+    see the module docstring); None registers every module in full."""
     parser = CliParser(prog="python -m bnfk_core",
                        description="Categorical data, Bayesian networks and their Fisher kernel.")
     sub = parser.add_subparsers(dest="command", metavar="SUBCOMMAND", parser_class=CliParser)
     sub.required = True
+    light = command is not None
     for module in COMMANDS:
-        module.register(sub)
+        names = getattr(module, "SUBCOMMANDS", None)
+        if not light or names is None or command in names:
+            module.register(sub)
+        else:
+            for name, help_line in names.items():
+                sub.add_parser(name, help=help_line)
     return parser
+
+
+def _command(argv: list) -> str:
+    """The subcommand named in ``argv`` (its first word that is not an option), or '' when none is."""
+    return next((a for a in argv if not a.startswith("-")), "")
 
 
 def _fail(message: str) -> int:
@@ -58,7 +78,8 @@ def _park_stdout() -> None:
 
 def main(argv=None) -> int:
     """Run one subcommand; returns the exit code (0 success, 2 any error)."""
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser(_command(argv))
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # --help (0) or a usage error already reported on one line (2)
@@ -67,7 +88,7 @@ def main(argv=None) -> int:
         limit = getattr(args, "max_memory", None)
         with warnings.catch_warnings(), memory_limit_set(None if limit == math.inf else limit or DEFAULT_MAX_BYTES):
             warnings.simplefilter("ignore", FutureWarning)
-            use_session_model(args, sys.argv[1:] if argv is None else list(argv))
+            use_session_model(args, argv)
             result = args.func(args)
             if result is not None:
                 emit(result)
