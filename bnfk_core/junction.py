@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["JunctionTree", "junction_tree", "batch_rows", "BATCH_BYTES", "MAX_TREE_CELLS"]
+__all__ = ["JunctionTree", "TreeShape", "tree_shape", "junction_tree", "batch_rows", "BATCH_BYTES", "MAX_TREE_CELLS"]
 
 #: working memory of one batch (clique potentials, beliefs and messages of all its rows)
 BATCH_BYTES = 64 * 2**20
@@ -79,22 +79,23 @@ class _Edge:
     in_parent: tuple       # ... in the parent's table
 
 
-class JunctionTree:
-    """A junction tree of a :class:`~bnfk_core.model.BayesNet` (build with :func:`junction_tree`)."""
+class TreeShape:
+    """The cliques, tree, message axes and homes of a junction tree: they depend on the graph and the
+    cardinalities only, so models that differ in their CPTs share one (:func:`tree_shape`)."""
 
-    def __init__(self, model):
-        n = model.n_vars
-        cards = model.cardinalities
+    def __init__(self, parents: tuple, cards: tuple):
+        n = len(cards)
         nbrs = [set() for _ in range(n)]
         for v in range(n):
-            fam = list(model.parents[v]) + [v]
+            fam = list(parents[v]) + [v]
             for a in fam:
                 nbrs[a] |= set(fam) - {a}
-        self.cliques = _maximal(_elimination_cliques(n, nbrs, cards))
-        self.cards = [tuple(int(cards[v]) for v in c) for c in self.cliques]
+        self.n_vars = n
+        self.var_cards = list(cards)
+        self.cliques = _maximal(_elimination_cliques(n, nbrs, np.asarray(cards)))
+        self.cards = [tuple(cards[v] for v in c) for c in self.cliques]
         self.size = [math.prod(s) for s in self.cards]
         self.total_cells = int(sum(self.size))
-        self.tables = None
         if self.total_cells > MAX_TREE_CELLS:
             return
         k = len(self.cliques)
@@ -137,26 +138,55 @@ class JunctionTree:
                 c, p,
                 tuple(1 + a for a, v in enumerate(self.cliques[c]) if v not in sep),
                 tuple(1 + a for a, v in enumerate(self.cliques[p]) if v not in sep),
-                tuple(int(cards[v]) if v in sep else 1 for v in self.cliques[c]),
-                tuple(int(cards[v]) if v in sep else 1 for v in self.cliques[p]))
+                tuple(cards[v] if v in sep else 1 for v in self.cliques[c]),
+                tuple(cards[v] if v in sep else 1 for v in self.cliques[p]))
         # homes: the smallest clique holding a variable (its evidence) and a family (its CPT)
+        sets = [set(c) for c in self.cliques]
+
         def smallest(vs):
-            cand = [c for c in range(k) if set(vs) <= set(self.cliques[c])]
-            return min(cand, key=lambda c: (self.size[c], c))
-        self.home = [smallest([v]) for v in range(n)]
-        self.family_home = [smallest(list(model.parents[v]) + [v]) for v in range(n)]
+            return min((c for c in range(k) if vs <= sets[c]), key=lambda c: (self.size[c], c))
+        self.home = [smallest({v}) for v in range(n)]
+        self.family_home = [smallest(set(parents[v]) | {v}) for v in range(n)]
+        self.evidence = [[v for v in range(n) if self.home[v] == c] for c in range(k)]
+
+
+_SHAPES: dict = {}
+
+
+def tree_shape(model) -> TreeShape:
+    """The (cached) :class:`TreeShape` of the model's graph and cardinalities."""
+    key = (tuple(model.parents), tuple(int(c) for c in model.cardinalities), MAX_TREE_CELLS)
+    shape = _SHAPES.get(key)
+    if shape is None:
+        if len(_SHAPES) >= 64:
+            _SHAPES.clear()
+        shape = _SHAPES[key] = TreeShape(key[0], key[1])
+    return shape
+
+
+class JunctionTree:
+    """A junction tree of a :class:`~bnfk_core.model.BayesNet` (build with :func:`junction_tree`): the shared
+    :class:`TreeShape` and the model's clique tables T_c (``tables`` is None when the tree is too large)."""
+
+    def __init__(self, model):
+        shape = tree_shape(model)
+        for name in ("n_vars", "var_cards", "cliques", "cards", "size", "total_cells"):
+            setattr(self, name, getattr(shape, name))
+        self.tables = None
+        if self.total_cells > MAX_TREE_CELLS:
+            return
+        for name in ("root", "order", "parent", "children", "edges", "home", "family_home", "evidence"):
+            setattr(self, name, getattr(shape, name))
+        cards = self.var_cards
         tables = [np.ones(s) for s in self.cards]
-        for v in range(n):
+        for v in range(self.n_vars):
             c = self.family_home[v]
             scope = list(model.parents[v]) + [v]
-            t = model.cpts[v].reshape([int(cards[u]) for u in scope])
+            t = model.cpts[v].reshape([cards[u] for u in scope])
             srt = sorted(scope)
             t = np.transpose(t, [scope.index(u) for u in srt])
-            tables[c] = tables[c] * t.reshape([int(cards[u]) if u in srt else 1 for u in self.cliques[c]])
+            tables[c] = tables[c] * t.reshape([cards[u] if u in srt else 1 for u in self.cliques[c]])
         self.tables = tables
-        self.n_vars = n
-        self.var_cards = [int(x) for x in cards]
-        self._evidence = [[v for v in range(n) if self.home[v] == c] for c in range(k)]
 
     # ------------------------------------------------------------------ one batch
     def _potentials(self, codes: np.ndarray) -> list:
@@ -164,7 +194,7 @@ class JunctionTree:
         out = []
         for c, vs in enumerate(self.cliques):
             psi = np.broadcast_to(self.tables[c], (B,) + self.cards[c])
-            ev = self._evidence[c]
+            ev = self.evidence[c]
             if not ev:
                 out.append(np.ascontiguousarray(psi))
                 continue
@@ -206,6 +236,8 @@ class JunctionTree:
         down: dict = {}
         beliefs = {}
         want = set(want)
+        if not want:                                           # log P(x_observed) needs the upward pass only
+            return beliefs, log_z
         for c in self.order:                                   # parents before children
             base = psi[c]
             if c != self.root:
