@@ -190,28 +190,40 @@ class JunctionTree:
 
     # ------------------------------------------------------------------ one batch
     def _potentials(self, codes: np.ndarray) -> list:
+        """psi_c = T_c * the indicators of the variables homed in c, per row (a read-only broadcast of T_c
+        for a clique whose variables are all missing in every row)."""
         B = codes.shape[0]
         out = []
         for c, vs in enumerate(self.cliques):
             psi = np.broadcast_to(self.tables[c], (B,) + self.cards[c])
-            ev = self.evidence[c]
-            if not ev:
-                out.append(np.ascontiguousarray(psi))
-                continue
-            psi = psi.copy()
-            for v in ev:
+            fresh = False
+            for v in self.evidence[c]:
                 x = codes[:, v]
-                if (x < 0).all():
+                obs = np.flatnonzero(x >= 0)
+                if not obs.size:
                     continue
                 r = self.var_cards[v]
                 lam = np.ones((B, r))
-                obs = np.flatnonzero(x >= 0)
                 lam[obs] = 0.0
                 lam[obs, x[obs]] = 1.0
-                shape = [B] + [r if u == v else 1 for u in vs]
-                psi *= lam.reshape(shape)
+                lam = lam.reshape([B] + [r if u == v else 1 for u in vs])
+                if fresh:
+                    psi *= lam
+                else:
+                    psi, fresh = psi * lam, True
             out.append(psi)
         return out
+
+    def _times_messages(self, b: np.ndarray, msgs) -> np.ndarray:
+        """b times every (message, its broadcast shape) of ``msgs``; b itself is left unchanged."""
+        fresh = False
+        for m, shape in msgs:
+            m = m.reshape((b.shape[0],) + shape)
+            if fresh:
+                b *= m
+            else:
+                b, fresh = b * m, True
+        return b
 
     def calibrate(self, codes: np.ndarray, want) -> tuple[dict, np.ndarray]:
         """Beliefs P(C | x_observed) of the cliques in ``want`` for every row of ``codes`` (B, n), each of
@@ -222,17 +234,14 @@ class JunctionTree:
         log_z = np.zeros(B)
         up: dict = {}
         for c in reversed(self.order):                       # children before parents
-            b = psi[c]
-            for d in self.children[c]:
-                b = b * up[d].reshape((B,) + self.edges[d].in_parent)
+            b = self._times_messages(psi[c], [(up[d], self.edges[d].in_parent) for d in self.children[c]])
             if c == self.root:
                 s = b.reshape(B, -1).sum(axis=1)
                 with np.errstate(divide="ignore"):
                     log_z += np.log(s)
                 continue
             e = self.edges[c]
-            m = b.sum(axis=e.up_axes) if e.up_axes else b
-            up[c] = _rescale(m, log_z)
+            up[c] = _rescale(b.sum(axis=e.up_axes), log_z)
         down: dict = {}
         beliefs = {}
         want = set(want)
@@ -241,20 +250,13 @@ class JunctionTree:
         for c in self.order:                                   # parents before children
             base = psi[c]
             if c != self.root:
-                base = base * down[c].reshape((B,) + self.edges[c].in_child)
+                base = self._times_messages(base, [(down[c], self.edges[c].in_child)])
             kids = self.children[c]
             for d in kids:
-                b = base
-                for o in kids:
-                    if o != d:
-                        b = b * up[o].reshape((B,) + self.edges[o].in_parent)
-                e = self.edges[d]
-                m = b.sum(axis=e.down_axes) if e.down_axes else b
-                down[d] = _rescale(m, None)
+                b = self._times_messages(base, [(up[o], self.edges[o].in_parent) for o in kids if o != d])
+                down[d] = _rescale(b.sum(axis=self.edges[d].down_axes), None)
             if c in want:
-                b = base
-                for o in kids:
-                    b = b * up[o].reshape((B,) + self.edges[o].in_parent)
+                b = self._times_messages(base, [(up[o], self.edges[o].in_parent) for o in kids])
                 s = b.reshape(B, -1).sum(axis=1)
                 beliefs[c] = b / np.where(s > 0, s, 1.0).reshape((B,) + (1,) * len(self.cards[c]))
         return beliefs, log_z
@@ -267,13 +269,15 @@ class JunctionTree:
 
 
 def _rescale(m: np.ndarray, log_z: np.ndarray | None) -> np.ndarray:
-    """m / (its sum per row), adding log(sum) to ``log_z``; rows summing to zero stay zero."""
+    """m / (its sum per row) in place (m is a fresh sum), adding log(sum) to ``log_z``; rows summing to zero
+    stay zero."""
     B = m.shape[0]
     s = m.reshape(B, -1).sum(axis=1)
     if log_z is not None:
         with np.errstate(divide="ignore"):
             log_z += np.log(s)
-    return m / np.where(s > 0, s, 1.0).reshape((B,) + (1,) * (m.ndim - 1))
+    m /= np.where(s > 0, s, 1.0).reshape((B,) + (1,) * (m.ndim - 1))
+    return m
 
 
 def junction_tree(model) -> JunctionTree | None:

@@ -166,12 +166,14 @@ def test_a_row_gets_the_same_bits_in_any_batch(monkeypatch):
     fam = inference.family_posteriors(model, X)
     for i in whole_fam:
         np.testing.assert_array_equal(whole_fam[i][1], fam[i][1])
-    # a block of rows on its own equals the same rows inside the whole table
-    part = inference.posterior(model, X[100:160])
-    for v in part:
-        rows, p = whole[v]
-        sel = (rows >= 100) & (rows < 160)
-        np.testing.assert_array_equal(part[v][1], p[sel])
+    # a block of rows on its own, and single rows, equal the same rows inside the whole table
+    for lo, hi in ((100, 160), (5, 6), (201, 202)):
+        part = inference.posterior(model, X[lo:hi])
+        for v in part:
+            rows, p = whole[v]
+            sel = (rows >= lo) & (rows < hi)
+            np.testing.assert_array_equal(part[v][1], p[sel])
+        np.testing.assert_array_equal(inference.log_evidence(model, X[lo:hi]), whole_le[lo:hi])
 
 
 def test_complete_rows_take_no_part_and_keep_their_likelihood():
