@@ -29,7 +29,7 @@ subtracted with the old network and added with the new one after every edit.
 
 Also kept up to date: per-row log-likelihood (a sum of per-family log θ vectors, cached per
 family), decomposable scores (:class:`bnfk_core.scores.LocalScorer` caches per family), the
-explicit features (per-family blocks), posteriors of missing cells (a missingness pattern is
+explicit features (per-family blocks), posteriors of missing cells (a row is
 re-inferred only when one of its missing cells lies in a re-estimated family: otherwise every
 changed CPT factor is a constant of that row and cancels from its posterior), and the
 structure-independent scaled-Hamming kernel (computed once).  The analyses that reuse a live kernel

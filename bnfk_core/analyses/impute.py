@@ -9,7 +9,7 @@ Methods (:data:`METHODS`)
 ``bn``
     Exact posterior P(x_i | x_observed) under a Bayesian network whose structure is learned on
     the complete rows and whose parameters are fitted on all rows (available cases per family).
-    Batched by missingness pattern (:func:`bnfk_core.inference.posterior`); no per-cell calls.
+    One batched junction tree for all rows (:func:`bnfk_core.inference.posterior`); no per-cell calls.
 ``mode``
     The relative frequencies of the column's observed values (thesis 4.1.1).
 ``wknn``
