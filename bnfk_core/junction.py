@@ -77,6 +77,8 @@ class _Edge:
     down_axes: tuple       # axes of the parent's table summed away for the downward message
     in_child: tuple        # broadcast shape of the separator in the child's table (without batch)
     in_parent: tuple       # ... in the parent's table
+    sep: tuple             # the separator's variables (sorted)
+    sep_cards: tuple       # ... and their cardinalities
 
 
 class TreeShape:
@@ -139,7 +141,8 @@ class TreeShape:
                 tuple(1 + a for a, v in enumerate(self.cliques[c]) if v not in sep),
                 tuple(1 + a for a, v in enumerate(self.cliques[p]) if v not in sep),
                 tuple(cards[v] if v in sep else 1 for v in self.cliques[c]),
-                tuple(cards[v] if v in sep else 1 for v in self.cliques[p]))
+                tuple(cards[v] if v in sep else 1 for v in self.cliques[p]),
+                tuple(sorted(sep)), tuple(cards[v] for v in sorted(sep)))
         # homes: the smallest clique holding a variable (its evidence) and a family (its CPT)
         sets = [set(c) for c in self.cliques]
 
@@ -189,30 +192,28 @@ class JunctionTree:
         self.tables = tables
 
     # ------------------------------------------------------------------ one batch
-    def _potentials(self, codes: np.ndarray) -> list:
-        """psi_c = T_c * the indicators of the variables homed in c, per row (a read-only broadcast of T_c
-        for a clique whose variables are all missing in every row)."""
+    def _potential(self, c: int, codes: np.ndarray) -> np.ndarray:
+        """psi_c = T_c * the indicators of the variables homed in c, per row of ``codes`` (a read-only
+        broadcast of T_c when none of them is observed)."""
         B = codes.shape[0]
-        out = []
-        for c, vs in enumerate(self.cliques):
-            psi = np.broadcast_to(self.tables[c], (B,) + self.cards[c])
-            fresh = False
-            for v in self.evidence[c]:
-                x = codes[:, v]
-                obs = np.flatnonzero(x >= 0)
-                if not obs.size:
-                    continue
-                r = self.var_cards[v]
-                lam = np.ones((B, r))
-                lam[obs] = 0.0
-                lam[obs, x[obs]] = 1.0
-                lam = lam.reshape([B] + [r if u == v else 1 for u in vs])
-                if fresh:
-                    psi *= lam
-                else:
-                    psi, fresh = psi * lam, True
-            out.append(psi)
-        return out
+        vs = self.cliques[c]
+        psi = np.broadcast_to(self.tables[c], (B,) + self.cards[c])
+        fresh = False
+        for v in self.evidence[c]:
+            x = codes[:, v]
+            obs = np.flatnonzero(x >= 0)
+            if not obs.size:
+                continue
+            r = self.var_cards[v]
+            lam = np.ones((B, r))
+            lam[obs] = 0.0
+            lam[obs, x[obs]] = 1.0
+            lam = lam.reshape([B] + [r if u == v else 1 for u in vs])
+            if fresh:
+                psi *= lam
+            else:
+                psi, fresh = psi * lam, True
+        return psi
 
     def _times_messages(self, b: np.ndarray, msgs) -> np.ndarray:
         """b times every (message, its broadcast shape) of ``msgs``; b itself is left unchanged."""
@@ -225,40 +226,108 @@ class JunctionTree:
                 b, fresh = b * m, True
         return b
 
+    @staticmethod
+    def _cell(codes: np.ndarray, rows: np.ndarray, variables, cards) -> np.ndarray:
+        """Flat index of each row's observed values of ``variables`` in a table over them (C order)."""
+        if not len(variables):
+            return np.zeros(len(rows), dtype=np.intp)
+        return np.ravel_multi_index(tuple(codes[rows, v] for v in variables), cards)
+
+    def _at(self, msg: np.ndarray, codes: np.ndarray, rows: np.ndarray, edge: _Edge) -> np.ndarray:
+        """A message's value at each row's observed separator configuration."""
+        return msg[rows].reshape(len(rows), -1)[np.arange(len(rows)), self._cell(codes, rows, edge.sep, edge.sep_cards)]
+
+    def _one_hot(self, shape: tuple, codes, rows, values, variables) -> np.ndarray:
+        """(len(rows), *shape) zeros with 1.0 at each row's observed configuration of ``variables`` where its
+        ``values`` are positive: a normalised table whose only non-zero is that configuration."""
+        out = np.zeros((len(rows),) + tuple(shape))
+        pos = np.flatnonzero(values > 0)
+        out.reshape(len(rows), -1)[pos, self._cell(codes, rows[pos], variables, shape)] = 1.0
+        return out
+
     def calibrate(self, codes: np.ndarray, want) -> tuple[dict, np.ndarray]:
         """Beliefs P(C | x_observed) of the cliques in ``want`` for every row of ``codes`` (B, n), each of
         shape (B, *clique cards) and summing to one per row, and log P(x_observed) per row (-inf for rows the
-        model gives probability zero; their beliefs are zero)."""
+        model gives probability zero; their beliefs are zero).
+
+        Only the rows with a missing variable in a clique work on its full table; in a row that observes all
+        of a clique's variables the table has one non-zero cell, so its message is that cell's value (looked
+        up) on a one-hot separator configuration -- the same numbers, bit for bit, as the full table gives."""
         B = codes.shape[0]
-        psi = self._potentials(codes)
+        miss = codes < 0
+        dense, look = [], []
+        for vs in self.cliques:
+            m = miss[:, list(vs)].any(axis=1)
+            dense.append(np.flatnonzero(m))
+            look.append(np.flatnonzero(~m))
         log_z = np.zeros(B)
         up: dict = {}
-        for c in reversed(self.order):                       # children before parents
-            b = self._times_messages(psi[c], [(up[d], self.edges[d].in_parent) for d in self.children[c]])
-            if c == self.root:
-                s = b.reshape(B, -1).sum(axis=1)
-                with np.errstate(divide="ignore"):
-                    log_z += np.log(s)
-                continue
-            e = self.edges[c]
-            up[c] = _rescale(b.sum(axis=e.up_axes), log_z)
-        down: dict = {}
-        beliefs = {}
+        with np.errstate(divide="ignore"):
+            for c in reversed(self.order):                     # children before parents
+                kids, R, L = self.children[c], dense[c], look[c]
+                if R.size:
+                    b = self._times_messages(self._potential(c, codes[R]),
+                                             [(up[d][R], self.edges[d].in_parent) for d in kids])
+                if L.size:
+                    val = self.tables[c].ravel()[self._cell(codes, L, self.cliques[c], self.cards[c])]
+                    for d in kids:
+                        val = val * self._at(up[d], codes, L, self.edges[d])
+                if c == self.root:
+                    if R.size:
+                        log_z[R] += np.log(b.reshape(len(R), -1).sum(axis=1))
+                    if L.size:
+                        log_z[L] += np.log(val)
+                    continue
+                e = self.edges[c]
+                msg = np.zeros((B,) + e.sep_cards)
+                if R.size:
+                    lz = np.zeros(len(R))
+                    msg[R] = _rescale(b.sum(axis=e.up_axes), lz)
+                    log_z[R] += lz
+                if L.size:
+                    log_z[L] += np.log(val)
+                    msg[L] = self._one_hot(e.sep_cards, codes, L, val, e.sep)
+                up[c] = msg
+        beliefs: dict = {}
         want = set(want)
         if not want:                                           # log P(x_observed) needs the upward pass only
             return beliefs, log_z
+        down: dict = {}
         for c in self.order:                                   # parents before children
-            base = psi[c]
-            if c != self.root:
-                base = self._times_messages(base, [(down[c], self.edges[c].in_child)])
-            kids = self.children[c]
+            kids, R, L = self.children[c], dense[c], look[c]
+            if R.size:
+                base = self._potential(c, codes[R])
+                if c != self.root:
+                    base = self._times_messages(base, [(down[c][R], self.edges[c].in_child)])
+            if L.size:
+                lval = self.tables[c].ravel()[self._cell(codes, L, self.cliques[c], self.cards[c])]
+                if c != self.root:
+                    lval = lval * self._at(down[c], codes, L, self.edges[c])
             for d in kids:
-                b = self._times_messages(base, [(up[o], self.edges[o].in_parent) for o in kids if o != d])
-                down[d] = _rescale(b.sum(axis=self.edges[d].down_axes), None)
+                e = self.edges[d]
+                msg = np.zeros((B,) + e.sep_cards)
+                if R.size:
+                    b = self._times_messages(base, [(up[o][R], self.edges[o].in_parent) for o in kids if o != d])
+                    msg[R] = _rescale(b.sum(axis=e.down_axes), None)
+                if L.size:
+                    v = lval
+                    for o in kids:
+                        if o != d:
+                            v = v * self._at(up[o], codes, L, self.edges[o])
+                    msg[L] = self._one_hot(e.sep_cards, codes, L, v, e.sep)
+                down[d] = msg
             if c in want:
-                b = self._times_messages(base, [(up[o], self.edges[o].in_parent) for o in kids])
-                s = b.reshape(B, -1).sum(axis=1)
-                beliefs[c] = b / np.where(s > 0, s, 1.0).reshape((B,) + (1,) * len(self.cards[c]))
+                bel = np.zeros((B,) + self.cards[c])
+                if R.size:
+                    b = self._times_messages(base, [(up[o][R], self.edges[o].in_parent) for o in kids])
+                    s = b.reshape(len(R), -1).sum(axis=1)
+                    bel[R] = b / np.where(s > 0, s, 1.0).reshape((len(R),) + (1,) * len(self.cards[c]))
+                if L.size:
+                    v = lval
+                    for o in kids:
+                        v = v * self._at(up[o], codes, L, self.edges[o])
+                    bel[L] = self._one_hot(self.cards[c], codes, L, v, self.cliques[c])
+                beliefs[c] = bel
         return beliefs, log_z
 
     def margin(self, belief: np.ndarray, c: int, keep) -> np.ndarray:
