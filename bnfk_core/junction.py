@@ -9,9 +9,11 @@ A batch of B rows is B independent evidence cases with the *same* tree: row b's 
 
     psi_c[b] = T_c * prod_{v homed in c} lambda_v[b],   lambda_v[b] = e_{x_bv} (observed) or 1 (missing),
 
-so there is no planning per missingness pattern.  Shafer-Shenoy messages (no division, exact with zero
-probabilities) flow up to the root and back; every message is rescaled per row to sum one and the
-logarithms of the scales add up to log P(x_observed).  A calibrated clique belief, normalised per row, is
+so there is no planning per missingness pattern.  A row that observes every variable of a clique has one
+non-zero cell there: it skips the full table and looks that cell up (its message is one-hot on the separator),
+so the full tables are built only for the rows with a missing variable in the clique.  Shafer-Shenoy messages
+(no division, exact with zero probabilities) flow up to the root and back; every message is rescaled per row
+to sum one and the logarithms of the scales add up to log P(x_observed).  A calibrated clique belief, normalised per row, is
 P(C | x_observed); the posterior of a missing cell, or the joint of a family's missing members, is one of its
 margins.
 
