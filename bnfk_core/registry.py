@@ -140,11 +140,16 @@ class LearnerSpec:
 
 @dataclass(frozen=True)
 class ScoreSpec:
-    """A decomposable structure score of :mod:`bnfk_core.scores` (log scale, higher is better)."""
+    """A decomposable structure score of :mod:`bnfk_core.scores` (log scale, higher is better).
+
+    ``scorer`` builds the local scorer of a score that is not computed from counts
+    (``scorer(codes, cards, *, weights, numbers, **options)``, e.g. :mod:`bnfk_core.kgv`); None for the
+    count scores of :class:`bnfk_core.scores.LocalScorer`."""
 
     name: str
     label: str
     description: str = ""
+    scorer: Callable | None = None
 
 
 @dataclass(frozen=True)
@@ -161,7 +166,7 @@ class EstimatorSpec:
 PROVIDERS = {
     "kernel": ("bnfk_core.kernels", "bnfk_core.similarity"),
     "structure-learning method": ("bnfk_core.learn",),
-    "score": ("bnfk_core.scores",),
+    "score": ("bnfk_core.scores", "bnfk_core.learn"),     # learn imports kgv, which registers "kgv"
     "parameter method": ("bnfk_core.model",),
 }
 
