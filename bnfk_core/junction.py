@@ -23,6 +23,7 @@ bounded: :func:`batch_rows` picks the rows from :data:`BATCH_BYTES` and the tree
 """
 from __future__ import annotations
 
+import hashlib
 import math
 from dataclasses import dataclass
 
@@ -175,6 +176,7 @@ class JunctionTree:
 
     def __init__(self, model):
         shape = tree_shape(model)
+        self.shape = shape
         for name in ("n_vars", "var_cards", "cliques", "cards", "size", "total_cells"):
             setattr(self, name, getattr(shape, name))
         self.tables = None
@@ -228,23 +230,31 @@ class JunctionTree:
                 b, fresh = b * m, True
         return b
 
+    def _plan(self, codes: np.ndarray) -> "_Plan":
+        """The rows of each clique that take the full table or the look-up, cached per row set on the shared
+        :class:`TreeShape` (the same rows under refitted CPTs reuse it)."""
+        codes = np.ascontiguousarray(codes)
+        key = (codes.shape, str(codes.dtype), hashlib.sha1(codes.tobytes()).digest())
+        plans = self.shape.__dict__.setdefault("plans", {})
+        plan = plans.get(key)
+        if plan is None:
+            if len(plans) >= 4:
+                plans.clear()
+            plan = plans[key] = _Plan(self.shape, codes)
+        return plan
+
     @staticmethod
-    def _cell(codes: np.ndarray, rows: np.ndarray, variables, cards) -> np.ndarray:
-        """Flat index of each row's observed values of ``variables`` in a table over them (C order)."""
-        if not len(variables):
-            return np.zeros(len(rows), dtype=np.intp)
-        return np.ravel_multi_index(tuple(codes[rows, v] for v in variables), cards)
+    def _at(msg: np.ndarray, rows: np.ndarray, cells: np.ndarray) -> np.ndarray:
+        """A message's value at each row's observed separator configuration (flat ``cells``)."""
+        return msg[rows].reshape(len(rows), -1)[np.arange(len(rows)), cells]
 
-    def _at(self, msg: np.ndarray, codes: np.ndarray, rows: np.ndarray, edge: _Edge) -> np.ndarray:
-        """A message's value at each row's observed separator configuration."""
-        return msg[rows].reshape(len(rows), -1)[np.arange(len(rows)), self._cell(codes, rows, edge.sep, edge.sep_cards)]
-
-    def _one_hot(self, shape: tuple, codes, rows, values, variables) -> np.ndarray:
-        """(len(rows), *shape) zeros with 1.0 at each row's observed configuration of ``variables`` where its
+    @staticmethod
+    def _one_hot(shape: tuple, cells: np.ndarray, values: np.ndarray) -> np.ndarray:
+        """(len(cells), *shape) zeros with 1.0 at each row's observed configuration (flat ``cells``) where its
         ``values`` are positive: a normalised table whose only non-zero is that configuration."""
-        out = np.zeros((len(rows),) + tuple(shape))
+        out = np.zeros((len(cells),) + tuple(shape))
         pos = np.flatnonzero(values > 0)
-        out.reshape(len(rows), -1)[pos, self._cell(codes, rows[pos], variables, shape)] = 1.0
+        out.reshape(len(cells), -1)[pos, cells[pos]] = 1.0
         return out
 
     def calibrate(self, codes: np.ndarray, want) -> tuple[dict, np.ndarray]:
@@ -256,12 +266,8 @@ class JunctionTree:
         of a clique's variables the table has one non-zero cell, so its message is that cell's value (looked
         up) on a one-hot separator configuration -- the same numbers, bit for bit, as the full table gives."""
         B = codes.shape[0]
-        miss = codes < 0
-        dense, look = [], []
-        for vs in self.cliques:
-            m = miss[:, list(vs)].any(axis=1)
-            dense.append(np.flatnonzero(m))
-            look.append(np.flatnonzero(~m))
+        plan = self._plan(codes)
+        dense, look, cell = plan.dense, plan.look, plan.cell
         log_z = np.zeros(B)
         up: dict = {}
         with np.errstate(divide="ignore"):
@@ -271,9 +277,9 @@ class JunctionTree:
                     b = self._times_messages(self._potential(c, codes[R]),
                                              [(up[d][R], self.edges[d].in_parent) for d in kids])
                 if L.size:
-                    val = self.tables[c].ravel()[self._cell(codes, L, self.cliques[c], self.cards[c])]
+                    val = self.tables[c].ravel()[cell(c, c)]
                     for d in kids:
-                        val = val * self._at(up[d], codes, L, self.edges[d])
+                        val = val * self._at(up[d], L, cell(c, d))
                 if c == self.root:
                     if R.size:
                         log_z[R] += np.log(b.reshape(len(R), -1).sum(axis=1))
@@ -288,7 +294,7 @@ class JunctionTree:
                     log_z[R] += lz
                 if L.size:
                     log_z[L] += np.log(val)
-                    msg[L] = self._one_hot(e.sep_cards, codes, L, val, e.sep)
+                    msg[L] = self._one_hot(e.sep_cards, cell(c, c, True), val)
                 up[c] = msg
         beliefs: dict = {}
         want = set(want)
@@ -302,9 +308,9 @@ class JunctionTree:
                 if c != self.root:
                     base = self._times_messages(base, [(down[c][R], self.edges[c].in_child)])
             if L.size:
-                lval = self.tables[c].ravel()[self._cell(codes, L, self.cliques[c], self.cards[c])]
+                lval = self.tables[c].ravel()[cell(c, c)]
                 if c != self.root:
-                    lval = lval * self._at(down[c], codes, L, self.edges[c])
+                    lval = lval * self._at(down[c], L, cell(c, c, True))
             for d in kids:
                 e = self.edges[d]
                 msg = np.zeros((B,) + e.sep_cards)
@@ -315,8 +321,8 @@ class JunctionTree:
                     v = lval
                     for o in kids:
                         if o != d:
-                            v = v * self._at(up[o], codes, L, self.edges[o])
-                    msg[L] = self._one_hot(e.sep_cards, codes, L, v, e.sep)
+                            v = v * self._at(up[o], L, cell(c, o))
+                    msg[L] = self._one_hot(e.sep_cards, cell(c, d), v)
                 down[d] = msg
             if c in want:
                 bel = np.zeros((B,) + self.cards[c])
@@ -327,8 +333,8 @@ class JunctionTree:
                 if L.size:
                     v = lval
                     for o in kids:
-                        v = v * self._at(up[o], codes, L, self.edges[o])
-                    bel[L] = self._one_hot(self.cards[c], codes, L, v, self.cliques[c])
+                        v = v * self._at(up[o], L, cell(c, o))
+                    bel[L] = self._one_hot(self.cards[c], cell(c, c), v)
                 beliefs[c] = bel
         return beliefs, log_z
 
@@ -337,6 +343,39 @@ class JunctionTree:
         keep = set(keep)
         axes = tuple(1 + a for a, v in enumerate(self.cliques[c]) if v not in keep)
         return belief.sum(axis=axes) if axes else belief
+
+
+class _Plan:
+    """For one row set: per clique the rows with a missing variable in it (``dense``) and the others
+    (``look``), and the flat cells of the latter's observed values (:meth:`cell`)."""
+
+    def __init__(self, tree: TreeShape, codes: np.ndarray):
+        miss = codes < 0
+        self.tree, self.codes = tree, codes.copy()   # a copy: the caller may change its array later
+        self.dense, self.look = [], []
+        for vs in tree.cliques:
+            m = miss[:, list(vs)].any(axis=1)
+            self.dense.append(np.flatnonzero(m))
+            self.look.append(np.flatnonzero(~m))
+        self._cells: dict = {}
+
+    def cell(self, c: int, d: int, own_separator: bool = False) -> np.ndarray:
+        """Flat cell of each look-up row of clique c: in c itself (d == c), on the separator of the edge
+        d -> c (d a child of c), or on c's own separator with its parent (``own_separator``)."""
+        key = (c, d, own_separator)
+        out = self._cells.get(key)
+        if out is None:
+            t = self.tree
+            if d == c and not own_separator:
+                variables, cards = t.cliques[c], t.cards[c]
+            else:
+                e = t.edges[c if own_separator else d]
+                variables, cards = e.sep, e.sep_cards
+            rows = self.look[c]
+            out = (np.ravel_multi_index(tuple(self.codes[rows, v] for v in variables), cards) if len(variables)
+                   else np.zeros(len(rows), dtype=np.intp))
+            self._cells[key] = out
+        return out
 
 
 def _rescale(m: np.ndarray, log_z: np.ndarray | None) -> np.ndarray:
