@@ -17,6 +17,7 @@ from .common import (
     add_streaming_options,
     check_output,
     input_files,
+    need_model,
     progress,
     read_data,
     read_model_file,
@@ -81,7 +82,7 @@ def _cmd_mmd(args) -> dict:
     from ..rowwise import stream_mmd
     from ..session import is_session_file
     from .chunks import read_chunks
-    model = read_model_file(args.model)
+    model = read_model_file(need_model(args))
     if args.engine == "dask":
         for path in (args.a, args.b):
             if is_session_file(path):
@@ -104,7 +105,7 @@ def _cmd_features(args) -> dict:
     import scipy.sparse as sp
     from ..kernels import feature_offsets, features
     check_output(args.output, (".npz",), "features", input_files(args))
-    model = read_model_file(args.model)
+    model = read_model_file(need_model(args))
     data = read_data(args.data, args, model=model)
     Phi = features(model, data)
     with atomic_path(args.output) as tmp:
@@ -122,7 +123,7 @@ def _cmd_loglik(args) -> dict:
     if args.output:
         check_output(args.output, (".csv",), "log-likelihoods", input_files(args))
     t0 = time.perf_counter()
-    model = read_model_file(args.model)
+    model = read_model_file(need_model(args))
     if args.chunksize is not None:
         chunks = read_chunks(args.data, args, model)
         if args.output:
@@ -175,7 +176,7 @@ def register(sub) -> None:
     p = sub.add_parser("mmd", help=SUBCOMMANDS["mmd"])
     p.add_argument("a", metavar="A.csv")
     p.add_argument("b", metavar="B.csv")
-    p.add_argument("--model", required=True, metavar="M.bif")
+    p.add_argument("--model", metavar="M.bif", help="the network (default: the session's, when the data are a session file)")
     add_quiet(p)
     add_data_options(p)
     add_streaming_options(p, "read DATA (CSV or .parquet) ROWS rows at a time: both files' mean embeddings from "
@@ -185,14 +186,14 @@ def register(sub) -> None:
 
     p = sub.add_parser("features", help=SUBCOMMANDS["features"])
     p.add_argument("data", metavar="DATA.csv")
-    p.add_argument("--model", required=True, metavar="M.bif")
+    p.add_argument("--model", metavar="M.bif", help="the network (default: the session's, when the data are a session file)")
     p.add_argument("-o", "--output", required=True, metavar="PHI.npz")
     add_data_options(p)
     p.set_defaults(func=_cmd_features)
 
     p = sub.add_parser("loglik", help=SUBCOMMANDS["loglik"])
     p.add_argument("data", metavar="DATA.csv")
-    p.add_argument("--model", required=True, metavar="M.bif")
+    p.add_argument("--model", metavar="M.bif", help="the network (default: the session's, when the data are a session file)")
     p.add_argument("-o", "--output", metavar="LL.csv", help="write one value per row (column 'loglik', rows in "
                                                              "the file's order)")
     add_chunksize(p, "a chunk of rows at a time, memory independent of DATA's rows")

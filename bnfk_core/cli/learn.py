@@ -12,6 +12,7 @@ from .common import (
     check_output,
     input_files,
     float_in,
+    guard_learning_width,
     int_at_least,
     progress,
     read_data,
@@ -26,6 +27,7 @@ def _cmd_learn(args) -> dict:
     from ..learn import learn_structure
     from ..model import fit, write_model
     ext = check_output(args.output, (".bif", ".json"), "a model", input_files(args))
+    guard_learning_width(args.data, args, args.structure)
     if args.chunksize is not None or args.engine == "dask":
         data = _read_streaming(args)
     else:

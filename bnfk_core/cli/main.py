@@ -20,10 +20,10 @@ import os
 import sys
 import warnings
 
-from ..errors import BnfkError
-from ..memory import DEFAULT_MAX_BYTES, memory_limit_set
+from ..errors import BnfkError, bounded
+from ..limits import DEFAULT_MAX_BYTES, memory_limit_set
 from . import cluster, impute, kernel, kgv, landscape, learn, prototypes, report, reproduce, segments
-from .common import CliParser, _end_progress_line, cli_wording, emit, use_session_model
+from .common import CliParser, _end_progress_line, add_max_memory, cli_wording, emit, use_session_model
 
 __all__ = ["main", "build_parser", "COMMANDS"]
 
@@ -48,6 +48,11 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         else:
             for name, help_line in names.items():
                 sub.add_parser(name, help=help_line)
+    for p in sub.choices.values():  # every subcommand obeys a memory limit (its guards name --max-memory)
+        try:
+            add_max_memory(p)
+        except argparse.ArgumentError:  # it has one already
+            pass
     return parser
 
 
@@ -57,9 +62,10 @@ def _command(argv: list) -> str:
 
 
 def _fail(message: str) -> int:
+    """The one ``error: ...`` line (echoed values cut: :func:`bnfk_core.errors.bounded`) and exit code 2."""
     _end_progress_line()
     try:
-        sys.stderr.write(f"error: {message}\n")
+        sys.stderr.write(f"error: {bounded(' '.join(str(message).splitlines()))}\n")
         sys.stderr.flush()
     except OSError:  # stderr itself is gone: nothing more to say
         pass
@@ -85,9 +91,13 @@ def main(argv=None) -> int:
     except SystemExit as exc:  # --help (0) or a usage error already reported on one line (2)
         return exc.code if isinstance(exc.code, int) else 2
     try:
+        from ..stream_dask import check_address, timeout_set   # (imports pandas: not needed for --help)
         limit = getattr(args, "max_memory", None)
-        with warnings.catch_warnings(), memory_limit_set(None if limit == math.inf else limit or DEFAULT_MAX_BYTES):
+        with warnings.catch_warnings(), memory_limit_set(None if limit == math.inf else limit or DEFAULT_MAX_BYTES), \
+                timeout_set(getattr(args, "dask_timeout", None)):
             warnings.simplefilter("ignore", FutureWarning)
+            if getattr(args, "scheduler", None) is not None:
+                check_address(args.scheduler)   # a malformed address is refused before any file is read
             use_session_model(args, argv)
             result = args.func(args)
             if result is not None:
