@@ -353,6 +353,8 @@ def structural_em(data, method: str = "hc", *, score: str = "bic", params: str =
     res = LearnResult(dag=dag, method=start.method, score_name=score, score=float(best), n_rows_used=n_total,
                       notes=notes, seconds=time.perf_counter() - t0)
     model.fit_info["missing_data"] = "em"
+    if progress is not None:
+        progress(1.0, f"structural EM: done, {dag.n_arcs} arcs")
     return res, model, history
 
 
