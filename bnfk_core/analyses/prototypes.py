@@ -45,6 +45,7 @@ from scipy.sparse.linalg import LinearOperator, svds
 from scipy.special import gammaincc, gammaln
 
 from ..errors import BnfkError
+from ..fixed_evidence import FixedEvidence
 from ..inference import log_likelihood, parent_marginals, posterior
 from ..kernels import features, guard_tables, mmd as kernel_mmd
 from ..learn import learn_structure
@@ -606,7 +607,11 @@ class HeldOut:
     """Fast, exact held-out evaluation of many re-fits of one structure.
 
     Everything is reduced to counts: the test NLL is -sum_i sum_cells N^test_cell log theta_cell / M,
-    and the class posterior is computed once per distinct feature pattern of the test half.
+    and the class posterior is computed once per distinct feature pattern of the test half.  Test rows with
+    missing cells add their observed families to the counts and the rest of log P(x_observed) by enumerating
+    each group of connected missing cells (:class:`~bnfk_core.fixed_evidence.FixedEvidence`: the gathers
+    are planned once, a re-fit only changes the CPTs); rows whose groups are too large go through
+    junction-tree inference.  :meth:`evaluate_many` scores many re-fits at once.
     """
 
     def __init__(self, dag, test, class_column: str | None = None, pseudo_count: float = 1.0):
@@ -630,6 +635,21 @@ class HeldOut:
         # rows with missing cells: log P(x_observed) and the class posterior by inference (slower, exact)
         self.incomplete = test.subset(np.flatnonzero(~complete)) if (~complete).any() else None
         self.test_counts = [self._family_counts(codes, i) for i in range(len(self.variables))]
+        sizes = [q * int(r) for q, r in zip(self.q, self.cards)]
+        self.offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+        self.fixed, self.fallback = None, None
+        if self.incomplete is not None:
+            self.fixed = FixedEvidence(self.incomplete.codes, self.parents, self.cards)
+            if self.fixed.fallback.size:
+                self.fallback = self.incomplete.subset(self.fixed.fallback)
+        self.counts = np.concatenate(self.test_counts)      # complete rows' and incomplete rows' observed families
+        if self.fixed is not None:
+            self.counts = self.counts + self.fixed.observed_counts
+        # CPT normalisation blocks: one per (variable, parent configuration), r_i cells each
+        self.block_starts = np.concatenate([self.offsets[i] + np.arange(self.q[i]) * int(self.cards[i])
+                                            for i in range(len(self.q))]).astype(np.int64)
+        self.block_of_cell = np.repeat(np.arange(len(self.block_starts)),
+                                       np.repeat([int(r) for r in self.cards], self.q))
         self.cls = None
         if class_column is not None:
             self.cls = self.variables.index(class_column)
@@ -679,13 +699,38 @@ class HeldOut:
         return BayesNet(self.dag, tuple(self.states),
                         tuple(t.reshape(self.q[i], -1) for i, t in enumerate(cpts)))
 
+    def fit_many(self, codes: np.ndarray) -> np.ndarray:
+        """:meth:`fit` of each of D code matrices (D, k, n) at once: flat CPTs concatenated, shape (D, cells)."""
+        codes = np.asarray(codes, dtype=np.int64)
+        D, C = codes.shape[0], int(self.offsets[-1])
+        flat = codes.reshape(-1, codes.shape[-1])
+        draw = np.repeat(np.arange(D, dtype=np.int64) * C, codes.shape[1])
+        cells = []
+        for i in range(len(self.variables)):
+            ok = (flat[:, list(self.parents[i]) + [i]] >= 0).all(axis=1)
+            cells.append(draw[ok] + self.offsets[i] + self._flat(flat[ok], i))
+        cnt = np.bincount(np.concatenate(cells), minlength=D * C).reshape(D, C).astype(float) + self.pseudo
+        return cnt / np.add.reduceat(cnt, self.block_starts, axis=1)[:, self.block_of_cell]
+
+    def _log_evidence(self, logs_flat: np.ndarray) -> np.ndarray:
+        """sum over test rows of log P(x_observed), without the fallback rows, for flat log-CPTs (..., cells)."""
+        total = logs_flat @ self.counts
+        if self.fixed is not None:
+            total = total + self.fixed.group_log_sum(logs_flat)
+        return total
+
     def evaluate_cpts(self, cpts) -> dict:
         logs = [np.log(t) for t in cpts]
-        total = float(sum(self.test_counts[i] @ logs[i] for i in range(len(logs))))
+        total = float(self._log_evidence(np.concatenate(logs)))
+        return self._finish(total, logs, cpts)
+
+    def _finish(self, total: float, logs, cpts) -> dict:
+        """The metrics from the enumerated log-likelihood ``total``: the fallback rows and the class metrics."""
         net = None
-        if self.incomplete is not None:
+        if self.fallback is not None or (self.cls is not None and self.incomplete is not None):
             net = self.model(cpts)
-            total += float(log_likelihood(net, self.incomplete).sum())
+        if self.fallback is not None:
+            total += float(log_likelihood(net, self.fallback).sum())
         res = {"nll": -total / self.M}
         if self.cls is not None:
             logj = np.zeros(self.pattern_counts.shape)
@@ -709,6 +754,22 @@ class HeldOut:
     def evaluate(self, codes) -> dict:
         """Held-out metrics of the structure re-fitted (pseudo-count) on ``codes``."""
         return self.evaluate_cpts(self.fit(codes))
+
+    def evaluate_many(self, codes: np.ndarray, chunk: int = 64) -> list[dict]:
+        """:meth:`evaluate` of each of D code matrices of the same size (D, k, n), re-fitted and scored in
+        chunks of ``chunk`` at once (the same numbers to rounding)."""
+        codes = np.asarray(codes, dtype=np.int64)
+        out = []
+        for a in range(0, codes.shape[0], chunk):
+            flat = self.fit_many(codes[a:a + chunk])
+            with np.errstate(divide="ignore"):
+                L = np.log(flat)
+            totals = self._log_evidence(L)
+            for d in range(flat.shape[0]):
+                cpts = [flat[d, self.offsets[i]:self.offsets[i + 1]] for i in range(len(self.q))]
+                logs = [L[d, self.offsets[i]:self.offsets[i + 1]] for i in range(len(self.q))]
+                out.append(self._finish(float(totals[d]), logs, cpts))
+        return out
 
 
 @dataclass
@@ -818,7 +879,7 @@ def run_summarization(exp: SummarizationExperiment, k: int, *, random_draws: int
     seconds["random_draws"] = time.perf_counter() - t0
     details = {}
     if "random" in criteria:
-        evals = [held.evaluate(train.codes[s]) for s in draws]
+        evals = held.evaluate_many(train.codes[draws])
         rnd = {}
         for key in evals[0]:
             v = np.array([e[key] for e in evals])
