@@ -86,8 +86,8 @@ def zoo_kernels() -> list[tuple[str, str, str]]:
 
 
 def zoo_datasets() -> tuple:
-    """The bundled data sets (sample_data/catalog.json), sorted."""
-    return tuple(sorted(ex._catalog()))
+    """The bundled data sets with a label column (sample_data/catalog.json), sorted."""
+    return tuple(sorted(k for k, e in ex._catalog().items() if e.get("class_column")))
 
 
 def _load(stem: str):
