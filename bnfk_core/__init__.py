@@ -18,9 +18,11 @@ from .inference import marginal, parent_marginals, posterior
 from .kernels import contributions, features, gram, mmd, set_kernel
 from .model import BayesNet, fit, read_model, write_model
 from .similarity import fit_measure  # registers the similarity measures
+from .lca import kernel as _lca_kernel  # noqa: F401 - registers the latent-class Fisher kernel and clusterer
+from .lca import fit_lca
 
 __version__ = "0.1.0"
 
 __all__ = ["DAG", "CategoricalData", "load_csv", "BnfkError", "DataError", "KernelError", "ModelError",
            "StructureError", "marginal", "parent_marginals", "posterior", "contributions", "features", "gram",
-           "mmd", "set_kernel", "BayesNet", "fit", "read_model", "write_model", "fit_measure", "__version__"]
+           "mmd", "set_kernel", "BayesNet", "fit", "read_model", "write_model", "fit_measure", "fit_lca", "__version__"]

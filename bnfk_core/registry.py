@@ -28,8 +28,8 @@ from typing import Callable, Iterator
 
 from .errors import BnfkError, KernelError, ModelError, StructureError
 
-__all__ = ["Registry", "KernelSpec", "LearnerSpec", "ScoreSpec", "EstimatorSpec", "KERNELS", "LEARNERS",
-           "SCORES", "ESTIMATORS", "feature_learners", "kernel_abbr"]
+__all__ = ["Registry", "KernelSpec", "LearnerSpec", "ScoreSpec", "EstimatorSpec", "ClustererSpec", "KERNELS",
+           "LEARNERS", "SCORES", "ESTIMATORS", "CLUSTERERS", "feature_learners", "kernel_abbr"]
 
 
 class Registry(Mapping):
@@ -142,10 +142,35 @@ class EstimatorSpec:
     description: str = field(default="")
 
 
+@dataclass(frozen=True)
+class ClustererSpec:
+    """A clustering algorithm of ``cluster --algorithm`` (:func:`bnfk_core.analyses.cluster.run_clustering`).
+
+    ``uses_kernel``: the algorithm clusters a kernel's Gram matrix or feature map (``run`` is None: the
+    kernel path of ``run_clustering``).  Otherwise ``run(data, n_clusters, *, seed, **options)`` clusters the
+    rows itself and returns a dict with at least ``labels`` (one int per row) and ``cluster_seconds``."""
+
+    name: str
+    label: str
+    uses_kernel: bool = True
+    run: Callable | None = None
+    description: str = ""
+
+
 KERNELS = Registry("kernel", KernelError)
 LEARNERS = Registry("structure-learning method", StructureError)
 SCORES = Registry("score", StructureError)
 ESTIMATORS = Registry("parameter method", ModelError)
+CLUSTERERS = Registry("clustering algorithm", BnfkError)
+for _spec in (   # the kernel path of analyses.cluster.run_clustering; clusterers with their own ``run`` register there
+        ClustererSpec("auto", "Automatic", description="correlation clustering when the Gram matrix and its work space "
+                                                       "fit the memory limit, else kmeans-features"),
+        ClustererSpec("correlation", "Correlation clustering",
+                      description="local search with restarts on the (shifted) Gram matrix, thesis eq. 5.2"),
+        ClustererSpec("spectral", "Spectral clustering", description="scikit-learn on an affinity built from the Gram matrix"),
+        ClustererSpec("kmeans-features", "Kernel k-means (features)",
+                      description="k-means on the explicit sparse feature map, linear memory")):
+    CLUSTERERS.register(_spec)
 
 
 def feature_learners() -> tuple:
@@ -183,6 +208,10 @@ def options_markdown() -> str:
             "|---|---|---|---|"]
     out += [f"| `{e.name}` | {cell(e.label)} | {'yes' if e.uses_pseudo_count else 'no'} | {cell(e.description)} |"
             for e in ESTIMATORS.values()]
+    out += ["", "## Clustering algorithms (`cluster --algorithm`)", "", "| name | label | uses a kernel | description |",
+            "|---|---|---|---|"]
+    out += [f"| `{c.name}` | {cell(c.label)} | {'yes' if c.uses_kernel else 'no'} | {cell(c.description)} |"
+            for c in CLUSTERERS.values()]
     return "\n".join(out) + "\n"
 
 
