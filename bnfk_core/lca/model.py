@@ -283,7 +283,8 @@ class LatentClassModel:
         from .fibers import identifiability
         ident = identifiability(self)
         out = {"classes": self.n_classes, "loglik": float(self.loglik), "bic": self.bic, "aic": self.aic,
-               "parameters": self.parameters, "rows": float(self.n_rows), "starts": self.starts,
+               "parameters": self.parameters,
+               "rows": int(self.n_rows) if float(self.n_rows).is_integer() else float(self.n_rows), "starts": self.starts,
                "starts_at_best": self.starts_at_best, "iterations": self.iterations, "converged": self.converged,
                "seed": self.seed, "class_weights": [float(x) for x in self.weights],
                "class_sizes": self.class_sizes(data), "identifiable": ident["identifiable"],
