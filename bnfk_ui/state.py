@@ -557,12 +557,11 @@ def _gram(_model: BayesNet, model_key: str, _feat: CategoricalData, fingerprint:
 
 
 def session_network(m: BayesNet, kind: str) -> tuple[BayesNet, str]:
-    """``(network, kind)`` to compute the kernel ``kind`` with: the model the Latent classes page handed over
-    (``lca_network``, for the current features) and the Fisher kernel for ``lca-fisher`` -- the Fisher kernel of
-    the hidden-root network with the class always missing IS the latent-class Fisher kernel -- else ``(m, kind)``."""
+    """``(network, kind)`` to compute the kernel ``kind`` with: for ``lca-fisher`` the model the Latent classes page
+    handed over (``lca_network``, for the current features), else ``(m, kind)``."""
     lat = st.session_state.get("lca_network")
     if kind == "lca-fisher" and lat and lat[0] == feature_data().fingerprint():
-        return lat[1], kernels.FISHER
+        return lat[1], kind
     return m, kind
 
 
@@ -571,6 +570,8 @@ def gram_matrix(m: BayesNet, kind: str | None = None) -> GramResult:
     ss = st.session_state
     feat = feature_data()
     m, kind = session_network(m, kind or ss.kernel_kind)
+    if kind == "lca-fisher" and (m.fit_info or {}).get("hidden"):   # the handed-over network's Fisher kernel (the
+        kind = kernels.FISHER                                       # class always missing) IS the latent-class one
     K = _gram(m, m.key(), feat, feat.fingerprint(), (int(ss.kernel_rows), int(ss.kernel_seed)), kind,
               bool(ss.kernel_normalize))
     rows = kernel_rows()

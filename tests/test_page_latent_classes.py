@@ -41,3 +41,12 @@ def test_reversed_range_is_one_error():
     at.number_input(key="w_lca_kmin").set_value(5).run()
     at.number_input(key="w_lca_kmax").set_value(2).run()
     assert at.error and not at.exception
+
+
+def test_kernel_page_offers_the_latent_class_fisher_kernel():
+    at = page_app("kernel.py", 180).run()
+    at.selectbox(key="w_kernel_kind").set_value("lca-fisher").run()
+    assert_clean(at)
+    assert at.session_state["kernel_kind"] == "lca-fisher"
+    m = {x.label: x.value for x in at.metric}
+    assert m["K(A, B)"] == m["Σ K_i (unnormalised)"]

@@ -55,8 +55,21 @@ class LatentClassKernel(NetworkKernel):
 
     def __init__(self, net, lca=None, notes=()):
         super().__init__(LCA_FISHER, net, structure="latent class", params="EM + 1 pseudo-count", notes=notes)
-        self.variables = tuple(v for v in net.variables if v != net.fit_info.get("hidden"))
+        self.hidden = net.fit_info.get("hidden")
+        self.variables = tuple(v for v in net.variables if v != self.hidden)
         self.lca = lca
+
+    def contributions(self, x, y):
+        """Per observed variable: its block's term of Theorem 1 plus an equal share of the class node's term
+        (sum_t p(t|x) p(t|y) / w_t - 1), so that the terms sum to K(x, y); :meth:`class_term` gives that term."""
+        full = super().contributions(x, y)
+        h = list(self.model.variables).index(self.hidden)
+        rest = np.delete(full, h)
+        return rest + full[h] / max(len(rest), 1)
+
+    def class_term(self, x, y) -> float:
+        """The class node's term of K(x, y)."""
+        return float(super().contributions(x, y)[list(self.model.variables).index(self.hidden)])
 
 
 def _is_latent_network(model, train) -> bool:
