@@ -175,3 +175,13 @@ def test_range_and_errors(carcinoma):
         fit_lca(carcinoma, 0)
     with pytest.raises(LcaError, match="number of starts"):
         fit_lca(carcinoma, 2, starts=0)
+
+
+def test_reproduce_lca_quick(tmp_path):
+    import pandas as pd
+
+    from bnfk_core.reproduce import experiments as rep
+    rec = rep.run_experiment("lca", tmp_path, rep.Settings(quick=True))
+    assert rec["carcinoma_max_abs_difference"] < 1e-3
+    ari = pd.read_csv(tmp_path / "lca_ari.csv").set_index("dataset")
+    assert ari.loc["soybean_small", "ari"] == pytest.approx(1.0) and set(ari.index) == {"zoo", "soybean_small"}
