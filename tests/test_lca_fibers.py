@@ -9,6 +9,7 @@ import pytest
 
 from bnfk_core.data import from_codes, load_csv
 from bnfk_core.lca import LatentClassModel, LcaError, fit_lca
+from bnfk_core.lca.report import summary
 from bnfk_core.lca.fibers import (Moments, exact_joint, identifiability, invert_two_classes, kruskal_rank,
                                   rank_diagnostic)
 
@@ -98,5 +99,5 @@ def test_fitted_carcinoma_models(sample_path):
     d = load_csv(sample_path("carcinoma"))
     v2 = identifiability(fit_lca(d, 2, 10))
     assert v2["identifiable"] is True and v2["parameter_sets"] == 2
-    s = fit_lca(d, 3, 10).summary(d)
+    s = summary(fit_lca(d, 3, 10), d)
     assert s["identifiable"] in (True, None) and s["classes"] == 3 and sum(s["class_sizes"]) == 118

@@ -6,6 +6,7 @@ from ..analyses.cluster import clustering_metrics
 from ..files import atomic_path
 from ..lca import fit_lca_range, parse_classes
 from ..lca.fibers import Moments, rank_diagnostic
+from ..lca.report import summary
 from ..model import write_model
 from .common import add_data_options, add_quiet, check_output, input_files, int_at_least, progress, read_data
 
@@ -22,7 +23,7 @@ def _cmd_lca(args) -> dict:
                          progress=progress(args))
     entries = []
     for m in fits:
-        e = m.summary(feats)
+        e = summary(m, feats)
         if data.class_column:
             e.update({k: v for k, v in clustering_metrics(data.labels(), m.modal_classes(feats)).items()
                       if k in ("ari", "ami", "v_measure")})

@@ -278,21 +278,6 @@ class LatentClassModel:
         cache[key] = net
         return net
 
-    def summary(self, data=None) -> dict:
-        """The JSON-ready facts (the CLI's entry for one K)."""
-        from .fibers import identifiability
-        ident = identifiability(self)
-        out = {"classes": self.n_classes, "loglik": float(self.loglik), "bic": self.bic, "aic": self.aic,
-               "parameters": self.parameters,
-               "rows": int(self.n_rows) if float(self.n_rows).is_integer() else float(self.n_rows), "starts": self.starts,
-               "starts_at_best": self.starts_at_best, "iterations": self.iterations, "converged": self.converged,
-               "seed": self.seed, "class_weights": [float(x) for x in self.weights],
-               "class_sizes": self.class_sizes(data), "identifiable": ident["identifiable"],
-               "identifiability": ident,
-               "profiles": {v: {str(t + 1): dict(zip(self.states[i], map(float, self.profiles[i][t])))
-                                for t in range(self.n_classes)} for i, v in enumerate(self.variables)}}
-        return out
-
 
 def _rows_of(data):
     """(codes, weights, variables, states, source) of a CategoricalData or its streamed distinct rows."""

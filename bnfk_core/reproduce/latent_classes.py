@@ -10,10 +10,13 @@
 """
 from __future__ import annotations
 
+from pathlib import Path
+
 import pandas as pd
 from sklearn.metrics import adjusted_rand_score
 
 from ..analyses.cluster import default_n_clusters
+from ..data import load_csv
 from ..lca import fit_lca
 from . import experiments as ex
 
@@ -26,7 +29,7 @@ NOTES_ARI = {"house_votes_84": 0.557, "lymphography": 0.329, "zoo": 0.839, "soyb
 
 
 def carcinoma_table(starts: int, seed: int) -> pd.DataFrame:
-    data = ex.load_csv(ex._root() / "sample_data" / "carcinoma.csv")
+    data = load_csv(Path(__file__).resolve().parents[2] / "sample_data" / "carcinoma.csv")
     rows = []
     for k, pub in POLCA_CARCINOMA.items():
         m = fit_lca(data, k, starts, seed)
@@ -59,7 +62,8 @@ def run_lca(settings, w, progress) -> dict:
     bad = [s for s in names if s not in NOTES_ARI]
     if bad:
         raise ex.ReproduceError(f"'{bad[0]}' has no published latent-class ARI; choose from {', '.join(NOTES_ARI)}.")
-    ex._say(progress, 0.0, "carcinoma")
+    if progress is not None:
+        progress(0.0, "carcinoma")
     car = carcinoma_table(starts, settings.seed)
     w.table("lca_carcinoma", car, title="Latent class models on carcinoma: ours vs poLCA",
             caption="poLCA's documented maximum log-likelihoods of data(carcinoma): -317.2568 (2 classes), "
@@ -67,7 +71,8 @@ def run_lca(settings, w, progress) -> dict:
             measured="best log-likelihood of EM from seeded random starts; parameters (K-1) + K * sum(r_i - 1)",
             setup=f"{starts} seeded starts (Dirichlet(1) profiles, uniform weights), seed {settings.seed}, "
                   "stop when the mean log-likelihood per row gains < 1e-8")
-    ex._say(progress, 0.5, "ARI against the labels")
+    if progress is not None:
+        progress(0.5, "ARI against the labels")
     ari = ari_table(starts, settings.seed, names)
     w.table("lca_ari", ari, title="Latent-class clustering: ARI of the modal classes against the labels",
             caption="new-seeds-notes.md: best of 10 EM starts, K = number of classes: house_votes_84 0.557, "
