@@ -185,3 +185,23 @@ def test_reproduce_lca_quick(tmp_path):
     assert rec["carcinoma_max_abs_difference"] < 1e-3
     ari = pd.read_csv(tmp_path / "lca_ari.csv").set_index("dataset")
     assert ari.loc["soybean_small", "ari"] == pytest.approx(1.0) and set(ari.index) == {"zoo", "soybean_small"}
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_grouped_rows_equal_the_dense_one_hot_path(seed):
+    """The compiled pass over the groups' configurations gives the one-hot GEMM path's numbers (missing cells,
+    weights, underflow-prone sharp profiles included)."""
+    from bnfk_core.lca.model import variable_groups
+    rng = np.random.default_rng(seed)
+    cards = [int(r) for r in rng.integers(2, 5, size=9)]
+    codes = _random_codes(rng, 300, cards, 0.1)
+    weights = rng.integers(1, 3, 300).astype(float)
+    theta, w = initial_parameters(cards, 3, 5, seed)
+    theta[0, :, 0] = np.where(theta[0, :, 0] > 0.5, 1 - 1e-200, 1e-200)   # a start with near-0/1 profiles
+    X = one_hot(codes, cards)
+    a = em_runs(X, weights, cards, theta, w, max_iter=15)
+    b = em_runs(X, weights, cards, theta, w, max_iter=15, codes=codes)
+    assert len(variable_groups(codes, cards)) >= 2
+    np.testing.assert_allclose(b["loglik"], a["loglik"], rtol=1e-12)
+    np.testing.assert_allclose(b["theta"], a["theta"], atol=1e-10)
+    np.testing.assert_array_equal(b["iterations"], a["iterations"])
