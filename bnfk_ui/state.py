@@ -25,6 +25,7 @@ from bnfk_core.errors import BnfkError, DataError
 from bnfk_core.learn import learn_feature_structure
 from bnfk_core.model import BayesNet, fit
 from bnfk_core.registry import KERNELS, SCORES
+from bnfk_core.kgv import raw_numbers
 from bnfk_core.scores import score_dag
 
 from . import bigdata, jobs, settings
@@ -528,7 +529,8 @@ def model(d: DAG | None = None) -> BayesNet:
 def _scores(_feat: CategoricalData, fingerprint: str, dag_key: str) -> dict:
     d = DAG.from_dict(json.loads(dag_key))
     w = getattr(_feat, "weights", None)
-    return {s: float(score_dag(_feat.codes, _feat.cardinalities, d, s, weights=w)) for s in SCORES}
+    raw = raw_numbers(_feat)   # the KGV score searches numbers unbinned
+    return {s: float(score_dag(_feat.codes, _feat.cardinalities, d, s, weights=w, numbers=raw)) for s in SCORES}
 
 
 def scores(d: DAG | None = None) -> dict:

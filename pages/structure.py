@@ -6,6 +6,8 @@ from bnfk_core.dag import DAG, covered_arcs, segment_arcs
 from bnfk_core.errors import StructureError
 from bnfk_core.registry import ESTIMATORS, SCORES
 from bnfk_ui import common, figures, live, state
+from bnfk_ui.sections import kgv as kgv_section
+from bnfk_ui.sections import landscape as landscape_section
 from bnfk_ui.sections import structure as sections
 from bnfk_ui.sections.structure import act, message
 
@@ -71,8 +73,9 @@ if common.start("Structure"):
 
     with common.shown_errors():
         sections.live_panel(feat)
-    t_learn, t_edit, t_seg, t_eq, t_io = st.tabs(["Learn", "Edit arcs", "Segment presets", "Equivalence class",
-                                                  "Import / export"])
+    t_learn, t_edit, t_seg, t_eq, t_land, t_kgv, t_io = st.tabs(
+        ["Learn", "Edit arcs", "Segment presets", "Equivalence class", "Score landscape", "KGV (mixed data)",
+         "Import / export"])
     with t_learn:
         sections.learn_tab(feat)
     with t_edit:
@@ -81,5 +84,9 @@ if common.start("Structure"):
         sections.presets_tab(dg)
     with t_eq:
         sections.equivalence_tab(dg, cov)
+    with t_land:
+        landscape_section.landscape_tab(feat)
+    with t_kgv:
+        kgv_section.kgv_tab()
     with t_io:
         sections.io_tab(feat, dg, fig)
