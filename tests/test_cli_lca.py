@@ -50,3 +50,22 @@ def test_cluster_algorithm_lca(capsys, sample_path):
                         "--restarts", "10", "--no-labels-out")
     d = json.loads(out)
     assert code == 0 and d["algorithm"] == "lca" and d["ari"] > 0.6 and d["n_clusters"] == 7
+
+
+def test_saved_latent_class_network_feeds_kernel_and_prototypes(capsys, sample_path, tmp_path):
+    """A JSON model keeps the hidden class: the CSV loads against it (the class is no column) and its Fisher
+    kernel is the latent-class Fisher kernel of that network."""
+    import numpy as np
+
+    from bnfk_core.data import load_csv
+    from bnfk_core.lca.kernel import LatentClassKernel
+    model, K = tmp_path / "m.json", tmp_path / "K.npy"
+    data = str(sample_path("soybean_small"))
+    assert _run(capsys, "lca", data, "--classes", "3", "--class-column", "class", "-o", str(model), "--quiet")[0] == 0
+    assert _run(capsys, "kernel", data, "--model", str(model), "--class-column", "class", "-o", str(K))[0] == 0
+    feats = load_csv(data, class_column="class").without_class()
+    want = LatentClassKernel(read_model(model)).gram(feats)
+    np.testing.assert_allclose(np.load(K), want, atol=1e-10)
+    code, out, _ = _run(capsys, "prototypes", data, "--model", str(model), "--k", "4", "--class-column", "class",
+                        "--quiet")
+    assert code == 0 and len(json.loads(out)["indices"]) == 4
