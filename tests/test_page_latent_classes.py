@@ -50,3 +50,10 @@ def test_kernel_page_offers_the_latent_class_fisher_kernel():
     assert at.session_state["kernel_kind"] == "lca-fisher"
     m = {x.label: x.value for x in at.metric}
     assert m["K(A, B)"] == m["Σ K_i (unnormalised)"]
+
+
+def test_clustering_page_with_the_latent_class_fisher_kernel():
+    at = page_app("clustering.py", 300).run()
+    at.selectbox(key="w_clu_kernel").set_value("lca-fisher").run()
+    assert_clean(at)
+    assert at.session_state["clu_kernel"] == "lca-fisher"
