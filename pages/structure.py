@@ -56,7 +56,7 @@ if common.start("Structure"):
                   on_click=act("top", lambda: state.set_dag(DAG(feat.variables), "Empty network")))
         message("top")
     with fig_col:
-        info = {v: f"<b>{v}</b><br>{len(feat.states[i])} levels<br>parents: {', '.join(dg.parents(v)) or '—'}"
+        info = {v: f"{len(feat.states[i])} levels\nparents: {', '.join(dg.parents(v)) or '—'}"
                 for i, v in enumerate(feat.variables)}
         fig = figures.dag_figure(dg.nodes, dg.sorted_arcs(), highlight=seg_arcs, covered=cov, node_info=info,
                                  clickable=True, picked=ss.get("live_pick"))

@@ -8,7 +8,7 @@ from typing import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from .base import SEGMENT_COLOR, class_colors
+from .base import SEGMENT_COLOR, class_colors, plain
 
 __all__ = ["ranked_figure", "hypercube_figure", "cube_projection", "surrogate_figure", "rmse_figure",
            "walsh_figure"]
@@ -89,7 +89,7 @@ def hypercube_figure(bits: np.ndarray, scores: np.ndarray, path_bits: np.ndarray
                                              line=dict(color="black", width=1)),
                                  text=[f"step {i}" for i in range(len(pxy))],
                                  hovertemplate="%{text}<extra></extra>"))
-    fig.update_layout(title=title, height=480, xaxis=dict(visible=False), yaxis=dict(visible=False, scaleanchor="x"),
+    fig.update_layout(title=plain(title), height=480, xaxis=dict(visible=False), yaxis=dict(visible=False, scaleanchor="x"),
                       legend=dict(orientation="h", y=-0.05), **_LAYOUT)
     return fig
 
