@@ -57,3 +57,11 @@ def test_clustering_page_with_the_latent_class_fisher_kernel():
     at.selectbox(key="w_clu_kernel").set_value("lca-fisher").run()
     assert_clean(at)
     assert at.session_state["clu_kernel"] == "lca-fisher"
+
+
+def test_profile_figure_shows_hostile_names_as_text():
+    from bnfk_ui.figures import latent_classes as figs
+    fig = figs.profile_figure(["<b>bold</b>"], [("$x^2$", "b")], [np.array([[0.2, 0.8], [0.5, 0.5]])],
+                              np.array([0.6, 0.4]))
+    text = str(fig.to_plotly_json())
+    assert "<b>bold</b>" not in text and "$x^2$" not in text

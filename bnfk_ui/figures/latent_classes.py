@@ -7,6 +7,8 @@ from typing import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
+from .base import plain
+
 
 def criteria_figure(ks: Sequence[int], bic: Sequence[float], aic: Sequence[float]) -> go.Figure:
     """BIC and AIC against the number of classes (lower is better; the least BIC marked)."""
@@ -23,11 +25,12 @@ def criteria_figure(ks: Sequence[int], bic: Sequence[float], aic: Sequence[float
 
 def profile_figure(variables: Sequence[str], states: Sequence[Sequence[str]], profiles: Sequence[np.ndarray],
                    weights: np.ndarray) -> go.Figure:
-    """Heatmap of P(x_i = value | class): one row per (variable, value), one column per class."""
+    """Heatmap of P(x_i = value | class): one row per (variable, value), one column per class (names shown as
+    text, :func:`~bnfk_ui.figures.base.plain`)."""
     rows, z = [], []
     for v, st_, p in zip(variables, states, profiles):
         for k, s in enumerate(st_):
-            rows.append(f"{v} = {s}")
+            rows.append(plain(f"{v} = {s}"))
             z.append(p[:, k])
     cols = [f"class {t + 1} ({w:.0%})" for t, w in enumerate(weights)]
     fig = go.Figure(go.Heatmap(z=np.array(z), x=cols, y=rows, zmin=0, zmax=1, colorscale="Blues",
