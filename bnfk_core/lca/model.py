@@ -145,32 +145,36 @@ class _DenseRows:
 
 @numba.njit(cache=True, nogil=True)
 def _grouped_pass(T, E, M, inv, weights, RB, ll):  # pragma: no cover - compiled
-    """One E-step over the rows.  log p(x_n, t) = sum_g T[inv[n, g], a, t]; E = exp(T - M) per configuration
-    (M its max over t), so p(x_n, t) = prod_g E[inv[n, g], a, t] * exp(sum_g M[inv[n, g], a]) needs no exponential
-    per row (a product that underflows is redone in log space).  Adds w_n p(t | x_n) to RB[inv[n, g]] for every
-    group and w_n log p(x_n) to ll[a]."""
+    """One E-step over the rows, start by start (arrays laid out (start, configuration, class): one start's
+    tables stay in cache).  log p(x_n, t) = sum_g T[a, inv[n, g], t]; E = exp(T - M) per configuration (M its max
+    over t), so p(x_n, t) = prod_g E[a, inv[n, g], t] * exp(sum_g M[a, inv[n, g]]) needs no exponential per row
+    (a product that underflows is redone in log space).  Adds w_n p(t | x_n) to RB[a, inv[n, g]] for every group
+    and w_n log p(x_n) to ll[a]."""
     N, G = inv.shape
-    A, K = T.shape[1], T.shape[2]
+    A, K = T.shape[0], T.shape[2]
     P = np.empty(K)
-    for n in range(N):
-        wn = weights[n]
-        for a in range(A):
+    for a in range(A):
+        Ea, Ta, Ma, Ra = E[a], T[a], M[a], RB[a]
+        acc = 0.0
+        for n in range(N):
+            wn = weights[n]
             tot = 0.0
+            c0 = inv[n, 0]
             for k in range(K):
-                v = E[inv[n, 0], a, k]
+                v = Ea[c0, k]
                 for g in range(1, G):
-                    v *= E[inv[n, g], a, k]
+                    v *= Ea[inv[n, g], k]
                 P[k] = v
                 tot += v
             lm = 0.0
             for g in range(G):
-                lm += M[inv[n, g], a]
+                lm += Ma[inv[n, g]]
             if tot < 1e-250:
                 m = -np.inf
                 for k in range(K):
-                    v = T[inv[n, 0], a, k]
+                    v = Ta[c0, k]
                     for g in range(1, G):
-                        v += T[inv[n, g], a, k]
+                        v += Ta[inv[n, g], k]
                     P[k] = v
                     if v > m:
                         m = v
@@ -179,12 +183,13 @@ def _grouped_pass(T, E, M, inv, weights, RB, ll):  # pragma: no cover - compiled
                     P[k] = np.exp(P[k] - m)
                     tot += P[k]
                 lm = m
-            ll[a] += wn * (np.log(tot) + lm)
+            acc += wn * (np.log(tot) + lm)
             s = wn / tot
             for g in range(G):
                 c = inv[n, g]
                 for k in range(K):
-                    RB[c, a, k] += P[k] * s
+                    Ra[c, k] += P[k] * s
+        ll[a] = acc
 
 
 class _GroupedRows:
@@ -210,20 +215,22 @@ class _GroupedRows:
 
     def step(self, lt, lw, weights):
         A, D, K = lt.shape
-        T = np.empty((self.C, A, K))
-        for j, (Xg, _, cols, a, b) in enumerate(self.parts):
-            T[a:b] = (Xg @ lt[:, cols, :].transpose(1, 0, 2).reshape(len(cols), A * K)).reshape(-1, A, K)
-        T[self.parts[0][3]:self.parts[0][4]] += lw[None]
+        T = np.empty((A, self.C, K))
+        for Xg, _, cols, a, b in self.parts:       # one GEMM per group: (configurations x D_g) @ (D_g x A*K)
+            G = Xg @ lt[:, cols, :].transpose(1, 0, 2).reshape(len(cols), A * K)
+            T[:, a:b] = G.reshape(b - a, A, K).transpose(1, 0, 2)
+        p0 = self.parts[0]
+        T[:, p0[3]:p0[4]] += lw[:, None, :]
         M = T.max(axis=2)
         E = np.exp(T - M[:, :, None])
-        RB = np.zeros((self.C, A, K))
+        RB = np.zeros((A, self.C, K))
         ll = np.zeros(A)
         _grouped_pass(T, E, M, self.inv, weights, RB, ll)
-        counts = np.empty((D, A, K))
+        counts = np.empty((A, D, K))
         for Xg, XgT, cols, a, b in self.parts:
-            counts[cols] = (XgT @ RB[a:b].reshape(b - a, A * K)).reshape(len(cols), A, K)
-        p0 = self.parts[0]
-        return ll, counts.transpose(1, 0, 2), RB[p0[3]:p0[4]].sum(axis=0)
+            R = RB[:, a:b].transpose(1, 0, 2).reshape(b - a, A * K)
+            counts[:, cols] = (XgT @ R).reshape(len(cols), A, K).transpose(1, 0, 2)
+        return ll, counts, RB[:, p0[3]:p0[4]].sum(axis=1)
 
 
 def _em_runs(rows, weights, cards, theta, w, tol, max_iter, trace):
