@@ -20,6 +20,7 @@ from .common import (
     check_output,
     input_files,
     int_at_least,
+    need_model,
     progress,
     read_data,
     read_model_file,
@@ -72,7 +73,7 @@ def _cmd_impute(args) -> dict:
     check_output(args.output, (".csv",), "the completed data", input_files(args))
     if args.probabilities:
         check_output(args.probabilities, (".csv",), "the probabilities", input_files(args))
-    model = read_model_file(args.model)
+    model = read_model_file(need_model(args))
     if args.chunksize or args.engine == "dask":
         return _impute_in_blocks(args, model)
     data = read_data(args.data, args, model=model)  # the model's columns and states (numbers -> its bins)
@@ -126,7 +127,8 @@ def register(sub) -> None:
     p = sub.add_parser("impute", help="fill the missing cells of a CSV with a model's most probable values; "
                                       "every other cell, the column order and the row order stay as in the file")
     p.add_argument("data", metavar="DATA.csv")
-    p.add_argument("--model", required=True, metavar="M.bif|M.json")
+    p.add_argument("--model", metavar="M.bif|M.json", help="the network (default: the session's, when DATA is a "
+                                                             "session file)")
     p.add_argument("-o", "--output", required=True, metavar="COMPLETED.csv",
                    help="the file with only its missing model cells filled (written atomically)")
     p.add_argument("--probabilities", metavar="P.csv",

@@ -23,6 +23,7 @@ from .common import (
     add_streaming_options,
     check_output,
     input_files,
+    need_model,
     progress,
     read_data,
     read_model_file,
@@ -79,7 +80,7 @@ def _kernel_chunked(args, ext, t0) -> dict:
 
 
 def _cmd_mmd(args) -> dict:
-    model = read_model_file(args.model)
+    model = read_model_file(need_model(args))
     if args.engine == "dask":
         for path in (args.a, args.b):
             if is_session_file(path):
@@ -100,7 +101,7 @@ def _cmd_mmd(args) -> dict:
 
 def _cmd_features(args) -> dict:
     check_output(args.output, (".npz",), "features", input_files(args))
-    model = read_model_file(args.model)
+    model = read_model_file(need_model(args))
     data = read_data(args.data, args, model=model)
     Phi = features(model, data)
     with atomic_path(args.output) as tmp:
@@ -115,7 +116,7 @@ def _cmd_loglik(args) -> dict:
     if args.output:
         check_output(args.output, (".csv",), "log-likelihoods", input_files(args))
     t0 = time.perf_counter()
-    model = read_model_file(args.model)
+    model = read_model_file(need_model(args))
     if args.chunksize is not None:
         chunks = read_chunks(args.data, args, model)
         if args.output:
@@ -156,7 +157,7 @@ def register(sub) -> None:
     p = sub.add_parser("mmd", help="squared MMD between two CSVs under a model's Fisher kernel (paper eq. 10)")
     p.add_argument("a", metavar="A.csv")
     p.add_argument("b", metavar="B.csv")
-    p.add_argument("--model", required=True, metavar="M.bif")
+    p.add_argument("--model", metavar="M.bif", help="the network (default: the session's, when the data are a session file)")
     add_quiet(p)
     add_data_options(p)
     add_streaming_options(p, "read DATA (CSV or .parquet) ROWS rows at a time: both files' mean embeddings from "
@@ -166,14 +167,14 @@ def register(sub) -> None:
 
     p = sub.add_parser("features", help="explicit sparse Fisher feature map (scipy .npz)")
     p.add_argument("data", metavar="DATA.csv")
-    p.add_argument("--model", required=True, metavar="M.bif")
+    p.add_argument("--model", metavar="M.bif", help="the network (default: the session's, when the data are a session file)")
     p.add_argument("-o", "--output", required=True, metavar="PHI.npz")
     add_data_options(p)
     p.set_defaults(func=_cmd_features)
 
     p = sub.add_parser("loglik", help="per-row log-likelihood log P(x_observed) of a CSV under a model")
     p.add_argument("data", metavar="DATA.csv")
-    p.add_argument("--model", required=True, metavar="M.bif")
+    p.add_argument("--model", metavar="M.bif", help="the network (default: the session's, when the data are a session file)")
     p.add_argument("-o", "--output", metavar="LL.csv", help="write one value per row (column 'loglik', rows in "
                                                              "the file's order)")
     add_chunksize(p, "a chunk of rows at a time, memory independent of DATA's rows")

@@ -17,6 +17,7 @@ from .common import (
     check_output,
     input_files,
     float_in,
+    guard_learning_width,
     int_at_least,
     progress,
     read_data,
@@ -28,6 +29,7 @@ __all__ = ["register"]
 
 def _cmd_learn(args) -> dict:
     ext = check_output(args.output, (".bif", ".json"), "a model", input_files(args))
+    guard_learning_width(args.data, args, args.structure)
     if args.chunksize is not None or args.engine == "dask":
         data = _read_streaming(args)
     else:

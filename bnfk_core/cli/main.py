@@ -14,10 +14,11 @@ import os
 import sys
 import warnings
 
-from ..errors import BnfkError
+from ..errors import BnfkError, bounded
 from ..kernels import DEFAULT_MAX_BYTES, memory_limit_set
+from ..stream_dask import check_address, timeout_set
 from . import cluster, impute, kernel, kgv, landscape, lca, learn, prototypes, report, reproduce, segments
-from .common import CliParser, _end_progress_line, cli_wording, emit, use_session_model
+from .common import CliParser, _end_progress_line, add_max_memory, cli_wording, emit, use_session_model
 
 __all__ = ["main", "build_parser", "COMMANDS"]
 
@@ -33,13 +34,19 @@ def build_parser() -> argparse.ArgumentParser:
     sub.required = True
     for module in COMMANDS:
         module.register(sub)
+    for p in sub.choices.values():  # every subcommand obeys a memory limit (its guards name --max-memory)
+        try:
+            add_max_memory(p)
+        except argparse.ArgumentError:  # it has one already
+            pass
     return parser
 
 
 def _fail(message: str) -> int:
+    """The one ``error: ...`` line (echoed values cut: :func:`bnfk_core.errors.bounded`) and exit code 2."""
     _end_progress_line()
     try:
-        sys.stderr.write(f"error: {message}\n")
+        sys.stderr.write(f"error: {bounded(' '.join(str(message).splitlines()))}\n")
         sys.stderr.flush()
     except OSError:  # stderr itself is gone: nothing more to say
         pass
@@ -65,8 +72,11 @@ def main(argv=None) -> int:
         return exc.code if isinstance(exc.code, int) else 2
     try:
         limit = getattr(args, "max_memory", None)
-        with warnings.catch_warnings(), memory_limit_set(None if limit == math.inf else limit or DEFAULT_MAX_BYTES):
+        with warnings.catch_warnings(), memory_limit_set(None if limit == math.inf else limit or DEFAULT_MAX_BYTES), \
+                timeout_set(getattr(args, "dask_timeout", None)):
             warnings.simplefilter("ignore", FutureWarning)
+            if getattr(args, "scheduler", None) is not None:
+                check_address(args.scheduler)   # a malformed address is refused before any file is read
             use_session_model(args, sys.argv[1:] if argv is None else list(argv))
             result = args.func(args)
             if result is not None:
