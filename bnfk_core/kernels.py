@@ -38,7 +38,7 @@ import scipy.sparse as sp
 from .dag import DAG
 from .errors import KernelError
 from .limits import DEFAULT_MAX_BYTES, format_bytes, memory_limit, memory_limit_set, resolve_limit
-from .inference import joint_posteriors, missingness_patterns, parent_marginals
+from .inference import cached_family_posteriors, parent_marginals
 from .learn import learn_structure
 from .model import BayesNet, cpt_counts, estimate_cpt, fit
 from .registry import KERNELS, LEARNERS, KernelSpec, feature_learners
@@ -231,30 +231,18 @@ def _block_entries(model, pm, i: int, codes: np.ndarray, rows: np.ndarray | None
         C.append((pj[:, None] * r + np.arange(r)).ravel())
         V.append(val.ravel())
     if (~ok).any():
-        local = np.flatnonzero(~ok)
-        fam = list(model.parents[i]) + [i]
-        for prow, missing in missingness_patterns(sub[local]):
-            prow = local[prow]
-            query = [f for f in fam if f in set(missing.tolist())]
-            post = joint_posteriors(model, sub, prow, missing, query)          # (B, A)
-            qcards = [int(model.cardinalities[f]) for f in query]
-            combos = np.array(list(np.ndindex(*qcards)), dtype=np.int64)     # (A, |query|)
-            B, A = post.shape
-            full = np.repeat(sub[prow][:, None, :], A, axis=1).astype(np.int64)  # (B, A, n)
-            for k, f in enumerate(query):
-                full[:, :, f] = combos[None, :, k]
-            flat = full.reshape(B * A, -1)
-            pj = model.parent_config(i, flat)
-            xk = flat[:, i]
-            w = post.reshape(-1)
-            use = w > 0
-            pj, xk, w = pj[use], xk[use], w[use]
-            brow = np.repeat(prow, A)[use]
-            th = theta[pj]
-            val = w[:, None] * _safe_div(np.eye(r)[xk] - th, np.sqrt(th * P[pj][:, None]))
-            R.append(np.repeat(brow, r))
-            C.append((pj[:, None] * r + np.arange(r)).ravel())
-            V.append(val.ravel())
+        # E[phi | x_obs] from F[b, j, k] = P(pi_i = j, X_i = k | x_obs):  (F_jk' - P(pi_i = j | x_obs) theta_jk')
+        # / sqrt(theta_jk' P_j), over the parent configurations the row can take
+        frows, F = cached_family_posteriors(model, sub)[i]
+        q = theta.shape[0]
+        F = F.reshape(len(frows), q, r)
+        Pj = F.sum(axis=2)
+        b, pj = np.nonzero(Pj > 0)
+        th = theta[pj]
+        val = _safe_div(F[b, pj] - Pj[b, pj][:, None] * th, np.sqrt(th * P[pj][:, None]))
+        R.append(np.repeat(frows[b], r))
+        C.append((pj[:, None] * r + np.arange(r)).ravel())
+        V.append(val.ravel())
     if not R:
         return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0)
     return np.concatenate(R), np.concatenate(C), np.concatenate(V)

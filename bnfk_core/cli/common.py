@@ -29,18 +29,16 @@ import os
 import re
 import sys
 import warnings
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from .. import registry
-from ..data import load_csv
 from ..errors import BnfkError, DataError, bounded
 from ..files import same_file
-from ..learn import guard_width
-from ..model import read_model
-from ..session import Session, is_session_file, read_session
-from ..stream import file_layout
-from ..stream_dask import DEFAULT_TIMEOUT, MAX_TIMEOUT
+
+if TYPE_CHECKING:
+    from ..session import Session
 
 __all__ = ["CliParser", "add_data_options", "add_streaming_options", "add_quiet", "add_fisher_model_options", "add_hidden_alias",
            "split_list", "read_data", "label_data", "read_model_file", "read_session_file", "use_session_model", "need_model", "guard_learning_width", "emit", "progress", "progress_to_stderr",
@@ -177,6 +175,7 @@ def split_list(s: str) -> list[str]:
 def add_streaming_options(p: argparse.ArgumentParser, chunksize_help: str, engine_help: str) -> None:
     """``--chunksize ROWS``, ``--engine local|dask``, ``--scheduler ADDRESS`` and ``--dask-timeout S`` (large
     files)."""
+    from ..stream_dask import DEFAULT_TIMEOUT, MAX_TIMEOUT
     g = p.add_argument_group("streaming (large files)")
     g.add_argument("--chunksize", type=int_at_least(1), default=None, metavar="ROWS", help=chunksize_help)
     g.add_argument("--engine", choices=("local", "dask"), default="local", help=engine_help)
@@ -195,6 +194,8 @@ def read_data(path: str, args, model=None, class_column: str | None = None):
     one, else ``--class-column`` (the label-column fallback, handled here once).  A bnfk session file
     (:mod:`bnfk_core.session`) in place of the CSV gives its data with its own loading options.
     """
+    from ..data import load_csv
+    from ..session import is_session_file
     cls = class_column if class_column is not None else (getattr(args, "label_column", None)
                                                          or getattr(args, "class_column", None))
     if is_session_file(path):
@@ -215,6 +216,7 @@ _SESSIONS: dict = {}
 def read_session_file(path: str) -> Session:
     """The session in ``path``, read once per run (the data and the model come from the same reading); the
     settings it left out (out of range, :mod:`bnfk_core.settings`) are warnings on stderr."""
+    from ..session import read_session
     st = os.stat(path)
     key = (os.path.abspath(path), st.st_mtime_ns, st.st_size)
     if key not in _SESSIONS:
@@ -254,6 +256,8 @@ def label_data(args, what: str, model=None):
 
 def read_model_file(path: str):
     """A fitted model from a BIF or JSON file, or the network of a session file (errors name the file)."""
+    from ..model import read_model
+    from ..session import is_session_file
     if is_session_file(path):
         return read_session_file(path).model
     return read_model(path)
@@ -263,6 +267,7 @@ def use_session_model(args, argv) -> None:
     """With a session file as the data (``DATA``, or ``A`` of ``mmd``), its network is the model: ``--model``
     then defaults to the session file, and a ``--structure`` left at its default is not learned (an explicit
     ``--structure`` still is)."""
+    from ..session import is_session_file
     path = getattr(args, "data", None) if hasattr(args, "data") else getattr(args, "a", None)
     if not (isinstance(path, str) and hasattr(args, "model") and args.model is None and is_session_file(path)):
         return
@@ -276,6 +281,9 @@ def use_session_model(args, argv) -> None:
 def guard_learning_width(path: str, args, method: str | None) -> None:
     """Refuse a structure search too wide for the memory limit from the file's header alone, before the file
     is loaded (:func:`bnfk_core.learn.guard_width`; a 50,000-column CSV is refused in a second)."""
+    from ..learn import guard_width
+    from ..session import is_session_file
+    from ..stream import file_layout
     if not method or is_session_file(path):
         return
     try:

@@ -2,18 +2,21 @@
 model as a network with a hidden root (BIF or JSON)."""
 from __future__ import annotations
 
-from ..analyses.cluster import clustering_metrics
-from ..files import atomic_path
-from ..lca import fit_lca_range, parse_classes
-from ..lca.fibers import Moments, rank_diagnostic
-from ..lca.report import summary
-from ..model import write_model
 from .common import add_data_options, add_quiet, check_output, input_files, int_at_least, progress, read_data
 
-__all__ = ["register"]
+__all__ = ["register", "SUBCOMMANDS"]
+
+#: the subcommand and its help line (registered by name without importing what it runs)
+SUBCOMMANDS = {"lca": "latent class models: EM with seeded starts, BIC/AIC for K or a range of K"}
 
 
 def _cmd_lca(args) -> dict:
+    from ..analyses.cluster import clustering_metrics
+    from ..files import atomic_path
+    from ..lca import fit_lca_range, parse_classes
+    from ..lca.fibers import Moments, rank_diagnostic
+    from ..lca.report import summary
+    from ..model import write_model
     ks = parse_classes(args.classes)
     if args.output:
         check_output(args.output, (".bif", ".json"), "a model", input_files(args))
@@ -46,7 +49,7 @@ def _cmd_lca(args) -> dict:
 
 
 def register(sub) -> None:
-    p = sub.add_parser("lca", help="latent class models: EM with seeded starts, BIC/AIC for K or a range of K",
+    p = sub.add_parser("lca", help=SUBCOMMANDS["lca"],
                        description="Fit latent class models (a naive Bayes network with a hidden class) to the "
                                    "columns of DATA.csv (the --class-column is left out and scored against with "
                                    "ARI/AMI/V). Missing cells are marginalised.")

@@ -19,10 +19,7 @@ import time
 
 from ..errors import BnfkError
 from ..files import atomic_path
-from ..learn import learn_feature_structure
-from ..model import fit
 from ..registry import ESTIMATORS, LEARNERS, SCORES, feature_learners
-from ..session import is_session_file
 from .common import (
     add_data_options,
     add_quiet,
@@ -72,6 +69,9 @@ def _command_line() -> str | None:
 
 
 def _cmd_report(args) -> dict:
+    from ..learn import learn_feature_structure
+    from ..model import fit
+    from ..session import is_session_file
     from bnfk_ui.report import REPORT_DEFAULTS, build_report, check_setting, segment_of
     t0 = time.perf_counter()
     check_output(args.output, (".html", ".htm"), "the report", input_files(args))
@@ -116,8 +116,15 @@ def _cmd_report(args) -> dict:
             "seconds": round(time.perf_counter() - t0, 2)}
 
 
+#: the subcommands this module registers and their one-line help (the top-level --help lists them
+#: without importing what they run)
+SUBCOMMANDS = {
+    "report": "write a self-contained HTML report of an analysis (works offline)",
+}
+
+
 def register(sub) -> None:
-    p = sub.add_parser("report", help="write a self-contained HTML report of an analysis (works offline)",
+    p = sub.add_parser("report", help=SUBCOMMANDS["report"],
                        description="Write one HTML file with the data summary, the network and its scores, kernel "
                                    "heatmaps and per-variable contributions, clustering, imputation, prototypes and "
                                    "(with --segment) a segment comparison; interactive plotly figures with plotly.js "
