@@ -104,6 +104,7 @@ def cluster_lca(data, n_clusters: int, *, seed: int = 0, starts: int = 20, **_ig
             "cluster_seconds": time.perf_counter() - t0}
 
 
+len(KERNELS)   # the other kernel providers first (this module may be imported by reading CLUSTERERS): a fixed order
 KERNELS.register(KernelSpec(
     name=LCA_FISHER, label="Latent-class Fisher", abbr="LCF", fit=fit_lca_fisher, shift="none", psd=True,
     uses_network=True, family="fisher",
