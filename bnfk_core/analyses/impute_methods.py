@@ -40,7 +40,7 @@ from .impute import (
     learn_model,
 )
 
-__all__ = ["DEFAULT_IMPUTER", "DEFAULT_STRUCTURE_MISSING", "IMPUTE_LEARN", "learn_for_imputation", "impute_knn_onehot", "one_hot"]
+__all__ = ["impute_lca", "DEFAULT_IMPUTER", "DEFAULT_STRUCTURE_MISSING", "IMPUTE_LEARN", "learn_for_imputation", "impute_knn_onehot", "one_hot"]
 
 #: the imputation ``impute --structure`` and the app's Imputation page use (measured, docs/IMPUTATION.md)
 DEFAULT_IMPUTER = "bn-em"
@@ -150,6 +150,33 @@ def _knn_onehot(data, **_):
     return impute_knn_onehot(data, k=5)
 
 
+#: the latent class peer: K = 1..LCA_MAX_CLASSES classes, the lowest BIC kept, LCA_STARTS seeded EM starts each
+LCA_MAX_CLASSES, LCA_STARTS = 6, 5
+
+
+def impute_lca(data, seed: int = 0) -> Imputation:
+    """The latent class model (:mod:`bnfk_core.lca`, K by BIC): a missing cell's distribution is
+    sum_t P(t | x_obs) theta_i[t, .] -- the class posterior of the row times the class profiles."""
+    from ..lca.model import fit_lca
+
+    t0 = time.perf_counter()
+    fits = [fit_lca(data, k, LCA_STARTS, seed) for k in range(1, LCA_MAX_CLASSES + 1)]
+    best = min(fits, key=lambda m: m.bic)
+    post = best.posterior(data.codes)
+    cells = {}
+    for i, prof in enumerate(best.profiles):
+        rows = np.flatnonzero(data.codes[:, i] < 0)
+        if rows.size:
+            P = post[rows] @ prof
+            cells[i] = (rows, P / P.sum(axis=1, keepdims=True))
+    return Imputation("lca", cells, seconds=time.perf_counter() - t0,
+                      notes=[f"latent class model with {best.n_classes} classes (lowest BIC of K = 1..{LCA_MAX_CLASSES})"])
+
+
+def _lca(data, *, seed=0, **_):
+    return impute_lca(data, seed=seed)
+
+
 for _spec in (
         ImputerSpec("bn", "BN", _bn, description="exact posterior; structure on the complete rows (thesis)"),
         ImputerSpec("mode", "Mode", _mode, peer=True,
@@ -163,5 +190,7 @@ for _spec in (
         ImputerSpec("bn-em", "BN (structural EM)", _from_every_row("em", "bn-em"),
                     description="structural EM (Friedman 1998), CPTs by EM"),
         ImputerSpec("knn-onehot", "kNN (one-hot, k=5)", _knn_onehot, peer=True, needs="scikit-learn",
-                    description="scikit-learn KNNImputer on one-hot codes, arg-max per variable")):
+                    description="scikit-learn KNNImputer on one-hot codes, arg-max per variable"),
+        ImputerSpec("lca", "Latent class model (K by BIC)", _lca, peer=True,
+                    description="bnfk_core.lca: K = 1..6 classes by BIC; class posterior times the class profiles")):
     IMPUTERS.register(_spec)
