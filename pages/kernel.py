@@ -54,7 +54,8 @@ def page():
         with col:
             st.plotly_chart(fig, key=key, config=CHART)
     st.caption(f"{len(rows):,} rows, ordered {ORDERS[ss.kernel_order]}; colours are centred at 0 and clipped at "
-               f"±{zmax:.3g} (99th percentile of |K|, shared by both kernels) so the diagonal does not swamp them. "
+               f"±{zmax:.3g} (99th percentile of |K|, shared by both kernels) so the diagonal does not swamp them; "
+               f"the difference at ±{f3.data[0].zmax:.3g} (99th percentile of its |ΔK|). "
                + ("The strips show the class of each row." if d.class_column else ""))
     if not spec.uses_network:
         st.info(f"The {spec.label.lower()} kernel does not depend on the structure; pick a network kernel "

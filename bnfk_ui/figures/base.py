@@ -11,7 +11,7 @@ import plotly.graph_objects as go
 
 from bnfk_core.layout import layered_layout
 
-__all__ = ["KERNEL_SCALE", "MISSING_COLOR", "ARC_COLOR", "SEGMENT_COLOR", "COVERED_COLOR", "UNDIRECTED_COLOR",
+__all__ = ["KERNEL_SCALE", "LEGEND_BELOW", "MISSING_COLOR", "ARC_COLOR", "SEGMENT_COLOR", "COVERED_COLOR", "UNDIRECTED_COLOR",
            "class_colors", "dag_figure", "kernel_range", "gram_figure", "histogram_figure", "contributions_figure",
            "embedding_figure", "levels_figure"]
 
@@ -23,6 +23,9 @@ COVERED_COLOR = "#2ca02c"
 UNDIRECTED_COLOR = "#1f77b4"
 _PALETTE = pc.qualitative.D3 + pc.qualitative.Pastel + pc.qualitative.Dark24
 _FONT = dict(family="Source Sans Pro, sans-serif")
+#: a horizontal legend under the plot (below the x-axis title): it never covers a figure's title, however
+#: many entries wrap onto more lines on a narrow (projector) screen
+LEGEND_BELOW = dict(orientation="h", yanchor="top", y=-0.2, xanchor="left", x=0.0)
 
 
 # ---------------------------------------------------------------------- palette
@@ -165,8 +168,9 @@ def kernel_range(*Ks: np.ndarray, q: float = 0.99) -> float:
 
 def gram_figure(K: np.ndarray, order: np.ndarray, row_ids: np.ndarray, labels: np.ndarray | None = None,
                 class_states: Sequence[str] = (), *, title: str = "", zmax: float | None = None,
-                colorbar_title: str = "K", height: int = 520) -> go.Figure:
-    """A Gram matrix heatmap (rows in ``order``), diverging colours centred at 0, class strips on top/left."""
+                colorbar_title: str = "K", height: int = 520, colors: dict | None = None) -> go.Figure:
+    """A Gram matrix heatmap (rows in ``order``), diverging colours centred at 0, class strips on top/left
+    (class colours, or ``colors``: state -> colour)."""
     Ko = np.asarray(K, float)[np.ix_(order, order)].astype(np.float32)
     # category labels must not look numeric: plotly reads "#12" as the number 12
     ids = [f"row {int(r)}" for r in np.asarray(row_ids)[order]]
@@ -182,7 +186,7 @@ def gram_figure(K: np.ndarray, order: np.ndarray, row_ids: np.ndarray, labels: n
         data = [heat]
         layout.update(xaxis=dict(**hidden), yaxis=dict(autorange="reversed", **hidden))
     else:
-        cols = list(class_colors(class_states).values())
+        cols = [(colors or class_colors(class_states))[c] for c in class_states]
         lab = np.asarray(labels)[order]
         z = np.where(lab < 0, len(cols), lab)
         scale = _discrete_scale(cols + [MISSING_COLOR])
@@ -226,39 +230,41 @@ def histogram_figure(pairs: dict, class_states: Sequence[str] = (), *, title: st
     else:
         fig.add_trace(go.Histogram(x=allv, name="all pairs", marker_color=UNDIRECTED_COLOR, **common))
     fig.add_vline(x=0, line=dict(color="#444", width=1, dash="dot"))
-    fig.update_layout(barmode="overlay", title=title or None, height=420, font=_FONT,
+    fig.update_layout(barmode="overlay", title=title or None, height=460, font=_FONT,
                       margin=dict(l=10, r=10, t=50 if title else 10, b=10),
                       xaxis=dict(title="kernel value K(x, y) of distinct pairs (central 99%)",
                                  range=[bins["start"], bins["end"]]),
-                      yaxis=dict(title="share of the group's pairs", tickformat=".0%"),
-                      legend=dict(orientation="h", yanchor="bottom", y=1.0, xanchor="right", x=1.0))
+                      yaxis=dict(title="share of the group's pairs", tickformat=".0%"), legend=LEGEND_BELOW)
     return fig
 
 
 def contributions_figure(variables: Sequence[str], k: np.ndarray, x_vals: Sequence[str], y_vals: Sequence[str],
                          *, title: str = "") -> go.Figure:
-    """Per-variable terms K_i(x, y), coloured by sign, with both rows' values on hover and as labels."""
+    """Per-variable terms K_i(x, y) as horizontal bars, one line per variable (so no name touches another or a
+    bar), coloured by sign; the name's line says whether both rows agree (``=``) or not (``≠``), and hover shows
+    both rows' values."""
     k = np.asarray(k, float)
     lim = float(np.abs(k).max()) or 1.0
-    same = [a == b for a, b in zip(x_vals, y_vals)]
-    ticks = [f"{v}<br><span style='font-size:10px'>{a}{' = ' if s else ' ≠ '}{b}</span>"
-             for v, a, b, s in zip(variables, x_vals, y_vals, same)]
-    fig = go.Figure(go.Bar(x=ticks, y=k, marker=dict(color=k, colorscale=KERNEL_SCALE, cmid=0, cmin=-lim, cmax=lim,
-                                                     line=dict(color="#333", width=0.5)),
+    names = [f"{v}  {'=' if a == b else '≠'}" for v, a, b in zip(variables, x_vals, y_vals)]
+    fig = go.Figure(go.Bar(y=names, x=k, orientation="h",
+                           marker=dict(color=k, colorscale=KERNEL_SCALE, cmid=0, cmin=-lim, cmax=lim,
+                                       line=dict(color="#333", width=0.5)),
                            customdata=np.stack([list(variables), list(x_vals), list(y_vals)], axis=1),
                            hovertemplate="%{customdata[0]}<br>row A: %{customdata[1]}<br>row B: %{customdata[2]}"
-                                         "<br>K_i = %{y:.4g}<extra></extra>"))
-    fig.add_hline(y=0, line=dict(color="#444", width=1))
-    fig.update_layout(title=title or None, height=420, font=_FONT, margin=dict(l=10, r=10, t=50 if title else 10, b=10),
-                      yaxis_title="K_i(A, B)", xaxis_type="category", xaxis_tickangle=-45 if len(variables) > 8 else 0)
+                                         "<br>K_i = %{x:.4g}<extra></extra>"))
+    fig.add_vline(x=0, line=dict(color="#444", width=1))
+    fig.update_layout(title=title or None, height=max(320, 20 * len(names) + 110), font=_FONT, bargap=0.25,
+                      margin=dict(l=10, r=10, t=50 if title else 10, b=10), xaxis_title="K_i(A, B)",
+                      yaxis=dict(type="category", autorange="reversed", automargin=True, tickfont=dict(size=12)))
     return fig
 
 
 def embedding_figure(Y: np.ndarray, row_ids: np.ndarray, labels: np.ndarray, class_states: Sequence[str],
-                     selected: Sequence[int] = (), *, title: str = "") -> go.Figure:
-    """Kernel-PCA map of the rows (one trace per class, class colours); picked rows ringed."""
+                     selected: Sequence[int] = (), *, title: str = "", colors: dict | None = None) -> go.Figure:
+    """Kernel-PCA map of the rows (one trace per class, class colours or ``colors``: state -> colour, shared
+    with a figure beside it); picked rows ringed."""
     fig = go.Figure()
-    colors = class_colors(class_states) if len(class_states) else {}
+    colors = (colors or class_colors(class_states)) if len(class_states) else {}
     labels = np.asarray(labels)
     groups = [(c, class_states[c], colors[class_states[c]]) for c in range(len(class_states))] if colors else []
     groups.append((-1, "(no class)" if not colors else "(missing)", MISSING_COLOR if colors else UNDIRECTED_COLOR))
@@ -278,9 +284,9 @@ def embedding_figure(Y: np.ndarray, row_ids: np.ndarray, labels: np.ndarray, cla
                                  text=["A", "B"][:len(js)], textposition="top center",
                                  marker=dict(size=16, color="rgba(0,0,0,0)", line=dict(color="black", width=2)),
                                  hoverinfo="skip"))
-    fig.update_layout(title=title or None, height=420, font=_FONT, margin=dict(l=10, r=10, t=50 if title else 10, b=10),
+    fig.update_layout(title=title or None, height=460, font=_FONT, margin=dict(l=10, r=10, t=50 if title else 10, b=10),
                       xaxis_title="kernel PC 1", yaxis_title="kernel PC 2", clickmode="event+select",
-                      legend=dict(orientation="h", yanchor="bottom", y=1.0, xanchor="right", x=1.0))
+                      legend=LEGEND_BELOW)
     return fig
 
 
