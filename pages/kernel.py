@@ -63,7 +63,8 @@ def page():
 
     base = f"{common.dataset_name()}_{kind}_{len(rows)}rows"
     ids = [f"row{int(r)}" for r in rows]
-    dl = st.columns(5)
+    row = st.container(horizontal=True)     # buttons as wide as their labels, wrapping on a narrow screen
+    dl = [row] * 5
     with dl[0]:
         common.download("Gram matrix (CSV)", lambda: pd.DataFrame(K, index=ids, columns=ids).to_csv(),
                         f"{base}.csv", "text/csv")

@@ -22,9 +22,23 @@ if common.start("Structure"):
             seg_arcs = []
     cov = covered_arcs(dg)
 
-    fig_col, info_col = st.columns([3, 1.25], gap="medium")
-    with info_col:
+    fig_col, info_col = st.columns([2.6, 1.4], gap="medium")
+    with info_col:        # beside the graph: what it is, undo, the arc edits, then the scores
         st.markdown(f"**{state.structure_label()}**")
+        b1, b2 = st.columns(2)     # two per row: the labels stay whole in a narrow column on a projector
+        b1.button("Undo", icon=":material/undo:", disabled=not ss.structure["undo"], width="stretch",
+                  on_click=act("top", state.undo))
+        b2.button("Redo", icon=":material/redo:", disabled=not ss.structure.get("redo"), width="stretch",
+                  on_click=act("top", state.redo))
+        b3, b4 = st.columns(2)
+        b3.button("Reset", icon=":material/restart_alt:", width="stretch",
+                  help=f"Back to the last learned structure ({ss.structure['learned_label']}).",
+                  on_click=act("top", lambda: state.set_dag(DAG.from_dict(ss.structure["learned"]),
+                                                            ss.structure["learned_label"])))
+        b4.button("Start empty", icon=":material/crop_free:", width="stretch",
+                  on_click=act("top", lambda: state.set_dag(DAG(feat.variables), "Empty network")))
+        message("top")
+        sections.edit_panel(dg)     # the picked arc's Remove / Reverse, add or change an arc
         with common.shown_errors():
             m = state.model()
             sc = state.scores()
@@ -41,20 +55,6 @@ if common.start("Structure"):
             common.complete_rows_notice("Log scores")
         st.selectbox("Parameters", list(ESTIMATORS), format_func=ESTIMATORS.labels().get,
                      **state.bind("param_method"))
-        b1, b2 = st.columns(2)     # two per row: the labels stay whole in a narrow column on a projector
-        b1.button("Undo", icon=":material/undo:", disabled=not ss.structure["undo"], width="stretch",
-                  on_click=act("top", state.undo))
-        b2.button("Redo", icon=":material/redo:", disabled=not ss.structure.get("redo"), width="stretch",
-                  on_click=act("top", state.redo))
-        b3, b4 = st.columns(2)
-        b3.button("Reset", icon=":material/restart_alt:", width="stretch",
-                  help=f"Back to the last learned structure ({ss.structure['learned_label']}).",
-                  on_click=act("top", lambda: state.set_dag(DAG.from_dict(ss.structure["learned"]),
-                                                            ss.structure["learned_label"])))
-        b4.button("Start empty", icon=":material/crop_free:", width="stretch",
-                  on_click=act("top", lambda: state.set_dag(DAG(feat.variables), "Empty network")))
-        message("top")
-        sections.edit_panel(dg)     # beside the graph: the picked arc's Remove / Reverse, add or change an arc
     with fig_col:
         info = {v: f"<b>{v}</b><br>{len(feat.states[i])} levels<br>parents: {', '.join(dg.parents(v)) or '—'}"
                 for i, v in enumerate(feat.variables)}

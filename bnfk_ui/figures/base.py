@@ -232,7 +232,7 @@ def histogram_figure(pairs: dict, class_states: Sequence[str] = (), *, title: st
     fig.add_vline(x=0, line=dict(color="#444", width=1, dash="dot"))
     fig.update_layout(barmode="overlay", title=title or None, height=460, font=_FONT,
                       margin=dict(l=10, r=10, t=50 if title else 10, b=10),
-                      xaxis=dict(title="kernel value K(x, y) of distinct pairs (central 99%)",
+                      xaxis=dict(title="K(x, y) of distinct pairs (central 99 %)",
                                  range=[bins["start"], bins["end"]]),
                       yaxis=dict(title="share of the group's pairs", tickformat=".0%"), legend=LEGEND_BELOW)
     return fig
@@ -254,7 +254,7 @@ def contributions_figure(variables: Sequence[str], k: np.ndarray, x_vals: Sequen
                                          "<br>K_i = %{x:.4g}<extra></extra>"))
     fig.add_vline(x=0, line=dict(color="#444", width=1))
     fig.update_layout(title=title or None, height=max(320, 20 * len(names) + 110), font=_FONT, bargap=0.25,
-                      margin=dict(l=10, r=10, t=50 if title else 10, b=10), xaxis_title="K_i(A, B)",
+                      margin=dict(l=10, r=10, t=70 if title else 10, b=10), xaxis_title="K_i(A, B)",
                       yaxis=dict(type="category", autorange="reversed", automargin=True, tickfont=dict(size=12)))
     return fig
 

@@ -88,7 +88,7 @@ def edit_panel(dg: DAG) -> None:
     message("live")
     nodes = list(dg.nodes)
     u = st.selectbox("Add an arc from", nodes, key="w_add_from")
-    v = st.selectbox("to", [x for x in nodes if x != u], key="w_add_to")
+    v = st.selectbox("Add an arc to", [x for x in nodes if x != u], key="w_add_to")
     st.button("Add arc", icon=":material/add:", width="stretch",
               on_click=act("edit", state.edit, "add", u, v, ok=f"Added {u} → {v}."))
     arcs = dg.sorted_arcs()
