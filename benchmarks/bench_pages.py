@@ -5,6 +5,7 @@ its drawing on top, see benchmarks/results/browser_live.json).
     python benchmarks/bench_pages.py                      # the ALARM sample of benchmarks/alarm_sample.py
     python benchmarks/bench_pages.py --csv my_table.csv   # any CSV (no class column)
     python benchmarks/bench_pages.py --pages prototypes,imputation --timeout 60
+    python benchmarks/bench_pages.py --browser            # plus Structure, Prototypes, Imputation in Chromium
 
 Each page runs in its own process: the data are loaded first (the home page's run, not timed: "once the data
 are loaded"), then the page's first visit (a click in the navigation; the home page: its next run) is timed, then its heavy button where it has one (Prototypes: Find
@@ -103,11 +104,68 @@ def one_page(page: str, csv: str, timeout: float) -> dict:
     return out
 
 
+#: pages timed in the browser: (navigation link, heading, button to click after the visit or None)
+BROWSER_PAGES = (("Structure", "Structure", None), ("Prototypes", "Prototypes", "Find prototypes"),
+                 ("Imputation", "Imputation", "Run the benchmark"))
+
+
+def browser_times(csv: Path, timeout: float) -> dict:
+    """A real browser (headless Chromium): upload ``csv`` on the home page (not timed), then for each page of
+    :data:`BROWSER_PAGES` the time from the navigation click, and from its button's click, until the
+    Running/Stop widget is gone and the charts are drawn."""
+    sys.path.insert(0, str(ROOT / "tests"))
+    from browser_helpers import streamlit_server
+    from playwright.sync_api import sync_playwright
+
+    idle = "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')"
+
+    def settle(page) -> float:
+        t0 = time.perf_counter()
+        page.wait_for_timeout(300)
+        page.wait_for_function(idle, timeout=timeout * 1000)
+        return time.perf_counter() - t0
+
+    out: dict = {}
+    with streamlit_server("bench_pages.log") as (url, _proc), sync_playwright() as p:
+        browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=["--no-sandbox", "--headless"])
+        page = browser.new_page(viewport={"width": 1280, "height": 800})
+        page.goto(url, wait_until="domcontentloaded")
+        page.wait_for_selector(".js-plotly-plot", timeout=90_000)
+        settle(page)
+        page.get_by_test_id("stSelectbox").filter(has_text="Bundled sample or your own file").first.click()
+        page.get_by_role("option", name="Upload your own CSV…").first.click()
+        settle(page)
+        page.locator('[data-testid="stMainBlockContainer"] [data-testid="stFileUploader"] input[type="file"]') \
+            .set_input_files(str(csv))
+        page.get_by_text(f"Loaded {csv.name}").first.wait_for(timeout=timeout * 1000)
+        settle(page)
+        for link, heading, button in BROWSER_PAGES:
+            t0 = time.perf_counter()
+            try:
+                page.get_by_role("link", name=link, exact=True).first.click()
+                page.get_by_role("heading", name=heading).first.wait_for(timeout=timeout * 1000)
+                settle(page)
+                out[f"{link}: first visit"] = time.perf_counter() - t0
+                if button:
+                    t0 = time.perf_counter()
+                    page.get_by_role("button", name=button).first.click()
+                    settle(page)
+                    out[f"{link}: {button}"] = time.perf_counter() - t0
+            except Exception as exc:  # noqa: BLE001 - a step past the timeout: recorded, the next page goes on
+                out[f"{link}: stopped"] = f"> {timeout:.0f} s ({type(exc).__name__})"
+                page.goto(url, wait_until="domcontentloaded")
+                settle(page)
+        browser.close()
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--csv", help="the table to time (default: the ALARM sample, 2,000 × 37, 5 %% blank cells)")
-    ap.add_argument("--pages", default=",".join(p[:-3] for p in CLICKS), help="comma-separated page names")
+    ap.add_argument("--pages", default=",".join(p[:-3] for p in CLICKS),
+                    help="comma-separated page names ('' for none)")
     ap.add_argument("--timeout", type=float, default=120, help="seconds a page may take before it is stopped")
+    ap.add_argument("--browser", action="store_true", help="also time a few pages in headless Chromium")
     ap.add_argument("--one", help=argparse.SUPPRESS)
     ap.add_argument("-o", "--output", default=str(RESULTS / "pages.json"))
     args = ap.parse_args()
@@ -116,7 +174,7 @@ def main() -> None:
         os._exit(0)                                  # a timed-out script run's thread would keep the process
     csv = Path(args.csv) if args.csv else _sample_csv(RESULTS / "_alarm_sample.csv")
     report = {"data": str(csv.name), "timeout_seconds": args.timeout, "pages": {}}
-    for name in args.pages.split(","):
+    for name in filter(None, args.pages.split(",")):
         page = f"{name.strip()}.py"
         cmd = [sys.executable, __file__, "--one", page, "--csv", str(csv), "--timeout", str(args.timeout)]
         try:
@@ -129,6 +187,10 @@ def main() -> None:
         report["pages"][name] = res
         shown = ", ".join(f"{k} {v:.2f} s" for k, v in res.items() if isinstance(v, float))
         print(f"{name:12s} {shown} {'; '.join(map(str, res.get('errors', [])))[:200]}", flush=True)
+    if args.browser:
+        report["browser"] = browser_times(csv, args.timeout)
+        for k, v in report["browser"].items():
+            print(f"browser      {k}: {v:.2f} s" if isinstance(v, float) else f"browser      {k}: {v}", flush=True)
     report["load_average"] = os.getloadavg()
     if not args.csv:
         csv.unlink(missing_ok=True)
