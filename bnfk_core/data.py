@@ -46,6 +46,9 @@ class CategoricalData:
         Where the data came from (file name), for messages.
     notes : tuple of str
         Warnings produced while loading (encoding fallback, discretized columns, ...).
+    numbers : dict str -> float array (N,)
+        The raw values (NaN = missing) of the numeric columns :func:`load_csv` cut into quantile bins,
+        for scores that search numbers as numbers (:mod:`bnfk_core.kgv`); the codes hold the bins.
     """
 
     frame: pd.DataFrame
@@ -55,6 +58,7 @@ class CategoricalData:
     class_column: str | None = None
     source: str = "data"
     notes: tuple = field(default_factory=tuple)
+    numbers: dict = field(default_factory=dict)
 
     # ------------------------------------------------------------------ shape
     @property
@@ -99,14 +103,16 @@ class CategoricalData:
         if rows.dtype == bool:
             rows = np.flatnonzero(rows)
         return CategoricalData(self.frame.iloc[rows].reset_index(drop=True), self.codes[rows],
-                               self.variables, self.states, self.class_column, self.source, self.notes)
+                               self.variables, self.states, self.class_column, self.source, self.notes,
+                               {k: v[rows] for k, v in self.numbers.items()})
 
     def select(self, columns: Sequence[str]) -> "CategoricalData":
         """Only ``columns``, in that order."""
         idx = [self.index(c) for c in columns]
         cls = self.class_column if self.class_column in columns else None
         return CategoricalData(self.frame[list(columns)], self.codes[:, idx], tuple(columns),
-                               tuple(self.states[i] for i in idx), cls, self.source, self.notes)
+                               tuple(self.states[i] for i in idx), cls, self.source, self.notes,
+                               {c: self.numbers[c] for c in columns if c in self.numbers})
 
     def drop(self, columns: Iterable[str]) -> "CategoricalData":
         columns = list(columns)
@@ -122,7 +128,7 @@ class CategoricalData:
         if class_column is not None:
             self.index(class_column)
         return CategoricalData(self.frame, self.codes, self.variables, self.states, class_column,
-                               self.source, self.notes)
+                               self.source, self.notes, self.numbers)
 
     def with_codes(self, codes: np.ndarray) -> "CategoricalData":
         """Same variables and states, new code matrix (frame rebuilt)."""
@@ -610,7 +616,7 @@ def _load(obj, source, class_column, missing_policy, discretize_bins, max_levels
 
     variables, states = [], []
     codes = np.empty((cells.shape[0], len(order)), dtype=np.int32)
-    discretized, fewer = [], []
+    discretized, fewer, numbers = [], [], {}
     for out_j, j in enumerate(order):
         name = header[j]
         inv, lev = _levels(cells[:, j])
@@ -623,10 +629,14 @@ def _load(obj, source, class_column, missing_policy, discretize_bins, max_levels
         codes[:, out_j] = level_code[inv]
         variables.append(name)
         states.append(st)
+        if discretized and discretized[-1] == name:  # keep the numbers behind the bins
+            level_value = np.full(len(lev), np.nan)
+            level_value[~miss_lev] = _as_numbers([v for v, m in zip(lev, miss_lev) if not m])
+            numbers[name] = level_value[inv]
 
     _binning_notes(discretized, fewer, bins, max_levels, notes)
     data = from_codes(codes, variables, states, class_column, source)
-    return replace(data, notes=tuple(notes))
+    return replace(data, notes=tuple(notes), numbers=numbers)
 
 
 def _check_columns(header, drop_columns, class_column, source: str, notes: list) -> None:

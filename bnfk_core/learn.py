@@ -16,6 +16,7 @@ References
 """
 from __future__ import annotations
 
+import contextlib
 import math
 import time
 import warnings
@@ -30,9 +31,11 @@ from scipy.special import xlogy
 from .dag import DAG, naive_bayes
 from .errors import StructureError
 from .registry import LEARNERS, LearnerSpec
-from .scores import SCORES, LocalScorer, _config_index, log_multinomial_normalizer, score_dag, weighted_bincount
+from .kgv import raw_numbers  # importing kgv registers the kgv score
+from .scores import (SCORES, LocalScorer, _config_index, log_multinomial_normalizer, score_dag, scorer_for,
+                     weighted_bincount)
 
-__all__ = ["EXACT_MAX_VARIABLES", "LearnResult", "learn_structure", "learn_feature_structure",
+__all__ = ["EXACT_MAX_VARIABLES", "LearnResult", "learn_structure", "learn_feature_structure", "raw_numbers",
            "scorer_mutual_information", "scorer_conditional_mutual_information", "chow_liu", "tan", "kdb",
            "hill_climb", "exact_search"]
 
@@ -64,6 +67,8 @@ class LearnResult:
     n_rows_used : number of complete rows the structure was learned on.
     notes : sentences worth showing the user.
     seconds : wall-clock time.
+    searched_raw : the numeric columns the score searched as numbers (``kgv``); their CPTs are
+        still fitted on the quantile bins of ``data.states``.
     """
 
     dag: DAG
@@ -73,11 +78,12 @@ class LearnResult:
     n_rows_used: int
     notes: list = field(default_factory=list)
     seconds: float = 0.0
+    searched_raw: list = field(default_factory=list)
 
     def to_dict(self) -> dict:
         return {"dag": self.dag.to_dict(), "method": self.method, "score_name": self.score_name,
                 "score": self.score, "n_rows_used": self.n_rows_used, "notes": list(self.notes),
-                "seconds": self.seconds}
+                "seconds": self.seconds, "searched_raw": list(self.searched_raw)}
 
 
 # ---------------------------------------------------------------------- information
@@ -220,7 +226,8 @@ def _make_pgmpy_score(scorer: LocalScorer, names: Sequence[str]):
 
 def hill_climb(scorer: LocalScorer, names: Sequence[str], *, max_parents: int | None = None,
                tabu: int = 100, max_iter: int = 1_000_000, epsilon: float = 1e-4, seed: int = 0,
-               progress: Progress | None = None, pgmpy_score=None, engine: str = "bnfk") -> list[tuple[int, ...]]:
+               progress: Progress | None = None, pgmpy_score=None, engine: str = "bnfk",
+               path: list | None = None) -> list[tuple[int, ...]]:
     """Greedy hill climbing with a tabu list (Koller & Friedman §18.4.3) on our local score.
 
     The search is pgmpy's ``HillClimbSearch`` step for step: every step takes the legal move
@@ -242,6 +249,9 @@ def hill_climb(scorer: LocalScorer, names: Sequence[str], *, max_parents: int | 
     DAG as ``engine="pgmpy"`` (pgmpy's own search with the same tie-breaking; checked in the tests
     on the bundled datasets for every score).  ``pgmpy_score`` replaces our score by a pgmpy
     scorer and implies the pgmpy engine (used by the benchmark).
+
+    ``path``, a list (bnfk engine only), receives every move taken from the empty start, in order, as
+    ``(op, x, y)`` with op ``"+"``, ``"-"`` or ``"flip"`` of the arc x -> y (:mod:`bnfk_core.landscape`).
     """
     names = list(names)
     n = len(names)
@@ -250,7 +260,9 @@ def hill_climb(scorer: LocalScorer, names: Sequence[str], *, max_parents: int | 
     priority = np.random.default_rng(seed).permutation(3 * n * n)
     if engine == "bnfk" and pgmpy_score is None:
         return _climb(scorer, n, priority, max_parents=max_parents, tabu=int(tabu), max_iter=int(max_iter),
-                      epsilon=epsilon, progress=progress)
+                      epsilon=epsilon, progress=progress, path=path)
+    if path is not None:
+        raise StructureError("The hill-climbing path is recorded by the bnfk engine only.")
     HillClimbSearch, _ = _pgmpy_classes()
     pos = {v: i for i, v in enumerate(names)}
     rank = {"+": 0, "-": 1, "flip": 2}
@@ -303,7 +315,7 @@ def _reachability(children: list) -> np.ndarray:
 
 
 def _climb(scorer: LocalScorer, n: int, priority: np.ndarray, *, max_parents, tabu: int, max_iter: int,
-           epsilon: float, progress: Progress | None) -> list[tuple[int, ...]]:
+           epsilon: float, progress: Progress | None, path: list | None = None) -> list[tuple[int, ...]]:
     """pgmpy's hill climbing (see :func:`hill_climb`) with cached gains: the same moves, in the same order.
 
     ``gain[k, x, y]`` holds the rounded gain of adding (k = 0), removing (1) or reversing (2) x -> y
@@ -402,6 +414,8 @@ def _climb(scorer: LocalScorer, n: int, priority: np.ndarray, *, max_parents, ta
             adj[x, y], adj[y, x] = False, True
             tabu_list.append(("flip", (x, y)))
             changed = (x, y)
+        if path is not None:
+            path.append((("+", "-", "flip")[kind], x, y))
         R = _reachability(children)
         for c in changed:
             refresh_child(c)
@@ -417,7 +431,10 @@ def _popcounts(bits: int) -> np.ndarray:
 
 
 def _penalty_array(scorer: LocalScorer, child: int, others: Sequence[int]) -> np.ndarray | None:
-    """For BIC / AIC / qNML, the penalty of every parent mask over ``others`` (score ≤ −penalty)."""
+    """For BIC / AIC / qNML, the penalty of every parent mask over ``others`` (score ≤ −penalty); a scorer
+    with its own ``penalty_array`` (KGV) gives it."""
+    if hasattr(scorer, "penalty_array"):
+        return scorer.penalty_array(child, others)
     if scorer.score not in ("bic", "aic", "qnml"):
         return None
     logq = np.zeros(1)
@@ -443,7 +460,7 @@ def exact_search(scorer: LocalScorer, *, max_parents: int | None = None,
     1. For every variable v and every candidate set C ⊆ V∖{v}: the best parent set within C,
        bps(v, C) = max(s(v, C), max_{u∈C} bps(v, C∖{u})), layer by layer over |C|, as numpy
        arrays indexed by bitmask.  Parent sets larger than ``max_parents`` are never scored; for
-       BIC/AIC/qNML a set is not scored either when its penalty alone is worse than the best subset
+       BIC/AIC/qNML (and KGV) a set is not scored either when its penalty alone is worse than the best subset
        (the penalty grows with the set, so this prunes all its supersets too).
     2. Best sinks: score(W) = max_{s∈W} score(W∖{s}) + bps(s, W∖{s}), layer by layer over |W|.
     3. Reconstruct the DAG by peeling off sinks from V.
@@ -459,7 +476,7 @@ def exact_search(scorer: LocalScorer, *, max_parents: int | None = None,
     m = n - 1
     pc_m = _popcounts(m)
     layers_m = [np.flatnonzero(pc_m == k) for k in range(m + 1)]
-    if not prune or scorer.score not in ("bic", "aic", "qnml"):
+    if not prune or (scorer.score not in ("bic", "aic", "qnml") and not hasattr(scorer, "penalty_array")):
         cand = n * sum(len(layers_m[k]) for k in range(maxp + 1))
         if cand > EXACT_MAX_CANDIDATES:
             raise StructureError(f"Exact search with the {scorer.score} score would score {cand:,} parent sets; "
@@ -539,10 +556,17 @@ def exact_search(scorer: LocalScorer, *, max_parents: int | None = None,
 
 
 # ---------------------------------------------------------------------- entry point
+def scorer_context(scorer):
+    """The context a search with ``scorer`` runs in: its ``search_context()`` if it has one (the KGV scorer
+    pins BLAS to one thread), else nothing."""
+    make = getattr(scorer, "search_context", None)
+    return make() if make is not None else contextlib.nullcontext()
+
+
 def learn_structure(data, method: str, *, score: str = "bic", class_column: str | None = None, k: int = 3,
                     max_parents: int | None = None, ess: float = 1.0, seed: int = 0,
                     progress: Progress | None = None, max_iter: int = 1_000_000, tabu: int = 100,
-                    epsilon: float = 1e-4, restarts: int = 4) -> LearnResult:
+                    epsilon: float = 1e-4, restarts: int = 4, score_options: dict | None = None) -> LearnResult:
     """Learn a DAG over ``data.variables``.
 
     Parameters
@@ -564,6 +588,8 @@ def learn_structure(data, method: str, *, score: str = "bic", class_column: str 
     max_iter, tabu, epsilon : hill-climbing iterations, tabu-list length, minimal improvement.
     restarts : ``hc`` also climbs with seeds ``seed+1 .. seed+restarts`` and keeps the best DAG
         (default 4: best of 5 climbs; single climbs land in poor local optima often enough).
+    score_options : options of a score with its own scorer (``kgv``: ``kappa``, ``sigma``, ``kernel``,
+        ``bin_numbers``); the numeric columns ``data.numbers`` are offered to it as raw values.
 
     Raises
     ------
@@ -597,7 +623,9 @@ def learn_structure(data, method: str, *, score: str = "bic", class_column: str 
             progress(float(frac), msg)
 
     report(0.0, f"{method}: counting")
-    scorer = LocalScorer(data.codes, data.cardinalities, score, ess=ess, weights=getattr(data, "weights", None))
+    scorer = scorer_for(data.codes, data.cardinalities, score, ess=ess, weights=getattr(data, "weights", None),
+                        numbers=raw_numbers(data), options=score_options)
+    searched_raw = [variables[i] for i in getattr(scorer, "raw_columns", ())]
     notes = [f"structure learned on {scorer.n} complete rows of {scorer.n_rows_total}"
              + (" (rows with missing cells are skipped)" if scorer.n < scorer.n_rows_total else "")]
     if scorer.n == 0 and method not in ("empty", "naive-bayes"):
@@ -607,47 +635,55 @@ def learn_structure(data, method: str, *, score: str = "bic", class_column: str 
                              f"has {scorer.n}.")
 
     n = len(variables)
-    if method == "empty":
-        parents = [()] * n
-    elif method == "naive-bayes":
-        parents = list(naive_bayes(variables, cls_name).parent_indices())
-    elif method == "tree":
-        root = cls if cls is not None else 0
-        parents = chow_liu(scorer, root)
-        notes.append(f"Chow–Liu tree rooted at '{variables[root]}'")
-    elif method == "tan":
-        parents = tan(scorer, cls)
-    elif method == "kdb":
-        parents = kdb(scorer, cls, int(k))
-        notes.append(f"KDB with up to k={int(k)} feature parents per feature")
-    elif method == "hc":
-        runs = max(int(restarts), 0) + 1
-        best = None
-        for r in range(runs):
-            sub = None if progress is None else (
-                lambda f, msg, r=r: progress((r + f) / runs, msg + (f" (climb {r + 1} of {runs})" if runs > 1 else "")))
-            cand = hill_climb(scorer, variables, max_parents=max_parents, tabu=tabu, max_iter=max_iter,
-                              epsilon=epsilon, seed=int(seed) + r, progress=sub)
-            val = scorer.total(cand)
-            if best is None or val > best[0] + 1e-9:
-                best = (val, cand)
-        parents = best[1]
-        notes.append(f"hill climbing (tabu {tabu}) on the {score} score"
-                     + (f", at most {max_parents} parents" if max_parents is not None else "")
-                     + (f", best of {runs} climbs with seeds {seed}..{int(seed) + runs - 1}" if runs > 1 else ""))
-    else:  # exact
-        parents, stats = exact_search(scorer, max_parents=max_parents, progress=progress)
-        notes.append(f"exact search scored {stats['scored']:,} parent sets ({stats['pruned']:,} pruned by the score bound)"
-                     + (f", at most {max_parents} parents" if max_parents is not None else ""))
+    with scorer_context(scorer):
+        if method == "empty":
+            parents = [()] * n
+        elif method == "naive-bayes":
+            parents = list(naive_bayes(variables, cls_name).parent_indices())
+        elif method == "tree":
+            root = cls if cls is not None else 0
+            parents = chow_liu(scorer, root)
+            notes.append(f"Chow–Liu tree rooted at '{variables[root]}'")
+        elif method == "tan":
+            parents = tan(scorer, cls)
+        elif method == "kdb":
+            parents = kdb(scorer, cls, int(k))
+            notes.append(f"KDB with up to k={int(k)} feature parents per feature")
+        elif method == "hc":
+            runs = max(int(restarts), 0) + 1
+            best = None
+            for r in range(runs):
+                sub = None if progress is None else (
+                    lambda f, msg, r=r: progress((r + f) / runs,
+                                                 msg + (f" (climb {r + 1} of {runs})" if runs > 1 else "")))
+                cand = hill_climb(scorer, variables, max_parents=max_parents, tabu=tabu, max_iter=max_iter,
+                                  epsilon=epsilon, seed=int(seed) + r, progress=sub)
+                val = scorer.total(cand)
+                if best is None or val > best[0] + 1e-9:
+                    best = (val, cand)
+            parents = best[1]
+            notes.append(f"hill climbing (tabu {tabu}) on the {score} score"
+                         + (f", at most {max_parents} parents" if max_parents is not None else "")
+                         + (f", best of {runs} climbs with seeds {seed}..{int(seed) + runs - 1}" if runs > 1 else ""))
+        else:  # exact
+            parents, stats = exact_search(scorer, max_parents=max_parents, progress=progress)
+            notes.append(f"exact search scored {stats['scored']:,} parent sets "
+                         f"({stats['pruned']:,} pruned by the score bound)"
+                         + (f", at most {max_parents} parents" if max_parents is not None else ""))
     dag = DAG(variables, [(variables[p], variables[i]) for i, ps in enumerate(parents) for p in ps])
     total = scorer.total(dag.parent_indices()) if scorer.n else 0.0
+    if searched_raw:
+        notes.append(f"the {score} score searched {len(searched_raw)} numeric column(s) as numbers; their CPTs "
+                     "use the quantile bins")
     report(1.0, f"{method}: done, {dag.n_arcs} arcs")
     return LearnResult(dag=dag, method=method, score_name=score, score=float(total), n_rows_used=scorer.n,
-                       notes=notes, seconds=time.perf_counter() - t0)
+                       notes=notes, seconds=time.perf_counter() - t0, searched_raw=searched_raw)
+
 
 
 def learn_feature_structure(data, method: str, *, score: str = "bic", k: int = 3, max_parents: int | None = None,
-                            seed: int = 0, progress: Progress | None = None) -> LearnResult:
+                            seed: int = 0, progress: Progress | None = None,
+                            score_options: dict | None = None) -> LearnResult:
     """A structure over the *feature* columns of ``data`` (its class column is never a node of the result).
 
     Methods that need the class as a node (``naive-bayes``, ``tan``, ``kdb``) learn on all of ``data``
@@ -658,12 +694,14 @@ def learn_feature_structure(data, method: str, *, score: str = "bic", k: int = 3
     feats = data.without_class()
     if not LEARNERS[method].needs_class:
         return learn_structure(feats, method, score=score, k=k, max_parents=max_parents, seed=seed,
-                               progress=progress)
+                               progress=progress, score_options=score_options)
     if data.class_column is None:
         raise StructureError(f"Method '{method}' needs a class column; choose one.")
-    res = learn_structure(data, method, score=score, k=k, max_parents=max_parents, seed=seed, progress=progress)
+    res = learn_structure(data, method, score=score, k=k, max_parents=max_parents, seed=seed, progress=progress,
+                          score_options=score_options)
     dag = res.dag.subgraph(feats.variables)
     res.notes.append(f"the arcs from the class '{data.class_column}' are dropped: the class is never a kernel feature")
     res.dag = dag
-    res.score = score_dag(feats.codes, feats.cardinalities, dag, score, weights=getattr(feats, "weights", None))
+    res.score = score_dag(feats.codes, feats.cardinalities, dag, score, weights=getattr(feats, "weights", None),
+                          numbers=raw_numbers(feats), options=score_options)
     return res

@@ -125,11 +125,16 @@ class LearnerSpec:
 
 @dataclass(frozen=True)
 class ScoreSpec:
-    """A decomposable structure score of :mod:`bnfk_core.scores` (log scale, higher is better)."""
+    """A decomposable structure score of :mod:`bnfk_core.scores` (log scale, higher is better).
+
+    ``scorer`` builds the local scorer of a score that is not computed from counts
+    (``scorer(codes, cards, *, weights, numbers, **options)``, e.g. :mod:`bnfk_core.kgv`); None for the
+    count scores of :class:`bnfk_core.scores.LocalScorer`."""
 
     name: str
     label: str
     description: str = ""
+    scorer: Callable | None = None
 
 
 @dataclass(frozen=True)

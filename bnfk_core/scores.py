@@ -30,7 +30,7 @@ from .errors import StructureError
 from .registry import SCORES, ScoreSpec
 
 __all__ = ["SCORES", "complete_codes", "family_counts", "log_likelihood", "bic", "aic", "k2", "bdeu",
-           "qnml", "local_score", "log_multinomial_normalizer", "LocalScorer", "score_dag",
+           "qnml", "local_score", "log_multinomial_normalizer", "LocalScorer", "score_dag", "scorer_for",
            "parameter_count", "weighted_bincount"]
 
 for _spec in (
@@ -250,6 +250,8 @@ class LocalScorer:
     def __init__(self, codes: np.ndarray, cards: Sequence[int], score: str = "bic", ess: float = 1.0,
                  weights: np.ndarray | None = None):
         self.score = _check_score(score)
+        if self.score in SCORES and SCORES[self.score].scorer is not None:
+            raise StructureError(f"Score '{self.score}' is not computed from counts; build it with scorer_for.")
         codes = np.asarray(codes)
         if codes.ndim != 2 or codes.shape[1] != len(cards):
             raise StructureError(f"The code matrix has {codes.shape[-1]} columns but {len(cards)} cardinalities were given.")
@@ -328,9 +330,21 @@ class LocalScorer:
 
 
 # ---------------------------------------------------------------------- function API
+def scorer_for(codes, cards, score: str = "bic", *, ess: float = 1.0, weights=None, numbers=None,
+               options: dict | None = None):
+    """The cached local scorer of ``score``: a :class:`LocalScorer` for the count scores, the
+    registered ``scorer`` factory otherwise (``numbers``: column index -> raw values of the columns
+    such a score may search as numbers; ``options``: its own options, e.g. KGV's ``kappa``)."""
+    s = _check_score(score)
+    spec = SCORES.get(s)
+    if spec is not None and spec.scorer is not None:
+        return spec.scorer(codes, cards, weights=weights, numbers=numbers, ess=ess, **(options or {}))
+    return LocalScorer(codes, cards, s, ess=ess, weights=weights)
+
+
 def local_score(codes, cards, child: int, parents: Sequence[int] = (), score: str = "bic", *, ess: float = 1.0) -> float:
     """Local score of one family on the complete rows of ``codes`` (see the module docstring)."""
-    return LocalScorer(codes, cards, score, ess=ess)(child, parents)
+    return scorer_for(codes, cards, score, ess=ess)(child, parents)
 
 
 def log_likelihood(codes, cards, child, parents=()) -> float:
@@ -371,7 +385,12 @@ def score_dag(codes, cards, dag_parent_indices, score: str = "bic", **opts) -> f
     """Total score of a DAG (``DAG`` or the parent indices of every column) on the complete rows."""
     if hasattr(dag_parent_indices, "parent_indices"):
         dag_parent_indices = dag_parent_indices.parent_indices()
-    return LocalScorer(codes, cards, score, **opts).total(dag_parent_indices)
+    ess, weights = opts.pop("ess", 1.0), opts.pop("weights", None)
+    numbers, options = opts.pop("numbers", None), opts.pop("options", None)
+    if opts:
+        raise StructureError(f"Unknown option(s) of score_dag: {', '.join(opts)}.")
+    return scorer_for(codes, cards, score, ess=ess, weights=weights, numbers=numbers,
+                      options=options).total(dag_parent_indices)
 
 
 def parameter_count(cards: Sequence[int], parent_indices: Sequence[Sequence[int]]) -> int:

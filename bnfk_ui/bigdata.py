@@ -21,10 +21,12 @@ from pathlib import Path
 
 from bnfk_core.data import _printable
 from bnfk_core.errors import DataError
+from bnfk_core.serve import FileStore, ServePolicy
+from bnfk_core.serve import policy as serve_policy
 from bnfk_core.stream import WeightedData, file_layout, read_counts
 
-__all__ = ["CACHE_ENTRIES", "cached", "clear", "count_lines", "file_key", "header", "read", "resolve",
-           "sample_sentence", "upload_file"]
+__all__ = ["CACHE_ENTRIES", "UPLOAD_FILES", "UPLOAD_BYTES", "cached", "clear", "count_lines", "file_key", "header",
+           "policy", "read", "resolve", "sample_sentence", "server_file", "shown_path", "touch_upload", "upload_file"]
 
 #: streamed tables the server keeps at once (each holds the distinct rows: ~30 bytes a distinct row)
 CACHE_ENTRIES = 4
@@ -32,6 +34,37 @@ _CACHE: collections.OrderedDict = collections.OrderedDict()
 _LOCK = threading.Lock()
 _READING: dict = {}          # key -> the lock of the read in progress (a second session waits for it)
 UPLOAD_DIR = Path(tempfile.gettempdir()) / "bnfk_uploads"
+#: large uploads written to UPLOAD_DIR for the streaming reader: at most this many files and bytes (least recently
+#: used removed first; the ones this server wrote are removed when it exits cleanly)
+UPLOAD_FILES = 16
+UPLOAD_BYTES = 4 * 2**30
+_STORES: dict = {}
+_STORES_LOCK = threading.Lock()
+
+
+def _store() -> FileStore:
+    """The capped store of UPLOAD_DIR (one per folder, so a test may point UPLOAD_DIR elsewhere)."""
+    key = (str(UPLOAD_DIR), UPLOAD_FILES, UPLOAD_BYTES)
+    with _STORES_LOCK:
+        if key not in _STORES:
+            _STORES[key] = FileStore(UPLOAD_DIR, UPLOAD_FILES, UPLOAD_BYTES)
+        return _STORES[key]
+
+
+def policy() -> ServePolicy:
+    """The operator's folders (:mod:`bnfk_core.serve`): off unless BNFK_DATA_DIR / BNFK_OUTPUT_DIR name them."""
+    return serve_policy()
+
+
+def server_file(text: str) -> str:
+    """The file on the server a visitor named, checked by the operator's policy: a regular file inside the data
+    folder (resolved path), else one ServeError sentence that tells nothing about the disk outside it."""
+    return policy().data_file(text)
+
+
+def shown_path(path: str) -> str:
+    """A file on the server as visitors see it: its name relative to the data folder."""
+    return policy().relative(path)
 
 
 def resolve(path: str) -> str:
@@ -116,16 +149,16 @@ def count_lines(content: bytes) -> int:
 
 
 def upload_file(name: str, content: bytes) -> str:
-    """An uploaded file written once to the server's temporary directory (named by its sha256), so the
-    streaming reader can read it in chunks."""
-    UPLOAD_DIR.mkdir(parents=True, exist_ok=True)
+    """An uploaded file written once to the server's temporary directory (named by its sha256, never shown), so
+    the streaming reader can read it in chunks; the store keeps to UPLOAD_FILES / UPLOAD_BYTES."""
     suffix = Path(name).suffix.lower() if Path(name).suffix.lower() in (".csv", ".tsv", ".txt", ".parquet") else ".csv"
-    path = UPLOAD_DIR / f"{hashlib.sha256(content).hexdigest()[:32]}{suffix}"
-    if not path.exists() or path.stat().st_size != len(content):
-        tmp = path.with_suffix(path.suffix + f".{os.getpid()}.{threading.get_ident()}.part")
-        tmp.write_bytes(content)
-        os.replace(tmp, path)
-    return str(path)
+    return str(_store().put(f"{hashlib.sha256(content).hexdigest()[:32]}{suffix}", content))
+
+
+def touch_upload(path: str) -> bool:
+    """Mark an upload's file as used now (removed last); False if the store has removed it meanwhile."""
+    _store().touch(path)
+    return os.path.isfile(path)
 
 
 def sample_sentence(n_rows: int, n_sample: int, seed: int) -> str:

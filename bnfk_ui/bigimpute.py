@@ -8,7 +8,9 @@ rows) and the options the file was read with, into a file of the server's tempor
 Results are kept server-wide (a few at a time, the most recently used; an evicted result's files are
 removed), keyed by the input file's path, size and modification time, the model's content hash, the
 loading options and the fill rule: a page re-run, or another session asking for the same file, gets the
-result without imputing again.  :func:`save_as` copies a result to a path on the server the user gave.
+result without imputing again; the files kept are capped (OUTPUT_FILES, OUTPUT_BYTES, least recently used removed)
+and removed when the server exits cleanly.  :func:`save_as` copies a result into the operator's output folder
+(only when the operator allowed one, :mod:`bnfk_core.serve`).
 """
 from __future__ import annotations
 
@@ -16,7 +18,6 @@ import collections
 import contextlib
 import hashlib
 import os
-import shutil
 import tempfile
 import threading
 from pathlib import Path
@@ -24,15 +25,20 @@ from pathlib import Path
 from bnfk_core.analyses.impute_stream import impute_file
 from bnfk_core.data import _printable
 from bnfk_core.errors import DataError
-from bnfk_core.files import atomic_path, same_file
+from bnfk_core.serve import FileStore
 
 from . import bigdata
 
-__all__ = ["CACHE_ENTRIES", "OUTPUT_DIR", "cached", "clear", "run", "save_as", "target_path"]
+__all__ = ["CACHE_ENTRIES", "OUTPUT_DIR", "OUTPUT_FILES", "OUTPUT_BYTES", "cached", "clear", "run", "save_as"]
 
 #: completed files the server keeps at once (each is about the size of its input)
 CACHE_ENTRIES = 4
 OUTPUT_DIR = Path(tempfile.gettempdir()) / "bnfk_imputed"
+#: completed files (and their probabilities) kept on disk at most: count and bytes, least recently used removed
+OUTPUT_FILES = 2 * CACHE_ENTRIES
+OUTPUT_BYTES = 8 * 2**30
+_STORES: dict = {}
+_STORES_LOCK = threading.Lock()
 _CACHE: collections.OrderedDict = collections.OrderedDict()
 _LOCK = threading.Lock()
 _RUNNING: dict = {}          # key -> the lock of the imputation in progress (a second session waits for it)
@@ -40,6 +46,14 @@ _RUNNING: dict = {}          # key -> the lock of the imputation in progress (a 
 
 def _key(path: str, model, options: tuple, fill: str) -> tuple:
     return (bigdata.file_key(path), model.key(), tuple(options), str(fill))
+
+
+def _store() -> FileStore:
+    key = (str(OUTPUT_DIR), OUTPUT_FILES, OUTPUT_BYTES)
+    with _STORES_LOCK:
+        if key not in _STORES:
+            _STORES[key] = FileStore(OUTPUT_DIR, OUTPUT_FILES, OUTPUT_BYTES)
+        return _STORES[key]
 
 
 def _alive(res: dict) -> bool:
@@ -54,10 +68,11 @@ def cached(path: str, model, options: tuple, fill: str) -> dict | None:
         return None
     with _LOCK:
         res = _CACHE.get(key)
-        if res is not None and _alive(res):
-            _CACHE.move_to_end(key)
-            return res
-        return None
+        if res is None or not _alive(res):
+            return None
+        _CACHE.move_to_end(key)
+    _store().touch(res["output"], res["probabilities"])        # used now: removed last
+    return res
 
 
 def run(path: str, source: str, model, options: tuple, fill: str = "median", progress=None) -> dict:
@@ -83,12 +98,16 @@ def run(path: str, source: str, model, options: tuple, fill: str = "median", pro
                               class_column=cls, missing_policy=policy, discretize_bins=bins or None,
                               drop_columns=tuple(drop), source=source, progress=progress)
         except OSError as exc:
-            raise DataError(f"Cannot write the completed file to {_printable(str(exc.filename or OUTPUT_DIR))}: "
-                            f"{exc.strerror or exc}.") from None
+            raise DataError(f"Cannot write the completed file in the server's temporary folder: "
+                            f"{_printable(exc.strerror or type(exc).__name__)}.") from None
         finally:
             with _LOCK:
                 _RUNNING.pop(key, None)
         res = dict(res, output=str(out), probabilities=str(probs))
+        store = _store()
+        for f in (out, probs):
+            store.put(f.name)                    # registered: capped, removed at a clean exit
+        store.prune(keep=(out, probs))
         with _LOCK:
             _CACHE[key] = res
             while len(_CACHE) > CACHE_ENTRIES:
@@ -105,30 +124,10 @@ def clear() -> None:
         _CACHE.clear()
 
 
-def target_path(text: str, input_path: str) -> str:
-    """The path typed for the completed file, checked: not empty, not a directory, in an existing folder and
-    not the input file itself (DataError, one sentence naming the path)."""
-    p = str(text or "").strip().strip("'\"").strip()
-    if not p:
-        raise DataError("No path given: type the path on the server to write the completed file to.")
-    p = os.path.expanduser(p)
-    shown = _printable(p)
-    if os.path.isdir(p):
-        raise DataError(f"{shown} is a directory; give the path of a file to write the completed data to.")
-    folder = os.path.dirname(os.path.abspath(p))
-    if not os.path.isdir(folder):
-        raise DataError(f"The folder of {shown} does not exist, so the completed file cannot be written there.")
-    if os.path.realpath(p) == os.path.realpath(input_path) or same_file(p, input_path):
-        raise DataError(f"{shown} is the input file itself; choose another path so the data are not overwritten.")
-    return p
-
-
-def save_as(res: dict, text: str, input_path: str) -> str:
-    """Copy the completed file of ``res`` to the checked path ``text`` (atomically); the path written."""
-    p = target_path(text, input_path)
-    try:
-        with atomic_path(p) as tmp:
-            shutil.copyfile(res["output"], tmp)
-    except OSError as exc:
-        raise DataError(f"Cannot write {_printable(p)}: {exc.strerror or exc}.") from None
-    return p
+def save_as(res: dict, text: str, input_path: str, *, replace: bool = False) -> str:
+    """Copy the completed file of ``res`` to ``text`` in the operator's output folder (:mod:`bnfk_core.serve`:
+    inside it only, atomically, an existing file replaced only with ``replace``, never the input); the path
+    written, as visitors see it."""
+    pol = bigdata.policy()
+    written = pol.write_copy(res["output"], text, replace=replace, not_same_as=input_path)
+    return pol.relative(written)

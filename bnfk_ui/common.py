@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import os
 import re
 
 import numpy as np
@@ -11,6 +12,7 @@ from streamlit.runtime.pages_manager import PagesManager
 
 from bnfk_core.errors import BnfkError
 from bnfk_core.registry import ESTIMATORS
+from bnfk_core.serve import echo
 
 from . import export, jobs, router, settings, share, state
 
@@ -39,7 +41,7 @@ def start(title: str, icon: str = "") -> bool:
         state.init()
         share.sync()          # a link's view, once per session; then the address bar follows the view
     except BnfkError as exc:
-        st.error(str(exc))
+        st.error(router.message(exc))
         if st.button("Go back to the default dataset"):
             for k in list(st.session_state.keys()):
                 del st.session_state[k]
@@ -63,7 +65,7 @@ def sidebar_summary() -> None:
     with st.sidebar:
         st.markdown("**Current state**")
         src = ("uploaded " + ss.upload[0] if ss.dataset == "upload" and ss.upload
-               else ss.server_path if ss.dataset == "path" else ss.dataset)
+               else state.server_name() if ss.dataset == "path" else ss.dataset)
         n_all = state.full_data().n_rows
         st.caption(f"Data: **{src}** · {n_all:,} rows × {d.n_vars} variables"
                    + (f" · class **{d.class_column}**" if d.class_column else " · no class column")
@@ -96,9 +98,9 @@ def share_panel() -> None:
             try:
                 share.open_session(up.name, up.getvalue())
             except BnfkError as exc:
-                st.error(str(exc))
+                st.error(router.message(exc))
             else:
-                state.flash("success", f"Opened {up.name}: its data, structure and settings.")
+                state.flash("success", f"Opened {echo(up.name, 60)}: its data, structure and settings.")
                 st.rerun()
 
 
@@ -211,5 +213,5 @@ def dataset_name() -> str:
     if ss.dataset == "upload" and ss.upload:
         return slug(ss.upload[0].rsplit(".", 1)[0])
     if ss.dataset == "path" and ss.server_path:
-        return slug(ss.server_path.replace("\\", "/").rsplit("/", 1)[-1].rsplit(".", 1)[0])
+        return slug(os.path.basename(ss.server_path).rsplit(".", 1)[0])
     return slug(ss.dataset)

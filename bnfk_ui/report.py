@@ -31,6 +31,7 @@ from bnfk_core.analyses import segments as S
 from bnfk_core.dag import DAG, SEGMENT_KINDS, SEGMENT_SIZES, apply_segment
 from bnfk_core.embed import class_order, cluster_order, kernel_pca, pair_values, sample_rows
 from bnfk_core.errors import BnfkError
+from bnfk_core.kgv import raw_numbers
 from bnfk_core.model import fit
 from bnfk_core.registry import ESTIMATORS, KERNELS, SCORES
 from bnfk_core.scores import score_dag
@@ -236,7 +237,8 @@ def _data_section(r: Report, d, feats) -> str:
 
 def _structure_section(r: Report, feats, model, s: dict, structure_note: str) -> str:
     dag = model.dag
-    sc = {name: float(score_dag(feats.codes, feats.cardinalities, dag, name)) for name in SCORES}
+    raw = raw_numbers(feats)   # the KGV score searches numbers unbinned
+    sc = {name: float(score_dag(feats.codes, feats.cardinalities, dag, name, numbers=raw)) for name in SCORES}
     out = [_dl({"structure": structure_note, "arcs": dag.n_arcs, "nodes": len(dag.nodes),
                 "free parameters": model.parameter_count(), "parameters (CPTs)": ESTIMATORS[s["param_method"]].label
                 if s["param_method"] in ESTIMATORS else s["param_method"]})]

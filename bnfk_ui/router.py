@@ -50,6 +50,12 @@ def run() -> None:
         st.error(f"Something went wrong ({type(exc).__name__}: {exc}). Try another setting or reload the page.")
 
 
-def message(exc: BnfkError) -> str:
-    """A core error as the app shows it: its sentence, with the core's advice put in the app's terms."""
-    return str(exc).replace("raise the memory limit", "raise the memory limit under Settings in the sidebar")
+#: the longest message the app shows (a core sentence echoing a huge user value is cut)
+MAX_MESSAGE = 400
+
+
+def message(exc: BnfkError | str) -> str:
+    """A core error as the app shows it: its sentence (at most MAX_MESSAGE characters), with the core's advice
+    put in the app's terms."""
+    text = str(exc).replace("raise the memory limit", "raise the memory limit under Settings in the sidebar")
+    return text if len(text) <= MAX_MESSAGE else text[:MAX_MESSAGE - 1] + "…"

@@ -1,16 +1,19 @@
 """Links and session files: the current view mirrored in ``st.query_params`` (opening the link restores it) and
 saved / opened as a bnfk session file (:mod:`bnfk_core.session`).
 
-A link holds the dataset (a bundled name, or the first 16 hex digits of an upload's sha256 -- the file itself
-stays on the server that saw it), the loading options, the structure (``arcs``: index pairs over the feature
-variables, e.g. ``0-3.2-5``), the CPT estimator and every page setting that differs from its default
-(:mod:`bnfk_ui.settings`).  Anything in a link that cannot be used is named in one warning and left at its
+A link holds the dataset (a bundled name; an upload's private id -- 128 random bits, so only a link that
+carries it reaches the upload, which stays on the server that saw it; a file's name in the operator's data
+folder when that is on), the loading options, the structure (``arcs``: index pairs over the feature
+variables, e.g. ``0-3.2-5``), the CPT estimator and every page setting that differs from its
 default; nothing in a link or a session file ends in a traceback.
 """
 from __future__ import annotations
 
-import hashlib
 import json
+import re
+import secrets
+import threading
+import time
 import urllib.parse
 
 import streamlit as st
@@ -18,50 +21,68 @@ import streamlit as st
 from bnfk_core.dag import DAG
 from bnfk_core.errors import BnfkError
 from bnfk_core.registry import ESTIMATORS
+from bnfk_core.serve import echo
 from bnfk_core.session import DataRef, SessionError, parse_session, session_dict
 
 from . import bigdata, state
 from . import settings as S
 
 __all__ = ["remember_upload", "encode_arcs", "decode_arcs", "view_params", "restore", "sync", "link",
-           "session_bytes", "open_session", "MAX_UPLOADS"]
+           "session_bytes", "open_session", "MAX_UPLOADS", "MAX_UPLOAD_BYTES"]
 
-#: uploads a server keeps for links (the oldest is forgotten first)
+#: uploads a server keeps for links, and their bytes in all (the least recently used is forgotten first)
 MAX_UPLOADS = 32
+MAX_UPLOAD_BYTES = 1024 * 2**20
+MAX_PROBLEMS = 6                 # a link's problems named in its warning (the rest counted)
 _VIEW_KEYS = ("data", "upload", "path", "class", "missing", "bins", "drop", "arcs", "params")
+_TOKEN = re.compile(r"[0-9a-f]{32}")
+_LOCK = threading.Lock()
 
 
 @st.cache_resource(show_spinner=False)
 def _uploads() -> dict:
-    """sha256 hex -> (file name, bytes) of the uploads this server has seen (shared by its sessions)."""
+    """private id (32 hex digits) -> [file name, bytes, last use] of the uploads this server keeps for links."""
     return {}
 
 
-def remember_upload(name: str, content: bytes) -> str:
-    """Keep an upload for links; its sha256 hex digest."""
-    digest = hashlib.sha256(content).hexdigest()
+def remember_upload(name: str, content: bytes, token: str | None = None) -> str:
+    """Keep an upload for links under a new private id (``secrets.token_hex(16)``: 128 random bits), or under
+    ``token`` again; the least recently used uploads are forgotten beyond MAX_UPLOADS / MAX_UPLOAD_BYTES."""
+    token = token or secrets.token_hex(16)
     store = _uploads()
-    store.pop(digest, None)
-    store[digest] = (name, content)
-    while len(store) > MAX_UPLOADS:
-        store.pop(next(iter(store)))
-    return digest
+    with _LOCK:
+        store.pop(token, None)
+        store[token] = [name, content, time.monotonic()]
+        total = sum(len(v[1]) for v in store.values())
+        for old in sorted(store, key=lambda k: store[k][2]):
+            if len(store) <= MAX_UPLOADS and total <= MAX_UPLOAD_BYTES:
+                break
+            if old != token:
+                total -= len(store.pop(old)[1])
+    return token
 
 
-def _upload_digest(name: str, content: bytes) -> str:
-    """:func:`remember_upload` once per uploaded file of this session (not a sha256 of the file on every run)."""
+def _upload_token(name: str, content: bytes) -> str:
+    """This session's private id of its upload (:func:`remember_upload` once per uploaded file)."""
     ss = st.session_state
-    saved = ss.get("_upload_digest")
+    saved = ss.get("_upload_token")
     if saved is None or saved[0] is not content:
-        ss._upload_digest = (content, remember_upload(name, content))
-    elif saved[1] not in _uploads():          # forgotten by the server's store (it keeps MAX_UPLOADS)
-        remember_upload(name, content)
-    return ss._upload_digest[1]
+        ss._upload_token = (content, remember_upload(name, content))
+    elif saved[1] not in _uploads():          # forgotten by the server's store: kept again under the same id
+        remember_upload(name, content, saved[1])
+    return ss._upload_token[1]
 
 
-def _find_upload(prefix: str):
-    hits = [v for k, v in _uploads().items() if k.startswith(prefix)] if len(prefix) >= 8 else []
-    return hits[0] if len(hits) == 1 else None
+def _find_upload(token: str):
+    """(name, bytes) of the upload with exactly this private id, else None (no prefixes, no guessing)."""
+    if not isinstance(token, str) or not _TOKEN.fullmatch(token):
+        return None
+    with _LOCK:
+        hit = _uploads().get(token)
+        if hit is None:
+            return None
+        hit[2] = time.monotonic()
+        return hit[0], hit[1]
 
 
 def encode_arcs(dag: DAG, variables) -> str:
@@ -89,9 +110,9 @@ def view_params() -> dict:
     ss = st.session_state
     p: dict = {}
     if ss.dataset == "upload" and ss.get("upload"):
-        p["upload"] = _upload_digest(*ss.upload)[:16]
+        p["upload"] = _upload_token(*ss.upload)
     elif ss.dataset == "path":
-        p["path"] = ss.server_path or ""
+        p["path"] = state.server_name()
     else:
         p["data"] = ss.dataset
     p["class"] = ss.class_column or ""
@@ -119,15 +140,15 @@ def restore(params: dict) -> list[str]:
     if "upload" in one:
         found = _find_upload(one["upload"])
         if found is None:
-            problems.append(f"its uploaded file (sha256 {one['upload'][:16]}…) is not on this server — upload the "
-                            "file again")
+            problems.append("its uploaded file is not on this server (a link reaches an upload only with its "
+                            "private id, while the server keeps it) — upload the file again")
             data_ok = False
         else:
             ss.upload, changes["dataset"] = found, "upload"
+            ss._upload_token = (found[1], one["upload"])
     elif "path" in one:
         try:
-            bigdata.header(one["path"])
-            ss.server_path, changes["dataset"] = bigdata.resolve(one["path"]), "path"
+            ss.server_path, changes["dataset"] = bigdata.server_file(one["path"]), "path"
         except BnfkError as exc:
             problems.append(f"its file on the server cannot be read ({str(exc).rstrip('.')})")
             data_ok = False
@@ -135,7 +156,7 @@ def restore(params: dict) -> list[str]:
         if one["data"] in state.catalog():
             changes["dataset"] = one["data"]
         else:
-            problems.append(f"data '{one['data'][:40]}' is not a bundled dataset")
+            problems.append(f"data '{echo(one['data'], 40)}' is not a bundled dataset")
             data_ok = False
     if data_ok:
         if "class" in one:
@@ -145,7 +166,7 @@ def restore(params: dict) -> list[str]:
         elif "missing" in one:
             problems.append("missing must be 'missing' or 'category'")
         if "bins" in one:
-            if one["bins"].isdigit() and int(one["bins"]) <= 20:
+            if re.fullmatch(r"[0-9]{1,2}", one["bins"]) and int(one["bins"]) <= 20:
                 changes["bins"] = int(one["bins"])
             else:
                 problems.append("bins must be a whole number from 0 to 20")
@@ -163,12 +184,12 @@ def restore(params: dict) -> list[str]:
         if one["params"] in ESTIMATORS:
             ss.param_method = one["params"]
         else:
-            problems.append(f"params '{one['params'][:20]}' is not an estimator")
+            problems.append(f"params '{echo(one['params'], 20)}' is not an estimator")
     for k, v in one.items():
         if k in _VIEW_KEYS:
             continue
         if k not in S.SETTINGS:
-            problems.append(f"'{k[:30]}' is not a setting")
+            problems.append(f"'{echo(k, 30)}' is not a setting")
             continue
         try:
             ss[k] = S.SETTINGS[k].parse(v)
@@ -187,8 +208,11 @@ def sync() -> None:
         if given:
             problems = restore(given)
             if problems:
+                shown = [echo(p, 160) for p in problems[:MAX_PROBLEMS]]
+                if len(problems) > MAX_PROBLEMS:
+                    shown.append(f"and {len(problems) - MAX_PROBLEMS} more")
                 st.warning("Some of this link could not be used and was left at its default: "
-                           + "; ".join(problems) + ".")
+                           + "; ".join(shown) + ".")
     want = view_params()
     have = {k: st.query_params.get_all(k) for k in st.query_params}
     if {k: v if isinstance(v, list) else [v] for k, v in want.items()} != have:
@@ -213,18 +237,43 @@ def session_bytes() -> bytes:
     return json.dumps(doc, indent=1, ensure_ascii=False).encode("utf-8")
 
 
+#: what a session open may change: restored as it was when the open fails
+_OPENED_KEYS = (*state.DEFAULTS, "structure", "pair", "_upload_token", "_upload_info", "pending_data")
+
+
 def open_session(name: str, content: bytes) -> None:
     """Make a session file the current analysis (data, structure, estimator, settings); a SessionError names
-    what is wrong and changes nothing."""
+    what is wrong, and the app is left exactly as it was (data, structure and settings)."""
     ss = st.session_state
-    s = parse_session(content, name)
+    missing = object()
+    before = {k: ss.get(k, missing) for k in _OPENED_KEYS}
+    shown = echo(name, 60)
+    try:
+        _open(shown, parse_session(content, name))
+    except Exception as exc:
+        for k, v in before.items():
+            if v is missing:
+                ss.pop(k, None)
+            else:
+                ss[k] = v
+        if isinstance(exc, BnfkError):
+            raise SessionError(echo(str(exc), 240)) from None
+        if isinstance(exc, (ValueError, TypeError, KeyError, IndexError, AttributeError, RecursionError,
+                            OverflowError, UnicodeError)):       # a malformed file the parser let through
+            raise SessionError(f"{shown} is not a bnfk session file this app can open.") from None
+        raise
+
+
+def _open(name: str, s) -> None:
+    ss = st.session_state
     ref = s.ref
     if ref.sample is None:
-        remember_upload(ref.name, ref.content)
         ss.upload = (ref.name, ref.content)
+        ss._upload_token = (ref.content, remember_upload(ref.name, ref.content))
     if not state.change_data(dataset=ref.sample or "upload", class_column=ref.class_column,
                              missing_policy=ref.missing_policy, bins=ref.bins, drop_columns=list(ref.drop_columns)):
-        raise SessionError(f"The data of {name} do not load in the app.")
+        why = [m for kind, m in ss.pop("flash", []) if kind == "error"]
+        raise SessionError(f"The data of {name} do not load in the app" + (f": {why[-1]}" if why else "."))
     state.init()
     state.set_dag(s.model.dag, f"Structure from {name}")
     ss.param_method = s.params
@@ -233,4 +282,4 @@ def open_session(name: str, content: bytes) -> None:
             try:
                 ss[k] = S.SETTINGS[k].parse(v)
             except ValueError as exc:
-                state.flash("warning", f"{name}: setting {k} {exc}; left at its default.")
+                state.flash("warning", f"{name}: setting {echo(k, 30)} {exc}; left at its default.")

@@ -25,6 +25,7 @@ from bnfk_core.errors import BnfkError, DataError
 from bnfk_core.learn import learn_feature_structure
 from bnfk_core.model import BayesNet, fit
 from bnfk_core.registry import KERNELS, SCORES
+from bnfk_core.kgv import raw_numbers
 from bnfk_core.scores import score_dag
 
 from . import bigdata, jobs, settings
@@ -33,6 +34,7 @@ ROOT = Path(__file__).resolve().parents[1]
 SAMPLE_DIR = ROOT / "sample_data"
 DEFAULT_DATASET = "house_votes_84"
 MAX_UNDO = 50
+MAX_MESSAGE = 400            # the longest message shown (a core sentence echoing a huge user value is cut)
 #: An upload starts as ``load_csv`` and the CLI read a file: missing tokens are missing cells (the
 #: Data page can switch to "category"); a bundled sample opens with its catalog entry's policy.
 UPLOAD_MISSING_POLICY = "missing"
@@ -95,7 +97,9 @@ def bind(key: str, on_change=None, shown=None) -> dict:
 
 
 def flash(kind: str, message: str) -> None:
-    """Queue a message for the next run (shown by :func:`show_flash`)."""
+    """Queue a message for the next run (shown by :func:`show_flash`; cut to ``MAX_MESSAGE`` characters)."""
+    if len(message) > MAX_MESSAGE:
+        message = message[:MAX_MESSAGE - 1] + "…"
     st.session_state.setdefault("flash", []).append((kind, message))
 
 
@@ -158,6 +162,8 @@ def _upload_info(content: bytes, want_file: bool = False) -> tuple:
     memo = ss.get("_upload_info")
     if memo is None or memo[0] is not content:
         memo = (content, bigdata.count_lines(content), None)
+    if want_file and memo[2] is not None and not bigdata.touch_upload(memo[2]):
+        memo = (content, memo[1], None)        # removed by the store's caps meanwhile: written again
     if want_file and memo[2] is None:
         memo = (content, memo[1], bigdata.upload_file(ss.upload[0], content))
     ss._upload_info = memo
@@ -171,8 +177,9 @@ def streamed(settings: dict | None = None) -> tuple[str, str] | None:
     dataset = (settings or data_settings())["dataset"]
     if dataset == "path":
         if not ss.get("server_path"):
-            raise DataError("No file on the server has been chosen yet; give its path on the Data page.")
-        return ss.server_path, os.path.basename(ss.server_path)
+            raise DataError("No file on the server has been chosen yet; give its name on the Data page.")
+        path = bigdata.server_file(ss.server_path)     # the operator's policy, on every use
+        return path, os.path.basename(path)
     up = ss.get("upload")
     if dataset == "upload" and up is not None and _upload_info(up[1])[0] > int(ss.stream_rows):
         return _upload_info(up[1], want_file=True)[1], up[0]
@@ -256,7 +263,7 @@ def use_file(path: str, *, dataset: str = "path", name: str | None = None) -> No
     progress bar, class column guessed as for an upload, a column the loader refuses dropped (and named);
     then a Chow–Liu tree is learned on all rows.  A DataError (naming the file) leaves the current data."""
     ss = st.session_state
-    path = bigdata.resolve(path)
+    path = bigdata.server_file(path) if dataset == "path" else bigdata.resolve(path)
     name = name or os.path.basename(path)
     header = bigdata.header(path)
     cls = next((c for c in header if c.lower() in ("class", "label", "target", "y")), None)
@@ -303,7 +310,7 @@ def raw_table() -> RawTable:
     big = streamed()
     if big is not None:
         raise DataError(f"The app writes back only files it holds in memory; {_printable(big[1])} is read in chunks, "
-                        f"so complete it with: python -m bnfk_core impute {_printable(big[0])}.")
+                        f"so complete it on the Imputation page or with: python -m bnfk_core impute {_printable(big[1])}.")
     return _raw_table(*_source(data_settings()["dataset"]))
 
 
@@ -325,7 +332,7 @@ def cli_data_args(label_flag: str = "--label-column") -> list[str]:
     upload) and the loading options that differ from the command line's defaults, so the command reads the
     same table as the app."""
     ss = st.session_state
-    args = [ss.server_path if ss.dataset == "path" else "DATA.csv" if ss.dataset == "upload"
+    args = [f"$BNFK_DATA_DIR/{server_name()}" if ss.dataset == "path" else "DATA.csv" if ss.dataset == "upload"
             else f"sample_data/{catalog()[ss.dataset]['file']}"]
     if ss.class_column:
         args += [label_flag, ss.class_column]
@@ -336,6 +343,12 @@ def cli_data_args(label_flag: str = "--label-column") -> list[str]:
     if ss.drop_columns:
         args += ["--drop-columns", ",".join(ss.drop_columns)]
     return args
+
+
+def server_name() -> str:
+    """The current file on the server as visitors see it: its name in the operator's data folder."""
+    p = st.session_state.get("server_path")
+    return bigdata.shown_path(p) if p else ""
 
 
 def change_data(**changes) -> bool:
@@ -528,7 +541,8 @@ def model(d: DAG | None = None) -> BayesNet:
 def _scores(_feat: CategoricalData, fingerprint: str, dag_key: str) -> dict:
     d = DAG.from_dict(json.loads(dag_key))
     w = getattr(_feat, "weights", None)
-    return {s: float(score_dag(_feat.codes, _feat.cardinalities, d, s, weights=w)) for s in SCORES}
+    raw = raw_numbers(_feat)   # the KGV score searches numbers unbinned
+    return {s: float(score_dag(_feat.codes, _feat.cardinalities, d, s, weights=w, numbers=raw)) for s in SCORES}
 
 
 def scores(d: DAG | None = None) -> dict:

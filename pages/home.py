@@ -22,7 +22,7 @@ if common.start("Bayesian-network Fisher kernels"):
 
         def fmt(n):
             if n == "path":
-                return f"File on the server ({st.session_state.server_path})"
+                return f"File on the server ({state.server_name()})"
             if n == "upload":
                 up = st.session_state.upload
                 return f"Uploaded CSV ({up[0]})" if up else "Upload your own CSV…"

@@ -87,7 +87,8 @@ def page():
         st.plotly_chart(fh, key="hist", config=CHART)
         if d.class_column and len(pairs["between"]):
             within = np.concatenate([v for v in pairs["within"].values()] or [np.zeros(0)])
-            st.caption(f"Mean within a class {within.mean():.3g}, between classes {pairs['between'].mean():.3g}.")
+            st.caption((f"Mean within a class {within.mean():.3g}, " if len(within) else
+                        "No two sampled rows share a class; mean ") + f"between classes {pairs['between'].mean():.3g}.")
     with h2:
         pair = ss.pair if ss.pair and all(int(r) in set(rows.tolist()) for r in ss.pair) else None
         fm = figures.embedding_figure(an["pca"], rows, labels, cls_states, selected=pair or (),

@@ -17,7 +17,9 @@ TITLES = {"thesis-imputation": "Thesis: imputation (Tables 4.1-4.4, B.1-B.2)",
           "thesis-classification": "Thesis: kernel classification (Tables D.1-D.2)",
           "paper-summarization": "Paper: data summarization (Figs. 1-3)",
           "speed": "Paper: run times",
-          "kernel-zoo": "Kernel zoo: similarity measures vs the Fisher kernel (see the Kernel zoo page)"}
+          "kernel-zoo": "Kernel zoo: similarity measures vs the Fisher kernel (see the Kernel zoo page)",
+          "kgv": "Bach & Jordan: BIC / BDe / KGV networks on ALARM (Fig. 1)",
+          "landscape": "Metagraph kernel: score landscapes (Yackley et al. Figs. 1, 4)"}
 
 
 @st.cache_data(show_spinner=False)

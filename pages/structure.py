@@ -6,6 +6,8 @@ from bnfk_core.dag import DAG, covered_arcs, segment_arcs
 from bnfk_core.errors import StructureError
 from bnfk_core.registry import ESTIMATORS, SCORES
 from bnfk_ui import common, figures, live, state
+from bnfk_ui.sections import kgv as kgv_section
+from bnfk_ui.sections import landscape as landscape_section
 from bnfk_ui.sections import structure as sections
 from bnfk_ui.sections.structure import act, message
 
@@ -56,7 +58,7 @@ if common.start("Structure"):
         st.selectbox("Parameters", list(ESTIMATORS), format_func=ESTIMATORS.labels().get,
                      **state.bind("param_method"))
     with fig_col:
-        info = {v: f"<b>{v}</b><br>{len(feat.states[i])} levels<br>parents: {', '.join(dg.parents(v)) or '—'}"
+        info = {v: f"{len(feat.states[i])} levels\nparents: {', '.join(dg.parents(v)) or '—'}"
                 for i, v in enumerate(feat.variables)}
         fig = figures.dag_figure(dg.nodes, dg.sorted_arcs(), highlight=seg_arcs, covered=cov, node_info=info,
                                  clickable=True, picked=ss.get("live_pick"))
@@ -71,12 +73,17 @@ if common.start("Structure"):
 
     with common.shown_errors(), st.spinner("Fisher kernel of the current structure (live)…", show_time=True):
         sections.live_panel(feat)
-    t_learn, t_seg, t_eq, t_io = st.tabs(["Learn", "Segment presets", "Equivalence class", "Import / export"])
+    t_learn, t_seg, t_eq, t_land, t_kgv, t_io = st.tabs(
+        ["Learn", "Segment presets", "Equivalence class", "Score landscape", "KGV (mixed data)", "Import / export"])
     with t_learn:
         sections.learn_tab(feat)
     with t_seg:
         sections.presets_tab(dg)
     with t_eq:
         sections.equivalence_tab(dg, cov)
+    with t_land:
+        landscape_section.landscape_tab(feat)
+    with t_kgv:
+        kgv_section.kgv_tab()
     with t_io:
         sections.io_tab(feat, dg, fig)

@@ -3,6 +3,7 @@ healthy, stopped afterwards (its log in ``test-artifacts/``)."""
 from __future__ import annotations
 
 import contextlib
+import os
 import socket
 import subprocess
 import sys
@@ -15,8 +16,9 @@ ARTIFACTS = ROOT / "test-artifacts"
 
 
 @contextlib.contextmanager
-def streamlit_server(log_name: str = "streamlit.log", timeout: float = 60):
-    """Yield ``(url, process)`` of a running app server; raises RuntimeError if it does not become healthy."""
+def streamlit_server(log_name: str = "streamlit.log", timeout: float = 60, env: dict | None = None):
+    """Yield ``(url, process)`` of a running app server (``env``: extra environment variables, e.g. the
+    operator's BNFK_DATA_DIR); raises RuntimeError if it does not become healthy."""
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
@@ -25,7 +27,7 @@ def streamlit_server(log_name: str = "streamlit.log", timeout: float = 60):
         proc = subprocess.Popen(
             [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
              "--server.port", str(port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false"],
-            cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
+            cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, env={**os.environ, **(env or {})})
         url = f"http://127.0.0.1:{port}"
         try:
             deadline = time.time() + timeout

@@ -14,7 +14,7 @@ from bnfk_core.cli import main
 from bnfk_core.data import from_codes, load_csv
 from bnfk_core.learn import hill_climb, learn_structure
 from bnfk_core.registry import SCORES
-from bnfk_core.scores import LocalScorer
+from bnfk_core.scores import LocalScorer, scorer_for
 
 ROOT = Path(__file__).resolve().parents[1]
 CATALOG = json.loads((ROOT / "sample_data" / "catalog.json").read_text(encoding="utf-8"))
@@ -27,7 +27,7 @@ def _data(name):
 
 
 def _both(data, score, **kw):
-    scorer = LocalScorer(data.codes, data.cardinalities, score)
+    scorer = scorer_for(data.codes, data.cardinalities, score)
     ours = hill_climb(scorer, data.variables, engine="bnfk", **kw)
     ref = hill_climb(scorer, data.variables, engine="pgmpy", **kw)
     return ours, ref

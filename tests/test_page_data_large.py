@@ -1,7 +1,8 @@
-"""AppTest of large files in the app: a path on the server (and an upload above the streaming threshold) is read
-in chunks and fitted on all rows; the pages that work on rows use a seeded sample and say how large it is;
-a bad path is one error sentence that names it."""
+"""AppTest of large files in the app: a file in the operator's data folder (BNFK_DATA_DIR, set here; and an upload
+above the streaming threshold) is read in chunks and fitted on all rows; the pages that work on rows use a seeded
+sample and say how large it is; a bad name is one error sentence that names it."""
 import json
+import os
 
 import numpy as np
 import pytest
@@ -33,6 +34,13 @@ def big_csv(tmp_path_factory):
     return str(path)
 
 
+@pytest.fixture(autouse=True)
+def data_dir(big_csv, monkeypatch):
+    """The operator turned server files on: the folder of the big file is the data folder."""
+    monkeypatch.setenv("BNFK_DATA_DIR", os.path.dirname(big_csv))
+    return os.path.dirname(big_csv)
+
+
 def _sentence(n=2000, seed=0):
     return f"Fitted on all {N_ROWS:,} rows; this view uses a seeded sample of {n:,} rows (seed {seed})."
 
@@ -51,7 +59,7 @@ def test_a_file_on_the_server_is_fitted_on_all_rows_and_the_page_states_the_samp
     at.text_input(key="w_server_path_input").input(big_csv)
     at.button(key="server_path_load").click().run()
     assert_clean(at)
-    assert at.session_state["dataset"] == "path" and at.session_state["server_path"] == big_csv
+    assert at.session_state["dataset"] == "path" and at.session_state["server_path"] == os.path.realpath(big_csv)
     assert _sentence() in [i.value for i in at.info]
     assert any("Loaded big_table.csv: 30,000 rows" in s.value for s in at.success)
     metrics = {m.label: m.value for m in at.metric}
@@ -104,9 +112,10 @@ def test_home_shows_all_rows_and_no_sample_note(big_csv):
 
 
 @pytest.mark.parametrize("kind", ["missing", "directory", "not csv", "empty"])
-def test_a_bad_path_is_one_error_naming_it(big_csv, tmp_path, kind):
-    bad = {"missing": str(tmp_path / "nope.csv"), "directory": str(tmp_path), "not csv": str(tmp_path / "book.xlsx"),
-           "empty": "   "}[kind]
+def test_a_bad_path_is_one_error_naming_it(big_csv, tmp_path, kind, monkeypatch):
+    monkeypatch.setenv("BNFK_DATA_DIR", str(tmp_path))
+    (tmp_path / "folder").mkdir()
+    bad = {"missing": "nope.csv", "directory": "folder", "not csv": "book.xlsx", "empty": "   "}[kind]
     if kind == "not csv":
         (tmp_path / "book.xlsx").write_bytes(b"PK\x03\x04" + bytes(range(256)) * 8)
     at = page_app("data.py", 120).run()
@@ -117,8 +126,18 @@ def test_a_bad_path_is_one_error_naming_it(big_csv, tmp_path, kind):
     assert len(errors) == 1, errors
     msg = errors[0]
     assert msg.count(". ") == 0 and msg.endswith("."), msg                # one sentence
-    assert (bad in msg) if kind != "empty" else ("No path given" in msg)
+    assert (bad in msg) if kind != "empty" else ("No file name given" in msg)
     assert at.session_state["dataset"] == "house_votes_84"              # the current data stay
+
+
+def test_server_files_are_off_unless_the_operator_turns_them_on(big_csv, monkeypatch):
+    monkeypatch.delenv("BNFK_DATA_DIR")
+    at = page_app("data.py", 120).run()
+    assert_clean(at)
+    assert not [t for t in at.text_input if t.key == "w_server_path_input"]      # the input does not exist
+    at = page_app("data.py", 120, dataset="path", server_path=big_csv).run()    # nor does a path set behind it
+    assert not at.exception
+    assert [e.value for e in at.error] == ["This server does not read files from its disk; upload the file instead."]
 
 
 def test_an_upload_above_the_threshold_is_streamed(big_csv):

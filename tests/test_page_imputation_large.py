@@ -49,6 +49,14 @@ def output_dir(tmp_path_factory):
     bigimpute.OUTPUT_DIR = old
 
 
+@pytest.fixture(autouse=True)
+def folders(big_csv, tmp_path, monkeypatch):
+    """The operator turned server files on: the big file's folder is read, a test folder written."""
+    monkeypatch.setenv("BNFK_DATA_DIR", os.path.dirname(big_csv))
+    monkeypatch.setenv("BNFK_OUTPUT_DIR", str(tmp_path))
+    return tmp_path
+
+
 @pytest.fixture
 def served(monkeypatch):
     """The bytes each download button serves, by file name (its deferred callable, called as a click would)."""
@@ -134,25 +142,45 @@ def _run_big(big_csv):
     return at
 
 
-@pytest.mark.parametrize("kind", ["directory", "no folder", "the input", "good"])
-def test_writing_the_completed_file_to_a_server_path(big_csv, served, tmp_path, kind):
-    target = {"directory": str(tmp_path), "no folder": str(tmp_path / "nope" / "out.csv"),
-              "the input": os.path.join(os.path.dirname(big_csv), ".", os.path.basename(big_csv)),
-              "good": str(tmp_path / "out.csv")}[kind]
+@pytest.mark.parametrize("kind", ["directory", "no folder", "outside", "etc", "the input", "exists", "replace",
+                                  "good"])
+def test_writing_the_completed_file_to_the_output_folder(big_csv, served, tmp_path, kind, monkeypatch):
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "old.csv").write_text("keep me\n")
+    target = {"directory": "sub", "no folder": "nope/out.csv", "outside": os.path.join(os.path.dirname(big_csv), "x.csv"),
+              "etc": "/etc/passwd", "the input": os.path.basename(big_csv), "exists": "old.csv",
+              "replace": "old.csv", "good": "out.csv"}[kind]
+    if kind == "the input":                       # an operator who made one folder both the data and output folder
+        monkeypatch.setenv("BNFK_OUTPUT_DIR", os.path.dirname(big_csv))
     before = Path(big_csv).read_bytes()
     at = _run_big(big_csv)
     at.text_input(key="imp_big_target").input(target)
+    if kind in ("replace", "the input"):
+        at.checkbox(key="imp_big_replace").check()
     at.button(key="imp_big_save").click().run()
     assert not at.exception
     errors = [e.value for e in at.error]
-    if kind == "good":
-        assert not errors and any(target in s.value for s in at.success)
-        assert Path(target).read_bytes() == served["big_table_imputed.csv"]()
+    if kind in ("good", "replace"):
+        assert not errors and any(f"'{target}' in the output folder" in s.value for s in at.success)
+        assert (tmp_path / target).read_bytes() == served["big_table_imputed.csv"]()
         return
     assert len(errors) == 1, errors
     msg = errors[0]
-    assert target in msg and msg.count(". ") == 0 and msg.endswith("."), msg      # one sentence naming the path
+    assert msg.count(". ") == 0 and msg.endswith("."), msg                        # one sentence
+    if kind in ("outside", "etc"):
+        assert msg == "That path is not in the server's output folder; give a file name inside it."   # names nothing
+    else:
+        assert target in msg, msg
     assert Path(big_csv).read_bytes() == before and not os.path.exists(tmp_path / "nope")
+    assert (tmp_path / "old.csv").read_text() == "keep me\n" and not os.path.exists(os.path.join(
+        os.path.dirname(big_csv), "x.csv"))
+
+
+def test_no_write_panel_unless_the_operator_names_an_output_folder(big_csv, served, monkeypatch):
+    monkeypatch.delenv("BNFK_OUTPUT_DIR")
+    at = _run_big(big_csv)
+    assert not [t for t in at.text_input if t.key == "imp_big_target"]
+    assert not [b for b in at.button if b.key == "imp_big_save"]
 
 
 def test_a_big_upload_is_completed_too_but_not_written_on_the_server(big_csv, served):
@@ -169,8 +197,9 @@ def test_a_big_upload_is_completed_too_but_not_written_on_the_server(big_csv, se
     assert served["big_table_imputed.csv"]() == done.to_bytes()
 
 
-def test_a_parquet_file_says_it_is_not_completed(big_csv, tmp_path):
+def test_a_parquet_file_says_it_is_not_completed(big_csv, tmp_path, monkeypatch):
     import pandas as pd
+    monkeypatch.setenv("BNFK_DATA_DIR", str(tmp_path))
     pq = tmp_path / "big_table.parquet"
     pd.read_csv(big_csv, dtype=str, keep_default_na=False).drop(columns="id").to_parquet(pq)
     at = page_app("imputation.py", 180, dataset="path", server_path=str(pq), class_column="class",

@@ -100,7 +100,7 @@ def test_registry_refuses_duplicates_and_names_the_choices():
 
 
 def test_registries_hold_the_documented_options():
-    assert tuple(registry.SCORES) == ("bic", "aic", "k2", "bdeu", "qnml")
+    assert tuple(registry.SCORES) == ("bic", "aic", "k2", "bdeu", "qnml", "kgv")
     assert tuple(registry.ESTIMATORS) == ("smoothed", "ml", "bdeu", "cnml")
     assert set(registry.LEARNERS) == {"empty", "naive-bayes", "hc", "tree", "tan", "kdb", "exact"}
     assert registry.feature_learners() == ("empty", "hc", "tree", "exact")

@@ -188,8 +188,10 @@ def test_hostile_names_are_escaped(hostile_report):
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html      # shown, as text
     assert "&lt;img src=x onerror=&quot;window.__pwned=1&quot;&gt;" in html
     assert "&lt;svg onload=alert(3)&gt;.csv" in html
-    # inside the figures' JSON plotly writes < > / as \u003c \u003e \u002f
-    assert "\\u003cscript\\u003ealert(1)\\u003c\\u002fscript\\u003e" in html
+    # the figures show names as text (bnfk_ui.figures.base.plain: entities plotly decodes only when it draws;
+    # inside the figures' JSON plotly writes / as \u002f), never as plotly markup
+    assert "&lt;script&gt;alert(1)&lt;\\u002fscript&gt;" in html
+    assert "\\u003cscript\\u003ealert(1)" not in html
 
 
 def test_build_report_refuses_a_foreign_model():

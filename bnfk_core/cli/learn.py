@@ -8,6 +8,7 @@ from ..model import fit, write_model
 from ..registry import ESTIMATORS, LEARNERS, SCORES
 from ..session import is_session_file
 from ..stream import DEFAULT_CHUNKSIZE, read_counts
+from .kgv import add_kgv_options, binning_report, kgv_options
 from .common import (
     add_data_options,
     add_hidden_alias,
@@ -36,7 +37,8 @@ def _cmd_learn(args) -> dict:
     if args.class_column is None and LEARNERS[args.structure].needs_class:
         raise BnfkError(f"Method '{args.structure}' needs --class-column.")
     res = learn_structure(data, args.structure, score=args.score, class_column=args.class_column, k=args.kdb_k,
-                          max_parents=args.max_parents, ess=args.ess, seed=args.seed, progress=progress(args))
+                          max_parents=args.max_parents, ess=args.ess, seed=args.seed, progress=progress(args),
+                          score_options=kgv_options(args) if args.score == "kgv" else None)
     model = fit(res.dag, data, method=args.params, pseudo_count=args.pseudo_count)
     with atomic_path(args.output) as tmp:
         write_model(model, tmp)
@@ -44,7 +46,7 @@ def _cmd_learn(args) -> dict:
             "score": res.score, "arcs": [list(a) for a in res.dag.sorted_arcs()],
             "n_arcs": res.dag.n_arcs, "parameters": model.parameter_count(), "params": args.params,
             "rows": data.n_rows, "n_rows_used": res.n_rows_used, "notes": list(data.notes) + list(res.notes),
-            "seconds": res.seconds}
+            "searched_raw": res.searched_raw, "bins": binning_report(data, res.searched_raw), "seconds": res.seconds}
 
 
 def _read_streaming(args):
@@ -72,6 +74,7 @@ def register(sub) -> None:
     p.add_argument("--params", choices=tuple(ESTIMATORS), default="smoothed", help="CPT estimator (default smoothed)")
     p.add_argument("--pseudo-count", type=float_in(0, 1e6, low_open=True), default=1.0,
                    help="pseudo-count of smoothed/bdeu (default 1)")
+    add_kgv_options(p)
     add_quiet(p)
     p.add_argument("-o", "--output", required=True, metavar="MODEL.bif|MODEL.json")
     add_data_options(p)

@@ -16,13 +16,13 @@ import warnings
 
 from ..errors import BnfkError
 from ..kernels import DEFAULT_MAX_BYTES, memory_limit_set
-from . import cluster, impute, kernel, learn, prototypes, report, reproduce, segments
+from . import cluster, impute, kernel, kgv, landscape, learn, prototypes, report, reproduce, segments
 from .common import CliParser, _end_progress_line, cli_wording, emit, use_session_model
 
 __all__ = ["main", "build_parser", "COMMANDS"]
 
 #: the subcommand modules, in ``--help`` order
-COMMANDS = (learn, kernel, cluster, impute, prototypes, segments, report, reproduce)
+COMMANDS = (learn, kernel, cluster, impute, prototypes, segments, landscape, report, reproduce, kgv)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -1,7 +1,8 @@
 """Subcommand ``reproduce``: the thesis's and the paper's published numbers, ours side by side.
 
     python -m bnfk_core reproduce all|thesis-imputation|thesis-clustering|thesis-segments|
-                                  thesis-classification|paper-summarization|speed|kernel-zoo
+                                  thesis-classification|paper-summarization|speed|kernel-zoo|kgv|
+                                  landscape
                                   [--quick] -o results/
     python -m bnfk_core reproduce figures -o results/    # the figures' HTML again from their JSON (no run)
 

@@ -1,4 +1,12 @@
-"""Plotly figure builders and the one class palette every page uses."""
+"""Plotly figure builders and the one class palette every page uses.
+
+Names are text: plotly renders its own HTML subset (``<b>``, ``<a href>``, ``<span style>``, ``<br>`` ...) and
+MathJax (``$...$``) in every string it draws -- titles, axes, ticks, legends, hovers, annotations, heatmap
+labels.  Every user-supplied string (a column, a level, a file name) goes through :func:`plain` (or
+:func:`plain_all`) in the builders here, which the other figure modules use too, so it shows literally; markup
+the builders add themselves is put around the escaped text.  A class with many levels is drawn with at most
+MAX_CLASS_COLORS colours (:func:`bounded_classes`: the most frequent levels, the rest as one grey group).
+"""
 from __future__ import annotations
 
 import math
@@ -12,7 +20,8 @@ import plotly.graph_objects as go
 from bnfk_core.layout import layered_layout
 
 __all__ = ["KERNEL_SCALE", "LEGEND_BELOW", "MISSING_COLOR", "ARC_COLOR", "SEGMENT_COLOR", "COVERED_COLOR", "UNDIRECTED_COLOR",
-           "class_colors", "dag_figure", "kernel_range", "gram_figure", "histogram_figure", "contributions_figure",
+           "OTHER_COLOR", "FONT", "MAX_CLASS_COLORS", "MAX_BARS", "plain", "plain_all", "bounded_classes", "class_colors",
+           "dag_figure", "kernel_range", "gram_figure", "histogram_figure", "contributions_figure",
            "embedding_figure", "levels_figure"]
 
 KERNEL_SCALE = "RdBu_r"          # diverging, centred at 0 (zmid=0) for every kernel value
@@ -21,18 +30,59 @@ ARC_COLOR = "#4a4a4a"
 SEGMENT_COLOR = "#ff7f0e"
 COVERED_COLOR = "#2ca02c"
 UNDIRECTED_COLOR = "#1f77b4"
+OTHER_COLOR = "#8c8c8c"
+#: named classes a figure colours at most (the rest: one "other levels" group); bars a levels chart draws at most
+MAX_CLASS_COLORS = 24
+MAX_BARS = 200
 _PALETTE = pc.qualitative.D3 + pc.qualitative.Pastel + pc.qualitative.Dark24
-_FONT = dict(family="Source Sans Pro, sans-serif")
+FONT = dict(family="Source Sans Pro, sans-serif")
 #: a horizontal legend under the plot (below the x-axis title): it never covers a figure's title, however
 #: many entries wrap onto more lines on a narrow (projector) screen
 LEGEND_BELOW = dict(orientation="h", yanchor="top", y=-0.2, xanchor="left", x=0.0)
+_ESCAPES = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", "$": "&#36;", "%": "&#37;"})
+
+
+# ---------------------------------------------------------------------- names are text
+def plain(text) -> str:
+    """``text`` as plotly shows it literally: its HTML subset (``<b>``, ``<a href=..>``, ``<br>``, entities) and
+    MathJax delimiters (``$x^2$``) escaped as entities plotly decodes only when it draws the text (``%`` too, so a
+    name inside a hover template is not a template field)."""
+    return str(text).translate(_ESCAPES)
+
+
+def plain_all(texts) -> list[str]:
+    """:func:`plain` of every string in ``texts``."""
+    return [plain(t) for t in texts]
+
+
+def bounded_classes(labels, class_states: Sequence[str]) -> tuple[np.ndarray, list[str], bool]:
+    """``(labels, names, other)`` with at most MAX_CLASS_COLORS classes: unchanged for few levels; else the
+    MAX_CLASS_COLORS - 1 levels most frequent in ``labels`` (in their order) and one last group "other levels"
+    (``other`` True) holding the rest -- so a class with 100,000 levels draws a scale of 24 colours."""
+    labels = np.asarray(labels, dtype=np.int64)
+    states = list(class_states)
+    if len(states) <= MAX_CLASS_COLORS:
+        return labels, states, False
+    ok = labels >= 0
+    counts = np.bincount(labels[ok], minlength=len(states))
+    top = np.argsort(-counts, kind="stable")[:MAX_CLASS_COLORS - 1]
+    keep = np.sort(top[counts[top] > 0])
+    remap = np.full(len(states), len(keep), dtype=np.int64)
+    remap[keep] = np.arange(len(keep))
+    new = np.where(ok, remap[np.where(ok, labels, 0)], -1)
+    names = [str(states[k]) for k in keep] + [f"other levels ({len(states) - len(keep):,})"]
+    return new, names, True
 
 
 # ---------------------------------------------------------------------- palette
-def class_colors(states: Sequence[str]) -> dict[str, str]:
-    """State -> colour for a class variable; the same states get the same colours on every page."""
+def class_colors(states: Sequence[str], other: bool = False) -> dict[str, str]:
+    """State -> colour for a class variable; the same states get the same colours on every page (with ``other``,
+    the last state is :func:`bounded_classes`'s "other levels" group, in grey)."""
     out, k = {}, 0
-    for s in states:
+    for j, s in enumerate(states):
+        if other and j == len(states) - 1:
+            out[s] = OTHER_COLOR
+            continue
         if s in ("?", "", None):
             out[s] = MISSING_COLOR
         else:
@@ -51,9 +101,10 @@ def _discrete_scale(colors: Sequence[str]) -> list:
 
 
 # ---------------------------------------------------------------------- DAG
-def _wrap(label: str, width: int = 14) -> str:
+def _wrap(label: str, width: int = 14) -> list[str]:
+    """A variable's name cut into lines of about ``width`` characters (at - _ space .)."""
     if len(label) <= width:
-        return label
+        return [label]
     parts = re.split(r"(?<=[-_ .])", label)
     lines, cur = [], ""
     for p in parts:
@@ -63,12 +114,11 @@ def _wrap(label: str, width: int = 14) -> str:
         else:
             cur += p
     lines.append(cur)
-    return "<br>".join(lines)
+    return lines
 
 
-def _box_standoff(label: str, dx: float, dy: float) -> float:
+def _box_standoff(lines: list[str], dx: float, dy: float) -> float:
     """Pixels from a node box's centre to its border in direction (dx, dy) (screen units)."""
-    lines = label.split("<br>")
     hw = max(len(s) for s in lines) * 3.6 + 7
     hh = len(lines) * 7.5 + 5
     L = math.hypot(dx, dy) or 1.0
@@ -97,7 +147,8 @@ def dag_figure(nodes: Sequence[str], arcs, *, undirected=(), highlight=(), cover
     width_px, x_span = 900.0, max(max(xs) - min(xs), 1.0) + 1.2
     y_span = max(max(ys) - min(ys), 0.5) + 0.8
     sx, sy = width_px / x_span, (height - 60) / y_span
-    labels = {v: _wrap(v) for v in nodes}
+    lines = {v: _wrap(str(v)) for v in nodes}
+    labels = {v: "<br>".join(plain_all(lines[v])) for v in nodes}
     highlight, covered = set(map(tuple, highlight)), set(map(tuple, covered))
 
     fig = go.Figure()
@@ -116,8 +167,8 @@ def dag_figure(nodes: Sequence[str], arcs, *, undirected=(), highlight=(), cover
             color, width = COVERED_COLOR, 2.0
         ann.append(dict(x=x1, y=y1, ax=x0, ay=y0, xref="x", yref="y", axref="x", ayref="y", text="",
                         showarrow=True, arrowhead=2, arrowsize=1.1, arrowwidth=width, arrowcolor=color,
-                        standoff=_box_standoff(labels[v], dx, dy),
-                        startstandoff=_box_standoff(labels[u], dx, dy)))
+                        standoff=_box_standoff(lines[v], dx, dy),
+                        startstandoff=_box_standoff(lines[u], dx, dy)))
     hl_nodes = {w for a in highlight for w in a}
     for v in nodes:
         x, y = pos[v]
@@ -131,13 +182,15 @@ def dag_figure(nodes: Sequence[str], arcs, *, undirected=(), highlight=(), cover
                                          color=["rgba(221,132,82,0.35)" if v == picked else "rgba(0,0,0,0)"
                                                 for v in nodes]),
                              showlegend=False, customdata=nodes if clickable else None,
-                             hovertext=[info.get(v, v) for v in nodes], hoverinfo="text", name="variables"))
+                             hovertext=[_node_hover(v, info.get(v)) for v in nodes], hoverinfo="text",
+                             name="variables"))
     if clickable and arcs:
         mids = [((pos[u][0] + pos[v][0]) / 2, (pos[u][1] + pos[v][1]) / 2) for u, v in sorted(arcs)]
         fig.add_trace(go.Scatter(x=[m[0] for m in mids], y=[m[1] for m in mids], mode="markers", showlegend=False,
                                  marker=dict(size=10, color=ARC_COLOR, line=dict(color="white", width=1)),
                                  customdata=[f"{u}\t{v}" for u, v in sorted(arcs)], name="arcs",
-                                 hovertext=[f"{u} → {v}: click to remove or reverse" for u, v in sorted(arcs)],
+                                 hovertext=[f"{plain(u)} → {plain(v)}: click to remove or reverse"
+                                            for u, v in sorted(arcs)],
                                  hoverinfo="text"))
     legend = [(ARC_COLOR, "arc")]
     if highlight:
@@ -150,12 +203,18 @@ def dag_figure(nodes: Sequence[str], arcs, *, undirected=(), highlight=(), cover
         for c, name in legend:
             fig.add_trace(go.Scatter(x=[None], y=[None], mode="lines", line=dict(color=c, width=3), name=name))
     fig.update_layout(annotations=ann, height=height, margin=dict(l=10, r=10, t=40 if title else 10, b=10),
-                      title=title or None, plot_bgcolor="white", font=_FONT, showlegend=bool(arcs or undirected),
+                      title=plain(title) if title else None, plot_bgcolor="white", font=FONT,
+                      showlegend=bool(arcs or undirected),
                       legend=dict(orientation="h", yanchor="bottom", y=1.0, xanchor="right", x=1.0),
                       dragmode="pan")
     fig.update_xaxes(visible=False, range=[min(xs) - 0.6, max(xs) + 0.6])
     fig.update_yaxes(visible=False, range=[min(ys) - 0.4, max(ys) + 0.4])
     return fig
+
+
+def _node_hover(v, info: str | None) -> str:
+    """A variable's hover: its name in bold, then the lines of ``info`` (plain text, lines split at newlines)."""
+    return "<br>".join([f"<b>{plain(v)}</b>"] + plain_all(str(info).split("\n") if info else []))
 
 
 # ---------------------------------------------------------------------- kernels
@@ -170,7 +229,7 @@ def gram_figure(K: np.ndarray, order: np.ndarray, row_ids: np.ndarray, labels: n
                 class_states: Sequence[str] = (), *, title: str = "", zmax: float | None = None,
                 colorbar_title: str = "K", height: int = 520, colors: dict | None = None) -> go.Figure:
     """A Gram matrix heatmap (rows in ``order``), diverging colours centred at 0, class strips on top/left
-    (class colours, or ``colors``: state -> colour)."""
+    (class colours, or ``colors``: state -> colour, shared with a figure beside it)."""
     Ko = np.asarray(K, float)[np.ix_(order, order)].astype(np.float32)
     # category labels must not look numeric: plotly reads "#12" as the number 12
     ids = [f"row {int(r)}" for r in np.asarray(row_ids)[order]]
@@ -178,19 +237,21 @@ def gram_figure(K: np.ndarray, order: np.ndarray, row_ids: np.ndarray, labels: n
     heat = dict(type="heatmap", z=Ko, x=ids, y=ids, colorscale=KERNEL_SCALE, zmid=0, zmin=-zmax, zmax=zmax,
                 colorbar=dict(title=dict(text=colorbar_title), thickness=12, len=0.8),
                 hovertemplate="%{y} × %{x}<br>K = %{z:.4g}<extra></extra>")
-    with_strip = labels is not None and len(class_states) and (np.asarray(labels) >= 0).any()
+    with_strip = labels is not None and len(class_states) > 0 and bool((np.asarray(labels) >= 0).any())
     hidden = dict(showticklabels=False, showgrid=False, zeroline=False, type="category")
-    layout = dict(title=dict(text=title) if title else None, height=height, font=_FONT, plot_bgcolor="white",
+    colorbar_title = plain(colorbar_title)
+    heat["colorbar"]["title"]["text"] = colorbar_title
+    layout = dict(title=dict(text=plain(title)) if title else None, height=height, font=FONT, plot_bgcolor="white",
                   margin=dict(l=10, r=10, t=50 if title else 10, b=10))
     if not with_strip:
         data = [heat]
         layout.update(xaxis=dict(**hidden), yaxis=dict(autorange="reversed", **hidden))
     else:
-        cols = [(colors or class_colors(class_states))[c] for c in class_states]
-        lab = np.asarray(labels)[order]
+        lab, states, other = bounded_classes(np.asarray(labels)[order], class_states)
+        cols = [colors[s] for s in states] if colors and not other else list(class_colors(states, other).values())
         z = np.where(lab < 0, len(cols), lab)
         scale = _discrete_scale(cols + [MISSING_COLOR])
-        names = np.array(list(class_states) + ["(missing)"], dtype=object)[z]
+        names = np.array(plain_all(states) + ["(missing)"], dtype=object)[z]
         strip = dict(type="heatmap", colorscale=scale, zmin=-0.5, zmax=len(cols) + 0.5, showscale=False)
         # main heatmap on (x, y); the class strips share its axes: top strip on (x, y2), left strip on (x2, y)
         data = [dict(heat, xaxis="x", yaxis="y"),
@@ -218,19 +279,26 @@ def histogram_figure(pairs: dict, class_states: Sequence[str] = (), *, title: st
     pad = 0.02 * (hi - lo)
     bins = dict(start=float(lo - pad), end=float(hi + pad), size=float((hi - lo + 2 * pad) / 60))
     common = dict(xbins=bins, histnorm="probability", autobinx=False)
-    if "within" in pairs and class_states:
-        colors = class_colors(class_states)
-        for code, vals in pairs["within"].items():
-            if len(vals):
-                s = class_states[code]
-                fig.add_trace(go.Histogram(x=vals, name=f"within {s}", marker_color=colors[s], opacity=0.6, **common))
+    if "within" in pairs and len(class_states):
+        within = {int(c): v for c, v in pairs["within"].items() if len(v)}
+        codes = np.fromiter(within, dtype=np.int64, count=len(within))
+        sizes = np.array([len(within[c]) for c in codes], dtype=np.int64)
+        lab, states, other = bounded_classes(np.repeat(codes, sizes), class_states)   # weighted by pairs
+        colors = class_colors(states, other)
+        groups: dict = {}
+        for code, g in zip(codes, lab[np.cumsum(sizes) - 1] if len(codes) else []):
+            groups.setdefault(int(g), []).append(within[int(code)])
+        for g in sorted(groups):
+            s = states[g]
+            fig.add_trace(go.Histogram(x=np.concatenate(groups[g]), name=f"within {plain(s)}", marker_color=colors[s],
+                                       opacity=0.6, **common))
         if len(pairs["between"]):
             fig.add_trace(go.Histogram(x=pairs["between"], name="between classes", marker_color="#7f7f7f",
                                        opacity=0.5, **common))
     else:
         fig.add_trace(go.Histogram(x=allv, name="all pairs", marker_color=UNDIRECTED_COLOR, **common))
     fig.add_vline(x=0, line=dict(color="#444", width=1, dash="dot"))
-    fig.update_layout(barmode="overlay", title=title or None, height=460, font=_FONT,
+    fig.update_layout(barmode="overlay", title=plain(title) if title else None, height=460, font=FONT,
                       margin=dict(l=10, r=10, t=50 if title else 10, b=10),
                       xaxis=dict(title="K(x, y) of distinct pairs (central 99 %)",
                                  range=[bins["start"], bins["end"]]),
@@ -239,21 +307,22 @@ def histogram_figure(pairs: dict, class_states: Sequence[str] = (), *, title: st
 
 
 def contributions_figure(variables: Sequence[str], k: np.ndarray, x_vals: Sequence[str], y_vals: Sequence[str],
-                         *, title: str = "") -> go.Figure:
+                         *, title: str = "", subtitle: str = "") -> go.Figure:
     """Per-variable terms K_i(x, y) as horizontal bars, one line per variable (so no name touches another or a
     bar), coloured by sign; the name's line says whether both rows agree (``=``) or not (``≠``), and hover shows
-    both rows' values."""
+    both rows' values; ``subtitle`` is a smaller second title line (a long title is cut in a narrow column)."""
     k = np.asarray(k, float)
     lim = float(np.abs(k).max()) or 1.0
-    names = [f"{v}  {'=' if a == b else '≠'}" for v, a, b in zip(variables, x_vals, y_vals)]
+    names = [f"{plain(v)}  {'=' if a == b else '≠'}" for v, a, b in zip(variables, x_vals, y_vals)]
     fig = go.Figure(go.Bar(y=names, x=k, orientation="h",
                            marker=dict(color=k, colorscale=KERNEL_SCALE, cmid=0, cmin=-lim, cmax=lim,
                                        line=dict(color="#333", width=0.5)),
-                           customdata=np.stack([list(variables), list(x_vals), list(y_vals)], axis=1),
+                           customdata=np.stack([plain_all(variables), plain_all(x_vals), plain_all(y_vals)], axis=1),
                            hovertemplate="%{customdata[0]}<br>row A: %{customdata[1]}<br>row B: %{customdata[2]}"
                                          "<br>K_i = %{x:.4g}<extra></extra>"))
     fig.add_vline(x=0, line=dict(color="#444", width=1))
-    fig.update_layout(title=title or None, height=max(320, 20 * len(names) + 110), font=_FONT, bargap=0.25,
+    heading = plain(title) + (f"<br><sup>{plain(subtitle)}</sup>" if subtitle else "")
+    fig.update_layout(title=heading or None, height=max(320, 20 * len(names) + 110), font=FONT, bargap=0.25,
                       margin=dict(l=10, r=10, t=70 if title else 10, b=10), xaxis_title="K_i(A, B)",
                       yaxis=dict(type="category", autorange="reversed", automargin=True, tickfont=dict(size=12)))
     return fig
@@ -264,9 +333,9 @@ def embedding_figure(Y: np.ndarray, row_ids: np.ndarray, labels: np.ndarray, cla
     """Kernel-PCA map of the rows (one trace per class, class colours or ``colors``: state -> colour, shared
     with a figure beside it); picked rows ringed."""
     fig = go.Figure()
-    colors = (colors or class_colors(class_states)) if len(class_states) else {}
-    labels = np.asarray(labels)
-    groups = [(c, class_states[c], colors[class_states[c]]) for c in range(len(class_states))] if colors else []
+    labels, states, other = bounded_classes(labels, class_states)
+    colors = ((colors if colors and not other else None) or class_colors(states, other)) if len(states) else {}
+    groups = [(c, plain(states[c]), colors[states[c]]) for c in range(len(states))] if colors else []
     groups.append((-1, "(no class)" if not colors else "(missing)", MISSING_COLOR if colors else UNDIRECTED_COLOR))
     for code, name, color in groups:
         idx = np.flatnonzero(labels == code)
@@ -284,21 +353,35 @@ def embedding_figure(Y: np.ndarray, row_ids: np.ndarray, labels: np.ndarray, cla
                                  text=["A", "B"][:len(js)], textposition="top center",
                                  marker=dict(size=16, color="rgba(0,0,0,0)", line=dict(color="black", width=2)),
                                  hoverinfo="skip"))
-    fig.update_layout(title=title or None, height=460, font=_FONT, margin=dict(l=10, r=10, t=50 if title else 10, b=10),
-                      xaxis_title="kernel PC 1", yaxis_title="kernel PC 2", clickmode="event+select",
-                      legend=LEGEND_BELOW)
+    fig.update_layout(title=plain(title) if title else None, height=460, font=FONT,
+                      margin=dict(l=10, r=10, t=50 if title else 10, b=10), xaxis_title="kernel PC 1",
+                      yaxis_title="kernel PC 2", clickmode="event+select", legend=LEGEND_BELOW)
     return fig
 
 
 def levels_figure(states: Sequence[str], counts: Sequence[int], missing: int, *, class_column: bool = False,
                   title: str = "") -> go.Figure:
-    """Counts of a column's levels (class colours for the class column), missing cells in grey."""
-    states, counts = list(states), list(counts)
-    colors = list(class_colors(states).values()) if class_column else [UNDIRECTED_COLOR] * len(states)
+    """Counts of a column's levels (class colours for the class column), missing cells in grey; a column with more
+    than MAX_BARS levels shows its MAX_BARS - 1 most frequent ones and one bar for the rest."""
+    states, counts = [str(s) for s in states], list(counts)
+    other = len(states) > MAX_BARS
+    if other:
+        c = np.asarray(counts)
+        keep = np.sort(np.argsort(-c, kind="stable")[:MAX_BARS - 1])
+        rest = int(c.sum() - c[keep].sum())
+        states = [states[k] for k in keep] + [f"other levels ({len(c) - len(keep):,})"]
+        counts = [int(c[k]) for k in keep] + [rest]
+    if class_column:                     # the palette's first colours, grey beyond MAX_CLASS_COLORS levels
+        colors = (list(class_colors(states[:MAX_CLASS_COLORS]).values())
+                  + [OTHER_COLOR] * max(len(states) - MAX_CLASS_COLORS, 0))
+    else:
+        colors = [UNDIRECTED_COLOR] * len(states)
+    if other:
+        colors[-1] = OTHER_COLOR
     if missing:
         states, counts, colors = states + ["(missing)"], counts + [missing], colors + [MISSING_COLOR]
-    fig = go.Figure(go.Bar(x=states, y=counts, marker_color=colors,
+    fig = go.Figure(go.Bar(x=plain_all(states), y=counts, marker_color=colors,
                            hovertemplate="%{x}: %{y} rows<extra></extra>"))
-    fig.update_layout(title=title or None, height=300, font=_FONT, margin=dict(l=10, r=10, t=50 if title else 10, b=10),
-                      yaxis_title="rows", xaxis_type="category")
+    fig.update_layout(title=plain(title) if title else None, height=300, font=FONT,
+                      margin=dict(l=10, r=10, t=50 if title else 10, b=10), yaxis_title="rows", xaxis_type="category")
     return fig

@@ -8,7 +8,7 @@ from typing import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from .base import class_colors, embedding_figure, gram_figure
+from .base import MAX_CLASS_COLORS, class_colors, embedding_figure, gram_figure
 
 __all__ = ["cluster_names", "cluster_colors", "cluster_heatmap", "cluster_maps"]
 
@@ -23,7 +23,8 @@ def cluster_colors(clusters: np.ndarray, n_used: int, labels: np.ndarray, class_
     most of that label's rows (largest overlap first, one cluster per label), so a map coloured by cluster and one
     coloured by label beside it show the same category in the same colour; other clusters get unused colours."""
     names = cluster_names(n_used)
-    label_colors = class_colors(class_states) if len(class_states) else {}
+    # a label with more levels than a figure colours is drawn in groups (base.bounded_classes): no shared map then
+    label_colors = class_colors(class_states) if 0 < len(class_states) <= MAX_CLASS_COLORS else {}
     clusters, labels = np.asarray(clusters), np.asarray(labels)
     out: dict = {}
     if label_colors:

@@ -8,6 +8,8 @@ from plotly.subplots import make_subplots
 
 from bnfk_core.analyses.impute import METHOD_LABELS
 
+from .base import plain, plain_all
+
 __all__ = ["benchmark_heatmaps", "imputed_cells_figure"]
 
 
@@ -17,10 +19,10 @@ def benchmark_heatmaps(res, metric: str, labels: dict | None = None) -> go.Figur
     mats = [res.matrix(m, metric) for m in res.methods]
     finite = np.concatenate([M[np.isfinite(M)] for M in mats]) if mats else np.array([0.0])
     lo, hi = (float(finite.min()), float(finite.max())) if finite.size else (0.0, 1.0)
-    fig = make_subplots(rows=1, cols=len(mats), subplot_titles=[labels.get(m, m) for m in res.methods],
+    fig = make_subplots(rows=1, cols=len(mats), subplot_titles=[plain(labels.get(m, m)) for m in res.methods],
                         horizontal_spacing=0.04, shared_yaxes=True)
     for k, (m, M) in enumerate(zip(res.methods, mats)):
-        name = labels.get(m, m)
+        name = plain(labels.get(m, m))
         fig.add_trace(go.Heatmap(
             z=M, x=[f"{r:g}" for r in res.missing_ratios], y=[f"{r:g}" for r in res.test_ratios],
             zmin=lo, zmax=hi, coloraxis="coloraxis", text=np.round(M, 3), texttemplate="%{text}",
@@ -42,9 +44,10 @@ def imputed_cells_figure(values, columns, rows, P: np.ndarray, dist: np.ndarray)
     """
     hover = np.empty(P.shape, dtype=object)
     for idx, pairs in np.ndenumerate(dist):
-        hover[idx] = "observed" if pairs is None else "<br>".join(f"{s}: {p:.3f}" for s, p in pairs)
+        hover[idx] = "observed" if pairs is None else "<br>".join(f"{plain(s)}: {p:.3f}" for s, p in pairs)
+    text = np.vectorize(plain, otypes=[object])(np.asarray(values, dtype=object)) if np.size(values) else values
     fig = go.Figure(go.Heatmap(
-        z=P, x=list(columns), y=[str(r) for r in rows], text=np.asarray(values, dtype=object), texttemplate="%{text}",
+        z=P, x=plain_all(columns), y=[str(r) for r in rows], text=text, texttemplate="%{text}",
         customdata=hover, colorscale="Oranges_r", zmin=0, zmax=1, colorbar=dict(title="P(filled value)"),
         hovertemplate="row %{y} · %{x}: <b>%{text}</b><br>%{customdata}<extra></extra>"))
     fig.update_layout(height=min(120 + 22 * len(rows), 900), margin=dict(l=10, r=10, t=10, b=10),

@@ -4,31 +4,25 @@ import streamlit as st
 
 from bnfk_core.errors import BnfkError
 
-from .. import common, settings, state
+from .. import bigdata, common, router, settings, state
 
 __all__ = ["large_file_panel", "level_counts", "missing_cells"]
 
 
 def large_file_panel() -> None:
-    """A path on the server (CSV or Parquet, any size) read in chunks with a progress bar, and the settings of
-    large files: the upload size above which a file is read in chunks, and the seeded sample of rows the pages
-    that work on rows use."""
+    """A file in the operator's data folder (CSV or Parquet, any size; only when the operator turned server files
+    on, :mod:`bnfk_core.serve`) read in chunks with a progress bar, and the settings of large files: the upload
+    size above which a file is read in chunks, and the seeded sample of rows the pages that work on rows use."""
     big = state.streamed() is not None
-    with st.expander("Large files: a file on the server, the row sample", icon=":material/dataset:", expanded=big):
-        st.caption("A file larger than the upload limit can be read from the server's disk. Large files are read in "
-                   "chunks: the network is learned and fitted on all rows, the pages that work on rows (kernel "
-                   "heatmaps, clustering, segments, prototypes, imputation) use a seeded sample of them; the "
-                   "Imputation page also completes the file of all rows.")
-        c1, c2 = st.columns([4, 1], vertical_alignment="bottom")
-        path = c1.text_input("Path of a CSV or Parquet file on the server", key="w_server_path_input",
-                             placeholder="/data/big_table.csv")
-        if c2.button("Load file", key="server_path_load", icon=":material/upload_file:"):
-            try:
-                state.use_file(path)
-            except BnfkError as exc:
-                st.error(str(exc))
-            else:
-                st.rerun()
+    pol = bigdata.policy()
+    title = "Large files: a file on the server, the row sample" if pol.reads else "Large files: the row sample"
+    with st.expander(title, icon=":material/dataset:", expanded=big):
+        if pol.reads:
+            _server_file_input(pol)
+        else:
+            st.caption("Large uploads are read in chunks: the network is learned and fitted on all rows, the pages "
+                       "that work on rows use a seeded sample of them. (This server reads no files from its own "
+                       "disk; its operator can allow a data folder, see 'Serving bnfk to others' in the README.)")
         c1, c2, c3 = st.columns(3)
         s = settings.SETTINGS
         c1.number_input("Read uploads in chunks above (rows)", min_value=int(s["stream_rows"].lo),
@@ -39,6 +33,27 @@ def large_file_panel() -> None:
                         max_value=int(s["view_rows"].hi), step=500, help="The rows the pages that work on rows use.",
                         **state.bind("view_rows"))
         common.seed_input("Seed of the sample", "view_seed", container=c3)
+
+
+def _server_file_input(pol) -> None:
+    """The name of a file in the operator's data folder, and the button that loads it."""
+    st.caption("A file larger than the upload limit can be read from the server's data folder. Large files are read "
+               "in chunks: the network is learned and fitted on all rows, the pages that work on rows (kernel "
+               "heatmaps, clustering, segments, prototypes, imputation) use a seeded sample of them; the Imputation "
+               "page also completes the file of all rows.")
+    names = pol.data_files(limit=12)
+    if names:
+        st.caption("Files in the data folder: " + ", ".join(names[:11]) + (", …" if len(names) > 11 else ""))
+    c1, c2 = st.columns([4, 1], vertical_alignment="bottom")
+    path = c1.text_input("Name of a CSV or Parquet file in the server's data folder", key="w_server_path_input",
+                         placeholder=names[0] if names else "big_table.csv")
+    if c2.button("Load file", key="server_path_load", icon=":material/upload_file:"):
+        try:
+            state.use_file(path)
+        except BnfkError as exc:
+            st.error(router.message(exc))
+        else:
+            st.rerun()
 
 
 def level_counts(d, i: int) -> tuple[np.ndarray, int]:

@@ -10,7 +10,7 @@ import streamlit as st
 from bnfk_core.errors import BnfkError
 from bnfk_core.stream import file_layout
 
-from .. import bigimpute, common, jobs, router, state
+from .. import bigdata, bigimpute, common, jobs, router, state
 
 __all__ = ["big_file_panel"]
 
@@ -47,7 +47,7 @@ def big_file_panel(model, fill: str) -> None:
             finally:
                 bar.empty()
         _summary(res, name)
-        if st.session_state.dataset == "path":
+        if st.session_state.dataset == "path" and bigdata.policy().writes:
             _save_panel(res, path)
     except BnfkError as exc:
         st.error(router.message(exc))
@@ -76,9 +76,11 @@ def _summary(res: dict, name: str) -> None:
 
 
 def _save_panel(res: dict, input_path: str) -> None:
-    c1, c2 = st.columns([4, 1], vertical_alignment="bottom")
-    target = c1.text_input("Or write the completed file to a path on the server", key="imp_big_target",
-                           placeholder="/data/big_table_imputed.csv")
-    if c2.button("Write file", key="imp_big_save", icon=":material/save:"):
-        written = bigimpute.save_as(res, target, input_path)
-        st.success(f"Wrote the completed file of {res['rows']:,} rows to {written}.")
+    """Write the completed file into the operator's output folder (only there; replacing a file only when ticked)."""
+    c1, c2, c3 = st.columns([4, 1.4, 1], vertical_alignment="bottom")
+    target = c1.text_input("Or write the completed file to the server's output folder (file name)",
+                           key="imp_big_target", placeholder=f"{common.dataset_name()}_imputed.csv")
+    replace = c2.checkbox("Replace an existing file", key="imp_big_replace")
+    if c3.button("Write file", key="imp_big_save", icon=":material/save:"):
+        written = bigimpute.save_as(res, target, input_path, replace=replace)
+        st.success(f"Wrote the completed file of {res['rows']:,} rows to '{written}' in the output folder.")

@@ -1,0 +1,62 @@
+"""The KGV tab of the Structure page (issue 24): the KGV score among the choices, the pairwise KGV-MI heatmap, the
+columns searched raw with their CPT bins, and the networks learned on raw numbers and on bins with their SHD equal
+to the core's."""
+from apptest_helpers import assert_clean, page_app
+from bnfk_core.dag import structural_hamming_distance
+from bnfk_core.data import load_csv
+from bnfk_core.kgv import kgv_mutual_information
+from bnfk_core.learn import learn_feature_structure
+from conftest import SAMPLE_DIR
+
+
+def _tab_on(**state):
+    at = page_app("structure.py", 240, **state).run()
+    assert_clean(at)
+    at.toggle(key="w_kgv_on").set_value(True).run()
+    assert_clean(at)
+    return at
+
+
+def test_kgv_tab_on_waveform_compares_raw_and_binned_networks():
+    at = _tab_on(dataset="waveform_5000", class_column="class", missing_policy="missing")
+    assert "KGV (numbers unbinned)" in at.selectbox(key="w_learn_score").options
+    data = load_csv(SAMPLE_DIR / "waveform_5000.csv", class_column="class")
+    feat = data.without_class()
+    raw = learn_feature_structure(feat, "hc", score="kgv", score_options={"kernel": "gaussian", "kappa": None})
+    binned = learn_feature_structure(feat, "hc", score="kgv",
+                                     score_options={"kernel": "gaussian", "kappa": None, "bin_numbers": True})
+    metrics = {m.label: m.value for m in at.metric}
+    assert int(metrics["Structural Hamming distance"]) == structural_hamming_distance(raw.dag, binned.dag) > 0
+    assert int(metrics["Arcs (raw numbers)"]) == raw.dag.n_arcs
+    tables = [d.value for d in at.dataframe]
+    bins = next(t for t in tables if "CPT bins" in getattr(t, "columns", []))
+    assert len(bins) == 40 and bins["CPT bins"].iloc[0].count("[") == 4
+    mi = kgv_mutual_information(data)
+    dl = [b for b in at.get("download_button") if "KGV-MI" in b.proto.label]
+    assert dl and mi["matrix"].shape == (41, 41)
+    charts = [c.proto.id for c in at.get("plotly_chart")]
+    assert len(charts) >= 4
+    at.button(key="kgv_use_raw").click().run()
+    assert_clean(at)
+    assert at.session_state["structure"]["label"] == "Hill climbing (KGV, numbers unbinned)"
+
+
+def test_kgv_tab_without_numeric_columns_says_so_and_learns_with_kgv():
+    at = _tab_on(dataset="zoo", class_column="class", missing_policy="missing")
+    assert any("No column of these data was binned" in i.value for i in at.info)
+    assert [m.label for m in at.metric].count("Structural Hamming distance") == 1
+
+
+def test_learn_tab_learns_with_the_kgv_score_on_raw_numbers():
+    at = page_app("structure.py", 240, dataset="waveform_5000", class_column="class", missing_policy="missing").run()
+    at.selectbox(key="w_learn_method").set_value("hc").run()
+    at.selectbox(key="w_learn_score").set_value("kgv").run()
+    next(b for b in at.button if b.label == "Learn structure").click().run()
+    assert_clean(at)
+    s = at.session_state["structure"]
+    assert "KGV (numbers unbinned)" in s["learned_label"]
+    assert any("searched 40 numeric column(s) as numbers" in n for n in s["notes"])
+    raw = learn_feature_structure(load_csv(SAMPLE_DIR / "waveform_5000.csv", class_column="class"), "hc", score="kgv",
+                                  seed=int(at.session_state["learn_seed"]),
+                                  max_parents=at.session_state["learn_max_parents"] or None)
+    assert set(map(tuple, s["dag"]["arcs"])) == set(raw.dag.arcs)
