@@ -124,3 +124,12 @@ def test_the_preview_shows_missing_cells_empty():
     preview = at.dataframe[-1].value
     assert (preview == "").to_numpy().any()
     assert not preview.isna().to_numpy().any() and not (preview == "None").to_numpy().any()
+
+
+def test_the_running_indicator_is_shown():
+    """client.toolbarMode "minimal" hides the whole toolbar, the Running…/Stop status widget with it."""
+    import tomllib
+
+    from apptest_helpers import ROOT
+    config = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())
+    assert config["client"]["toolbarMode"] == "viewer"
