@@ -38,7 +38,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 from letter_like import letter_leaf_model, letter_like_model, random_letter_model
 
 from bnfk_core import kernels
-from bnfk_core.analyses import segments as S
+from bnfk_core.analyses import arc_search as arcs
 from bnfk_core.data import load_csv
 from bnfk_core.errors import StructureError
 from bnfk_core.kernels import gram
@@ -113,8 +113,8 @@ def arc_step():
     meta = CATALOG["house_votes_84"]
     data = load_csv(ROOT / "sample_data" / meta["file"], class_column=meta["class_column"],
                     missing_policy=meta["missing_policy"])
-    S.arc_search(data, n_arcs=1, restarts=2)                              # compile once
-    t, c, r = timed(lambda: S.arc_search(data, n_arcs=1), repeat=3)
+    arcs.arc_search(data, n_arcs=1, restarts=2)                              # compile once
+    t, c, r = timed(lambda: arcs.arc_search(data, n_arcs=1), repeat=3)
     before = json.loads((RESULTS / "segments.json").read_text())["speed"]
     return {"dataset": "house_votes_84", "rows": data.n_rows, "candidates": r.steps[0].n_candidates,
             "clusterings": r.steps[0].n_evaluated, "seconds": t, "cpu": c, "arc": list(r.steps[0].arc),

@@ -26,7 +26,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bnfk_core.analyses import segments as S  # noqa: E402
+from bnfk_core.analyses import segment_information, segment_tables  # noqa: E402
+from bnfk_core.analyses import arc_search as arcs  # noqa: E402
 from bnfk_core.analyses.cluster import cluster  # noqa: E402
 from bnfk_core.dag import DAG  # noqa: E402
 from bnfk_core.data import load_csv  # noqa: E402
@@ -60,7 +61,7 @@ def speed() -> dict:
     out = {"dataset": "house_votes_84", "rows": data.n_rows, "features": feats.n_vars}
     for dedupe in (True, False):
         t = time.perf_counter()
-        r = S.arc_search(data, n_arcs=1, dedupe=dedupe)
+        r = arcs.arc_search(data, n_arcs=1, dedupe=dedupe)
         out[f"step_seconds_dedupe_{dedupe}"] = time.perf_counter() - t
         out["candidates"] = r.steps[0].n_candidates
         out[f"clusterings_dedupe_{dedupe}"] = r.steps[0].n_evaluated
@@ -69,10 +70,10 @@ def speed() -> dict:
     # per-candidate Gram cost: cached update vs full recomputation (fit + gram), over all 240 candidates
     model = fit(DAG(feats.variables), feats, method="ml")
     K = gram(model, feats)
-    cands = S.candidate_arcs(model.dag)
+    cands = arcs.candidate_arcs(model.dag)
     t = time.perf_counter()
     for u, v in cands:
-        S.add_arc_gram(model, feats.codes, K, u, v)
+        arcs.add_arc_gram(model, feats.codes, K, u, v)
     out["cached_gram_seconds_per_candidate"] = (time.perf_counter() - t) / len(cands)
     t = time.perf_counter()
     for u, v in cands:
@@ -90,9 +91,9 @@ def thesis() -> list:
     for name, ref in THESIS.items():
         data = load(name)
         t = time.perf_counter()
-        r = S.arc_search(data, n_arcs=2)
+        r = arcs.arc_search(data, n_arcs=2)
         first = list(r.steps[0].arc)
-        st = S.collapsed_stats(data, first)
+        st = segment_information.collapsed_stats(data, first)
         rows.append({"dataset": name, "rows": data.n_rows, "features": data.n_vars - 1,
                      "base_ari": r.base_ari, "one_arc_ari": r.steps[0].ari, "two_arc_ari": r.steps[1].ari,
                      "arcs": [list(s.arc) for s in r.steps], "candidates": [s.n_candidates for s in r.steps],
@@ -113,7 +114,7 @@ def case_tables() -> dict:
     for kind, vs in [("single-arc", names[:2]), ("v", names[2:5]), ("a", names[5:8]), ("chain", names[8:11]),
                      ("full", names[11:15])]:
         t = time.perf_counter()
-        tab = S.case_table(S.segment_model(data, kind, vs), data, kind, vs)
+        tab = segment_tables.case_table(segment_tables.segment_model(data, kind, vs), data, kind, vs)
         out[kind] = {"variables": list(vs), "cases": len(tab.rows),
                      "cases_with_pair": sum(r.pair is not None for r in tab.rows),
                      "max_difference": tab.max_difference, "seconds": time.perf_counter() - t}

@@ -8,19 +8,37 @@ Layers (imports run one way, top to bottom):
 * ``analyses`` -- clustering/classification, imputation, prototypes, segments;
 * ``cli`` and ``reproduce`` -- the command line and the reproduction of published results.
 
-Importing the package registers every kernel, structure-learning method, score and estimator
-(:mod:`bnfk_core.registry`).
+Importing the package is light: the public names below load their module on first use, and each registry
+(:mod:`bnfk_core.registry`) imports the modules that register its members when it is first read.
 """
-from .dag import DAG
-from .data import CategoricalData, load_csv
-from .errors import BnfkError, DataError, KernelError, ModelError, StructureError
-from .inference import marginal, parent_marginals, posterior
-from .kernels import contributions, features, gram, mmd, set_kernel
-from .model import BayesNet, fit, read_model, write_model
-from .similarity import fit_measure  # registers the similarity measures
+import importlib
 
 __version__ = "0.1.0"
 
-__all__ = ["DAG", "CategoricalData", "load_csv", "BnfkError", "DataError", "KernelError", "ModelError",
-           "StructureError", "marginal", "parent_marginals", "posterior", "contributions", "features", "gram",
-           "mmd", "set_kernel", "BayesNet", "fit", "read_model", "write_model", "fit_measure", "__version__"]
+#: public name -> the module that defines it; imported on first use (PEP 562), so that ``import bnfk_core``
+#: (and every ``python -m bnfk_core`` call) loads no numerical library it does not need
+_HOMES = {
+    "DAG": "dag", "CategoricalData": "data", "load_csv": "data", "BnfkError": "errors", "DataError": "errors",
+    "KernelError": "errors", "ModelError": "errors", "StructureError": "errors", "marginal": "inference",
+    "parent_marginals": "inference", "posterior": "inference", "contributions": "kernels", "features": "kernels",
+    "gram": "kernels", "mmd": "kernels", "set_kernel": "kernels", "BayesNet": "model", "fit": "model",
+    "read_model": "model", "write_model": "model", "fit_measure": "similarity",
+}
+
+__all__ = [*_HOMES, "__version__"]
+
+
+def __getattr__(name: str):
+    if name in _HOMES:
+        value = getattr(importlib.import_module(f".{_HOMES[name]}", __name__), name)
+    else:
+        try:
+            value = importlib.import_module(f".{name}", __name__)
+        except ModuleNotFoundError:
+            raise AttributeError(f"module 'bnfk_core' has no attribute '{name}'") from None
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(__all__))

@@ -19,9 +19,10 @@ import numpy as np
 import pandas as pd
 
 from .errors import DataError
+from .files import NOT_FOUND, open_regular, regular_file_problem
 
 __all__ = ["CategoricalData", "load_csv", "from_codes", "read_table", "RawTable", "MISSING_TOKENS", "MISSING_CATEGORY",
-           "interval_label", "parse_interval"]
+           "interval_label", "parse_interval", "check_file", "not_regular_message"]
 
 MISSING_TOKENS = ("", "NA", "N/A", "?", "nan")
 
@@ -284,20 +285,24 @@ def _read_text(obj, source: str) -> tuple[str, list]:
 
 
 def check_file(obj) -> tuple[Path, str]:
-    """``(Path, printable name)`` of a file path that exists and is not a directory; else a DataError
-    naming it (empty path, not found, a directory, a name the system refuses)."""
+    """``(Path, printable name)`` of a path naming an existing regular file, checked by ``stat`` before any
+    ``open`` (:func:`bnfk_core.files.regular_file_problem`); else a DataError naming it: empty path, not
+    found, or not a regular file -- a folder, FIFO, socket or device is refused without being opened, in
+    one wording that does not say which of them it is."""
     path, shown = Path(obj), _printable(str(obj))
     if str(obj) == "":
         raise DataError("No file given: the path is empty.")
-    try:
-        exists, is_dir = path.exists(), path.is_dir()
-    except (OSError, ValueError) as exc:  # a NUL byte, a name too long, ...
-        raise DataError(f"Cannot open {shown}: {exc}.") from None
-    if not exists:
+    problem = regular_file_problem(path)
+    if problem == NOT_FOUND:
         raise DataError(f"File not found: {shown}.")
-    if is_dir:
-        raise DataError(f"{shown} is a directory, not a CSV file.")
+    if problem is not None:
+        raise DataError(not_regular_message(shown))
     return path, shown
+
+
+def not_regular_message(shown: str) -> str:
+    """The one sentence for a path that is not a readable regular file (same for every kind of one)."""
+    return f"{shown} cannot be read as a regular file; bnfk reads only regular files (no folders, pipes or devices)."
 
 
 def _read_raw_text(obj, source: str) -> tuple[str, list, bool]:
@@ -306,7 +311,8 @@ def _read_raw_text(obj, source: str) -> tuple[str, list, bool]:
     if isinstance(obj, (str, os.PathLike)):
         path, shown = check_file(obj)
         try:
-            data = path.read_bytes()
+            with open_regular(path) as fh:
+                data = fh.read()
         except OSError as exc:
             raise DataError(f"Cannot read {shown}: {exc.strerror or exc}.") from exc
     elif isinstance(obj, (bytes, bytearray, memoryview)):

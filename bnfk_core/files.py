@@ -6,15 +6,26 @@ pick a format by extension behave the same) and renamed onto the target only whe
 succeeded (``os.replace`` is atomic on POSIX and Windows).  On any failure the temporary file
 is removed and the target keeps its old content (or stays absent); an ``OSError`` names the
 target, not the temporary file.
+
+Every file the package reads by path is checked by :func:`regular_file_problem` first (a ``stat``,
+links followed, before any ``open``) and opened by :func:`open_regular`: only regular files are read,
+so a FIFO, a device, a socket or a folder is refused at once without being opened (opening a FIFO for
+reading blocks until a writer appears; reading ``/dev/zero`` never ends).
 """
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
+import stat
 import tempfile
 from typing import Iterator
 
-__all__ = ["atomic_path", "same_file"]
+__all__ = ["atomic_path", "same_file", "regular_file_problem", "open_regular", "NOT_FOUND", "NOT_REGULAR",
+           "NOT_READABLE"]
+
+#: what :func:`regular_file_problem` says is wrong with a path
+NOT_FOUND, NOT_REGULAR, NOT_READABLE = "not found", "not a regular file", "not readable"
 
 
 @contextlib.contextmanager
@@ -51,3 +62,36 @@ def same_file(a, b) -> bool:
         return os.path.samefile(os.fspath(a), os.fspath(b))
     except (OSError, TypeError, ValueError):
         return False
+
+
+def regular_file_problem(path) -> str | None:
+    """None when ``path`` names an existing regular file (links followed), else :data:`NOT_FOUND`,
+    :data:`NOT_REGULAR` (a folder, FIFO, socket or device: never opened) or :data:`NOT_READABLE`
+    (a name the system refuses: NUL byte, too long, no permission on a folder on the way)."""
+    try:
+        st = os.stat(os.fspath(path))
+    except FileNotFoundError:
+        return NOT_FOUND
+    except (OSError, ValueError, TypeError):
+        return NOT_READABLE
+    return None if stat.S_ISREG(st.st_mode) else NOT_REGULAR
+
+
+def open_regular(path, mode: str = "rb", **kw):
+    """``open(path, mode)`` for reading a regular file only: opened without blocking (a FIFO swapped in
+    after the check cannot hang the open) and checked again on the open descriptor; an ``OSError``
+    (``EINVAL``, "not a regular file") otherwise.  Text modes take ``open``'s ``encoding``/``errors``."""
+    if any(c in mode for c in "wax+"):
+        raise ValueError("open_regular opens files for reading only")
+    name = os.fspath(path)
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_BINARY", 0)
+    fd = os.open(name, flags)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(errno.EINVAL, NOT_REGULAR, name)
+        if hasattr(os, "set_blocking"):
+            os.set_blocking(fd, True)
+        return open(fd, mode, **kw)
+    except BaseException:
+        os.close(fd)
+        raise

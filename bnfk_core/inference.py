@@ -1,86 +1,40 @@
-"""Exact inference in a :class:`~bnfk_core.model.BayesNet` by variable elimination.
+"""Exact inference in a :class:`~bnfk_core.model.BayesNet`.
 
-Every query is one tensor contraction of CPT factors (``opt_einsum`` chooses the
-elimination order).  Only the ancestral set of the query and the evidence takes part:
-other variables are barren and sum to one.
-
-* :func:`marginal` -- P(Q) for a set of variables;
+* :func:`marginal` -- P(Q) for a set of variables (variable elimination: one contraction of the CPT factors
+  of the ancestral set, ``opt_einsum`` choosing the order; other variables are barren and sum to one);
 * :func:`parent_marginals` -- P(pi_i = j) for every variable and parent configuration,
   the quantity Theorem 1 of the paper needs (an *unpropagated* junction tree gets it wrong
   for A-structures and chains; this is exact, with a sampling fallback when the
   contraction is too large: 10^6 samples, pseudo-count one, as the paper);
-* :func:`posterior` -- P(X_m | x_observed) of every missing cell, batched by missingness
-  pattern (one contraction per pattern and missing variable, never one per cell);
-* :func:`joint_posteriors` -- P(Q | x_observed) for a set Q of missing variables, batched;
-* :func:`log_evidence` -- log P(x_observed) of rows with missing cells;
+* :func:`posterior` -- P(X_m | x_observed) of every missing cell;
+* :func:`family_posteriors` -- P(family_i | x_observed) of the rows with a missing family member (the
+  marginalized Fisher kernel's expected features);
+* :func:`log_evidence` -- log P(x_observed) of every row;
 * :func:`log_likelihood` -- log P(x) of complete rows and log P(x_observed) of the others.
+
+The last four run one calibrated junction tree on whole batches of rows at once, the evidence as indicator
+vectors (:mod:`bnfk_core.junction`): no planning per missingness pattern, and a row gets the same bits in
+any batch.  Models whose tree would be too large fall back to one contraction per missingness pattern over
+the Markov blankets (:mod:`bnfk_core.elimination`).
 """
 from __future__ import annotations
 
-import math
+import hashlib
 from dataclasses import dataclass
-from typing import Iterator, Sequence
+from typing import Sequence
 
 import numpy as np
-import opt_einsum as oe
 
+from .elimination import (JOINT_POSTERIOR_CELLS, contract, cpt_factor, gather_posteriors, joint_posteriors,
+                          log_evidence_by_pattern, missingness_patterns, posterior_by_pattern)
 from .errors import ModelError
+from .junction import batch_rows, junction_tree
 
-__all__ = ["marginal", "parent_marginals", "ParentMarginals", "posterior", "joint_posteriors",
-           "log_evidence", "log_likelihood", "missingness_patterns"]
+__all__ = ["marginal", "parent_marginals", "ParentMarginals", "posterior", "family_posteriors",
+           "cached_family_posteriors", "joint_posteriors", "log_evidence", "log_likelihood", "missingness_patterns",
+           "gather_posteriors", "JOINT_POSTERIOR_CELLS"]
 
 MAX_INTERMEDIATE = 5e7  # elements of the largest intermediate factor before falling back to sampling
-
-
-def _factor(model, v: int, cards=None) -> tuple[np.ndarray, list[int]]:
-    """CPT of v as a tensor with axes (parents..., v); ``cards``: the model's cardinalities, when the
-    caller builds many factors (computing them per factor made a query O(d^2) in the variables)."""
-    ps = list(model.parents[v])
-    if cards is None:
-        cards = model.cardinalities
-    t = model.cpts[v].reshape([int(cards[p]) for p in ps] + [int(cards[v])])
-    return t, ps + [v]
-
-
-_BATCH_PATH_SIZE = 1024
-_PATHS: dict = {}
-
-
-def _batch_path(operands: list, out: list, batch: int):
-    """The greedy contraction path for a batch of rows, planned as if the batch axis ``batch`` had
-    :data:`_BATCH_PATH_SIZE` rows and cached by the operands' labels and other sizes.
-
-    With the path fixed, every row's result is the same floating-point number however many rows share the
-    batch (a path planned on the real batch size changes with it, and so do the last bits), so a file
-    imputed in blocks gets exactly the probabilities of the whole file at once."""
-    shapes = tuple(tuple(_BATCH_PATH_SIZE if a == batch else int(d) for a, d in zip(ax, t.shape))
-                   for t, ax in operands)
-    key = (tuple(tuple(ax) for _, ax in operands), tuple(out), shapes)
-    path = _PATHS.get(key)
-    if path is None:
-        sym = oe.parser.get_symbol
-        expr = ",".join("".join(sym(a) for a in ax) for _, ax in operands) + "->" + "".join(sym(a) for a in out)
-        path = oe.contract_path(expr, *shapes, optimize="greedy", shapes=True)[0]
-        if len(_PATHS) > 20_000:
-            _PATHS.clear()
-        _PATHS[key] = path
-    return path
-
-
-def _contract(operands: list, out: list, max_intermediate: float | None = None, batch: int | None = None):
-    """Contract (tensor, axes) operands to axes ``out``; None if the path is too large.
-
-    ``batch``: the label of an axis of independent rows (:func:`_batch_path`)."""
-    args = []
-    for t, ax in operands:
-        args += [t, list(ax)]
-    args.append(list(out))
-    if max_intermediate is not None:
-        _, info = oe.contract_path(*args, optimize="greedy")
-        if info.largest_intermediate > max_intermediate:
-            return None
-    return oe.contract(*args, optimize="greedy" if batch is None else _batch_path(operands, out, batch))
-
 
 def marginal(model, variables: Sequence[int], max_intermediate: float | None = None) -> np.ndarray | None:
     """Exact joint marginal P(variables) as a dense array with axes in the given order.
@@ -92,8 +46,8 @@ def marginal(model, variables: Sequence[int], max_intermediate: float | None = N
         return np.ones(())
     anc = model.dag.ancestors(variables)
     cards = model.cardinalities
-    ops = [_factor(model, v, cards) for v in sorted(anc)]
-    return _contract(ops, variables, max_intermediate)
+    ops = [cpt_factor(model, v, cards) for v in sorted(anc)]
+    return contract(ops, variables, max_intermediate)
 
 
 @dataclass(frozen=True)
@@ -144,167 +98,136 @@ def parent_marginals(model, *, max_intermediate: float = MAX_INTERMEDIATE, n_sam
     return out
 
 
-# ---------------------------------------------------------------------- evidence
-def missingness_patterns(codes: np.ndarray) -> Iterator[tuple[np.ndarray, np.ndarray]]:
-    """Yield (row indices, missing-variable indices) for every distinct missingness pattern."""
-    miss = codes < 0
-    if not miss.any():
-        return
-    rows_with = np.flatnonzero(miss.any(axis=1))
-    pats, inv = np.unique(miss[rows_with], axis=0, return_inverse=True)
-    inv = inv.reshape(-1)
-    order = np.argsort(inv, kind="stable")
-    bounds = np.searchsorted(inv[order], np.arange(len(pats) + 1))
-    for p in range(len(pats)):
-        yield rows_with[order[bounds[p]:bounds[p + 1]]], np.flatnonzero(pats[p])
+# ---------------------------------------------------------------------- evidence (batched junction tree)
+def _codes(model, data) -> np.ndarray:
+    return model.align(data).codes if hasattr(data, "codes") else np.asarray(data)
 
 
-def _evidence_operands(model, codes: np.ndarray, missing: np.ndarray, relevant: set[int]):
-    """Factors of the relevant variables with observed axes indexed by each row's values.
-
-    Returns (operands with the batch axis labelled ``n_vars``, log-scale per row).
-    """
-    n = model.n_vars
-    batch = n
-    miss = set(int(m) for m in missing)
-    B = codes.shape[0]
-    log_scale = np.zeros(B)
-    ops = []
-    cards = model.cardinalities
-    for v in sorted(relevant):
-        t, axes = _factor(model, v, cards)
-        obs_ax = [k for k, a in enumerate(axes) if a not in miss]
-        mis_ax = [k for k, a in enumerate(axes) if a in miss]
-        if not obs_ax:
-            ops.append((t, axes))
-            continue
-        t = np.transpose(t, obs_ax + mis_ax)
-        sub = t[tuple(codes[:, axes[k]] for k in obs_ax)]  # (B, *missing axes)
-        if not mis_ax:
-            with np.errstate(divide="ignore"):
-                log_scale += np.log(sub)
-            continue
-        mx = sub.reshape(B, -1).max(axis=1)
-        with np.errstate(divide="ignore"):
-            log_scale += np.log(mx)
-        safe = np.where(mx > 0, mx, 1.0)
-        ops.append((sub / safe.reshape((B,) + (1,) * len(mis_ax)), [batch] + [axes[k] for k in mis_ax]))
-    return ops, log_scale
+def _batches(tree, rows: np.ndarray):
+    step = batch_rows(tree)
+    for start in range(0, len(rows), step):
+        yield rows[start:start + step]
 
 
-def _joint_with_evidence(model, codes: np.ndarray, missing: np.ndarray, query: Sequence[int]):
-    """Unnormalised P(query, x_obs) for a batch sharing the missing set: (B, *r_query), log scale."""
-    n = model.n_vars
-    observed = [v for v in range(n) if v not in set(missing.tolist())]
-    relevant = model.dag.ancestors(list(query) + observed)
-    ops, log_scale = _evidence_operands(model, codes, missing, relevant)
-    B = codes.shape[0]
-    ops.append((np.ones(B), [n]))  # make sure the batch axis exists
-    joint = _contract(ops, [n] + list(query), batch=n)
-    return joint, log_scale
-
-
-def _blanket_families(model, missing) -> tuple[list[int], list[int]]:
-    """(families with a missing member, the fully observed rest) for a missing set.
-
-    P(x_M | x_O) is the product of the first group's factors, normalised over x_M: every factor of the
-    second group is a constant of the row (its whole family is observed) and cancels."""
-    miss = {int(m) for m in missing}
-    touch, rest = [], []
-    for f in range(model.n_vars):
-        (touch if f in miss or miss.intersection(model.parents[f]) else rest).append(f)
-    return touch, rest
-
-
-def _conditional(model, codes: np.ndarray, rows: np.ndarray, missing: np.ndarray, query: Sequence[int]):
-    """Unnormalised P(query | x_obs) of ``rows`` (B, *r_query) from the missing set's families only;
-    raises ModelError when a row's observed values have probability zero."""
-    sub = codes[rows]
-    touch, rest = _blanket_families(model, missing)
-    ops, log_scale = _evidence_operands(model, sub, missing, set(touch))
-    n, B = model.n_vars, len(rows)
-    ops.append((np.ones(B), [n]))
-    joint = _contract(ops, [n] + list(query), batch=n)
-    flat = joint.reshape(B, -1)
-    ok = (flat.sum(axis=1) > 0) & np.isfinite(log_scale)
-    for f in rest:  # a zero in a fully observed factor makes P(x_obs) zero as well
-        ok &= model.cpts[f][model.parent_config(f, sub), sub[:, f]] > 0
-    bad = np.flatnonzero(~ok)
+def _zero_evidence(rows: np.ndarray, log_z: np.ndarray) -> None:
+    bad = np.flatnonzero(~np.isfinite(log_z))
     if bad.size:
         raise ModelError(f"Row {int(rows[bad[0]]) + 1} has observed values that the model gives probability "
                          "zero; fit the parameters with a pseudo-count (method 'smoothed').")
-    return flat
-
-
-def joint_posteriors(model, codes: np.ndarray, rows: np.ndarray, missing: np.ndarray,
-                     query: Sequence[int]) -> np.ndarray:
-    """P(query | x_obs) for ``rows`` of ``codes`` that share the missing set ``missing``.
-
-    Only the factors of families with a missing member take part (the Markov blankets of the missing
-    variables); the others are constants of the row.  Returns an array (len(rows), prod r_query) in C
-    order over ``query``.  Raises ModelError when the model gives a row's observed values probability zero.
-    """
-    flat = _conditional(model, codes, rows, missing, query)
-    return flat / flat.sum(axis=1, keepdims=True)
-
-
-#: largest joint table (rows x prod of the missing cardinalities) that :func:`posterior` builds to get every
-#: missing variable of a pattern from one contraction; bigger patterns get one contraction per variable
-JOINT_POSTERIOR_CELLS = 2_000_000
 
 
 def posterior(model, data) -> dict[int, tuple[np.ndarray, np.ndarray]]:
     """Distribution of every missing cell given its row's observed values.
 
-    Returns ``{variable index: (row indices, probabilities of shape (rows, r_i))}`` for the
-    variables that have missing cells, with ``data`` aligned to the model.  One contraction per
-    missingness pattern gives the joint of its missing variables, whose margins are the answers (one
-    contraction per missing variable when that joint would exceed :data:`JOINT_POSTERIOR_CELLS`).
+    Returns ``{variable index: (row indices, probabilities of shape (rows, r_i))}`` for the variables that
+    have missing cells, rows increasing, with ``data`` aligned to the model.  Complete rows take no part.
+    Raises ModelError when the model gives a row's observed values probability zero.
     """
-    codes = model.align(data).codes if hasattr(data, "codes") else np.asarray(data)
+    codes = _codes(model, data)
+    tree = junction_tree(model)
+    if tree is None:
+        return posterior_by_pattern(model, codes)
+    miss = codes < 0
+    incomplete = np.flatnonzero(miss.any(axis=1))
+    variables = [int(v) for v in np.flatnonzero(miss.any(axis=0))]
+    parts: dict = {v: [] for v in variables}
+    homes = {tree.home[v] for v in variables}
+    for rows in _batches(tree, incomplete):
+        beliefs, log_z = tree.calibrate(codes[rows], homes)
+        _zero_evidence(rows, log_z)
+        for v in variables:
+            sel = np.flatnonzero(miss[rows, v])
+            if sel.size:
+                c = tree.home[v]
+                p = tree.margin(beliefs[c][sel], c, [v])
+                parts[v].append((rows[sel], p / p.sum(axis=1, keepdims=True)))
+    return {v: (np.concatenate([r for r, _ in lst]), np.concatenate([p for _, p in lst]))
+            for v, lst in parts.items()}
+
+
+def family_posteriors(model, codes: np.ndarray, families: Sequence[int] | None = None) -> dict:
+    """``{i: (rows, F)}``: for the rows of ``codes`` with a missing member in the family of i, F[b, j * r_i + k]
+    = P(pi_i = j, X_i = k | x_observed) (the CPT's layout), rows increasing.  Raises ModelError for rows of
+    probability zero."""
+    codes = np.asarray(codes)
+    families = range(model.n_vars) if families is None else [int(i) for i in families]
+    miss = codes < 0
+    fam = {i: list(model.parents[i]) + [i] for i in families}
+    rows_of = {i: np.flatnonzero(miss[:, fam[i]].any(axis=1)) for i in families}
+    rows_of = {i: r for i, r in rows_of.items() if r.size}
+    if not rows_of:
+        return {}
+    tree = junction_tree(model)
+    if tree is None:
+        return _family_posteriors_by_pattern(model, codes, rows_of)
     cards = model.cardinalities
-    parts: dict[int, list] = {}
-    for rows, missing in missingness_patterns(codes):
-        shape = [int(cards[m]) for m in missing]
-        if len(missing) > 1 and len(rows) * math.prod(shape) <= JOINT_POSTERIOR_CELLS:
-            joint = _conditional(model, codes, rows, missing, [int(m) for m in missing])
-            joint = (joint / joint.sum(axis=1, keepdims=True)).reshape([len(rows)] + shape)
-            for k, m in enumerate(missing):
-                axes = tuple(a + 1 for a in range(len(missing)) if a != k)
-                parts.setdefault(int(m), []).append((rows, joint.sum(axis=axes)))
-            continue
-        for m in missing:
-            p = joint_posteriors(model, codes, rows, missing, [int(m)])
-            parts.setdefault(int(m), []).append((rows, p))
-    return gather_posteriors(parts)
+    incomplete = np.flatnonzero(miss.any(axis=1))
+    parts: dict = {i: [] for i in rows_of}
+    homes = {tree.family_home[i] for i in rows_of}
+    for rows in _batches(tree, incomplete):
+        beliefs, log_z = tree.calibrate(codes[rows], homes)
+        _zero_evidence(rows, log_z)
+        for i in rows_of:
+            sel = np.flatnonzero(miss[rows][:, fam[i]].any(axis=1))
+            if not sel.size:
+                continue
+            c = tree.family_home[i]
+            t = tree.margin(beliefs[c][sel], c, fam[i])             # axes: family in sorted order
+            srt = sorted(fam[i])
+            t = np.transpose(t, [0] + [1 + srt.index(u) for u in fam[i]])
+            parts[i].append((rows[sel], t.reshape(len(sel), model.cpts[i].size)))
+    return {i: (np.concatenate([r for r, _ in lst]), np.concatenate([p for _, p in lst]))
+            for i, lst in parts.items()}
 
 
-def gather_posteriors(parts: dict) -> dict[int, tuple[np.ndarray, np.ndarray]]:
-    """``{variable: [(rows, probabilities), ...]}`` per missingness pattern -> ``{variable: (rows, probs)}``
-    with the rows of all patterns in increasing order (the form :func:`posterior` returns)."""
+_FAMILY_CACHE_ENTRIES = 2
+
+
+def cached_family_posteriors(model, codes: np.ndarray) -> dict:
+    """:func:`family_posteriors` of every family, cached on the model for the last few row sets (a caller that
+    needs the families one at a time calibrates the tree once)."""
+    codes = np.ascontiguousarray(codes)
+    key = ("family_posteriors", codes.shape, str(codes.dtype), hashlib.sha1(codes.tobytes()).hexdigest())
+    cache = model._cache
+    if key not in cache:
+        old = [k for k in cache if isinstance(k, tuple) and k and k[0] == "family_posteriors"]
+        for k in old[:max(0, len(old) - _FAMILY_CACHE_ENTRIES + 1)]:
+            del cache[k]
+        cache[key] = family_posteriors(model, codes)
+    return cache[key]
+
+
+def _family_posteriors_by_pattern(model, codes: np.ndarray, rows_of: dict) -> dict:
+    """:func:`family_posteriors` with one contraction per missingness pattern (models without a tree)."""
     out = {}
-    for m, lst in parts.items():
-        rows = np.concatenate([r for r, _ in lst])
-        probs = np.concatenate([p for _, p in lst])
-        order = np.argsort(rows, kind="stable")
-        out[m] = (rows[order], probs[order])
+    cards = model.cardinalities
+    for i, rows_i in rows_of.items():
+        fam = list(model.parents[i]) + [i]
+        r = int(cards[i])
+        F = np.zeros((len(rows_i), model.cpts[i].size))
+        for prow, missing in missingness_patterns(codes[rows_i]):
+            query = [f for f in fam if f in set(missing.tolist())]
+            post = joint_posteriors(model, codes, rows_i[prow], missing, query)      # (B, A)
+            combos = np.array(list(np.ndindex(*[int(cards[f]) for f in query])), dtype=np.int64)
+            full = np.repeat(codes[rows_i[prow]][:, None, :], len(combos), axis=1).astype(np.int64)
+            for k, f in enumerate(query):
+                full[:, :, f] = combos[None, :, k]
+            flat = full.reshape(-1, codes.shape[1])
+            col = model.parent_config(i, flat) * r + flat[:, i]
+            np.add.at(F, (np.repeat(prow, len(combos)), col), post.reshape(-1))
+        out[i] = (rows_i, F)
     return out
 
 
 def log_evidence(model, codes: np.ndarray) -> np.ndarray:
-    """log P(x_observed) of every row of ``codes`` (aligned to the model)."""
+    """log P(x_observed) of every row of ``codes`` (aligned to the model); -inf for impossible rows."""
     codes = np.asarray(codes)
+    tree = junction_tree(model)
+    if tree is None:
+        return log_evidence_by_pattern(model, codes)
     out = np.empty(codes.shape[0])
-    miss_any = (codes < 0).any(axis=1)
-    if (~miss_any).any():
-        full = np.flatnonzero(~miss_any)
-        joint, ls = _joint_with_evidence(model, codes[full], np.array([], dtype=int), [])
-        with np.errstate(divide="ignore"):
-            out[full] = np.log(joint) + ls
-    for rows, missing in missingness_patterns(codes):
-        joint, ls = _joint_with_evidence(model, codes[rows], missing, [])
-        with np.errstate(divide="ignore"):
-            out[rows] = np.log(joint) + ls
+    for rows in _batches(tree, np.arange(codes.shape[0])):
+        out[rows] = tree.calibrate(codes[rows], ())[1]
     return out
 
 

@@ -30,8 +30,6 @@ Rows whose family has a missing cell are added afterwards with sparse expected f
 """
 from __future__ import annotations
 
-import contextlib
-import contextvars
 
 import numba
 import numpy as np
@@ -39,16 +37,16 @@ import scipy.sparse as sp
 
 from .dag import DAG
 from .errors import KernelError
-from .inference import joint_posteriors, missingness_patterns, parent_marginals
+from .limits import DEFAULT_MAX_BYTES, format_bytes, memory_limit, memory_limit_set, resolve_limit
+from .inference import cached_family_posteriors, parent_marginals
 from .learn import learn_structure
 from .model import BayesNet, cpt_counts, estimate_cpt, fit
 from .registry import KERNELS, LEARNERS, KernelSpec, feature_learners
 
 __all__ = ["gram", "features", "feature_offsets", "contributions", "set_kernel", "mmd",
-           "mean_features", "scaled_hamming_model", "DEFAULT_MAX_BYTES", "estimate_gram_bytes", "memory_limit", "memory_limit_set",
+           "mean_features", "scaled_hamming_model", "DEFAULT_MAX_BYTES", "estimate_gram_bytes", "memory_limit", "memory_limit_set", "guard_tables",
            "workspace_bytes", "guard_workspace", "fits", "max_rows", "format_bytes", "resolve_limit", "WORKSPACE_MATRICES", "iter_features", "FISHER", "SCALED_HAMMING", "HAMMING", "THESIS_KERNELS",
            "FittedKernel", "NetworkKernel", "HammingKernel", "fit_fisher", "fit_scaled_hamming", "fit_hamming"]
-DEFAULT_MAX_BYTES = 4 * 2**30
 
 #: the kernel names of the paper and the thesis (registered at the bottom of this module)
 FISHER, SCALED_HAMMING, HAMMING = "fisher", "scaled-hamming", "hamming"
@@ -74,27 +72,6 @@ def _codes(model, data) -> np.ndarray:
 def estimate_gram_bytes(n_rows: int, n_cols: int) -> int:
     """Bytes of an (n_rows, n_cols) float64 Gram matrix."""
     return int(n_rows) * int(n_cols) * 8
-
-
-_MEMORY_LIMIT: contextvars.ContextVar = contextvars.ContextVar("bnfk_memory_limit", default=DEFAULT_MAX_BYTES)
-
-
-def memory_limit() -> float | None:
-    """The memory limit (bytes) that quadratic work called with the default ``max_bytes`` obeys."""
-    return _MEMORY_LIMIT.get()
-
-
-@contextlib.contextmanager
-def memory_limit_set(max_bytes: float | None):
-    """Within the block, calls that leave ``max_bytes`` at its default obey ``max_bytes`` instead
-    (None: no limit).  The CLI's ``--max-memory`` and the app's memory setting use this."""
-    if max_bytes is not None and not (np.isfinite(max_bytes) and max_bytes > 0):
-        raise KernelError(f"The memory limit must be a positive number of bytes, got {max_bytes}.")
-    token = _MEMORY_LIMIT.set(max_bytes)
-    try:
-        yield
-    finally:
-        _MEMORY_LIMIT.reset(token)
 
 
 #: The peak number of N x M float64 matrices alive at once on each quadratic path, the Gram matrix itself
@@ -136,11 +113,6 @@ def workspace_bytes(path: str, n: int, m: int | None = None, *, test_size: float
     return int(np.ceil(cells)) * 8
 
 
-def format_bytes(nbytes: float) -> str:
-    """Bytes as GiB (one decimal), or MiB below a tenth of a GiB."""
-    return f"{nbytes / 2**30:.1f} GiB" if nbytes >= 0.1 * 2**30 else f"{nbytes / 2**20:.1f} MiB"
-
-
 def max_rows(path: str, max_bytes: float | None = DEFAULT_MAX_BYTES, *, test_size: float = 0.2) -> int | None:
     """The most rows whose work space on ``path`` fits the limit (None: no limit)."""
     limit = resolve_limit(max_bytes)
@@ -159,11 +131,6 @@ def _max_rows(path: str, budget: float, extra_per_row: float = 0.0, test_size: f
         else:
             hi = mid
     return lo
-
-
-def resolve_limit(max_bytes: float | None = DEFAULT_MAX_BYTES) -> float | None:
-    """``max_bytes``, or the limit set for this run (:func:`memory_limit_set`) when it is the default."""
-    return memory_limit() if max_bytes == DEFAULT_MAX_BYTES else max_bytes
 
 
 def fits(path: str, n: int, m: int | None = None, *, extra: int = 0, test_size: float = 0.2,
@@ -264,30 +231,18 @@ def _block_entries(model, pm, i: int, codes: np.ndarray, rows: np.ndarray | None
         C.append((pj[:, None] * r + np.arange(r)).ravel())
         V.append(val.ravel())
     if (~ok).any():
-        local = np.flatnonzero(~ok)
-        fam = list(model.parents[i]) + [i]
-        for prow, missing in missingness_patterns(sub[local]):
-            prow = local[prow]
-            query = [f for f in fam if f in set(missing.tolist())]
-            post = joint_posteriors(model, sub, prow, missing, query)          # (B, A)
-            qcards = [int(model.cardinalities[f]) for f in query]
-            combos = np.array(list(np.ndindex(*qcards)), dtype=np.int64)     # (A, |query|)
-            B, A = post.shape
-            full = np.repeat(sub[prow][:, None, :], A, axis=1).astype(np.int64)  # (B, A, n)
-            for k, f in enumerate(query):
-                full[:, :, f] = combos[None, :, k]
-            flat = full.reshape(B * A, -1)
-            pj = model.parent_config(i, flat)
-            xk = flat[:, i]
-            w = post.reshape(-1)
-            use = w > 0
-            pj, xk, w = pj[use], xk[use], w[use]
-            brow = np.repeat(prow, A)[use]
-            th = theta[pj]
-            val = w[:, None] * _safe_div(np.eye(r)[xk] - th, np.sqrt(th * P[pj][:, None]))
-            R.append(np.repeat(brow, r))
-            C.append((pj[:, None] * r + np.arange(r)).ravel())
-            V.append(val.ravel())
+        # E[phi | x_obs] from F[b, j, k] = P(pi_i = j, X_i = k | x_obs):  (F_jk' - P(pi_i = j | x_obs) theta_jk')
+        # / sqrt(theta_jk' P_j), over the parent configurations the row can take
+        frows, F = cached_family_posteriors(model, sub)[i]
+        q = theta.shape[0]
+        F = F.reshape(len(frows), q, r)
+        Pj = F.sum(axis=2)
+        b, pj = np.nonzero(Pj > 0)
+        th = theta[pj]
+        val = _safe_div(F[b, pj] - Pj[b, pj][:, None] * th, np.sqrt(th * P[pj][:, None]))
+        R.append(np.repeat(frows[b], r))
+        C.append((pj[:, None] * r + np.arange(r)).ravel())
+        V.append(val.ravel())
     if not R:
         return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0)
     return np.concatenate(R), np.concatenate(C), np.concatenate(V)
@@ -519,9 +474,23 @@ def _dense_features(blocks, n, width) -> np.ndarray:
     return A
 
 
+def guard_tables(n_vars: int, configs: int, states: int, max_bytes: float | None = DEFAULT_MAX_BYTES) -> None:
+    """Refuse padded per-variable tables of ``n_vars`` x ``configs`` parent configurations x ``states`` states
+    (float64) beyond the memory limit, before they are allocated: the width guard (columns x levels) of the
+    kernels' tables -- a column with 100,000 levels as a parent would otherwise ask for tens of GB."""
+    need = 8 * int(n_vars) * int(configs) * (int(states) + 1)
+    limit = resolve_limit(max_bytes)
+    if limit is not None and need > limit:
+        raise KernelError(f"The kernel's tables need {format_bytes(need)} ({int(n_vars):,} variables x up to "
+                          f"{int(configs):,} parent configurations x up to {int(states):,} states), more than the "
+                          f"memory limit of {format_bytes(limit)}; a column with that many levels (an identifier?) "
+                          "is best dropped, or raise the memory limit.")
+
+
 def pair_arrays(V: int, N: int, M: int, cmax: int, rmax: int) -> tuple:
     """The zeroed inputs of :func:`_pair_kernel` for ``V`` variables, ``N`` × ``M`` pairs, at most ``cmax``
     parent configurations and ``rmax`` states: pX (−1: skip), xX, xo, order, starts, W, B, r, c."""
+    guard_tables(V, cmax, rmax)
     return (np.full((V, N), -1, np.int64), np.zeros((V, N), np.int64), np.zeros((V, M), np.int64),
             np.zeros((V, M), np.int64), np.zeros((V, cmax + 1), np.int64), np.zeros((V, cmax * rmax)),
             np.zeros((V, cmax)), np.zeros(V, np.int64), np.zeros(V, np.int64))

@@ -30,12 +30,14 @@ from scipy.special import xlogy
 
 from .dag import DAG, naive_bayes
 from .errors import StructureError
+from .limits import DEFAULT_MAX_BYTES, format_bytes, resolve_limit
 from .registry import LEARNERS, LearnerSpec
 from .kgv import raw_numbers  # importing kgv registers the kgv score
 from .scores import (SCORES, LocalScorer, _config_index, log_multinomial_normalizer, score_dag, scorer_for,
                      weighted_bincount)
 
-__all__ = ["EXACT_MAX_VARIABLES", "LearnResult", "learn_structure", "learn_feature_structure", "raw_numbers",
+__all__ = ["EXACT_MAX_VARIABLES", "PAIR_BYTES", "guard_width", "LearnResult", "learn_structure", "learn_feature_structure",
+           "raw_numbers",
            "scorer_mutual_information", "scorer_conditional_mutual_information", "chow_liu", "tan", "kdb",
            "hill_climb", "exact_search"]
 
@@ -49,6 +51,9 @@ for _spec in (
         LearnerSpec("exact", "Exact optimum (dynamic programming, ≤ 20 variables)", uses_score=True)):
     LEARNERS.register(_spec)
 EXACT_MAX_VARIABLES = 20
+#: bytes per pair of variables a search keeps at once: the spanning tree's weight matrix (tree, tan);
+#: hill climbing's gains (3 float64), legal moves (3 bool), adjacency and reachability (bool) -- 29, rounded up
+PAIR_BYTES = {"tree": 8, "tan": 8, "hc": 32}
 #: Without a pruning bound (K2, BDeu) the exact search refuses to score more parent sets than this.
 EXACT_MAX_CANDIDATES = 2_000_000
 
@@ -556,6 +561,20 @@ def exact_search(scorer: LocalScorer, *, max_parents: int | None = None,
 
 
 # ---------------------------------------------------------------------- entry point
+def guard_width(method: str, n_vars: int, max_bytes: float | None = None, source: str = "the data") -> None:
+    """Refuse, before any counting, a search whose n x n tables (:data:`PAIR_BYTES` per pair) exceed the memory
+    limit (``max_bytes``, default the limit set for this run, :func:`bnfk_core.kernels.memory_limit`): a
+    50,000-column file asks ``tree`` for 20 GB before it counts anything."""
+    per_pair = PAIR_BYTES.get(str(method).lower(), 0)
+    limit = resolve_limit(DEFAULT_MAX_BYTES if max_bytes is None else max_bytes)
+    need = per_pair * int(n_vars) ** 2
+    if per_pair and limit is not None and need > limit:
+        label = LEARNERS[method].label if method in LEARNERS else method
+        raise StructureError(f"{label} on {int(n_vars):,} variables of {source} needs about {format_bytes(need)} for its "
+                             f"variable-by-variable tables, more than the memory limit of {format_bytes(limit)}; "
+                             "drop columns, or raise the memory limit.")
+
+
 def scorer_context(scorer):
     """The context a search with ``scorer`` runs in: its ``search_context()`` if it has one (the KGV scorer
     pins BLAS to one thread), else nothing."""
@@ -622,6 +641,7 @@ def learn_structure(data, method: str, *, score: str = "bic", class_column: str 
         if progress is not None:
             progress(float(frac), msg)
 
+    guard_width(method, len(variables), source=getattr(data, "source", "the data"))
     report(0.0, f"{method}: counting")
     scorer = scorer_for(data.codes, data.cardinalities, score, ess=ess, weights=getattr(data, "weights", None),
                         numbers=raw_numbers(data), options=score_options)

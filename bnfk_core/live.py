@@ -29,7 +29,7 @@ subtracted with the old network and added with the new one after every edit.
 
 Also kept up to date: per-row log-likelihood (a sum of per-family log θ vectors, cached per
 family), decomposable scores (:class:`bnfk_core.scores.LocalScorer` caches per family), the
-explicit features (per-family blocks), posteriors of missing cells (a missingness pattern is
+explicit features (per-family blocks), posteriors of missing cells (a row is
 re-inferred only when one of its missing cells lies in a re-estimated family: otherwise every
 changed CPT factor is a constant of that row and cancels from its posterior), and the
 structure-independent scaled-Hamming kernel (computed once).  The analyses that reuse a live kernel
@@ -54,11 +54,10 @@ from .inference import (
     MAX_INTERMEDIATE,
     ParentMarginals,
     gather_posteriors,
-    joint_posteriors,
     log_evidence,
     marginal,
-    missingness_patterns,
     parent_marginals,
+    posterior,
 )
 from .kernels import (
     DEFAULT_MAX_BYTES,
@@ -596,36 +595,37 @@ class LiveKernel:
     def posterior(self) -> dict:
         """:func:`bnfk_core.inference.posterior` of the current network: ``{variable: (rows, probs)}``.
 
-        After an edit only the missingness patterns with a missing cell in a re-estimated family are
-        re-inferred; for the others every changed CPT factor is a constant of the row and cancels."""
+        After an edit only the rows with a missing cell in a re-estimated family are re-inferred (one batched
+        junction-tree run on them); for the others every changed CPT factor is a constant of the row and
+        cancels.  ``posterior_stats``: incomplete ``rows`` and how many were ``reinferred``."""
         model = self._model
         if self._post is not None and self._post[0] is model:
             return self._post[1]
         prev = self._post
-        changed = None
+        miss = self.codes < 0
+        incomplete = np.flatnonzero(miss.any(axis=1))
+        redo = incomplete
         if prev is not None and prev[0].variables == model.variables:
             old = prev[0]
             changed = set()
             for i in range(model.n_vars):
                 if old.parents[i] != model.parents[i] or old.cpts[i] is not model.cpts[i]:
                     changed |= {i} | set(old.parents[i]) | set(model.parents[i])
-        parts: dict = {}
-        self.posterior_stats = {"patterns": 0, "reinferred": 0, "rows_reinferred": 0}
-        for rows, missing in missingness_patterns(self.codes):
-            reuse = changed is not None and not (set(missing.tolist()) & changed)
-            self.posterior_stats["patterns"] += 1
-            if not reuse:
-                self.posterior_stats["reinferred"] += 1
-                self.posterior_stats["rows_reinferred"] += len(rows)
-            for m in missing:
-                m = int(m)
-                if reuse:
-                    r0, p0 = prev[1][m]
-                    p = p0[np.searchsorted(r0, rows)]
-                else:
-                    p = joint_posteriors(model, self.codes, rows, missing, [m])
-                parts.setdefault(m, []).append((rows, p))
-        out = gather_posteriors(parts)
+            redo = incomplete[miss[incomplete][:, sorted(changed)].any(axis=1)] if changed else incomplete[:0]
+        self.posterior_stats = {"rows": int(incomplete.size), "reinferred": int(redo.size)}
+        fresh = posterior(model, self.codes[redo]) if redo.size else {}
+        if redo.size == incomplete.size:
+            out = {m: (redo[r], p) for m, (r, p) in fresh.items()}
+        else:
+            keep = np.ones(self.N, dtype=bool)
+            keep[redo] = False
+            parts: dict = {}
+            for m, (r0, p0) in prev[1].items():
+                k = keep[r0]
+                parts.setdefault(m, []).append((r0[k], p0[k]))
+            for m, (r, p) in fresh.items():
+                parts.setdefault(m, []).append((redo[r], p))
+            out = gather_posteriors(parts)
         self._post = (model, out)
         return out
 

@@ -18,17 +18,21 @@ column) and returns an object with ``gram(X, Y=None, *, normalize=False, max_byt
 ``contributions(x, y)`` (per-variable terms of one pair that sum to K(x, y)); see
 :class:`bnfk_core.kernels.FittedKernel`.
 
-This module imports nothing from the package but its errors, so every layer may use it.
+This module imports nothing from the package but its errors, so every layer may use it.  A registry fills
+itself on first use by importing the modules listed in :data:`PROVIDERS` for its family (so that
+``import bnfk_core`` stays light and a CLI subcommand imports only what it uses): a new module that
+registers options must be added there.
 """
 from __future__ import annotations
 
+import importlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Callable, Iterator
 
 from .errors import BnfkError, KernelError, ModelError, StructureError
 
-__all__ = ["Registry", "KernelSpec", "LearnerSpec", "ScoreSpec", "EstimatorSpec", "KERNELS", "LEARNERS",
+__all__ = ["Registry", "PROVIDERS", "KernelSpec", "LearnerSpec", "ScoreSpec", "EstimatorSpec", "KERNELS", "LEARNERS",
            "SCORES", "ESTIMATORS", "feature_learners", "kernel_abbr"]
 
 
@@ -39,21 +43,32 @@ class Registry(Mapping):
     valid choices when ``name`` is unknown.
     """
 
-    def __init__(self, family: str, error: type = BnfkError):
+    def __init__(self, family: str, error: type = BnfkError, providers: tuple = ()):
         self.family = family
         self.error = error
-        self._specs: dict = {}
+        self._registered: dict = {}
+        self._providers = tuple(providers)
+        self._loaded = not self._providers
+
+    @property
+    def _specs(self) -> dict:
+        """The registered specs, after importing the modules that register this family (once)."""
+        if not self._loaded:
+            self._loaded = True
+            for module in self._providers:
+                importlib.import_module(module)
+        return self._registered
 
     def register(self, spec, *, replace: bool = False):
         """Add ``spec`` under ``spec.name`` (a second registration of a name is refused unless ``replace``)."""
-        if spec.name in self._specs and not replace:
+        if spec.name in self._registered and not replace:
             raise BnfkError(f"A {self.family} named '{spec.name}' is already registered.")
-        self._specs[spec.name] = spec
+        self._registered[spec.name] = spec
         return spec
 
     def unregister(self, name: str) -> None:
         """Remove ``name`` (for tests and plug-ins that withdraw an option)."""
-        self._specs.pop(name, None)
+        self._specs.pop(name, None)   # loads the providers first, so that they cannot re-register it later
 
     def __getitem__(self, name):
         try:
@@ -147,10 +162,18 @@ class EstimatorSpec:
     description: str = field(default="")
 
 
-KERNELS = Registry("kernel", KernelError)
-LEARNERS = Registry("structure-learning method", StructureError)
-SCORES = Registry("score", StructureError)
-ESTIMATORS = Registry("parameter method", ModelError)
+#: the modules that register each family's members on import (in registration order)
+PROVIDERS = {
+    "kernel": ("bnfk_core.kernels", "bnfk_core.similarity"),
+    "structure-learning method": ("bnfk_core.learn",),
+    "score": ("bnfk_core.scores", "bnfk_core.learn"),     # learn imports kgv, which registers "kgv"
+    "parameter method": ("bnfk_core.model",),
+}
+
+KERNELS = Registry("kernel", KernelError, PROVIDERS["kernel"])
+LEARNERS = Registry("structure-learning method", StructureError, PROVIDERS["structure-learning method"])
+SCORES = Registry("score", StructureError, PROVIDERS["score"])
+ESTIMATORS = Registry("parameter method", ModelError, PROVIDERS["parameter method"])
 
 
 def feature_learners() -> tuple:

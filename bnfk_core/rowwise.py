@@ -16,7 +16,7 @@ cells enumerates the completions of its missing cells, weights them by P(complet
 product of the CPT entries of the families that touch a missing cell, normalised; the other factors are
 constants of the row) and adds each weight at the (j, k) the completion gives every touched family.
 Rows with more than :data:`ENUMERATE_LIMIT` completions take the general path
-(:func:`bnfk_core.kernels.features`, posterior inference per missingness pattern) and add their feature
+(:func:`bnfk_core.kernels.features`, family posteriors from the batched junction tree) and add their feature
 sums directly.  So ``mean_embedding`` is linear in N, with memory for one chunk.
 
 **Prototypes in feature space (paper Algorithm 1) over millions of candidates.**  The objective is
@@ -73,7 +73,7 @@ __all__ = [
     "stream_mmd",
 ]
 
-#: rows whose missing cells have more completions than this take the general (per-pattern) inference path
+#: rows whose missing cells have more completions than this take the general (junction-tree) inference path
 ENUMERATE_LIMIT = 4096
 
 

@@ -18,7 +18,11 @@ Schema (``"schema": "bnfk-session"``, ``"version": 1``)::
     }
 
 No pickle anywhere: everything is validated on reading, and every refusal is a :class:`SessionError` naming
-the file and the field at fault.  The app's Home page saves and opens these files; every CLI subcommand takes
+the file and the field at fault -- also for JSON that Python's parser chokes on (nesting thousands deep, a
+number of thousands of digits, NaN/Infinity).  A file is a session file when it parses as one
+(:func:`is_session_file`), whatever the order of its keys or its indentation.  Page settings are checked by
+the registry of :mod:`bnfk_core.settings` (bounded like the app's widgets): a value out of range is left out,
+with a sentence in :attr:`Session.notes`.  The app's Home page saves and opens these files; every CLI subcommand takes
 one in place of its CSV (``python -m bnfk_core cluster session.json``).
 """
 from __future__ import annotations
@@ -35,10 +39,11 @@ from pathlib import Path
 
 from .dag import DAG
 from .data import CategoricalData, load_csv
-from .errors import BnfkError, DataError
-from .files import atomic_path
+from .errors import BnfkError, DataError, shorten
+from .files import NOT_FOUND, atomic_path, open_regular, regular_file_problem
 from .model import BayesNet, fit
 from .registry import ESTIMATORS
+from .settings import check_settings
 
 __all__ = ["SCHEMA", "VERSION", "SessionError", "Session", "DataRef", "session_dict", "parse_session",
            "read_session", "write_session", "is_session_file", "SAMPLE_DIR", "MAX_SESSION_BYTES"]
@@ -49,6 +54,8 @@ VERSION = 1
 SAMPLE_DIR = Path(__file__).resolve().parents[1] / "sample_data"
 #: Largest session file read (an embedded CSV counts).
 MAX_SESSION_BYTES = 512 * 2**20
+#: most digits of an integer in a session file (seeds have 10)
+MAX_DIGITS = 30
 _POLICIES = ("missing", "category")
 
 
@@ -106,6 +113,7 @@ class Session:
     params: str
     settings: dict = field(default_factory=dict)
     source: str = "session"
+    notes: tuple = ()                  # settings left out (out of range, wrong type), one sentence each
 
 
 def _catalog(sample_dir: Path) -> dict:
@@ -132,30 +140,93 @@ def write_session(path, doc: dict) -> None:
 
 
 def is_session_file(path) -> bool:
-    """True when ``path`` is a readable ``.json`` file whose top-level ``schema`` is ``bnfk-session``."""
-    p = Path(os.fspath(path))
-    if p.suffix.lower() != ".json" or not p.is_file():
-        return False
+    """True when ``path`` is a regular file that parses as a JSON object whose ``schema`` is ``bnfk-session``
+    (any key order, any indentation; the file name does not matter).  Never opens a FIFO or a device; a file
+    whose first character is not ``{`` or over :data:`MAX_SESSION_BYTES` is not parsed."""
     try:
-        with open(p, "rb") as fh:
-            head = fh.read(4096)
-    except OSError:
+        doc = _document(path)
+    except SessionError:
         return False
-    return b'"' + SCHEMA.encode() + b'"' in head
+    return isinstance(doc, dict) and doc.get("schema") == SCHEMA
+
+
+_LAST: dict = {}
+
+
+def _document(path):
+    """The parsed JSON of the file at ``path``; SessionError when it cannot be a session (not a regular file,
+    too big, not a JSON object) or does not parse.  The last one is kept (the CLI asks whether a file is a
+    session, then reads it)."""
+    p = Path(os.fspath(path))
+    shown = shorten(p.name or str(p))
+    problem = regular_file_problem(p)
+    if problem == NOT_FOUND:
+        raise SessionError(f"Session file {shown} does not exist.")
+    if problem is not None:
+        raise SessionError(f"{shown} cannot be read as a regular file; bnfk reads only regular files "
+                           "(no folders, pipes or devices).")
+    try:
+        with open_regular(p) as fh:
+            st = os.fstat(fh.fileno())
+            key = (os.path.realpath(p), st.st_mtime_ns, st.st_size)
+            if key in _LAST:
+                return _LAST[key]
+            if st.st_size > MAX_SESSION_BYTES:
+                raise SessionError(f"{shown} is {st.st_size / 2**20:.0f} MiB; session files are read up to "
+                                   f"{MAX_SESSION_BYTES // 2**20} MiB.")
+            raw = fh.read(4096)
+            if not raw.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"{"):  # a CSV is never read whole here
+                raise SessionError(f"{shown} is not a bnfk session file (not a JSON object).")
+            raw += fh.read(MAX_SESSION_BYTES + 1 - len(raw))
+    except OSError as exc:
+        raise SessionError(f"Cannot read session file {shown}: {exc.strerror or 'read error'}.") from None
+    doc = _json(raw, shown)
+    _LAST.clear()
+    _LAST[key] = doc
+    return doc
+
+
+def _json(raw: bytes | str, source: str):
+    """``json.loads`` that refuses, in one sentence each: bad JSON, NaN/Infinity, integers of more than
+    MAX_DIGITS digits, numbers that overflow, nesting deeper than Python's parser goes."""
+    if isinstance(raw, (bytes, bytearray)) and raw.startswith(b"\xef\xbb\xbf"):
+        raw = raw[3:]
+    try:
+        return json.loads(raw, parse_constant=_no_constant, parse_int=_bounded_int, parse_float=_finite_float)
+    except _Refused as exc:
+        raise SessionError(f"{source} holds {exc}, which a session file may not hold.") from None
+    except RecursionError:
+        raise SessionError(f"{source} is nested too deeply to be a session file.") from None
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise SessionError(f"{source} is not a JSON file ({shorten(str(exc), 120)}).") from None
+
+
+class _Refused(ValueError):
+    pass
+
+
+def _no_constant(name):
+    raise _Refused(f"the number {name}")
+
+
+def _bounded_int(text: str) -> int:
+    if len(text.lstrip("-")) > MAX_DIGITS:
+        raise _Refused(f"a number of {len(text.lstrip('-')):,} digits (at most {MAX_DIGITS})")
+    return int(text)
+
+
+def _finite_float(text: str) -> float:
+    x = float(text)
+    if len(text) > 400 or not math.isfinite(x):
+        raise _Refused(f"a number too large or too long ({shorten(text, 20)})")
+    return x
 
 
 def read_session(path, sample_dir: Path = SAMPLE_DIR) -> Session:
     """Read and validate a session file; see :func:`parse_session`."""
     p = Path(os.fspath(path))
-    try:
-        size = p.stat().st_size
-        if size > MAX_SESSION_BYTES:
-            raise SessionError(f"{p.name} is {size / 2**20:.0f} MiB; session files are read up to "
-                               f"{MAX_SESSION_BYTES // 2**20} MiB.")
-        raw = p.read_bytes()
-    except OSError as exc:
-        raise SessionError(f"Cannot read session file {p}: {exc.strerror or exc}.") from None
-    return parse_session(raw, p.name, sample_dir)
+    doc = _document(p)
+    return _session(doc, shorten(p.name), sample_dir)
 
 
 def parse_session(raw: bytes | str, source: str = "session", sample_dir: Path = SAMPLE_DIR) -> Session:
@@ -164,17 +235,23 @@ def parse_session(raw: bytes | str, source: str = "session", sample_dir: Path = 
     Checks, each refusal naming ``source`` and the field: the schema and version; the data reference (a
     known sample, or an embedded CSV whose ``sha256`` matches); the loading options; that the data load;
     that the structure's nodes are exactly the feature variables and its arcs make a DAG; the estimator;
-    the CPTs when given (same variables, parents and states as the data); JSON-only settings.
+    the CPTs when given (same variables, parents and states as the data); JSON-only settings (known ones
+    bounded by :mod:`bnfk_core.settings`; a refused value is left out with a note).
     """
-    try:
-        doc = json.loads(raw)
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise SessionError(f"{source} is not a JSON file ({exc}).") from None
+    source = shorten(str(source))
+    if isinstance(raw, (bytes, bytearray)) and len(raw) > MAX_SESSION_BYTES:
+        raise SessionError(f"{source} is {len(raw) / 2**20:.0f} MiB; session files are read up to "
+                           f"{MAX_SESSION_BYTES // 2**20} MiB.")
+    return _session(_json(raw, source), source, sample_dir)
+
+
+def _session(doc, source: str, sample_dir: Path) -> Session:
     if not isinstance(doc, dict) or doc.get("schema") != SCHEMA:
         raise SessionError(f"{source} is not a bnfk session file (no \"schema\": \"{SCHEMA}\").")
     version = doc.get("version")
-    if version != VERSION:
-        raise SessionError(f"{source} has session version {version!r}; this bnfk reads version {VERSION}.")
+    if version != VERSION or isinstance(version, bool):
+        raise SessionError(f"{source} has session version {shorten(repr(version), 40)}; this bnfk reads "
+                           f"version {VERSION}.")
     ref = _data_ref(doc.get("data"), source, sample_dir)
     try:
         data = ref.load(sample_dir)
@@ -183,14 +260,14 @@ def parse_session(raw: bytes | str, source: str = "session", sample_dir: Path = 
     features = data.without_class()
     dag = _structure(doc.get("structure"), features.variables, source)
     params = doc.get("params", "smoothed")
-    if params not in ESTIMATORS:
-        raise SessionError(f"{source}: params {params!r} is not one of {', '.join(ESTIMATORS)}.")
+    if not isinstance(params, str) or params not in ESTIMATORS:
+        raise SessionError(f"{source}: params {shorten(repr(params), 40)} is not one of {', '.join(ESTIMATORS)}.")
     if doc.get("model") is not None:
         model = _model(doc["model"], dag, features, source)
     else:
         model = fit(dag, features, method=params)
-    settings = _check_settings(doc.get("settings") or {}, f"{source}: settings")
-    return Session(data, model, ref, params, settings, source)
+    settings, notes = check_settings(_check_settings(doc.get("settings") or {}, f"{source}: settings"))
+    return Session(data, model, ref, params, settings, source, tuple(f"{source}: {n}; left out." for n in notes))
 
 
 # ---------------------------------------------------------------------- validation
@@ -227,8 +304,8 @@ def _data_ref(d, source: str, sample_dir: Path) -> DataRef:
         if digest is not None and digest != hashlib.sha256(content).hexdigest():
             raise SessionError(f"{source}: the embedded CSV does not match its sha256 (the file was edited or cut).")
         name = d.get("name") or "embedded.csv"
-        if not isinstance(name, str):
-            raise SessionError(f"{source}: data.name must be a file name.")
+        if not isinstance(name, str) or len(name) > 255:
+            raise SessionError(f"{source}: data.name must be a file name (at most 255 characters).")
         return DataRef(name=name, content=content, **common)
     raise SessionError(f"{source}: \"data\" needs \"sample\" (a bundled dataset) or \"csv\" (the file's text).")
 

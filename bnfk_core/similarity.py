@@ -108,16 +108,11 @@ fixed-weight measures (a missing cell is a zero row of A_k).
 
 Computation
 -----------
-No loop over pairs in Python.  Each measure is reduced to per-attribute r_k x r_k tables (a numerator
-table and, for ratios, a denominator table); small attributes are merged into groups of at most
-``_GROUP_STATES`` joint states (the merged table of a group is the sum of its members' tables), and
-one compiled pass computes, per output element, a few table look-ups (one per group) and the final
-ratio / renormalisation / exp in the same sweep -- i.e. sum_k A_k S_k A_k^T evaluated by gathering
-instead of a one-hot matrix product, with no N x M temporaries.
+:mod:`bnfk_core.similarity_tables` builds the per-attribute tables, :mod:`bnfk_core.similarity_gram`
+sums them into the Gram matrix in one compiled pass (no loop over pairs in Python).
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numba
@@ -127,6 +122,9 @@ from .data import CategoricalData
 from .errors import KernelError
 from .kernels import DEFAULT_MAX_BYTES, FittedKernel, _guard
 from .registry import KERNELS, KernelSpec
+from .similarity_gram import (MODE_EXP, MODE_LIN, MODE_RATIO, MODE_SUM, GramPlan, finalize, group_attributes,
+                              run_plan)
+from .similarity_tables import SUM_CARD, SUM_UNIFORM, measure_tables
 
 __all__ = ["BORIAH_MEASURES", "MEASURES", "CategoricalMeasure", "MeasureInfo", "fit_measure", "measure_names"]
 
@@ -188,15 +186,9 @@ MEASURES: dict[str, MeasureInfo] = {m.name: m for m in [
                 "(option bandwidth=lambda, default 0.1, capped at (c_k-1)/c_k)."),
 ]}
 
-_SUM_UNIFORM = ("overlap", "eskin", "iof", "of", "goodall1", "goodall2", "goodall3", "goodall4", "burnaby")
-_SUM_CARD = ("smirnov", "gambaryan")
 _OPTIONS = {"variables", "missing", "bandwidth"}
 _MISSING_RULES = ("renormalize", "zero")
 _DEFAULT_BANDWIDTH = 0.1
-
-# finalisation modes of the compiled pass
-_M_SUM, _M_RATIO, _M_LIN, _M_EXP = 0, 1, 2, 3
-_GROUP_STATES = 256          # most joint states of a group of merged attributes
 
 
 def measure_names() -> tuple:
@@ -288,110 +280,6 @@ def fit_measure(name: str, data, **options) -> CategoricalMeasure:
             raise KernelError("bandwidth values must lie in [0, 1].")
     return CategoricalMeasure(key, variables, states, int(codes.shape[0]), tuple(counts), missing,
                               bw if key == "aitchison-aitken" else None)
-
-
-# ====================================================================== per-attribute tables
-def _log_or(x: np.ndarray, value: float) -> np.ndarray:
-    """log(x) with ``value`` where x == 0."""
-    out = np.full(np.shape(x), value, dtype=float)
-    np.log(x, out=out, where=x > 0)
-    return out
-
-
-class _Attr:
-    """Statistics of one fitted attribute on an extended domain (fitted states + foreign values)."""
-
-    def __init__(self, counts: np.ndarray, r_ext: int):
-        f = np.zeros(r_ext, dtype=np.int64)
-        f[:len(counts)] = counts
-        self.seen = f > 0
-        self.N = int(f.sum())
-        self.n = int(self.seen.sum())
-        self.f = np.where(self.seen, f, 1).astype(float)           # frequency floor 1 for unseen values
-        self.p = self.f / self.N
-        self.p2 = self.f * (self.f - 1) / (self.N * (self.N - 1)) if self.N >= 2 else np.zeros(r_ext)
-        self.r = r_ext
-
-
-def _sum_table(name: str, a: _Attr) -> np.ndarray:
-    """S_k of a 1/d- or 1/sum(n)-weighted measure (Table 2), r x r."""
-    r = a.r
-    eye = np.eye(r, dtype=bool)
-    if name == "overlap":
-        return np.eye(r)
-    if name == "eskin":
-        c = a.n ** 2 / (a.n ** 2 + 2.0)
-        return np.where(eye, 1.0, c)
-    if name == "iof":
-        L = np.log(a.f)
-        return np.where(eye, 1.0, 1.0 / (1.0 + L[:, None] * L[None, :]))
-    if name == "of":
-        L = np.log(a.N / a.f)
-        return np.where(eye, 1.0, 1.0 / (1.0 + L[:, None] * L[None, :]))
-    if name in ("goodall1", "goodall2"):
-        ps, p2s = a.p[a.seen], a.p2[a.seen]
-        diag = np.empty(r)
-        for v in range(r):
-            sel = ps <= a.p[v] if name == "goodall1" else ps >= a.p[v]
-            extra = 0.0 if a.seen[v] else a.p2[v]          # the compared value itself (0 for f = 1)
-            diag[v] = 1.0 - (p2s[sel].sum() + extra)
-        return np.diag(diag)
-    if name == "goodall3":
-        return np.diag(1.0 - a.p2)
-    if name == "goodall4":
-        return np.diag(a.p2.copy())
-    if name == "gambaryan":
-        p = a.p
-        q = 1.0 - p
-        h = -(p * _log_or(p, 0.0) + q * _log_or(q, 0.0)) / math.log(2.0)
-        return np.diag(np.maximum(h, 0.0) + 0.0)
-    if name == "smirnov":
-        g = np.where(a.seen, a.f / np.maximum(a.N - a.f, 1.0), 0.0)
-        G = g.sum()
-        off = G - g[:, None] - g[None, :]
-        diag = 2.0 + (a.N - a.f) / a.f + (G - g)
-        T = off.copy()
-        T[eye] = diag
-        return T
-    if name == "burnaby":
-        if a.n <= 1:                                         # constant column: C = -inf, mismatch 0
-            return np.eye(r)
-        C = 2.0 * np.log1p(-a.p[a.seen]).sum()
-        u = np.log(a.p) - np.log1p(-a.p)                     # log(p / (1 - p)), every p < 1 here
-        return np.where(eye, 1.0, C / (u[:, None] + u[None, :] + C))
-    raise AssertionError(name)
-
-
-def _lin1_tables(a: _Attr):
-    """(numerator S_k, denominator D_k) of lin1, r x r."""
-    ps = np.sort(a.p[a.seen])
-    lps = np.log(ps)
-    cum = np.concatenate([[0.0], np.cumsum(lps)])
-    cump = np.concatenate([[0.0], np.cumsum(ps)])
-    lo = np.minimum(a.p[:, None], a.p[None, :])
-    hi = np.maximum(a.p[:, None], a.p[None, :])
-    i0 = np.searchsorted(ps, lo, side="left")
-    i1 = np.searchsorted(ps, hi, side="right")
-    D = cum[i1] - cum[i0]                                    # seen q with lo <= p(q) <= hi
-    P = cump[i1] - cump[i0]
-    un = ~a.seen                                             # the compared values when unseen
-    lp = np.log(a.p)
-    add_log = np.where(un[:, None], lp[:, None], 0.0) + np.where(un[None, :], lp[None, :], 0.0)
-    add_p = np.where(un[:, None], a.p[:, None], 0.0) + np.where(un[None, :], a.p[None, :], 0.0)
-    eye = np.eye(a.r, dtype=bool)
-    add_log[eye] = np.where(un, lp, 0.0)                     # a == b is one value
-    add_p[eye] = np.where(un, a.p, 0.0)
-    D = D + add_log
-    P = P + add_p
-    S = np.where(eye, D, 2.0 * np.log(P))
-    return S, D
-
-
-class _Plan:
-    """Per-attribute numerator (and denominator) tables, with a missing slot where needed."""
-
-    def __init__(self, num, den, mode):
-        self.num, self.den, self.mode = num, den, mode
 
 
 # ====================================================================== the measure
@@ -489,53 +377,29 @@ class CategoricalMeasure(FittedKernel):
         return np.where(codes < 0, -1, codes).astype(np.int32)
 
     # ------------------------------------------------------------------ tables
-    def _attr(self, k, r_ext) -> _Attr:
-        return _Attr(self.counts[k], r_ext)
-
     def _tables(self, k: int, r_ext: int):
         """(numerator table S_k, denominator table or None) on the extended domain, unweighted."""
-        a = self._attr(k, r_ext)
-        name = self.name
-        if name in _SUM_UNIFORM or name in _SUM_CARD:
-            return _sum_table(name, a), None
-        eye = np.eye(r_ext, dtype=bool)
-        if name == "lin":
-            lp = np.log(a.p)
-            S = np.where(eye, 2.0 * lp[:, None], 2.0 * np.log(a.p[:, None] + a.p[None, :]))
-            return S, lp[:, None] + lp[None, :]
-        if name == "lin1":
-            return _lin1_tables(a)
-        if name == "anderberg":
-            c = 2.0 / (a.n * (a.n + 1.0))
-            u = 1.0 / a.p
-            num = np.diag(c * u * u)
-            den = np.where(eye, c * u[:, None] * u[:, None], c / (2.0 * a.p[:, None] * a.p[None, :]))
-            return num, den
-        if name == "aitchison-aitken":
-            c = len(self.states[k])
-            lam = float(self.bandwidth[k])
-            mu = lam / (c - 1) if c > 1 else 0.0
-            return np.where(eye, math.log1p(-lam), math.log(mu) if mu > 0 else -np.inf), None
-        raise AssertionError(name)
+        bw = None if self.bandwidth is None else float(self.bandwidth[k])
+        return measure_tables(self.name, self.counts[k], r_ext, len(self.states[k]), bw)
 
     def _weight(self, k) -> float:
-        return float(self.n_k[k]) if self.name in _SUM_CARD else 1.0
+        return float(self.n_k[k]) if self.name in SUM_CARD else 1.0
 
-    def _plan(self, sizes, slots) -> _Plan:
+    def _plan(self, sizes, slots) -> GramPlan:
         """Tables as the compiled pass uses them; ``slots[k]``: attribute k has a missing slot (last)."""
         name = self.name
         nums, dens = [], []
         fixed = self.missing == "zero" or not any(slots)
-        if name in _SUM_UNIFORM or name in _SUM_CARD:
+        if name in SUM_UNIFORM or name in SUM_CARD:
             W = sum(self._weight(k) for k in range(self.n_vars))
-            mode = _M_SUM if fixed else _M_RATIO
+            mode = MODE_SUM if fixed else MODE_RATIO
         elif name == "aitchison-aitken":
-            mode = _M_EXP
+            mode = MODE_EXP
         else:
-            mode = _M_LIN if name in ("lin", "lin1") else _M_RATIO
+            mode = MODE_LIN if name in ("lin", "lin1") else MODE_RATIO
         for k in range(self.n_vars):
             num, den = self._tables(k, int(sizes[k]))
-            if name in _SUM_UNIFORM or name in _SUM_CARD:
+            if name in SUM_UNIFORM or name in SUM_CARD:
                 if fixed:
                     num, den = num / W, None
                 else:
@@ -545,7 +409,7 @@ class CategoricalMeasure(FittedKernel):
                 den = None if den is None else np.pad(den, (0, 1))
             nums.append(np.ascontiguousarray(num, dtype=float))
             dens.append(None if den is None else np.ascontiguousarray(den, dtype=float))
-        return _Plan(nums, None if dens[0] is None else dens, mode)
+        return GramPlan(nums, None if dens[0] is None else dens, mode)
 
     def attribute_tables(self) -> list:
         """The r_k x r_k table S_k(a, b) of each attribute over its fitted states (unweighted, Table 2).
@@ -578,12 +442,12 @@ class CategoricalMeasure(FittedKernel):
         N, M = cx.shape[0], cy.shape[0]
         slots = ((cx < 0).any(axis=0) | (cy < 0).any(axis=0))
         plan = self._plan(sizes, slots)
-        groups = _groups(sizes + slots)
+        groups = group_attributes(sizes + slots)
         table_bytes = sum(int(np.prod([sizes[k] + slots[k] for k in g])) ** 2 for g in groups) * 8 \
             * (2 if plan.den is not None else 1)
         work = table_bytes + 4 * (N + M) * (len(groups) + self.n_vars) + 8 * M * numba.get_num_threads()
         _guard(N, M, work, max_bytes)
-        K = _run(plan, groups, cx, cy, sizes, slots)
+        K = run_plan(plan, groups, cx, cy, sizes, slots)
         if normalize:
             dx = self._paired(cx, cx, sizes)
             dy = dx if sym else self._paired(cy, cy, sizes)
@@ -611,7 +475,7 @@ class CategoricalMeasure(FittedKernel):
     def _paired(self, cx, cy, sizes) -> np.ndarray:
         """K(cx[i], cy[i]) for every i (same rules as the Gram)."""
         plan, num, den = self._terms(cx, cy, sizes)
-        return _finalize(plan.mode, num.sum(axis=1), None if den is None else den.sum(axis=1), cx, cy)
+        return finalize(plan.mode, num.sum(axis=1), None if den is None else den.sum(axis=1), cx, cy)
 
     def contributions(self, x, y) -> np.ndarray:
         """Per-attribute terms of K(x, y) for two single rows; they sum to ``gram(x, y)[0, 0]``.
@@ -627,12 +491,12 @@ class CategoricalMeasure(FittedKernel):
             raise KernelError("contributions() compares two single rows.")
         plan, num, den = self._terms(cx, cy, sizes)
         num, den = num[0], None if den is None else den[0]
-        K = float(_finalize(plan.mode, np.array([num.sum()]), None if den is None else np.array([den.sum()]),
+        K = float(finalize(plan.mode, np.array([num.sum()]), None if den is None else np.array([den.sum()]),
                             cx, cy)[0])
         both = (cx[0] >= 0) & (cy[0] >= 0)
-        if plan.mode == _M_SUM:
+        if plan.mode == MODE_SUM:
             return num.copy()
-        if plan.mode == _M_EXP:
+        if plan.mode == MODE_EXP:
             tot = num.sum()
             if K == 0.0:
                 return np.zeros(self.n_vars)
@@ -641,126 +505,10 @@ class CategoricalMeasure(FittedKernel):
                 return share / share.sum() * K
             return K * num / tot
         D = den.sum()
-        if (plan.mode == _M_RATIO and D > 0) or (plan.mode == _M_LIN and D < 0):
+        if (plan.mode == MODE_RATIO and D > 0) or (plan.mode == MODE_LIN and D < 0):
             return num / D
         return both / max(both.sum(), 1) * K
 
-
-def _finalize(mode, num, den, cx, cy) -> np.ndarray:
-    """The numpy twin of the compiled pass's last step, for row pairs."""
-    if mode == _M_SUM:
-        return num
-    if mode == _M_EXP:
-        return np.exp(num)
-    if mode == _M_RATIO:
-        return np.divide(num, den, out=np.zeros_like(num), where=den > 0)
-    out = np.divide(num, den, out=np.zeros_like(num), where=den < 0)
-    shared = ((cx >= 0) & (cy >= 0)).any(axis=1)
-    return np.where((den == 0) & (num == 0) & shared, 1.0, out)
-
-
-# ====================================================================== the compiled pass
-def _groups(sizes) -> list:
-    """Attributes merged first-fit-decreasing into groups of at most ``_GROUP_STATES`` joint states."""
-    order = sorted(range(len(sizes)), key=lambda k: -int(sizes[k]))
-    groups, prods = [], []
-    for k in order:
-        s = int(sizes[k])
-        for g in range(len(groups)):
-            if prods[g] * s <= _GROUP_STATES:
-                groups[g].append(k)
-                prods[g] *= s
-                break
-        else:
-            groups.append([k])
-            prods.append(s)
-    return groups
-
-
-def _merge(tables, members, sizes):
-    """T[(a_1..a_m), (b_1..b_m)] = sum_i T_i[a_i, b_i] (mixed radix, first member most significant)."""
-    T = tables[members[0]]
-    for k in members[1:]:
-        t = tables[k]
-        s, r = T.shape[0], t.shape[0]
-        T = (T[:, None, :, None] + t[None, :, None, :]).reshape(s * r, s * r)
-    return T
-
-
-def _run(plan, groups, cx, cy, sizes, slots) -> np.ndarray:
-    N, M = cx.shape[0], cy.shape[0]
-    G = len(groups)
-    full = sizes + slots
-    gx = np.zeros((N, G), dtype=np.int64)
-    gy = np.zeros((G, M), dtype=np.int64)
-    offs = np.zeros(G, dtype=np.int64)
-    gsz = np.zeros(G, dtype=np.int64)
-    flats = []
-    off = 0
-    has_den = plan.den is not None
-    for g, members in enumerate(groups):
-        for k in members:
-            ax = np.where(cx[:, k] < 0, sizes[k], cx[:, k])
-            ay = np.where(cy[:, k] < 0, sizes[k], cy[:, k])
-            gx[:, g] = gx[:, g] * full[k] + ax
-            gy[g] = gy[g] * full[k] + ay
-        T = _merge(plan.num, members, full)
-        if has_den:
-            D = _merge(plan.den, members, full)
-            flats.append(np.stack([T.ravel(), D.ravel()], axis=1).ravel())
-        else:
-            flats.append(T.ravel())
-        offs[g] = off
-        gsz[g] = T.shape[0]
-        off += T.size
-    tab = np.concatenate(flats) if flats else np.zeros(1)
-    K = np.empty((N, M))
-    _gram_pass(gx, gy, tab, offs, gsz, has_den, plan.mode, cx.astype(np.int32), cy.astype(np.int32), K)
-    return K
-
-
-@numba.njit(parallel=True, cache=True)
-def _gram_pass(gx, gy, tab, offs, gsz, has_den, mode, cx, cy, K):  # pragma: no cover - compiled
-    """K[i, j] = finalize(sum_g T_g[gx[i, g], gy[g, j]], sum_g D_g[...]); tables interleaved if has_den."""
-    N = gx.shape[0]
-    G = gx.shape[1]
-    M = gy.shape[1]
-    d = cx.shape[1]
-    for i in numba.prange(N):
-        row = K[i]
-        for j in range(M):
-            row[j] = 0.0
-        den = np.zeros(M if has_den else 1)
-        for g in range(G):
-            yg = gy[g]
-            if has_den:
-                base = 2 * (offs[g] + gx[i, g] * gsz[g])
-                for j in range(M):
-                    c = base + 2 * yg[j]
-                    row[j] += tab[c]
-                    den[j] += tab[c + 1]
-            else:
-                base = offs[g] + gx[i, g] * gsz[g]
-                for j in range(M):
-                    row[j] += tab[base + yg[j]]
-        if mode == 1:
-            for j in range(M):
-                row[j] = row[j] / den[j] if den[j] > 0 else 0.0
-        elif mode == 2:
-            for j in range(M):
-                if den[j] < 0:
-                    row[j] = row[j] / den[j]
-                else:
-                    ok = False
-                    if row[j] == 0.0:
-                        for k in range(d):
-                            if cx[i, k] >= 0 and cy[j, k] >= 0:
-                                ok = True
-                                break
-                    row[j] = 1.0 if ok else 0.0
-        elif mode == 3:
-            for j in range(M):
-                row[j] = math.exp(row[j])
 
 
 # ====================================================================== registration

@@ -43,6 +43,7 @@ from .data import (_BINARY_MAGIC, _MISSING_SET, CategoricalData, _binning_notes,
                    _column_states, _model_columns, _printable, _sniff_delimiter, check_file, from_codes)
 from .embed import sample_rows as _sample_positions
 from .errors import DataError
+from .files import open_regular
 
 __all__ = ["WeightedData", "read_counts", "DEFAULT_CHUNKSIZE", "ColumnCodec", "Plan", "chunk_levels",
            "merge_levels", "chunk_distinct", "merge_distinct", "plan_from_levels", "iter_chunks",
@@ -143,6 +144,10 @@ def distinct_rows(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 # ====================================================================== reading chunks
+#: the longest header line read (a file of millions of columns is refused rather than read)
+MAX_HEADER_BYTES = 64 * 2**20
+
+
 @dataclass(frozen=True)
 class FileLayout:
     """How to read a file in chunks: format, delimiter and the (trimmed) header."""
@@ -162,7 +167,8 @@ def file_layout(path, fmt: str | None = None) -> FileLayout:
         import pyarrow as pa
         import pyarrow.parquet as pq
         try:
-            header = tuple(str(n).strip() for n in pq.ParquetFile(str(p)).schema_arrow.names)
+            with open_regular(p) as fh:
+                header = tuple(str(n).strip() for n in pq.ParquetFile(fh).schema_arrow.names)
         except (pa.ArrowException, OSError) as exc:
             raise DataError(f"{shown} is not a readable Parquet file ({str(exc).strip()}).") from None
         _check_header(list(header), shown)
@@ -170,10 +176,18 @@ def file_layout(path, fmt: str | None = None) -> FileLayout:
     if fmt != "csv":
         raise DataError(f"Unknown file format '{fmt}'; choose csv or parquet.")
     try:
-        with open(p, "rb") as fh:
+        with open_regular(p) as fh:
             head = fh.read(1 << 16)
+            while b"\n" not in head and b"\r" not in head and len(head) < MAX_HEADER_BYTES:  # a very wide header
+                more = fh.read(1 << 20)
+                if not more:
+                    break
+                head += more
     except OSError as exc:
         raise DataError(f"Cannot read {shown}: {exc.strerror or exc}.") from None
+    if len(head) >= MAX_HEADER_BYTES and b"\n" not in head and b"\r" not in head:
+        raise DataError(f"The first line of {shown} is longer than {MAX_HEADER_BYTES // 2**20} MiB; bnfk reads "
+                        "files with a header line of fewer columns.")
     if head.startswith(b"PAR1"):
         return file_layout(path, "parquet")
     for magic, what in _BINARY_MAGIC.items():
@@ -186,7 +200,7 @@ def file_layout(path, fmt: str | None = None) -> FileLayout:
     if not text.strip():
         raise DataError(f"{shown} is empty.")
     cut = text.rfind("\n")
-    text = text[:cut + 1] if cut > 0 and len(head) == 1 << 16 else text
+    text = text[:cut + 1] if cut > 0 and len(head) >= 1 << 16 else text
     delim = _sniff_delimiter(text.replace("\r\n", "\n"))
     if delim is None:
         raise DataError(f"{shown} has only one column; bnfk needs at least two columns separated by "
@@ -229,15 +243,16 @@ def _chunks_done(layout: FileLayout, chunksize: int) -> Iterator[tuple[pd.DataFr
         import pyarrow as pa
         import pyarrow.compute as pc
         import pyarrow.parquet as pq
-        pf = pq.ParquetFile(layout.path)
-        total, done = max(int(pf.metadata.num_rows), 1), 0
-        for batch in pf.iter_batches(batch_size=int(chunksize)):
-            cols = [pc.fill_null(pc.cast(batch.column(j), pa.string()), "") for j in range(batch.num_columns)]
-            done += batch.num_rows
-            yield pd.DataFrame({h: c.to_numpy(zero_copy_only=False) for h, c in zip(layout.header, cols)}), done / total
+        with open_regular(layout.path) as fh:
+            pf = pq.ParquetFile(fh)
+            total, done = max(int(pf.metadata.num_rows), 1), 0
+            for batch in pf.iter_batches(batch_size=int(chunksize)):
+                cols = [pc.fill_null(pc.cast(batch.column(j), pa.string()), "") for j in range(batch.num_columns)]
+                done += batch.num_rows
+                yield pd.DataFrame({h: c.to_numpy(zero_copy_only=False) for h, c in zip(layout.header, cols)}), done / total
         return
     size = max(os.path.getsize(layout.path), 1)
-    with open(layout.path, "rb") as fh:
+    with open_regular(layout.path) as fh:
         reader = pd.read_csv(fh, sep=layout.delimiter, dtype=str, keep_default_na=False, na_filter=False,
                              header=0, names=list(layout.header), chunksize=int(chunksize), encoding=layout.encoding,
                              skip_blank_lines=True, engine="c")

@@ -55,9 +55,10 @@ _APP_KEYS = ("param_method", "kernel_kind", "kernel_rows", "kernel_seed", "kerne
              "kernel_compare", "clu_kernel", "clu_algorithm", "clu_network", "clu_transform", "clu_restarts",
              "clu_seed", "clu_rows", "clu_k", "clu_kernels", "proto_source", "proto_criterion", "proto_k",
              "proto_draws", "proto_seed", "seg_kind", "seg_base", "seg_rows", "seg_seed", "seg_restarts")
-#: settings of the Imputation page's widgets and the Segments lab's variables (not in the registry)
-_OWN = {"imp_methods": ["bn", "mode", "wknn"], "imp_structure": "tree", "imp_test": [0.1, 0.3, 0.5],
-        "imp_missing": [0.1, 0.3, 0.5], "imp_repeats": 1, "imp_seed": 0, "seg_vars": None}
+#: settings of the Imputation page's widgets (bounded in bnfk_core.settings.REPORT_SETTINGS) and the Segments
+#: lab's variables
+_OWN = {**{k: app_settings.REPORT_SETTINGS[k].default for k in
+           ("imp_methods", "imp_structure", "imp_test", "imp_missing", "imp_repeats", "imp_seed")}, "seg_vars": None}
 REPORT_DEFAULTS = {**{k: app_settings.SETTINGS[k].default for k in _APP_KEYS}, **_OWN}
 #: the seeds the report uses, per section
 SEED_KEYS = {"kernel": "kernel_seed", "clustering": "clu_seed", "imputation": "imp_seed",
@@ -67,38 +68,16 @@ _CONFIG = {"displaylogo": False, "responsive": True}
 
 
 def check_setting(key: str, value):
-    """``value`` of the report setting ``key`` as the report uses it (registry settings are parsed by
-    :meth:`bnfk_ui.settings.Setting.parse`, so text from a command line works too); ValueError says why not."""
-    if key in app_settings.SETTINGS:
-        return app_settings.SETTINGS[key].parse(value)
-    if key not in _OWN:
+    """``value`` of the report setting ``key`` as the report uses it (parsed by
+    :meth:`bnfk_core.settings.Setting.parse`, bounded like the app's widgets, so text from a command line works
+    too); ValueError says why not."""
+    if key in app_settings.REPORT_SETTINGS:
+        return app_settings.REPORT_SETTINGS[key].parse(value)
+    if key != "seg_vars":
         raise ValueError("is not a setting of the report")
-    if isinstance(value, str) and key != "imp_structure":
-        value = [v.strip() for v in value.split(",") if v.strip()]
-        if key in ("imp_repeats", "imp_seed"):
-            value = value[0] if len(value) == 1 else value
-    if key in ("imp_repeats", "imp_seed"):
-        try:
-            ok = float(value).is_integer() and int(float(value)) >= (key == "imp_repeats")
-        except (TypeError, ValueError):
-            ok = False
-        if not ok or isinstance(value, bool):
-            raise ValueError("must be a non-negative integer" if key == "imp_seed" else "must be at least 1")
-        return int(float(value))
-    if key == "imp_structure":
-        if not isinstance(value, str):
-            raise ValueError("must be a name")
-        return value
-    if not isinstance(value, (list, tuple)):
-        raise ValueError("must be a list")  # noqa: TRY004 - the caller turns it into a sentence
-    if key in ("imp_test", "imp_missing"):
-        try:
-            value = [float(v) for v in value]
-        except (TypeError, ValueError):
-            raise ValueError("must be a list of fractions") from None
-        if not all(0 < v < 1 for v in value):
-            raise ValueError("must hold fractions between 0 and 1")
-        return value
+    value = [v.strip() for v in value.split(",") if v.strip()] if isinstance(value, str) else value
+    if not isinstance(value, (list, tuple)) or len(value) > app_settings.MAX_LIST:
+        raise ValueError(f"must be a list of at most {app_settings.MAX_LIST} names")
     if not all(isinstance(v, str) for v in value):
         raise ValueError("must be a list of names")
     return [str(v) for v in value]
@@ -115,7 +94,7 @@ def _checked(settings: dict | None) -> tuple[dict, list[str]]:
         try:
             out[k] = check_setting(k, v)
         except ValueError as exc:
-            notes.append(f"Setting {k} = {v!r} {exc}; the report used the default {out[k]!r}.")
+            notes.append(f"Setting {k} = {app_settings.shown_value(v)} {exc}; the report used the default {out[k]!r}.")
     return out, notes
 
 

@@ -9,7 +9,7 @@ import streamlit as st
 
 from bnfk_core import kernels
 from bnfk_core.analyses import cluster as C
-from bnfk_core.analyses import segments as S
+from bnfk_core.analyses import network_checks, segment_information
 from bnfk_core.dag import DAG, SEGMENT_KINDS, SEGMENT_LABELS, SEGMENT_PATTERNS, SEGMENT_SIZES, apply_segment
 from bnfk_core.embed import class_order, cluster_order, sample_rows
 from bnfk_core.registry import ESTIMATORS
@@ -26,7 +26,7 @@ PLOTLY = {"displaylogo": False}
 
 @st.cache_data(show_spinner=False, max_entries=32)
 def _suggest(_data, fingerprint: str, kind: str) -> pd.DataFrame:
-    return S.mi_ranking(_data, kind, top=10)
+    return segment_information.mi_ranking(_data, kind, top=10)
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
@@ -36,7 +36,7 @@ def _gram(_model, model_key: str, _feat, fingerprint: str, rows: tuple) -> np.nd
 
 @st.cache_data(show_spinner=False, max_entries=64)
 def _aris(K: np.ndarray, labels: np.ndarray, k: int, restarts: int, seed: int) -> dict:
-    return S.clustering_aris(K, labels, k, restarts=restarts, seed=seed)
+    return network_checks.clustering_aris(K, labels, k, restarts=restarts, seed=seed)
 
 
 def _npz(**arrays) -> bytes:
@@ -58,7 +58,7 @@ def controls(d, feat):
     fmt = {o: f"{o}   (score {s:.3f} nats)" for o, s in zip(options, sug.score)}
     if ss.get("seg_vars") is None or ss.get("seg_vars_kind") != (kind, need) \
             or any(v not in feat.variables for v in ss.seg_vars):
-        ss.seg_vars, ss.seg_vars_kind = S.default_segment_variables(sug, feat.variables, need, kind), (kind, need)
+        ss.seg_vars, ss.seg_vars_kind = segment_information.default_segment_variables(sug, feat.variables, need, kind), (kind, need)
 
     def use_suggestion():
         ss.seg_vars = [v.strip() for v in ss.w_seg_pick.split(",")][:need] if ss.w_seg_pick else ss.seg_vars

@@ -347,12 +347,13 @@ def test_a_core_error_in_a_page_is_one_sentence(monkeypatch):
     """A BnfkError inside a page ends as one st.error sentence, also when the page runs on its own."""
     from apptest_helpers import page_app
 
-    from bnfk_core.analyses import segments as S
+    from bnfk_core.analyses import segment_information
+    from bnfk_core.analyses.segment_tables import SegmentError
 
     def refuse(*args, **kwargs):
-        raise S.SegmentError("The variable 'xyz' cannot be ranked.")
+        raise SegmentError("The variable 'xyz' cannot be ranked.")
 
-    monkeypatch.setattr(S, "mi_ranking", refuse)
+    monkeypatch.setattr(segment_information, "mi_ranking", refuse)
     st.cache_data.clear()   # the page caches its ranking; an earlier test may have filled the cache
     at = page_app("segments.py").run()
     assert not at.exception
@@ -362,7 +363,7 @@ def test_a_core_error_in_a_page_is_one_sentence(monkeypatch):
 def test_the_memory_setting_is_the_limit_of_every_page_run(monkeypatch):
     """The sidebar's memory limit reaches the core (kernels.memory_limit) and its refusal names the setting."""
     from bnfk_core import kernels
-    from bnfk_core.analyses import segments as S
+    from bnfk_core.analyses import segment_information
     from bnfk_core.errors import KernelError
 
     seen = []
@@ -371,7 +372,7 @@ def test_the_memory_setting_is_the_limit_of_every_page_run(monkeypatch):
         seen.append(kernels.memory_limit())
         raise KernelError("The Gram matrix needs 9.0 GiB; sample fewer rows (or raise the memory limit).")
 
-    monkeypatch.setattr(S, "mi_ranking", record)
+    monkeypatch.setattr(segment_information, "mi_ranking", record)
     st.cache_data.clear()
     at = AppTest.from_file(APP, default_timeout=60).run()
     at.number_input(key="w_memory_gib").set_value(0.5).run()

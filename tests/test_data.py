@@ -477,7 +477,7 @@ def test_nonexistent_path_and_directory(tmp_path):
     missing = tmp_path / "nope.csv"
     error(r"File not found: .*nope\.csv", missing)
     error(r"File not found: .*nope\.csv", str(missing))
-    error(rf"{re.escape(str(tmp_path))} is a directory", tmp_path)
+    error(rf"{re.escape(str(tmp_path))} cannot be read as a regular file", tmp_path)
     error(r"the path is empty", "")
 
 

@@ -4,8 +4,9 @@ import pytest
 
 from bnfk_core import kernels
 from bnfk_core.analyses import gallery as G
+from bnfk_core.analyses.network_checks import clustering_aris, imputation_check
 from bnfk_core.analyses.prototypes import HeldOut, select_prototypes, split_half
-from bnfk_core.analyses.segments import SegmentError, clustering_aris, imputation_check
+from bnfk_core.analyses.segment_tables import SegmentError
 from bnfk_core.dag import DAG, SEGMENT_KINDS, apply_segment
 from bnfk_core.data import load_csv
 from bnfk_core.model import fit

@@ -349,3 +349,15 @@ def test_cli_impute_writes_files(tmp_path, capsys):
     assert code == 2 and "use a file name ending in .csv" in err
     code, _, err = run(capsys, "impute", HV, "--model", tmp_path / "none.bif", "-o", out_csv)
     assert code == 2 and err.startswith("error: ")
+
+
+def test_top_k_equals_full_lexsort_with_ties():
+    """knn_vote's neighbours: the k largest similarities, ties by the random rank, as a full sort orders them."""
+    from bnfk_core.analyses.impute import top_k
+    rng = np.random.default_rng(0)
+    for trial in range(200):
+        rows, n, k = int(rng.integers(1, 30)), int(rng.integers(1, 60)), int(rng.integers(1, 6))
+        sub = rng.integers(0, 4, (rows, n)).astype(float) if trial % 2 else np.round(rng.random((rows, n)), 2)
+        keys = rng.permutation(1000)[:n]
+        want = np.lexsort((np.broadcast_to(keys, sub.shape), -sub), axis=-1)[:, :k]
+        np.testing.assert_array_equal(top_k(sub, keys, k), want)

@@ -7,7 +7,7 @@ structures are included explicitly.
 import numpy as np
 import pytest
 
-from bnfk_core import inference
+from bnfk_core import elimination, inference, junction
 from bnfk_core.dag import DAG
 from bnfk_core.data import from_codes
 
@@ -83,12 +83,15 @@ def test_marginal_matches_enumeration(model):
         np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-14)
 
 
-@pytest.mark.parametrize("joint_cells", [0, 10**9], ids=["per-variable", "joint-per-pattern"])
+@pytest.mark.parametrize("joint_cells", [None, 0, 10**9], ids=["junction-tree", "per-variable", "joint-per-pattern"])
 @pytest.mark.parametrize("model", MODELS)
 def test_posterior_matches_enumeration(model, joint_cells, monkeypatch):
-    """Both ways of getting a pattern's margins (one contraction per missing variable, or the joint of
-    all missing variables and its margins) against brute-force enumeration of the full joint."""
-    monkeypatch.setattr(inference, "JOINT_POSTERIOR_CELLS", joint_cells)
+    """The batched junction tree and both per-pattern ways of getting a pattern's margins (its fallback: one
+    contraction per missing variable, or the joint of all missing variables and its margins) against
+    brute-force enumeration of the full joint."""
+    if joint_cells is not None:
+        monkeypatch.setattr(junction, "MAX_TREE_CELLS", 0)
+        monkeypatch.setattr(elimination, "JOINT_POSTERIOR_CELLS", joint_cells)
     table = bf.joint_table(model)
     X = bf.random_rows(model, 25, seed=3, missing=0.35)
     X[0] = -1                               # a fully missing row: posterior = prior marginal

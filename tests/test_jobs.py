@@ -4,7 +4,7 @@ import threading
 
 import pytest
 
-from bnfk_core.analyses import segments as S
+from bnfk_core.analyses import arc_search as arcs
 from bnfk_core.data import load_csv
 from bnfk_ui import jobs
 
@@ -28,12 +28,12 @@ def test_a_core_computation_stops_at_the_next_progress_step(monkeypatch):
 
     monkeypatch.setattr(jobs, "session_gone", gone)
     with pytest.raises(jobs.Cancelled):
-        S.arc_search(d, n_arcs=2, restarts=2, seed=0, progress=jobs.progress(bar))
+        arcs.arc_search(d, n_arcs=2, restarts=2, seed=0, progress=jobs.progress(bar))
     assert len(bar.updates) == 3      # nothing after the session ended
     # with the session alive the same search runs to the end
     monkeypatch.setattr(jobs, "session_gone", lambda: False)
     bar2 = _Bar()
-    S.arc_search(d, n_arcs=2, restarts=2, seed=0, progress=jobs.progress(bar2))
+    arcs.arc_search(d, n_arcs=2, restarts=2, seed=0, progress=jobs.progress(bar2))
     assert len(bar2.updates) > 3 and bar2.updates[-1][0] == 1.0
 
 

@@ -89,7 +89,7 @@ def test_every_op_on_a_chain_with_descendants_to_rescale():
 
 
 def _term(model, codes, w):
-    from bnfk_core.analyses.segments import variable_term
+    from bnfk_core.analyses.arc_search import variable_term
     return variable_term(model, codes, w)
 
 
@@ -243,7 +243,7 @@ def test_scaled_hamming_base_is_structure_independent():
     assert np.allclose(lk.scaled_hamming(), want, atol=1e-12)
 
 
-def test_posterior_reinfers_only_patterns_touching_changed_families():
+def test_posterior_reinfers_only_rows_touching_changed_families():
     dag = DAG(["a", "b", "c", "d"], [("a", "b"), ("b", "c")])
     model = random_model(dag, [2, 3, 2, 3], seed=4)
     codes = model.sample(200, 5).codes.copy()
@@ -252,7 +252,7 @@ def test_posterior_reinfers_only_patterns_touching_changed_families():
     data = from_codes(codes, model.variables, model.states)
     lk = LiveKernel(dag, data)
     lk.posterior()
-    lk.apply("add", "d", "c")          # changes c's family {b, c, d}: patterns missing only a are reused
+    lk.apply("add", "d", "c")          # changes c's family {b, c, d}: rows missing only a are reused
     post = lk.posterior()
     want = inference.posterior(fit(lk.dag, data), data)
     assert set(post) == set(want)
@@ -260,7 +260,8 @@ def test_posterior_reinfers_only_patterns_touching_changed_families():
         assert np.array_equal(post[m][0], want[m][0])
         assert np.allclose(post[m][1], want[m][1], atol=1e-12)
     st = lk.posterior_stats
-    assert 0 < st["reinferred"] < st["patterns"]
+    assert 0 < st["reinferred"] < st["rows"]
+    assert st["rows"] - st["reinferred"] == int(((codes[:, 0] < 0) & (codes[:, 1:] >= 0).all(axis=1)).sum())
 
 
 def test_goto_and_live_kernel_cache():
@@ -370,7 +371,7 @@ def test_prototypes_live_restart_equals_select_prototypes_from_the_same_start():
 def test_adjusted_rand_is_bit_identical_to_scikit_learn():
     from sklearn.metrics import adjusted_rand_score
 
-    from bnfk_core.analyses.segments import adjusted_rand
+    from bnfk_core.analyses.arc_search import adjusted_rand
     rng = np.random.default_rng(0)
     for n, a, b in [(50, 2, 3), (300, 5, 2), (7, 1, 1), (40, 3, 40)]:
         t, p = rng.integers(0, a, n), rng.integers(0, b, n)

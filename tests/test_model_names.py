@@ -279,6 +279,6 @@ def test_json_errors_name_the_model_file(tmp_path, variables, match):
 
 
 def test_directory_is_not_a_model_file(tmp_path):
-    with pytest.raises(ModelError, match="is a directory") as info:
+    with pytest.raises(ModelError, match="cannot be read as a regular file") as info:
         read_model(tmp_path)
     assert str(tmp_path) in str(info.value)

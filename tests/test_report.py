@@ -117,7 +117,7 @@ def test_cli_summary_and_errors(tmp_path, capsys):
     assert main(["report", str(HV), "--set", "kernel_rows=-3", "-o", str(tmp_path / "r.html")]) == 2
     assert "kernel_rows must be from 2 to 2000" in capsys.readouterr().err
     assert main(["report", str(HV), "--set", "imp_test=0.1,2", "-o", str(tmp_path / "r.html")]) == 2
-    assert "fractions between 0 and 1" in capsys.readouterr().err
+    assert "imp_test must be from 0.01 to 0.99" in capsys.readouterr().err
     assert main(["report", str(HV), "--segment", "single-arc:crime", "-o", str(tmp_path / "r.html")]) == 2
     assert "--segment" in capsys.readouterr().err
     assert not (tmp_path / "r.html").exists()

@@ -178,7 +178,7 @@ def test_committed_full_run_matches_published_module():
 
 
 def test_corrected_cramers_v_reproduces_thesis_table_6_3_cells():
-    from bnfk_core.analyses.segments import collapse
+    from bnfk_core.stats import collapse
     d = rep.load_thesis_data("breast_cancer")
     y = d.codes[:, d.index("class")]
     u, v = d.codes[:, d.index("menopause")], d.codes[:, d.index("deg-malig")]

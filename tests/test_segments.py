@@ -12,7 +12,8 @@ from scipy.stats.contingency import association
 from sklearn.metrics import adjusted_rand_score, mutual_info_score
 
 from bnfk_core import kernels, stats
-from bnfk_core.analyses import segments as S
+from bnfk_core.analyses import markov_equivalence, network_checks, segment_information, segment_tables
+from bnfk_core.analyses import arc_search as arcs
 from bnfk_core.cli import main
 from bnfk_core.dag import DAG, apply_segment, segment_arcs
 from bnfk_core.data import load_csv
@@ -51,14 +52,14 @@ def test_case_table_theory_equals_measured_on_random_models(kind, m, seed):
     variables = ["u", "v", "w", "y"][:m]
     model = _random_segment_model(kind, variables, seed)
     data = model.sample(600, seed=seed)
-    table = S.case_table(model, data, kind, variables)
+    table = segment_tables.case_table(model, data, kind, variables)
     assert len(table.rows) == 2 ** m
     assert [r.case for r in table.rows][:4] == ["a", "b", "c", "d"]
     for r in table.rows:
         assert r.pair is not None, f"no pair for case {r.case}"
         assert r.measured == pytest.approx(r.theory, abs=1e-9, rel=1e-9)
         # the pair really falls in the case
-        assert S.pair_pattern(data.codes, range(m), *r.pair) == r.pattern
+        assert segment_tables.pair_pattern(data.codes, range(m), *r.pair) == r.pattern
     assert table.max_difference < 1e-9
 
 
@@ -68,7 +69,7 @@ def test_measured_equals_bruteforce_fisher_terms(kind):
     variables = ["u", "v"] if kind == "single-arc" else ["u", "v", "w"]
     model = _random_segment_model(kind, variables, 5, cards=[2, 3, 2, 2, 2][:len(variables) + 2])
     data = model.sample(300, seed=3)
-    table = S.case_table(model, data, kind, variables)
+    table = segment_tables.case_table(model, data, kind, variables)
     brute = bf.BruteFisher(model)
     for r in table.rows[:4]:
         x, y = data.codes[r.pair[0]], data.codes[r.pair[1]]
@@ -78,13 +79,13 @@ def test_measured_equals_bruteforce_fisher_terms(kind):
 
 
 def test_case_formulas_follow_the_thesis_notation():
-    t = S._TABLES
+    t = segment_tables._TABLES
     assert t["single-arc"]["a"][0] == "1/(αφ) − 1"
     assert t["v"]["b"][0] == "1/α + 1/β − 2 − 1/δ"
     assert t["a"]["e"][0] == "−1/α − 1" and t["chain"]["c"][0] == "1/(γψ) − 1/α − 1"
-    assert S.case_patterns(3) == [(1, 1, 1), (1, 1, 0), (1, 0, 1), (0, 1, 1), (1, 0, 0), (0, 1, 0), (0, 0, 1),
+    assert segment_tables.case_patterns(3) == [(1, 1, 1), (1, 1, 0), (1, 0, 1), (0, 1, 1), (1, 0, 0), (0, 1, 0), (0, 0, 1),
                                   (0, 0, 0)]
-    assert S.case_labels(28)[-3:] == ["z", "aa", "ab"]
+    assert segment_tables.case_labels(28)[-3:] == ["z", "aa", "ab"]
 
 
 @pytest.mark.parametrize("kind,variables", [
@@ -96,15 +97,15 @@ def test_case_formulas_follow_the_thesis_notation():
 ])
 def test_case_table_on_real_data(kind, variables):
     data = _hv()
-    model = S.segment_model(data, kind, variables)
+    model = segment_tables.segment_model(data, kind, variables)
     assert "class" not in model.variables
     assert sorted(model.dag.arcs) == sorted(segment_arcs(kind, variables))
-    table = S.case_table(model, data, kind, variables)
+    table = segment_tables.case_table(model, data, kind, variables)
     assert all(r.pair is not None for r in table.rows)
     assert table.max_difference < 1e-9
     d = table.to_dict()
     json.dumps(d)
-    assert set(d["definitions"]) <= set(S.GREEK)
+    assert set(d["definitions"]) <= set(segment_tables.GREEK)
     assert d["roles"][("u" if kind != "full" else "X1")] == variables[0]
     # the empty-network comparison: with no segment arc, the same pair's contribution is Σ 1/P - m
     if kind != "full":
@@ -115,9 +116,9 @@ def test_case_table_on_real_data(kind, variables):
 def test_case_table_on_a_learned_base_keeps_other_arcs():
     data = _hv()
     base = DAG(data.without_class().variables, [("crime", "religious-groups-in-schools"), ("crime", "el-salvador-aid")])
-    model = S.segment_model(data, "v", ["handicapped-infants", "water-project-cost-sharing", "crime"], base)
+    model = segment_tables.segment_model(data, "v", ["handicapped-infants", "water-project-cost-sharing", "crime"], base)
     assert ("crime", "el-salvador-aid") in model.dag.arcs      # a child of the segment is fine
-    table = S.case_table(model, data, "v", ["handicapped-infants", "water-project-cost-sharing", "crime"])
+    table = segment_tables.case_table(model, data, "v", ["handicapped-infants", "water-project-cost-sharing", "crime"])
     assert table.max_difference < 1e-9
 
 
@@ -125,22 +126,22 @@ def test_case_table_refuses_outside_parents_and_bad_input():
     data = _hv()
     feats = data.without_class().variables
     base = DAG(feats, [("crime", "mx-missile")])
-    model = S.segment_model(data, "single-arc", ["mx-missile", "immigration"], base)
-    with pytest.raises(S.SegmentError, match="'mx-missile' has parent 'crime'"):
-        S.case_table(model, data, "single-arc", ["mx-missile", "immigration"])
-    with pytest.raises(S.SegmentError, match="label column"):
-        S.segment_model(data, "single-arc", ["class", "crime"])
-    with pytest.raises(S.SegmentError, match="'nope'"):
-        S.segment_model(data, "single-arc", ["nope", "crime"])
-    with pytest.raises(S.SegmentError, match="lacks the arc"):
-        S.case_table(fit(DAG(feats), data.without_class()), data, "single-arc", ["crime", "mx-missile"])
+    model = segment_tables.segment_model(data, "single-arc", ["mx-missile", "immigration"], base)
+    with pytest.raises(segment_tables.SegmentError, match="'mx-missile' has parent 'crime'"):
+        segment_tables.case_table(model, data, "single-arc", ["mx-missile", "immigration"])
+    with pytest.raises(segment_tables.SegmentError, match="label column"):
+        segment_tables.segment_model(data, "single-arc", ["class", "crime"])
+    with pytest.raises(segment_tables.SegmentError, match="'nope'"):
+        segment_tables.segment_model(data, "single-arc", ["nope", "crime"])
+    with pytest.raises(segment_tables.SegmentError, match="lacks the arc"):
+        segment_tables.case_table(fit(DAG(feats), data.without_class()), data, "single-arc", ["crime", "mx-missile"])
 
 
 def test_impossible_case_has_no_theory():
     """A one-state variable cannot differ: those cases have neither pair nor theory."""
     model = bf.random_model(DAG(["u", "v"], [("u", "v")]), [2, 1], seed=0)
     data = model.sample(50, seed=0)
-    table = S.case_table(model, data, "single-arc", ["u", "v"])
+    table = segment_tables.case_table(model, data, "single-arc", ["u", "v"])
     by = {r.case: r for r in table.rows}
     assert by["b"].pair is None and by["b"].theory is None
     assert by["a"].measured == pytest.approx(by["a"].theory, abs=1e-12)
@@ -151,7 +152,7 @@ def _all_patterns(codes, idx):
     pats = {}
     for i, j in itertools.combinations(range(len(codes)), 2):
         if (codes[[i, j]][:, idx] >= 0).all():
-            pats.setdefault(S.pair_pattern(codes, idx, i, j), (i, j))
+            pats.setdefault(segment_tables.pair_pattern(codes, idx, i, j), (i, j))
     return pats
 
 
@@ -163,14 +164,14 @@ def test_find_pair_finds_exactly_the_cases_that_exist(seed):
     codes[rng.random((n, m + 1)) < 0.1] = -1
     idx = [0, 2, 3]
     exist = _all_patterns(codes, idx)
-    for pat in S.case_patterns(m):
-        got = S.find_pair(codes, idx, pat)
+    for pat in segment_tables.case_patterns(m):
+        got = segment_tables.find_pair(codes, idx, pat)
         if pat in exist:
-            assert got is not None and S.pair_pattern(codes, idx, *got) == pat
+            assert got is not None and segment_tables.pair_pattern(codes, idx, *got) == pat
             assert (codes[list(got)][:, idx] >= 0).all()
         else:
             assert got is None
-        got2 = S.find_pair(codes, idx, pat, seed=1)
+        got2 = segment_tables.find_pair(codes, idx, pat, seed=1)
         assert (got2 is None) == (pat not in exist)
 
 
@@ -180,7 +181,7 @@ def test_mi_ranking_matches_sklearn():
     feats = data.without_class()
     C = feats.codes
     names = feats.variables
-    top = S.mi_ranking(data, "single-arc", top=5)
+    top = segment_information.mi_ranking(data, "single-arc", top=5)
     allmi = sorted(((mutual_info_score(C[:, i], C[:, j]), (names[i], names[j]))
                     for i, j in itertools.combinations(range(len(names)), 2)), key=lambda t: -t[0])
     for r, (mi, pair) in zip(top.itertuples(), allmi):
@@ -203,7 +204,7 @@ def test_mi_ranking_triples_match_independent_scores():
     names = list(data.without_class().variables)
     col = {n: C[:, k] for k, n in enumerate(names)}
     for kind in ("a", "chain", "v", "full"):
-        df = S.mi_ranking(data, kind, top=50)
+        df = segment_information.mi_ranking(data, kind, top=50)
         assert len(df) == 4                     # C(4, 3)
         for r in df.itertuples():
             u, v, w = (col[n] for n in r.variables)
@@ -227,7 +228,7 @@ def test_theils_u_and_cramers_v_match_independent_formulas():
     data = _hv()
     lab = data.labels()
     for a, b in [("physician-fee-freeze", "el-salvador-aid"), ("crime", "immigration")]:
-        stats = S.collapsed_stats(data, [a, b])
+        stats = segment_information.collapsed_stats(data, [a, b])
         assert list(stats.variable) == [a, b, f"{a}∩{b}"]
         cols = [data.codes[:, data.index(a)], data.codes[:, data.index(b)]]
         cols.append(_joint(*cols))
@@ -265,12 +266,12 @@ def test_cached_gram_update_equals_full_recomputation(params):
     names = feats.variables
     model = fit(DAG(names, [(names[0], names[1]), (names[1], names[2])]), feats, method=params)
     K = kernels.gram(model, feats)
-    assert sum(S.variable_term(model, feats.codes, i) for i in range(len(names))) == pytest.approx(K, abs=1e-9)
+    assert sum(arcs.variable_term(model, feats.codes, i) for i in range(len(names))) == pytest.approx(K, abs=1e-9)
     # an arc into the chain's top changes the parent marginals below it
-    assert S.affected_terms(model.dag, names[0]) == [0, 1, 2]
-    assert S.affected_terms(model.dag, names[3]) == [3]
+    assert arcs.affected_terms(model.dag, names[0]) == [0, 1, 2]
+    assert arcs.affected_terms(model.dag, names[3]) == [3]
     for u, v in [(names[3], names[1]), (names[3], names[0]), (names[1], names[3]), (names[0], names[2])]:
-        new, Kc = S.add_arc_gram(model, feats.codes, K, u, v, params=params)
+        new, Kc = arcs.add_arc_gram(model, feats.codes, K, u, v, params=params)
         ref = fit(model.dag.add_arc(u, v), feats, method=params)
         assert new.dag == ref.dag
         for a, b in zip(new.cpts, ref.cpts):
@@ -282,14 +283,14 @@ def test_variable_term_with_missing_cells_uses_marginalized_features():
     model = bf.random_model(DAG(["a", "b", "c"], [("a", "b"), ("b", "c")]), [2, 3, 2], seed=1)
     codes = bf.random_rows(model, 12, seed=2, missing=0.2)
     K = kernels.gram(model, codes)
-    assert sum(S.variable_term(model, codes, i) for i in range(3)) == pytest.approx(K, abs=1e-9)
+    assert sum(arcs.variable_term(model, codes, i) for i in range(3)) == pytest.approx(K, abs=1e-9)
 
 
 def test_arc_search_base_is_scaled_hamming_and_is_reproducible():
     from bnfk_core.analyses.cluster import correlation_clustering
     data = load_csv(_path("hayes_roth"), class_column="class")
-    r1 = S.arc_search(data, n_arcs=2, restarts=5, seed=3)
-    r2 = S.arc_search(data, n_arcs=2, restarts=5, seed=3)
+    r1 = arcs.arc_search(data, n_arcs=2, restarts=5, seed=3)
+    r2 = arcs.arc_search(data, n_arcs=2, restarts=5, seed=3)
     assert [(s.arc, s.ari) for s in r1.steps] == [(s.arc, s.ari) for s in r2.steps]
     assert r1.base_ari == r2.base_ari and r1.dag == r2.dag and r1.dag.n_arcs == 2
     # base = correlation clustering of scaled-Hamming with the adaptive shift (thesis CC-SH)
@@ -306,8 +307,8 @@ def test_arc_search_base_is_scaled_hamming_and_is_reproducible():
 def test_arc_search_dedupe_and_progress_and_missing_data():
     data = load_csv(_path("hayes_roth"), class_column="class")
     seen = []
-    a = S.arc_search(data, n_arcs=1, restarts=3, seed=0, progress=lambda f, m: seen.append(f))
-    b = S.arc_search(data, n_arcs=1, restarts=3, seed=0, dedupe=False)
+    a = arcs.arc_search(data, n_arcs=1, restarts=3, seed=0, progress=lambda f, m: seen.append(f))
+    b = arcs.arc_search(data, n_arcs=1, restarts=3, seed=0, dedupe=False)
     assert [(s.arc, s.ari) for s in a.steps] == [(s.arc, s.ari) for s in b.steps]
     assert a.steps[0].n_evaluated < b.steps[0].n_evaluated == b.steps[0].n_candidates == 12
     assert seen[-1] == 1.0 and all(0 <= f <= 1 for f in seen) and seen == sorted(seen)
@@ -316,24 +317,24 @@ def test_arc_search_dedupe_and_progress_and_missing_data():
     codes[np.random.default_rng(0).random(codes.shape) < 0.05] = -1
     codes[:, data.index("class")] = data.labels()
     miss = data.with_codes(codes)
-    r = S.arc_search(miss, n_arcs=1, restarts=3, seed=0)
+    r = arcs.arc_search(miss, n_arcs=1, restarts=3, seed=0)
     assert not r.cached and r.notes and len(r.steps) == 1
 
 
 def test_arc_search_errors():
     data = load_csv(_path("hayes_roth"))
-    with pytest.raises(S.SegmentError, match="supervised"):
-        S.arc_search(data)
-    with pytest.raises(S.SegmentError, match="no network"):
-        S.arc_search(data, label_column="class", kernel="hamming")
-    with pytest.raises(S.SegmentError, match="algorithm"):
-        S.arc_search(data, label_column="class", algorithm="kmeans")
+    with pytest.raises(segment_tables.SegmentError, match="supervised"):
+        arcs.arc_search(data)
+    with pytest.raises(segment_tables.SegmentError, match="no network"):
+        arcs.arc_search(data, label_column="class", kernel="hamming")
+    with pytest.raises(segment_tables.SegmentError, match="algorithm"):
+        arcs.arc_search(data, label_column="class", algorithm="kmeans")
 
 
 def test_candidate_arcs_skip_adjacent_and_cycles():
     dag = DAG(["a", "b", "c"], [("a", "b"), ("b", "c")])
-    assert S.candidate_arcs(dag) == [("a", "c")]
-    assert len(S.candidate_arcs(DAG(["a", "b", "c"]))) == 6
+    assert arcs.candidate_arcs(dag) == [("a", "c")]
+    assert len(arcs.candidate_arcs(DAG(["a", "b", "c"]))) == 6
     assert apply_segment(DAG(["a", "b", "c"]), "chain", ["a", "b", "c"]).has_arc("c", "a")
 
 
@@ -344,12 +345,12 @@ def test_reverse_covered_arc_keeps_joint_and_kernel():
     K = kernels.gram(model, rows)
     from bnfk_core.dag import covered_arcs, equivalent
     for u, v in covered_arcs(dag):
-        rev = S.reverse_covered_arc(model, u, v)
+        rev = markov_equivalence.reverse_covered_arc(model, u, v)
         assert equivalent(rev.dag, dag) and rev.dag.has_arc(v, u)
         np.testing.assert_allclose(bf.joint_table(rev)[1], bf.joint_table(model)[1], atol=1e-12)
         np.testing.assert_allclose(kernels.gram(rev, rows), K, atol=1e-9)
-    with pytest.raises(S.SegmentError, match="not a covered arc"):
-        S.reverse_covered_arc(model, "c", "d")
+    with pytest.raises(segment_tables.SegmentError, match="not a covered arc"):
+        markov_equivalence.reverse_covered_arc(model, "c", "d")
 
 
 # ====================================================================== CLI
@@ -434,11 +435,11 @@ def _small_data(seed=3, n=120):
 def test_default_segment_variables_top_pair_first():
     d = _hv()
     feat = d.without_class()
-    rank = S.mi_ranking(d, "single-arc", top=5)
-    got = S.default_segment_variables(rank, feat.variables, 2, "single-arc")
+    rank = segment_information.mi_ranking(d, "single-arc", top=5)
+    got = segment_information.default_segment_variables(rank, feat.variables, 2, "single-arc")
     assert got == list(rank["variables"].iloc[0])
     # a full segment of four variables starts from the variable order, not from a pair
-    assert S.default_segment_variables(rank, feat.variables, 4, "full") == list(feat.variables[:4])
+    assert segment_information.default_segment_variables(rank, feat.variables, 4, "full") == list(feat.variables[:4])
 
 
 def test_clustering_aris_equal_sklearn_on_the_same_seeded_clustering():
@@ -447,7 +448,7 @@ def test_clustering_aris_equal_sklearn_on_the_same_seeded_clustering():
     feat = d.without_class()
     K = kernels.gram(fit(DAG(feat.variables), feat), feat)
     y = d.labels()
-    got = S.clustering_aris(K, y, 2, restarts=3, seed=5)
+    got = network_checks.clustering_aris(K, y, 2, restarts=3, seed=5)
     for algo in ("correlation", "spectral"):
         labels = cluster(K, 2, algo, kernel="fisher", restarts=3, seed=5).labels
         assert got[algo] == pytest.approx(adjusted_rand_score(y, labels), abs=1e-12)
@@ -456,7 +457,7 @@ def test_clustering_aris_equal_sklearn_on_the_same_seeded_clustering():
 def test_imputation_check_against_enumerated_posteriors():
     from bnfk_core.analyses.impute import induce_mcar
     dag, data, _ = _small_data()
-    got = S.imputation_check(data, dag, params="smoothed", missing=0.3, test_fraction=0.5, seed=7)
+    got = network_checks.imputation_check(data, dag, params="smoothed", missing=0.3, test_fraction=0.5, seed=7)
     split = induce_mcar(data, 0.5, 0.3, seed=7)
     model = fit(dag, split.data, method="smoothed")
     hits, ces = [], []
@@ -476,14 +477,14 @@ def test_equivalence_edits_covered_keeps_the_kernel_others_change_the_class():
     _, data, _ = _small_data()
     dag = DAG(["a", "b", "c", "d"], [("a", "b"), ("b", "c"), ("d", "c")])   # a -> b covered, b -> c not
     model = fit(dag, data, method="smoothed")
-    edits = S.equivalence_edits(dag)
+    edits = markov_equivalence.equivalence_edits(dag)
     hows = [e.how for e in edits]
     assert hows.count("covered") == min(4, len(covered_arcs(dag))) and "reverse" in hows and "add" in hows
-    effects = S.edit_effects(model, data, edits, params="smoothed")
+    effects = markov_equivalence.edit_effects(model, data, edits, params="smoothed")
     for e in effects:
         new = e.edit.apply(dag)
         assert e.equivalent == equivalent(new, dag)
-        K_ref = kernels.gram(S.edited_model(model, e.edit, data, params="smoothed"), data)
+        K_ref = kernels.gram(markov_equivalence.edited_model(model, e.edit, data, params="smoothed"), data)
         assert np.allclose(e.K, K_ref, atol=1e-12)
         if e.edit.how == "covered":
             assert e.equivalent and e.max_abs_change < 1e-9
@@ -491,15 +492,15 @@ def test_equivalence_edits_covered_keeps_the_kernel_others_change_the_class():
             assert not e.equivalent and e.max_abs_change > 1e-6
         if e.edit.how == "add":
             assert set(v_structures(new)) - set(v_structures(dag))   # a new v-structure
-    table = S.edit_effects_table(effects)
+    table = markov_equivalence.edit_effects_table(effects)
     assert list(table["Markov equivalent"]) == [e.equivalent for e in effects]
-    assert S.equivalence_edits(DAG(["a", "b"])) == []
+    assert markov_equivalence.equivalence_edits(DAG(["a", "b"])) == []
 
 
 def test_arc_search_tables_follow_the_result():
     d = _hv().subset(np.arange(120))
-    res = S.arc_search(d, n_arcs=2, restarts=2, seed=0).to_dict(candidates=True)
-    steps, cands = S.arc_search_tables(res)
+    res = arcs.arc_search(d, n_arcs=2, restarts=2, seed=0).to_dict(candidates=True)
+    steps, cands = arcs.arc_search_tables(res)
     assert list(steps["step"]) == [0, 1, 2]
     assert steps["ARI"].tolist() == [res["base_ari"]] + [s["ari"] for s in res["steps"]]
     assert len(cands) == len(res["steps"][-1]["candidates"])
@@ -513,10 +514,10 @@ def test_arc_search_bounds_its_candidates_by_mutual_information():
     from conftest import _sample
     d = load_csv(_sample("lymphography"), class_column="class").subset(np.arange(100))
     feats = d.without_class()
-    full = S.arc_search(d, n_arcs=1, restarts=2, seed=0, max_candidates=None)
+    full = arcs.arc_search(d, n_arcs=1, restarts=2, seed=0, max_candidates=None)
     assert full.steps[0].n_candidates == feats.n_vars * (feats.n_vars - 1)
     m = 25
-    res = S.arc_search(d, n_arcs=1, restarts=2, seed=0, max_candidates=m)
+    res = arcs.arc_search(d, n_arcs=1, restarts=2, seed=0, max_candidates=m)
     scored = [(u, v) for u, v, _ in res.steps[0].candidates]
     assert len(scored) == m and any("25 of 306 candidate arcs" in n for n in res.notes)
 
@@ -524,7 +525,7 @@ def test_arc_search_bounds_its_candidates_by_mutual_information():
         a, b = feats.codes[:, feats.index(u)], feats.codes[:, feats.index(v)]
         return mutual_info_score(a, b)
 
-    cands = S.candidate_arcs(DAG(feats.variables))
+    cands = arcs.candidate_arcs(DAG(feats.variables))
     ranked = sorted(range(len(cands)), key=lambda t: (-round(mi(*cands[t]), 12), t))
     assert set(scored) == {cands[t] for t in ranked[:m]}
     full_ari = {(u, v): a for u, v, a in full.steps[0].candidates}

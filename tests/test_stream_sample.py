@@ -111,7 +111,7 @@ def test_files_that_are_not_csv_are_refused_naming_the_path(tmp_path):
     zip_like.write_bytes(b"PK\x03\x04" + bytes(range(256)) * 4)
     binary = tmp_path / "blob.csv"
     binary.write_bytes(b"a,b\n1,2\n\x00\x01\x02")
-    for p, words in ((zip_like, "ZIP archive"), (binary, "binary"), (tmp_path, "is a directory"),
+    for p, words in ((zip_like, "ZIP archive"), (binary, "binary"), (tmp_path, "cannot be read as a regular file"),
                      (tmp_path / "missing.csv", "not found")):
         with pytest.raises(DataError) as exc:
             read_counts(str(p))

@@ -99,7 +99,7 @@ __all__ = [
     "spectral_clustering", "cluster", "clustering_metrics", "kernel_silhouette",
     "kernel_setup", "feature_network", "run_clustering", "compare", "classify", "classify_many",
     "classification_table", "classifier_label",
-    "contingency", "cluster_ordering", "embedding", "default_n_clusters", "ClusterError",
+    "contingency", "cluster_ordering", "embedding", "default_n_clusters", "MAX_DEFAULT_CLUSTERS", "ClusterError",
 ]
 
 ALGORITHMS = ("spectral", "correlation")          # the Gram-based algorithms
@@ -620,10 +620,15 @@ def feature_network(data, *, kernel: str = FISHER, structure: str = "hc", score:
     return fitted.model
 
 
+#: the most clusters a default asks for (the Clustering page's widget goes to 200 too)
+MAX_DEFAULT_CLUSTERS = 200
+
+
 def default_n_clusters(data) -> int:
-    """Number of distinct (observed) labels of the class column."""
+    """Number of distinct (observed) labels of the class column, at most :data:`MAX_DEFAULT_CLUSTERS` (a class
+    column of 100,000 levels would otherwise ask correlation clustering for 100,000 clusters)."""
     lab = data.labels()
-    return int(len(np.unique(lab[lab >= 0])))
+    return min(int(len(np.unique(lab[lab >= 0]))), MAX_DEFAULT_CLUSTERS)
 
 
 def choose_algorithm(n_rows: int, algorithm: str = "auto", *, feature_map: bool = True) -> tuple[str, str]:

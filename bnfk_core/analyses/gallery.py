@@ -1,7 +1,7 @@
 """The segments gallery (thesis ch. 6): all five structure segments on the same variables against the same base
 network, side by side -- what each does to the Fisher kernel (ΔK), to clustering against the label (ΔARI of
 correlation and spectral clustering), to BN imputation (Δ accuracy of one seeded MCAR run, as
-:func:`~bnfk_core.analyses.segments.imputation_check`), to greedy-MMD
+:func:`~bnfk_core.analyses.network_checks.imputation_check`), to greedy-MMD
 prototypes (Δ held-out negative log-likelihood of the network re-fitted on them, paper Fig. 1) and whether the
 thesis's case table predicts the measured kernel terms.
 
@@ -23,8 +23,9 @@ from ..kernels import FISHER
 from ..live import LiveKernel
 from ..model import fit
 from .cluster import cluster, clustering_metrics, default_n_clusters
+from .network_checks import imputation_check
 from .prototypes import HeldOut, select_prototypes, split_half
-from .segments import SegmentError, case_table, imputation_check
+from .segment_tables import SegmentError, case_table
 
 __all__ = ["GalleryEntry", "Gallery", "segment_gallery", "segment_variables"]
 

@@ -9,7 +9,7 @@ Methods (:data:`METHODS`)
 ``bn``
     Exact posterior P(x_i | x_observed) under a Bayesian network whose structure is learned on
     the complete rows and whose parameters are fitted on all rows (available cases per family).
-    Batched by missingness pattern (:func:`bnfk_core.inference.posterior`); no per-cell calls.
+    One batched junction tree for all rows (:func:`bnfk_core.inference.posterior`); no per-cell calls.
 ``mode``
     The relative frequencies of the column's observed values (thesis 4.1.1).
 ``wknn``
@@ -331,10 +331,7 @@ def knn_vote(similarity: np.ndarray, data: CategoricalData, k: int = 3, seed: in
             cells[i] = (rows, np.full((len(rows), r), 1.0 / r))
             continue
         kk = min(k, cand.size)
-        sub = S[np.ix_(rows, cand)]
-        keys = np.broadcast_to(tie[cand], sub.shape)
-        order = np.lexsort((keys, -sub), axis=-1)[:, :kk]  # by similarity (desc), then random rank
-        nb = cand[order]  # (rows, kk)
+        nb = cand[top_k(S[np.ix_(rows, cand)], tie[cand], kk)]  # (rows, kk)
         vals = codes[nb, i]
         w = weights[i][vals]
         P = np.zeros((len(rows), r))
@@ -343,6 +340,27 @@ def knn_vote(similarity: np.ndarray, data: CategoricalData, k: int = 3, seed: in
         P = np.where(tot > 0, P / np.where(tot > 0, tot, 1.0), 1.0 / r)
         cells[i] = (rows, P)
     return cells
+
+
+def top_k(sub: np.ndarray, keys: np.ndarray, k: int) -> np.ndarray:
+    """Per row of ``sub``, the column indices of its k largest values, ties by the smaller ``keys`` (distinct
+    integers per column), in that order: ``np.lexsort((keys, -sub))[:, :k]`` without sorting whole rows
+    (a partition finds the k-th largest value, the ties at it are settled by their keys)."""
+    n_rows, n = sub.shape
+    if k >= n or n_rows == 0:
+        return np.lexsort((np.broadcast_to(keys, sub.shape), -sub), axis=-1)[:, :k]
+    kth = np.partition(sub, n - k, axis=1)[:, n - k][:, None]
+    above = sub > kth
+    at = sub == kth
+    need = k - above.sum(axis=1)                                      # >= 1 ties taken per row
+    tie_keys = np.where(at, keys[None, :].astype(float), np.inf)
+    smallest = np.sort(np.partition(tie_keys, k - 1, axis=1)[:, :k], axis=1)
+    cut = smallest[np.arange(n_rows), need - 1][:, None]
+    chosen = above | (at & (tie_keys <= cut))
+    cols = np.nonzero(chosen)[1].reshape(n_rows, k)
+    vals = np.take_along_axis(sub, cols, axis=1)
+    order = np.lexsort((keys[cols], -vals), axis=-1)
+    return np.take_along_axis(cols, order, axis=1)
 
 
 def hamming_matches(data: CategoricalData) -> np.ndarray:

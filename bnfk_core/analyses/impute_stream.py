@@ -40,7 +40,7 @@ import pandas as pd
 from ..data import (_BINARY_MAGIC, check_file, _DELIM_NAMES, MISSING_CATEGORY, _printable, _refuse_non_csv_text, _source_name,
                     _sniff_delimiter, format_record, parse_interval)
 from ..errors import DataError
-from ..files import atomic_path, same_file
+from ..files import atomic_path, open_regular, same_file
 from ..inference import posterior
 from ..stream import FileLayout, chunk_levels, merge_levels, plan_from_levels
 from .impute import FILL_NUMERIC, ImputeError, _number, cell_frame, filled_column
@@ -92,7 +92,7 @@ def open_text(path, source: str | None = None) -> TextFile:
     name = _source_name(p) if source is None else _printable(str(source))
     try:
         size = os.path.getsize(p)
-        with open(p, "rb") as fh:
+        with open_regular(p) as fh:
             head = fh.read(1 << 17)
     except OSError as exc:
         raise DataError(f"Cannot read {shown}: {exc.strerror or exc}.") from exc
@@ -144,7 +144,7 @@ def scan_blocks(tf: TextFile, block_bytes: int) -> list:
     step = max(64, int(block_bytes))
     blocks, pos, line = [], 3 if tf.bom else 0, 1
     carry = b""
-    with open(tf.path, "rb") as fh:
+    with open_regular(tf.path) as fh:
         fh.seek(pos)
         while True:
             chunk = fh.read(step)
@@ -165,7 +165,7 @@ def scan_blocks(tf: TextFile, block_bytes: int) -> list:
 
 def read_block(tf: TextFile, block: Block) -> str | int:
     """The block's text, or the file offset of its first byte that is not valid in ``tf.encoding``."""
-    with open(tf.path, "rb") as fh:
+    with open_regular(tf.path) as fh:
         fh.seek(block.start)
         raw = fh.read(block.end - block.start)
     try:
@@ -560,7 +560,7 @@ def impute_file(model, path, output, *, probabilities=None, fill_numeric: str = 
         if out and same_file(out, path):
             raise ImputeError(f"Cannot write to {out}: that is the input file, which is never changed; "
                               "choose another name.")
-    with open(tf.path, "rb") as fh:
+    with open_regular(tf.path) as fh:
         head = fh.read(1 << 16)
     per_line = len(head) / max(1, _line_breaks(head))
     blocks = scan_blocks(tf, int(block_rows * per_line))

@@ -46,7 +46,7 @@ from scipy.special import gammaincc, gammaln
 
 from ..errors import BnfkError
 from ..inference import log_likelihood, parent_marginals, posterior
-from ..kernels import features, mmd as kernel_mmd
+from ..kernels import features, guard_tables, mmd as kernel_mmd
 from ..learn import learn_structure
 from ..model import MAX_CPT_CELLS, BayesNet, fit
 
@@ -239,6 +239,7 @@ class _KernelColumns:
             configs.append(used)
         cmax = max((len(u) for u in configs), default=1)
         rmax = int(max((model.cpts[i].shape[1] for i in keep), default=1))
+        guard_tables(len(keep), cmax, rmax)
         starts = np.zeros((len(keep), cmax + 1), np.int64)
         W = np.zeros((len(keep), cmax, rmax))
         B = np.zeros((len(keep), cmax))

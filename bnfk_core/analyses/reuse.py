@@ -7,8 +7,8 @@
 * :func:`prototypes_live` -- greedy MMD prototypes (paper Algorithm 1) on the live features (per-family
   blocks reused), restarting the swaps from the previous selection; equal to
   :func:`~bnfk_core.analyses.prototypes.select_prototypes` on the from-scratch model with ``init=previous``.
-* :func:`impute_bn_live` -- BN imputation; after an edit only the missingness patterns with a missing cell
-  in a re-estimated family are re-inferred (for the others every changed CPT factor is a constant of the
+* :func:`impute_bn_live` -- BN imputation; after an edit only the rows with a missing cell in a
+  re-estimated family are re-inferred (for the others every changed CPT factor is a constant of the
   row and cancels from its posterior); equal to :func:`~bnfk_core.analyses.impute.impute_bn` on the
   from-scratch model.
 """
@@ -28,8 +28,8 @@ __all__ = ["cluster_live", "impute_bn_live", "prototypes_live"]
 
 def impute_bn_live(lk: LiveKernel, data=None):
     """BN imputation (:func:`bnfk_core.analyses.impute.impute_bn`) with the live network: the exact posterior
-    of every missing cell, re-inferring after an edit only the missingness patterns whose missing cells lie
-    in a re-estimated family (:meth:`LiveKernel.posterior`).  Cell indices refer to ``data``'s columns
+    of every missing cell, re-inferring after an edit only the rows whose missing cells lie in a
+    re-estimated family (:meth:`LiveKernel.posterior`).  Cell indices refer to ``data``'s columns
     (default: the live kernel's own)."""
     t0 = time.perf_counter()
     post = lk.posterior()
@@ -37,7 +37,7 @@ def impute_bn_live(lk: LiveKernel, data=None):
     cells = {cols.index(lk.model.variables[m]): v for m, v in post.items()}
     return Imputation("bn", cells, model=lk.model, seconds=time.perf_counter() - t0,
                       notes=[(f"re-inferred {lk.posterior_stats.get('reinferred', 0)} of "
-                              f"{lk.posterior_stats.get('patterns', 0)} missingness patterns")])
+                              f"{lk.posterior_stats.get('rows', 0)} incomplete rows")])
 
 
 def cluster_live(lk: LiveKernel, n_clusters: int, *, previous=None, restarts: int = 25, seed: int = 0,

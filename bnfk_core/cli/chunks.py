@@ -7,8 +7,6 @@ import sys
 import warnings
 
 from ..errors import BnfkError
-from ..session import is_session_file
-from ..stream import CodeChunks
 from .common import int_at_least, split_list
 
 __all__ = ["add_chunksize", "read_chunks"]
@@ -23,6 +21,8 @@ def add_chunksize(p: argparse.ArgumentParser, what: str) -> None:
 def read_chunks(path: str, args, model) -> CodeChunks:
     """``path`` as :class:`~bnfk_core.stream.CodeChunks` aligned to ``model`` with the shared data options
     (pass 1 runs here, so bad values and columns are refused before any work)."""
+    from ..session import is_session_file
+    from ..stream import CodeChunks
     if is_session_file(path):
         raise BnfkError(f"--chunksize reads a CSV or Parquet file, not a session file ({path}).")
     cls = getattr(args, "label_column", None) or getattr(args, "class_column", None)

@@ -3,16 +3,7 @@ from __future__ import annotations
 
 import sys
 
-from ..analyses.cluster import (
-    CLASSIFIERS,
-    CLUSTER_ALGORITHMS,
-    SHIFTS,
-    TRANSFORMS,
-    classify,
-    run_clustering,
-)
 from ..errors import BnfkError
-from ..kernels import SCALED_HAMMING
 from ..registry import KERNELS
 from .common import (
     add_data_options,
@@ -35,6 +26,7 @@ def _model(args):
 
 
 def _cmd_cluster(args) -> dict:
+    from ..analyses.cluster import run_clustering
     model = _model(args)
     data = read_data(args.data, args)
     if data.class_column is None and args.clusters is None:
@@ -48,6 +40,7 @@ def _cmd_cluster(args) -> dict:
 
 
 def _cmd_classify(args) -> dict:
+    from ..analyses.cluster import classify
     model = _model(args)
     data = read_data(args.data, args)
     if data.class_column is None:
@@ -62,12 +55,22 @@ def _cmd_classify(args) -> dict:
 
 
 def _kernel_option(p) -> None:
+    from ..kernels import SCALED_HAMMING
     p.add_argument("--kernel", choices=tuple(KERNELS), default=SCALED_HAMMING, help=f"default {SCALED_HAMMING}")
 
 
+#: the subcommands this module registers and their one-line help (the top-level --help lists them
+#: without importing what they run)
+SUBCOMMANDS = {
+    "cluster": ("cluster rows with a kernel (correlation or spectral clustering, thesis ch. 5; kernel k-means in "
+                "feature space beyond the Gram limit)"),
+    "classify": "kernel kNN / SVM accuracy and log loss over seeded 80/20 splits (thesis App. D)",
+}
+
+
 def register(sub) -> None:
-    p = sub.add_parser("cluster", help="cluster rows with a kernel (correlation or spectral clustering, thesis ch. 5; "
-                                       "kernel k-means in feature space beyond the Gram limit)",
+    from ..analyses.cluster import CLASSIFIERS, CLUSTER_ALGORITHMS, SHIFTS, TRANSFORMS
+    p = sub.add_parser("cluster", help=SUBCOMMANDS["cluster"],
                        description="Cluster the rows of DATA.csv with a kernel over the feature columns (the label "
                                    "column is never a feature) and score the clusters against the labels "
                                    "(ARI, AMI, V-measure) and by the kernel-distance silhouette.")
@@ -94,7 +97,7 @@ def register(sub) -> None:
     add_data_options(p, label=True)
     p.set_defaults(func=_cmd_cluster)
 
-    p = sub.add_parser("classify", help="kernel kNN / SVM accuracy and log loss over seeded 80/20 splits (thesis App. D)",
+    p = sub.add_parser("classify", help=SUBCOMMANDS["classify"],
                        description="Classify the label column from the other columns with a precomputed kernel; the "
                                    "kernel's model is estimated on each training split only.")
     p.add_argument("data", metavar="DATA.csv")

@@ -29,18 +29,19 @@ import os
 import re
 import sys
 import warnings
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from .. import registry
-from ..data import load_csv
-from ..errors import BnfkError
+from ..errors import BnfkError, DataError, bounded
 from ..files import same_file
-from ..model import read_model
-from ..session import Session, is_session_file, read_session
+
+if TYPE_CHECKING:
+    from ..session import Session
 
 __all__ = ["CliParser", "add_data_options", "add_streaming_options", "add_quiet", "add_fisher_model_options", "add_hidden_alias",
-           "split_list", "read_data", "label_data", "read_model_file", "read_session_file", "use_session_model", "emit", "progress", "progress_to_stderr",
+           "split_list", "read_data", "label_data", "read_model_file", "read_session_file", "use_session_model", "need_model", "guard_learning_width", "emit", "progress", "progress_to_stderr",
            "check_output", "input_files", "seed", "int_at_least", "float_in", "memory_size", "add_max_memory", "cli_wording",
            "MAX_SEED"]
 
@@ -52,7 +53,7 @@ class CliParser(argparse.ArgumentParser):
 
     def error(self, message):  # noqa: D401
         _end_progress_line()
-        sys.stderr.write(f"error: {message} (see '{self.prog} --help').\n")
+        sys.stderr.write(f"error: {bounded(message)} (see '{self.prog} --help').\n")
         raise SystemExit(2)
 
 
@@ -172,13 +173,18 @@ def split_list(s: str) -> list[str]:
 
 # ---------------------------------------------------------------------- inputs
 def add_streaming_options(p: argparse.ArgumentParser, chunksize_help: str, engine_help: str) -> None:
-    """``--chunksize ROWS``, ``--engine local|dask`` and ``--scheduler ADDRESS`` (large files)."""
+    """``--chunksize ROWS``, ``--engine local|dask``, ``--scheduler ADDRESS`` and ``--dask-timeout S`` (large
+    files)."""
+    from ..stream_dask import DEFAULT_TIMEOUT, MAX_TIMEOUT
     g = p.add_argument_group("streaming (large files)")
     g.add_argument("--chunksize", type=int_at_least(1), default=None, metavar="ROWS", help=chunksize_help)
     g.add_argument("--engine", choices=("local", "dask"), default="local", help=engine_help)
     g.add_argument("--scheduler", metavar="ADDRESS", default=None,
                    help="Dask scheduler address (tcp://host:8786) for --engine dask; default: a local "
                         "cluster of two processes")
+    g.add_argument("--dask-timeout", metavar="S", type=float_in(0, MAX_TIMEOUT, low_open=True), default=DEFAULT_TIMEOUT,
+                   help=f"seconds to wait for the scheduler to accept the connection, for its first answer and "
+                        f"for a worker (default {DEFAULT_TIMEOUT:g})")
 
 
 def read_data(path: str, args, model=None, class_column: str | None = None):
@@ -188,6 +194,8 @@ def read_data(path: str, args, model=None, class_column: str | None = None):
     one, else ``--class-column`` (the label-column fallback, handled here once).  A bnfk session file
     (:mod:`bnfk_core.session`) in place of the CSV gives its data with its own loading options.
     """
+    from ..data import load_csv
+    from ..session import is_session_file
     cls = class_column if class_column is not None else (getattr(args, "label_column", None)
                                                          or getattr(args, "class_column", None))
     if is_session_file(path):
@@ -206,12 +214,17 @@ _SESSIONS: dict = {}
 
 
 def read_session_file(path: str) -> Session:
-    """The session in ``path``, read once per run (the data and the model come from the same reading)."""
+    """The session in ``path``, read once per run (the data and the model come from the same reading); the
+    settings it left out (out of range, :mod:`bnfk_core.settings`) are warnings on stderr."""
+    from ..session import read_session
     st = os.stat(path)
     key = (os.path.abspath(path), st.st_mtime_ns, st.st_size)
     if key not in _SESSIONS:
         _SESSIONS.clear()
-        _SESSIONS[key] = read_session(path)
+        _SESSIONS[key] = session = read_session(path)
+        for note in session.notes:
+            _end_progress_line()
+            sys.stderr.write(f"warning: {note}\n")
     return _SESSIONS[key]
 
 
@@ -243,15 +256,19 @@ def label_data(args, what: str, model=None):
 
 def read_model_file(path: str):
     """A fitted model from a BIF or JSON file, or the network of a session file (errors name the file)."""
+    from ..model import read_model
+    from ..session import is_session_file
     if is_session_file(path):
         return read_session_file(path).model
     return read_model(path)
 
 
 def use_session_model(args, argv) -> None:
-    """With a session file as the data, its network is the model: ``--model`` then defaults to the session
-    file, and a ``--structure`` left at its default is not learned (an explicit ``--structure`` still is)."""
-    path = getattr(args, "data", None)
+    """With a session file as the data (``DATA``, or ``A`` of ``mmd``), its network is the model: ``--model``
+    then defaults to the session file, and a ``--structure`` left at its default is not learned (an explicit
+    ``--structure`` still is)."""
+    from ..session import is_session_file
+    path = getattr(args, "data", None) if hasattr(args, "data") else getattr(args, "a", None)
     if not (isinstance(path, str) and hasattr(args, "model") and args.model is None and is_session_file(path)):
         return
     if any(a == "--structure" or a.startswith("--structure=") for a in argv):
@@ -259,6 +276,30 @@ def use_session_model(args, argv) -> None:
     args.model = path
     if hasattr(args, "structure"):
         args.structure = None
+
+
+def guard_learning_width(path: str, args, method: str | None) -> None:
+    """Refuse a structure search too wide for the memory limit from the file's header alone, before the file
+    is loaded (:func:`bnfk_core.learn.guard_width`; a 50,000-column CSV is refused in a second)."""
+    from ..learn import guard_width
+    from ..session import is_session_file
+    from ..stream import file_layout
+    if not method or is_session_file(path):
+        return
+    try:
+        header = file_layout(path).header
+    except DataError:  # e.g. UTF-16 text, which the streaming reader refuses and load_csv reads: it decides
+        return
+    guard_width(method, len(header) - len(split_list(getattr(args, "drop_columns", ""))),
+                source=os.path.basename(path))
+
+
+def need_model(args) -> str:
+    """``--model``, or the session file given as the data (:func:`use_session_model`); else one sentence."""
+    if not args.model:
+        raise BnfkError(f"'{args.command}' needs a network: give --model M.bif (or a session file as the data, "
+                        "whose network is then used).")
+    return args.model
 
 
 def input_files(args) -> list:

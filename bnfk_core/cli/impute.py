@@ -5,11 +5,7 @@ import json
 import os
 import time
 
-from ..analyses.impute import FILL_NUMERIC, METHODS, benchmark, complete_file, impute_with_model
-from ..analyses.impute_stream import DEFAULT_BLOCK_ROWS, impute_file
-from ..data import read_table
 from ..errors import BnfkError
-from ..session import SAMPLE_DIR, is_session_file
 from ..registry import feature_learners
 from .common import (
     add_data_options,
@@ -20,6 +16,7 @@ from .common import (
     check_output,
     input_files,
     int_at_least,
+    need_model,
     progress,
     read_data,
     read_model_file,
@@ -46,6 +43,7 @@ def _ratios(text: str, what: str) -> list[float]:
 
 
 def _cmd_benchmark(args) -> dict:
+    from ..analyses.impute import benchmark
     data = read_data(args.data, args)
     res = benchmark(data, args.methods, test_ratios=_ratios(args.test_ratio, "test-ratio"),
                     missing_ratios=_ratios(args.missing_ratio, "missing-ratio"), repeats=args.repeats,
@@ -58,6 +56,8 @@ def _cmd_benchmark(args) -> dict:
 
 def _table(path: str):
     """The file the data were read from, as written (a session's embedded CSV or sample file)."""
+    from ..data import read_table
+    from ..session import SAMPLE_DIR, is_session_file
     if not is_session_file(path):
         return read_table(path)
     ref = read_session_file(path).ref
@@ -68,11 +68,12 @@ def _table(path: str):
 
 
 def _cmd_impute(args) -> dict:
+    from ..analyses.impute import complete_file, impute_with_model
     t0 = time.perf_counter()
     check_output(args.output, (".csv",), "the completed data", input_files(args))
     if args.probabilities:
         check_output(args.probabilities, (".csv",), "the probabilities", input_files(args))
-    model = read_model_file(args.model)
+    model = read_model_file(need_model(args))
     if args.chunksize or args.engine == "dask":
         return _impute_in_blocks(args, model)
     data = read_data(args.data, args, model=model)  # the model's columns and states (numbers -> its bins)
@@ -89,6 +90,8 @@ def _cmd_impute(args) -> dict:
 
 def _impute_in_blocks(args, model) -> dict:
     """``impute --chunksize``: the file read and written a block of rows at a time (same output file)."""
+    from ..analyses.impute_stream import DEFAULT_BLOCK_ROWS, impute_file
+    from ..session import is_session_file
     if is_session_file(args.data):
         raise BnfkError("--chunksize and --engine read a CSV file, not a session file.")
     res = impute_file(model, args.data, args.output, probabilities=args.probabilities,
@@ -100,9 +103,19 @@ def _impute_in_blocks(args, model) -> dict:
     return {"output": args.output, "probabilities": args.probabilities, **res}
 
 
+#: the subcommands this module registers and their one-line help (the top-level --help lists them
+#: without importing what they run)
+SUBCOMMANDS = {
+    "impute-benchmark": "hide cells at random (thesis 4.2.1) and score imputation methods (JSON)",
+    "impute": ("fill the missing cells of a CSV with a model's most probable values; every other cell, the column "
+               "order and the row order stay as in the file"),
+}
+
+
 def register(sub) -> None:
+    from ..analyses.impute import FILL_NUMERIC, METHODS
     p = sub.add_parser("impute-benchmark",
-                       help="hide cells at random (thesis 4.2.1) and score imputation methods (JSON)")
+                       help=SUBCOMMANDS["impute-benchmark"])
     p.add_argument("data", metavar="DATA.csv")
     p.add_argument("--methods", default="bn,mode,wknn", metavar="M,M",
                    help=f"comma-separated, from {','.join(METHODS)} (default bn,mode,wknn)")
@@ -123,10 +136,10 @@ def register(sub) -> None:
     add_data_options(p)
     p.set_defaults(func=_cmd_benchmark)
 
-    p = sub.add_parser("impute", help="fill the missing cells of a CSV with a model's most probable values; "
-                                      "every other cell, the column order and the row order stay as in the file")
+    p = sub.add_parser("impute", help=SUBCOMMANDS["impute"])
     p.add_argument("data", metavar="DATA.csv")
-    p.add_argument("--model", required=True, metavar="M.bif|M.json")
+    p.add_argument("--model", metavar="M.bif|M.json", help="the network (default: the session's, when DATA is a "
+                                                             "session file)")
     p.add_argument("-o", "--output", required=True, metavar="COMPLETED.csv",
                    help="the file with only its missing model cells filled (written atomically)")
     p.add_argument("--probabilities", metavar="P.csv",

@@ -6,16 +6,10 @@ from __future__ import annotations
 import time
 
 import numpy as np
-import scipy.sparse as sp
 
 from ..errors import BnfkError
 from ..files import atomic_path
-from ..inference import log_likelihood
-from ..kernels import FISHER, feature_offsets, features, gram, mmd
 from ..registry import KERNELS
-from ..rowwise import stream_gram, stream_loglik, stream_mmd
-from ..session import is_session_file
-from .chunks import add_chunksize, read_chunks
 from .common import (
     add_data_options,
     add_max_memory,
@@ -23,6 +17,7 @@ from .common import (
     add_streaming_options,
     check_output,
     input_files,
+    need_model,
     progress,
     read_data,
     read_model_file,
@@ -42,6 +37,7 @@ def _kernel_inputs(args, path):
 
 
 def _cmd_kernel(args) -> dict:
+    from ..kernels import gram
     ext = check_output(args.output, (".npy", ".csv"), "a Gram matrix", input_files(args))
     if KERNELS[args.kind].uses_network and not args.model:
         raise BnfkError(f"The {KERNELS[args.kind].label} kernel needs --model M.bif (learn one with 'learn').")
@@ -63,6 +59,9 @@ def _cmd_kernel(args) -> dict:
 def _kernel_chunked(args, ext, t0) -> dict:
     """``--chunksize``: the N x M Fisher kernel against the fixed set ``--other``, a chunk of DATA's rows at a
     time (.npy: header, then the rows in order; .csv: appended), memory independent of N."""
+    from ..kernels import FISHER
+    from ..rowwise import stream_gram
+    from .chunks import read_chunks
     if args.kind != FISHER:
         raise BnfkError(f"--chunksize computes the Fisher kernel only (the {KERNELS[args.kind].label} kernel is "
                         "fitted on the whole data); leave out --kind or --chunksize.")
@@ -79,7 +78,11 @@ def _kernel_chunked(args, ext, t0) -> dict:
 
 
 def _cmd_mmd(args) -> dict:
-    model = read_model_file(args.model)
+    from ..kernels import mmd
+    from ..rowwise import stream_mmd
+    from ..session import is_session_file
+    from .chunks import read_chunks
+    model = read_model_file(need_model(args))
     if args.engine == "dask":
         for path in (args.a, args.b):
             if is_session_file(path):
@@ -99,8 +102,10 @@ def _cmd_mmd(args) -> dict:
 
 
 def _cmd_features(args) -> dict:
+    import scipy.sparse as sp
+    from ..kernels import feature_offsets, features
     check_output(args.output, (".npz",), "features", input_files(args))
-    model = read_model_file(args.model)
+    model = read_model_file(need_model(args))
     data = read_data(args.data, args, model=model)
     Phi = features(model, data)
     with atomic_path(args.output) as tmp:
@@ -112,10 +117,13 @@ def _cmd_features(args) -> dict:
 
 
 def _cmd_loglik(args) -> dict:
+    from ..inference import log_likelihood
+    from ..rowwise import stream_loglik
+    from .chunks import read_chunks
     if args.output:
         check_output(args.output, (".csv",), "log-likelihoods", input_files(args))
     t0 = time.perf_counter()
-    model = read_model_file(args.model)
+    model = read_model_file(need_model(args))
     if args.chunksize is not None:
         chunks = read_chunks(args.data, args, model)
         if args.output:
@@ -137,8 +145,20 @@ def _cmd_loglik(args) -> dict:
     return out
 
 
+#: the subcommands this module registers and their one-line help (the top-level --help lists them
+#: without importing what they run)
+SUBCOMMANDS = {
+    "kernel": "Gram matrix of a CSV under a model (.npy or plain .csv)",
+    "mmd": "squared MMD between two CSVs under a model's Fisher kernel (paper eq. 10)",
+    "features": "explicit sparse Fisher feature map (scipy .npz)",
+    "loglik": "per-row log-likelihood log P(x_observed) of a CSV under a model",
+}
+
+
 def register(sub) -> None:
-    p = sub.add_parser("kernel", help="Gram matrix of a CSV under a model (.npy or plain .csv)")
+    from ..kernels import FISHER
+    from .chunks import add_chunksize
+    p = sub.add_parser("kernel", help=SUBCOMMANDS["kernel"])
     p.add_argument("data", metavar="DATA.csv")
     p.add_argument("--model", metavar="M.bif", help="the network (needed by the Fisher kernel; for the others it "
                                                      "selects the variables)")
@@ -153,10 +173,10 @@ def register(sub) -> None:
     add_data_options(p)
     p.set_defaults(func=_cmd_kernel)
 
-    p = sub.add_parser("mmd", help="squared MMD between two CSVs under a model's Fisher kernel (paper eq. 10)")
+    p = sub.add_parser("mmd", help=SUBCOMMANDS["mmd"])
     p.add_argument("a", metavar="A.csv")
     p.add_argument("b", metavar="B.csv")
-    p.add_argument("--model", required=True, metavar="M.bif")
+    p.add_argument("--model", metavar="M.bif", help="the network (default: the session's, when the data are a session file)")
     add_quiet(p)
     add_data_options(p)
     add_streaming_options(p, "read DATA (CSV or .parquet) ROWS rows at a time: both files' mean embeddings from "
@@ -164,16 +184,16 @@ def register(sub) -> None:
                           "where the mean embeddings are computed: this process (default) or a Dask cluster")
     p.set_defaults(func=_cmd_mmd)
 
-    p = sub.add_parser("features", help="explicit sparse Fisher feature map (scipy .npz)")
+    p = sub.add_parser("features", help=SUBCOMMANDS["features"])
     p.add_argument("data", metavar="DATA.csv")
-    p.add_argument("--model", required=True, metavar="M.bif")
+    p.add_argument("--model", metavar="M.bif", help="the network (default: the session's, when the data are a session file)")
     p.add_argument("-o", "--output", required=True, metavar="PHI.npz")
     add_data_options(p)
     p.set_defaults(func=_cmd_features)
 
-    p = sub.add_parser("loglik", help="per-row log-likelihood log P(x_observed) of a CSV under a model")
+    p = sub.add_parser("loglik", help=SUBCOMMANDS["loglik"])
     p.add_argument("data", metavar="DATA.csv")
-    p.add_argument("--model", required=True, metavar="M.bif")
+    p.add_argument("--model", metavar="M.bif", help="the network (default: the session's, when the data are a session file)")
     p.add_argument("-o", "--output", metavar="LL.csv", help="write one value per row (column 'loglik', rows in "
                                                              "the file's order)")
     add_chunksize(p, "a chunk of rows at a time, memory independent of DATA's rows")

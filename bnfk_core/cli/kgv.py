@@ -2,11 +2,9 @@
 KGV score's options of ``learn`` (``--kappa``, ``--sigma``, ``--kgv-kernel``, ``--kgv-bin-numbers``)."""
 from __future__ import annotations
 
-import csv
 import time
 
 from ..files import atomic_path
-from ..kgv import KGV_KERNELS, kgv_mutual_information
 from .common import add_data_options, check_output, float_in, input_files, read_data
 
 __all__ = ["register", "add_kgv_options", "kgv_options", "binning_report"]
@@ -15,6 +13,7 @@ __all__ = ["register", "add_kgv_options", "kgv_options", "binning_report"]
 def add_kgv_options(p, *, prefix: str = "--kgv-") -> None:
     """The KGV score's options (``prefix`` of the kernel / bin-numbers flags: ``--kgv-`` on ``learn``,
     ``--`` on ``kgv-mi``) (defaults: Bach's κ = 2e-2, σ = 1 for N < 1000; κ = 2e-3, σ = ½ otherwise)."""
+    from ..kgv import KGV_KERNELS
     g = p.add_argument_group("KGV score (--score kgv)")
     g.add_argument("--kappa", type=float_in(0, 1e3, low_open=True), default=None, metavar="K",
                    help="regularisation κ (default 2e-2 below 1000 rows, else 2e-3)")
@@ -36,6 +35,8 @@ def binning_report(data, searched_raw) -> dict:
 
 
 def _cmd_kgv_mi(args) -> dict:
+    import csv
+    from ..kgv import kgv_mutual_information
     ext = check_output(args.output, (".csv",), "a KGV-MI matrix", input_files(args)) if args.output else None
     t0 = time.perf_counter()
     data = read_data(args.data, args)
@@ -55,8 +56,15 @@ def _cmd_kgv_mi(args) -> dict:
     return out
 
 
+#: the subcommands this module registers and their one-line help (the top-level --help lists them
+#: without importing what they run)
+SUBCOMMANDS = {
+    "kgv-mi": "KGV mutual information of every pair of columns (numbers unbinned)",
+}
+
+
 def register(sub) -> None:
-    p = sub.add_parser("kgv-mi", help="KGV mutual information of every pair of columns (numbers unbinned)")
+    p = sub.add_parser("kgv-mi", help=SUBCOMMANDS["kgv-mi"])
     p.add_argument("data", metavar="DATA.csv")
     add_kgv_options(p, prefix="--")
     p.add_argument("-o", "--output", default=None, metavar="M.csv", help="write the matrix as CSV")

@@ -4,12 +4,8 @@ from __future__ import annotations
 
 import json
 
-from ..analyses.landscape import landscape_summary, surrogate_study
 from ..errors import BnfkError
 from ..files import atomic_path
-from ..landscape import MAX_LANDSCAPE_VARIABLES, climb_path, place_dag, score_landscape
-from ..learn import learn_structure
-from ..metagraph import DEFAULT_C, parse_orders
 from ..registry import SCORES
 from .common import add_data_options, add_quiet, check_output, float_in, input_files, int_at_least, read_data, \
     split_list
@@ -18,6 +14,10 @@ __all__ = ["register"]
 
 
 def _cmd_landscape(args) -> dict:
+    from ..analyses.landscape import landscape_summary, surrogate_study
+    from ..landscape import climb_path, place_dag, score_landscape
+    from ..learn import learn_structure
+    from ..metagraph import parse_orders
     if args.output:
         check_output(args.output, (".json",), "the landscape", input_files(args))
     variables = split_list(args.variables)
@@ -43,9 +43,18 @@ def _cmd_landscape(args) -> dict:
     return out
 
 
+#: the subcommands this module registers and their one-line help (the top-level --help lists them
+#: without importing what they run)
+SUBCOMMANDS = {
+    "landscape": ("score every DAG on 1-5 variables, group the equivalence classes, place hill climbing, and fit the"
+                  " metagraph-kernel surrogate of the score"),
+}
+
+
 def register(sub) -> None:
-    p = sub.add_parser("landscape", help="score every DAG on 1-5 variables, group the equivalence classes, place "
-                                         "hill climbing, and fit the metagraph-kernel surrogate of the score")
+    from ..landscape import MAX_LANDSCAPE_VARIABLES
+    from ..metagraph import DEFAULT_C
+    p = sub.add_parser("landscape", help=SUBCOMMANDS["landscape"])
     p.add_argument("data", metavar="DATA.csv")
     p.add_argument("--variables", required=True, metavar="A,B,C",
                    help=f"the 1 to {MAX_LANDSCAPE_VARIABLES} variables whose DAGs are enumerated (node order)")

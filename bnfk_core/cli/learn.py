@@ -3,12 +3,7 @@ from __future__ import annotations
 
 from ..errors import BnfkError
 from ..files import atomic_path
-from ..learn import learn_structure
-from ..model import fit, write_model
 from ..registry import ESTIMATORS, LEARNERS, SCORES
-from ..session import is_session_file
-from ..stream import DEFAULT_CHUNKSIZE, read_counts
-from .kgv import add_kgv_options, binning_report, kgv_options
 from .common import (
     add_data_options,
     add_hidden_alias,
@@ -17,17 +12,22 @@ from .common import (
     check_output,
     input_files,
     float_in,
+    guard_learning_width,
     int_at_least,
     progress,
     read_data,
     split_list,
 )
+from .kgv import add_kgv_options, binning_report, kgv_options
 
 __all__ = ["register"]
 
 
 def _cmd_learn(args) -> dict:
+    from ..learn import learn_structure
+    from ..model import fit, write_model
     ext = check_output(args.output, (".bif", ".json"), "a model", input_files(args))
+    guard_learning_width(args.data, args, args.structure)
     if args.chunksize is not None or args.engine == "dask":
         data = _read_streaming(args)
     else:
@@ -51,6 +51,8 @@ def _cmd_learn(args) -> dict:
 
 def _read_streaming(args):
     """The file's distinct rows with multiplicities, read in chunks (``bnfk_core.stream``)."""
+    from ..session import is_session_file
+    from ..stream import DEFAULT_CHUNKSIZE, read_counts
     if is_session_file(args.data):
         raise BnfkError("--chunksize and --engine read a CSV or Parquet file, not a session file.")
     return read_counts(args.data, chunksize=args.chunksize or DEFAULT_CHUNKSIZE, class_column=args.class_column,
@@ -59,8 +61,15 @@ def _read_streaming(args):
                        engine=args.engine, scheduler=args.scheduler)
 
 
+#: the subcommands this module registers and their one-line help (the top-level --help lists them
+#: without importing what they run)
+SUBCOMMANDS = {
+    "learn": "learn a Bayesian network from a CSV and save it as BIF or JSON",
+}
+
+
 def register(sub) -> None:
-    p = sub.add_parser("learn", help="learn a Bayesian network from a CSV and save it as BIF or JSON")
+    p = sub.add_parser("learn", help=SUBCOMMANDS["learn"])
     p.add_argument("data", metavar="DATA.csv")
     p.add_argument("--structure", "--method", dest="structure", required=True, choices=tuple(LEARNERS),
                    help="structure-learning method")

@@ -5,6 +5,12 @@ warnings go to stderr.  Every error is one line ``error: ...`` on stderr with ex
 never a traceback -- including a failure to write the result itself (a full disk, a closed
 pipe).  The subcommands live one module per topic, each with a ``register(subparsers)``;
 :data:`COMMANDS` lists them explicitly.
+
+Starting fast: a module's top-level imports stay light (errors, registry, ``.common``, numpy) and it names its
+subcommands with their one-line help in ``SUBCOMMANDS``; what a subcommand runs is imported inside its
+function (and constants its options need inside ``register``).  :func:`main` then fully registers only the
+module of the subcommand asked for; the others appear in ``--help`` by name.  A module without
+``SUBCOMMANDS`` is always registered in full (correct, only slower to start).
 """
 from __future__ import annotations
 
@@ -14,10 +20,10 @@ import os
 import sys
 import warnings
 
-from ..errors import BnfkError
-from ..kernels import DEFAULT_MAX_BYTES, memory_limit_set
+from ..errors import BnfkError, bounded
+from ..limits import DEFAULT_MAX_BYTES, memory_limit_set
 from . import cluster, impute, kernel, kgv, landscape, learn, prototypes, report, reproduce, segments
-from .common import CliParser, _end_progress_line, cli_wording, emit, use_session_model
+from .common import CliParser, _end_progress_line, add_max_memory, cli_wording, emit, use_session_model
 
 __all__ = ["main", "build_parser", "COMMANDS"]
 
@@ -25,21 +31,41 @@ __all__ = ["main", "build_parser", "COMMANDS"]
 COMMANDS = (learn, kernel, cluster, impute, prototypes, segments, landscape, report, reproduce, kgv)
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The argument parser (built per call, so options registered since are offered)."""
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The argument parser (built per call, so options registered since are offered).
+
+    ``command``: register in full only the module of that subcommand (the others by name and help line,
+    see the module docstring); None registers every module in full."""
     parser = CliParser(prog="python -m bnfk_core",
                        description="Categorical data, Bayesian networks and their Fisher kernel.")
     sub = parser.add_subparsers(dest="command", metavar="SUBCOMMAND", parser_class=CliParser)
     sub.required = True
+    light = command is not None
     for module in COMMANDS:
-        module.register(sub)
+        names = getattr(module, "SUBCOMMANDS", None)
+        if not light or names is None or command in names:
+            module.register(sub)
+        else:
+            for name, help_line in names.items():
+                sub.add_parser(name, help=help_line)
+    for p in sub.choices.values():  # every subcommand obeys a memory limit (its guards name --max-memory)
+        try:
+            add_max_memory(p)
+        except argparse.ArgumentError:  # it has one already
+            pass
     return parser
 
 
+def _command(argv: list) -> str:
+    """The subcommand named in ``argv`` (its first word that is not an option), or '' when none is."""
+    return next((a for a in argv if not a.startswith("-")), "")
+
+
 def _fail(message: str) -> int:
+    """The one ``error: ...`` line (echoed values cut: :func:`bnfk_core.errors.bounded`) and exit code 2."""
     _end_progress_line()
     try:
-        sys.stderr.write(f"error: {message}\n")
+        sys.stderr.write(f"error: {bounded(' '.join(str(message).splitlines()))}\n")
         sys.stderr.flush()
     except OSError:  # stderr itself is gone: nothing more to say
         pass
@@ -58,16 +84,21 @@ def _park_stdout() -> None:
 
 def main(argv=None) -> int:
     """Run one subcommand; returns the exit code (0 success, 2 any error)."""
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser(_command(argv))
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # --help (0) or a usage error already reported on one line (2)
         return exc.code if isinstance(exc.code, int) else 2
     try:
+        from ..stream_dask import check_address, timeout_set   # (imports pandas: not needed for --help)
         limit = getattr(args, "max_memory", None)
-        with warnings.catch_warnings(), memory_limit_set(None if limit == math.inf else limit or DEFAULT_MAX_BYTES):
+        with warnings.catch_warnings(), memory_limit_set(None if limit == math.inf else limit or DEFAULT_MAX_BYTES), \
+                timeout_set(getattr(args, "dask_timeout", None)):
             warnings.simplefilter("ignore", FutureWarning)
-            use_session_model(args, sys.argv[1:] if argv is None else list(argv))
+            if getattr(args, "scheduler", None) is not None:
+                check_address(args.scheduler)   # a malformed address is refused before any file is read
+            use_session_model(args, argv)
             result = args.func(args)
             if result is not None:
                 emit(result)

@@ -11,22 +11,8 @@ from __future__ import annotations
 
 import time
 
-import pandas as pd
-
-from ..analyses.prototypes import (
-    CRITERIA,
-    SUMMARIZATION_STRUCTURES,
-    PrototypeError,
-    select_prototypes,
-    summarize_benchmark,
-)
 from ..errors import BnfkError
 from ..files import atomic_path
-from ..learn import learn_structure
-from ..model import fit
-from ..rowwise import chunked_prototypes
-from ..session import is_session_file
-from .chunks import read_chunks
 from .common import (
     add_data_options,
     add_quiet,
@@ -44,6 +30,9 @@ __all__ = ["register"]
 
 
 def _cmd_prototypes(args) -> dict:
+    from ..analyses.prototypes import PrototypeError, select_prototypes
+    from ..learn import learn_structure
+    from ..model import fit
     if bool(args.model) == bool(args.structure):
         raise PrototypeError("Give exactly one of --model M.bif or --structure hc|tan|kdb.")
     t0 = time.perf_counter()
@@ -79,6 +68,11 @@ def _cmd_prototypes(args) -> dict:
 
 def _prototypes_chunked(args, t0) -> dict:
     """``--chunksize``: greedy MMD over the complete rows of a file read in chunks, mu from all rows."""
+    import pandas as pd
+    from ..analyses.prototypes import PrototypeError
+    from ..rowwise import chunked_prototypes
+    from ..session import is_session_file
+    from .chunks import read_chunks
     if not args.model:
         raise PrototypeError("--chunksize needs --model M.bif (a structure is learned on data held in memory).")
     if args.criterion == "chi2":
@@ -111,6 +105,7 @@ def _prototypes_chunked(args, t0) -> dict:
 
 
 def _cmd_summarize(args) -> dict:
+    from ..analyses.prototypes import summarize_benchmark
     criteria = split_list(args.criteria)
     if not criteria:
         raise BnfkError("--criteria lists no criterion; use e.g. mmd,chi2,random.")
@@ -120,8 +115,17 @@ def _cmd_summarize(args) -> dict:
                                criteria=criteria, seed=args.seed, kdb_k=args.kdb_k, progress=progress(args))
 
 
+#: the subcommands this module registers and their one-line help (the top-level --help lists them
+#: without importing what they run)
+SUBCOMMANDS = {
+    "prototypes": "choose k representative rows (greedy MMD / chi-square / random)",
+    "summarize-benchmark": "paper's data-summarization experiment for one k (held-out NLL, error, log loss)",
+}
+
+
 def register(sub) -> None:
-    p = sub.add_parser("prototypes", help="choose k representative rows (greedy MMD / chi-square / random)")
+    from ..analyses.prototypes import CRITERIA, SUMMARIZATION_STRUCTURES
+    p = sub.add_parser("prototypes", help=SUBCOMMANDS["prototypes"])
     p.add_argument("data", metavar="DATA.csv")
     p.add_argument("--model", metavar="M.bif", help="a fitted model (BIF or JSON)")
     p.add_argument("--structure", choices=SUMMARIZATION_STRUCTURES, help="learn this structure on DATA (BIC, pseudo-count 1)")
@@ -142,7 +146,7 @@ def register(sub) -> None:
     p.set_defaults(func=_cmd_prototypes)
 
     p = sub.add_parser("summarize-benchmark",
-                       help="paper's data-summarization experiment for one k (held-out NLL, error, log loss)")
+                       help=SUBCOMMANDS["summarize-benchmark"])
     p.add_argument("data", metavar="DATA.csv")
     p.add_argument("--k", type=int, required=True, help="subset size")
     p.add_argument("--structure", choices=SUMMARIZATION_STRUCTURES, required=True)

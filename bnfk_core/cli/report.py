@@ -19,14 +19,12 @@ import time
 
 from ..errors import BnfkError
 from ..files import atomic_path
-from ..learn import learn_feature_structure
-from ..model import fit
 from ..registry import ESTIMATORS, LEARNERS, SCORES, feature_learners
-from ..session import is_session_file
 from .common import (
     add_data_options,
     add_quiet,
     check_output,
+    guard_learning_width,
     input_files,
     int_at_least,
     progress,
@@ -71,13 +69,17 @@ def _command_line() -> str | None:
 
 
 def _cmd_report(args) -> dict:
+    from ..learn import learn_feature_structure
+    from ..model import fit
+    from ..session import is_session_file
     from bnfk_ui.report import REPORT_DEFAULTS, build_report, check_setting, segment_of
     t0 = time.perf_counter()
     check_output(args.output, (".html", ".htm"), "the report", input_files(args))
     settings: dict = {}
+    notes: list = []
     if is_session_file(args.data):
-        session = read_session_file(args.data)
-        data, settings = session.data, dict(session.settings)
+        session = read_session_file(args.data)   # settings out of their widgets' ranges are left out, with a note
+        data, settings, notes = session.data, dict(session.settings), list(session.notes)
         own = args.model and os.path.abspath(args.model) != os.path.abspath(args.data)
         model = read_model_file(args.model) if own else (session.model if args.structure is None else None)
         note = (f"given ({os.path.basename(args.model)})" if own else
@@ -85,6 +87,8 @@ def _cmd_report(args) -> dict:
         settings.setdefault("param_method", session.params)
     else:
         model = read_model_file(args.model) if args.model else None
+        if model is None:
+            guard_learning_width(args.data, args, args.structure or "tree")
         data = read_data(args.data, args)
         note = f"given ({os.path.basename(args.model)})" if model is not None else None
         # every section's seed is --seed (a session keeps its own seeds; --set changes one)
@@ -108,11 +112,19 @@ def _cmd_report(args) -> dict:
         fh.write(html_text)
     return {"output": args.output, "bytes": os.path.getsize(args.output), "rows": data.n_rows,
             "variables": data.n_vars, "arcs": model.dag.n_arcs, "structure": note,
-            "figures": html_text.count('class="plotly-graph-div"'), "seconds": round(time.perf_counter() - t0, 2)}
+            "figures": html_text.count('class="plotly-graph-div"'), "notes": notes,
+            "seconds": round(time.perf_counter() - t0, 2)}
+
+
+#: the subcommands this module registers and their one-line help (the top-level --help lists them
+#: without importing what they run)
+SUBCOMMANDS = {
+    "report": "write a self-contained HTML report of an analysis (works offline)",
+}
 
 
 def register(sub) -> None:
-    p = sub.add_parser("report", help="write a self-contained HTML report of an analysis (works offline)",
+    p = sub.add_parser("report", help=SUBCOMMANDS["report"],
                        description="Write one HTML file with the data summary, the network and its scores, kernel "
                                    "heatmaps and per-variable contributions, clustering, imputation, prototypes and "
                                    "(with --segment) a segment comparison; interactive plotly figures with plotly.js "

@@ -12,7 +12,6 @@ Writes CSV + markdown tables, plotly figures and ``manifest.json`` into the outp
 from __future__ import annotations
 
 from ..errors import BnfkError
-from ..reproduce import EXPERIMENTS, NETWORK_CHOICES, Settings, render_figures, run
 from .common import (
     add_hidden_alias,
     add_quiet,
@@ -26,6 +25,7 @@ __all__ = ["register"]
 
 
 def _cmd_reproduce(args) -> dict:
+    from ..reproduce import Settings, render_figures, run
     if args.experiment == "figures":
         return {"output": args.output, "figures": render_figures(args.output)}
     ks = None
@@ -46,9 +46,17 @@ def _cmd_reproduce(args) -> dict:
             "versions": man.get("versions"), "all_wall_seconds": man.get("all_wall_seconds")}
 
 
+#: the subcommands this module registers and their one-line help (the top-level --help lists them
+#: without importing what they run)
+SUBCOMMANDS = {
+    "reproduce": ("reproduce the thesis's tables and the paper's figures/run times (ours next to the published "
+                  "numbers)"),
+}
+
+
 def register(sub) -> None:
-    p = sub.add_parser("reproduce", help="reproduce the thesis's tables and the paper's figures/run times "
-                                         "(ours next to the published numbers)")
+    from ..reproduce import EXPERIMENTS, NETWORK_CHOICES
+    p = sub.add_parser("reproduce", help=SUBCOMMANDS["reproduce"])
     p.add_argument("experiment", choices=("all",) + EXPERIMENTS + ("figures",),
                    help="an experiment, all of them, or 'figures': write the HTML of every stored figure of the "
                         "output folder again from its JSON (plotly.js beside them; no experiment runs)")

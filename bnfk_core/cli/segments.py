@@ -4,12 +4,7 @@ from __future__ import annotations
 
 import time
 
-from ..analyses.segments import MAX_CANDIDATES, arc_search, case_table, mi_ranking, segment_model
-from ..dag import SEGMENT_KINDS, apply_segment
 from ..errors import BnfkError
-from ..kernels import FISHER
-from ..learn import learn_structure
-from ..model import fit
 from ..registry import ESTIMATORS, SCORES, feature_learners
 from .common import (
     add_data_options,
@@ -34,6 +29,10 @@ def _variables(args, kind: str) -> list[str]:
 
 
 def _cmd_segment_table(args) -> dict:
+    from ..analyses.segments import case_table, segment_model
+    from ..dag import apply_segment
+    from ..learn import learn_structure
+    from ..model import fit
     t0 = time.perf_counter()
     if args.model and args.structure:
         raise BnfkError("Give either --model or --structure, not both.")
@@ -64,6 +63,7 @@ def _cmd_segment_table(args) -> dict:
 
 
 def _cmd_segment_suggest(args) -> dict:
+    from ..analyses.segments import mi_ranking
     data = read_data(args.data, args)
     df = mi_ranking(data, args.kind, top=args.top)
     return {"data": args.data, "kind": args.kind, "unit": "nats", "label_column": data.class_column,
@@ -73,6 +73,7 @@ def _cmd_segment_suggest(args) -> dict:
 
 
 def _cmd_arc_search(args) -> dict:
+    from ..analyses.segments import arc_search
     data = label_data(args, "arc-search is supervised:")
     res = arc_search(data, n_arcs=args.arcs, algorithm=args.algorithm, kernel=args.kernel,
                      n_clusters=args.clusters, restarts=args.restarts, seed=args.seed, params=args.params,
@@ -80,9 +81,23 @@ def _cmd_arc_search(args) -> dict:
     return {"data": args.data, "rows": data.n_rows, **res.to_dict(candidates=args.candidates)}
 
 
+#: the subcommands this module registers and their one-line help (the top-level --help lists them
+#: without importing what they run)
+SUBCOMMANDS = {
+    "segment-table": ("a segment's case table: thesis formula, theory and measured kernel contribution per case "
+                      "(thesis 6.1)"),
+    "segment-suggest": ("pairs / triples of feature columns with the highest mutual information, in the segment's "
+                        "role order"),
+    "arc-search": ("supervised greedy arc search maximising the clustering ARI of the Fisher kernel from the empty "
+                   "network (thesis Tables 6.1, 6.4)"),
+}
+
+
 def register(sub) -> None:
-    p = sub.add_parser("segment-table", help="a segment's case table: thesis formula, theory and measured "
-                                             "kernel contribution per case (thesis 6.1)",
+    from ..analyses.segments import MAX_CANDIDATES
+    from ..dag import SEGMENT_KINDS
+    from ..kernels import FISHER
+    p = sub.add_parser("segment-table", help=SUBCOMMANDS["segment-table"],
                        description="For each agreement case of the segment's variables between two rows: the "
                                    "thesis's formula, its value under the fitted network, the measured sum of "
                                    "the segment's Fisher-kernel terms for an actual pair of rows, and the pair.")
@@ -100,16 +115,14 @@ def register(sub) -> None:
     add_data_options(p)
     p.set_defaults(func=_cmd_segment_table)
 
-    p = sub.add_parser("segment-suggest", help="pairs / triples of feature columns with the highest mutual "
-                                               "information, in the segment's role order")
+    p = sub.add_parser("segment-suggest", help=SUBCOMMANDS["segment-suggest"])
     p.add_argument("kind", choices=SEGMENT_KINDS)
     p.add_argument("data", metavar="DATA.csv")
     p.add_argument("--top", type=int_at_least(1), default=10, help="suggestions to list (default 10)")
     add_data_options(p)
     p.set_defaults(func=_cmd_segment_suggest)
 
-    p = sub.add_parser("arc-search", help="supervised greedy arc search maximising the clustering ARI of the "
-                                          "Fisher kernel from the empty network (thesis Tables 6.1, 6.4)")
+    p = sub.add_parser("arc-search", help=SUBCOMMANDS["arc-search"])
     p.add_argument("data", metavar="DATA.csv")
     p.add_argument("--arcs", type=int_at_least(0, 1000), default=2, help="arcs to add (default 2)")
     p.add_argument("--algorithm", choices=("correlation", "spectral"), default="correlation")
