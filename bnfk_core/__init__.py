@@ -22,7 +22,7 @@ _HOMES = {
     "KernelError": "errors", "ModelError": "errors", "StructureError": "errors", "marginal": "inference",
     "parent_marginals": "inference", "posterior": "inference", "contributions": "kernels", "features": "kernels",
     "gram": "kernels", "mmd": "kernels", "set_kernel": "kernels", "BayesNet": "model", "fit": "model",
-    "read_model": "model", "write_model": "model", "fit_measure": "similarity",
+    "read_model": "model", "write_model": "model", "fit_measure": "similarity", "fit_lca": "lca",
 }
 
 __all__ = [*_HOMES, "__version__"]

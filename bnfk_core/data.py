@@ -773,6 +773,10 @@ def _model_spec(model):
     if len(set(mvars)) != len(mvars):
         dup = next(v for v in mvars if mvars.count(v) > 1)
         raise DataError(f"The model lists variable '{dup}' twice.")
+    hidden = (getattr(model, "fit_info", None) or {}).get("hidden")   # a latent class network's class: no column
+    if hidden in mvars:
+        keep = [i for i, v in enumerate(mvars) if v != hidden]
+        mvars, mstates = tuple(mvars[i] for i in keep), tuple(mstates[i] for i in keep)
     return mvars, mstates
 
 

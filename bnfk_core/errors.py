@@ -66,3 +66,7 @@ class ModelError(BnfkError):
 
 class KernelError(BnfkError):
     """A kernel cannot be computed as asked (memory guard, zero probability, ...)."""
+
+
+class PrototypeError(BnfkError):
+    """A prototype selection or benchmark cannot be run as asked."""

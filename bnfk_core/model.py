@@ -132,13 +132,18 @@ class BayesNet:
     def align(self, data: CategoricalData) -> CategoricalData:
         """``data`` re-coded to this model's variable order and state order.
 
-        Extra columns are ignored; a missing variable or a value the model does not know
+        Extra columns are ignored; a missing variable (but the hidden class node of a latent class network,
+        ``fit_info["hidden"]``, which becomes an all-missing column) or a value the model does not know
         is a :class:`DataError` naming it.
         """
         if tuple(data.variables) == tuple(self.variables) and tuple(data.states) == tuple(self.states):
             return data
         cols = []
+        hidden = self.fit_info.get("hidden")   # a latent class network's class node: never observed
         for v, st in zip(self.variables, self.states):
+            if v == hidden and v not in data.variables:
+                cols.append(np.full(data.n_rows, -1, dtype=np.int32))
+                continue
             if v not in data.variables:
                 raise DataError(f"Column '{v}' of the model is missing from {data.source}.")
             j = data.variables.index(v)

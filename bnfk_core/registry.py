@@ -32,8 +32,8 @@ from typing import Callable, Iterator
 
 from .errors import BnfkError, KernelError, ModelError, StructureError
 
-__all__ = ["Registry", "PROVIDERS", "KernelSpec", "LearnerSpec", "ScoreSpec", "EstimatorSpec", "KERNELS", "LEARNERS",
-           "SCORES", "ESTIMATORS", "feature_learners", "kernel_abbr"]
+__all__ = ["Registry", "PROVIDERS", "KernelSpec", "LearnerSpec", "ScoreSpec", "EstimatorSpec", "ClustererSpec", "KERNELS",
+           "LEARNERS", "SCORES", "ESTIMATORS", "CLUSTERERS", "feature_learners", "kernel_abbr"]
 
 
 class Registry(Mapping):
@@ -162,9 +162,25 @@ class EstimatorSpec:
     description: str = field(default="")
 
 
+@dataclass(frozen=True)
+class ClustererSpec:
+    """A clustering algorithm of ``cluster --algorithm`` (:func:`bnfk_core.analyses.cluster.run_clustering`).
+
+    ``uses_kernel``: the algorithm clusters a kernel's Gram matrix or feature map (``run`` is None: the
+    kernel path of ``run_clustering``).  Otherwise ``run(data, n_clusters, *, seed, **options)`` clusters the
+    rows itself and returns a dict with at least ``labels`` (one int per row) and ``cluster_seconds``."""
+
+    name: str
+    label: str
+    uses_kernel: bool = True
+    run: Callable | None = None
+    description: str = ""
+
+
 #: the modules that register each family's members on import (in registration order)
 PROVIDERS = {
-    "kernel": ("bnfk_core.kernels", "bnfk_core.similarity"),
+    "kernel": ("bnfk_core.kernels", "bnfk_core.similarity", "bnfk_core.lca.kernel"),
+    "clustering algorithm": ("bnfk_core.lca.kernel",),
     "structure-learning method": ("bnfk_core.learn",),
     "score": ("bnfk_core.scores", "bnfk_core.learn"),     # learn imports kgv, which registers "kgv"
     "parameter method": ("bnfk_core.model",),
@@ -174,6 +190,16 @@ KERNELS = Registry("kernel", KernelError, PROVIDERS["kernel"])
 LEARNERS = Registry("structure-learning method", StructureError, PROVIDERS["structure-learning method"])
 SCORES = Registry("score", StructureError, PROVIDERS["score"])
 ESTIMATORS = Registry("parameter method", ModelError, PROVIDERS["parameter method"])
+CLUSTERERS = Registry("clustering algorithm", BnfkError, PROVIDERS["clustering algorithm"])
+for _spec in (   # the kernel path of analyses.cluster.run_clustering; clusterers with their own ``run`` register there
+        ClustererSpec("auto", "Automatic", description="correlation clustering when the Gram matrix and its work space "
+                                                       "fit the memory limit, else kmeans-features"),
+        ClustererSpec("correlation", "Correlation clustering",
+                      description="local search with restarts on the (shifted) Gram matrix, thesis eq. 5.2"),
+        ClustererSpec("spectral", "Spectral clustering", description="scikit-learn on an affinity built from the Gram matrix"),
+        ClustererSpec("kmeans-features", "Kernel k-means (features)",
+                      description="k-means on the explicit sparse feature map, linear memory")):
+    CLUSTERERS.register(_spec)
 
 
 def feature_learners() -> tuple:
@@ -211,6 +237,10 @@ def options_markdown() -> str:
             "|---|---|---|---|"]
     out += [f"| `{e.name}` | {cell(e.label)} | {'yes' if e.uses_pseudo_count else 'no'} | {cell(e.description)} |"
             for e in ESTIMATORS.values()]
+    out += ["", "## Clustering algorithms (`cluster --algorithm`)", "", "| name | label | uses a kernel | description |",
+            "|---|---|---|---|"]
+    out += [f"| `{c.name}` | {cell(c.label)} | {'yes' if c.uses_kernel else 'no'} | {cell(c.description)} |"
+            for c in CLUSTERERS.values()]
     return "\n".join(out) + "\n"
 
 

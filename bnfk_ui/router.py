@@ -20,6 +20,7 @@ PAGES = (
     ("Explore", "pages/structure.py", "Structure", ":material/account_tree:", "structure"),
     ("Explore", "pages/kernel.py", "Kernel", ":material/grid_on:", "kernel"),
     ("Analyses", "pages/clustering.py", "Clustering", ":material/scatter_plot:", "clustering"),
+    ("Analyses", "pages/latent_classes.py", "Latent classes", ":material/category:", "latent-classes"),
     ("Analyses", "pages/imputation.py", "Imputation", ":material/healing:", "imputation"),
     ("Analyses", "pages/prototypes.py", "Prototypes", ":material/stars:", "prototypes"),
     ("Analyses", "pages/segments.py", "Segments lab", ":material/science:", "segments"),

@@ -570,11 +570,22 @@ def _gram(_model: BayesNet, model_key: str, _feat: CategoricalData, fingerprint:
     return kernels.gram(_model, _feat.subset(rows), kind=kind, normalize=normalize)
 
 
+def session_network(m: BayesNet, kind: str) -> tuple[BayesNet, str]:
+    """``(network, kind)`` to compute the kernel ``kind`` with: for ``lca-fisher`` the model the Latent classes page
+    handed over (``lca_network``, for the current features), else ``(m, kind)``."""
+    lat = st.session_state.get("lca_network")
+    if kind == "lca-fisher" and lat and lat[0] == feature_data().fingerprint():
+        return lat[1], kind
+    return m, kind
+
+
 def gram_matrix(m: BayesNet, kind: str | None = None) -> GramResult:
     """The Gram matrix of the sampled rows for model ``m`` (KernelError when too large)."""
     ss = st.session_state
     feat = feature_data()
-    kind = kind or ss.kernel_kind
+    m, kind = session_network(m, kind or ss.kernel_kind)
+    if kind == "lca-fisher" and (m.fit_info or {}).get("hidden"):   # the handed-over network's Fisher kernel (the
+        kind = kernels.FISHER                                       # class always missing) IS the latent-class one
     K = _gram(m, m.key(), feat, feat.fingerprint(), (int(ss.kernel_rows), int(ss.kernel_seed)), kind,
               bool(ss.kernel_normalize))
     rows = kernel_rows()
@@ -605,8 +616,8 @@ def fitted_kernel(m: BayesNet, kind: str | None = None):
     a network kernel on the network ``m``."""
     ss = st.session_state
     feat = feature_data()
-    return _fitted(m, m.key(), feat, feat.fingerprint(), (int(ss.kernel_rows), int(ss.kernel_seed)),
-                   kind or ss.kernel_kind)
+    m, kind = session_network(m, kind or ss.kernel_kind)
+    return _fitted(m, m.key(), feat, feat.fingerprint(), (int(ss.kernel_rows), int(ss.kernel_seed)), kind)
 
 
 def contributions(m: BayesNet, a: int, b: int, kind: str | None = None) -> tuple[tuple, np.ndarray]:

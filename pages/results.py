@@ -19,7 +19,8 @@ TITLES = {"thesis-imputation": "Thesis: imputation (Tables 4.1-4.4, B.1-B.2)",
           "speed": "Paper: run times",
           "kernel-zoo": "Kernel zoo: similarity measures vs the Fisher kernel (see the Kernel zoo page)",
           "kgv": "Bach & Jordan: BIC / BDe / KGV networks on ALARM (Fig. 1)",
-          "landscape": "Metagraph kernel: score landscapes (Yackley et al. Figs. 1, 4)"}
+          "landscape": "Metagraph kernel: score landscapes (Yackley et al. Figs. 1, 4)",
+          "lca": "Latent class models: carcinoma vs poLCA, ARI of latent-class clustering"}
 
 
 @st.cache_data(show_spinner=False)

@@ -90,7 +90,7 @@ from threadpoolctl import threadpool_limits
 from ..embed import class_order, kernel_pca
 from ..errors import BnfkError, DataError
 from ..kernels import FISHER, HAMMING, SCALED_HAMMING, fits, format_bytes, guard_workspace, resolve_limit, workspace_bytes
-from ..registry import KERNELS, kernel_abbr
+from ..registry import CLUSTERERS, KERNELS, kernel_abbr
 
 __all__ = [
     "ALGORITHMS", "CLUSTER_ALGORITHMS", "choose_algorithm", "TRANSFORMS", "SHIFTS", "CLASSIFIERS",
@@ -106,7 +106,9 @@ ALGORITHMS = ("spectral", "correlation")          # the Gram-based algorithms
 #: what :func:`run_clustering` (and the CLI's ``cluster --algorithm``) accepts: the Gram-based algorithms, kernel
 #: k-means in the explicit feature space (:mod:`.cluster_features`), and ``auto`` (correlation clustering when
 #: the Gram matrix and its work space fit the memory limit, else the feature-space method)
-CLUSTER_ALGORITHMS = ("auto", "correlation", "spectral", "kmeans-features")
+#: (the kernel-path members of :data:`bnfk_core.registry.CLUSTERERS`; other members, e.g. ``lca``, cluster the rows
+#: themselves)
+CLUSTER_ALGORITHMS = CLUSTERERS.names(uses_kernel=True)
 TRANSFORMS = ("shift-min", "cosine", "rbf")
 SHIFTS = ("auto", "adaptive", "none")
 CLASSIFIERS = ("knn", "svm")
@@ -638,8 +640,8 @@ def choose_algorithm(n_rows: int, algorithm: str = "auto", *, feature_map: bool 
     (:func:`bnfk_core.kernels.workspace_bytes`), else kernel k-means in the explicit feature space
     (``kmeans-features``) when the kernel has a feature map; otherwise the memory guard's refusal.  Any
     other ``algorithm`` is returned as asked."""
-    if algorithm not in CLUSTER_ALGORITHMS:
-        raise ClusterError(f"Unknown clustering algorithm '{algorithm}'; choose one of {', '.join(CLUSTER_ALGORITHMS)}.")
+    if algorithm not in CLUSTERERS:
+        raise ClusterError(f"Unknown clustering algorithm '{algorithm}'; choose one of {', '.join(CLUSTERERS)}.")
     if algorithm != "auto":
         return algorithm, "asked for"
     n = int(n_rows)
@@ -662,7 +664,8 @@ def run_clustering(data, kernel: str, algorithm: str, *, n_clusters: int | None 
                    n_init: int = 3) -> dict:
     """Kernel + clustering + metrics for one dataset: a JSON-ready dict (labels included).
 
-    ``algorithm``: one of :data:`CLUSTER_ALGORITHMS`.  ``auto`` runs :func:`choose_algorithm`'s choice (a given
+    ``algorithm``: a name of :data:`bnfk_core.registry.CLUSTERERS`; one that does not use a kernel (``lca``) runs its
+    own ``run`` and ignores the kernel options.  ``auto`` runs :func:`choose_algorithm`'s choice (a given
     ``setup`` already holds the Gram matrix, so it means correlation clustering) and reports it as
     ``algorithm_chosen`` with ``algorithm_reason``.  ``kmeans-features`` is kernel k-means on the explicit
     features (:mod:`bnfk_core.analyses.cluster_features`, ``n_init`` seeded starts; its silhouette is on a
@@ -671,13 +674,21 @@ def run_clustering(data, kernel: str, algorithm: str, *, n_clusters: int | None 
     """
     t0 = time.perf_counter()
     requested = algorithm
-    if algorithm not in CLUSTER_ALGORITHMS:
-        raise ClusterError(f"Unknown clustering algorithm '{algorithm}'; choose one of {', '.join(CLUSTER_ALGORITHMS)}.")
+    if algorithm not in CLUSTERERS:
+        raise ClusterError(f"Unknown clustering algorithm '{algorithm}'; choose one of {', '.join(CLUSTERERS)}.")
     true = data.labels() if data.class_column is not None else None
     if n_clusters is None:
         if true is None:
             raise ClusterError("Give the number of clusters (there is no label column to count them from).")
         n_clusters = default_n_clusters(data)
+    spec = CLUSTERERS[algorithm]
+    if not spec.uses_kernel:       # the algorithm clusters the rows itself (e.g. lca): no kernel, no Gram
+        res = spec.run(data, n_clusters, seed=seed, starts=restarts)
+        labels = np.asarray(res["labels"])
+        out = {**clustering_metrics(true, labels), **{k: v for k, v in res.items() if k not in ("labels", "model")},
+               "labels": labels.tolist(), "algorithm": algorithm, "kernel": None, "seed": seed,
+               "label_column": data.class_column, "seconds": time.perf_counter() - t0}
+        return out
     fitted = feats = fit_seconds = None
     if setup is None and (algorithm != "auto" or not fits("correlation", data.n_rows)):
         if algorithm in ALGORITHMS:

@@ -44,11 +44,12 @@ import scipy.sparse as sp
 from scipy.sparse.linalg import LinearOperator, svds
 from scipy.special import gammaincc, gammaln
 
-from ..errors import BnfkError
-from ..inference import log_likelihood, parent_marginals, posterior
+from ..errors import PrototypeError
+from ..inference import parent_marginals
 from ..kernels import features, guard_tables, mmd as kernel_mmd
 from ..learn import learn_structure
-from ..model import MAX_CPT_CELLS, BayesNet, fit
+from ..model import fit
+from .heldout import HeldOut, class_posterior, split_half
 
 __all__ = ["CRITERIA", "SUMMARIZATION_STRUCTURES", "PrototypeError", "MMDCriterion", "Chi2Criterion", "GreedyResult",
            "greedy_swap", "random_subsets", "PrototypeResult", "select_prototypes", "HeldOut",
@@ -61,10 +62,6 @@ CRITERIA = ("mmd", "chi2", "random")
 SUMMARIZATION_STRUCTURES = ("hc", "tan", "kdb")
 
 Progress = Callable[[float, str], None]
-
-
-class PrototypeError(BnfkError):
-    """A prototype selection or benchmark cannot be run as asked."""
 
 
 # ====================================================================== criteria
@@ -559,158 +556,6 @@ def feature_embedding(Phi, n_components: int = 2, seed: int = 0) -> np.ndarray:
     return Y * np.where(flip == 0, 1.0, flip)
 
 
-# ====================================================================== evaluation
-def split_half(N: int, test_fraction: float = 0.5, seed=0) -> tuple[np.ndarray, np.ndarray]:
-    """(train rows, test rows) of a seeded random split; the test part has round(N * test_fraction) rows."""
-    if not 0 < test_fraction < 1:
-        raise PrototypeError(f"The test fraction must be between 0 and 1 (exclusive), got {test_fraction}.")
-    perm = np.random.default_rng(seed).permutation(N)
-    n_test = int(round(N * test_fraction))
-    if n_test < 1 or n_test >= N:
-        raise PrototypeError(f"A test fraction of {test_fraction} leaves no rows on one side of the split of {N} rows.")
-    return np.sort(perm[n_test:]), np.sort(perm[:n_test])
-
-
-def class_posterior(model, data, class_column: str) -> np.ndarray:
-    """P(class | the other variables) of every row, shape (N, r_class).
-
-    Complete feature rows: P(c, x) for every class value c, normalised (exact).  Rows with a
-    missing feature cell go through :func:`bnfk_core.inference.posterior` with the class hidden.
-    """
-    data = model.align(data)
-    ci = data.index(class_column)
-    codes = data.codes.astype(np.int64)
-    r = int(model.cardinalities[ci])
-    out = np.zeros((codes.shape[0], r))
-    feats = np.delete(codes, ci, axis=1)
-    ok = (feats >= 0).all(axis=1)
-    if ok.any():
-        X = codes[ok].copy()
-        logj = np.zeros((X.shape[0], r))
-        for c in range(r):
-            X[:, ci] = c
-            for i in range(model.n_vars):
-                logj[:, c] += np.log(model.cpts[i][model.parent_config(i, X), X[:, i]])
-        logj -= logj.max(axis=1, keepdims=True)
-        p = np.exp(logj)
-        out[ok] = p / p.sum(axis=1, keepdims=True)
-    if (~ok).any():
-        hid = codes[~ok].copy()
-        hid[:, ci] = -1
-        rows, probs = posterior(model, hid)[ci]
-        out[np.flatnonzero(~ok)[rows]] = probs
-    return out
-
-
-class HeldOut:
-    """Fast, exact held-out evaluation of many re-fits of one structure.
-
-    Everything is reduced to counts: the test NLL is -sum_i sum_cells N^test_cell log theta_cell / M,
-    and the class posterior is computed once per distinct feature pattern of the test half.
-    """
-
-    def __init__(self, dag, test, class_column: str | None = None, pseudo_count: float = 1.0):
-        self.dag = dag
-        self.variables = list(dag.nodes)
-        test = test.select(self.variables) if tuple(test.variables) != tuple(self.variables) else test
-        self.states = test.states
-        self.cards = test.cardinalities.astype(np.int64)
-        self.parents = dag.parent_indices()
-        self.pseudo = float(pseudo_count)
-        all_codes = test.codes.astype(np.int64)
-        self.M = all_codes.shape[0]
-        if self.M == 0:
-            raise PrototypeError("The test part is empty; lower the training share.")
-        self.q = [int(np.prod(self.cards[list(ps)])) if ps else 1 for ps in self.parents]
-        for i, q in enumerate(self.q):
-            if q * self.cards[i] > MAX_CPT_CELLS:
-                raise PrototypeError(f"Variable '{self.variables[i]}' has too many parent configurations.")
-        complete = ~(all_codes < 0).any(axis=1)
-        codes = all_codes[complete]
-        # rows with missing cells: log P(x_observed) and the class posterior by inference (slower, exact)
-        self.incomplete = test.subset(np.flatnonzero(~complete)) if (~complete).any() else None
-        self.test_counts = [self._family_counts(codes, i) for i in range(len(self.variables))]
-        self.cls = None
-        if class_column is not None:
-            self.cls = self.variables.index(class_column)
-            self.M_class = int((all_codes[:, self.cls] >= 0).sum())
-            if self.M_class == 0:
-                raise PrototypeError(f"No test row has a value in the class column '{class_column}'.")
-            feats = np.delete(codes, self.cls, axis=1)
-            uniq, inv = np.unique(feats, axis=0, return_inverse=True)
-            inv = inv.ravel()
-            r = int(self.cards[self.cls])
-            self.pattern_counts = np.zeros((len(uniq), r))
-            np.add.at(self.pattern_counts, (inv, codes[:, self.cls]), 1.0)
-            # flat family-cell index of every pattern with the class set to each value
-            U = np.insert(uniq, self.cls, 0, axis=1)
-            involved = [i for i in range(len(self.variables)) if i == self.cls or self.cls in self.parents[i]]
-            self.class_cells = []
-            for i in involved:
-                cells = np.empty((len(U), r), dtype=np.int64)
-                for c in range(r):
-                    U[:, self.cls] = c
-                    cells[:, c] = self._flat(U, i)
-                self.class_cells.append((i, cells))
-            if self.incomplete is not None:
-                keep = self.incomplete.codes[:, self.cls] >= 0
-                self.incomplete_labelled = self.incomplete.subset(np.flatnonzero(keep)) if keep.any() else None
-
-    def _flat(self, codes, i):
-        ps = self.parents[i]
-        j = np.ravel_multi_index(tuple(codes[:, p] for p in ps), tuple(int(self.cards[p]) for p in ps)) if ps else 0
-        return j * int(self.cards[i]) + codes[:, i]
-
-    def _family_counts(self, codes, i):
-        return np.bincount(self._flat(codes, i), minlength=self.q[i] * int(self.cards[i])).astype(float)
-
-    def fit(self, codes) -> list:
-        """Smoothed CPTs (flattened) of the structure fitted on ``codes`` (complete rows, model order)."""
-        codes = np.asarray(codes, dtype=np.int64)
-        out = []
-        for i in range(len(self.variables)):
-            cnt = (self._family_counts(codes[(codes[:, list(self.parents[i]) + [i]] >= 0).all(axis=1)], i)
-                   .reshape(self.q[i], -1) + self.pseudo)
-            out.append((cnt / cnt.sum(axis=1, keepdims=True)).ravel())
-        return out
-
-    def model(self, cpts):
-        """The BayesNet of flattened CPTs from :meth:`fit`."""
-        return BayesNet(self.dag, tuple(self.states),
-                        tuple(t.reshape(self.q[i], -1) for i, t in enumerate(cpts)))
-
-    def evaluate_cpts(self, cpts) -> dict:
-        logs = [np.log(t) for t in cpts]
-        total = float(sum(self.test_counts[i] @ logs[i] for i in range(len(logs))))
-        net = None
-        if self.incomplete is not None:
-            net = self.model(cpts)
-            total += float(log_likelihood(net, self.incomplete).sum())
-        res = {"nll": -total / self.M}
-        if self.cls is not None:
-            logj = np.zeros(self.pattern_counts.shape)
-            for i, cells in self.class_cells:
-                logj += logs[i][cells]
-            logj -= logj.max(axis=1, keepdims=True)
-            logp = logj - np.log(np.exp(logj).sum(axis=1, keepdims=True))
-            wrong = float((self.pattern_counts.sum(axis=1)
-                           - self.pattern_counts[np.arange(len(logp)), logp.argmax(axis=1)]).sum())
-            loss = float(-(self.pattern_counts * logp).sum())
-            if self.incomplete is not None and self.incomplete_labelled is not None:
-                inc = self.incomplete_labelled
-                post = class_posterior(net, inc, self.variables[self.cls])
-                truth = inc.codes[:, self.cls]
-                wrong += float((post.argmax(axis=1) != truth).sum())
-                loss -= float(np.log(post[np.arange(len(truth)), truth]).sum())
-            res["error"] = wrong / self.M_class
-            res["log_loss"] = loss / self.M_class
-        return res
-
-    def evaluate(self, codes) -> dict:
-        """Held-out metrics of the structure re-fitted (pseudo-count) on ``codes``."""
-        return self.evaluate_cpts(self.fit(codes))
-
-
 @dataclass
 class SummarizationExperiment:
     """The k-independent part of the data-summarization experiment (see :func:`prepare_summarization`)."""
@@ -818,7 +663,7 @@ def run_summarization(exp: SummarizationExperiment, k: int, *, random_draws: int
     seconds["random_draws"] = time.perf_counter() - t0
     details = {}
     if "random" in criteria:
-        evals = [held.evaluate(train.codes[s]) for s in draws]
+        evals = held.evaluate_many(train.codes[draws])
         rnd = {}
         for key in evals[0]:
             v = np.array([e[key] for e in evals])

@@ -4,7 +4,7 @@ from __future__ import annotations
 import sys
 
 from ..errors import BnfkError
-from ..registry import KERNELS
+from ..registry import CLUSTERERS, KERNELS
 from .common import (
     add_data_options,
     add_fisher_model_options,
@@ -69,17 +69,19 @@ SUBCOMMANDS = {
 
 
 def register(sub) -> None:
-    from ..analyses.cluster import CLASSIFIERS, CLUSTER_ALGORITHMS, SHIFTS, TRANSFORMS
+    from ..analyses.cluster import CLASSIFIERS, SHIFTS, TRANSFORMS
     p = sub.add_parser("cluster", help=SUBCOMMANDS["cluster"],
                        description="Cluster the rows of DATA.csv with a kernel over the feature columns (the label "
                                    "column is never a feature) and score the clusters against the labels "
                                    "(ARI, AMI, V-measure) and by the kernel-distance silhouette.")
     p.add_argument("data", metavar="DATA.csv")
     _kernel_option(p)
-    p.add_argument("--algorithm", choices=CLUSTER_ALGORITHMS, default="auto",
+    p.add_argument("--algorithm", choices=tuple(CLUSTERERS), default="auto",
                    help="auto (default): correlation clustering when the N x N Gram matrix and its work space fit "
                         "--max-memory, else kmeans-features (kernel k-means on the explicit sparse feature map, "
-                        "linear memory; fisher, scaled-hamming and hamming kernels); the JSON says which and why")
+                        "linear memory; fisher, scaled-hamming and hamming kernels); the JSON says which and why. "
+                        "lca: a latent class model with N classes (--restarts seeded EM starts), rows to their modal "
+                        "class; no kernel")
     p.add_argument("--n-init", type=int_at_least(1, 1000), default=3,
                    help="seeded k-means++ starts of kmeans-features (default 3)")
     p.add_argument("--clusters", type=int_at_least(1), metavar="N", help="number of clusters (default: number of "

@@ -11,6 +11,7 @@ Experiments (:data:`EXPERIMENTS`), each reusing the analysis functions of the co
 ``kernel-zoo``             (new, issue #16)           :mod:`bnfk_core.reproduce.kernel_zoo`: Boriah et al. measures vs Fisher kernels
 ``kgv``                    (Bach & Jordan 2002 Fig. 1) :mod:`bnfk_core.reproduce.kgv_alarm`: BIC / BDe / KGV on ALARM
 ``landscape``              Yackley et al. Figs. 1, 4  :mod:`bnfk_core.reproduce.landscape`: the metagraph kernel (issue #25)
+``lca``                    (poLCA, issue #29)         :mod:`bnfk_core.reproduce.latent_classes`: carcinoma maxima, ARI
 
 Every experiment writes, into the output folder, one CSV and one markdown file per published
 table (columns ``<col> (ours)``, ``<col> (published)``, ``<col> (diff)`` = ours - published),
@@ -86,7 +87,7 @@ __all__ = ["EXPERIMENTS", "NETWORK_CHOICES", "Settings", "ReproduceError", "run"
            "render_figures"]
 
 EXPERIMENTS = ("thesis-imputation", "thesis-clustering", "thesis-segments", "thesis-classification",
-               "paper-summarization", "speed", "kernel-zoo", "kgv", "landscape")
+               "paper-summarization", "speed", "kernel-zoo", "kgv", "landscape", "lca")
 NETWORK_CHOICES = ("default", "thesis", "paper")
 
 #: the paper names only k = 200 and k = 1000 of its four subset sizes; we use four values between them
@@ -995,6 +996,11 @@ def _kernel_zoo(settings: Settings, w: _Writer, progress: Progress | None) -> di
     return run_zoo(settings, w, progress)
 
 
+def _lca(settings: Settings, w: _Writer, progress: Progress | None) -> dict:
+    from .latent_classes import run_lca  # imports this module: loaded on first use
+    return run_lca(settings, w, progress)
+
+
 def _kgv(settings: Settings, w: _Writer, progress: Progress | None) -> dict:
     from .kgv_alarm import run_kgv  # imports the core's learners: loaded on first use
     return run_kgv(settings, w, progress)
@@ -1005,7 +1011,7 @@ def _landscape(settings: Settings, w: _Writer, progress: Progress | None) -> dic
     return run_landscape(settings, w, progress)
 
 
-_RUNNERS = {"kgv": _kgv, "kernel-zoo": _kernel_zoo, "landscape": _landscape, "thesis-imputation": _thesis_imputation,
+_RUNNERS = {"lca": _lca, "kgv": _kgv, "kernel-zoo": _kernel_zoo, "landscape": _landscape, "thesis-imputation": _thesis_imputation,
             "thesis-clustering": _thesis_clustering,
             "thesis-segments": _thesis_segments, "thesis-classification": _thesis_classification,
             "paper-summarization": _paper_summarization, "speed": _speed}

@@ -1,0 +1,67 @@
+"""Subcommand ``lca``: fit latent class models (EM, seeded starts) for one K or a range; optionally save the
+model as a network with a hidden root (BIF or JSON)."""
+from __future__ import annotations
+
+from .common import add_data_options, add_quiet, check_output, input_files, int_at_least, progress, read_data
+
+__all__ = ["register", "SUBCOMMANDS"]
+
+#: the subcommand and its help line (registered by name without importing what it runs)
+SUBCOMMANDS = {"lca": "latent class models: EM with seeded starts, BIC/AIC for K or a range of K"}
+
+
+def _cmd_lca(args) -> dict:
+    from ..analyses.cluster import clustering_metrics
+    from ..files import atomic_path
+    from ..lca import fit_lca_range, parse_classes
+    from ..lca.fibers import Moments, rank_diagnostic
+    from ..lca.report import summary
+    from ..model import write_model
+    ks = parse_classes(args.classes)
+    if args.output:
+        check_output(args.output, (".bif", ".json"), "a model", input_files(args))
+    data = read_data(args.data, args)
+    feats = data.without_class() if data.class_column else data
+    fits = fit_lca_range(feats, ks, starts=args.starts, seed=args.seed, tol=args.tol, max_iter=args.max_iter,
+                         progress=progress(args))
+    entries = []
+    for m in fits:
+        e = summary(m, feats)
+        if data.class_column:
+            e.update({k: v for k, v in clustering_metrics(data.labels(), m.modal_classes(feats)).items()
+                      if k in ("ari", "ami", "v_measure")})
+        if not args.profiles:
+            e.pop("profiles")
+        entries.append(e)
+    best = min(fits, key=lambda m: m.bic)
+    out = {"data": args.data, "rows": data.n_rows, "variables": list(feats.variables),
+           "label_column": data.class_column,
+           "rank_diagnostic": rank_diagnostic(Moments.from_codes(feats.codes, feats.cardinalities), n_rows=feats.n_rows)}
+    if len(fits) == 1:
+        out.update(entries[0])
+    else:
+        out.update(fits=entries, best_bic=best.n_classes, best_aic=min(fits, key=lambda m: m.aic).n_classes)
+    if args.output:
+        with atomic_path(args.output) as tmp:
+            write_model(best.to_bayesnet(), tmp)
+        out.update(output=args.output, output_classes=best.n_classes)
+    return out
+
+
+def register(sub) -> None:
+    p = sub.add_parser("lca", help=SUBCOMMANDS["lca"],
+                       description="Fit latent class models (a naive Bayes network with a hidden class) to the "
+                                   "columns of DATA.csv (the --class-column is left out and scored against with "
+                                   "ARI/AMI/V). Missing cells are marginalised.")
+    p.add_argument("data", metavar="DATA.csv")
+    p.add_argument("--classes", required=True, metavar="K|A-B", help="number of classes, or a range such as 1-5")
+    p.add_argument("--starts", type=int_at_least(1, 10_000), default=20, help="seeded random EM starts (default 20)")
+    p.add_argument("--tol", type=float, default=1e-8,
+                   help="stop a start when the mean log-likelihood per row gains less (default 1e-8)")
+    p.add_argument("--max-iter", type=int_at_least(1, 1_000_000), default=1000, help="EM iterations per start (default 1000)")
+    p.add_argument("--profiles", action="store_true", help="include the class profiles P(x_i | class) in the JSON")
+    p.add_argument("-o", "--output", metavar="MODEL.bif|MODEL.json",
+                   help="save the model (the least-BIC one for a range) with a hidden root node 'latent_class'")
+    add_quiet(p)
+    add_data_options(p)
+    p.set_defaults(func=_cmd_lca)

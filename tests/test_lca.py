@@ -1,0 +1,221 @@
+"""Latent class models: poLCA's published carcinoma maxima, EM monotonicity, missing cells against a brute-force
+marginal-likelihood maximiser, weights, exports (bnfk_core.lca.model)."""
+from __future__ import annotations
+
+import itertools
+import json
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy.optimize import minimize
+from scipy.special import logsumexp, softmax
+
+from bnfk_core.data import from_codes, load_csv
+from bnfk_core.inference import log_likelihood as bn_log_likelihood
+from bnfk_core.lca import LcaError, fit_lca, fit_lca_range, free_parameters, parse_classes
+from bnfk_core.lca.model import em_runs, initial_parameters, one_hot
+from bnfk_core.model import read_model, write_model
+
+POLCA_CARCINOMA = {2: -317.2568, 3: -293.7050, 4: -289.2858}   # poLCA's documented maxima
+
+
+@pytest.fixture(scope="module")
+def carcinoma(sample_path):
+    return load_csv(sample_path("carcinoma"))
+
+
+@pytest.mark.parametrize("k", [2, 3, 4])
+def test_carcinoma_reaches_polca_maxima(carcinoma, k):
+    m = fit_lca(carcinoma, k, starts=30, seed=0)
+    assert m.loglik == pytest.approx(POLCA_CARCINOMA[k], abs=1e-3)
+    assert m.parameters == (k - 1) + k * 7                       # 7 binary ratings
+    assert m.bic == pytest.approx(-2 * m.loglik + m.parameters * np.log(118))
+    assert m.aic == pytest.approx(-2 * m.loglik + 2 * m.parameters)
+    assert 1 <= m.starts_at_best <= 30 and m.converged
+    assert np.all(np.diff(m.weights) <= 0) and m.weights.sum() == pytest.approx(1.0)
+    # the hidden-root network gives the same likelihood by the project's own inference (class column missing)
+    net = m.to_bayesnet()
+    assert bn_log_likelihood(net, carcinoma).sum() == pytest.approx(m.loglik, abs=1e-8)
+
+
+def test_free_parameters_counts_every_profile():
+    assert free_parameters(1, [2, 3, 4]) == 1 + 2 + 3
+    assert free_parameters(3, [2, 3, 4]) == 2 + 3 * 6
+
+
+def _random_codes(rng, n, cards, p_missing):
+    codes = np.column_stack([rng.integers(0, r, n) for r in cards]).astype(np.int32)
+    codes[rng.random(codes.shape) < p_missing] = -1
+    return codes
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 10_000), k=st.integers(1, 4), p_missing=st.sampled_from([0.0, 0.2]))
+def test_em_never_lowers_the_likelihood(seed, k, p_missing):
+    rng = np.random.default_rng(seed)
+    cards = [int(r) for r in rng.integers(2, 4, size=int(rng.integers(2, 5)))]
+    codes = _random_codes(rng, int(rng.integers(5, 40)), cards, p_missing)
+    weights = rng.integers(1, 4, codes.shape[0]).astype(float)
+    theta, w = initial_parameters(cards, k, 4, seed)
+    res = em_runs(one_hot(codes, cards), weights, cards, theta, w, tol=1e-12, max_iter=60, trace=True)
+    tr = res["trace"]
+    for row in tr:
+        row = row[np.isfinite(row)]
+        assert np.all(np.diff(row) >= -1e-9 * np.abs(row[:-1]).max())
+
+
+def _brute_marginal_fit(codes, cards, k, starts=4, seed=0):
+    """Maximise sum_n log sum_t w_t prod_{i observed} theta_i[t, x_ni] over softmax parameters (L-BFGS)."""
+    rng = np.random.default_rng(seed)
+    sizes = [k] + [k * r for r in cards]
+
+    def unpack(z):
+        parts, at = [], 0
+        for s in sizes:
+            parts.append(z[at:at + s])
+            at += s
+        lw = np.log(softmax(parts[0]))
+        lts = [np.log(np.maximum(softmax(p.reshape(k, r), axis=1), 1e-300)) for p, r in zip(parts[1:], cards)]
+        return lw, lts
+
+    def nll(z):
+        lw, lts = unpack(z)
+        L = np.tile(lw, (codes.shape[0], 1))
+        for i, lt in enumerate(lts):
+            obs = codes[:, i] >= 0
+            L[obs] += lt[:, codes[obs, i]].T
+        return -logsumexp(L, axis=1).sum()
+
+    best = np.inf
+    for _ in range(starts):
+        r = minimize(nll, rng.normal(size=sum(sizes)), method="L-BFGS-B", options={"maxiter": 5000, "gtol": 1e-10})
+        best = min(best, r.fun)
+    return -best
+
+
+def test_missing_cells_match_a_brute_force_marginal_maximiser():
+    rng = np.random.default_rng(3)
+    cards = [2, 3, 2]
+    codes = _random_codes(rng, 30, cards, 0.25)
+    data = from_codes(codes, ["a", "b", "c"], [tuple(map(str, range(r))) for r in cards], None, "tiny")
+    m = fit_lca(data, 2, starts=20, seed=1, tol=1e-12, max_iter=5000)
+    assert m.loglik == pytest.approx(_brute_marginal_fit(codes, cards, 2), abs=1e-5)
+    assert m.log_likelihood(codes).sum() == pytest.approx(m.loglik, abs=1e-9)
+
+
+def test_weighted_distinct_rows_equal_the_table(carcinoma):
+    u, inv, cnt = np.unique(carcinoma.codes, axis=0, return_inverse=True, return_counts=True)
+
+    class Distinct:
+        codes, weights = u, cnt
+        variables, states, source = carcinoma.variables, carcinoma.states, "distinct"
+
+    a = fit_lca(carcinoma, 3, starts=10, seed=2)
+    b = fit_lca(Distinct, 3, starts=10, seed=2)
+    assert b.loglik == pytest.approx(a.loglik, abs=1e-9) and b.n_rows == 118
+    for pa, pb in zip(a.profiles, b.profiles):
+        np.testing.assert_allclose(pa, pb, atol=1e-9)
+
+
+def test_posteriors_modal_classes_and_imputation_against_enumeration():
+    rng = np.random.default_rng(5)
+    cards = [2, 3, 2, 2]
+    codes = _random_codes(rng, 60, cards, 0.15)
+    data = from_codes(codes, list("abcd"), [tuple(map(str, range(r))) for r in cards], None, "t")
+    m = fit_lca(data, 2, starts=8, seed=0)
+    post = m.posterior(codes)
+    filled = m.predict_missing(codes)
+    for n in range(codes.shape[0]):
+        joint = m.weights.copy()
+        for i in range(4):
+            if codes[n, i] >= 0:
+                joint = joint * m.profiles[i][:, codes[n, i]]
+        np.testing.assert_allclose(post[n], joint / joint.sum(), atol=1e-12)
+        for i in range(4):
+            if codes[n, i] < 0:
+                assert filled[n, i] == int(np.argmax(post[n] @ m.profiles[i]))
+            else:
+                assert filled[n, i] == codes[n, i]
+    assert (m.modal_classes(codes) == post.argmax(axis=1)).all()
+    assert sum(m.class_sizes(codes)) == 60
+
+
+def test_same_seed_same_fit_and_starts_do_not_depend_on_their_number(carcinoma):
+    a, b = fit_lca(carcinoma, 3, 12, seed=7), fit_lca(carcinoma, 3, 12, seed=7)
+    assert a.loglik == b.loglik and np.array_equal(a.start_logliks, b.start_logliks)
+    c = fit_lca(carcinoma, 3, 5, seed=7)
+    np.testing.assert_allclose(c.start_logliks, a.start_logliks[:5], rtol=1e-12)
+
+
+@pytest.mark.parametrize("ext", ["json", "bif"])
+def test_export_with_a_hidden_root(carcinoma, tmp_path, ext):
+    m = fit_lca(carcinoma, 2, 10, seed=0)
+    path = tmp_path / f"lca.{ext}"
+    write_model(m.to_bayesnet(), path)
+    net = read_model(path)
+    assert net.variables[0] == "latent_class" and net.dag.n_arcs == 7
+    np.testing.assert_allclose(net.cpts[0][0], m.weights)
+    if ext == "json":
+        assert json.loads(path.read_text())["fit"]["hidden"] == "latent_class"
+        assert bn_log_likelihood(net, carcinoma).sum() == pytest.approx(m.loglik, abs=1e-8)
+
+
+def test_range_and_errors(carcinoma):
+    assert parse_classes("2-4") == [2, 3, 4] and parse_classes(" 3 ") == [3]
+    fits = fit_lca_range(carcinoma, "1-2", starts=3)
+    assert [f.n_classes for f in fits] == [1, 2]
+    assert fits[0].loglik == pytest.approx(sum(
+        np.sum(np.bincount(c) * np.log(np.bincount(c) / 118)) for c in carcinoma.codes.T))
+    for bad in ("0", "3-1", "x", "1-99"):
+        with pytest.raises(LcaError, match="--classes"):
+            parse_classes(bad)
+    with pytest.raises(LcaError, match="number of classes"):
+        fit_lca(carcinoma, 0)
+    with pytest.raises(LcaError, match="number of starts"):
+        fit_lca(carcinoma, 2, starts=0)
+
+
+def test_reproduce_lca_quick(tmp_path):
+    import pandas as pd
+
+    from bnfk_core.reproduce import experiments as rep
+    rec = rep.run_experiment("lca", tmp_path, rep.Settings(quick=True))
+    assert rec["carcinoma_max_abs_difference"] < 1e-3
+    ari = pd.read_csv(tmp_path / "lca_ari.csv").set_index("dataset")
+    assert ari.loc["soybean_small", "ari"] == pytest.approx(1.0) and set(ari.index) == {"zoo", "soybean_small"}
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_grouped_rows_equal_the_dense_one_hot_path(seed):
+    """The compiled pass over the groups' configurations gives the one-hot GEMM path's numbers (missing cells,
+    weights, underflow-prone sharp profiles included)."""
+    from bnfk_core.lca.model import variable_groups
+    rng = np.random.default_rng(seed)
+    cards = [int(r) for r in rng.integers(2, 5, size=9)]
+    codes = _random_codes(rng, 300, cards, 0.1)
+    weights = rng.integers(1, 3, 300).astype(float)
+    theta, w = initial_parameters(cards, 3, 5, seed)
+    theta[0, :, 0] = np.where(theta[0, :, 0] > 0.5, 1 - 1e-200, 1e-200)   # a start with near-0/1 profiles
+    X = one_hot(codes, cards)
+    a = em_runs(X, weights, cards, theta, w, max_iter=15)
+    b = em_runs(X, weights, cards, theta, w, max_iter=15, codes=codes)
+    assert len(variable_groups(codes, cards)) >= 2
+    np.testing.assert_allclose(b["loglik"], a["loglik"], rtol=1e-12)
+    np.testing.assert_allclose(b["theta"], a["theta"], atol=1e-10)
+    np.testing.assert_array_equal(b["iterations"], a["iterations"])
+
+
+def test_streamed_distinct_rows_fit_like_the_file(sample_path):
+    """The streaming reader's distinct rows with multiplicities (missing cells included) give the same fit."""
+    from bnfk_core.stream import read_counts
+    path = sample_path("breast_cancer")
+    table = load_csv(path, class_column="class").without_class()
+    streamed = read_counts(path, chunksize=50, class_column="class")
+    a = fit_lca(table, 2, starts=6, seed=3)
+    b = fit_lca(streamed, 2, starts=6, seed=3)
+    assert streamed.codes.shape[0] < table.n_rows and b.n_rows == table.n_rows
+    assert b.loglik == pytest.approx(a.loglik, abs=1e-8)
+    for pa, pb in zip(a.profiles, b.profiles):
+        np.testing.assert_allclose(pa, pb, atol=1e-8)
