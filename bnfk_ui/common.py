@@ -113,6 +113,30 @@ def shown_errors(prefix: str = ""):
         st.error(f"{prefix}{router.message(exc)}")
 
 
+def complete_rows_notice(what: str = "Log scores", caption: bool = True) -> bool:
+    """Say on how many rows ``what`` (the scores, structure learning) are computed: a caption while most rows are
+    complete (none if not ``caption``), a prominent warning when most rows have a missing cell.  True when the
+    warning was shown."""
+    n_ok, n_all = state.complete_rows(), state.full_data().n_rows
+    if 2 * n_ok >= n_all:
+        if caption:
+            st.caption(f"{what} on the {n_ok:,} complete rows; higher is better.")
+        return False
+    st.warning(f"Most rows are incomplete: {what.lower()} and structure learning use only the {n_ok:,} of the "
+               f"{n_all:,} rows without a missing cell ({n_ok / max(n_all, 1):.0%}). The Fisher kernel, imputation "
+               "and prototypes use every row (missing cells are marginalised).", icon=":material/warning:")
+    return True
+
+
+def delta(value: float, fmt: str, suffix: str = "", color: str = "normal") -> dict:
+    """``st.metric`` keyword arguments for a change ``value`` shown with ``fmt`` (a float format such as "+.3f"):
+    a change that rounds to zero is neutral -- grey, no arrow -- instead of a green "↑ +0.000"."""
+    text = f"{value:{fmt}}"
+    if float(text) == 0:
+        return {"delta": text.lstrip("+-") + suffix, "delta_color": "off", "delta_arrow": "off"}
+    return {"delta": text + suffix, "delta_color": color}
+
+
 def slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]+", "_", str(text)).strip("_") or "bnfk"
 
@@ -133,6 +157,16 @@ def stored_run(label: str, key: str, store: str, cache_key, fn, *, icon: str | N
         bar.progress(1.0, text="Done")
     saved = ss.get(store)
     return saved[1] if saved and saved[0] == cache_key else None
+
+
+def asked(label: str, key: str, scope: str, container=st, *, icon: str = ":material/play_arrow:") -> bool:
+    """A button that starts a heavy analysis: False until it is clicked; after that True for the same ``scope``
+    (e.g. the data's fingerprint) for the rest of the session, so a changed setting re-runs the analysis (its
+    steps are cached) without another click, while opening the page never starts it."""
+    ss = st.session_state
+    if container.button(label, key=key, type="primary", icon=icon):
+        ss[f"_asked_{key}"] = scope
+    return ss.get(f"_asked_{key}") == scope
 
 
 MAX_SEED = settings.MAX_SEED

@@ -104,7 +104,8 @@ def page():
                    f"{len(rows):,} of {d.n_rows:,} rows (seed {seed}); with all rows the command line gives the "
                    "same result (`python -m bnfk_core cluster` clusters every row of its CSV).")
         views = _views(setup.K, base_key + (kernel,), tuple(labels.tolist()))
-        fg = fig_clu.cluster_heatmap(setup.K, views["order"], rows, labels, res["n_used"], KERNELS[kernel].label)
+        fg = fig_clu.cluster_heatmap(setup.K, views["order"], rows, labels, res["n_used"], KERNELS[kernel].label,
+                                     fig_clu.cluster_colors(labels, res["n_used"], true, cls_states))
         st.plotly_chart(fg, key="clu_heat", config=CHART)
         for col, fig, key in zip(st.columns(2), fig_clu.cluster_maps(views["pca"], rows, labels, res["n_used"], true,
                                                                      cls_states), ("clu_pca_cluster", "clu_pca_label")):

@@ -44,6 +44,7 @@ if common.start("Data"):
         st.metric("Missing cells", f"{sections.missing_cells(full):,}")
     for line in full.notes:
         st.info(line)
+    common.complete_rows_notice("Log scores", caption=False)     # a warning when most rows are incomplete
 
     st.subheader("Variables")
     summary = pd.DataFrame(column_summary(full))
@@ -69,7 +70,7 @@ if common.start("Data"):
     st.caption(f"The first {min(d.n_rows, 500):,} of {d.n_rows:,} rows after loading"
                + (f" (of the seeded sample of the {full.n_rows:,})" if note else "")
                + " (discretised values shown as intervals, missing cells empty).")
-    st.dataframe(d.frame.head(500), width="stretch", height=320)
+    st.dataframe(d.frame.head(500).astype("string").fillna(""), width="stretch", height=320)   # missing: empty
 
     c1, c2, _ = st.columns([1, 1, 2])
     with c1:

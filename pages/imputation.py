@@ -6,6 +6,7 @@ import streamlit as st
 
 from bnfk_core.analyses import impute as imp
 from bnfk_core.analyses import impute_methods
+from bnfk_core.embed import sample_rows
 from bnfk_core.registry import IMPUTERS, LEARNERS
 from bnfk_ui import common, state
 from bnfk_ui.figures import imputation as fig_imp
@@ -15,7 +16,8 @@ from bnfk_ui.sections import imputation as sec_imp
 STRUCTURES = {**{m: LEARNERS[m].label for m in ("tree", "hc", "exact")},
               "auto": "As the thesis: exact up to 20 variables, else hill climbing"}
 RATIOS = [0.1, 0.2, 0.3, 0.4, 0.5]   # the thesis grid: pick all five of each for its 25 settings
-DEFAULT_RATIOS = [0.1, 0.3, 0.5]     # 9 settings x 1 repeat: a default run of a few seconds
+DEFAULT_RATIOS = [0.1, 0.3, 0.5]     # 9 settings x 1 repeat on at most DEFAULT_ROWS rows: a run of a few seconds
+DEFAULT_ROWS = 500
 MAX_SHOWN_ROWS = 300
 FILL_LABELS = {"median": "the median of the observed values in the bin", "label": "the bin's label"}
 
@@ -61,12 +63,18 @@ if common.start("Imputation"):
         with c3:
             repeats = st.number_input("Repeats per setting", 1, 20, 1, key="imp_repeats")
             seed = st.number_input("Seed", 0, 10**6, 0, key="imp_seed")
+            n_rows = st.number_input("Rows (sampled with the seed)", 2, feat.n_rows, min(feat.n_rows, DEFAULT_ROWS),
+                                     step=100, key="imp_rows", help=f"The default settles in seconds; all "
+                                     f"{feat.n_rows:,} rows, every ratio and 10 repeats make the thesis's full run.")
         n_runs = len(trs) * len(mrs) * int(repeats)
-        st.caption(f"{feat.n_rows:,} rows × {feat.n_vars} variables · {n_runs} runs per method.")
+        bench = feat if n_rows >= feat.n_rows else feat.subset(sample_rows(feat.n_rows, int(n_rows), int(seed)))
+        st.caption(f"{bench.n_rows:,} of {feat.n_rows:,} rows × {feat.n_vars} variables · {n_runs} runs per method. "
+                   f"The thesis's full run (all rows, 25 settings × 10 repeats): `python -m bnfk_core impute-benchmark "
+                   f"{' '.join(state.cli_data_args())}`.")
         if st.button("Run the benchmark", type="primary", disabled=not (methods and trs and mrs), key="imp_run"):
             bar = st.progress(0.0, text="hiding cells")
             with common.shown_errors():
-                res = imp.benchmark(feat, methods, test_ratios=sorted(trs), missing_ratios=sorted(mrs),
+                res = imp.benchmark(bench, methods, test_ratios=sorted(trs), missing_ratios=sorted(mrs),
                                     repeats=int(repeats), seed=int(seed), structure=structure, score="qnml",
                                     params="cnml", progress=lambda f, msg: bar.progress(min(max(f, 0.0), 1.0), text=msg))
                 ss.imp_result = (feat.fingerprint(), res)

@@ -54,7 +54,8 @@ def page():
         with col:
             st.plotly_chart(fig, key=key, config=CHART)
     st.caption(f"{len(rows):,} rows, ordered {ORDERS[ss.kernel_order]}; colours are centred at 0 and clipped at "
-               f"±{zmax:.3g} (99th percentile of |K|, shared by both kernels) so the diagonal does not swamp them. "
+               f"±{zmax:.3g} (99th percentile of |K|, shared by both kernels) so the diagonal does not swamp them; "
+               f"the difference at ±{f3.data[0].zmax:.3g} (99th percentile of its |ΔK|). "
                + ("The strips show the class of each row." if d.class_column else ""))
     if not spec.uses_network:
         st.info(f"The {spec.label.lower()} kernel does not depend on the structure; pick a network kernel "
@@ -62,7 +63,8 @@ def page():
 
     base = f"{common.dataset_name()}_{kind}_{len(rows)}rows"
     ids = [f"row{int(r)}" for r in rows]
-    dl = st.columns(5)
+    row = st.container(horizontal=True)     # buttons as wide as their labels, wrapping on a narrow screen
+    dl = [row] * 5
     with dl[0]:
         common.download("Gram matrix (CSV)", lambda: pd.DataFrame(K, index=ids, columns=ids).to_csv(),
                         f"{base}.csv", "text/csv")

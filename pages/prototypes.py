@@ -45,38 +45,49 @@ def page():
     common.seed_input("Split and sampling seed", "proto_seed", c3)
     exp_key = (d.fingerprint(), ss.proto_source, state.dag_json() if ss.proto_source == "current" else "",
                int(ss.proto_seed))
-    with st.spinner("Splitting the data, learning the structure and computing Fisher features…"):
-        exp = _experiment(d, *exp_key)
-    n_train = exp.train.n_rows
-    k1, k2, _ = st.columns([1, 1, 2.4])
+    n_train = d.n_rows - len(pt.split_half(d.n_rows, 0.5, int(ss.proto_seed))[1])
+    k1, k2, k3 = st.columns([1, 1, 2.4], vertical_alignment="bottom")
     k1.number_input("Subset size k", min_value=1, max_value=n_train - 1, step=5,
                     **state.bind("proto_k", shown=lambda v: int(min(max(v, 1), n_train - 1))))
     k2.number_input("Random subsets", min_value=10, max_value=2000, step=50,
                     help="The baseline distribution; the best of them (by each criterion) starts its greedy search.",
                     **state.bind("proto_draws"))
     k = int(min(max(ss.proto_k, 1), n_train - 1))
-    with st.spinner(f"Greedy search for k = {k} and {int(ss.proto_draws)} random subsets…"):
+    # heavy work waits for a click; once asked for these data, a changed setting re-runs (cached per setting)
+    if not common.asked("Find prototypes", "proto_run", d.fingerprint(), k3):
+        st.info(f"Finding prototypes splits the {d.n_rows:,} rows in half, learns and fits the network on the "
+                f"training half, computes its Fisher features and runs the greedy searches against "
+                f"{int(ss.proto_draws)} random subsets of k = {k}: click **Find prototypes** to start. The same on "
+                "the command line: `python -m bnfk_core summarize-benchmark DATA.csv`.", icon=":material/info:")
+        return
+    with st.status("Finding prototypes…", expanded=False) as status:
+        status.update(label="Splitting the data, learning the structure and computing Fisher features…")
+        exp = _experiment(d, *exp_key)
+        status.update(label=f"Greedy search for k = {k} and {int(ss.proto_draws)} random subsets…")
         res = _run(exp, exp_key, k, int(ss.proto_draws))
+        status.update(label=f"Prototypes: k = {k} of {n_train:,} training rows", state="complete")
     crit = ss.proto_criterion
     st.caption(f"{exp.model.dag.n_arcs} arcs over {exp.model.n_vars} variables · training half {n_train:,} rows, "
                f"test half {len(exp.test_rows):,} rows · Fisher features {exp.mmd.Phi.shape[1]:,} columns"
                + ("" if exp.class_column else " · NLL only (no class in the structure)"))
-    m, rnd = st.columns(5), res["random"]
+    m, rnd = st.columns(3), res["random"]
     for col, label, key, f, df in ((m[0], "MMD of the subset", "mmd", ".4g", "+.3g"),
                                    (m[1], "Held-out NLL", "nll", ".4f", "+.4f")):
         v = pt.criterion_value(res, crit, key)
-        col.metric(label, f"{v:{f}}", delta=f"{v - rnd[key + '_mean']:{df}} vs random mean", delta_color="inverse")
-    m[2].metric("Random NLL", f"{rnd['nll_mean']:.4f} ± {rnd['nll_std']:.4f}")
-    m[3].metric("All training rows", f"{res['full']['nll']:.4f}")
+        col.metric(label, f"{v:{f}}", **common.delta(v - rnd[key + "_mean"], df, " vs random mean", "inverse"))
+    _spread(m[2], "Random NLL", rnd["nll_mean"], rnd["nll_std"], ".4f")
+    m = st.columns(3)
+    m[0].metric("All training rows", f"{res['full']['nll']:.4f}", help="Held-out NLL of the network fitted on "
+                "all training rows.")
     if crit != "random":
         r, secs = res[crit], res["seconds"][f"greedy_{crit}"]
-        m[4].metric("Greedy swaps", f"{r['swaps']:,}", help=f"{r['passes']:.1f} passes; {secs:.2f} s"
+        m[1].metric("Greedy swaps", f"{r['swaps']:,}", help=f"{r['passes']:.1f} passes; {secs:.2f} s"
                     + ("" if r["converged"] else "; stopped at the pass limit"))
     if exp.class_column:
         e = iter(st.columns(4))
         for name, key in (("Error rate", "error"), ("Log loss", "log_loss")):
             next(e).metric(f"{name} of the subset", f"{pt.criterion_value(res, crit, key):.3f}")
-            next(e).metric(f"Random {key.replace('_', ' ')}", f"{rnd[key + '_mean']:.3f} ± {rnd[key + '_std']:.3f}")
+            _spread(next(e), f"Random {key.replace('_', ' ')}", rnd[key + "_mean"], rnd[key + "_std"], ".3f")
     tabs = st.tabs(["Selected rows", "Against random subsets", "Curve over k", "Kernel-PCA map"])
     with tabs[0]:
         table = pt.selected_table(d, pt.selected_rows(res, crit))
@@ -102,6 +113,12 @@ def page():
                         config={"displaylogo": False})
         st.caption("Kernel PCA without a Gram matrix: truncated SVD of the centred Fisher features "
                    + (f"(a sample of {MAX_MAP_ROWS:,} background rows)." if n_train > MAX_MAP_ROWS else "."))
+
+
+def _spread(col, label: str, mean: float, sd: float, fmt: str) -> None:
+    """A metric of the random subsets: the mean as the value, the standard deviation on the line below (a value
+    "mean ± sd" is cut on a projector)."""
+    col.metric(f"{label} (mean)", f"{mean:{fmt}}", delta=f"± {sd:{fmt}} sd", delta_color="off", delta_arrow="off")
 
 
 def curve_tab(exp: pt.SummarizationExperiment, exp_key: tuple):

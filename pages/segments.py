@@ -67,6 +67,7 @@ def controls(d, feat):
                  format_func=lambda o: fmt.get(o, "— pick a suggestion —"), on_change=use_suggestion)
     c2.multiselect(f"Variables in role order ({need})", list(feat.variables), max_selections=need,
                    **state.bind("seg_vars"))
+    c2.markdown(sections.role_line(kind, list(ss.seg_vars)))
     c3.number_input("Rows (sampled)", 20, min(MAX_ROWS, d.n_rows), step=50,
                     **state.bind("seg_rows", shown=lambda v: int(min(max(v, 20), min(MAX_ROWS, d.n_rows)))))
     common.seed_input("Seed", "seg_seed", c3)
@@ -129,13 +130,15 @@ def kernel_tab(K1, K2, rows, labels, cls_states, has_class, aris):
     panels, zmax = figs.segment_panels(K1, K2, order, rows, labels, cls_states)
     for col, fig, key in zip(st.columns(3, gap="small"), panels, ("seg_gram_base", "seg_gram_seg", "seg_gram_diff")):
         col.plotly_chart(fig, key=key, config=PLOTLY)
+    dz = panels[2].data[0].zmax          # the difference has its own scale: the caption says both
     st.caption(f"{len(rows):,} rows in the same order in all three (by class, clustered within, on the base kernel); "
-               f"colours clipped at ±{zmax:.3g}. Largest |ΔK| = {np.abs(K2 - K1).max():.4g}.")
+               f"colours clipped at ±{zmax:.3g} for the two kernels and at ±{dz:.3g} for their difference (99th "
+               f"percentile of |K| and of |ΔK|). Largest |ΔK| = {np.abs(K2 - K1).max():.4g}.")
     if aris:
         (a1, a2), c = aris, st.columns(4)
         for j, (algo, name) in enumerate((("correlation", "Correlation"), ("spectral", "Spectral"))):
             c[2 * j].metric(f"{name} clustering ARI · base", f"{a1[algo]:.3f}")
-            c[2 * j + 1].metric("… with the segment", f"{a2[algo]:.3f}", f"{a2[algo] - a1[algo]:+.3f}")
+            c[2 * j + 1].metric("… with the segment", f"{a2[algo]:.3f}", **common.delta(a2[algo] - a1[algo], "+.3f"))
         st.caption(f"Against the label, on the sampled rows; correlation clustering with "
                    f"{st.session_state.seg_restarts} restarts, no shift (thesis); spectral on K − min K.")
     else:

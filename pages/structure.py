@@ -24,9 +24,23 @@ if common.start("Structure"):
             seg_arcs = []
     cov = covered_arcs(dg)
 
-    fig_col, info_col = st.columns([3, 1.25], gap="medium")
-    with info_col:
+    fig_col, info_col = st.columns([2.6, 1.4], gap="medium")
+    with info_col:        # beside the graph: what it is, undo, the arc edits, then the scores
         st.markdown(f"**{state.structure_label()}**")
+        b1, b2 = st.columns(2)     # two per row: the labels stay whole in a narrow column on a projector
+        b1.button("Undo", icon=":material/undo:", disabled=not ss.structure["undo"], width="stretch",
+                  on_click=act("top", state.undo))
+        b2.button("Redo", icon=":material/redo:", disabled=not ss.structure.get("redo"), width="stretch",
+                  on_click=act("top", state.redo))
+        b3, b4 = st.columns(2)
+        b3.button("Reset", icon=":material/restart_alt:", width="stretch",
+                  help=f"Back to the last learned structure ({ss.structure['learned_label']}).",
+                  on_click=act("top", lambda: state.set_dag(DAG.from_dict(ss.structure["learned"]),
+                                                            ss.structure["learned_label"])))
+        b4.button("Start empty", icon=":material/crop_free:", width="stretch",
+                  on_click=act("top", lambda: state.set_dag(DAG(feat.variables), "Empty network")))
+        message("top")
+        sections.edit_panel(dg)     # the picked arc's Remove / Reverse, add or change an arc
         with common.shown_errors():
             m = state.model()
             sc = state.scores()
@@ -40,21 +54,9 @@ if common.start("Structure"):
             st.dataframe(table, hide_index=True, width="stretch",
                          column_config={"value": st.column_config.NumberColumn(format="%.1f"),
                                         "Δ vs learned": st.column_config.NumberColumn(format="%+.1f")})
-            st.caption(f"Log scores on the {state.complete_rows():,} complete rows; higher is better.")
+            common.complete_rows_notice("Log scores")
         st.selectbox("Parameters", list(ESTIMATORS), format_func=ESTIMATORS.labels().get,
                      **state.bind("param_method"))
-        b1, b2, b3 = st.columns(3)
-        b1.button("Undo", icon=":material/undo:", disabled=not ss.structure["undo"], width="stretch",
-                  on_click=act("top", state.undo))
-        b2.button("Redo", icon=":material/redo:", disabled=not ss.structure.get("redo"), width="stretch",
-                  on_click=act("top", state.redo))
-        b3.button("Reset", icon=":material/restart_alt:", width="stretch",
-                  help=f"Back to the last learned structure ({ss.structure['learned_label']}).",
-                  on_click=act("top", lambda: state.set_dag(DAG.from_dict(ss.structure["learned"]),
-                                                            ss.structure["learned_label"])))
-        st.button("Start empty", icon=":material/crop_free:", width="stretch",
-                  on_click=act("top", lambda: state.set_dag(DAG(feat.variables), "Empty network")))
-        message("top")
     with fig_col:
         info = {v: f"{len(feat.states[i])} levels\nparents: {', '.join(dg.parents(v)) or '—'}"
                 for i, v in enumerate(feat.variables)}
@@ -63,23 +65,18 @@ if common.start("Structure"):
         st.plotly_chart(fig, key="dag_chart", on_select=live.graph_clicked("dag_chart"), selection_mode="points",
                         config={"displaylogo": False, "scrollZoom": True})
         st.caption(live.click_message())
-        message("live")
-        sections.arc_actions()
         if seg_arcs:
             st.caption(f"Orange: the arcs of the last edit ({seg[0]} on {', '.join(seg[1])}). "
                        "Green: covered arcs — reversing one keeps the Markov equivalence class and the Fisher kernel.")
         elif cov:
             st.caption("Green: covered arcs — reversing one keeps the Markov equivalence class and the Fisher kernel.")
 
-    with common.shown_errors():
+    with common.shown_errors(), st.spinner("Fisher kernel of the current structure (live)…", show_time=True):
         sections.live_panel(feat)
-    t_learn, t_edit, t_seg, t_eq, t_land, t_kgv, t_io = st.tabs(
-        ["Learn", "Edit arcs", "Segment presets", "Equivalence class", "Score landscape", "KGV (mixed data)",
-         "Import / export"])
+    t_learn, t_seg, t_eq, t_land, t_kgv, t_io = st.tabs(
+        ["Learn", "Segment presets", "Equivalence class", "Score landscape", "KGV (mixed data)", "Import / export"])
     with t_learn:
         sections.learn_tab(feat)
-    with t_edit:
-        sections.edit_tab(dg)
     with t_seg:
         sections.presets_tab(dg)
     with t_eq:

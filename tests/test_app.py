@@ -262,8 +262,10 @@ def test_pick_two_rows():
 
 
 def _bars(chart) -> np.ndarray:
-    """The bar heights of a plotly bar chart as AppTest sees it (plotly's binary array encoding)."""
-    y = json.loads(chart.proto.spec)["data"][0]["y"]
+    """The bar lengths of a plotly bar chart as AppTest sees it (plotly's binary array encoding; a horizontal
+    chart's lengths are its x)."""
+    trace = json.loads(chart.proto.spec)["data"][0]
+    y = trace["x" if trace.get("orientation") == "h" else "y"]
     return np.frombuffer(base64.b64decode(y["bdata"]), dtype=y["dtype"]) if isinstance(y, dict) else np.asarray(y)
 
 

@@ -79,9 +79,8 @@ def test_a_copied_link_opens_the_same_view(server, browser, tmp_path):  # noqa: 
         page.get_by_role("button", name="Start empty").click()
         page.get_by_text("Empty network").first.wait_for(timeout=30_000)
         _settle(page)
-        page.get_by_role("tab", name="Edit arcs").click()
-        _select(page, "From", "size")
-        _select(page, "To", "colour")
+        _select(page, "Add an arc from", "size")          # the arc edits sit beside the graph
+        _select(page, "Add an arc to", "colour")
         page.get_by_role("button", name="Add arc").click()
         try:
             page.get_by_text("Added size → colour").first.wait_for(timeout=30_000)

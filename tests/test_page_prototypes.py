@@ -4,29 +4,41 @@ from streamlit.testing.v1 import AppTest
 
 from apptest_helpers import assert_clean, page_app
 
+_clean = assert_clean
+
 
 
 def _app(**state) -> AppTest:
     return page_app("prototypes.py", 120, **state)
 
 
-_clean = assert_clean
+def _run(**state) -> AppTest:
+    """Open the page (nothing heavy runs), then click Find prototypes."""
+    at = _app(**state).run()
+    _clean(at)
+    assert not at.dataframe and not at.get("plotly_chart")      # opening the page computes nothing
+    at.button(key="proto_run").click().run()
+    return at
+
+
 
 
 def test_default_page_selects_k_rows_and_draws_everything():
-    at = _app().run()
+    at = _run()
     _clean(at)
     table = at.dataframe[0].value
     assert len(table) == 20 and table["row"].is_unique
     metrics = {m.label: m.value for m in at.metric}
     assert float(metrics["MMD of the subset"]) > 0 and "Held-out NLL" in metrics
+    spread = next(m for m in at.metric if m.label == "Random NLL (mean)")
+    assert spread.delta.startswith("± ") and "±" not in spread.value       # the spread on its own line
     charts = at.get("plotly_chart")
     assert len(charts) == 2                       # distribution + kernel-PCA map (curve not run yet)
     assert len(at.get("download_button")) >= 2
 
 
 def test_criterion_switch_and_curve_with_progress():
-    at = _app(proto_k=15, proto_draws=30).run()
+    at = _run(proto_k=15, proto_draws=30)
     _clean(at)
     rows_mmd = at.dataframe[0].value["row"].tolist()
     at.radio(key="w_proto_criterion").set_value("chi2").run()
@@ -47,9 +59,9 @@ def test_criterion_switch_and_curve_with_progress():
 
 
 def test_tan_on_car_reports_class_metrics():
-    at = _app(dataset="car", class_column="class", missing_policy="missing", proto_source="tan", proto_k=40,
-              proto_draws=30).run()
+    at = _run(dataset="car", class_column="class", missing_policy="missing", proto_source="tan", proto_k=40,
+              proto_draws=30)
     _clean(at)
     labels = {m.label for m in at.metric}
-    assert {"Error rate of the subset", "Random log loss"} <= labels
+    assert {"Error rate of the subset", "Random log loss (mean)"} <= labels
     assert len(at.dataframe[0].value) == 40

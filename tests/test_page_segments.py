@@ -17,13 +17,17 @@ _clean = assert_clean
 def test_default_page_renders_every_panel():
     at = _app(seg_rows=150, seg_restarts=5, seg_protos=5).run()
     _clean(at)
+    assert "Overlap of the two sets" not in [m.label for m in at.metric]     # heavy tabs wait for their button
+    at.button(key="seg_impute_run").click().run()
+    at.button(key="seg_equiv_run").click().run()
+    _clean(at)
     # top MI pair of house votes is suggested and used
     assert at.session_state["seg_vars"] == ["el-salvador-aid", "aid-to-nicaraguan-contras"]
     labels = [m.label for m in at.metric]
     assert "Correlation clustering ARI · base" in labels and "Overlap of the two sets" in labels
     assert len(at.get("plotly_chart")) == 4          # three heatmaps + the equivalence difference
     tables = [d.value for d in at.dataframe]
-    case = next(v for v in tables if "formula" in getattr(v, "columns", []))
+    case = next(t.value for t in at.table if "formula" in t.value.columns)   # a static table: formulas wrap
     assert len(case) == 4 and np.allclose(case["theory"], case["measured"], atol=1e-9)
     equiv = next(v for v in tables if "Markov equivalent" in getattr(v, "columns", []))
     cov = equiv[equiv["edit"].str.startswith("reverse covered")]

@@ -19,7 +19,7 @@ import plotly.graph_objects as go
 
 from bnfk_core.layout import layered_layout
 
-__all__ = ["KERNEL_SCALE", "MISSING_COLOR", "ARC_COLOR", "SEGMENT_COLOR", "COVERED_COLOR", "UNDIRECTED_COLOR",
+__all__ = ["KERNEL_SCALE", "LEGEND_BELOW", "MISSING_COLOR", "ARC_COLOR", "SEGMENT_COLOR", "COVERED_COLOR", "UNDIRECTED_COLOR",
            "OTHER_COLOR", "FONT", "MAX_CLASS_COLORS", "MAX_BARS", "plain", "plain_all", "bounded_classes", "class_colors",
            "dag_figure", "kernel_range", "gram_figure", "histogram_figure", "contributions_figure",
            "embedding_figure", "levels_figure"]
@@ -36,6 +36,9 @@ MAX_CLASS_COLORS = 24
 MAX_BARS = 200
 _PALETTE = pc.qualitative.D3 + pc.qualitative.Pastel + pc.qualitative.Dark24
 FONT = dict(family="Source Sans Pro, sans-serif")
+#: a horizontal legend under the plot (below the x-axis title): it never covers a figure's title, however
+#: many entries wrap onto more lines on a narrow (projector) screen
+LEGEND_BELOW = dict(orientation="h", yanchor="top", y=-0.2, xanchor="left", x=0.0)
 _ESCAPES = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", "$": "&#36;", "%": "&#37;"})
 
 
@@ -224,8 +227,9 @@ def kernel_range(*Ks: np.ndarray, q: float = 0.99) -> float:
 
 def gram_figure(K: np.ndarray, order: np.ndarray, row_ids: np.ndarray, labels: np.ndarray | None = None,
                 class_states: Sequence[str] = (), *, title: str = "", zmax: float | None = None,
-                colorbar_title: str = "K", height: int = 520) -> go.Figure:
-    """A Gram matrix heatmap (rows in ``order``), diverging colours centred at 0, class strips on top/left."""
+                colorbar_title: str = "K", height: int = 520, colors: dict | None = None) -> go.Figure:
+    """A Gram matrix heatmap (rows in ``order``), diverging colours centred at 0, class strips on top/left
+    (class colours, or ``colors``: state -> colour, shared with a figure beside it)."""
     Ko = np.asarray(K, float)[np.ix_(order, order)].astype(np.float32)
     # category labels must not look numeric: plotly reads "#12" as the number 12
     ids = [f"row {int(r)}" for r in np.asarray(row_ids)[order]]
@@ -244,7 +248,7 @@ def gram_figure(K: np.ndarray, order: np.ndarray, row_ids: np.ndarray, labels: n
         layout.update(xaxis=dict(**hidden), yaxis=dict(autorange="reversed", **hidden))
     else:
         lab, states, other = bounded_classes(np.asarray(labels)[order], class_states)
-        cols = list(class_colors(states, other).values())
+        cols = [colors[s] for s in states] if colors and not other else list(class_colors(states, other).values())
         z = np.where(lab < 0, len(cols), lab)
         scale = _discrete_scale(cols + [MISSING_COLOR])
         names = np.array(plain_all(states) + ["(missing)"], dtype=object)[z]
@@ -294,40 +298,43 @@ def histogram_figure(pairs: dict, class_states: Sequence[str] = (), *, title: st
     else:
         fig.add_trace(go.Histogram(x=allv, name="all pairs", marker_color=UNDIRECTED_COLOR, **common))
     fig.add_vline(x=0, line=dict(color="#444", width=1, dash="dot"))
-    fig.update_layout(barmode="overlay", title=plain(title) if title else None, height=420, font=FONT,
+    fig.update_layout(barmode="overlay", title=plain(title) if title else None, height=460, font=FONT,
                       margin=dict(l=10, r=10, t=50 if title else 10, b=10),
-                      xaxis=dict(title="kernel value K(x, y) of distinct pairs (central 99%)",
+                      xaxis=dict(title="K(x, y) of distinct pairs (central 99 %)",
                                  range=[bins["start"], bins["end"]]),
-                      yaxis=dict(title="share of the group's pairs", tickformat=".0%"),
-                      legend=dict(orientation="h", yanchor="bottom", y=1.0, xanchor="right", x=1.0))
+                      yaxis=dict(title="share of the group's pairs", tickformat=".0%"), legend=LEGEND_BELOW)
     return fig
 
 
 def contributions_figure(variables: Sequence[str], k: np.ndarray, x_vals: Sequence[str], y_vals: Sequence[str],
-                         *, title: str = "") -> go.Figure:
-    """Per-variable terms K_i(x, y), coloured by sign, with both rows' values on hover and as labels."""
+                         *, title: str = "", subtitle: str = "") -> go.Figure:
+    """Per-variable terms K_i(x, y) as horizontal bars, one line per variable (so no name touches another or a
+    bar), coloured by sign; the name's line says whether both rows agree (``=``) or not (``≠``), and hover shows
+    both rows' values; ``subtitle`` is a smaller second title line (a long title is cut in a narrow column)."""
     k = np.asarray(k, float)
     lim = float(np.abs(k).max()) or 1.0
-    same = [a == b for a, b in zip(x_vals, y_vals)]
-    ticks = [f"{plain(v)}<br><span style='font-size:10px'>{plain(a)}{' = ' if s else ' ≠ '}{plain(b)}</span>"
-             for v, a, b, s in zip(variables, x_vals, y_vals, same)]
-    fig = go.Figure(go.Bar(x=ticks, y=k, marker=dict(color=k, colorscale=KERNEL_SCALE, cmid=0, cmin=-lim, cmax=lim,
-                                                     line=dict(color="#333", width=0.5)),
+    names = [f"{plain(v)}  {'=' if a == b else '≠'}" for v, a, b in zip(variables, x_vals, y_vals)]
+    fig = go.Figure(go.Bar(y=names, x=k, orientation="h",
+                           marker=dict(color=k, colorscale=KERNEL_SCALE, cmid=0, cmin=-lim, cmax=lim,
+                                       line=dict(color="#333", width=0.5)),
                            customdata=np.stack([plain_all(variables), plain_all(x_vals), plain_all(y_vals)], axis=1),
                            hovertemplate="%{customdata[0]}<br>row A: %{customdata[1]}<br>row B: %{customdata[2]}"
-                                         "<br>K_i = %{y:.4g}<extra></extra>"))
-    fig.add_hline(y=0, line=dict(color="#444", width=1))
-    fig.update_layout(title=plain(title) if title else None, height=420, font=FONT,
-                      margin=dict(l=10, r=10, t=50 if title else 10, b=10), yaxis_title="K_i(A, B)", xaxis_type="category", xaxis_tickangle=-45 if len(variables) > 8 else 0)
+                                         "<br>K_i = %{x:.4g}<extra></extra>"))
+    fig.add_vline(x=0, line=dict(color="#444", width=1))
+    heading = plain(title) + (f"<br><sup>{plain(subtitle)}</sup>" if subtitle else "")
+    fig.update_layout(title=heading or None, height=max(320, 20 * len(names) + 110), font=FONT, bargap=0.25,
+                      margin=dict(l=10, r=10, t=70 if title else 10, b=10), xaxis_title="K_i(A, B)",
+                      yaxis=dict(type="category", autorange="reversed", automargin=True, tickfont=dict(size=12)))
     return fig
 
 
 def embedding_figure(Y: np.ndarray, row_ids: np.ndarray, labels: np.ndarray, class_states: Sequence[str],
-                     selected: Sequence[int] = (), *, title: str = "") -> go.Figure:
-    """Kernel-PCA map of the rows (one trace per class, class colours); picked rows ringed."""
+                     selected: Sequence[int] = (), *, title: str = "", colors: dict | None = None) -> go.Figure:
+    """Kernel-PCA map of the rows (one trace per class, class colours or ``colors``: state -> colour, shared
+    with a figure beside it); picked rows ringed."""
     fig = go.Figure()
     labels, states, other = bounded_classes(labels, class_states)
-    colors = class_colors(states, other) if len(states) else {}
+    colors = ((colors if colors and not other else None) or class_colors(states, other)) if len(states) else {}
     groups = [(c, plain(states[c]), colors[states[c]]) for c in range(len(states))] if colors else []
     groups.append((-1, "(no class)" if not colors else "(missing)", MISSING_COLOR if colors else UNDIRECTED_COLOR))
     for code, name, color in groups:
@@ -346,9 +353,9 @@ def embedding_figure(Y: np.ndarray, row_ids: np.ndarray, labels: np.ndarray, cla
                                  text=["A", "B"][:len(js)], textposition="top center",
                                  marker=dict(size=16, color="rgba(0,0,0,0)", line=dict(color="black", width=2)),
                                  hoverinfo="skip"))
-    fig.update_layout(title=plain(title) if title else None, height=420, font=FONT,
-                      margin=dict(l=10, r=10, t=50 if title else 10, b=10), xaxis_title="kernel PC 1", yaxis_title="kernel PC 2", clickmode="event+select",
-                      legend=dict(orientation="h", yanchor="bottom", y=1.0, xanchor="right", x=1.0))
+    fig.update_layout(title=plain(title) if title else None, height=460, font=FONT,
+                      margin=dict(l=10, r=10, t=50 if title else 10, b=10), xaxis_title="kernel PC 1",
+                      yaxis_title="kernel PC 2", clickmode="event+select", legend=LEGEND_BELOW)
     return fig
 
 

@@ -28,4 +28,4 @@ def pair_figure(variables: Sequence[str], contrib: np.ndarray, x_vals: Sequence[
                 a: int, b: int, kernel_label: str) -> go.Figure:
     """The per-variable contributions K_i(a, b) of two rows, titled with the rows and the kernel."""
     return contributions_figure(variables, contrib, x_vals, y_vals,
-                                title=f"Per-variable contributions K_i(#{a}, #{b}) — {kernel_label} kernel")
+                                title=f"K_i(#{a}, #{b}) per variable", subtitle=f"{kernel_label} kernel")

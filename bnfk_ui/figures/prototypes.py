@@ -23,6 +23,7 @@ def distribution_figure(res: dict, criterion: str) -> go.Figure:
     """
     d = res["details"]
     fig = make_subplots(rows=1, cols=2, subplot_titles=("MMD to the training half (eq. 10)", METRICS["nll"]))
+    listed: set = set()
     for col, (vals, metric) in enumerate(((d["random_mmd"], "mmd"), (d["random_nll"], "nll")), start=1):
         fig.add_trace(go.Histogram(x=vals, name=f"{len(vals)} random subsets", marker_color=COLORS["random"],
                                    opacity=0.6, showlegend=col == 1), row=1, col=col)
@@ -35,9 +36,10 @@ def distribution_figure(res: dict, criterion: str) -> go.Figure:
             fig.add_vline(x=x, line=dict(color=COLORS[name], width=width, dash="solid" if name != "full" else "dot"),
                           row=1, col=col)
             fig.add_trace(go.Scatter(x=[x], y=[0], mode="markers", marker=dict(color=COLORS[name], size=10,
-                                     symbol="triangle-up"), name=label, showlegend=col == 2 or name != "full",
+                                     symbol="triangle-up"), name=label, showlegend=name not in listed,
                                      legendgroup=name, hovertemplate=f"{label}: %{{x:.4g}}<extra></extra>"),
                           row=1, col=col)
+            listed.add(name)            # each method once in the legend
         if criterion == "random":
             fig.add_vline(x=criterion_value(res, "random", metric), line=dict(color="black", width=3, dash="dash"),
                           row=1, col=col)

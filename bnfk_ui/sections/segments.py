@@ -2,6 +2,7 @@
 table, the collapsed variable, Markov equivalence and the supervised arc search.  Each section is a function
 drawing one tab: widgets, a cached call into :mod:`bnfk_core.analyses.segments`, a table or a figure."""
 import json
+import re
 
 import numpy as np
 import pandas as pd
@@ -10,14 +11,14 @@ import streamlit as st
 from bnfk_core.analyses import gallery as G
 from bnfk_core.analyses import prototypes as P
 from bnfk_core.analyses import segments as S
-from bnfk_core.dag import DAG, SEGMENT_LABELS
+from bnfk_core.dag import DAG, SEGMENT_LABELS, SEGMENT_PATTERNS
 from bnfk_core.embed import class_order, cluster_order
 from bnfk_core.errors import BnfkError
 
 from .. import common, jobs, state
 from ..figures import segments as figs
 
-__all__ = ["impute_protos_tab", "theory_tab", "collapsed_tab", "equivalence_tab", "arc_search_tab", "gallery_tab"]
+__all__ = ["role_line", "impute_protos_tab", "theory_tab", "collapsed_tab", "equivalence_tab", "arc_search_tab", "gallery_tab"]
 PLOTLY = {"displaylogo": False}
 
 
@@ -36,10 +37,28 @@ def _edits(_m, model_key: str, _feat, fingerprint: str, rows: tuple, params: str
     return S.edit_effects(_m, _feat, S.equivalence_edits(_m.dag), params=params, rows=np.asarray(rows), K=_K)
 
 
+def role_line(kind: str, variables: list) -> str:
+    """Which picked variable plays which role of the segment, and its pattern with the names filled in, e.g.
+    "u = **A**, v = **B**, w = **C** · A → C ← B" (markdown)."""
+    if not variables:
+        return ""
+    if kind == "full":
+        roles = [f"x{chr(0x2080 + i + 1) if i < 9 else i + 1}" for i in range(len(variables))]
+        return ", ".join(f"{r} = **{v}**" for r, v in zip(roles, variables)) + " · " + " → ".join(variables)
+    names = dict(zip("uvw", variables))
+    pattern = re.sub(r"\b[uvw]\b", lambda m: names.get(m.group(0), m.group(0)), SEGMENT_PATTERNS[kind])
+    return (", ".join(f"{r} = **{v}**" for r, v in names.items())
+            + (f" · {pattern}" if len(names) == len(re.findall(r"\b[uvw]\b", SEGMENT_PATTERNS[kind])) else ""))
+
+
 def impute_protos_tab(feat, base, seg_dag, m1, m2):
     """One imputation run and greedy-MMD prototypes with and without the segment, on ``feat`` (the lab's
     sampled rows, so the cost is bounded whatever the size of the data)."""
     ss = st.session_state
+    if not common.asked("Run imputation and prototypes", "seg_impute_run", state.feature_data().fingerprint()):
+        st.caption(f"One seeded imputation run and greedy-MMD prototypes on the {feat.n_rows:,} sampled rows, with "
+                   "and without the segment.")
+        return
     c1, c2 = st.columns(2)
     with c1:
         st.markdown("**Imputation (one seeded MCAR run)**")
@@ -79,8 +98,9 @@ def theory_tab(d, m2, kind, variables):
         return
     roles = ", ".join(f"{r} = **{v}**" for r, v in table.roles.items())
     st.markdown(f"Roles: {roles}. Letters: " + "; ".join(f"{g} = {m}" for g, m in table.definitions.items()) + ".")
-    st.dataframe(table.to_frame(), hide_index=True, key="seg_case_table",
-                 column_config={c: st.column_config.NumberColumn(format="%.6f") for c in ("theory", "measured")})
+    frame = table.to_frame()       # a static table wraps its text: every formula stays whole on a projector
+    st.table(frame.style.hide(axis="index").format({c: "{:.6f}" for c in ("theory", "measured", "empty theory")},
+                                                   na_rep=""))
     md = table.max_difference
     st.caption("Theory: the thesis's formula with the fitted model's exact probabilities at the pair's first row. "
                "Measured: the sum of the segment variables' Fisher terms K_i for that pair of data rows. "
@@ -104,7 +124,13 @@ def collapsed_tab(d, variables, has_class):
 
 
 def equivalence_tab(feat, m2, K2, rows, labels, cls_states):
-    effects = _edits(m2, m2.key(), feat, feat.fingerprint(), tuple(rows.tolist()), st.session_state.param_method, K2)
+    if not common.asked("Compare the equivalent edits", "seg_equiv_run", feat.fingerprint()):
+        st.caption("Reverses every arc and adds a v-structure, one edit at a time, and compares each kernel with "
+                   "this one: a covered arc's reversal keeps the Markov equivalence class and the Fisher kernel.")
+        return
+    with st.spinner("Refitting the network for every edit…"):
+        effects = _edits(m2, m2.key(), feat, feat.fingerprint(), tuple(rows.tolist()), st.session_state.param_method,
+                         K2)
     if not effects:
         st.info("This network has no arc to reverse and no v-structure to add.")
         return

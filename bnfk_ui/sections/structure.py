@@ -17,7 +17,7 @@ from bnfk_core.registry import LEARNERS, SCORES
 from .. import common, figures, jobs, live, state
 from ..figures import kernel as fig_kernel
 
-__all__ = ["message", "act", "learn_tab", "edit_tab", "presets_tab", "equivalence_tab", "io_tab", "arc_actions",
+__all__ = ["message", "act", "learn_tab", "edit_panel", "presets_tab", "equivalence_tab", "io_tab", "arc_actions",
            "live_panel"]
 
 
@@ -80,27 +80,27 @@ def learn_tab(feat) -> None:
         st.caption(f"Last learned: **{ss.structure['learned_label']}** — " + "; ".join(notes) + ".")
 
 
-def edit_tab(dg: DAG) -> None:
+def edit_panel(dg: DAG) -> None:
+    """The arc edits beside the graph: Remove / Reverse for the arc picked by a click on its dot, then adding an
+    arc and changing an existing one from lists; each outcome is shown under its control."""
+    st.markdown("**Edit arcs**")
+    arc_actions()
+    message("live")
     nodes = list(dg.nodes)
-    c1, c2 = st.columns(2, gap="large")
-    with c1:
-        st.markdown("**Add an arc**")
-        a1, a2 = st.columns(2)
-        u = a1.selectbox("From", nodes, key="w_add_from")
-        v = a2.selectbox("To", [x for x in nodes if x != u], key="w_add_to")
-        st.button("Add arc", icon=":material/add:", on_click=act("edit", state.edit, "add", u, v, ok=f"Added {u} → {v}."))
-    with c2:
-        st.markdown("**Change an existing arc**")
-        arcs = dg.sorted_arcs()
-        if arcs:
-            arc = st.selectbox("Arc", arcs, format_func=lambda a: f"{a[0]} → {a[1]}", key="w_arc")
-            e1, e2 = st.columns(2)
-            e1.button("Remove", icon=":material/remove:", width="stretch",
-                      on_click=act("edit", state.edit, "remove", *arc, ok=f"Removed {arc[0]} → {arc[1]}."))
-            e2.button("Reverse", icon=":material/swap_vert:", width="stretch",
-                      on_click=act("edit", state.edit, "reverse", *arc, ok=f"Reversed {arc[0]} → {arc[1]}."))
-        else:
-            st.caption("The structure has no arcs yet.")
+    u = st.selectbox("Add an arc from", nodes, key="w_add_from")
+    v = st.selectbox("Add an arc to", [x for x in nodes if x != u], key="w_add_to")
+    st.button("Add arc", icon=":material/add:", width="stretch",
+              on_click=act("edit", state.edit, "add", u, v, ok=f"Added {u} → {v}."))
+    arcs = dg.sorted_arcs()
+    if arcs:
+        arc = st.selectbox("Change an existing arc", arcs, format_func=lambda a: f"{a[0]} → {a[1]}", key="w_arc")
+        e1, e2 = st.columns(2)
+        e1.button("Remove", icon=":material/remove:", width="stretch",
+                  on_click=act("edit", state.edit, "remove", *arc, ok=f"Removed {arc[0]} → {arc[1]}."))
+        e2.button("Reverse", icon=":material/swap_vert:", width="stretch",
+                  on_click=act("edit", state.edit, "reverse", *arc, ok=f"Reversed {arc[0]} → {arc[1]}."))
+    else:
+        st.caption("The structure has no arcs yet.")
     message("edit")
 
 
@@ -178,12 +178,13 @@ def arc_actions() -> None:
     if not arc or not state.dag().has_arc(*arc):
         return
     u, v = arc
-    c1, c2, c3 = st.columns([1, 1, 2])
-    c1.button(f"Remove {u} → {v}", icon=":material/remove:", key="live_remove",
+    st.info(f"Picked arc **{u} → {v}**", icon=":material/arrow_right_alt:")
+    c1, c2 = st.columns(2)
+    c1.button("Remove", icon=":material/remove:", key="live_remove", width="stretch",
               on_click=act("live", _arc_edit, "remove", u, v, ok=f"Removed {u} → {v}."))
-    c2.button(f"Reverse {u} → {v}", icon=":material/swap_vert:", key="live_reverse",
+    c2.button("Reverse", icon=":material/swap_vert:", key="live_reverse", width="stretch",
               on_click=act("live", _arc_edit, "reverse", u, v, ok=f"Reversed {u} → {v}."))
-    c3.button("Cancel", key="live_cancel", on_click=lambda: ss.pop("live_arc", None))
+    st.button("Cancel", key="live_cancel", width="stretch", on_click=lambda: ss.pop("live_arc", None))
 
 
 def _arc_edit(kind: str, u: str, v: str) -> None:

@@ -1,0 +1,144 @@
+"""Readable on a projector: the pages at 1280 × 800 and 1920 × 1080 in a real browser, checked by measurable facts
+(a label's text fits its element: scrollWidth <= clientWidth; a legend's box does not meet its title's; the arc
+edits sit beside the graph; the cluster and label maps give the same category the same colour; the ΔK colour bar's
+range is its caption's) with a screenshot of every page at both sizes in ``test-artifacts/``."""
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from test_browser import ARTIFACTS, browser, pytestmark, server  # noqa: F401 (fixtures)
+
+SIZES = {"1280x800": (1280, 800), "1920x1080": (1920, 1080)}
+
+#: elements (or their descendants, e.g. a button's ellipsis container) whose text overflows, i.e. is cut with "…":
+#: [(text, scrollWidth, clientWidth)]
+CUT = """(sel) => [...document.querySelectorAll(sel)].flatMap(e => [e, ...e.querySelectorAll('*')])
+    .filter(e => e.offsetParent !== null && e.scrollWidth > e.clientWidth + 1)
+    .map(e => [e.innerText, e.scrollWidth, e.clientWidth])"""
+
+#: bounding boxes of a chart's title and legend and its y tick labels: {title, legend, ticks}
+BOXES = """(key) => {
+    const root = document.querySelector(`.st-key-${key} .js-plotly-plot`) || document.querySelector(key);
+    const box = e => { const r = e.getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom]; };
+    const title = root.querySelector('.gtitle'), legend = root.querySelector('.legend');
+    return {title: title ? box(title) : null, legend: legend ? box(legend) : null,
+            ticks: [...root.querySelectorAll('.ytick text')].map(box)};
+}"""
+
+#: the traces of a chart (name, colour, points) as plotly drew them (its full data: arrays decoded, defaults set)
+TRACES = """(key) => document.querySelector(`.st-key-${key} .js-plotly-plot`)._fullData.map(t => ({
+    name: t.name, showlegend: t.showlegend, color: t.marker ? t.marker.color : null,
+    points: t.x && t.y && t.type === 'scatter' ? Array.from(t.x, (x, i) => `${x},${t.y[i]}`) : [],
+    zmax: t.zmax === undefined ? null : t.zmax}))"""
+
+
+def _overlap(a, b) -> bool:
+    return a is not None and b is not None and a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+
+
+def _settle(page) -> None:
+    page.wait_for_timeout(500)
+    page.wait_for_function("() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=120_000)
+    page.wait_for_timeout(800)
+
+
+def _open(page, url: str, heading: str) -> None:
+    page.goto(url, wait_until="domcontentloaded")
+    page.get_by_role("heading", name=heading).first.wait_for(timeout=90_000)
+    _settle(page)
+
+
+def _not_cut(page, selector: str, where: str) -> None:
+    cut = page.evaluate(CUT, selector)
+    assert not cut, f"text cut on {where}: {cut}"
+
+
+def _ticks_apart(page, key: str) -> None:
+    ticks = page.evaluate(BOXES, key)["ticks"]
+    assert ticks, f"no y tick labels in {key}"
+    hits = [(i, j) for i in range(len(ticks)) for j in range(i + 1, len(ticks)) if _overlap(ticks[i], ticks[j])]
+    assert not hits, f"{len(hits)} colliding variable names in {key}"
+
+
+@pytest.mark.parametrize("size", list(SIZES))
+def test_pages_are_readable_on_a_projector(server, browser, size):  # noqa: F811
+    w, h = SIZES[size]
+    ctx = browser.new_context(viewport={"width": w, "height": h})
+    page = ctx.new_page()
+
+    def shot(name: str, at: str) -> None:
+        """The viewport (what the audience sees) scrolled to the element ``at``."""
+        page.locator(at).first.scroll_into_view_if_needed()
+        page.wait_for_timeout(300)
+        page.screenshot(path=str(ARTIFACTS / f"projector_{name}_{size}.png"))
+    try:
+        # Structure: whole button labels, the arc edits beside the graph, the live contributions readable
+        _open(page, f"{server}/structure", "Structure")
+        page.get_by_text("Fisher kernel, live").first.wait_for(timeout=90_000)
+        assert page.locator('[data-testid="stToolbar"]').count() == 1        # the Running/Stop widget's toolbar
+        for label in ("Undo", "Redo", "Reset", "Start empty", "Add arc", "Remove", "Reverse"):
+            assert page.get_by_role("button", name=label).first.is_visible(), label
+        _not_cut(page, '[data-testid="stMain"] button', "Structure")
+        graph = page.locator(".st-key-dag_chart").bounding_box()
+        add = page.get_by_role("button", name="Add arc").first.bounding_box()
+        assert add["x"] >= graph["x"] + graph["width"] - 1, "the arc edits are not beside the graph"
+        assert add["y"] < graph["y"] + graph["height"], "the arc edits are below the graph"
+        _ticks_apart(page, "live_contrib")
+        shot("structure", ".st-key-dag_chart")
+        shot("structure_live", ".st-key-live_contrib")
+
+        # Kernel: the histogram's legend off its title, the contribution names apart
+        _open(page, f"{server}/kernel", "Kernel")
+        page.locator(".st-key-contrib_chart .js-plotly-plot").wait_for(timeout=90_000)
+        for key in ("hist", "pca_chart"):
+            boxes = page.evaluate(BOXES, key)
+            assert boxes["title"] and boxes["legend"], key
+            assert not _overlap(boxes["title"], boxes["legend"]), f"{key}: legend on the title"
+        _ticks_apart(page, "contrib_chart")
+        shot("kernel_histogram", ".st-key-hist")
+        shot("kernel_contributions", ".st-key-contrib_chart")
+
+        # Clustering: one category -> colour map for the map by cluster and the map by label
+        _open(page, f"{server}/clustering", "Clustering")
+        page.locator(".st-key-clu_pca_label .js-plotly-plot").wait_for(timeout=90_000)
+        by_cluster, by_label = (page.evaluate(TRACES, k) for k in ("clu_pca_cluster", "clu_pca_label"))
+        for tc in by_cluster:
+            best = max(by_label, key=lambda tl: len(set(tc["points"]) & set(tl["points"])))
+            shared = len(set(tc["points"]) & set(best["points"]))
+            assert shared > len(tc["points"]) / 2
+            assert tc["color"] == best["color"], f"{tc['name']} ({tc['color']}) vs {best['name']} ({best['color']})"
+        shot("clustering_maps", ".st-key-clu_pca_label")
+
+        # Segments lab: the roles of the picked variables, the ΔK colour bar = its caption, the case table whole
+        _open(page, f"{server}/segments", "Segments lab")
+        body = page.inner_text("body")
+        assert re.search(r"u = \S+, v = \S+", body), "the roles u, v are not named"
+        zmax = [t["zmax"] for t in page.evaluate(TRACES, "seg_gram_diff") if t["zmax"] is not None][0]
+        said = re.search(r"at ±([0-9.e+-]+) for their difference", body)
+        assert said and float(said.group(1)) == pytest.approx(zmax, rel=1e-2), (said, zmax)
+        zero = [d for d in page.locator('[data-testid="stMetricDelta"]').all() if re.fullmatch(r"0\.0+", d.inner_text())]
+        for d in zero:                                                      # a zero change is grey, no arrow
+            assert d.locator("svg").count() == 0
+        shot("segments_kernels", ".st-key-seg_gram_diff")
+        page.get_by_role("tab", name="Theory (case table)").click()
+        page.locator('[data-testid="stTable"]').first.wait_for(timeout=30_000)
+        _not_cut(page, '[data-testid="stTable"] td, [data-testid="stTable"] th', "the case table")
+        shot("segments_theory", '[data-testid="stTable"]')
+
+        # Prototypes: nothing runs before the click; then whole metrics and each method once in the legend
+        _open(page, f"{server}/prototypes", "Prototypes")
+        assert page.locator('[data-testid="stMetric"]').count() == 0
+        page.get_by_role("button", name="Find prototypes").click()
+        page.get_by_text("MMD of the subset").first.wait_for(timeout=120_000)
+        _settle(page)
+        _not_cut(page, '[data-testid="stMetricValue"], [data-testid="stMetricDelta"]', "Prototypes")
+        shot("prototypes_metrics", '[data-testid="stMetric"]')
+        page.get_by_role("tab", name="Against random subsets").click()
+        page.locator(".st-key-proto_dist .js-plotly-plot").wait_for(timeout=30_000)
+        names = [t["name"] for t in page.evaluate(TRACES, "proto_dist") if t["showlegend"] is not False]
+        assert len(names) == len(set(names)), names
+        shot("prototypes_legend", ".st-key-proto_dist")
+    finally:
+        ctx.close()
