@@ -81,3 +81,19 @@ def test_a_click_that_makes_a_cycle_is_one_message():
     assert not at.exception
     assert any(u in e.value and v in e.value for e in at.error)
     assert DAG.from_dict(at.session_state["structure"]["dag"]) == dag
+
+
+def test_the_live_heatmap_draws_at_most_draw_rows_while_the_kernel_keeps_every_row():
+    import json
+
+    from bnfk_ui.sections.structure import DRAW_ROWS
+
+    at = page_app("structure.py").run()
+    assert_clean(at)
+    _, lk, rows = at.session_state["_live"]
+    assert len(rows) == 435 > DRAW_ROWS and lk.gram().shape == (435, 435)
+    charts = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+    heat = [t for spec in charts for t in spec["data"] if t.get("type") == "heatmap" and t.get("yaxis", "y") == "y"
+            and isinstance(t.get("y"), list) and len(t["y"]) > 1]
+    assert heat and all(len(t["y"]) == DRAW_ROWS for t in heat)
+    assert any(f"{DRAW_ROWS} of them drawn" in c.value for c in at.caption)

@@ -192,6 +192,11 @@ def _arc_edit(kind: str, u: str, v: str) -> None:
     st.session_state.pop("live_arc", None)
 
 
+#: at most this many rows of the live Gram matrix are drawn (evenly spaced along the plotted order): a browser
+#: draws a 2,000 x 2,000 heatmap (16 MB of numbers) in seconds; the kernel itself keeps every row
+DRAW_ROWS = 400
+
+
 def live_panel(feat) -> None:
     """The Fisher Gram matrix of the current structure and one pair's per-variable terms, updated in place after
     every edit (:class:`bnfk_core.live.LiveKernel`: only the changed terms are recomputed)."""
@@ -201,8 +206,9 @@ def live_panel(feat) -> None:
     labels = d.labels()[rows] if d.class_column else np.full(len(rows), -1)
     cls_states = d.states[d.index(d.class_column)] if d.class_column else ()
     order = live.order_rows(lk, labels)
+    drawn = order[np.linspace(0, len(order) - 1, DRAW_ROWS).round().astype(int)] if len(order) > DRAW_ROWS else order
     c1, c2 = st.columns([1.1, 1], gap="medium")
-    c1.plotly_chart(figures.gram_figure(K, order, rows, labels, cls_states, title="Fisher kernel, live", height=430),
+    c1.plotly_chart(figures.gram_figure(K, drawn, rows, labels, cls_states, title="Fisher kernel, live", height=430),
                     key="live_gram", config={"displaylogo": False})
     a, b = state.default_pair(K, [int(r) for r in rows]) if not st.session_state.get("pair") else st.session_state.pair
     pos = {int(r): k for k, r in enumerate(rows)}
@@ -216,6 +222,7 @@ def live_panel(feat) -> None:
     how = (f"last edit: {1000 * info['seconds']:.0f} ms, {len(info.get('rebuilt', ()))} term(s) rebuilt and "
            f"{len(info.get('rescaled', ()))} rescaled" if info else f"built in {1000 * lk.seconds_build:.0f} ms")
     st.caption(f"{len(rows):,} rows" + (f" (a seeded sample of {feat.n_rows:,})" if len(rows) < feat.n_rows else "")
+               + (f", {len(drawn):,} of them drawn evenly along the order" if len(drawn) < len(order) else "")
                + f"; {how}. Rows A = #{a} and B = #{b} (pick others on the Kernel page)."
                + (f" On this large file the live kernel is fitted on a seeded sample (seed "
                   f"{int(st.session_state.view_seed)}) of its {state.full_data().n_rows:,} rows; the structure "
