@@ -19,10 +19,10 @@ import numpy as np
 import pandas as pd
 
 from .errors import DataError
-from .files import NOT_FOUND, open_regular, regular_file_problem
+from .files import NOT_FOUND, not_regular_message, open_regular, regular_file_problem
 
 __all__ = ["CategoricalData", "load_csv", "from_codes", "read_table", "RawTable", "MISSING_TOKENS", "MISSING_CATEGORY",
-           "DEFAULT_NA_VALUES", "na_set", "interval_label", "parse_interval", "check_file", "not_regular_message"]
+           "DEFAULT_NA_VALUES", "na_set", "interval_label", "parse_interval", "check_file"]
 
 #: the strings that were always read as missing before ``na_values`` existed; now the opt-in
 #: ``na_values="default-list"`` (the bundled samples that need them declare them in catalog.json)
@@ -328,11 +328,6 @@ def check_file(obj) -> tuple[Path, str]:
     if problem is not None:
         raise DataError(not_regular_message(shown))
     return path, shown
-
-
-def not_regular_message(shown: str) -> str:
-    """The one sentence for a path that is not a readable regular file (same for every kind of one)."""
-    return f"{shown} cannot be read as a regular file; bnfk reads only regular files (no folders, pipes or devices)."
 
 
 def _read_raw_text(obj, source: str) -> tuple[str, list, bool]:

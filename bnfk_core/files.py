@@ -21,7 +21,7 @@ import stat
 import tempfile
 from typing import Iterator
 
-__all__ = ["atomic_path", "same_file", "regular_file_problem", "open_regular", "NOT_FOUND", "NOT_REGULAR",
+__all__ = ["atomic_path", "same_file", "regular_file_problem", "open_regular", "not_regular_message", "NOT_FOUND", "NOT_REGULAR",
            "NOT_READABLE"]
 
 #: what :func:`regular_file_problem` says is wrong with a path
@@ -75,6 +75,11 @@ def regular_file_problem(path) -> str | None:
     except (OSError, ValueError, TypeError):
         return NOT_READABLE
     return None if stat.S_ISREG(st.st_mode) else NOT_REGULAR
+
+
+def not_regular_message(shown: str) -> str:
+    """The one sentence for a path that is not a readable regular file (same for every kind of one)."""
+    return f"{shown} cannot be read as a regular file; bnfk reads only regular files (no folders, pipes or devices)."
 
 
 def open_regular(path, mode: str = "rb", **kw):

@@ -392,9 +392,7 @@ class KGVScorer:
         return val
 
     def total(self, parent_indices: Sequence[Sequence[int]]) -> float:
-        if len(parent_indices) != self.n_vars:
-            raise StructureError(f"The DAG has {len(parent_indices)} nodes but the data {self.n_vars} columns.")
-        return float(sum(self(i, ps) for i, ps in enumerate(parent_indices)))
+        return scores.total_score(self, parent_indices)
 
 
 def make_kgv_scorer(codes, cards, *, weights=None, numbers=None, ess: float = 1.0, **options) -> KGVScorer:

@@ -29,7 +29,7 @@ import numpy as np
 from .dag import DAG
 from .data import CategoricalData, from_codes
 from .errors import BnfkError, DataError, ModelError
-from .files import NOT_FOUND, open_regular, regular_file_problem
+from .files import NOT_FOUND, not_regular_message, open_regular, regular_file_problem
 from .registry import ESTIMATORS, EstimatorSpec
 from .scores import weighted_bincount
 
@@ -496,8 +496,7 @@ def read_model(path_or_buffer, source: str | None = None) -> BayesNet:
         if problem == NOT_FOUND:
             raise ModelError(f"Model file '{source}' does not exist.")
         if problem is not None:
-            raise ModelError(f"Model file '{source}' cannot be read as a regular file; bnfk reads only regular "
-                             "files (no folders, pipes or devices).")
+            raise ModelError("Model file " + not_regular_message(f"'{source}'"))
         try:
             with open_regular(path, "r", encoding="utf-8", errors="replace") as fh:
                 text = fh.read()

@@ -29,7 +29,7 @@ from scipy.special import gammaln, logsumexp, xlogy
 from .errors import StructureError
 from .registry import SCORES, ScoreSpec
 
-__all__ = ["SCORES", "complete_codes", "family_counts", "log_likelihood", "bic", "aic", "k2", "bdeu",
+__all__ = ["SCORES", "complete_codes", "family_counts", "total_score", "log_likelihood", "bic", "aic", "k2", "bdeu",
            "qnml", "local_score", "log_multinomial_normalizer", "LocalScorer", "score_dag", "scorer_for",
            "parameter_count", "weighted_bincount"]
 
@@ -337,9 +337,15 @@ class LocalScorer:
 
     def total(self, parent_indices: Sequence[Sequence[int]]) -> float:
         """Total score of a DAG given as the parent indices of every column."""
-        if len(parent_indices) != self.n_vars:
-            raise StructureError(f"The DAG has {len(parent_indices)} nodes but the data {self.n_vars} columns.")
-        return float(sum(self(i, ps) for i, ps in enumerate(parent_indices)))
+        return total_score(self, parent_indices)
+
+
+def total_score(scorer, parent_indices: Sequence[Sequence[int]]) -> float:
+    """Σ_i scorer(i, π_i): the decomposable score of a DAG given as every column's parent indices (any scorer
+    with ``n_vars`` and ``scorer(child, parents)``)."""
+    if len(parent_indices) != scorer.n_vars:
+        raise StructureError(f"The DAG has {len(parent_indices)} nodes but the data {scorer.n_vars} columns.")
+    return float(sum(scorer(i, ps) for i, ps in enumerate(parent_indices)))
 
 
 # ---------------------------------------------------------------------- function API

@@ -43,7 +43,7 @@ from pathlib import Path
 from .dag import DAG
 from .data import CategoricalData, load_csv
 from .errors import BnfkError, DataError, shorten
-from .files import NOT_FOUND, atomic_path, open_regular, regular_file_problem
+from .files import NOT_FOUND, atomic_path, not_regular_message, open_regular, regular_file_problem
 from .model import BayesNet, fit
 from .registry import ESTIMATORS
 from .settings import check_settings
@@ -172,8 +172,7 @@ def _document(path):
     if problem == NOT_FOUND:
         raise SessionError(f"Session file {shown} does not exist.")
     if problem is not None:
-        raise SessionError(f"{shown} cannot be read as a regular file; bnfk reads only regular files "
-                           "(no folders, pipes or devices).")
+        raise SessionError(not_regular_message(shown))
     try:
         with open_regular(p) as fh:
             st = os.fstat(fh.fileno())
