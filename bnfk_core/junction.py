@@ -34,7 +34,7 @@ __all__ = ["JunctionTree", "TreeShape", "tree_shape", "junction_tree", "batch_ro
 #: working memory of one batch (clique potentials, beliefs and messages of all its rows)
 BATCH_BYTES = 64 * 2**20
 #: largest total clique size (cells per row) for which a tree is built; bigger models are inferred per
-#: missingness pattern over the Markov blankets only (:mod:`bnfk_core.inference_patterns`)
+#: missingness pattern over the Markov blankets only (:mod:`bnfk_core.elimination`)
 MAX_TREE_CELLS = 4_000_000
 
 

@@ -1,6 +1,8 @@
 """The KGV tab of the Structure page (issue 24): the KGV score among the choices, the pairwise KGV-MI heatmap, the
 columns searched raw with their CPT bins, and the networks learned on raw numbers and on bins with their SHD equal
 to the core's."""
+import numpy as np
+
 from apptest_helpers import assert_clean, page_app
 from bnfk_core.dag import structural_hamming_distance
 from bnfk_core.data import load_csv
@@ -34,8 +36,23 @@ def test_kgv_tab_on_waveform_compares_raw_and_binned_networks():
     mi = kgv_mutual_information(data)
     dl = [b for b in at.get("download_button") if "KGV-MI" in b.proto.label]
     assert dl and mi["matrix"].shape == (41, 41)
-    charts = [c.proto.id for c in at.get("plotly_chart")]
-    assert len(charts) >= 4
+    # the heatmap the page draws is the core's KGV-MI matrix (same variables, same numbers)
+    import json
+    def as_array(z):       # plotly writes numpy arrays as {"dtype", "bdata" (base64), "shape"}
+        if isinstance(z, dict):
+            import base64
+            shape = tuple(int(n) for n in str(z.get("shape", "")).split(",") if n.strip())
+            return np.frombuffer(base64.b64decode(z["bdata"]), dtype=np.dtype(z["dtype"])).reshape(shape or (-1,))
+        return np.array([[np.nan if v is None else v for v in row] for row in z], dtype=float)
+
+    heat = [as_array(t["z"]) for c in at.get("plotly_chart") for t in json.loads(c.proto.spec)["data"]
+            if t.get("type") == "heatmap" and "z" in t]
+    heat = [z for z in heat if z.shape == (41, 41)]
+    assert len(heat) == 1
+    z = heat[0].astype(float)
+    shown = ~np.isnan(z)
+    assert shown.sum() >= 41 * 40
+    np.testing.assert_allclose(z[shown], np.asarray(mi["matrix"], float)[shown], rtol=1e-6, atol=1e-9)
     at.button(key="kgv_use_raw").click().run()
     assert_clean(at)
     assert at.session_state["structure"]["label"] == "Hill climbing (KGV, numbers unbinned)"

@@ -110,16 +110,16 @@ def _from_every_row(missing_data: str, name: str):
 
 # ---------------------------------------------------------------------- peers
 def one_hot(data) -> tuple[np.ndarray, np.ndarray]:
-    """(X, offsets): one 0/1 column per (variable, state), NaN over the whole block of a missing cell."""
+    """(X, offsets): one 0/1 column per (variable, state) (:func:`bnfk_core.lca.model.one_hot`), NaN over the
+    whole block of a missing cell."""
+    from ..lca.model import one_hot as one_hot_codes
+
     codes = data.codes
     cards = np.asarray(data.cardinalities, dtype=np.int64)
     offs = np.concatenate([[0], np.cumsum(cards)])
-    X = np.zeros((codes.shape[0], int(offs[-1])))
-    for i in range(codes.shape[1]):
-        col = codes[:, i]
-        obs = col >= 0
-        X[np.flatnonzero(obs), offs[i] + col[obs]] = 1.0
-        X[~obs, offs[i]:offs[i + 1]] = np.nan
+    X = one_hot_codes(codes, cards)
+    missing = np.repeat(codes < 0, cards, axis=1)       # each cell's flag over its variable's block
+    X[missing] = np.nan
     return X, offs
 
 
@@ -157,11 +157,10 @@ LCA_MAX_CLASSES, LCA_STARTS = 6, 5
 def impute_lca(data, seed: int = 0) -> Imputation:
     """The latent class model (:mod:`bnfk_core.lca`, K by BIC): a missing cell's distribution is
     sum_t P(t | x_obs) theta_i[t, .] -- the class posterior of the row times the class profiles."""
-    from ..lca.model import fit_lca
+    from ..lca.kernel import best_by_bic
 
     t0 = time.perf_counter()
-    fits = [fit_lca(data, k, LCA_STARTS, seed) for k in range(1, LCA_MAX_CLASSES + 1)]
-    best = min(fits, key=lambda m: m.bic)
+    best = best_by_bic(data, LCA_MAX_CLASSES, LCA_STARTS, seed)
     post = best.posterior(data.codes)
     cells = {}
     for i, prof in enumerate(best.profiles):
