@@ -13,6 +13,7 @@ size and modification time and the loading options; two sessions asking for the 
 from __future__ import annotations
 
 import collections
+import contextlib
 import hashlib
 import os
 import tempfile
@@ -20,7 +21,7 @@ import threading
 from pathlib import Path
 
 from bnfk_core.data import _printable
-from bnfk_core.errors import DataError
+from bnfk_core.errors import BnfkError, DataError
 from bnfk_core.serve import FileStore, ServePolicy
 from bnfk_core.serve import policy as serve_policy
 from bnfk_core.stream import WeightedData, file_layout, read_counts
@@ -75,9 +76,26 @@ def resolve(path: str) -> str:
     return os.path.expanduser(p)
 
 
-def header(path: str) -> tuple:
-    """The file's column names (checks that it exists and is a CSV or Parquet file; DataError names it)."""
-    return file_layout(resolve(path)).header
+@contextlib.contextmanager
+def named_as(path: str, name: str):
+    """A core error about the server file ``path`` names it as the visitor knows it (``name``): a visitor never
+    sees the server's folders (the data folder's absolute path, the upload store under $TMPDIR)."""
+    try:
+        yield
+    except BnfkError as exc:
+        msg = str(exc)
+        for p in sorted({str(path), os.path.abspath(str(path)), _printable(str(path)),
+                         _printable(os.path.abspath(str(path)))}, key=len, reverse=True):
+            msg = msg.replace(p, name)
+        exc.args = (msg,) + exc.args[1:]
+        raise
+
+
+def header(path: str, name: str | None = None) -> tuple:
+    """The file's column names (checks that it exists and is a CSV or Parquet file; DataError names it as
+    ``name``, default its file name)."""
+    with named_as(path, name or os.path.basename(str(path))):
+        return file_layout(resolve(path)).header
 
 
 def file_key(path: str) -> tuple:
@@ -122,8 +140,10 @@ def read(path: str, source: str, options: tuple, progress=None) -> WeightedData:
             return w
         cls, policy, bins, drop = options
         try:
-            w = read_counts(resolve(path), class_column=cls, missing_policy=policy, discretize_bins=bins or None,
-                            drop_columns=tuple(drop), source=source, progress=progress)
+            with named_as(path, source):
+                w = read_counts(resolve(path), class_column=cls, missing_policy=policy,
+                                discretize_bins=bins or None, drop_columns=tuple(drop), source=source,
+                                progress=progress)
         finally:
             with _LOCK:
                 _READING.pop(key, None)

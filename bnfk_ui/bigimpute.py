@@ -94,9 +94,11 @@ def run(path: str, source: str, model, options: tuple, fill: str = "median", pro
         cls, policy, bins, drop = options
         try:
             OUTPUT_DIR.mkdir(parents=True, exist_ok=True)
-            res = impute_file(model, bigdata.resolve(path), str(out), probabilities=str(probs), fill_numeric=fill,
-                              class_column=cls, missing_policy=policy, discretize_bins=bins or None,
-                              drop_columns=tuple(drop), source=source, progress=progress)
+            with bigdata.named_as(path, source):
+                res = impute_file(model, bigdata.resolve(path), str(out), probabilities=str(probs),
+                                  fill_numeric=fill, class_column=cls, missing_policy=policy,
+                                  discretize_bins=bins or None, drop_columns=tuple(drop), source=source,
+                                  progress=progress)
         except OSError as exc:
             raise DataError(f"Cannot write the completed file in the server's temporary folder: "
                             f"{_printable(exc.strerror or type(exc).__name__)}.") from None

@@ -275,7 +275,7 @@ def use_file(path: str, *, dataset: str = "path", name: str | None = None) -> No
     ss = st.session_state
     path = bigdata.server_file(path) if dataset == "path" else bigdata.resolve(path)
     name = name or os.path.basename(path)
-    header = bigdata.header(path)
+    header = bigdata.header(path, name)
     cls = next((c for c in header if c.lower() in ("class", "label", "target", "y")), None)
     drop: list[str] = []
     bar = st.progress(0.0, text=f"Reading {name}…")

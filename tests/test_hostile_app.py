@@ -326,3 +326,23 @@ def test_a_class_with_thousands_of_levels_draws_bounded_figures_on_the_kernel_pa
         assert len(fig["data"]) <= MAX_CLASS_COLORS + 3
         for trace in fig["data"]:
             assert len(trace.get("colorscale") or []) <= 2 * (MAX_CLASS_COLORS + 1)
+
+
+def test_errors_about_a_big_file_name_it_as_the_visitor_knows_it_not_by_its_server_path(tmp_path):
+    """A bad large upload (one column; NUL bytes) is refused naming the upload, never the store's folder."""
+    import pytest as _pytest
+
+    from bnfk_core.errors import DataError
+    from bnfk_ui import bigdata
+
+    one_col = tmp_path / "store" / "0123abcd.csv"
+    one_col.parent.mkdir()
+    one_col.write_text("only\n" + "a\n" * 50)
+    with _pytest.raises(DataError) as err:
+        bigdata.read(str(one_col), "my upload.csv", (None, "missing", 4, ()))
+    assert "my upload.csv" in str(err.value) and str(tmp_path) not in str(err.value)
+    binary = tmp_path / "store" / "ffff.csv"
+    binary.write_bytes(b"a,b\n\x00\x01,2\n")
+    with _pytest.raises(DataError) as err:
+        bigdata.header(str(binary), "photo.csv")
+    assert "photo.csv" in str(err.value) and str(tmp_path) not in str(err.value)
