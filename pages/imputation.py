@@ -149,13 +149,4 @@ if common.start("Imputation"):
                 if big:
                     sec_imp.big_file_panel(m, fill)
                 else:
-                    done = imp.complete_file(res, state.raw_table(), fill_numeric=fill)
-                    st.caption("The download is the loaded file with only its missing cells filled: every other cell, "
-                               "the columns (dropped ones too) and the rows stay as written.")
-                    base = f"{common.dataset_name()}_imputed"
-                    d1, d2 = st.columns(2)
-                    with d1:
-                        common.download("Completed data (CSV)", done.to_bytes, f"{base}.csv", "text/csv")
-                    with d2:
-                        common.download("Probabilities (CSV)", done.probabilities_csv, f"{base}_probabilities.csv",
-                                        "text/csv")
+                    sec_imp.small_file_panel(res, fill)

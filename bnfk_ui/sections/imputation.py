@@ -7,6 +7,7 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
+from bnfk_core.analyses import impute as imp
 from bnfk_core.errors import BnfkError
 from bnfk_core.stream import file_layout
 
@@ -18,6 +19,20 @@ __all__ = ["big_file_panel"]
 def _reader(path: str):
     """The file's bytes, read when the download is clicked (not on every page run)."""
     return lambda: Path(path).read_bytes()
+
+
+def small_file_panel(res, fill: str) -> None:
+    """For a table held in memory: the loaded file with only its missing cells filled (``res``, an
+    :class:`~bnfk_core.analyses.impute.ImputedData`), and the cells' probabilities, as downloads."""
+    done = imp.complete_file(res, state.raw_table(), fill_numeric=fill)
+    st.caption("The download is the loaded file with only its missing cells filled: every other cell, "
+               "the columns (dropped ones too) and the rows stay as written.")
+    base = f"{common.dataset_name()}_imputed"
+    d1, d2 = st.columns(2)
+    with d1:
+        common.download("Completed data (CSV)", done.to_bytes, f"{base}.csv", "text/csv")
+    with d2:
+        common.download("Probabilities (CSV)", done.probabilities_csv, f"{base}_probabilities.csv", "text/csv")
 
 
 def big_file_panel(model, fill: str) -> None:
