@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import DataError
+from .files import same_file
 
 __all__ = ["DATA_ENV", "OUTPUT_ENV", "CONFIG_ENV", "CONFIG_FILE", "OUTSIDE_READ", "OUTSIDE_WRITE", "ServeError",
            "ServePolicy", "FileStore", "echo", "policy"]
@@ -171,7 +172,7 @@ class ServePolicy:
         if info is not None:
             if not stat.S_ISREG(info.st_mode):
                 raise ServeError(f"'{shown}' in the server's output folder is not a regular file; give another name.")
-            if not_same_as is not None and _same(real, not_same_as):
+            if not_same_as is not None and same_file(real, not_same_as):
                 raise ServeError(f"'{shown}' is the input file itself; choose another name so the data are kept.")
             if not replace:
                 raise ServeError(f"'{shown}' already exists in the server's output folder; tick 'Replace an existing "
@@ -214,13 +215,6 @@ def _typed(text, empty: str, outside: str) -> str:
     if "\x00" in p or len(p) > 4096:
         raise ServeError(outside)
     return p
-
-
-def _same(a: str, b: str) -> bool:
-    try:
-        return os.path.samefile(a, b)
-    except (OSError, ValueError):
-        return False
 
 
 def policy(environ=None) -> ServePolicy:

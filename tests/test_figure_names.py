@@ -80,11 +80,17 @@ def test_page_figure_modules_show_names_literally():
     for fig in segments.segment_panels(K, K, order, rows, labels, names[:3])[0]:
         assert_literal(fig, must_show=("&lt;a href=x&gt;click&lt;/a&gt;",))
     assert_literal(segments.edit_difference_figure(K, K, order, rows, labels, names[:3], names[1] + " → " + names[0]))
-    for fig in segments.gallery_panels(K, [K, K], [names[0], names[1]], order, rows, labels, names[:3])[0]:
+    gallery = segments.gallery_panels(K, [K, K], [names[0], names[1]], order, rows, labels, names[:3])[0]
+    for fig in gallery:
         assert_literal(fig, must_show=())
+    shown = "\n".join(s for fig in gallery for _, s in strings(fig.to_plotly_json()))
+    assert all(base.plain(c) in shown for c in names[:3])     # the class names are there, as text
     assert_literal(clustering.cluster_heatmap(K, order, rows, labels, 3, names[0] + names[1]))
-    for fig in clustering.cluster_maps(np.ones((n, 2)), rows, labels, 3, labels, names[:3]):
+    maps = clustering.cluster_maps(np.ones((n, 2)), rows, labels, 3, labels, names[:3])
+    for fig in maps:
         assert_literal(fig, must_show=())
+    shown = "\n".join(s for fig in maps for _, s in strings(fig.to_plotly_json()))
+    assert all(base.plain(c) in shown for c in names[:3])     # the map coloured by label names them, as text
     Y = np.random.default_rng(1).normal(size=(n, 2))
     assert_literal(prototypes.map_figure(Y, rows, labels, names[:3], np.array([0, 1]), np.arange(n),
                                          names[0] + names[1]))
