@@ -37,16 +37,20 @@ PEERS_DIR = "imputation_peers"
 RATIOS = (0.1, 0.2, 0.3)
 #: the networks' learning options (those of ``impute --structure hc``)
 LEARN = {"structure": "hc", **IMPUTE_LEARN}
-#: network variants shown beside the default (thesis BN-Mode, structural EM, complete rows)
-VARIANTS = ("bn-em", "bn-ac", "bn-mode", "bn")
+#: variants shown beside the default: the stack's equal-weight cousin and its network alone (both free once the
+#: stack ran: the components are cached), then the other network variants (thesis BN-Mode, available case,
+#: complete rows) -- those only with ``--repeats``-sized runs that can afford them (:data:`FULL_VARIANTS`)
+VARIANTS = ("stack", "bn-lca", "bn-em", "bn-ac", "bn-mode", "bn")
+#: the variants of the full run (every bundled data set x 3 ratios x 5 seeds; the costly ones left out)
+FULL_VARIANTS = ("stack", "bn-lca", "bn-em")
 QUICK_PEERS = ("house_votes_84", "breast_cancer")
-N_MAX, N_MAX_QUICK = 2000, 300
+N_MAX, N_MAX_QUICK = 1000, 300
 SEEDS, SEEDS_QUICK = 5, 2
 
 
-def peer_methods() -> list[str]:
+def peer_methods(variants=VARIANTS) -> list[str]:
     """bnfk's default, its variants, then every registered peer (registration order)."""
-    out = [DEFAULT_IMPUTER] + [v for v in VARIANTS if v != DEFAULT_IMPUTER]
+    out = [DEFAULT_IMPUTER] + [v for v in variants if v != DEFAULT_IMPUTER]
     return out + [n for n in IMPUTERS.names(peer=True) if n not in out]
 
 
@@ -83,7 +87,7 @@ def _one(stem: str, seeds: tuple, ratios: tuple, methods: tuple, n_max: int) -> 
                 except Exception as exc:  # a method that cannot run here (e.g. no complete row) is a gap
                     res = {"accuracy": np.nan, "cross_entropy": np.nan, "cells": split.n_hidden}
                     note = f"{type(exc).__name__}: {str(exc)[:120]}"
-                rows.append({"dataset": stem, "rows": d.n_rows, "masked": ratio, "seed": seed, "method": m,
+                rows.append({"dataset": stem, "rows": d.n_rows, "of_rows": data.n_rows, "masked": ratio, "seed": seed, "method": m,
                              "accuracy": res["accuracy"], "cross_entropy": res["cross_entropy"],
                              "cells": res["cells"], "seconds": time.perf_counter() - t0, "note": note})
     return pd.DataFrame(rows)
@@ -92,7 +96,7 @@ def _one(stem: str, seeds: tuple, ratios: tuple, methods: tuple, n_max: int) -> 
 def summary(runs: pd.DataFrame) -> pd.DataFrame:
     """Mean and (population) std over seeds per data set, ratio and method."""
     g = runs.groupby(["dataset", "masked", "method"], sort=False)
-    out = g.agg(accuracy=("accuracy", "mean"), accuracy_std=("accuracy", lambda x: float(np.std(x))),
+    out = g.agg(rows=("rows", "max"), of_rows=("of_rows", "max"), accuracy=("accuracy", "mean"), accuracy_std=("accuracy", lambda x: float(np.std(x))),
                 cross_entropy=("cross_entropy", "mean"), seconds=("seconds", "mean"), runs=("seed", "size"))
     return out.reset_index()
 
@@ -105,7 +109,9 @@ def lead_table(summ: pd.DataFrame, methods: list[str]) -> pd.DataFrame:
     for (stem, ratio), sub in summ.groupby(["dataset", "masked"], sort=False):
         acc = dict(zip(sub["method"], sub["accuracy"]))
         sd = dict(zip(sub["method"], sub["accuracy_std"]))
-        line = {"dataset": stem, "masked": f"{ratio:.0%}"}
+        n, of = int(sub["rows"].max()), int(sub["of_rows"].max())
+        line = {"dataset": stem, "rows": f"{n} of {of}" if n < of else f"{n}", "seeds": int(sub["runs"].max()),
+                "masked": f"{ratio:.0%}"}
         top = np.nanmax([acc.get(m, np.nan) for m in methods])
         for m in methods:
             a = acc.get(m, np.nan)
@@ -129,8 +135,9 @@ def run_peers(settings, w, progress) -> dict:
     seeds = tuple(settings.seed + r for r in range(repeats))
     ratios = (0.1, 0.3) if settings.quick else RATIOS
     n_max = N_MAX_QUICK if settings.quick else N_MAX
-    methods = [m for m in peer_methods() if _available(m)]
-    skipped = [m for m in peer_methods() if m not in methods]
+    wanted = peer_methods(VARIANTS if settings.quick else FULL_VARIANTS)
+    methods = [m for m in wanted if _available(m)]
+    skipped = [m for m in wanted if m not in methods]
     ex._say(progress, 0.0, f"imputation peers on {len(names)} data sets")
     runs = pd.concat(ex._map(_one, [(s, seeds, ratios, tuple(methods), n_max) for s in names], settings.jobs),
                      ignore_index=True)
