@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import csv
 import json
-from math import comb
 from pathlib import Path
 
 import numpy as np
@@ -45,12 +44,40 @@ def masked():
     return induce_mcar(_data(codes, cards), 1, 0.15, seed=3)
 
 
-def test_weight_grid_is_the_simplex_lattice():
-    g = st.weight_grid(3, 0.25)
-    assert g.shape == (comb(4 + 2, 2), 3)             # compositions of 4 quarters into 3 parts
-    np.testing.assert_allclose(g.sum(axis=1), 1.0)
-    assert (g >= 0).all() and len({tuple(r) for r in g}) == g.shape[0]
-    assert st.weight_grid(2, 0.1).shape == (11, 2)
+def _objective(P, w, floor=1e-5):
+    return float(np.log(np.maximum(P, floor) @ w).sum())
+
+
+def test_stacking_weights_maximise_the_mixture_log_score_as_scipy_does():
+    from scipy.optimize import minimize
+    rng = np.random.default_rng(0)
+    P = rng.dirichlet([1.0, 1.0], size=(400, 3))[:, :, 0]      # three components' P(true state) on 400 cells
+    P[:, 2] *= 0.3                                             # a weak component
+    P[rng.random(400) < 0.1, 0] = 0.0                          # and zeros (kNN-like), floored at 1e-5
+    w = st.stacking_weights(P)
+    assert w.min() >= 0 and w.sum() == pytest.approx(1.0)
+    # independent: scipy on the softmax parametrisation of the simplex
+    res = minimize(lambda z: -_objective(P, np.exp(z) / np.exp(z).sum()), np.zeros(3), method="Nelder-Mead",
+                   options={"xatol": 1e-9, "fatol": 1e-12, "maxiter": 20000})
+    ref = np.exp(res.x) / np.exp(res.x).sum()
+    assert _objective(P, w) >= _objective(P, ref) - 1e-6
+    np.testing.assert_allclose(w, ref, atol=2e-3)
+    # and no point of a fine grid on the simplex does better
+    for a in np.linspace(0, 1, 41):
+        for b in np.linspace(0, 1 - a, max(int(round((1 - a) * 40)) + 1, 1)):
+            assert _objective(P, np.array([a, b, 1 - a - b])) <= _objective(P, w) + 1e-9
+    np.testing.assert_allclose(st.stacking_weights(np.zeros((0, 3))), 1 / 3)
+
+
+def test_true_state_probs_reads_the_scored_cells(masked):
+    imps = [IMPUTERS[c].impute(masked.data, seed=0, cache={}, **LEARN) for c in ("mode", "knn")]
+    P = st.true_state_probs(imps, masked.truth, masked.hidden)
+    assert P.shape == (masked.n_hidden, 2)
+    ref = []
+    for i, (rows, Pm) in imps[0].cells.items():
+        for j, r in enumerate(rows):
+            ref.append([Pm[j, masked.truth[r, i]], imps[1].cells[i][1][j, masked.truth[r, i]]])
+    np.testing.assert_allclose(P, np.array(ref))
 
 
 def test_bn_lca_is_the_average_of_the_two_posteriors_computed_separately(masked):
@@ -64,29 +91,22 @@ def test_bn_lca_is_the_average_of_the_two_posteriors_computed_separately(masked)
         np.testing.assert_allclose(P.sum(axis=1), 1.0, atol=1e-9)
 
 
-def test_grid_scores_equal_evaluate_on_each_average(masked):
-    imps = [IMPUTERS[c].impute(masked.data, seed=0, cache={}, **LEARN) for c in st.STACK_COMPONENTS]
-    grid = st.weight_grid(3, 0.25)
-    acc, ce = st.grid_scores(imps, grid, masked.truth, masked.hidden)
-    for w, a, c in zip(grid, acc, ce):
-        ref = evaluate(Imputation("avg", st.average_cells(imps, w)), masked.truth, masked.hidden)
-        assert a == pytest.approx(ref["accuracy"], abs=1e-12) and c == pytest.approx(ref["cross_entropy"], abs=1e-9)
-    best = st.choose_weights(grid, acc, ce)
-    assert acc[best] == acc.max() and ce[best] == ce[acc == acc.max()].min()
-
-
 def test_stack_uses_the_weights_its_validation_chose(masked):
-    grid, acc, ce, best = st.validation_weights(masked.data, seed=4, **LEARN)
+    w, score, n = st.validation_weights(masked.data, seed=4, **LEARN)
     stacked = IMPUTERS["stack"].impute(masked.data, seed=4, cache={}, **LEARN)
     imps = [IMPUTERS[c].impute(masked.data, seed=4, cache={}, **LEARN) for c in st.STACK_COMPONENTS]
-    ref = st.average_cells(imps, grid[best])
+    ref = st.average_cells(imps, w)
     for i, (rows, P) in stacked.cells.items():
         np.testing.assert_allclose(P, ref[i][1], atol=1e-12)
-    assert f"{grid[best][0]:.2f}" in stacked.notes[0]
-    # the validation hides only cells the table observes, a share of them
+    assert f"{st.STACK_COMPONENTS[0]} {w[0]:.2f}" in stacked.notes[0]
+    # the validation hides only cells the table observes, a share of them, and its weights are its EM's
     split = induce_mcar(masked.data, 1, st.VALIDATION_SHARE, seed=4 + 7919)
     assert (masked.data.codes[split.hidden] >= 0).all()
-    assert split.n_hidden == round(st.VALIDATION_SHARE * (masked.data.codes >= 0).sum())
+    assert n == split.n_hidden == round(st.VALIDATION_SHARE * (masked.data.codes >= 0).sum())
+    vimps = [IMPUTERS[c].impute(split.data, seed=4, cache={}, **LEARN) for c in st.STACK_COMPONENTS]
+    P = st.true_state_probs(vimps, split.truth, split.hidden)
+    np.testing.assert_allclose(w, st.stacking_weights(P), atol=1e-12)
+    assert score == pytest.approx(_objective(P, w) / n)
 
 
 def test_stack_never_sees_the_masked_truth():
@@ -115,7 +135,7 @@ def test_one_component_stack_is_that_component(masked):
 
 def test_registered_and_default():
     assert DEFAULT_IMPUTER == "stack" and "bn-lca" in IMPUTERS and not IMPUTERS["stack"].peer
-    assert IMPUTERS["stack"].needs == "scikit-learn"
+    assert IMPUTERS["stack"].needs == ""   # its kNN is numpy (bnfk_core.analyses.knn_onehot)
 
 
 def test_impute_table_fills_every_missing_cell_with_the_arg_max(masked):
@@ -159,3 +179,40 @@ def test_cli_bad_method_is_one_error_line(tmp_path, capsys, extra, culprit):
     assert main(["impute", HV, *extra, "-o", str(tmp_path / "x.csv")]) == 2
     err = capsys.readouterr().err
     assert err.startswith("error:") and culprit in err and "Traceback" not in err
+
+
+def test_numpy_knn_equals_scikit_learn_where_the_kth_neighbour_is_not_tied():
+    """knn_onehot_cells against KNNImputer on one-hot codes; on a tie at the k-th distance scikit-learn picks some
+    donors, ours share the votes left: there both give the same nearer donors' votes."""
+    from bnfk_core.analyses.impute_methods import impute_knn_onehot
+    from bnfk_core.analyses.knn_onehot import knn_onehot_cells
+    rng = np.random.default_rng(2)
+    cards = [3, 2, 4, 3, 2, 3, 5]
+    codes = np.column_stack([rng.integers(0, c, 120) for c in cards])
+    codes[rng.random(codes.shape) < 0.25] = -1
+    mine = knn_onehot_cells(codes, cards, 5)
+    theirs = impute_knn_onehot(_data(codes, cards), k=5).cells
+    blocked = knn_onehot_cells(codes, cards, 5, block_entries=300)       # a few rows per block: same result
+    obs = codes >= 0
+    total = sum(cards)
+    compared = tied = 0
+    for i, (rows, P) in theirs.items():
+        np.testing.assert_array_equal(mine[i][0], rows)
+        np.testing.assert_allclose(blocked[i][1], mine[i][1], atol=1e-12)
+        np.testing.assert_allclose(mine[i][1].sum(axis=1), 1.0, atol=1e-12)
+        donors = np.flatnonzero(obs[:, i])
+        for a, p, q in zip(rows, P, mine[i][1]):
+            both = obs[donors] & obs[a]
+            cols = (both * np.asarray(cards)).sum(axis=1)
+            diff = (both & (codes[donors] != codes[a])).sum(axis=1)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                d = np.where(cols > 0, total / cols * 2.0 * diff, np.inf)
+            s = np.sort(d)
+            if s[4] == s[5] or not np.isfinite(s[4]):
+                tied += 1
+                near = d < s[4]                      # the donors nearer than the tie: both count them fully
+                assert np.all(q * 5 >= np.bincount(codes[donors[near], i], minlength=cards[i]) - 1e-9)
+                continue
+            np.testing.assert_allclose(q, p, atol=1e-12)
+            compared += 1
+    assert compared >= 20 and tied >= 5

@@ -30,6 +30,7 @@ import numpy as np
 
 from ..missing import learn_network
 from ..registry import IMPUTERS, ImputerSpec
+from .knn_onehot import impute_knn_numpy
 from .impute_stack import STACK_COMPONENTS, impute_average, impute_stacked
 from .impute import (
     Imputation,
@@ -205,6 +206,10 @@ def impute_lca(data, seed: int = 0) -> Imputation:
                       notes=[f"latent class model with {best.n_classes} classes (lowest BIC of K = 1..{LCA_MAX_CLASSES})"])
 
 
+def _knn(data, *, cache=None, **_):
+    return _cached(cache, "knn", lambda: impute_knn_numpy(data, k=5))
+
+
 def _lca(data, *, seed=0, cache=None, **_):
     return _cached(cache, ("lca", seed), lambda: impute_lca(data, seed=seed))
 
@@ -233,10 +238,12 @@ for _spec in (
                     description="scikit-learn KNNImputer on one-hot codes, arg-max per variable"),
         ImputerSpec("lca", "Latent class model (K by BIC)", _lca, peer=True,
                     description="bnfk_core.lca: K = 1..6 classes by BIC; class posterior times the class profiles"),
+        ImputerSpec("knn", "kNN (one-hot, k=5, numpy)", _knn,
+                    description="KNNImputer's one-hot vote in numpy; donors tied at the k-th distance share the rest"),
         ImputerSpec("bn-lca", "BN + LCA (posterior average)", _bn_lca,
                     description="equal-weight average of the structural-EM network's and the latent class model's "
                                 "cell posteriors"),
-        ImputerSpec("stack", "Stacked (BN + LCA + kNN)", _stack, needs="scikit-learn",
+        ImputerSpec("stack", "Stacked (BN + LCA + kNN)", _stack,
                     description="average of the cell posteriors of " + ", ".join(STACK_COMPONENTS) + ", weights by "
                                 "internal validation on 5 % of the observed cells")):
     IMPUTERS.register(_spec)

@@ -31,7 +31,8 @@ from ..analyses.impute_methods import DEFAULT_IMPUTER, IMPUTE_LEARN
 from ..registry import IMPUTERS
 from . import experiments as ex
 
-__all__ = ["PEERS_DIR", "RATIOS", "LEARN", "QUICK_PEERS", "peer_methods", "run_peers", "lead_table"]
+__all__ = ["PEERS_DIR", "RATIOS", "LEARN", "QUICK_PEERS", "peer_methods", "run_dataset", "run_peers", "summary", "lead_table",
+           "lead_notes", "lead_markdown"]
 
 PEERS_DIR = "imputation_peers"
 RATIOS = (0.1, 0.2, 0.3)
@@ -42,7 +43,7 @@ LEARN = {"structure": "hc", **IMPUTE_LEARN}
 #: complete rows) -- those only with ``--repeats``-sized runs that can afford them (:data:`FULL_VARIANTS`)
 VARIANTS = ("stack", "bn-lca", "bn-em", "bn-ac", "bn-mode", "bn")
 #: the variants of the full run (every bundled data set x 3 ratios x 5 seeds; the costly ones left out)
-FULL_VARIANTS = ("stack", "bn-lca", "bn-em")
+FULL_VARIANTS = ("stack", "bn-lca", "bn-em", "knn")
 QUICK_PEERS = ("house_votes_84", "breast_cancer")
 N_MAX, N_MAX_QUICK = 1000, 300
 SEEDS, SEEDS_QUICK = 5, 2
@@ -68,7 +69,8 @@ def _load(stem: str):
     return data.without_class()
 
 
-def _one(stem: str, seeds: tuple, ratios: tuple, methods: tuple, n_max: int) -> pd.DataFrame:
+def run_dataset(stem: str, seeds: tuple, ratios: tuple, methods: tuple, n_max: int) -> pd.DataFrame:
+    """One bundled data set's runs (module docstring, steps 1-3): one row per seed x ratio x method."""
     data = _load(stem)
     rows = []
     for seed in seeds:
@@ -124,6 +126,26 @@ def lead_table(summ: pd.DataFrame, methods: list[str]) -> pd.DataFrame:
     return pd.DataFrame(lines)
 
 
+def lead_notes(lead: pd.DataFrame, runs: pd.DataFrame, methods: list[str]) -> list[str]:
+    """Where bnfk's default is behind the best peer, and the runs that could not be imputed."""
+    behind = lead[lead["default - best peer"].str.startswith("-")]
+    notes = [f"bnfk's default ({IMPUTERS[methods[0]].label}) leads or ties the best peer on {len(lead) - len(behind)} "
+             f"of {len(lead)} lines" + ("; behind on " + "; ".join(f"{r['dataset']} {r['masked']} "
+                                                                 f"({r['default - best peer']})"
+                                                                 for _, r in behind.iterrows()) if len(behind) else ".")]
+    gaps = runs[runs["note"].fillna("") != ""]
+    if len(gaps):
+        notes.append(f"{len(gaps)} runs could not be imputed (n/a), e.g. {gaps.iloc[0]['method']} on "
+                     f"{gaps.iloc[0]['dataset']}: {gaps.iloc[0]['note']}")
+    return notes
+
+
+def lead_markdown(lead: pd.DataFrame, setup: str, notes: list[str], title: str = "# Imputation peers") -> str:
+    """The lead table as markdown: title, setup, the table (best per line in bold), notes."""
+    md = [title, "", setup + ".", "", ex.markdown_table(lead), ""] + [f"- {n}" for n in notes]
+    return "\n".join(md) + "\n"
+
+
 def run_peers(settings, w, progress) -> dict:
     """The ``imputation-peers`` experiment (module docstring); files go to ``<out>/imputation_peers/``."""
     allowed = tuple(sorted(ex._catalog()))
@@ -139,7 +161,7 @@ def run_peers(settings, w, progress) -> dict:
     methods = [m for m in wanted if _available(m)]
     skipped = [m for m in wanted if m not in methods]
     ex._say(progress, 0.0, f"imputation peers on {len(names)} data sets")
-    runs = pd.concat(ex._map(_one, [(s, seeds, ratios, tuple(methods), n_max) for s in names], settings.jobs),
+    runs = pd.concat(ex._map(run_dataset, [(s, seeds, ratios, tuple(methods), n_max) for s in names], settings.jobs),
                      ignore_index=True)
     summ = summary(runs)
     lead = lead_table(summ, methods)
@@ -148,22 +170,15 @@ def run_peers(settings, w, progress) -> dict:
     setup = (f"{len(names)} data sets, at most {n_max} rows per seed, seeds {seeds[0]}..{seeds[-1]}, "
              f"{', '.join(f'{r:.0%}' for r in ratios)} of the observed cells hidden at random (MCAR, whole table); "
              f"networks: {LEARN['structure']}/{LEARN['score']} + {LEARN['params']}; kNN k = 5 on one-hot codes")
-    behind = lead[lead["default - best peer"].str.startswith("-")]
-    notes = [f"bnfk's default ({IMPUTERS[methods[0]].label}) is behind the best peer on {len(behind)} of "
-             f"{len(lead)} lines" + (": " + "; ".join(f"{r['dataset']} {r['masked']} ({r['default - best peer']})"
-                                                    for _, r in behind.iterrows()) if len(behind) else ".")]
+    notes = lead_notes(lead, runs, methods)
     if skipped:
         notes.append(f"skipped (package missing): {', '.join(skipped)}")
-    gaps = runs[runs["note"] != ""]
-    if len(gaps):
-        notes.append(f"{len(gaps)} runs could not be imputed (n/a), e.g. {gaps.iloc[0]['method']} on "
-                     f"{gaps.iloc[0]['dataset']}: {gaps.iloc[0]['note']}")
+    behind = lead[lead["default - best peer"].str.startswith("-")]
     w.table(f"{PEERS_DIR}/imputation_peers", summ, title="Imputation: bnfk beside the peers (accuracy on hidden cells)",
             caption="(no published counterpart: a new comparison, issue #26)",
             measured="accuracy of the arg-max and capped cross-entropy on the hidden cells, mean and std over seeds",
             setup=setup, notes=notes)
-    md = ["# Imputation peers", "", setup + ".", "", ex.markdown_table(lead), ""] + [f"- {n}" for n in notes]
-    (w.out / PEERS_DIR / "imputation_peers_lead.md").write_text("\n".join(md) + "\n")
+    (w.out / PEERS_DIR / "imputation_peers_lead.md").write_text(lead_markdown(lead, setup, notes))
     w.files.append(f"{PEERS_DIR}/imputation_peers_lead.md")
     return {"datasets": names, "methods": methods, "seeds": list(seeds), "ratios": list(ratios),
             "behind": [f"{r['dataset']} {r['masked']}" for _, r in behind.iterrows()]}
