@@ -92,6 +92,7 @@ def _cmd_impute(args) -> dict:
             return _impute_with_method(args, method, t0)
         args.missing_data = NETWORK_IMPUTERS[method]
         model, learned = _learn_for_imputation(args)
+        learned["learned"] = {"method": method, **learned["learned"]}
     if args.chunksize or args.engine == "dask":
         return _impute_in_blocks(args, model)
     data = read_data(args.data, args, model=model)  # the model's columns and states (numbers -> its bins)

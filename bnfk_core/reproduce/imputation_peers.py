@@ -10,10 +10,13 @@ their own, thesis 3.4), per masked ratio m in 10 / 20 / 30 % and seed s:
 3. every method imputes the hidden cells from the rest; accuracy of the arg-max and capped cross-entropy
    on the hidden cells (:func:`~bnfk_core.analyses.impute.evaluate`).
 
-Methods: bnfk's default (:data:`~bnfk_core.analyses.impute_methods.DEFAULT_IMPUTER`), the other network
-variants (structural EM, BN-Mode, structure on the complete rows), and every registered peer
-(``peer=True`` in :data:`bnfk_core.registry.IMPUTERS`: the most frequent value, kNN on one-hot codes, and
-the latent class model once it registers).  The networks use hill climbing with :data:`LEARN`.
+Methods: bnfk's default (:data:`~bnfk_core.analyses.impute_methods.DEFAULT_IMPUTER`, the stacked imputer of
+:mod:`bnfk_core.analyses.impute_stack`), its parts and cousins (the BN + LCA average, the structural-EM network, the
+numpy kNN; free once the stack ran, its components are cached), and every registered peer (``peer=True`` in
+:data:`bnfk_core.registry.IMPUTERS`: the most frequent value, scikit-learn's kNN on one-hot codes, the latent class
+model).  ``--quick`` adds the other network variants (available case, BN-Mode, complete rows).  The networks use
+hill climbing with :data:`LEARN`.  Rows: at most :data:`N_MAX` per seed (letter, waveform_5000, mushroom, nursery,
+kr_vs_kp, car are capped; the table says "1000 of N").
 
 Outputs (in ``<out>/imputation_peers/``): ``imputation_peers_runs.csv`` (one row per data set x ratio x
 seed x method), ``imputation_peers.csv`` (mean and std over seeds) and ``imputation_peers.md`` (the table,
@@ -142,7 +145,7 @@ def lead_notes(lead: pd.DataFrame, runs: pd.DataFrame, methods: list[str]) -> li
 
 def lead_markdown(lead: pd.DataFrame, setup: str, notes: list[str], title: str = "# Imputation peers") -> str:
     """The lead table as markdown: title, setup, the table (best per line in bold), notes."""
-    md = [title, "", setup + ".", "", ex.markdown_table(lead), ""] + [f"- {n}" for n in notes]
+    md = ([title, ""] if title else []) + [setup + ".", "", ex.markdown_table(lead), ""] + [f"- {n}" for n in notes]
     return "\n".join(md) + "\n"
 
 
