@@ -27,6 +27,7 @@ from bnfk_core.model import BayesNet, fit
 from bnfk_core.registry import KERNELS, SCORES
 from bnfk_core.kgv import raw_numbers
 from bnfk_core.scores import score_dag
+from bnfk_core.views import kernel as kernel_view
 
 from . import bigdata, jobs, settings
 
@@ -680,10 +681,8 @@ def default_pair(K: np.ndarray, rows) -> tuple[int, int]:
     ss = st.session_state
     rows = [int(r) for r in rows]
     if not (ss.pair and ss.pair[0] in rows and ss.pair[1] in rows):
-        dg = np.sqrt(np.maximum(np.diag(K), 1e-300))
-        cos = K[0] / (dg[0] * dg)
-        cos[0] = -np.inf
-        ss.pair = (rows[0], rows[int(np.argmax(cos))] if len(rows) > 1 else rows[0])
+        ia, ib = kernel_view.first_pair(K)
+        ss.pair = (rows[ia], rows[ib])
     return ss.pair
 
 

@@ -13,8 +13,8 @@ from bnfk_core.analyses import network_checks, segment_information
 from bnfk_core.dag import DAG, SEGMENT_KINDS, SEGMENT_LABELS, SEGMENT_PATTERNS, SEGMENT_SIZES, apply_segment
 from bnfk_core.embed import class_order, cluster_order, sample_rows
 from bnfk_core.registry import ESTIMATORS
+from bnfk_core.views.figures import segments as figs
 from bnfk_ui import common, settings, state
-from bnfk_ui.figures import segments as figs
 from bnfk_ui.sections import segments as sections
 
 KINDS = {k: f"{SEGMENT_LABELS[k]}  {SEGMENT_PATTERNS[k] if k != 'full' else '(one collapsed variable)'}"

@@ -320,7 +320,7 @@ def test_a_class_with_thousands_of_levels_draws_bounded_figures_on_the_kernel_pa
     assert time.monotonic() - t0 < 120
     _no_crash(at)
     assert not at.error, [e.value for e in at.error]
-    from bnfk_ui.figures.base import MAX_CLASS_COLORS
+    from bnfk_core.views.figures.base import MAX_CLASS_COLORS
     for chart in at.get("plotly_chart"):
         fig = json.loads(chart.proto.spec)
         assert len(fig["data"]) <= MAX_CLASS_COLORS + 3
