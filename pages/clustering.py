@@ -129,5 +129,4 @@ def page():
             st.info("Classification needs a class column; choose one on the Data page.")
 
 if common.start("Clustering"):
-    with common.shown_errors():   # a BnfkError: one sentence, the page stops there
-        page()
+    page()

@@ -4,7 +4,6 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from bnfk_core.errors import BnfkError
 from bnfk_core.registry import KERNELS
 from bnfk_core.views import figures
 from bnfk_core.views import kernel as kernel_view
@@ -39,14 +38,10 @@ def page():
     st.selectbox("Compare with", list(compare), format_func=compare.get, **state.bind("kernel_compare"))
 
     spec = KERNELS[kind]
-    try:
-        with st.spinner("Computing Gram matrices…"):
-            m = state.model()
-            G = state.gram_matrix(m)
-            K2, title2, _ = state.comparison_gram(ss.kernel_compare)
-    except BnfkError as exc:
-        st.error(str(exc))
-        return
+    with st.spinner("Computing Gram matrices…"):   # a refusal (memory) stops the page at the router's boundary
+        m = state.model()
+        G = state.gram_matrix(m)
+        K2, title2, _ = state.comparison_gram(ss.kernel_compare)
     K, rows, labels = G.K, G.rows, G.labels
     an = state.kernel_analysis(K, labels, ss.kernel_order, bool(d.class_column))
     title1 = kernel_view.main_title(spec, state.dag().n_arcs)

@@ -127,5 +127,4 @@ def _hand_over(m, feat):
 
 
 if common.start("Latent classes"):
-    with common.shown_errors():
-        page()
+    page()

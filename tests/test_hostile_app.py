@@ -27,7 +27,7 @@ SECRET = "root:x:0:0:hunter2"
 
 
 def _fresh(query: dict | None = None, page: str | None = None, **state) -> AppTest:
-    at = AppTest.from_file(APP if page is None else str(ROOT / "pages" / page), default_timeout=120)
+    at = AppTest.from_file(APP, default_timeout=120) if page is None else page_app(page, 120)
     for k, v in (query or {}).items():
         at.query_params[k] = v
     for k, v in state.items():
