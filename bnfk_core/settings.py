@@ -11,13 +11,14 @@ Imputation page's benchmark widgets, which only a session file or ``report --set
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Callable, Iterable
 
 from .dag import SEGMENT_KINDS
 from .errors import shorten
 from .kernels import FISHER, SCALED_HAMMING
-from .registry import ESTIMATORS, KERNELS, LEARNERS, SCORES
+from .registry import CLUSTERERS, ESTIMATORS, KERNELS, LEARNERS, SCORES
 
 __all__ = ["Setting", "SETTINGS", "REPORT_SETTINGS", "MAX_SEED", "ALGORITHMS", "TRANSFORMS", "CLUSTER_NETWORKS",
            "KERNEL_ORDERS", "KERNEL_COMPARISONS", "PROTOTYPE_SOURCES", "PROTOTYPE_CRITERIA", "SEGMENT_BASES",
@@ -27,7 +28,27 @@ __all__ = ["Setting", "SETTINGS", "REPORT_SETTINGS", "MAX_SEED", "ALGORITHMS", "
 MAX_SEED = 2**32 - 1
 
 # ---------------------------------------------------------------------- option lists of the pages
-ALGORITHMS = {"correlation": "Correlation clustering", "spectral": "Spectral clustering"}
+class RegistryLabels(Mapping):
+    """``{name: label}`` of some members of a registry, read from it when asked: a page's option list whose labels
+    stay written once, in the registry (reading it only when asked keeps importing this module light)."""
+
+    def __init__(self, registry, names: tuple):
+        self._registry, self._names = registry, tuple(names)
+
+    def __getitem__(self, name):
+        if name not in self._names:
+            raise KeyError(name)
+        return self._registry[name].label
+
+    def __iter__(self):
+        return iter(self._names)
+
+    def __len__(self) -> int:
+        return len(self._names)
+
+
+#: the Clustering page's algorithms (the kernel path of analyses.cluster.run_clustering), labelled by CLUSTERERS
+ALGORITHMS = RegistryLabels(CLUSTERERS, ("correlation", "spectral"))
 TRANSFORMS = {"shift-min": "K − min K (thesis)", "cosine": "cosine-normalised, (1 + cos)/2",
               "rbf": "exp(−d² / median d²), kernel distance"}
 CLUSTER_NETWORKS = {"current": "Current structure (Structure page)",
