@@ -13,7 +13,6 @@ import streamlit as st
 from bnfk_core.errors import BnfkError
 from bnfk_core.registry import ESTIMATORS
 from bnfk_core.serve import echo
-
 from bnfk_core.views import export
 
 from . import jobs, router, settings, share, state
@@ -169,8 +168,8 @@ def seed_input(label: str, key: str, container=st, help: str | None = None) -> i
 
 def download_figure(fig, name: str, label: str = "Figure (HTML)") -> None:
     """One "Figure" menu per figure: interactive HTML (plotly.js embedded, works offline) and PNG / SVG at slide
-    size (bnfk_core.views.export; computed only when clicked).  Without the exporter or a browser the PNG/SVG buttons are
-    disabled and a caption says what is missing."""
+    size (bnfk_core.views.export; computed only when clicked).  Without the exporter or a browser the PNG/SVG
+    buttons are disabled and a caption says what is missing."""
     with st.popover(label.replace(" (HTML)", ""), icon=":material/download:"):
         download("HTML (interactive, offline)", lambda: export.figure_html(fig), f"{slug(name)}.html", "text/html",
                  key=f"dl_fig_{name}")

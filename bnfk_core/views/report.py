@@ -29,7 +29,7 @@ from bnfk_core.analyses import cluster as C
 from bnfk_core.analyses import impute as imp
 from bnfk_core.analyses import prototypes as pt
 from bnfk_core.analyses import segments as S
-from bnfk_core.dag import DAG, SEGMENT_KINDS, SEGMENT_SIZES, apply_segment
+from bnfk_core.dag import DAG, SEGMENT_KINDS, SEGMENT_SIZES
 from bnfk_core.embed import class_order, cluster_order, kernel_pca, pair_values, sample_rows
 from bnfk_core.errors import BnfkError
 from bnfk_core.kgv import raw_numbers
@@ -40,6 +40,7 @@ from bnfk_core.stats import column_summary
 
 from . import figures
 from . import kernel as kernel_view
+from . import segments as seg_view
 from .figures import clustering as fig_clu
 from .figures import imputation as fig_imp
 from .figures import kernel as fig_kernel
@@ -403,17 +404,15 @@ def segment_of(s: dict, feats) -> tuple[str, list] | None:
 
 def _segments_section(r: Report, d, feats, model, s: dict, seg) -> str:
     kind, variables = seg
-    base = DAG(feats.variables) if s["seg_base"] != "current" else model.dag
-    seg_dag = apply_segment(base, kind, variables)
+    base, seg_dag = seg_view.segment_networks(s["seg_base"], feats.variables, model.dag, kind, variables)
     m1, m2 = (fit(g, feats, method=s["param_method"]) for g in (base, seg_dag))
     seed = int(s["seg_seed"])
     rows = sample_rows(d.n_rows, min(int(s["seg_rows"]), VIEW_ROWS, d.n_rows), seed)
     labels = d.labels()[rows] if d.class_column else np.full(len(rows), -1)
     K1, K2 = (kernels.gram(m, feats.subset(rows)) for m in (m1, m2))
-    new_arcs = sorted(seg_dag.arcs - base.arcs)
     out = [(f"<p>Segment <b>{esc(kind)}</b> on {esc(', '.join(variables))} added to the "
            f"{'empty network' if s['seg_base'] != 'current' else 'current structure'} ({base.n_arcs} arcs; added "
-           f"{esc(', '.join(f'{u} → {v}' for u, v in new_arcs) or 'nothing — already present')}); Fisher kernels "
+           f"{esc(seg_view.added_arcs(base, seg_dag))}); Fisher kernels "
            f"on {len(rows):,} rows (seed {seed}).</p>")]
     if d.class_column:
         k = C.default_n_clusters(d)

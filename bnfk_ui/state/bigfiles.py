@@ -67,11 +67,13 @@ def read_whole(big: tuple[str, str], settings: dict, progress=None) -> Categoric
 
 @st.cache_resource(show_spinner=False, max_entries=8)
 def sampled(_w, fingerprint: str, n: int, seed: int) -> CategoricalData:
+    """The seeded sample of ``n`` rows of a weighted table that the row views use (cached per table)."""
     return _w.sample_rows(n, seed)
 
 
 @st.cache_resource(show_spinner=False, max_entries=8)
 def features_of(_w, fingerprint: str):
+    """The feature columns of a weighted table, fingerprinted once (cached per table)."""
     f = _w.without_class()
     f.fingerprint()
     return f

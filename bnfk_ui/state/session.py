@@ -19,21 +19,12 @@ __all__ = ["ROOT", "SAMPLE_DIR", "DEFAULT_DATASET", "MAX_MESSAGE", "UPLOAD_MISSI
 
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
 SAMPLE_DIR = ROOT / "sample_data"
-
-
 DEFAULT_DATASET = "house_votes_84"
-
-
 MAX_MESSAGE = 400            # the longest message shown (a core sentence echoing a huge user value is cut)
-
-
 #: An upload starts as ``load_csv`` and the CLI read a file: missing tokens are missing cells (the
 #: Data page can switch to "category"); a bundled sample opens with its catalog entry's policy.
 UPLOAD_MISSING_POLICY = "missing"
-
 
 DEFAULTS = {
     "dataset": DEFAULT_DATASET,      # a sample name or "upload"
@@ -46,13 +37,12 @@ DEFAULTS = {
     "pair": None,                    # (row a, row b) picked on the Kernel page
     **settings.defaults(),           # every page setting (learn_*, kernel_*, clu_*, …, memory_gib)
 }
-
-
 MEMORY_GIB_RANGE = (settings.SETTINGS["memory_gib"].lo, settings.SETTINGS["memory_gib"].hi)
 
 
 @st.cache_data(show_spinner=False)
 def catalog() -> dict:
+    """The bundled samples (``sample_data/catalog.json``)."""
     with open(SAMPLE_DIR / "catalog.json", encoding="utf-8") as fh:
         return json.load(fh)
 
@@ -89,11 +79,13 @@ def flash(kind: str, message: str) -> None:
 
 
 def show_flash() -> None:
+    """Show the messages queued by :func:`flash` (once)."""
     for kind, msg in st.session_state.pop("flash", []):
         getattr(st, kind)(msg)
 
 
 def data_settings(**override) -> dict:
+    """The choices that say which table the pages work on (dataset and reading options), ``override`` applied."""
     ss = st.session_state
     s = {"dataset": ss.dataset, "class_column": ss.class_column, "missing_policy": ss.missing_policy,
          "bins": int(ss.bins), "drop_columns": tuple(ss.drop_columns), "na_values": ss.get("na_values")}

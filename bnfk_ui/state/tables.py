@@ -19,6 +19,7 @@ __all__ = ["io_bytes", "load", "data", "full_data", "model_features", "feature_d
 
 
 def _source(dataset: str):
+    """``(file name, bytes or None)`` of a sample or the upload; a large file is never read whole."""
     if dataset == "path":
         raise DataError("A file on the server is read in chunks, not as a whole.")
     if dataset == "upload":
@@ -33,6 +34,7 @@ def _source(dataset: str):
 
 
 def io_bytes(name: str, content: bytes):
+    """An uploaded file's bytes as a named file object (the loaders read its name for messages)."""
     b = io.BytesIO(content)
     b.name = name
     return b
