@@ -563,7 +563,7 @@ def exact_search(scorer: LocalScorer, *, max_parents: int | None = None,
 # ---------------------------------------------------------------------- entry point
 def guard_width(method: str, n_vars: int, max_bytes: float | None = None, source: str = "the data") -> None:
     """Refuse, before any counting, a search whose n x n tables (:data:`PAIR_BYTES` per pair) exceed the memory
-    limit (``max_bytes``, default the limit set for this run, :func:`bnfk_core.kernels.memory_limit`): a
+    limit (``max_bytes``, default the limit set for this run, :func:`bnfk_core.limits.memory_limit`): a
     50,000-column file asks ``tree`` for 20 GB before it counts anything."""
     per_pair = PAIR_BYTES.get(str(method).lower(), 0)
     limit = resolve_limit(DEFAULT_MAX_BYTES if max_bytes is None else max_bytes)

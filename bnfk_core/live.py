@@ -59,17 +59,9 @@ from .inference import (
     parent_marginals,
     posterior,
 )
-from .kernels import (
-    DEFAULT_MAX_BYTES,
-    SCALED_HAMMING,
-    _block_matrix,
-    _check_positive,
-    _pair_kernel,
-    _pair_kernel_serial,
-    features,
-    pair_arrays,
-    gram,
-)
+from .fisher_features import block_matrix, check_positive, features
+from .kernels import SCALED_HAMMING, gram, pair_arrays, pair_kernel, pair_kernel_serial
+from .limits import DEFAULT_MAX_BYTES
 from .model import BayesNet, cpt_counts, estimate_cpt, fit
 from .registry import ESTIMATORS
 from .scores import LocalScorer
@@ -205,7 +197,7 @@ def _run_entries(K: np.ndarray, entries: list) -> None:
         B[v, :e.n_conf] = e.B
         r[v], c[v] = ri, e.n_conf
     pairs = sum(float(np.dot(n, n)) for n in (np.diff(starts[v, :c[v] + 1]) for v in range(V)))
-    run = _pair_kernel if pairs >= PARALLEL_PAIRS else _pair_kernel_serial
+    run = pair_kernel if pairs >= PARALLEL_PAIRS else pair_kernel_serial
     run(K, pX, xX, xo, order, starts, W, B, r, c)
 
 
@@ -215,7 +207,7 @@ def _missing_part(model, pm, i, codes):
     ex = np.flatnonzero((codes[:, fam] < 0).any(axis=1))
     if not len(ex):
         return ex, None
-    F = _block_matrix(model, pm, i, codes)
+    F = block_matrix(model, pm, i, codes)
     return ex, (F @ F[ex].T).toarray()
 
 
@@ -373,7 +365,7 @@ class LiveKernel:
                 continue
             po, xo, oko = self._rows(old, i)
             pn, xn, okn = self._rows(new, i)
-            _check_positive(new, pm_n, i, pn[okn], xn[okn])
+            check_positive(new, pm_n, i, pn[okn], xn[okn])
             entries.append(_Entry(po, xo, oko, old.cpts[i], -_inv(pm_o.probs[i])))
             entries.append(_Entry(pn, xn, okn, new.cpts[i], _inv(pm_n.probs[i])))
         for w in rescaled:
@@ -381,7 +373,7 @@ class LiveKernel:
             if new.cpts[w].shape[1] < 2 or np.array_equal(Po, Pn):
                 continue
             p, x, ok = self._rows(new, w)
-            _check_positive(new, pm_n, w, p[ok], x[ok])
+            check_positive(new, pm_n, w, p[ok], x[ok])
             coef = _inv(Pn) - _inv(Po)
             entries.append(_Entry(p, x, ok, new.cpts[w], coef))
             n_rescaled += 1
@@ -520,12 +512,12 @@ class LiveKernel:
                 j = p[a]
                 out[w] = (float(x[a] == x[b]) / model.cpts[w][j, x[a]] - 1.0) / pm.probs[w][j]
             else:
-                F = _block_matrix(model, pm, w, self.codes[rows])
+                F = block_matrix(model, pm, w, self.codes[rows])
                 out[w] = float(F[0].multiply(F[1]).sum())
         return out
 
     def features(self) -> sp.csr_matrix:
-        """The explicit feature map Φ of :func:`bnfk_core.kernels.features`, blocks reused per family."""
+        """The explicit feature map Φ of :func:`bnfk_core.fisher_features.features`, blocks reused per family."""
         model = self._model
         pm = parent_marginals(model)
         blocks = []
@@ -533,7 +525,7 @@ class LiveKernel:
             key = (w, model.parents[w], pm.probs[w].tobytes())   # the CPT is fixed by the family
             B = self._block_cache.get(key)
             if B is None:
-                B = _block_matrix(model, pm, w, self.codes) if not self.has_missing else None
+                B = block_matrix(model, pm, w, self.codes) if not self.has_missing else None
                 if B is None:
                     break
                 self._block_cache[key] = B

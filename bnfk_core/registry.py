@@ -2,7 +2,7 @@
 
 A registry is a read-only mapping ``name -> spec``.  The modules that implement an option register
 it where they define it (``scores`` its scores, ``learn`` its methods, ``model`` its estimators,
-``kernels`` the Fisher/scaled-Hamming/Hamming kernels, ``similarity`` the categorical similarity
+``kernels`` the Fisher kernel, ``hamming_kernels`` the (scaled-)Hamming kernels, ``similarity`` the categorical similarity
 measures), and everything that offers a choice reads the registry: the CLI's ``choices``, the app's
 widgets, the clustering and classification loops, the reproduction code and the docs tables.
 
@@ -208,7 +208,7 @@ class ClustererSpec:
 
 #: the modules that register each family's members on import (in registration order)
 PROVIDERS = {
-    "kernel": ("bnfk_core.kernels", "bnfk_core.similarity", "bnfk_core.lca.kernel"),
+    "kernel": ("bnfk_core.kernels", "bnfk_core.hamming_kernels", "bnfk_core.similarity", "bnfk_core.lca.kernel"),
     "clustering algorithm": ("bnfk_core.lca.kernel",),
     "structure-learning method": ("bnfk_core.learn",),
     "score": ("bnfk_core.scores", "bnfk_core.learn"),     # learn imports kgv, which registers "kgv"

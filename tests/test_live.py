@@ -9,7 +9,8 @@ from bnfk_core import inference
 from bnfk_core.dag import DAG
 from bnfk_core.data import from_codes
 from bnfk_core.errors import StructureError
-from bnfk_core.kernels import contributions, features, gram
+from bnfk_core.fisher_features import features
+from bnfk_core.kernels import contributions, gram
 from bnfk_core.live import LiveKernel, changed_terms, clear_live_cache, live_kernel
 from bnfk_core.model import fit
 from bnfk_core.scores import score_dag

@@ -89,7 +89,8 @@ from threadpoolctl import threadpool_limits
 
 from ..embed import class_order, kernel_pca
 from ..errors import BnfkError, DataError
-from ..kernels import FISHER, HAMMING, SCALED_HAMMING, fits, format_bytes, guard_workspace, resolve_limit, workspace_bytes
+from ..kernels import FISHER, HAMMING, SCALED_HAMMING
+from ..limits import fits, format_bytes, guard_workspace, resolve_limit, workspace_bytes
 from ..registry import CLUSTERERS, KERNELS, kernel_abbr
 
 __all__ = [
@@ -637,7 +638,7 @@ def choose_algorithm(n_rows: int, algorithm: str = "auto", *, feature_map: bool 
     """(algorithm, reason): what ``algorithm="auto"`` runs on ``n_rows`` rows under the current memory limit.
 
     Correlation clustering (the thesis's reference) when the Gram matrix and its whole work space fit
-    (:func:`bnfk_core.kernels.workspace_bytes`), else kernel k-means in the explicit feature space
+    (:func:`bnfk_core.limits.workspace_bytes`), else kernel k-means in the explicit feature space
     (``kmeans-features``) when the kernel has a feature map; otherwise the memory guard's refusal.  Any
     other ``algorithm`` is returned as asked."""
     if algorithm not in CLUSTERERS:

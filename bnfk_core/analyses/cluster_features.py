@@ -38,7 +38,10 @@ import scipy.sparse as sp
 from sklearn.cluster import KMeans
 from threadpoolctl import threadpool_limits
 
-from ..kernels import HammingKernel, NetworkKernel, features, max_rows as max_rows_within
+from ..hamming_kernels import HammingKernel
+from ..fisher_features import features
+from ..kernels import NetworkKernel
+from ..limits import max_rows as max_rows_within
 from .cluster import ClusterError, ClusterResult, _check_k, _renumber, kernel_silhouette
 
 __all__ = ["FEATURE_ALGORITHM", "SILHOUETTE_ROWS", "has_feature_map", "feature_map", "feature_sq_distances",

@@ -46,7 +46,9 @@ from scipy.special import gammaincc, gammaln
 
 from ..errors import PrototypeError
 from ..inference import parent_marginals
-from ..kernels import features, guard_tables, mmd as kernel_mmd
+from ..fisher_features import features
+from ..kernels import mmd as kernel_mmd
+from ..limits import guard_tables
 from ..learn import learn_structure
 from ..model import fit
 from .heldout import HeldOut, class_posterior, split_half
