@@ -5,7 +5,8 @@ One value per run, set with :func:`memory_limit_set`; calls that leave ``max_byt
 obey the value set (:func:`resolve_limit`).  :func:`workspace_bytes` estimates the whole work space of each
 quadratic path (Gram matrix, correlation / spectral clustering, silhouette, classification), :func:`guard_workspace`
 refuses before allocating, :func:`guard_tables` refuses too-wide per-variable tables.  A module of its own (below
-the kernels and structure learning) so that every layer reads the limit without importing the kernels."""
+the kernels and structure learning) so that every layer reads the limit without importing the kernels.
+:func:`one_blas_thread` is the other limit: BLAS pinned to one thread around many small products."""
 from __future__ import annotations
 
 import contextlib
@@ -16,7 +17,8 @@ import numpy as np
 from .errors import KernelError
 
 __all__ = ["DEFAULT_MAX_BYTES", "memory_limit", "memory_limit_set", "resolve_limit", "format_bytes", "estimate_gram_bytes",
-           "WORKSPACE_MATRICES", "workspace_bytes", "max_rows", "fits", "guard_workspace", "guard_gram", "guard_tables"]
+           "WORKSPACE_MATRICES", "workspace_bytes", "max_rows", "fits", "guard_workspace", "guard_gram", "guard_tables",
+           "one_blas_thread"]
 
 DEFAULT_MAX_BYTES = 4 * 2**30
 
@@ -162,3 +164,16 @@ def guard_tables(n_vars: int, configs: int, states: int, max_bytes: float | None
                           f"{int(configs):,} parent configurations x up to {int(states):,} states), more than the "
                           f"memory limit of {format_bytes(limit)}; a column with that many levels (an identifier?) "
                           "is best dropped, or raise the memory limit.")
+
+
+_THREADS: list = []
+
+
+def one_blas_thread():
+    """A context pinning BLAS to one thread, for work made of many small products (the KGV score's blocks, the
+    metagraph kernel's solves): on a shared two-core machine several BLAS threads were much slower (see
+    ``benchmarks/bench_kgv.py``).  The thread-pool controller is found once (its library scan costs ~30 ms)."""
+    if not _THREADS:
+        from threadpoolctl import ThreadpoolController
+        _THREADS.append(ThreadpoolController())
+    return _THREADS[0].limit(limits=1, user_api="blas")

@@ -130,13 +130,21 @@ class KernelSpec:
 
 @dataclass(frozen=True)
 class LearnerSpec:
-    """A structure-learning method of :func:`bnfk_core.learn.learn_structure`."""
+    """A structure-learning method of :func:`bnfk_core.learn.learn_structure`.
+
+    ``learn(scorer, task) -> parents`` finds the structure: ``scorer`` is the local score over the columns
+    (a :class:`bnfk_core.scores.LocalScorer`), ``task`` a :class:`bnfk_core.learn.LearnTask` (the variables,
+    the class index, the options, ``progress``; ``task.notes`` takes sentences worth showing the user); it
+    returns one tuple of parent indices per column."""
 
     name: str
     label: str
     needs_class: bool = False      # the class variable is a node (naive Bayes, TAN, KDB)
     uses_score: bool = False       # the search optimises the chosen score
     description: str = ""
+    learn: Callable | None = None
+    needs_rows: bool = True        # False: learns without a complete row (no counts needed)
+    pair_bytes: int = 0            # bytes per pair of variables its n x n tables keep at once (learn.guard_width)
 
 
 @dataclass(frozen=True)

@@ -60,10 +60,11 @@ from ..errors import BnfkError, DataError
 from ..files import atomic_path
 from ..inference import posterior
 from ..kernels import FISHER, gram
-from ..learn import EXACT_MAX_VARIABLES, learn_structure
+from ..learn import learn_structure
+from ..learn_exact import EXACT_MAX_VARIABLES
 from ..missing import learn_network
 from ..model import fit
-from ..registry import IMPUTERS
+from ..registry import IMPUTERS, LEARNERS
 
 __all__ = ["METHODS", "CE_FLOOR", "CE_CAP", "MCARSplit", "Imputation", "ImputedData", "BenchmarkResult",
            "ImputeError", "induce_mcar", "learn_model", "impute", "impute_bn", "impute_mode", "impute_wknn",
@@ -259,7 +260,7 @@ def learn_model(data: CategoricalData, *, structure: str = "auto", score: str = 
         _, model = learn_network(data, method, missing_data=missing_data, score=score, params=params,
                                  pseudo_count=pseudo_count, seed=seed, max_parents=max_parents)
     else:
-        if not data.complete_rows().any() and method not in ("empty", "naive-bayes"):
+        if not data.complete_rows().any() and getattr(LEARNERS.get(method), "needs_rows", True):
             raise ImputeError(f"No row of {data.source} is complete; a structure needs complete rows "
                               "(use 'bn-mode' or 'bn-wknn', which complete the data first, or a missing-data "
                               "method such as available-case).")
