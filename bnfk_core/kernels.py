@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import numba
 import numpy as np
-import scipy.sparse as sp
 
 from .errors import KernelError
 from .fisher_features import (FEATURE_CHUNK_ROWS, block_matrix, check_positive, feature_offsets, features, iter_features,
