@@ -38,7 +38,8 @@ from .model import fit
 from .registry import KERNELS, LEARNERS, KernelSpec, feature_learners
 
 __all__ = ["gram", "contributions", "set_kernel", "mmd", "mean_features", "normalize_rows", "normalize_bytes",
-           "NORMALIZE_BLOCK_CELLS", "pair_arrays", "pair_kernel", "pair_kernel_serial", "FISHER", "SCALED_HAMMING", "HAMMING", "THESIS_KERNELS",
+           "NORMALIZE_BLOCK_CELLS", "pair_arrays", "pair_kernel", "pair_kernel_serial", "FISHER", "SCALED_HAMMING",
+           "HAMMING", "THESIS_KERNELS",
            "FittedKernel", "NetworkKernel", "fit_fisher"]
 
 #: rowwise.py's name for check_positive until it imports the public one (delete this line then)

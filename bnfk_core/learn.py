@@ -101,19 +101,21 @@ for _spec in (
         LearnerSpec("naive-bayes", "Naive Bayes (class -> every feature)", needs_class=True, learn=learn_naive_bayes,
                     needs_rows=False),
         # hill climbing's gains (3 float64), legal moves (3 bool), adjacency and reachability (bool): 29, rounded up
-        LearnerSpec("hc", "Hill climbing (greedy, optimises the score)", uses_score=True, learn=learn_hc, pair_bytes=32),
+        LearnerSpec("hc", "Hill climbing (greedy, optimises the score)", uses_score=True, learn=learn_hc,
+                    pair_bytes=32),
         # the spanning tree's weight matrix
         LearnerSpec("tree", "Chow–Liu tree", learn=learn_tree, pair_bytes=8),
         LearnerSpec("tan", "TAN (tree-augmented naive Bayes)", needs_class=True, learn=learn_tan, pair_bytes=8),
         LearnerSpec("kdb", "KDB (k-dependence Bayes)", needs_class=True, learn=learn_kdb),
-        LearnerSpec("exact", "Exact optimum (dynamic programming, ≤ 20 variables)", uses_score=True, learn=learn_exact)):
+        LearnerSpec("exact", "Exact optimum (dynamic programming, ≤ 20 variables)", uses_score=True,
+                    learn=learn_exact)):
     LEARNERS.register(_spec)
 
 
 # ---------------------------------------------------------------------- entry point
 def guard_width(method: str, n_vars: int, max_bytes: float | None = None, source: str = "the data") -> None:
-    """Refuse, before any counting, a search whose n x n tables (its spec's ``pair_bytes`` per pair) exceed the memory
-    limit (``max_bytes``, default the limit set for this run, :func:`bnfk_core.limits.memory_limit`): a
+    """Refuse, before any counting, a search whose n x n tables (its spec's ``pair_bytes`` per pair) exceed the
+    memory limit (``max_bytes``, default the limit set for this run, :func:`bnfk_core.limits.memory_limit`): a
     50,000-column file asks ``tree`` for 20 GB before it counts anything."""
     spec = LEARNERS.get(str(method).lower())
     per_pair = spec.pair_bytes if spec is not None else 0

@@ -2,8 +2,8 @@
 
 A registry is a read-only mapping ``name -> spec``.  The modules that implement an option register
 it where they define it (``scores`` its scores, ``learn`` its methods, ``model`` its estimators,
-``kernels`` the Fisher kernel, ``hamming_kernels`` the (scaled-)Hamming kernels, ``similarity`` the categorical similarity
-measures), and everything that offers a choice reads the registry: the CLI's ``choices``, the app's
+``kernels`` the Fisher kernel, ``hamming_kernels`` the (scaled-)Hamming kernels, ``similarity`` the
+categorical similarity measures), and everything that offers a choice reads the registry: the CLI's ``choices``, the app's
 widgets, the clustering and classification loops, the reproduction code and the docs tables.
 
 Adding a kernel is one :func:`KERNELS.register <Registry.register>` call (see
