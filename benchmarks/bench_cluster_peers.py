@@ -13,9 +13,10 @@ CLI's default network: hill climbing on qNML, cNML parameters) and scaled-Hammin
 
 Same data for everyone: each set is read as the CLI reads it (``sample_data/catalog.json``: class column,
 missing policy, NA values), the label column is never a feature, k = number of labels, seeds 0..4.  A set
-with more than ``--max-rows`` rows (default 2,000) is replaced by a seeded random sample of that many rows
+with more than ``--max-rows`` rows (default 1,000) is replaced by a seeded random sample of that many rows
 (seed 0), the same rows for every method, so that the N x N Gram methods stay within a few minutes on a
-shared machine; the JSON says which sets were sampled.  Times: our ``seconds`` field (kernel + clustering,
+shared machine; the JSON says which sets were sampled.  The JSON is written after every set (``--resume``
+continues a run that was stopped).  Times: our ``seconds`` field (kernel + clustering,
 after the CSV is read) and k-modes' ``fit``; BLAS limited to one thread for both.  k-modes is a
 benchmark-only peer (benchmarks/requirements-peers.txt); without it the script says so and exits 0.
 """
@@ -173,14 +174,43 @@ def warm_up(tmp: Path) -> None:
         cli_cluster([*base, *extra, "--no-labels-out"])
 
 
+def markdown(out: dict) -> str:
+    """The docs/BENCHMARKS.md table of a results JSON: per set the best k-modes and our best (ARI / AMI)."""
+    lines = ["| data set (rows, k) | k-modes best: ARI / AMI | ours best: ARI / AMI | leads (ARI; AMI) | "
+             "defaults, ARI: ours (auto) / k-modes (Cao) | s/run k-modes Huang, Cao / lca, CC-SH |",
+             "|---|---|---|---|---|---|"]
+    for name, r in out["datasets"].items():
+        m = r["methods"]
+        pa, pm, oa, om = r["best_kmodes_ari"], r["best_kmodes_ami"], r["best_ours_ari"], r["best_ours_ami"]
+
+        def who(metric):
+            d = r[f"margin_{metric}"]
+            return "tie" if d == 0 else ("ours" if d > 0 else "**k-modes**")
+        rows = f"{r['rows']:,}" + (f" of {r['rows_in_file']:,}" if r["sampled"] else "")
+        lines.append(f"| {name} ({rows}, {r['clusters']}) | {m[pa]['ari']:.3f} ± {m[pa]['ari_std']:.3f} ({pa[7:]}) / "
+                     f"{m[pm]['ami']:.3f} ({pm[7:]}) | {m[oa]['ari']:.3f} ± {m[oa]['ari_std']:.3f} ({oa}) / "
+                     f"{m[om]['ami']:.3f} ({om}) | {who('ari')}; {who('ami')} | "
+                     f"{m['auto-SH']['ari']:.3f} / {m['kmodes-Cao']['ari']:.3f} | "
+                     f"{m['kmodes-Huang']['seconds']:.2f}, {m['kmodes-Cao']['seconds']:.2f} / "
+                     f"{m['lca']['seconds']:.2f}, {m['CC-SH']['seconds']:.2f} |")
+    return "\n".join(lines)
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help=f"{', '.join(QUICK)}, seed 0 (< 1 minute)")
     ap.add_argument("--datasets", default=None, help="comma-separated catalog names (default: every labelled set)")
     ap.add_argument("--seeds", type=int, default=None, help="seeds 0..N-1 (default 5; 1 with --quick)")
-    ap.add_argument("--max-rows", type=int, default=2000, help="larger sets are a seeded sample of this many rows")
+    ap.add_argument("--max-rows", type=int, default=1000, help="larger sets are a seeded sample of this many rows")
+    ap.add_argument("--resume", action="store_true", help="keep the sets already in the output JSON (same seeds and "
+                                                         "--max-rows), run the others")
     ap.add_argument("-o", "--output", default=None)
+    ap.add_argument("--markdown", action="store_true", help="print the docs table of the results JSON and stop")
     args = ap.parse_args(argv)
+    if args.markdown:
+        path = Path(args.output) if args.output else RESULTS / ("cluster_peers_quick.json" if args.quick else "cluster_peers.json")
+        print(markdown(json.loads(path.read_text())))
+        return 0
     try:
         import kmodes
     except ImportError:
@@ -199,19 +229,35 @@ def main(argv=None) -> int:
            "methods_ours": {m: "python -m bnfk_core cluster " + " ".join(e or ["(defaults)"]) for m, e in OURS.items()},
            "methods_peer": {m: f"kmodes.KModes(init='{i}', n_init=10, random_state=seed)" for m, i in PEERS.items()},
            "datasets": {}}
+    path = Path(args.output) if args.output else RESULTS / ("cluster_peers_quick.json" if args.quick else "cluster_peers.json")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if args.resume and path.exists():
+        old = json.loads(path.read_text())
+        if old.get("seeds") == seeds and old.get("max_rows") == args.max_rows:
+            out["datasets"] = {n: r for n, r in old["datasets"].items() if n in names}
+            out["load_average_runs"] = old.get("load_average_runs", [])
+            out["earlier_seconds"] = old.get("total_seconds", 0.0)
+            log(f"resuming: {', '.join(out['datasets']) or 'nothing'} already done")
     with threadpool_limits(limits=1), tempfile.TemporaryDirectory() as tmp:
-        warm_up(Path(tmp))
-        for name in names:
+        if any(n not in out["datasets"] for n in names):
+            warm_up(Path(tmp))
+        for name in sorted(names, key=lambda n: min(CATALOG[n]["rows"], args.max_rows)):    # small sets first
+            if name in out["datasets"]:
+                continue
             log(f"{name} ...")
             out["datasets"][name] = bench_set(name, seeds, args.max_rows, Path(tmp))
-    out["total_seconds"] = time.perf_counter() - t0
+            path.write_text(json.dumps(out, indent=1) + "\n")                  # a partial run keeps what it did
+    out["total_seconds"] = time.perf_counter() - t0 + out.pop("earlier_seconds", 0.0)
     out["load_average_start"], out["load_average_end"] = load0, os.getloadavg()
+    out["load_average_runs"] = out.get("load_average_runs", []) + [[load0[0], out["load_average_end"][0]]]
     sets = out["datasets"].values()
     out["count"] = {metric: {"ours_lead": sum(r[f"margin_{metric}"] > 0 for r in sets),
                              "kmodes_lead": sum(r[f"margin_{metric}"] < 0 for r in sets),
                              "tie": sum(r[f"margin_{metric}"] == 0 for r in sets)} for metric in ("ari", "ami")}
-    path = Path(args.output) if args.output else RESULTS / ("cluster_peers_quick.json" if args.quick else "cluster_peers.json")
-    path.parent.mkdir(parents=True, exist_ok=True)
+    # a fixed choice on each side (no picking the best afterwards): our CLI default against k-modes' default init
+    diff = [r["methods"]["auto-SH"]["ari"] - r["methods"]["kmodes-Cao"]["ari"] for r in sets]
+    out["count"]["defaults_ari"] = {"ours_lead": sum(d >= TIE for d in diff), "kmodes_lead": sum(d <= -TIE for d in diff),
+                                    "tie": sum(abs(d) < TIE for d in diff)}
     path.write_text(json.dumps(out, indent=1) + "\n")
     print(f"{len(out['datasets'])} data sets in {out['total_seconds']:.0f} s (load {load0[0]:.1f} -> "
           f"{out['load_average_end'][0]:.1f}); ours lead on ARI in {out['count']['ari']['ours_lead']}, k-modes in "

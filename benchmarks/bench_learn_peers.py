@@ -21,7 +21,8 @@ log base 2, times ln 2: the two must agree), the number of arcs and, on the ALAR
 distance (between equivalence classes, ``bnfk_core.dag.structural_hamming_distance``) to the true network.
 ALARM: 2,000 complete rows sampled from pgmpy's bundled network (``benchmarks/alarm_sample.py``, seed 0).
 pyAgrum's timings include building its learner from the table (it reads a CSV it writes); ``learn_dag`` alone is
-recorded as well.  ``--cli`` adds ``farm-bench`` figures of the two command lines on nursery.
+recorded as well.  ``--cli`` adds ``farm-bench`` figures of the two command lines on nursery; ``--spread N`` adds
+how path dependent the climbs are on ALARM (our seeds, pgmpy's ``PYTHONHASHSEED``) to an existing JSON.
 pyAgrum and pgmpy are benchmark peers (benchmarks/requirements-peers.txt); a missing one is skipped politely.
 """
 from __future__ import annotations
@@ -218,6 +219,57 @@ def farm_bench_cli(name: str, tmp: Path, runs: int) -> dict:
     return {"data": name, "ours": " ".join(ours_cmd[1:]), "peer": peer_cmd, "report": done.stdout + done.stderr}
 
 
+SHORT = {"ours (hc, CLI default: best of 5 climbs)": "ours hc (5 climbs)", "ours (hc, one climb)": "ours hc (1 climb)",
+         "pyAgrum greedy HC": "pyAgrum greedy", "pyAgrum tabu search": "pyAgrum tabu", "pyAgrum MIIC": "pyAgrum MIIC",
+         "pgmpy HillClimbSearch": "pgmpy HC"}
+
+
+def markdown(out: dict) -> str:
+    """The docs/BENCHMARKS.md table of a results JSON: seconds, BIC (ours) and arcs per learner and table."""
+    names = list(next(iter(out["datasets"].values()))["learners"])
+    head = "| table (rows × columns) | " + " | ".join(SHORT.get(n, n) for n in names) + " |"
+    lines = [head, "|---" * (len(names) + 1) + "|"]
+    for name, r in out["datasets"].items():
+        best = max(v["bic_ours"] for v in r["learners"].values())
+        cells = []
+        for n in names:
+            v = r["learners"][n]
+            bic = f"{v['bic_ours']:,.1f}"
+            bic = f"**{bic}**" if v["bic_ours"] >= best - 1e-6 else bic
+            shd = f", SHD {v['shd_to_true']}" if "shd_to_true" in v else ""
+            runs = "" if v["runs"] == out["repeats"] else f" ({v['runs']}×)"
+            cells.append(f"{v['seconds']:.2f} s{runs}; {bic}; {v['arcs']} arcs{shd}")
+        true = r.get("true_network")
+        label = f"{name} ({r['rows']:,} × {r['variables']})" + (
+            f"; true network {true['bic_ours']:,.1f}, {true['arcs']} arcs" if true else "")
+        lines.append(f"| {label} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def alarm_spread(seeds: int, hash_seeds: list[int]) -> dict:
+    """How path dependent hill climbing is on ALARM: our single climbs with seeds 0..``seeds``-1, and pgmpy's climb
+    under each ``PYTHONHASHSEED`` in ``hash_seeds`` (its ties follow the order of a Python set; one process each)."""
+    data, truth = load_table("alarm_2000")
+    truth = DAG(list(data.variables), truth.sorted_arcs())
+    out = {"ours_single_climbs": [], "pgmpy_by_hash_seed": {}}
+    for seed in range(seeds):
+        dag = learn_structure(data, "hc", score="bic", restarts=0, seed=seed).dag
+        out["ours_single_climbs"].append({"seed": seed, "bic_ours": score_dag(data.codes, data.cardinalities, dag),
+                                          "arcs": dag.n_arcs, "shd_to_true": structural_hamming_distance(dag, truth)})
+        log(f"  ours seed {seed}: BIC {out['ours_single_climbs'][-1]['bic_ours']:.2f}")
+    code = ("import sys, json; sys.path.insert(0, 'benchmarks'); import bench_learn_peers as b; "
+            "d, t = b.load_table('alarm_2000'); g = b.pgmpy(b.frame_of(d))(); "
+            "t = b.DAG(list(d.variables), t.sorted_arcs()); "
+            "print(json.dumps({'bic_ours': b.score_dag(d.codes, d.cardinalities, g), 'arcs': g.n_arcs, "
+            "'shd_to_true': b.structural_hamming_distance(g, t)}))")
+    for h in hash_seeds:
+        done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
+                              env={**os.environ, "PYTHONHASHSEED": str(h)})
+        out["pgmpy_by_hash_seed"][str(h)] = json.loads(done.stdout.strip().splitlines()[-1])
+        log(f"  pgmpy PYTHONHASHSEED={h}: {out['pgmpy_by_hash_seed'][str(h)]}")
+    return out
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help=f"{', '.join(QUICK)} only")
@@ -227,7 +279,24 @@ def main(argv=None) -> int:
                     help="seconds after which a learner is not run again (default 30)")
     ap.add_argument("--cli", action="store_true", help="also farm-bench the two command lines on nursery")
     ap.add_argument("-o", "--output", default=None)
+    ap.add_argument("--markdown", action="store_true", help="print the docs table of the results JSON and stop")
+    ap.add_argument("--spread", type=int, default=0, metavar="N",
+                    help="only add to the results JSON: ALARM by our single climbs with seeds 0..N-1 and by pgmpy "
+                         "under --hash-seeds")
+    ap.add_argument("--hash-seeds", default="1,2", help="PYTHONHASHSEED values of the pgmpy runs of --spread")
     args = ap.parse_args(argv)
+    path = Path(args.output) if args.output else RESULTS / ("learn_peers_quick.json" if args.quick else "learn_peers.json")
+    if args.markdown:
+        print(markdown(json.loads(path.read_text())))
+        return 0
+    if args.spread:
+        out = json.loads(path.read_text())
+        hashes = [int(h) for h in args.hash_seeds.split(",") if h.strip()] if have("pgmpy") else []
+        load0 = os.getloadavg()
+        out["alarm_spread"] = {**alarm_spread(args.spread, hashes), "load_average": [load0[0], os.getloadavg()[0]]}
+        path.write_text(json.dumps(out, indent=1, default=float) + "\n")
+        print(f"wrote the ALARM spread into {path}")
+        return 0
     missing = [m for m in ("pyagrum", "pgmpy") if not have(m)]
     if len(missing) == 2:
         print("pyAgrum and pgmpy are not installed (pip install -r benchmarks/requirements-peers.txt): nothing to "
@@ -250,7 +319,6 @@ def main(argv=None) -> int:
         log(out["cli_farm_bench"]["report"])
     out["total_seconds"] = time.perf_counter() - t0
     out["load_average_start"], out["load_average_end"] = load0, os.getloadavg()
-    path = Path(args.output) if args.output else RESULTS / ("learn_peers_quick.json" if args.quick else "learn_peers.json")
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(out, indent=1, default=float) + "\n")
     print(f"{len(names)} tables in {out['total_seconds']:.0f} s (load {load0[0]:.1f} -> "
