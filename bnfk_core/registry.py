@@ -2,8 +2,8 @@
 
 A registry is a read-only mapping ``name -> spec``.  The modules that implement an option register
 it where they define it (``scores`` its scores, ``learn`` its methods, ``model`` its estimators,
-``kernels`` the Fisher/scaled-Hamming/Hamming kernels, ``similarity`` the categorical similarity
-measures), and everything that offers a choice reads the registry: the CLI's ``choices``, the app's
+``kernels`` the Fisher kernel, ``hamming_kernels`` the (scaled-)Hamming kernels, ``similarity`` the
+categorical similarity measures), and everything that offers a choice reads the registry: the CLI's ``choices``, the app's
 widgets, the clustering and classification loops, the reproduction code and the docs tables.
 
 Adding a kernel is one :func:`KERNELS.register <Registry.register>` call (see
@@ -158,13 +158,21 @@ class KernelSpec:
 
 @dataclass(frozen=True)
 class LearnerSpec:
-    """A structure-learning method of :func:`bnfk_core.learn.learn_structure`."""
+    """A structure-learning method of :func:`bnfk_core.learn.learn_structure`.
+
+    ``learn(scorer, task) -> parents`` finds the structure: ``scorer`` is the local score over the columns
+    (a :class:`bnfk_core.scores.LocalScorer`), ``task`` a :class:`bnfk_core.learn.LearnTask` (the variables,
+    the class index, the options, ``progress``; ``task.notes`` takes sentences worth showing the user); it
+    returns one tuple of parent indices per column."""
 
     name: str
     label: str
     needs_class: bool = False      # the class variable is a node (naive Bayes, TAN, KDB)
     uses_score: bool = False       # the search optimises the chosen score
     description: str = ""
+    learn: Callable | None = None
+    needs_rows: bool = True        # False: learns without a complete row (no counts needed)
+    pair_bytes: int = 0            # bytes per pair of variables its n x n tables keep at once (learn.guard_width)
 
 
 @dataclass(frozen=True)
@@ -281,7 +289,7 @@ def lazy(module: str, name: str) -> Callable:
 
 #: the modules that register each family's members on import (in registration order)
 PROVIDERS = {
-    "kernel": ("bnfk_core.kernels", "bnfk_core.similarity", "bnfk_core.lca.kernel"),
+    "kernel": ("bnfk_core.kernels", "bnfk_core.hamming_kernels", "bnfk_core.similarity", "bnfk_core.lca.kernel"),
     "clustering algorithm": ("bnfk_core.lca.kernel",),
     "structure-learning method": ("bnfk_core.learn",),
     "score": ("bnfk_core.scores", "bnfk_core.learn"),     # learn imports kgv, which registers "kgv"

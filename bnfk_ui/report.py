@@ -25,7 +25,7 @@ import pandas as pd
 
 from bnfk_core import kernels
 from bnfk_core.analyses import cluster as C
-from bnfk_core.analyses import impute as imp
+from bnfk_core.analyses import impute as imp, impute_benchmark
 from bnfk_core.analyses import prototypes as pt
 from bnfk_core.analyses import segments as S
 from bnfk_core.dag import DAG, SEGMENT_KINDS, SEGMENT_SIZES, apply_segment
@@ -342,7 +342,7 @@ def _clustering_section(r: Report, d, feats, model, s: dict) -> str:
 
 def _imputation_section(r: Report, d, feats, s: dict) -> str:
     methods = [m for m in s["imp_methods"] if m in imp.METHODS] or ["bn", "mode", "wknn"]
-    res = imp.benchmark(feats, methods, test_ratios=sorted(s["imp_test"]), missing_ratios=sorted(s["imp_missing"]),
+    res = impute_benchmark.benchmark(feats, methods, test_ratios=sorted(s["imp_test"]), missing_ratios=sorted(s["imp_missing"]),
                         repeats=int(s["imp_repeats"]), seed=int(s["imp_seed"]), structure=s["imp_structure"],
                         score="qnml", params="cnml")
     n_runs = len(res.test_ratios) * len(res.missing_ratios) * res.repeats

@@ -12,7 +12,8 @@ from bnfk_core.analyses import cluster as C
 from bnfk_core.cli import build_parser, main
 from bnfk_core.data import load_csv
 from bnfk_core.errors import BnfkError, KernelError, ModelError, StructureError
-from bnfk_core.kernels import HammingKernel, gram
+from bnfk_core.hamming_kernels import HammingKernel
+from bnfk_core.kernels import gram
 
 ROOT = Path(__file__).resolve().parents[1]
 HV = str(ROOT / "sample_data" / "house_votes_84.csv")

@@ -19,7 +19,7 @@ from sklearn.model_selection import train_test_split
 from sklearn.neighbors import KNeighborsClassifier
 from sklearn.svm import SVC
 
-from ..kernels import guard_workspace
+from ..limits import guard_workspace
 from ..registry import CLASSIFIERS, KERNELS, ClassifierSpec
 from .cluster_common import ClusterError, Progress, check_model, feature_columns
 

@@ -23,7 +23,8 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
-from ..kernels import FISHER, HAMMING, SCALED_HAMMING, fits, format_bytes, guard_workspace, resolve_limit, workspace_bytes
+from ..kernels import FISHER, HAMMING, SCALED_HAMMING
+from ..limits import fits, format_bytes, guard_workspace, resolve_limit, workspace_bytes
 from ..registry import CLUSTERERS, FEATURE_CLUSTERER, KERNELS, kernel_abbr
 from .classification import (CLASSIFIERS, ClassificationResult, classification_table, classifier_label, classify,
                              classify_many, knn_proba)
@@ -152,7 +153,7 @@ def choose_algorithm(n_rows: int, algorithm: str = "auto", *, feature_map: bool 
     """(algorithm, reason): what ``algorithm="auto"`` runs on ``n_rows`` rows under the current memory limit.
 
     Correlation clustering (the thesis's reference) when the Gram matrix and its whole work space fit
-    (:func:`bnfk_core.kernels.workspace_bytes`), else kernel k-means in the explicit feature space
+    (:func:`bnfk_core.limits.workspace_bytes`), else kernel k-means in the explicit feature space
     (``kmeans-features``) when the kernel has a feature map; otherwise the memory guard's refusal.  Any
     other ``algorithm`` is returned as asked."""
     if algorithm not in CLUSTERERS:

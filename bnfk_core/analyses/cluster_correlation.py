@@ -41,7 +41,7 @@ import time
 import numba
 import numpy as np
 
-from ..kernels import guard_workspace
+from ..limits import guard_workspace
 from ..registry import KERNELS
 from .cluster_common import ClusterError, ClusterResult, check_k, renumber, square_matrix
 

@@ -38,7 +38,10 @@ import scipy.sparse as sp
 from sklearn.cluster import KMeans
 from threadpoolctl import threadpool_limits
 
-from ..kernels import HammingKernel, NetworkKernel, features, max_rows as max_rows_within
+from ..fisher_features import features
+from ..hamming_kernels import HammingKernel
+from ..kernels import NetworkKernel
+from ..limits import max_rows as max_rows_within
 from ..registry import FEATURE_CLUSTERER
 from .cluster_common import ClusterError, ClusterResult, check_k, renumber
 from .cluster_metrics import kernel_silhouette

@@ -9,7 +9,7 @@ import pandas as pd
 from sklearn.metrics import adjusted_mutual_info_score, adjusted_rand_score, silhouette_score, v_measure_score
 
 from ..embed import class_order, kernel_pca
-from ..kernels import guard_workspace
+from ..limits import guard_workspace
 from .cluster_common import ClusterError, sq_distances, square_matrix
 
 __all__ = ["kernel_silhouette", "clustering_metrics", "contingency", "cluster_ordering", "embedding"]

@@ -22,7 +22,7 @@ import numpy as np
 from sklearn.cluster import SpectralClustering
 from threadpoolctl import threadpool_limits
 
-from ..kernels import guard_workspace
+from ..limits import guard_workspace
 from .cluster_common import ClusterError, ClusterResult, check_k, renumber, sq_distances, square_matrix
 
 __all__ = ["TRANSFORMS", "affinity", "spectral_clustering", "cluster_gram"]

@@ -33,7 +33,8 @@ from scipy.special import gammaincc, gammaln
 
 from ..errors import PrototypeError
 from ..inference import parent_marginals
-from ..kernels import features, guard_tables
+from ..fisher_features import features
+from ..limits import guard_tables
 
 __all__ = ["MMDCriterion", "Chi2Criterion", "KernelColumns", "log_chi2_sf", "mmd_criterion", "chi2_criterion"]
 

@@ -3,7 +3,7 @@
 Experiments (:data:`EXPERIMENTS`, one module each, registered in :data:`bnfk_core.reproduce.common.EXPERIMENT_RUNNERS`),
 each reusing the analysis functions of the core:
 
-``thesis-imputation``      Tables 4.1-4.4, B.1-B.2   :func:`bnfk_core.analyses.impute.benchmark`
+``thesis-imputation``      Tables 4.1-4.4, B.1-B.2   :func:`bnfk_core.analyses.impute_benchmark.benchmark`
 ``thesis-clustering``      Tables 5.1, C.1-C.2        :func:`bnfk_core.analyses.cluster.compare`
 ``thesis-segments``        Tables 6.1-6.4             :func:`bnfk_core.analyses.segments.arc_search`, ``collapsed_stats``
 ``thesis-classification``  Tables D.1-D.2             :func:`bnfk_core.analyses.cluster.classify_many`

@@ -6,9 +6,9 @@ their own, thesis 3.4), per masked ratio m in 10 / 20 / 30 % and seed s:
 
 1. at most ``n_max`` rows drawn with seed s (all rows when fewer; the same rows for every method);
 2. exactly round(m x observed cells) cells hidden uniformly at random
-   (:func:`bnfk_core.analyses.impute.induce_mcar` with test ratio 1, seed s);
+   (:func:`bnfk_core.analyses.impute_benchmark.induce_mcar` with test ratio 1, seed s);
 3. every method imputes the hidden cells from the rest; accuracy of the arg-max and capped cross-entropy
-   on the hidden cells (:func:`~bnfk_core.analyses.impute.evaluate`).
+   on the hidden cells (:func:`~bnfk_core.analyses.impute_benchmark.evaluate`).
 
 Methods: bnfk's default (:data:`~bnfk_core.analyses.impute_methods.DEFAULT_IMPUTER`), the other network
 variants (structural EM, BN-Mode, structure on the complete rows), and every registered peer
@@ -26,7 +26,7 @@ import time
 import numpy as np
 import pandas as pd
 
-from ..analyses.impute import evaluate, induce_mcar
+from ..analyses.impute_benchmark import evaluate, induce_mcar
 from ..analyses.impute_methods import DEFAULT_IMPUTER, IMPUTE_LEARN
 from ..registry import IMPUTERS
 from . import common as ex
