@@ -13,10 +13,12 @@ w_n p(t | x_n) are added per configuration (RB), and the expected counts n[d, t]
 M-step: theta[d, t] = n[d, t] / sum_{d' in d's variable} n[d', t] (an empty block becomes uniform),
 w_t = sum_n w_n p(t | x_n) / sum_n w_n.
 
-Acceleration.  SQUAREM (Varadhan & Roland 2008, scheme S3) in log-parameter space: from x0, two EM steps give
-x1 = M(x0), x2 = M(x1); r = x1 - x0, v = x2 - x1 - r, alpha = -max(1, |r| / |v|), and the extrapolated point
-x' = x0 - 2 alpha r + alpha^2 v, renormalised per variable and class (log-softmax), is kept only if its
-log-likelihood is at least that of x1; otherwise x2 is taken (plain EM).  The accepted points' log-likelihoods
+Acceleration.  SQUAREM (Varadhan & Roland 2008, scheme S3) on the probabilities: from x0, two EM steps give
+x1 = M(x0), x2 = M(x1); r = x1 - x0, v = x2 - x1 - r, alpha = -min(step_max, max(1, |r| / |v|)) (step_max
+starts at 1, is multiplied by 4 whenever it is reached and divided by 4 when such a step is rejected, as in the
+R package SQUAREM); alpha is halved towards -1 until x' = x0 - 2 alpha r + alpha^2 v stays positive.  x',
+renormalised per variable and class, is kept only if its log-likelihood is at least that of x1; otherwise x2
+is taken (plain EM).  The accepted points' log-likelihoods
 never decrease (the trace records them).  A start stops when one plain EM step from the current point gains
 less than ``tol`` per row of mean log-likelihood (the stopping rule of plain EM), or after ``max_iter``
 E-steps; ``iterations`` counts E-steps (plain EM: one per iteration).
@@ -212,6 +214,33 @@ def _renormalise(lt, lw, off, floor):  # pragma: no cover - compiled
 
 
 @numba.njit(cache=True, nogil=True)
+def _extrapolate(ltp, lt1, lt2, lwp, lw1, lw2, alpha, floor):  # pragma: no cover - compiled
+    """x' = x0 - 2 alpha r + alpha^2 v in probability space, written over (ltp, lwp) as logarithms if every
+    coordinate stays positive (True); otherwise nothing is written (False)."""
+    a1, a2 = -2.0 * alpha, alpha * alpha
+    D, K = ltp.shape
+    for d in range(D):
+        for k in range(K):
+            p0, p1 = np.exp(ltp[d, k]), np.exp(lt1[d, k])
+            if p0 + a1 * (p1 - p0) + a2 * (np.exp(lt2[d, k]) - 2.0 * p1 + p0) <= 1e-300 and p1 > 1e-300:
+                return False
+    for k in range(K):
+        p0, p1 = np.exp(lwp[k]), np.exp(lw1[k])
+        if p0 + a1 * (p1 - p0) + a2 * (np.exp(lw2[k]) - 2.0 * p1 + p0) <= 1e-300 and p1 > 1e-300:
+            return False
+    for d in range(D):
+        for k in range(K):
+            p0, p1 = np.exp(ltp[d, k]), np.exp(lt1[d, k])
+            q = p0 + a1 * (p1 - p0) + a2 * (np.exp(lt2[d, k]) - 2.0 * p1 + p0)
+            ltp[d, k] = np.log(q) if q > 1e-300 else floor
+    for k in range(K):
+        p0, p1 = np.exp(lwp[k]), np.exp(lw1[k])
+        q = p0 + a1 * (p1 - p0) + a2 * (np.exp(lw2[k]) - 2.0 * p1 + p0)
+        lwp[k] = np.log(q) if q > 1e-300 else floor
+    return True
+
+
+@numba.njit(cache=True, nogil=True)
 def run_start(lt, lw, ptr, cols, c0, inv, wts, off, tol, max_iter, accelerate, trace, floor):  # pragma: no cover
     """EM (SQUAREM-accelerated if ``accelerate``) from one start; ``lt`` (D, K) and ``lw`` (K,) are log
     parameters, overwritten with the final ones.  ``trace`` (>= max_iter + 1 entries, or 0 for none) receives
@@ -264,13 +293,15 @@ def run_start(lt, lw, ptr, cols, c0, inv, wts, off, tol, max_iter, accelerate, t
         sv = 0.0
         for d in range(D):
             for k in range(K):
-                r = lt1[d, k] - ltp[d, k]
-                v = lt2[d, k] - 2.0 * lt1[d, k] + ltp[d, k]
+                p0, p1, p2 = np.exp(ltp[d, k]), np.exp(lt1[d, k]), np.exp(lt2[d, k])
+                r = p1 - p0
+                v = p2 - 2.0 * p1 + p0
                 sr += r * r
                 sv += v * v
         for k in range(K):
-            r = lw1[k] - lwp[k]
-            v = lw2[k] - 2.0 * lw1[k] + lwp[k]
+            p0, p1, p2 = np.exp(lwp[k]), np.exp(lw1[k]), np.exp(lw2[k])
+            r = p1 - p0
+            v = p2 - 2.0 * p1 + p0
             sr += r * r
             sv += v * v
         alpha = -1.0
@@ -278,17 +309,13 @@ def run_start(lt, lw, ptr, cols, c0, inv, wts, off, tol, max_iter, accelerate, t
             alpha = -min(step_max, max(1.0, np.sqrt(sr / sv)))
         if alpha == -step_max:
             step_max *= 4.0
+        for _ in range(8):                    # shrink the step towards plain EM until x' stays in the simplex
+            if alpha >= -1.0 or _extrapolate(ltp, lt1, lt2, lwp, lw1, lw2, alpha, floor):
+                break
+            alpha = 0.5 * (alpha - 1.0)
+        else:
+            alpha = -1.0
         if alpha < -1.0:                                                        # x' = x0 - 2 a r + a^2 v
-            a1, a2 = -2.0 * alpha, alpha * alpha
-            for d in range(D):
-                for k in range(K):
-                    r = lt1[d, k] - ltp[d, k]
-                    v = lt2[d, k] - 2.0 * lt1[d, k] + ltp[d, k]
-                    ltp[d, k] = ltp[d, k] + a1 * r + a2 * v
-            for k in range(K):
-                r = lw1[k] - lwp[k]
-                v = lw2[k] - 2.0 * lw1[k] + lwp[k]
-                lwp[k] = lwp[k] + a1 * r + a2 * v
             _renormalise(ltp, lwp, off, floor)
             llp = _estep(ltp, lwp, ptr, cols, c0, inv, wts, T, E, Mx, RB, counts, nk)
             steps += 1
