@@ -27,7 +27,8 @@ __all__ = ["Setting", "SETTINGS", "REPORT_SETTINGS", "MAX_SEED", "ALGORITHMS", "
 MAX_SEED = 2**32 - 1
 
 # ---------------------------------------------------------------------- option lists of the pages
-ALGORITHMS = {"correlation": "Correlation clustering", "spectral": "Spectral clustering"}
+ALGORITHMS = {"correlation": "Correlation clustering", "spectral": "Spectral clustering",
+              "lca": "Latent class model"}      # lca: CLUSTERERS["lca"], no kernel
 TRANSFORMS = {"shift-min": "K − min K (thesis)", "cosine": "cosine-normalised, (1 + cos)/2",
               "rbf": "exp(−d² / median d²), kernel distance"}
 CLUSTER_NETWORKS = {"current": "Current structure (Structure page)",
