@@ -88,3 +88,13 @@ def test_saved_latent_class_network_feeds_kernel_and_prototypes(capsys, sample_p
     code, out, _ = _run(capsys, "prototypes", data, "--model", str(model), "--k", "4", "--class-column", "class",
                         "--quiet")
     assert code == 0 and len(json.loads(out)["indices"]) == 4
+
+
+def test_lca_screened_starts_on_the_command_line(capsys, sample_path):
+    """--screen/--keep: the same carcinoma maximum as full runs (poLCA's -293.705), starts_at_best among the runs
+    completed."""
+    code, out, _ = _run(capsys, "lca", str(sample_path("carcinoma")), "--classes", "3", "--starts", "30",
+                        "--screen", "10", "--keep", "6")
+    d = json.loads(out)
+    assert code == 0 and d["loglik"] == pytest.approx(-293.705, abs=1e-3)
+    assert 6 <= d["runs_completed"] <= 30 and 1 <= d["starts_at_best"] <= d["runs_completed"]
