@@ -274,3 +274,18 @@ def test_streamed_distinct_rows_fit_like_the_file(sample_path):
     assert b.loglik == pytest.approx(a.loglik, abs=1e-8)
     for pa, pb in zip(a.profiles, b.profiles):
         np.testing.assert_allclose(pa, pb, atol=1e-8)
+
+
+@pytest.mark.parametrize("n_vars", [5, 40])
+def test_unique_rows_equals_numpy_unique(n_vars):
+    """Integer keys (5 variables) and the np.unique fallback (40 variables of 4-5 states: keys would overflow)
+    give np.unique(axis=0)'s rows, order and inverse."""
+    from bnfk_core.lca.em import unique_rows
+    rng = np.random.default_rng(n_vars)
+    cards = [int(r) for r in rng.integers(2, 6, size=n_vars)]
+    codes = _random_codes(rng, 500, cards, 0.1)
+    codes = np.concatenate([codes, codes[::3]])
+    u, inv = unique_rows(codes, cards)
+    u_ref, inv_ref = np.unique(codes, axis=0, return_inverse=True)
+    np.testing.assert_array_equal(u, u_ref)
+    np.testing.assert_array_equal(inv, inv_ref.reshape(-1))

@@ -28,9 +28,24 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-__all__ = ["LOG_FLOOR", "PreparedRows", "prepare_rows", "variable_groups", "run_start", "e_step", "em_runs"]
+__all__ = ["LOG_FLOOR", "PreparedRows", "prepare_rows", "unique_rows", "variable_groups", "run_start", "e_step", "em_runs"]
 
 LOG_FLOOR = float(np.log(1e-300))    # log 0 is floored so that 0 * log 0 stays 0 in the sums
+
+
+def unique_rows(codes: np.ndarray, cards) -> tuple[np.ndarray, np.ndarray]:
+    """(distinct rows in lexicographic order, inverse) of ``codes`` (N, n; -1 = missing): np.unique(axis=0), but
+    on one int64 key per row (mixed radix r_i + 1, missing first) when the keys cannot overflow -- the same
+    order, many times faster."""
+    codes = np.asarray(codes)
+    if codes.shape[1] == 0 or sum(np.log2(int(r) + 1) for r in cards) > 62:
+        u, inv = np.unique(codes, axis=0, return_inverse=True)
+        return u, inv.reshape(-1)
+    key = np.zeros(codes.shape[0], np.int64)
+    for i, r in enumerate(cards):
+        key = key * (int(r) + 1) + (codes[:, i].astype(np.int64) + 1)
+    _, first, inv = np.unique(key, return_index=True, return_inverse=True)
+    return codes[first], inv.reshape(-1)
 
 
 def variable_groups(codes: np.ndarray, cards) -> list:
@@ -41,7 +56,7 @@ def variable_groups(codes: np.ndarray, cards) -> list:
     limit = max(256, N // 8)
     groups, cur = [], []
     for i in range(n):
-        if cur and len(np.unique(codes[:, cur + [i]], axis=0)) > limit:
+        if cur and len(unique_rows(codes[:, cur + [i]], [cards[j] for j in cur + [i]])[0]) > limit:
             groups.append(cur)
             cur = [i]
         else:
@@ -69,13 +84,13 @@ def prepare_rows(codes: np.ndarray, weights: np.ndarray, cards, groups=None) -> 
     configurations (:class:`PreparedRows`)."""
     codes = np.asarray(codes, dtype=np.int64)
     weights = np.asarray(weights, dtype=float)
-    u, inv_rows = np.unique(codes, axis=0, return_inverse=True)
-    wts = np.bincount(inv_rows.reshape(-1), weights=weights, minlength=len(u))
+    u, inv_rows = unique_rows(codes, cards)
+    wts = np.bincount(inv_rows, weights=weights, minlength=len(u))
     off = np.concatenate([[0], np.cumsum(cards)]).astype(np.int64)
     groups = variable_groups(u, cards) if groups is None else groups
     ptr, cols, invs, start, c0 = [0], [], [], 0, 0
     for j, g in enumerate(groups):
-        cfg, inv = np.unique(u[:, g], axis=0, return_inverse=True)
+        cfg, inv = unique_rows(u[:, g], [cards[i] for i in g])
         obs = cfg >= 0
         cols.append((off[np.asarray(g)][None, :] + cfg)[obs])                  # row-major: configuration by configuration
         ptr.extend((ptr[-1] + np.cumsum(obs.sum(axis=1))).tolist())
