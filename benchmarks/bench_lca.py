@@ -120,9 +120,14 @@ def main(argv=None) -> int:
         print(f"stepmix: {peer['seconds']:.1f} s for {peer['starts']} starts, loglik {peer['loglik']:.4f}; "
               f"speed-up per start {out['speedup_per_start']:.1f}x", flush=True)
     out["load_average_start"], out["load_average_end"] = load0, os.getloadavg()
-    out["target_met"] = {"seconds": out["ours"]["seconds"] <= 2.0,
-                         "seconds_screened": bool(out.get("ours_screened", {}).get("seconds", 1e9) <= 2.0),
+    cpu = out["ours"]["cpu_seconds"]["median"]
+    cpu_scr = out.get("ours_screened", {}).get("cpu_seconds", {}).get("median", 1e9)
+    out["target_met"] = {"wall_seconds": out["ours"]["seconds"] <= 2.0, "cpu_seconds": cpu <= 2.0,
+                         "cpu_seconds_screened": bool(cpu_scr <= 2.0),
                          "speedup": bool(out.get("speedup_per_start", 0) >= 5.0)}
+    out["note"] = ("seconds = median wall time in this process; on the shared 2-core machine wall = CPU x contention, "
+                   "so the CPU seconds are what a quiet machine gives; the speed-up divides StepMix's wall time by ours"
+                   + (" (StepMix timed in an earlier run, at its own load)" if peer and peer.get("reused") else ""))
     RESULTS.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(out, indent=1) + "\n")
     print(path)
