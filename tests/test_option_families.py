@@ -1,8 +1,8 @@
 """Adding an option is one registration: a toy member of each option family, registered here, is offered by
 the CLI (``--help`` of the subcommand that takes it) and by the app's widgets (AppTest), with no other edit.
 
-Families the app offers no widget for yet (missing-data methods, clustering algorithms beyond the Clustering
-page's fixed pair) are checked on the CLI only; the list is :data:`PAGE_WIDGETS`."""
+Families the app offers no widget for (missing-data methods; classifiers, which the Clustering page's
+classification table runs all of) are checked on the CLI only; the widgets are :data:`PAGE_WIDGETS`."""
 from __future__ import annotations
 
 import pytest
@@ -34,6 +34,8 @@ TOYS = {
     "IMPUTERS": (registry.ImputerSpec("toy-imputer", "Toy imputer", impute=_no_fit), "impute-benchmark"),
     "CLUSTERERS": (registry.ClustererSpec("toy-clusterer", "Toy clusterer", uses_kernel=False, run=_no_fit),
                    "cluster"),
+    "CLASSIFIERS": (registry.ClassifierSpec("toy-classifier", "Toy classifier", proba=_no_fit), "classify"),
+    "CRITERIA": (registry.CriterionSpec("toy-criterion", "Toy criterion", criterion=_no_fit), "prototypes"),
 }
 
 
@@ -83,6 +85,8 @@ PAGE_WIDGETS = {
     "SCORES": [("structure.py", "selectbox", "w_learn_score")],
     "ESTIMATORS": [("structure.py", "selectbox", "w_param_method")],
     "IMPUTERS": [("imputation.py", "multiselect", "imp_methods")],
+    "CLUSTERERS": [("clustering.py", "radio", "w_clu_algorithm")],
+    "CRITERIA": [("prototypes.py", "radio", "w_proto_criterion")],
 }
 
 
