@@ -106,7 +106,7 @@ def cmd_docs(args) -> None:
 
 
 def cmd_speed(args) -> None:
-    from bnfk_core.analyses.impute import complete_file
+    from bnfk_core.analyses.completion import complete_file
     from bnfk_core.analyses.impute_methods import impute_table
     from bnfk_core.data import load_csv, read_table
 

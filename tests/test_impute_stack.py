@@ -11,7 +11,8 @@ import pytest
 
 import bnfk_core.analyses  # noqa: F401 - registers the imputation methods
 from bnfk_core.analyses import impute_stack as st
-from bnfk_core.analyses.impute import Imputation, evaluate, induce_mcar
+from bnfk_core.analyses.impute import Imputation
+from bnfk_core.analyses.impute_benchmark import evaluate, induce_mcar
 from bnfk_core.analyses.impute_methods import DEFAULT_IMPUTER, impute_table
 from bnfk_core.cli import main
 from bnfk_core.data import from_codes, load_csv

@@ -75,7 +75,8 @@ def impute_table(data, method: str = DEFAULT_IMPUTER, structure: str = "hc", *, 
 
     Returns an :class:`~bnfk_core.analyses.impute.ImputedData` (the completed table, which cells were filled,
     the per-cell probabilities) like :func:`~bnfk_core.analyses.impute.impute_with_model`."""
-    from .impute import ImputedData, check_methods
+    from .completion import ImputedData
+    from .impute import check_methods
 
     spec = IMPUTERS[check_methods(method)[0]]
     imp = spec.impute(data, seed=seed, cache={}, structure=structure, score=score, params=params)

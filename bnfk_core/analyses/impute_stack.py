@@ -29,7 +29,8 @@ import time
 
 import numpy as np
 
-from .impute import Imputation, induce_mcar
+from .impute import Imputation
+from .impute_benchmark import induce_mcar
 
 __all__ = ["STACK_COMPONENTS", "AVERAGE_COMPONENTS", "VALIDATION_SHARE", "average_cells", "true_state_probs",
            "stacking_weights",

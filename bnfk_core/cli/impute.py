@@ -44,7 +44,7 @@ def _ratios(text: str, what: str) -> list[float]:
 
 
 def _cmd_benchmark(args) -> dict:
-    from ..analyses.impute import benchmark
+    from ..analyses.impute_benchmark import benchmark
     data = read_data(args.data, args)
     res = benchmark(data, args.methods, test_ratios=_ratios(args.test_ratio, "test-ratio"),
                     missing_ratios=_ratios(args.missing_ratio, "missing-ratio"), repeats=args.repeats,
@@ -69,7 +69,7 @@ def _table(path: str):
 
 
 def _cmd_impute(args) -> dict:
-    from ..analyses.impute import complete_file, impute_with_model
+    from ..analyses.completion import complete_file, impute_with_model
     t0 = time.perf_counter()
     check_output(args.output, (".csv",), "the completed data", input_files(args))
     if args.probabilities:
@@ -127,7 +127,7 @@ def _method(args) -> str:
 
 def _impute_with_method(args, method: str, t0: float) -> dict:
     """``impute --structure S --method M``: a registered imputer that learns from DATA fills it."""
-    from ..analyses.impute import complete_file
+    from ..analyses.completion import complete_file
     from ..analyses.impute_methods import impute_table
     if args.chunksize or args.engine == "dask":
         raise BnfkError("--structure learns from the whole file; with --chunksize or --engine learn first "
@@ -186,7 +186,7 @@ SUBCOMMANDS = {
 
 def register(sub) -> None:
     from .. import registry
-    from ..analyses.impute import FILL_NUMERIC
+    from ..analyses.completion import FILL_NUMERIC
     from ..analyses.impute_methods import DEFAULT_IMPUTER, DEFAULT_STRUCTURE_MISSING, IMPUTE_LEARN
     from ..registry import IMPUTERS
     p = sub.add_parser("impute-benchmark",

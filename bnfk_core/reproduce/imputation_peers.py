@@ -6,9 +6,9 @@ their own, thesis 3.4), per masked ratio m in 10 / 20 / 30 % and seed s:
 
 1. at most ``n_max`` rows drawn with seed s (all rows when fewer; the same rows for every method);
 2. exactly round(m x observed cells) cells hidden uniformly at random
-   (:func:`bnfk_core.analyses.impute.induce_mcar` with test ratio 1, seed s);
+   (:func:`bnfk_core.analyses.impute_benchmark.induce_mcar` with test ratio 1, seed s);
 3. every method imputes the hidden cells from the rest; accuracy of the arg-max and capped cross-entropy
-   on the hidden cells (:func:`~bnfk_core.analyses.impute.evaluate`).
+   on the hidden cells (:func:`~bnfk_core.analyses.impute_benchmark.evaluate`).
 
 Methods: bnfk's default (:data:`~bnfk_core.analyses.impute_methods.DEFAULT_IMPUTER`, the stacked imputer of
 :mod:`bnfk_core.analyses.impute_stack`), its parts and cousins (the BN + LCA average, the structural-EM network, the
@@ -29,10 +29,11 @@ import time
 import numpy as np
 import pandas as pd
 
-from ..analyses.impute import evaluate, induce_mcar
+from ..analyses.impute_benchmark import evaluate, induce_mcar
 from ..analyses.impute_methods import DEFAULT_IMPUTER, IMPUTE_LEARN
 from ..registry import IMPUTERS
-from . import experiments as ex
+from . import common as ex
+from .output import markdown_table
 
 __all__ = ["PEERS_DIR", "RATIOS", "LEARN", "QUICK_PEERS", "peer_methods", "run_dataset", "run_peers", "summary", "lead_table",
            "lead_notes", "lead_markdown"]
@@ -68,7 +69,7 @@ def _available(name: str) -> bool:
 
 
 def _load(stem: str):
-    data = ex.load_paper_data(stem) if stem in ex._PAPER_LOAD else ex.load_thesis_data(stem)
+    data = ex.load_paper_data(stem) if stem in ex.PAPER_LOAD else ex.load_thesis_data(stem)
     return data.without_class()
 
 
@@ -145,13 +146,13 @@ def lead_notes(lead: pd.DataFrame, runs: pd.DataFrame, methods: list[str]) -> li
 
 def lead_markdown(lead: pd.DataFrame, setup: str, notes: list[str], title: str = "# Imputation peers") -> str:
     """The lead table as markdown: title, setup, the table (best per line in bold), notes."""
-    md = ([title, ""] if title else []) + [setup + ".", "", ex.markdown_table(lead), ""] + [f"- {n}" for n in notes]
+    md = ([title, ""] if title else []) + [setup + ".", "", markdown_table(lead), ""] + [f"- {n}" for n in notes]
     return "\n".join(md) + "\n"
 
 
 def run_peers(settings, w, progress) -> dict:
     """The ``imputation-peers`` experiment (module docstring); files go to ``<out>/imputation_peers/``."""
-    allowed = tuple(sorted(ex._catalog()))
+    allowed = tuple(sorted(ex.catalog()))
     names = list(settings.datasets or (QUICK_PEERS if settings.quick else allowed))
     for s in names:
         if s not in allowed:
@@ -163,8 +164,8 @@ def run_peers(settings, w, progress) -> dict:
     wanted = peer_methods(VARIANTS if settings.quick else FULL_VARIANTS)
     methods = [m for m in wanted if _available(m)]
     skipped = [m for m in wanted if m not in methods]
-    ex._say(progress, 0.0, f"imputation peers on {len(names)} data sets")
-    runs = pd.concat(ex._map(run_dataset, [(s, seeds, ratios, tuple(methods), n_max) for s in names], settings.jobs),
+    ex.say(progress, 0.0, f"imputation peers on {len(names)} data sets")
+    runs = pd.concat(ex.map_jobs(run_dataset, [(s, seeds, ratios, tuple(methods), n_max) for s in names], settings.jobs),
                      ignore_index=True)
     summ = summary(runs)
     lead = lead_table(summ, methods)
