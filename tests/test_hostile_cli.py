@@ -128,7 +128,8 @@ from bnfk_core.analyses.impute_stream import open_text
 from bnfk_core.data import load_csv, read_table
 from bnfk_core.model import read_model
 from bnfk_core.session import is_session_file, read_session
-from bnfk_core.stream import file_layout, read_counts
+from bnfk_core.reading import file_layout
+from bnfk_core.stream import read_counts
 paths = json.loads(sys.argv[1])
 out = {}
 for name, path in paths.items():

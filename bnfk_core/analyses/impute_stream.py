@@ -42,7 +42,9 @@ from ..data import (_BINARY_MAGIC, check_file, _DELIM_NAMES, MISSING_CATEGORY, _
 from ..errors import DataError
 from ..files import atomic_path, open_regular, same_file
 from ..inference import posterior
-from ..stream import FileLayout, chunk_levels, merge_levels, plan_from_levels
+from ..reading import FileLayout
+from ..runners import ENGINES, runner_for
+from ..stream import chunk_levels, merge_levels, plan_from_levels
 from .impute import FILL_NUMERIC, ImputeError, _number, cell_frame, filled_column
 
 __all__ = ["impute_file", "TextFile", "Block", "open_text", "scan_blocks", "block_records", "DEFAULT_BLOCK_ROWS"]
@@ -314,7 +316,8 @@ class _Pass1:
     levels: dict | None = None
 
 
-def _pass1_block(tf: TextFile, block: Block, index: int, columns: Sequence[int], names: Sequence[str]) -> _Pass1:
+def _pass1_block(item: tuple, tf: TextFile, columns: Sequence[int], names: Sequence[str]) -> _Pass1:
+    index, block = item
     text = read_block(tf, block)
     if isinstance(text, int):
         return _Pass1(text)
@@ -344,7 +347,8 @@ class _Job:
     probabilities: bool
 
 
-def _pass2_block(tf: TextFile, block: Block, index: int, job: _Job, offsets: np.ndarray) -> dict:
+def _pass2_block(item: tuple, tf: TextFile, job: _Job, offsets: np.ndarray) -> dict:
+    index, block = item
     first, row_offset = index == 0, int(offsets[index])
     pb = _Parsed(read_block(tf, block), tf, block.first_line, first)
     model = job.model
@@ -508,31 +512,12 @@ def _maybe_atomic(path):
         yield tmp
 
 
-class _Runner:
-    """Runs a block function over the blocks here (``local``) or on a Dask cluster (``dask``), in order."""
-
-    def __init__(self, engine: str, client):
-        self.engine, self.client = engine, client
-
-    def imap(self, fn, tf, blocks, args: tuple, say, lo: float, hi: float):
-        n = len(blocks)
-        if self.client is None:
-            for b, block in enumerate(blocks):
-                yield fn(tf, block, b, *args)
-                say(lo + (hi - lo) * (b + 1) / n, f"block {b + 1} of {n}")
-            return
-        args = tuple(self.client.scatter(a, broadcast=True) for a in args)
-        window = 2 * max(1, len(self.client.scheduler_info().get("workers", {})) or 1)
-        futures = {}
-        for b in range(n):
-            while len(futures) < window and b + len(futures) < n:
-                c = b + len(futures)
-                futures[c] = self.client.submit(fn, tf, blocks[c], c, *args, pure=False)
-            yield futures.pop(b).result()
-            say(lo + (hi - lo) * (b + 1) / n, f"block {b + 1} of {n}")
-
-    def map(self, fn, tf, blocks, args: tuple, say, lo: float, hi: float) -> list:
-        return list(self.imap(fn, tf, blocks, args, say, lo, hi))
+def _on_blocks(runner, fn, tf, blocks, args: tuple, say, lo: float, hi: float):
+    """``fn((index, block), tf, *args)`` for every block on ``runner``, in order, reporting progress."""
+    n = len(blocks)
+    for b, res in enumerate(runner.map(fn, list(enumerate(blocks)), (tf,) + tuple(args))):
+        yield res
+        say(lo + (hi - lo) * (b + 1) / n, f"block {b + 1} of {n}")
 
 
 def impute_file(model, path, output, *, probabilities=None, fill_numeric: str = "median",
@@ -551,7 +536,7 @@ def impute_file(model, path, output, *, probabilities=None, fill_numeric: str = 
     fill_numeric = str(fill_numeric).lower()
     if fill_numeric not in FILL_NUMERIC:
         raise ImputeError(f"fill_numeric must be one of {', '.join(FILL_NUMERIC)}, not {fill_numeric!r}.")
-    if engine not in ("local", "dask"):
+    if engine not in ENGINES:
         raise ImputeError(f"engine must be 'local' or 'dask', not {engine!r}.")
     if int(block_rows) < 1:
         raise ImputeError(f"block_rows must be at least 1, not {block_rows!r}.")
@@ -570,13 +555,8 @@ def impute_file(model, path, output, *, probabilities=None, fill_numeric: str = 
                   _header(tf, blocks[0]))
     options = dict(class_column=class_column, missing_policy=missing_policy, discretize_bins=discretize_bins,
                    max_levels=max_levels, drop_columns=drop_columns, na_values=na_values)
-    if engine == "local":
-        return _impute(model, tf, blocks, output, probabilities, fill_numeric, _Runner("local", None),
-                       progress, t0, options)
-    from ..stream_dask import connect
-    with connect(scheduler, client) as c:
-        return _impute(model, tf, blocks, output, probabilities, fill_numeric, _Runner("dask", c),
-                       progress, t0, options)
+    with runner_for(engine, scheduler=scheduler, client=client, error=ImputeError) as runner:
+        return _impute(model, tf, blocks, output, probabilities, fill_numeric, runner, progress, t0, options)
 
 
 def _impute(model, tf, blocks, output, probabilities, fill_numeric, runner, progress, t0, options) -> dict:
@@ -586,7 +566,7 @@ def _impute(model, tf, blocks, output, probabilities, fill_numeric, runner, prog
     columns = [header.index(v) for v in names]
     notes: list = []
     say(0.0, "pass 1: reading the file")
-    parts = runner.map(_pass1_block, tf, blocks, (columns, names), say, 0.0, 0.4)
+    parts = list(_on_blocks(runner, _pass1_block, tf, blocks, (columns, names), say, 0.0, 0.4))
     bad = [p.bad_byte for p in parts if p.bad_byte is not None]
     if bad:
         msg = (f"{tf.source} is not valid UTF-8 (byte {min(bad)}); it was read as latin-1, "
@@ -594,7 +574,7 @@ def _impute(model, tf, blocks, output, probabilities, fill_numeric, runner, prog
         warnings.warn(msg, UserWarning, stacklevel=3)
         notes.append(msg)
         tf = tf.with_encoding("latin-1")
-        parts = runner.map(_pass1_block, tf, blocks, (columns, names), say, 0.0, 0.4)
+        parts = list(_on_blocks(runner, _pass1_block, tf, blocks, (columns, names), say, 0.0, 0.4))
     used, parse_notes = _check_rows(tf, parts, header)
     notes = parse_notes + notes
     levels = merge_levels(p.levels for p in parts)
@@ -617,7 +597,7 @@ def _impute(model, tf, blocks, output, probabilities, fill_numeric, runner, prog
     with atomic_path(output) as tmp, _maybe_atomic(probabilities) as ptmp:
         with open(tmp, "wb") as out, (open(ptmp, "wb") if ptmp else _Null()) as pout:
             pout.write((",".join(PROBABILITY_COLUMNS) + "\n").encode("utf-8"))
-            for res in runner.imap(_pass2_block, tf, blocks, (job, offsets), say, 0.4, 1.0):
+            for res in _on_blocks(runner, _pass2_block, tf, blocks, (job, offsets), say, 0.4, 1.0):
                 out.write(res["bytes"])
                 if ptmp:
                     pout.write(res["probabilities"])
@@ -630,7 +610,7 @@ def _impute(model, tf, blocks, output, probabilities, fill_numeric, runner, prog
     return {"rows": int(offsets[-1]), "imputed_cells": total,
             "imputed_per_column": {v: int(imputed[i]) for i, v in enumerate(model.variables) if imputed[i]},
             "mean_probability": prob_sum / total if total else float("nan"), "fill_numeric": fill_numeric,
-            "blocks": len(blocks), "engine": runner.engine,
+            "blocks": len(blocks), "engine": runner.name,
             "notes": notes + _label_notes(model, levels, plan, fills, fill_numeric, filled_states),
             "seconds": time.perf_counter() - t0}
 

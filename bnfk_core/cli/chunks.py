@@ -13,7 +13,7 @@ __all__ = ["add_chunksize", "read_chunks"]
 
 
 def add_chunksize(p: argparse.ArgumentParser, what: str) -> None:
-    """``--chunksize ROWS``: read the data file (CSV or Parquet) ROWS rows at a time (``bnfk_core.rowwise``)."""
+    """``--chunksize ROWS``: read the data file (CSV or Parquet) ROWS rows at a time (``bnfk_core.analyses.rowwise``)."""
     p.add_argument("--chunksize", type=int_at_least(1), default=None, metavar="ROWS",
                    help=f"read DATA (CSV or .parquet) ROWS rows at a time: {what}")
 

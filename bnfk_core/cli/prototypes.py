@@ -3,7 +3,7 @@ experiment).  See :mod:`bnfk_core.analyses.prototypes`.
 
     python -m bnfk_core prototypes DATA.csv (--model M.bif | --structure hc|tan|kdb) --k K
         [--criterion mmd|chi2|random] [--n-init R] [--seed S]
-    python -m bnfk_core prototypes BIG.csv --model M.bif --k K --chunksize ROWS   (bnfk_core.rowwise)
+    python -m bnfk_core prototypes BIG.csv --model M.bif --k K --chunksize ROWS   (bnfk_core.analyses.rowwise_prototypes)
     python -m bnfk_core summarize-benchmark DATA.csv --k K --structure hc|tan|kdb [--class-column C]
         [--discretize B] [--test-fraction 0.5] [--random-draws R] [--criteria mmd,chi2,random] --seed S
 """
@@ -70,7 +70,7 @@ def _prototypes_chunked(args, t0) -> dict:
     """``--chunksize``: greedy MMD over the complete rows of a file read in chunks, mu from all rows."""
     import pandas as pd
     from ..analyses.prototypes import PrototypeError
-    from ..rowwise import chunked_prototypes
+    from ..analyses.rowwise_prototypes import chunked_prototypes
     from ..session import is_session_file
     from .chunks import read_chunks
     if not args.model:
