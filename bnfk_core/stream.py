@@ -37,11 +37,11 @@ from typing import Iterable, Iterator, Sequence
 import numpy as np
 import pandas as pd
 
-from .data import (na_set, CategoricalData, _binning_notes, _check_columns, _check_options,
-                   _column_states, _model_columns, _printable, from_codes)
+from .binning import binning_notes, check_columns, check_options, column_states, model_columns
+from .data import CategoricalData, from_codes, na_set
 from .embed import sample_rows as _sample_positions
 from .errors import DataError
-from .reading import DEFAULT_CHUNKSIZE, FileLayout, file_layout, iter_chunks
+from .reading import DEFAULT_CHUNKSIZE, FileLayout, file_layout, iter_chunks, printable
 from .runners import ENGINES, LocalRunner, runner_for
 
 __all__ = ["WeightedData", "read_counts", "DEFAULT_CHUNKSIZE", "ColumnCodec", "Plan", "chunk_levels",
@@ -211,16 +211,16 @@ def plan_from_levels(levels: dict, layout: FileLayout, *, class_column=None, mis
     """Each column's states from its merged level counts, as :func:`bnfk_core.data.load_csv` derives
     them from the rows (see the module docstring)."""
     na = na_set(na_values, missing_policy)
-    source = _printable(str(source)) if source is not None else os.path.basename(layout.path)
-    bins, max_levels, drop_columns, class_column = _check_options(
+    source = printable(str(source)) if source is not None else os.path.basename(layout.path)
+    bins, max_levels, drop_columns, class_column = check_options(
         missing_policy, discretize_bins, max_levels, drop_columns, class_column)
     header = list(layout.header)
     notes: list = []
-    _check_columns(header, drop_columns, class_column, source, notes)
+    check_columns(header, drop_columns, class_column, source, notes)
     keep = [h for h in header if h not in drop_columns]
     mvars = mstates = None
     if model is not None:
-        mvars, mstates, class_column = _model_columns(model, keep, class_column, source, notes)
+        mvars, mstates, class_column = model_columns(model, keep, class_column, source, notes)
         order = list(mvars)
     else:
         order = keep
@@ -243,13 +243,13 @@ def plan_from_levels(levels: dict, layout: FileLayout, *, class_column=None, mis
         inv = np.arange(len(lev))
         if name == class_column and miss_lev.all():
             raise DataError(f"Class column '{name}' of {source} is empty (every value is missing).")
-        level_code, st = _column_states(name, lev, miss_lev, inv, None if mvars is None else mstates[out_j],
+        level_code, st = column_states(name, lev, miss_lev, inv, None if mvars is None else mstates[out_j],
                                         missing_policy, bins, max_levels, source, name == class_column,
                                         level_first + 2,  # one line per record, header on line 1
                                         notes, discretized, fewer, level_counts)
         states.append(tuple(st))
         codecs.append(ColumnCodec(raw, np.asarray(level_code, dtype=np.int64)[lcodes]))
-    _binning_notes(discretized, fewer, bins, max_levels, notes)
+    binning_notes(discretized, fewer, bins, max_levels, notes)
     return Plan(source, tuple(order), tuple(states), tuple(codecs), class_column, tuple(notes))
 
 
@@ -362,7 +362,7 @@ def levels_pass(runner, layout: FileLayout, path, report=None, share: float = 1.
         if report is not None:
             report(share * done, f"Reading {name}: pass 1 of 2 (levels), {rows:,} rows")
     if rows == 0:
-        raise DataError(f"{_printable(str(path))} has a header but no data rows.")
+        raise DataError(f"{printable(str(path))} has a header but no data rows.")
     return merged, rows
 
 

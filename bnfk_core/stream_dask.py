@@ -29,8 +29,8 @@ import socket
 import threading
 import urllib.parse
 
-from .data import _printable
 from .errors import BnfkError, DataError, shorten
+from .reading import printable
 
 __all__ = ["DaskRunner", "local_cluster_client", "connect", "check_address", "timeout_set", "dask_timeout",
            "DEFAULT_TIMEOUT", "MAX_TIMEOUT"]
@@ -67,7 +67,7 @@ def check_address(address) -> tuple[str, str, int]:
     ``[v6]:port``); a DataError in one sentence, the address cut to ~80 characters, for anything else."""
     if not isinstance(address, str):
         raise DataError(f"The Dask scheduler address must be text; {_ADDRESS_FORM}.")
-    shown = shorten(_printable(address))
+    shown = shorten(printable(address))
     text = address.strip()
     if not text:
         raise DataError(f"The Dask scheduler address is empty; {_ADDRESS_FORM}, or leave it out for a local cluster.")
@@ -147,7 +147,7 @@ def _client(address: str, timeout: float):
     """A ``distributed.Client`` connected to ``address`` with a worker, all within ``timeout`` seconds."""
     from distributed import Client
     scheme, host, port = check_address(address)
-    shown = shorten(_printable(address.strip()))
+    shown = shorten(printable(address.strip()))
     _probe(scheme, host, port, shown, timeout)
 
     def make():
@@ -203,7 +203,7 @@ def connect(scheduler: str | None = None, client=None, timeout: float | None = N
     except Exception as exc:  # noqa: BLE001 - a remote cluster that cannot run bnfk's tasks
         if scheduler is None:
             raise
-        raise DataError(f"The Dask cluster at {shorten(_printable(scheduler.strip()))} could not run bnfk's tasks "
+        raise DataError(f"The Dask cluster at {shorten(printable(scheduler.strip()))} could not run bnfk's tasks "
                         f"({type(exc).__name__}: {shorten(str(exc), 120)}); its scheduler and workers need the same "
                         "Python packages and bnfk version as this process.") from None
     finally:

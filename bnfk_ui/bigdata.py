@@ -20,11 +20,11 @@ import tempfile
 import threading
 from pathlib import Path
 
-from bnfk_core.data import _printable
 from bnfk_core.errors import BnfkError, DataError
+from bnfk_core.reading import file_layout
+from bnfk_core.reading import printable as _printable
 from bnfk_core.serve import FileStore, ServePolicy
 from bnfk_core.serve import policy as serve_policy
-from bnfk_core.reading import file_layout
 from bnfk_core.stream import WeightedData, read_counts
 
 __all__ = ["CACHE_ENTRIES", "UPLOAD_FILES", "UPLOAD_BYTES", "cached", "clear", "count_lines", "file_key", "header",

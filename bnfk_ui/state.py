@@ -19,7 +19,8 @@ import streamlit as st
 
 from bnfk_core import kernels
 from bnfk_core.dag import DAG, apply_segment
-from bnfk_core.data import CategoricalData, RawTable, _printable, load_csv, read_table
+from bnfk_core.data import CategoricalData, RawTable, load_csv, read_table
+from bnfk_core.reading import printable as _printable
 from bnfk_core.embed import class_order, cluster_order, kernel_pca, pair_values, sample_rows
 from bnfk_core.errors import BnfkError, DataError
 from bnfk_core.learn import learn_feature_structure
