@@ -22,9 +22,9 @@ from .files import NOT_FOUND, not_regular_message, open_regular, regular_file_pr
 
 __all__ = ["FileLayout", "file_layout", "iter_chunks", "chunks_done", "MAX_HEADER_BYTES", "DEFAULT_CHUNKSIZE",
            "DELIM_NAMES", "BINARY_MAGIC", "read_input", "printable", "source_name", "read_text", "check_file",
-           "read_raw_text", "refuse_non_csv_text", "sniff_delimiter", "records", "parse", "check_header", "TextFile",
-           "Block", "line_breaks", "open_text", "scan_blocks", "read_block", "block_records", "is_blank",
-           "read_header"]
+           "read_raw_text", "refuse_binary", "refuse_non_csv_text", "sniff_delimiter", "records", "parse",
+           "check_header", "TextFile", "Block", "line_breaks", "open_text", "scan_blocks", "read_block",
+           "block_records", "is_blank", "read_header"]
 
 #: rows of one chunk when nothing else is said
 DEFAULT_CHUNKSIZE = 200_000
@@ -141,12 +141,7 @@ def _decode(data: bytes, source: str, notes: list) -> str:
             return data.decode("utf-16")
         except UnicodeDecodeError:
             raise DataError(f"{source} starts with a UTF-16 mark but is not valid UTF-16.") from None
-    head = data[:8192]
-    for magic, what in BINARY_MAGIC.items():
-        if head.startswith(magic):
-            raise DataError(f"{source} looks like {what}, not CSV text; export it as CSV.")
-    if b"\x00" in head:
-        raise DataError(f"{source} looks like a binary file (it contains NUL bytes), not CSV text.")
+    refuse_binary(data, source)
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -155,6 +150,17 @@ def _decode(data: bytes, source: str, notes: list) -> str:
         notes.append(msg)
         warnings.warn(msg, UserWarning, stacklevel=5)  # -> the caller of load_csv
         return data.decode("latin-1")
+
+
+def refuse_binary(head: bytes, source: str, what: str = "CSV text", export: str = "CSV") -> None:
+    """A DataError naming ``source`` when the first bytes of a file are those of a known binary format
+    (:data:`BINARY_MAGIC`) or hold a NUL byte: whole files, chunks and blocks are checked alike."""
+    head = head[:8192]
+    for magic, kind in BINARY_MAGIC.items():
+        if head.startswith(magic):
+            raise DataError(f"{source} looks like {kind}, not {what}; export it as {export}.")
+    if b"\x00" in head:
+        raise DataError(f"{source} looks like a binary file (it contains NUL bytes), not {what}.")
 
 
 def refuse_non_csv_text(text: str, source: str) -> None:
@@ -320,11 +326,7 @@ def file_layout(path, fmt: str | None = None) -> FileLayout:
                         "files with a header line of fewer columns.")
     if head.startswith(b"PAR1"):
         return file_layout(path, "parquet")
-    for magic, what in BINARY_MAGIC.items():
-        if head.startswith(magic):
-            raise DataError(f"{shown} looks like {what}, not a CSV file; export it as CSV (or Parquet).")
-    if b"\x00" in head[:8192]:
-        raise DataError(f"{shown} looks like a binary file (it contains NUL bytes), not a CSV file.")
+    refuse_binary(head, shown, "a CSV file", "CSV (or Parquet)")
     encoding = "utf-8-sig" if head.startswith(b"\xef\xbb\xbf") else "utf-8"
     text = head.decode(encoding, errors="ignore")
     if not text.strip():
@@ -454,11 +456,7 @@ def open_text(path, source: str | None = None) -> TextFile:
     if head.startswith((b"\xff\xfe", b"\xfe\xff")):
         raise DataError(f"{name} is UTF-16 text; reading it in blocks needs UTF-8, so save it as UTF-8 "
                         "(or impute it without --chunksize).")
-    for magic, what in BINARY_MAGIC.items():
-        if head[:8192].startswith(magic):
-            raise DataError(f"{name} looks like {what}, not CSV text; export it as CSV.")
-    if b"\x00" in head[:8192]:
-        raise DataError(f"{name} looks like a binary file (it contains NUL bytes), not CSV text.")
+    refuse_binary(head, name)
     bom = head.startswith(b"\xef\xbb\xbf")
     body = head[3:] if bom else head
     if len(head) == 1 << 17:                 # cut at a line end: no half character at the end

@@ -41,12 +41,14 @@ from .binning import binning_notes, check_columns, check_options, column_states,
 from .data import CategoricalData, from_codes, na_set
 from .embed import sample_rows as _sample_positions
 from .errors import DataError
+from .limits import format_bytes, memory_limit
 from .reading import DEFAULT_CHUNKSIZE, FileLayout, file_layout, iter_chunks, printable
 from .runners import ENGINES, LocalRunner, runner_for
 
 __all__ = ["WeightedData", "read_counts", "DEFAULT_CHUNKSIZE", "ColumnCodec", "Plan", "chunk_levels",
            "merge_levels", "chunk_distinct", "merge_distinct", "plan_from_levels", "distinct_rows", "encode_chunk",
-           "CodeChunks", "iter_codes", "Merger", "levels_pass", "levels_part", "distinct_part", "codes_part"]
+           "CodeChunks", "iter_codes", "Merger", "HOLD_BYTES_PER_FILE_BYTE", "held_bytes", "too_big_to_hold",
+           "chunked_note", "levels_pass", "levels_part", "distinct_part", "codes_part"]
 _KEY_LIMIT = 2 ** 62
 
 
@@ -491,3 +493,34 @@ def iter_codes(path, model, chunksize: int = DEFAULT_CHUNKSIZE, **options) -> It
     """Yield ``(first row, codes)`` for the rows of ``path`` aligned to ``model``, ``chunksize`` rows at a
     time: together the codes ``load_csv(path, model=model, **options)`` gives (:class:`CodeChunks`)."""
     yield from CodeChunks(path, model, chunksize=chunksize, **options)
+
+
+# ====================================================================== too big to hold
+#: peak memory of a command's in-memory path per byte of its CSV file, rounded up: ``learn``, ``impute`` and
+#: ``prototypes`` on the letter-like 2 M-row CSV of benchmarks/bench_stream.py (95 MB) took 4.1, 5.8 and 9.6 GB
+HOLD_BYTES_PER_FILE_BYTE = {"learn": 48, "impute": 64, "prototypes": 104}
+
+
+def held_bytes(path, command: str = "learn") -> int | None:
+    """The memory ``command`` would take to hold the file ``path`` whole (its size times
+    :data:`HOLD_BYTES_PER_FILE_BYTE`), decided before reading it; None if it cannot be sized."""
+    try:
+        return int(os.path.getsize(path)) * HOLD_BYTES_PER_FILE_BYTE[command]
+    except (OSError, TypeError, ValueError):
+        return None
+
+
+def too_big_to_hold(path, command: str = "learn", max_bytes: float | None = None) -> bool:
+    """Whether ``command`` reads ``path`` in chunks without being asked: holding it whole would take more than
+    ``max_bytes`` (default: the run's memory limit, :func:`bnfk_core.limits.memory_limit` -- the CLI's
+    ``--max-memory``; no limit: never)."""
+    budget = memory_limit() if max_bytes is None else max_bytes
+    need = held_bytes(path, command)
+    return need is not None and budget is not None and math.isfinite(budget) and need > budget
+
+
+def chunked_note(path, command: str = "learn", max_bytes: float | None = None) -> str:
+    """The sentence saying why ``path`` was read in chunks without being asked."""
+    budget = memory_limit() if max_bytes is None else max_bytes
+    return (f"{printable(os.path.basename(str(path)))} would take about {format_bytes(held_bytes(path, command))} "
+            f"in memory, more than the memory limit ({format_bytes(budget)}), so it was read in chunks.")
