@@ -54,6 +54,11 @@ class CategoricalData:
     numbers : dict str -> float array (N,)
         The raw values (NaN = missing) of the numeric columns :func:`load_csv` cut into quantile bins,
         for scores that search numbers as numbers (:mod:`bnfk_core.kgv`); the codes hold the bins.
+    weights : int64 array (N,) or None
+        ``None``: every row of ``codes`` is one row of the table.  Else the table is held as its **distinct
+        rows** (``codes``) with their multiplicities (the streaming reader, :func:`bnfk_core.stream.read_counts`):
+        ``frame`` is ``None``, ``n_rows`` is the sum of the weights and ``n_distinct`` the rows held; every
+        count (``learn``, ``fit``, the scores) takes the weights, :meth:`expand` gives the plain rows.
     """
 
     frame: pd.DataFrame
@@ -64,10 +69,17 @@ class CategoricalData:
     source: str = "data"
     notes: tuple = field(default_factory=tuple)
     numbers: dict = field(default_factory=dict)
+    weights: np.ndarray | None = None
 
     # ------------------------------------------------------------------ shape
     @property
     def n_rows(self) -> int:
+        """Rows of the table (the sum of the weights of a weighted one)."""
+        return int(self.codes.shape[0]) if self.weights is None else int(self.weights.sum())
+
+    @property
+    def n_distinct(self) -> int:
+        """Rows held in ``codes`` (the distinct rows of a weighted table)."""
         return int(self.codes.shape[0])
 
     @property
@@ -103,10 +115,13 @@ class CategoricalData:
 
     # ------------------------------------------------------------------ subsets
     def subset(self, rows) -> "CategoricalData":
-        """Rows by integer index or boolean mask; states are kept (codes stay comparable)."""
+        """Rows by integer index or boolean mask; states are kept (codes stay comparable).  Of a weighted
+        table: distinct rows, with their weights."""
         rows = np.asarray(rows)
         if rows.dtype == bool:
             rows = np.flatnonzero(rows)
+        if self.weights is not None:
+            return replace(self, codes=self.codes[rows], weights=self.weights[rows])
         return CategoricalData(self.frame.iloc[rows].reset_index(drop=True), self.codes[rows],
                                self.variables, self.states, self.class_column, self.source, self.notes,
                                {k: v[rows] for k, v in self.numbers.items()})
@@ -115,6 +130,9 @@ class CategoricalData:
         """Only ``columns``, in that order."""
         idx = [self.index(c) for c in columns]
         cls = self.class_column if self.class_column in columns else None
+        if self.weights is not None:
+            return replace(self, codes=self.codes[:, idx], variables=tuple(columns),
+                           states=tuple(self.states[i] for i in idx), class_column=cls)
         return CategoricalData(self.frame[list(columns)], self.codes[:, idx], tuple(columns),
                                tuple(self.states[i] for i in idx), cls, self.source, self.notes,
                                {c: self.numbers[c] for c in columns if c in self.numbers})
@@ -132,22 +150,65 @@ class CategoricalData:
     def with_class(self, class_column: str | None) -> "CategoricalData":
         if class_column is not None:
             self.index(class_column)
+        if self.weights is not None:
+            return replace(self, class_column=class_column)
         return CategoricalData(self.frame, self.codes, self.variables, self.states, class_column,
                                self.source, self.notes, self.numbers)
 
     def with_codes(self, codes: np.ndarray) -> "CategoricalData":
         """Same variables and states, new code matrix (frame rebuilt)."""
+        if self.weights is not None:
+            raise DataError("WeightedData holds distinct rows; expand() it before replacing its codes.")
         codes = np.asarray(codes, dtype=self.codes.dtype)
         return from_codes(codes, self.variables, self.states, self.class_column, self.source)
 
+    # ------------------------------------------------------------------ weighted tables
+    def expand(self) -> "CategoricalData":
+        """The plain table: every distinct row repeated by its weight (in key order); a plain table as is."""
+        if self.weights is None:
+            return self
+        codes = np.repeat(self.codes.astype(np.int32), self.weights, axis=0)
+        return replace(from_codes(codes, self.variables, self.states, self.class_column, self.source),
+                       notes=self.notes)
+
+    def sample_rows(self, n: int, seed: int = 0) -> "CategoricalData":
+        """A seeded uniform sample of ``min(n, n_rows)`` of the table's *rows* (not of its distinct rows),
+        drawn without replacement, as a plain table: a distinct row of weight ``w`` is drawn with probability
+        proportional to ``w`` and can appear up to ``w`` times.
+
+        It is :func:`bnfk_core.embed.sample_rows` applied to the rows of :meth:`expand` (the same rows
+        for the same seed) without expanding them: the drawn positions among the ``n_rows`` rows are
+        mapped to distinct rows through the cumulative weights.  Memory is O(n + distinct rows).
+        """
+        from .embed import sample_rows as sample_positions
+        pos = sample_positions(self.n_rows, n, seed)
+        idx = pos if self.weights is None else np.searchsorted(np.cumsum(self.weights), pos, side="right")
+        shown = f"A seeded sample of {len(idx):,} of the {self.n_rows:,} rows (seed {int(seed)})."
+        return replace(from_codes(self.codes[idx].astype(np.int32), self.variables, self.states, self.class_column,
+                                  self.source), notes=self.notes + (shown,))
+
     def fingerprint(self) -> str:
-        """A content hash (codes, variables, states) for caching."""
-        h = hashlib.sha1()
-        h.update(np.ascontiguousarray(self.codes).tobytes())
-        h.update(repr((self.variables, self.states, self.class_column)).encode())
-        return h.hexdigest()
+        """A content hash (codes, variables, states; the weights of a weighted table) for caching -- of a
+        weighted table computed once (it is immutable and can stand for millions of rows)."""
+        if self.weights is None:
+            h = hashlib.sha1()
+            h.update(np.ascontiguousarray(self.codes).tobytes())
+            h.update(repr((self.variables, self.states, self.class_column)).encode())
+            return h.hexdigest()
+        cached = self.__dict__.get("_fingerprint")
+        if cached is None:
+            h = hashlib.sha1()
+            h.update(np.ascontiguousarray(self.codes).tobytes())
+            h.update(np.ascontiguousarray(self.weights).tobytes())
+            h.update(repr((self.variables, self.states, self.class_column)).encode())
+            cached = h.hexdigest()
+            object.__setattr__(self, "_fingerprint", cached)
+        return cached
 
     def __repr__(self) -> str:
+        if self.weights is not None:
+            return (f"WeightedData({self.source}: {self.n_rows} rows as {self.n_distinct} distinct x "
+                    f"{self.n_vars} variables, class={self.class_column!r})")
         return f"CategoricalData({self.source}: {self.n_rows} rows x {self.n_vars} variables, class={self.class_column!r})"
 
 

@@ -31,15 +31,14 @@ from __future__ import annotations
 
 import math
 import os
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Iterable, Iterator, Sequence
 
 import numpy as np
 import pandas as pd
 
 from .binning import binning_notes, check_columns, check_options, column_states, model_columns
-from .data import CategoricalData, from_codes, na_set
-from .embed import sample_rows as _sample_positions
+from .data import CategoricalData, na_set
 from .errors import DataError
 from .limits import format_bytes, memory_limit
 from .reading import DEFAULT_CHUNKSIZE, FileLayout, file_layout, iter_chunks, printable
@@ -53,84 +52,9 @@ _KEY_LIMIT = 2 ** 62
 
 
 # ====================================================================== the weighted table
-@dataclass(frozen=True, eq=False)
-class WeightedData(CategoricalData):
-    """Distinct rows (``codes``) with their multiplicities (``weights``, int64).
-
-    ``n_rows`` is the number of rows represented (the sum of the weights), ``n_distinct`` the number
-    held.  ``frame`` is ``None`` (the rows are never materialised as text); :meth:`expand` gives the
-    plain :class:`CategoricalData` (for small data and tests).  Codes use the smallest integer type
-    that holds them.
-    """
-
-    weights: np.ndarray | None = None
-
-    @property
-    def n_rows(self) -> int:
-        return int(self.weights.sum())
-
-    @property
-    def n_distinct(self) -> int:
-        return int(self.codes.shape[0])
-
-    def subset(self, rows) -> "WeightedData":
-        rows = np.asarray(rows)
-        if rows.dtype == bool:
-            rows = np.flatnonzero(rows)
-        return replace(self, codes=self.codes[rows], weights=self.weights[rows])
-
-    def select(self, columns: Sequence[str]) -> "WeightedData":
-        idx = [self.index(c) for c in columns]
-        cls = self.class_column if self.class_column in columns else None
-        return replace(self, codes=self.codes[:, idx], variables=tuple(columns),
-                       states=tuple(self.states[i] for i in idx), class_column=cls)
-
-    def with_class(self, class_column: str | None) -> "WeightedData":
-        if class_column is not None:
-            self.index(class_column)
-        return replace(self, class_column=class_column)
-
-    def with_codes(self, codes):
-        raise DataError("WeightedData holds distinct rows; expand() it before replacing its codes.")
-
-    def sample_rows(self, n: int, seed: int = 0) -> CategoricalData:
-        """A seeded uniform sample of ``min(n, n_rows)`` of the table's *rows* (not of its distinct rows),
-        drawn without replacement, as a plain :class:`CategoricalData`: a distinct row of weight ``w``
-        is drawn with probability proportional to ``w`` and can appear up to ``w`` times.
-
-        It is :func:`bnfk_core.embed.sample_rows` applied to the rows of :meth:`expand` (the same rows
-        for the same seed) without expanding them: the drawn positions among the ``n_rows`` rows are
-        mapped to distinct rows through the cumulative weights.  Memory is O(n + distinct rows).
-        """
-        pos = _sample_positions(self.n_rows, n, seed)
-        idx = np.searchsorted(np.cumsum(self.weights), pos, side="right")
-        shown = f"A seeded sample of {len(idx):,} of the {self.n_rows:,} rows (seed {int(seed)})."
-        return replace(from_codes(self.codes[idx].astype(np.int32), self.variables, self.states, self.class_column,
-                                  self.source), notes=self.notes + (shown,))
-
-    def expand(self) -> CategoricalData:
-        """The plain table: every distinct row repeated by its weight (in key order)."""
-        codes = np.repeat(self.codes.astype(np.int32), self.weights, axis=0)
-        return replace(from_codes(codes, self.variables, self.states, self.class_column, self.source),
-                       notes=self.notes)
-
-    def fingerprint(self) -> str:
-        """A content hash of the distinct rows, weights, variables and states (computed once: the table
-        is immutable and can hold millions of rows)."""
-        cached = self.__dict__.get("_fingerprint")
-        if cached is None:
-            import hashlib
-            h = hashlib.sha1()
-            h.update(np.ascontiguousarray(self.codes).tobytes())
-            h.update(np.ascontiguousarray(self.weights).tobytes())
-            h.update(repr((self.variables, self.states, self.class_column)).encode())
-            cached = h.hexdigest()
-            object.__setattr__(self, "_fingerprint", cached)
-        return cached
-
-    def __repr__(self) -> str:
-        return (f"WeightedData({self.source}: {self.n_rows} rows as {self.n_distinct} distinct x "
-                f"{self.n_vars} variables, class={self.class_column!r})")
+#: a table held as its distinct rows with their multiplicities: the one data type, :class:`CategoricalData` with
+#: ``weights`` (``WeightedData(None, codes, variables, states, class_column, source, notes, weights=counts)``)
+WeightedData = CategoricalData
 
 
 def distinct_rows(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
