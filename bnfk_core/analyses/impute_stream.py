@@ -45,7 +45,8 @@ from ..reading import (DELIM_NAMES, FileLayout, TextFile, block_records, check_h
                        open_text, read_block, read_header, scan_blocks)
 from ..runners import ENGINES, runner_for
 from ..stream import chunk_levels, merge_levels, plan_from_levels
-from .impute import FILL_NUMERIC, ImputeError, _number, cell_frame, filled_column
+from .completion import FILL_NUMERIC, filled_column, number
+from .impute import ImputeError, cell_frame
 
 __all__ = ["impute_file", "DEFAULT_BLOCK_ROWS"]
 
@@ -288,7 +289,7 @@ def _fill_texts(model, plan, levels: dict, fill_numeric: str) -> tuple[list, lis
             code_of = dict(zip(codec.raw.tolist(), codec.code.tolist()))
             by_bin: dict = {}
             for raw, c in zip(fr.index.tolist(), fr["count"].tolist()):
-                x = _number(raw)
+                x = number(raw)
                 if code_of[raw] >= 0 and x is not None:
                     by_bin.setdefault(code_of[raw], []).append((x, raw.strip(), int(c)))
             for k, values in by_bin.items():
@@ -311,7 +312,7 @@ def _resolve_ambiguous(tf, blocks, model, plan, columns: dict, ambiguous: list, 
             cells = pb.column(columns[model.variables[i]])
             codes = plan.codecs[i].encode(cells, model.variables[i], tf.source)
             for t in cells[codes == k].tolist():
-                if _number(t) == want[0]:
+                if number(t) == want[0]:
                     if want[1] == 0:
                         fills[i][k] = t.strip()
                         del todo[(i, k)]
@@ -465,4 +466,4 @@ def _label_notes(model, levels, plan, fills, fill_numeric, filled_states) -> lis
 
 def _has_value(fr, codec, k: int) -> bool:
     code_of = dict(zip(codec.raw.tolist(), codec.code.tolist()))
-    return any(code_of[raw] == k and _number(raw) is not None for raw in fr.index.tolist())
+    return any(code_of[raw] == k and number(raw) is not None for raw in fr.index.tolist())

@@ -28,9 +28,11 @@ from dataclasses import dataclass
 import numba
 import numpy as np
 
+from ..errors import PrototypeError
 from ..runners import runner_for
 from ..stream import DEFAULT_CHUNKSIZE
-from .prototypes import PrototypeError, _log_chi2_sf, greedy_swap, random_subsets
+from .prototype_criteria import log_chi2_sf
+from .prototype_search import greedy_swap, random_subsets
 from .rowwise import CellTables, file_codes, scan_file, sum_squares
 
 __all__ = ["ChunkedMMDCriterion", "ChunkedPrototypes", "chunked_prototypes"]
@@ -127,7 +129,7 @@ def _chi2_value(cat: np.ndarray, codes: np.ndarray, cards: np.ndarray) -> float:
     for i in range(codes.shape[1]):
         O[i] = np.bincount(c[:, i], minlength=width)
     stat = (O ** 2 * inv).sum(axis=1) / k - k
-    lp = _log_chi2_sf(stat, np.maximum(dof, 1))
+    lp = log_chi2_sf(stat, np.maximum(dof, 1))
     return float(-np.where(tested, lp, 0.0).sum())
 
 

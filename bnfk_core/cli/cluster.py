@@ -4,7 +4,7 @@ from __future__ import annotations
 import sys
 
 from ..errors import BnfkError
-from ..registry import CLUSTERERS, KERNELS
+from ..registry import CLASSIFIERS, CLUSTERERS, KERNELS
 from .common import (
     add_data_options,
     add_fisher_model_options,
@@ -69,7 +69,7 @@ SUBCOMMANDS = {
 
 
 def register(sub) -> None:
-    from ..analyses.cluster import CLASSIFIERS, SHIFTS, TRANSFORMS
+    from ..analyses.cluster import SHIFTS, TRANSFORMS
     p = sub.add_parser("cluster", help=SUBCOMMANDS["cluster"],
                        description="Cluster the rows of DATA.csv with a kernel over the feature columns (the label "
                                    "column is never a feature) and score the clusters against the labels "
@@ -104,7 +104,7 @@ def register(sub) -> None:
                                    "kernel's model is estimated on each training split only.")
     p.add_argument("data", metavar="DATA.csv")
     _kernel_option(p)
-    p.add_argument("--classifier", choices=CLASSIFIERS, default="svm", help="default svm")
+    p.add_argument("--classifier", choices=tuple(CLASSIFIERS), default="svm", help="default svm")
     p.add_argument("--repeats", type=int_at_least(1, 10_000), default=10,
                    help="train/test splits, seeds SEED..SEED+R-1 (default 10)")
     p.add_argument("--test-size", type=float_in(0, 1, low_open=True, high_open=True), default=0.2,

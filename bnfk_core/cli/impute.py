@@ -45,7 +45,7 @@ def _ratios(text: str, what: str) -> list[float]:
 
 
 def _cmd_benchmark(args) -> dict:
-    from ..analyses.impute import benchmark
+    from ..analyses.impute_benchmark import benchmark
     data = read_data(args.data, args)
     res = benchmark(data, args.methods, test_ratios=_ratios(args.test_ratio, "test-ratio"),
                     missing_ratios=_ratios(args.missing_ratio, "missing-ratio"), repeats=args.repeats,
@@ -70,7 +70,7 @@ def _table(path: str):
 
 
 def _cmd_impute(args) -> dict:
-    from ..analyses.impute import complete_file, impute_with_model
+    from ..analyses.completion import complete_file, impute_with_model
     t0 = time.perf_counter()
     check_output(args.output, (".csv",), "the completed data", input_files(args))
     if args.probabilities:
@@ -140,7 +140,7 @@ SUBCOMMANDS = {
 
 def register(sub) -> None:
     from .. import registry
-    from ..analyses.impute import FILL_NUMERIC
+    from ..analyses.completion import FILL_NUMERIC
     from ..analyses.impute_methods import DEFAULT_STRUCTURE_MISSING, IMPUTE_LEARN
     from ..registry import IMPUTERS
     p = sub.add_parser("impute-benchmark",
