@@ -36,7 +36,7 @@ import scipy.sparse as sp
 
 from ..errors import KernelError, ModelError
 from ..inference import log_likelihood, parent_marginals
-from ..kernels import _check_positive, feature_offsets, features
+from ..fisher_features import check_positive, feature_offsets, features
 from ..runners import runner_for
 from ..stream import DEFAULT_CHUNKSIZE, CodeChunks
 
@@ -328,7 +328,7 @@ def _chunk(tables: CellTables, codes: np.ndarray, row0: int, counts: np.ndarray,
                              "fit the parameters with a pseudo-count (method 'smoothed').")
         i = int(status[r] - 3)
         sub = codes[r:r + 1]
-        _check_positive(model, tables.pm, i, model.parent_config(i, sub), sub[:, i])
+        check_positive(model, tables.pm, i, model.parent_config(i, sub), sub[:, i])
         raise KernelError(f"Variable '{model.variables[i]}' has probability zero in row {row0 + r + 1}; fit the "
                           "parameters with a pseudo-count (method 'smoothed').")
     extra = None
