@@ -27,8 +27,9 @@ __all__ = ["Setting", "SETTINGS", "REPORT_SETTINGS", "MAX_SEED", "ALGORITHMS", "
 MAX_SEED = 2**32 - 1
 
 # ---------------------------------------------------------------------- option lists of the pages
-#: the Gram-based clustering algorithms and their labels (bnfk_core.registry.CLUSTERERS)
-ALGORITHMS = CLUSTERERS.label_view(lambda spec: spec.gram is not None)
+#: the clustering algorithms the Clustering page offers and their labels (bnfk_core.registry.CLUSTERERS): the
+#: Gram-based ones and those that cluster the rows themselves (lca)
+ALGORITHMS = CLUSTERERS.label_view(lambda spec: spec.gram is not None or spec.run is not None)
 TRANSFORMS = {"shift-min": "K − min K (thesis)", "cosine": "cosine-normalised, (1 + cos)/2",
               "rbf": "exp(−d² / median d²), kernel distance"}
 CLUSTER_NETWORKS = {"current": "Current structure (Structure page)",

@@ -7,8 +7,8 @@ import streamlit as st
 from bnfk_core.analyses import cluster as C
 from bnfk_core.embed import sample_rows
 from bnfk_core.registry import KERNELS
+from bnfk_core.views.figures import clustering as fig_clu
 from bnfk_ui import common, settings, state
-from bnfk_ui.figures import clustering as fig_clu
 from bnfk_ui.sections import clustering as sections
 
 ALGOS, TRANSFORMS, NETWORKS = settings.ALGORITHMS, settings.TRANSFORMS, settings.CLUSTER_NETWORKS
@@ -96,6 +96,9 @@ def page():
         mc[4].metric("Clusters used", f"{res['n_used']} of {res['n_clusters']}",
                      help=f"clustering {res['cluster_seconds']:.2f} s, kernel {res['kernel_seconds']:.2f} s"
                      + (f"; eq. (5.2) cost {res['cost']:.4g}" if res["cost"] is not None else ""))
+        if algo == "lca":
+            st.caption(f"The latent class model clusters the rows itself ({k} classes, {int(ss.clu_restarts)} seeded EM "
+                       "starts as 'Local-search restarts'); the kernel only draws the heatmap and the maps.")
         if KERNELS[kernel].uses_network:
             st.caption(f"{KERNELS[kernel].label} kernel of {NETWORKS[ss.clu_network].lower()}: {m.dag.n_arcs} arcs.")
         st.caption(f"The same result on the command line: `{sections.cli_command(kernel, algo, k)}`"
@@ -129,5 +132,4 @@ def page():
             st.info("Classification needs a class column; choose one on the Data page.")
 
 if common.start("Clustering"):
-    with common.shown_errors():   # a BnfkError: one sentence, the page stops there
-        page()
+    page()
