@@ -19,9 +19,9 @@ the distinct rows and ``weights`` their multiplicities; :func:`bnfk_core.learn.l
 rows themselves.  Memory is that of one chunk plus the distinct rows: bounded by the data's distinct
 configurations, not by the row count -- a table whose rows are all distinct does not compress.
 
-The chunk functions (:func:`chunk_levels`, :func:`chunk_distinct`) and the merges
-(:func:`merge_levels`, :func:`merge_distinct`) are what :mod:`bnfk_core.stream_dask` runs on a Dask
-cluster: partitions compute, the client merges.
+The chunk functions (:func:`chunk_levels`, :func:`chunk_distinct`) run on a runner
+(:mod:`bnfk_core.runners`: here, or on a Dask cluster's partitions) and the merges (:func:`merge_levels`,
+:func:`merge_distinct`) on the client.
 
 Differences from ``load_csv``, all on unusual files: the file is parsed by pandas (``read_csv``,
 C engine, ``dtype=str``) instead of Python's ``csv`` module; text is UTF-8; line numbers in messages
@@ -29,109 +29,32 @@ assume one line per record and no blank lines; the trailing-delimiter quirk is n
 """
 from __future__ import annotations
 
-import csv
-import io
 import math
 import os
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Iterable, Iterator, Sequence
 
 import numpy as np
 import pandas as pd
 
-from .data import (_BINARY_MAGIC, na_set, CategoricalData, _binning_notes, _check_columns, _check_options,
-                   _column_states, _model_columns, _printable, _sniff_delimiter, check_file, from_codes)
-from .embed import sample_rows as _sample_positions
+from .binning import binning_notes, check_columns, check_options, column_states, model_columns
+from .data import CategoricalData, na_set
 from .errors import DataError
-from .files import open_regular
+from .limits import format_bytes, memory_limit
+from .reading import DEFAULT_CHUNKSIZE, FileLayout, file_layout, iter_chunks, printable
+from .runners import ENGINES, LocalRunner, runner_for
 
 __all__ = ["WeightedData", "read_counts", "DEFAULT_CHUNKSIZE", "ColumnCodec", "Plan", "chunk_levels",
-           "merge_levels", "chunk_distinct", "merge_distinct", "plan_from_levels", "iter_chunks",
-           "file_layout", "distinct_rows", "encode_chunk", "CodeChunks", "iter_codes"]
-
-DEFAULT_CHUNKSIZE = 200_000
+           "merge_levels", "chunk_distinct", "merge_distinct", "plan_from_levels", "distinct_rows", "encode_chunk",
+           "CodeChunks", "iter_codes", "Merger", "HOLD_BYTES_PER_FILE_BYTE", "held_bytes", "too_big_to_hold",
+           "chunked_note", "levels_pass", "levels_part", "distinct_part", "codes_part"]
 _KEY_LIMIT = 2 ** 62
 
 
 # ====================================================================== the weighted table
-@dataclass(frozen=True, eq=False)
-class WeightedData(CategoricalData):
-    """Distinct rows (``codes``) with their multiplicities (``weights``, int64).
-
-    ``n_rows`` is the number of rows represented (the sum of the weights), ``n_distinct`` the number
-    held.  ``frame`` is ``None`` (the rows are never materialised as text); :meth:`expand` gives the
-    plain :class:`CategoricalData` (for small data and tests).  Codes use the smallest integer type
-    that holds them.
-    """
-
-    weights: np.ndarray | None = None
-
-    @property
-    def n_rows(self) -> int:
-        return int(self.weights.sum())
-
-    @property
-    def n_distinct(self) -> int:
-        return int(self.codes.shape[0])
-
-    def subset(self, rows) -> "WeightedData":
-        rows = np.asarray(rows)
-        if rows.dtype == bool:
-            rows = np.flatnonzero(rows)
-        return replace(self, codes=self.codes[rows], weights=self.weights[rows])
-
-    def select(self, columns: Sequence[str]) -> "WeightedData":
-        idx = [self.index(c) for c in columns]
-        cls = self.class_column if self.class_column in columns else None
-        return replace(self, codes=self.codes[:, idx], variables=tuple(columns),
-                       states=tuple(self.states[i] for i in idx), class_column=cls)
-
-    def with_class(self, class_column: str | None) -> "WeightedData":
-        if class_column is not None:
-            self.index(class_column)
-        return replace(self, class_column=class_column)
-
-    def with_codes(self, codes):
-        raise DataError("WeightedData holds distinct rows; expand() it before replacing its codes.")
-
-    def sample_rows(self, n: int, seed: int = 0) -> CategoricalData:
-        """A seeded uniform sample of ``min(n, n_rows)`` of the table's *rows* (not of its distinct rows),
-        drawn without replacement, as a plain :class:`CategoricalData`: a distinct row of weight ``w``
-        is drawn with probability proportional to ``w`` and can appear up to ``w`` times.
-
-        It is :func:`bnfk_core.embed.sample_rows` applied to the rows of :meth:`expand` (the same rows
-        for the same seed) without expanding them: the drawn positions among the ``n_rows`` rows are
-        mapped to distinct rows through the cumulative weights.  Memory is O(n + distinct rows).
-        """
-        pos = _sample_positions(self.n_rows, n, seed)
-        idx = np.searchsorted(np.cumsum(self.weights), pos, side="right")
-        shown = f"A seeded sample of {len(idx):,} of the {self.n_rows:,} rows (seed {int(seed)})."
-        return replace(from_codes(self.codes[idx].astype(np.int32), self.variables, self.states, self.class_column,
-                                  self.source), notes=self.notes + (shown,))
-
-    def expand(self) -> CategoricalData:
-        """The plain table: every distinct row repeated by its weight (in key order)."""
-        codes = np.repeat(self.codes.astype(np.int32), self.weights, axis=0)
-        return replace(from_codes(codes, self.variables, self.states, self.class_column, self.source),
-                       notes=self.notes)
-
-    def fingerprint(self) -> str:
-        """A content hash of the distinct rows, weights, variables and states (computed once: the table
-        is immutable and can hold millions of rows)."""
-        cached = self.__dict__.get("_fingerprint")
-        if cached is None:
-            import hashlib
-            h = hashlib.sha1()
-            h.update(np.ascontiguousarray(self.codes).tobytes())
-            h.update(np.ascontiguousarray(self.weights).tobytes())
-            h.update(repr((self.variables, self.states, self.class_column)).encode())
-            cached = h.hexdigest()
-            object.__setattr__(self, "_fingerprint", cached)
-        return cached
-
-    def __repr__(self) -> str:
-        return (f"WeightedData({self.source}: {self.n_rows} rows as {self.n_distinct} distinct x "
-                f"{self.n_vars} variables, class={self.class_column!r})")
+#: a table held as its distinct rows with their multiplicities: the one data type, :class:`CategoricalData` with
+#: ``weights`` (``WeightedData(None, codes, variables, states, class_column, source, notes, weights=counts)``)
+WeightedData = CategoricalData
 
 
 def distinct_rows(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -141,135 +64,6 @@ def distinct_rows(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     keys = _keys(codes, radix)
     u, c = np.unique(keys, return_counts=True, axis=0 if keys.ndim == 2 else None)
     return _decode(u, radix), c.astype(np.int64)
-
-
-# ====================================================================== reading chunks
-#: the longest header line read (a file of millions of columns is refused rather than read)
-MAX_HEADER_BYTES = 64 * 2**20
-
-
-@dataclass(frozen=True)
-class FileLayout:
-    """How to read a file in chunks: format, delimiter and the (trimmed) header."""
-    path: str
-    fmt: str
-    header: tuple
-    delimiter: str = ","
-    encoding: str = "utf-8"
-
-
-def file_layout(path, fmt: str | None = None) -> FileLayout:
-    """Format (``csv`` or ``parquet``, from the name unless given), delimiter and header of ``path``."""
-    p, shown = check_file(path)
-    if fmt is None:
-        fmt = "parquet" if p.suffix.lower() in (".parquet", ".pq") else "csv"
-    if fmt == "parquet":
-        import pyarrow as pa
-        import pyarrow.parquet as pq
-        try:
-            with open_regular(p) as fh:
-                header = tuple(str(n).strip() for n in pq.ParquetFile(fh).schema_arrow.names)
-        except (pa.ArrowException, OSError) as exc:
-            raise DataError(f"{shown} is not a readable Parquet file ({str(exc).strip()}).") from None
-        _check_header(list(header), shown)
-        return FileLayout(str(p), "parquet", header)
-    if fmt != "csv":
-        raise DataError(f"Unknown file format '{fmt}'; choose csv or parquet.")
-    try:
-        with open_regular(p) as fh:
-            head = fh.read(1 << 16)
-            while b"\n" not in head and b"\r" not in head and len(head) < MAX_HEADER_BYTES:  # a very wide header
-                more = fh.read(1 << 20)
-                if not more:
-                    break
-                head += more
-    except OSError as exc:
-        raise DataError(f"Cannot read {shown}: {exc.strerror or exc}.") from None
-    if len(head) >= MAX_HEADER_BYTES and b"\n" not in head and b"\r" not in head:
-        raise DataError(f"The first line of {shown} is longer than {MAX_HEADER_BYTES // 2**20} MiB; bnfk reads "
-                        "files with a header line of fewer columns.")
-    if head.startswith(b"PAR1"):
-        return file_layout(path, "parquet")
-    for magic, what in _BINARY_MAGIC.items():
-        if head.startswith(magic):
-            raise DataError(f"{shown} looks like {what}, not a CSV file; export it as CSV (or Parquet).")
-    if b"\x00" in head[:8192]:
-        raise DataError(f"{shown} looks like a binary file (it contains NUL bytes), not a CSV file.")
-    encoding = "utf-8-sig" if head.startswith(b"\xef\xbb\xbf") else "utf-8"
-    text = head.decode(encoding, errors="ignore")
-    if not text.strip():
-        raise DataError(f"{shown} is empty.")
-    cut = text.rfind("\n")
-    text = text[:cut + 1] if cut > 0 and len(head) >= 1 << 16 else text
-    delim = _sniff_delimiter(text.replace("\r\n", "\n"))
-    if delim is None:
-        raise DataError(f"{shown} has only one column; bnfk needs at least two columns separated by "
-                        "commas, semicolons or tabs.")
-    header = None
-    for rec in csv.reader(io.StringIO(text, newline=""), delimiter=delim):
-        if rec and not (len(rec) == 1 and not rec[0].strip()):
-            header = [h.strip() for h in rec]
-            break
-    if header is None:
-        raise DataError(f"{shown} is empty.")
-    _check_header(header, shown)
-    return FileLayout(str(p), "csv", tuple(header), delim, encoding)
-
-
-def _check_header(header: list, source: str) -> None:
-    if len(header) < 2:
-        raise DataError(f"{source} has only one column ('{header[0] if header else ''}'); bnfk needs at least two.")
-    seen = set()
-    for j, h in enumerate(header):
-        if not h:
-            raise DataError(f"Column {j + 1} of {source} has an empty name in the header; give every column a name.")
-        if h in seen:
-            raise DataError(f"Column name '{h}' appears more than once in the header of {source}.")
-        seen.add(h)
-
-
-def iter_chunks(layout: FileLayout, chunksize: int = DEFAULT_CHUNKSIZE) -> Iterator[pd.DataFrame]:
-    """The file's rows as frames of raw cell text (untrimmed; a missing Parquet value is ``""``),
-    ``chunksize`` rows at a time, columns named by the trimmed header."""
-    for chunk, _ in _chunks_done(layout, chunksize):
-        yield chunk
-
-
-def _chunks_done(layout: FileLayout, chunksize: int) -> Iterator[tuple[pd.DataFrame, float]]:
-    """:func:`iter_chunks` with the fraction of the file read after each chunk (bytes of a CSV as the
-    parser has consumed them, rows of a Parquet file), for progress reports."""
-    shown = _printable(layout.path)
-    if layout.fmt == "parquet":
-        import pyarrow as pa
-        import pyarrow.compute as pc
-        import pyarrow.parquet as pq
-        with open_regular(layout.path) as fh:
-            pf = pq.ParquetFile(fh)
-            total, done = max(int(pf.metadata.num_rows), 1), 0
-            for batch in pf.iter_batches(batch_size=int(chunksize)):
-                cols = [pc.fill_null(pc.cast(batch.column(j), pa.string()), "") for j in range(batch.num_columns)]
-                done += batch.num_rows
-                yield pd.DataFrame({h: c.to_numpy(zero_copy_only=False) for h, c in zip(layout.header, cols)}), done / total
-        return
-    size = max(os.path.getsize(layout.path), 1)
-    with open_regular(layout.path) as fh:
-        reader = pd.read_csv(fh, sep=layout.delimiter, dtype=str, keep_default_na=False, na_filter=False,
-                             header=0, names=list(layout.header), chunksize=int(chunksize), encoding=layout.encoding,
-                             skip_blank_lines=True, engine="c")
-        start = 0
-        try:
-            for chunk in reader:
-                if chunk.isna().any().any():
-                    r = int(np.flatnonzero(chunk.isna().any(axis=1).to_numpy())[0])
-                    raise DataError(f"Line {start + r + 2} of {shown} has fewer fields than the header has "
-                                    "columns; fix or remove that line.")
-                start += len(chunk)
-                yield chunk, min(fh.tell() / size, 1.0)
-        except pd.errors.ParserError as exc:
-            raise DataError(f"{shown} cannot be parsed ({str(exc).strip()}); fix or remove that line.") from None
-        except UnicodeDecodeError as exc:
-            raise DataError(f"{shown} is not valid UTF-8 (byte {exc.start} of a chunk); the streaming reader "
-                            "needs UTF-8 text.") from None
 
 
 # ====================================================================== pass 1: levels
@@ -343,16 +137,16 @@ def plan_from_levels(levels: dict, layout: FileLayout, *, class_column=None, mis
     """Each column's states from its merged level counts, as :func:`bnfk_core.data.load_csv` derives
     them from the rows (see the module docstring)."""
     na = na_set(na_values, missing_policy)
-    source = _printable(str(source)) if source is not None else os.path.basename(layout.path)
-    bins, max_levels, drop_columns, class_column = _check_options(
+    source = printable(str(source)) if source is not None else os.path.basename(layout.path)
+    bins, max_levels, drop_columns, class_column = check_options(
         missing_policy, discretize_bins, max_levels, drop_columns, class_column)
     header = list(layout.header)
     notes: list = []
-    _check_columns(header, drop_columns, class_column, source, notes)
+    check_columns(header, drop_columns, class_column, source, notes)
     keep = [h for h in header if h not in drop_columns]
     mvars = mstates = None
     if model is not None:
-        mvars, mstates, class_column = _model_columns(model, keep, class_column, source, notes)
+        mvars, mstates, class_column = model_columns(model, keep, class_column, source, notes)
         order = list(mvars)
     else:
         order = keep
@@ -375,13 +169,13 @@ def plan_from_levels(levels: dict, layout: FileLayout, *, class_column=None, mis
         inv = np.arange(len(lev))
         if name == class_column and miss_lev.all():
             raise DataError(f"Class column '{name}' of {source} is empty (every value is missing).")
-        level_code, st = _column_states(name, lev, miss_lev, inv, None if mvars is None else mstates[out_j],
+        level_code, st = column_states(name, lev, miss_lev, inv, None if mvars is None else mstates[out_j],
                                         missing_policy, bins, max_levels, source, name == class_column,
                                         level_first + 2,  # one line per record, header on line 1
                                         notes, discretized, fewer, level_counts)
         states.append(tuple(st))
         codecs.append(ColumnCodec(raw, np.asarray(level_code, dtype=np.int64)[lcodes]))
-    _binning_notes(discretized, fewer, bins, max_levels, notes)
+    binning_notes(discretized, fewer, bins, max_levels, notes)
     return Plan(source, tuple(order), tuple(states), tuple(codecs), class_column, tuple(notes))
 
 
@@ -440,7 +234,7 @@ def merge_distinct(parts: Sequence[tuple[np.ndarray, np.ndarray]]) -> tuple[np.n
     return u, np.bincount(inv.ravel(), weights=counts, minlength=u.shape[0]).round().astype(np.int64)
 
 
-class _Merger:
+class Merger:
     """Merges chunk results as they come, re-merging when the pending parts outgrow the merged one
     (so the total work is O(D log D · log N) for D distinct rows, not O(D · chunks))."""
 
@@ -468,84 +262,112 @@ def weighted_from(plan: Plan, keys: np.ndarray, counts: np.ndarray, n_rows: int)
                         notes, weights=np.asarray(counts, dtype=np.int64))
 
 
+# ====================================================================== the passes, on a runner
+def levels_part(df: pd.DataFrame, row0: int, columns: Sequence[str]) -> dict:
+    """Pass 1 on one piece of a file (:meth:`bnfk_core.runners.Runner.map_frames`): :func:`chunk_levels`."""
+    return chunk_levels(df, columns, row0)
+
+
+def distinct_part(df: pd.DataFrame, row0: int, plan: Plan) -> tuple[np.ndarray, np.ndarray]:
+    """Pass 2 of :func:`read_counts` on one piece of a file: :func:`chunk_distinct`."""
+    return chunk_distinct(df, plan)
+
+
+def codes_part(df: pd.DataFrame, row0: int, plan: Plan, dtype, fn, args: tuple):
+    """``fn(codes, row0, *args)`` of one piece of a file encoded by ``plan`` (a pass of the row-wise analyses)."""
+    return fn(encode_chunk(df, plan, dtype), row0, *args)
+
+
+def levels_pass(runner, layout: FileLayout, path, report=None, share: float = 1.0) -> tuple[dict, int]:
+    """Pass 1 over the file on ``runner``: the merged raw-text level counts of every column and the row count."""
+    merged, rows = None, 0
+    name = os.path.basename(layout.path)
+    for n, part, done in runner.map_frames(levels_part, layout, (layout.header,)):
+        merged = part if merged is None else merge_levels([merged, part])
+        rows += n
+        if report is not None:
+            report(share * done, f"Reading {name}: pass 1 of 2 (levels), {rows:,} rows")
+    if rows == 0:
+        raise DataError(f"{printable(str(path))} has a header but no data rows.")
+    return merged, rows
+
+
+def _check_chunksize(chunksize) -> int:
+    if isinstance(chunksize, bool) or not isinstance(chunksize, (int, np.integer)) or int(chunksize) < 1:
+        raise DataError(f"chunksize must be a positive number of rows, not {chunksize!r}.")
+    return int(chunksize)
+
+
 # ====================================================================== entry point
 def read_counts(path, *, chunksize: int = DEFAULT_CHUNKSIZE, class_column=None, missing_policy="missing",
                 discretize_bins=4, max_levels=50, drop_columns=(), model=None, fmt: str | None = None,
                 source=None, engine: str = "local", scheduler: str | None = None, client=None,
-                blocksize="64MB", progress=None, na_values=None) -> WeightedData:
+                blocksize="64MB", progress=None, na_values=None, runner=None) -> WeightedData:
     """The distinct rows of a CSV or Parquet file with their multiplicities, read ``chunksize`` rows at
     a time (two passes; see the module docstring).  The options are those of
     :func:`bnfk_core.data.load_csv`.
 
-    ``engine="dask"`` runs both passes on a Dask cluster (:func:`bnfk_core.stream_dask.read_counts_dask`):
-    ``scheduler`` is the scheduler's address (or give a ``distributed.Client`` as ``client``); without
-    either, a local cluster of processes is started for the call.  The result is the same.
+    Both passes run on ``runner`` (:mod:`bnfk_core.runners`), else on the runner of ``engine``:
+    ``engine="dask"`` runs them on a Dask cluster (``scheduler`` is the scheduler's address, or give a
+    ``distributed.Client`` as ``client``; without either, a local cluster of processes is started for the call,
+    partitions of ``blocksize`` bytes).  The result is the same.
 
-    ``progress`` (optional, local engine) is called as ``progress(fraction, message)`` after every chunk:
+    ``progress`` (optional) is called as ``progress(fraction, message)`` after every chunk:
     pass 1 covers fractions 0 to 0.5 (by the bytes read), pass 2 0.5 to 1 (by the rows encoded).  It only
     reports -- the result does not depend on it -- and an exception it raises stops the reading.
     """
-    if engine == "dask":
-        from .stream_dask import read_counts_dask
-        return read_counts_dask(path, class_column=class_column, missing_policy=missing_policy,
-                                discretize_bins=discretize_bins, max_levels=max_levels, drop_columns=drop_columns,
-                                model=model, fmt=fmt, source=source, scheduler=scheduler, client=client,
-                                blocksize=blocksize, chunksize=chunksize, na_values=na_values)
-    if engine != "local":
-        raise DataError(f"Unknown engine '{engine}'; choose local or dask.")
-    if int(chunksize) < 1:
-        raise DataError(f"chunksize must be a positive number of rows, not {chunksize!r}.")
+    if runner is None:
+        if engine not in ENGINES:
+            raise DataError(f"Unknown engine '{engine}'; choose local or dask.")
+        if engine == "local":
+            _check_chunksize_loose(chunksize)
+        with runner_for(engine, chunksize=chunksize, scheduler=scheduler, client=client, blocksize=blocksize) as r:
+            return read_counts(path, class_column=class_column, missing_policy=missing_policy,
+                               discretize_bins=discretize_bins, max_levels=max_levels, drop_columns=drop_columns,
+                               model=model, fmt=fmt, source=source, progress=progress, na_values=na_values, runner=r)
     layout = file_layout(path, fmt)
     name = os.path.basename(layout.path)
     report = progress or (lambda fraction, message: None)
     report(0.0, f"Reading {name}: pass 1 of 2 (levels)…")
-    parts, row0 = [], 0
-    for chunk, done in _chunks_done(layout, chunksize):
-        parts = [merge_levels(parts + [chunk_levels(chunk, layout.header, row0)])]
-        row0 += len(chunk)
-        report(0.5 * done, f"Reading {name}: pass 1 of 2 (levels), {row0:,} rows")
-    if row0 == 0:
-        raise DataError(f"{_printable(str(path))} has a header but no data rows.")
-    plan = plan_from_levels(parts[0], layout, class_column=class_column, missing_policy=missing_policy,
+    levels, row0 = levels_pass(runner, layout, path, report, 0.5)
+    plan = plan_from_levels(levels, layout, class_column=class_column, missing_policy=missing_policy,
                             discretize_bins=discretize_bins, max_levels=max_levels, drop_columns=drop_columns,
                             model=model, source=source, na_values=na_values)
-    merger = _Merger()
+    merger = Merger()
     n = 0
-    for chunk in iter_chunks(layout, chunksize):
-        merger.add(chunk_distinct(chunk, plan))
-        n += len(chunk)
+    for rows, part, _ in runner.map_frames(distinct_part, layout, (plan,)):
+        merger.add(part)
+        n += rows
         report(0.5 + 0.5 * min(n / row0, 1.0), f"Reading {name}: pass 2 of 2 (distinct rows), {n:,} of {row0:,} rows")
     keys, counts = merger.result()
     return weighted_from(plan, keys, counts, n)
+
+
+def _check_chunksize_loose(chunksize) -> None:
+    if int(chunksize) < 1:
+        raise DataError(f"chunksize must be a positive number of rows, not {chunksize!r}.")
 
 
 # ====================================================================== rows in chunks, aligned to a model
 class CodeChunks:
     """A CSV or Parquet file's rows as state codes aligned to ``model``, ``chunksize`` rows at a time.
 
-    Construction runs pass 1 (every raw cell text per column, :func:`chunk_levels` / :func:`merge_levels`)
-    and derives the model's codecs with :func:`plan_from_levels` -- the same checks and the same codes as
-    ``load_csv(path, model=model)``; iterating runs pass 2 and yields ``(first row, codes)`` with ``codes``
-    an (rows, n_vars) int array in the model's variable order (-1 = missing).  It can be iterated any number
+    Construction runs pass 1 (every raw cell text per column, :func:`chunk_levels` / :func:`merge_levels`,
+    on ``runner``: here unless given) and derives the model's codecs with :func:`plan_from_levels` -- the same
+    checks and the same codes as ``load_csv(path, model=model)``; iterating runs pass 2 here and yields
+    ``(first row, codes)`` with ``codes`` an (rows, n_vars) int array in the model's variable order (-1 =
+    missing); :meth:`map` runs a function of a chunk's codes on the runner.  It can be iterated any number
     of times (each iteration reads the file again).  ``n_rows`` and ``plan`` (states, notes) are known after
     construction.  The options are those of :func:`bnfk_core.data.load_csv`.
     """
 
     def __init__(self, path, model, *, chunksize: int = DEFAULT_CHUNKSIZE, class_column=None,
                  missing_policy="missing", discretize_bins=4, max_levels=50, drop_columns=(), fmt=None,
-                 source=None, na_values=None):
-        if isinstance(chunksize, bool) or not isinstance(chunksize, (int, np.integer)) or int(chunksize) < 1:
-            raise DataError(f"chunksize must be a positive number of rows, not {chunksize!r}.")
-        self.chunksize = int(chunksize)
+                 source=None, na_values=None, runner=None):
+        self.chunksize = _check_chunksize(chunksize)
+        self.runner = LocalRunner(self.chunksize) if runner is None else runner
         self.layout = file_layout(path, fmt)
-        merged, row0 = None, 0
-        for chunk in iter_chunks(self.layout, self.chunksize):
-            part = chunk_levels(chunk, self.layout.header, row0)
-            merged = part if merged is None else merge_levels([merged, part])
-            row0 += len(chunk)
-        if row0 == 0:
-            raise DataError(f"{_printable(str(path))} has a header but no data rows.")
-        self.n_rows = row0
+        merged, self.n_rows = levels_pass(self.runner, self.layout, path)
         self.plan = plan_from_levels(merged, self.layout, class_column=class_column, missing_policy=missing_policy,
                                      discretize_bins=discretize_bins, max_levels=max_levels,
                                      drop_columns=drop_columns, model=model, source=source, na_values=na_values)
@@ -558,13 +380,17 @@ class CodeChunks:
     def encode(self, chunk: pd.DataFrame) -> np.ndarray:
         return encode_chunk(chunk, self.plan, self.dtype)
 
+    def map(self, fn, args: tuple = ()):
+        """``fn(codes, row0, *args)`` for every chunk of the file, on the runner, in file order: yields
+        ``(rows, result, fraction of the file done)`` (``row0`` is 0 for a Dask partition)."""
+        return self.runner.map_frames(codes_part, self.layout, (self.plan, self.dtype, fn, args))
+
     def __iter__(self) -> Iterator[tuple[int, np.ndarray]]:
         row0 = 0
         for chunk in iter_chunks(self.layout, self.chunksize):
             codes = self.encode(chunk)
             yield row0, codes
             row0 += codes.shape[0]
-
     def data(self, codes: np.ndarray) -> CategoricalData:
         """A chunk's codes as :class:`CategoricalData` (no text frame; aligned to the model as is)."""
         return CategoricalData(None, np.asarray(codes, dtype=np.int32), self.variables, self.states, None, self.source,
@@ -591,3 +417,34 @@ def iter_codes(path, model, chunksize: int = DEFAULT_CHUNKSIZE, **options) -> It
     """Yield ``(first row, codes)`` for the rows of ``path`` aligned to ``model``, ``chunksize`` rows at a
     time: together the codes ``load_csv(path, model=model, **options)`` gives (:class:`CodeChunks`)."""
     yield from CodeChunks(path, model, chunksize=chunksize, **options)
+
+
+# ====================================================================== too big to hold
+#: peak memory of a command's in-memory path per byte of its CSV file, rounded up: ``learn``, ``impute`` and
+#: ``prototypes`` on the letter-like 2 M-row CSV of benchmarks/bench_stream.py (95 MB) took 4.1, 5.8 and 9.6 GB
+HOLD_BYTES_PER_FILE_BYTE = {"learn": 48, "impute": 64, "prototypes": 104}
+
+
+def held_bytes(path, command: str = "learn") -> int | None:
+    """The memory ``command`` would take to hold the file ``path`` whole (its size times
+    :data:`HOLD_BYTES_PER_FILE_BYTE`), decided before reading it; None if it cannot be sized."""
+    try:
+        return int(os.path.getsize(path)) * HOLD_BYTES_PER_FILE_BYTE[command]
+    except (OSError, TypeError, ValueError):
+        return None
+
+
+def too_big_to_hold(path, command: str = "learn", max_bytes: float | None = None) -> bool:
+    """Whether ``command`` reads ``path`` in chunks without being asked: holding it whole would take more than
+    ``max_bytes`` (default: the run's memory limit, :func:`bnfk_core.limits.memory_limit` -- the CLI's
+    ``--max-memory``; no limit: never)."""
+    budget = memory_limit() if max_bytes is None else max_bytes
+    need = held_bytes(path, command)
+    return need is not None and budget is not None and math.isfinite(budget) and need > budget
+
+
+def chunked_note(path, command: str = "learn", max_bytes: float | None = None) -> str:
+    """The sentence saying why ``path`` was read in chunks without being asked."""
+    budget = memory_limit() if max_bytes is None else max_bytes
+    return (f"{printable(os.path.basename(str(path)))} would take about {format_bytes(held_bytes(path, command))} "
+            f"in memory, more than the memory limit ({format_bytes(budget)}), so it was read in chunks.")

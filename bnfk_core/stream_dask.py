@@ -1,13 +1,14 @@
-"""The streaming reader of :mod:`bnfk_core.stream` on a Dask cluster (the only module importing dask).
+"""The Dask runner (:class:`DaskRunner`, the only module importing dask): chunked passes on a Dask cluster.
 
 What is distributed: reading and parsing the file (``dask.dataframe.read_csv(blocksize=…, dtype=str)``,
-or the Parquet row groups), and both passes over its partitions -- per partition the raw-text level
-counts (pass 1) and, once the client has fixed the states, the (key, count) pairs of its distinct rows
-(pass 2).  The very same chunk functions as the single-process reader run on the workers.
+or the Parquet row groups), and the pass functions over its partitions (:meth:`DaskRunner.map_frames`) or over
+blocks of it (:meth:`DaskRunner.map`) -- the very same functions as :class:`bnfk_core.runners.LocalRunner`
+runs here (the streaming reader's level counts and distinct rows, the row-wise analyses' expected counts,
+imputation's blocks).
 
-What stays on the client: merging the partitions' results (small: levels, distinct rows), deriving
+What stays on the client: merging the pieces' results (small: levels, distinct rows, counts), deriving
 the states, and everything after -- structure learning and fitting on the weighted distinct rows.
-The result is therefore identical to the single-process reader's.
+The result is therefore identical to the single-process one's.
 
 The workers need bnfk installed (the same version) and the file at the same path (a shared file
 system, or an ``s3://``/``gs://`` URL their filesystem libraries read).
@@ -24,21 +25,15 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import math
-import os
 import socket
 import threading
-import time
 import urllib.parse
 
-import numpy as np
-
-from .data import _printable
 from .errors import BnfkError, DataError, shorten
-from .stream import (_Merger, chunk_distinct, chunk_levels, encode_chunk, file_layout, merge_levels,
-                     plan_from_levels, weighted_from)
+from .reading import printable
 
-__all__ = ["read_counts_dask", "mean_embedding_dask", "scan_dask", "local_cluster_client", "connect", "check_address",
-           "timeout_set", "dask_timeout", "DEFAULT_TIMEOUT", "MAX_TIMEOUT"]
+__all__ = ["DaskRunner", "local_cluster_client", "connect", "check_address", "timeout_set", "dask_timeout",
+           "DEFAULT_TIMEOUT", "MAX_TIMEOUT"]
 
 #: seconds to connect to a scheduler, to get its first answer and to see a worker
 DEFAULT_TIMEOUT = 30.0
@@ -72,7 +67,7 @@ def check_address(address) -> tuple[str, str, int]:
     ``[v6]:port``); a DataError in one sentence, the address cut to ~80 characters, for anything else."""
     if not isinstance(address, str):
         raise DataError(f"The Dask scheduler address must be text; {_ADDRESS_FORM}.")
-    shown = shorten(_printable(address))
+    shown = shorten(printable(address))
     text = address.strip()
     if not text:
         raise DataError(f"The Dask scheduler address is empty; {_ADDRESS_FORM}, or leave it out for a local cluster.")
@@ -152,7 +147,7 @@ def _client(address: str, timeout: float):
     """A ``distributed.Client`` connected to ``address`` with a worker, all within ``timeout`` seconds."""
     from distributed import Client
     scheme, host, port = check_address(address)
-    shown = shorten(_printable(address.strip()))
+    shown = shorten(printable(address.strip()))
     _probe(scheme, host, port, shown, timeout)
 
     def make():
@@ -208,7 +203,7 @@ def connect(scheduler: str | None = None, client=None, timeout: float | None = N
     except Exception as exc:  # noqa: BLE001 - a remote cluster that cannot run bnfk's tasks
         if scheduler is None:
             raise
-        raise DataError(f"The Dask cluster at {shorten(_printable(scheduler.strip()))} could not run bnfk's tasks "
+        raise DataError(f"The Dask cluster at {shorten(printable(scheduler.strip()))} could not run bnfk's tasks "
                         f"({type(exc).__name__}: {shorten(str(exc), 120)}); its scheduler and workers need the same "
                         "Python packages and bnfk version as this process.") from None
     finally:
@@ -218,122 +213,69 @@ def connect(scheduler: str | None = None, client=None, timeout: float | None = N
             cluster.close()
 
 
-def _partitions(layout, blocksize, chunksize):
-    """The file as a list of delayed frames of raw cell text."""
+def _partitions(layout, blocksize):
+    """The file as a list of delayed frames, and the function that turns one into raw cell text (or None)."""
     import dask.dataframe as dd
     if layout.fmt == "parquet":
         ddf = dd.read_parquet(layout.path, split_row_groups=True)
-        import pandas as pd
-
-        def as_text(df):
-            out = pd.DataFrame({h: df[c].astype(object).where(df[c].notna(), "").astype(str).to_numpy(dtype=object)
-                                for h, c in zip(layout.header, df.columns)})
-            return out
-        return [d for d in ddf.to_delayed()], as_text
+        return list(ddf.to_delayed()), _ParquetText(layout.header)
     ddf = dd.read_csv(layout.path, sep=layout.delimiter, dtype=str, keep_default_na=False, na_filter=False,
                       header=0, names=list(layout.header), blocksize=blocksize, encoding=layout.encoding,
                       skip_blank_lines=True)
     return list(ddf.to_delayed()), None
 
 
-def _levels_of(df, columns, as_text):
+class _ParquetText:
+    """A Parquet partition as raw cell text (a missing value is ``""``), columns named by the header."""
+
+    def __init__(self, header):
+        self.header = tuple(header)
+
+    def __call__(self, df):
+        import pandas as pd
+        return pd.DataFrame({h: df[c].astype(object).where(df[c].notna(), "").astype(str).to_numpy(dtype=object)
+                             for h, c in zip(self.header, df.columns)})
+
+
+def _on_frame(df, as_text, fn, args):
+    """One partition's result: ``(rows, fn(frame of raw text, 0, *args))``."""
     if as_text is not None:
         df = as_text(df)
-    return len(df), chunk_levels(df, columns, 0)
+    return len(df), fn(df, 0, *args)
 
 
-def _distinct_of(df, plan, as_text):
-    if as_text is not None:
-        df = as_text(df)
-    return len(df), chunk_distinct(df, plan)
+class DaskRunner:
+    """Runs the pieces on the workers of ``client`` (:mod:`bnfk_core.runners`); a piece of a file is a partition
+    of ``blocksize`` bytes of CSV (a row group of Parquet).  The shared arguments are sent to every worker once;
+    results come back in order."""
 
+    name = "dask"
 
-def read_counts_dask(path, *, class_column=None, missing_policy="missing", discretize_bins=4, max_levels=50,
-                     drop_columns=(), model=None, fmt=None, source=None, scheduler: str | None = None,
-                     client=None, blocksize="64MB", chunksize=None, na_values=None):
-    """:func:`bnfk_core.stream.read_counts` with both passes on Dask partitions (module docstring).
+    def __init__(self, client, blocksize="64MB"):
+        self.client, self.blocksize = client, blocksize
 
-    ``client``: a ``distributed.Client``; else ``scheduler`` (an address such as
-    ``tcp://10.0.0.5:8786``) is connected to; else a local cluster of two processes is started and
-    closed again.  ``blocksize``: bytes of CSV per partition.  Line numbers in messages about
-    unknown values are not available (a partition does not know its first row).
-    """
-    try:
+    def _shared(self, args: tuple) -> tuple:
+        """The shared arguments as futures held by every worker (each one object, even a list)."""
+        return tuple(self.client.scatter([a], broadcast=True)[0] for a in args)
+
+    def map_frames(self, fn, layout, args=()):
         import dask
-    except ImportError as exc:  # pragma: no cover - depends on the installation
-        raise DataError("The dask engine needs dask[distributed]; pip install 'dask[distributed]'.") from exc
-    layout = file_layout(path, fmt)
-    with connect(scheduler, client) as client:
-        parts, as_text = _partitions(layout, blocksize, chunksize)
-        first = [dask.delayed(_levels_of)(p, layout.header, as_text) for p in parts]
-        results = client.compute(first, sync=True)
-        n_rows = sum(r[0] for r in results)
-        if n_rows == 0:
-            raise DataError(f"{_printable(str(path))} has a header but no data rows.")
-        levels = merge_levels(r[1] for r in results)
-        src = source if source is not None else os.path.basename(layout.path)
-        plan = plan_from_levels(levels, layout, class_column=class_column, missing_policy=missing_policy,
-                                discretize_bins=discretize_bins, max_levels=max_levels, drop_columns=drop_columns,
-                                model=model, source=src, na_values=na_values)
-        plan_future = client.scatter(plan, broadcast=True)
-        second = [dask.delayed(_distinct_of)(p, plan_future, as_text) for p in parts]
-        merger, n = _Merger(), 0
-        for fut in client.compute(second):
-            rows, part = fut.result()
-            n += rows
-            merger.add(part)
-        keys, counts = merger.result()
-    data = weighted_from(plan, keys, np.asarray(counts), n)
-    return data
+        parts, as_text = _partitions(layout, self.blocksize)
+        args = self._shared(args)
+        futures = self.client.compute([dask.delayed(_on_frame)(p, as_text, fn, args) for p in parts])
+        n = max(len(futures), 1)
+        for k, fut in enumerate(futures):
+            rows, result = fut.result()
+            yield rows, result, (k + 1) / n
 
-
-def _plan_dask(client, path, layout, model, options, source=None):
-    """Pass 1 on the partitions (raw-text level counts), merged on the client into the codecs of ``model``."""
-    import dask
-    parts, as_text = _partitions(layout, options.pop("blocksize", "64MB"), None)
-    results = client.compute([dask.delayed(_levels_of)(p, layout.header, as_text) for p in parts], sync=True)
-    if sum(r[0] for r in results) == 0:
-        raise DataError(f"{_printable(str(path))} has a header but no data rows.")
-    src = source if source is not None else os.path.basename(layout.path)
-    plan = plan_from_levels(merge_levels(r[1] for r in results), layout, model=model, source=src, **options)
-    return parts, as_text, plan
-
-
-def _scan_of(df, plan, tables, as_text, keep_candidates):
-    """One partition's part of a pass over the rows (:func:`bnfk_core.rowwise.scan_chunk`, rows from 0)."""
-    from .rowwise import scan_chunk
-    if as_text is not None:
-        df = as_text(df)
-    return scan_chunk(tables, encode_chunk(df, plan, np.int64), 0, keep_candidates)
-
-
-def scan_dask(model, path, *, tables=None, keep_candidates: bool = False, fmt=None, source=None,
-              scheduler: str | None = None, client=None, blocksize="64MB", **options):
-    """:func:`bnfk_core.rowwise` 's pass over a file with both passes on Dask partitions: pass 1 level counts
-    (the client fixes the codecs from the model), pass 2 each partition's expected family counts, category
-    counts and (``keep_candidates``) complete rows' cell indices; the client adds the parts up in file order
-    and numbers the rows.  Returns ``(pass, plan)``.  Equal to the single-process pass up to the order of the
-    floating-point sums (~1e-15 relative); the row numbers in messages about a row count from its partition."""
-    import dask
-
-    from .rowwise import CellTables, merge_scans
-    t0 = time.perf_counter()
-    tables = CellTables(model) if tables is None else tables
-    layout = file_layout(path, fmt)
-    with connect(scheduler, client) as client:
-        parts, as_text, plan = _plan_dask(client, path, layout, model, dict(options, blocksize=blocksize), source)
-        plan_f, tables_f = client.scatter(plan, broadcast=True), client.scatter(tables, broadcast=True)
-        futures = client.compute([dask.delayed(_scan_of)(p, plan_f, tables_f, as_text, keep_candidates)
-                                  for p in parts])
-        scan = merge_scans(tables, (f.result() for f in futures), shift_rows=True)
-    scan.seconds = time.perf_counter() - t0
-    return scan, plan
-
-
-def mean_embedding_dask(model, path, *, tables=None, scheduler: str | None = None, client=None,
-                        blocksize="64MB", **options) -> tuple[np.ndarray, int]:
-    """(mean phi over the rows of ``path``, rows) -- :func:`bnfk_core.rowwise.mean_embedding` on Dask
-    partitions (:func:`scan_dask`)."""
-    scan, _ = scan_dask(model, path, tables=tables, scheduler=scheduler, client=client, blocksize=blocksize,
-                        **options)
-    return scan.phi_total / scan.n_rows, scan.n_rows
+    def map(self, fn, items, args=()):
+        items = list(items)
+        n = len(items)
+        args = self._shared(args)
+        window = 2 * max(1, len(self.client.scheduler_info().get("workers", {})) or 1)
+        futures = {}
+        for b in range(n):
+            while len(futures) < window and b + len(futures) < n:
+                c = b + len(futures)
+                futures[c] = self.client.submit(fn, items[c], *args, pure=False)
+            yield futures.pop(b).result()

@@ -20,11 +20,11 @@ import tempfile
 import threading
 from pathlib import Path
 
-from bnfk_core.data import _printable
 from bnfk_core.errors import BnfkError, DataError
+from bnfk_core.reading import file_layout, printable
 from bnfk_core.serve import FileStore, ServePolicy
 from bnfk_core.serve import policy as serve_policy
-from bnfk_core.stream import WeightedData, file_layout, read_counts
+from bnfk_core.stream import WeightedData, read_counts
 
 __all__ = ["CACHE_ENTRIES", "UPLOAD_FILES", "UPLOAD_BYTES", "cached", "clear", "count_lines", "file_key", "header",
            "policy", "read", "resolve", "sample_sentence", "server_file", "shown_path", "touch_upload", "upload_file"]
@@ -84,8 +84,8 @@ def named_as(path: str, name: str):
         yield
     except BnfkError as exc:
         msg = str(exc)
-        for p in sorted({str(path), os.path.abspath(str(path)), _printable(str(path)),
-                         _printable(os.path.abspath(str(path)))}, key=len, reverse=True):
+        for p in sorted({str(path), os.path.abspath(str(path)), printable(str(path)),
+                         printable(os.path.abspath(str(path)))}, key=len, reverse=True):
             msg = msg.replace(p, name)
         exc.args = (msg,) + exc.args[1:]
         raise
@@ -104,7 +104,7 @@ def file_key(path: str) -> tuple:
     try:
         st = os.stat(p)
     except OSError:
-        raise DataError(f"File not found: {_printable(p)}.") from None
+        raise DataError(f"File not found: {printable(p)}.") from None
     return (os.path.abspath(p), st.st_size, st.st_mtime_ns)
 
 

@@ -23,7 +23,7 @@ import threading
 from pathlib import Path
 
 from bnfk_core.analyses.impute_stream import impute_file
-from bnfk_core.data import _printable
+from bnfk_core.reading import printable as _printable
 from bnfk_core.errors import DataError
 from bnfk_core.serve import FileStore
 

@@ -124,11 +124,12 @@ def test_regular_file_problem_and_open_regular(specials, tmp_path):
 
 _CORE_READERS = """
 import json, sys, time
-from bnfk_core.analyses.impute_stream import open_text
+from bnfk_core.reading import open_text
 from bnfk_core.data import load_csv, read_table
 from bnfk_core.model import read_model
 from bnfk_core.session import is_session_file, read_session
-from bnfk_core.stream import file_layout, read_counts
+from bnfk_core.reading import file_layout
+from bnfk_core.stream import read_counts
 paths = json.loads(sys.argv[1])
 out = {}
 for name, path in paths.items():

@@ -13,7 +13,7 @@ import pytest
 
 from bnfk_core.analyses.completion import complete_file, impute_with_model
 from bnfk_core.analyses import impute_stream
-from bnfk_core.analyses.impute_stream import block_records, open_text, scan_blocks
+from bnfk_core.reading import block_records, open_text, scan_blocks
 from bnfk_core import cli, data as bnfk_data
 from bnfk_core.data import read_table
 from bnfk_core.errors import DataError

@@ -18,13 +18,13 @@ from bnfk_core.errors import BnfkError
 from bnfk_core.inference import log_likelihood
 from bnfk_core.kernels import features, gram, mean_features, mmd
 from bnfk_core.model import BayesNet, write_model
-from bnfk_core.rowwise import (
-    chunked_prototypes,
+from bnfk_core.analyses.rowwise import (
     mean_embedding,
     stream_gram,
     stream_loglik,
     stream_mmd,
 )
+from bnfk_core.analyses.rowwise_prototypes import chunked_prototypes
 from bnfk_core.stream import CodeChunks, iter_codes
 
 
@@ -98,7 +98,7 @@ def test_mean_embedding_equals_mean_features(files):
 
 
 def test_wide_row_takes_the_general_path(files, monkeypatch):
-    import bnfk_core.rowwise as rw
+    import bnfk_core.analyses.rowwise as rw
     model = files["model"]
     data = load_csv(files["a"], model=model)
     monkeypatch.setattr(rw, "ENUMERATE_LIMIT", 4)       # most rows with missing cells now go the general way
@@ -119,7 +119,7 @@ def test_dask_mean_embeddings_mmd_and_prototypes_equal_the_single_process_ones(f
     partitions, the wide row's general path among them); the client only adds the partitions' counts and
     numbers the rows; the prototypes' greedy swaps then run on the client."""
     distributed = pytest.importorskip("distributed")
-    from bnfk_core.stream_dask import mean_embedding_dask
+    from bnfk_core.analyses.rowwise import mean_embedding_dask
     model = files["model"]
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
                                   dashboard_address=None) as cluster, distributed.Client(cluster) as client:
@@ -282,7 +282,7 @@ def test_cli_errors_name_the_culprit(files, args, culprit):
 
 
 def test_chunk_features_equal_features(files, monkeypatch):
-    import bnfk_core.rowwise as rw
+    import bnfk_core.analyses.rowwise as rw
     model = files["model"]
     data = load_csv(files["a"], model=model)
     tables = rw.CellTables(model)

@@ -9,7 +9,9 @@ import sys
 import numpy as np
 import pytest
 
-from bnfk_core.data import _quantile_bins, _weighted_quantile_bins, from_codes, load_csv
+from bnfk_core.binning import quantile_bins as _quantile_bins
+from bnfk_core.binning import weighted_quantile_bins as _weighted_quantile_bins
+from bnfk_core.data import from_codes, load_csv
 from bnfk_core.learn import learn_feature_structure, learn_structure
 from bnfk_core.model import fit, read_model
 from bnfk_core.scores import LocalScorer, family_counts

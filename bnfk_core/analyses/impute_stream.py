@@ -5,7 +5,8 @@
 probabilities file -- while holding one block of records at a time:
 
 1. **Scan** (bytes): the file is cut into blocks of about ``block_bytes`` at line ends outside quoted
-   fields (an even number of ``"`` before the cut), and every block's first line number is counted.
+   fields (an even number of ``"`` before the cut), and every block's first line number is counted
+   (:func:`bnfk_core.reading.scan_blocks`, the one text reader's blocks).
 2. **Pass 1** (per block): the records are parsed as the in-memory reader parses them (Python's
    ``csv`` module, or ``str.split`` for a block without quotes or carriage returns, which gives the same
    fields), and each model column's raw cell texts are counted.  The client merges the counts, checks the
@@ -16,9 +17,9 @@ probabilities file -- while holding one block of records at a time:
    (:func:`bnfk_core.inference.posterior`), and the block's records are written with only those cells
    changed (every record through :func:`bnfk_core.data.format_record`, as the in-memory writer does).
 
-Blocks are independent given the client's plan, so with ``engine="dask"`` both passes run on a Dask
-cluster (the same block functions; the client merges pass 1 and writes pass 2's blocks in order): the
-output is identical.  The text must be UTF-8 (with or without a byte-order mark) or, as the in-memory
+Blocks are independent given the client's plan, so both passes run on a runner (:mod:`bnfk_core.runners`):
+here, or with ``engine="dask"`` on a Dask cluster (the same block functions; the client merges pass 1 and
+writes pass 2's blocks in order): the output is identical.  The text must be UTF-8 (with or without a byte-order mark) or, as the in-memory
 reader falls back to, latin-1; UTF-16 files are refused with a sentence saying so.
 """
 from __future__ import annotations
@@ -27,8 +28,6 @@ import contextlib
 import csv
 import io
 import itertools
-import os
-import re
 import time
 import warnings
 from dataclasses import dataclass
@@ -37,168 +36,23 @@ from typing import Callable, Sequence
 import numpy as np
 import pandas as pd
 
-from ..data import (_BINARY_MAGIC, check_file, _DELIM_NAMES, MISSING_CATEGORY, _printable, _refuse_non_csv_text, _source_name,
-                    _sniff_delimiter, format_record, parse_interval)
+from ..binning import MISSING_CATEGORY, parse_interval
 from ..errors import DataError
 from ..files import atomic_path, open_regular, same_file
 from ..inference import posterior
-from ..stream import FileLayout, chunk_levels, merge_levels, plan_from_levels
+from ..raw_table import format_record
+from ..reading import (DELIM_NAMES, FileLayout, TextFile, block_records, check_header, is_blank, line_breaks,
+                       open_text, read_block, read_header, scan_blocks)
+from ..runners import ENGINES, runner_for
+from ..stream import chunk_levels, merge_levels, plan_from_levels
+from .completion import FILL_NUMERIC, filled_column, number
 from .impute import ImputeError, cell_frame
-from .completion import FILL_NUMERIC, filled_column, number as _number
 
-__all__ = ["impute_file", "TextFile", "Block", "open_text", "scan_blocks", "block_records", "DEFAULT_BLOCK_ROWS"]
+__all__ = ["impute_file", "DEFAULT_BLOCK_ROWS"]
 
 DEFAULT_BLOCK_ROWS = 200_000
 PROBABILITY_COLUMNS = ("row", "line", "column", "imputed", "filled", "state", "probability")
 Progress = Callable[[float, str], None]
-
-
-# ====================================================================== the text and its blocks
-@dataclass(frozen=True)
-class TextFile:
-    """How a CSV file's text is read: encoding, byte-order mark, delimiter, line end, header."""
-    path: str
-    source: str
-    encoding: str
-    bom: bool
-    delimiter: str
-    newline: str
-    size: int
-    header: tuple = ()
-
-    def with_encoding(self, encoding: str) -> "TextFile":
-        return TextFile(self.path, self.source, encoding, self.bom, self.delimiter, self.newline, self.size,
-                        self.header)
-
-
-@dataclass(frozen=True)
-class Block:
-    """Bytes ``[start, end)`` of the file, whose first record starts on file line ``first_line``."""
-    start: int
-    end: int
-    first_line: int
-
-
-def _line_breaks(b: bytes) -> int:
-    """Line ends in ``b`` as Python's universal newlines count them (``\\r\\n`` is one)."""
-    return b.count(b"\n") + b.count(b"\r") - b.count(b"\r\n")
-
-
-def open_text(path, source: str | None = None) -> TextFile:
-    """Check ``path`` as :func:`bnfk_core.data.load_csv` checks a file and find its delimiter and line end.
-
-    The header is read later, from the first block (:func:`impute_file`)."""
-    _, shown = check_file(path)
-    p = str(path)
-    name = _source_name(p) if source is None else _printable(str(source))
-    try:
-        size = os.path.getsize(p)
-        with open_regular(p) as fh:
-            head = fh.read(1 << 17)
-    except OSError as exc:
-        raise DataError(f"Cannot read {shown}: {exc.strerror or exc}.") from exc
-    if head.startswith((b"\xff\xfe", b"\xfe\xff")):
-        raise DataError(f"{name} is UTF-16 text; reading it in blocks needs UTF-8, so save it as UTF-8 "
-                        "(or impute it without --chunksize).")
-    for magic, what in _BINARY_MAGIC.items():
-        if head[:8192].startswith(magic):
-            raise DataError(f"{name} looks like {what}, not CSV text; export it as CSV.")
-    if b"\x00" in head[:8192]:
-        raise DataError(f"{name} looks like a binary file (it contains NUL bytes), not CSV text.")
-    bom = head.startswith(b"\xef\xbb\xbf")
-    body = head[3:] if bom else head
-    if len(head) == 1 << 17:                 # cut at a line end: no half character at the end
-        cut = max(body.rfind(b"\n"), body.rfind(b"\r"))
-        body = body[:cut + 1] if cut > 0 else body
-    try:
-        text = body.decode("utf-8")
-    except UnicodeDecodeError:  # read as UTF-8 all the same: pass 1 finds it out and says so
-        text = body.decode("latin-1")
-    norm = text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
-    _refuse_non_csv_text(norm, name)
-    if not norm.strip():
-        raise DataError(f"{name} is empty.")
-    delim = _sniff_delimiter(norm[:65537] if len(head) == 1 << 17 else norm)
-    if delim is None:
-        first = next(ln for ln in norm.split("\n") if ln.strip()).strip()
-        shown_line = first if len(first) <= 40 else first[:37] + "..."
-        raise DataError(f"{name} has only one column ('{shown_line}'); bnfk needs at least two "
-                        "columns separated by commas, semicolons or tabs.")
-    m = re.search(r"\r\n|\r|\n", text)
-    return TextFile(p, name, "utf-8", bom, delim, m.group(0) if m else "\n", size)
-
-
-def _cut(buf: bytes, nl: bytes) -> int:
-    """The length of the longest prefix of ``buf`` ending in a line end outside quoted fields (0: none)."""
-    quotes = buf.count(b'"')
-    cut = buf.rfind(nl) + 1
-    while cut > 0:
-        if (quotes - buf.count(b'"', cut)) % 2 == 0:
-            return cut
-        cut = buf.rfind(nl, 0, cut - 1) + 1
-    return 0
-
-
-def scan_blocks(tf: TextFile, block_bytes: int) -> list:
-    """The file cut into :class:`Block` s of about ``block_bytes`` at record boundaries (module docstring)."""
-    nl = b"\r" if tf.newline == "\r" else b"\n"
-    step = max(64, int(block_bytes))
-    blocks, pos, line = [], 3 if tf.bom else 0, 1
-    carry = b""
-    with open_regular(tf.path) as fh:
-        fh.seek(pos)
-        while True:
-            chunk = fh.read(step)
-            buf = carry + chunk
-            if not chunk:
-                if buf:
-                    blocks.append(Block(pos, pos + len(buf), line))
-                return blocks
-            cut = _cut(buf, nl)
-            if cut == 0:
-                carry = buf
-                continue
-            blocks.append(Block(pos, pos + cut, line))
-            line += _line_breaks(buf[:cut])
-            pos += cut
-            carry = buf[cut:]
-
-
-def read_block(tf: TextFile, block: Block) -> str | int:
-    """The block's text, or the file offset of its first byte that is not valid in ``tf.encoding``."""
-    with open_regular(tf.path) as fh:
-        fh.seek(block.start)
-        raw = fh.read(block.end - block.start)
-    try:
-        return raw.decode(tf.encoding)
-    except UnicodeDecodeError as exc:
-        return block.start + exc.start
-
-
-def block_records(text: str, delimiter: str, first_line: int, source: str) -> tuple[list, list, bool]:
-    """``(records, start lines, plain)``: the CSV records of a block as :func:`bnfk_core.data._records`
-    parses them, and whether the block had no quote or carriage return (then every record is one line
-    and ``delimiter.join(record)`` is that line)."""
-    if '"' not in text and "\r" not in text:
-        lines = text.split("\n")
-        if lines and lines[-1] == "":
-            lines.pop()
-        return [ln.split(delimiter) if ln else [] for ln in lines], \
-            list(range(first_line, first_line + len(lines))), True
-    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True)
-    recs, starts, prev = [], [], first_line - 1
-    try:
-        for rec in reader:
-            starts.append(prev + 1)
-            prev = first_line - 1 + reader.line_num
-            recs.append(rec)
-    except csv.Error as exc:
-        raise DataError(f"Line {prev + 1} of {source} cannot be parsed ({exc}); check its quotes.") from None
-    return recs, starts, False
-
-
-def _is_blank(rec: list) -> bool:
-    return not rec or (len(rec) == 1 and not rec[0].strip())
 
 
 class _Parsed:
@@ -231,7 +85,7 @@ class _Parsed:
         if lines and lines[-1] == "":
             lines.pop()
         skip = 1 if first else 0
-        if first and (not lines or _is_blank(lines[0].split(self.tf.delimiter))):
+        if first and (not lines or is_blank(lines[0].split(self.tf.delimiter))):
             return False
         d = self.tf.delimiter
         body = lines[skip:]
@@ -252,7 +106,7 @@ class _Parsed:
         recs, starts, _ = block_records(text, self.tf.delimiter, first_line, self.tf.source)
         rows, seen = [], not first
         for k, rec in enumerate(recs):
-            if _is_blank(rec):
+            if is_blank(rec):
                 if seen:
                     self.blanks.append(starts[k])
             elif not seen:
@@ -315,7 +169,8 @@ class _Pass1:
     levels: dict | None = None
 
 
-def _pass1_block(tf: TextFile, block: Block, index: int, columns: Sequence[int], names: Sequence[str]) -> _Pass1:
+def _pass1_block(item: tuple, tf: TextFile, columns: Sequence[int], names: Sequence[str]) -> _Pass1:
+    index, block = item
     text = read_block(tf, block)
     if isinstance(text, int):
         return _Pass1(text)
@@ -345,7 +200,8 @@ class _Job:
     probabilities: bool
 
 
-def _pass2_block(tf: TextFile, block: Block, index: int, job: _Job, offsets: np.ndarray) -> dict:
+def _pass2_block(item: tuple, tf: TextFile, job: _Job, offsets: np.ndarray) -> dict:
+    index, block = item
     first, row_offset = index == 0, int(offsets[index])
     pb = _Parsed(read_block(tf, block), tf, block.first_line, first)
     model = job.model
@@ -374,18 +230,6 @@ def _pass2_block(tf: TextFile, block: Block, index: int, job: _Job, offsets: np.
 
 
 # ====================================================================== the client
-def _header(tf: TextFile, block: Block) -> tuple:
-    """The header of ``tf`` (the first non-blank record of the first block), trimmed."""
-    text = read_block(tf, block)
-    if isinstance(text, int):
-        text = read_block(tf.with_encoding("latin-1"), block)
-    recs, _, _ = block_records(text, tf.delimiter, 1, tf.source)
-    for rec in recs:
-        if not _is_blank(rec):
-            return tuple(h.strip() for h in rec)
-    raise DataError(f"{tf.source} is empty.")
-
-
 def _check_rows(tf: TextFile, parts: list, header: tuple) -> tuple[tuple, list]:
     """The checks of :func:`bnfk_core.data._parse` over pass 1's summaries: (header used, notes)."""
     notes = []
@@ -399,7 +243,7 @@ def _check_rows(tf: TextFile, parts: list, header: tuple) -> tuple[tuple, list]:
         notes.append(f"{len(blanks)} blank line(s) of {tf.source} were skipped (first: line {blanks[0]}).")
     if n > 1 and header[-1] == "" and all(p.quirk for p in parts):
         header = header[:-1]
-        notes.append(f"Every line of {tf.source} ends with a {_DELIM_NAMES[tf.delimiter]}; "
+        notes.append(f"Every line of {tf.source} ends with a {DELIM_NAMES[tf.delimiter]}; "
                      "the empty last column was ignored.")
     else:
         bad = [p.bad for p in parts if p.bad is not None]
@@ -407,20 +251,10 @@ def _check_rows(tf: TextFile, parts: list, header: tuple) -> tuple[tuple, list]:
             line, k = bad[0]
             fields = "1 field" if k == 1 else f"{k} fields"
             raise DataError(f"Line {line} of {tf.source} has {fields} but the header has {n}"
-                            f" ({_DELIM_NAMES[tf.delimiter]}-separated); fix or remove that line.")
-    if len(header) < 2:
-        raise DataError(f"{tf.source} has only one column ('{header[0]}'); bnfk needs at least two "
-                        "columns separated by commas, semicolons or tabs.")
-    seen = set()
-    for j, h in enumerate(header):
-        if not h:
-            raise DataError(f"Column {j + 1} of {tf.source} has an empty name in the header; "
-                            "give every column a name.")
-        if h in seen:
-            raise DataError(f"Column name '{h}' appears more than once in the header of {tf.source}.")
-        seen.add(h)
+                            f" ({DELIM_NAMES[tf.delimiter]}-separated); fix or remove that line.")
+    check_header(header, tf.source)
     if tf.delimiter != ",":
-        notes.append(f"{tf.source} is {_DELIM_NAMES[tf.delimiter]}-separated.")
+        notes.append(f"{tf.source} is {DELIM_NAMES[tf.delimiter]}-separated.")
     return header, notes
 
 
@@ -455,7 +289,7 @@ def _fill_texts(model, plan, levels: dict, fill_numeric: str) -> tuple[list, lis
             code_of = dict(zip(codec.raw.tolist(), codec.code.tolist()))
             by_bin: dict = {}
             for raw, c in zip(fr.index.tolist(), fr["count"].tolist()):
-                x = _number(raw)
+                x = number(raw)
                 if code_of[raw] >= 0 and x is not None:
                     by_bin.setdefault(code_of[raw], []).append((x, raw.strip(), int(c)))
             for k, values in by_bin.items():
@@ -478,7 +312,7 @@ def _resolve_ambiguous(tf, blocks, model, plan, columns: dict, ambiguous: list, 
             cells = pb.column(columns[model.variables[i]])
             codes = plan.codecs[i].encode(cells, model.variables[i], tf.source)
             for t in cells[codes == k].tolist():
-                if _number(t) == want[0]:
+                if number(t) == want[0]:
                     if want[1] == 0:
                         fills[i][k] = t.strip()
                         del todo[(i, k)]
@@ -509,31 +343,12 @@ def _maybe_atomic(path):
         yield tmp
 
 
-class _Runner:
-    """Runs a block function over the blocks here (``local``) or on a Dask cluster (``dask``), in order."""
-
-    def __init__(self, engine: str, client):
-        self.engine, self.client = engine, client
-
-    def imap(self, fn, tf, blocks, args: tuple, say, lo: float, hi: float):
-        n = len(blocks)
-        if self.client is None:
-            for b, block in enumerate(blocks):
-                yield fn(tf, block, b, *args)
-                say(lo + (hi - lo) * (b + 1) / n, f"block {b + 1} of {n}")
-            return
-        args = tuple(self.client.scatter(a, broadcast=True) for a in args)
-        window = 2 * max(1, len(self.client.scheduler_info().get("workers", {})) or 1)
-        futures = {}
-        for b in range(n):
-            while len(futures) < window and b + len(futures) < n:
-                c = b + len(futures)
-                futures[c] = self.client.submit(fn, tf, blocks[c], c, *args, pure=False)
-            yield futures.pop(b).result()
-            say(lo + (hi - lo) * (b + 1) / n, f"block {b + 1} of {n}")
-
-    def map(self, fn, tf, blocks, args: tuple, say, lo: float, hi: float) -> list:
-        return list(self.imap(fn, tf, blocks, args, say, lo, hi))
+def _on_blocks(runner, fn, tf, blocks, args: tuple, say, lo: float, hi: float):
+    """``fn((index, block), tf, *args)`` for every block on ``runner``, in order, reporting progress."""
+    n = len(blocks)
+    for b, res in enumerate(runner.map(fn, list(enumerate(blocks)), (tf,) + tuple(args))):
+        yield res
+        say(lo + (hi - lo) * (b + 1) / n, f"block {b + 1} of {n}")
 
 
 def impute_file(model, path, output, *, probabilities=None, fill_numeric: str = "median",
@@ -552,7 +367,7 @@ def impute_file(model, path, output, *, probabilities=None, fill_numeric: str = 
     fill_numeric = str(fill_numeric).lower()
     if fill_numeric not in FILL_NUMERIC:
         raise ImputeError(f"fill_numeric must be one of {', '.join(FILL_NUMERIC)}, not {fill_numeric!r}.")
-    if engine not in ("local", "dask"):
+    if engine not in ENGINES:
         raise ImputeError(f"engine must be 'local' or 'dask', not {engine!r}.")
     if int(block_rows) < 1:
         raise ImputeError(f"block_rows must be at least 1, not {block_rows!r}.")
@@ -563,21 +378,16 @@ def impute_file(model, path, output, *, probabilities=None, fill_numeric: str = 
                               "choose another name.")
     with open_regular(tf.path) as fh:
         head = fh.read(1 << 16)
-    per_line = len(head) / max(1, _line_breaks(head))
+    per_line = len(head) / max(1, line_breaks(head))
     blocks = scan_blocks(tf, int(block_rows * per_line))
     if not blocks:
         raise DataError(f"{tf.source} is empty.")
     tf = TextFile(tf.path, tf.source, tf.encoding, tf.bom, tf.delimiter, tf.newline, tf.size,
-                  _header(tf, blocks[0]))
+                  read_header(tf, blocks[0]))
     options = dict(class_column=class_column, missing_policy=missing_policy, discretize_bins=discretize_bins,
                    max_levels=max_levels, drop_columns=drop_columns, na_values=na_values)
-    if engine == "local":
-        return _impute(model, tf, blocks, output, probabilities, fill_numeric, _Runner("local", None),
-                       progress, t0, options)
-    from ..stream_dask import connect
-    with connect(scheduler, client) as c:
-        return _impute(model, tf, blocks, output, probabilities, fill_numeric, _Runner("dask", c),
-                       progress, t0, options)
+    with runner_for(engine, scheduler=scheduler, client=client, error=ImputeError) as runner:
+        return _impute(model, tf, blocks, output, probabilities, fill_numeric, runner, progress, t0, options)
 
 
 def _impute(model, tf, blocks, output, probabilities, fill_numeric, runner, progress, t0, options) -> dict:
@@ -587,7 +397,7 @@ def _impute(model, tf, blocks, output, probabilities, fill_numeric, runner, prog
     columns = [header.index(v) for v in names]
     notes: list = []
     say(0.0, "pass 1: reading the file")
-    parts = runner.map(_pass1_block, tf, blocks, (columns, names), say, 0.0, 0.4)
+    parts = list(_on_blocks(runner, _pass1_block, tf, blocks, (columns, names), say, 0.0, 0.4))
     bad = [p.bad_byte for p in parts if p.bad_byte is not None]
     if bad:
         msg = (f"{tf.source} is not valid UTF-8 (byte {min(bad)}); it was read as latin-1, "
@@ -595,7 +405,7 @@ def _impute(model, tf, blocks, output, probabilities, fill_numeric, runner, prog
         warnings.warn(msg, UserWarning, stacklevel=3)
         notes.append(msg)
         tf = tf.with_encoding("latin-1")
-        parts = runner.map(_pass1_block, tf, blocks, (columns, names), say, 0.0, 0.4)
+        parts = list(_on_blocks(runner, _pass1_block, tf, blocks, (columns, names), say, 0.0, 0.4))
     used, parse_notes = _check_rows(tf, parts, header)
     notes = parse_notes + notes
     levels = merge_levels(p.levels for p in parts)
@@ -618,7 +428,7 @@ def _impute(model, tf, blocks, output, probabilities, fill_numeric, runner, prog
     with atomic_path(output) as tmp, _maybe_atomic(probabilities) as ptmp:
         with open(tmp, "wb") as out, (open(ptmp, "wb") if ptmp else _Null()) as pout:
             pout.write((",".join(PROBABILITY_COLUMNS) + "\n").encode("utf-8"))
-            for res in runner.imap(_pass2_block, tf, blocks, (job, offsets), say, 0.4, 1.0):
+            for res in _on_blocks(runner, _pass2_block, tf, blocks, (job, offsets), say, 0.4, 1.0):
                 out.write(res["bytes"])
                 if ptmp:
                     pout.write(res["probabilities"])
@@ -631,7 +441,7 @@ def _impute(model, tf, blocks, output, probabilities, fill_numeric, runner, prog
     return {"rows": int(offsets[-1]), "imputed_cells": total,
             "imputed_per_column": {v: int(imputed[i]) for i, v in enumerate(model.variables) if imputed[i]},
             "mean_probability": prob_sum / total if total else float("nan"), "fill_numeric": fill_numeric,
-            "blocks": len(blocks), "engine": runner.engine,
+            "blocks": len(blocks), "engine": runner.name,
             "notes": notes + _label_notes(model, levels, plan, fills, fill_numeric, filled_states),
             "seconds": time.perf_counter() - t0}
 
@@ -656,4 +466,4 @@ def _label_notes(model, levels, plan, fills, fill_numeric, filled_states) -> lis
 
 def _has_value(fr, codec, k: int) -> bool:
     code_of = dict(zip(codec.raw.tolist(), codec.code.tolist()))
-    return any(code_of[raw] == k and _number(raw) is not None for raw in fr.index.tolist())
+    return any(code_of[raw] == k and number(raw) is not None for raw in fr.index.tolist())

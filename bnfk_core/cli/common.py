@@ -295,7 +295,7 @@ def guard_learning_width(path: str, args, method: str | None) -> None:
     is loaded (:func:`bnfk_core.learn.guard_width`; a 50,000-column CSV is refused in a second)."""
     from ..learn import guard_width
     from ..session import is_session_file
-    from ..stream import file_layout
+    from ..reading import file_layout
     if not method or is_session_file(path):
         return
     try:

@@ -7,6 +7,7 @@ import time
 
 from ..errors import BnfkError
 from ..registry import feature_learners
+from .chunks import in_chunks
 from .common import (
     add_data_options,
     add_fisher_model_options,
@@ -93,7 +94,7 @@ def _cmd_impute(args) -> dict:
         args.missing_data = NETWORK_IMPUTERS[method]
         model, learned = _learn_for_imputation(args)
         learned["learned"] = {"method": method, **learned["learned"]}
-    if args.chunksize or args.engine == "dask":
+    if in_chunks(args, "impute"):        # asked for, or DATA too big to hold within --max-memory
         return _impute_in_blocks(args, model)
     data = read_data(args.data, args, model=model)  # the model's columns and states (numbers -> its bins)
     res = impute_with_model(model, data)
@@ -172,6 +173,8 @@ def _impute_in_blocks(args, model) -> dict:
                       discretize_bins=args.discretize, max_levels=args.max_levels,
                       drop_columns=split_list(args.drop_columns), engine=args.engine, scheduler=args.scheduler,
                       progress=progress(args))
+    if getattr(args, "chunked_note", None):
+        res["notes"] = list(res["notes"]) + [args.chunked_note]
     return {"output": args.output, "probabilities": args.probabilities, **res}
 
 

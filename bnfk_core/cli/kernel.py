@@ -1,6 +1,6 @@
 """Subcommands ``kernel``, ``mmd``, ``features`` and ``loglik``: Gram matrices, squared MMD (paper eq. 10),
 the explicit sparse Fisher feature map and per-row log-likelihoods.  ``--chunksize ROWS`` reads the data
-file a chunk of rows at a time (:mod:`bnfk_core.rowwise`): memory independent of its row count."""
+file a chunk of rows at a time (:mod:`bnfk_core.analyses.rowwise`): memory independent of its row count."""
 from __future__ import annotations
 
 import time
@@ -60,7 +60,7 @@ def _kernel_chunked(args, ext, t0) -> dict:
     """``--chunksize``: the N x M Fisher kernel against the fixed set ``--other``, a chunk of DATA's rows at a
     time (.npy: header, then the rows in order; .csv: appended), memory independent of N."""
     from ..kernels import FISHER
-    from ..rowwise import stream_gram
+    from ..analyses.rowwise import stream_gram
     from .chunks import read_chunks
     if args.kind != FISHER:
         raise BnfkError(f"--chunksize computes the Fisher kernel only (the {KERNELS[args.kind].label} kernel is "
@@ -79,7 +79,7 @@ def _kernel_chunked(args, ext, t0) -> dict:
 
 def _cmd_mmd(args) -> dict:
     from ..kernels import mmd
-    from ..rowwise import stream_mmd
+    from ..analyses.rowwise import stream_mmd
     from ..session import is_session_file
     from .chunks import read_chunks
     model = read_model_file(need_model(args))
@@ -118,7 +118,7 @@ def _cmd_features(args) -> dict:
 
 def _cmd_loglik(args) -> dict:
     from ..inference import log_likelihood
-    from ..rowwise import stream_loglik
+    from ..analyses.rowwise import stream_loglik
     from .chunks import read_chunks
     if args.output:
         check_output(args.output, (".csv",), "log-likelihoods", input_files(args))

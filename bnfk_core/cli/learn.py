@@ -4,6 +4,7 @@ from __future__ import annotations
 from ..errors import BnfkError
 from ..files import atomic_path
 from ..registry import ESTIMATORS, LEARNERS, SCORES
+from .chunks import in_chunks
 from .common import (
     add_data_options,
     add_hidden_alias,
@@ -29,7 +30,7 @@ def _cmd_learn(args) -> dict:
     from ..model import write_model
     ext = check_output(args.output, (".bif", ".json"), "a model", input_files(args))
     guard_learning_width(args.data, args, args.structure)
-    if args.chunksize is not None or args.engine == "dask":
+    if in_chunks(args, "learn"):         # asked for, or DATA too big to hold within --max-memory
         data = _read_streaming(args)
     else:
         if args.scheduler:
@@ -48,7 +49,7 @@ def _cmd_learn(args) -> dict:
             "score": res.score, "arcs": [list(a) for a in res.dag.sorted_arcs()],
             "n_arcs": res.dag.n_arcs, "parameters": model.parameter_count(), "params": args.params,
             "rows": data.n_rows, "n_rows_used": res.n_rows_used, "missing_data": model.fit_info["missing_data"],
-            "em_iterations": model.fit_info.get("em_iterations", 0), "notes": list(data.notes) + list(res.notes),
+            "em_iterations": model.fit_info.get("em_iterations", 0), "notes": list(data.notes) + list(res.notes) + ([args.chunked_note] if args.chunked_note else []),
             "searched_raw": res.searched_raw, "bins": binning_report(data, res.searched_raw), "seconds": res.seconds}
 
 

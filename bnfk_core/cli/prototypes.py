@@ -3,7 +3,7 @@ experiment).  See :mod:`bnfk_core.analyses.prototypes`.
 
     python -m bnfk_core prototypes DATA.csv (--model M.bif | --structure hc|tan|kdb) --k K
         [--criterion mmd|chi2|random] [--n-init R] [--seed S]
-    python -m bnfk_core prototypes BIG.csv --model M.bif --k K --chunksize ROWS   (bnfk_core.rowwise)
+    python -m bnfk_core prototypes BIG.csv --model M.bif --k K --chunksize ROWS   (bnfk_core.analyses.rowwise_prototypes)
     python -m bnfk_core summarize-benchmark DATA.csv --k K --structure hc|tan|kdb [--class-column C]
         [--discretize B] [--test-fraction 0.5] [--random-draws R] [--criteria mmd,chi2,random] --seed S
 """
@@ -13,6 +13,7 @@ import time
 
 from ..errors import BnfkError
 from ..files import atomic_path
+from .chunks import in_chunks
 from .common import (
     add_data_options,
     add_quiet,
@@ -38,8 +39,8 @@ def _cmd_prototypes(args) -> dict:
     t0 = time.perf_counter()
     if args.output:
         check_output(args.output, (".csv",), "the selected rows", input_files(args))
-    if args.chunksize is not None or args.engine == "dask":
-        return _prototypes_chunked(args, t0)
+    if in_chunks(args, "prototypes") and (args.chunked_note is None or (args.model and args.criterion != "chi2")):
+        return _prototypes_chunked(args, t0)      # asked for, or DATA too big to hold (with a model, mmd/random)
     if args.model:
         model = read_model_file(args.model)
         data = read_data(args.data, args, model=model)
@@ -70,7 +71,7 @@ def _prototypes_chunked(args, t0) -> dict:
     """``--chunksize``: greedy MMD over the complete rows of a file read in chunks, mu from all rows."""
     import pandas as pd
     from ..analyses.prototypes import PrototypeError
-    from ..rowwise import chunked_prototypes
+    from ..analyses.rowwise_prototypes import chunked_prototypes
     from ..session import is_session_file
     from .chunks import read_chunks
     if not args.model:
@@ -94,7 +95,8 @@ def _prototypes_chunked(args, t0) -> dict:
         notes = list(chunks.plan.notes)
     out = r.to_dict()
     out.update({"model": args.model, "chunksize": args.chunksize, "engine": args.engine,
-                "seconds": time.perf_counter() - t0, "seconds_greedy": r.seconds, "notes": notes})
+                "seconds": time.perf_counter() - t0, "seconds_greedy": r.seconds,
+                "notes": notes + ([args.chunked_note] if args.chunked_note else [])})
     if args.output:
         frame = pd.DataFrame({v: [model.states[j][c] for c in r.codes[:, j]]
                               for j, v in enumerate(model.variables)})

@@ -9,7 +9,7 @@ import streamlit as st
 
 from bnfk_core.analyses import completion
 from bnfk_core.errors import BnfkError
-from bnfk_core.stream import file_layout
+from bnfk_core.reading import file_layout
 
 from .. import bigdata, bigimpute, common, jobs, router, state
 

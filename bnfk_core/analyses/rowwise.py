@@ -19,24 +19,9 @@ Rows with more than :data:`ENUMERATE_LIMIT` completions take the general path
 (:func:`bnfk_core.kernels.features`, family posteriors from the batched junction tree) and add their feature
 sums directly.  So ``mean_embedding`` is linear in N, with memory for one chunk.
 
-**Prototypes in feature space (paper Algorithm 1) over millions of candidates.**  The objective is
-d(S) = |s/k - mu|^2 with mu the mean embedding of ALL rows (above).  The candidates are the **complete
-rows** (every family observed): for them phi(c) . w = sum_i t_i[j_i(c) r_i + k_i(c)] with per-variable
-tables t_i computed from w in O(sum_i q_i r_i):
-
-    t_i[j, k] = w[j, k] s_jk - sum_k' w[j, k'] theta_jk' s_jk',
-
-so one swap visit (w = (s - phi(o))/k - mu, scores |w|^2 + (2/k) phi(c).w + |phi(c)|^2/k^2 for every
-candidate c, best non-member) is one compiled gather per variable over a (candidates, n_vars) matrix of
-flat cell indices (int16 when the feature map has fewer than 32,767 columns): 2 n bytes a candidate
-instead of the sparse Phi's 12 bytes a non-zero.  Rows with a missing cell are not candidates: their
-expected features have one entry per completion of each touched family (23 entries a row on the
-letter-like data, 2.7 GB per 10 M rows at 12 bytes each), which would break the memory target; they
-still count fully in mu.  The greedy loop, the random starts (best of ``n_init`` subsets of the
-candidates, ``numpy.random.default_rng(seed)``) and the stopping rule are those of
-:func:`bnfk_core.analyses.prototypes.greedy_swap`, so the result equals the in-memory
-``select_prototypes`` on the complete rows with the objective's mean taken from all rows
-(``MMDCriterion(..., mean=...)``); with no missing cell, exactly ``select_prototypes`` on the file.
+The pass over the file runs on a runner (:mod:`bnfk_core.runners`: here a chunk at a time, or on the partitions
+of a Dask cluster): each piece gives its counts (:func:`scan_chunk`), the client adds them up in file order
+(:func:`merge_scans`).  Greedy-MMD prototypes over the complete rows: :mod:`bnfk_core.analyses.rowwise_prototypes`.
 """
 from __future__ import annotations
 
@@ -49,31 +34,28 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
-from .analyses.prototype_criteria import log_chi2_sf
-from .analyses.prototypes import (
-    PrototypeError,
-    greedy_swap,
-    random_subsets,
-)
-from .errors import KernelError, ModelError
-from .inference import log_likelihood, parent_marginals
-from .kernels import _check_positive, feature_offsets, features
-from .stream import DEFAULT_CHUNKSIZE, CodeChunks
+from ..errors import KernelError, ModelError
+from ..inference import log_likelihood, parent_marginals
+from ..fisher_features import check_positive, feature_offsets, features
+from ..runners import runner_for
+from ..stream import DEFAULT_CHUNKSIZE, CodeChunks
 
 __all__ = [
     "ENUMERATE_LIMIT",
     "CellTables",
-    "ChunkedMMDCriterion",
-    "ChunkedPrototypes",
     "chunk_features",
-    "chunked_prototypes",
     "mean_embedding",
+    "mean_embedding_dask",
+    "merge_scans",
+    "scan_chunk",
+    "scan_file",
+    "file_codes",
+    "sum_squares",
     "stream_gram",
     "stream_loglik",
     "stream_mmd",
 ]
 
-#: rows whose missing cells have more completions than this take the general (junction-tree) inference path
 ENUMERATE_LIMIT = 4096
 
 
@@ -308,36 +290,6 @@ def _sq(gidx, sq_cell, out):  # pragma: no cover - compiled
             v += sq_cell[gidx[row, i]]
         out[row] = v
 
-
-@numba.njit(cache=True, parallel=True)
-def _best_swap(gidx, sq, member, t, ww, a, b, nblocks):  # pragma: no cover - compiled
-    """argmin over non-members c of ww + a sum_i t[gidx[c, i]] + b sq[c] (first index on ties)."""
-    N, n = gidx.shape
-    bv = np.full(nblocks, np.inf)
-    ba = np.full(nblocks, -1, np.int64)
-    step = (N + nblocks - 1) // nblocks
-    for blk in numba.prange(nblocks):
-        lo = blk * step
-        hi = min(N, lo + step)
-        best, arg = np.inf, -1
-        for c in range(lo, hi):
-            if member[c]:
-                continue
-            v = 0.0
-            for i in range(n):
-                v += t[gidx[c, i]]
-            v = ww + a * v + sq[c] * b
-            if v < best:
-                best, arg = v, c
-        bv[blk] = best
-        ba[blk] = arg
-    best, arg = np.inf, -1
-    for blk in range(nblocks):
-        if bv[blk] < best:
-            best, arg = bv[blk], ba[blk]
-    return arg, best
-
-
 # ====================================================================== one pass over a file
 @dataclass
 class _Pass:
@@ -350,6 +302,7 @@ class _Pass:
     category_counts: np.ndarray
     seconds: float
     direct: np.ndarray | None = None   # a chunk's part only: features of the rows counted directly
+    row0: int = 0                      # a chunk's part only: the row its row numbers count from
 
 
 def _chunk(tables: CellTables, codes: np.ndarray, row0: int, counts: np.ndarray, entries=None, rows_out=False):
@@ -375,7 +328,7 @@ def _chunk(tables: CellTables, codes: np.ndarray, row0: int, counts: np.ndarray,
                              "fit the parameters with a pseudo-count (method 'smoothed').")
         i = int(status[r] - 3)
         sub = codes[r:r + 1]
-        _check_positive(model, tables.pm, i, model.parent_config(i, sub), sub[:, i])
+        check_positive(model, tables.pm, i, model.parent_config(i, sub), sub[:, i])
         raise KernelError(f"Variable '{model.variables[i]}' has probability zero in row {row0 + r + 1}; fit the "
                           "parameters with a pseudo-count (method 'smoothed').")
     extra = None
@@ -390,7 +343,7 @@ def scan_chunk(tables: CellTables, codes: np.ndarray, row0: int = 0, keep_candid
     """One chunk's part of a pass: its expected family counts (``phi_total`` holds the *counts* here, plus
     the directly counted features in ``direct``), category counts and -- with ``keep_candidates`` -- the
     cell indices and row numbers (``row0`` + position) of its complete rows.  :func:`merge_scans` adds
-    chunks' parts up; a Dask partition runs this with ``row0 = 0`` and the client shifts its rows."""
+    chunks' parts up; a Dask partition runs this with ``row0 = 0``."""
     t0 = time.perf_counter()
     counts = np.zeros(tables.D)
     gidx, _status, extra = _chunk(tables, codes, row0, counts)
@@ -403,12 +356,12 @@ def scan_chunk(tables: CellTables, codes: np.ndarray, row0: int = 0, keep_candid
     if keep_candidates:
         comp = np.flatnonzero((codes >= 0).all(axis=1))
         g, rows = gidx[comp].astype(tables.index_dtype), comp.astype(np.int64) + row0
-    return _Pass(counts, int(codes.shape[0]), g, rows, cat, time.perf_counter() - t0, extra)
+    return _Pass(counts, int(codes.shape[0]), g, rows, cat, time.perf_counter() - t0, extra, int(row0))
 
 
-def merge_scans(tables: CellTables, parts, shift_rows: bool = False) -> _Pass:
-    """The pass over all chunks from their :func:`scan_chunk` parts, in file order (``shift_rows``: the
-    parts' row numbers start at 0 and are shifted by the rows before them)."""
+def merge_scans(tables: CellTables, parts) -> _Pass:
+    """The pass over all chunks from their :func:`scan_chunk` parts, in file order: each part's row numbers
+    (counted from its ``row0``) are shifted by the rows before it."""
     t0 = time.perf_counter()
     counts, direct = np.zeros(tables.D), np.zeros(tables.D)
     cat, g_parts, r_parts, n = None, [], [], 0
@@ -419,205 +372,89 @@ def merge_scans(tables: CellTables, parts, shift_rows: bool = False) -> _Pass:
         cat = part.category_counts if cat is None else cat + part.category_counts
         if part.gidx is not None:
             g_parts.append(part.gidx)
-            r_parts.append(part.rows + (n if shift_rows else 0))
+            r_parts.append(part.rows - part.row0 + n)
         n += part.n_rows
     gidx = np.concatenate(g_parts) if g_parts else None
     rows = np.concatenate(r_parts) if r_parts else None
     return _Pass(tables.embed_counts(counts) + direct, n, gidx, rows, cat, time.perf_counter() - t0)
 
 
-def _scan(chunks: CodeChunks, tables: CellTables, *, keep_candidates: bool, progress=None, share=1.0) -> _Pass:
+def _scan_part(codes: np.ndarray, row0: int, tables: CellTables, keep_candidates: bool) -> _Pass:
+    """:func:`scan_chunk` as a piece of a pass on a runner (:meth:`bnfk_core.stream.CodeChunks.map`)."""
+    return scan_chunk(tables, codes, row0, keep_candidates)
+
+
+def scan_file(chunks: CodeChunks, tables: CellTables, *, keep_candidates: bool, progress=None,
+              share=1.0) -> _Pass:
+    """The pass over the file of ``chunks`` on its runner: its pieces' :func:`scan_chunk` parts merged."""
+    t0 = time.perf_counter()
+
     def parts():
         n = 0
-        for row0, codes in chunks:
-            yield scan_chunk(tables, codes, row0, keep_candidates)
-            n += codes.shape[0]
+        for rows, part, _ in chunks.map(_scan_part, (tables, keep_candidates)):
+            yield part
+            n += rows
             if progress is not None:
                 progress(share * n / chunks.n_rows, f"{chunks.source}: {n:,} of {chunks.n_rows:,} rows")
     out = merge_scans(tables, parts())
     if keep_candidates and out.gidx is None:
         out.gidx, out.rows = np.zeros((0, tables.n), tables.index_dtype), np.zeros(0, np.int64)
+    out.seconds = time.perf_counter() - t0
     return out
 
 
-def _chunks(path, model, chunksize, options) -> CodeChunks:
-    return path if isinstance(path, CodeChunks) else CodeChunks(path, model, chunksize=chunksize, **(options or {}))
+def file_codes(path, model, chunksize, options, runner=None) -> CodeChunks:
+    """``path`` (a file, or already :class:`~bnfk_core.stream.CodeChunks`) read in chunks aligned to ``model``
+    on ``runner`` (pass 1 runs here)."""
+    if isinstance(path, CodeChunks):
+        return path
+    return CodeChunks(path, model, chunksize=chunksize, runner=runner, **(options or {}))
 
 
 def mean_embedding(model, path, *, chunksize: int = DEFAULT_CHUNKSIZE, tables: CellTables | None = None,
-                   progress=None, **options) -> tuple[np.ndarray, int]:
+                   progress=None, engine: str = "local", scheduler: str | None = None, client=None,
+                   blocksize="64MB", runner=None, **options) -> tuple[np.ndarray, int]:
     """(mean phi over the rows of the file ``path``, rows): :func:`bnfk_core.kernels.mean_features` of
-    ``load_csv(path, model=model)`` read ``chunksize`` rows at a time (module docstring)."""
+    ``load_csv(path, model=model)`` read ``chunksize`` rows at a time (module docstring), on ``runner`` or the
+    runner of ``engine`` (``dask``: the partitions of a Dask cluster, :func:`bnfk_core.runners.runner_for`)."""
+    if runner is None:
+        with runner_for(engine, chunksize=chunksize, scheduler=scheduler, client=client, blocksize=blocksize,
+                        error=KernelError) as r:
+            return mean_embedding(model, path, chunksize=chunksize, tables=tables, progress=progress, runner=r,
+                                  **options)
     tables = CellTables(model) if tables is None else tables
-    res = _scan(_chunks(path, model, chunksize, options), tables, keep_candidates=False, progress=progress)
+    res = scan_file(file_codes(path, model, chunksize, options, runner), tables, keep_candidates=False,
+                    progress=progress)
     return res.phi_total / res.n_rows, res.n_rows
 
 
+def mean_embedding_dask(model, path, *, tables=None, scheduler: str | None = None, client=None,
+                        blocksize="64MB", **options) -> tuple[np.ndarray, int]:
+    """:func:`mean_embedding` on the partitions of a Dask cluster."""
+    return mean_embedding(model, path, tables=tables, engine="dask", scheduler=scheduler, client=client,
+                          blocksize=blocksize, **options)
+
+
 def stream_mmd(model, path_a, path_b, *, chunksize: int = DEFAULT_CHUNKSIZE, progress=None, engine: str = "local",
-               scheduler: str | None = None, client=None, **options) -> dict:
+               scheduler: str | None = None, client=None, blocksize="64MB", **options) -> dict:
     """Squared MMD (paper eq. 10) between two files via their mean embeddings, each read in chunks -- here, or
-    with ``engine="dask"`` on a Dask cluster's workers (:func:`bnfk_core.stream_dask.mean_embedding_dask`)."""
+    with ``engine="dask"`` on a Dask cluster's workers (one runner for both files)."""
     tables = CellTables(model)
-    if engine == "dask":
-        from .stream_dask import connect, mean_embedding_dask
-        with connect(scheduler, client) as c:
-            mu_a, na = mean_embedding_dask(model, path_a, tables=tables, client=c, **options)
-            mu_b, nb = mean_embedding_dask(model, path_b, tables=tables, client=c, **options)
-    elif engine == "local":
-        mu_a, na = mean_embedding(model, path_a, chunksize=chunksize, tables=tables, progress=progress, **options)
-        mu_b, nb = mean_embedding(model, path_b, chunksize=chunksize, tables=tables, progress=progress, **options)
-    else:
-        raise KernelError(f"engine must be 'local' or 'dask', not {engine!r}.")
+    with runner_for(engine, chunksize=chunksize, scheduler=scheduler, client=client, blocksize=blocksize,
+                    error=KernelError) as runner:
+        mu_a, na = mean_embedding(model, path_a, chunksize=chunksize, tables=tables, progress=progress,
+                                  runner=runner, **options)
+        mu_b, nb = mean_embedding(model, path_b, chunksize=chunksize, tables=tables, progress=progress,
+                                  runner=runner, **options)
     d = mu_a - mu_b
     return {"mmd": float(d @ d), "rows_a": na, "rows_b": nb, "engine": engine}
 
 
-# ====================================================================== prototypes
-class ChunkedMMDCriterion:
-    """d(S) = |s/k - mu|^2 over candidates given by their cell indices (module docstring); the greedy
-    interface of :func:`bnfk_core.analyses.prototypes.greedy_swap` (``start``, ``best_swap``, ``swap``)."""
-
-    name = "mmd"
-
-    def __init__(self, tables: CellTables, mu: np.ndarray, gidx: np.ndarray):
-        self.tables = tables
-        self.mu = np.asarray(mu, dtype=float)
-        self.gidx = np.ascontiguousarray(gidx)
-        self.N = self.gidx.shape[0]
-        self.sq = np.empty(self.N)
-        _sq(self.gidx, tables.sq_cell, self.sq)
-        self.nblocks = max(1, min(256, self.N // 4096))
-
-    def _sums(self, idx) -> np.ndarray:
-        return self.tables.phi_sum(self.gidx[np.asarray(idx, dtype=np.int64)])
-
-    def value(self, idx) -> float:
-        d = self._sums(idx) / len(idx) - self.mu
-        return float(d @ d)
-
-    def values(self, subsets: np.ndarray) -> np.ndarray:
-        return np.array([self.value(s) for s in np.atleast_2d(subsets)])
-
-    def start(self, idx) -> float:
-        self._k = len(idx)
-        self._s = self._sums(idx)
-        diff = self._s / self._k - self.mu
-        self._d = float(diff @ diff)
-        return self._d
-
-    def best_swap(self, o: int, member: np.ndarray) -> tuple[int, float]:
-        k = self._k
-        w = (self._s - self._sums([o])) / k - self.mu
-        t = self.tables.tables(w)
-        c, val = _best_swap(self.gidx, self.sq, member, t, float(w @ w), 2.0 / k, 1.0 / (k * k), self.nblocks)
-        return int(c), float(val)
-
-    def swap(self, o: int, c: int) -> float:
-        self._s += self._sums([c]) - self._sums([o])
-        diff = self._s / self._k - self.mu
-        self._d = float(diff @ diff)
-        return self._d
-
-
-def _chi2_value(cat: np.ndarray, codes: np.ndarray, cards: np.ndarray) -> float:
-    """The chi-square criterion of :class:`~bnfk_core.analyses.prototypes.Chi2Criterion` of the subset
-    ``codes`` against the frequencies ``cat`` of all rows (per variable, the missing category last)."""
-    n_all = cat.sum(axis=1)[0]
-    k, width = codes.shape[0], cat.shape[1]
-    freq = cat / n_all             # the missing category of variable i is column cards[i], as in Chi2Criterion
-    seen = freq > 0
-    dof = seen.sum(axis=1) - 1
-    tested = dof >= 1
-    inv = np.where(seen, 1.0 / np.where(seen, freq, 1.0), 0.0)
-    c = np.where(codes < 0, cards[None, :], codes)
-    O = np.zeros_like(freq)
-    for i in range(codes.shape[1]):
-        O[i] = np.bincount(c[:, i], minlength=width)
-    stat = (O ** 2 * inv).sum(axis=1) / k - k
-    lp = log_chi2_sf(stat, np.maximum(dof, 1))
-    return float(-np.where(tested, lp, 0.0).sum())
-
-
-@dataclass
-class ChunkedPrototypes:
-    """Outcome of :func:`chunked_prototypes` (``indices``: 0-based data-row numbers of the file)."""
-    indices: np.ndarray
-    codes: np.ndarray
-    criterion: str
-    mmd: float
-    chi2: float
-    value: float
-    start_value: float | None
-    swaps: int
-    passes: float
-    converged: bool
-    seconds: float
-    seconds_start: float
-    seconds_read: float
-    n_init: int
-    rows: int
-    candidates: int
-
-    def to_dict(self) -> dict:
-        return {"indices": [int(i) for i in self.indices], "criterion": self.criterion, "k": len(self.indices),
-                "mmd": self.mmd, "chi2": self.chi2, "value": self.value, "start_value": self.start_value,
-                "swaps": self.swaps, "passes": self.passes, "converged": self.converged, "seconds": self.seconds,
-                "seconds_start": self.seconds_start, "seconds_read": self.seconds_read, "n_init": self.n_init,
-                "rows": self.rows, "candidates": "complete rows", "n_candidates": self.candidates,
-                "mean_embedding": "all rows"}
-
-
-def chunked_prototypes(model, path, k: int, criterion: str = "mmd", *, chunksize: int = DEFAULT_CHUNKSIZE,
-                       n_init: int = 100, seed: int = 0, max_passes: int = 50, progress=None, engine: str = "local",
-                       scheduler: str | None = None, client=None, **options) -> ChunkedPrototypes:
-    """Greedy-MMD prototypes (paper Algorithm 1) of a file read ``chunksize`` rows at a time: candidates
-    are the complete rows, the objective's mean embedding is that of all rows (module docstring).
-    ``criterion``: ``mmd`` or ``random``; ``options``: the data options of ``load_csv``.  ``engine="dask"``:
-    the pass over the file runs on a Dask cluster's partitions (:func:`bnfk_core.stream_dask.scan_dask`), the
-    greedy swaps on the client."""
-    criterion = str(criterion).lower()
-    if criterion not in ("mmd", "random"):
-        raise PrototypeError(f"Criterion '{criterion}' is not available in chunks; choose mmd or random.")
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
-        raise PrototypeError(f"The subset size k must be a whole number, got {k!r}.")
-    tables = CellTables(model)
-    if engine == "dask":
-        from .stream_dask import scan_dask
-        scan, plan = scan_dask(model, path, tables=tables, keep_candidates=True, scheduler=scheduler, client=client,
-                               **options)
-        source = plan.source
-    elif engine == "local":
-        chunks = _chunks(path, model, chunksize, options)
-        scan = _scan(chunks, tables, keep_candidates=True, progress=progress, share=0.999)
-        source = chunks.source
-    else:
-        raise PrototypeError(f"engine must be 'local' or 'dask', not {engine!r}.")
-    if scan.gidx is None:
-        scan.gidx, scan.rows = np.zeros((0, tables.n), tables.index_dtype), np.zeros(0, np.int64)
-    mu = scan.phi_total / scan.n_rows
-    Nc = scan.gidx.shape[0]
-    if not 1 <= k < Nc:
-        raise PrototypeError(f"The subset size k must be between 1 and {Nc - 1} (the complete rows of "
-                             f"{source}, the candidates: {Nc:,} of {scan.n_rows:,} rows), got {k}.")
-    crit = ChunkedMMDCriterion(tables, mu, scan.gidx)
-    t0 = time.perf_counter()
-    n_used = 1 if criterion == "random" else max(int(n_init), 1)
-    cands = random_subsets(Nc, k, n_used, seed)
-    start = cands[int(np.argmin(crit.values(cands)))] if criterion == "mmd" else cands[0]
-    t_start = time.perf_counter() - t0
-    if criterion == "mmd":
-        res = greedy_swap(crit, start, max_passes=max_passes, progress=progress)
-        idx, value, start_value = res.indices, res.value, res.start_value
-        swaps, passes, converged, secs = res.swaps, res.passes, res.converged, res.seconds
-    else:
-        idx, start_value, swaps, passes, converged, secs = start, None, 0, 0.0, True, 0.0
-        value = crit.value(idx)
-    codes = tables.codes_of(scan.gidx[idx])
-    return ChunkedPrototypes(indices=scan.rows[idx], codes=codes, criterion=criterion, mmd=crit.value(idx),
-                             chi2=_chi2_value(scan.category_counts, codes, tables.cards), value=value,
-                             start_value=start_value, swaps=swaps, passes=passes, converged=converged, seconds=secs,
-                             seconds_start=t_start, seconds_read=scan.seconds, n_init=n_used, rows=scan.n_rows,
-                             candidates=Nc)
+def sum_squares(gidx: np.ndarray, tables: CellTables) -> np.ndarray:
+    """|phi(c)|^2 of complete rows given by their cell indices."""
+    out = np.empty(gidx.shape[0])
+    _sq(np.ascontiguousarray(gidx), tables.sq_cell, out)
+    return out
 
 
 def chunk_features(tables: CellTables, codes: np.ndarray, row0: int = 0) -> sp.csr_matrix:
@@ -650,7 +487,7 @@ def stream_gram(model, path, other, out, *, chunksize: int = DEFAULT_CHUNKSIZE, 
     """The Fisher kernel between the rows of the file ``path`` (read in chunks) and the fixed set ``other``
     (CategoricalData in memory) -- each chunk's features by :func:`chunk_features` times the set's -- written a block of rows at a time to ``out``: a ``.npy`` path (the header of
     the N x M matrix, then its rows in order) or a ``.csv`` path (the plain matrix, appended).  Returns the shape."""
-    chunks = _chunks(path, model, chunksize, options)
+    chunks = file_codes(path, model, chunksize, options)
     other = model.align(other)
     N, M = chunks.n_rows, other.n_rows
     tables = CellTables(model)
@@ -683,7 +520,7 @@ def stream_gram(model, path, other, out, *, chunksize: int = DEFAULT_CHUNKSIZE, 
 def stream_loglik(model, path, *, chunksize: int = DEFAULT_CHUNKSIZE, out=None, progress=None, **options) -> dict:
     """Per-row log P(x_observed) (:func:`bnfk_core.inference.log_likelihood`) of a file read in chunks,
     written to the CSV ``out`` (one column ``loglik``, the file's row order) when given; returns the total."""
-    chunks = _chunks(path, model, chunksize, options)
+    chunks = file_codes(path, model, chunksize, options)
     total, n = 0.0, 0
     with contextlib.ExitStack() as stack:
         fh = stack.enter_context(open(out, "w")) if out is not None else None
