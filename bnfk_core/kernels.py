@@ -42,8 +42,6 @@ __all__ = ["gram", "contributions", "set_kernel", "mmd", "mean_features", "norma
            "HAMMING", "THESIS_KERNELS",
            "FittedKernel", "NetworkKernel", "fit_fisher"]
 
-#: rowwise.py's name for check_positive until it imports the public one (delete this line then)
-_check_positive = check_positive
 
 #: the kernel names of the paper and the thesis (Fisher registered here, the other two in hamming_kernels)
 FISHER, SCALED_HAMMING, HAMMING = "fisher", "scaled-hamming", "hamming"

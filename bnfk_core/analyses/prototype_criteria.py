@@ -43,7 +43,7 @@ class MMDCriterion:
     """d(X_S, X) = |s/k - mu|^2 on explicit features ``Phi`` (rows = the pool X).
 
     ``mean``: the objective's mu when it is not the mean of ``Phi``'s rows (candidates drawn from a larger
-    set, e.g. the complete rows of a file whose mean embedding counts every row; :mod:`bnfk_core.rowwise`).
+    set, e.g. the complete rows of a file whose mean embedding counts every row; :mod:`bnfk_core.analyses.rowwise`).
 
     Columns no row uses are dropped (they are zero in every phi(x) and in mu).  The greedy
     interface keeps g = Phi (s/k - mu) up to date, so that scoring the removal of member o needs
