@@ -5,6 +5,7 @@ import sys
 
 from ..errors import BnfkError
 from ..registry import CLUSTERERS, KERNELS
+from .names import CLASSIFIERS, SCALED_HAMMING, SHIFTS, TRANSFORMS, choices
 from .common import (
     add_data_options,
     add_fisher_model_options,
@@ -55,8 +56,7 @@ def _cmd_classify(args) -> dict:
 
 
 def _kernel_option(p) -> None:
-    from ..kernels import SCALED_HAMMING
-    p.add_argument("--kernel", choices=tuple(KERNELS), default=SCALED_HAMMING, help=f"default {SCALED_HAMMING}")
+    p.add_argument("--kernel", choices=choices(KERNELS), default=SCALED_HAMMING, help=f"default {SCALED_HAMMING}")
 
 
 #: the subcommands this module registers and their one-line help (the top-level --help lists them
@@ -69,14 +69,13 @@ SUBCOMMANDS = {
 
 
 def register(sub) -> None:
-    from ..analyses.cluster import CLASSIFIERS, SHIFTS, TRANSFORMS
     p = sub.add_parser("cluster", help=SUBCOMMANDS["cluster"],
                        description="Cluster the rows of DATA.csv with a kernel over the feature columns (the label "
                                    "column is never a feature) and score the clusters against the labels "
                                    "(ARI, AMI, V-measure) and by the kernel-distance silhouette.")
     p.add_argument("data", metavar="DATA.csv")
     _kernel_option(p)
-    p.add_argument("--algorithm", choices=tuple(CLUSTERERS), default="auto",
+    p.add_argument("--algorithm", choices=choices(CLUSTERERS), default="auto",
                    help="auto (default): correlation clustering when the N x N Gram matrix and its work space fit "
                         "--max-memory, else kmeans-features (kernel k-means on the explicit sparse feature map, "
                         "linear memory; fisher, scaled-hamming and hamming kernels); the JSON says which and why. "
