@@ -81,3 +81,20 @@ def test_one_missing_value_policy_story():
     catalog = json.loads((SAMPLE_DIR / "catalog.json").read_text())
     assert state.DEFAULTS["missing_policy"] == catalog[state.DEFAULT_DATASET]["missing_policy"]
     assert state.UPLOAD_MISSING_POLICY == "missing"
+
+
+def test_the_heatmap_draws_at_most_heatmap_rows_while_every_row_is_clustered():
+    """Issue 27: 1,000 clustered rows, 400 drawn evenly along the cluster order (the clusters keep their shares)."""
+    import json
+
+    import numpy as np
+
+    HEATMAP_ROWS = 400                              # pages/clustering.py (a page script is not imported)
+    at = _app(clu_rows=435).run()
+    assert not at.exception and not at.error, (at.exception, at.error)
+    labels = np.asarray(at.session_state["clu_result"]["labels"])
+    assert len(labels) == 435 > HEATMAP_ROWS
+    spec = json.loads(at.get("plotly_chart")[0].proto.spec)
+    heat = [t for t in spec["data"] if t.get("type") == "heatmap" and isinstance(t.get("y"), list) and len(t["y"]) > 1]
+    assert heat and all(len(t["y"]) == HEATMAP_ROWS for t in heat)
+    assert any(f"{HEATMAP_ROWS} of the 435 rows drawn" in c.value for c in at.caption)
