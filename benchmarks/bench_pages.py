@@ -202,6 +202,31 @@ def _show(tag: str, name: str, res: dict) -> None:
     print(f"{tag}{name:12s} {shown} {'; '.join(map(str, res.get('errors', [])))[:200]}", flush=True)
 
 
+def _write(args, csv: Path, roots: dict, names: list, runs: dict, loads: list) -> None:
+    """The report of the runs so far (medians per checkout, this / baseline ratios, the load) to ``args.output``."""
+    report = {"data": str(csv.name), "timeout_seconds": args.timeout,
+              "repeats": len(runs[("this", names[0])]) if names else 0, "pages": {}}
+    for tag in roots:
+        part = {n: _medians(runs[(tag, n)]) for n in names if n != "browser"}
+        if tag == "this":
+            report["pages"] = part
+            if "browser" in names:
+                report["browser"] = _medians(runs[(tag, "browser")])
+        else:
+            report["baseline"] = {"checkout": str(roots[tag]), "pages": part}
+            if "browser" in names and runs[(tag, "browser")]:
+                report["baseline"]["browser"] = _medians(runs[(tag, "browser")])
+    if "baseline" in report:                        # this / baseline, per step, of the medians
+        def part(which: dict, n: str) -> dict:
+            return which.get("browser", {}) if n == "browser" else which["pages"][n]
+        report["ratio_this_over_baseline"] = {
+            n: {k: v / part(report["baseline"], n)[k] for k, v in part(report, n).items()
+                if isinstance(v, float) and isinstance(part(report["baseline"], n).get(k), float)} for n in names}
+    report["load_average"] = {"at_the_start_and_after_each_repeat": loads}
+    Path(args.output).parent.mkdir(parents=True, exist_ok=True)
+    Path(args.output).write_text(json.dumps(report, indent=1))
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--csv", help="the table to time (default: the ALARM sample, 2,000 × 37, 5 %% blank cells)")
@@ -234,28 +259,9 @@ def main() -> None:
                 runs[(tag, name)].append(res)
                 _show(f"{tag:9s}", name, res)
         loads.append(os.getloadavg())
-    report = {"data": str(csv.name), "timeout_seconds": args.timeout, "repeats": args.repeats, "pages": {}}
-    for tag in roots:
-        part = {n: _medians(runs[(tag, n)]) for n in names if n != "browser"}
-        if tag == "this":
-            report["pages"] = part
-            if args.browser:
-                report["browser"] = _medians(runs[(tag, "browser")])
-        else:
-            report["baseline"] = {"checkout": str(roots[tag]), "pages": part}
-            if args.browser:
-                report["baseline"]["browser"] = _medians(runs[(tag, "browser")])
-    if args.baseline:                                # this / baseline, per step, of the medians
-        def part(which: dict, n: str) -> dict:
-            return which["browser"] if n == "browser" else which["pages"][n]
-        report["ratio_this_over_baseline"] = {
-            n: {k: v / part(report["baseline"], n)[k] for k, v in part(report, n).items()
-                if isinstance(v, float) and isinstance(part(report["baseline"], n).get(k), float)} for n in names}
-    report["load_average"] = {"before_each_repeat_and_at_the_end": loads}
+        _write(args, csv, roots, names, runs, loads)     # after every repeat: a stopped run keeps what it measured
     if not args.csv:
         csv.unlink(missing_ok=True)
-    Path(args.output).parent.mkdir(parents=True, exist_ok=True)
-    Path(args.output).write_text(json.dumps(report, indent=1))
     print(f"load average {os.getloadavg()[0]:.1f}; wrote {args.output}")
 
 
