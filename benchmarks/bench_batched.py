@@ -101,7 +101,7 @@ def main(argv=None) -> dict:
                                   max_abs_diff=float(np.abs(K_new - K_old).max()))
     print(json.dumps(out, indent=1), file=sys.stderr)
 
-    from bnfk_core.analyses import impute as imp
+    from bnfk_core.analyses import impute_benchmark as imp
     ratios = (0.1, 0.2, 0.3, 0.4, 0.5) if a.full_benchmark else (0.1, 0.3, 0.5)
     res, t = timed(imp.benchmark, data, ("bn", "mode", "wknn"), test_ratios=ratios, missing_ratios=ratios,
                    repeats=1, seed=0, structure="tree", score="qnml", params="cnml")

@@ -28,7 +28,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bnfk_core.data import load_csv  # noqa: E402
-from bnfk_core.analyses.impute import DEFAULT_RATIOS, benchmark, induce_mcar, impute_bn, learn_model  # noqa: E402
+from bnfk_core.analyses.impute import impute_bn, learn_model  # noqa: E402
+from bnfk_core.analyses.impute_benchmark import DEFAULT_RATIOS, benchmark, induce_mcar  # noqa: E402
 
 RESULTS = ROOT / "benchmarks" / "results"
 THESIS = ("spect", "house_votes_84", "tic_tac_toe", "breast_cancer", "lymphography", "hayes_roth", "primary_tumor")

@@ -42,7 +42,8 @@ from bnfk_core.analyses import arc_search as arcs
 from bnfk_core.data import load_csv
 from bnfk_core.errors import StructureError
 from bnfk_core.kernels import gram
-from bnfk_core.live import Edit, LiveKernel
+from bnfk_core.live import LiveKernel
+from bnfk_core.live_terms import Edit
 from bnfk_core.model import fit
 
 RESULTS = ROOT / "benchmarks" / "results"

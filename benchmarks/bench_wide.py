@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bnfk_core.data import from_codes  # noqa: E402
-from bnfk_core.learn import hill_climb  # noqa: E402
+from bnfk_core.learn_hc import hill_climb  # noqa: E402
 from bnfk_core.scores import LocalScorer  # noqa: E402
 
 RESULTS = ROOT / "benchmarks" / "results"

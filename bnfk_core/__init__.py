@@ -20,7 +20,7 @@ __version__ = "0.1.0"
 _HOMES = {
     "DAG": "dag", "CategoricalData": "data", "load_csv": "data", "BnfkError": "errors", "DataError": "errors",
     "KernelError": "errors", "ModelError": "errors", "StructureError": "errors", "marginal": "inference",
-    "parent_marginals": "inference", "posterior": "inference", "contributions": "kernels", "features": "kernels",
+    "parent_marginals": "inference", "posterior": "inference", "contributions": "kernels", "features": "fisher_features",
     "gram": "kernels", "mmd": "kernels", "set_kernel": "kernels", "BayesNet": "model", "fit": "model",
     "read_model": "model", "write_model": "model", "fit_measure": "similarity", "fit_lca": "lca",
     "learn_network": "missing",

@@ -38,10 +38,11 @@ import numpy as np
 
 from . import scores  # noqa: F401 - the count scores register first (the order of the score tables)
 from .errors import StructureError
+from .limits import one_blas_thread
 from .registry import SCORES, ScoreSpec
 
 __all__ = ["KGV_KERNELS", "default_parameters", "incomplete_cholesky", "KGVStatistics", "KGVScorer",
-           "make_kgv_scorer", "kgv_statistics", "one_thread", "raw_numbers", "kgv_mutual_information"]
+           "make_kgv_scorer", "kgv_statistics", "raw_numbers", "kgv_mutual_information"]
 
 KGV_KERNELS = ("gaussian", "linear")
 #: eigen-directions with a regularised eigenvalue ρ below this are dropped from the blocks
@@ -54,13 +55,6 @@ MAX_RANK = 200
 def default_parameters(n: int) -> tuple[float, float]:
     """(κ, σ) of Bach's kernel-ICA code: (2e-2, 1) for N < 1000, (2e-3, ½) otherwise."""
     return (2e-2, 1.0) if n < 1000 else (2e-3, 0.5)
-
-
-def one_thread():
-    """A context pinning BLAS to one thread: the blocks are small products, and on a shared two-core
-    machine several BLAS threads were much slower (see ``benchmarks/bench_kgv.py``)."""
-    from threadpoolctl import threadpool_limits
-    return threadpool_limits(limits=1, user_api="blas")
 
 
 # ---------------------------------------------------------------------- low-rank Gram factors
@@ -290,7 +284,7 @@ def kgv_statistics(codes: np.ndarray, cards: Sequence[int], *, weights=None, num
         cols = [numbers[i][complete] if i in numbers else codes[complete, i].astype(np.int64)
                 for i in range(codes.shape[1])]
         w = None if weights is None else np.asarray(weights)[complete]
-        with one_thread():
+        with one_blas_thread():
             stats = KGVStatistics(cols, cards, weights=w, kappa=kappa, sigma=sigma, kernel=kernel, eta=eta)
         _STATS[key] = stats
         while len(_STATS) > _STATS_MAX:
@@ -316,7 +310,7 @@ def kgv_mutual_information(data, *, kernel: str = "gaussian", kappa=None, sigma=
         raise StructureError("KGV mutual information needs at least two columns.")
     stats, complete = kgv_statistics(data.codes, data.cardinalities, weights=getattr(data, "weights", None),
                                      numbers=numbers, kappa=kappa, sigma=sigma, kernel=kernel)
-    with one_thread():
+    with one_blas_thread():
         matrix = stats.pairwise()
     return {"variables": list(data.variables), "matrix": matrix,
             "searched_raw": [data.variables[i] for i in sorted(numbers)], "kappa": stats.kappa,
@@ -361,8 +355,8 @@ class KGVScorer:
         return len(self.cards)
 
     def search_context(self):
-        """Searches with this scorer run with BLAS pinned to one thread (:func:`one_thread`)."""
-        return one_thread()
+        """Searches with this scorer run with BLAS pinned to one thread (:func:`bnfk_core.limits.one_blas_thread`)."""
+        return one_blas_thread()
 
     @property
     def n_distinct(self) -> int:

@@ -29,7 +29,8 @@ from typing import Sequence
 import numpy as np
 
 from .errors import StructureError
-from .learn import hill_climb, scorer_context
+from .learn import scorer_context
+from .learn_hc import hill_climb
 from .registry import SCORES
 from .scores import scorer_for
 
@@ -264,7 +265,7 @@ def score_landscape(data, variables: Sequence[str], score: str = "bdeu", *, ess:
 
 def climb_path(land: Landscape, data, *, seed: int = 0, ess: float = 1.0,
                max_parents: int | None = None) -> dict:
-    """Hill climbing (:func:`bnfk_core.learn.hill_climb`, bnfk engine, from the empty graph, one climb with
+    """Hill climbing (:func:`bnfk_core.learn_hc.hill_climb`, bnfk engine, from the empty graph, one climb with
     ``seed``) on the landscape's variables and score, placed among the enumerated graphs.
 
     Returns ``{"moves": [(op, u, v)], "graphs": [index of every graph visited, start and end included]}``.

@@ -43,7 +43,6 @@ from __future__ import annotations
 import hashlib
 import time
 from collections import OrderedDict
-from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
@@ -59,174 +58,24 @@ from .inference import (
     parent_marginals,
     posterior,
 )
-from .kernels import (
-    DEFAULT_MAX_BYTES,
-    SCALED_HAMMING,
-    _block_matrix,
-    _check_positive,
-    _pair_kernel,
-    _pair_kernel_serial,
-    features,
-    pair_arrays,
-    gram,
-)
+from .fisher_features import block_matrix, check_positive, features
+from .kernels import SCALED_HAMMING, gram
+from .limits import DEFAULT_MAX_BYTES
+from .live_terms import (Edit, TermEntry, add_missing_part, changed_terms, missing_part, run_entries,
+                         safe_inverse)
 from .model import BayesNet, cpt_counts, estimate_cpt, fit
 from .registry import ESTIMATORS
 from .scores import LocalScorer
 
-__all__ = ["OPS", "Edit", "LiveKernel", "changed_terms", "clear_live_cache", "live_kernel"]
+__all__ = ["LiveKernel", "clear_live_cache", "live_kernel"]
 
-OPS = ("add", "remove", "reverse")
 _PM_KEY = ("parent_marginals", MAX_INTERMEDIATE, 1_000_000, 0)   # parent_marginals(model)'s cache key
-
-
-@dataclass(frozen=True)
-class Edit:
-    """One arc edit: ``op`` in :data:`OPS` applied to the arc u → v (``reverse`` turns u → v into v → u)."""
-
-    op: str
-    u: str
-    v: str
-
-    def apply(self, dag: DAG) -> DAG:
-        if self.op == "add":
-            return dag.add_arc(self.u, self.v)
-        if self.op == "remove":
-            return dag.remove_arc(self.u, self.v)
-        if self.op == "reverse":
-            return dag.reverse_arc(self.u, self.v)
-        raise StructureError(f"Unknown arc edit '{self.op}'; choose one of {', '.join(OPS)}.")
-
-    def inverse(self) -> Edit:
-        if self.op == "add":
-            return Edit("remove", self.u, self.v)
-        if self.op == "remove":
-            return Edit("add", self.u, self.v)
-        return Edit("reverse", self.v, self.u)
-
-
-def _ancestors_or_self(dag: DAG, idx) -> set:
-    return set(dag.ancestors(list(idx))) | set(idx)
-
-
-def changed_terms(old: DAG, new: DAG) -> tuple[list[int], list[int]]:
-    """(rebuilt, rescaled) variable indices for the move from ``old`` to ``new`` (same nodes).
-
-    Rebuilt: the parent set differs (new CPT, new pair-match indicator).  Rescaled: same parents,
-    but a rebuilt variable is among the parents or their ancestors in ``old`` or ``new``, so
-    P(π_w) may change (module docstring)."""
-    po, pn = old.parent_indices(), new.parent_indices()
-    rebuilt = [i for i in range(len(old.nodes)) if po[i] != pn[i]]
-    R = set(rebuilt)
-    rescaled = []
-    for w in range(len(old.nodes)):
-        if w in R or not pn[w]:
-            continue
-        if R & (_ancestors_or_self(old, po[w]) | _ancestors_or_self(new, pn[w])):
-            rescaled.append(w)
-    return rebuilt, rescaled
 
 
 def _data_key(data) -> str:
     h = hashlib.sha1(repr((tuple(data.variables), tuple(data.states))).encode())
     h.update(np.ascontiguousarray(data.codes).tobytes())
     return h.hexdigest()
-
-
-def _inv(P: np.ndarray) -> np.ndarray:
-    """1/P with 0 where P = 0 (a configuration no row takes)."""
-    return np.divide(1.0, P, out=np.zeros_like(P, dtype=float), where=P > 0)
-
-
-class _Entry:
-    """One variable's term (or term change) for the pair kernel: rows' compact parent configuration
-    ``pc`` (-1: family incomplete), state ``x``, and per-configuration weights W[c, k], B[c] such that
-    pairs in configuration c add W[c, x] · [x_a = x_b] − B[c]."""
-
-    __slots__ = ("B", "W", "const", "n_conf", "pc", "x")
-
-    def __init__(self, p, x, ok, theta, coef):
-        """coef[j]: the factor c_j multiplying ([x=y]/θ − 1) for parent configuration j.
-
-        One configuration and every family complete (a root): −c_0 reaches every pair, so it becomes the
-        scalar ``const`` and only equal-state pairs are visited (grouped by state), as in kernels.gram."""
-        pu, inv = np.unique(p[ok], return_inverse=True)
-        self.x = x
-        th = theta[pu]
-        c = coef[pu]
-        with np.errstate(divide="ignore", invalid="ignore"):
-            W = np.where(th > 0, c[:, None] / th, 0.0)
-        self.const = 0.0
-        if len(pu) == 1 and ok.all():
-            r = theta.shape[1]
-            self.const = -float(c[0])
-            self.pc = x.astype(np.int64)
-            self.W = np.diag(W[0])
-            self.B = np.zeros(r)
-            self.n_conf = r
-            return
-        self.pc = np.full(len(p), -1, np.int64)
-        self.pc[ok] = inv.ravel()
-        self.W = W
-        self.B = c
-        self.n_conf = len(pu)
-
-
-PARALLEL_PAIRS = 2_000_000      # pairs above which the update runs in parallel threads
-
-
-def _run_entries(K: np.ndarray, entries: list) -> None:
-    """K[a, b] += Σ_e [pc_e(a) = pc_e(b) ≥ 0] (W_e[c, x_a] [x_a = x_b] − B_e[c]) in place (one compiled
-    pass over the pairs that share a configuration, all entries together; the constants of one-configuration
-    entries in one pass over K)."""
-    const = sum(e.const for e in entries)
-    if const:
-        K += const
-    entries = [e for e in entries if e.n_conf > 0]
-    if not entries:
-        return
-    N = K.shape[0]
-    V = len(entries)
-    cmax = max(e.n_conf for e in entries)
-    rmax = max(e.W.shape[1] for e in entries)
-    pX, xX, xo, order, starts, W, B, r, c = pair_arrays(V, N, N, cmax, rmax)
-    for v, e in enumerate(entries):
-        pX[v] = e.pc
-        xX[v] = e.x
-        rows = np.flatnonzero(e.pc >= 0)
-        o = np.argsort(e.pc[rows], kind="stable")
-        order[v, :len(rows)] = rows[o]
-        xo[v, :len(rows)] = e.x[rows[o]]
-        cnt = np.bincount(e.pc[rows], minlength=e.n_conf)
-        starts[v, 1:e.n_conf + 1] = np.cumsum(cnt)
-        starts[v, e.n_conf + 1:] = starts[v, e.n_conf]
-        ri = e.W.shape[1]
-        W[v, :e.n_conf * ri] = e.W.ravel()
-        B[v, :e.n_conf] = e.B
-        r[v], c[v] = ri, e.n_conf
-    pairs = sum(float(np.dot(n, n)) for n in (np.diff(starts[v, :c[v] + 1]) for v in range(V)))
-    run = _pair_kernel if pairs >= PARALLEL_PAIRS else _pair_kernel_serial
-    run(K, pX, xX, xo, order, starts, W, B, r, c)
-
-
-def _missing_part(model, pm, i, codes):
-    """(rows with family i incomplete, F @ F[ex].T): the part of K_i involving those rows."""
-    fam = list(model.parents[i]) + [i]
-    ex = np.flatnonzero((codes[:, fam] < 0).any(axis=1))
-    if not len(ex):
-        return ex, None
-    F = _block_matrix(model, pm, i, codes)
-    return ex, (F @ F[ex].T).toarray()
-
-
-def _add_missing_part(K, ex, M, sign):
-    """K += sign · (pairs involving a row of ``ex``) given M = F @ F[ex].T (same layout as
-    kernels._add_missing for the symmetric case)."""
-    if M is None:
-        return
-    K[:, ex] += sign * M
-    K[ex, :] += sign * M.T
-    K[np.ix_(ex, ex)] -= sign * M[ex]
 
 
 class LiveKernel:
@@ -373,33 +222,33 @@ class LiveKernel:
                 continue
             po, xo, oko = self._rows(old, i)
             pn, xn, okn = self._rows(new, i)
-            _check_positive(new, pm_n, i, pn[okn], xn[okn])
-            entries.append(_Entry(po, xo, oko, old.cpts[i], -_inv(pm_o.probs[i])))
-            entries.append(_Entry(pn, xn, okn, new.cpts[i], _inv(pm_n.probs[i])))
+            check_positive(new, pm_n, i, pn[okn], xn[okn])
+            entries.append(TermEntry(po, xo, oko, old.cpts[i], -safe_inverse(pm_o.probs[i])))
+            entries.append(TermEntry(pn, xn, okn, new.cpts[i], safe_inverse(pm_n.probs[i])))
         for w in rescaled:
             Po, Pn = pm_o.probs[w], pm_n.probs[w]
             if new.cpts[w].shape[1] < 2 or np.array_equal(Po, Pn):
                 continue
             p, x, ok = self._rows(new, w)
-            _check_positive(new, pm_n, w, p[ok], x[ok])
-            coef = _inv(Pn) - _inv(Po)
-            entries.append(_Entry(p, x, ok, new.cpts[w], coef))
+            check_positive(new, pm_n, w, p[ok], x[ok])
+            coef = safe_inverse(Pn) - safe_inverse(Po)
+            entries.append(TermEntry(p, x, ok, new.cpts[w], coef))
             n_rescaled += 1
         miss_new, miss_old = [], []
         if self.has_missing:
             for w in range(new.n_vars):
                 if new.cpts[w].shape[1] < 2:
                     continue
-                miss_new.append(_missing_part(new, pm_n, w, self.codes))
-                miss_old.append(_missing_part(old, pm_o, w, self.codes))
+                miss_new.append(missing_part(new, pm_n, w, self.codes))
+                miss_old.append(missing_part(old, pm_o, w, self.codes))
         for e in entries:
             cnt = np.bincount(e.pc[e.pc >= 0], minlength=e.n_conf)
             pairs += int(np.dot(cnt, cnt))
-        _run_entries(self._K, entries)
+        run_entries(self._K, entries)
         for ex, M in miss_old:
-            _add_missing_part(self._K, ex, M, -1.0)
+            add_missing_part(self._K, ex, M, -1.0)
         for ex, M in miss_new:
-            _add_missing_part(self._K, ex, M, 1.0)
+            add_missing_part(self._K, ex, M, 1.0)
         self._model = new
         info = {"rebuilt": [new.variables[i] for i in rebuilt],
                 "rescaled": [new.variables[w] for w in rescaled if not np.array_equal(pm_o.probs[w], pm_n.probs[w])],
@@ -520,12 +369,12 @@ class LiveKernel:
                 j = p[a]
                 out[w] = (float(x[a] == x[b]) / model.cpts[w][j, x[a]] - 1.0) / pm.probs[w][j]
             else:
-                F = _block_matrix(model, pm, w, self.codes[rows])
+                F = block_matrix(model, pm, w, self.codes[rows])
                 out[w] = float(F[0].multiply(F[1]).sum())
         return out
 
     def features(self) -> sp.csr_matrix:
-        """The explicit feature map Φ of :func:`bnfk_core.kernels.features`, blocks reused per family."""
+        """The explicit feature map Φ of :func:`bnfk_core.fisher_features.features`, blocks reused per family."""
         model = self._model
         pm = parent_marginals(model)
         blocks = []
@@ -533,7 +382,7 @@ class LiveKernel:
             key = (w, model.parents[w], pm.probs[w].tobytes())   # the CPT is fixed by the family
             B = self._block_cache.get(key)
             if B is None:
-                B = _block_matrix(model, pm, w, self.codes) if not self.has_missing else None
+                B = block_matrix(model, pm, w, self.codes) if not self.has_missing else None
                 if B is None:
                     break
                 self._block_cache[key] = B

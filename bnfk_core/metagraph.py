@@ -34,9 +34,9 @@ from typing import Sequence
 import numpy as np
 from scipy.linalg import cho_factor, cho_solve
 from scipy.special import gammaln, logsumexp
-from threadpoolctl import ThreadpoolController
 
 from .errors import BnfkError
+from .limits import one_blas_thread
 
 __all__ = ["DEFAULT_C", "DEFAULT_M", "MetagraphError", "krawtchouk", "kernel_by_distance", "paper_regulariser",
            "hamming", "Surrogate", "fit_surrogate", "fit_orders", "predict_orders", "walsh_transform", "walsh_energy", "rmse",
@@ -49,16 +49,6 @@ DEFAULT_M = 2
 
 class MetagraphError(BnfkError):
     """A metagraph-kernel request that cannot be carried out as asked."""
-
-
-_THREADS: list = []
-
-
-def _one_blas_thread():
-    """A context with one BLAS thread (the controller found once: its library scan costs ~30 ms)."""
-    if not _THREADS:
-        _THREADS.append(ThreadpoolController())
-    return _THREADS[0].limit(limits=1, user_api="blas")
 
 
 def krawtchouk(d: int, r: int, h) -> np.ndarray:
@@ -158,7 +148,7 @@ def fit_orders(bits: np.ndarray, y: Sequence[float], orders: Sequence[int], c: f
     if not c > 0:
         raise MetagraphError(f"The regulariser c must be positive, got {c}.")
     out = []
-    with _one_blas_thread():
+    with one_blas_thread():
         H = hamming(bits, bits)
         for order in orders:
             table = kernel_by_distance(d, int(order), m)
@@ -183,7 +173,7 @@ def predict_orders(surrogates: Sequence[Surrogate], bits: np.ndarray, block: int
     if not surrogates:
         return outs
     ref = surrogates[0].bits
-    with _one_blas_thread():
+    with one_blas_thread():
         for a in range(0, bits.shape[0], block):
             H = hamming(bits[a:a + block], ref)
             for s, out in zip(surrogates, outs):

@@ -37,7 +37,8 @@ import numpy as np
 
 from .errors import ModelError
 from .inference import joint_posteriors, log_evidence, missingness_patterns
-from .learn import LearnResult, learn_structure, penalty_bounds
+from .learn import LearnResult, learn_structure
+from .learn_exact import penalty_bounds
 from .model import BayesNet, estimate_cpt, fit
 from .registry import ESTIMATORS, MISSING_DATA, SCORES, MissingDataSpec
 from .scores import LocalScorer, family_counts

@@ -2,8 +2,8 @@
 
 A registry is a read-only mapping ``name -> spec``.  The modules that implement an option register
 it where they define it (``scores`` its scores, ``learn`` its methods, ``model`` its estimators,
-``kernels`` the Fisher/scaled-Hamming/Hamming kernels, ``similarity`` the categorical similarity
-measures), and everything that offers a choice reads the registry: the CLI's ``choices``, the app's
+``kernels`` the Fisher kernel, ``hamming_kernels`` the (scaled-)Hamming kernels, ``similarity`` the
+categorical similarity measures), and everything that offers a choice reads the registry: the CLI's ``choices``, the app's
 widgets, the clustering and classification loops, the reproduction code and the docs tables.
 
 Adding a kernel is one :func:`KERNELS.register <Registry.register>` call (see
@@ -32,7 +32,8 @@ from typing import Callable, Iterator
 
 from .errors import BnfkError, KernelError, ModelError, StructureError
 
-__all__ = ["Registry", "PROVIDERS", "KernelSpec", "LearnerSpec", "ScoreSpec", "EstimatorSpec", "ClustererSpec", "KERNELS",
+__all__ = ["Registry", "PROVIDERS", "KernelSpec", "LearnerSpec", "ScoreSpec", "EstimatorSpec", "ClustererSpec", "ClassifierSpec", "CriterionSpec",
+           "KERNELS", "CLASSIFIERS", "CRITERIA", "FEATURE_CLUSTERER", "lazy", "LabelView",
            "LEARNERS", "SCORES", "ESTIMATORS", "CLUSTERERS", "MissingDataSpec", "MISSING_DATA", "ImputerSpec",
            "IMPUTERS", "feature_learners", "kernel_abbr"]
 
@@ -102,6 +103,33 @@ class Registry(Mapping):
         """``{name: label}`` for widgets and tables."""
         return {n: s.label for n, s in self._specs.items()}
 
+    def label_view(self, keep: Callable | None = None) -> "LabelView":
+        """A live read-only ``{name: label}`` of the members ``keep(spec)`` accepts (all by default): widgets built
+        from it offer members registered later too."""
+        return LabelView(self, keep)
+
+
+class LabelView(Mapping):
+    """``{name: label}`` of a registry's members (those ``keep(spec)`` accepts), read at each use."""
+
+    def __init__(self, registry: Registry, keep: Callable | None = None):
+        self._registry, self._keep = registry, keep
+
+    def _members(self) -> dict:
+        return {n: s.label for n, s in self._registry.items() if self._keep is None or self._keep(s)}
+
+    def __getitem__(self, name):
+        return self._members()[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._members())
+
+    def __len__(self) -> int:
+        return len(self._members())
+
+    def __repr__(self) -> str:
+        return f"LabelView({self._members()!r})"
+
 
 @dataclass(frozen=True)
 class KernelSpec:
@@ -135,13 +163,21 @@ class KernelSpec:
 
 @dataclass(frozen=True)
 class LearnerSpec:
-    """A structure-learning method of :func:`bnfk_core.learn.learn_structure`."""
+    """A structure-learning method of :func:`bnfk_core.learn.learn_structure`.
+
+    ``learn(scorer, task) -> parents`` finds the structure: ``scorer`` is the local score over the columns
+    (a :class:`bnfk_core.scores.LocalScorer`), ``task`` a :class:`bnfk_core.learn.LearnTask` (the variables,
+    the class index, the options, ``progress``; ``task.notes`` takes sentences worth showing the user); it
+    returns one tuple of parent indices per column."""
 
     name: str
     label: str
     needs_class: bool = False      # the class variable is a node (naive Bayes, TAN, KDB)
     uses_score: bool = False       # the search optimises the chosen score
     description: str = ""
+    learn: Callable | None = None
+    needs_rows: bool = True        # False: learns without a complete row (no counts needed)
+    pair_bytes: int = 0            # bytes per pair of variables its n x n tables keep at once (learn.guard_width)
 
 
 @dataclass(frozen=True)
@@ -200,26 +236,73 @@ class ImputerSpec:
 class ClustererSpec:
     """A clustering algorithm of ``cluster --algorithm`` (:func:`bnfk_core.analyses.cluster.run_clustering`).
 
-    ``uses_kernel``: the algorithm clusters a kernel's Gram matrix or feature map (``run`` is None: the
-    kernel path of ``run_clustering``).  Otherwise ``run(data, n_clusters, *, seed, **options)`` clusters the
-    rows itself and returns a dict with at least ``labels`` (one int per row) and ``cluster_seconds``."""
+    ``uses_kernel``: the algorithm clusters a kernel's Gram matrix or feature map.  Its behaviour is one of
+    ``gram(K, n_clusters, *, kernel, transform, shift, restarts, seed, init_labels) -> ClusterResult`` (clusters a
+    Gram matrix; ``abbr`` names it in tables: CC, SC), ``features(Phi, n_clusters, *, seed, n_init) -> ClusterResult``
+    (clusters the explicit feature map, linear memory), or neither (``auto``: the choice between them).  Otherwise
+    ``run(data, n_clusters, *, seed, **options)`` clusters the rows itself and returns a dict with at least
+    ``labels`` (one int per row) and ``cluster_seconds``."""
 
     name: str
     label: str
     uses_kernel: bool = True
     run: Callable | None = None
     description: str = ""
+    gram: Callable | None = None
+    features: Callable | None = None
+    abbr: str = ""
+
+
+@dataclass(frozen=True)
+class ClassifierSpec:
+    """A kernel classifier of ``classify --classifier`` (:func:`bnfk_core.analyses.classification.classify_many`).
+
+    ``proba(Ktr, Kte, dte, ytr, classes, *, k, C, neighbours) -> P`` gives the class probabilities of the test rows
+    (columns in ``classes`` order) from the train x train and test x train kernel blocks and the test rows'
+    self-similarities ``dte``; ``table_label`` names it in tables with its setting (``str.format`` with ``k`` and
+    ``C``)."""
+
+    name: str
+    label: str
+    proba: Callable
+    table_label: str = ""
+    description: str = ""
+
+
+@dataclass(frozen=True)
+class CriterionSpec:
+    """A prototype-selection criterion of :func:`bnfk_core.analyses.prototypes.select_prototypes`.
+
+    ``criterion(model, data, Phi=None) -> object`` builds the criterion on the rows (``value(indices)`` and the
+    greedy swap's ``start(init)`` / ``best_swap``; see :class:`bnfk_core.analyses.prototype_criteria.MMDCriterion`);
+    None for the random baseline (the best of the random starts, no greedy search)."""
+
+    name: str
+    label: str
+    criterion: Callable | None = None
+    description: str = ""
+
+
+def lazy(module: str, name: str) -> Callable:
+    """``module.name`` as a callable that imports ``module`` on its first call (so that a member registered here
+    carries its behaviour while this module imports nothing from the package)."""
+    def call(*args, **kwargs):
+        return getattr(importlib.import_module(module), name)(*args, **kwargs)
+    call.__qualname__ = call.__name__ = f"{module}.{name}"
+    return call
 
 
 #: the modules that register each family's members on import (in registration order)
 PROVIDERS = {
-    "kernel": ("bnfk_core.kernels", "bnfk_core.similarity", "bnfk_core.lca.kernel"),
+    "kernel": ("bnfk_core.kernels", "bnfk_core.hamming_kernels", "bnfk_core.similarity", "bnfk_core.lca.kernel"),
     "clustering algorithm": ("bnfk_core.lca.kernel",),
     "structure-learning method": ("bnfk_core.learn",),
     "score": ("bnfk_core.scores", "bnfk_core.learn"),     # learn imports kgv, which registers "kgv"
     "parameter method": ("bnfk_core.model",),
     "missing-data method": ("bnfk_core.missing",),
     "imputation method": ("bnfk_core.analyses.impute_methods",),
+    "classifier": ("bnfk_core.analyses.classification",),
+    "prototype criterion": (),       # registered below (their behaviour imported on first use)
 }
 
 KERNELS = Registry("kernel", KernelError, PROVIDERS["kernel"])
@@ -229,15 +312,30 @@ ESTIMATORS = Registry("parameter method", ModelError, PROVIDERS["parameter metho
 MISSING_DATA = Registry("missing-data method", StructureError, PROVIDERS["missing-data method"])
 IMPUTERS = Registry("imputation method", BnfkError, PROVIDERS["imputation method"])
 CLUSTERERS = Registry("clustering algorithm", BnfkError, PROVIDERS["clustering algorithm"])
-for _spec in (   # the kernel path of analyses.cluster.run_clustering; clusterers with their own ``run`` register there
-        ClustererSpec("auto", "Automatic", description="correlation clustering when the Gram matrix and its work space "
-                                                       "fit the memory limit, else kmeans-features"),
-        ClustererSpec("correlation", "Correlation clustering",
-                      description="local search with restarts on the (shifted) Gram matrix, thesis eq. 5.2"),
-        ClustererSpec("spectral", "Spectral clustering", description="scikit-learn on an affinity built from the Gram matrix"),
-        ClustererSpec("kmeans-features", "Kernel k-means (features)",
-                      description="k-means on the explicit sparse feature map, linear memory")):
-    CLUSTERERS.register(_spec)
+CLASSIFIERS = Registry("classifier", BnfkError, PROVIDERS["classifier"])
+CRITERIA = Registry("prototype criterion", BnfkError, PROVIDERS["prototype criterion"])
+# the kernel path of analyses.cluster.run_clustering (its behaviour imported on first use); clusterers with their own
+# ``run`` register where they are defined
+CLUSTERERS.register(ClustererSpec("auto", "Automatic", description="correlation clustering when the Gram matrix and its "
+                                                                    "work space fit the memory limit, else kmeans-features"))
+CLUSTERERS.register(ClustererSpec("correlation", "Correlation clustering", abbr="CC",
+                                  gram=lazy("bnfk_core.analyses.cluster_correlation", "cluster_gram"),
+                                  description="local search with restarts on the (shifted) Gram matrix, thesis eq. 5.2"))
+CLUSTERERS.register(ClustererSpec("spectral", "Spectral clustering", abbr="SC",
+                                  gram=lazy("bnfk_core.analyses.cluster_spectral", "cluster_gram"),
+                                  description="scikit-learn on an affinity built from the Gram matrix"))
+#: the clusterer ``auto`` falls back to beyond the Gram limit (kernel k-means on the explicit features)
+FEATURE_CLUSTERER = CLUSTERERS.register(ClustererSpec(
+    "kmeans-features", "Kernel k-means (features)", features=lazy("bnfk_core.analyses.cluster_features", "kernel_kmeans_features"),
+    description="k-means on the explicit sparse feature map, linear memory"))
+CRITERIA.register(CriterionSpec("mmd", "Greedy MMD (Fisher kernel)",
+                                lazy("bnfk_core.analyses.prototype_criteria", "mmd_criterion"),
+                                description="Fisher-kernel distance |mean phi(X_S) - mean phi(X)|^2 (paper eq. 10), "
+                                            "greedy swaps (Algorithm 1)"))
+CRITERIA.register(CriterionSpec("chi2", "Greedy χ² heuristic", lazy("bnfk_core.analyses.prototype_criteria", "chi2_criterion"),
+                                description="the paper's heuristic -sum_i log p_i of per-variable chi-square tests, "
+                                            "greedy swaps"))
+CRITERIA.register(CriterionSpec("random", "Random subset", description="a uniformly random subset (the baseline)"))
 
 
 def feature_learners() -> tuple:
@@ -286,6 +384,12 @@ def options_markdown() -> str:
             "|---|---|---|---|"]
     out += [f"| `{c.name}` | {cell(c.label)} | {'yes' if c.uses_kernel else 'no'} | {cell(c.description)} |"
             for c in CLUSTERERS.values()]
+    out += ["", "## Classifiers (`classify --classifier`)", "", "| name | label | in tables | description |",
+            "|---|---|---|---|"]
+    out += [f"| `{c.name}` | {cell(c.label)} | {cell(c.table_label)} | {cell(c.description)} |"
+            for c in CLASSIFIERS.values()]
+    out += ["", "## Prototype criteria (`prototypes --criterion`)", "", "| name | label | description |", "|---|---|---|"]
+    out += [f"| `{c.name}` | {cell(c.label)} | {cell(c.description)} |" for c in CRITERIA.values()]
     return "\n".join(out) + "\n"
 
 

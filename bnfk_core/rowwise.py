@@ -49,9 +49,9 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
+from .analyses.prototype_criteria import log_chi2_sf
 from .analyses.prototypes import (
     PrototypeError,
-    _log_chi2_sf,
     greedy_swap,
     random_subsets,
 )
@@ -534,7 +534,7 @@ def _chi2_value(cat: np.ndarray, codes: np.ndarray, cards: np.ndarray) -> float:
     for i in range(codes.shape[1]):
         O[i] = np.bincount(c[:, i], minlength=width)
     stat = (O ** 2 * inv).sum(axis=1) / k - k
-    lp = _log_chi2_sf(stat, np.maximum(dof, 1))
+    lp = log_chi2_sf(stat, np.maximum(dof, 1))
     return float(-np.where(tested, lp, 0.0).sum())
 
 

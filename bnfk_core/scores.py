@@ -31,7 +31,7 @@ from .registry import SCORES, ScoreSpec
 
 __all__ = ["SCORES", "complete_codes", "family_counts", "total_score", "log_likelihood", "bic", "aic", "k2", "bdeu",
            "qnml", "local_score", "log_multinomial_normalizer", "LocalScorer", "score_dag", "scorer_for",
-           "parameter_count", "weighted_bincount"]
+           "parameter_count", "weighted_bincount", "config_index"]
 
 for _spec in (
         ScoreSpec("bic", "BIC", "log-likelihood minus (log N / 2) x free parameters"),
@@ -54,7 +54,7 @@ def complete_codes(codes: np.ndarray) -> np.ndarray:
     return codes[~(codes < 0).any(axis=1)]
 
 
-def _config_index(cols: Sequence[np.ndarray], cards: Sequence[int], n_rows: int) -> tuple[np.ndarray, int]:
+def config_index(cols: Sequence[np.ndarray], cards: Sequence[int], n_rows: int) -> tuple[np.ndarray, int]:
     """Mixed-radix index of the joint configuration of ``cols`` and an upper bound of its range.
 
     The index is re-compressed to the observed configurations whenever the radix product would
@@ -93,7 +93,7 @@ def _counts_from_columns(child_col: np.ndarray, r: int, parent_cols, parent_card
                          weights: np.ndarray | None = None) -> np.ndarray:
     """Family counts; ``n_rows`` is the number of rows given (distinct rows when ``weights`` is set),
     which only decides between a dense and a compressed count, never the result."""
-    pidx, size = _config_index(parent_cols, parent_cards, n_rows)
+    pidx, size = config_index(parent_cols, parent_cards, n_rows)
     if size * r <= max(4 * n_rows, 1024):
         counts = weighted_bincount(pidx * r + child_col, weights, size * r).reshape(size, r)
         return counts[counts.sum(axis=1) > 0]

@@ -22,9 +22,9 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import errno
 import os
 import shutil
-import stat
 import tempfile
 import threading
 import tomllib
@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import DataError
-from .files import same_file
+from .files import NOT_FOUND, NOT_READABLE, NOT_REGULAR, regular_file_problem, same_file
 
 __all__ = ["DATA_ENV", "OUTPUT_ENV", "CONFIG_ENV", "CONFIG_FILE", "OUTSIDE_READ", "OUTSIDE_WRITE", "ServeError",
            "ServePolicy", "FileStore", "echo", "policy"]
@@ -117,11 +117,10 @@ class ServePolicy:
         real = os.path.realpath(os.path.join(self.data_dir, p))
         if not _inside(real, self.data_dir) or real == str(self.data_dir):
             raise ServeError(OUTSIDE_READ)
-        try:
-            info = os.stat(real)                     # stat, never open: a FIFO or device is not touched
-        except (OSError, ValueError):
-            raise ServeError(f"There is no file '{echo(self.relative(real))}' in the server's data folder.") from None
-        if not stat.S_ISREG(info.st_mode):
+        problem = regular_file_problem(real)         # stat, never open: a FIFO or device is not touched
+        if problem in (NOT_FOUND, NOT_READABLE):
+            raise ServeError(f"There is no file '{echo(self.relative(real))}' in the server's data folder.")
+        if problem == NOT_REGULAR:
             raise ServeError(f"'{echo(self.relative(real))}' in the server's data folder is not a regular file; "
                              "give the name of a CSV or Parquet file.")
         return real
@@ -165,12 +164,9 @@ class ServePolicy:
         folder = os.path.dirname(real)
         if not os.path.isdir(folder):
             raise ServeError(f"The folder of '{shown}' does not exist in the server's output folder.")
-        try:
-            info = os.stat(real)
-        except (OSError, ValueError):
-            info = None
-        if info is not None:
-            if not stat.S_ISREG(info.st_mode):
+        problem = regular_file_problem(real)
+        if problem != NOT_FOUND:
+            if problem is not None:
                 raise ServeError(f"'{shown}' in the server's output folder is not a regular file; give another name.")
             if not_same_as is not None and same_file(real, not_same_as):
                 raise ServeError(f"'{shown}' is the input file itself; choose another name so the data are kept.")
@@ -194,7 +190,7 @@ class ServePolicy:
             if replace:
                 os.replace(tmp, target)
             else:
-                os.link(tmp, target)
+                _place_new(tmp, target)
         except FileExistsError:
             raise ServeError(f"'{shown}' already exists in the server's output folder; tick 'Replace an existing "
                              "file' to replace it, or give another name.") from None
@@ -205,6 +201,30 @@ class ServePolicy:
             with contextlib.suppress(OSError):
                 os.remove(tmp)
         return target
+
+
+def _place_new(tmp: str, target: str) -> None:
+    """Put the finished file ``tmp`` at ``target`` only if nothing is there (FileExistsError otherwise):
+    ``os.link`` where the file system has hard links, else an exclusive create (``O_EXCL``) and a copy, so
+    a file that appeared meanwhile is never replaced on a file system without hard links either."""
+    try:
+        os.link(tmp, target)
+        return
+    except FileExistsError:
+        raise
+    except OSError as exc:
+        if exc.errno not in (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EXDEV, errno.EMLINK, errno.ENOSYS):
+            raise
+    fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o644)
+    try:
+        with os.fdopen(fd, "wb") as out, open(tmp, "rb") as src:
+            shutil.copyfileobj(src, out, 1 << 20)
+            out.flush()
+            os.fsync(out.fileno())
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.remove(target)
+        raise
 
 
 def _typed(text, empty: str, outside: str) -> str:

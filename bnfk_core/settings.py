@@ -17,7 +17,7 @@ from typing import Callable, Iterable
 from .dag import SEGMENT_KINDS
 from .errors import shorten
 from .kernels import FISHER, SCALED_HAMMING
-from .registry import ESTIMATORS, KERNELS, LEARNERS, SCORES
+from .registry import CLUSTERERS, CRITERIA, ESTIMATORS, KERNELS, LEARNERS, SCORES
 
 __all__ = ["Setting", "SETTINGS", "REPORT_SETTINGS", "MAX_SEED", "ALGORITHMS", "TRANSFORMS", "CLUSTER_NETWORKS",
            "KERNEL_ORDERS", "KERNEL_COMPARISONS", "PROTOTYPE_SOURCES", "PROTOTYPE_CRITERIA", "SEGMENT_BASES",
@@ -27,7 +27,9 @@ __all__ = ["Setting", "SETTINGS", "REPORT_SETTINGS", "MAX_SEED", "ALGORITHMS", "
 MAX_SEED = 2**32 - 1
 
 # ---------------------------------------------------------------------- option lists of the pages
-ALGORITHMS = {"correlation": "Correlation clustering", "spectral": "Spectral clustering"}
+#: the clustering algorithms the Clustering page offers and their labels (bnfk_core.registry.CLUSTERERS): the
+#: Gram-based ones and those that cluster the rows themselves (lca)
+ALGORITHMS = CLUSTERERS.label_view(lambda spec: spec.gram is not None or spec.run is not None)
 TRANSFORMS = {"shift-min": "K − min K (thesis)", "cosine": "cosine-normalised, (1 + cos)/2",
               "rbf": "exp(−d² / median d²), kernel distance"}
 CLUSTER_NETWORKS = {"current": "Current structure (Structure page)",
@@ -40,7 +42,7 @@ MAX_LIST, MAX_NUMBERS = 64, 10
 PROTOTYPE_SOURCES = {"current": "Current structure (Structure page; the class is not a feature)",
                      "hc": "Hill climbing, BIC, class as a feature (paper Fig. 1)",
                      "tan": "TAN (paper Fig. 2)", "kdb": "KDB, K = 3 (paper Fig. 3)"}
-PROTOTYPE_CRITERIA = {"mmd": "Greedy MMD (Fisher kernel)", "chi2": "Greedy χ² heuristic", "random": "Random subset"}
+PROTOTYPE_CRITERIA = CRITERIA.label_view()     # bnfk_core.registry.CRITERIA
 SEGMENT_BASES = {"empty": "Empty network (scaled-Hamming)", "current": "Current structure (Structure page)"}
 
 

@@ -25,7 +25,7 @@ import pandas as pd
 
 from bnfk_core import kernels
 from bnfk_core.analyses import cluster as C
-from bnfk_core.analyses import impute as imp
+from bnfk_core.analyses import impute as imp, impute_benchmark
 from bnfk_core.analyses import prototypes as pt
 from bnfk_core.analyses import segments as S
 from bnfk_core.dag import DAG, SEGMENT_KINDS, SEGMENT_SIZES, apply_segment
@@ -33,7 +33,7 @@ from bnfk_core.embed import class_order, cluster_order, kernel_pca, pair_values,
 from bnfk_core.errors import BnfkError
 from bnfk_core.kgv import raw_numbers
 from bnfk_core.model import fit
-from bnfk_core.registry import ESTIMATORS, KERNELS, SCORES
+from bnfk_core.registry import CLUSTERERS, CRITERIA, ESTIMATORS, KERNELS, SCORES
 from bnfk_core.scores import score_dag
 from bnfk_core.stats import column_summary
 
@@ -317,7 +317,7 @@ def _clustering_section(r: Report, d, feats, model, s: dict) -> str:
             detail = (setup, res)
     setup, res = detail
     labels = np.asarray(res["labels"])
-    out = [f"<p>{ALGO_LABELS.get(algo, algo)} into {k} clusters on {len(rows):,} of {d.n_rows:,} rows (seed {seed}"
+    out = [f"<p>{CLUSTERERS[algo].label if algo in CLUSTERERS else algo} into {k} clusters on {len(rows):,} of {d.n_rows:,} rows (seed {seed}"
            + (f", {restarts} restarts" if algo == "correlation" else f", affinity {esc(transform)}")
            + "); network kernels use " + ("a hill-climbing qNML network with cNML parameters (the thesis's "
                                           f"choice, {model.dag.n_arcs} arcs)" if thesis_net else "the current structure")
@@ -340,12 +340,9 @@ def _clustering_section(r: Report, d, feats, model, s: dict) -> str:
     return "".join(out)
 
 
-ALGO_LABELS = {"correlation": "Correlation clustering", "spectral": "Spectral clustering"}
-
-
 def _imputation_section(r: Report, d, feats, s: dict) -> str:
     methods = [m for m in s["imp_methods"] if m in imp.METHODS] or ["bn", "mode", "wknn"]
-    res = imp.benchmark(feats, methods, test_ratios=sorted(s["imp_test"]), missing_ratios=sorted(s["imp_missing"]),
+    res = impute_benchmark.benchmark(feats, methods, test_ratios=sorted(s["imp_test"]), missing_ratios=sorted(s["imp_missing"]),
                         repeats=int(s["imp_repeats"]), seed=int(s["imp_seed"]), structure=s["imp_structure"],
                         score="qnml", params="cnml")
     n_runs = len(res.test_ratios) * len(res.missing_ratios) * res.repeats
@@ -370,7 +367,7 @@ def _prototypes_section(r: Report, d, model, s: dict) -> str:
     res = pt.run_summarization(exp, k, random_draws=int(s["proto_draws"]), return_details=True)
     rnd = res["random"]
     out = [(f"<p>Paper, Algorithm 1: k = {k} rows of the training half ({n_train:,} rows, seeded 50/50 split, seed "
-           f"{seed}) chosen by <b>{esc(CRITERIA_LABELS.get(crit, crit))}</b>; the structure ({esc(source)}, "
+           f"{seed}) chosen by <b>{esc(_lower_first(CRITERIA[crit].label))}</b>; the structure ({esc(source)}, "
            f"{exp.model.dag.n_arcs} arcs) is re-fitted (pseudo-count one) on the chosen rows and scored on the "
            f"held-out half against {int(s['proto_draws'])} random subsets of the same size.</p>")]
     rows = [{"subset": "greedy MMD", "MMD": res["mmd"]["mmd"], "held-out NLL": res["mmd"]["nll"]},
@@ -392,7 +389,9 @@ def _prototypes_section(r: Report, d, model, s: dict) -> str:
     return "".join(out)
 
 
-CRITERIA_LABELS = {"mmd": "greedy MMD (Fisher kernel)", "chi2": "greedy χ² heuristic", "random": "a random subset"}
+def _lower_first(label: str) -> str:
+    """A registry label inside a sentence: "Greedy MMD (Fisher kernel)" -> "greedy MMD (Fisher kernel)"."""
+    return label[:1].lower() + label[1:]
 
 
 def segment_of(s: dict, feats) -> tuple[str, list] | None:
@@ -424,7 +423,7 @@ def _segments_section(r: Report, d, feats, model, s: dict, seg) -> str:
     if d.class_column:
         k = C.default_n_clusters(d)
         a1, a2 = (S.clustering_aris(K, labels, k, restarts=int(s["seg_restarts"]), seed=seed) for K in (K1, K2))
-        out.append(table_html([{"clustering (ARI vs label)": ALGO_LABELS[a], "base": a1[a], "base + segment": a2[a],
+        out.append(table_html([{"clustering (ARI vs label)": CLUSTERERS[a].label, "base": a1[a], "base + segment": a2[a],
                                 "change": a2[a] - a1[a]} for a in ("correlation", "spectral")]))
     order = class_order(labels, K1) if d.class_column else cluster_order(K1)
     panels, _ = fig_seg.segment_panels(K1, K2, order, rows, labels, _class_states(d))

@@ -9,7 +9,7 @@ from __future__ import annotations
 import streamlit as st
 
 from bnfk_core.errors import BnfkError
-from bnfk_core.kernels import memory_limit_set
+from bnfk_core.limits import memory_limit_set
 
 from . import state
 

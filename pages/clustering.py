@@ -99,6 +99,9 @@ def page():
         mc[4].metric("Clusters used", f"{res['n_used']} of {res['n_clusters']}",
                      help=f"clustering {res['cluster_seconds']:.2f} s, kernel {res['kernel_seconds']:.2f} s"
                      + (f"; eq. (5.2) cost {res['cost']:.4g}" if res["cost"] is not None else ""))
+        if algo == "lca":
+            st.caption(f"The latent class model clusters the rows itself ({k} classes, {int(ss.clu_restarts)} seeded EM "
+                       "starts as 'Local-search restarts'); the kernel only draws the heatmap and the maps.")
         if KERNELS[kernel].uses_network:
             st.caption(f"{KERNELS[kernel].label} kernel of {NETWORKS[ss.clu_network].lower()}: {m.dag.n_arcs} arcs.")
         st.caption(f"The same result on the command line: `{sections.cli_command(kernel, algo, k)}`"

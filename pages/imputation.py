@@ -4,7 +4,7 @@ import json
 
 import streamlit as st
 
-from bnfk_core.analyses import impute as imp
+from bnfk_core.analyses import completion, impute_benchmark
 from bnfk_core.analyses import impute_methods
 from bnfk_core.embed import sample_rows
 from bnfk_core.registry import IMPUTERS, LEARNERS
@@ -27,8 +27,8 @@ NETWORKS = {"learn": "Learn one from this table (as `impute --structure hc`: str
 
 
 @st.cache_resource(show_spinner=False, max_entries=8)
-def _impute_current(_model, model_key: str, _data, fingerprint: str) -> "imp.ImputedData":
-    return imp.impute_with_model(_model, _data)
+def _impute_current(_model, model_key: str, _data, fingerprint: str) -> "completion.ImputedData":
+    return completion.impute_with_model(_model, _data)
 
 
 @st.cache_resource(show_spinner=False, max_entries=4)
@@ -76,7 +76,7 @@ if common.start("Imputation"):
         if st.button("Run the benchmark", type="primary", disabled=not (methods and trs and mrs), key="imp_run"):
             bar = st.progress(0.0, text="hiding cells")
             with common.shown_errors():
-                res = imp.benchmark(bench, methods, test_ratios=sorted(trs), missing_ratios=sorted(mrs),
+                res = impute_benchmark.benchmark(bench, methods, test_ratios=sorted(trs), missing_ratios=sorted(mrs),
                                     repeats=int(repeats), seed=int(seed), structure=structure, score="qnml",
                                     params="cnml", progress=lambda f, msg: bar.progress(min(max(f, 0.0), 1.0), text=msg))
                 ss.imp_result = (feat.fingerprint(), res)
@@ -151,7 +151,7 @@ if common.start("Imputation"):
                 st.plotly_chart(fig_imp.imputed_cells_figure(cells, res.data.variables, shown, P, dist),
                                 key="imp_cells", config={"displaylogo": False})
                 st.caption("Coloured cells were imputed (darker = less certain); hover for the distribution.")
-                fill = st.radio("Filled cells of discretized numeric columns hold", list(imp.FILL_NUMERIC),
+                fill = st.radio("Filled cells of discretized numeric columns hold", list(completion.FILL_NUMERIC),
                                 horizontal=True, key="imp_fill", format_func=FILL_LABELS.get)
                 if big:
                     sec_imp.big_file_panel(m, fill)

@@ -296,7 +296,7 @@ def test_pair_contributions_equal_counts_of_the_csv(kind):
 def test_kernel_choices_come_from_the_registry():
     """A kernel registered through the registry alone is offered (kind and comparison) and explained."""
     from bnfk_core import registry
-    from bnfk_core.kernels import HammingKernel
+    from bnfk_core.hamming_kernels import HammingKernel
 
     spec = registry.KernelSpec(name="toy-overlap", label="Toy overlap", abbr="TO",
                                fit=lambda train, **_: HammingKernel(train))
@@ -361,15 +361,15 @@ def test_a_core_error_in_a_page_is_one_sentence(monkeypatch):
 
 
 def test_the_memory_setting_is_the_limit_of_every_page_run(monkeypatch):
-    """The sidebar's memory limit reaches the core (kernels.memory_limit) and its refusal names the setting."""
-    from bnfk_core import kernels
+    """The sidebar's memory limit reaches the core (limits.memory_limit) and its refusal names the setting."""
+    from bnfk_core import limits
     from bnfk_core.analyses import segment_information
     from bnfk_core.errors import KernelError
 
     seen = []
 
     def record(*args, **kwargs):
-        seen.append(kernels.memory_limit())
+        seen.append(limits.memory_limit())
         raise KernelError("The Gram matrix needs 9.0 GiB; sample fewer rows (or raise the memory limit).")
 
     monkeypatch.setattr(segment_information, "mi_ranking", record)
@@ -381,4 +381,4 @@ def test_the_memory_setting_is_the_limit_of_every_page_run(monkeypatch):
     assert seen and set(seen) == {0.5 * 2**30}
     assert [e.value for e in at.error] == ["The Gram matrix needs 9.0 GiB; sample fewer rows (or raise the memory "
                                            "limit under Settings in the sidebar)."]
-    assert kernels.memory_limit() == kernels.DEFAULT_MAX_BYTES   # nothing leaks out of the page run
+    assert limits.memory_limit() == limits.DEFAULT_MAX_BYTES   # nothing leaks out of the page run

@@ -46,10 +46,29 @@ def test_lca_errors_are_one_line(capsys, sample_path, argv, match):
 
 
 def test_cluster_algorithm_lca(capsys, sample_path):
+    """The labels are the brute-force posterior argmax of the same fit (enumerated row by row from the model's
+    weights and profiles), and the ARI is scikit-learn's on them."""
+    import numpy as np
+    from sklearn.metrics import adjusted_rand_score
+
+    from bnfk_core.data import load_csv
+    from bnfk_core.lca import fit_lca
+
     code, out, _ = _run(capsys, "cluster", str(sample_path("zoo")), "--label-column", "class", "--algorithm", "lca",
-                        "--restarts", "10", "--no-labels-out")
+                        "--restarts", "10", "--seed", "0")
     d = json.loads(out)
-    assert code == 0 and d["algorithm"] == "lca" and d["ari"] > 0.6 and d["n_clusters"] == 7
+    assert code == 0 and d["algorithm"] == "lca" and d["n_clusters"] == 7
+    data = load_csv(sample_path("zoo"), class_column="class")
+    feats = data.without_class()
+    m = fit_lca(feats, 7, 10, 0)
+    modal = []
+    for row in feats.codes:
+        joint = m.weights.copy()
+        for i, x in enumerate(row):
+            joint = joint * m.profiles[i][:, x]
+        modal.append(int(np.argmax(joint)))
+    assert d["labels"] == modal
+    assert d["ari"] == pytest.approx(adjusted_rand_score(data.labels(), modal), abs=1e-12)
 
 
 def test_saved_latent_class_network_feeds_kernel_and_prototypes(capsys, sample_path, tmp_path):
@@ -69,3 +88,13 @@ def test_saved_latent_class_network_feeds_kernel_and_prototypes(capsys, sample_p
     code, out, _ = _run(capsys, "prototypes", data, "--model", str(model), "--k", "4", "--class-column", "class",
                         "--quiet")
     assert code == 0 and len(json.loads(out)["indices"]) == 4
+
+
+def test_lca_screened_starts_on_the_command_line(capsys, sample_path):
+    """--screen/--keep: the same carcinoma maximum as full runs (poLCA's -293.705), starts_at_best among the runs
+    completed."""
+    code, out, _ = _run(capsys, "lca", str(sample_path("carcinoma")), "--classes", "3", "--starts", "30",
+                        "--screen", "10", "--keep", "6")
+    d = json.loads(out)
+    assert code == 0 and d["loglik"] == pytest.approx(-293.705, abs=1e-3)
+    assert 6 <= d["runs_completed"] <= 30 and 1 <= d["starts_at_best"] <= d["runs_completed"]

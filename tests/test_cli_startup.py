@@ -126,7 +126,7 @@ def test_light_names_equal_their_sources():
         for c in constants:
             assert getattr(names, c) == getattr(src, c), f"{c} differs from {module}.{c}: update bnfk_core/cli/names.py"
     for reg in (registry.KERNELS, registry.LEARNERS, registry.SCORES, registry.ESTIMATORS, registry.MISSING_DATA,
-                registry.IMPUTERS, registry.CLUSTERERS):
+                registry.IMPUTERS, registry.CLUSTERERS, registry.CLASSIFIERS, registry.CRITERIA):
         assert names.BUILTIN[reg.family] == tuple(reg), \
             f"the {reg.family} registry changed: update BUILTIN in bnfk_core/cli/names.py"
     assert names.FEATURE_LEARNERS == registry.feature_learners()

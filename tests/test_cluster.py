@@ -230,9 +230,9 @@ def test_knn_uses_kernel_distance_with_uniform_votes():
     Ktr = np.outer(x, x)
     Kte = np.outer([1.4, 10.6], x)
     dte = np.array([1.4, 10.6]) ** 2
-    P = C._knn_proba(Ktr, Kte, dte, np.array([0, 0, 0, 1, 1, 1]), np.array([0, 1]), 3)
+    P = C.knn_proba(Ktr, Kte, dte, np.array([0, 0, 0, 1, 1, 1]), np.array([0, 1]), 3)
     assert np.allclose(P, [[1, 0], [0, 1]])
-    P = C._knn_proba(Ktr, Kte, dte, np.array([0, 0, 0, 1, 1, 1]), np.array([0, 1]), 4)
+    P = C.knn_proba(Ktr, Kte, dte, np.array([0, 0, 0, 1, 1, 1]), np.array([0, 1]), 4)
     assert np.allclose(P, [[0.75, 0.25], [0.25, 0.75]])
 
 
@@ -335,8 +335,8 @@ def test_knn_by_similarity_takes_the_largest_kernel_values():
     Ktr = np.array([[100.0, 0, 0], [0, 1, 0.9], [0, 0.9, 1]])
     Kte = np.array([[5.0, 0.5, 0.5]])
     y = np.array([0, 1, 1])
-    by_sim = C._knn_proba(Ktr, Kte, np.array([1.0]), y, np.array([0, 1]), 1, "similarity")
-    by_dist = C._knn_proba(Ktr, Kte, np.array([1.0]), y, np.array([0, 1]), 1, "distance")
+    by_sim = C.knn_proba(Ktr, Kte, np.array([1.0]), y, np.array([0, 1]), 1, "similarity")
+    by_dist = C.knn_proba(Ktr, Kte, np.array([1.0]), y, np.array([0, 1]), 1, "distance")
     assert np.allclose(by_sim, [[1, 0]]) and np.allclose(by_dist, [[0, 1]])
 
 
@@ -405,7 +405,7 @@ def test_classification_table_keeps_a_given_network_and_its_estimator():
 def test_knn_neighbour_ties_do_not_follow_rounding_noise():
     """A kernel with few distinct values has exactly tied neighbours; perturbing it at the 1e-15 level (another
     summation order) must not change a single kNN probability."""
-    from bnfk_core.analyses.cluster import _knn_proba
+    from bnfk_core.analyses.classification import knn_proba as _knn_proba
     rng = np.random.default_rng(4)
     X = rng.integers(0, 2, size=(60, 4))
     K = (X[:, None, :] == X[None, :, :]).mean(axis=2)          # Hamming kernel: 5 distinct values

@@ -11,12 +11,12 @@ import pytest
 import scipy.sparse as sp
 from sklearn.cluster import KMeans
 
-from bnfk_core import kernels
+from bnfk_core import kernels, limits
 from bnfk_core.analyses import cluster as C
 from bnfk_core.analyses import cluster_features as CF
 from bnfk_core.data import load_csv
 from bnfk_core.errors import BnfkError, KernelError
-from bnfk_core.kernels import memory_limit_set
+from bnfk_core.limits import memory_limit_set
 from bnfk_core.learn import learn_structure
 from bnfk_core.model import fit
 from bnfk_core.registry import KERNELS
@@ -215,12 +215,12 @@ def test_the_guard_refuses_before_any_kernel_work(hv, monkeypatch):
 def test_the_suggested_sample_size_fits():
     limit = 50 * 2**20
     for path in ("correlation", "spectral", "silhouette", "classification"):
-        n = kernels.max_rows(path, limit)
-        assert kernels.workspace_bytes(path, n) <= limit < kernels.workspace_bytes(path, n + 1)
+        n = limits.max_rows(path, limit)
+        assert limits.workspace_bytes(path, n) <= limit < limits.workspace_bytes(path, n + 1)
         with memory_limit_set(limit):
-            assert kernels.fits(path, n) and not kernels.fits(path, n + 1)
+            assert limits.fits(path, n) and not limits.fits(path, n + 1)
             with pytest.raises(KernelError, match=f"about {n:,} rows"):
-                kernels.guard_workspace(path, n + 1)
+                limits.guard_workspace(path, n + 1)
 
 
 def _peak(fn, *a, **kw):
@@ -249,7 +249,7 @@ def test_the_estimates_cover_the_measured_work_space(hv):
         "classification": _peak(C.classify_many, hv, "hamming", ("knn", "svm"), repeats=1),
     }
     for path, m in measured.items():
-        assert m <= kernels.workspace_bytes(path, N) * 1.02 + 2**20, (path, m / gram_b)
+        assert m <= limits.workspace_bytes(path, N) * 1.02 + 2**20, (path, m / gram_b)
     # the Gram, then the normalisation's two block temporaries (here one block: the whole matrix)
     blocks = 16 * min(kernels.NORMALIZE_BLOCK_CELLS, N * N)
     assert _peak(kernels.gram, None, hv.without_class(), kind="hamming", normalize=True) <= gram_b + blocks + 2**20

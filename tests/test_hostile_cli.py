@@ -32,7 +32,7 @@ from bnfk_core.cli import main
 from bnfk_core.dag import DAG
 from bnfk_core.errors import DataError, bounded, shorten
 from bnfk_core.files import NOT_FOUND, NOT_REGULAR, open_regular, regular_file_problem
-from bnfk_core.kernels import guard_tables, memory_limit_set
+from bnfk_core.limits import guard_tables, memory_limit_set
 from bnfk_core.learn import guard_width
 from bnfk_core.model import fit
 from bnfk_core.session import DataRef, SessionError, is_session_file, parse_session, read_session, session_dict

@@ -11,9 +11,11 @@ import pytest
 from bnfk_core.cli import main
 from bnfk_core.dag import DAG
 from bnfk_core.data import from_codes, load_csv
-from bnfk_core.analyses.impute import (CE_CAP, ImputeError, benchmark, capped_cross_entropy, category_weights, evaluate,
-                              impute, impute_augmented, impute_bn, impute_mode, impute_with_model,
-                              impute_wknn, induce_mcar, knn_vote, learn_model, macro_average)
+from bnfk_core.analyses.completion import impute_with_model
+from bnfk_core.analyses.impute import (ImputeError, category_weights, impute, impute_augmented, impute_bn, impute_mode,
+                                       impute_wknn, knn_vote, learn_model)
+from bnfk_core.analyses.impute_benchmark import (CE_CAP, benchmark, capped_cross_entropy, evaluate, induce_mcar,
+                                                 macro_average)
 from bnfk_core.model import write_model
 from helpers_bruteforce import random_model
 

@@ -13,7 +13,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from bnfk_core.analyses.impute import complete_file, impute_with_model, learn_model
+from bnfk_core.analyses.completion import complete_file, impute_with_model
+from bnfk_core.analyses.impute import learn_model
 from bnfk_core.cli import main as cli_main
 from bnfk_core.data import load_csv, parse_interval, read_table
 from bnfk_core.errors import DataError

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import bnfk_core.analyses  # noqa: F401 - registers the imputation methods
-from bnfk_core.analyses.impute import benchmark, induce_mcar
+from bnfk_core.analyses.impute_benchmark import benchmark, induce_mcar
 from bnfk_core.analyses.impute_methods import DEFAULT_IMPUTER, impute_knn_onehot, one_hot
 from bnfk_core.cli import main
 from bnfk_core.data import from_codes, load_csv

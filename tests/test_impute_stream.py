@@ -11,7 +11,7 @@ import json
 import numpy as np
 import pytest
 
-from bnfk_core.analyses.impute import complete_file, impute_with_model
+from bnfk_core.analyses.completion import complete_file, impute_with_model
 from bnfk_core.analyses import impute_stream
 from bnfk_core.analyses.impute_stream import block_records, open_text, scan_blocks
 from bnfk_core import cli, data as bnfk_data

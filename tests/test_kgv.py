@@ -194,7 +194,7 @@ def test_waveform_noise_columns_stay_apart_from_the_class(sample_path):
 
 def test_exact_search_bound_prunes_without_changing_the_optimum():
     """The bound N·I(x_i, x_others) − (log N / 2)·d_i·d_π prunes parent sets; the optimum is the unpruned one."""
-    from bnfk_core.learn import exact_search
+    from bnfk_core.learn_exact import exact_search
     rng = np.random.default_rng(9)
     n, d = 400, 7
     X = rng.normal(size=(n, d))

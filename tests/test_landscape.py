@@ -19,7 +19,8 @@ from bnfk_core.landscape import (
     place_dag,
     score_landscape,
 )
-from bnfk_core.learn import exact_search, hill_climb
+from bnfk_core.learn_exact import exact_search
+from bnfk_core.learn_hc import hill_climb
 from bnfk_core.registry import SCORES
 from bnfk_core.scores import LocalScorer, score_dag
 

@@ -15,7 +15,8 @@ from scipy.special import logsumexp, softmax
 from bnfk_core.data import from_codes, load_csv
 from bnfk_core.inference import log_likelihood as bn_log_likelihood
 from bnfk_core.lca import LcaError, fit_lca, fit_lca_range, free_parameters, parse_classes
-from bnfk_core.lca.model import em_runs, initial_parameters, one_hot
+from bnfk_core.lca.em import em_runs
+from bnfk_core.lca.model import initial_parameters, one_hot
 from bnfk_core.model import read_model, write_model
 
 POLCA_CARCINOMA = {2: -317.2568, 3: -293.7050, 4: -289.2858}   # poLCA's documented maxima
@@ -52,18 +53,24 @@ def _random_codes(rng, n, cards, p_missing):
 
 
 @settings(max_examples=25, deadline=None)
-@given(seed=st.integers(0, 10_000), k=st.integers(1, 4), p_missing=st.sampled_from([0.0, 0.2]))
-def test_em_never_lowers_the_likelihood(seed, k, p_missing):
+@given(seed=st.integers(0, 10_000), k=st.integers(1, 4), p_missing=st.sampled_from([0.0, 0.2]),
+       accelerate=st.booleans())
+def test_em_never_lowers_the_likelihood(seed, k, p_missing, accelerate):
+    """Plain EM and SQUAREM with its fallback: the accepted points' log-likelihoods never decrease, and the
+    returned one is the trace's last (recomputed independently from the returned parameters)."""
     rng = np.random.default_rng(seed)
     cards = [int(r) for r in rng.integers(2, 4, size=int(rng.integers(2, 5)))]
     codes = _random_codes(rng, int(rng.integers(5, 40)), cards, p_missing)
     weights = rng.integers(1, 4, codes.shape[0]).astype(float)
     theta, w = initial_parameters(cards, k, 4, seed)
-    res = em_runs(one_hot(codes, cards), weights, cards, theta, w, tol=1e-12, max_iter=60, trace=True)
-    tr = res["trace"]
-    for row in tr:
+    res = em_runs(codes, weights, cards, theta, w, tol=1e-12, max_iter=60, trace=True, accelerate=accelerate)
+    X = one_hot(codes, cards)
+    for s, row in enumerate(res["trace"]):
         row = row[np.isfinite(row)]
         assert np.all(np.diff(row) >= -1e-9 * np.abs(row[:-1]).max())
+        assert row[-1] == pytest.approx(res["loglik"][s], abs=1e-9)
+        L = X @ np.log(np.maximum(res["theta"][s], 1e-300)) + np.log(np.maximum(res["w"][s], 1e-300))
+        assert weights @ logsumexp(L, axis=1) == pytest.approx(res["loglik"][s], abs=1e-8)
 
 
 def _brute_marginal_fit(codes, cards, k, starts=4, seed=0):
@@ -187,24 +194,72 @@ def test_reproduce_lca_quick(tmp_path):
     assert ari.loc["soybean_small", "ari"] == pytest.approx(1.0) and set(ari.index) == {"zoo", "soybean_small"}
 
 
+def _reference_em(X, weights, cards, theta, w, iterations):
+    """Plain EM on the dense one-hot rows, written out with numpy (the independent yardstick): the
+    log-likelihoods of ``iterations`` E-steps and the parameters of the last one."""
+    off = np.concatenate([[0], np.cumsum(cards)])
+    lls = []
+    for it in range(iterations):
+        with np.errstate(divide="ignore"):
+            L = X @ np.log(np.maximum(theta, 1e-300)) + np.log(np.maximum(w, 1e-300))
+        tot = logsumexp(L, axis=1, keepdims=True)
+        lls.append(float(weights @ tot[:, 0]))
+        if it == iterations - 1:
+            break
+        R = np.exp(L - tot) * weights[:, None]
+        counts = X.T @ R
+        blocks = np.split(counts, off[1:-1])                                 # an empty class: uniform profile
+        theta = np.concatenate([np.divide(c, c.sum(axis=0), out=np.full(c.shape, 1 / len(c)), where=c.sum(axis=0) > 0)
+                                for c in blocks], axis=0)
+        w = R.sum(axis=0) / weights.sum()
+    return theta, w, lls
+
+
 @pytest.mark.parametrize("seed", [0, 1])
-def test_grouped_rows_equal_the_dense_one_hot_path(seed):
-    """The compiled pass over the groups' configurations gives the one-hot GEMM path's numbers (missing cells,
-    weights, underflow-prone sharp profiles included)."""
-    from bnfk_core.lca.model import variable_groups
+def test_compiled_em_equals_a_numpy_reference_em(seed):
+    """The compiled engine (distinct rows, groups of variables, no one-hot) gives plain EM's numbers step by step
+    (missing cells, weights, duplicated rows, underflow-prone sharp profiles included); SQUAREM reaches the same
+    fixed point."""
+    from bnfk_core.lca.em import prepare_rows
     rng = np.random.default_rng(seed)
     cards = [int(r) for r in rng.integers(2, 5, size=9)]
     codes = _random_codes(rng, 300, cards, 0.1)
-    weights = rng.integers(1, 3, 300).astype(float)
+    codes = np.concatenate([codes, codes[:40]])                                # duplicated rows collapse
+    weights = rng.integers(1, 3, codes.shape[0]).astype(float)
     theta, w = initial_parameters(cards, 3, 5, seed)
     theta[0, :, 0] = np.where(theta[0, :, 0] > 0.5, 1 - 1e-200, 1e-200)   # a start with near-0/1 profiles
+    rows = prepare_rows(codes, weights, cards)
+    assert rows.inv.shape[1] >= 2 and rows.n_distinct == len(np.unique(codes, axis=0)) <= 300
     X = one_hot(codes, cards)
-    a = em_runs(X, weights, cards, theta, w, max_iter=15)
-    b = em_runs(X, weights, cards, theta, w, max_iter=15, codes=codes)
-    assert len(variable_groups(codes, cards)) >= 2
-    np.testing.assert_allclose(b["loglik"], a["loglik"], rtol=1e-12)
-    np.testing.assert_allclose(b["theta"], a["theta"], atol=1e-10)
-    np.testing.assert_array_equal(b["iterations"], a["iterations"])
+    res = em_runs(codes, weights, cards, theta, w, max_iter=15, tol=-1.0, accelerate=False, trace=True)
+    for s in range(5):
+        t_ref, w_ref, lls = _reference_em(X, weights, cards, theta[s], w[s], 16)
+        np.testing.assert_allclose(res["trace"][s][:16], lls, rtol=1e-12)
+        np.testing.assert_allclose(res["theta"][s], t_ref, atol=1e-10)
+        np.testing.assert_allclose(res["w"][s], w_ref, atol=1e-12)
+    plain = em_runs(codes, weights, cards, theta[1:], w[1:], tol=1e-13, max_iter=20000, accelerate=False)
+    fast = em_runs(codes, weights, cards, theta[1:], w[1:], tol=1e-13, max_iter=20000)
+    np.testing.assert_allclose(fast["loglik"], plain["loglik"], atol=1e-5)
+    assert fast["iterations"].sum() < plain["iterations"].sum()
+
+
+def test_log_joint_without_one_hot_equals_the_one_hot_product(carcinoma):
+    m = fit_lca(carcinoma, 3, 5, seed=1)
+    codes = carcinoma.codes.copy()
+    codes[::7, 2] = -1
+    X = one_hot(codes, m.cardinalities)
+    ref = X @ np.log(np.maximum(np.concatenate(m.profiles, axis=1).T, 1e-300)) + np.log(m.weights)
+    np.testing.assert_allclose(m.log_joint(codes), ref, atol=1e-12)
+
+
+def test_screened_starts_reach_the_full_runs_maximum(carcinoma):
+    """Short runs then the best continued: the same carcinoma maximum, and starts_at_best counts only among the
+    runs taken to convergence."""
+    full = fit_lca(carcinoma, 3, 30, seed=0)
+    scr = fit_lca(carcinoma, 3, 30, seed=0, screen=10, keep=6)
+    assert scr.loglik == pytest.approx(full.loglik, abs=1e-4)
+    assert full.runs_completed == 30 and 6 <= scr.runs_completed <= 30
+    assert 1 <= scr.starts_at_best <= scr.runs_completed
 
 
 def test_streamed_distinct_rows_fit_like_the_file(sample_path):
@@ -219,3 +274,18 @@ def test_streamed_distinct_rows_fit_like_the_file(sample_path):
     assert b.loglik == pytest.approx(a.loglik, abs=1e-8)
     for pa, pb in zip(a.profiles, b.profiles):
         np.testing.assert_allclose(pa, pb, atol=1e-8)
+
+
+@pytest.mark.parametrize("n_vars", [5, 40])
+def test_unique_rows_equals_numpy_unique(n_vars):
+    """Integer keys (5 variables) and the np.unique fallback (40 variables of 4-5 states: keys would overflow)
+    give np.unique(axis=0)'s rows, order and inverse."""
+    from bnfk_core.lca.em import unique_rows
+    rng = np.random.default_rng(n_vars)
+    cards = [int(r) for r in rng.integers(2, 6, size=n_vars)]
+    codes = _random_codes(rng, 500, cards, 0.1)
+    codes = np.concatenate([codes, codes[::3]])
+    u, inv = unique_rows(codes, cards)
+    u_ref, inv_ref = np.unique(codes, axis=0, return_inverse=True)
+    np.testing.assert_array_equal(u, u_ref)
+    np.testing.assert_array_equal(inv, inv_ref.reshape(-1))

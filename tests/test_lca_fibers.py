@@ -99,5 +99,24 @@ def test_fitted_carcinoma_models(sample_path):
     d = load_csv(sample_path("carcinoma"))
     v2 = identifiability(fit_lca(d, 2, 10))
     assert v2["identifiable"] is True and v2["parameter_sets"] == 2
-    s = summary(fit_lca(d, 3, 10), d)
-    assert s["identifiable"] in (True, None) and s["classes"] == 3 and sum(s["class_sizes"]) == 118
+    m3 = fit_lca(d, 3, 10)
+    s = summary(m3, d)
+    assert s["classes"] == 3 and sum(s["class_sizes"]) == 118
+    # the seed's conditions on the fitted 3-class model, recomputed here: each of the three blocks of variables
+    # {A, B}, {C, D}, {E, F, G} has a 3 x prod(r) matrix of class profiles (row t: the outer product of the block's
+    # profiles of class t) of full row rank 3, so its Kruskal rank is 3, 3 + 3 + 3 = 9 >= 2K + 2 = 8: Kruskal's
+    # condition holds and the parameters are identified up to the 3! = 6 label swaps.
+    names = list(m3.variables)
+    v = s["identifiability"]
+    assert v["kruskal"]["groups"] == [["A", "B"], ["C", "D"], ["E", "F", "G"]]
+    for block in v["kruskal"]["groups"]:
+        rows = []
+        for t in range(3):
+            outer = np.ones(1)
+            for name in block:
+                outer = np.outer(outer, m3.profiles[names.index(name)][t]).ravel()
+            rows.append(outer)
+        sv = np.linalg.svd(np.array(rows), compute_uv=False)
+        assert sv[-1] > 1e-3 * sv[0]                          # full row rank, far from singular
+    assert v["kruskal"]["ranks"] == [3, 3, 3] and v["kruskal"]["holds"]
+    assert s["identifiable"] is True and v["parameter_sets"] == 6

@@ -9,7 +9,8 @@ import pytest
 from bnfk_core.dag import DAG, structural_hamming_distance
 from bnfk_core.data import from_codes
 from bnfk_core.errors import StructureError
-from bnfk_core.learn import exact_search, learn_structure
+from bnfk_core.learn import learn_structure
+from bnfk_core.learn_exact import exact_search
 from bnfk_core.registry import LEARNERS as METHODS
 from bnfk_core.scores import LocalScorer
 

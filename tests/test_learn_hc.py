@@ -12,7 +12,8 @@ import pytest
 
 from bnfk_core.cli import main
 from bnfk_core.data import from_codes, load_csv
-from bnfk_core.learn import hill_climb, learn_structure
+from bnfk_core.learn import learn_structure
+from bnfk_core.learn_hc import hill_climb
 from bnfk_core.registry import SCORES
 from bnfk_core.scores import LocalScorer, scorer_for
 

@@ -9,8 +9,10 @@ from bnfk_core import inference
 from bnfk_core.dag import DAG
 from bnfk_core.data import from_codes
 from bnfk_core.errors import StructureError
-from bnfk_core.kernels import contributions, features, gram
-from bnfk_core.live import LiveKernel, changed_terms, clear_live_cache, live_kernel
+from bnfk_core.fisher_features import features
+from bnfk_core.kernels import contributions, gram
+from bnfk_core.live import LiveKernel, clear_live_cache, live_kernel
+from bnfk_core.live_terms import changed_terms
 from bnfk_core.model import fit
 from bnfk_core.scores import score_dag
 
@@ -32,7 +34,7 @@ def _problem(seed, n_rows=80, missing=0.0, n_min=3, n_max=7):
 
 def _random_edit(lk, rng, valid=False):
     """A random arc edit of the live structure (``valid``: one that closes no cycle)."""
-    from bnfk_core.live import Edit
+    from bnfk_core.live_terms import Edit
     nodes = lk.dag.nodes
     for _ in range(200):
         a, b = rng.choice(len(nodes), 2, replace=False)
@@ -193,7 +195,7 @@ def test_preview_equals_apply_and_leaves_state():
 
 
 def Edit_apply(dag, op, u, v):
-    from bnfk_core.live import Edit
+    from bnfk_core.live_terms import Edit
     return Edit(op, u, v).apply(dag)
 
 

@@ -274,7 +274,7 @@ def test_registry_and_errors():
 @pytest.mark.parametrize("score", ["bic", "qnml", "aic"])
 def test_available_case_exact_search_bound_is_valid(score):
     """The penalty bound on all N rows prunes nothing the unpruned exact search would choose."""
-    from bnfk_core.learn import exact_search
+    from bnfk_core.learn_exact import exact_search
     cards = [2, 3, 2, 2, 3, 2]
     truth = random_model(random_dag(6, seed=11), cards, seed=11)
     codes = truth.sample(120, seed=5).codes.copy()

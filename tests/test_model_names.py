@@ -22,7 +22,8 @@ from hypothesis import strategies as hst
 from bnfk_core.dag import DAG
 from bnfk_core.data import MISSING_TOKENS, from_codes, load_csv
 from bnfk_core.errors import ModelError
-from bnfk_core.model import BayesNet, bif_name, bif_token, fit, model_to_bif, read_model, write_model
+from bnfk_core.bif import bif_name, bif_token, model_to_bif
+from bnfk_core.model import BayesNet, fit, read_model, write_model
 
 # Names from the issue: each broke `learn -o x.bif` followed by kernel/impute/mmd/features.
 NASTY = ["col A", "x,y", 'say "q"', "a{b}", "p(q)", "u|v", "a;b", "🐍 α", "1st", "42", "a = b", "#tag",

@@ -14,7 +14,7 @@ import pytest
 from plotly.offline import get_plotlyjs
 
 from bnfk_core.cli.main import main
-from bnfk_core.reproduce import experiments as E
+from bnfk_core.reproduce import output as E
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "docs" / "results"
@@ -39,7 +39,7 @@ def _scripts(html: str) -> list[str]:
 
 
 def test_writer_figure_loads_local_plotly(tmp_path):
-    w = E._Writer(tmp_path, "test")
+    w = E.Writer(tmp_path, "test")
     fig = go.Figure(go.Bar(x=["a", "b"], y=[1, 2]))
     w.figure("fig_test", fig)
     html = (tmp_path / "fig_test.html").read_text()

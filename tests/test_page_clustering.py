@@ -1,5 +1,7 @@
 """AppTest of pages/clustering.py: default render, switches, comparison and classification runs."""
 
+import numpy as np
+import pytest
 from streamlit.testing.v1 import AppTest
 
 from apptest_helpers import assert_clean, page_app
@@ -98,3 +100,43 @@ def test_the_heatmap_draws_at_most_heatmap_rows_while_every_row_is_clustered():
     heat = [t for t in spec["data"] if t.get("type") == "heatmap" and isinstance(t.get("y"), list) and len(t["y"]) > 1]
     assert heat and all(len(t["y"]) == HEATMAP_ROWS for t in heat)
     assert any(f"{HEATMAP_ROWS} of the 435 rows drawn" in c.value for c in at.caption)
+
+
+def test_latent_class_algorithm_from_the_registry():
+    """The Algorithm radio offers CLUSTERERS' ``lca``: the page's labels are the modal classes of fit_lca on the same
+    rows (same seed, starts = the restarts box), its ARI is scikit-learn's on them, and its command line agrees."""
+    import contextlib
+    import io
+    import json
+    import re
+    import shlex
+
+    from sklearn.metrics import adjusted_rand_score
+
+    from bnfk_core.cli.main import main
+    from bnfk_core.data import load_csv
+    from bnfk_core.lca import fit_lca
+    from conftest import _sample
+
+    at = _app(clu_restarts=5, clu_seed=3).run()
+    at.radio(key="w_clu_algorithm").set_value("lca").run()
+    _clean(at)
+    res = at.session_state["clu_result"]
+    assert res["algorithm"] == "lca" and res["kernel"] is None and res["starts"] == 5
+    d = load_csv(_sample("house_votes_84"), class_column="class", missing_policy="category")
+    rows = res["rows"]
+    sub = d.subset(rows)
+    expected = fit_lca(sub.without_class(), 2, 5, 3).modal_classes(sub.without_class())
+    labels = np.asarray(res["labels"])
+    assert np.array_equal(labels, expected)
+    ari = adjusted_rand_score(sub.labels(), labels)
+    assert float({m.label: m.value for m in at.metric}["ARI"]) == pytest.approx(ari, abs=5e-4)
+    assert ari > 0.4                                  # two parties: the two-class model finds them
+    assert any("latent class model clusters the rows itself" in c.value for c in at.caption)
+    caption = next(c.value for c in at.caption if "The same result on the command line" in c.value)
+    argv = shlex.split(re.search(r"`(python -m bnfk_core [^`]*)`", caption).group(1))[3:]
+    argv[1] = str(_sample("house_votes_84"))
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        assert main(argv) == 0
+    assert json.loads(buf.getvalue())["labels"] == labels.tolist()

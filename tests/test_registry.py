@@ -12,7 +12,8 @@ from bnfk_core.analyses import cluster as C
 from bnfk_core.cli import build_parser, main
 from bnfk_core.data import load_csv
 from bnfk_core.errors import BnfkError, KernelError, ModelError, StructureError
-from bnfk_core.kernels import HammingKernel, gram
+from bnfk_core.hamming_kernels import HammingKernel
+from bnfk_core.kernels import gram
 
 ROOT = Path(__file__).resolve().parents[1]
 HV = str(ROOT / "sample_data" / "house_votes_84.csv")
@@ -120,3 +121,89 @@ def test_docs_options_table_is_generated_from_the_registries():
     assert committed == registry.options_markdown(), "run: python -m bnfk_core.registry > docs/OPTIONS.md"
     for reg in (registry.KERNELS, registry.LEARNERS, registry.SCORES, registry.ESTIMATORS):
         assert all(f"| `{name}` |" in committed for name in reg)
+
+
+# ====================================================================== clusterers, classifiers, prototype criteria
+def _toy_gram_clusterer(K, n_clusters, **_):
+    """Every row to the most similar of the first ``n_clusters`` rows (a clusterer nobody wrote into any list)."""
+    from bnfk_core.analyses.cluster_common import ClusterResult, renumber
+    labels = renumber(np.argmax(np.asarray(K)[:, :n_clusters], axis=1))
+    return ClusterResult(labels, "toy-first-rows", n_clusters, int(labels.max() + 1), "none", 0)
+
+
+def _toy_nearest(Ktr, Kte, dte, ytr, classes, **_):
+    """1-nearest neighbour by the largest kernel value (first on ties), as hard votes."""
+    P = np.zeros((Kte.shape[0], len(classes)))
+    P[np.arange(len(P)), np.searchsorted(classes, ytr[np.argmax(Kte, axis=1)])] = 1.0
+    return P
+
+
+def _toy_mmd(model, data):
+    """The MMD criterion under another name (so its selection must equal ``mmd``'s)."""
+    from bnfk_core.analyses.prototype_criteria import MMDCriterion
+    return MMDCriterion.from_model(model, data)
+
+
+@pytest.fixture
+def toy_members():
+    registry.CLUSTERERS.register(registry.ClustererSpec("toy-first-rows", "Toy first rows", gram=_toy_gram_clusterer,
+                                                        abbr="TF", description="for the registry test"))
+    registry.CLASSIFIERS.register(registry.ClassifierSpec("toy-nearest", "Toy nearest", _toy_nearest,
+                                                          "toy 1-NN (k ignored: {k})"))
+    registry.CRITERIA.register(registry.CriterionSpec("toy-mmd", "Toy MMD", _toy_mmd))
+    yield
+    registry.CLUSTERERS.unregister("toy-first-rows")
+    registry.CLASSIFIERS.unregister("toy-nearest")
+    registry.CRITERIA.unregister("toy-mmd")
+
+
+def test_registered_clusterer_classifier_and_criterion_reach_the_cli_and_the_page_settings(toy_members):
+    from bnfk_core import settings
+    assert "toy-first-rows" in _choices("cluster", "algorithm")
+    assert "toy-nearest" in _choices("classify", "classifier")
+    assert "toy-mmd" in _choices("prototypes", "criterion")
+    # the pages' radios read these label views (Clustering: algorithm, Prototypes: criterion)
+    assert settings.ALGORITHMS["toy-first-rows"] == "Toy first rows"
+    assert settings.PROTOTYPE_CRITERIA["toy-mmd"] == "Toy MMD"
+    parsed, notes = settings.check_settings({"clu_algorithm": "toy-first-rows", "proto_criterion": "toy-mmd"},
+                                            settings.SETTINGS)
+    assert notes == [] and parsed["clu_algorithm"] == "toy-first-rows"
+    assert C.classifier_label("toy-nearest", k=3) == "toy 1-NN (k ignored: 3)"
+
+
+def test_registered_clusterer_and_classifier_run_from_the_cli(capsys, toy_members):
+    """The toy clusterer's labels and the toy classifier's accuracies, recomputed here with numpy from the Hamming
+    Gram matrix (the Hamming kernel needs no training rows, so each split's blocks are slices of it)."""
+    from sklearn.model_selection import train_test_split
+
+    from bnfk_core.analyses.cluster_common import renumber
+    base = ["--label-column", "class", "--missing-policy", "category", "--seed", "3"]
+    out = _run(capsys, ["cluster", HV, "--kernel", "hamming", "--algorithm", "toy-first-rows", "--clusters", "4",
+                        *base])
+    data = load_csv(HV, class_column="class", missing_policy="category")
+    K = gram(None, data.without_class(), kind="hamming")
+    assert out["labels"] == renumber(np.argmax(K[:, :4], axis=1)).tolist() and out["algorithm"] == "toy-first-rows"
+    res = _run(capsys, ["classify", HV, "--kernel", "hamming", "--classifier", "toy-nearest", "--repeats", "2",
+                        "--quiet", *base])
+    y = data.labels()
+    want = []
+    for s in (3, 4):
+        tr, te = train_test_split(np.arange(len(y)), test_size=0.2, random_state=s, shuffle=True)
+        want.append(float(np.mean(y[tr][np.argmax(K[np.ix_(te, tr)], axis=1)] == y[te])))
+    assert res["accuracy_per_repeat"] == pytest.approx(want, abs=1e-12)
+
+
+def test_registered_criterion_selects_like_the_criterion_it_wraps(capsys, toy_members):
+    args = [HV, "--structure", "hc", "--k", "6", "--n-init", "20", "--seed", "2", "--missing-policy", "category",
+            "--quiet"]
+    toy = _run(capsys, ["prototypes", *args, "--criterion", "toy-mmd"])
+    mmd = _run(capsys, ["prototypes", *args, "--criterion", "mmd"])
+    assert toy["indices"] == mmd["indices"] and toy["mmd"] == mmd["mmd"] and toy["criterion"] == "toy-mmd"
+    rnd = _run(capsys, ["prototypes", *args, "--criterion", "random"])
+    assert rnd["swaps"] == 0 and rnd["mmd"] >= mmd["mmd"]        # the baseline: no greedy search, never better
+    from bnfk_core.analyses.prototypes import prepare_summarization, run_summarization
+    data = load_csv(HV, class_column="class", missing_policy="category").subset(np.arange(200))
+    exp = prepare_summarization(data, "hc", seed=1)
+    both = run_summarization(exp, 8, random_draws=30, criteria=("mmd", "toy-mmd"), return_details=True)
+    assert both["details"]["toy-mmd_rows"] == both["details"]["mmd_rows"]
+    assert both["toy-mmd"]["nll"] == both["mmd"]["nll"]

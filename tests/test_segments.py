@@ -455,7 +455,7 @@ def test_clustering_aris_equal_sklearn_on_the_same_seeded_clustering():
 
 
 def test_imputation_check_against_enumerated_posteriors():
-    from bnfk_core.analyses.impute import induce_mcar
+    from bnfk_core.analyses.impute_benchmark import induce_mcar
     dag, data, _ = _small_data()
     got = network_checks.imputation_check(data, dag, params="smoothed", missing=0.3, test_fraction=0.5, seed=7)
     split = induce_mcar(data, 0.5, 0.3, seed=7)

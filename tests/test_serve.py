@@ -145,3 +145,31 @@ def test_file_store_files_are_removed_when_the_process_exits_cleanly(tmp_path):
     (tmp_path / "s" / "other.csv").write_text("not ours")          # a file this process did not write stays
     subprocess.run([sys.executable, "-c", code, str(tmp_path / "s")], cwd=root, capture_output=True, timeout=60)
     assert [p.name for p in (tmp_path / "s").iterdir()] == ["other.csv"]
+
+
+def test_no_replace_write_works_without_hard_links_and_still_never_replaces(dirs, monkeypatch):
+    """A file system without hard links (os.link -> EPERM): the copy lands by an exclusive create, and a
+    file that appears at the target between the check and the write is still not replaced."""
+    import errno
+    import bnfk_core.serve as serve
+    data, out, other = dirs
+    pol = ServePolicy(data.resolve(), out.resolve())
+
+    def no_links(src, dst):
+        raise OSError(errno.EPERM, "Operation not permitted")
+    monkeypatch.setattr(serve.os, "link", no_links)
+    src = data / "t.csv"
+    pol.write_copy(str(src), "done.csv")
+    assert (out / "done.csv").read_bytes() == src.read_bytes()
+
+    real_output_file = ServePolicy.output_file
+
+    def racing(self, text, **kw):                  # the check passes, then someone else writes the file
+        target = real_output_file(self, text, **kw)
+        (out / "raced.csv").write_text("theirs\n")
+        return target
+    monkeypatch.setattr(ServePolicy, "output_file", racing)
+    with pytest.raises(ServeError, match="already exists"):
+        pol.write_copy(str(src), "raced.csv")
+    assert (out / "raced.csv").read_text() == "theirs\n"
+    assert sorted(os.listdir(out)) == ["done.csv", "raced.csv"]               # no temporary file left

@@ -25,7 +25,9 @@ import pandas as pd
 from ..dag import DAG, cpdag
 from ..errors import KernelError
 from ..inference import marginal
-from ..kernels import FISHER, feature_offsets, features, memory_limit
+from ..fisher_features import feature_offsets, features
+from ..kernels import FISHER
+from ..limits import memory_limit
 from ..live import LiveKernel
 from ..model import BayesNet, cpt_counts, estimate_cpt
 from ..registry import ESTIMATORS

@@ -38,13 +38,18 @@ import scipy.sparse as sp
 from sklearn.cluster import KMeans
 from threadpoolctl import threadpool_limits
 
-from ..kernels import HammingKernel, NetworkKernel, features, max_rows as max_rows_within
-from .cluster import ClusterError, ClusterResult, _check_k, _renumber, kernel_silhouette
+from ..fisher_features import features
+from ..hamming_kernels import HammingKernel
+from ..kernels import NetworkKernel
+from ..limits import max_rows as max_rows_within
+from ..registry import FEATURE_CLUSTERER
+from .cluster_common import ClusterError, ClusterResult, check_k, renumber
+from .cluster_metrics import kernel_silhouette
 
 __all__ = ["FEATURE_ALGORITHM", "SILHOUETTE_ROWS", "has_feature_map", "feature_map", "feature_sq_distances",
            "kernel_kmeans_features", "sampled_silhouette"]
 
-FEATURE_ALGORITHM = "kmeans-features"
+FEATURE_ALGORITHM = FEATURE_CLUSTERER.name     # the one place the name is written: bnfk_core.registry
 SILHOUETTE_ROWS = 2000
 
 
@@ -108,7 +113,7 @@ def kernel_kmeans_features(Phi, n_clusters: int, *, seed: int = 0, n_init: int =
     n_init : seeded k-means++ starts, the lowest within-cluster sum of kernel distances (``cost``) kept.
     max_iter, tol : Lloyd's stopping rule (scikit-learn's; ``tol`` relative to the features' variance).
 
-    Returns a :class:`ClusterResult` with ``algorithm="kmeans-features"``, ``transform="features"`` and
+    Returns a :class:`ClusterResult` with ``algorithm=FEATURE_ALGORITHM``, ``transform="features"`` and
     ``cost`` = sum_x ||phi(x) - mu_{c(x)}||^2 (the kernel k-means objective).
     """
     t0 = time.perf_counter()
@@ -116,7 +121,7 @@ def kernel_kmeans_features(Phi, n_clusters: int, *, seed: int = 0, n_init: int =
     if Phi.indices.dtype != np.int32 and Phi.nnz < 2**31 - 1:
         Phi = sp.csr_matrix((Phi.data, Phi.indices.astype(np.int32), Phi.indptr.astype(np.int32)), shape=Phi.shape)
     n = Phi.shape[0]
-    k = _check_k(n, n_clusters)
+    k = check_k(n, n_clusters)
     if int(n_init) < 1:
         raise ClusterError(f"n_init must be at least 1, got {n_init}.")
     if k == 1:
@@ -126,7 +131,7 @@ def kernel_kmeans_features(Phi, n_clusters: int, *, seed: int = 0, n_init: int =
         with threadpool_limits(limits=1):
             km = KMeans(n_clusters=k, init="k-means++", n_init=int(n_init), max_iter=int(max_iter), tol=float(tol),
                         random_state=int(seed), copy_x=False, algorithm="lloyd")
-            labels = _renumber(km.fit_predict(Phi))
+            labels = renumber(km.fit_predict(Phi))
         cost = float(km.inertia_)
     return ClusterResult(labels, FEATURE_ALGORITHM, k, int(labels.max() + 1) if n else 0, "features", int(seed),
                          cost=cost, seconds=time.perf_counter() - t0)

@@ -43,7 +43,8 @@ from ..errors import DataError
 from ..files import atomic_path, open_regular, same_file
 from ..inference import posterior
 from ..stream import FileLayout, chunk_levels, merge_levels, plan_from_levels
-from .impute import FILL_NUMERIC, ImputeError, _number, cell_frame, filled_column
+from .impute import ImputeError, cell_frame
+from .completion import FILL_NUMERIC, filled_column, number as _number
 
 __all__ = ["impute_file", "TextFile", "Block", "open_text", "scan_blocks", "block_records", "DEFAULT_BLOCK_ROWS"]
 

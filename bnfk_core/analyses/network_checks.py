@@ -12,7 +12,8 @@ from ..dag import DAG
 from ..kernels import FISHER
 from ..model import fit
 from .cluster import cluster, clustering_metrics
-from .impute import evaluate, impute_bn, induce_mcar
+from .impute import impute_bn
+from .impute_benchmark import evaluate, induce_mcar
 
 __all__ = ["clustering_aris", "imputation_check"]
 
@@ -31,8 +32,8 @@ def clustering_aris(K: np.ndarray, labels: np.ndarray, n_clusters: int, *, resta
 def imputation_check(data, dag: DAG, *, params: str = "smoothed", missing: float = 0.2, test_fraction: float = 0.3,
                      seed: int = 0) -> dict:
     """One seeded MCAR imputation run of a network: hide ``missing`` of the cells of a random ``test_fraction``
-    of the rows (:func:`~bnfk_core.analyses.impute.induce_mcar`), fit ``dag`` on what remains, give every
-    hidden cell its exact posterior and score it (:func:`~bnfk_core.analyses.impute.evaluate`: arg-max
+    of the rows (:func:`~bnfk_core.analyses.impute_benchmark.induce_mcar`), fit ``dag`` on what remains, give every
+    hidden cell its exact posterior and score it (:func:`~bnfk_core.analyses.impute_benchmark.evaluate`: arg-max
     ``accuracy``, capped ``cross_entropy``, ``cells``)."""
     split = induce_mcar(data, test_fraction, missing, seed=seed)
     model = fit(dag, split.data, method=params)

@@ -21,7 +21,8 @@ import numpy as np
 from ..live import LiveKernel
 from .cluster import correlation_clustering
 from .impute import Imputation
-from .prototypes import MMDCriterion, _KernelColumns, select_prototypes
+from .prototype_criteria import KernelColumns, MMDCriterion
+from .prototype_search import select_prototypes
 
 __all__ = ["cluster_live", "impute_bn_live", "prototypes_live"]
 
@@ -60,7 +61,7 @@ def prototypes_live(lk: LiveKernel, k: int, *, previous=None, criterion: str = "
     the live network: features from :meth:`LiveKernel.features` (per-family blocks reused), and with
     ``previous`` (the selection under the structure before the edit) the swaps restart from it instead of
     the best of ``n_init`` random subsets."""
-    cols = None if lk.has_missing else _KernelColumns(lk.model, lk.codes)
+    cols = None if lk.has_missing else KernelColumns(lk.model, lk.codes)
     mc = MMDCriterion(lk.features(), cols)
     return select_prototypes(lk.model, lk.data, k, criterion, init=previous, n_init=n_init, seed=seed,
                              max_passes=max_passes, mmd_criterion=mc)

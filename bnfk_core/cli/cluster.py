@@ -4,8 +4,8 @@ from __future__ import annotations
 import sys
 
 from ..errors import BnfkError
-from ..registry import CLUSTERERS, KERNELS
-from .names import CLASSIFIERS, SCALED_HAMMING, SHIFTS, TRANSFORMS, choices
+from ..registry import CLASSIFIERS, CLUSTERERS, KERNELS
+from .names import SCALED_HAMMING, SHIFTS, TRANSFORMS, choices
 from .common import (
     add_data_options,
     add_fisher_model_options,
@@ -103,7 +103,7 @@ def register(sub) -> None:
                                    "kernel's model is estimated on each training split only.")
     p.add_argument("data", metavar="DATA.csv")
     _kernel_option(p)
-    p.add_argument("--classifier", choices=CLASSIFIERS, default="svm", help="default svm")
+    p.add_argument("--classifier", choices=choices(CLASSIFIERS), default="svm", help="default svm")
     p.add_argument("--repeats", type=int_at_least(1, 10_000), default=10,
                    help="train/test splits, seeds SEED..SEED+R-1 (default 10)")
     p.add_argument("--test-size", type=float_in(0, 1, low_open=True, high_open=True), default=0.2,

@@ -44,7 +44,7 @@ if TYPE_CHECKING:
 __all__ = ["CliParser", "add_data_options", "add_streaming_options", "add_quiet", "add_fisher_model_options", "add_hidden_alias",
            "split_list", "read_data", "label_data", "read_model_file", "read_session_file", "use_session_model", "need_model", "guard_learning_width", "emit", "progress", "progress_to_stderr",
            "check_output", "input_files", "seed", "int_at_least", "float_in", "memory_size", "add_max_memory", "cli_wording",
-           "MAX_SEED"]
+           "MAX_SEED", "end_progress_line"]
 
 MAX_SEED = 2**32 - 1
 
@@ -53,7 +53,7 @@ class CliParser(argparse.ArgumentParser):
     """argparse with the house error format: one line ``error: ...``, exit code 2."""
 
     def error(self, message):  # noqa: D401
-        _end_progress_line()
+        end_progress_line()
         sys.stderr.write(f"error: {bounded(message)} (see '{self.prog} --help').\n")
         raise SystemExit(2)
 
@@ -235,7 +235,7 @@ def read_session_file(path: str) -> Session:
         _SESSIONS.clear()
         _SESSIONS[key] = session = read_session(path)
         for note in session.notes:
-            _end_progress_line()
+            end_progress_line()
             sys.stderr.write(f"warning: {note}\n")
     return _SESSIONS[key]
 
@@ -370,7 +370,7 @@ def progress_to_stderr(fraction: float, message: str = "") -> None:
     sys.stderr.flush()
 
 
-def _end_progress_line() -> None:
+def end_progress_line() -> None:
     """Finish a half-drawn progress line so that ``error:`` starts a line of its own."""
     global _progress_open
     if _progress_open:

@@ -44,7 +44,7 @@ def _ratios(text: str, what: str) -> list[float]:
 
 
 def _cmd_benchmark(args) -> dict:
-    from ..analyses.impute import benchmark
+    from ..analyses.impute_benchmark import benchmark
     data = read_data(args.data, args)
     res = benchmark(data, args.methods, test_ratios=_ratios(args.test_ratio, "test-ratio"),
                     missing_ratios=_ratios(args.missing_ratio, "missing-ratio"), repeats=args.repeats,
@@ -69,7 +69,7 @@ def _table(path: str):
 
 
 def _cmd_impute(args) -> dict:
-    from ..analyses.impute import complete_file, impute_with_model
+    from ..analyses.completion import complete_file, impute_with_model
     t0 = time.perf_counter()
     check_output(args.output, (".csv",), "the completed data", input_files(args))
     if args.probabilities:

@@ -103,7 +103,7 @@ def _cmd_mmd(args) -> dict:
 
 def _cmd_features(args) -> dict:
     import scipy.sparse as sp
-    from ..kernels import feature_offsets, features
+    from ..fisher_features import feature_offsets, features
     check_output(args.output, (".npz",), "features", input_files(args))
     model = read_model_file(need_model(args))
     data = read_data(args.data, args, model=model)

@@ -23,7 +23,7 @@ def _cmd_lca(args) -> dict:
     data = read_data(args.data, args)
     feats = data.without_class() if data.class_column else data
     fits = fit_lca_range(feats, ks, starts=args.starts, seed=args.seed, tol=args.tol, max_iter=args.max_iter,
-                         progress=progress(args))
+                         screen=args.screen, keep=args.keep, progress=progress(args))
     entries = []
     for m in fits:
         e = summary(m, feats)
@@ -58,7 +58,11 @@ def register(sub) -> None:
     p.add_argument("--starts", type=int_at_least(1, 10_000), default=20, help="seeded random EM starts (default 20)")
     p.add_argument("--tol", type=float, default=1e-8,
                    help="stop a start when the mean log-likelihood per row gains less (default 1e-8)")
-    p.add_argument("--max-iter", type=int_at_least(1, 1_000_000), default=1000, help="EM iterations per start (default 1000)")
+    p.add_argument("--max-iter", type=int_at_least(1, 1_000_000), default=1000, help="E-steps per start (default 1000)")
+    p.add_argument("--screen", type=int_at_least(0, 1_000_000), default=0, metavar="E",
+                   help="short-run screening: every start runs E EM steps, only the --keep best continue (0: off)")
+    p.add_argument("--keep", type=int_at_least(1, 10_000), default=None,
+                   help="starts continued after --screen (default max(5, starts / 5))")
     p.add_argument("--profiles", action="store_true", help="include the class profiles P(x_i | class) in the JSON")
     p.add_argument("-o", "--output", metavar="MODEL.bif|MODEL.json",
                    help="save the model (the least-BIC one for a range) with a hidden root node 'latent_class'")

@@ -23,7 +23,7 @@ import warnings
 from ..errors import BnfkError, bounded
 from ..limits import DEFAULT_MAX_BYTES, memory_limit_set
 from . import cluster, impute, kernel, kgv, landscape, lca, learn, prototypes, report, reproduce, segments
-from .common import CliParser, _end_progress_line, add_max_memory, cli_wording, emit, use_session_model
+from .common import CliParser, add_max_memory, cli_wording, emit, end_progress_line, use_session_model
 
 __all__ = ["main", "build_parser", "COMMANDS"]
 
@@ -63,7 +63,7 @@ def _command(argv: list) -> str:
 
 def _fail(message: str) -> int:
     """The one ``error: ...`` line (echoed values cut: :func:`bnfk_core.errors.bounded`) and exit code 2."""
-    _end_progress_line()
+    end_progress_line()
     try:
         sys.stderr.write(f"error: {bounded(' '.join(str(message).splitlines()))}\n")
         sys.stderr.flush()

@@ -26,19 +26,21 @@ BUILTIN = {
     "imputation method": ("bn", "mode", "wknn", "fisher-knn", "bn-mode", "bn-wknn", "bn-ac", "bn-em", "knn-onehot",
                           "lca"),
     "clustering algorithm": ("auto", "correlation", "spectral", "kmeans-features", "lca"),
+    "classifier": ("knn", "svm"),
+    "prototype criterion": ("mmd", "chi2", "random"),
 }
 #: :func:`bnfk_core.registry.feature_learners` (the methods that do not need the class as a node)
 FEATURE_LEARNERS = ("empty", "hc", "tree", "exact")
 
 # constants of heavy modules the parsers show (module -> names: :data:`SOURCES`)
 FISHER, SCALED_HAMMING = "fisher", "scaled-hamming"
-CLASSIFIERS, SHIFTS, TRANSFORMS = ("knn", "svm"), ("auto", "adaptive", "none"), ("shift-min", "cosine", "rbf")
+SHIFTS, TRANSFORMS = ("auto", "adaptive", "none"), ("shift-min", "cosine", "rbf")
 FILL_NUMERIC = ("median", "label")
 DEFAULT_STRUCTURE_MISSING, IMPUTE_LEARN = "em", {"score": "qnml", "params": "cnml"}
 DEFAULT_MISSING_DATA = "em"
 KGV_KERNELS = ("gaussian", "linear")
 MAX_LANDSCAPE_VARIABLES, DEFAULT_C = 5, 1e-9
-CRITERIA, SUMMARIZATION_STRUCTURES = ("mmd", "chi2", "random"), ("hc", "tan", "kdb")
+SUMMARIZATION_STRUCTURES = ("hc", "tan", "kdb")
 MAX_CANDIDATES = 2000
 SEGMENT_KINDS = ("single-arc", "v", "a", "chain", "full")
 DEFAULT_TIMEOUT, MAX_TIMEOUT = 30.0, 3600.0
@@ -46,14 +48,14 @@ DEFAULT_TIMEOUT, MAX_TIMEOUT = 30.0, 3600.0
 #: the module each constant above is copied from (the test compares them)
 SOURCES = {
     "bnfk_core.kernels": ("FISHER", "SCALED_HAMMING"),
-    "bnfk_core.analyses.cluster": ("CLASSIFIERS", "SHIFTS", "TRANSFORMS"),
-    "bnfk_core.analyses.impute": ("FILL_NUMERIC",),
+    "bnfk_core.analyses.cluster": ("SHIFTS", "TRANSFORMS"),
+    "bnfk_core.analyses.completion": ("FILL_NUMERIC",),
     "bnfk_core.analyses.impute_methods": ("DEFAULT_STRUCTURE_MISSING", "IMPUTE_LEARN"),
     "bnfk_core.missing": ("DEFAULT_MISSING_DATA",),
     "bnfk_core.kgv": ("KGV_KERNELS",),
     "bnfk_core.landscape": ("MAX_LANDSCAPE_VARIABLES",),
     "bnfk_core.metagraph": ("DEFAULT_C",),
-    "bnfk_core.analyses.prototypes": ("CRITERIA", "SUMMARIZATION_STRUCTURES"),
+    "bnfk_core.analyses.prototypes": ("SUMMARIZATION_STRUCTURES",),
     "bnfk_core.analyses.segments": ("MAX_CANDIDATES",),
     "bnfk_core.dag": ("SEGMENT_KINDS",),
     "bnfk_core.stream_dask": ("DEFAULT_TIMEOUT", "MAX_TIMEOUT"),

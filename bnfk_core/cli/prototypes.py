@@ -124,13 +124,14 @@ SUBCOMMANDS = {
 
 
 def register(sub) -> None:
-    from .names import CRITERIA, SUMMARIZATION_STRUCTURES
+    from ..registry import CRITERIA
+    from .names import SUMMARIZATION_STRUCTURES
     p = sub.add_parser("prototypes", help=SUBCOMMANDS["prototypes"])
     p.add_argument("data", metavar="DATA.csv")
     p.add_argument("--model", metavar="M.bif", help="a fitted model (BIF or JSON)")
     p.add_argument("--structure", choices=SUMMARIZATION_STRUCTURES, help="learn this structure on DATA (BIC, pseudo-count 1)")
     p.add_argument("--k", type=int, required=True, help="subset size")
-    p.add_argument("--criterion", choices=CRITERIA, default="mmd")
+    p.add_argument("--criterion", choices=tuple(CRITERIA), default="mmd")
     p.add_argument("--n-init", type=int_at_least(1, 1_000_000), default=100, metavar="R",
                    help="start from the best of R random subsets (default 100)")
     p.add_argument("--kdb-k", type=int_at_least(0, 64), default=3, metavar="K",

@@ -101,7 +101,7 @@ def cluster_lca(data, n_clusters: int, *, seed: int = 0, starts: int = 20, **_ig
     return {"labels": labels, "n_clusters": int(n_clusters), "n_used": int(len(np.unique(labels))),
             "loglik": m.loglik, "bic": m.bic, "aic": m.aic, "parameters": m.parameters, "starts": m.starts,
             "starts_at_best": m.starts_at_best, "features": list(feats.variables), "model": m,
-            "cluster_seconds": time.perf_counter() - t0}
+            "cluster_seconds": time.perf_counter() - t0, "kernel_seconds": 0.0, "cost": None}
 
 
 len(KERNELS)   # the other kernel providers first (this module may be imported by reading CLUSTERERS): a fixed order

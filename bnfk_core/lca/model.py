@@ -2,21 +2,20 @@
 
     p(x) = sum_t w_t prod_i theta_i[t, x_i]          (Auvray & Wehenkel, slide "Naive Bayesian networks")
 
-Fitted by EM from many seeded random starts at once (the best log-likelihood is kept; how many starts reached
-it is reported).  Everything is vectorised over rows AND starts: the rows are one-hot codes X (N, D),
-D = sum_i r_i, the parameters of all S starts are one array log theta (S, D, K), so the E-step is one batched
-product ``X @ log theta`` (log space: no underflow) and the M-step the transposed product
-``X^T @ R`` of the (weighted) posteriors R.  A missing cell is a zero block of its row's one-hot code: it drops
-out of the product, which is exactly the marginal likelihood of the observed cells, and its variable's
-profile is estimated from the rows that observe it (the EM of poLCA; the expected values of missing cells
-are not needed because x_i is independent of the other cells given C).  Row weights (multiplicities of
-distinct rows, :mod:`bnfk_core.stream`) multiply the posteriors.
+Fitted by EM from many seeded random starts (the best log-likelihood is kept; how many starts reached it is
+reported), by the compiled engine of :mod:`bnfk_core.lca.em`: the rows are collapsed to distinct rows with
+summed weights and read through their codes (no one-hot matrix); a missing cell drops out of the sums, which
+is exactly the marginal likelihood of the observed cells, and its variable's profile is estimated from the
+rows that observe it (the EM of poLCA; the expected values of missing cells are not needed because x_i is
+independent of the other cells given C).  Row weights (multiplicities of distinct rows, :mod:`bnfk_core.stream`)
+multiply the posteriors.  EM is accelerated by SQUAREM with a monotone fallback (the log-likelihood of the
+accepted points never decreases); optionally, many short runs screen the starts and only the best continue.
 
 Free parameters: (K - 1) + K * sum_i (r_i - 1);  BIC = -2 LL + p log N;  AIC = -2 LL + 2 p.
 
 Starts: start s draws its profiles from Dirichlet(1, ..., 1) and uniform class weights with
 ``numpy.random.default_rng([seed, s])`` -- the same start whatever the number of starts.  A start stops when
-the mean log-likelihood per row gains less than ``tol`` in one iteration (or after ``max_iter``).  Classes are
+one plain EM step gains less than ``tol`` in mean log-likelihood per row (or after ``max_iter`` E-steps).  Classes are
 returned largest first.
 """
 from __future__ import annotations
@@ -24,20 +23,18 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-import numba
 import numpy as np
 from scipy.special import logsumexp
-from threadpoolctl import threadpool_limits
 
 from ..dag import DAG
 from ..errors import BnfkError, DataError, ModelError
+from .em import LOG_FLOOR, e_step, em_runs, prepare_rows
 
-__all__ = ["LatentClassModel", "fit_lca", "fit_lca_range", "parse_classes", "em_runs", "one_hot",
+__all__ = ["LatentClassModel", "fit_lca", "fit_lca_range", "parse_classes", "initial_parameters", "one_hot",
            "free_parameters", "HIDDEN_NAME", "LcaError"]
 
 #: the name of the hidden root in exported networks (a suffix is added if a column already has it)
 HIDDEN_NAME = "latent_class"
-_LOG_FLOOR = np.log(1e-300)          # log 0 is floored so that 0 * log 0 stays 0 in the products
 MAX_STARTS = 10_000
 MAX_CLASSES = 50
 
@@ -61,16 +58,6 @@ def one_hot(codes: np.ndarray, cards) -> np.ndarray:
     return X
 
 
-def _block_normalise(counts: np.ndarray, off: np.ndarray) -> np.ndarray:
-    """Each variable's block (last-but-one axis) divided by its sum; an empty block becomes uniform."""
-    out = np.empty_like(counts)
-    for a, b in zip(off[:-1], off[1:]):
-        blk = counts[..., a:b, :]
-        tot = blk.sum(axis=-2, keepdims=True)
-        out[..., a:b, :] = np.where(tot > 0, blk / np.where(tot > 0, tot, 1.0), 1.0 / (b - a))
-    return out
-
-
 def initial_parameters(cards, k: int, starts: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
     """(theta (S, D, K), w (S, K)) of the seeded random starts (module docstring)."""
     D = int(sum(cards))
@@ -79,199 +66,6 @@ def initial_parameters(cards, k: int, starts: int, seed: int) -> tuple[np.ndarra
         rng = np.random.default_rng([int(seed), s])
         theta[s] = np.concatenate([rng.dirichlet(np.ones(int(r)), size=k).T for r in cards], axis=0)
     return theta, np.full((starts, k), 1.0 / k)
-
-
-def em_runs(X: np.ndarray, weights: np.ndarray, cards, theta: np.ndarray, w: np.ndarray, *, tol: float = 1e-8,
-            max_iter: int = 1000, trace: bool = False, codes: np.ndarray | None = None) -> dict:
-    """EM from every start at once (module docstring); starts that converged leave the active set.
-
-    The active starts' parameters are laid side by side, log theta as (D, S*K), so each E-step is one GEMM
-    X @ log theta -> (N, S*K) and each M-step one GEMM X^T @ R -> (D, S*K) (BLAS pinned to one thread:
-    on a shared machine these small products run much faster single-threaded).
-
-    Returns ``theta`` (S, D, K), ``w`` (S, K), ``loglik`` (S,) at the returned parameters, ``iterations`` (S,),
-    ``converged`` (S,) and, with ``trace``, ``trace`` (S, iterations + 1): the log-likelihood before every
-    M-step (NaN after a start stopped) -- EM never lowers it.
-
-    With ``codes`` (the rows' codes) the E-step works on the distinct configurations of groups of variables
-    (:func:`variable_groups`, :class:`_GroupedRows`) with a compiled pass over the rows: the same numbers
-    without N x S x K temporaries (tests compare both paths).
-    """
-    X = np.ascontiguousarray(X, dtype=float)
-    weights = np.asarray(weights, dtype=float)
-    rows = _DenseRows(X) if codes is None else _GroupedRows(codes, cards, variable_groups(codes, cards))
-    with threadpool_limits(limits=1):
-        return _em_runs(rows, weights, cards, theta, w, tol, max_iter, trace)
-
-
-def variable_groups(codes: np.ndarray, cards) -> list:
-    """Consecutive groups of variables, each with at most max(256, N/8) distinct configurations in ``codes``
-    (greedy; a variable with more starts a group of its own)."""
-    codes = np.asarray(codes)
-    N, n = codes.shape
-    limit = max(256, N // 8)
-    groups, cur = [], []
-    for i in range(n):
-        if cur and len(np.unique(codes[:, cur + [i]], axis=0)) > limit:
-            groups.append(cur)
-            cur = [i]
-        else:
-            cur = cur + [i]
-    return groups + [cur]
-
-
-class _DenseRows:
-    """E-step on the one-hot rows: L = X @ log theta, one GEMM; M-step X^T @ R."""
-
-    def __init__(self, X):
-        self.X, self.XT, self.N = X, np.ascontiguousarray(X.T), X.shape[0]
-
-    def step(self, lt, lw, weights):
-        """(log-likelihood per start (A,), expected counts (A, D, K), expected class sizes (A, K))."""
-        A, D, K = lt.shape
-        L = self.X @ lt.transpose(1, 0, 2).reshape(D, A * K)
-        L += lw.reshape(1, A * K)
-        L = L.reshape(self.N, A, K)
-        m = L.max(axis=2, keepdims=True)
-        L -= m
-        np.exp(L, out=L)
-        tot = L.sum(axis=2, keepdims=True)
-        ll = (np.log(tot[:, :, 0]) + m[:, :, 0]).T @ weights
-        L /= tot
-        L *= weights[:, None, None]
-        counts = (self.XT @ L.reshape(self.N, A * K)).reshape(D, A, K).transpose(1, 0, 2)
-        return ll, counts, L.sum(axis=0)
-
-
-@numba.njit(cache=True, nogil=True)
-def _grouped_pass(T, E, M, inv, weights, RB, ll):  # pragma: no cover - compiled
-    """One E-step over the rows, start by start (arrays laid out (start, configuration, class): one start's
-    tables stay in cache).  log p(x_n, t) = sum_g T[a, inv[n, g], t]; E = exp(T - M) per configuration (M its max
-    over t), so p(x_n, t) = prod_g E[a, inv[n, g], t] * exp(sum_g M[a, inv[n, g]]) needs no exponential per row
-    (a product that underflows is redone in log space).  Adds w_n p(t | x_n) to RB[a, inv[n, g]] for every group
-    and w_n log p(x_n) to ll[a]."""
-    N, G = inv.shape
-    A, K = T.shape[0], T.shape[2]
-    P = np.empty(K)
-    for a in range(A):
-        Ea, Ta, Ma, Ra = E[a], T[a], M[a], RB[a]
-        acc = 0.0
-        for n in range(N):
-            wn = weights[n]
-            tot = 0.0
-            c0 = inv[n, 0]
-            for k in range(K):
-                v = Ea[c0, k]
-                for g in range(1, G):
-                    v *= Ea[inv[n, g], k]
-                P[k] = v
-                tot += v
-            lm = 0.0
-            for g in range(G):
-                lm += Ma[inv[n, g]]
-            if tot < 1e-250:
-                m = -np.inf
-                for k in range(K):
-                    v = Ta[c0, k]
-                    for g in range(1, G):
-                        v += Ta[inv[n, g], k]
-                    P[k] = v
-                    if v > m:
-                        m = v
-                tot = 0.0
-                for k in range(K):
-                    P[k] = np.exp(P[k] - m)
-                    tot += P[k]
-                lm = m
-            acc += wn * (np.log(tot) + lm)
-            s = wn / tot
-            for g in range(G):
-                c = inv[n, g]
-                for k in range(K):
-                    Ra[c, k] += P[k] * s
-        ll[a] = acc
-
-
-class _GroupedRows:
-    """E-step on the distinct configurations of groups of variables: log p(x, t) = sum_g T_g[c_g(x), t] with T_g
-    (one small GEMM per group) the group's log-table over its configurations; a compiled pass over the rows adds
-    the weighted posteriors per configuration (no N x S x K array), which the groups' one-hot codes turn into
-    the expected counts."""
-
-    def __init__(self, codes, cards, groups):
-        codes = np.asarray(codes)
-        self.N = codes.shape[0]
-        off = np.concatenate([[0], np.cumsum(cards)]).astype(np.int64)
-        self.parts, invs, start = [], [], 0
-        for g in groups:
-            cfg, inv = np.unique(codes[:, g], axis=0, return_inverse=True)
-            Xg = one_hot(cfg, [cards[i] for i in g])
-            cols = np.concatenate([np.arange(off[i], off[i + 1]) for i in g])
-            self.parts.append((Xg, np.ascontiguousarray(Xg.T), cols, start, start + len(cfg)))
-            invs.append(inv.reshape(-1) + start)
-            start += len(cfg)
-        self.inv = np.ascontiguousarray(np.stack(invs, axis=1).astype(np.int64))
-        self.C, self.D = start, int(off[-1])
-
-    def step(self, lt, lw, weights):
-        A, D, K = lt.shape
-        T = np.empty((A, self.C, K))
-        for Xg, _, cols, a, b in self.parts:       # one GEMM per group: (configurations x D_g) @ (D_g x A*K)
-            G = Xg @ lt[:, cols, :].transpose(1, 0, 2).reshape(len(cols), A * K)
-            T[:, a:b] = G.reshape(b - a, A, K).transpose(1, 0, 2)
-        p0 = self.parts[0]
-        T[:, p0[3]:p0[4]] += lw[:, None, :]
-        M = T.max(axis=2)
-        E = np.exp(T - M[:, :, None])
-        RB = np.zeros((A, self.C, K))
-        ll = np.zeros(A)
-        _grouped_pass(T, E, M, self.inv, weights, RB, ll)
-        counts = np.empty((A, D, K))
-        for Xg, XgT, cols, a, b in self.parts:
-            R = RB[:, a:b].transpose(1, 0, 2).reshape(b - a, A * K)
-            counts[:, cols] = (XgT @ R).reshape(len(cols), A, K).transpose(1, 0, 2)
-        return ll, counts, RB[:, p0[3]:p0[4]].sum(axis=1)
-
-
-def _em_runs(rows, weights, cards, theta, w, tol, max_iter, trace):
-    cards = [int(r) for r in cards]
-    off = np.concatenate([[0], np.cumsum(cards)]).astype(np.int64)
-    theta, w = theta.copy(), w.copy()
-    S, D, K = theta.shape
-    n_total = float(weights.sum())
-    loglik = np.full(S, -np.inf)
-    iters = np.zeros(S, np.int64)
-    converged = np.zeros(S, bool)
-    history = [] if trace else None
-    active = np.arange(S)
-    prev = np.full(S, -np.inf)
-    for it in range(max_iter + 1):
-        with np.errstate(divide="ignore"):
-            lt = np.maximum(np.log(theta[active]), _LOG_FLOOR)                       # (A, D, K)
-            lw = np.maximum(np.log(w[active]), _LOG_FLOOR)                           # (A, K)
-        ll, counts, nk = rows.step(lt, lw, weights)                                  # E-step and expected counts
-        loglik[active] = ll
-        if trace:
-            step = np.full(S, np.nan)
-            step[active] = ll
-            history.append(step)
-        gain = (ll - prev[active]) / n_total
-        done = gain < tol
-        converged[active[done]] = True
-        if it == max_iter:
-            done[:] = True
-        prev[active] = ll
-        if done.all():
-            break
-        keep = np.flatnonzero(~done)
-        active = active[keep]
-        theta[active] = _block_normalise(counts[keep], off)                          # M-step
-        w[active] = nk[keep] / n_total
-        iters[active] += 1
-    out = {"theta": theta, "w": w, "loglik": loglik, "iterations": iters, "converged": converged}
-    if trace:
-        out["trace"] = np.array(history).T
-    return out
 
 
 @dataclass(frozen=True, eq=False)
@@ -294,6 +88,7 @@ class LatentClassModel:
     converged: bool = True
     seed: int = 0
     expected_counts: tuple = ()
+    runs_completed: int = 0           # starts fit_lca took to convergence (all of them unless screened)
 
     # ------------------------------------------------------------------ sizes and criteria
     @property
@@ -327,12 +122,17 @@ class LatentClassModel:
         return codes
 
     def log_joint(self, data) -> np.ndarray:
-        """log P(x_observed, C = t) of every row, shape (N, K)."""
+        """log P(x_observed, C = t) of every row, shape (N, K): log w_t + sum_i log theta_i[t, x_i] over the
+        observed cells, gathered variable by variable (no one-hot matrix)."""
         codes = self.codes_of(data)
-        X = one_hot(codes, self.cardinalities)
         with np.errstate(divide="ignore"):
-            lt = np.maximum(np.log(np.concatenate(self.profiles, axis=1).T), _LOG_FLOOR)
-            return X @ lt + np.maximum(np.log(self.weights), _LOG_FLOOR)[None, :]
+            out = np.tile(np.maximum(np.log(self.weights), LOG_FLOOR), (codes.shape[0], 1))
+            for i, prof in enumerate(self.profiles):
+                lp = np.maximum(np.log(prof.T), LOG_FLOOR)                  # (r_i, K)
+                x = codes[:, i]
+                obs = x >= 0
+                out += np.where(obs[:, None], lp[np.where(obs, x, 0)], 0.0)
+        return out
 
     def log_likelihood(self, data) -> np.ndarray:
         """log P(x_observed) of every row (missing cells marginalised)."""
@@ -423,12 +223,17 @@ def _check(k, starts, codes, variables, source):
 
 
 def fit_lca(data, k: int, starts: int = 20, seed: int = 0, *, tol: float = 1e-8, max_iter: int = 1000,
-            class_column: str | None = None, agree: float | None = None) -> LatentClassModel:
+            class_column: str | None = None, agree: float | None = None, screen: int = 0,
+            keep: int | None = None) -> LatentClassModel:
     """Fit a K-class latent class model to ``data`` by EM from ``starts`` seeded random starts.
 
     ``data``: a :class:`~bnfk_core.data.CategoricalData` (its label column, if set, is not a variable) or the
     streamed distinct rows with ``weights``.  ``agree``: how close (total log-likelihood) a start must end to
     the best to count in ``starts_at_best`` (default max(1e-3, 1e-6 N)).
+
+    ``screen`` > 0: the short-run / long-run strategy (as latent GOLD's and poLCA users' many short runs): every
+    start runs ``screen`` E-steps, then only the ``keep`` (default max(5, starts // 5)) best of them continue
+    to convergence; ``starts_at_best`` counts among the runs taken to convergence (``runs_completed``).
     """
     if getattr(data, "class_column", None) is not None and hasattr(data, "without_class"):
         data = data.without_class()
@@ -436,36 +241,39 @@ def fit_lca(data, k: int, starts: int = 20, seed: int = 0, *, tol: float = 1e-8,
     _check(k, starts, codes, variables, source)
     k, starts = int(k), int(starts)
     cards = [len(s) for s in states]
-    X = one_hot(codes, cards)
+    rows = prepare_rows(codes, weights, cards)
     theta0, w0 = initial_parameters(cards, k, starts, seed)
-    res = em_runs(X, weights, cards, theta0, w0, tol=tol, max_iter=max_iter, codes=codes)
+    if screen and int(screen) > 0:
+        res = em_runs(codes, weights, cards, theta0, w0, tol=tol, max_iter=int(screen), rows=rows)
+        keep = max(5, starts // 5) if keep is None else max(1, int(keep))
+        ll0 = np.where(np.isfinite(res["loglik"]), res["loglik"], -np.inf)
+        todo = [s for s in np.argsort(-ll0, kind="stable")[:keep] if not res["converged"][s]]
+        more = em_runs(codes, weights, cards, res["theta"], res["w"], tol=tol, max_iter=max_iter, rows=rows,
+                       starts=todo)
+        for key in ("theta", "w", "loglik", "converged"):
+            res[key][todo] = more[key][todo]
+        res["iterations"][todo] += more["iterations"][todo]
+        completed = res["converged"].copy()
+        completed[todo] = True
+    else:
+        res = em_runs(codes, weights, cards, theta0, w0, tol=tol, max_iter=max_iter, rows=rows)
+        completed = np.ones(starts, bool)
     ll = res["loglik"]
     if not np.isfinite(ll).any():
         raise LcaError(f"EM found no finite log-likelihood on {source}.")
     best = int(np.nanargmax(ll))
     n = float(weights.sum())
     agree = max(1e-3, 1e-6 * n) if agree is None else float(agree)
-    at_best = int(np.sum(ll >= ll[best] - agree))
+    at_best = int(np.sum(completed & (ll >= ll[best] - agree)))
     theta, w = res["theta"][best], res["w"][best]
     order = np.lexsort((np.arange(k), -w))                            # largest class first
-    off = np.concatenate([[0], np.cumsum(cards)]).astype(np.int64)
-    post = np.exp(_log_joint(X, theta, w) - ll_rows(X, theta, w)[:, None]) * weights[:, None]
-    counts = X.T @ post                                               # (D, K)
+    off = rows.off
+    _, counts, _ = e_step(rows, theta, w)                             # expected counts (D, K) at the optimum
     profiles = tuple(np.ascontiguousarray(theta[a:b, order].T) for a, b in zip(off[:-1], off[1:]))
     expected = tuple(np.ascontiguousarray(counts[a:b, order].T) for a, b in zip(off[:-1], off[1:]))
     return LatentClassModel(variables, states, w[order].copy(), profiles, float(ll[best]), n, starts, at_best,
                             ll.copy(), int(res["iterations"][best]), bool(res["converged"][best]), int(seed),
-                            expected)
-
-
-def _log_joint(X, theta, w):
-    with np.errstate(divide="ignore"):
-        return X @ np.maximum(np.log(theta), _LOG_FLOOR) + np.maximum(np.log(w), _LOG_FLOOR)[None, :]
-
-
-def ll_rows(X, theta, w) -> np.ndarray:
-    """log P(x_observed) of the one-hot rows X under (theta (D, K), w (K,))."""
-    return logsumexp(_log_joint(X, theta, w), axis=1)
+                            expected, int(completed.sum()))
 
 
 def parse_classes(text) -> list:

@@ -6,9 +6,9 @@ their own, thesis 3.4), per masked ratio m in 10 / 20 / 30 % and seed s:
 
 1. at most ``n_max`` rows drawn with seed s (all rows when fewer; the same rows for every method);
 2. exactly round(m x observed cells) cells hidden uniformly at random
-   (:func:`bnfk_core.analyses.impute.induce_mcar` with test ratio 1, seed s);
+   (:func:`bnfk_core.analyses.impute_benchmark.induce_mcar` with test ratio 1, seed s);
 3. every method imputes the hidden cells from the rest; accuracy of the arg-max and capped cross-entropy
-   on the hidden cells (:func:`~bnfk_core.analyses.impute.evaluate`).
+   on the hidden cells (:func:`~bnfk_core.analyses.impute_benchmark.evaluate`).
 
 Methods: bnfk's default (:data:`~bnfk_core.analyses.impute_methods.DEFAULT_IMPUTER`), the other network
 variants (structural EM, BN-Mode, structure on the complete rows), and every registered peer
@@ -26,10 +26,11 @@ import time
 import numpy as np
 import pandas as pd
 
-from ..analyses.impute import evaluate, induce_mcar
+from ..analyses.impute_benchmark import evaluate, induce_mcar
 from ..analyses.impute_methods import DEFAULT_IMPUTER, IMPUTE_LEARN
 from ..registry import IMPUTERS
-from . import experiments as ex
+from . import common as ex
+from .output import markdown_table
 
 __all__ = ["PEERS_DIR", "RATIOS", "LEARN", "QUICK_PEERS", "peer_methods", "run_peers", "lead_table"]
 
@@ -60,7 +61,7 @@ def _available(name: str) -> bool:
 
 
 def _load(stem: str):
-    data = ex.load_paper_data(stem) if stem in ex._PAPER_LOAD else ex.load_thesis_data(stem)
+    data = ex.load_paper_data(stem) if stem in ex.PAPER_LOAD else ex.load_thesis_data(stem)
     return data.without_class()
 
 
@@ -120,7 +121,7 @@ def lead_table(summ: pd.DataFrame, methods: list[str]) -> pd.DataFrame:
 
 def run_peers(settings, w, progress) -> dict:
     """The ``imputation-peers`` experiment (module docstring); files go to ``<out>/imputation_peers/``."""
-    allowed = tuple(sorted(ex._catalog()))
+    allowed = tuple(sorted(ex.catalog()))
     names = list(settings.datasets or (QUICK_PEERS if settings.quick else allowed))
     for s in names:
         if s not in allowed:
@@ -131,8 +132,8 @@ def run_peers(settings, w, progress) -> dict:
     n_max = N_MAX_QUICK if settings.quick else N_MAX
     methods = [m for m in peer_methods() if _available(m)]
     skipped = [m for m in peer_methods() if m not in methods]
-    ex._say(progress, 0.0, f"imputation peers on {len(names)} data sets")
-    runs = pd.concat(ex._map(_one, [(s, seeds, ratios, tuple(methods), n_max) for s in names], settings.jobs),
+    ex.say(progress, 0.0, f"imputation peers on {len(names)} data sets")
+    runs = pd.concat(ex.map_jobs(_one, [(s, seeds, ratios, tuple(methods), n_max) for s in names], settings.jobs),
                      ignore_index=True)
     summ = summary(runs)
     lead = lead_table(summ, methods)
@@ -155,7 +156,7 @@ def run_peers(settings, w, progress) -> dict:
             caption="(no published counterpart: a new comparison, issue #26)",
             measured="accuracy of the arg-max and capped cross-entropy on the hidden cells, mean and std over seeds",
             setup=setup, notes=notes)
-    md = ["# Imputation peers", "", setup + ".", "", ex.markdown_table(lead), ""] + [f"- {n}" for n in notes]
+    md = ["# Imputation peers", "", setup + ".", "", markdown_table(lead), ""] + [f"- {n}" for n in notes]
     (w.out / PEERS_DIR / "imputation_peers_lead.md").write_text("\n".join(md) + "\n")
     w.files.append(f"{PEERS_DIR}/imputation_peers_lead.md")
     return {"datasets": names, "methods": methods, "seeds": list(seeds), "ratios": list(ratios),

@@ -18,7 +18,7 @@ from sklearn.metrics import adjusted_rand_score
 from ..analyses.cluster import default_n_clusters
 from ..data import load_csv
 from ..lca import fit_lca
-from . import experiments as ex
+from . import common as ex
 
 __all__ = ["POLCA_CARCINOMA", "NOTES_ARI", "run_lca"]
 

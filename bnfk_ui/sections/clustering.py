@@ -18,7 +18,8 @@ def cli_command(kernel: str, algo: str, k: int) -> str:
     ss = st.session_state
     args = ["python -m bnfk_core cluster", *state.cli_data_args(), "--kernel", kernel, "--algorithm", algo,
             "--clusters", str(k), "--seed", str(int(ss.clu_seed))]
-    args += ["--restarts", str(int(ss.clu_restarts))] if algo == "correlation" else ["--transform", ss.clu_transform]
+    args += (["--restarts", str(int(ss.clu_restarts))] if algo in ("correlation", "lca")     # lca: its EM starts
+             else ["--transform", ss.clu_transform])
     if KERNELS[kernel].uses_network:
         args += (["--structure", "hc", "--score", "qnml", "--params", "cnml"] if ss.clu_network == "qnml"
                  else ["--model", f"{common.dataset_name()}_model.json"])

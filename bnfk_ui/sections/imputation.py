@@ -7,7 +7,7 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
-from bnfk_core.analyses import impute as imp
+from bnfk_core.analyses import completion
 from bnfk_core.errors import BnfkError
 from bnfk_core.stream import file_layout
 
@@ -23,8 +23,8 @@ def _reader(path: str):
 
 def small_file_panel(res, fill: str) -> None:
     """For a table held in memory: the loaded file with only its missing cells filled (``res``, an
-    :class:`~bnfk_core.analyses.impute.ImputedData`), and the cells' probabilities, as downloads."""
-    done = imp.complete_file(res, state.raw_table(), fill_numeric=fill)
+    :class:`~bnfk_core.analyses.completion.ImputedData`), and the cells' probabilities, as downloads."""
+    done = completion.complete_file(res, state.raw_table(), fill_numeric=fill)
     st.caption("The download is the loaded file with only its missing cells filled: every other cell, "
                "the columns (dropped ones too) and the rows stay as written.")
     base = f"{common.dataset_name()}_imputed"

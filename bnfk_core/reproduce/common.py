@@ -1,0 +1,163 @@
+"""What every reproduction experiment shares: the run settings, the experiment registry (names -> run functions),
+the structure choices, the data sets (thesis and paper, from ``sample_data``) and small helpers (progress, worker
+processes).  See :mod:`bnfk_core.reproduce.experiments` for what is reproduced and how."""
+from __future__ import annotations
+
+import json
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Callable
+
+from ..data import load_csv
+from ..errors import BnfkError
+from . import published as pub
+
+__all__ = ["EXPERIMENTS", "EXPERIMENT_RUNNERS", "NETWORK_CHOICES", "PAPER_KS", "QUICK_THESIS", "QUICK_PAPER",
+           "TABLE_FILES", "Progress", "ReproduceError", "Settings", "structure_spec", "resolve_structure", "root",
+           "catalog", "load_thesis_data", "PAPER_LOAD", "load_paper_data", "thesis_names", "paper_names", "say",
+           "map_jobs"]
+
+#: experiment name -> (module of :mod:`bnfk_core.reproduce`, its run function ``run(settings, writer, progress) -> dict``),
+#: in the order ``reproduce all`` runs them; a module is imported when its experiment first runs (so that the
+#: experiments import these helpers, never the reverse).  A new experiment is one entry here and one module.
+EXPERIMENT_RUNNERS = {
+    "thesis-imputation": ("thesis_imputation", "run_thesis_imputation"),
+    "thesis-clustering": ("thesis_clustering", "run_thesis_clustering"),
+    "thesis-segments": ("thesis_segments", "run_thesis_segments"),
+    "thesis-classification": ("thesis_classification", "run_thesis_classification"),
+    "paper-summarization": ("paper_summarization", "run_paper_summarization"),
+    "speed": ("speed", "run_speed"),
+    "kernel-zoo": ("kernel_zoo", "run_zoo"),
+    "kgv": ("kgv_alarm", "run_kgv"),
+    "landscape": ("landscape", "run_landscape"),
+    "lca": ("latent_classes", "run_lca"),
+    "imputation-peers": ("imputation_peers", "run_peers"),
+}
+EXPERIMENTS = tuple(EXPERIMENT_RUNNERS)
+NETWORK_CHOICES = ("default", "thesis", "paper")
+
+#: the paper names only k = 200 and k = 1000 of its four subset sizes; we use four values between them
+PAPER_KS = (200, 500, 750, 1000)
+QUICK_THESIS = ("hayes_roth", "breast_cancer")
+QUICK_PAPER = ("nursery",)
+
+#: file stem of every published table's comparison
+TABLE_FILES = {tid: "thesis_" + tid.replace(".", "_") for tid in pub.TABLES}
+
+Progress = Callable[[float, str], None]
+
+
+class ReproduceError(BnfkError):
+    """A reproduction request cannot be carried out as asked."""
+
+
+
+# ====================================================================== settings
+@dataclass
+class Settings:
+    """What to run; ``None`` fields take the experiment's full (or ``quick``) defaults."""
+
+    quick: bool = False
+    structure: str = "default"
+    seed: int = 0
+    repeats: int | None = None          # imputation runs per setting / clustering runs / classification splits
+    datasets: tuple | None = None       # sample_data stems; default: the source's data sets
+    exact_max_vars: int | None = None   # thesis structure: exact search up to this many variables
+    jobs: int = 1                       # worker processes (per data set)
+    random_draws: int | None = None     # paper: random subsets per k
+    ks: tuple | None = None             # paper: subset sizes
+
+    def to_dict(self) -> dict:
+        return {k: (list(v) if isinstance(v, tuple) else v) for k, v in asdict(self).items()}
+
+
+def structure_spec(which: str, n_vars: int, exact_max_vars: int = 20) -> dict:
+    """``{"method", "score", "params", "label"}`` of a structure choice for a data set with ``n_vars`` columns."""
+    if which == "thesis":
+        method = "exact" if n_vars <= exact_max_vars else "hc"
+        return {"method": method, "score": "qnml", "params": "cnml", "label": f"{method}/qNML + cNML"}
+    if which == "paper":
+        return {"method": "hc", "score": "bic", "params": "smoothed", "label": "hc/BIC + smoothed (pseudo-count 1)"}
+    raise ReproduceError(f"Unknown structure '{which}'; choose one of {', '.join(NETWORK_CHOICES)}.")
+
+
+def resolve_structure(settings: Settings, source: str) -> str:
+    """The structure choice of an experiment whose source is ``source`` (``default``: the source's own)."""
+    s = settings.structure
+    if s not in NETWORK_CHOICES:
+        raise ReproduceError(f"Unknown structure '{s}'; choose one of {', '.join(NETWORK_CHOICES)}.")
+    return source if s == "default" else s
+
+
+# ====================================================================== data
+def root() -> Path:
+    """The project folder (``sample_data`` lives there)."""
+    return Path(__file__).resolve().parents[2]
+
+
+def catalog() -> dict:
+    """``sample_data/catalog.json``: file, class column and missing-value markers of every data set."""
+    return json.loads((root() / "sample_data" / "catalog.json").read_text())
+
+
+def load_thesis_data(stem: str):
+    """A thesis data set: catalog class column, original missing values as a category (thesis 3.4)."""
+    cat = catalog()
+    if stem not in cat:
+        raise ReproduceError(f"Unknown data set '{stem}'; choose from {', '.join(pub.THESIS_DATASETS.values())}.")
+    return load_csv(root() / "sample_data" / cat[stem]["file"], class_column=cat[stem]["class_column"],
+                    missing_policy="category", na_values=cat[stem].get("na_values"))
+
+
+#: letter's 16 integer levels are cut into 4 quantile bins (the paper: "at most 4 bins"), hence max_levels 15
+PAPER_LOAD = {"nursery": dict(max_levels=50), "letter": dict(max_levels=15), "waveform_5000": dict(max_levels=50)}
+
+
+def load_paper_data(stem: str):
+    """A paper data set: numeric columns with many levels cut into 4 quantile bins."""
+    if stem not in PAPER_LOAD:
+        raise ReproduceError(f"Unknown paper data set '{stem}'; choose from {', '.join(PAPER_LOAD)}.")
+    cat = catalog()
+    return load_csv(root() / "sample_data" / cat[stem]["file"], class_column=cat[stem]["class_column"],
+                    discretize_bins=4, na_values=cat[stem].get("na_values"), **PAPER_LOAD[stem])
+
+
+def thesis_names(settings: Settings, quick_default=QUICK_THESIS) -> list[tuple[str, str]]:
+    """(thesis row name, sample_data stem) of the data sets to run."""
+    inv = {v: k for k, v in pub.THESIS_DATASETS.items()}
+    stems = settings.datasets or (quick_default if settings.quick else tuple(pub.THESIS_DATASETS.values()))
+    out = []
+    for s in stems:
+        if s not in inv:
+            raise ReproduceError(f"'{s}' is not a thesis data set; choose from {', '.join(inv)}.")
+        out.append((inv[s], s))
+    return out
+
+
+def paper_names(settings: Settings) -> list[tuple[str, str]]:
+    """(paper name, sample_data stem) of the data sets to run."""
+    inv = {v: k for k, v in pub.PAPER_DATASETS.items()}
+    stems = settings.datasets or (QUICK_PAPER if settings.quick else ("waveform_5000", "nursery", "letter"))
+    out = []
+    for s in stems:
+        if s not in inv:
+            raise ReproduceError(f"'{s}' is not a paper data set; choose from {', '.join(inv)}.")
+        out.append((inv[s], s))
+    return out
+
+
+
+def say(progress: Progress | None, frac: float, msg: str) -> None:
+    """Tell ``progress`` (if any) the fraction done and what is happening."""
+    if progress is not None:
+        progress(frac, msg)
+
+
+def map_jobs(fn, items: list, jobs: int) -> list:
+    """``[fn(*it) for it in items]``, in ``jobs`` worker processes when jobs > 1."""
+    if jobs <= 1 or len(items) <= 1:
+        return [fn(*it) for it in items]
+    with ProcessPoolExecutor(max_workers=int(jobs)) as ex:
+        futs = [ex.submit(fn, *it) for it in items]
+        return [f.result() for f in futs]
