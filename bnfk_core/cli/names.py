@@ -25,7 +25,8 @@ BUILTIN = {
     "missing-data method": ("complete-rows", "available-case", "em"),
     "imputation method": ("bn", "mode", "wknn", "fisher-knn", "bn-mode", "bn-wknn", "bn-ac", "bn-em", "knn-onehot",
                           "lca"),
-    "clustering algorithm": ("auto", "correlation", "spectral", "kmeans-features", "lca"),
+    # the kernel-based ones are registered in bnfk_core.registry itself, "lca" by its provider
+    "clustering algorithm": tuple(dict.fromkeys((*registry.CLUSTERERS.registered(), "lca"))),
     "classifier": ("knn", "svm"),
     "prototype criterion": ("mmd", "chi2", "random"),
 }
