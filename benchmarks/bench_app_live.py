@@ -46,7 +46,7 @@ def _clean(at) -> None:
 def segments_lab() -> dict:
     st.cache_data.clear()
     st.cache_resource.clear()
-    at = AppTest.from_file(str(ROOT / "pages" / "segments.py"), default_timeout=300)
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=300).switch_page("pages/segments.py")
     at.session_state["seg_rows"] = 300
     out = {"first render": _timed(at.run)}
     _clean(at)
@@ -66,7 +66,7 @@ def segments_lab() -> dict:
 def structure_edit(dataset: str | None) -> dict:
     st.cache_data.clear()
     st.cache_resource.clear()
-    at = AppTest.from_file(str(ROOT / "pages" / "structure.py"), default_timeout=300)
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=300).switch_page("pages/structure.py")
     if dataset:
         cat = json.loads((ROOT / "sample_data" / "catalog.json").read_text())[dataset]
         at.session_state["dataset"] = dataset
@@ -94,7 +94,7 @@ def structure_edit(dataset: str | None) -> dict:
 def warm_up() -> None:
     """Import everything once (a running server has done so before its first visitor opens a page)."""
     for page in ("segments.py", "structure.py"):
-        AppTest.from_file(str(ROOT / "pages" / page), default_timeout=300).run()
+        AppTest.from_file(str(ROOT / "app.py"), default_timeout=300).switch_page(f"pages/{page}").run()
 
 
 def main() -> None:

@@ -107,7 +107,7 @@ def panel(repeats: int) -> dict:
         for _ in range(repeats):
             st.cache_data.clear()
             st.cache_resource.clear()
-            at = AppTest.from_file(str(ROOT / "pages" / "structure.py"), default_timeout=300)
+            at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=300).switch_page("pages/structure.py")
             at.session_state["land_on"] = True
             at.run()
             names = list(at.multiselect(key="land_vars").options)

@@ -1,7 +1,7 @@
 """Where to draw a DAG: layered node coordinates and arrow end points.
 
 Nothing here draws: every function returns plain numbers, so figures can be rebuilt and
-checked outside Streamlit and plotly (the figure builders live in ``bnfk_ui.figures``).
+checked outside Streamlit and plotly (the figure builders live in ``bnfk_core.views.figures``).
 """
 from __future__ import annotations
 

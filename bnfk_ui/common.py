@@ -1,4 +1,5 @@
-"""Page scaffolding: start-up, the sidebar summary, error boundaries and download buttons."""
+"""Page scaffolding: start-up, the sidebar summary, section-level error messages and download buttons (the page's
+error boundary is the router's, :func:`bnfk_ui.router.run`)."""
 from __future__ import annotations
 
 import contextlib
@@ -8,34 +9,20 @@ import re
 
 import numpy as np
 import streamlit as st
-from streamlit.runtime.pages_manager import PagesManager
 
 from bnfk_core.errors import BnfkError
 from bnfk_core.registry import ESTIMATORS
 from bnfk_core.serve import echo
+from bnfk_core.views import export
 
-from . import export, jobs, router, settings, share, state
-
-
-def _ensure_router() -> None:
-    """Run pages through the router's ``st.navigation``, also when a deep link is a server's first request.
-
-    Streamlit treats an app with a ``pages/`` folder as a v1 multipage app until ``st.navigation``
-    has been called once (and ``AppTest`` resets that before every run): a request for e.g.
-    ``/kernel`` then runs the page file on its own, without the router and its page config.
-    In that case run the router here, in the same script run so widget events are kept; it runs
-    this page again, after which the outer run stops.
-    """
-    if not getattr(PagesManager, "uses_pages_directory", False):
-        return
-    PagesManager.uses_pages_directory = False
-    router.run()
-    st.stop()
+from . import jobs, router, settings, share, state
 
 
 def start(title: str, icon: str = "") -> bool:
-    """Title, defaults, sidebar summary and queued messages.  False if the data cannot be loaded."""
-    _ensure_router()
+    """Title, defaults, sidebar summary and queued messages.  False if the data cannot be loaded.
+
+    Every page runs inside the router (:func:`bnfk_ui.router.frame`) and its one error boundary."""
+    router.frame()
     st.title(f"{icon} {title}".strip())
     try:
         state.init()
@@ -181,8 +168,8 @@ def seed_input(label: str, key: str, container=st, help: str | None = None) -> i
 
 def download_figure(fig, name: str, label: str = "Figure (HTML)") -> None:
     """One "Figure" menu per figure: interactive HTML (plotly.js embedded, works offline) and PNG / SVG at slide
-    size (bnfk_ui.export; computed only when clicked).  Without the exporter or a browser the PNG/SVG buttons are
-    disabled and a caption says what is missing."""
+    size (bnfk_core.views.export; computed only when clicked).  Without the exporter or a browser the PNG/SVG
+    buttons are disabled and a caption says what is missing."""
     with st.popover(label.replace(" (HTML)", ""), icon=":material/download:"):
         download("HTML (interactive, offline)", lambda: export.figure_html(fig), f"{slug(name)}.html", "text/html",
                  key=f"dl_fig_{name}")

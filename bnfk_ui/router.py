@@ -1,10 +1,15 @@
-"""The app's router: every page of ``pages/`` registered with ``st.navigation`` (one place, no ``exec``).
+"""The app's router, its frame: every page of ``pages/`` registered with ``st.navigation`` (one place, no ``exec``).
 
-``app.py`` calls :func:`run`; a page opened by a deep link before the router has run once (Streamlit
-then treats ``pages/`` as a folder of stand-alone scripts) calls it too, through
-:func:`bnfk_ui.common.start`.
+``app.py`` calls :func:`run`: it sets the page config and the memory limit and runs the chosen page inside the
+app's one error boundary; a page file is only its body.  Until ``st.navigation`` has run once in a process,
+Streamlit treats an app beside a ``pages/`` folder as a folder of stand-alone scripts and runs a deep-linked page
+(``/kernel``) without ``app.py``: :func:`frame`, the first call of every page (through
+:func:`bnfk_ui.common.start`), then runs the router, which runs the page in its frame.  Tests open a page as a
+visitor does: ``AppTest.from_file("app.py")`` and ``switch_page`` (tests/apptest_helpers.py).
 """
 from __future__ import annotations
+
+import contextvars
 
 import streamlit as st
 
@@ -37,11 +42,16 @@ def navigation():
     return st.navigation(sections)
 
 
+#: True while this script run's page runs inside :func:`run` (per session thread)
+_IN_FRAME = contextvars.ContextVar("bnfk_in_frame", default=False)
+
+
 def run() -> None:
     """Set the page config, route, and run the chosen page inside the error boundary."""
     st.set_page_config(page_title="bnfk — Fisher kernels of Bayesian networks", page_icon=":material/hub:",
                        layout="wide")
     nav = navigation()
+    token = _IN_FRAME.set(True)
     try:
         with memory_limit_set(state.memory_limit_bytes()):   # the sidebar's memory setting, for this run
             nav.run()
@@ -49,10 +59,22 @@ def run() -> None:
         st.error(message(exc))
     except Exception as exc:  # noqa: BLE001 - last resort, still no traceback
         st.error(f"Something went wrong ({type(exc).__name__}: {exc}). Try another setting or reload the page.")
+    finally:
+        _IN_FRAME.reset(token)
+
+
+def frame() -> None:
+    """Make sure the calling page runs inside :func:`run`: when Streamlit ran the page file on its own (a deep
+    link before ``st.navigation`` ran in this process), run the router now -- in the same script run, so widget
+    events are kept; it runs the page again in its frame -- and stop this outer run."""
+    if _IN_FRAME.get():
+        return
+    run()
+    st.stop()
 
 
 #: the longest message the app shows (a core sentence echoing a huge user value is cut)
-MAX_MESSAGE = 400
+MAX_MESSAGE = state.MAX_MESSAGE
 
 
 def message(exc: BnfkError | str) -> str:

@@ -7,8 +7,8 @@ import streamlit as st
 from bnfk_core.analyses import cluster as C
 from bnfk_core.embed import sample_rows
 from bnfk_core.registry import KERNELS
+from bnfk_core.views.figures import clustering as fig_clu
 from bnfk_ui import common, settings, state
-from bnfk_ui.figures import clustering as fig_clu
 from bnfk_ui.sections import clustering as sections
 
 ALGOS, TRANSFORMS, NETWORKS = settings.ALGORITHMS, settings.TRANSFORMS, settings.CLUSTER_NETWORKS
@@ -141,5 +141,4 @@ def page():
             st.info("Classification needs a class column; choose one on the Data page.")
 
 if common.start("Clustering"):
-    with common.shown_errors():   # a BnfkError: one sentence, the page stops there
-        page()
+    page()

@@ -4,7 +4,8 @@ import pandas as pd
 import streamlit as st
 
 from bnfk_core.stats import column_summary
-from bnfk_ui import common, figures, state
+from bnfk_core.views import figures
+from bnfk_ui import common, state
 from bnfk_ui.sections import data as sections
 
 if common.start("Data"):

@@ -1,7 +1,8 @@
 """Home: pick a dataset (bundled sample or upload), see the current state, and where to go next."""
 import streamlit as st
 
-from bnfk_ui import common, figures, report, state
+from bnfk_core.views import figures, report
+from bnfk_ui import common, state
 
 if common.start("Bayesian-network Fisher kernels"):
     st.markdown(

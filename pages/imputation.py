@@ -8,8 +8,8 @@ from bnfk_core.analyses import completion, impute_benchmark
 from bnfk_core.analyses import impute_methods
 from bnfk_core.embed import sample_rows
 from bnfk_core.registry import IMPUTERS, LEARNERS
+from bnfk_core.views.figures import imputation as fig_imp
 from bnfk_ui import common, jobs, settings, state
-from bnfk_ui.figures import imputation as fig_imp
 from bnfk_ui.sections import data as sec_data
 from bnfk_ui.sections import imputation as sec_imp
 

@@ -4,10 +4,11 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from bnfk_core.errors import BnfkError
 from bnfk_core.registry import KERNELS
-from bnfk_ui import common, figures, settings, state
-from bnfk_ui.figures import kernel as fig_kernel
+from bnfk_core.views import figures
+from bnfk_core.views import kernel as kernel_view
+from bnfk_core.views.figures import kernel as fig_kernel
+from bnfk_ui import common, settings, state
 
 ORDERS = settings.KERNEL_ORDERS
 CHART = {"displaylogo": False}
@@ -37,18 +38,13 @@ def page():
     st.selectbox("Compare with", list(compare), format_func=compare.get, **state.bind("kernel_compare"))
 
     spec = KERNELS[kind]
-    try:
-        with st.spinner("Computing Gram matrices…"):
-            m = state.model()
-            G = state.gram_matrix(m)
-            K2, title2, _ = state.comparison_gram(ss.kernel_compare)
-    except BnfkError as exc:
-        st.error(str(exc))
-        return
+    with st.spinner("Computing Gram matrices…"):   # a refusal (memory) stops the page at the router's boundary
+        m = state.model()
+        G = state.gram_matrix(m)
+        K2, title2, _ = state.comparison_gram(ss.kernel_compare)
     K, rows, labels = G.K, G.rows, G.labels
     an = state.kernel_analysis(K, labels, ss.kernel_order, bool(d.class_column))
-    title1 = (f"{spec.label}: current structure ({state.dag().n_arcs} arcs)" if spec.uses_network
-              else f"{spec.label} kernel")
+    title1 = kernel_view.main_title(spec, state.dag().n_arcs)
     (f1, f2, f3), zmax = fig_kernel.gram_panels(K, K2, an["order"], rows, labels, cls_states, titles=(title1, title2))
     for col, fig, key in zip(st.columns(3, gap="small"), (f1, f2, f3), ("gram_main", "gram_second", "gram_diff")):
         with col:
@@ -83,7 +79,7 @@ def page():
     h1, h2 = st.columns(2, gap="medium")
     pairs = an["pairs"]
     with h1:
-        fh = figures.histogram_figure(pairs, cls_states, title=f"{spec.label} kernel values of distinct pairs")
+        fh = figures.histogram_figure(pairs, cls_states, title=kernel_view.histogram_title(spec))
         st.plotly_chart(fh, key="hist", config=CHART)
         if d.class_column and len(pairs["between"]):
             within = np.concatenate([v for v in pairs["within"].values()] or [np.zeros(0)])
@@ -115,8 +111,7 @@ def page():
     ka, kb = pos[a], pos[b]
     with common.shown_errors():
         variables, contrib = state.contributions(m, a, b)
-        xa_vals = [d.frame.at[a, v] if d.frame.at[a, v] is not None else "(missing)" for v in variables]
-        xb_vals = [d.frame.at[b, v] if d.frame.at[b, v] is not None else "(missing)" for v in variables]
+        xa_vals, xb_vals = kernel_view.shown_values(d, a, variables), kernel_view.shown_values(d, b, variables)
         m1, m2, m3, m4 = st.columns(4)
         m1.metric("K(A, B)", f"{K[ka, kb]:.4g}")
         m2.metric("K(A, A)", f"{K[ka, ka]:.4g}")
@@ -131,7 +126,7 @@ def page():
         st.caption(("Most similarity comes from agreeing on " + ", ".join(agree) + ". " if agree else "")
                    + ("Disagreement (or common values) on " + ", ".join(disagree) + " pulls them apart."
                       if disagree else ""))
-        table = pd.DataFrame({"variable": variables, "row A": xa_vals, "row B": xb_vals, "K_i": contrib})
+        table = kernel_view.contributions_table(variables, xa_vals, xb_vals, contrib)
         c1, c2, _ = st.columns([1, 1, 3])
         with c1:
             common.download("Contributions (CSV)", table.to_csv(index=False).encode("utf-8"),

@@ -12,8 +12,8 @@ import streamlit as st
 from bnfk_core.registry import KERNELS
 from bnfk_core.reproduce.kernel_zoo import METRICS, ZOO_DIR
 from bnfk_core.similarity import BORIAH_MEASURES, MEASURES
+from bnfk_core.views.figures import kernel_zoo as fig_zoo
 from bnfk_ui import common
-from bnfk_ui.figures import kernel_zoo as fig_zoo
 
 RESULTS = Path(os.environ.get("BNFK_RESULTS_DIR") or Path(__file__).resolve().parents[1] / "docs" / "results")
 PSD = {True: "yes", False: "no (a similarity)", None: "unknown (no counterexample found)"}

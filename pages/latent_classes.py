@@ -12,8 +12,8 @@ from bnfk_core.lca import fit_lca
 from bnfk_core.lca.fibers import Moments, identifiability, rank_diagnostic
 from bnfk_core.lca.kernel import LCA_FISHER, kernel_network
 from bnfk_core.model import model_to_bif
+from bnfk_core.views.figures import latent_classes as figs
 from bnfk_ui import common, state
-from bnfk_ui.figures import latent_classes as figs
 
 
 @st.cache_resource(show_spinner=False, max_entries=16)
@@ -127,5 +127,4 @@ def _hand_over(m, feat):
 
 
 if common.start("Latent classes"):
-    with common.shown_errors():
-        page()
+    page()

@@ -7,11 +7,11 @@ import streamlit as st
 
 from bnfk_core.analyses import prototypes as pt
 from bnfk_core.dag import DAG
+from bnfk_core.views.figures import prototypes as figs
 from bnfk_ui import common, jobs, settings, state
-from bnfk_ui.figures import prototypes as figs
 
 SOURCES, CRITERIA = settings.PROTOTYPE_SOURCES, settings.PROTOTYPE_CRITERIA
-MAX_MAP_ROWS = 2000
+MAX_MAP_ROWS = figs.MAP_ROWS
 
 
 @st.cache_resource(show_spinner=False, max_entries=8)
@@ -108,7 +108,7 @@ def page():
             Y = _embedding(exp, exp_key)
         labels, cls_states = pt.row_labels(d, exp.train_rows)
         js, others = pt.map_sample(exp.train_rows, pt.selected_rows(res, crit), MAX_MAP_ROWS)
-        title = f"Training half on the top two kernel principal axes — {CRITERIA[crit].lower()} ringed"
+        title = figs.map_title(CRITERIA[crit].lower())
         st.plotly_chart(figs.map_figure(Y, exp.train_rows, labels, cls_states, js, others, title), key="proto_map",
                         config={"displaylogo": False})
         st.caption("Kernel PCA without a Gram matrix: truncated SVD of the centred Fisher features "
@@ -152,5 +152,4 @@ def curve_tab(exp: pt.SummarizationExperiment, exp_key: tuple):
 
 
 if common.start("Prototypes"):
-    with common.shown_errors():   # a BnfkError: one sentence, the page stops there
-        page()
+    page()

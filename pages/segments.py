@@ -10,11 +10,12 @@ import streamlit as st
 from bnfk_core import kernels
 from bnfk_core.analyses import cluster as C
 from bnfk_core.analyses import network_checks, segment_information
-from bnfk_core.dag import DAG, SEGMENT_KINDS, SEGMENT_LABELS, SEGMENT_PATTERNS, SEGMENT_SIZES, apply_segment
+from bnfk_core.dag import SEGMENT_KINDS, SEGMENT_LABELS, SEGMENT_PATTERNS, SEGMENT_SIZES
 from bnfk_core.embed import class_order, cluster_order, sample_rows
 from bnfk_core.registry import ESTIMATORS
+from bnfk_core.views import segments as seg_view
+from bnfk_core.views.figures import segments as figs
 from bnfk_ui import common, settings, state
-from bnfk_ui.figures import segments as figs
 from bnfk_ui.sections import segments as sections
 
 KINDS = {k: f"{SEGMENT_LABELS[k]}  {SEGMENT_PATTERNS[k] if k != 'full' else '(one collapsed variable)'}"
@@ -85,12 +86,10 @@ def page():
     if len(variables) != need:
         st.info(f"Choose {need} variables for the {SEGMENT_LABELS[kind].lower()} segment.")
         return
-    base = DAG(feat.variables) if ss.seg_base == "empty" else state.dag()
-    seg_dag = apply_segment(base, kind, variables)
+    base, seg_dag = seg_view.segment_networks(ss.seg_base, feat.variables, state.dag(), kind, variables)
     m1, m2 = state.model(base), state.model(seg_dag)
-    new_arcs = sorted(seg_dag.arcs - base.arcs)
     st.caption(f"Base: **{BASES[ss.seg_base]}** ({base.n_arcs} arcs) · with the segment: {seg_dag.n_arcs} arcs "
-               f"(added {', '.join(f'{u} → {v}' for u, v in new_arcs) or 'nothing — already present'}) · "
+               f"(added {seg_view.added_arcs(base, seg_dag)}) · "
                f"parameters: {ESTIMATORS[ss.param_method].label.split(' (')[0].lower()}.")
     rows = sample_rows(d.n_rows, int(ss.seg_rows), int(ss.seg_seed))
     labels = d.labels()[rows] if has_class else np.full(len(rows), -1)
@@ -148,5 +147,4 @@ def kernel_tab(K1, K2, rows, labels, cls_states, has_class, aris):
 
 
 if common.start("Segments lab"):
-    with common.shown_errors():   # a BnfkError: one sentence, the page stops there
-        page()
+    page()

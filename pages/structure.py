@@ -5,7 +5,8 @@ import streamlit as st
 from bnfk_core.dag import DAG, covered_arcs, segment_arcs
 from bnfk_core.errors import StructureError
 from bnfk_core.registry import ESTIMATORS, SCORES
-from bnfk_ui import common, figures, live, state
+from bnfk_core.views import figures
+from bnfk_ui import common, live, state
 from bnfk_ui.sections import kgv as kgv_section
 from bnfk_ui.sections import landscape as landscape_section
 from bnfk_ui.sections import structure as sections

@@ -7,11 +7,18 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def page_app(page: str, timeout: float = 120, **state) -> AppTest:
-    """An AppTest of ``pages/<page>`` run on its own (deep link), with session state preset."""
-    at = AppTest.from_file(str(ROOT / "pages" / page), default_timeout=timeout)
+    """An AppTest of the app opened at ``pages/<page>`` (a deep link: the router runs it), with session state
+    preset.  Before a first run AppTest finds a page by its file name; a page whose URL path differs from it
+    (``latent_classes.py`` at ``/latent-classes``) is found after one run of the default page."""
+    from bnfk_ui.router import PAGES
+
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=timeout)
     for k, v in state.items():
         at.session_state[k] = v
-    return at
+    url = next(url for _, path, _, _, url in PAGES if path == f"pages/{page}")
+    if url != Path(page).stem:
+        at.run()
+    return at.switch_page(f"pages/{page}")
 
 
 def assert_clean(at: AppTest) -> None:

@@ -12,6 +12,7 @@ import pytest
 pytest.importorskip("streamlit")
 import streamlit as st
 from streamlit.testing.v1 import AppTest  # noqa: E402
+from apptest_helpers import page_app  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 APP = str(ROOT / "app.py")
@@ -61,7 +62,7 @@ def test_page_renders(page):
 @pytest.mark.parametrize("page", PAGES)
 def test_page_renders_alone(page):
     """Deep link: the page file run on its own in a fresh session (defaults filled in)."""
-    at = AppTest.from_file(str(ROOT / page), default_timeout=60).run()
+    at = page_app(page.removeprefix("pages/"), 60).run()
     _clean(at)
     assert at.session_state["class_column"] == "class"
     assert at.get("plotly_chart")

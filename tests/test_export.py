@@ -1,4 +1,4 @@
-"""Figures as files (bnfk_ui.export): offline HTML, PNG/SVG at slide size, and the message when the exporter or
+"""Figures as files (bnfk_core.views.export): offline HTML, PNG/SVG at slide size, and the message when the exporter or
 the browser is missing (also on the page helper ``common.figure_images``)."""
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import plotly.graph_objects as go
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from bnfk_ui import export
+from bnfk_core.views import export
 
 
 def _fig():

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from bnfk_ui.figures import base, clustering, imputation, kernel, kernel_zoo, kgv, prototypes, segments
+from bnfk_core.views.figures import base, clustering, imputation, kernel, kernel_zoo, kgv, prototypes, segments
 
 HOSTILE = ["<a href=x>click</a>", "$x^2$", "<b>bold</b>", '<span style="color:red">red</span>', "%{meta}",
            "a<br>b", "&lt;ok&gt;"]

@@ -27,7 +27,7 @@ SECRET = "root:x:0:0:hunter2"
 
 
 def _fresh(query: dict | None = None, page: str | None = None, **state) -> AppTest:
-    at = AppTest.from_file(APP if page is None else str(ROOT / "pages" / page), default_timeout=120)
+    at = AppTest.from_file(APP, default_timeout=120) if page is None else page_app(page, 120)
     for k, v in (query or {}).items():
         at.query_params[k] = v
     for k, v in state.items():
@@ -320,7 +320,7 @@ def test_a_class_with_thousands_of_levels_draws_bounded_figures_on_the_kernel_pa
     assert time.monotonic() - t0 < 120
     _no_crash(at)
     assert not at.error, [e.value for e in at.error]
-    from bnfk_ui.figures.base import MAX_CLASS_COLORS
+    from bnfk_core.views.figures.base import MAX_CLASS_COLORS
     for chart in at.get("plotly_chart"):
         fig = json.loads(chart.proto.spec)
         assert len(fig["data"]) <= MAX_CLASS_COLORS + 3

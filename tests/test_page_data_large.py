@@ -47,7 +47,7 @@ def _sentence(n=2000, seed=0):
 
 def _model_of(at):
     """The BayesNet the app's pages use (bnfk_ui.state's server-wide model cache, as the pages ask for it)."""
-    from bnfk_ui import state
+    from bnfk_ui.state import caches as state
     ss = at.session_state
     dag_key = json.dumps(ss["structure"]["dag"], sort_keys=True)
     return state._fit(None, ss["structure"]["fingerprint"], dag_key, ss["param_method"])

@@ -71,7 +71,7 @@ def served(monkeypatch):
 
 
 def _model_of(at):
-    from bnfk_ui import state
+    from bnfk_ui.state import caches as state
     ss = at.session_state
     return state._fit(None, ss["structure"]["fingerprint"], json.dumps(ss["structure"]["dag"], sort_keys=True),
                       ss["param_method"])

@@ -1,16 +1,15 @@
 """AppTest of pages/kernel_zoo.py (a quick kernel-zoo run written here) and of the quick run's files:
 the stored ranks are the average over data sets of per-data-set ranks recomputed from the runs."""
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
-from streamlit.testing.v1 import AppTest
+from apptest_helpers import page_app
 
 from bnfk_core.reproduce import experiments as rep
 from bnfk_core.reproduce.kernel_zoo import METRICS, ZOO_DIR, zoo_kernels
 
-PAGE = str(Path(__file__).resolve().parents[1] / "pages" / "kernel_zoo.py")
+PAGE = "kernel_zoo.py"
 
 
 @pytest.fixture(scope="module")
@@ -49,7 +48,7 @@ def test_quick_run_files_and_ranks(zoo_dir):
 
 def test_page_shows_the_run(zoo_dir, monkeypatch):
     monkeypatch.setenv("BNFK_RESULTS_DIR", str(zoo_dir))
-    at = AppTest.from_file(PAGE, default_timeout=120).run()
+    at = page_app(PAGE, 120).run()
     _clean(at)
     assert len(at.get("plotly_chart")) == 2
     assert len([b for b in at.get("download_button") if b.key.startswith("dl_zoo")]) == 4
@@ -60,6 +59,6 @@ def test_page_shows_the_run(zoo_dir, monkeypatch):
 
 def test_page_without_results_says_how_to_make_them(tmp_path, monkeypatch):
     monkeypatch.setenv("BNFK_RESULTS_DIR", str(tmp_path))
-    at = AppTest.from_file(PAGE, default_timeout=120).run()
+    at = page_app(PAGE, 120).run()
     _clean(at)
     assert any("reproduce kernel-zoo" in i.value for i in at.info)

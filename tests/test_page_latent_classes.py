@@ -60,7 +60,7 @@ def test_clustering_page_with_the_latent_class_fisher_kernel():
 
 
 def test_profile_figure_shows_hostile_names_as_text():
-    from bnfk_ui.figures import latent_classes as figs
+    from bnfk_core.views.figures import latent_classes as figs
     fig = figs.profile_figure(["<b>bold</b>"], [("$x^2$", "b")], [np.array([[0.2, 0.8], [0.5, 0.5]])],
                               np.array([0.6, 0.4]))
     text = str(fig.to_plotly_json())

@@ -1,13 +1,12 @@
 """AppTest of pages/results.py: the stored results of a run (a quick run written here), switching
 experiments and columns, and the empty-folder message."""
-from pathlib import Path
 
 import pytest
-from streamlit.testing.v1 import AppTest
+from apptest_helpers import page_app
 
 from bnfk_core.reproduce import experiments as rep
 
-PAGE = str(Path(__file__).resolve().parents[1] / "pages" / "results.py")
+PAGE = "results.py"
 
 
 @pytest.fixture(scope="module")
@@ -26,7 +25,7 @@ def _clean(at):
 
 def test_page_shows_tables_figures_and_switches(results_dir, monkeypatch):
     monkeypatch.setenv("BNFK_RESULTS_DIR", str(results_dir))
-    at = AppTest.from_file(PAGE, default_timeout=120).run()
+    at = page_app(PAGE, 120).run()
     _clean(at)
     assert at.radio(key="w_results_experiment").value == "thesis-segments"
     assert len(at.dataframe) == 4                                # Tables 6.1-6.4
@@ -48,6 +47,6 @@ def test_page_shows_tables_figures_and_switches(results_dir, monkeypatch):
 
 def test_page_without_results_says_how_to_make_them(tmp_path, monkeypatch):
     monkeypatch.setenv("BNFK_RESULTS_DIR", str(tmp_path))
-    at = AppTest.from_file(PAGE, default_timeout=60).run()
+    at = page_app(PAGE, 60).run()
     _clean(at)
     assert any("reproduce all" in i.value for i in at.info)

@@ -8,7 +8,7 @@ import pytest
 
 from apptest_helpers import assert_clean, page_app
 from bnfk_ui import common
-from bnfk_ui.figures import base, clustering, prototypes
+from bnfk_core.views.figures import base, clustering, prototypes
 from bnfk_ui.sections.segments import role_line
 
 

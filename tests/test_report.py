@@ -1,4 +1,4 @@
-"""The HTML report (bnfk_ui.report, ``python -m bnfk_core report``): every section from the core's numbers,
+"""The HTML report (bnfk_core.views.report, ``python -m bnfk_core report``): every section from the core's numbers,
 plotly.js embedded once and no script from the network, hostile names escaped, session files, and the
 report opened in headless Chromium with the network blocked (every figure drawn; screenshot in
 ``test-artifacts/``)."""
@@ -20,7 +20,7 @@ from bnfk_core.learn import learn_feature_structure
 from bnfk_core.model import fit
 from bnfk_core.scores import score_dag
 from bnfk_core.session import DataRef, session_dict, write_session
-from bnfk_ui import report
+from bnfk_core.views import report
 
 ROOT = Path(__file__).resolve().parents[1]
 HV = ROOT / "sample_data" / "house_votes_84.csv"
@@ -188,7 +188,7 @@ def test_hostile_names_are_escaped(hostile_report):
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html      # shown, as text
     assert "&lt;img src=x onerror=&quot;window.__pwned=1&quot;&gt;" in html
     assert "&lt;svg onload=alert(3)&gt;.csv" in html
-    # the figures show names as text (bnfk_ui.figures.base.plain: entities plotly decodes only when it draws;
+    # the figures show names as text (bnfk_core.views.figures.base.plain: entities plotly decodes only when it draws;
     # inside the figures' JSON plotly writes / as \u002f), never as plotly markup
     assert "&lt;script&gt;alert(1)&lt;\\u002fscript&gt;" in html
     assert "\\u003cscript\\u003ealert(1)" not in html
@@ -276,11 +276,11 @@ def test_home_page_offers_the_report():
 
 
 def test_report_export_figures_and_cli_are_streamlit_free():
-    """The CLI imports bnfk_ui.report; it, bnfk_ui.export and every figure module must not pull in Streamlit."""
+    """The CLI imports bnfk_core.views.report; it, bnfk_core.views.export and every figure module must not pull in Streamlit."""
     import subprocess
     import sys
-    code = ("import importlib, pkgutil, sys, bnfk_core.cli.main, bnfk_ui.report, bnfk_ui.export, bnfk_ui.figures\n"
-            "for m in pkgutil.iter_modules(bnfk_ui.figures.__path__): importlib.import_module('bnfk_ui.figures.' + m.name)\n"
+    code = ("import importlib, pkgutil, sys, bnfk_core.cli.main, bnfk_core.views.report, bnfk_core.views.export, bnfk_core.views.figures\n"
+            "for m in pkgutil.iter_modules(bnfk_core.views.figures.__path__): importlib.import_module('bnfk_core.views.figures.' + m.name)\n"
             "print('streamlit' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120,
                          check=False)
@@ -310,7 +310,7 @@ def test_app_report_and_png_downloads():
                 for sid in SECTIONS:
                     _section(html, sid)
                 assert "Chow–Liu tree" in html and _figure_count(html) >= 12
-                from bnfk_ui import export
+                from bnfk_core.views import export
                 if export.image_export_problem() is None:
                     page.goto(url + "/kernel", wait_until="domcontentloaded")
                     page.get_by_text("Why are two rows similar?").wait_for(timeout=90_000)

@@ -8,7 +8,7 @@
 * :mod:`.network_checks` -- clustering ARI and imputation accuracy of one network.
 
 Import from those modules.  This facade stays only for importers that other work is rewriting at the
-same time (``bnfk_core/cli/segments.py``, ``bnfk_core/reproduce/experiments.py``, ``bnfk_ui/report.py``,
+same time (``bnfk_core/cli/segments.py``, ``bnfk_core/reproduce/experiments.py``, ``bnfk_core/views/report.py``,
 ``bnfk_ui/sections/segments.py``); delete it once they import from the modules above.
 """
 from __future__ import annotations

@@ -6,8 +6,8 @@ asked for; settings, seeds and versions), readable offline.
     python -m bnfk_core report DATA.csv --model M.bif [data options] -o report.html
     python -m bnfk_core report DATA.csv [--structure tree] [data options] -o report.html
 
-The page itself is built by :mod:`bnfk_ui.report` (streamlit-free, shared with the app's "Report (HTML)"
-download): the CLI is the top layer and may use it.  Settings use the app's names (``--set clu_algorithm=spectral``);
+The page itself is built by :mod:`bnfk_core.views.report` (streamlit-free, shared with the app's "Report (HTML)"
+download; imported inside the command so ``--help`` stays light).  Settings use the app's names (``--set clu_algorithm=spectral``);
 a session file brings its own (``--set`` overrides them).
 """
 from __future__ import annotations
@@ -73,7 +73,7 @@ def _cmd_report(args) -> dict:
     from ..learn import learn_feature_structure
     from ..model import fit
     from ..session import is_session_file
-    from bnfk_ui.report import REPORT_DEFAULTS, build_report, check_setting, segment_of
+    from bnfk_core.views.report import REPORT_DEFAULTS, build_report, check_setting, segment_of
     t0 = time.perf_counter()
     check_output(args.output, (".html", ".htm"), "the report", input_files(args))
     settings: dict = {}

@@ -11,8 +11,10 @@ from bnfk_core.kgv import KGV_KERNELS, kgv_mutual_information
 from bnfk_core.layout import layered_layout
 from bnfk_core.learn import learn_feature_structure
 
-from .. import common, figures, state
-from ..figures import kgv as fig_kgv
+from bnfk_core.views import figures
+from bnfk_core.views.figures import kgv as fig_kgv
+
+from .. import common, state
 
 __all__ = ["kgv_tab"]
 

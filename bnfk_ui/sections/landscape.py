@@ -1,6 +1,6 @@
 """The Structure page's "Score landscape" tab: every DAG on 2-5 chosen variables ranked by a score with its
 Markov equivalence class, the hypercube with the hill-climb path, and the metagraph-kernel surrogate (issue #25).
-Thin: widgets -> :mod:`bnfk_core.landscape` / :mod:`bnfk_core.analyses.landscape` -> :mod:`bnfk_ui.figures.landscape`."""
+Thin: widgets -> :mod:`bnfk_core.landscape` / :mod:`bnfk_core.analyses.landscape` -> :mod:`bnfk_core.views.figures.landscape`."""
 from __future__ import annotations
 
 import json
@@ -14,8 +14,9 @@ from bnfk_core.analyses.landscape import MAX_OBSERVED, default_observed, landsca
 from bnfk_core.landscape import MAX_LANDSCAPE_VARIABLES, climb_path, place_dag, score_landscape
 from bnfk_core.registry import SCORES
 
+from bnfk_core.views.figures import landscape as figs
+
 from .. import common, state
-from ..figures import landscape as figs
 
 __all__ = ["landscape_tab"]
 

@@ -15,8 +15,9 @@ from bnfk_core.dag import DAG, SEGMENT_LABELS, SEGMENT_PATTERNS
 from bnfk_core.embed import class_order, cluster_order
 from bnfk_core.errors import BnfkError
 
+from bnfk_core.views.figures import segments as figs
+
 from .. import common, jobs, state
-from ..figures import segments as figs
 
 __all__ = ["role_line", "impute_protos_tab", "theory_tab", "collapsed_tab", "equivalence_tab", "arc_search_tab", "gallery_tab"]
 PLOTLY = {"displaylogo": False}

@@ -15,8 +15,10 @@ from bnfk_core.layout import layered_layout
 from bnfk_core.model import model_to_bif, read_structure
 from bnfk_core.registry import LEARNERS, SCORES
 
-from .. import common, figures, jobs, live, state
-from ..figures import kernel as fig_kernel
+from bnfk_core.views import figures
+from bnfk_core.views.figures import kernel as fig_kernel
+
+from .. import common, jobs, live, state
 
 __all__ = ["message", "act", "learn_tab", "edit_panel", "presets_tab", "equivalence_tab", "io_tab", "arc_actions",
            "live_panel"]

@@ -1,5 +1,5 @@
 """Figures of the Clustering page: the Gram matrix ordered by cluster and the kernel-PCA maps coloured by
-cluster and by label.  Built from the shared builders of :mod:`bnfk_ui.figures.base`; nothing here computes
+cluster and by label.  Built from the shared builders of :mod:`bnfk_core.views.figures.base`; nothing here computes
 results."""
 from __future__ import annotations
 

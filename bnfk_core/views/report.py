@@ -3,7 +3,7 @@ prototypes and (when chosen) a segment comparison, with the settings, seeds and 
 
 Streamlit-free: plain functions from core objects (``CategoricalData``, ``BayesNet``, a settings dict) to an
 HTML string, shared by the app's "Report (HTML)" download and ``python -m bnfk_core report``.  The figures
-come from the same builders as the pages (:mod:`bnfk_ui.figures`); plotly.js is embedded once, so the file
+come from the same builders as the pages (:mod:`bnfk_core.views.figures`); plotly.js is embedded once, so the file
 opens offline.  Every name from the data (variables, states, file names, settings) is escaped with
 :func:`html.escape`; inside the figures plotly's JSON escapes ``<``, ``>`` and ``/``.
 
@@ -24,11 +24,12 @@ import numpy as np
 import pandas as pd
 
 from bnfk_core import kernels
+from bnfk_core import settings as app_settings
 from bnfk_core.analyses import cluster as C
 from bnfk_core.analyses import impute as imp, impute_benchmark
 from bnfk_core.analyses import prototypes as pt
 from bnfk_core.analyses import segments as S
-from bnfk_core.dag import DAG, SEGMENT_KINDS, SEGMENT_SIZES, apply_segment
+from bnfk_core.dag import DAG, SEGMENT_KINDS, SEGMENT_SIZES
 from bnfk_core.embed import class_order, cluster_order, kernel_pca, pair_values, sample_rows
 from bnfk_core.errors import BnfkError
 from bnfk_core.kgv import raw_numbers
@@ -38,7 +39,8 @@ from bnfk_core.scores import score_dag
 from bnfk_core.stats import column_summary
 
 from . import figures
-from . import settings as app_settings
+from . import kernel as kernel_view
+from . import segments as seg_view
 from .figures import clustering as fig_clu
 from .figures import imputation as fig_imp
 from .figures import kernel as fig_kernel
@@ -63,7 +65,7 @@ REPORT_DEFAULTS = {**{k: app_settings.SETTINGS[k].default for k in _APP_KEYS}, *
 #: the seeds the report uses, per section
 SEED_KEYS = {"kernel": "kernel_seed", "clustering": "clu_seed", "imputation": "imp_seed",
              "prototypes": "proto_seed", "segments": "seg_seed"}
-_CLUSTER_MAX_ROWS = 3000     # as the Clustering page
+_CLUSTER_MAX_ROWS = app_settings.SETTINGS["clu_rows"].hi     # as the Clustering page's widget
 _CONFIG = {"displaylogo": False, "responsive": True}
 
 
@@ -258,7 +260,7 @@ def _kernel_section(r: Report, d, feats, model, s: dict) -> str:
     order_kind = s["kernel_order"]
     order = (class_order(labels, K) if order_kind == "class" and d.class_column else
              np.arange(len(rows)) if order_kind == "data" else cluster_order(K))
-    title1 = f"{spec.label}: current structure ({model.dag.n_arcs} arcs)" if spec.uses_network else f"{spec.label} kernel"
+    title1 = kernel_view.main_title(spec, model.dag.n_arcs)
     panels, zmax = fig_kernel.gram_panels(K, K2, order, rows, labels, cls, titles=(title1, title2))
     out = [f'<p>{len(rows):,} of {d.n_rows:,} rows, sampled with seed {seed}'
            + (" (all rows)" if len(rows) == d.n_rows else f" (the report shows at most {VIEW_ROWS} rows in an N × N view)")
@@ -269,24 +271,20 @@ def _kernel_section(r: Report, d, feats, model, s: dict) -> str:
     out.append('<div class="grid3">' + "".join(r.figure(f) for f in panels) + "</div>")
     pairs = pair_values(K, labels if d.class_column else None)
     out.append('<div class="grid2">' + r.figure(figures.histogram_figure(
-        pairs, cls, title=f"{spec.label} kernel values of distinct pairs"))
+        pairs, cls, title=kernel_view.histogram_title(spec)))
         + r.figure(figures.embedding_figure(kernel_pca(K, 2), rows, labels, cls, title="Kernel PCA map")) + "</div>")
     # the pair the Kernel page starts with: the first sampled row and the row most similar to it (cosine)
-    dg = np.sqrt(np.maximum(np.diag(K), 1e-300))
-    cos = K[0] / (dg[0] * dg)
-    cos[0] = -np.inf
-    ia, ib = 0, (int(np.argmax(cos)) if len(rows) > 1 else 0)
+    ia, ib = kernel_view.first_pair(K)
     a, b = int(rows[ia]), int(rows[ib])
     fk = spec.fit(sub, model=model)
     variables = tuple(fk.variables)
     contrib = np.asarray(fk.contributions(feats.subset([a]), feats.subset([b]))).ravel()
-    val = (lambda row, v: d.frame.at[row, v] if d.frame.at[row, v] is not None else "(missing)")
-    xa, xb = [val(a, v) for v in variables], [val(b, v) for v in variables]
+    xa, xb = kernel_view.shown_values(d, a, variables), kernel_view.shown_values(d, b, variables)
     out.append("<h3>Per-variable contributions</h3>")
     out.append(f"<p>Row A = #{a} (the first sampled row), row B = #{b} (the sampled row most similar to it, cosine). "
                f"K(A, B) = {K[ia, ib]:.4g}; the unnormalised per-variable terms sum to {contrib.sum():.4g}.</p>")
     out.append(r.figure(fig_kernel.pair_figure(variables, contrib, xa, xb, a, b, spec.label)))
-    out.append(table_html(pd.DataFrame({"variable": variables, "row A": xa, "row B": xb, "K_i": contrib})
+    out.append(table_html(kernel_view.contributions_table(variables, xa, xb, contrib)
                           .sort_values("K_i", ascending=False)))
     return "".join(out)
 
@@ -370,12 +368,12 @@ def _prototypes_section(r: Report, d, model, s: dict) -> str:
            f"{seed}) chosen by <b>{esc(_lower_first(CRITERIA[crit].label))}</b>; the structure ({esc(source)}, "
            f"{exp.model.dag.n_arcs} arcs) is re-fitted (pseudo-count one) on the chosen rows and scored on the "
            f"held-out half against {int(s['proto_draws'])} random subsets of the same size.</p>")]
-    rows = [{"subset": "greedy MMD", "MMD": res["mmd"]["mmd"], "held-out NLL": res["mmd"]["nll"]},
-            {"subset": "greedy χ²", "MMD": res["chi2"]["mmd"], "held-out NLL": res["chi2"]["nll"]},
-            {"subset": f"random (mean ± sd of {int(s['proto_draws'])})",
-             "MMD": f"{rnd['mmd_mean']:.4g} ± {rnd['mmd_std']:.3g}",
-             "held-out NLL": f"{rnd['nll_mean']:.4f} ± {rnd['nll_std']:.4f}"},
-            {"subset": "all training rows", "MMD": 0.0, "held-out NLL": res["full"]["nll"]}]
+    rows = [{"subset": fig_proto.MARKS[c], "MMD": res[c]["mmd"], "held-out NLL": res[c]["nll"]}
+            for c in ("mmd", "chi2")]
+    rows += [{"subset": f"random (mean ± sd of {int(s['proto_draws'])})",
+              "MMD": f"{rnd['mmd_mean']:.4g} ± {rnd['mmd_std']:.3g}",
+              "held-out NLL": f"{rnd['nll_mean']:.4f} ± {rnd['nll_std']:.4f}"},
+             {"subset": fig_proto.MARKS["full"], "MMD": 0.0, "held-out NLL": res["full"]["nll"]}]
     out.append("<h3>MMD vs random subsets</h3>" + table_html(rows))
     out.append(f'<p class="caption">{pt.share_below(res, crit, "nll"):.0%} of the random subsets have a lower '
                f"held-out NLL than the chosen subset.</p>")
@@ -383,9 +381,9 @@ def _prototypes_section(r: Report, d, model, s: dict) -> str:
     out.append("<h3>The selected rows</h3>" + table_html(pt.selected_table(d, pt.selected_rows(res, crit))))
     Y = pt.feature_embedding(exp.mmd.Phi, 2)
     labels, cls = pt.row_labels(d, exp.train_rows)
-    js, others = pt.map_sample(exp.train_rows, pt.selected_rows(res, crit), 2000)
+    js, others = pt.map_sample(exp.train_rows, pt.selected_rows(res, crit), fig_proto.MAP_ROWS)
     out.append(r.figure(fig_proto.map_figure(Y, exp.train_rows, labels, cls, js, others,
-                                             "Training half on the top two kernel principal axes — prototypes ringed")))
+                                             fig_proto.map_title("prototypes"))))
     return "".join(out)
 
 
@@ -408,17 +406,15 @@ def segment_of(s: dict, feats) -> tuple[str, list] | None:
 
 def _segments_section(r: Report, d, feats, model, s: dict, seg) -> str:
     kind, variables = seg
-    base = DAG(feats.variables) if s["seg_base"] != "current" else model.dag
-    seg_dag = apply_segment(base, kind, variables)
+    base, seg_dag = seg_view.segment_networks(s["seg_base"], feats.variables, model.dag, kind, variables)
     m1, m2 = (fit(g, feats, method=s["param_method"]) for g in (base, seg_dag))
     seed = int(s["seg_seed"])
     rows = sample_rows(d.n_rows, min(int(s["seg_rows"]), VIEW_ROWS, d.n_rows), seed)
     labels = d.labels()[rows] if d.class_column else np.full(len(rows), -1)
     K1, K2 = (kernels.gram(m, feats.subset(rows)) for m in (m1, m2))
-    new_arcs = sorted(seg_dag.arcs - base.arcs)
     out = [(f"<p>Segment <b>{esc(kind)}</b> on {esc(', '.join(variables))} added to the "
            f"{'empty network' if s['seg_base'] != 'current' else 'current structure'} ({base.n_arcs} arcs; added "
-           f"{esc(', '.join(f'{u} → {v}' for u, v in new_arcs) or 'nothing — already present')}); Fisher kernels "
+           f"{esc(seg_view.added_arcs(base, seg_dag))}); Fisher kernels "
            f"on {len(rows):,} rows (seed {seed}).</p>")]
     if d.class_column:
         k = C.default_n_clusters(d)

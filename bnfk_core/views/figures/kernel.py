@@ -1,5 +1,5 @@
 """Figures of the Kernel page: two Gram matrices and their difference on one colour scale, the pair
-contributions.  Built from the shared builders of :mod:`bnfk_ui.figures.base`; nothing here computes results."""
+contributions.  Built from the shared builders of :mod:`bnfk_core.views.figures.base`; nothing here computes results."""
 from __future__ import annotations
 
 from typing import Sequence

@@ -1,5 +1,5 @@
 """Figures of the Segments lab: the base and segment Gram matrices and their difference on one colour scale,
-and the kernel change of a structure edit.  Built from the shared builders of :mod:`bnfk_ui.figures.base`;
+and the kernel change of a structure edit.  Built from the shared builders of :mod:`bnfk_core.views.figures.base`;
 nothing here computes results."""
 from __future__ import annotations
 

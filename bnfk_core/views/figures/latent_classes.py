@@ -26,7 +26,7 @@ def criteria_figure(ks: Sequence[int], bic: Sequence[float], aic: Sequence[float
 def profile_figure(variables: Sequence[str], states: Sequence[Sequence[str]], profiles: Sequence[np.ndarray],
                    weights: np.ndarray) -> go.Figure:
     """Heatmap of P(x_i = value | class): one row per (variable, value), one column per class (names shown as
-    text, :func:`~bnfk_ui.figures.base.plain`)."""
+    text, :func:`~bnfk_core.views.figures.base.plain`)."""
     rows, z = [], []
     for v, st_, p in zip(variables, states, profiles):
         for k, s in enumerate(st_):

@@ -14,6 +14,13 @@ from .base import embedding_figure
 COLORS = {"mmd": "#d62728", "chi2": "#2ca02c", "random": "#7f7f7f", "full": "#1f77b4"}
 METRICS = {"nll": "held-out NLL per row", "error": "misclassification rate", "log_loss": "log loss per row"}
 MARKS = {"mmd": "greedy MMD", "chi2": "greedy χ²", "full": "all training rows"}
+#: at most this many background rows on the kernel-PCA map (a seeded sample; the prototypes are always drawn)
+MAP_ROWS = 2000
+
+
+def map_title(ringed: str) -> str:
+    """The kernel-PCA map's title, naming what is ringed."""
+    return f"Training half on the top two kernel principal axes — {ringed} ringed"
 
 
 def distribution_figure(res: dict, criterion: str) -> go.Figure:

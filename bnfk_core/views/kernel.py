@@ -1,0 +1,41 @@
+"""What the Kernel page and the report's kernel section both show, written once: the Gram panels' titles,
+the pair the page starts with, the rows' values and the per-variable contributions table."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["MISSING_SHOWN", "contributions_table", "first_pair", "histogram_title", "main_title", "shown_values"]
+
+#: how a missing cell is shown beside a row's values
+MISSING_SHOWN = "(missing)"
+
+
+def main_title(spec, n_arcs: int) -> str:
+    """The title of the main Gram panel: a network kernel names the current structure's size."""
+    return f"{spec.label}: current structure ({n_arcs} arcs)" if spec.uses_network else f"{spec.label} kernel"
+
+
+def histogram_title(spec) -> str:
+    return f"{spec.label} kernel values of distinct pairs"
+
+
+def first_pair(K: np.ndarray) -> tuple[int, int]:
+    """Positions (A, B) of the pair shown first: A = the first row, B = the row most similar to it (cosine,
+    K(a, b) / sqrt(K(a, a) K(b, b))); B = A for a single row."""
+    if len(K) < 2:
+        return 0, 0
+    dg = np.sqrt(np.maximum(np.diag(K), 1e-300))
+    cos = K[0] / (dg[0] * dg)
+    cos[0] = -np.inf
+    return 0, int(np.argmax(cos))
+
+
+def shown_values(data, row: int, variables) -> list:
+    """The values of ``row`` of ``data`` in ``variables``, a missing cell as :data:`MISSING_SHOWN`."""
+    return [data.frame.at[row, v] if data.frame.at[row, v] is not None else MISSING_SHOWN for v in variables]
+
+
+def contributions_table(variables, xa, xb, contrib) -> pd.DataFrame:
+    """The per-variable terms K_i of a pair beside the two rows' values (Theorem 1: they sum to K(A, B))."""
+    return pd.DataFrame({"variable": list(variables), "row A": xa, "row B": xb, "K_i": contrib})

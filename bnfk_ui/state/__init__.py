@@ -1,0 +1,42 @@
+"""The app's state: what the visitor chose (``st.session_state``) and the cached core calls built on it, in
+modules of one idea --
+
+* :mod:`.session` -- the choices, their defaults, widget binding, queued messages, the data settings;
+* :mod:`.bigfiles` -- when the data are a large file read in chunks, and its cached sample;
+* :mod:`.tables` -- the table the pages work on (all rows, the sample, the feature columns, the file as written);
+* :mod:`.uploads` -- switching the data (a sample, an upload, a large file, other reading options);
+* :mod:`.structure` -- the current structure and its undo / redo stacks;
+* :mod:`.caches` -- the fitted model, scores, Gram matrices, fitted kernels and contributions;
+* :mod:`.pairs` -- the pair of rows the Kernel page explains.
+
+Pages and sections call them as ``state.<name>`` (the names below); every page calls :func:`init` first
+(through :func:`bnfk_ui.common.start`): it fills in the defaults (house_votes_84, class column ``class``,
+missing values as a category, a Chow–Liu tree), so each page also works when it is opened directly in a
+fresh session.
+"""
+from __future__ import annotations
+
+import streamlit as st
+
+from .bigfiles import *  # noqa: F401,F403
+from .caches import *  # noqa: F401,F403
+from .pairs import *  # noqa: F401,F403
+from .session import *  # noqa: F401,F403
+from .structure import *  # noqa: F401,F403
+from .tables import *  # noqa: F401,F403
+from .uploads import *  # noqa: F401,F403
+from .session import DEFAULTS
+from .structure import reset_structure
+from .tables import model_features
+from .uploads import apply_pending
+
+
+def init() -> None:
+    """Fill in defaults and make sure a structure exists for the current data."""
+    ss = st.session_state
+    for k, v in DEFAULTS.items():
+        if k not in ss:
+            ss[k] = list(v) if isinstance(v, list) else v
+    apply_pending()
+    if "structure" not in ss or ss.structure.get("fingerprint") != model_features().fingerprint():
+        reset_structure()

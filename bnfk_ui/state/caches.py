@@ -1,0 +1,158 @@
+"""The cached core calls the pages draw: the fitted model and its scores, Gram matrices of the sampled rows,
+their order / map / pair values, fitted kernels and per-variable contributions, and the Kernel page's comparison."""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+import numpy as np
+import streamlit as st
+
+from bnfk_core import kernels
+from bnfk_core.dag import DAG
+from bnfk_core.data import CategoricalData
+from bnfk_core.embed import class_order, cluster_order, kernel_pca, pair_values, sample_rows
+from bnfk_core.kgv import raw_numbers
+from bnfk_core.model import BayesNet, fit
+from bnfk_core.registry import KERNELS, SCORES
+from bnfk_core.scores import score_dag
+
+from .structure import dag, dag_json, learn
+from .tables import data, feature_data, model_features
+
+__all__ = ["model", "scores", "GramResult", "kernel_rows", "session_network", "gram_matrix", "kernel_analysis",
+           "fitted_kernel", "contributions", "NETWORKS", "comparison_choices", "comparison_gram"]
+
+
+@st.cache_resource(show_spinner=False, max_entries=64)
+def _fit(_feat: CategoricalData, fingerprint: str, dag_key: str, method: str) -> BayesNet:
+    return fit(DAG.from_dict(json.loads(dag_key)), _feat, method=method)
+
+
+def model(d: DAG | None = None) -> BayesNet:
+    """The current structure (or ``d``) fitted to the features (all rows) with the chosen parameter method."""
+    feat = model_features()
+    return _fit(feat, feat.fingerprint(), dag_json(d), st.session_state.param_method)
+
+
+@st.cache_data(show_spinner=False, max_entries=256)
+def _scores(_feat: CategoricalData, fingerprint: str, dag_key: str) -> dict:
+    d = DAG.from_dict(json.loads(dag_key))
+    w = getattr(_feat, "weights", None)
+    raw = raw_numbers(_feat)   # the KGV score searches numbers unbinned
+    return {s: float(score_dag(_feat.codes, _feat.cardinalities, d, s, weights=w, numbers=raw)) for s in SCORES}
+
+
+def scores(d: DAG | None = None) -> dict:
+    feat = model_features()
+    return _scores(feat, feat.fingerprint(), dag_json(d))
+
+
+@dataclass(frozen=True)
+class GramResult:
+    K: np.ndarray
+    rows: np.ndarray        # indices into the data
+    labels: np.ndarray      # class codes of those rows (-1 missing / no class)
+
+
+def kernel_rows() -> np.ndarray:
+    ss = st.session_state
+    return sample_rows(data().n_rows, int(ss.kernel_rows), int(ss.kernel_seed))
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def _gram(_model: BayesNet, model_key: str, _feat: CategoricalData, fingerprint: str, rows_key: tuple,
+          kind: str, normalize: bool) -> np.ndarray:
+    rows = sample_rows(_feat.n_rows, rows_key[0], rows_key[1])
+    return kernels.gram(_model, _feat.subset(rows), kind=kind, normalize=normalize)
+
+
+def session_network(m: BayesNet, kind: str) -> tuple[BayesNet, str]:
+    """``(network, kind)`` to compute the kernel ``kind`` with: for ``lca-fisher`` the model the Latent classes page
+    handed over (``lca_network``, for the current features), else ``(m, kind)``."""
+    lat = st.session_state.get("lca_network")
+    if kind == "lca-fisher" and lat and lat[0] == feature_data().fingerprint():
+        return lat[1], kind
+    return m, kind
+
+
+def gram_matrix(m: BayesNet, kind: str | None = None) -> GramResult:
+    """The Gram matrix of the sampled rows for model ``m`` (KernelError when too large)."""
+    ss = st.session_state
+    feat = feature_data()
+    m, kind = session_network(m, kind or ss.kernel_kind)
+    if kind == "lca-fisher" and (m.fit_info or {}).get("hidden"):   # the handed-over network's Fisher kernel (the
+        kind = kernels.FISHER                                       # class always missing) IS the latent-class one
+    K = _gram(m, m.key(), feat, feat.fingerprint(), (int(ss.kernel_rows), int(ss.kernel_seed)), kind,
+              bool(ss.kernel_normalize))
+    rows = kernel_rows()
+    d = data()
+    labels = d.codes[rows, d.index(d.class_column)] if d.class_column else np.full(len(rows), -1)
+    return GramResult(K, rows, labels)
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def kernel_analysis(K: np.ndarray, labels: np.ndarray, order_kind: str, has_class: bool) -> dict:
+    """Row order, kernel-PCA coordinates and pair values of a Gram matrix (cached on its content)."""
+    if order_kind == "data":
+        order = np.arange(K.shape[0])
+    elif order_kind == "class" and has_class:
+        order = class_order(labels, K)
+    else:
+        order = cluster_order(K)
+    return {"order": order, "pca": kernel_pca(K, 2), "pairs": pair_values(K, labels if has_class else None)}
+
+
+@st.cache_resource(show_spinner=False, max_entries=32)
+def _fitted(_model: BayesNet, model_key: str, _feat: CategoricalData, fingerprint: str, rows_key: tuple, kind: str):
+    return KERNELS[kind].fit(_feat.subset(sample_rows(_feat.n_rows, rows_key[0], rows_key[1])), model=_model)
+
+
+def fitted_kernel(m: BayesNet, kind: str | None = None):
+    """The kernel ``kind`` (default: the chosen one) fitted as for :func:`gram_matrix`: on the sampled rows,
+    a network kernel on the network ``m``."""
+    ss = st.session_state
+    feat = feature_data()
+    m, kind = session_network(m, kind or ss.kernel_kind)
+    return _fitted(m, m.key(), feat, feat.fingerprint(), (int(ss.kernel_rows), int(ss.kernel_seed)), kind)
+
+
+def contributions(m: BayesNet, a: int, b: int, kind: str | None = None) -> tuple[tuple, np.ndarray]:
+    """``(variables, K_i(a, b))``: the per-variable terms of the (unnormalised) kernel of data rows a and b."""
+    fk = fitted_kernel(m, kind)
+    feat = feature_data()
+    return tuple(fk.variables), fk.contributions(feat.subset([a]), feat.subset([b]))
+
+
+#: structures the Kernel page compares the Fisher kernel of the current one with: name -> (label, short title)
+NETWORKS = {"empty": ("the empty network", "empty network"), "tree": ("a Chow–Liu tree", "Chow–Liu tree"),
+            "hc": ("hill climbing (BIC)", "hill climbing"), "learned": ("the last learned structure", "last learned"),
+            "previous": ("the structure before the last edit", "before last edit")}
+
+
+def comparison_choices() -> dict:
+    """``{name: label}`` of the Kernel page's comparison: the Fisher kernel of each of :data:`NETWORKS`, then
+    every kernel of the registry that does not depend on the structure."""
+    fisher = KERNELS[kernels.FISHER].label
+    return ({k: f"{fisher} kernel of {v[0]}" for k, v in NETWORKS.items()}
+            | {n: f"{KERNELS[n].label} kernel" for n in KERNELS.names(uses_network=False)})
+
+
+def comparison_gram(choice: str) -> tuple[np.ndarray, str, BayesNet | None]:
+    """The comparison Gram matrix of ``choice`` (see :func:`comparison_choices`), its title and its network."""
+    ss = st.session_state
+    if choice in KERNELS and not KERNELS[choice].uses_network:
+        return gram_matrix(model(), kind=choice).K, KERNELS[choice].label, None
+    if choice == "empty":
+        d = DAG(feature_data().variables)
+    elif choice in ("tree", "hc"):
+        with st.spinner(f"Learning {NETWORKS[choice][0]}…"):
+            d = learn(choice, "bic").dag
+    elif choice == "learned":
+        d = DAG.from_dict(ss.structure["learned"])
+    else:
+        undo = ss.structure["undo"]
+        d = DAG.from_dict(undo[-1][0]) if undo else dag()
+    m = model(d)
+    return gram_matrix(m, kind=kernels.FISHER).K, f"{KERNELS[kernels.FISHER].label}: {NETWORKS[choice][1]} " \
+        f"({d.n_arcs} arcs)", m

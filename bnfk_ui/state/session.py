@@ -1,0 +1,136 @@
+"""The session: what the visitor chose (``st.session_state``), its defaults, the widgets bound to it and the
+messages queued for the next run.
+
+Choices are stored under plain keys that no widget owns, so they survive page switches; widgets bind to them
+with :func:`bind`.  :func:`data_settings` are the choices that say which table the pages work on.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import streamlit as st
+
+from .. import bigdata, settings
+
+__all__ = ["ROOT", "SAMPLE_DIR", "DEFAULT_DATASET", "MAX_MESSAGE", "UPLOAD_MISSING_POLICY", "DEFAULTS",
+           "MEMORY_GIB_RANGE", "catalog", "memory_limit_bytes", "bind", "flash", "show_flash",
+           "data_settings", "read_options", "na_values_of", "server_name", "cli_data_args"]
+
+
+ROOT = Path(__file__).resolve().parents[2]
+SAMPLE_DIR = ROOT / "sample_data"
+DEFAULT_DATASET = "house_votes_84"
+MAX_MESSAGE = 400            # the longest message shown (a core sentence echoing a huge user value is cut)
+#: An upload starts as ``load_csv`` and the CLI read a file: missing tokens are missing cells (the
+#: Data page can switch to "category"); a bundled sample opens with its catalog entry's policy.
+UPLOAD_MISSING_POLICY = "missing"
+
+DEFAULTS = {
+    "dataset": DEFAULT_DATASET,      # a sample name or "upload"
+    "upload": None,                  # (file name, bytes) of the uploaded CSV
+    "server_path": None,             # the file on the server of dataset "path" (read in chunks)
+    "class_column": "class",
+    "missing_policy": "category",    # the catalog's policy of DEFAULT_DATASET (checked by a test)
+    "bins": 4,
+    "drop_columns": [],
+    "pair": None,                    # (row a, row b) picked on the Kernel page
+    **settings.defaults(),           # every page setting (learn_*, kernel_*, clu_*, …, memory_gib)
+}
+MEMORY_GIB_RANGE = (settings.SETTINGS["memory_gib"].lo, settings.SETTINGS["memory_gib"].hi)
+
+
+@st.cache_data(show_spinner=False)
+def catalog() -> dict:
+    """The bundled samples (``sample_data/catalog.json``)."""
+    with open(SAMPLE_DIR / "catalog.json", encoding="utf-8") as fh:
+        return json.load(fh)
+
+
+def memory_limit_bytes() -> float:
+    """The sidebar's memory limit in bytes (the default before the first page has set up the session)."""
+    lo, hi = MEMORY_GIB_RANGE
+    return min(max(float(st.session_state.get("memory_gib", DEFAULTS["memory_gib"])), lo), hi) * 2**30
+
+
+def bind(key: str, on_change=None, shown=None) -> dict:
+    """Widget kwargs that show and store ``st.session_state[key]`` across pages.
+
+    The widget owns ``w_<key>``; before it is drawn it is set from the stored choice, and a
+    change is copied back (and ``on_change`` called) before the next run.  ``shown`` maps the
+    stored value to what the widget can display (e.g. clamped to its range).
+    """
+    wkey = f"w_{key}"
+    value = st.session_state[key]
+    st.session_state[wkey] = shown(value) if shown else value
+
+    def _store():
+        st.session_state[key] = st.session_state[wkey]
+        if on_change is not None:
+            on_change()
+    return {"key": wkey, "on_change": _store}
+
+
+def flash(kind: str, message: str) -> None:
+    """Queue a message for the next run (shown by :func:`show_flash`; cut to ``MAX_MESSAGE`` characters)."""
+    if len(message) > MAX_MESSAGE:
+        message = message[:MAX_MESSAGE - 1] + "…"
+    st.session_state.setdefault("flash", []).append((kind, message))
+
+
+def show_flash() -> None:
+    """Show the messages queued by :func:`flash` (once)."""
+    for kind, msg in st.session_state.pop("flash", []):
+        getattr(st, kind)(msg)
+
+
+def data_settings(**override) -> dict:
+    """The choices that say which table the pages work on (dataset and reading options), ``override`` applied."""
+    ss = st.session_state
+    s = {"dataset": ss.dataset, "class_column": ss.class_column, "missing_policy": ss.missing_policy,
+         "bins": int(ss.bins), "drop_columns": tuple(ss.drop_columns), "na_values": ss.get("na_values")}
+    s.update(override)
+    return s
+
+
+def read_options(settings: dict | None = None) -> tuple:
+    """The options the data of ``settings`` (default: the current data) are read with: (class column, missing
+    policy, bins, drop columns)."""
+    s = settings or data_settings()
+    return (s["class_column"], s["missing_policy"], int(s["bins"]), tuple(s["drop_columns"]))
+
+
+def na_values_of(settings: dict):
+    """Which cell texts are missing: a sample's catalog list, else the Data page's choice (``na_values``:
+    None = the empty field only, ``"default-list"``, or a comma list; :func:`bnfk_core.data.na_set`)."""
+    entry = catalog().get(settings["dataset"])
+    if entry is not None:
+        return entry.get("na_values")
+    return settings.get("na_values")
+
+
+def server_name() -> str:
+    """The current file on the server as visitors see it: its name in the operator's data folder."""
+    p = st.session_state.get("server_path")
+    return bigdata.shown_path(p) if p else ""
+
+
+def cli_data_args(label_flag: str = "--label-column") -> list[str]:
+    """The current data as arguments of ``python -m bnfk_core SUBCOMMAND``: the CSV (``DATA.csv`` for an
+    upload) and the loading options that differ from the command line's defaults, so the command reads the
+    same table as the app."""
+    ss = st.session_state
+    args = [f"$BNFK_DATA_DIR/{server_name()}" if ss.dataset == "path" else "DATA.csv" if ss.dataset == "upload"
+            else f"sample_data/{catalog()[ss.dataset]['file']}"]
+    if ss.class_column:
+        args += [label_flag, ss.class_column]
+    if ss.missing_policy != "missing":
+        args += ["--missing-policy", ss.missing_policy]
+    na = na_values_of(data_settings())
+    if na is not None and not (na == "default-list" and ss.missing_policy == "category"):
+        args += ["--na-values", na if isinstance(na, str) else ",".join(na)]
+    if int(ss.bins) != 4:
+        args += ["--discretize", str(int(ss.bins))]
+    if ss.drop_columns:
+        args += ["--drop-columns", ",".join(ss.drop_columns)]
+    return args

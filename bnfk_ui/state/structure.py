@@ -1,0 +1,106 @@
+"""The current structure and its undo / redo stacks: learned, edited arc by arc, or a segment preset applied."""
+from __future__ import annotations
+
+import json
+
+import streamlit as st
+
+from bnfk_core.dag import DAG, apply_segment
+from bnfk_core.data import CategoricalData
+from bnfk_core.learn import learn_feature_structure
+
+from .tables import full_data, model_features
+
+__all__ = ["MAX_UNDO", "dag", "dag_json", "structure_label", "learn", "reset_structure", "set_dag", "undo", "redo",
+           "edit", "segment"]
+
+
+MAX_UNDO = 50
+
+
+def dag() -> DAG:
+    return DAG.from_dict(st.session_state.structure["dag"])
+
+
+def dag_json(d: DAG | None = None) -> str:
+    return json.dumps((d or dag()).to_dict(), sort_keys=True)
+
+
+def structure_label() -> str:
+    return st.session_state.structure.get("label", "")
+
+
+@st.cache_resource(show_spinner=False, max_entries=64)
+def _learn_cached(_data: CategoricalData, fingerprint: str, method: str, score: str, k: int, max_parents,
+                  seed: int):
+    return learn_feature_structure(_data, method, score=score, k=k, max_parents=max_parents, seed=seed)
+
+
+def learn(method: str, score: str = "bic", k: int = 2, max_parents: int | None = None, seed: int = 0,
+          progress=None):
+    """Learn a structure on the current features, all rows (cached when no progress callback is given)."""
+    d = full_data()
+    if progress is None:
+        return _learn_cached(d, d.fingerprint(), method, score, int(k), max_parents, int(seed))
+    return learn_feature_structure(d, method, score=score, k=int(k), max_parents=max_parents, seed=int(seed),
+                                   progress=progress)
+
+
+def reset_structure() -> None:
+    """The default structure (Chow–Liu tree) for the current features; clears the undo stack."""
+    ss = st.session_state
+    feat = model_features()
+    res = learn("tree", "bic")
+    ss.structure = {"dag": res.dag.to_dict(), "fingerprint": feat.fingerprint(),
+                    "label": "Chow–Liu tree (learned)", "learned": res.dag.to_dict(),
+                    "learned_label": "Chow–Liu tree", "notes": list(res.notes), "undo": [], "redo": [],
+                    "segment": None}
+    ss.pair = None
+
+
+def set_dag(new: DAG, label: str, *, segment=None, learned: bool = False, notes=None) -> None:
+    """Replace the structure, pushing the old one on the undo stack."""
+    s = dict(st.session_state.structure)
+    undo = list(s["undo"]) + [(s["dag"], s["label"], s.get("segment"))]
+    s.update(dag=new.to_dict(), label=label, undo=undo[-MAX_UNDO:], redo=[], segment=segment)
+    if learned:
+        s.update(learned=new.to_dict(), learned_label=label, notes=list(notes or []))
+    st.session_state.structure = s
+
+
+def undo() -> bool:
+    """Back to the structure before the last change (which :func:`redo` brings back)."""
+    s = dict(st.session_state.structure)
+    if not s["undo"]:
+        return False
+    d, label, seg = s["undo"][-1]
+    redo_stack = list(s.get("redo", [])) + [(s["dag"], s["label"], s.get("segment"))]
+    s.update(dag=d, label=label, segment=seg, undo=s["undo"][:-1], redo=redo_stack[-MAX_UNDO:])
+    st.session_state.structure = s
+    return True
+
+
+def redo() -> bool:
+    """Re-apply the change the last :func:`undo` took back."""
+    s = dict(st.session_state.structure)
+    if not s.get("redo"):
+        return False
+    d, label, seg = s["redo"][-1]
+    undo_stack = list(s["undo"]) + [(s["dag"], s["label"], s.get("segment"))]
+    s.update(dag=d, label=label, segment=seg, undo=undo_stack[-MAX_UNDO:], redo=s["redo"][:-1])
+    st.session_state.structure = s
+    return True
+
+
+def edit(kind: str, u: str, v: str) -> None:
+    """Add / remove / reverse the arc u -> v (StructureError on a cycle)."""
+    d = dag()
+    new = {"add": d.add_arc, "remove": d.remove_arc, "reverse": d.reverse_arc}[kind](u, v)
+    word = {"add": f"added {u} → {v}", "remove": f"removed {u} → {v}", "reverse": f"reversed {u} → {v}"}[kind]
+    seg = ("single-arc", (u, v) if kind == "add" else (v, u)) if kind != "remove" else None
+    set_dag(new, f"edited ({word})", segment=seg)
+
+
+def segment(kind: str, variables) -> None:
+    new = apply_segment(dag(), kind, list(variables))
+    set_dag(new, f"edited ({kind} segment on {', '.join(variables)})", segment=(kind, tuple(variables)))

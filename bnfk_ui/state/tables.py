@@ -1,0 +1,114 @@
+"""The table the pages work on: a bundled sample or an upload read in memory, or a large file's distinct rows
+(weighted) and the seeded sample of them the row views use; its feature columns and the file as written."""
+from __future__ import annotations
+
+import io
+
+import streamlit as st
+
+from bnfk_core.data import CategoricalData, RawTable, _printable, load_csv, read_table
+from bnfk_core.errors import DataError
+
+from .. import bigdata
+from . import bigfiles
+from .bigfiles import features_of, sampled, streamed
+from .session import SAMPLE_DIR, catalog, data_settings, na_values_of
+
+__all__ = ["io_bytes", "load", "data", "full_data", "model_features", "feature_data", "sample_note", "raw_table",
+           "complete_rows"]
+
+
+def _source(dataset: str):
+    """``(file name, bytes or None)`` of a sample or the upload; a large file is never read whole."""
+    if dataset == "path":
+        raise DataError("A file on the server is read in chunks, not as a whole.")
+    if dataset == "upload":
+        up = st.session_state.get("upload")
+        if up is None:
+            raise DataError("No CSV has been uploaded yet.")
+        return up
+    cat = catalog()
+    if dataset not in cat:
+        raise DataError(f"There is no bundled dataset called '{dataset}'.")
+    return (cat[dataset]["file"], None)
+
+
+def io_bytes(name: str, content: bytes):
+    """An uploaded file's bytes as a named file object (the loaders read its name for messages)."""
+    b = io.BytesIO(content)
+    b.name = name
+    return b
+
+
+@st.cache_resource(show_spinner=False, max_entries=32)
+def _load(name: str, content: bytes | None, class_column, missing_policy, bins, drop_columns,
+          na_values=None) -> CategoricalData:
+    src = str(SAMPLE_DIR / name) if content is None else io_bytes(name, content)
+    return load_csv(src, class_column=class_column, missing_policy=missing_policy,
+                    discretize_bins=bins or None, drop_columns=drop_columns, na_values=na_values)
+
+
+def load(settings: dict) -> CategoricalData:
+    """The table of ``settings`` as the pages that work on rows see it: the whole file, or for a large one
+    (:func:`streamed`) a seeded sample of its rows (``view_rows``, ``view_seed``)."""
+    if streamed(settings) is not None:
+        w = full_data(settings)
+        ss = st.session_state
+        return sampled(w, w.fingerprint(), int(ss.view_rows), int(ss.view_seed))
+    name, content = _source(settings["dataset"])
+    return _load(name, content, settings["class_column"], settings["missing_policy"], settings["bins"],
+                 tuple(settings["drop_columns"]), na_values_of(settings))
+
+
+def data() -> CategoricalData:
+    """The current dataset (class column included): all rows, or the sample of a large file's rows."""
+    return load(data_settings())
+
+
+def full_data(settings: dict | None = None, progress=None) -> CategoricalData:
+    """All rows: a large file's distinct rows with their multiplicities (``WeightedData``, read in chunks
+    under a progress bar when the server does not hold it yet), else :func:`data`."""
+    s = settings or data_settings()
+    big = streamed(s)
+    return load(s) if big is None else bigfiles.read_whole(big, s, progress)
+
+
+def model_features() -> CategoricalData:
+    """The features the structure is learned and the CPTs are fitted on: all rows (weighted for a large file)."""
+    w = full_data()
+    return features_of(w, w.fingerprint()) if streamed() is not None else w.without_class()
+
+
+def feature_data() -> CategoricalData:
+    """The kernel's feature columns: the data without the class column."""
+    return data().without_class()
+
+
+def sample_note() -> str | None:
+    """For a large file, the sentence the pages that work on rows show; else None."""
+    if streamed() is None:
+        return None
+    return bigdata.sample_sentence(full_data().n_rows, data().n_rows, int(st.session_state.view_seed))
+
+
+@st.cache_resource(show_spinner=False, max_entries=8)
+def _raw_table(name: str, content: bytes | None) -> RawTable:
+    return read_table(SAMPLE_DIR / name if content is None else io_bytes(name, content))
+
+
+def raw_table() -> RawTable:
+    """The current dataset's file as written (every cell's text), for writing it back with only the
+    imputed cells changed."""
+    big = streamed()
+    if big is not None:
+        raise DataError(f"The app writes back only files it holds in memory; {_printable(big[1])} is read in chunks, "
+                        f"so complete it on the Imputation page or with: python -m bnfk_core impute {_printable(big[1])}.")
+    return _raw_table(*_source(data_settings()["dataset"]))
+
+
+def complete_rows() -> int:
+    """Rows without missing feature cells among all rows (the rows the scores are computed on)."""
+    f = model_features()
+    ok = f.complete_rows()
+    w = getattr(f, "weights", None)
+    return int(ok.sum() if w is None else w[ok].sum())

@@ -1,0 +1,153 @@
+"""Switching the data: a bundled sample, an upload (columns the loader refuses dropped and named), a large file
+read in chunks, or other reading options -- each leaves the current data in place when it cannot be read."""
+from __future__ import annotations
+
+import os
+import re
+
+import streamlit as st
+
+from bnfk_core.data import load_csv
+from bnfk_core.errors import BnfkError, DataError
+
+from .. import bigdata, jobs
+from .bigfiles import streamed, upload_info
+from .session import UPLOAD_MISSING_POLICY, catalog, data_settings, flash, read_options
+from .structure import reset_structure
+from .tables import full_data, io_bytes, load, model_features
+
+__all__ = ["apply_pending", "change_data", "use_file", "use_upload", "use_sample"]
+
+
+def apply_pending() -> None:
+    """Data options chosen for a large file (in a widget callback, where no progress bar can be drawn) are
+    applied here, at the start of the page run: the file is read under a progress bar, then the options are
+    taken; options it cannot be read with are named in an error and the old ones kept."""
+    changes = st.session_state.pop("pending_data", None)
+    if changes:
+        try:
+            full_data(data_settings(**changes))
+        except BnfkError as exc:
+            flash("error", str(exc))
+            return
+        change_data(**changes)
+
+
+def change_data(**changes) -> bool:
+    """Apply data settings if they load; otherwise keep the old ones and flash the error."""
+    new = data_settings(**changes)
+    ss = st.session_state
+    try:
+        big = streamed(new)
+        if big is not None and bigdata.cached(big[0], read_options(new)) is None:
+            ss.pending_data = changes      # read under a progress bar at the start of the next run
+            return True
+        full_data(new) if big is not None else load(new)
+    except BnfkError as exc:
+        flash("error", str(exc))
+        return False
+    for k, v in changes.items():
+        ss[k] = list(v) if k == "drop_columns" else v
+    if ss.get("structure", {}).get("fingerprint") != model_features().fingerprint():
+        reset_structure()
+    return True
+
+
+_CULPRIT = re.compile(r"Column '([^']+)'")
+
+
+def use_file(path: str, *, dataset: str = "path", name: str | None = None) -> None:
+    """Switch to a large file (a path on the server, or a big upload written to one): read in chunks under a
+    progress bar, class column guessed as for an upload, a column the loader refuses dropped (and named);
+    then a Chow–Liu tree is learned on all rows.  A DataError (naming the file) leaves the current data."""
+    ss = st.session_state
+    path = bigdata.server_file(path) if dataset == "path" else bigdata.resolve(path)
+    name = name or os.path.basename(path)
+    header = bigdata.header(path, name)
+    cls = next((c for c in header if c.lower() in ("class", "label", "target", "y")), None)
+    drop: list[str] = []
+    bar = st.progress(0.0, text=f"Reading {name}…")
+    try:
+        with jobs.heavy(f"reading {name}"):
+            for _ in range(10):
+                try:
+                    w = bigdata.read(path, name, (cls, UPLOAD_MISSING_POLICY, int(ss.bins), tuple(drop)),
+                                     jobs.progress(bar))
+                    break
+                except DataError as exc:
+                    m = _CULPRIT.search(str(exc))
+                    if m and m.group(1) in header and m.group(1) not in drop and m.group(1) != cls:
+                        flash("error", f"{exc} It was dropped so that the rest of {name} loads.")
+                        drop.append(m.group(1))
+                        continue
+                    raise
+            else:
+                raise DataError(f"{name} has too many unusable columns; drop them and load it again.")
+            if dataset == "path":
+                ss.server_path = path
+            ss.dataset, ss.class_column, ss.drop_columns = dataset, cls, drop
+            ss.missing_policy = UPLOAD_MISSING_POLICY
+            bar.progress(1.0, text=f"Learning a Chow–Liu tree on all {w.n_rows:,} rows…")
+            reset_structure()
+    finally:
+        bar.empty()
+    flash("success", f"Loaded {name}: {w.n_rows:,} rows ({w.n_distinct:,} distinct) × {w.n_vars} variables, read "
+          "in chunks; the network is fitted on all rows, the pages that work on rows use a seeded sample of "
+          f"{min(int(ss.view_rows), w.n_rows):,}."
+          + (f" Class column '{cls}'." if cls else " Choose a class column on the Data page if it has one."))
+
+
+def use_upload(name: str, content: bytes) -> None:
+    """Switch to an uploaded CSV.
+
+    A column the loader refuses (an identifier, free text) is named in an error and dropped
+    so the rest of the file loads; a file that cannot be read at all leaves the current
+    dataset in place.
+    """
+    ss = st.session_state
+    old = ss.get("upload")
+    ss.upload = (name, content)
+    if bigdata.count_lines(content) > int(ss.stream_rows):     # a large upload: read in chunks
+        try:
+            use_file(upload_info(content, want_file=True)[1], dataset="upload", name=name)
+        except DataError as exc:
+            flash("error", str(exc))
+            ss.upload = old
+        return
+    cls = None
+    try:
+        header = load_csv(io_bytes(name, content), discretize_bins=ss.bins or None, max_levels=10**9)
+        cls = next((c for c in header.variables if c.lower() in ("class", "label", "target", "y")), None)
+    except BnfkError:
+        header = None
+    drop: list[str] = []
+    for _ in range(10):
+        try:
+            d = load({"dataset": "upload", "class_column": cls, "missing_policy": UPLOAD_MISSING_POLICY,
+                      "bins": ss.bins, "drop_columns": tuple(drop)})
+            break
+        except DataError as exc:
+            m = _CULPRIT.search(str(exc))
+            if header is not None and m and m.group(1) in header.variables and m.group(1) not in drop \
+                    and m.group(1) != cls:
+                flash("error", f"{exc} It was dropped so that the rest of {name} loads.")
+                drop.append(m.group(1))
+                continue
+            flash("error", str(exc))
+            ss.upload = old
+            return
+    else:
+        flash("error", f"{name} has too many unusable columns; drop them and upload it again.")
+        ss.upload = old
+        return
+    ss.dataset, ss.class_column, ss.drop_columns = "upload", cls, drop
+    ss.missing_policy = UPLOAD_MISSING_POLICY
+    reset_structure()
+    flash("success", f"Loaded {name}: {d.n_rows:,} rows × {d.n_vars} variables"
+          + (f", class column '{cls}'." if cls else "; choose a class column on the Data page if it has one."))
+
+
+def use_sample(name: str) -> None:
+    entry = catalog()[name]
+    change_data(dataset=name, class_column=entry.get("class_column"),
+                missing_policy=entry.get("missing_policy", "missing"), drop_columns=[])
