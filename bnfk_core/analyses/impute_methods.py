@@ -30,6 +30,8 @@ import numpy as np
 
 from ..missing import learn_network
 from ..registry import IMPUTERS, ImputerSpec
+from .knn_onehot import impute_knn_numpy
+from .impute_stack import STACK_COMPONENTS, impute_average, impute_stacked
 from .impute import (
     Imputation,
     impute_augmented,
@@ -40,10 +42,10 @@ from .impute import (
     learn_model,
 )
 
-__all__ = ["impute_lca", "DEFAULT_IMPUTER", "DEFAULT_STRUCTURE_MISSING", "IMPUTE_LEARN", "learn_for_imputation", "impute_knn_onehot", "one_hot"]
+__all__ = ["impute_lca", "impute_table", "NETWORK_IMPUTERS", "DEFAULT_IMPUTER", "DEFAULT_STRUCTURE_MISSING", "IMPUTE_LEARN", "learn_for_imputation", "impute_knn_onehot", "one_hot"]
 
 #: the imputation ``impute --structure`` and the app's Imputation page use (measured, docs/IMPUTATION.md)
-DEFAULT_IMPUTER = "bn-em"
+DEFAULT_IMPUTER = "stack"
 #: the missing-data method of :data:`DEFAULT_IMPUTER`
 DEFAULT_STRUCTURE_MISSING = "em"
 #: the score and CPT estimator ``impute --structure`` and the app use (qNML + cNML imputed better than
@@ -59,6 +61,30 @@ def learn_for_imputation(data, structure: str = "hc", *, missing_data: str = DEF
     Returns (LearnResult, BayesNet)."""
     return learn_network(data, structure, missing_data=missing_data, score=score, params=params, seed=seed,
                          progress=progress)
+
+
+#: the imputers that are one network learned from the table, by their ``--missing-data`` (``impute --structure``
+#: learns that network and imputes with its exact posteriors, as ``impute --model`` would)
+NETWORK_IMPUTERS = {"bn-em": "em", "bn-ac": "available-case", "bn": "complete-rows"}
+
+
+def impute_table(data, method: str = DEFAULT_IMPUTER, structure: str = "hc", *, score: str = IMPUTE_LEARN["score"],
+                 params: str = IMPUTE_LEARN["params"], seed: int = 0):
+    """Fill every missing cell of ``data`` with the registered imputer ``method`` (``impute DATA --structure S
+    --method M``): it learns from ``data`` itself (networks with ``structure``, ``score``, ``params``).
+
+    Returns an :class:`~bnfk_core.analyses.impute.ImputedData` (the completed table, which cells were filled,
+    the per-cell probabilities) like :func:`~bnfk_core.analyses.impute.impute_with_model`."""
+    from .completion import ImputedData
+    from .impute import check_methods
+
+    spec = IMPUTERS[check_methods(method)[0]]
+    imp = spec.impute(data, seed=seed, cache={}, structure=structure, score=score, params=params)
+    completed = imp.completed(data)
+    frame = data.frame.copy()
+    for v in data.variables:
+        frame[v] = completed.frame[v].to_numpy()
+    return ImputedData(frame, completed, data.codes < 0, imp.frame(data), imp)
 
 
 def _model(data, cache, seed, learn, missing_data=None):
@@ -146,8 +172,17 @@ def impute_knn_onehot(data, k: int = 5) -> Imputation:
     return Imputation("knn-onehot", cells, seconds=time.perf_counter() - t0)
 
 
-def _knn_onehot(data, **_):
-    return impute_knn_onehot(data, k=5)
+def _cached(cache, key, run):
+    """``run()`` once per benchmark run's ``cache`` (the stacked imputers reuse their components' results)."""
+    if cache is None:
+        return run()
+    if key not in cache:
+        cache[key] = run()
+    return cache[key]
+
+
+def _knn_onehot(data, *, cache=None, **_):
+    return _cached(cache, "knn-onehot", lambda: impute_knn_onehot(data, k=5))
 
 
 #: the latent class peer: K = 1..LCA_MAX_CLASSES classes, the lowest BIC kept, LCA_STARTS seeded EM starts each
@@ -172,8 +207,20 @@ def impute_lca(data, seed: int = 0) -> Imputation:
                       notes=[f"latent class model with {best.n_classes} classes (lowest BIC of K = 1..{LCA_MAX_CLASSES})"])
 
 
-def _lca(data, *, seed=0, **_):
-    return impute_lca(data, seed=seed)
+def _knn(data, *, cache=None, **_):
+    return _cached(cache, "knn", lambda: impute_knn_numpy(data, k=5))
+
+
+def _lca(data, *, seed=0, cache=None, **_):
+    return _cached(cache, ("lca", seed), lambda: impute_lca(data, seed=seed))
+
+
+def _stack(data, *, model=None, k=3, seed=0, cache=None, **learn):
+    return impute_stacked(data, seed=seed, cache=cache, **learn)
+
+
+def _bn_lca(data, *, model=None, k=3, seed=0, cache=None, **learn):
+    return impute_average(data, seed=seed, cache=cache, **learn)
 
 
 for _spec in (
@@ -191,5 +238,13 @@ for _spec in (
         ImputerSpec("knn-onehot", "kNN (one-hot, k=5)", _knn_onehot, peer=True, needs="scikit-learn",
                     description="scikit-learn KNNImputer on one-hot codes, arg-max per variable"),
         ImputerSpec("lca", "Latent class model (K by BIC)", _lca, peer=True,
-                    description="bnfk_core.lca: K = 1..6 classes by BIC; class posterior times the class profiles")):
+                    description="bnfk_core.lca: K = 1..6 classes by BIC; class posterior times the class profiles"),
+        ImputerSpec("knn", "kNN (one-hot, k=5, numpy)", _knn,
+                    description="KNNImputer's one-hot vote in numpy; donors tied at the k-th distance share the rest"),
+        ImputerSpec("bn-lca", "BN + LCA (posterior average)", _bn_lca,
+                    description="equal-weight average of the structural-EM network's and the latent class model's "
+                                "cell posteriors"),
+        ImputerSpec("stack", "Stacked (BN + LCA + kNN)", _stack,
+                    description="average of the cell posteriors of " + ", ".join(STACK_COMPONENTS) + ", weights by "
+                                "internal validation on 5 % of the observed cells")):
     IMPUTERS.register(_spec)

@@ -6,7 +6,7 @@ import os
 import time
 
 from ..errors import BnfkError
-from .names import DEFAULT_STRUCTURE_MISSING, FILL_NUMERIC, IMPUTE_LEARN, choices, feature_learners
+from .names import DEFAULT_IMPUTER, DEFAULT_STRUCTURE_MISSING, FILL_NUMERIC, IMPUTE_LEARN, choices, feature_learners
 from .common import (
     add_data_options,
     add_fisher_model_options,
@@ -79,12 +79,20 @@ def _cmd_impute(args) -> dict:
         raise BnfkError("'impute' needs a network: give --model M.bif, --structure METHOD to learn one from DATA, "
                         "or a session file as the data (whose network is then used).")
     if args.model is not None:
+        if args.method:
+            raise BnfkError("--method chooses how to learn from DATA: give it with --structure, not with --model.")
         model = read_model_file(need_model(args))
     else:
         if args.chunksize or args.engine == "dask":
             raise BnfkError("--structure learns from the whole file; with --chunksize or --engine learn first "
                             "('learn --chunksize'), then impute with --model.")
+        from ..analyses.impute_methods import NETWORK_IMPUTERS
+        method = _method(args)
+        if method not in NETWORK_IMPUTERS:
+            return _impute_with_method(args, method, t0)
+        args.missing_data = NETWORK_IMPUTERS[method]
         model, learned = _learn_for_imputation(args)
+        learned["learned"] = {"method": method, **learned["learned"]}
     if args.chunksize or args.engine == "dask":
         return _impute_in_blocks(args, model)
     data = read_data(args.data, args, model=model)  # the model's columns and states (numbers -> its bins)
@@ -96,6 +104,47 @@ def _cmd_impute(args) -> dict:
             "imputed_per_column": {v: int(res.imputed[:, i].sum()) for i, v in enumerate(model.variables)
                                    if res.imputed[:, i].any()},
             "fill_numeric": done.fill_numeric, **learned, "notes": list(data.notes) + done.notes,
+            "seconds": time.perf_counter() - t0}
+
+
+def _method(args) -> str:
+    """The imputer of ``impute --structure``: ``--method`` or the default; ``--missing-data`` other than structural
+    EM picks the single network learned that way (as before ``--method`` existed)."""
+    from ..analyses.impute_methods import DEFAULT_IMPUTER, DEFAULT_STRUCTURE_MISSING, NETWORK_IMPUTERS
+    from ..registry import IMPUTERS
+    if not args.method:
+        if args.missing_data == DEFAULT_STRUCTURE_MISSING:
+            return DEFAULT_IMPUTER
+        return {how: m for m, how in NETWORK_IMPUTERS.items()}[args.missing_data]
+    m = args.method.strip().lower()
+    if m not in IMPUTERS:
+        raise BnfkError(f"Unknown imputation method '{args.method[:80]}'; choose from {', '.join(IMPUTERS)}.")
+    if m not in NETWORK_IMPUTERS and args.missing_data != DEFAULT_STRUCTURE_MISSING:
+        raise BnfkError(f"--missing-data applies to one network (--method {' or '.join(NETWORK_IMPUTERS)}), "
+                        f"not to --method {m}.")
+    return m
+
+
+def _impute_with_method(args, method: str, t0: float) -> dict:
+    """``impute --structure S --method M``: a registered imputer that learns from DATA fills it."""
+    from ..analyses.completion import complete_file
+    from ..analyses.impute_methods import impute_table
+    if args.chunksize or args.engine == "dask":
+        raise BnfkError("--structure learns from the whole file; with --chunksize or --engine learn first "
+                        "('learn --chunksize'), then impute with --model.")
+    data = read_data(args.data, args)
+    res = impute_table(data, method, args.structure, score=args.score, params=args.params, seed=args.seed)
+    done = complete_file(res, _table(args.data), fill_numeric=args.fill_numeric)
+    done.write(args.output, args.probabilities)
+    model = res.imputation.model
+    learned = {"method": method, "structure": args.structure, "score": args.score, "params": args.params,
+               "arcs": [list(a) for a in model.dag.sorted_arcs()] if model is not None else [],
+               "notes": list(res.imputation.notes)}
+    return {"output": args.output, "probabilities": args.probabilities, "rows": int(data.n_rows),
+            "imputed_cells": int(res.imputed.sum()),
+            "imputed_per_column": {v: int(res.imputed[:, i].sum()) for i, v in enumerate(data.variables)
+                                   if res.imputed[:, i].any()},
+            "fill_numeric": done.fill_numeric, "learned": learned, "notes": list(data.notes) + done.notes,
             "seconds": time.perf_counter() - t0}
 
 
@@ -172,6 +221,8 @@ def register(sub) -> None:
     p.add_argument("--params", default=IMPUTE_LEARN["params"], choices=choices(registry.ESTIMATORS),
                    help=f"CPT estimator with --structure (default {IMPUTE_LEARN['params']})")
     add_missing_data_option(p, DEFAULT_STRUCTURE_MISSING)
+    p.add_argument("--method", metavar="M", help=f"with --structure: the imputer, from {', '.join(choices(IMPUTERS))} (default "
+                   f"{DEFAULT_IMPUTER}; bn-em is one structural-EM network, the fast option)")
     p.add_argument("-o", "--output", required=True, metavar="COMPLETED.csv",
                    help="the file with only its missing model cells filled (written atomically)")
     p.add_argument("--probabilities", metavar="P.csv",

@@ -24,7 +24,7 @@ BUILTIN = {
     "parameter method": ("smoothed", "ml", "bdeu", "cnml"),
     "missing-data method": ("complete-rows", "available-case", "em"),
     "imputation method": ("bn", "mode", "wknn", "fisher-knn", "bn-mode", "bn-wknn", "bn-ac", "bn-em", "knn-onehot",
-                          "lca"),
+                          "lca", "knn", "bn-lca", "stack"),
     # the kernel-based ones are registered in bnfk_core.registry itself, "lca" by its provider
     "clustering algorithm": tuple(dict.fromkeys((*registry.CLUSTERERS.registered(), "lca"))),
     "classifier": ("knn", "svm"),
@@ -37,7 +37,7 @@ FEATURE_LEARNERS = ("empty", "hc", "tree", "exact")
 FISHER, SCALED_HAMMING = "fisher", "scaled-hamming"
 SHIFTS, TRANSFORMS = ("auto", "adaptive", "none"), ("shift-min", "cosine", "rbf")
 FILL_NUMERIC = ("median", "label")
-DEFAULT_STRUCTURE_MISSING, IMPUTE_LEARN = "em", {"score": "qnml", "params": "cnml"}
+DEFAULT_IMPUTER, DEFAULT_STRUCTURE_MISSING, IMPUTE_LEARN = "stack", "em", {"score": "qnml", "params": "cnml"}
 DEFAULT_MISSING_DATA = "em"
 KGV_KERNELS = ("gaussian", "linear")
 MAX_LANDSCAPE_VARIABLES, DEFAULT_C = 5, 1e-9
@@ -51,7 +51,7 @@ SOURCES = {
     "bnfk_core.kernels": ("FISHER", "SCALED_HAMMING"),
     "bnfk_core.analyses.cluster": ("SHIFTS", "TRANSFORMS"),
     "bnfk_core.analyses.completion": ("FILL_NUMERIC",),
-    "bnfk_core.analyses.impute_methods": ("DEFAULT_STRUCTURE_MISSING", "IMPUTE_LEARN"),
+    "bnfk_core.analyses.impute_methods": ("DEFAULT_IMPUTER", "DEFAULT_STRUCTURE_MISSING", "IMPUTE_LEARN"),
     "bnfk_core.missing": ("DEFAULT_MISSING_DATA",),
     "bnfk_core.kgv": ("KGV_KERNELS",),
     "bnfk_core.landscape": ("MAX_LANDSCAPE_VARIABLES",),
