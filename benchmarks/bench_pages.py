@@ -5,12 +5,17 @@ its drawing on top, see benchmarks/results/browser_live.json).
     python benchmarks/bench_pages.py                      # the ALARM sample of benchmarks/alarm_sample.py
     python benchmarks/bench_pages.py --csv my_table.csv   # any CSV (no class column)
     python benchmarks/bench_pages.py --pages prototypes,imputation --timeout 60
-    python benchmarks/bench_pages.py --browser            # plus Structure, Prototypes, Imputation in Chromium
+    python benchmarks/bench_pages.py --browser            # plus Structure, Clustering, Prototypes, Imputation in Chromium
+    python benchmarks/bench_pages.py --repeats 3 --baseline /tmp/before --pages imputation,clustering,structure
+                                                          # medians of 3, and another checkout timed in turn
 
 Each page runs in its own process: the data are loaded first (the home page's run, not timed: "once the data
 are loaded"), then the page's first visit (a click in the navigation; the home page: its next run) is timed, then its heavy button where it has one (Prototypes: Find
-prototypes; Imputation: the default benchmark; Structure: an arc edit; Clustering: nothing, it draws on
-opening).  A page that does not settle within ``--timeout`` seconds is recorded as ``"> T s"`` and its process is
+prototypes; Imputation: the default benchmark, then 'Impute the missing cells'; Structure: an arc edit;
+Clustering: nothing, it draws on opening).  With ``--repeats R`` every page (and the browser run) is timed R times,
+each in a fresh process (a fresh server), and the median is reported with every run; ``--baseline DIR`` times
+another checkout of the app (e.g. ``git archive`` of an older commit) the same way, A B A B ..., so that the
+before/after ratios come from one run on the same machine load.  A page that does not settle within ``--timeout`` seconds is recorded as ``"> T s"`` and its process is
 stopped.  Target (README): every page <= 2 s after a click once the data are loaded.  Writes
 ``benchmarks/results/pages.json`` with the load average.
 """
@@ -19,6 +24,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import statistics
 import subprocess
 import sys
 import time
@@ -27,18 +33,19 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results"
 
-#: page file -> the click timed after the first visit: (what, widget kind, key or label) or None
+#: page file -> the clicks timed after the first visit, in turn: (what, widget kind, key or label)
 CLICKS = {
-    "home.py": None,
-    "data.py": None,
-    "structure.py": ("arc edit (Add arc)", "button", "Add arc"),
-    "kernel.py": None,
-    "clustering.py": None,
-    "imputation.py": ("default benchmark (Run the benchmark)", "button", "imp_run"),
-    "prototypes.py": ("Find prototypes (k = 20)", "button", "proto_run"),
-    "segments.py": None,
-    "results.py": None,
-    "kernel_zoo.py": None,
+    "home.py": (),
+    "data.py": (),
+    "structure.py": (("arc edit (Add arc)", "button", "Add arc"),),
+    "kernel.py": (),
+    "clustering.py": (),
+    "imputation.py": (("default benchmark (Run the benchmark)", "button", "imp_run"),
+                      ("Impute my data (Impute the missing cells)", "button", "imp_mine_run")),
+    "prototypes.py": (("Find prototypes (k = 20)", "button", "proto_run"),),
+    "segments.py": (),
+    "results.py": (),
+    "kernel_zoo.py": (),
 }
 
 
@@ -70,14 +77,16 @@ def _timed_run(out: dict, what: str, run, timeout: float) -> bool:
     return True
 
 
-def one_page(page: str, csv: str, timeout: float) -> dict:
-    """Load the data (home page, not timed), then time ``page``'s first visit and its click (this process)."""
-    sys.path.insert(0, str(ROOT))
+def one_page(page: str, csv: str, timeout: float, root: Path = ROOT) -> dict:
+    """Load the data (home page, not timed), then time ``page``'s first visit and its clicks (this process), of the
+    app in the checkout ``root``."""
+    sys.path.insert(0, str(root))
+    os.chdir(root)
     from streamlit.testing.v1 import AppTest
 
     state = {"dataset": "upload", "upload": (Path(csv).name, Path(csv).read_bytes()), "class_column": None,
              "missing_policy": "missing"}
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=timeout)
+    at = AppTest.from_file(str(root / "app.py"), default_timeout=timeout)
     for k, v in state.items():
         at.session_state[k] = v
     t0 = time.perf_counter()
@@ -90,32 +99,34 @@ def one_page(page: str, csv: str, timeout: float) -> dict:
         return out
     out["errors"] = _clean(at)
     print(json.dumps(out), flush=True)               # what is known if the click never settles
-    click = CLICKS.get(page)
-    if click and not out["errors"]:
-        what, kind, ref = click
+    for what, kind, ref in CLICKS.get(page, ()):
+        if out["errors"]:
+            break
         widget = next((b for b in at.button if b.key == ref or b.label == ref), None)
         if widget is None:
             out["errors"].append(f"no {kind} {ref}")
-        else:
-            out[what] = f"> {timeout:.0f} s"
-            print(json.dumps(out), flush=True)
-            if _timed_run(out, what, widget.click().run, timeout):
-                out["errors"] += _clean(at)
+            break
+        out[what] = f"> {timeout:.0f} s"
+        print(json.dumps(out), flush=True)
+        if not _timed_run(out, what, widget.click().run, timeout):
+            break
+        out["errors"] += _clean(at)
     return out
 
 
 #: pages timed in the browser: (navigation link, text shown once the visit is drawn, button to click after the
 #: visit or None, text shown once its analysis is drawn)
 BROWSER_PAGES = (("Structure", "Fisher kernel, live", None, None),
+                 ("Clustering", "Clusters used", None, None),
                  ("Prototypes", "Subset size k", "Find prototypes", "MMD of the subset"),
                  ("Imputation", "runs per method", "Run the benchmark", "Macro averages"))
 
 
-def browser_times(csv: Path, timeout: float) -> dict:
+def browser_times(csv: Path, timeout: float, root: Path = ROOT) -> dict:
     """A real browser (headless Chromium): upload ``csv`` on the home page (not timed), then for each page of
     :data:`BROWSER_PAGES` the time from the navigation click, and from its button's click, until the
     Running/Stop widget is gone and the charts are drawn."""
-    sys.path.insert(0, str(ROOT / "tests"))
+    sys.path.insert(0, str(root / "tests"))       # its streamlit_server serves the app of ``root``
     from browser_helpers import streamlit_server
     from playwright.sync_api import sync_playwright
 
@@ -161,6 +172,61 @@ def browser_times(csv: Path, timeout: float) -> dict:
     return out
 
 
+def _child(args, csv: Path, root: Path, what: str) -> dict:
+    """One fresh process timing ``what`` (a page file, or 'browser') of the app in ``root``; its JSON result."""
+    cmd = [sys.executable, __file__, "--csv", str(csv), "--timeout", str(args.timeout), "--app-root", str(root)]
+    cmd += ["--browser-only"] if what == "browser" else ["--one", what]
+    limit = 20 * args.timeout if what == "browser" else 2 * args.timeout + 60
+    try:
+        stdout = subprocess.run(cmd, capture_output=True, text=True, timeout=limit, cwd=ROOT).stdout
+    except subprocess.TimeoutExpired as exc:     # a run that ignores AppTest's timeout: stopped here
+        stdout = exc.stdout.decode() if isinstance(exc.stdout, bytes) else (exc.stdout or "")
+    lines = [ln for ln in stdout.splitlines() if ln.startswith("{")]
+    return json.loads(lines[-1]) if lines else {"errors": ["no result (stopped)"]}
+
+
+def _medians(runs: list[dict]) -> dict:
+    """Per timed step: the median over the runs (a step past the timeout in any run: that text), the runs, errors."""
+    out: dict = {}
+    for key in dict.fromkeys(k for r in runs for k in r if k != "errors"):
+        vals = [r.get(key) for r in runs]
+        out[key] = statistics.median(vals) if all(isinstance(v, float) for v in vals) else \
+            next((v for v in vals if not isinstance(v, float)), None)
+    out["runs"] = [{k: v for k, v in r.items() if k != "errors"} for r in runs]
+    out["errors"] = sorted({e for r in runs for e in r.get("errors", [])})
+    return out
+
+
+def _show(tag: str, name: str, res: dict) -> None:
+    shown = ", ".join(f"{k} {v:.2f} s" for k, v in res.items() if isinstance(v, float))
+    print(f"{tag}{name:12s} {shown} {'; '.join(map(str, res.get('errors', [])))[:200]}", flush=True)
+
+
+def _write(args, csv: Path, roots: dict, names: list, runs: dict, loads: list) -> None:
+    """The report of the runs so far (medians per checkout, this / baseline ratios, the load) to ``args.output``."""
+    report = {"data": str(csv.name), "timeout_seconds": args.timeout,
+              "repeats": len(runs[("this", names[0])]) if names else 0, "pages": {}}
+    for tag in roots:
+        part = {n: _medians(runs[(tag, n)]) for n in names if n != "browser"}
+        if tag == "this":
+            report["pages"] = part
+            if "browser" in names:
+                report["browser"] = _medians(runs[(tag, "browser")])
+        else:
+            report["baseline"] = {"checkout": str(roots[tag]), "pages": part}
+            if "browser" in names and runs[(tag, "browser")]:
+                report["baseline"]["browser"] = _medians(runs[(tag, "browser")])
+    if "baseline" in report:                        # this / baseline, per step, of the medians
+        def part(which: dict, n: str) -> dict:
+            return which.get("browser", {}) if n == "browser" else which["pages"][n]
+        report["ratio_this_over_baseline"] = {
+            n: {k: v / part(report["baseline"], n)[k] for k, v in part(report, n).items()
+                if isinstance(v, float) and isinstance(part(report["baseline"], n).get(k), float)} for n in names}
+    report["load_average"] = {"at_the_start_and_after_each_repeat": loads}
+    Path(args.output).parent.mkdir(parents=True, exist_ok=True)
+    Path(args.output).write_text(json.dumps(report, indent=1))
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--csv", help="the table to time (default: the ALARM sample, 2,000 × 37, 5 %% blank cells)")
@@ -168,37 +234,35 @@ def main() -> None:
                     help="comma-separated page names ('' for none)")
     ap.add_argument("--timeout", type=float, default=120, help="seconds a page may take before it is stopped")
     ap.add_argument("--browser", action="store_true", help="also time a few pages in headless Chromium")
+    ap.add_argument("--repeats", type=int, default=3, help="fresh processes per page (the median is reported)")
+    ap.add_argument("--baseline", help="another checkout of the app to time the same way, in turn with this one")
     ap.add_argument("--one", help=argparse.SUPPRESS)
+    ap.add_argument("--browser-only", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--app-root", default=str(ROOT), help=argparse.SUPPRESS)
     ap.add_argument("-o", "--output", default=str(RESULTS / "pages.json"))
     args = ap.parse_args()
-    if args.one:                                     # the child process: one page, JSON on stdout
-        print(json.dumps(one_page(args.one, args.csv, args.timeout)), flush=True)
+    if args.one or args.browser_only:            # a child process: one page (or the browser run), JSON on stdout
+        root = Path(args.app_root).resolve()
+        res = one_page(args.one, args.csv, args.timeout, root) if args.one else \
+            browser_times(Path(args.csv), args.timeout, root)
+        print(json.dumps(res), flush=True)
         os._exit(0)                                  # a timed-out script run's thread would keep the process
     csv = Path(args.csv) if args.csv else _sample_csv(RESULTS / "_alarm_sample.csv")
-    report = {"data": str(csv.name), "timeout_seconds": args.timeout, "pages": {}}
-    for name in filter(None, args.pages.split(",")):
-        page = f"{name.strip()}.py"
-        cmd = [sys.executable, __file__, "--one", page, "--csv", str(csv), "--timeout", str(args.timeout)]
-        try:
-            stdout = subprocess.run(cmd, capture_output=True, text=True, timeout=2 * args.timeout + 60,
-                                    cwd=ROOT).stdout
-        except subprocess.TimeoutExpired as exc:     # a run that ignores AppTest's timeout: stopped here
-            stdout = exc.stdout.decode() if isinstance(exc.stdout, bytes) else (exc.stdout or "")
-        lines = [ln for ln in stdout.splitlines() if ln.startswith("{")]
-        res = json.loads(lines[-1]) if lines else {"errors": ["no result (stopped)"]}
-        report["pages"][name] = res
-        shown = ", ".join(f"{k} {v:.2f} s" for k, v in res.items() if isinstance(v, float))
-        print(f"{name:12s} {shown} {'; '.join(map(str, res.get('errors', [])))[:200]}", flush=True)
-    if args.browser:
-        report["browser"] = browser_times(csv, args.timeout)
-        for k, v in report["browser"].items():
-            print(f"browser      {k}: {v:.2f} s" if isinstance(v, float) else f"browser      {k}: {v}", flush=True)
-    report["load_average"] = os.getloadavg()
+    roots = {"this": ROOT} | ({"baseline": Path(args.baseline).resolve()} if args.baseline else {})
+    names = [n.strip() for n in args.pages.split(",") if n.strip()] + (["browser"] if args.browser else [])
+    runs: dict = {(tag, n): [] for tag in roots for n in names}
+    loads = [os.getloadavg()]
+    for _ in range(max(1, args.repeats)):            # A B A B ...: both checkouts see the same drift of the load
+        for name in names:
+            for tag, root in roots.items():
+                res = _child(args, csv, root, "browser" if name == "browser" else f"{name}.py")
+                runs[(tag, name)].append(res)
+                _show(f"{tag:9s}", name, res)
+        loads.append(os.getloadavg())
+        _write(args, csv, roots, names, runs, loads)     # after every repeat: a stopped run keeps what it measured
     if not args.csv:
         csv.unlink(missing_ok=True)
-    Path(args.output).parent.mkdir(parents=True, exist_ok=True)
-    Path(args.output).write_text(json.dumps(report, indent=1))
-    print(f"load average {report['load_average'][0]:.1f}; wrote {args.output}")
+    print(f"load average {os.getloadavg()[0]:.1f}; wrote {args.output}")
 
 
 if __name__ == "__main__":

@@ -61,6 +61,15 @@ class Registry(Mapping):
                 importlib.import_module(module)
         return self._registered
 
+    @property
+    def loaded(self) -> bool:
+        """True once the provider modules were imported (before that only explicit registrations are held)."""
+        return self._loaded
+
+    def registered(self) -> tuple:
+        """The names registered so far, without importing the providers (for a light ``--help``)."""
+        return tuple(self._registered)
+
     def register(self, spec, *, replace: bool = False):
         """Add ``spec`` under ``spec.name`` (a second registration of a name is refused unless ``replace``)."""
         if spec.name in self._registered and not replace:

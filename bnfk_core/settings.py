@@ -170,12 +170,14 @@ def _imputation_methods():
 
 
 #: the settings the report reads beyond SETTINGS: the Imputation page's benchmark widgets, bounded like them
-#: (repeats 1..20, seed 0..10**6, fractions strictly between 0 and 1)
+#: (repeats 1..20, seed 0..10**6, fractions strictly between 0 and 1, rows from 2)
 REPORT_SETTINGS: dict[str, Setting] = {**SETTINGS, **{s.key: s for s in (
     _s("imp_methods", ["bn", "mode", "wknn"], _imputation_methods),
     _s("imp_structure", "tree", lambda: ("auto", *LEARNERS)),
     _s("imp_test", [0.1, 0.3, 0.5], lo=0.01, hi=0.99), _s("imp_missing", [0.1, 0.3, 0.5], lo=0.01, hi=0.99),
     _s("imp_repeats", 1, lo=1, hi=20), _s("imp_seed", 0, lo=0, hi=10**6),
+    # the benchmark's rows (a seeded sample; the page clamps it to the table's rows, at most stream_rows)
+    _s("imp_rows", 500, lo=2, hi=SETTINGS["stream_rows"].hi),
 )}}
 
 

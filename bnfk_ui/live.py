@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
-from bnfk_core.embed import class_order, cluster_order, sample_rows
+from bnfk_core.embed import sample_rows
 from bnfk_core.errors import BnfkError
 from bnfk_core.live import LiveKernel
 
@@ -15,8 +15,10 @@ from . import state
 
 __all__ = ["LIVE_ROWS", "live_kernel", "graph_clicked", "click_message"]
 
-#: rows of the live Gram matrix: every row up to this many, else a sample (seed 0) that the page names
-LIVE_ROWS = 2000
+#: rows of the live Gram matrix: every row up to this many, else a sample (seed 0) that the page names (the
+#: Kernel page's default is 500 rows; 1,000 keep the first visit of the Structure page within seconds on a
+#: 2,000 x 37 table, where all 2,000 took 1.5-12 s to build)
+LIVE_ROWS = 1000
 
 
 def live_kernel() -> tuple[LiveKernel, np.ndarray]:
@@ -38,16 +40,6 @@ def live_kernel() -> tuple[LiveKernel, np.ndarray]:
     if lk.dag != dag:
         lk.goto(dag, max_edits=8)
     return lk, rows
-
-
-def order_rows(lk: LiveKernel, labels: np.ndarray) -> np.ndarray:
-    """Rows by class (clustered inside) when there is a class, else by clustering; computed once per data."""
-    ss = st.session_state
-    key = ss._live[0]
-    if ss.get("_live_order", (None,))[0] != key:
-        K = lk.gram()
-        ss._live_order = (key, class_order(labels, K) if (labels >= 0).any() else cluster_order(K))
-    return ss._live_order[1]
 
 
 def graph_clicked(chart_key: str):

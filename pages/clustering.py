@@ -13,6 +13,9 @@ from bnfk_ui.sections import clustering as sections
 
 ALGOS, TRANSFORMS, NETWORKS = settings.ALGORITHMS, settings.TRANSFORMS, settings.CLUSTER_NETWORKS
 MAX_ROWS = 3000
+#: at most this many rows of the Gram matrix are drawn, evenly spaced along the cluster order (as the Structure
+#: page's live heatmap: a browser takes seconds to draw 1,000 x 1,000 cells); the clustering uses every row
+HEATMAP_ROWS = 400
 CHART = {"displaylogo": False}
 
 
@@ -107,9 +110,15 @@ def page():
                    f"{len(rows):,} of {d.n_rows:,} rows (seed {seed}); with all rows the command line gives the "
                    "same result (`python -m bnfk_core cluster` clusters every row of its CSV).")
         views = _views(setup.K, base_key + (kernel,), tuple(labels.tolist()))
-        fg = fig_clu.cluster_heatmap(setup.K, views["order"], rows, labels, res["n_used"], KERNELS[kernel].label,
+        order = views["order"]
+        drawn = order[np.linspace(0, len(order) - 1, HEATMAP_ROWS).round().astype(int)] \
+            if len(order) > HEATMAP_ROWS else order
+        fg = fig_clu.cluster_heatmap(setup.K, drawn, rows, labels, res["n_used"], KERNELS[kernel].label,
                                      fig_clu.cluster_colors(labels, res["n_used"], true, cls_states))
         st.plotly_chart(fg, key="clu_heat", config=CHART)
+        if len(drawn) < len(order):
+            st.caption(f"{len(drawn):,} of the {len(order):,} rows drawn, evenly spaced along the cluster order "
+                       "(every row is clustered and in the downloads).")
         for col, fig, key in zip(st.columns(2), fig_clu.cluster_maps(views["pca"], rows, labels, res["n_used"], true,
                                                                      cls_states), ("clu_pca_cluster", "clu_pca_label")):
             col.plotly_chart(fig, key=key, config=CHART)

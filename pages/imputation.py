@@ -9,7 +9,7 @@ from bnfk_core.analyses import impute_methods
 from bnfk_core.embed import sample_rows
 from bnfk_core.registry import IMPUTERS, LEARNERS
 from bnfk_core.views.figures import imputation as fig_imp
-from bnfk_ui import common, state
+from bnfk_ui import common, jobs, settings, state
 from bnfk_ui.sections import data as sec_data
 from bnfk_ui.sections import imputation as sec_imp
 
@@ -17,7 +17,7 @@ STRUCTURES = {**{m: LEARNERS[m].label for m in ("tree", "hc", "exact")},
               "auto": "As the thesis: exact up to 20 variables, else hill climbing"}
 RATIOS = [0.1, 0.2, 0.3, 0.4, 0.5]   # the thesis grid: pick all five of each for its 25 settings
 DEFAULT_RATIOS = [0.1, 0.3, 0.5]     # 9 settings x 1 repeat on at most DEFAULT_ROWS rows: a run of a few seconds
-DEFAULT_ROWS = 500
+DEFAULT_ROWS = settings.REPORT_SETTINGS["imp_rows"].default
 MAX_SHOWN_ROWS = 300
 FILL_LABELS = {"median": "the median of the observed values in the bin", "label": "the bin's label"}
 
@@ -63,6 +63,8 @@ if common.start("Imputation"):
         with c3:
             repeats = st.number_input("Repeats per setting", 1, 20, 1, key="imp_repeats")
             seed = st.number_input("Seed", 0, 10**6, 0, key="imp_seed")
+            if "imp_rows" in ss:         # a session file's value (bounded by the settings registry): within the table
+                ss.imp_rows = int(min(max(ss.imp_rows, 2), feat.n_rows))
             n_rows = st.number_input("Rows (sampled with the seed)", 2, feat.n_rows, min(feat.n_rows, DEFAULT_ROWS),
                                      step=100, key="imp_rows", help=f"The default settles in seconds; all "
                                      f"{feat.n_rows:,} rows, every ratio and 10 repeats make the thesis's full run.")
@@ -108,15 +110,6 @@ if common.start("Imputation"):
         d = state.data()
         big = state.streamed() is not None          # a file read in chunks: the sample here, all rows below
         which = "current" if big else st.radio("Network", list(NETWORKS), format_func=NETWORKS.get, key="imp_network")
-        if which == "learn" and (feat.codes < 0).any():
-            with st.spinner("Learning the network from every row…"):
-                m = _learned(feat, feat.fingerprint(), int(ss.get("imp_seed", 0)))
-        else:
-            m = state.model()
-        st.caption(f"Every missing cell of the feature columns is filled with its most probable value under the "
-                   f"{'learned' if which == 'learn' else 'current'} network "
-                   f"({'hc, structural EM' if which == 'learn' else state.structure_label()}, {m.dag.n_arcs} arcs): "
-                   "the exact posterior given the row's observed values.")
         n_missing = sec_data.missing_cells(state.model_features()) if big else int((feat.codes < 0).sum())
         if n_missing == 0:
             msg = "The loaded feature columns have no missing cells."
@@ -124,8 +117,22 @@ if common.start("Imputation"):
                 msg += (" Missing tokens are read as the category '?' under the current loading options; choose "
                         "'are missing values' on the Data page to impute them.")
             st.info(msg)
+        elif not common.asked("Impute the missing cells", "imp_mine_run", d.fingerprint()):
+            st.caption(f"{n_missing:,} missing cells: each is filled with its most probable value under the chosen "
+                       "network, the exact posterior given the row's observed values "
+                       + ("(learning the network by structural EM takes a while on a large table)."
+                          if which == "learn" else "(the network of the Structure page)."))
         else:
             with common.shown_errors():
+                if which == "learn" and (feat.codes < 0).any():
+                    with st.spinner("Learning the network from every row…"), jobs.heavy("learning the network"):
+                        m = _learned(feat, feat.fingerprint(), int(ss.get("imp_seed", 0)))
+                else:
+                    m = state.model()
+                st.caption(f"Every missing cell of the feature columns is filled with its most probable value under "
+                           f"the {'learned' if which == 'learn' else 'current'} network "
+                           f"({'hc, structural EM' if which == 'learn' else state.structure_label()}, "
+                           f"{m.dag.n_arcs} arcs): the exact posterior given the row's observed values.")
                 with st.spinner("Computing the posteriors…"):
                     res = _impute_current(m, m.key(), d, d.fingerprint())
                 rows, stats = res.filled_rows(), res.stats()

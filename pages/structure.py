@@ -74,14 +74,18 @@ if common.start("Structure"):
 
     with common.shown_errors(), st.spinner("Fisher kernel of the current structure (live)…", show_time=True):
         sections.live_panel(feat)
+    # the tabs remember which one is open (a switch re-runs the page, its parts cached), so that the equivalence
+    # class's figure is built and sent only while its tab is shown
     t_learn, t_seg, t_eq, t_land, t_kgv, t_io = st.tabs(
-        ["Learn", "Segment presets", "Equivalence class", "Score landscape", "KGV (mixed data)", "Import / export"])
+        ["Learn", "Segment presets", "Equivalence class", "Score landscape", "KGV (mixed data)", "Import / export"],
+        key="structure_tab", on_change="rerun")
     with t_learn:
         sections.learn_tab(feat)
     with t_seg:
         sections.presets_tab(dg)
     with t_eq:
-        sections.equivalence_tab(dg, cov)
+        if t_eq.open is not False:
+            sections.equivalence_tab(dg, cov)
     with t_land:
         landscape_section.landscape_tab(feat)
     with t_kgv:

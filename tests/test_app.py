@@ -217,7 +217,9 @@ def test_apply_v_segment():
     assert sorted(map(tuple, s["dag"]["arcs"])) == [("crime", "mx-missile"), ("immigration", "mx-missile")]
     assert s["segment"][0] == "v"
     assert any("Applied" in m.value for m in at.success)
-    # the v-structure is compelled: the CPDAG has no reversible edge
+    # the v-structure is compelled: the CPDAG has no reversible edge (its tab draws only while open)
+    at.session_state["structure_tab"] = "Equivalence class"
+    at.run()
     assert {m.label: m.value for m in at.metric}["Reversible edges"] == "0"
 
 

@@ -71,3 +71,63 @@ def test_subcommand_help_registers_that_subcommand_in_full(command, option):
     got = _run(command, "--help")
     assert got["code"] == 0
     assert option in got["help"]
+
+
+# ---------------------------------------------------------------- every subcommand's --help and argument errors
+LIGHT_COMMANDS = [n for m in __import__("bnfk_core.cli.main", fromlist=["COMMANDS"]).COMMANDS
+                  for n in getattr(m, "SUBCOMMANDS", {}) if n != "reproduce"]   # reproduce lists its experiments
+
+
+def _loaded(*argv):
+    """Exit code, stderr and the heavy top-level packages a fresh interpreter imported for ``argv``."""
+    r = subprocess.run([sys.executable, "-c", PROBE, *argv], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    got = json.loads(r.stdout)
+    return got["code"], r.stderr, set(got["loaded"]) & {*HEAVY, "pandas", "networkx"}
+
+
+def test_learn_help_does_not_import_pandas():
+    """The issue's case: ``python -m bnfk_core learn --help`` (its choices come from light name lists)."""
+    r = subprocess.run([sys.executable, "-X", "importtime", "-m", "bnfk_core", "learn", "--help"], cwd=ROOT,
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0 and "--structure" in r.stdout and "hc" in r.stdout, r.stderr[-300:]
+    imported = {line.split("|")[-1].strip() for line in r.stderr.splitlines() if line.startswith("import time:")}
+    assert "pandas" not in imported and "pgmpy" not in imported and "scipy" not in imported
+
+
+@pytest.mark.parametrize("command", LIGHT_COMMANDS)
+def test_every_subcommand_help_is_light(command):
+    code, _, heavy = _loaded(command, "--help")
+    assert code == 0 and not heavy, (command, heavy)
+
+
+@pytest.mark.parametrize("argv, culprit", [
+    (("learn", "x.csv", "--structure", "hc"), "--output"),                 # a required option missing
+    (("cluster", "x.csv", "--transform", "log"), "'log'"),                  # a fixed choice
+    (("kernel", "x.csv", "--seed", "-1"), "--seed"),                        # a bad number
+])
+def test_argument_errors_are_light_and_one_line(argv, culprit):
+    code, err, heavy = _loaded(*argv)
+    assert code == 2 and err.startswith("error: ") and culprit in err and err.count("\n") == 1, err
+    assert not heavy, heavy
+
+
+def test_an_unknown_registry_name_is_still_refused_with_every_choice():
+    code, err, _ = _loaded("learn", "x.csv", "--structure", "magic", "-o", "m.bif")
+    assert code == 2 and "'magic'" in err and "hc" in err and "exact" in err, err
+
+
+def test_light_names_equal_their_sources():
+    """bnfk_core.cli.names copies what the parsers show; every copy equals the module it comes from."""
+    import importlib
+    from bnfk_core import registry
+    from bnfk_core.cli import names
+    for module, constants in names.SOURCES.items():
+        src = importlib.import_module(module)
+        for c in constants:
+            assert getattr(names, c) == getattr(src, c), f"{c} differs from {module}.{c}: update bnfk_core/cli/names.py"
+    for reg in (registry.KERNELS, registry.LEARNERS, registry.SCORES, registry.ESTIMATORS, registry.MISSING_DATA,
+                registry.IMPUTERS, registry.CLUSTERERS, registry.CLASSIFIERS, registry.CRITERIA):
+        assert names.BUILTIN[reg.family] == tuple(reg), \
+            f"the {reg.family} registry changed: update BUILTIN in bnfk_core/cli/names.py"
+    assert names.FEATURE_LEARNERS == registry.feature_learners()
+    assert tuple(names.choices(registry.SCORES)) == tuple(registry.SCORES)    # loaded: the live registry

@@ -97,6 +97,22 @@ def test_kernel_pca_reproduces_centred_kernel():
     assert kernel_pca(np.zeros((0, 0))).shape == (0, 2)
 
 
+def test_kernel_pca_by_lanczos_equals_the_full_eigendecomposition():
+    """From LANCZOS_ROWS rows on the top axes come from ARPACK: the same embedding as numpy's full eigh of J K J."""
+    from bnfk_core.embed import LANCZOS_ROWS
+    rng = np.random.default_rng(5)
+    n = LANCZOS_ROWS + 100
+    X = rng.integers(0, 3, size=(n, 8)).astype(float)
+    K = X @ X.T + rng.normal(size=(n, n)) * 1e-3          # not exactly PSD, not symmetric to the last bit
+    J = np.eye(n) - 1.0 / n
+    Kc = J @ K @ J
+    w, V = np.linalg.eigh(0.5 * (Kc + Kc.T))
+    ref = V[:, ::-1][:, :3] * np.sqrt(w[::-1][:3])
+    ref *= np.sign(ref[np.abs(ref).argmax(axis=0), np.arange(3)])
+    assert np.allclose(kernel_pca(K, 3), ref, atol=1e-8)
+    assert np.array_equal(kernel_pca(K, 3), kernel_pca(K, 3))          # seeded start: the same run twice
+
+
 def test_pair_values():
     K = np.array([[1.0, 2, 3], [2, 1, 4], [3, 4, 1]])
     out = pair_values(K, [0, 0, 1])

@@ -85,6 +85,23 @@ def test_one_missing_value_policy_story():
     assert state.UPLOAD_MISSING_POLICY == "missing"
 
 
+def test_the_heatmap_draws_at_most_heatmap_rows_while_every_row_is_clustered():
+    """Issue 27: 1,000 clustered rows, 400 drawn evenly along the cluster order (the clusters keep their shares)."""
+    import json
+
+    import numpy as np
+
+    HEATMAP_ROWS = 400                              # pages/clustering.py (a page script is not imported)
+    at = _app(clu_rows=435).run()
+    assert not at.exception and not at.error, (at.exception, at.error)
+    labels = np.asarray(at.session_state["clu_result"]["labels"])
+    assert len(labels) == 435 > HEATMAP_ROWS
+    spec = json.loads(at.get("plotly_chart")[0].proto.spec)
+    heat = [t for t in spec["data"] if t.get("type") == "heatmap" and isinstance(t.get("y"), list) and len(t["y"]) > 1]
+    assert heat and all(len(t["y"]) == HEATMAP_ROWS for t in heat)
+    assert any(f"{HEATMAP_ROWS} of the 435 rows drawn" in c.value for c in at.caption)
+
+
 def test_latent_class_algorithm_from_the_registry():
     """The Algorithm radio offers CLUSTERERS' ``lca``: the page's labels are the modal classes of fit_lca on the same
     rows (same seed, starts = the restarts box), its ARI is scikit-learn's on them, and its command line agrees."""

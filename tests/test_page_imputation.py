@@ -28,9 +28,23 @@ def test_benchmark_tab_runs_a_small_grid():
     assert res.matrix("bn").shape == (2, 1) and res.info["variables"] == 4  # class column not imputed
 
 
-def test_impute_tab_fills_missing_cells():
+def test_impute_tab_waits_for_its_button():
+    """Opening the page learns no network and fills no cell (issue 27: heavy work when asked)."""
     at = _app(dataset="house_votes_84", class_column="class", missing_policy="missing").run()
     assert not at.exception and not at.error, (at.exception, at.error)
+    assert not at.metric and not at.get("plotly_chart")
+    assert any("392 missing cells" in c.value for c in at.caption)
+    assert at.button(key="imp_mine_run").label == "Impute the missing cells"
+
+
+def _imputed(at):
+    at.button(key="imp_mine_run").click().run()
+    assert not at.exception and not at.error, (at.exception, at.error)
+    return at
+
+
+def test_impute_tab_fills_missing_cells():
+    at = _imputed(_app(dataset="house_votes_84", class_column="class", missing_policy="missing").run())
     metrics = {m.label: m.value for m in at.metric}
     assert int(metrics["Imputed cells"].replace(",", "")) == 392
     assert len(at.get("plotly_chart")) == 1
@@ -48,8 +62,7 @@ def test_impute_tab_explains_category_policy():
 def test_impute_tab_learns_its_network_as_the_cli_does():
     """'Learn one from this table' (the default) is impute --structure hc: learn_for_imputation's network."""
     from bnfk_core.analyses.impute_methods import learn_for_imputation
-    at = _app(dataset="house_votes_84", class_column="class", missing_policy="missing").run()
-    assert not at.exception and not at.error, (at.exception, at.error)
+    at = _imputed(_app(dataset="house_votes_84", class_column="class", missing_policy="missing").run())
     assert at.radio(key="imp_network").value == "learn"
     cap = " ".join(c.value for c in at.caption)
     from bnfk_core.data import load_csv
@@ -58,5 +71,22 @@ def test_impute_tab_learns_its_network_as_the_cli_does():
                  na_values="default-list").without_class()
     _, model = learn_for_imputation(d, "hc")
     assert f"hc, structural EM, {model.dag.n_arcs} arcs" in cap
-    at.radio(key="imp_network").set_value("current").run()
+    at.radio(key="imp_network").set_value("current").run()     # the same session: no second click
     assert not at.exception and "current network" in " ".join(c.value for c in at.caption)
+
+
+def test_benchmark_rows_are_a_bounded_setting():
+    """imp_rows is in the settings registry, bounded like its widget (from 2 rows); the page clamps a session's
+    value to the table's rows."""
+    import pytest
+    from bnfk_core.settings import REPORT_SETTINGS, check_settings
+    assert REPORT_SETTINGS["imp_rows"].default == 500
+    with pytest.raises(ValueError):
+        REPORT_SETTINGS["imp_rows"].parse(1)
+    with pytest.raises(ValueError):
+        REPORT_SETTINGS["imp_rows"].parse(10**12)
+    assert check_settings({"imp_rows": 10**12})[1]                      # refused with a sentence
+    at = _app(dataset="hayes_roth", class_column="class", missing_policy="missing", imp_rows=10**6).run()
+    assert not at.exception and not at.error, (at.exception, at.error)
+    w = at.number_input(key="imp_rows")
+    assert w.value == w.max == 160                                       # hayes_roth has 160 rows

@@ -87,6 +87,14 @@ def _loaded(big_csv):
     keep = ("dataset", "server_path", "class_column", "missing_policy", "bins", "drop_columns", "structure")
     page = page_app("imputation.py", 180, **{k: at.session_state[k] for k in keep}).run()
     assert_clean(page)
+    return _asked(page)
+
+
+def _asked(page):
+    """'Impute the missing cells' clicked (opening the page imputes nothing, issue 27)."""
+    assert not page.metric
+    page.button(key="imp_mine_run").click().run()
+    assert_clean(page)
     return page
 
 
@@ -189,7 +197,7 @@ def test_a_big_upload_is_completed_too_but_not_written_on_the_server(big_csv, se
                   missing_policy="missing", drop_columns=["id"], stream_rows=10_000).run()
     assert_clean(at)
     assert any("seeded sample of 2,000 rows" in i.value for i in at.info)
-    at.button(key="imp_big_run").click().run()
+    _asked(at).button(key="imp_big_run").click().run()
     assert_clean(at)
     assert not [t for t in at.text_input if t.key == "imp_big_target"]
     data = load_csv(big_csv, model=_model_of(at), class_column="class", drop_columns=["id"])
@@ -205,5 +213,6 @@ def test_a_parquet_file_says_it_is_not_completed(big_csv, tmp_path, monkeypatch)
     at = page_app("imputation.py", 180, dataset="path", server_path=str(pq), class_column="class",
                   missing_policy="missing").run()
     assert_clean(at)
+    _asked(at)
     assert not [b for b in at.button if b.key == "imp_big_run"]
     assert any("big_table.parquet is a Parquet file" in i.value and "export it as CSV" in i.value for i in at.info)

@@ -97,3 +97,15 @@ def test_the_live_heatmap_draws_at_most_draw_rows_while_the_kernel_keeps_every_r
             and isinstance(t.get("y"), list) and len(t["y"]) > 1]
     assert heat and all(len(t["y"]) == DRAW_ROWS for t in heat)
     assert any(f"{DRAW_ROWS} of them drawn" in c.value for c in at.caption)
+
+
+def test_the_equivalence_class_is_drawn_only_while_its_tab_is_open():
+    """Issue 27: the CPDAG figure is not built on the first visit (the Learn tab is open), only when its tab is."""
+    at = page_app("structure.py").run()
+    assert_clean(at)
+    assert not [c for c in at.get("plotly_chart") if c.key == "cpdag_chart"]
+    at.session_state["structure_tab"] = "Equivalence class"
+    at.run()
+    assert_clean(at)
+    assert [c for c in at.get("plotly_chart") if c.key == "cpdag_chart"]
+    assert any(m.label == "Compelled arcs" for m in at.metric)

@@ -5,6 +5,7 @@ import sys
 
 from ..errors import BnfkError
 from ..registry import CLASSIFIERS, CLUSTERERS, KERNELS
+from .names import SCALED_HAMMING, SHIFTS, TRANSFORMS, choices
 from .common import (
     add_data_options,
     add_fisher_model_options,
@@ -55,8 +56,7 @@ def _cmd_classify(args) -> dict:
 
 
 def _kernel_option(p) -> None:
-    from ..kernels import SCALED_HAMMING
-    p.add_argument("--kernel", choices=tuple(KERNELS), default=SCALED_HAMMING, help=f"default {SCALED_HAMMING}")
+    p.add_argument("--kernel", choices=choices(KERNELS), default=SCALED_HAMMING, help=f"default {SCALED_HAMMING}")
 
 
 #: the subcommands this module registers and their one-line help (the top-level --help lists them
@@ -69,14 +69,13 @@ SUBCOMMANDS = {
 
 
 def register(sub) -> None:
-    from ..analyses.cluster import SHIFTS, TRANSFORMS
     p = sub.add_parser("cluster", help=SUBCOMMANDS["cluster"],
                        description="Cluster the rows of DATA.csv with a kernel over the feature columns (the label "
                                    "column is never a feature) and score the clusters against the labels "
                                    "(ARI, AMI, V-measure) and by the kernel-distance silhouette.")
     p.add_argument("data", metavar="DATA.csv")
     _kernel_option(p)
-    p.add_argument("--algorithm", choices=tuple(CLUSTERERS), default="auto",
+    p.add_argument("--algorithm", choices=choices(CLUSTERERS), default="auto",
                    help="auto (default): correlation clustering when the N x N Gram matrix and its work space fit "
                         "--max-memory, else kmeans-features (kernel k-means on the explicit sparse feature map, "
                         "linear memory; fisher, scaled-hamming and hamming kernels); the JSON says which and why. "
@@ -104,7 +103,7 @@ def register(sub) -> None:
                                    "kernel's model is estimated on each training split only.")
     p.add_argument("data", metavar="DATA.csv")
     _kernel_option(p)
-    p.add_argument("--classifier", choices=tuple(CLASSIFIERS), default="svm", help="default svm")
+    p.add_argument("--classifier", choices=choices(CLASSIFIERS), default="svm", help="default svm")
     p.add_argument("--repeats", type=int_at_least(1, 10_000), default=10,
                    help="train/test splits, seeds SEED..SEED+R-1 (default 10)")
     p.add_argument("--test-size", type=float_in(0, 1, low_open=True, high_open=True), default=0.2,

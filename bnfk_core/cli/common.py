@@ -36,6 +36,7 @@ import numpy as np
 from .. import registry
 from ..errors import BnfkError, DataError, bounded
 from ..files import same_file
+from .names import DEFAULT_TIMEOUT, MAX_TIMEOUT, choices, feature_learners
 
 if TYPE_CHECKING:
     from ..session import Session
@@ -157,13 +158,13 @@ def add_fisher_model_options(p: argparse.ArgumentParser, *, structure_default: s
                              structures=None, title: str = "Fisher kernel model", with_model: bool = True) -> None:
     """``--structure/--score/--params/--model``: the network behind the Fisher kernel, learned on the
     feature columns only (the label column is never a feature) unless ``--model`` is given."""
-    structures = tuple(structures or registry.feature_learners())
+    structures = structures or feature_learners()
     g = p.add_argument_group(title)
     g.add_argument("--structure", default=structure_default, choices=structures, metavar="METHOD",
                    help=f"structure-learning method on the feature columns: {', '.join(structures)} "
                         f"(default {structure_default})")
-    g.add_argument("--score", default="qnml", choices=tuple(registry.SCORES), help="structure score (default qnml)")
-    g.add_argument("--params", default="cnml", choices=tuple(registry.ESTIMATORS),
+    g.add_argument("--score", default="qnml", choices=choices(registry.SCORES), help="structure score (default qnml)")
+    g.add_argument("--params", default="cnml", choices=choices(registry.ESTIMATORS),
                    help="CPT estimator (default cnml, as the thesis)")
     if with_model:
         g.add_argument("--model", metavar="M.bif", help="use this network instead of learning one "
@@ -172,7 +173,7 @@ def add_fisher_model_options(p: argparse.ArgumentParser, *, structure_default: s
 
 def add_missing_data_option(p, default: str) -> None:
     """``--missing-data complete-rows|available-case|em``: how structure learning treats missing cells."""
-    p.add_argument("--missing-data", default=default, choices=tuple(registry.MISSING_DATA),
+    p.add_argument("--missing-data", default=default, choices=choices(registry.MISSING_DATA),
                    help="structure from the complete rows, from every row where a family is observed "
                         f"(available-case) or by structural EM; CPTs by EM over the missing cells (default {default})")
 
@@ -186,7 +187,6 @@ def split_list(s: str) -> list[str]:
 def add_streaming_options(p: argparse.ArgumentParser, chunksize_help: str, engine_help: str) -> None:
     """``--chunksize ROWS``, ``--engine local|dask``, ``--scheduler ADDRESS`` and ``--dask-timeout S`` (large
     files)."""
-    from ..stream_dask import DEFAULT_TIMEOUT, MAX_TIMEOUT
     g = p.add_argument_group("streaming (large files)")
     g.add_argument("--chunksize", type=int_at_least(1), default=None, metavar="ROWS", help=chunksize_help)
     g.add_argument("--engine", choices=("local", "dask"), default="local", help=engine_help)

@@ -6,8 +6,8 @@ import os
 import time
 
 from ..errors import BnfkError
-from ..registry import feature_learners
 from .chunks import in_chunks
+from .names import DEFAULT_IMPUTER, DEFAULT_STRUCTURE_MISSING, FILL_NUMERIC, IMPUTE_LEARN, choices, feature_learners
 from .common import (
     add_data_options,
     add_fisher_model_options,
@@ -189,14 +189,12 @@ SUBCOMMANDS = {
 
 def register(sub) -> None:
     from .. import registry
-    from ..analyses.completion import FILL_NUMERIC
-    from ..analyses.impute_methods import DEFAULT_IMPUTER, DEFAULT_STRUCTURE_MISSING, IMPUTE_LEARN
     from ..registry import IMPUTERS
     p = sub.add_parser("impute-benchmark",
                        help=SUBCOMMANDS["impute-benchmark"])
     p.add_argument("data", metavar="DATA.csv")
     p.add_argument("--methods", default="bn,mode,wknn", metavar="M,M",
-                   help=f"comma-separated, from {','.join(IMPUTERS)} (default bn,mode,wknn)")
+                   help=f"comma-separated, from {','.join(choices(IMPUTERS))} (default bn,mode,wknn)")
     p.add_argument("--test-ratio", default="0.1,0.2,0.3,0.4,0.5", metavar="R[,R...]",
                    help="fractions of rows in the test part (default 0.1..0.5)")
     p.add_argument("--missing-ratio", default="0.1,0.2,0.3,0.4,0.5", metavar="R[,R...]",
@@ -219,14 +217,14 @@ def register(sub) -> None:
     g = p.add_mutually_exclusive_group()
     g.add_argument("--model", metavar="M.bif|M.json",
                    help="impute with this fitted network (default: the session's, when DATA is a session file)")
-    g.add_argument("--structure", choices=tuple(feature_learners()), metavar="METHOD",
+    g.add_argument("--structure", choices=feature_learners(), metavar="METHOD",
                    help="learn the network from DATA first (one call): " + ", ".join(feature_learners()))
-    p.add_argument("--score", default=IMPUTE_LEARN["score"], choices=tuple(registry.SCORES),
+    p.add_argument("--score", default=IMPUTE_LEARN["score"], choices=choices(registry.SCORES),
                    help=f"structure score with --structure (default {IMPUTE_LEARN['score']})")
-    p.add_argument("--params", default=IMPUTE_LEARN["params"], choices=tuple(registry.ESTIMATORS),
+    p.add_argument("--params", default=IMPUTE_LEARN["params"], choices=choices(registry.ESTIMATORS),
                    help=f"CPT estimator with --structure (default {IMPUTE_LEARN['params']})")
     add_missing_data_option(p, DEFAULT_STRUCTURE_MISSING)
-    p.add_argument("--method", metavar="M", help=f"with --structure: the imputer, from {', '.join(IMPUTERS)} (default "
+    p.add_argument("--method", metavar="M", help=f"with --structure: the imputer, from {', '.join(choices(IMPUTERS))} (default "
                    f"{DEFAULT_IMPUTER}; bn-em is one structural-EM network, the fast option)")
     p.add_argument("-o", "--output", required=True, metavar="COMPLETED.csv",
                    help="the file with only its missing model cells filled (written atomically)")

@@ -10,6 +10,7 @@ import numpy as np
 from ..errors import BnfkError
 from ..files import atomic_path
 from ..registry import KERNELS
+from .names import FISHER, choices
 from .common import (
     add_data_options,
     add_max_memory,
@@ -59,7 +60,6 @@ def _cmd_kernel(args) -> dict:
 def _kernel_chunked(args, ext, t0) -> dict:
     """``--chunksize``: the N x M Fisher kernel against the fixed set ``--other``, a chunk of DATA's rows at a
     time (.npy: header, then the rows in order; .csv: appended), memory independent of N."""
-    from ..kernels import FISHER
     from ..analyses.rowwise import stream_gram
     from .chunks import read_chunks
     if args.kind != FISHER:
@@ -156,13 +156,12 @@ SUBCOMMANDS = {
 
 
 def register(sub) -> None:
-    from ..kernels import FISHER
     from .chunks import add_chunksize
     p = sub.add_parser("kernel", help=SUBCOMMANDS["kernel"])
     p.add_argument("data", metavar="DATA.csv")
     p.add_argument("--model", metavar="M.bif", help="the network (needed by the Fisher kernel; for the others it "
                                                      "selects the variables)")
-    p.add_argument("--kind", "--kernel", dest="kind", choices=tuple(KERNELS), default=FISHER, help="the kernel")
+    p.add_argument("--kind", "--kernel", dest="kind", choices=choices(KERNELS), default=FISHER, help="the kernel")
     p.add_argument("--other", metavar="DATA2.csv", help="rows of the second argument (default: DATA)")
     p.add_argument("--normalize", action="store_true", help="cosine-normalise: K / sqrt(diag diag)")
     p.add_argument("-o", "--output", required=True, metavar="K.npy|K.csv")

@@ -7,6 +7,7 @@ import json
 from ..errors import BnfkError
 from ..files import atomic_path
 from ..registry import SCORES
+from .names import choices
 from .common import add_data_options, add_quiet, check_output, float_in, input_files, int_at_least, read_data, \
     split_list
 
@@ -52,13 +53,12 @@ SUBCOMMANDS = {
 
 
 def register(sub) -> None:
-    from ..landscape import MAX_LANDSCAPE_VARIABLES
-    from ..metagraph import DEFAULT_C
+    from .names import DEFAULT_C, MAX_LANDSCAPE_VARIABLES
     p = sub.add_parser("landscape", help=SUBCOMMANDS["landscape"])
     p.add_argument("data", metavar="DATA.csv")
     p.add_argument("--variables", required=True, metavar="A,B,C",
                    help=f"the 1 to {MAX_LANDSCAPE_VARIABLES} variables whose DAGs are enumerated (node order)")
-    p.add_argument("--score", default="bdeu", choices=tuple(SCORES),
+    p.add_argument("--score", default="bdeu", choices=choices(SCORES),
                    help="the score the graphs are ranked by (default bdeu; every score is computed)")
     p.add_argument("--ess", type=float_in(0, 1e6, low_open=True), default=1.0,
                    help="equivalent sample size for bdeu (default 1)")

@@ -5,6 +5,7 @@ from ..errors import BnfkError
 from ..files import atomic_path
 from ..registry import ESTIMATORS, LEARNERS, SCORES
 from .chunks import in_chunks
+from .names import DEFAULT_MISSING_DATA, choices
 from .common import (
     add_data_options,
     add_hidden_alias,
@@ -73,19 +74,18 @@ SUBCOMMANDS = {
 
 
 def register(sub) -> None:
-    from ..missing import DEFAULT_MISSING_DATA
     p = sub.add_parser("learn", help=SUBCOMMANDS["learn"])
     p.add_argument("data", metavar="DATA.csv")
-    p.add_argument("--structure", "--method", dest="structure", required=True, choices=tuple(LEARNERS),
+    p.add_argument("--structure", "--method", dest="structure", required=True, choices=choices(LEARNERS),
                    help="structure-learning method")
-    p.add_argument("--score", default="bic", choices=tuple(SCORES), help="score optimised by hc/exact (default bic)")
+    p.add_argument("--score", default="bic", choices=choices(SCORES), help="score optimised by hc/exact (default bic)")
     p.add_argument("--kdb-k", type=int_at_least(0, 64), default=3, metavar="K",
                    help="feature parents per feature for kdb (default 3)")
     add_hidden_alias(p, "--k", "kdb_k", type=int_at_least(0, 64))
     p.add_argument("--max-parents", type=int_at_least(0), default=None, help="in-degree bound for hc and exact")
     p.add_argument("--ess", type=float_in(0, 1e6, low_open=True), default=1.0,
                    help="equivalent sample size for bdeu (default 1)")
-    p.add_argument("--params", choices=tuple(ESTIMATORS), default="smoothed", help="CPT estimator (default smoothed)")
+    p.add_argument("--params", choices=choices(ESTIMATORS), default="smoothed", help="CPT estimator (default smoothed)")
     p.add_argument("--pseudo-count", type=float_in(0, 1e6, low_open=True), default=1.0,
                    help="pseudo-count of smoothed/bdeu (default 1)")
     add_kgv_options(p)

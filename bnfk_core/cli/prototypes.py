@@ -126,7 +126,8 @@ SUBCOMMANDS = {
 
 
 def register(sub) -> None:
-    from ..analyses.prototypes import CRITERIA, SUMMARIZATION_STRUCTURES
+    from ..registry import CRITERIA
+    from .names import SUMMARIZATION_STRUCTURES
     p = sub.add_parser("prototypes", help=SUBCOMMANDS["prototypes"])
     p.add_argument("data", metavar="DATA.csv")
     p.add_argument("--model", metavar="M.bif", help="a fitted model (BIF or JSON)")

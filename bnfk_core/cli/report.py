@@ -19,7 +19,8 @@ import time
 
 from ..errors import BnfkError
 from ..files import atomic_path
-from ..registry import ESTIMATORS, LEARNERS, SCORES, feature_learners
+from ..registry import ESTIMATORS, LEARNERS, SCORES
+from .names import choices, feature_learners
 from .common import (
     add_data_options,
     add_quiet,
@@ -134,11 +135,11 @@ def register(sub) -> None:
     p.add_argument("-o", "--output", required=True, metavar="REPORT.html", help="the HTML file to write")
     g = p.add_argument_group("network (without --model: learned on the feature columns, as the app's default)")
     g.add_argument("--model", metavar="M.bif", help="a fitted model over the feature columns (BIF or JSON)")
-    g.add_argument("--structure", default=None, choices=tuple(feature_learners()), metavar="METHOD",
+    g.add_argument("--structure", default=None, choices=feature_learners(), metavar="METHOD",
                    help=f"structure-learning method: {', '.join(feature_learners())} (default tree, the app's "
                         "Chow-Liu tree; with a session file: learn this instead of the session's network)")
-    g.add_argument("--score", default="bic", choices=tuple(SCORES), help="structure score (default bic)")
-    g.add_argument("--params", default="smoothed", choices=tuple(ESTIMATORS),
+    g.add_argument("--score", default="bic", choices=choices(SCORES), help="structure score (default bic)")
+    g.add_argument("--params", default="smoothed", choices=choices(ESTIMATORS),
                    help="CPT estimator (default smoothed, pseudo-count 1, as the app)")
     g.add_argument("--kdb-k", type=int_at_least(0, 64), default=2, metavar="K",
                    help="feature parents per feature for kdb (default 2, as the app)")

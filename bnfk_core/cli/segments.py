@@ -5,7 +5,8 @@ from __future__ import annotations
 import time
 
 from ..errors import BnfkError
-from ..registry import ESTIMATORS, SCORES, feature_learners
+from ..registry import ESTIMATORS, SCORES
+from .names import choices, feature_learners
 from .common import (
     add_data_options,
     add_quiet,
@@ -94,9 +95,7 @@ SUBCOMMANDS = {
 
 
 def register(sub) -> None:
-    from ..analyses.segments import MAX_CANDIDATES
-    from ..dag import SEGMENT_KINDS
-    from ..kernels import FISHER
+    from .names import FISHER, MAX_CANDIDATES, SEGMENT_KINDS
     p = sub.add_parser("segment-table", help=SUBCOMMANDS["segment-table"],
                        description="For each agreement case of the segment's variables between two rows: the "
                                    "thesis's formula, its value under the fitted network, the measured sum of "
@@ -109,7 +108,7 @@ def register(sub) -> None:
     p.add_argument("--model", metavar="M.bif", help="base network (the segment is applied onto it)")
     p.add_argument("--structure", choices=feature_learners(),
                    metavar="METHOD", help="learn the base network on the feature columns (default: empty)")
-    p.add_argument("--score", default="qnml", choices=tuple(SCORES), help="score for --structure (default qnml)")
+    p.add_argument("--score", default="qnml", choices=choices(SCORES), help="score for --structure (default qnml)")
     p.add_argument("--pseudo-count", type=float_in(0, 1e6, low_open=True), default=1.0,
                    help="CPT pseudo-count (default 1)")
     add_data_options(p)
@@ -129,7 +128,7 @@ def register(sub) -> None:
     p.add_argument("--kernel", choices=(FISHER,), default=FISHER)
     p.add_argument("--clusters", type=int_at_least(1), metavar="N", help="number of clusters (default: number of labels)")
     p.add_argument("--restarts", type=int_at_least(1, 100_000), default=25, help="correlation-clustering restarts (default 25)")
-    p.add_argument("--params", choices=tuple(ESTIMATORS), default="ml",
+    p.add_argument("--params", choices=choices(ESTIMATORS), default="ml",
                    help="CPT estimator (default ml: the empty network is then exactly scaled-Hamming)")
     p.add_argument("--candidates", action="store_true", help="list every candidate arc's ARI per step")
     p.add_argument("--max-candidates", type=int_at_least(1, 10**7), default=MAX_CANDIDATES, metavar="M",

@@ -27,20 +27,25 @@ def cli_command(kernel: str, algo: str, k: int) -> str:
 
 
 def downloads(d, rows, labels, res: dict, contingency, heatmap, base: str) -> None:
-    """Download buttons of one clustering: assignments, contingency table (if any), result JSON, heatmap."""
-    assign = d.frame.iloc[rows].assign(row=rows, cluster=labels)[["row", "cluster"] + list(d.variables)]
+    """Download buttons of one clustering: assignments, contingency table (if any), result JSON, heatmap (each file
+    written when its button is clicked, not on every page run)."""
+    def assignments() -> bytes:
+        assign = d.frame.iloc[rows].assign(row=rows, cluster=labels)[["row", "cluster"] + list(d.variables)]
+        return assign.to_csv(index=False).encode("utf-8")
+
+    def summary() -> bytes:
+        out = {k: v for k, v in res.items() if k != "labels"} | {"rows": rows.tolist()}
+        return json.dumps(out, indent=1, default=float).encode("utf-8")
+
     dl = st.columns(4)
     with dl[0]:
-        common.download("Assignments (CSV)", assign.to_csv(index=False).encode("utf-8"), f"{base}.csv",
-                        "text/csv", key="dl_clu_assign")
+        common.download("Assignments (CSV)", assignments, f"{base}.csv", "text/csv", key="dl_clu_assign")
     if contingency is not None:
         with dl[1]:
-            common.download("Contingency (CSV)", contingency.to_csv().encode("utf-8"), f"{base}_contingency.csv",
-                            "text/csv", key="dl_clu_cont")
+            common.download("Contingency (CSV)", lambda: contingency.to_csv().encode("utf-8"),
+                            f"{base}_contingency.csv", "text/csv", key="dl_clu_cont")
     with dl[2]:
-        summary = {k: v for k, v in res.items() if k != "labels"} | {"rows": rows.tolist()}
-        common.download("Result (JSON)", json.dumps(summary, indent=1, default=float).encode("utf-8"),
-                        f"{base}.json", "application/json", key="dl_clu_json")
+        common.download("Result (JSON)", summary, f"{base}.json", "application/json", key="dl_clu_json")
     with dl[3]:
         common.download_figure(heatmap, f"{base}_heatmap", "Heatmap (HTML)")
 
