@@ -183,10 +183,7 @@ class ServePolicy:
         shown = echo(self.relative(target))
         fd, tmp = tempfile.mkstemp(prefix=".bnfk-", suffix=".part", dir=os.path.dirname(target))
         try:
-            with os.fdopen(fd, "wb") as out, open(source, "rb") as src:
-                shutil.copyfileobj(src, out, 1 << 20)
-                out.flush()
-                os.fsync(out.fileno())
+            _copy_synced(source, fd)
             if replace:
                 os.replace(tmp, target)
             else:
@@ -203,6 +200,14 @@ class ServePolicy:
         return target
 
 
+def _copy_synced(source: str, fd: int) -> None:
+    """Copy the file ``source`` into the open descriptor ``fd`` (closed afterwards) and sync it to disk."""
+    with os.fdopen(fd, "wb") as out, open(source, "rb") as src:
+        shutil.copyfileobj(src, out, 1 << 20)
+        out.flush()
+        os.fsync(out.fileno())
+
+
 def _place_new(tmp: str, target: str) -> None:
     """Put the finished file ``tmp`` at ``target`` only if nothing is there (FileExistsError otherwise):
     ``os.link`` where the file system has hard links, else an exclusive create (``O_EXCL``) and a copy, so
@@ -217,10 +222,7 @@ def _place_new(tmp: str, target: str) -> None:
             raise
     fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o644)
     try:
-        with os.fdopen(fd, "wb") as out, open(tmp, "rb") as src:
-            shutil.copyfileobj(src, out, 1 << 20)
-            out.flush()
-            os.fsync(out.fileno())
+        _copy_synced(tmp, fd)
     except BaseException:
         with contextlib.suppress(OSError):
             os.remove(target)
