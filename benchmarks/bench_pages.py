@@ -118,19 +118,24 @@ def one_page(page: str, csv: str, timeout: float, root: Path = ROOT) -> dict:
 #: visit or None, text shown once its analysis is drawn)
 BROWSER_PAGES = (("Structure", "Fisher kernel, live", None, None),
                  ("Clustering", "Clusters used", None, None),
+                 ("Kernel", "Distribution and map", None, None),
+                 ("Segments lab", "rows in the same order in all three", None, None),
                  ("Prototypes", "Subset size k", "Find prototypes", "MMD of the subset"),
                  ("Imputation", "runs per method", "Run the benchmark", "Macro averages"))
 
 
-def browser_times(csv: Path, timeout: float, root: Path = ROOT) -> dict:
+def browser_times(csv: Path, timeout: float, root: Path = ROOT, only: str = "") -> dict:
     """A real browser (headless Chromium): upload ``csv`` on the home page (not timed), then for each page of
     :data:`BROWSER_PAGES` the time from the navigation click, and from its button's click, until the
-    Running/Stop widget is gone and the charts are drawn."""
+    Running/Stop widget is gone and the charts are drawn (every plotly chart has its SVG); ``only``: a
+    comma-separated subset of the navigation links."""
     sys.path.insert(0, str(root / "tests"))       # its streamlit_server serves the app of ``root``
     from browser_helpers import streamlit_server
     from playwright.sync_api import sync_playwright
 
     idle = "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')"
+    drawn_js = ("() => [...document.querySelectorAll('[data-testid=\"stPlotlyChart\"]')]"
+                ".every(c => c.querySelector('.main-svg'))")
 
     def settle(page, text: str | None = None) -> None:
         """Until ``text`` is shown and the Running/Stop widget is gone (it appears a moment after a click)."""
@@ -138,6 +143,7 @@ def browser_times(csv: Path, timeout: float, root: Path = ROOT) -> dict:
             page.get_by_text(text).first.wait_for(timeout=timeout * 1000)
         page.wait_for_timeout(300)
         page.wait_for_function(idle, timeout=timeout * 1000)
+        page.wait_for_function(drawn_js, timeout=timeout * 1000)
 
     out: dict = {}
     with streamlit_server("bench_pages.log") as (url, _proc), sync_playwright() as p:
@@ -153,7 +159,10 @@ def browser_times(csv: Path, timeout: float, root: Path = ROOT) -> dict:
             .set_input_files(str(csv))
         page.get_by_text(f"Loaded {csv.name}").first.wait_for(timeout=timeout * 1000)
         settle(page)
+        wanted = {w.strip() for w in only.split(",") if w.strip()}
         for link, drawn, button, done in BROWSER_PAGES:
+            if wanted and link not in wanted:
+                continue
             t0 = time.perf_counter()
             try:
                 page.get_by_role("link", name=link, exact=True).first.click()
@@ -175,7 +184,7 @@ def browser_times(csv: Path, timeout: float, root: Path = ROOT) -> dict:
 def _child(args, csv: Path, root: Path, what: str) -> dict:
     """One fresh process timing ``what`` (a page file, or 'browser') of the app in ``root``; its JSON result."""
     cmd = [sys.executable, __file__, "--csv", str(csv), "--timeout", str(args.timeout), "--app-root", str(root)]
-    cmd += ["--browser-only"] if what == "browser" else ["--one", what]
+    cmd += ["--browser-only", "--browser-pages", args.browser_pages] if what == "browser" else ["--one", what]
     limit = 20 * args.timeout if what == "browser" else 2 * args.timeout + 60
     try:
         stdout = subprocess.run(cmd, capture_output=True, text=True, timeout=limit, cwd=ROOT).stdout
@@ -234,6 +243,8 @@ def main() -> None:
                     help="comma-separated page names ('' for none)")
     ap.add_argument("--timeout", type=float, default=120, help="seconds a page may take before it is stopped")
     ap.add_argument("--browser", action="store_true", help="also time a few pages in headless Chromium")
+    ap.add_argument("--browser-pages", default="",
+                    help="comma-separated navigation links to time in the browser (default: all of BROWSER_PAGES)")
     ap.add_argument("--repeats", type=int, default=3, help="fresh processes per page (the median is reported)")
     ap.add_argument("--baseline", help="another checkout of the app to time the same way, in turn with this one")
     ap.add_argument("--one", help=argparse.SUPPRESS)
@@ -244,7 +255,7 @@ def main() -> None:
     if args.one or args.browser_only:            # a child process: one page (or the browser run), JSON on stdout
         root = Path(args.app_root).resolve()
         res = one_page(args.one, args.csv, args.timeout, root) if args.one else \
-            browser_times(Path(args.csv), args.timeout, root)
+            browser_times(Path(args.csv), args.timeout, root, args.browser_pages)
         print(json.dumps(res), flush=True)
         os._exit(0)                                  # a timed-out script run's thread would keep the process
     csv = Path(args.csv) if args.csv else _sample_csv(RESULTS / "_alarm_sample.csv")

@@ -16,7 +16,7 @@ import streamlit as st
 from bnfk_core.errors import BnfkError
 from bnfk_core.limits import memory_limit_set
 
-from . import state
+from . import state, warmup
 
 #: (section, file, title, icon, url path); the first page is the default
 PAGES = (
@@ -51,6 +51,7 @@ def run() -> None:
     st.set_page_config(page_title="bnfk — Fisher kernels of Bayesian networks", page_icon=":material/hub:",
                        layout="wide")
     nav = navigation()
+    warmup.start()           # once per process: compiled clustering, export check (bnfk_ui.warmup)
     token = _IN_FRAME.set(True)
     try:
         with memory_limit_set(state.memory_limit_bytes()):   # the sidebar's memory setting, for this run
