@@ -137,13 +137,24 @@ def browser_times(csv: Path, timeout: float, root: Path = ROOT, only: str = "") 
     drawn_js = ("() => [...document.querySelectorAll('[data-testid=\"stPlotlyChart\"]')]"
                 ".every(c => c.querySelector('.main-svg'))")
 
-    def settle(page, text: str | None = None) -> None:
-        """Until ``text`` is shown and the Running/Stop widget is gone (it appears a moment after a click)."""
+    quiet = f"() => ({idle})() && ({drawn_js})()"
+
+    def settle(page, text: str | None = None, hold: float = 0.5) -> float:
+        """Until ``text`` is shown, the Running/Stop widget is gone (it appears a moment after a click) and every
+        chart is drawn, and this has held for ``hold`` seconds; the moment it began to hold (perf_counter)."""
         if text:
             page.get_by_text(text).first.wait_for(timeout=timeout * 1000)
-        page.wait_for_timeout(300)
-        page.wait_for_function(idle, timeout=timeout * 1000)
-        page.wait_for_function(drawn_js, timeout=timeout * 1000)
+        deadline, since = time.perf_counter() + timeout, None
+        while time.perf_counter() < deadline:
+            now = time.perf_counter()
+            if page.evaluate(quiet):
+                since = since or now
+                if now - since >= hold:
+                    return since
+            else:
+                since = None
+            page.wait_for_timeout(25)
+        raise TimeoutError(f"the page did not settle within {timeout:.0f} s")
 
     out: dict = {}
     with streamlit_server("bench_pages.log") as (url, _proc), sync_playwright() as p:
@@ -166,13 +177,11 @@ def browser_times(csv: Path, timeout: float, root: Path = ROOT, only: str = "") 
             t0 = time.perf_counter()
             try:
                 page.get_by_role("link", name=link, exact=True).first.click()
-                settle(page, drawn)
-                out[f"{link}: first visit"] = time.perf_counter() - t0
+                out[f"{link}: first visit"] = settle(page, drawn) - t0
                 if button:
                     t0 = time.perf_counter()
                     page.get_by_role("button", name=button).first.click()
-                    settle(page, done)
-                    out[f"{link}: {button}"] = time.perf_counter() - t0
+                    out[f"{link}: {button}"] = settle(page, done) - t0
             except Exception as exc:  # noqa: BLE001 - a step past the timeout: recorded, the next page goes on
                 out[f"{link}: stopped"] = f"> {timeout:.0f} s ({type(exc).__name__})"
                 page.goto(url, wait_until="domcontentloaded")
