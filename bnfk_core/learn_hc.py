@@ -164,8 +164,13 @@ def _climb(scorer: LocalScorer, n: int, priority: np.ndarray, *, max_parents, ta
     prio = priority.reshape(3, n, n)
     no_loop = ~np.eye(n, dtype=bool)
 
+    # a LocalScorer's cache read directly (its key: child, sorted parents): the climb asks ~40 scores per move
+    cache = scorer.cache if isinstance(scorer, LocalScorer) else {}
+
     def local(v, ps) -> float:
-        return scorer(v, tuple(ps))
+        key = (v, tuple(sorted(ps)))
+        val = cache.get(key)
+        return scorer(v, key[1]) if val is None else val
 
     def refresh_flip(x: int, y: int) -> None:
         px, py = parents[x], parents[y]
