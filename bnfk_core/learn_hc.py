@@ -247,7 +247,12 @@ def _climb(scorer: LocalScorer, n: int, priority: np.ndarray, *, max_parents, ta
             changed = (x, y)
         if path is not None:
             path.append((("+", "-", "flip")[kind], x, y))
-        R = _reachability(children)
+        if kind == 0:   # a new arc x -> y: x and its ancestors now reach y and its descendants (no path is lost)
+            up, down = R[:, x].copy(), R[y].copy()
+            up[x] = down[y] = True
+            R = R | np.outer(up, down)
+        else:
+            R = _reachability(children)
         for c in changed:
             refresh_child(c)
     return [tuple(sorted(p)) for p in parents]
