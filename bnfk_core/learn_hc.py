@@ -164,8 +164,13 @@ def _climb(scorer: LocalScorer, n: int, priority: np.ndarray, *, max_parents, ta
     prio = priority.reshape(3, n, n)
     no_loop = ~np.eye(n, dtype=bool)
 
+    # a LocalScorer's cache read directly (its key: child, sorted parents): the climb asks ~40 scores per move
+    cache = scorer.cache if isinstance(scorer, LocalScorer) else {}
+
     def local(v, ps) -> float:
-        return scorer(v, tuple(ps))
+        key = (v, tuple(sorted(ps)))
+        val = cache.get(key)
+        return scorer(v, key[1]) if val is None else val
 
     def refresh_flip(x: int, y: int) -> None:
         px, py = parents[x], parents[y]
@@ -242,7 +247,12 @@ def _climb(scorer: LocalScorer, n: int, priority: np.ndarray, *, max_parents, ta
             changed = (x, y)
         if path is not None:
             path.append((("+", "-", "flip")[kind], x, y))
-        R = _reachability(children)
+        if kind == 0:   # a new arc x -> y: x and its ancestors now reach y and its descendants (no path is lost)
+            up, down = R[:, x].copy(), R[y].copy()
+            up[x] = down[y] = True
+            R = R | np.outer(up, down)
+        else:
+            R = _reachability(children)
         for c in changed:
             refresh_child(c)
     return [tuple(sorted(p)) for p in parents]

@@ -4,8 +4,7 @@ import json
 
 import streamlit as st
 
-from bnfk_core.analyses import completion, impute_benchmark
-from bnfk_core.analyses import impute_methods
+from bnfk_core.analyses import completion, impute_benchmark, impute_methods
 from bnfk_core.embed import sample_rows
 from bnfk_core.registry import IMPUTERS, LEARNERS
 from bnfk_core.views.figures import imputation as fig_imp
@@ -18,12 +17,6 @@ STRUCTURES = {**{m: LEARNERS[m].label for m in ("tree", "hc", "exact")},
 RATIOS = [0.1, 0.2, 0.3, 0.4, 0.5]   # the thesis grid: pick all five of each for its 25 settings
 DEFAULT_RATIOS = [0.1, 0.3, 0.5]     # 9 settings x 1 repeat on at most DEFAULT_ROWS rows: a run of a few seconds
 DEFAULT_ROWS = settings.REPORT_SETTINGS["imp_rows"].default
-MAX_SHOWN_ROWS = 300
-FILL_LABELS = {"median": "the median of the observed values in the bin", "label": "the bin's label"}
-
-
-NETWORKS = {"learn": "Learn one from this table (as `impute --structure hc`: structural EM on every row, qNML + cNML)",
-            "current": "The current network"}
 
 
 @st.cache_resource(show_spinner=False, max_entries=8)
@@ -109,8 +102,12 @@ if common.start("Imputation"):
     with t_mine:
         d = state.data()
         big = state.streamed() is not None          # a file read in chunks: the sample here, all rows below
-        which = "current" if big else st.radio("Network", list(NETWORKS), format_func=NETWORKS.get, key="imp_network")
+        offered = sec_imp.IMPUTERS_OFFERED
+        which = "current" if big else st.radio("Imputer", list(offered), format_func=offered.get, key="imp_network")
+        if not big:
+            st.caption(sec_imp.ORDER_NOTE)
         n_missing = sec_data.missing_cells(state.model_features()) if big else int((feat.codes < 0).sum())
+        seed = int(ss.get("imp_seed", 0))
         if n_missing == 0:
             msg = "The loaded feature columns have no missing cells."
             if ss.missing_policy == "category":
@@ -119,40 +116,31 @@ if common.start("Imputation"):
             st.info(msg)
         elif not common.asked("Impute the missing cells", "imp_mine_run", d.fingerprint()):
             st.caption(f"{n_missing:,} missing cells: each is filled with its most probable value under the chosen "
-                       "network, the exact posterior given the row's observed values "
-                       + ("(learning the network by structural EM takes a while on a large table)."
-                          if which == "learn" else "(the network of the Structure page)."))
+                       "imputer, given the row's observed values "
+                       + ("(the network of the Structure page)." if which == "current" else
+                          "(learning from every row takes a while on a large table)."))
         else:
             with common.shown_errors():
-                if which == "learn" and (feat.codes < 0).any():
-                    with st.spinner("Learning the network from every row…"), jobs.heavy("learning the network"):
-                        m = _learned(feat, feat.fingerprint(), int(ss.get("imp_seed", 0)))
+                if which in IMPUTERS:                # the registry's imputer, as impute DATA --structure hc does
+                    with st.spinner(f"{IMPUTERS[which].label}: learning from every row…"), \
+                            jobs.heavy(f"imputing with {which}"):
+                        res = sec_imp.imputed_by(feat, feat.fingerprint(), which, seed)
+                    st.caption(f"Every missing cell of the feature columns is filled with its most probable value "
+                               f"under {IMPUTERS[which].label} ({IMPUTERS[which].description}): "
+                               + "; ".join(res.imputation.notes[:1]) + ".")
                 else:
-                    m = state.model()
-                st.caption(f"Every missing cell of the feature columns is filled with its most probable value under "
-                           f"the {'learned' if which == 'learn' else 'current'} network "
-                           f"({'hc, structural EM' if which == 'learn' else state.structure_label()}, "
-                           f"{m.dag.n_arcs} arcs): the exact posterior given the row's observed values.")
-                with st.spinner("Computing the posteriors…"):
-                    res = _impute_current(m, m.key(), d, d.fingerprint())
-                rows, stats = res.filled_rows(), res.stats()
-                c1, c2, c3 = st.columns(3)
-                c1.metric("Imputed cells", f"{stats['cells']:,}")
-                c2.metric("Rows with imputed cells", f"{stats['rows']:,}")
-                c3.metric("Mean probability of the filled value", f"{stats['mean_probability']:.3f}")
-                if big:
-                    st.caption(f"The sample's {stats['cells']:,} imputed cells; the completed file of all rows is "
-                               "below.")
-                if len(rows) > MAX_SHOWN_ROWS:
-                    st.caption(f"Showing the first {MAX_SHOWN_ROWS} of {len(rows):,} rows with imputed cells.")
-                shown = rows[:MAX_SHOWN_ROWS]
-                P, dist = res.cell_probabilities(shown)
-                cells = res.data.frame.iloc[shown][list(res.data.variables)].to_numpy(dtype=object)
-                st.plotly_chart(fig_imp.imputed_cells_figure(cells, res.data.variables, shown, P, dist),
-                                key="imp_cells", config={"displaylogo": False})
-                st.caption("Coloured cells were imputed (darker = less certain); hover for the distribution.")
-                fill = st.radio("Filled cells of discretized numeric columns hold", list(completion.FILL_NUMERIC),
-                                horizontal=True, key="imp_fill", format_func=FILL_LABELS.get)
+                    if which == "learn" and (feat.codes < 0).any():
+                        with st.spinner("Learning the network from every row…"), jobs.heavy("learning the network"):
+                            m = _learned(feat, feat.fingerprint(), seed)
+                    else:
+                        m = state.model()
+                    st.caption(f"Every missing cell of the feature columns is filled with its most probable value "
+                               f"under the {'learned' if which == 'learn' else 'current'} network "
+                               f"({'hc, structural EM' if which == 'learn' else state.structure_label()}, "
+                               f"{m.dag.n_arcs} arcs): the exact posterior given the row's observed values.")
+                    with st.spinner("Computing the posteriors…"):
+                        res = _impute_current(m, m.key(), d, d.fingerprint())
+                fill = sec_imp.filled_cells_view(res, big)
                 if big:
                     sec_imp.big_file_panel(m, fill)
                 else:

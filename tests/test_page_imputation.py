@@ -90,3 +90,41 @@ def test_benchmark_rows_are_a_bounded_setting():
     assert not at.exception and not at.error, (at.exception, at.error)
     w = at.number_input(key="imp_rows")
     assert w.value == w.max == 160                                       # hayes_roth has 160 rows
+
+
+def _hv_features():
+    from bnfk_core.data import load_csv
+    from apptest_helpers import ROOT
+    return load_csv(ROOT / "sample_data" / "house_votes_84.csv", class_column="class",
+                    na_values="default-list").without_class()
+
+
+def test_impute_tab_offers_the_cli_default_imputer_and_fills_as_impute_table():
+    """The registry's DEFAULT_IMPUTER ('stack', what impute --structure hc runs) is offered, labelled from the
+    registry; its filled cells are impute_table's, computed here directly; the downloads are there."""
+    import json
+
+    import numpy as np
+
+    from bnfk_core.analyses.impute_methods import DEFAULT_IMPUTER, impute_table
+    from bnfk_core.registry import IMPUTERS
+    at = _app(dataset="house_votes_84", class_column="class", missing_policy="missing").run()
+    radio = at.radio(key="imp_network")
+    assert DEFAULT_IMPUTER in radio.options or IMPUTERS[DEFAULT_IMPUTER].label in " ".join(radio.options)
+    radio.set_value(DEFAULT_IMPUTER).run()
+    at = _imputed(at)
+    ref = impute_table(_hv_features(), DEFAULT_IMPUTER, "hc", seed=0)
+    metrics = {m.label: m.value for m in at.metric}
+    assert int(metrics["Imputed cells"].replace(",", "")) == int(ref.imputed.sum()) == 392
+    assert any("internal validation" in c.value for c in at.caption)
+    trace = json.loads(at.get("plotly_chart")[0].proto.spec)["data"][0]
+    rows = [int(r) for r in trace["y"]]
+    assert rows == ref.filled_rows().tolist()          # every row with a filled cell is shown (fewer than 300)
+    names = list(ref.data.variables)
+    cols = [names.index(c) for c in trace["x"]]
+    expect = ref.data.frame.iloc[rows][names].to_numpy(dtype=object)[:, cols]
+    assert [list(map(str, r)) for r in trace["text"]] == [list(map(str, r)) for r in expect]
+    filled = ref.imputed[np.ix_(rows, cols)]
+    assert filled.sum() == 392 and ref.imputation.method == DEFAULT_IMPUTER
+    labels = [b.proto.label for b in at.get("download_button")]
+    assert "Completed data (CSV)" in labels and "Probabilities (CSV)" in labels
