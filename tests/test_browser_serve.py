@@ -81,7 +81,12 @@ def test_reading_outside_the_data_folder_is_refused_alike(served, browser, folde
             page.get_by_test_id("stButton").filter(has_text="Load file").first.click()
             _settle(page)
             # the error is drawn inside the Large files box (which the re-run folds)
-            page.get_by_test_id("stAlertContentError").filter(has_text=OUTSIDE_READ).first.wait_for(state="attached")
+            error = page.get_by_test_id("stAlertContentError").filter(has_text=OUTSIDE_READ).first
+            try:
+                error.wait_for(state="attached", timeout=20_000)
+            except Exception:                 # the folded box is not drawn yet: open it, as a visitor would, to read it
+                page.get_by_text("Large files: a file on the server").first.click()
+                error.wait_for(state="attached")
             assert "hunter2" not in page.content()
         except Exception:
             page.screenshot(path=str(ARTIFACTS / "serve_read_failed.png"), full_page=True)
