@@ -160,7 +160,6 @@ def family_posteriors(model, codes: np.ndarray, families: Sequence[int] | None =
     tree = junction_tree(model)
     if tree is None:
         return _family_posteriors_by_pattern(model, codes, rows_of)
-    cards = model.cardinalities
     incomplete = np.flatnonzero(miss.any(axis=1))
     parts: dict = {i: [] for i in rows_of}
     homes = {tree.family_home[i] for i in rows_of}

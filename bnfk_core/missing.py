@@ -36,7 +36,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from .errors import ModelError
-from .inference import joint_posteriors, log_evidence, missingness_patterns
+from .inference import log_evidence, missingness_patterns
 from .learn import LearnResult, learn_structure
 from .learn_exact import penalty_bounds
 from .model import BayesNet, estimate_cpt, fit

@@ -234,3 +234,11 @@ def test_stack_output_is_the_stored_one(tag):
     for i, (rows, P) in res.imputation.cells.items():
         np.testing.assert_array_equal(rows, ref[f"{tag}_{i}_rows"])
         np.testing.assert_array_equal(P, ref[f"{tag}_{i}_P"])
+
+
+def test_an_unknown_method_name_is_echoed_cut():
+    """A pasted method name of any length comes back in the error cut to about 80 characters."""
+    from bnfk_core.analyses.impute import ImputeError, check_methods
+    with pytest.raises(ImputeError) as exc:
+        check_methods("x" * 5000)
+    assert "Unknown imputation method" in str(exc.value) and len(str(exc.value)) < 400

@@ -41,7 +41,7 @@ import numpy as np
 import pandas as pd
 
 from ..data import CategoricalData
-from ..errors import BnfkError
+from ..errors import BnfkError, shorten
 from ..inference import posterior
 from ..kernels import FISHER, gram
 from ..learn import learn_structure
@@ -357,5 +357,5 @@ def check_methods(methods) -> tuple:
         raise ImputeError("Choose at least one imputation method.")
     for m in methods:
         if m not in IMPUTERS:
-            raise ImputeError(f"Unknown imputation method '{m}'; choose from {', '.join(IMPUTERS)}.")
+            raise ImputeError(f"Unknown imputation method '{shorten(m)}'; choose from {', '.join(IMPUTERS)}.")
     return tuple(dict.fromkeys(methods))

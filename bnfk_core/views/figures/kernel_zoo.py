@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from .base import FONT, plain, plain_all
+from .base import FONT, plain_all
 
 __all__ = ["FISHER_COLOR", "MEASURE_COLOR", "dataset_heatmap", "rank_dot_figure"]
 
