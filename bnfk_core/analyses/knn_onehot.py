@@ -19,6 +19,7 @@ import time
 
 import numpy as np
 
+from ..lca.model import one_hot
 from .impute import Imputation
 
 __all__ = ["knn_onehot_cells", "impute_knn_numpy"]
@@ -38,9 +39,7 @@ def knn_onehot_cells(codes: np.ndarray, cards, k: int = 5, block_entries: int = 
     N, n = codes.shape
     obs = (codes >= 0).astype(np.float64)                                  # (N, n)
     offs = np.concatenate([[0], np.cumsum(cards)])
-    X = np.zeros((N, int(offs[-1])))
-    r, c = np.nonzero(codes >= 0)
-    X[r, offs[c] + codes[r, c]] = 1.0
+    X = one_hot(codes, cards)
     wobs = obs * cards
     freq = []
     for i in range(n):
