@@ -44,6 +44,7 @@ CLICKS = {
                       ("Impute my data (Impute the missing cells)", "button", "imp_mine_run")),
     "prototypes.py": (("Find prototypes (k = 20)", "button", "proto_run"),),
     "segments.py": (),
+    "latent_classes.py": (),
     "results.py": (),
     "kernel_zoo.py": (),
 }
@@ -116,12 +117,17 @@ def one_page(page: str, csv: str, timeout: float, root: Path = ROOT) -> dict:
 
 #: pages timed in the browser: (navigation link, text shown once the visit is drawn, button to click after the
 #: visit or None, text shown once its analysis is drawn)
-BROWSER_PAGES = (("Structure", "Fisher kernel, live", None, None),
+BROWSER_PAGES = (("Home", "Where to go next", None, None),
+                 ("Data", "Preview", None, None),
+                 ("Structure", "Fisher kernel, live", None, None),
                  ("Clustering", "Clusters used", None, None),
                  ("Kernel", "Distribution and map", None, None),
                  ("Segments lab", "rows in the same order in all three", None, None),
                  ("Prototypes", "Subset size k", "Find prototypes", "MMD of the subset"),
-                 ("Imputation", "runs per method", "Run the benchmark", "Macro averages"))
+                 ("Imputation", "runs per method", "Run the benchmark", "Macro averages"),
+                 ("Latent classes", "Identifiability", None, None),
+                 ("Results", "Wall time", None, None),
+                 ("Kernel zoo", "Average ranks", None, None))
 
 
 def browser_times(csv: Path, timeout: float, root: Path = ROOT, only: str = "") -> dict:

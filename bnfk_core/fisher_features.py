@@ -17,7 +17,7 @@ import scipy.sparse as sp
 from .errors import KernelError
 from .inference import cached_family_posteriors, parent_marginals
 
-__all__ = ["row_codes", "check_positive", "feature_offsets", "block_matrix", "FEATURE_CHUNK_ROWS", "iter_features",
+__all__ = ["row_codes", "check_positive", "feature_offsets", "block_matrix", "used_blocks", "DENSE_BLOCK_BYTES", "FEATURE_CHUNK_ROWS", "iter_features",
            "features"]
 
 
@@ -115,6 +115,30 @@ def block_matrix(model, pm, i, codes, rows=None) -> sp.csr_matrix:
         pos[rows] = np.arange(len(rows))
         r_ = pos[r_]
     return sp.csr_matrix((v_, (r_, c_)), shape=(n, model.cpts[i].size))
+
+
+#: :func:`used_blocks` returns dense blocks up to this many bytes in all
+DENSE_BLOCK_BYTES = 64 * 2 ** 20
+
+
+def used_blocks(model, pm, i, *codes, max_bytes: float | None = None) -> tuple[list, bool]:
+    """Block i of the feature map for each code matrix in ``codes``, and whether they are dense.
+
+    Dense arrays over the columns that any of the rows uses (a few dozen: the states of the parent
+    configurations the rows can take), in the same order for every matrix, when they fit ``max_bytes`` --
+    so products run in BLAS and need no densifying; else sparse (rows, q_i r_i) matrices as
+    :func:`block_matrix`.  Either way ``F_x @ F_y.T`` is the same block-i kernel term."""
+    entries = [_block_entries(model, pm, i, c) for c in codes]
+    cols = np.unique(np.concatenate([e[1] for e in entries]))
+    if sum(c.shape[0] for c in codes) * len(cols) * 8 > (DENSE_BLOCK_BYTES if max_bytes is None else max_bytes):
+        return [sp.csr_matrix((v_, (r_, c_)), shape=(c.shape[0], model.cpts[i].size))
+                for c, (r_, c_, v_) in zip(codes, entries)], False
+    out = []
+    for c, (r_, c_, v_) in zip(codes, entries):
+        n, m = c.shape[0], len(cols)
+        flat = r_ * m + np.searchsorted(cols, c_)
+        out.append(np.bincount(flat, weights=v_, minlength=n * m).reshape(n, m))
+    return out, True
 
 
 FEATURE_CHUNK_ROWS = 65_536     # rows of one block of the feature map (about 100 MiB of temporaries for 100 columns)

@@ -29,11 +29,11 @@ import numba
 import numpy as np
 
 from .errors import KernelError
-from .fisher_features import (FEATURE_CHUNK_ROWS, block_matrix, check_positive, feature_offsets, features, iter_features,
+from .fisher_features import (FEATURE_CHUNK_ROWS, check_positive, feature_offsets, features, iter_features, used_blocks,
                               row_codes)
 from .inference import parent_marginals
 from .learn import learn_structure
-from .limits import DEFAULT_MAX_BYTES, guard_gram, guard_tables
+from .limits import DEFAULT_MAX_BYTES, guard_gram, guard_tables, one_blas_thread
 from .model import fit
 from .registry import KERNELS, LEARNERS, KernelSpec, feature_learners
 
@@ -204,8 +204,9 @@ def _fisher_gram(model, X, Y, sym, max_bytes, pm):
         K += c0
     if pairs:
         _scatter_add(K, model, pm, pairs)
-    for i in missing:
-        _add_missing(K, model, pm, i, X, Y, sym)
+    with one_blas_thread():                  # one small product per variable: threads cost more than they save
+        for i in missing:
+            _add_missing(K, model, pm, i, X, Y, sym)
     return K
 
 
@@ -310,17 +311,22 @@ def _scatter_add(K, model, pm, scatter):
 
 
 def _add_missing(K, model, pm, i, X, Y, sym):
-    """Add block i's terms involving rows whose family i has a missing cell (expected features)."""
+    """Add block i's terms involving rows whose family i has a missing cell (expected features).
+
+    K[:, ey] += F_x F_y[ey]^T and K[ex, :] += F_x[ex] F_y^T, less the doubly counted K[ex, ey]; the blocks
+    are dense over their used columns where they fit (:func:`bnfk_core.fisher_features.used_blocks`)."""
     ex = np.flatnonzero(~((model.parent_config(i, X) >= 0) & (X[:, i] >= 0)))
     ey = ex if sym else np.flatnonzero(~((model.parent_config(i, Y) >= 0) & (Y[:, i] >= 0)))
-    Fx = block_matrix(model, pm, i, X)
-    Fy = Fx if sym else block_matrix(model, pm, i, Y)
+    blocks, dense = used_blocks(model, pm, i, X) if sym else used_blocks(model, pm, i, X, Y)
+    Fx = blocks[0]
+    Fy = Fx if sym else blocks[1]
+    out = (lambda A: A) if dense else (lambda A: A.toarray())        # noqa: E731 - a sparse product's result
     if len(ey):
-        K[:, ey] += (Fx @ Fy[ey].T).toarray()
+        K[:, ey] += out(Fx @ Fy[ey].T)
     if len(ex):
-        K[ex, :] += (Fx[ex] @ Fy.T).toarray()
+        K[ex, :] += out(Fx[ex] @ Fy.T)
         if len(ey):
-            K[np.ix_(ex, ey)] -= (Fx[ex] @ Fy[ey].T).toarray()
+            K[np.ix_(ex, ey)] -= out(Fx[ex] @ Fy[ey].T)
 
 
 # ---------------------------------------------------------------------- fitted kernels (the registry's currency)

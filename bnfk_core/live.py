@@ -60,7 +60,7 @@ from .inference import (
 )
 from .fisher_features import block_matrix, check_positive, features
 from .kernels import SCALED_HAMMING, gram
-from .limits import DEFAULT_MAX_BYTES
+from .limits import DEFAULT_MAX_BYTES, one_blas_thread
 from .live_terms import (Edit, TermEntry, add_missing_part, changed_terms, missing_part, run_entries,
                          safe_inverse)
 from .model import BayesNet, cpt_counts, estimate_cpt, fit
@@ -236,11 +236,12 @@ class LiveKernel:
             n_rescaled += 1
         miss_new, miss_old = [], []
         if self.has_missing:
-            for w in range(new.n_vars):
-                if new.cpts[w].shape[1] < 2:
-                    continue
-                miss_new.append(missing_part(new, pm_n, w, self.codes))
-                miss_old.append(missing_part(old, pm_o, w, self.codes))
+            with one_blas_thread():          # many small products: threads cost more than they save
+                for w in range(new.n_vars):
+                    if new.cpts[w].shape[1] < 2:
+                        continue
+                    miss_new.append(missing_part(new, pm_n, w, self.codes))
+                    miss_old.append(missing_part(old, pm_o, w, self.codes))
         for e in entries:
             cnt = np.bincount(e.pc[e.pc >= 0], minlength=e.n_conf)
             pairs += int(np.dot(cnt, cnt))

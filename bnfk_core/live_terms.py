@@ -14,7 +14,7 @@ import numpy as np
 
 from .dag import DAG
 from .errors import StructureError
-from .fisher_features import block_matrix
+from .fisher_features import used_blocks
 from .kernels import pair_arrays, pair_kernel, pair_kernel_serial
 
 __all__ = ["OPS", "Edit", "changed_terms", "safe_inverse", "TermEntry", "PARALLEL_PAIRS", "run_entries",
@@ -152,8 +152,9 @@ def missing_part(model, pm, i, codes):
     ex = np.flatnonzero((codes[:, fam] < 0).any(axis=1))
     if not len(ex):
         return ex, None
-    F = block_matrix(model, pm, i, codes)
-    return ex, (F @ F[ex].T).toarray()
+    (F,), dense = used_blocks(model, pm, i, codes)
+    M = F @ F[ex].T
+    return ex, (M if dense else M.toarray())
 
 
 def add_missing_part(K, ex, M, sign):

@@ -7,15 +7,13 @@ import streamlit as st
 from bnfk_core.analyses import cluster as C
 from bnfk_core.embed import sample_rows
 from bnfk_core.registry import KERNELS
+from bnfk_core.views import figures
 from bnfk_core.views.figures import clustering as fig_clu
 from bnfk_ui import common, settings, state
 from bnfk_ui.sections import clustering as sections
 
 ALGOS, TRANSFORMS, NETWORKS = settings.ALGORITHMS, settings.TRANSFORMS, settings.CLUSTER_NETWORKS
 MAX_ROWS = 3000
-#: at most this many rows of the Gram matrix are drawn, evenly spaced along the cluster order (as the Structure
-#: page's live heatmap: a browser takes seconds to draw 1,000 x 1,000 cells); the clustering uses every row
-HEATMAP_ROWS = 400
 CHART = {"displaylogo": False}
 
 
@@ -111,8 +109,7 @@ def page():
                    "same result (`python -m bnfk_core cluster` clusters every row of its CSV).")
         views = _views(setup.K, base_key + (kernel,), tuple(labels.tolist()))
         order = views["order"]
-        drawn = order[np.linspace(0, len(order) - 1, HEATMAP_ROWS).round().astype(int)] \
-            if len(order) > HEATMAP_ROWS else order
+        drawn = figures.evenly_drawn(order)          # the clustering uses every row
         fg = fig_clu.cluster_heatmap(setup.K, drawn, rows, labels, res["n_used"], KERNELS[kernel].label,
                                      fig_clu.cluster_colors(labels, res["n_used"], true, cls_states))
         st.plotly_chart(fg, key="clu_heat", config=CHART)

@@ -45,11 +45,14 @@ def page():
     K, rows, labels = G.K, G.rows, G.labels
     an = state.kernel_analysis(K, labels, ss.kernel_order, bool(d.class_column))
     title1 = kernel_view.main_title(spec, state.dag().n_arcs)
-    (f1, f2, f3), zmax = fig_kernel.gram_panels(K, K2, an["order"], rows, labels, cls_states, titles=(title1, title2))
+    drawn = figures.evenly_drawn(an["order"])
+    (f1, f2, f3), zmax = fig_kernel.gram_panels(K, K2, drawn, rows, labels, cls_states, titles=(title1, title2))
     for col, fig, key in zip(st.columns(3, gap="small"), (f1, f2, f3), ("gram_main", "gram_second", "gram_diff")):
         with col:
             st.plotly_chart(fig, key=key, config=CHART)
-    st.caption(f"{len(rows):,} rows, ordered {ORDERS[ss.kernel_order]}; colours are centred at 0 and clipped at "
+    st.caption(f"{len(rows):,} rows, ordered {ORDERS[ss.kernel_order]}"
+               + (f" ({len(drawn):,} of them drawn, evenly spaced along that order; every row is in the analysis and "
+                  "the downloads)" if len(drawn) < len(rows) else "") + "; colours are centred at 0 and clipped at "
                f"±{zmax:.3g} (99th percentile of |K|, shared by both kernels) so the diagonal does not swamp them; "
                f"the difference at ±{f3.data[0].zmax:.3g} (99th percentile of its |ΔK|). "
                + ("The strips show the class of each row." if d.class_column else ""))

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st, HealthCheck
 
-from bnfk_core import kernels
+from bnfk_core import fisher_features, kernels
 from bnfk_core.dag import DAG, segment_arcs
 from bnfk_core.data import from_codes
 from bnfk_core.errors import BnfkError, KernelError
@@ -366,6 +366,17 @@ def test_marginalized_kernel_matches_posterior_average(path, model):
     Z = bf.random_rows(model, 6, seed=11)
     assert_close(kernels.gram(model, Z, other=X), brute.gram(Z, X))
     assert_close(kernels.gram(model, X, other=Z), brute.gram(X, Z))
+
+
+@pytest.mark.parametrize("model", MODELS)
+def test_marginalized_kernel_sparse_products_match_the_brute_force_too(path, model, monkeypatch):
+    """The incomplete rows' terms by sparse products (blocks too big for dense copies) equal the brute force."""
+    monkeypatch.setattr(fisher_features, "DENSE_BLOCK_BYTES", 0)
+    brute = bf.BruteFisher(model)
+    X = bf.random_rows(model, 20, seed=8, missing=0.3)
+    Y = bf.random_rows(model, 9, seed=10, missing=0.2)
+    assert_close(kernels.gram(model, X), brute.gram(X))
+    assert_close(kernels.gram(model, X, other=Y), brute.gram(X, Y))
 
 
 def test_marginalized_kernel_explicit_average_over_completions(path):

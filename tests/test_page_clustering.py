@@ -91,7 +91,8 @@ def test_the_heatmap_draws_at_most_heatmap_rows_while_every_row_is_clustered():
 
     import numpy as np
 
-    HEATMAP_ROWS = 400                              # pages/clustering.py (a page script is not imported)
+    from bnfk_core.views.figures import DRAW_ROWS as HEATMAP_ROWS
+
     at = _app(clu_rows=435).run()
     assert not at.exception and not at.error, (at.exception, at.error)
     labels = np.asarray(at.session_state["clu_result"]["labels"])

@@ -86,7 +86,7 @@ def test_a_click_that_makes_a_cycle_is_one_message():
 def test_the_live_heatmap_draws_at_most_draw_rows_while_the_kernel_keeps_every_row():
     import json
 
-    from bnfk_ui.sections.structure import DRAW_ROWS
+    from bnfk_core.views.figures import DRAW_ROWS
 
     at = page_app("structure.py").run()
     assert_clean(at)

@@ -67,6 +67,25 @@ def test_legends_sit_under_the_plot_and_list_each_method_once():
     assert len(names) == len(set(names)) == 4
 
 
+def test_histogram_bars_are_each_groups_share_of_its_pairs():
+    """The pre-counted bars equal a brute-force count: pairs in [lo, hi) of a bin over all the group's pairs."""
+    rng = np.random.default_rng(3)
+    within = {0: rng.normal(1, 1, 400), 1: rng.normal(-1, 0.5, 250)}
+    between = rng.normal(0, 2, 900)
+    pairs = {"all": np.concatenate([within[0], within[1], between]), "within": within, "between": between}
+    fig = base.histogram_figure(pairs, ["a", "b"], title="t")
+    assert [t.type for t in fig.data] == ["bar"] * 3 and [t.name for t in fig.data] == ["within a", "within b",
+                                                                                         "between classes"]
+    for trace, values in zip(fig.data, (within[0], within[1], between)):
+        x, w = np.asarray(trace.x, float), float(trace.width)
+        assert len(x) == 60 and np.allclose(np.diff(x), w)
+        brute = [sum(1 for v in values if a - w / 2 <= v < a + w / 2) / len(values) for a in x]
+        assert np.allclose(np.asarray(trace.y, float), brute, atol=1e-12)
+    lo, hi = np.quantile(pairs["all"], [0.005, 0.995])
+    assert fig.layout.xaxis.range[0] < lo and fig.layout.xaxis.range[1] > hi     # the central 99 % is shown
+    assert len(fig.to_json()) < 60_000                       # 60 numbers a group, not every pair's value
+
+
 def test_contributions_are_one_line_per_variable():
     names = ["a-long-variable-name", "b", "c"]
     k = np.array([0.5, -0.25, 0.0])
@@ -129,7 +148,18 @@ def test_the_preview_shows_missing_cells_empty():
 def test_the_running_indicator_is_shown():
     """client.toolbarMode "minimal" hides the whole toolbar, the Running…/Stop status widget with it."""
     import tomllib
+    from pathlib import Path
 
     from apptest_helpers import ROOT
     config = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())
     assert config["client"]["toolbarMode"] == "viewer"
+
+
+def test_the_served_app_neither_watches_sources_nor_forces_a_full_collection_after_each_run():
+    """Issue 27: Streamlit's source watcher re-scanned every loaded module on the event loop when a page imported a
+    new one, and the forced gc.collect(2) after every run held the GIL for 0.2-0.5 s: both are off."""
+    import tomllib
+    from pathlib import Path
+    cfg = tomllib.loads((Path(__file__).resolve().parents[1] / ".streamlit" / "config.toml").read_text())
+    assert cfg["server"]["fileWatcherType"] == "none"
+    assert cfg["runner"]["postScriptGC"] is False

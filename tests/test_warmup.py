@@ -22,3 +22,15 @@ def test_results_equal_after_the_warm_up():
     warm = correlation_clustering(K, 3, restarts=5, seed=1)
     assert np.array_equal(cold.labels, warm.labels)
     assert warm.cost == cold.cost or abs(warm.cost - cold.cost) < 1e-9 * abs(cold.cost)
+
+
+def test_the_fisher_kernels_compiled_pair_sums_are_loaded_by_the_warm_up():
+    """In a fresh process nothing else has called them: after the warm-up both have a compiled signature."""
+    import subprocess
+    import sys
+    code = ("from bnfk_ui import warmup; from bnfk_core import kernels; "
+            "assert not kernels.pair_kernel.signatures; warmup.start().join(120); "
+            "print(len(kernels.pair_kernel.signatures), len(kernels.pair_kernel_serial.signatures))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.split() == ["1", "1"]

@@ -196,21 +196,15 @@ def _arc_edit(kind: str, u: str, v: str) -> None:
     st.session_state.pop("live_arc", None)
 
 
-#: at most this many rows of the live Gram matrix are drawn (evenly spaced along the plotted order): a browser
-#: draws a 2,000 x 2,000 heatmap (16 MB of numbers) in seconds; the kernel itself keeps every row
-DRAW_ROWS = 400
-
-
 def _drawn(lk, labels: np.ndarray) -> np.ndarray:
-    """Positions of the live rows drawn, in plotted order: at most :data:`DRAW_ROWS` of them, evenly spaced through
+    """Positions of the live rows drawn, in plotted order: at most ``figures.DRAW_ROWS`` of them, evenly spaced through
     the (seeded, random) sample, ordered among themselves by class (clustered inside) or by clustering -- once per
     data (ordering only the drawn rows: 2,000 rows took seconds, 400 take milliseconds)."""
     ss = st.session_state
     key = ss._live[0]
     saved = ss.get("_live_drawn")
     if saved is None or saved[0] != key:
-        n = len(labels)
-        pick = np.linspace(0, n - 1, DRAW_ROWS).round().astype(int) if n > DRAW_ROWS else np.arange(n)
+        pick = figures.evenly_drawn(np.arange(len(labels)))
         K = lk.gram()[np.ix_(pick, pick)]
         sub = labels[pick]
         ss._live_drawn = (key, pick[class_order(sub, K) if (sub >= 0).any() else cluster_order(K)])

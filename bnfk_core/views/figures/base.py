@@ -21,7 +21,7 @@ from bnfk_core.layout import layered_layout
 
 __all__ = ["KERNEL_SCALE", "LEGEND_BELOW", "MISSING_COLOR", "ARC_COLOR", "SEGMENT_COLOR", "COVERED_COLOR", "UNDIRECTED_COLOR",
            "OTHER_COLOR", "FONT", "MAX_CLASS_COLORS", "MAX_BARS", "plain", "plain_all", "bounded_classes", "class_colors",
-           "dag_figure", "kernel_range", "gram_figure", "histogram_figure", "contributions_figure",
+           "dag_figure", "kernel_range", "gram_figure", "DRAW_ROWS", "evenly_drawn", "histogram_figure", "contributions_figure",
            "embedding_figure", "levels_figure"]
 
 KERNEL_SCALE = "RdBu_r"          # diverging, centred at 0 (zmid=0) for every kernel value
@@ -225,6 +225,20 @@ def kernel_range(*Ks: np.ndarray, q: float = 0.99) -> float:
     return z if z > 0 else (float(vals.max()) or 1.0)
 
 
+#: at most this many rows of an N x N heatmap are drawn, evenly spaced along the plotted order: a browser takes
+#: seconds to draw 1,000 x 1,000 cells (a 500 x 500 float32 matrix alone is 1.3 MB of figure); every row stays in
+#: the analysis and the downloads
+DRAW_ROWS = 400
+
+
+def evenly_drawn(order, limit: int = DRAW_ROWS) -> np.ndarray:
+    """``order`` itself, or ``limit`` of its entries evenly spaced along it (first and last kept)."""
+    order = np.asarray(order)
+    if len(order) <= limit:
+        return order
+    return order[np.linspace(0, len(order) - 1, limit).round().astype(int)]
+
+
 def gram_figure(K: np.ndarray, order: np.ndarray, row_ids: np.ndarray, labels: np.ndarray | None = None,
                 class_states: Sequence[str] = (), *, title: str = "", zmax: float | None = None,
                 colorbar_title: str = "K", height: int = 520, colors: dict | None = None) -> go.Figure:
@@ -265,11 +279,19 @@ def gram_figure(K: np.ndarray, order: np.ndarray, row_ids: np.ndarray, labels: n
     return fig
 
 
+def _binned_shares(values, edges: np.ndarray) -> np.ndarray:
+    """Share of ``values`` (all of them, inside the bins or not) in each bin ``[edges[k], edges[k+1])``."""
+    v = np.asarray(values, float)
+    counts = np.histogram(v, bins=edges)[0]
+    return counts / max(v.size, 1)
+
+
 def histogram_figure(pairs: dict, class_states: Sequence[str] = (), *, title: str = "") -> go.Figure:
     """Distribution of kernel values of distinct pairs: within each class (class colours) and between classes.
 
     Each group is normalised to a share of its own pairs (groups differ a lot in size); the x axis
-    shows the central 99% of all values, with shared bins.
+    shows the central 99% of all values, with 60 shared bins.  The bins are counted here and drawn as
+    bars, so the figure carries 60 numbers a group, not every pair's value (500 rows: 124,750 pairs).
     """
     fig = go.Figure()
     allv = np.asarray(pairs["all"], float)
@@ -277,8 +299,15 @@ def histogram_figure(pairs: dict, class_states: Sequence[str] = (), *, title: st
     if hi <= lo:
         lo, hi = lo - 0.5, hi + 0.5
     pad = 0.02 * (hi - lo)
-    bins = dict(start=float(lo - pad), end=float(hi + pad), size=float((hi - lo + 2 * pad) / 60))
-    common = dict(xbins=bins, histnorm="probability", autobinx=False)
+    edges = np.linspace(lo - pad, hi + pad, 61)
+    mids, width = (edges[:-1] + edges[1:]) / 2, float(edges[1] - edges[0])
+    lows, highs = plain_all([f"{e:.4g}" for e in edges[:-1]]), plain_all([f"{e:.4g}" for e in edges[1:]])
+
+    def bars(values, name: str, color: str, opacity: float | None = None) -> go.Bar:
+        return go.Bar(x=mids, y=_binned_shares(values, edges), width=width, name=name, marker_color=color,
+                      opacity=opacity, customdata=np.stack([lows, highs], axis=1),
+                      hovertemplate="K in [%{customdata[0]}, %{customdata[1]}): %{y:.1%}<extra>%{fullData.name}</extra>")
+
     if "within" in pairs and len(class_states):
         within = {int(c): v for c, v in pairs["within"].items() if len(v)}
         codes = np.fromiter(within, dtype=np.int64, count=len(within))
@@ -290,18 +319,16 @@ def histogram_figure(pairs: dict, class_states: Sequence[str] = (), *, title: st
             groups.setdefault(int(g), []).append(within[int(code)])
         for g in sorted(groups):
             s = states[g]
-            fig.add_trace(go.Histogram(x=np.concatenate(groups[g]), name=f"within {plain(s)}", marker_color=colors[s],
-                                       opacity=0.6, **common))
+            fig.add_trace(bars(np.concatenate(groups[g]), f"within {plain(s)}", colors[s], 0.6))
         if len(pairs["between"]):
-            fig.add_trace(go.Histogram(x=pairs["between"], name="between classes", marker_color="#7f7f7f",
-                                       opacity=0.5, **common))
+            fig.add_trace(bars(pairs["between"], "between classes", "#7f7f7f", 0.5))
     else:
-        fig.add_trace(go.Histogram(x=allv, name="all pairs", marker_color=UNDIRECTED_COLOR, **common))
+        fig.add_trace(bars(allv, "all pairs", UNDIRECTED_COLOR))
     fig.add_vline(x=0, line=dict(color="#444", width=1, dash="dot"))
-    fig.update_layout(barmode="overlay", title=plain(title) if title else None, height=460, font=FONT,
+    fig.update_layout(barmode="overlay", bargap=0, title=plain(title) if title else None, height=460, font=FONT,
                       margin=dict(l=10, r=10, t=50 if title else 10, b=10),
                       xaxis=dict(title="K(x, y) of distinct pairs (central 99 %)",
-                                 range=[bins["start"], bins["end"]]),
+                                 range=[float(edges[0]), float(edges[-1])]),
                       yaxis=dict(title="share of the group's pairs", tickformat=".0%"), legend=LEGEND_BELOW)
     return fig
 
