@@ -119,7 +119,7 @@ def one_page(page: str, csv: str, timeout: float, root: Path = ROOT) -> dict:
 #: visit or None, text shown once its analysis is drawn)
 BROWSER_PAGES = (("Home", "Where to go next", None, None),
                  ("Data", "Preview", None, None),
-                 ("Structure", "Fisher kernel, live", None, None),
+                 ("Structure", "Fisher kernel, live", "Add arc", "Added "),
                  ("Clustering", "Clusters used", None, None),
                  ("Kernel", "Distribution and map", None, None),
                  ("Segments lab", "rows in the same order in all three", None, None),

@@ -1,8 +1,9 @@
 """Load once per server process, in a background thread, what a page's first visit would otherwise wait for:
 the Fisher kernel's compiled pair sums (serial and parallel, about 0.3 s from numba's on-disk cache, paid by
 the first Gram matrix: the Structure page's live kernel, the Kernel page), the correlation clustering's
-compiled numba functions (serial and parallel: about 0.5 s, paid on the Clustering page's first visit) and the
-PNG/SVG export check (imports kaleido).
+compiled numba functions (serial and parallel: about 0.5 s, paid on the Clustering page's first visit), the
+PNG/SVG export check (imports kaleido) and Streamlit's emoji pattern (compiled on import, 0.2-0.4 s, by the first
+alert or label with a non-ASCII character, e.g. the Segments lab's first visit).
 
 Started by the router on the app's first script run (the home page, before any data are loaded); it computes
 nothing a page shows, and a failure here only means the page pays the cost itself."""
@@ -39,6 +40,7 @@ def _run() -> None:
             A = rng.normal(size=(n, 3))
             correlation_clustering(A @ A.T, 2, restarts=restarts, seed=0, max_sweeps=1)
         image_export_problem()
+        import streamlit.emojis  # noqa: F401 - compiles the emoji pattern once
     except Exception:  # noqa: BLE001 - a warm-up only: the page loads what it needs itself
         pass
 

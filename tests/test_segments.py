@@ -223,6 +223,37 @@ def test_mi_ranking_triples_match_independent_scores():
         assert list(df.score) == sorted(df.score, reverse=True)
 
 
+@pytest.mark.parametrize("kind", ["a", "v", "full"])
+def test_mi_ranking_triples_with_missing_cells_match_scores_on_the_rows_observed_on_the_three(kind):
+    """The count-table path (cells missing: every triple on its own complete rows) against scikit-learn."""
+    from bnfk_core.data import from_codes
+    rng = np.random.default_rng(5)
+    C = rng.integers(0, 3, size=(300, 5))
+    C[:, 1] = (C[:, 0] + (rng.random(300) < 0.2)) % 3                 # some dependence to rank
+    C[rng.random(C.shape) < 0.15] = -1
+    names = [f"x{i}" for i in range(5)]
+    data = from_codes(C, names, [("a", "b", "c")] * 5)
+    df = segment_information.mi_ranking(data, kind, top=50)
+    assert len(df) == 10                                               # C(5, 3)
+    for r in df.itertuples():
+        T = C[:, [names.index(n) for n in r.variables]]
+        u, v, w = T[(T >= 0).all(axis=1)].T
+        want = {"a": _mi(u, v) + _mi(u, w), "v": _mi(w, _joint(u, v)), "full": _mi(_joint(u, v), w) + _mi(u, v)}
+        assert r.score == pytest.approx(want[kind], abs=1e-10)
+        assert r.mi_uv == pytest.approx(_mi(u, v), abs=1e-10) and r.mi_vw == pytest.approx(_mi(v, w), abs=1e-10)
+
+
+def test_entropy_by_counts_equals_entropy_by_sorting_bit_for_bit():
+    from bnfk_core import stats
+    rng = np.random.default_rng(2)
+    X = rng.integers(0, 4, size=(500, 3))
+    X[rng.random(X.shape) < 0.1] = -1
+    for cols in ([0], [1, 2], [0, 1, 2]):
+        inv, _ = stats._joint_index(X[:, cols])
+        p = np.bincount(inv) / len(inv)
+        assert stats.entropy(X[:, cols]) == float(-(p * np.log(p)).sum())
+
+
 def test_theils_u_and_cramers_v_match_independent_formulas():
     from scipy.stats import entropy
     data = _hv()

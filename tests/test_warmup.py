@@ -24,13 +24,16 @@ def test_results_equal_after_the_warm_up():
     assert warm.cost == cold.cost or abs(warm.cost - cold.cost) < 1e-9 * abs(cold.cost)
 
 
-def test_the_fisher_kernels_compiled_pair_sums_are_loaded_by_the_warm_up():
-    """In a fresh process nothing else has called them: after the warm-up both have a compiled signature."""
+def test_the_fisher_kernels_compiled_pair_sums_and_the_emoji_pattern_are_loaded_by_the_warm_up():
+    """In a fresh process nothing else has called them: after the warm-up both have a compiled signature, and
+    Streamlit's emoji pattern is compiled."""
     import subprocess
     import sys
     code = ("from bnfk_ui import warmup; from bnfk_core import kernels; "
-            "assert not kernels.pair_kernel.signatures; warmup.start().join(120); "
-            "print(len(kernels.pair_kernel.signatures), len(kernels.pair_kernel_serial.signatures))")
+            "import sys; assert not kernels.pair_kernel.signatures and 'streamlit.emojis' not in sys.modules; "
+            "warmup.start().join(120); "
+            "print(len(kernels.pair_kernel.signatures), len(kernels.pair_kernel_serial.signatures), "
+            "'streamlit.emojis' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr[-2000:]
-    assert out.stdout.split() == ["1", "1"]
+    assert out.stdout.split() == ["1", "1", "True"]

@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from ..dag import SEGMENT_KINDS
-from ..stats import collapse, cramers_v, entropy, mutual_information, theils_u
+from ..stats import BINCOUNT_CONFIGS, collapse, cramers_v, entropy, entropy_of_counts, mutual_information, theils_u
 from .segment_tables import SegmentError, feature_columns
 
 __all__ = ["mi_ranking", "collapsed_stats", "default_segment_variables"]
@@ -64,11 +64,9 @@ def mi_ranking(data, kind: str = "single-arc", *, top: int = 10, exclude: Sequen
             if full[i] and full[j] and full[k]:  # the same rows for every entropy: reuse the cached ones
                 h1 = [one[i], one[j], one[k]]
                 h2 = {(0, 1): pair_h(i, j), (0, 2): pair_h(i, k), (1, 2): pair_h(j, k)}
-            else:
-                T = T[(T >= 0).all(axis=1)]
-                h1 = [entropy(T[:, [a]]) for a in range(3)]
-                h2 = {(a, b): entropy(T[:, [a, b]]) for a, b in itertools.combinations(range(3), 2)}
-            h3 = entropy(T)
+                h3 = entropy(T)
+            else:                                # rows observed on the three: one count table, its margins
+                h1, h2, h3 = _triple_entropies(T[(T >= 0).all(axis=1)])
             mi = {ab: max(h1[ab[0]] + h1[ab[1]] - h, 0.0) for ab, h in h2.items()}
 
             def I(a, b):
@@ -93,6 +91,24 @@ def mi_ranking(data, kind: str = "single-arc", *, top: int = 10, exclude: Sequen
     df = pd.DataFrame(out)
     df = df.sort_values("score", ascending=False, kind="stable").head(int(top)).reset_index(drop=True)
     return df
+
+
+def _triple_entropies(T: np.ndarray) -> tuple[list, dict, float]:
+    """Entropies of each column, each pair and all three of the complete rows ``T`` (n x 3), from one count
+    table of the three and its margins -- equal, bit for bit, to :func:`bnfk_core.stats.entropy` of each."""
+    if len(T) == 0:
+        return [0.0] * 3, {ab: 0.0 for ab in itertools.combinations(range(3), 2)}, 0.0
+    r = T.max(axis=0).astype(np.int64) + 1
+    if float(np.prod(r.astype(float))) > max(BINCOUNT_CONFIGS, 4 * len(T)):     # many levels: entropy by entropy
+        return ([entropy(T[:, [a]]) for a in range(3)],
+                {(a, b): entropy(T[:, [a, b]]) for a, b in itertools.combinations(range(3), 2)}, entropy(T))
+    key = (T[:, 0].astype(np.int64) * r[1] + T[:, 1]) * r[2] + T[:, 2]
+    N = np.bincount(key, minlength=int(np.prod(r))).reshape(r)
+    h1 = [entropy_of_counts(N.sum(axis=(1, 2))), entropy_of_counts(N.sum(axis=(0, 2))),
+          entropy_of_counts(N.sum(axis=(0, 1)))]
+    h2 = {(0, 1): entropy_of_counts(N.sum(axis=2)), (0, 2): entropy_of_counts(N.sum(axis=1)),
+          (1, 2): entropy_of_counts(N.sum(axis=0))}
+    return h1, h2, entropy_of_counts(N)
 
 
 def collapsed_stats(data, variables: Sequence[str], label_column: str | None = None) -> pd.DataFrame:
