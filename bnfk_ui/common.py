@@ -124,6 +124,20 @@ def delta(value: float, fmt: str, suffix: str = "", color: str = "normal") -> di
     return {"delta": text + suffix, "delta_color": color}
 
 
+def built_when_open(tab, build, kept: tuple[str, ...] = ()) -> None:
+    """Build a tab's contents only while it is open (``st.tabs(..., on_change="rerun")``: ``tab.open`` is False
+    for the others), so a page sends and draws one tab, not all.  A closed tab's widgets are not drawn, and
+    Streamlit drops an undrawn widget's value: those whose keys start with ``kept`` are stored again, so they
+    are as the user left them when the tab opens again."""
+    if tab.open is not False:
+        with tab:
+            build()
+        return
+    ss = st.session_state
+    for k in [k for k in ss if str(k).startswith(kept)] if kept else ():
+        ss[k] = ss[k]
+
+
 def slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]+", "_", str(text)).strip("_") or "bnfk"
 

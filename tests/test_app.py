@@ -208,6 +208,7 @@ def test_add_remove_reverse_and_undo():
 
 def test_apply_v_segment():
     at = _app("pages/structure.py")
+    at.session_state["structure_tab"] = "Segment presets"     # only the open tab is built
     _button(at, "Start empty").click().run()
     at.selectbox(key="w_seg_kind").set_value("v").run()
     at.multiselect(key="w_seg_vars_v").set_value(["crime", "immigration", "mx-missile"]).run()

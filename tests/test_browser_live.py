@@ -79,3 +79,25 @@ def test_click_driven_arc_edit_undo_and_gallery(server, browser):  # noqa: F811
         RESULTS.write_text(json.dumps({"seconds_click_to_settled": timings, "dataset": "house_votes_84",
                                        "note": "headless Chromium on the test machine; not a pass/fail target"},
                                       indent=1))
+
+
+def test_the_structure_page_builds_the_open_tab_and_keeps_a_closed_tabs_choices(server, browser):
+    """Only the open tab is built (issue 27); Streamlit drops the value of a widget that is not drawn, so the
+    landscape's toggle must be stored again while its tab is closed -- checked here, where the real runtime's
+    clean-up runs (AppTest keeps the value either way)."""
+    page = browser.new_page(viewport={"width": 1280, "height": 800})
+    page.goto(f"{server}/structure", wait_until="domcontentloaded")
+    page.get_by_role("tab", name="Score landscape").click()
+    toggle = page.get_by_text("Show the score landscape")
+    toggle.wait_for(timeout=90_000)
+    toggle.click()
+    page.get_by_text("Variables (2 to").first.wait_for(timeout=90_000)
+    page.get_by_role("tab", name="Learn", exact=True).click()
+    page.get_by_role("button", name="Learn structure").wait_for(timeout=90_000)
+    _settle(page)
+    assert page.get_by_text("Show the score landscape").count() == 0          # the closed tab is not built
+    page.get_by_role("tab", name="Score landscape").click()
+    page.get_by_text("Show the score landscape").wait_for(timeout=90_000)
+    _settle(page)
+    assert page.get_by_text("Variables (2 to").count() == 1                   # still on: its controls are drawn
+    page.close()

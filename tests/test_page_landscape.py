@@ -12,7 +12,7 @@ from bnfk_core.landscape import score_landscape
 
 
 def test_landscape_tab_draws_and_the_slider_redraws():
-    at = page_app("structure.py").run()
+    at = page_app("structure.py", structure_tab="Score landscape").run()
     assert_clean(at)
     assert "land_observe" not in at.session_state           # off until asked for: the page stays fast
     at.toggle(key="land_on").set_value(True).run()
@@ -46,7 +46,7 @@ def test_landscape_tab_draws_and_the_slider_redraws():
 
 
 def test_landscape_tab_all_dags_mode():
-    at = page_app("structure.py", land_on=True).run()
+    at = page_app("structure.py", land_on=True, structure_tab="Score landscape").run()
     at.toggle(key="land_fixed").set_value(False).run()
     assert_clean(at)
     assert at.slider(key="land_observe").max == 542

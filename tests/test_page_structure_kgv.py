@@ -12,7 +12,7 @@ from conftest import SAMPLE_DIR
 
 
 def _tab_on(**state):
-    at = page_app("structure.py", 240, **state).run()
+    at = page_app("structure.py", 240, structure_tab="KGV (mixed data)", **state).run()
     assert_clean(at)
     at.toggle(key="w_kgv_on").set_value(True).run()
     assert_clean(at)
@@ -21,7 +21,6 @@ def _tab_on(**state):
 
 def test_kgv_tab_on_waveform_compares_raw_and_binned_networks():
     at = _tab_on(dataset="waveform_5000", class_column="class", missing_policy="missing")
-    assert "KGV (numbers unbinned)" in at.selectbox(key="w_learn_score").options
     data = load_csv(SAMPLE_DIR / "waveform_5000.csv", class_column="class")
     feat = data.without_class()
     raw = learn_feature_structure(feat, "hc", score="kgv", score_options={"kernel": "gaussian", "kappa": None})
@@ -56,6 +55,9 @@ def test_kgv_tab_on_waveform_compares_raw_and_binned_networks():
     at.button(key="kgv_use_raw").click().run()
     assert_clean(at)
     assert at.session_state["structure"]["label"] == "Hill climbing (KGV, numbers unbinned)"
+    at.session_state["structure_tab"] = "Learn"                   # only the open tab is built
+    at.run()
+    assert "KGV (numbers unbinned)" in at.selectbox(key="w_learn_score").options
 
 
 def test_kgv_tab_without_numeric_columns_says_so_and_learns_with_kgv():

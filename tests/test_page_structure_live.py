@@ -109,3 +109,24 @@ def test_the_equivalence_class_is_drawn_only_while_its_tab_is_open():
     assert_clean(at)
     assert [c for c in at.get("plotly_chart") if c.key == "cpdag_chart"]
     assert any(m.label == "Compelled arcs" for m in at.metric)
+
+
+def test_only_the_open_tab_is_built():
+    """Issue 27: the Structure page builds the open tab only, and a tab's widgets come back with it (that their
+    values survive a closed spell is checked in tests/test_browser_live.py: AppTest keeps them either way)."""
+    at = page_app("structure.py", structure_tab="Score landscape").run()
+    assert_clean(at)
+    at.toggle(key="land_on").set_value(True).run()
+    at.number_input(key="land_seed").set_value(7).run()
+    assert_clean(at)
+    assert not [b for b in at.button if b.label == "Learn structure"]             # the Learn tab is closed
+    at.session_state["structure_tab"] = "Learn"
+    at.run()
+    assert_clean(at)
+    assert [b for b in at.button if b.label == "Learn structure"]
+    assert not [t for t in at.toggle if t.key == "land_on"]                        # not drawn while closed
+    at.session_state["structure_tab"] = "Score landscape"
+    at.run()
+    assert_clean(at)
+    assert at.toggle(key="land_on").value is True and at.number_input(key="land_seed").value == 7
+    assert not at.warning or all("default value" not in w.value for w in at.warning)
