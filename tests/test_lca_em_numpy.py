@@ -82,3 +82,16 @@ def test_screened_starts_and_engine_choice():
     assert em_numpy.use_numpy(300, 14) and not em_numpy.use_numpy(10_000, 100)
     with pytest.raises(LcaError, match="engine"):
         fit_lca(data, 2, 2, 0, engine="jax")
+
+
+def test_reductions_over_the_classes_are_numpys():
+    """The E-step's class-by-class max and sum give numpy's own max / sum over the class axis bit for bit (K < 8)
+    and the same to rounding beyond."""
+    rng = np.random.default_rng(5)
+    for K in range(1, 12):
+        A = np.exp(rng.normal(size=(3, 40, K)) * 20.0)
+        np.testing.assert_array_equal(em_numpy._over_classes(np.maximum, A), A.max(axis=2, keepdims=True))
+        s = em_numpy._over_classes(np.add, A)
+        if K < 8:
+            np.testing.assert_array_equal(s, A.sum(axis=2, keepdims=True))
+        np.testing.assert_allclose(s, A.sum(axis=2, keepdims=True), rtol=1e-14)
