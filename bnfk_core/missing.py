@@ -16,9 +16,7 @@ Three ways to treat missing cells in structure learning (:data:`bnfk_core.regist
     the available-case network; E-step: complete every incomplete row in all ways, weighted by the
     current network's joint posterior of its missing cells (:func:`expected_table`); M-step: search
     the structure on those expected counts, fit its CPTs by EM; keep the new network only when the
-    observed-data score rises (:func:`observed_score`), repeat until it stops rising.  With hill climbing
-    every round climbs once from the current network (its restarts only search the starting network), so
-    the expected score of a round's network is never below the current one's.
+    observed-data score rises (:func:`observed_score`), repeat until it stops rising.
 
 Parameters (every method): EM over the missing cells (:func:`em_parameters`, Dempster, Laird &
 Rubin 1977): theta <- estimator(expected family counts under theta), started from the available-case
@@ -338,7 +336,7 @@ def structural_em(data, method: str = "hc", *, score: str = "bic", params: str =
         table, w = comp.table(model)
         approx = comp.sampled_rows
         scorer = LocalScorer(table, data.cardinalities, score, ess=learn.get("ess", 1.0), weights=w)
-        res = learn_structure(data, method, score=score, seed=seed, scorer=scorer, **_round_options(method, dag, learn))
+        res = learn_structure(data, method, score=score, seed=seed, scorer=scorer, **learn)
         cand_dag = res.dag
         if scorer.total(dag.parent_indices()) >= scorer.total(cand_dag.parent_indices()):
             break  # the expected score does not prefer another DAG: a fixed point
@@ -359,14 +357,6 @@ def structural_em(data, method: str = "hc", *, score: str = "bic", params: str =
     if progress is not None:
         progress(1.0, f"structural EM: done, {dag.n_arcs} arcs")
     return res, model, history
-
-
-def _round_options(method: str, dag, learn: dict) -> dict:
-    """The search options of a structural-EM round: hill climbing climbs once from the current network
-    (Friedman 1998: the search starts at the current model), other methods search as asked."""
-    if str(method).lower() != "hc":
-        return learn
-    return {**learn, "restarts": 0, "start": dag.parent_indices()}
 
 
 def _available_case_scorer(data, score: str, learn: dict) -> AvailableCaseScorer:

@@ -283,30 +283,3 @@ def test_available_case_exact_search_bound_is_valid(score):
     b, sb = exact_search(AvailableCaseScorer(codes, cards, score), prune=False)
     assert sa["optimum"] == pytest.approx(sb["optimum"]) and a == b
     assert sa["pruned"] > 0 or score == "qnml"  # qNML's bound is weak on 120 rows
-
-
-def test_structural_em_rounds_climb_from_the_current_network(monkeypatch):
-    """Friedman (1998): every hill-climbing round starts at the current network, climbs once, and its network's
-    expected score (on that round's expected counts) is never below the current network's."""
-    import bnfk_core.missing as missing_mod
-    cards = [2, 3, 2, 2, 3]
-    truth = random_model(random_dag(5, seed=3, max_parents=2), cards, seed=3)
-    codes = truth.sample(200, seed=3).codes.copy()
-    codes[np.random.default_rng(3).random(codes.shape) < 0.25] = -1
-    data = _data(codes, cards)
-    calls, real = [], missing_mod.learn_structure
-
-    def spy(*args, **kw):
-        res = real(*args, **kw)
-        calls.append((kw.get("start"), kw.get("restarts"), kw["scorer"], res.dag.parent_indices()))
-        return res
-
-    monkeypatch.setattr(missing_mod, "learn_structure", spy)
-    res, model, history = structural_em(data, "hc", score="bic", seed=0, max_rounds=6)
-    assert calls[0][0] is None and len(calls) >= 2
-    accepted = [calls[0][3]]
-    for start, restarts, scorer, got in calls[1:]:
-        assert restarts == 0 and list(start) == list(accepted[-1])
-        assert scorer.total(got) >= scorer.total(start)
-        accepted.append(got)
-    assert model.dag.parent_indices() in accepted
