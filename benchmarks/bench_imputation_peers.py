@@ -6,7 +6,8 @@ Usage (from the repository root)::
     python benchmarks/bench_imputation_peers.py run --datasets zoo,spect --out runs/ [--methods stack,mode]
     # the table in docs/IMPUTATION_PEERS.md (between its markers) from every runs/*.csv (a later run wins)
     python benchmarks/bench_imputation_peers.py docs runs/ [more_runs/ ...]
-    # CPU seconds of impute --structure hc on house_votes_84: the default (stack) and the fast bn-em
+    # CPU seconds of impute --structure hc on house_votes_84: the default (stack) and the fast bn-em, in process,
+    # and the whole default command in fresh processes beside the bare imports (the work beyond start-up)
     python benchmarks/bench_imputation_peers.py speed [--runs 5]
 
 ``docs`` also stores the runs and their means in ``docs/results/imputation_peers/``.  ``run`` and ``docs`` use :mod:`bnfk_core.reproduce.imputation_peers` (``run_dataset``, ``summary``,
@@ -105,11 +106,51 @@ def cmd_docs(args) -> None:
                       "lines": len(lead), "notes": notes}, indent=1))
 
 
+#: the default command, and a process that only imports what it imports (its start-up)
+COMMAND = [sys.executable, "-m", "bnfk_core", "impute", "sample_data/house_votes_84.csv", "--na-values", "default-list",
+           "--structure", "hc", "-o"]
+IMPORTS = [sys.executable, "-c", "import bnfk_core.cli.main, bnfk_core.session, pandas"]
+
+
+def _child(cmd) -> tuple[float, float]:
+    """(CPU seconds, wall seconds) of one child process: its user + system time, as /usr/bin/time reports them."""
+    import resource
+    import subprocess
+
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    subprocess.run(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+    wall = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime), wall
+
+
+def whole_process(runs: int) -> dict:
+    """The default command and the bare imports in fresh processes, in turn (one warm-up each): medians and the
+    median of the paired differences (the work beyond start-up)."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        cmd = COMMAND + [os.path.join(tmp, "OUT.csv")]
+        _child(cmd), _child(IMPORTS)
+        a, b = [], []
+        for _ in range(runs):
+            a.append(_child(cmd))
+            b.append(_child(IMPORTS))
+    a, b = np.array(a), np.array(b)
+    return {"command": " ".join(["python"] + COMMAND[1:] + ["OUT.csv"]), "imports": "python -c \"" + IMPORTS[2] + "\"",
+            "command_cpu_median": float(np.median(a[:, 0])), "command_wall_median": float(np.median(a[:, 1])),
+            "imports_cpu_median": float(np.median(b[:, 0])), "imports_wall_median": float(np.median(b[:, 1])),
+            "beyond_startup_cpu_median": float(np.median(a[:, 0] - b[:, 0])),
+            "beyond_startup_wall_median": float(np.median(a[:, 1] - b[:, 1]))}
+
+
 def cmd_speed(args) -> None:
     from bnfk_core.analyses.completion import complete_file
     from bnfk_core.analyses.impute_methods import impute_table
     from bnfk_core.data import load_csv, read_table
 
+    whole = whole_process(args.runs)      # first: before this process has run any numerical work of its own
     path = str(ROOT / "sample_data" / "house_votes_84.csv")
     out = {}
     for method in (DEFAULT_IMPUTER, "bn-em", "bn-lca"):
@@ -125,9 +166,11 @@ def cmd_speed(args) -> None:
                        "wall_median": float(np.median(wall))}
     load = os.getloadavg()
     res = {"what": "work of impute house_votes_84.csv --structure hc --method M in process (start-up excluded: "
-                   "modules imported first; scikit-learn is not needed by any of these)",
+                   "modules imported first; scikit-learn is not needed by any of these); 'process': the whole "
+                   "command in a fresh process beside a process that only imports what it imports, run in turn",
            "runs": args.runs, "load_average": [round(x, 2) for x in load], "methods": out,
-           "default_over_bn_em": out[DEFAULT_IMPUTER]["cpu_median"] / out["bn-em"]["cpu_median"]}
+           "default_over_bn_em": out[DEFAULT_IMPUTER]["cpu_median"] / out["bn-em"]["cpu_median"],
+           "process": whole}
     RESULTS.mkdir(exist_ok=True)
     (RESULTS / "impute_stack_speed.json").write_text(json.dumps(res, indent=1) + "\n")
     print(json.dumps(res, indent=1))

@@ -10,7 +10,7 @@ learning (available-case hill climbing with qNML, CPTs by EM over the missing ce
 the missing cells, the completed file.  Median and spread over ``--runs`` runs; also the
 ``--missing-data`` variants.  Writes ``benchmarks/results/impute_learn.json``.  The target (issue #26):
 at most 1 s of work beyond start-up on house_votes_84.  Whole-process timings (start-up included) come
-from ``farm-bench`` (see docs/IMPUTATION.md).
+from runs of the whole command beside a start-up-only process (see docs/IMPUTATION.md).
 """
 from __future__ import annotations
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import contextlib
 import time
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Callable, Sequence
 
 from .dag import DAG, naive_bayes
 from .errors import StructureError
@@ -83,6 +83,7 @@ class LearnTask:
     rows_used: int = 0
     source: str = "the data"
     notes: list = field(default_factory=list)
+    start: list | None = None
 
 
 # ---------------------------------------------------------------------- the presets and the registered learners
@@ -139,7 +140,7 @@ def learn_structure(data, method: str, *, score: str = "bic", class_column: str 
                     max_parents: int | None = None, ess: float = 1.0, seed: int = 0,
                     progress: Progress | None = None, max_iter: int = 1_000_000, tabu: int = 100,
                     epsilon: float = 1e-4, restarts: int = 4, score_options: dict | None = None,
-                    scorer: LocalScorer | None = None) -> LearnResult:
+                    scorer: LocalScorer | None = None, start: Sequence[Sequence[int]] | None = None) -> LearnResult:
     """Learn a DAG over ``data.variables``.
 
     Parameters
@@ -166,6 +167,8 @@ def learn_structure(data, method: str, *, score: str = "bic", class_column: str 
     scorer : a ready :class:`~bnfk_core.scores.LocalScorer` over ``data``'s columns in place of the
         one on the complete rows (how :mod:`bnfk_core.missing` learns from every row); its
         ``rows_used`` and ``note`` attributes, when present, say which rows it counts.
+    start : ``hc`` only: the parents (indices) of every variable of an acyclic graph every climb starts from
+        (default the empty graph; structural EM climbs from its current network).
 
     Raises
     ------
@@ -191,6 +194,8 @@ def learn_structure(data, method: str, *, score: str = "bic", class_column: str 
         if cls_name not in variables:
             raise StructureError(f"Class column '{cls_name}' is not one of the data's variables.")
         cls = variables.index(cls_name)
+    if start is not None and method != "hc":
+        raise StructureError(f"A start graph is a hill-climbing option; method '{method}' does not take one.")
     if LEARNERS[method].needs_class and cls is None:
         raise StructureError(f"Method '{method}' needs a class column; choose one.")
 
@@ -214,7 +219,8 @@ def learn_structure(data, method: str, *, score: str = "bic", class_column: str 
                              "(or --missing-data available-case / em).")
     task = LearnTask(variables, cls, score, k=int(k), max_parents=max_parents, seed=seed, tabu=tabu, max_iter=max_iter,
                      epsilon=epsilon, restarts=restarts, progress=progress, rows_used=used,
-                     source=getattr(data, "source", "the data"), notes=notes)
+                     source=getattr(data, "source", "the data"), notes=notes,
+                     start=None if start is None else [tuple(int(p) for p in ps) for ps in start])
     with scorer_context(scorer):
         parents = spec.learn(scorer, task)
     dag = DAG(variables, [(variables[p], variables[i]) for i, ps in enumerate(parents) for p in ps])

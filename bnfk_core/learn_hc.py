@@ -53,7 +53,7 @@ def _make_pgmpy_score(scorer: LocalScorer, names: Sequence[str]):
 def hill_climb(scorer: LocalScorer, names: Sequence[str], *, max_parents: int | None = None,
                tabu: int = 100, max_iter: int = 1_000_000, epsilon: float = 1e-4, seed: int = 0,
                progress: Callable[[float, str], None] | None = None, pgmpy_score=None, engine: str = "bnfk",
-               path: list | None = None) -> list[tuple[int, ...]]:
+               path: list | None = None, start: Sequence[Sequence[int]] | None = None) -> list[tuple[int, ...]]:
     """Greedy hill climbing with a tabu list (Koller & Friedman §18.4.3) on our local score.
 
     The search is pgmpy's ``HillClimbSearch`` step for step: every step takes the legal move
@@ -76,17 +76,22 @@ def hill_climb(scorer: LocalScorer, names: Sequence[str], *, max_parents: int | 
     on the bundled datasets for every score).  ``pgmpy_score`` replaces our score by a pgmpy
     scorer and implies the pgmpy engine (used by the benchmark).
 
-    ``path``, a list (bnfk engine only), receives every move taken from the empty start, in order, as
+    ``path``, a list (bnfk engine only), receives every move taken from the start, in order, as
     ``(op, x, y)`` with op ``"+"``, ``"-"`` or ``"flip"`` of the arc x -> y (:mod:`bnfk_core.landscape`).
+
+    ``start``: the parents of every node of an acyclic graph to climb from (pgmpy's ``start_dag``; structural EM
+    climbs from its current network, Friedman 1998); default the empty graph.  The moves, their tie-breaking and
+    the stopping rule are the same; the tabu list starts empty.
     """
     names = list(names)
     n = len(names)
     if engine not in ("bnfk", "pgmpy"):
         raise StructureError(f"Unknown hill-climbing engine '{engine}'; choose bnfk or pgmpy.")
+    start = _start_parents(start, n)
     priority = np.random.default_rng(seed).permutation(3 * n * n)
     if engine == "bnfk" and pgmpy_score is None:
         return _climb(scorer, n, priority, max_parents=max_parents, tabu=int(tabu), max_iter=int(max_iter),
-                      epsilon=epsilon, progress=progress, path=path)
+                      epsilon=epsilon, progress=progress, path=path, start=start)
     if path is not None:
         raise StructureError("The hill-climbing path is recorded by the bnfk engine only.")
     HillClimbSearch, _ = _pgmpy_classes()
@@ -109,7 +114,13 @@ def hill_climb(scorer: LocalScorer, names: Sequence[str], *, max_parents: int | 
             return ops
 
     score = pgmpy_score if pgmpy_score is not None else _make_pgmpy_score(scorer, names)
-    hc = SortedHillClimb(scoring_method=score, tabu_length=int(tabu), max_indegree=max_parents,
+    start_dag = None
+    if start is not None:
+        from pgmpy.base import DAG as PgmpyDAG
+        start_dag = PgmpyDAG()
+        start_dag.add_nodes_from(names)
+        start_dag.add_edges_from((names[p], names[v]) for v, ps in enumerate(start) for p in ps)
+    hc = SortedHillClimb(scoring_method=score, tabu_length=int(tabu), max_indegree=max_parents, start_dag=start_dag,
                          return_type="dag", epsilon=epsilon, max_iter=int(max_iter), show_progress=False)
     frame = pd.DataFrame({v: scorer.cols[i] for i, v in enumerate(names)}, columns=names)
     with warnings.catch_warnings():
@@ -119,19 +130,42 @@ def hill_climb(scorer: LocalScorer, names: Sequence[str], *, max_parents: int | 
     return parents_from_arcs(n, arcs)
 
 
-def _reachability(children: list) -> np.ndarray:
-    """``R[a, b]``: a directed path of one or more arcs leads from a to b (the graph is acyclic)."""
+def _start_parents(start, n: int):
+    """``start`` as n sorted parent tuples (None stays None); a StructureError unless it is an acyclic graph on n nodes."""
+    if start is None:
+        return None
+    start = [tuple(sorted({int(p) for p in ps})) for ps in start]
+    if len(start) != n or any(not 0 <= p < n or p == v for v, ps in enumerate(start) for p in ps):
+        raise StructureError(f"The start graph must give the parents of each of the {n} nodes (no self-loop).")
+    children = [[] for _ in range(n)]
+    for v, ps in enumerate(start):
+        for p in ps:
+            children[p].append(v)
+    if len(_kahn(children)) < n:
+        raise StructureError("The start graph of hill climbing has a cycle.")
+    return start
+
+
+def _kahn(children: list) -> list:
+    """The nodes in a topological order (Kahn's algorithm); fewer than all of them when there is a cycle."""
     n = len(children)
     indeg = np.zeros(n, dtype=np.int64)
     for ch in children:
         for c in ch:
             indeg[c] += 1
     order = [v for v in range(n) if indeg[v] == 0]
-    for v in order:  # Kahn's algorithm; ``order`` grows while it is walked
+    for v in order:  # ``order`` grows while it is walked
         for c in children[v]:
             indeg[c] -= 1
             if indeg[c] == 0:
                 order.append(c)
+    return order
+
+
+def _reachability(children: list) -> np.ndarray:
+    """``R[a, b]``: a directed path of one or more arcs leads from a to b (the graph is acyclic)."""
+    n = len(children)
+    order = _kahn(children)
     R = np.zeros((n, n), dtype=bool)
     for v in reversed(order):
         for c in children[v]:
@@ -141,7 +175,8 @@ def _reachability(children: list) -> np.ndarray:
 
 
 def _climb(scorer: LocalScorer, n: int, priority: np.ndarray, *, max_parents, tabu: int, max_iter: int,
-           epsilon: float, progress: Callable[[float, str], None] | None, path: list | None = None) -> list[tuple[int, ...]]:
+           epsilon: float, progress: Callable[[float, str], None] | None, path: list | None = None,
+           start: list | None = None) -> list[tuple[int, ...]]:
     """pgmpy's hill climbing (see :func:`hill_climb`) with cached gains: the same moves, in the same order.
 
     ``gain[k, x, y]`` holds the rounded gain of adding (k = 0), removing (1) or reversing (2) x -> y
@@ -163,6 +198,13 @@ def _climb(scorer: LocalScorer, n: int, priority: np.ndarray, *, max_parents, ta
     legal = np.zeros((3, n, n), dtype=bool)
     prio = priority.reshape(3, n, n)
     no_loop = ~np.eye(n, dtype=bool)
+    for v, ps in enumerate(start or ()):
+        for p in ps:
+            parents[v].add(p)
+            children[p].add(v)
+            adj[p, v] = True
+    if start is not None:
+        R = _reachability(children)
 
     # a LocalScorer's cache read directly (its key: child, sorted parents): the climb asks ~40 scores per move
     cache = scorer.cache if isinstance(scorer, LocalScorer) else {}
@@ -260,7 +302,8 @@ def _climb(scorer: LocalScorer, n: int, priority: np.ndarray, *, max_parents, ta
 
 # ---------------------------------------------------------------------- as a learner (LearnerSpec.learn)
 def learn_hc(scorer: LocalScorer, task) -> list[tuple[int, ...]]:
-    """``hc``: the best of ``task.restarts + 1`` climbs with seeds ``seed .. seed + restarts``."""
+    """``hc``: the best of ``task.restarts + 1`` climbs with seeds ``seed .. seed + restarts``, each from
+    ``task.start`` (the parents of every variable; None: the empty graph)."""
     if task.rows_used < 2:
         raise StructureError(f"Hill climbing needs at least two complete rows; {task.source} has {task.rows_used}.")
     runs = max(int(task.restarts), 0) + 1
@@ -270,11 +313,12 @@ def learn_hc(scorer: LocalScorer, task) -> list[tuple[int, ...]]:
         sub = None if progress is None else (
             lambda f, msg, r=r: progress((r + f) / runs, msg + (f" (climb {r + 1} of {runs})" if runs > 1 else "")))
         cand = hill_climb(scorer, task.variables, max_parents=max_parents, tabu=task.tabu, max_iter=task.max_iter,
-                          epsilon=task.epsilon, seed=seed + r, progress=sub)
+                          epsilon=task.epsilon, seed=seed + r, progress=sub, start=getattr(task, "start", None))
         val = scorer.total(cand)
         if best is None or val > best[0] + 1e-9:
             best = (val, cand)
     task.notes.append(f"hill climbing (tabu {task.tabu}) on the {task.score} score"
+                      + (" from the given graph" if getattr(task, "start", None) is not None else "")
                       + (f", at most {max_parents} parents" if max_parents is not None else "")
                       + (f", best of {runs} climbs with seeds {seed}..{seed + runs - 1}" if runs > 1 else ""))
     return best[1]

@@ -41,7 +41,7 @@ from .learn import LearnResult, learn_structure
 from .learn_exact import penalty_bounds
 from .model import BayesNet, estimate_cpt, fit
 from .registry import ESTIMATORS, MISSING_DATA, SCORES, MissingDataSpec
-from .scores import LocalScorer, family_counts
+from .scores import LocalScorer, _counts_from_columns
 
 __all__ = ["DEFAULT_MISSING_DATA", "AvailableCaseScorer", "Completions", "expected_table", "em_parameters", "observed_score",
            "structural_em", "learn_network", "check_missing_data", "merge_rows", "likelihood_weighting", "MAX_COMPLETIONS"]
@@ -78,6 +78,9 @@ class AvailableCaseScorer(LocalScorer):
         self.all_weights = None if weights is None else np.asarray(weights, dtype=np.int64)
         self.observed = self.all_codes >= 0
         self._n_cache: dict = {}
+        # the columns as int64 (as family_counts reads them) and the last family's rows, shared by family_n and counts
+        self._cols64 = [np.ascontiguousarray(self.all_codes[:, j], dtype=np.int64) for j in range(self.all_codes.shape[1])]
+        self._last_rows: tuple = (None, None)
         self.rows_used = int(self.n_rows_total if self.observed.any(axis=0).all() else 0)
         self.note = (f"structure learned on all {self.n_rows_total} rows, every family on the rows where it is "
                      f"observed (available case; {self.n} rows are complete)")
@@ -91,6 +94,7 @@ class AvailableCaseScorer(LocalScorer):
         n = self._n_cache.get(key)
         if n is None:
             rows = self.family_rows(child, parents)
+            self._last_rows = (key, rows)
             n = int(rows.sum()) if self.all_weights is None else int(self.all_weights[rows].sum())
             self._n_cache[key] = n
         return n
@@ -102,7 +106,15 @@ class AvailableCaseScorer(LocalScorer):
         return penalty_bounds(view, child, others)
 
     def counts(self, child: int, parents: Sequence[int] = ()) -> np.ndarray:
-        return family_counts(self.all_codes, self.cards, child, sorted(int(p) for p in parents), self.all_weights)
+        """:func:`~bnfk_core.scores.family_counts` on the family's rows: the same arrays, but only the family's
+        columns are cut to those rows (and the rows' mask of :meth:`family_n` is reused)."""
+        ps = sorted(int(p) for p in parents)
+        key = (int(child), tuple(ps))
+        rows = self._last_rows[1] if self._last_rows[0] == key else self.family_rows(child, ps)
+        w = None if self.all_weights is None else self.all_weights[rows]
+        return _counts_from_columns(self._cols64[key[0]][rows], int(self.cards[key[0]]),
+                                    [self._cols64[p][rows] for p in ps], [int(self.cards[p]) for p in ps],
+                                    int(rows.sum()), w)
 
     def __call__(self, child: int, parents: Sequence[int] = ()) -> float:
         key = (int(child), tuple(sorted(int(p) for p in parents)))

@@ -24,7 +24,7 @@ import math
 from typing import Sequence
 
 import numpy as np
-from scipy.special import gammaln, logsumexp, xlogy
+from scipy.special import gammaln, xlogy
 
 from .errors import StructureError
 from .registry import SCORES, ScoreSpec
@@ -141,7 +141,20 @@ def _log_c2(n: int) -> float:
     h = np.arange(n + 1, dtype=float)
     terms = (gammaln(n + 1) - gammaln(h + 1) - gammaln(n - h + 1)
              + xlogy(h, h / n) + xlogy(n - h, (n - h) / n))
-    return float(logsumexp(terms))
+    return _logsumexp(terms)
+
+
+def _logsumexp(a: np.ndarray) -> float:
+    """log sum exp(a) of a finite 1-D array, as scipy.special.logsumexp (1.17) computes it, step for step (the
+    maxima separated out: log1p(sum of the others' exp(a - max) / m) + log m + max, m = how many maxima) -- the same
+    float without scipy's array-API dispatch, which cost more than the sum here."""
+    a_max = a.max()
+    mask = a == a_max
+    m = float(np.count_nonzero(mask))
+    s = np.sum(np.exp(np.where(mask, -np.inf, a) - a_max))
+    if s != 0:
+        s = s / m
+    return float(np.log1p(s) + np.log(m) + a_max)
 
 
 def _exact_table(n: int, k_max: int) -> np.ndarray:

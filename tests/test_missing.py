@@ -76,6 +76,28 @@ def test_available_case_counts_equal_brute_force(seed):
                 assert sc(child, parents) == pytest.approx(want, rel=1e-10, abs=1e-9)
 
 
+@pytest.mark.parametrize("weighted", [False, True])
+def test_available_case_counts_are_family_counts_bit_for_bit(weighted):
+    """AvailableCaseScorer.counts (the family's columns cut to its rows, the rows' mask shared with family_n) is the
+    very array of scores.family_counts on all rows, whether family_n ran first or not, whatever the parents' order."""
+    from bnfk_core.scores import family_counts
+    rng = np.random.default_rng(4)
+    cards = [2, 3, 2, 4, 3, 2]
+    codes = np.column_stack([rng.integers(0, c, 120) for c in cards])
+    codes[rng.random(codes.shape) < 0.3] = -1
+    weights = rng.integers(1, 5, 120) if weighted else None
+    sc = AvailableCaseScorer(codes, cards, "qnml", weights=weights)
+    for child in range(6):
+        for k in range(4):
+            for parents in itertools.combinations([v for v in range(6) if v != child], k):
+                want = family_counts(codes, cards, child, list(parents), weights)
+                first = sc.counts(child, parents[::-1])
+                sc.family_n(child, parents)
+                second = sc.counts(child, parents)
+                for got in (first, second):
+                    assert got.dtype == want.dtype and np.array_equal(got, want)
+
+
 def test_available_case_uses_every_row_but_complete_rows_do_not():
     model = random_model(random_dag(6, seed=3), [2, 3, 2, 2, 3, 2], seed=3)
     codes = model.sample(300, seed=1).codes.copy()

@@ -148,3 +148,22 @@ def test_unknown_score():
     x, cards = random_codes(50)
     with pytest.raises(StructureError, match="Unknown score 'foo'.*bic"):
         LocalScorer(x, cards, "foo")
+
+
+def test_own_logsumexp_is_scipys_bit_for_bit():
+    """The normaliser's log-sum-exp (bnfk_core.scores._logsumexp) returns scipy.special.logsumexp's very float: on
+    the C(n, 2) terms of n = 1..300 and on random arrays with repeated maxima; and it is log sum exp in exact-ish
+    arithmetic (math.fsum of the exponentials)."""
+    import math
+    from scipy.special import gammaln, logsumexp, xlogy
+    from bnfk_core.scores import _logsumexp
+    for n in range(1, 301):
+        h = np.arange(n + 1, dtype=float)
+        t = gammaln(n + 1) - gammaln(h + 1) - gammaln(n - h + 1) + xlogy(h, h / n) + xlogy(n - h, (n - h) / n)
+        assert _logsumexp(t) == float(logsumexp(t))
+    rng = np.random.default_rng(3)
+    for _ in range(500):
+        t = rng.normal(size=int(rng.integers(1, 40))) * float(rng.choice([1.0, 10.0, 300.0]))
+        t[rng.integers(0, t.size, 2)] = t.max()
+        assert _logsumexp(t) == float(logsumexp(t))
+        assert _logsumexp(t) == pytest.approx(t.max() + math.log(math.fsum(np.exp(t - t.max()))), rel=1e-14)

@@ -195,7 +195,7 @@ def impute_lca(data, seed: int = 0) -> Imputation:
     from ..lca.kernel import best_by_bic
 
     t0 = time.perf_counter()
-    best = best_by_bic(data, LCA_MAX_CLASSES, LCA_STARTS, seed)
+    best = best_by_bic(data, LCA_MAX_CLASSES, LCA_STARTS, seed, engine="auto")  # small tables: no numba start-up
     post = best.posterior(data.codes)
     cells = {}
     for i, prof in enumerate(best.profiles):

@@ -37,10 +37,12 @@ def knn_onehot_cells(codes: np.ndarray, cards, k: int = 5, block_entries: int = 
     codes = np.asarray(codes)
     cards = np.asarray(cards, dtype=np.int64)
     N, n = codes.shape
-    obs = (codes >= 0).astype(np.float64)                                  # (N, n)
+    # 0/1 codes as integers: the three products below are exact counts either way, and integer products stay
+    # off the multi-threaded BLAS, whose idle worker spins cost more CPU than these small products
+    obs = (codes >= 0).astype(np.int32)                                     # (N, n)
     offs = np.concatenate([[0], np.cumsum(cards)])
-    X = one_hot(codes, cards)
-    wobs = obs * cards
+    X = one_hot(codes, cards).astype(np.int32)
+    wobs = obs * cards.astype(np.int32)
     freq = []
     for i in range(n):
         f = np.bincount(codes[codes[:, i] >= 0, i], minlength=int(cards[i])).astype(float)

@@ -34,11 +34,12 @@ KERNEL_KMAX = 6          # without ``classes``, the kernel's model has the K in 
 KERNEL_STARTS = 10
 
 
-def best_by_bic(data, kmax: int = KERNEL_KMAX, starts: int = KERNEL_STARTS, seed: int = 0):
-    """The fitted model with the least BIC among K = 1..kmax (each from ``starts`` seeded starts)."""
+def best_by_bic(data, kmax: int = KERNEL_KMAX, starts: int = KERNEL_STARTS, seed: int = 0, engine: str = "numba"):
+    """The fitted model with the least BIC among K = 1..kmax (each from ``starts`` seeded starts; ``engine`` of
+    :func:`~bnfk_core.lca.model.fit_lca`)."""
     best = None
     for k in range(1, int(kmax) + 1):
-        m = fit_lca(data, k, starts, seed)
+        m = fit_lca(data, k, starts, seed, engine=engine)
         if best is None or m.bic < best.bic:
             best = m
     return best

@@ -28,6 +28,7 @@ from scipy.special import logsumexp
 
 from ..dag import DAG
 from ..errors import BnfkError, DataError, ModelError
+from . import em_numpy
 from .em import LOG_FLOOR, e_step, em_runs, prepare_rows
 
 __all__ = ["LatentClassModel", "fit_lca", "fit_lca_range", "parse_classes", "initial_parameters", "one_hot",
@@ -224,7 +225,7 @@ def _check(k, starts, codes, variables, source):
 
 def fit_lca(data, k: int, starts: int = 20, seed: int = 0, *, tol: float = 1e-8, max_iter: int = 1000,
             class_column: str | None = None, agree: float | None = None, screen: int = 0,
-            keep: int | None = None) -> LatentClassModel:
+            keep: int | None = None, engine: str = "numba") -> LatentClassModel:
     """Fit a K-class latent class model to ``data`` by EM from ``starts`` seeded random starts.
 
     ``data``: a :class:`~bnfk_core.data.CategoricalData` (its label column, if set, is not a variable) or the
@@ -234,6 +235,9 @@ def fit_lca(data, k: int, starts: int = 20, seed: int = 0, *, tol: float = 1e-8,
     ``screen`` > 0: the short-run / long-run strategy (as latent GOLD's and poLCA users' many short runs): every
     start runs ``screen`` E-steps, then only the ``keep`` (default max(5, starts // 5)) best of them continue
     to convergence; ``starts_at_best`` counts among the runs taken to convergence (``runs_completed``).
+
+    ``engine``: ``"numba"`` (the compiled engine, :mod:`bnfk_core.lca.em`), ``"numpy"`` (the same EM on every
+    start at once, :mod:`bnfk_core.lca.em_numpy`: no numba start-up) or ``"auto"`` (numpy on small tables).
     """
     if getattr(data, "class_column", None) is not None and hasattr(data, "without_class"):
         data = data.without_class()
@@ -241,22 +245,31 @@ def fit_lca(data, k: int, starts: int = 20, seed: int = 0, *, tol: float = 1e-8,
     _check(k, starts, codes, variables, source)
     k, starts = int(k), int(starts)
     cards = [len(s) for s in states]
-    rows = prepare_rows(codes, weights, cards)
+    if engine not in ("numba", "numpy", "auto"):
+        raise LcaError(f"Unknown EM engine '{str(engine)[:80]}'; choose numba, numpy or auto.")
+    if engine != "numba":
+        rows = em_numpy.distinct_rows(codes, weights, cards)
+        if engine == "auto" and not em_numpy.use_numpy(rows.n_distinct, rows.X.shape[1]):
+            engine = "numba"
+    if engine == "numba":
+        rows = prepare_rows(codes, weights, cards)
+        runs, last_e_step = (lambda th, ww, **kw: em_runs(codes, weights, cards, th, ww, rows=rows, **kw)), e_step
+    else:
+        runs, last_e_step = (lambda th, ww, **kw: em_numpy.em_runs(rows, th, ww, **kw)), em_numpy.e_step
     theta0, w0 = initial_parameters(cards, k, starts, seed)
     if screen and int(screen) > 0:
-        res = em_runs(codes, weights, cards, theta0, w0, tol=tol, max_iter=int(screen), rows=rows)
+        res = runs(theta0, w0, tol=tol, max_iter=int(screen))
         keep = max(5, starts // 5) if keep is None else max(1, int(keep))
         ll0 = np.where(np.isfinite(res["loglik"]), res["loglik"], -np.inf)
         todo = [s for s in np.argsort(-ll0, kind="stable")[:keep] if not res["converged"][s]]
-        more = em_runs(codes, weights, cards, res["theta"], res["w"], tol=tol, max_iter=max_iter, rows=rows,
-                       starts=todo)
+        more = runs(res["theta"], res["w"], tol=tol, max_iter=max_iter, starts=todo)
         for key in ("theta", "w", "loglik", "converged"):
             res[key][todo] = more[key][todo]
         res["iterations"][todo] += more["iterations"][todo]
         completed = res["converged"].copy()
         completed[todo] = True
     else:
-        res = em_runs(codes, weights, cards, theta0, w0, tol=tol, max_iter=max_iter, rows=rows)
+        res = runs(theta0, w0, tol=tol, max_iter=max_iter)
         completed = np.ones(starts, bool)
     ll = res["loglik"]
     if not np.isfinite(ll).any():
@@ -268,7 +281,7 @@ def fit_lca(data, k: int, starts: int = 20, seed: int = 0, *, tol: float = 1e-8,
     theta, w = res["theta"][best], res["w"][best]
     order = np.lexsort((np.arange(k), -w))                            # largest class first
     off = rows.off
-    _, counts, _ = e_step(rows, theta, w)                             # expected counts (D, K) at the optimum
+    _, counts, _ = last_e_step(rows, theta, w)                        # expected counts (D, K) at the optimum
     profiles = tuple(np.ascontiguousarray(theta[a:b, order].T) for a, b in zip(off[:-1], off[1:]))
     expected = tuple(np.ascontiguousarray(counts[a:b, order].T) for a, b in zip(off[:-1], off[1:]))
     return LatentClassModel(variables, states, w[order].copy(), profiles, float(ll[best]), n, starts, at_best,
