@@ -45,7 +45,7 @@ def page():
     K, rows, labels = G.K, G.rows, G.labels
     an = state.kernel_analysis(K, labels, ss.kernel_order, bool(d.class_column))
     title1 = kernel_view.main_title(spec, state.dag().n_arcs)
-    drawn = figures.evenly_drawn(an["order"])
+    drawn = figures.evenly_drawn(an["order"], figures.PANEL_ROWS)
     (f1, f2, f3), zmax = fig_kernel.gram_panels(K, K2, drawn, rows, labels, cls_states, titles=(title1, title2))
     for col, fig, key in zip(st.columns(3, gap="small"), (f1, f2, f3), ("gram_main", "gram_second", "gram_diff")):
         with col:

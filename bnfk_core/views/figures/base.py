@@ -21,7 +21,7 @@ from bnfk_core.layout import layered_layout
 
 __all__ = ["KERNEL_SCALE", "LEGEND_BELOW", "MISSING_COLOR", "ARC_COLOR", "SEGMENT_COLOR", "COVERED_COLOR", "UNDIRECTED_COLOR",
            "OTHER_COLOR", "FONT", "MAX_CLASS_COLORS", "MAX_BARS", "plain", "plain_all", "bounded_classes", "class_colors",
-           "dag_figure", "kernel_range", "gram_figure", "DRAW_ROWS", "evenly_drawn", "histogram_figure", "contributions_figure",
+           "dag_figure", "kernel_range", "gram_figure", "DRAW_ROWS", "PANEL_ROWS", "evenly_drawn", "histogram_figure", "contributions_figure",
            "embedding_figure", "levels_figure"]
 
 KERNEL_SCALE = "RdBu_r"          # diverging, centred at 0 (zmid=0) for every kernel value
@@ -229,6 +229,8 @@ def kernel_range(*Ks: np.ndarray, q: float = 0.99) -> float:
 #: seconds to draw 1,000 x 1,000 cells (a 500 x 500 float32 matrix alone is 1.3 MB of figure); every row stays in
 #: the analysis and the downloads
 DRAW_ROWS = 400
+#: the same for three N x N panels side by side (about 380 px wide each on a 1280 px screen)
+PANEL_ROWS = 300
 
 
 def evenly_drawn(order, limit: int = DRAW_ROWS) -> np.ndarray:
