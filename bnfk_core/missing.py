@@ -41,7 +41,7 @@ from .learn import LearnResult, learn_structure
 from .learn_exact import penalty_bounds
 from .model import BayesNet, estimate_cpt, fit
 from .registry import ESTIMATORS, MISSING_DATA, SCORES, MissingDataSpec
-from .scores import LocalScorer, _counts_from_columns
+from .scores import LocalScorer, counts_from_columns
 
 __all__ = ["DEFAULT_MISSING_DATA", "AvailableCaseScorer", "Completions", "expected_table", "em_parameters", "observed_score",
            "structural_em", "learn_network", "check_missing_data", "merge_rows", "likelihood_weighting", "MAX_COMPLETIONS"]
@@ -112,7 +112,7 @@ class AvailableCaseScorer(LocalScorer):
         key = (int(child), tuple(ps))
         rows = self._last_rows[1] if self._last_rows[0] == key else self.family_rows(child, ps)
         w = None if self.all_weights is None else self.all_weights[rows]
-        return _counts_from_columns(self._cols64[key[0]][rows], int(self.cards[key[0]]),
+        return counts_from_columns(self._cols64[key[0]][rows], int(self.cards[key[0]]),
                                     [self._cols64[p][rows] for p in ps], [int(self.cards[p]) for p in ps],
                                     int(rows.sum()), w)
 

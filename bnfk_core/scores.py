@@ -31,7 +31,7 @@ from .registry import SCORES, ScoreSpec
 
 __all__ = ["SCORES", "complete_codes", "family_counts", "total_score", "log_likelihood", "bic", "aic", "k2", "bdeu",
            "qnml", "local_score", "log_multinomial_normalizer", "LocalScorer", "score_dag", "scorer_for",
-           "parameter_count", "weighted_bincount", "config_index"]
+           "parameter_count", "weighted_bincount", "config_index", "counts_from_columns"]
 
 for _spec in (
         ScoreSpec("bic", "BIC", "log-likelihood minus (log N / 2) x free parameters"),
@@ -89,8 +89,8 @@ def weighted_bincount(idx: np.ndarray, weights: np.ndarray | None, minlength: in
     return np.rint(np.bincount(idx, weights=weights, minlength=minlength)).astype(np.int64)
 
 
-def _counts_from_columns(child_col: np.ndarray, r: int, parent_cols, parent_cards, n_rows: int,
-                         weights: np.ndarray | None = None) -> np.ndarray:
+def counts_from_columns(child_col: np.ndarray, r: int, parent_cols, parent_cards, n_rows: int,
+                        weights: np.ndarray | None = None) -> np.ndarray:
     """Family counts; ``n_rows`` is the number of rows given (distinct rows when ``weights`` is set),
     which only decides between a dense and a compressed count, never the result."""
     pidx, size = config_index(parent_cols, parent_cards, n_rows)
@@ -127,7 +127,7 @@ def family_counts(codes: np.ndarray, cards: Sequence[int], child: int, parents: 
     sub = codes[rows]
     w = None if weights is None else np.asarray(weights, dtype=np.int64)[rows]
     parents = [int(p) for p in parents]
-    return _counts_from_columns(sub[:, child].astype(np.int64), int(cards[child]),
+    return counts_from_columns(sub[:, child].astype(np.int64), int(cards[child]),
                                 [sub[:, p].astype(np.int64) for p in parents],
                                 [int(cards[p]) for p in parents], sub.shape[0], w)
 
@@ -309,7 +309,7 @@ class LocalScorer:
 
     def counts(self, child: int, parents: Sequence[int] = ()) -> np.ndarray:
         parents = sorted(int(p) for p in parents)
-        return _counts_from_columns(self.cols[child], self.cards[child], [self.cols[p] for p in parents],
+        return counts_from_columns(self.cols[child], self.cards[child], [self.cols[p] for p in parents],
                                     [self.cards[p] for p in parents], self.n_distinct, self.weights)
 
     @property
