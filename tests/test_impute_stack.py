@@ -222,9 +222,9 @@ def test_numpy_knn_equals_scikit_learn_where_the_kth_neighbour_is_not_tied():
 @pytest.mark.parametrize("tag", ["hv", "bc"])
 def test_stack_output_is_the_stored_one(tag):
     """Speed-ups must not move a cell: the default ``stack`` (hc, seed 0) on house_votes_84 (its own 392 blanks) and
-    breast_cancer with 10 % of its cells hidden (seed 0) gives bit for bit the per-cell distributions stored from the
-    implementation of commit e28a3db, stored again when the latent class part moved to the numpy engine on small
-    tables (the same cells; probabilities within 4e-12 of that copy) (tests/data/stack_reference.npz)."""
+    breast_cancer with 10 % of its cells hidden (seed 0) gives the same cells, and the per-cell distributions to
+    1e-12, as the copy stored from commit e28a3db and stored again when the latent class part moved to the numpy
+    engine on small tables (the same cells; probabilities within 4e-12 of that copy) (tests/data/stack_reference.npz)."""
     ref = np.load(ROOT / "tests" / "data" / "stack_reference.npz")
     data = load_csv(HV, na_values="default-list") if tag == "hv" else induce_mcar(
         load_csv(str(ROOT / "sample_data" / "breast_cancer.csv"), na_values="default-list"), 1, 0.1, seed=0).data
@@ -234,7 +234,9 @@ def test_stack_output_is_the_stored_one(tag):
                                                   and k.startswith(tag))
     for i, (rows, P) in res.imputation.cells.items():
         np.testing.assert_array_equal(rows, ref[f"{tag}_{i}_rows"])
-        np.testing.assert_array_equal(P, ref[f"{tag}_{i}_P"])
+        # to 1e-12, not bit for bit: BLAS kernels differ between processors in the last bits (the copy of e28a3db
+        # differed here by 1.1e-16 on another machine)
+        np.testing.assert_allclose(P, ref[f"{tag}_{i}_P"], rtol=0, atol=1e-12)
 
 
 def test_an_unknown_method_name_is_echoed_cut():
