@@ -21,7 +21,7 @@ log base 2, times ln 2: the two must agree), the number of arcs and, on the ALAR
 distance (between equivalence classes, ``bnfk_core.dag.structural_hamming_distance``) to the true network.
 ALARM: 2,000 complete rows sampled from pgmpy's bundled network (``benchmarks/alarm_sample.py``, seed 0).
 pyAgrum's timings include building its learner from the table (it reads a CSV it writes); ``learn_dag`` alone is
-recorded as well.  ``--cli`` adds ``farm-bench`` figures of the two command lines on nursery; ``--spread N`` adds
+recorded as well.  ``--cli`` adds whole-process figures of the two command lines on nursery (run in turn); ``--spread N`` adds
 how path dependent the climbs are on ALARM (our seeds, pgmpy's ``PYTHONHASHSEED``) to an existing JSON.
 pyAgrum and pgmpy are benchmark peers (benchmarks/requirements-peers.txt); a missing one is skipped politely.
 """
@@ -31,7 +31,6 @@ import argparse
 import json
 import math
 import os
-import shutil
 import statistics
 import subprocess
 import sys
@@ -204,19 +203,34 @@ def bench_table(name: str, repeats: int, budget: float) -> dict:
     return res
 
 
-def farm_bench_cli(name: str, tmp: Path, runs: int) -> dict:
-    """``farm-bench`` of ``python -m bnfk_core learn`` against a pyAgrum one-liner on the same CSV (whole processes)."""
+def paired_cli(name: str, tmp: Path, runs: int) -> dict:
+    """``python -m bnfk_core learn`` against a pyAgrum one-liner on the same CSV, whole processes run in turn
+    (A B A B ..., one warm-up pair not counted): medians of wall seconds (perf_counter) and CPU seconds (the
+    children's user + system time from ``resource.getrusage``), and of the pairwise ratios A/B."""
+    import resource
     data, _ = load_table(name)
     csv = tmp / f"{name}.csv"
     frame_of(data).to_csv(csv, index=False)
     py = sys.executable
     ours_cmd = [py, "-m", "bnfk_core", "learn", str(csv), "--structure", "hc", "--score", "bic", "-o",
                 str(tmp / "m.json"), "--quiet"]
-    peer_cmd = (f"{py} -c \"import pyagrum as g; L=g.BNLearner('{csv}'); L.setNumberOfThreads(1); "
-                "L.useScoreBIC(); L.useGreedyHillClimbing(); L.learnDAG()\"")
-    cmd = ["farm-bench", "-n", str(runs), "--timeout", "300", "--vs", peer_cmd, "--", *ours_cmd]
-    done = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
-    return {"data": name, "ours": " ".join(ours_cmd[1:]), "peer": peer_cmd, "report": done.stdout + done.stderr}
+    peer_cmd = [py, "-c", f"import pyagrum as g; L=g.BNLearner({str(csv)!r}); L.setNumberOfThreads(1); "
+                          "L.useScoreBIC(); L.useGreedyHillClimbing(); L.learnDAG()"]
+
+    def timed(cmd) -> tuple[float, float]:
+        r0, t0 = resource.getrusage(resource.RUSAGE_CHILDREN), time.perf_counter()
+        subprocess.run(cmd, cwd=ROOT, capture_output=True, check=True)
+        wall, r1 = time.perf_counter() - t0, resource.getrusage(resource.RUSAGE_CHILDREN)
+        return wall, (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
+
+    pairs = [(timed(ours_cmd), timed(peer_cmd)) for _ in range(runs + 1)][1:]
+    med = statistics.median
+    return {"data": name, "runs": runs, "ours": "python -m bnfk_core learn DATA.csv --structure hc --score bic",
+            "peer": "python -c 'pyagrum BNLearner, BIC, greedy hill climbing, 1 thread, learnDAG'",
+            "wall_median": {"ours": med(a[0] for a, _ in pairs), "peer": med(b[0] for _, b in pairs)},
+            "cpu_median": {"ours": med(a[1] for a, _ in pairs), "peer": med(b[1] for _, b in pairs)},
+            "ratio_wall_median": med(a[0] / b[0] for a, b in pairs),
+            "ratio_cpu_median": med(a[1] / b[1] for a, b in pairs)}
 
 
 SHORT = {"ours (hc, CLI default: best of 5 climbs)": "ours hc (5 climbs)", "ours (hc, one climb)": "ours hc (1 climb)",
@@ -277,7 +291,7 @@ def main(argv=None) -> int:
     ap.add_argument("--repeats", type=int, default=3, help="timed runs per learner, median reported (default 3)")
     ap.add_argument("--budget", type=float, default=30.0,
                     help="seconds after which a learner is not run again (default 30)")
-    ap.add_argument("--cli", action="store_true", help="also farm-bench the two command lines on nursery")
+    ap.add_argument("--cli", action="store_true", help="also time the two command lines on nursery, in turn")
     ap.add_argument("-o", "--output", default=None)
     ap.add_argument("--markdown", action="store_true", help="print the docs table of the results JSON and stop")
     ap.add_argument("--spread", type=int, default=0, metavar="N",
@@ -313,10 +327,10 @@ def main(argv=None) -> int:
     for name in names:
         log(f"{name} ...")
         out["datasets"][name] = bench_table(name, args.repeats, args.budget)
-    if args.cli and shutil.which("farm-bench") and have("pyagrum"):
+    if args.cli and have("pyagrum"):
         with tempfile.TemporaryDirectory() as tmp:
-            out["cli_farm_bench"] = farm_bench_cli("nursery", Path(tmp), 3)
-        log(out["cli_farm_bench"]["report"])
+            out["cli_paired"] = paired_cli("nursery", Path(tmp), 3)
+        log(json.dumps(out["cli_paired"]))
     out["total_seconds"] = time.perf_counter() - t0
     out["load_average_start"], out["load_average_end"] = load0, os.getloadavg()
     path.parent.mkdir(parents=True, exist_ok=True)
