@@ -17,8 +17,8 @@ import scipy.sparse as sp
 from .errors import KernelError
 from .inference import cached_family_posteriors, parent_marginals
 
-__all__ = ["row_codes", "check_positive", "feature_offsets", "block_matrix", "used_blocks", "DENSE_BLOCK_BYTES", "FEATURE_CHUNK_ROWS", "iter_features",
-           "features"]
+__all__ = ["row_codes", "check_positive", "feature_offsets", "block_matrix", "used_blocks", "DENSE_BLOCK_BYTES",
+           "FEATURE_CHUNK_ROWS", "iter_features", "features"]
 
 
 # ---------------------------------------------------------------------- helpers

@@ -113,8 +113,8 @@ class AvailableCaseScorer(LocalScorer):
         rows = self._last_rows[1] if self._last_rows[0] == key else self.family_rows(child, ps)
         w = None if self.all_weights is None else self.all_weights[rows]
         return counts_from_columns(self._cols64[key[0]][rows], int(self.cards[key[0]]),
-                                    [self._cols64[p][rows] for p in ps], [int(self.cards[p]) for p in ps],
-                                    int(rows.sum()), w)
+                                   [self._cols64[p][rows] for p in ps], [int(self.cards[p]) for p in ps],
+                                   int(rows.sum()), w)
 
     def __call__(self, child: int, parents: Sequence[int] = ()) -> float:
         key = (int(child), tuple(sorted(int(p) for p in parents)))

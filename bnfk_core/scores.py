@@ -128,8 +128,8 @@ def family_counts(codes: np.ndarray, cards: Sequence[int], child: int, parents: 
     w = None if weights is None else np.asarray(weights, dtype=np.int64)[rows]
     parents = [int(p) for p in parents]
     return counts_from_columns(sub[:, child].astype(np.int64), int(cards[child]),
-                                [sub[:, p].astype(np.int64) for p in parents],
-                                [int(cards[p]) for p in parents], sub.shape[0], w)
+                               [sub[:, p].astype(np.int64) for p in parents],
+                               [int(cards[p]) for p in parents], sub.shape[0], w)
 
 
 # ---------------------------------------------------------------------- normaliser
@@ -310,7 +310,7 @@ class LocalScorer:
     def counts(self, child: int, parents: Sequence[int] = ()) -> np.ndarray:
         parents = sorted(int(p) for p in parents)
         return counts_from_columns(self.cols[child], self.cards[child], [self.cols[p] for p in parents],
-                                    [self.cards[p] for p in parents], self.n_distinct, self.weights)
+                                   [self.cards[p] for p in parents], self.n_distinct, self.weights)
 
     @property
     def n_distinct(self) -> int:

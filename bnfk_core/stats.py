@@ -16,8 +16,8 @@ from typing import Sequence
 import numpy as np
 from scipy.stats import chi2_contingency
 
-__all__ = ["BINCOUNT_CONFIGS", "entropy", "entropy_of_counts", "mutual_information", "theils_u", "cramers_v", "cramers_v_corrected", "collapse",
-           "contingency_counts", "column_summary"]
+__all__ = ["BINCOUNT_CONFIGS", "entropy", "entropy_of_counts", "mutual_information", "theils_u", "cramers_v",
+           "cramers_v_corrected", "collapse", "contingency_counts", "column_summary"]
 
 
 #: joint configurations counted with a bincount (no sort) up to this many possible configurations

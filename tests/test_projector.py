@@ -148,7 +148,6 @@ def test_the_preview_shows_missing_cells_empty():
 def test_the_running_indicator_is_shown():
     """client.toolbarMode "minimal" hides the whole toolbar, the Running…/Stop status widget with it."""
     import tomllib
-    from pathlib import Path
 
     from apptest_helpers import ROOT
     config = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())
@@ -159,7 +158,8 @@ def test_the_served_app_neither_watches_sources_nor_forces_a_full_collection_aft
     """Issue 27: Streamlit's source watcher re-scanned every loaded module on the event loop when a page imported a
     new one, and the forced gc.collect(2) after every run held the GIL for 0.2-0.5 s: both are off."""
     import tomllib
-    from pathlib import Path
-    cfg = tomllib.loads((Path(__file__).resolve().parents[1] / ".streamlit" / "config.toml").read_text())
+
+    from apptest_helpers import ROOT
+    cfg = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())
     assert cfg["server"]["fileWatcherType"] == "none"
     assert cfg["runner"]["postScriptGC"] is False

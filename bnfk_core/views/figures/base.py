@@ -21,8 +21,8 @@ from bnfk_core.layout import layered_layout
 
 __all__ = ["KERNEL_SCALE", "LEGEND_BELOW", "MISSING_COLOR", "ARC_COLOR", "SEGMENT_COLOR", "COVERED_COLOR", "UNDIRECTED_COLOR",
            "OTHER_COLOR", "FONT", "MAX_CLASS_COLORS", "MAX_BARS", "plain", "plain_all", "bounded_classes", "class_colors",
-           "dag_figure", "kernel_range", "gram_figure", "DRAW_ROWS", "PANEL_ROWS", "evenly_drawn", "histogram_figure", "contributions_figure",
-           "embedding_figure", "levels_figure"]
+           "dag_figure", "kernel_range", "gram_figure", "DRAW_ROWS", "PANEL_ROWS", "evenly_drawn", "histogram_figure",
+           "contributions_figure", "embedding_figure", "levels_figure"]
 
 KERNEL_SCALE = "RdBu_r"          # diverging, centred at 0 (zmid=0) for every kernel value
 MISSING_COLOR = "#bdbdbd"
@@ -282,7 +282,8 @@ def gram_figure(K: np.ndarray, order: np.ndarray, row_ids: np.ndarray, labels: n
 
 
 def _binned_shares(values, edges: np.ndarray) -> np.ndarray:
-    """Share of ``values`` (all of them, inside the bins or not) in each bin ``[edges[k], edges[k+1])``."""
+    """Share of ``values`` (all of them, inside the bins or not) in each bin ``[edges[k], edges[k+1])`` (the last
+    bin also holds its right edge, as ``np.histogram`` counts)."""
     v = np.asarray(values, float)
     counts = np.histogram(v, bins=edges)[0]
     return counts / max(v.size, 1)
