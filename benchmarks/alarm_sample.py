@@ -3,7 +3,7 @@ network access) with a share of cells blanked completely at random.
 
     python benchmarks/alarm_sample.py [-o alarm_2000.csv] [--rows 2000 --missing 0.05 --seed 0]
 
-Rows come from :meth:`bnfk_core.model.BayesNet.sample` (numpy ``default_rng(seed)``), the blanks from a
+Rows come from :meth:`bnfk_core.network.model.BayesNet.sample` (numpy ``default_rng(seed)``), the blanks from a
 second generator seeded ``seed + 1``; same arguments, same table.  Columns in pgmpy's node order, values
 are the network's state names, blank cells are empty strings in the CSV (``None`` in the frame).
 """
@@ -23,8 +23,8 @@ if str(ROOT) not in sys.path:
 
 
 def alarm_model():
-    """The ALARM network as a :class:`bnfk_core.model.BayesNet` (pgmpy's bundled copy)."""
-    from bnfk_core.model import BayesNet
+    """The ALARM network as a :class:`bnfk_core.network.model.BayesNet` (pgmpy's bundled copy)."""
+    from bnfk_core.network.model import BayesNet
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         from pgmpy.utils import get_example_model

@@ -6,8 +6,8 @@ The table is :func:`alarm_sample.alarm_sample` (ALARM, 37 variables, cells blank
 ``load_csv`` as the app reads it, and the model is the ALARM graph with CPTs fitted on it (smoothed).
 Timed, each once:
 
-* ``posterior`` -- every missing cell's distribution: new (:func:`bnfk_core.inference.posterior`, one
-  junction tree on batches of rows) vs old (:func:`bnfk_core.elimination.posterior_by_pattern`, one
+* ``posterior`` -- every missing cell's distribution: new (:func:`bnfk_core.inference.queries.posterior`, one
+  junction tree on batches of rows) vs old (:func:`bnfk_core.inference.elimination.posterior_by_pattern`, one
   contraction per missingness pattern: what answered before);
 * ``log_evidence`` of the incomplete rows, new vs old;
 * ``fisher_gram`` -- the marginalized Fisher kernel's Gram matrix, new vs old (family posteriors per
@@ -37,10 +37,12 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from alarm_sample import alarm_model, alarm_sample  # noqa: E402
 
-from bnfk_core import elimination, inference, junction  # noqa: E402
-from bnfk_core.data import load_csv  # noqa: E402
-from bnfk_core.kernels import gram  # noqa: E402
-from bnfk_core.model import fit  # noqa: E402
+from bnfk_core.inference import elimination
+from bnfk_core.inference import queries as inference
+from bnfk_core.inference import junction  # noqa: E402
+from bnfk_core.data.table import load_csv  # noqa: E402
+from bnfk_core.kernels.fisher import gram  # noqa: E402
+from bnfk_core.network.model import fit  # noqa: E402
 
 RESULTS = ROOT / "benchmarks" / "results" / "batched.json"
 
@@ -64,7 +66,7 @@ def main(argv=None) -> dict:
     frame = alarm_sample(a.rows, a.missing, a.seed)
     data = load_csv(text=frame.to_csv(index=False), source="alarm_sample")
     truth = alarm_model()
-    from bnfk_core.dag import DAG
+    from bnfk_core.network.dag import DAG
     dag = DAG(list(data.variables), [arc for arc in truth.dag.sorted_arcs()])
     model = fit(dag, data, method="smoothed")
     codes = model.align(data).codes
@@ -101,7 +103,7 @@ def main(argv=None) -> dict:
                                   max_abs_diff=float(np.abs(K_new - K_old).max()))
     print(json.dumps(out, indent=1), file=sys.stderr)
 
-    from bnfk_core.analyses import impute_benchmark as imp
+    from bnfk_core.analyses.impute import benchmark as imp
     ratios = (0.1, 0.2, 0.3, 0.4, 0.5) if a.full_benchmark else (0.1, 0.3, 0.5)
     res, t = timed(imp.benchmark, data, ("bn", "mode", "wknn"), test_ratios=ratios, missing_ratios=ratios,
                    repeats=1, seed=0, structure="tree", score="qnml", params="cnml")
@@ -110,7 +112,7 @@ def main(argv=None) -> dict:
                                "seconds_per_method": {k: float(v) for k, v in per.items()}}
     print(json.dumps(out["impute_benchmark"]), file=sys.stderr)
 
-    from bnfk_core.analyses import prototypes as pt
+    from bnfk_core.analyses.prototypes import selection as pt
     exp, t_exp = timed(pt.prepare_summarization, data, "hc", seed=0)
     _, t_run = timed(pt.run_summarization, exp, 20, random_draws=200, return_details=True)
     out["prototypes"] = {"k": 20, "random_draws": 200, "prepare_s": t_exp, "run_s": t_run,

@@ -31,9 +31,9 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bnfk_core.analyses import cluster as C  # noqa: E402
-from bnfk_core.data import load_csv  # noqa: E402
-from bnfk_core.kernels import gram  # noqa: E402
+from bnfk_core.analyses.cluster import clustering as C  # noqa: E402
+from bnfk_core.data.table import load_csv  # noqa: E402
+from bnfk_core.kernels.fisher import gram  # noqa: E402
 
 SAMPLES = ROOT / "sample_data"
 RESULTS = ROOT / "benchmarks" / "results"

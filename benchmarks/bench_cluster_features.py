@@ -34,9 +34,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from bnfk_core.analyses import cluster as C  # noqa: E402
-from bnfk_core.data import load_csv  # noqa: E402
-from bnfk_core.kernels import FISHER, HAMMING, SCALED_HAMMING  # noqa: E402
+from bnfk_core.analyses.cluster import clustering as C  # noqa: E402
+from bnfk_core.data.table import load_csv  # noqa: E402
+from bnfk_core.kernels.fisher import FISHER, HAMMING, SCALED_HAMMING  # noqa: E402
 from letter_like import letter_like_model  # noqa: E402
 
 SAMPLES = ROOT / "sample_data"

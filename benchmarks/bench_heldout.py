@@ -31,9 +31,9 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from alarm_sample import alarm_sample  # noqa: E402
 
-from bnfk_core.analyses import prototypes as pt  # noqa: E402
-from bnfk_core.data import load_csv  # noqa: E402
-from bnfk_core.inference import log_likelihood  # noqa: E402
+from bnfk_core.analyses.prototypes import selection as pt  # noqa: E402
+from bnfk_core.data.table import load_csv  # noqa: E402
+from bnfk_core.inference.queries import log_likelihood  # noqa: E402
 
 RESULTS = ROOT / "benchmarks" / "results" / "heldout.json"
 

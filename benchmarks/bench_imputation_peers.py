@@ -31,7 +31,7 @@ import pandas as pd
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bnfk_core.analyses.impute_methods import DEFAULT_IMPUTER  # noqa: E402
+from bnfk_core.analyses.impute.methods import DEFAULT_IMPUTER  # noqa: E402
 from bnfk_core.registry import IMPUTERS  # noqa: E402
 from bnfk_core.reproduce import imputation_peers as ip  # noqa: E402
 
@@ -109,7 +109,7 @@ def cmd_docs(args) -> None:
 #: the default command, and a process that only imports what it imports (its start-up)
 COMMAND = [sys.executable, "-m", "bnfk_core", "impute", "sample_data/house_votes_84.csv", "--na-values", "default-list",
            "--structure", "hc", "-o"]
-IMPORTS = [sys.executable, "-c", "import bnfk_core.cli.main, bnfk_core.session, pandas"]
+IMPORTS = [sys.executable, "-c", "import bnfk_core.cli.main, bnfk_core.serving.session, pandas"]
 
 
 def _child(cmd) -> tuple[float, float]:
@@ -146,9 +146,9 @@ def whole_process(runs: int) -> dict:
 
 
 def cmd_speed(args) -> None:
-    from bnfk_core.analyses.completion import complete_file
-    from bnfk_core.analyses.impute_methods import impute_table
-    from bnfk_core.data import load_csv, read_table
+    from bnfk_core.analyses.impute.completion import complete_file
+    from bnfk_core.analyses.impute.methods import impute_table
+    from bnfk_core.data.table import load_csv, read_table
 
     whole = whole_process(args.runs)      # first: before this process has run any numerical work of its own
     path = str(ROOT / "sample_data" / "house_votes_84.csv")

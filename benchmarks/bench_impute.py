@@ -27,9 +27,9 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bnfk_core.data import load_csv  # noqa: E402
-from bnfk_core.analyses.impute import impute_bn, learn_model  # noqa: E402
-from bnfk_core.analyses.impute_benchmark import DEFAULT_RATIOS, benchmark, induce_mcar  # noqa: E402
+from bnfk_core.data.table import load_csv  # noqa: E402
+from bnfk_core.analyses.impute.core import impute_bn, learn_model  # noqa: E402
+from bnfk_core.analyses.impute.benchmark import DEFAULT_RATIOS, benchmark, induce_mcar  # noqa: E402
 
 RESULTS = ROOT / "benchmarks" / "results"
 THESIS = ("spect", "house_votes_84", "tic_tac_toe", "breast_cancer", "lymphography", "hayes_roth", "primary_tumor")
@@ -100,7 +100,7 @@ def cmd_speed(args) -> None:
     t_post = time.perf_counter() - t0
     # what-if: the same posteriors with opt_einsum's greedy path search instead of "auto" (whose branch
     # search dominates inference.posterior when every row has its own missingness pattern)
-    import bnfk_core.inference as inference
+    import bnfk_core.inference.queries as inference
     contract = inference.oe.contract
     inference.oe.contract = lambda *a, optimize=None, **kw: contract(*a, optimize="greedy", **kw)
     try:

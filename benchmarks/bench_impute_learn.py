@@ -26,9 +26,9 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bnfk_core.analyses.completion import complete_file, impute_with_model  # noqa: E402
-from bnfk_core.analyses.impute_methods import learn_for_imputation  # noqa: E402
-from bnfk_core.data import load_csv, read_table  # noqa: E402
+from bnfk_core.analyses.impute.completion import complete_file, impute_with_model  # noqa: E402
+from bnfk_core.analyses.impute.methods import learn_for_imputation  # noqa: E402
+from bnfk_core.data.table import load_csv, read_table  # noqa: E402
 
 RESULTS = ROOT / "benchmarks" / "results"
 

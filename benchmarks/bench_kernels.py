@@ -4,7 +4,7 @@
 
 - The model: a letter-like random network (17 variables: 16 with 4 states, one with 26; <= 2
   parents each; ``benchmarks/letter_like.py``), N rows forward-sampled from it.
-- Gram for N = 1,000 / 5,000 / 10,000 with ``bnfk_core.kernels.gram`` (exact, float64).
+- Gram for N = 1,000 / 5,000 / 10,000 with ``bnfk_core.kernels.fisher.gram`` (exact, float64).
 - A pairwise Python loop of Theorem 1 on the same data: timed on a 300 x 300 block of pairs and
   scaled to N x N (the full loop at N = 5,000 would take many minutes); ratio = loop / gram.
 - The "naive" dense product: Phi as a dense matrix over the full block layout (sum_i q_i r_i
@@ -28,11 +28,11 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from bnfk_core.data import load_csv  # noqa: E402
-from bnfk_core.inference import parent_marginals  # noqa: E402
-from bnfk_core.kernels import features, gram  # noqa: E402
-from bnfk_core.learn import learn_structure  # noqa: E402
-from bnfk_core.model import fit  # noqa: E402
+from bnfk_core.data.table import load_csv  # noqa: E402
+from bnfk_core.inference.queries import parent_marginals  # noqa: E402
+from bnfk_core.kernels.fisher import features, gram  # noqa: E402
+from bnfk_core.learning.structure import learn_structure  # noqa: E402
+from bnfk_core.network.model import fit  # noqa: E402
 from letter_like import letter_like_model  # noqa: E402
 
 RESULTS = ROOT / "benchmarks" / "results"

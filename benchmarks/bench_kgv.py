@@ -29,10 +29,10 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bnfk_core import kgv  # noqa: E402
-from bnfk_core.data import load_csv  # noqa: E402
-from bnfk_core.kgv import kgv_statistics, raw_numbers  # noqa: E402
-from bnfk_core.learn import learn_structure  # noqa: E402
+from bnfk_core.learning import kgv  # noqa: E402
+from bnfk_core.data.table import load_csv  # noqa: E402
+from bnfk_core.learning.kgv import kgv_statistics, raw_numbers  # noqa: E402
+from bnfk_core.learning.structure import learn_structure  # noqa: E402
 
 DATA = ROOT / "sample_data" / "waveform_5000.csv"
 RESULTS = ROOT / "benchmarks" / "results"

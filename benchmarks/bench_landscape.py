@@ -3,7 +3,7 @@
     python benchmarks/bench_landscape.py [--repeats 5]     # writes benchmarks/results/landscape.json
 
 - ``landscape``: every DAG on five variables (29,281) scored by every registered score from cached family
-  scores and grouped into Markov equivalence classes (:func:`bnfk_core.landscape.score_landscape`), on
+  scores and grouped into Markov equivalence classes (:func:`bnfk_core.learning.landscape.score_landscape`), on
   house_votes_84 (435 rows) and letter (20,000 rows); the steps separately (enumeration, family tables,
   gather, classes); and, for scale, scoring DAGs one by one from scratch (``score_dag`` on 100 graphs,
   extrapolated to all).
@@ -33,12 +33,12 @@ sys.path.insert(0, str(ROOT / "tests"))
 import numpy as np  # noqa: E402
 
 from bnfk_core.analyses.landscape import surrogate_study  # noqa: E402
-from bnfk_core.data import load_csv  # noqa: E402
-from bnfk_core.dag import DAG  # noqa: E402
-from bnfk_core.landscape import (dag_scores, enumerate_dags, equivalence_keys, family_table,  # noqa: E402
+from bnfk_core.data.table import load_csv  # noqa: E402
+from bnfk_core.network.dag import DAG  # noqa: E402
+from bnfk_core.learning.landscape import (dag_scores, enumerate_dags, equivalence_keys, family_table,  # noqa: E402
                                  landscape_scorer, score_landscape)
 from bnfk_core.registry import SCORES  # noqa: E402
-from bnfk_core.scores import score_dag  # noqa: E402
+from bnfk_core.learning.scores import score_dag  # noqa: E402
 
 RESULTS = ROOT / "benchmarks" / "results"
 

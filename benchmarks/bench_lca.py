@@ -31,7 +31,7 @@ sys.path.insert(0, str(ROOT))
 
 import numpy as np  # noqa: E402
 
-from bnfk_core.data import load_csv  # noqa: E402
+from bnfk_core.data.table import load_csv  # noqa: E402
 from bnfk_core.lca import fit_lca  # noqa: E402
 
 RESULTS = ROOT / "benchmarks" / "results"

@@ -25,10 +25,10 @@ import pandas as pd
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bnfk_core.dag import DAG, structural_hamming_distance  # noqa: E402
-from bnfk_core.data import from_codes, load_csv  # noqa: E402
-from bnfk_core.learn import learn_structure  # noqa: E402
-from bnfk_core.scores import LocalScorer  # noqa: E402
+from bnfk_core.network.dag import DAG, structural_hamming_distance  # noqa: E402
+from bnfk_core.data.table import from_codes, load_csv  # noqa: E402
+from bnfk_core.learning.structure import learn_structure  # noqa: E402
+from bnfk_core.learning.scores import LocalScorer  # noqa: E402
 
 SAMPLES = ROOT / "sample_data"
 RESULTS = ROOT / "benchmarks" / "results"

@@ -16,9 +16,9 @@ every state re-coded to the states observed in those rows, so all three see iden
 
 Reported per learner: wall time (median of ``--repeats``, default 3; a peer whose runs exceed ``--budget``
 seconds is not repeated, the JSON gives the count), the BIC of its DAG under OUR scorer
-(``bnfk_core.scores.score_dag``, natural log) and under pyAgrum's (``BNLearner.score`` summed over the families,
+(``bnfk_core.learning.scores.score_dag``, natural log) and under pyAgrum's (``BNLearner.score`` summed over the families,
 log base 2, times ln 2: the two must agree), the number of arcs and, on the ALARM sample, the structural Hamming
-distance (between equivalence classes, ``bnfk_core.dag.structural_hamming_distance``) to the true network.
+distance (between equivalence classes, ``bnfk_core.network.dag.structural_hamming_distance``) to the true network.
 ALARM: 2,000 complete rows sampled from pgmpy's bundled network (``benchmarks/alarm_sample.py``, seed 0).
 pyAgrum's timings include building its learner from the table (it reads a CSV it writes); ``learn_dag`` alone is
 recorded as well.  ``--cli`` adds whole-process figures of the two command lines on nursery (run in turn); ``--spread N`` adds
@@ -45,10 +45,10 @@ import pandas as pd
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bnfk_core.dag import DAG, structural_hamming_distance  # noqa: E402
-from bnfk_core.data import from_codes, load_csv  # noqa: E402
-from bnfk_core.learn import learn_structure  # noqa: E402
-from bnfk_core.scores import score_dag  # noqa: E402
+from bnfk_core.network.dag import DAG, structural_hamming_distance  # noqa: E402
+from bnfk_core.data.table import from_codes, load_csv  # noqa: E402
+from bnfk_core.learning.structure import learn_structure  # noqa: E402
+from bnfk_core.learning.scores import score_dag  # noqa: E402
 
 SAMPLES = ROOT / "sample_data"
 RESULTS = ROOT / "benchmarks" / "results"

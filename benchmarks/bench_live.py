@@ -2,7 +2,7 @@
 
     python benchmarks/bench_live.py [--quick]   # prints a table, writes benchmarks/results/live.json
 
-- Incremental update (``bnfk_core.live.LiveKernel``, smoothed CPTs) after one arc edit against the
+- Incremental update (``bnfk_core.kernels.live.LiveKernel``, smoothed CPTs) after one arc edit against the
   from-scratch ``gram(fit(new_dag, data), data)`` at N = 5,000 on two letter-like networks: the 26-state
   variable as the root (``letter_like_model``) and as a leaf with two 4-state parents
   (``letter_leaf_model``).  Twelve seeded random edits (add / remove / reverse that close no cycle) per
@@ -37,14 +37,14 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from letter_like import letter_leaf_model, letter_like_model, random_letter_model
 
-from bnfk_core import kernels
-from bnfk_core.analyses import arc_search as arcs
-from bnfk_core.data import load_csv
+from bnfk_core.kernels import fisher as kernels
+from bnfk_core.analyses.segments import arc_search as arcs
+from bnfk_core.data.table import load_csv
 from bnfk_core.errors import StructureError
-from bnfk_core.kernels import gram
-from bnfk_core.live import LiveKernel
-from bnfk_core.live_terms import Edit
-from bnfk_core.model import fit
+from bnfk_core.kernels.fisher import gram
+from bnfk_core.kernels.live import LiveKernel
+from bnfk_core.kernels.live_terms import Edit
+from bnfk_core.network.model import fit
 
 RESULTS = ROOT / "benchmarks" / "results"
 CATALOG = json.loads((ROOT / "sample_data" / "catalog.json").read_text())

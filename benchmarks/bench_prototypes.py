@@ -11,7 +11,7 @@ the best draw, re-fit the parameters on each subset and evaluate on the test hal
 
 Writes ``benchmarks/results/prototypes.json`` (after every run, so a partial run keeps its rows)
 and prints one line per (dataset, structure, k).  Nothing here is tuned: one seed, the defaults
-of :mod:`bnfk_core.analyses.prototypes`.
+of :mod:`bnfk_core.analyses.prototypes.selection`.
 """
 from __future__ import annotations
 
@@ -25,8 +25,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bnfk_core.data import load_csv  # noqa: E402
-from bnfk_core.analyses.prototypes import prepare_summarization, run_summarization  # noqa: E402
+from bnfk_core.data.table import load_csv  # noqa: E402
+from bnfk_core.analyses.prototypes.selection import prepare_summarization, run_summarization  # noqa: E402
 
 SAMPLES = ROOT / "sample_data"
 RESULTS = ROOT / "benchmarks" / "results" / "prototypes.json"
@@ -113,7 +113,7 @@ def main(argv=None) -> int:
 def speed(seed: int = 0, k: int = 1000, repeats: int = 3) -> dict:
     """Greedy MMD for k = 1000 on letter's training half (10,000 rows), from the best of 1000 random subsets."""
     import numpy as np
-    from bnfk_core.analyses.prototypes import MMDCriterion, greedy_swap, random_subsets
+    from bnfk_core.analyses.prototypes.selection import MMDCriterion, greedy_swap, random_subsets
     exp = prepare_summarization(load("letter"), "hc", seed=seed)
     draws = random_subsets(exp.train.n_rows, k, 1000, seed)
     start = draws[int(np.argmin(exp.mmd.values(draws)))]

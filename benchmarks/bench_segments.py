@@ -26,13 +26,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bnfk_core.analyses import segment_information, segment_tables  # noqa: E402
-from bnfk_core.analyses import arc_search as arcs  # noqa: E402
-from bnfk_core.analyses.cluster import cluster  # noqa: E402
-from bnfk_core.dag import DAG  # noqa: E402
-from bnfk_core.data import load_csv  # noqa: E402
-from bnfk_core.kernels import gram  # noqa: E402
-from bnfk_core.model import fit  # noqa: E402
+from bnfk_core.analyses.segments import information as segment_information
+from bnfk_core.analyses.segments import tables as segment_tables  # noqa: E402
+from bnfk_core.analyses.segments import arc_search as arcs  # noqa: E402
+from bnfk_core.analyses.cluster.clustering import cluster  # noqa: E402
+from bnfk_core.network.dag import DAG  # noqa: E402
+from bnfk_core.data.table import load_csv  # noqa: E402
+from bnfk_core.kernels.fisher import gram  # noqa: E402
+from bnfk_core.network.model import fit  # noqa: E402
 
 RESULTS = ROOT / "benchmarks" / "results"
 CATALOG = json.loads((ROOT / "sample_data" / "catalog.json").read_text())

@@ -30,11 +30,11 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from letter_like import letter_like_model
 
-from bnfk_core.data import load_csv
-from bnfk_core.kernels import gram
-from bnfk_core.learn import learn_structure
-from bnfk_core.model import fit
-from bnfk_core.similarity import MEASURES, fit_measure
+from bnfk_core.data.table import load_csv
+from bnfk_core.kernels.fisher import gram
+from bnfk_core.learning.structure import learn_structure
+from bnfk_core.network.model import fit
+from bnfk_core.kernels.similarity import MEASURES, fit_measure
 
 RESULTS = ROOT / "benchmarks" / "results"
 

@@ -80,13 +80,13 @@ def run(cmd: list[str]) -> dict:
 
 FIT = """
 import json, sys
-from bnfk_core.model import fit, read_model
+from bnfk_core.network.model import fit, read_model
 dag = read_model(sys.argv[2]).dag
 if sys.argv[1] == "stream":
-    from bnfk_core.stream import read_counts
+    from bnfk_core.data.stream import read_counts
     data = read_counts(sys.argv[3], chunksize=200_000)
 else:
-    from bnfk_core.data import load_csv
+    from bnfk_core.data.table import load_csv
     data = load_csv(sys.argv[3])
 m = fit(dag, data)
 print(json.dumps({"parameters": m.parameter_count(), "rows": data.n_rows}))
@@ -111,7 +111,7 @@ def bench(n: int, in_memory: bool, dask: bool) -> dict:
         out_m = f"/tmp/bnfk_stream_{n}_memory.json"
         res["learn-memory"] = run(learn + ["-o", out_m])
         res["fit-memory"] = run([py, "-c", FIT, "memory", out_m, str(path)])
-        from bnfk_core.model import read_model
+        from bnfk_core.network.model import read_model
         a, b = json.loads(res["learn-memory"]["stdout"]), json.loads(res["learn-stream"]["stdout"])
         ma, mb = read_model(out_m), read_model(out_s)
         res["same_dag"] = a["arcs"] == b["arcs"]

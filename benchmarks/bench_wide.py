@@ -21,9 +21,9 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bnfk_core.data import from_codes  # noqa: E402
-from bnfk_core.learn_hc import hill_climb  # noqa: E402
-from bnfk_core.scores import LocalScorer  # noqa: E402
+from bnfk_core.data.table import from_codes  # noqa: E402
+from bnfk_core.learning.hill_climb import hill_climb  # noqa: E402
+from bnfk_core.learning.scores import LocalScorer  # noqa: E402
 
 RESULTS = ROOT / "benchmarks" / "results"
 

@@ -5,8 +5,8 @@ leaf with two 4-state parents; ``random_letter_model``: random structures (<= 3 
 variable anywhere)."""
 import numpy as np
 
-from bnfk_core.dag import DAG
-from bnfk_core.model import BayesNet
+from bnfk_core.network.dag import DAG
+from bnfk_core.network.model import BayesNet
 
 
 def _dirichlet_net(nodes, cards, arcs, rng) -> BayesNet:

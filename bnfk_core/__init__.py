@@ -1,13 +1,18 @@
 """bnfk_core: categorical data, Bayesian networks and their Fisher kernel.
 
 The plain-Python core behind the bnfk Streamlit app and the ``python -m bnfk_core`` CLI.
-Layers (imports run one way, top to bottom):
+Subpackages by role, imports running down the list (each has a small public face, ``__all__``):
 
-* foundation -- ``errors``, ``registry``, ``data``, ``dag``, ``scores``, ``learn``, ``model``, ``missing``,
-  ``inference``, ``kernels``, ``similarity``, ``stats``, ``embed``, ``layout``;
-* ``analyses`` -- clustering/classification, imputation, prototypes, segments;
-* ``cli`` and ``reproduce`` -- the command line and the reproduction of published results.
+* ``data`` -- tables, reading, binning, streaming, runners, counts;
+* ``network`` -- the DAG, the model (CPTs), BIF, layout;
+* ``inference`` -- junction tree, variable elimination, marginals and posteriors;
+* ``learning`` -- scores, KGV, structure searches, incomplete data, landscapes, the metagraph kernel;
+* ``kernels`` -- the Fisher kernel and its features, Hamming kernels, the similarity zoo, live terms;
+* ``lca`` -- latent class models;
+* ``analyses`` -- ``cluster``, ``impute``, ``prototypes``, ``segments``;
+* ``serving``, ``views``, ``cli``, ``reproduce`` -- the faces.
 
+Only ``errors`` and ``registry`` stay at the top.
 Importing the package is light: the public names below load their module on first use, and each registry
 (:mod:`bnfk_core.registry`) imports the modules that register its members when it is first read.
 """
@@ -18,12 +23,13 @@ __version__ = "0.1.0"
 #: public name -> the module that defines it; imported on first use (PEP 562), so that ``import bnfk_core``
 #: (and every ``python -m bnfk_core`` call) loads no numerical library it does not need
 _HOMES = {
-    "DAG": "dag", "CategoricalData": "data", "load_csv": "data", "BnfkError": "errors", "DataError": "errors",
-    "KernelError": "errors", "ModelError": "errors", "StructureError": "errors", "marginal": "inference",
-    "parent_marginals": "inference", "posterior": "inference", "contributions": "kernels", "features": "fisher_features",
-    "gram": "kernels", "mmd": "kernels", "set_kernel": "kernels", "BayesNet": "model", "fit": "model",
-    "read_model": "model", "write_model": "model", "fit_measure": "similarity", "fit_lca": "lca",
-    "learn_network": "missing",
+    "DAG": "network.dag", "CategoricalData": "data.table", "load_csv": "data.table", "BnfkError": "errors",
+    "DataError": "errors", "KernelError": "errors", "ModelError": "errors", "StructureError": "errors",
+    "marginal": "inference.queries", "parent_marginals": "inference.queries", "posterior": "inference.queries",
+    "contributions": "kernels.fisher", "features": "kernels.features", "gram": "kernels.fisher", "mmd": "kernels.fisher",
+    "set_kernel": "kernels.fisher", "BayesNet": "network.model", "fit": "network.model", "read_model": "network.model",
+    "write_model": "network.model", "fit_measure": "kernels.similarity", "fit_lca": "lca",
+    "learn_network": "learning.incomplete", "LiveKernel": "kernels.live", "covered_arcs": "network.dag",
 }
 
 __all__ = [*_HOMES, "__version__"]

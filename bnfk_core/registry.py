@@ -16,7 +16,7 @@ Adding a kernel is one :func:`KERNELS.register <Registry.register>` call (see
 ``my_fit(train, **options)`` receives the training rows (a ``CategoricalData`` without the label
 column) and returns an object with ``gram(X, Y=None, *, normalize=False, max_bytes=...)`` and
 ``contributions(x, y)`` (per-variable terms of one pair that sum to K(x, y)); see
-:class:`bnfk_core.kernels.FittedKernel`.
+:class:`bnfk_core.kernels.fisher.FittedKernel`.
 
 This module imports nothing from the package but its errors, so every layer may use it.  A registry fills
 itself on first use by importing the modules listed in :data:`PROVIDERS` for its family (so that
@@ -26,6 +26,7 @@ registers options must be added there.
 from __future__ import annotations
 
 import importlib
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Callable, Iterator
@@ -35,7 +36,7 @@ from .errors import BnfkError, KernelError, ModelError, StructureError
 __all__ = ["Registry", "PROVIDERS", "KernelSpec", "LearnerSpec", "ScoreSpec", "EstimatorSpec", "ClustererSpec", "ClassifierSpec", "CriterionSpec",
            "KERNELS", "CLASSIFIERS", "CRITERIA", "FEATURE_CLUSTERER", "lazy", "LabelView",
            "LEARNERS", "SCORES", "ESTIMATORS", "CLUSTERERS", "MissingDataSpec", "MISSING_DATA", "ImputerSpec",
-           "IMPUTERS", "feature_learners", "kernel_abbr"]
+           "IMPUTERS", "feature_learners", "kernel_abbr", "face"]
 
 
 class Registry(Mapping):
@@ -167,10 +168,10 @@ class KernelSpec:
 
 @dataclass(frozen=True)
 class LearnerSpec:
-    """A structure-learning method of :func:`bnfk_core.learn.learn_structure`.
+    """A structure-learning method of :func:`bnfk_core.learning.structure.learn_structure`.
 
     ``learn(scorer, task) -> parents`` finds the structure: ``scorer`` is the local score over the columns
-    (a :class:`bnfk_core.scores.LocalScorer`), ``task`` a :class:`bnfk_core.learn.LearnTask` (the variables,
+    (a :class:`bnfk_core.learning.scores.LocalScorer`), ``task`` a :class:`bnfk_core.learning.structure.LearnTask` (the variables,
     the class index, the options, ``progress``; ``task.notes`` takes sentences worth showing the user); it
     returns one tuple of parent indices per column."""
 
@@ -186,11 +187,11 @@ class LearnerSpec:
 
 @dataclass(frozen=True)
 class ScoreSpec:
-    """A decomposable structure score of :mod:`bnfk_core.scores` (log scale, higher is better).
+    """A decomposable structure score of :mod:`bnfk_core.learning.scores` (log scale, higher is better).
 
     ``scorer`` builds the local scorer of a score that is not computed from counts
-    (``scorer(codes, cards, *, weights, numbers, **options)``, e.g. :mod:`bnfk_core.kgv`); None for the
-    count scores of :class:`bnfk_core.scores.LocalScorer`."""
+    (``scorer(codes, cards, *, weights, numbers, **options)``, e.g. :mod:`bnfk_core.learning.kgv`); None for the
+    count scores of :class:`bnfk_core.learning.scores.LocalScorer`."""
 
     name: str
     label: str
@@ -200,7 +201,7 @@ class ScoreSpec:
 
 @dataclass(frozen=True)
 class EstimatorSpec:
-    """A CPT estimator of :func:`bnfk_core.model.fit`."""
+    """A CPT estimator of :func:`bnfk_core.network.model.fit`."""
 
     name: str
     label: str
@@ -210,7 +211,7 @@ class EstimatorSpec:
 
 @dataclass(frozen=True)
 class MissingDataSpec:
-    """How structure learning treats missing cells (:mod:`bnfk_core.missing`).
+    """How structure learning treats missing cells (:mod:`bnfk_core.learning.incomplete`).
 
     ``learn(data, method, **options) -> LearnResult`` learns the DAG."""
 
@@ -222,7 +223,7 @@ class MissingDataSpec:
 
 @dataclass(frozen=True)
 class ImputerSpec:
-    """An imputation method of :mod:`bnfk_core.analyses.impute` (and its peers).
+    """An imputation method of :mod:`bnfk_core.analyses.impute.core` (and its peers).
 
     ``impute(data, *, model=None, k=3, seed=0, **learn) -> Imputation``; ``peer`` marks the
     methods analysts use instead of a network (benchmark peers); ``needs`` names an optional
@@ -238,7 +239,7 @@ class ImputerSpec:
 
 @dataclass(frozen=True)
 class ClustererSpec:
-    """A clustering algorithm of ``cluster --algorithm`` (:func:`bnfk_core.analyses.cluster.run_clustering`).
+    """A clustering algorithm of ``cluster --algorithm`` (:func:`bnfk_core.analyses.cluster.clustering.run_clustering`).
 
     ``uses_kernel``: the algorithm clusters a kernel's Gram matrix or feature map.  Its behaviour is one of
     ``gram(K, n_clusters, *, kernel, transform, shift, restarts, seed, init_labels) -> ClusterResult`` (clusters a
@@ -259,7 +260,7 @@ class ClustererSpec:
 
 @dataclass(frozen=True)
 class ClassifierSpec:
-    """A kernel classifier of ``classify --classifier`` (:func:`bnfk_core.analyses.classification.classify_many`).
+    """A kernel classifier of ``classify --classifier`` (:func:`bnfk_core.analyses.cluster.classification.classify_many`).
 
     ``proba(Ktr, Kte, dte, ytr, classes, *, k, C, neighbours) -> P`` gives the class probabilities of the test rows
     (columns in ``classes`` order) from the train x train and test x train kernel blocks and the test rows'
@@ -275,16 +276,41 @@ class ClassifierSpec:
 
 @dataclass(frozen=True)
 class CriterionSpec:
-    """A prototype-selection criterion of :func:`bnfk_core.analyses.prototypes.select_prototypes`.
+    """A prototype-selection criterion of :func:`bnfk_core.analyses.prototypes.selection.select_prototypes`.
 
     ``criterion(model, data, Phi=None) -> object`` builds the criterion on the rows (``value(indices)`` and the
-    greedy swap's ``start(init)`` / ``best_swap``; see :class:`bnfk_core.analyses.prototype_criteria.MMDCriterion`);
+    greedy swap's ``start(init)`` / ``best_swap``; see :class:`bnfk_core.analyses.prototypes.criteria.MMDCriterion`);
     None for the random baseline (the best of the random starts, no greedy search)."""
 
     name: str
     label: str
     criterion: Callable | None = None
     description: str = ""
+
+
+def face(package: str, homes: dict) -> tuple:
+    """The PEP 562 hooks of a package face: ``homes`` maps each public name to the module of ``package`` that
+    defines it, imported on first use (so that importing a package loads none of its numerical modules).
+
+    Returns ``(__getattr__, __dir__)`` for the package's ``__init__``; a name that is not public is tried as a
+    submodule, so ``package.module`` works without importing it first."""
+    def __getattr__(name: str):
+        module = sys.modules[package]
+        if name in homes:
+            value = getattr(importlib.import_module(f"{package}.{homes[name]}"), name)
+        else:
+            try:
+                value = importlib.import_module(f"{package}.{name}")
+            except ModuleNotFoundError as exc:
+                if exc.name != f"{package}.{name}":
+                    raise
+                raise AttributeError(f"module '{package}' has no attribute '{name}'") from None
+        setattr(module, name, value)
+        return value
+
+    def __dir__():
+        return sorted(set(vars(sys.modules[package])) | set(homes))
+    return __getattr__, __dir__
 
 
 def lazy(module: str, name: str) -> Callable:
@@ -298,14 +324,14 @@ def lazy(module: str, name: str) -> Callable:
 
 #: the modules that register each family's members on import (in registration order)
 PROVIDERS = {
-    "kernel": ("bnfk_core.kernels", "bnfk_core.hamming_kernels", "bnfk_core.similarity", "bnfk_core.lca.kernel"),
+    "kernel": ("bnfk_core.kernels.fisher", "bnfk_core.kernels.hamming", "bnfk_core.kernels.similarity", "bnfk_core.lca.kernel"),
     "clustering algorithm": ("bnfk_core.lca.kernel",),
-    "structure-learning method": ("bnfk_core.learn",),
-    "score": ("bnfk_core.scores", "bnfk_core.learn"),     # learn imports kgv, which registers "kgv"
-    "parameter method": ("bnfk_core.model",),
-    "missing-data method": ("bnfk_core.missing",),
-    "imputation method": ("bnfk_core.analyses.impute_methods",),
-    "classifier": ("bnfk_core.analyses.classification",),
+    "structure-learning method": ("bnfk_core.learning.structure",),
+    "score": ("bnfk_core.learning.scores", "bnfk_core.learning.structure"),     # learn imports kgv, which registers "kgv"
+    "parameter method": ("bnfk_core.network.model",),
+    "missing-data method": ("bnfk_core.learning.incomplete",),
+    "imputation method": ("bnfk_core.analyses.impute.methods",),
+    "classifier": ("bnfk_core.analyses.cluster.classification",),
     "prototype criterion": (),       # registered below (their behaviour imported on first use)
 }
 
@@ -323,20 +349,20 @@ CRITERIA = Registry("prototype criterion", BnfkError, PROVIDERS["prototype crite
 CLUSTERERS.register(ClustererSpec("auto", "Automatic", description="correlation clustering when the Gram matrix and its "
                                                                     "work space fit the memory limit, else kmeans-features"))
 CLUSTERERS.register(ClustererSpec("correlation", "Correlation clustering", abbr="CC",
-                                  gram=lazy("bnfk_core.analyses.cluster_correlation", "cluster_gram"),
+                                  gram=lazy("bnfk_core.analyses.cluster.correlation", "cluster_gram"),
                                   description="local search with restarts on the (shifted) Gram matrix, thesis eq. 5.2"))
 CLUSTERERS.register(ClustererSpec("spectral", "Spectral clustering", abbr="SC",
-                                  gram=lazy("bnfk_core.analyses.cluster_spectral", "cluster_gram"),
+                                  gram=lazy("bnfk_core.analyses.cluster.spectral", "cluster_gram"),
                                   description="scikit-learn on an affinity built from the Gram matrix"))
 #: the clusterer ``auto`` falls back to beyond the Gram limit (kernel k-means on the explicit features)
 FEATURE_CLUSTERER = CLUSTERERS.register(ClustererSpec(
-    "kmeans-features", "Kernel k-means (features)", features=lazy("bnfk_core.analyses.cluster_features", "kernel_kmeans_features"),
+    "kmeans-features", "Kernel k-means (features)", features=lazy("bnfk_core.analyses.cluster.features", "kernel_kmeans_features"),
     description="k-means on the explicit sparse feature map, linear memory"))
 CRITERIA.register(CriterionSpec("mmd", "Greedy MMD (Fisher kernel)",
-                                lazy("bnfk_core.analyses.prototype_criteria", "mmd_criterion"),
+                                lazy("bnfk_core.analyses.prototypes.criteria", "mmd_criterion"),
                                 description="Fisher-kernel distance |mean phi(X_S) - mean phi(X)|^2 (paper eq. 10), "
                                             "greedy swaps (Algorithm 1)"))
-CRITERIA.register(CriterionSpec("chi2", "Greedy χ² heuristic", lazy("bnfk_core.analyses.prototype_criteria", "chi2_criterion"),
+CRITERIA.register(CriterionSpec("chi2", "Greedy χ² heuristic", lazy("bnfk_core.analyses.prototypes.criteria", "chi2_criterion"),
                                 description="the paper's heuristic -sum_i log p_i of per-variable chi-square tests, "
                                             "greedy swaps"))
 CRITERIA.register(CriterionSpec("random", "Random subset", description="a uniformly random subset (the baseline)"))

@@ -1,10 +1,10 @@
 """Large files in the app: a path on the server, or an upload above the row threshold.
 
-Such a file is read by the streaming reader (:func:`bnfk_core.stream.read_counts`: two passes in chunks,
+Such a file is read by the streaming reader (:func:`bnfk_core.data.stream.read_counts`: two passes in chunks,
 a progress bar, the rows never held as text) into its distinct rows with their multiplicities, on which the
 structure is learned and the CPTs fitted -- so the model is that of *all* rows.  The pages that work on rows
 (the N × N views: kernel heatmaps, clustering, segments, prototypes, imputation, the kernel zoo) get a
-seeded uniform sample of the file's rows instead (:meth:`bnfk_core.stream.WeightedData.sample_rows`), and
+seeded uniform sample of the file's rows instead (:meth:`bnfk_core.data.stream.WeightedData.sample_rows`), and
 say so (:func:`sample_sentence`).
 
 The tables read are kept server-wide (a few at a time, the most recently used), keyed by the file's path,
@@ -21,10 +21,10 @@ import threading
 from pathlib import Path
 
 from bnfk_core.errors import BnfkError, DataError
-from bnfk_core.reading import file_layout, printable
-from bnfk_core.serve import FileStore, ServePolicy
-from bnfk_core.serve import policy as serve_policy
-from bnfk_core.stream import WeightedData, read_counts
+from bnfk_core.data.reading import file_layout, printable
+from bnfk_core.serving.serve import FileStore, ServePolicy
+from bnfk_core.serving.serve import policy as serve_policy
+from bnfk_core.data.stream import WeightedData, read_counts
 
 __all__ = ["CACHE_ENTRIES", "UPLOAD_FILES", "UPLOAD_BYTES", "cached", "clear", "count_lines", "file_key", "header",
            "policy", "read", "resolve", "sample_sentence", "server_file", "shown_path", "touch_upload", "upload_file"]
@@ -53,7 +53,7 @@ def _store() -> FileStore:
 
 
 def policy() -> ServePolicy:
-    """The operator's folders (:mod:`bnfk_core.serve`): off unless BNFK_DATA_DIR / BNFK_OUTPUT_DIR name them."""
+    """The operator's folders (:mod:`bnfk_core.serving.serve`): off unless BNFK_DATA_DIR / BNFK_OUTPUT_DIR name them."""
     return serve_policy()
 
 

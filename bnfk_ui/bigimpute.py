@@ -1,6 +1,6 @@
 """Completing a large file in the app: every missing cell of all its rows filled, read and written in blocks.
 
-:func:`run` calls :func:`bnfk_core.analyses.impute_stream.impute_file` -- the file the in-memory path
+:func:`run` calls :func:`bnfk_core.analyses.impute.stream.impute_file` -- the file the in-memory path
 writes, byte for byte, while holding one block of records at a time -- with the app's model (fitted on all
 rows) and the options the file was read with, into a file of the server's temporary directory
 (``$TMPDIR/bnfk_imputed``, beside the uploads of :mod:`bnfk_ui.bigdata`) named by a hash of the key.
@@ -10,7 +10,7 @@ removed), keyed by the input file's path, size and modification time, the model'
 loading options and the fill rule: a page re-run, or another session asking for the same file, gets the
 result without imputing again; the files kept are capped (OUTPUT_FILES, OUTPUT_BYTES, least recently used removed)
 and removed when the server exits cleanly.  :func:`save_as` copies a result into the operator's output folder
-(only when the operator allowed one, :mod:`bnfk_core.serve`).
+(only when the operator allowed one, :mod:`bnfk_core.serving.serve`).
 """
 from __future__ import annotations
 
@@ -22,10 +22,10 @@ import tempfile
 import threading
 from pathlib import Path
 
-from bnfk_core.analyses.impute_stream import impute_file
-from bnfk_core.reading import printable as _printable
+from bnfk_core.analyses.impute.stream import impute_file
+from bnfk_core.data.reading import printable as _printable
 from bnfk_core.errors import DataError
-from bnfk_core.serve import FileStore
+from bnfk_core.serving.serve import FileStore
 
 from . import bigdata
 
@@ -127,7 +127,7 @@ def clear() -> None:
 
 
 def save_as(res: dict, text: str, input_path: str, *, replace: bool = False) -> str:
-    """Copy the completed file of ``res`` to ``text`` in the operator's output folder (:mod:`bnfk_core.serve`:
+    """Copy the completed file of ``res`` to ``text`` in the operator's output folder (:mod:`bnfk_core.serving.serve`:
     inside it only, atomically, an existing file replaced only with ``replace``, never the input); the path
     written, as visitors see it."""
     pol = bigdata.policy()

@@ -12,7 +12,7 @@ import streamlit as st
 
 from bnfk_core.errors import BnfkError
 from bnfk_core.registry import ESTIMATORS
-from bnfk_core.serve import echo
+from bnfk_core.serving.serve import echo
 from bnfk_core.views import export
 
 from . import jobs, router, settings, share, state

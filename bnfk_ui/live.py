@@ -1,5 +1,5 @@
 """The Structure page's live view: click-driven arc edits and a Fisher Gram matrix, scores and contributions
-that follow every edit through :class:`bnfk_core.live.LiveKernel` (only the changed kernel terms are
+that follow every edit through :class:`bnfk_core.kernels.live.LiveKernel` (only the changed kernel terms are
 recomputed).  One LiveKernel per browser session, kept in ``st.session_state`` (never shared between
 sessions: it is updated in place)."""
 from __future__ import annotations
@@ -7,9 +7,9 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
-from bnfk_core.embed import sample_rows
+from bnfk_core.kernels.embed import sample_rows
 from bnfk_core.errors import BnfkError
-from bnfk_core.live import LiveKernel
+from bnfk_core.kernels.live import LiveKernel
 
 from . import state
 

@@ -14,7 +14,7 @@ import contextvars
 import streamlit as st
 
 from bnfk_core.errors import BnfkError
-from bnfk_core.limits import memory_limit_set
+from bnfk_core.data.limits import memory_limit_set
 
 from . import state, warmup
 

@@ -1,5 +1,5 @@
 """Links and session files: the current view mirrored in ``st.query_params`` (opening the link restores it) and
-saved / opened as a bnfk session file (:mod:`bnfk_core.session`).
+saved / opened as a bnfk session file (:mod:`bnfk_core.serving.session`).
 
 A link holds the dataset (a bundled name; an upload's private id -- 128 random bits, so only a link that
 carries it reaches the upload, which stays on the server that saw it; a file's name in the operator's data
@@ -18,11 +18,11 @@ import urllib.parse
 
 import streamlit as st
 
-from bnfk_core.dag import DAG
+from bnfk_core.network.dag import DAG
 from bnfk_core.errors import BnfkError
 from bnfk_core.registry import ESTIMATORS
-from bnfk_core.serve import echo
-from bnfk_core.session import DataRef, SessionError, parse_session, session_dict
+from bnfk_core.serving.serve import echo
+from bnfk_core.serving.session import DataRef, SessionError, parse_session, session_dict
 
 from . import bigdata, state
 from . import settings as S

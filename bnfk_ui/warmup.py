@@ -31,7 +31,7 @@ def _run() -> None:
     try:
         import numpy as np
 
-        from bnfk_core.analyses.cluster_correlation import PARALLEL_RESTART_WORK, correlation_clustering
+        from bnfk_core.analyses.cluster.correlation import PARALLEL_RESTART_WORK, correlation_clustering
         from bnfk_core.views.export import image_export_problem
 
         rng = np.random.default_rng(0)
@@ -49,10 +49,10 @@ def _fisher_kernel(rng) -> None:
     """A Gram matrix of a three-variable chain on 40 rows with blank cells, and both compiled pair sums."""
     import numpy as np
 
-    from bnfk_core import kernels
-    from bnfk_core.dag import DAG
-    from bnfk_core.data import from_codes
-    from bnfk_core.model import fit
+    from bnfk_core.kernels import fisher as kernels
+    from bnfk_core.network.dag import DAG
+    from bnfk_core.data.table import from_codes
+    from bnfk_core.network.model import fit
 
     codes = rng.integers(0, 3, size=(40, 3))
     codes[::7, 1] = -1

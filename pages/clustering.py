@@ -4,8 +4,8 @@ kernel-PCA map by cluster and by label, contingency table), and kernel kNN / SVM
 import numpy as np
 import streamlit as st
 
-from bnfk_core.analyses import cluster as C
-from bnfk_core.embed import sample_rows
+from bnfk_core.analyses.cluster import clustering as C
+from bnfk_core.kernels.embed import sample_rows
 from bnfk_core.registry import KERNELS
 from bnfk_core.views import figures
 from bnfk_core.views.figures import clustering as fig_clu

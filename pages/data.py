@@ -3,7 +3,7 @@ large files (a path on the server, read in chunks; the rows' sample)."""
 import pandas as pd
 import streamlit as st
 
-from bnfk_core.stats import column_summary
+from bnfk_core.data.stats import column_summary
 from bnfk_core.views import figures
 from bnfk_ui import common, state
 from bnfk_ui.sections import data as sections

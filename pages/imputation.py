@@ -4,8 +4,10 @@ import json
 
 import streamlit as st
 
-from bnfk_core.analyses import completion, impute_benchmark, impute_methods
-from bnfk_core.embed import sample_rows
+from bnfk_core.analyses.impute import completion
+from bnfk_core.analyses.impute import benchmark as impute_benchmark
+from bnfk_core.analyses.impute import methods as impute_methods
+from bnfk_core.kernels.embed import sample_rows
 from bnfk_core.registry import IMPUTERS, LEARNERS
 from bnfk_core.views.figures import imputation as fig_imp
 from bnfk_ui import common, jobs, settings, state

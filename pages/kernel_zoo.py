@@ -11,7 +11,7 @@ import streamlit as st
 
 from bnfk_core.registry import KERNELS
 from bnfk_core.reproduce.kernel_zoo import METRICS, ZOO_DIR
-from bnfk_core.similarity import BORIAH_MEASURES, MEASURES
+from bnfk_core.kernels.similarity import BORIAH_MEASURES, MEASURES
 from bnfk_core.views.figures import kernel_zoo as fig_zoo
 from bnfk_ui import common
 

@@ -5,8 +5,8 @@ import json
 import numpy as np
 import streamlit as st
 
-from bnfk_core.analyses import prototypes as pt
-from bnfk_core.dag import DAG
+from bnfk_core.analyses.prototypes import selection as pt
+from bnfk_core.network.dag import DAG
 from bnfk_core.views.figures import prototypes as figs
 from bnfk_ui import common, jobs, settings, state
 

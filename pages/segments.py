@@ -7,11 +7,12 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from bnfk_core import kernels
-from bnfk_core.analyses import cluster as C
-from bnfk_core.analyses import network_checks, segment_information
-from bnfk_core.dag import SEGMENT_KINDS, SEGMENT_LABELS, SEGMENT_PATTERNS, SEGMENT_SIZES
-from bnfk_core.embed import class_order, cluster_order, sample_rows
+from bnfk_core.kernels import fisher as kernels
+from bnfk_core.analyses.cluster import clustering as C
+from bnfk_core.analyses.segments import network_checks
+from bnfk_core.analyses.segments import information as segment_information
+from bnfk_core.network.dag import SEGMENT_KINDS, SEGMENT_LABELS, SEGMENT_PATTERNS, SEGMENT_SIZES
+from bnfk_core.kernels.embed import class_order, cluster_order, sample_rows
 from bnfk_core.registry import ESTIMATORS
 from bnfk_core.views import segments as seg_view
 from bnfk_core.views.figures import segments as figs

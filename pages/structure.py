@@ -2,7 +2,7 @@
 import pandas as pd
 import streamlit as st
 
-from bnfk_core.dag import DAG, covered_arcs, segment_arcs
+from bnfk_core.network.dag import DAG, covered_arcs, segment_arcs
 from bnfk_core.errors import StructureError
 from bnfk_core.registry import ESTIMATORS, SCORES
 from bnfk_core.views import figures

@@ -20,8 +20,8 @@ import itertools
 import numpy as np
 import pytest
 
-from bnfk_core.dag import DAG
-from bnfk_core.model import BayesNet
+from bnfk_core.network.dag import DAG
+from bnfk_core.network.model import BayesNet
 
 
 # ---------------------------------------------------------------------- model construction
@@ -259,7 +259,7 @@ PATHS = ("auto", "dense", "scatter")
 @contextlib.contextmanager
 def forced_path(name: str):
     """Force gram's dense or scatter (pair) evaluation through the cost-model constants."""
-    from bnfk_core import kernels
+    from bnfk_core.kernels import fisher as kernels
     with pytest.MonkeyPatch.context() as mp:
         if name == "dense":
             mp.setattr(kernels, "_T_FLOP", 1e-10)

@@ -300,7 +300,7 @@ def test_pair_contributions_equal_counts_of_the_csv(kind):
 def test_kernel_choices_come_from_the_registry():
     """A kernel registered through the registry alone is offered (kind and comparison) and explained."""
     from bnfk_core import registry
-    from bnfk_core.hamming_kernels import HammingKernel
+    from bnfk_core.kernels.hamming import HammingKernel
 
     spec = registry.KernelSpec(name="toy-overlap", label="Toy overlap", abbr="TO",
                                fit=lambda train, **_: HammingKernel(train))
@@ -320,7 +320,7 @@ def test_kernel_choices_come_from_the_registry():
 
 
 def test_too_large_gram_is_an_error_not_a_crash(monkeypatch):
-    import bnfk_core.kernels as kernels
+    import bnfk_core.kernels.fisher as kernels
     from bnfk_core.errors import KernelError
 
     def refuse(*args, **kwargs):
@@ -351,8 +351,8 @@ def test_a_core_error_in_a_page_is_one_sentence(monkeypatch):
     """A BnfkError inside a page ends as one st.error sentence, also when the page runs on its own."""
     from apptest_helpers import page_app
 
-    from bnfk_core.analyses import segment_information
-    from bnfk_core.analyses.segment_tables import SegmentError
+    from bnfk_core.analyses.segments import information as segment_information
+    from bnfk_core.analyses.segments.tables import SegmentError
 
     def refuse(*args, **kwargs):
         raise SegmentError("The variable 'xyz' cannot be ranked.")
@@ -366,8 +366,8 @@ def test_a_core_error_in_a_page_is_one_sentence(monkeypatch):
 
 def test_the_memory_setting_is_the_limit_of_every_page_run(monkeypatch):
     """The sidebar's memory limit reaches the core (limits.memory_limit) and its refusal names the setting."""
-    from bnfk_core import limits
-    from bnfk_core.analyses import segment_information
+    from bnfk_core.data import limits
+    from bnfk_core.analyses.segments import information as segment_information
     from bnfk_core.errors import KernelError
 
     seen = []

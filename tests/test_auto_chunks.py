@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 from bnfk_core.cli.main import main
-from bnfk_core.limits import memory_limit_set
-from bnfk_core.stream import HOLD_BYTES_PER_FILE_BYTE, chunked_note, held_bytes, too_big_to_hold
+from bnfk_core.data.limits import memory_limit_set
+from bnfk_core.data.stream import HOLD_BYTES_PER_FILE_BYTE, chunked_note, held_bytes, too_big_to_hold
 
 SMALL = "256K"     # below what every command needs to hold the test files whole (a few MiB by the factors)
 

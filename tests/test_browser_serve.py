@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from bnfk_core.serve import OUTSIDE_READ, OUTSIDE_WRITE
+from bnfk_core.serving.serve import OUTSIDE_READ, OUTSIDE_WRITE
 from browser_helpers import streamlit_server
 from test_browser import ARTIFACTS, browser, pytestmark  # noqa: F401 (fixtures, marks)
 

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from bnfk_core.cli import main
-from bnfk_core.data import load_csv
-from bnfk_core.landscape import score_landscape
+from bnfk_core.data.table import load_csv
+from bnfk_core.learning.landscape import score_landscape
 
 ROOT = Path(__file__).resolve().parents[1]
 ZOO = str(ROOT / "sample_data" / "zoo.csv")

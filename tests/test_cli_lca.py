@@ -6,7 +6,7 @@ import json
 import pytest
 
 from bnfk_core.cli.main import main
-from bnfk_core.model import read_model
+from bnfk_core.network.model import read_model
 
 
 def _run(capsys, *argv):
@@ -51,7 +51,7 @@ def test_cluster_algorithm_lca(capsys, sample_path):
     import numpy as np
     from sklearn.metrics import adjusted_rand_score
 
-    from bnfk_core.data import load_csv
+    from bnfk_core.data.table import load_csv
     from bnfk_core.lca import fit_lca
 
     code, out, _ = _run(capsys, "cluster", str(sample_path("zoo")), "--label-column", "class", "--algorithm", "lca",
@@ -76,7 +76,7 @@ def test_saved_latent_class_network_feeds_kernel_and_prototypes(capsys, sample_p
     kernel is the latent-class Fisher kernel of that network."""
     import numpy as np
 
-    from bnfk_core.data import load_csv
+    from bnfk_core.data.table import load_csv
     from bnfk_core.lca.kernel import LatentClassKernel
     model, K = tmp_path / "m.json", tmp_path / "K.npy"
     data = str(sample_path("soybean_small"))

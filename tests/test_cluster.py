@@ -1,4 +1,4 @@
-"""Clustering and kernel classification (bnfk_core.analyses.cluster, CLI cluster/classify)."""
+"""Clustering and kernel classification (bnfk_core.analyses.cluster.clustering, CLI cluster/classify)."""
 import json
 from pathlib import Path
 
@@ -7,14 +7,14 @@ import pytest
 from sklearn.metrics import (adjusted_mutual_info_score, adjusted_rand_score, silhouette_score,
                              v_measure_score)
 
-from bnfk_core.analyses import cluster as C
+from bnfk_core.analyses.cluster import clustering as C
 from bnfk_core.cli import main
-from bnfk_core.dag import DAG
-from bnfk_core.data import from_codes, load_csv
+from bnfk_core.network.dag import DAG
+from bnfk_core.data.table import from_codes, load_csv
 from bnfk_core.errors import BnfkError
-from bnfk_core.kernels import gram
-from bnfk_core.model import fit, write_model
-from bnfk_core.embed import kernel_pca
+from bnfk_core.kernels.fisher import gram
+from bnfk_core.network.model import fit, write_model
+from bnfk_core.kernels.embed import kernel_pca
 
 ROOT = Path(__file__).resolve().parents[1]
 HV = str(ROOT / "sample_data" / "house_votes_84.csv")
@@ -343,7 +343,7 @@ def test_knn_by_similarity_takes_the_largest_kernel_values():
 # ---------------------------------------------------------------------- the app's building blocks
 @pytest.mark.parametrize("seed", [0, 5])
 def test_feature_network_is_the_network_the_clustering_learns(hv, seed):
-    from bnfk_core.learn import learn_structure
+    from bnfk_core.learning.structure import learn_structure
 
     m = C.feature_network(hv, structure="hc", score="qnml", params="cnml", seed=seed)
     # independent: learn hill climbing on the feature columns and fit cNML CPTs directly
@@ -405,7 +405,7 @@ def test_classification_table_keeps_a_given_network_and_its_estimator():
 def test_knn_neighbour_ties_do_not_follow_rounding_noise():
     """A kernel with few distinct values has exactly tied neighbours; perturbing it at the 1e-15 level (another
     summation order) must not change a single kNN probability."""
-    from bnfk_core.analyses.classification import knn_proba as _knn_proba
+    from bnfk_core.analyses.cluster.classification import knn_proba as _knn_proba
     rng = np.random.default_rng(4)
     X = rng.integers(0, 2, size=(60, 4))
     K = (X[:, None, :] == X[None, :, :]).mean(axis=2)          # Hamming kernel: 5 distinct values

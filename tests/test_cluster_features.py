@@ -11,14 +11,15 @@ import pytest
 import scipy.sparse as sp
 from sklearn.cluster import KMeans
 
-from bnfk_core import kernels, limits
-from bnfk_core.analyses import cluster as C
-from bnfk_core.analyses import cluster_features as CF
-from bnfk_core.data import load_csv
+from bnfk_core.kernels import fisher as kernels
+from bnfk_core.data import limits
+from bnfk_core.analyses.cluster import clustering as C
+from bnfk_core.analyses.cluster import features as CF
+from bnfk_core.data.table import load_csv
 from bnfk_core.errors import BnfkError, KernelError
-from bnfk_core.limits import memory_limit_set
-from bnfk_core.learn import learn_structure
-from bnfk_core.model import fit
+from bnfk_core.data.limits import memory_limit_set
+from bnfk_core.learning.structure import learn_structure
+from bnfk_core.network.model import fit
 from bnfk_core.registry import KERNELS
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -305,7 +306,7 @@ def _baseline_rss() -> int:
     """Peak RSS of a process that only imports the CLI (what any run costs before its work)."""
     if "rss" not in _BASE:
         probe = ("import resource, subprocess, sys; "
-                 "subprocess.run([sys.executable, '-c', 'import bnfk_core.cli.main, bnfk_core.analyses.cluster_features'])"
+                 "subprocess.run([sys.executable, '-c', 'import bnfk_core.cli.main, bnfk_core.analyses.cluster.features'])"
                  "; print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)")
         out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT, timeout=300)
         _BASE["rss"] = int(out.stdout.strip()) * 1024

@@ -3,7 +3,7 @@ import itertools
 
 import pytest
 
-from bnfk_core.dag import (DAG, CPDAG, apply_segment, covered_arcs, cpdag, empty_dag, equivalent,
+from bnfk_core.network.dag import (DAG, CPDAG, apply_segment, covered_arcs, cpdag, empty_dag, equivalent,
                            naive_bayes, segment_arcs, skeleton, structural_hamming_distance, v_structures)
 from bnfk_core.errors import StructureError
 

@@ -1,4 +1,4 @@
-"""Tests of bnfk_core.data: load_csv on the sample datasets and on every kind of bad input."""
+"""Tests of bnfk_core.data.table: load_csv on the sample datasets and on every kind of bad input."""
 from __future__ import annotations
 
 import io
@@ -14,7 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as hst
 
-from bnfk_core.data import (MISSING_CATEGORY, CategoricalData, from_codes, interval_label, load_csv,
+from bnfk_core.data.table import (MISSING_CATEGORY, CategoricalData, from_codes, interval_label, load_csv,
                             parse_interval)
 from bnfk_core.errors import BnfkError, DataError
 

@@ -1,10 +1,10 @@
-"""Tests for bnfk_core.layout, bnfk_core.embed and the column summary: the numbers behind the app's figures."""
+"""Tests for bnfk_core.network.layout, bnfk_core.kernels.embed and the column summary: the numbers behind the app's figures."""
 import numpy as np
 import pytest
 
-from bnfk_core.embed import class_order, cluster_order, kernel_distance, kernel_pca, pair_values, sample_rows
-from bnfk_core.layout import arrow_segment, layered_layout
-from bnfk_core.stats import column_summary
+from bnfk_core.kernels.embed import class_order, cluster_order, kernel_distance, kernel_pca, pair_values, sample_rows
+from bnfk_core.network.layout import arrow_segment, layered_layout
+from bnfk_core.data.stats import column_summary
 
 
 def test_layout_parents_above_children():
@@ -99,7 +99,7 @@ def test_kernel_pca_reproduces_centred_kernel():
 
 def test_kernel_pca_by_lanczos_equals_the_full_eigendecomposition():
     """From LANCZOS_ROWS rows on the top axes come from ARPACK: the same embedding as numpy's full eigh of J K J."""
-    from bnfk_core.embed import LANCZOS_ROWS
+    from bnfk_core.kernels.embed import LANCZOS_ROWS
     rng = np.random.default_rng(5)
     n = LANCZOS_ROWS + 100
     X = rng.integers(0, 3, size=(n, 8)).astype(float)
@@ -122,7 +122,7 @@ def test_pair_values():
 
 
 def test_column_summary():
-    from bnfk_core.data import from_codes
+    from bnfk_core.data.table import from_codes
     d = from_codes(np.array([[0, 1], [1, -1], [0, 0]]), ["a", "c"], [["x", "y"], ["p", "q"]], class_column="c")
     rows = column_summary(d)
     assert rows[0] == {"variable": "a", "role": "feature", "levels": 2, "counts": "x (2), y (1)", "missing": 0,

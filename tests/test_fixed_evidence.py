@@ -1,4 +1,4 @@
-"""log P(x_observed) of fixed incomplete rows under many CPT sets (bnfk_core.fixed_evidence) and the held-out
+"""log P(x_observed) of fixed incomplete rows under many CPT sets (bnfk_core.inference.fixed_evidence) and the held-out
 evaluation built on it, against brute-force sums of the joint and the previous evaluation (junction-tree
 inference per re-fit)."""
 from __future__ import annotations
@@ -6,11 +6,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from bnfk_core import fixed_evidence
-from bnfk_core.analyses.prototypes import HeldOut
-from bnfk_core.data import from_codes
-from bnfk_core.fixed_evidence import FixedEvidence
-from bnfk_core.inference import log_likelihood
+from bnfk_core.inference import fixed_evidence
+from bnfk_core.analyses.prototypes.selection import HeldOut
+from bnfk_core.data.table import from_codes
+from bnfk_core.inference.fixed_evidence import FixedEvidence
+from bnfk_core.inference.queries import log_likelihood
 
 import helpers_bruteforce as bf
 

@@ -1,15 +1,15 @@
-"""bnfk_core.analyses.gallery: every segment's entry equals an independent from-scratch computation."""
+"""bnfk_core.analyses.segments.gallery: every segment's entry equals an independent from-scratch computation."""
 import numpy as np
 import pytest
 
-from bnfk_core import kernels
-from bnfk_core.analyses import gallery as G
-from bnfk_core.analyses.network_checks import clustering_aris, imputation_check
-from bnfk_core.analyses.prototypes import HeldOut, select_prototypes, split_half
-from bnfk_core.analyses.segment_tables import SegmentError
-from bnfk_core.dag import DAG, SEGMENT_KINDS, apply_segment
-from bnfk_core.data import load_csv
-from bnfk_core.model import fit
+from bnfk_core.kernels import fisher as kernels
+from bnfk_core.analyses.segments import gallery as G
+from bnfk_core.analyses.segments.network_checks import clustering_aris, imputation_check
+from bnfk_core.analyses.prototypes.selection import HeldOut, select_prototypes, split_half
+from bnfk_core.analyses.segments.tables import SegmentError
+from bnfk_core.network.dag import DAG, SEGMENT_KINDS, apply_segment
+from bnfk_core.data.table import load_csv
+from bnfk_core.network.model import fit
 
 VARS = ("physician-fee-freeze", "aid-to-nicaraguan-contras", "el-salvador-aid")
 

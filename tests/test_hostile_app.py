@@ -19,7 +19,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from apptest_helpers import ROOT, page_app
-from bnfk_core.serve import OUTSIDE_READ
+from bnfk_core.serving.serve import OUTSIDE_READ
 from bnfk_ui import settings as S
 
 APP = str(ROOT / "app.py")

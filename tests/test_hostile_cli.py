@@ -29,15 +29,15 @@ from pathlib import Path
 import pytest
 
 from bnfk_core.cli import main
-from bnfk_core.dag import DAG
+from bnfk_core.network.dag import DAG
 from bnfk_core.errors import DataError, bounded, shorten
-from bnfk_core.files import NOT_FOUND, NOT_REGULAR, open_regular, regular_file_problem
-from bnfk_core.limits import guard_tables, memory_limit_set
-from bnfk_core.learn import guard_width
-from bnfk_core.model import fit
-from bnfk_core.session import DataRef, SessionError, is_session_file, parse_session, read_session, session_dict
-from bnfk_core.settings import REPORT_SETTINGS, SETTINGS
-from bnfk_core.stream_dask import check_address
+from bnfk_core.data.files import NOT_FOUND, NOT_REGULAR, open_regular, regular_file_problem
+from bnfk_core.data.limits import guard_tables, memory_limit_set
+from bnfk_core.learning.structure import guard_width
+from bnfk_core.network.model import fit
+from bnfk_core.serving.session import DataRef, SessionError, is_session_file, parse_session, read_session, session_dict
+from bnfk_core.serving.settings import REPORT_SETTINGS, SETTINGS
+from bnfk_core.data.dask_runner import check_address
 
 ROOT = Path(__file__).resolve().parents[1]
 HV = str(ROOT / "sample_data" / "house_votes_84.csv")
@@ -124,12 +124,12 @@ def test_regular_file_problem_and_open_regular(specials, tmp_path):
 
 _CORE_READERS = """
 import json, sys, time
-from bnfk_core.reading import open_text
-from bnfk_core.data import load_csv, read_table
-from bnfk_core.model import read_model
-from bnfk_core.session import is_session_file, read_session
-from bnfk_core.reading import file_layout
-from bnfk_core.stream import read_counts
+from bnfk_core.data.reading import open_text
+from bnfk_core.data.table import load_csv, read_table
+from bnfk_core.network.model import read_model
+from bnfk_core.serving.session import is_session_file, read_session
+from bnfk_core.data.reading import file_layout
+from bnfk_core.data.stream import read_counts
 paths = json.loads(sys.argv[1])
 out = {}
 for name, path in paths.items():
@@ -465,8 +465,8 @@ def test_a_class_column_of_100000_levels_does_not_hang_the_cli(capsys, tmp_path)
                  "-o", str(tmp_path / "m.json")]) == 0
     capsys.readouterr()
     assert time.perf_counter() - t0 < 120
-    from bnfk_core.analyses.cluster import MAX_DEFAULT_CLUSTERS, default_n_clusters
-    from bnfk_core.data import load_csv
+    from bnfk_core.analyses.cluster.clustering import MAX_DEFAULT_CLUSTERS, default_n_clusters
+    from bnfk_core.data.table import load_csv
     assert default_n_clusters(load_csv(path, class_column="id")) == MAX_DEFAULT_CLUSTERS
 
 

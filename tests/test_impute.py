@@ -1,4 +1,4 @@
-"""Imputation (bnfk_core.analyses.impute, thesis ch. 4): MCAR protocol, imputers, metrics, CLI."""
+"""Imputation (bnfk_core.analyses.impute.core, thesis ch. 4): MCAR protocol, imputers, metrics, CLI."""
 import itertools
 import json
 import math
@@ -9,14 +9,14 @@ import pandas as pd
 import pytest
 
 from bnfk_core.cli import main
-from bnfk_core.dag import DAG
-from bnfk_core.data import from_codes, load_csv
-from bnfk_core.analyses.completion import impute_with_model
-from bnfk_core.analyses.impute import (ImputeError, category_weights, impute, impute_augmented, impute_bn, impute_mode,
+from bnfk_core.network.dag import DAG
+from bnfk_core.data.table import from_codes, load_csv
+from bnfk_core.analyses.impute.completion import impute_with_model
+from bnfk_core.analyses.impute.core import (ImputeError, category_weights, impute, impute_augmented, impute_bn, impute_mode,
                                        impute_wknn, knn_vote, learn_model)
-from bnfk_core.analyses.impute_benchmark import (CE_CAP, benchmark, capped_cross_entropy, evaluate, induce_mcar,
+from bnfk_core.analyses.impute.benchmark import (CE_CAP, benchmark, capped_cross_entropy, evaluate, induce_mcar,
                                                  macro_average)
-from bnfk_core.model import write_model
+from bnfk_core.network.model import write_model
 from helpers_bruteforce import random_model
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -201,7 +201,7 @@ def test_capped_cross_entropy_and_evaluate():
     np.testing.assert_allclose(capped_cross_entropy([1.0, 0.5, 1e-7, 0.0]),
                                [0.0, math.log(2), -math.log(1e-5), -math.log(1e-5)])
     assert CE_CAP == pytest.approx(11.512925465)
-    from bnfk_core.analyses.impute import Imputation
+    from bnfk_core.analyses.impute.core import Imputation
     truth = np.array([[0, 1], [2, 0], [1, 1]])
     hidden = np.array([[True, False], [True, True], [False, False]])
     imp = Imputation("x", {0: (np.array([0, 1]), np.array([[0.6, 0.3, 0.1], [0.5, 0.5, 0.0]])),
@@ -364,7 +364,7 @@ def test_cli_impute_writes_files(tmp_path, capsys):
 
 def test_top_k_equals_full_lexsort_with_ties():
     """knn_vote's neighbours: the k largest similarities, ties by the random rank, as a full sort orders them."""
-    from bnfk_core.analyses.impute import top_k
+    from bnfk_core.analyses.impute.core import top_k
     rng = np.random.default_rng(0)
     for trial in range(200):
         rows, n, k = int(rng.integers(1, 30)), int(rng.integers(1, 60)), int(rng.integers(1, 6))

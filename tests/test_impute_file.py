@@ -13,12 +13,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from bnfk_core.analyses.completion import complete_file, impute_with_model
-from bnfk_core.analyses.impute import learn_model
+from bnfk_core.analyses.impute.completion import complete_file, impute_with_model
+from bnfk_core.analyses.impute.core import learn_model
 from bnfk_core.cli import main as cli_main
-from bnfk_core.data import load_csv, parse_interval, read_table
+from bnfk_core.data.table import load_csv, parse_interval, read_table
 from bnfk_core.errors import DataError
-from bnfk_core.model import read_model, write_model
+from bnfk_core.network.model import read_model, write_model
 
 ROOT = Path(__file__).resolve().parents[1]
 HV = str(ROOT / "sample_data" / "house_votes_84.csv")

@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 
 import bnfk_core.analyses  # noqa: F401 - registers the imputation methods
-from bnfk_core.analyses.impute_benchmark import benchmark, induce_mcar
-from bnfk_core.analyses.impute_methods import DEFAULT_IMPUTER, impute_knn_onehot, one_hot
+from bnfk_core.analyses.impute.benchmark import benchmark, induce_mcar
+from bnfk_core.analyses.impute.methods import DEFAULT_IMPUTER, impute_knn_onehot, one_hot
 from bnfk_core.cli import main
-from bnfk_core.data import from_codes, load_csv
+from bnfk_core.data.table import from_codes, load_csv
 from bnfk_core.registry import IMPUTERS
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -10,12 +10,12 @@ import numpy as np
 import pytest
 
 import bnfk_core.analyses  # noqa: F401 - registers the imputation methods
-from bnfk_core.analyses import impute_stack as st
-from bnfk_core.analyses.impute import Imputation
-from bnfk_core.analyses.impute_benchmark import evaluate, induce_mcar
-from bnfk_core.analyses.impute_methods import DEFAULT_IMPUTER, impute_table
+from bnfk_core.analyses.impute import stack as st
+from bnfk_core.analyses.impute.core import Imputation
+from bnfk_core.analyses.impute.benchmark import evaluate, induce_mcar
+from bnfk_core.analyses.impute.methods import DEFAULT_IMPUTER, impute_table
 from bnfk_core.cli import main
-from bnfk_core.data import from_codes, load_csv
+from bnfk_core.data.table import from_codes, load_csv
 from bnfk_core.registry import IMPUTERS
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -136,7 +136,7 @@ def test_one_component_stack_is_that_component(masked):
 
 def test_registered_and_default():
     assert DEFAULT_IMPUTER == "stack" and "bn-lca" in IMPUTERS and not IMPUTERS["stack"].peer
-    assert IMPUTERS["stack"].needs == ""   # its kNN is numpy (bnfk_core.analyses.knn_onehot)
+    assert IMPUTERS["stack"].needs == ""   # its kNN is numpy (bnfk_core.analyses.impute.knn_onehot)
 
 
 def test_impute_table_fills_every_missing_cell_with_the_arg_max(masked):
@@ -185,8 +185,8 @@ def test_cli_bad_method_is_one_error_line(tmp_path, capsys, extra, culprit):
 def test_numpy_knn_equals_scikit_learn_where_the_kth_neighbour_is_not_tied():
     """knn_onehot_cells against KNNImputer on one-hot codes; on a tie at the k-th distance scikit-learn picks some
     donors, ours share the votes left: there both give the same nearer donors' votes."""
-    from bnfk_core.analyses.impute_methods import impute_knn_onehot
-    from bnfk_core.analyses.knn_onehot import knn_onehot_cells
+    from bnfk_core.analyses.impute.methods import impute_knn_onehot
+    from bnfk_core.analyses.impute.knn_onehot import knn_onehot_cells
     rng = np.random.default_rng(2)
     cards = [3, 2, 4, 3, 2, 3, 5]
     codes = np.column_stack([rng.integers(0, c, 120) for c in cards])
@@ -241,7 +241,7 @@ def test_stack_output_is_the_stored_one(tag):
 
 def test_an_unknown_method_name_is_echoed_cut():
     """A pasted method name of any length comes back in the error cut to about 80 characters."""
-    from bnfk_core.analyses.impute import ImputeError, check_methods
+    from bnfk_core.analyses.impute.core import ImputeError, check_methods
     with pytest.raises(ImputeError) as exc:
         check_methods("x" * 5000)
     assert "Unknown imputation method" in str(exc.value) and len(str(exc.value)) < 400

@@ -11,13 +11,14 @@ import json
 import numpy as np
 import pytest
 
-from bnfk_core.analyses.completion import complete_file, impute_with_model
-from bnfk_core.analyses import impute_stream
-from bnfk_core.reading import block_records, open_text, scan_blocks
-from bnfk_core import cli, data as bnfk_data
-from bnfk_core.data import read_table
+from bnfk_core.analyses.impute.completion import complete_file, impute_with_model
+from bnfk_core.analyses.impute import stream as impute_stream
+from bnfk_core.data.reading import block_records, open_text, scan_blocks
+from bnfk_core import cli
+from bnfk_core.data import table as bnfk_data
+from bnfk_core.data.table import read_table
 from bnfk_core.errors import DataError
-from bnfk_core.model import read_model
+from bnfk_core.network.model import read_model
 
 
 # The files below write NA, ?, nan and blanks for missing cells: every reader here takes --na-values default-list
@@ -102,7 +103,7 @@ def test_blocks_give_the_in_memory_file_byte_for_byte(tmp_path, fill, block_rows
 def test_the_median_of_a_value_written_two_ways_follows_the_row_order(tmp_path, seed, monkeypatch):
     """Rows holding the bin's median value write it as '2' and '  2.0 '; which text is the median depends on
     the order of the rows (the in-memory rule: sort by (value, row)), which the counts alone cannot tell."""
-    from bnfk_core.analyses import impute_stream
+    from bnfk_core.analyses.impute import stream as impute_stream
     looked_up = []
     real = impute_stream._resolve_ambiguous
     monkeypatch.setattr(impute_stream, "_resolve_ambiguous",

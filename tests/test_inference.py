@@ -7,9 +7,11 @@ structures are included explicitly.
 import numpy as np
 import pytest
 
-from bnfk_core import elimination, inference, junction
-from bnfk_core.dag import DAG
-from bnfk_core.data import from_codes
+from bnfk_core.inference import elimination
+from bnfk_core.inference import queries as inference
+from bnfk_core.inference import junction
+from bnfk_core.network.dag import DAG
+from bnfk_core.data.table import from_codes
 
 import helpers_bruteforce as bf
 
@@ -58,7 +60,7 @@ def test_parent_marginals_a_structure_and_chain_not_uniform():
     cpt_w = np.array([[0.9, 0.1]])
     cpt_u = np.array([[0.8, 0.2], [0.1, 0.9]])       # rows: w = 0, 1
     cpt_v = np.array([[0.5, 0.5], [0.3, 0.7]])       # rows: u = 0, 1
-    from bnfk_core.model import BayesNet
+    from bnfk_core.network.model import BayesNet
     model = BayesNet(dag, (("0", "1"),) * 3, (cpt_u, cpt_v, cpt_w))
     pm = inference.parent_marginals(model)
     # P(u=0) = 0.9*0.8 + 0.1*0.1 = 0.73 (hand computation)
@@ -146,7 +148,7 @@ def test_log_likelihood_complete_and_missing(model):
 
 
 def _zero_model():
-    from bnfk_core.model import BayesNet
+    from bnfk_core.network.model import BayesNet
     dag = DAG(["a", "b"], [("a", "b")])
     return BayesNet(dag, (("0", "1"), ("0", "1", "2")),
                     (np.array([[1.0, 0.0]]), np.array([[0.5, 0.5, 0.0], [0.2, 0.3, 0.5]])))

@@ -15,9 +15,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as hst
 
 from bnfk_core.cli import main
-from bnfk_core.data import MISSING_TOKENS, load_csv
-from bnfk_core.kernels import gram
-from bnfk_core.missing import learn_network
+from bnfk_core.data.table import MISSING_TOKENS, load_csv
+from bnfk_core.kernels.fisher import gram
+from bnfk_core.learning.incomplete import learn_network
 from test_model_names import CSV_NAMES, CSV_STATES
 
 MISSING_CELLS = ["", "NA", " NA ", "?", " ? ", "nan", "N/A"]

@@ -4,8 +4,8 @@ import threading
 
 import pytest
 
-from bnfk_core.analyses import arc_search as arcs
-from bnfk_core.data import load_csv
+from bnfk_core.analyses.segments import arc_search as arcs
+from bnfk_core.data.table import load_csv
 from bnfk_ui import jobs
 
 

@@ -1,6 +1,6 @@
-"""Batched junction-tree inference (bnfk_core.junction via bnfk_core.inference) against three independent
+"""Batched junction-tree inference (bnfk_core.inference.junction via bnfk_core.inference.queries) against three independent
 computations: brute-force enumeration (small models), the per-missingness-pattern variable elimination that
-answered before (bnfk_core.elimination) and pgmpy's VariableElimination, on every network bundled with
+answered before (bnfk_core.inference.elimination) and pgmpy's VariableElimination, on every network bundled with
 pgmpy's small/medium/large sets with random evidence."""
 import gzip
 import importlib.util
@@ -12,9 +12,11 @@ import numpy as np
 import pytest
 
 import helpers_bruteforce as bf
-from bnfk_core import elimination, inference, junction
-from bnfk_core.dag import DAG
-from bnfk_core.model import BayesNet, read_model
+from bnfk_core.inference import elimination
+from bnfk_core.inference import queries as inference
+from bnfk_core.inference import junction
+from bnfk_core.network.dag import DAG
+from bnfk_core.network.model import BayesNet, read_model
 
 BUNDLED = ("asia", "cancer", "earthquake", "sachs", "survey", "alarm", "child", "insurance", "water", "mildew",
            "barley", "hailfinder", "hepar2", "win95pts")
@@ -181,7 +183,7 @@ def test_complete_rows_take_no_part_and_keep_their_likelihood():
     X = model.sample(50, 1).codes.astype(np.int64)
     assert inference.posterior(model, X) == {}
     assert inference.family_posteriors(model, X) == {}
-    from bnfk_core.data import from_codes
+    from bnfk_core.data.table import from_codes
     ll = inference.log_likelihood(model, from_codes(X, model.variables, model.states))
     np.testing.assert_array_equal(ll, model.complete_log_likelihood(X))
 

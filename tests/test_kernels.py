@@ -12,11 +12,12 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st, HealthCheck
 
-from bnfk_core import fisher_features, kernels
-from bnfk_core.dag import DAG, segment_arcs
-from bnfk_core.data import from_codes
+from bnfk_core.kernels import features as fisher_features
+from bnfk_core.kernels import fisher as kernels
+from bnfk_core.network.dag import DAG, segment_arcs
+from bnfk_core.data.table import from_codes
 from bnfk_core.errors import BnfkError, KernelError
-from bnfk_core.model import BayesNet, fit
+from bnfk_core.network.model import BayesNet, fit
 
 import helpers_bruteforce as bf
 
@@ -650,7 +651,7 @@ def test_categorical_data_is_aligned_to_the_model(path):
 def test_marginals_override_uses_the_given_parent_probabilities():
     gram = kernels.gram
     """gram(..., marginals=) replaces P(pi_i = j) in Theorem 1 (the uniform-marginal ablation of reproduce)."""
-    from bnfk_core.inference import ParentMarginals, parent_marginals
+    from bnfk_core.inference.queries import ParentMarginals, parent_marginals
     from bnfk_core.errors import KernelError as KE
     rng = np.random.default_rng(11)
     dag = DAG(["u", "v", "w"], [("u", "v"), ("u", "w")])   # an A-structure

@@ -9,11 +9,11 @@ import math
 import numpy as np
 import pytest
 
-from bnfk_core.data import from_codes, load_csv
+from bnfk_core.data.table import from_codes, load_csv
 from bnfk_core.errors import StructureError
-from bnfk_core.kgv import KGVStatistics, default_parameters, incomplete_cholesky, kgv_statistics
-from bnfk_core.learn import learn_structure, raw_numbers
-from bnfk_core.scores import LocalScorer, score_dag, scorer_for
+from bnfk_core.learning.kgv import KGVStatistics, default_parameters, incomplete_cholesky, kgv_statistics
+from bnfk_core.learning.structure import learn_structure, raw_numbers
+from bnfk_core.learning.scores import LocalScorer, score_dag, scorer_for
 
 
 def _pair_mi(cols, cards=None, **kw):
@@ -194,7 +194,7 @@ def test_waveform_noise_columns_stay_apart_from_the_class(sample_path):
 
 def test_exact_search_bound_prunes_without_changing_the_optimum():
     """The bound N·I(x_i, x_others) − (log N / 2)·d_i·d_π prunes parent sets; the optimum is the unpruned one."""
-    from bnfk_core.learn_exact import exact_search
+    from bnfk_core.learning.exact import exact_search
     rng = np.random.default_rng(9)
     n, d = 400, 7
     X = rng.normal(size=(n, d))

@@ -9,9 +9,9 @@ import pandas as pd
 import pytest
 
 from bnfk_core.cli import main
-from bnfk_core.data import load_csv
-from bnfk_core.kgv import kgv_mutual_information
-from bnfk_core.model import read_model
+from bnfk_core.data.table import load_csv
+from bnfk_core.learning.kgv import kgv_mutual_information
+from bnfk_core.network.model import read_model
 
 
 def run(capsys, *argv):

@@ -7,8 +7,8 @@ import pandas as pd
 import pytest
 
 from bnfk_core.cli import main
-from bnfk_core.dag import DAG
-from bnfk_core.model import fit
+from bnfk_core.network.dag import DAG
+from bnfk_core.network.model import fit
 from bnfk_core.reproduce.kgv_alarm import PARAMS, PSEUDO_COUNT, PUBLISHED, alarm_network, kl_to_truth
 from helpers_bruteforce import joint_table, random_model
 

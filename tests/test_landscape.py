@@ -7,10 +7,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from bnfk_core.dag import DAG, equivalent
-from bnfk_core.data import load_csv
+from bnfk_core.network.dag import DAG, equivalent
+from bnfk_core.data.table import load_csv
 from bnfk_core.errors import StructureError
-from bnfk_core.landscape import (
+from bnfk_core.learning.landscape import (
     DAG_COUNTS,
     climb_path,
     enumerate_dags,
@@ -19,10 +19,10 @@ from bnfk_core.landscape import (
     place_dag,
     score_landscape,
 )
-from bnfk_core.learn_exact import exact_search
-from bnfk_core.learn_hc import hill_climb
+from bnfk_core.learning.exact import exact_search
+from bnfk_core.learning.hill_climb import hill_climb
 from bnfk_core.registry import SCORES
-from bnfk_core.scores import LocalScorer, score_dag
+from bnfk_core.learning.scores import LocalScorer, score_dag
 
 #: Markov equivalence classes of DAGs on k labelled nodes (OEIS A085531)
 CLASS_COUNTS = (1, 1, 2, 11, 185, 8782)

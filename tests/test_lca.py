@@ -12,12 +12,12 @@ from hypothesis import strategies as st
 from scipy.optimize import minimize
 from scipy.special import logsumexp, softmax
 
-from bnfk_core.data import from_codes, load_csv
-from bnfk_core.inference import log_likelihood as bn_log_likelihood
+from bnfk_core.data.table import from_codes, load_csv
+from bnfk_core.inference.queries import log_likelihood as bn_log_likelihood
 from bnfk_core.lca import LcaError, fit_lca, fit_lca_range, free_parameters, parse_classes
 from bnfk_core.lca.em import em_runs
 from bnfk_core.lca.model import initial_parameters, one_hot
-from bnfk_core.model import read_model, write_model
+from bnfk_core.network.model import read_model, write_model
 
 POLCA_CARCINOMA = {2: -317.2568, 3: -293.7050, 4: -289.2858}   # poLCA's documented maxima
 
@@ -264,7 +264,7 @@ def test_screened_starts_reach_the_full_runs_maximum(carcinoma):
 
 def test_streamed_distinct_rows_fit_like_the_file(sample_path):
     """The streaming reader's distinct rows with multiplicities (missing cells included) give the same fit."""
-    from bnfk_core.stream import read_counts
+    from bnfk_core.data.stream import read_counts
     path = sample_path("breast_cancer")
     table = load_csv(path, class_column="class").without_class()
     streamed = read_counts(path, chunksize=50, class_column="class")

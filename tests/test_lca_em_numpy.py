@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from scipy.special import logsumexp
 
-from bnfk_core.data import from_codes, load_csv
+from bnfk_core.data.table import from_codes, load_csv
 from bnfk_core.lca import LcaError, fit_lca
 from bnfk_core.lca import em_numpy
 from bnfk_core.lca.em import e_step as numba_e_step

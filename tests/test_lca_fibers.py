@@ -7,7 +7,7 @@ import itertools
 import numpy as np
 import pytest
 
-from bnfk_core.data import from_codes, load_csv
+from bnfk_core.data.table import from_codes, load_csv
 from bnfk_core.lca import LatentClassModel, LcaError, fit_lca
 from bnfk_core.lca.report import summary
 from bnfk_core.lca.fibers import (Moments, exact_joint, identifiability, invert_two_classes, kruskal_rank,

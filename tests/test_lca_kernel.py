@@ -8,8 +8,8 @@ import itertools
 import numpy as np
 import pytest
 
-from bnfk_core.analyses.cluster import run_clustering
-from bnfk_core.data import from_codes, load_csv
+from bnfk_core.analyses.cluster.clustering import run_clustering
+from bnfk_core.data.table import from_codes, load_csv
 from bnfk_core.lca import LatentClassModel
 from bnfk_core.lca.kernel import LCA_FISHER, LatentClassKernel, fit_lca_fisher
 from bnfk_core.registry import CLUSTERERS, KERNELS

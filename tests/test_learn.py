@@ -6,13 +6,13 @@ import warnings
 import numpy as np
 import pytest
 
-from bnfk_core.dag import DAG, structural_hamming_distance
-from bnfk_core.data import from_codes
+from bnfk_core.network.dag import DAG, structural_hamming_distance
+from bnfk_core.data.table import from_codes
 from bnfk_core.errors import StructureError
-from bnfk_core.learn import learn_structure
-from bnfk_core.learn_exact import exact_search
+from bnfk_core.learning.structure import learn_structure
+from bnfk_core.learning.exact import exact_search
 from bnfk_core.registry import LEARNERS as METHODS
-from bnfk_core.scores import LocalScorer
+from bnfk_core.learning.scores import LocalScorer
 
 
 # ---------------------------------------------------------------- data helpers

@@ -11,11 +11,11 @@ import numpy as np
 import pytest
 
 from bnfk_core.cli import main
-from bnfk_core.data import from_codes, load_csv
-from bnfk_core.learn import learn_structure
-from bnfk_core.learn_hc import hill_climb
+from bnfk_core.data.table import from_codes, load_csv
+from bnfk_core.learning.structure import learn_structure
+from bnfk_core.learning.hill_climb import hill_climb
 from bnfk_core.registry import SCORES
-from bnfk_core.scores import LocalScorer, scorer_for
+from bnfk_core.learning.scores import LocalScorer, scorer_for
 
 ROOT = Path(__file__).resolve().parents[1]
 CATALOG = json.loads((ROOT / "sample_data" / "catalog.json").read_text(encoding="utf-8"))

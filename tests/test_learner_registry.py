@@ -9,10 +9,10 @@ import pytest
 
 from bnfk_core import registry
 from bnfk_core.cli import build_parser, main
-from bnfk_core.data import load_csv
-from bnfk_core.dag import DAG
-from bnfk_core.learn import learn_structure
-from bnfk_core.scores import score_dag
+from bnfk_core.data.table import load_csv
+from bnfk_core.network.dag import DAG
+from bnfk_core.learning.structure import learn_structure
+from bnfk_core.learning.scores import score_dag
 
 ROOT = Path(__file__).resolve().parents[1]
 HV = str(ROOT / "sample_data" / "house_votes_84.csv")

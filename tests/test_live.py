@@ -5,16 +5,16 @@ import numpy as np
 import pytest
 from helpers_bruteforce import random_dag, random_model
 
-from bnfk_core import inference
-from bnfk_core.dag import DAG
-from bnfk_core.data import from_codes
+from bnfk_core.inference import queries as inference
+from bnfk_core.network.dag import DAG
+from bnfk_core.data.table import from_codes
 from bnfk_core.errors import StructureError
-from bnfk_core.fisher_features import features
-from bnfk_core.kernels import contributions, gram
-from bnfk_core.live import LiveKernel, clear_live_cache, live_kernel
-from bnfk_core.live_terms import changed_terms
-from bnfk_core.model import fit
-from bnfk_core.scores import score_dag
+from bnfk_core.kernels.features import features
+from bnfk_core.kernels.fisher import contributions, gram
+from bnfk_core.kernels.live import LiveKernel, clear_live_cache, live_kernel
+from bnfk_core.kernels.live_terms import changed_terms
+from bnfk_core.network.model import fit
+from bnfk_core.learning.scores import score_dag
 
 TOL = 1e-9
 
@@ -34,7 +34,7 @@ def _problem(seed, n_rows=80, missing=0.0, n_min=3, n_max=7):
 
 def _random_edit(lk, rng, valid=False):
     """A random arc edit of the live structure (``valid``: one that closes no cycle)."""
-    from bnfk_core.live_terms import Edit
+    from bnfk_core.kernels.live_terms import Edit
     nodes = lk.dag.nodes
     for _ in range(200):
         a, b = rng.choice(len(nodes), 2, replace=False)
@@ -91,7 +91,7 @@ def test_every_op_on_a_chain_with_descendants_to_rescale():
 
 
 def _term(model, codes, w):
-    from bnfk_core.analyses.arc_search import variable_term
+    from bnfk_core.analyses.segments.arc_search import variable_term
     return variable_term(model, codes, w)
 
 
@@ -195,7 +195,7 @@ def test_preview_equals_apply_and_leaves_state():
 
 
 def Edit_apply(dag, op, u, v):
-    from bnfk_core.live_terms import Edit
+    from bnfk_core.kernels.live_terms import Edit
     return Edit(op, u, v).apply(dag)
 
 
@@ -295,7 +295,7 @@ def test_letter_like_root_placement_edits():
 
 # ---------------------------------------------------------------------- downstream reuse
 def test_warm_start_with_the_drawn_start_equals_the_default_protocol():
-    from bnfk_core.analyses.cluster import correlation_clustering
+    from bnfk_core.analyses.cluster.clustering import correlation_clustering
     dag, data, _ = _problem(61, n_rows=120)
     K = LiveKernel(dag, data).gram()
     first = np.random.default_rng(4).integers(0, 3, size=len(K))       # what restart 1 draws with seed 4
@@ -310,7 +310,7 @@ def test_warm_start_with_the_drawn_start_equals_the_default_protocol():
 
 
 def test_compiled_restarts_equal_the_reference_local_search():
-    from bnfk_core.analyses.cluster import correlation_clustering
+    from bnfk_core.analyses.cluster.clustering import correlation_clustering
     dag, data, _ = _problem(62, n_rows=150)
     K = LiveKernel(dag, data).gram()
     for k, shift in [(2, "none"), (4, "adaptive")]:
@@ -329,14 +329,14 @@ def test_cluster_live_warm_start_after_an_edit():
     lk.apply(op, u, v)
     cold = cluster_live(lk, 3, seed=2)
     warm = cluster_live(lk, 3, seed=2, previous=r0.labels)
-    from bnfk_core.analyses.cluster import correlation_clustering
+    from bnfk_core.analyses.cluster.clustering import correlation_clustering
     ref = correlation_clustering(_scratch(lk.dag, data, "smoothed"), 3, seed=2, shift="auto", kernel="fisher")
     assert np.array_equal(cold.labels, ref.labels)
     assert warm.cost <= min(cold.restart_costs[1:]) + 1e-9 * abs(warm.cost)
 
 
 def test_impute_bn_live_equals_impute_bn():
-    from bnfk_core.analyses.impute import impute_bn
+    from bnfk_core.analyses.impute.core import impute_bn
     from bnfk_core.analyses.reuse import impute_bn_live
     dag, data, rng = _problem(64, n_rows=150, missing=0.1)
     lk = LiveKernel(dag, data)
@@ -356,7 +356,7 @@ def test_impute_bn_live_equals_impute_bn():
 
 
 def test_prototypes_live_restart_equals_select_prototypes_from_the_same_start():
-    from bnfk_core.analyses.prototypes import select_prototypes
+    from bnfk_core.analyses.prototypes.selection import select_prototypes
     from bnfk_core.analyses.reuse import prototypes_live
     dag, data, rng = _problem(65, n_rows=200)
     lk = LiveKernel(dag, data)
@@ -373,7 +373,7 @@ def test_prototypes_live_restart_equals_select_prototypes_from_the_same_start():
 def test_adjusted_rand_is_bit_identical_to_scikit_learn():
     from sklearn.metrics import adjusted_rand_score
 
-    from bnfk_core.analyses.arc_search import adjusted_rand
+    from bnfk_core.analyses.segments.arc_search import adjusted_rand
     rng = np.random.default_rng(0)
     for n, a, b in [(50, 2, 3), (300, 5, 2), (7, 1, 1), (40, 3, 40)]:
         t, p = rng.integers(0, a, n), rng.integers(0, b, n)

@@ -4,9 +4,9 @@ import math
 import numpy as np
 import pytest
 
-from bnfk_core.data import load_csv
-from bnfk_core.landscape import score_landscape
-from bnfk_core.metagraph import (
+from bnfk_core.data.table import load_csv
+from bnfk_core.learning.landscape import score_landscape
+from bnfk_core.learning.metagraph import (
     DEFAULT_C,
     MetagraphError,
     fit_surrogate,

@@ -1,4 +1,4 @@
-"""Learning from incomplete tables (bnfk_core.missing) against brute force and scipy."""
+"""Learning from incomplete tables (bnfk_core.learning.incomplete) against brute force and scipy."""
 from __future__ import annotations
 
 import itertools
@@ -11,11 +11,11 @@ from hypothesis import strategies as hst
 from scipy.optimize import minimize
 
 from bnfk_core import registry
-from bnfk_core.dag import DAG
-from bnfk_core.data import from_codes
+from bnfk_core.network.dag import DAG
+from bnfk_core.data.table import from_codes
 from bnfk_core.errors import StructureError
-from bnfk_core.inference import joint_posteriors, missingness_patterns
-from bnfk_core.missing import (
+from bnfk_core.inference.queries import joint_posteriors, missingness_patterns
+from bnfk_core.learning.incomplete import (
     AvailableCaseScorer,
     em_parameters,
     expected_table,
@@ -24,7 +24,7 @@ from bnfk_core.missing import (
     observed_score,
     structural_em,
 )
-from bnfk_core.stream import WeightedData, distinct_rows
+from bnfk_core.data.stream import WeightedData, distinct_rows
 from tests.helpers_bruteforce import completions, joint_prob, parents_of, random_dag, random_model, random_rows
 
 
@@ -80,7 +80,7 @@ def test_available_case_counts_equal_brute_force(seed):
 def test_available_case_counts_are_family_counts_bit_for_bit(weighted):
     """AvailableCaseScorer.counts (the family's columns cut to its rows, the rows' mask shared with family_n) is the
     very array of scores.family_counts on all rows, whether family_n ran first or not, whatever the parents' order."""
-    from bnfk_core.scores import family_counts
+    from bnfk_core.learning.scores import family_counts
     rng = np.random.default_rng(4)
     cards = [2, 3, 2, 4, 3, 2]
     codes = np.column_stack([rng.integers(0, c, 120) for c in cards])
@@ -172,7 +172,7 @@ def test_sampled_rows_keep_em_close_to_exact():
     codes[np.random.default_rng(3).random(codes.shape) < 0.4] = -1
     data = _data(codes, cards)
     exact = em_parameters(truth.dag, data, tol=1e-9, max_iter=500)
-    from bnfk_core import missing
+    from bnfk_core.learning import incomplete as missing
     cap, missing.MAX_COMPLETIONS = missing.MAX_COMPLETIONS, 4
     try:
         approx = em_parameters(truth.dag, data, tol=1e-9, max_iter=500)
@@ -238,7 +238,7 @@ def test_em_on_complete_data_is_the_plain_fit():
     cards = [2, 3, 2]
     model = random_model(random_dag(3, seed=2), cards, seed=1)
     data = _data(random_rows(model, 50, seed=3), cards)
-    from bnfk_core.model import fit
+    from bnfk_core.network.model import fit
     a, b = em_parameters(model.dag, data), fit(model.dag, data)
     for x, y in zip(a.cpts, b.cpts):
         np.testing.assert_array_equal(x, y)
@@ -296,7 +296,7 @@ def test_registry_and_errors():
 @pytest.mark.parametrize("score", ["bic", "qnml", "aic"])
 def test_available_case_exact_search_bound_is_valid(score):
     """The penalty bound on all N rows prunes nothing the unpruned exact search would choose."""
-    from bnfk_core.learn_exact import exact_search
+    from bnfk_core.learning.exact import exact_search
     cards = [2, 3, 2, 2, 3, 2]
     truth = random_model(random_dag(6, seed=11), cards, seed=11)
     codes = truth.sample(120, seed=5).codes.copy()

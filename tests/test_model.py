@@ -4,13 +4,13 @@ import warnings
 
 import numpy as np
 
-from bnfk_core import inference
+from bnfk_core.inference import queries as inference
 import pytest
 
-from bnfk_core.dag import DAG
-from bnfk_core.data import from_codes
+from bnfk_core.network.dag import DAG
+from bnfk_core.data.table import from_codes
 from bnfk_core.errors import ModelError, DataError
-from bnfk_core.model import BayesNet, fit, read_model, write_model, model_to_bif
+from bnfk_core.network.model import BayesNet, fit, read_model, write_model, model_to_bif
 
 
 def _data(seed=0, n=300):
@@ -142,7 +142,7 @@ def test_align_reorders_columns_and_states_and_rejects_unknown_values():
 def test_read_structure_from_model_files_and_structure_json(tmp_path):
     import json as _json
     from bnfk_core.errors import ModelError, StructureError
-    from bnfk_core.model import model_to_bif, read_structure
+    from bnfk_core.network.model import model_to_bif, read_structure
     dag = DAG(["a", "b c", "d"], [("a", "b c"), ("d", "b c")])
     model = fit(dag, from_codes(np.array([[0, 1, 0], [1, 0, 1], [1, 1, 0]]), dag.nodes,
                                 [("x", "y"), ("p", "q"), ("u", "v")]))

@@ -19,18 +19,18 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as hst
 
-from bnfk_core.dag import DAG
-from bnfk_core.data import MISSING_TOKENS, from_codes, load_csv
+from bnfk_core.network.dag import DAG
+from bnfk_core.data.table import MISSING_TOKENS, from_codes, load_csv
 from bnfk_core.errors import ModelError
-from bnfk_core.bif import bif_name, bif_token, model_to_bif
-from bnfk_core.model import BayesNet, fit, read_model, write_model
+from bnfk_core.network.bif import bif_name, bif_token, model_to_bif
+from bnfk_core.network.model import BayesNet, fit, read_model, write_model
 
 # Names from the issue: each broke `learn -o x.bif` followed by kernel/impute/mmd/features.
 NASTY = ["col A", "x,y", 'say "q"', "a{b}", "p(q)", "u|v", "a;b", "🐍 α", "1st", "42", "a = b", "#tag",
          "a//b", "/*c*/", "a  b", "a\u00a0b", "a\tb", "a\nb", "\u200b", "_x20_", "_x", "x_", "_", "__",
          "variable", "Table", "property", "probability", "NA", "?", "[0.1, 2.3)", "é", "E", "-1", "1e5"]
 
-# What load_csv accepts (bnfk_core/data.py, _parse and _levels): a column name is a trimmed header
+# What load_csv accepts (bnfk_core/data/table.py, _parse and _levels): a column name is a trimmed header
 # field -- non-empty, unique, any character but "\r" (line ends become "\n" before parsing; a
 # quoted name may hold "\n", delimiters and quotes); a state is a trimmed value that is not one of
 # the missing tokens.  Files are decoded from UTF-8, so there are no lone surrogates.

@@ -10,7 +10,7 @@ from apptest_helpers import page_app
 
 from bnfk_core import registry
 from bnfk_core.cli.main import main
-from bnfk_core.scores import LocalScorer
+from bnfk_core.learning.scores import LocalScorer
 
 pytestmark = pytest.mark.filterwarnings("ignore")
 

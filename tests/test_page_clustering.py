@@ -115,7 +115,7 @@ def test_latent_class_algorithm_from_the_registry():
     from sklearn.metrics import adjusted_rand_score
 
     from bnfk_core.cli.main import main
-    from bnfk_core.data import load_csv
+    from bnfk_core.data.table import load_csv
     from bnfk_core.lca import fit_lca
     from conftest import _sample
 

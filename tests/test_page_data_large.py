@@ -9,10 +9,10 @@ import pytest
 from apptest_helpers import ROOT, assert_clean, page_app
 from streamlit.testing.v1 import AppTest
 
-from bnfk_core.dag import DAG
-from bnfk_core.data import load_csv
-from bnfk_core.model import fit
-from bnfk_core.stream import read_counts
+from bnfk_core.network.dag import DAG
+from bnfk_core.data.table import load_csv
+from bnfk_core.network.model import fit
+from bnfk_core.data.stream import read_counts
 
 N_ROWS = 30_000
 

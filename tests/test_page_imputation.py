@@ -61,11 +61,11 @@ def test_impute_tab_explains_category_policy():
 
 def test_impute_tab_learns_its_network_as_the_cli_does():
     """'Learn one from this table' (the default) is impute --structure hc: learn_for_imputation's network."""
-    from bnfk_core.analyses.impute_methods import learn_for_imputation
+    from bnfk_core.analyses.impute.methods import learn_for_imputation
     at = _imputed(_app(dataset="house_votes_84", class_column="class", missing_policy="missing").run())
     assert at.radio(key="imp_network").value == "learn"
     cap = " ".join(c.value for c in at.caption)
-    from bnfk_core.data import load_csv
+    from bnfk_core.data.table import load_csv
     from apptest_helpers import ROOT
     d = load_csv(ROOT / "sample_data" / "house_votes_84.csv", class_column="class",
                  na_values="default-list").without_class()
@@ -79,7 +79,7 @@ def test_benchmark_rows_are_a_bounded_setting():
     """imp_rows is in the settings registry, bounded like its widget (from 2 rows); the page clamps a session's
     value to the table's rows."""
     import pytest
-    from bnfk_core.settings import REPORT_SETTINGS, check_settings
+    from bnfk_core.serving.settings import REPORT_SETTINGS, check_settings
     assert REPORT_SETTINGS["imp_rows"].default == 500
     with pytest.raises(ValueError):
         REPORT_SETTINGS["imp_rows"].parse(1)
@@ -93,7 +93,7 @@ def test_benchmark_rows_are_a_bounded_setting():
 
 
 def _hv_features():
-    from bnfk_core.data import load_csv
+    from bnfk_core.data.table import load_csv
     from apptest_helpers import ROOT
     return load_csv(ROOT / "sample_data" / "house_votes_84.csv", class_column="class",
                     na_values="default-list").without_class()
@@ -106,7 +106,7 @@ def test_impute_tab_offers_the_cli_default_imputer_and_fills_as_impute_table():
 
     import numpy as np
 
-    from bnfk_core.analyses.impute_methods import DEFAULT_IMPUTER, impute_table
+    from bnfk_core.analyses.impute.methods import DEFAULT_IMPUTER, impute_table
     from bnfk_core.registry import IMPUTERS
     at = _app(dataset="house_votes_84", class_column="class", missing_policy="missing").run()
     radio = at.radio(key="imp_network")

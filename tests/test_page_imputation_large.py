@@ -10,9 +10,9 @@ import pytest
 from apptest_helpers import assert_clean, page_app
 from streamlit.runtime.media_file_manager import MediaFileManager
 
-from bnfk_core.analyses import impute_stream
-from bnfk_core.analyses.completion import complete_file, impute_with_model
-from bnfk_core.data import load_csv, read_table
+from bnfk_core.analyses.impute import stream as impute_stream
+from bnfk_core.analyses.impute.completion import complete_file, impute_with_model
+from bnfk_core.data.table import load_csv, read_table
 
 N_ROWS = 30_000
 

@@ -6,9 +6,9 @@ import time
 import numpy as np
 
 from apptest_helpers import ROOT, assert_clean, page_app
-from bnfk_core.data import load_csv
+from bnfk_core.data.table import load_csv
 from bnfk_core.analyses.landscape import surrogate_study
-from bnfk_core.landscape import score_landscape
+from bnfk_core.learning.landscape import score_landscape
 
 
 def test_landscape_tab_draws_and_the_slider_redraws():

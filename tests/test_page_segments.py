@@ -71,9 +71,9 @@ def test_arc_search_and_apply():
 
 
 def test_gallery_shows_all_five_segments_against_the_same_base():
-    from bnfk_core.analyses import gallery as G
-    from bnfk_core.dag import DAG
-    from bnfk_core.embed import sample_rows
+    from bnfk_core.analyses.segments import gallery as G
+    from bnfk_core.network.dag import DAG
+    from bnfk_core.kernels.embed import sample_rows
 
     at = _app(seg_rows=100, seg_restarts=3, seg_protos=5, seg_kind="v").run()
     _clean(at)
@@ -85,7 +85,7 @@ def test_gallery_shows_all_five_segments_against_the_same_base():
     g = at.session_state["seg_gallery"][1]
     assert list(table["segment"]) == list(g.table()["segment"]) and len(table) == 5
     d = at.session_state["seg_vars"]
-    from bnfk_core.data import load_csv
+    from bnfk_core.data.table import load_csv
     from conftest import _sample
     data = load_csv(_sample("house_votes_84"), class_column="class", missing_policy="category")
     ref = G.segment_gallery(data, DAG(data.without_class().variables), d, rows=sample_rows(data.n_rows, 100, 0),

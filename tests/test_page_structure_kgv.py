@@ -4,10 +4,10 @@ to the core's."""
 import numpy as np
 
 from apptest_helpers import assert_clean, page_app
-from bnfk_core.dag import structural_hamming_distance
-from bnfk_core.data import load_csv
-from bnfk_core.kgv import kgv_mutual_information
-from bnfk_core.learn import learn_feature_structure
+from bnfk_core.network.dag import structural_hamming_distance
+from bnfk_core.data.table import load_csv
+from bnfk_core.learning.kgv import kgv_mutual_information
+from bnfk_core.learning.structure import learn_feature_structure
 from conftest import SAMPLE_DIR
 
 

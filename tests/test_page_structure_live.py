@@ -6,9 +6,9 @@ import numpy as np
 import streamlit as st
 
 from apptest_helpers import assert_clean, page_app
-from bnfk_core import kernels
-from bnfk_core.dag import DAG
-from bnfk_core.model import fit
+from bnfk_core.kernels import fisher as kernels
+from bnfk_core.network.dag import DAG
+from bnfk_core.network.model import fit
 
 
 def _live_matches_scratch(at):

@@ -14,13 +14,13 @@ import numpy as np
 import pytest
 from scipy.stats import chisquare
 
-from bnfk_core import kernels
+from bnfk_core.kernels import fisher as kernels
 from bnfk_core.cli import main
-from bnfk_core.dag import DAG
-from bnfk_core.data import from_codes, load_csv
-from bnfk_core.inference import log_likelihood, posterior
-from bnfk_core.model import fit, write_model
-from bnfk_core.analyses.prototypes import (Chi2Criterion, HeldOut, MMDCriterion, PrototypeError, class_posterior,
+from bnfk_core.network.dag import DAG
+from bnfk_core.data.table import from_codes, load_csv
+from bnfk_core.inference.queries import log_likelihood, posterior
+from bnfk_core.network.model import fit, write_model
+from bnfk_core.analyses.prototypes.selection import (Chi2Criterion, HeldOut, MMDCriterion, PrototypeError, class_posterior,
                                   greedy_swap, random_subsets, select_prototypes, split_half,
                                   summarize_benchmark)
 
@@ -267,7 +267,7 @@ def test_cli_prototypes_json(capsys, tmp_path):
     assert len((tmp_path / "rows.csv").read_text().strip().splitlines()) == 16
     # the same selection from a saved model, and MMD agrees with the library
     data = load_csv(CAR)
-    from bnfk_core.learn import learn_structure
+    from bnfk_core.learning.structure import learn_structure
     model = fit(learn_structure(data, "hc", seed=2).dag, data)
     write_model(model, tmp_path / "m.bif")
     code, out2, _ = run(capsys, "prototypes", CAR, "--model", tmp_path / "m.bif", "--k", "15", "--quiet",
@@ -336,7 +336,7 @@ def test_heldout_with_missing_test_cells_equals_inference():
 
 
 def test_experiment_with_a_given_structure_and_embedding():
-    from bnfk_core.analyses.prototypes import feature_embedding, prepare_summarization, run_summarization
+    from bnfk_core.analyses.prototypes.selection import feature_embedding, prepare_summarization, run_summarization
     data = load_csv(CAR, class_column="class")
     feats = data.without_class()
     exp = prepare_summarization(data, dag=DAG(feats.variables, [("buying", "maint")]), seed=2)
@@ -357,7 +357,7 @@ def test_experiment_with_a_given_structure_and_embedding():
 # ---------------------------------------------------------------------- reading a run (the Prototypes page)
 @pytest.fixture(scope="module")
 def car_run():
-    from bnfk_core.analyses.prototypes import prepare_summarization, run_summarization
+    from bnfk_core.analyses.prototypes.selection import prepare_summarization, run_summarization
     data = load_csv(CAR, class_column="class")
     exp = prepare_summarization(data, "tan", seed=5)
     return data, exp, run_summarization(exp, 12, random_draws=15, return_details=True)
@@ -371,7 +371,7 @@ def _refit_nll(data, exp, rows):
 
 @pytest.mark.parametrize("criterion", ["mmd", "chi2", "random"])
 def test_selected_rows_and_their_values_equal_a_recomputation(car_run, criterion):
-    from bnfk_core.analyses.prototypes import criterion_value, selected_rows, share_below
+    from bnfk_core.analyses.prototypes.selection import criterion_value, selected_rows, share_below
     data, exp, res = car_run
     rows = selected_rows(res, criterion)
     assert len(rows) == 12 == len(set(rows)) and set(rows) <= set(exp.train_rows.tolist())
@@ -385,7 +385,7 @@ def test_selected_rows_and_their_values_equal_a_recomputation(car_run, criterion
 
 
 def test_result_summary_and_selected_table(car_run):
-    from bnfk_core.analyses.prototypes import result_summary, selected_table
+    from bnfk_core.analyses.prototypes.selection import result_summary, selected_table
     data, exp, res = car_run
     summary = json.loads(json.dumps(result_summary(res, "chi2")))
     assert "details" not in summary and summary["k"] == 12 and summary["selected"]["criterion"] == "chi2"
@@ -399,7 +399,7 @@ def test_result_summary_and_selected_table(car_run):
 
 
 def test_subset_sizes_default_and_parsed():
-    from bnfk_core.analyses.prototypes import default_subset_sizes, parse_subset_sizes
+    from bnfk_core.analyses.prototypes.selection import default_subset_sizes, parse_subset_sizes
     assert default_subset_sizes(100) == [10, 20, 30, 40, 50]
     assert default_subset_sizes(5000) == [200, 400, 600, 800, 1000]
     assert default_subset_sizes(3) == [1, 2]
@@ -414,7 +414,7 @@ def test_subset_sizes_default_and_parsed():
 
 
 def test_curve_equals_single_runs_and_its_table(car_run):
-    from bnfk_core.analyses.prototypes import curve_table, run_summarization, summarization_curve
+    from bnfk_core.analyses.prototypes.selection import curve_table, run_summarization, summarization_curve
     data, exp, _ = car_run
     told = []
     curve = summarization_curve(exp, [5, 9], random_draws=10, progress=lambda f, m: told.append(f))
@@ -437,7 +437,7 @@ def test_curve_equals_single_runs_and_its_table(car_run):
 
 
 def test_map_sample_positions_and_background():
-    from bnfk_core.analyses.prototypes import map_sample
+    from bnfk_core.analyses.prototypes.selection import map_sample
     train_rows = np.arange(0, 3000, 2)                       # 1500 row numbers, position j is row 2j
     chosen = [10, 2998, 4]
     js, others = map_sample(train_rows, chosen, max_rows=100, seed=1)
@@ -449,7 +449,7 @@ def test_map_sample_positions_and_background():
 
 
 def test_compare_prototypes_equals_selection_and_gram_mmd():
-    from bnfk_core.analyses.prototypes import compare_prototypes
+    from bnfk_core.analyses.prototypes.selection import compare_prototypes
     m1, data = small_problem(seed=4, n_rows=30)
     m2 = fit(DAG(m1.variables), data, method="smoothed")
     out = compare_prototypes([m1, m2], data, 6, seed=2)
@@ -461,7 +461,7 @@ def test_compare_prototypes_equals_selection_and_gram_mmd():
 
 
 def test_row_labels():
-    from bnfk_core.analyses.prototypes import row_labels
+    from bnfk_core.analyses.prototypes.selection import row_labels
     data = load_csv(CAR, class_column="class")
     labels, states = row_labels(data, [0, 5, 9])
     ci = list(data.variables).index("class")

@@ -8,12 +8,12 @@ import numpy as np
 import pytest
 
 from bnfk_core import registry
-from bnfk_core.analyses import cluster as C
+from bnfk_core.analyses.cluster import clustering as C
 from bnfk_core.cli import build_parser, main
-from bnfk_core.data import load_csv
+from bnfk_core.data.table import load_csv
 from bnfk_core.errors import BnfkError, KernelError, ModelError, StructureError
-from bnfk_core.hamming_kernels import HammingKernel
-from bnfk_core.kernels import gram
+from bnfk_core.kernels.hamming import HammingKernel
+from bnfk_core.kernels.fisher import gram
 
 ROOT = Path(__file__).resolve().parents[1]
 HV = str(ROOT / "sample_data" / "house_votes_84.csv")
@@ -126,7 +126,7 @@ def test_docs_options_table_is_generated_from_the_registries():
 # ====================================================================== clusterers, classifiers, prototype criteria
 def _toy_gram_clusterer(K, n_clusters, **_):
     """Every row to the most similar of the first ``n_clusters`` rows (a clusterer nobody wrote into any list)."""
-    from bnfk_core.analyses.cluster_common import ClusterResult, renumber
+    from bnfk_core.analyses.cluster.common import ClusterResult, renumber
     labels = renumber(np.argmax(np.asarray(K)[:, :n_clusters], axis=1))
     return ClusterResult(labels, "toy-first-rows", n_clusters, int(labels.max() + 1), "none", 0)
 
@@ -140,7 +140,7 @@ def _toy_nearest(Ktr, Kte, dte, ytr, classes, **_):
 
 def _toy_mmd(model, data):
     """The MMD criterion under another name (so its selection must equal ``mmd``'s)."""
-    from bnfk_core.analyses.prototype_criteria import MMDCriterion
+    from bnfk_core.analyses.prototypes.criteria import MMDCriterion
     return MMDCriterion.from_model(model, data)
 
 
@@ -158,7 +158,7 @@ def toy_members():
 
 
 def test_registered_clusterer_classifier_and_criterion_reach_the_cli_and_the_page_settings(toy_members):
-    from bnfk_core import settings
+    from bnfk_core.serving import settings
     assert "toy-first-rows" in _choices("cluster", "algorithm")
     assert "toy-nearest" in _choices("classify", "classifier")
     assert "toy-mmd" in _choices("prototypes", "criterion")
@@ -176,7 +176,7 @@ def test_registered_clusterer_and_classifier_run_from_the_cli(capsys, toy_member
     Gram matrix (the Hamming kernel needs no training rows, so each split's blocks are slices of it)."""
     from sklearn.model_selection import train_test_split
 
-    from bnfk_core.analyses.cluster_common import renumber
+    from bnfk_core.analyses.cluster.common import renumber
     base = ["--label-column", "class", "--missing-policy", "category", "--seed", "3"]
     out = _run(capsys, ["cluster", HV, "--kernel", "hamming", "--algorithm", "toy-first-rows", "--clusters", "4",
                         *base])
@@ -201,7 +201,7 @@ def test_registered_criterion_selects_like_the_criterion_it_wraps(capsys, toy_me
     assert toy["indices"] == mmd["indices"] and toy["mmd"] == mmd["mmd"] and toy["criterion"] == "toy-mmd"
     rnd = _run(capsys, ["prototypes", *args, "--criterion", "random"])
     assert rnd["swaps"] == 0 and rnd["mmd"] >= mmd["mmd"]        # the baseline: no greedy search, never better
-    from bnfk_core.analyses.prototypes import prepare_summarization, run_summarization
+    from bnfk_core.analyses.prototypes.selection import prepare_summarization, run_summarization
     data = load_csv(HV, class_column="class", missing_policy="category").subset(np.arange(200))
     exp = prepare_summarization(data, "hc", seed=1)
     both = run_summarization(exp, 8, random_draws=30, criteria=("mmd", "toy-mmd"), return_details=True)

@@ -11,15 +11,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from bnfk_core.analyses import cluster as C
+from bnfk_core.analyses.cluster import clustering as C
 from bnfk_core.cli.main import main
-from bnfk_core.dag import DAG
-from bnfk_core.data import load_csv
-from bnfk_core.embed import sample_rows
-from bnfk_core.learn import learn_feature_structure
-from bnfk_core.model import fit
-from bnfk_core.scores import score_dag
-from bnfk_core.session import DataRef, session_dict, write_session
+from bnfk_core.network.dag import DAG
+from bnfk_core.data.table import load_csv
+from bnfk_core.kernels.embed import sample_rows
+from bnfk_core.learning.structure import learn_feature_structure
+from bnfk_core.network.model import fit
+from bnfk_core.learning.scores import score_dag
+from bnfk_core.serving.session import DataRef, session_dict, write_session
 from bnfk_core.views import report
 
 ROOT = Path(__file__).resolve().parents[1]

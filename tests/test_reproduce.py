@@ -12,7 +12,7 @@ import pytest
 
 from bnfk_core.reproduce import published as pub
 from bnfk_core.reproduce import experiments as rep
-from bnfk_core.stats import cramers_v_corrected
+from bnfk_core.data.stats import cramers_v_corrected
 from bnfk_core.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -178,7 +178,7 @@ def test_committed_full_run_matches_published_module():
 
 
 def test_corrected_cramers_v_reproduces_thesis_table_6_3_cells():
-    from bnfk_core.stats import collapse
+    from bnfk_core.data.stats import collapse
     d = rep.load_thesis_data("breast_cancer")
     y = d.codes[:, d.index("class")]
     u, v = d.codes[:, d.index("menopause")], d.codes[:, d.index("deg-malig")]

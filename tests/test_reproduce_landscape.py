@@ -3,10 +3,10 @@ import networkx as nx
 import numpy as np
 import pytest
 
-from bnfk_core.dag import DAG
+from bnfk_core.network.dag import DAG
 from bnfk_core.reproduce import experiments as rep
 from bnfk_core.reproduce.landscape import bits_scores, fig1_curves, random_dag_bits, random_ordered_network
-from bnfk_core.scores import LocalScorer, score_dag
+from bnfk_core.learning.scores import LocalScorer, score_dag
 
 
 def test_random_networks_respect_their_order():

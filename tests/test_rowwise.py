@@ -10,22 +10,22 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from bnfk_core.analyses.prototypes import MMDCriterion, select_prototypes
+from bnfk_core.analyses.prototypes.selection import MMDCriterion, select_prototypes
 from bnfk_core.cli.main import main
-from bnfk_core.dag import DAG
-from bnfk_core.data import load_csv
+from bnfk_core.network.dag import DAG
+from bnfk_core.data.table import load_csv
 from bnfk_core.errors import BnfkError
-from bnfk_core.inference import log_likelihood
-from bnfk_core.kernels import features, gram, mean_features, mmd
-from bnfk_core.model import BayesNet, write_model
+from bnfk_core.inference.queries import log_likelihood
+from bnfk_core.kernels.fisher import features, gram, mean_features, mmd
+from bnfk_core.network.model import BayesNet, write_model
 from bnfk_core.analyses.rowwise import (
     mean_embedding,
     stream_gram,
     stream_loglik,
     stream_mmd,
 )
-from bnfk_core.analyses.rowwise_prototypes import chunked_prototypes
-from bnfk_core.stream import CodeChunks, iter_codes
+from bnfk_core.analyses.prototypes.rowwise import chunked_prototypes
+from bnfk_core.data.stream import CodeChunks, iter_codes
 
 
 def _model(seed=0):

@@ -8,10 +8,10 @@ import pandas as pd
 import pytest
 from scipy.special import gammaln
 
-from bnfk_core import scores
-from bnfk_core.dag import DAG
+from bnfk_core.learning import scores
+from bnfk_core.network.dag import DAG
 from bnfk_core.errors import StructureError
-from bnfk_core.scores import (LocalScorer, family_counts, log_multinomial_normalizer, parameter_count,
+from bnfk_core.learning.scores import (LocalScorer, family_counts, log_multinomial_normalizer, parameter_count,
                               qnml, score_dag)
 
 
@@ -151,12 +151,12 @@ def test_unknown_score():
 
 
 def test_own_logsumexp_is_scipys_bit_for_bit():
-    """The normaliser's log-sum-exp (bnfk_core.scores._logsumexp) returns scipy.special.logsumexp's very float: on
+    """The normaliser's log-sum-exp (bnfk_core.learning.scores._logsumexp) returns scipy.special.logsumexp's very float: on
     the C(n, 2) terms of n = 1..300 and on random arrays with repeated maxima; and it is log sum exp in exact-ish
     arithmetic (math.fsum of the exponentials)."""
     import math
     from scipy.special import gammaln, logsumexp, xlogy
-    from bnfk_core.scores import _logsumexp
+    from bnfk_core.learning.scores import _logsumexp
     for n in range(1, 301):
         h = np.arange(n + 1, dtype=float)
         t = gammaln(n + 1) - gammaln(h + 1) - gammaln(n - h + 1) + xlogy(h, h / n) + xlogy(n - h, (n - h) / n)

@@ -12,10 +12,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from bnfk_core.dag import DAG
-from bnfk_core.data import load_csv
-from bnfk_core.learn import learn_structure
-from bnfk_core.scores import score_dag
+from bnfk_core.network.dag import DAG
+from bnfk_core.data.table import load_csv
+from bnfk_core.learning.structure import learn_structure
+from bnfk_core.learning.scores import score_dag
 
 gum = pytest.importorskip("pyagrum")
 

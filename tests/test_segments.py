@@ -11,13 +11,17 @@ import pytest
 from scipy.stats.contingency import association
 from sklearn.metrics import adjusted_rand_score, mutual_info_score
 
-from bnfk_core import kernels, stats
-from bnfk_core.analyses import markov_equivalence, network_checks, segment_information, segment_tables
-from bnfk_core.analyses import arc_search as arcs
+from bnfk_core.kernels import fisher as kernels
+from bnfk_core.data import stats
+from bnfk_core.analyses.segments import equivalence as markov_equivalence
+from bnfk_core.analyses.segments import network_checks
+from bnfk_core.analyses.segments import information as segment_information
+from bnfk_core.analyses.segments import tables as segment_tables
+from bnfk_core.analyses.segments import arc_search as arcs
 from bnfk_core.cli import main
-from bnfk_core.dag import DAG, apply_segment, segment_arcs
-from bnfk_core.data import load_csv
-from bnfk_core.model import fit
+from bnfk_core.network.dag import DAG, apply_segment, segment_arcs
+from bnfk_core.data.table import load_csv
+from bnfk_core.network.model import fit
 
 import helpers_bruteforce as bf
 
@@ -226,7 +230,7 @@ def test_mi_ranking_triples_match_independent_scores():
 @pytest.mark.parametrize("kind", ["a", "v", "full"])
 def test_mi_ranking_triples_with_missing_cells_match_scores_on_the_rows_observed_on_the_three(kind):
     """The count-table path (cells missing: every triple on its own complete rows) against scikit-learn."""
-    from bnfk_core.data import from_codes
+    from bnfk_core.data.table import from_codes
     rng = np.random.default_rng(5)
     C = rng.integers(0, 3, size=(300, 5))
     C[:, 1] = (C[:, 0] + (rng.random(300) < 0.2)) % 3                 # some dependence to rank
@@ -244,7 +248,7 @@ def test_mi_ranking_triples_with_missing_cells_match_scores_on_the_rows_observed
 
 
 def test_entropy_by_counts_equals_entropy_by_sorting_bit_for_bit():
-    from bnfk_core import stats
+    from bnfk_core.data import stats
     rng = np.random.default_rng(2)
     X = rng.integers(0, 4, size=(500, 3))
     X[rng.random(X.shape) < 0.1] = -1
@@ -318,7 +322,7 @@ def test_variable_term_with_missing_cells_uses_marginalized_features():
 
 
 def test_arc_search_base_is_scaled_hamming_and_is_reproducible():
-    from bnfk_core.analyses.cluster import correlation_clustering
+    from bnfk_core.analyses.cluster.clustering import correlation_clustering
     data = load_csv(_path("hayes_roth"), class_column="class")
     r1 = arcs.arc_search(data, n_arcs=2, restarts=5, seed=3)
     r2 = arcs.arc_search(data, n_arcs=2, restarts=5, seed=3)
@@ -374,7 +378,7 @@ def test_reverse_covered_arc_keeps_joint_and_kernel():
     model = bf.random_model(dag, [2, 3, 2, 3], seed=4)
     rows = model.sample(40, seed=1).codes
     K = kernels.gram(model, rows)
-    from bnfk_core.dag import covered_arcs, equivalent
+    from bnfk_core.network.dag import covered_arcs, equivalent
     for u, v in covered_arcs(dag):
         rev = markov_equivalence.reverse_covered_arc(model, u, v)
         assert equivalent(rev.dag, dag) and rev.dag.has_arc(v, u)
@@ -458,7 +462,7 @@ def _small_data(seed=3, n=120):
     rng = np.random.default_rng(seed)
     dag = DAG(["a", "b", "c", "d"], [("a", "b"), ("b", "c"), ("a", "c")])
     model = bf.random_model(dag, [2, 3, 2, 3], seed=seed)
-    from bnfk_core.data import from_codes
+    from bnfk_core.data.table import from_codes
     codes = bf.random_rows(model, n, seed)
     return dag, from_codes(codes, model.variables, model.states), rng
 
@@ -474,7 +478,7 @@ def test_default_segment_variables_top_pair_first():
 
 
 def test_clustering_aris_equal_sklearn_on_the_same_seeded_clustering():
-    from bnfk_core.analyses.cluster import cluster
+    from bnfk_core.analyses.cluster.clustering import cluster
     d = _hv().subset(np.arange(80))
     feat = d.without_class()
     K = kernels.gram(fit(DAG(feat.variables), feat), feat)
@@ -486,7 +490,7 @@ def test_clustering_aris_equal_sklearn_on_the_same_seeded_clustering():
 
 
 def test_imputation_check_against_enumerated_posteriors():
-    from bnfk_core.analyses.impute_benchmark import induce_mcar
+    from bnfk_core.analyses.impute.benchmark import induce_mcar
     dag, data, _ = _small_data()
     got = network_checks.imputation_check(data, dag, params="smoothed", missing=0.3, test_fraction=0.5, seed=7)
     split = induce_mcar(data, 0.5, 0.3, seed=7)
@@ -504,7 +508,7 @@ def test_imputation_check_against_enumerated_posteriors():
 
 
 def test_equivalence_edits_covered_keeps_the_kernel_others_change_the_class():
-    from bnfk_core.dag import covered_arcs, equivalent, v_structures
+    from bnfk_core.network.dag import covered_arcs, equivalent, v_structures
     _, data, _ = _small_data()
     dag = DAG(["a", "b", "c", "d"], [("a", "b"), ("b", "c"), ("d", "c")])   # a -> b covered, b -> c not
     model = fit(dag, data, method="smoothed")

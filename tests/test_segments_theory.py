@@ -28,8 +28,8 @@ K_u = 1/(gamma psi) - 1/gamma, K_v = -1/alpha).
 import numpy as np
 import pytest
 
-from bnfk_core import kernels
-from bnfk_core.dag import DAG, segment_arcs
+from bnfk_core.kernels import fisher as kernels
+from bnfk_core.network.dag import DAG, segment_arcs
 
 import helpers_bruteforce as bf
 from helpers_bruteforce import PATHS, forced_path
@@ -184,7 +184,7 @@ def test_segment_inside_larger_network(kind, case):
 
 def test_chain_alpha_is_the_propagated_marginal():
     """In w -> u -> v, K_v divides by P(u = u1), the marginal sum_w P(w) P(u1|w) -- not a CPT row."""
-    from bnfk_core.model import BayesNet
+    from bnfk_core.network.model import BayesNet
     dag = DAG(["u", "v", "w"], [("w", "u"), ("u", "v")])
     cpt_w = np.array([[0.9, 0.1]])
     cpt_u = np.array([[0.8, 0.2], [0.1, 0.9]])      # P(u | w)

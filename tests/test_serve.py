@@ -1,4 +1,4 @@
-"""bnfk_core.serve: the operator's folders confine what a visitor reads and writes; refusals of paths outside are
+"""bnfk_core.serving.serve: the operator's folders confine what a visitor reads and writes; refusals of paths outside are
 one sentence that is the same whether the path exists or not; FIFOs are refused without being opened; writes
 are atomic and never replace a file unless asked; the temporary-file store keeps to its caps."""
 from __future__ import annotations
@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from bnfk_core.serve import (CONFIG_ENV, DATA_ENV, OUTPUT_ENV, OUTSIDE_READ, OUTSIDE_WRITE, FileStore, ServeError,
+from bnfk_core.serving.serve import (CONFIG_ENV, DATA_ENV, OUTPUT_ENV, OUTSIDE_READ, OUTSIDE_WRITE, FileStore, ServeError,
                              ServePolicy, echo)
 
 
@@ -135,7 +135,7 @@ def test_file_store_is_safe_under_threads(tmp_path):
 def test_file_store_files_are_removed_when_the_process_exits_cleanly(tmp_path):
     import subprocess
     import sys
-    code = ("import sys; from bnfk_core.serve import FileStore; s = FileStore(sys.argv[1], 5, 10**6); "
+    code = ("import sys; from bnfk_core.serving.serve import FileStore; s = FileStore(sys.argv[1], 5, 10**6); "
             "s.put('a.csv', b'x'); s.put('b.csv', b'y'); print(sorted(p.name for p in s.folder.iterdir()))")
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     out = subprocess.run([sys.executable, "-c", code, str(tmp_path / "s")], cwd=root, capture_output=True, text=True,
@@ -151,7 +151,7 @@ def test_no_replace_write_works_without_hard_links_and_still_never_replaces(dirs
     """A file system without hard links (os.link -> EPERM): the copy lands by an exclusive create, and a
     file that appears at the target between the check and the write is still not replaced."""
     import errno
-    import bnfk_core.serve as serve
+    import bnfk_core.serving.serve as serve
     data, out, other = dirs
     pol = ServePolicy(data.resolve(), out.resolve())
 

@@ -1,4 +1,4 @@
-"""bnfk_core.session: session files round-trip exactly, hostile files are refused with a sentence naming the
+"""bnfk_core.serving.session: session files round-trip exactly, hostile files are refused with a sentence naming the
 field, and every CLI subcommand takes a session in place of its CSV."""
 import contextlib
 import io
@@ -7,14 +7,14 @@ import json
 import numpy as np
 import pytest
 
-from bnfk_core import kernels
-from bnfk_core.analyses.cluster import cluster
-from bnfk_core.analyses.impute import impute_bn
+from bnfk_core.kernels import fisher as kernels
+from bnfk_core.analyses.cluster.clustering import cluster
+from bnfk_core.analyses.impute.core import impute_bn
 from bnfk_core.cli.main import main
-from bnfk_core.dag import DAG
-from bnfk_core.learn import learn_structure
-from bnfk_core.model import fit
-from bnfk_core.session import DataRef, SessionError, parse_session, read_session, session_dict, write_session
+from bnfk_core.network.dag import DAG
+from bnfk_core.learning.structure import learn_structure
+from bnfk_core.network.model import fit
+from bnfk_core.serving.session import DataRef, SessionError, parse_session, read_session, session_dict, write_session
 
 CSV = "a,b,c,label\nx,1,p,yes\ny,2,q,no\nx,?,p,yes\ny,1,,no\nx,2,q,yes\ny,1,p,no\nx,2,q,no\ny,?,p,yes\n"
 

@@ -46,7 +46,7 @@ def test_settings_parse_and_refuse():
 
 
 def test_arcs_encoding_round_trips_and_refuses():
-    from bnfk_core.dag import DAG
+    from bnfk_core.network.dag import DAG
     from bnfk_core.errors import StructureError
     vs = ("a", "b c", "d")
     dag = DAG(vs, [("a", "d"), ("b c", "d")])

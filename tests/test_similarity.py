@@ -1,4 +1,4 @@
-"""Tests of bnfk_core.similarity: the Boriah, Chandola & Kumar (2008) measures and the Aitchison-Aitken kernel.
+"""Tests of bnfk_core.kernels.similarity: the Boriah, Chandola & Kumar (2008) measures and the Aitchison-Aitken kernel.
 
 The reference below (``bf_similarity``) is written from Table 2 of Boriah et al. (2008) alone, pair by pair
 in plain Python with the ``math`` module (no numpy tables, nothing from bnfk_core but the error type).  The
@@ -22,7 +22,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from bnfk_core import similarity
+from bnfk_core.kernels import similarity
 from bnfk_core.errors import KernelError
 from bnfk_core.registry import KERNELS
 
@@ -375,7 +375,7 @@ def test_registered_with_their_flags():
 
 
 def test_registry_fit_ignores_network_options_and_drops_the_label(sample_path):
-    from bnfk_core.data import load_csv
+    from bnfk_core.data.table import load_csv
     data = load_csv(sample_path("hayes_roth"), class_column="class")
     fitted = KERNELS["eskin"].fit(data.without_class(), model=None, structure="hc", score="qnml", seed=3)
     assert fitted.variables == tuple(data.without_class().variables)
@@ -386,7 +386,7 @@ def test_registry_fit_ignores_network_options_and_drops_the_label(sample_path):
 
 def test_categorical_data_recoded_by_state_label(sample_path):
     """Rows of another file are matched by variable name and state label, not by code."""
-    from bnfk_core.data import load_csv
+    from bnfk_core.data.table import load_csv
     data = load_csv(sample_path("hayes_roth"), class_column="class").without_class()
     part = data.subset(np.arange(40))
     m = similarity.fit_measure("lin", data)
@@ -409,7 +409,7 @@ def test_errors_are_one_sentence_kernel_errors():
 
 
 def test_cli_kernel_eskin_matches_the_api(tmp_path, sample_path):
-    from bnfk_core.data import load_csv
+    from bnfk_core.data.table import load_csv
     out = tmp_path / "K.npy"
     res = subprocess.run([sys.executable, "-m", "bnfk_core", "kernel", str(sample_path("hayes_roth")),
                           "--class-column", "class", "--kind", "eskin", "-o", str(out)],
@@ -421,8 +421,8 @@ def test_cli_kernel_eskin_matches_the_api(tmp_path, sample_path):
 
 @pytest.mark.parametrize("name", ["lin", "goodall3"])
 def test_clustering_and_classification_through_the_registry(name, sample_path):
-    from bnfk_core.analyses.cluster import classify, run_clustering
-    from bnfk_core.data import load_csv
+    from bnfk_core.analyses.cluster.clustering import classify, run_clustering
+    from bnfk_core.data.table import load_csv
     data = load_csv(sample_path("hayes_roth"), class_column="class")
     out = run_clustering(data, name, "correlation", restarts=3, seed=1)
     assert out["shift"] == "adaptive" and -1 <= out["ari"] <= 1

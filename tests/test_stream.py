@@ -9,13 +9,13 @@ import sys
 import numpy as np
 import pytest
 
-from bnfk_core.binning import quantile_bins as _quantile_bins
-from bnfk_core.binning import weighted_quantile_bins as _weighted_quantile_bins
-from bnfk_core.data import from_codes, load_csv
-from bnfk_core.learn import learn_feature_structure, learn_structure
-from bnfk_core.model import fit, read_model
-from bnfk_core.scores import LocalScorer, family_counts
-from bnfk_core.stream import WeightedData, distinct_rows, read_counts
+from bnfk_core.data.binning import quantile_bins as _quantile_bins
+from bnfk_core.data.binning import weighted_quantile_bins as _weighted_quantile_bins
+from bnfk_core.data.table import from_codes, load_csv
+from bnfk_core.learning.structure import learn_feature_structure, learn_structure
+from bnfk_core.network.model import fit, read_model
+from bnfk_core.learning.scores import LocalScorer, family_counts
+from bnfk_core.data.stream import WeightedData, distinct_rows, read_counts
 
 
 def _random_codes(seed, n=400, cards=(2, 3, 4, 2, 3), missing=0.05):

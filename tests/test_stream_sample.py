@@ -5,11 +5,11 @@ import itertools
 import numpy as np
 import pytest
 
-from bnfk_core.data import load_csv
-from bnfk_core.embed import sample_rows
+from bnfk_core.data.table import load_csv
+from bnfk_core.kernels.embed import sample_rows
 from bnfk_core.errors import DataError
-from bnfk_core.stats import column_summary
-from bnfk_core.stream import WeightedData, distinct_rows, read_counts
+from bnfk_core.data.stats import column_summary
+from bnfk_core.data.stream import WeightedData, distinct_rows, read_counts
 
 WEIGHTS = np.array([1, 3, 6, 90], dtype=np.int64)
 

@@ -2,7 +2,7 @@
 and leaves the clustering's results unchanged."""
 import numpy as np
 
-from bnfk_core.analyses.cluster_correlation import correlation_clustering
+from bnfk_core.analyses.cluster.correlation import correlation_clustering
 from bnfk_ui import warmup
 
 

@@ -1,13 +1,15 @@
 """Analyses built on the foundation (data, dag, scores/learn, model, inference, kernels).
 
-* :mod:`~bnfk_core.analyses.cluster` -- clustering with a kernel (thesis ch. 5): ``cluster_correlation``, ``cluster_spectral``,
-  ``cluster_features``, ``cluster_metrics``; :mod:`~bnfk_core.analyses.classification` -- kernel kNN / SVM (App. D);
-* :mod:`~bnfk_core.analyses.impute` -- BN, Mode and weighted-kNN imputation, the MCAR protocol (thesis ch. 4);
-* :mod:`~bnfk_core.analyses.prototypes` -- greedy-MMD prototypes and data summarisation (paper Algorithm 1, Figs 1-3):
+* :mod:`~bnfk_core.analyses.cluster.clustering` -- clustering with a kernel (thesis ch. 5): ``cluster_correlation``, ``cluster_spectral``,
+  ``cluster_features``, ``cluster_metrics``; :mod:`~bnfk_core.analyses.cluster.classification` -- kernel kNN / SVM (App. D);
+* :mod:`~bnfk_core.analyses.impute.core` -- BN, Mode and weighted-kNN imputation, the MCAR protocol (thesis ch. 4);
+* :mod:`~bnfk_core.analyses.prototypes.selection` -- greedy-MMD prototypes and data summarisation (paper Algorithm 1, Figs 1-3):
   ``prototype_criteria``, ``prototype_search``;
 * :mod:`~bnfk_core.analyses.segments` -- structure segments, case tables, supervised arc search (thesis ch. 6).
 
 Every analysis takes a model and/or data and returns plain results (dataclasses, frames, dicts).
-Importing the package registers every imputation method (:mod:`~bnfk_core.analyses.impute_methods`).
+Importing the package registers every imputation method (:mod:`~bnfk_core.analyses.impute.methods`).
 """
-from . import impute_methods  # noqa: F401  (registers bnfk_core.registry.IMPUTERS)
+__all__ = ["cluster", "impute", "prototypes", "segments"]
+
+from .impute import methods as impute_methods  # noqa: F401  (registers bnfk_core.registry.IMPUTERS)

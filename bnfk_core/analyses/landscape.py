@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..landscape import Landscape
-from ..metagraph import DEFAULT_C, MetagraphError, fit_orders, observed_split, paper_regulariser, predict_orders, \
+from ..learning.landscape import Landscape
+from ..learning.metagraph import DEFAULT_C, MetagraphError, fit_orders, observed_split, paper_regulariser, predict_orders, \
     rmse, walsh_energy
 
 __all__ = ["graph_space", "surrogate_study", "landscape_summary", "ENCODINGS", "MAX_OBSERVED", "default_observed"]

@@ -1,15 +1,15 @@
-"""Analyses on a :class:`bnfk_core.live.LiveKernel`: what each reuses after an arc edit.
+"""Analyses on a :class:`bnfk_core.kernels.live.LiveKernel`: what each reuses after an arc edit.
 
 * :func:`cluster_live` -- correlation clustering of the live Gram matrix, warm-started from the previous
-  structure's partition (``init_labels`` of :func:`~bnfk_core.analyses.cluster.correlation_clustering`:
+  structure's partition (``init_labels`` of :func:`~bnfk_core.analyses.cluster.clustering.correlation_clustering`:
   the first restart starts there, the others are the thesis protocol's; ``previous=None`` is the thesis
   protocol itself, equal to clustering a from-scratch Gram matrix).
 * :func:`prototypes_live` -- greedy MMD prototypes (paper Algorithm 1) on the live features (per-family
   blocks reused), restarting the swaps from the previous selection; equal to
-  :func:`~bnfk_core.analyses.prototypes.select_prototypes` on the from-scratch model with ``init=previous``.
+  :func:`~bnfk_core.analyses.prototypes.selection.select_prototypes` on the from-scratch model with ``init=previous``.
 * :func:`impute_bn_live` -- BN imputation; after an edit only the rows with a missing cell in a
   re-estimated family are re-inferred (for the others every changed CPT factor is a constant of the
-  row and cancels from its posterior); equal to :func:`~bnfk_core.analyses.impute.impute_bn` on the
+  row and cancels from its posterior); equal to :func:`~bnfk_core.analyses.impute.core.impute_bn` on the
   from-scratch model.
 """
 from __future__ import annotations
@@ -18,17 +18,17 @@ import time
 
 import numpy as np
 
-from ..live import LiveKernel
-from .cluster import correlation_clustering
-from .impute import Imputation
-from .prototype_criteria import KernelColumns, MMDCriterion
-from .prototype_search import select_prototypes
+from ..kernels.live import LiveKernel
+from .cluster.clustering import correlation_clustering
+from .impute.core import Imputation
+from .prototypes.criteria import KernelColumns, MMDCriterion
+from .prototypes.search import select_prototypes
 
 __all__ = ["cluster_live", "impute_bn_live", "prototypes_live"]
 
 
 def impute_bn_live(lk: LiveKernel, data=None):
-    """BN imputation (:func:`bnfk_core.analyses.impute.impute_bn`) with the live network: the exact posterior
+    """BN imputation (:func:`bnfk_core.analyses.impute.core.impute_bn`) with the live network: the exact posterior
     of every missing cell, re-inferring after an edit only the rows whose missing cells lie in a
     re-estimated family (:meth:`LiveKernel.posterior`).  Cell indices refer to ``data``'s columns
     (default: the live kernel's own)."""
@@ -44,7 +44,7 @@ def impute_bn_live(lk: LiveKernel, data=None):
 def cluster_live(lk: LiveKernel, n_clusters: int, *, previous=None, restarts: int = 25, seed: int = 0,
                  kernel: str = "fisher"):
     """Correlation clustering of the live Gram matrix, warm-started from ``previous`` labels (the partition of
-    the structure before the edit; see :func:`bnfk_core.analyses.cluster.correlation_clustering`,
+    the structure before the edit; see :func:`bnfk_core.analyses.cluster.clustering.correlation_clustering`,
     ``init_labels``).  ``previous=None`` is the thesis protocol."""
     init = None
     if previous is not None:
@@ -57,7 +57,7 @@ def cluster_live(lk: LiveKernel, n_clusters: int, *, previous=None, restarts: in
 
 def prototypes_live(lk: LiveKernel, k: int, *, previous=None, criterion: str = "mmd", n_init: int = 100,
                     seed: int = 0, max_passes: int = 50):
-    """Greedy MMD prototypes (:func:`bnfk_core.analyses.prototypes.select_prototypes`, paper Algorithm 1) under
+    """Greedy MMD prototypes (:func:`bnfk_core.analyses.prototypes.selection.select_prototypes`, paper Algorithm 1) under
     the live network: features from :meth:`LiveKernel.features` (per-family blocks reused), and with
     ``previous`` (the selection under the structure before the edit) the swaps restart from it instead of
     the best of ``n_init`` random subsets."""

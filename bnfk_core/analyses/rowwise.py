@@ -1,7 +1,7 @@
 """Row-wise work on files too big for memory: mean embeddings, greedy-MMD prototypes, kernels against a
 fixed set and log-likelihoods, a chunk of rows at a time (issue 14, part 2).
 
-The rows come from :class:`bnfk_core.stream.CodeChunks` (the same codes as ``load_csv(path, model=...)``).
+The rows come from :class:`bnfk_core.data.stream.CodeChunks` (the same codes as ``load_csv(path, model=...)``).
 
 **The mean embedding from expected family counts.**  Block i of phi(x) for a complete family with parent
 configuration j and state k is the column vector ([k = k'] - theta_jk') s_jk' (k' = 0..r_i-1, at offset
@@ -16,12 +16,12 @@ cells enumerates the completions of its missing cells, weights them by P(complet
 product of the CPT entries of the families that touch a missing cell, normalised; the other factors are
 constants of the row) and adds each weight at the (j, k) the completion gives every touched family.
 Rows with more than :data:`ENUMERATE_LIMIT` completions take the general path
-(:func:`bnfk_core.kernels.features`, family posteriors from the batched junction tree) and add their feature
+(:func:`bnfk_core.kernels.fisher.features`, family posteriors from the batched junction tree) and add their feature
 sums directly.  So ``mean_embedding`` is linear in N, with memory for one chunk.
 
-The pass over the file runs on a runner (:mod:`bnfk_core.runners`: here a chunk at a time, or on the partitions
+The pass over the file runs on a runner (:mod:`bnfk_core.data.runners`: here a chunk at a time, or on the partitions
 of a Dask cluster): each piece gives its counts (:func:`scan_chunk`), the client adds them up in file order
-(:func:`merge_scans`).  Greedy-MMD prototypes over the complete rows: :mod:`bnfk_core.analyses.rowwise_prototypes`.
+(:func:`merge_scans`).  Greedy-MMD prototypes over the complete rows: :mod:`bnfk_core.analyses.prototypes.rowwise`.
 """
 from __future__ import annotations
 
@@ -35,10 +35,10 @@ import pandas as pd
 import scipy.sparse as sp
 
 from ..errors import KernelError, ModelError
-from ..inference import log_likelihood, parent_marginals
-from ..fisher_features import check_positive, feature_offsets, features
-from ..runners import runner_for
-from ..stream import DEFAULT_CHUNKSIZE, CodeChunks
+from ..inference.queries import log_likelihood, parent_marginals
+from ..kernels.features import check_positive, feature_offsets, features
+from ..data.runners import runner_for
+from ..data.stream import DEFAULT_CHUNKSIZE, CodeChunks
 
 __all__ = [
     "ENUMERATE_LIMIT",
@@ -380,7 +380,7 @@ def merge_scans(tables: CellTables, parts) -> _Pass:
 
 
 def _scan_part(codes: np.ndarray, row0: int, tables: CellTables, keep_candidates: bool) -> _Pass:
-    """:func:`scan_chunk` as a piece of a pass on a runner (:meth:`bnfk_core.stream.CodeChunks.map`)."""
+    """:func:`scan_chunk` as a piece of a pass on a runner (:meth:`bnfk_core.data.stream.CodeChunks.map`)."""
     return scan_chunk(tables, codes, row0, keep_candidates)
 
 
@@ -404,7 +404,7 @@ def scan_file(chunks: CodeChunks, tables: CellTables, *, keep_candidates: bool, 
 
 
 def file_codes(path, model, chunksize, options, runner=None) -> CodeChunks:
-    """``path`` (a file, or already :class:`~bnfk_core.stream.CodeChunks`) read in chunks aligned to ``model``
+    """``path`` (a file, or already :class:`~bnfk_core.data.stream.CodeChunks`) read in chunks aligned to ``model``
     on ``runner`` (pass 1 runs here)."""
     if isinstance(path, CodeChunks):
         return path
@@ -414,9 +414,9 @@ def file_codes(path, model, chunksize, options, runner=None) -> CodeChunks:
 def mean_embedding(model, path, *, chunksize: int = DEFAULT_CHUNKSIZE, tables: CellTables | None = None,
                    progress=None, engine: str = "local", scheduler: str | None = None, client=None,
                    blocksize="64MB", runner=None, **options) -> tuple[np.ndarray, int]:
-    """(mean phi over the rows of the file ``path``, rows): :func:`bnfk_core.kernels.mean_features` of
+    """(mean phi over the rows of the file ``path``, rows): :func:`bnfk_core.kernels.fisher.mean_features` of
     ``load_csv(path, model=model)`` read ``chunksize`` rows at a time (module docstring), on ``runner`` or the
-    runner of ``engine`` (``dask``: the partitions of a Dask cluster, :func:`bnfk_core.runners.runner_for`)."""
+    runner of ``engine`` (``dask``: the partitions of a Dask cluster, :func:`bnfk_core.data.runners.runner_for`)."""
     if runner is None:
         with runner_for(engine, chunksize=chunksize, scheduler=scheduler, client=client, blocksize=blocksize,
                         error=KernelError) as r:
@@ -458,7 +458,7 @@ def sum_squares(gidx: np.ndarray, tables: CellTables) -> np.ndarray:
 
 
 def chunk_features(tables: CellTables, codes: np.ndarray, row0: int = 0) -> sp.csr_matrix:
-    """The feature map Phi of a chunk (:func:`bnfk_core.kernels.features`) as (expected cell counts) x (the
+    """The feature map Phi of a chunk (:func:`bnfk_core.kernels.fisher.features`) as (expected cell counts) x (the
     complete-family feature of each cell): one compiled pass, then one sparse product."""
     codes = np.ascontiguousarray(codes, dtype=np.int64)
     N = codes.shape[0]
@@ -518,7 +518,7 @@ def stream_gram(model, path, other, out, *, chunksize: int = DEFAULT_CHUNKSIZE, 
 
 
 def stream_loglik(model, path, *, chunksize: int = DEFAULT_CHUNKSIZE, out=None, progress=None, **options) -> dict:
-    """Per-row log P(x_observed) (:func:`bnfk_core.inference.log_likelihood`) of a file read in chunks,
+    """Per-row log P(x_observed) (:func:`bnfk_core.inference.queries.log_likelihood`) of a file read in chunks,
     written to the CSV ``out`` (one column ``loglik``, the file's row order) when given; returns the total."""
     chunks = file_codes(path, model, chunksize, options)
     total, n = 0.0, 0

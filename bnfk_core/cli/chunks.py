@@ -1,5 +1,5 @@
 """What the row-wise subcommands share: ``--chunksize ROWS`` and reading a file in chunks aligned to a model
-(:class:`bnfk_core.stream.CodeChunks`, used by ``prototypes``, ``kernel``, ``mmd`` and ``loglik``)."""
+(:class:`bnfk_core.data.stream.CodeChunks`, used by ``prototypes``, ``kernel``, ``mmd`` and ``loglik``)."""
 from __future__ import annotations
 
 import argparse
@@ -21,10 +21,10 @@ def add_chunksize(p: argparse.ArgumentParser, what: str) -> None:
 def in_chunks(args, command: str) -> bool:
     """Whether ``command`` reads DATA in chunks: ``--chunksize`` or ``--engine dask`` given, or DATA (a CSV or
     Parquet file, not a session file) too big to hold within ``--max-memory``
-    (:func:`bnfk_core.stream.too_big_to_hold`, decided from the file size before reading); then
+    (:func:`bnfk_core.data.stream.too_big_to_hold`, decided from the file size before reading); then
     ``args.chunked_note`` says so (else it is None)."""
-    from ..session import is_session_file
-    from ..stream import chunked_note, too_big_to_hold
+    from ..serving.session import is_session_file
+    from ..data.stream import chunked_note, too_big_to_hold
     args.chunked_note = None
     if getattr(args, "chunksize", None) is not None or getattr(args, "engine", "local") == "dask":
         return True
@@ -36,10 +36,10 @@ def in_chunks(args, command: str) -> bool:
 
 
 def read_chunks(path: str, args, model):
-    """``path`` as :class:`~bnfk_core.stream.CodeChunks` aligned to ``model`` with the shared data options
+    """``path`` as :class:`~bnfk_core.data.stream.CodeChunks` aligned to ``model`` with the shared data options
     (pass 1 runs here, so bad values and columns are refused before any work)."""
-    from ..session import is_session_file
-    from ..stream import DEFAULT_CHUNKSIZE, CodeChunks
+    from ..serving.session import is_session_file
+    from ..data.stream import DEFAULT_CHUNKSIZE, CodeChunks
     if is_session_file(path):
         raise BnfkError(f"--chunksize reads a CSV or Parquet file, not a session file ({path}).")
     cls = getattr(args, "label_column", None) or getattr(args, "class_column", None)

@@ -1,4 +1,4 @@
-"""Subcommands ``cluster`` and ``classify`` (thesis ch. 5 and App. D) on top of :mod:`bnfk_core.analyses.cluster`."""
+"""Subcommands ``cluster`` and ``classify`` (thesis ch. 5 and App. D) on top of :mod:`bnfk_core.analyses.cluster.clustering`."""
 from __future__ import annotations
 
 import sys
@@ -27,7 +27,7 @@ def _model(args):
 
 
 def _cmd_cluster(args) -> dict:
-    from ..analyses.cluster import run_clustering
+    from ..analyses.cluster.clustering import run_clustering
     model = _model(args)
     data = read_data(args.data, args)
     if data.class_column is None and args.clusters is None:
@@ -41,7 +41,7 @@ def _cmd_cluster(args) -> dict:
 
 
 def _cmd_classify(args) -> dict:
-    from ..analyses.cluster import classify
+    from ..analyses.cluster.clustering import classify
     model = _model(args)
     data = read_data(args.data, args)
     if data.class_column is None:

@@ -35,11 +35,11 @@ import numpy as np
 
 from .. import registry
 from ..errors import BnfkError, DataError, bounded
-from ..files import same_file
+from ..data.files import same_file
 from .names import DEFAULT_TIMEOUT, MAX_TIMEOUT, choices, feature_learners
 
 if TYPE_CHECKING:
-    from ..session import Session
+    from ..serving.session import Session
 
 __all__ = ["CliParser", "add_data_options", "add_streaming_options", "add_quiet", "add_fisher_model_options", "add_hidden_alias",
            "split_list", "read_data", "label_data", "read_model_file", "read_session_file", "use_session_model", "need_model", "guard_learning_width", "emit", "progress", "progress_to_stderr",
@@ -203,10 +203,10 @@ def read_data(path: str, args, model=None, class_column: str | None = None):
 
     The class column is ``class_column`` if given, else ``--label-column`` where the subcommand has
     one, else ``--class-column`` (the label-column fallback, handled here once).  A bnfk session file
-    (:mod:`bnfk_core.session`) in place of the CSV gives its data with its own loading options.
+    (:mod:`bnfk_core.serving.session`) in place of the CSV gives its data with its own loading options.
     """
-    from ..data import load_csv
-    from ..session import is_session_file
+    from ..data.table import load_csv
+    from ..serving.session import is_session_file
     cls = class_column if class_column is not None else (getattr(args, "label_column", None)
                                                          or getattr(args, "class_column", None))
     if is_session_file(path):
@@ -227,8 +227,8 @@ _SESSIONS: dict = {}
 
 def read_session_file(path: str) -> Session:
     """The session in ``path``, read once per run (the data and the model come from the same reading); the
-    settings it left out (out of range, :mod:`bnfk_core.settings`) are warnings on stderr."""
-    from ..session import read_session
+    settings it left out (out of range, :mod:`bnfk_core.serving.settings`) are warnings on stderr."""
+    from ..serving.session import read_session
     st = os.stat(path)
     key = (os.path.abspath(path), st.st_mtime_ns, st.st_size)
     if key not in _SESSIONS:
@@ -268,8 +268,8 @@ def label_data(args, what: str, model=None):
 
 def read_model_file(path: str):
     """A fitted model from a BIF or JSON file, or the network of a session file (errors name the file)."""
-    from ..model import read_model
-    from ..session import is_session_file
+    from ..network.model import read_model
+    from ..serving.session import is_session_file
     if is_session_file(path):
         return read_session_file(path).model
     return read_model(path)
@@ -279,7 +279,7 @@ def use_session_model(args, argv) -> None:
     """With a session file as the data (``DATA``, or ``A`` of ``mmd``), its network is the model: ``--model``
     then defaults to the session file, and a ``--structure`` left at its default is not learned (an explicit
     ``--structure`` still is)."""
-    from ..session import is_session_file
+    from ..serving.session import is_session_file
     path = getattr(args, "data", None) if hasattr(args, "data") else getattr(args, "a", None)
     if not (isinstance(path, str) and hasattr(args, "model") and args.model is None and is_session_file(path)):
         return
@@ -292,10 +292,10 @@ def use_session_model(args, argv) -> None:
 
 def guard_learning_width(path: str, args, method: str | None) -> None:
     """Refuse a structure search too wide for the memory limit from the file's header alone, before the file
-    is loaded (:func:`bnfk_core.learn.guard_width`; a 50,000-column CSV is refused in a second)."""
-    from ..learn import guard_width
-    from ..session import is_session_file
-    from ..reading import file_layout
+    is loaded (:func:`bnfk_core.learning.structure.guard_width`; a 50,000-column CSV is refused in a second)."""
+    from ..learning.structure import guard_width
+    from ..serving.session import is_session_file
+    from ..data.reading import file_layout
     if not method or is_session_file(path):
         return
     try:

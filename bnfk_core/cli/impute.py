@@ -45,7 +45,7 @@ def _ratios(text: str, what: str) -> list[float]:
 
 
 def _cmd_benchmark(args) -> dict:
-    from ..analyses.impute_benchmark import benchmark
+    from ..analyses.impute.benchmark import benchmark
     data = read_data(args.data, args)
     res = benchmark(data, args.methods, test_ratios=_ratios(args.test_ratio, "test-ratio"),
                     missing_ratios=_ratios(args.missing_ratio, "missing-ratio"), repeats=args.repeats,
@@ -58,8 +58,8 @@ def _cmd_benchmark(args) -> dict:
 
 def _table(path: str):
     """The file the data were read from, as written (a session's embedded CSV or sample file)."""
-    from ..data import read_table
-    from ..session import SAMPLE_DIR, is_session_file
+    from ..data.table import read_table
+    from ..serving.session import SAMPLE_DIR, is_session_file
     if not is_session_file(path):
         return read_table(path)
     ref = read_session_file(path).ref
@@ -70,7 +70,7 @@ def _table(path: str):
 
 
 def _cmd_impute(args) -> dict:
-    from ..analyses.completion import complete_file, impute_with_model
+    from ..analyses.impute.completion import complete_file, impute_with_model
     t0 = time.perf_counter()
     check_output(args.output, (".csv",), "the completed data", input_files(args))
     if args.probabilities:
@@ -87,7 +87,7 @@ def _cmd_impute(args) -> dict:
         if args.chunksize or args.engine == "dask":
             raise BnfkError("--structure learns from the whole file; with --chunksize or --engine learn first "
                             "('learn --chunksize'), then impute with --model.")
-        from ..analyses.impute_methods import NETWORK_IMPUTERS
+        from ..analyses.impute.methods import NETWORK_IMPUTERS
         method = _method(args)
         if method not in NETWORK_IMPUTERS:
             return _impute_with_method(args, method, t0)
@@ -111,7 +111,7 @@ def _cmd_impute(args) -> dict:
 def _method(args) -> str:
     """The imputer of ``impute --structure``: ``--method`` or the default; ``--missing-data`` other than structural
     EM picks the single network learned that way (as before ``--method`` existed)."""
-    from ..analyses.impute_methods import DEFAULT_IMPUTER, DEFAULT_STRUCTURE_MISSING, NETWORK_IMPUTERS
+    from ..analyses.impute.methods import DEFAULT_IMPUTER, DEFAULT_STRUCTURE_MISSING, NETWORK_IMPUTERS
     from ..registry import IMPUTERS
     if not args.method:
         if args.missing_data == DEFAULT_STRUCTURE_MISSING:
@@ -128,8 +128,8 @@ def _method(args) -> str:
 
 def _impute_with_method(args, method: str, t0: float) -> dict:
     """``impute --structure S --method M``: a registered imputer that learns from DATA fills it."""
-    from ..analyses.completion import complete_file
-    from ..analyses.impute_methods import impute_table
+    from ..analyses.impute.completion import complete_file
+    from ..analyses.impute.methods import impute_table
     if args.chunksize or args.engine == "dask":
         raise BnfkError("--structure learns from the whole file; with --chunksize or --engine learn first "
                         "('learn --chunksize'), then impute with --model.")
@@ -151,7 +151,7 @@ def _impute_with_method(args, method: str, t0: float) -> dict:
 
 def _learn_for_imputation(args):
     """``impute --structure S``: the network learned from DATA itself (every row, CPTs by EM)."""
-    from ..analyses.impute_methods import learn_for_imputation
+    from ..analyses.impute.methods import learn_for_imputation
     data = read_data(args.data, args)
     res, model = learn_for_imputation(data, args.structure, missing_data=args.missing_data, score=args.score,
                                       params=args.params, seed=args.seed, progress=progress(args))
@@ -163,8 +163,8 @@ def _learn_for_imputation(args):
 
 def _impute_in_blocks(args, model) -> dict:
     """``impute --chunksize``: the file read and written a block of rows at a time (same output file)."""
-    from ..analyses.impute_stream import DEFAULT_BLOCK_ROWS, impute_file
-    from ..session import is_session_file
+    from ..analyses.impute.stream import DEFAULT_BLOCK_ROWS, impute_file
+    from ..serving.session import is_session_file
     if is_session_file(args.data):
         raise BnfkError("--chunksize and --engine read a CSV file, not a session file.")
     res = impute_file(model, args.data, args.output, probabilities=args.probabilities,

@@ -8,7 +8,7 @@ import time
 import numpy as np
 
 from ..errors import BnfkError
-from ..files import atomic_path
+from ..data.files import atomic_path
 from ..registry import KERNELS
 from .names import FISHER, choices
 from .common import (
@@ -38,7 +38,7 @@ def _kernel_inputs(args, path):
 
 
 def _cmd_kernel(args) -> dict:
-    from ..kernels import gram
+    from ..kernels.fisher import gram
     ext = check_output(args.output, (".npy", ".csv"), "a Gram matrix", input_files(args))
     if KERNELS[args.kind].uses_network and not args.model:
         raise BnfkError(f"The {KERNELS[args.kind].label} kernel needs --model M.bif (learn one with 'learn').")
@@ -78,9 +78,9 @@ def _kernel_chunked(args, ext, t0) -> dict:
 
 
 def _cmd_mmd(args) -> dict:
-    from ..kernels import mmd
+    from ..kernels.fisher import mmd
     from ..analyses.rowwise import stream_mmd
-    from ..session import is_session_file
+    from ..serving.session import is_session_file
     from .chunks import read_chunks
     model = read_model_file(need_model(args))
     if args.engine == "dask":
@@ -103,7 +103,7 @@ def _cmd_mmd(args) -> dict:
 
 def _cmd_features(args) -> dict:
     import scipy.sparse as sp
-    from ..fisher_features import feature_offsets, features
+    from ..kernels.features import feature_offsets, features
     check_output(args.output, (".npz",), "features", input_files(args))
     model = read_model_file(need_model(args))
     data = read_data(args.data, args, model=model)
@@ -117,7 +117,7 @@ def _cmd_features(args) -> dict:
 
 
 def _cmd_loglik(args) -> dict:
-    from ..inference import log_likelihood
+    from ..inference.queries import log_likelihood
     from ..analyses.rowwise import stream_loglik
     from .chunks import read_chunks
     if args.output:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 
-from ..files import atomic_path
+from ..data.files import atomic_path
 from .common import add_data_options, check_output, float_in, input_files, read_data
 
 __all__ = ["register", "add_kgv_options", "kgv_options", "binning_report"]
@@ -36,7 +36,7 @@ def binning_report(data, searched_raw) -> dict:
 
 def _cmd_kgv_mi(args) -> dict:
     import csv
-    from ..kgv import kgv_mutual_information
+    from ..learning.kgv import kgv_mutual_information
     ext = check_output(args.output, (".csv",), "a KGV-MI matrix", input_files(args)) if args.output else None
     t0 = time.perf_counter()
     data = read_data(args.data, args)

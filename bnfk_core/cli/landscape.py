@@ -1,11 +1,11 @@
 """Subcommand ``landscape``: every DAG on 1-5 chosen variables, scored and grouped, and the metagraph-kernel
-surrogate of the score (:mod:`bnfk_core.landscape`, :mod:`bnfk_core.metagraph`, docs/LANDSCAPE.md)."""
+surrogate of the score (:mod:`bnfk_core.learning.landscape`, :mod:`bnfk_core.learning.metagraph`, docs/LANDSCAPE.md)."""
 from __future__ import annotations
 
 import json
 
 from ..errors import BnfkError
-from ..files import atomic_path
+from ..data.files import atomic_path
 from ..registry import SCORES
 from .names import choices
 from .common import add_data_options, add_quiet, check_output, float_in, input_files, int_at_least, read_data, \
@@ -16,9 +16,9 @@ __all__ = ["register"]
 
 def _cmd_landscape(args) -> dict:
     from ..analyses.landscape import landscape_summary, surrogate_study
-    from ..landscape import climb_path, place_dag, score_landscape
-    from ..learn import learn_structure
-    from ..metagraph import parse_orders
+    from ..learning.landscape import climb_path, place_dag, score_landscape
+    from ..learning.structure import learn_structure
+    from ..learning.metagraph import parse_orders
     if args.output:
         check_output(args.output, (".json",), "the landscape", input_files(args))
     variables = split_list(args.variables)

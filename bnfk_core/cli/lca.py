@@ -11,12 +11,12 @@ SUBCOMMANDS = {"lca": "latent class models: EM with seeded starts, BIC/AIC for K
 
 
 def _cmd_lca(args) -> dict:
-    from ..analyses.cluster import clustering_metrics
-    from ..files import atomic_path
+    from ..analyses.cluster.clustering import clustering_metrics
+    from ..data.files import atomic_path
     from ..lca import fit_lca_range, parse_classes
     from ..lca.fibers import Moments, rank_diagnostic
     from ..lca.report import summary
-    from ..model import write_model
+    from ..network.model import write_model
     ks = parse_classes(args.classes)
     if args.output:
         check_output(args.output, (".bif", ".json"), "a model", input_files(args))

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ..errors import BnfkError
-from ..files import atomic_path
+from ..data.files import atomic_path
 from ..registry import ESTIMATORS, LEARNERS, SCORES
 from .chunks import in_chunks
 from .names import DEFAULT_MISSING_DATA, choices
@@ -27,8 +27,8 @@ __all__ = ["register"]
 
 
 def _cmd_learn(args) -> dict:
-    from ..missing import learn_network
-    from ..model import write_model
+    from ..learning.incomplete import learn_network
+    from ..network.model import write_model
     ext = check_output(args.output, (".bif", ".json"), "a model", input_files(args))
     guard_learning_width(args.data, args, args.structure)
     if in_chunks(args, "learn"):         # asked for, or DATA too big to hold within --max-memory
@@ -55,9 +55,9 @@ def _cmd_learn(args) -> dict:
 
 
 def _read_streaming(args):
-    """The file's distinct rows with multiplicities, read in chunks (``bnfk_core.stream``)."""
-    from ..session import is_session_file
-    from ..stream import DEFAULT_CHUNKSIZE, read_counts
+    """The file's distinct rows with multiplicities, read in chunks (``bnfk_core.data.stream``)."""
+    from ..serving.session import is_session_file
+    from ..data.stream import DEFAULT_CHUNKSIZE, read_counts
     if is_session_file(args.data):
         raise BnfkError("--chunksize and --engine read a CSV or Parquet file, not a session file.")
     return read_counts(args.data, chunksize=args.chunksize or DEFAULT_CHUNKSIZE, class_column=args.class_column,

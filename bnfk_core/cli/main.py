@@ -21,7 +21,7 @@ import sys
 import warnings
 
 from ..errors import BnfkError, bounded
-from ..limits import DEFAULT_MAX_BYTES, memory_limit_set
+from ..data.limits import DEFAULT_MAX_BYTES, memory_limit_set
 from . import cluster, impute, kernel, kgv, landscape, lca, learn, prototypes, report, reproduce, segments
 from .common import CliParser, add_max_memory, cli_wording, emit, end_progress_line, use_session_model
 
@@ -91,7 +91,7 @@ def main(argv=None) -> int:
     except SystemExit as exc:  # --help (0) or a usage error already reported on one line (2)
         return exc.code if isinstance(exc.code, int) else 2
     try:
-        from ..stream_dask import check_address, timeout_set   # (imports pandas: not needed for --help)
+        from ..data.dask_runner import check_address, timeout_set   # (imports pandas: not needed for --help)
         limit = getattr(args, "max_memory", None)
         with warnings.catch_warnings(), memory_limit_set(None if limit == math.inf else limit or DEFAULT_MAX_BYTES), \
                 timeout_set(getattr(args, "dask_timeout", None)):

@@ -48,18 +48,18 @@ DEFAULT_TIMEOUT, MAX_TIMEOUT = 30.0, 3600.0
 
 #: the module each constant above is copied from (the test compares them)
 SOURCES = {
-    "bnfk_core.kernels": ("FISHER", "SCALED_HAMMING"),
-    "bnfk_core.analyses.cluster": ("SHIFTS", "TRANSFORMS"),
-    "bnfk_core.analyses.completion": ("FILL_NUMERIC",),
-    "bnfk_core.analyses.impute_methods": ("DEFAULT_IMPUTER", "DEFAULT_STRUCTURE_MISSING", "IMPUTE_LEARN"),
-    "bnfk_core.missing": ("DEFAULT_MISSING_DATA",),
-    "bnfk_core.kgv": ("KGV_KERNELS",),
-    "bnfk_core.landscape": ("MAX_LANDSCAPE_VARIABLES",),
-    "bnfk_core.metagraph": ("DEFAULT_C",),
-    "bnfk_core.analyses.prototypes": ("SUMMARIZATION_STRUCTURES",),
+    "bnfk_core.kernels.fisher": ("FISHER", "SCALED_HAMMING"),
+    "bnfk_core.analyses.cluster.clustering": ("SHIFTS", "TRANSFORMS"),
+    "bnfk_core.analyses.impute.completion": ("FILL_NUMERIC",),
+    "bnfk_core.analyses.impute.methods": ("DEFAULT_IMPUTER", "DEFAULT_STRUCTURE_MISSING", "IMPUTE_LEARN"),
+    "bnfk_core.learning.incomplete": ("DEFAULT_MISSING_DATA",),
+    "bnfk_core.learning.kgv": ("KGV_KERNELS",),
+    "bnfk_core.learning.landscape": ("MAX_LANDSCAPE_VARIABLES",),
+    "bnfk_core.learning.metagraph": ("DEFAULT_C",),
+    "bnfk_core.analyses.prototypes.selection": ("SUMMARIZATION_STRUCTURES",),
     "bnfk_core.analyses.segments": ("MAX_CANDIDATES",),
-    "bnfk_core.dag": ("SEGMENT_KINDS",),
-    "bnfk_core.stream_dask": ("DEFAULT_TIMEOUT", "MAX_TIMEOUT"),
+    "bnfk_core.network.dag": ("SEGMENT_KINDS",),
+    "bnfk_core.data.dask_runner": ("DEFAULT_TIMEOUT", "MAX_TIMEOUT"),
 }
 
 

@@ -1,9 +1,9 @@
 """Subcommands ``prototypes`` and ``summarize-benchmark`` (paper, Algorithm 1 and the data-summarization
-experiment).  See :mod:`bnfk_core.analyses.prototypes`.
+experiment).  See :mod:`bnfk_core.analyses.prototypes.selection`.
 
     python -m bnfk_core prototypes DATA.csv (--model M.bif | --structure hc|tan|kdb) --k K
         [--criterion mmd|chi2|random] [--n-init R] [--seed S]
-    python -m bnfk_core prototypes BIG.csv --model M.bif --k K --chunksize ROWS   (bnfk_core.analyses.rowwise_prototypes)
+    python -m bnfk_core prototypes BIG.csv --model M.bif --k K --chunksize ROWS   (bnfk_core.analyses.prototypes.rowwise)
     python -m bnfk_core summarize-benchmark DATA.csv --k K --structure hc|tan|kdb [--class-column C]
         [--discretize B] [--test-fraction 0.5] [--random-draws R] [--criteria mmd,chi2,random] --seed S
 """
@@ -12,7 +12,7 @@ from __future__ import annotations
 import time
 
 from ..errors import BnfkError
-from ..files import atomic_path
+from ..data.files import atomic_path
 from .chunks import in_chunks
 from .common import (
     add_data_options,
@@ -31,9 +31,9 @@ __all__ = ["register"]
 
 
 def _cmd_prototypes(args) -> dict:
-    from ..analyses.prototypes import PrototypeError, select_prototypes
-    from ..learn import learn_structure
-    from ..model import fit
+    from ..analyses.prototypes.selection import PrototypeError, select_prototypes
+    from ..learning.structure import learn_structure
+    from ..network.model import fit
     if bool(args.model) == bool(args.structure):
         raise PrototypeError("Give exactly one of --model M.bif or --structure hc|tan|kdb.")
     t0 = time.perf_counter()
@@ -70,9 +70,9 @@ def _cmd_prototypes(args) -> dict:
 def _prototypes_chunked(args, t0) -> dict:
     """``--chunksize``: greedy MMD over the complete rows of a file read in chunks, mu from all rows."""
     import pandas as pd
-    from ..analyses.prototypes import PrototypeError
-    from ..analyses.rowwise_prototypes import chunked_prototypes
-    from ..session import is_session_file
+    from ..analyses.prototypes.selection import PrototypeError
+    from ..analyses.prototypes.rowwise import chunked_prototypes
+    from ..serving.session import is_session_file
     from .chunks import read_chunks
     if not args.model:
         raise PrototypeError("--chunksize needs --model M.bif (a structure is learned on data held in memory).")
@@ -107,7 +107,7 @@ def _prototypes_chunked(args, t0) -> dict:
 
 
 def _cmd_summarize(args) -> dict:
-    from ..analyses.prototypes import summarize_benchmark
+    from ..analyses.prototypes.selection import summarize_benchmark
     criteria = split_list(args.criteria)
     if not criteria:
         raise BnfkError("--criteria lists no criterion; use e.g. mmd,chi2,random.")

@@ -18,7 +18,7 @@ import sys
 import time
 
 from ..errors import BnfkError
-from ..files import atomic_path
+from ..data.files import atomic_path
 from ..registry import ESTIMATORS, LEARNERS, SCORES
 from .names import choices, feature_learners
 from .common import (
@@ -70,9 +70,9 @@ def _command_line() -> str | None:
 
 
 def _cmd_report(args) -> dict:
-    from ..learn import learn_feature_structure
-    from ..model import fit
-    from ..session import is_session_file
+    from ..learning.structure import learn_feature_structure
+    from ..network.model import fit
+    from ..serving.session import is_session_file
     from bnfk_core.views.report import REPORT_DEFAULTS, build_report, check_setting, segment_of
     t0 = time.perf_counter()
     check_output(args.output, (".html", ".htm"), "the report", input_files(args))

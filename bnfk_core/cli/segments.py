@@ -31,9 +31,9 @@ def _variables(args, kind: str) -> list[str]:
 
 def _cmd_segment_table(args) -> dict:
     from ..analyses.segments import case_table, segment_model
-    from ..dag import apply_segment
-    from ..learn import learn_structure
-    from ..model import fit
+    from ..network.dag import apply_segment
+    from ..learning.structure import learn_structure
+    from ..network.model import fit
     t0 = time.perf_counter()
     if args.model and args.structure:
         raise BnfkError("Give either --model or --structure, not both.")

@@ -6,9 +6,9 @@ paper applied to the network C -> x_i) the kernel is
 
     K(x, y) = sum_t sum_u p(t | x) p(u | y) s(x, t)^T I^-1 s(y, u) = sum_t sum_u p(t|x) p(u|y) K_c((x,t), (y,u)),
 
-which is the project's marginalised Fisher kernel (expected features E[phi | x_observed], bnfk_core.kernels)
+which is the project's marginalised Fisher kernel (expected features E[phi | x_observed], bnfk_core.kernels.fisher)
 on the hidden-root network with the class column always missing.  So the kernel here IS
-:func:`bnfk_core.kernels.gram` on :meth:`LatentClassModel.to_bayesnet` (aligning data to that network adds the
+:func:`bnfk_core.kernels.fisher.gram` on :meth:`LatentClassModel.to_bayesnet` (aligning data to that network adds the
 class column as missing); tests/test_lca_kernel.py checks it against numerically differentiated scores.  The
 network's CPTs are the EM estimates smoothed with one pseudo-count (the Fisher kernel needs every
 probability positive; the paper's "smoothed" estimator applied to the expected counts).
@@ -22,7 +22,7 @@ import time
 
 import numpy as np
 
-from ..kernels import NetworkKernel
+from ..kernels.fisher import NetworkKernel
 from ..registry import CLUSTERERS, KERNELS, ClustererSpec, KernelSpec
 from .model import fit_lca
 

@@ -7,7 +7,7 @@ reported), by the compiled engine of :mod:`bnfk_core.lca.em`: the rows are colla
 summed weights and read through their codes (no one-hot matrix); a missing cell drops out of the sums, which
 is exactly the marginal likelihood of the observed cells, and its variable's profile is estimated from the
 rows that observe it (the EM of poLCA; the expected values of missing cells are not needed because x_i is
-independent of the other cells given C).  Row weights (multiplicities of distinct rows, :mod:`bnfk_core.stream`)
+independent of the other cells given C).  Row weights (multiplicities of distinct rows, :mod:`bnfk_core.data.stream`)
 multiply the posteriors.  EM is accelerated by SQUAREM with a monotone fallback (the log-likelihood of the
 accepted points never decreases); optionally, many short runs screen the starts and only the best continue.
 
@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy.special import logsumexp
 
-from ..dag import DAG
+from ..network.dag import DAG
 from ..errors import BnfkError, DataError, ModelError
 from . import em_numpy
 from .em import LOG_FLOOR, e_step, em_runs, prepare_rows
@@ -173,11 +173,11 @@ class LatentClassModel:
         return name
 
     def to_bayesnet(self, pseudo_count: float = 0.0):
-        """The model as a :class:`~bnfk_core.model.BayesNet`: hidden root C -> every x_i (``fit_info["hidden"]``
+        """The model as a :class:`~bnfk_core.network.model.BayesNet`: hidden root C -> every x_i (``fit_info["hidden"]``
         names C; aligning data to the network adds C as an all-missing column).  ``pseudo_count`` > 0 smooths
         the expected counts: (n_tk + a) / (n_t + a r_i) and (n_t + a) / (N + a K) (the Fisher kernel needs
         every probability positive)."""
-        from ..model import BayesNet
+        from ..network.model import BayesNet
         key = ("bayesnet", float(pseudo_count))
         cache = self.__dict__.setdefault("_nets", {})
         if key in cache:
@@ -228,7 +228,7 @@ def fit_lca(data, k: int, starts: int = 20, seed: int = 0, *, tol: float = 1e-8,
             keep: int | None = None, engine: str = "numba") -> LatentClassModel:
     """Fit a K-class latent class model to ``data`` by EM from ``starts`` seeded random starts.
 
-    ``data``: a :class:`~bnfk_core.data.CategoricalData` (its label column, if set, is not a variable) or the
+    ``data``: a :class:`~bnfk_core.data.table.CategoricalData` (its label column, if set, is not a variable) or the
     streamed distinct rows with ``weights``.  ``agree``: how close (total log-likelihood) a start must end to
     the best to count in ``starts_at_best`` (default max(1e-3, 1e-6 N)).
 

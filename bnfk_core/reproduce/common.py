@@ -9,7 +9,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Callable
 
-from ..data import load_csv
+from ..data.table import load_csv
 from ..errors import BnfkError
 from . import published as pub
 

@@ -3,11 +3,11 @@
 Experiments (:data:`EXPERIMENTS`, one module each, registered in :data:`bnfk_core.reproduce.common.EXPERIMENT_RUNNERS`),
 each reusing the analysis functions of the core:
 
-``thesis-imputation``      Tables 4.1-4.4, B.1-B.2   :func:`bnfk_core.analyses.impute_benchmark.benchmark`
-``thesis-clustering``      Tables 5.1, C.1-C.2        :func:`bnfk_core.analyses.cluster.compare`
+``thesis-imputation``      Tables 4.1-4.4, B.1-B.2   :func:`bnfk_core.analyses.impute.benchmark.benchmark`
+``thesis-clustering``      Tables 5.1, C.1-C.2        :func:`bnfk_core.analyses.cluster.clustering.compare`
 ``thesis-segments``        Tables 6.1-6.4             :func:`bnfk_core.analyses.segments.arc_search`, ``collapsed_stats``
-``thesis-classification``  Tables D.1-D.2             :func:`bnfk_core.analyses.cluster.classify_many`
-``paper-summarization``    Figs. 1-3 (as tables)      :func:`bnfk_core.analyses.prototypes.prepare_summarization` / ``run_summarization``
+``thesis-classification``  Tables D.1-D.2             :func:`bnfk_core.analyses.cluster.clustering.classify_many`
+``paper-summarization``    Figs. 1-3 (as tables)      :func:`bnfk_core.analyses.prototypes.selection.prepare_summarization` / ``run_summarization``
 ``speed``                  the paper's run times      the same, timed
 ``kernel-zoo``             (new, issue #16)           :mod:`bnfk_core.reproduce.kernel_zoo`: Boriah et al. measures vs Fisher kernels
 ``kgv``                    (Bach & Jordan 2002 Fig. 1) :mod:`bnfk_core.reproduce.kgv_alarm`: BIC / BDe / KGV on ALARM

@@ -6,12 +6,12 @@ their own, thesis 3.4), per masked ratio m in 10 / 20 / 30 % and seed s:
 
 1. at most ``n_max`` rows drawn with seed s (all rows when fewer; the same rows for every method);
 2. exactly round(m x observed cells) cells hidden uniformly at random
-   (:func:`bnfk_core.analyses.impute_benchmark.induce_mcar` with test ratio 1, seed s);
+   (:func:`bnfk_core.analyses.impute.benchmark.induce_mcar` with test ratio 1, seed s);
 3. every method imputes the hidden cells from the rest; accuracy of the arg-max and capped cross-entropy
-   on the hidden cells (:func:`~bnfk_core.analyses.impute_benchmark.evaluate`).
+   on the hidden cells (:func:`~bnfk_core.analyses.impute.benchmark.evaluate`).
 
-Methods: bnfk's default (:data:`~bnfk_core.analyses.impute_methods.DEFAULT_IMPUTER`, the stacked imputer of
-:mod:`bnfk_core.analyses.impute_stack`), its parts and cousins (the BN + LCA average, the structural-EM network, the
+Methods: bnfk's default (:data:`~bnfk_core.analyses.impute.methods.DEFAULT_IMPUTER`, the stacked imputer of
+:mod:`bnfk_core.analyses.impute.stack`), its parts and cousins (the BN + LCA average, the structural-EM network, the
 numpy kNN; free once the stack ran, its components are cached), and every registered peer (``peer=True`` in
 :data:`bnfk_core.registry.IMPUTERS`: the most frequent value, scikit-learn's kNN on one-hot codes, the latent class
 model).  ``--quick`` adds the other network variants (available case, BN-Mode, complete rows).  The networks use
@@ -29,8 +29,8 @@ import time
 import numpy as np
 import pandas as pd
 
-from ..analyses.impute_benchmark import evaluate, induce_mcar
-from ..analyses.impute_methods import DEFAULT_IMPUTER, IMPUTE_LEARN
+from ..analyses.impute.benchmark import evaluate, induce_mcar
+from ..analyses.impute.methods import DEFAULT_IMPUTER, IMPUTE_LEARN
 from ..registry import IMPUTERS
 from . import common as ex
 from .output import markdown_table

@@ -1,6 +1,6 @@
 """``reproduce kernel-zoo``: the Fisher kernel among the categorical similarity measures (issue #16).
 
-Every Boriah et al. (2008) measure of :mod:`bnfk_core.similarity` and the Fisher kernel of four networks
+Every Boriah et al. (2008) measure of :mod:`bnfk_core.kernels.similarity` and the Fisher kernel of four networks
 (empty, Chow-Liu tree, hill climbing with BIC, exact qNML) on the 16 bundled data sets, scored by
 
 * clustering against the class label: correlation clustering (adaptive shift for the measures, none
@@ -40,13 +40,13 @@ import plotly.graph_objects as go
 from scipy import stats as sps
 from sklearn.metrics import adjusted_mutual_info_score, adjusted_rand_score
 
-from ..analyses.cluster import classify_many, cluster, default_n_clusters
-from ..dag import DAG
-from ..kernels import FISHER, NetworkKernel
-from ..learn import learn_structure
-from ..model import fit
+from ..analyses.cluster.clustering import classify_many, cluster, default_n_clusters
+from ..network.dag import DAG
+from ..kernels.fisher import FISHER, NetworkKernel
+from ..learning.structure import learn_structure
+from ..network.model import fit
 from ..registry import KERNELS
-from ..similarity import BORIAH_MEASURES
+from ..kernels.similarity import BORIAH_MEASURES
 from ..lca import fit_lca
 from ..lca.kernel import LCA_FISHER
 from . import common as ex

@@ -2,7 +2,7 @@
 
 Protocol (per sample size N and seed s):
 
-1. the true ALARM network (37 variables, 46 arcs; the BIF that pgmpy ships, read by :func:`bnfk_core.model.read_model`)
+1. the true ALARM network (37 variables, 46 arcs; the BIF that pgmpy ships, read by :func:`bnfk_core.network.model.read_model`)
    is forward-sampled N rows with seed s;
 2. a structure is learned by hill climbing (one climb, as the paper's plain hill climbing; our tabu list of 100)
    with each score: ``bic``, ``bdeu`` (BDe with a uniform prior, equivalent sample size 1) and ``kgv`` (Bach's
@@ -10,7 +10,7 @@ Protocol (per sample size N and seed s):
 3. its CPTs are the BDeu posterior means (pseudo-count 1) for all three scores, so only the structure differs;
 4. KL(P_true || P_learned) = Σ_i E_true[log P_true(x_i | π_i)] − Σ_i E_true[log P_learned(x_i | π'_i)], each
    expectation over the true network's exact marginal of the family (variable elimination,
-   :func:`bnfk_core.inference.marginal`; no sampling).
+   :func:`bnfk_core.inference.queries.marginal`; no sampling).
 
 Published (Fig. 1, right; the text of the table is garbled, read from the seed's notes): ALARM N = 500:
 BIC 0.85, BDe 0.47, KGV 0.66; N = 1,000: 0.42, 0.25, 0.39 (40 replications), i.e. BDe < KGV < BIC.
@@ -28,10 +28,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..dag import structural_hamming_distance
-from ..inference import marginal
-from ..learn import learn_structure
-from ..model import BayesNet, fit, read_model
+from ..network.dag import structural_hamming_distance
+from ..inference.queries import marginal
+from ..learning.structure import learn_structure
+from ..network.model import BayesNet, fit, read_model
 
 __all__ = ["PUBLISHED", "SCORES", "alarm_network", "expected_log_likelihood", "kl_to_truth", "run_kgv"]
 

@@ -25,11 +25,11 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from ..dag import DAG
-from ..landscape import score_landscape
-from ..metagraph import DEFAULT_C, fit_orders, observed_split, predict_orders, rmse, walsh_energy
-from ..model import BayesNet
-from ..scores import LocalScorer
+from ..network.dag import DAG
+from ..learning.landscape import score_landscape
+from ..learning.metagraph import DEFAULT_C, fit_orders, observed_split, predict_orders, rmse, walsh_energy
+from ..network.model import BayesNet
+from ..learning.scores import LocalScorer
 
 __all__ = ["random_ordered_network", "random_dag_bits", "bits_scores", "fig1_curves", "fig4_curves", "run_landscape"]
 

@@ -15,8 +15,8 @@ from pathlib import Path
 import pandas as pd
 from sklearn.metrics import adjusted_rand_score
 
-from ..analyses.cluster import default_n_clusters
-from ..data import load_csv
+from ..analyses.cluster.clustering import default_n_clusters
+from ..data.table import load_csv
 from ..lca import fit_lca
 from . import common as ex
 

@@ -1,5 +1,5 @@
 """The paper's data-summarization figures (Figs. 1-3, as tables): greedy MMD and chi-square prototypes against
-random subsets, held-out NLL / error / log loss (:func:`bnfk_core.analyses.prototypes.run_summarization`)."""
+random subsets, held-out NLL / error / log loss (:func:`bnfk_core.analyses.prototypes.selection.run_summarization`)."""
 from __future__ import annotations
 
 import sys
@@ -9,8 +9,8 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from ..analyses.prototypes import prepare_summarization, run_summarization, split_half
-from ..learn import learn_structure
+from ..analyses.prototypes.selection import prepare_summarization, run_summarization, split_half
+from ..learning.structure import learn_structure
 from . import published as pub
 from .common import PAPER_KS, Progress, Settings, load_paper_data, map_jobs, paper_names, resolve_structure, say, structure_spec
 from .output import Writer

@@ -7,8 +7,8 @@ import time
 
 import pandas as pd
 
-from ..analyses.prototypes import prepare_summarization, run_summarization
-from ..kernels import gram
+from ..analyses.prototypes.selection import prepare_summarization, run_summarization
+from ..kernels.fisher import gram
 from . import published as pub
 from .common import Progress, Settings, load_paper_data, map_jobs, paper_names, say
 from .output import Writer, machine

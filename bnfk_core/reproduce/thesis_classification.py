@@ -1,12 +1,12 @@
 """Thesis Tables D.1-D.2: kernel kNN and SVM classification (thesis App. D), ours beside published
-(:func:`bnfk_core.analyses.classification.classify_many`)."""
+(:func:`bnfk_core.analyses.cluster.classification.classify_many`)."""
 from __future__ import annotations
 
 import sys
 import time
 
-from ..analyses.cluster import classify_many
-from ..kernels import THESIS_KERNELS
+from ..analyses.cluster.clustering import classify_many
+from ..kernels.fisher import THESIS_KERNELS
 from ..registry import kernel_abbr
 from . import published as pub
 from .common import TABLE_FILES, Progress, Settings, load_thesis_data, map_jobs, resolve_structure, say, structure_spec, thesis_names
@@ -61,7 +61,7 @@ def run_thesis_classification(settings: Settings, w: Writer, progress: Progress 
                 notes=["The thesis did not evaluate Lymphography and Primary Tumor (rare classes); we report ours "
                        "for them with the published cells empty.",
                        "kNN (ours) ranks neighbours by kernel distance; the extra columns rank them by the largest "
-                       "kernel value (bnfk_core.analyses.cluster.classify_many(neighbours='similarity'))."])
+                       "kernel value (bnfk_core.analyses.cluster.clustering.classify_many(neighbours='similarity'))."])
     bar_figure(w, "fig_thesis_D_1", "D.1", "Table D.1: classification accuracy, ours (solid) vs published (hatched)")
     return {"structure": structure, "repeats": repeats, "exact_max_vars": exact_max,
             "structures": {s: by[s]["spec"]["label"] for _, s in names},

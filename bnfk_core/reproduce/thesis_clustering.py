@@ -9,9 +9,9 @@ import numpy as np
 import pandas as pd
 from sklearn.metrics import adjusted_mutual_info_score
 
-from ..analyses.cluster import KernelSetup, default_n_clusters, kernel_setup, run_clustering
-from ..inference import ParentMarginals
-from ..kernels import FISHER, THESIS_KERNELS, gram
+from ..analyses.cluster.clustering import KernelSetup, default_n_clusters, kernel_setup, run_clustering
+from ..inference.queries import ParentMarginals
+from ..kernels.fisher import FISHER, THESIS_KERNELS, gram
 from ..registry import CLUSTERERS, kernel_abbr
 from . import published as pub
 from .common import TABLE_FILES, Progress, Settings, load_thesis_data, map_jobs, resolve_structure, say, structure_spec, thesis_names
@@ -26,7 +26,7 @@ def _uniform_parent_marginals(model):
 
 
 def _clustering_one(stem: str, runs: int, restarts: int, seed: int, structure: str, exact_max: int) -> dict:
-    """:func:`bnfk_core.analyses.cluster.compare`'s loop (same kernels, seeds and defaults), keeping the labels so the
+    """:func:`bnfk_core.analyses.cluster.clustering.compare`'s loop (same kernels, seeds and defaults), keeping the labels so the
     adjusted mutual information can also be taken with the thesis's normalisation max{H(U), H(V)} (eq. C.4;
     scikit-learn's default since 0.22 is the arithmetic mean, which gives larger values)."""
     t0 = time.perf_counter()

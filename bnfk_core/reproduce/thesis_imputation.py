@@ -1,5 +1,5 @@
 """Thesis Tables 4.1-4.4 and B.1-B.2: BN, Mode and weighted-kNN imputation (thesis ch. 4), ours beside
-published (:func:`bnfk_core.analyses.impute_benchmark.benchmark`)."""
+published (:func:`bnfk_core.analyses.impute.benchmark.benchmark`)."""
 from __future__ import annotations
 
 import sys
@@ -10,7 +10,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from ..analyses.impute_benchmark import benchmark
+from ..analyses.impute.benchmark import benchmark
 from . import published as pub
 from .common import TABLE_FILES, Progress, Settings, load_thesis_data, map_jobs, resolve_structure, say, structure_spec, thesis_names
 from .output import Writer, comparison_frame

@@ -7,12 +7,12 @@ import time
 import numpy as np
 import pandas as pd
 
-from ..analyses.cluster import clustering_metrics, correlation_clustering
+from ..analyses.cluster.clustering import clustering_metrics, correlation_clustering
 from ..analyses.segments import arc_search, collapsed_stats
-from ..dag import DAG
-from ..kernels import FISHER, gram
-from ..model import fit
-from ..stats import collapse, cramers_v_corrected
+from ..network.dag import DAG
+from ..kernels.fisher import FISHER, gram
+from ..network.model import fit
+from ..data.stats import collapse, cramers_v_corrected
 from . import published as pub
 from .common import TABLE_FILES, Progress, Settings, load_thesis_data, map_jobs, say, thesis_names
 from .output import Writer, bar_figure, comparison_frame
@@ -103,7 +103,7 @@ def run_thesis_segments(settings: Settings, w: Writer, progress: Progress | None
         df = comparison_frame(tid, ours, extra)
         notes = ["Ours is the bias-corrected Cramér's V (Bergsma 2013; chi-square with scipy's default Yates "
                  "correction for 2 x 2 tables), which reproduces the thesis wherever our arc is the thesis's; the "
-                 "plain V of bnfk_core.stats.cramers_v is in the extra columns."] if tid == "6.3" else []
+                 "plain V of bnfk_core.data.stats.cramers_v is in the extra columns."] if tid == "6.3" else []
         w.table(TABLE_FILES[tid], df, title=f"Thesis Table {tid}", caption=t.caption, measured=t.measured,
                 setup=setup + "; v_1, v_2 = tail and head of our best single arc (the thesis does not name its arcs)",
                 compact_columns=t.columns, notes=notes)

@@ -7,3 +7,4 @@
 Nothing here imports Streamlit or ``bnfk_ui``; nothing here is imported when the CLI starts (the ``report``
 subcommand imports :mod:`.report` inside its function), so ``--help`` stays light.
 """
+__all__ = ["figures", "report", "export"]

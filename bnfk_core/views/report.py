@@ -23,20 +23,21 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from bnfk_core import kernels
-from bnfk_core import settings as app_settings
-from bnfk_core.analyses import cluster as C
-from bnfk_core.analyses import impute as imp, impute_benchmark
-from bnfk_core.analyses import prototypes as pt
+from bnfk_core.kernels import fisher as kernels
+from bnfk_core.serving import settings as app_settings
+from bnfk_core.analyses.cluster import clustering as C
+from bnfk_core.analyses.impute import core as imp
+from bnfk_core.analyses.impute import benchmark as impute_benchmark
+from bnfk_core.analyses.prototypes import selection as pt
 from bnfk_core.analyses import segments as S
-from bnfk_core.dag import DAG, SEGMENT_KINDS, SEGMENT_SIZES
-from bnfk_core.embed import class_order, cluster_order, kernel_pca, pair_values, sample_rows
+from bnfk_core.network.dag import DAG, SEGMENT_KINDS, SEGMENT_SIZES
+from bnfk_core.kernels.embed import class_order, cluster_order, kernel_pca, pair_values, sample_rows
 from bnfk_core.errors import BnfkError
-from bnfk_core.kgv import raw_numbers
-from bnfk_core.model import fit
+from bnfk_core.learning.kgv import raw_numbers
+from bnfk_core.network.model import fit
 from bnfk_core.registry import CLUSTERERS, CRITERIA, ESTIMATORS, KERNELS, SCORES
-from bnfk_core.scores import score_dag
-from bnfk_core.stats import column_summary
+from bnfk_core.learning.scores import score_dag
+from bnfk_core.data.stats import column_summary
 
 from . import figures
 from . import kernel as kernel_view
@@ -57,7 +58,7 @@ _APP_KEYS = ("param_method", "kernel_kind", "kernel_rows", "kernel_seed", "kerne
              "kernel_compare", "clu_kernel", "clu_algorithm", "clu_network", "clu_transform", "clu_restarts",
              "clu_seed", "clu_rows", "clu_k", "clu_kernels", "proto_source", "proto_criterion", "proto_k",
              "proto_draws", "proto_seed", "seg_kind", "seg_base", "seg_rows", "seg_seed", "seg_restarts")
-#: settings of the Imputation page's widgets (bounded in bnfk_core.settings.REPORT_SETTINGS) and the Segments
+#: settings of the Imputation page's widgets (bounded in bnfk_core.serving.settings.REPORT_SETTINGS) and the Segments
 #: lab's variables
 _OWN = {**{k: app_settings.REPORT_SETTINGS[k].default for k in
            ("imp_methods", "imp_structure", "imp_test", "imp_missing", "imp_repeats", "imp_seed")}, "seg_vars": None}
@@ -71,7 +72,7 @@ _CONFIG = {"displaylogo": False, "responsive": True}
 
 def check_setting(key: str, value):
     """``value`` of the report setting ``key`` as the report uses it (parsed by
-    :meth:`bnfk_core.settings.Setting.parse`, bounded like the app's widgets, so text from a command line works
+    :meth:`bnfk_core.serving.settings.Setting.parse`, bounded like the app's widgets, so text from a command line works
     too); ValueError says why not."""
     if key in app_settings.REPORT_SETTINGS:
         return app_settings.REPORT_SETTINGS[key].parse(value)

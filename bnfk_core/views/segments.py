@@ -2,7 +2,7 @@
 segment is added to, and the sentence naming the arcs it added."""
 from __future__ import annotations
 
-from bnfk_core.dag import DAG, apply_segment
+from bnfk_core.network.dag import DAG, apply_segment
 
 __all__ = ["added_arcs", "segment_networks"]
 

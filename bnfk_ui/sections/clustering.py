@@ -5,7 +5,7 @@ import json
 import pandas as pd
 import streamlit as st
 
-from bnfk_core.analyses import cluster as C
+from bnfk_core.analyses.cluster import clustering as C
 from bnfk_core.registry import KERNELS
 
 from .. import common, state

@@ -11,7 +11,7 @@ __all__ = ["large_file_panel", "level_counts", "missing_cells"]
 
 def large_file_panel() -> None:
     """A file in the operator's data folder (CSV or Parquet, any size; only when the operator turned server files
-    on, :mod:`bnfk_core.serve`) read in chunks with a progress bar, and the settings of large files: the upload
+    on, :mod:`bnfk_core.serving.serve`) read in chunks with a progress bar, and the settings of large files: the upload
     size above which a file is read in chunks, and the seeded sample of rows the pages that work on rows use."""
     big = state.streamed() is not None
     pol = bigdata.policy()

@@ -8,9 +8,10 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
-from bnfk_core.analyses import completion, impute_methods
+from bnfk_core.analyses.impute import completion
+from bnfk_core.analyses.impute import methods as impute_methods
 from bnfk_core.errors import BnfkError
-from bnfk_core.reading import file_layout
+from bnfk_core.data.reading import file_layout
 from bnfk_core.registry import IMPUTERS
 from bnfk_core.views.figures import imputation as fig_imp
 
@@ -74,7 +75,7 @@ def _reader(path: str):
 
 def small_file_panel(res, fill: str) -> None:
     """For a table held in memory: the loaded file with only its missing cells filled (``res``, an
-    :class:`~bnfk_core.analyses.completion.ImputedData`), and the cells' probabilities, as downloads."""
+    :class:`~bnfk_core.analyses.impute.completion.ImputedData`), and the cells' probabilities, as downloads."""
     done = completion.complete_file(res, state.raw_table(), fill_numeric=fill)
     st.caption("The download is the loaded file with only its missing cells filled: every other cell, "
                "the columns (dropped ones too) and the rows stay as written.")

@@ -1,15 +1,15 @@
 """The KGV tab of the Structure page (issue 24): the pairwise KGV mutual information of the variables (numbers
 unbinned) as a heatmap, which columns were searched as numbers and how they are binned for the CPTs, and the
 network learned by the KGV score on the raw numbers beside the one learned on the bins, with their structural
-Hamming distance.  Widgets -> core calls (:mod:`bnfk_core.kgv`, :mod:`bnfk_core.learn`) -> figures."""
+Hamming distance.  Widgets -> core calls (:mod:`bnfk_core.learning.kgv`, :mod:`bnfk_core.learning.structure`) -> figures."""
 import pandas as pd
 import streamlit as st
 
-from bnfk_core.dag import structural_hamming_distance
+from bnfk_core.network.dag import structural_hamming_distance
 from bnfk_core.errors import BnfkError
-from bnfk_core.kgv import KGV_KERNELS, kgv_mutual_information
-from bnfk_core.layout import layered_layout
-from bnfk_core.learn import learn_feature_structure
+from bnfk_core.learning.kgv import KGV_KERNELS, kgv_mutual_information
+from bnfk_core.network.layout import layered_layout
+from bnfk_core.learning.structure import learn_feature_structure
 
 from bnfk_core.views import figures
 from bnfk_core.views.figures import kgv as fig_kgv

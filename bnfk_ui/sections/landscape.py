@@ -1,6 +1,6 @@
 """The Structure page's "Score landscape" tab: every DAG on 2-5 chosen variables ranked by a score with its
 Markov equivalence class, the hypercube with the hill-climb path, and the metagraph-kernel surrogate (issue #25).
-Thin: widgets -> :mod:`bnfk_core.landscape` / :mod:`bnfk_core.analyses.landscape` -> :mod:`bnfk_core.views.figures.landscape`."""
+Thin: widgets -> :mod:`bnfk_core.learning.landscape` / :mod:`bnfk_core.analyses.landscape` -> :mod:`bnfk_core.views.figures.landscape`."""
 from __future__ import annotations
 
 import json
@@ -11,7 +11,7 @@ import pandas as pd
 import streamlit as st
 
 from bnfk_core.analyses.landscape import MAX_OBSERVED, default_observed, landscape_summary, surrogate_study
-from bnfk_core.landscape import MAX_LANDSCAPE_VARIABLES, climb_path, place_dag, score_landscape
+from bnfk_core.learning.landscape import MAX_LANDSCAPE_VARIABLES, climb_path, place_dag, score_landscape
 from bnfk_core.registry import SCORES
 
 from bnfk_core.views.figures import landscape as figs

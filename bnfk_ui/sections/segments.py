@@ -8,11 +8,11 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from bnfk_core.analyses import gallery as G
-from bnfk_core.analyses import prototypes as P
+from bnfk_core.analyses.segments import gallery as G
+from bnfk_core.analyses.prototypes import selection as P
 from bnfk_core.analyses import segments as S
-from bnfk_core.dag import DAG, SEGMENT_LABELS, SEGMENT_PATTERNS
-from bnfk_core.embed import class_order, cluster_order
+from bnfk_core.network.dag import DAG, SEGMENT_LABELS, SEGMENT_PATTERNS
+from bnfk_core.kernels.embed import class_order, cluster_order
 from bnfk_core.errors import BnfkError
 
 from bnfk_core.views.figures import segments as figs
@@ -185,7 +185,7 @@ def arc_search_tab(d, has_class):
 
 
 def gallery_tab(d, feat, base, variables, rows, labels, cls_states):
-    """All five segments on three variables against the same base, side by side (bnfk_core.analyses.gallery)."""
+    """All five segments on three variables against the same base, side by side (bnfk_core.analyses.segments.gallery)."""
     ss = st.session_state
     chosen = list(variables) if len(variables) == 3 else None
 

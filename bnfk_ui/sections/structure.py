@@ -7,12 +7,12 @@ import json
 import numpy as np
 import streamlit as st
 
-from bnfk_core.dag import DAG, SEGMENT_KINDS, SEGMENT_LABELS, SEGMENT_PATTERNS, SEGMENT_SIZES, cpdag, \
+from bnfk_core.network.dag import DAG, SEGMENT_KINDS, SEGMENT_LABELS, SEGMENT_PATTERNS, SEGMENT_SIZES, cpdag, \
     segment_arcs, v_structures
-from bnfk_core.embed import class_order, cluster_order
+from bnfk_core.kernels.embed import class_order, cluster_order
 from bnfk_core.errors import BnfkError, StructureError
-from bnfk_core.layout import layered_layout
-from bnfk_core.model import model_to_bif, read_structure
+from bnfk_core.network.layout import layered_layout
+from bnfk_core.network.model import model_to_bif, read_structure
 from bnfk_core.registry import LEARNERS, SCORES
 
 from bnfk_core.views import figures
@@ -213,7 +213,7 @@ def _drawn(lk, labels: np.ndarray) -> np.ndarray:
 
 def live_panel(feat) -> None:
     """The Fisher Gram matrix of the current structure and one pair's per-variable terms, updated in place after
-    every edit (:class:`bnfk_core.live.LiveKernel`: only the changed terms are recomputed)."""
+    every edit (:class:`bnfk_core.kernels.live.LiveKernel`: only the changed terms are recomputed)."""
     lk, rows = live.live_kernel()
     K = lk.gram()
     d = state.data()

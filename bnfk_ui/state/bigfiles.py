@@ -6,7 +6,7 @@ import os
 
 import streamlit as st
 
-from bnfk_core.data import CategoricalData
+from bnfk_core.data.table import CategoricalData
 from bnfk_core.errors import DataError
 
 from .. import bigdata, jobs

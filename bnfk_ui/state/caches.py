@@ -8,14 +8,14 @@ from dataclasses import dataclass
 import numpy as np
 import streamlit as st
 
-from bnfk_core import kernels
-from bnfk_core.dag import DAG
-from bnfk_core.data import CategoricalData
-from bnfk_core.embed import class_order, cluster_order, kernel_pca, pair_values, sample_rows
-from bnfk_core.kgv import raw_numbers
-from bnfk_core.model import BayesNet, fit
+from bnfk_core.kernels import fisher as kernels
+from bnfk_core.network.dag import DAG
+from bnfk_core.data.table import CategoricalData
+from bnfk_core.kernels.embed import class_order, cluster_order, kernel_pca, pair_values, sample_rows
+from bnfk_core.learning.kgv import raw_numbers
+from bnfk_core.network.model import BayesNet, fit
 from bnfk_core.registry import KERNELS, SCORES
-from bnfk_core.scores import score_dag
+from bnfk_core.learning.scores import score_dag
 
 from .structure import dag, dag_json, learn
 from .tables import data, feature_data, model_features

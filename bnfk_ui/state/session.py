@@ -102,7 +102,7 @@ def read_options(settings: dict | None = None) -> tuple:
 
 def na_values_of(settings: dict):
     """Which cell texts are missing: a sample's catalog list, else the Data page's choice (``na_values``:
-    None = the empty field only, ``"default-list"``, or a comma list; :func:`bnfk_core.data.na_set`)."""
+    None = the empty field only, ``"default-list"``, or a comma list; :func:`bnfk_core.data.table.na_set`)."""
     entry = catalog().get(settings["dataset"])
     if entry is not None:
         return entry.get("na_values")

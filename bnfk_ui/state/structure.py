@@ -5,9 +5,9 @@ import json
 
 import streamlit as st
 
-from bnfk_core.dag import DAG, apply_segment
-from bnfk_core.data import CategoricalData
-from bnfk_core.learn import learn_feature_structure
+from bnfk_core.network.dag import DAG, apply_segment
+from bnfk_core.data.table import CategoricalData
+from bnfk_core.learning.structure import learn_feature_structure
 
 from .tables import full_data, model_features
 

@@ -6,9 +6,9 @@ import io
 
 import streamlit as st
 
-from bnfk_core.data import CategoricalData, RawTable, load_csv, read_table
+from bnfk_core.data.table import CategoricalData, RawTable, load_csv, read_table
 from bnfk_core.errors import DataError
-from bnfk_core.reading import printable as _printable
+from bnfk_core.data.reading import printable as _printable
 
 from .. import bigdata
 from . import bigfiles

@@ -7,7 +7,7 @@ import re
 
 import streamlit as st
 
-from bnfk_core.data import load_csv
+from bnfk_core.data.table import load_csv
 from bnfk_core.errors import BnfkError, DataError
 
 from .. import bigdata, jobs

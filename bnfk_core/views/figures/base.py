@@ -17,7 +17,7 @@ import numpy as np
 import plotly.colors as pc
 import plotly.graph_objects as go
 
-from bnfk_core.layout import layered_layout
+from bnfk_core.network.layout import layered_layout
 
 __all__ = ["KERNEL_SCALE", "LEGEND_BELOW", "MISSING_COLOR", "ARC_COLOR", "SEGMENT_COLOR", "COVERED_COLOR", "UNDIRECTED_COLOR",
            "OTHER_COLOR", "FONT", "MAX_CLASS_COLORS", "MAX_BARS", "plain", "plain_all", "bounded_classes", "class_colors",

@@ -1,12 +1,12 @@
 """Figures of the Imputation page: the benchmark heatmaps (thesis Figs 4.1-4.2) and the imputed cells of the
-user's data.  Nothing here computes results; the numbers come from :mod:`bnfk_core.analyses.impute`."""
+user's data.  Nothing here computes results; the numbers come from :mod:`bnfk_core.analyses.impute.core`."""
 from __future__ import annotations
 
 import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from bnfk_core.analyses.impute import METHOD_LABELS
+from bnfk_core.analyses.impute.core import METHOD_LABELS
 
 from .base import plain, plain_all
 

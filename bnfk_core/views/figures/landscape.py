@@ -1,6 +1,6 @@
 """Figures of the Score landscape panel: graphs ranked by score, the hypercube with the hill-climb path,
 predicted vs exact scores of the metagraph surrogate, RMSE by order and the Walsh energy by degree.
-Built from arrays the core computed (:mod:`bnfk_core.landscape`, :mod:`bnfk_core.analyses.landscape`)."""
+Built from arrays the core computed (:mod:`bnfk_core.learning.landscape`, :mod:`bnfk_core.analyses.landscape`)."""
 from __future__ import annotations
 
 from typing import Sequence
@@ -21,7 +21,7 @@ def ranked_figure(scores: np.ndarray, rank: np.ndarray, class_id: np.ndarray, pa
                   score_label: str, top_classes: int = 8, mine: int | None = None) -> go.Figure:
     """Every graph's score against its rank; the best ``top_classes`` equivalence classes coloured, the
     hill-climb path's graphs marked, and graph ``mine`` (the page's structure) as a star; ``rank`` of every graph
-    (1 = best, :meth:`bnfk_core.landscape.Landscape.ranks`)."""
+    (1 = best, :meth:`bnfk_core.learning.landscape.Landscape.ranks`)."""
     fig = go.Figure()
     colors = class_colors([str(c) for c in range(top_classes)])
     rest = class_id >= top_classes

@@ -7,7 +7,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from bnfk_core.analyses.prototypes import criterion_value
+from bnfk_core.analyses.prototypes.selection import criterion_value
 
 from .base import embedding_figure
 

@@ -1,0 +1,156 @@
+"""Clustering beyond the Gram limit: kernel k-means in the explicit feature space (issue 14, part 3).
+
+The Fisher kernel is an inner product of explicit sparse features, K = Phi Phi^T (paper, Theorem 1;
+:func:`bnfk_core.kernels.fisher.features`); so is scaled-Hamming (the Fisher kernel of the empty network) and
+the Hamming kernel (one-hot indicators scaled by 1/sqrt(d), thesis eq. 2.17).  Kernel k-means -- minimise
+the within-cluster kernel distances
+
+    sum_c sum_{x in c} ||phi(x) - mu_c||^2,   mu_c = mean_{y in c} phi(y),
+
+    ||phi(x) - mu_c||^2 = K(x,x) - (2/|c|) sum_{y in c} K(x,y) + (1/|c|^2) sum_{y,z in c} K(y,z)
+
+-- is then ordinary k-means on the rows of Phi: the right-hand side needs the Gram matrix (N x N), the
+left-hand side only Phi (O(nnz) memory, Sigma_i r_i non-zeros a row) and k dense centres.  One Lloyd
+iteration costs O(nnz * k).  We run scikit-learn's ``KMeans`` (Lloyd, seeded k-means++ starts, ``n_init``
+of them, the lowest inertia kept) on the CSR matrix Phi, on one thread (the same labels; thread pools
+spin on a busy machine).
+
+Why this method and not spectral clustering on a truncated SVD of Phi: kernel k-means optimises the
+kernel-induced distances themselves, exactly (no rank truncation), is deterministic for a seed, and
+its cost and memory are linear in N; an SVD-then-k-means pipeline adds a rank choice and an iterative
+eigensolver whose result depends on its own tolerances.  The thesis's correlation clustering stays
+the reference wherever the Gram matrix and its work space fit (``algorithm="auto"`` in
+:func:`bnfk_core.analyses.cluster.clustering.run_clustering` picks it there).  The shift does not matter here:
+k-means is invariant to translating the features, and the adaptive shift (double centering) is
+exactly such a translation (centring in feature space).
+
+Kernels without an explicit feature map (the similarity measures of ``similarity.py``) cannot use this
+method; they need the Gram matrix.
+
+The silhouette (kernel distance) is computed on a seeded sample of at most ``SILHOUETTE_ROWS`` rows.
+"""
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.cluster import KMeans
+from threadpoolctl import threadpool_limits
+
+from ...kernels.features import features
+from ...kernels.hamming import HammingKernel
+from ...kernels.fisher import NetworkKernel
+from ...data.limits import max_rows as max_rows_within
+from ...registry import FEATURE_CLUSTERER
+from .common import ClusterError, ClusterResult, check_k, renumber
+from .metrics import kernel_silhouette
+
+__all__ = ["FEATURE_ALGORITHM", "SILHOUETTE_ROWS", "has_feature_map", "feature_map", "feature_sq_distances",
+           "kernel_kmeans_features", "sampled_silhouette"]
+
+FEATURE_ALGORITHM = FEATURE_CLUSTERER.name     # the one place the name is written: bnfk_core.registry
+SILHOUETTE_ROWS = 2000
+
+
+def has_feature_map(fitted) -> bool:
+    """Whether the fitted kernel's Gram is Phi Phi^T of a feature map :func:`feature_map` knows: a network
+    kernel (Fisher, scaled-Hamming) or the Hamming kernel, with their own ``gram`` (not a subclass that
+    redefines it)."""
+    return type(fitted).gram in (NetworkKernel.gram, HammingKernel.gram)
+
+
+def feature_map(fitted, data) -> sp.csr_matrix:
+    """Phi (CSR, float64) with ``fitted.gram(data) == Phi @ Phi.T`` (up to rounding).
+
+    Network kernels: the Fisher feature map of their model (missing cells: expected features, the
+    marginalised kernel the Gram uses).  Hamming: one-hot (variable, state) indicators of the observed
+    cells, scaled by 1/sqrt(d)."""
+    if not has_feature_map(fitted):
+        raise ClusterError(f"The {fitted.name} kernel has no explicit feature map; cluster it with the Gram "
+                           "matrix (correlation or spectral clustering).")
+    if isinstance(fitted, NetworkKernel):
+        return features(fitted.model, data)
+    X = data.select(list(fitted.variables))
+    cards = [len(s) for s in X.states]
+    off = np.concatenate([[0], np.cumsum(cards)]).astype(np.int64)
+    ok = X.codes >= 0
+    rows = np.nonzero(ok)[0]
+    cols = (X.codes + off[:-1][None, :])[ok]
+    d = max(X.n_vars, 1)
+    return sp.csr_matrix((np.full(len(rows), 1.0 / np.sqrt(d)), (rows, cols)), shape=(X.n_rows, int(off[-1])))
+
+
+def _centres(Phi: sp.csr_matrix, labels: np.ndarray, k: int) -> np.ndarray:
+    H = sp.csr_matrix((np.ones(len(labels)), (labels, np.arange(len(labels)))), shape=(k, len(labels)))
+    sizes = np.bincount(labels, minlength=k).astype(float)
+    return (H @ Phi).toarray() / np.maximum(sizes, 1.0)[:, None]
+
+
+def feature_sq_distances(Phi, labels, n_clusters: int | None = None) -> np.ndarray:
+    """||phi(x) - mu_c||^2 for every row x and cluster c of ``labels``: array (N, k), O(nnz * k).
+
+    Equals K(x,x) - (2/|c|) sum_{y in c} K(x,y) + (1/|c|^2) sum_{y,z in c} K(y,z) with K = Phi Phi^T
+    (an empty cluster's centre is 0)."""
+    Phi = sp.csr_matrix(Phi, dtype=np.float64)
+    labels = np.asarray(labels, dtype=np.int64)
+    k = int(n_clusters if n_clusters is not None else labels.max() + 1)
+    M = _centres(Phi, labels, k)
+    sq = np.asarray(Phi.multiply(Phi).sum(axis=1)).ravel()
+    D = sq[:, None] - 2.0 * np.asarray(Phi @ M.T) + (M * M).sum(axis=1)[None, :]
+    return np.maximum(D, 0.0)
+
+
+def kernel_kmeans_features(Phi, n_clusters: int, *, seed: int = 0, n_init: int = 3, max_iter: int = 300,
+                           tol: float = 1e-4) -> ClusterResult:
+    """Kernel k-means on the explicit features ``Phi`` (module docstring).
+
+    Parameters
+    ----------
+    Phi : (N, D) sparse features with K = Phi Phi^T (:func:`feature_map`).
+    n_clusters : number of clusters (clusters stay non-empty: Lloyd's algorithm relocates empty ones).
+    seed : seeds the k-means++ starts (``random_state``); the same seed gives the same labels.
+    n_init : seeded k-means++ starts, the lowest within-cluster sum of kernel distances (``cost``) kept.
+    max_iter, tol : Lloyd's stopping rule (scikit-learn's; ``tol`` relative to the features' variance).
+
+    Returns a :class:`ClusterResult` with ``algorithm=FEATURE_ALGORITHM``, ``transform="features"`` and
+    ``cost`` = sum_x ||phi(x) - mu_{c(x)}||^2 (the kernel k-means objective).
+    """
+    t0 = time.perf_counter()
+    Phi = sp.csr_matrix(Phi, dtype=np.float64)
+    if Phi.indices.dtype != np.int32 and Phi.nnz < 2**31 - 1:
+        Phi = sp.csr_matrix((Phi.data, Phi.indices.astype(np.int32), Phi.indptr.astype(np.int32)), shape=Phi.shape)
+    n = Phi.shape[0]
+    k = check_k(n, n_clusters)
+    if int(n_init) < 1:
+        raise ClusterError(f"n_init must be at least 1, got {n_init}.")
+    if k == 1:
+        labels = np.zeros(n, dtype=np.int64)
+        cost = float(feature_sq_distances(Phi, labels, 1).sum())
+    else:
+        with threadpool_limits(limits=1):
+            km = KMeans(n_clusters=k, init="k-means++", n_init=int(n_init), max_iter=int(max_iter), tol=float(tol),
+                        random_state=int(seed), copy_x=False, algorithm="lloyd")
+            labels = renumber(km.fit_predict(Phi))
+        cost = float(km.inertia_)
+    return ClusterResult(labels, FEATURE_ALGORITHM, k, int(labels.max() + 1) if n else 0, "features", int(seed),
+                         cost=cost, seconds=time.perf_counter() - t0)
+
+
+def sampled_silhouette(Phi, labels, *, seed: int = 0, max_rows: int = SILHOUETTE_ROWS) -> tuple[float | None, int]:
+    """The kernel-distance silhouette on a seeded uniform sample of at most ``max_rows`` rows (their Gram
+    Phi_s Phi_s^T, max_rows^2 cells; fewer rows when the memory limit allows fewer); returns
+    (silhouette or None, rows used)."""
+    labels = np.asarray(labels)
+    n = len(labels)
+    cap = max_rows_within("silhouette")
+    max_rows = int(max_rows) if cap is None else min(int(max_rows), cap)
+    if max_rows < 3:
+        return None, 0
+    if n > max_rows:
+        rows = np.sort(np.random.default_rng(seed).choice(n, size=max_rows, replace=False))
+    else:
+        rows = np.arange(n)
+    P = sp.csr_matrix(Phi)[rows]
+    K = (P @ P.T).toarray()
+    return kernel_silhouette(K, labels[rows]), len(rows)

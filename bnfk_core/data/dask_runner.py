@@ -1,0 +1,281 @@
+"""The Dask runner (:class:`DaskRunner`, the only module importing dask): chunked passes on a Dask cluster.
+
+What is distributed: reading and parsing the file (``dask.dataframe.read_csv(blocksize=…, dtype=str)``,
+or the Parquet row groups), and the pass functions over its partitions (:meth:`DaskRunner.map_frames`) or over
+blocks of it (:meth:`DaskRunner.map`) -- the very same functions as :class:`bnfk_core.data.runners.LocalRunner`
+runs here (the streaming reader's level counts and distinct rows, the row-wise analyses' expected counts,
+imputation's blocks).
+
+What stays on the client: merging the pieces' results (small: levels, distinct rows, counts), deriving
+the states, and everything after -- structure learning and fitting on the weighted distinct rows.
+The result is therefore identical to the single-process one's.
+
+The workers need bnfk installed (the same version) and the file at the same path (a shared file
+system, or an ``s3://``/``gs://`` URL their filesystem libraries read).
+
+Connecting is bounded (:func:`connect`): the address is checked first (:func:`check_address`: one sentence for
+anything that is not ``tcp://host:port``, ``tls://host:port`` or ``host:port``), then the scheduler must
+accept the connection *and* send its first answer (its handshake; a Dask scheduler sends it at once) within
+the timeout -- :data:`DEFAULT_TIMEOUT` seconds, or what :func:`timeout_set` (the CLI's ``--dask-timeout``) sets
+-- and have a worker within the same time.  A socket that accepts and never answers is refused after the
+timeout instead of hanging the run.
+"""
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import math
+import socket
+import threading
+import urllib.parse
+
+from ..errors import BnfkError, DataError, shorten
+from .reading import printable
+
+__all__ = ["DaskRunner", "local_cluster_client", "connect", "check_address", "timeout_set", "dask_timeout",
+           "DEFAULT_TIMEOUT", "MAX_TIMEOUT"]
+
+#: seconds to connect to a scheduler, to get its first answer and to see a worker
+DEFAULT_TIMEOUT = 30.0
+#: the largest timeout that can be set
+MAX_TIMEOUT = 3600.0
+_TIMEOUT: contextvars.ContextVar = contextvars.ContextVar("bnfk_dask_timeout", default=DEFAULT_TIMEOUT)
+_SCHEMES = ("tcp", "tls")
+_ADDRESS_FORM = "give an address such as tcp://10.0.0.5:8786 (tcp:// or tls://, a host and a port 1-65535)"
+
+
+def dask_timeout() -> float:
+    """The connect / first-answer timeout (seconds) :func:`connect` uses when given none."""
+    return _TIMEOUT.get()
+
+
+@contextlib.contextmanager
+def timeout_set(seconds: float | None):
+    """Within the block, :func:`connect` waits at most ``seconds`` (None: :data:`DEFAULT_TIMEOUT`)."""
+    seconds = DEFAULT_TIMEOUT if seconds is None else float(seconds)
+    if not (math.isfinite(seconds) and 0 < seconds <= MAX_TIMEOUT):
+        raise DataError(f"The Dask timeout must be a number of seconds from 0 to {MAX_TIMEOUT:g}, got {seconds!r}.")
+    token = _TIMEOUT.set(seconds)
+    try:
+        yield
+    finally:
+        _TIMEOUT.reset(token)
+
+
+def check_address(address) -> tuple[str, str, int]:
+    """``(scheme, host, port)`` of a scheduler address (``tcp://host:port``, ``tls://host:port``, ``host:port``,
+    ``[v6]:port``); a DataError in one sentence, the address cut to ~80 characters, for anything else."""
+    if not isinstance(address, str):
+        raise DataError(f"The Dask scheduler address must be text; {_ADDRESS_FORM}.")
+    shown = shorten(printable(address))
+    text = address.strip()
+    if not text:
+        raise DataError(f"The Dask scheduler address is empty; {_ADDRESS_FORM}, or leave it out for a local cluster.")
+    bad = f"The Dask scheduler address '{shown}' is not usable"
+    if len(text) > 300 or any(c.isspace() or not c.isprintable() for c in text):
+        raise DataError(f"{bad}; {_ADDRESS_FORM}.")
+    scheme, sep, rest = text.partition("://")
+    if not sep:
+        scheme, rest = "tcp", text
+    scheme = scheme.lower()
+    if scheme not in _SCHEMES:
+        raise DataError(f"{bad}: bnfk connects over {' or '.join(_SCHEMES)}, not '{shorten(scheme, 20)}'; {_ADDRESS_FORM}.")
+    try:
+        parts = urllib.parse.urlsplit("//" + rest)
+        host, port = parts.hostname, parts.port
+    except ValueError:  # '[::1' (an unclosed IPv6 bracket), a port out of 0..65535 or not a number
+        raise DataError(f"{bad}: the host or the port cannot be read; {_ADDRESS_FORM}.") from None
+    if parts.path or parts.query or parts.fragment or parts.username or parts.password or "@" in rest:
+        raise DataError(f"{bad}: it holds more than a host and a port; {_ADDRESS_FORM}.")
+    if not host:
+        raise DataError(f"{bad}: it names no host; {_ADDRESS_FORM}.")
+    if port is None or not 1 <= port <= 65535:
+        raise DataError(f"{bad}: it needs a port from 1 to 65535; {_ADDRESS_FORM}.")
+    return scheme, host, port
+
+
+def _in_thread(fn, seconds: float):
+    """``(finished, result, exception)`` of ``fn()`` run in a daemon thread for at most ``seconds``."""
+    box: dict = {}
+
+    def run():
+        try:
+            box["result"] = fn()
+        except BaseException as exc:  # noqa: BLE001 - handed back to the caller
+            box["error"] = exc
+    t = threading.Thread(target=run, daemon=True, name="bnfk-dask-connect")
+    t.start()
+    t.join(seconds)
+    return not t.is_alive(), box.get("result"), box.get("error")
+
+
+def _probe(scheme: str, host: str, port: int, shown: str, timeout: float) -> None:
+    """Connect to ``host:port`` and (plain tcp) wait for the scheduler's first bytes, each within ``timeout``."""
+    where = f"the Dask scheduler at {shown}"
+    done, infos, exc = _in_thread(lambda: socket.getaddrinfo(host, port, type=socket.SOCK_STREAM), timeout)
+    if not done:
+        raise DataError(f"Cannot reach {where}: its host name was not resolved within {timeout:g} s.")
+    if exc is not None or not infos:
+        raise DataError(f"Cannot reach {where}: the host name does not resolve.")
+    family, kind, proto, _, addr = infos[0]
+    sock = socket.socket(family, kind, proto)
+    try:
+        sock.settimeout(timeout)
+        try:
+            sock.connect(addr)
+        except (socket.timeout, TimeoutError):
+            raise DataError(f"Cannot reach {where}: no connection within {timeout:g} s (use --dask-timeout "
+                            "to wait longer).") from None
+        except OSError as err:
+            raise DataError(f"Cannot reach {where}: {(err.strerror or 'connection failed').lower()}.") from None
+        if scheme == "tcp":
+            try:
+                first = sock.recv(1)
+            except (socket.timeout, TimeoutError):
+                raise DataError(f"{where[0].upper()}{where[1:]} accepted the connection but did not answer within "
+                                f"{timeout:g} s; is it a Dask scheduler? (--dask-timeout waits longer).") from None
+            except OSError as err:
+                raise DataError(f"Cannot reach {where}: {(err.strerror or 'connection reset').lower()}.") from None
+            if not first:
+                raise DataError(f"{where[0].upper()}{where[1:]} closed the connection without answering; is it a "
+                                "Dask scheduler?")
+    finally:
+        sock.close()
+
+
+def _client(address: str, timeout: float):
+    """A ``distributed.Client`` connected to ``address`` with a worker, all within ``timeout`` seconds."""
+    from distributed import Client
+    scheme, host, port = check_address(address)
+    shown = shorten(printable(address.strip()))
+    _probe(scheme, host, port, shown, timeout)
+
+    def make():
+        c = Client(address.strip(), timeout=f"{timeout}s")
+        try:
+            c.wait_for_workers(1, timeout=timeout)
+        except BaseException:
+            c.close()
+            raise
+        return c
+    done, client, exc = _in_thread(make, 2 * timeout + 5)
+    if not done:
+        raise DataError(f"The Dask scheduler at {shown} did not finish connecting within {2 * timeout + 5:g} s.")
+    if isinstance(exc, TimeoutError):  # asyncio's too (Python >= 3.11)
+        raise DataError(f"The Dask scheduler at {shown} has no worker after {timeout:g} s; start one "
+                        f"(dask worker {shown}) or use a local cluster.") from None
+    if exc is not None:
+        raise DataError(f"Cannot use the Dask scheduler at {shown}: {shorten(str(exc) or type(exc).__name__)}.") \
+            from None
+    return client
+
+
+
+def local_cluster_client(n_workers: int = 2):
+    """A ``distributed.Client`` on a new local cluster of processes (one thread each)."""
+    from distributed import Client, LocalCluster
+    cluster = LocalCluster(n_workers=int(n_workers), threads_per_worker=1, processes=True,
+                           dashboard_address=None)
+    return Client(cluster)
+
+
+@contextlib.contextmanager
+def connect(scheduler: str | None = None, client=None, timeout: float | None = None):
+    """The Dask client to use: ``client`` if given, else one connected to ``scheduler`` (an address such as
+    ``tcp://10.0.0.5:8786``; checked, and bounded by ``timeout`` seconds, default :func:`dask_timeout`: see the
+    module docstring), else one on a new local cluster of two processes; the ones opened here are closed again
+    on exit."""
+    if client is not None:
+        yield client
+        return
+    try:
+        from distributed import Client
+    except ImportError as exc:  # pragma: no cover - depends on the installation
+        raise DataError("The dask engine needs dask[distributed]; pip install 'dask[distributed]'.") from exc
+    if scheduler is not None:
+        own = _client(scheduler, dask_timeout() if timeout is None else float(timeout))
+    else:
+        own = local_cluster_client()
+    try:
+        yield own
+    except (BnfkError, KeyboardInterrupt, MemoryError):
+        raise
+    except Exception as exc:  # noqa: BLE001 - a remote cluster that cannot run bnfk's tasks
+        if scheduler is None:
+            raise
+        raise DataError(f"The Dask cluster at {shorten(printable(scheduler.strip()))} could not run bnfk's tasks "
+                        f"({type(exc).__name__}: {shorten(str(exc), 120)}); its scheduler and workers need the same "
+                        "Python packages and bnfk version as this process.") from None
+    finally:
+        cluster = getattr(own, "cluster", None)
+        own.close()
+        if cluster is not None and scheduler is None:
+            cluster.close()
+
+
+def _partitions(layout, blocksize):
+    """The file as a list of delayed frames, and the function that turns one into raw cell text (or None)."""
+    import dask.dataframe as dd
+    if layout.fmt == "parquet":
+        ddf = dd.read_parquet(layout.path, split_row_groups=True)
+        return list(ddf.to_delayed()), _ParquetText(layout.header)
+    ddf = dd.read_csv(layout.path, sep=layout.delimiter, dtype=str, keep_default_na=False, na_filter=False,
+                      header=0, names=list(layout.header), blocksize=blocksize, encoding=layout.encoding,
+                      skip_blank_lines=True)
+    return list(ddf.to_delayed()), None
+
+
+class _ParquetText:
+    """A Parquet partition as raw cell text (a missing value is ``""``), columns named by the header."""
+
+    def __init__(self, header):
+        self.header = tuple(header)
+
+    def __call__(self, df):
+        import pandas as pd
+        return pd.DataFrame({h: df[c].astype(object).where(df[c].notna(), "").astype(str).to_numpy(dtype=object)
+                             for h, c in zip(self.header, df.columns)})
+
+
+def _on_frame(df, as_text, fn, args):
+    """One partition's result: ``(rows, fn(frame of raw text, 0, *args))``."""
+    if as_text is not None:
+        df = as_text(df)
+    return len(df), fn(df, 0, *args)
+
+
+class DaskRunner:
+    """Runs the pieces on the workers of ``client`` (:mod:`bnfk_core.data.runners`); a piece of a file is a partition
+    of ``blocksize`` bytes of CSV (a row group of Parquet).  The shared arguments are sent to every worker once;
+    results come back in order."""
+
+    name = "dask"
+
+    def __init__(self, client, blocksize="64MB"):
+        self.client, self.blocksize = client, blocksize
+
+    def _shared(self, args: tuple) -> tuple:
+        """The shared arguments as futures held by every worker (each one object, even a list)."""
+        return tuple(self.client.scatter([a], broadcast=True)[0] for a in args)
+
+    def map_frames(self, fn, layout, args=()):
+        import dask
+        parts, as_text = _partitions(layout, self.blocksize)
+        args = self._shared(args)
+        futures = self.client.compute([dask.delayed(_on_frame)(p, as_text, fn, args) for p in parts])
+        n = max(len(futures), 1)
+        for k, fut in enumerate(futures):
+            rows, result = fut.result()
+            yield rows, result, (k + 1) / n
+
+    def map(self, fn, items, args=()):
+        items = list(items)
+        n = len(items)
+        args = self._shared(args)
+        window = 2 * max(1, len(self.client.scheduler_info().get("workers", {})) or 1)
+        futures = {}
+        for b in range(n):
+            while len(futures) < window and b + len(futures) < n:
+                c = b + len(futures)
+                futures[c] = self.client.submit(fn, items[c], *args, pure=False)
+            yield futures.pop(b).result()

@@ -1,0 +1,31 @@
+"""Kernels between rows: the Fisher kernel and its sparse features, Hamming kernels, the similarity zoo, live terms.
+
+Every public name below loads its module on first use (PEP 562), so importing the package is light;
+names two modules share are imported from those modules.
+"""
+from ..registry import face
+
+_HOMES = {
+    "sample_rows": "embed", "kernel_distance": "embed", "cluster_order": "embed", "class_order": "embed",
+    "kernel_pca": "embed", "pair_values": "embed", "LANCZOS_ROWS": "embed", "row_codes": "features",
+    "check_positive": "features", "feature_offsets": "features", "block_matrix": "features",
+    "used_blocks": "features", "DENSE_BLOCK_BYTES": "features", "FEATURE_CHUNK_ROWS": "features",
+    "iter_features": "features", "features": "features", "gram": "fisher", "contributions": "fisher",
+    "set_kernel": "fisher", "mmd": "fisher", "mean_features": "fisher", "normalize_rows": "fisher",
+    "normalize_bytes": "fisher", "NORMALIZE_BLOCK_CELLS": "fisher", "pair_arrays": "fisher",
+    "pair_kernel": "fisher", "pair_kernel_serial": "fisher", "THESIS_KERNELS": "fisher", "FittedKernel": "fisher",
+    "NetworkKernel": "fisher", "fit_fisher": "fisher", "scaled_hamming_model": "hamming",
+    "HammingKernel": "hamming", "fit_scaled_hamming": "hamming", "fit_hamming": "hamming", "LiveKernel": "live",
+    "clear_live_cache": "live", "live_kernel": "live", "OPS": "live_terms", "Edit": "live_terms",
+    "changed_terms": "live_terms", "safe_inverse": "live_terms", "TermEntry": "live_terms",
+    "PARALLEL_PAIRS": "live_terms", "run_entries": "live_terms", "missing_part": "live_terms",
+    "add_missing_part": "live_terms", "BORIAH_MEASURES": "similarity", "MEASURES": "similarity",
+    "CategoricalMeasure": "similarity", "MeasureInfo": "similarity", "fit_measure": "similarity",
+    "measure_names": "similarity", "GROUP_STATES": "similarity_gram", "GramPlan": "similarity_gram",
+    "finalize": "similarity_gram", "group_attributes": "similarity_gram", "run_plan": "similarity_gram",
+    "SUM_UNIFORM": "similarity_tables", "SUM_CARD": "similarity_tables", "AttributeStats": "similarity_tables",
+    "sum_table": "similarity_tables", "lin1_tables": "similarity_tables", "measure_tables": "similarity_tables",
+}
+
+__all__ = list(_HOMES)
+__getattr__, __dir__ = face(__name__, _HOMES)

@@ -1,0 +1,439 @@
+"""The Bayesian-network Fisher kernel (paper, Theorem 1): its Gram matrix, per-variable terms, set kernel, MMD;
+:func:`gram`, the Gram matrix of every registered kernel; :class:`FittedKernel`, the registry's currency.
+
+Theorem 1:  K(x, y) = sum_i K_i(x, y) with
+
+    K_i(x, y) = [pi_i(x) = pi_i(y)] / P(pi_i(x)) * ( [x_i = y_i] / theta_{i, pi_i(x), x_i} - 1 ).
+
+The explicit feature map phi (phi(x) . phi(y) = K(x, y)) is :mod:`bnfk_core.kernels.features`; the Hamming
+and scaled-Hamming baselines are :mod:`bnfk_core.kernels.hamming`; the memory budget is :mod:`bnfk_core.data.limits`.
+
+Fast Gram (``gram``).  Per variable one of two exact evaluations is chosen by cost:
+
+* dense: each row of block i is compressed to r_i - 1 numbers -- the component of
+  (e_x - theta_j)/sqrt(theta_j) orthogonal to sqrt(theta_j), written in a Householder
+  basis -- only over the parent configurations that occur; all dense blocks go into one
+  BLAS product (``A @ A.T`` runs as a symmetric rank-k update);
+* scatter: when a variable has many parent configurations, only pairs sharing one
+  contribute (sum_j N_j M_j pairs, few); they are generated in bulk and added in place.
+  A variable with a single parent configuration and no missing family cell (a root) puts its
+  -1/P into one constant that initialises K and visits only the pairs with equal states
+  (sum_k N_k M_k instead of N M).
+
+Rows whose family has a missing cell are added afterwards with sparse expected features.
+"""
+from __future__ import annotations
+
+
+import numba
+import numpy as np
+
+from ..errors import KernelError
+from .features import (FEATURE_CHUNK_ROWS, check_positive, feature_offsets, features, iter_features, used_blocks,
+                              row_codes)
+from ..inference.queries import parent_marginals
+from ..learning.structure import learn_structure
+from ..data.limits import DEFAULT_MAX_BYTES, guard_gram, guard_tables, one_blas_thread
+from ..network.model import fit
+from ..registry import KERNELS, LEARNERS, KernelSpec, feature_learners
+
+__all__ = ["gram", "contributions", "set_kernel", "mmd", "mean_features", "normalize_rows", "normalize_bytes",
+           "NORMALIZE_BLOCK_CELLS", "pair_arrays", "pair_kernel", "pair_kernel_serial", "FISHER", "SCALED_HAMMING",
+           "HAMMING", "THESIS_KERNELS",
+           "FittedKernel", "NetworkKernel", "fit_fisher"]
+
+
+#: the kernel names of the paper and the thesis (Fisher registered here, the other two in hamming_kernels)
+FISHER, SCALED_HAMMING, HAMMING = "fisher", "scaled-hamming", "hamming"
+THESIS_KERNELS = (FISHER, HAMMING, SCALED_HAMMING)
+
+# cost model of the two exact evaluations (seconds per unit), measured on the 2-core CI machine
+_T_FLOP = 1.2e-10    # one multiply-add of the dense product
+_T_OUT = 4e-9       # one output element of the dense product (symmetric update + copy)
+_T_PAIR = 2.5e-9     # one pair of the compiled pair path
+_T_GROUP = 1e-7      # fixed cost per parent configuration of the pair path
+
+
+class _Var:
+    """Per-variable row data: parent configuration p, state x, complete-family mask."""
+
+    def __init__(self, model, pm, i, codes):
+        self.p = model.parent_config(i, codes)
+        self.x = codes[:, i].astype(np.int64)
+        self.ok = (self.p >= 0) & (self.x >= 0)
+        self.rows = np.flatnonzero(self.ok)
+        check_positive(model, pm, i, self.p[self.ok], self.x[self.ok])
+
+
+def _householder_table(theta_rows: np.ndarray, P: np.ndarray) -> np.ndarray:
+    """G[c, k, :] = H_c[1:, k] / sqrt(theta_ck P_c), H_c the reflection taking sqrt(theta_c) to -e_0.
+
+    Rows 1.. of H_c are an orthonormal basis of sqrt(theta_c)^perp, so
+    G[c,k] . G[c,l] = [k = l] / (theta_ck P_c) - 1 / P_c  (Theorem 1, same parent configuration).
+    """
+    s = np.sqrt(theta_rows)                       # (c, r)
+    v = s.copy()
+    v[:, 0] += 1.0                                # v = s + e_0, |v|^2 = 2 + 2 s_0
+    H = np.eye(s.shape[1])[None] - 2.0 * v[:, :, None] * v[:, None, :] / (2.0 + 2.0 * s[:, 0])[:, None, None]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        scale = 1.0 / np.sqrt(theta_rows * P[:, None])          # (c, r); inf for zero-probability states
+    scale[~np.isfinite(scale)] = 0.0                            # ... which no row takes (checked before)
+    return np.transpose(H[:, 1:, :], (0, 2, 1)) * scale[:, :, None]  # (c, r, r-1)
+
+
+# ---------------------------------------------------------------------- Gram
+def gram(model, data, other=None, kind: str = FISHER, normalize: bool = False,
+         max_bytes: float | None = DEFAULT_MAX_BYTES, marginals=None) -> np.ndarray:
+    """Kernel matrix between the rows of ``data`` and of ``other`` (default: ``data``).
+
+    Parameters
+    ----------
+    model : BayesNet or None
+        The network behind the Fisher kernel.  For the other kernels it only selects the
+        variables (None: all columns of ``data``).
+    data, other : CategoricalData (or code matrices aligned to the model)
+    kind : a name of :data:`bnfk_core.registry.KERNELS`.  ``"fisher"`` is Theorem 1 of the paper;
+        every other kernel is fitted on ``data`` (e.g. ``"scaled-hamming"``: the Fisher kernel of
+        the empty network with the marginal frequencies of ``data``, thesis eq. 3.2; ``"hamming"``:
+        the fraction of matching variables, thesis eq. 2.17) and evaluated on (data, other).
+    normalize : bool
+        Return K(x,y) / sqrt(K(x,x) K(y,y)) (cosine normalisation).
+    max_bytes : float or None
+        Refuse (KernelError) when the matrix and work space would exceed this many bytes.
+    marginals : ParentMarginals or None
+        Use these P(pi_i = j) instead of the model's exact ones (for ablations, e.g. the uniform
+        marginals an unpropagated junction tree gives); Fisher kernel only.
+    """
+    spec = KERNELS[kind]
+    if kind != FISHER:
+        train = data if model is None else data.select(list(model.variables))
+        return spec.fit(train).gram(data, other, normalize=normalize, max_bytes=max_bytes)
+    if model is None:
+        raise KernelError("The Fisher kernel needs a model; learn or load a structure first.")
+    X = row_codes(model, data)
+    sym = other is None
+    Y = X if sym else row_codes(model, other)
+    pm = parent_marginals(model) if marginals is None else marginals
+    if len(pm.probs) != model.n_vars or any(len(p) != model.n_parent_configs(i) for i, p in enumerate(pm.probs)):
+        raise KernelError("The given parent marginals do not match the model's parent configurations.")
+    if normalize:     # the normalisation's block temporaries come after the product's work space
+        guard_gram(X.shape[0], Y.shape[0], normalize_bytes(X.shape[0], Y.shape[0]), max_bytes)
+    K = _fisher_gram(model, X, Y, sym, max_bytes, pm)
+    if normalize:
+        dx = np.diag(K).copy() if sym else _self_kernel(model, X, pm)
+        dy = dx if sym else _self_kernel(model, Y, pm)
+        normalize_rows(K, dx, dy)
+    return K
+
+
+NORMALIZE_BLOCK_CELLS = 1 << 20      # cells of one block of the in-place cosine normalisation (8 MiB temporaries)
+
+
+def normalize_bytes(n: int, m: int) -> int:
+    """Bytes of :func:`normalize_rows`' two block temporaries."""
+    return 16 * min(NORMALIZE_BLOCK_CELLS, int(n) * int(m))
+
+
+def normalize_rows(K: np.ndarray, dx: np.ndarray, dy: np.ndarray) -> None:
+    """K /= sqrt(outer(max(dx, tiny), max(dy, tiny))) in place, a block of rows at a time: the same numbers
+    as the one-line form without its two N x M temporaries (the work space stays the matrix itself)."""
+    dx, dy = np.maximum(dx, 1e-300), np.maximum(dy, 1e-300)
+    step = max(1, NORMALIZE_BLOCK_CELLS // max(K.shape[1], 1))
+    for a in range(0, K.shape[0], step):
+        K[a:a + step] /= np.sqrt(np.outer(dx[a:a + step], dy))
+
+
+def _self_kernel(model, codes, pm) -> np.ndarray:
+    """K(x, x) of every row (squared feature norms)."""
+    Phi = features(model, codes, pm)
+    return np.asarray(Phi.multiply(Phi).sum(axis=1)).ravel()
+
+
+def _fisher_gram(model, X, Y, sym, max_bytes, pm):
+    N, M = X.shape[0], Y.shape[0]
+    guard_gram(N, M, 0, max_bytes)
+    plans, missing = [], []
+    miss_extra = 0
+    for i in range(model.n_vars):
+        r = model.cpts[i].shape[1]
+        if r < 2:
+            continue                                    # a one-state variable contributes nothing
+        vx = _Var(model, pm, i, X)
+        vy = vx if sym else _Var(model, pm, i, Y)
+        if not (vx.ok.all() and vy.ok.all()):
+            missing.append(i)
+            # _add_missing's products: a sparse (12 B a cell at worst) and a dense block of N x |ey| or |ex| x M
+            miss_extra = max(miss_extra, 20 * max(N * int((~vy.ok).sum()), int((~vx.ok).sum()) * M))
+        q = model.cpts[i].shape[0]
+        nx = np.bincount(vx.p[vx.ok], minlength=q)
+        ny = nx if sym else np.bincount(vy.p[vy.ok], minlength=q)
+        used = np.flatnonzero((nx > 0) | (ny > 0))
+        dense_cost = N * M * len(used) * (r - 1) * (0.5 if sym else 1.0) * _T_FLOP
+        shared = np.flatnonzero((nx > 0) & (ny > 0))
+        const = len(used) == 1 and vx.ok.all() and vy.ok.all()    # one configuration, every family complete
+        if const:       # −1/P reaches every pair (a constant); only equal states are pairs to visit
+            kx = np.bincount(vx.x, minlength=r)
+            ky = kx if sym else np.bincount(vy.x, minlength=r)
+            pair_cost = float(np.dot(kx, ky)) * _T_PAIR + r * _T_GROUP
+        else:
+            pair_cost = float(np.dot(nx[shared], ny[shared])) * _T_PAIR + len(shared) * _T_GROUP
+        plans.append([i, vx, vy, used, dense_cost, pair_cost, dense_cost < pair_cost, const])
+    # the dense product also pays once per output element; if that outweighs its gain, use pairs only
+    dense = [p for p in plans if p[6]]
+    if dense and N * M * _T_OUT + sum(p[4] for p in dense) > sum(p[5] for p in dense):
+        for p in dense:
+            p[6] = False
+        dense = []
+    width = sum(len(p[3]) * (model.cpts[p[0]].shape[1] - 1) for p in dense)
+    guard_gram(N, M, max((N + (0 if sym else M)) * width * 8, miss_extra), max_bytes)   # A is freed before the missing rows
+    if dense:
+        blocks = []
+        for i, vx, vy, used, *_ in dense:
+            G = _householder_table(model.cpts[i][used], pm.probs[i][used])    # (c, r, r-1)
+            pos = np.full(model.cpts[i].shape[0], -1, np.int64)
+            pos[used] = np.arange(len(used))
+            blocks.append((vx, vy, pos, G))
+        A = _dense_features([(vx, pos, G) for vx, _, pos, G in blocks], N, width)
+        K = A @ A.T if sym else A @ _dense_features([(vy, pos, G) for _, vy, pos, G in blocks], M, width).T
+        del A
+    pairs = [(i, vx, vy, used, const) for i, vx, vy, used, _, _, d, const in plans if not d]
+    c0 = -sum(1.0 / float(pm.probs[i][used[0]]) for i, _, _, used, const in pairs if const)
+    if not dense:
+        K = np.full((N, M), c0) if c0 else np.zeros((N, M))
+    elif c0:
+        K += c0
+    if pairs:
+        _scatter_add(K, model, pm, pairs)
+    with one_blas_thread():                  # one small product per variable: threads cost more than they save
+        for i in missing:
+            _add_missing(K, model, pm, i, X, Y, sym)
+    return K
+
+
+def _dense_features(blocks, n, width) -> np.ndarray:
+    A = np.zeros((n, width))
+    col = 0
+    for v, pos, G in blocks:
+        c, r, d = G.shape
+        rows = v.rows
+        cidx = pos[v.p[rows]]
+        A[rows[:, None], col + cidx[:, None] * d + np.arange(d)] = G[cidx, v.x[rows]]
+        col += c * d
+    return A
+
+
+
+def pair_arrays(V: int, N: int, M: int, cmax: int, rmax: int) -> tuple:
+    """The zeroed inputs of :func:`pair_kernel` for ``V`` variables, ``N`` × ``M`` pairs, at most ``cmax``
+    parent configurations and ``rmax`` states: pX (−1: skip), xX, xo, order, starts, W, B, r, c."""
+    guard_tables(V, cmax, rmax)
+    return (np.full((V, N), -1, np.int64), np.zeros((V, N), np.int64), np.zeros((V, M), np.int64),
+            np.zeros((V, M), np.int64), np.zeros((V, cmax + 1), np.int64), np.zeros((V, cmax * rmax)),
+            np.zeros((V, cmax)), np.zeros(V, np.int64), np.zeros(V, np.int64))
+
+
+@numba.njit(parallel=True, cache=True)
+def pair_kernel(K, pX, xX, xo, order, starts, W, B, r, c):  # pragma: no cover - compiled
+    """K[a, b] += K_i(a, b) over the pairs that share variable i's parent configuration.
+
+    pX[v, a]: compact parent configuration of X row a for the v-th scatter variable (-1: skip);
+    order[v, starts[v, j]:starts[v, j+1]]: the Y rows in configuration j and xo[v, t] the state of
+    Y row order[v, t] (read in sequence, not gathered); W[v, j, k] = 1/(theta P), B[v, j] = 1/P.
+    One row of K at a time, so the writes stay in cache.
+    """
+    N = K.shape[0]
+    V = pX.shape[0]
+    for a in numba.prange(N):
+        for v in range(V):
+            j = pX[v, a]
+            if j < 0:
+                continue
+            xa = xX[v, a]
+            w = W[v, j * r[v] + xa]
+            bb = B[v, j]
+            for t in range(starts[v, j], starts[v, j + 1]):
+                b = order[v, t]
+                if xo[v, t] == xa:
+                    K[a, b] += w - bb
+                else:
+                    K[a, b] -= bb
+
+
+#: :func:`pair_kernel` in one thread, for small updates (waking threads costs more than the work);
+#: ``prange`` is a plain ``range`` in this compilation
+pair_kernel_serial = numba.njit(cache=True)(pair_kernel.py_func)
+
+
+def _scatter_add(K, model, pm, scatter):
+    """Add the terms of the pair-path variables (see :func:`pair_kernel`).
+
+    ``scatter`` holds (i, vx, vy, used, const).  A ``const`` variable has one parent configuration j0
+    and a complete family in every row (a root, typically): its −1/P(j0) reaches every pair and was
+    added to K as a constant beforehand, so here only pairs with equal states remain, grouped by state
+    (Σ_k N_k M_k pairs instead of N M).
+    """
+    N, M = K.shape
+    V = len(scatter)
+    cmax = max(int(len(used)) if not const else int(model.cpts[i].shape[1]) for i, _, _, used, const in scatter)
+    rmax = max(int(model.cpts[i].shape[1]) for i, *_ in scatter)
+    pX, xX, xo, order, starts, W, B, r, c = pair_arrays(V, N, M, cmax, rmax)
+    for v, (i, vx, vy, used, const) in enumerate(scatter):
+        q, ri = model.cpts[i].shape
+        xX[v] = vx.x
+        if const:
+            groups = ri
+            pX[v] = vx.x
+            py = vy.x
+            rows_y = np.arange(M)
+            th = model.cpts[i][used[0]]
+            with np.errstate(divide="ignore"):
+                d = np.where(th > 0, 1.0 / (th * pm.probs[i][used[0]]), 0.0)
+            W[v, np.arange(ri) * ri + np.arange(ri)] = d
+        else:
+            groups = len(used)
+            pos = np.full(q, -1, np.int64)
+            pos[used] = np.arange(len(used))
+            pX[v, vx.rows] = pos[vx.p[vx.rows]]
+            py = pos[vy.p[vy.rows]]
+            rows_y = vy.rows
+            th = model.cpts[i][used]
+            P = pm.probs[i][used]
+            with np.errstate(divide="ignore"):
+                W[v, :len(used) * ri] = np.where(th > 0, 1.0 / (th * P[:, None]), 0.0).ravel()
+                B[v, :len(used)] = np.where(P > 0, 1.0 / P, 0.0)
+        o = np.argsort(py, kind="stable")
+        order[v, :len(o)] = rows_y[o]
+        xo[v, :len(o)] = vy.x[rows_y[o]]
+        starts[v, 1:groups + 1] = np.cumsum(np.bincount(py, minlength=groups))
+        starts[v, groups + 1:] = starts[v, groups]
+        r[v], c[v] = ri, groups
+    pair_kernel(K, pX, xX, xo, order, starts, W, B, r, c)
+
+
+def _add_missing(K, model, pm, i, X, Y, sym):
+    """Add block i's terms involving rows whose family i has a missing cell (expected features).
+
+    K[:, ey] += F_x F_y[ey]^T and K[ex, :] += F_x[ex] F_y^T, less the doubly counted K[ex, ey]; the blocks
+    are dense over their used columns where they fit (:func:`bnfk_core.kernels.features.used_blocks`)."""
+    ex = np.flatnonzero(~((model.parent_config(i, X) >= 0) & (X[:, i] >= 0)))
+    ey = ex if sym else np.flatnonzero(~((model.parent_config(i, Y) >= 0) & (Y[:, i] >= 0)))
+    blocks, dense = used_blocks(model, pm, i, X) if sym else used_blocks(model, pm, i, X, Y)
+    Fx = blocks[0]
+    Fy = Fx if sym else blocks[1]
+    out = (lambda A: A) if dense else (lambda A: A.toarray())        # noqa: E731 - a sparse product's result
+    if len(ey):
+        K[:, ey] += out(Fx @ Fy[ey].T)
+    if len(ex):
+        K[ex, :] += out(Fx[ex] @ Fy.T)
+        if len(ey):
+            K[np.ix_(ex, ey)] -= out(Fx[ex] @ Fy[ey].T)
+
+
+# ---------------------------------------------------------------------- fitted kernels (the registry's currency)
+class FittedKernel:
+    """A kernel fitted on training rows: ``gram`` and per-variable ``contributions`` on any rows.
+
+    Subclasses set ``name`` and ``variables``; analyses read ``model`` (the network, if any),
+    ``structure`` (how it was obtained, e.g. ``"hc/qnml"`` or ``"given"``), ``params``,
+    ``n_arcs`` and ``notes``.
+    """
+
+    name: str = ""
+    variables: tuple = ()
+    model = None
+    structure: str | None = None
+    params: str | None = None
+    n_arcs: int | None = None
+    notes: tuple = ()
+
+    def gram(self, X, Y=None, *, normalize: bool = False, max_bytes: float | None = DEFAULT_MAX_BYTES) -> np.ndarray:
+        raise NotImplementedError
+
+    def contributions(self, x, y) -> np.ndarray:
+        """Per-variable terms of K(x, y) for single rows ``x`` and ``y``; they sum to K(x, y)."""
+        raise NotImplementedError
+
+
+class NetworkKernel(FittedKernel):
+    """The Fisher kernel of a fitted network (Theorem 1); the scaled-Hamming kernel is the one of the
+    empty network with marginal frequencies."""
+
+    def __init__(self, name: str, model, *, structure=None, params=None, notes=()):
+        self.name, self.model = name, model
+        self.variables = tuple(model.variables)
+        self.structure, self.params, self.n_arcs = structure, params, model.dag.n_arcs
+        self.notes = tuple(notes)
+
+    def gram(self, X, Y=None, *, normalize=False, max_bytes=DEFAULT_MAX_BYTES):
+        return gram(self.model, X, Y, normalize=normalize, max_bytes=max_bytes)
+
+    def contributions(self, x, y):
+        return contributions(self.model, x, y)
+
+
+
+def fit_fisher(train, *, model=None, dag=None, structure: str = "hc", score: str = "qnml", params: str = "cnml",
+               seed: int = 0, progress=None, **_ignored) -> NetworkKernel:
+    """The Fisher kernel for ``train`` (no label column): ``model`` as given, else the CPTs of ``dag`` fitted
+    on ``train`` by ``params``, else a structure learned on ``train`` by ``structure``/``score``."""
+    if model is not None:
+        info = getattr(model, "fit_info", None) or {}
+        return NetworkKernel(FISHER, model, structure="given", params=info.get("method"))
+    if dag is not None:
+        return NetworkKernel(FISHER, fit(dag, train, method=params), structure="given structure", params=params)
+    if LEARNERS[structure].needs_class:
+        raise KernelError(f"Structure method '{structure}' needs the class as a node; the label column is never "
+                          f"a feature here, so use one of {', '.join(feature_learners())}.")
+    res = learn_structure(train, structure, score=score, seed=seed, class_column=None, progress=progress)
+    return NetworkKernel(FISHER, fit(res.dag, train, method=params), structure=f"{structure}/{score}",
+                         params=params, notes=res.notes)
+
+
+KERNELS.register(KernelSpec(
+    name=FISHER, label="Fisher", abbr="F", fit=fit_fisher, shift="none", psd=True, uses_network=True,
+    family="fisher", description="Bayesian-network Fisher kernel, paper Theorem 1"))
+
+
+# ---------------------------------------------------------------------- explanations and sets
+def contributions(model, x, y) -> np.ndarray:
+    """The per-variable terms K_i(x, y) of Theorem 1 (they sum to K(x, y)).
+
+    ``x`` and ``y`` are single rows: 1-D code vectors aligned to the model, or one-row data.
+    """
+    cx, cy = row_codes(model, x), row_codes(model, y)
+    Phi = features(model, np.vstack([cx, cy]))
+    off = feature_offsets(model)
+    prod = Phi[0].multiply(Phi[1]).tocsr()
+    out = np.zeros(model.n_vars)
+    np.add.at(out, np.searchsorted(off, prod.indices, side="right") - 1, prod.data)
+    return out
+
+
+def mean_features(model, data, chunk_rows: int = FEATURE_CHUNK_ROWS) -> np.ndarray:
+    """mean_x phi(x) as a dense vector -- all that set kernels and MMD need (counts / N).
+
+    Linear time, and memory for one block of ``chunk_rows`` rows of features: no N x M matrix and no
+    N-row feature matrix (one block when N <= ``chunk_rows``)."""
+    codes = row_codes(model, data)
+    N = codes.shape[0]
+    if N <= chunk_rows:
+        return np.asarray(features(model, codes).mean(axis=0)).ravel()
+    total = np.zeros(int(feature_offsets(model)[-1]))
+    for _, P in iter_features(model, codes, chunk_rows):
+        total += np.asarray(P.sum(axis=0)).ravel()
+    return total / N
+
+
+def set_kernel(model, X, Y) -> float:
+    """The paper's set kernel K(X, Y) = (1/NM) sum_{l,m} K(x_l, y_m) = mean phi(X) . mean phi(Y)."""
+    return float(mean_features(model, X) @ mean_features(model, Y))
+
+
+def mmd(model, X, Y) -> float:
+    """Squared maximum mean discrepancy, paper eq. (10): |mean phi(X) - mean phi(Y)|^2.
+
+    Linear time via the mean embeddings (:func:`mean_features`, computed a block of rows at a time); the
+    N x M Gram matrix of the pairwise form (1/N^2 sum K(x,x') + 1/M^2 sum K(y,y') - 2/NM sum K(x,y)) is
+    never built."""
+    d = mean_features(model, X) - mean_features(model, Y)
+    return float(d @ d)

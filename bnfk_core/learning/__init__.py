@@ -1,0 +1,38 @@
+"""Learning a network: decomposable scores, KGV, structure searches, incomplete data, landscapes, the metagraph kernel.
+
+Every public name below loads its module on first use (PEP 562), so importing the package is light;
+names two modules share are imported from those modules.
+"""
+from ..registry import face
+
+_HOMES = {
+    "EXACT_MAX_VARIABLES": "exact", "EXACT_MAX_CANDIDATES": "exact", "penalty_bounds": "exact",
+    "exact_search": "exact", "learn_exact": "exact", "hill_climb": "hill_climb", "learn_hc": "hill_climb",
+    "DEFAULT_MISSING_DATA": "incomplete", "AvailableCaseScorer": "incomplete", "Completions": "incomplete",
+    "expected_table": "incomplete", "em_parameters": "incomplete", "observed_score": "incomplete",
+    "structural_em": "incomplete", "learn_network": "incomplete", "check_missing_data": "incomplete",
+    "merge_rows": "incomplete", "likelihood_weighting": "incomplete", "MAX_COMPLETIONS": "incomplete",
+    "KGV_KERNELS": "kgv", "default_parameters": "kgv", "incomplete_cholesky": "kgv", "KGVStatistics": "kgv",
+    "KGVScorer": "kgv", "make_kgv_scorer": "kgv", "kgv_statistics": "kgv", "raw_numbers": "kgv",
+    "kgv_mutual_information": "kgv", "MAX_LANDSCAPE_VARIABLES": "landscape", "DAG_COUNTS": "landscape",
+    "Landscape": "landscape", "pairs": "landscape", "enumerate_dags": "landscape", "family_table": "landscape",
+    "dag_scores": "landscape", "equivalence_keys": "landscape", "landscape_scorer": "landscape",
+    "score_landscape": "landscape", "climb_path": "landscape", "place_dag": "landscape",
+    "expected_dag_count": "landscape", "DEFAULT_C": "metagraph", "DEFAULT_M": "metagraph",
+    "MetagraphError": "metagraph", "krawtchouk": "metagraph", "kernel_by_distance": "metagraph",
+    "paper_regulariser": "metagraph", "hamming": "metagraph", "Surrogate": "metagraph",
+    "fit_surrogate": "metagraph", "fit_orders": "metagraph", "predict_orders": "metagraph",
+    "walsh_transform": "metagraph", "walsh_energy": "metagraph", "rmse": "metagraph", "observed_split": "metagraph",
+    "parse_orders": "metagraph", "complete_codes": "scores", "family_counts": "scores", "total_score": "scores",
+    "log_likelihood": "scores", "bic": "scores", "aic": "scores", "k2": "scores", "bdeu": "scores",
+    "qnml": "scores", "local_score": "scores", "log_multinomial_normalizer": "scores", "LocalScorer": "scores",
+    "score_dag": "scores", "scorer_for": "scores", "parameter_count": "scores", "weighted_bincount": "scores",
+    "config_index": "scores", "counts_from_columns": "scores", "guard_width": "structure",
+    "LearnResult": "structure", "LearnTask": "structure", "learn_structure": "structure",
+    "learn_feature_structure": "structure", "scorer_context": "structure", "scorer_mutual_information": "trees",
+    "scorer_conditional_mutual_information": "trees", "chow_liu": "trees", "tan": "trees", "kdb": "trees",
+    "parents_from_arcs": "trees", "learn_tree": "trees", "learn_tan": "trees", "learn_kdb": "trees",
+}
+
+__all__ = list(_HOMES)
+__getattr__, __dir__ = face(__name__, _HOMES)

@@ -1,0 +1,260 @@
+"""Structure learning: one entry point, :func:`learn_structure`, over the registered learners.
+
+:func:`learn_structure` returns a :class:`LearnResult` whose DAG is over the data's variables.  Every method
+learns from the rows without missing cells, and every result is scored with the same decomposable score
+(:mod:`bnfk_core.learning.scores`) on those rows.  All methods are deterministic: ties are broken by column order.
+
+The methods are :data:`bnfk_core.registry.LEARNERS` specs that carry their ``learn(scorer, task)``: the
+presets here, the trees (:mod:`bnfk_core.learning.trees`: Chow–Liu, TAN, KDB), hill climbing
+(:mod:`bnfk_core.learning.hill_climb`) and the exact optimum (:mod:`bnfk_core.learning.exact`).  Adding a learner is one
+``LEARNERS.register(LearnerSpec(name, label, learn=...))`` (docs/ARCHITECTURE.md).
+"""
+from __future__ import annotations
+
+import contextlib
+import time
+from dataclasses import dataclass, field
+from typing import Callable, Sequence
+
+from ..network.dag import DAG, naive_bayes
+from ..errors import StructureError
+from .kgv import raw_numbers  # importing kgv registers the kgv score
+from .exact import learn_exact
+from .hill_climb import learn_hc
+from .trees import learn_kdb, learn_tan, learn_tree
+from ..data.limits import DEFAULT_MAX_BYTES, format_bytes, resolve_limit
+from ..registry import LEARNERS, LearnerSpec
+from .scores import SCORES, LocalScorer, score_dag, scorer_for
+
+__all__ = ["guard_width", "LearnResult", "LearnTask", "learn_structure", "learn_feature_structure", "raw_numbers",
+           "scorer_context"]
+
+Progress = Callable[[float, str], None]
+
+
+@dataclass
+class LearnResult:
+    """The outcome of :func:`learn_structure`.
+
+    Attributes
+    ----------
+    dag : DAG over the data's variables (in data order).
+    method, score_name : what was asked.
+    score : total score of ``dag`` on the rows used (natural log, higher is better).
+    n_rows_used : number of complete rows the structure was learned on.
+    notes : sentences worth showing the user.
+    seconds : wall-clock time.
+    searched_raw : the numeric columns the score searched as numbers (``kgv``); their CPTs are
+        still fitted on the quantile bins of ``data.states``.
+    """
+
+    dag: DAG
+    method: str
+    score_name: str
+    score: float
+    n_rows_used: int
+    notes: list = field(default_factory=list)
+    seconds: float = 0.0
+    searched_raw: list = field(default_factory=list)
+
+    def to_dict(self) -> dict:
+        return {"dag": self.dag.to_dict(), "method": self.method, "score_name": self.score_name,
+                "score": self.score, "n_rows_used": self.n_rows_used, "notes": list(self.notes),
+                "seconds": self.seconds, "searched_raw": list(self.searched_raw)}
+
+@dataclass
+class LearnTask:
+    """What a learner's ``learn(scorer, task)`` receives (:class:`bnfk_core.registry.LearnerSpec`): the data's
+    variables, the class index ``cls`` (None without a class column), the options of :func:`learn_structure`,
+    the rows the scorer counts (``rows_used``) and where they come from (``source``); a learner appends
+    sentences worth showing the user to ``notes``."""
+
+    variables: list
+    cls: int | None
+    score: str
+    k: int = 3
+    max_parents: int | None = None
+    seed: int = 0
+    tabu: int = 100
+    max_iter: int = 1_000_000
+    epsilon: float = 1e-4
+    restarts: int = 4
+    progress: Progress | None = None
+    rows_used: int = 0
+    source: str = "the data"
+    notes: list = field(default_factory=list)
+    start: list | None = None
+
+
+# ---------------------------------------------------------------------- the presets and the registered learners
+def learn_empty(scorer: LocalScorer, task: LearnTask) -> list[tuple[int, ...]]:
+    """``empty``: no arcs."""
+    return [()] * len(task.variables)
+
+
+def learn_naive_bayes(scorer: LocalScorer, task: LearnTask) -> list[tuple[int, ...]]:
+    """``naive-bayes``: the class is the only parent of every feature."""
+    return list(naive_bayes(task.variables, task.variables[task.cls]).parent_indices())
+
+
+for _spec in (
+        LearnerSpec("empty", "Empty network (no arcs)", learn=learn_empty, needs_rows=False),
+        LearnerSpec("naive-bayes", "Naive Bayes (class -> every feature)", needs_class=True, learn=learn_naive_bayes,
+                    needs_rows=False),
+        # hill climbing's gains (3 float64), legal moves (3 bool), adjacency and reachability (bool): 29, rounded up
+        LearnerSpec("hc", "Hill climbing (greedy, optimises the score)", uses_score=True, learn=learn_hc,
+                    pair_bytes=32),
+        # the spanning tree's weight matrix
+        LearnerSpec("tree", "Chow–Liu tree", learn=learn_tree, pair_bytes=8),
+        LearnerSpec("tan", "TAN (tree-augmented naive Bayes)", needs_class=True, learn=learn_tan, pair_bytes=8),
+        LearnerSpec("kdb", "KDB (k-dependence Bayes)", needs_class=True, learn=learn_kdb),
+        LearnerSpec("exact", "Exact optimum (dynamic programming, ≤ 20 variables)", uses_score=True,
+                    learn=learn_exact)):
+    LEARNERS.register(_spec)
+
+
+# ---------------------------------------------------------------------- entry point
+def guard_width(method: str, n_vars: int, max_bytes: float | None = None, source: str = "the data") -> None:
+    """Refuse, before any counting, a search whose n x n tables (its spec's ``pair_bytes`` per pair) exceed the
+    memory limit (``max_bytes``, default the limit set for this run, :func:`bnfk_core.data.limits.memory_limit`): a
+    50,000-column file asks ``tree`` for 20 GB before it counts anything."""
+    spec = LEARNERS.get(str(method).lower())
+    per_pair = spec.pair_bytes if spec is not None else 0
+    limit = resolve_limit(DEFAULT_MAX_BYTES if max_bytes is None else max_bytes)
+    need = per_pair * int(n_vars) ** 2
+    if per_pair and limit is not None and need > limit:
+        label = spec.label
+        raise StructureError(f"{label} on {int(n_vars):,} variables of {source} needs about {format_bytes(need)} for its "
+                             f"variable-by-variable tables, more than the memory limit of {format_bytes(limit)}; "
+                             "drop columns, or raise the memory limit.")
+
+
+def scorer_context(scorer):
+    """The context a search with ``scorer`` runs in: its ``search_context()`` if it has one (the KGV scorer
+    pins BLAS to one thread), else nothing."""
+    make = getattr(scorer, "search_context", None)
+    return make() if make is not None else contextlib.nullcontext()
+
+
+def learn_structure(data, method: str, *, score: str = "bic", class_column: str | None = None, k: int = 3,
+                    max_parents: int | None = None, ess: float = 1.0, seed: int = 0,
+                    progress: Progress | None = None, max_iter: int = 1_000_000, tabu: int = 100,
+                    epsilon: float = 1e-4, restarts: int = 4, score_options: dict | None = None,
+                    scorer: LocalScorer | None = None, start: Sequence[Sequence[int]] | None = None) -> LearnResult:
+    """Learn a DAG over ``data.variables``.
+
+    Parameters
+    ----------
+    data : CategoricalData
+    method : a name of :data:`bnfk_core.registry.LEARNERS`
+        ``empty``; ``naive-bayes`` (class); ``hc`` hill climbing; ``tree`` Chow–Liu tree rooted at
+        the class (if any) or the first variable; ``tan`` (class); ``kdb`` (class, ``k`` feature
+        parents); ``exact`` optimal DAG by dynamic programming (≤ 20 variables).
+    score : one of ``bic``, ``aic``, ``k2``, ``bdeu``, ``qnml``
+        Optimised by ``hc`` and ``exact``; reported for every method.
+    class_column : the class variable; defaults to ``data.class_column``.
+    k : feature parents per feature in ``kdb``.
+    max_parents : in-degree bound for ``hc`` and ``exact``.
+    ess : equivalent sample size of ``bdeu``.
+    seed : how ``hc`` breaks ties between equally good moves (see :func:`hill_climb`); every method
+        is deterministic for a given seed (the others break ties by column order).
+    progress : optional ``progress(fraction, message)`` callback.
+    max_iter, tabu, epsilon : hill-climbing iterations, tabu-list length, minimal improvement.
+    restarts : ``hc`` also climbs with seeds ``seed+1 .. seed+restarts`` and keeps the best DAG
+        (default 4: best of 5 climbs; single climbs land in poor local optima often enough).
+    score_options : options of a score with its own scorer (``kgv``: ``kappa``, ``sigma``, ``kernel``,
+        ``bin_numbers``); the numeric columns ``data.numbers`` are offered to it as raw values.
+    scorer : a ready :class:`~bnfk_core.learning.scores.LocalScorer` over ``data``'s columns in place of the
+        one on the complete rows (how :mod:`bnfk_core.learning.incomplete` learns from every row); its
+        ``rows_used`` and ``note`` attributes, when present, say which rows it counts.
+    start : ``hc`` only: the parents (indices) of every variable of an acyclic graph every climb starts from
+        (default the empty graph; structural EM climbs from its current network).
+
+    Raises
+    ------
+    StructureError
+        Unknown method or score, missing class column, no complete rows, too many variables
+        for ``exact``.
+    """
+    t0 = time.perf_counter()
+    method = str(method).lower()
+    if method not in LEARNERS:
+        raise StructureError(f"Unknown structure-learning method '{method}'; choose one of {', '.join(LEARNERS)}.")
+    score = str(score).lower()
+    if score not in SCORES:
+        raise StructureError(f"Unknown score '{score}'; choose one of {', '.join(SCORES)}.")
+    if max_parents is not None and int(max_parents) < 0:
+        raise StructureError(f"max_parents must be 0 or more, got {max_parents}.")
+    if int(k) < 0:
+        raise StructureError(f"k (feature parents in KDB) must be 0 or more, got {k}.")
+    variables = list(data.variables)
+    cls_name = class_column if class_column is not None else getattr(data, "class_column", None)
+    cls = None
+    if cls_name is not None:
+        if cls_name not in variables:
+            raise StructureError(f"Class column '{cls_name}' is not one of the data's variables.")
+        cls = variables.index(cls_name)
+    if start is not None and method != "hc":
+        raise StructureError(f"A start graph is a hill-climbing option; method '{method}' does not take one.")
+    if LEARNERS[method].needs_class and cls is None:
+        raise StructureError(f"Method '{method}' needs a class column; choose one.")
+
+    def report(frac, msg):
+        if progress is not None:
+            progress(float(frac), msg)
+
+    guard_width(method, len(variables), source=getattr(data, "source", "the data"))
+    report(0.0, f"{method}: counting")
+    if scorer is None:
+        scorer = scorer_for(data.codes, data.cardinalities, score, ess=ess, weights=getattr(data, "weights", None),
+                            numbers=raw_numbers(data), options=score_options)
+    searched_raw = [variables[i] for i in getattr(scorer, "raw_columns", ())]
+    used = int(getattr(scorer, "rows_used", scorer.n))
+    notes = [getattr(scorer, "note", None) or (
+        f"structure learned on {scorer.n} complete rows of {scorer.n_rows_total}"
+        + (" (rows with missing cells are skipped)" if scorer.n < scorer.n_rows_total else ""))]
+    spec = LEARNERS[method]
+    if used == 0 and spec.needs_rows:
+        raise StructureError("No row is complete (every row has a missing cell); structure learning needs complete rows "
+                             "(or --missing-data available-case / em).")
+    task = LearnTask(variables, cls, score, k=int(k), max_parents=max_parents, seed=seed, tabu=tabu, max_iter=max_iter,
+                     epsilon=epsilon, restarts=restarts, progress=progress, rows_used=used,
+                     source=getattr(data, "source", "the data"), notes=notes,
+                     start=None if start is None else [tuple(int(p) for p in ps) for ps in start])
+    with scorer_context(scorer):
+        parents = spec.learn(scorer, task)
+    dag = DAG(variables, [(variables[p], variables[i]) for i, ps in enumerate(parents) for p in ps])
+    total = scorer.total(dag.parent_indices()) if used else 0.0
+    if searched_raw:
+        notes.append(f"the {score} score searched {len(searched_raw)} numeric column(s) as numbers; their CPTs "
+                     "use the quantile bins")
+    report(1.0, f"{method}: done, {dag.n_arcs} arcs")
+    return LearnResult(dag=dag, method=method, score_name=score, score=float(total), n_rows_used=used,
+                       notes=notes, seconds=time.perf_counter() - t0, searched_raw=searched_raw)
+
+
+
+def learn_feature_structure(data, method: str, *, score: str = "bic", k: int = 3, max_parents: int | None = None,
+                            seed: int = 0, progress: Progress | None = None,
+                            score_options: dict | None = None) -> LearnResult:
+    """A structure over the *feature* columns of ``data`` (its class column is never a node of the result).
+
+    Methods that need the class as a node (``naive-bayes``, ``tan``, ``kdb``) learn on all of ``data``
+    with its class column, then drop the class and its arcs; the reported score is recomputed on the
+    features.  The other methods learn on ``data.without_class()``.  This is how the app turns a
+    classifier structure into a network for the Fisher kernel, whose features never include the class.
+    """
+    feats = data.without_class()
+    if not LEARNERS[method].needs_class:
+        return learn_structure(feats, method, score=score, k=k, max_parents=max_parents, seed=seed,
+                               progress=progress, score_options=score_options)
+    if data.class_column is None:
+        raise StructureError(f"Method '{method}' needs a class column; choose one.")
+    res = learn_structure(data, method, score=score, k=k, max_parents=max_parents, seed=seed, progress=progress,
+                          score_options=score_options)
+    dag = res.dag.subgraph(feats.variables)
+    res.notes.append(f"the arcs from the class '{data.class_column}' are dropped: the class is never a kernel feature")
+    res.dag = dag
+    res.score = score_dag(feats.codes, feats.cardinalities, dag, score, weights=getattr(feats, "weights", None),
+                          numbers=raw_numbers(feats), options=score_options)
+    return res

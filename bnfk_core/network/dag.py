@@ -1,0 +1,462 @@
+"""Directed acyclic graphs over named variables: edits, segment presets, Markov equivalence.
+
+A :class:`DAG` is immutable: every edit returns a new DAG, which makes undo, caching
+(``hash``) and comparison trivial.  The parents of a node are always listed in the
+order of ``nodes`` -- the CPT layout of :mod:`bnfk_core.network.model` relies on that.
+"""
+from __future__ import annotations
+
+from typing import Iterable, Sequence
+
+import networkx as nx
+
+from ..errors import StructureError
+
+__all__ = ["DAG", "CPDAG", "SEGMENT_KINDS", "SEGMENT_SIZES", "SEGMENT_LABELS", "SEGMENT_PATTERNS", "empty_dag", "naive_bayes", "segment_arcs", "apply_segment",
+           "skeleton", "v_structures", "cpdag", "covered_arcs", "equivalent", "structural_hamming_distance"]
+
+
+class DAG:
+    """A DAG over an ordered tuple of node names.
+
+    Parameters
+    ----------
+    nodes : sequence of str
+        Variable names; their order fixes the order of parents everywhere.
+    arcs : iterable of (u, v)
+        Directed arcs u -> v.
+
+    Raises
+    ------
+    StructureError
+        On duplicate or unknown nodes, self-loops or a directed cycle.
+    """
+
+    __slots__ = ("_nodes", "_index", "_arcs", "_parents")
+
+    def __init__(self, nodes: Sequence[str], arcs: Iterable[tuple[str, str]] = ()):
+        nodes = tuple(str(v) for v in nodes)
+        if len(set(nodes)) != len(nodes):
+            dup = next(v for v in nodes if nodes.count(v) > 1)
+            raise StructureError(f"Node '{dup}' appears twice in the DAG.")
+        index = {v: i for i, v in enumerate(nodes)}
+        arc_set = set()
+        for u, v in arcs:
+            u, v = str(u), str(v)
+            for w in (u, v):
+                if w not in index:
+                    raise StructureError(f"Arc {u} -> {v} names unknown variable '{w}'.")
+            if u == v:
+                raise StructureError(f"Arc {u} -> {v} is a self-loop.")
+            arc_set.add((u, v))
+        parents = [[] for _ in nodes]
+        for u, v in arc_set:
+            parents[index[v]].append(index[u])
+        self._nodes = nodes
+        self._index = index
+        self._arcs = frozenset(arc_set)
+        self._parents = tuple(tuple(sorted(p)) for p in parents)
+        cycle = self._find_cycle()
+        if cycle:
+            raise StructureError("The arcs form a directed cycle: " + " -> ".join(cycle + [cycle[0]]) + ".")
+
+    # ------------------------------------------------------------------ basics
+    @property
+    def nodes(self) -> tuple[str, ...]:
+        return self._nodes
+
+    @property
+    def arcs(self) -> frozenset[tuple[str, str]]:
+        return self._arcs
+
+    def sorted_arcs(self) -> list[tuple[str, str]]:
+        """Arcs ordered by (index of tail, index of head)."""
+        return sorted(self._arcs, key=lambda a: (self._index[a[0]], self._index[a[1]]))
+
+    @property
+    def n_arcs(self) -> int:
+        return len(self._arcs)
+
+    def index(self, node: str) -> int:
+        try:
+            return self._index[node]
+        except KeyError:
+            raise StructureError(f"Unknown variable '{node}'.") from None
+
+    def parents(self, node: str) -> tuple[str, ...]:
+        """Parents of ``node`` in node order."""
+        return tuple(self._nodes[j] for j in self._parents[self.index(node)])
+
+    def parent_indices(self) -> tuple[tuple[int, ...], ...]:
+        """For every node (in node order) the sorted indices of its parents."""
+        return self._parents
+
+    def children(self, node: str) -> tuple[str, ...]:
+        i = self.index(node)
+        return tuple(v for k, v in enumerate(self._nodes) if i in self._parents[k])
+
+    def has_arc(self, u: str, v: str) -> bool:
+        return (u, v) in self._arcs
+
+    def topological_order(self) -> list[int]:
+        """Node indices such that every parent precedes its children (ties by node order)."""
+        indeg = [len(p) for p in self._parents]
+        children = [[] for _ in self._nodes]
+        for k, ps in enumerate(self._parents):
+            for p in ps:
+                children[p].append(k)
+        ready = [k for k, d in enumerate(indeg) if d == 0]
+        order = []
+        while ready:
+            ready.sort()
+            k = ready.pop(0)
+            order.append(k)
+            for c in children[k]:
+                indeg[c] -= 1
+                if indeg[c] == 0:
+                    ready.append(c)
+        return order
+
+    def ancestors(self, indices: Iterable[int]) -> set[int]:
+        """The given node indices and all their ancestors."""
+        seen, stack = set(), list(indices)
+        while stack:
+            k = stack.pop()
+            if k not in seen:
+                seen.add(k)
+                stack.extend(self._parents[k])
+        return seen
+
+    def _find_cycle(self) -> list[str]:
+        if len(self.topological_order()) == len(self._nodes):
+            return []
+        g = nx.DiGraph(list(self._arcs))
+        return [u for u, _ in nx.find_cycle(g)]
+
+    # ------------------------------------------------------------------ edits
+    def add_arc(self, u: str, v: str) -> "DAG":
+        """A new DAG with u -> v added (error if present, unknown node or cycle)."""
+        self.index(u), self.index(v)
+        if (u, v) in self._arcs:
+            raise StructureError(f"Arc {u} -> {v} is already in the DAG.")
+        if (v, u) in self._arcs:
+            raise StructureError(f"Arc {v} -> {u} is already in the DAG; reverse it instead of adding {u} -> {v}.")
+        return DAG(self._nodes, self._arcs | {(u, v)})
+
+    def remove_arc(self, u: str, v: str) -> "DAG":
+        if (u, v) not in self._arcs:
+            raise StructureError(f"Arc {u} -> {v} is not in the DAG.")
+        return DAG(self._nodes, self._arcs - {(u, v)})
+
+    def reverse_arc(self, u: str, v: str) -> "DAG":
+        if (u, v) not in self._arcs:
+            raise StructureError(f"Arc {u} -> {v} is not in the DAG.")
+        return DAG(self._nodes, (self._arcs - {(u, v)}) | {(v, u)})
+
+    def with_arcs(self, arcs: Iterable[tuple[str, str]]) -> "DAG":
+        """Same nodes, arcs replaced."""
+        return DAG(self._nodes, arcs)
+
+    def subgraph(self, nodes: Sequence[str]) -> "DAG":
+        """The induced sub-DAG on ``nodes`` (in the given order)."""
+        keep = set(nodes)
+        return DAG(nodes, [(u, v) for u, v in self._arcs if u in keep and v in keep])
+
+    def over(self, variables: Sequence[str], source: str = "the structure") -> "DAG":
+        """This DAG over exactly ``variables`` (in that order), for a structure read from a file.
+
+        Raises
+        ------
+        StructureError
+            Naming ``source`` and up to five variables it lacks or has beyond ``variables``.
+        """
+        missing = [x for x in variables if x not in self._nodes]
+        extra = [x for x in self._nodes if x not in set(variables)]
+        if missing or extra:
+            parts = ([f"it lacks {', '.join(missing[:5])}"] if missing else []) + \
+                    ([f"it has unknown variable(s) {', '.join(extra[:5])}"] if extra else [])
+            raise StructureError(f"{source} does not match the data: {'; '.join(parts)}.")
+        return self.subgraph(variables)
+
+    # ------------------------------------------------------------------ conversions
+    def to_networkx(self) -> nx.DiGraph:
+        g = nx.DiGraph()
+        g.add_nodes_from(self._nodes)
+        g.add_edges_from(self.sorted_arcs())
+        return g
+
+    @classmethod
+    def from_networkx(cls, graph: nx.DiGraph, nodes: Sequence[str] | None = None) -> "DAG":
+        return cls(list(nodes) if nodes is not None else list(graph.nodes), list(graph.edges))
+
+    def to_dict(self) -> dict:
+        return {"nodes": list(self._nodes), "arcs": [list(a) for a in self.sorted_arcs()]}
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "DAG":
+        return cls(d["nodes"], [tuple(a) for a in d.get("arcs", [])])
+
+    # ------------------------------------------------------------------ dunder
+    def __eq__(self, other) -> bool:
+        return isinstance(other, DAG) and self._nodes == other._nodes and self._arcs == other._arcs
+
+    def __hash__(self) -> int:
+        return hash((self._nodes, self._arcs))
+
+    def __repr__(self) -> str:
+        arcs = ", ".join(f"{u}->{v}" for u, v in self.sorted_arcs())
+        return f"DAG({len(self._nodes)} nodes: [{arcs}])"
+
+
+# ====================================================================== presets
+SEGMENT_KINDS = ("single-arc", "v", "a", "chain", "full")
+#: Variables a segment takes (``full``: two or more, so it has no entry).
+SEGMENT_SIZES = {"single-arc": 2, "v": 3, "a": 3, "chain": 3}
+#: Display names of the segments (thesis ch. 6).
+SEGMENT_LABELS = {"single-arc": "Single arc", "v": "V-structure", "a": "A-structure (common parent)",
+                  "chain": "Chain", "full": "Fully connected"}
+#: The arcs each segment adds, in the role order of :func:`segment_arcs`.
+SEGMENT_PATTERNS = {"single-arc": "u → v", "v": "u → w ← v", "a": "v ← u → w", "chain": "w → u → v",
+                    "full": "x₁ → x₂ → …, every earlier variable a parent of every later one"}
+
+
+def empty_dag(nodes: Sequence[str]) -> DAG:
+    """The DAG over ``nodes`` without arcs (every variable independent)."""
+    return DAG(nodes)
+
+
+def naive_bayes(nodes: Sequence[str], class_node: str) -> DAG:
+    """The naive Bayes DAG: ``class_node`` -> every other node, nothing else.
+
+    Raises
+    ------
+    StructureError
+        If ``class_node`` is not one of ``nodes``.
+    """
+    nodes = [str(v) for v in nodes]
+    if class_node not in nodes:
+        raise StructureError(f"Class variable '{class_node}' is not one of the DAG's variables.")
+    return DAG(nodes, [(class_node, v) for v in nodes if v != class_node])
+
+
+def segment_arcs(kind: str, variables: Sequence[str]) -> list[tuple[str, str]]:
+    """The arcs of a segment preset.
+
+    ``single-arc`` (u, v): u -> v;  ``v`` (u, v, w): u -> w <- v;  ``a`` (u, v, w): u -> v, u -> w;
+    ``chain`` (u, v, w): w -> u -> v;  ``full`` (x1, ..., xm): the complete DAG xa -> xb for a < b.
+
+    Raises
+    ------
+    StructureError
+        For an unknown kind, a wrong number of variables or a repeated variable.
+    """
+    variables = [str(v) for v in variables]
+    if kind not in SEGMENT_KINDS:
+        raise StructureError(f"Unknown segment kind '{kind}'; choose one of {', '.join(SEGMENT_KINDS)}.")
+    if len(set(variables)) != len(variables):
+        raise StructureError(f"The '{kind}' segment needs distinct variables, got {', '.join(variables)}.")
+    need = SEGMENT_SIZES.get(kind)
+    if need is not None and len(variables) != need:
+        raise StructureError(f"The '{kind}' segment needs exactly {need} variables, got {len(variables)}.")
+    if kind == "full" and len(variables) < 2:
+        raise StructureError(f"The 'full' segment needs at least 2 variables, got {len(variables)}.")
+    if kind == "single-arc":
+        u, v = variables
+        return [(u, v)]
+    if kind == "v":
+        u, v, w = variables
+        return [(u, w), (v, w)]
+    if kind == "a":
+        u, v, w = variables
+        return [(u, v), (u, w)]
+    if kind == "chain":
+        u, v, w = variables
+        return [(w, u), (u, v)]
+    return [(variables[a], variables[b]) for a in range(len(variables)) for b in range(a + 1, len(variables))]
+
+
+def apply_segment(dag: DAG, kind: str, variables: Sequence[str]) -> DAG:
+    """``dag`` with the arcs of a segment preset added.
+
+    An existing arc between two segment variables that points the other way is replaced by the
+    segment's arc (the segment fixes the local structure among its variables); arcs already
+    present are kept.
+
+    Raises
+    ------
+    StructureError
+        For an unknown kind or node, or when the result would contain a directed cycle.
+    """
+    arcs = segment_arcs(kind, variables)
+    for w in variables:
+        if str(w) not in dag._index:
+            raise StructureError(f"The '{kind}' segment names '{w}', which is not a variable of the DAG.")
+    new = set(dag.arcs)
+    for u, v in arcs:
+        new.discard((v, u))
+        new.add((u, v))
+    try:
+        return DAG(dag.nodes, new)
+    except StructureError as exc:
+        raise StructureError(f"Applying the '{kind}' segment on {', '.join(map(str, variables))} "
+                             f"would create a cycle. {exc}") from None
+
+
+# ====================================================================== equivalence
+class CPDAG:
+    """A completed partially directed acyclic graph (essential graph).
+
+    Attributes
+    ----------
+    nodes : tuple of str
+    directed : frozenset of (u, v)
+        Compelled arcs.
+    undirected : frozenset of frozenset({u, v})
+        Reversible edges.
+    """
+
+    __slots__ = ("nodes", "directed", "undirected")
+
+    def __init__(self, nodes, directed, undirected):
+        self.nodes = tuple(nodes)
+        self.directed = frozenset(directed)
+        self.undirected = frozenset(frozenset(e) for e in undirected)
+
+    def edge_status(self, u: str, v: str) -> str:
+        """One of ``'->'``, ``'<-'``, ``'--'``, ``''`` for the pair (u, v)."""
+        if (u, v) in self.directed:
+            return "->"
+        if (v, u) in self.directed:
+            return "<-"
+        if frozenset((u, v)) in self.undirected:
+            return "--"
+        return ""
+
+    def to_networkx(self) -> nx.DiGraph:
+        """A DiGraph with one arc per compelled edge and both arcs per undirected edge."""
+        g = nx.DiGraph()
+        g.add_nodes_from(self.nodes)
+        g.add_edges_from(self.directed)
+        for e in self.undirected:
+            u, v = tuple(e)
+            g.add_edge(u, v)
+            g.add_edge(v, u)
+        return g
+
+    def __eq__(self, other) -> bool:
+        return (isinstance(other, CPDAG) and set(self.nodes) == set(other.nodes)
+                and self.directed == other.directed and self.undirected == other.undirected)
+
+    def __hash__(self) -> int:
+        return hash((frozenset(self.nodes), self.directed, self.undirected))
+
+    def __repr__(self) -> str:
+        d = ", ".join(f"{u}->{v}" for u, v in sorted(self.directed))
+        u = ", ".join("--".join(sorted(e)) for e in sorted(self.undirected, key=sorted))
+        return f"CPDAG(directed=[{d}], undirected=[{u}])"
+
+
+def skeleton(dag: DAG) -> nx.Graph:
+    """The undirected graph of ``dag`` (same nodes, arcs without direction)."""
+    g = nx.Graph()
+    g.add_nodes_from(dag.nodes)
+    g.add_edges_from(dag.sorted_arcs())
+    return g
+
+
+def v_structures(dag: DAG) -> set[tuple[str, str, str]]:
+    """Immoralities u -> w <- v with u, v not adjacent, as (u, w, v) with u before v in node order."""
+    out = set()
+    nodes = dag.nodes
+    for w, ps in enumerate(dag.parent_indices()):
+        for a in range(len(ps)):
+            for b in range(a + 1, len(ps)):
+                u, v = nodes[ps[a]], nodes[ps[b]]
+                if not dag.has_arc(u, v) and not dag.has_arc(v, u):
+                    out.add((u, nodes[w], v))
+    return out
+
+
+def cpdag(dag: DAG) -> CPDAG:
+    """The CPDAG (essential graph) of ``dag``'s Markov equivalence class.
+
+    Arcs of v-structures are compelled; the remaining edges are oriented by Meek's rules R1-R3
+    (Meek 1995), which are complete when starting from a DAG's skeleton and v-structures.
+    """
+    nodes = dag.nodes
+    adj = {v: set() for v in nodes}
+    for u, v in dag.arcs:
+        adj[u].add(v)
+        adj[v].add(u)
+    directed = set()
+    for u, w, v in v_structures(dag):
+        directed.add((u, w))
+        directed.add((v, w))
+    undirected = {frozenset(a) for a in dag.arcs} - {frozenset(a) for a in directed}
+
+    def is_dir(a, b):
+        return (a, b) in directed
+
+    def is_und(a, b):
+        return frozenset((a, b)) in undirected
+
+    changed = True
+    while changed:
+        changed = False
+        for e in sorted(undirected, key=lambda e: sorted(e)):
+            a, b = sorted(e)
+            for x, y in ((a, b), (b, a)):
+                orient = False
+                # R1: z -> x - y, z and y not adjacent  =>  x -> y
+                if any(is_dir(z, x) and y not in adj[z] for z in adj[x] if z != y):
+                    orient = True
+                # R2: x -> z -> y and x - y  =>  x -> y
+                elif any(is_dir(x, z) and is_dir(z, y) for z in adj[x] & adj[y]):
+                    orient = True
+                # R3: x - z1 -> y, x - z2 -> y, z1, z2 not adjacent  =>  x -> y
+                else:
+                    zs = [z for z in adj[x] & adj[y] if is_und(x, z) and is_dir(z, y)]
+                    orient = any(z2 not in adj[z1] for i, z1 in enumerate(zs) for z2 in zs[i + 1:])
+                if orient:
+                    undirected.discard(e)
+                    directed.add((x, y))
+                    changed = True
+                    break
+    return CPDAG(nodes, directed, undirected)
+
+
+def covered_arcs(dag: DAG) -> list[tuple[str, str]]:
+    """Arcs u -> v with pa(v) = pa(u) ∪ {u}; reversing one keeps the equivalence class (Chickering 1995)."""
+    out = []
+    for u, v in dag.sorted_arcs():
+        if set(dag.parents(v)) == set(dag.parents(u)) | {u}:
+            out.append((u, v))
+    return out
+
+
+def equivalent(g1: DAG, g2: DAG) -> bool:
+    """Markov equivalence: same skeleton and same v-structures (Verma & Pearl 1990)."""
+    if set(g1.nodes) != set(g2.nodes):
+        return False
+    if {frozenset(a) for a in g1.arcs} != {frozenset(a) for a in g2.arcs}:
+        return False
+    return v_structures(g1) == v_structures(g2)
+
+
+def structural_hamming_distance(g1, g2) -> int:
+    """SHD between two DAGs or CPDAGs over the same nodes.
+
+    Counts node pairs whose edge differs (missing, extra, or different orientation / directedness);
+    DAGs are first turned into their CPDAGs, so the distance compares equivalence classes.
+    """
+    c1 = g1 if isinstance(g1, CPDAG) else cpdag(g1)
+    c2 = g2 if isinstance(g2, CPDAG) else cpdag(g2)
+    if set(c1.nodes) != set(c2.nodes):
+        raise StructureError("The two graphs have different variables; their distance is undefined.")
+    pairs = {frozenset(a) for a in c1.directed | c2.directed} | set(c1.undirected) | set(c2.undirected)
+    d = 0
+    for e in pairs:
+        u, v = sorted(e)
+        if c1.edge_status(u, v) != c2.edge_status(u, v):
+            d += 1
+    return d

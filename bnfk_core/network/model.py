@@ -1,0 +1,447 @@
+"""Discrete Bayesian networks: CPT arrays, parameter fitting, likelihood, sampling, model files (the BIF
+format itself is :mod:`bnfk_core.network.bif`).
+
+CPT layout.  ``cpts[i]`` has shape ``(q_i, r_i)``: row j is P(X_i | pi_i = j).  The
+parent-configuration index j is the C-order (row-major) ravel of the parents' state
+codes, parents taken in DAG node order -- the first parent varies slowest, exactly as
+the columns of a pgmpy ``TabularCPD``.  A variable without parents has ``q_i = 1``.
+
+Parameter estimators (thesis eqs. 2.4-2.5; N_ijk are counts over the rows where the
+family of X_i is observed):
+
+* ``smoothed`` (default, the paper): theta_ijk = (N_ijk + a) / (N_ij + a r_i), a = pseudo_count = 1;
+* ``ml``: theta_ijk = N_ijk / N_ij (uniform row when N_ij = 0);
+* ``bdeu``: theta_ijk = (N_ijk + a/(q_i r_i)) / (N_ij + a/q_i), a = equivalent sample size;
+* ``cnml``: theta_ijk proportional to e(N_ijk) (N_ijk + 1), e(n) = ((n+1)/n)^n, e(0) = 1.
+"""
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import os
+from dataclasses import dataclass, field
+from typing import Sequence
+
+import numpy as np
+
+from .dag import DAG
+from ..data.table import CategoricalData, from_codes
+from ..errors import BnfkError, DataError, ModelError
+from .bif import model_to_bif, parse_bif
+from ..data.files import NOT_FOUND, not_regular_message, open_regular, regular_file_problem
+from ..registry import ESTIMATORS, EstimatorSpec
+from ..learning.scores import weighted_bincount
+
+__all__ = ["BayesNet", "fit", "read_model", "read_structure", "write_model", "MAX_CPT_CELLS"]
+
+for _spec in (
+        EstimatorSpec("smoothed", "Smoothed (+1 pseudo-count, the paper)", uses_pseudo_count=True,
+                      description="(n_ijk + a) / (n_ij + r_i a)"),
+        EstimatorSpec("ml", "Maximum likelihood", description="n_ijk / n_ij"),
+        EstimatorSpec("bdeu", "BDeu posterior mean", uses_pseudo_count=True,
+                      description="(n_ijk + a/(q_i r_i)) / (n_ij + a/q_i)"),
+        EstimatorSpec("cnml", "cNML (factorised NML)", description="thesis eq. 2.5")):
+    ESTIMATORS.register(_spec)
+MAX_CPT_CELLS = 20_000_000
+
+
+@dataclass(frozen=True, eq=False)
+class BayesNet:
+    """A discrete Bayesian network.
+
+    Attributes
+    ----------
+    dag : DAG
+        Structure; ``dag.nodes`` are the variables in model order.
+    states : tuple of tuple of str
+        States of every variable, aligned with ``dag.nodes``.
+    cpts : tuple of ndarray
+        ``cpts[i]`` of shape (q_i, r_i), rows summing to one (layout in the module docstring).
+    fit_info : dict
+        How the parameters were obtained (method, pseudo_count, rows used).
+    """
+
+    dag: DAG
+    states: tuple
+    cpts: tuple
+    fit_info: dict = field(default_factory=dict)
+    _cache: dict = field(default_factory=dict, repr=False)
+
+    def __post_init__(self):
+        if len(self.states) != len(self.dag.nodes) or len(self.cpts) != len(self.dag.nodes):
+            raise ModelError("A model needs one state list and one CPT per variable.")
+        cards = self.cardinalities
+        for i, v in enumerate(self.dag.nodes):
+            q = int(np.prod(cards[list(self.parents[i])])) if self.parents[i] else 1
+            shape = (q, int(cards[i]))
+            t = self.cpts[i]
+            if t.shape != shape:
+                raise ModelError(f"The CPT of '{v}' has shape {t.shape}, expected {shape}.")
+            # rows sum to one within np.allclose's default tolerance (atol 1e-6 + rtol 1e-5), without its cost
+            if not np.all(np.isfinite(t)) or (t < 0).any() or (np.abs(t.sum(axis=1) - 1.0) > 1.1e-5).any():
+                raise ModelError(f"The CPT of '{v}' has rows that are not probability distributions.")
+
+    # ------------------------------------------------------------------ shape
+    @property
+    def variables(self) -> tuple:
+        return self.dag.nodes
+
+    @property
+    def n_vars(self) -> int:
+        return len(self.dag.nodes)
+
+    @property
+    def parents(self) -> tuple:
+        return self.dag.parent_indices()
+
+    @property
+    def cardinalities(self) -> np.ndarray:
+        return np.array([len(s) for s in self.states], dtype=np.int64)
+
+    def n_parent_configs(self, i: int) -> int:
+        return int(self.cpts[i].shape[0])
+
+    def parameter_count(self) -> int:
+        """Free parameters: sum_i q_i (r_i - 1)."""
+        return int(sum(t.shape[0] * (t.shape[1] - 1) for t in self.cpts))
+
+    def key(self) -> str:
+        """A content hash for caching (structure, states and CPT values)."""
+        if "key" not in self._cache:
+            h = hashlib.sha1(repr((self.dag.to_dict(), self.states)).encode())
+            for t in self.cpts:
+                h.update(np.ascontiguousarray(t).tobytes())
+            self._cache["key"] = h.hexdigest()
+        return self._cache["key"]
+
+    # ------------------------------------------------------------------ data
+    def parent_config(self, i: int, codes: np.ndarray) -> np.ndarray:
+        """Parent-configuration index of every row for variable i (-1 where a parent is missing)."""
+        ps = self.parents[i]
+        n = codes.shape[0]
+        if not ps:
+            return np.zeros(n, dtype=np.int64)
+        cards = self.cardinalities
+        sub = codes[:, list(ps)].astype(np.int64)
+        miss = (sub < 0).any(axis=1)
+        idx = np.ravel_multi_index(tuple(np.where(miss, 0, sub[:, k]) for k in range(len(ps))),
+                                   tuple(int(cards[p]) for p in ps))
+        return np.where(miss, -1, idx)
+
+    def align(self, data: CategoricalData) -> CategoricalData:
+        """``data`` re-coded to this model's variable order and state order.
+
+        Extra columns are ignored; a missing variable (but the hidden class node of a latent class network,
+        ``fit_info["hidden"]``, which becomes an all-missing column) or a value the model does not know
+        is a :class:`DataError` naming it.
+        """
+        if tuple(data.variables) == tuple(self.variables) and tuple(data.states) == tuple(self.states):
+            return data
+        cols = []
+        hidden = self.fit_info.get("hidden")   # a latent class network's class node: never observed
+        for v, st in zip(self.variables, self.states):
+            if v == hidden and v not in data.variables:
+                cols.append(np.full(data.n_rows, -1, dtype=np.int32))
+                continue
+            if v not in data.variables:
+                raise DataError(f"Column '{v}' of the model is missing from {data.source}.")
+            j = data.variables.index(v)
+            own = data.states[j]
+            lut = {s: k for k, s in enumerate(st)}
+            mapping = np.empty(len(own) + 1, dtype=np.int32)
+            for k, s in enumerate(own):
+                if s not in lut:
+                    if (data.codes[:, j] == k).any():
+                        row = int(np.flatnonzero(data.codes[:, j] == k)[0])
+                        raise DataError(f"Value '{s}' of column '{v}' (row {row + 1} of {data.source}) "
+                                        f"is not a state of the model ({', '.join(st[:8])}{', ...' if len(st) > 8 else ''}).")
+                    mapping[k] = -1
+                else:
+                    mapping[k] = lut[s]
+            mapping[-1] = -1
+            cols.append(mapping[data.codes[:, j]])
+        codes = np.stack(cols, axis=1) if cols else np.zeros((data.n_rows, 0), np.int32)
+        cls = data.class_column if data.class_column in self.variables else None
+        return from_codes(codes, self.variables, self.states, cls, data.source)
+
+    def log_likelihood(self, data: CategoricalData) -> np.ndarray:
+        """log P(x) of every (complete) row: the sum of the log CPT entries of its families.
+
+        Rows with missing cells need inference (the marginal log P(x_observed)):
+        :func:`bnfk_core.inference.queries.log_likelihood` handles both.
+        """
+        codes = self.align(data).codes
+        if (codes < 0).any():
+            raise ModelError("Rows with missing cells need bnfk_core.inference.queries.log_likelihood "
+                             "(the marginal likelihood of the observed cells).")
+        return self.complete_log_likelihood(codes)
+
+    def complete_log_likelihood(self, codes: np.ndarray) -> np.ndarray:
+        """log P(x) of complete code rows aligned to the model."""
+        ll = np.zeros(codes.shape[0])
+        with np.errstate(divide="ignore"):
+            for i in range(self.n_vars):
+                j = self.parent_config(i, codes)
+                ll += np.log(self.cpts[i][j, codes[:, i]])
+        return ll
+
+    def sample(self, n: int, seed: int = 0) -> CategoricalData:
+        """Forward sampling of ``n`` rows with ``numpy.random.default_rng(seed)``."""
+        rng = np.random.default_rng(seed)
+        codes = np.zeros((int(n), self.n_vars), dtype=np.int32)
+        for i in self.dag.topological_order():
+            probs = self.cpts[i][self.parent_config(i, codes)]
+            u = rng.random(int(n))[:, None]
+            cum = np.cumsum(probs, axis=1)
+            codes[:, i] = np.minimum((u > cum).sum(axis=1), probs.shape[1] - 1)
+        return from_codes(codes, self.variables, self.states, None, "sample")
+
+    # ------------------------------------------------------------------ pgmpy bridge
+    def to_pgmpy(self):
+        """The equivalent ``pgmpy.models.DiscreteBayesianNetwork``."""
+        from pgmpy.factors.discrete import TabularCPD
+        from pgmpy.models import DiscreteBayesianNetwork
+
+        net = DiscreteBayesianNetwork()
+        net.add_nodes_from(self.variables)
+        net.add_edges_from(self.dag.sorted_arcs())
+        cards = self.cardinalities
+        for i, v in enumerate(self.variables):
+            ps = [self.variables[p] for p in self.parents[i]]
+            names = {v: list(self.states[i])}
+            names.update({self.variables[p]: list(self.states[p]) for p in self.parents[i]})
+            cpd = TabularCPD(v, int(cards[i]), self.cpts[i].T,
+                             evidence=ps or None, evidence_card=[int(cards[p]) for p in self.parents[i]] or None,
+                             state_names=names)
+            net.add_cpds(cpd)
+        return net
+
+    @classmethod
+    def from_pgmpy(cls, net, nodes: Sequence[str] | None = None) -> "BayesNet":
+        """Convert a pgmpy discrete Bayesian network (node order: ``nodes`` or pgmpy's)."""
+        nodes = [str(v) for v in (nodes if nodes is not None else net.nodes())]
+        dag = DAG(nodes, [(str(u), str(v)) for u, v in net.edges()])
+        states, cpts = [], []
+        cpd_of = {str(c.variable): c for c in net.get_cpds()}
+        for v in nodes:
+            if v not in cpd_of:
+                raise ModelError(f"Variable '{v}' has no CPT in the model.")
+            states.append(tuple(str(s) for s in cpd_of[v].state_names[cpd_of[v].variable]))
+        for i, v in enumerate(nodes):
+            cpd = cpd_of[v]
+            ev = [str(e) for e in cpd.variables[1:]]
+            values = np.asarray(cpd.get_values(), dtype=float)  # (r, q) in pgmpy's evidence order
+            ev_cards = [len(cpd.state_names[e]) for e in cpd.variables[1:]]
+            t = values.reshape([values.shape[0]] + ev_cards)
+            # state order of the child and parents as stored in the cpd -> ours (which we took from cpds)
+            want = [nodes[p] for p in dag.parent_indices()[i]]
+            if sorted(ev) != sorted(want):
+                raise ModelError(f"The CPT of '{v}' names parents {ev}, but the graph gives {want}.")
+            for ax, e in enumerate(ev):
+                own = [str(s) for s in cpd.state_names[cpd.variables[1 + ax]]]
+                target = states[nodes.index(e)]
+                if own != list(target):
+                    order = [own.index(s) for s in target]
+                    t = np.take(t, order, axis=ax + 1)
+            t = np.transpose(t, [0] + [1 + ev.index(e) for e in want])
+            cpts.append(np.ascontiguousarray(t.reshape(values.shape[0], -1).T))
+        return cls(dag, tuple(states), tuple(cpts), {"method": "imported"})
+
+    # ------------------------------------------------------------------ JSON
+    def to_json_dict(self) -> dict:
+        """The documented JSON schema (see README, "Model files")."""
+        return {
+            "format": "bnfk-model",
+            "version": 1,
+            "variables": [
+                {"name": v, "states": list(self.states[i]),
+                 "parents": [self.variables[p] for p in self.parents[i]],
+                 "cpt": self.cpts[i].tolist()}
+                for i, v in enumerate(self.variables)
+            ],
+            "fit": {k: v for k, v in self.fit_info.items() if isinstance(v, (str, int, float, bool, type(None)))},
+        }
+
+    @classmethod
+    def from_json_dict(cls, d: dict, source: str = "model") -> "BayesNet":
+        try:
+            if d.get("format") != "bnfk-model":
+                raise ModelError(f"{source} is not a bnfk model file (missing \"format\": \"bnfk-model\").")
+            vs = d["variables"]
+            nodes = [str(v["name"]) for v in vs]
+            arcs = [(str(p), str(v["name"])) for v in vs for p in v.get("parents", [])]
+            dag = DAG(nodes, arcs)
+            states = tuple(tuple(str(s) for s in v["states"]) for v in vs)
+            cpts = []
+            for i, v in enumerate(vs):
+                declared = [str(p) for p in v.get("parents", [])]
+                want = [nodes[p] for p in dag.parent_indices()[i]]
+                t = np.asarray(v["cpt"], dtype=float)
+                if declared != want:  # reorder parent axes to node order
+                    cards = [len(states[nodes.index(p)]) for p in declared]
+                    t = t.reshape(cards + [len(states[i])])
+                    t = np.transpose(t, [declared.index(p) for p in want] + [len(declared)])
+                    t = t.reshape(-1, len(states[i]))
+                cpts.append(np.ascontiguousarray(t))
+            fit_info = dict(d.get("fit", {}))
+        except (KeyError, TypeError, ValueError, AttributeError, OverflowError, RecursionError) as exc:
+            if isinstance(exc, ModelError):
+                raise
+            raise ModelError(f"{source} is not a valid bnfk model file ({exc}).") from None
+        return _build(source, nodes, arcs, states, cpts, fit_info, cls)
+
+
+# ---------------------------------------------------------------------- fitting
+def cpt_counts(dag: DAG, codes: np.ndarray, cards: np.ndarray, i: int, weights: np.ndarray | None = None) -> np.ndarray:
+    """N_ijk of variable i as a (q_i, r_i) array, over rows where the family is observed.
+
+    ``weights`` (optional, one non-negative integer per row) counts row n ``weights[n]`` times: the
+    distinct rows of a table with their multiplicities give the same counts as the table."""
+    ps = dag.parent_indices()[i]
+    r = int(cards[i])
+    q = int(np.prod(cards[list(ps)])) if ps else 1
+    if q * r > MAX_CPT_CELLS:
+        raise ModelError(f"Variable '{dag.nodes[i]}' has {q:,} parent configurations; "
+                         f"its CPT would need {q * r:,} cells. Give it fewer parents.")
+    fam = list(ps) + [i]
+    sub = codes[:, fam].astype(np.int64)
+    ok = (sub >= 0).all(axis=1)
+    flat = np.ravel_multi_index(tuple(sub[ok, k] for k in range(len(fam))), tuple(int(cards[f]) for f in fam))
+    w = None if weights is None else np.asarray(weights)[ok]
+    return weighted_bincount(flat, w, q * r).reshape(q, r).astype(float)
+
+
+def _e(n: np.ndarray) -> np.ndarray:
+    """e(n) = ((n+1)/n)^n with e(0) = 1 (thesis eq. 2.5)."""
+    n = np.asarray(n, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = np.exp(n * np.log1p(1.0 / n))
+    return np.where(n > 0, out, 1.0)
+
+
+def estimate_cpt(counts: np.ndarray, method: str = "smoothed", pseudo_count: float = 1.0) -> np.ndarray:
+    """One CPT from its (q, r) counts with the chosen estimator (module docstring)."""
+    q, r = counts.shape
+    if method == "smoothed":
+        num = counts + pseudo_count
+    elif method == "ml":
+        num = counts.copy()
+    elif method == "bdeu":
+        num = counts + pseudo_count / (q * r)
+    elif method == "cnml":
+        num = _e(counts) * (counts + 1.0)
+    else:
+        raise ModelError(f"Unknown parameter method '{method}'; choose one of {', '.join(ESTIMATORS)}.")
+    tot = num.sum(axis=1, keepdims=True)
+    empty = tot[:, 0] <= 0
+    out = np.divide(num, np.where(tot > 0, tot, 1.0))
+    out[empty] = 1.0 / r
+    return out
+
+
+def fit(dag: DAG, data: CategoricalData, method: str = "smoothed", pseudo_count: float = 1.0) -> BayesNet:
+    """Fit the CPTs of ``dag`` to ``data`` (columns matched by name).
+
+    Missing values: each family is estimated from the rows where that family is observed
+    (available-case analysis).  Unseen parent configurations get the uniform row.
+    """
+    if method not in ESTIMATORS:
+        raise ModelError(f"Unknown parameter method '{method}'; choose one of {', '.join(ESTIMATORS)}.")
+    if method in ("smoothed", "bdeu") and not pseudo_count > 0:
+        raise ModelError(f"The pseudo-count must be positive for '{method}', got {pseudo_count}.")
+    missing = [v for v in dag.nodes if v not in data.variables]
+    if missing:
+        raise DataError(f"Column '{missing[0]}' of the structure is missing from {data.source}.")
+    if tuple(data.variables) != tuple(dag.nodes):
+        data = data.select(list(dag.nodes))
+    cards = data.cardinalities
+    if (cards == 0).any():
+        v = dag.nodes[int(np.flatnonzero(cards == 0)[0])]
+        raise DataError(f"Column '{v}' of {data.source} has no observed values.")
+    weights = getattr(data, "weights", None)  # distinct rows with multiplicities (bnfk_core.data.stream)
+    cpts = tuple(estimate_cpt(cpt_counts(dag, data.codes, cards, i, weights), method, pseudo_count)
+                 for i in range(len(dag.nodes)))
+    complete = data.complete_rows()
+    info = {"method": method, "pseudo_count": pseudo_count, "n_rows": data.n_rows,
+            "complete_rows": int(complete.sum() if weights is None else weights[complete].sum())}
+    return BayesNet(dag, tuple(data.states), cpts, info)
+
+
+# ---------------------------------------------------------------------- IO
+def write_model(model: BayesNet, path) -> None:
+    """Write ``model`` as BIF (``.bif``) or bnfk JSON (``.json``)."""
+    path = os.fspath(path)
+    ext = os.path.splitext(path)[1].lower()
+    if ext == ".json":
+        with open(path, "w", encoding="utf-8") as fh:
+            json.dump(model.to_json_dict(), fh, indent=1)
+    elif ext == ".bif":
+        with open(path, "w", encoding="utf-8") as fh:
+            fh.write(model_to_bif(model))
+    else:
+        raise ModelError(f"Cannot write a model to '{path}': use a .bif or .json file name.")
+
+
+def read_model(path_or_buffer, source: str | None = None) -> BayesNet:
+    """Read a model from a BIF or bnfk-JSON file (path or file-like object).
+
+    Every error is a :class:`ModelError` whose message names the file (``source``, else the
+    path, else the buffer's ``.name``).
+    """
+    if hasattr(path_or_buffer, "read"):
+        source = source or str(getattr(path_or_buffer, "name", "") or "uploaded model")
+        try:
+            raw = path_or_buffer.read()
+        except (OSError, ValueError) as exc:
+            raise ModelError(f"Cannot read model {source}: {exc}.") from None
+        text = raw.decode("utf-8", "replace") if isinstance(raw, (bytes, bytearray)) else str(raw)
+    else:
+        path = os.fspath(path_or_buffer)
+        source = source or path
+        problem = regular_file_problem(path)
+        if problem == NOT_FOUND:
+            raise ModelError(f"Model file '{source}' does not exist.")
+        if problem is not None:
+            raise ModelError("Model file " + not_regular_message(f"'{source}'"))
+        try:
+            with open_regular(path, "r", encoding="utf-8", errors="replace") as fh:
+                text = fh.read()
+        except OSError as exc:
+            raise ModelError(f"Cannot read model file '{source}': {exc.strerror or exc}.") from None
+    stripped = text.lstrip("\ufeff \t\r\n")
+    if stripped.startswith("{"):
+        try:
+            d = json.loads(stripped)
+        except json.JSONDecodeError as exc:
+            raise ModelError(f"{source} is not valid JSON (line {exc.lineno}).") from None
+        except (ValueError, RecursionError):  # a number of over 4,300 digits; nesting deeper than Python's stack
+            raise ModelError(f"{source} is not a bnfk JSON model (a number too long or nesting too deep).") from None
+        return BayesNet.from_json_dict(d, source)
+    if "network" in stripped[:2000] or "variable" in stripped[:2000]:
+        return _build(source, *parse_bif(text, source))
+    raise ModelError(f"{source} is neither a BIF nor a bnfk JSON model file.")
+
+
+def read_structure(content: bytes, source: str = "uploaded structure") -> DAG:
+    """The DAG of a model file (BIF or bnfk JSON, see :func:`read_model`) or of a structure-only JSON
+    file (``{"nodes": [...], "arcs": [[u, v], ...]}`` as :meth:`DAG.to_dict` writes it)."""
+    try:
+        d = json.loads(content)
+    except (ValueError, RecursionError):  # not JSON; a number of thousands of digits; nesting too deep
+        d = None
+    if isinstance(d, dict) and "arcs" in d and "cpts" not in d:
+        try:
+            return DAG.from_dict(d)
+        except (KeyError, TypeError, ValueError, BnfkError) as exc:
+            raise ModelError(f"{source} is not a valid structure file ({exc}).") from None
+    buf = io.BytesIO(content)
+    return read_model(buf, source).dag
+
+
+def _build(source: str, nodes, arcs, states, cpts, fit_info, cls=BayesNet) -> BayesNet:
+    """The model, with a structure or CPT error turned into a ModelError naming ``source``."""
+    try:
+        return cls(DAG(nodes, arcs), tuple(states), tuple(cpts), fit_info)
+    except BnfkError as exc:
+        raise ModelError(f"{source}: {exc}") from None
