@@ -1,4 +1,4 @@
-"""Batched junction-tree inference on a real-sized incomplete table (issue 27): old vs new.
+"""Batched junction-tree inference on a real-sized incomplete table: old vs new.
 
     python benchmarks/bench_batched.py [--rows 2000 --missing 0.05 --seed 0] [--skip-old] [--full-benchmark]
 

@@ -1,4 +1,4 @@
-"""CLI start-up (issue 27): ``python -m bnfk_core --help``, subcommands' ``--help`` and an argument error against
+"""CLI start-up: ``python -m bnfk_core --help``, subcommands' ``--help`` and an argument error against
 ``python -c "import pandas"``, run in turn (A B A B ...) so the ratio survives a drifting machine.
 
     python benchmarks/bench_cli_startup.py [--runs 7]

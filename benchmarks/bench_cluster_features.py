@@ -1,4 +1,4 @@
-"""Clustering beyond the Gram limit (issue 14 part 3): kernel k-means in the explicit feature space.
+"""Clustering beyond the Gram limit: kernel k-means in the explicit feature space.
 
     python benchmarks/bench_cluster_features.py                      # both parts; writes benchmarks/results/cluster_features.json
     python benchmarks/bench_cluster_features.py --only large --rows 200000

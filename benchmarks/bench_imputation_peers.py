@@ -1,4 +1,4 @@
-"""Imputation peers (issue #26): the full table in passes that survive a cut-off, the docs page, and the speed.
+"""Imputation peers: the full table in passes that survive a cut-off, the docs page, and the speed.
 
 Usage (from the repository root)::
 

@@ -8,7 +8,7 @@ Times, in this process (start-up excluded: the modules are imported before the c
 of one ``impute --structure hc --na-values default-list`` call on the file, step by step: reading,
 learning (available-case hill climbing with qNML, CPTs by EM over the missing cells), the posteriors of
 the missing cells, the completed file.  Median and spread over ``--runs`` runs; also the
-``--missing-data`` variants.  Writes ``benchmarks/results/impute_learn.json``.  The target (issue #26):
+``--missing-data`` variants.  Writes ``benchmarks/results/impute_learn.json``.  The target:
 at most 1 s of work beyond start-up on house_votes_84.  Whole-process timings (start-up included) come
 from runs of the whole command beside a start-up-only process (see docs/IMPUTATION.md).
 """

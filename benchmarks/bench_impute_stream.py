@@ -1,4 +1,4 @@
-"""Imputation of a large CSV in blocks (issue 14 parts 2 and 4): `impute` with and without `--chunksize`.
+"""Imputation of a large CSV in blocks: `impute` with and without `--chunksize`.
 
     python benchmarks/bench_impute_stream.py --rows 1000000 --rows 10000000 [--in-memory-max 1000000]
                                              [--dask-rows 1000000]

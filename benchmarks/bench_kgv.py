@@ -1,4 +1,4 @@
-"""KGV structure score benchmark (issue 24): a whole KGV hill climb on waveform_5000 and memory against N.
+"""KGV structure score benchmark: a whole KGV hill climb on waveform_5000 and memory against N.
 
     python benchmarks/bench_kgv.py            # prints a table, writes benchmarks/results/kgv.json
     python benchmarks/bench_kgv.py --child N  # (internal) one statistics build on N rows; prints its peak RSS

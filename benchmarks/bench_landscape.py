@@ -1,4 +1,4 @@
-"""Score landscapes (issue #25): the five-variable landscape and the panel's redraw.
+"""Score landscapes: the five-variable landscape and the panel's redraw.
 
     python benchmarks/bench_landscape.py [--repeats 5]     # writes benchmarks/results/landscape.json
 

@@ -1,4 +1,4 @@
-"""Latent class models (issue #29): our EM (compiled, SQUAREM) against StepMix on the same data and starts.
+"""Latent class models: our EM (compiled, SQUAREM) against StepMix on the same data and starts.
 
     python benchmarks/bench_lca.py                 # nursery, K = 5, 50 starts -> benchmarks/results/lca.json
     python benchmarks/bench_lca.py --reuse-peer    # keep the StepMix timing already in the JSON (it takes minutes)
@@ -13,7 +13,7 @@ Data: nursery's 9 columns (12,960 rows), the label column taken as one more vari
 a full factorial design (every combination once): exactly independent and uniform, so K = 1 already attains the
 maximum -N log 12960 and every K has a flat likelihood -- a degenerate benchmark (``--features-only`` runs it).  Both fits stop a start when the mean
 log-likelihood per row gains less than ``--tol`` (StepMix's ``abs_tol`` has this meaning) or after 1000
-iterations.  Target (issue #29): K = 5 with 50 starts in <= 2 s, >= 5x faster than StepMix, same maximum.
+iterations.  Target: K = 5 with 50 starts in <= 2 s, >= 5x faster than StepMix, same maximum.
 StepMix is a benchmark-only peer (benchmarks/requirements-peers.txt); without it the peer part is skipped.
 Every timing is one run on a shared machine: the JSON records the load average.
 """

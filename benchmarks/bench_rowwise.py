@@ -1,4 +1,4 @@
-"""Row-wise work in chunks (issue 14 part 2): prototypes, kernel against a fixed set, MMD and log-likelihood.
+"""Row-wise work in chunks: prototypes, kernel against a fixed set, MMD and log-likelihood.
 
     python benchmarks/bench_rowwise.py --rows 1000000 --rows 10000000 [--all-max 1000000] [--chunksize 200000]
 

@@ -1,4 +1,4 @@
-"""Similarity-measure benchmark: the N = 5,000 Gram of every measure against the Fisher Gram (issue #16).
+"""Similarity-measure benchmark: the N = 5,000 Gram of every measure against the Fisher Gram.
 
     python benchmarks/bench_similarity.py [--quick]   # prints a table, writes benchmarks/results/similarity.json
 

@@ -1,4 +1,4 @@
-"""Streaming counts benchmark (issue 14 parts 1 and 4): in-memory vs chunked `learn --structure hc` and fitting.
+"""Streaming counts benchmark: in-memory vs chunked `learn --structure hc` and fitting.
 
     python benchmarks/bench_stream.py --rows 1000000 --rows 3000000 [--in-memory-max 1000000] [--dask-rows 200000]
 

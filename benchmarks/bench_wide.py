@@ -1,4 +1,4 @@
-"""Wide data (issue 17): hill climbing on 100 rows x 200 columns, our cached-gain search vs pgmpy's.
+"""Wide data: hill climbing on 100 rows x 200 columns, our cached-gain search vs pgmpy's.
 
     python benchmarks/bench_wide.py            # prints a table, writes benchmarks/results/wide.json
 

@@ -21,7 +21,7 @@ TITLES = {"thesis-imputation": "Thesis: imputation (Tables 4.1-4.4, B.1-B.2)",
           "kgv": "Bach & Jordan: BIC / BDe / KGV networks on ALARM (Fig. 1)",
           "landscape": "Metagraph kernel: score landscapes (Yackley et al. Figs. 1, 4)",
           "lca": "Latent class models: carcinoma vs poLCA, ARI of latent-class clustering",
-          "imputation-peers": "Imputation: bnfk beside kNN and the most frequent value (issue #26)"}
+          "imputation-peers": "Imputation: bnfk beside kNN and the most frequent value"}
 
 
 @st.cache_data(show_spinner=False)

@@ -1,4 +1,4 @@
-"""A file too big to hold is read in chunks without being asked (issue 28, item 1): ``learn``, ``impute`` and
+"""A file too big to hold is read in chunks without being asked: ``learn``, ``impute`` and
 ``prototypes`` decide from the file size and ``--max-memory`` before reading.  A small budget forces the
 automatic path here; its result is checked against the in-memory path (and the explicit ``--chunksize`` path)."""
 from __future__ import annotations

@@ -82,7 +82,7 @@ def test_click_driven_arc_edit_undo_and_gallery(server, browser):  # noqa: F811
 
 
 def test_the_structure_page_builds_the_open_tab_and_keeps_a_closed_tabs_choices(server, browser):
-    """Only the open tab is built (issue 27); Streamlit drops the value of a widget that is not drawn, so the
+    """Only the open tab is built; Streamlit drops the value of a widget that is not drawn, so the
     landscape's toggle must be stored again while its tab is closed -- checked here, where the real runtime's
     clean-up runs (AppTest keeps the value either way)."""
     page = browser.new_page(viewport={"width": 1280, "height": 800})

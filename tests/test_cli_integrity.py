@@ -1,4 +1,4 @@
-"""CLI integrity (issue 17): no traceback on a failed stdout, atomic output files, every number checked
+"""CLI integrity: no traceback on a failed stdout, atomic output files, every number checked
 with its flag named, messages that name CLI flags rather than Python parameters, ``--max-memory``."""
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Clustering beyond the Gram limit (issue 14 parts 2-3): kernel k-means in the explicit feature space, the
+"""Clustering beyond the Gram limit: kernel k-means in the explicit feature space, the
 'auto' choice, the work-space guard of every quadratic path, row-wise features and linear-time MMD."""
 import json
 import subprocess

@@ -305,7 +305,7 @@ def test_plain_buffers_and_text():
 
 
 def test_str_with_line_breaks_is_a_path_not_csv_text(tmp_path):
-    """Issue #17: a file name holding a newline used to be parsed as CSV rows."""
+    """a file name holding a newline used to be parsed as CSV rows."""
     name = str(tmp_path / "a,b\nx,1\ny,2\n.csv")
     msg = error(r"File not found: .*a,b\\nx,1\\ny,2\\n\.csv", name)
     assert "rows" not in msg and "column" not in msg

@@ -1,4 +1,4 @@
-"""The app served to strangers (issue 23): what a hostile link, page input or session file can reach.
+"""The app served to strangers: what a hostile link, page input or session file can reach.
 
 Every case is bounded in time (AppTest timeouts; FIFOs that would block an open). By default no file of the
 server's disk is read; with the operator's folders (BNFK_DATA_DIR / BNFK_OUTPUT_DIR) nothing outside them is,

@@ -1,4 +1,4 @@
-"""Safe to serve (issue 23), the core and CLI side: hostile inputs get one ``error: ...`` line and exit code 2,
+"""Safe to serve, the core and CLI side: hostile inputs get one ``error: ...`` line and exit code 2,
 quickly, never an ``internal error`` and never a hang.
 
 * only regular files are opened: FIFOs, devices, sockets and folders are refused by a ``stat`` before any

@@ -1,4 +1,4 @@
-"""`impute` changes nothing but missing cells (issue 17): observed cells keep their text (padding,
+"""`impute` changes nothing but missing cells: observed cells keep their text (padding,
 quoting-equivalent content), the file keeps its column order (columns the model does not use too),
 row order, blank lines and line ends; a discretized column is filled with the median of its bin or
 the bin's label (``--fill-numeric``); the probabilities name the file's lines."""

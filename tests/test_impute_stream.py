@@ -1,4 +1,4 @@
-"""`impute --chunksize` (issue 14 part 2): a CSV imputed a block of records at a time gives the file and the
+"""`impute --chunksize`: a CSV imputed a block of records at a time gives the file and the
 probabilities of the in-memory path byte for byte -- quoted fields with delimiters, quotes and line breaks,
 padding, blank lines, CRLF and a byte-order mark, latin-1 text, discretized columns (median or label),
 medians whose value is written two ways, blocks of any size -- on one process or a Dask LocalCluster."""

@@ -1,4 +1,4 @@
-"""Property tests of issue 17 ("nothing lost, nothing hidden") on random CSV files: unicode names and
+"""Property tests of "nothing lost, nothing hidden" on random CSV files: unicode names and
 states, delimiters, quotes and line breaks inside quoted cells, padded cells, a discretized numeric
 column and missing cells.  ``learn`` -> BIF / JSON -> ``kernel`` gives the same Gram matrix through
 either file and as the in-memory model; ``impute`` leaves every observed cell, the header, and the

@@ -1,5 +1,5 @@
 """bnfk_ui.jobs: a computation stops at its next progress step when its session is gone, and waiting for a
-heavy-work slot stops too (cooperative cancellation; issue 17, 'one user cannot stall the others')."""
+heavy-work slot stops too (cooperative cancellation; 'one user cannot stall the others')."""
 import threading
 
 import pytest

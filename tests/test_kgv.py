@@ -1,4 +1,4 @@
-"""The KGV structure score (issue 24; Bach & Jordan 2002): closed forms for the linear and delta kernels,
+"""The KGV structure score: closed forms for the linear and delta kernels,
 the incomplete Cholesky against the full Gram, the MDL local score against an independent Gaussian
 computation, weights, the search faces, and the waveform_5000 check."""
 from __future__ import annotations

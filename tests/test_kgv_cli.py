@@ -1,4 +1,4 @@
-"""Faces of the KGV score (issue 24): ``learn --score kgv`` (numbers searched raw, CPTs on the bins, the JSON
+"""Faces of the KGV score: ``learn --score kgv`` (numbers searched raw, CPTs on the bins, the JSON
 says which) and ``kgv-mi`` (JSON and -o CSV equal to the core's matrix)."""
 from __future__ import annotations
 

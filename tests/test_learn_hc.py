@@ -1,4 +1,4 @@
-"""Hill climbing with cached gains (issue 17, wide data): the same DAG as pgmpy's HillClimbSearch driven by
+"""Hill climbing with cached gains: the same DAG as pgmpy's HillClimbSearch driven by
 the same tie-breaking, on the bundled datasets for every registered score, without a graph search per
 candidate move; a heartbeat per step."""
 from __future__ import annotations

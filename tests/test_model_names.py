@@ -1,4 +1,4 @@
-"""Issue #17, "Nothing lost, nothing hidden": every name the data loader accepts survives a model file.
+""""Nothing lost, nothing hidden": every name the data loader accepts survives a model file.
 
 Models are written as BIF (names as safe tokens, originals in ``bnfk_name``/``bnfk_states``
 properties) and as bnfk JSON; ``read_model(write_model(m))`` must give back the same variables,

@@ -86,7 +86,7 @@ def test_one_missing_value_policy_story():
 
 
 def test_the_heatmap_draws_at_most_heatmap_rows_while_every_row_is_clustered():
-    """Issue 27: 1,000 clustered rows, 400 drawn evenly along the cluster order (the clusters keep their shares)."""
+    """1,000 clustered rows, 400 drawn evenly along the cluster order (the clusters keep their shares)."""
     import json
 
     import numpy as np

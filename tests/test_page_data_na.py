@@ -1,4 +1,4 @@
-"""AppTest of the Data page's missing-value texts (issue 26): a sample keeps its catalog list, a file of your own
+"""AppTest of the Data page's missing-value texts: a sample keeps its catalog list, a file of your own
 chooses (the empty field only by default, so '?' is an ordinary value)."""
 from apptest_helpers import ROOT, assert_clean, page_app
 

@@ -29,7 +29,7 @@ def test_benchmark_tab_runs_a_small_grid():
 
 
 def test_impute_tab_waits_for_its_button():
-    """Opening the page learns no network and fills no cell (issue 27: heavy work when asked)."""
+    """Opening the page learns no network and fills no cell."""
     at = _app(dataset="house_votes_84", class_column="class", missing_policy="missing").run()
     assert not at.exception and not at.error, (at.exception, at.error)
     assert not at.metric and not at.get("plotly_chart")

@@ -91,7 +91,7 @@ def _loaded(big_csv):
 
 
 def _asked(page):
-    """'Impute the missing cells' clicked (opening the page imputes nothing, issue 27)."""
+    """'Impute the missing cells' clicked (opening the page imputes nothing)."""
     assert not page.metric
     page.button(key="imp_mine_run").click().run()
     assert_clean(page)

@@ -1,4 +1,4 @@
-"""The KGV tab of the Structure page (issue 24): the KGV score among the choices, the pairwise KGV-MI heatmap, the
+"""The KGV tab of the Structure page: the KGV score among the choices, the pairwise KGV-MI heatmap, the
 columns searched raw with their CPT bins, and the networks learned on raw numbers and on bins with their SHD equal
 to the core's."""
 import numpy as np

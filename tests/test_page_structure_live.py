@@ -100,7 +100,7 @@ def test_the_live_heatmap_draws_at_most_draw_rows_while_the_kernel_keeps_every_r
 
 
 def test_the_equivalence_class_is_drawn_only_while_its_tab_is_open():
-    """Issue 27: the CPDAG figure is not built on the first visit (the Learn tab is open), only when its tab is."""
+    """the CPDAG figure is not built on the first visit (the Learn tab is open), only when its tab is."""
     at = page_app("structure.py").run()
     assert_clean(at)
     assert not [c for c in at.get("plotly_chart") if c.key == "cpdag_chart"]
@@ -112,7 +112,7 @@ def test_the_equivalence_class_is_drawn_only_while_its_tab_is_open():
 
 
 def test_only_the_open_tab_is_built():
-    """Issue 27: the Structure page builds the open tab only, and a tab's widgets come back with it (that their
+    """the Structure page builds the open tab only, and a tab's widgets come back with it (that their
     values survive a closed spell is checked in tests/test_browser_live.py: AppTest keeps them either way)."""
     at = page_app("structure.py", structure_tab="Score landscape").run()
     assert_clean(at)

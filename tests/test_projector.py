@@ -155,7 +155,7 @@ def test_the_running_indicator_is_shown():
 
 
 def test_the_served_app_neither_watches_sources_nor_forces_a_full_collection_after_each_run():
-    """Issue 27: Streamlit's source watcher re-scanned every loaded module on the event loop when a page imported a
+    """Streamlit's source watcher re-scanned every loaded module on the event loop when a page imported a
     new one, and the forced gc.collect(2) after every run held the GIL for 0.2-0.5 s: both are off."""
     import tomllib
 

@@ -1,4 +1,4 @@
-"""Row-wise work in chunks (issue 14 part 2): the chunked reader, mean embeddings, greedy-MMD prototypes,
+"""Row-wise work in chunks: the chunked reader, mean embeddings, greedy-MMD prototypes,
 kernels against a fixed set and log-likelihoods, each against the in-memory path on the same file."""
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Streaming counts (issue 14 parts 1 and 4): weighted distinct rows give the same DAGs, scores and CPTs
+"""Streaming counts: weighted distinct rows give the same DAGs, scores and CPTs
 as the rows themselves; the chunked reader gives load_csv's states; the Dask engine the same result."""
 from __future__ import annotations
 

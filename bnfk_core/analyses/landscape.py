@@ -1,4 +1,4 @@
-"""A score landscape and its metagraph-kernel surrogate, as the CLI and the app show them (issue #25).
+"""A score landscape and its metagraph-kernel surrogate, as the CLI and the app show them.
 
 :func:`graph_space` chooses the graphs and their bit encoding:
 

@@ -1,5 +1,5 @@
 """Row-wise work on files too big for memory: mean embeddings, greedy-MMD prototypes, kernels against a
-fixed set and log-likelihoods, a chunk of rows at a time (issue 14, part 2).
+fixed set and log-likelihoods, a chunk of rows at a time.
 
 The rows come from :class:`bnfk_core.data.stream.CodeChunks` (the same codes as ``load_csv(path, model=...)``).
 

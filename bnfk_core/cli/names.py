@@ -1,4 +1,4 @@
-"""The names the parsers offer, without importing what implements them (issue 27: a subcommand's ``--help``
+"""The names the parsers offer, without importing what implements them (a subcommand's ``--help``
 and its argument errors start at once, before numpy/pandas/pgmpy are loaded).
 
 :class:`RegistryChoices` stands for a registry's names in ``choices=``: argparse checks a value with ``in``

@@ -9,11 +9,11 @@ each reusing the analysis functions of the core:
 ``thesis-classification``  Tables D.1-D.2             :func:`bnfk_core.analyses.cluster.clustering.classify_many`
 ``paper-summarization``    Figs. 1-3 (as tables)      :func:`bnfk_core.analyses.prototypes.selection.prepare_summarization` / ``run_summarization``
 ``speed``                  the paper's run times      the same, timed
-``kernel-zoo``             (new, issue #16)           :mod:`bnfk_core.reproduce.kernel_zoo`: Boriah et al. measures vs Fisher kernels
+``kernel-zoo``           :mod:`bnfk_core.reproduce.kernel_zoo`: Boriah et al. measures vs Fisher kernels
 ``kgv``                    (Bach & Jordan 2002 Fig. 1) :mod:`bnfk_core.reproduce.kgv_alarm`: BIC / BDe / KGV on ALARM
-``landscape``              Yackley et al. Figs. 1, 4  :mod:`bnfk_core.reproduce.landscape`: the metagraph kernel (issue #25)
-``lca``                    (poLCA, issue #29)         :mod:`bnfk_core.reproduce.latent_classes`: carcinoma maxima, ARI
-``imputation-peers``       (new, issue #26)           :mod:`bnfk_core.reproduce.imputation_peers`: bnfk vs kNN, Mode (, LCA)
+``landscape``              Yackley et al. Figs. 1, 4  :mod:`bnfk_core.reproduce.landscape`: the metagraph kernel
+``lca``                    (poLCA)         :mod:`bnfk_core.reproduce.latent_classes`: carcinoma maxima, ARI
+``imputation-peers``           :mod:`bnfk_core.reproduce.imputation_peers`: bnfk vs kNN, Mode (, LCA)
 
 Every experiment writes, into the output folder, one CSV and one markdown file per published
 table (columns ``<col> (ours)``, ``<col> (published)``, ``<col> (diff)`` = ours - published),

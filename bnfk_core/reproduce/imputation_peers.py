@@ -1,4 +1,4 @@
-"""``reproduce imputation-peers``: bnfk's imputation beside the imputers analysts use instead (issue #26).
+"""``reproduce imputation-peers``: bnfk's imputation beside the imputers analysts use instead.
 
 Protocol (the thesis's MCAR protocol, chapter 4.2.1, on the whole table): per bundled data set (its
 attributes; the class column is dropped, as the thesis; the original missing values are a category of
@@ -179,7 +179,7 @@ def run_peers(settings, w, progress) -> dict:
         notes.append(f"skipped (package missing): {', '.join(skipped)}")
     behind = lead[lead["default - best peer"].str.startswith("-")]
     w.table(f"{PEERS_DIR}/imputation_peers", summ, title="Imputation: bnfk beside the peers (accuracy on hidden cells)",
-            caption="(no published counterpart: a new comparison, issue #26)",
+            caption="(no published counterpart: a new comparison)",
             measured="accuracy of the arg-max and capped cross-entropy on the hidden cells, mean and std over seeds",
             setup=setup, notes=notes)
     (w.out / PEERS_DIR / "imputation_peers_lead.md").write_text(lead_markdown(lead, setup, notes))

@@ -1,4 +1,4 @@
-"""``reproduce kernel-zoo``: the Fisher kernel among the categorical similarity measures (issue #16).
+"""``reproduce kernel-zoo``: the Fisher kernel among the categorical similarity measures.
 
 Every Boriah et al. (2008) measure of :mod:`bnfk_core.kernels.similarity` and the Fisher kernel of four networks
 (empty, Chow-Liu tree, hill climbing with BIC, exact qNML) on the 16 bundled data sets, scored by
@@ -345,7 +345,7 @@ def run_zoo(settings, w, progress) -> dict:
              f"Fisher networks learned on the drawn rows' features, CPTs by {PARAMS}; exact qNML up to "
              f"{exact_max} features, hill climbing with qNML above")
     w.table(f"{ZOO_DIR}/kernel_zoo", summ, title="Kernel zoo: every measure and the Fisher kernel (mean and std over seeds)",
-            caption="(no published counterpart: a new comparison, issue #16)",
+            caption="(no published counterpart: a new comparison)",
             measured="ARI/AMI of correlation and spectral clustering against the class; kNN accuracy", setup=setup)
     rk = ranks.copy()
     w.frame(f"{ZOO_DIR}/kernel_zoo_ranks", rk)

@@ -1,5 +1,5 @@
 """``reproduce landscape``: Yackley, Corona & Lane, *Bayesian network score approximation using a metagraph
-kernel* — Fig. 1 (four nodes) and Fig. 4 (ALARM) (issue #25).
+kernel* — Fig. 1 (four nodes) and Fig. 4 (ALARM).
 
 Fig. 1 (§4.1.1).  A random "base truth" network on four binary nodes, its arcs respecting the order
 X0 < X1 < X2 < X3 (each of the six possible arcs present with probability ½, CPT rows Dirichlet(1)),

@@ -1,4 +1,4 @@
-"""``reproduce lca``: latent class models against published numbers (issue #29).
+"""``reproduce lca``: latent class models against published numbers.
 
 * **carcinoma** (Agresti's 118 slides x 7 pathologists, the example data of R's poLCA): the maximum
   log-likelihood for 2, 3 and 4 classes from ``starts`` seeded EM starts, next to poLCA's documented maxima

@@ -1,4 +1,4 @@
-"""The KGV tab of the Structure page (issue 24): the pairwise KGV mutual information of the variables (numbers
+"""The KGV tab of the Structure page: the pairwise KGV mutual information of the variables (numbers
 unbinned) as a heatmap, which columns were searched as numbers and how they are binned for the CPTs, and the
 network learned by the KGV score on the raw numbers beside the one learned on the bins, with their structural
 Hamming distance.  Widgets -> core calls (:mod:`bnfk_core.learning.kgv`, :mod:`bnfk_core.learning.structure`) -> figures."""

@@ -1,5 +1,5 @@
 """The Structure page's "Score landscape" tab: every DAG on 2-5 chosen variables ranked by a score with its
-Markov equivalence class, the hypercube with the hill-climb path, and the metagraph-kernel surrogate (issue #25).
+Markov equivalence class, the hypercube with the hill-climb path, and the metagraph-kernel surrogate.
 Thin: widgets -> :mod:`bnfk_core.learning.landscape` / :mod:`bnfk_core.analyses.landscape` -> :mod:`bnfk_core.views.figures.landscape`."""
 from __future__ import annotations
 

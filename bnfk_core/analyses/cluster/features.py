@@ -1,4 +1,4 @@
-"""Clustering beyond the Gram limit: kernel k-means in the explicit feature space (issue 14, part 3).
+"""Clustering beyond the Gram limit: kernel k-means in the explicit feature space.
 
 The Fisher kernel is an inner product of explicit sparse features, K = Phi Phi^T (paper, Theorem 1;
 :func:`bnfk_core.kernels.fisher.features`); so is scaled-Hamming (the Fisher kernel of the empty network) and

@@ -1,4 +1,4 @@
-"""Stacked imputation: a weighted average of several imputers' per-cell posteriors (issue #26).
+"""Stacked imputation: a weighted average of several imputers' per-cell posteriors.
 
 Every registered imputer returns a distribution per missing cell.  For components c = 1..C with
 distributions P_c(x_i | row) the stacked distribution is

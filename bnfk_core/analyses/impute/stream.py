@@ -1,4 +1,4 @@
-"""Imputation of a CSV file of any size: read in blocks of records, written block by block (issue 14).
+"""Imputation of a CSV file of any size: read in blocks of records, written block by block.
 
 :func:`impute_file` writes the file that the in-memory path (``load_csv`` + :func:`impute_with_model`
 + :func:`complete_file`, i.e. ``impute`` without ``--chunksize``) writes -- byte for byte, with the same

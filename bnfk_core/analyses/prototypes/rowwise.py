@@ -1,4 +1,4 @@
-"""Greedy prototypes of a file too big for memory (issue 14, part 2), from one pass of
+"""Greedy prototypes of a file too big for memory, from one pass of
 :mod:`bnfk_core.analyses.rowwise`.
 
 **Prototypes in feature space (paper Algorithm 1) over millions of candidates.**  The objective is
