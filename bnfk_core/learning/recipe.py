@@ -1,0 +1,161 @@
+"""One recipe for the network an analysis uses, and the one function that learns it.
+
+A :class:`Recipe` is a frozen value: the structure-learning method, the score it optimises, the CPT estimator,
+how missing cells are treated, and their options.  :func:`learn_recipe` turns a table and a recipe into a
+network (a :class:`~bnfk_core.learning.structure.LearnResult` and a fitted
+:class:`~bnfk_core.network.model.BayesNet`).  Every face -- the app's pages, the CLI, the report and the
+Python estimators -- takes a recipe and calls this function, so the same table gives the same network
+everywhere unless a recipe says otherwise.
+
+The CPT estimator of :data:`DEFAULT_RECIPE` is BDeu, a likelihood-equivalent estimator: Markov-equivalent
+structures fitted to the same table then represent the same distribution, which is the condition of the
+paper's Theorem 4 (equivalent networks give the same Fisher kernel).  The paper's smoothed (+1) estimator stays
+available by name (``params="smoothed"``) and is what the published protocols use.
+
+References
+----------
+.. [1] Heckerman, Geiger & Chickering (1995), "Learning Bayesian networks: the combination of knowledge and
+   statistical data", Machine Learning 20 -- BDeu is likelihood-equivalent.
+.. [2] The bnfk paper, Theorem 4 (invariance of the Fisher kernel under equivalent structures).
+"""
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+from ..errors import StructureError
+from ..registry import ESTIMATORS, LEARNERS, MISSING_DATA, SCORES
+
+__all__ = ["Recipe", "DEFAULT_RECIPE", "Learned", "learn_recipe"]
+
+
+@dataclass(frozen=True)
+class Recipe:
+    """Which network an analysis uses.
+
+    Parameters
+    ----------
+    structure : str
+        A structure-learning method of :data:`bnfk_core.registry.LEARNERS` (``tree``, ``hc``, ``empty``, ...).
+        Methods that need the class as a node (``naive-bayes``, ``tan``, ``kdb``) learn with it, then the class
+        and its arcs are dropped: the class is never a kernel feature.
+    score : str
+        The score the search optimises (:data:`bnfk_core.registry.SCORES`).
+    params : str
+        The CPT estimator (:data:`bnfk_core.registry.ESTIMATORS`).
+    missing_data : str
+        How the structure search treats missing cells (:data:`bnfk_core.registry.MISSING_DATA`).
+    pseudo_count : float
+        The estimator's pseudo-count (``smoothed``) or equivalent sample size (``bdeu``).
+    max_parents : int or None
+        In-degree bound of the searches that take one.
+    k : int
+        Feature parents per feature of ``kdb``.
+    seed : int
+        Tie-breaking and restarts of the searches, sampling in structural EM.
+    """
+
+    structure: str = "tree"
+    score: str = "bic"
+    params: str = "bdeu"
+    missing_data: str = "em"
+    pseudo_count: float = 1.0
+    max_parents: int | None = None
+    k: int = 2
+    seed: int = 0
+
+    def check(self) -> "Recipe":
+        """This recipe with its names lower-cased, or a one-sentence error naming the unknown one."""
+        names = {"structure": LEARNERS, "score": SCORES, "params": ESTIMATORS, "missing_data": MISSING_DATA}
+        out = {f: registry[str(getattr(self, f)).lower()].name for f, registry in names.items()}
+        if not self.pseudo_count > 0:
+            raise StructureError(f"The pseudo-count must be positive, not {self.pseudo_count!r}.")
+        if self.max_parents is not None and int(self.max_parents) < 0:
+            raise StructureError(f"max_parents must be 0 or more, not {self.max_parents!r}.")
+        return dataclasses.replace(self, **out)
+
+    def replace(self, **changes) -> "Recipe":
+        """A copy with ``changes`` (``None`` values are ignored, so optional flags can be passed as they come)."""
+        return dataclasses.replace(self, **{k: v for k, v in changes.items() if v is not None})
+
+    def to_dict(self) -> dict:
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, values: dict) -> "Recipe":
+        """A recipe from :meth:`to_dict`'s output (unknown keys are refused in one sentence)."""
+        fields = {f.name for f in dataclasses.fields(cls)}
+        unknown = sorted(set(values) - fields)
+        if unknown:
+            raise StructureError(f"Unknown recipe field '{unknown[0]}'; fields are {', '.join(sorted(fields))}.")
+        return cls(**values).check()
+
+    def describe(self) -> str:
+        """One line for captions and JSON: ``tree / bic, CPTs bdeu (a=1), missing cells: em``."""
+        a = f" (a={self.pseudo_count:g})" if ESTIMATORS[self.params].uses_pseudo_count else ""
+        return f"{self.structure} / {self.score}, CPTs {self.params}{a}, missing cells: {self.missing_data}"
+
+
+#: the network every face uses unless told otherwise
+DEFAULT_RECIPE = Recipe()
+
+
+@dataclass
+class Learned:
+    """A learned network: the recipe it follows, the structure search's result and the fitted model."""
+
+    recipe: Recipe
+    result: object
+    model: object
+
+    @property
+    def dag(self):
+        return self.result.dag
+
+
+def learn_recipe(data, recipe: Recipe | None = None, *, progress=None, score_options: dict | None = None) -> Learned:
+    """Learn the network ``recipe`` describes over the feature columns of ``data``.
+
+    Parameters
+    ----------
+    data : CategoricalData
+        The table; its class column, if any, is never a node of the result.
+    recipe : Recipe, optional
+        Defaults to :data:`DEFAULT_RECIPE`.
+    progress : callable, optional
+        ``progress(fraction, message)``.
+    score_options : dict, optional
+        Options of a score with its own scorer (``kgv``).
+
+    Returns
+    -------
+    Learned
+        The recipe, the search's :class:`~bnfk_core.learning.structure.LearnResult` and the model, whose
+        ``fit_info["recipe"]`` records the recipe.
+
+    Raises
+    ------
+    StructureError
+        An unknown name in the recipe, or a class-node method without a class column.
+    """
+    from ..network.model import fit
+    from .incomplete import em_parameters, learn_network
+    from .structure import learn_feature_structure
+
+    recipe = (recipe or DEFAULT_RECIPE).check()
+    options = {"max_parents": recipe.max_parents, "k": recipe.k, "seed": recipe.seed}
+    feats = data.without_class()
+    if LEARNERS[recipe.structure].needs_class:
+        res = learn_feature_structure(data, recipe.structure, score=recipe.score, progress=progress,
+                                      score_options=score_options, **options)
+        if recipe.missing_data == "complete-rows":
+            model = fit(res.dag, feats, method=recipe.params, pseudo_count=recipe.pseudo_count)
+        else:
+            model = em_parameters(res.dag, feats, recipe.params, recipe.pseudo_count, seed=recipe.seed)
+    else:
+        res, model = learn_network(feats, recipe.structure, missing_data=recipe.missing_data, score=recipe.score,
+                                   params=recipe.params, pseudo_count=recipe.pseudo_count,
+                                   em_cpts=recipe.missing_data != "complete-rows", progress=progress,
+                                   score_options=score_options, **options)
+    model.fit_info["recipe"] = recipe.to_dict()
+    return Learned(recipe, res, model)
