@@ -8,7 +8,7 @@ from bnfk_core.views import figures
 from bnfk_ui import common, state
 from bnfk_ui.sections import data as sections
 
-if common.start("Data"):
+def page():
     ss = st.session_state
     d, full = state.data(), state.full_data()   # the rows the row views use; all rows (weighted for a large file)
     note = state.sample_note()
@@ -80,3 +80,7 @@ if common.start("Data"):
     with c2:
         common.download("Variables table (CSV)", summary.to_csv(index=False).encode("utf-8"),
                         f"{common.dataset_name()}_variables.csv", "text/csv")
+
+
+if common.start("Data"):
+    page()

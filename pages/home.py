@@ -4,7 +4,7 @@ import streamlit as st
 from bnfk_core.views import figures, report
 from bnfk_ui import common, state
 
-if common.start("Bayesian-network Fisher kernels"):
+def page():
     st.markdown(
         "This app turns a table of **categorical data** into a **Bayesian network** — a directed acyclic graph "
         "with a conditional probability table for every variable — learned from the data or drawn by hand. "
@@ -110,3 +110,7 @@ if common.start("Bayesian-network Fisher kernels"):
         fig = figures.dag_figure(dg.nodes, dg.sorted_arcs(), title=f"Current structure: {state.structure_label()}",
                                  height=None)
         st.plotly_chart(fig, key="home_dag", config={"displaylogo": False})
+
+
+if common.start("Bayesian-network Fisher kernels"):
+    page()

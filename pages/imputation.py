@@ -31,7 +31,7 @@ def _learned(_feat, fingerprint: str, seed: int):
     return impute_methods.learn_for_imputation(_feat, "hc", seed=seed)[1]
 
 
-if common.start("Imputation"):
+def page():
     ss = st.session_state
     feat = state.feature_data()
     t_bench, t_mine = st.tabs(["Benchmark", "Impute my data"])
@@ -147,3 +147,7 @@ if common.start("Imputation"):
                     sec_imp.big_file_panel(m, fill)
                 else:
                     sec_imp.small_file_panel(res, fill)
+
+
+if common.start("Imputation"):
+    page()

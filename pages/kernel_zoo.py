@@ -39,7 +39,7 @@ def _measures_table() -> pd.DataFrame:
                          for n in BORIAH_MEASURES])
 
 
-if common.start("Kernel zoo", ":material/leaderboard:"):
+def page():
     st.caption("Every similarity measure of Boriah, Chandola & Kumar (2008, Table 2) is a kernel of the registry "
                "(Kernel, Clustering and classification pages, CLI `--kernel`). Here they meet the Fisher kernel of "
                "four networks (empty, Chow-Liu, hc/BIC, exact qNML) on the bundled data sets.")
@@ -83,3 +83,7 @@ if common.start("Kernel zoo", ":material/leaderboard:"):
             common.download("Runs CSV", runs.to_csv(index=False), "kernel_zoo_runs.csv", "text/csv", key="dl_zoo_runs")
         with c4:
             common.download("Report (markdown)", md, "kernel_zoo.md", "text/markdown", key="dl_zoo_md")
+
+
+if common.start("Kernel zoo", ":material/leaderboard:"):
+    page()

@@ -34,7 +34,7 @@ def _stamp(folder: Path) -> float:
     return p.stat().st_mtime if p.exists() else 0.0
 
 
-if common.start("Results", ":material/fact_check:"):
+def page():
     st.caption("The last full reproduction run of the thesis's tables and the paper's figures, stored in "
                "`docs/results/`. Each compared cell reads **ours (published)**; the full tables add the "
                "difference and our extra columns. docs/RESULTS.md explains every difference larger than the noise.")
@@ -88,3 +88,7 @@ if common.start("Results", ":material/fact_check:"):
         missing = [TITLES[n] for n in EXPERIMENTS if n not in names]
         if missing:
             st.caption("Not in this run: " + "; ".join(missing) + ".")
+
+
+if common.start("Results", ":material/fact_check:"):
+    page()

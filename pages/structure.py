@@ -12,7 +12,7 @@ from bnfk_ui.sections import landscape as landscape_section
 from bnfk_ui.sections import structure as sections
 from bnfk_ui.sections.structure import act, message
 
-if common.start("Structure"):
+def page():
     ss = st.session_state
     feat = state.feature_data()
     dg = state.dag()
@@ -85,3 +85,7 @@ if common.start("Structure"):
     common.built_when_open(t_land, lambda: landscape_section.landscape_tab(feat), kept=("land_",))
     common.built_when_open(t_kgv, kgv_section.kgv_tab, kept=("w_kgv_",))
     common.built_when_open(t_io, lambda: sections.io_tab(feat, dg, fig))
+
+
+if common.start("Structure"):
+    page()
