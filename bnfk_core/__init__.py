@@ -14,9 +14,12 @@ Subpackages by role, imports running down the list (each has a small public face
 
 Only ``errors`` and ``registry`` stay at the top.
 Importing the package is light: the public names below load their module on first use, and each registry
-(:mod:`bnfk_core.registry`) imports the modules that register its members when it is first read.
+(:mod:`bnfk_core.registry`) reads its built-in members from the light ``members`` modules named in
+:data:`MEMBERS` when it is first used (a member's numerical module is imported when the member first runs).
 """
 import importlib
+
+from . import registry as _registry
 
 __version__ = "0.1.0"
 
@@ -33,6 +36,24 @@ _HOMES = {
 }
 
 __all__ = [*_HOMES, "__version__"]
+
+#: registry -> the light modules that declare its built-in members beside their family (``module:attribute``, in the
+#: order the faces offer them).  The package face is the one place that knows every family, so that the registry
+#: module (the bottom floor) names none of them.
+MEMBERS = {
+    "KERNELS": ("bnfk_core.kernels.members:KERNELS", "bnfk_core.lca.members:KERNELS"),
+    "LEARNERS": ("bnfk_core.learning.members:LEARNERS",),
+    "SCORES": ("bnfk_core.learning.members:SCORES",),
+    "ESTIMATORS": ("bnfk_core.network.members:ESTIMATORS",),
+    "MISSING_DATA": ("bnfk_core.learning.members:MISSING_DATA",),
+    "IMPUTERS": ("bnfk_core.analyses.impute.members:IMPUTERS",),
+    "CLUSTERERS": ("bnfk_core.analyses.cluster.members:CLUSTERERS", "bnfk_core.lca.members:CLUSTERERS"),
+    "CLASSIFIERS": ("bnfk_core.analyses.cluster.members:CLASSIFIERS",),
+    "CRITERIA": ("bnfk_core.analyses.prototypes.members:CRITERIA",),
+}
+for _name, _sources in MEMBERS.items():
+    getattr(_registry, _name).members_from(*_sources)
+del _name, _sources
 
 
 def __getattr__(name: str):

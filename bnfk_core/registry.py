@@ -1,12 +1,11 @@
-"""One source of truth per option family: kernels, structure-learning methods, scores and CPT estimators.
+"""One source of truth per option family: kernels, structure-learning methods, scores, CPT estimators,
+missing-data methods, imputers, clusterers, classifiers and prototype criteria.
 
-A registry is a read-only mapping ``name -> spec``.  The modules that implement an option register
-it where they define it (``scores`` its scores, ``learn`` its methods, ``model`` its estimators,
-``kernels`` the Fisher kernel, ``hamming_kernels`` the (scaled-)Hamming kernels, ``similarity`` the
-categorical similarity measures), and everything that offers a choice reads the registry: the CLI's ``choices``, the app's
-widgets, the clustering and classification loops, the reproduction code and the docs tables.
+A registry is a read-only mapping ``name -> spec``; everything that offers a choice reads it: the CLI's
+``choices``, the app's widgets, the clustering and classification loops, the reproduction code and the docs
+tables (``python -m bnfk_core options``).
 
-Adding a kernel is one :func:`KERNELS.register <Registry.register>` call (see
+Adding a kernel is one :func:`KERNELS.register <Registry.register>` call in the module that defines it (see
 ``docs/ARCHITECTURE.md`` for a worked example)::
 
     registry.KERNELS.register(registry.KernelSpec(
@@ -18,10 +17,12 @@ column) and returns an object with ``gram(X, Y=None, *, normalize=False, max_byt
 ``contributions(x, y)`` (per-variable terms of one pair that sum to K(x, y)); see
 :class:`bnfk_core.kernels.fisher.FittedKernel`.
 
-This module imports nothing from the package but its errors, so every layer may use it.  A registry fills
-itself on first use by importing the modules listed in :data:`PROVIDERS` for its family (so that
-``import bnfk_core`` stays light and a CLI subcommand imports only what it uses): a new module that
-registers options must be added there.
+This module imports nothing from the package but its errors and names no module above it, so every layer may
+use it.  Each family's built-in members are declared beside the family, in a light module (``members.py`` of
+the family's package: names, labels, options and limits, with the behaviour as :func:`lazy` references to
+the family's own modules); the package face (:mod:`bnfk_core`) tells each registry which member modules fill
+it (:meth:`Registry.members_from`), and a registry reads them on its first use.  So ``import bnfk_core`` and a
+CLI ``--help`` stay light, and a member's numerical module is imported when the member is first run.
 """
 from __future__ import annotations
 
@@ -33,9 +34,9 @@ from typing import Callable, Iterator
 
 from .errors import BnfkError, KernelError, ModelError, StructureError
 
-__all__ = ["Registry", "PROVIDERS", "KernelSpec", "LearnerSpec", "ScoreSpec", "EstimatorSpec", "ClustererSpec", "ClassifierSpec", "CriterionSpec",
-           "KERNELS", "CLASSIFIERS", "CRITERIA", "FEATURE_CLUSTERER", "lazy", "LabelView",
-           "LEARNERS", "SCORES", "ESTIMATORS", "CLUSTERERS", "MissingDataSpec", "MISSING_DATA", "ImputerSpec",
+__all__ = ["Registry", "Lazy", "KernelSpec", "LearnerSpec", "ScoreSpec", "EstimatorSpec", "ClustererSpec", "ClassifierSpec", "CriterionSpec",
+           "KERNELS", "CLASSIFIERS", "CRITERIA", "lazy", "LabelView",
+           "LEARNERS", "LEARNER_OPTIONS", "SCORES", "ESTIMATORS", "CLUSTERERS", "MissingDataSpec", "MISSING_DATA", "ImputerSpec",
            "IMPUTERS", "feature_learners", "kernel_abbr", "face"]
 
 
@@ -43,44 +44,52 @@ class Registry(Mapping):
     """An ordered, read-only mapping ``name -> spec`` with one ``register`` door.
 
     ``registry[name]`` raises a :class:`~bnfk_core.errors.BnfkError` naming the family and the
-    valid choices when ``name`` is unknown.
+    valid choices when ``name`` is unknown.  The built-in members come from the light modules named by
+    :meth:`members_from`, read on the first use of the registry (before any other member, in that order).
     """
 
-    def __init__(self, family: str, error: type = BnfkError, providers: tuple = ()):
+    def __init__(self, family: str, error: type = BnfkError):
         self.family = family
         self.error = error
         self._registered: dict = {}
-        self._providers = tuple(providers)
-        self._loaded = not self._providers
+        self._sources: list = []          # "module:attribute" of the built-in members not read yet
+
+    def members_from(self, *sources: str) -> None:
+        """Name the light modules that declare this family's built-in members, each as ``"module:attribute"``
+        (the attribute a sequence of specs); they are imported and registered on the registry's first use.
+
+        The package face (:mod:`bnfk_core`) calls this, so that this module names no module above it."""
+        for source in sources:
+            module, sep, attribute = source.partition(":")
+            if not sep or not module or not attribute:
+                raise BnfkError(f"A member source is 'module:attribute', not '{source}'.")
+            self._sources.append((module, attribute))
 
     @property
     def _specs(self) -> dict:
-        """The registered specs, after importing the modules that register this family (once)."""
-        if not self._loaded:
-            self._loaded = True
-            for module in self._providers:
-                importlib.import_module(module)
+        """The registered specs, after reading the built-in members declared by :meth:`members_from` (once)."""
+        if self._sources:
+            sources, self._sources = self._sources, []
+            builtins: dict = {}
+            for module, attribute in sources:
+                for spec in getattr(importlib.import_module(module), attribute):
+                    if spec.name in builtins:
+                        raise BnfkError(f"Two built-in {self.family} members are named '{spec.name}'.")
+                    builtins[spec.name] = spec
+            # built-ins first; a member registered before the first use keeps its place after them
+            self._registered = {**builtins, **{n: s for n, s in self._registered.items() if n not in builtins}}
         return self._registered
-
-    @property
-    def loaded(self) -> bool:
-        """True once the provider modules were imported (before that only explicit registrations are held)."""
-        return self._loaded
-
-    def registered(self) -> tuple:
-        """The names registered so far, without importing the providers (for a light ``--help``)."""
-        return tuple(self._registered)
 
     def register(self, spec, *, replace: bool = False):
         """Add ``spec`` under ``spec.name`` (a second registration of a name is refused unless ``replace``)."""
-        if spec.name in self._registered and not replace:
+        if spec.name in self._specs and not replace:
             raise BnfkError(f"A {self.family} named '{spec.name}' is already registered.")
         self._registered[spec.name] = spec
         return spec
 
     def unregister(self, name: str) -> None:
         """Remove ``name`` (for tests and plug-ins that withdraw an option)."""
-        self._specs.pop(name, None)   # loads the providers first, so that they cannot re-register it later
+        self._specs.pop(name, None)
 
     def __getitem__(self, name):
         try:
@@ -166,6 +175,11 @@ class KernelSpec:
     description: str = ""
 
 
+#: the learning options a learner may read besides the score (:attr:`LearnerSpec.options`): the in-degree bound,
+#: KDB's number of feature parents, the seed that breaks ties
+LEARNER_OPTIONS = ("max_parents", "k", "seed")
+
+
 @dataclass(frozen=True)
 class LearnerSpec:
     """A structure-learning method of :func:`bnfk_core.learning.structure.learn_structure`.
@@ -173,7 +187,11 @@ class LearnerSpec:
     ``learn(scorer, task) -> parents`` finds the structure: ``scorer`` is the local score over the columns
     (a :class:`bnfk_core.learning.scores.LocalScorer`), ``task`` a :class:`bnfk_core.learning.structure.LearnTask` (the variables,
     the class index, the options, ``progress``; ``task.notes`` takes sentences worth showing the user); it
-    returns one tuple of parent indices per column."""
+    returns one tuple of parent indices per column.
+
+    The facts a face needs to offer it: ``options`` names the learning options it reads besides the score
+    (a subset of :data:`LEARNER_OPTIONS`; a widget for another option is disabled while it is chosen) and
+    ``max_variables`` the most variables it handles (None: no bound), checked before it runs."""
 
     name: str
     label: str
@@ -183,6 +201,25 @@ class LearnerSpec:
     learn: Callable | None = None
     needs_rows: bool = True        # False: learns without a complete row (no counts needed)
     pair_bytes: int = 0            # bytes per pair of variables its n x n tables keep at once (learn.guard_width)
+    options: tuple = ()            # the options of LEARNER_OPTIONS it reads
+    max_variables: int | None = None
+
+    def __post_init__(self):
+        unknown = [o for o in self.options if o not in LEARNER_OPTIONS]
+        if unknown:
+            raise StructureError(f"Learner '{self.name}' names unknown options {unknown}; the learning options are "
+                                 f"{', '.join(LEARNER_OPTIONS)}.")
+
+    def applies(self, option: str) -> bool:
+        """True when ``option`` (one of :data:`LEARNER_OPTIONS`) changes what this learner does."""
+        return option in self.options
+
+    def too_wide(self, n_vars: int) -> str | None:
+        """A sentence saying why ``n_vars`` variables are too many for this learner, or None when they are not."""
+        if self.max_variables is not None and int(n_vars) > self.max_variables:
+            return (f"{self.label.split(' (')[0]} handles at most {self.max_variables} variables; "
+                    f"these data have {int(n_vars)}.")
+        return None
 
 
 @dataclass(frozen=True)
@@ -223,7 +260,7 @@ class MissingDataSpec:
 
 @dataclass(frozen=True)
 class ImputerSpec:
-    """An imputation method of :mod:`bnfk_core.analyses.impute.core` (and its peers).
+    """An imputation method of ``impute`` and ``impute-benchmark --methods`` (the thesis's methods and their peers).
 
     ``impute(data, *, model=None, k=3, seed=0, **learn) -> Imputation``; ``peer`` marks the
     methods analysts use instead of a network (benchmark peers); ``needs`` names an optional
@@ -239,7 +276,7 @@ class ImputerSpec:
 
 @dataclass(frozen=True)
 class ClustererSpec:
-    """A clustering algorithm of ``cluster --algorithm`` (:func:`bnfk_core.analyses.cluster.clustering.run_clustering`).
+    """A clustering algorithm of ``cluster --algorithm`` (the clustering analysis runs it).
 
     ``uses_kernel``: the algorithm clusters a kernel's Gram matrix or feature map.  Its behaviour is one of
     ``gram(K, n_clusters, *, kernel, transform, shift, restarts, seed, init_labels) -> ClusterResult`` (clusters a
@@ -260,7 +297,7 @@ class ClustererSpec:
 
 @dataclass(frozen=True)
 class ClassifierSpec:
-    """A kernel classifier of ``classify --classifier`` (:func:`bnfk_core.analyses.cluster.classification.classify_many`).
+    """A kernel classifier of ``classify --classifier`` (the classification analysis runs it).
 
     ``proba(Ktr, Kte, dte, ytr, classes, *, k, C, neighbours) -> P`` gives the class probabilities of the test rows
     (columns in ``classes`` order) from the train x train and test x train kernel blocks and the test rows'
@@ -276,10 +313,10 @@ class ClassifierSpec:
 
 @dataclass(frozen=True)
 class CriterionSpec:
-    """A prototype-selection criterion of :func:`bnfk_core.analyses.prototypes.selection.select_prototypes`.
+    """A prototype-selection criterion of ``prototypes --criterion``.
 
     ``criterion(model, data, Phi=None) -> object`` builds the criterion on the rows (``value(indices)`` and the
-    greedy swap's ``start(init)`` / ``best_swap``; see :class:`bnfk_core.analyses.prototypes.criteria.MMDCriterion`);
+    greedy swap's ``start(init)`` / ``best_swap``; as the built-in MMD criterion has);
     None for the random baseline (the best of the random starts, no greedy search)."""
 
     name: str
@@ -313,59 +350,49 @@ def face(package: str, homes: dict) -> tuple:
     return __getattr__, __dir__
 
 
-def lazy(module: str, name: str) -> Callable:
-    """``module.name`` as a callable that imports ``module`` on its first call (so that a member registered here
-    carries its behaviour while this module imports nothing from the package)."""
-    def call(*args, **kwargs):
-        return getattr(importlib.import_module(module), name)(*args, **kwargs)
-    call.__qualname__ = call.__name__ = f"{module}.{name}"
-    return call
+@dataclass(frozen=True)
+class Lazy:
+    """``module.name(*args, ...)`` as a callable that imports ``module`` on its first call: how a light member
+    declaration carries its behaviour without importing it (picklable, compared by what it names).
+
+    Attributes
+    ----------
+    module : the absolute name of the module that defines the behaviour (in the member's own package).
+    name : the function's name there.
+    args : leading positional arguments bound to every call (e.g. a similarity measure's name).
+    """
+
+    module: str
+    name: str
+    args: tuple = ()
+
+    def __call__(self, *args, **kwargs):
+        return getattr(importlib.import_module(self.module), self.name)(*self.args, *args, **kwargs)
+
+    @property
+    def __name__(self) -> str:
+        return self.name
+
+    def resolve(self) -> Callable:
+        """The function itself (imports its module)."""
+        return getattr(importlib.import_module(self.module), self.name)
 
 
-#: the modules that register each family's members on import (in registration order)
-PROVIDERS = {
-    "kernel": ("bnfk_core.kernels.fisher", "bnfk_core.kernels.hamming", "bnfk_core.kernels.similarity", "bnfk_core.lca.kernel"),
-    "clustering algorithm": ("bnfk_core.lca.kernel",),
-    "structure-learning method": ("bnfk_core.learning.structure",),
-    "score": ("bnfk_core.learning.scores", "bnfk_core.learning.structure"),     # learn imports kgv, which registers "kgv"
-    "parameter method": ("bnfk_core.network.model",),
-    "missing-data method": ("bnfk_core.learning.incomplete",),
-    "imputation method": ("bnfk_core.analyses.impute.methods",),
-    "classifier": ("bnfk_core.analyses.cluster.classification",),
-    "prototype criterion": (),       # registered below (their behaviour imported on first use)
-}
+def lazy(module: str, name: str, *args) -> Lazy:
+    """``module.name`` as a callable that imports ``module`` on its first call (:class:`Lazy`); ``args`` are bound
+    before the caller's positional arguments."""
+    return Lazy(module, name, tuple(args))
 
-KERNELS = Registry("kernel", KernelError, PROVIDERS["kernel"])
-LEARNERS = Registry("structure-learning method", StructureError, PROVIDERS["structure-learning method"])
-SCORES = Registry("score", StructureError, PROVIDERS["score"])
-ESTIMATORS = Registry("parameter method", ModelError, PROVIDERS["parameter method"])
-MISSING_DATA = Registry("missing-data method", StructureError, PROVIDERS["missing-data method"])
-IMPUTERS = Registry("imputation method", BnfkError, PROVIDERS["imputation method"])
-CLUSTERERS = Registry("clustering algorithm", BnfkError, PROVIDERS["clustering algorithm"])
-CLASSIFIERS = Registry("classifier", BnfkError, PROVIDERS["classifier"])
-CRITERIA = Registry("prototype criterion", BnfkError, PROVIDERS["prototype criterion"])
-# the kernel path of analyses.cluster.run_clustering (its behaviour imported on first use); clusterers with their own
-# ``run`` register where they are defined
-CLUSTERERS.register(ClustererSpec("auto", "Automatic", description="correlation clustering when the Gram matrix and its "
-                                                                    "work space fit the memory limit, else kmeans-features"))
-CLUSTERERS.register(ClustererSpec("correlation", "Correlation clustering", abbr="CC",
-                                  gram=lazy("bnfk_core.analyses.cluster.correlation", "cluster_gram"),
-                                  description="local search with restarts on the (shifted) Gram matrix, thesis eq. 5.2"))
-CLUSTERERS.register(ClustererSpec("spectral", "Spectral clustering", abbr="SC",
-                                  gram=lazy("bnfk_core.analyses.cluster.spectral", "cluster_gram"),
-                                  description="scikit-learn on an affinity built from the Gram matrix"))
-#: the clusterer ``auto`` falls back to beyond the Gram limit (kernel k-means on the explicit features)
-FEATURE_CLUSTERER = CLUSTERERS.register(ClustererSpec(
-    "kmeans-features", "Kernel k-means (features)", features=lazy("bnfk_core.analyses.cluster.features", "kernel_kmeans_features"),
-    description="k-means on the explicit sparse feature map, linear memory"))
-CRITERIA.register(CriterionSpec("mmd", "Greedy MMD (Fisher kernel)",
-                                lazy("bnfk_core.analyses.prototypes.criteria", "mmd_criterion"),
-                                description="Fisher-kernel distance |mean phi(X_S) - mean phi(X)|^2 (paper eq. 10), "
-                                            "greedy swaps (Algorithm 1)"))
-CRITERIA.register(CriterionSpec("chi2", "Greedy χ² heuristic", lazy("bnfk_core.analyses.prototypes.criteria", "chi2_criterion"),
-                                description="the paper's heuristic -sum_i log p_i of per-variable chi-square tests, "
-                                            "greedy swaps"))
-CRITERIA.register(CriterionSpec("random", "Random subset", description="a uniformly random subset (the baseline)"))
+
+KERNELS = Registry("kernel", KernelError)
+LEARNERS = Registry("structure-learning method", StructureError)
+SCORES = Registry("score", StructureError)
+ESTIMATORS = Registry("parameter method", ModelError)
+MISSING_DATA = Registry("missing-data method", StructureError)
+IMPUTERS = Registry("imputation method", BnfkError)
+CLUSTERERS = Registry("clustering algorithm", BnfkError)
+CLASSIFIERS = Registry("classifier", BnfkError)
+CRITERIA = Registry("prototype criterion", BnfkError)
 
 
 def feature_learners() -> tuple:
@@ -376,58 +403,3 @@ def feature_learners() -> tuple:
 def kernel_abbr(name: str) -> str:
     """The short name of a kernel (``F``, ``SH``, ``H``, ...) for table columns such as ``CC-F``."""
     return KERNELS[name].abbr
-
-
-def options_markdown() -> str:
-    """``docs/OPTIONS.md``: one table per option family, written from the registries (import
-    :mod:`bnfk_core` first so that every module has registered its options)."""
-    def cell(text) -> str:
-        return str(text).replace("|", "\\|").replace("\n", " ")
-
-    psd = {True: "yes", False: "no", None: "unknown"}
-    out = ["# Options (generated from `bnfk_core.registry`; do not edit)", "",
-           "Every name below is accepted wherever its family is: the CLI flags, the app's widgets, the links and",
-           "session files, and the Python API. Regenerate with `python -m bnfk_core.registry > docs/OPTIONS.md`.", "",
-           "## Kernels (`kernel --kind`, `cluster`/`classify --kernel`)", "",
-           "| name | label | abbr | family | PSD | shift for correlation clustering | network | description |",
-           "|---|---|---|---|---|---|---|---|"]
-    out += [f"| `{k.name}` | {cell(k.label)} | {cell(k.abbr)} | {k.family} | {psd[k.psd]} | {k.shift} | "
-            f"{'yes' if k.uses_network else 'no'} | {cell(k.description)} |" for k in KERNELS.values()]
-    out += ["", "## Structure-learning methods (`learn --structure`, `--structure`)", "",
-            "| name | label | class as a node | optimises the score | description |", "|---|---|---|---|---|"]
-    out += [f"| `{m.name}` | {cell(m.label)} | {'yes' if m.needs_class else 'no'} | "
-            f"{'yes' if m.uses_score else 'no'} | {cell(m.description)} |" for m in LEARNERS.values()]
-    out += ["", "## Scores (`--score`)", "", "| name | label | description |", "|---|---|---|"]
-    out += [f"| `{s.name}` | {cell(s.label)} | {cell(s.description)} |" for s in SCORES.values()]
-    out += ["", "## CPT estimators (`--params`)", "", "| name | label | pseudo-count | description |",
-            "|---|---|---|---|"]
-    out += [f"| `{e.name}` | {cell(e.label)} | {'yes' if e.uses_pseudo_count else 'no'} | {cell(e.description)} |"
-            for e in ESTIMATORS.values()]
-    out += ["", "## Missing cells in structure learning (`--missing-data`)", "", "| name | label | description |",
-            "|---|---|---|"]
-    out += [f"| `{m.name}` | {cell(m.label)} | {cell(m.description)} |" for m in MISSING_DATA.values()]
-    out += ["", "## Imputation methods (`impute-benchmark --methods`)", "",
-            "| name | label | peer | needs | description |", "|---|---|---|---|---|"]
-    out += [f"| `{m.name}` | {cell(m.label)} | {'yes' if m.peer else 'no'} | {cell(m.needs or '-')} | "
-            f"{cell(m.description)} |" for m in IMPUTERS.values()]
-    out += ["", "## Clustering algorithms (`cluster --algorithm`)", "", "| name | label | uses a kernel | description |",
-            "|---|---|---|---|"]
-    out += [f"| `{c.name}` | {cell(c.label)} | {'yes' if c.uses_kernel else 'no'} | {cell(c.description)} |"
-            for c in CLUSTERERS.values()]
-    out += ["", "## Classifiers (`classify --classifier`)", "", "| name | label | in tables | description |",
-            "|---|---|---|---|"]
-    out += [f"| `{c.name}` | {cell(c.label)} | {cell(c.table_label)} | {cell(c.description)} |"
-            for c in CLASSIFIERS.values()]
-    out += ["", "## Prototype criteria (`prototypes --criterion`)", "", "| name | label | description |", "|---|---|---|"]
-    out += [f"| `{c.name}` | {cell(c.label)} | {cell(c.description)} |" for c in CRITERIA.values()]
-    return "\n".join(out) + "\n"
-
-
-if __name__ == "__main__":  # python -m bnfk_core.registry > docs/OPTIONS.md
-    import sys
-
-    import bnfk_core  # noqa: F401 - every module registers its options on import
-    import bnfk_core.analyses  # noqa: F401 - the imputation methods
-    from bnfk_core import registry   # the package's registries (this file runs as __main__, a second copy)
-
-    sys.stdout.write(registry.options_markdown())

@@ -116,18 +116,42 @@ def test_an_unknown_registry_name_is_still_refused_with_every_choice():
     assert code == 2 and "'magic'" in err and "hc" in err and "exact" in err, err
 
 
-def test_light_names_equal_their_sources():
-    """bnfk_core.cli.names copies what the parsers show; every copy equals the module it comes from."""
-    import importlib
+def test_every_registry_reads_its_members_from_light_modules():
+    """A fresh interpreter reads every registry (what --help lists) without importing a heavy library: the
+    built-in members come from the light ``members`` modules that :data:`bnfk_core.MEMBERS` names, in that order."""
+    code = ("import importlib, json, sys, bnfk_core\nfrom bnfk_core import registry\n"
+            "got = {n: list(getattr(registry, n)) for n in bnfk_core.MEMBERS}\n"
+            "want = {n: [s.name for src in srcs for s in getattr(importlib.import_module(src.split(':')[0]), "
+            "src.split(':')[1])] for n, srcs in bnfk_core.MEMBERS.items()}\n"
+            "print(json.dumps({'got': got, 'want': want, "
+            "'heavy': sorted({m.split('.')[0] for m in sys.modules} & set(%r))}))" % (HEAVY + ("pandas", "networkx"),))
+    r = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    assert out["heavy"] == [], out["heavy"]
+    assert out["got"] == out["want"]
+    assert out["got"]["LEARNERS"][:3] == ["empty", "naive-bayes", "hc"] and "lca-fisher" in out["got"]["KERNELS"]
+
+
+def test_every_lazy_behaviour_names_a_real_function():
+    """A member's behaviour is a lazy reference by name: each one resolves to a callable of its module (a renamed
+    function fails here, not when a user first picks the member)."""
+    import bnfk_core
     from bnfk_core import registry
-    from bnfk_core.cli import names
-    for module, constants in names.SOURCES.items():
-        src = importlib.import_module(module)
-        for c in constants:
-            assert getattr(names, c) == getattr(src, c), f"{c} differs from {module}.{c}: update bnfk_core/cli/names.py"
-    for reg in (registry.KERNELS, registry.LEARNERS, registry.SCORES, registry.ESTIMATORS, registry.MISSING_DATA,
-                registry.IMPUTERS, registry.CLUSTERERS, registry.CLASSIFIERS, registry.CRITERIA):
-        assert names.BUILTIN[reg.family] == tuple(reg), \
-            f"the {reg.family} registry changed: update BUILTIN in bnfk_core/cli/names.py"
-    assert names.FEATURE_LEARNERS == registry.feature_learners()
-    assert tuple(names.choices(registry.SCORES)) == tuple(registry.SCORES)    # loaded: the live registry
+    seen = 0
+    for name in bnfk_core.MEMBERS:
+        for spec in getattr(registry, name).values():
+            for value in vars(spec).values():
+                if isinstance(value, registry.Lazy):
+                    assert callable(value.resolve()), (name, spec.name, value)
+                    seen += 1
+    assert seen >= 40, seen
+
+
+def test_registry_module_names_no_module_above_it():
+    """The bottom floor: bnfk_core/registry.py imports only the errors and spells no analysis module."""
+    import ast
+    src = (ROOT / "bnfk_core" / "registry.py").read_text(encoding="utf-8")
+    imported = {n.module for n in ast.walk(ast.parse(src)) if isinstance(n, ast.ImportFrom) and n.level}
+    assert imported == {"errors"}, imported
+    assert "bnfk_core.analyses" not in src and "PROVIDERS" not in src

@@ -8,8 +8,6 @@
 * :mod:`~bnfk_core.analyses.segments` -- structure segments, case tables, supervised arc search (thesis ch. 6).
 
 Every analysis takes a model and/or data and returns plain results (dataclasses, frames, dicts).
-Importing the package registers every imputation method (:mod:`~bnfk_core.analyses.impute.methods`).
+Importing the package is light: each topic declares its registry members in a light ``members`` module.
 """
 __all__ = ["cluster", "impute", "prototypes", "segments"]
-
-from .impute import methods as impute_methods  # noqa: F401  (registers bnfk_core.registry.IMPUTERS)

@@ -5,7 +5,9 @@ import sys
 
 from ..errors import BnfkError
 from ..registry import CLASSIFIERS, CLUSTERERS, KERNELS
-from .names import SCALED_HAMMING, SHIFTS, TRANSFORMS, choices
+from ..analyses.cluster.members import SHIFTS, TRANSFORMS
+from ..kernels.members import SCALED_HAMMING
+from .names import choices
 from .common import (
     add_data_options,
     add_fisher_model_options,

@@ -36,7 +36,8 @@ import numpy as np
 from .. import registry
 from ..errors import BnfkError, DataError, bounded
 from ..data.files import same_file
-from .names import DEFAULT_TIMEOUT, MAX_TIMEOUT, choices, feature_learners
+from ..data.limits import DEFAULT_TIMEOUT, MAX_TIMEOUT
+from .names import choices, feature_learners
 
 if TYPE_CHECKING:
     from ..serving.session import Session

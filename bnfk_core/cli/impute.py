@@ -7,7 +7,8 @@ import time
 
 from ..errors import BnfkError
 from .chunks import in_chunks
-from .names import DEFAULT_IMPUTER, DEFAULT_STRUCTURE_MISSING, FILL_NUMERIC, IMPUTE_LEARN, choices, feature_learners
+from ..analyses.impute.members import DEFAULT_IMPUTER, DEFAULT_STRUCTURE_MISSING, FILL_NUMERIC, IMPUTE_LEARN
+from .names import choices, feature_learners
 from .common import (
     add_data_options,
     add_fisher_model_options,

@@ -10,7 +10,8 @@ import numpy as np
 from ..errors import BnfkError
 from ..data.files import atomic_path
 from ..registry import KERNELS
-from .names import FISHER, choices
+from ..kernels.members import FISHER
+from .names import choices
 from .common import (
     add_data_options,
     add_max_memory,

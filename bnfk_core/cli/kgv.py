@@ -13,7 +13,7 @@ __all__ = ["register", "add_kgv_options", "kgv_options", "binning_report"]
 def add_kgv_options(p, *, prefix: str = "--kgv-") -> None:
     """The KGV score's options (``prefix`` of the kernel / bin-numbers flags: ``--kgv-`` on ``learn``,
     ``--`` on ``kgv-mi``) (defaults: Bach's κ = 2e-2, σ = 1 for N < 1000; κ = 2e-3, σ = ½ otherwise)."""
-    from .names import KGV_KERNELS
+    from ..learning.members import KGV_KERNELS
     g = p.add_argument_group("KGV score (--score kgv)")
     g.add_argument("--kappa", type=float_in(0, 1e3, low_open=True), default=None, metavar="K",
                    help="regularisation κ (default 2e-2 below 1000 rows, else 2e-3)")

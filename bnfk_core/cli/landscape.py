@@ -53,7 +53,7 @@ SUBCOMMANDS = {
 
 
 def register(sub) -> None:
-    from .names import DEFAULT_C, MAX_LANDSCAPE_VARIABLES
+    from ..learning.members import DEFAULT_C, MAX_LANDSCAPE_VARIABLES
     p = sub.add_parser("landscape", help=SUBCOMMANDS["landscape"])
     p.add_argument("data", metavar="DATA.csv")
     p.add_argument("--variables", required=True, metavar="A,B,C",

@@ -5,7 +5,8 @@ from ..errors import BnfkError
 from ..data.files import atomic_path
 from ..registry import ESTIMATORS, LEARNERS, SCORES
 from .chunks import in_chunks
-from .names import DEFAULT_MISSING_DATA, choices
+from ..learning.members import DEFAULT_MISSING_DATA
+from .names import choices
 from .common import (
     add_data_options,
     add_hidden_alias,

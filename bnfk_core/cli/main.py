@@ -22,13 +22,13 @@ import warnings
 
 from ..errors import BnfkError, bounded
 from ..data.limits import DEFAULT_MAX_BYTES, memory_limit_set
-from . import cluster, impute, kernel, kgv, landscape, lca, learn, prototypes, report, reproduce, segments
+from . import cluster, impute, kernel, kgv, landscape, lca, learn, options, prototypes, report, reproduce, segments
 from .common import CliParser, add_max_memory, cli_wording, emit, end_progress_line, use_session_model
 
 __all__ = ["main", "build_parser", "COMMANDS"]
 
 #: the subcommand modules, in ``--help`` order
-COMMANDS = (learn, kernel, cluster, lca, impute, prototypes, segments, landscape, report, reproduce, kgv)
+COMMANDS = (learn, kernel, cluster, lca, impute, prototypes, segments, landscape, report, reproduce, kgv, options)
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:

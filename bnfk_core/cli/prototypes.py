@@ -127,7 +127,7 @@ SUBCOMMANDS = {
 
 def register(sub) -> None:
     from ..registry import CRITERIA
-    from .names import SUMMARIZATION_STRUCTURES
+    from ..analyses.prototypes.members import SUMMARIZATION_STRUCTURES
     p = sub.add_parser("prototypes", help=SUBCOMMANDS["prototypes"])
     p.add_argument("data", metavar="DATA.csv")
     p.add_argument("--model", metavar="M.bif", help="a fitted model (BIF or JSON)")

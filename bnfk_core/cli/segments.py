@@ -95,7 +95,9 @@ SUBCOMMANDS = {
 
 
 def register(sub) -> None:
-    from .names import FISHER, MAX_CANDIDATES, SEGMENT_KINDS
+    from ..analyses.segments.members import MAX_CANDIDATES
+    from ..kernels.members import FISHER
+    from ..network.members import SEGMENT_KINDS
     p = sub.add_parser("segment-table", help=SUBCOMMANDS["segment-table"],
                        description="For each agreement case of the segment's variables between two rows: the "
                                    "thesis's formula, its value under the fitted network, the measured sum of "

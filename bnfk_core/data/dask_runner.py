@@ -30,15 +30,12 @@ import threading
 import urllib.parse
 
 from ..errors import BnfkError, DataError, shorten
+from .limits import DEFAULT_TIMEOUT, MAX_TIMEOUT
 from .reading import printable
 
 __all__ = ["DaskRunner", "local_cluster_client", "connect", "check_address", "timeout_set", "dask_timeout",
            "DEFAULT_TIMEOUT", "MAX_TIMEOUT"]
 
-#: seconds to connect to a scheduler, to get its first answer and to see a worker
-DEFAULT_TIMEOUT = 30.0
-#: the largest timeout that can be set
-MAX_TIMEOUT = 3600.0
 _TIMEOUT: contextvars.ContextVar = contextvars.ContextVar("bnfk_dask_timeout", default=DEFAULT_TIMEOUT)
 _SCHEMES = ("tcp", "tls")
 _ADDRESS_FORM = "give an address such as tcp://10.0.0.5:8786 (tcp:// or tls://, a host and a port 1-65535)"

@@ -16,11 +16,15 @@ import numpy as np
 
 from ..errors import KernelError
 
-__all__ = ["DEFAULT_MAX_BYTES", "memory_limit", "memory_limit_set", "resolve_limit", "format_bytes", "estimate_gram_bytes",
+__all__ = ["DEFAULT_TIMEOUT", "MAX_TIMEOUT", "DEFAULT_MAX_BYTES", "memory_limit", "memory_limit_set", "resolve_limit", "format_bytes", "estimate_gram_bytes",
            "WORKSPACE_MATRICES", "workspace_bytes", "max_rows", "fits", "guard_workspace", "guard_gram", "guard_tables",
            "one_blas_thread"]
 
 DEFAULT_MAX_BYTES = 4 * 2**30
+#: seconds to connect to a Dask scheduler, to get its first answer and to see a worker (:mod:`.dask_runner`)
+DEFAULT_TIMEOUT = 30.0
+#: the largest Dask timeout that can be set
+MAX_TIMEOUT = 3600.0
 
 _MEMORY_LIMIT: contextvars.ContextVar = contextvars.ContextVar("bnfk_memory_limit", default=DEFAULT_MAX_BYTES)
 

@@ -35,7 +35,8 @@ from ..inference.queries import parent_marginals
 from ..learning.structure import learn_structure
 from ..data.limits import DEFAULT_MAX_BYTES, guard_gram, guard_tables, one_blas_thread
 from ..network.model import fit
-from ..registry import KERNELS, LEARNERS, KernelSpec, feature_learners
+from ..registry import KERNELS, LEARNERS, feature_learners
+from .members import FISHER, HAMMING, SCALED_HAMMING, THESIS_KERNELS
 
 __all__ = ["gram", "contributions", "set_kernel", "mmd", "mean_features", "normalize_rows", "normalize_bytes",
            "NORMALIZE_BLOCK_CELLS", "pair_arrays", "pair_kernel", "pair_kernel_serial", "FISHER", "SCALED_HAMMING",
@@ -43,9 +44,6 @@ __all__ = ["gram", "contributions", "set_kernel", "mmd", "mean_features", "norma
            "FittedKernel", "NetworkKernel", "fit_fisher"]
 
 
-#: the kernel names of the paper and the thesis (Fisher registered here, the other two in hamming_kernels)
-FISHER, SCALED_HAMMING, HAMMING = "fisher", "scaled-hamming", "hamming"
-THESIS_KERNELS = (FISHER, HAMMING, SCALED_HAMMING)
 
 # cost model of the two exact evaluations (seconds per unit), measured on the 2-core CI machine
 _T_FLOP = 1.2e-10    # one multiply-add of the dense product
@@ -387,11 +385,6 @@ def fit_fisher(train, *, model=None, dag=None, structure: str = "hc", score: str
     res = learn_structure(train, structure, score=score, seed=seed, class_column=None, progress=progress)
     return NetworkKernel(FISHER, fit(res.dag, train, method=params), structure=f"{structure}/{score}",
                          params=params, notes=res.notes)
-
-
-KERNELS.register(KernelSpec(
-    name=FISHER, label="Fisher", abbr="F", fit=fit_fisher, shift="none", psd=True, uses_network=True,
-    family="fisher", description="Bayesian-network Fisher kernel, paper Theorem 1"))
 
 
 # ---------------------------------------------------------------------- explanations and sets

@@ -12,7 +12,6 @@ from .fisher import (HAMMING, NORMALIZE_BLOCK_CELLS, SCALED_HAMMING, FittedKerne
                       normalize_rows)
 from ..data.limits import DEFAULT_MAX_BYTES, guard_gram
 from ..network.model import BayesNet, cpt_counts, estimate_cpt
-from ..registry import KERNELS, KernelSpec
 
 __all__ = ["scaled_hamming_model", "HammingKernel", "fit_scaled_hamming", "fit_hamming"]
 
@@ -114,11 +113,3 @@ def fit_scaled_hamming(train, **_ignored) -> NetworkKernel:
 def fit_hamming(train, **_ignored) -> HammingKernel:
     """The Hamming kernel over the variables of ``train`` (nothing to estimate)."""
     return HammingKernel(train)
-
-
-KERNELS.register(KernelSpec(
-    name=SCALED_HAMMING, label="Scaled Hamming", abbr="SH", fit=fit_scaled_hamming, shift="adaptive", psd=True,
-    family="baseline", description="Fisher kernel of the empty network with marginal frequencies, thesis eq. 3.2"))
-KERNELS.register(KernelSpec(
-    name=HAMMING, label="Hamming", abbr="H", fit=fit_hamming, shift="adaptive", psd=True,
-    family="baseline", description="fraction of matching variables, thesis eq. 2.17"))

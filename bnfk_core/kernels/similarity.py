@@ -113,80 +113,19 @@ sums them into the Gram matrix in one compiled pass (no loop over pairs in Pytho
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numba
 import numpy as np
 
-from . import hamming as hamming_kernels  # noqa: F401 - the thesis baselines register before the measures (a fixed order)
 from ..data.table import CategoricalData
 from ..errors import KernelError
 from .fisher import FittedKernel
+from .members import MEASURES, MeasureInfo
 from ..data.limits import DEFAULT_MAX_BYTES, guard_gram
-from ..registry import KERNELS, KernelSpec
 from .similarity_gram import (MODE_EXP, MODE_LIN, MODE_RATIO, MODE_SUM, GramPlan, finalize, group_attributes,
                               run_plan)
 from .similarity_tables import SUM_CARD, SUM_UNIFORM, measure_tables
 
-__all__ = ["BORIAH_MEASURES", "MEASURES", "CategoricalMeasure", "MeasureInfo", "fit_measure", "measure_names"]
-
-_BORIAH = ("Boriah, Chandola & Kumar (2008), Similarity measures for categorical data: a "
-           "comparative evaluation, SDM 2008, Table 2")
-
-
-@dataclass(frozen=True)
-class MeasureInfo:
-    """Description of one measure (what a kernel registry shows)."""
-
-    name: str
-    label: str
-    abbr: str
-    psd: bool | None
-    reference: str
-    description: str
-
-
-def _info(name, label, abbr, psd, original, description):
-    return MeasureInfo(name, label, abbr, psd, f"{original}; as in {_BORIAH}", description)
-
-
-MEASURES: dict[str, MeasureInfo] = {m.name: m for m in [
-    _info("overlap", "Overlap", "OV", True, "Simple matching",
-          "Fraction of attributes on which the rows agree."),
-    _info("eskin", "Eskin", "ES", True, "Eskin et al. (2002)",
-          "Mismatches on attributes with many values count as more similar: n^2/(n^2+2)."),
-    _info("iof", "Inverse occurrence frequency", "IOF", False, "Sparck Jones (1972)",
-          "Mismatches on rare values count as more similar: 1/(1 + log f(a) log f(b))."),
-    _info("of", "Occurrence frequency", "OF", False, "Sparck Jones (1972)",
-          "Mismatches on frequent values count as more similar: 1/(1 + log(N/f(a)) log(N/f(b)))."),
-    _info("lin", "Lin", "LIN", None, "Lin (1998), An information-theoretic definition of similarity",
-          "Information-theoretic: matches weigh 2 log p(a), mismatches 2 log(p(a)+p(b)), "
-          "normalised by the information of both rows."),
-    _info("lin1", "Lin1", "LIN1", False, "Boriah et al. (2008), a modification of Lin (1998)",
-          "Lin with the information of all values whose frequency lies between those compared."),
-    _info("goodall1", "Goodall 1", "G1", True, "Goodall (1966), variant of Boriah et al. (2008)",
-          "A match scores 1 minus the sum of p2 over values at most as frequent."),
-    _info("goodall2", "Goodall 2", "G2", True, "Goodall (1966), variant of Boriah et al. (2008)",
-          "A match scores 1 minus the sum of p2 over values at least as frequent."),
-    _info("goodall3", "Goodall 3", "G3", True, "Goodall (1966), variant of Boriah et al. (2008)",
-          "A match on value a scores 1 - p2(a): rare matches count more."),
-    _info("goodall4", "Goodall 4", "G4", True, "Goodall (1966), variant of Boriah et al. (2008)",
-          "A match on value a scores p2(a): frequent matches count more."),
-    _info("smirnov", "Smirnov", "SM", True, "Smirnov (1968)",
-          "Probability-based: matches on rare values and mismatches among rare values count more; "
-          "weights 1/sum n_k."),
-    _info("gambaryan", "Gambaryan", "GA", True, "Gambaryan (1964)",
-          "A match scores the binary entropy of its value's frequency; weights 1/sum n_k."),
-    _info("burnaby", "Burnaby", "BU", False, "Burnaby (1970)",
-          "Mismatches on rare values get a low similarity (information-weighted)."),
-    _info("anderberg", "Anderberg", "AN", False, "Anderberg (1973), Cluster analysis for applications",
-          "Ratio of the weight of rare matches to the weight of all matches and mismatches."),
-    MeasureInfo("aitchison-aitken", "Aitchison-Aitken", "AA", True,
-                "Aitchison & Aitken (1976), Multivariate binary discrimination by the kernel method, "
-                "Biometrika 63(3):413-420",
-                "Product kernel prod_k k(x_k, y_k): 1 - lambda if equal, lambda/(c_k - 1) otherwise "
-                "(option bandwidth=lambda, default 0.1, capped at (c_k-1)/c_k)."),
-]}
+__all__ = ["BORIAH_MEASURES", "MEASURES", "CategoricalMeasure", "MeasureInfo", "fit_measure", "fit_registered", "measure_names"]
 
 _OPTIONS = {"variables", "missing", "bandwidth"}
 _MISSING_RULES = ("renormalize", "zero")
@@ -518,18 +457,7 @@ class CategoricalMeasure(FittedKernel):
 BORIAH_MEASURES = tuple(n for n in MEASURES if n != "aitchison-aitken")
 
 
-def _fitter(name: str):
-    def fit(train, **options):
-        """Fit the measure on ``train`` (no label column); network options of the registry are ignored."""
-        return fit_measure(name, train, **{k: v for k, v in options.items() if k in _OPTIONS and v is not None})
-    fit.__name__ = f"fit_{name.replace('-', '_')}"
-    return fit
-
-
-for _name, _info_ in MEASURES.items():
-    KERNELS.register(KernelSpec(
-        name=_name, label=_info_.label, abbr=_info_.abbr, fit=_fitter(_name), shift="adaptive", psd=_info_.psd,
-        uses_network=False, family="kernel" if _name == "aitchison-aitken" else "measure",
-        description=_info_.description + (" (positive semidefinite)" if _info_.psd else
-                                          " (a similarity, not positive semidefinite)" if _info_.psd is False else
-                                          " (positive semidefiniteness not proved)")))
+def fit_registered(name: str, train, **options) -> "CategoricalMeasure":
+    """The ``fit`` of the measure ``name`` in :data:`bnfk_core.registry.KERNELS`: :func:`fit_measure` on ``train``
+    (no label column) with the measure's own options; the network options every kernel receives are ignored."""
+    return fit_measure(name, train, **{k: v for k, v in options.items() if k in _OPTIONS and v is not None})

@@ -1,6 +1,14 @@
 """Latent class models (naive Bayes with a hidden class): EM fitting, fibers and identifiability, the Fisher
-kernel and latent-class clustering.  :func:`fit_lca` is the public entry point."""
-from .model import HIDDEN_NAME, LatentClassModel, LcaError, fit_lca, fit_lca_range, free_parameters, parse_classes
+kernel and latent-class clustering.  :func:`fit_lca` is the public entry point.
 
-__all__ = ["HIDDEN_NAME", "LatentClassModel", "LcaError", "fit_lca", "fit_lca_range", "free_parameters",
-           "parse_classes"]
+Every public name below loads its module on first use (PEP 562), so importing the package is light (the
+registries read :mod:`.members` without loading numba or scipy)."""
+from ..registry import face
+
+_HOMES = {
+    "HIDDEN_NAME": "model", "LatentClassModel": "model", "LcaError": "model", "fit_lca": "model",
+    "fit_lca_range": "model", "free_parameters": "model", "parse_classes": "model",
+}
+
+__all__ = list(_HOMES)
+__getattr__, __dir__ = face(__name__, _HOMES)

@@ -23,13 +23,12 @@ import time
 import numpy as np
 
 from ..kernels.fisher import NetworkKernel
-from ..registry import CLUSTERERS, KERNELS, ClustererSpec, KernelSpec
+from .members import LCA_FISHER
 from .model import fit_lca
 
 __all__ = ["LCA_FISHER", "LatentClassKernel", "fit_lca_fisher", "kernel_network", "cluster_lca", "best_by_bic",
            "KERNEL_KMAX", "KERNEL_STARTS"]
 
-LCA_FISHER = "lca-fisher"
 KERNEL_KMAX = 6          # without ``classes``, the kernel's model has the K in 1..KERNEL_KMAX with the least BIC
 KERNEL_STARTS = 10
 
@@ -103,13 +102,3 @@ def cluster_lca(data, n_clusters: int, *, seed: int = 0, starts: int = 20, **_ig
             "loglik": m.loglik, "bic": m.bic, "aic": m.aic, "parameters": m.parameters, "starts": m.starts,
             "starts_at_best": m.starts_at_best, "features": list(feats.variables), "model": m,
             "cluster_seconds": time.perf_counter() - t0, "kernel_seconds": 0.0, "cost": None}
-
-
-len(KERNELS)   # the other kernel providers first (this module may be imported by reading CLUSTERERS): a fixed order
-KERNELS.register(KernelSpec(
-    name=LCA_FISHER, label="Latent-class Fisher", abbr="LCF", fit=fit_lca_fisher, shift="none", psd=True,
-    uses_network=True, family="fisher",
-    description="Fisher kernel of a latent class model (hidden root C -> every x_i; the class always missing)"))
-CLUSTERERS.register(ClustererSpec(
-    name="lca", label="Latent class model", uses_kernel=False, run=cluster_lca,
-    description="EM latent class model with K = clusters classes (seeded starts); rows go to their modal class"))

@@ -10,10 +10,10 @@ import numpy as np
 
 from ..errors import StructureError
 from .scores import LocalScorer, log_multinomial_normalizer
+from .members import EXACT_MAX_VARIABLES
 
 __all__ = ["EXACT_MAX_VARIABLES", "EXACT_MAX_CANDIDATES", "penalty_bounds", "exact_search", "learn_exact"]
 
-EXACT_MAX_VARIABLES = 20
 #: Without a pruning bound (K2, BDeu) the exact search refuses to score more parent sets than this.
 EXACT_MAX_CANDIDATES = 2_000_000
 

@@ -40,14 +40,13 @@ from ..inference.queries import log_evidence, missingness_patterns
 from .structure import LearnResult, learn_structure
 from .exact import penalty_bounds
 from ..network.model import BayesNet, estimate_cpt, fit
-from ..registry import ESTIMATORS, MISSING_DATA, SCORES, MissingDataSpec
+from ..registry import ESTIMATORS, MISSING_DATA, SCORES
+from .members import DEFAULT_MISSING_DATA
 from .scores import LocalScorer, counts_from_columns
 
 __all__ = ["DEFAULT_MISSING_DATA", "AvailableCaseScorer", "Completions", "expected_table", "em_parameters", "observed_score",
            "structural_em", "learn_network", "check_missing_data", "merge_rows", "likelihood_weighting", "MAX_COMPLETIONS"]
 
-#: the missing-data method used when none is named (chosen by the measurements in docs/IMPUTATION.md)
-DEFAULT_MISSING_DATA = "em"
 #: an incomplete row is completed in all ways when its missing cells have at most this many joint
 #: states; beyond, :func:`expected_table` draws ``SAMPLED_COMPLETIONS`` completions by likelihood
 #: weighting (an importance-sampling estimate of the posterior, said in the notes)
@@ -388,17 +387,6 @@ def _learn_em(data, method, *, score="bic", params="smoothed", pseudo_count=1.0,
     res, model, _ = structural_em(data, method, score=score, params=params, pseudo_count=pseudo_count, **learn)
     res.model = model  # the EM network, reused by learn_network
     return res
-
-
-for _spec in (
-        MissingDataSpec("complete-rows", "Complete rows only", _learn_complete_rows,
-                        "the rows without a missing cell (the thesis's protocol)"),
-        MissingDataSpec("available-case", "Available case", _learn_available_case,
-                        "every family on the rows where it is observed; penalty on those rows"),
-        MissingDataSpec("em", "Structural EM", _learn_em,
-                        "Friedman (1998): expected counts from the current network, search, repeat while the "
-                        "observed-data BIC rises")):
-    MISSING_DATA.register(_spec)
 
 
 def learn_network(data, method: str, *, missing_data: str = DEFAULT_MISSING_DATA, score: str = "bic",

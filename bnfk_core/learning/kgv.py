@@ -39,12 +39,11 @@ import numpy as np
 from . import scores  # noqa: F401 - the count scores register first (the order of the score tables)
 from ..errors import StructureError
 from ..data.limits import one_blas_thread
-from ..registry import SCORES, ScoreSpec
+from .members import KGV_KERNELS
 
 __all__ = ["KGV_KERNELS", "default_parameters", "incomplete_cholesky", "KGVStatistics", "KGVScorer",
            "make_kgv_scorer", "kgv_statistics", "raw_numbers", "kgv_mutual_information"]
 
-KGV_KERNELS = ("gaussian", "linear")
 #: eigen-directions with a regularised eigenvalue ρ below this are dropped from the blocks
 #: (their correlations are scaled by ρ; they still count in the effective dimension d = Σ ρ)
 MIN_RHO = 1e-3
@@ -394,6 +393,3 @@ def make_kgv_scorer(codes, cards, *, weights=None, numbers=None, ess: float = 1.
     return KGVScorer(codes, cards, weights=weights, numbers=numbers, **options)
 
 
-SCORES.register(ScoreSpec("kgv", "KGV (numbers unbinned)",
-                          "kernel generalized variance MDL score (Bach & Jordan 2002); numbers searched unbinned",
-                          scorer=make_kgv_scorer))

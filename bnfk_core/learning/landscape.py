@@ -33,11 +33,11 @@ from .structure import scorer_context
 from .hill_climb import hill_climb
 from ..registry import SCORES
 from .scores import scorer_for
+from .members import MAX_LANDSCAPE_VARIABLES
 
 __all__ = ["MAX_LANDSCAPE_VARIABLES", "DAG_COUNTS", "Landscape", "pairs", "enumerate_dags", "family_table",
            "dag_scores", "equivalence_keys", "landscape_scorer", "score_landscape", "climb_path", "place_dag", "expected_dag_count"]
 
-MAX_LANDSCAPE_VARIABLES = 5
 #: labelled DAGs on k = 0..5 nodes (OEIS A003024)
 DAG_COUNTS = (1, 1, 3, 25, 543, 29281)
 

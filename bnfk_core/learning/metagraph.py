@@ -37,13 +37,13 @@ from scipy.special import gammaln, logsumexp
 
 from ..errors import BnfkError
 from ..data.limits import one_blas_thread
+from .members import DEFAULT_C
 
 __all__ = ["DEFAULT_C", "DEFAULT_M", "MetagraphError", "krawtchouk", "kernel_by_distance", "paper_regulariser",
            "hamming", "Surrogate", "fit_surrogate", "fit_orders", "predict_orders", "walsh_transform", "walsh_energy", "rmse",
            "observed_split", "parse_orders"]
 
 #: default regulariser (on the unit-diagonal kernel); tiny: a score is a smooth low-degree polynomial
-DEFAULT_C = 1e-9
 DEFAULT_M = 2
 
 

@@ -27,19 +27,11 @@ import numpy as np
 from scipy.special import gammaln, xlogy
 
 from ..errors import StructureError
-from ..registry import SCORES, ScoreSpec
+from ..registry import SCORES
 
 __all__ = ["SCORES", "complete_codes", "family_counts", "total_score", "log_likelihood", "bic", "aic", "k2", "bdeu",
            "qnml", "local_score", "log_multinomial_normalizer", "LocalScorer", "score_dag", "scorer_for",
            "parameter_count", "weighted_bincount", "config_index", "counts_from_columns"]
-
-for _spec in (
-        ScoreSpec("bic", "BIC", "log-likelihood minus (log N / 2) x free parameters"),
-        ScoreSpec("aic", "AIC", "log-likelihood minus the number of free parameters"),
-        ScoreSpec("k2", "K2", "Cooper-Herskovits marginal likelihood, uniform Dirichlet(1) prior"),
-        ScoreSpec("bdeu", "BDeu", "Bayesian Dirichlet equivalent uniform marginal likelihood (ess)"),
-        ScoreSpec("qnml", "qNML", "quotient normalized maximum likelihood (thesis eq. 2.4)")):
-    SCORES.register(_spec)
 
 #: Up to this alphabet size K the multinomial normaliser is computed exactly by the
 #: Kontkanen–Myllymäki recurrence; above it by the Szpankowski–Weinberger asymptotic formula

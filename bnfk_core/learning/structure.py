@@ -18,12 +18,9 @@ from typing import Callable, Sequence
 
 from ..network.dag import DAG, naive_bayes
 from ..errors import StructureError
-from .kgv import raw_numbers  # importing kgv registers the kgv score
-from .exact import learn_exact
-from .hill_climb import learn_hc
-from .trees import learn_kdb, learn_tan, learn_tree
+from .kgv import raw_numbers
 from ..data.limits import DEFAULT_MAX_BYTES, format_bytes, resolve_limit
-from ..registry import LEARNERS, LearnerSpec
+from ..registry import LEARNERS
 from .scores import SCORES, LocalScorer, score_dag, scorer_for
 
 __all__ = ["guard_width", "LearnResult", "LearnTask", "learn_structure", "learn_feature_structure", "raw_numbers",
@@ -97,22 +94,6 @@ def learn_naive_bayes(scorer: LocalScorer, task: LearnTask) -> list[tuple[int, .
     return list(naive_bayes(task.variables, task.variables[task.cls]).parent_indices())
 
 
-for _spec in (
-        LearnerSpec("empty", "Empty network (no arcs)", learn=learn_empty, needs_rows=False),
-        LearnerSpec("naive-bayes", "Naive Bayes (class -> every feature)", needs_class=True, learn=learn_naive_bayes,
-                    needs_rows=False),
-        # hill climbing's gains (3 float64), legal moves (3 bool), adjacency and reachability (bool): 29, rounded up
-        LearnerSpec("hc", "Hill climbing (greedy, optimises the score)", uses_score=True, learn=learn_hc,
-                    pair_bytes=32),
-        # the spanning tree's weight matrix
-        LearnerSpec("tree", "Chow–Liu tree", learn=learn_tree, pair_bytes=8),
-        LearnerSpec("tan", "TAN (tree-augmented naive Bayes)", needs_class=True, learn=learn_tan, pair_bytes=8),
-        LearnerSpec("kdb", "KDB (k-dependence Bayes)", needs_class=True, learn=learn_kdb),
-        LearnerSpec("exact", "Exact optimum (dynamic programming, ≤ 20 variables)", uses_score=True,
-                    learn=learn_exact)):
-    LEARNERS.register(_spec)
-
-
 # ---------------------------------------------------------------------- entry point
 def guard_width(method: str, n_vars: int, max_bytes: float | None = None, source: str = "the data") -> None:
     """Refuse, before any counting, a search whose n x n tables (its spec's ``pair_bytes`` per pair) exceed the
@@ -149,7 +130,7 @@ def learn_structure(data, method: str, *, score: str = "bic", class_column: str 
     method : a name of :data:`bnfk_core.registry.LEARNERS`
         ``empty``; ``naive-bayes`` (class); ``hc`` hill climbing; ``tree`` Chow–Liu tree rooted at
         the class (if any) or the first variable; ``tan`` (class); ``kdb`` (class, ``k`` feature
-        parents); ``exact`` optimal DAG by dynamic programming (≤ 20 variables).
+        parents); ``exact`` optimal DAG by dynamic programming (at most its spec's ``max_variables``).
     score : one of ``bic``, ``aic``, ``k2``, ``bdeu``, ``qnml``
         Optimised by ``hc`` and ``exact``; reported for every method.
     class_column : the class variable; defaults to ``data.class_column``.
@@ -173,8 +154,8 @@ def learn_structure(data, method: str, *, score: str = "bic", class_column: str 
     Raises
     ------
     StructureError
-        Unknown method or score, missing class column, no complete rows, too many variables
-        for ``exact``.
+        Unknown method or score, missing class column, no complete rows, more variables than the
+        method's ``max_variables`` (``exact``).
     """
     t0 = time.perf_counter()
     method = str(method).lower()
@@ -198,6 +179,9 @@ def learn_structure(data, method: str, *, score: str = "bic", class_column: str 
         raise StructureError(f"A start graph is a hill-climbing option; method '{method}' does not take one.")
     if LEARNERS[method].needs_class and cls is None:
         raise StructureError(f"Method '{method}' needs a class column; choose one.")
+    too_wide = LEARNERS[method].too_wide(len(variables))
+    if too_wide:
+        raise StructureError(f"{too_wide} Use 'hc' or drop columns.")
 
     def report(frac, msg):
         if progress is not None:

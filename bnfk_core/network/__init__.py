@@ -7,7 +7,7 @@ from ..registry import face
 
 _HOMES = {
     "bif_token": "bif", "bif_name": "bif", "model_to_bif": "bif", "parse_bif": "bif", "DAG": "dag", "CPDAG": "dag",
-    "SEGMENT_KINDS": "dag", "SEGMENT_SIZES": "dag", "SEGMENT_LABELS": "dag", "SEGMENT_PATTERNS": "dag",
+    "SEGMENT_KINDS": "members", "SEGMENT_SIZES": "dag", "SEGMENT_LABELS": "dag", "SEGMENT_PATTERNS": "dag",
     "empty_dag": "dag", "naive_bayes": "dag", "segment_arcs": "dag", "apply_segment": "dag", "skeleton": "dag",
     "v_structures": "dag", "cpdag": "dag", "covered_arcs": "dag", "equivalent": "dag",
     "structural_hamming_distance": "dag", "layered_layout": "layout", "arrow_segment": "layout",

@@ -11,6 +11,7 @@ from typing import Iterable, Sequence
 import networkx as nx
 
 from ..errors import StructureError
+from .members import SEGMENT_KINDS
 
 __all__ = ["DAG", "CPDAG", "SEGMENT_KINDS", "SEGMENT_SIZES", "SEGMENT_LABELS", "SEGMENT_PATTERNS", "empty_dag", "naive_bayes", "segment_arcs", "apply_segment",
            "skeleton", "v_structures", "cpdag", "covered_arcs", "equivalent", "structural_hamming_distance"]
@@ -209,7 +210,6 @@ class DAG:
 
 
 # ====================================================================== presets
-SEGMENT_KINDS = ("single-arc", "v", "a", "chain", "full")
 #: Variables a segment takes (``full``: two or more, so it has no entry).
 SEGMENT_SIZES = {"single-arc": 2, "v": 3, "a": 3, "chain": 3}
 #: Display names of the segments (thesis ch. 6).

@@ -30,19 +30,11 @@ from ..data.table import CategoricalData, from_codes
 from ..errors import BnfkError, DataError, ModelError
 from .bif import model_to_bif, parse_bif
 from ..data.files import NOT_FOUND, not_regular_message, open_regular, regular_file_problem
-from ..registry import ESTIMATORS, EstimatorSpec
+from ..registry import ESTIMATORS
 from ..learning.scores import weighted_bincount
 
 __all__ = ["BayesNet", "fit", "read_model", "read_structure", "write_model", "MAX_CPT_CELLS"]
 
-for _spec in (
-        EstimatorSpec("smoothed", "Smoothed (+1 pseudo-count, the paper)", uses_pseudo_count=True,
-                      description="(n_ijk + a) / (n_ij + r_i a)"),
-        EstimatorSpec("ml", "Maximum likelihood", description="n_ijk / n_ij"),
-        EstimatorSpec("bdeu", "BDeu posterior mean", uses_pseudo_count=True,
-                      description="(n_ijk + a/(q_i r_i)) / (n_ij + a/q_i)"),
-        EstimatorSpec("cnml", "cNML (factorised NML)", description="thesis eq. 2.5")):
-    ESTIMATORS.register(_spec)
 MAX_CPT_CELLS = 20_000_000
 
 

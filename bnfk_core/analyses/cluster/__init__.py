@@ -14,12 +14,12 @@ _HOMES = {
     "compare": "clustering", "default_n_clusters": "clustering", "MAX_DEFAULT_CLUSTERS": "clustering",
     "ClusterError": "common", "ClusterResult": "common", "Progress": "common", "square_matrix": "common",
     "sq_distances": "common", "renumber": "common", "check_k": "common", "feature_columns": "common",
-    "check_model": "common", "SHIFTS": "correlation", "adaptive_shift": "correlation", "shift_for": "correlation",
+    "check_model": "common", "SHIFTS": "members", "adaptive_shift": "correlation", "shift_for": "correlation",
     "cc_cost": "correlation", "cc_move_deltas": "correlation", "correlation_clustering": "correlation",
     "PARALLEL_RESTART_WORK": "correlation", "SILHOUETTE_ROWS": "features", "has_feature_map": "features",
     "feature_map": "features", "feature_sq_distances": "features", "kernel_kmeans_features": "features",
     "sampled_silhouette": "features", "kernel_silhouette": "metrics", "clustering_metrics": "metrics",
-    "contingency": "metrics", "cluster_ordering": "metrics", "embedding": "metrics", "TRANSFORMS": "spectral",
+    "contingency": "metrics", "cluster_ordering": "metrics", "embedding": "metrics", "TRANSFORMS": "members", "FEATURE_CLUSTERER": "members",
     "affinity": "spectral", "spectral_clustering": "spectral",
 }
 

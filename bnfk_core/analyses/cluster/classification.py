@@ -20,7 +20,7 @@ from sklearn.neighbors import KNeighborsClassifier
 from sklearn.svm import SVC
 
 from ...data.limits import guard_workspace
-from ...registry import CLASSIFIERS, KERNELS, ClassifierSpec
+from ...registry import CLASSIFIERS, KERNELS
 from .common import ClusterError, Progress, check_model, feature_columns
 
 __all__ = ["CLASSIFIERS", "ClassificationResult", "knn_proba", "svm_proba", "classify", "classify_many",
@@ -226,11 +226,3 @@ def _knn(Ktr, Kte, dte, ytr, classes, *, k: int = 7, neighbours: str = "distance
 
 def _svm(Ktr, Kte, dte, ytr, classes, *, C: float = 1.0, **_):
     return svm_proba(Ktr, Kte, ytr, classes, C)
-
-
-CLASSIFIERS.register(ClassifierSpec("knn", "k-nearest neighbours", _knn, "kNN (k = {k}, uniform)",
-                                    description="uniform vote of the k nearest training rows by kernel distance "
-                                                "(or largest kernel value), thesis App. D"))
-CLASSIFIERS.register(ClassifierSpec("svm", "Support vector machine", _svm, "SVM (C = {C:g}, precomputed kernel)",
-                                    description="SVC on the precomputed kernel, sigmoid-calibrated probabilities, "
-                                                "thesis App. D"))

@@ -23,9 +23,10 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
-from ...kernels.fisher import FISHER, HAMMING, SCALED_HAMMING
+from ...kernels.members import FISHER, HAMMING, SCALED_HAMMING
 from ...data.limits import fits, format_bytes, guard_workspace, resolve_limit, workspace_bytes
-from ...registry import CLUSTERERS, FEATURE_CLUSTERER, KERNELS, kernel_abbr
+from ...registry import CLUSTERERS, KERNELS, kernel_abbr
+from .members import FEATURE_CLUSTERER
 from .classification import (CLASSIFIERS, ClassificationResult, classification_table, classifier_label, classify,
                              classify_many, knn_proba)
 from .common import ClusterError, ClusterResult, Progress, check_model, feature_columns
@@ -45,7 +46,7 @@ __all__ = [
 ]
 
 #: what ``auto`` runs beyond the Gram limit (kernel k-means on the explicit features; its name is written once, in
-#: :mod:`bnfk_core.registry`)
+#: :mod:`.members`)
 FEATURE_ALGORITHM = FEATURE_CLUSTERER.name
 #: the Gram-based algorithms (members of :data:`bnfk_core.registry.CLUSTERERS` with a ``gram`` function)
 ALGORITHMS = tuple(name for name, spec in CLUSTERERS.items() if spec.gram is not None)

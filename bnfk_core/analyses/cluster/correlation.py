@@ -44,11 +44,11 @@ import numpy as np
 from ...data.limits import guard_workspace
 from ...registry import KERNELS
 from .common import ClusterError, ClusterResult, check_k, renumber, square_matrix
+from .members import SHIFTS
 
 __all__ = ["SHIFTS", "adaptive_shift", "shift_for", "cc_cost", "cc_move_deltas", "correlation_clustering", "cluster_gram",
            "PARALLEL_RESTART_WORK"]
 
-SHIFTS = ("auto", "adaptive", "none")
 
 
 def adaptive_shift(X) -> np.ndarray:

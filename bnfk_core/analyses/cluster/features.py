@@ -42,14 +42,14 @@ from ...kernels.features import features
 from ...kernels.hamming import HammingKernel
 from ...kernels.fisher import NetworkKernel
 from ...data.limits import max_rows as max_rows_within
-from ...registry import FEATURE_CLUSTERER
+from .members import FEATURE_CLUSTERER
 from .common import ClusterError, ClusterResult, check_k, renumber
 from .metrics import kernel_silhouette
 
 __all__ = ["FEATURE_ALGORITHM", "SILHOUETTE_ROWS", "has_feature_map", "feature_map", "feature_sq_distances",
            "kernel_kmeans_features", "sampled_silhouette"]
 
-FEATURE_ALGORITHM = FEATURE_CLUSTERER.name     # the one place the name is written: bnfk_core.registry
+FEATURE_ALGORITHM = FEATURE_CLUSTERER.name     # the one place the name is written: .members
 SILHOUETTE_ROWS = 2000
 
 

@@ -24,10 +24,10 @@ from threadpoolctl import threadpool_limits
 
 from ...data.limits import guard_workspace
 from .common import ClusterError, ClusterResult, check_k, renumber, sq_distances, square_matrix
+from .members import TRANSFORMS
 
 __all__ = ["TRANSFORMS", "affinity", "spectral_clustering", "cluster_gram"]
 
-TRANSFORMS = ("shift-min", "cosine", "rbf")
 
 
 def affinity(K, transform: str = "shift-min") -> np.ndarray:

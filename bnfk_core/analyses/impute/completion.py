@@ -14,6 +14,7 @@ from ...data.table import MISSING_CATEGORY, CategoricalData, RawTable, parse_int
 from ...errors import DataError
 from ...data.files import atomic_path
 from .core import Imputation, ImputeError, posterior_cells
+from .members import FILL_NUMERIC
 
 __all__ = ["ImputedData", "impute_with_model", "FILL_NUMERIC", "CompletedFile", "number", "filled_column",
            "complete_file"]
@@ -89,11 +90,7 @@ def impute_with_model(model, data: CategoricalData) -> ImputedData:
 
 
 # ====================================================================== the completed file
-#: What a filled cell of a discretized (interval-state) variable holds: ``median`` -- the median of
-#: the file's observed values in the filled bin (the lower of the two middle ones for an even count,
-#: so it is always a value of the column, written as the file writes it); ``label`` -- the bin's label
-#: such as ``[0.1, 2.3)``.  Other variables are filled with the state's name either way.
-FILL_NUMERIC = ("median", "label")
+# What a filled cell of a discretized variable holds: one of FILL_NUMERIC (:mod:`.members`).
 
 
 @dataclass(eq=False)

@@ -29,9 +29,10 @@ import time
 import numpy as np
 
 from ...learning.incomplete import learn_network
-from ...registry import IMPUTERS, ImputerSpec
+from ...registry import IMPUTERS
 from .knn_onehot import impute_knn_numpy
-from .stack import STACK_COMPONENTS, impute_average, impute_stacked
+from .members import DEFAULT_IMPUTER, DEFAULT_STRUCTURE_MISSING, IMPUTE_LEARN
+from .stack import impute_average, impute_stacked
 from .core import (
     Imputation,
     impute_augmented,
@@ -44,13 +45,6 @@ from .core import (
 
 __all__ = ["impute_lca", "impute_table", "NETWORK_IMPUTERS", "DEFAULT_IMPUTER", "DEFAULT_STRUCTURE_MISSING", "IMPUTE_LEARN", "learn_for_imputation", "impute_knn_onehot", "one_hot"]
 
-#: the imputation ``impute --structure`` and the app's Imputation page use (measured, docs/IMPUTATION.md)
-DEFAULT_IMPUTER = "stack"
-#: the missing-data method of :data:`DEFAULT_IMPUTER`
-DEFAULT_STRUCTURE_MISSING = "em"
-#: the score and CPT estimator ``impute --structure`` and the app use (qNML + cNML imputed better than
-#: BIC + smoothed on the bundled data sets, docs/IMPUTATION.md)
-IMPUTE_LEARN = {"score": "qnml", "params": "cnml"}
 
 
 def learn_for_imputation(data, structure: str = "hc", *, missing_data: str = DEFAULT_STRUCTURE_MISSING,
@@ -125,13 +119,12 @@ def _mode(data, **_):
     return impute_mode(data)
 
 
-def _from_every_row(missing_data: str, name: str):
-    def run(data, *, model=None, k=3, seed=0, cache=None, **learn):
-        t0 = time.perf_counter()
-        m = model if model is not None else _model(data, cache, seed, learn, missing_data)
-        imp = impute_bn(data, model=m)
-        return Imputation(name, imp.cells, model=m, seconds=time.perf_counter() - t0, notes=imp.notes)
-    return run
+def _from_every_row(missing_data: str, name: str, data, *, model=None, k=3, seed=0, cache=None, **learn):
+    """``bn-ac`` / ``bn-em``: the network learned from every row by ``missing_data``, then BN imputation."""
+    t0 = time.perf_counter()
+    m = model if model is not None else _model(data, cache, seed, learn, missing_data)
+    imp = impute_bn(data, model=m)
+    return Imputation(name, imp.cells, model=m, seconds=time.perf_counter() - t0, notes=imp.notes)
 
 
 # ---------------------------------------------------------------------- peers
@@ -221,30 +214,3 @@ def _stack(data, *, model=None, k=3, seed=0, cache=None, **learn):
 
 def _bn_lca(data, *, model=None, k=3, seed=0, cache=None, **learn):
     return impute_average(data, seed=seed, cache=cache, **learn)
-
-
-for _spec in (
-        ImputerSpec("bn", "BN", _bn, description="exact posterior; structure on the complete rows (thesis)"),
-        ImputerSpec("mode", "Mode", _mode, peer=True,
-                    description="the column's relative frequencies; imputes the most frequent value"),
-        ImputerSpec("wknn", "wKNN", _wknn, description="weighted Hamming k-nearest neighbours (thesis 4.1.2)"),
-        ImputerSpec("fisher-knn", "Fisher-kNN", _fisher, description="weighted kNN with Fisher-kernel neighbours"),
-        ImputerSpec("bn-mode", "BN-Mode", _bn_mode, description="network learned on the Mode-filled table (thesis 4.2.2)"),
-        ImputerSpec("bn-wknn", "BN-wKNN", _bn_wknn, description="network learned on the wKNN-filled table"),
-        ImputerSpec("bn-ac", "BN (all rows)", _from_every_row("available-case", "bn-ac"),
-                    description="available-case structure, CPTs by EM over the missing cells"),
-        ImputerSpec("bn-em", "BN (structural EM)", _from_every_row("em", "bn-em"),
-                    description="structural EM (Friedman 1998), CPTs by EM"),
-        ImputerSpec("knn-onehot", "kNN (one-hot, k=5)", _knn_onehot, peer=True, needs="scikit-learn",
-                    description="scikit-learn KNNImputer on one-hot codes, arg-max per variable"),
-        ImputerSpec("lca", "Latent class model (K by BIC)", _lca, peer=True,
-                    description="bnfk_core.lca: K = 1..6 classes by BIC; class posterior times the class profiles"),
-        ImputerSpec("knn", "kNN (one-hot, k=5, numpy)", _knn,
-                    description="KNNImputer's one-hot vote in numpy; donors tied at the k-th distance share the rest"),
-        ImputerSpec("bn-lca", "BN + LCA (posterior average)", _bn_lca,
-                    description="equal-weight average of the structural-EM network's and the latent class model's "
-                                "cell posteriors"),
-        ImputerSpec("stack", "Stacked (BN + LCA + kNN)", _stack,
-                    description="average of the cell posteriors of " + ", ".join(STACK_COMPONENTS) + ", weights by "
-                                "internal validation on 5 % of the observed cells")):
-    IMPUTERS.register(_spec)

@@ -31,15 +31,12 @@ import numpy as np
 
 from .core import Imputation
 from .benchmark import induce_mcar
+from .members import AVERAGE_COMPONENTS, STACK_COMPONENTS
 
 __all__ = ["STACK_COMPONENTS", "AVERAGE_COMPONENTS", "VALIDATION_SHARE", "average_cells", "true_state_probs",
            "stacking_weights",
            "validation_weights", "impute_average", "impute_stacked"]
 
-#: the imputers ``stack`` weighs (registered names in :data:`bnfk_core.registry.IMPUTERS`)
-STACK_COMPONENTS = ("bn-em", "lca", "knn")
-#: the imputers ``bn-lca`` averages with equal weights
-AVERAGE_COMPONENTS = ("bn-em", "lca")
 #: share of the observed cells hidden for the internal validation
 VALIDATION_SHARE = 0.05
 #: offset of the validation mask's seed from the run's seed (a different stream than the benchmark's mask)

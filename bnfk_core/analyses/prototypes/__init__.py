@@ -11,7 +11,7 @@ _HOMES = {
     "class_posterior": "heldout", "HeldOut": "heldout", "ChunkedMMDCriterion": "rowwise",
     "ChunkedPrototypes": "rowwise", "chunked_prototypes": "rowwise", "GreedyResult": "search",
     "greedy_swap": "search", "random_subsets": "search", "PrototypeResult": "search", "check_subset_size": "search",
-    "select_prototypes": "search", "feature_embedding": "search", "SUMMARIZATION_STRUCTURES": "selection",
+    "select_prototypes": "search", "feature_embedding": "search", "SUMMARIZATION_STRUCTURES": "members",
     "SummarizationExperiment": "selection", "prepare_summarization": "selection", "run_summarization": "selection",
     "summarize_benchmark": "selection", "selected_rows": "selection", "criterion_value": "selection",
     "share_below": "selection", "result_summary": "selection", "selected_table": "selection",

@@ -28,6 +28,7 @@ from ...network.model import fit
 from ...registry import CRITERIA
 from .heldout import HeldOut, class_posterior, split_half
 from .criteria import Chi2Criterion, MMDCriterion
+from .members import SUMMARIZATION_STRUCTURES
 from .search import (GreedyResult, PrototypeResult, check_subset_size, feature_embedding, greedy_swap,
                                random_subsets, select_prototypes)
 
@@ -38,7 +39,6 @@ __all__ = ["CRITERIA", "SUMMARIZATION_STRUCTURES", "PrototypeError", "MMDCriteri
            "selected_table", "default_subset_sizes", "parse_subset_sizes", "curve_table", "map_sample",
            "compare_prototypes", "row_labels", "summarization_curve", "check_subset_size"]
 
-SUMMARIZATION_STRUCTURES = ("hc", "tan", "kdb")
 
 Progress = Callable[[float, str], None]
 

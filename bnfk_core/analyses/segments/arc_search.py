@@ -26,7 +26,7 @@ from ...network.dag import DAG, cpdag
 from ...errors import KernelError
 from ...inference.queries import marginal
 from ...kernels.features import feature_offsets, features
-from ...kernels.fisher import FISHER
+from ...kernels.members import FISHER
 from ...data.limits import memory_limit
 from ...kernels.live import LiveKernel
 from ...network.model import BayesNet, cpt_counts, estimate_cpt
@@ -34,6 +34,7 @@ from ...registry import ESTIMATORS
 from ...data.stats import mutual_information
 from ..cluster.clustering import cluster, default_n_clusters
 from .tables import SegmentError
+from .members import MAX_CANDIDATES
 
 __all__ = [
     "MAX_CANDIDATES", "variable_term", "affected_terms", "add_arc_gram", "candidate_arcs", "adjusted_rand",
@@ -41,8 +42,6 @@ __all__ = [
 ]
 
 Progress = Callable[[float, str], None]
-#: candidate arcs the arc search clusters per step at most (wide data; every thesis dataset has fewer)
-MAX_CANDIDATES = 2000
 
 
 # ====================================================================== per-variable Gram terms

@@ -1,0 +1,20 @@
+"""The network family's built-in members, declared light: the CPT estimators of :func:`bnfk_core.network.model.fit`
+(:data:`bnfk_core.registry.ESTIMATORS` reads them on first use; :mod:`.model` estimates by their names), and the
+structure segments the faces offer.  Importing this module loads no numerical library."""
+from __future__ import annotations
+
+from ..registry import EstimatorSpec
+
+__all__ = ["ESTIMATORS", "SEGMENT_KINDS"]
+
+#: the structure segments of thesis chapter 6 (:func:`bnfk_core.network.dag.segment_arcs`)
+SEGMENT_KINDS = ("single-arc", "v", "a", "chain", "full")
+
+ESTIMATORS = (
+    EstimatorSpec("smoothed", "Smoothed (+1 pseudo-count, the paper)", uses_pseudo_count=True,
+                  description="(n_ijk + a) / (n_ij + r_i a)"),
+    EstimatorSpec("ml", "Maximum likelihood", description="n_ijk / n_ij"),
+    EstimatorSpec("bdeu", "BDeu posterior mean", uses_pseudo_count=True,
+                  description="(n_ijk + a/(q_i r_i)) / (n_ij + a/q_i)"),
+    EstimatorSpec("cnml", "cNML (factorised NML)", description="thesis eq. 2.5"),
+)
