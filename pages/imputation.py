@@ -8,14 +8,18 @@ from bnfk_core.analyses.impute import completion
 from bnfk_core.analyses.impute import benchmark as impute_benchmark
 from bnfk_core.analyses.impute import methods as impute_methods
 from bnfk_core.kernels.embed import sample_rows
-from bnfk_core.registry import IMPUTERS, LEARNERS
+from bnfk_core.registry import IMPUTERS, LEARNERS, feature_learners
 from bnfk_core.views.figures import imputation as fig_imp
 from bnfk_ui import common, jobs, settings, state
 from bnfk_ui.sections import data as sec_data
 from bnfk_ui.sections import imputation as sec_imp
 
-STRUCTURES = {**{m: LEARNERS[m].label for m in ("tree", "hc", "exact")},
-              "auto": "As the thesis: exact up to 20 variables, else hill climbing"}
+def _structures() -> dict:
+    """The learners over features only (the class is never imputed here), and ``auto`` -- read from the registry."""
+    return {**{m: LEARNERS[m].label for m in feature_learners()},
+            "auto": f"As the thesis: exact up to {LEARNERS['exact'].max_variables} variables, else hill climbing"}
+
+
 RATIOS = [0.1, 0.2, 0.3, 0.4, 0.5]   # the thesis grid: pick all five of each for its 25 settings
 DEFAULT_RATIOS = [0.1, 0.3, 0.5]     # 9 settings x 1 repeat on at most DEFAULT_ROWS rows: a run of a few seconds
 DEFAULT_ROWS = settings.REPORT_SETTINGS["imp_rows"].default
@@ -47,8 +51,9 @@ def page():
                                      format_func=lambda m: IMPUTERS[m].label, key="imp_methods",
                                      help="The thesis's methods, networks learned from every row (BN (all rows), "
                                           "structural EM) and the peers analysts use (Mode, kNN on one-hot codes).")
+            structures = _structures()
             structure = st.selectbox("Structure of the BN methods (qNML score, cNML parameters)",
-                                     list(STRUCTURES), format_func=STRUCTURES.get,
+                                     list(structures), format_func=structures.get,
                                      key="imp_structure")
         with c2:
             trs = st.multiselect("Test ratios", RATIOS, default=DEFAULT_RATIOS, key="imp_test",

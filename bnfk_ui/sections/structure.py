@@ -43,8 +43,12 @@ def act(slot: str, fn, *args, ok: str | None = None):
     return cb
 
 
+def _short(method: str) -> str:
+    return LEARNERS[method].label.split(" (")[0]
+
+
 def _method_label(method: str, score: str) -> str:
-    name = LEARNERS[method].label.split(" (")[0]
+    name = _short(method)
     return f"{name} ({SCORES[score].label})" if LEARNERS[method].uses_score else name
 
 
@@ -52,16 +56,20 @@ def learn_tab(feat) -> None:
     ss = st.session_state
     c1, c2, c3 = st.columns([2, 1, 1])
     method = c1.selectbox("Method", list(LEARNERS), format_func=LEARNERS.labels().get, **state.bind("learn_method"))
+    spec = LEARNERS[method]      # the learner's own facts: which options it reads, how many variables it handles
     c2.selectbox("Score", list(SCORES), format_func=SCORES.labels().get,
-                 help="Optimised by hill climbing and exact search; reported for the other methods.",
+                 help=f"Optimised by {', '.join(map(_short, LEARNERS.names(uses_score=True)))}; reported for the "
+                      "other methods.",
                  **state.bind("learn_score"))
-    common.seed_input("Seed (hill-climbing ties)", "learn_seed", c2)
+    common.seed_input("Seed (ties)", "learn_seed", c2,
+                      help=f"Breaks ties in {', '.join(_short(m) for m in LEARNERS if LEARNERS[m].applies('seed'))}.")
     c3.number_input("Max parents (0 = no bound)", min_value=0, max_value=10, step=1,
-                    disabled=method not in ("hc", "exact"), **state.bind("learn_max_parents"))
-    c3.number_input("k (KDB feature parents)", min_value=0, max_value=5, step=1, disabled=method != "kdb",
+                    disabled=not spec.applies("max_parents"), **state.bind("learn_max_parents"))
+    c3.number_input("k (KDB feature parents)", min_value=0, max_value=5, step=1, disabled=not spec.applies("k"),
                     **state.bind("learn_k"))
-    if method == "exact" and feat.n_vars > 20:
-        st.warning(f"Exact search handles at most 20 variables; these data have {feat.n_vars}.")
+    too_wide = spec.too_wide(feat.n_vars)
+    if too_wide:
+        st.warning(too_wide)
     if st.button("Learn structure", type="primary", icon=":material/play_arrow:"):
         label = _method_label(method, ss.learn_score)
         with st.status(f"Learning ({label})…", expanded=True) as status:
