@@ -19,7 +19,7 @@ from ..errors import DataError
 from .raw_table import RawTable, read_table
 from .reading import check_file, parse, printable, read_input, read_text, source_name
 
-__all__ = ["CategoricalData", "load_csv", "from_codes", "read_table", "RawTable", "MISSING_TOKENS", "MISSING_CATEGORY",
+__all__ = ["CategoricalData", "load_csv", "from_codes", "sample_rows", "read_table", "RawTable", "MISSING_TOKENS", "MISSING_CATEGORY",
            "DEFAULT_NA_VALUES", "na_set", "interval_label", "parse_interval", "check_file"]
 
 #: the strings that were always read as missing before ``na_values`` existed; now the opt-in
@@ -176,12 +176,11 @@ class CategoricalData:
         drawn without replacement, as a plain table: a distinct row of weight ``w`` is drawn with probability
         proportional to ``w`` and can appear up to ``w`` times.
 
-        It is :func:`bnfk_core.kernels.embed.sample_rows` applied to the rows of :meth:`expand` (the same rows
-        for the same seed) without expanding them: the drawn positions among the ``n_rows`` rows are
-        mapped to distinct rows through the cumulative weights.  Memory is O(n + distinct rows).
+        It is :func:`sample_rows` applied to the rows of :meth:`expand` (the same rows for the same seed)
+        without expanding them: the drawn positions among the ``n_rows`` rows are mapped to distinct rows
+        through the cumulative weights.  Memory is O(n + distinct rows).
         """
-        from ..kernels.embed import sample_rows as sample_positions
-        pos = sample_positions(self.n_rows, n, seed)
+        pos = sample_rows(self.n_rows, n, seed)
         idx = pos if self.weights is None else np.searchsorted(np.cumsum(self.weights), pos, side="right")
         shown = f"A seeded sample of {len(idx):,} of the {self.n_rows:,} rows (seed {int(seed)})."
         return replace(from_codes(self.codes[idx].astype(np.int32), self.variables, self.states, self.class_column,
@@ -210,6 +209,15 @@ class CategoricalData:
             return (f"WeightedData({self.source}: {self.n_rows} rows as {self.n_distinct} distinct x "
                     f"{self.n_vars} variables, class={self.class_column!r})")
         return f"CategoricalData({self.source}: {self.n_rows} rows x {self.n_vars} variables, class={self.class_column!r})"
+
+
+def sample_rows(n_total: int, n: int, seed: int = 0) -> np.ndarray:
+    """Sorted indices of ``min(n, n_total)`` rows drawn without replacement (all rows if n >= n_total), seeded."""
+    n_total, n = int(n_total), int(n)
+    if n >= n_total:
+        return np.arange(n_total)
+    rng = np.random.default_rng(seed)
+    return np.sort(rng.choice(n_total, size=max(n, 0), replace=False))
 
 
 def from_codes(codes: np.ndarray, variables: Sequence[str], states: Sequence[Sequence[str]],

@@ -11,19 +11,12 @@ import numpy as np
 from scipy.cluster.hierarchy import leaves_list, linkage
 from scipy.spatial.distance import squareform
 
+from ..data.table import sample_rows  # re-exported: the seeded row sample lives with the tables
+
 __all__ = ["sample_rows", "kernel_distance", "cluster_order", "class_order", "kernel_pca", "pair_values", "LANCZOS_ROWS"]
 
 
 # ---------------------------------------------------------------------- rows and kernels
-def sample_rows(n_total: int, n: int, seed: int = 0) -> np.ndarray:
-    """Sorted indices of ``min(n, n_total)`` rows drawn without replacement (all rows if n >= n_total)."""
-    n_total, n = int(n_total), int(n)
-    if n >= n_total:
-        return np.arange(n_total)
-    rng = np.random.default_rng(seed)
-    return np.sort(rng.choice(n_total, size=max(n, 0), replace=False))
-
-
 def kernel_distance(K: np.ndarray) -> np.ndarray:
     """Feature-space distance d(x, y) = sqrt(K(x,x) + K(y,y) - 2 K(x,y)), clipped at 0."""
     K = np.asarray(K, float)

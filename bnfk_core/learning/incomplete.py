@@ -42,7 +42,8 @@ from .exact import penalty_bounds
 from ..network.model import BayesNet, estimate_cpt, fit
 from ..registry import ESTIMATORS, MISSING_DATA, SCORES
 from .members import DEFAULT_MISSING_DATA
-from .scores import LocalScorer, counts_from_columns
+from ..data.counts import counts_from_columns
+from .scores import LocalScorer
 
 __all__ = ["DEFAULT_MISSING_DATA", "AvailableCaseScorer", "Completions", "expected_table", "em_parameters", "observed_score",
            "structural_em", "learn_network", "check_missing_data", "merge_rows", "likelihood_weighting", "MAX_COMPLETIONS"]

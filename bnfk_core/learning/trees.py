@@ -14,7 +14,8 @@ from typing import Callable, Sequence
 import numpy as np
 from scipy.special import xlogy
 
-from .scores import LocalScorer, config_index, weighted_bincount
+from ..data.counts import config_index, weighted_bincount
+from .scores import LocalScorer
 
 __all__ = ["scorer_mutual_information", "scorer_conditional_mutual_information", "chow_liu", "tan", "kdb",
            "parents_from_arcs", "learn_tree", "learn_tan", "learn_kdb"]

@@ -31,7 +31,7 @@ from ..errors import BnfkError, DataError, ModelError
 from .bif import model_to_bif, parse_bif
 from ..data.files import NOT_FOUND, not_regular_message, open_regular, regular_file_problem
 from ..registry import ESTIMATORS
-from ..learning.scores import weighted_bincount
+from ..data.counts import weighted_bincount
 
 __all__ = ["BayesNet", "fit", "read_model", "read_structure", "write_model", "MAX_CPT_CELLS"]
 
