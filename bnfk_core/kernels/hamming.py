@@ -4,22 +4,16 @@ Hamming (the Fisher kernel of the empty network with marginal frequencies, thesi
 from __future__ import annotations
 
 import numpy as np
-import scipy.sparse as sp
 
 from ..network.dag import DAG
 from ..errors import KernelError
 from .fisher import (HAMMING, NORMALIZE_BLOCK_CELLS, SCALED_HAMMING, FittedKernel, NetworkKernel, normalize_bytes,
                       normalize_rows)
+from ..data.encoding import one_hot
 from ..data.limits import DEFAULT_MAX_BYTES, guard_gram
 from ..network.model import BayesNet, cpt_counts, estimate_cpt
 
 __all__ = ["scaled_hamming_model", "HammingKernel", "fit_scaled_hamming", "fit_hamming"]
-
-
-def _onehot(codes: np.ndarray, r: int, dense: bool):
-    ok = codes >= 0
-    A = sp.csr_matrix((np.ones(int(ok.sum())), (np.flatnonzero(ok), codes[ok])), shape=(len(codes), r))
-    return A.toarray() if dense else A
 
 
 def _hamming_gram(X, Y, normalize, max_bytes):
@@ -35,8 +29,8 @@ def _hamming_gram(X, Y, normalize, max_bytes):
     width = sum(rs[i] for i in small)
     guard_gram(N, M, max(8 * (N + M) * width, normalize_bytes(N, M) if normalize else 0), max_bytes)
     if small:
-        A = np.hstack([_onehot(X.codes[:, i], rs[i], True) for i in small])
-        B = A if Y is X else np.hstack([_onehot(Y.codes[:, i], rs[i], True) for i in small])
+        A = one_hot(X.codes[:, small], [rs[i] for i in small])
+        B = A if Y is X else one_hot(Y.codes[:, small], [rs[i] for i in small])
         K = A @ B.T
         del A, B
     else:
@@ -44,7 +38,7 @@ def _hamming_gram(X, Y, normalize, max_bytes):
     for i in range(X.n_vars):
         if rs[i] <= 64:
             continue
-        Ax, Ay = _onehot(X.codes[:, i], rs[i], False), _onehot(Y.codes[:, i], rs[i], False)
+        Ax, Ay = one_hot(X.codes[:, [i]], [rs[i]], sparse=True), one_hot(Y.codes[:, [i]], [rs[i]], sparse=True)
         step = max(1, NORMALIZE_BLOCK_CELLS // max(M, 1))
         for a in range(0, N, step):
             K[a:a + step] += (Ax[a:a + step] @ Ay.T).toarray()

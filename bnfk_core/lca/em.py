@@ -28,6 +28,8 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from ..data.encoding import state_offsets
+
 __all__ = ["LOG_FLOOR", "PreparedRows", "prepare_rows", "unique_rows", "variable_groups", "run_start", "e_step", "em_runs"]
 
 LOG_FLOOR = float(np.log(1e-300))    # log 0 is floored so that 0 * log 0 stays 0 in the sums
@@ -86,7 +88,7 @@ def prepare_rows(codes: np.ndarray, weights: np.ndarray, cards, groups=None) -> 
     weights = np.asarray(weights, dtype=float)
     u, inv_rows = unique_rows(codes, cards)
     wts = np.bincount(inv_rows, weights=weights, minlength=len(u))
-    off = np.concatenate([[0], np.cumsum(cards)]).astype(np.int64)
+    off = state_offsets(cards)
     groups = variable_groups(u, cards) if groups is None else groups
     ptr, cols, invs, start, c0 = [0], [], [], 0, 0
     for j, g in enumerate(groups):

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..data.encoding import one_hot, state_offsets
 from .em import LOG_FLOOR, unique_rows
 
 __all__ = ["SMALL_CELLS", "DistinctRows", "distinct_rows", "use_numpy", "e_step", "em_runs"]
@@ -46,11 +47,7 @@ def distinct_rows(codes: np.ndarray, weights: np.ndarray, cards) -> DistinctRows
     cards = np.asarray([int(r) for r in cards], dtype=np.int64)
     u, inv = unique_rows(codes, cards)
     wts = np.bincount(inv, weights=np.asarray(weights, dtype=float), minlength=len(u))
-    off = np.concatenate([[0], np.cumsum(cards)]).astype(np.int64)
-    X = np.zeros((u.shape[0], int(off[-1])))
-    r, c = np.nonzero(u >= 0)
-    X[r, off[c] + u[r, c]] = 1.0
-    return DistinctRows(X, wts, cards, off)
+    return DistinctRows(one_hot(u, cards), wts, cards, state_offsets(cards))
 
 
 def use_numpy(n_distinct: int, n_columns: int) -> bool:

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy.special import logsumexp
 
+from ..data.encoding import one_hot  # re-exported: the one-hot codes EM works on
 from ..network.dag import DAG
 from ..errors import BnfkError, DataError, ModelError
 from . import em_numpy
@@ -47,16 +48,6 @@ class LcaError(BnfkError):
 def free_parameters(k: int, cards) -> int:
     """(K - 1) + K * sum_i (r_i - 1): the class weights and every class profile, minus their sum-to-one."""
     return int(k - 1 + k * int(sum(int(r) - 1 for r in cards)))
-
-
-def one_hot(codes: np.ndarray, cards) -> np.ndarray:
-    """Dense one-hot codes (N, sum r_i); a missing cell (code < 0) is an all-zero block."""
-    codes = np.asarray(codes)
-    off = np.concatenate([[0], np.cumsum(cards)]).astype(np.int64)
-    X = np.zeros((codes.shape[0], int(off[-1])))
-    rows, cols = np.nonzero(codes >= 0)
-    X[rows, off[cols] + codes[rows, cols]] = 1.0
-    return X
 
 
 def initial_parameters(cards, k: int, starts: int, seed: int) -> tuple[np.ndarray, np.ndarray]:

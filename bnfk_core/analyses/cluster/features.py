@@ -41,6 +41,7 @@ from threadpoolctl import threadpool_limits
 from ...kernels.features import features
 from ...kernels.hamming import HammingKernel
 from ...kernels.fisher import NetworkKernel
+from ...data.encoding import one_hot
 from ...data.limits import max_rows as max_rows_within
 from .members import FEATURE_CLUSTERER
 from .common import ClusterError, ClusterResult, check_k, renumber
@@ -72,13 +73,7 @@ def feature_map(fitted, data) -> sp.csr_matrix:
     if isinstance(fitted, NetworkKernel):
         return features(fitted.model, data)
     X = data.select(list(fitted.variables))
-    cards = [len(s) for s in X.states]
-    off = np.concatenate([[0], np.cumsum(cards)]).astype(np.int64)
-    ok = X.codes >= 0
-    rows = np.nonzero(ok)[0]
-    cols = (X.codes + off[:-1][None, :])[ok]
-    d = max(X.n_vars, 1)
-    return sp.csr_matrix((np.full(len(rows), 1.0 / np.sqrt(d)), (rows, cols)), shape=(X.n_rows, int(off[-1])))
+    return one_hot(X.codes, [len(s) for s in X.states], sparse=True, value=1.0 / np.sqrt(max(X.n_vars, 1)))
 
 
 def _centres(Phi: sp.csr_matrix, labels: np.ndarray, k: int) -> np.ndarray:

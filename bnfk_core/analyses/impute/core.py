@@ -40,6 +40,7 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
+from ...data.encoding import one_hot
 from ...data.table import CategoricalData
 from ...errors import BnfkError, shorten
 from ...inference.queries import posterior
@@ -275,13 +276,7 @@ def top_k(sub: np.ndarray, keys: np.ndarray, k: int) -> np.ndarray:
 
 def hamming_matches(data: CategoricalData) -> np.ndarray:
     """Number of variables on which two rows are both observed and equal (one matrix product)."""
-    codes = data.codes
-    N = codes.shape[0]
-    offs = np.concatenate([[0], np.cumsum(data.cardinalities)])
-    obs = codes >= 0
-    r_idx, c_idx = np.nonzero(obs)
-    X = np.zeros((N, int(offs[-1])), dtype=np.float32)
-    X[r_idx, offs[c_idx] + codes[r_idx, c_idx]] = 1.0
+    X = one_hot(data.codes, data.cardinalities, dtype=np.float32)
     return (X @ X.T).astype(np.float64)
 
 

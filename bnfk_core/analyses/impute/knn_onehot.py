@@ -19,7 +19,7 @@ import time
 
 import numpy as np
 
-from ...lca.model import one_hot
+from ...data.encoding import one_hot, state_offsets
 from .core import Imputation
 
 __all__ = ["knn_onehot_cells", "impute_knn_numpy"]
@@ -40,8 +40,8 @@ def knn_onehot_cells(codes: np.ndarray, cards, k: int = 5, block_entries: int = 
     # 0/1 codes as integers: the three products below are exact counts either way, and integer products stay
     # off the multi-threaded BLAS, whose idle worker spins cost more CPU than these small products
     obs = (codes >= 0).astype(np.int32)                                     # (N, n)
-    offs = np.concatenate([[0], np.cumsum(cards)])
-    X = one_hot(codes, cards).astype(np.int32)
+    offs = state_offsets(cards)
+    X = one_hot(codes, cards, dtype=np.int32)
     wobs = obs * cards.astype(np.int32)
     freq = []
     for i in range(n):

@@ -28,6 +28,7 @@ import time
 
 import numpy as np
 
+from ...data.encoding import one_hot as one_hot_codes, state_offsets
 from ...learning.incomplete import learn_network
 from ...registry import IMPUTERS
 from .knn_onehot import impute_knn_numpy
@@ -129,17 +130,9 @@ def _from_every_row(missing_data: str, name: str, data, *, model=None, k=3, seed
 
 # ---------------------------------------------------------------------- peers
 def one_hot(data) -> tuple[np.ndarray, np.ndarray]:
-    """(X, offsets): one 0/1 column per (variable, state) (:func:`bnfk_core.lca.model.one_hot`), NaN over the
+    """(X, offsets): one 0/1 column per (variable, state) (:func:`bnfk_core.data.encoding.one_hot`), NaN over the
     whole block of a missing cell."""
-    from ...lca.model import one_hot as one_hot_codes
-
-    codes = data.codes
-    cards = np.asarray(data.cardinalities, dtype=np.int64)
-    offs = np.concatenate([[0], np.cumsum(cards)])
-    X = one_hot_codes(codes, cards)
-    missing = np.repeat(codes < 0, cards, axis=1)       # each cell's flag over its variable's block
-    X[missing] = np.nan
-    return X, offs
+    return one_hot_codes(data.codes, data.cardinalities, missing="nan"), state_offsets(data.cardinalities)
 
 
 def impute_knn_onehot(data, k: int = 5) -> Imputation:
