@@ -25,6 +25,8 @@ Rows whose family has a missing cell are added afterwards with sparse expected f
 from __future__ import annotations
 
 
+from dataclasses import dataclass
+
 import numba
 import numpy as np
 
@@ -39,7 +41,7 @@ from ..registry import KERNELS, LEARNERS, feature_learners
 from .members import FISHER, HAMMING, SCALED_HAMMING, THESIS_KERNELS
 
 __all__ = ["gram", "contributions", "set_kernel", "mmd", "mean_features", "normalize_rows", "normalize_bytes",
-           "NORMALIZE_BLOCK_CELLS", "pair_arrays", "pair_kernel", "pair_kernel_serial", "FISHER", "SCALED_HAMMING",
+           "NORMALIZE_BLOCK_CELLS", "pair_tables", "add_pair_terms", "warm_up", "FISHER", "SCALED_HAMMING",
            "HAMMING", "THESIS_KERNELS",
            "FittedKernel", "NetworkKernel", "fit_fisher"]
 
@@ -61,6 +63,25 @@ class _Var:
         self.ok = (self.p >= 0) & (self.x >= 0)
         self.rows = np.flatnonzero(self.ok)
         check_positive(model, pm, i, self.p[self.ok], self.x[self.ok])
+
+
+@dataclass
+class _Plan:
+    """How :func:`_fisher_gram` adds variable ``var``'s terms: by a dense product of its features (``dense``) or by
+    visiting the pairs that share a parent configuration (:func:`_scatter_add`).
+
+    ``vx``/``vy``: its rows of X and Y (:class:`_Var`); ``used``: the parent configurations either side observes;
+    ``dense_cost``/``pair_cost``: the cost model's seconds of the two paths; ``const``: one configuration and a
+    complete family in every row (its −1/P is a constant added to every pair)."""
+
+    var: int
+    vx: _Var
+    vy: _Var
+    used: np.ndarray
+    dense_cost: float
+    pair_cost: float
+    dense: bool
+    const: bool
 
 
 def _householder_table(theta_rows: np.ndarray, P: np.ndarray) -> np.ndarray:
@@ -175,27 +196,27 @@ def _fisher_gram(model, X, Y, sym, max_bytes, pm):
             pair_cost = float(np.dot(kx, ky)) * _T_PAIR + r * _T_GROUP
         else:
             pair_cost = float(np.dot(nx[shared], ny[shared])) * _T_PAIR + len(shared) * _T_GROUP
-        plans.append([i, vx, vy, used, dense_cost, pair_cost, dense_cost < pair_cost, const])
+        plans.append(_Plan(i, vx, vy, used, dense_cost, pair_cost, dense_cost < pair_cost, const))
     # the dense product also pays once per output element; if that outweighs its gain, use pairs only
-    dense = [p for p in plans if p[6]]
-    if dense and N * M * _T_OUT + sum(p[4] for p in dense) > sum(p[5] for p in dense):
+    dense = [p for p in plans if p.dense]
+    if dense and N * M * _T_OUT + sum(p.dense_cost for p in dense) > sum(p.pair_cost for p in dense):
         for p in dense:
-            p[6] = False
+            p.dense = False
         dense = []
-    width = sum(len(p[3]) * (model.cpts[p[0]].shape[1] - 1) for p in dense)
+    width = sum(len(p.used) * (model.cpts[p.var].shape[1] - 1) for p in dense)
     guard_gram(N, M, max((N + (0 if sym else M)) * width * 8, miss_extra), max_bytes)   # A is freed before the missing rows
     if dense:
         blocks = []
-        for i, vx, vy, used, *_ in dense:
-            G = _householder_table(model.cpts[i][used], pm.probs[i][used])    # (c, r, r-1)
-            pos = np.full(model.cpts[i].shape[0], -1, np.int64)
-            pos[used] = np.arange(len(used))
-            blocks.append((vx, vy, pos, G))
+        for p in dense:
+            G = _householder_table(model.cpts[p.var][p.used], pm.probs[p.var][p.used])    # (c, r, r-1)
+            pos = np.full(model.cpts[p.var].shape[0], -1, np.int64)
+            pos[p.used] = np.arange(len(p.used))
+            blocks.append((p.vx, p.vy, pos, G))
         A = _dense_features([(vx, pos, G) for vx, _, pos, G in blocks], N, width)
         K = A @ A.T if sym else A @ _dense_features([(vy, pos, G) for _, vy, pos, G in blocks], M, width).T
         del A
-    pairs = [(i, vx, vy, used, const) for i, vx, vy, used, _, _, d, const in plans if not d]
-    c0 = -sum(1.0 / float(pm.probs[i][used[0]]) for i, _, _, used, const in pairs if const)
+    pairs = [p for p in plans if not p.dense]
+    c0 = -sum(1.0 / float(pm.probs[p.var][p.used[0]]) for p in pairs if p.const)
     if not dense:
         K = np.full((N, M), c0) if c0 else np.zeros((N, M))
     elif c0:
@@ -221,8 +242,8 @@ def _dense_features(blocks, n, width) -> np.ndarray:
 
 
 
-def pair_arrays(V: int, N: int, M: int, cmax: int, rmax: int) -> tuple:
-    """The zeroed inputs of :func:`pair_kernel` for ``V`` variables, ``N`` × ``M`` pairs, at most ``cmax``
+def pair_tables(V: int, N: int, M: int, cmax: int, rmax: int) -> tuple:
+    """The zeroed inputs of :func:`add_pair_terms` for ``V`` variables, ``N`` × ``M`` pairs, at most ``cmax``
     parent configurations and ``rmax`` states: pX (−1: skip), xX, xo, order, starts, W, B, r, c."""
     guard_tables(V, cmax, rmax)
     return (np.full((V, N), -1, np.int64), np.zeros((V, N), np.int64), np.zeros((V, M), np.int64),
@@ -231,7 +252,7 @@ def pair_arrays(V: int, N: int, M: int, cmax: int, rmax: int) -> tuple:
 
 
 @numba.njit(parallel=True, cache=True)
-def pair_kernel(K, pX, xX, xo, order, starts, W, B, r, c):  # pragma: no cover - compiled
+def _pair_kernel(K, pX, xX, xo, order, starts, W, B, r, c):  # pragma: no cover - compiled
     """K[a, b] += K_i(a, b) over the pairs that share variable i's parent configuration.
 
     pX[v, a]: compact parent configuration of X row a for the v-th scatter variable (-1: skip);
@@ -257,25 +278,42 @@ def pair_kernel(K, pX, xX, xo, order, starts, W, B, r, c):  # pragma: no cover -
                     K[a, b] -= bb
 
 
-#: :func:`pair_kernel` in one thread, for small updates (waking threads costs more than the work);
+#: :func:`_pair_kernel` in one thread, for small updates (waking threads costs more than the work);
 #: ``prange`` is a plain ``range`` in this compilation
-pair_kernel_serial = numba.njit(cache=True)(pair_kernel.py_func)
+_pair_kernel_serial = numba.njit(cache=True)(_pair_kernel.py_func)
+
+
+def add_pair_terms(K, tables: tuple, *, parallel: bool = True) -> None:
+    """K[a, b] += the pair-path terms described by ``tables`` (:func:`pair_tables`, filled), in place: compiled,
+    over the rows of K in parallel threads or (``parallel=False``, small updates) in one."""
+    (_pair_kernel if parallel else _pair_kernel_serial)(K, *tables)
+
+
+def warm_up() -> tuple:
+    """Load both compiled pair sums (numba's on-disk cache, about 0.3 s) on an update that adds nothing, so that
+    the first Gram matrix does not wait for them; returns how many compiled signatures each holds."""
+    tables = pair_tables(1, 2, 2, 1, 3)              # every row skipped (pX = -1): nothing is added
+    for parallel in (True, False):
+        add_pair_terms(np.zeros((2, 2)), tables, parallel=parallel)
+    return len(_pair_kernel.signatures), len(_pair_kernel_serial.signatures)
 
 
 def _scatter_add(K, model, pm, scatter):
-    """Add the terms of the pair-path variables (see :func:`pair_kernel`).
+    """Add the terms of the pair-path variables (see :func:`_pair_kernel`).
 
-    ``scatter`` holds (i, vx, vy, used, const).  A ``const`` variable has one parent configuration j0
+    ``scatter`` holds their :class:`_Plan`.  A ``const`` variable has one parent configuration j0
     and a complete family in every row (a root, typically): its −1/P(j0) reaches every pair and was
     added to K as a constant beforehand, so here only pairs with equal states remain, grouped by state
     (Σ_k N_k M_k pairs instead of N M).
     """
     N, M = K.shape
     V = len(scatter)
-    cmax = max(int(len(used)) if not const else int(model.cpts[i].shape[1]) for i, _, _, used, const in scatter)
-    rmax = max(int(model.cpts[i].shape[1]) for i, *_ in scatter)
-    pX, xX, xo, order, starts, W, B, r, c = pair_arrays(V, N, M, cmax, rmax)
-    for v, (i, vx, vy, used, const) in enumerate(scatter):
+    cmax = max(int(len(p.used)) if not p.const else int(model.cpts[p.var].shape[1]) for p in scatter)
+    rmax = max(int(model.cpts[p.var].shape[1]) for p in scatter)
+    tables = pair_tables(V, N, M, cmax, rmax)
+    pX, xX, xo, order, starts, W, B, r, c = tables
+    for v, plan in enumerate(scatter):
+        i, vx, vy, used, const = plan.var, plan.vx, plan.vy, plan.used, plan.const
         q, ri = model.cpts[i].shape
         xX[v] = vx.x
         if const:
@@ -305,7 +343,7 @@ def _scatter_add(K, model, pm, scatter):
         starts[v, 1:groups + 1] = np.cumsum(np.bincount(py, minlength=groups))
         starts[v, groups + 1:] = starts[v, groups]
         r[v], c[v] = ri, groups
-    pair_kernel(K, pX, xX, xo, order, starts, W, B, r, c)
+    add_pair_terms(K, tables)
 
 
 def _add_missing(K, model, pm, i, X, Y, sym):

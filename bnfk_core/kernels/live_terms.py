@@ -15,7 +15,7 @@ import numpy as np
 from ..network.dag import DAG
 from ..errors import StructureError
 from .features import used_blocks
-from .fisher import pair_arrays, pair_kernel, pair_kernel_serial
+from .fisher import add_pair_terms, pair_tables
 
 __all__ = ["OPS", "Edit", "changed_terms", "safe_inverse", "TermEntry", "PARALLEL_PAIRS", "run_entries",
            "missing_part", "add_missing_part"]
@@ -126,7 +126,8 @@ def run_entries(K: np.ndarray, entries: list) -> None:
     V = len(entries)
     cmax = max(e.n_conf for e in entries)
     rmax = max(e.W.shape[1] for e in entries)
-    pX, xX, xo, order, starts, W, B, r, c = pair_arrays(V, N, N, cmax, rmax)
+    tables = pair_tables(V, N, N, cmax, rmax)
+    pX, xX, xo, order, starts, W, B, r, c = tables
     for v, e in enumerate(entries):
         pX[v] = e.pc
         xX[v] = e.x
@@ -142,8 +143,7 @@ def run_entries(K: np.ndarray, entries: list) -> None:
         B[v, :e.n_conf] = e.B
         r[v], c[v] = ri, e.n_conf
     pairs = sum(float(np.dot(n, n)) for n in (np.diff(starts[v, :c[v] + 1]) for v in range(V)))
-    run = pair_kernel if pairs >= PARALLEL_PAIRS else pair_kernel_serial
-    run(K, pX, xX, xo, order, starts, W, B, r, c)
+    add_pair_terms(K, tables, parallel=pairs >= PARALLEL_PAIRS)
 
 
 def missing_part(model, pm, i, codes):
