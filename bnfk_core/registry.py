@@ -91,6 +91,13 @@ class Registry(Mapping):
         """Remove ``name`` (for tests and plug-ins that withdraw an option)."""
         self._specs.pop(name, None)
 
+    def check(self, name) -> str:
+        """``name`` if it is a member of this family, else the family's error naming it and every choice (validation
+        before any work: ``ESTIMATORS.check(params)``)."""
+        if name not in self:
+            raise self.error(f"Unknown {self.family} '{name}'; choose one of {', '.join(self._specs)}.")
+        return name
+
     def __getitem__(self, name):
         try:
             return self._specs[name]

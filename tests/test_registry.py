@@ -203,3 +203,37 @@ def test_registered_criterion_selects_like_the_criterion_it_wraps(capsys, toy_me
     both = run_summarization(exp, 8, random_draws=30, criteria=("mmd", "toy-mmd"), return_details=True)
     assert both["details"]["toy-mmd_rows"] == both["details"]["mmd_rows"]
     assert both["toy-mmd"]["nll"] == both["mmd"]["nll"]
+
+
+def test_check_names_the_family_and_every_choice():
+    assert registry.ESTIMATORS.check("cnml") == "cnml"
+    with pytest.raises(ModelError, match="Unknown parameter method 'mle'; choose one of smoothed, ml, bdeu, cnml"):
+        registry.ESTIMATORS.check("mle")
+    with pytest.raises(StructureError, match="Unknown missing-data method 'magic'; choose one of complete-rows"):
+        registry.MISSING_DATA.check("magic")
+
+
+def test_learn_network_validates_before_learning():
+    """An unknown CPT estimator or missing-data method is refused before any structure is learned."""
+    from bnfk_core.learning.incomplete import learn_network
+    data = load_csv(HV, class_column="class", missing_policy="missing").without_class()
+    calls = []
+    with pytest.raises(ModelError, match="Unknown parameter method 'mle'"):
+        learn_network(data, "tree", params="mle", progress=lambda f, m: calls.append(m))
+    with pytest.raises(StructureError, match="Unknown missing-data method 'magic'"):
+        learn_network(data, "tree", missing_data="magic", progress=lambda f, m: calls.append(m))
+    assert calls == []
+
+
+def test_structural_em_result_declares_its_network():
+    from dataclasses import fields
+
+    from bnfk_core.learning.incomplete import learn_network
+    from bnfk_core.learning.structure import LearnResult
+    assert "model" in {f.name for f in fields(LearnResult)}
+    data = load_csv(HV, class_column="class", missing_policy="missing").without_class().select(
+        ["handicapped-infants", "water-project-cost-sharing", "adoption-of-the-budget-resolution"])
+    res, model = learn_network(data, "tree", missing_data="em")
+    assert res.model is model and model.fit_info["missing_data"] == "em"
+    res, model = learn_network(data, "tree", missing_data="complete-rows")
+    assert res.model is None and model.fit_info["missing_data"] == "complete-rows"

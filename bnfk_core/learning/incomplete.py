@@ -386,7 +386,7 @@ def _learn_available_case(data, method, *, score="bic", **learn) -> LearnResult:
 
 def _learn_em(data, method, *, score="bic", params="smoothed", pseudo_count=1.0, **learn) -> LearnResult:
     res, model, _ = structural_em(data, method, score=score, params=params, pseudo_count=pseudo_count, **learn)
-    res.model = model  # the EM network, reused by learn_network
+    res.model = model  # the EM network (LearnResult.model), reused by learn_network
     return res
 
 
@@ -402,9 +402,8 @@ def learn_network(data, method: str, *, missing_data: str = DEFAULT_MISSING_DATA
     ``missing_data`` says (a note says so).  Returns (result, model); the model's ``fit_info`` records
     ``missing_data``.
     """
-    spec = MISSING_DATA[str(missing_data).lower()]
-    if params not in ESTIMATORS:
-        ESTIMATORS[params]  # raises the friendly error
+    spec = MISSING_DATA[MISSING_DATA.check(str(missing_data).lower())]
+    ESTIMATORS.check(params)
     own = SCORES.get(str(score).lower())
     note = None
     if own is not None and getattr(own, "scorer", None) is not None:
@@ -416,7 +415,7 @@ def learn_network(data, method: str, *, missing_data: str = DEFAULT_MISSING_DATA
     res = spec.learn(data, method, score=score, progress=progress, **extra, **learn)
     if note:
         res.notes.append(note)
-    model = getattr(res, "model", None)
+    model = res.model
     if model is None:
         model = (em_parameters(res.dag, data, params, pseudo_count, seed=learn.get("seed", 0)) if em_cpts
                  else fit(res.dag, data, method=params, pseudo_count=pseudo_count))
@@ -426,6 +425,6 @@ def learn_network(data, method: str, *, missing_data: str = DEFAULT_MISSING_DATA
 
 
 def check_missing_data(name) -> str:
-    """``name`` if it is a registered missing-data method (else a friendly StructureError)."""
-    return MISSING_DATA[str(name).lower()].name
+    """``name`` (lower case) if it is a registered missing-data method, else a StructureError naming every method."""
+    return MISSING_DATA.check(str(name).lower())
 

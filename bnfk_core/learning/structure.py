@@ -43,6 +43,7 @@ class LearnResult:
     seconds : wall-clock time.
     searched_raw : the numeric columns the score searched as numbers (``kgv``); their CPTs are
         still fitted on the quantile bins of ``data.states``.
+    model : the network fitted along with the structure (structural EM fits its CPTs as it searches), else None.
     """
 
     dag: DAG
@@ -53,6 +54,7 @@ class LearnResult:
     notes: list = field(default_factory=list)
     seconds: float = 0.0
     searched_raw: list = field(default_factory=list)
+    model: object | None = None
 
     def to_dict(self) -> dict:
         return {"dag": self.dag.to_dict(), "method": self.method, "score_name": self.score_name,

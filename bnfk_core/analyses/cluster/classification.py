@@ -130,7 +130,7 @@ def classify_many(data, kernel: str, classifiers: Sequence[str] = CLASSIFIERS, *
 
     Returns ``{classifier: ClassificationResult}``.
     """
-    KERNELS[kernel]  # unknown names are refused here, before any work
+    KERNELS.check(kernel)   # an unknown name is refused here, before any work
     for c in classifiers:
         if c not in CLASSIFIERS:
             raise ClusterError(f"Unknown classifier '{c}'; choose one of {', '.join(CLASSIFIERS)}.")
