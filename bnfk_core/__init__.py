@@ -35,7 +35,7 @@ _HOMES = {
     "learn_network": "learning.incomplete", "LiveKernel": "kernels.live", "covered_arcs": "network.dag",
 }
 
-__all__ = [*_HOMES, "__version__"]
+__all__ = [*_HOMES, "MEMBERS", "__version__"]
 
 #: registry -> the light modules that declare its built-in members beside their family (``module:attribute``, in the
 #: order the faces offer them).  The package face is the one place that knows every family, so that the registry

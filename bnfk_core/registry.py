@@ -45,14 +45,16 @@ class Registry(Mapping):
 
     ``registry[name]`` raises a :class:`~bnfk_core.errors.BnfkError` naming the family and the
     valid choices when ``name`` is unknown.  The built-in members come from the light modules named by
-    :meth:`members_from`, read on the first use of the registry (before any other member, in that order).
+    :meth:`members_from`, read on the first use of the registry (in that order); :meth:`register` adds a
+    member after them.
     """
 
     def __init__(self, family: str, error: type = BnfkError):
         self.family = family
         self.error = error
         self._registered: dict = {}
-        self._sources: list = []          # "module:attribute" of the built-in members not read yet
+        self._sources: list = []          # (module, attribute) of the built-in members not read yet
+        self._named: set = set()          # every source named so far (naming one twice adds nothing)
 
     def members_from(self, *sources: str) -> None:
         """Name the light modules that declare this family's built-in members, each as ``"module:attribute"``
@@ -63,21 +65,20 @@ class Registry(Mapping):
             module, sep, attribute = source.partition(":")
             if not sep or not module or not attribute:
                 raise BnfkError(f"A member source is 'module:attribute', not '{source}'.")
-            self._sources.append((module, attribute))
+            if (module, attribute) not in self._named:
+                self._named.add((module, attribute))
+                self._sources.append((module, attribute))
 
     @property
     def _specs(self) -> dict:
         """The registered specs, after reading the built-in members declared by :meth:`members_from` (once)."""
         if self._sources:
             sources, self._sources = self._sources, []
-            builtins: dict = {}
-            for module, attribute in sources:
+            for module, attribute in sources:       # in the order named, after the members held so far
                 for spec in getattr(importlib.import_module(module), attribute):
-                    if spec.name in builtins:
-                        raise BnfkError(f"Two built-in {self.family} members are named '{spec.name}'.")
-                    builtins[spec.name] = spec
-            # built-ins first; a member registered before the first use keeps its place after them
-            self._registered = {**builtins, **{n: s for n, s in self._registered.items() if n not in builtins}}
+                    if spec.name in self._registered:
+                        raise BnfkError(f"Two {self.family} members are named '{spec.name}' ({module}).")
+                    self._registered[spec.name] = spec
         return self._registered
 
     def register(self, spec, *, replace: bool = False):

@@ -237,3 +237,28 @@ def test_structural_em_result_declares_its_network():
     assert res.model is model and model.fit_info["missing_data"] == "em"
     res, model = learn_network(data, "tree", missing_data="complete-rows")
     assert res.model is None and model.fit_info["missing_data"] == "complete-rows"
+
+
+def test_members_are_read_on_first_use_in_the_order_named():
+    """A registry reads its declared member modules when first used, once, in order; a name declared twice or a
+    malformed source is refused."""
+    import types
+    import sys as _sys
+    mod = types.ModuleType("toy_members_for_test")
+    mod.FIRST = (registry.ScoreSpec("toy-a", "A"), registry.ScoreSpec("toy-b", "B"))
+    mod.SECOND = (registry.ScoreSpec("toy-c", "C"),)
+    mod.CLASH = (registry.ScoreSpec("toy-a", "A again"),)
+    _sys.modules[mod.__name__] = mod
+    try:
+        reg = registry.Registry("toy family")
+        reg.members_from("toy_members_for_test:FIRST", "toy_members_for_test:SECOND", "toy_members_for_test:FIRST")
+        assert reg._sources and not reg._registered             # nothing read yet
+        reg.register(registry.ScoreSpec("toy-late", "Late"))    # registering reads the declarations first
+        assert tuple(reg) == ("toy-a", "toy-b", "toy-c", "toy-late")
+        reg.members_from("toy_members_for_test:CLASH")
+        with pytest.raises(BnfkError, match="Two toy family members are named 'toy-a'"):
+            len(reg)
+        with pytest.raises(BnfkError, match="'module:attribute'"):
+            reg.members_from("toy_members_for_test")
+    finally:
+        del _sys.modules[mod.__name__]
