@@ -7,6 +7,7 @@ import streamlit as st
 
 from bnfk_core.analyses.prototypes import selection as pt
 from bnfk_core.network.dag import DAG
+from bnfk_core.registry import LEARNERS
 from bnfk_core.views.figures import prototypes as figs
 from bnfk_ui import common, jobs, settings, state
 
@@ -34,7 +35,7 @@ def page():
     ss = st.session_state
     ss.setdefault("proto_ks", "")
     d = state.data()
-    if ss.proto_source in ("tan", "kdb") and not d.class_column:
+    if ss.proto_source in LEARNERS and LEARNERS[ss.proto_source].needs_class and not d.class_column:
         st.info("TAN and KDB need a class column (Data page); using the current structure instead.")
         ss.proto_source = "current"
     c1, c2, c3 = st.columns([2.2, 1.6, 1.2])

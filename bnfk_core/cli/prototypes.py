@@ -13,6 +13,7 @@ import time
 
 from ..errors import BnfkError
 from ..data.files import atomic_path
+from ..registry import LEARNERS
 from .chunks import in_chunks
 from .common import (
     add_data_options,
@@ -48,10 +49,11 @@ def _cmd_prototypes(args) -> dict:
         source = args.model
     else:
         data = read_data(args.data, args)
-        if args.structure in ("tan", "kdb") and args.class_column is None:
+        needs_class = LEARNERS[args.structure].needs_class
+        if needs_class and args.class_column is None:
             raise PrototypeError(f"Structure '{args.structure}' needs --class-column.")
         res = learn_structure(data, args.structure, score="bic",
-                              class_column=args.class_column if args.structure != "hc" else None,
+                              class_column=args.class_column if needs_class else None,
                               k=args.kdb_k, seed=args.seed)
         model = fit(res.dag, data, method="smoothed", pseudo_count=1.0)
         source = f"{args.structure} learned on {data.source}"

@@ -452,7 +452,7 @@ class CategoricalMeasure(FittedKernel):
 
 
 
-# ====================================================================== registration
+# ====================================================================== the registry's fit (kernels/members.py declares the measures)
 #: the Boriah et al. (2008) measures, in Table 2's order (aitchison-aitken is a kernel, not one of them)
 BORIAH_MEASURES = tuple(n for n in MEASURES if n != "aitchison-aitken")
 

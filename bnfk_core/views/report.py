@@ -35,7 +35,7 @@ from bnfk_core.kernels.embed import class_order, cluster_order, kernel_pca, pair
 from bnfk_core.errors import BnfkError
 from bnfk_core.learning.kgv import raw_numbers
 from bnfk_core.network.model import fit
-from bnfk_core.registry import CLUSTERERS, CRITERIA, ESTIMATORS, KERNELS, SCORES
+from bnfk_core.registry import CLUSTERERS, CRITERIA, ESTIMATORS, KERNELS, LEARNERS, SCORES
 from bnfk_core.learning.scores import score_dag
 from bnfk_core.data.stats import column_summary
 
@@ -355,8 +355,8 @@ def _imputation_section(r: Report, d, feats, s: dict) -> str:
 
 
 def _prototypes_section(r: Report, d, model, s: dict) -> str:
-    source = s["proto_source"] if s["proto_source"] in ("current", "hc", "tan", "kdb") else "current"
-    if source in ("tan", "kdb") and not d.class_column:
+    source = s["proto_source"] if s["proto_source"] in ("current", *pt.SUMMARIZATION_STRUCTURES) else "current"
+    if source in LEARNERS and LEARNERS[source].needs_class and not d.class_column:
         source = "current"
     seed, crit = int(s["proto_seed"]), s["proto_criterion"] if s["proto_criterion"] in pt.CRITERIA else "mmd"
     exp = pt.prepare_summarization(d, source if source != "current" else "hc",

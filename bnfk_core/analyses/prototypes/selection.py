@@ -25,7 +25,7 @@ from ...inference.queries import parent_marginals
 from ...kernels.fisher import mmd as kernel_mmd
 from ...learning.structure import learn_structure
 from ...network.model import fit
-from ...registry import CRITERIA
+from ...registry import CRITERIA, LEARNERS
 from .heldout import HeldOut, class_posterior, split_half
 from .criteria import Chi2Criterion, MMDCriterion
 from .members import SUMMARIZATION_STRUCTURES
@@ -86,9 +86,9 @@ def prepare_summarization(data, structure: str = "hc", *, dag=None, class_column
         structure = str(structure).lower()
         if structure not in SUMMARIZATION_STRUCTURES:
             raise PrototypeError(f"Unknown structure '{structure}'; choose one of {', '.join(SUMMARIZATION_STRUCTURES)}.")
-        if structure in ("tan", "kdb") and cls is None:
+        classify = LEARNERS[structure].needs_class          # the class is a node (TAN, KDB)
+        if classify and cls is None:
             raise PrototypeError(f"Structure '{structure}' needs a class column (--class-column).")
-        classify = structure != "hc"
     tr, te = split_half(data.n_rows, test_fraction, seed)
     train, test = data.subset(tr), data.subset(te)
     seconds = {}
