@@ -37,9 +37,26 @@ __all__ = ["marginal", "parent_marginals", "ParentMarginals", "posterior", "fami
 MAX_INTERMEDIATE = 5e7  # elements of the largest intermediate factor before falling back to sampling
 
 def marginal(model, variables: Sequence[int], max_intermediate: float | None = None) -> np.ndarray | None:
-    """Exact joint marginal P(variables) as a dense array with axes in the given order.
+    """Exact joint marginal P(variables) by variable elimination over their ancestral set.
 
-    Returns None when ``max_intermediate`` is given and the contraction would exceed it.
+    Parameters
+    ----------
+    model : BayesNet
+    variables : sequence of int
+        Variable indices; the result's axes follow this order.
+    max_intermediate : float, optional
+        Largest intermediate factor (elements) the contraction may create.
+
+    Returns
+    -------
+    numpy.ndarray or None
+        The dense joint table (shape ``(r_v for v in variables)``, summing to 1); a 0-d ``1.0`` for no
+        variables; None when ``max_intermediate`` is given and the contraction would exceed it.
+
+    References
+    ----------
+    The bnfk paper, "Fisher kernel" (after Theorem 1): the P(pi_i(x)) of Theorem 1 are joint marginals of
+    parent sets, computed by exact inference.
     """
     variables = list(variables)
     if not variables:
@@ -64,12 +81,33 @@ class ParentMarginals:
 
 def parent_marginals(model, *, max_intermediate: float = MAX_INTERMEDIATE, n_samples: int = 1_000_000,
                      seed: int = 0) -> ParentMarginals:
-    """The exact marginal distribution of every parent set (cached on the model).
+    """The exact marginal distribution P(pi_i = j) of every parent set (cached on the model).
 
     Variable elimination over the ancestral set of pi_i; when the contraction would
     create a factor larger than ``max_intermediate`` elements, P(pi_i) is estimated from
     ``n_samples`` forward samples with pseudo-count one (the paper's fallback), and
     ``methods[i] == "sampling"`` says so.
+
+    Parameters
+    ----------
+    model : BayesNet
+    max_intermediate : float
+        Largest intermediate factor (elements) before falling back to sampling.
+    n_samples : int
+        Forward samples of the fallback.
+    seed : int
+        Seed of the fallback's sampling.
+
+    Returns
+    -------
+    ParentMarginals
+        ``probs[i]`` of length q_i in the model's parent-configuration order (``[1.0]`` for a root) and
+        ``methods[i]`` in ``{"root", "exact", "sampling"}``.
+
+    References
+    ----------
+    The bnfk paper, Theorem 1 (eq. 2): the denominators P(pi_i(x); theta) of K_i, "which must be computed"
+    by exact inference (junction tree) or, when that is too demanding, approximately.
     """
     key = ("parent_marginals", max_intermediate, n_samples, seed)
     if key in model._cache:
@@ -119,9 +157,30 @@ def _zero_evidence(rows: np.ndarray, log_z: np.ndarray) -> None:
 def posterior(model, data) -> dict[int, tuple[np.ndarray, np.ndarray]]:
     """Distribution of every missing cell given its row's observed values.
 
-    Returns ``{variable index: (row indices, probabilities of shape (rows, r_i))}`` for the variables that
-    have missing cells, rows increasing, with ``data`` aligned to the model.  Complete rows take no part.
-    Raises ModelError when the model gives a row's observed values probability zero.
+    A calibrated junction tree runs on whole batches of the incomplete rows (docs/INFERENCE.md); complete
+    rows take no part.
+
+    Parameters
+    ----------
+    model : BayesNet
+    data : CategoricalData or numpy.ndarray
+        The rows, aligned to the model (an array of codes is taken as aligned; -1 is missing).
+
+    Returns
+    -------
+    dict
+        ``{variable index: (row indices, probabilities of shape (rows, r_i))}`` for the variables that have
+        missing cells, rows increasing.
+
+    Raises
+    ------
+    ModelError
+        The model gives a row's observed values probability zero.
+
+    References
+    ----------
+    Thesis §2.1.3 and App. A.3 (exact inference by a junction tree); §4.1 (the BN imputer takes the most
+    probable state of this posterior).
     """
     codes = _codes(model, data)
     tree = junction_tree(model)

@@ -224,6 +224,22 @@ def fit_measure(name: str, data, **options) -> CategoricalMeasure:
         Weights over the attributes observed in both rows (default) or fixed weights (module docstring).
     bandwidth : float or sequence of floats, aitchison-aitken only
         lambda in [0, 1] (per attribute if a sequence); capped at (c_k - 1)/c_k.  Default 0.1.
+
+    Returns
+    -------
+    CategoricalMeasure
+        A fitted kernel: ``gram(X, Y=None)`` is S(X, Y) = sum_k w_k S_k(X_k, Y_k), ``contributions(x, y)``
+        its per-attribute terms.
+
+    Raises
+    ------
+    KernelError
+        An unknown measure or option, no rows or variables to fit on, or a column with no observed value.
+
+    References
+    ----------
+    Boriah, Chandola & Kumar (2008), "Similarity measures for categorical data: a comparative evaluation",
+    SDM 2008, Table 2; Aitchison & Aitken (1976), Biometrika 63(3).
     """
     key = _canonical(name)
     unknown = sorted(set(options) - _OPTIONS)

@@ -238,6 +238,37 @@ def fit_lca(data, k: int, starts: int = 20, seed: int = 0, *, tol: float = 1e-8,
 
     ``engine``: ``"numba"`` (the compiled engine, :mod:`bnfk_core.lca.em`), ``"numpy"`` (the same EM on every
     start at once, :mod:`bnfk_core.lca.em_numpy`: no numba start-up) or ``"auto"`` (numpy on small tables).
+
+    Parameters
+    ----------
+    data : CategoricalData
+        The rows (missing cells are marginalised out of the likelihood).
+    k : int
+        The number of latent classes m.
+    starts, seed : int
+        Random starts and the seed that draws them.
+    tol, max_iter : float, int
+        Convergence of EM (change of the log-likelihood) and its iteration bound.
+    class_column, agree, screen, keep, engine
+        As described above.
+
+    Returns
+    -------
+    LatentClassModel
+        The best start's class weights p(C = t) and profiles p(x_i | C = t), classes ordered by size, with
+        its log-likelihood, BIC/AIC and how many starts reached it.
+
+    Raises
+    ------
+    LcaError
+        K or the number of starts out of range, an unknown engine, or no finite log-likelihood.
+    DataError
+        No rows or columns, or a column with no observed value.
+
+    References
+    ----------
+    Auvray & Wehenkel (2008), "Learning parameters in discrete naive Bayes models by computing fibers of the
+    parametrization map": p(x) = sum_t p(C = t) prod_i p(x_i | C = t), the latent class model fitted here.
     """
     if getattr(data, "class_column", None) is not None and hasattr(data, "without_class"):
         data = data.without_class()

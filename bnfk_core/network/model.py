@@ -345,6 +345,35 @@ def fit(dag: DAG, data: CategoricalData, method: str = "smoothed", pseudo_count:
 
     Missing values: each family is estimated from the rows where that family is observed
     (available-case analysis).  Unseen parent configurations get the uniform row.
+
+    Parameters
+    ----------
+    dag : DAG
+        The structure; its nodes name columns of ``data``.
+    data : CategoricalData
+        The rows (with ``weights``, distinct rows counted with their multiplicities).
+    method : str
+        A CPT estimator of :data:`bnfk_core.registry.ESTIMATORS`: ``smoothed`` (n_ijk + a) / (n_ij + r_i a),
+        ``ml``, ``bdeu`` (n_ijk + a / (q_i r_i)) / (n_ij + a / q_i), ``cnml``.
+    pseudo_count : float
+        ``a`` of ``smoothed`` and ``bdeu`` (the equivalent sample size of BDeu); must be positive.
+
+    Returns
+    -------
+    BayesNet
+        With ``fit_info`` recording the method, the pseudo-count and the rows used.
+
+    Raises
+    ------
+    ModelError
+        An unknown method or a pseudo-count that is not positive.
+    DataError
+        A node of ``dag`` missing from ``data``, or a column with no observed value.
+
+    References
+    ----------
+    Thesis §2.1.2.1: eq. (2.4) (the expected posterior, of which ``smoothed`` and ``bdeu`` are Dirichlet
+    priors, and maximum likelihood) and eq. (2.5) (cNML); the bnfk paper fits with pseudo-count one.
     """
     if method not in ESTIMATORS:
         raise ModelError(f"Unknown parameter method '{method}'; choose one of {', '.join(ESTIMATORS)}.")
@@ -370,7 +399,19 @@ def fit(dag: DAG, data: CategoricalData, method: str = "smoothed", pseudo_count:
 
 # ---------------------------------------------------------------------- IO
 def write_model(model: BayesNet, path) -> None:
-    """Write ``model`` as BIF (``.bif``) or bnfk JSON (``.json``)."""
+    """Write ``model`` as BIF (``.bif``) or bnfk JSON (``.json``).
+
+    Parameters
+    ----------
+    model : BayesNet
+    path : str or os.PathLike
+        The file; its extension chooses the format.
+
+    Raises
+    ------
+    ModelError
+        Any other extension.
+    """
     path = os.fspath(path)
     ext = os.path.splitext(path)[1].lower()
     if ext == ".json":
@@ -386,8 +427,22 @@ def write_model(model: BayesNet, path) -> None:
 def read_model(path_or_buffer, source: str | None = None) -> BayesNet:
     """Read a model from a BIF or bnfk-JSON file (path or file-like object).
 
-    Every error is a :class:`ModelError` whose message names the file (``source``, else the
-    path, else the buffer's ``.name``).
+    Parameters
+    ----------
+    path_or_buffer : str, os.PathLike or file-like
+        A ``.bif`` or ``.json`` file (a buffer's text decides the format).
+    source : str, optional
+        The name used in messages.
+
+    Returns
+    -------
+    BayesNet
+
+    Raises
+    ------
+    ModelError
+        Every error, with a message that names the file (``source``, else the path, else the buffer's
+        ``.name``).
     """
     if hasattr(path_or_buffer, "read"):
         source = source or str(getattr(path_or_buffer, "name", "") or "uploaded model")
