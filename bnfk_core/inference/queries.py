@@ -290,7 +290,24 @@ def log_evidence(model, codes: np.ndarray) -> np.ndarray:
 
 
 def log_likelihood(model, data) -> np.ndarray:
-    """log P(x) of every row of ``data``; rows with missing cells get the marginal log P(x_observed)."""
+    """log P(x) of every row of ``data``; rows with missing cells get the marginal log P(x_observed).
+
+    Parameters
+    ----------
+    model : BayesNet
+    data : CategoricalData or numpy.ndarray
+        The rows (codes aligned to the model; -1 is missing).
+
+    Returns
+    -------
+    numpy.ndarray
+        One log-probability per row.
+
+    References
+    ----------
+    The bnfk paper, eq. (1) (the likelihood of a row); "Experiments" (held-out NLL of the data-summarization
+    figures).
+    """
     codes = model.align(data).codes
     complete = ~(codes < 0).any(axis=1)
     ll = np.zeros(codes.shape[0])

@@ -382,6 +382,20 @@ def cpdag(dag: DAG) -> CPDAG:
 
     Arcs of v-structures are compelled; the remaining edges are oriented by Meek's rules R1-R3
     (Meek 1995), which are complete when starting from a DAG's skeleton and v-structures.
+
+    Parameters
+    ----------
+    dag : DAG
+
+    Returns
+    -------
+    CPDAG
+        Its compelled (directed) arcs and reversible (undirected) edges.
+
+    References
+    ----------
+    Meek (1995), "Causal inference and causal explanation with background knowledge", UAI; the bnfk paper,
+    Theorem 4: every DAG of the class gives the same Fisher kernel.
     """
     nodes = dag.nodes
     adj = {v: set() for v in nodes}
@@ -450,7 +464,22 @@ def covered_arcs(dag: DAG) -> list[tuple[str, str]]:
 
 
 def equivalent(g1: DAG, g2: DAG) -> bool:
-    """Markov equivalence: same skeleton and same v-structures (Verma & Pearl 1990)."""
+    """Markov equivalence: same skeleton and same v-structures (Verma & Pearl 1990).
+
+    Parameters
+    ----------
+    g1, g2 : DAG
+
+    Returns
+    -------
+    bool
+        False as well when the node sets differ.
+
+    References
+    ----------
+    Verma & Pearl (1990), "Equivalence and synthesis of causal models"; the bnfk paper, "Invariance of Fisher
+    kernel for equivalent network structures" (Theorem 4).
+    """
     if set(g1.nodes) != set(g2.nodes):
         return False
     if {frozenset(a) for a in g1.arcs} != {frozenset(a) for a in g2.arcs}:
@@ -463,6 +492,19 @@ def structural_hamming_distance(g1, g2) -> int:
 
     Counts node pairs whose edge differs (missing, extra, or different orientation / directedness);
     DAGs are first turned into their CPDAGs, so the distance compares equivalence classes.
+
+    Parameters
+    ----------
+    g1, g2 : DAG or CPDAG
+
+    Returns
+    -------
+    int
+
+    References
+    ----------
+    Tsamardinos, Brown & Aliferis (2006), "The max-min hill-climbing Bayesian network structure learning
+    algorithm", Machine Learning 65 (SHD on CPDAGs).
     """
     c1 = g1 if isinstance(g1, CPDAG) else cpdag(g1)
     c2 = g2 if isinstance(g2, CPDAG) else cpdag(g2)
