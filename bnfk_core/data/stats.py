@@ -135,7 +135,21 @@ def contingency_counts(a, b) -> np.ndarray:
 
 def theils_u(label, x) -> float | None:
     """Uncertainty coefficient U(label | x) = (H(label) − H(label | x)) / H(label) = I(label; x) / H(label),
-    over the rows where both are observed (None when the label is constant there)."""
+    over the rows where both are observed (None when the label is constant there).
+
+    Parameters
+    ----------
+    label, x : numpy.ndarray
+        Code columns (or column groups), -1 = missing.
+
+    Returns
+    -------
+    float or None
+
+    References
+    ----------
+    Thesis §6.3, Table 6.2 (Theil's U of the class given each variable and the collapsed variable).
+    """
     T = contingency_counts(label, x)
     n = T.sum()
     if n == 0:

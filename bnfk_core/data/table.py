@@ -214,7 +214,22 @@ class CategoricalData:
 
 def from_codes(codes: np.ndarray, variables: Sequence[str], states: Sequence[Sequence[str]],
                class_column: str | None = None, source: str = "data") -> CategoricalData:
-    """Build :class:`CategoricalData` from a code matrix (-1 = missing)."""
+    """Build :class:`CategoricalData` from a code matrix (-1 = missing).
+
+    Parameters
+    ----------
+    codes : numpy.ndarray
+        (N, n) int codes; column j holds indices into ``states[j]``.
+    variables : sequence of str
+    states : sequence of sequence of str
+    class_column : str, optional
+    source : str
+        The name used in messages.
+
+    Returns
+    -------
+    CategoricalData
+    """
     codes = np.asarray(codes)
     codes = codes.astype(np.int32 if codes.dtype.kind in "iu" else np.int32)
     states = tuple(tuple(str(s) for s in st) for st in states)

@@ -52,7 +52,26 @@ class MetagraphError(BnfkError):
 
 
 def krawtchouk(d: int, r: int, h) -> np.ndarray:
-    """Normalised Krawtchouk values k_s(h) = K_s(h; d) / C(d, s) for s = 0..r: array (r + 1, len(h))."""
+    """Normalised Krawtchouk values k_s(h) = K_s(h; d) / C(d, s) for s = 0..r: array (r + 1, len(h)).
+
+    Parameters
+    ----------
+    d : int
+        Dimension of the hypercube Q_d (the number of possible arcs).
+    r : int
+        Highest order.
+    h : array_like of int
+        Hamming distances 0..d.
+
+    Returns
+    -------
+    numpy.ndarray
+
+    References
+    ----------
+    Yackley, Corona & Lane, "Bayesian network score approximation using a metagraph kernel", §2.4 (the
+    spectrum of the hypercube) and §3.2 (the entries of K_1).
+    """
     d, r = int(d), int(r)
     h = np.atleast_1d(np.asarray(h, dtype=float))
     out = np.zeros((r + 1, h.size))
@@ -82,7 +101,25 @@ def kernel_by_distance(d: int, r: int, m: float = DEFAULT_M, *, normalise: bool 
     """K(h) for Hamming distances h = 0..d of the order-``r`` kernel on Q_d (module docstring).
 
     ``normalise=True`` divides by K(0) (unit diagonal); ``False`` gives K₁ with its 2^(−d) factor (for
-    small d; it underflows to 0 for d above about a thousand)."""
+    small d; it underflows to 0 for d above about a thousand).
+
+    Parameters
+    ----------
+    d, r : int
+        Dimension of the hypercube and order of the kernel.
+    m : float
+        The regulariser's exponent.
+    normalise : bool
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape (d + 1,).
+
+    References
+    ----------
+    Yackley, Corona & Lane, §3.1–3.2.
+    """
     d, r = int(d), int(r)
     _check(d, r)
     lw = _log_weights(d, r, float(m))
@@ -131,7 +168,28 @@ class Surrogate:
 
 def fit_surrogate(bits: np.ndarray, y: Sequence[float], order: int, c: float = DEFAULT_C,
                   m: float = DEFAULT_M) -> Surrogate:
-    """Fit f = 1·d0 + K e to the scores ``y`` of the graphs ``bits`` (n, d) (paper §3.1, module docstring)."""
+    """Fit f = 1·d0 + K e to the scores ``y`` of the graphs ``bits`` (n, d) (paper §3.1, module docstring).
+
+    Parameters
+    ----------
+    bits : numpy.ndarray
+        (n, d) 0/1 arc indicators of the scored graphs.
+    y : sequence of float
+        Their scores.
+    order : int
+        Order r of the kernel.
+    c, m : float
+        The regularisation weight and exponent.
+
+    Returns
+    -------
+    Surrogate
+        Predicts the score of any graph of Q_d.
+
+    References
+    ----------
+    Yackley, Corona & Lane, §3.1 (the optimisation framework).
+    """
     return fit_orders(bits, y, [order], c, m)[0]
 
 
