@@ -60,6 +60,11 @@ class BayesNet:
         ``cpts[i]`` of shape (q_i, r_i), rows summing to one (layout in the module docstring).
     fit_info : dict
         How the parameters were obtained (method, pseudo_count, rows used).
+
+    References
+    ----------
+    The bnfk paper, "Fisher kernel for Bayesian networks", eq. (1): P(d; theta) = prod_i theta_{i, pi_i(d), d_i},
+    with theta_ijk = ``cpts[i][j, k]``; thesis Table 2.1 (the notation).
     """
 
     dag: DAG
