@@ -99,7 +99,21 @@ def entropy_of_counts(counts: np.ndarray) -> float:
 
 def mutual_information(a: np.ndarray, b: np.ndarray) -> float:
     """Empirical mutual information (nats) between code columns (or column groups) a and b, over the rows
-    where both are observed:  I = H(a) + H(b) − H(a, b)."""
+    where both are observed:  I = H(a) + H(b) − H(a, b).
+
+    Parameters
+    ----------
+    a, b : numpy.ndarray
+        Code columns or (N, m) column groups, -1 = missing.
+
+    Returns
+    -------
+    float
+
+    References
+    ----------
+    Cover & Thomas (2006), *Elements of Information Theory*, ch. 2.
+    """
     a = np.asarray(a).reshape(len(a), -1)
     b = np.asarray(b).reshape(len(b), -1)
     ok = (a >= 0).all(axis=1) & (b >= 0).all(axis=1)

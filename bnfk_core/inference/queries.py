@@ -207,7 +207,25 @@ def posterior(model, data) -> dict[int, tuple[np.ndarray, np.ndarray]]:
 def family_posteriors(model, codes: np.ndarray, families: Sequence[int] | None = None) -> dict:
     """``{i: (rows, F)}``: for the rows of ``codes`` with a missing member in the family of i, F[b, j * r_i + k]
     = P(pi_i = j, X_i = k | x_observed) (the CPT's layout), rows increasing.  Raises ModelError for rows of
-    probability zero."""
+    probability zero.
+
+    Parameters
+    ----------
+    model : BayesNet
+    codes : numpy.ndarray
+        (N, n) codes aligned to the model, -1 = missing.
+    families : sequence of int, optional
+        The variables whose families to return (default: all with a missing member).
+
+    Returns
+    -------
+    dict
+
+    References
+    ----------
+    The bnfk paper, "Conclusion" (the marginalised kernel of incomplete rows, E[phi(x) | x_observed]): these
+    are the expected family indicators it needs.
+    """
     codes = np.asarray(codes)
     families = range(model.n_vars) if families is None else [int(i) for i in families]
     miss = codes < 0
@@ -278,7 +296,19 @@ def _family_posteriors_by_pattern(model, codes: np.ndarray, rows_of: dict) -> di
 
 
 def log_evidence(model, codes: np.ndarray) -> np.ndarray:
-    """log P(x_observed) of every row of ``codes`` (aligned to the model); -inf for impossible rows."""
+    """log P(x_observed) of every row of ``codes`` (aligned to the model); -inf for impossible rows.
+
+    Parameters
+    ----------
+    model : BayesNet
+    codes : numpy.ndarray
+        (N, n) codes aligned to the model, -1 = missing.
+
+    Returns
+    -------
+    numpy.ndarray
+        One log-probability per row, missing cells summed out.
+    """
     codes = np.asarray(codes)
     tree = junction_tree(model)
     if tree is None:

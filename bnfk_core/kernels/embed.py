@@ -67,7 +67,25 @@ def kernel_pca(K: np.ndarray, k: int = 2) -> np.ndarray:
 
     Centring ``Kc = J K J`` (J = I - 11'/N) is done with row and column means; the top ``k`` eigenpairs come from
     ``numpy.linalg.eigh`` below :data:`LANCZOS_ROWS` rows, else from ``scipy.sparse.linalg.eigsh`` (largest
-    algebraic, a seeded start vector, machine-precision tolerance: the same axes to ~1e-10)."""
+    algebraic, a seeded start vector, machine-precision tolerance: the same axes to ~1e-10).
+
+    Parameters
+    ----------
+    K : numpy.ndarray
+        A symmetric (N, N) kernel matrix.
+    k : int
+        The number of axes.
+
+    Returns
+    -------
+    numpy.ndarray
+        (N, k) coordinates: eigenvectors scaled by the square roots of their (non-negative) eigenvalues.
+
+    References
+    ----------
+    Schölkopf, Smola & Müller (1998), "Nonlinear component analysis as a kernel eigenvalue problem", Neural
+    Computation 10(5).
+    """
     K = np.asarray(K, float)
     n = K.shape[0]
     if n == 0:

@@ -462,7 +462,23 @@ def mean_features(model, data, chunk_rows: int = FEATURE_CHUNK_ROWS) -> np.ndarr
     """mean_x phi(x) as a dense vector -- all that set kernels and MMD need (counts / N).
 
     Linear time, and memory for one block of ``chunk_rows`` rows of features: no N x M matrix and no
-    N-row feature matrix (one block when N <= ``chunk_rows``)."""
+    N-row feature matrix (one block when N <= ``chunk_rows``).
+
+    Parameters
+    ----------
+    model : BayesNet
+    data : CategoricalData or numpy.ndarray
+    chunk_rows : int
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape (sum_i q_i r_i,).
+
+    References
+    ----------
+    The bnfk paper, "The multivariate set kernel": the set kernel needs only the counts N_ijk / N.
+    """
     codes = row_codes(model, data)
     N = codes.shape[0]
     if N <= chunk_rows:

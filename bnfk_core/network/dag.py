@@ -357,7 +357,16 @@ class CPDAG:
 
 
 def skeleton(dag: DAG) -> nx.Graph:
-    """The undirected graph of ``dag`` (same nodes, arcs without direction)."""
+    """The undirected graph of ``dag`` (same nodes, arcs without direction).
+
+    Parameters
+    ----------
+    dag : DAG
+
+    Returns
+    -------
+    networkx.Graph
+    """
     g = nx.Graph()
     g.add_nodes_from(dag.nodes)
     g.add_edges_from(dag.sorted_arcs())
@@ -365,7 +374,20 @@ def skeleton(dag: DAG) -> nx.Graph:
 
 
 def v_structures(dag: DAG) -> set[tuple[str, str, str]]:
-    """Immoralities u -> w <- v with u, v not adjacent, as (u, w, v) with u before v in node order."""
+    """Immoralities u -> w <- v with u, v not adjacent, as (u, w, v) with u before v in node order.
+
+    Parameters
+    ----------
+    dag : DAG
+
+    Returns
+    -------
+    set of (str, str, str)
+
+    References
+    ----------
+    Verma & Pearl (1990): with the skeleton, the v-structures determine the Markov equivalence class.
+    """
     out = set()
     nodes = dag.nodes
     for w, ps in enumerate(dag.parent_indices()):
