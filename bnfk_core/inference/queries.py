@@ -179,8 +179,8 @@ def posterior(model, data) -> dict[int, tuple[np.ndarray, np.ndarray]]:
 
     References
     ----------
-    Thesis §2.1.3 and App. A.3 (exact inference by a junction tree); §4.1 (the BN imputer takes the most
-    probable state of this posterior).
+    Thesis §2.1.3 and App. A.3 (exact inference by a junction tree); §3.2 (it gives a distribution for each
+    missing value, which the imputation of ch. 4 uses).
     """
     codes = _codes(model, data)
     tree = junction_tree(model)
