@@ -18,7 +18,7 @@ ORDER = ("Parameters", "Returns", "Raises", "Notes", "References", "Examples")
 
 #: module -> functions that implement a paper's formula or algorithm and must say where it comes from
 WITH_SOURCES = {
-    "bnfk_core.kernels.fisher": ["gram", "contributions", "set_kernel", "mmd", "fit_fisher"],
+    "bnfk_core.kernels.fisher": ["gram", "contributions", "set_kernel", "mmd"],
     "bnfk_core.kernels.features": ["features"],
     "bnfk_core.kernels.hamming": ["scaled_hamming_model"],
     "bnfk_core.kernels.similarity": ["fit_measure"],

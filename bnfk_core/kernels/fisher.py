@@ -390,28 +390,7 @@ class NetworkKernel(FittedKernel):
 def fit_fisher(train, *, model=None, dag=None, structure: str = "hc", score: str = "qnml", params: str = "cnml",
                seed: int = 0, progress=None, **_ignored) -> NetworkKernel:
     """The Fisher kernel for ``train`` (no label column): ``model`` as given, else the CPTs of ``dag`` fitted
-    on ``train`` by ``params``, else a structure learned on ``train`` by ``structure``/``score``.
-
-    Parameters
-    ----------
-    train : CategoricalData
-        The training rows, without the label column.
-    model : BayesNet, optional
-    dag : DAG, optional
-    structure, score, params : str
-        Learner, score and CPT estimator used when neither ``model`` nor ``dag`` is given.
-    seed : int
-    progress : callable, optional
-
-    Returns
-    -------
-    NetworkKernel
-        ``gram(X, Y)`` and ``contributions(x, y)`` of Theorem 1 under the network.
-
-    References
-    ----------
-    The bnfk paper, Theorem 1; thesis §3.2 (qNML structure, cNML parameters: the defaults here).
-    """
+    on ``train`` by ``params``, else a structure learned on ``train`` by ``structure``/``score``."""
     if model is not None:
         info = getattr(model, "fit_info", None) or {}
         return NetworkKernel(FISHER, model, structure="given", params=info.get("method"))
