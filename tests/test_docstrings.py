@@ -29,7 +29,6 @@ WITH_SOURCES = {
     "bnfk_core.learning.scores": ["bic", "aic", "k2", "bdeu", "qnml"],
     "bnfk_core.learning.trees": ["chow_liu", "tan", "kdb"],
     "bnfk_core.learning.exact": ["exact_search"],
-    "bnfk_core.learning.structure": ["learn_structure"],
     "bnfk_core.learning.incomplete": ["learn_network"],
     "bnfk_core.learning.kgv": ["kgv_mutual_information"],
     "bnfk_core.learning.metagraph": ["krawtchouk", "kernel_by_distance", "fit_surrogate"],

@@ -170,21 +170,11 @@ def learn_structure(data, method: str, *, score: str = "bic", class_column: str 
     start : ``hc`` only: the parents (indices) of every variable of an acyclic graph every climb starts from
         (default the empty graph; structural EM climbs from its current network).
 
-    Returns
-    -------
-    LearnResult
-        The DAG, its score under ``score``, the rows used and notes for the user.
-
     Raises
     ------
     StructureError
         Unknown method or score, missing class column, no complete rows, too many variables
         for ``exact``.
-
-    References
-    ----------
-    Thesis §2.1.2.2 and App. A.2 (score-based structure learning); Koller & Friedman (2009), §18.4.3 (hill
-    climbing with a tabu list); Silander & Myllymäki (2006) (``exact``).
     """
     t0 = time.perf_counter()
     method = str(method).lower()
