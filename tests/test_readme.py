@@ -94,3 +94,9 @@ def test_readme_links_resolve():
     assert targets
     missing = [t for t in targets if not t.startswith("http") and not (ROOT / t).exists()]
     assert not missing, f"README links to missing files: {missing}"
+
+
+def test_readme_links_every_doc_page():
+    text = README.read_text(encoding="utf-8")
+    unlinked = [p.name for p in sorted((ROOT / "docs").glob("*.md")) if f"(docs/{p.name})" not in text]
+    assert not unlinked, f"README's documentation table does not link {unlinked}"
