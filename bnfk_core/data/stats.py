@@ -79,7 +79,17 @@ def _joint_counts(codes: np.ndarray) -> np.ndarray:
 
 
 def entropy(codes: np.ndarray) -> float:
-    """Empirical joint entropy (nats) of the columns of ``codes`` over its complete rows."""
+    """Empirical joint entropy (nats) of the columns of ``codes`` over its complete rows.
+
+    Parameters
+    ----------
+    codes : numpy.ndarray
+        (N,) or (N, m) codes, -1 = missing.
+
+    Returns
+    -------
+    float
+    """
     return entropy_of_counts(_joint_counts(codes))
 
 

@@ -221,17 +221,41 @@ SEGMENT_PATTERNS = {"single-arc": "u → v", "v": "u → w ← v", "a": "v ← u
 
 
 def empty_dag(nodes: Sequence[str]) -> DAG:
-    """The DAG over ``nodes`` without arcs (every variable independent)."""
+    """The DAG over ``nodes`` without arcs (every variable independent).
+
+    Parameters
+    ----------
+    nodes : sequence of str
+
+    Returns
+    -------
+    DAG
+        Its Fisher kernel with the marginal frequencies is the scaled-Hamming kernel (thesis eq. 3.2).
+    """
     return DAG(nodes)
 
 
 def naive_bayes(nodes: Sequence[str], class_node: str) -> DAG:
     """The naive Bayes DAG: ``class_node`` -> every other node, nothing else.
 
+    Parameters
+    ----------
+    nodes : sequence of str
+    class_node : str
+
+    Returns
+    -------
+    DAG
+
     Raises
     ------
     StructureError
         If ``class_node`` is not one of ``nodes``.
+
+    References
+    ----------
+    Thesis §4.2.2 and §6: the naive structures the thesis compares; the latent class model
+    (:mod:`bnfk_core.lca`) is this DAG with the class hidden.
     """
     nodes = [str(v) for v in nodes]
     if class_node not in nodes:
