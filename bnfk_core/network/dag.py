@@ -254,8 +254,8 @@ def naive_bayes(nodes: Sequence[str], class_node: str) -> DAG:
 
     References
     ----------
-    Thesis §4.2.2 and §6: the naive structures the thesis compares; the latent class model
-    (:mod:`bnfk_core.lca`) is this DAG with the class hidden.
+    Friedman, Geiger & Goldszmidt (1997), "Bayesian network classifiers"; the latent class model
+    (:mod:`bnfk_core.lca`, Auvray & Wehenkel 2008) is this DAG with the class hidden.
     """
     nodes = [str(v) for v in nodes]
     if class_node not in nodes:
