@@ -133,7 +133,23 @@ def mutual_information(a: np.ndarray, b: np.ndarray) -> float:
 
 def collapse(data, variables: Sequence[str]) -> tuple[np.ndarray, tuple[str, ...]]:
     """The collapsed variable u∩v∩…: one state per observed combination (codes, state names "a|b|…");
-    −1 where any of the variables is missing."""
+    −1 where any of the variables is missing.
+
+    Parameters
+    ----------
+    data : CategoricalData
+    variables : sequence of str
+
+    Returns
+    -------
+    codes : numpy.ndarray
+        (N,) codes of the collapsed variable.
+    states : tuple of str
+
+    References
+    ----------
+    Thesis §6.1.1 (two variables seen as one collapsed variable) and Tables 6.2–6.3.
+    """
     idx = [data.index(v) for v in variables]
     S = data.codes[:, idx]
     ok = (S >= 0).all(axis=1)

@@ -25,7 +25,18 @@ def sample_rows(n_total: int, n: int, seed: int = 0) -> np.ndarray:
 
 
 def kernel_distance(K: np.ndarray) -> np.ndarray:
-    """Feature-space distance d(x, y) = sqrt(K(x,x) + K(y,y) - 2 K(x,y)), clipped at 0."""
+    """Feature-space distance d(x, y) = sqrt(K(x,x) + K(y,y) - 2 K(x,y)), clipped at 0.
+
+    Parameters
+    ----------
+    K : numpy.ndarray
+        A square kernel matrix.
+
+    Returns
+    -------
+    numpy.ndarray
+        The (N, N) distances ||phi(x) - phi(y)||.
+    """
     K = np.asarray(K, float)
     d = np.diag(K)
     D2 = d[:, None] + d[None, :] - 2.0 * K

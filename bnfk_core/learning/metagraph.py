@@ -255,7 +255,18 @@ def observed_split(n: int, k: int, seed: int = 0) -> tuple[np.ndarray, np.ndarra
 
 def walsh_transform(f: np.ndarray) -> np.ndarray:
     """Walsh–Hadamard coefficients β_l = 2^(−d) Σ_b (−1)^<b,l> f(b) of a function on 2^d bit strings
-    (index b = the integer the bits spell, bit p = 2^p), by the fast in-place butterfly."""
+    (index b = the integer the bits spell, bit p = 2^p), by the fast in-place butterfly.
+
+    Parameters
+    ----------
+    f : numpy.ndarray
+        (2^d,) values, indexed by the integer the bits spell.
+
+    Returns
+    -------
+    numpy.ndarray
+        (2^d,) coefficients β_l.
+    """
     a = np.array(f, dtype=float)
     n = a.size
     if n & (n - 1) or n == 0:
@@ -269,7 +280,23 @@ def walsh_transform(f: np.ndarray) -> np.ndarray:
 
 
 def walsh_energy(f: np.ndarray) -> np.ndarray:
-    """Energy Σ_{|l|=s} β_l² of ``f`` by degree s = 0..d (:func:`walsh_transform`)."""
+    """Energy Σ_{|l|=s} β_l² of ``f`` by degree s = 0..d (:func:`walsh_transform`).
+
+    Parameters
+    ----------
+    f : numpy.ndarray
+        (2^d,) values of a function on the hypercube.
+
+    Returns
+    -------
+    numpy.ndarray
+        (d + 1,) energy by degree.
+
+    References
+    ----------
+    Yackley, Corona & Lane, §4.2: "the BDe score itself varies quadratically over the metagraph" -- an energy
+    concentrated in degrees ≤ 2 says so for a landscape.
+    """
     beta = walsh_transform(f)
     deg = np.bitwise_count(np.arange(beta.size, dtype=np.int64))
     return np.bincount(deg, weights=beta ** 2, minlength=int(round(math.log2(beta.size))) + 1)
