@@ -50,3 +50,10 @@ def test_no_module_of_the_old_flat_layout_is_named():
         text = doc.read_text(encoding="utf-8")
         named = [o for o in old if o in text]
         assert not named, f"{doc.name} names modules that no longer exist: {named}"
+
+
+def test_no_doc_names_an_internal_issue_number():
+    pattern = re.compile(r"\bissues?[\s_-]*#?\d+\b|(?:^|[\s(])#\d+\b", re.I)
+    for doc in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]:
+        hits = pattern.findall(doc.read_text(encoding="utf-8"))
+        assert not hits, f"{doc.name} names an internal issue number ({hits[:3]}); say what the thing is instead"
