@@ -36,7 +36,7 @@ def test_readme_python_example_runs_as_a_doctest(monkeypatch):
         assert len(test.examples) >= 3
         result = runner.run(test, out=lambda s: None)
         assert result.failed == 0, f"README.md python block {i + 1}: {result.failed} example(s) failed " \
-                                   f"(run: python -m doctest -v README.md)"
+                                   f"(run: python -m doctest -v README.md from the project root)"
 
 
 def test_readme_kernel_entry_matches_theorem_1_by_brute_force(monkeypatch):
