@@ -362,6 +362,8 @@ class FittedKernel:
     notes: tuple = ()
 
     def gram(self, X, Y=None, *, normalize: bool = False, max_bytes: float | None = DEFAULT_MAX_BYTES) -> np.ndarray:
+        """The (N, M) kernel matrix between the rows of ``X`` and of ``Y`` (default ``X``); ``normalize``: cosine
+        normalisation; a matrix over ``max_bytes`` is refused with a :class:`~bnfk_core.errors.KernelError`."""
         raise NotImplementedError
 
     def contributions(self, x, y) -> np.ndarray:
