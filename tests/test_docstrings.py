@@ -33,7 +33,10 @@ WITH_SOURCES = {
     "bnfk_core.learning.kgv": ["kgv_mutual_information"],
     "bnfk_core.learning.metagraph": ["krawtchouk", "kernel_by_distance", "fit_surrogate"],
     "bnfk_core.lca.model": ["fit_lca"],
-    "bnfk_core.data.stats": ["theils_u"],
+    "bnfk_core.data.stats": ["theils_u", "collapse"],
+    "bnfk_core.analyses.prototypes.search": ["greedy_swap", "select_prototypes"],
+    "bnfk_core.analyses.cluster.metrics": ["clustering_metrics"],
+    "bnfk_core.analyses.segments.tables": ["case_table"],
 }
 
 
