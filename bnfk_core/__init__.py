@@ -23,7 +23,8 @@ __version__ = "0.1.0"
 #: public name -> the module that defines it; imported on first use (PEP 562), so that ``import bnfk_core``
 #: (and every ``python -m bnfk_core`` call) loads no numerical library it does not need
 _HOMES = {
-    "DAG": "network.dag", "CategoricalData": "data.table", "load_csv": "data.table", "BnfkError": "errors",
+    "DAG": "network.dag", "CategoricalData": "data.table", "load_csv": "data.table", "from_frame": "data.table",
+    "BnfkError": "errors",
     "DataError": "errors", "KernelError": "errors", "ModelError": "errors", "StructureError": "errors",
     "marginal": "inference.queries", "parent_marginals": "inference.queries", "posterior": "inference.queries",
     "contributions": "kernels.fisher", "features": "kernels.features", "gram": "kernels.fisher", "mmd": "kernels.fisher",
