@@ -10,7 +10,7 @@ Subpackages by role, imports running down the list (each has a small public face
 * ``kernels`` -- the Fisher kernel and its features, Hamming kernels, the similarity zoo, live terms;
 * ``lca`` -- latent class models;
 * ``analyses`` -- ``cluster``, ``impute``, ``prototypes``, ``segments``;
-* ``serving``, ``views``, ``cli``, ``reproduce`` -- the faces.
+* ``serving``, ``views``, ``cli``, ``reproduce``, ``estimators`` (scikit-learn) -- the faces.
 
 Only ``errors`` and ``registry`` stay at the top.
 Importing the package is light: the public names below load their module on first use, and each registry
