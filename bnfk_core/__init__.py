@@ -31,6 +31,7 @@ _HOMES = {
     "set_kernel": "kernels.fisher", "BayesNet": "network.model", "fit": "network.model", "read_model": "network.model",
     "write_model": "network.model", "fit_measure": "kernels.similarity", "fit_lca": "lca",
     "learn_network": "learning.incomplete", "LiveKernel": "kernels.live", "covered_arcs": "network.dag",
+    "to_pgmpy": "network.pgmpy_io", "from_pgmpy": "network.pgmpy_io",
 }
 
 __all__ = [*_HOMES, "__version__"]
