@@ -136,6 +136,23 @@ def test_network_imputer_fills_only_missing_cells_with_the_posterior_mode(votes)
     assert isinstance(arr, np.ndarray) and arr.shape == X.shape
 
 
+def test_network_imputer_keeps_every_dtype():
+    rng = np.random.default_rng(0)
+    n = 300
+    a = rng.integers(0, 3, n)
+    gap = lambda: rng.random(n) < 0.1          # noqa: E731
+    X = pd.DataFrame({
+        "i": pd.array(np.where(gap(), None, a), dtype="Int64"),
+        "s": pd.array(np.where(gap(), None, np.array(["p", "q", "r"])[a]), dtype="string"),
+        "c": pd.Categorical(np.where(gap(), None, np.array(["lo", "mid", "hi"])[a]),
+                            categories=["lo", "mid", "hi", "never"]),
+        "o": np.where(gap(), None, np.array(["u", "v", "w"], dtype=object)[a]),
+    })
+    out = NetworkImputer().fit_transform(X)
+    assert out.dtypes.tolist() == X.dtypes.tolist()
+    assert X.isna().to_numpy().any() and not out.isna().to_numpy().any()
+
+
 def test_network_imputer_keeps_numbers_numbers():
     rng = np.random.default_rng(3)
     a = rng.integers(0, 3, 200)

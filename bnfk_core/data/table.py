@@ -399,12 +399,13 @@ def cell_texts(values) -> np.ndarray:
     A float column whose values are all whole numbers is written without the ``.0`` (a column of integers
     with a missing cell is a float column in pandas), so ``[1, 2, NaN]`` has the states ``1`` and ``2``, as
     the same column read from a file; dates are written as pandas writes the column.  Every other value is
-    ``str(value)``.
+    ``str(value)``.  A categorical column is written through its categories (one text per category).
     """
     series = values if isinstance(values, pd.Series) else pd.Series(values, dtype=object if not hasattr(
         values, "dtype") else None)
     if isinstance(series.dtype, pd.CategoricalDtype):
-        series = series.astype(object)
+        texts = np.append(cell_texts(pd.Series(series.cat.categories)), "").astype(object)
+        return texts[series.cat.codes.to_numpy()]          # code -1 (missing) -> the empty field
     missing = series.isna().to_numpy()
     out = np.full(len(series), "", dtype=object)
     present = series[~missing]
@@ -414,11 +415,13 @@ def cell_texts(values) -> np.ndarray:
             isinstance(v, (float, np.floating)) for v in present)):
         x = present.to_numpy(dtype=float)
         whole = np.isfinite(x).all() and (x == np.round(x)).all() and (np.abs(x) < 2 ** 53).all()
-        out[~missing] = [str(int(v)) for v in x] if whole else [str(float(v)) for v in x]
+        out[~missing] = (x.astype(np.int64) if whole else x).astype(str).astype(object)
     elif pd.api.types.is_datetime64_any_dtype(present.dtype) or pd.api.types.is_timedelta64_dtype(present.dtype):
         out[~missing] = present.astype(str).to_numpy(dtype=object)    # pandas' column format (no 00:00:00)
+    elif present.dtype == object:
+        out[~missing] = [v if isinstance(v, str) else str(v) for v in present.to_numpy()]
     else:
-        out[~missing] = [str(v) for v in present]
+        out[~missing] = present.astype(str).to_numpy(dtype=object)
     return out
 
 
@@ -479,7 +482,7 @@ def from_frame(frame, *, source: str | None = None, class_column=None, missing_p
             column = frame.iloc[:, j]
             cells[:, j] = cell_texts(column)
             if isinstance(column.dtype, pd.CategoricalDtype):
-                declared[name] = tuple(str(t).strip() for t in cell_texts(pd.Series(column.cat.categories)))
+                declared[name] = tuple(t.strip() for t in cell_texts(pd.Series(column.cat.categories)))
         return _build(header, cells, _RowNames(), [], source, missing_policy, *options, model,
                       na_set(na_values, missing_policy), declared)
     except DataError:

@@ -209,29 +209,28 @@ class NetworkImputer(TableInput, _RecipeParams, TransformerMixin, BaseEstimator)
             lookup = self.fill_values_.get(v, {})
             states = self.network_.states[i]
             values = [lookup.get(states[k], states[k]) for k in filled.codes[rows, i]]
-            column = out[c]
-            if isinstance(column.dtype, pd.CategoricalDtype):
-                out[c] = _filled(column.astype(object), rows, values).astype(column.dtype)
-            else:
-                out[c] = _filled(column, rows, values)
+            out[c] = _filled(out[c], rows, values)
         if isinstance(X, pd.DataFrame):
             return out
         return out.to_numpy()
 
 
 def _filled(column: pd.Series, rows: np.ndarray, values: list) -> pd.Series:
-    """``column`` with ``values`` put at the positions ``rows``, keeping a numeric dtype where the values allow."""
+    """``column`` with ``values`` put at the positions ``rows``: in the column's own dtype when it holds them
+    (floats, nullable integers, strings, the categories of a categorical), else as objects."""
     vals = np.empty(len(values), dtype=object)
     vals[:] = values
-    if pd.api.types.is_numeric_dtype(column.dtype) and all(
-            isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, (bool, np.bool_))
-            for v in values):
-        out = column.astype(float if column.dtype.kind in "iub" else column.dtype).copy()
-        out.iloc[rows] = np.asarray(values, dtype=float)
+    out = column.copy()
+    try:
+        if pd.api.types.is_float_dtype(column.dtype):
+            out.iloc[rows] = np.asarray(values, dtype=float)
+        else:
+            out.iloc[rows] = vals
         return out
-    out = column.astype(object).copy()
-    out.iloc[rows] = vals
-    return out
+    except (TypeError, ValueError):     # e.g. a filled text in a numeric column: the column becomes objects
+        out = column.astype(object)
+        out.iloc[rows] = vals
+        return out
 
 
 def _fill_values(frame: pd.DataFrame, data) -> dict:
