@@ -152,3 +152,26 @@ def test_entry_points_take_a_dataframe():
     assert lca.loglik == ref.loglik
     np.testing.assert_allclose(lca.posterior(df), ref.posterior(data))
     assert np.isclose(model.log_likelihood(df).sum(), model.log_likelihood(data).sum())
+
+
+def test_analyses_take_a_dataframe():
+    from bnfk_core.analyses.cluster import kernel_setup, run_clustering
+    from bnfk_core.analyses.impute import impute, impute_table
+    from bnfk_core.kernels.similarity import fit_measure
+    path = SAMPLES / "house_votes_84.csv"
+    data = load_csv(path, na_values="?", class_column="class")
+    df = pd.read_csv(path, na_values="?", keep_default_na=False)
+    got = run_clustering(df.drop(columns="class"), "hamming", "spectral", n_clusters=2, seed=0)
+    ref = run_clustering(data.without_class(), "hamming", "spectral", n_clusters=2, seed=0)
+    assert got["labels"] == ref["labels"]
+    np.testing.assert_array_equal(kernel_setup(df.drop(columns="class"), "hamming").K,
+                                  kernel_setup(data.without_class(), "hamming").K)
+    whole = load_csv(path, na_values="?")                # the class a column like the others, as in df
+    a, b = impute(df, "mode"), impute(whole, "mode")
+    assert a.cells.keys() == b.cells.keys()
+    for i in a.cells:
+        np.testing.assert_array_equal(a.cells[i][1], b.cells[i][1])
+    assert impute_table(df, "mode").frame.equals(impute_table(whole, "mode").frame)
+    m = fit_measure("goodall3", df.drop(columns="class"))
+    np.testing.assert_allclose(m.gram(data.without_class()), fit_measure("goodall3", data.without_class()).gram(
+        data.without_class()))
