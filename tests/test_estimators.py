@@ -90,7 +90,13 @@ def test_fisher_kernel_is_the_cores_gram(votes):
     Phi = fk.transform(X)                         # the explicit features: Phi Phi^T is the (marginalised) kernel
     assert (Phi != features(model, data)).nnz == 0
     np.testing.assert_allclose((Phi @ Phi.T).toarray(), K, atol=1e-8)
-    assert len(fk.get_feature_names_out()) == Phi.shape[1]
+    names = fk.get_feature_names_out()
+    assert len(names) == Phi.shape[1]
+    complete = np.flatnonzero(~X.isna().any(axis=1).to_numpy())[0]
+    row = X.iloc[complete]
+    for name in names[Phi[complete].indices]:       # a complete row's non-zeros: its own parent configurations
+        given = name.partition("|")[2]
+        assert all(str(row[p]) == s for p, s in (g.split("=") for g in given.split(",") if g))
 
 
 def test_pipeline_cross_validates_an_svm_on_the_fisher_kernel(votes):

@@ -53,6 +53,8 @@ class TableInput:
         """``X`` validated (scikit-learn's checks; features remembered at fit) and as a DataFrame."""
         if isinstance(X, pd.DataFrame):      # read column by column (pandas' own missing values, categoricals)
             validate_data(self, X, reset=reset, skip_check_array=True)
+            if not reset and not hasattr(self, "feature_names_in_") and X.shape[1] == len(self._columns):
+                X = X.set_axis(self._columns, axis=1)      # fitted on an array: columns by position
             least = 2 if reset else 1      # a network is learned from two rows or more
             if X.shape[0] < least:
                 raise ValueError(f"Found a DataFrame with {X.shape[0]} sample(s) (shape={X.shape}) while a minimum "

@@ -122,16 +122,20 @@ class FisherKernel(TableInput, _RecipeParams, TransformerMixin, BaseEstimator):
         return gram(self.network_, data, other, normalize=self.normalize)
 
     def get_feature_names_out(self, input_features=None):
-        """``variable=state|parents`` names of the feature columns (``output="features"``)."""
+        """``variable=state`` (a root) or ``variable=state|parent=state,...`` names of the feature columns
+        (``output="features"``), in the order of :func:`bnfk_core.kernels.features.feature_offsets`."""
         check_is_fitted(self)
         from ..kernels.features import feature_offsets
         model = self.network_
         names = []
+        cards = model.cardinalities
         for i, v in enumerate(model.variables):
-            q = model.cpts[i].shape[0]
-            for j in range(q):
+            ps = model.parents[i]
+            for j in range(model.cpts[i].shape[0]):
+                combo = np.unravel_index(j, [int(cards[p]) for p in ps]) if ps else ()
+                given = ",".join(f"{model.variables[p]}={model.states[p][int(c)]}" for p, c in zip(ps, combo))
                 for s in model.states[i]:
-                    names.append(f"{v}={s}|{j}" if q > 1 else f"{v}={s}")
+                    names.append(f"{v}={s}|{given}" if ps else f"{v}={s}")
         assert len(names) == int(feature_offsets(model)[-1])
         return np.asarray(names, dtype=object)
 
