@@ -1,5 +1,6 @@
 """scikit-learn estimators (bnfk_core.estimators): scikit-learn's own estimator checks, and each estimator equal to
 the core function it is a face of (or to a brute-force computation)."""
+import itertools
 import warnings
 
 import numpy as np
@@ -208,3 +209,45 @@ def test_kernel_clustering_is_the_cores_run_clustering(votes):
         ref = run_clustering(data, kernel, algorithm, n_clusters=2, model=model, seed=0, restarts=5, n_init=5)
         np.testing.assert_array_equal(est.labels_, ref["labels"])
         np.testing.assert_array_equal(est.fit_predict(X), ref["labels"])
+
+
+def test_unknown_values_are_missing_cells_or_an_error(votes):
+    X, _ = votes
+    X = X.dropna().iloc[:60]
+    fk = FisherKernel().fit(X)
+    odd = X.iloc[:3].copy()
+    odd.iloc[1, 2] = "abstain"                     # no state of the network
+    blank = odd.copy()
+    blank.iloc[1, 2] = np.nan
+    np.testing.assert_allclose(fk.gram(odd, X), fk.gram(blank, X), atol=1e-12)   # "missing": marginalised
+    strict = FisherKernel(handle_unknown="error").fit(X)
+    column = X.columns[2]
+    with pytest.raises(ValueError, match=f"Value 'abstain' of variable '{column}' on row 2 of DataFrame"):
+        strict.gram(odd)
+    with pytest.raises(ValueError, match="handle_unknown"):
+        FisherKernel(handle_unknown="ignore").fit(X)
+
+
+def test_network_classifier_marginalises_missing_features(votes):
+    X, y = votes
+    clf = NetworkClassifier("naive-bayes").fit(X, y)
+    net = clf.network_
+    c = net.variables.index(clf.class_name_)
+    row = X.dropna().iloc[[0]].copy()
+    gone = [X.columns[0], X.columns[5]]
+    row[gone] = np.nan
+    p = clf.predict_proba(row)[0]
+    # brute force: sum the joint over every completion of the missing cells
+    free = [net.variables.index(v) for v in gone]
+    base = np.zeros(net.n_vars, dtype=np.int64)
+    for j, v in enumerate(net.variables):
+        if j != c and v not in gone:
+            base[j] = net.states[j].index(str(row[v].iloc[0]))
+    joint = np.zeros(len(clf.classes_))
+    for k in range(len(clf.classes_)):
+        for combo in itertools.product(*(range(len(net.states[f])) for f in free)):
+            codes = base.copy()
+            codes[c] = k
+            codes[free] = combo
+            joint[k] += np.exp(net.complete_log_likelihood(codes[None, :])[0])
+    np.testing.assert_allclose(p, joint / joint.sum(), atol=1e-12)
