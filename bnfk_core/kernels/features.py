@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
+from ..data.table import as_data
 from ..errors import KernelError
 from ..inference.queries import cached_family_posteriors, parent_marginals
 
@@ -23,6 +24,8 @@ __all__ = ["row_codes", "check_positive", "feature_offsets", "block_matrix", "us
 
 # ---------------------------------------------------------------------- helpers
 def row_codes(model, data) -> np.ndarray:
+    """The code rows of ``data`` (a CategoricalData, a pandas DataFrame or codes) aligned to ``model``."""
+    data = as_data(data, model=model)
     if hasattr(data, "codes"):
         return model.align(data).codes
     codes = np.atleast_2d(np.asarray(data))

@@ -28,6 +28,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from ..data.table import as_data
 from ..errors import KernelError
 from .features import (FEATURE_CHUNK_ROWS, check_positive, feature_offsets, features, iter_features, used_blocks,
                               row_codes)
@@ -121,6 +122,7 @@ def gram(model, data, other=None, kind: str = FISHER, normalize: bool = False,
     """
     spec = KERNELS[kind]
     if kind != FISHER:
+        data, other = as_data(data, model=model), as_data(other, model=model)
         train = data if model is None else data.select(list(model.variables))
         return spec.fit(train).gram(data, other, normalize=normalize, max_bytes=max_bytes)
     if model is None:

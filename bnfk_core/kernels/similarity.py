@@ -119,7 +119,7 @@ import numba
 import numpy as np
 
 from . import hamming as hamming_kernels  # noqa: F401 - the thesis baselines register before the measures (a fixed order)
-from ..data.table import CategoricalData
+from ..data.table import CategoricalData, as_data
 from ..errors import KernelError
 from .fisher import FittedKernel
 from ..data.limits import DEFAULT_MAX_BYTES, guard_gram
@@ -215,7 +215,7 @@ def fit_measure(name: str, data, **options) -> CategoricalMeasure:
     ----------
     name : str
         One of :data:`MEASURES` (case-insensitive; ``_`` and ``-`` are the same).
-    data : CategoricalData or int code matrix (N, d) with -1 = missing
+    data : CategoricalData, pandas DataFrame or int code matrix (N, d) with -1 = missing
         The fit (training) rows.  The class column of ``CategoricalData`` is left out unless
         ``variables`` names it.
     variables : sequence of str, optional
@@ -251,6 +251,7 @@ def fit_measure(name: str, data, **options) -> CategoricalMeasure:
         raise KernelError(f"missing must be 'renormalize' or 'zero', not {missing!r}.")
     if "bandwidth" in options and key != "aitchison-aitken":
         raise KernelError(f"Option 'bandwidth' applies to aitchison-aitken only, not to '{key}'.")
+    data = as_data(data)          # a pandas DataFrame is read as a file is (from_frame)
     if isinstance(data, CategoricalData):
         variables = options.get("variables")
         if variables is None:

@@ -26,7 +26,7 @@ from typing import Sequence
 import numpy as np
 
 from .dag import DAG
-from ..data.table import CategoricalData, from_codes
+from ..data.table import CategoricalData, as_data, from_codes
 from ..errors import BnfkError, DataError, ModelError
 from .bif import model_to_bif, parse_bif
 from ..data.files import NOT_FOUND, not_regular_message, open_regular, regular_file_problem
@@ -139,8 +139,10 @@ class BayesNet:
 
         Extra columns are ignored; a missing variable (but the hidden class node of a latent class network,
         ``fit_info["hidden"]``, which becomes an all-missing column) or a value the model does not know
-        is a :class:`DataError` naming it.
+        is a :class:`DataError` naming it.  A pandas DataFrame is read in the model's states
+        (:func:`~bnfk_core.data.table.as_data`).
         """
+        data = as_data(data, model=self)
         if tuple(data.variables) == tuple(self.variables) and tuple(data.states) == tuple(self.states):
             return data
         cols = []
@@ -349,13 +351,14 @@ def fit(dag: DAG, data: CategoricalData, method: str = "smoothed", pseudo_count:
     """Fit the CPTs of ``dag`` to ``data`` (columns matched by name).
 
     Missing values: each family is estimated from the rows where that family is observed
-    (available-case analysis).  Unseen parent configurations get the uniform row.
+    (available-case analysis).  Unseen parent configurations get the uniform row.  ``data`` may be a
+    pandas DataFrame (:func:`~bnfk_core.data.table.from_frame`).
 
     Parameters
     ----------
     dag : DAG
         The structure; its nodes name columns of ``data``.
-    data : CategoricalData
+    data : CategoricalData or pandas.DataFrame
         The rows (with ``weights``, distinct rows counted with their multiplicities).
     method : str
         A CPT estimator of :data:`bnfk_core.registry.ESTIMATORS`: ``smoothed`` (n_ijk + a) / (n_ij + r_i a),
@@ -380,6 +383,7 @@ def fit(dag: DAG, data: CategoricalData, method: str = "smoothed", pseudo_count:
     Thesis §2.1.2.1: eq. (2.4) (the expected posterior, of which ``smoothed`` and ``bdeu`` are Dirichlet
     priors, and maximum likelihood) and eq. (2.5) (cNML); the bnfk paper fits with pseudo-count one.
     """
+    data = as_data(data)
     if method not in ESTIMATORS:
         raise ModelError(f"Unknown parameter method '{method}'; choose one of {', '.join(ESTIMATORS)}.")
     if method in ("smoothed", "bdeu") and not pseudo_count > 0:
