@@ -10,7 +10,7 @@ Subpackages by role, imports running down the list (each has a small public face
 * ``kernels`` -- the Fisher kernel and its features, Hamming kernels, the similarity zoo, live terms;
 * ``lca`` -- latent class models;
 * ``analyses`` -- ``cluster``, ``impute``, ``prototypes``, ``segments``;
-* ``serving``, ``views``, ``cli``, ``reproduce`` -- the faces.
+* ``serving``, ``views``, ``cli``, ``reproduce``, ``estimators`` (scikit-learn) -- the faces.
 
 Only ``errors`` and ``registry`` stay at the top.
 Importing the package is light: the public names below load their module on first use, and each registry
@@ -26,13 +26,15 @@ __version__ = "0.1.0"
 #: public name -> the module that defines it; imported on first use (PEP 562), so that ``import bnfk_core``
 #: (and every ``python -m bnfk_core`` call) loads no numerical library it does not need
 _HOMES = {
-    "DAG": "network.dag", "CategoricalData": "data.table", "load_csv": "data.table", "BnfkError": "errors",
+    "DAG": "network.dag", "CategoricalData": "data.table", "load_csv": "data.table", "from_frame": "data.table",
+    "BnfkError": "errors",
     "DataError": "errors", "KernelError": "errors", "ModelError": "errors", "StructureError": "errors",
     "marginal": "inference.queries", "parent_marginals": "inference.queries", "posterior": "inference.queries",
     "contributions": "kernels.fisher", "features": "kernels.features", "gram": "kernels.fisher", "mmd": "kernels.fisher",
     "set_kernel": "kernels.fisher", "BayesNet": "network.model", "fit": "network.model", "read_model": "network.model",
     "write_model": "network.model", "fit_measure": "kernels.similarity", "fit_lca": "lca",
     "learn_network": "learning.incomplete", "LiveKernel": "kernels.live", "covered_arcs": "network.dag",
+    "to_pgmpy": "network.pgmpy_io", "from_pgmpy": "network.pgmpy_io",
 }
 
 __all__ = [*_HOMES, "MEMBERS", "__version__"]

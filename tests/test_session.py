@@ -131,3 +131,8 @@ def test_cli_subcommands_take_a_session_file(tmp_path, capsys):
     code = main(["cluster", str(path), "--label-column", "handicapped_infants"])
     err = capsys.readouterr().err
     assert code == 2 and err.startswith("error: ") and "class column 'class'" in err
+
+
+def test_sample_dir_is_the_projects_sample_data():
+    from bnfk_core.serving.session import SAMPLE_DIR
+    assert (SAMPLE_DIR / "catalog.json").is_file()

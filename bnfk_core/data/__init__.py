@@ -37,6 +37,7 @@ _HOMES = {
     "Merger": "stream", "HOLD_BYTES_PER_FILE_BYTE": "stream", "held_bytes": "stream", "too_big_to_hold": "stream",
     "chunked_note": "stream", "levels_pass": "stream", "levels_part": "stream", "distinct_part": "stream",
     "codes_part": "stream", "CategoricalData": "table", "sample_rows": "table", "load_csv": "table", "from_codes": "table",
+    "from_frame": "table", "as_data": "table", "cell_texts": "table",
     "MISSING_TOKENS": "table", "DEFAULT_NA_VALUES": "table", "na_set": "table",
 }
 

@@ -306,12 +306,19 @@ def _align_levels(name, lev, miss_lev, inv, states, policy, lines, source, notes
         k = int(inv[row])
         shown = ", ".join(states[:10]) + (", ..." if len(states) > 10 else "")
         if miss_lev[k]:
-            raise DataError(f"Missing value ({show_value(lev[k])}) of variable '{name}' on line {lines[row]} "
+            raise DataError(f"Missing value ({show_value(lev[k])}) of variable '{name}' on {_at(lines, row)} "
                             f"of {source} has no state in the model (states: {shown}); "
                             "use missing_policy='missing'.")
-        raise DataError(f"Value {show_value(lev[k])} of variable '{name}' on line {lines[row]} of {source} "
+        raise DataError(f"Value {show_value(lev[k])} of variable '{name}' on {_at(lines, row)} of {source} "
                         f"is not a state of the model (states: {shown}).")
     return level_code
+
+
+def _at(lines, row: int) -> str:
+    """Where row ``row`` is, for messages: ``line N`` of a file (``lines`` holds line numbers), or the text
+    ``lines[row]`` gives (a table read from a DataFrame says ``row N``)."""
+    where = lines[row]
+    return where if isinstance(where, str) else f"line {where}"
 
 
 def _map_intervals(name, lev, unknown, inv, states, level_code, lines, source, notes, level_counts=None):

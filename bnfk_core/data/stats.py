@@ -79,7 +79,17 @@ def _joint_counts(codes: np.ndarray) -> np.ndarray:
 
 
 def entropy(codes: np.ndarray) -> float:
-    """Empirical joint entropy (nats) of the columns of ``codes`` over its complete rows."""
+    """Empirical joint entropy (nats) of the columns of ``codes`` over its complete rows.
+
+    Parameters
+    ----------
+    codes : numpy.ndarray
+        (N,) or (N, m) codes, -1 = missing.
+
+    Returns
+    -------
+    float
+    """
     return entropy_of_counts(_joint_counts(codes))
 
 
@@ -99,7 +109,21 @@ def entropy_of_counts(counts: np.ndarray) -> float:
 
 def mutual_information(a: np.ndarray, b: np.ndarray) -> float:
     """Empirical mutual information (nats) between code columns (or column groups) a and b, over the rows
-    where both are observed:  I = H(a) + H(b) − H(a, b)."""
+    where both are observed:  I = H(a) + H(b) − H(a, b).
+
+    Parameters
+    ----------
+    a, b : numpy.ndarray
+        Code columns or (N, m) column groups, -1 = missing.
+
+    Returns
+    -------
+    float
+
+    References
+    ----------
+    Cover & Thomas (2006), *Elements of Information Theory*, ch. 2.
+    """
     a = np.asarray(a).reshape(len(a), -1)
     b = np.asarray(b).reshape(len(b), -1)
     ok = (a >= 0).all(axis=1) & (b >= 0).all(axis=1)
@@ -109,7 +133,23 @@ def mutual_information(a: np.ndarray, b: np.ndarray) -> float:
 
 def collapse(data, variables: Sequence[str]) -> tuple[np.ndarray, tuple[str, ...]]:
     """The collapsed variable u∩v∩…: one state per observed combination (codes, state names "a|b|…");
-    −1 where any of the variables is missing."""
+    −1 where any of the variables is missing.
+
+    Parameters
+    ----------
+    data : CategoricalData
+    variables : sequence of str
+
+    Returns
+    -------
+    codes : numpy.ndarray
+        (N,) codes of the collapsed variable.
+    states : tuple of str
+
+    References
+    ----------
+    Thesis §6.1.1 (two variables seen as one collapsed variable) and Tables 6.2–6.3.
+    """
     idx = [data.index(v) for v in variables]
     S = data.codes[:, idx]
     ok = (S >= 0).all(axis=1)
@@ -135,7 +175,21 @@ def contingency_counts(a, b) -> np.ndarray:
 
 def theils_u(label, x) -> float | None:
     """Uncertainty coefficient U(label | x) = (H(label) − H(label | x)) / H(label) = I(label; x) / H(label),
-    over the rows where both are observed (None when the label is constant there)."""
+    over the rows where both are observed (None when the label is constant there).
+
+    Parameters
+    ----------
+    label, x : numpy.ndarray
+        Code columns (or column groups), -1 = missing.
+
+    Returns
+    -------
+    float or None
+
+    References
+    ----------
+    Thesis §6.3, Table 6.2 (Theil's U of the class given each variable and the collapsed variable).
+    """
     T = contingency_counts(label, x)
     n = T.sum()
     if n == 0:

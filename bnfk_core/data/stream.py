@@ -315,6 +315,28 @@ def read_counts(path, *, chunksize: int = DEFAULT_CHUNKSIZE, class_column=None, 
     ``progress`` (optional) is called as ``progress(fraction, message)`` after every chunk:
     pass 1 covers fractions 0 to 0.5 (by the bytes read), pass 2 0.5 to 1 (by the rows encoded).  It only
     reports -- the result does not depend on it -- and an exception it raises stops the reading.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        A CSV or Parquet file (``fmt`` overrides the extension).
+    chunksize : int
+        Rows read at a time.
+    class_column, missing_policy, discretize_bins, max_levels, drop_columns, model, na_values
+        As :func:`bnfk_core.data.table.load_csv`.
+    engine, scheduler, client, blocksize, runner
+        Where the passes run (above).
+    progress : callable, optional
+
+    Returns
+    -------
+    WeightedData
+        The distinct rows (``codes``) and their ``weights``; ``n_rows`` is the file's row count.
+
+    Raises
+    ------
+    DataError
+        The same refusals as :func:`bnfk_core.data.table.load_csv`, decided on the chunks.
     """
     if runner is None:
         if engine not in ENGINES:

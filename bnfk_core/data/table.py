@@ -17,9 +17,9 @@ from .binning import (MISSING_CATEGORY, as_numbers, binning_notes, check_columns
                       interval_label, model_columns, parse_interval, show_value, text_levels)
 from ..errors import DataError
 from .raw_table import RawTable, read_table
-from .reading import check_file, parse, printable, read_input, read_text, source_name
+from .reading import check_file, check_header, parse, printable, read_input, read_text, source_name
 
-__all__ = ["CategoricalData", "load_csv", "from_codes", "sample_rows", "read_table", "RawTable", "MISSING_TOKENS", "MISSING_CATEGORY",
+__all__ = ["CategoricalData", "load_csv", "from_frame", "as_data", "cell_texts", "from_codes", "sample_rows", "read_table", "RawTable", "MISSING_TOKENS", "MISSING_CATEGORY",
            "DEFAULT_NA_VALUES", "na_set", "interval_label", "parse_interval", "check_file"]
 
 #: the strings that were always read as missing before ``na_values`` existed; now the opt-in
@@ -70,6 +70,11 @@ class CategoricalData:
     notes: tuple = field(default_factory=tuple)
     numbers: dict = field(default_factory=dict)
     weights: np.ndarray | None = None
+
+    @classmethod
+    def from_frame(cls, frame, **options) -> "CategoricalData":
+        """A table from a pandas DataFrame, read as :func:`load_csv` reads a file (see :func:`from_frame`)."""
+        return from_frame(frame, **options)
 
     # ------------------------------------------------------------------ shape
     @property
@@ -222,7 +227,22 @@ def sample_rows(n_total: int, n: int, seed: int = 0) -> np.ndarray:
 
 def from_codes(codes: np.ndarray, variables: Sequence[str], states: Sequence[Sequence[str]],
                class_column: str | None = None, source: str = "data") -> CategoricalData:
-    """Build :class:`CategoricalData` from a code matrix (-1 = missing)."""
+    """Build :class:`CategoricalData` from a code matrix (-1 = missing).
+
+    Parameters
+    ----------
+    codes : numpy.ndarray
+        (N, n) int codes; column j holds indices into ``states[j]``.
+    variables : sequence of str
+    states : sequence of sequence of str
+    class_column : str, optional
+    source : str
+        The name used in messages.
+
+    Returns
+    -------
+    CategoricalData
+    """
     codes = np.asarray(codes)
     codes = codes.astype(np.int32 if codes.dtype.kind in "iu" else np.int32)
     states = tuple(tuple(str(s) for s in st) for st in states)
@@ -331,12 +351,17 @@ def load_csv(path_or_buffer=None, *, text=None, source=None, class_column=None, 
 
 def _load(obj, source, class_column, missing_policy, discretize_bins, max_levels, drop_columns, model,
           na=frozenset(DEFAULT_NA_VALUES)):
-    bins, max_levels, drop_columns, class_column = check_options(
-        missing_policy, discretize_bins, max_levels, drop_columns, class_column)
+    options = check_options(missing_policy, discretize_bins, max_levels, drop_columns, class_column)
     text, notes = read_text(obj, source)
     header, cells, lines, parse_notes = parse(text, source)
-    notes += parse_notes
+    return _build(header, cells, lines, notes + parse_notes, source, missing_policy, *options, model, na)
 
+
+def _build(header, cells, lines, notes, source, missing_policy, bins, max_levels, drop_columns, class_column, model,
+           na, declared=None):
+    """The table of a header and its cell texts (a file's, or a DataFrame's written as text): the one path from
+    cells to codes that :func:`load_csv` and :func:`from_frame` share.  ``declared``: ``{column: states}`` of
+    columns whose states are given in order (pandas categoricals); ``lines[row]`` says where a row is."""
     check_columns(header, drop_columns, class_column, source, notes)
     keep = [j for j, h in enumerate(header) if h not in drop_columns]
 
@@ -362,9 +387,13 @@ def _load(obj, source, class_column, missing_policy, discretize_bins, max_levels
         miss_lev = np.fromiter((v in na for v in lev), dtype=bool, count=len(lev))
         if name == class_column and miss_lev[inv].all():
             raise DataError(f"Class column '{name}' of {source} is empty (every value is missing).")
-        level_code, st = column_states(name, lev, miss_lev, inv, None if mvars is None else mstates[out_j],
-                                        missing_policy, bins, max_levels, source, name == class_column, lines,
-                                        notes, discretized, fewer)
+        given = None if mvars is None else mstates[out_j]
+        if given is None and declared and name in declared:     # a categorical's categories, in their order
+            given = tuple(declared[name])
+            if missing_policy == "category" and miss_lev[inv].any() and MISSING_CATEGORY not in given:
+                given += (MISSING_CATEGORY,)
+        level_code, st = column_states(name, lev, miss_lev, inv, given, missing_policy, bins, max_levels, source,
+                                       name == class_column, lines, notes, discretized, fewer)
         codes[:, out_j] = level_code[inv]
         variables.append(name)
         states.append(st)
@@ -376,3 +405,129 @@ def _load(obj, source, class_column, missing_policy, discretize_bins, max_levels
     binning_notes(discretized, fewer, bins, max_levels, notes)
     data = from_codes(codes, variables, states, class_column, source)
     return replace(data, notes=tuple(notes), numbers=numbers)
+
+
+# ====================================================================== DataFrames
+class _RowNames:
+    """``lines`` of a DataFrame's table for messages: row k is ``row k+1`` (as :meth:`BayesNet.align` says)."""
+
+    def __getitem__(self, k) -> str:
+        return f"row {int(k) + 1}"
+
+
+def cell_texts(values) -> np.ndarray:
+    """The cell texts of one column of a DataFrame (or any 1-d sequence), as a CSV file would hold them.
+
+    Missing cells (``None``, ``NaN``, ``pd.NA``, ``NaT``) become the empty field, which is always missing.
+    A float column whose values are all whole numbers is written without the ``.0`` (a column of integers
+    with a missing cell is a float column in pandas), so ``[1, 2, NaN]`` has the states ``1`` and ``2``, as
+    the same column read from a file; dates are written as pandas writes the column.  Every other value is
+    ``str(value)``.  A categorical column is written through its categories (one text per category).
+    """
+    series = values if isinstance(values, pd.Series) else pd.Series(values, dtype=object if not hasattr(
+        values, "dtype") else None)
+    if isinstance(series.dtype, pd.CategoricalDtype):
+        texts = np.append(cell_texts(pd.Series(series.cat.categories)), "").astype(object)
+        return texts[series.cat.codes.to_numpy()]          # code -1 (missing) -> the empty field
+    missing = series.isna().to_numpy()
+    out = np.full(len(series), "", dtype=object)
+    present = series[~missing]
+    if not len(present):
+        return out
+    if pd.api.types.is_float_dtype(present.dtype) or (present.dtype == object and all(
+            isinstance(v, (float, np.floating)) for v in present)):
+        x = present.to_numpy(dtype=float)
+        whole = np.isfinite(x).all() and (x == np.round(x)).all() and (np.abs(x) < 2 ** 53).all()
+        out[~missing] = (x.astype(np.int64) if whole else x).astype(str).astype(object)
+    elif pd.api.types.is_datetime64_any_dtype(present.dtype) or pd.api.types.is_timedelta64_dtype(present.dtype):
+        out[~missing] = present.astype(str).to_numpy(dtype=object)    # pandas' column format (no 00:00:00)
+    elif present.dtype == object:
+        out[~missing] = [v if isinstance(v, str) else str(v) for v in present.to_numpy()]
+    else:
+        out[~missing] = present.astype(str).to_numpy(dtype=object)
+    return out
+
+
+def _frame_options(options: dict, caller: str) -> dict:
+    allowed = {"class_column", "missing_policy", "discretize_bins", "max_levels", "drop_columns", "model",
+               "na_values"}
+    unknown = sorted(set(options) - allowed)
+    if unknown:
+        raise DataError(f"{caller} got an unknown option '{unknown[0]}'; options are {', '.join(sorted(allowed))}.")
+    return options
+
+
+def from_frame(frame, *, source: str | None = None, class_column=None, missing_policy="missing", discretize_bins=4,
+               max_levels=50, drop_columns=(), model=None, na_values=None) -> CategoricalData:
+    """A :class:`CategoricalData` from a pandas DataFrame, read exactly as :func:`load_csv` reads a file.
+
+    The DataFrame is written as cell texts (:func:`cell_texts`) and goes through the one path from cells to
+    codes that files take, so the options, the validation and the one-sentence errors are those of
+    :func:`load_csv` (a message names the column and ``row N``, the N-th row of the frame).
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        Column names become the variables (as text, trimmed; they must be unique and non-empty).
+        ``None``, ``NaN``, ``pd.NA`` and ``NaT`` are missing cells (as is an empty or blank string).
+        A column of pandas ``category`` dtype keeps its categories, in their order, as its states (unused
+        categories included; they are never discretized).  Other columns get their states as a file's do:
+        numbers in numeric order, text in alphabetical order, numeric columns with more than ``max_levels``
+        distinct values cut into ``discretize_bins`` quantile bins.
+    source : str, optional
+        The name used in messages (default ``"DataFrame"``).
+    class_column, missing_policy, discretize_bins, max_levels, drop_columns, model, na_values
+        As for :func:`load_csv`.
+
+    Returns
+    -------
+    CategoricalData
+
+    Raises
+    ------
+    DataError
+        For any frame that cannot be used, in one sentence naming the column, row or value at fault.
+    """
+    if not isinstance(frame, pd.DataFrame):
+        raise DataError(f"from_frame needs a pandas DataFrame, not {type(frame).__name__}.")
+    source = "DataFrame" if source is None else printable(str(source))
+    try:
+        options = check_options(missing_policy, discretize_bins, max_levels, drop_columns, class_column)
+        if frame.shape[1] == 0:
+            raise DataError(f"{source} has no columns; bnfk needs at least two.")
+        header = [str(c).strip() for c in frame.columns]
+        check_header(header, source, hint=" columns")
+        if frame.shape[0] == 0:
+            raise DataError(f"{source} has columns but no rows.")
+        cells = np.empty(frame.shape, dtype=object)
+        declared = {}
+        for j, name in enumerate(header):
+            column = frame.iloc[:, j]
+            cells[:, j] = cell_texts(column)
+            if isinstance(column.dtype, pd.CategoricalDtype):
+                declared[name] = tuple(t.strip() for t in cell_texts(pd.Series(column.cat.categories)))
+        return _build(header, cells, _RowNames(), [], source, missing_policy, *options, model,
+                      na_set(na_values, missing_policy), declared)
+    except DataError:
+        raise
+    except Exception as exc:  # the safety net: bad input never ends in a traceback
+        raise DataError(f"Could not read {source}: {type(exc).__name__}: {exc}.") from exc
+
+
+def as_data(X, *, model=None, **options):
+    """The table behind ``X`` at a public entry point: a :class:`CategoricalData` as it is, a DataFrame through
+    :func:`from_frame` (with ``options``); anything else (a code matrix) is returned for the caller's checks.
+
+    With ``model``, a DataFrame is read in the model's variables and states (numbers fall into the model's
+    intervals) and columns the model does not have are ignored, as :meth:`BayesNet.align
+    <bnfk_core.network.model.BayesNet.align>` ignores them.
+    """
+    if isinstance(X, CategoricalData) or not isinstance(X, pd.DataFrame):
+        return X
+    if model is not None:
+        names = {str(v) for v in model.variables}
+        keep = [c for c in X.columns if str(c).strip() in names]
+        if options.get("class_column") is not None and options["class_column"] not in names:
+            options = {**options, "class_column": None}
+        X = X.loc[:, keep]
+    return from_frame(X, model=model, **_frame_options(options, "as_data"))

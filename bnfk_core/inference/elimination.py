@@ -185,6 +185,20 @@ def posterior_by_pattern(model, data) -> dict[int, tuple[np.ndarray, np.ndarray]
     variables that have missing cells, with ``data`` aligned to the model.  One contraction per
     missingness pattern gives the joint of its missing variables, whose margins are the answers (one
     contraction per missing variable when that joint would exceed :data:`JOINT_POSTERIOR_CELLS`).
+
+    Parameters
+    ----------
+    model : BayesNet
+    data : CategoricalData or numpy.ndarray
+
+    Returns
+    -------
+    dict
+
+    Raises
+    ------
+    ModelError
+        The model gives a row's observed values probability zero.
     """
     codes = model.align(data).codes if hasattr(data, "codes") else np.asarray(data)
     cards = model.cardinalities

@@ -392,7 +392,21 @@ def _rescale(m: np.ndarray, log_z: np.ndarray | None) -> np.ndarray:
 
 def junction_tree(model) -> JunctionTree | None:
     """The model's junction tree (cached on the model), or None when its cliques hold more than
-    :data:`MAX_TREE_CELLS` cells per row."""
+    :data:`MAX_TREE_CELLS` cells per row.
+
+    Parameters
+    ----------
+    model : BayesNet
+
+    Returns
+    -------
+    JunctionTree or None
+
+    References
+    ----------
+    Lauritzen & Spiegelhalter (1988); thesis App. A.3 (the junction tree algorithm); the bnfk paper,
+    "Fisher kernel" (after Theorem 1): P(pi_i(x)) marginalised from clique probabilities.
+    """
     key = ("junction_tree", MAX_TREE_CELLS)
     if key not in model._cache:
         jt = JunctionTree(model)

@@ -37,9 +37,26 @@ __all__ = ["marginal", "parent_marginals", "ParentMarginals", "posterior", "fami
 MAX_INTERMEDIATE = 5e7  # elements of the largest intermediate factor before falling back to sampling
 
 def marginal(model, variables: Sequence[int], max_intermediate: float | None = None) -> np.ndarray | None:
-    """Exact joint marginal P(variables) as a dense array with axes in the given order.
+    """Exact joint marginal P(variables) by variable elimination over their ancestral set.
 
-    Returns None when ``max_intermediate`` is given and the contraction would exceed it.
+    Parameters
+    ----------
+    model : BayesNet
+    variables : sequence of int
+        Variable indices; the result's axes follow this order.
+    max_intermediate : float, optional
+        Largest intermediate factor (elements) the contraction may create.
+
+    Returns
+    -------
+    numpy.ndarray or None
+        The dense joint table (shape ``(r_v for v in variables)``, summing to 1); a 0-d ``1.0`` for no
+        variables; None when ``max_intermediate`` is given and the contraction would exceed it.
+
+    References
+    ----------
+    The bnfk paper, "Fisher kernel" (after Theorem 1): the P(pi_i(x)) of Theorem 1 are joint marginals of
+    parent sets, computed by exact inference.
     """
     variables = list(variables)
     if not variables:
@@ -64,12 +81,33 @@ class ParentMarginals:
 
 def parent_marginals(model, *, max_intermediate: float = MAX_INTERMEDIATE, n_samples: int = 1_000_000,
                      seed: int = 0) -> ParentMarginals:
-    """The exact marginal distribution of every parent set (cached on the model).
+    """The exact marginal distribution P(pi_i = j) of every parent set (cached on the model).
 
     Variable elimination over the ancestral set of pi_i; when the contraction would
     create a factor larger than ``max_intermediate`` elements, P(pi_i) is estimated from
     ``n_samples`` forward samples with pseudo-count one (the paper's fallback), and
     ``methods[i] == "sampling"`` says so.
+
+    Parameters
+    ----------
+    model : BayesNet
+    max_intermediate : float
+        Largest intermediate factor (elements) before falling back to sampling.
+    n_samples : int
+        Forward samples of the fallback.
+    seed : int
+        Seed of the fallback's sampling.
+
+    Returns
+    -------
+    ParentMarginals
+        ``probs[i]`` of length q_i in the model's parent-configuration order (``[1.0]`` for a root) and
+        ``methods[i]`` in ``{"root", "exact", "sampling"}``.
+
+    References
+    ----------
+    The bnfk paper, Theorem 1 (eq. 2): the denominators P(pi_i(x); theta) of K_i, "which must be computed"
+    by exact inference (junction tree) or, when that is too demanding, approximately.
     """
     key = ("parent_marginals", max_intermediate, n_samples, seed)
     if key in model._cache:
@@ -119,9 +157,30 @@ def _zero_evidence(rows: np.ndarray, log_z: np.ndarray) -> None:
 def posterior(model, data) -> dict[int, tuple[np.ndarray, np.ndarray]]:
     """Distribution of every missing cell given its row's observed values.
 
-    Returns ``{variable index: (row indices, probabilities of shape (rows, r_i))}`` for the variables that
-    have missing cells, rows increasing, with ``data`` aligned to the model.  Complete rows take no part.
-    Raises ModelError when the model gives a row's observed values probability zero.
+    A calibrated junction tree runs on whole batches of the incomplete rows (docs/INFERENCE.md); complete
+    rows take no part.
+
+    Parameters
+    ----------
+    model : BayesNet
+    data : CategoricalData or numpy.ndarray
+        The rows, aligned to the model (an array of codes is taken as aligned; -1 is missing).
+
+    Returns
+    -------
+    dict
+        ``{variable index: (row indices, probabilities of shape (rows, r_i))}`` for the variables that have
+        missing cells, rows increasing.
+
+    Raises
+    ------
+    ModelError
+        The model gives a row's observed values probability zero.
+
+    References
+    ----------
+    Thesis §2.1.3 and App. A.3 (exact inference by a junction tree); §3.2 (it gives a distribution for each
+    missing value, which the imputation of ch. 4 uses).
     """
     codes = _codes(model, data)
     tree = junction_tree(model)
@@ -148,7 +207,25 @@ def posterior(model, data) -> dict[int, tuple[np.ndarray, np.ndarray]]:
 def family_posteriors(model, codes: np.ndarray, families: Sequence[int] | None = None) -> dict:
     """``{i: (rows, F)}``: for the rows of ``codes`` with a missing member in the family of i, F[b, j * r_i + k]
     = P(pi_i = j, X_i = k | x_observed) (the CPT's layout), rows increasing.  Raises ModelError for rows of
-    probability zero."""
+    probability zero.
+
+    Parameters
+    ----------
+    model : BayesNet
+    codes : numpy.ndarray
+        (N, n) codes aligned to the model, -1 = missing.
+    families : sequence of int, optional
+        The variables whose families to return (default: all with a missing member).
+
+    Returns
+    -------
+    dict
+
+    References
+    ----------
+    The bnfk paper, "Conclusion" (the marginalised kernel of incomplete rows, E[phi(x) | x_observed]): these
+    are the expected family indicators it needs.
+    """
     codes = np.asarray(codes)
     families = range(model.n_vars) if families is None else [int(i) for i in families]
     miss = codes < 0
@@ -219,7 +296,19 @@ def _family_posteriors_by_pattern(model, codes: np.ndarray, rows_of: dict) -> di
 
 
 def log_evidence(model, codes: np.ndarray) -> np.ndarray:
-    """log P(x_observed) of every row of ``codes`` (aligned to the model); -inf for impossible rows."""
+    """log P(x_observed) of every row of ``codes`` (aligned to the model); -inf for impossible rows.
+
+    Parameters
+    ----------
+    model : BayesNet
+    codes : numpy.ndarray
+        (N, n) codes aligned to the model, -1 = missing.
+
+    Returns
+    -------
+    numpy.ndarray
+        One log-probability per row, missing cells summed out.
+    """
     codes = np.asarray(codes)
     tree = junction_tree(model)
     if tree is None:
@@ -231,7 +320,24 @@ def log_evidence(model, codes: np.ndarray) -> np.ndarray:
 
 
 def log_likelihood(model, data) -> np.ndarray:
-    """log P(x) of every row of ``data``; rows with missing cells get the marginal log P(x_observed)."""
+    """log P(x) of every row of ``data``; rows with missing cells get the marginal log P(x_observed).
+
+    Parameters
+    ----------
+    model : BayesNet
+    data : CategoricalData or numpy.ndarray
+        The rows (codes aligned to the model; -1 is missing).
+
+    Returns
+    -------
+    numpy.ndarray
+        One log-probability per row.
+
+    References
+    ----------
+    The bnfk paper, eq. (1) (the likelihood of a row); "Experiments" (held-out NLL of the data-summarization
+    figures).
+    """
     codes = model.align(data).codes
     complete = ~(codes < 0).any(axis=1)
     ll = np.zeros(codes.shape[0])

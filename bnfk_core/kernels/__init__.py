@@ -10,7 +10,7 @@ _HOMES = {
     "kernel_pca": "embed", "pair_values": "embed", "LANCZOS_ROWS": "embed", "row_codes": "features",
     "check_positive": "features", "feature_offsets": "features", "block_matrix": "features",
     "used_blocks": "features", "DENSE_BLOCK_BYTES": "features", "FEATURE_CHUNK_ROWS": "features",
-    "iter_features": "features", "features": "features", "gram": "fisher", "contributions": "fisher",
+    "iter_features": "features", "gram": "fisher", "contributions": "fisher",
     "set_kernel": "fisher", "mmd": "fisher", "mean_features": "fisher", "normalize_rows": "fisher",
     "normalize_bytes": "fisher", "NORMALIZE_BLOCK_CELLS": "fisher", "pair_tables": "fisher",
     "add_pair_terms": "fisher", "warm_up": "fisher", "THESIS_KERNELS": "members", "FittedKernel": "fisher",

@@ -18,7 +18,18 @@ __all__ = ["sample_rows", "kernel_distance", "cluster_order", "class_order", "ke
 
 # ---------------------------------------------------------------------- rows and kernels
 def kernel_distance(K: np.ndarray) -> np.ndarray:
-    """Feature-space distance d(x, y) = sqrt(K(x,x) + K(y,y) - 2 K(x,y)), clipped at 0."""
+    """Feature-space distance d(x, y) = sqrt(K(x,x) + K(y,y) - 2 K(x,y)), clipped at 0.
+
+    Parameters
+    ----------
+    K : numpy.ndarray
+        A square kernel matrix.
+
+    Returns
+    -------
+    numpy.ndarray
+        The (N, N) distances ||phi(x) - phi(y)||.
+    """
     K = np.asarray(K, float)
     d = np.diag(K)
     D2 = d[:, None] + d[None, :] - 2.0 * K
@@ -60,7 +71,25 @@ def kernel_pca(K: np.ndarray, k: int = 2) -> np.ndarray:
 
     Centring ``Kc = J K J`` (J = I - 11'/N) is done with row and column means; the top ``k`` eigenpairs come from
     ``numpy.linalg.eigh`` below :data:`LANCZOS_ROWS` rows, else from ``scipy.sparse.linalg.eigsh`` (largest
-    algebraic, a seeded start vector, machine-precision tolerance: the same axes to ~1e-10)."""
+    algebraic, a seeded start vector, machine-precision tolerance: the same axes to ~1e-10).
+
+    Parameters
+    ----------
+    K : numpy.ndarray
+        A symmetric (N, N) kernel matrix.
+    k : int
+        The number of axes.
+
+    Returns
+    -------
+    numpy.ndarray
+        (N, k) coordinates: eigenvectors scaled by the square roots of their (non-negative) eigenvalues.
+
+    References
+    ----------
+    Schölkopf, Smola & Müller (1998), "Nonlinear component analysis as a kernel eigenvalue problem", Neural
+    Computation 10(5).
+    """
     K = np.asarray(K, float)
     n = K.shape[0]
     if n == 0:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
+from ..data.table import as_data
 from ..errors import KernelError
 from ..inference.queries import cached_family_posteriors, parent_marginals
 
@@ -23,6 +24,8 @@ __all__ = ["row_codes", "check_positive", "feature_offsets", "block_matrix", "us
 
 # ---------------------------------------------------------------------- helpers
 def row_codes(model, data) -> np.ndarray:
+    """The code rows of ``data`` (a CategoricalData, a pandas DataFrame or codes) aligned to ``model``."""
+    data = as_data(data, model=model)
     if hasattr(data, "codes"):
         return model.align(data).codes
     codes = np.atleast_2d(np.asarray(data))
@@ -170,7 +173,34 @@ def features(model, data, marginals=None, chunk_rows: int = FEATURE_CHUNK_ROWS) 
     """The explicit Fisher feature map Phi (N, sum_i q_i r_i), K = Phi Phi^T (module docstring).
 
     Built ``chunk_rows`` rows at a time (each row's entries are computed from that row alone, so the blocks
-    are the rows of the one-block matrix); the temporaries are those of one block, not of all N rows."""
+    are the rows of the one-block matrix); the temporaries are those of one block, not of all N rows.
+
+    Parameters
+    ----------
+    model : BayesNet
+    data : CategoricalData or numpy.ndarray
+        The rows (codes aligned to the model; -1 is missing).
+    marginals : ParentMarginals, optional
+        P(pi_i = j) to use instead of the model's exact ones.
+    chunk_rows : int
+        Rows built at once.
+
+    Returns
+    -------
+    scipy.sparse.csr_matrix
+        Row x holds [pi_i(x) = j] ([x_i = k] - theta_ijk) / sqrt(theta_ijk P(pi_i = j)) in column
+        ``offset_i + j r_i + k``; a row with missing cells holds E[phi(x) | x_observed].
+
+    Raises
+    ------
+    KernelError
+        Rows of the wrong width, or a cell the model gives probability zero.
+
+    References
+    ----------
+    The bnfk paper, Theorem 1 and its derivation ("Multivariate Fisher kernel", eqs. 8-9):
+    phi(x) . phi(y) = s(x; theta)^T I(theta)^-1 s(y; theta), block i giving K_i of eq. (2).
+    """
     codes = row_codes(model, data)
     pm = parent_marginals(model) if marginals is None else marginals
     off = feature_offsets(model)

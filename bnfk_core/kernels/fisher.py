@@ -30,6 +30,7 @@ from dataclasses import dataclass
 import numba
 import numpy as np
 
+from ..data.table import as_data
 from ..errors import KernelError
 from .features import (FEATURE_CHUNK_ROWS, check_positive, feature_offsets, features, iter_features, used_blocks,
                               row_codes)
@@ -122,9 +123,25 @@ def gram(model, data, other=None, kind: str = FISHER, normalize: bool = False,
     marginals : ParentMarginals or None
         Use these P(pi_i = j) instead of the model's exact ones (for ablations, e.g. the uniform
         marginals an unpropagated junction tree gives); Fisher kernel only.
+
+    Returns
+    -------
+    numpy.ndarray
+        The (N, M) Gram matrix, M = N without ``other``.  Rows with missing cells get the marginalised
+        kernel E[phi(x) | x_obs] . E[phi(y) | y_obs].
+
+    Raises
+    ------
+    KernelError
+        An unknown ``kind``, a row the model gives probability zero, or a matrix over ``max_bytes``.
+
+    References
+    ----------
+    The bnfk paper, Theorem 1 (eq. 2); thesis §3.3 (the Fisher and scaled-Hamming kernels).
     """
     spec = KERNELS[kind]
     if kind != FISHER:
+        data, other = as_data(data, model=model), as_data(other, model=model)
         train = data if model is None else data.select(list(model.variables))
         return spec.fit(train).gram(data, other, normalize=normalize, max_bytes=max_bytes)
     if model is None:
@@ -383,6 +400,8 @@ class FittedKernel:
     notes: tuple = ()
 
     def gram(self, X, Y=None, *, normalize: bool = False, max_bytes: float | None = DEFAULT_MAX_BYTES) -> np.ndarray:
+        """The (N, M) kernel matrix between the rows of ``X`` and of ``Y`` (default ``X``); ``normalize``: cosine
+        normalisation; a matrix over ``max_bytes`` is refused with a :class:`~bnfk_core.errors.KernelError`."""
         raise NotImplementedError
 
     def contributions(self, x, y) -> np.ndarray:
@@ -429,7 +448,20 @@ def fit_fisher(train, *, model=None, dag=None, structure: str = "hc", score: str
 def contributions(model, x, y) -> np.ndarray:
     """The per-variable terms K_i(x, y) of Theorem 1 (they sum to K(x, y)).
 
-    ``x`` and ``y`` are single rows: 1-D code vectors aligned to the model, or one-row data.
+    Parameters
+    ----------
+    model : BayesNet
+    x, y : numpy.ndarray or CategoricalData
+        Single rows: 1-D code vectors aligned to the model, or one-row data.
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape (n_vars,): K_i(x, y) = [pi_i(x) = pi_i(y)] / P(pi_i(x)) * ([x_i = y_i] / theta_{i pi_i(x) x_i} - 1).
+
+    References
+    ----------
+    The bnfk paper, Theorem 1, eq. (2).
     """
     cx, cy = row_codes(model, x), row_codes(model, y)
     Phi = features(model, np.vstack([cx, cy]))
@@ -444,7 +476,23 @@ def mean_features(model, data, chunk_rows: int = FEATURE_CHUNK_ROWS) -> np.ndarr
     """mean_x phi(x) as a dense vector -- all that set kernels and MMD need (counts / N).
 
     Linear time, and memory for one block of ``chunk_rows`` rows of features: no N x M matrix and no
-    N-row feature matrix (one block when N <= ``chunk_rows``)."""
+    N-row feature matrix (one block when N <= ``chunk_rows``).
+
+    Parameters
+    ----------
+    model : BayesNet
+    data : CategoricalData or numpy.ndarray
+    chunk_rows : int
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape (sum_i q_i r_i,).
+
+    References
+    ----------
+    The bnfk paper, "The multivariate set kernel": the set kernel needs only the counts N_ijk / N.
+    """
     codes = row_codes(model, data)
     N = codes.shape[0]
     if N <= chunk_rows:
@@ -456,7 +504,22 @@ def mean_features(model, data, chunk_rows: int = FEATURE_CHUNK_ROWS) -> np.ndarr
 
 
 def set_kernel(model, X, Y) -> float:
-    """The paper's set kernel K(X, Y) = (1/NM) sum_{l,m} K(x_l, y_m) = mean phi(X) . mean phi(Y)."""
+    """The paper's set kernel K(X, Y) = (1/NM) sum_{l,m} K(x_l, y_m) = mean phi(X) . mean phi(Y).
+
+    Parameters
+    ----------
+    model : BayesNet
+    X, Y : CategoricalData or numpy.ndarray
+        Two sets of rows (codes aligned to the model).
+
+    Returns
+    -------
+    float
+
+    References
+    ----------
+    The bnfk paper, "Comparing sets of observations: the multivariate set kernel".
+    """
     return float(mean_features(model, X) @ mean_features(model, Y))
 
 
@@ -465,6 +528,22 @@ def mmd(model, X, Y) -> float:
 
     Linear time via the mean embeddings (:func:`mean_features`, computed a block of rows at a time); the
     N x M Gram matrix of the pairwise form (1/N^2 sum K(x,x') + 1/M^2 sum K(y,y') - 2/NM sum K(x,y)) is
-    never built."""
+    never built.
+
+    Parameters
+    ----------
+    model : BayesNet
+    X, Y : CategoricalData or numpy.ndarray
+        Two non-empty sets of rows (codes aligned to the model).
+
+    Returns
+    -------
+    float
+        d(X, Y) >= 0 of eq. (10).
+
+    References
+    ----------
+    The bnfk paper, "Maximum mean discrepancy", eq. (10); Gretton et al. (2012).
+    """
     d = mean_features(model, X) - mean_features(model, Y)
     return float(d @ d)

@@ -62,6 +62,21 @@ def scaled_hamming_model(data, variables=None):
 
     A variable with a state that ``data`` never shows (possible when ``data`` is a training split
     or aligned to a model) gets add-one frequencies instead, so rows with that state stay defined.
+
+    Parameters
+    ----------
+    data : CategoricalData
+    variables : sequence of str, optional
+        The columns to use (default: all).
+
+    Returns
+    -------
+    BayesNet
+        Its Fisher kernel is the scaled-Hamming kernel: K_i = [x_i = y_i] / P(x_i) - 1.
+
+    References
+    ----------
+    Thesis §3.3.2, eq. (3.2); the bnfk paper, Lemma 1 (the univariate Fisher kernel).
     """
     variables = list(variables) if variables is not None else list(data.variables)
     d = data.select(variables)

@@ -91,6 +91,16 @@ class LiveKernel:
 
     ``gram()`` returns the live matrix (read-only view; it changes with the next edit -- pass
     ``copy=True`` for a snapshot).
+
+    Raises
+    ------
+    KernelError
+        An unknown estimator, or an N × N matrix over ``max_bytes``.
+
+    References
+    ----------
+    The bnfk paper, Theorem 1: K = sum_w K_w, so an arc edit changes only the terms of the re-fitted
+    variables and of those whose parent marginals P(pi_w) depend on the re-fitted CPTs (module docstring).
     """
 
     def __init__(self, dag: DAG, data, params: str = "smoothed", pseudo_count: float = 1.0, *,

@@ -116,7 +116,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from ..data.table import CategoricalData
+from ..data.table import CategoricalData, as_data
 from ..errors import KernelError
 from .fisher import FittedKernel
 from .members import MEASURES, MeasureInfo
@@ -154,7 +154,7 @@ def fit_measure(name: str, data, **options) -> CategoricalMeasure:
     ----------
     name : str
         One of :data:`MEASURES` (case-insensitive; ``_`` and ``-`` are the same).
-    data : CategoricalData or int code matrix (N, d) with -1 = missing
+    data : CategoricalData, pandas DataFrame or int code matrix (N, d) with -1 = missing
         The fit (training) rows.  The class column of ``CategoricalData`` is left out unless
         ``variables`` names it.
     variables : sequence of str, optional
@@ -163,6 +163,22 @@ def fit_measure(name: str, data, **options) -> CategoricalMeasure:
         Weights over the attributes observed in both rows (default) or fixed weights (module docstring).
     bandwidth : float or sequence of floats, aitchison-aitken only
         lambda in [0, 1] (per attribute if a sequence); capped at (c_k - 1)/c_k.  Default 0.1.
+
+    Returns
+    -------
+    CategoricalMeasure
+        A fitted kernel: ``gram(X, Y=None)`` is S(X, Y) = sum_k w_k S_k(X_k, Y_k), ``contributions(x, y)``
+        its per-attribute terms.
+
+    Raises
+    ------
+    KernelError
+        An unknown measure or option, no rows or variables to fit on, or a column with no observed value.
+
+    References
+    ----------
+    Boriah, Chandola & Kumar (2008), "Similarity measures for categorical data: a comparative evaluation",
+    SDM 2008, Table 2; Aitchison & Aitken (1976), Biometrika 63(3).
     """
     key = _canonical(name)
     unknown = sorted(set(options) - _OPTIONS)
@@ -174,6 +190,7 @@ def fit_measure(name: str, data, **options) -> CategoricalMeasure:
         raise KernelError(f"missing must be 'renormalize' or 'zero', not {missing!r}.")
     if "bandwidth" in options and key != "aitchison-aitken":
         raise KernelError(f"Option 'bandwidth' applies to aitchison-aitken only, not to '{key}'.")
+    data = as_data(data)          # a pandas DataFrame is read as a file is (from_frame)
     if isinstance(data, CategoricalData):
         variables = options.get("variables")
         if variables is None:

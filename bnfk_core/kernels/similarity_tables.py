@@ -118,7 +118,28 @@ def lin1_tables(a: AttributeStats):
 def measure_tables(name: str, counts: np.ndarray, r_ext: int, n_states: int, bandwidth: float | None = None):
     """(numerator table S_k, denominator table or None) of measure ``name`` for one attribute with fit counts
     ``counts`` on the extended domain of ``r_ext`` values, unweighted.  ``n_states`` (c_k) and ``bandwidth``
-    (lambda_k, already capped) are used by aitchison-aitken only, whose table holds log k_k(a, b)."""
+    (lambda_k, already capped) are used by aitchison-aitken only, whose table holds log k_k(a, b).
+
+    Parameters
+    ----------
+    name : str
+        A measure of :data:`bnfk_core.kernels.similarity.MEASURES`.
+    counts : numpy.ndarray
+        The fit rows' counts of each value.
+    r_ext : int
+        Values of the extended domain (fitted states plus unseen ones).
+    n_states : int
+    bandwidth : float, optional
+
+    Returns
+    -------
+    tuple
+        ``(S_k, denominator or None)``, each (r_ext, r_ext).
+
+    References
+    ----------
+    Boriah, Chandola & Kumar (2008), Table 2; Aitchison & Aitken (1976).
+    """
     a = AttributeStats(counts, r_ext)
     if name in SUM_UNIFORM or name in SUM_CARD:
         return sum_table(name, a), None

@@ -24,6 +24,7 @@ import math
 from dataclasses import dataclass, field
 
 import numpy as np
+import pandas as pd
 from scipy.special import logsumexp
 
 from ..data.encoding import one_hot  # re-exported: the one-hot codes EM works on
@@ -106,7 +107,7 @@ class LatentClassModel:
     # ------------------------------------------------------------------ rows
     def codes_of(self, data) -> np.ndarray:
         """Code rows aligned to the model (``data``: CategoricalData with the model's columns, or codes)."""
-        if hasattr(data, "codes"):
+        if hasattr(data, "codes") or isinstance(data, pd.DataFrame):
             return self.to_bayesnet().align(data).codes[:, 1:]
         codes = np.atleast_2d(np.asarray(data))
         if codes.shape[1] != len(self.variables):
@@ -193,7 +194,10 @@ class LatentClassModel:
 
 
 def _rows_of(data):
-    """(codes, weights, variables, states, source) of a CategoricalData or its streamed distinct rows."""
+    """(codes, weights, variables, states, source) of a CategoricalData (or a pandas DataFrame) or its streamed
+    distinct rows."""
+    from ..data.table import as_data
+    data = as_data(data)
     if not hasattr(data, "codes") or not hasattr(data, "states"):
         raise LcaError("fit_lca needs a data table (CategoricalData); load a CSV first.")
     weights = getattr(data, "weights", None)
@@ -229,7 +233,41 @@ def fit_lca(data, k: int, starts: int = 20, seed: int = 0, *, tol: float = 1e-8,
 
     ``engine``: ``"numba"`` (the compiled engine, :mod:`bnfk_core.lca.em`), ``"numpy"`` (the same EM on every
     start at once, :mod:`bnfk_core.lca.em_numpy`: no numba start-up) or ``"auto"`` (numpy on small tables).
+
+    Parameters
+    ----------
+    data : CategoricalData
+        The rows (missing cells are marginalised out of the likelihood).
+    k : int
+        The number of latent classes m.
+    starts, seed : int
+        Random starts and the seed that draws them.
+    tol, max_iter : float, int
+        Convergence of EM (change of the log-likelihood) and its iteration bound.
+    class_column, agree, screen, keep, engine
+        As described above.
+
+    Returns
+    -------
+    LatentClassModel
+        The best start's class weights p(C = t) and profiles p(x_i | C = t), classes ordered by size, with
+        its log-likelihood, BIC/AIC and how many starts reached it.
+
+    Raises
+    ------
+    LcaError
+        K or the number of starts out of range, an unknown engine, or no finite log-likelihood.
+    DataError
+        No rows or columns, or a column with no observed value.
+
+    References
+    ----------
+    Auvray & Wehenkel (2008), "Learning parameters in discrete naive Bayes models by computing fibers of the
+    parametrization map": p(x) = sum_t p(C = t) prod_i p(x_i | C = t), the latent class model fitted here.
     """
+    if isinstance(data, pd.DataFrame):
+        from ..data.table import from_frame
+        data = from_frame(data, class_column=class_column)
     if getattr(data, "class_column", None) is not None and hasattr(data, "without_class"):
         data = data.without_class()
     codes, weights, variables, states, source = _rows_of(data)

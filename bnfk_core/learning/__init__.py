@@ -7,7 +7,7 @@ from ..registry import face
 
 _HOMES = {
     "EXACT_MAX_VARIABLES": "members", "EXACT_MAX_CANDIDATES": "exact", "penalty_bounds": "exact",
-    "exact_search": "exact", "learn_exact": "exact", "hill_climb": "hill_climb", "learn_hc": "hill_climb",
+    "exact_search": "exact", "learn_exact": "exact", "learn_hc": "hill_climb",
     "DEFAULT_MISSING_DATA": "members", "AvailableCaseScorer": "incomplete", "Completions": "incomplete",
     "expected_table": "incomplete", "em_parameters": "incomplete", "observed_score": "incomplete",
     "structural_em": "incomplete", "learn_network": "incomplete", "check_missing_data": "incomplete",

@@ -60,8 +60,28 @@ def exact_search(scorer: LocalScorer, *, max_parents: int | None = None,
     2. Best sinks: score(W) = max_{s∈W} score(W∖{s}) + bps(s, W∖{s}), layer by layer over |W|.
     3. Reconstruct the DAG by peeling off sinks from V.
 
-    ``prune=False`` switches the penalty bound off (for checking it).
-    Returns the parent indices and statistics (``scored`` parent sets, ``pruned``, ``optimum``).
+    Parameters
+    ----------
+    scorer : LocalScorer
+        The decomposable local score ``scorer(i, parents)``.
+    max_parents : int, optional
+        In-degree bound.
+    progress : callable, optional
+        ``progress(fraction, message)``.
+    prune : bool
+        ``False`` switches the penalty bound off (for checking it).
+
+    Returns
+    -------
+    parents : list of tuple of int
+        The parent indices of every column of the optimum.
+    stats : dict
+        ``scored`` parent sets, ``pruned``, ``optimum``.
+
+    References
+    ----------
+    Silander & Myllymäki (2006), "A simple approach for finding the globally optimal Bayesian network
+    structure", UAI; the thesis's structure search (§3.2, with qNML).
     """
     n = scorer.n_vars
     if n > EXACT_MAX_VARIABLES:

@@ -401,6 +401,33 @@ def learn_network(data, method: str, *, missing_data: str = DEFAULT_MISSING_DATA
     ``score_options``) is not a count score: its structure uses the complete rows whatever
     ``missing_data`` says (a note says so).  Returns (result, model); the model's ``fit_info`` records
     ``missing_data``.
+
+    Parameters
+    ----------
+    data : CategoricalData
+        The feature columns (missing cells as -1).
+    method : str
+        A structure-learning method of :data:`bnfk_core.registry.LEARNERS`.
+    missing_data : str
+        ``complete-rows``, ``available-case`` or ``em`` (:data:`bnfk_core.registry.MISSING_DATA`).
+    score, params, pseudo_count
+        The search's score and the CPT estimator with its pseudo-count (:func:`bnfk_core.network.model.fit`).
+
+    Returns
+    -------
+    (LearnResult, BayesNet)
+
+    Raises
+    ------
+    StructureError
+        An unknown method, score or missing-data method.
+    ModelError
+        An unknown CPT estimator.
+
+    References
+    ----------
+    Friedman (1998), "The Bayesian structural EM algorithm" (``em``); thesis §3.2 (the thesis learns
+    the structure on complete rows and fits parameters on every row, available-case).
     """
     spec = MISSING_DATA[MISSING_DATA.check(str(missing_data).lower())]
     ESTIMATORS.check(params)

@@ -301,9 +301,30 @@ def raw_numbers(data) -> dict:
 
 def kgv_mutual_information(data, *, kernel: str = "gaussian", kappa=None, sigma=None,
                            bin_numbers: bool = False) -> dict:
-    """The KGV mutual information of every pair of variables of ``data`` (complete rows), the numeric
-    columns unbinned unless ``bin_numbers``.  Returns ``variables``, ``matrix`` (symmetric, zero
-    diagonal, nats), ``searched_raw``, ``kappa``, ``sigma``, ``kernel`` and ``n_rows_used``."""
+    """The KGV mutual information of every pair of variables of ``data`` (complete rows).
+
+    The numeric columns are taken unbinned unless ``bin_numbers``.
+
+    Parameters
+    ----------
+    data : CategoricalData
+    kernel : {"gaussian", "linear"}
+        The Mercer kernel of the numeric columns.
+    kappa, sigma : float, optional
+        The regularisation and the Gaussian width (defaults: :func:`default_parameters`).
+    bin_numbers : bool
+        Use the numeric columns' bins as categories.
+
+    Returns
+    -------
+    dict
+        ``variables``, ``matrix`` (symmetric, zero diagonal, nats), ``searched_raw``, ``kappa``, ``sigma``,
+        ``kernel`` and ``n_rows_used``.
+
+    References
+    ----------
+    Bach & Jordan (2002), "Learning graphical models with Mercer kernels", §3.6, eq. (3).
+    """
     numbers = {} if bin_numbers else raw_numbers(data)
     if data.n_vars < 2:
         raise StructureError("KGV mutual information needs at least two columns.")

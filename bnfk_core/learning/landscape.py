@@ -106,7 +106,22 @@ def dag_scores(parent_masks: np.ndarray, table: np.ndarray) -> np.ndarray:
 
 
 def equivalence_keys(parent_masks: np.ndarray) -> np.ndarray:
-    """Canonical Markov-equivalence key of every DAG (skeleton bits, then v-structure bits; module docstring)."""
+    """Canonical Markov-equivalence key of every DAG (skeleton bits, then v-structure bits; module docstring).
+
+    Parameters
+    ----------
+    parent_masks : numpy.ndarray
+        (n, k) parent bit masks of every DAG.
+
+    Returns
+    -------
+    numpy.ndarray
+        (n,) int keys, equal exactly for Markov-equivalent DAGs.
+
+    References
+    ----------
+    Verma & Pearl (1990): equivalent iff same skeleton and same v-structures.
+    """
     n, k = parent_masks.shape
     prs = pairs(k)
     key = np.zeros(n, dtype=np.int64)
@@ -300,7 +315,21 @@ def place_dag(land: Landscape, dag) -> int:
 
 
 def expected_dag_count(k: int) -> int:
-    """Robinson's recurrence a(k) = Σ_{i=1..k} (-1)^(i+1) C(k,i) 2^(i(k-i)) a(k-i), a(0) = 1."""
+    """Robinson's recurrence a(k) = Σ_{i=1..k} (-1)^(i+1) C(k,i) 2^(i(k-i)) a(k-i), a(0) = 1.
+
+    Parameters
+    ----------
+    k : int
+
+    Returns
+    -------
+    int
+        The number of labelled DAGs on k nodes (1, 1, 3, 25, 543, 29281, ...).
+
+    References
+    ----------
+    Robinson (1973), "Counting labeled acyclic digraphs".
+    """
     a = [1]
     for m in range(1, int(k) + 1):
         a.append(sum((-1) ** (i + 1) * math.comb(m, i) * 2 ** (i * (m - i)) * a[m - i] for i in range(1, m + 1)))

@@ -52,7 +52,26 @@ class MetagraphError(BnfkError):
 
 
 def krawtchouk(d: int, r: int, h) -> np.ndarray:
-    """Normalised Krawtchouk values k_s(h) = K_s(h; d) / C(d, s) for s = 0..r: array (r + 1, len(h))."""
+    """Normalised Krawtchouk values k_s(h) = K_s(h; d) / C(d, s) for s = 0..r: array (r + 1, len(h)).
+
+    Parameters
+    ----------
+    d : int
+        Dimension of the hypercube Q_d (the number of possible arcs).
+    r : int
+        Highest order.
+    h : array_like of int
+        Hamming distances 0..d.
+
+    Returns
+    -------
+    numpy.ndarray
+
+    References
+    ----------
+    Yackley, Corona & Lane, "Bayesian network score approximation using a metagraph kernel", §2.4 (the
+    spectrum of the hypercube) and §3.2 (the entries of K_1).
+    """
     d, r = int(d), int(r)
     h = np.atleast_1d(np.asarray(h, dtype=float))
     out = np.zeros((r + 1, h.size))
@@ -82,7 +101,25 @@ def kernel_by_distance(d: int, r: int, m: float = DEFAULT_M, *, normalise: bool 
     """K(h) for Hamming distances h = 0..d of the order-``r`` kernel on Q_d (module docstring).
 
     ``normalise=True`` divides by K(0) (unit diagonal); ``False`` gives K₁ with its 2^(−d) factor (for
-    small d; it underflows to 0 for d above about a thousand)."""
+    small d; it underflows to 0 for d above about a thousand).
+
+    Parameters
+    ----------
+    d, r : int
+        Dimension of the hypercube and order of the kernel.
+    m : float
+        The regulariser's exponent.
+    normalise : bool
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape (d + 1,).
+
+    References
+    ----------
+    Yackley, Corona & Lane, §3.1–3.2.
+    """
     d, r = int(d), int(r)
     _check(d, r)
     lw = _log_weights(d, r, float(m))
@@ -131,7 +168,28 @@ class Surrogate:
 
 def fit_surrogate(bits: np.ndarray, y: Sequence[float], order: int, c: float = DEFAULT_C,
                   m: float = DEFAULT_M) -> Surrogate:
-    """Fit f = 1·d0 + K e to the scores ``y`` of the graphs ``bits`` (n, d) (paper §3.1, module docstring)."""
+    """Fit f = 1·d0 + K e to the scores ``y`` of the graphs ``bits`` (n, d) (paper §3.1, module docstring).
+
+    Parameters
+    ----------
+    bits : numpy.ndarray
+        (n, d) 0/1 arc indicators of the scored graphs.
+    y : sequence of float
+        Their scores.
+    order : int
+        Order r of the kernel.
+    c, m : float
+        The regularisation weight and exponent.
+
+    Returns
+    -------
+    Surrogate
+        Predicts the score of any graph of Q_d.
+
+    References
+    ----------
+    Yackley, Corona & Lane, §3.1 (the optimisation framework).
+    """
     return fit_orders(bits, y, [order], c, m)[0]
 
 
@@ -197,7 +255,18 @@ def observed_split(n: int, k: int, seed: int = 0) -> tuple[np.ndarray, np.ndarra
 
 def walsh_transform(f: np.ndarray) -> np.ndarray:
     """Walsh–Hadamard coefficients β_l = 2^(−d) Σ_b (−1)^<b,l> f(b) of a function on 2^d bit strings
-    (index b = the integer the bits spell, bit p = 2^p), by the fast in-place butterfly."""
+    (index b = the integer the bits spell, bit p = 2^p), by the fast in-place butterfly.
+
+    Parameters
+    ----------
+    f : numpy.ndarray
+        (2^d,) values, indexed by the integer the bits spell.
+
+    Returns
+    -------
+    numpy.ndarray
+        (2^d,) coefficients β_l.
+    """
     a = np.array(f, dtype=float)
     n = a.size
     if n & (n - 1) or n == 0:
@@ -211,7 +280,23 @@ def walsh_transform(f: np.ndarray) -> np.ndarray:
 
 
 def walsh_energy(f: np.ndarray) -> np.ndarray:
-    """Energy Σ_{|l|=s} β_l² of ``f`` by degree s = 0..d (:func:`walsh_transform`)."""
+    """Energy Σ_{|l|=s} β_l² of ``f`` by degree s = 0..d (:func:`walsh_transform`).
+
+    Parameters
+    ----------
+    f : numpy.ndarray
+        (2^d,) values of a function on the hypercube.
+
+    Returns
+    -------
+    numpy.ndarray
+        (d + 1,) energy by degree.
+
+    References
+    ----------
+    Yackley, Corona & Lane, §4.2: "the BDe score itself varies quadratically over the metagraph" -- an energy
+    concentrated in degrees ≤ 2 says so for a landscape.
+    """
     beta = walsh_transform(f)
     deg = np.bitwise_count(np.arange(beta.size, dtype=np.int64))
     return np.bincount(deg, weights=beta ** 2, minlength=int(round(math.log2(beta.size))) + 1)

@@ -283,7 +283,31 @@ def scorer_for(codes, cards, score: str = "bic", *, ess: float = 1.0, weights=No
 
 
 def local_score(codes, cards, child: int, parents: Sequence[int] = (), score: str = "bic", *, ess: float = 1.0) -> float:
-    """Local score of one family on the complete rows of ``codes`` (see the module docstring)."""
+    """Local score of one family on the complete rows of ``codes`` (see the module docstring).
+
+    Parameters
+    ----------
+    codes : numpy.ndarray
+        (N, n) int codes, -1 = missing; the rows with a missing cell are left out.
+    cards : sequence of int
+        r_s of every column.
+    child : int
+    parents : sequence of int
+    score : str
+        ``bic``, ``aic``, ``k2``, ``bdeu`` or ``qnml``.
+    ess : float
+        BDeu's equivalent sample size α.
+
+    Returns
+    -------
+    float
+        The local score (log scale, higher is better).
+
+    Raises
+    ------
+    StructureError
+        An unknown score.
+    """
     return scorer_for(codes, cards, score, ess=ess)(child, parents)
 
 
@@ -293,22 +317,42 @@ def log_likelihood(codes, cards, child, parents=()) -> float:
 
 
 def bic(codes, cards, child, parents=()) -> float:
-    """Local BIC: LL − ½ log N · q (r − 1)."""
+    """Local BIC: LL − ½ log N · q (r − 1); arguments as :func:`local_score`.
+
+    References
+    ----------
+    Thesis App. A.2.2, eqs. (A.12) and (A.14).
+    """
     return local_score(codes, cards, child, parents, "bic")
 
 
 def aic(codes, cards, child, parents=()) -> float:
-    """Local AIC: LL − q (r − 1)."""
+    """Local AIC: LL − q (r − 1); arguments as :func:`local_score`.
+
+    References
+    ----------
+    Thesis App. A.2.2, eqs. (A.12) and (A.13).
+    """
     return local_score(codes, cards, child, parents, "aic")
 
 
 def k2(codes, cards, child, parents=()) -> float:
-    """Local K2: Σ_j [log Γ(r) − log Γ(N_ij + r) + Σ_k log Γ(N_ijk + 1)]."""
+    """Local K2: Σ_j [log Γ(r) − log Γ(N_ij + r) + Σ_k log Γ(N_ijk + 1)]; arguments as :func:`local_score`.
+
+    References
+    ----------
+    Thesis App. A.2.1, eq. (A.7) with every α_ijk = 1 (Cooper & Herskovits 1992).
+    """
     return local_score(codes, cards, child, parents, "k2")
 
 
 def bdeu(codes, cards, child, parents=(), ess: float = 1.0) -> float:
-    """Local BDeu with α_ij = ess/q, α_ijk = ess/(q r)."""
+    """Local BDeu with α_ij = ess/q, α_ijk = ess/(q r); arguments as :func:`local_score`.
+
+    References
+    ----------
+    Thesis App. A.2.1, eqs. (A.7)–(A.10).
+    """
     return local_score(codes, cards, child, parents, "bdeu", ess=ess)
 
 
@@ -317,12 +361,38 @@ def qnml(codes, cards, child, parents=()) -> float:
 
     P¹_NML(D_S) = P_ML(D_S) / C(N, ∏_{s∈S} r_s) treats S as one collapsed variable, so the local
     score is LL(i | π_i) − log C(N, q r) + log C(N, q) (see :func:`log_multinomial_normalizer`).
+    Arguments as :func:`local_score`.
+
+    References
+    ----------
+    Thesis §2.1.2.2, eqs. (2.6)–(2.9).
     """
     return local_score(codes, cards, child, parents, "qnml")
 
 
 def score_dag(codes, cards, dag_parent_indices, score: str = "bic", **opts) -> float:
-    """Total score of a DAG (``DAG`` or the parent indices of every column) on the complete rows."""
+    """Total score of a DAG (``DAG`` or the parent indices of every column) on the complete rows.
+
+    Parameters
+    ----------
+    codes, cards
+        As :func:`local_score`.
+    dag_parent_indices : DAG or sequence of sequences of int
+    score : str
+        A name of :data:`bnfk_core.registry.SCORES`.
+    **opts
+        ``ess`` (BDeu), ``weights`` (row multiplicities), ``numbers`` and ``options`` (KGV).
+
+    Returns
+    -------
+    float
+        The sum of the local scores (the scores are decomposable).
+
+    Raises
+    ------
+    StructureError
+        An unknown score or option.
+    """
     if hasattr(dag_parent_indices, "parent_indices"):
         dag_parent_indices = dag_parent_indices.parent_indices()
     ess, weights = opts.pop("ess", 1.0), opts.pop("weights", None)

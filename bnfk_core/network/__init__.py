@@ -1,4 +1,5 @@
-"""The Bayesian network: its DAG, its CPTs (the model), BIF and other formats, and where to draw it.
+"""The Bayesian network: its DAG, its CPTs (the model), BIF and other formats, pgmpy and networkx both ways, and
+where to draw it.
 
 Every public name below loads its module on first use (PEP 562), so importing the package is light;
 names two modules share are imported from those modules.
@@ -12,7 +13,8 @@ _HOMES = {
     "v_structures": "dag", "cpdag": "dag", "covered_arcs": "dag", "equivalent": "dag",
     "structural_hamming_distance": "dag", "layered_layout": "layout", "arrow_segment": "layout",
     "BayesNet": "model", "fit": "model", "read_model": "model", "read_structure": "model", "write_model": "model",
-    "MAX_CPT_CELLS": "model",
+    "MAX_CPT_CELLS": "model", "to_pgmpy": "pgmpy_io", "from_pgmpy": "pgmpy_io", "to_networkx": "pgmpy_io",
+    "from_networkx": "pgmpy_io",
 }
 
 __all__ = list(_HOMES)

@@ -80,6 +80,14 @@ def model_to_bif(model) -> str:
     ``property bnfk_name = "<URL-quoted name>" ;`` for the variable and
     ``property bnfk_states = "<URL-quoted JSON list>" ;`` for its states.  Probabilities are
     written with ``repr`` (shortest exact round trip of a float).
+
+    Parameters
+    ----------
+    model : BayesNet
+
+    Returns
+    -------
+    str
     """
     lines = ["network bnfk {", "}"]
     names = [bif_token(v) for v in model.variables]
@@ -145,6 +153,29 @@ def parse_bif(text: str, source: str) -> tuple:
     ``bnfk_name``/``bnfk_states`` properties when present (files written by bnfk), else
     the tokens are the names (files written by other tools).  Returns ``(names, arcs, states, cpts,
     fit_info)``, from which :func:`bnfk_core.network.model.read_model` builds the model.
+
+    Parameters
+    ----------
+    text : str
+        The file's text.
+    source : str
+        The file's name, for messages.
+
+    Returns
+    -------
+    tuple
+        ``(names, arcs, states, cpts, fit_info)``.
+
+    Raises
+    ------
+    ModelError
+        No variables, a variable declared twice, without ``type discrete`` or without a table, an unknown
+        variable or state, a table of the wrong size or a value that is not a number, named with the file.
+
+    References
+    ----------
+    The Interchange Format for Bayesian Networks (BIF), as used by the Bayesian network repository, bnlearn and
+    pgmpy.
     """
     text = re.sub(r"//[^\n]*|/\*.*?\*/", "", text, flags=re.S)
     tokens, names, states, labels = [], [], [], []

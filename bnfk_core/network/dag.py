@@ -221,17 +221,41 @@ SEGMENT_PATTERNS = {"single-arc": "u → v", "v": "u → w ← v", "a": "v ← u
 
 
 def empty_dag(nodes: Sequence[str]) -> DAG:
-    """The DAG over ``nodes`` without arcs (every variable independent)."""
+    """The DAG over ``nodes`` without arcs (every variable independent).
+
+    Parameters
+    ----------
+    nodes : sequence of str
+
+    Returns
+    -------
+    DAG
+        Its Fisher kernel with the marginal frequencies is the scaled-Hamming kernel (thesis eq. 3.2).
+    """
     return DAG(nodes)
 
 
 def naive_bayes(nodes: Sequence[str], class_node: str) -> DAG:
     """The naive Bayes DAG: ``class_node`` -> every other node, nothing else.
 
+    Parameters
+    ----------
+    nodes : sequence of str
+    class_node : str
+
+    Returns
+    -------
+    DAG
+
     Raises
     ------
     StructureError
         If ``class_node`` is not one of ``nodes``.
+
+    References
+    ----------
+    Friedman, Geiger & Goldszmidt (1997), "Bayesian network classifiers"; the latent class model
+    (:mod:`bnfk_core.lca`, Auvray & Wehenkel 2008) is this DAG with the class hidden.
     """
     nodes = [str(v) for v in nodes]
     if class_node not in nodes:
@@ -357,7 +381,16 @@ class CPDAG:
 
 
 def skeleton(dag: DAG) -> nx.Graph:
-    """The undirected graph of ``dag`` (same nodes, arcs without direction)."""
+    """The undirected graph of ``dag`` (same nodes, arcs without direction).
+
+    Parameters
+    ----------
+    dag : DAG
+
+    Returns
+    -------
+    networkx.Graph
+    """
     g = nx.Graph()
     g.add_nodes_from(dag.nodes)
     g.add_edges_from(dag.sorted_arcs())
@@ -365,7 +398,20 @@ def skeleton(dag: DAG) -> nx.Graph:
 
 
 def v_structures(dag: DAG) -> set[tuple[str, str, str]]:
-    """Immoralities u -> w <- v with u, v not adjacent, as (u, w, v) with u before v in node order."""
+    """Immoralities u -> w <- v with u, v not adjacent, as (u, w, v) with u before v in node order.
+
+    Parameters
+    ----------
+    dag : DAG
+
+    Returns
+    -------
+    set of (str, str, str)
+
+    References
+    ----------
+    Verma & Pearl (1990): with the skeleton, the v-structures determine the Markov equivalence class.
+    """
     out = set()
     nodes = dag.nodes
     for w, ps in enumerate(dag.parent_indices()):
@@ -382,6 +428,20 @@ def cpdag(dag: DAG) -> CPDAG:
 
     Arcs of v-structures are compelled; the remaining edges are oriented by Meek's rules R1-R3
     (Meek 1995), which are complete when starting from a DAG's skeleton and v-structures.
+
+    Parameters
+    ----------
+    dag : DAG
+
+    Returns
+    -------
+    CPDAG
+        Its compelled (directed) arcs and reversible (undirected) edges.
+
+    References
+    ----------
+    Meek (1995), "Causal inference and causal explanation with background knowledge", UAI; the bnfk paper,
+    Theorem 4: every DAG of the class gives the same Fisher kernel.
     """
     nodes = dag.nodes
     adj = {v: set() for v in nodes}
@@ -426,7 +486,22 @@ def cpdag(dag: DAG) -> CPDAG:
 
 
 def covered_arcs(dag: DAG) -> list[tuple[str, str]]:
-    """Arcs u -> v with pa(v) = pa(u) ∪ {u}; reversing one keeps the equivalence class (Chickering 1995)."""
+    """Arcs u -> v with pa(v) = pa(u) ∪ {u}; reversing one keeps the equivalence class (Chickering 1995).
+
+    Parameters
+    ----------
+    dag : DAG
+
+    Returns
+    -------
+    list of (str, str)
+        The covered arcs, in the DAG's sorted arc order.
+
+    References
+    ----------
+    Chickering (1995), "A transformational characterization of equivalent Bayesian network structures";
+    with the bnfk paper's Theorem 4, reversing a covered arc leaves the Fisher kernel unchanged.
+    """
     out = []
     for u, v in dag.sorted_arcs():
         if set(dag.parents(v)) == set(dag.parents(u)) | {u}:
@@ -435,7 +510,22 @@ def covered_arcs(dag: DAG) -> list[tuple[str, str]]:
 
 
 def equivalent(g1: DAG, g2: DAG) -> bool:
-    """Markov equivalence: same skeleton and same v-structures (Verma & Pearl 1990)."""
+    """Markov equivalence: same skeleton and same v-structures (Verma & Pearl 1990).
+
+    Parameters
+    ----------
+    g1, g2 : DAG
+
+    Returns
+    -------
+    bool
+        False as well when the node sets differ.
+
+    References
+    ----------
+    Verma & Pearl (1990), "Equivalence and synthesis of causal models"; the bnfk paper, "Invariance of Fisher
+    kernel for equivalent network structures" (Theorem 4).
+    """
     if set(g1.nodes) != set(g2.nodes):
         return False
     if {frozenset(a) for a in g1.arcs} != {frozenset(a) for a in g2.arcs}:
@@ -448,6 +538,19 @@ def structural_hamming_distance(g1, g2) -> int:
 
     Counts node pairs whose edge differs (missing, extra, or different orientation / directedness);
     DAGs are first turned into their CPDAGs, so the distance compares equivalence classes.
+
+    Parameters
+    ----------
+    g1, g2 : DAG or CPDAG
+
+    Returns
+    -------
+    int
+
+    References
+    ----------
+    Tsamardinos, Brown & Aliferis (2006), "The max-min hill-climbing Bayesian network structure learning
+    algorithm", Machine Learning 65 (SHD on CPDAGs).
     """
     c1 = g1 if isinstance(g1, CPDAG) else cpdag(g1)
     c2 = g2 if isinstance(g2, CPDAG) else cpdag(g2)

@@ -26,7 +26,7 @@ from typing import Sequence
 import numpy as np
 
 from .dag import DAG
-from ..data.table import CategoricalData, from_codes
+from ..data.table import CategoricalData, as_data, from_codes
 from ..errors import BnfkError, DataError, ModelError
 from .bif import model_to_bif, parse_bif
 from ..data.files import NOT_FOUND, not_regular_message, open_regular, regular_file_problem
@@ -52,6 +52,11 @@ class BayesNet:
         ``cpts[i]`` of shape (q_i, r_i), rows summing to one (layout in the module docstring).
     fit_info : dict
         How the parameters were obtained (method, pseudo_count, rows used).
+
+    References
+    ----------
+    The bnfk paper, "Fisher kernel for Bayesian networks", eq. (1): P(d; theta) = prod_i theta_{i, pi_i(d), d_i},
+    with theta_ijk = ``cpts[i][j, k]``; thesis Table 2.1 (the notation).
     """
 
     dag: DAG
@@ -126,8 +131,10 @@ class BayesNet:
 
         Extra columns are ignored; a missing variable (but the hidden class node of a latent class network,
         ``fit_info["hidden"]``, which becomes an all-missing column) or a value the model does not know
-        is a :class:`DataError` naming it.
+        is a :class:`DataError` naming it.  A pandas DataFrame is read in the model's states
+        (:func:`~bnfk_core.data.table.as_data`).
         """
+        data = as_data(data, model=self)
         if tuple(data.variables) == tuple(self.variables) and tuple(data.states) == tuple(self.states):
             return data
         cols = []
@@ -336,8 +343,39 @@ def fit(dag: DAG, data: CategoricalData, method: str = "smoothed", pseudo_count:
     """Fit the CPTs of ``dag`` to ``data`` (columns matched by name).
 
     Missing values: each family is estimated from the rows where that family is observed
-    (available-case analysis).  Unseen parent configurations get the uniform row.
+    (available-case analysis).  Unseen parent configurations get the uniform row.  ``data`` may be a
+    pandas DataFrame (:func:`~bnfk_core.data.table.from_frame`).
+
+    Parameters
+    ----------
+    dag : DAG
+        The structure; its nodes name columns of ``data``.
+    data : CategoricalData or pandas.DataFrame
+        The rows (with ``weights``, distinct rows counted with their multiplicities).
+    method : str
+        A CPT estimator of :data:`bnfk_core.registry.ESTIMATORS`: ``smoothed`` (n_ijk + a) / (n_ij + r_i a),
+        ``ml``, ``bdeu`` (n_ijk + a / (q_i r_i)) / (n_ij + a / q_i), ``cnml``.
+    pseudo_count : float
+        ``a`` of ``smoothed`` and ``bdeu`` (the equivalent sample size of BDeu); must be positive.
+
+    Returns
+    -------
+    BayesNet
+        With ``fit_info`` recording the method, the pseudo-count and the rows used.
+
+    Raises
+    ------
+    ModelError
+        An unknown method or a pseudo-count that is not positive.
+    DataError
+        A node of ``dag`` missing from ``data``, or a column with no observed value.
+
+    References
+    ----------
+    Thesis §2.1.2.1: eq. (2.4) (the expected posterior, of which ``smoothed`` and ``bdeu`` are Dirichlet
+    priors, and maximum likelihood) and eq. (2.5) (cNML); the bnfk paper fits with pseudo-count one.
     """
+    data = as_data(data)
     if method not in ESTIMATORS:
         raise ModelError(f"Unknown parameter method '{method}'; choose one of {', '.join(ESTIMATORS)}.")
     if method in ("smoothed", "bdeu") and not pseudo_count > 0:
@@ -362,7 +400,19 @@ def fit(dag: DAG, data: CategoricalData, method: str = "smoothed", pseudo_count:
 
 # ---------------------------------------------------------------------- IO
 def write_model(model: BayesNet, path) -> None:
-    """Write ``model`` as BIF (``.bif``) or bnfk JSON (``.json``)."""
+    """Write ``model`` as BIF (``.bif``) or bnfk JSON (``.json``).
+
+    Parameters
+    ----------
+    model : BayesNet
+    path : str or os.PathLike
+        The file; its extension chooses the format.
+
+    Raises
+    ------
+    ModelError
+        Any other extension.
+    """
     path = os.fspath(path)
     ext = os.path.splitext(path)[1].lower()
     if ext == ".json":
@@ -378,8 +428,22 @@ def write_model(model: BayesNet, path) -> None:
 def read_model(path_or_buffer, source: str | None = None) -> BayesNet:
     """Read a model from a BIF or bnfk-JSON file (path or file-like object).
 
-    Every error is a :class:`ModelError` whose message names the file (``source``, else the
-    path, else the buffer's ``.name``).
+    Parameters
+    ----------
+    path_or_buffer : str, os.PathLike or file-like
+        A ``.bif`` or ``.json`` file (a buffer's text decides the format).
+    source : str, optional
+        The name used in messages.
+
+    Returns
+    -------
+    BayesNet
+
+    Raises
+    ------
+    ModelError
+        Every error, with a message that names the file (``source``, else the path, else the buffer's
+        ``.name``).
     """
     if hasattr(path_or_buffer, "read"):
         source = source or str(getattr(path_or_buffer, "name", "") or "uploaded model")

@@ -23,6 +23,7 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
+from ...data.table import as_data
 from ...kernels.members import FISHER, HAMMING, SCALED_HAMMING
 from ...data.limits import fits, format_bytes, guard_workspace, resolve_limit, workspace_bytes
 from ...registry import CLUSTERERS, KERNELS, kernel_abbr
@@ -116,6 +117,7 @@ def kernel_setup(data, kernel: str, *, model=None, structure: str = "hc", score:
     frequencies of the features (thesis eq. 3.2); Hamming the fraction of equal values.
     """
     t0 = time.perf_counter()
+    data = as_data(data)
     fitted, feats = _fit_kernel(data, kernel, model=model, structure=structure, score=score, params=params,
                                 seed=seed, progress=progress)
     K = fitted.gram(feats)
@@ -134,6 +136,7 @@ def feature_network(data, *, kernel: str = FISHER, structure: str = "hc", score:
     spec = KERNELS[kernel]
     if not spec.uses_network:
         raise ClusterError(f"The {spec.label} kernel is not built from a network.")
+    data = as_data(data)
     fitted = spec.fit(feature_columns(data), structure=structure, score=score, params=params, seed=seed,
                       progress=progress)
     return fitted.model
@@ -190,6 +193,7 @@ def run_clustering(data, kernel: str, algorithm: str, *, n_clusters: int | None 
     allocates when its whole work space exceeds the memory limit.
     """
     t0 = time.perf_counter()
+    data = as_data(data)          # a pandas DataFrame is read as a file is (from_frame)
     requested = algorithm
     if algorithm not in CLUSTERERS:
         raise ClusterError(f"Unknown clustering algorithm '{algorithm}'; choose one of {', '.join(CLUSTERERS)}.")

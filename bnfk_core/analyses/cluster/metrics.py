@@ -32,6 +32,23 @@ def clustering_metrics(labels_true, labels_pred, K=None, *, ami_average: str = "
 
     AMI is normalised by max{H(U), H(V)} as in thesis eq. (C.4) (scikit-learn's default before
     0.22; today's default is ``ami_average="arithmetic"``).
+
+    Parameters
+    ----------
+    labels_true, labels_pred : array_like of int
+    K : numpy.ndarray, optional
+        The Gram matrix, for the silhouette.
+    ami_average : str
+        scikit-learn's ``average_method`` of AMI.
+
+    Returns
+    -------
+    dict
+        ``ari``, ``ami``, ``v_measure`` and, with ``K``, ``silhouette``.
+
+    References
+    ----------
+    Thesis §5.2.1 and App. C.1 (ARI, AMI with eq. (C.4), V-measure).
     """
     pred = np.asarray(labels_pred)
     out = {"ari": None, "ami": None, "v_measure": None, "silhouette": None, "n_labelled": 0}

@@ -8,7 +8,7 @@ from ...registry import face
 _HOMES = {
     "CE_FLOOR": "benchmark", "CE_CAP": "benchmark", "DEFAULT_RATIOS": "benchmark", "MCARSplit": "benchmark",
     "induce_mcar": "benchmark", "capped_cross_entropy": "benchmark", "evaluate": "benchmark",
-    "macro_average": "benchmark", "BenchmarkResult": "benchmark", "benchmark": "benchmark",
+    "macro_average": "benchmark", "BenchmarkResult": "benchmark",
     "ImputedData": "completion", "impute_with_model": "completion", "FILL_NUMERIC": "members",
     "CompletedFile": "completion", "number": "completion", "filled_column": "completion",
     "complete_file": "completion", "METHODS": "core", "METHOD_LABELS": "core", "Imputation": "core",

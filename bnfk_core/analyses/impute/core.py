@@ -41,7 +41,7 @@ import numpy as np
 import pandas as pd
 
 from ...data.encoding import one_hot
-from ...data.table import CategoricalData
+from ...data.table import CategoricalData, as_data
 from ...errors import BnfkError, shorten
 from ...inference.queries import posterior
 from ...kernels.fisher import FISHER, gram
@@ -337,9 +337,10 @@ def impute(data: CategoricalData, method: str = "bn", *, model=None, k: int = 3,
 
     ``model`` (a BayesNet over ``data``'s variables) is used by ``bn`` and ``fisher-knn`` instead of
     learning one; ``learn`` options (``structure``, ``score``, ``params``, ``max_parents``) go to
-    :func:`learn_model`.
+    :func:`learn_model`.  ``data`` may be a pandas DataFrame (:func:`bnfk_core.data.table.as_data`).
     """
     spec = IMPUTERS[check_methods(method)[0]]
+    data = as_data(data)
     return spec.impute(data, model=model, k=k, seed=seed, cache={}, **learn)
 
 

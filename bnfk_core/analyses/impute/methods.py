@@ -70,10 +70,12 @@ def impute_table(data, method: str = DEFAULT_IMPUTER, structure: str = "hc", *, 
 
     Returns an :class:`~bnfk_core.analyses.impute.core.ImputedData` (the completed table, which cells were filled,
     the per-cell probabilities) like :func:`~bnfk_core.analyses.impute.core.impute_with_model`."""
+    from ...data.table import as_data
     from .completion import ImputedData
     from .core import check_methods
 
     spec = IMPUTERS[check_methods(method)[0]]
+    data = as_data(data)          # a pandas DataFrame is read as a file is (from_frame)
     imp = spec.impute(data, seed=seed, cache={}, structure=structure, score=score, params=params)
     completed = imp.completed(data)
     frame = data.frame.copy()

@@ -258,6 +258,11 @@ class Chi2Criterion:
 
     A missing cell (code -1) counts as one more category of its variable.  Variables with a
     single observed category have no test (p = 1) and add nothing.
+
+    References
+    ----------
+    The bnfk paper, "Data summarization": a chi-square test per variable of X_S's frequencies against X's,
+    dof = observed categories - 1; the objective -sum_i log p_i is optimised by Algorithm 1.
     """
 
     name = "chi2"

@@ -52,6 +52,31 @@ def greedy_swap(criterion, init, *, max_passes: int = 50, rtol: float = 1e-12,
     the criterion by more than ``rtol`` times its value (floating-point ties do not cycle).
     ``max_passes`` bounds the visits at ``max_passes * k`` (``converged`` says whether it
     stopped on its own).
+
+    Parameters
+    ----------
+    criterion : object
+        A criterion of :data:`bnfk_core.registry.CRITERIA` built on the pool (smaller is better).
+    init : sequence of int
+        The starting subset X_S (k row indices).
+    max_passes : int
+    rtol : float
+    progress : callable, optional
+
+    Returns
+    -------
+    GreedyResult
+        The final subset, its criterion value (and the starting one), the swaps and visits made and whether it
+        converged.
+
+    Raises
+    ------
+    PrototypeError
+        A starting subset that is not distinct rows, or of a size out of range.
+
+    References
+    ----------
+    The bnfk paper, "Greedy algorithm for optimizing MMD", Algorithm 1.
     """
     t0 = time.perf_counter()
     S = np.array(init, dtype=np.int64).copy()
@@ -151,6 +176,21 @@ def select_prototypes(model, data, k: int, criterion: str = "mmd", *, init=None,
     init : starting subset (row indices); default: the best of ``n_init`` random subsets by the criterion
     seed : seeds the random subsets
     mmd_criterion : a prebuilt :class:`MMDCriterion` for ``data`` (saves the feature computation)
+
+    Returns
+    -------
+    PrototypeResult
+        The selected rows, the criterion's value, the subset's MMD (eq. 10) and chi-square objective, and how
+        the search went (swaps, passes, convergence, seconds).
+
+    Raises
+    ------
+    PrototypeError
+        ``k`` out of range, an unknown criterion or a starting subset that is not k distinct rows.
+
+    References
+    ----------
+    The bnfk paper, Algorithm 1 and "Data summarization" (greedy MMD, the chi-square heuristic, random subsets).
     """
     criterion = str(criterion).lower()
     if criterion not in CRITERIA:

@@ -371,6 +371,11 @@ def case_table(model, data, kind: str, variables: Sequence[str], *, seed: int | 
         One :class:`CaseRow` per agreement pattern: the formula (thesis notation), its value with the
         model's probabilities at the pair's first row (``theory``), Σ_{segment} K_i of the pair
         (``measured``, None when no pair of rows falls in the case) and the pair's row indices.
+
+    References
+    ----------
+    Thesis §6.1 (the case tables of the single arc, V-, A- and chain structures and the fully connected DAG)
+    and App. E (the fully connected DAG equals one collapsed variable); the bnfk paper, Theorem 1.
     """
     if kind not in SEGMENT_KINDS:
         raise SegmentError(f"Unknown segment kind '{kind}'; choose one of {', '.join(SEGMENT_KINDS)}.")

@@ -1,0 +1,115 @@
+"""What every estimator of :mod:`bnfk_core.estimators` shares: input validation at the boundary, the table behind
+``X`` (a DataFrame, an array of strings or numbers, missing cells as ``NaN`` / ``None``), the recipe of the network
+and the seed.
+
+``X`` is validated once, by scikit-learn's own ``validate_data`` (no complex, sparse or empty input; the number
+and names of the features are remembered at ``fit`` and checked afterwards), then read as a categorical table by
+:func:`bnfk_core.data.table.from_frame` -- the path a CSV file takes: every column is nominal, numbers with more
+than ``max_levels`` distinct values are cut into ``discretize_bins`` quantile bins, a pandas categorical keeps
+its category order.  After ``fit`` the rows are read in the fitted network's states; a value the network has no
+state for is a missing cell (``handle_unknown="missing"``, the marginalised treatment of the paper's conclusion)
+or an error (``"error"``).
+"""
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+import pandas as pd
+from sklearn.utils import check_random_state
+from sklearn.utils.validation import validate_data
+
+from ..data.binning import MISSING_CATEGORY, parse_interval
+from ..data.table import as_data, cell_texts, from_frame
+from ..errors import DataError
+
+__all__ = ["TableInput", "seed_of", "HANDLE_UNKNOWN"]
+
+HANDLE_UNKNOWN = ("missing", "error")
+
+
+def seed_of(random_state) -> int:
+    """The integer seed the core takes: an int as given (so ``random_state=s`` is the core's ``seed=s``), else
+    one draw from ``check_random_state(random_state)`` (None: numpy's global generator, as scikit-learn does)."""
+    if isinstance(random_state, numbers.Integral) and not isinstance(random_state, bool):
+        return int(random_state)
+    return int(check_random_state(random_state).randint(np.iinfo(np.int32).max))
+
+
+class TableInput:
+    """Mixin: ``_fit_table(X)`` / ``_table(X)`` turn ``X`` into a :class:`~bnfk_core.data.table.CategoricalData`."""
+
+    _min_features = 2
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.categorical = True
+        tags.input_tags.string = True
+        tags.input_tags.allow_nan = True
+        return tags
+
+    # ------------------------------------------------------------------ validation
+    def _frame(self, X, *, reset: bool) -> pd.DataFrame:
+        """``X`` validated (scikit-learn's checks; features remembered at fit) and as a DataFrame."""
+        if isinstance(X, pd.DataFrame):      # read column by column (pandas' own missing values, categoricals)
+            validate_data(self, X, reset=reset, skip_check_array=True)
+            if not reset and not hasattr(self, "feature_names_in_") and X.shape[1] == len(self._columns):
+                X = X.set_axis(self._columns, axis=1)      # fitted on an array: columns by position
+            least = 2 if reset else 1      # a network is learned from two rows or more
+            if X.shape[0] < least:
+                raise ValueError(f"Found a DataFrame with {X.shape[0]} sample(s) (shape={X.shape}) while a minimum "
+                                 f"of {least} is required.")
+            if reset and X.shape[1] < self._min_features:
+                raise ValueError(f"Found a DataFrame with {X.shape[1]} feature(s) (shape={X.shape}) while a "
+                                 f"minimum of {self._min_features} is required.")
+            return X
+        checked = validate_data(self, X, reset=reset, dtype=None, ensure_all_finite="allow-nan",
+                                ensure_min_features=self._min_features if reset else 1,
+                                ensure_min_samples=2 if reset else 1)
+        if not reset and getattr(self, "_columns", None) is not None:
+            names = self._columns
+        else:
+            names = [f"x{j}" for j in range(checked.shape[1])]
+        return pd.DataFrame(checked, columns=names)
+
+    def _check_options(self):
+        if self.handle_unknown not in HANDLE_UNKNOWN:
+            raise ValueError(f"handle_unknown must be 'missing' or 'error', not {self.handle_unknown!r}.")
+
+    def _fit_table(self, X, **options):
+        """The training table of ``X`` (the network is not known yet: states come from the data)."""
+        frame = self._frame(X, reset=True)
+        self._columns = [str(c) for c in frame.columns]
+        return from_frame(frame, discretize_bins=self.discretize_bins, max_levels=self.max_levels, **options)
+
+    def _table(self, X, model):
+        """The rows of ``X`` in ``model``'s variables and states (after ``fit``)."""
+        frame = self._frame(X, reset=False)
+        if self.handle_unknown == "missing":
+            frame = unknown_as_missing(frame, model)
+        return as_data(frame, model=model)
+
+
+def unknown_as_missing(frame: pd.DataFrame, model) -> pd.DataFrame:
+    """``frame`` as cell texts with every value that is no state of ``model`` blanked (a missing cell).
+
+    Columns of interval states (discretized numbers) are left as they are: every number falls into one of
+    their bins (:func:`bnfk_core.data.binning.column_states`)."""
+    states = dict(zip((str(v) for v in model.variables), model.states))
+    out = {}
+    for c in frame.columns:
+        name = str(c).strip()
+        st = states.get(name)
+        if st is None:
+            continue
+        real = [s for s in st if s != MISSING_CATEGORY]
+        if real and all(parse_interval(s) is not None for s in real):
+            out[c] = frame[c]
+            continue
+        texts = np.array([t.strip() for t in cell_texts(frame[c])], dtype=object)
+        known = np.isin(texts, np.array(list(st), dtype=object))
+        texts[~known] = ""
+        out[c] = texts
+    if not out:
+        raise DataError("None of the columns is a variable of the fitted network.")
+    return pd.DataFrame(out, index=frame.index)
