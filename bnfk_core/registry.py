@@ -338,12 +338,10 @@ def face(package: str, homes: dict) -> tuple:
     defines it, imported on first use (so that importing a package loads none of its numerical modules).
 
     Returns ``(__getattr__, __dir__)`` for the package's ``__init__``; a name that is not public is tried as a
-    submodule, so ``package.module`` works without importing it first.  A public name its module shares (the
-    function ``benchmark`` of the module ``benchmark``) is the module, whatever was imported before: import the
-    function from its module."""
+    submodule, so ``package.module`` works without importing it first."""
     def __getattr__(name: str):
         module = sys.modules[package]
-        if name in homes and homes[name] != name:
+        if name in homes:
             value = getattr(importlib.import_module(f"{package}.{homes[name]}"), name)
         else:
             try:

@@ -19,7 +19,7 @@ _HOMES = {
     "collapsed_stats": "information", "default_segment_variables": "information", "MAX_CANDIDATES": "members",
     "variable_term": "arc_search", "affected_terms": "arc_search", "add_arc_gram": "arc_search", "candidate_arcs":
     "arc_search", "adjusted_rand": "arc_search", "ArcStep": "arc_search", "ArcSearchResult": "arc_search",
-    "arc_search": "arc_search", "arc_search_tables": "arc_search", "reverse_covered_arc": "equivalence", "DagEdit":
+    "arc_search_tables": "arc_search", "reverse_covered_arc": "equivalence", "DagEdit":
     "equivalence", "equivalence_edits": "equivalence", "edited_model": "equivalence", "EditEffect": "equivalence",
     "edit_effects": "equivalence", "edit_effects_table": "equivalence", "clustering_aris": "network_checks",
     "imputation_check": "network_checks",
