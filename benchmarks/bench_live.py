@@ -38,7 +38,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 from letter_like import letter_leaf_model, letter_like_model, random_letter_model
 
 from bnfk_core.kernels import fisher as kernels
-from bnfk_core.analyses.segments import arc_search as arcs
+from bnfk_core.analyses.segments import search as arcs
 from bnfk_core.data.table import load_csv
 from bnfk_core.errors import StructureError
 from bnfk_core.kernels.fisher import gram

@@ -28,7 +28,7 @@ sys.path.insert(0, str(ROOT))
 
 from bnfk_core.analyses.segments import information as segment_information
 from bnfk_core.analyses.segments import tables as segment_tables  # noqa: E402
-from bnfk_core.analyses.segments import arc_search as arcs  # noqa: E402
+from bnfk_core.analyses.segments import search as arcs  # noqa: E402
 from bnfk_core.analyses.cluster.clustering import cluster  # noqa: E402
 from bnfk_core.network.dag import DAG  # noqa: E402
 from bnfk_core.data.table import load_csv  # noqa: E402

@@ -4,7 +4,7 @@ import threading
 
 import pytest
 
-from bnfk_core.analyses.segments import arc_search as arcs
+from bnfk_core.analyses.segments import search as arcs
 from bnfk_core.data.table import load_csv
 from bnfk_ui import jobs
 

@@ -91,7 +91,7 @@ def test_every_op_on_a_chain_with_descendants_to_rescale():
 
 
 def _term(model, codes, w):
-    from bnfk_core.analyses.segments.arc_search import variable_term
+    from bnfk_core.analyses.segments.search import variable_term
     return variable_term(model, codes, w)
 
 
@@ -373,7 +373,7 @@ def test_prototypes_live_restart_equals_select_prototypes_from_the_same_start():
 def test_adjusted_rand_is_bit_identical_to_scikit_learn():
     from sklearn.metrics import adjusted_rand_score
 
-    from bnfk_core.analyses.segments.arc_search import adjusted_rand
+    from bnfk_core.analyses.segments.search import adjusted_rand
     rng = np.random.default_rng(0)
     for n, a, b in [(50, 2, 3), (300, 5, 2), (7, 1, 1), (40, 3, 40)]:
         t, p = rng.integers(0, a, n), rng.integers(0, b, n)

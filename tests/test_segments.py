@@ -17,7 +17,7 @@ from bnfk_core.analyses.segments import equivalence as markov_equivalence
 from bnfk_core.analyses.segments import network_checks
 from bnfk_core.analyses.segments import information as segment_information
 from bnfk_core.analyses.segments import tables as segment_tables
-from bnfk_core.analyses.segments import arc_search as arcs
+from bnfk_core.analyses.segments import search as arcs
 from bnfk_core.cli import main
 from bnfk_core.network.dag import DAG, apply_segment, segment_arcs
 from bnfk_core.data.table import load_csv

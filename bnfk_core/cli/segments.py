@@ -74,7 +74,7 @@ def _cmd_segment_suggest(args) -> dict:
 
 
 def _cmd_arc_search(args) -> dict:
-    from ..analyses.segments.arc_search import arc_search
+    from ..analyses.segments import arc_search
     data = label_data(args, "arc-search is supervised:")
     res = arc_search(data, n_arcs=args.arcs, algorithm=args.algorithm, kernel=args.kernel,
                      n_clusters=args.clusters, restarts=args.restarts, seed=args.seed, params=args.params,

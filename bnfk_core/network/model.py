@@ -172,7 +172,7 @@ class BayesNet:
         """
         codes = self.align(data).codes
         if (codes < 0).any():
-            raise ModelError("Rows with missing cells need bnfk_core.inference.queries.log_likelihood "
+            raise ModelError("Rows with missing cells need bnfk_core.inference.log_likelihood "
                              "(the marginal likelihood of the observed cells).")
         return self.complete_log_likelihood(codes)
 

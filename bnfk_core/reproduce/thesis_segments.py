@@ -8,8 +8,7 @@ import numpy as np
 import pandas as pd
 
 from ..analyses.cluster.clustering import clustering_metrics, correlation_clustering
-from ..analyses.segments import collapsed_stats
-from ..analyses.segments.arc_search import arc_search
+from ..analyses.segments import arc_search, collapsed_stats
 from ..network.dag import DAG
 from ..kernels.fisher import FISHER, gram
 from ..network.model import fit

@@ -11,7 +11,6 @@ import streamlit as st
 from bnfk_core.analyses.segments import gallery as G
 from bnfk_core.analyses.prototypes import selection as P
 from bnfk_core.analyses import segments as S
-from bnfk_core.analyses.segments.arc_search import arc_search
 from bnfk_core.network.dag import DAG, SEGMENT_LABELS, SEGMENT_PATTERNS
 from bnfk_core.kernels.embed import class_order, cluster_order
 from bnfk_core.errors import BnfkError
@@ -165,7 +164,7 @@ def arc_search_tab(d, has_class):
     if st.button("Run arc search", key="seg_search_run", type="primary"):
         bar = st.progress(0.0, text="Starting…")
         with common.shown_errors(), jobs.heavy("the arc search"):
-            res = arc_search(d, n_arcs=int(ss.seg_arcs), restarts=int(ss.seg_restarts), seed=int(ss.seg_seed),
+            res = S.arc_search(d, n_arcs=int(ss.seg_arcs), restarts=int(ss.seg_restarts), seed=int(ss.seg_seed),
                                progress=jobs.progress(bar))
             ss.seg_search = (key, res.to_dict(candidates=True), res.dag.to_dict())
         bar.empty()

@@ -1,28 +1,28 @@
-"""The Bayesian-network segment analyses of thesis chapter 6:
+"""Bayesian-network structure segments (thesis chapter 6): the face over
 
-* :mod:`.tables` -- the case tables of Theorem 1 (formulas, pairs of rows, :func:`case_table`,
-  :func:`segment_model`, :class:`SegmentError`);
+* :mod:`.tables` -- the case tables of Theorem 1 (formulas, pairs of rows, :func:`case_table`, :func:`segment_model`);
 * :mod:`.information` -- mutual-information ranking and collapsed-variable statistics;
-* :mod:`.arc_search` -- the supervised arc search and the per-variable Gram terms it updates;
+* :mod:`.search` -- the supervised arc search and the per-variable Gram terms it updates;
 * :mod:`.equivalence` -- structure edits that keep (or change) the Fisher kernel;
-* :mod:`.network_checks` -- clustering ARI and imputation accuracy of one network.
+* :mod:`.network_checks` -- clustering ARI and imputation accuracy of one network;
+* :mod:`.gallery` -- all five segments side by side.
 
-Every public name below loads its module on first use (PEP 562), so importing the package is light.
+Every public name loads its module on first use (PEP 562).
 """
 from ...registry import face
 
 _HOMES = {
-    "SegmentError": "tables", "SEGMENT_KINDS": "tables", "GREEK": "tables", "MAX_FULL_VARIABLES": "tables",
-    "CaseRow": "tables", "CaseTable": "tables", "case_patterns": "tables", "case_labels": "tables",
-    "feature_columns": "tables", "segment_model": "tables", "check_segment": "tables", "greek_values": "tables",
-    "case_table": "tables", "find_pair": "tables", "pair_pattern": "tables", "mi_ranking": "information",
-    "collapsed_stats": "information", "default_segment_variables": "information", "MAX_CANDIDATES": "members",
-    "variable_term": "arc_search", "affected_terms": "arc_search", "add_arc_gram": "arc_search", "candidate_arcs":
-    "arc_search", "adjusted_rand": "arc_search", "ArcStep": "arc_search", "ArcSearchResult": "arc_search",
-    "arc_search_tables": "arc_search", "reverse_covered_arc": "equivalence", "DagEdit":
-    "equivalence", "equivalence_edits": "equivalence", "edited_model": "equivalence", "EditEffect": "equivalence",
-    "edit_effects": "equivalence", "edit_effects_table": "equivalence", "clustering_aris": "network_checks",
-    "imputation_check": "network_checks",
+    "MAX_CANDIDATES": "members", "ArcSearchResult": "search", "ArcStep": "search", "add_arc_gram": "search",
+    "adjusted_rand": "search", "affected_terms": "search", "arc_search": "search", "arc_search_tables": "search",
+    "candidate_arcs": "search", "variable_term": "search", "DagEdit": "equivalence", "EditEffect": "equivalence",
+    "edit_effects": "equivalence", "edit_effects_table": "equivalence", "edited_model": "equivalence",
+    "equivalence_edits": "equivalence", "reverse_covered_arc": "equivalence", "clustering_aris": "network_checks",
+    "imputation_check": "network_checks", "collapsed_stats": "information",
+    "default_segment_variables": "information", "mi_ranking": "information", "GREEK": "tables",
+    "MAX_FULL_VARIABLES": "tables", "SEGMENT_KINDS": "tables", "CaseRow": "tables", "CaseTable": "tables",
+    "SegmentError": "tables", "case_labels": "tables", "case_patterns": "tables", "case_table": "tables",
+    "check_segment": "tables", "feature_columns": "tables", "find_pair": "tables", "greek_values": "tables",
+    "pair_pattern": "tables", "segment_model": "tables",
 }
 
 __all__ = list(_HOMES)
