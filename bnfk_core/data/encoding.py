@@ -18,8 +18,19 @@ __all__ = ["state_offsets", "one_hot"]
 
 
 def state_offsets(cards: Sequence[int]) -> np.ndarray:
-    """``[0, r_0, r_0 + r_1, ..., sum r_i]`` (int64, length n + 1): where each variable's block of one-hot columns
-    starts, the last entry the number of columns."""
+    """Where each variable's block of one-hot columns starts.
+
+    Parameters
+    ----------
+    cards : sequence of int
+        The number of states r_i of every variable.
+
+    Returns
+    -------
+    ndarray of int64, length n + 1
+        ``[0, r_0, r_0 + r_1, ..., sum r_i]``: block i is columns ``off[i]:off[i + 1]``, the last entry the
+        number of columns.
+    """
     cards = np.asarray([int(r) for r in cards], dtype=np.int64)
     return np.concatenate([[0], np.cumsum(cards)]).astype(np.int64)
 

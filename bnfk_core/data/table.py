@@ -217,7 +217,22 @@ class CategoricalData:
 
 
 def sample_rows(n_total: int, n: int, seed: int = 0) -> np.ndarray:
-    """Sorted indices of ``min(n, n_total)`` rows drawn without replacement (all rows if n >= n_total), seeded."""
+    """A seeded uniform sample of row positions, drawn without replacement.
+
+    Parameters
+    ----------
+    n_total : int
+        The number of rows to draw from.
+    n : int
+        How many to draw (all rows when ``n >= n_total``).
+    seed : int
+        Seed of ``numpy.random.default_rng``: the same seed draws the same rows.
+
+    Returns
+    -------
+    ndarray of int
+        The sorted positions of ``min(n, n_total)`` rows.
+    """
     n_total, n = int(n_total), int(n)
     if n >= n_total:
         return np.arange(n_total)

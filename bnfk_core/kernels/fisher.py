@@ -308,7 +308,13 @@ def add_pair_terms(K, tables: tuple, *, parallel: bool = True) -> None:
 
 def warm_up() -> tuple:
     """Load both compiled pair sums (numba's on-disk cache, about 0.3 s) on an update that adds nothing, so that
-    the first Gram matrix does not wait for them; returns how many compiled signatures each holds."""
+    the first Gram matrix does not wait for them.
+
+    Returns
+    -------
+    tuple of int
+        How many compiled signatures the parallel and the serial pair sum hold (at least one each).
+    """
     tables = pair_tables(1, 2, 2, 1, 3)              # every row skipped (pX = -1): nothing is added
     for parallel in (True, False):
         add_pair_terms(np.zeros((2, 2)), tables, parallel=parallel)
