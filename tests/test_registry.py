@@ -262,3 +262,14 @@ def test_members_are_read_on_first_use_in_the_order_named():
             reg.members_from("toy_members_for_test")
     finally:
         del _sys.modules[mod.__name__]
+
+
+def test_lazy_behaviour_pickles_and_calls_the_named_function():
+    """A declared member's behaviour crosses process boundaries (pickled specs) and calls what it names."""
+    import pickle
+
+    from bnfk_core.kernels.similarity import fit_measure
+    spec = pickle.loads(pickle.dumps(registry.KERNELS["overlap"]))
+    assert spec == registry.KERNELS["overlap"] and spec.fit.resolve().__name__ == "fit_registered"
+    data = load_csv(HV, class_column="class", missing_policy="category").without_class().subset(np.arange(30))
+    np.testing.assert_array_equal(spec.fit(data, seed=3).gram(data), fit_measure("overlap", data).gram(data))
