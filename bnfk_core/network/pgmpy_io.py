@@ -65,6 +65,11 @@ def from_pgmpy(model, nodes: Sequence[str] | None = None) -> BayesNet:
     nodes : sequence of str, optional
         The variable order (default pgmpy's node order).
 
+    Returns
+    -------
+    BayesNet
+        The same structure and CPDs (a round trip through :func:`to_pgmpy` keeps every entry to 1e-12).
+
     Raises
     ------
     ModelError
