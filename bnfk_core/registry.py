@@ -324,7 +324,8 @@ def lazy(module: str, name: str) -> Callable:
 
 #: the modules that register each family's members on import (in registration order)
 PROVIDERS = {
-    "kernel": ("bnfk_core.kernels.fisher", "bnfk_core.kernels.hamming", "bnfk_core.kernels.similarity", "bnfk_core.lca.kernel"),
+    "kernel": ("bnfk_core.kernels.fisher", "bnfk_core.kernels.hamming", "bnfk_core.kernels.similarity", "bnfk_core.lca.kernel",
+               "bnfk_core.kernels.fisher_normalized"),
     "clustering algorithm": ("bnfk_core.lca.kernel",),
     "structure-learning method": ("bnfk_core.learning.structure",),
     "score": ("bnfk_core.learning.scores", "bnfk_core.learning.structure"),     # learn imports kgv, which registers "kgv"

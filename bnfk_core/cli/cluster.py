@@ -32,9 +32,11 @@ def _cmd_cluster(args) -> dict:
     data = read_data(args.data, args)
     if data.class_column is None and args.clusters is None:
         raise BnfkError("Give --clusters N or --label-column C (the number of labels is the default).")
+    options = {} if args.alpha is None else {"alpha": args.alpha}
     out = run_clustering(data, args.kernel, args.algorithm, n_clusters=args.clusters, transform=args.transform,
                          shift=args.shift, restarts=args.restarts, seed=args.seed, model=model,
-                         structure=args.structure, score=args.score, params=args.params, n_init=args.n_init)
+                         structure=args.structure, score=args.score, params=args.params, n_init=args.n_init,
+                         kernel_options=options)
     if args.no_labels_out:
         out.pop("labels")
     return {"data": args.data, "rows": data.n_rows, **out}
@@ -93,7 +95,11 @@ def register(sub) -> None:
     p.add_argument("--restarts", type=int_at_least(1, 100_000), default=25,
                    help="local-search restarts of correlation clustering (25)")
     p.add_argument("--no-labels-out", action="store_true", help="leave the per-row cluster labels out of the JSON")
+    p.add_argument("--alpha", type=float_in(0, 1, low_open=True), default=None,
+                   help="the power of the fisher-normalized kernel, in (0, 1] (default 0.5; other kernels ignore it)")
     add_fisher_model_options(p)
+    # None: each network kernel's own default network (fisher: hc/qnml/cnml; fisher-normalized: its measured one)
+    p.set_defaults(structure=None, score=None, params=None)
     add_max_memory(p)
     add_data_options(p, label=True)
     p.set_defaults(func=_cmd_cluster)

@@ -107,7 +107,8 @@ def gram(model, data, other=None, kind: str = FISHER, normalize: bool = False,
     spec = KERNELS[kind]
     if kind != FISHER:
         train = data if model is None else data.select(list(model.variables))
-        return spec.fit(train).gram(data, other, normalize=normalize, max_bytes=max_bytes)
+        fitted = spec.fit(train, model=model) if spec.uses_network and model is not None else spec.fit(train)
+        return fitted.gram(data, other, normalize=normalize, max_bytes=max_bytes)
     if model is None:
         raise KernelError("The Fisher kernel needs a model; learn or load a structure first.")
     X = row_codes(model, data)
@@ -372,10 +373,12 @@ class NetworkKernel(FittedKernel):
 
 
 
-def fit_fisher(train, *, model=None, dag=None, structure: str = "hc", score: str = "qnml", params: str = "cnml",
-               seed: int = 0, progress=None, **_ignored) -> NetworkKernel:
+def fit_fisher(train, *, model=None, dag=None, structure: str | None = "hc", score: str | None = "qnml",
+               params: str | None = "cnml", seed: int = 0, progress=None, **_ignored) -> NetworkKernel:
     """The Fisher kernel for ``train`` (no label column): ``model`` as given, else the CPTs of ``dag`` fitted
-    on ``train`` by ``params``, else a structure learned on ``train`` by ``structure``/``score``."""
+    on ``train`` by ``params``, else a structure learned on ``train`` by ``structure``/``score`` (None: hc, qnml,
+    cnml)."""
+    structure, score, params = structure or "hc", score or "qnml", params or "cnml"
     if model is not None:
         info = getattr(model, "fit_info", None) or {}
         return NetworkKernel(FISHER, model, structure="given", params=info.get("method"))

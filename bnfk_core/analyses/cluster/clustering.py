@@ -86,15 +86,20 @@ class KernelSetup:
 
 
 
-def _fit_kernel(data, kernel: str, *, model=None, structure: str = "hc", score: str = "qnml",
-                params: str = "cnml", seed: int = 0, progress: Progress | None = None):
-    """(the kernel fitted on the feature columns of ``data``, those columns) -- linear work, no Gram."""
+def _fit_kernel(data, kernel: str, *, model=None, structure: str | None = None, score: str | None = None,
+                params: str | None = None, seed: int = 0, progress: Progress | None = None,
+                kernel_options: dict | None = None):
+    """(the kernel fitted on the feature columns of ``data``, those columns) -- linear work, no Gram.
+
+    ``structure``/``score``/``params`` left None are the kernel's own defaults (the Fisher kernel's hc/qnml/cnml,
+    the normalised Fisher kernel's measured ones); ``kernel_options`` go to the kernel's ``fit`` (e.g.
+    ``{"alpha": 0.5}``; kernels ignore options they do not take)."""
     spec = KERNELS[kernel]
     feats = feature_columns(data)
     if model is not None:
         check_model(model, data)
-    fitted = spec.fit(feats, model=model, structure=structure, score=score, params=params, seed=seed,
-                      progress=progress)
+    net = {k: v for k, v in (("structure", structure), ("score", score), ("params", params)) if v is not None}
+    fitted = spec.fit(feats, model=model, seed=seed, progress=progress, **net, **(kernel_options or {}))
     return fitted, feats
 
 
@@ -105,24 +110,26 @@ def _setup_from(fitted, kernel: str, K, seconds: float) -> KernelSetup:
                        fitted.n_arcs if net else None, seconds, list(fitted.notes))
 
 
-def kernel_setup(data, kernel: str, *, model=None, structure: str = "hc", score: str = "qnml",
-                 params: str = "cnml", seed: int = 0, progress: Progress | None = None) -> KernelSetup:
+def kernel_setup(data, kernel: str, *, model=None, structure: str | None = None, score: str | None = None,
+                 params: str | None = None, seed: int = 0, progress: Progress | None = None,
+                 kernel_options: dict | None = None) -> KernelSetup:
     """The Gram matrix of ``kernel`` (a name of :data:`bnfk_core.registry.KERNELS`) over the feature
     columns of ``data`` (label column excluded), the kernel fitted on those same rows.
 
     The Fisher kernel uses ``model`` when given, else a network learned on the features
-    (``structure``/``score``, CPTs by ``params``).  scaled-Hamming uses the marginal
-    frequencies of the features (thesis eq. 3.2); Hamming the fraction of equal values.
+    (``structure``/``score``, CPTs by ``params``; None: the kernel's defaults, hc/qnml/cnml for the Fisher
+    kernel).  scaled-Hamming uses the marginal frequencies of the features (thesis eq. 3.2); Hamming the
+    fraction of equal values.  ``kernel_options`` go to the kernel's ``fit`` (e.g. ``alpha``).
     """
     t0 = time.perf_counter()
     fitted, feats = _fit_kernel(data, kernel, model=model, structure=structure, score=score, params=params,
-                                seed=seed, progress=progress)
+                                seed=seed, progress=progress, kernel_options=kernel_options)
     K = fitted.gram(feats)
     return _setup_from(fitted, kernel, K, time.perf_counter() - t0)
 
 
-def feature_network(data, *, kernel: str = FISHER, structure: str = "hc", score: str = "qnml",
-                    params: str = "cnml", seed: int = 0, progress: Progress | None = None):
+def feature_network(data, *, kernel: str = FISHER, structure: str | None = None, score: str | None = None,
+                    params: str | None = None, seed: int = 0, progress: Progress | None = None):
     """The Bayesian network behind the network kernel ``kernel`` (``KERNELS[kernel].uses_network``), learned on
     the feature columns of ``data`` exactly as :func:`kernel_setup` learns it without a ``model``.
 
@@ -133,8 +140,8 @@ def feature_network(data, *, kernel: str = FISHER, structure: str = "hc", score:
     spec = KERNELS[kernel]
     if not spec.uses_network:
         raise ClusterError(f"The {spec.label} kernel is not built from a network.")
-    fitted = spec.fit(feature_columns(data), structure=structure, score=score, params=params, seed=seed,
-                      progress=progress)
+    net = {k: v for k, v in (("structure", structure), ("score", score), ("params", params)) if v is not None}
+    fitted = spec.fit(feature_columns(data), seed=seed, progress=progress, **net)
     return fitted.model
 
 
@@ -176,8 +183,8 @@ def choose_algorithm(n_rows: int, algorithm: str = "auto", *, feature_map: bool 
 
 def run_clustering(data, kernel: str, algorithm: str, *, n_clusters: int | None = None, setup: KernelSetup | None = None,
                    transform: str = "shift-min", shift: str = "auto", restarts: int = 25, seed: int = 0,
-                   model=None, structure: str = "hc", score: str = "qnml", params: str = "cnml",
-                   n_init: int = 3) -> dict:
+                   model=None, structure: str | None = None, score: str | None = None, params: str | None = None,
+                   n_init: int = 3, kernel_options: dict | None = None) -> dict:
     """Kernel + clustering + metrics for one dataset: a JSON-ready dict (labels included).
 
     ``algorithm``: a name of :data:`bnfk_core.registry.CLUSTERERS`; one that does not use a kernel (``lca``) runs its
@@ -211,7 +218,7 @@ def run_clustering(data, kernel: str, algorithm: str, *, n_clusters: int | None 
             guard_workspace(algorithm, data.n_rows)      # before the structure search and the Gram
         t1 = time.perf_counter()
         fitted, feats = _fit_kernel(data, kernel, model=model, structure=structure, score=score, params=params,
-                                    seed=seed)
+                                    seed=seed, kernel_options=kernel_options)
         fit_seconds = time.perf_counter() - t1
     reason = None
     if algorithm == "auto":
@@ -227,7 +234,7 @@ def run_clustering(data, kernel: str, algorithm: str, *, n_clusters: int | None 
         if setup is None:
             if fitted is None:
                 setup = kernel_setup(data, kernel, model=model, structure=structure, score=score, params=params,
-                                     seed=seed)
+                                     seed=seed, kernel_options=kernel_options)
             else:
                 t1 = time.perf_counter()
                 setup = _setup_from(fitted, kernel, fitted.gram(feats), fit_seconds + time.perf_counter() - t1)
