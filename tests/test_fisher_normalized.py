@@ -224,8 +224,9 @@ def test_fit_uses_the_given_model_or_the_default_network():
     assert given.structure == "given" and given.alpha == 0.3
     np.testing.assert_allclose(kernels.gram(m, d, kind=fn.FISHER_NORMALIZED),
                                fn.normalized_gram(m, d, alpha=fn.DEFAULT_ALPHA), atol=1e-12)
-    hc = KERNELS[fn.FISHER_NORMALIZED].fit(d, structure="empty", params="smoothed")
-    assert hc.model.dag.n_arcs == 0 and hc.params == "smoothed"
+    tree = KERNELS[fn.FISHER_NORMALIZED].fit(d, structure="tree", params="smoothed")
+    assert tree.model.dag.n_arcs > 0
+    assert tree.params == "smoothed" and tree.structure == "tree/bic"
 
 
 @pytest.mark.parametrize("alpha", [0, -0.5, 1.5, "x", float("nan")])
@@ -248,7 +249,7 @@ def test_cli_cluster_with_the_normalised_kernel(tmp_path):
     d = _sample()
     out = _cli([path, "--label-column", "class", "--kernel", "fisher-normalized", "--algorithm", "correlation",
                 "--seed", "1", "--alpha", "0.25", "--restarts", "5"])
-    assert out["kernel"] == "fisher-normalized" and out["structure"] == "tree/bic" and out["params"] == "bdeu"
+    assert out["kernel"] == "fisher-normalized" and out["structure"] == "empty/bic" and out["params"] == "bdeu"
     # the same clustering computed by hand from the documented pieces
     fk = fn.fit_fisher_normalized(d.without_class(), alpha=0.25, seed=1)
     lab = cluster(fk.gram(d.without_class()), 4, "correlation", kernel=fn.FISHER_NORMALIZED, restarts=5, seed=1).labels
@@ -260,3 +261,8 @@ def test_cli_cluster_with_the_normalised_kernel(tmp_path):
     # the Fisher kernel keeps its own default network
     f = _cli([path, "--label-column", "class", "--kernel", "fisher", "--algorithm", "spectral"])
     assert f["structure"] == "hc/qnml" and f["params"] == "cnml"
+
+
+def test_app_settings_default_to_the_measured_alpha():
+    from bnfk_core.serving.settings import SETTINGS
+    assert SETTINGS["kernel_alpha"].default == fn.DEFAULT_ALPHA == SETTINGS["clu_alpha"].default

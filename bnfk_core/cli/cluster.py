@@ -96,7 +96,9 @@ def register(sub) -> None:
                    help="local-search restarts of correlation clustering (25)")
     p.add_argument("--no-labels-out", action="store_true", help="leave the per-row cluster labels out of the JSON")
     p.add_argument("--alpha", type=float_in(0, 1, low_open=True), default=None,
-                   help="the power of the fisher-normalized kernel, in (0, 1] (default 0.5; other kernels ignore it)")
+                   help="the power of the fisher-normalized kernel, in (0, 1] (default 0.1; other kernels ignore it). "
+                        "--structure/--score/--params left out: each network kernel's own network (fisher: hc, qnml, "
+                        "cnml; fisher-normalized: the empty network, BDeu CPTs)")
     add_fisher_model_options(p)
     # None: each network kernel's own default network (fisher: hc/qnml/cnml; fisher-normalized: its measured one)
     p.set_defaults(structure=None, score=None, params=None)

@@ -27,7 +27,8 @@ _HOMES = {
     "FISHER_NORMALIZED": "fisher_normalized", "DEFAULT_ALPHA": "fisher_normalized", "DEFAULT_NETWORK": "fisher_normalized",
     "power_normalize": "fisher_normalized", "normalized_features": "fisher_normalized",
     "normalized_gram": "fisher_normalized", "NormalizedFisherKernel": "fisher_normalized",
-    "fit_fisher_normalized": "fisher_normalized", "check_alpha": "fisher_normalized",
+    "fit_fisher_normalized": "fisher_normalized", "check_alpha": "fisher_normalized", "ABOUT": "fisher_normalized",
+    "ZERO_TOL": "fisher_normalized",
     "sum_table": "similarity_tables", "lin1_tables": "similarity_tables", "measure_tables": "similarity_tables",
 }
 

@@ -83,7 +83,7 @@ def _householder_table(theta_rows: np.ndarray, P: np.ndarray) -> np.ndarray:
 
 # ---------------------------------------------------------------------- Gram
 def gram(model, data, other=None, kind: str = FISHER, normalize: bool = False,
-         max_bytes: float | None = DEFAULT_MAX_BYTES, marginals=None) -> np.ndarray:
+         max_bytes: float | None = DEFAULT_MAX_BYTES, marginals=None, options: dict | None = None) -> np.ndarray:
     """Kernel matrix between the rows of ``data`` and of ``other`` (default: ``data``).
 
     Parameters
@@ -103,11 +103,14 @@ def gram(model, data, other=None, kind: str = FISHER, normalize: bool = False,
     marginals : ParentMarginals or None
         Use these P(pi_i = j) instead of the model's exact ones (for ablations, e.g. the uniform
         marginals an unpropagated junction tree gives); Fisher kernel only.
+    options : dict or None
+        Options of the kernel's ``fit`` (e.g. ``{"alpha": 0.25}`` for ``"fisher-normalized"``); not for ``"fisher"``.
     """
     spec = KERNELS[kind]
     if kind != FISHER:
         train = data if model is None else data.select(list(model.variables))
-        fitted = spec.fit(train, model=model) if spec.uses_network and model is not None else spec.fit(train)
+        net = {"model": model} if spec.uses_network and model is not None else {}
+        fitted = spec.fit(train, **net, **(options or {}))
         return fitted.gram(data, other, normalize=normalize, max_bytes=max_bytes)
     if model is None:
         raise KernelError("The Fisher kernel needs a model; learn or load a structure first.")
