@@ -375,7 +375,8 @@ def run_zoo(settings, w, progress) -> dict:
     done = frozenset(zip(kept["dataset"], kept["seed"], kept["kernel"]))
     results = ex.map_jobs(_zoo_one, [(s, seeds, n_max, restarts, exact_max, done) for s in names], settings.jobs)
     order = {k: i for i, (k, _, _) in enumerate(zoo_kernels())}
-    runs = pd.concat([kept] + [r["frame"] for r in results], ignore_index=True)
+    runs = pd.concat([f for f in [kept] + [r["frame"] for r in results] if len(f)], ignore_index=True)
+    runs = runs.astype({c: float for c in [*METRICS, "n_arcs", "learn_seconds", "seconds"]})
     runs = runs.sort_values(["dataset", "seed", "kernel"], key=lambda c: c.map(order) if c.name == "kernel" else c,
                             kind="stable").reset_index(drop=True)
     summ = summary_table(runs)
