@@ -266,3 +266,16 @@ def test_cli_cluster_with_the_normalised_kernel(tmp_path):
 def test_app_settings_default_to_the_measured_alpha():
     from bnfk_core.serving.settings import SETTINGS
     assert SETTINGS["kernel_alpha"].default == fn.DEFAULT_ALPHA == SETTINGS["clu_alpha"].default
+
+
+def test_small_alpha_on_the_empty_network_tends_to_an_affine_hamming_kernel():
+    """alpha -> 0: sign(phi) is +1 at the observed state and -1 at the others (empty network), so
+    K_0(x, y) = (sum_i (r_i - 4) + 4 #matches) / sum_i r_i -- the limit the docs describe."""
+    rng = np.random.default_rng(0)
+    cards = [2, 3, 4]
+    m = bf.random_model(DAG(["a", "b", "c"]), cards, seed=2)
+    X = np.column_stack([rng.integers(0, r, 30) for r in cards])
+    K = fn.normalized_gram(m, X, alpha=1e-7)
+    matches = (X[:, None, :] == X[None, :, :]).sum(axis=2)
+    want = (sum(r - 4 for r in cards) + 4 * matches) / sum(cards)
+    np.testing.assert_allclose(K, want, atol=1e-5)
