@@ -324,8 +324,7 @@ def lazy(module: str, name: str) -> Callable:
 
 #: the modules that register each family's members on import (in registration order)
 PROVIDERS = {
-    "kernel": ("bnfk_core.kernels.fisher", "bnfk_core.kernels.hamming", "bnfk_core.kernels.similarity", "bnfk_core.lca.kernel",
-               "bnfk_core.kernels.fisher_normalized"),
+    "kernel": ("bnfk_core.kernels.fisher", "bnfk_core.kernels.hamming", "bnfk_core.kernels.similarity", "bnfk_core.lca.kernel"),
     "clustering algorithm": ("bnfk_core.lca.kernel",),
     "structure-learning method": ("bnfk_core.learning.structure",),
     "score": ("bnfk_core.learning.scores", "bnfk_core.learning.structure"),     # learn imports kgv, which registers "kgv"

@@ -211,6 +211,7 @@ def test_registered_with_its_facts():
     spec = KERNELS[fn.FISHER_NORMALIZED]
     assert spec.psd is True and spec.uses_network and spec.family == "fisher"
     assert "Perronnin" in spec.description and "alpha" in spec.description
+    assert list(KERNELS).index(fn.FISHER_NORMALIZED) == list(KERNELS).index("hamming") + 1     # after the thesis's three
 
 
 def test_fit_uses_the_given_model_or_the_default_network():

@@ -39,12 +39,15 @@ from ..registry import KERNELS, LEARNERS, KernelSpec, feature_learners
 
 __all__ = ["gram", "contributions", "set_kernel", "mmd", "mean_features", "normalize_rows", "normalize_bytes",
            "NORMALIZE_BLOCK_CELLS", "pair_arrays", "pair_kernel", "pair_kernel_serial", "FISHER", "SCALED_HAMMING",
-           "HAMMING", "THESIS_KERNELS",
+           "HAMMING", "FISHER_NORMALIZED", "THESIS_KERNELS",
            "FittedKernel", "NetworkKernel", "fit_fisher"]
 
 
 #: the kernel names of the paper and the thesis (Fisher registered here, the other two in hamming_kernels)
 FISHER, SCALED_HAMMING, HAMMING = "fisher", "scaled-hamming", "hamming"
+#: the power- and L2-normalised Fisher kernel (:mod:`bnfk_core.kernels.fisher_normalized`; registered after the
+#: thesis baselines in :mod:`bnfk_core.kernels.hamming`)
+FISHER_NORMALIZED = "fisher-normalized"
 THESIS_KERNELS = (FISHER, HAMMING, SCALED_HAMMING)
 
 # cost model of the two exact evaluations (seconds per unit), measured on the 2-core CI machine

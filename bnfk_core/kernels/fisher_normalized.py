@@ -59,14 +59,12 @@ import scipy.sparse as sp
 
 from ..data.limits import DEFAULT_MAX_BYTES, guard_gram
 from ..errors import KernelError
-from ..registry import KERNELS, KernelSpec
 from .features import FEATURE_CHUNK_ROWS, feature_offsets, features, row_codes
-from .fisher import NetworkKernel
+from .fisher import FISHER_NORMALIZED, NetworkKernel
 
-__all__ = ["FISHER_NORMALIZED", "DEFAULT_ALPHA", "ZERO_TOL", "ABOUT", "DEFAULT_NETWORK", "power_normalize", "normalized_features",
+__all__ = ["DEFAULT_ALPHA", "ZERO_TOL", "ABOUT", "DEFAULT_NETWORK", "power_normalize", "normalized_features",
            "normalized_gram", "NormalizedFisherKernel", "fit_fisher_normalized", "check_alpha"]
 
-FISHER_NORMALIZED = "fisher-normalized"
 #: the power chosen by measurement on half of the bundled labelled sets (docs/KERNELS.md)
 DEFAULT_ALPHA = 0.1
 #: one sentence for the app's captions: what the normalisation does, its source, what it gives up
@@ -94,8 +92,18 @@ def check_alpha(alpha) -> float:
 def power_normalize(Phi, alpha: float = DEFAULT_ALPHA) -> sp.csr_matrix:
     """Each row of ``Phi`` mapped by z -> sign(z)|z|^alpha coordinatewise, then divided by its L2 norm.
 
-    A sparse input stays sparse with the same non-zeros (the power map keeps 0 at 0); a zero row stays zero.
-    Returns a new CSR matrix (float64)."""
+    Parameters
+    ----------
+    Phi : sparse or dense (N, D) matrix
+        Feature rows.
+    alpha : float
+        The power, in (0, 1] (Perronnin et al. 2010, section 3.2; alpha = 1: L2 normalisation only).
+
+    Returns
+    -------
+    scipy.sparse.csr_matrix
+        A new float64 matrix with the non-zeros of ``Phi`` (the power map keeps 0 at 0); a zero row stays zero.
+    """
     a = check_alpha(alpha)
     P = sp.csr_matrix(Phi, dtype=np.float64, copy=True)
     P.eliminate_zeros()
@@ -136,7 +144,25 @@ def normalized_features(model, data, alpha: float = DEFAULT_ALPHA, marginals=Non
 
 def normalized_gram(model, data, other=None, alpha: float = DEFAULT_ALPHA,
                     max_bytes: float | None = DEFAULT_MAX_BYTES, marginals=None) -> np.ndarray:
-    """K_alpha between the rows of ``data`` and of ``other`` (default ``data``): Psi_x Psi_y^T, exact."""
+    """K_alpha between the rows of ``data`` and of ``other`` (default ``data``): Psi_x Psi_y^T, exact.
+
+    Parameters
+    ----------
+    model : BayesNet
+        The network whose Fisher features (paper, Theorem 1) are normalised.
+    data, other : CategoricalData or code matrices aligned to the model
+    alpha : float
+        The power, in (0, 1].
+    max_bytes : float or None
+        Refuse (KernelError) when the matrix and its work space would exceed this many bytes.
+    marginals : ParentMarginals or None
+        P(pi_i = j) to use instead of the model's exact ones.
+
+    Returns
+    -------
+    numpy.ndarray
+        The (N, M) Gram matrix; symmetric (exactly) when ``other`` is None.
+    """
     a = check_alpha(alpha)
     X = row_codes(model, data)
     Y = None if other is None else row_codes(model, other)
@@ -208,10 +234,3 @@ def fit_fisher_normalized(train, *, model=None, dag=None, alpha: float | None = 
                                   notes=tuple(getattr(learned.result, "notes", ()) or ()))
 
 
-len(KERNELS)   # the other kernel providers first (this module may be imported before the registry is read): a fixed order
-KERNELS.register(KernelSpec(
-    name=FISHER_NORMALIZED, label="Fisher, power- and L2-normalised", abbr="FN", fit=fit_fisher_normalized,
-    shift="adaptive", psd=True, uses_network=True, family="fisher",
-    description="signed power sign(z)|z|^alpha on every Fisher feature, then each row scaled to unit length "
-                f"(Perronnin, Sanchez & Mensink 2010); option alpha (default {DEFAULT_ALPHA:g}); default network: "
-                f"{DEFAULT_NETWORK['structure']}, CPTs {DEFAULT_NETWORK['params']}"))

@@ -27,8 +27,7 @@ __all__ = ["model", "scores", "GramResult", "kernel_rows", "session_network", "g
 def kernel_options(kind: str, alpha) -> tuple:
     """The options the page passes to kernel ``kind``'s ``fit``, as a hashable tuple: its power ``alpha`` when the
     kernel takes one (the normalised Fisher kernel), else none."""
-    import inspect
-    return (("alpha", float(alpha)),) if "alpha" in inspect.signature(KERNELS[kind].fit).parameters else ()
+    return (("alpha", float(alpha)),) if kind == kernels.FISHER_NORMALIZED else ()
 
 
 @st.cache_resource(show_spinner=False, max_entries=64)
