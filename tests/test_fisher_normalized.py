@@ -280,3 +280,23 @@ def test_small_alpha_on_the_empty_network_tends_to_an_affine_hamming_kernel():
     matches = (X[:, None, :] == X[None, :, :]).sum(axis=2)
     want = (sum(r - 4 for r in cards) + 4 * matches) / sum(cards)
     np.testing.assert_allclose(K, want, atol=1e-5)
+
+
+def test_kernel_zoo_keeps_earlier_runs_of_the_same_protocol_only(tmp_path):
+    import json
+    import pandas as pd
+    from bnfk_core.reproduce import kernel_zoo as kz
+    (tmp_path / kz.ZOO_DIR).mkdir()
+    rows = [{"dataset": "zoo", "seed": s, "kernel": k, "label": k, "family": "measure", "rows": 101, "network": "",
+             "n_arcs": float("nan"), "learn_seconds": 0.0, **{m: 0.5 for m in kz.METRICS}, "seconds": 1.0}
+            for s in (0, 1) for k in ("overlap", "eskin")] + \
+           [{"dataset": "car", "seed": 0, "kernel": "overlap", "label": "o", "family": "measure", "rows": 300,
+             "network": "", "n_arcs": float("nan"), "learn_seconds": 0.0, **{m: 0.1 for m in kz.METRICS}, "seconds": 1.0}]
+    pd.DataFrame(rows).to_csv(tmp_path / kz.ZOO_DIR / "kernel_zoo_runs.csv", index=False)
+    rec = {"seeds": [0, 1], "n_max": 300, "restarts": 10, "exact_max_vars": 16, "params": kz.PARAMS}
+    (tmp_path / "manifest.json").write_text(json.dumps({"experiments": {"kernel-zoo": rec}}))
+    kept = kz._earlier_runs(tmp_path, ["zoo"], (0, 1), 300, 10, 16)
+    assert sorted(zip(kept["seed"], kept["kernel"])) == [(0, "eskin"), (0, "overlap"), (1, "eskin"), (1, "overlap")]
+    assert list(kept.columns) == kz.RUN_COLUMNS
+    assert kz._earlier_runs(tmp_path, ["zoo"], (0, 1), 120, 10, 16).empty          # other rows per seed: recompute
+    assert kz._earlier_runs(tmp_path, ["zoo"], (0, 1, 2), 300, 10, 16).empty       # other seeds: recompute

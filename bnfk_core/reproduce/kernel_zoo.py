@@ -1,10 +1,12 @@
 """``reproduce kernel-zoo``: the Fisher kernel among the categorical similarity measures.
 
-Every Boriah et al. (2008) measure of :mod:`bnfk_core.kernels.similarity` and the Fisher kernel of four networks
-(empty, Chow-Liu tree, hill climbing with BIC, exact qNML) on the 16 bundled data sets, scored by
+Every Boriah et al. (2008) measure of :mod:`bnfk_core.kernels.similarity`, the Fisher kernel of four networks
+(empty, Chow-Liu tree, hill climbing with BIC, exact qNML), the normalised Fisher kernel with its defaults
+(:mod:`bnfk_core.kernels.fisher_normalized`) and the latent-class rows on the 16 bundled data sets, scored by
 
 * clustering against the class label: correlation clustering (adaptive shift for the measures, none
-  for the Fisher kernel, as the thesis) and spectral clustering (min-shifted affinity), ARI and AMI
+  for the Fisher kernel, as the thesis; each kernel's registered shift, so adaptive for the normalised
+  Fisher kernel) and spectral clustering (min-shifted affinity), ARI and AMI
   (AMI normalised by max{H(U), H(V)}, thesis eq. C.4);
 * kNN classification (k = 7, uniform votes) on one 80/20 split per seed, neighbours by kernel distance
   (the project's default) and, as a second column, by the largest similarity.
@@ -386,7 +388,8 @@ def run_zoo(settings, w, progress) -> dict:
     sub.mkdir(parents=True, exist_ok=True)
     w.frame(f"{ZOO_DIR}/kernel_zoo_runs", runs)
     setup = (f"{len(names)} data sets, seeds {seeds[0]}..{seeds[-1]}, at most {n_max} rows per seed; correlation "
-             f"clustering ({restarts} restarts; adaptive shift for the measures, none for Fisher) and spectral "
+             f"clustering ({restarts} restarts; adaptive shift for the measures and the normalised Fisher kernel, none for "
+             "the other Fisher kernels) and spectral "
              "clustering (min-shifted affinity) with k = number of classes; kNN k = 7 on one 80/20 split per seed; "
              f"Fisher networks learned on the drawn rows' features, CPTs by {PARAMS}; exact qNML up to "
              f"{exact_max} features, hill climbing with qNML above")
