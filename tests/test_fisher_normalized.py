@@ -259,9 +259,15 @@ def test_cli_cluster_with_the_normalised_kernel(tmp_path):
     # the feature-space path runs on psi
     km = _cli([path, "--label-column", "class", "--kernel", "fisher-normalized", "--algorithm", "kmeans-features"])
     assert km["feature_nnz"] == fn.fit_fisher_normalized(d.without_class()).features(d.without_class()).nnz
+    # every default: auto runs k-means on psi (the kernel's measured default), 3 seeded starts
+    dflt = _cli([path, "--label-column", "class", "--kernel", "fisher-normalized", "--seed", "2"])
+    assert dflt["algorithm_chosen"] == "kmeans-features" and dflt["structure"] == "empty/bic"
+    from bnfk_core.analyses.cluster.features import kernel_kmeans_features
+    fk = fn.fit_fisher_normalized(d.without_class(), seed=2)
+    assert dflt["labels"] == kernel_kmeans_features(fk.features(d.without_class()), 4, seed=2, n_init=3).labels.tolist()
     # the Fisher kernel keeps its own default network
-    f = _cli([path, "--label-column", "class", "--kernel", "fisher", "--algorithm", "spectral"])
-    assert f["structure"] == "hc/qnml" and f["params"] == "cnml"
+    f = _cli([path, "--label-column", "class", "--kernel", "fisher"])
+    assert f["structure"] == "hc/qnml" and f["params"] == "cnml" and f["algorithm_chosen"] == "correlation"
 
 
 def test_app_settings_default_to_the_measured_alpha():

@@ -80,7 +80,8 @@ def register(sub) -> None:
     p.add_argument("--algorithm", choices=choices(CLUSTERERS), default="auto",
                    help="auto (default): correlation clustering when the N x N Gram matrix and its work space fit "
                         "--max-memory, else kmeans-features (kernel k-means on the explicit sparse feature map, "
-                        "linear memory; fisher, scaled-hamming and hamming kernels); the JSON says which and why. "
+                        "linear memory; fisher, scaled-hamming and hamming kernels); with --kernel fisher-normalized "
+                        "always kmeans-features (its measured default); the JSON says which and why. "
                         "lca: a latent class model with N classes (--restarts seeded EM starts), rows to their modal "
                         "class; no kernel")
     p.add_argument("--n-init", type=int_at_least(1, 1000), default=3,

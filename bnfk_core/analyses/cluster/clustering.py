@@ -188,8 +188,9 @@ def run_clustering(data, kernel: str, algorithm: str, *, n_clusters: int | None 
     """Kernel + clustering + metrics for one dataset: a JSON-ready dict (labels included).
 
     ``algorithm``: a name of :data:`bnfk_core.registry.CLUSTERERS`; one that does not use a kernel (``lca``) runs its
-    own ``run`` and ignores the kernel options.  ``auto`` runs :func:`choose_algorithm`'s choice (a given
-    ``setup`` already holds the Gram matrix, so it means correlation clustering) and reports it as
+    own ``run`` and ignores the kernel options.  ``auto`` runs the fitted kernel's ``auto_algorithm`` when it has
+    one (the normalised Fisher kernel: kernel k-means on its features), else :func:`choose_algorithm`'s choice (a
+    given ``setup`` already holds the Gram matrix, so it means correlation clustering) and reports it as
     ``algorithm_chosen`` with ``algorithm_reason``.  ``kmeans-features`` is kernel k-means on the explicit
     features (:mod:`bnfk_core.analyses.cluster.features`, ``n_init`` seeded starts; its silhouette is on a
     seeded sample of rows).  Every Gram-based path is refused (one line, sampling suggestion) before it
@@ -213,7 +214,7 @@ def run_clustering(data, kernel: str, algorithm: str, *, n_clusters: int | None 
                "label_column": data.class_column, "seconds": time.perf_counter() - t0}
         return out
     fitted = feats = fit_seconds = None
-    if setup is None and (algorithm != "auto" or not fits("correlation", data.n_rows)):
+    if setup is None:           # linear work; ``auto`` asks the fitted kernel for its own default first
         if algorithm in ALGORITHMS:
             guard_workspace(algorithm, data.n_rows)      # before the structure search and the Gram
         t1 = time.perf_counter()
@@ -224,6 +225,9 @@ def run_clustering(data, kernel: str, algorithm: str, *, n_clusters: int | None 
     if algorithm == "auto":
         if setup is not None:
             algorithm, reason = "correlation", "the Gram matrix was given"
+        elif getattr(fitted, "auto_algorithm", None):
+            algorithm, reason = fitted.auto_algorithm, (f"the {KERNELS[kernel].label} kernel's own default, chosen "
+                                                        "by measurement (docs/KERNELS.md)")
         else:
             from .features import has_feature_map
             algorithm, reason = choose_algorithm(data.n_rows, feature_map=fitted is None or has_feature_map(fitted))
