@@ -306,3 +306,32 @@ def test_kernel_zoo_keeps_earlier_runs_of_the_same_protocol_only(tmp_path):
     assert list(kept.columns) == kz.RUN_COLUMNS
     assert kz._earlier_runs(tmp_path, ["zoo"], (0, 1), 120, 10, 16).empty          # other rows per seed: recompute
     assert kz._earlier_runs(tmp_path, ["zoo"], (0, 1, 2), 300, 10, 16).empty       # other seeds: recompute
+
+
+# ---------------------------------------------------------------------- the app
+def test_kernel_page_offers_the_normalised_kernel_with_its_power():
+    from apptest_helpers import assert_clean, page_app
+    at = page_app("kernel.py", kernel_rows=120, kernel_kind=fn.FISHER_NORMALIZED).run()
+    assert_clean(at)
+    assert fn.FISHER_NORMALIZED in at.selectbox(key="w_kernel_kind").options or \
+        KERNELS[fn.FISHER_NORMALIZED].label in at.selectbox(key="w_kernel_kind").options
+    slider = at.slider(key="w_kernel_alpha")
+    assert slider.value == pytest.approx(fn.DEFAULT_ALPHA)
+    assert any(fn.ABOUT in c.value for c in at.caption)
+    slider.set_value(0.5).run()
+    assert_clean(at)
+    assert at.session_state["kernel_alpha"] == pytest.approx(0.5)
+    m = {x.label: x.value for x in at.metric}              # unit diagonal; the per-variable terms sum to K(A, B)
+    assert m["K(A, A)"] == m["K(B, B)"] == "1" and m["K(A, B)"] == m["Σ K_i (unnormalised)"]
+
+
+def test_clustering_page_offers_the_normalised_kernel_with_its_power():
+    from apptest_helpers import assert_clean, page_app
+    at = page_app("clustering.py", clu_rows=435, clu_kernel=fn.FISHER_NORMALIZED, clu_algorithm="spectral").run()
+    assert_clean(at)
+    assert at.slider(key="w_clu_alpha").value == pytest.approx(fn.DEFAULT_ALPHA)
+    assert any(fn.ABOUT in c.value for c in at.caption)
+    assert at.session_state["clu_result"]["kernel"] == fn.FISHER_NORMALIZED
+    # all rows: the page shows the command line, with the power
+    assert any("--kernel fisher-normalized" in c.value and f"--alpha {fn.DEFAULT_ALPHA:g}" in c.value
+               for c in at.caption)
