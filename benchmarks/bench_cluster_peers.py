@@ -1,15 +1,21 @@
-"""Clustering beside k-modes: ARI / AMI against the labels on every bundled labelled data set.
+"""Clustering beside k-modes and StepMix: ARI / AMI against the labels on every bundled labelled data set.
 
     python benchmarks/bench_cluster_peers.py            # all labelled sets, seeds 0..4 -> results/cluster_peers.json
     python benchmarks/bench_cluster_peers.py --quick    # 3 small sets, seed 0 (< 1 minute) -> cluster_peers_quick.json
     python benchmarks/bench_cluster_peers.py --datasets zoo,spect --seeds 3
+    python benchmarks/bench_cluster_peers.py --datasets ... --methods lca,FN,CC-F --max-rows 2000 --seeds 3
 
-Peer: k-modes (Huang 1998; ``kmodes.KModes``) with ``init='Huang'`` and ``init='Cao'``, ``n_init=10``,
+Peers: k-modes (Huang 1998; ``kmodes.KModes``) with ``init='Huang'`` and ``init='Cao'``, ``n_init=10``,
 ``random_state=seed`` on the integer codes of the feature columns (a missing cell, code -1, is one more
-category to k-modes).  Ours: the ``python -m bnfk_core cluster`` command itself (its argument parser and
-handler, run in this process): ``lca`` (latent class model, 25 seeded EM starts), the default (``auto`` with
-the default scaled-Hamming kernel), and correlation (CC) and spectral (SC) clustering with the Fisher (F, the
-CLI's default network: hill climbing on qNML, cNML parameters) and scaled-Hamming (SH) kernels.
+category to k-modes); StepMix (``StepMix(n_components=k, measurement='categorical', n_init=10,
+random_state=seed)``, a latent class model fitted by EM; a missing cell is one more category to it too).
+Ours: the ``python -m bnfk_core cluster`` command itself (its argument parser and handler, run in this
+process): ``lca`` (latent class model, 25 seeded EM starts), the default (``auto`` with the default
+scaled-Hamming kernel), correlation (CC) and spectral (SC) clustering with the Fisher (F, the CLI's default
+network: hill climbing on qNML, cNML parameters) and scaled-Hamming (SH) kernels, and the normalised Fisher
+kernel with all its defaults (FN: ``cluster --kernel fisher-normalized``, whose ``auto`` is k-means on its features;
+KM-FN: the same asked for by name; CC-FN: correlation clustering, adaptive shift).
+``--methods`` runs a subset of ours (the peers always run).
 
 Same data for everyone: each set is read as the CLI reads it (``sample_data/catalog.json``: class column,
 missing policy, NA values), the label column is never a feature, k = number of labels, seeds 0..4.  A set
@@ -52,8 +58,11 @@ OURS = {
     "SC-F": ["--algorithm", "spectral", "--kernel", "fisher"],
     "CC-SH": ["--algorithm", "correlation", "--kernel", "scaled-hamming"],
     "SC-SH": ["--algorithm", "spectral", "--kernel", "scaled-hamming"],
+    "FN": ["--kernel", "fisher-normalized"],                  # every default of the normalised Fisher kernel
+    "KM-FN": ["--algorithm", "kmeans-features", "--kernel", "fisher-normalized"],
+    "CC-FN": ["--algorithm", "correlation", "--kernel", "fisher-normalized"],
 }
-PEERS = {"kmodes-Huang": "Huang", "kmodes-Cao": "Cao"}
+PEERS = {"kmodes-Huang": "Huang", "kmodes-Cao": "Cao", "stepmix": None}
 TIE = 5e-4          # mean scores closer than this are a tie (the JSON keeps 4 decimals of each run)
 
 
@@ -116,6 +125,21 @@ def kmodes_run(X, k: int, init: str, seed: int) -> tuple[np.ndarray, float]:
     return np.asarray(km.labels_), time.perf_counter() - t0
 
 
+def stepmix_run(X, k: int, seed: int) -> tuple[np.ndarray, float]:
+    from stepmix.stepmix import StepMix
+    Z = np.where(X < 0, X.max(axis=0, keepdims=True) + 1, X).astype(int)     # a missing cell: one more category
+    t0 = time.perf_counter()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = StepMix(n_components=k, measurement="categorical", n_init=10, random_state=seed, progress_bar=0,
+                        verbose=0).fit(Z)
+    return np.asarray(model.predict(Z)), time.perf_counter() - t0
+
+
+def peer_run(method: str, X, k: int, seed: int) -> tuple[np.ndarray, float]:
+    return stepmix_run(X, k, seed) if method == "stepmix" else kmodes_run(X, k, PEERS[method], seed)
+
+
 def summary(runs: list[dict]) -> dict:
     a = np.array([r["ari"] for r in runs])
     m = np.array([r["ami"] for r in runs])
@@ -124,7 +148,7 @@ def summary(runs: list[dict]) -> dict:
             "seconds": float(s.mean()), "ari_runs": a.round(4).tolist(), "runs": len(runs)}
 
 
-def bench_set(name: str, seeds: list[int], max_rows: int, tmp: Path) -> dict:
+def bench_set(name: str, seeds: list[int], max_rows: int, tmp: Path, ours: dict = OURS) -> dict:
     from sklearn.metrics import adjusted_mutual_info_score, adjusted_rand_score
     path, full_rows = sampled_csv(name, max_rows, tmp)
     base = data_argv(name, path)
@@ -133,15 +157,16 @@ def bench_set(name: str, seeds: list[int], max_rows: int, tmp: Path) -> dict:
     k = int(len(np.unique(y[observed])))
     res = {"rows": int(X.shape[0]), "rows_in_file": full_rows, "sampled": X.shape[0] < full_rows,
            "features": int(X.shape[1]), "clusters": k, "methods": {}}
-    for method, init in PEERS.items():
+    peers = [m for m in PEERS if m != "stepmix" or _has("stepmix")]
+    for method in peers:
         runs = []
         for seed in seeds:
-            lab, sec = kmodes_run(X, k, init, seed)
+            lab, sec = peer_run(method, X, k, seed)
             runs.append({"ari": adjusted_rand_score(y[observed], lab[observed]),
                          "ami": adjusted_mutual_info_score(y[observed], lab[observed], average_method="max"),
                          "seconds": sec})
         res["methods"][method] = summary(runs)
-    for method, extra in OURS.items():
+    for method, extra in ours.items():
         runs, chosen = [], None
         for seed in seeds:
             out = cli_cluster([*base, *extra, "--seed", str(seed), "--no-labels-out"])
@@ -153,12 +178,12 @@ def bench_set(name: str, seeds: list[int], max_rows: int, tmp: Path) -> dict:
     for metric in ("ari", "ami"):
         value = {m: v[metric] for m, v in res["methods"].items()}
         top = max(value.values())
-        ours = max(OURS, key=value.get)
-        peer = max(PEERS, key=value.get)
+        best = max(ours, key=value.get)
+        peer = max(peers, key=value.get)
         res[f"leaders_{metric}"] = [m for m, v in value.items() if v >= top - TIE]    # ties all listed
-        res[f"best_ours_{metric}"] = ours
-        res[f"best_kmodes_{metric}"] = peer
-        margin = value[ours] - value[peer]
+        res[f"best_ours_{metric}"] = best
+        res[f"best_kmodes_{metric}"] = peer          # the best peer (k-modes or StepMix; the key keeps its old name)
+        margin = value[best] - value[peer]
         res[f"margin_{metric}"] = 0.0 if abs(margin) < TIE else margin
     for m, v in res["methods"].items():
         log(f"  {name:15s} {m:13s} ARI {v['ari']:.3f}+-{v['ari_std']:.3f}  AMI {v['ami']:.3f}+-{v['ami_std']:.3f}"
@@ -167,10 +192,18 @@ def bench_set(name: str, seeds: list[int], max_rows: int, tmp: Path) -> dict:
     return res
 
 
-def warm_up(tmp: Path) -> None:
+def _has(module: str) -> bool:
+    try:
+        __import__(module)
+        return True
+    except ImportError:
+        return False
+
+
+def warm_up(tmp: Path, ours: dict = OURS) -> None:
     """Compile the numba kernels once (not timed): every method on the smallest set."""
     base = data_argv("soybean_small", SAMPLES / CATALOG["soybean_small"]["file"])
-    for extra in OURS.values():
+    for extra in ours.values():
         cli_cluster([*base, *extra, "--no-labels-out"])
 
 
@@ -187,8 +220,8 @@ def markdown(out: dict) -> str:
             d = r[f"margin_{metric}"]
             return "tie" if d == 0 else ("ours" if d > 0 else "**k-modes**")
         rows = f"{r['rows']:,}" + (f" of {r['rows_in_file']:,}" if r["sampled"] else "")
-        lines.append(f"| {name} ({rows}, {r['clusters']}) | {m[pa]['ari']:.3f} ± {m[pa]['ari_std']:.3f} ({pa[7:]}) / "
-                     f"{m[pm]['ami']:.3f} ({pm[7:]}) | {m[oa]['ari']:.3f} ± {m[oa]['ari_std']:.3f} ({oa}) / "
+        lines.append(f"| {name} ({rows}, {r['clusters']}) | {m[pa]['ari']:.3f} ± {m[pa]['ari_std']:.3f} ({pa.replace('kmodes-', '')}) / "
+                     f"{m[pm]['ami']:.3f} ({pm.replace('kmodes-', '')}) | {m[oa]['ari']:.3f} ± {m[oa]['ari_std']:.3f} ({oa}) / "
                      f"{m[om]['ami']:.3f} ({om}) | {who('ari')}; {who('ami')} | "
                      f"{m['auto-SH']['ari']:.3f} / {m['kmodes-Cao']['ari']:.3f} | "
                      f"{m['kmodes-Huang']['seconds']:.2f}, {m['kmodes-Cao']['seconds']:.2f} / "
@@ -202,6 +235,7 @@ def main(argv=None) -> int:
     ap.add_argument("--datasets", default=None, help="comma-separated catalog names (default: every labelled set)")
     ap.add_argument("--seeds", type=int, default=None, help="seeds 0..N-1 (default 5; 1 with --quick)")
     ap.add_argument("--max-rows", type=int, default=1000, help="larger sets are a seeded sample of this many rows")
+    ap.add_argument("--methods", default=None, help=f"comma-separated subset of ours ({', '.join(OURS)}; default all)")
     ap.add_argument("--resume", action="store_true", help="keep the sets already in the output JSON (same seeds and "
                                                          "--max-rows), run the others")
     ap.add_argument("-o", "--output", default=None)
@@ -224,10 +258,16 @@ def main(argv=None) -> int:
         print(f"error: not a labelled catalog set: {', '.join(unknown)}", file=sys.stderr)
         return 2
     seeds = list(range(args.seeds if args.seeds else (1 if args.quick else 5)))
+    ours = OURS if not args.methods else {m: OURS[m] for m in args.methods.split(",") if m in OURS}
+    if args.methods and len(ours) != len(args.methods.split(",")):
+        print(f"error: unknown method in --methods; ours are {', '.join(OURS)}", file=sys.stderr)
+        return 2
     load0, t0 = os.getloadavg(), time.perf_counter()
     out = {"seeds": seeds, "max_rows": args.max_rows, "kmodes_version": kmodes.__version__,
-           "methods_ours": {m: "python -m bnfk_core cluster " + " ".join(e or ["(defaults)"]) for m, e in OURS.items()},
-           "methods_peer": {m: f"kmodes.KModes(init='{i}', n_init=10, random_state=seed)" for m, i in PEERS.items()},
+           "methods_ours": {m: "python -m bnfk_core cluster " + " ".join(e or ["(defaults)"]) for m, e in ours.items()},
+           "methods_peer": {m: (f"kmodes.KModes(init='{i}', n_init=10, random_state=seed)" if i else
+                                "stepmix.StepMix(n_components=k, measurement='categorical', n_init=10, "
+                                "random_state=seed)") for m, i in PEERS.items()},
            "datasets": {}}
     path = Path(args.output) if args.output else RESULTS / ("cluster_peers_quick.json" if args.quick else "cluster_peers.json")
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -240,12 +280,12 @@ def main(argv=None) -> int:
             log(f"resuming: {', '.join(out['datasets']) or 'nothing'} already done")
     with threadpool_limits(limits=1), tempfile.TemporaryDirectory() as tmp:
         if any(n not in out["datasets"] for n in names):
-            warm_up(Path(tmp))
+            warm_up(Path(tmp), ours)
         for name in sorted(names, key=lambda n: min(CATALOG[n]["rows"], args.max_rows)):    # small sets first
             if name in out["datasets"]:
                 continue
             log(f"{name} ...")
-            out["datasets"][name] = bench_set(name, seeds, args.max_rows, Path(tmp))
+            out["datasets"][name] = bench_set(name, seeds, args.max_rows, Path(tmp), ours)
             path.write_text(json.dumps(out, indent=1) + "\n")                  # a partial run keeps what it did
     out["total_seconds"] = time.perf_counter() - t0 + out.pop("earlier_seconds", 0.0)
     out["load_average_start"], out["load_average_end"] = load0, os.getloadavg()
@@ -255,10 +295,15 @@ def main(argv=None) -> int:
                              "kmodes_lead": sum(r[f"margin_{metric}"] < 0 for r in sets),
                              "tie": sum(r[f"margin_{metric}"] == 0 for r in sets)} for metric in ("ari", "ami")}
     # a fixed choice on each side (no picking the best afterwards): our CLI default against k-modes' default init
-    diff = [r["methods"]["auto-SH"]["ari"] - r["methods"]["kmodes-Cao"]["ari"] for r in sets]
+    diff = [r["methods"]["auto-SH"]["ari"] - r["methods"]["kmodes-Cao"]["ari"] for r in sets
+            if "auto-SH" in r["methods"]]
     out["count"]["defaults_ari"] = {"ours_lead": sum(d >= TIE for d in diff), "kmodes_lead": sum(d <= -TIE for d in diff),
                                     "tie": sum(abs(d) < TIE for d in diff)}
+    every = [m for m in next(iter(sets))["methods"]] if sets else []
+    out["mean_ari"] = {m: round(float(np.mean([r["methods"][m]["ari"] for r in sets])), 4) for m in every
+                       if all(m in r["methods"] for r in sets)}
     path.write_text(json.dumps(out, indent=1) + "\n")
+    print("mean ARI over the sets: " + ", ".join(f"{m} {v:.3f}" for m, v in out["mean_ari"].items()))
     print(f"{len(out['datasets'])} data sets in {out['total_seconds']:.0f} s (load {load0[0]:.1f} -> "
           f"{out['load_average_end'][0]:.1f}); ours lead on ARI in {out['count']['ari']['ours_lead']}, k-modes in "
           f"{out['count']['ari']['kmodes_lead']}; wrote {path}")

@@ -6,6 +6,7 @@ import streamlit as st
 
 from bnfk_core.analyses.cluster import clustering as C
 from bnfk_core.kernels.embed import sample_rows
+from bnfk_core.kernels.fisher_normalized import ABOUT
 from bnfk_core.registry import KERNELS
 from bnfk_core.views import figures
 from bnfk_core.views.figures import clustering as fig_clu
@@ -23,8 +24,9 @@ def _thesis_network(_data, fingerprint: str, seed: int):
 
 
 @st.cache_resource(show_spinner=False, max_entries=8)
-def _setup(_data, key: tuple, kernel: str, _model) -> C.KernelSetup:
-    return C.kernel_setup(_data, kernel, model=_model if KERNELS[kernel].uses_network else None)
+def _setup(_data, key: tuple, kernel: str, _model, options: tuple = ()) -> C.KernelSetup:
+    return C.kernel_setup(_data, kernel, model=_model if KERNELS[kernel].uses_network else None,
+                          kernel_options=dict(options))
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
@@ -51,6 +53,8 @@ def page():
     c1, c2, c3, c4 = st.columns([1.3, 1.3, 1, 1])
     with c1:
         st.selectbox("Kernel", list(KERNELS), format_func=KERNELS.labels().get, **state.bind("clu_kernel"))
+        if state.kernel_options(ss.clu_kernel, 1.0):     # a kernel with a power (the normalised Fisher kernel)
+            st.slider("Power α", 0.02, 1.0, step=0.01, help=ABOUT, **state.bind("clu_alpha"))
         st.selectbox("Network behind the network kernels", list(NETWORKS), format_func=NETWORKS.get,
                      **state.bind("clu_network"), help="The thesis used an exact qNML structure with cNML parameters; "
                      "hill climbing on qNML (learned on all rows with the seed below, as the CLI's `--seed`) is the "
@@ -85,8 +89,9 @@ def page():
     tab_one, tab_cmp, tab_clf = st.tabs(["One clustering", "Kernels × algorithms", "Classification"])
     with tab_one:
         with st.spinner(f"{KERNELS[kernel].label} kernel and {ALGOS[algo].lower()}…"):
-            setup = _setup(sub, base_key, kernel, m)
-            res = _clustering(setup, sub, base_key + (kernel,), algo, k, ss.clu_transform, int(ss.clu_restarts), seed)
+            options = state.kernel_options(kernel, ss.clu_alpha)
+            setup = _setup(sub, base_key + options, kernel, m, options)
+            res = _clustering(setup, sub, base_key + (kernel,) + options, algo, k, ss.clu_transform, int(ss.clu_restarts), seed)
         ss.clu_result = {**res, "rows": rows.tolist()}
         labels = np.asarray(res["labels"])
         true = sub.labels() if has_class else np.full(len(rows), -1)
@@ -101,13 +106,14 @@ def page():
             st.caption(f"The latent class model clusters the rows itself ({k} classes, {int(ss.clu_restarts)} seeded EM "
                        "starts as 'Local-search restarts'); the kernel only draws the heatmap and the maps.")
         if KERNELS[kernel].uses_network:
-            st.caption(f"{KERNELS[kernel].label} kernel of {NETWORKS[ss.clu_network].lower()}: {m.dag.n_arcs} arcs.")
+            st.caption(f"{KERNELS[kernel].label} kernel of {NETWORKS[ss.clu_network].lower()}: {m.dag.n_arcs} arcs."
+                       + (f" {ABOUT}" if options else ""))
         st.caption(f"The same result on the command line: `{sections.cli_command(kernel, algo, k)}`"
                    + (" (the model is the Structure page's 'Model (JSON)')." if KERNELS[kernel].uses_network
                       and ss.clu_network == "current" else ".") if len(rows) == d.n_rows else
                    f"{len(rows):,} of {d.n_rows:,} rows (seed {seed}); with all rows the command line gives the "
                    "same result (`python -m bnfk_core cluster` clusters every row of its CSV).")
-        views = _views(setup.K, base_key + (kernel,), tuple(labels.tolist()))
+        views = _views(setup.K, base_key + (kernel,) + options, tuple(labels.tolist()))
         order = views["order"]
         drawn = figures.evenly_drawn(order)          # the clustering uses every row
         fg = fig_clu.cluster_heatmap(setup.K, drawn, rows, labels, res["n_used"], KERNELS[kernel].label,

@@ -4,6 +4,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from bnfk_core.kernels.fisher_normalized import ABOUT
 from bnfk_core.registry import KERNELS
 from bnfk_core.views import figures
 from bnfk_core.views import kernel as kernel_view
@@ -25,6 +26,8 @@ def page():
                             help="The Fisher kernel of the current structure, the thesis baselines and every "
                                  "registered similarity measure (Boriah et al. 2008).", **state.bind("kernel_kind"))
         st.checkbox("Normalise (cosine)", help="K(x,y) / √(K(x,x) K(y,y))", **state.bind("kernel_normalize"))
+        if state.kernel_options(kind, 1.0):          # a kernel with a power (the normalised Fisher kernel)
+            st.slider("Power α", 0.02, 1.0, step=0.01, help=ABOUT, **state.bind("kernel_alpha"))
     with c2:
         max_rows = max(2, min(d.n_rows, 2000))
         st.number_input("Rows (sampled)", min_value=2, max_value=max_rows, step=50,
@@ -56,6 +59,8 @@ def page():
                f"±{zmax:.3g} (99th percentile of |K|, shared by both kernels) so the diagonal does not swamp them; "
                f"the difference at ±{f3.data[0].zmax:.3g} (99th percentile of its |ΔK|). "
                + ("The strips show the class of each row." if d.class_column else ""))
+    if state.kernel_options(kind, 1.0):
+        st.caption(ABOUT)
     if not spec.uses_network:
         st.info(f"The {spec.label.lower()} kernel does not depend on the structure; pick a network kernel "
                 f"({', '.join(KERNELS[n].label for n in KERNELS.names(uses_network=True))}) to see its effect.")

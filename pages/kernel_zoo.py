@@ -42,7 +42,8 @@ def _measures_table() -> pd.DataFrame:
 def page():
     st.caption("Every similarity measure of Boriah, Chandola & Kumar (2008, Table 2) is a kernel of the registry "
                "(Kernel, Clustering and classification pages, CLI `--kernel`). Here they meet the Fisher kernel of "
-               "four networks (empty, Chow-Liu, hc/BIC, exact qNML) on the bundled data sets.")
+               "four networks (empty, Chow-Liu, hc/BIC, exact qNML), the normalised Fisher kernel and the latent-class "
+               "rows on the bundled data sets.")
     with st.expander("The measures, their PSD flags and what the shift means"):
         st.dataframe(_measures_table(), hide_index=True, key="df_zoo_measures")
         st.caption("A measure that is not positive semidefinite is still a similarity: correlation clustering "

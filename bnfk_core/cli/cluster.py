@@ -34,9 +34,11 @@ def _cmd_cluster(args) -> dict:
     data = read_data(args.data, args)
     if data.class_column is None and args.clusters is None:
         raise BnfkError("Give --clusters N or --label-column C (the number of labels is the default).")
+    options = {} if args.alpha is None else {"alpha": args.alpha}
     out = run_clustering(data, args.kernel, args.algorithm, n_clusters=args.clusters, transform=args.transform,
                          shift=args.shift, restarts=args.restarts, seed=args.seed, model=model,
-                         structure=args.structure, score=args.score, params=args.params, n_init=args.n_init)
+                         structure=args.structure, score=args.score, params=args.params, n_init=args.n_init,
+                         kernel_options=options)
     if args.no_labels_out:
         out.pop("labels")
     return {"data": args.data, "rows": data.n_rows, **out}
@@ -80,7 +82,8 @@ def register(sub) -> None:
     p.add_argument("--algorithm", choices=choices(CLUSTERERS), default="auto",
                    help="auto (default): correlation clustering when the N x N Gram matrix and its work space fit "
                         "--max-memory, else kmeans-features (kernel k-means on the explicit sparse feature map, "
-                        "linear memory; fisher, scaled-hamming and hamming kernels); the JSON says which and why. "
+                        "linear memory; fisher, scaled-hamming and hamming kernels); with --kernel fisher-normalized "
+                        "always kmeans-features (its measured default); the JSON says which and why. "
                         "lca: a latent class model with N classes (--restarts seeded EM starts), rows to their modal "
                         "class; no kernel")
     p.add_argument("--n-init", type=int_at_least(1, 1000), default=3,
@@ -95,7 +98,13 @@ def register(sub) -> None:
     p.add_argument("--restarts", type=int_at_least(1, 100_000), default=25,
                    help="local-search restarts of correlation clustering (25)")
     p.add_argument("--no-labels-out", action="store_true", help="leave the per-row cluster labels out of the JSON")
+    p.add_argument("--alpha", type=float_in(0, 1, low_open=True), default=None,
+                   help="the power of the fisher-normalized kernel, in (0, 1] (default 0.1; other kernels ignore it). "
+                        "--structure/--score/--params left out: each network kernel's own network (fisher: hc, qnml, "
+                        "cnml; fisher-normalized: the empty network, BDeu CPTs)")
     add_fisher_model_options(p)
+    # None: each network kernel's own default network (fisher: hc/qnml/cnml; fisher-normalized: its measured one)
+    p.set_defaults(structure=None, score=None, params=None)
     add_max_memory(p)
     add_data_options(p, label=True)
     p.set_defaults(func=_cmd_cluster)

@@ -24,6 +24,11 @@ _HOMES = {
     "measure_names": "similarity", "GROUP_STATES": "similarity_gram", "GramPlan": "similarity_gram",
     "finalize": "similarity_gram", "group_attributes": "similarity_gram", "run_plan": "similarity_gram",
     "SUM_UNIFORM": "similarity_tables", "SUM_CARD": "similarity_tables", "AttributeStats": "similarity_tables",
+    "FISHER_NORMALIZED": "members", "DEFAULT_ALPHA": "fisher_normalized", "DEFAULT_NETWORK": "fisher_normalized",
+    "power_normalize": "fisher_normalized", "normalized_features": "fisher_normalized",
+    "normalized_gram": "fisher_normalized", "NormalizedFisherKernel": "fisher_normalized",
+    "fit_fisher_normalized": "fisher_normalized", "check_alpha": "fisher_normalized", "ABOUT": "fisher_normalized",
+    "ZERO_TOL": "fisher_normalized",
     "sum_table": "similarity_tables", "lin1_tables": "similarity_tables", "measure_tables": "similarity_tables",
 }
 

@@ -39,11 +39,11 @@ from ..learning.structure import learn_structure
 from ..data.limits import DEFAULT_MAX_BYTES, guard_gram, guard_tables, one_blas_thread
 from ..network.model import fit
 from ..registry import KERNELS, LEARNERS, feature_learners
-from .members import FISHER, HAMMING, SCALED_HAMMING, THESIS_KERNELS
+from .members import FISHER, FISHER_NORMALIZED, HAMMING, SCALED_HAMMING, THESIS_KERNELS
 
 __all__ = ["gram", "contributions", "set_kernel", "mmd", "mean_features", "normalize_rows", "normalize_bytes",
            "NORMALIZE_BLOCK_CELLS", "pair_tables", "add_pair_terms", "warm_up", "FISHER", "SCALED_HAMMING",
-           "HAMMING", "THESIS_KERNELS",
+           "HAMMING", "FISHER_NORMALIZED", "THESIS_KERNELS",
            "FittedKernel", "NetworkKernel", "fit_fisher"]
 
 
@@ -103,7 +103,7 @@ def _householder_table(theta_rows: np.ndarray, P: np.ndarray) -> np.ndarray:
 
 # ---------------------------------------------------------------------- Gram
 def gram(model, data, other=None, kind: str = FISHER, normalize: bool = False,
-         max_bytes: float | None = DEFAULT_MAX_BYTES, marginals=None) -> np.ndarray:
+         max_bytes: float | None = DEFAULT_MAX_BYTES, marginals=None, options: dict | None = None) -> np.ndarray:
     """Kernel matrix between the rows of ``data`` and of ``other`` (default: ``data``).
 
     Parameters
@@ -123,6 +123,8 @@ def gram(model, data, other=None, kind: str = FISHER, normalize: bool = False,
     marginals : ParentMarginals or None
         Use these P(pi_i = j) instead of the model's exact ones (for ablations, e.g. the uniform
         marginals an unpropagated junction tree gives); Fisher kernel only.
+    options : dict or None
+        Options of the kernel's ``fit`` (e.g. ``{"alpha": 0.25}`` for ``"fisher-normalized"``); not for ``"fisher"``.
 
     Returns
     -------
@@ -143,7 +145,9 @@ def gram(model, data, other=None, kind: str = FISHER, normalize: bool = False,
     if kind != FISHER:
         data, other = as_data(data, model=model), as_data(other, model=model)
         train = data if model is None else data.select(list(model.variables))
-        return spec.fit(train).gram(data, other, normalize=normalize, max_bytes=max_bytes)
+        net = {"model": model} if spec.uses_network and model is not None else {}
+        fitted = spec.fit(train, **net, **(options or {}))
+        return fitted.gram(data, other, normalize=normalize, max_bytes=max_bytes)
     if model is None:
         raise KernelError("The Fisher kernel needs a model; learn or load a structure first.")
     X = row_codes(model, data)
@@ -433,10 +437,12 @@ class NetworkKernel(FittedKernel):
 
 
 
-def fit_fisher(train, *, model=None, dag=None, structure: str = "hc", score: str = "qnml", params: str = "cnml",
-               seed: int = 0, progress=None, **_ignored) -> NetworkKernel:
+def fit_fisher(train, *, model=None, dag=None, structure: str | None = "hc", score: str | None = "qnml",
+               params: str | None = "cnml", seed: int = 0, progress=None, **_ignored) -> NetworkKernel:
     """The Fisher kernel for ``train`` (no label column): ``model`` as given, else the CPTs of ``dag`` fitted
-    on ``train`` by ``params``, else a structure learned on ``train`` by ``structure``/``score``."""
+    on ``train`` by ``params``, else a structure learned on ``train`` by ``structure``/``score`` (None: hc, qnml,
+    cnml)."""
+    structure, score, params = structure or "hc", score or "qnml", params or "cnml"
     if model is not None:
         info = getattr(model, "fit_info", None) or {}
         return NetworkKernel(FISHER, model, structure="given", params=info.get("method"))

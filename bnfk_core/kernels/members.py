@@ -12,10 +12,12 @@ from dataclasses import dataclass
 
 from ..registry import KernelSpec, lazy
 
-__all__ = ["FISHER", "SCALED_HAMMING", "HAMMING", "THESIS_KERNELS", "MEASURES", "MeasureInfo", "KERNELS"]
+__all__ = ["FISHER", "FISHER_NORMALIZED", "SCALED_HAMMING", "HAMMING", "THESIS_KERNELS", "MEASURES", "MeasureInfo", "KERNELS"]
 
 #: the kernel names of the paper and the thesis
 FISHER, SCALED_HAMMING, HAMMING = "fisher", "scaled-hamming", "hamming"
+#: the power- and L2-normalised Fisher kernel (:mod:`bnfk_core.kernels.fisher_normalized`)
+FISHER_NORMALIZED = "fisher-normalized"
 THESIS_KERNELS = (FISHER, HAMMING, SCALED_HAMMING)
 
 _BORIAH = ("Boriah, Chandola & Kumar (2008), Similarity measures for categorical data: a "
@@ -93,6 +95,12 @@ KERNELS = (
                description="Fisher kernel of the empty network with marginal frequencies, thesis eq. 3.2"),
     KernelSpec(name=HAMMING, label="Hamming", abbr="H", fit=lazy("bnfk_core.kernels.hamming", "fit_hamming"),
                shift="adaptive", psd=True, family="baseline", description="fraction of matching variables, thesis eq. 2.17"),
+    KernelSpec(name=FISHER_NORMALIZED, label="Fisher, power- and L2-normalised", abbr="FN",
+               fit=lazy("bnfk_core.kernels.fisher_normalized", "fit_fisher_normalized"), shift="adaptive", psd=True,
+               uses_network=True, family="fisher",
+               description="signed power sign(z)|z|^alpha on every Fisher feature, then each row scaled to unit length "
+                           "(Perronnin, Sanchez & Mensink 2010); options alpha and the network's recipe (defaults "
+                           "chosen by measurement: docs/KERNELS.md)"),
     *(KernelSpec(name=name, label=info.label, abbr=info.abbr, fit=lazy("bnfk_core.kernels.similarity", "fit_registered", name),
                  shift="adaptive", psd=info.psd, uses_network=False,
                  family="kernel" if name == "aitchison-aitken" else "measure",

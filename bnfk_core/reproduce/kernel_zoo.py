@@ -1,10 +1,12 @@
 """``reproduce kernel-zoo``: the Fisher kernel among the categorical similarity measures.
 
-Every Boriah et al. (2008) measure of :mod:`bnfk_core.kernels.similarity` and the Fisher kernel of four networks
-(empty, Chow-Liu tree, hill climbing with BIC, exact qNML) on the 16 bundled data sets, scored by
+Every Boriah et al. (2008) measure of :mod:`bnfk_core.kernels.similarity`, the Fisher kernel of four networks
+(empty, Chow-Liu tree, hill climbing with BIC, exact qNML), the normalised Fisher kernel with its defaults
+(:mod:`bnfk_core.kernels.fisher_normalized`) and the latent-class rows on the 16 bundled data sets, scored by
 
 * clustering against the class label: correlation clustering (adaptive shift for the measures, none
-  for the Fisher kernel, as the thesis) and spectral clustering (min-shifted affinity), ARI and AMI
+  for the Fisher kernel, as the thesis; each kernel's registered shift, so adaptive for the normalised
+  Fisher kernel) and spectral clustering (min-shifted affinity), ARI and AMI
   (AMI normalised by max{H(U), H(V)}, thesis eq. C.4);
 * kNN classification (k = 7, uniform votes) on one 80/20 split per seed, neighbours by kernel distance
   (the project's default) and, as a second column, by the largest similarity.
@@ -43,6 +45,7 @@ from sklearn.metrics import adjusted_mutual_info_score, adjusted_rand_score
 from ..analyses.cluster.clustering import classify_many, cluster, default_n_clusters
 from ..network.dag import DAG
 from ..kernels.fisher import FISHER, NetworkKernel
+from ..kernels.fisher_normalized import DEFAULT_NETWORK as FN_NETWORK, FISHER_NORMALIZED
 from ..learning.structure import learn_structure
 from ..network.model import fit
 from ..registry import KERNELS
@@ -85,10 +88,12 @@ METRICS = {"ari_cc": "ARI, correlation clustering", "ami_cc": "AMI, correlation 
 
 def zoo_kernels() -> list[tuple[str, str, str]]:
     """(key, label, family) of every row of the comparison: the 14 measures, the four Fisher kernels, the
+    normalised Fisher kernel with its defaults (its own network and CPTs, learned on the drawn rows), the
     latent-class Fisher kernel (K = the number of classes) and latent-class clustering (no kernel: its two
     clustering columns both hold the modal classes of a K-class model; no kNN)."""
     out = [(m, KERNELS[m].label, "measure") for m in BORIAH_MEASURES]
     out += [(f"fisher-{k}", lab, "fisher") for k, (lab, _, _) in NETWORKS.items()]
+    out += [(FISHER_NORMALIZED, KERNELS[FISHER_NORMALIZED].label, "normalized")]
     out += [(LCA_FISHER, KERNELS[LCA_FISHER].label, "latent"), (LCA_CLUSTERING, "Latent class clustering", "latent")]
     return out
 
@@ -122,12 +127,16 @@ def _network(feats, key: str, seed: int, exact_max: int):
     return dag, f"{method}/{score}", time.perf_counter() - t0
 
 
-def _zoo_one(stem: str, seeds: tuple, n_max: int, restarts: int, exact_max: int) -> dict:
+def _zoo_one(stem: str, seeds: tuple, n_max: int, restarts: int, exact_max: int, done: frozenset = frozenset()) -> dict:
+    """The rows of one data set; (stem, seed, kernel) triples in ``done`` are already computed and skipped."""
     t_all = time.perf_counter()
     data = _load(stem)
     rows = []
     how = {}
     for s in seeds:
+        todo = [kk for kk in zoo_kernels() if (stem, s, kk[0]) not in done]
+        if not todo:
+            continue
         rng = np.random.default_rng(s)
         idx = np.arange(data.n_rows) if data.n_rows <= n_max else np.sort(rng.choice(data.n_rows, n_max, replace=False))
         d = data.subset(idx)
@@ -135,9 +144,10 @@ def _zoo_one(stem: str, seeds: tuple, n_max: int, restarts: int, exact_max: int)
         y = d.labels()
         ok = y >= 0
         k = default_n_clusters(d)
-        nets = {key: _network(feats, key, s, exact_max) for key in NETWORKS}
+        nets = {key: _network(feats, key, s, exact_max) for key in NETWORKS
+                if any(kk[0] == f"fisher-{key}" for kk in todo)}
         how.update({key: v[1] for key, v in nets.items()})
-        for key, label, family in zoo_kernels():
+        for key, label, family in todo:
             t0 = time.perf_counter()
             if key == LCA_CLUSTERING:
                 rows.append(_lca_row(stem, s, label, feats, y, ok, k, t0))
@@ -149,11 +159,15 @@ def _zoo_one(stem: str, seeds: tuple, n_max: int, restarts: int, exact_max: int)
                 dag = nets[key[len("fisher-"):]][0]
                 K = NetworkKernel(FISHER, fit(dag, feats, method=PARAMS)).gram(feats)
                 reg, extra = FISHER, {"dag": dag, "params": PARAMS}
+            elif family == "normalized":     # its defaults: alpha and the network it learns on the rows (kNN: per split)
+                K = KERNELS[key].fit(feats, seed=s).gram(feats)
+                reg, extra = key, dict(FN_NETWORK)
             else:
                 K = KERNELS[key].fit(feats).gram(feats)
                 reg, extra = key, {}
             rec = {"dataset": stem, "seed": s, "kernel": key, "label": label, "family": family, "rows": d.n_rows,
-                   "network": nets[key[len("fisher-"):]][1] if family == "fisher" else "",
+                   "network": nets[key[len("fisher-"):]][1] if family == "fisher" else
+                   f"{FN_NETWORK['structure']}/{FN_NETWORK['score']}" if family == "normalized" else "",
                    "n_arcs": nets[key[len("fisher-"):]][0].n_arcs if family == "fisher" else np.nan,
                    "learn_seconds": nets[key[len("fisher-"):]][2] if family == "fisher" else 0.0}
             for alg, tag in (("correlation", "cc"), ("spectral", "sc")):
@@ -166,10 +180,38 @@ def _zoo_one(stem: str, seeds: tuple, n_max: int, restarts: int, exact_max: int)
             rec["seconds"] = time.perf_counter() - t0
             rows.append(rec)
     sys.stderr.write(f"kernel zoo {stem}: {time.perf_counter() - t_all:.1f} s\n")
-    frame = pd.DataFrame(rows)
+    frame = pd.DataFrame(rows, columns=RUN_COLUMNS)
     # the 6 significant digits the runs CSV keeps: ranks of near-ties (ARI 1 vs 0.9999999) then agree with the file
     frame[list(METRICS)] = frame[list(METRICS)].map(lambda v: float(f"{v:.6g}"))
     return {"stem": stem, "frame": frame, "networks": how, "seconds": time.perf_counter() - t_all}
+
+
+RUN_COLUMNS = ["dataset", "seed", "kernel", "label", "family", "rows", "network", "n_arcs", "learn_seconds",
+               *METRICS, "seconds"]
+
+
+def _earlier_runs(out, names, seeds, n_max, restarts, exact_max) -> pd.DataFrame:
+    """The runs already in ``<out>/kernel_zoo/kernel_zoo_runs.csv`` when the folder's manifest records the same
+    protocol (seeds, rows, restarts, exact-search bound, CPT estimator) -- the rows of the kernels (and data sets)
+    asked for; an empty frame otherwise.  So adding a kernel to the zoo computes only its rows."""
+    import json
+    from pathlib import Path
+    empty = pd.DataFrame(columns=RUN_COLUMNS)
+    path, man = Path(out) / ZOO_DIR / "kernel_zoo_runs.csv", Path(out) / "manifest.json"
+    if not (path.exists() and man.exists()):
+        return empty
+    try:
+        rec = json.loads(man.read_text())["experiments"]["kernel-zoo"]
+    except (KeyError, ValueError):
+        return empty
+    same = (list(rec.get("seeds", [])) == list(seeds) and rec.get("n_max") == n_max and rec.get("restarts") == restarts
+            and rec.get("exact_max_vars") == exact_max and rec.get("params") == PARAMS)
+    if not same:
+        return empty
+    runs = pd.read_csv(path, keep_default_na=False, na_values=[""])
+    keys = {k for k, _, _ in zoo_kernels()}
+    runs = runs[runs["dataset"].isin(names) & runs["seed"].isin(seeds) & runs["kernel"].isin(keys)]
+    return runs.reindex(columns=RUN_COLUMNS).reset_index(drop=True)
 
 
 def _lca_row(stem, s, label, feats, y, ok, k, t0) -> dict:
@@ -270,7 +312,7 @@ def latent_reading(summary: pd.DataFrame) -> list[str]:
         lf = P[LCA_FISHER]
         out.append(f"The latent-class Fisher kernel's correlation clustering has mean ARI {lf.mean():.3f} against "
                    f"{P[LCA_CLUSTERING].mean():.3f} for the latent class model's own modal classes and "
-                   f"{P[[c for c in kern if c.startswith('fisher-')]].mean(axis=1).mean():.3f} for the network "
+                   f"{P[[f'fisher-{n}' for n in NETWORKS if f'fisher-{n}' in P.columns]].mean(axis=1).mean():.3f} for the network "
                    "Fisher kernels: the kernel does not recover the partition the model itself finds.")
     return out
 
@@ -331,8 +373,14 @@ def run_zoo(settings, w, progress) -> dict:
     exact_max = settings.exact_max_vars if settings.exact_max_vars is not None else EXACT_MAX_VARS
     seeds = tuple(settings.seed + r for r in range(repeats))
     ex.say(progress, 0.0, f"kernel zoo on {len(names)} data sets")
-    results = ex.map_jobs(_zoo_one, [(s, seeds, n_max, restarts, exact_max) for s in names], settings.jobs)
-    runs = pd.concat([r["frame"] for r in results], ignore_index=True)
+    kept = _earlier_runs(w.out, names, seeds, n_max, restarts, exact_max)
+    done = frozenset(zip(kept["dataset"], kept["seed"], kept["kernel"]))
+    results = ex.map_jobs(_zoo_one, [(s, seeds, n_max, restarts, exact_max, done) for s in names], settings.jobs)
+    order = {k: i for i, (k, _, _) in enumerate(zoo_kernels())}
+    runs = pd.concat([f for f in [kept] + [r["frame"] for r in results] if len(f)], ignore_index=True)
+    runs = runs.astype({c: float for c in [*METRICS, "n_arcs", "learn_seconds", "seconds"]})
+    runs = runs.sort_values(["dataset", "seed", "kernel"], key=lambda c: c.map(order) if c.name == "kernel" else c,
+                            kind="stable").reset_index(drop=True)
     summ = summary_table(runs)
     ranks, tests = rank_table(summ)
     text = reading(summ, ranks, tests)
@@ -340,7 +388,8 @@ def run_zoo(settings, w, progress) -> dict:
     sub.mkdir(parents=True, exist_ok=True)
     w.frame(f"{ZOO_DIR}/kernel_zoo_runs", runs)
     setup = (f"{len(names)} data sets, seeds {seeds[0]}..{seeds[-1]}, at most {n_max} rows per seed; correlation "
-             f"clustering ({restarts} restarts; adaptive shift for the measures, none for Fisher) and spectral "
+             f"clustering ({restarts} restarts; adaptive shift for the measures and the normalised Fisher kernel, none for "
+             "the other Fisher kernels) and spectral "
              "clustering (min-shifted affinity) with k = number of classes; kNN k = 7 on one 80/20 split per seed; "
              f"Fisher networks learned on the drawn rows' features, CPTs by {PARAMS}; exact qNML up to "
              f"{exact_max} features, hill climbing with qNML above")
@@ -363,7 +412,9 @@ def run_zoo(settings, w, progress) -> dict:
                     "kNN accuracy (kernel distance): rank on each data set (1 = best)"))
     w.files.append(f"{ZOO_DIR}/fig_kernel_zoo_knn_by_dataset.svg")
     md = ["# Kernel zoo: the Fisher kernel among the categorical similarity measures", "",
-          f"*Setup:* {setup}.", "",
+          f"*Setup:* {setup}.", ""] + ([f"{len(kept)} of the {len(runs)} runs were kept from the earlier run in this "
+          "folder (same data sets, seeds, rows, restarts and networks, as its manifest records); the others were "
+          "computed now.", ""] if len(kept) else []) + [
           "Generated by `python -m bnfk_core reproduce kernel-zoo -o docs/results`"
           + (" --quick (a smoke run: few data sets and rows, one seed)." if settings.quick else "."), "",
           "![average ranks](fig_kernel_zoo_ranks.svg)", "", "## Average ranks (1 = best; lower is better)", "",

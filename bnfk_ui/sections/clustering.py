@@ -20,6 +20,8 @@ def cli_command(kernel: str, algo: str, k: int) -> str:
             "--clusters", str(k), "--seed", str(int(ss.clu_seed))]
     args += (["--restarts", str(int(ss.clu_restarts))] if algo in ("correlation", "lca")     # lca: its EM starts
              else ["--transform", ss.clu_transform])
+    for name, value in state.kernel_options(kernel, ss.clu_alpha):
+        args += [f"--{name}", f"{value:g}"]
     if KERNELS[kernel].uses_network:
         args += (["--structure", "hc", "--score", "qnml", "--params", "cnml"] if ss.clu_network == "qnml"
                  else ["--model", f"{common.dataset_name()}_model.json"])

@@ -21,7 +21,13 @@ from .structure import dag, dag_json, learn
 from .tables import data, feature_data, model_features
 
 __all__ = ["model", "scores", "GramResult", "kernel_rows", "session_network", "gram_matrix", "kernel_analysis",
-           "fitted_kernel", "contributions", "NETWORKS", "comparison_choices", "comparison_gram"]
+           "fitted_kernel", "contributions", "NETWORKS", "comparison_choices", "comparison_gram", "kernel_options"]
+
+
+def kernel_options(kind: str, alpha) -> tuple:
+    """The options the page passes to kernel ``kind``'s ``fit``, as a hashable tuple: its power ``alpha`` when the
+    kernel takes one (the normalised Fisher kernel), else none."""
+    return (("alpha", float(alpha)),) if kind == kernels.FISHER_NORMALIZED else ()
 
 
 @st.cache_resource(show_spinner=False, max_entries=64)
@@ -62,9 +68,9 @@ def kernel_rows() -> np.ndarray:
 
 @st.cache_data(show_spinner=False, max_entries=32)
 def _gram(_model: BayesNet, model_key: str, _feat: CategoricalData, fingerprint: str, rows_key: tuple,
-          kind: str, normalize: bool) -> np.ndarray:
+          kind: str, normalize: bool, options: tuple = ()) -> np.ndarray:
     rows = sample_rows(_feat.n_rows, rows_key[0], rows_key[1])
-    return kernels.gram(_model, _feat.subset(rows), kind=kind, normalize=normalize)
+    return kernels.gram(_model, _feat.subset(rows), kind=kind, normalize=normalize, options=dict(options))
 
 
 def session_network(m: BayesNet, kind: str) -> tuple[BayesNet, str]:
@@ -84,7 +90,7 @@ def gram_matrix(m: BayesNet, kind: str | None = None) -> GramResult:
     if kind == "lca-fisher" and (m.fit_info or {}).get("hidden"):   # the handed-over network's Fisher kernel (the
         kind = kernels.FISHER                                       # class always missing) IS the latent-class one
     K = _gram(m, m.key(), feat, feat.fingerprint(), (int(ss.kernel_rows), int(ss.kernel_seed)), kind,
-              bool(ss.kernel_normalize))
+              bool(ss.kernel_normalize), kernel_options(kind, ss.kernel_alpha))
     rows = kernel_rows()
     d = data()
     labels = d.codes[rows, d.index(d.class_column)] if d.class_column else np.full(len(rows), -1)
@@ -104,8 +110,10 @@ def kernel_analysis(K: np.ndarray, labels: np.ndarray, order_kind: str, has_clas
 
 
 @st.cache_resource(show_spinner=False, max_entries=32)
-def _fitted(_model: BayesNet, model_key: str, _feat: CategoricalData, fingerprint: str, rows_key: tuple, kind: str):
-    return KERNELS[kind].fit(_feat.subset(sample_rows(_feat.n_rows, rows_key[0], rows_key[1])), model=_model)
+def _fitted(_model: BayesNet, model_key: str, _feat: CategoricalData, fingerprint: str, rows_key: tuple, kind: str,
+            options: tuple = ()):
+    return KERNELS[kind].fit(_feat.subset(sample_rows(_feat.n_rows, rows_key[0], rows_key[1])), model=_model,
+                             **dict(options))
 
 
 def fitted_kernel(m: BayesNet, kind: str | None = None):
@@ -114,7 +122,8 @@ def fitted_kernel(m: BayesNet, kind: str | None = None):
     ss = st.session_state
     feat = feature_data()
     m, kind = session_network(m, kind or ss.kernel_kind)
-    return _fitted(m, m.key(), feat, feat.fingerprint(), (int(ss.kernel_rows), int(ss.kernel_seed)), kind)
+    return _fitted(m, m.key(), feat, feat.fingerprint(), (int(ss.kernel_rows), int(ss.kernel_seed)), kind,
+                   kernel_options(kind, ss.kernel_alpha))
 
 
 def contributions(m: BayesNet, a: int, b: int, kind: str | None = None) -> tuple[tuple, np.ndarray]:

@@ -88,15 +88,20 @@ class KernelSetup:
 
 
 
-def _fit_kernel(data, kernel: str, *, model=None, structure: str = "hc", score: str = "qnml",
-                params: str = "cnml", seed: int = 0, progress: Progress | None = None):
-    """(the kernel fitted on the feature columns of ``data``, those columns) -- linear work, no Gram."""
+def _fit_kernel(data, kernel: str, *, model=None, structure: str | None = None, score: str | None = None,
+                params: str | None = None, seed: int = 0, progress: Progress | None = None,
+                kernel_options: dict | None = None):
+    """(the kernel fitted on the feature columns of ``data``, those columns) -- linear work, no Gram.
+
+    ``structure``/``score``/``params`` left None are the kernel's own defaults (the Fisher kernel's hc/qnml/cnml,
+    the normalised Fisher kernel's measured ones); ``kernel_options`` go to the kernel's ``fit`` (e.g.
+    ``{"alpha": 0.5}``; kernels ignore options they do not take)."""
     spec = KERNELS[kernel]
     feats = feature_columns(data)
     if model is not None:
         check_model(model, data)
-    fitted = spec.fit(feats, model=model, structure=structure, score=score, params=params, seed=seed,
-                      progress=progress)
+    net = {k: v for k, v in (("structure", structure), ("score", score), ("params", params)) if v is not None}
+    fitted = spec.fit(feats, model=model, seed=seed, progress=progress, **net, **(kernel_options or {}))
     return fitted, feats
 
 
@@ -107,25 +112,27 @@ def _setup_from(fitted, kernel: str, K, seconds: float) -> KernelSetup:
                        fitted.n_arcs if net else None, seconds, list(fitted.notes))
 
 
-def kernel_setup(data, kernel: str, *, model=None, structure: str = "hc", score: str = "qnml",
-                 params: str = "cnml", seed: int = 0, progress: Progress | None = None) -> KernelSetup:
+def kernel_setup(data, kernel: str, *, model=None, structure: str | None = None, score: str | None = None,
+                 params: str | None = None, seed: int = 0, progress: Progress | None = None,
+                 kernel_options: dict | None = None) -> KernelSetup:
     """The Gram matrix of ``kernel`` (a name of :data:`bnfk_core.registry.KERNELS`) over the feature
     columns of ``data`` (label column excluded), the kernel fitted on those same rows.
 
     The Fisher kernel uses ``model`` when given, else a network learned on the features
-    (``structure``/``score``, CPTs by ``params``).  scaled-Hamming uses the marginal
-    frequencies of the features (thesis eq. 3.2); Hamming the fraction of equal values.
+    (``structure``/``score``, CPTs by ``params``; None: the kernel's defaults, hc/qnml/cnml for the Fisher
+    kernel).  scaled-Hamming uses the marginal frequencies of the features (thesis eq. 3.2); Hamming the
+    fraction of equal values.  ``kernel_options`` go to the kernel's ``fit`` (e.g. ``alpha``).
     """
     t0 = time.perf_counter()
     data = as_data(data)
     fitted, feats = _fit_kernel(data, kernel, model=model, structure=structure, score=score, params=params,
-                                seed=seed, progress=progress)
+                                seed=seed, progress=progress, kernel_options=kernel_options)
     K = fitted.gram(feats)
     return _setup_from(fitted, kernel, K, time.perf_counter() - t0)
 
 
-def feature_network(data, *, kernel: str = FISHER, structure: str = "hc", score: str = "qnml",
-                    params: str = "cnml", seed: int = 0, progress: Progress | None = None):
+def feature_network(data, *, kernel: str = FISHER, structure: str | None = None, score: str | None = None,
+                    params: str | None = None, seed: int = 0, progress: Progress | None = None):
     """The Bayesian network behind the network kernel ``kernel`` (``KERNELS[kernel].uses_network``), learned on
     the feature columns of ``data`` exactly as :func:`kernel_setup` learns it without a ``model``.
 
@@ -137,8 +144,8 @@ def feature_network(data, *, kernel: str = FISHER, structure: str = "hc", score:
     if not spec.uses_network:
         raise ClusterError(f"The {spec.label} kernel is not built from a network.")
     data = as_data(data)
-    fitted = spec.fit(feature_columns(data), structure=structure, score=score, params=params, seed=seed,
-                      progress=progress)
+    net = {k: v for k, v in (("structure", structure), ("score", score), ("params", params)) if v is not None}
+    fitted = spec.fit(feature_columns(data), seed=seed, progress=progress, **net)
     return fitted.model
 
 
@@ -180,13 +187,14 @@ def choose_algorithm(n_rows: int, algorithm: str = "auto", *, feature_map: bool 
 
 def run_clustering(data, kernel: str, algorithm: str, *, n_clusters: int | None = None, setup: KernelSetup | None = None,
                    transform: str = "shift-min", shift: str = "auto", restarts: int = 25, seed: int = 0,
-                   model=None, structure: str = "hc", score: str = "qnml", params: str = "cnml",
-                   n_init: int = 3) -> dict:
+                   model=None, structure: str | None = None, score: str | None = None, params: str | None = None,
+                   n_init: int = 3, kernel_options: dict | None = None) -> dict:
     """Kernel + clustering + metrics for one dataset: a JSON-ready dict (labels included).
 
     ``algorithm``: a name of :data:`bnfk_core.registry.CLUSTERERS`; one that does not use a kernel (``lca``) runs its
-    own ``run`` and ignores the kernel options.  ``auto`` runs :func:`choose_algorithm`'s choice (a given
-    ``setup`` already holds the Gram matrix, so it means correlation clustering) and reports it as
+    own ``run`` and ignores the kernel options.  ``auto`` runs the fitted kernel's ``auto_algorithm`` when it has
+    one (the normalised Fisher kernel: kernel k-means on its features), else :func:`choose_algorithm`'s choice (a
+    given ``setup`` already holds the Gram matrix, so it means correlation clustering) and reports it as
     ``algorithm_chosen`` with ``algorithm_reason``.  ``kmeans-features`` is kernel k-means on the explicit
     features (:mod:`bnfk_core.analyses.cluster.features`, ``n_init`` seeded starts; its silhouette is on a
     seeded sample of rows).  Every Gram-based path is refused (one line, sampling suggestion) before it
@@ -211,17 +219,20 @@ def run_clustering(data, kernel: str, algorithm: str, *, n_clusters: int | None 
                "label_column": data.class_column, "seconds": time.perf_counter() - t0}
         return out
     fitted = feats = fit_seconds = None
-    if setup is None and (algorithm != "auto" or not fits("correlation", data.n_rows)):
+    if setup is None:           # linear work; ``auto`` asks the fitted kernel for its own default first
         if algorithm in ALGORITHMS:
             guard_workspace(algorithm, data.n_rows)      # before the structure search and the Gram
         t1 = time.perf_counter()
         fitted, feats = _fit_kernel(data, kernel, model=model, structure=structure, score=score, params=params,
-                                    seed=seed)
+                                    seed=seed, kernel_options=kernel_options)
         fit_seconds = time.perf_counter() - t1
     reason = None
     if algorithm == "auto":
         if setup is not None:
             algorithm, reason = "correlation", "the Gram matrix was given"
+        elif getattr(fitted, "auto_algorithm", None):
+            algorithm, reason = fitted.auto_algorithm, (f"the {KERNELS[kernel].label} kernel's own default, chosen "
+                                                        "by measurement (docs/KERNELS.md)")
         else:
             from .features import has_feature_map
             algorithm, reason = choose_algorithm(data.n_rows, feature_map=fitted is None or has_feature_map(fitted))
@@ -232,7 +243,7 @@ def run_clustering(data, kernel: str, algorithm: str, *, n_clusters: int | None 
         if setup is None:
             if fitted is None:
                 setup = kernel_setup(data, kernel, model=model, structure=structure, score=score, params=params,
-                                     seed=seed)
+                                     seed=seed, kernel_options=kernel_options)
             else:
                 t1 = time.perf_counter()
                 setup = _setup_from(fitted, kernel, fitted.gram(feats), fit_seconds + time.perf_counter() - t1)

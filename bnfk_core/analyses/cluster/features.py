@@ -57,8 +57,8 @@ SILHOUETTE_ROWS = 2000
 def has_feature_map(fitted) -> bool:
     """Whether the fitted kernel's Gram is Phi Phi^T of a feature map :func:`feature_map` knows: a network
     kernel (Fisher, scaled-Hamming) or the Hamming kernel, with their own ``gram`` (not a subclass that
-    redefines it)."""
-    return type(fitted).gram in (NetworkKernel.gram, HammingKernel.gram)
+    redefines it), or a kernel with its own ``features(data)`` method."""
+    return callable(getattr(fitted, "features", None)) or type(fitted).gram in (NetworkKernel.gram, HammingKernel.gram)
 
 
 def feature_map(fitted, data) -> sp.csr_matrix:
@@ -66,10 +66,13 @@ def feature_map(fitted, data) -> sp.csr_matrix:
 
     Network kernels: the Fisher feature map of their model (missing cells: expected features, the
     marginalised kernel the Gram uses).  Hamming: one-hot (variable, state) indicators of the observed
-    cells, scaled by 1/sqrt(d)."""
+    cells, scaled by 1/sqrt(d).  A kernel with its own ``features(data)`` method (the normalised Fisher
+    kernel): that map."""
     if not has_feature_map(fitted):
         raise ClusterError(f"The {fitted.name} kernel has no explicit feature map; cluster it with the Gram "
                            "matrix (correlation or spectral clustering).")
+    if callable(getattr(fitted, "features", None)):
+        return sp.csr_matrix(fitted.features(data))
     if isinstance(fitted, NetworkKernel):
         return features(fitted.model, data)
     X = data.select(list(fitted.variables))

@@ -1,0 +1,208 @@
+"""Choosing the normalised Fisher kernel's defaults by measurement: alpha, CPT estimator, network, algorithm.
+
+    python benchmarks/bench_fisher_normalized.py                 # select on 6 sets, report on the other 6
+    python benchmarks/bench_fisher_normalized.py --quick         # 2 sets, seed 0 (a smoke run)
+
+Data: the 12 bundled labelled sets of the clustering comparison (breast_cancer, car, hayes_roth, house_votes_84,
+lymphography, mushroom, nursery, primary_tumor, soybean_small, spect, tic_tac_toe, zoo), read with the catalog's
+class column and blanks as one more category (thesis section 3.4); per seed s in 0..2 a set with more than 2,000
+rows is a seeded sample of 2,000 rows (``default_rng(s)``); k = the number of labels; the label is never a feature.
+
+Split: the 12 names, sorted, are permuted by ``default_rng(0)``; the first 6 are the *selection* sets, the other 6
+the *report* sets.  Everything is chosen on the selection sets only:
+
+* stage A -- k-means on the normalised features (= kernel k-means on K_alpha, 3 seeded k-means++ starts) for every
+  network (Chow-Liu tree / BIC, hill climbing / BIC, empty), CPT estimator (bdeu, smoothed, cnml) and alpha
+  (1, 0.5, 0.25, 0.1, 0.05, 0.02): mean ARI over selection sets and seeds;
+* stage B -- the three best stage-A settings with every clustering algorithm: k-means on the features,
+  correlation clustering (adaptive shift; no shift), spectral clustering (min-shifted affinity);
+* the best (setting, algorithm) is the default; it is then run on the report sets (and all 12 are listed).
+  Mean ARIs equal to 4 decimals are ties, broken toward the project's default CPT estimator (BDeu), then the
+  larger alpha (the milder change to the Fisher kernel).  (The alpha grid first stopped at 0.1; the best setting
+  sat on that edge, so 0.05 and 0.02 were added before anything was run on the report sets.)
+
+``--stage equivalence`` measures what Theorem 4's invariance becomes: on house votes and zoo (all rows), the
+Chow-Liu tree (BIC) and the Markov-equivalent DAG with one covered arc out of a root reversed, BDeu CPTs on both;
+max and mean |K - K'| for the Fisher kernel and K_alpha, and the ARI of k-means on each one's features (seed 0).
+
+Writes ``benchmarks/results/fisher_normalized.json`` (every run; re-running resumes from it).  BLAS on one thread.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+import numpy as np  # noqa: E402
+
+SETS = ("breast_cancer", "car", "hayes_roth", "house_votes_84", "lymphography", "mushroom", "nursery",
+        "primary_tumor", "soybean_small", "spect", "tic_tac_toe", "zoo")
+MAX_ROWS = 2000
+NETWORKS = {"tree": ("tree", "bic"), "hc": ("hc", "bic"), "empty": ("empty", "bic")}
+PARAMS = ("bdeu", "smoothed", "cnml")
+ALPHAS = (1.0, 0.5, 0.25, 0.1, 0.05, 0.02)
+ALGORITHMS = ("kmeans-features", "correlation-adaptive", "correlation-none", "spectral")
+RESULTS = ROOT / "benchmarks" / "results" / "fisher_normalized.json"
+
+
+def split(names=SETS) -> tuple[list, list]:
+    order = [sorted(names)[i] for i in np.random.default_rng(0).permutation(len(names))]
+    return sorted(order[:len(order) // 2]), sorted(order[len(order) // 2:])
+
+
+def load(name: str, seed: int):
+    from bnfk_core.reproduce.common import load_thesis_data
+    d = load_thesis_data(name)
+    if d.n_rows > MAX_ROWS:
+        d = d.subset(np.sort(np.random.default_rng(seed).choice(d.n_rows, MAX_ROWS, replace=False)))
+    return d
+
+
+def cluster_one(fk, feats, y, k, algorithm, seed) -> float:
+    from sklearn.metrics import adjusted_rand_score
+    from bnfk_core.analyses.cluster.clustering import cluster
+    from bnfk_core.analyses.cluster.features import kernel_kmeans_features
+    from bnfk_core.kernels.fisher_normalized import FISHER_NORMALIZED
+    ok = y >= 0
+    if algorithm == "kmeans-features":
+        lab = kernel_kmeans_features(fk.features(feats), k, seed=seed, n_init=3).labels
+    else:
+        K = fk.gram(feats)
+        alg, _, shift = algorithm.partition("-")
+        lab = cluster(K, k, alg, kernel=FISHER_NORMALIZED, shift=shift or "auto", restarts=25, seed=seed).labels
+    return float(adjusted_rand_score(y[ok], lab[ok]))
+
+
+def networks_for(feats, seed):
+    """{(network, params): model} learned once per set and seed (structure once per network)."""
+    from bnfk_core.learning.recipe import Recipe, learn_recipe
+    from bnfk_core.network.model import fit
+    out = {}
+    for net, (structure, score) in NETWORKS.items():
+        dag = learn_recipe(feats, Recipe(structure=structure, score=score, seed=seed)).model.dag
+        for p in PARAMS:
+            out[(net, p)] = fit(dag, feats, method=p)
+    return out
+
+
+def run(names, seeds, settings, algorithms, store) -> None:
+    """Fill ``store['runs']`` with ARI of every (set, seed, network, params, alpha, algorithm) asked for."""
+    from bnfk_core.kernels.fisher_normalized import NormalizedFisherKernel
+    runs = store.setdefault("runs", {})
+    for name in names:
+        for s in seeds:
+            todo = [(n, p, a, alg) for (n, p, a) in settings for alg in algorithms
+                    if f"{name}|{s}|{n}|{p}|{a}|{alg}" not in runs]
+            if not todo:
+                continue
+            t0 = time.perf_counter()
+            d = load(name, s)
+            feats, y = d.without_class(), d.labels()
+            k = int(len(np.unique(y[y >= 0])))
+            models = networks_for(feats, s)
+            for n, p, a, alg in todo:
+                fk = NormalizedFisherKernel(models[(n, p)], a)
+                runs[f"{name}|{s}|{n}|{p}|{a}|{alg}"] = round(cluster_one(fk, feats, y, k, alg, s), 5)
+            store["seconds"] = store.get("seconds", 0.0) + time.perf_counter() - t0
+            RESULTS.write_text(json.dumps(store, indent=0) + "\n")
+            sys.stderr.write(f"{name} seed {s}: {len(todo)} runs, {time.perf_counter() - t0:.1f} s "
+                             f"(load {os.getloadavg()[0]:.1f})\n")
+
+
+def equivalence(store) -> None:
+    from sklearn.metrics import adjusted_rand_score
+    from bnfk_core.analyses.cluster.features import kernel_kmeans_features
+    from bnfk_core.kernels import fisher as F
+    from bnfk_core.kernels import fisher_normalized as fn
+    from bnfk_core.learning.recipe import Recipe, learn_recipe
+    from bnfk_core.network.model import fit
+    from bnfk_core.reproduce.common import load_thesis_data
+    out = {}
+    for name in ("house_votes_84", "zoo"):
+        d = load_thesis_data(name)
+        X, y = d.without_class(), d.labels()
+        k = int(len(np.unique(y[y >= 0])))
+        m1 = learn_recipe(X, Recipe(structure="tree", score="bic", params="bdeu")).model
+        root = next(v for v in m1.dag.nodes if not m1.dag.parents(v) and m1.dag.children(v))
+        child = m1.dag.children(root)[0]
+        m2 = fit(m1.dag.reverse_arc(root, child), X, method="bdeu")
+        K1, K2 = F.gram(m1, X), F.gram(m2, X)
+        rec = {"reversed": [root, child], "fisher_max_rel_diff": float(np.abs(K1 - K2).max() / np.abs(K1).max())}
+        for a in ALPHAS:
+            K1, K2 = fn.normalized_gram(m1, X, alpha=a), fn.normalized_gram(m2, X, alpha=a)
+            ari = [float(adjusted_rand_score(y, kernel_kmeans_features(fn.normalized_features(m, X, a), k,
+                                                                       seed=0).labels)) for m in (m1, m2)]
+            rec[str(a)] = {"max_abs_diff": round(float(np.abs(K1 - K2).max()), 6),
+                           "mean_abs_diff": round(float(np.abs(K1 - K2).mean()), 6),
+                           "ari_tree": round(ari[0], 4), "ari_equivalent": round(ari[1], 4)}
+        out[name] = rec
+    store["equivalence"] = out
+    RESULTS.write_text(json.dumps(store, indent=0) + "\n")
+    print(json.dumps(out, indent=1))
+
+
+def mean_ari(store, names, seeds, setting, algorithm) -> float:
+    n, p, a = setting
+    return float(np.mean([store["runs"][f"{nm}|{s}|{n}|{p}|{a}|{algorithm}"] for nm in names for s in seeds]))
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--stage", choices=("A", "B", "report", "equivalence", "all"), default="all")
+    args = ap.parse_args(argv)
+    from threadpoolctl import threadpool_limits
+    select, report = split()
+    seeds = [0] if args.quick else [0, 1, 2]
+    global RESULTS
+    if args.quick:
+        select, report = ["soybean_small"], ["zoo"]
+        RESULTS = RESULTS.with_name("fisher_normalized_quick.json")
+    store = json.loads(RESULTS.read_text()) if RESULTS.exists() and not args.quick else {}
+    store.update(selection_sets=select, report_sets=report, seeds=seeds, max_rows=MAX_ROWS)
+    grid = [(n, p, a) for n in NETWORKS for p in PARAMS for a in ALPHAS]
+    with threadpool_limits(limits=1):
+        if args.stage == "equivalence":
+            equivalence(store)
+            return 0
+        if args.stage in ("A", "all"):
+            run(select, seeds, grid, ["kmeans-features"], store)
+            stage_a = sorted(((round(mean_ari(store, select, seeds, g, "kmeans-features"), 4), g[1] == "bdeu", g[2], g)
+                              for g in grid), reverse=True)
+            stage_a = [(v, g) for v, _, _, g in stage_a]
+            store["stage_a"] = [{"network": g[0], "params": g[1], "alpha": g[2], "ari": round(v, 4)}
+                                for v, g in stage_a]
+            RESULTS.write_text(json.dumps(store, indent=0) + "\n")
+        if args.stage in ("B", "all"):
+            top = [(r["network"], r["params"], r["alpha"]) for r in store["stage_a"][:3]]
+            run(select, seeds, top, ALGORITHMS, store)
+            stage_b = sorted(((round(mean_ari(store, select, seeds, g, alg), 4), g[1] == "bdeu", g[2], g, alg)
+                              for g in top for alg in ALGORITHMS), reverse=True)
+            stage_b = [(v, g, alg) for v, _, _, g, alg in stage_b]
+            store["stage_b"] = [{"network": g[0], "params": g[1], "alpha": g[2], "algorithm": alg,
+                                 "ari": round(v, 4)} for v, g, alg in stage_b]
+            best = store["stage_b"][0]
+            store["chosen"] = best
+            RESULTS.write_text(json.dumps(store, indent=0) + "\n")
+        if args.stage in ("report", "all"):
+            c = store["chosen"]
+            g = (c["network"], c["params"], c["alpha"])
+            run(select + report, seeds, [g], [c["algorithm"]], store)
+            per = {nm: round(mean_ari(store, [nm], seeds, g, c["algorithm"]), 4) for nm in sorted(select + report)}
+            store["report"] = {"per_set": per,
+                               "mean_selection": round(float(np.mean([per[n] for n in select])), 4),
+                               "mean_report": round(float(np.mean([per[n] for n in report])), 4),
+                               "mean_all": round(float(np.mean(list(per.values()))), 4)}
+            RESULTS.write_text(json.dumps(store, indent=0) + "\n")
+            print(json.dumps(store["report"], indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,337 @@
+"""The power- and L2-normalised Fisher kernel (bnfk_core.kernels.fisher_normalized).
+
+Reference: an independent brute force.  The score of log p(d) in the square-root coordinates
+eta_ijk = 2 sqrt(theta_ijk) (one coordinate per CPT entry), projected on the tangent space of each sphere
+|eta_ij| = 2; the Fisher information I = sum_d p(d) s(d) s(d)^T enumerated over the whole joint; its
+pseudo-inverse square root from an eigendecomposition; phi_bf(x) = I^{+1/2} E[s(x) | observed]; then the
+signed power and the L2 normalisation written out by hand.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import helpers_bruteforce as bf
+from bnfk_core.data.table import from_codes
+from bnfk_core.errors import KernelError
+from bnfk_core.kernels import fisher as kernels
+from bnfk_core.kernels import fisher_normalized as fn
+from bnfk_core.kernels.features import features
+from bnfk_core.network.dag import DAG
+from bnfk_core.network.model import fit
+from bnfk_core.registry import KERNELS
+
+
+# ---------------------------------------------------------------------- brute force
+def eta_score(model, d) -> np.ndarray:
+    """d/d eta log p(d), eta_ijk = 2 sqrt(theta_ijk), projected on the spheres' tangent spaces (columns
+    offset_i + j r_i + k, the documented CPT layout)."""
+    out = []
+    for i, t in enumerate(model.cpts):
+        q, r = t.shape
+        block = np.zeros((q, r))
+        j = bf.pconf(model, i, d)
+        eta = 2.0 * np.sqrt(t[j])
+        g = np.zeros(r)
+        g[int(d[i])] = 2.0 / eta[int(d[i])]            # d/d eta_k of log(eta_x^2 / 4)
+        u = eta / np.linalg.norm(eta)
+        block[j] = g - (g @ u) * u                       # tangent projection
+        out.append(block.ravel())
+    return np.concatenate(out)
+
+
+class BruteNormalized:
+    def __init__(self, model):
+        self.model = model
+        D, P = bf.joint_table(model)
+        S = np.array([eta_score(model, d) for d in D])
+        info = S.T @ (P[:, None] * S)
+        w, V = np.linalg.eigh(info)
+        keep = w > 1e-10 * w.max()
+        self.root = (V[:, keep] / np.sqrt(w[keep])) @ V[:, keep].T       # I^{+1/2}
+        table = bf.joint_table(model)
+        self.scale = np.sqrt(np.concatenate([(t * bf.parent_marginal_vector(model, i, table)[:, None]).ravel()
+                                             for i, t in enumerate(model.cpts)]))
+
+    def phi(self, row) -> np.ndarray:
+        C, w = bf.completion_weights(self.model, row)
+        s = sum(wk * eta_score(self.model, c) for c, wk in zip(C, w))
+        v = self.root @ s
+        v[np.abs(v) * self.scale < 1e-12] = 0.0          # rounding noise where the exact value is 0 (ZERO_TOL)
+        return v
+
+    def psi(self, row, alpha) -> np.ndarray:
+        u = np.array([np.sign(z) * abs(z) ** alpha for z in self.phi(row)])
+        n = np.sqrt(np.sum(u * u))
+        return u / n if n > 0 else u
+
+
+def model_from(nodes, arcs, cards, seed):
+    return bf.random_model(DAG(nodes, arcs), cards, seed=seed)
+
+
+MODELS = [
+    (["a", "b", "c"], [("a", "b"), ("b", "c")], [2, 3, 2]),                    # chain
+    (["a", "b", "c"], [("a", "c"), ("b", "c")], [3, 2, 2]),                    # v-structure
+    (["a", "b", "c", "d"], [("a", "b"), ("a", "c"), ("b", "d"), ("c", "d")], [2, 2, 3, 2]),
+    (["a", "b"], [], [3, 4]),                                                  # empty network
+]
+
+
+@pytest.mark.parametrize("case", range(len(MODELS)))
+@pytest.mark.parametrize("alpha", [1.0, 0.5, 0.25])
+def test_features_match_brute_force_normalisation(case, alpha):
+    m = model_from(*MODELS[case], seed=case)
+    B = BruteNormalized(m)
+    D = bf.all_configs(m)
+    X = np.vstack([D, bf.random_rows(m, 12, seed=case, missing=0.35)])
+    # the Fisher features are I^{+1/2} s_eta: the coordinates the power map acts on
+    np.testing.assert_allclose(features(m, X).toarray(), np.array([B.phi(x) for x in X]), rtol=0, atol=1e-9)
+    got = fn.normalized_features(m, X, alpha).toarray()
+    want = np.array([B.psi(x, alpha) for x in X])
+    np.testing.assert_allclose(got, want, rtol=0, atol=1e-9)
+
+
+@pytest.mark.parametrize("case", range(len(MODELS)))
+def test_gram_is_features_inner_products_and_cross_gram(case):
+    m = model_from(*MODELS[case], seed=10 + case)
+    X = bf.random_rows(m, 20, seed=case, missing=0.2)
+    Y = bf.random_rows(m, 7, seed=case + 50, missing=0.2)
+    P, Q = fn.normalized_features(m, X, 0.4), fn.normalized_features(m, Y, 0.4)
+    np.testing.assert_allclose(fn.normalized_gram(m, X, alpha=0.4), (P @ P.T).toarray(), atol=1e-12)
+    np.testing.assert_allclose(fn.normalized_gram(m, X, Y, alpha=0.4), (P @ Q.T).toarray(), atol=1e-12)
+    # the registered kernel's Gram and contributions (they sum to K)
+    fk = fn.NormalizedFisherKernel(m, 0.4)
+    K = fk.gram(X)
+    np.testing.assert_allclose(K, (P @ P.T).toarray(), atol=1e-12)
+    for a, b in [(0, 1), (2, 2), (3, 9)]:
+        assert fk.contributions(X[a], X[b]).sum() == pytest.approx(K[a, b], abs=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_properties_psd_symmetric_unit_diagonal_bounded(seed):
+    rng = np.random.default_rng(seed)
+    dag = bf.random_dag(5, seed)
+    m = bf.random_model(dag, list(rng.integers(2, 4, 5)), seed=seed)
+    X = bf.random_rows(m, 40, seed=seed)
+    Xm = bf.random_rows(m, 40, seed=seed + 1, missing=0.3)
+    for alpha in (1.0, 0.5, 0.2):
+        K = fn.normalized_gram(m, np.vstack([X, Xm]), alpha=alpha)
+        assert np.array_equal(K, K.T)
+        assert np.linalg.eigvalsh(K).min() > -1e-10
+        assert np.abs(K).max() <= 1 + 1e-12
+        np.testing.assert_allclose(np.diag(K)[:40], 1.0, atol=1e-12)    # complete rows
+        d = np.diag(K)[40:]                                              # incomplete rows: 1, or 0 if phi = 0
+        assert np.all((np.abs(d - 1) < 1e-12) | (d == 0))
+
+
+@pytest.mark.parametrize("case", range(len(MODELS)))
+def test_alpha_one_is_the_cosine_normalised_fisher_kernel(case):
+    m = model_from(*MODELS[case], seed=20 + case)
+    X = bf.random_rows(m, 25, seed=case, missing=0.25)
+    want = bf.BruteFisher(m).gram(X)                    # s^T I^-1 s in the free parametrisation
+    ok = np.diag(want) > 1e-20                          # rows whose expected score is not 0 (not all blanks)
+    d = np.sqrt(np.diag(want)[ok])
+    got = fn.normalized_gram(m, X, alpha=1.0)
+    np.testing.assert_allclose(got[np.ix_(ok, ok)], want[np.ix_(ok, ok)] / np.outer(d, d), atol=1e-9)
+    np.testing.assert_allclose(got[np.ix_(ok, ok)], kernels.gram(m, X, normalize=True)[np.ix_(ok, ok)], atol=1e-12)
+    assert not np.any(got[~ok])                         # a row of blanks: psi = 0
+
+
+def test_power_map_keeps_sparsity_and_zero_rows():
+    m = model_from(*MODELS[2], seed=3)
+    C = bf.random_rows(m, 10, seed=0)
+    Phi, Psi = features(m, C), fn.normalized_features(m, C, 0.3)
+    assert np.array_equal(Psi.indptr, Phi.indptr) and np.array_equal(Psi.indices, Phi.indices)   # complete rows
+    assert Psi.nnz == sum(t.shape[1] for t in m.cpts) * 10                                    # sum_i r_i a row
+    X = np.vstack([bf.random_rows(m, 10, seed=1, missing=0.3), [[-1, -1, -1, -1]]])
+    Phi, Psi = features(m, X).toarray(), fn.normalized_features(m, X, 0.3).toarray()
+    assert np.all((Psi == 0) | (np.sign(Psi) == np.sign(Phi)))          # zero stays zero, signs kept
+    assert not np.any(Psi[10])                                            # E[phi] = 0 for a row of blanks
+
+
+def test_incomplete_rows_use_the_completed_expectation_not_the_expected_normalisation():
+    """psi(E[phi | observed]) (what we compute) differs from E[psi | observed] (the marginalised power map)."""
+    m = model_from(*MODELS[0], seed=4)
+    B = BruteNormalized(m)
+    row = np.array([1, -1, 0])
+    C, w = bf.completion_weights(m, row)
+    expected_psi = sum(wk * B.psi(c, 0.5) for c, wk in zip(C, w))
+    got = fn.normalized_features(m, row[None, :], 0.5).toarray()[0]
+    np.testing.assert_allclose(got, B.psi(row, 0.5), atol=1e-9)
+    assert np.abs(got - expected_psi).max() > 1e-3
+
+
+# ---------------------------------------------------------------------- what it loses
+def _equivalent_pair(seed):
+    """Two Markov-equivalent DAGs (a covered arc reversed) with BDeu CPTs fitted to the same data."""
+    rng = np.random.default_rng(seed)
+    n = 300
+    a = rng.integers(0, 3, n)
+    b = (a + rng.integers(0, 2, n)) % 3
+    c = np.where(rng.random(n) < 0.7, b % 2, rng.integers(0, 2, n))
+    codes = np.column_stack([a, b, c])
+    data = from_codes(codes, ["a", "b", "c"], [["0", "1", "2"], ["0", "1", "2"], ["0", "1"]])
+    m1 = fit(DAG(["a", "b", "c"], [("a", "b"), ("b", "c")]), data, method="bdeu")
+    m2 = fit(DAG(["a", "b", "c"], [("b", "a"), ("b", "c")]), data, method="bdeu")
+    return m1, m2, codes[:60]
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_equivalence_invariance_holds_for_fisher_and_alpha_one_but_not_below(seed):
+    m1, m2, X = _equivalent_pair(seed)
+    # the paper's Theorem 4 (BDeu is likelihood-equivalent): the same Fisher Gram, so the same norms ||phi||
+    np.testing.assert_allclose(kernels.gram(m2, X), kernels.gram(m1, X), rtol=1e-9, atol=1e-9)
+    np.testing.assert_allclose(fn.normalized_gram(m2, X, alpha=1.0), fn.normalized_gram(m1, X, alpha=1.0), atol=1e-9)
+    # the power map does not commute with the isometry between the two feature maps
+    diff = np.abs(fn.normalized_gram(m2, X, alpha=0.5) - fn.normalized_gram(m1, X, alpha=0.5)).max()
+    assert diff > 1e-3
+
+
+def test_mean_features_no_longer_depend_on_family_counts_only():
+    """Two sets with the same family counts: equal mean phi (paper eq. 10's count formula), different mean psi."""
+    dag = DAG(["a", "b"], [])
+    states = [["0", "1"], ["0", "1"]]
+    m = fit(dag, from_codes(np.array([[0, 0], [1, 1], [1, 0], [1, 1], [0, 1], [1, 1]]), ["a", "b"], states),
+            method="bdeu")
+    X1, X2 = np.array([[0, 0], [1, 1]]), np.array([[0, 1], [1, 0]])
+    np.testing.assert_allclose(features(m, X1).mean(axis=0), features(m, X2).mean(axis=0), atol=1e-12)
+    d = np.asarray(fn.normalized_features(m, X1, 0.5).mean(axis=0) - fn.normalized_features(m, X2, 0.5).mean(axis=0))
+    assert np.abs(d).max() > 1e-3
+
+
+# ---------------------------------------------------------------------- registry, options, CLI
+def _sample():
+    from bnfk_core.data.table import load_csv
+    from pathlib import Path
+    return load_csv(Path(__file__).resolve().parents[1] / "sample_data" / "soybean_small.csv", class_column="class")
+
+
+def test_registered_with_its_facts():
+    spec = KERNELS[fn.FISHER_NORMALIZED]
+    assert spec.psd is True and spec.uses_network and spec.family == "fisher"
+    assert "Perronnin" in spec.description and "alpha" in spec.description
+    assert list(KERNELS).index(fn.FISHER_NORMALIZED) == list(KERNELS).index("hamming") + 1     # after the thesis's three
+
+
+def test_fit_uses_the_given_model_or_the_default_network():
+    d = _sample().without_class()
+    from bnfk_core.learning.recipe import Recipe, learn_recipe
+    m = learn_recipe(d, Recipe(**fn.DEFAULT_NETWORK)).model
+    fk = KERNELS[fn.FISHER_NORMALIZED].fit(d)
+    assert fk.alpha == fn.DEFAULT_ALPHA and fk.model.dag == m.dag
+    np.testing.assert_allclose(fk.gram(d), fn.normalized_gram(m, d, alpha=fn.DEFAULT_ALPHA), atol=1e-12)
+    given = KERNELS[fn.FISHER_NORMALIZED].fit(d, model=m, alpha=0.3)
+    assert given.structure == "given" and given.alpha == 0.3
+    np.testing.assert_allclose(kernels.gram(m, d, kind=fn.FISHER_NORMALIZED),
+                               fn.normalized_gram(m, d, alpha=fn.DEFAULT_ALPHA), atol=1e-12)
+    tree = KERNELS[fn.FISHER_NORMALIZED].fit(d, structure="tree", params="smoothed")
+    assert tree.model.dag.n_arcs > 0
+    assert tree.params == "smoothed" and tree.structure == "tree/bic"
+
+
+@pytest.mark.parametrize("alpha", [0, -0.5, 1.5, "x", float("nan")])
+def test_bad_alpha_is_one_sentence(alpha):
+    with pytest.raises(KernelError, match="alpha"):
+        KERNELS[fn.FISHER_NORMALIZED].fit(_sample().without_class(), alpha=alpha)
+
+
+def _cli(argv):
+    from bnfk_core.cli.main import build_parser
+    args = build_parser("cluster").parse_args(["cluster", *argv])
+    return args.func(args)
+
+
+def test_cli_cluster_with_the_normalised_kernel(tmp_path):
+    from pathlib import Path
+    from sklearn.metrics import adjusted_rand_score
+    from bnfk_core.analyses.cluster.clustering import cluster
+    path = str(Path(__file__).resolve().parents[1] / "sample_data" / "soybean_small.csv")
+    d = _sample()
+    out = _cli([path, "--label-column", "class", "--kernel", "fisher-normalized", "--algorithm", "correlation",
+                "--seed", "1", "--alpha", "0.25", "--restarts", "5"])
+    assert out["kernel"] == "fisher-normalized" and out["structure"] == "empty/bic" and out["params"] == "bdeu"
+    # the same clustering computed by hand from the documented pieces
+    fk = fn.fit_fisher_normalized(d.without_class(), alpha=0.25, seed=1)
+    lab = cluster(fk.gram(d.without_class()), 4, "correlation", kernel=fn.FISHER_NORMALIZED, restarts=5, seed=1).labels
+    assert out["labels"] == lab.tolist()
+    assert out["ari"] == pytest.approx(adjusted_rand_score(d.labels(), lab))
+    # the feature-space path runs on psi
+    km = _cli([path, "--label-column", "class", "--kernel", "fisher-normalized", "--algorithm", "kmeans-features"])
+    assert km["feature_nnz"] == fn.fit_fisher_normalized(d.without_class()).features(d.without_class()).nnz
+    # every default: auto runs k-means on psi (the kernel's measured default), 3 seeded starts
+    dflt = _cli([path, "--label-column", "class", "--kernel", "fisher-normalized", "--seed", "2"])
+    assert dflt["algorithm_chosen"] == "kmeans-features" and dflt["structure"] == "empty/bic"
+    from bnfk_core.analyses.cluster.features import kernel_kmeans_features
+    fk = fn.fit_fisher_normalized(d.without_class(), seed=2)
+    assert dflt["labels"] == kernel_kmeans_features(fk.features(d.without_class()), 4, seed=2, n_init=3).labels.tolist()
+    # the Fisher kernel keeps its own default network
+    f = _cli([path, "--label-column", "class", "--kernel", "fisher"])
+    assert f["structure"] == "hc/qnml" and f["params"] == "cnml" and f["algorithm_chosen"] == "correlation"
+
+
+def test_app_settings_default_to_the_measured_alpha():
+    from bnfk_core.serving.settings import SETTINGS
+    assert SETTINGS["kernel_alpha"].default == fn.DEFAULT_ALPHA == SETTINGS["clu_alpha"].default
+
+
+def test_small_alpha_on_the_empty_network_tends_to_an_affine_hamming_kernel():
+    """alpha -> 0: sign(phi) is +1 at the observed state and -1 at the others (empty network), so
+    K_0(x, y) = (sum_i (r_i - 4) + 4 #matches) / sum_i r_i -- the limit the docs describe."""
+    rng = np.random.default_rng(0)
+    cards = [2, 3, 4]
+    m = bf.random_model(DAG(["a", "b", "c"]), cards, seed=2)
+    X = np.column_stack([rng.integers(0, r, 30) for r in cards])
+    K = fn.normalized_gram(m, X, alpha=1e-7)
+    matches = (X[:, None, :] == X[None, :, :]).sum(axis=2)
+    want = (sum(r - 4 for r in cards) + 4 * matches) / sum(cards)
+    np.testing.assert_allclose(K, want, atol=1e-5)
+
+
+def test_kernel_zoo_keeps_earlier_runs_of_the_same_protocol_only(tmp_path):
+    import json
+    import pandas as pd
+    from bnfk_core.reproduce import kernel_zoo as kz
+    (tmp_path / kz.ZOO_DIR).mkdir()
+    rows = [{"dataset": "zoo", "seed": s, "kernel": k, "label": k, "family": "measure", "rows": 101, "network": "",
+             "n_arcs": float("nan"), "learn_seconds": 0.0, **{m: 0.5 for m in kz.METRICS}, "seconds": 1.0}
+            for s in (0, 1) for k in ("overlap", "eskin")] + \
+           [{"dataset": "car", "seed": 0, "kernel": "overlap", "label": "o", "family": "measure", "rows": 300,
+             "network": "", "n_arcs": float("nan"), "learn_seconds": 0.0, **{m: 0.1 for m in kz.METRICS}, "seconds": 1.0}]
+    pd.DataFrame(rows).to_csv(tmp_path / kz.ZOO_DIR / "kernel_zoo_runs.csv", index=False)
+    rec = {"seeds": [0, 1], "n_max": 300, "restarts": 10, "exact_max_vars": 16, "params": kz.PARAMS}
+    (tmp_path / "manifest.json").write_text(json.dumps({"experiments": {"kernel-zoo": rec}}))
+    kept = kz._earlier_runs(tmp_path, ["zoo"], (0, 1), 300, 10, 16)
+    assert sorted(zip(kept["seed"], kept["kernel"])) == [(0, "eskin"), (0, "overlap"), (1, "eskin"), (1, "overlap")]
+    assert list(kept.columns) == kz.RUN_COLUMNS
+    assert kz._earlier_runs(tmp_path, ["zoo"], (0, 1), 120, 10, 16).empty          # other rows per seed: recompute
+    assert kz._earlier_runs(tmp_path, ["zoo"], (0, 1, 2), 300, 10, 16).empty       # other seeds: recompute
+
+
+# ---------------------------------------------------------------------- the app
+def test_kernel_page_offers_the_normalised_kernel_with_its_power():
+    from apptest_helpers import assert_clean, page_app
+    at = page_app("kernel.py", kernel_rows=120, kernel_kind=fn.FISHER_NORMALIZED).run()
+    assert_clean(at)
+    assert fn.FISHER_NORMALIZED in at.selectbox(key="w_kernel_kind").options or \
+        KERNELS[fn.FISHER_NORMALIZED].label in at.selectbox(key="w_kernel_kind").options
+    slider = at.slider(key="w_kernel_alpha")
+    assert slider.value == pytest.approx(fn.DEFAULT_ALPHA)
+    assert any(fn.ABOUT in c.value for c in at.caption)
+    slider.set_value(0.5).run()
+    assert_clean(at)
+    assert at.session_state["kernel_alpha"] == pytest.approx(0.5)
+    m = {x.label: x.value for x in at.metric}              # unit diagonal; the per-variable terms sum to K(A, B)
+    assert m["K(A, A)"] == m["K(B, B)"] == "1" and m["K(A, B)"] == m["Σ K_i (unnormalised)"]
+
+
+def test_clustering_page_offers_the_normalised_kernel_with_its_power():
+    from apptest_helpers import assert_clean, page_app
+    at = page_app("clustering.py", clu_rows=435, clu_kernel=fn.FISHER_NORMALIZED, clu_algorithm="spectral").run()
+    assert_clean(at)
+    assert at.slider(key="w_clu_alpha").value == pytest.approx(fn.DEFAULT_ALPHA)
+    assert any(fn.ABOUT in c.value for c in at.caption)
+    assert at.session_state["clu_result"]["kernel"] == fn.FISHER_NORMALIZED
+    # all rows: the page shows the command line, with the power
+    assert any("--kernel fisher-normalized" in c.value and f"--alpha {fn.DEFAULT_ALPHA:g}" in c.value
+               for c in at.caption)
