@@ -182,10 +182,10 @@ class NormalizedFisherKernel(NetworkKernel):
     """The power- and L2-normalised Fisher kernel of a fitted network (module docstring); ``features`` is its
     explicit feature map, so kernel k-means runs on it in linear memory.
 
-    ``auto_algorithm``: what ``cluster --algorithm auto`` runs with this kernel -- k-means on psi, the algorithm
-    chosen with the defaults on the selection sets (docs/KERNELS.md)."""
+    ``clusters_features``: ``cluster --algorithm auto`` runs k-means on psi (the feature clusterer) with this
+    kernel -- the algorithm chosen with the defaults on the selection sets (docs/KERNELS.md)."""
 
-    auto_algorithm = "kmeans-features"
+    clusters_features = True
 
     def __init__(self, model, alpha: float = DEFAULT_ALPHA, *, structure=None, params=None, notes=()):
         super().__init__(FISHER_NORMALIZED, model, structure=structure, params=params, notes=notes)

@@ -192,8 +192,8 @@ def run_clustering(data, kernel: str, algorithm: str, *, n_clusters: int | None 
     """Kernel + clustering + metrics for one dataset: a JSON-ready dict (labels included).
 
     ``algorithm``: a name of :data:`bnfk_core.registry.CLUSTERERS`; one that does not use a kernel (``lca``) runs its
-    own ``run`` and ignores the kernel options.  ``auto`` runs the fitted kernel's ``auto_algorithm`` when it has
-    one (the normalised Fisher kernel: kernel k-means on its features), else :func:`choose_algorithm`'s choice (a
+    own ``run`` and ignores the kernel options.  ``auto`` runs the feature clusterer when the fitted kernel's ``clusters_features`` says so (the
+    normalised Fisher kernel: kernel k-means on its features), else :func:`choose_algorithm`'s choice (a
     given ``setup`` already holds the Gram matrix, so it means correlation clustering) and reports it as
     ``algorithm_chosen`` with ``algorithm_reason``.  ``kmeans-features`` is kernel k-means on the explicit
     features (:mod:`bnfk_core.analyses.cluster.features`, ``n_init`` seeded starts; its silhouette is on a
@@ -230,8 +230,8 @@ def run_clustering(data, kernel: str, algorithm: str, *, n_clusters: int | None 
     if algorithm == "auto":
         if setup is not None:
             algorithm, reason = "correlation", "the Gram matrix was given"
-        elif getattr(fitted, "auto_algorithm", None):
-            algorithm, reason = fitted.auto_algorithm, (f"the {KERNELS[kernel].label} kernel's own default, chosen "
+        elif getattr(fitted, "clusters_features", False):
+            algorithm, reason = FEATURE_CLUSTERER.name, (f"the {KERNELS[kernel].label} kernel's own default, chosen "
                                                         "by measurement (docs/KERNELS.md)")
         else:
             from .features import has_feature_map
