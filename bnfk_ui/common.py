@@ -216,3 +216,11 @@ def dataset_name() -> str:
     if ss.dataset == "path" and ss.server_path:
         return slug(os.path.basename(ss.server_path).rsplit(".", 1)[0])
     return slug(ss.dataset)
+
+
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:])")
+
+
+def plain_caption(text: str, container=st) -> None:
+    """``text`` as a caption shown literally (every Markdown character escaped: names from the data stay text)."""
+    container.caption(_MD_SPECIAL.sub(r"\\\1", str(text)))
