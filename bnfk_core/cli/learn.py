@@ -85,8 +85,8 @@ def register(sub) -> None:
                    help=f"structure-learning method (default {R.structure}, the default recipe)")
     p.add_argument("--score", default=R.score, choices=choices(SCORES),
                    help=f"score optimised by the search (default {R.score})")
-    p.add_argument("--kdb-k", type=int_at_least(0, 64), default=3, metavar="K",
-                   help="feature parents per feature for kdb (default 3)")
+    p.add_argument("--kdb-k", type=int_at_least(0, 64), default=R.k, metavar="K",
+                   help=f"feature parents per feature for kdb (default {R.k}, the default recipe)")
     add_hidden_alias(p, "--k", "kdb_k", type=int_at_least(0, 64))
     p.add_argument("--max-parents", type=int_at_least(0), default=None, help="in-degree bound for hc and exact")
     p.add_argument("--ess", type=float_in(0, 1e6, low_open=True), default=1.0,
