@@ -5,7 +5,8 @@
 * :mod:`.segment_information` -- mutual-information ranking and collapsed-variable statistics;
 * :mod:`.arc_search` -- the supervised arc search and the per-variable Gram terms it updates;
 * :mod:`.markov_equivalence` -- structure edits that keep (or change) the Fisher kernel;
-* :mod:`.network_checks` -- clustering ARI and imputation accuracy of one network.
+* :mod:`.network_checks` -- clustering ARI and imputation accuracy of one network;
+* :mod:`.compare` -- two structures side by side (kernels, ΔK, clustering, imputation, prototypes).
 
 Import from those modules.  This facade stays only for importers that other work is rewriting at the
 same time (``bnfk_core/cli/segments.py``, ``bnfk_core/reproduce/experiments.py``, ``bnfk_core/views/report.py``,
@@ -18,6 +19,7 @@ from .arc_search import (MAX_CANDIDATES, ArcSearchResult, ArcStep, add_arc_gram,
 from .equivalence import (DagEdit, EditEffect, edit_effects, edit_effects_table, edited_model,
                                  equivalence_edits, reverse_covered_arc)
 from .network_checks import clustering_aris, imputation_check
+from .compare import NetworkOutcome, StructureComparison, compare_structures, network_outcome
 from .information import collapsed_stats, default_segment_variables, mi_ranking
 from .tables import (GREEK, MAX_FULL_VARIABLES, SEGMENT_KINDS, CaseRow, CaseTable, SegmentError,
                              case_labels, case_patterns, case_table, check_segment, feature_columns, find_pair,
@@ -31,4 +33,5 @@ __all__ = [
     "ArcStep", "ArcSearchResult", "arc_search", "arc_search_tables",
     "reverse_covered_arc", "DagEdit", "equivalence_edits", "edited_model", "EditEffect", "edit_effects",
     "edit_effects_table", "clustering_aris", "imputation_check",
+    "NetworkOutcome", "StructureComparison", "compare_structures", "network_outcome",
 ]
