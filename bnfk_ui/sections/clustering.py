@@ -6,7 +6,7 @@ import pandas as pd
 import streamlit as st
 
 from bnfk_core.analyses.cluster import clustering as C
-from bnfk_core.registry import KERNELS
+from bnfk_core.registry import CLUSTERERS, KERNELS
 
 from .. import common, state
 
@@ -20,7 +20,7 @@ def cli_command(kernel: str, algo: str, k: int) -> str:
             "--clusters", str(k), "--seed", str(int(ss.clu_seed))]
     args += (["--restarts", str(int(ss.clu_restarts))] if algo in ("correlation", "lca")     # lca: its EM starts
              else ["--transform", ss.clu_transform])
-    if KERNELS[kernel].uses_network:
+    if KERNELS[kernel].uses_network and CLUSTERERS[algo].uses_kernel:   # lca clusters the rows itself
         args += (["--structure", "hc", "--score", "qnml", "--params", "cnml"] if ss.clu_network == "qnml"
                  else ["--model", f"{common.dataset_name()}_model.json"])
     return " ".join(args)
