@@ -78,7 +78,7 @@ def page():
     st.subheader("Posterior class probabilities")
     pt = pd.DataFrame(post, columns=[f"P(class {t + 1})" for t in range(m.n_classes)])
     pt.insert(0, "modal class", modal + 1)
-    pt.insert(0, "row", np.arange(1, len(pt) + 1))
+    pt.insert(0, "row", np.arange(len(pt)))     # data row numbers from 0, as every page and download
     st.dataframe(pt.head(500), hide_index=True, key="lca_posteriors",     # 3 decimals: every column fits
                  column_config={c: st.column_config.NumberColumn(format="%.3f", width="small")
                                 for c in pt.columns if c.startswith("P(")})

@@ -32,6 +32,10 @@ def test_default_page_fits_a_range_and_draws_everything():
     post = at.dataframe[1].value
     probs = post[[c for c in post.columns if c.startswith("P(")]].to_numpy()
     np.testing.assert_allclose(probs.sum(axis=1), 1.0, atol=1e-9)
+    assert post["row"].iloc[0] == 0                                   # data rows from 0, as the other pages
+    import json
+    config = json.loads(at.dataframe[1].proto.columns)                # 3 decimals: no 60-digit cells on a projector
+    assert all(config[c]["type_config"]["format"] == "%.3f" for c in post.columns if c.startswith("P("))
     labels = {m.label for m in at.metric}
     assert {"ARI", "AMI", "V-measure", "Parameter sets with this distribution"} <= labels
     assert len(at.get("download_button")) >= 3

@@ -73,11 +73,11 @@ def prototype_map(Y: np.ndarray, rows: np.ndarray, protos_a: Sequence[int], prot
     """The sampled rows on A's kernel-PCA plane, A's prototypes ringed, B's crossed (``Y`` rows follow ``rows``)."""
     pos = {int(r): i for i, r in enumerate(rows)}
     fig = go.Figure(go.Scattergl(x=Y[:, 0], y=Y[:, 1], mode="markers", name="rows",
-                                 marker=dict(size=4, color="#cfd8dc"), text=[f"row {int(r) + 1}" for r in rows]))
+                                 marker=dict(size=4, color="#cfd8dc"), text=[f"row {int(r)}" for r in rows]))
     for name, pr, sym, col in (("A's prototypes", protos_a, "circle-open", "#1f77b4"),
                                ("B's prototypes", protos_b, "x", "#ff7f0e")):
         i = [pos[int(r)] for r in pr if int(r) in pos]
-        fig.add_scatter(x=Y[i, 0], y=Y[i, 1], mode="markers", name=name, text=[f"row {int(rows[j]) + 1}" for j in i],
+        fig.add_scatter(x=Y[i, 0], y=Y[i, 1], mode="markers", name=name, text=[f"row {int(rows[j])}" for j in i],
                         marker=dict(size=11, symbol=sym, color=col, line=dict(width=2, color=col)))
     fig.update_layout(height=height, margin=dict(l=30, r=10, t=30, b=30), legend=dict(orientation="h", y=1.15, x=0),
                       xaxis_title="kernel PC 1 (A)", yaxis_title="kernel PC 2 (A)")
