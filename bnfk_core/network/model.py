@@ -36,10 +36,10 @@ from ..learning.scores import weighted_bincount
 __all__ = ["BayesNet", "fit", "read_model", "read_structure", "write_model", "MAX_CPT_CELLS"]
 
 for _spec in (
-        EstimatorSpec("smoothed", "Smoothed (+1 pseudo-count, the paper)", uses_pseudo_count=True,
+        EstimatorSpec("smoothed", "Smoothed +1 (the paper)", uses_pseudo_count=True,
                       description="(n_ijk + a) / (n_ij + r_i a)"),
         EstimatorSpec("ml", "Maximum likelihood", description="n_ijk / n_ij"),
-        EstimatorSpec("bdeu", "BDeu posterior mean", uses_pseudo_count=True,
+        EstimatorSpec("bdeu", "BDeu (default)", uses_pseudo_count=True,
                       description="(n_ijk + a/(q_i r_i)) / (n_ij + a/q_i)"),
         EstimatorSpec("cnml", "cNML (factorised NML)", description="thesis eq. 2.5")):
     ESTIMATORS.register(_spec)

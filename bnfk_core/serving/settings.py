@@ -32,8 +32,8 @@ MAX_SEED = 2**32 - 1
 ALGORITHMS = CLUSTERERS.label_view(lambda spec: spec.gram is not None or spec.run is not None)
 TRANSFORMS = {"shift-min": "K − min K (thesis)", "cosine": "cosine-normalised, (1 + cos)/2",
               "rbf": "exp(−d² / median d²), kernel distance"}
-CLUSTER_NETWORKS = {"current": "Current structure (Structure page)",
-                    "qnml": "Hill climbing on qNML, cNML parameters (thesis)"}
+CLUSTER_NETWORKS = {"current": "Current structure",          # short: a 1280-pixel screen shows the whole label
+                    "qnml": "hc, qNML + cNML (thesis)"}
 KERNEL_ORDERS = {"class": "by class, clustered inside", "cluster": "by hierarchical clustering",
                  "data": "as in the data"}
 KERNEL_COMPARISONS = ("empty", "tree", "hc", "learned")   # Fisher kernels of other networks (state.NETWORKS)
@@ -43,7 +43,7 @@ PROTOTYPE_SOURCES = {"current": "Current structure (Structure page; the class is
                      "hc": "Hill climbing, BIC, class as a feature (paper Fig. 1)",
                      "tan": "TAN (paper Fig. 2)", "kdb": "KDB, K = 3 (paper Fig. 3)"}
 PROTOTYPE_CRITERIA = CRITERIA.label_view()     # bnfk_core.registry.CRITERIA
-SEGMENT_BASES = {"current": "Current structure (Structure page)", "empty": "Empty network (scaled-Hamming)"}
+SEGMENT_BASES = {"current": "Current structure", "empty": "Empty network (scaled Hamming)"}
 
 
 @dataclass(frozen=True)
