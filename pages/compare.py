@@ -55,12 +55,13 @@ def page():
         return
     if not ss.get("cmp_vars") or any(v not in feat.variables for v in ss.cmp_vars):
         ss.cmp_vars = list(feat.variables[:3])
-    ss.setdefault("cmp_rows", DEFAULT_ROWS)
+    lo, hi = min(20, d.n_rows), max(min(20, d.n_rows), min(MAX_ROWS, d.n_rows))
+    ss.cmp_rows = int(min(max(ss.get("cmp_rows", DEFAULT_ROWS), lo), hi))    # within this table's rows
     ss.setdefault("cmp_seed", 0)
     c1, c2, c3 = st.columns([3, 1, 1])
     triple = c1.multiselect("Segment variables u, v, w (in role order)", list(feat.variables), max_selections=3,
                             key="cmp_vars")
-    c2.number_input("Rows (sampled)", 20, max(20, min(MAX_ROWS, d.n_rows)), step=50, key="cmp_rows")
+    c2.number_input("Rows (sampled)", lo, hi, step=50, key="cmp_rows")
     c3.number_input("Seed", 0, 2**32 - 1, key="cmp_seed")
     _presets(feat, triple)
     a, b = state.dag(), state.compare_b()
@@ -79,28 +80,29 @@ def page():
     labels = d.labels()[rows] if has_class else None
     cls_states = d.states[d.index(d.class_column)] if has_class else ()
     order = class_order(labels, cmp.a.K) if has_class else cluster_order(cmp.a.K)
-    panels, zmax = figs.comparison_panels(cmp.a.K, cmp.b.K, order, rows, labels, cls_states)
-    for col, fig, key in zip(st.columns(3, gap="small"), panels, ("cmp_ka", "cmp_kb", "cmp_dk")):
-        col.plotly_chart(fig, key=key, config=CHART)
-    m = st.columns(6)
+    m = st.columns(7)
     m[0].metric("max |ΔK|", f"{cmp.max_abs_delta:.3g}",
                 help="Largest change of a kernel value between A and B on the sampled rows.")
-    m[1].metric("Markov equivalent", "yes" if cmp.equivalent else "no",
-                help="Equivalent structures give one Fisher kernel under a likelihood-equivalent estimator (BDeu, "
+    m[1].metric("Equivalent", "yes" if cmp.equivalent else "no",
+                help="A and B Markov equivalent: one Fisher kernel under a likelihood-equivalent estimator (BDeu, "
                      "the default) -- paper, Theorem 4.")
     if has_class:
-        m[2].metric("Clustering ARI · A", f"{cmp.a.ari:.3f}")
-        m[3].metric("… B", f"{cmp.b.ari:.3f}", **common.delta(cmp.b.ari - cmp.a.ari, "+.3f"))
+        m[2].metric("ARI · A", f"{cmp.a.ari:.3f}", help="Correlation clustering of A's kernel against the class.")
+        m[3].metric("ARI · B", f"{cmp.b.ari:.3f}", **common.delta(cmp.b.ari - cmp.a.ari, "+.3f"))
     else:
-        m[2].metric("Clusterings agree (ARI A vs B)", f"{cmp.agreement:.3f}")
-    m[4].metric("Imputation accuracy · A", f"{cmp.a.accuracy:.3f}")
-    m[5].metric("… B", f"{cmp.b.accuracy:.3f}", **common.delta(cmp.b.accuracy - cmp.a.accuracy, "+.3f"))
-    g1, g2 = st.columns(2)
-    values = {"imputation accuracy": {"empty": cmp.baseline.accuracy, "A": cmp.a.accuracy, "B": cmp.b.accuracy}}
+        m[2].metric("A vs B clusters", f"{cmp.agreement:.3f}", help="ARI between A's and B's clusterings.")
+    m[4].metric("Imputation · A", f"{cmp.a.accuracy:.3f}")      # no help icon: the label fits (caption says it)
+    m[5].metric("Imputation · B", f"{cmp.b.accuracy:.3f}", **common.delta(cmp.b.accuracy - cmp.a.accuracy, "+.3f"))
+    m[6].metric("Shared protos", f"{cmp.prototype_overlap} / {len(cmp.a.prototypes)}")
+    panels, zmax = figs.comparison_panels(cmp.a.K, cmp.b.K, order, rows, labels, cls_states, height=280)
+    values = {"imputation": {"empty": cmp.baseline.accuracy, "A": cmp.a.accuracy, "B": cmp.b.accuracy}}
     if has_class:
-        values = {"clustering ARI": {"empty": cmp.baseline.ari, "A": cmp.a.ari, "B": cmp.b.ari}, **values}
-    g1.plotly_chart(figs.outcome_figure(values), key="cmp_outcomes", config=CHART)
-    g2.plotly_chart(figs.prototype_map(kernel_pca(cmp.a.K, 2), rows, cmp.a.prototypes, cmp.b.prototypes),
+        values = {"ARI": {"empty": cmp.baseline.ari, "A": cmp.a.ari, "B": cmp.b.ari}, **values}
+    cols = st.columns([1, 1, 1, 1.1], gap="small")
+    for col, fig, key in zip(cols, panels, ("cmp_ka", "cmp_kb", "cmp_dk")):
+        col.plotly_chart(fig, key=key, config=CHART)
+    cols[3].plotly_chart(figs.outcome_figure(values, height=280), key="cmp_outcomes", config=CHART)
+    st.plotly_chart(figs.prototype_map(kernel_pca(cmp.a.K, 2), rows, cmp.a.prototypes, cmp.b.prototypes),
                     key="cmp_protos", config=CHART)
     st.caption(f"{len(rows):,} of {d.n_rows:,} rows (seed {int(ss.cmp_seed)}); CPTs {cmp.params} fitted on every row; "
                f"kernel colours of A and B clipped at ±{zmax:.3g}. Clustering: correlation clustering of each kernel "

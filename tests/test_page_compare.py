@@ -45,6 +45,7 @@ def test_lecture_steps_each_one_click_and_fast():
     assert_clean(at)
     assert len(at.get("plotly_chart")) == 5                  # K_A, K_B, ΔK, outcomes, prototypes
     assert {m.label: m.value for m in at.metric}["max |ΔK|"] == "0"
+    assert at.number_input(key="cmp_rows").value == 160             # the default 200 clamped to Hayes-Roth's rows
     seen = {}
     for key in ("cmp_chain", "cmp_v", "cmp_a", "cmp_chain"):
         t0 = time.perf_counter()
