@@ -19,7 +19,7 @@ import plotly.graph_objects as go
 
 from bnfk_core.network.layout import layered_layout
 
-__all__ = ["KERNEL_SCALE", "LEGEND_BELOW", "MISSING_COLOR", "ARC_COLOR", "SEGMENT_COLOR", "COVERED_COLOR", "UNDIRECTED_COLOR",
+__all__ = ["KERNEL_SCALE", "shared_layout", "stagger_layers", "DAG_MIN_WIDTH", "LEGEND_BELOW", "MISSING_COLOR", "ARC_COLOR", "SEGMENT_COLOR", "COVERED_COLOR", "UNDIRECTED_COLOR",
            "OTHER_COLOR", "FONT", "MAX_CLASS_COLORS", "MAX_BARS", "plain", "plain_all", "bounded_classes", "class_colors",
            "dag_figure", "kernel_range", "gram_figure", "DRAW_ROWS", "PANEL_ROWS", "evenly_drawn", "histogram_figure",
            "contributions_figure", "embedding_figure", "levels_figure"]
@@ -154,6 +154,14 @@ def stagger_layers(pos: dict, lines: dict, px_per_x: float) -> tuple[dict, bool]
                 if k % 2:
                     out[v] = (pos[v][0], pos[v][1] + STAGGER)
     return out, moved
+
+
+def shared_layout(nodes: Sequence[str], arcs, width: float = DAG_MIN_WIDTH) -> dict:
+    """A layered layout (staggered where a layer is crowded at ``width`` pixels) for drawing several networks over
+    the same variables in the same places (pass it as ``dag_figure(pos=...)``)."""
+    pos = layered_layout(list(nodes), [tuple(a) for a in arcs])
+    xs = [p[0] for p in pos.values()] or [0]
+    return stagger_layers(pos, {v: _wrap(str(v)) for v in nodes}, width / (max(max(xs) - min(xs), 1.0) + 1.2))[0]
 
 
 def dag_figure(nodes: Sequence[str], arcs, *, undirected=(), highlight=(), covered=(),
