@@ -59,7 +59,8 @@ def sidebar_summary() -> None:
                    + (f" · rows used by the row views: a seeded sample of {d.n_rows:,}" if d.n_rows < n_all else ""))
         dg = state.dag()
         st.caption(f"Structure: **{state.structure_label()}** · {dg.n_arcs} arcs")
-        st.caption(f"Parameters: {ESTIMATORS[ss.param_method].label.split(' (')[0].lower()}")
+        st.caption(f"Parameters: {ESTIMATORS[ss.param_method].label.split(' (')[0].lower()} · first network by the "
+                   f"recipe {state.recipe().describe()}")
         share_panel()
         with st.expander("Settings", icon=":material/settings:"):
             lo, hi = state.MEMORY_GIB_RANGE
