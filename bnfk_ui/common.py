@@ -59,7 +59,8 @@ def sidebar_summary() -> None:
                    + (f" · rows used by the row views: a seeded sample of {d.n_rows:,}" if d.n_rows < n_all else ""))
         dg = state.dag()
         st.caption(f"Structure: **{state.structure_label()}** · {dg.n_arcs} arcs")
-        st.caption(f"Parameters: {ESTIMATORS[ss.param_method].label.split(' (')[0].lower()}")
+        st.caption(f"Parameters: {ESTIMATORS[ss.param_method].label.split(' (')[0].lower()} · first network by the "
+                   f"recipe {state.recipe().describe()}")
         share_panel()
         with st.expander("Settings", icon=":material/settings:"):
             lo, hi = state.MEMORY_GIB_RANGE
@@ -216,3 +217,11 @@ def dataset_name() -> str:
     if ss.dataset == "path" and ss.server_path:
         return slug(os.path.basename(ss.server_path).rsplit(".", 1)[0])
     return slug(ss.dataset)
+
+
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:])")
+
+
+def plain_caption(text: str, container=st) -> None:
+    """``text`` as a caption shown literally (every Markdown character escaped: names from the data stay text)."""
+    container.caption(_MD_SPECIAL.sub(r"\\\1", str(text)))

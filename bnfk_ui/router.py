@@ -24,6 +24,7 @@ PAGES = (
     ("Explore", "pages/data.py", "Data", ":material/table_chart:", "data"),
     ("Explore", "pages/structure.py", "Structure", ":material/account_tree:", "structure"),
     ("Explore", "pages/kernel.py", "Kernel", ":material/grid_on:", "kernel"),
+    ("Explore", "pages/compare.py", "Compare structures", ":material/compare:", "compare"),
     ("Analyses", "pages/clustering.py", "Clustering", ":material/scatter_plot:", "clustering"),
     ("Analyses", "pages/latent_classes.py", "Latent classes", ":material/category:", "latent-classes"),
     ("Analyses", "pages/imputation.py", "Imputation", ":material/healing:", "imputation"),

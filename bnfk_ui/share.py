@@ -34,7 +34,7 @@ __all__ = ["remember_upload", "encode_arcs", "decode_arcs", "view_params", "rest
 MAX_UPLOADS = 32
 MAX_UPLOAD_BYTES = 1024 * 2**20
 MAX_PROBLEMS = 6                 # a link's problems named in its warning (the rest counted)
-_VIEW_KEYS = ("data", "upload", "path", "class", "missing", "bins", "drop", "arcs", "params")
+_VIEW_KEYS = ("data", "upload", "path", "class", "missing", "bins", "drop", "arcs", "params", "segvars")
 _TOKEN = re.compile(r"[0-9a-f]{32}")
 _LOCK = threading.Lock()
 
@@ -123,6 +123,9 @@ def view_params() -> dict:
         p["drop"] = list(ss.drop_columns)
     p["arcs"] = encode_arcs(state.dag(), state.feature_data().variables)
     p["params"] = ss.param_method
+    feats = state.feature_data().variables
+    if ss.get("seg_vars") and all(v in feats for v in ss.seg_vars):      # the Segments lab's variables, in role order
+        p["segvars"] = ".".join(str(feats.index(v)) for v in ss.seg_vars)
     for k, v in S.non_default({k: ss[k] for k in S.SETTINGS if k in ss}).items():
         if k != "param_method":
             p[k] = S.SETTINGS[k].encode(v)
@@ -180,6 +183,14 @@ def restore(params: dict) -> list[str]:
             state.set_dag(decode_arcs(one["arcs"], state.feature_data().variables), "Structure from a link")
         except (ValueError, BnfkError) as exc:
             problems.append(f"its structure cannot be used ({str(exc).rstrip('.')})")
+    if data_ok and "segvars" in one:
+        feats = state.feature_data().variables
+        idx = one["segvars"].split(".")
+        if len(idx) <= 6 and all(i.isdigit() and len(i) < 7 and int(i) < len(feats) for i in idx) \
+                and len(set(idx)) == len(idx):
+            ss.seg_vars = [feats[int(i)] for i in idx]
+        else:
+            problems.append("segvars must be up to six different variable numbers joined by '.'")
     if "params" in one:
         if one["params"] in ESTIMATORS:
             ss.param_method = one["params"]

@@ -7,6 +7,7 @@ import streamlit as st
 from bnfk_core.analyses.cluster import clustering as C
 from bnfk_core.kernels.embed import sample_rows
 from bnfk_core.kernels.fisher_normalized import ABOUT
+from bnfk_core.kernels.fisher import SCALED_HAMMING
 from bnfk_core.registry import KERNELS
 from bnfk_core.views import figures
 from bnfk_core.views.figures import clustering as fig_clu
@@ -16,28 +17,6 @@ from bnfk_ui.sections import clustering as sections
 ALGOS, TRANSFORMS, NETWORKS = settings.ALGORITHMS, settings.TRANSFORMS, settings.CLUSTER_NETWORKS
 MAX_ROWS = 3000
 CHART = {"displaylogo": False}
-
-
-@st.cache_resource(show_spinner=False, max_entries=8)
-def _thesis_network(_data, fingerprint: str, seed: int):
-    return C.feature_network(_data, structure="hc", score="qnml", params="cnml", seed=seed)
-
-
-@st.cache_resource(show_spinner=False, max_entries=8)
-def _setup(_data, key: tuple, kernel: str, _model, options: tuple = ()) -> C.KernelSetup:
-    return C.kernel_setup(_data, kernel, model=_model if KERNELS[kernel].uses_network else None,
-                          kernel_options=dict(options))
-
-
-@st.cache_data(show_spinner=False, max_entries=32)
-def _clustering(_setup_obj, _data, key: tuple, algorithm: str, k: int, transform: str, restarts: int, seed: int) -> dict:
-    return C.run_clustering(_data, _setup_obj.kernel, algorithm, n_clusters=k, setup=_setup_obj, transform=transform,
-                            restarts=restarts, seed=seed)
-
-
-@st.cache_data(show_spinner=False, max_entries=16)
-def _views(_K: np.ndarray, key: tuple, labels: tuple) -> dict:
-    return {"order": C.cluster_ordering(np.asarray(labels), _K), "pca": C.embedding(_K, 2)}
 
 
 def page():
@@ -70,7 +49,8 @@ def page():
         st.number_input("Rows (sampled)", min_value=2, max_value=max_rows, step=100,
                         help=f"At most {MAX_ROWS:,} of the {d.n_rows:,} rows, drawn without replacement.",
                         **state.bind("clu_rows", shown=lambda v: int(min(max(v, 2), max_rows))))
-        st.number_input("Clusters (0 = number of labels)", min_value=0, max_value=200, step=1, **state.bind("clu_k"))
+        st.number_input("Clusters (0 = number of labels)" if has_class else "Clusters (0 = 2: no class column)",
+                        min_value=0, max_value=200, step=1, **state.bind("clu_k"))
     with c4:
         common.seed_input("Seed", "clu_seed")
         st.number_input("Local-search restarts", min_value=1, max_value=200, step=5, **state.bind("clu_restarts"))
@@ -83,37 +63,53 @@ def page():
         st.error(f"Cannot make {k} clusters from {len(rows)} rows; lower the number of clusters.")
         return
     with st.spinner("Preparing the network…"):
-        m = _thesis_network(d, d.fingerprint(), seed) if ss.clu_network == "qnml" else state.model()
+        m = state.thesis_network(d, d.fingerprint(), seed) if ss.clu_network == "qnml" else state.model()
     base_key = (sub.fingerprint(), m.key(), ss.clu_network)
 
     tab_one, tab_cmp, tab_clf = st.tabs(["One clustering", "Kernels × algorithms", "Classification"])
     with tab_one:
         with st.spinner(f"{KERNELS[kernel].label} kernel and {ALGOS[algo].lower()}…"):
             options = state.kernel_options(kernel, ss.clu_alpha)
-            setup = _setup(sub, base_key + options, kernel, m, options)
-            res = _clustering(setup, sub, base_key + (kernel,) + options, algo, k, ss.clu_transform, int(ss.clu_restarts), seed)
+            setup = state.clustering_setup(sub, base_key + options, kernel, m, options)
+            res = state.cached_clustering(setup, sub, base_key + (kernel,) + options, algo, k, ss.clu_transform, int(ss.clu_restarts), seed)
         ss.clu_result = {**res, "rows": rows.tolist()}
         labels = np.asarray(res["labels"])
         true = sub.labels() if has_class else np.full(len(rows), -1)
+        base = None
+        if kernel != SCALED_HAMMING and algo != "lca":    # the empty network beside the chosen kernel
+            with st.spinner("Baseline: the empty network (scaled-Hamming kernel)…"):
+                bsetup = state.clustering_setup(sub, base_key, SCALED_HAMMING, m)
+                base = state.cached_clustering(bsetup, sub, base_key + (SCALED_HAMMING,), algo, k, ss.clu_transform,
+                                   int(ss.clu_restarts), seed)
         mc = st.columns(5)
         for col, (name, key) in zip(mc, (("ARI", "ari"), ("AMI", "ami"), ("V-measure", "v_measure"),
                                          ("Silhouette", "silhouette"))):
-            col.metric(name, "–" if res[key] is None else f"{res[key]:.3f}")
+            b = None if base is None or base[key] is None or res[key] is None else res[key] - base[key]
+            col.metric(name, "–" if res[key] is None else f"{res[key]:.3f}",
+                       delta=None if b is None else f"{b:+.3f} vs empty network", delta_color="off")
         mc[4].metric("Clusters used", f"{res['n_used']} of {res['n_clusters']}",
                      help=f"clustering {res['cluster_seconds']:.2f} s, kernel {res['kernel_seconds']:.2f} s"
                      + (f"; eq. (5.2) cost {res['cost']:.4g}" if res["cost"] is not None else ""))
         if algo == "lca":
             st.caption(f"The latent class model clusters the rows itself ({k} classes, {int(ss.clu_restarts)} seeded EM "
                        "starts as 'Local-search restarts'); the kernel only draws the heatmap and the maps.")
-        if KERNELS[kernel].uses_network:
+        if KERNELS[kernel].uses_network and ss.clu_network == "current":
+            common.plain_caption(state.network_line(f"The {KERNELS[kernel].label} kernel"))
+            if options:
+                st.caption(ABOUT)
+        elif KERNELS[kernel].uses_network:
             st.caption(f"{KERNELS[kernel].label} kernel of {NETWORKS[ss.clu_network].lower()}: {m.dag.n_arcs} arcs."
                        + (f" {ABOUT}" if options else ""))
+        if base is not None:
+            st.caption("Baseline beside it: the empty network (scaled-Hamming kernel, thesis eq. 3.2), same rows and "
+                       "settings — " + ", ".join(f"{n} {base[k_]:.3f}" for n, k_ in (("ARI", "ari"), ("AMI", "ami"), ("silhouette", "silhouette"))
+                                                 if base[k_] is not None) + ".")
         st.caption(f"The same result on the command line: `{sections.cli_command(kernel, algo, k)}`"
                    + (" (the model is the Structure page's 'Model (JSON)')." if KERNELS[kernel].uses_network
                       and ss.clu_network == "current" else ".") if len(rows) == d.n_rows else
                    f"{len(rows):,} of {d.n_rows:,} rows (seed {seed}); with all rows the command line gives the "
                    "same result (`python -m bnfk_core cluster` clusters every row of its CSV).")
-        views = _views(setup.K, base_key + (kernel,) + options, tuple(labels.tolist()))
+        views = state.clustering_views(setup.K, base_key + (kernel,) + options, tuple(labels.tolist()))
         order = views["order"]
         drawn = figures.evenly_drawn(order)          # the clustering uses every row
         fg = fig_clu.cluster_heatmap(setup.K, drawn, rows, labels, res["n_used"], KERNELS[kernel].label,

@@ -44,7 +44,11 @@ def page():
 
         st.session_state.w_dataset_pick = fmt("upload" if st.session_state.get("want_upload") else current)
         st.selectbox("Bundled sample or your own file", list(labels), key="w_dataset_pick", on_change=picked)
-        if current in cat:
+        waiting = st.session_state.get("want_upload") and current != "upload"
+        shown = cat[current]["title"] if current in cat else "the current data"
+        if waiting:                       # nothing uploaded yet: say that the old data stay in use
+            st.caption(f"Choose a CSV file below; until one is uploaded every page keeps using {shown}.")
+        elif current in cat:
             st.caption(cat[current]["description"])
         if st.session_state.get("want_upload") or current == "upload":
             up = st.file_uploader("Upload a CSV (header row; nominal or numeric columns)", type=["csv", "txt", "tsv"],
@@ -58,6 +62,8 @@ def page():
                     st.rerun()
     with right:
         st.subheader("Current state")
+        if waiting:
+            st.caption(f"Still {shown}: no file uploaded yet.")
         d = state.data()
         dg = state.dag()
         with common.shown_errors():

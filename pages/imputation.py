@@ -4,7 +4,6 @@ import json
 
 import streamlit as st
 
-from bnfk_core.analyses.impute import completion
 from bnfk_core.analyses.impute import benchmark as impute_benchmark
 from bnfk_core.analyses.impute import methods as impute_methods
 from bnfk_core.kernels.embed import sample_rows
@@ -13,6 +12,7 @@ from bnfk_core.views.figures import imputation as fig_imp
 from bnfk_ui import common, jobs, settings, state
 from bnfk_ui.sections import data as sec_data
 from bnfk_ui.sections import imputation as sec_imp
+
 
 def _structures() -> dict:
     """The learners over features only (the class is never imputed here), and ``auto`` -- read from the registry."""
@@ -23,16 +23,6 @@ def _structures() -> dict:
 RATIOS = [0.1, 0.2, 0.3, 0.4, 0.5]   # the thesis grid: pick all five of each for its 25 settings
 DEFAULT_RATIOS = [0.1, 0.3, 0.5]     # 9 settings x 1 repeat on at most DEFAULT_ROWS rows: a run of a few seconds
 DEFAULT_ROWS = settings.REPORT_SETTINGS["imp_rows"].default
-
-
-@st.cache_resource(show_spinner=False, max_entries=8)
-def _impute_current(_model, model_key: str, _data, fingerprint: str) -> "completion.ImputedData":
-    return completion.impute_with_model(_model, _data)
-
-
-@st.cache_resource(show_spinner=False, max_entries=4)
-def _learned(_feat, fingerprint: str, seed: int):
-    return impute_methods.learn_for_imputation(_feat, "hc", seed=seed)[1]
 
 
 def page():
@@ -46,27 +36,30 @@ def page():
                    "accuracy of its most probable value and the cross-entropy (capped at −log 10⁻⁵). The class column "
                    "is never imputed. Averages give every setting the same weight; the spread is over all runs.")
         c1, c2, c3 = st.columns([2, 2, 1.3])
+        # defaults go through Session State only (a value passed too makes Streamlit warn on a session file's value)
+        for k, v in {"imp_methods": ["bn", "mode", "wknn"], "imp_test": DEFAULT_RATIOS, "imp_missing": DEFAULT_RATIOS,
+                     "imp_repeats": 1, "imp_seed": 0, "imp_rows": min(feat.n_rows, DEFAULT_ROWS)}.items():
+            ss.setdefault(k, list(v) if isinstance(v, list) else v)
+        ss.imp_rows = int(min(max(ss.imp_rows, 2), feat.n_rows))    # a link's or file's value: within the table
         with c1:
-            methods = st.multiselect("Methods", list(IMPUTERS), default=["bn", "mode", "wknn"],
+            methods = st.multiselect("Methods", list(IMPUTERS),
                                      format_func=lambda m: IMPUTERS[m].label, key="imp_methods",
                                      help="The thesis's methods, networks learned from every row (BN (all rows), "
                                           "structural EM) and the peers analysts use (Mode, kNN on one-hot codes).")
             structures = _structures()
-            structure = st.selectbox("Structure of the BN methods (qNML score, cNML parameters)",
+            structure = st.selectbox("Structure of the BN methods (thesis protocol: {score} score, {params} CPTs)"
+                                     .format(**impute_methods.IMPUTE_LEARN),
                                      list(structures), format_func=structures.get,
                                      key="imp_structure")
         with c2:
-            trs = st.multiselect("Test ratios", RATIOS, default=DEFAULT_RATIOS, key="imp_test",
+            trs = st.multiselect("Test ratios", RATIOS, key="imp_test",
                                  help="Fraction of the rows that form the test part (thesis: 0.1–0.5).")
-            mrs = st.multiselect("Missing ratios", RATIOS, default=DEFAULT_RATIOS, key="imp_missing",
+            mrs = st.multiselect("Missing ratios", RATIOS, key="imp_missing",
                                  help="Fraction of the test part's cells hidden (thesis: 0.1–0.5).")
         with c3:
-            repeats = st.number_input("Repeats per setting", 1, 20, 1, key="imp_repeats")
-            seed = st.number_input("Seed", 0, 10**6, 0, key="imp_seed")
-            if "imp_rows" in ss:         # a session file's value (bounded by the settings registry): within the table
-                ss.imp_rows = int(min(max(ss.imp_rows, 2), feat.n_rows))
-            n_rows = st.number_input("Rows (sampled with the seed)", 2, feat.n_rows, min(feat.n_rows, DEFAULT_ROWS),
-                                     step=100, key="imp_rows", help=f"The default settles in seconds; all "
+            repeats = st.number_input("Repeats per setting", 1, 20, key="imp_repeats")
+            seed = st.number_input("Seed", 0, 10**6, key="imp_seed")
+            n_rows = st.number_input("Rows (sampled with the seed)", 2, feat.n_rows, step=100, key="imp_rows", help=f"The default settles in seconds; all "
                                      f"{feat.n_rows:,} rows, every ratio and 10 repeats make the thesis's full run.")
         n_runs = len(trs) * len(mrs) * int(repeats)
         bench = feat if n_rows >= feat.n_rows else feat.subset(sample_rows(feat.n_rows, int(n_rows), int(seed)))
@@ -77,8 +70,8 @@ def page():
             bar = st.progress(0.0, text="hiding cells")
             with common.shown_errors():
                 res = impute_benchmark.benchmark(bench, methods, test_ratios=sorted(trs), missing_ratios=sorted(mrs),
-                                    repeats=int(repeats), seed=int(seed), structure=structure, score="qnml",
-                                    params="cnml", progress=lambda f, msg: bar.progress(min(max(f, 0.0), 1.0), text=msg))
+                                    repeats=int(repeats), seed=int(seed), structure=structure,
+                                    **impute_methods.IMPUTE_LEARN, progress=lambda f, msg: bar.progress(min(max(f, 0.0), 1.0), text=msg))
                 ss.imp_result = (feat.fingerprint(), res)
             bar.empty()
         stored = ss.get("imp_result")
@@ -138,15 +131,17 @@ def page():
                 else:
                     if which == "learn" and (feat.codes < 0).any():
                         with st.spinner("Learning the network from every row…"), jobs.heavy("learning the network"):
-                            m = _learned(feat, feat.fingerprint(), seed)
+                            m = state.learned_for_imputation(feat, seed)
+                        common.plain_caption(f"The network learned from this table by the recipe "
+                                             f"{state.recipe().describe()}: {m.dag.n_arcs} arcs.")
                     else:
                         m = state.model()
-                    st.caption(f"Every missing cell of the feature columns is filled with its most probable value "
-                               f"under the {'learned' if which == 'learn' else 'current'} network "
-                               f"({'hc, structural EM' if which == 'learn' else state.structure_label()}, "
-                               f"{m.dag.n_arcs} arcs): the exact posterior given the row's observed values.")
+                        common.plain_caption(state.network_line("The imputation"))
+                    st.caption("Every missing cell of the feature columns is filled with its most probable value: the "
+                               "exact posterior given the row's observed values. Baseline: the empty network fills "
+                               "each cell with its column's most frequent value (Mode in the benchmark).")
                     with st.spinner("Computing the posteriors…"):
-                        res = _impute_current(m, m.key(), d, d.fingerprint())
+                        res = state.imputed_with(m, d)
                 fill = sec_imp.filled_cells_view(res, big)
                 if big:
                     sec_imp.big_file_panel(m, fill)

@@ -53,7 +53,11 @@ def page():
     for col, fig, key in zip(st.columns(3, gap="small"), (f1, f2, f3), ("gram_main", "gram_second", "gram_diff")):
         with col:
             st.plotly_chart(fig, key=key, config=CHART)
-    st.caption(f"{len(rows):,} rows, ordered {ORDERS[ss.kernel_order]}"
+    ordered = ORDERS[ss.kernel_order] if ss.kernel_order != "class" or d.class_column else \
+        f"{ORDERS['cluster']} (no class column to order by)"
+    if spec.uses_network and kind != "lca-fisher":      # the latent-class kernel has its own network
+        common.plain_caption(state.network_line("This kernel"))
+    st.caption(f"{len(rows):,} rows, ordered {ordered}"
                + (f" ({len(drawn):,} of them drawn, evenly spaced along that order; every row is in the analysis and "
                   "the downloads)" if len(drawn) < len(rows) else "") + "; colours are centred at 0 and clipped at "
                f"±{zmax:.3g} (99th percentile of |K|, shared by both kernels) so the diagonal does not swamp them; "

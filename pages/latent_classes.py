@@ -44,6 +44,11 @@ def page():
         st.error("The last number of classes must be at least the first.")
         return
     ks = list(range(int(kmin), int(kmax) + 1))
+    if not common.asked("Fit the latent class models", "lca_run", feat.fingerprint()):   # EM waits for a click
+        st.info(f"EM for K = {ks[0]}..{ks[-1]} classes with {int(starts)} seeded starts each, on {feat.n_rows:,} rows "
+                "(seconds to minutes): click the button to start; a changed setting then re-runs (cached).",
+                icon=":material/info:")
+        return
     fits = _fits(feat, ks, int(starts), int(seed))
     table = pd.DataFrame([{"classes": m.n_classes, "log-likelihood": m.loglik, "parameters": m.parameters,
                            "BIC": m.bic, "AIC": m.aic, "starts at best": f"{m.starts_at_best}/{m.starts}"}
@@ -51,7 +56,9 @@ def page():
     left, right = st.columns([3, 2])
     left.plotly_chart(figs.criteria_figure(ks, table["BIC"].tolist(), table["AIC"].tolist()), key="lca_criteria",
                       config={"displaylogo": False})
-    right.dataframe(table, hide_index=True, key="lca_table")
+    right.dataframe(table, hide_index=True, key="lca_table",
+                    column_config={c: st.column_config.NumberColumn(format="%.2f")
+                                   for c in ("log-likelihood", "BIC", "AIC")})
     best = int(np.argmin(table["BIC"]))
     k_pick = st.selectbox("Model to inspect", ks, index=best, key="w_lca_pick",
                           format_func=lambda k: f"{k} classes" + (" (least BIC)" if k == ks[best] else ""))
@@ -71,8 +78,10 @@ def page():
     st.subheader("Posterior class probabilities")
     pt = pd.DataFrame(post, columns=[f"P(class {t + 1})" for t in range(m.n_classes)])
     pt.insert(0, "modal class", modal + 1)
-    pt.insert(0, "row", np.arange(1, len(pt) + 1))
-    st.dataframe(pt.head(500), hide_index=True, key="lca_posteriors")
+    pt.insert(0, "row", np.arange(len(pt)))     # data row numbers from 0, as every page and download
+    st.dataframe(pt.head(500), hide_index=True, key="lca_posteriors",     # 3 decimals: every column fits
+                 column_config={c: st.column_config.NumberColumn(format="%.3f", width="small")
+                                for c in pt.columns if c.startswith("P(")})
     common.download("Posteriors (CSV)", pt.to_csv(index=False).encode("utf-8"),
                     f"{common.dataset_name()}_lca{m.n_classes}_posteriors.csv", "text/csv", key="dl_lca_post")
     _agreement(d, modal)

@@ -16,9 +16,10 @@ MAX_MAP_ROWS = figs.MAP_ROWS
 
 
 @st.cache_resource(show_spinner=False, max_entries=8)
-def _experiment(_data, fingerprint: str, source: str, dag_key: str, seed: int) -> pt.SummarizationExperiment:
+def _experiment(_data, fingerprint: str, source: str, dag_key: str, seed: int,
+                params: str = "smoothed") -> pt.SummarizationExperiment:
     return pt.prepare_summarization(_data, source, dag=DAG.from_dict(json.loads(dag_key)) if dag_key else None,
-                                    seed=seed)
+                                    seed=seed, params=params)
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
@@ -40,12 +41,15 @@ def page():
         ss.proto_source = "current"
     c1, c2, c3 = st.columns([2.2, 1.6, 1.2])
     c1.selectbox("Structure", list(SOURCES), format_func=SOURCES.get, **state.bind("proto_source"),
-                 help="Learned (or taken) on the training half of a seeded 50/50 split; parameters are "
-                      "smoothed with pseudo-count one.")
+                 help="Learned (or taken) on the training half of a seeded 50/50 split; CPTs by the app's "
+                      "estimator for the current structure, smoothed with pseudo-count one (the paper's) otherwise.")
     c2.radio("Criterion", list(CRITERIA), format_func=CRITERIA.get, **state.bind("proto_criterion"))
     common.seed_input("Split and sampling seed", "proto_seed", c3)
-    exp_key = (d.fingerprint(), ss.proto_source, state.dag_json() if ss.proto_source == "current" else "",
-               int(ss.proto_seed))
+    current = ss.proto_source == "current"
+    exp_key = (d.fingerprint(), ss.proto_source, state.dag_json() if current else "", int(ss.proto_seed),
+               state.recipe().params if current else "smoothed")
+    if current:
+        common.plain_caption(state.network_line("The prototypes"))
     n_train = d.n_rows - len(pt.split_half(d.n_rows, 0.5, int(ss.proto_seed))[1])
     k1, k2, k3 = st.columns([1, 1, 2.4], vertical_alignment="bottom")
     k1.number_input("Subset size k", min_value=1, max_value=n_train - 1, step=5,

@@ -58,9 +58,14 @@ def controls(d, feat):
     sug = _suggest(d, d.fingerprint(), kind if kind != "full" or need == 3 else "single-arc")
     options = [", ".join(v) for v in sug.variables]
     fmt = {o: f"{o}   (score {s:.3f} nats)" for o, s in zip(options, sug.score)}
-    if ss.get("seg_vars") is None or ss.get("seg_vars_kind") != (kind, need) \
-            or any(v not in feat.variables for v in ss.seg_vars):
+    old = [v for v in (ss.get("seg_vars") or []) if v in feat.variables]
+    if len(old) == need:             # a new pattern of the same size keeps the variables (their roles change)
+        ss.seg_vars, ss.seg_vars_kind = old, (kind, need)
+    elif ss.get("seg_vars") is None or ss.get("seg_vars_kind") != (kind, need) or len(old) != len(ss.seg_vars):
         ss.seg_vars, ss.seg_vars_kind = segment_information.default_segment_variables(sug, feat.variables, need, kind), (kind, need)
+        if old:
+            common.plain_caption(f"The {SEGMENT_LABELS[kind].lower()} segment takes {need} variables: the best "
+                                 f"suggestion replaced {', '.join(old)}.", c2)
 
     def use_suggestion():
         ss.seg_vars = [v.strip() for v in ss.w_seg_pick.split(",")][:need] if ss.w_seg_pick else ss.seg_vars
@@ -89,6 +94,8 @@ def page():
         return
     base, seg_dag = seg_view.segment_networks(ss.seg_base, feat.variables, state.dag(), kind, variables)
     m1, m2 = state.model(base), state.model(seg_dag)
+    if ss.seg_base == "current":
+        common.plain_caption(state.network_line("The base"))
     st.caption(f"Base: **{BASES[ss.seg_base]}** ({base.n_arcs} arcs) · with the segment: {seg_dag.n_arcs} arcs "
                f"(added {seg_view.added_arcs(base, seg_dag)}) · "
                f"parameters: {ESTIMATORS[ss.param_method].label.split(' (')[0].lower()}.")

@@ -66,11 +66,13 @@ def page():
         st.plotly_chart(fig, key="dag_chart", on_select=live.graph_clicked("dag_chart"), selection_mode="points",
                         config={"displaylogo": False, "scrollZoom": True})
         st.caption(live.click_message())
+        green = ("Green: covered arcs — reversing one keeps the Markov equivalence class, and the Fisher kernel "
+                 + ("too (BDeu CPTs are likelihood-equivalent: paper, Theorem 4)." if ss.param_method in ("bdeu", "ml")
+                    else f"only with a likelihood-equivalent estimator such as BDeu (not {ss.param_method})."))
         if seg_arcs:
-            st.caption(f"Orange: the arcs of the last edit ({seg[0]} on {', '.join(seg[1])}). "
-                       "Green: covered arcs — reversing one keeps the Markov equivalence class and the Fisher kernel.")
+            st.caption(f"Orange: the arcs of the last edit ({seg[0]} on {', '.join(seg[1])}). " + green)
         elif cov:
-            st.caption("Green: covered arcs — reversing one keeps the Markov equivalence class and the Fisher kernel.")
+            st.caption(green)
 
     with common.shown_errors(), st.spinner("Fisher kernel of the current structure (live)…", show_time=True):
         sections.live_panel(feat)

@@ -386,3 +386,14 @@ def test_the_memory_setting_is_the_limit_of_every_page_run(monkeypatch):
     assert [e.value for e in at.error] == ["The Gram matrix needs 9.0 GiB; sample fewer rows (or raise the memory "
                                            "limit under Settings in the sidebar)."]
     assert limits.memory_limit() == limits.DEFAULT_MAX_BYTES   # nothing leaks out of the page run
+
+
+def test_choosing_upload_says_the_old_data_stay_until_a_file_comes():
+    """After "Upload your own CSV…" and before a file, the captions do not describe the sample as the choice."""
+    at = _app()
+    _pick_upload(at)
+    _clean(at)
+    captions = [c.value for c in at.caption]
+    assert any("until one is uploaded every page keeps using" in c for c in captions)
+    assert any(c.startswith("Still ") and "no file uploaded yet" in c for c in captions)
+    assert at.session_state["dataset"] == "house_votes_84"

@@ -100,8 +100,9 @@ def test_pages_are_readable_on_a_projector(server, browser, size):  # noqa: F811
         shot("kernel_histogram", ".st-key-hist")
         shot("kernel_contributions", ".st-key-contrib_chart")
 
-        # Clustering: one category -> colour map for the map by cluster and the map by label
-        _open(page, f"{server}/clustering", "Clustering")
+        # Clustering: one category -> colour map for the map by cluster and the map by label (the scaled-Hamming
+        # kernel: its clusters follow the parties, so each cluster has a label to share its colour with)
+        _open(page, f"{server}/clustering?clu_kernel=scaled-hamming", "Clustering")
         page.locator(".st-key-clu_pca_label .js-plotly-plot").wait_for(timeout=90_000)
         by_cluster, by_label = (page.evaluate(TRACES, k) for k in ("clu_pca_cluster", "clu_pca_label"))
         for tc in by_cluster:
@@ -122,6 +123,11 @@ def test_pages_are_readable_on_a_projector(server, browser, size):  # noqa: F811
         for d in zero:                                                      # a zero change is grey, no arrow
             assert d.locator("svg").count() == 0
         shot("segments_kernels", ".st-key-seg_gram_diff")
+        page.get_by_text("Empty network (scaled Hamming)").first.click()     # the thesis's tables: empty base
+        _settle(page)
+        page.wait_for_function("() => [...document.querySelectorAll('[data-testid=\"stTab\"]')]"
+                               ".filter(t => t.innerText.includes('Theory (case table)')).length === 1",
+                               timeout=120_000)                            # the rerun's stale tabs are gone
         page.get_by_role("tab", name="Theory (case table)").click()
         page.locator('[data-testid="stTable"]').first.wait_for(timeout=30_000)
         _not_cut(page, '[data-testid="stTable"] td, [data-testid="stTable"] th', "the case table")

@@ -265,9 +265,11 @@ def test_cli_cluster_with_the_normalised_kernel(tmp_path):
     from bnfk_core.analyses.cluster.features import kernel_kmeans_features
     fk = fn.fit_fisher_normalized(d.without_class(), seed=2)
     assert dflt["labels"] == kernel_kmeans_features(fk.features(d.without_class()), 4, seed=2, n_init=3).labels.tolist()
-    # the Fisher kernel keeps its own default network
+    # the Fisher kernel follows the default recipe
+    from bnfk_core.learning.recipe import DEFAULT_RECIPE
     f = _cli([path, "--label-column", "class", "--kernel", "fisher"])
-    assert f["structure"] == "hc/qnml" and f["params"] == "cnml" and f["algorithm_chosen"] == "correlation"
+    assert f["structure"] == f"{DEFAULT_RECIPE.structure}/{DEFAULT_RECIPE.score}"
+    assert f["params"] == DEFAULT_RECIPE.params and f["algorithm_chosen"] == "correlation"
 
 
 def test_app_settings_default_to_the_measured_alpha():

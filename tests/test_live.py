@@ -209,7 +209,7 @@ def test_derived_quantities_follow_the_edits(missing):
             lk.apply(op, u, v)
         except StructureError:
             continue
-        model = fit(lk.dag, data)
+        model = fit(lk.dag, data, method=lk.params)
         K = lk.gram()
         for a, b in [(0, 1), (2, 2), (5, 9)]:
             c = lk.contributions(a, b)
@@ -256,7 +256,7 @@ def test_posterior_reinfers_only_rows_touching_changed_families():
     lk.posterior()
     lk.apply("add", "d", "c")          # changes c's family {b, c, d}: rows missing only a are reused
     post = lk.posterior()
-    want = inference.posterior(fit(lk.dag, data), data)
+    want = inference.posterior(fit(lk.dag, data, method=lk.params), data)
     assert set(post) == set(want)
     for m in want:
         assert np.array_equal(post[m][0], want[m][0])
@@ -348,7 +348,7 @@ def test_impute_bn_live_equals_impute_bn():
         except StructureError:
             continue
         got = impute_bn_live(lk)
-        want = impute_bn(data, model=fit(lk.dag, data))
+        want = impute_bn(data, model=fit(lk.dag, data, method=lk.params))
         assert set(got.cells) == set(want.cells)
         for i in want.cells:
             assert np.array_equal(got.cells[i][0], want.cells[i][0])
@@ -361,11 +361,11 @@ def test_prototypes_live_restart_equals_select_prototypes_from_the_same_start():
     dag, data, rng = _problem(65, n_rows=200)
     lk = LiveKernel(dag, data)
     p0 = prototypes_live(lk, 8, seed=1)
-    assert np.array_equal(p0.indices, select_prototypes(fit(dag, data), data, 8, seed=1).indices)
+    assert np.array_equal(p0.indices, select_prototypes(fit(dag, data, method="smoothed"), data, 8, seed=1).indices)
     op, u, v = _random_edit(lk, rng, valid=True)
     lk.apply(op, u, v)
     warm = prototypes_live(lk, 8, previous=p0.indices)
-    ref = select_prototypes(fit(lk.dag, data), data, 8, init=p0.indices)
+    ref = select_prototypes(fit(lk.dag, data, method=lk.params), data, 8, init=p0.indices)
     assert np.array_equal(warm.indices, ref.indices) and warm.value == pytest.approx(ref.value, abs=1e-12)
     assert warm.value <= p0.value + 1e-9 or warm.start_value >= warm.value
 

@@ -35,10 +35,18 @@ def _counts(d):
 
 def test_smoothed_is_counts_plus_one():
     d = _data()
-    m = fit(DAG_AB, d)
+    m = fit(DAG_AB, d, method="smoothed")
     N = _counts(d)
     assert np.allclose(m.cpts[1], (N + 1) / (N.sum(1, keepdims=True) + 2))
     assert np.allclose(m.cpts[0][0], (np.bincount(d.codes[:, 0], minlength=3) + 1) / (d.n_rows + 3))
+
+
+def test_the_default_estimator_is_the_recipes_bdeu():
+    from bnfk_core.learning.recipe import DEFAULT_RECIPE
+    d = _data()
+    assert fit(DAG_AB, d).fit_info["method"] == DEFAULT_RECIPE.params == "bdeu"
+    for a, b in zip(fit(DAG_AB, d).cpts, fit(DAG_AB, d, method="bdeu").cpts):
+        np.testing.assert_array_equal(a, b)
 
 
 def test_ml_bdeu_cnml_against_formulas():

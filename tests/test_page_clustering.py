@@ -19,7 +19,20 @@ def test_default_page_renders_one_clustering():
     at = _app().run()
     _clean(at)
     metrics = {m.label: m.value for m in at.metric}
-    assert float(metrics["ARI"]) > 0.4          # house votes, scaled-Hamming, correlation clustering
+    # the default is the Fisher kernel of the current network (the default recipe's Chow-Liu tree, BDeu CPTs), the
+    # empty network (scaled Hamming) beside it: both computed here directly on all 435 rows
+    from bnfk_core.analyses.cluster.clustering import run_clustering
+    from bnfk_core.network.dag import DAG
+    from bnfk_core.network.model import fit
+    from bnfk_core.data.table import load_csv
+    from conftest import _sample
+    d = load_csv(_sample("house_votes_84"), class_column="class", missing_policy="category")
+    model = fit(DAG.from_dict(at.session_state["structure"]["dag"]), d.without_class(), method="bdeu")
+    fisher = run_clustering(d, "fisher", "correlation", model=model, restarts=25, seed=0)["ari"]
+    sh = run_clustering(d, "scaled-hamming", "correlation", restarts=25, seed=0)["ari"]
+    assert at.session_state["clu_kernel"] == "fisher" and metrics["ARI"] == f"{fisher:.3f}"
+    ari = next(m for m in at.metric if m.label == "ARI")
+    assert ari.proto.delta == f"{fisher - sh:+.3f} vs empty network" and sh > 0.4
     assert len(at.get("plotly_chart")) == 3      # heatmap + two kernel-PCA maps
     table = at.dataframe[0].value
     assert int(table.values.sum()) == 435

@@ -59,20 +59,21 @@ def test_impute_tab_explains_category_policy():
     assert any("no missing cells" in i.value for i in at.info)
 
 
-def test_impute_tab_learns_its_network_as_the_cli_does():
-    """'Learn one from this table' (the default) is impute --structure hc: learn_for_imputation's network."""
+def test_impute_tab_uses_the_current_network_first_and_learns_by_the_recipe():
+    """The current network (the Structure page's) is the first choice; 'learn' is impute --structure tree
+    --method bn-em: learn_for_imputation's network under the default recipe."""
     from bnfk_core.analyses.impute.methods import learn_for_imputation
+    from bnfk_core.learning.recipe import DEFAULT_RECIPE
     at = _imputed(_app(dataset="house_votes_84", class_column="class", missing_policy="missing").run())
-    assert at.radio(key="imp_network").value == "learn"
+    assert at.radio(key="imp_network").value == "current"
     cap = " ".join(c.value for c in at.caption)
-    from bnfk_core.data.table import load_csv
-    from apptest_helpers import ROOT
-    d = load_csv(ROOT / "sample_data" / "house_votes_84.csv", class_column="class",
-                 na_values="default-list").without_class()
-    _, model = learn_for_imputation(d, "hc")
-    assert f"hc, structural EM, {model.dag.n_arcs} arcs" in cap
-    at.radio(key="imp_network").set_value("current").run()     # the same session: no second click
-    assert not at.exception and "current network" in " ".join(c.value for c in at.caption)
+    assert "current network of the Structure page" in cap and "most frequent value" in cap   # + the baseline
+    d = _hv_features()
+    model = learn_for_imputation(d)[1]
+    at.radio(key="imp_network").set_value("learn").run()     # the same session: no second click
+    assert not at.exception
+    cap = " ".join(c.value for c in at.caption).replace("\\", "")
+    assert DEFAULT_RECIPE.describe() in cap and f"{model.dag.n_arcs} arcs" in cap
 
 
 def test_benchmark_rows_are_a_bounded_setting():
@@ -100,7 +101,7 @@ def _hv_features():
 
 
 def test_impute_tab_offers_the_cli_default_imputer_and_fills_as_impute_table():
-    """The registry's DEFAULT_IMPUTER ('stack', what impute --structure hc runs) is offered, labelled from the
+    """The registry's DEFAULT_IMPUTER ('stack', what impute --structure tree runs) is offered, labelled from the
     registry; its filled cells are impute_table's, computed here directly; the downloads are there."""
     import json
 
@@ -113,7 +114,7 @@ def test_impute_tab_offers_the_cli_default_imputer_and_fills_as_impute_table():
     assert DEFAULT_IMPUTER in radio.options or IMPUTERS[DEFAULT_IMPUTER].label in " ".join(radio.options)
     radio.set_value(DEFAULT_IMPUTER).run()
     at = _imputed(at)
-    ref = impute_table(_hv_features(), DEFAULT_IMPUTER, "hc", seed=0)
+    ref = impute_table(_hv_features(), DEFAULT_IMPUTER, seed=0)
     metrics = {m.label: m.value for m in at.metric}
     assert int(metrics["Imputed cells"].replace(",", "")) == int(ref.imputed.sum()) == 392
     assert any("internal validation" in c.value for c in at.caption)
@@ -128,3 +129,17 @@ def test_impute_tab_offers_the_cli_default_imputer_and_fills_as_impute_table():
     assert filled.sum() == 392 and ref.imputation.method == DEFAULT_IMPUTER
     labels = [b.proto.label for b in at.get("download_button")]
     assert "Completed data (CSV)" in labels and "Probabilities (CSV)" in labels
+
+
+def test_benchmark_widgets_take_a_preset_value_without_the_session_state_warning(monkeypatch, caplog):
+    """A link or session file presets imp_rows (and the other benchmark widgets): the page shows that value and
+    Streamlit logs no "created with a default value but also had its value set via the Session State API"."""
+    import logging
+
+    from streamlit.elements.lib import policies
+    monkeypatch.setattr(policies, "_shown_default_value_warning", False)
+    with caplog.at_level(logging.WARNING):
+        at = _app(dataset="hayes_roth", class_column="class", imp_rows=40, imp_repeats=2, imp_seed=3).run()
+    assert not at.exception, at.exception
+    assert at.number_input(key="imp_rows").value == 40 and at.number_input(key="imp_repeats").value == 2
+    assert not [r for r in caplog.records if "Session State API" in r.getMessage()]

@@ -10,8 +10,20 @@ def _app(**state) -> AppTest:
     return page_app("latent_classes.py", 180, **state)
 
 
-def test_default_page_fits_a_range_and_draws_everything():
+def _fitted(at: AppTest) -> AppTest:
+    at.button(key="lca_run").click().run()
+    return at
+
+
+def test_opening_the_page_runs_no_em():
+    """EM for K = 1..4 waits for a click (it took seconds before anything showed)."""
     at = _app().run()
+    assert_clean(at)
+    assert not at.dataframe and not at.get("plotly_chart") and at.button(key="lca_run")
+
+
+def test_default_page_fits_a_range_and_draws_everything():
+    at = _fitted(_app().run())
     assert_clean(at)
     table = at.dataframe[0].value
     assert table["classes"].tolist() == [1, 2, 3, 4]
@@ -20,13 +32,17 @@ def test_default_page_fits_a_range_and_draws_everything():
     post = at.dataframe[1].value
     probs = post[[c for c in post.columns if c.startswith("P(")]].to_numpy()
     np.testing.assert_allclose(probs.sum(axis=1), 1.0, atol=1e-9)
+    assert post["row"].iloc[0] == 0                                   # data rows from 0, as the other pages
+    import json
+    config = json.loads(at.dataframe[1].proto.columns)                # 3 decimals: no 60-digit cells on a projector
+    assert all(config[c]["type_config"]["format"] == "%.3f" for c in post.columns if c.startswith("P("))
     labels = {m.label for m in at.metric}
     assert {"ARI", "AMI", "V-measure", "Parameter sets with this distribution"} <= labels
     assert len(at.get("download_button")) >= 3
 
 
 def test_pick_a_model_and_hand_it_to_the_kernel_page():
-    at = _app().run()
+    at = _fitted(_app().run())
     at.selectbox(key="w_lca_pick").set_value(2).run()
     assert_clean(at)
     at.button(key="lca_use").click().run()

@@ -17,6 +17,10 @@ _clean = assert_clean
 def test_default_page_renders_every_panel():
     at = _app(seg_rows=150, seg_restarts=5, seg_protos=5).run()
     _clean(at)
+    assert at.session_state["seg_base"] == "current"          # the current network drives the lab by default
+    assert any("current network of the Structure page" in c.value for c in at.caption)
+    at.radio(key="w_seg_base").set_value("empty").run()        # the thesis's case tables need the empty base
+    _clean(at)
     assert "Overlap of the two sets" not in [m.label for m in at.metric]     # heavy tabs wait for their button
     at.button(key="seg_impute_run").click().run()
     at.button(key="seg_equiv_run").click().run()
@@ -75,7 +79,7 @@ def test_gallery_shows_all_five_segments_against_the_same_base():
     from bnfk_core.network.dag import DAG
     from bnfk_core.kernels.embed import sample_rows
 
-    at = _app(seg_rows=100, seg_restarts=3, seg_protos=5, seg_kind="v").run()
+    at = _app(seg_rows=100, seg_restarts=3, seg_protos=5, seg_kind="v", seg_base="empty").run()
     _clean(at)
     at.button(key="seg_gallery_run").click().run()
     _clean(at)
@@ -89,5 +93,5 @@ def test_gallery_shows_all_five_segments_against_the_same_base():
     from conftest import _sample
     data = load_csv(_sample("house_votes_84"), class_column="class", missing_policy="category")
     ref = G.segment_gallery(data, DAG(data.without_class().variables), d, rows=sample_rows(data.n_rows, 100, 0),
-                            restarts=3, seed=0, k_prototypes=5)
+                            restarts=3, seed=0, k_prototypes=5, params="bdeu")     # the app's default estimator
     assert np.allclose(ref.table()["ΔARI (CC)"], table["ΔARI (CC)"]) and np.allclose(ref.base.K, g.base.K)

@@ -268,7 +268,7 @@ def test_cli_prototypes_json(capsys, tmp_path):
     # the same selection from a saved model, and MMD agrees with the library
     data = load_csv(CAR)
     from bnfk_core.learning.structure import learn_structure
-    model = fit(learn_structure(data, "hc", seed=2).dag, data)
+    model = fit(learn_structure(data, "hc", seed=2).dag, data, method="smoothed")   # the paper's, as the CLI
     write_model(model, tmp_path / "m.bif")
     code, out2, _ = run(capsys, "prototypes", CAR, "--model", tmp_path / "m.bif", "--k", "15", "--quiet",
                         "--seed", "2")
@@ -324,7 +324,7 @@ def test_heldout_with_missing_test_cells_equals_inference():
     held = HeldOut(dag, test.with_class("a"), class_column="a")
     S = np.arange(0, 60, 3)
     got = held.evaluate(train.codes[S])
-    refit = fit(dag, train.subset(S))
+    refit = fit(dag, train.subset(S), method="smoothed")     # the held-out refit is the paper's smoothed +1
     assert got["nll"] == pytest.approx(-log_likelihood(refit, test).mean(), rel=1e-10)
     labelled = np.flatnonzero(test.codes[:, 0] >= 0)
     hidden = test.codes[labelled].copy()

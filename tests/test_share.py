@@ -162,3 +162,24 @@ def test_every_default_is_in_the_app_state():
     for k, s in S.SETTINGS.items():
         v = at.session_state[k]
         assert v == s.default or (isinstance(v, float) and math.isclose(v, s.default)), k
+
+
+def test_a_link_keeps_the_segments_lab_variables():
+    """The Segments lab's variables (in role order) travel in the link and come back in that order."""
+    at = _fresh({"data": "hayes_roth", "class": "class"})
+    at.switch_page("pages/segments.py").run()
+    _clean(at)
+    picked = ["marital-status", "hobby"]                  # not the default suggestion, roles swapped
+    at.session_state["seg_vars"] = picked
+    at.run()
+    _clean(at)
+    query = {k: (v[-1] if isinstance(v, list) else v) for k, v in at.query_params.items()}
+    assert query["segvars"] == "3.0"
+    again = _fresh(query)
+    _clean(again)
+    again.switch_page("pages/segments.py").run()
+    _clean(again)
+    assert again.session_state["seg_vars"] == picked
+    assert not again.warning, [w.value for w in again.warning]
+    bad = _fresh({"data": "hayes_roth", "class": "class", "segvars": "0.99"})
+    assert any("segvars" in w.value for w in bad.warning)

@@ -155,18 +155,22 @@ def add_hidden_alias(p: argparse.ArgumentParser, flag: str, dest: str, **kw) -> 
     p.add_argument(flag, dest=dest, help=argparse.SUPPRESS, default=argparse.SUPPRESS, **kw)
 
 
-def add_fisher_model_options(p: argparse.ArgumentParser, *, structure_default: str = "hc",
-                             structures=None, title: str = "Fisher kernel model", with_model: bool = True) -> None:
+def add_fisher_model_options(p: argparse.ArgumentParser, *, structure_default: str | None = None,
+                             structures=None, title: str = "Fisher kernel model", with_model: bool = True,
+                             score_default: str | None = None, params_default: str | None = None) -> None:
     """``--structure/--score/--params/--model``: the network behind the Fisher kernel, learned on the
-    feature columns only (the label column is never a feature) unless ``--model`` is given."""
+    feature columns only (the label column is never a feature) unless ``--model`` is given.  An option left
+    at ``None`` is the default recipe's (:data:`bnfk_core.learning.recipe.DEFAULT_RECIPE`)."""
+    from ..learning.recipe import DEFAULT_RECIPE as R
     structures = structures or feature_learners()
     g = p.add_argument_group(title)
     g.add_argument("--structure", default=structure_default, choices=structures, metavar="METHOD",
                    help=f"structure-learning method on the feature columns: {', '.join(structures)} "
-                        f"(default {structure_default})")
-    g.add_argument("--score", default="qnml", choices=choices(registry.SCORES), help="structure score (default qnml)")
-    g.add_argument("--params", default="cnml", choices=choices(registry.ESTIMATORS),
-                   help="CPT estimator (default cnml, as the thesis)")
+                        f"(default {structure_default or R.structure + ', the default recipe'})")
+    g.add_argument("--score", default=score_default, choices=choices(registry.SCORES),
+                   help=f"structure score (default {score_default or R.score + ', the default recipe'})")
+    g.add_argument("--params", default=params_default, choices=choices(registry.ESTIMATORS),
+                   help=f"CPT estimator (default {params_default or R.params + ', the default recipe'})")
     if with_model:
         g.add_argument("--model", metavar="M.bif", help="use this network instead of learning one "
                        "(it must not contain the label column)")

@@ -139,7 +139,8 @@ def _impute_with_method(args, method: str, t0: float) -> dict:
     done = complete_file(res, _table(args.data), fill_numeric=args.fill_numeric)
     done.write(args.output, args.probabilities)
     model = res.imputation.model
-    learned = {"method": method, "structure": args.structure, "score": args.score, "params": args.params,
+    r = res.imputation.recipe
+    learned = {"method": method, "recipe": r.to_dict(), "structure": r.structure, "score": r.score, "params": r.params,
                "arcs": [list(a) for a in model.dag.sorted_arcs()] if model is not None else [],
                "notes": list(res.imputation.notes)}
     return {"output": args.output, "probabilities": args.probabilities, "rows": int(data.n_rows),
@@ -156,8 +157,9 @@ def _learn_for_imputation(args):
     data = read_data(args.data, args)
     res, model = learn_for_imputation(data, args.structure, missing_data=args.missing_data, score=args.score,
                                       params=args.params, seed=args.seed, progress=progress(args))
-    return model, {"learned": {"structure": args.structure, "missing_data": args.missing_data, "score": args.score,
-                               "params": args.params, "arcs": [list(a) for a in res.dag.sorted_arcs()],
+    r = model.fit_info["recipe"]
+    return model, {"learned": {"recipe": r, "structure": args.structure, "missing_data": args.missing_data,
+                               "score": r["score"], "params": r["params"], "arcs": [list(a) for a in res.dag.sorted_arcs()],
                                "n_rows_used": res.n_rows_used,
                                "em_iterations": model.fit_info.get("em_iterations", 0), "notes": list(res.notes)}}
 
@@ -189,6 +191,7 @@ SUBCOMMANDS = {
 
 
 def register(sub) -> None:
+    from ..learning.recipe import DEFAULT_RECIPE as R
     from .. import registry
     from ..registry import IMPUTERS
     p = sub.add_parser("impute-benchmark",
@@ -202,8 +205,8 @@ def register(sub) -> None:
                    help="fractions of test cells hidden (default 0.1..0.5)")
     p.add_argument("--repeats", type=int_at_least(1, 10_000), default=10, help="runs per setting (default 10)")
     add_fisher_model_options(p, structure_default="auto", structures=("auto", *feature_learners()),
-                             title="the BN imputer's network (auto: exact up to 20 variables, else hc)",
-                             with_model=False)
+                             title="the BN imputer's network (auto: exact up to 20 variables, else hc; the "
+                                   "thesis's protocol)", with_model=False, score_default="qnml", params_default="cnml")
     p.add_argument("--neighbors", type=int_at_least(1), default=3, metavar="K",
                    help="neighbours of wknn / fisher-knn (default 3)")
     add_hidden_alias(p, "--k", "neighbors", type=int_at_least(1))
@@ -220,10 +223,10 @@ def register(sub) -> None:
                    help="impute with this fitted network (default: the session's, when DATA is a session file)")
     g.add_argument("--structure", choices=feature_learners(), metavar="METHOD",
                    help="learn the network from DATA first (one call): " + ", ".join(feature_learners()))
-    p.add_argument("--score", default=IMPUTE_LEARN["score"], choices=choices(registry.SCORES),
-                   help=f"structure score with --structure (default {IMPUTE_LEARN['score']})")
-    p.add_argument("--params", default=IMPUTE_LEARN["params"], choices=choices(registry.ESTIMATORS),
-                   help=f"CPT estimator with --structure (default {IMPUTE_LEARN['params']})")
+    p.add_argument("--score", default=None, choices=choices(registry.SCORES),
+                   help=f"structure score with --structure (default {R.score}, the default recipe)")
+    p.add_argument("--params", default=None, choices=choices(registry.ESTIMATORS),
+                   help=f"CPT estimator with --structure (default {R.params}, the default recipe)")
     add_missing_data_option(p, DEFAULT_STRUCTURE_MISSING)
     p.add_argument("--method", metavar="M", help=f"with --structure: the imputer, from {', '.join(choices(IMPUTERS))} (default "
                    f"{DEFAULT_IMPUTER}; bn-em is one structural-EM network, the fast option)")

@@ -5,7 +5,6 @@ from ..errors import BnfkError
 from ..data.files import atomic_path
 from ..registry import ESTIMATORS, LEARNERS, SCORES
 from .chunks import in_chunks
-from ..learning.members import DEFAULT_MISSING_DATA
 from .names import choices
 from .common import (
     add_data_options,
@@ -29,6 +28,7 @@ __all__ = ["register"]
 
 def _cmd_learn(args) -> dict:
     from ..learning.incomplete import learn_network
+    from ..learning.recipe import Recipe
     from ..network.model import write_model
     ext = check_output(args.output, (".bif", ".json"), "a model", input_files(args))
     guard_learning_width(args.data, args, args.structure)
@@ -45,9 +45,12 @@ def _cmd_learn(args) -> dict:
                                k=args.kdb_k, max_parents=args.max_parents, ess=args.ess, seed=args.seed,
                                progress=progress(args),
                                score_options=kgv_options(args) if args.score == "kgv" else None)
+    recipe = Recipe(structure=args.structure, score=args.score, params=args.params, missing_data=args.missing_data,
+                    pseudo_count=args.pseudo_count, max_parents=args.max_parents, k=args.kdb_k, seed=args.seed)
+    model.fit_info["recipe"] = recipe.to_dict()
     with atomic_path(args.output) as tmp:
         write_model(model, tmp)
-    return {"output": args.output, "format": ext[1:], "method": res.method, "score_name": res.score_name,
+    return {"output": args.output, "format": ext[1:], "recipe": recipe.to_dict(), "method": res.method, "score_name": res.score_name,
             "score": res.score, "arcs": [list(a) for a in res.dag.sorted_arcs()],
             "n_arcs": res.dag.n_arcs, "parameters": model.parameter_count(), "params": args.params,
             "rows": data.n_rows, "n_rows_used": res.n_rows_used, "missing_data": model.fit_info["missing_data"],
@@ -75,22 +78,26 @@ SUBCOMMANDS = {
 
 
 def register(sub) -> None:
+    from ..learning.recipe import DEFAULT_RECIPE as R
     p = sub.add_parser("learn", help=SUBCOMMANDS["learn"])
     p.add_argument("data", metavar="DATA.csv")
-    p.add_argument("--structure", "--method", dest="structure", required=True, choices=choices(LEARNERS),
-                   help="structure-learning method")
-    p.add_argument("--score", default="bic", choices=choices(SCORES), help="score optimised by hc/exact (default bic)")
-    p.add_argument("--kdb-k", type=int_at_least(0, 64), default=3, metavar="K",
-                   help="feature parents per feature for kdb (default 3)")
+    p.add_argument("--structure", "--method", dest="structure", default=R.structure, choices=choices(LEARNERS),
+                   help=f"structure-learning method (default {R.structure}, the default recipe)")
+    p.add_argument("--score", default=R.score, choices=choices(SCORES),
+                   help=f"score optimised by the search (default {R.score})")
+    p.add_argument("--kdb-k", type=int_at_least(0, 64), default=R.k, metavar="K",
+                   help=f"feature parents per feature for kdb (default {R.k}, the default recipe)")
     add_hidden_alias(p, "--k", "kdb_k", type=int_at_least(0, 64))
     p.add_argument("--max-parents", type=int_at_least(0), default=None, help="in-degree bound for hc and exact")
     p.add_argument("--ess", type=float_in(0, 1e6, low_open=True), default=1.0,
                    help="equivalent sample size for bdeu (default 1)")
-    p.add_argument("--params", choices=choices(ESTIMATORS), default="smoothed", help="CPT estimator (default smoothed)")
+    p.add_argument("--params", choices=choices(ESTIMATORS), default=R.params,
+                   help=f"CPT estimator (default {R.params}: likelihood-equivalent, so equivalent structures give "
+                        "one Fisher kernel)")
     p.add_argument("--pseudo-count", type=float_in(0, 1e6, low_open=True), default=1.0,
                    help="pseudo-count of smoothed/bdeu (default 1)")
     add_kgv_options(p)
-    add_missing_data_option(p, DEFAULT_MISSING_DATA)
+    add_missing_data_option(p, R.missing_data)
     add_quiet(p)
     p.add_argument("-o", "--output", required=True, metavar="MODEL.bif|MODEL.json")
     add_data_options(p)

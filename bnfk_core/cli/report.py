@@ -70,8 +70,7 @@ def _command_line() -> str | None:
 
 
 def _cmd_report(args) -> dict:
-    from ..learning.structure import learn_feature_structure
-    from ..network.model import fit
+    from ..learning.recipe import learn_recipe, recipe_of
     from ..serving.session import is_session_file
     from bnfk_core.views.report import REPORT_DEFAULTS, build_report, check_setting, segment_of
     t0 = time.perf_counter()
@@ -95,12 +94,11 @@ def _cmd_report(args) -> dict:
         # every section's seed is --seed (a session keeps its own seeds; --set changes one)
         settings.update({k: args.seed for k in ("kernel_seed", "clu_seed", "imp_seed", "proto_seed", "seg_seed")})
     if model is None:
-        method = args.structure or "tree"
-        feats = data.without_class()
-        res = learn_feature_structure(data, method, score=args.score, k=args.kdb_k, seed=args.seed)
-        model = fit(res.dag, feats, method=args.params)
-        note = f"{LEARNERS[method].label} learned on {data.source} (score {args.score}, parameters {args.params})"
-        settings["param_method"] = args.params
+        recipe = recipe_of(structure=args.structure, score=args.score, params=args.params, k=args.kdb_k,
+                           seed=args.seed)
+        model = learn_recipe(data, recipe).model
+        note = f"{LEARNERS[recipe.structure].label} learned on {data.source} (recipe: {recipe.describe()})"
+        settings["param_method"] = recipe.params
     settings.update(_segment(args.segment))
     settings.update(_parse_set(args.set, check_setting))
     if args.segment and segment_of({**REPORT_DEFAULTS, **settings}, data.without_class()) is None:
@@ -125,6 +123,7 @@ SUBCOMMANDS = {
 
 
 def register(sub) -> None:
+    from ..learning.recipe import DEFAULT_RECIPE as R
     p = sub.add_parser("report", help=SUBCOMMANDS["report"],
                        description="Write one HTML file with the data summary, the network and its scores, kernel "
                                    "heatmaps and per-variable contributions, clustering, imputation, prototypes and "
@@ -136,11 +135,12 @@ def register(sub) -> None:
     g = p.add_argument_group("network (without --model: learned on the feature columns, as the app's default)")
     g.add_argument("--model", metavar="M.bif", help="a fitted model over the feature columns (BIF or JSON)")
     g.add_argument("--structure", default=None, choices=feature_learners(), metavar="METHOD",
-                   help=f"structure-learning method: {', '.join(feature_learners())} (default tree, the app's "
-                        "Chow-Liu tree; with a session file: learn this instead of the session's network)")
-    g.add_argument("--score", default="bic", choices=choices(SCORES), help="structure score (default bic)")
-    g.add_argument("--params", default="smoothed", choices=choices(ESTIMATORS),
-                   help="CPT estimator (default smoothed, pseudo-count 1, as the app)")
+                   help=f"structure-learning method: {', '.join(feature_learners())} (default {R.structure}, the "
+                        "default recipe as the app; with a session file: learn this instead of the session's network)")
+    g.add_argument("--score", default=None, choices=choices(SCORES),
+                   help=f"structure score (default {R.score}, the default recipe)")
+    g.add_argument("--params", default=None, choices=choices(ESTIMATORS),
+                   help=f"CPT estimator (default {R.params}, pseudo-count 1, the default recipe as the app)")
     g.add_argument("--kdb-k", type=int_at_least(0, 64), default=2, metavar="K",
                    help="feature parents per feature for kdb (default 2, as the app)")
     r = p.add_argument_group("report settings")

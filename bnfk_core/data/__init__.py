@@ -24,7 +24,7 @@ _HOMES = {
     "DEFAULT_CHUNKSIZE": "reading", "DELIM_NAMES": "reading", "BINARY_MAGIC": "reading", "read_input": "reading",
     "printable": "reading", "source_name": "reading", "read_text": "reading", "check_file": "reading",
     "read_raw_text": "reading", "refuse_binary": "reading", "refuse_non_csv_text": "reading",
-    "sniff_delimiter": "reading", "records": "reading", "parse": "reading", "check_header": "reading",
+    "sniff_delimiter": "reading", "header_names": "reading", "records": "reading", "parse": "reading", "check_header": "reading",
     "TextFile": "reading", "Block": "reading", "line_breaks": "reading", "open_text": "reading",
     "scan_blocks": "reading", "read_block": "reading", "block_records": "reading", "is_blank": "reading",
     "read_header": "reading", "Runner": "runners", "LocalRunner": "runners", "runner_for": "runners",

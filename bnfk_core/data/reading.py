@@ -20,7 +20,7 @@ import pandas as pd
 from ..errors import DataError
 from .files import NOT_FOUND, not_regular_message, open_regular, regular_file_problem
 
-__all__ = ["FileLayout", "file_layout", "iter_chunks", "chunks_done", "MAX_HEADER_BYTES", "DEFAULT_CHUNKSIZE",
+__all__ = ["FileLayout", "header_names", "file_layout", "iter_chunks", "chunks_done", "MAX_HEADER_BYTES", "DEFAULT_CHUNKSIZE",
            "DELIM_NAMES", "BINARY_MAGIC", "read_input", "printable", "source_name", "read_text", "check_file",
            "read_raw_text", "refuse_binary", "refuse_non_csv_text", "sniff_delimiter", "records", "parse",
            "check_header", "TextFile", "Block", "line_breaks", "open_text", "scan_blocks", "read_block",
@@ -247,7 +247,7 @@ def parse(text: str, source: str):
         lines.append(start)
     if header is None:
         raise DataError(f"{source} is empty.")
-    header = [h.strip() for h in header]
+    header = header_names(header)
     if not rows:
         raise DataError(f"{source} has a header but no data rows.")
     lines = np.asarray(lines, dtype=np.int64)
@@ -340,12 +340,22 @@ def file_layout(path, fmt: str | None = None) -> FileLayout:
     header = None
     for rec in csv.reader(io.StringIO(text, newline=""), delimiter=delim):
         if rec and not (len(rec) == 1 and not rec[0].strip()):
-            header = [h.strip() for h in rec]
+            header = header_names(rec)
             break
     if header is None:
         raise DataError(f"{shown} is empty.")
     check_header(header, shown, "")
     return FileLayout(str(p), "csv", tuple(header), delim, encoding)
+
+
+def header_names(fields) -> list[str]:
+    """Header fields as column names: trimmed, and without the single quotes some exports wrap every name in
+    (statsmodels' tab-separated ``anes96.csv``: ``'popul'<TAB>'TVnews'``) -- only when every name has them, so a
+    name such as ``'s`` keeps its quote.  Double quotes are CSV quoting and are already gone."""
+    names = [str(h).strip() for h in fields]
+    if names and all(len(h) >= 2 and h[0] == h[-1] == "'" for h in names):
+        names = [h[1:-1].strip() for h in names]
+    return names
 
 
 def check_header(header, source: str, hint: str = " columns separated by commas, semicolons or tabs") -> None:

@@ -35,7 +35,6 @@ from ..errors import KernelError
 from .features import (FEATURE_CHUNK_ROWS, check_positive, feature_offsets, features, iter_features, used_blocks,
                               row_codes)
 from ..inference.queries import parent_marginals
-from ..learning.structure import learn_structure
 from ..data.limits import DEFAULT_MAX_BYTES, guard_gram, guard_tables, one_blas_thread
 from ..network.model import fit
 from ..registry import KERNELS, LEARNERS, feature_learners
@@ -428,6 +427,7 @@ class NetworkKernel(FittedKernel):
         self.variables = tuple(model.variables)
         self.structure, self.params, self.n_arcs = structure, params, model.dag.n_arcs
         self.notes = tuple(notes)
+        self.recipe = None   # the Recipe the network was learned or fitted by (set by fit_fisher)
 
     def gram(self, X, Y=None, *, normalize=False, max_bytes=DEFAULT_MAX_BYTES):
         return gram(self.model, X, Y, normalize=normalize, max_bytes=max_bytes)
@@ -437,23 +437,45 @@ class NetworkKernel(FittedKernel):
 
 
 
-def fit_fisher(train, *, model=None, dag=None, structure: str | None = "hc", score: str | None = "qnml",
-               params: str | None = "cnml", seed: int = 0, progress=None, **_ignored) -> NetworkKernel:
-    """The Fisher kernel for ``train`` (no label column): ``model`` as given, else the CPTs of ``dag`` fitted
-    on ``train`` by ``params``, else a structure learned on ``train`` by ``structure``/``score`` (None: hc, qnml,
-    cnml)."""
-    structure, score, params = structure or "hc", score or "qnml", params or "cnml"
+def fit_fisher(train, *, model=None, dag=None, recipe=None, structure: str | None = None, score: str | None = None,
+               params: str | None = None, seed: int | None = None, progress=None, **_ignored) -> NetworkKernel:
+    """The Fisher kernel for ``train`` (no label column).
+
+    Parameters
+    ----------
+    train : CategoricalData
+        The rows the network is fitted on.
+    model : BayesNet, optional
+        Use this network as it is.
+    dag : DAG, optional
+        Else fit the CPTs of this structure on ``train`` with the recipe's estimator.
+    recipe : Recipe, optional
+        Else learn the network of this recipe (default :data:`bnfk_core.learning.recipe.DEFAULT_RECIPE`) on
+        ``train``; ``structure``, ``score``, ``params`` and ``seed`` given by name replace its fields.
+
+    Returns
+    -------
+    NetworkKernel
+        Its ``recipe`` attribute is the recipe followed (``None`` for a given ``model``).
+    """
+    from ..learning.recipe import learn_recipe, recipe_of
     if model is not None:
         info = getattr(model, "fit_info", None) or {}
         return NetworkKernel(FISHER, model, structure="given", params=info.get("method"))
+    r = recipe_of(recipe, structure=structure, score=score, params=params, seed=seed)
     if dag is not None:
-        return NetworkKernel(FISHER, fit(dag, train, method=params), structure="given structure", params=params)
-    if LEARNERS[structure].needs_class:
-        raise KernelError(f"Structure method '{structure}' needs the class as a node; the label column is never "
+        out = NetworkKernel(FISHER, fit(dag, train, method=r.params, pseudo_count=r.pseudo_count),
+                            structure="given structure", params=r.params)
+        out.recipe = r
+        return out
+    if LEARNERS[r.structure].needs_class:
+        raise KernelError(f"Structure method '{r.structure}' needs the class as a node; the label column is never "
                           f"a feature here, so use one of {', '.join(feature_learners())}.")
-    res = learn_structure(train, structure, score=score, seed=seed, class_column=None, progress=progress)
-    return NetworkKernel(FISHER, fit(res.dag, train, method=params), structure=f"{structure}/{score}",
-                         params=params, notes=res.notes)
+    learned = learn_recipe(train, r, progress=progress)
+    out = NetworkKernel(FISHER, learned.model, structure=f"{r.structure}/{r.score}", params=r.params,
+                        notes=learned.result.notes)
+    out.recipe = r
+    return out
 
 
 # ---------------------------------------------------------------------- explanations and sets

@@ -273,7 +273,7 @@ def _weights(data):
     return getattr(data, "weights", None)
 
 
-def em_parameters(dag, data, method: str = "smoothed", pseudo_count: float = 1.0, *, max_iter: int = 100,
+def em_parameters(dag, data, method: str = "bdeu", pseudo_count: float = 1.0, *, max_iter: int = 100,
                   tol: float = 1e-4, init: BayesNet | None = None, seed: int = 0) -> BayesNet:
     """CPTs of ``dag`` by EM over the missing cells of ``data`` (module docstring).
 

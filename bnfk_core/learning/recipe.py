@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from ..errors import StructureError
 from ..registry import ESTIMATORS, LEARNERS, MISSING_DATA, SCORES
 
-__all__ = ["Recipe", "DEFAULT_RECIPE", "Learned", "learn_recipe"]
+__all__ = ["Recipe", "DEFAULT_RECIPE", "Learned", "learn_recipe", "recipe_of"]
 
 
 @dataclass(frozen=True)
@@ -100,6 +100,15 @@ class Recipe:
 DEFAULT_RECIPE = Recipe()
 
 
+def recipe_of(recipe: Recipe | None = None, **named) -> Recipe:
+    """The recipe an entry point uses: ``recipe`` (default :data:`DEFAULT_RECIPE`) with the options it was given
+    by name (``structure=``, ``score=``, ``params=``, ...; ``None`` means "not given"), checked.
+
+    Every function that learns "the network" resolves its arguments through this, so a call without options
+    learns the default recipe's network and a call with some options changes only those."""
+    return (recipe or DEFAULT_RECIPE).replace(**named).check()
+
+
 @dataclass
 class Learned:
     """A learned network: the recipe it follows, the structure search's result and the fitted model."""
@@ -143,19 +152,22 @@ def learn_recipe(data, recipe: Recipe | None = None, *, progress=None, score_opt
     from .structure import learn_feature_structure
 
     recipe = (recipe or DEFAULT_RECIPE).check()
+    # without a missing cell every missing-data method is the plain search and the closed-form CPTs (structural
+    # EM's first network is its answer), so the complete-rows path computes the same network without EM
+    missing = recipe.missing_data if data.without_class().has_missing else "complete-rows"
     options = {"max_parents": recipe.max_parents, "k": recipe.k, "seed": recipe.seed}
     feats = data.without_class()
     if LEARNERS[recipe.structure].needs_class:
         res = learn_feature_structure(data, recipe.structure, score=recipe.score, progress=progress,
                                       score_options=score_options, **options)
-        if recipe.missing_data == "complete-rows":
+        if missing == "complete-rows":
             model = fit(res.dag, feats, method=recipe.params, pseudo_count=recipe.pseudo_count)
         else:
             model = em_parameters(res.dag, feats, recipe.params, recipe.pseudo_count, seed=recipe.seed)
     else:
-        res, model = learn_network(feats, recipe.structure, missing_data=recipe.missing_data, score=recipe.score,
+        res, model = learn_network(feats, recipe.structure, missing_data=missing, score=recipe.score,
                                    params=recipe.params, pseudo_count=recipe.pseudo_count,
-                                   em_cpts=recipe.missing_data != "complete-rows", progress=progress,
+                                   em_cpts=missing != "complete-rows", progress=progress,
                                    score_options=score_options, **options)
     model.fit_info["recipe"] = recipe.to_dict()
     return Learned(recipe, res, model)

@@ -11,10 +11,10 @@ __all__ = ["ESTIMATORS", "SEGMENT_KINDS"]
 SEGMENT_KINDS = ("single-arc", "v", "a", "chain", "full")
 
 ESTIMATORS = (
-    EstimatorSpec("smoothed", "Smoothed (+1 pseudo-count, the paper)", uses_pseudo_count=True,
+    EstimatorSpec("smoothed", "Smoothed +1 (the paper)", uses_pseudo_count=True,
                   description="(n_ijk + a) / (n_ij + r_i a)"),
     EstimatorSpec("ml", "Maximum likelihood", description="n_ijk / n_ij"),
-    EstimatorSpec("bdeu", "BDeu posterior mean", uses_pseudo_count=True,
+    EstimatorSpec("bdeu", "BDeu (default)", uses_pseudo_count=True,
                   description="(n_ijk + a/(q_i r_i)) / (n_ij + a/q_i)"),
     EstimatorSpec("cnml", "cNML (factorised NML)", description="thesis eq. 2.5"),
 )

@@ -339,8 +339,13 @@ def estimate_cpt(counts: np.ndarray, method: str = "smoothed", pseudo_count: flo
     return out
 
 
-def fit(dag: DAG, data: CategoricalData, method: str = "smoothed", pseudo_count: float = 1.0) -> BayesNet:
+def fit(dag: DAG, data: CategoricalData, method: str = "bdeu", pseudo_count: float = 1.0) -> BayesNet:
     """Fit the CPTs of ``dag`` to ``data`` (columns matched by name).
+
+    The default estimator is the default recipe's (:data:`bnfk_core.learning.recipe.DEFAULT_RECIPE`): BDeu,
+    likelihood-equivalent, so Markov-equivalent structures fitted to one table give one Fisher kernel (paper,
+    Theorem 4).  The paper's smoothed (+1) estimator is ``method="smoothed"``; the published protocols
+    (``reproduce``) name theirs.
 
     Missing values: each family is estimated from the rows where that family is observed
     (available-case analysis).  Unseen parent configurations get the uniform row.  ``data`` may be a

@@ -32,8 +32,8 @@ MAX_SEED = 2**32 - 1
 ALGORITHMS = CLUSTERERS.label_view(lambda spec: spec.gram is not None or spec.run is not None)
 TRANSFORMS = {"shift-min": "K − min K (thesis)", "cosine": "cosine-normalised, (1 + cos)/2",
               "rbf": "exp(−d² / median d²), kernel distance"}
-CLUSTER_NETWORKS = {"current": "Current structure (Structure page)",
-                    "qnml": "Hill climbing on qNML, cNML parameters (thesis)"}
+CLUSTER_NETWORKS = {"current": "Current structure",          # short: a 1280-pixel screen shows the whole label
+                    "qnml": "hc, qNML + cNML (thesis)"}
 KERNEL_ORDERS = {"class": "by class, clustered inside", "cluster": "by hierarchical clustering",
                  "data": "as in the data"}
 KERNEL_COMPARISONS = ("empty", "tree", "hc", "learned")   # Fisher kernels of other networks (state.NETWORKS)
@@ -43,7 +43,7 @@ PROTOTYPE_SOURCES = {"current": "Current structure (Structure page; the class is
                      "hc": "Hill climbing, BIC, class as a feature (paper Fig. 1)",
                      "tan": "TAN (paper Fig. 2)", "kdb": "KDB, K = 3 (paper Fig. 3)"}
 PROTOTYPE_CRITERIA = CRITERIA.label_view()     # bnfk_core.registry.CRITERIA
-SEGMENT_BASES = {"empty": "Empty network (scaled-Hamming)", "current": "Current structure (Structure page)"}
+SEGMENT_BASES = {"current": "Current structure", "empty": "Empty network (scaled Hamming)"}
 
 
 @dataclass(frozen=True)
@@ -135,14 +135,14 @@ SETTINGS: dict[str, Setting] = {s.key: s for s in (
     # Structure page
     _s("learn_method", "tree", lambda: LEARNERS), _s("learn_score", "bic", lambda: SCORES),
     _s("learn_k", 2, lo=0, hi=5), _s("learn_max_parents", 0, lo=0, hi=10), _s("learn_seed", 0, **_SEED),
-    _s("param_method", "smoothed", lambda: ESTIMATORS),
+    _s("param_method", "bdeu", lambda: ESTIMATORS),
     # Kernel page
     _s("kernel_kind", FISHER, lambda: KERNELS), _s("kernel_rows", 500, lo=2, hi=2000), _s("kernel_seed", 0, **_SEED),
     _s("kernel_order", "class", lambda: KERNEL_ORDERS), _s("kernel_normalize", False),
     _s("kernel_alpha", 0.1, lo=0.02, hi=1.0),         # the normalised Fisher kernel's power (its DEFAULT_ALPHA)
     _s("kernel_compare", "empty", lambda: (*KERNEL_COMPARISONS, *KERNELS.names(uses_network=False))),
     # Clustering page
-    _s("clu_kernel", SCALED_HAMMING, lambda: KERNELS), _s("clu_algorithm", "correlation", lambda: ALGORITHMS),
+    _s("clu_kernel", FISHER, lambda: KERNELS), _s("clu_algorithm", "correlation", lambda: ALGORITHMS),
     _s("clu_network", "current", lambda: CLUSTER_NETWORKS), _s("clu_transform", "shift-min", lambda: TRANSFORMS),
     _s("clu_restarts", 25, lo=1, hi=200), _s("clu_seed", 0, **_SEED), _s("clu_rows", 1000, lo=2, hi=3000),
     _s("clu_k", 0, lo=0, hi=200), _s("clu_runs", 3, lo=1, hi=20), _s("clu_alpha", 0.1, lo=0.02, hi=1.0),
@@ -152,7 +152,7 @@ SETTINGS: dict[str, Setting] = {s.key: s for s in (
     _s("proto_source", "current", lambda: PROTOTYPE_SOURCES), _s("proto_criterion", "mmd", lambda: PROTOTYPE_CRITERIA),
     _s("proto_k", 20, lo=1, hi=100_000), _s("proto_draws", 200, lo=10, hi=2000), _s("proto_seed", 0, **_SEED),
     # Segments lab
-    _s("seg_kind", "single-arc", lambda: SEGMENT_KINDS), _s("seg_base", "empty", lambda: SEGMENT_BASES),
+    _s("seg_kind", "single-arc", lambda: SEGMENT_KINDS), _s("seg_base", "current", lambda: SEGMENT_BASES),
     _s("seg_rows", 300, lo=20, hi=1500), _s("seg_seed", 0, **_SEED), _s("seg_restarts", 25, lo=1, hi=100),
     _s("seg_missing", 0.2, lo=0.05, hi=0.5), _s("seg_protos", 20, lo=2, hi=200), _s("seg_arcs", 2, lo=1, hi=5),
     _s("seg_full_m", 3, lo=2, hi=6),

@@ -6,7 +6,7 @@ import pandas as pd
 import streamlit as st
 
 from bnfk_core.analyses.cluster import clustering as C
-from bnfk_core.registry import KERNELS
+from bnfk_core.registry import CLUSTERERS, KERNELS
 
 from .. import common, state
 
@@ -22,7 +22,7 @@ def cli_command(kernel: str, algo: str, k: int) -> str:
              else ["--transform", ss.clu_transform])
     for name, value in state.kernel_options(kernel, ss.clu_alpha):
         args += [f"--{name}", f"{value:g}"]
-    if KERNELS[kernel].uses_network:
+    if KERNELS[kernel].uses_network and CLUSTERERS[algo].uses_kernel:   # lca clusters the rows itself
         args += (["--structure", "hc", "--score", "qnml", "--params", "cnml"] if ss.clu_network == "qnml"
                  else ["--model", f"{common.dataset_name()}_model.json"])
     return " ".join(args)

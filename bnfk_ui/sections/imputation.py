@@ -19,31 +19,31 @@ from .. import bigdata, bigimpute, common, jobs, router, state
 
 __all__ = ["IMPUTERS_OFFERED", "ORDER_NOTE", "imputed_by", "filled_cells_view", "small_file_panel", "big_file_panel"]
 
-#: the "Impute my data" choices: one network learned from the table (``impute DATA --structure hc --method bn-em``),
-#: the CLI's default imputer (``impute DATA --structure hc``, the registry's DEFAULT_IMPUTER) and the current network.
-#: "learn" stays first: on the 2,000 x 37 ALARM sample with 5 % blanks the stacked default took ~3.5 times the CPU
-#: time of learning one network and imputing with it (13.7 vs 4.0 CPU-s; docs/IMPUTATION.md), above the 2x we accept
-#: for a page's first choice.
+#: the "Impute my data" choices: the current network (the Structure page's, the first choice: an arc edit shows
+#: here), one network learned from the table by the default recipe (``impute DATA --structure tree --method bn-em``)
+#: and the CLI's default imputer (``impute DATA --structure tree``, the registry's DEFAULT_IMPUTER).  The stacked
+#: default took ~3.5 times the CPU time of learning one network and imputing with it on the 2,000 x 37 ALARM sample
+#: with 5 % blanks (13.7 vs 4.0 CPU-s; docs/IMPUTATION.md), so it comes last.
 IMPUTERS_OFFERED = {
-    "learn": "A network learned from this table (as `impute --structure hc --method bn-em`: structural EM on every "
-             "row, qNML + cNML)",
+    "current": "The current network (Structure page)",
+    "learn": "A network learned from this table by the default recipe (as `impute --structure tree --method bn-em`: "
+             "structural EM on every row)",
     impute_methods.DEFAULT_IMPUTER: f"{IMPUTERS[impute_methods.DEFAULT_IMPUTER].label}: the CLI's default "
-                                    f"(`impute --structure hc`), more accurate, slower",
-    "current": "The current network"}
+                                    f"(`impute --structure tree`), more accurate, slower"}
 #: why the CLI's default is not the page's first choice (shown under the choice)
 ORDER_NOTE = (f"{IMPUTERS[impute_methods.DEFAULT_IMPUTER].label} (the CLI's default) is more accurate on most bundled "
               "tables (docs/IMPUTATION_PEERS.md) but fits its three models twice (a validation run on 5 % more hidden "
               "cells, then the final run): about 3.5 times the time of one learned network on a 2,000 x 37 table, so "
-              "the page offers the single network first.")
+              "the page offers the networks first.")
 MAX_SHOWN_ROWS = 300
 FILL_LABELS = {"median": "the median of the observed values in the bin", "label": "the bin's label"}
 
 
 @st.cache_resource(show_spinner=False, max_entries=4)
 def imputed_by(_feat, fingerprint: str, method: str, seed: int) -> "completion.ImputedData":
-    """``impute_table(feat, method, "hc", seed=seed)`` (what ``impute DATA --structure hc --method M`` does), kept
-    per data fingerprint, method and seed."""
-    return impute_methods.impute_table(_feat, method, "hc", seed=seed)
+    """``impute_table(feat, method, seed=seed)`` with the default recipe (what ``impute DATA --structure tree --method
+    M`` does), kept per data fingerprint, method and seed."""
+    return impute_methods.impute_table(_feat, method, seed=seed)
 
 
 def filled_cells_view(res, big: bool) -> str:

@@ -8,7 +8,6 @@ import streamlit as st
 from bnfk_core.network.dag import structural_hamming_distance
 from bnfk_core.errors import BnfkError
 from bnfk_core.learning.kgv import KGV_KERNELS, kgv_mutual_information
-from bnfk_core.network.layout import layered_layout
 from bnfk_core.learning.structure import learn_feature_structure
 
 from bnfk_core.views import figures
@@ -82,11 +81,12 @@ def kgv_tab() -> None:
         m1.metric("Arcs (raw numbers)", raw.dag.n_arcs)
         m2.metric("Arcs (bins)", binned.dag.n_arcs)
         m3.metric("Structural Hamming distance", shd, help="Edges that differ between the two equivalence classes.")
-    pos = layered_layout(raw.dag.nodes, raw.dag.sorted_arcs())   # both drawn on the raw network's layout
+    # both drawn on the raw network's layout, staggered for half a 1280-pixel screen; the height follows the layers
+    pos = figures.shared_layout(raw.dag.nodes, raw.dag.sorted_arcs(), width=440)
     d1, d2 = st.columns(2, gap="medium")
-    d1.plotly_chart(figures.dag_figure(raw.dag.nodes, raw.dag.sorted_arcs(), pos=pos, height=420,
+    d1.plotly_chart(figures.dag_figure(raw.dag.nodes, raw.dag.sorted_arcs(), pos=pos,
                                        title="KGV, numbers unbinned"), key="kgv_raw_dag", config={"displaylogo": False})
-    d2.plotly_chart(figures.dag_figure(binned.dag.nodes, binned.dag.sorted_arcs(), pos=pos, height=420,
+    d2.plotly_chart(figures.dag_figure(binned.dag.nodes, binned.dag.sorted_arcs(), pos=pos,
                                        title="KGV on the bins"), key="kgv_bin_dag", config={"displaylogo": False})
     st.button("Use the network learned on raw numbers", icon=":material/account_tree:", key="kgv_use_raw",
               on_click=lambda: state.set_dag(raw.dag, "Hill climbing (KGV, numbers unbinned)", learned=True,

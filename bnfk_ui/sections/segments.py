@@ -127,7 +127,8 @@ def collapsed_tab(d, variables, has_class):
 def equivalence_tab(feat, m2, K2, rows, labels, cls_states):
     if not common.asked("Compare the equivalent edits", "seg_equiv_run", feat.fingerprint()):
         st.caption("Reverses every arc and adds a v-structure, one edit at a time, and compares each kernel with "
-                   "this one: a covered arc's reversal keeps the Markov equivalence class and the Fisher kernel.")
+                   "this one: a covered arc's reversal keeps the Markov equivalence class, and the Fisher kernel "
+                   "when the CPT estimator is likelihood-equivalent (BDeu, the default; paper, Theorem 4).")
         return
     with st.spinner("Refitting the network for every edit…"):
         effects = _edits(m2, m2.key(), feat, feat.fingerprint(), tuple(rows.tolist()), st.session_state.param_method,
@@ -143,8 +144,10 @@ def equivalence_tab(feat, m2, K2, rows, labels, cls_states):
     st.plotly_chart(figs.edit_difference_figure(K, K2, order, rows, labels, cls_states, pick), key="seg_equiv_diff",
                     config=PLOTLY)
     st.caption("Reversing a covered arc keeps the Markov equivalence class; its CPTs are re-derived from the same "
-               "joint distribution, and the Fisher kernel does not change (ΔK at rounding level). Reversing a "
-               "non-covered arc or adding a v-structure changes the class — and the kernel (refitted CPTs).")
+               "joint distribution, so the Fisher kernel does not change (ΔK at rounding level) -- the same holds for "
+               "CPTs refitted by a likelihood-equivalent estimator such as BDeu (paper, Theorem 4), not for the "
+               "smoothed (+1) one. Reversing a non-covered arc or adding a v-structure changes the class — and the "
+               "kernel (refitted CPTs).")
 
 
 def arc_search_tab(d, has_class):

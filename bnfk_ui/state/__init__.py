@@ -7,6 +7,9 @@ modules of one idea --
 * :mod:`.uploads` -- switching the data (a sample, an upload, a large file, other reading options);
 * :mod:`.structure` -- the current structure and its undo / redo stacks;
 * :mod:`.caches` -- the fitted model, scores, Gram matrices, fitted kernels and contributions;
+* :mod:`.clustering` -- the Clustering page's cached networks, kernel set-ups and clusterings;
+* :mod:`.compare` -- structure B of the Compare page and the cached comparison with the current network;
+* :mod:`.imputation` -- the table completed by a network, the network learned to complete it;
 * :mod:`.pairs` -- the pair of rows the Kernel page explains.
 
 Pages and sections call them as ``state.<name>`` (the names below); every page calls :func:`init` first
@@ -20,6 +23,9 @@ import streamlit as st
 
 from .bigfiles import *  # noqa: F401,F403
 from .caches import *  # noqa: F401,F403
+from .clustering import *  # noqa: F401,F403
+from .compare import *  # noqa: F401,F403
+from .imputation import *  # noqa: F401,F403
 from .pairs import *  # noqa: F401,F403
 from .session import *  # noqa: F401,F403
 from .structure import *  # noqa: F401,F403

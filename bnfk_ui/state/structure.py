@@ -7,11 +7,13 @@ import streamlit as st
 
 from bnfk_core.network.dag import DAG, apply_segment
 from bnfk_core.data.table import CategoricalData
+from bnfk_core.learning.recipe import DEFAULT_RECIPE, Recipe, learn_recipe
 from bnfk_core.learning.structure import learn_feature_structure
 
+from .bigfiles import streamed
 from .tables import full_data, model_features
 
-__all__ = ["MAX_UNDO", "dag", "dag_json", "structure_label", "learn", "reset_structure", "set_dag", "undo", "redo",
+__all__ = ["MAX_UNDO", "dag", "dag_json", "structure_label", "recipe", "network_line", "learn", "reset_structure", "set_dag", "undo", "redo",
            "edit", "segment"]
 
 
@@ -28,6 +30,23 @@ def dag_json(d: DAG | None = None) -> str:
 
 def structure_label() -> str:
     return st.session_state.structure.get("label", "")
+
+
+def recipe() -> Recipe:
+    """The app's recipe: :data:`~bnfk_core.learning.recipe.DEFAULT_RECIPE` with the Structure page's CPT estimator."""
+    return DEFAULT_RECIPE.replace(params=st.session_state.get("param_method") or DEFAULT_RECIPE.params)
+
+
+def network_line(what: str = "This page") -> str:
+    """The one line a page shows to say which network drives it (plain text, no Markdown)."""
+    d = dag()
+    return (f"{what} uses the current network of the Structure page: {structure_label()}, {d.n_arcs} arcs, "
+            f"CPTs {recipe().params} (recipe: {recipe().describe()}).")
+
+
+@st.cache_resource(show_spinner=False, max_entries=16)
+def _recipe_cached(_data: CategoricalData, fingerprint: str, recipe_key: tuple):
+    return learn_recipe(_data, Recipe(**dict(recipe_key)))
 
 
 @st.cache_resource(show_spinner=False, max_entries=64)
@@ -47,10 +66,16 @@ def learn(method: str, score: str = "bic", k: int = 2, max_parents: int | None =
 
 
 def reset_structure() -> None:
-    """The default structure (Chow–Liu tree) for the current features; clears the undo stack."""
+    """The default recipe's network (:data:`~bnfk_core.learning.recipe.DEFAULT_RECIPE`: a Chow–Liu tree on BIC)
+    for the current features, learned by :func:`~bnfk_core.learning.recipe.learn_recipe` as the CLI's
+    ``learn DATA.csv`` and Python learn it; clears the undo stack."""
     ss = st.session_state
     feat = model_features()
-    res = learn("tree", "bic")
+    d = full_data()
+    if streamed() is None:
+        res = _recipe_cached(d, d.fingerprint(), tuple(sorted(recipe().to_dict().items()))).result
+    else:   # a large file's distinct rows with counts: the tree on the counts (structural EM is the CLI's job there)
+        res = learn(DEFAULT_RECIPE.structure, DEFAULT_RECIPE.score)
     ss.structure = {"dag": res.dag.to_dict(), "fingerprint": feat.fingerprint(),
                     "label": "Chow–Liu tree (learned)", "learned": res.dag.to_dict(),
                     "learned_label": "Chow–Liu tree", "notes": list(res.notes), "undo": [], "redo": [],

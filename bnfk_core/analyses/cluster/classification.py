@@ -109,8 +109,8 @@ def classify(data, kernel: str, classifier: str, **options) -> ClassificationRes
 
 
 def classify_many(data, kernel: str, classifiers: Sequence[str] = CLASSIFIERS, *, repeats: int = 10, seed: int = 0,
-                  test_size: float = 0.2, k: int = 7, C: float = 1.0, structure: str = "hc", score: str = "qnml",
-                  params: str = "cnml", model=None, dag=None, neighbours: str = "distance",
+                  test_size: float = 0.2, k: int = 7, C: float = 1.0, structure: str | None = None,
+                  score: str | None = None, params: str | None = None, model=None, dag=None, neighbours: str = "distance",
                   progress: Progress | None = None) -> dict:
     """Kernel kNN and/or SVM over ``repeats`` seeded train/test splits (thesis App. D).
 
@@ -124,7 +124,8 @@ def classify_many(data, kernel: str, classifiers: Sequence[str] = CLASSIFIERS, *
     probability=True, random_state=seed+r)``.  Log loss is scikit-learn's over all classes of the label
     column, probabilities clipped to [1e-15, 1].  Rows with a missing label are left out.
 
-    The Fisher kernel's network: learned per training split with ``structure``/``score`` (default),
+    The Fisher kernel's network: learned per training split with ``structure``/``score`` (``None``: the default
+    recipe's, :data:`bnfk_core.learning.recipe.DEFAULT_RECIPE`),
     or a fixed ``dag`` whose CPTs are fitted per training split by ``params``, or a fixed ``model``
     (used as is -- its parameters may have seen the test rows' features, never their labels).
 
@@ -192,7 +193,7 @@ def classifier_label(classifier: str, *, k: int = 7, C: float = 1.0) -> str:
 
 def classification_table(data, kernels: Sequence[str], classifiers: Sequence[str] = CLASSIFIERS, *,
                          repeats: int = 10, seed: int = 0, k: int = 7, C: float = 1.0, model=None,
-                         structure: str = "hc", score: str = "qnml", params: str = "cnml",
+                         structure: str | None = None, score: str | None = None, params: str | None = None,
                          progress: Progress | None = None) -> pd.DataFrame:
     """Every classifier on every kernel (:func:`classify_many`, thesis App. D) as one table:
     ``classifier, kernel`` (labels), ``accuracy, accuracy_std, log_loss, log_loss_std``, kernels outer.

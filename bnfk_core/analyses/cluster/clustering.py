@@ -85,23 +85,23 @@ class KernelSetup:
     n_arcs: int | None = None
     seconds: float = 0.0
     notes: list = field(default_factory=list)
+    recipe: dict | None = None    # the recipe the network was learned by (None: given model, or no network)
 
 
 
-def _fit_kernel(data, kernel: str, *, model=None, structure: str | None = None, score: str | None = None,
+def _fit_kernel(data, kernel: str, *, model=None, recipe=None, structure: str | None = None, score: str | None = None,
                 params: str | None = None, seed: int = 0, progress: Progress | None = None,
                 kernel_options: dict | None = None):
     """(the kernel fitted on the feature columns of ``data``, those columns) -- linear work, no Gram.
 
-    ``structure``/``score``/``params`` left None are the kernel's own defaults (the Fisher kernel's hc/qnml/cnml,
-    the normalised Fisher kernel's measured ones); ``kernel_options`` go to the kernel's ``fit`` (e.g.
-    ``{"alpha": 0.5}``; kernels ignore options they do not take)."""
+    ``kernel_options`` go to the kernel's ``fit`` (e.g. ``{"alpha": 0.5}``; kernels ignore options they do not
+    take)."""
     spec = KERNELS[kernel]
     feats = feature_columns(data)
     if model is not None:
         check_model(model, data)
-    net = {k: v for k, v in (("structure", structure), ("score", score), ("params", params)) if v is not None}
-    fitted = spec.fit(feats, model=model, seed=seed, progress=progress, **net, **(kernel_options or {}))
+    fitted = spec.fit(feats, model=model, recipe=recipe, structure=structure, score=score, params=params, seed=seed,
+                      progress=progress, **(kernel_options or {}))
     return fitted, feats
 
 
@@ -109,30 +109,38 @@ def _setup_from(fitted, kernel: str, K, seconds: float) -> KernelSetup:
     net = KERNELS[kernel].uses_network
     return KernelSetup(K, kernel, fitted.model if net else None, tuple(fitted.variables),
                        fitted.structure if net else None, fitted.params if net else None,
-                       fitted.n_arcs if net else None, seconds, list(fitted.notes))
+                       fitted.n_arcs if net else None, seconds, list(fitted.notes),
+                       _recipe_dict(fitted) if net else None)
 
 
-def kernel_setup(data, kernel: str, *, model=None, structure: str | None = None, score: str | None = None,
-                 params: str | None = None, seed: int = 0, progress: Progress | None = None,
-                 kernel_options: dict | None = None) -> KernelSetup:
+def _recipe_dict(fitted):
+    r = getattr(fitted, "recipe", None)
+    return None if r is None else r.to_dict()
+
+
+def kernel_setup(data, kernel: str, *, model=None, recipe=None, structure: str | None = None,
+                 score: str | None = None, params: str | None = None, seed: int = 0,
+                 progress: Progress | None = None, kernel_options: dict | None = None) -> KernelSetup:
     """The Gram matrix of ``kernel`` (a name of :data:`bnfk_core.registry.KERNELS`) over the feature
     columns of ``data`` (label column excluded), the kernel fitted on those same rows.
 
-    The Fisher kernel uses ``model`` when given, else a network learned on the features
-    (``structure``/``score``, CPTs by ``params``; None: the kernel's defaults, hc/qnml/cnml for the Fisher
-    kernel).  scaled-Hamming uses the marginal frequencies of the features (thesis eq. 3.2); Hamming the
-    fraction of equal values.  ``kernel_options`` go to the kernel's ``fit`` (e.g. ``alpha``).
+    The Fisher kernel uses ``model`` when given, else the network of ``recipe`` (default
+    :data:`bnfk_core.learning.recipe.DEFAULT_RECIPE`; ``structure``/``score``/``params`` given by name replace
+    its fields) learned on the features.  scaled-Hamming uses the marginal
+    frequencies of the features (thesis eq. 3.2); Hamming the fraction of equal values.
+    ``kernel_options`` go to the kernel's ``fit`` (e.g. ``alpha``).
     """
     t0 = time.perf_counter()
     data = as_data(data)
-    fitted, feats = _fit_kernel(data, kernel, model=model, structure=structure, score=score, params=params,
-                                seed=seed, progress=progress, kernel_options=kernel_options)
+    fitted, feats = _fit_kernel(data, kernel, model=model, recipe=recipe, structure=structure, score=score,
+                                params=params, seed=seed, progress=progress, kernel_options=kernel_options)
     K = fitted.gram(feats)
     return _setup_from(fitted, kernel, K, time.perf_counter() - t0)
 
 
-def feature_network(data, *, kernel: str = FISHER, structure: str | None = None, score: str | None = None,
-                    params: str | None = None, seed: int = 0, progress: Progress | None = None):
+def feature_network(data, *, kernel: str = FISHER, recipe=None, structure: str | None = None,
+                    score: str | None = None, params: str | None = None, seed: int = 0,
+                    progress: Progress | None = None):
     """The Bayesian network behind the network kernel ``kernel`` (``KERNELS[kernel].uses_network``), learned on
     the feature columns of ``data`` exactly as :func:`kernel_setup` learns it without a ``model``.
 
@@ -144,8 +152,8 @@ def feature_network(data, *, kernel: str = FISHER, structure: str | None = None,
     if not spec.uses_network:
         raise ClusterError(f"The {spec.label} kernel is not built from a network.")
     data = as_data(data)
-    net = {k: v for k, v in (("structure", structure), ("score", score), ("params", params)) if v is not None}
-    fitted = spec.fit(feature_columns(data), seed=seed, progress=progress, **net)
+    fitted = spec.fit(feature_columns(data), recipe=recipe, structure=structure, score=score, params=params,
+                      seed=seed, progress=progress)
     return fitted.model
 
 
@@ -187,8 +195,9 @@ def choose_algorithm(n_rows: int, algorithm: str = "auto", *, feature_map: bool 
 
 def run_clustering(data, kernel: str, algorithm: str, *, n_clusters: int | None = None, setup: KernelSetup | None = None,
                    transform: str = "shift-min", shift: str = "auto", restarts: int = 25, seed: int = 0,
-                   model=None, structure: str | None = None, score: str | None = None, params: str | None = None,
-                   n_init: int = 3, kernel_options: dict | None = None) -> dict:
+                   model=None, recipe=None, structure: str | None = None, score: str | None = None,
+                   params: str | None = None, n_init: int = 3,
+                   kernel_options: dict | None = None) -> dict:
     """Kernel + clustering + metrics for one dataset: a JSON-ready dict (labels included).
 
     ``algorithm``: a name of :data:`bnfk_core.registry.CLUSTERERS`; one that does not use a kernel (``lca``) runs its
@@ -223,8 +232,8 @@ def run_clustering(data, kernel: str, algorithm: str, *, n_clusters: int | None 
         if algorithm in ALGORITHMS:
             guard_workspace(algorithm, data.n_rows)      # before the structure search and the Gram
         t1 = time.perf_counter()
-        fitted, feats = _fit_kernel(data, kernel, model=model, structure=structure, score=score, params=params,
-                                    seed=seed, kernel_options=kernel_options)
+        fitted, feats = _fit_kernel(data, kernel, model=model, recipe=recipe, structure=structure, score=score,
+                                    params=params, seed=seed, kernel_options=kernel_options)
         fit_seconds = time.perf_counter() - t1
     reason = None
     if algorithm == "auto":
@@ -242,8 +251,8 @@ def run_clustering(data, kernel: str, algorithm: str, *, n_clusters: int | None 
     else:
         if setup is None:
             if fitted is None:
-                setup = kernel_setup(data, kernel, model=model, structure=structure, score=score, params=params,
-                                     seed=seed, kernel_options=kernel_options)
+                setup = kernel_setup(data, kernel, model=model, recipe=recipe, structure=structure, score=score,
+                                     params=params, seed=seed, kernel_options=kernel_options)
             else:
                 t1 = time.perf_counter()
                 setup = _setup_from(fitted, kernel, fitted.gram(feats), fit_seconds + time.perf_counter() - t1)
@@ -255,7 +264,7 @@ def run_clustering(data, kernel: str, algorithm: str, *, n_clusters: int | None 
                "transform" if algorithm == "spectral" else "shift": res.transform,
                "cost": res.cost, "restarts": restarts if algorithm == "correlation" else None,
                "seed": seed, "structure": setup.structure, "params": setup.params, "n_arcs": setup.n_arcs,
-               "features": list(setup.feature_columns), "label_column": data.class_column,
+               "recipe": setup.recipe, "features": list(setup.feature_columns), "label_column": data.class_column,
                "kernel_seconds": setup.seconds, "cluster_seconds": res.seconds}
     if requested == "auto":
         out.update(algorithm_requested="auto", algorithm_chosen=algorithm, algorithm_reason=reason)
@@ -280,15 +289,16 @@ def _run_feature_clustering(data, kernel, algorithm, fitted, feats, fit_seconds,
     return {**m, "silhouette_rows": sil_rows, "labels": res.labels.tolist(), "kernel": kernel,
             "algorithm": res.algorithm, "n_clusters": res.n_clusters, "n_used": res.n_used, "transform": res.transform,
             "cost": res.cost, "n_init": int(n_init), "seed": seed, "structure": info.structure,
-            "params": info.params, "n_arcs": info.n_arcs, "features": list(info.feature_columns),
+            "params": info.params, "n_arcs": info.n_arcs, "recipe": info.recipe,
+            "features": list(info.feature_columns),
             "feature_columns_phi": int(Phi.shape[1]), "feature_nnz": int(Phi.nnz),
             "label_column": data.class_column, "kernel_seconds": fit_seconds + feat_seconds,
             "cluster_seconds": res.seconds}
 
 def compare(data, *, kernels: Sequence[str] = (FISHER, SCALED_HAMMING, HAMMING), algorithms: Sequence[str] = ("correlation", "spectral"),
             runs: int = 10, seed: int = 0, n_clusters: int | None = None, transform: str = "shift-min",
-            restarts: int = 25, structure: str = "hc", score: str = "qnml", params: str = "cnml", model=None,
-            progress: Progress | None = None) -> pd.DataFrame:
+            restarts: int = 25, structure: str | None = None, score: str | None = None, params: str | None = None,
+            model=None, recipe=None, progress: Progress | None = None) -> pd.DataFrame:
     """The thesis's Table 5.1 layout for one dataset: one row per (algorithm, kernel) with mean and std of
     ARI, AMI and V-measure over ``runs`` seeds (``seed``, ``seed+1``, ...).
 
@@ -314,7 +324,8 @@ def compare(data, *, kernels: Sequence[str] = (FISHER, SCALED_HAMMING, HAMMING),
             raise ClusterError(f"Unknown clustering algorithm '{alg}'; choose one of {', '.join(ALGORITHMS)}.")
         guard_workspace(alg, data.n_rows)           # before any structure search or Gram matrix
     for kern in kernels:
-        setup = kernel_setup(data, kern, model=model, structure=structure, score=score, params=params, seed=seed)
+        setup = kernel_setup(data, kern, model=model, recipe=recipe, structure=structure, score=score, params=params,
+                             seed=seed)
         tick(f"{kern}: kernel")
         for alg in algorithms:
             vals = []

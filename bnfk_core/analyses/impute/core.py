@@ -140,8 +140,12 @@ def cell_frame(cells: Cells, variables: Sequence[str], states: Sequence[Sequence
 # ====================================================================== models
 def learn_model(data: CategoricalData, *, structure: str = "auto", score: str = "qnml", params: str = "cnml",
                 pseudo_count: float = 1.0, seed: int = 0, max_parents: int | None = None,
-                missing_data: str | None = None):
+                missing_data: str | None = None, recipe=None):
     """The network used for imputation.
+
+    ``recipe`` (a :class:`~bnfk_core.learning.recipe.Recipe`) learns the recipe's network
+    (:func:`~bnfk_core.learning.recipe.learn_recipe`) and ignores the other options; without it the options below
+    are the thesis's imputation protocol (the published benchmark's, kept as it is).
 
     ``missing_data=None`` is the thesis's protocol: structure on the complete rows, parameters on all
     rows (available cases per family).  A name of :data:`bnfk_core.registry.MISSING_DATA`
@@ -149,6 +153,9 @@ def learn_model(data: CategoricalData, *, structure: str = "auto", score: str = 
     EM over the missing cells (:func:`bnfk_core.learning.incomplete.learn_network`).
     ``structure="auto"`` is exact search when there are at most 20 variables, else hill climbing.
     """
+    if recipe is not None:
+        from ...learning.recipe import learn_recipe
+        return learn_recipe(data, recipe).model
     method = str(structure).lower()
     if method == "auto":
         method = "exact" if data.n_vars <= EXACT_MAX_VARIABLES else "hc"

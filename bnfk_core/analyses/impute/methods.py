@@ -48,14 +48,21 @@ __all__ = ["impute_lca", "impute_table", "NETWORK_IMPUTERS", "DEFAULT_IMPUTER", 
 
 
 
-def learn_for_imputation(data, structure: str = "hc", *, missing_data: str = DEFAULT_STRUCTURE_MISSING,
-                         score: str = IMPUTE_LEARN["score"], params: str = IMPUTE_LEARN["params"], seed: int = 0,
+def learn_for_imputation(data, structure: str | None = None, *, recipe=None, missing_data: str | None = None,
+                         score: str | None = None, params: str | None = None, seed: int | None = None,
                          progress=None):
     """The network ``impute DATA --structure S`` and the app's Imputation page learn from the table to complete
-    it: structure from every row (``missing_data``), CPTs by EM (:func:`bnfk_core.learning.incomplete.learn_network`).
-    Returns (LearnResult, BayesNet)."""
-    return learn_network(data, structure, missing_data=missing_data, score=score, params=params, seed=seed,
-                         progress=progress)
+    it: the network of ``recipe`` (default :data:`bnfk_core.learning.recipe.DEFAULT_RECIPE`, whose fields the
+    options given by name replace) over every column of ``data`` -- structure from every row (its
+    ``missing_data``), CPTs by EM (:func:`bnfk_core.learning.incomplete.learn_network`).
+    Returns (LearnResult, BayesNet); the model's ``fit_info["recipe"]`` records the recipe."""
+    from ...learning.recipe import recipe_of
+    r = recipe_of(recipe, structure=structure, missing_data=missing_data, score=score, params=params, seed=seed)
+    res, model = learn_network(data, r.structure, missing_data=r.missing_data, score=r.score, params=r.params,
+                               pseudo_count=r.pseudo_count, seed=r.seed, max_parents=r.max_parents,
+                               progress=progress)
+    model.fit_info["recipe"] = r.to_dict()
+    return res, model
 
 
 #: the imputers that are one network learned from the table, by their ``--missing-data`` (``impute --structure``
@@ -63,8 +70,8 @@ def learn_for_imputation(data, structure: str = "hc", *, missing_data: str = DEF
 NETWORK_IMPUTERS = {"bn-em": "em", "bn-ac": "available-case", "bn": "complete-rows"}
 
 
-def impute_table(data, method: str = DEFAULT_IMPUTER, structure: str = "hc", *, score: str = IMPUTE_LEARN["score"],
-                 params: str = IMPUTE_LEARN["params"], seed: int = 0):
+def impute_table(data, method: str = DEFAULT_IMPUTER, structure: str | None = None, *, score: str | None = None,
+                 params: str | None = None, seed: int = 0, recipe=None):
     """Fill every missing cell of ``data`` with the registered imputer ``method`` (``impute DATA --structure S
     --method M``): it learns from ``data`` itself (networks with ``structure``, ``score``, ``params``).
 
@@ -74,9 +81,12 @@ def impute_table(data, method: str = DEFAULT_IMPUTER, structure: str = "hc", *, 
     from .completion import ImputedData
     from .core import check_methods
 
+    from ...learning.recipe import recipe_of
+    r = recipe_of(recipe, structure=structure, score=score, params=params, seed=seed)
     spec = IMPUTERS[check_methods(method)[0]]
     data = as_data(data)          # a pandas DataFrame is read as a file is (from_frame)
-    imp = spec.impute(data, seed=seed, cache={}, structure=structure, score=score, params=params)
+    imp = spec.impute(data, seed=seed, cache={}, structure=r.structure, score=r.score, params=r.params)
+    imp.recipe = r
     completed = imp.completed(data)
     frame = data.frame.copy()
     for v in data.variables:

@@ -62,7 +62,7 @@ class SummarizationExperiment:
 
 
 def prepare_summarization(data, structure: str = "hc", *, dag=None, class_column: str | None = None,
-                       test_fraction: float = 0.5, seed: int = 0, kdb_k: int = 3,
+                       test_fraction: float = 0.5, seed: int = 0, kdb_k: int = 3, params: str = "smoothed",
                        progress: Progress | None = None) -> SummarizationExperiment:
     """Split, learn the structure on the training half, fit it, build the criteria and the evaluator.
 
@@ -70,7 +70,9 @@ def prepare_summarization(data, structure: str = "hc", *, dag=None, class_column
     the held-out NLL only; ``tan`` and ``kdb`` (K = ``kdb_k``) need ``class_column`` (default
     ``data.class_column``) and also report the class's error rate and log loss.  ``dag`` (a
     :class:`~bnfk_core.network.dag.DAG` over some of the columns) skips learning: ``structure`` becomes
-    ``"given"`` and the class metrics are reported when the DAG contains the class column.
+    ``"given"`` and the class metrics are reported when the DAG contains the class column.  ``params`` is the CPT
+    estimator of the training half's network (the paper's smoothed +1 by default; the app passes its recipe's for
+    the current structure).
     """
 
     cls = class_column if class_column is not None else data.class_column
@@ -99,7 +101,7 @@ def prepare_summarization(data, structure: str = "hc", *, dag=None, class_column
         dag = learn_structure(train, structure, score="bic", class_column=cls if classify else None,
                               k=kdb_k, seed=seed).dag
     seconds["learn"] = time.perf_counter() - t0
-    model = fit(dag, train, method="smoothed", pseudo_count=1.0)
+    model = fit(dag, train, method=params, pseudo_count=1.0)
     train = model.align(train)
     if progress is not None:
         progress(0.5, "Fisher features of the training half")

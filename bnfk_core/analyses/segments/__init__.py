@@ -5,7 +5,8 @@
 * :mod:`.search` -- the supervised arc search and the per-variable Gram terms it updates;
 * :mod:`.equivalence` -- structure edits that keep (or change) the Fisher kernel;
 * :mod:`.network_checks` -- clustering ARI and imputation accuracy of one network;
-* :mod:`.gallery` -- all five segments side by side.
+* :mod:`.gallery` -- all five segments side by side;
+* :mod:`.compare` -- two structures side by side (kernels, ΔK, clustering, imputation, prototypes).
 
 Every public name loads its module on first use (PEP 562).
 """
@@ -22,7 +23,8 @@ _HOMES = {
     "MAX_FULL_VARIABLES": "tables", "SEGMENT_KINDS": "tables", "CaseRow": "tables", "CaseTable": "tables",
     "SegmentError": "tables", "case_labels": "tables", "case_patterns": "tables", "case_table": "tables",
     "check_segment": "tables", "feature_columns": "tables", "find_pair": "tables", "greek_values": "tables",
-    "pair_pattern": "tables", "segment_model": "tables",
+    "pair_pattern": "tables", "segment_model": "tables", "NetworkOutcome": "compare",
+    "StructureComparison": "compare", "compare_structures": "compare", "network_outcome": "compare",
 }
 
 __all__ = list(_HOMES)

@@ -4,6 +4,6 @@ from __future__ import annotations
 
 __all__ = ["MAX_CANDIDATES"]
 
-#: candidate arcs the arc search (:mod:`.arc_search`) clusters per step at most (wide data; every thesis dataset
+#: candidate arcs the arc search (:mod:`.search`) clusters per step at most (wide data; every thesis dataset
 #: has fewer)
 MAX_CANDIDATES = 2000

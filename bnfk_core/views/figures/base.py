@@ -19,7 +19,7 @@ import plotly.graph_objects as go
 
 from bnfk_core.network.layout import layered_layout
 
-__all__ = ["KERNEL_SCALE", "LEGEND_BELOW", "MISSING_COLOR", "ARC_COLOR", "SEGMENT_COLOR", "COVERED_COLOR", "UNDIRECTED_COLOR",
+__all__ = ["KERNEL_SCALE", "shared_layout", "stagger_layers", "DAG_MIN_WIDTH", "LEGEND_BELOW", "MISSING_COLOR", "ARC_COLOR", "SEGMENT_COLOR", "COVERED_COLOR", "UNDIRECTED_COLOR",
            "OTHER_COLOR", "FONT", "MAX_CLASS_COLORS", "MAX_BARS", "plain", "plain_all", "bounded_classes", "class_colors",
            "dag_figure", "kernel_range", "gram_figure", "DRAW_ROWS", "PANEL_ROWS", "evenly_drawn", "histogram_figure",
            "contributions_figure", "embedding_figure", "levels_figure"]
@@ -126,6 +126,44 @@ def _box_standoff(lines: list[str], dx: float, dy: float) -> float:
     return min(hw / c if c > 1e-9 else 1e9, hh / s if s > 1e-9 else 1e9) + 2
 
 
+def _box_size(lines: list[str]) -> tuple[float, float]:
+    """(width, height) in pixels of a node's box (font 12, border pad 3), as :func:`_box_standoff` assumes."""
+    return 2 * (max(len(s) for s in lines) * 3.6 + 7), 2 * (len(lines) * 7.5 + 5)
+
+
+#: the narrowest width a DAG figure is drawn at (the Structure page's graph beside its arc edits at 1280 pixels)
+DAG_MIN_WIDTH = 620
+#: how far every second box of a crowded layer moves off its layer (layers are 1 apart)
+STAGGER = 0.45
+
+
+def stagger_layers(pos: dict, lines: dict, px_per_x: float) -> tuple[dict, bool]:
+    """``pos`` with every second node of a layer moved by :data:`STAGGER` when two neighbouring boxes of that layer
+    would overlap at ``px_per_x`` pixels per unit of x (so a wide layer of long names stays readable); and
+    whether any layer was staggered."""
+    layers: dict = {}
+    for v, (x, y) in pos.items():
+        layers.setdefault(round(float(y), 6), []).append(v)
+    out, moved = dict(pos), False
+    for vs in layers.values():
+        vs.sort(key=lambda v: pos[v][0])
+        if any((pos[b][0] - pos[a][0]) * px_per_x < (_box_size(lines[a])[0] + _box_size(lines[b])[0]) / 2 + 6
+               for a, b in zip(vs, vs[1:])):
+            moved = True
+            for k, v in enumerate(vs):
+                if k % 2:
+                    out[v] = (pos[v][0], pos[v][1] + STAGGER)
+    return out, moved
+
+
+def shared_layout(nodes: Sequence[str], arcs, width: float = DAG_MIN_WIDTH) -> dict:
+    """A layered layout (staggered where a layer is crowded at ``width`` pixels) for drawing several networks over
+    the same variables in the same places (pass it as ``dag_figure(pos=...)``)."""
+    pos = layered_layout(list(nodes), [tuple(a) for a in arcs])
+    xs = [p[0] for p in pos.values()] or [0]
+    return stagger_layers(pos, {v: _wrap(str(v)) for v in nodes}, width / (max(max(xs) - min(xs), 1.0) + 1.2))[0]
+
+
 def dag_figure(nodes: Sequence[str], arcs, *, undirected=(), highlight=(), covered=(),
                node_info: dict | None = None, title: str = "", height: int | None = None,
                pos: dict | None = None, clickable: bool = False, picked: str | None = None) -> go.Figure:
@@ -138,16 +176,19 @@ def dag_figure(nodes: Sequence[str], arcs, *, undirected=(), highlight=(), cover
     nodes = list(nodes)
     arcs = [tuple(a) for a in arcs]
     undirected = [tuple(e) for e in undirected]
+    lines = {v: _wrap(str(v)) for v in nodes}
+    moved = False
     if pos is None:
         pos = layered_layout(nodes, arcs + undirected)
+        xs = [p[0] for p in pos.values()] or [0]
+        pos, moved = stagger_layers(pos, lines, DAG_MIN_WIDTH / (max(max(xs) - min(xs), 1.0) + 1.2))
     xs = [p[0] for p in pos.values()] or [0]
     ys = [p[1] for p in pos.values()] or [0]
     n_rows = int(round(max(ys) - min(ys))) + 1
-    height = height or max(320, 105 * n_rows + 60)
+    height = height or max(320, (140 if moved else 105) * n_rows + 60)
     width_px, x_span = 900.0, max(max(xs) - min(xs), 1.0) + 1.2
     y_span = max(max(ys) - min(ys), 0.5) + 0.8
     sx, sy = width_px / x_span, (height - 60) / y_span
-    lines = {v: _wrap(str(v)) for v in nodes}
     labels = {v: "<br>".join(plain_all(lines[v])) for v in nodes}
     highlight, covered = set(map(tuple, highlight)), set(map(tuple, covered))
 

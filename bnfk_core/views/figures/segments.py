@@ -10,7 +10,8 @@ import plotly.graph_objects as go
 
 from .base import gram_figure, kernel_range
 
-__all__ = ["segment_panels", "edit_difference_figure", "gallery_panels"]
+__all__ = ["segment_panels", "edit_difference_figure", "gallery_panels", "comparison_panels", "outcome_figure",
+           "prototype_map"]
 
 
 def segment_panels(K_base: np.ndarray, K_seg: np.ndarray, order: np.ndarray, rows: np.ndarray, labels: np.ndarray,
@@ -40,3 +41,44 @@ def gallery_panels(K_base: np.ndarray, K_segments: Sequence[np.ndarray], titles:
     figs = [gram_figure(D, order, rows, labels, class_states, title=t, zmax=zmax, colorbar_title="ΔK", height=300)
             for D, t in zip(deltas, titles)]
     return figs, zmax
+
+
+def comparison_panels(K_a: np.ndarray, K_b: np.ndarray, order: np.ndarray, rows: np.ndarray, labels: np.ndarray,
+                      class_states: Sequence[str], *, height: int = 330) -> tuple[list[go.Figure], float]:
+    """Heatmaps of structure A's kernel, structure B's and ΔK = K_B − K_A (rows in ``order``); A and B share a
+    colour limit (returned too), small enough for three across one projector screen."""
+    zmax = kernel_range(K_a, K_b)
+    figs = [gram_figure(K_a, order, rows, labels, class_states, title="A", zmax=zmax, height=height),
+            gram_figure(K_b, order, rows, labels, class_states, title="B", zmax=zmax, height=height),
+            gram_figure(K_b - K_a, order, rows, labels, class_states, title="ΔK = K_B − K_A", colorbar_title="ΔK",
+                        height=height)]
+    return figs, zmax
+
+
+def outcome_figure(values: dict, *, height: int = 260) -> go.Figure:
+    """Grouped bars: ``values`` is ``{measure: {"empty": x, "A": y, "B": z}}`` (None values left out)."""
+    colors = {"empty": "#9e9e9e", "A": "#1f77b4", "B": "#ff7f0e"}
+    fig = go.Figure()
+    for net in ("empty", "A", "B"):
+        xs = [m for m, v in values.items() if v.get(net) is not None]
+        fig.add_bar(name="empty network" if net == "empty" else net, x=xs, y=[values[m][net] for m in xs],
+                    marker_color=colors[net], text=[f"{values[m][net]:.3f}" for m in xs], textposition="outside")
+    fig.update_layout(barmode="group", height=height, margin=dict(l=40, r=10, t=30, b=30), yaxis_range=[0, 1.1],
+                      legend=dict(orientation="h", y=1.15, x=0), title=None)
+    return fig
+
+
+def prototype_map(Y: np.ndarray, rows: np.ndarray, protos_a: Sequence[int], protos_b: Sequence[int], *,
+                  height: int = 260) -> go.Figure:
+    """The sampled rows on A's kernel-PCA plane, A's prototypes ringed, B's crossed (``Y`` rows follow ``rows``)."""
+    pos = {int(r): i for i, r in enumerate(rows)}
+    fig = go.Figure(go.Scattergl(x=Y[:, 0], y=Y[:, 1], mode="markers", name="rows",
+                                 marker=dict(size=4, color="#cfd8dc"), text=[f"row {int(r)}" for r in rows]))
+    for name, pr, sym, col in (("A's prototypes", protos_a, "circle-open", "#1f77b4"),
+                               ("B's prototypes", protos_b, "x", "#ff7f0e")):
+        i = [pos[int(r)] for r in pr if int(r) in pos]
+        fig.add_scatter(x=Y[i, 0], y=Y[i, 1], mode="markers", name=name, text=[f"row {int(rows[j])}" for j in i],
+                        marker=dict(size=11, symbol=sym, color=col, line=dict(width=2, color=col)))
+    fig.update_layout(height=height, margin=dict(l=30, r=10, t=30, b=30), legend=dict(orientation="h", y=1.15, x=0),
+                      xaxis_title="kernel PC 1 (A)", yaxis_title="kernel PC 2 (A)")
+    return fig

@@ -1,0 +1,67 @@
+"""The lecture in a real browser at 1280 × 800: from the home page, pick Hayes-Roth, open Compare structures and set
+B to a chain, a V-structure and an A-structure -- every outcome (K_A, K_B, ΔK, ARI, imputation accuracy,
+prototypes) on the screen at each stage.  The clicks are counted (at most 10) and each step's time from click to
+settled page is written to ``test-artifacts/lecture.json`` with a screenshot per stage."""
+from __future__ import annotations
+
+import json
+import time
+
+from test_browser import ARTIFACTS, browser, pytestmark, server  # noqa: F401 (fixtures)
+from test_browser_projector import CUT
+
+MAX_CLICKS = 10
+
+
+def _settle(page) -> None:
+    page.wait_for_timeout(300)
+    page.wait_for_function("() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=120_000)
+    page.wait_for_timeout(300)
+
+
+def _metric(page, label: str) -> str:
+    box = page.locator('[data-testid="stMetric"]').filter(has_text=label).first
+    return box.locator('[data-testid="stMetricValue"]').inner_text()
+
+
+def test_lecture_within_ten_clicks(server, browser):  # noqa: F811
+    page = browser.new_page(viewport={"width": 1280, "height": 800})
+    clicks, timings, seen = 0, {}, {}
+
+    def click(locator, name: str) -> None:
+        nonlocal clicks
+        clicks += 1
+        t0 = time.perf_counter()
+        locator.click()
+        _settle(page)
+        timings[name] = round(time.perf_counter() - t0, 2)
+
+    try:
+        page.goto(server, wait_until="domcontentloaded")
+        page.get_by_role("heading", name="Dataset").first.wait_for(timeout=90_000)
+        _settle(page)
+        click(page.get_by_role("combobox", name="Bundled sample or your own file").first, "open the sample list")
+        click(page.get_by_role("option", name="Hayes-Roth", exact=False).first, "pick Hayes-Roth")
+        click(page.get_by_role("link", name="Compare structures").first, "open Compare structures")
+        page.get_by_role("heading", name="Compare structures").first.wait_for(timeout=90_000)
+        _settle(page)
+        assert _metric(page, "max |ΔK|") == "0"                  # B starts as A
+        for name, label in (("chain", "Chain"), ("v", "V-structure"), ("a", "A-structure")):
+            click(page.get_by_role("button", name=label, exact=True), f"B = {label}")
+            page.wait_for_function("() => document.querySelectorAll('.js-plotly-plot').length >= 5", timeout=60_000)
+            seen[name] = {k: _metric(page, k) for k in ("max |ΔK|", "ARI · A", "ARI · B",
+                                                        "Imputation · A")}
+            assert float(seen[name]["max |ΔK|"]) > 0
+            cut = page.evaluate(CUT, '[data-testid="stMetricLabel"], [data-testid="stMetricValue"], button')
+            assert not cut, f"text cut at 1280 x 800: {cut}"
+            top = page.evaluate("() => document.querySelector('.st-key-cmp_dk').getBoundingClientRect().top")
+            assert top < 800, "the kernels start below the fold"
+            page.screenshot(path=str(ARTIFACTS / f"lecture_{name}_1280x800.png"))
+        assert "Hayes" in page.inner_text("body") or "hayes" in page.inner_text("body")
+        assert seen["chain"]["max |ΔK|"] != seen["v"]["max |ΔK|"]
+        assert clicks <= MAX_CLICKS, clicks
+    finally:
+        ARTIFACTS.mkdir(exist_ok=True)
+        (ARTIFACTS / "lecture.json").write_text(json.dumps({"clicks": clicks, "seconds_click_to_settled": timings,
+                                                            "outcomes": seen}, indent=1))
+        page.close()
