@@ -59,7 +59,8 @@ def run() -> None:
     except BnfkError as exc:  # the page boundary: one sentence, never a traceback
         st.error(message(exc))
     except Exception as exc:  # noqa: BLE001 - last resort, still no traceback
-        st.error(f"Something went wrong ({type(exc).__name__}: {exc}). Try another setting or reload the page.")
+        st.error(state.plain(f"Something went wrong ({type(exc).__name__}: {exc}). Try another setting or reload "
+                            "the page.", MAX_MESSAGE))
     finally:
         _IN_FRAME.reset(token)
 
@@ -80,6 +81,7 @@ MAX_MESSAGE = state.MAX_MESSAGE
 
 def message(exc: BnfkError | str) -> str:
     """A core error as the app shows it: its sentence (at most MAX_MESSAGE characters), with the core's advice
-    put in the app's terms."""
+    put in the app's terms, as plain text (:func:`bnfk_ui.state.plain`: a sentence echoing a link's value shows
+    it as typed, never as a link or an image)."""
     text = str(exc).replace("raise the memory limit", "raise the memory limit under Settings in the sidebar")
-    return text if len(text) <= MAX_MESSAGE else text[:MAX_MESSAGE - 1] + "…"
+    return state.plain(text, MAX_MESSAGE)

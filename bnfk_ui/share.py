@@ -211,8 +211,8 @@ def sync() -> None:
                 shown = [echo(p, 160) for p in problems[:MAX_PROBLEMS]]
                 if len(problems) > MAX_PROBLEMS:
                     shown.append(f"and {len(problems) - MAX_PROBLEMS} more")
-                st.warning("Some of this link could not be used and was left at its default: "
-                           + "; ".join(shown) + ".")
+                st.warning(state.plain("Some of this link could not be used and was left at its default: "
+                                       + "; ".join(shown) + "."))
     want = view_params()
     have = {k: st.query_params.get_all(k) for k in st.query_params}
     if {k: v if isinstance(v, list) else [v] for k, v in want.items()} != have:

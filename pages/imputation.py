@@ -115,7 +115,7 @@ def page():
             if ss.missing_policy == "category":
                 msg += (" Missing tokens are read as the category '?' under the current loading options; choose "
                         "'are missing values' on the Data page to impute them.")
-            st.info(msg)
+            st.info(state.plain(msg))
         elif not common.asked("Impute the missing cells", "imp_mine_run", d.fingerprint()):
             st.caption(f"{n_missing:,} missing cells: each is filled with its most probable value under the chosen "
                        "imputer, given the row's observed values "

@@ -27,7 +27,7 @@ def page():
 
     fig_col, info_col = st.columns([2.6, 1.4], gap="medium")
     with info_col:        # beside the graph: what it is, undo, the arc edits, then the scores
-        st.markdown(f"**{state.structure_label()}**")
+        st.markdown(f"**{state.plain(state.structure_label())}**")
         b1, b2 = st.columns(2)     # two per row: the labels stay whole in a narrow column on a projector
         b1.button("Undo", icon=":material/undo:", disabled=not ss.structure["undo"], width="stretch",
                   on_click=act("top", state.undo))
@@ -67,7 +67,7 @@ def page():
                         config={"displaylogo": False, "scrollZoom": True})
         st.caption(live.click_message())
         if seg_arcs:
-            st.caption(f"Orange: the arcs of the last edit ({seg[0]} on {', '.join(seg[1])}). "
+            st.caption(f"Orange: the arcs of the last edit ({seg[0]} on {state.plain(', '.join(seg[1]))}). "
                        "Green: covered arcs — reversing one keeps the Markov equivalence class and the Fisher kernel.")
         elif cov:
             st.caption("Green: covered arcs — reversing one keeps the Markov equivalence class and the Fisher kernel.")

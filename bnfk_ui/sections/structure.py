@@ -18,7 +18,7 @@ from bnfk_core.registry import LEARNERS, SCORES
 from bnfk_core.views import figures
 from bnfk_core.views.figures import kernel as fig_kernel
 
-from .. import common, jobs, live, state
+from .. import common, jobs, live, router, state
 
 __all__ = ["message", "act", "learn_tab", "edit_panel", "presets_tab", "equivalence_tab", "io_tab", "arc_actions",
            "live_panel"]
@@ -72,7 +72,7 @@ def learn_tab(feat) -> None:
                                       ss.learn_seed, progress=jobs.progress(bar))
             except BnfkError as exc:
                 status.update(label="Learning failed", state="error")
-                st.error(str(exc))
+                st.error(router.message(exc))
             else:
                 state.set_dag(res.dag, label, learned=True, notes=res.notes)
                 status.update(label=f"Learned {label}: {res.dag.n_arcs} arcs in {res.seconds:.1f} s",
@@ -80,7 +80,7 @@ def learn_tab(feat) -> None:
                 st.rerun()
     notes = ss.structure.get("notes") or []
     if notes:
-        st.caption(f"Last learned: **{ss.structure['learned_label']}** — " + "; ".join(notes) + ".")
+        st.caption(f"Last learned: **{state.plain(ss.structure['learned_label'])}** — " + "; ".join(notes) + ".")
 
 
 def edit_panel(dg: DAG) -> None:
@@ -168,7 +168,7 @@ def io_tab(feat, dg: DAG, dag_fig) -> None:
             try:
                 imported = read_structure(up.getvalue(), up.name).over(feat.variables, up.name)
             except BnfkError as exc:
-                st.error(str(exc))
+                st.error(router.message(exc))
             else:
                 state.set_dag(imported, f"imported from {up.name}")
                 state.flash("success", f"Imported the structure of {up.name}; parameters are re-fitted on the data.")
@@ -182,7 +182,7 @@ def arc_actions() -> None:
     if not arc or not state.dag().has_arc(*arc):
         return
     u, v = arc
-    st.info(f"Picked arc **{u} → {v}**", icon=":material/arrow_right_alt:")
+    st.info(f"Picked arc **{state.plain(u)} → {state.plain(v)}**", icon=":material/arrow_right_alt:")
     c1, c2 = st.columns(2)
     c1.button("Remove", icon=":material/remove:", key="live_remove", width="stretch",
               on_click=act("live", _arc_edit, "remove", u, v, ok=f"Removed {u} → {v}."))
