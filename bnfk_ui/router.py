@@ -10,6 +10,7 @@ visitor does: ``AppTest.from_file("app.py")`` and ``switch_page`` (tests/apptest
 from __future__ import annotations
 
 import contextvars
+from pathlib import Path
 
 import streamlit as st
 
@@ -17,6 +18,10 @@ from bnfk_core.errors import BnfkError
 from bnfk_core.data.limits import memory_limit_set
 
 from . import state, warmup
+
+#: the browser tab's icon: a file served by the app itself (a ``:material/…:`` or emoji icon is fetched by the
+#: visitor's browser from another address)
+ICON = str(Path(__file__).with_name("icon.png"))
 
 #: (section, file, title, icon, url path); the first page is the default
 PAGES = (
@@ -48,8 +53,7 @@ _IN_FRAME = contextvars.ContextVar("bnfk_in_frame", default=False)
 
 def run() -> None:
     """Set the page config, route, and run the chosen page inside the error boundary."""
-    st.set_page_config(page_title="bnfk — Fisher kernels of Bayesian networks", page_icon=":material/hub:",
-                       layout="wide")
+    st.set_page_config(page_title="bnfk — Fisher kernels of Bayesian networks", page_icon=ICON, layout="wide")
     nav = navigation()
     warmup.start()           # once per process: compiled clustering, export check (bnfk_ui.warmup)
     token = _IN_FRAME.set(True)

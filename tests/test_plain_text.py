@@ -7,6 +7,7 @@ typed, and no character that starts markup may be left unescaped.
 """
 from __future__ import annotations
 
+import re
 import string
 
 import pytest
@@ -14,6 +15,7 @@ from streamlit.testing.v1 import AppTest
 
 from apptest_helpers import ROOT
 from bnfk_ui.state import plain
+from bnfk_ui.state.session import WORD_JOINER
 
 APP = str(ROOT / "app.py")
 EVIL = "http://evil.example"
@@ -24,8 +26,13 @@ SPECIAL = set("\\`*_~[]<>$#|&@{}")
 PUNCT = set(string.punctuation)
 
 
-def unescape(md: str) -> str:
-    """CommonMark's backslash escapes taken out: what the reader sees of text without other markup."""
+#: what GitHub-flavoured Markdown makes a link in the text after its escapes are read (no escape stops it)
+BARE_ADDRESS = re.compile(r"(?i)(https?://|ftp://|www\.|[-.\w+]@[-\w]+\.)")
+
+
+def unescape(md: str, joiner: bool = False) -> str:
+    """CommonMark's backslash escapes taken out: the text Markdown's link finder reads (``joiner``: keeping the
+    invisible word joiners), or, without them, what the reader sees."""
     out, i = [], 0
     while i < len(md):
         if md[i] == "\\" and i + 1 < len(md) and md[i + 1] in PUNCT:
@@ -34,7 +41,8 @@ def unescape(md: str) -> str:
         else:
             out.append(md[i])
             i += 1
-    return "".join(out)
+    text = "".join(out)
+    return text if joiner else text.replace(WORD_JOINER, "")
 
 
 def live_markup(md: str, allowed: str = "") -> list[str]:
@@ -50,10 +58,8 @@ def live_markup(md: str, allowed: str = "") -> list[str]:
             found.append(c)
         if c == ":" and i + 1 < len(md) and not md[i + 1].isspace():
             found.append(md[max(0, i - 5):i + 3])
-        if md[i:i + 4].lower() == "www.":
-            found.append("www.")
         i += 1
-    return found
+    return found + BARE_ADDRESS.findall(unescape(md, joiner=True))
 
 
 @pytest.mark.parametrize("text", HOSTILE)

@@ -72,13 +72,15 @@ def bind(key: str, on_change=None, shown=None) -> dict:
     return {"key": wkey, "on_change": _store}
 
 
-#: characters that start Markdown (links, images, emphasis, code, HTML, LaTeX, tables, headings, entities,
-#: e-mail autolinks) in Streamlit's alerts, captions and labels: shown as typed when escaped with a backslash
+#: characters that start Markdown (links, images, emphasis, code, HTML, LaTeX, tables, headings, entities)
+#: in Streamlit's alerts, captions and labels: shown as typed when escaped with a backslash
 _MARKDOWN = re.compile(r"([\\`*_~\[\]<>$#|&@{}])")
-#: a colon that could open an address (``http://``), an emoji or icon code (``:smile:``) or a directive
-#: (``:red[...]``); a dot after ``www`` (a bare-domain autolink); a line that would start a list or quote
+#: a colon that could open an emoji or icon code (``:smile:``) or a directive (``:red[...]``)
 _COLON = re.compile(r":(?=\S)")
-_WWW_DOT = re.compile(r"(?i)(?<=www)\.")
+#: bare addresses: GitHub-flavoured Markdown links ``http://…``, ``www.…`` and ``name@host.org`` in the text
+#: after the escapes are read, so a backslash does not stop them; an invisible word joiner (U+2060) does
+_AUTOLINK = re.compile(r"(?i)(?<=https)(?=://)|(?<=http)(?=://)|(?<=ftp)(?=://)|(?<=www)(?=\.)|(?=@)")
+WORD_JOINER = "\u2060"
 _LEADING = re.compile(r"^(\s*)([-+=>]|\d+(?=[.)]))")
 
 
@@ -88,14 +90,15 @@ def plain(text, limit: int | None = None) -> str:
     Every user-supplied text (link values, file names, column names, core messages that echo them) goes
     through this before an ``st.error`` / ``st.warning`` / ``st.caption`` / ``st.markdown``: Streamlit has
     no plain-text alert, so Markdown's special characters are escaped with a backslash (CommonMark shows an
-    escaped ASCII punctuation character as itself).  Characters that are not printable (line breaks,
-    direction overrides) become ``?``; ``limit`` cuts the text to that many characters first (``…``)."""
+    escaped ASCII punctuation character as itself), and a bare address gets an invisible word joiner so that
+    it is not made a link.  Characters that are not printable (line breaks, direction overrides) become
+    ``?``; ``limit`` cuts the text to that many characters first (``…``)."""
     s = "".join(c if c.isprintable() else "?" for c in str(text))
     if limit is not None and len(s) > limit:
         s = s[:limit - 1] + "…"
+    s = _AUTOLINK.sub(WORD_JOINER, s)
     s = _MARKDOWN.sub(r"\\\1", s)
     s = _COLON.sub(r"\\:", s)
-    s = _WWW_DOT.sub(r"\\.", s)
     m = _LEADING.match(s)
     if m:
         lead = m.group(2)
