@@ -20,9 +20,9 @@ from bnfk_ui.state.session import WORD_JOINER
 APP = str(ROOT / "app.py")
 EVIL = "http://evil.example"
 HOSTILE = [f"[click]({EVIL}/x)", f"![i]({EVIL}/i.png)", f"<img src={EVIL}/i.png>", f"<{EVIL}>",
-           "www.evil.example/x", "mail@evil.example", "**bold** _it_ `code` ~~s~~", "$x^2$", ":red[red] :smile:",
+           "www.evil.example/x", "mail@evil.example", "**bold** _it_ `code` ~~s~~ clu_seed a_b_", "$x^2$", ":red[red] :smile:",
            "# heading", "- item", "1. first", "> quote", "a | b", "&lt;img&gt;", "back\\slash [x]\\(y)"]
-SPECIAL = set("\\`*_~[]<>$#|&@{}")
+SPECIAL = set("\\`*_~[]<>$#|&@{}")   # an underscore inside a word (``clu_seed``) is no emphasis in CommonMark
 PUNCT = set(string.punctuation)
 
 
@@ -54,7 +54,8 @@ def live_markup(md: str, allowed: str = "") -> list[str]:
         if c == "\\" and i + 1 < len(md) and md[i + 1] in PUNCT:
             i += 2
             continue
-        if c in SPECIAL and c not in allowed:
+        inside_word = c == "_" and 0 < i < len(md) - 1 and md[i - 1].isalnum() and md[i + 1].isalnum()
+        if c in SPECIAL and c not in allowed and not inside_word:
             found.append(c)
         if c == ":" and i + 1 < len(md) and not md[i + 1].isspace():
             found.append(md[max(0, i - 5):i + 3])

@@ -74,7 +74,9 @@ def bind(key: str, on_change=None, shown=None) -> dict:
 
 #: characters that start Markdown (links, images, emphasis, code, HTML, LaTeX, tables, headings, entities)
 #: in Streamlit's alerts, captions and labels: shown as typed when escaped with a backslash
-_MARKDOWN = re.compile(r"([\\`*_~\[\]<>$#|&@{}])")
+_MARKDOWN = re.compile(r"([\\`*~\[\]<>$#|&@{}])")
+#: an underscore that could open or close emphasis: not inside a word (``clu_seed`` stays as it is)
+_UNDERSCORE = re.compile(r"(?<![^\W_])_|_(?![^\W_])")
 #: a colon that could open an emoji or icon code (``:smile:``) or a directive (``:red[...]``)
 _COLON = re.compile(r":(?=\S)")
 #: bare addresses: GitHub-flavoured Markdown links ``http://…``, ``www.…`` and ``name@host.org`` in the text
@@ -98,6 +100,7 @@ def plain(text, limit: int | None = None) -> str:
         s = s[:limit - 1] + "…"
     s = _AUTOLINK.sub(WORD_JOINER, s)
     s = _MARKDOWN.sub(r"\\\1", s)
+    s = _UNDERSCORE.sub(r"\\_", s)
     s = _COLON.sub(r"\\:", s)
     m = _LEADING.match(s)
     if m:

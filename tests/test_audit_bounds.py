@@ -1,0 +1,94 @@
+"""Failures of a hostile audit, each bounded in time: wide latent-class diagnostics done in matrix products, the
+latent-class CLI on a one-row file, and its EM tolerance validated like a widget's number."""
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+
+from apptest_helpers import ROOT
+from bnfk_core.lca.em import unique_rows, variable_groups
+from bnfk_core.lca.fibers import Moments, rank_diagnostic
+
+
+def _cli(*args, timeout=120):
+    return subprocess.run([sys.executable, "-m", "bnfk_core", *map(str, args)], cwd=ROOT, capture_output=True,
+                          text=True, timeout=timeout)
+
+
+def _blocks(mo, g1, g2):
+    """The cross-moment matrix one q2 block at a time: the definition the vectorised one must equal."""
+    return np.block([[mo.q2(i, j) for j in g2] for i in g1])
+
+
+@pytest.mark.parametrize("missing", [0.0, 0.2])
+@pytest.mark.parametrize("n_rows,n_vars", [(40, 6), (8, 30)])
+def test_cross_moments_in_matrix_products_equal_the_blocks(missing, n_rows, n_vars):
+    rng = np.random.default_rng(n_rows + n_vars)
+    cards = rng.integers(2, 5, n_vars).tolist()
+    codes = np.column_stack([rng.integers(0, r, n_rows) for r in cards])
+    codes[rng.random(codes.shape) < missing] = -1
+    mo = Moments.from_codes(codes, cards, weights=rng.random(n_rows) + 0.5)
+    g1, g2 = list(range(0, n_vars, 2)), list(range(1, n_vars, 2))
+    dense = _blocks(mo, g1, g2)
+    np.testing.assert_allclose(mo.cross(g1, g2), dense, atol=1e-13)
+    sv, shape = mo.cross_singular_values(g1, g2)
+    assert shape == dense.shape
+    np.testing.assert_allclose(sv, np.linalg.svd(dense, compute_uv=False), atol=1e-12)
+
+
+def test_cross_moments_of_a_model_equal_the_blocks():
+    rng = np.random.default_rng(5)
+    w = rng.dirichlet(np.ones(3))
+    profiles = [rng.dirichlet(np.ones(r), size=3) for r in (2, 3, 4, 2, 3)]
+    mo = Moments.from_model(type("M", (), {"weights": w, "profiles": profiles})())
+    dense = _blocks(mo, [0, 2], [1, 3, 4])
+    np.testing.assert_allclose(mo.cross([0, 2], [1, 3, 4]), dense, atol=1e-14)
+    np.testing.assert_allclose(mo.cross_singular_values([0, 2], [1, 3, 4])[0],
+                               np.linalg.svd(dense, compute_uv=False), atol=1e-13)
+
+
+def test_variable_groups_match_the_definition():
+    def by_definition(codes, cards):
+        limit, groups, cur = max(256, codes.shape[0] // 8), [], []
+        for i in range(codes.shape[1]):
+            if cur and len(unique_rows(codes[:, cur + [i]], [cards[j] for j in cur + [i]])[0]) > limit:
+                groups.append(cur)
+                cur = [i]
+            else:
+                cur = cur + [i]
+        return groups + [cur]
+    rng = np.random.default_rng(2)
+    for n_rows, n_vars in [(3000, 12), (500, 30), (20, 50)]:
+        cards = rng.integers(2, 6, n_vars).tolist()
+        codes = np.column_stack([rng.integers(-1, r, n_rows) for r in cards])
+        assert variable_groups(codes, cards) == by_definition(codes, cards)
+
+
+def test_rank_diagnostic_of_a_wide_table_is_fast():
+    rng = np.random.default_rng(0)
+    cards = [3] * 2000
+    codes = rng.integers(0, 3, (20, 2000))
+    t0 = time.monotonic()
+    r = rank_diagnostic(Moments.from_codes(codes, cards), n_rows=20)
+    groups = variable_groups(codes, cards)
+    assert time.monotonic() - t0 < 30          # was 201 s with one q2 per pair of variables
+    assert len(r["singular_values"]) == 3000 and r["classes_supported"] <= 21   # rank <= N + 1
+    assert sum(len(g) for g in groups) == 2000
+
+
+def test_lca_on_one_row_answers(tmp_path):
+    f = tmp_path / "one.csv"
+    f.write_text("a,b,c\nx,y,z\n")
+    r = _cli("lca", f, "--classes", "2", "--starts", "2", "-q")
+    assert "internal error" not in r.stderr and "Traceback" not in r.stderr, r.stderr
+    assert r.returncode in (0, 2), r.stderr
+
+
+@pytest.mark.parametrize("tol", ["nan", "inf", "-1", "0"])
+def test_lca_tolerance_must_be_a_positive_finite_number(tol):
+    r = _cli("lca", ROOT / "sample_data" / "house_votes_84.csv", "--classes", "2", f"--tol={tol}")
+    assert r.returncode == 2 and r.stderr.startswith("error: argument --tol"), r.stderr
