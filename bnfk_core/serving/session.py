@@ -54,7 +54,7 @@ __all__ = ["SCHEMA", "VERSION", "SessionError", "Session", "DataRef", "session_d
 SCHEMA = "bnfk-session"
 VERSION = 1
 #: The bundled samples (``data.sample`` names a ``catalog.json`` entry of this folder).
-SAMPLE_DIR = Path(__file__).resolve().parents[1] / "sample_data"
+SAMPLE_DIR = Path(__file__).resolve().parents[2] / "sample_data"
 #: Largest session file read (an embedded CSV counts).
 MAX_SESSION_BYTES = 512 * 2**20
 #: most digits of an integer in a session file (seeds have 10)
