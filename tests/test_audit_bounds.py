@@ -129,3 +129,24 @@ def test_scan_blocks_with_an_unterminated_quote_is_linear(tmp_path):
     blocks = scan_blocks(text_file(str(big)), 4096)
     assert time.monotonic() - t0 < 20
     assert blocks[-1].end == big.stat().st_size
+
+
+def test_a_huge_order_range_is_clipped_before_it_is_listed():
+    from bnfk_core.learning.metagraph import parse_orders
+    t0 = time.monotonic()
+    assert parse_orders("1-100000000", 6) == [1, 2, 3, 4, 5, 6]
+    assert parse_orders("2-4,9", 6) == [2, 3, 4, 6]
+    assert time.monotonic() - t0 < 1
+    r = _cli("landscape", ROOT / "sample_data" / "zoo.csv", "--variables", "hair,milk,eggs", "--observe", "20",
+             "--orders", "1-100000000", "--quiet", timeout=120)
+    assert r.returncode == 0, r.stderr
+
+
+def test_a_latin1_file_warns_in_one_line_without_python_paths(tmp_path):
+    f = tmp_path / "latin.csv"
+    f.write_bytes(b"a,b,c\n\xe9t\xe9,x,y\nb,,y\nc,x,\n\xe9t\xe9,x,y\nb,x,y\n")
+    r = _cli("impute", f, "--structure", "tree", "-o", tmp_path / "out.csv")
+    assert r.returncode == 0, r.stderr
+    lines = [ln for ln in r.stderr.splitlines() if ln.strip()]
+    assert lines and all(ln.startswith("warning: ") for ln in lines), r.stderr
+    assert len(lines) == len(set(lines)) and "Warning" not in r.stderr and ".py" not in r.stderr, r.stderr
