@@ -150,3 +150,18 @@ def test_a_latin1_file_warns_in_one_line_without_python_paths(tmp_path):
     lines = [ln for ln in r.stderr.splitlines() if ln.strip()]
     assert lines and all(ln.startswith("warning: ") for ln in lines), r.stderr
     assert len(lines) == len(set(lines)) and "Warning" not in r.stderr and ".py" not in r.stderr, r.stderr
+
+
+@pytest.mark.parametrize("arcs, shown", [([["a", "b", "c"]], '["a", "b", "c"]'), ([None], "null"),
+                                         ([["a", 3]], '["a", 3]')])
+def test_malformed_session_arcs_are_refused_in_one_sentence(arcs, shown):
+    import json
+    from bnfk_core.network.dag import DAG
+    from bnfk_core.serving.session import DataRef, SessionError, parse_session, session_dict
+    ref = DataRef(name="mine.csv", content=b"a,b,c\nx,y,z\nu,v,w\n")
+    doc = session_dict(ref, DAG(["a", "b", "c"], [("a", "b")]), "smoothed")
+    doc["structure"]["arcs"] = arcs
+    with pytest.raises(SessionError) as err:
+        parse_session(json.dumps(doc), "x.json")
+    msg = str(err.value)
+    assert msg == f'x.json: arc 1 of "structure" must be a pair of variable names ["parent", "child"], got {shown}.'

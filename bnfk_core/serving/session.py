@@ -325,6 +325,10 @@ def _data_ref(d, source: str, sample_dir: Path) -> DataRef:
 def _structure(d, variables, source: str) -> DAG:
     if not isinstance(d, dict) or not isinstance(d.get("nodes"), list) or not isinstance(d.get("arcs"), list):
         raise SessionError(f"{source}: \"structure\" must be an object with \"nodes\" and \"arcs\" lists.")
+    for k, arc in enumerate(d["arcs"]):
+        if not (isinstance(arc, list) and len(arc) == 2 and all(isinstance(x, str) for x in arc)):
+            raise SessionError(f"{source}: arc {k + 1} of \"structure\" must be a pair of variable names "
+                               f"[\"parent\", \"child\"], got {shorten(json.dumps(arc), 60)}.")
     try:
         dag = DAG.from_dict(d)
         return dag.over(list(variables), f"The structure of {source}")
