@@ -60,7 +60,7 @@ def page():
             seed = st.number_input("Seed", 0, 10**6, 0, key="imp_seed")
             if "imp_rows" in ss:         # a session file's value (bounded by the settings registry): within the table
                 ss.imp_rows = int(min(max(ss.imp_rows, 2), feat.n_rows))
-            n_rows = st.number_input("Rows (sampled with the seed)", 2, feat.n_rows, min(feat.n_rows, DEFAULT_ROWS),
+            n_rows = st.number_input("Rows (sampled with the seed)", min(2, feat.n_rows), feat.n_rows, min(feat.n_rows, DEFAULT_ROWS),
                                      step=100, key="imp_rows", help=f"The default settles in seconds; all "
                                      f"{feat.n_rows:,} rows, every ratio and 10 repeats make the thesis's full run.")
         n_runs = len(trs) * len(mrs) * int(repeats)
