@@ -2,6 +2,7 @@
 never an internal error, each bounded in time."""
 from __future__ import annotations
 
+import re
 import time
 
 import pytest
@@ -59,3 +60,24 @@ def test_a_50000_column_upload_is_refused_from_its_header(tmp_path, monkeypatch)
     assert not at.exception, [e.value for e in at.exception]
     assert [e.value for e in at.error] and "50,000 variables of wide.csv" in at.error[0].value
     assert at.session_state["dataset"] != "upload"            # the current data stay
+
+
+def test_a_sessions_unusable_settings_are_named_in_one_warning():
+    import json
+
+    from bnfk_core.network.dag import DAG
+    from bnfk_core.serving.session import DataRef, session_dict
+    ref = DataRef(name="mine.csv", content=b"class,a,b\n" + b"".join(f"c{i % 2},a{i % 3},b{i % 2}\n".encode()
+                                                                  for i in range(40)), class_column="class")
+    doc = session_dict(ref, DAG(["a", "b"]), "smoothed")
+    doc["settings"] = {"clu_seed": -5, "no_such_setting": 1, "kernel_rows": 7}
+    name = "![i](http://evil.example/i.png).json"
+    at = AppTest.from_file(str(page_app.__globals__["ROOT"] / "app.py"), default_timeout=120).run()
+    at.file_uploader(key="w_session_file").upload(name, json.dumps(doc).encode(), "application/json").run()
+    _clean(at)
+    warnings = [w.value for w in at.warning if "settings could not be used" in w.value]
+    assert len(warnings) == 1, [w.value for w in at.warning]
+    assert "clu\\_seed" in warnings[0] or "clu_seed" in warnings[0]
+    assert "no_such_setting" in warnings[0] and "\\[i\\]" in warnings[0]
+    assert not re.search(r"(?<!\\)[\[\]]", warnings[0])            # every bracket of the file name escaped
+    assert at.session_state["kernel_rows"] == 7 and at.session_state["clu_seed"] != -5
