@@ -61,8 +61,8 @@ def page():
     with fig_col:
         info = {v: f"{len(feat.states[i])} levels\nparents: {', '.join(dg.parents(v)) or '—'}"
                 for i, v in enumerate(feat.variables)}
-        fig = figures.dag_figure(dg.nodes, dg.sorted_arcs(), highlight=seg_arcs, covered=cov, node_info=info,
-                                 clickable=True, picked=ss.get("live_pick"))
+        fig = state.shared(figures.dag_figure, dg.nodes, dg.sorted_arcs(), highlight=seg_arcs, covered=cov,
+                           node_info=info, clickable=True, picked=ss.get("live_pick"))
         st.plotly_chart(fig, key="dag_chart", on_select=live.graph_clicked("dag_chart"), selection_mode="points",
                         config={"displaylogo": False, "scrollZoom": True})
         st.caption(live.click_message())

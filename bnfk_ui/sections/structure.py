@@ -221,7 +221,8 @@ def live_panel(feat) -> None:
     cls_states = d.states[d.index(d.class_column)] if d.class_column else ()
     drawn = _drawn(lk, labels)
     c1, c2 = st.columns([1.1, 1], gap="medium")
-    c1.plotly_chart(figures.gram_figure(K, drawn, rows, labels, cls_states, title="Fisher kernel, live", height=430),
+    c1.plotly_chart(state.shared(figures.gram_figure, K, drawn, rows, labels, cls_states, title="Fisher kernel, live",
+                                 height=430),
                     key="live_gram", config={"displaylogo": False})
     a, b = state.default_pair(K, [int(r) for r in rows]) if not st.session_state.get("pair") else st.session_state.pair
     pos = {int(r): k for k, r in enumerate(rows)}
@@ -229,7 +230,7 @@ def live_panel(feat) -> None:
         a, b = state.default_pair(K, [int(r) for r in rows])
     contrib = lk.contributions(pos[a], pos[b])
     vals = lambda r: [d.frame.at[r, v] if d.frame.at[r, v] is not None else "(missing)" for v in lk.dag.nodes]  # noqa: E731
-    c2.plotly_chart(fig_kernel.pair_figure(list(lk.dag.nodes), contrib, vals(a), vals(b), a, b, "Fisher"),
+    c2.plotly_chart(state.shared(fig_kernel.pair_figure, list(lk.dag.nodes), contrib, vals(a), vals(b), a, b, "Fisher"),
                     key="live_contrib", config={"displaylogo": False})
     info = lk.last_update
     how = (f"last edit: {1000 * info['seconds']:.0f} ms, {len(info.get('rebuilt', ()))} term(s) rebuilt and "

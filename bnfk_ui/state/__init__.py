@@ -7,7 +7,8 @@ modules of one idea --
 * :mod:`.uploads` -- switching the data (a sample, an upload, a large file, other reading options);
 * :mod:`.structure` -- the current structure and its undo / redo stacks;
 * :mod:`.caches` -- the fitted model, scores, Gram matrices, fitted kernels and contributions;
-* :mod:`.pairs` -- the pair of rows the Kernel page explains.
+* :mod:`.pairs` -- the pair of rows the Kernel page explains;
+* :mod:`.shared` -- figures (pure results) built once per distinct input for every session of the server.
 
 Pages and sections call them as ``state.<name>`` (the names below); every page calls :func:`init` first
 (through :func:`bnfk_ui.common.start`): it fills in the defaults (house_votes_84, class column ``class``,
@@ -22,6 +23,7 @@ from .bigfiles import *  # noqa: F401,F403
 from .caches import *  # noqa: F401,F403
 from .pairs import *  # noqa: F401,F403
 from .session import *  # noqa: F401,F403
+from .shared import *  # noqa: F401,F403
 from .structure import *  # noqa: F401,F403
 from .tables import *  # noqa: F401,F403
 from .uploads import *  # noqa: F401,F403
