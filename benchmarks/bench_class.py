@@ -19,7 +19,8 @@ must see one arc more than the default structure and every odd one the default n
     python benchmarks/bench_class.py                         # N = 1, 10, 30 on a fresh server
     python benchmarks/bench_class.py --students 1,10 --timeout 60
     python benchmarks/bench_class.py --url http://127.0.0.1:8501 --students 30   # a server already running
-                                                             # (e.g. several processes behind one address)
+    python benchmarks/bench_class.py --processes 2           # the class set-up: 2 server processes, each student
+                                                             # kept on one of them (as a sticky proxy does)
 
 Writes ``benchmarks/results/class.json`` (and prints the table) with the load average before and after.
 """
@@ -82,9 +83,11 @@ def start_server(log: Path, timeout: float = 120) -> tuple[str, subprocess.Popen
         time.sleep(0.5)
 
 
-def rss_bytes(pid: int) -> int:
-    """Resident memory of the server process and its children."""
+def rss_bytes(pid) -> int:
+    """Resident memory of the server process(es) (a pid or a list of them) and their children."""
     import psutil
+    if isinstance(pid, (list, tuple)):
+        return sum(rss_bytes(p) for p in pid)
     p = psutil.Process(pid)
     total = p.memory_info().rss
     for c in p.children(recursive=True):
@@ -98,7 +101,9 @@ def rss_bytes(pid: int) -> int:
 class Student:
     """One browser session speaking Streamlit's protocol."""
 
-    def __init__(self, url: str, index: int, timeout: float):
+    def __init__(self, url, index: int, timeout: float):
+        if isinstance(url, (list, tuple)):       # several processes: a student stays on one (sticky sessions)
+            url = url[index % len(url)]
         self.ws_url = url.replace("http://", "ws://").replace("https://", "wss://").rstrip("/") + "/_stcore/stream"
         self.index, self.timeout = index, timeout
         self.pages: dict[str, str] = {}          # url path -> page script hash
@@ -296,7 +301,10 @@ def table(results: list[dict]) -> str:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--students", default="1,10,30", help="class sizes, comma separated (default 1,10,30)")
-    ap.add_argument("--url", help="a server already running (default: start `streamlit run app.py`)")
+    ap.add_argument("--url", help="a server already running, or several comma-separated (default: start "
+                                  "`streamlit run app.py`)")
+    ap.add_argument("--processes", type=int, default=1,
+                    help="server processes to start; students are spread over them, each kept on one")
     ap.add_argument("--timeout", type=float, default=120, help="seconds a step may take before it fails")
     ap.add_argument("--second-class", action="store_true",
                     help="run each class size twice and report the memory after the second class too")
@@ -304,15 +312,20 @@ def main() -> None:
     args = ap.parse_args()
     sizes = [int(x) for x in args.students.split(",") if x]
     load_before = os.getloadavg()
-    proc = None
+    procs = []
     if args.url:
-        url, pid = args.url, None
+        urls, pid = args.url.split(","), None
     else:
         RESULTS.mkdir(parents=True, exist_ok=True)
-        url, proc = start_server(RESULTS / "class_server.log")
-        pid = proc.pid
+        urls = []
+        for k in range(args.processes):
+            u, p = start_server(RESULTS / f"class_server{k}.log")
+            urls.append(u)
+            procs.append(p)
+        pid = [p.pid for p in procs]
+    url = urls if len(urls) > 1 else urls[0]
     try:
-        asyncio.run(one_class(url, 1, args.timeout))          # warm-up: the process's first run, not timed
+        asyncio.run(one_class(urls, len(urls), args.timeout))  # warm-up: each process's first run, not timed
         results = []
         for n in sizes:
             before = rss_bytes(pid) if pid else None
@@ -334,14 +347,15 @@ def main() -> None:
                   f"{len(r['failures'])} failures, isolation {'holds' if r['isolation']['holds'] else 'BROKEN'}",
                   flush=True)
     finally:
-        if proc is not None:
+        for proc in procs:
             proc.terminate()
             try:
                 proc.wait(timeout=10)
             except subprocess.TimeoutExpired:
                 proc.kill()
     out = {"lecture": [s for s, _, _ in LECTURE], "load_before": load_before, "load_after": os.getloadavg(),
-           "cpus": os.cpu_count(), "url": args.url or "streamlit run app.py (one process)", "classes": results}
+           "cpus": os.cpu_count(), "processes": len(urls),
+           "url": args.url or f"streamlit run app.py ({len(urls)} process(es))", "classes": results}
     Path(args.output).write_text(json.dumps(out, indent=1))
     print(table(results))
     print(f"load average before {load_before}, after {out['load_after']}; written to {args.output}")
