@@ -165,3 +165,18 @@ def test_malformed_session_arcs_are_refused_in_one_sentence(arcs, shown):
         parse_session(json.dumps(doc), "x.json")
     msg = str(err.value)
     assert msg == f'x.json: arc 1 of "structure" must be a pair of variable names ["parent", "child"], got {shown}.'
+
+
+def test_a_deeply_nested_session_is_refused_as_a_session(tmp_path):
+    f = tmp_path / "deep.json"
+    f.write_text('{"schema": "bnfk-session", "x": ' + "[" * 2000 + "]" * 2000 + "}")
+    r = _cli("learn", f, "--structure", "tree", "-o", tmp_path / "d.bif")
+    assert r.returncode == 2 and r.stderr == "error: deep.json is nested too deeply to be a session file.\n", r.stderr
+
+
+def test_an_infinite_value_in_a_numeric_column_is_named(tmp_path):
+    f = tmp_path / "inf.csv"
+    f.write_text("a,b\n" + "".join(f"{i * 1.5 if i % 50 else 'inf'},{i % 3}\n" for i in range(1200)))
+    r = _cli("learn", f, "--structure", "tree", "-o", tmp_path / "i.bif")
+    assert r.returncode == 2 and "the value 'inf', which is not a finite number" in r.stderr, r.stderr
+    assert "identifier" not in r.stderr

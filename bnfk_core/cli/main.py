@@ -106,7 +106,7 @@ def main(argv=None) -> int:
     except BnfkError as exc:
         return _fail(cli_wording(str(exc)))
     except MemoryError:
-        return _fail("out of memory; sample fewer rows.")
+        return _fail("out of memory; drop columns or sample fewer rows, or raise --max-memory.")
     except OSError as exc:
         _park_stdout()
         where = getattr(exc, "filename", None)

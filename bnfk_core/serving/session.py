@@ -155,8 +155,21 @@ def is_session_file(path) -> bool:
     try:
         doc = _document(path)
     except SessionError:
-        return False
+        return _looks_like_session(path)
     return isinstance(doc, dict) and doc.get("schema") == SCHEMA
+
+
+def _looks_like_session(path) -> bool:
+    """A JSON object whose first 4 KiB name the session schema: read as a session file even when it does not
+    parse, so that the refusal says why (nested too deep, bad JSON) instead of treating it as a CSV."""
+    try:
+        if regular_file_problem(Path(os.fspath(path))) is not None:
+            return False
+        with open_regular(Path(os.fspath(path))) as fh:
+            head = fh.read(4096)
+    except OSError:
+        return False
+    return head.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"{") and f'"{SCHEMA}"'.encode() in head
 
 
 _LAST: dict = {}
