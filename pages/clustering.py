@@ -102,7 +102,7 @@ def page():
                        "starts as 'Local-search restarts'); the kernel only draws the heatmap and the maps.")
         if KERNELS[kernel].uses_network:
             st.caption(f"{KERNELS[kernel].label} kernel of {NETWORKS[ss.clu_network].lower()}: {m.dag.n_arcs} arcs.")
-        st.caption(f"The same result on the command line: `{sections.cli_command(kernel, algo, k)}`"
+        st.caption(f"The same result on the command line: {state.code_span(sections.cli_command(kernel, algo, k))}"
                    + (" (the model is the Structure page's 'Model (JSON)')." if KERNELS[kernel].uses_network
                       and ss.clu_network == "current" else ".") if len(rows) == d.n_rows else
                    f"{len(rows):,} of {d.n_rows:,} rows (seed {seed}); with all rows the command line gives the "

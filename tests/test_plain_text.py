@@ -125,3 +125,13 @@ def test_queued_messages_naming_a_file_show_as_plain_text():
     name = f"![i]({EVIL}/i.png).csv"
     at = _fresh(flash=[("success", f"Loaded {name}: 3 rows"), ("error", f"Opened [x]({EVIL}) {name}")])
     _assert_plain(at, name)
+
+
+@pytest.mark.parametrize("text", ["python -m bnfk_core cluster DATA.csv", "a ` b", "x `` y ```[i](http://e)"])
+def test_code_span_holds_any_text(text):
+    from bnfk_ui.state import code_span
+    span = code_span(text)
+    fence = re.match(r"`+", span).group(0)
+    inner = span[len(fence):-len(fence)]
+    assert span.endswith(fence) and inner == f" {text} "
+    assert fence not in re.findall(r"`+", inner)              # no run of the fence's length inside: not closed early

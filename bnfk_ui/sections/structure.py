@@ -28,7 +28,7 @@ def message(slot: str) -> None:
     """Show (once) the outcome of the last action of a control group."""
     msg = st.session_state.pop(f"msg_{slot}", None)
     if msg:
-        getattr(st, msg[0])(msg[1])
+        getattr(st, msg[0])(state.plain(msg[1], router.MAX_MESSAGE))
 
 
 def act(slot: str, fn, *args, ok: str | None = None):

@@ -15,7 +15,7 @@ import streamlit as st
 from .. import bigdata, settings
 
 __all__ = ["ROOT", "SAMPLE_DIR", "DEFAULT_DATASET", "MAX_MESSAGE", "UPLOAD_MISSING_POLICY", "DEFAULTS",
-           "MEMORY_GIB_RANGE", "catalog", "memory_limit_bytes", "bind", "plain", "flash", "show_flash",
+           "MEMORY_GIB_RANGE", "catalog", "memory_limit_bytes", "bind", "plain", "code_span", "flash", "show_flash",
            "data_settings", "read_options", "na_values_of", "server_name", "cli_data_args"]
 
 
@@ -107,6 +107,14 @@ def plain(text, limit: int | None = None) -> str:
         lead = m.group(2)
         s = m.group(1) + (lead + "\\" if lead[0].isdigit() else "\\" + lead) + s[m.end():]
     return s
+
+
+def code_span(text) -> str:
+    """``text`` as a Markdown code span shown literally whatever it holds: fenced by more backticks than its
+    longest run of them (CommonMark), padded with spaces; characters that are not printable become ``?``."""
+    s = "".join(c if c.isprintable() else "?" for c in str(text))
+    fence = "`" * (max((len(r) for r in re.findall(r"`+", s)), default=0) + 1)
+    return f"{fence} {s} {fence}"
 
 
 def flash(kind: str, message: str) -> None:
