@@ -8,7 +8,9 @@ and click without pausing, through the lecture:
     Home → Structure → Kernel → Clustering → Segments lab → add an arc (Structure, then its "Add arc"
     button) → Kernel again
 
-A step's time is server time: from the click's message to the end of the run it started (a browser adds its own
+The messages are the ones Chromium sends (checked once against its frames; the browser also sends the
+other widgets' current values with a click, which the app does not need: its choices live in the session
+state).  A step's time is server time: from the click's message to the end of the run it started (a browser adds its own
 drawing on top).  For each class size the bench writes, per step, p50 / p95 / max, the bytes sent to a student,
 the failures (a run that does not finish, an exception or an internal error shown, a step over the timeout),
 the server's memory per student (resident memory of the server while the class is connected, less the
