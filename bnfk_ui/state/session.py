@@ -111,10 +111,12 @@ def plain(text, limit: int | None = None) -> str:
 
 def code_span(text) -> str:
     """``text`` as a Markdown code span shown literally whatever it holds: fenced by more backticks than its
-    longest run of them (CommonMark), padded with spaces; characters that are not printable become ``?``."""
+    longest run of them (CommonMark), padded with a space on each side when it starts or ends with a backtick
+    (CommonMark strips one such space from each side); characters that are not printable become ``?``."""
     s = "".join(c if c.isprintable() else "?" for c in str(text))
     fence = "`" * (max((len(r) for r in re.findall(r"`+", s)), default=0) + 1)
-    return f"{fence} {s} {fence}"
+    pad = " " if s.startswith("`") or s.endswith("`") else ""
+    return f"{fence}{pad}{s}{pad}{fence}"
 
 
 def flash(kind: str, message: str) -> None:
