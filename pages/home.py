@@ -107,8 +107,8 @@ def page():
 
     with common.shown_errors():
         dg = state.dag()
-        fig = figures.dag_figure(dg.nodes, dg.sorted_arcs(), title=f"Current structure: {state.structure_label()}",
-                                 height=None)
+        fig = state.shared(figures.dag_figure, dg.nodes, dg.sorted_arcs(),
+                           title=f"Current structure: {state.structure_label()}", height=None)
         st.plotly_chart(fig, key="home_dag", config={"displaylogo": False})
 
 
