@@ -54,11 +54,11 @@ def sidebar_summary() -> None:
         src = ("uploaded " + ss.upload[0] if ss.dataset == "upload" and ss.upload
                else state.server_name() if ss.dataset == "path" else ss.dataset)
         n_all = state.full_data().n_rows
-        st.caption(f"Data: **{src}** · {n_all:,} rows × {d.n_vars} variables"
-                   + (f" · class **{d.class_column}**" if d.class_column else " · no class column")
+        st.caption(f"Data: **{state.plain(src)}** · {n_all:,} rows × {d.n_vars} variables"
+                   + (f" · class **{state.plain(d.class_column)}**" if d.class_column else " · no class column")
                    + (f" · rows used by the row views: a seeded sample of {d.n_rows:,}" if d.n_rows < n_all else ""))
         dg = state.dag()
-        st.caption(f"Structure: **{state.structure_label()}** · {dg.n_arcs} arcs")
+        st.caption(f"Structure: **{state.plain(state.structure_label())}** · {dg.n_arcs} arcs")
         st.caption(f"Parameters: {ESTIMATORS[ss.param_method].label.split(' (')[0].lower()} · first network by the "
                    f"recipe {state.recipe().describe()}")
         share_panel()
@@ -98,7 +98,7 @@ def shown_errors(prefix: str = ""):
     try:
         yield
     except BnfkError as exc:
-        st.error(f"{prefix}{router.message(exc)}")
+        st.error(f"{state.plain(prefix)}{router.message(exc)}")
 
 
 def complete_rows_notice(what: str = "Log scores", caption: bool = True) -> bool:
@@ -108,9 +108,9 @@ def complete_rows_notice(what: str = "Log scores", caption: bool = True) -> bool
     n_ok, n_all = state.complete_rows(), state.full_data().n_rows
     if 2 * n_ok >= n_all:
         if caption:
-            st.caption(f"{what} on the {n_ok:,} complete rows; higher is better.")
+            st.caption(f"{state.plain(what)} on the {n_ok:,} complete rows; higher is better.")
         return False
-    st.warning(f"Most rows are incomplete: {what.lower()} and structure learning use only the {n_ok:,} of the "
+    st.warning(f"Most rows are incomplete: {state.plain(what.lower())} and structure learning use only the {n_ok:,} of the "
                f"{n_all:,} rows without a missing cell ({n_ok / max(n_all, 1):.0%}). The Fisher kernel, imputation "
                "and prototypes use every row (missing cells are marginalised).", icon=":material/warning:")
     return True

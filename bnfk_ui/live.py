@@ -75,5 +75,6 @@ def click_message() -> str:
     """What the next click does, for the caption under the graph."""
     ss = st.session_state
     if ss.get("live_pick"):
-        return f"**{ss.live_pick}** picked: click another variable to add {ss.live_pick} → it (click it again to drop)."
+        pick = state.plain(ss.live_pick)
+        return f"**{pick}** picked: click another variable to add {pick} → it (click it again to drop)."
     return "Click a variable, then another: adds an arc. Click an arc's dot to remove or reverse it."

@@ -10,6 +10,7 @@ visitor does: ``AppTest.from_file("app.py")`` and ``switch_page`` (tests/apptest
 from __future__ import annotations
 
 import contextvars
+from pathlib import Path
 
 import streamlit as st
 
@@ -17,6 +18,10 @@ from bnfk_core.errors import BnfkError
 from bnfk_core.data.limits import memory_limit_set
 
 from . import state, warmup
+
+#: the browser tab's icon: a file served by the app itself (a ``:material/…:`` or emoji icon is fetched by the
+#: visitor's browser from another address)
+ICON = str(Path(__file__).with_name("icon.png"))
 
 #: (section, file, title, icon, url path); the first page is the default
 PAGES = (
@@ -49,8 +54,7 @@ _IN_FRAME = contextvars.ContextVar("bnfk_in_frame", default=False)
 
 def run() -> None:
     """Set the page config, route, and run the chosen page inside the error boundary."""
-    st.set_page_config(page_title="bnfk — Fisher kernels of Bayesian networks", page_icon=":material/hub:",
-                       layout="wide")
+    st.set_page_config(page_title="bnfk — Fisher kernels of Bayesian networks", page_icon=ICON, layout="wide")
     nav = navigation()
     warmup.start()           # once per process: compiled clustering, export check (bnfk_ui.warmup)
     token = _IN_FRAME.set(True)
@@ -60,7 +64,8 @@ def run() -> None:
     except BnfkError as exc:  # the page boundary: one sentence, never a traceback
         st.error(message(exc))
     except Exception as exc:  # noqa: BLE001 - last resort, still no traceback
-        st.error(f"Something went wrong ({type(exc).__name__}: {exc}). Try another setting or reload the page.")
+        st.error(state.plain(f"Something went wrong ({type(exc).__name__}: {exc}). Try another setting or reload "
+                            "the page.", MAX_MESSAGE))
     finally:
         _IN_FRAME.reset(token)
 
@@ -81,6 +86,7 @@ MAX_MESSAGE = state.MAX_MESSAGE
 
 def message(exc: BnfkError | str) -> str:
     """A core error as the app shows it: its sentence (at most MAX_MESSAGE characters), with the core's advice
-    put in the app's terms."""
+    put in the app's terms, as plain text (:func:`bnfk_ui.state.plain`: a sentence echoing a link's value shows
+    it as typed, never as a link or an image)."""
     text = str(exc).replace("raise the memory limit", "raise the memory limit under Settings in the sidebar")
-    return text if len(text) <= MAX_MESSAGE else text[:MAX_MESSAGE - 1] + "…"
+    return state.plain(text, MAX_MESSAGE)

@@ -222,8 +222,8 @@ def sync() -> None:
                 shown = [echo(p, 160) for p in problems[:MAX_PROBLEMS]]
                 if len(problems) > MAX_PROBLEMS:
                     shown.append(f"and {len(problems) - MAX_PROBLEMS} more")
-                st.warning("Some of this link could not be used and was left at its default: "
-                           + "; ".join(shown) + ".")
+                st.warning(state.plain("Some of this link could not be used and was left at its default: "
+                                       + "; ".join(shown) + "."))
     want = view_params()
     have = {k: st.query_params.get_all(k) for k in st.query_params}
     if {k: v if isinstance(v, list) else [v] for k, v in want.items()} != have:
@@ -289,9 +289,20 @@ def _open(name: str, s) -> None:
     state.init()
     state.set_dag(s.model.dag, f"Structure from {name}")
     ss.param_method = s.params
+    dropped = [n.split(": ", 1)[-1].removesuffix("; left out.").removeprefix("Setting ")   # refused when read
+               for n in s.notes]
     for k, v in s.settings.items():
-        if k in S.SETTINGS and k != "param_method":
-            try:
-                ss[k] = S.SETTINGS[k].parse(v)
-            except ValueError as exc:
-                state.flash("warning", f"{name}: setting {echo(k, 30)} {exc}; left at its default.")
+        if k == "param_method":
+            continue
+        if k not in S.SETTINGS:
+            dropped.append(f"'{echo(k, 30)}' is not a setting")
+            continue
+        try:
+            ss[k] = S.SETTINGS[k].parse(v)
+        except ValueError as exc:
+            dropped.append(f"{echo(k, 30)} {exc}")
+    if dropped:                # every setting the app could not use, named in one warning
+        shown = dropped[:MAX_PROBLEMS] + ([f"and {len(dropped) - MAX_PROBLEMS} more"]
+                                          if len(dropped) > MAX_PROBLEMS else [])
+        state.flash("warning", f"{name}: some settings could not be used and were left at their defaults: "
+                    + "; ".join(shown) + ".")

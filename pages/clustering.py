@@ -104,7 +104,7 @@ def page():
             st.caption("Baseline beside it: the empty network (scaled-Hamming kernel, thesis eq. 3.2), same rows and "
                        "settings — " + ", ".join(f"{n} {base[k_]:.3f}" for n, k_ in (("ARI", "ari"), ("AMI", "ami"), ("silhouette", "silhouette"))
                                                  if base[k_] is not None) + ".")
-        st.caption(f"The same result on the command line: `{sections.cli_command(kernel, algo, k)}`"
+        st.caption(f"The same result on the command line: {state.code_span(sections.cli_command(kernel, algo, k))}"
                    + (" (the model is the Structure page's 'Model (JSON)')." if KERNELS[kernel].uses_network
                       and ss.clu_network == "current" else ".") if len(rows) == d.n_rows else
                    f"{len(rows):,} of {d.n_rows:,} rows (seed {seed}); with all rows the command line gives the "
@@ -112,14 +112,14 @@ def page():
         views = state.clustering_views(setup.K, base_key + (kernel,) + options, tuple(labels.tolist()))
         order = views["order"]
         drawn = figures.evenly_drawn(order)          # the clustering uses every row
-        fg = fig_clu.cluster_heatmap(setup.K, drawn, rows, labels, res["n_used"], KERNELS[kernel].label,
-                                     fig_clu.cluster_colors(labels, res["n_used"], true, cls_states))
+        fg = state.shared(fig_clu.cluster_heatmap, setup.K, drawn, rows, labels, res["n_used"], KERNELS[kernel].label,
+                          fig_clu.cluster_colors(labels, res["n_used"], true, cls_states))
         st.plotly_chart(fg, key="clu_heat", config=CHART)
         if len(drawn) < len(order):
             st.caption(f"{len(drawn):,} of the {len(order):,} rows drawn, evenly spaced along the cluster order "
                        "(every row is clustered and in the downloads).")
-        for col, fig, key in zip(st.columns(2), fig_clu.cluster_maps(views["pca"], rows, labels, res["n_used"], true,
-                                                                     cls_states), ("clu_pca_cluster", "clu_pca_label")):
+        for col, fig, key in zip(st.columns(2), state.shared(fig_clu.cluster_maps, views["pca"], rows, labels,
+                                                                     res["n_used"], true, cls_states), ("clu_pca_cluster", "clu_pca_label")):
             col.plotly_chart(fig, key=key, config=CHART)
         if has_class:
             st.markdown("**Clusters × labels**")

@@ -72,9 +72,9 @@ def page():
             c1, c2 = st.columns(2)
             c1.metric("Rows × variables", f"{state.full_data().n_rows:,} × {d.n_vars}")
             c2.metric("Class column", d.class_column or "none")
-            c1.metric("Structure arcs", dg.n_arcs, help=state.structure_label())
+            c1.metric("Structure arcs", dg.n_arcs, help=state.plain(state.structure_label()))
             c2.metric("Free parameters", f"{m.parameter_count():,}")
-            st.caption(f"Structure: **{state.structure_label()}** over the {len(dg.nodes)} feature "
+            st.caption(f"Structure: **{state.plain(state.structure_label())}** over the {len(dg.nodes)} feature "
                        f"variables (the class is never a kernel feature). "
                        f"BIC {sc['bic']:,.1f} · BDeu {sc['bdeu']:,.1f} · qNML {sc['qnml']:,.1f} (log scale, higher is better).")
             settings = {k: st.session_state[k] for k in report.REPORT_DEFAULTS if k in st.session_state}
@@ -113,8 +113,8 @@ def page():
 
     with common.shown_errors():
         dg = state.dag()
-        fig = figures.dag_figure(dg.nodes, dg.sorted_arcs(), title=f"Current structure: {state.structure_label()}",
-                                 height=None)
+        fig = state.shared(figures.dag_figure, dg.nodes, dg.sorted_arcs(),
+                           title=f"Current structure: {state.structure_label()}", height=None)
         st.plotly_chart(fig, key="home_dag", config={"displaylogo": False})
 
 

@@ -59,7 +59,7 @@ def page():
         with c3:
             repeats = st.number_input("Repeats per setting", 1, 20, key="imp_repeats")
             seed = st.number_input("Seed", 0, 10**6, key="imp_seed")
-            n_rows = st.number_input("Rows (sampled with the seed)", 2, feat.n_rows, step=100, key="imp_rows", help=f"The default settles in seconds; all "
+            n_rows = st.number_input("Rows (sampled with the seed)", min(2, feat.n_rows), feat.n_rows, step=100, key="imp_rows", help=f"The default settles in seconds; all "
                                      f"{feat.n_rows:,} rows, every ratio and 10 repeats make the thesis's full run.")
         n_runs = len(trs) * len(mrs) * int(repeats)
         bench = feat if n_rows >= feat.n_rows else feat.subset(sample_rows(feat.n_rows, int(n_rows), int(seed)))
@@ -113,7 +113,7 @@ def page():
             if ss.missing_policy == "category":
                 msg += (" Missing tokens are read as the category '?' under the current loading options; choose "
                         "'are missing values' on the Data page to impute them.")
-            st.info(msg)
+            st.info(state.plain(msg))
         elif not common.asked("Impute the missing cells", "imp_mine_run", d.fingerprint()):
             st.caption(f"{n_missing:,} missing cells: each is filled with its most probable value under the chosen "
                        "imputer, given the row's observed values "

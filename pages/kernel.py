@@ -49,7 +49,8 @@ def page():
     an = state.kernel_analysis(K, labels, ss.kernel_order, bool(d.class_column))
     title1 = kernel_view.main_title(spec, state.dag().n_arcs)
     drawn = figures.evenly_drawn(an["order"], figures.PANEL_ROWS)
-    (f1, f2, f3), zmax = fig_kernel.gram_panels(K, K2, drawn, rows, labels, cls_states, titles=(title1, title2))
+    (f1, f2, f3), zmax = state.shared(fig_kernel.gram_panels, K, K2, drawn, rows, labels, cls_states,
+                                      titles=(title1, title2))
     for col, fig, key in zip(st.columns(3, gap="small"), (f1, f2, f3), ("gram_main", "gram_second", "gram_diff")):
         with col:
             st.plotly_chart(fig, key=key, config=CHART)
@@ -91,7 +92,7 @@ def page():
     h1, h2 = st.columns(2, gap="medium")
     pairs = an["pairs"]
     with h1:
-        fh = figures.histogram_figure(pairs, cls_states, title=kernel_view.histogram_title(spec))
+        fh = state.shared(figures.histogram_figure, pairs, cls_states, title=kernel_view.histogram_title(spec))
         st.plotly_chart(fh, key="hist", config=CHART)
         if d.class_column and len(pairs["between"]):
             within = np.concatenate([v for v in pairs["within"].values()] or [np.zeros(0)])
@@ -99,8 +100,8 @@ def page():
                         "No two sampled rows share a class; mean ") + f"between classes {pairs['between'].mean():.3g}.")
     with h2:
         pair = ss.pair if ss.pair and all(int(r) in set(rows.tolist()) for r in ss.pair) else None
-        fm = figures.embedding_figure(an["pca"], rows, labels, cls_states, selected=pair or (),
-                                      title="Kernel PCA map — click a point to pick it")
+        fm = state.shared(figures.embedding_figure, an["pca"], rows, labels, cls_states, selected=pair or (),
+                          title="Kernel PCA map — click a point to pick it")
         st.plotly_chart(fm, key="pca_chart", on_select=state.pick_pair("pca_chart"),
                         selection_mode=("points", "box", "lasso"), config=CHART)
 
@@ -130,13 +131,13 @@ def page():
         m3.metric("K(B, B)", f"{K[kb, kb]:.4g}")
         m4.metric("Σ K_i (unnormalised)", f"{contrib.sum():.4g}",
                   help="The per-variable terms of Theorem 1 sum to the unnormalised kernel value.")
-        fc = fig_kernel.pair_figure(variables, contrib, xa_vals, xb_vals, a, b, spec.label)
+        fc = state.shared(fig_kernel.pair_figure, variables, contrib, xa_vals, xb_vals, a, b, spec.label)
         st.plotly_chart(fc, key="contrib_chart", config=CHART)
         top = np.argsort(contrib)[::-1]
         agree = [variables[i] for i in top[:3] if contrib[i] > 0]
         disagree = [variables[i] for i in top[::-1][:3] if contrib[i] < 0]
-        st.caption(("Most similarity comes from agreeing on " + ", ".join(agree) + ". " if agree else "")
-                   + ("Disagreement (or common values) on " + ", ".join(disagree) + " pulls them apart."
+        st.caption(("Most similarity comes from agreeing on " + state.plain(", ".join(agree)) + ". " if agree else "")
+                   + ("Disagreement (or common values) on " + state.plain(", ".join(disagree)) + " pulls them apart."
                       if disagree else ""))
         table = kernel_view.contributions_table(variables, xa_vals, xb_vals, contrib)
         c1, c2, _ = st.columns([1, 1, 3])

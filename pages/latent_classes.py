@@ -92,8 +92,8 @@ def _identifiability(m, feat):
     st.subheader("Identifiability")
     v = identifiability(m)
     verdict = {True: "identifiable", False: "not identifiable", None: "not shown either way"}[v["identifiable"]]
-    st.metric("Parameter sets with this distribution", str(v["parameter_sets"]), help=v["reason"])
-    st.caption(f"**{verdict}** — {v['reason']}.")
+    st.metric("Parameter sets with this distribution", str(v["parameter_sets"]), help=state.plain(v["reason"]))
+    st.caption(f"**{verdict}** — {state.plain(v['reason'])}.")
     if v["kruskal"]:
         kr = v["kruskal"]
         st.caption(f"Kruskal ranks {kr['ranks']} (sum {kr['sum']}, needs {kr['needed']}) over three groups of "

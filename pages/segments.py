@@ -134,7 +134,7 @@ def page():
 
 def kernel_tab(K1, K2, rows, labels, cls_states, has_class, aris):
     order = class_order(labels, K1) if has_class else cluster_order(K1)
-    panels, zmax = figs.segment_panels(K1, K2, order, rows, labels, cls_states)
+    panels, zmax = state.shared(figs.segment_panels, K1, K2, order, rows, labels, cls_states)
     for col, fig, key in zip(st.columns(3, gap="small"), panels, ("seg_gram_base", "seg_gram_seg", "seg_gram_diff")):
         col.plotly_chart(fig, key=key, config=PLOTLY)
     dz = panels[2].data[0].zmax          # the difference has its own scale: the caption says both

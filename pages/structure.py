@@ -27,7 +27,7 @@ def page():
 
     fig_col, info_col = st.columns([2.6, 1.4], gap="medium")
     with info_col:        # beside the graph: what it is, undo, the arc edits, then the scores
-        st.markdown(f"**{state.structure_label()}**")
+        st.markdown(f"**{state.plain(state.structure_label())}**")
         b1, b2 = st.columns(2)     # two per row: the labels stay whole in a narrow column on a projector
         b1.button("Undo", icon=":material/undo:", disabled=not ss.structure["undo"], width="stretch",
                   on_click=act("top", state.undo))
@@ -61,8 +61,8 @@ def page():
     with fig_col:
         info = {v: f"{len(feat.states[i])} levels\nparents: {', '.join(dg.parents(v)) or '—'}"
                 for i, v in enumerate(feat.variables)}
-        fig = figures.dag_figure(dg.nodes, dg.sorted_arcs(), highlight=seg_arcs, covered=cov, node_info=info,
-                                 clickable=True, picked=ss.get("live_pick"))
+        fig = state.shared(figures.dag_figure, dg.nodes, dg.sorted_arcs(), highlight=seg_arcs, covered=cov,
+                           node_info=info, clickable=True, picked=ss.get("live_pick"))
         st.plotly_chart(fig, key="dag_chart", on_select=live.graph_clicked("dag_chart"), selection_mode="points",
                         config={"displaylogo": False, "scrollZoom": True})
         st.caption(live.click_message())
@@ -70,7 +70,7 @@ def page():
                  + ("too (BDeu CPTs are likelihood-equivalent: paper, Theorem 4)." if ss.param_method in ("bdeu", "ml")
                     else f"only with a likelihood-equivalent estimator such as BDeu (not {ss.param_method})."))
         if seg_arcs:
-            st.caption(f"Orange: the arcs of the last edit ({seg[0]} on {', '.join(seg[1])}). " + green)
+            st.caption(f"Orange: the arcs of the last edit ({seg[0]} on {state.plain(', '.join(seg[1]))}). " + green)
         elif cov:
             st.caption(green)
 

@@ -7,7 +7,7 @@ import sys
 import warnings
 
 from ..errors import BnfkError
-from .common import int_at_least, split_list
+from .common import int_at_least, split_list, warning_line
 
 __all__ = ["add_chunksize", "read_chunks", "in_chunks"]
 
@@ -49,5 +49,5 @@ def read_chunks(path: str, args, model):
                             missing_policy=args.missing_policy, na_values=args.na_values, discretize_bins=args.discretize,
                             max_levels=args.max_levels, drop_columns=split_list(args.drop_columns))
     for w in caught:
-        sys.stderr.write(f"warning: {w.message}\n")
+        warning_line(w.message)
     return chunks

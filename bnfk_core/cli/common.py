@@ -223,8 +223,20 @@ def read_data(path: str, args, model=None, class_column: str | None = None):
                         drop_columns=split_list(args.drop_columns), model=model,
                         na_values=getattr(args, "na_values", None))
     for w in caught:
-        sys.stderr.write(f"warning: {w.message}\n")
+        warning_line(w.message)
     return data
+
+
+_WARNED: set = set()
+
+
+def warning_line(message, category=None, filename=None, lineno=None, file=None, line=None) -> None:
+    """A warning as one ``warning: …`` line on stderr, once per text (also the command's
+    ``warnings.showwarning``): never Python's form with the install path and the source line."""
+    text = " ".join(str(message).split())
+    if text not in _WARNED:
+        _WARNED.add(text)
+        sys.stderr.write(f"warning: {text}\n")
 
 
 _SESSIONS: dict = {}

@@ -2,7 +2,7 @@
 model as a network with a hidden root (BIF or JSON)."""
 from __future__ import annotations
 
-from .common import add_data_options, add_quiet, check_output, input_files, int_at_least, progress, read_data
+from .common import add_data_options, add_quiet, check_output, float_in, input_files, int_at_least, progress, read_data
 
 __all__ = ["register", "SUBCOMMANDS"]
 
@@ -56,8 +56,8 @@ def register(sub) -> None:
     p.add_argument("data", metavar="DATA.csv")
     p.add_argument("--classes", required=True, metavar="K|A-B", help="number of classes, or a range such as 1-5")
     p.add_argument("--starts", type=int_at_least(1, 10_000), default=20, help="seeded random EM starts (default 20)")
-    p.add_argument("--tol", type=float, default=1e-8,
-                   help="stop a start when the mean log-likelihood per row gains less (default 1e-8)")
+    p.add_argument("--tol", type=float_in(0.0, 1.0, low_open=True), default=1e-8,
+                   help="stop a start when the mean log-likelihood per row gains less (in (0, 1]; default 1e-8)")
     p.add_argument("--max-iter", type=int_at_least(1, 1_000_000), default=1000, help="E-steps per start (default 1000)")
     p.add_argument("--screen", type=int_at_least(0, 1_000_000), default=0, metavar="E",
                    help="short-run screening: every start runs E EM steps, only the --keep best continue (0: off)")

@@ -23,7 +23,7 @@ import warnings
 from ..errors import BnfkError, bounded
 from ..data.limits import DEFAULT_MAX_BYTES, memory_limit_set
 from . import cluster, impute, kernel, kgv, landscape, lca, learn, options, prototypes, report, reproduce, segments
-from .common import CliParser, add_max_memory, cli_wording, emit, end_progress_line, use_session_model
+from .common import CliParser, add_max_memory, cli_wording, emit, end_progress_line, use_session_model, warning_line
 
 __all__ = ["main", "build_parser", "COMMANDS"]
 
@@ -96,6 +96,7 @@ def main(argv=None) -> int:
         with warnings.catch_warnings(), memory_limit_set(None if limit == math.inf else limit or DEFAULT_MAX_BYTES), \
                 timeout_set(getattr(args, "dask_timeout", None)):
             warnings.simplefilter("ignore", FutureWarning)
+            warnings.showwarning = warning_line
             if getattr(args, "scheduler", None) is not None:
                 check_address(args.scheduler)   # a malformed address is refused before any file is read
             use_session_model(args, argv)
@@ -105,7 +106,7 @@ def main(argv=None) -> int:
     except BnfkError as exc:
         return _fail(cli_wording(str(exc)))
     except MemoryError:
-        return _fail("out of memory; sample fewer rows.")
+        return _fail("out of memory; drop columns or sample fewer rows, or raise --max-memory.")
     except OSError as exc:
         _park_stdout()
         where = getattr(exc, "filename", None)

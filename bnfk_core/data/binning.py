@@ -11,7 +11,7 @@ import re
 import numpy as np
 import pandas as pd
 
-from ..errors import DataError
+from ..errors import DataError, shorten
 
 __all__ = ["MISSING_CATEGORY", "MISSING_POLICIES", "text_levels", "as_numbers", "interval_label", "parse_interval",
            "quantile_bins", "weighted_quantile_bins", "show_value", "check_options", "check_columns",
@@ -193,6 +193,12 @@ def _code_levels(name, lev, miss_lev, inv, policy, bins, max_levels, source, is_
     how = "nominal"
     if len(real_levels) > max_levels and not is_class:
         if nums is None:
+            vals = pd.to_numeric(pd.Series(real_levels, dtype=object), errors="coerce").to_numpy(float)
+            if not np.isnan(vals).any() or (np.isinf(vals).any() and np.isnan(vals).sum() <= 1):
+                bad = next(str(v) for v, x in zip(real_levels, vals) if not np.isfinite(x))
+                raise DataError(f"Column '{name}' of {source} holds numbers and the value '{shorten(bad, 40)}', "
+                                "which is not a finite number, so it cannot be binned; blank or replace those "
+                                f"cells, or drop it with drop_columns=['{name}'].")
             raise DataError(f"Column '{name}' of {source} has {len(real_levels)} distinct values "
                             f"(more than max_levels={max_levels}); it looks like an identifier or "
                             f"free text, so drop it with drop_columns=['{name}'].")

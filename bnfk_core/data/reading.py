@@ -490,12 +490,17 @@ def open_text(path, source: str | None = None) -> TextFile:
     return TextFile(p, name, "utf-8", bom, delim, m.group(0) if m else "\n", size)
 
 
-def _cut(buf: bytes, nl: bytes) -> int:
-    """The length of the longest prefix of ``buf`` ending in a line end outside quoted fields (0: none)."""
+def _cut(buf: bytes, nl: bytes, lo: int = 0) -> int:
+    """The length of the longest prefix of ``buf`` ending in a line end outside quoted fields (0: none), looking
+    only at line ends after ``lo`` (those before it are known to be inside quotes).  One pass over the bytes
+    after ``lo``: a quote that is never closed makes the rest of the file one record, found in linear time."""
     quotes = buf.count(b'"')
+    after, end = 0, len(buf)          # quotes from the candidate cut to the end of the buffer
     cut = buf.rfind(nl) + 1
-    while cut > 0:
-        if (quotes - buf.count(b'"', cut)) % 2 == 0:
+    while cut > lo:
+        after += buf.count(b'"', cut, end)
+        end = cut
+        if (quotes - after) % 2 == 0:
             return cut
         cut = buf.rfind(nl, 0, cut - 1) + 1
     return 0
@@ -516,7 +521,7 @@ def scan_blocks(tf: TextFile, block_bytes: int) -> list:
                 if buf:
                     blocks.append(Block(pos, pos + len(buf), line))
                 return blocks
-            cut = _cut(buf, nl)
+            cut = _cut(buf, nl, max(0, len(carry) - len(nl)))   # the carry's line ends are all inside quotes
             if cut == 0:
                 carry = buf
                 continue

@@ -57,12 +57,18 @@ def variable_groups(codes: np.ndarray, cards) -> list:
     N, n = codes.shape
     limit = max(256, N // 8)
     groups, cur = [], []
+    ids = np.zeros(N, np.int64)          # each row's configuration in the current group (0 .. distinct - 1)
     for i in range(n):
-        if cur and len(unique_rows(codes[:, cur + [i]], [cards[j] for j in cur + [i]])[0]) > limit:
+        col = codes[:, i].astype(np.int64) + 1
+        _, both = np.unique(ids * (int(cards[i]) + 1) + col, return_inverse=True)   # the group with i added
+        if cur and both.max(initial=-1) + 1 > limit:
             groups.append(cur)
             cur = [i]
+            _, ids = np.unique(col, return_inverse=True)
         else:
             cur = cur + [i]
+            ids = both
+        ids = ids.reshape(-1).astype(np.int64)
     return groups + [cur]
 
 

@@ -39,10 +39,12 @@ class Moments:
     from a full joint array (:meth:`from_joint`), a latent class model (:meth:`from_model`, exact) or code
     rows (:meth:`from_codes`, empirical; each table from the rows observing its variables)."""
 
-    def __init__(self, cards, marg):
+    def __init__(self, cards, marg, rows=None, classes=None):
         self.cards = [int(r) for r in cards]
         self._marg = marg          # callable(tuple of variable indices) -> array over their values
         self._cache = {}
+        self._rows = rows          # (codes, weights) of :meth:`from_codes`
+        self._classes = classes    # (w, profiles) of :meth:`from_model`
 
     @classmethod
     def from_joint(cls, joint: np.ndarray) -> "Moments":
@@ -61,7 +63,7 @@ class Moments:
         def marg(idx):
             sub = "".join(chr(ord("a") + k) for k in range(len(idx)))
             return np.einsum("t," + ",".join(f"t{c}" for c in sub) + "->" + sub, w, *[P[i] for i in idx])
-        return cls([p.shape[1] for p in P], marg)
+        return cls([p.shape[1] for p in P], marg, classes=(np.asarray(w, float), [np.asarray(p, float) for p in P]))
 
     @classmethod
     def from_codes(cls, codes: np.ndarray, cards, weights=None) -> "Moments":
@@ -74,7 +76,7 @@ class Moments:
             flat = np.ravel_multi_index(tuple(codes[ok, i] for i in idx), tuple(cards[i] for i in idx))
             t = np.bincount(flat, weights=wts[ok], minlength=int(np.prod([cards[i] for i in idx])))
             return (t / max(t.sum(), 1e-300)).reshape([cards[i] for i in idx])
-        return cls(cards, marg)
+        return cls(cards, marg, rows=(codes, wts))
 
     def p(self, *idx) -> np.ndarray:
         if idx not in self._cache:
@@ -83,6 +85,65 @@ class Moments:
 
     def q2(self, i: int, j: int) -> np.ndarray:
         return self.p(i, j) - np.multiply.outer(self.p(i), self.p(j))
+
+    def _one_hot(self, group) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(X, O, w): the rows' one-hot codes of ``group`` (N x sum r, a missing cell all zero), which variables
+        each row observes (N x len(group)) and the row weights."""
+        codes, wts = self._rows
+        sub = codes[:, list(group)]
+        offsets = np.concatenate([[0], np.cumsum([self.cards[i] for i in group], dtype=np.int64)]).astype(np.int64)
+        X = np.zeros((codes.shape[0], int(offsets[-1])))
+        obs = sub >= 0
+        r, c = np.nonzero(obs)
+        X[r, offsets[c] + sub[r, c]] = 1.0
+        return X, obs.astype(float), wts
+
+    def cross(self, g1, g2) -> np.ndarray:
+        """The cross-moment matrix Q[x, y] = q(x, y), x a value of a variable of ``g1``, y of ``g2`` (blocks in
+        the groups' order): a few matrix products, not one ``q2`` per pair of variables."""
+        g1, g2 = list(g1), list(g2)
+        if self._classes is not None:      # p_ij = sum_t w_t P_i[t]^T P_j[t]
+            w, P = self._classes
+            A = np.concatenate([P[i] for i in g1], axis=1)
+            B = np.concatenate([P[j] for j in g2], axis=1)
+            return A.T @ ((np.diag(w) - np.outer(w, w)) @ B)
+        if self._rows is not None:         # each p_ij from the rows observing both i and j, as in q2
+            X1, O1, wts = self._one_hot(g1)
+            X2, O2, _ = self._one_hot(g2)
+            n1 = np.repeat(wts @ O1, [self.cards[i] for i in g1])                # rows observing i
+            n2 = np.repeat(wts @ O2, [self.cards[j] for j in g2])
+            n12 = np.repeat(np.repeat((O1 * wts[:, None]).T @ O2, [self.cards[i] for i in g1], axis=0),
+                            [self.cards[j] for j in g2], axis=1)                 # rows observing both
+            p1 = (wts @ X1) / np.maximum(n1, 1e-300)
+            p2 = (wts @ X2) / np.maximum(n2, 1e-300)
+            return ((X1 * wts[:, None]).T @ X2) / np.maximum(n12, 1e-300) - np.outer(p1, p2)
+        return np.block([[self.q2(i, j) for j in g2] for i in g1])
+
+    def cross_singular_values(self, g1, g2) -> tuple[np.ndarray, tuple[int, int]]:
+        """The singular values of :meth:`cross` (largest first) and its shape.  Q has rank at most K - 1 for a
+        model (Q = A^T (diag w - w w^T) B) and at most N + 1 for complete rows (Q = X1^T W X2 - p1 p2^T):
+        then they come from a small factor, exactly, without forming Q."""
+        g1, g2 = list(g1), list(g2)
+        shape = (sum(self.cards[i] for i in g1), sum(self.cards[j] for j in g2))
+        if self._classes is not None:
+            w, P = self._classes
+            L = np.concatenate([P[i] for i in g1], axis=1).T                 # a x K
+            R = np.concatenate([P[j] for j in g2], axis=1).T                 # b x K
+            M = np.diag(w) - np.outer(w, w)
+        elif self._rows is not None and (self._rows[0][:, g1 + g2] >= 0).all() and min(shape) > len(self._rows[1]) + 1:
+            X1, _, wts = self._one_hot(g1)
+            X2, _, _ = self._one_hot(g2)
+            f = wts / max(float(wts.sum()), 1e-300)
+            p1, p2 = f @ X1, f @ X2
+            L = np.column_stack([X1.T, p1])                                  # a x (N + 1)
+            R = np.column_stack([X2.T, p2])
+            M = np.diag(np.append(f, -1.0))
+        else:
+            return np.linalg.svd(self.cross(g1, g2), compute_uv=False), shape
+        _, RL = np.linalg.qr(L)
+        _, RR = np.linalg.qr(R)
+        sv = np.linalg.svd(RL @ M @ RR.T, compute_uv=False)[:min(shape)]
+        return np.concatenate([sv, np.zeros(min(shape) - sv.size)]), shape      # the rest are zero
 
     def q3(self, i: int, j: int, k: int) -> np.ndarray:
         pi, pj, pk = self.p(i), self.p(j), self.p(k)
@@ -155,7 +216,7 @@ def _split(cards) -> tuple[list, list]:
 
 
 def _cross_q(mo: Moments, g1, g2) -> np.ndarray:
-    return np.block([[mo.q2(i, j) for j in g2] for i in g1])
+    return mo.cross(g1, g2)
 
 
 def rank_diagnostic(source, n_rows: float | None = None, tol: float | None = None, groups=None) -> dict:
@@ -175,10 +236,9 @@ def rank_diagnostic(source, n_rows: float | None = None, tol: float | None = Non
     if len(cards) < 2:
         raise LcaError("The rank diagnostic needs at least two variables.")
     g1, g2 = groups or _split(cards)
-    Q = _cross_q(mo, g1, g2)
-    sv = np.linalg.svd(Q, compute_uv=False)
+    sv, shape = mo.cross_singular_values(g1, g2)
     if tol is None:
-        tol = ((math.sqrt(Q.shape[0]) + math.sqrt(Q.shape[1])) / (2 * math.sqrt(n_rows)) if n_rows
+        tol = ((math.sqrt(shape[0]) + math.sqrt(shape[1])) / (2 * math.sqrt(n_rows)) if n_rows
                else max(1e-9 * (float(sv[0]) if sv.size else 0.0), 1e-12))
     cap = 1 + min(sum(cards[i] - 1 for i in g1), sum(cards[i] - 1 for i in g2))
     return {"singular_values": [float(s) for s in sv], "tol": float(tol), "groups": [list(g1), list(g2)],
@@ -264,7 +324,7 @@ def identifiability(model, tol: float = 1e-8) -> dict:
         part, ranks = best
         out["kruskal"] = {"groups": [[names[i] for i in g] for g in part], "ranks": ranks, "sum": int(sum(ranks)),
                           "needed": 2 * K + 2, "holds": bool(sum(ranks) >= 2 * K + 2)}
-        qr = [np.linalg.matrix_rank(_cross_q(mo, a, b), tol=1e-9) for a, b in
+        qr = [int(np.sum(mo.cross_singular_values(a, b)[0] > 1e-9)) for a, b in
               ((part[0], part[1]), (part[0], part[2]), (part[1], part[2]))]
         holds = all(r >= K - 1 for r in qr)
         out["seed_condition"] = {"cross_ranks": [int(r) for r in qr], "needed": K - 1, "holds": bool(holds),

@@ -272,6 +272,8 @@ def fit_lca(data, k: int, starts: int = 20, seed: int = 0, *, tol: float = 1e-8,
         data = data.without_class()
     codes, weights, variables, states, source = _rows_of(data)
     _check(k, starts, codes, variables, source)
+    if not isinstance(tol, (int, float, np.floating, np.integer)) or not 0 < float(tol) <= 1:
+        raise LcaError(f"The EM tolerance must be a number in (0, 1], got {str(tol)[:80]}.")
     k, starts = int(k), int(starts)
     cards = [len(s) for s in states]
     if engine not in ("numba", "numpy", "auto"):

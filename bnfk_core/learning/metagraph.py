@@ -303,16 +303,20 @@ def walsh_energy(f: np.ndarray) -> np.ndarray:
 
 
 def parse_orders(text: str, d: int) -> list[int]:
-    """'1-4' or '1,2,3' -> [1, 2, 3, 4], each order clipped to ≤ d (the number of arc bits)."""
+    """'1-4' or '1,2,3' -> [1, 2, 3, 4], each order clipped to ≤ d (the number of arc bits).  A range is clipped
+    before it is listed: '1-100000000' costs what '1-d' costs."""
     out: list[int] = []
     try:
-        for part in str(text).split(","):
+        for part in str(text)[:10_000].split(","):
             part = part.strip()
             if not part:
                 continue
             if "-" in part:
                 a, b = (int(x) for x in part.split("-", 1))
-                out.extend(range(a, b + 1))
+                if a < 1:
+                    out.append(a)
+                    continue
+                out.extend(range(min(a, d), min(b, d) + 1) if b >= a else [])
             else:
                 out.append(int(part))
     except ValueError:

@@ -155,8 +155,21 @@ def is_session_file(path) -> bool:
     try:
         doc = _document(path)
     except SessionError:
-        return False
+        return _looks_like_session(path)
     return isinstance(doc, dict) and doc.get("schema") == SCHEMA
+
+
+def _looks_like_session(path) -> bool:
+    """A JSON object whose first 4 KiB name the session schema: read as a session file even when it does not
+    parse, so that the refusal says why (nested too deep, bad JSON) instead of treating it as a CSV."""
+    try:
+        if regular_file_problem(Path(os.fspath(path))) is not None:
+            return False
+        with open_regular(Path(os.fspath(path))) as fh:
+            head = fh.read(4096)
+    except OSError:
+        return False
+    return head.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"{") and f'"{SCHEMA}"'.encode() in head
 
 
 _LAST: dict = {}
@@ -325,6 +338,10 @@ def _data_ref(d, source: str, sample_dir: Path) -> DataRef:
 def _structure(d, variables, source: str) -> DAG:
     if not isinstance(d, dict) or not isinstance(d.get("nodes"), list) or not isinstance(d.get("arcs"), list):
         raise SessionError(f"{source}: \"structure\" must be an object with \"nodes\" and \"arcs\" lists.")
+    for k, arc in enumerate(d["arcs"]):
+        if not (isinstance(arc, list) and len(arc) == 2 and all(isinstance(x, str) for x in arc)):
+            raise SessionError(f"{source}: arc {k + 1} of \"structure\" must be a pair of variable names "
+                               f"[\"parent\", \"child\"], got {shorten(json.dumps(arc), 60)}.")
     try:
         dag = DAG.from_dict(d)
         return dag.over(list(variables), f"The structure of {source}")

@@ -94,11 +94,11 @@ def big_file_panel(model, fill: str) -> None:
     path, name = state.streamed()
     n_rows = state.full_data().n_rows
     st.markdown(f"**The completed file: all {n_rows:,} rows**")
-    st.caption(f"{name} with the missing cells of all its rows filled by the network fitted on all rows, read and "
+    st.caption(f"{state.plain(name)} with the missing cells of all its rows filled by the network fitted on all rows, read and "
                "written in blocks: the same file as imputing it in memory gives, every other cell as written.")
     try:
         if file_layout(path).fmt == "parquet":
-            st.info(f"{name} is a Parquet file; the completed file is written for CSV files, so export it as CSV to "
+            st.info(f"{state.plain(name)} is a Parquet file; the completed file is written for CSV files, so export it as CSV to "
                     "complete all its rows.")
             return
         options = state.read_options()
@@ -130,7 +130,7 @@ def _summary(res: dict, name: str) -> None:
     if per:
         st.dataframe(pd.DataFrame({"column": list(per), "imputed cells": list(per.values())}), hide_index=True)
     for note in res["notes"]:
-        st.caption(note)
+        st.caption(state.plain(note))
     st.caption(f"Imputed in {res['blocks']:,} block(s) in {res['seconds']:.1f} s.")
     base = f"{common.dataset_name()}_imputed"
     d1, d2 = st.columns(2)
@@ -150,4 +150,4 @@ def _save_panel(res: dict, input_path: str) -> None:
     replace = c2.checkbox("Replace an existing file", key="imp_big_replace")
     if c3.button("Write file", key="imp_big_save", icon=":material/save:"):
         written = bigimpute.save_as(res, target, input_path, replace=replace)
-        st.success(f"Wrote the completed file of {res['rows']:,} rows to '{written}' in the output folder.")
+        st.success(f"Wrote the completed file of {res['rows']:,} rows to '{state.plain(written)}' in the output folder.")

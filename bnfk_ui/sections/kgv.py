@@ -13,7 +13,7 @@ from bnfk_core.learning.structure import learn_feature_structure
 from bnfk_core.views import figures
 from bnfk_core.views.figures import kgv as fig_kgv
 
-from .. import common, state
+from .. import common, router, state
 
 __all__ = ["kgv_tab"]
 
@@ -56,7 +56,7 @@ def kgv_tab() -> None:
             raw, binned = _raw_and_binned(feat, feat.fingerprint(), kernel, kappa, ss.learn_max_parents or None,
                                           int(ss.learn_seed))
     except BnfkError as exc:
-        st.error(str(exc))
+        st.error(router.message(exc))
         return
     left, right = st.columns([1.2, 1], gap="medium")
     with left:

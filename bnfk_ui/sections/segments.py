@@ -95,9 +95,9 @@ def theory_tab(d, m2, kind, variables):
     try:
         table = S.case_table(m2, d, kind, variables)
     except BnfkError as exc:
-        st.info(f"{exc} Switch the base to the empty network to see the thesis's case table.")
+        st.info(f"{state.plain(exc)} Switch the base to the empty network to see the thesis's case table.")
         return
-    roles = ", ".join(f"{r} = **{v}**" for r, v in table.roles.items())
+    roles = ", ".join(f"{r} = **{state.plain(v)}**" for r, v in table.roles.items())
     st.markdown(f"Roles: {roles}. Letters: " + "; ".join(f"{g} = {m}" for g, m in table.definitions.items()) + ".")
     frame = table.to_frame()       # a static table wraps its text: every formula stays whole on a projector
     st.table(frame.style.hide(axis="index").format({c: "{:.6f}" for c in ("theory", "measured", "empty theory")},
@@ -202,7 +202,7 @@ def gallery_tab(d, feat, base, variables, rows, labels, cls_states):
            int(ss.seg_seed), int(ss.seg_restarts), float(ss.seg_missing), int(ss.seg_protos))
     g = common.stored_run("Run the gallery", "seg_gallery_run", "seg_gallery", key, icon=":material/grid_view:",
                           fn=run)
-    st.caption("Variables u, v, w = " + (f"**{', '.join(g.variables if g else chosen)}**" if (g or chosen) else
+    st.caption("Variables u, v, w = " + (f"**{state.plain(', '.join(g.variables if g else chosen))}**" if (g or chosen) else
                                          "the top V-structure triple (highest mutual information, found on run)")
                + " — the segment controls' three when they name three; the same base, rows, seed and restarts as "
                  "the other tabs.")

@@ -18,7 +18,7 @@ from bnfk_core.registry import LEARNERS, SCORES
 from bnfk_core.views import figures
 from bnfk_core.views.figures import kernel as fig_kernel
 
-from .. import common, jobs, live, state
+from .. import common, jobs, live, router, state
 
 __all__ = ["message", "act", "learn_tab", "edit_panel", "presets_tab", "equivalence_tab", "io_tab", "arc_actions",
            "live_panel"]
@@ -28,7 +28,7 @@ def message(slot: str) -> None:
     """Show (once) the outcome of the last action of a control group."""
     msg = st.session_state.pop(f"msg_{slot}", None)
     if msg:
-        getattr(st, msg[0])(msg[1])
+        getattr(st, msg[0])(state.plain(msg[1], router.MAX_MESSAGE))
 
 
 def act(slot: str, fn, *args, ok: str | None = None):
@@ -80,7 +80,7 @@ def learn_tab(feat) -> None:
                                       ss.learn_seed, progress=jobs.progress(bar))
             except BnfkError as exc:
                 status.update(label="Learning failed", state="error")
-                st.error(str(exc))
+                st.error(router.message(exc))
             else:
                 state.set_dag(res.dag, label, learned=True, notes=res.notes)
                 status.update(label=f"Learned {label}: {res.dag.n_arcs} arcs in {res.seconds:.1f} s",
@@ -88,7 +88,7 @@ def learn_tab(feat) -> None:
                 st.rerun()
     notes = ss.structure.get("notes") or []
     if notes:
-        st.caption(f"Last learned: **{ss.structure['learned_label']}** — " + "; ".join(notes) + ".")
+        st.caption(f"Last learned: **{state.plain(ss.structure['learned_label'])}** — " + "; ".join(notes) + ".")
 
 
 def edit_panel(dg: DAG) -> None:
@@ -176,7 +176,7 @@ def io_tab(feat, dg: DAG, dag_fig) -> None:
             try:
                 imported = read_structure(up.getvalue(), up.name).over(feat.variables, up.name)
             except BnfkError as exc:
-                st.error(str(exc))
+                st.error(router.message(exc))
             else:
                 state.set_dag(imported, f"imported from {up.name}")
                 state.flash("success", f"Imported the structure of {up.name}; parameters are re-fitted on the data.")
@@ -190,7 +190,7 @@ def arc_actions() -> None:
     if not arc or not state.dag().has_arc(*arc):
         return
     u, v = arc
-    st.info(f"Picked arc **{u} → {v}**", icon=":material/arrow_right_alt:")
+    st.info(f"Picked arc **{state.plain(u)} → {state.plain(v)}**", icon=":material/arrow_right_alt:")
     c1, c2 = st.columns(2)
     c1.button("Remove", icon=":material/remove:", key="live_remove", width="stretch",
               on_click=act("live", _arc_edit, "remove", u, v, ok=f"Removed {u} → {v}."))
@@ -229,7 +229,8 @@ def live_panel(feat) -> None:
     cls_states = d.states[d.index(d.class_column)] if d.class_column else ()
     drawn = _drawn(lk, labels)
     c1, c2 = st.columns([1.1, 1], gap="medium")
-    c1.plotly_chart(figures.gram_figure(K, drawn, rows, labels, cls_states, title="Fisher kernel, live", height=430),
+    c1.plotly_chart(state.shared(figures.gram_figure, K, drawn, rows, labels, cls_states, title="Fisher kernel, live",
+                                 height=430),
                     key="live_gram", config={"displaylogo": False})
     a, b = state.default_pair(K, [int(r) for r in rows]) if not st.session_state.get("pair") else st.session_state.pair
     pos = {int(r): k for k, r in enumerate(rows)}
@@ -237,7 +238,7 @@ def live_panel(feat) -> None:
         a, b = state.default_pair(K, [int(r) for r in rows])
     contrib = lk.contributions(pos[a], pos[b])
     vals = lambda r: [d.frame.at[r, v] if d.frame.at[r, v] is not None else "(missing)" for v in lk.dag.nodes]  # noqa: E731
-    c2.plotly_chart(fig_kernel.pair_figure(list(lk.dag.nodes), contrib, vals(a), vals(b), a, b, "Fisher"),
+    c2.plotly_chart(state.shared(fig_kernel.pair_figure, list(lk.dag.nodes), contrib, vals(a), vals(b), a, b, "Fisher"),
                     key="live_contrib", config={"displaylogo": False})
     info = lk.last_update
     how = (f"last edit: {1000 * info['seconds']:.0f} ms, {len(info.get('rebuilt', ()))} term(s) rebuilt and "

@@ -10,7 +10,8 @@ modules of one idea --
 * :mod:`.clustering` -- the Clustering page's cached networks, kernel set-ups and clusterings;
 * :mod:`.compare` -- structure B of the Compare page and the cached comparison with the current network;
 * :mod:`.imputation` -- the table completed by a network, the network learned to complete it;
-* :mod:`.pairs` -- the pair of rows the Kernel page explains.
+* :mod:`.pairs` -- the pair of rows the Kernel page explains;
+* :mod:`.shared` -- figures (pure results) built once per distinct input for every session of the server.
 
 Pages and sections call them as ``state.<name>`` (the names below); every page calls :func:`init` first
 (through :func:`bnfk_ui.common.start`): it fills in the defaults (house_votes_84, class column ``class``,
@@ -28,6 +29,7 @@ from .compare import *  # noqa: F401,F403
 from .imputation import *  # noqa: F401,F403
 from .pairs import *  # noqa: F401,F403
 from .session import *  # noqa: F401,F403
+from .shared import *  # noqa: F401,F403
 from .structure import *  # noqa: F401,F403
 from .tables import *  # noqa: F401,F403
 from .uploads import *  # noqa: F401,F403

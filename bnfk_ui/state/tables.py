@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import threading
 
 import streamlit as st
 
@@ -74,15 +75,36 @@ def full_data(settings: dict | None = None, progress=None) -> CategoricalData:
     return load(s) if big is None else bigfiles.read_whole(big, s, progress)
 
 
+#: the feature table of each cached table, shared by every session (the tables are cached resources, never
+#: changed): ``id(table) -> (table, its features)``, the table kept so that its id is not reused
+_FEATURES: dict = {}
+_FEATURES_LOCK = threading.Lock()
+MAX_FEATURE_TABLES = 32
+
+
+def without_class(d: CategoricalData) -> CategoricalData:
+    """``d.without_class()`` once per table for the whole server: the pages ask for the features many times a
+    run and every session of a class asks for the same ones (copying them was a sixth of a class's time)."""
+    hit = _FEATURES.get(id(d))
+    if hit is not None and hit[0] is d:
+        return hit[1]
+    feats = d.without_class()
+    with _FEATURES_LOCK:
+        while len(_FEATURES) >= MAX_FEATURE_TABLES:
+            _FEATURES.pop(next(iter(_FEATURES)))
+        _FEATURES[id(d)] = (d, feats)
+    return feats
+
+
 def model_features() -> CategoricalData:
     """The features the structure is learned and the CPTs are fitted on: all rows (weighted for a large file)."""
     w = full_data()
-    return features_of(w, w.fingerprint()) if streamed() is not None else w.without_class()
+    return features_of(w, w.fingerprint()) if streamed() is not None else without_class(w)
 
 
 def feature_data() -> CategoricalData:
     """The kernel's feature columns: the data without the class column."""
-    return data().without_class()
+    return without_class(data())
 
 
 def sample_note() -> str | None:

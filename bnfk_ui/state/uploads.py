@@ -2,6 +2,7 @@
 read in chunks, or other reading options -- each leaves the current data in place when it cannot be read."""
 from __future__ import annotations
 
+import csv
 import os
 import re
 
@@ -9,6 +10,7 @@ import streamlit as st
 
 from bnfk_core.data.table import load_csv
 from bnfk_core.errors import BnfkError, DataError
+from bnfk_core.learning.structure import guard_width
 
 from .. import bigdata, jobs
 from .bigfiles import streamed, upload_info
@@ -16,7 +18,19 @@ from .session import UPLOAD_MISSING_POLICY, catalog, data_settings, flash, read_
 from .structure import reset_structure
 from .tables import full_data, io_bytes, load, model_features
 
-__all__ = ["apply_pending", "change_data", "use_file", "use_upload", "use_sample"]
+__all__ = ["apply_pending", "change_data", "use_file", "use_upload", "use_sample", "header_width"]
+
+#: the first bytes of an upload read for its header (a 50,000-column header is about 300 kB)
+HEADER_BYTES = 4 * 2**20
+
+
+def header_width(content: bytes) -> int:
+    """The number of columns of an uploaded CSV, from its first line alone (quoted names may hold commas)."""
+    head = bytes(content[:HEADER_BYTES]).split(b"\n", 1)[0].decode("utf-8", errors="replace").lstrip("\ufeff")
+    try:
+        return len(next(csv.reader([head.rstrip("\r")]), []))
+    except csv.Error:
+        return head.count(",") + 1
 
 
 def apply_pending() -> None:
@@ -38,6 +52,8 @@ def change_data(**changes) -> bool:
     new = data_settings(**changes)
     ss = st.session_state
     try:
+        if new["dataset"] == "upload" and ss.get("upload"):      # a session's or a link's upload: its header first
+            guard_width("tree", header_width(ss.upload[1]) - len(new["drop_columns"]), source=ss.upload[0])
         big = streamed(new)
         if big is not None and bigdata.cached(big[0], read_options(new)) is None:
             ss.pending_data = changes      # read under a progress bar at the start of the next run
@@ -105,6 +121,11 @@ def use_upload(name: str, content: bytes) -> None:
     dataset in place.
     """
     ss = st.session_state
+    try:
+        guard_width("tree", header_width(content), source=name)    # from the header, before anything is parsed
+    except BnfkError as exc:
+        flash("error", str(exc))
+        return
     old = ss.get("upload")
     ss.upload = (name, content)
     if bigdata.count_lines(content) > int(ss.stream_rows):     # a large upload: read in chunks

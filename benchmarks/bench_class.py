@@ -1,0 +1,367 @@
+"""A class on one machine: N students at once through the lecture, over Streamlit's own websocket protocol.
+
+Every student is one browser session of ``streamlit run app.py``: a websocket to ``/_stcore/stream`` that sends
+``BackMsg`` protobufs (``rerun_script`` with the page and the widget states, as the browser does on a click)
+and reads the ``ForwardMsg`` protobufs back until the run's ``script_finished``.  The students start together
+and click without pausing, through the lecture:
+
+    Home → Structure → Kernel → Clustering → Segments lab → add an arc (Structure, then its "Add arc"
+    button) → Kernel again
+
+The messages are the ones Chromium sends (checked once against its frames; the browser also sends the
+other widgets' current values with a click, which the app does not need: its choices live in the session
+state).  A step's time is server time: from the click's message to the end of the run it started (a browser adds its own
+drawing on top).  For each class size the bench writes, per step, p50 / p95 / max, the bytes sent to a student,
+the failures (a run that does not finish, an exception or an internal error shown, a step over the timeout),
+the server's memory per student (resident memory of the server while the class is connected, less the
+server's before it, over N), the memory after a second class of the same size, and isolation: the even
+students add an arc, the odd ones only open the Structure page twice, and on "Kernel again" every even student
+must see one arc more than the default structure and every odd one the default number.
+
+    python benchmarks/bench_class.py                         # N = 1, 10, 30 on a fresh server
+    python benchmarks/bench_class.py --students 1,10 --timeout 60
+    python benchmarks/bench_class.py --url http://127.0.0.1:8501 --students 30   # a server already running
+    python benchmarks/bench_class.py --processes 2           # the class set-up: 2 server processes, each student
+                                                             # kept on one of them (as a sticky proxy does)
+
+Writes ``benchmarks/results/class.json`` (and prints the table) with the load average before and after.
+"""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import re
+import socket
+import statistics
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+RESULTS = ROOT / "benchmarks" / "results"
+
+#: the lecture: (step name, url path of the page, whether the step then clicks "Add arc")
+LECTURE = (
+    ("Home", "home", False),
+    ("Structure", "structure", False),
+    ("Kernel", "kernel", False),
+    ("Clustering", "clustering", False),
+    ("Segments lab", "segments", False),
+    ("add an arc", "structure", True),
+    ("Kernel again", "kernel", False),
+)
+ARCS = re.compile(r"· (\d+) arcs")
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start_server(log: Path, timeout: float = 120) -> tuple[str, subprocess.Popen]:
+    """``streamlit run app.py`` on a free port, waited for until healthy."""
+    port = _free_port()
+    fh = open(log, "w")
+    proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
+                             "--server.port", str(port), "--server.address", "127.0.0.1",
+                             "--browser.gatherUsageStats", "false"], cwd=ROOT, stdout=fh, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.time() + timeout
+    while True:
+        try:
+            with urllib.request.urlopen(url + "/_stcore/health", timeout=2) as r:
+                if r.status == 200:
+                    return url, proc
+        except OSError:
+            pass
+        if time.time() > deadline or proc.poll() is not None:
+            proc.kill()
+            raise SystemExit(f"streamlit did not start; see {log}")
+        time.sleep(0.5)
+
+
+def rss_bytes(pid) -> int:
+    """Resident memory of the server process(es) (a pid or a list of them) and their children."""
+    import psutil
+    if isinstance(pid, (list, tuple)):
+        return sum(rss_bytes(p) for p in pid)
+    p = psutil.Process(pid)
+    total = p.memory_info().rss
+    for c in p.children(recursive=True):
+        try:
+            total += c.memory_info().rss
+        except psutil.Error:
+            pass
+    return total
+
+
+class Student:
+    """One browser session speaking Streamlit's protocol."""
+
+    def __init__(self, url, index: int, timeout: float):
+        if isinstance(url, (list, tuple)):       # several processes: a student stays on one (sticky sessions)
+            url = url[index % len(url)]
+        self.ws_url = url.replace("http://", "ws://").replace("https://", "wss://").rstrip("/") + "/_stcore/stream"
+        self.index, self.timeout = index, timeout
+        self.pages: dict[str, str] = {}          # url path -> page script hash
+        self.page_hash = ""
+        self.times: dict[str, float] = {}
+        self.bytes: dict[str, int] = {}
+        self.failures: list[str] = []
+        self.arcs_seen: int | None = None
+        self.ws = None
+
+    async def __aenter__(self):
+        import websockets
+        self.ws = await websockets.connect(self.ws_url, subprotocols=["streamlit"], max_size=2**30,
+                                           open_timeout=self.timeout, ping_interval=None)
+        return self
+
+    async def __aexit__(self, *exc):
+        await self.ws.close()
+
+    async def run(self, page: str | None, widgets=()) -> tuple[float, int, list]:
+        """One script run: send ``rerun_script`` (page by url path; ``widgets``: WidgetState protos), read
+        until the run finishes; (seconds, bytes received, the elements drawn)."""
+        from streamlit.proto.BackMsg_pb2 import BackMsg
+        from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+        msg = BackMsg()
+        cs = msg.rerun_script
+        cs.query_string = ""
+        if page is not None and page in self.pages:
+            cs.page_script_hash = self.pages[page]
+        elif page is not None:
+            cs.page_name = page
+        elif self.page_hash:
+            cs.page_script_hash = self.page_hash
+        for w in widgets:
+            cs.widget_states.widgets.append(w)
+        cs.context_info.timezone = "UTC"
+        cs.context_info.locale = "en-US"
+        t0 = time.perf_counter()
+        await self.ws.send(msg.SerializeToString())
+        received, elements = 0, []
+        while True:
+            raw = await asyncio.wait_for(self.ws.recv(), timeout=self.timeout)
+            received += len(raw)
+            fm = ForwardMsg()
+            fm.ParseFromString(raw)
+            kind = fm.WhichOneof("type")
+            if kind == "new_session":
+                self.pages = {p.url_pathname: p.page_script_hash for p in fm.new_session.app_pages}
+                self.page_hash = fm.new_session.page_script_hash
+            elif kind == "delta" and fm.delta.WhichOneof("type") == "new_element":
+                elements.append(fm.delta.new_element)
+            elif kind == "script_finished":
+                status = fm.script_finished
+                if status in (ForwardMsg.FINISHED_SUCCESSFULLY, ForwardMsg.FINISHED_WITH_COMPILE_ERROR):
+                    if status == ForwardMsg.FINISHED_WITH_COMPILE_ERROR:
+                        self.failures.append("compile error")
+                    return time.perf_counter() - t0, received, elements
+            elif kind == "page_not_found":
+                self.failures.append(f"page not found: {page}")
+
+    def check(self, step: str, elements) -> None:
+        for e in elements:
+            k = e.WhichOneof("type")
+            if k == "exception":
+                self.failures.append(f"{step}: exception {e.exception.message[:120]}")
+            elif k == "alert" and ("Something went wrong" in e.alert.body or "internal error" in e.alert.body):
+                self.failures.append(f"{step}: {e.alert.body[:120]}")
+
+    @staticmethod
+    def arcs(elements) -> int | None:
+        for e in elements:
+            if e.WhichOneof("type") == "markdown" and "Structure:" in e.markdown.body:
+                m = ARCS.search(e.markdown.body)
+                if m:
+                    return int(m.group(1))
+        return None
+
+    async def lecture(self) -> None:
+        from streamlit.proto.WidgetStates_pb2 import WidgetState
+        for step, page, click in LECTURE:
+            try:
+                if step == "Home":
+                    took, got, els = await self.run(None)          # the first visit: the default page
+                else:
+                    took, got, els = await self.run(page)
+                self.check(step, els)
+                if click:
+                    self.default_arcs = self.arcs(els)
+                    button = next((e.button for e in els if e.WhichOneof("type") == "button"
+                                   and e.button.label == "Add arc"), None)
+                    if button is None:
+                        self.failures.append(f"{step}: no 'Add arc' button")
+                    else:
+                        w = WidgetState(id=button.id)
+                        if self.index % 2 == 0:              # even students add the arc; odd ones only rerun
+                            w.trigger_value = True
+                        t2, g2, els = await self.run(page, [w])
+                        self.check(step, els)
+                        took, got = took + t2, got + g2
+                if step == "Kernel again":
+                    self.arcs_seen = self.arcs(els)
+                self.times[step], self.bytes[step] = took, got
+            except (asyncio.TimeoutError, OSError, Exception) as exc:   # noqa: BLE001 - a failure is counted
+                self.failures.append(f"{step}: {type(exc).__name__} {str(exc)[:120]}")
+                return
+
+
+def _pct(values, q):
+    v = sorted(values)
+    if not v:
+        return None
+    k = (len(v) - 1) * q
+    lo, hi = int(k), min(int(k) + 1, len(v) - 1)
+    return v[lo] + (v[hi] - v[lo]) * (k - lo)
+
+
+async def one_class(url: str, n: int, timeout: float) -> list[Student]:
+    students = [Student(url, i, timeout) for i in range(n)]
+
+    async def go(s):
+        try:
+            async with s:
+                await s.lecture()
+                await asyncio.sleep(0)
+        except Exception as exc:  # noqa: BLE001 - could not connect
+            s.failures.append(f"connect: {type(exc).__name__} {exc}")
+    await asyncio.gather(*(go(s) for s in students))
+    return students
+
+
+async def class_connected(url: str, n: int, timeout: float, pid: int | None) -> tuple[list[Student], int | None]:
+    """Run a class and measure the server's memory while every student is still connected."""
+    students = [Student(url, i, timeout) for i in range(n)]
+    done = asyncio.Event()
+    finished = 0
+    rss = None
+
+    async def go(s):
+        nonlocal finished
+        try:
+            async with s:
+                await s.lecture()
+                finished += 1
+                if finished == n:
+                    done.set()
+                await done.wait()           # stay connected until the whole class is through
+                if s.index == 0 and pid:
+                    nonlocal rss
+                    rss = rss_bytes(pid)
+                await asyncio.sleep(0.5)
+        except Exception as exc:  # noqa: BLE001 - could not connect
+            s.failures.append(f"connect: {type(exc).__name__} {exc}")
+            finished += 1
+            if finished == n:
+                done.set()
+    await asyncio.gather(*(go(s) for s in students))
+    return students, rss
+
+
+def summarise(students: list[Student], n: int, wall: float) -> dict:
+    steps = {}
+    for step, _, _ in LECTURE:
+        t = [s.times[step] for s in students if step in s.times]
+        b = [s.bytes[step] for s in students if step in s.bytes]
+        steps[step] = {"p50": _pct(t, 0.5), "p95": _pct(t, 0.95), "max": max(t) if t else None,
+                       "runs": len(t), "kib_p50": (_pct(b, 0.5) or 0) / 1024}
+    base = [s.default_arcs for s in students if getattr(s, "default_arcs", None) is not None]
+    seen = {s.index: s.arcs_seen for s in students}
+    default = base[0] if base else None
+    isolated = default is not None and all(
+        v == (default + 1 if i % 2 == 0 else default) for i, v in seen.items())
+    return {"students": n, "wall_seconds": wall, "steps": steps,
+            "failures": [f for s in students for f in s.failures],
+            "isolation": {"holds": bool(isolated), "default_arcs": default,
+                          "arcs_seen_even": sorted({v for i, v in seen.items() if i % 2 == 0}, key=str),
+                          "arcs_seen_odd": sorted({v for i, v in seen.items() if i % 2 == 1}, key=str)}}
+
+
+def table(results: list[dict]) -> str:
+    head = "| step | " + " | ".join(f"N = {r['students']}: p50 / p95 / max (s)" for r in results) + " |"
+    rows = [head, "|---|" + "---|" * len(results)]
+    for step, _, _ in LECTURE:
+        cells = []
+        for r in results:
+            s = r["steps"][step]
+            cells.append("–" if s["p50"] is None else f"{s['p50']:.2f} / {s['p95']:.2f} / {s['max']:.2f}")
+        rows.append(f"| {step} | " + " | ".join(cells) + " |")
+    rows.append("| failures | " + " | ".join(str(len(r["failures"])) for r in results) + " |")
+    rows.append("| isolation | " + " | ".join("holds" if r["isolation"]["holds"] else "BROKEN" for r in results) + " |")
+    rows.append("| MiB per student | " + " | ".join(
+        "–" if r.get("mib_per_student") is None else f"{r['mib_per_student']:.1f}" for r in results) + " |")
+    return "\n".join(rows)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--students", default="1,10,30", help="class sizes, comma separated (default 1,10,30)")
+    ap.add_argument("--url", help="a server already running, or several comma-separated (default: start "
+                                  "`streamlit run app.py`)")
+    ap.add_argument("--processes", type=int, default=1,
+                    help="server processes to start; students are spread over them, each kept on one")
+    ap.add_argument("--timeout", type=float, default=120, help="seconds a step may take before it fails")
+    ap.add_argument("--second-class", action="store_true",
+                    help="run each class size twice and report the memory after the second class too")
+    ap.add_argument("-o", "--output", default=str(RESULTS / "class.json"))
+    args = ap.parse_args()
+    sizes = [int(x) for x in args.students.split(",") if x]
+    load_before = os.getloadavg()
+    procs = []
+    if args.url:
+        urls, pid = args.url.split(","), None
+    else:
+        RESULTS.mkdir(parents=True, exist_ok=True)
+        urls = []
+        for k in range(args.processes):
+            u, p = start_server(RESULTS / f"class_server{k}.log")
+            urls.append(u)
+            procs.append(p)
+        pid = [p.pid for p in procs]
+    url = urls if len(urls) > 1 else urls[0]
+    try:
+        asyncio.run(one_class(urls, len(urls), args.timeout))  # warm-up: each process's first run, not timed
+        results = []
+        for n in sizes:
+            before = rss_bytes(pid) if pid else None
+            t0 = time.perf_counter()
+            students, during = asyncio.run(class_connected(url, n, args.timeout, pid))
+            r = summarise(students, n, time.perf_counter() - t0)
+            if pid:
+                r["rss_mib_before"] = before / 2**20
+                r["rss_mib_during"] = during / 2**20 if during else None
+                r["mib_per_student"] = (during - before) / 2**20 / n if during else None
+            if args.second_class:
+                students2, during2 = asyncio.run(class_connected(url, n, args.timeout, pid))
+                r2 = summarise(students2, n, 0)
+                r["second_class"] = {"failures": len(r2["failures"]), "isolation": r2["isolation"]["holds"],
+                                     "rss_mib_during": during2 / 2**20 if during2 else None,
+                                     "worst_p95": max(s["p95"] or 0 for s in r2["steps"].values())}
+            results.append(r)
+            print(f"N = {n}: worst p95 {max(s['p95'] or 0 for s in r['steps'].values()):.2f} s, "
+                  f"{len(r['failures'])} failures, isolation {'holds' if r['isolation']['holds'] else 'BROKEN'}",
+                  flush=True)
+    finally:
+        for proc in procs:
+            proc.terminate()
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+    out = {"lecture": [s for s, _, _ in LECTURE], "load_before": load_before, "load_after": os.getloadavg(),
+           "cpus": os.cpu_count(), "processes": len(urls),
+           "url": args.url or f"streamlit run app.py ({len(urls)} process(es))", "classes": results}
+    Path(args.output).write_text(json.dumps(out, indent=1))
+    print(table(results))
+    print(f"load average before {load_before}, after {out['load_after']}; written to {args.output}")
+
+
+if __name__ == "__main__":
+    main()
