@@ -41,7 +41,6 @@ from typing import Callable, Sequence
 import numpy as np
 
 from ..errors import ModelError
-from ..inference.junction import batch_rows, junction_tree
 from ..inference.queries import family_posteriors, joint_posteriors, log_evidence, missingness_patterns
 from .structure import LearnResult, learn_structure
 from .exact import penalty_bounds
@@ -57,8 +56,13 @@ __all__ = ["DEFAULT_MISSING_DATA", "AvailableCaseScorer", "ExpectedScorer", "exp
 DEFAULT_MISSING_DATA = "em"
 #: an incomplete row is completed in all ways in the E-step table when its missing cells have at most this many
 #: joint states; a row with more ("wide") is counted per family from its exact joint posterior
-#: (:class:`ExpectedScorer`).  Nothing is sampled.
-MAX_COMPLETIONS = 256
+#: (:class:`ExpectedScorer`).  Nothing is sampled.  (A completion costs one table row per family count the search
+#: asks for; a wide row one blanket contraction per subset of its missing cells the search touches: on the
+#: letter-like benchmark the two break even near a few thousand completions.)
+MAX_COMPLETIONS = 4096
+#: the CPTs' EM enumerates a row's completions up to this many (a few gathers each); beyond, the row's family
+#: posteriors come from the batched junction tree
+EM_MAX_COMPLETIONS = 65536
 #: distinct rows per block of an E-step pass (the items a runner maps; memory of one block's completions)
 EM_BLOCK_ROWS = 20_000
 #: available case: a family with parents needs this many rows observing it (below, its scaled score
@@ -153,33 +157,118 @@ def _run(runner, fn, items: list, args: tuple):
     return list(runner.map(fn, items, args))
 
 
-def family_counts_part(block, model: BayesNet) -> list:
+def _touching(model: BayesNet, missing) -> list:
+    """The families with a member in ``missing`` (the only factors of P(x_M | x_obs) that vary with x_M)."""
+    miss = {int(m) for m in missing}
+    return [f for f in range(model.n_vars) if f in miss or miss.intersection(model.parents[f])]
+
+
+def _enumerated(model: BayesNet, codes: np.ndarray, rows: np.ndarray, missing, cards: list):
+    """Every completion of ``rows`` (which share the missing set) with P(x_M | x_obs), in sub-batches:
+    yields ``(row indices, completions (len * K, n), posterior (len, K))``.  The posterior is the product of
+    the CPT entries of the families touching M, normalised over the row's K completions: exact."""
+    K = math.prod(cards[m] for m in missing)
+    touch = _touching(model, missing)
+    grid = np.stack(np.unravel_index(np.arange(K), [cards[m] for m in missing]), axis=1).astype(np.int32)
+    step = max(1, _ENUM_CELLS // K)
+    for a in range(0, len(rows), step):
+        sub = rows[a:a + step]
+        table = np.repeat(codes[sub].astype(np.int32), K, axis=0)
+        table[:, missing] = np.tile(grid, (len(sub), 1))
+        ll = _log_joint_touching(model, table, touch).reshape(len(sub), K)
+        top = ll.max(axis=1)
+        if not np.isfinite(top).all():
+            raise ModelError("A row has observed values that the model gives probability zero; fit the "
+                             "parameters with a pseudo-count (method 'smoothed').")
+        p = np.exp(ll - top[:, None])
+        p /= p.sum(axis=1, keepdims=True)
+        yield sub, table, p
+
+
+class _Prepared:
+    """One block of weighted rows made ready for the CPTs' EM under a fixed DAG: the counts of the families a row
+    observes whole (constant), and for every enumerable missingness pattern its completions as flat CPT indices of
+    the families touching it (constant too).  An iteration under new CPTs is then gathers, a normalisation per row
+    and bincounts (:meth:`counts`); the wide rows go through the junction tree each time."""
+
+    def __init__(self, block, model: BayesNet, cap: int):
+        codes, w = block
+        codes = np.asarray(codes)
+        cards = [int(c) for c in model.cardinalities]
+        self.sizes = [c.size for c in model.cpts]
+        self.shapes = [c.shape for c in model.cpts]
+        miss = codes < 0
+        self.const = []
+        for i in range(model.n_vars):
+            fam = list(model.parents[i]) + [i]
+            seen = ~miss[:, fam].any(axis=1)
+            idx = model.parent_config(i, codes[seen]) * cards[i] + codes[seen, i]
+            self.const.append(np.bincount(idx.astype(np.int64), weights=w[seen], minlength=self.sizes[i]).astype(float))
+        self.groups, wide = [], []
+        for rows, missing in missingness_patterns(codes):
+            if math.prod(cards[m] for m in missing) > cap:
+                wide.append(rows)
+                continue
+            touch = _touching(model, missing)
+            K = math.prod(cards[m] for m in missing)
+            grid = np.stack(np.unravel_index(np.arange(K), [cards[m] for m in missing]), axis=1).astype(np.int32)
+            step = max(1, _ENUM_CELLS // K)
+            for a in range(0, len(rows), step):
+                sub = rows[a:a + step]
+                table = np.repeat(codes[sub].astype(np.int32), K, axis=0)
+                table[:, missing] = np.tile(grid, (len(sub), 1))
+                idx = [(model.parent_config(i, table) * cards[i] + table[:, i]).astype(np.int32) for i in touch]
+                self.groups.append((len(sub), K, w[sub], touch, idx))
+        rows = np.sort(np.concatenate(wide)) if wide else np.zeros(0, dtype=np.int64)
+        self.wide_codes, self.wide_w = codes[rows], w[rows]
+
+    def counts(self, model: BayesNet) -> list:
+        flat = [c.copy() for c in self.const]
+        logs = [None] * model.n_vars
+        with np.errstate(divide="ignore"):
+            for n, K, w, touch, idx in self.groups:
+                ll = np.zeros(n * K)
+                for i, ix in zip(touch, idx):
+                    if logs[i] is None:
+                        logs[i] = np.log(model.cpts[i].ravel())
+                    ll += logs[i][ix]
+                ll = ll.reshape(n, K)
+                top = ll.max(axis=1)
+                if not np.isfinite(top).all():
+                    raise ModelError("A row has observed values that the model gives probability zero; fit the "
+                                     "parameters with a pseudo-count (method 'smoothed').")
+                p = np.exp(ll - top[:, None])
+                p /= p.sum(axis=1, keepdims=True)
+                mass = (w[:, None] * p).ravel()
+                for i, ix in zip(touch, idx):
+                    flat[i] += np.bincount(ix, weights=mass, minlength=self.sizes[i])
+        if len(self.wide_codes):
+            for i, (r, F) in family_posteriors(model, self.wide_codes).items():
+                flat[i] += self.wide_w[r] @ F
+        return [f.reshape(s) for f, s in zip(flat, self.shapes)]
+
+
+def family_counts_part(block, model: BayesNet, cap: int | None = None) -> list:
     """E[N_ijk | x_obs, model] of every family of ``model`` over one block of weighted rows, each shaped like its
-    CPT: the complete part of a family by counting, the rows with a missing family member by the batched junction
-    tree's clique beliefs (:func:`bnfk_core.inference.queries.family_posteriors`: a family lies in one clique, so a
-    row's calibrated tree gives the posterior of every family at once).  Exact: no completion is sampled."""
-    codes, w = block
-    codes = np.asarray(codes)
-    out = []
-    post = family_posteriors(model, codes)
-    for i in range(model.n_vars):
-        size = model.cpts[i].size
-        fam = list(model.parents[i]) + [i]
-        seen = ~(codes[:, fam] < 0).any(axis=1)
-        idx = model.parent_config(i, codes[seen]) * int(model.cardinalities[i]) + codes[seen, i]
-        c = np.bincount(idx.astype(np.int64), weights=w[seen], minlength=size)
-        if i in post:
-            rows, F = post[i]
-            c = c + w[rows] @ F
-        out.append(c.reshape(model.cpts[i].shape))
-    return out
+    CPT.  A family observed in a row is counted; a row with a missing family member adds its posterior: by
+    enumerating its completions when its missing cells have at most ``cap`` (:data:`EM_MAX_COMPLETIONS`) joint
+    states (their probabilities the product of the CPT entries of the families touching the missing cells,
+    normalised per row), else from the batched junction tree's clique beliefs
+    (:func:`bnfk_core.inference.queries.family_posteriors`: a family lies in one clique, so a row's calibrated
+    tree gives the posterior of every family at once).  Exact: no completion is sampled."""
+    return _Prepared(block, model, EM_MAX_COMPLETIONS if cap is None else cap).counts(model)
+
+
+#: completion cells (completions x touching families) the CPTs' EM keeps between iterations when it runs here
+EM_KEEP_CELLS = 40_000_000
 
 
 def expected_family_counts(model: BayesNet, codes: np.ndarray, weights=None, *, runner=None,
-                           block_rows: int | None = None) -> list:
+                           block_rows: int | None = None, max_completions: int | None = None) -> list:
     """E[N_ijk | x_obs, model] of every family of ``model`` (one array per variable, shaped like its CPT), summed
     over blocks of the weighted rows on ``runner`` (:func:`family_counts_part`; one pass)."""
-    parts = _run(runner, family_counts_part, _blocks(np.asarray(codes), weights, block_rows), (model,))
+    parts = _run(runner, family_counts_part, _blocks(np.asarray(codes), weights, block_rows),
+                 (model, max_completions))
     total = [np.zeros(c.shape) for c in model.cpts]
     for part in parts:
         for i, c in enumerate(part):
@@ -214,25 +303,10 @@ def table_part(block, model: BayesNet, cap: int) -> tuple:
     complete = ~(codes < 0).any(axis=1)
     tables, weights, wide = [codes[complete].astype(np.int32)], [w[complete]], []
     for rows, missing in missingness_patterns(codes):
-        K = math.prod(cards[m] for m in missing)
-        if K > cap:
+        if math.prod(cards[m] for m in missing) > cap:
             wide.append(rows)
             continue
-        touch = [f for f in range(model.n_vars) if f in set(missing.tolist()) or
-                 set(missing.tolist()).intersection(model.parents[f])]
-        grid = np.stack(np.unravel_index(np.arange(K), [cards[m] for m in missing]), axis=1).astype(np.int32)
-        step = max(1, _ENUM_CELLS // K)
-        for a in range(0, len(rows), step):
-            sub = rows[a:a + step]
-            table = np.repeat(codes[sub].astype(np.int32), K, axis=0)
-            table[:, missing] = np.tile(grid, (len(sub), 1))
-            ll = _log_joint_touching(model, table, touch).reshape(len(sub), K)
-            top = ll.max(axis=1)
-            if not np.isfinite(top).all():
-                raise ModelError("A row has observed values that the model gives probability zero; fit the "
-                                 "parameters with a pseudo-count (method 'smoothed').")
-            p = np.exp(ll - top[:, None])
-            p /= p.sum(axis=1, keepdims=True)
+        for sub, table, p in _enumerated(model, codes, rows, missing, cards):
             tables.append(table)
             weights.append((w[sub][:, None] * p).ravel())
     table, weight = merge_rows(np.concatenate(tables), np.concatenate(weights), cards)
@@ -260,10 +334,11 @@ class ExpectedScorer(LocalScorer):
     plus, per family asked for, the wide rows' exact share.
 
     A wide row n with missing set M adds w_n P(x_S = s | x_obs,n) to every family configuration whose missing
-    members S = family ∩ M take the values s (its observed members are fixed).  P(x_S | x_obs) comes from the
-    batched junction tree when S is one variable or lies in one clique (a margin of a calibrated clique belief),
-    else from one contraction over the Markov blanket of M per missingness pattern
-    (:func:`bnfk_core.inference.queries.joint_posteriors`); each is computed once per search and kept.
+    members S = family ∩ M take the values s (its observed members are fixed).  P(x_S | x_obs) comes from one
+    contraction over the Markov blanket of M per missingness pattern
+    (:func:`bnfk_core.inference.queries.joint_posteriors`), computed once per search for each S and kept.  (A
+    calibrated junction tree gives the same numbers, but on wide networks its cliques hold tens of thousands of
+    cells per row, where the blanket contraction of a few rows is far cheaper.)
     """
 
     def __init__(self, table, weights, cards, score: str, model: BayesNet, wide_codes=None, wide_weights=None,
@@ -276,50 +351,24 @@ class ExpectedScorer(LocalScorer):
         self.n = self.n_rows_total = int(round(total))
         self.miss = self.wide < 0
         self._joint: dict = {}
-        self._beliefs: dict = {}
         self._patterns = list(missingness_patterns(self.wide)) if len(self.wide) else []
-        self._tree = junction_tree(model) if len(self.wide) else None
-
-    # the posterior P(x_S | x_obs) of the wide rows whose missing set holds S
-    def _clique_joint(self, S: tuple, rows: np.ndarray) -> np.ndarray | None:
-        tree = self._tree
-        if tree is None:
-            return None
-        homes = [c for c in range(len(tree.cliques)) if set(S) <= set(tree.cliques[c])]
-        if not homes:
-            return None
-        c = min(homes, key=lambda k: (tree.size[k], k))
-        bel = self._beliefs.get(c)
-        if bel is None:
-            bel = np.zeros((len(self.wide),) + tuple(tree.cards[c]))
-            for a in range(0, len(self.wide), batch_rows(tree)):
-                part = slice(a, a + batch_rows(tree))
-                b, log_z = tree.calibrate(self.wide[part], {c})
-                if not np.isfinite(log_z).all():
-                    raise ModelError("A row has observed values that the model gives probability zero; fit the "
-                                     "parameters with a pseudo-count (method 'smoothed').")
-                bel[part] = b[c]
-            self._beliefs[c] = bel
-        return tree.margin(bel[rows], c, S).reshape(len(rows), -1)   # S is sorted: the margin's axes
 
     def _posterior(self, S: tuple) -> tuple[np.ndarray, np.ndarray]:
         """(wide rows with S missing, P(x_S | x_obs) flat in C order over sorted S)."""
         got = self._joint.get(S)
         if got is None:
             rows = np.flatnonzero(self.miss[:, list(S)].all(axis=1))
-            P = self._clique_joint(S, rows)
-            if P is None:
-                P = np.zeros((len(rows), math.prod(self.cards[v] for v in S)))
-                for prow, missing in self._patterns:
-                    if set(S) <= set(missing.tolist()):
-                        P[np.searchsorted(rows, prow)] = joint_posteriors(self.model, self.wide, prow, missing, list(S))
+            P = np.zeros((len(rows), math.prod(self.cards[v] for v in S)))
+            for prow, missing in self._patterns:
+                if set(S) <= set(missing.tolist()):
+                    P[np.searchsorted(rows, prow)] = joint_posteriors(self.model, self.wide, prow, missing, list(S))
             got = self._joint[S] = (rows, P)
         return got
 
     def counts(self, child: int, parents: Sequence[int] = ()) -> np.ndarray:
         ps = sorted(int(p) for p in parents)
         fam = [int(child)] + ps
-        cols = [c.astype(np.int64) for c in (self.cols[v] for v in fam)]
+        cols = [self.cols[v] for v in fam]
         w = [self.weights]
         if len(self.wide):
             miss = self.miss[:, fam]
@@ -340,7 +389,7 @@ class ExpectedScorer(LocalScorer):
                         block[:, fam.index(v)] = np.tile(grid[:, j], len(rows))
                     weight = (self.wide_w[rows][:, None] * P).ravel()
                 for j in range(len(fam)):
-                    cols[j] = np.concatenate([cols[j], block[:, j]])
+                    cols[j] = np.concatenate([cols[j], block[:, j].astype(cols[j].dtype)])
                 w.append(weight)
         weights = np.concatenate(w)
         return counts_from_columns(cols[0], self.cards[fam[0]], cols[1:], [self.cards[p] for p in ps],
@@ -390,9 +439,20 @@ def em_parameters(dag, data, method: str = "smoothed", pseudo_count: float = 1.0
     w = np.ones(codes.shape[0]) if w is None else np.asarray(w, dtype=float)
     base = family_counts_part((codes[~incomplete], w[~incomplete]), model)
     inc_codes, inc_w = codes[incomplete], w[incomplete]
+    kept = None
+    if runner is None:  # here: the completions' CPT indices are kept between iterations (the DAG does not change)
+        cards = [int(c) for c in model.cardinalities]
+        cells = sum(len(rows) * min(math.prod(cards[m] for m in missing), EM_MAX_COMPLETIONS) * (len(missing) + 2)
+                    for rows, missing in missingness_patterns(inc_codes))
+        if cells <= EM_KEEP_CELLS:
+            kept = [_Prepared(b, model, EM_MAX_COMPLETIONS) for b in _blocks(inc_codes, inc_w)]
     it = 0
     for it in range(1, int(max_iter) + 1):
-        counts = expected_family_counts(_bare(model), inc_codes, inc_w, runner=runner)
+        if kept is not None:
+            parts = [k.counts(model) for k in kept]
+            counts = [sum(p[i] for p in parts) for i in range(model.n_vars)]
+        else:
+            counts = expected_family_counts(_bare(model), inc_codes, inc_w, runner=runner)
         cpts = tuple(estimate_cpt(b + c, method, pseudo_count) for b, c in zip(base, counts))
         delta = max(float(np.abs(a - b).max()) for a, b in zip(cpts, model.cpts))
         info = dict(model.fit_info, method=method, pseudo_count=pseudo_count, em_iterations=it)
