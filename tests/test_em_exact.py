@@ -174,3 +174,15 @@ def test_em_parameters_reach_the_same_fixed_point_in_blocks(monkeypatch):
     assert a.fit_info["em_iterations"] == b.fit_info["em_iterations"] > 1
     for x, y in zip(a.cpts, b.cpts):
         np.testing.assert_allclose(x, y, rtol=1e-9, atol=1e-12)
+
+
+def test_an_expected_table_too_big_for_the_memory_limit_skips_the_rounds_and_says_so():
+    from bnfk_core.data.limits import memory_limit_set
+    model, codes, weights = _setup(seed=6, n=80)
+    data = _weighted(codes, weights)
+    with memory_limit_set(4096):
+        res, m, history = structural_em(data, "hc", max_rounds=3)
+    assert len(history) == 1 and any("more than a quarter of the memory limit" in n for n in res.notes)
+    assert m.fit_info["em_iterations"] > 0
+    res2, _, _ = structural_em(data, "hc", max_rounds=3)
+    assert not any("memory limit" in n for n in res2.notes)

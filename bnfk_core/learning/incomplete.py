@@ -512,6 +512,9 @@ def structural_em(data, method: str = "hc", *, score: str = "bic", params: str =
     best = observed_score(model, data, runner=runner)
     history, rounds, wide = [best], 0, 0
     complete = not (np.asarray(data.codes) < 0).any()  # no missing cell: the first network is the answer
+    too_big = None if complete else _table_too_big(data.codes, data.cardinalities)
+    if too_big:
+        complete = True                                 # no rounds: the available-case network, CPTs by EM
     for rounds in range(1, 0 if complete else int(max_rounds) + 1):
         if progress is not None:
             progress(min(0.95, 0.3 + 0.7 * rounds / (max_rounds + 1)), f"structural EM: round {rounds}, score {best:.2f}")
@@ -532,6 +535,8 @@ def structural_em(data, method: str = "hc", *, score: str = "bic", params: str =
     n_total = int(round(float(np.asarray(weights).sum()))) if weights is not None else data.n_rows
     notes = [f"structural EM on all {n_total} rows: {len(history) - 1} improving round(s), observed-data BIC "
              f"{history[0]:.2f} -> {history[-1]:.2f}; expected counts exact (no sampled completion)"]
+    if too_big:
+        notes.append(too_big)
     if wide:
         notes.append(f"{wide} rows with more than {MAX_COMPLETIONS} joint completions were counted per family from "
                      "their exact joint posterior instead of being enumerated")
@@ -541,6 +546,29 @@ def structural_em(data, method: str = "hc", *, score: str = "bic", params: str =
     if progress is not None:
         progress(1.0, f"structural EM: done, {dag.n_arcs} arcs")
     return res, model, history
+
+
+#: the share of the memory limit (``--max-memory``) structural EM's expected table may take
+EM_TABLE_SHARE = 0.25
+
+
+def _table_too_big(codes: np.ndarray, cards) -> str | None:
+    """A sentence when structural EM's expected table (the distinct rows' completions, up to
+    :data:`MAX_COMPLETIONS` per row, before merging) would take more than :data:`EM_TABLE_SHARE` of the memory
+    limit; then no search round runs (the note says so), else None."""
+    from ..data.limits import format_bytes, memory_limit
+    budget = memory_limit()
+    if budget is None or not math.isfinite(budget):
+        return None
+    cards = [int(c) for c in cards]
+    rows = sum(len(r) * min(math.prod(cards[m] for m in missing), MAX_COMPLETIONS)
+               for r, missing in missingness_patterns(np.asarray(codes)))
+    need = rows * (4 * len(cards) + 16)                 # int32 codes and a float weight (and the merge's key)
+    if need <= EM_TABLE_SHARE * budget:
+        return None
+    return (f"structural EM's expected table would hold {rows:,} completed rows (about {format_bytes(need)}), more "
+            f"than a quarter of the memory limit ({format_bytes(budget)}): the search ran once, on every row's "
+            "observed families (available case), and the CPTs were fitted by EM; raise --max-memory for the EM rounds")
 
 
 def _available_case_scorer(data, score: str, learn: dict) -> AvailableCaseScorer:
