@@ -186,3 +186,15 @@ def test_an_expected_table_too_big_for_the_memory_limit_skips_the_rounds_and_say
     assert m.fit_info["em_iterations"] > 0
     res2, _, _ = structural_em(data, "hc", max_rounds=3)
     assert not any("memory limit" in n for n in res2.notes)
+
+
+@pytest.mark.parametrize("cap", [math.inf, 1])
+def test_observed_loglik_equals_brute_force(cap, monkeypatch):
+    """sum_n w_n log P(x_obs,n): log-sum-exp over enumerated completions, or the junction tree (cap 1)."""
+    from bnfk_core.learning import incomplete
+    from bnfk_core.learning.incomplete import loglik_part
+    model, codes, weights = _setup(seed=9)
+    monkeypatch.setattr(incomplete, "EM_MAX_COMPLETIONS", cap)
+    want = sum(w * math.log(sum(joint_prob(model, c) for c in completions(model, row)))
+               for row, w in zip(codes, weights))
+    assert loglik_part((codes, weights), model) == pytest.approx(want, rel=1e-12)

@@ -463,16 +463,36 @@ def em_parameters(dag, data, method: str = "smoothed", pseudo_count: float = 1.0
 
 
 def loglik_part(block, model: BayesNet) -> float:
-    """sum_n w_n log P(x_obs,n) over one block of weighted rows (complete rows by their CPT entries, the others
-    marginalised by the junction tree, :func:`bnfk_core.inference.queries.log_evidence`)."""
+    """sum_n w_n log P(x_obs,n) over one block of weighted rows: complete rows by their CPT entries, a row with at
+    most :data:`EM_MAX_COMPLETIONS` joint completions by log-sum-exp over them (every family's CPT entry), a wider
+    one marginalised by the junction tree (:func:`bnfk_core.inference.queries.log_evidence`).  All exact."""
     codes, w = block
     codes = np.asarray(codes)
+    cards = [int(c) for c in model.cardinalities]
     complete = ~(codes < 0).any(axis=1)
     ll = np.zeros(codes.shape[0])
     if complete.any():
         ll[complete] = model.complete_log_likelihood(codes[complete])
-    if (~complete).any():
-        ll[~complete] = log_evidence(model, codes[~complete])
+    wide = []
+    every = list(range(model.n_vars))
+    for rows, missing in missingness_patterns(codes):
+        K = math.prod(cards[m] for m in missing)
+        if K > EM_MAX_COMPLETIONS:
+            wide.append(rows)
+            continue
+        grid = np.stack(np.unravel_index(np.arange(K), [cards[m] for m in missing]), axis=1).astype(np.int32)
+        step = max(1, _ENUM_CELLS // K)
+        for a in range(0, len(rows), step):
+            sub = rows[a:a + step]
+            table = np.repeat(codes[sub].astype(np.int32), K, axis=0)
+            table[:, missing] = np.tile(grid, (len(sub), 1))
+            lj = _log_joint_touching(model, table, every).reshape(len(sub), K)
+            top = lj.max(axis=1)
+            with np.errstate(invalid="ignore"):
+                ll[sub] = top + np.log(np.exp(lj - top[:, None]).sum(axis=1))
+    if wide:
+        rows = np.concatenate(wide)
+        ll[rows] = log_evidence(model, codes[rows])
     return float(ll @ w)
 
 
