@@ -15,7 +15,18 @@ For every size a letter-like CSV (17 columns: a 26-state root and 16 four-state 
   processes started by the command; the peak RSS is the client's only).
 
 The in-memory and streaming models are compared (arcs, BIC, max |CPT difference|).
-Writes ``benchmarks/results/stream.json``.  (The file is generated in a subprocess too: a child's peak
+Writes ``benchmarks/results/stream.json``.
+
+``--table`` instead measures the commands as an analyst runs them, without flags (the table of the big-data
+goals: each time as a multiple of pandas' read of the same file in the same run, and the peak RSS), with the
+load average at the start and the end of every size:
+
+* ``learn BIG.csv --structure hc --score bic`` (structural EM: the automatic path decides chunks from the file
+  size and ``--max-memory``);
+* ``impute BIG.csv --model M`` and ``prototypes BIG.csv --model M --k 200`` with the model just learned;
+* ``learn ... --engine dask`` (``--dask-rows``): a local cluster of two worker processes against one process.
+
+    python benchmarks/bench_stream.py --table --rows 200000 --dask-rows 200000 -o /tmp/table.json  (The file is generated in a subprocess too: a child's peak
 RSS starts at its parent's RSS at fork time, so the measuring process must stay small.)
 """
 from __future__ import annotations
@@ -136,6 +147,41 @@ def bench(n: int, in_memory: bool, dask: bool) -> dict:
     return res
 
 
+def table(n: int, in_memory: bool, dask: bool) -> dict:
+    """The commands without flags on an ``n``-row letter-like file, against pandas' read (``--table``)."""
+    path = Path(f"/tmp/bnfk_stream_{n}.csv")
+    subprocess.run([sys.executable, __file__, "--generate", str(n), str(path)], check=True)
+    py = sys.executable
+    res = {"rows": n, "file_mib": round(path.stat().st_size / 2 ** 20, 1), "load_start": os.getloadavg()[0]}
+    res["pandas"] = run([py, "-c", f"import pandas as pd; pd.read_csv({str(path)!r}, dtype=str)"])
+    model = f"/tmp/bnfk_stream_{n}_table.json"
+    res["learn"] = run([py, "-m", "bnfk_core", "learn", str(path), "--structure", "hc", "--score", "bic", "--quiet",
+                        "-o", model])
+    res["impute"] = run([py, "-m", "bnfk_core", "impute", str(path), "--model", model, "--quiet",
+                         "-o", f"/tmp/bnfk_stream_{n}_completed.csv"])
+    res["prototypes"] = run([py, "-m", "bnfk_core", "prototypes", str(path), "--model", model, "--k", "200",
+                             "--quiet"])
+    if dask:
+        res["learn-dask"] = run([py, "-m", "bnfk_core", "learn", str(path), "--structure", "hc", "--score", "bic",
+                                 "--quiet", "--engine", "dask", "-o", f"/tmp/bnfk_stream_{n}_dask.json"])
+        a, b = json.loads(res["learn"]["stdout"]), json.loads(res["learn-dask"]["stdout"])
+        res["dask_same_dag"] = a["arcs"] == b["arcs"]
+        res["dask_score_rel_diff"] = abs(a["score"] - b["score"]) / abs(a["score"])
+        res["dask_speedup"] = round(res["learn"]["seconds"] / res["learn-dask"]["seconds"], 2)
+    base = res["pandas"]["seconds"]
+    for k in ("learn", "impute", "prototypes", "learn-dask"):
+        if k in res:
+            res[k]["ratio_to_pandas"] = round(res[k]["seconds"] / base, 2)
+            out = json.loads(res[k].pop("stdout"))
+            res[k]["notes"] = out.get("notes", [])
+            if k.startswith("learn"):
+                res[k]["score"], res[k]["n_arcs"] = out["score"], out["n_arcs"]
+    res["pandas"].pop("stdout")
+    res["load_end"] = os.getloadavg()[0]
+    res["cpus"] = os.cpu_count()
+    return res
+
+
 def sizes_cli(bench, default_out: str, extra=None) -> None:
     """The command line these benchmarks share: ``--rows N`` (repeatable), ``--in-memory-max``, ``--dask-rows N``
     and ``-o``; ``bench(n, in_memory=, dask=)`` per size, each result added to the JSON file as it comes."""
@@ -160,8 +206,11 @@ def sizes_cli(bench, default_out: str, extra=None) -> None:
 
 
 def main() -> None:
-    sizes_cli(bench, "stream.json", lambda ap: ap.add_argument("--generate", nargs=2, metavar=("ROWS", "PATH"),
-                                                               help=argparse.SUPPRESS))
+    def extra(ap):
+        ap.add_argument("--generate", nargs=2, metavar=("ROWS", "PATH"), help=argparse.SUPPRESS)
+        ap.add_argument("--table", action="store_true", help="the commands without flags against pandas' read")
+    table_mode = "--table" in sys.argv
+    sizes_cli(table if table_mode else bench, "stream_table.json" if table_mode else "stream.json", extra)
 
 
 if __name__ == "__main__":

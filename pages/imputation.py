@@ -65,7 +65,7 @@ def page():
         bench = feat if n_rows >= feat.n_rows else feat.subset(sample_rows(feat.n_rows, int(n_rows), int(seed)))
         st.caption(f"{bench.n_rows:,} of {feat.n_rows:,} rows × {feat.n_vars} variables · {n_runs} runs per method. "
                    f"The thesis's full run (all rows, 25 settings × 10 repeats): `python -m bnfk_core impute-benchmark "
-                   f"{' '.join(state.cli_data_args())}`.")
+                   f"{' '.join(state.cli_data_args())} --full-grid`.")
         if st.button("Run the benchmark", type="primary", disabled=not (methods and trs and mrs), key="imp_run"):
             bar = st.progress(0.0, text="hiding cells")
             with common.shown_errors():

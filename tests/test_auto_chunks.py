@@ -105,3 +105,17 @@ def test_prototypes_without_a_model_stay_in_memory(tmp_path, capsys):
     path = _write(tmp_path / "d.csv", n=400)
     out = _run(capsys, "prototypes", path, "--structure", "hc", "--k", 4, "--n-init", 5, "--max-memory", SMALL)
     assert "n_candidates" not in out and len(out["indices"]) == 4
+
+
+def test_loglik_and_mmd_of_files_too_big_to_hold_are_the_in_memory_ones(tmp_path, capsys):
+    path = _write(tmp_path / "d.csv", n=1500, missing=0.05)
+    other = _write(tmp_path / "o.csv", n=100, missing=0.05, seed=3)
+    _run(capsys, "learn", path, "--structure", "hc", "-o", tmp_path / "m.bif")
+    mem = _run(capsys, "loglik", path, "--model", tmp_path / "m.bif")
+    auto = _run(capsys, "loglik", path, "--model", tmp_path / "m.bif", "--max-memory", SMALL)
+    assert _auto(auto["notes"]) and "notes" not in mem and auto["rows"] == mem["rows"] == 1500
+    assert auto["total"] == pytest.approx(mem["total"], rel=1e-9)
+    mem = _run(capsys, "mmd", path, other, "--model", tmp_path / "m.bif")
+    auto = _run(capsys, "mmd", path, other, "--model", tmp_path / "m.bif", "--max-memory", SMALL)
+    assert _auto(auto["notes"]) and len(auto["notes"]) == 1     # only the bigger file is too big
+    assert auto["mmd"] == pytest.approx(mem["mmd"], rel=1e-9, abs=1e-12)

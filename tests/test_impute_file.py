@@ -181,3 +181,25 @@ def test_read_table_keeps_raw_cells_and_bom(tmp_path):
     assert t.cells("a") == [" x ", "multi\r\nline"] and list(t.lines) == [2, 4]
     assert t.to_bytes() == raw
     assert t.to_bytes({(1, "b"): "7"}) == raw.replace(b";NA", b";7")
+
+
+# ---------------------------------------------------------------------- impute-benchmark's default grid
+def test_impute_benchmark_default_grid_is_quick_and_names_the_full_grid(capsys):
+    """No grid flags: 1 test ratio x 3 missing ratios x 2 repeats, progress on stderr naming --full-grid; the
+    flag gives the thesis's 5 x 5 x 10 grid (checked on the parsed options, not run)."""
+    import json as _json
+    from bnfk_core.cli import main
+    from bnfk_core.cli.impute import FULL_GRID, _grid
+    hayes = Path(__file__).resolve().parents[1] / "sample_data" / "hayes_roth.csv"
+    code = main(["impute-benchmark", str(hayes), "--class-column", "class", "--methods", "mode"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    res = _json.loads(out)
+    assert len(res["grid"]) == 3 and {g["test_ratio"] for g in res["grid"]} == {0.2}
+    assert "--full-grid" in err and "%]" in err and "--full-grid" in res["grid_note"]
+    import argparse
+    args = argparse.Namespace(full_grid=True, test_ratio=None, missing_ratio=None, repeats=None, methods="bn,mode,wknn")
+    trs, mrs, repeats, note = _grid(args)
+    assert (len(trs), len(mrs), repeats) == (5, 5, 10) and "750 imputations" in note
+    args.repeats = 1
+    assert _grid(args)[2] == 1 and FULL_GRID["repeats"] == 10

@@ -18,9 +18,9 @@ def add_chunksize(p: argparse.ArgumentParser, what: str) -> None:
                    help=f"read DATA (CSV or .parquet) ROWS rows at a time: {what}")
 
 
-def in_chunks(args, command: str) -> bool:
-    """Whether ``command`` reads DATA in chunks: ``--chunksize`` or ``--engine dask`` given, or DATA (a CSV or
-    Parquet file, not a session file) too big to hold within ``--max-memory``
+def in_chunks(args, command: str, path: str | None = None) -> bool:
+    """Whether ``command`` reads DATA (or ``path``) in chunks: ``--chunksize`` or ``--engine dask`` given, or the
+    file (a CSV or Parquet file, not a session file) too big to hold within ``--max-memory``
     (:func:`bnfk_core.data.stream.too_big_to_hold`, decided from the file size before reading); then
     ``args.chunked_note`` says so (else it is None)."""
     from ..serving.session import is_session_file
@@ -28,7 +28,7 @@ def in_chunks(args, command: str) -> bool:
     args.chunked_note = None
     if getattr(args, "chunksize", None) is not None or getattr(args, "engine", "local") == "dask":
         return True
-    path = getattr(args, "data", None)
+    path = getattr(args, "data", None) if path is None else path
     if isinstance(path, str) and not is_session_file(path) and too_big_to_hold(path, command):
         args.chunked_note = chunked_note(path, command)
         return True

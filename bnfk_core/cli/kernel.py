@@ -8,6 +8,7 @@ import time
 import numpy as np
 
 from ..errors import BnfkError
+from .chunks import in_chunks
 from ..data.files import atomic_path
 from ..registry import KERNELS
 from ..kernels.members import FISHER
@@ -92,10 +93,16 @@ def _cmd_mmd(args) -> dict:
                           class_column=args.class_column, missing_policy=args.missing_policy, na_values=args.na_values,
                           discretize_bins=args.discretize, max_levels=args.max_levels,
                           drop_columns=split_list(args.drop_columns))
-    if args.chunksize is not None:
+    chunked, notes = False, []
+    for path in (args.a, args.b):                 # asked for, or A or B too big to hold within --max-memory
+        chunked |= in_chunks(args, "mmd", path)
+        notes += [args.chunked_note] if args.chunked_note else []
+    if chunked:
         a, b = read_chunks(args.a, args, model), read_chunks(args.b, args, model)
         out = stream_mmd(model, a, b, progress=progress(args))
         out["chunksize"] = args.chunksize
+        if notes:
+            out["notes"] = list(out.get("notes", [])) + notes
         return out
     a = read_data(args.a, args, model=model)
     b = read_data(args.b, args, model=model)
@@ -125,7 +132,7 @@ def _cmd_loglik(args) -> dict:
         check_output(args.output, (".csv",), "log-likelihoods", input_files(args))
     t0 = time.perf_counter()
     model = read_model_file(need_model(args))
-    if args.chunksize is not None:
+    if in_chunks(args, "loglik"):        # asked for, or DATA too big to hold within --max-memory
         chunks = read_chunks(args.data, args, model)
         if args.output:
             with atomic_path(args.output) as tmp:
@@ -133,6 +140,8 @@ def _cmd_loglik(args) -> dict:
         else:
             out = stream_loglik(model, chunks, progress=progress(args))
         out["chunksize"] = args.chunksize
+        if args.chunked_note:
+            out["notes"] = list(out.get("notes", [])) + [args.chunked_note]
     else:
         data = model.align(read_data(args.data, args, model=model))
         ll = log_likelihood(model, data)

@@ -27,24 +27,26 @@ __all__ = ["register"]
 
 
 def _cmd_learn(args) -> dict:
-    from ..learning.incomplete import learn_network
     from ..learning.recipe import Recipe
     from ..network.model import write_model
     ext = check_output(args.output, (".bif", ".json"), "a model", input_files(args))
     guard_learning_width(args.data, args, args.structure)
-    if in_chunks(args, "learn"):         # asked for, or DATA too big to hold within --max-memory
+    if args.class_column is None and LEARNERS[args.structure].needs_class:
+        raise BnfkError(f"Method '{args.structure}' needs --class-column.")
+    if args.engine == "dask":            # the counting pass and every EM E-step on the cluster's workers
+        from ..data.runners import runner_for
+        with runner_for("dask", scheduler=args.scheduler, error=BnfkError) as runner:
+            in_chunks(args, "learn")
+            data = _read_streaming(args, runner)
+            res, model = _learn(args, data, runner)
+    elif in_chunks(args, "learn"):       # asked for, or DATA too big to hold within --max-memory
         data = _read_streaming(args)
+        res, model = _learn(args, data, None)
     else:
         if args.scheduler:
             raise BnfkError("--scheduler needs --engine dask.")
         data = read_data(args.data, args)
-    if args.class_column is None and LEARNERS[args.structure].needs_class:
-        raise BnfkError(f"Method '{args.structure}' needs --class-column.")
-    res, model = learn_network(data, args.structure, missing_data=args.missing_data, score=args.score,
-                               params=args.params, pseudo_count=args.pseudo_count, class_column=args.class_column,
-                               k=args.kdb_k, max_parents=args.max_parents, ess=args.ess, seed=args.seed,
-                               progress=progress(args),
-                               score_options=kgv_options(args) if args.score == "kgv" else None)
+        res, model = _learn(args, data, None)
     recipe = Recipe(structure=args.structure, score=args.score, params=args.params, missing_data=args.missing_data,
                     pseudo_count=args.pseudo_count, max_parents=args.max_parents, k=args.kdb_k, seed=args.seed)
     model.fit_info["recipe"] = recipe.to_dict()
@@ -58,8 +60,18 @@ def _cmd_learn(args) -> dict:
             "searched_raw": res.searched_raw, "bins": binning_report(data, res.searched_raw), "seconds": res.seconds}
 
 
-def _read_streaming(args):
-    """The file's distinct rows with multiplicities, read in chunks (``bnfk_core.data.stream``)."""
+def _learn(args, data, runner):
+    from ..learning.incomplete import learn_network
+    return learn_network(data, args.structure, missing_data=args.missing_data, score=args.score,
+                         params=args.params, pseudo_count=args.pseudo_count, class_column=args.class_column,
+                         k=args.kdb_k, max_parents=args.max_parents, ess=args.ess, seed=args.seed,
+                         progress=progress(args), runner=runner,
+                         score_options=kgv_options(args) if args.score == "kgv" else None)
+
+
+def _read_streaming(args, runner=None):
+    """The file's distinct rows with multiplicities, read in chunks (``bnfk_core.data.stream``), on ``runner`` when
+    given (else on the runner of ``--engine``)."""
     from ..serving.session import is_session_file
     from ..data.stream import DEFAULT_CHUNKSIZE, read_counts
     if is_session_file(args.data):
@@ -67,7 +79,7 @@ def _read_streaming(args):
     return read_counts(args.data, chunksize=args.chunksize or DEFAULT_CHUNKSIZE, class_column=args.class_column,
                        missing_policy=args.missing_policy, na_values=args.na_values, discretize_bins=args.discretize,
                        max_levels=args.max_levels, drop_columns=split_list(args.drop_columns),
-                       engine=args.engine, scheduler=args.scheduler)
+                       engine=args.engine, scheduler=args.scheduler, runner=runner)
 
 
 #: the subcommands this module registers and their one-line help (the top-level --help lists them

@@ -252,8 +252,9 @@ class DaskRunner:
         self.client, self.blocksize = client, blocksize
 
     def _shared(self, args: tuple) -> tuple:
-        """The shared arguments as futures held by every worker (each one object, even a list)."""
-        return tuple(self.client.scatter([a], broadcast=True)[0] for a in args)
+        """The shared arguments as futures held by every worker (each one object, even a list; a fresh key each
+        time, so a pass does not lose data that an earlier pass with an equal argument is releasing)."""
+        return tuple(self.client.scatter([a], broadcast=True, hash=False)[0] for a in args)
 
     def map_frames(self, fn, layout, args=()):
         import dask

@@ -444,7 +444,9 @@ def iter_codes(path, model, chunksize: int = DEFAULT_CHUNKSIZE, **options) -> It
 # ====================================================================== too big to hold
 #: peak memory of a command's in-memory path per byte of its CSV file, rounded up: ``learn``, ``impute`` and
 #: ``prototypes`` on the letter-like 2 M-row CSV of benchmarks/bench_stream.py (95 MB) took 4.1, 5.8 and 9.6 GB
-HOLD_BYTES_PER_FILE_BYTE = {"learn": 48, "impute": 64, "prototypes": 104}
+HOLD_BYTES_PER_FILE_BYTE = {"learn": 48, "impute": 64, "prototypes": 104,
+                            # not measured on their own: they hold the file as ``learn`` does (a table and codes)
+                            "loglik": 48, "mmd": 48}
 
 
 def held_bytes(path, command: str = "learn") -> int | None:

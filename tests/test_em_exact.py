@@ -1,0 +1,200 @@
+"""Structural EM's E-step is exact: expected family counts against a brute-force sum over every completion of
+every row, and the same counts however the rows are cut into blocks (here, a local runner, Dask)."""
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+
+from bnfk_core.data.runners import LocalRunner
+from bnfk_core.data.table import from_codes
+from bnfk_core.learning.incomplete import (ExpectedScorer, em_parameters, expected_family_counts, expected_table,
+                                           observed_score, structural_em)
+from bnfk_core.data.stream import WeightedData, distinct_rows
+from tests.helpers_bruteforce import completions, joint_prob, parents_of, random_dag, random_model, random_rows
+
+CARDS = [2, 3, 2, 3, 2, 2]
+
+
+def _setup(seed=1, n=60, missing=0.45):
+    model = random_model(random_dag(len(CARDS), seed=seed, max_parents=2), CARDS, seed=seed)
+    codes = random_rows(model, n, seed=seed + 10, missing=missing)
+    weights = np.random.default_rng(seed).integers(1, 4, size=len(codes)).astype(float)
+    return model, codes, weights
+
+
+_COMPLETED: dict = {}
+
+
+def _completed(model, codes, weights):
+    """Every completion of every row with w_n P(completion | x_obs,n) (brute force: the chain rule, a loop)."""
+    key = (id(model), codes.tobytes(), weights.tobytes())
+    if key not in _COMPLETED:
+        rows, mass = [], []
+        for row, w in zip(codes, weights):
+            C = completions(model, row)
+            p = np.array([joint_prob(model, c) for c in C])
+            rows.append(C)
+            mass.append(w * p / p.sum())
+        _COMPLETED.clear()
+        _COMPLETED[key] = (np.concatenate(rows), np.concatenate(mass))
+    return _COMPLETED[key]
+
+
+def _brute(model, codes, weights, child, parents):
+    """sum_n w_n sum_{completions c of row n} P(c | x_obs,n) [c's family configuration]: a (q, r) array."""
+    C, mass = _completed(model, codes, weights)
+    r = CARDS[child]
+    j = np.zeros(len(C), dtype=np.int64)
+    for q in parents:
+        j = j * CARDS[q] + C[:, q]
+    out = np.zeros((math.prod(CARDS[p] for p in parents), r))
+    np.add.at(out, (j, C[:, child]), mass)
+    return out
+
+
+def _families(n, max_parents=3):
+    for child in range(n):
+        others = [v for v in range(n) if v != child]
+        for k in range(max_parents + 1):
+            yield from ((child, ps) for ps in itertools.combinations(others, k))
+
+
+@pytest.mark.parametrize("cap", [math.inf, 4, 1])
+def test_expected_counts_of_every_family_equal_brute_force(cap):
+    """Every family with up to three parents: enumerated rows (cap inf), and wide rows counted from their joint
+    posterior (clique margins and contractions across cliques; cap 1 makes every incomplete row wide)."""
+    model, codes, weights = _setup()
+    table, w, wc, ww = expected_table(model, codes, weights, max_completions=cap)
+    if cap == 1:
+        assert len(wc) == int((codes < 0).any(axis=1).sum()) > 0
+    if cap == math.inf:
+        assert len(wc) == 0
+    scorer = ExpectedScorer(table, w, CARDS, "bic", model, wc, ww)
+    assert scorer.n == round(weights.sum())
+    for child, ps in _families(len(CARDS)):
+        want = _brute(model, codes, weights, child, list(ps))
+        want = want[want.sum(axis=1) > 0]
+        np.testing.assert_allclose(scorer.counts(child, ps), want, rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.parametrize("cap", [math.inf, 1])
+def test_em_family_counts_equal_brute_force(cap):
+    """The network's own families: enumerated completions (cap inf) and the junction tree's clique beliefs
+    (cap 1: every incomplete row goes through the tree)."""
+    model, codes, weights = _setup(seed=3)
+    got = expected_family_counts(model, codes, weights, max_completions=cap)
+    for i in range(len(CARDS)):
+        want = _brute(model, codes, weights, i, parents_of(model.dag, i))
+        np.testing.assert_allclose(got[i], want, rtol=1e-9, atol=1e-12)
+
+
+def _dask_runner():
+    pytest.importorskip("distributed")
+    from distributed import Client
+    from bnfk_core.data.dask_runner import DaskRunner
+    client = Client(processes=False, n_workers=2, threads_per_worker=1, dashboard_address=None)
+    return client, DaskRunner(client)
+
+
+@pytest.mark.parametrize("blocks", [1, 3, 7, 1000])
+def test_counts_do_not_depend_on_the_blocks(blocks):
+    model, codes, weights = _setup(seed=2, n=80)
+    ref_t, ref_w, ref_c, ref_cw = expected_table(model, codes, weights, max_completions=4, block_rows=10 ** 6)
+    ref_f = expected_family_counts(model, codes, weights)
+    t, w, c, cw = expected_table(model, codes, weights, max_completions=4, block_rows=blocks,
+                                 runner=LocalRunner())
+    np.testing.assert_array_equal(t, ref_t)
+    np.testing.assert_allclose(w, ref_w, rtol=1e-9)
+    # the wide rows are the same rows (in block order), so every family count agrees too
+    a = ExpectedScorer(ref_t, ref_w, CARDS, "bic", model, ref_c, ref_cw)
+    b = ExpectedScorer(t, w, CARDS, "bic", model, c, cw)
+    for child, ps in _families(len(CARDS), 2):
+        np.testing.assert_allclose(b.counts(child, ps), a.counts(child, ps), rtol=1e-9, atol=1e-12)
+    for x, y in zip(expected_family_counts(model, codes, weights, block_rows=blocks), ref_f):
+        np.testing.assert_allclose(x, y, rtol=1e-9, atol=1e-12)
+
+
+def test_dask_gives_the_same_counts_and_network():
+    model, codes, weights = _setup(seed=4, n=80)
+    client, runner = _dask_runner()
+    try:
+        ref = expected_family_counts(model, codes, weights)
+        got = expected_family_counts(model, codes, weights, runner=runner, block_rows=9)
+        for x, y in zip(got, ref):
+            np.testing.assert_allclose(x, y, rtol=1e-9, atol=1e-12)
+        t0, w0, _, _ = expected_table(model, codes, weights)
+        t1, w1, _, _ = expected_table(model, codes, weights, runner=runner, block_rows=9)
+        np.testing.assert_array_equal(t0, t1)
+        np.testing.assert_allclose(w0, w1, rtol=1e-9)
+        data = _weighted(codes, weights)
+        r0, m0, h0 = structural_em(data, "hc", max_rounds=3)
+        r1, m1, h1 = structural_em(data, "hc", max_rounds=3, runner=runner)
+        assert r0.dag.sorted_arcs() == r1.dag.sorted_arcs()
+        assert r1.score == pytest.approx(r0.score, rel=1e-9)
+    finally:
+        client.close()
+
+
+def _weighted(codes, weights):
+    names = [f"x{i}" for i in range(len(CARDS))]
+    states = [[f"s{k}" for k in range(c)] for c in CARDS]
+    return WeightedData(None, np.asarray(codes, dtype=np.int32), tuple(names), tuple(tuple(s) for s in states), None,
+                        "t", (), weights=np.asarray(weights, dtype=np.int64))
+
+
+def test_structural_em_is_the_same_on_rows_and_on_distinct_rows_in_any_blocks(monkeypatch):
+    """The network and its observed-data score from the plain rows, and from their distinct rows with counts
+    in blocks of 5 rows (the E-step in 5-row blocks): the same to 1e-9."""
+    from bnfk_core.learning import incomplete
+    model = random_model(random_dag(len(CARDS), seed=7, max_parents=2), CARDS, seed=7)
+    codes = random_rows(model, 300, seed=8, missing=0.2)
+    names = [f"x{i}" for i in range(len(CARDS))]
+    plain = from_codes(codes, names, [[f"s{k}" for k in range(c)] for c in CARDS])
+    r0, m0, _ = structural_em(plain, "hc", max_rounds=4)
+    uniq, counts = distinct_rows(codes)
+    monkeypatch.setattr(incomplete, "EM_BLOCK_ROWS", 5)
+    r1, m1, _ = structural_em(_weighted(uniq, counts), "hc", max_rounds=4, runner=LocalRunner())
+    assert r0.dag.sorted_arcs() == r1.dag.sorted_arcs()
+    assert r1.score == pytest.approx(r0.score, rel=1e-9)
+    for a, b in zip(m0.cpts, m1.cpts):
+        np.testing.assert_allclose(a, b, rtol=1e-7)
+    assert observed_score(m1, plain) == pytest.approx(r0.score, rel=1e-9)
+
+
+def test_em_parameters_reach_the_same_fixed_point_in_blocks(monkeypatch):
+    from bnfk_core.learning import incomplete
+    model, codes, weights = _setup(seed=5, n=60, missing=0.3)
+    data = _weighted(codes, weights)
+    a = em_parameters(model.dag, data, tol=1e-9, max_iter=100)
+    monkeypatch.setattr(incomplete, "EM_BLOCK_ROWS", 7)
+    b = em_parameters(model.dag, data, tol=1e-9, max_iter=100, runner=LocalRunner())
+    assert a.fit_info["em_iterations"] == b.fit_info["em_iterations"] > 1
+    for x, y in zip(a.cpts, b.cpts):
+        np.testing.assert_allclose(x, y, rtol=1e-9, atol=1e-12)
+
+
+def test_an_expected_table_too_big_for_the_memory_limit_skips_the_rounds_and_says_so():
+    from bnfk_core.data.limits import memory_limit_set
+    model, codes, weights = _setup(seed=6, n=80)
+    data = _weighted(codes, weights)
+    with memory_limit_set(4096):
+        res, m, history = structural_em(data, "hc", max_rounds=3)
+    assert len(history) == 1 and any("more than a quarter of the memory limit" in n for n in res.notes)
+    assert m.fit_info["em_iterations"] > 0
+    res2, _, _ = structural_em(data, "hc", max_rounds=3)
+    assert not any("memory limit" in n for n in res2.notes)
+
+
+@pytest.mark.parametrize("cap", [math.inf, 1])
+def test_observed_loglik_equals_brute_force(cap, monkeypatch):
+    """sum_n w_n log P(x_obs,n): log-sum-exp over enumerated completions, or the junction tree (cap 1)."""
+    from bnfk_core.learning import incomplete
+    from bnfk_core.learning.incomplete import loglik_part
+    model, codes, weights = _setup(seed=9)
+    monkeypatch.setattr(incomplete, "EM_MAX_COMPLETIONS", cap)
+    want = sum(w * math.log(sum(joint_prob(model, c) for c in completions(model, row)))
+               for row, w in zip(codes, weights))
+    assert loglik_part((codes, weights), model) == pytest.approx(want, rel=1e-12)
