@@ -13,7 +13,7 @@ _HOMES = {
     "DaskRunner": "dask_runner", "local_cluster_client": "dask_runner", "connect": "dask_runner",
     "check_address": "dask_runner", "timeout_set": "dask_runner", "dask_timeout": "dask_runner",
     "state_offsets": "encoding", "one_hot": "encoding", "complete_codes": "counts", "config_index": "counts", "weighted_bincount": "counts",
-    "counts_from_columns": "counts", "family_counts": "counts", "DEFAULT_TIMEOUT": "limits", "MAX_TIMEOUT": "limits", "atomic_path": "files", "same_file": "files",
+    "counts_from_columns": "counts", "family_counts": "counts", "merge_rows": "counts", "DEFAULT_TIMEOUT": "limits", "MAX_TIMEOUT": "limits", "atomic_path": "files", "same_file": "files",
     "regular_file_problem": "files", "open_regular": "files", "not_regular_message": "files",
     "DEFAULT_MAX_BYTES": "limits", "memory_limit": "limits", "memory_limit_set": "limits",
     "resolve_limit": "limits", "format_bytes": "limits", "estimate_gram_bytes": "limits",

@@ -7,11 +7,12 @@ below the model (:mod:`bnfk_core.network.model`) and the scores (:mod:`bnfk_core
 """
 from __future__ import annotations
 
+import math
 from typing import Sequence
 
 import numpy as np
 
-__all__ = ["complete_codes", "config_index", "weighted_bincount", "counts_from_columns", "family_counts"]
+__all__ = ["complete_codes", "config_index", "weighted_bincount", "counts_from_columns", "family_counts", "merge_rows"]
 
 
 def complete_codes(codes: np.ndarray) -> np.ndarray:
@@ -96,3 +97,14 @@ def family_counts(codes: np.ndarray, cards: Sequence[int], child: int, parents: 
     return counts_from_columns(sub[:, child].astype(np.int64), int(cards[child]),
                                [sub[:, p].astype(np.int64) for p in parents],
                                [int(cards[p]) for p in parents], sub.shape[0], w)
+
+
+def merge_rows(table: np.ndarray, weight: np.ndarray, cards: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
+    """Equal rows of ``table`` merged into one with the sum of their weights (rows in sorted order)."""
+    if math.prod(int(c) for c in cards) < 2 ** 62:
+        key = np.ravel_multi_index(tuple(table[:, j].astype(np.int64) for j in range(table.shape[1])),
+                                   tuple(int(c) for c in cards))
+        uk, first, inv = np.unique(key, return_index=True, return_inverse=True)
+        return table[first], np.bincount(inv.ravel(), weights=weight, minlength=uk.size)
+    uniq, inv = np.unique(table, axis=0, return_inverse=True)
+    return uniq, np.bincount(inv.ravel(), weights=weight, minlength=uniq.shape[0])

@@ -8,10 +8,10 @@ from ..registry import face
 _HOMES = {
     "EXACT_MAX_VARIABLES": "members", "EXACT_MAX_CANDIDATES": "exact", "penalty_bounds": "exact",
     "exact_search": "exact", "learn_exact": "exact", "learn_hc": "hill_climb",
-    "DEFAULT_MISSING_DATA": "members", "AvailableCaseScorer": "incomplete", "ExpectedScorer": "incomplete",
+    "DEFAULT_MISSING_DATA": "members", "AvailableCaseScorer": "available_case", "MIN_FAMILY_ROWS": "available_case", "ExpectedScorer": "incomplete",
     "expected_table": "incomplete", "em_parameters": "incomplete", "observed_score": "incomplete",
     "structural_em": "incomplete", "learn_network": "incomplete", "check_missing_data": "incomplete",
-    "merge_rows": "incomplete", "MAX_COMPLETIONS": "incomplete", "EM_BLOCK_ROWS": "incomplete",
+    "MAX_COMPLETIONS": "incomplete", "EM_BLOCK_ROWS": "incomplete",
     "expected_family_counts": "incomplete", "family_counts_part": "incomplete", "table_part": "incomplete",
     "loglik_part": "incomplete",
     "KGV_KERNELS": "members", "default_parameters": "kgv", "incomplete_cholesky": "kgv", "KGVStatistics": "kgv",
