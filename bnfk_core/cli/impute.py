@@ -7,7 +7,7 @@ import time
 
 from ..errors import BnfkError
 from .chunks import in_chunks
-from ..analyses.impute.members import DEFAULT_IMPUTER, DEFAULT_STRUCTURE_MISSING, FILL_NUMERIC, IMPUTE_LEARN
+from ..analyses.impute.members import DEFAULT_IMPUTER, DEFAULT_STRUCTURE_MISSING, FILL_NUMERIC
 from .names import choices, feature_learners
 from .common import (
     add_data_options,

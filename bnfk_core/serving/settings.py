@@ -16,7 +16,7 @@ from typing import Callable, Iterable
 
 from ..network.dag import SEGMENT_KINDS
 from ..errors import shorten
-from ..kernels.fisher import FISHER, SCALED_HAMMING
+from ..kernels.fisher import FISHER
 from ..registry import CLUSTERERS, CRITERIA, ESTIMATORS, KERNELS, LEARNERS, SCORES
 
 __all__ = ["Setting", "SETTINGS", "REPORT_SETTINGS", "MAX_SEED", "ALGORITHMS", "TRANSFORMS", "CLUSTER_NETWORKS",
