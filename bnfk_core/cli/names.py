@@ -19,7 +19,7 @@ BUILTIN = {
     "kernel": ("fisher", "scaled-hamming", "hamming", "overlap", "eskin", "iof", "of", "lin", "lin1", "goodall1",
                "goodall2", "goodall3", "goodall4", "smirnov", "gambaryan", "burnaby", "anderberg",
                "aitchison-aitken", "lca-fisher"),
-    "structure-learning method": ("empty", "naive-bayes", "hc", "tree", "tan", "kdb", "exact"),
+    "structure-learning method": ("empty", "naive-bayes", "hc", "hc-greedy", "tree", "tan", "kdb", "exact"),
     "score": ("bic", "aic", "k2", "bdeu", "qnml", "kgv"),
     "parameter method": ("smoothed", "ml", "bdeu", "cnml"),
     "missing-data method": ("complete-rows", "available-case", "em"),
@@ -31,7 +31,7 @@ BUILTIN = {
     "prototype criterion": ("mmd", "chi2", "random"),
 }
 #: :func:`bnfk_core.registry.feature_learners` (the methods that do not need the class as a node)
-FEATURE_LEARNERS = ("empty", "hc", "tree", "exact")
+FEATURE_LEARNERS = ("empty", "hc", "hc-greedy", "tree", "exact")
 
 # constants of heavy modules the parsers show (module -> names: :data:`SOURCES`)
 FISHER, SCALED_HAMMING = "fisher", "scaled-hamming"
@@ -41,7 +41,7 @@ DEFAULT_IMPUTER, DEFAULT_STRUCTURE_MISSING, IMPUTE_LEARN = "stack", "em", {"scor
 DEFAULT_MISSING_DATA = "em"
 KGV_KERNELS = ("gaussian", "linear")
 MAX_LANDSCAPE_VARIABLES, DEFAULT_C = 5, 1e-9
-SUMMARIZATION_STRUCTURES = ("hc", "tan", "kdb")
+SUMMARIZATION_STRUCTURES = ("hc", "hc-greedy", "tan", "kdb")
 MAX_CANDIDATES = 2000
 SEGMENT_KINDS = ("single-arc", "v", "a", "chain", "full")
 DEFAULT_TIMEOUT, MAX_TIMEOUT = 30.0, 3600.0

@@ -51,7 +51,7 @@ def _cmd_prototypes(args) -> dict:
         if args.structure in ("tan", "kdb") and args.class_column is None:
             raise PrototypeError(f"Structure '{args.structure}' needs --class-column.")
         res = learn_structure(data, args.structure, score="bic",
-                              class_column=args.class_column if args.structure != "hc" else None,
+                              class_column=args.class_column if args.structure not in ("hc", "hc-greedy") else None,
                               k=args.kdb_k, seed=args.seed)
         model = fit(res.dag, data, method="smoothed", pseudo_count=1.0)
         source = f"{args.structure} learned on {data.source}"

@@ -38,7 +38,7 @@ __all__ = ["CRITERIA", "SUMMARIZATION_STRUCTURES", "PrototypeError", "MMDCriteri
            "selected_table", "default_subset_sizes", "parse_subset_sizes", "curve_table", "map_sample",
            "compare_prototypes", "row_labels", "summarization_curve", "check_subset_size"]
 
-SUMMARIZATION_STRUCTURES = ("hc", "tan", "kdb")
+SUMMARIZATION_STRUCTURES = ("hc", "hc-greedy", "tan", "kdb")
 
 Progress = Callable[[float, str], None]
 
@@ -88,7 +88,7 @@ def prepare_summarization(data, structure: str = "hc", *, dag=None, class_column
             raise PrototypeError(f"Unknown structure '{structure}'; choose one of {', '.join(SUMMARIZATION_STRUCTURES)}.")
         if structure in ("tan", "kdb") and cls is None:
             raise PrototypeError(f"Structure '{structure}' needs a class column (--class-column).")
-        classify = structure != "hc"
+        classify = structure not in ("hc", "hc-greedy")
     tr, te = split_half(data.n_rows, test_fraction, seed)
     train, test = data.subset(tr), data.subset(te)
     seconds = {}
