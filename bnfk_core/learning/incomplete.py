@@ -43,11 +43,13 @@ from ..network.model import BayesNet, estimate_cpt, fit
 from ..registry import ESTIMATORS, MISSING_DATA, SCORES, MissingDataSpec
 from .scores import LocalScorer, counts_from_columns
 
-__all__ = ["DEFAULT_MISSING_DATA", "AvailableCaseScorer", "Completions", "expected_table", "em_parameters", "observed_score",
+__all__ = ["DEFAULT_MISSING_DATA", "OBSERVED_SCORE", "AvailableCaseScorer", "Completions", "expected_table", "em_parameters", "observed_score",
            "structural_em", "learn_network", "check_missing_data", "merge_rows", "likelihood_weighting", "MAX_COMPLETIONS"]
 
 #: the missing-data method used when none is named (chosen by the measurements in docs/IMPUTATION.md)
 DEFAULT_MISSING_DATA = "em"
+#: the name under which structural EM reports its score (:func:`observed_score`), never that of the searched score
+OBSERVED_SCORE = "observed-data bic"
 #: an incomplete row is completed in all ways when its missing cells have at most this many joint
 #: states; beyond, :func:`expected_table` draws ``SAMPLED_COMPLETIONS`` completions by likelihood
 #: weighting (an importance-sampling estimate of the posterior, said in the notes)
@@ -326,6 +328,9 @@ def structural_em(data, method: str = "hc", *, score: str = "bic", params: str =
                   start: LearnResult | None = None, **learn) -> tuple[LearnResult, BayesNet, list]:
     """Structural EM (module docstring).  Returns (result, network with EM CPTs, score history).
 
+    The result's score is the searched score of the DAG (``score_name`` = ``score``) when no cell is missing, and
+    otherwise the observed-data BIC of the network with its EM CPTs (:func:`observed_score`), under the name
+    :data:`OBSERVED_SCORE`.
     ``history`` lists the observed-data score (:func:`observed_score`) of every accepted network; it
     never decreases: a round whose network does not score higher ends the search and is discarded.
     ``learn`` options go to :func:`bnfk_core.learning.structure.learn_structure` (``max_parents``, ``ess``, ...).
@@ -363,8 +368,16 @@ def structural_em(data, method: str = "hc", *, score: str = "bic", params: str =
              f"{history[0]:.2f} -> {history[-1]:.2f}"]
     if approx:
         notes.append(f"{approx} rows with very many joint completions were completed by sampling")
-    res = LearnResult(dag=dag, method=start.method, score_name=score, score=float(best), n_rows_used=n_total,
-                      notes=notes, seconds=time.perf_counter() - t0)
+    if complete:
+        # nothing to complete: the network is the search's, and so is its score -- the named score of the DAG on
+        # every row (BIC at the maximum-likelihood parameters, BDeu, K2, ... as defined), not a likelihood at the
+        # fitted (smoothed) CPTs
+        res = LearnResult(dag=dag, method=start.method, score_name=start.score_name, score=float(start.score),
+                          n_rows_used=n_total, notes=list(start.notes) + ["no cell is missing: structural EM had "
+                          "nothing to complete"], seconds=time.perf_counter() - t0, searched_raw=start.searched_raw)
+    else:
+        res = LearnResult(dag=dag, method=start.method, score_name=OBSERVED_SCORE, score=float(best),
+                          n_rows_used=n_total, notes=notes, seconds=time.perf_counter() - t0)
     model.fit_info["missing_data"] = "em"
     if progress is not None:
         progress(1.0, f"structural EM: done, {dag.n_arcs} arcs")
