@@ -383,6 +383,30 @@ def repository_markdown(out: dict) -> str:
     return "\n".join(lines)
 
 
+def combine(parts: list) -> dict:
+    """One results JSON from several (e.g. the peers and bnfk run apart): each run's learners merged, the later
+    part winning; runs keyed by (net, rows, seed), learners in :data:`REPO_LEARNERS` order."""
+    runs: dict = {}
+    for part in parts:
+        for r in part["runs"]:
+            key = (r["net"], r["rows"], r["seed"])
+            runs.setdefault(key, {**r, "learners": {}})["learners"].update(r["learners"])
+    labels = [lab for lab in REPO_LEARNERS if any(lab in r["learners"] for r in runs.values())]
+    order = {n: i for i, n in enumerate(REPOSITORY)}
+    out = {**parts[-1], "learners": labels, "parts": [{k: p.get(k) for k in ("learners", "load_average_start",
+           "load_average_end", "total_seconds")} for p in parts], "runs": []}
+    for key in sorted(runs, key=lambda k: (order.get(k[0], 99), k[1], k[2])):
+        r = runs[key]
+        r["learners"] = {lab: r["learners"][lab] for lab in labels if lab in r["learners"]}
+        peers = [v["bic"] for k, v in r["learners"].items() if not k.startswith("bnfk")]
+        if peers and "bnfk hc" in r["learners"]:
+            r["hc_minus_best_peer"] = r["learners"]["bnfk hc"]["bic"] - max(peers)
+        out["runs"].append(r)
+    out["nets"] = list(dict.fromkeys(k[0] for k in runs))
+    out["rows"], out["seeds"] = sorted({k[1] for k in runs}), sorted({k[2] for k in runs})
+    return out
+
+
 def repository_main(args) -> int:
     path = Path(args.output) if args.output else RESULTS / "learn_peers_repository.json"
     if args.markdown:
@@ -399,10 +423,16 @@ def repository_main(args) -> int:
     versions = {m: __import__(m).__version__ for m in ("pyagrum", "pgmpy") if have(m)}
     out = {"nets": nets, "rows": rows, "seeds": seeds, "learners": labels, "versions": versions,
            "scorer": "pgmpy.structure_score.BIC (natural log)", "runs": []}
+    if args.combine:
+        out = combine([json.loads(Path(p).read_text()) for p in args.combine.split(",")])
+        path.write_text(json.dumps(out, indent=1, default=float) + "\n")
+        print(f"combined {len(out['runs'])} runs into {path}")
+        return 0
+    kept = []
     if path.exists() and args.append:
-        old = json.loads(path.read_text())
-        out["runs"] = [r for r in old["runs"] if (r["net"], r["rows"], r["seed"]) not in
-                       {(n, x, s) for n in nets for x in rows for s in seeds}]
+        kept = [r for r in json.loads(path.read_text())["runs"] if (r["net"], r["rows"], r["seed"]) not in
+                {(n, x, s) for n in nets for x in rows for s in seeds}]
+    out["runs"] = kept
     load0, t0 = os.getloadavg(), time.perf_counter()
     learn_structure(load_table("car")[0], "hc", score="bic")          # warm-up (imports)
     for name in nets:
@@ -428,6 +458,8 @@ def main(argv=None) -> int:
     ap.add_argument("--seeds", default=None, help="comma-separated sampling seeds (default 0,1,2,3,4)")
     ap.add_argument("--learners", default=None, help=f"comma-separated, from {', '.join(REPO_LEARNERS)}")
     ap.add_argument("--append", action="store_true", help="keep the runs of the JSON outside this grid")
+    ap.add_argument("--combine", default=None, metavar="A.json,B.json",
+                    help="only merge the learners of these results JSONs into -o (e.g. peers and bnfk run apart)")
     ap.add_argument("--tables", action="store_true",
                     help="the earlier comparison on the bundled tables instead (learn_peers.json)")
     ap.add_argument("--quick", action="store_true", help=f"{', '.join(QUICK)} only")

@@ -328,7 +328,7 @@ def learn_hc(scorer: LocalScorer, task) -> list[tuple[int, ...]]:
 # ---------------------------------------------------------------------- iterated tabu search (the default ``hc``)
 #: the default budget of the iterated tabu search: seeded perturbations of the best graph, each followed by a
 #: climb and a tabu walk; the tabu walk's tenure and its patience (non-improving steps before it stops)
-ILS_RESTARTS = 4
+ILS_RESTARTS = 2
 ILS_KICKS = 10
 TABU_TENURE = 10
 TABU_PATIENCE = 20
