@@ -14,7 +14,7 @@ import pandas as pd
 
 from ..errors import StructureError
 from .trees import parents_from_arcs
-from .scores import LocalScorer
+from .scores import LocalScorer, _score_from_counts, config_index, weighted_bincount
 
 __all__ = ["hill_climb", "learn_hc", "tabu_search", "learn_tabu", "ILS_RESTARTS", "ILS_KICKS", "TABU_TENURE", "TABU_PATIENCE"]
 
@@ -381,10 +381,37 @@ class _Moves:
         d = self.local(x, (*px, y)) + self.local(y, py - {x}) - self.fam[x] - self.fam[y]
         self.gain[2, x, y] = round(float(d), 6)
 
+    def _score_additions(self, y: int) -> None:
+        """Cache the family score of y with every one more parent, counting from the parents' configuration index
+        once (a plain :class:`LocalScorer` only; the same counts as ``scorer(y, parents + x)``, whose rows --
+        parent configurations -- come in another order, so the score agrees to rounding)."""
+        sc = self.scorer
+        if type(sc) is not LocalScorer or sc.score not in ("bic", "aic", "k2", "bdeu", "qnml"):
+            return
+        py = sorted(self.parents[y])
+        todo = [x for x in range(self.n) if x != y and x not in self.parents[y]
+                and (y, tuple(sorted((*py, x)))) not in self.cache]
+        if not todo:
+            return
+        rows = sc.n_distinct
+        base, size = config_index([sc.cols[p] for p in py], [sc.cards[p] for p in py], rows)
+        ry, ycol = sc.cards[y], sc.cols[y]
+        for x in todo:
+            rx = sc.cards[x]
+            if size * rx * ry > max(4 * rows, 1024):
+                continue                              # sparse: the scorer compresses the configurations itself
+            ps = tuple(sorted((*py, x)))
+            idx = (base * rx + sc.cols[x]) * ry + ycol
+            counts = weighted_bincount(idx, sc.weights, size * rx * ry).reshape(size * rx, ry)
+            counts = counts[counts.sum(axis=1) > 0]
+            self.cache[(y, ps)] = _score_from_counts(counts, ry, sc.n_configs(ps), sc.family_n(y, ps), sc.score,
+                                                     sc.ess)
+
     def _refresh_child(self, y: int) -> None:
         py, old = self.parents[y], self.fam[y]
         add, rem = self.gain[0], self.gain[1]
         if len(py) + 1 <= self.maxp:
+            self._score_additions(y)
             for x in range(self.n):
                 if x != y and x not in py:
                     add[x, y] = round(float(self.local(y, (*py, x)) - old), 6)
@@ -461,7 +488,7 @@ class _Moves:
 
 def tabu_search(scorer: LocalScorer, names: Sequence[str], *, max_parents: int | None = None, seed: int = 0,
                 restarts: int = ILS_RESTARTS, kicks: int = ILS_KICKS, tenure: int = TABU_TENURE,
-                patience: int = TABU_PATIENCE, epsilon: float = 1e-4, max_iter: int = 1_000_000,
+                patience: int = TABU_PATIENCE, kick_size: int | None = None, epsilon: float = 1e-4, max_iter: int = 1_000_000,
                 start: Sequence[Sequence[int]] | None = None,
                 progress: Callable[[float, str], None] | None = None) -> list[tuple[int, ...]]:
     """Iterated tabu search over DAGs on a decomposable score: it does not stop at the first local optimum.
@@ -474,24 +501,29 @@ def tabu_search(scorer: LocalScorer, names: Sequence[str], *, max_parents: int |
        arc between the same two nodes changed, unless it would beat the best graph found (aspiration).  The
        walk ends after ``patience`` steps without a new best graph.
     3. **Perturb and repeat** (iterated local search, Lourenço, Martin & Stützle 2003): ``kicks`` times, apply
-       a few random legal moves (about one per ten nodes, at least three) to the best graph of the chain and
+       ``kick_size`` random legal moves (default one per ten nodes, at least three) to the best graph of the chain and
        run 1-2 from there with a fresh tie-breaking order.
     4. **Restart**: ``restarts`` more chains, each from ``start`` with its own tie-breaking order.
 
     The result is the best graph of all chains, and a local optimum under every single-arc move (a final climb
     makes sure).  Ties between equally good moves (gains rounded to 1e-6) go to the move with the highest
-    priority in a random order of all moves; every order and every kick is drawn from one generator seeded
-    with ``seed``, so the same seed gives the same DAG in every run.  Family scores come from the scorer's
+    priority in a random order of all moves, drawn afresh for every chain and after every kick; the orders and the
+    kicks all come from one generator seeded with ``seed``, so the same seed gives the same DAG in every run (the
+    first chain's first climb is :func:`hill_climb`'s with the same seed).  Family scores come from the scorer's
     cache: a step rescores only the families whose parents it changed.  ``max_iter`` bounds the moves of
     every climb and walk.
     """
     names = list(names)
     n = len(names)
     maxp = math.inf if max_parents is None else int(max_parents)
-    rng = np.random.default_rng(seed)
-    state = _Moves(scorer, n, maxp, rng.permutation(3 * n * n))
+    rng = np.random.default_rng(int(seed))     # every tie-breaking order and every kick
+
+    def order() -> np.ndarray:
+        return rng.permutation(3 * n * n).reshape(3, n, n)
+
+    state = _Moves(scorer, n, maxp, order())
     start = _start_parents(start, n) or [()] * n
-    kick_size = max(3, n // 10)
+    kick_size = max(3, n // 10) if kick_size is None else int(kick_size)
     best, best_score = None, -math.inf
     rounds, done = (int(restarts) + 1) * (int(kicks) + 1), 0
 
@@ -520,7 +552,7 @@ def tabu_search(scorer: LocalScorer, names: Sequence[str], *, max_parents: int |
 
     for chain in range(int(restarts) + 1):
         if chain:
-            state.prio = rng.permutation(3 * n * n).reshape(3, n, n)
+            state.prio = order()
         state.load(start)
         state.climb(epsilon, max_iter)
         chain_best, chain_score = walk(None, -math.inf)
@@ -531,7 +563,7 @@ def tabu_search(scorer: LocalScorer, names: Sequence[str], *, max_parents: int |
             done += 1
             if kick:
                 state.load(chain_best)
-                state.prio = rng.permutation(3 * n * n).reshape(3, n, n)
+                state.prio = order()
                 for _ in range(kick_size):
                     k, x, y = np.nonzero(state.legal())
                     if k.size == 0:
