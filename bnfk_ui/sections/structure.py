@@ -57,7 +57,7 @@ def learn_tab(feat) -> None:
                  **state.bind("learn_score"))
     common.seed_input("Seed (hill-climbing ties)", "learn_seed", c2)
     c3.number_input("Max parents (0 = no bound)", min_value=0, max_value=10, step=1,
-                    disabled=method not in ("hc", "exact"), **state.bind("learn_max_parents"))
+                    disabled=method not in ("hc", "hc-greedy", "exact"), **state.bind("learn_max_parents"))
     c3.number_input("k (KDB feature parents)", min_value=0, max_value=5, step=1, disabled=method != "kdb",
                     **state.bind("learn_k"))
     if method == "exact" and feat.n_vars > 20:
