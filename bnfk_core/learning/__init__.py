@@ -8,7 +8,7 @@ from ..registry import face
 _HOMES = {
     "EXACT_MAX_VARIABLES": "exact", "EXACT_MAX_CANDIDATES": "exact", "penalty_bounds": "exact",
     "exact_search": "exact", "learn_exact": "exact", "hill_climb": "hill_climb", "learn_hc": "hill_climb", "tabu_search": "hill_climb", "learn_tabu": "hill_climb",
-    "ILS_KICKS": "hill_climb", "TABU_TENURE": "hill_climb", "TABU_PATIENCE": "hill_climb",
+    "ILS_KICKS": "hill_climb", "GREEDY_CLIMBS": "hill_climb", "TABU_TENURE": "hill_climb", "TABU_PATIENCE": "hill_climb",
     "DEFAULT_MISSING_DATA": "incomplete", "OBSERVED_SCORE": "incomplete", "AvailableCaseScorer": "incomplete", "Completions": "incomplete",
     "expected_table": "incomplete", "em_parameters": "incomplete", "observed_score": "incomplete",
     "structural_em": "incomplete", "learn_network": "incomplete", "check_missing_data": "incomplete",

@@ -16,7 +16,7 @@ from ..errors import StructureError
 from .trees import parents_from_arcs
 from .scores import LocalScorer, _score_from_counts, config_index, weighted_bincount
 
-__all__ = ["hill_climb", "learn_hc", "tabu_search", "learn_tabu", "ILS_RESTARTS", "ILS_KICKS", "TABU_TENURE", "TABU_PATIENCE"]
+__all__ = ["hill_climb", "learn_hc", "tabu_search", "learn_tabu", "ILS_RESTARTS", "ILS_KICKS", "GREEDY_CLIMBS", "TABU_TENURE", "TABU_PATIENCE"]
 
 
 # ---------------------------------------------------------------------- hill climbing
@@ -330,6 +330,8 @@ def learn_hc(scorer: LocalScorer, task) -> list[tuple[int, ...]]:
 #: climb and a tabu walk; the tabu walk's tenure and its patience (non-improving steps before it stops)
 ILS_RESTARTS = 2
 ILS_KICKS = 10
+#: the greedy climbs (``hc-greedy``'s) whose best graph starts one more chain of ``hc``
+GREEDY_CLIMBS = 5
 TABU_TENURE = 10
 TABU_PATIENCE = 20
 
@@ -489,7 +491,7 @@ class _Moves:
 def tabu_search(scorer: LocalScorer, names: Sequence[str], *, max_parents: int | None = None, seed: int = 0,
                 restarts: int = ILS_RESTARTS, kicks: int = ILS_KICKS, tenure: int = TABU_TENURE,
                 patience: int = TABU_PATIENCE, kick_size: int | None = None, epsilon: float = 1e-4, max_iter: int = 1_000_000,
-                start: Sequence[Sequence[int]] | None = None,
+                start: Sequence[Sequence[int]] | None = None, also_from: Sequence | None = None,
                 progress: Callable[[float, str], None] | None = None) -> list[tuple[int, ...]]:
     """Iterated tabu search over DAGs on a decomposable score: it does not stop at the first local optimum.
 
@@ -503,7 +505,9 @@ def tabu_search(scorer: LocalScorer, names: Sequence[str], *, max_parents: int |
     3. **Perturb and repeat** (iterated local search, Lourenço, Martin & Stützle 2003): ``kicks`` times, apply
        ``kick_size`` random legal moves (default one per ten nodes, at least three) to the best graph of the chain and
        run 1-2 from there with a fresh tie-breaking order.
-    4. **Restart**: ``restarts`` more chains, each from ``start`` with its own tie-breaking order.
+    4. **Restart**: ``restarts`` more chains, each from ``start`` with its own tie-breaking order, then one more
+       chain from every graph in ``also_from`` (parent tuples of acyclic graphs; :func:`learn_tabu` passes the best
+       of the greedy climbs, so the result scores at least as high as ``hc-greedy``'s).
 
     The result is the best graph of all chains, and a local optimum under every single-arc move (a final climb
     makes sure).  Ties between equally good moves (gains rounded to 1e-6) go to the move with the highest
@@ -523,9 +527,10 @@ def tabu_search(scorer: LocalScorer, names: Sequence[str], *, max_parents: int |
 
     state = _Moves(scorer, n, maxp, order())
     start = _start_parents(start, n) or [()] * n
+    chain_starts = [start] * (int(restarts) + 1) + [_start_parents(g, n) for g in (also_from or ())]
     kick_size = max(3, n // 10) if kick_size is None else int(kick_size)
     best, best_score = None, -math.inf
-    rounds, done = (int(restarts) + 1) * (int(kicks) + 1), 0
+    rounds, done = len(chain_starts) * (int(kicks) + 1), 0
 
     def walk(chain_best, chain_score):
         """The tabu walk from the current graph; the best graph seen (it or ``chain_best``) and its score."""
@@ -550,15 +555,15 @@ def tabu_search(scorer: LocalScorer, names: Sequence[str], *, max_parents: int |
                 stall += 1
         return chain_best, chain_score
 
-    for chain in range(int(restarts) + 1):
+    for chain, first in enumerate(chain_starts):
         if chain:
             state.prio = order()
-        state.load(start)
+        state.load(first)
         state.climb(epsilon, max_iter)
         chain_best, chain_score = walk(None, -math.inf)
         for kick in range(int(kicks) + 1):
             if progress is not None:
-                progress(min(0.95, done / rounds), f"tabu search: chain {chain + 1} of {restarts + 1}, kick {kick} "
+                progress(min(0.95, done / rounds), f"tabu search: chain {chain + 1} of {len(chain_starts)}, kick {kick} "
                          f"of {kicks}, best score {max(best_score, chain_score):.2f}")
             done += 1
             if kick:
@@ -580,16 +585,23 @@ def tabu_search(scorer: LocalScorer, names: Sequence[str], *, max_parents: int |
 
 
 def learn_tabu(scorer: LocalScorer, task) -> list[tuple[int, ...]]:
-    """``hc``: the iterated tabu search (:func:`tabu_search`) with ``task.restarts`` perturbations (None: the
-    default :data:`ILS_KICKS`), tie-breaking and kicks drawn from ``task.seed``."""
+    """``hc``: the iterated tabu search (:func:`tabu_search`) with ``task.restarts`` perturbations per chain (None:
+    the default :data:`ILS_KICKS`), tie-breaking and kicks drawn from ``task.seed``; its last chain starts from the
+    best of :data:`GREEDY_CLIMBS` greedy climbs (``hc-greedy``'s, seeds ``seed ..``), so ``hc`` never scores below
+    ``hc-greedy``."""
     if task.rows_used < 2:
         raise StructureError(f"Hill climbing needs at least two complete rows; {task.source} has {task.rows_used}.")
     kicks = ILS_KICKS if task.restarts is None else max(int(task.restarts), 0)
-    parents = tabu_search(scorer, task.variables, max_parents=task.max_parents, seed=int(task.seed), kicks=kicks,
-                          epsilon=task.epsilon, max_iter=task.max_iter, start=getattr(task, "start", None),
+    start, seed = getattr(task, "start", None), int(task.seed)
+    greedy = [hill_climb(scorer, task.variables, max_parents=task.max_parents, tabu=task.tabu, max_iter=task.max_iter,
+                         epsilon=task.epsilon, seed=seed + r, start=start) for r in range(GREEDY_CLIMBS)]
+    best_greedy = max(greedy, key=scorer.total)     # the first of equal scores
+    parents = tabu_search(scorer, task.variables, max_parents=task.max_parents, seed=seed, kicks=kicks,
+                          epsilon=task.epsilon, max_iter=task.max_iter, start=start, also_from=[best_greedy],
                           progress=task.progress)
-    task.notes.append(f"iterated tabu search on the {task.score} score: climb, tabu walk (tenure {TABU_TENURE}, "
-                      f"patience {TABU_PATIENCE}), {kicks} seeded perturbations (seed {task.seed})"
+    task.notes.append(f"iterated tabu search on the {task.score} score: {ILS_RESTARTS + 1} chains from the start and "
+                      f"one from the best of {GREEDY_CLIMBS} greedy climbs, each a climb, tabu walks (tenure "
+                      f"{TABU_TENURE}, patience {TABU_PATIENCE}) and {kicks} seeded perturbations (seed {task.seed})"
                       + (" from the given graph" if getattr(task, "start", None) is not None else "")
                       + (f", at most {task.max_parents} parents" if task.max_parents is not None else ""))
     return parents
