@@ -507,7 +507,7 @@ def tabu_search(scorer: LocalScorer, names: Sequence[str], *, max_parents: int |
        run 1-2 from there with a fresh tie-breaking order.
     4. **Restart**: ``restarts`` more chains, each from ``start`` with its own tie-breaking order, then one more
        chain from every graph in ``also_from`` (parent tuples of acyclic graphs; :func:`learn_tabu` passes the best
-       of the greedy climbs, so the result scores at least as high as ``hc-greedy``'s).
+       of the greedy climbs, so the result scores at least as high as ``hc-greedy``'s, to ``epsilon``).
 
     The result is the best graph of all chains, and a local optimum under every single-arc move (a final climb
     makes sure).  Ties between equally good moves (gains rounded to 1e-6) go to the move with the highest
@@ -588,7 +588,7 @@ def learn_tabu(scorer: LocalScorer, task) -> list[tuple[int, ...]]:
     """``hc``: the iterated tabu search (:func:`tabu_search`) with ``task.restarts`` perturbations per chain (None:
     the default :data:`ILS_KICKS`), tie-breaking and kicks drawn from ``task.seed``; its last chain starts from the
     best of :data:`GREEDY_CLIMBS` greedy climbs (``hc-greedy``'s, seeds ``seed ..``), so ``hc`` never scores below
-    ``hc-greedy``."""
+    ``hc-greedy`` (by more than ``epsilon``)."""
     if task.rows_used < 2:
         raise StructureError(f"Hill climbing needs at least two complete rows; {task.source} has {task.rows_used}.")
     kicks = ILS_KICKS if task.restarts is None else max(int(task.restarts), 0)

@@ -164,7 +164,7 @@ def learn_structure(data, method: str, *, score: str = "bic", class_column: str 
         is deterministic for a given seed (the others break ties by column order).
     progress : optional ``progress(fraction, message)`` callback.
     max_iter, tabu, epsilon : hill-climbing iterations, tabu-list length, minimal improvement.
-    restarts : ``hc``: the number of seeded perturbations of the tabu search (default None:
+    restarts : ``hc``: the seeded perturbations (kicks) of every chain of the tabu search (default None:
         :data:`~bnfk_core.learning.hill_climb.ILS_KICKS`); ``hc-greedy`` also climbs with seeds
         ``seed+1 .. seed+restarts`` and keeps the best DAG (default None: 4, best of 5 climbs).
     score_options : options of a score with its own scorer (``kgv``: ``kappa``, ``sigma``, ``kernel``,
