@@ -1,28 +1,29 @@
-"""Structure learning beside pyAgrum and pgmpy: hill climbing on BIC, same complete table for all.
+"""Structure search beside pgmpy and pyAgrum on samples of the repository networks, one scorer for every DAG.
 
-    python benchmarks/bench_learn_peers.py           # 6 tables -> benchmarks/results/learn_peers.json
-    python benchmarks/bench_learn_peers.py --quick   # car and tic_tac_toe -> learn_peers_quick.json
-    python benchmarks/bench_learn_peers.py --datasets car,alarm_2000 --repeats 3
+    python benchmarks/bench_learn_peers.py                          # the full grid -> learn_peers_repository.json
+    python benchmarks/bench_learn_peers.py --rows 5000 --seeds 0,1  # the grid of the docs table
+    python benchmarks/bench_learn_peers.py --nets asia,alarm --rows 1000 --seeds 0
+    python benchmarks/bench_learn_peers.py --markdown               # print the docs table of the JSON
 
-Learners (each on the same table: the rows without a missing cell, every column a node, the class too,
-every state re-coded to the states observed in those rows, so all three see identical domains):
+The grid (default): every discrete repository network pgmpy bundles with at most 100 variables
+(``pgmpy.utils.get_example_model``: asia, cancer, earthquake, sachs, survey, alarm, child, insurance, water,
+mildew, barley, hailfinder, hepar2, win95pts) x N = 1,000 / 5,000 / 20,000 rows x seeds 0-4.  Each sample is
+drawn by pgmpy (``DiscreteBayesianNetwork.simulate(N, seed=seed)``); every column is re-coded to the states the
+sample shows, so every learner sees identical domains.  Learners, each on that table:
 
-- ours: ``learn_structure(data, "hc", score="bic")`` -- what ``python -m bnfk_core learn --structure hc
-  --score bic`` runs (tabu hill climbing, best of 5 seeded climbs); also ``restarts=0`` (one climb).
-- pyAgrum: ``BNLearner`` with ``useScoreBIC`` and ``useGreedyHillClimbing`` (plain greedy climb), with
-  ``useLocalSearchWithTabuList`` (its tabu search), and MIIC (its default, constraint based; its DAG is scored
-  on BIC too, although it does not optimise it).  One thread (``setNumberOfThreads(1)``).
-- pgmpy: ``HillClimbSearch(scoring_method="bic-d")`` (pgmpy 1.x's name of ``BicScore``).
+- bnfk ``hc``: ``learn_structure(data, "hc", score="bic", seed=seed)`` -- what ``python -m bnfk_core learn
+  --structure hc`` runs (iterated tabu search); and bnfk ``hc-greedy`` (best of 5 greedy climbs, the former default);
+- pgmpy: ``HillClimbSearch(scoring_method="bic-d")`` (pgmpy 1.x's BIC; its tabu list of 100 moves);
+- pyAgrum: ``BNLearner`` with ``useScoreBIC`` and ``useGreedyHillClimbing``, and with
+  ``useLocalSearchWithTabuList`` (its tabu search), one thread.
 
-Reported per learner: wall time (median of ``--repeats``, default 3; a peer whose runs exceed ``--budget``
-seconds is not repeated, the JSON gives the count), the BIC of its DAG under OUR scorer
-(``bnfk_core.learning.scores.score_dag``, natural log) and under pyAgrum's (``BNLearner.score`` summed over the families,
-log base 2, times ln 2: the two must agree), the number of arcs and, on the ALARM sample, the structural Hamming
-distance (between equivalence classes, ``bnfk_core.network.dag.structural_hamming_distance``) to the true network.
-ALARM: 2,000 complete rows sampled from pgmpy's bundled network (``benchmarks/alarm_sample.py``, seed 0).
-pyAgrum's timings include building its learner from the table (it reads a CSV it writes); ``learn_dag`` alone is
-recorded as well.  ``--cli`` adds whole-process figures of the two command lines on nursery (run in turn); ``--spread N`` adds
-how path dependent the climbs are on ALARM (our seeds, pgmpy's ``PYTHONHASHSEED``) to an existing JSON.
+Every DAG is scored by ONE independent scorer, pgmpy's ``BIC`` (``pgmpy.structure_score.BIC``, natural log) on the
+sample; SHD is the structural Hamming distance between the learned DAG's CPDAG and the true network's
+(``bnfk_core.network.dag.structural_hamming_distance``); CPU seconds are ``time.process_time()`` around the
+learner's call (bnfk's includes counting its table; pyAgrum's includes building its learner from the frame).
+
+``--tables`` runs the earlier comparison on the bundled UCI tables and a 2,000-row ALARM sample (ours, pyAgrum
+greedy / tabu / MIIC, pgmpy) -> learn_peers.json; ``--cli`` and ``--spread N`` belong to that mode.
 pyAgrum and pgmpy are benchmark peers (benchmarks/requirements-peers.txt); a missing one is skipped politely.
 """
 from __future__ import annotations
@@ -111,9 +112,9 @@ def timed(fn, repeats: int, budget: float):
 
 
 # ---------------------------------------------------------------------- the learners
-def ours(data, restarts: int):
+def ours(data, restarts: int | None, method: str = "hc-greedy"):
     def run():
-        return learn_structure(data, "hc", score="bic", restarts=restarts).dag
+        return learn_structure(data, method, score="bic", restarts=restarts).dag
     return run
 
 
@@ -164,7 +165,8 @@ def pyagrum_bic(frame: pd.DataFrame, dag: DAG) -> float:
 
 
 def learners(data, frame) -> dict:
-    out = {"ours (hc, CLI default: best of 5 climbs)": ours(data, 4), "ours (hc, one climb)": ours(data, 0)}
+    out = {"ours (hc, CLI default: iterated tabu search)": ours(data, None, "hc"),
+           "ours (hc-greedy: best of 5 climbs)": ours(data, 4), "ours (hc-greedy, one climb)": ours(data, 0)}
     if have("pyagrum"):
         out.update({"pyAgrum greedy HC": pyagrum(frame, "greedy"), "pyAgrum tabu search": pyagrum(frame, "tabu"),
                     "pyAgrum MIIC": pyagrum(frame, "miic")})
@@ -233,7 +235,8 @@ def paired_cli(name: str, tmp: Path, runs: int) -> dict:
             "ratio_cpu_median": med(a[1] / b[1] for a, b in pairs)}
 
 
-SHORT = {"ours (hc, CLI default: best of 5 climbs)": "ours hc (5 climbs)", "ours (hc, one climb)": "ours hc (1 climb)",
+SHORT = {"ours (hc, CLI default: iterated tabu search)": "ours hc (tabu)",
+         "ours (hc-greedy: best of 5 climbs)": "ours hc-greedy (5 climbs)", "ours (hc-greedy, one climb)": "ours hc-greedy (1 climb)",
          "pyAgrum greedy HC": "pyAgrum greedy", "pyAgrum tabu search": "pyAgrum tabu", "pyAgrum MIIC": "pyAgrum MIIC",
          "pgmpy HillClimbSearch": "pgmpy HC"}
 
@@ -267,7 +270,7 @@ def alarm_spread(seeds: int, hash_seeds: list[int]) -> dict:
     truth = DAG(list(data.variables), truth.sorted_arcs())
     out = {"ours_single_climbs": [], "pgmpy_by_hash_seed": {}}
     for seed in range(seeds):
-        dag = learn_structure(data, "hc", score="bic", restarts=0, seed=seed).dag
+        dag = learn_structure(data, "hc-greedy", score="bic", restarts=0, seed=seed).dag
         out["ours_single_climbs"].append({"seed": seed, "bic_ours": score_dag(data.codes, data.cardinalities, dag),
                                           "arcs": dag.n_arcs, "shd_to_true": structural_hamming_distance(dag, truth)})
         log(f"  ours seed {seed}: BIC {out['ours_single_climbs'][-1]['bic_ours']:.2f}")
@@ -284,8 +287,181 @@ def alarm_spread(seeds: int, hash_seeds: list[int]) -> dict:
     return out
 
 
+# ====================================================================== the repository grid (default mode)
+#: every discrete network pgmpy bundles with at most 100 variables (``pgmpy.utils.get_example_model``)
+REPOSITORY = ("asia", "cancer", "earthquake", "sachs", "survey", "alarm", "child", "insurance", "water", "mildew",
+              "barley", "hailfinder", "hepar2", "win95pts")
+ROWS, SEEDS = (1000, 5000, 20000), (0, 1, 2, 3, 4)
+REPO_LEARNERS = ("bnfk hc", "bnfk hc-greedy", "pgmpy HC", "pyAgrum greedy", "pyAgrum tabu")
+_MODELS: dict = {}
+
+
+def repository_model(name: str):
+    if name not in _MODELS:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            from pgmpy.utils import get_example_model
+            _MODELS[name] = get_example_model(name)
+    return _MODELS[name]
+
+
+def repository_sample(name: str, rows: int, seed: int):
+    """(table, true DAG, pandas frame): ``rows`` rows pgmpy samples from network ``name`` with ``seed``."""
+    model = repository_model(name)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        df = model.simulate(int(rows), seed=int(seed), show_progress=False)
+    cols = sorted(df.columns)
+    codes = np.column_stack([pd.Categorical(df[c].astype(str)).codes for c in cols]).astype(np.int32)
+    data = complete_table(codes, cols, f"{name}, {rows} rows (seed {seed})")
+    truth = DAG(cols, [(u, v) for u, v in model.edges()])
+    return data, truth, frame_of(data)
+
+
+def pgmpy_bic(frame: pd.DataFrame, dag: DAG) -> float:
+    """pgmpy's BIC (``pgmpy.structure_score.BIC``, natural log) of ``dag`` on ``frame``: the one scorer."""
+    from pgmpy.structure_score import BIC
+    scorer = BIC(frame)
+    cols = list(frame.columns)
+    parents = dag.parent_indices()
+    return float(sum(scorer.local_score(v, tuple(cols[p] for p in parents[i])) for i, v in enumerate(cols)))
+
+
+def repo_learner(label: str, data, frame, seed: int):
+    if label == "bnfk hc":
+        return lambda: learn_structure(data, "hc", score="bic", seed=seed).dag
+    if label == "bnfk hc-greedy":
+        return lambda: learn_structure(data, "hc-greedy", score="bic", seed=seed).dag
+    if label == "pgmpy HC":
+        return pgmpy(frame)
+    return pyagrum(frame, label.split()[-1])
+
+
+def available(label: str) -> bool:
+    return have("pgmpy") if label.startswith("pgmpy") else have("pyagrum") if label.startswith("pyAgrum") else True
+
+
+def bench_repository(name: str, rows: int, seed: int, learners) -> dict:
+    data, truth, frame = repository_sample(name, rows, seed)
+    out = {"net": name, "rows": rows, "seed": seed, "variables": data.n_vars,
+           "true_bic": pgmpy_bic(frame, truth), "true_arcs": truth.n_arcs, "learners": {}}
+    for label in learners:
+        fn = repo_learner(label, data, frame, seed)
+        t0 = time.process_time()
+        dag = fn()
+        cpu = time.process_time() - t0
+        row = {"cpu_seconds": cpu, "bic": pgmpy_bic(frame, dag), "arcs": dag.n_arcs,
+               "shd": structural_hamming_distance(dag, truth)}
+        out["learners"][label] = row
+        log(f"  {name:11s} N={rows:<6d} seed {seed}  {label:15s} BIC {row['bic']:14.2f}  SHD {row['shd']:3d}  "
+            f"{row['arcs']:3d} arcs  {cpu:7.2f} CPU-s")
+    peers = [r["bic"] for k, r in out["learners"].items() if not k.startswith("bnfk")]
+    if peers and "bnfk hc" in out["learners"]:
+        out["hc_minus_best_peer"] = out["learners"]["bnfk hc"]["bic"] - max(peers)
+    return out
+
+
+def repository_markdown(out: dict) -> str:
+    """The docs table: per net x rows x seed, every learner's pgmpy BIC (best in bold), SHD and CPU seconds."""
+    labels = out["learners"]
+    lines = ["| net (vars), N, seed | " + " | ".join(labels) + " | bnfk hc − best peer |",
+             "|---" * (len(labels) + 2) + "|"]
+    for r in out["runs"]:
+        best = max(v["bic"] for v in r["learners"].values())
+        cells = []
+        for lab in labels:
+            v = r["learners"].get(lab)
+            if v is None:
+                cells.append("–")
+                continue
+            bic = f"{v['bic']:,.1f}"
+            cells.append(f"{'**' + bic + '**' if v['bic'] >= best - 1e-6 else bic}; SHD {v['shd']}; "
+                         f"{v['cpu_seconds']:.1f} s")
+        gap = r.get("hc_minus_best_peer")
+        lines.append(f"| {r['net']} ({r['variables']}), {r['rows']:,}, {r['seed']} | " + " | ".join(cells)
+                     + f" | {'' if gap is None else f'{gap:+,.1f}'} |")
+    return "\n".join(lines)
+
+
+def combine(parts: list) -> dict:
+    """One results JSON from several (e.g. the peers and bnfk run apart): each run's learners merged, the later
+    part winning; runs keyed by (net, rows, seed), learners in :data:`REPO_LEARNERS` order."""
+    runs: dict = {}
+    for part in parts:
+        for r in part["runs"]:
+            key = (r["net"], r["rows"], r["seed"])
+            runs.setdefault(key, {**r, "learners": {}})["learners"].update(r["learners"])
+    labels = [lab for lab in REPO_LEARNERS if any(lab in r["learners"] for r in runs.values())]
+    order = {n: i for i, n in enumerate(REPOSITORY)}
+    out = {**parts[-1], "learners": labels, "parts": [{k: p.get(k) for k in ("learners", "load_average_start",
+           "load_average_end", "total_seconds")} for p in parts], "runs": []}
+    for key in sorted(runs, key=lambda k: (order.get(k[0], 99), k[1], k[2])):
+        r = runs[key]
+        r["learners"] = {lab: r["learners"][lab] for lab in labels if lab in r["learners"]}
+        peers = [v["bic"] for k, v in r["learners"].items() if not k.startswith("bnfk")]
+        if peers and "bnfk hc" in r["learners"]:
+            r["hc_minus_best_peer"] = r["learners"]["bnfk hc"]["bic"] - max(peers)
+        out["runs"].append(r)
+    out["nets"] = list(dict.fromkeys(k[0] for k in runs))
+    out["rows"], out["seeds"] = sorted({k[1] for k in runs}), sorted({k[2] for k in runs})
+    return out
+
+
+def repository_main(args) -> int:
+    path = Path(args.output) if args.output else RESULTS / "learn_peers_repository.json"
+    if args.markdown:
+        print(repository_markdown(json.loads(path.read_text())))
+        return 0
+    nets = [n for n in args.nets.split(",") if n] if args.nets else list(REPOSITORY)
+    rows = [int(r) for r in args.rows.split(",")] if args.rows else list(ROWS)
+    seeds = [int(x) for x in args.seeds.split(",")] if args.seeds else list(SEEDS)
+    labels = [lab for lab in (args.learners.split(",") if args.learners else REPO_LEARNERS)]
+    skipped = [lab for lab in labels if not available(lab)]
+    for lab in skipped:
+        print(f"{lab} is not installed: its column is skipped (pip install -r benchmarks/requirements-peers.txt).")
+    labels = [lab for lab in labels if lab not in skipped]
+    versions = {m: __import__(m).__version__ for m in ("pyagrum", "pgmpy") if have(m)}
+    out = {"nets": nets, "rows": rows, "seeds": seeds, "learners": labels, "versions": versions,
+           "scorer": "pgmpy.structure_score.BIC (natural log)", "runs": []}
+    if args.combine:
+        out = combine([json.loads(Path(p).read_text()) for p in args.combine.split(",")])
+        path.write_text(json.dumps(out, indent=1, default=float) + "\n")
+        print(f"combined {len(out['runs'])} runs into {path}")
+        return 0
+    kept = []
+    if path.exists() and args.append:
+        kept = [r for r in json.loads(path.read_text())["runs"] if (r["net"], r["rows"], r["seed"]) not in
+                {(n, x, s) for n in nets for x in rows for s in seeds}]
+    out["runs"] = kept
+    load0, t0 = os.getloadavg(), time.perf_counter()
+    learn_structure(load_table("car")[0], "hc", score="bic")          # warm-up (imports)
+    for name in nets:
+        for n_rows in rows:
+            for seed in seeds:
+                out["runs"].append(bench_repository(name, n_rows, seed, labels))
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.write_text(json.dumps(out, indent=1, default=float) + "\n")
+    out["total_seconds"] = time.perf_counter() - t0
+    out["load_average_start"], out["load_average_end"] = load0, os.getloadavg()
+    path.write_text(json.dumps(out, indent=1, default=float) + "\n")
+    gaps = [r["hc_minus_best_peer"] for r in out["runs"] if "hc_minus_best_peer" in r]
+    print(f"{len(out['runs'])} runs in {out['total_seconds']:.0f} s (load {load0[0]:.1f} -> "
+          f"{out['load_average_end'][0]:.1f}); bnfk hc within 0.5 nats of the best peer or above on "
+          f"{sum(g >= -0.5 for g in gaps)} of {len(gaps)}; wrote {path}")
+    return 0
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--nets", default=None, help=f"comma-separated repository networks (default: {', '.join(REPOSITORY)})")
+    ap.add_argument("--rows", default=None, help="comma-separated sample sizes (default 1000,5000,20000)")
+    ap.add_argument("--seeds", default=None, help="comma-separated sampling seeds (default 0,1,2,3,4)")
+    ap.add_argument("--learners", default=None, help=f"comma-separated, from {', '.join(REPO_LEARNERS)}")
+    ap.add_argument("--append", action="store_true", help="keep the runs of the JSON outside this grid")
+    ap.add_argument("--combine", default=None, metavar="A.json,B.json",
+                    help="only merge the learners of these results JSONs into -o (e.g. peers and bnfk run apart)")
+    ap.add_argument("--tables", action="store_true",
+                    help="the earlier comparison on the bundled tables instead (learn_peers.json)")
     ap.add_argument("--quick", action="store_true", help=f"{', '.join(QUICK)} only")
     ap.add_argument("--datasets", default=None, help=f"comma-separated, from {', '.join(DATASETS)}")
     ap.add_argument("--repeats", type=int, default=3, help="timed runs per learner, median reported (default 3)")
@@ -299,6 +475,8 @@ def main(argv=None) -> int:
                          "under --hash-seeds")
     ap.add_argument("--hash-seeds", default="1,2", help="PYTHONHASHSEED values of the pgmpy runs of --spread")
     args = ap.parse_args(argv)
+    if not (args.tables or args.quick or args.datasets or args.cli or args.spread):
+        return repository_main(args)
     path = Path(args.output) if args.output else RESULTS / ("learn_peers_quick.json" if args.quick else "learn_peers.json")
     if args.markdown:
         print(markdown(json.loads(path.read_text())))

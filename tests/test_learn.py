@@ -113,8 +113,8 @@ def test_every_method_runs_and_is_deterministic():
 
 def test_hc_restarts_keep_the_best_climb():
     d = synthetic(400, 8, seed=9)
-    single = [learn_structure(d, "hc", seed=s, restarts=0).score for s in range(3)]
-    best = learn_structure(d, "hc", seed=0, restarts=2)
+    single = [learn_structure(d, "hc-greedy", seed=s, restarts=0).score for s in range(3)]
+    best = learn_structure(d, "hc-greedy", seed=0, restarts=2)
     assert best.score == pytest.approx(max(single)) and "best of 3 climbs" in best.notes[-1]
     assert max(len(p) for p in learn_structure(d, "hc", max_parents=1).dag.parent_indices()) <= 1
 

@@ -75,13 +75,13 @@ def test_no_graph_search_per_candidate(monkeypatch):
     monkeypatch.setattr(nx, "has_path", refuse)
     monkeypatch.setattr(nx, "all_simple_paths", refuse)
     assert hill_climb(scorer, data.variables, seed=2) == ref
-    assert learn_structure(data, "hc", score="bic", restarts=1).dag.n_arcs > 0
+    assert learn_structure(data, "hc-greedy", score="bic", restarts=1).dag.n_arcs > 0
 
 
 def test_heartbeat_every_step_and_result_is_acyclic():
     data = _data("spect")
     steps = []
-    res = learn_structure(data, "hc", score="bic", restarts=0, progress=lambda f, m: steps.append((f, m)))
+    res = learn_structure(data, "hc-greedy", score="bic", restarts=0, progress=lambda f, m: steps.append((f, m)))
     climbs = [m for _, m in steps if "hill climbing: step" in m]
     assert len(climbs) >= res.dag.n_arcs + 1  # one per move, one for the last look
     fr = [f for f, m in steps]
@@ -92,10 +92,12 @@ def test_heartbeat_every_step_and_result_is_acyclic():
 
 def test_cli_learn_shows_steps_unless_quiet(tmp_path, capsys):
     out = tmp_path / "m.json"
-    args = ["learn", str(ROOT / "sample_data" / "zoo.csv"), "--structure", "hc", "--class-column", "class",
+    args = ["learn", str(ROOT / "sample_data" / "zoo.csv"), "--structure", "hc-greedy", "--class-column", "class",
             "-o", str(out)]
     assert main(args) == 0
     assert "hill climbing: step" in capsys.readouterr().err
+    assert main(args[:3] + ["hc"] + args[4:]) == 0
+    assert "tabu search: chain 1 of" in capsys.readouterr().err
     assert main(args + ["--quiet"]) == 0
     assert capsys.readouterr().err == ""
 
@@ -167,7 +169,9 @@ def test_climb_from_a_local_optimum_stays_there_and_bad_starts_are_refused():
     scorer = scorer_for(data.codes, data.cardinalities, "bic")
     top = hill_climb(scorer, data.variables, seed=0)
     assert hill_climb(scorer, data.variables, seed=4, start=top) == top
-    assert list(learn_structure(data, "hc", score="bic", restarts=0, seed=4, start=top).dag.parent_indices()) == top
+    assert list(learn_structure(data, "hc-greedy", score="bic", restarts=0, seed=4, start=top).dag.parent_indices()) == top
+    tabu = learn_structure(data, "hc", score="bic", seed=4, start=top).dag.parent_indices()
+    assert scorer.total(tabu) >= scorer.total(top) - 1e-9
     n = len(data.variables)
     cyc = [()] * n
     cyc[0], cyc[1] = (1,), (0,)

@@ -72,7 +72,7 @@ def test_the_built_in_learners_carry_their_facts():
     from bnfk_core.learning.exact import EXACT_MAX_VARIABLES
     L = registry.LEARNERS
     assert L["exact"].max_variables == EXACT_MAX_VARIABLES == 20
-    assert [m for m in L if L[m].applies("max_parents")] == ["hc", "exact"]
+    assert [m for m in L if L[m].applies("max_parents")] == ["hc", "hc-greedy", "exact"]
     assert [m for m in L if L[m].applies("k")] == ["kdb"]
     assert L["exact"].too_wide(20) is None and "at most 20 variables" in L["exact"].too_wide(21)
 

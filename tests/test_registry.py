@@ -103,8 +103,8 @@ def test_registry_refuses_duplicates_and_names_the_choices():
 def test_registries_hold_the_documented_options():
     assert tuple(registry.SCORES) == ("bic", "aic", "k2", "bdeu", "qnml", "kgv")
     assert tuple(registry.ESTIMATORS) == ("smoothed", "ml", "bdeu", "cnml")
-    assert set(registry.LEARNERS) == {"empty", "naive-bayes", "hc", "tree", "tan", "kdb", "exact"}
-    assert registry.feature_learners() == ("empty", "hc", "tree", "exact")
+    assert set(registry.LEARNERS) == {"empty", "naive-bayes", "hc", "hc-greedy", "tree", "tan", "kdb", "exact"}
+    assert registry.feature_learners() == ("empty", "hc", "hc-greedy", "tree", "exact")
     assert {n: registry.kernel_abbr(n) for n in ("fisher", "scaled-hamming", "hamming")} == \
         {"fisher": "F", "scaled-hamming": "SH", "hamming": "H"}
     assert registry.KERNELS["fisher"].uses_network and not registry.KERNELS["hamming"].uses_network

@@ -50,8 +50,10 @@ def test_published_tables_parse_with_decimal_commas_and_dashes():
 
 def test_structure_spec_and_bad_requests(tmp_path):
     assert rep.structure_spec("thesis", 9)["method"] == "exact"
-    assert rep.structure_spec("thesis", 22)["method"] == "hc"
-    assert rep.structure_spec("paper", 5) == {"method": "hc", "score": "bic", "params": "smoothed",
+    # the published protocols climb greedily (hc-greedy); their labels keep the name they were published with
+    assert rep.structure_spec("thesis", 22)["method"] == "hc-greedy"
+    assert rep.structure_spec("thesis", 22)["label"] == "hc/qNML + cNML"
+    assert rep.structure_spec("paper", 5) == {"method": "hc-greedy", "score": "bic", "params": "smoothed",
                                              "label": "hc/BIC + smoothed (pseudo-count 1)"}
     with pytest.raises(rep.ReproduceError):
         rep.run_experiment("nope", tmp_path)

@@ -7,7 +7,9 @@ from ..registry import face
 
 _HOMES = {
     "EXACT_MAX_VARIABLES": "members", "EXACT_MAX_CANDIDATES": "exact", "penalty_bounds": "exact",
-    "exact_search": "exact", "learn_exact": "exact", "learn_hc": "hill_climb",
+    "exact_search": "exact", "learn_exact": "exact", "learn_hc": "hill_climb", "tabu_search": "hill_climb", "learn_tabu": "hill_climb",
+    "ILS_KICKS": "hill_climb", "GREEDY_CLIMBS": "hill_climb", "TABU_TENURE": "hill_climb", "TABU_PATIENCE": "hill_climb",
+    "OBSERVED_SCORE": "incomplete",
     "DEFAULT_MISSING_DATA": "members", "AvailableCaseScorer": "available_case", "MIN_FAMILY_ROWS": "available_case", "ExpectedScorer": "incomplete",
     "expected_table": "incomplete", "em_parameters": "incomplete", "observed_score": "incomplete",
     "structural_em": "incomplete", "learn_network": "incomplete", "check_missing_data": "incomplete",

@@ -50,10 +50,12 @@ from .scores import LocalScorer
 from .available_case import AvailableCaseScorer
 from ..data.counts import merge_rows
 
-__all__ = ["DEFAULT_MISSING_DATA", "AvailableCaseScorer", "ExpectedScorer", "expected_table", "expected_family_counts",
+__all__ = ["DEFAULT_MISSING_DATA", "OBSERVED_SCORE", "AvailableCaseScorer", "ExpectedScorer", "expected_table", "expected_family_counts",
            "family_counts_part", "table_part", "loglik_part", "em_parameters", "observed_score", "structural_em",
            "learn_network", "check_missing_data", "merge_rows", "MAX_COMPLETIONS", "EM_BLOCK_ROWS"]
 
+#: the name under which structural EM reports its score (:func:`observed_score`), never that of the searched score
+OBSERVED_SCORE = "observed-data bic"
 #: an incomplete row is completed in all ways in the E-step table when its missing cells have at most this many
 #: joint states; a row with more ("wide") is counted per family from its exact joint posterior
 #: (:class:`ExpectedScorer`).  Nothing is sampled.  (A completion costs one table row per family count the search
@@ -436,6 +438,9 @@ def structural_em(data, method: str = "hc", *, score: str = "bic", params: str =
     observed-data score (:func:`observed_score`) of every accepted network; it never decreases: a round whose
     network does not score higher ends the search and is discarded.  ``learn`` options go to
     :func:`bnfk_core.learning.structure.learn_structure` (``max_parents``, ``ess``, ...).
+    The result's score is the searched score of the DAG (``score_name`` = ``score``) when no cell is missing, and
+    otherwise the observed-data BIC of the network with its EM CPTs (:func:`observed_score`), under the name
+    :data:`OBSERVED_SCORE`.
     """
     t0 = time.perf_counter()
     weights = _weights(data)
@@ -449,9 +454,8 @@ def structural_em(data, method: str = "hc", *, score: str = "bic", params: str =
     history, rounds, wide = [best], 0, 0
     complete = not (np.asarray(data.codes) < 0).any()  # no missing cell: the first network is the answer
     too_big = None if complete else _table_too_big(data.codes, data.cardinalities)
-    if too_big:
-        complete = True                                 # no rounds: the available-case network, CPTs by EM
-    for rounds in range(1, 0 if complete else int(max_rounds) + 1):
+    # too big: no rounds -- the available-case network, CPTs by EM, its observed-data score reported
+    for rounds in range(1, 0 if complete or too_big else int(max_rounds) + 1):
         if progress is not None:
             progress(min(0.95, 0.3 + 0.7 * rounds / (max_rounds + 1)), f"structural EM: round {rounds}, score {best:.2f}")
         table, w, wide_codes, wide_w = expected_table(_bare(model), data.codes, weights, runner=runner)
@@ -476,8 +480,16 @@ def structural_em(data, method: str = "hc", *, score: str = "bic", params: str =
     if wide:
         notes.append(f"{wide} rows with more than {MAX_COMPLETIONS} joint completions were counted per family from "
                      "their exact joint posterior instead of being enumerated")
-    res = LearnResult(dag=dag, method=start.method, score_name=score, score=float(best), n_rows_used=n_total,
-                      notes=notes, seconds=time.perf_counter() - t0)
+    if complete:
+        # nothing to complete: the network is the search's, and so is its score -- the named score of the DAG on
+        # every row (BIC at the maximum-likelihood parameters, BDeu, K2, ... as defined), not a likelihood at the
+        # fitted (smoothed) CPTs
+        res = LearnResult(dag=dag, method=start.method, score_name=start.score_name, score=float(start.score),
+                          n_rows_used=n_total, notes=list(start.notes) + ["no cell is missing: structural EM had "
+                          "nothing to complete"], seconds=time.perf_counter() - t0, searched_raw=start.searched_raw)
+    else:
+        res = LearnResult(dag=dag, method=start.method, score_name=OBSERVED_SCORE, score=float(best),
+                          n_rows_used=n_total, notes=notes, seconds=time.perf_counter() - t0)
     model.fit_info["missing_data"] = "em"
     if progress is not None:
         progress(1.0, f"structural EM: done, {dag.n_arcs} arcs")

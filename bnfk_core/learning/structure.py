@@ -78,7 +78,7 @@ class LearnTask:
     tabu: int = 100
     max_iter: int = 1_000_000
     epsilon: float = 1e-4
-    restarts: int = 4
+    restarts: int | None = None
     progress: Progress | None = None
     rows_used: int = 0
     source: str = "the data"
@@ -123,7 +123,7 @@ def scorer_context(scorer):
 def learn_structure(data, method: str, *, score: str = "bic", class_column: str | None = None, k: int = 3,
                     max_parents: int | None = None, ess: float = 1.0, seed: int = 0,
                     progress: Progress | None = None, max_iter: int = 1_000_000, tabu: int = 100,
-                    epsilon: float = 1e-4, restarts: int = 4, score_options: dict | None = None,
+                    epsilon: float = 1e-4, restarts: int | None = None, score_options: dict | None = None,
                     scorer: LocalScorer | None = None, start: Sequence[Sequence[int]] | None = None) -> LearnResult:
     """Learn a DAG over ``data.variables``.
 
@@ -131,7 +131,9 @@ def learn_structure(data, method: str, *, score: str = "bic", class_column: str 
     ----------
     data : CategoricalData
     method : a name of :data:`bnfk_core.registry.LEARNERS`
-        ``empty``; ``naive-bayes`` (class); ``hc`` hill climbing; ``tree`` Chow–Liu tree rooted at
+        ``empty``; ``naive-bayes`` (class); ``hc`` iterated tabu search (:func:`~bnfk_core.learning.hill_climb.tabu_search`:
+        climb, tabu walk, seeded perturbations); ``hc-greedy`` the greedy climb (best of ``restarts + 1`` seeded
+        climbs, :func:`~bnfk_core.learning.hill_climb.hill_climb`; the published protocols use it); ``tree`` Chow–Liu tree rooted at
         the class (if any) or the first variable; ``tan`` (class); ``kdb`` (class, ``k`` feature
         parents); ``exact`` optimal DAG by dynamic programming (at most its spec's ``max_variables``).
     score : one of ``bic``, ``aic``, ``k2``, ``bdeu``, ``qnml``
@@ -144,14 +146,15 @@ def learn_structure(data, method: str, *, score: str = "bic", class_column: str 
         is deterministic for a given seed (the others break ties by column order).
     progress : optional ``progress(fraction, message)`` callback.
     max_iter, tabu, epsilon : hill-climbing iterations, tabu-list length, minimal improvement.
-    restarts : ``hc`` also climbs with seeds ``seed+1 .. seed+restarts`` and keeps the best DAG
-        (default 4: best of 5 climbs; single climbs land in poor local optima often enough).
+    restarts : ``hc``: the seeded perturbations (kicks) of every chain of the tabu search (default None:
+        :data:`~bnfk_core.learning.hill_climb.ILS_KICKS`); ``hc-greedy`` also climbs with seeds
+        ``seed+1 .. seed+restarts`` and keeps the best DAG (default None: 4, best of 5 climbs).
     score_options : options of a score with its own scorer (``kgv``: ``kappa``, ``sigma``, ``kernel``,
         ``bin_numbers``); the numeric columns ``data.numbers`` are offered to it as raw values.
     scorer : a ready :class:`~bnfk_core.learning.scores.LocalScorer` over ``data``'s columns in place of the
         one on the complete rows (how :mod:`bnfk_core.learning.incomplete` learns from every row); its
         ``rows_used`` and ``note`` attributes, when present, say which rows it counts.
-    start : ``hc`` only: the parents (indices) of every variable of an acyclic graph every climb starts from
+    start : ``hc`` and ``hc-greedy`` only: the parents (indices) of every variable of an acyclic graph every climb starts from
         (default the empty graph; structural EM climbs from its current network).
 
     Raises
@@ -178,7 +181,7 @@ def learn_structure(data, method: str, *, score: str = "bic", class_column: str 
         if cls_name not in variables:
             raise StructureError(f"Class column '{cls_name}' is not one of the data's variables.")
         cls = variables.index(cls_name)
-    if start is not None and method != "hc":
+    if start is not None and method not in ("hc", "hc-greedy"):
         raise StructureError(f"A start graph is a hill-climbing option; method '{method}' does not take one.")
     if LEARNERS[method].needs_class and cls is None:
         raise StructureError(f"Method '{method}' needs a class column; choose one.")

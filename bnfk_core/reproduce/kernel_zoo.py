@@ -72,7 +72,7 @@ ZOO_DIR = "kernel_zoo"
 #: network key -> (label, learning method, score)
 NETWORKS = {"empty": ("Fisher, empty network", "empty", "qnml"),
             "chow-liu": ("Fisher, Chow-Liu tree", "tree", "qnml"),
-            "hc-bic": ("Fisher, hc/BIC", "hc", "bic"),
+            "hc-bic": ("Fisher, hc/BIC", "hc-greedy", "bic"),
             "exact-qnml": ("Fisher, exact qNML", "exact", "qnml")}
 QUICK_ZOO = ("hayes_roth", "zoo")
 N_MAX, N_MAX_QUICK = 300, 120
@@ -119,12 +119,13 @@ def _names(settings) -> list[str]:
 def _network(feats, key: str, seed: int, exact_max: int):
     _, method, score = NETWORKS[key]
     if method == "exact" and feats.n_vars > exact_max:
-        method = "hc"
+        method = "hc-greedy"
     if method == "empty":
         return DAG(list(feats.variables)), "empty", 0.0
     t0 = time.perf_counter()
     dag = learn_structure(feats, method, score=score, seed=seed, class_column=None).dag
-    return dag, f"{method}/{score}", time.perf_counter() - t0
+    # the published label: the greedy climb was "hc" when these tables were made
+    return dag, f"{'hc' if method == 'hc-greedy' else method}/{score}", time.perf_counter() - t0
 
 
 def _zoo_one(stem: str, seeds: tuple, n_max: int, restarts: int, exact_max: int, done: frozenset = frozenset()) -> dict:

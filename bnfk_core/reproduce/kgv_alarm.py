@@ -93,7 +93,7 @@ def _runs(true: BayesNet, sizes, seeds, progress) -> pd.DataFrame:
             data = true.sample(n, seed=s)
             for score, label in SCORES.items():
                 t0 = time.perf_counter()
-                res = learn_structure(data, "hc", score=score, seed=s, restarts=0)
+                res = learn_structure(data, "hc-greedy", score=score, seed=s, restarts=0)
                 secs = time.perf_counter() - t0
                 model = fit(res.dag, data, method=PARAMS, pseudo_count=PSEUDO_COUNT)
                 rows.append({"network": "ALARM", "n": n, "seed": s, "score": score, "label": label,

@@ -34,7 +34,7 @@ def _summarization_one(stem: str, structures: tuple, ks: tuple, draws: int, seed
         if st == "hc" and which == "thesis":
             dag, label = _fig1_dag(data, "thesis", seed, exact_max)
             label += " (smoothed parameters)"
-        exp = prepare_summarization(data, st, dag=dag, class_column=None if st == "hc" else data.class_column,
+        exp = prepare_summarization(data, "hc-greedy" if st == "hc" else st, dag=dag, class_column=None if st == "hc" else data.class_column,
                                  seed=seed)
         for k in ks:
             r = run_summarization(exp, k, random_draws=draws, seed=seed)

@@ -16,7 +16,7 @@ from .output import Writer, machine
 
 def _speed_one(stem: str, ks: tuple, draws: int, seed: int) -> list:
     data = load_paper_data(stem)
-    exp = prepare_summarization(data, "hc", seed=seed)
+    exp = prepare_summarization(data, "hc-greedy", seed=seed)
     t0 = time.perf_counter()
     gram(exp.model, exp.train)
     gram_s = time.perf_counter() - t0

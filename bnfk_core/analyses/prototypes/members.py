@@ -9,7 +9,7 @@ from ...registry import CriterionSpec, lazy
 __all__ = ["CRITERIA", "SUMMARIZATION_STRUCTURES"]
 
 #: the structures of the paper's data-summarization figures (Figs 1-3)
-SUMMARIZATION_STRUCTURES = ("hc", "tan", "kdb")
+SUMMARIZATION_STRUCTURES = ("hc", "hc-greedy", "tan", "kdb")
 
 CRITERIA = (
     CriterionSpec("mmd", "Greedy MMD (Fisher kernel)", lazy("bnfk_core.analyses.prototypes.criteria", "mmd_criterion"),
