@@ -81,14 +81,14 @@ def _rows(path):
 
 
 def test_impute_structure_is_learn_then_impute(tmp_path, capsys):
-    """One call with the network alone (--method bn-em, the fast option) equals the two: learn then impute --model."""
+    """One call with the network alone (--method bn-em, the fast option) equals the two: learn then impute --model
+    (both by the default recipe's score and CPT estimator)."""
     one, two, model = tmp_path / "one.csv", tmp_path / "two.csv", tmp_path / "m.json"
     na = ["--na-values", "default-list"]
     assert main(["impute", HV, "--structure", "hc", "--method", "bn-em", "-o", str(one), "--quiet", *na]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["learned"]["missing_data"] == "em" and out["imputed_cells"] == 392
-    assert main(["learn", HV, "--structure", "hc", "--score", "qnml", "--params", "cnml", "--missing-data",
-                 "em", "-o", str(model), "--quiet", *na]) == 0
+    assert main(["learn", HV, "--structure", "hc", "--missing-data", "em", "-o", str(model), "--quiet", *na]) == 0
     learned = json.loads(capsys.readouterr().out)
     assert learned["n_rows_used"] == 435 and learned["em_iterations"] > 0
     assert main(["impute", HV, "--model", str(model), "-o", str(two), "--quiet", *na]) == 0

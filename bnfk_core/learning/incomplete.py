@@ -540,7 +540,7 @@ def _learn_em(data, method, *, score="bic", params="smoothed", pseudo_count=1.0,
 
 
 def learn_network(data, method: str, *, missing_data: str = DEFAULT_MISSING_DATA, score: str = "bic",
-                  params: str = "smoothed", pseudo_count: float = 1.0, em_cpts: bool = True,
+                  params: str = "bdeu", pseudo_count: float = 1.0, em_cpts: bool = True,
                   progress: Progress | None = None, score_options: dict | None = None, runner=None,
                   **learn) -> tuple[LearnResult, BayesNet]:
     """Structure by ``missing_data`` (:data:`MISSING_DATA`) and CPTs by EM over the missing cells.
