@@ -18,7 +18,7 @@ import pytest
 from bnfk_core.cli import main
 from bnfk_core.data.table import from_codes
 from bnfk_core.learning.exact import exact_search
-from bnfk_core.learning.hill_climb import tabu_search
+from bnfk_core.learning.tabu import tabu_search
 from bnfk_core.learning.incomplete import OBSERVED_SCORE, learn_network, observed_score
 from bnfk_core.learning.scores import LocalScorer
 from bnfk_core.learning.structure import learn_structure

@@ -7,8 +7,8 @@ from ..registry import face
 
 _HOMES = {
     "EXACT_MAX_VARIABLES": "members", "EXACT_MAX_CANDIDATES": "exact", "penalty_bounds": "exact",
-    "exact_search": "exact", "learn_exact": "exact", "learn_hc": "hill_climb", "tabu_search": "hill_climb", "learn_tabu": "hill_climb",
-    "ILS_KICKS": "hill_climb", "GREEDY_CLIMBS": "hill_climb", "TABU_TENURE": "hill_climb", "TABU_PATIENCE": "hill_climb",
+    "exact_search": "exact", "learn_exact": "exact", "learn_hc": "hill_climb", "reachability": "hill_climb", "start_parents": "hill_climb", "tabu_search": "tabu", "learn_tabu": "tabu",
+    "ILS_RESTARTS": "tabu", "ILS_KICKS": "tabu", "GREEDY_CLIMBS": "tabu", "TABU_TENURE": "tabu", "TABU_PATIENCE": "tabu",
     "OBSERVED_SCORE": "incomplete",
     "DEFAULT_MISSING_DATA": "members", "AvailableCaseScorer": "available_case", "MIN_FAMILY_ROWS": "available_case", "ExpectedScorer": "incomplete",
     "expected_table": "incomplete", "em_parameters": "incomplete", "observed_score": "incomplete",
@@ -29,7 +29,7 @@ _HOMES = {
     "walsh_transform": "metagraph", "walsh_energy": "metagraph", "rmse": "metagraph", "observed_split": "metagraph",
     "parse_orders": "metagraph", "complete_codes": "scores", "family_counts": "scores", "total_score": "scores",
     "log_likelihood": "scores", "bic": "scores", "aic": "scores", "k2": "scores", "bdeu": "scores",
-    "qnml": "scores", "local_score": "scores", "log_multinomial_normalizer": "scores", "LocalScorer": "scores",
+    "qnml": "scores", "local_score": "scores", "log_multinomial_normalizer": "scores", "LocalScorer": "scores", "score_from_counts": "scores",
     "score_dag": "scores", "scorer_for": "scores", "parameter_count": "scores", "weighted_bincount": "scores",
     "config_index": "scores", "counts_from_columns": "scores", "guard_width": "structure",
     "LearnResult": "structure", "LearnTask": "structure", "learn_structure": "structure",

@@ -1,35 +1,22 @@
 """Learning a Bayesian network from a table with missing cells: every row counts.
 
-Three ways to treat missing cells in structure learning (:data:`bnfk_core.registry.MISSING_DATA`,
-``--missing-data``):
+Three ways to treat missing cells in structure learning (:data:`bnfk_core.registry.MISSING_DATA`, ``--missing-data``):
+``complete-rows`` -- the rows without a missing cell only (the thesis's protocol); ``available-case`` -- every
+family counted on the rows where all of its variables are observed (:mod:`.available_case`); ``em`` -- structural
+EM (Friedman 1998, "The Bayesian structural EM algorithm", the BIC form): start from the available-case network;
+E-step: the expected counts E[N_ijk | x_obs, theta] of every candidate family under the current network, exact --
+every incomplete row completed in all ways weighted by its joint posterior (:func:`expected_table`), or, for a row
+with very many completions, its family posterior (:class:`ExpectedScorer`); M-step: search the structure on those
+expected counts, fit its CPTs by EM; keep the new network only when the observed-data score rises
+(:func:`observed_score`), repeat until it stops rising.  Each E-step is one pass over the distinct rows in blocks
+on a runner (:mod:`bnfk_core.data.runners`: here or on Dask workers); the blocks' results add up, so the counts
+do not depend on how the rows were cut (to rounding, 1e-12).
 
-``complete-rows``
-    The rows without a missing cell only (the thesis's protocol; every DAG scored on the same rows).
-``available-case``
-    Every family (child + parents) is counted on the rows where all of *its* variables are observed
-    (:class:`AvailableCaseScorer`); the penalty (BIC/AIC/qNML) uses that family's row count n_f,
-    and the local score is then scaled by N / n_f to a score per N rows.  Without the scaling a
-    parent that is often missing would look attractive (fewer rows, a log-likelihood nearer 0).
-    No observed cell is thrown away.
-``em``
-    Structural EM (Friedman 1998, "The Bayesian structural EM algorithm", the BIC form): start from
-    the available-case network; E-step: the expected counts E[N_ijk | x_obs, theta] of every candidate
-    family under the current network, exact -- every incomplete row completed in all ways weighted by
-    its joint posterior (:func:`expected_table`), or, for a row with very many completions, its family
-    posterior from the junction tree (:class:`ExpectedScorer`); M-step: search the structure on those
-    expected counts, fit its CPTs by EM; keep the new network only when the observed-data score rises
-    (:func:`observed_score`), repeat until it stops rising.  Each E-step is one pass over the distinct
-    rows in blocks on a runner (:mod:`bnfk_core.data.runners`: here or on Dask workers); the blocks'
-    results add up, so the counts do not depend on how the rows were cut (to rounding, 1e-12).
-
-Parameters (every method): EM over the missing cells (:func:`em_parameters`, Dempster, Laird &
-Rubin 1977): theta <- estimator(expected family counts under theta), started from the available-case
-fit, until no CPT entry moves by more than ``tol``; the expected counts of the network's own families come
-from the batched junction tree's clique beliefs (:func:`expected_family_counts`).  With ``params="ml"`` this climbs the
-observed-data likelihood; with a pseudo-count it climbs the posterior (MAP).
-
-Weighted tables (distinct rows with multiplicities, :mod:`bnfk_core.data.stream`) count every row
-``weights[n]`` times throughout; the expected table carries fractional weights.
+Parameters (every method): EM over the missing cells (:func:`em_parameters`, Dempster, Laird & Rubin 1977):
+theta <- estimator(expected family counts under theta), from the available-case fit, until no CPT entry moves by
+more than ``tol``; the network's own families' expected counts come from :func:`expected_family_counts`.  With
+``params="ml"`` this climbs the observed-data likelihood; with a pseudo-count the posterior (MAP).  Weighted
+tables (distinct rows with multiplicities, :mod:`bnfk_core.data.stream`) count every row ``weights[n]`` times.
 """
 from __future__ import annotations
 

@@ -32,7 +32,7 @@ from ..registry import SCORES
 
 __all__ = ["SCORES", "complete_codes", "family_counts", "total_score", "log_likelihood", "bic", "aic", "k2", "bdeu",
            "qnml", "local_score", "log_multinomial_normalizer", "LocalScorer", "score_dag", "scorer_for",
-           "parameter_count", "weighted_bincount", "config_index", "counts_from_columns"]
+           "parameter_count", "weighted_bincount", "config_index", "counts_from_columns", "score_from_counts"]
 
 #: Up to this alphabet size K the multinomial normaliser is computed exactly by the
 #: Kontkanen–Myllymäki recurrence; above it by the Szpankowski–Weinberger asymptotic formula
@@ -128,7 +128,9 @@ def _ll(counts: np.ndarray) -> float:
     return float(xlogy(counts, counts).sum() - xlogy(nij, nij).sum())
 
 
-def _score_from_counts(counts: np.ndarray, r: int, q: int, n: int, score: str, ess: float) -> float:
+def score_from_counts(counts: np.ndarray, r: int, q: int, n: int, score: str, ess: float) -> float:
+    """The local score of one family from its (q, r) count table: ``bic``, ``aic``, ``k2``, ``bdeu`` or ``qnml``
+    (natural log, higher is better; thesis §2.1.2), ``n`` the family's row count and ``ess`` BDeu's sample size."""
     if score == "bic":
         return _ll(counts) - 0.5 * math.log(n) * float(q) * (r - 1) if n > 0 else 0.0
     if score == "aic":
@@ -251,7 +253,7 @@ class LocalScorer:
             child, ps = key
             if child in ps:
                 raise StructureError(f"Column {child} cannot be its own parent.")
-            val = _score_from_counts(self.counts(child, ps), self.cards[child], self.n_configs(ps),
+            val = score_from_counts(self.counts(child, ps), self.cards[child], self.n_configs(ps),
                                      self.family_n(child, ps), self.score, self.ess)
             self.cache[key] = val
         return val

@@ -131,7 +131,7 @@ def learn_structure(data, method: str, *, score: str = "bic", class_column: str 
     ----------
     data : CategoricalData
     method : a name of :data:`bnfk_core.registry.LEARNERS`
-        ``empty``; ``naive-bayes`` (class); ``hc`` iterated tabu search (:func:`~bnfk_core.learning.hill_climb.tabu_search`:
+        ``empty``; ``naive-bayes`` (class); ``hc`` iterated tabu search (:func:`~bnfk_core.learning.tabu.tabu_search`:
         climb, tabu walk, seeded perturbations); ``hc-greedy`` the greedy climb (best of ``restarts + 1`` seeded
         climbs, :func:`~bnfk_core.learning.hill_climb.hill_climb`; the published protocols use it); ``tree`` Chow–Liu tree rooted at
         the class (if any) or the first variable; ``tan`` (class); ``kdb`` (class, ``k`` feature
@@ -147,7 +147,7 @@ def learn_structure(data, method: str, *, score: str = "bic", class_column: str 
     progress : optional ``progress(fraction, message)`` callback.
     max_iter, tabu, epsilon : hill-climbing iterations, tabu-list length, minimal improvement.
     restarts : ``hc``: the seeded perturbations (kicks) of every chain of the tabu search (default None:
-        :data:`~bnfk_core.learning.hill_climb.ILS_KICKS`); ``hc-greedy`` also climbs with seeds
+        :data:`~bnfk_core.learning.tabu.ILS_KICKS`); ``hc-greedy`` also climbs with seeds
         ``seed+1 .. seed+restarts`` and keeps the best DAG (default None: 4, best of 5 climbs).
     score_options : options of a score with its own scorer (``kgv``: ``kappa``, ``sigma``, ``kernel``,
         ``bin_numbers``); the numeric columns ``data.numbers`` are offered to it as raw values.
