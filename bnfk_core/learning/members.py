@@ -29,7 +29,7 @@ LEARNERS = (
     LearnerSpec("naive-bayes", "Naive Bayes (class -> every feature)", needs_class=True,
                 learn=lazy(_S, "learn_naive_bayes"), needs_rows=False),
     # hill climbing's gains (3 float64), legal moves (3 bool), adjacency and reachability (bool): 29, rounded up
-    LearnerSpec("hc", "Hill climbing with tabu walks and restarts (optimises the score)", uses_score=True,
+    LearnerSpec("hc", "Hill climbing (tabu walks and restarts; optimises the score)", uses_score=True,
                 learn=lazy("bnfk_core.learning.tabu", "learn_tabu"), pair_bytes=32, options=("max_parents", "seed")),
     LearnerSpec("hc-greedy", "Greedy hill climbing (best of 5 seeded climbs; the published protocols)",
                 uses_score=True, learn=lazy("bnfk_core.learning.hill_climb", "learn_hc"), pair_bytes=32,
