@@ -79,18 +79,25 @@ def _touching(model: BayesNet, missing) -> list:
     return [f for f in range(model.n_vars) if f in miss or miss.intersection(model.parents[f])]
 
 
-def _enumerated(model: BayesNet, codes: np.ndarray, rows: np.ndarray, missing, cards: list):
-    """Every completion of ``rows`` (which share the missing set) with P(x_M | x_obs), in sub-batches:
-    yields ``(row indices, completions (len * K, n), posterior (len, K))``.  The posterior is the product of
-    the CPT entries of the families touching M, normalised over the row's K completions: exact."""
+def _completion_batches(codes: np.ndarray, rows: np.ndarray, missing, cards: list):
+    """Every completion of ``rows`` (which share the missing set ``missing``), in sub-batches of at most about
+    ``_ENUM_CELLS`` completed rows: yields ``(row indices, completions (len * K, n), K)``."""
     K = math.prod(cards[m] for m in missing)
-    touch = _touching(model, missing)
     grid = np.stack(np.unravel_index(np.arange(K), [cards[m] for m in missing]), axis=1).astype(np.int32)
     step = max(1, _ENUM_CELLS // K)
     for a in range(0, len(rows), step):
         sub = rows[a:a + step]
         table = np.repeat(codes[sub].astype(np.int32), K, axis=0)
         table[:, missing] = np.tile(grid, (len(sub), 1))
+        yield sub, table, K
+
+
+def _enumerated(model: BayesNet, codes: np.ndarray, rows: np.ndarray, missing, cards: list):
+    """Every completion of ``rows`` (which share the missing set) with P(x_M | x_obs), in sub-batches:
+    yields ``(row indices, completions (len * K, n), posterior (len, K))``.  The posterior is the product of
+    the CPT entries of the families touching M, normalised over the row's K completions: exact."""
+    touch = _touching(model, missing)
+    for sub, table, K in _completion_batches(codes, rows, missing, cards):
         ll = _log_joint_touching(model, table, touch).reshape(len(sub), K)
         top = ll.max(axis=1)
         if not np.isfinite(top).all():
@@ -385,12 +392,7 @@ def loglik_part(block, model: BayesNet) -> float:
         if K > EM_MAX_COMPLETIONS:
             wide.append(rows)
             continue
-        grid = np.stack(np.unravel_index(np.arange(K), [cards[m] for m in missing]), axis=1).astype(np.int32)
-        step = max(1, _ENUM_CELLS // K)
-        for a in range(0, len(rows), step):
-            sub = rows[a:a + step]
-            table = np.repeat(codes[sub].astype(np.int32), K, axis=0)
-            table[:, missing] = np.tile(grid, (len(sub), 1))
+        for sub, table, K in _completion_batches(codes, rows, missing, cards):
             lj = _log_joint_touching(model, table, every).reshape(len(sub), K)
             top = lj.max(axis=1)
             with np.errstate(invalid="ignore"):
