@@ -190,3 +190,20 @@ def test_corrected_cramers_v_reproduces_thesis_table_6_3_cells():
     assert cramers_v_corrected(v, y) == pytest.approx(t.value("Breast Cancer", "v_2"), abs=5e-4)
     assert cramers_v_corrected(both, y) == pytest.approx(t.value("Breast Cancer", "v_1 ∩ v_2"), abs=5e-4)
     assert math.isnan(cramers_v_corrected(np.zeros(5, int), np.arange(5)))
+
+
+def test_manifest_command_carries_no_machine_path():
+    """The manifest's command is rerunnable from any checkout: no absolute path of this machine."""
+    from bnfk_core.reproduce.experiments import invocation
+    main = "/somewhere/checkout/bnfk_core/__main__.py"
+    assert invocation([main, "reproduce", "kgv", "-o", "out dir"]) == "python -m bnfk_core reproduce kgv -o 'out dir'"
+    assert invocation(["/venv/bin/bnfk", "reproduce", "all"]) == "python -m bnfk_core reproduce all"
+    assert invocation(["/venv/bin/pytest", "-q"]) == "(called from Python)"
+
+
+def test_committed_manifest_names_no_machine_path():
+    import json
+    from pathlib import Path
+    man = json.loads((Path(__file__).resolve().parents[1] / "docs" / "results" / "manifest.json").read_text())
+    commands = [rec["command"] for rec in man["experiments"].values()]
+    assert commands and all(c.startswith("python -m bnfk_core ") for c in commands), commands

@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import shlex
 import sys
 import time
 from pathlib import Path
@@ -61,6 +62,20 @@ def runner(name: str):
 
 
 # ====================================================================== entry points
+def invocation(argv: list[str] | None = None) -> str:
+    """The command line that ran this experiment, without the machine's paths.
+
+    ``python -m bnfk_core ARGS`` (or ``bnfk ARGS``) when the command line ran it, so the
+    manifest can be committed and the command rerun from any checkout; ``"(called from
+    Python)"`` when a notebook, a test or the app called :func:`run` directly.
+    """
+    argv = list(sys.argv if argv is None else argv)
+    head = Path(argv[0]).name if argv else ""
+    if head in ("__main__.py", "bnfk", "-m") or (len(argv) > 0 and argv[0].endswith("bnfk_core")):
+        return " ".join(["python -m bnfk_core", *(shlex.quote(a) for a in argv[1:])])
+    return "(called from Python)"
+
+
 def run_experiment(name: str, out, settings: Settings | None = None, progress: Progress | None = None) -> dict:
     """Run one experiment into folder ``out``; returns its manifest record."""
     settings = settings or Settings()
@@ -78,7 +93,7 @@ def run_experiment(name: str, out, settings: Settings | None = None, progress: P
     record = {"quick": settings.quick, "settings": settings.to_dict(), "seed": settings.seed, **info,
               "tables": w.tables, "files": sorted(set(w.files)), "started": started, "finished": now(),
               "wall_seconds": time.perf_counter() - t0, "load_average_start": load0,
-              "load_average_end": machine()["load_average"], "command": " ".join(sys.argv)}
+              "load_average_end": machine()["load_average"], "command": invocation()}
     update_manifest(out, name, record)
     say(progress, 1.0, f"{name} done in {record['wall_seconds']:.1f} s")
     return record
