@@ -31,6 +31,10 @@ CLUSTERERS = (
     ClustererSpec("spectral", "Spectral clustering", abbr="SC",
                   gram=lazy("bnfk_core.analyses.cluster.spectral", "cluster_gram"),
                   description="scikit-learn on an affinity built from the Gram matrix"),
+    ClustererSpec("ward", "Ward linkage", abbr="WL",
+                  gram=lazy("bnfk_core.analyses.cluster.ward", "cluster_gram"),
+                  description="Ward's hierarchical clustering on the kernel-induced distances (the k-means objective "
+                              "in feature space, greedily; deterministic)"),
     FEATURE_CLUSTERER,
 )
 
