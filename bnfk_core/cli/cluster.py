@@ -66,7 +66,7 @@ def _kernel_option(p) -> None:
 
 #: fisher_normalized.DEFAULT_ALPHA, written here so that building the parser imports no numerical library
 #: (tests/test_fisher_normalized.py checks that the two agree)
-ALPHA_DEFAULT_TEXT = "0.1"
+ALPHA_DEFAULT_TEXT = "0.02"
 
 
 def _alpha_option(p, more: str = "") -> None:
@@ -96,7 +96,7 @@ def register(sub) -> None:
                    help="auto (default): correlation clustering when the N x N Gram matrix and its work space fit "
                         "--max-memory, else kmeans-features (kernel k-means on the explicit sparse feature map, "
                         "linear memory; fisher, scaled-hamming and hamming kernels); with --kernel fisher-normalized "
-                        "always kmeans-features (its measured default); the JSON says which and why. "
+                        "ward (its measured default; kmeans-features beyond --max-memory); the JSON says which and why. "
                         "lca: a latent class model with N classes (--restarts seeded EM starts), rows to their modal "
                         "class; no kernel")
     p.add_argument("--n-init", type=int_at_least(1, 1000), default=3,
@@ -112,7 +112,7 @@ def register(sub) -> None:
                    help="local-search restarts of correlation clustering (25)")
     p.add_argument("--no-labels-out", action="store_true", help="leave the per-row cluster labels out of the JSON")
     _alpha_option(p, "--structure/--score/--params left out: each network kernel's own network (fisher: hc, "
-                     "qnml, cnml; fisher-normalized: the empty network, BDeu CPTs)")
+                     "qnml, cnml; fisher-normalized: the empty network, BDeu CPTs with pseudo-count 5)")
     add_fisher_model_options(p)
     # None: each network kernel's own default network (fisher: hc/qnml/cnml; fisher-normalized: its measured one)
     p.set_defaults(structure=None, score=None, params=None)
