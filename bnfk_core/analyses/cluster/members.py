@@ -24,7 +24,8 @@ FEATURE_CLUSTERER = ClustererSpec(
 
 CLUSTERERS = (
     ClustererSpec("auto", "Automatic", description="correlation clustering when the Gram matrix and its work space fit "
-                                                   "the memory limit, else kmeans-features"),
+                                                   "the memory limit, else kmeans-features (a kernel with its own "
+                                                   "measured default runs that: ward for fisher-normalized)"),
     ClustererSpec("correlation", "Correlation clustering", abbr="CC",
                   gram=lazy("bnfk_core.analyses.cluster.correlation", "cluster_gram"),
                   description="local search with restarts on the (shifted) Gram matrix, thesis eq. 5.2"),
