@@ -262,6 +262,7 @@ def test_cli_cluster_with_the_normalised_kernel(tmp_path):
     # every default: auto runs Ward on K_alpha (the kernel's measured default)
     dflt = _cli([path, "--label-column", "class", "--kernel", "fisher-normalized", "--seed", "2"])
     assert dflt["algorithm_chosen"] == "ward" and dflt["structure"] == "empty/bic"
+    assert dflt["recipe"]["pseudo_count"] == fn.DEFAULT_NETWORK["pseudo_count"] == 5.0
     from sklearn.cluster import AgglomerativeClustering
     fk = fn.fit_fisher_normalized(d.without_class(), seed=2)
     want = AgglomerativeClustering(4, linkage="ward").fit_predict(fk.features(d.without_class()).toarray())
@@ -377,3 +378,20 @@ def test_clustering_page_offers_the_normalised_kernel_with_its_power():
     # all rows: the page shows the command line, with the power
     assert any("--kernel fisher-normalized" in c.value and f"--alpha {fn.DEFAULT_ALPHA:g}" in c.value
                for c in at.caption)
+
+
+def test_default_network_is_the_empty_one_with_bdeu_pseudo_count_5():
+    """The default CPTs by hand: the empty network's BDeu marginals (n_k + a/r) / (N + a), a = 5."""
+    d = _sample()
+    X = d.without_class()
+    fk = fn.fit_fisher_normalized(X)
+    assert fk.model.dag.n_arcs == 0 and fk.alpha == fn.DEFAULT_ALPHA == 0.02
+    for i, t in enumerate(fk.model.cpts):
+        col = X.codes[:, i]
+        r = t.shape[1]
+        n = np.bincount(col[col >= 0], minlength=r)
+        np.testing.assert_allclose(t[0], (n + 5.0 / r) / (n.sum() + 5.0), rtol=1e-12)
+    # a given structure gets the same default pseudo-count
+    g = fn.fit_fisher_normalized(X, dag=fk.model.dag)
+    np.testing.assert_allclose(np.concatenate([t.ravel() for t in g.model.cpts]),
+                               np.concatenate([t.ravel() for t in fk.model.cpts]), rtol=1e-12)

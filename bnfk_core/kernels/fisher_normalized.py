@@ -242,7 +242,9 @@ def fit_fisher_normalized(train, *, model=None, dag=None, alpha: float | None = 
     rec = base.replace(structure=structure, score=score, params=params, pseudo_count=pseudo_count,
                        seed=None if recipe is not None else seed)
     learned = learn_recipe(train, rec, progress=progress)
-    return NormalizedFisherKernel(learned.model, a, structure=f"{rec.structure}/{rec.score}", params=rec.params,
-                                  notes=tuple(getattr(learned.result, "notes", ()) or ()))
+    out = NormalizedFisherKernel(learned.model, a, structure=f"{rec.structure}/{rec.score}", params=rec.params,
+                                 notes=tuple(getattr(learned.result, "notes", ()) or ()))
+    out.recipe = rec          # the recipe followed (its pseudo-count included): the clustering JSON reports it
+    return out
 
 
