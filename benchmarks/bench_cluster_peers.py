@@ -13,8 +13,8 @@ Ours: the ``python -m bnfk_core cluster`` command itself (its argument parser an
 process): ``lca`` (latent class model, 25 seeded EM starts), the default (``auto`` with the default
 scaled-Hamming kernel), correlation (CC) and spectral (SC) clustering with the Fisher (F, the CLI's default
 network: hill climbing on qNML, cNML parameters) and scaled-Hamming (SH) kernels, and the normalised Fisher
-kernel with all its defaults (FN: ``cluster --kernel fisher-normalized``, whose ``auto`` is k-means on its features;
-KM-FN: the same asked for by name; CC-FN: correlation clustering, adaptive shift).
+kernel with all its defaults (FN: ``cluster --kernel fisher-normalized``, whose ``auto`` is Ward's clustering on
+K_alpha; KM-FN: k-means on its features, asked for by name; CC-FN: correlation clustering, adaptive shift).
 ``--methods`` runs a subset of ours (the peers always run).
 
 Same data for everyone: each set is read as the CLI reads it (``sample_data/catalog.json``: class column,

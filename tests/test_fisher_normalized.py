@@ -259,17 +259,58 @@ def test_cli_cluster_with_the_normalised_kernel(tmp_path):
     # the feature-space path runs on psi
     km = _cli([path, "--label-column", "class", "--kernel", "fisher-normalized", "--algorithm", "kmeans-features"])
     assert km["feature_nnz"] == fn.fit_fisher_normalized(d.without_class()).features(d.without_class()).nnz
-    # every default: auto runs k-means on psi (the kernel's measured default), 3 seeded starts
+    # every default: auto runs Ward on K_alpha (the kernel's measured default)
     dflt = _cli([path, "--label-column", "class", "--kernel", "fisher-normalized", "--seed", "2"])
-    assert dflt["algorithm_chosen"] == "kmeans-features" and dflt["structure"] == "empty/bic"
-    from bnfk_core.analyses.cluster.features import kernel_kmeans_features
+    assert dflt["algorithm_chosen"] == "ward" and dflt["structure"] == "empty/bic"
+    assert dflt["recipe"]["pseudo_count"] == fn.DEFAULT_NETWORK["pseudo_count"] == 5.0
+    from sklearn.cluster import AgglomerativeClustering
     fk = fn.fit_fisher_normalized(d.without_class(), seed=2)
-    assert dflt["labels"] == kernel_kmeans_features(fk.features(d.without_class()), 4, seed=2, n_init=3).labels.tolist()
+    want = AgglomerativeClustering(4, linkage="ward").fit_predict(fk.features(d.without_class()).toarray())
+    assert adjusted_rand_score(want, dflt["labels"]) == 1.0
     # the Fisher kernel follows the default recipe
     from bnfk_core.learning.recipe import DEFAULT_RECIPE
     f = _cli([path, "--label-column", "class", "--kernel", "fisher"])
     assert f["structure"] == f"{DEFAULT_RECIPE.structure}/{DEFAULT_RECIPE.score}"
     assert f["params"] == DEFAULT_RECIPE.params and f["algorithm_chosen"] == "correlation"
+
+
+def test_cli_classify_takes_the_power(capsys):
+    """``classify --alpha`` reaches the kernel: one SVM split computed by hand with K_alpha fitted on the training
+    rows; its log loss depends on alpha, so an ignored --alpha would fail."""
+    from pathlib import Path
+    from sklearn.metrics import log_loss
+    from sklearn.model_selection import train_test_split
+    from bnfk_core.analyses.cluster.classification import svm_proba
+    from bnfk_core.cli.main import build_parser, main
+    path = str(Path(__file__).resolve().parents[1] / "sample_data" / "soybean_small.csv")
+    argv = ["classify", path, "--label-column", "class", "--kernel", "fisher-normalized", "--classifier", "svm",
+            "--repeats", "1", "--seed", "3", "--structure", "empty", "--score", "bic", "--params", "bdeu", "--quiet"]
+    d = _sample()
+    X, y = d.without_class(), d.labels()
+    classes = np.unique(y)
+    tr, te = train_test_split(np.arange(len(y)), test_size=0.2, random_state=3, shuffle=True)
+
+    def by_hand(alpha):
+        fk = fn.fit_fisher_normalized(X.subset(tr), alpha=alpha, structure="empty", score="bic", params="bdeu", seed=3)
+        P = svm_proba(fk.gram(X.subset(tr)), fk.gram(X.subset(te), X.subset(tr)), y[tr], classes, 1.0)
+        P = np.clip(P, 1e-15, 1.0)
+        return log_loss(y[te], P / P.sum(axis=1, keepdims=True), labels=classes)
+    losses = {}
+    for alpha in ("0.25", None):
+        args = build_parser("classify").parse_args(argv + (["--alpha", alpha] if alpha else []))
+        losses[alpha] = args.func(args)["log_loss"]
+        assert losses[alpha] == pytest.approx(by_hand(float(alpha) if alpha else fn.DEFAULT_ALPHA), rel=1e-9)
+    assert abs(losses["0.25"] - losses[None]) > 1e-6
+    # validated like the app's slider: outside (0, 1] -> one error line, exit 2
+    for bad in ("0", "1.5", "-0.1", "nan", "x"):
+        assert main(argv + ["--alpha", bad]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("error: ") and "--alpha" in err and err.count("\n") == 1
+
+
+def test_cli_help_states_the_default_power():
+    from bnfk_core.cli.cluster import ALPHA_DEFAULT_TEXT
+    assert float(ALPHA_DEFAULT_TEXT) == fn.DEFAULT_ALPHA
 
 
 def test_app_settings_default_to_the_measured_alpha():
@@ -337,3 +378,20 @@ def test_clustering_page_offers_the_normalised_kernel_with_its_power():
     # all rows: the page shows the command line, with the power
     assert any("--kernel fisher-normalized" in c.value and f"--alpha {fn.DEFAULT_ALPHA:g}" in c.value
                for c in at.caption)
+
+
+def test_default_network_is_the_empty_one_with_bdeu_pseudo_count_5():
+    """The default CPTs by hand: the empty network's BDeu marginals (n_k + a/r) / (N + a), a = 5."""
+    d = _sample()
+    X = d.without_class()
+    fk = fn.fit_fisher_normalized(X)
+    assert fk.model.dag.n_arcs == 0 and fk.alpha == fn.DEFAULT_ALPHA == 0.02
+    for i, t in enumerate(fk.model.cpts):
+        col = X.codes[:, i]
+        r = t.shape[1]
+        n = np.bincount(col[col >= 0], minlength=r)
+        np.testing.assert_allclose(t[0], (n + 5.0 / r) / (n.sum() + 5.0), rtol=1e-12)
+    # a given structure gets the same default pseudo-count
+    g = fn.fit_fisher_normalized(X, dag=fk.model.dag)
+    np.testing.assert_allclose(np.concatenate([t.ravel() for t in g.model.cpts]),
+                               np.concatenate([t.ravel() for t in fk.model.cpts]), rtol=1e-12)

@@ -52,7 +52,8 @@ def _cmd_classify(args) -> dict:
         raise BnfkError("classify needs --label-column C (the classes to predict).")
     res = classify(data, args.kernel, args.classifier, repeats=args.repeats, seed=args.seed, test_size=args.test_size,
                    k=args.neighbors, C=args.C, neighbours=args.rank_by, structure=args.structure, score=args.score,
-                   params=args.params, model=model, progress=progress(args))
+                   params=args.params, model=model, progress=progress(args),
+                   kernel_options={} if args.alpha is None else {"alpha": args.alpha})
     out = res.to_dict()
     for note in out["notes"]:
         sys.stderr.write(f"warning: {note}\n")
@@ -61,6 +62,18 @@ def _cmd_classify(args) -> dict:
 
 def _kernel_option(p) -> None:
     p.add_argument("--kernel", choices=choices(KERNELS), default=SCALED_HAMMING, help=f"default {SCALED_HAMMING}")
+
+
+#: fisher_normalized.DEFAULT_ALPHA, written here so that building the parser imports no numerical library
+#: (tests/test_fisher_normalized.py checks that the two agree)
+ALPHA_DEFAULT_TEXT = "0.02"
+
+
+def _alpha_option(p, more: str = "") -> None:
+    """``--alpha``: the normalised Fisher kernel's power, validated like the app's slider ((0, 1])."""
+    p.add_argument("--alpha", type=float_in(0, 1, low_open=True), default=None,
+                   help=f"the power of the fisher-normalized kernel, in (0, 1] (default {ALPHA_DEFAULT_TEXT}; other "
+                        "kernels ignore it)" + (f". {more}" if more else ""))
 
 
 #: the subcommands this module registers and their one-line help (the top-level --help lists them
@@ -83,7 +96,7 @@ def register(sub) -> None:
                    help="auto (default): correlation clustering when the N x N Gram matrix and its work space fit "
                         "--max-memory, else kmeans-features (kernel k-means on the explicit sparse feature map, "
                         "linear memory; fisher, scaled-hamming and hamming kernels); with --kernel fisher-normalized "
-                        "always kmeans-features (its measured default); the JSON says which and why. "
+                        "ward (its measured default; kmeans-features beyond --max-memory); the JSON says which and why. "
                         "lca: a latent class model with N classes (--restarts seeded EM starts), rows to their modal "
                         "class; no kernel")
     p.add_argument("--n-init", type=int_at_least(1, 1000), default=3,
@@ -98,10 +111,8 @@ def register(sub) -> None:
     p.add_argument("--restarts", type=int_at_least(1, 100_000), default=25,
                    help="local-search restarts of correlation clustering (25)")
     p.add_argument("--no-labels-out", action="store_true", help="leave the per-row cluster labels out of the JSON")
-    p.add_argument("--alpha", type=float_in(0, 1, low_open=True), default=None,
-                   help="the power of the fisher-normalized kernel, in (0, 1] (default 0.1; other kernels ignore it). "
-                        "--structure/--score/--params left out: each network kernel's own network (fisher: hc, qnml, "
-                        "cnml; fisher-normalized: the empty network, BDeu CPTs)")
+    _alpha_option(p, "--structure/--score/--params left out: each network kernel's own network (fisher: hc, "
+                     "qnml, cnml; fisher-normalized: the empty network, BDeu CPTs with pseudo-count 5)")
     add_fisher_model_options(p)
     # None: each network kernel's own default network (fisher: hc/qnml/cnml; fisher-normalized: its measured one)
     p.set_defaults(structure=None, score=None, params=None)
@@ -125,6 +136,7 @@ def register(sub) -> None:
                    help="knn neighbours by kernel distance (default) or by largest kernel value")
     add_hidden_alias(p, "--neighbours", "rank_by", choices=("distance", "similarity"))
     p.add_argument("--C", type=float_in(0, 1e12, low_open=True), default=1.0, help="SVM penalty (default 1)")
+    _alpha_option(p)
     add_quiet(p)
     add_fisher_model_options(p)
     add_max_memory(p)

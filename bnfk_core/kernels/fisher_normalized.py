@@ -62,20 +62,24 @@ from ..errors import KernelError
 from .features import FEATURE_CHUNK_ROWS, feature_offsets, features, row_codes
 from .fisher import FISHER_NORMALIZED, NetworkKernel
 
-__all__ = ["DEFAULT_ALPHA", "ZERO_TOL", "ABOUT", "DEFAULT_NETWORK", "power_normalize", "normalized_features",
+__all__ = ["DEFAULT_ALPHA", "ZERO_TOL", "ABOUT", "DEFAULT_NETWORK", "DEFAULT_ALGORITHM", "power_normalize", "normalized_features",
            "normalized_gram", "NormalizedFisherKernel", "fit_fisher_normalized", "check_alpha"]
 
 #: the power chosen by measurement on half of the bundled labelled sets (docs/KERNELS.md)
-DEFAULT_ALPHA = 0.1
+DEFAULT_ALPHA = 0.02
 #: one sentence for the app's captions: what the normalisation does, its source, what it gives up
 ABOUT = ("Each Fisher feature z becomes sign(z)|z|^α and each row is then scaled to unit length (Perronnin, "
          "Sánchez & Mensink 2010, 'Improving the Fisher kernel for large-scale image classification'), so that no "
          "rare value dominates a row; the kernel stays positive semidefinite with K(x,x) = 1, but for α < 1 it is no "
          "longer the same for Markov-equivalent networks (docs/KERNELS.md).")
-#: the recipe fields of the default network: structure, score, CPT estimator (docs/KERNELS.md)
-#: (the empty network won on the selection sets: measured, not assumed -- a learned network is better on a few
-#: sets, e.g. spect at alpha 1 and house votes with a tree at alpha 0.25, worse in the mean at every alpha)
-DEFAULT_NETWORK = {"structure": "empty", "score": "bic", "params": "bdeu"}
+#: the recipe fields of the default network: structure, score, CPT estimator and its pseudo-count
+#: (docs/KERNELS.md; the empty network won on the selection sets: measured, not assumed -- a learned network is
+#: better on a few sets, e.g. spect at alpha 1 and house votes with a tree at alpha 0.25, worse in the mean at every
+#: alpha, with k-means and with Ward)
+DEFAULT_NETWORK = {"structure": "empty", "score": "bic", "params": "bdeu", "pseudo_count": 5.0}
+#: what ``cluster --algorithm auto`` runs with this kernel (chosen with the other defaults, docs/KERNELS.md):
+#: Ward on K_alpha, or k-means on psi where Ward's work space exceeds the memory limit
+DEFAULT_ALGORITHM = "ward"
 
 
 def check_alpha(alpha) -> float:
@@ -182,10 +186,11 @@ class NormalizedFisherKernel(NetworkKernel):
     """The power- and L2-normalised Fisher kernel of a fitted network (module docstring); ``features`` is its
     explicit feature map, so kernel k-means runs on it in linear memory.
 
-    ``clusters_features``: ``cluster --algorithm auto`` runs k-means on psi (the feature clusterer) with this
-    kernel -- the algorithm chosen with the defaults on the selection sets (docs/KERNELS.md)."""
+    ``auto_algorithm``: what ``cluster --algorithm auto`` runs with this kernel -- :data:`DEFAULT_ALGORITHM`, chosen
+    with the other defaults on the selection sets (docs/KERNELS.md); k-means on psi where its work space does not fit
+    the memory limit."""
 
-    clusters_features = True
+    auto_algorithm = DEFAULT_ALGORITHM
 
     def __init__(self, model, alpha: float = DEFAULT_ALPHA, *, structure=None, params=None, notes=()):
         super().__init__(FISHER_NORMALIZED, model, structure=structure, params=params, notes=notes)
@@ -229,13 +234,17 @@ def fit_fisher_normalized(train, *, model=None, dag=None, alpha: float | None = 
         return NormalizedFisherKernel(model, a, structure="given", params=info.get("method"))
     if dag is not None:
         p = params or DEFAULT_NETWORK["params"]
+        if pseudo_count is None and params is None:
+            pseudo_count = DEFAULT_NETWORK["pseudo_count"]
         kw = {} if pseudo_count is None else {"pseudo_count": float(pseudo_count)}
         return NormalizedFisherKernel(fit(dag, train, method=p, **kw), a, structure="given structure", params=p)
     base = recipe if recipe is not None else Recipe(**DEFAULT_NETWORK)
     rec = base.replace(structure=structure, score=score, params=params, pseudo_count=pseudo_count,
                        seed=None if recipe is not None else seed)
     learned = learn_recipe(train, rec, progress=progress)
-    return NormalizedFisherKernel(learned.model, a, structure=f"{rec.structure}/{rec.score}", params=rec.params,
-                                  notes=tuple(getattr(learned.result, "notes", ()) or ()))
+    out = NormalizedFisherKernel(learned.model, a, structure=f"{rec.structure}/{rec.score}", params=rec.params,
+                                 notes=tuple(getattr(learned.result, "notes", ()) or ()))
+    out.recipe = rec          # the recipe followed (its pseudo-count included): the clustering JSON reports it
+    return out
 
 

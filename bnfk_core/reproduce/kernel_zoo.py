@@ -162,7 +162,7 @@ def _zoo_one(stem: str, seeds: tuple, n_max: int, restarts: int, exact_max: int,
                 reg, extra = FISHER, {"dag": dag, "params": PARAMS}
             elif family == "normalized":     # its defaults: alpha and the network it learns on the rows (kNN: per split)
                 K = KERNELS[key].fit(feats, seed=s).gram(feats)
-                reg, extra = key, dict(FN_NETWORK)
+                reg, extra = key, {f: FN_NETWORK[f] for f in ("structure", "score", "params")}   # + its pseudo-count
             else:
                 K = KERNELS[key].fit(feats).gram(feats)
                 reg, extra = key, {}

@@ -20,7 +20,7 @@ _HOMES = {
     "feature_map": "features", "feature_sq_distances": "features", "kernel_kmeans_features": "features",
     "sampled_silhouette": "features", "kernel_silhouette": "metrics", "clustering_metrics": "metrics",
     "contingency": "metrics", "cluster_ordering": "metrics", "embedding": "metrics", "TRANSFORMS": "members", "FEATURE_CLUSTERER": "members",
-    "affinity": "spectral", "spectral_clustering": "spectral",
+    "affinity": "spectral", "spectral_clustering": "spectral", "ward_clustering": "ward", "ward_cost": "ward",
 }
 
 __all__ = list(_HOMES)

@@ -50,11 +50,13 @@ class ClassificationResult:
                 "n_classes": self.n_classes, "notes": list(self.notes), "seconds": self.seconds}
 
 
-def _train_test_kernels(feats, kernel, tr, te, *, structure, score, params, seed, model, dag=None):
-    """(K_train_train, K_test_train, diag K_test_test) with the kernel fitted on the training rows only."""
+def _train_test_kernels(feats, kernel, tr, te, *, structure, score, params, seed, model, dag=None,
+                        kernel_options=None):
+    """(K_train_train, K_test_train, diag K_test_test) with the kernel fitted on the training rows only
+    (``kernel_options`` go to the kernel's ``fit``, e.g. ``{"alpha": 0.5}``)."""
     train, test = feats.subset(tr), feats.subset(te)
     fitted = KERNELS[kernel].fit(train, model=model, dag=dag, structure=structure, score=score, params=params,
-                                 seed=seed)
+                                 seed=seed, **(kernel_options or {}))
     return fitted.gram(train), fitted.gram(test, train), np.diag(fitted.gram(test)).copy()
 
 
@@ -111,7 +113,7 @@ def classify(data, kernel: str, classifier: str, **options) -> ClassificationRes
 def classify_many(data, kernel: str, classifiers: Sequence[str] = CLASSIFIERS, *, repeats: int = 10, seed: int = 0,
                   test_size: float = 0.2, k: int = 7, C: float = 1.0, structure: str | None = None,
                   score: str | None = None, params: str | None = None, model=None, dag=None, neighbours: str = "distance",
-                  progress: Progress | None = None) -> dict:
+                  progress: Progress | None = None, kernel_options: dict | None = None) -> dict:
     """Kernel kNN and/or SVM over ``repeats`` seeded train/test splits (thesis App. D).
 
     Split r uses ``seed + r`` (``sklearn.model_selection.train_test_split``, shuffled, not stratified);
@@ -128,6 +130,8 @@ def classify_many(data, kernel: str, classifiers: Sequence[str] = CLASSIFIERS, *
     recipe's, :data:`bnfk_core.learning.recipe.DEFAULT_RECIPE`),
     or a fixed ``dag`` whose CPTs are fitted per training split by ``params``, or a fixed ``model``
     (used as is -- its parameters may have seen the test rows' features, never their labels).
+    ``kernel_options`` go to the kernel's ``fit`` (e.g. ``{"alpha": 0.5}`` for the normalised Fisher kernel;
+    kernels ignore options they do not take).
 
     Returns ``{classifier: ClassificationResult}``.
     """
@@ -169,7 +173,7 @@ def classify_many(data, kernel: str, classifiers: Sequence[str] = CLASSIFIERS, *
         if len(np.unique(y[tr])) < 2:
             raise ClusterError(f"Split {r + 1} has a single class in its training rows; use more data.")
         Ktr, Kte, dte = _train_test_kernels(feats, kernel, tr, te, structure=structure, score=score, params=params,
-                                       seed=s, model=model, dag=dag)
+                                       seed=s, model=model, dag=dag, kernel_options=kernel_options)
         for clf in classifiers:
             P = CLASSIFIERS[clf].proba(Ktr, Kte, dte, y[tr], classes, k=k, C=C, neighbours=neighbours)
             pred = classes[np.argmax(P, axis=1)]

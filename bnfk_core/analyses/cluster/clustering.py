@@ -193,6 +193,19 @@ def choose_algorithm(n_rows: int, algorithm: str = "auto", *, feature_map: bool 
                                "feature space (linear memory)")
 
 
+def own_algorithm(algorithm: str, n_rows: int, label: str) -> tuple[str, str]:
+    """(algorithm, reason) for a kernel with its own measured default ``algorithm`` (a Gram-based one, e.g. the
+    normalised Fisher kernel's ``ward``): that algorithm when its work space on ``n_rows`` rows fits the memory
+    limit, else kernel k-means on the explicit features (linear memory)."""
+    if fits(algorithm, int(n_rows)):
+        return algorithm, f"the {label} kernel's own default, chosen by measurement (docs/KERNELS.md)"
+    limit = resolve_limit()
+    within = "no memory limit" if limit is None else f"the {format_bytes(limit)} limit"
+    return FEATURE_ALGORITHM, (f"the {label} kernel's own default, {algorithm}, needs "
+                               f"{format_bytes(workspace_bytes(algorithm, int(n_rows)))} on {int(n_rows):,} rows, over "
+                               f"{within}: kernel k-means in the explicit feature space (linear memory)")
+
+
 def run_clustering(data, kernel: str, algorithm: str, *, n_clusters: int | None = None, setup: KernelSetup | None = None,
                    transform: str = "shift-min", shift: str = "auto", restarts: int = 25, seed: int = 0,
                    model=None, recipe=None, structure: str | None = None, score: str | None = None,
@@ -201,8 +214,8 @@ def run_clustering(data, kernel: str, algorithm: str, *, n_clusters: int | None 
     """Kernel + clustering + metrics for one dataset: a JSON-ready dict (labels included).
 
     ``algorithm``: a name of :data:`bnfk_core.registry.CLUSTERERS`; one that does not use a kernel (``lca``) runs its
-    own ``run`` and ignores the kernel options.  ``auto`` runs the feature clusterer when the fitted kernel's ``clusters_features`` says so (the
-    normalised Fisher kernel: kernel k-means on its features), else :func:`choose_algorithm`'s choice (a
+    own ``run`` and ignores the kernel options.  ``auto`` runs the fitted kernel's own ``auto_algorithm`` when it has one (the normalised Fisher
+    kernel: Ward; :func:`own_algorithm`, k-means on its features beyond the memory limit), else :func:`choose_algorithm`'s choice (a
     given ``setup`` already holds the Gram matrix, so it means correlation clustering) and reports it as
     ``algorithm_chosen`` with ``algorithm_reason``.  ``kmeans-features`` is kernel k-means on the explicit
     features (:mod:`bnfk_core.analyses.cluster.features`, ``n_init`` seeded starts; its silhouette is on a
@@ -239,9 +252,8 @@ def run_clustering(data, kernel: str, algorithm: str, *, n_clusters: int | None 
     if algorithm == "auto":
         if setup is not None:
             algorithm, reason = "correlation", "the Gram matrix was given"
-        elif getattr(fitted, "clusters_features", False):
-            algorithm, reason = FEATURE_CLUSTERER.name, (f"the {KERNELS[kernel].label} kernel's own default, chosen "
-                                                        "by measurement (docs/KERNELS.md)")
+        elif getattr(fitted, "auto_algorithm", None):
+            algorithm, reason = own_algorithm(fitted.auto_algorithm, data.n_rows, KERNELS[kernel].label)
         else:
             from .features import has_feature_map
             algorithm, reason = choose_algorithm(data.n_rows, feature_map=fitted is None or has_feature_map(fitted))

@@ -24,13 +24,18 @@ FEATURE_CLUSTERER = ClustererSpec(
 
 CLUSTERERS = (
     ClustererSpec("auto", "Automatic", description="correlation clustering when the Gram matrix and its work space fit "
-                                                   "the memory limit, else kmeans-features"),
+                                                   "the memory limit, else kmeans-features (a kernel with its own "
+                                                   "measured default runs that: ward for fisher-normalized)"),
     ClustererSpec("correlation", "Correlation clustering", abbr="CC",
                   gram=lazy("bnfk_core.analyses.cluster.correlation", "cluster_gram"),
                   description="local search with restarts on the (shifted) Gram matrix, thesis eq. 5.2"),
     ClustererSpec("spectral", "Spectral clustering", abbr="SC",
                   gram=lazy("bnfk_core.analyses.cluster.spectral", "cluster_gram"),
                   description="scikit-learn on an affinity built from the Gram matrix"),
+    ClustererSpec("ward", "Ward linkage", abbr="WL",
+                  gram=lazy("bnfk_core.analyses.cluster.ward", "cluster_gram"),
+                  description="Ward's hierarchical clustering on the kernel-induced distances (the k-means objective "
+                              "in feature space, greedily; deterministic)"),
     FEATURE_CLUSTERER,
 )
 
