@@ -79,3 +79,104 @@ def test_formulas_cite_their_source(module, name):
 def test_sections_parser_reads_numpydoc_titles():
     doc = "One line.\n\nParameters\n----------\nx : int\n\nReturns\n-------\nint\n\nNot a title\n---\n"
     assert sections(doc) == ["Parameters", "Returns"]
+
+
+# --- every public function of the faces below documents itself -------------------------------------------------
+
+#: the subpackages whose public functions, classes and methods must carry numpydoc sections
+SCOPED = ("network", "inference", "kernels", "lca", "reproduce", "estimators", "views",
+          "analyses.segments", "analyses.prototypes")
+
+#: "module:qualname" -> why it needs no Parameters / Returns section
+EXEMPT = {
+}
+
+
+def _scoped_modules():
+    import pkgutil
+    for pkg in SCOPED:
+        face = importlib.import_module(f"bnfk_core.{pkg}")
+        yield face.__name__
+        for info in pkgutil.walk_packages(face.__path__, face.__name__ + "."):
+            yield info.name
+
+
+def _gives_a_value(func) -> bool:
+    """Whether ``func`` returns something: its annotation, else a ``return <value>`` / ``yield`` of its own body."""
+    import ast
+    import textwrap
+    ann = inspect.signature(func).return_annotation
+    if ann is not inspect.Signature.empty:
+        return ann not in (None, "None")
+    body = ast.parse(textwrap.dedent(inspect.getsource(func))).body[0]
+    stack = list(body.body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            continue
+        if isinstance(node, (ast.Yield, ast.YieldFrom)) or (isinstance(node, ast.Return) and node.value is not None):
+            return True
+        stack.extend(ast.iter_child_nodes(node))
+    return False
+
+
+def _public_callables():
+    """(module:qualname, object, is_method) of every public function, class and method defined in the scope."""
+    for module in _scoped_modules():
+        for name, obj in vars(importlib.import_module(module)).items():
+            if name.startswith("_") or getattr(obj, "__module__", None) != module:
+                continue
+            if inspect.isfunction(obj):
+                yield f"{module}:{name}", obj, False
+            elif inspect.isclass(obj):
+                yield f"{module}:{name}", obj, False
+                for attr, value in vars(obj).items():
+                    if attr.startswith("_"):
+                        continue
+                    if isinstance(value, (staticmethod, classmethod)):
+                        yield f"{module}:{name}.{attr}", value.__func__, isinstance(value, classmethod)
+                    elif inspect.isfunction(value):
+                        yield f"{module}:{name}.{attr}", value, True
+
+
+def _missing(obj, is_method) -> list[str]:
+    doc = inspect.getdoc(obj) or ""
+    if not doc.strip():
+        return ["a docstring"]
+    if inspect.isclass(obj):
+        return []
+    found = sections(doc)
+    params = list(inspect.signature(obj).parameters)[1 if is_method else 0:]
+    missing = ["Parameters"] if params and "Parameters" not in found else []
+    if _gives_a_value(obj) and not {"Returns", "Yields"} & set(found):
+        missing.append("Returns")
+    known = [s for s in found if s in ORDER]
+    if known != sorted(known, key=ORDER.index):
+        missing.append(f"numpydoc order (has {found})")
+    return missing
+
+
+def test_scoped_public_callables_have_numpydoc_sections():
+    gaps = [f"{key}: no {', '.join(miss)}" for key, obj, is_method in _public_callables()
+            if key not in EXEMPT and (miss := _missing(obj, is_method))]
+    assert not gaps, f"{len(gaps)} undocumented:\n" + "\n".join(gaps)
+
+
+def test_exemptions_name_existing_callables_with_a_reason():
+    keys = {key for key, _, _ in _public_callables()}
+    assert not set(EXEMPT) - keys, f"stale exemptions: {sorted(set(EXEMPT) - keys)}"
+    assert all(reason.strip() for reason in EXEMPT.values())
+
+
+def test_gives_a_value_reads_the_body():
+    def f(x):
+        def g():
+            return 1
+        g()
+
+    def h(x):
+        if x:
+            return x
+        return None
+
+    assert not _gives_a_value(f) and _gives_a_value(h)

@@ -33,6 +33,14 @@ def bif_token(name: str) -> str:
     leading digit (``"1st"`` -> ``_x31_st``) and the first character of a BIF keyword
     (``"table"`` -> ``_x74_able``).  The empty name is ``_x_``.  Plain names such as
     ``stalk_root`` or ``TRUE`` are unchanged.  :func:`bif_name` inverts it.
+
+    Parameters
+    ----------
+    name : str
+
+    Returns
+    -------
+    str
     """
     name = str(name)
     if not name:
@@ -58,7 +66,16 @@ def _bif_hex(run: str) -> str:
 
 
 def bif_name(token: str) -> str:
-    """The name :func:`bif_token` encoded as ``token`` (``bif_name(bif_token(s)) == s``)."""
+    """The name :func:`bif_token` encoded as ``token`` (``bif_name(bif_token(s)) == s``).
+
+    Parameters
+    ----------
+    token : str
+
+    Returns
+    -------
+    str
+    """
     return _BIF_ESCAPE.sub(lambda m: bytes.fromhex(m.group(1)).decode("utf-8", "surrogatepass"), token)
 
 

@@ -79,6 +79,13 @@ class DAG:
         return len(self._arcs)
 
     def index(self, node: str) -> int:
+        """The position of ``node`` in :attr:`nodes`.
+
+        Raises
+        ------
+        StructureError
+            When ``node`` is not a node of the DAG.
+        """
         try:
             return self._index[node]
         except KeyError:
@@ -165,6 +172,16 @@ class DAG:
 
     def over(self, variables: Sequence[str], source: str = "the structure") -> "DAG":
         """This DAG over exactly ``variables`` (in that order), for a structure read from a file.
+
+        Parameters
+        ----------
+        variables : sequence of str
+        source : str
+            Named in the error message.
+
+        Returns
+        -------
+        DAG
 
         Raises
         ------
@@ -269,6 +286,15 @@ def segment_arcs(kind: str, variables: Sequence[str]) -> list[tuple[str, str]]:
     ``single-arc`` (u, v): u -> v;  ``v`` (u, v, w): u -> w <- v;  ``a`` (u, v, w): u -> v, u -> w;
     ``chain`` (u, v, w): w -> u -> v;  ``full`` (x1, ..., xm): the complete DAG xa -> xb for a < b.
 
+    Parameters
+    ----------
+    kind : str
+    variables : sequence of str
+
+    Returns
+    -------
+    list of (u, v)
+
     Raises
     ------
     StructureError
@@ -305,6 +331,15 @@ def apply_segment(dag: DAG, kind: str, variables: Sequence[str]) -> DAG:
     An existing arc between two segment variables that points the other way is replaced by the
     segment's arc (the segment fixes the local structure among its variables); arcs already
     present are kept.
+
+    Parameters
+    ----------
+    dag : DAG
+    kind, variables : see :func:`segment_arcs`
+
+    Returns
+    -------
+    DAG
 
     Raises
     ------

@@ -48,6 +48,15 @@ def layered_layout(nodes: Sequence[str], arcs: Iterable[tuple[str, str]], *, max
     alternating down and up sweeps).  Nodes without any arc are collected in a grid at the
     bottom; layers wider than ``max_per_row`` wrap onto several rows.
 
+    Parameters
+    ----------
+    nodes : sequence of str
+    arcs : iterable of (u, v)
+    max_per_row : int
+        Widest row before a layer wraps.
+    sweeps : int
+        Number of barycenter sweeps.
+
     Returns
     -------
     dict
@@ -98,7 +107,20 @@ def layered_layout(nodes: Sequence[str], arcs: Iterable[tuple[str, str]], *, max
 
 
 def arrow_segment(p: Sequence[float], q: Sequence[float], shrink: float) -> tuple[float, float, float, float]:
-    """The segment p -> q shortened by ``shrink`` at both ends (so arrows stop at node borders)."""
+    """The segment p -> q shortened by ``shrink`` at both ends (so arrows stop at node borders).
+
+    Parameters
+    ----------
+    p, q : sequence of float
+        Start and end points (x, y).
+    shrink : float
+        Length cut at each end.
+
+    Returns
+    -------
+    tuple of float
+        (x0, y0, x1, y1); p and q unchanged when the segment is shorter than ``2 * shrink``.
+    """
     p, q = np.asarray(p, float), np.asarray(q, float)
     d = q - p
     L = float(np.hypot(*d))

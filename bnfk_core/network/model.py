@@ -114,7 +114,18 @@ class BayesNet:
 
     # ------------------------------------------------------------------ data
     def parent_config(self, i: int, codes: np.ndarray) -> np.ndarray:
-        """Parent-configuration index of every row for variable i (-1 where a parent is missing)."""
+        """Parent-configuration index of every row for variable i (-1 where a parent is missing).
+
+        Parameters
+        ----------
+        i : int
+        codes : ndarray of int, shape (n, n_vars)
+            -1 = missing.
+
+        Returns
+        -------
+        ndarray of int64, shape (n,)
+        """
         ps = self.parents[i]
         n = codes.shape[0]
         if not ps:
@@ -133,6 +144,14 @@ class BayesNet:
         ``fit_info["hidden"]``, which becomes an all-missing column) or a value the model does not know
         is a :class:`DataError` naming it.  A pandas DataFrame is read in the model's states
         (:func:`~bnfk_core.data.table.as_data`).
+
+        Parameters
+        ----------
+        data : CategoricalData or pandas.DataFrame
+
+        Returns
+        -------
+        CategoricalData
         """
         data = as_data(data, model=self)
         if tuple(data.variables) == tuple(self.variables) and tuple(data.states) == tuple(self.states):
@@ -169,6 +188,14 @@ class BayesNet:
 
         Rows with missing cells need inference (the marginal log P(x_observed)):
         :func:`bnfk_core.inference.queries.log_likelihood` handles both.
+
+        Parameters
+        ----------
+        data : CategoricalData or pandas.DataFrame
+
+        Returns
+        -------
+        ndarray, shape (n,)
         """
         codes = self.align(data).codes
         if (codes < 0).any():
@@ -218,7 +245,17 @@ class BayesNet:
 
     @classmethod
     def from_pgmpy(cls, net, nodes: Sequence[str] | None = None) -> "BayesNet":
-        """Convert a pgmpy discrete Bayesian network (node order: ``nodes`` or pgmpy's)."""
+        """Convert a pgmpy discrete Bayesian network (node order: ``nodes`` or pgmpy's).
+
+        Parameters
+        ----------
+        net : pgmpy.models.DiscreteBayesianNetwork
+        nodes : sequence of str, optional
+
+        Returns
+        -------
+        BayesNet
+        """
         nodes = [str(v) for v in (nodes if nodes is not None else net.nodes())]
         dag = DAG(nodes, [(str(u), str(v)) for u, v in net.edges()])
         states, cpts = [], []
@@ -264,6 +301,17 @@ class BayesNet:
 
     @classmethod
     def from_json_dict(cls, d: dict, source: str = "model") -> "BayesNet":
+        """A model from the schema of :meth:`to_json_dict`; a :class:`ModelError` names ``source`` if ``d`` is invalid.
+
+        Parameters
+        ----------
+        d : dict
+        source : str
+
+        Returns
+        -------
+        BayesNet
+        """
         try:
             if d.get("format") != "bnfk-model":
                 raise ModelError(f"{source} is not a bnfk model file (missing \"format\": \"bnfk-model\").")
@@ -296,7 +344,20 @@ def cpt_counts(dag: DAG, codes: np.ndarray, cards: np.ndarray, i: int, weights: 
     """N_ijk of variable i as a (q_i, r_i) array, over rows where the family is observed.
 
     ``weights`` (optional, one non-negative integer per row) counts row n ``weights[n]`` times: the
-    distinct rows of a table with their multiplicities give the same counts as the table."""
+    distinct rows of a table with their multiplicities give the same counts as the table.
+
+    Parameters
+    ----------
+    dag : DAG
+    codes : ndarray of int, shape (n, n_vars)
+    cards : ndarray of int
+    i : int
+    weights : ndarray, optional
+
+    Returns
+    -------
+    ndarray, shape (q_i, r_i)
+    """
     ps = dag.parent_indices()[i]
     r = int(cards[i])
     q = int(np.prod(cards[list(ps)])) if ps else 1
@@ -320,7 +381,22 @@ def _e(n: np.ndarray) -> np.ndarray:
 
 
 def estimate_cpt(counts: np.ndarray, method: str = "smoothed", pseudo_count: float = 1.0) -> np.ndarray:
-    """One CPT from its (q, r) counts with the chosen estimator (module docstring)."""
+    """One CPT from its (q, r) counts with the chosen estimator (module docstring).
+
+    Parameters
+    ----------
+    counts : ndarray, shape (q, r)
+    method : {"smoothed", "ml", "bdeu", "cnml"}
+    pseudo_count : float
+
+    Returns
+    -------
+    ndarray, shape (q, r)
+
+    References
+    ----------
+    Thesis eqs. 2.4-2.5.
+    """
     q, r = counts.shape
     if method == "smoothed":
         num = counts + pseudo_count
@@ -486,7 +562,17 @@ def read_model(path_or_buffer, source: str | None = None) -> BayesNet:
 
 def read_structure(content: bytes, source: str = "uploaded structure") -> DAG:
     """The DAG of a model file (BIF or bnfk JSON, see :func:`read_model`) or of a structure-only JSON
-    file (``{"nodes": [...], "arcs": [[u, v], ...]}`` as :meth:`DAG.to_dict` writes it)."""
+    file (``{"nodes": [...], "arcs": [[u, v], ...]}`` as :meth:`DAG.to_dict` writes it).
+
+    Parameters
+    ----------
+    content : bytes
+    source : str
+
+    Returns
+    -------
+    DAG
+    """
     try:
         d = json.loads(content)
     except (ValueError, RecursionError):  # not JSON; a number of thousands of digits; nesting too deep

@@ -89,13 +89,38 @@ def from_pgmpy(model, nodes: Sequence[str] | None = None) -> BayesNet:
 
 
 def to_networkx(dag) -> nx.DiGraph:
-    """The DAG (or a network's DAG) as a ``networkx.DiGraph`` (nodes in order, one edge per arc)."""
+    """The DAG (or a network's DAG) as a ``networkx.DiGraph`` (nodes in order, one edge per arc).
+
+    Parameters
+    ----------
+    dag : DAG, BayesNet, fitted latent class model or fitted estimator
+
+    Returns
+    -------
+    networkx.DiGraph
+    """
     return (dag if isinstance(dag, DAG) else _network(dag).dag).to_networkx()
 
 
 def from_networkx(graph, nodes: Sequence[str] | None = None) -> DAG:
     """A :class:`~bnfk_core.network.dag.DAG` from a directed acyclic networkx graph (or anything with ``nodes``
-    and ``edges``, a pgmpy model included); a cycle is a one-sentence :class:`StructureError`."""
+    and ``edges``, a pgmpy model included); a cycle is a one-sentence :class:`StructureError`.
+
+    Parameters
+    ----------
+    graph : networkx.DiGraph or pgmpy model
+    nodes : sequence of str, optional
+        Node order (the graph's by default).
+
+    Returns
+    -------
+    DAG
+
+    Raises
+    ------
+    StructureError
+        When the graph has a cycle.
+    """
     g = nx.DiGraph()
     g.add_nodes_from(graph.nodes)
     g.add_edges_from(graph.edges)
