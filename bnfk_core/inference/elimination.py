@@ -21,7 +21,22 @@ __all__ = ["cpt_factor", "contract", "missingness_patterns", "joint_posteriors",
 
 def cpt_factor(model, v: int, cards=None) -> tuple[np.ndarray, list[int]]:
     """CPT of v as a tensor with axes (parents..., v); ``cards``: the model's cardinalities, when the
-    caller builds many factors (computing them per factor made a query O(d^2) in the variables)."""
+    caller builds many factors (computing them per factor made a query O(d^2) in the variables).
+
+    Parameters
+    ----------
+    model : BayesNet
+    v : int
+        Variable index.
+    cards : ndarray of int, optional
+
+    Returns
+    -------
+    tensor : ndarray
+        Shape (r_parent..., r_v).
+    axes : list of int
+        The variable of each axis: parents in node order, then ``v``.
+    """
     ps = list(model.parents[v])
     if cards is None:
         cards = model.cardinalities
@@ -57,7 +72,22 @@ def _batch_path(operands: list, out: list, batch: int):
 def contract(operands: list, out: list, max_intermediate: float | None = None, batch: int | None = None):
     """Contract (tensor, axes) operands to axes ``out``; None if the path is too large.
 
-    ``batch``: the label of an axis of independent rows (:func:`_batch_path`)."""
+    ``batch``: the label of an axis of independent rows (:func:`_batch_path`).
+
+    Parameters
+    ----------
+    operands : list of (ndarray, sequence of int)
+        Tensors with the variable label of each axis.
+    out : list of int
+        Labels of the result's axes.
+    max_intermediate : float, optional
+        Largest intermediate (cells) allowed on the greedy path.
+    batch : int, optional
+
+    Returns
+    -------
+    ndarray or None
+    """
     args = []
     for t, ax in operands:
         args += [t, list(ax)]
@@ -71,7 +101,18 @@ def contract(operands: list, out: list, max_intermediate: float | None = None, b
 
 # ---------------------------------------------------------------------- evidence
 def missingness_patterns(codes: np.ndarray) -> Iterator[tuple[np.ndarray, np.ndarray]]:
-    """Yield (row indices, missing-variable indices) for every distinct missingness pattern."""
+    """Yield (row indices, missing-variable indices) for every distinct missingness pattern.
+
+    Parameters
+    ----------
+    codes : ndarray of int, shape (n, d)
+        -1 = missing.
+
+    Yields
+    ------
+    rows, missing : ndarray of int
+        Nothing when no cell is missing; complete rows are not yielded.
+    """
     miss = codes < 0
     if not miss.any():
         return
@@ -168,6 +209,18 @@ def joint_posteriors(model, codes: np.ndarray, rows: np.ndarray, missing: np.nda
     Only the factors of families with a missing member take part (the Markov blankets of the missing
     variables); the others are constants of the row.  Returns an array (len(rows), prod r_query) in C
     order over ``query``.  Raises ModelError when the model gives a row's observed values probability zero.
+
+    Parameters
+    ----------
+    model : BayesNet
+    codes : ndarray of int, shape (n, d)
+    rows : ndarray of int
+    missing : ndarray of int
+    query : sequence of int
+
+    Returns
+    -------
+    ndarray, shape (len(rows), prod r_query)
     """
     flat = _conditional(model, codes, rows, missing, query)
     return flat / flat.sum(axis=1, keepdims=True)
@@ -220,7 +273,18 @@ def posterior_by_pattern(model, data) -> dict[int, tuple[np.ndarray, np.ndarray]
 
 def gather_posteriors(parts: dict) -> dict[int, tuple[np.ndarray, np.ndarray]]:
     """``{variable: [(rows, probabilities), ...]}`` per missingness pattern -> ``{variable: (rows, probs)}``
-    with the rows of all patterns in increasing order (the form :func:`posterior_by_pattern` returns)."""
+    with the rows of all patterns in increasing order (the form :func:`posterior_by_pattern` returns).
+
+    Parameters
+    ----------
+    parts : dict
+        variable -> list of (rows, probabilities).
+
+    Returns
+    -------
+    dict
+        variable -> (rows, probabilities).
+    """
     out = {}
     for m, lst in parts.items():
         rows = np.concatenate([r for r, _ in lst])
@@ -231,7 +295,18 @@ def gather_posteriors(parts: dict) -> dict[int, tuple[np.ndarray, np.ndarray]]:
 
 
 def log_evidence_by_pattern(model, codes: np.ndarray) -> np.ndarray:
-    """log P(x_observed) of every row of ``codes`` (aligned to the model)."""
+    """log P(x_observed) of every row of ``codes`` (aligned to the model).
+
+    Parameters
+    ----------
+    model : BayesNet
+    codes : ndarray of int, shape (n, d)
+
+    Returns
+    -------
+    ndarray, shape (n,)
+        ``-inf`` where the model gives the observed cells probability zero.
+    """
     codes = np.asarray(codes)
     out = np.empty(codes.shape[0])
     miss_any = (codes < 0).any(axis=1)

@@ -91,7 +91,16 @@ class FixedEvidence:
 
     def group_log_sum(self, log_cpts: np.ndarray) -> np.ndarray:
         """sum over groups of log sum_{x_G} prod theta, for flat log-CPTs of shape (n_cells,) or (D, n_cells)
-        (D CPT sets at once; returns shape () or (D,))."""
+        (D CPT sets at once; returns shape () or (D,)).
+
+        Parameters
+        ----------
+        log_cpts : ndarray, shape (n_cells,) or (D, n_cells)
+
+        Returns
+        -------
+        ndarray, shape () or (D,)
+        """
         L = np.asarray(log_cpts, dtype=np.float64)
         if not self.terms.size:
             return np.zeros(L.shape[:-1])

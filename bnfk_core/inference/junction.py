@@ -160,7 +160,16 @@ _SHAPES: dict = {}
 
 
 def tree_shape(model) -> TreeShape:
-    """The (cached) :class:`TreeShape` of the model's graph and cardinalities."""
+    """The (cached) :class:`TreeShape` of the model's graph and cardinalities.
+
+    Parameters
+    ----------
+    model : BayesNet
+
+    Returns
+    -------
+    TreeShape
+    """
     key = (tuple(model.parents), tuple(int(c) for c in model.cardinalities), MAX_TREE_CELLS)
     shape = _SHAPES.get(key)
     if shape is None:
@@ -264,7 +273,20 @@ class JunctionTree:
 
         Only the rows with a missing variable in a clique work on its full table; in a row that observes all
         of a clique's variables the table has one non-zero cell, so its message is that cell's value (looked
-        up) on a one-hot separator configuration -- the same numbers, bit for bit, as the full table gives."""
+        up) on a one-hot separator configuration -- the same numbers, bit for bit, as the full table gives.
+
+        Parameters
+        ----------
+        codes : ndarray of int, shape (B, n)
+        want : iterable of int
+            Clique indices.
+
+        Returns
+        -------
+        beliefs : dict
+            clique -> ndarray (B, *clique cards).
+        log_evidence : ndarray, shape (B,)
+        """
         B = codes.shape[0]
         plan = self._plan(codes)
         dense, look, cell = plan.dense, plan.look, plan.cell
@@ -339,7 +361,20 @@ class JunctionTree:
         return beliefs, log_z
 
     def margin(self, belief: np.ndarray, c: int, keep) -> np.ndarray:
-        """The margin of a clique belief (B, *cards) on the variables ``keep`` (axes in sorted order)."""
+        """The margin of a clique belief (B, *cards) on the variables ``keep`` (axes in sorted order).
+
+        Parameters
+        ----------
+        belief : ndarray, shape (B, *cards)
+        c : int
+            Clique index.
+        keep : iterable of int
+            Variables kept.
+
+        Returns
+        -------
+        ndarray
+        """
         keep = set(keep)
         axes = tuple(1 + a for a, v in enumerate(self.cliques[c]) if v not in keep)
         return belief.sum(axis=axes) if axes else belief
@@ -416,6 +451,17 @@ def junction_tree(model) -> JunctionTree | None:
 
 def batch_rows(tree: JunctionTree, max_bytes: float | None = None) -> int:
     """Rows per batch: potentials, beliefs and temporaries (about four tables per clique) within
-    ``max_bytes`` (default :data:`BATCH_BYTES`)."""
+    ``max_bytes`` (default :data:`BATCH_BYTES`).
+
+    Parameters
+    ----------
+    tree : JunctionTree
+    max_bytes : float, optional
+
+    Returns
+    -------
+    int
+        At least 1.
+    """
     budget = BATCH_BYTES if max_bytes is None else max_bytes
     return max(1, int(budget // (8 * 4 * max(tree.total_cells, 1))))

@@ -261,7 +261,18 @@ _FAMILY_CACHE_ENTRIES = 2
 
 def cached_family_posteriors(model, codes: np.ndarray) -> dict:
     """:func:`family_posteriors` of every family, cached on the model for the last few row sets (a caller that
-    needs the families one at a time calibrates the tree once)."""
+    needs the families one at a time calibrates the tree once).
+
+    Parameters
+    ----------
+    model : BayesNet
+    codes : ndarray of int, shape (n, d)
+
+    Returns
+    -------
+    dict
+        As :func:`family_posteriors`.
+    """
     codes = np.ascontiguousarray(codes)
     key = ("family_posteriors", codes.shape, str(codes.dtype), hashlib.sha1(codes.tobytes()).hexdigest())
     cache = model._cache
