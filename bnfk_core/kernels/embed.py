@@ -39,7 +39,19 @@ def kernel_distance(K: np.ndarray) -> np.ndarray:
 
 
 def cluster_order(K: np.ndarray, method: str = "average") -> np.ndarray:
-    """Leaf order of hierarchical clustering (average linkage) on the kernel distance."""
+    """Leaf order of hierarchical clustering (average linkage) on the kernel distance.
+
+    Parameters
+    ----------
+    K : ndarray, shape (n, n)
+        Kernel matrix.
+    method : str
+        SciPy linkage method.
+
+    Returns
+    -------
+    ndarray of int64, shape (n,)
+    """
     K = np.asarray(K, float)
     n = K.shape[0]
     if n <= 2:
@@ -49,7 +61,19 @@ def cluster_order(K: np.ndarray, method: str = "average") -> np.ndarray:
 
 
 def class_order(labels: Sequence[int], K: np.ndarray | None = None) -> np.ndarray:
-    """Rows grouped by class code (missing, -1, last); inside a class, clustered when ``K`` is given."""
+    """Rows grouped by class code (missing, -1, last); inside a class, clustered when ``K`` is given.
+
+    Parameters
+    ----------
+    labels : sequence of int
+        Class code of every row.
+    K : ndarray, shape (n, n), optional
+
+    Returns
+    -------
+    ndarray of int64
+        A permutation of the rows.
+    """
     labels = np.asarray(labels)
     keys = np.where(labels < 0, labels.max(initial=0) + 1, labels)
     out = []
@@ -120,6 +144,16 @@ def pair_values(K: np.ndarray, labels: Sequence[int] | None = None) -> dict:
     """Kernel values of distinct pairs (upper triangle), split by class.
 
     Returns ``{"all": values}`` and, with labels, ``{"within": {code: values}, "between": values}``.
+
+    Parameters
+    ----------
+    K : ndarray, shape (n, n)
+    labels : sequence of int, optional
+        Class codes (-1 = missing, in no class).
+
+    Returns
+    -------
+    dict
     """
     K = np.asarray(K, float)
     iu = np.triu_indices(K.shape[0], k=1)

@@ -24,7 +24,22 @@ __all__ = ["row_codes", "check_positive", "feature_offsets", "block_matrix", "us
 
 # ---------------------------------------------------------------------- helpers
 def row_codes(model, data) -> np.ndarray:
-    """The code rows of ``data`` (a CategoricalData, a pandas DataFrame or codes) aligned to ``model``."""
+    """The code rows of ``data`` (a CategoricalData, a pandas DataFrame or codes) aligned to ``model``.
+
+    Parameters
+    ----------
+    model : BayesNet
+    data : CategoricalData, pandas.DataFrame or ndarray of int
+
+    Returns
+    -------
+    ndarray of int, shape (n, n_vars)
+
+    Raises
+    ------
+    KernelError
+        When code rows have another number of columns than the model has variables.
+    """
     data = as_data(data, model=model)
     if hasattr(data, "codes"):
         return model.align(data).codes
@@ -44,7 +59,22 @@ def _label(model, i: int, j: int) -> str:
 
 
 def check_positive(model, pm, i: int, p: np.ndarray, x: np.ndarray):
-    """KernelError naming the variable and configuration if a used cell has probability zero."""
+    """KernelError naming the variable and configuration if a used cell has probability zero.
+
+    Parameters
+    ----------
+    model : BayesNet
+    pm : parent marginals of ``model`` (:func:`~bnfk_core.inference.queries.parent_marginals`)
+    i : int
+        Variable index.
+    p, x : ndarray of int
+        Parent configuration and state of the rows used.
+
+    Raises
+    ------
+    KernelError
+        When theta_{i,p,x} or P(pi_i = p) is 0 (Theorem 1 divides by both).
+    """
     theta = model.cpts[i][p, x]
     P = pm.probs[i][p]
     bad = np.flatnonzero(~((theta > 0) & (P > 0)))
@@ -58,7 +88,16 @@ def check_positive(model, pm, i: int, p: np.ndarray, x: np.ndarray):
 
 # ---------------------------------------------------------------------- feature blocks
 def feature_offsets(model) -> np.ndarray:
-    """Column offset of every variable's block in :func:`features` (length n+1)."""
+    """Column offset of every variable's block in :func:`features` (length n+1).
+
+    Parameters
+    ----------
+    model : BayesNet
+
+    Returns
+    -------
+    ndarray of int64, shape (n_vars + 1,)
+    """
     sizes = [t.size for t in model.cpts]
     return np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
 
@@ -110,7 +149,24 @@ def _safe_div(num: np.ndarray, den: np.ndarray) -> np.ndarray:
 
 
 def block_matrix(model, pm, i, codes, rows=None) -> sp.csr_matrix:
-    """Block i of the feature map as a sparse (rows, q_i r_i) matrix (all rows of ``codes`` if ``rows`` is None)."""
+    """Block i of the feature map as a sparse (rows, q_i r_i) matrix (all rows of ``codes`` if ``rows`` is None).
+
+    Parameters
+    ----------
+    model : BayesNet
+    pm : parent marginals of ``model``
+    i : int
+    codes : ndarray of int, shape (n, n_vars)
+    rows : ndarray of int, optional
+
+    Returns
+    -------
+    scipy.sparse.csr_matrix
+
+    References
+    ----------
+    Paper, Theorem 1 (the features of variable i).
+    """
     n = codes.shape[0] if rows is None else len(rows)
     r_, c_, v_ = _block_entries(model, pm, i, codes, rows)
     if rows is not None and len(r_):
@@ -130,7 +186,22 @@ def used_blocks(model, pm, i, *codes, max_bytes: float | None = None) -> tuple[l
     Dense arrays over the columns that any of the rows uses (a few dozen: the states of the parent
     configurations the rows can take), in the same order for every matrix, when they fit ``max_bytes`` --
     so products run in BLAS and need no densifying; else sparse (rows, q_i r_i) matrices as
-    :func:`block_matrix`.  Either way ``F_x @ F_y.T`` is the same block-i kernel term."""
+    :func:`block_matrix`.  Either way ``F_x @ F_y.T`` is the same block-i kernel term.
+
+    Parameters
+    ----------
+    model : BayesNet
+    pm : parent marginals of ``model``
+    i : int
+    *codes : ndarray of int, shape (n, n_vars)
+    max_bytes : float, optional
+        Default ``DENSE_BLOCK_BYTES``.
+
+    Returns
+    -------
+    blocks : list of ndarray or csr_matrix
+    dense : bool
+    """
     entries = [_block_entries(model, pm, i, c) for c in codes]
     cols = np.unique(np.concatenate([e[1] for e in entries]))
     if sum(c.shape[0] for c in codes) * len(cols) * 8 > (DENSE_BLOCK_BYTES if max_bytes is None else max_bytes):
@@ -160,7 +231,20 @@ def _feature_block(model, pm, codes: np.ndarray, off: np.ndarray) -> sp.csr_matr
 
 def iter_features(model, data, chunk_rows: int = FEATURE_CHUNK_ROWS, marginals=None):
     """Yield ``(start, Phi[start:start + chunk_rows])``: the feature map (:func:`features`) a block of rows at
-    a time, for row-wise work (mean embeddings, kernels against a fixed set) on more rows than Phi would hold."""
+    a time, for row-wise work (mean embeddings, kernels against a fixed set) on more rows than Phi would hold.
+
+    Parameters
+    ----------
+    model : BayesNet
+    data : CategoricalData, pandas.DataFrame or codes
+    chunk_rows : int
+    marginals : parent marginals of ``model``, optional
+
+    Yields
+    ------
+    start : int
+    Phi : scipy.sparse.csr_matrix
+    """
     codes = row_codes(model, data)
     pm = parent_marginals(model) if marginals is None else marginals
     off = feature_offsets(model)

@@ -410,7 +410,18 @@ class FittedKernel:
 
     def gram(self, X, Y=None, *, normalize: bool = False, max_bytes: float | None = DEFAULT_MAX_BYTES) -> np.ndarray:
         """The (N, M) kernel matrix between the rows of ``X`` and of ``Y`` (default ``X``); ``normalize``: cosine
-        normalisation; a matrix over ``max_bytes`` is refused with a :class:`~bnfk_core.errors.KernelError`."""
+        normalisation; a matrix over ``max_bytes`` is refused with a :class:`~bnfk_core.errors.KernelError`.
+
+        Parameters
+        ----------
+        X, Y : CategoricalData, pandas.DataFrame or codes
+        normalize : bool
+        max_bytes : float or None
+
+        Returns
+        -------
+        ndarray, shape (N, M)
+        """
         raise NotImplementedError
 
     def contributions(self, x, y) -> np.ndarray:

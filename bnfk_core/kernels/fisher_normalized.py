@@ -83,7 +83,16 @@ DEFAULT_ALGORITHM = "ward"
 
 
 def check_alpha(alpha) -> float:
-    """``alpha`` as a float in (0, 1], or a KernelError naming it."""
+    """``alpha`` as a float in (0, 1], or a KernelError naming it.
+
+    Parameters
+    ----------
+    alpha : object
+
+    Returns
+    -------
+    float
+    """
     try:
         a = float(alpha)
     except (TypeError, ValueError):
@@ -136,7 +145,21 @@ def normalized_features(model, data, alpha: float = DEFAULT_ALPHA, marginals=Non
     """psi(x) of every row (module docstring): the Fisher features of ``model``
     (:func:`bnfk_core.kernels.features.features`; E[phi | observed] for rows with missing cells), power-mapped
     with ``alpha`` and L2-normalised.  Sparse (N, sum_i q_i r_i), the non-zeros of phi (entries whose
-    probability difference is below :data:`ZERO_TOL` are zero)."""
+    probability difference is below :data:`ZERO_TOL` are zero).
+
+    Parameters
+    ----------
+    model : BayesNet
+    data : CategoricalData, pandas.DataFrame or codes
+    alpha : float
+        In (0, 1].
+    marginals : parent marginals of ``model``, optional
+    chunk_rows : int
+
+    Returns
+    -------
+    scipy.sparse.csr_matrix, shape (N, sum_i q_i r_i)
+    """
     from ..inference.queries import parent_marginals
     a = check_alpha(alpha)
     pm = parent_marginals(model) if marginals is None else marginals
@@ -201,7 +224,16 @@ class NormalizedFisherKernel(NetworkKernel):
         return normalized_gram(self.model, X, Y, self.alpha, max_bytes=max_bytes)
 
     def features(self, data) -> sp.csr_matrix:
-        """psi of the rows of ``data`` (K_alpha = Psi Psi^T)."""
+        """psi of the rows of ``data`` (K_alpha = Psi Psi^T).
+
+        Parameters
+        ----------
+        data : CategoricalData, pandas.DataFrame or codes
+
+        Returns
+        -------
+        scipy.sparse.csr_matrix
+        """
         return normalized_features(self.model, data, self.alpha)
 
     def contributions(self, x, y) -> np.ndarray:
@@ -224,7 +256,26 @@ def fit_fisher_normalized(train, *, model=None, dag=None, alpha: float | None = 
     :func:`bnfk_core.learning.recipe.learn_recipe` learns on ``train`` from ``recipe`` (a
     :class:`~bnfk_core.learning.recipe.Recipe`), with ``structure``/``score``/``params``/``pseudo_count`` given
     here replacing its fields.  Without a recipe the fields not given are :data:`DEFAULT_NETWORK`'s (chosen by
-    measurement, docs/KERNELS.md), not the Fisher kernel's.  ``alpha`` defaults to :data:`DEFAULT_ALPHA`."""
+    measurement, docs/KERNELS.md), not the Fisher kernel's.  ``alpha`` defaults to :data:`DEFAULT_ALPHA`.
+
+    Parameters
+    ----------
+    train : CategoricalData
+    model : BayesNet, optional
+    dag : DAG, optional
+    alpha : float, optional
+    structure, score, params : str, optional
+    pseudo_count : float, optional
+    recipe : Recipe, optional
+    seed : int
+        Used without ``recipe``.
+    progress : callable, optional
+        Passed to the learner.
+
+    Returns
+    -------
+    NormalizedFisherKernel
+    """
     from ..learning.recipe import Recipe, learn_recipe
     from ..network.model import fit
 

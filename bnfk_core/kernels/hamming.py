@@ -115,10 +115,32 @@ class HammingKernel(FittedKernel):
 
 
 def fit_scaled_hamming(train, **_ignored) -> NetworkKernel:
-    """The scaled-Hamming kernel fitted on ``train``: marginal frequencies (thesis eq. 3.2)."""
+    """The scaled-Hamming kernel fitted on ``train``: marginal frequencies (thesis eq. 3.2).
+
+    Parameters
+    ----------
+    train : CategoricalData
+
+    Returns
+    -------
+    NetworkKernel
+
+    References
+    ----------
+    Thesis eq. 3.2.
+    """
     return NetworkKernel(SCALED_HAMMING, scaled_hamming_model(train))
 
 
 def fit_hamming(train, **_ignored) -> HammingKernel:
-    """The Hamming kernel over the variables of ``train`` (nothing to estimate)."""
+    """The Hamming kernel over the variables of ``train`` (nothing to estimate).
+
+    Parameters
+    ----------
+    train : CategoricalData
+
+    Returns
+    -------
+    HammingKernel
+    """
     return HammingKernel(train)

@@ -157,7 +157,16 @@ class LiveKernel:
 
     def gram(self, copy: bool = False) -> np.ndarray:
         """The Fisher Gram matrix of the current structure (N × N).  Without ``copy`` a read-only view
-        of the live matrix, which the next ``apply``/``undo``/``redo`` changes in place."""
+        of the live matrix, which the next ``apply``/``undo``/``redo`` changes in place.
+
+        Parameters
+        ----------
+        copy : bool
+
+        Returns
+        -------
+        ndarray, shape (N, N)
+        """
         if copy:
             return self._K.copy()
         v = self._K.view()
@@ -277,6 +286,14 @@ class LiveKernel:
         duplicate arc raises :class:`~bnfk_core.errors.StructureError` and changes nothing.
 
         Returns what was recomputed: ``rebuilt`` and ``rescaled`` variables, ``pairs`` visited, ``seconds``.
+
+        Parameters
+        ----------
+        op, u, v : str
+
+        Returns
+        -------
+        dict
         """
         e = Edit(str(op), str(u), str(v))
         new_dag = e.apply(self.dag)
@@ -287,7 +304,13 @@ class LiveKernel:
         return info
 
     def undo(self) -> dict:
-        """Revert the last edit (structure and CPTs exactly as before; K by the reverse update)."""
+        """Revert the last edit (structure and CPTs exactly as before; K by the reverse update).
+
+        Returns
+        -------
+        dict
+            As :meth:`apply`; a :class:`StructureError` when there is nothing to undo.
+        """
         if not self._undo:
             raise StructureError("There is no edit to undo.")
         e, prev = self._undo[-1]
@@ -313,7 +336,17 @@ class LiveKernel:
     def goto(self, dag: DAG, *, max_edits: int | None = None) -> list:
         """Move to ``dag`` (same nodes) by arc edits: reversals, then removals, then additions (each one an
         undoable step; none closes a cycle).  With ``max_edits`` and more differences than that, the Gram
-        matrix is recomputed from scratch instead and the history cleared.  Returns the edits applied."""
+        matrix is recomputed from scratch instead and the history cleared.  Returns the edits applied.
+
+        Parameters
+        ----------
+        dag : DAG
+        max_edits : int, optional
+
+        Returns
+        -------
+        list of Edit
+        """
         if set(dag.nodes) != set(self.dag.nodes):
             raise StructureError("The target structure has other variables than the live kernel.")
         if tuple(dag.nodes) != tuple(self.dag.nodes):
@@ -348,7 +381,17 @@ class LiveKernel:
     # ------------------------------------------------------------------ candidates (no state change)
     def preview(self, op: str, u: str, v: str, out: np.ndarray | None = None) -> np.ndarray:
         """The Gram matrix after the edit, as a new matrix (or written into ``out``); the live state is
-        unchanged.  Costs one N × N copy plus the changed terms."""
+        unchanged.  Costs one N × N copy plus the changed terms.
+
+        Parameters
+        ----------
+        op, u, v : str
+        out : ndarray, shape (N, N), optional
+
+        Returns
+        -------
+        ndarray, shape (N, N)
+        """
         e = Edit(str(op), str(u), str(v))
         new_dag = e.apply(self.dag)
         rebuilt, rescaled = changed_terms(self.dag, new_dag)
@@ -367,7 +410,16 @@ class LiveKernel:
 
     # ------------------------------------------------------------------ derived quantities
     def contributions(self, a: int, b: int) -> np.ndarray:
-        """The per-variable terms K_w(x_a, x_b) of rows ``a`` and ``b`` (they sum to gram()[a, b])."""
+        """The per-variable terms K_w(x_a, x_b) of rows ``a`` and ``b`` (they sum to gram()[a, b]).
+
+        Parameters
+        ----------
+        a, b : int
+
+        Returns
+        -------
+        ndarray, shape (n_vars,)
+        """
         model = self._model
         pm = parent_marginals(model)
         out = np.zeros(model.n_vars)
@@ -513,7 +565,19 @@ def live_kernel(dag: DAG, data, params: str = "smoothed", pseudo_count: float = 
                 max_edits: int = 8) -> LiveKernel:
     """A :class:`LiveKernel` for (data, params) moved to ``dag``: kept between calls (at most
     ``cache_size`` data sets, one N × N matrix each), so a page that edits one arc at a time pays only
-    the incremental update.  More than ``max_edits`` differences recompute from scratch."""
+    the incremental update.  More than ``max_edits`` differences recompute from scratch.
+
+    Parameters
+    ----------
+    dag : DAG
+    data : CategoricalData
+    params, pseudo_count : the CPT estimator (:func:`~bnfk_core.network.model.fit`)
+    cache_size, max_edits : int
+
+    Returns
+    -------
+    LiveKernel
+    """
     feats = data if tuple(data.variables) == tuple(dag.nodes) else data.select(list(dag.nodes))
     key = (_data_key(feats), params, float(pseudo_count))
     lk = _LIVE.get(key)

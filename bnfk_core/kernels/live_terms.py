@@ -32,6 +32,21 @@ class Edit:
     v: str
 
     def apply(self, dag: DAG) -> DAG:
+        """``dag`` with this edit made.
+
+        Parameters
+        ----------
+        dag : DAG
+
+        Returns
+        -------
+        DAG
+
+        Raises
+        ------
+        StructureError
+            For an unknown operation, or an edit :class:`DAG` refuses.
+        """
         if self.op == "add":
             return dag.add_arc(self.u, self.v)
         if self.op == "remove":
@@ -41,6 +56,12 @@ class Edit:
         raise StructureError(f"Unknown arc edit '{self.op}'; choose one of {', '.join(OPS)}.")
 
     def inverse(self) -> Edit:
+        """The edit that undoes this one.
+
+        Returns
+        -------
+        Edit
+        """
         if self.op == "add":
             return Edit("remove", self.u, self.v)
         if self.op == "remove":
@@ -57,7 +78,16 @@ def changed_terms(old: DAG, new: DAG) -> tuple[list[int], list[int]]:
 
     Rebuilt: the parent set differs (new CPT, new pair-match indicator).  Rescaled: same parents,
     but a rebuilt variable is among the parents or their ancestors in ``old`` or ``new``, so
-    P(π_w) may change (module docstring)."""
+    P(π_w) may change (module docstring).
+
+    Parameters
+    ----------
+    old, new : DAG
+
+    Returns
+    -------
+    rebuilt, rescaled : list of int
+    """
     po, pn = old.parent_indices(), new.parent_indices()
     rebuilt = [i for i in range(len(old.nodes)) if po[i] != pn[i]]
     R = set(rebuilt)
@@ -71,7 +101,16 @@ def changed_terms(old: DAG, new: DAG) -> tuple[list[int], list[int]]:
 
 
 def safe_inverse(P: np.ndarray) -> np.ndarray:
-    """1/P with 0 where P = 0 (a configuration no row takes)."""
+    """1/P with 0 where P = 0 (a configuration no row takes).
+
+    Parameters
+    ----------
+    P : ndarray
+
+    Returns
+    -------
+    ndarray
+    """
     return np.divide(1.0, P, out=np.zeros_like(P, dtype=float), where=P > 0)
 
 
@@ -115,7 +154,14 @@ PARALLEL_PAIRS = 2_000_000      # pairs above which the update runs in parallel 
 def run_entries(K: np.ndarray, entries: list) -> None:
     """K[a, b] += Σ_e [pc_e(a) = pc_e(b) ≥ 0] (W_e[c, x_a] [x_a = x_b] − B_e[c]) in place (one compiled
     pass over the pairs that share a configuration, all entries together; the constants of one-configuration
-    entries in one pass over K)."""
+    entries in one pass over K).
+
+    Parameters
+    ----------
+    K : ndarray, shape (N, N)
+    entries : list
+        Per-variable term updates (``pc``, ``x``, ``W``, ``B``, ``const``, ``n_conf``).
+    """
     const = sum(e.const for e in entries)
     if const:
         K += const
@@ -147,7 +193,20 @@ def run_entries(K: np.ndarray, entries: list) -> None:
 
 
 def missing_part(model, pm, i, codes):
-    """(rows with family i incomplete, F @ F[ex].T): the part of K_i involving those rows."""
+    """(rows with family i incomplete, F @ F[ex].T): the part of K_i involving those rows.
+
+    Parameters
+    ----------
+    model : BayesNet
+    pm : parent marginals of ``model``
+    i : int
+    codes : ndarray of int, shape (N, n_vars)
+
+    Returns
+    -------
+    ex : ndarray of int
+    M : ndarray, shape (N, len(ex)), or None when ``ex`` is empty
+    """
     fam = list(model.parents[i]) + [i]
     ex = np.flatnonzero((codes[:, fam] < 0).any(axis=1))
     if not len(ex):
@@ -159,7 +218,16 @@ def missing_part(model, pm, i, codes):
 
 def add_missing_part(K, ex, M, sign):
     """K += sign · (pairs involving a row of ``ex``) given M = F @ F[ex].T (same layout as
-    kernels._add_missing for the symmetric case)."""
+    kernels._add_missing for the symmetric case).
+
+    Parameters
+    ----------
+    K : ndarray, shape (N, N)
+    ex : ndarray of int
+    M : ndarray or None
+    sign : float
+        +1 adds, -1 removes.
+    """
     if M is None:
         return
     K[:, ex] += sign * M

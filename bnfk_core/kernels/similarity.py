@@ -133,7 +133,12 @@ _DEFAULT_BANDWIDTH = 0.1
 
 
 def measure_names() -> tuple:
-    """The measure names, in the order of :data:`MEASURES`."""
+    """The measure names, in the order of :data:`MEASURES`.
+
+    Returns
+    -------
+    tuple of str
+    """
     return tuple(MEASURES)
 
 
@@ -374,6 +379,10 @@ class CategoricalMeasure(FittedKernel):
 
         lin and lin1: the numerator tables (their weight depends on the pair).  aitchison-aitken: the
         factor tables k_k(a, b) of the product.  anderberg has no such form (KernelError).
+
+        Returns
+        -------
+        list of ndarray, shape (r_k, r_k)
         """
         if self.name == "anderberg":
             raise KernelError("Anderberg's measure is a ratio of two sums, not a sum of per-attribute "
@@ -476,5 +485,17 @@ BORIAH_MEASURES = tuple(n for n in MEASURES if n != "aitchison-aitken")
 
 def fit_registered(name: str, train, **options) -> "CategoricalMeasure":
     """The ``fit`` of the measure ``name`` in :data:`bnfk_core.registry.KERNELS`: :func:`fit_measure` on ``train``
-    (no label column) with the measure's own options; the network options every kernel receives are ignored."""
+    (no label column) with the measure's own options; the network options every kernel receives are ignored.
+
+    Parameters
+    ----------
+    name : str
+    train : CategoricalData
+    **options
+        Kernel options; those of other kernels and ``None`` values are dropped.
+
+    Returns
+    -------
+    CategoricalMeasure
+    """
     return fit_measure(name, train, **{k: v for k, v in options.items() if k in _OPTIONS and v is not None})

@@ -30,7 +30,21 @@ class GramPlan:
 
 
 def finalize(mode, num, den, cx, cy) -> np.ndarray:
-    """The numpy twin of the compiled pass's last step, for row pairs."""
+    """The numpy twin of the compiled pass's last step, for row pairs.
+
+    Parameters
+    ----------
+    mode : int
+        ``MODE_SUM``, ``MODE_EXP``, ``MODE_RATIO`` or the lin form.
+    num, den : ndarray
+        Numerator and denominator sums per pair (``den`` None for sums).
+    cx, cy : ndarray of int
+        The pairs' code rows.
+
+    Returns
+    -------
+    ndarray
+    """
     if mode == MODE_SUM:
         return num
     if mode == MODE_EXP:
@@ -43,7 +57,17 @@ def finalize(mode, num, den, cx, cy) -> np.ndarray:
 
 
 def group_attributes(sizes) -> list:
-    """Attributes merged first-fit-decreasing into groups of at most ``GROUP_STATES`` joint states."""
+    """Attributes merged first-fit-decreasing into groups of at most ``GROUP_STATES`` joint states.
+
+    Parameters
+    ----------
+    sizes : sequence of int
+        States (plus missing slot) per attribute.
+
+    Returns
+    -------
+    list of list of int
+    """
     order = sorted(range(len(sizes)), key=lambda k: -int(sizes[k]))
     groups, prods = [], []
     for k in order:
@@ -70,6 +94,21 @@ def _merge(tables, members, sizes):
 
 
 def run_plan(plan, groups, cx, cy, sizes, slots) -> np.ndarray:
+    """The (N, M) similarity matrix by the compiled pass over grouped attribute tables.
+
+    Parameters
+    ----------
+    plan : the measure's table plan (``num``, ``den``, ``mode``)
+    groups : list of list of int
+        From :func:`group_attributes`.
+    cx, cy : ndarray of int, shapes (N, d), (M, d)
+    sizes, slots : ndarray
+        States per attribute and whether it has a missing slot.
+
+    Returns
+    -------
+    ndarray, shape (N, M)
+    """
     N, M = cx.shape[0], cy.shape[0]
     G = len(groups)
     full = sizes + slots

@@ -41,7 +41,21 @@ class AttributeStats:
 
 
 def sum_table(name: str, a: AttributeStats) -> np.ndarray:
-    """S_k of a 1/d- or 1/sum(n)-weighted measure (Table 2), r x r."""
+    """S_k of a 1/d- or 1/sum(n)-weighted measure (Table 2), r x r.
+
+    Parameters
+    ----------
+    name : str
+    a : AttributeStats
+
+    Returns
+    -------
+    ndarray, shape (r, r)
+
+    References
+    ----------
+    Boriah, Chandola & Kumar (2008), Table 2.
+    """
     r = a.r
     eye = np.eye(r, dtype=bool)
     if name == "overlap":
@@ -90,7 +104,20 @@ def sum_table(name: str, a: AttributeStats) -> np.ndarray:
 
 
 def lin1_tables(a: AttributeStats):
-    """(numerator S_k, denominator D_k) of lin1, r x r."""
+    """(numerator S_k, denominator D_k) of lin1, r x r.
+
+    Parameters
+    ----------
+    a : AttributeStats
+
+    Returns
+    -------
+    S, D : ndarray, shape (r, r)
+
+    References
+    ----------
+    Boriah, Chandola & Kumar (2008), Table 2 (lin1).
+    """
     ps = np.sort(a.p[a.seen])
     lps = np.log(ps)
     cum = np.concatenate([[0.0], np.cumsum(lps)])
