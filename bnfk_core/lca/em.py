@@ -38,7 +38,18 @@ LOG_FLOOR = float(np.log(1e-300))    # log 0 is floored so that 0 * log 0 stays 
 def unique_rows(codes: np.ndarray, cards) -> tuple[np.ndarray, np.ndarray]:
     """(distinct rows in lexicographic order, inverse) of ``codes`` (N, n; -1 = missing): np.unique(axis=0), but
     on one int64 key per row (mixed radix r_i + 1, missing first) when the keys cannot overflow -- the same
-    order, many times faster."""
+    order, many times faster.
+
+    Parameters
+    ----------
+    codes : ndarray of int, shape (N, n)
+    cards : sequence of int
+
+    Returns
+    -------
+    rows : ndarray of int
+    inverse : ndarray of int, shape (N,)
+    """
     codes = np.asarray(codes)
     if codes.shape[1] == 0 or sum(np.log2(int(r) + 1) for r in cards) > 62:
         u, inv = np.unique(codes, axis=0, return_inverse=True)
@@ -52,7 +63,17 @@ def unique_rows(codes: np.ndarray, cards) -> tuple[np.ndarray, np.ndarray]:
 
 def variable_groups(codes: np.ndarray, cards) -> list:
     """Consecutive groups of variables, each with at most max(256, N/8) distinct configurations in ``codes``
-    (greedy; a variable with more starts a group of its own)."""
+    (greedy; a variable with more starts a group of its own).
+
+    Parameters
+    ----------
+    codes : ndarray of int, shape (N, n)
+    cards : sequence of int
+
+    Returns
+    -------
+    list of list of int
+    """
     codes = np.asarray(codes)
     N, n = codes.shape
     limit = max(256, N // 8)
@@ -89,7 +110,20 @@ class PreparedRows:
 
 def prepare_rows(codes: np.ndarray, weights: np.ndarray, cards, groups=None) -> PreparedRows:
     """Collapse ``codes`` (N, n; -1 = missing) to distinct rows with summed ``weights`` and list the groups'
-    configurations (:class:`PreparedRows`)."""
+    configurations (:class:`PreparedRows`).
+
+    Parameters
+    ----------
+    codes : ndarray of int, shape (N, n)
+    weights : ndarray, shape (N,)
+    cards : sequence of int
+    groups : list of list of int, optional
+        Default :func:`variable_groups`.
+
+    Returns
+    -------
+    PreparedRows
+    """
     codes = np.asarray(codes, dtype=np.int64)
     weights = np.asarray(weights, dtype=float)
     u, inv_rows = unique_rows(codes, cards)
@@ -365,7 +399,20 @@ def run_start(lt, lw, ptr, cols, c0, inv, wts, off, tol, max_iter, accelerate, t
 
 
 def e_step(rows: PreparedRows, theta: np.ndarray, w: np.ndarray) -> tuple[float, np.ndarray, np.ndarray]:
-    """(log-likelihood, expected counts (D, K), expected class sizes (K,)) at (theta (D, K), w (K,))."""
+    """(log-likelihood, expected counts (D, K), expected class sizes (K,)) at (theta (D, K), w (K,)).
+
+    Parameters
+    ----------
+    rows : PreparedRows
+    theta : ndarray, shape (D, K)
+    w : ndarray, shape (K,)
+
+    Returns
+    -------
+    loglik : float
+    counts : ndarray, shape (D, K)
+    sizes : ndarray, shape (K,)
+    """
     with np.errstate(divide="ignore"):
         lt = np.ascontiguousarray(np.maximum(np.log(theta), LOG_FLOOR))
         lw = np.ascontiguousarray(np.maximum(np.log(w), LOG_FLOOR))
@@ -384,7 +431,26 @@ def em_runs(codes: np.ndarray, weights: np.ndarray, cards, theta: np.ndarray, w:
     Returns ``theta`` (S, D, K), ``w`` (S, K), ``loglik`` (S,) at the returned parameters, ``iterations`` (S,)
     (E-steps), ``converged`` (S,) and, with ``trace``, ``trace`` (S, T): the accepted points' log-likelihoods
     (NaN-padded) -- they never decrease.  ``starts``: run only these starts (the others keep their parameters,
-    log-likelihood NaN)."""
+    log-likelihood NaN).
+
+    Parameters
+    ----------
+    codes : ndarray of int, shape (N, n)
+    weights : ndarray, shape (N,)
+    cards : sequence of int
+    theta : ndarray, shape (S, D, K)
+    w : ndarray, shape (S, K)
+    tol : float
+    max_iter : int
+    trace : bool
+    accelerate : bool
+    rows : PreparedRows, optional
+    starts : ndarray of int, optional
+
+    Returns
+    -------
+    dict
+    """
     rows = prepare_rows(codes, weights, cards) if rows is None else rows
     S, D, K = theta.shape
     with np.errstate(divide="ignore"):

@@ -42,7 +42,18 @@ class DistinctRows:
 
 
 def distinct_rows(codes: np.ndarray, weights: np.ndarray, cards) -> DistinctRows:
-    """Collapse ``codes`` (N, n; -1 = missing) to distinct rows with summed ``weights``, one-hot coded."""
+    """Collapse ``codes`` (N, n; -1 = missing) to distinct rows with summed ``weights``, one-hot coded.
+
+    Parameters
+    ----------
+    codes : ndarray of int, shape (N, n)
+    weights : ndarray, shape (N,)
+    cards : sequence of int
+
+    Returns
+    -------
+    DistinctRows
+    """
     codes = np.asarray(codes, dtype=np.int64)
     cards = np.asarray([int(r) for r in cards], dtype=np.int64)
     u, inv = unique_rows(codes, cards)
@@ -51,7 +62,16 @@ def distinct_rows(codes: np.ndarray, weights: np.ndarray, cards) -> DistinctRows
 
 
 def use_numpy(n_distinct: int, n_columns: int) -> bool:
-    """``engine="auto"``: the numpy engine on small tables (:data:`SMALL_CELLS`)."""
+    """``engine="auto"``: the numpy engine on small tables (:data:`SMALL_CELLS`).
+
+    Parameters
+    ----------
+    n_distinct, n_columns : int
+
+    Returns
+    -------
+    bool
+    """
     return int(n_distinct) * int(n_columns) <= SMALL_CELLS
 
 
@@ -111,7 +131,20 @@ def _feasible(P0, P1, P2, W0, W1, W2, alpha):
 
 
 def e_step(rows: DistinctRows, theta: np.ndarray, w: np.ndarray) -> tuple[float, np.ndarray, np.ndarray]:
-    """(log-likelihood, expected counts (D, K), expected class sizes (K,)) at (theta (D, K), w (K,))."""
+    """(log-likelihood, expected counts (D, K), expected class sizes (K,)) at (theta (D, K), w (K,)).
+
+    Parameters
+    ----------
+    rows : DistinctRows
+    theta : ndarray, shape (D, K)
+    w : ndarray, shape (K,)
+
+    Returns
+    -------
+    loglik : float
+    counts : ndarray, shape (D, K)
+    sizes : ndarray, shape (K,)
+    """
     with np.errstate(divide="ignore"):
         lt = np.maximum(np.log(theta), LOG_FLOOR)[None]
         lw = np.maximum(np.log(w), LOG_FLOOR)[None]
@@ -122,7 +155,22 @@ def e_step(rows: DistinctRows, theta: np.ndarray, w: np.ndarray) -> tuple[float,
 def em_runs(rows: DistinctRows, theta: np.ndarray, w: np.ndarray, *, tol: float = 1e-8, max_iter: int = 1000,
             accelerate: bool = True, starts: np.ndarray | None = None) -> dict:
     """:func:`bnfk_core.lca.em.em_runs` (without ``trace``) on every start at once: ``theta`` (S, D, K), ``w`` (S, K).
-    Returns ``theta``, ``w``, ``loglik`` (NaN for a start not run), ``iterations`` (E-steps), ``converged``."""
+    Returns ``theta``, ``w``, ``loglik`` (NaN for a start not run), ``iterations`` (E-steps), ``converged``.
+
+    Parameters
+    ----------
+    rows : DistinctRows
+    theta : ndarray, shape (S, D, K)
+    w : ndarray, shape (S, K)
+    tol : float
+    max_iter : int
+    accelerate : bool
+    starts : ndarray of int, optional
+
+    Returns
+    -------
+    dict
+    """
     S = theta.shape[0]
     run = np.zeros(S, bool)
     run[np.arange(S) if starts is None else np.asarray(starts, dtype=np.int64)] = True

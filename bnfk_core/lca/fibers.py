@@ -48,6 +48,16 @@ class Moments:
 
     @classmethod
     def from_joint(cls, joint: np.ndarray) -> "Moments":
+        """Moments of a full joint probability array.
+
+        Parameters
+        ----------
+        joint : ndarray, shape (r_1, ..., r_n)
+
+        Returns
+        -------
+        Moments
+        """
         joint = np.asarray(joint, float)
         n = joint.ndim
 
@@ -58,6 +68,16 @@ class Moments:
 
     @classmethod
     def from_model(cls, model) -> "Moments":
+        """Exact moments of a latent class model (anything with ``weights`` and ``profiles``).
+
+        Parameters
+        ----------
+        model : LatentClassModel
+
+        Returns
+        -------
+        Moments
+        """
         w, P = np.asarray(model.weights), model.profiles
 
         def marg(idx):
@@ -67,6 +87,20 @@ class Moments:
 
     @classmethod
     def from_codes(cls, codes: np.ndarray, cards, weights=None) -> "Moments":
+        """Empirical moments of code rows.
+
+        Parameters
+        ----------
+        codes : ndarray of int, shape (N, n)
+            -1 = missing.
+        cards : sequence of int
+        weights : ndarray, shape (N,), optional
+            Row weights (default 1).
+
+        Returns
+        -------
+        Moments
+        """
         codes = np.asarray(codes)
         wts = np.ones(codes.shape[0]) if weights is None else np.asarray(weights, float)
         cards = [int(r) for r in cards]
@@ -79,11 +113,31 @@ class Moments:
         return cls(cards, marg, rows=(codes, wts))
 
     def p(self, *idx) -> np.ndarray:
+        """The marginal p(x_i, x_j, ...) of the variables ``idx`` (cached).
+
+        Parameters
+        ----------
+        *idx : int
+
+        Returns
+        -------
+        ndarray, shape (r_i, r_j, ...)
+        """
         if idx not in self._cache:
             self._cache[idx] = self._marg(tuple(idx))
         return self._cache[idx]
 
     def q2(self, i: int, j: int) -> np.ndarray:
+        """The centred moment q(x_i, x_j) = p(x_i, x_j) - p(x_i) p(x_j) (slides "Some notation").
+
+        Parameters
+        ----------
+        i, j : int
+
+        Returns
+        -------
+        ndarray, shape (r_i, r_j)
+        """
         return self.p(i, j) - np.multiply.outer(self.p(i), self.p(j))
 
     def _one_hot(self, group) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -100,7 +154,17 @@ class Moments:
 
     def cross(self, g1, g2) -> np.ndarray:
         """The cross-moment matrix Q[x, y] = q(x, y), x a value of a variable of ``g1``, y of ``g2`` (blocks in
-        the groups' order): a few matrix products, not one ``q2`` per pair of variables."""
+        the groups' order): a few matrix products, not one ``q2`` per pair of variables.
+
+        Parameters
+        ----------
+        g1, g2 : sequence of int
+            Disjoint groups of variables.
+
+        Returns
+        -------
+        ndarray, shape (sum r over g1, sum r over g2)
+        """
         g1, g2 = list(g1), list(g2)
         if self._classes is not None:      # p_ij = sum_t w_t P_i[t]^T P_j[t]
             w, P = self._classes
@@ -122,7 +186,17 @@ class Moments:
     def cross_singular_values(self, g1, g2) -> tuple[np.ndarray, tuple[int, int]]:
         """The singular values of :meth:`cross` (largest first) and its shape.  Q has rank at most K - 1 for a
         model (Q = A^T (diag w - w w^T) B) and at most N + 1 for complete rows (Q = X1^T W X2 - p1 p2^T):
-        then they come from a small factor, exactly, without forming Q."""
+        then they come from a small factor, exactly, without forming Q.
+
+        Parameters
+        ----------
+        g1, g2 : sequence of int
+
+        Returns
+        -------
+        singular_values : ndarray
+        shape : (int, int)
+        """
         g1, g2 = list(g1), list(g2)
         shape = (sum(self.cards[i] for i in g1), sum(self.cards[j] for j in g2))
         if self._classes is not None:
@@ -146,13 +220,33 @@ class Moments:
         return np.concatenate([sv, np.zeros(min(shape) - sv.size)]), shape      # the rest are zero
 
     def q3(self, i: int, j: int, k: int) -> np.ndarray:
+        """The third centred moment q(x_i, x_j, x_k) (slides "Some notation").
+
+        Parameters
+        ----------
+        i, j, k : int
+
+        Returns
+        -------
+        ndarray, shape (r_i, r_j, r_k)
+        """
         pi, pj, pk = self.p(i), self.p(j), self.p(k)
         return (self.p(i, j, k) - pi[:, None, None] * self.p(j, k)[None] - pj[None, :, None] * self.p(i, k)[:, None, :]
                 - pk[None, None, :] * self.p(i, j)[:, :, None] + 2 * np.einsum("a,b,c->abc", pi, pj, pk))
 
 
 def exact_joint(weights, profiles) -> np.ndarray:
-    """The full joint table p(x_1..x_n) = sum_t w_t prod_i theta_i[t, x_i] (small models only)."""
+    """The full joint table p(x_1..x_n) = sum_t w_t prod_i theta_i[t, x_i] (small models only).
+
+    Parameters
+    ----------
+    weights : sequence of float, shape (K,)
+    profiles : sequence of ndarray, shape (K, r_i)
+
+    Returns
+    -------
+    ndarray, shape (r_1, ..., r_n)
+    """
     out = np.asarray(weights, float)[:, None]
     for P in profiles:
         out = (out[:, :, None] * np.asarray(P)[:, None, :]).reshape(len(weights), -1)
@@ -176,7 +270,23 @@ def _best_triple(mo: Moments):
 def invert_two_classes(source, tol: float = 1e-12) -> tuple[np.ndarray, list]:
     """(w (2,), [theta_i (2, r_i)]) mapped to the K = 2 distribution ``source`` (a full joint array, or a
     :class:`Moments`) by the closed-form inversion of the module docstring; the other parameter set of the
-    fiber is the label swap.  An LcaError when fewer than three variables or no triple has non-zero q."""
+    fiber is the label swap.  An LcaError when fewer than three variables or no triple has non-zero q.
+
+    Parameters
+    ----------
+    source : ndarray or Moments
+    tol : float
+        Smallest usable triple score.
+
+    Returns
+    -------
+    w : ndarray, shape (2,)
+    profiles : list of ndarray, shape (2, r_i)
+
+    References
+    ----------
+    Auvray & Wehenkel (2008), the closed-form inversion (fibers) of the naive Bayes parametrisation.
+    """
     mo = source if isinstance(source, Moments) else Moments.from_joint(source)
     if len(mo.cards) < 3:
         raise LcaError("The K = 2 inversion needs at least three variables (with two the fiber is a continuum).")
@@ -225,7 +335,32 @@ def rank_diagnostic(source, n_rows: float | None = None, tol: float | None = Non
     ``source``: a :class:`Moments`, a latent class model (exact moments) or a full joint array.  ``tol``: the
     noise level; default (sqrt(a) + sqrt(b)) / (2 sqrt(N)) for data (a x b the size of Q, a heuristic bound on
     the spectral norm of sampling noise with entry standard deviation <= 1 / (2 sqrt N)), 1e-9 times the
-    largest singular value (at least 1e-12) for an exact distribution (``n_rows`` None)."""
+    largest singular value (at least 1e-12) for an exact distribution (``n_rows`` None).
+
+    Parameters
+    ----------
+    source : Moments, LatentClassModel or ndarray
+    n_rows : float, optional
+        Rows behind empirical moments (None: exact).
+    tol : float, optional
+    groups : (sequence of int, sequence of int), optional
+        Default: two halves of the variables.
+
+    Returns
+    -------
+    dict
+        ``singular_values``, ``tol``, ``groups``, ``classes_supported`` (1 + the singular values above ``tol``)
+        and ``max_detectable``.
+
+    Raises
+    ------
+    LcaError
+        With fewer than two variables.
+
+    References
+    ----------
+    Auvray & Wehenkel (2008), the rank (implicit-equation) condition on the number of classes.
+    """
     if isinstance(source, Moments):
         mo = source
     elif hasattr(source, "profiles"):
@@ -247,7 +382,17 @@ def rank_diagnostic(source, n_rows: float | None = None, tol: float | None = Non
 
 def kruskal_rank(gram: np.ndarray, tol: float = 1e-8) -> int:
     """The Kruskal rank of a matrix given the Gram matrix of its rows: the largest k such that EVERY k rows
-    are linearly independent (rows scaled to unit length; independent = smallest eigenvalue above ``tol``)."""
+    are linearly independent (rows scaled to unit length; independent = smallest eigenvalue above ``tol``).
+
+    Parameters
+    ----------
+    gram : ndarray, shape (K, K)
+    tol : float
+
+    Returns
+    -------
+    int
+    """
     d = np.sqrt(np.maximum(np.diag(gram), 1e-300))
     G = gram / np.outer(d, d)
     K = G.shape[0]
@@ -284,7 +429,22 @@ def _partitions(n: int, K: int, cards, tries: int = 60):
 def identifiability(model, tol: float = 1e-8) -> dict:
     """Whether the fitted latent class ``model``'s parameters are determined by its distribution (module
     docstring): ``identifiable`` True (Kruskal holds: exactly K! label swaps), False (a continuum), or None
-    (neither shown), with ``parameter_sets``, ``reason`` and the checks."""
+    (neither shown), with ``parameter_sets``, ``reason`` and the checks.
+
+    Parameters
+    ----------
+    model : LatentClassModel
+    tol : float
+        As :func:`kruskal_rank`.
+
+    Returns
+    -------
+    dict
+
+    References
+    ----------
+    Allman, Matias & Rhodes (2009), Thm. 1 (Kruskal's condition); Auvray & Wehenkel (2008) (fibers).
+    """
     K = model.n_classes
     cards = [int(r) for r in model.cardinalities]
     n = len(cards)

@@ -35,7 +35,18 @@ KERNEL_STARTS = 10
 
 def best_by_bic(data, kmax: int = KERNEL_KMAX, starts: int = KERNEL_STARTS, seed: int = 0, engine: str = "numba"):
     """The fitted model with the least BIC among K = 1..kmax (each from ``starts`` seeded starts; ``engine`` of
-    :func:`~bnfk_core.lca.model.fit_lca`)."""
+    :func:`~bnfk_core.lca.model.fit_lca`).
+
+    Parameters
+    ----------
+    data : CategoricalData
+    kmax, starts, seed : int
+    engine : str
+
+    Returns
+    -------
+    LatentClassModel
+    """
     best = None
     for k in range(1, int(kmax) + 1):
         m = fit_lca(data, k, starts, seed, engine=engine)
@@ -45,7 +56,18 @@ def best_by_bic(data, kmax: int = KERNEL_KMAX, starts: int = KERNEL_STARTS, seed
 
 
 def kernel_network(model, pseudo_count: float = 1.0):
-    """The hidden-root network behind the kernel of a fitted :class:`LatentClassModel`."""
+    """The hidden-root network behind the kernel of a fitted :class:`LatentClassModel`.
+
+    Parameters
+    ----------
+    model : LatentClassModel
+    pseudo_count : float
+        Smoothing of :meth:`LatentClassModel.to_bayesnet` (the kernel needs positive probabilities).
+
+    Returns
+    -------
+    BayesNet
+    """
     return model.to_bayesnet(pseudo_count=pseudo_count)
 
 
@@ -61,14 +83,36 @@ class LatentClassKernel(NetworkKernel):
 
     def contributions(self, x, y):
         """Per observed variable: its block's term of Theorem 1 plus an equal share of the class node's term
-        (sum_t p(t|x) p(t|y) / w_t - 1), so that the terms sum to K(x, y); :meth:`class_term` gives that term."""
+        (sum_t p(t|x) p(t|y) / w_t - 1), so that the terms sum to K(x, y); :meth:`class_term` gives that term.
+
+        Parameters
+        ----------
+        x, y : one row each
+
+        Returns
+        -------
+        ndarray, shape (n_observed_vars,)
+
+        References
+        ----------
+        Paper, Theorem 1.
+        """
         full = super().contributions(x, y)
         h = list(self.model.variables).index(self.hidden)
         rest = np.delete(full, h)
         return rest + full[h] / max(len(rest), 1)
 
     def class_term(self, x, y) -> float:
-        """The class node's term of K(x, y)."""
+        """The class node's term of K(x, y).
+
+        Parameters
+        ----------
+        x, y : one row each
+
+        Returns
+        -------
+        float
+        """
         return float(super().contributions(x, y)[list(self.model.variables).index(self.hidden)])
 
 
@@ -83,7 +127,19 @@ def fit_lca_fisher(train, *, model=None, classes: int | None = None, seed: int =
                    **_ignored) -> LatentClassKernel:
     """The latent-class Fisher kernel for ``train``: a given latent class network (``model`` with a hidden root,
     e.g. the app's session network), else a model with ``classes`` classes (default: least BIC for
-    K = 1..KERNEL_KMAX) fitted on ``train`` by EM."""
+    K = 1..KERNEL_KMAX) fitted on ``train`` by EM.
+
+    Parameters
+    ----------
+    train : CategoricalData
+    model : BayesNet, optional
+    classes : int, optional
+    seed, starts : int
+
+    Returns
+    -------
+    LatentClassKernel
+    """
     if model is not None and _is_latent_network(model, train):
         return LatentClassKernel(model, notes=("the given latent class network",))
     lca = fit_lca(train, int(classes), starts, seed) if classes else best_by_bic(train, seed=seed, starts=starts)
@@ -93,7 +149,18 @@ def fit_lca_fisher(train, *, model=None, classes: int | None = None, seed: int =
 
 def cluster_lca(data, n_clusters: int, *, seed: int = 0, starts: int = 20, **_ignored) -> dict:
     """Latent-class clustering: the modal class of every row under a K = ``n_clusters`` model (feature
-    columns only).  Returns labels, the model's facts and seconds."""
+    columns only).  Returns labels, the model's facts and seconds.
+
+    Parameters
+    ----------
+    data : CategoricalData
+    n_clusters : int
+    seed, starts : int
+
+    Returns
+    -------
+    dict
+    """
     t0 = time.perf_counter()
     feats = data.without_class() if getattr(data, "class_column", None) else data
     m = fit_lca(feats, int(n_clusters), int(starts), int(seed))

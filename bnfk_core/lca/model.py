@@ -47,12 +47,41 @@ class LcaError(BnfkError):
 
 
 def free_parameters(k: int, cards) -> int:
-    """(K - 1) + K * sum_i (r_i - 1): the class weights and every class profile, minus their sum-to-one."""
+    """(K - 1) + K * sum_i (r_i - 1): the class weights and every class profile, minus their sum-to-one.
+
+    Parameters
+    ----------
+    k : int
+        Number of classes K.
+    cards : sequence of int
+        r_i of every variable.
+
+    Returns
+    -------
+    int
+    """
     return int(k - 1 + k * int(sum(int(r) - 1 for r in cards)))
 
 
 def initial_parameters(cards, k: int, starts: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
-    """(theta (S, D, K), w (S, K)) of the seeded random starts (module docstring)."""
+    """(theta (S, D, K), w (S, K)) of the seeded random starts (module docstring).
+
+    Parameters
+    ----------
+    cards : sequence of int
+    k : int
+    starts : int
+        Number of random starts S.
+    seed : int
+        Start s draws from ``default_rng([seed, s])``.
+
+    Returns
+    -------
+    theta : ndarray, shape (S, D, K)
+        Dirichlet(1) class profiles stacked over the variables (D = sum_i r_i).
+    w : ndarray, shape (S, K)
+        Uniform class weights.
+    """
     D = int(sum(cards))
     theta = np.empty((starts, D, k))
     for s in range(starts):
@@ -106,7 +135,21 @@ class LatentClassModel:
 
     # ------------------------------------------------------------------ rows
     def codes_of(self, data) -> np.ndarray:
-        """Code rows aligned to the model (``data``: CategoricalData with the model's columns, or codes)."""
+        """Code rows aligned to the model (``data``: CategoricalData with the model's columns, or codes).
+
+        Parameters
+        ----------
+        data : CategoricalData, pandas.DataFrame or ndarray of int
+
+        Returns
+        -------
+        ndarray of int, shape (N, n)
+
+        Raises
+        ------
+        LcaError
+            When code rows have another number of columns than the model has variables.
+        """
         if hasattr(data, "codes") or isinstance(data, pd.DataFrame):
             return self.to_bayesnet().align(data).codes[:, 1:]
         codes = np.atleast_2d(np.asarray(data))
@@ -116,7 +159,20 @@ class LatentClassModel:
 
     def log_joint(self, data) -> np.ndarray:
         """log P(x_observed, C = t) of every row, shape (N, K): log w_t + sum_i log theta_i[t, x_i] over the
-        observed cells, gathered variable by variable (no one-hot matrix)."""
+        observed cells, gathered variable by variable (no one-hot matrix).
+
+        Parameters
+        ----------
+        data : CategoricalData, pandas.DataFrame or codes
+
+        Returns
+        -------
+        ndarray, shape (N, K)
+
+        References
+        ----------
+        Auvray & Wehenkel (2008), slide "Naive Bayesian networks" (the model p(x) = sum_t w_t prod_i theta_i[t, x_i]).
+        """
         codes = self.codes_of(data)
         with np.errstate(divide="ignore"):
             out = np.tile(np.maximum(np.log(self.weights), LOG_FLOOR), (codes.shape[0], 1))
@@ -128,21 +184,57 @@ class LatentClassModel:
         return out
 
     def log_likelihood(self, data) -> np.ndarray:
-        """log P(x_observed) of every row (missing cells marginalised)."""
+        """log P(x_observed) of every row (missing cells marginalised).
+
+        Parameters
+        ----------
+        data : CategoricalData, pandas.DataFrame or codes
+
+        Returns
+        -------
+        ndarray, shape (N,)
+        """
         return logsumexp(self.log_joint(data), axis=1)
 
     def posterior(self, data) -> np.ndarray:
-        """P(C = t | x_observed), shape (N, K)."""
+        """P(C = t | x_observed), shape (N, K).
+
+        Parameters
+        ----------
+        data : CategoricalData, pandas.DataFrame or codes
+
+        Returns
+        -------
+        ndarray, shape (N, K)
+        """
         L = self.log_joint(data)
         return np.exp(L - logsumexp(L, axis=1, keepdims=True))
 
     def modal_classes(self, data) -> np.ndarray:
-        """The most probable class of every row (0-based)."""
+        """The most probable class of every row (0-based).
+
+        Parameters
+        ----------
+        data : CategoricalData, pandas.DataFrame or codes
+
+        Returns
+        -------
+        ndarray of int, shape (N,)
+        """
         return np.argmax(self.log_joint(data), axis=1)
 
     def predict_missing(self, data) -> np.ndarray:
         """The codes with every missing cell filled by argmax_k sum_t P(t | x_obs) theta_i[t, k] (ties: the
-        first state); observed cells are kept."""
+        first state); observed cells are kept.
+
+        Parameters
+        ----------
+        data : CategoricalData, pandas.DataFrame or codes
+
+        Returns
+        -------
+        ndarray of int, shape (N, n)
+        """
         codes = self.codes_of(data).copy()
         post = self.posterior(codes)
         for i, prof in enumerate(self.profiles):
@@ -152,13 +244,29 @@ class LatentClassModel:
         return codes
 
     def class_sizes(self, data=None) -> list:
-        """Rows per modal class on ``data`` (None: the estimated weights times the rows fitted)."""
+        """Rows per modal class on ``data`` (None: the estimated weights times the rows fitted).
+
+        Parameters
+        ----------
+        data : CategoricalData, pandas.DataFrame or codes, optional
+
+        Returns
+        -------
+        list
+            Integers per class on ``data``; floats (expected sizes) without.
+        """
         if data is None:
             return [float(x) for x in self.weights * self.n_rows]
         return np.bincount(self.modal_classes(data), minlength=self.n_classes).tolist()
 
     # ------------------------------------------------------------------ export
     def hidden_name(self) -> str:
+        """The name of the hidden class node: ``HIDDEN_NAME``, prefixed with ``_`` until no variable bears it.
+
+        Returns
+        -------
+        str
+        """
         name = HIDDEN_NAME
         while name in self.variables:
             name = "_" + name
@@ -168,7 +276,18 @@ class LatentClassModel:
         """The model as a :class:`~bnfk_core.network.model.BayesNet`: hidden root C -> every x_i (``fit_info["hidden"]``
         names C; aligning data to the network adds C as an all-missing column).  ``pseudo_count`` > 0 smooths
         the expected counts: (n_tk + a) / (n_t + a r_i) and (n_t + a) / (N + a K) (the Fisher kernel needs
-        every probability positive)."""
+        every probability positive).
+
+        Parameters
+        ----------
+        pseudo_count : float
+            a; 0 keeps the fitted parameters.
+
+        Returns
+        -------
+        BayesNet
+            Cached per ``pseudo_count``.
+        """
         from ..network.model import BayesNet
         key = ("bayesnet", float(pseudo_count))
         cache = self.__dict__.setdefault("_nets", {})
@@ -321,7 +440,21 @@ def fit_lca(data, k: int, starts: int = 20, seed: int = 0, *, tol: float = 1e-8,
 
 
 def parse_classes(text) -> list:
-    """``"3"`` -> [3]; ``"1-4"`` -> [1, 2, 3, 4] (an LcaError naming the value otherwise)."""
+    """``"3"`` -> [3]; ``"1-4"`` -> [1, 2, 3, 4] (an LcaError naming the value otherwise).
+
+    Parameters
+    ----------
+    text : str or int
+
+    Returns
+    -------
+    list of int
+
+    Raises
+    ------
+    LcaError
+        When ``text`` is not K or A-B with 1 <= A <= B <= ``MAX_CLASSES``.
+    """
     s = str(text).strip()
     try:
         if "-" in s:
@@ -336,7 +469,22 @@ def parse_classes(text) -> list:
 
 
 def fit_lca_range(data, classes, starts: int = 20, seed: int = 0, progress=None, **options) -> list:
-    """One :func:`fit_lca` per K in ``classes`` (a list or ``"A-B"``), in order."""
+    """One :func:`fit_lca` per K in ``classes`` (a list or ``"A-B"``), in order.
+
+    Parameters
+    ----------
+    data : CategoricalData
+    classes : sequence of int or str
+    starts, seed : int
+        As :func:`fit_lca`.
+    progress : callable(fraction, message), optional
+    **options
+        Passed to :func:`fit_lca`.
+
+    Returns
+    -------
+    list of LatentClassModel
+    """
     ks = parse_classes(classes) if isinstance(classes, str) else [int(k) for k in classes]
     out = []
     for j, k in enumerate(ks):
@@ -349,7 +497,17 @@ def fit_lca_range(data, classes, starts: int = 20, seed: int = 0, progress=None,
 
 
 def check_not_hidden(model) -> None:
-    """A ModelError if ``model`` is not a latent class network (hidden root -> every other node)."""
+    """A ModelError if ``model`` is not a latent class network (hidden root -> every other node).
+
+    Parameters
+    ----------
+    model : BayesNet
+
+    Raises
+    ------
+    ModelError
+        When ``fit_info["hidden"]`` names no variable of ``model``.
+    """
     hidden = (getattr(model, "fit_info", None) or {}).get("hidden")
     if hidden not in getattr(model, "variables", ()):
         raise ModelError("The network has no hidden class node; fit a latent class model first.")

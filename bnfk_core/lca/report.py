@@ -10,7 +10,17 @@ def summary(model, data=None) -> dict:
     """classes, loglik, bic, aic, parameters, rows, starts, starts_at_best (among runs_completed: the starts run
     to convergence), iterations (E-steps of the best start), converged, seed,
     class_weights, class_sizes (modal classes on ``data``, else weights x rows), identifiable (+ the
-    :func:`~bnfk_core.lca.fibers.identifiability` record) and the profiles."""
+    :func:`~bnfk_core.lca.fibers.identifiability` record) and the profiles.
+
+    Parameters
+    ----------
+    model : LatentClassModel
+    data : CategoricalData, optional
+
+    Returns
+    -------
+    dict
+    """
     m = model
     ident = identifiability(m)
     return {"classes": m.n_classes, "loglik": float(m.loglik), "bic": m.bic, "aic": m.aic,
