@@ -30,7 +30,16 @@ HANDLE_UNKNOWN = ("missing", "error")
 
 def seed_of(random_state) -> int:
     """The integer seed the core takes: an int as given (so ``random_state=s`` is the core's ``seed=s``), else
-    one draw from ``check_random_state(random_state)`` (None: numpy's global generator, as scikit-learn does)."""
+    one draw from ``check_random_state(random_state)`` (None: numpy's global generator, as scikit-learn does).
+
+    Parameters
+    ----------
+    random_state : None, int or numpy.random.RandomState
+
+    Returns
+    -------
+    int
+    """
     if isinstance(random_state, numbers.Integral) and not isinstance(random_state, bool):
         return int(random_state)
     return int(check_random_state(random_state).randint(np.iinfo(np.int32).max))
@@ -94,7 +103,23 @@ def unknown_as_missing(frame: pd.DataFrame, model) -> pd.DataFrame:
     """``frame`` as cell texts with every value that is no state of ``model`` blanked (a missing cell).
 
     Columns of interval states (discretized numbers) are left as they are: every number falls into one of
-    their bins (:func:`bnfk_core.data.binning.column_states`)."""
+    their bins (:func:`bnfk_core.data.binning.column_states`).
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+    model : BayesNet
+
+    Returns
+    -------
+    pandas.DataFrame
+        Only the columns that are variables of ``model``.
+
+    Raises
+    ------
+    DataError
+        When no column is a variable of ``model``.
+    """
     states = dict(zip((str(v) for v in model.variables), model.states))
     out = {}
     for c in frame.columns:

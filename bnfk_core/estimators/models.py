@@ -60,7 +60,17 @@ class LatentClassModel(TableInput, DensityMixin, BaseEstimator):
         self.random_state = random_state
 
     def fit(self, X, y=None):
-        """Fit the model to ``X`` (``y`` is ignored)."""
+        """Fit the model to ``X`` (``y`` is ignored).
+
+        Parameters
+        ----------
+        X : pandas.DataFrame or array-like of shape (n_samples, n_features)
+        y : ignored
+
+        Returns
+        -------
+        self
+        """
         from ..lca import fit_lca
         self._check_options()
         data = self._fit_table(X)
@@ -77,36 +87,101 @@ class LatentClassModel(TableInput, DensityMixin, BaseEstimator):
         return self.model_.codes_of(self._table(X, self.model_.to_bayesnet()))
 
     def predict(self, X):
-        """The most probable class of every row (0-based, classes by decreasing weight)."""
+        """The most probable class of every row (0-based, classes by decreasing weight).
+
+        Parameters
+        ----------
+        X : pandas.DataFrame or array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of int, shape (n_samples,)
+        """
         check_is_fitted(self)
         return self.model_.modal_classes(self._codes(X))
 
     def predict_proba(self, X):
-        """P(class | x_observed) of every row, shape (n_samples, n_components)."""
+        """P(class | x_observed) of every row, shape (n_samples, n_components).
+
+        Parameters
+        ----------
+        X : pandas.DataFrame or array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray, shape (n_samples, n_components)
+        """
         check_is_fitted(self)
         return self.model_.posterior(self._codes(X))
 
     def fit_predict(self, X, y=None):
-        """Fit, then the most probable class of every row of ``X``."""
+        """Fit, then the most probable class of every row of ``X``.
+
+        Parameters
+        ----------
+        X : pandas.DataFrame or array-like of shape (n_samples, n_features)
+        y : ignored
+
+        Returns
+        -------
+        ndarray of int, shape (n_samples,)
+        """
         return self.fit(X).predict(X)
 
     def score_samples(self, X):
-        """log P(x_observed) of every row."""
+        """log P(x_observed) of every row.
+
+        Parameters
+        ----------
+        X : pandas.DataFrame or array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray, shape (n_samples,)
+        """
         check_is_fitted(self)
         return self.model_.log_likelihood(self._codes(X))
 
     def score(self, X, y=None):
-        """The mean log-likelihood per row (as ``GaussianMixture.score``)."""
+        """The mean log-likelihood per row (as ``GaussianMixture.score``).
+
+        Parameters
+        ----------
+        X : pandas.DataFrame or array-like of shape (n_samples, n_features)
+        y : ignored
+
+        Returns
+        -------
+        float
+        """
         return float(np.mean(self.score_samples(X)))
 
     def bic(self, X):
         """-2 log L(X) + p log n (p: free parameters; as ``GaussianMixture.bic``; on the training rows it is
-        the fitted model's BIC)."""
+        the fitted model's BIC).
+
+        Parameters
+        ----------
+        X : pandas.DataFrame or array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        float
+        """
         ll = self.score_samples(X)
         return float(-2.0 * ll.sum() + self.model_.parameters * math.log(len(ll)))
 
     def aic(self, X):
-        """-2 log L(X) + 2 p."""
+        """-2 log L(X) + 2 p.
+
+        Parameters
+        ----------
+        X : pandas.DataFrame or array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        float
+        """
         return float(-2.0 * self.score_samples(X).sum() + 2.0 * self.model_.parameters)
 
 
@@ -169,7 +244,18 @@ class NetworkClassifier(TableInput, ClassifierMixin, BaseEstimator):
         return tags
 
     def fit(self, X, y):
-        """Learn the network over the features of ``X`` and the class ``y``."""
+        """Learn the network over the features of ``X`` and the class ``y``.
+
+        Parameters
+        ----------
+        X : pandas.DataFrame or array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+            Class of every row (no missing value).
+
+        Returns
+        -------
+        self
+        """
         from ..data.table import from_frame
         from ..learning.incomplete import em_parameters
         from ..learning.recipe import Recipe
@@ -207,7 +293,16 @@ class NetworkClassifier(TableInput, ClassifierMixin, BaseEstimator):
         return self
 
     def predict_proba(self, X):
-        """P(class | x_observed) of every row, columns in the order of ``classes_``."""
+        """P(class | x_observed) of every row, columns in the order of ``classes_``.
+
+        Parameters
+        ----------
+        X : pandas.DataFrame or array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray, shape (n_samples, n_classes)
+        """
         from ..inference.queries import posterior
         check_is_fitted(self)
         net = self.network_
@@ -222,7 +317,17 @@ class NetworkClassifier(TableInput, ClassifierMixin, BaseEstimator):
         return out
 
     def predict(self, X):
-        """The most probable class of every row."""
+        """The most probable class of every row.
+
+        Parameters
+        ----------
+        X : pandas.DataFrame or array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray, shape (n_samples,)
+            Labels from ``classes_``.
+        """
         check_is_fitted(self)
         return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
 

@@ -93,7 +93,17 @@ class FisherKernel(TableInput, _RecipeParams, TransformerMixin, BaseEstimator):
         self.random_state = random_state
 
     def fit(self, X, y=None):
-        """Learn the network on ``X`` (``y`` is ignored)."""
+        """Learn the network on ``X`` (``y`` is ignored).
+
+        Parameters
+        ----------
+        X : pandas.DataFrame or array-like of shape (n_samples, n_features)
+        y : ignored
+
+        Returns
+        -------
+        self
+        """
         self._check_options()
         if self.output not in OUTPUTS:
             raise ValueError(f"output must be 'features' or 'gram', not {self.output!r}.")
@@ -104,7 +114,21 @@ class FisherKernel(TableInput, _RecipeParams, TransformerMixin, BaseEstimator):
 
     def transform(self, X):
         """The sparse Fisher features of ``X`` (CSR, one block of columns per variable), or with
-        ``output="gram"`` the kernel between ``X`` and the rows ``fit`` saw."""
+        ``output="gram"`` the kernel between ``X`` and the rows ``fit`` saw.
+
+        Parameters
+        ----------
+        X : pandas.DataFrame or array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        scipy.sparse.csr_matrix or ndarray
+            Features (n_samples, n_features_out), or the Gram matrix (n_samples, n_fit_rows).
+
+        References
+        ----------
+        Paper, Theorem 1 (the kernel and its feature map).
+        """
         check_is_fitted(self)
         from ..kernels.features import features
         data = self._table(X, self.network_)
@@ -114,7 +138,20 @@ class FisherKernel(TableInput, _RecipeParams, TransformerMixin, BaseEstimator):
         return features(self.network_, data)
 
     def gram(self, X, Y=None):
-        """The (marginalised) Fisher kernel between the rows of ``X`` and of ``Y`` (default ``X``)."""
+        """The (marginalised) Fisher kernel between the rows of ``X`` and of ``Y`` (default ``X``).
+
+        Parameters
+        ----------
+        X, Y : pandas.DataFrame or array-like
+
+        Returns
+        -------
+        ndarray, shape (len(X), len(Y))
+
+        References
+        ----------
+        Paper, Theorem 1.
+        """
         check_is_fitted(self)
         from ..kernels.fisher import gram
         data = self._table(X, self.network_)
@@ -123,7 +160,16 @@ class FisherKernel(TableInput, _RecipeParams, TransformerMixin, BaseEstimator):
 
     def get_feature_names_out(self, input_features=None):
         """``variable=state`` (a root) or ``variable=state|parent=state,...`` names of the feature columns
-        (``output="features"``), in the order of :func:`bnfk_core.kernels.features.feature_offsets`."""
+        (``output="features"``), in the order of :func:`bnfk_core.kernels.features.feature_offsets`.
+
+        Parameters
+        ----------
+        input_features : ignored
+
+        Returns
+        -------
+        ndarray of object
+        """
         check_is_fitted(self)
         from ..kernels.features import feature_offsets
         model = self.network_
@@ -182,7 +228,17 @@ class NetworkImputer(TableInput, _RecipeParams, TransformerMixin, BaseEstimator)
         self.random_state = random_state
 
     def fit(self, X, y=None):
-        """Learn the network on ``X`` (``y`` is ignored)."""
+        """Learn the network on ``X`` (``y`` is ignored).
+
+        Parameters
+        ----------
+        X : pandas.DataFrame or array-like of shape (n_samples, n_features)
+        y : ignored
+
+        Returns
+        -------
+        self
+        """
         self._check_options()
         frame = self._frame(X, reset=True)
         self._columns = [str(c) for c in frame.columns]
@@ -193,7 +249,17 @@ class NetworkImputer(TableInput, _RecipeParams, TransformerMixin, BaseEstimator)
         return self
 
     def transform(self, X):
-        """``X`` with its missing cells filled."""
+        """``X`` with its missing cells filled.
+
+        Parameters
+        ----------
+        X : pandas.DataFrame or array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        pandas.DataFrame or ndarray
+            As ``X`` came: a DataFrame for a DataFrame, else an array.
+        """
         check_is_fitted(self)
         from ..analyses.impute.completion import impute_with_model
         frame = self._frame(X, reset=False)
@@ -322,7 +388,17 @@ class KernelClustering(TableInput, _RecipeParams, ClusterMixin, BaseEstimator):
         self.random_state = random_state
 
     def fit(self, X, y=None):
-        """Cluster the rows of ``X`` (``y`` is ignored)."""
+        """Cluster the rows of ``X`` (``y`` is ignored).
+
+        Parameters
+        ----------
+        X : pandas.DataFrame or array-like of shape (n_samples, n_features)
+        y : ignored
+
+        Returns
+        -------
+        self
+        """
         from ..analyses.cluster.clustering import run_clustering
         from ..registry import CLUSTERERS, KERNELS
         kernel, algorithm = KERNELS[self.kernel], CLUSTERERS[self.algorithm]   # unknown names: one sentence
