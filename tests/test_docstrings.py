@@ -109,6 +109,9 @@ EXEMPT = {
         "fisher_normalized:NormalizedFisherKernel.gram", "fisher_normalized:NormalizedFisherKernel.contributions",
         "hamming:HammingKernel.gram", "hamming:HammingKernel.contributions",
         "similarity:CategoricalMeasure.gram", "similarity:CategoricalMeasure.contributions")},
+    # the greedy-criterion interface (value, values, start, best_swap, swap), documented on MMDCriterion
+    **{f"bnfk_core.analyses.prototypes.rowwise:ChunkedMMDCriterion.{name}": "implements the greedy-criterion method "
+       "of that name, documented on criteria.MMDCriterion" for name in ("value", "values", "start", "best_swap", "swap")},
 }
 
 

@@ -75,6 +75,17 @@ class MMDCriterion:
 
     @classmethod
     def from_model(cls, model, data) -> "MMDCriterion":
+        """The criterion on the Fisher features of ``data`` under ``model`` (paper, Theorem 1).
+
+        Parameters
+        ----------
+        model : BayesNet
+        data : CategoricalData
+
+        Returns
+        -------
+        MMDCriterion
+        """
         data = model.align(data)
         cols = KernelColumns(model, data.codes) if not data.has_missing else None
         return cls(features(model, data), cols)
@@ -84,12 +95,34 @@ class MMDCriterion:
         return np.asarray(self.Phi[idx].sum(axis=0)).ravel()
 
     def value(self, idx) -> float:
+        """d(X_S, X) of one subset (paper, eq. (10)).
+
+        Parameters
+        ----------
+        idx : sequence of int
+            Row indices of X_S.
+
+        Returns
+        -------
+        float
+        """
         idx = np.asarray(idx, dtype=np.int64)
         d = self._sums(idx) / len(idx) - self.mu
         return float(d @ d)
 
     def values(self, subsets: np.ndarray, chunk: int = 64) -> np.ndarray:
-        """d for every row of ``subsets`` (R, k), in chunks of sparse indicator products."""
+        """d for every row of ``subsets`` (R, k), in chunks of sparse indicator products.
+
+        Parameters
+        ----------
+        subsets : ndarray of int, shape (R, k)
+        chunk : int
+            Subsets per sparse product.
+
+        Returns
+        -------
+        ndarray, shape (R,)
+        """
         subsets = np.atleast_2d(np.asarray(subsets, dtype=np.int64))
         R, k = subsets.shape
         mu2 = float(self.mu @ self.mu)
@@ -105,13 +138,34 @@ class MMDCriterion:
         return np.maximum(out, 0.0)
 
     def kernel_column(self, o: int) -> np.ndarray:
-        """K(x, x_o) for every row x."""
+        """K(x, x_o) for every row x.
+
+        Parameters
+        ----------
+        o : int
+            Row index.
+
+        Returns
+        -------
+        ndarray, shape (N,)
+        """
         if self.columns is not None:
             return self.columns(o)
         return self.Phi @ self._row(o)
 
     # -- incremental interface used by greedy_swap
     def start(self, idx: np.ndarray) -> float:
+        """Begin a greedy search at the subset ``idx``.
+
+        Parameters
+        ----------
+        idx : ndarray of int
+
+        Returns
+        -------
+        float
+            d of ``idx``.
+        """
         self._k = len(idx)
         self._s = self._sums(idx)
         self._refresh()
@@ -125,7 +179,17 @@ class MMDCriterion:
         self._swaps = 0
 
     def swap_scores(self, o: int) -> np.ndarray:
-        """d after replacing member ``o`` by each row (members are masked by the caller)."""
+        """d after replacing member ``o`` by each row (members are masked by the caller).
+
+        Parameters
+        ----------
+        o : int
+            Current member.
+
+        Returns
+        -------
+        ndarray, shape (N,)
+        """
         k = self._k
         kc = self.kernel_column(o)
         self._col = (o, kc)
@@ -133,7 +197,20 @@ class MMDCriterion:
         return ww + (2.0 / k) * (self._g - kc / k) + self.sq / k**2
 
     def best_swap(self, o: int, member: np.ndarray) -> tuple[int, float]:
-        """(c, d after swapping o for c) of the best non-member c: :meth:`swap_scores` + argmin, fused."""
+        """(c, d after swapping o for c) of the best non-member c: :meth:`swap_scores` + argmin, fused.
+
+        Parameters
+        ----------
+        o : int
+            Current member.
+        member : ndarray of bool, shape (N,)
+            The current subset.
+
+        Returns
+        -------
+        c : int
+        d : float
+        """
         k = self._k
         kc = self.kernel_column(o)
         self._col = (o, kc)
@@ -142,6 +219,17 @@ class MMDCriterion:
         return int(c), float(val)
 
     def swap(self, o: int, c: int) -> float:
+        """Replace member ``o`` by row ``c`` (after :meth:`start`).
+
+        Parameters
+        ----------
+        o, c : int
+
+        Returns
+        -------
+        float
+            d of the new subset.
+        """
         ko = self._col[1] if self._col[0] == o else self.kernel_column(o)
         self._s += self._row(c) - self._row(o)
         self._swaps += 1
@@ -238,6 +326,17 @@ def log_chi2_sf(x, dof) -> np.ndarray:
     Q is the regularised upper incomplete gamma function; where it underflows (p < 1e-250) the
     asymptotic series log Q(a, z) = (a-1) log z - z - lgamma(a) + log(1 + (a-1)/z + (a-1)(a-2)/z^2)
     is used (relative error below 1e-6 there, z > 500).
+
+    Parameters
+    ----------
+    x : array-like
+        Statistics.
+    dof : array-like
+        Degrees of freedom (broadcast to ``x``).
+
+    Returns
+    -------
+    ndarray
     """
     x = np.asarray(x, dtype=float)
     a = np.broadcast_to(np.asarray(dof, dtype=float) / 2.0, x.shape)
@@ -287,6 +386,16 @@ class Chi2Criterion:
 
     @classmethod
     def from_data(cls, data) -> "Chi2Criterion":
+        """The criterion on the pool ``data``.
+
+        Parameters
+        ----------
+        data : CategoricalData
+
+        Returns
+        -------
+        Chi2Criterion
+        """
         return cls(data.codes, data.cardinalities)
 
     def _counts(self, idx) -> np.ndarray:
@@ -299,15 +408,42 @@ class Chi2Criterion:
         return -np.where(self.tested, lp, 0.0).sum(axis=-1)
 
     def statistics(self, idx) -> np.ndarray:
-        """The chi-square statistic of every variable for subset ``idx``."""
+        """The chi-square statistic of every variable for subset ``idx``.
+
+        Parameters
+        ----------
+        idx : sequence of int
+
+        Returns
+        -------
+        ndarray, shape (n_vars,)
+        """
         k = len(idx)
         O = self._counts(idx)
         return (O**2 * self._inv_freq).sum(axis=1) / k - k
 
     def value(self, idx) -> float:
+        """-sum_i log p_i of one subset.
+
+        Parameters
+        ----------
+        idx : sequence of int
+
+        Returns
+        -------
+        float
+        """
         return float(self._objective(self.statistics(idx)))
 
     def values(self, subsets: np.ndarray) -> np.ndarray:
+        """Parameters
+        ----------
+        subsets : ndarray of int, shape (R, k)
+
+        Returns
+        -------
+        ndarray, shape (R,)
+        """
         subsets = np.atleast_2d(np.asarray(subsets, dtype=np.int64))
         R, k = subsets.shape
         out = np.empty(R)
@@ -316,6 +452,16 @@ class Chi2Criterion:
         return out
 
     def start(self, idx: np.ndarray) -> float:
+        """Begin a greedy search at the subset ``idx``.
+
+        Parameters
+        ----------
+        idx : ndarray of int
+
+        Returns
+        -------
+        float
+        """
         self._k = len(idx)
         self._O = self._counts(idx)
         return self._current()
@@ -325,6 +471,16 @@ class Chi2Criterion:
         return float(self._objective((self._O**2 * self._inv_freq).sum(axis=1) / k - k))
 
     def swap_scores(self, o: int) -> np.ndarray:
+        """The objective after replacing member ``o`` by each row (members are masked by the caller).
+
+        Parameters
+        ----------
+        o : int
+
+        Returns
+        -------
+        ndarray, shape (N,)
+        """
         k = self._k
         Om = self._O.copy()
         Om.ravel()[self.flat[o]] -= 1.0
@@ -336,6 +492,16 @@ class Chi2Criterion:
         return table.ravel()[self._flatT].sum(axis=0)
 
     def swap(self, o: int, c: int) -> float:
+        """Replace member ``o`` by row ``c`` (after :meth:`start`).
+
+        Parameters
+        ----------
+        o, c : int
+
+        Returns
+        -------
+        float
+        """
         self._O.ravel()[self.flat[o]] -= 1.0
         self._O.ravel()[self.flat[c]] += 1.0
         return self._current()
@@ -343,11 +509,31 @@ class Chi2Criterion:
 
 
 def mmd_criterion(model, data) -> MMDCriterion:
-    """The ``mmd`` member of :data:`bnfk_core.registry.CRITERIA`: :meth:`MMDCriterion.from_model`."""
+    """The ``mmd`` member of :data:`bnfk_core.registry.CRITERIA`: :meth:`MMDCriterion.from_model`.
+
+    Parameters
+    ----------
+    model : BayesNet
+    data : CategoricalData
+
+    Returns
+    -------
+    MMDCriterion
+    """
     return MMDCriterion.from_model(model, data)
 
 
 def chi2_criterion(model, data) -> Chi2Criterion:
     """The ``chi2`` member of :data:`bnfk_core.registry.CRITERIA`: :meth:`Chi2Criterion.from_data` (``data`` aligned
-    to ``model``)."""
+    to ``model``).
+
+    Parameters
+    ----------
+    model : BayesNet
+    data : CategoricalData
+
+    Returns
+    -------
+    Chi2Criterion
+    """
     return Chi2Criterion.from_data(model.align(data))

@@ -15,7 +15,24 @@ __all__ = ["split_half", "class_posterior", "HeldOut"]
 
 
 def split_half(N: int, test_fraction: float = 0.5, seed=0) -> tuple[np.ndarray, np.ndarray]:
-    """(train rows, test rows) of a seeded random split; the test part has round(N * test_fraction) rows."""
+    """(train rows, test rows) of a seeded random split; the test part has round(N * test_fraction) rows.
+
+    Parameters
+    ----------
+    N : int
+    test_fraction : float
+    seed : int
+
+    Returns
+    -------
+    train, test : ndarray of int
+        Sorted row indices.
+
+    Raises
+    ------
+    PrototypeError
+        When ``test_fraction`` is outside (0, 1) or leaves one side empty.
+    """
     if not 0 < test_fraction < 1:
         raise PrototypeError(f"The test fraction must be between 0 and 1 (exclusive), got {test_fraction}.")
     perm = np.random.default_rng(seed).permutation(N)
@@ -30,6 +47,16 @@ def class_posterior(model, data, class_column: str) -> np.ndarray:
 
     Complete feature rows: P(c, x) for every class value c, normalised (exact).  Rows with a
     missing feature cell go through :func:`bnfk_core.inference.queries.posterior` with the class hidden.
+
+    Parameters
+    ----------
+    model : BayesNet
+    data : CategoricalData
+    class_column : str
+
+    Returns
+    -------
+    ndarray, shape (N, r_class)
     """
     data = model.align(data)
     ci = data.index(class_column)
@@ -138,7 +165,16 @@ class HeldOut:
         return np.bincount(self._flat(codes, i), minlength=self.q[i] * int(self.cards[i])).astype(float)
 
     def fit(self, codes) -> list:
-        """Smoothed CPTs (flattened) of the structure fitted on ``codes`` (complete rows, model order)."""
+        """Smoothed CPTs (flattened) of the structure fitted on ``codes`` (complete rows, model order).
+
+        Parameters
+        ----------
+        codes : ndarray of int, shape (k, n)
+
+        Returns
+        -------
+        list of ndarray
+        """
         codes = np.asarray(codes, dtype=np.int64)
         out = []
         for i in range(len(self.variables)):
@@ -148,12 +184,30 @@ class HeldOut:
         return out
 
     def model(self, cpts):
-        """The BayesNet of flattened CPTs from :meth:`fit`."""
+        """The BayesNet of flattened CPTs from :meth:`fit`.
+
+        Parameters
+        ----------
+        cpts : list of ndarray
+
+        Returns
+        -------
+        BayesNet
+        """
         return BayesNet(self.dag, tuple(self.states),
                         tuple(t.reshape(self.q[i], -1) for i, t in enumerate(cpts)))
 
     def fit_many(self, codes: np.ndarray) -> np.ndarray:
-        """:meth:`fit` of each of D code matrices (D, k, n) at once: flat CPTs concatenated, shape (D, cells)."""
+        """:meth:`fit` of each of D code matrices (D, k, n) at once: flat CPTs concatenated, shape (D, cells).
+
+        Parameters
+        ----------
+        codes : ndarray of int, shape (D, k, n)
+
+        Returns
+        -------
+        ndarray, shape (D, cells)
+        """
         codes = np.asarray(codes, dtype=np.int64)
         D, C = codes.shape[0], int(self.offsets[-1])
         flat = codes.reshape(-1, codes.shape[-1])
@@ -173,6 +227,17 @@ class HeldOut:
         return total
 
     def evaluate_cpts(self, cpts) -> dict:
+        """Held-out metrics of the network with the flattened CPTs ``cpts``.
+
+        Parameters
+        ----------
+        cpts : list of ndarray
+
+        Returns
+        -------
+        dict
+            ``nll`` (mean negative log-likelihood per test row) and, with a class, ``error`` and ``log_loss``.
+        """
         logs = [np.log(t) for t in cpts]
         total = float(self._log_evidence(np.concatenate(logs)))
         return self._finish(total, logs, cpts)
@@ -205,12 +270,32 @@ class HeldOut:
         return res
 
     def evaluate(self, codes) -> dict:
-        """Held-out metrics of the structure re-fitted (pseudo-count) on ``codes``."""
+        """Held-out metrics of the structure re-fitted (pseudo-count) on ``codes``.
+
+        Parameters
+        ----------
+        codes : ndarray of int, shape (k, n)
+
+        Returns
+        -------
+        dict
+            As :meth:`evaluate_cpts`.
+        """
         return self.evaluate_cpts(self.fit(codes))
 
     def evaluate_many(self, codes: np.ndarray, chunk: int = 64) -> list[dict]:
         """:meth:`evaluate` of each of D code matrices of the same size (D, k, n), re-fitted and scored in
-        chunks of ``chunk`` at once (the same numbers to rounding)."""
+        chunks of ``chunk`` at once (the same numbers to rounding).
+
+        Parameters
+        ----------
+        codes : ndarray of int, shape (D, k, n)
+        chunk : int
+
+        Returns
+        -------
+        list of dict
+        """
         codes = np.asarray(codes, dtype=np.int64)
         out = []
         for a in range(0, codes.shape[0], chunk):

@@ -154,6 +154,12 @@ class ChunkedPrototypes:
     candidates: int
 
     def to_dict(self) -> dict:
+        """The result as JSON-ready values.
+
+        Returns
+        -------
+        dict
+        """
         return {"indices": [int(i) for i in self.indices], "criterion": self.criterion, "k": len(self.indices),
                 "mmd": self.mmd, "chi2": self.chi2, "value": self.value, "start_value": self.start_value,
                 "swaps": self.swaps, "passes": self.passes, "converged": self.converged, "seconds": self.seconds,
@@ -169,7 +175,36 @@ def chunked_prototypes(model, path, k: int, criterion: str = "mmd", *, chunksize
     are the complete rows, the objective's mean embedding is that of all rows (module docstring).
     ``criterion``: ``mmd`` or ``random``; ``options``: the data options of ``load_csv``.  ``engine="dask"``:
     the pass over the file runs on a Dask cluster's partitions (:mod:`bnfk_core.data.runners`), the
-    greedy swaps on the client."""
+    greedy swaps on the client.
+
+    Parameters
+    ----------
+    model : BayesNet
+    path : str or path-like
+        The CSV file.
+    k : int
+    criterion : {"mmd", "random"}
+    chunksize : int
+    n_init : int
+        Random subsets the search starts from the best of.
+    seed : int
+    max_passes : int
+    progress : callable, optional
+    engine : {"local", "dask"}
+    scheduler, client, blocksize
+        Dask settings.
+    **options
+        Data options of ``load_csv``.
+
+    Returns
+    -------
+    ChunkedPrototypes
+
+    Raises
+    ------
+    PrototypeError
+        For another criterion or a bad ``k``.
+    """
     criterion = str(criterion).lower()
     if criterion not in ("mmd", "random"):
         raise PrototypeError(f"Criterion '{criterion}' is not available in chunks; choose mmd or random.")

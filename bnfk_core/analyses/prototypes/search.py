@@ -122,7 +122,22 @@ def greedy_swap(criterion, init, *, max_passes: int = 50, rtol: float = 1e-12,
 
 
 def random_subsets(N: int, k: int, R: int, seed=0) -> np.ndarray:
-    """R subsets of k distinct rows out of N, shape (R, k) (``numpy.random.default_rng(seed)``)."""
+    """R subsets of k distinct rows out of N, shape (R, k) (``numpy.random.default_rng(seed)``).
+
+    Parameters
+    ----------
+    N, k, R : int
+    seed : int
+
+    Returns
+    -------
+    ndarray of int, shape (R, k)
+
+    Raises
+    ------
+    PrototypeError
+        When k is not in 1 .. N.
+    """
     if k < 1 or k > N:
         raise PrototypeError(f"The subset size must be between 1 and {N} (the rows), got {k}.")
     rng = np.random.default_rng(seed)
@@ -148,6 +163,12 @@ class PrototypeResult:
     n_init: int
 
     def to_dict(self) -> dict:
+        """The result as JSON-ready values.
+
+        Returns
+        -------
+        dict
+        """
         return {"indices": [int(i) for i in self.indices], "criterion": self.criterion, "k": len(self.indices),
                 "mmd": self.mmd, "chi2": self.chi2, "value": self.value, "start_value": self.start_value,
                 "swaps": self.swaps, "passes": self.passes, "converged": self.converged,
@@ -155,7 +176,19 @@ class PrototypeResult:
 
 
 def check_subset_size(k, N):
-    """Refuse a subset size that is not a whole number in 1 .. N - 1."""
+    """Refuse a subset size that is not a whole number in 1 .. N - 1.
+
+    Parameters
+    ----------
+    k : int
+    N : int
+        Rows of the data.
+
+    Raises
+    ------
+    PrototypeError
+        Naming ``k``.
+    """
     if not isinstance(k, (int, np.integer)) or isinstance(k, bool):
         raise PrototypeError(f"The subset size k must be a whole number, got {k!r}.")
     if k < 1 or k >= N:
@@ -235,6 +268,16 @@ def feature_embedding(Phi, n_components: int = 2, seed: int = 0) -> np.ndarray:
     centred rows on the top principal axes of the kernel's feature space (the same as the top
     eigenvectors of the centred Gram matrix scaled by the square roots of their eigenvalues).
     Signs are fixed so that the largest-magnitude score of each axis is positive.
+
+    Parameters
+    ----------
+    Phi : sparse or dense matrix, shape (N, D)
+    n_components : int
+    seed : int
+
+    Returns
+    -------
+    ndarray, shape (N, n_components)
     """
     Phi = sp.csr_matrix(Phi, dtype=np.float64)
     N, D = Phi.shape

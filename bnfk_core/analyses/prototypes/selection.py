@@ -73,6 +73,32 @@ def prepare_summarization(data, structure: str = "hc", *, dag=None, class_column
     ``"given"`` and the class metrics are reported when the DAG contains the class column.  ``params`` is the CPT
     estimator of the training half's network (the paper's smoothed +1 by default; the app passes its recipe's for
     the current structure).
+
+    Parameters
+    ----------
+    data : CategoricalData
+    structure : {"hc", "tan", "kdb"}
+    dag : DAG, optional
+    class_column : str, optional
+    test_fraction : float
+    seed : int
+        Seed of the split and the structure search.
+    kdb_k : int
+    params : str
+    progress : callable(fraction, message), optional
+
+    Returns
+    -------
+    SummarizationExperiment
+
+    Raises
+    ------
+    PrototypeError
+        For an unknown class column, structure or DAG column, or ``tan``/``kdb`` without a class column.
+
+    References
+    ----------
+    Paper, "Data summarization" (Fig. 1: hill climbing with BIC, TAN, KDB).
     """
 
     cls = class_column if class_column is not None else data.class_column
@@ -126,6 +152,30 @@ def run_summarization(exp: SummarizationExperiment, k: int, *, random_draws: int
     Returns ``{"full", "mmd", "chi2", "random", "seconds"}`` (see :func:`summarize_benchmark`).
     With ``return_details`` also ``details``: the random subsets' NLL and MMD and the selected rows
     (row numbers of the original data).
+
+    Parameters
+    ----------
+    exp : SummarizationExperiment
+    k : int
+        Subset size.
+    random_draws : int
+    criteria : sequence of str
+    seed : int, optional
+    progress : callable(fraction, message), optional
+    return_details : bool
+
+    Returns
+    -------
+    dict
+
+    Raises
+    ------
+    PrototypeError
+        For an unknown criterion or ``random_draws`` < 1.
+
+    References
+    ----------
+    Paper, Algorithm 1 (greedy selection) and "Data summarization".
     """
     criteria = [str(c).strip().lower() for c in criteria]
     for c in criteria:
@@ -202,6 +252,21 @@ def summarize_benchmark(data, k: int, structure: str = "hc", *, class_column: st
     "seconds": {"learn", "kernel", "greedy_mmd", "greedy_chi2", "random_draws"}, ...}``; the metrics are
     ``nll`` and, for TAN/KDB, ``error`` and ``log_loss``.  The greedy searches start from the best
     of the ``random_draws`` random subsets by their criterion (as the paper).
+
+    Parameters
+    ----------
+    data : CategoricalData
+    k : int
+    structure, class_column, test_fraction, seed, kdb_k : see :func:`prepare_summarization`
+    random_draws, criteria, progress, return_details : see :func:`run_summarization`
+
+    Returns
+    -------
+    dict
+
+    References
+    ----------
+    Paper, "Data summarization" and Algorithm 1.
     """
     criteria = [str(c).strip().lower() for c in criteria]
     for c in criteria:
@@ -223,43 +288,117 @@ def summarize_benchmark(data, k: int, structure: str = "hc", *, class_column: st
 # ====================================================================== reading a run
 def selected_rows(result: dict, criterion: str) -> list[int]:
     """Row numbers (of the original data) that ``criterion`` chose in a :func:`run_summarization` result
-    made with ``return_details``; for ``random`` the first of the random subsets."""
+    made with ``return_details``; for ``random`` the first of the random subsets.
+
+    Parameters
+    ----------
+    result : dict
+    criterion : str
+
+    Returns
+    -------
+    list of int
+    """
     return result["details"]["random_rows" if criterion == "random" else f"{criterion}_rows"]
 
 
 def criterion_value(result: dict, criterion: str, metric: str) -> float:
     """``metric`` (``mmd``, ``nll``, ``error``, ``log_loss``) of the subset that ``criterion`` chose in a
-    :func:`run_summarization` result with ``return_details`` (``random``: the first random subset)."""
+    :func:`run_summarization` result with ``return_details`` (``random``: the first random subset).
+
+    Parameters
+    ----------
+    result : dict
+    criterion, metric : str
+
+    Returns
+    -------
+    float
+    """
     if criterion == "random":
         return result["details"][f"random_{metric}"][0]
     return result[criterion][metric]
 
 
 def share_below(result: dict, criterion: str, metric: str = "nll") -> float:
-    """The fraction of the random subsets whose ``metric`` is lower than that of ``criterion``'s subset."""
+    """The fraction of the random subsets whose ``metric`` is lower than that of ``criterion``'s subset.
+
+    Parameters
+    ----------
+    result : dict
+    criterion, metric : str
+
+    Returns
+    -------
+    float
+    """
     return float(np.mean(np.array(result["details"][f"random_{metric}"]) < criterion_value(result, criterion, metric)))
 
 
 def result_summary(result: dict, criterion: str) -> dict:
-    """The JSON-ready part of a :func:`run_summarization` result (no per-draw details) and the selection."""
+    """The JSON-ready part of a :func:`run_summarization` result (no per-draw details) and the selection.
+
+    Parameters
+    ----------
+    result : dict
+    criterion : str
+
+    Returns
+    -------
+    dict
+    """
     out = {key: result[key] for key in ("k", "structure", "full", "random", "mmd", "chi2", "seconds") if key in result}
     out["selected"] = {"criterion": criterion, "rows": selected_rows(result, criterion)}
     return out
 
 
 def selected_table(data, rows: Sequence[int]) -> pd.DataFrame:
-    """The chosen rows of ``data`` with their row number first."""
+    """The chosen rows of ``data`` with their row number first.
+
+    Parameters
+    ----------
+    data : CategoricalData
+    rows : sequence of int
+
+    Returns
+    -------
+    pandas.DataFrame
+    """
     return data.frame.iloc[list(rows)].assign(row=list(rows))[["row"] + list(data.variables)]
 
 
 def default_subset_sizes(n_train: int) -> list[int]:
-    """Five subset sizes for a curve over k: 20 %, 40 %, ..., 100 % of min(1000, half the training rows)."""
+    """Five subset sizes for a curve over k: 20 %, 40 %, ..., 100 % of min(1000, half the training rows).
+
+    Parameters
+    ----------
+    n_train : int
+
+    Returns
+    -------
+    list of int
+    """
     hi = max(2, min(1000, n_train // 2))
     return sorted({max(1, int(round(hi * f))) for f in (0.2, 0.4, 0.6, 0.8, 1.0)})
 
 
 def parse_subset_sizes(text: str, n_train: int) -> list[int]:
-    """Distinct sorted subset sizes from ``"10, 20; 30"``; each must lie in 1 .. n_train - 1."""
+    """Distinct sorted subset sizes from ``"10, 20; 30"``; each must lie in 1 .. n_train - 1.
+
+    Parameters
+    ----------
+    text : str
+    n_train : int
+
+    Returns
+    -------
+    list of int
+
+    Raises
+    ------
+    PrototypeError
+        For a value that is not a whole number or out of range.
+    """
     try:
         ks = sorted({int(x) for x in str(text).replace(";", ",").split(",") if x.strip()})
     except ValueError:
@@ -273,7 +412,17 @@ def parse_subset_sizes(text: str, n_train: int) -> list[int]:
 
 def curve_table(curve: Sequence[dict], metrics: Sequence[str]) -> pd.DataFrame:
     """One row per k of a list of :func:`run_summarization` results: the full training half's, the random
-    subsets' (mean, sd) and the greedy subsets' ``metrics`` (and MMD), and the greedy MMD search's seconds."""
+    subsets' (mean, sd) and the greedy subsets' ``metrics`` (and MMD), and the greedy MMD search's seconds.
+
+    Parameters
+    ----------
+    curve : sequence of dict
+    metrics : sequence of str
+
+    Returns
+    -------
+    pandas.DataFrame
+    """
     metrics = list(metrics)
     return pd.DataFrame([{"k": r["k"], **{f"full_{m}": r["full"][m] for m in metrics},
                           **{f"random_{m}_mean": r["random"][f"{m}_mean"] for m in metrics},
@@ -285,7 +434,19 @@ def curve_table(curve: Sequence[dict], metrics: Sequence[str]) -> pd.DataFrame:
 def map_sample(train_rows: np.ndarray, chosen: Sequence[int], max_rows: int = 2000,
                seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
     """Positions (into ``train_rows``) of the ``chosen`` row numbers, and of at most ``max_rows`` of the
-    other rows (a seeded uniform sample, sorted; all of them when there are few enough)."""
+    other rows (a seeded uniform sample, sorted; all of them when there are few enough).
+
+    Parameters
+    ----------
+    train_rows : ndarray of int
+    chosen : sequence of int
+    max_rows : int
+    seed : int
+
+    Returns
+    -------
+    chosen_positions, other_positions : ndarray of int64
+    """
     pos = {int(r): j for j, r in enumerate(train_rows)}
     js = np.array([pos[int(r)] for r in chosen], dtype=np.int64)
     others = np.setdiff1d(np.arange(len(train_rows)), js)
@@ -299,6 +460,21 @@ def compare_prototypes(models: Sequence, data, k: int, *, seed: int = 0) -> dict
 
     Returns ``{"sets": [sorted row indices per model], "mmd": M}`` with ``M[a][b]`` the squared MMD
     (:func:`bnfk_core.kernels.fisher.mmd`) of set ``a`` to ``data`` under model ``b``'s kernel.
+
+    Parameters
+    ----------
+    models : sequence of BayesNet
+    data : CategoricalData
+    k : int
+    seed : int
+
+    Returns
+    -------
+    dict
+
+    References
+    ----------
+    Paper, Algorithm 1 and eq. (10).
     """
     sets = [np.sort(select_prototypes(m, data, k, "mmd", seed=seed).indices) for m in models]
     mmd = [[kernel_mmd(m, data.subset(s), data) for m in models] for s in sets]
@@ -307,7 +483,18 @@ def compare_prototypes(models: Sequence, data, k: int, *, seed: int = 0) -> dict
 
 def row_labels(data, rows) -> tuple[np.ndarray, tuple]:
     """Class codes of ``rows`` of ``data`` (−1 for a missing class; all −1 without a class column) and the
-    class states (empty without a class column)."""
+    class states (empty without a class column).
+
+    Parameters
+    ----------
+    data : CategoricalData
+    rows : sequence of int
+
+    Returns
+    -------
+    codes : ndarray of int
+    states : tuple of str
+    """
     rows = np.asarray(rows, dtype=np.int64)
     if data.class_column is None:
         return np.full(len(rows), -1), ()
@@ -324,6 +511,18 @@ def summarization_curve(exp: SummarizationExperiment, ks: Sequence[int], *, rand
     ``run_one(k)`` replaces the default ``run_summarization(exp, k, random_draws=random_draws,
     return_details=True)`` (e.g. a cached version of it); ``progress(fraction, message)`` is told
     before each k and at the end.
+
+    Parameters
+    ----------
+    exp : SummarizationExperiment
+    ks : sequence of int
+    random_draws : int
+    progress : callable(fraction, message), optional
+    run_one : callable(int) -> dict, optional
+
+    Returns
+    -------
+    list of dict
     """
     if run_one is None:
         def run_one(k):
