@@ -77,7 +77,12 @@ class StructureComparison:
         return len(set(self.a.prototypes.tolist()) & set(self.b.prototypes.tolist()))
 
     def summary(self) -> dict:
-        """The numbers, JSON-ready (one entry per network)."""
+        """The numbers, JSON-ready (one entry per network).
+
+        Returns
+        -------
+        dict
+        """
         def one(o: NetworkOutcome) -> dict:
             return {"arcs": [list(x) for x in o.dag.sorted_arcs()], "ari": o.ari, "imputation_accuracy": o.accuracy,
                     "imputation_cross_entropy": o.cross_entropy, "prototypes": o.prototypes.tolist(), "mmd": o.mmd}
@@ -91,7 +96,25 @@ def network_outcome(dag: DAG, feats, sub, idx: np.ndarray, labels, *, params: st
                     pseudo_count: float = 1.0, n_clusters: int = 2, restarts: int = 10, k: int = 10,
                     missing: float = 0.2, seed: int = 0) -> NetworkOutcome:
     """One structure's outcomes: CPTs fitted on every row of ``feats``, the rest on the sampled rows ``sub``
-    (``idx`` their row numbers in the data, ``labels`` their class codes or None)."""
+    (``idx`` their row numbers in the data, ``labels`` their class codes or None).
+
+    Parameters
+    ----------
+    dag : DAG
+    feats : CategoricalData
+    sub : CategoricalData
+    idx : ndarray of int
+    labels : ndarray of int or None
+    params : str
+    pseudo_count : float
+    n_clusters, restarts, k : int
+    missing : float
+    seed : int
+
+    Returns
+    -------
+    NetworkOutcome
+    """
     model = fit(dag, feats, method=params, pseudo_count=pseudo_count)
     K = gram(model, sub)
     res = cluster(K, n_clusters, "correlation", kernel=FISHER, restarts=restarts, seed=seed)

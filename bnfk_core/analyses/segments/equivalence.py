@@ -26,7 +26,26 @@ def reverse_covered_arc(model, u: str, v: str):
     """The model on the DAG with the covered arc u -> v reversed and the *same joint distribution*:
     with Z = π(u) (so π(v) = Z ∪ {u}), P(v | Z) = Σ_u P(u | Z) P(v | Z, u) and
     P(u | Z, v) = P(u | Z) P(v | Z, u) / P(v | Z) (uniform where P(v | Z) = 0).  The Fisher kernel is
-    invariant under this reversal (Markov-equivalent structure, same distribution)."""
+    invariant under this reversal (Markov-equivalent structure, same distribution).
+
+    Parameters
+    ----------
+    model : BayesNet
+    u, v : str
+
+    Returns
+    -------
+    BayesNet
+
+    Raises
+    ------
+    SegmentError
+        When u -> v is not covered, or the model has more than 52 variables.
+
+    References
+    ----------
+    Paper, Theorem 4; Chickering (1995) (covered arcs).
+    """
     dag = model.dag
     if (u, v) not in covered_arcs(dag):
         raise SegmentError(f"The arc {u} -> {v} is not a covered arc of the network (covered: pa({v}) = pa({u}) + {u}).")
@@ -73,7 +92,16 @@ class DagEdit:
     label: str
 
     def apply(self, dag: DAG) -> DAG:
-        """The edited DAG."""
+        """The edited DAG.
+
+        Parameters
+        ----------
+        dag : DAG
+
+        Returns
+        -------
+        DAG
+        """
         return dag.add_arc(self.u, self.v) if self.how == "add" else dag.reverse_arc(self.u, self.v)
 
 
@@ -134,7 +162,19 @@ def equivalence_edits(dag: DAG, *, max_covered: int = 4) -> list[DagEdit]:
 
 def edited_model(model, edit: DagEdit, data, *, params: str = "smoothed"):
     """The network after ``edit``: for a covered arc the same joint distribution (:func:`reverse_covered_arc`),
-    otherwise the edited DAG fitted to ``data`` with the ``params`` estimator."""
+    otherwise the edited DAG fitted to ``data`` with the ``params`` estimator.
+
+    Parameters
+    ----------
+    model : BayesNet
+    edit : DagEdit
+    data : CategoricalData
+    params : str
+
+    Returns
+    -------
+    BayesNet
+    """
     if edit.how == "covered":
         return reverse_covered_arc(model, edit.u, edit.v)
     return fit(edit.apply(model.dag), data, method=params)
@@ -154,7 +194,21 @@ class EditEffect:
 def edit_effects(model, data, edits: Sequence[DagEdit], *, params: str = "smoothed", rows=None,
                  K: np.ndarray | None = None) -> list[EditEffect]:
     """:func:`edited_model` for every edit and its Fisher Gram matrix on ``rows`` of ``data`` (default all),
-    compared with ``model``'s (``K`` if already computed on those rows)."""
+    compared with ``model``'s (``K`` if already computed on those rows).
+
+    Parameters
+    ----------
+    model : BayesNet
+    data : CategoricalData
+    edits : sequence of DagEdit
+    params : str
+    rows : sequence of int, optional
+    K : ndarray, optional
+
+    Returns
+    -------
+    list of EditEffect
+    """
     sub = data if rows is None else data.subset(np.asarray(rows))
     K = gram(model, sub) if K is None else K
     out = []
@@ -166,6 +220,15 @@ def edit_effects(model, data, edits: Sequence[DagEdit], *, params: str = "smooth
 
 
 def edit_effects_table(effects: Sequence[EditEffect]) -> pd.DataFrame:
-    """One row per edit: ``edit`` (its label), ``Markov equivalent``, ``max |ΔK|``."""
+    """One row per edit: ``edit`` (its label), ``Markov equivalent``, ``max |ΔK|``.
+
+    Parameters
+    ----------
+    effects : sequence of EditEffect
+
+    Returns
+    -------
+    pandas.DataFrame
+    """
     return pd.DataFrame([{"edit": e.edit.label, "Markov equivalent": e.equivalent, "max |ΔK|": e.max_abs_change}
                          for e in effects])

@@ -59,7 +59,12 @@ class Gallery:
 
     def table(self) -> pd.DataFrame:
         """One row per segment: arcs added, max |ΔK|, ΔARI (CC, SC), Δ imputation accuracy, Δ held-out NLL of
-        the prototypes (negative: the segment's prototypes summarise the data better), case-table check."""
+        the prototypes (negative: the segment's prototypes summarise the data better), case-table check.
+
+        Returns
+        -------
+        pandas.DataFrame
+        """
         b = self.base
         out = []
         for e in self.segments:
@@ -77,7 +82,17 @@ class Gallery:
 
 
 def segment_variables(kind: str, variables: Sequence[str]) -> list[str]:
-    """The first variables of ``variables`` that ``kind`` takes (the full segment takes all of them)."""
+    """The first variables of ``variables`` that ``kind`` takes (the full segment takes all of them).
+
+    Parameters
+    ----------
+    kind : str
+    variables : sequence of str
+
+    Returns
+    -------
+    list of str
+    """
     need = SEGMENT_SIZES.get(kind, len(variables))
     return list(variables[:need])
 
@@ -104,6 +119,10 @@ def segment_gallery(data, base: DAG, variables: Sequence[str], *, rows=None, par
     params : CPT estimator of every network; ``restarts``, ``seed``: the clusterings (thesis protocol:
         correlation clustering without a shift, spectral on K − min K); ``missing``: the share of cells
         hidden in the imputation run; ``k_prototypes``: prototypes chosen on a seeded half, scored on the other.
+
+    Returns
+    -------
+    Gallery
     """
     t0 = time.perf_counter()
     variables = tuple(variables)

@@ -34,6 +34,23 @@ def mi_ranking(data, kind: str = "single-arc", *, top: int = 10, exclude: Sequen
 
     Columns ``variables``, ``score``, ``mi_uv``, ``mi_uw``, ``mi_vw`` (pairwise, over the rows observed
     on the three), best first; ties keep column order.
+
+    Parameters
+    ----------
+    data : CategoricalData
+    kind : str
+    top : int
+    exclude : sequence of str
+        Columns left out.
+
+    Returns
+    -------
+    pandas.DataFrame
+
+    Raises
+    ------
+    SegmentError
+        For an unknown kind or too few feature columns.
     """
     if kind not in SEGMENT_KINDS:
         raise SegmentError(f"Unknown segment kind '{kind}'; choose one of {', '.join(SEGMENT_KINDS)}.")
@@ -114,7 +131,27 @@ def _triple_entropies(T: np.ndarray) -> tuple[list, dict, float]:
 def collapsed_stats(data, variables: Sequence[str], label_column: str | None = None) -> pd.DataFrame:
     """Theil's U(label | X) and Cramér's V(X, label) (plain and bias-corrected) for each variable X of
     ``variables`` and for the collapsed variable of all of them (thesis Tables 6.2–6.3); one row each,
-    the collapsed one last (named "u∩v" with the variable names)."""
+    the collapsed one last (named "u∩v" with the variable names).
+
+    Parameters
+    ----------
+    data : CategoricalData
+    variables : sequence of str
+    label_column : str, optional
+
+    Returns
+    -------
+    pandas.DataFrame
+
+    Raises
+    ------
+    SegmentError
+        Without a label column, or when it is among ``variables``.
+
+    References
+    ----------
+    Thesis Tables 6.2-6.3 and App. E.
+    """
     label_column = label_column or data.class_column
     if label_column is None:
         raise SegmentError("Collapsed-variable statistics need a label column.")
@@ -136,6 +173,18 @@ def collapsed_stats(data, variables: Sequence[str], label_column: str | None = N
 
 def default_segment_variables(ranking: pd.DataFrame, variables: Sequence[str], m: int, kind: str) -> list[str]:
     """The segment's starting variables: the top pair or triple of an :func:`mi_ranking` (for a full segment
-    of more than three variables: none), then the other ``variables`` in order, ``m`` in all."""
+    of more than three variables: none), then the other ``variables`` in order, ``m`` in all.
+
+    Parameters
+    ----------
+    ranking : pandas.DataFrame
+    variables : sequence of str
+    m : int
+    kind : str
+
+    Returns
+    -------
+    list of str
+    """
     first = list(ranking["variables"].iloc[0]) if kind != "full" or m <= 3 else []
     return (first + [v for v in variables if v not in first])[:m]

@@ -52,6 +52,20 @@ def variable_term(model, codes: np.ndarray, i: int) -> np.ndarray:
 
     with P(π_i) the model's exact parent marginal.  Rows whose family of i has a missing cell get the
     marginalized kernel through the explicit feature block (slower, exact).
+
+    Parameters
+    ----------
+    model : BayesNet
+    codes : ndarray of int, shape (N, n)
+    i : int
+
+    Returns
+    -------
+    ndarray, shape (N, N)
+
+    References
+    ----------
+    Paper, Theorem 1.
     """
     codes = np.asarray(codes)
     p = model.parent_config(i, codes)
@@ -88,7 +102,17 @@ def _with_arc(model, feats_codes, u: str, v: str, params: str, pseudo_count: flo
 def affected_terms(dag: DAG, v: str) -> list[int]:
     """Indices of the variables whose Fisher term can change when an arc into ``v`` is added: v itself
     (new CPT and parent set) and every variable with a parent at or below v (its parent marginal
-    P(π_w) is a marginal of the network above it).  Adding an arc does not change v's descendants."""
+    P(π_w) is a marginal of the network above it).  Adding an arc does not change v's descendants.
+
+    Parameters
+    ----------
+    dag : DAG
+    v : str
+
+    Returns
+    -------
+    list of int
+    """
     iv = dag.index(v)
     below = {iv}
     children = [[] for _ in dag.nodes]
@@ -115,6 +139,26 @@ def add_arc_gram(model, codes: np.ndarray, K: np.ndarray, u: str, v: str, *, par
     :func:`~bnfk_core.kernels.fisher.gram` there.
 
     Returns (new model, new Gram matrix).
+
+    Parameters
+    ----------
+    model : BayesNet
+    codes : ndarray of int, shape (N, n)
+    K : ndarray, shape (N, N)
+        ``model``'s Fisher Gram matrix.
+    u, v : str
+    params : str
+    pseudo_count : float
+    K_old : ndarray, shape (N, N), optional
+
+    Returns
+    -------
+    model : BayesNet
+    K : ndarray, shape (N, N)
+
+    References
+    ----------
+    Paper, Theorem 1 (K = sum of per-variable terms).
     """
     aff = affected_terms(model.dag, v)
     new = _with_arc(model, codes, u, v, params, pseudo_count)
@@ -124,7 +168,16 @@ def add_arc_gram(model, codes: np.ndarray, K: np.ndarray, u: str, v: str, *, par
 
 
 def candidate_arcs(dag: DAG) -> list[tuple[str, str]]:
-    """Arcs u -> v that can be added to ``dag`` (u, v not adjacent, no cycle), in node order."""
+    """Arcs u -> v that can be added to ``dag`` (u, v not adjacent, no cycle), in node order.
+
+    Parameters
+    ----------
+    dag : DAG
+
+    Returns
+    -------
+    list of (u, v)
+    """
     out = []
     for u, v in itertools.permutations(dag.nodes, 2):
         if dag.has_arc(u, v) or dag.has_arc(v, u):
@@ -140,7 +193,16 @@ def candidate_arcs(dag: DAG) -> list[tuple[str, str]]:
 def adjusted_rand(labels_true, labels_pred) -> float:
     """Adjusted Rand index, bit-identical to ``clustering_metrics(...)["ari"]`` (scikit-learn's
     ``adjusted_rand_score`` on the rows with a non-negative label: the same integer pair counts and the
-    same final division) without its input validation, which dominated the arc search's scoring."""
+    same final division) without its input validation, which dominated the arc search's scoring.
+
+    Parameters
+    ----------
+    labels_true, labels_pred : array-like of int
+
+    Returns
+    -------
+    float
+    """
     t = np.asarray(labels_true)
     p = np.asarray(labels_pred)
     if t.dtype.kind in "iu":
@@ -191,6 +253,17 @@ class ArcSearchResult:
     notes: list = field(default_factory=list)
 
     def to_dict(self, candidates: bool = False) -> dict:
+        """The result as JSON-ready values.
+
+        Parameters
+        ----------
+        candidates : bool
+            Also every step's candidates with their ARI.
+
+        Returns
+        -------
+        dict
+        """
         steps = []
         for s in self.steps:
             d = {"arc": list(s.arc), "ari": s.ari, "n_candidates": s.n_candidates,
@@ -232,6 +305,10 @@ def arc_search(data, *, label_column: str | None = None, n_arcs: int = 2, algori
     progress : optional ``progress(fraction, message)``.
 
     Ties between candidates keep the first in node order.
+
+    Returns
+    -------
+    ArcSearchResult
     """
     t0 = time.perf_counter()
     if kernel != FISHER:
@@ -340,7 +417,16 @@ def _top_mi_candidates(cands, feats, m: int, cache: dict) -> list:
 def arc_search_tables(result: dict) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The steps of an :meth:`ArcSearchResult.to_dict` (with candidates) -- step 0 the empty network, then one
     row per added arc with its ARI, candidates, clusterings run and seconds -- and every candidate of the
-    last step with its ARI, best first."""
+    last step with its ARI, best first.
+
+    Parameters
+    ----------
+    result : dict
+
+    Returns
+    -------
+    steps, candidates : pandas.DataFrame
+    """
     steps = pd.DataFrame([{"step": 0, "arc": "(empty network)", "ARI": result["base_ari"]}] +
                          [{"step": i + 1, "arc": f"{s['arc'][0]} → {s['arc'][1]}", "ARI": s["ari"],
                            "candidates": s["n_candidates"], "clustered": s["n_evaluated"], "seconds": s["seconds"]}

@@ -104,13 +104,36 @@ MAX_FULL_VARIABLES = 8      # 2^8 = 256 cases
 
 def case_patterns(m: int) -> list[tuple[bool, ...]]:
     """Agreement patterns of m variables in the thesis's order (most agreements first, then
-    earlier variables agreeing first): m = 3 gives a) TTT b) TTF c) TFT d) FTT e) TFF ... h) FFF."""
+    earlier variables agreeing first): m = 3 gives a) TTT b) TTF c) TFT d) FTT e) TFF ... h) FFF.
+
+    Parameters
+    ----------
+    m : int
+
+    Returns
+    -------
+    list of tuple of bool
+        2^m patterns, True = the variable agrees.
+
+    References
+    ----------
+    Thesis §6.1 (the case order of its tables).
+    """
     pats = list(itertools.product((True, False), repeat=m))
     return sorted(pats, key=lambda p: (-sum(p), tuple(not b for b in p)))
 
 
 def case_labels(n: int) -> list[str]:
-    """a, b, ..., z, aa, ab, ... (n labels)."""
+    """a, b, ..., z, aa, ab, ... (n labels).
+
+    Parameters
+    ----------
+    n : int
+
+    Returns
+    -------
+    list of str
+    """
     out = []
     for k in range(n):
         s, k1 = "", k + 1
@@ -132,14 +155,45 @@ def _empty_formula(terms: Sequence[str], m: int) -> str:
 
 # ====================================================================== model and checks
 def feature_columns(data):
-    """``data`` without its label column (``data`` itself when it has none)."""
+    """``data`` without its label column (``data`` itself when it has none).
+
+    Parameters
+    ----------
+    data : CategoricalData
+
+    Returns
+    -------
+    CategoricalData
+    """
     return data.without_class() if data.class_column else data
 
 
 def segment_model(data, kind: str, variables: Sequence[str], base: DAG | None = None, *,
                   method: str = "smoothed", pseudo_count: float = 1.0):
     """The network ``base`` (default: the empty network over the feature columns) with the segment
-    applied (:func:`bnfk_core.network.dag.apply_segment`), CPTs fitted to ``data`` (pseudo-count 1)."""
+    applied (:func:`bnfk_core.network.dag.apply_segment`), CPTs fitted to ``data`` (pseudo-count 1).
+
+    Parameters
+    ----------
+    data : CategoricalData
+    kind : str
+        One of ``SEGMENT_KINDS``.
+    variables : sequence of str
+        Feature columns, in the segment's role order.
+    base : DAG, optional
+    method : str
+        CPT estimator.
+    pseudo_count : float
+
+    Returns
+    -------
+    BayesNet
+
+    Raises
+    ------
+    SegmentError
+        When a variable is the label or not a column, or ``base`` has other variables.
+    """
     feats = feature_columns(data)
     variables = [str(v) for v in variables]
     for v in variables:
@@ -158,7 +212,22 @@ def segment_model(data, kind: str, variables: Sequence[str], base: DAG | None = 
 
 def check_segment(model, kind: str, variables: Sequence[str]) -> list[int]:
     """Indices of the segment's variables in ``model``; SegmentError unless the segment variables have
-    exactly the segment's parents (the case-table formulas assume no other parents)."""
+    exactly the segment's parents (the case-table formulas assume no other parents).
+
+    Parameters
+    ----------
+    model : BayesNet
+    kind : str
+    variables : sequence of str
+
+    Returns
+    -------
+    list of int
+
+    References
+    ----------
+    Thesis §6.1.
+    """
     variables = [str(v) for v in variables]
     arcs = segment_arcs(kind, variables)
     if kind == "full" and len(variables) > MAX_FULL_VARIABLES:
@@ -184,7 +253,25 @@ def check_segment(model, kind: str, variables: Sequence[str]) -> list[int]:
 
 def greek_values(model, kind: str, idx: Sequence[int], x: Sequence[int]) -> dict:
     """The thesis's Greek letters for first-row values ``x`` (codes of the segment variables), from the
-    model's exact joint marginal of the segment."""
+    model's exact joint marginal of the segment.
+
+    Parameters
+    ----------
+    model : BayesNet
+    kind : str
+    idx : sequence of int
+        Indices of the segment's variables.
+    x : sequence of int
+
+    Returns
+    -------
+    dict
+        Greek letter -> probability.
+
+    References
+    ----------
+    Thesis §6.1 (notation).
+    """
     J = np.asarray(marginal(model, list(idx)), dtype=float)
     x = tuple(int(c) for c in x)
     m = len(idx)
@@ -228,7 +315,19 @@ def _theory(kind: str, case: str, pattern, g: dict) -> tuple[str, float]:
 
 # ====================================================================== pairs
 def pair_pattern(codes: np.ndarray, idx: Sequence[int], i: int, j: int) -> tuple[bool, ...]:
-    """Which of the variables ``idx`` agree between rows i and j."""
+    """Which of the variables ``idx`` agree between rows i and j.
+
+    Parameters
+    ----------
+    codes : ndarray of int, shape (N, n)
+    idx : sequence of int
+    i, j : int
+        Row indices.
+
+    Returns
+    -------
+    tuple of bool
+    """
     return tuple(bool(a) for a in (codes[i, list(idx)] == codes[j, list(idx)]))
 
 
@@ -239,6 +338,17 @@ def find_pair(codes: np.ndarray, idx: Sequence[int], pattern: Sequence[bool], se
     Deterministic: the first row (in row order, or a seeded random order) that has a partner, and
     its first partner.  Rows are grouped by their values on the agreeing variables, so only rows
     that can pair are compared.
+
+    Parameters
+    ----------
+    codes : ndarray of int, shape (N, n)
+    idx : sequence of int
+    pattern : sequence of bool
+    seed : int, optional
+
+    Returns
+    -------
+    (int, int) or None
     """
     codes = np.asarray(codes)
     idx = list(idx)
@@ -321,6 +431,12 @@ class CaseTable:
         return max(d) if d else None
 
     def to_frame(self) -> pd.DataFrame:
+        """One row per case: condition, description, formula, theory, measured, pair and the empty network's formula.
+
+        Returns
+        -------
+        pandas.DataFrame
+        """
         return pd.DataFrame([{
             "case": r.case, "condition": r.condition, "description": r.description, "formula": r.formula,
             "theory": r.theory, "measured": r.measured,
@@ -329,6 +445,12 @@ class CaseTable:
         } for r in self.rows])
 
     def to_dict(self) -> dict:
+        """The table as JSON-ready values.
+
+        Returns
+        -------
+        dict
+        """
         return {
             "kind": self.kind, "variables": list(self.variables), "roles": self.roles,
             "arcs": [list(a) for a in self.arcs], "definitions": self.definitions,
