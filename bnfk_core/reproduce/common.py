@@ -69,6 +69,12 @@ class Settings:
     ks: tuple | None = None             # paper: subset sizes
 
     def to_dict(self) -> dict:
+        """The settings as JSON-ready values (tuples as lists).
+
+        Returns
+        -------
+        dict
+        """
         return {k: (list(v) if isinstance(v, tuple) else v) for k, v in asdict(self).items()}
 
 
@@ -76,7 +82,20 @@ def structure_spec(which: str, n_vars: int, exact_max_vars: int = 20) -> dict:
     """``{"method", "score", "params", "label"}`` of a structure choice for a data set with ``n_vars`` columns.
 
     The published protocols climb greedily (``hc-greedy``, the best of 5 seeded climbs) as they did when their
-    numbers were published; ``hc`` is now the iterated tabu search, which finds higher scores."""
+    numbers were published; ``hc`` is now the iterated tabu search, which finds higher scores.
+
+    Parameters
+    ----------
+    which : str
+        ``thesis``, ``paper`` or a structure method.
+    n_vars : int
+    exact_max_vars : int
+        Most columns the thesis protocol searches exactly.
+
+    Returns
+    -------
+    dict
+    """
     if which == "thesis":
         method = "exact" if n_vars <= exact_max_vars else "hc-greedy"
         return {"method": method, "score": "qnml", "params": "cnml",
@@ -88,7 +107,22 @@ def structure_spec(which: str, n_vars: int, exact_max_vars: int = 20) -> dict:
 
 
 def resolve_structure(settings: Settings, source: str) -> str:
-    """The structure choice of an experiment whose source is ``source`` (``default``: the source's own)."""
+    """The structure choice of an experiment whose source is ``source`` (``default``: the source's own).
+
+    Parameters
+    ----------
+    settings : Settings
+    source : str
+
+    Returns
+    -------
+    str
+
+    Raises
+    ------
+    ReproduceError
+        For an unknown structure choice.
+    """
     s = settings.structure
     if s not in NETWORK_CHOICES:
         raise ReproduceError(f"Unknown structure '{s}'; choose one of {', '.join(NETWORK_CHOICES)}.")
@@ -97,17 +131,41 @@ def resolve_structure(settings: Settings, source: str) -> str:
 
 # ====================================================================== data
 def root() -> Path:
-    """The project folder (``sample_data`` lives there)."""
+    """The project folder (``sample_data`` lives there).
+
+    Returns
+    -------
+    pathlib.Path
+    """
     return Path(__file__).resolve().parents[2]
 
 
 def catalog() -> dict:
-    """``sample_data/catalog.json``: file, class column and missing-value markers of every data set."""
+    """``sample_data/catalog.json``: file, class column and missing-value markers of every data set.
+
+    Returns
+    -------
+    dict
+    """
     return json.loads((root() / "sample_data" / "catalog.json").read_text())
 
 
 def load_thesis_data(stem: str):
-    """A thesis data set: catalog class column, original missing values as a category (thesis 3.4)."""
+    """A thesis data set: catalog class column, original missing values as a category (thesis 3.4).
+
+    Parameters
+    ----------
+    stem : str
+
+    Returns
+    -------
+    CategoricalData
+
+    Raises
+    ------
+    ReproduceError
+        For an unknown data set.
+    """
     cat = catalog()
     if stem not in cat:
         raise ReproduceError(f"Unknown data set '{stem}'; choose from {', '.join(pub.THESIS_DATASETS.values())}.")
@@ -120,7 +178,21 @@ PAPER_LOAD = {"nursery": dict(max_levels=50), "letter": dict(max_levels=15), "wa
 
 
 def load_paper_data(stem: str):
-    """A paper data set: numeric columns with many levels cut into 4 quantile bins."""
+    """A paper data set: numeric columns with many levels cut into 4 quantile bins.
+
+    Parameters
+    ----------
+    stem : str
+
+    Returns
+    -------
+    CategoricalData
+
+    Raises
+    ------
+    ReproduceError
+        For an unknown data set.
+    """
     if stem not in PAPER_LOAD:
         raise ReproduceError(f"Unknown paper data set '{stem}'; choose from {', '.join(PAPER_LOAD)}.")
     cat = catalog()
@@ -129,7 +201,23 @@ def load_paper_data(stem: str):
 
 
 def thesis_names(settings: Settings, quick_default=QUICK_THESIS) -> list[tuple[str, str]]:
-    """(thesis row name, sample_data stem) of the data sets to run."""
+    """(thesis row name, sample_data stem) of the data sets to run.
+
+    Parameters
+    ----------
+    settings : Settings
+    quick_default : tuple of str
+        The stems of a quick run without ``settings.datasets``.
+
+    Returns
+    -------
+    list of (str, str)
+
+    Raises
+    ------
+    ReproduceError
+        For a stem that is not a thesis data set.
+    """
     inv = {v: k for k, v in pub.THESIS_DATASETS.items()}
     stems = settings.datasets or (quick_default if settings.quick else tuple(pub.THESIS_DATASETS.values()))
     out = []
@@ -141,7 +229,21 @@ def thesis_names(settings: Settings, quick_default=QUICK_THESIS) -> list[tuple[s
 
 
 def paper_names(settings: Settings) -> list[tuple[str, str]]:
-    """(paper name, sample_data stem) of the data sets to run."""
+    """(paper name, sample_data stem) of the data sets to run.
+
+    Parameters
+    ----------
+    settings : Settings
+
+    Returns
+    -------
+    list of (str, str)
+
+    Raises
+    ------
+    ReproduceError
+        For a stem that is not a paper data set.
+    """
     inv = {v: k for k, v in pub.PAPER_DATASETS.items()}
     stems = settings.datasets or (QUICK_PAPER if settings.quick else ("waveform_5000", "nursery", "letter"))
     out = []
@@ -154,13 +256,32 @@ def paper_names(settings: Settings) -> list[tuple[str, str]]:
 
 
 def say(progress: Progress | None, frac: float, msg: str) -> None:
-    """Tell ``progress`` (if any) the fraction done and what is happening."""
+    """Tell ``progress`` (if any) the fraction done and what is happening.
+
+    Parameters
+    ----------
+    progress : callable(fraction, message) or None
+    frac : float
+    msg : str
+    """
     if progress is not None:
         progress(frac, msg)
 
 
 def map_jobs(fn, items: list, jobs: int) -> list:
-    """``[fn(*it) for it in items]``, in ``jobs`` worker processes when jobs > 1."""
+    """``[fn(*it) for it in items]``, in ``jobs`` worker processes when jobs > 1.
+
+    Parameters
+    ----------
+    fn : callable
+        Picklable when ``jobs`` > 1.
+    items : list of tuple
+    jobs : int
+
+    Returns
+    -------
+    list
+    """
     if jobs <= 1 or len(items) <= 1:
         return [fn(*it) for it in items]
     with ProcessPoolExecutor(max_workers=int(jobs)) as ex:

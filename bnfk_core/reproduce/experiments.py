@@ -54,7 +54,21 @@ __all__ = ["EXPERIMENTS", "NETWORK_CHOICES", "Settings", "ReproduceError", "run"
 
 
 def runner(name: str):
-    """The run function of experiment ``name`` (its module imported on first use)."""
+    """The run function of experiment ``name`` (its module imported on first use).
+
+    Parameters
+    ----------
+    name : str
+
+    Returns
+    -------
+    callable(settings, w, progress) -> dict
+
+    Raises
+    ------
+    ReproduceError
+        For an unknown experiment.
+    """
     if name not in EXPERIMENT_RUNNERS:
         raise ReproduceError(f"Unknown experiment '{name}'; choose all or one of {', '.join(EXPERIMENTS)}.")
     module, function = EXPERIMENT_RUNNERS[name]
@@ -68,6 +82,15 @@ def invocation(argv: list[str] | None = None) -> str:
     ``python -m bnfk_core ARGS`` (or ``bnfk ARGS``) when the command line ran it, so the
     manifest can be committed and the command rerun from any checkout; ``"(called from
     Python)"`` when a notebook, a test or the app called :func:`run` directly.
+
+    Parameters
+    ----------
+    argv : list of str, optional
+        Default ``sys.argv``.
+
+    Returns
+    -------
+    str
     """
     argv = list(sys.argv if argv is None else argv)
     head = Path(argv[0]).name if argv else ""
@@ -77,7 +100,24 @@ def invocation(argv: list[str] | None = None) -> str:
 
 
 def run_experiment(name: str, out, settings: Settings | None = None, progress: Progress | None = None) -> dict:
-    """Run one experiment into folder ``out``; returns its manifest record."""
+    """Run one experiment into folder ``out``; returns its manifest record.
+
+    Parameters
+    ----------
+    name : str
+    out : str or path-like
+    settings : Settings, optional
+    progress : callable(fraction, message), optional
+
+    Returns
+    -------
+    dict
+
+    Raises
+    ------
+    ReproduceError
+        For an unknown experiment or structure, or ``repeats`` < 1.
+    """
     settings = settings or Settings()
     run_one = runner(name)
     if settings.structure not in NETWORK_CHOICES:
@@ -100,7 +140,19 @@ def run_experiment(name: str, out, settings: Settings | None = None, progress: P
 
 
 def run(experiment: str, out, settings: Settings | None = None, progress: Progress | None = None) -> dict:
-    """Run ``experiment`` (or ``"all"``, in the order of :data:`EXPERIMENTS`) into ``out``; returns the manifest."""
+    """Run ``experiment`` (or ``"all"``, in the order of :data:`EXPERIMENTS`) into ``out``; returns the manifest.
+
+    Parameters
+    ----------
+    experiment : str
+    out : str or path-like
+    settings : Settings, optional
+    progress : callable(fraction, message), optional
+
+    Returns
+    -------
+    dict
+    """
     names = EXPERIMENTS if experiment == "all" else (experiment,)
     t0 = time.perf_counter()
     for i, n in enumerate(names):

@@ -55,7 +55,16 @@ SEEDS, SEEDS_QUICK = 5, 2
 
 
 def peer_methods(variants=VARIANTS) -> list[str]:
-    """bnfk's default, its variants, then every registered peer (registration order)."""
+    """bnfk's default, its variants, then every registered peer (registration order).
+
+    Parameters
+    ----------
+    variants : sequence of str
+
+    Returns
+    -------
+    list of str
+    """
     out = [DEFAULT_IMPUTER] + [v for v in variants if v != DEFAULT_IMPUTER]
     return out + [n for n in IMPUTERS.names(peer=True) if n not in out]
 
@@ -75,7 +84,22 @@ def _load(stem: str):
 
 
 def run_dataset(stem: str, seeds: tuple, ratios: tuple, methods: tuple, n_max: int) -> pd.DataFrame:
-    """One bundled data set's runs (module docstring, steps 1-3): one row per seed x ratio x method."""
+    """One bundled data set's runs (module docstring, steps 1-3): one row per seed x ratio x method.
+
+    Parameters
+    ----------
+    stem : str
+    seeds : tuple of int
+    ratios : tuple of float
+        Shares of cells masked.
+    methods : tuple of str
+    n_max : int
+        Rows drawn (per seed) from a larger data set.
+
+    Returns
+    -------
+    pandas.DataFrame
+    """
     data = _load(stem)
     rows = []
     for seed in seeds:
@@ -101,7 +125,16 @@ def run_dataset(stem: str, seeds: tuple, ratios: tuple, methods: tuple, n_max: i
 
 
 def summary(runs: pd.DataFrame) -> pd.DataFrame:
-    """Mean and (population) std over seeds per data set, ratio and method."""
+    """Mean and (population) std over seeds per data set, ratio and method.
+
+    Parameters
+    ----------
+    runs : pandas.DataFrame
+
+    Returns
+    -------
+    pandas.DataFrame
+    """
     g = runs.groupby(["dataset", "masked", "method"], sort=False)
     out = g.agg(rows=("rows", "max"), of_rows=("of_rows", "max"), accuracy=("accuracy", "mean"), accuracy_std=("accuracy", lambda x: float(np.std(x))),
                 cross_entropy=("cross_entropy", "mean"), seconds=("seconds", "mean"), runs=("seed", "size"))
@@ -110,7 +143,17 @@ def summary(runs: pd.DataFrame) -> pd.DataFrame:
 
 def lead_table(summ: pd.DataFrame, methods: list[str]) -> pd.DataFrame:
     """One line per data set and ratio: every method's mean ± std accuracy, the best peer, and the margin
-    of bnfk's default over it (negative: a peer is ahead)."""
+    of bnfk's default over it (negative: a peer is ahead).
+
+    Parameters
+    ----------
+    summ : pandas.DataFrame
+    methods : list of str
+
+    Returns
+    -------
+    pandas.DataFrame
+    """
     peers = [m for m in methods if IMPUTERS[m].peer]
     lines = []
     for (stem, ratio), sub in summ.groupby(["dataset", "masked"], sort=False):
@@ -132,7 +175,17 @@ def lead_table(summ: pd.DataFrame, methods: list[str]) -> pd.DataFrame:
 
 
 def lead_notes(lead: pd.DataFrame, runs: pd.DataFrame, methods: list[str]) -> list[str]:
-    """Where bnfk's default is behind the best peer, and the runs that could not be imputed."""
+    """Where bnfk's default is behind the best peer, and the runs that could not be imputed.
+
+    Parameters
+    ----------
+    lead, runs : pandas.DataFrame
+    methods : list of str
+
+    Returns
+    -------
+    list of str
+    """
     behind = lead[lead["default - best peer"].str.startswith("-")]
     notes = [f"bnfk's default ({IMPUTERS[methods[0]].label}) leads or ties the best peer on {len(lead) - len(behind)} "
              f"of {len(lead)} lines" + ("; behind on " + "; ".join(f"{r['dataset']} {r['masked']} "
@@ -146,13 +199,39 @@ def lead_notes(lead: pd.DataFrame, runs: pd.DataFrame, methods: list[str]) -> li
 
 
 def lead_markdown(lead: pd.DataFrame, setup: str, notes: list[str], title: str = "# Imputation peers") -> str:
-    """The lead table as markdown: title, setup, the table (best per line in bold), notes."""
+    """The lead table as markdown: title, setup, the table (best per line in bold), notes.
+
+    Parameters
+    ----------
+    lead : pandas.DataFrame
+    setup : str
+    notes : list of str
+    title : str
+
+    Returns
+    -------
+    str
+    """
     md = ([title, ""] if title else []) + [setup + ".", "", markdown_table(lead), ""] + [f"- {n}" for n in notes]
     return "\n".join(md) + "\n"
 
 
 def run_peers(settings, w, progress) -> dict:
-    """The ``imputation-peers`` experiment (module docstring); files go to ``<out>/imputation_peers/``."""
+    """The ``imputation-peers`` experiment (module docstring); files go to ``<out>/imputation_peers/``.
+
+    Parameters
+    ----------
+    settings : Settings
+    w : Writer
+        Writes the experiment's files.
+    progress : callable(fraction, message) or None
+
+    Returns
+    -------
+    dict
+        The experiment's part of its manifest record (:func:`~bnfk_core.reproduce.experiments.run_experiment` adds
+        the rest).
+    """
     allowed = tuple(sorted(ex.catalog()))
     names = list(settings.datasets or (QUICK_PEERS if settings.quick else allowed))
     for s in names:

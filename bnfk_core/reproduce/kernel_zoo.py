@@ -90,7 +90,12 @@ def zoo_kernels() -> list[tuple[str, str, str]]:
     """(key, label, family) of every row of the comparison: the 14 measures, the four Fisher kernels, the
     normalised Fisher kernel with its defaults (its own network and CPTs, learned on the drawn rows), the
     latent-class Fisher kernel (K = the number of classes) and latent-class clustering (no kernel: its two
-    clustering columns both hold the modal classes of a K-class model; no kNN)."""
+    clustering columns both hold the modal classes of a K-class model; no kNN).
+
+    Returns
+    -------
+    list of (str, str, str)
+    """
     out = [(m, KERNELS[m].label, "measure") for m in BORIAH_MEASURES]
     out += [(f"fisher-{k}", lab, "fisher") for k, (lab, _, _) in NETWORKS.items()]
     out += [(FISHER_NORMALIZED, KERNELS[FISHER_NORMALIZED].label, "normalized")]
@@ -99,7 +104,12 @@ def zoo_kernels() -> list[tuple[str, str, str]]:
 
 
 def zoo_datasets() -> tuple:
-    """The bundled data sets with a label column (sample_data/catalog.json), sorted."""
+    """The bundled data sets with a label column (sample_data/catalog.json), sorted.
+
+    Returns
+    -------
+    tuple of str
+    """
     return tuple(sorted(k for k, e in ex.catalog().items() if e.get("class_column")))
 
 
@@ -228,7 +238,17 @@ def _lca_row(stem, s, label, feats, y, ok, k, t0) -> dict:
 
 # ====================================================================== summaries
 def summary_table(runs: pd.DataFrame) -> pd.DataFrame:
-    """Mean and std over seeds per (dataset, kernel)."""
+    """Mean and std over seeds per (dataset, kernel).
+
+    Parameters
+    ----------
+    runs : pandas.DataFrame
+        One row per data set, kernel and seed.
+
+    Returns
+    -------
+    pandas.DataFrame
+    """
     g = runs.groupby(["dataset", "kernel"], sort=False)
     out = g[list(METRICS)].mean()
     std = g[list(METRICS)].std(ddof=0).add_suffix("_std")
@@ -239,7 +259,23 @@ def summary_table(runs: pd.DataFrame) -> pd.DataFrame:
 
 def rank_table(summary: pd.DataFrame) -> tuple[pd.DataFrame, dict]:
     """Average rank (1 = best, ties share the mean rank) of every kernel over the data sets, per metric,
-    with the Friedman test and the Nemenyi critical difference at alpha = 0.05 (Demsar 2006)."""
+    with the Friedman test and the Nemenyi critical difference at alpha = 0.05 (Demsar 2006).
+
+    Parameters
+    ----------
+    summary : pandas.DataFrame
+        From :func:`summary_table`.
+
+    Returns
+    -------
+    ranks : pandas.DataFrame
+    tests : dict
+        Per metric: ``datasets``, ``kernels``, ``friedman_p`` and ``nemenyi_cd``.
+
+    References
+    ----------
+    Demsar (2006), "Statistical comparisons of classifiers over multiple data sets".
+    """
     order = list(dict.fromkeys(summary["kernel"]))
     ranks, tests = {}, {}
     for m in METRICS:
@@ -264,7 +300,18 @@ def rank_table(summary: pd.DataFrame) -> tuple[pd.DataFrame, dict]:
 
 
 def reading(summary: pd.DataFrame, ranks: pd.DataFrame, tests: dict) -> list[str]:
-    """Data-driven sentences: who ranks where, and on which data sets a network beats the empty one."""
+    """Data-driven sentences: who ranks where, and on which data sets a network beats the empty one.
+
+    Parameters
+    ----------
+    summary, ranks : pandas.DataFrame
+    tests : dict
+        From :func:`rank_table`.
+
+    Returns
+    -------
+    list of str
+    """
     lines = []
     for m, lab in METRICS.items():
         top = ranks.sort_values(m).head(3)
@@ -298,7 +345,16 @@ def reading(summary: pd.DataFrame, ranks: pd.DataFrame, tests: dict) -> list[str
 
 
 def latent_reading(summary: pd.DataFrame) -> list[str]:
-    """How latent-class clustering and the latent-class Fisher kernel compare with the best kernel clustering."""
+    """How latent-class clustering and the latent-class Fisher kernel compare with the best kernel clustering.
+
+    Parameters
+    ----------
+    summary : pandas.DataFrame
+
+    Returns
+    -------
+    list of str
+    """
     if LCA_CLUSTERING not in set(summary["kernel"]):
         return []
     P = summary.pivot(index="dataset", columns="kernel", values="ari_cc")
@@ -320,7 +376,16 @@ def latent_reading(summary: pd.DataFrame) -> list[str]:
 
 # ====================================================================== figures
 def rank_figure(ranks: pd.DataFrame) -> go.Figure:
-    """Heatmap of average ranks (kernels x metrics), best kernels on top."""
+    """Heatmap of average ranks (kernels x metrics), best kernels on top.
+
+    Parameters
+    ----------
+    ranks : pandas.DataFrame
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+    """
     z = ranks[list(METRICS)].to_numpy()
     fig = go.Figure(go.Heatmap(z=z, x=[METRICS[m] for m in METRICS], y=list(ranks["label"]), colorscale="RdYlGn_r",
                                text=np.round(z, 1), texttemplate="%{text}", colorbar={"title": "avg rank"}))
@@ -338,7 +403,18 @@ def _color(v: float, lo: float, hi: float) -> str:
 
 
 def svg_heatmap(values: np.ndarray, rows: list, cols: list, title: str, note: str = "") -> str:
-    """A self-contained SVG heatmap (green = small = good rank), numbers in the cells."""
+    """A self-contained SVG heatmap (green = small = good rank), numbers in the cells.
+
+    Parameters
+    ----------
+    values : ndarray, shape (len(rows), len(cols))
+    rows, cols : list of str
+    title, note : str
+
+    Returns
+    -------
+    str
+    """
     cw, ch, left, top = 62, 22, 230, 150
     W, H = left + cw * len(cols) + 20, top + ch * len(rows) + 50
     lo, hi = float(np.nanmin(values)), float(np.nanmax(values))
@@ -366,7 +442,21 @@ def svg_heatmap(values: np.ndarray, rows: list, cols: list, title: str, note: st
 
 # ====================================================================== the experiment
 def run_zoo(settings, w, progress) -> dict:
-    """The ``kernel-zoo`` experiment (module docstring); files go to ``<out>/kernel_zoo/``."""
+    """The ``kernel-zoo`` experiment (module docstring); files go to ``<out>/kernel_zoo/``.
+
+    Parameters
+    ----------
+    settings : Settings
+    w : Writer
+        Writes the experiment's files.
+    progress : callable(fraction, message) or None
+
+    Returns
+    -------
+    dict
+        The experiment's part of its manifest record (:func:`~bnfk_core.reproduce.experiments.run_experiment` adds
+        the rest).
+    """
     names = _names(settings)
     repeats = settings.repeats or (1 if settings.quick else 3)
     n_max = N_MAX_QUICK if settings.quick else N_MAX

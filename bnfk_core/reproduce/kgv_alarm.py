@@ -43,7 +43,12 @@ PARAMS, PSEUDO_COUNT = "bdeu", 1.0
 
 
 def alarm_network() -> BayesNet:
-    """The ALARM network as pgmpy ships it (its BIF read directly; ``get_example_model`` as a fallback)."""
+    """The ALARM network as pgmpy ships it (its BIF read directly; ``get_example_model`` as a fallback).
+
+    Returns
+    -------
+    BayesNet
+    """
     import pgmpy
     path = Path(pgmpy.__file__).parent / "utils" / "example_models" / "alarm.bif.gz"
     if path.is_file():
@@ -59,7 +64,22 @@ def expected_log_likelihood(true: BayesNet, model: BayesNet, cache: dict | None 
     """Σ_i E_true[log P_model(x_i | π_i)] (nats), the expectations over the exact marginals of ``true``.
 
     ``model`` must have ``true``'s variables and states in the same order; ``cache`` keeps the family
-    marginals of ``true`` between calls."""
+    marginals of ``true`` between calls.
+
+    Parameters
+    ----------
+    true, model : BayesNet
+    cache : dict, optional
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    ValueError
+        When the variables or states differ.
+    """
     if list(model.variables) != list(true.variables) or list(model.states) != list(true.states):
         raise ValueError("The model's variables and states differ from the true network's.")
     cache = {} if cache is None else cache
@@ -78,7 +98,17 @@ def expected_log_likelihood(true: BayesNet, model: BayesNet, cache: dict | None 
 
 
 def kl_to_truth(true: BayesNet, model: BayesNet, cache: dict | None = None) -> float:
-    """KL(P_true || P_model) = E_true[log P_true] − E_true[log P_model] for two networks over the same variables."""
+    """KL(P_true || P_model) = E_true[log P_true] − E_true[log P_model] for two networks over the same variables.
+
+    Parameters
+    ----------
+    true, model : BayesNet
+    cache : dict, optional
+
+    Returns
+    -------
+    float
+    """
     cache = {} if cache is None else cache
     if "self" not in cache:
         cache["self"] = expected_log_likelihood(true, true, cache)
@@ -106,7 +136,16 @@ def _runs(true: BayesNet, sizes, seeds, progress) -> pd.DataFrame:
 
 
 def summary(runs: pd.DataFrame) -> pd.DataFrame:
-    """Mean and std over seeds per N and score, beside the published KL."""
+    """Mean and std over seeds per N and score, beside the published KL.
+
+    Parameters
+    ----------
+    runs : pandas.DataFrame
+
+    Returns
+    -------
+    pandas.DataFrame
+    """
     g = runs.groupby(["n", "score"], sort=False)
     out = g.agg(kl=("kl", "mean"), kl_std=("kl", "std"), arcs=("arcs", "mean"), shd_to_true=("shd_to_true", "mean"),
                 seeds=("seed", "count"), seconds=("seconds", "mean")).reset_index()
@@ -126,7 +165,25 @@ def _order_sentence(summ: pd.DataFrame) -> list[str]:
 
 
 def run_kgv(settings, w, progress) -> dict:
-    """The ``kgv`` experiment (module docstring)."""
+    """The ``kgv`` experiment (module docstring).
+
+    Parameters
+    ----------
+    settings : Settings
+    w : Writer
+        Writes the experiment's files.
+    progress : callable(fraction, message) or None
+
+    Returns
+    -------
+    dict
+        The experiment's part of its manifest record (:func:`~bnfk_core.reproduce.experiments.run_experiment` adds
+        the rest).
+
+    References
+    ----------
+    Bach & Jordan, Fig. 1 (ALARM: KL of BIC, BDe and KGV networks).
+    """
     repeats = settings.repeats or (QUICK_SEEDS if settings.quick else FULL_SEEDS)
     seeds = tuple(int(settings.seed) + r for r in range(repeats))
     sizes = (500, 1000)

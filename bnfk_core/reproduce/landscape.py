@@ -38,7 +38,20 @@ FIG1_ORDERS = (1, 2, 3)
 
 def random_ordered_network(seed: int, k: int = 4, card: int = 2, p: float = 0.5) -> BayesNet:
     """A random network on ``k`` nodes X0..X{k-1} whose arcs respect that order (each with probability
-    ``p``), CPT rows drawn from Dirichlet(1)."""
+    ``p``), CPT rows drawn from Dirichlet(1).
+
+    Parameters
+    ----------
+    seed : int
+    k : int
+    card : int
+        States per node.
+    p : float
+
+    Returns
+    -------
+    BayesNet
+    """
     rng = np.random.default_rng(seed)
     names = [f"X{i}" for i in range(k)]
     dag = DAG(names, [(names[i], names[j]) for i in range(k) for j in range(i + 1, k) if rng.random() < p])
@@ -47,7 +60,25 @@ def random_ordered_network(seed: int, k: int = 4, card: int = 2, p: float = 0.5)
 
 
 def fig1_curves(seed: int, repeats: int, sizes, c: float = DEFAULT_C) -> tuple[pd.DataFrame, dict]:
-    """Mean (and std) RMSE of orders 1-3 on the held-out graphs for every training size; and the set-up."""
+    """Mean (and std) RMSE of orders 1-3 on the held-out graphs for every training size; and the set-up.
+
+    Parameters
+    ----------
+    seed : int
+    repeats : int
+    sizes : sequence of int
+    c : float
+        ``c`` of :func:`~bnfk_core.learning.metagraph.fit_surrogate`.
+
+    Returns
+    -------
+    curves : pandas.DataFrame
+    setup : dict
+
+    References
+    ----------
+    Yackley, Corona & Lane, Fig. 1 (four nodes).
+    """
     net = random_ordered_network(seed)
     data = net.sample(1000, seed=seed)
     land = score_landscape(data, data.variables, "bdeu")
@@ -74,7 +105,18 @@ def fig1_curves(seed: int, repeats: int, sizes, c: float = DEFAULT_C) -> tuple[p
 
 def random_dag_bits(n_graphs: int, n_nodes: int, p: float, rng) -> np.ndarray:
     """``n_graphs`` random DAGs as directed-arc bits (n, n_nodes (n_nodes − 1)): a random node order per graph,
-    then each pair an arc along it with probability ``p``."""
+    then each pair an arc along it with probability ``p``.
+
+    Parameters
+    ----------
+    n_graphs, n_nodes : int
+    p : float
+    rng : numpy.random.Generator
+
+    Returns
+    -------
+    ndarray of uint8, shape (n_graphs, n_nodes (n_nodes - 1))
+    """
     k = n_nodes
     out = np.zeros((n_graphs, k * (k - 1)), dtype=np.uint8)
     iu, ju = np.triu_indices(k, 1)
@@ -87,7 +129,18 @@ def random_dag_bits(n_graphs: int, n_nodes: int, p: float, rng) -> np.ndarray:
 
 
 def bits_scores(bits: np.ndarray, scorer: LocalScorer, k: int) -> np.ndarray:
-    """Total score of every graph given as k(k − 1) directed-arc bits (:func:`random_dag_bits`)."""
+    """Total score of every graph given as k(k − 1) directed-arc bits (:func:`random_dag_bits`).
+
+    Parameters
+    ----------
+    bits : ndarray, shape (n, k (k - 1))
+    scorer : LocalScorer
+    k : int
+
+    Returns
+    -------
+    ndarray, shape (n,)
+    """
     adj = np.zeros((bits.shape[0], k, k), dtype=bool)
     u, v = np.nonzero(~np.eye(k, dtype=bool))
     adj[:, u, v] = bits.astype(bool)
@@ -97,7 +150,25 @@ def bits_scores(bits: np.ndarray, scorer: LocalScorer, k: int) -> np.ndarray:
 def fig4_curves(seed: int, orders, train_sizes=(100, 1000), n_test: int = 100,
                 c: float = DEFAULT_C) -> tuple[pd.DataFrame, dict]:
     """RMSE on ``n_test`` random ALARM DAGs of the order-r kernel trained on each training size, and the
-    baseline (the mean of the largest training set's scores)."""
+    baseline (the mean of the largest training set's scores).
+
+    Parameters
+    ----------
+    seed : int
+    orders : sequence of int
+    train_sizes : sequence of int
+    n_test : int
+    c : float
+
+    Returns
+    -------
+    curves : pandas.DataFrame
+    setup : dict
+
+    References
+    ----------
+    Yackley, Corona & Lane, Fig. 4 (ALARM).
+    """
     from pgmpy.utils import get_example_model
     net = BayesNet.from_pgmpy(get_example_model("alarm"))
     data = net.sample(1000, seed=seed)
@@ -174,7 +245,21 @@ def _say(progress, frac: float, msg: str) -> None:
 
 def run_landscape(settings, w, progress) -> dict:
     """The ``landscape`` experiment (module docstring); ``w`` is the experiment's writer
-    (:func:`bnfk_core.reproduce.experiments.run_experiment`)."""
+    (:func:`bnfk_core.reproduce.experiments.run_experiment`).
+
+    Parameters
+    ----------
+    settings : Settings
+    w : Writer
+        Writes the experiment's files.
+    progress : callable(fraction, message) or None
+
+    Returns
+    -------
+    dict
+        The experiment's part of its manifest record (:func:`~bnfk_core.reproduce.experiments.run_experiment` adds
+        the rest).
+    """
     quick = settings.quick
     repeats = settings.repeats or (10 if quick else 50)
     sizes = list(range(3, 64, 2 if quick else 1))

@@ -29,6 +29,17 @@ NOTES_ARI = {"house_votes_84": 0.557, "lymphography": 0.329, "zoo": 0.839, "soyb
 
 
 def carcinoma_table(starts: int, seed: int) -> pd.DataFrame:
+    """The carcinoma data's maximum log-likelihood for each number of classes beside poLCA's.
+
+    Parameters
+    ----------
+    starts, seed : int
+        Of :func:`~bnfk_core.lca.model.fit_lca`.
+
+    Returns
+    -------
+    pandas.DataFrame
+    """
     data = load_csv(Path(__file__).resolve().parents[2] / "sample_data" / "carcinoma.csv")
     rows = []
     for k, pub in POLCA_CARCINOMA.items():
@@ -40,6 +51,17 @@ def carcinoma_table(starts: int, seed: int) -> pd.DataFrame:
 
 
 def ari_table(starts: int, seed: int, names) -> pd.DataFrame:
+    """ARI of the modal classes against the labels of the thesis data sets ``names``, beside the notes' values.
+
+    Parameters
+    ----------
+    starts, seed : int
+    names : sequence of str
+
+    Returns
+    -------
+    pandas.DataFrame
+    """
     rows = []
     for stem in names:
         d = ex.load_thesis_data(stem)
@@ -56,7 +78,21 @@ def ari_table(starts: int, seed: int, names) -> pd.DataFrame:
 
 
 def run_lca(settings, w, progress) -> dict:
-    """The ``lca`` experiment (module docstring)."""
+    """The ``lca`` experiment (module docstring).
+
+    Parameters
+    ----------
+    settings : Settings
+    w : Writer
+        Writes the experiment's files.
+    progress : callable(fraction, message) or None
+
+    Returns
+    -------
+    dict
+        The experiment's part of its manifest record (:func:`~bnfk_core.reproduce.experiments.run_experiment` adds
+        the rest).
+    """
     starts = 10 if settings.quick else 30
     names = list(settings.datasets or (("zoo", "soybean_small") if settings.quick else NOTES_ARI))
     bad = [s for s in names if s not in NOTES_ARI]

@@ -33,6 +33,17 @@ def comparison_frame(table_id: str, ours: dict, extra: dict | None = None) -> pd
     """Ours next to the published table: one row per data set we ran, ``<c> (ours|published|diff)`` columns.
 
     ``ours``: {thesis row name: {column: value}}; ``extra``: {row name: {column: value}} appended as is.
+
+    Parameters
+    ----------
+    table_id : str
+        A published table (:mod:`bnfk_core.reproduce.published`).
+    ours : dict
+    extra : dict, optional
+
+    Returns
+    -------
+    pandas.DataFrame
     """
     t = pub.table(table_id)
     rows = []
@@ -54,7 +65,17 @@ def comparison_frame(table_id: str, ours: dict, extra: dict | None = None) -> pd
 
 
 def fmt(v, digits: int = 3) -> str:
-    """One table cell: floats to ``digits`` places, non-finite as an en dash, ``|`` escaped."""
+    """One table cell: floats to ``digits`` places, non-finite as an en dash, ``|`` escaped.
+
+    Parameters
+    ----------
+    v : object
+    digits : int
+
+    Returns
+    -------
+    str
+    """
     if v is None:
         return ""
     if isinstance(v, (float, np.floating)):
@@ -65,7 +86,17 @@ def fmt(v, digits: int = 3) -> str:
 
 
 def markdown_table(df: pd.DataFrame, digits: int = 3) -> str:
-    """A GitHub markdown table (no extra dependency)."""
+    """A GitHub markdown table (no extra dependency).
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+    digits : int
+
+    Returns
+    -------
+    str
+    """
     cols = [str(c).replace("|", "\\|") for c in df.columns]
     lines = ["| " + " | ".join(cols) + " |", "|" + "|".join("---" for _ in cols) + "|"]
     for _, r in df.iterrows():
@@ -74,7 +105,18 @@ def markdown_table(df: pd.DataFrame, digits: int = 3) -> str:
 
 
 def compact(df: pd.DataFrame, columns: Sequence[str]) -> pd.DataFrame:
-    """The readable view: per published column one cell 'ours (published)'."""
+    """The readable view: per published column one cell 'ours (published)'.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        From :func:`comparison_frame`.
+    columns : sequence of str
+
+    Returns
+    -------
+    pandas.DataFrame
+    """
     out = pd.DataFrame({"dataset": df["dataset"]})
     for c in columns:
         o, p = df[f"{c} (ours)"], df[f"{c} (published)"]
@@ -98,6 +140,18 @@ class Writer:
 
     def table(self, stem: str, df: pd.DataFrame, *, title: str, caption: str, measured: str, setup: str,
               compact_columns: Sequence[str] | None = None, notes: Sequence[str] = ()) -> None:
+        """Write ``stem.csv`` and ``stem.md`` (title, published caption, what was measured, our setup, the table and
+        ``notes``) and record the table for the manifest.
+
+        Parameters
+        ----------
+        stem : str
+        df : pandas.DataFrame
+        title, caption, measured, setup : str
+        compact_columns : sequence of str, optional
+            Published columns shown as "ours (published)" cells.
+        notes : sequence of str
+        """
         df.to_csv(self._path(stem + ".csv"), index=False, float_format="%.6g")
         md = [f"## {title}", "", f"*Published caption:* {caption}", "", f"*Measured:* {measured}", "",
               f"*Our setup:* {setup}", ""]
@@ -111,9 +165,23 @@ class Writer:
         self.tables[stem] = {"title": title, "csv": stem + ".csv", "md": stem + ".md", "setup": setup}
 
     def frame(self, stem: str, df: pd.DataFrame) -> None:
+        """Write ``df`` as ``stem.csv``.
+
+        Parameters
+        ----------
+        stem : str
+        df : pandas.DataFrame
+        """
         df.to_csv(self._path(stem + ".csv"), index=False, float_format="%.6g")
 
     def figure(self, stem: str, fig) -> None:
+        """Write ``fig`` as ``stem.html`` (:func:`write_figure_html`) and ``stem.json``.
+
+        Parameters
+        ----------
+        stem : str
+        fig : plotly.graph_objects.Figure
+        """
         write_figure_html(fig, self._path(stem + ".html"))
         self.files.append((Path(stem).parent / PLOTLY_JS).as_posix())    # beside the page (stems may hold a folder)
         self._path(stem + ".json").write_text(fig.to_json())
@@ -125,7 +193,13 @@ PLOTLY_JS = "plotly.min.js"
 
 def write_figure_html(fig, path) -> None:
     """``fig`` as an HTML page that loads ``plotly.min.js`` from its own folder (written there, or refreshed when
-    it is not this plotly's bundle), so the folder's figures open without a network."""
+    it is not this plotly's bundle), so the folder's figures open without a network.
+
+    Parameters
+    ----------
+    fig : plotly.graph_objects.Figure
+    path : str or path-like
+    """
     from plotly.offline import get_plotlyjs
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -138,7 +212,21 @@ def write_figure_html(fig, path) -> None:
 def render_figures(out) -> list[str]:
     """Write the HTML page of every figure of the results folder ``out`` again from its stored JSON (the
     ``fig_*.json`` files its manifest lists), with the local plotly.js of :func:`write_figure_html`.  No
-    experiment runs and no number changes; returns the pages written."""
+    experiment runs and no number changes; returns the pages written.
+
+    Parameters
+    ----------
+    out : str or path-like
+
+    Returns
+    -------
+    list of str
+
+    Raises
+    ------
+    ReproduceError
+        When ``out`` has no manifest listing experiments.
+    """
     import plotly.io as pio
     out = Path(out)
     man = read_manifest(out)
@@ -155,7 +243,12 @@ def render_figures(out) -> list[str]:
 
 
 def versions() -> dict:
-    """Versions of python, numpy, pandas, scipy, scikit-learn, pgmpy, numba, plotly and bnfk (+ git commit)."""
+    """Versions of python, numpy, pandas, scipy, scikit-learn, pgmpy, numba, plotly and bnfk (+ git commit).
+
+    Returns
+    -------
+    dict
+    """
     out = {"python": platform.python_version()}
     for name in ("numpy", "pandas", "scipy", "scikit-learn", "pgmpy", "numba", "networkx", "plotly"):
         try:
@@ -172,7 +265,12 @@ def versions() -> dict:
 
 
 def machine() -> dict:
-    """Platform, CPU count and load average (for the manifest)."""
+    """Platform, CPU count and load average (for the manifest).
+
+    Returns
+    -------
+    dict
+    """
     try:
         load = [round(x, 2) for x in os.getloadavg()]
     except OSError:  # pragma: no cover
@@ -182,7 +280,16 @@ def machine() -> dict:
 
 
 def read_manifest(out) -> dict:
-    """``manifest.json`` of the results folder ``out`` ({} when there is none or it is unreadable)."""
+    """``manifest.json`` of the results folder ``out`` ({} when there is none or it is unreadable).
+
+    Parameters
+    ----------
+    out : str or path-like
+
+    Returns
+    -------
+    dict
+    """
     p = Path(out) / "manifest.json"
     if not p.exists():
         return {}
@@ -195,7 +302,16 @@ def read_manifest(out) -> dict:
 def stored_results(out) -> list[dict]:
     """What a results folder holds, for display: one entry per experiment in :data:`EXPERIMENTS` order with
     ``name, record`` (its manifest record), ``tables`` ([{stem, title, setup, frame, markdown}]) and
-    ``figures`` ([(stem, path of the plotly JSON)]).  Empty when there is no manifest."""
+    ``figures`` ([(stem, path of the plotly JSON)]).  Empty when there is no manifest.
+
+    Parameters
+    ----------
+    out : str or path-like
+
+    Returns
+    -------
+    list of dict
+    """
     out = Path(out)
     man = read_manifest(out)
     entries = []
@@ -218,7 +334,16 @@ def stored_results(out) -> list[dict]:
 
 @contextlib.contextmanager
 def locked(out: Path):
-    """An exclusive lock on the results folder ``out`` (experiments may run in parallel processes)."""
+    """An exclusive lock on the results folder ``out`` (experiments may run in parallel processes).
+
+    Parameters
+    ----------
+    out : path-like
+
+    Yields
+    ------
+    None
+    """
     tag = hashlib.sha1(str(Path(out).resolve()).encode()).hexdigest()[:16]
     lock = Path(tempfile.gettempdir()) / f"bnfk-reproduce-{tag}.lock"      # not among the results
     with open(lock, "a") as fh:
@@ -231,7 +356,14 @@ def locked(out: Path):
 
 
 def update_manifest(out: Path, experiment: str, record: dict) -> None:
-    """Merge ``experiment``'s record into the manifest of ``out`` and rewrite ``index.md``."""
+    """Merge ``experiment``'s record into the manifest of ``out`` and rewrite ``index.md``.
+
+    Parameters
+    ----------
+    out : path-like
+    experiment : str
+    record : dict
+    """
     with locked(out):
         man = read_manifest(out)
         man.setdefault("experiments", {})[experiment] = record
@@ -245,7 +377,16 @@ def update_manifest(out: Path, experiment: str, record: dict) -> None:
 
 
 def json_default(x):
-    """JSON for numpy scalars and arrays, sets and tuples (else the text)."""
+    """JSON for numpy scalars and arrays, sets and tuples (else the text).
+
+    Parameters
+    ----------
+    x : object
+
+    Returns
+    -------
+    int, float, list or str
+    """
     if isinstance(x, (np.integer,)):
         return int(x)
     if isinstance(x, (np.floating,)):
@@ -258,7 +399,14 @@ def json_default(x):
 
 
 def write_index(out: Path, man: dict) -> None:
-    """``index.md``: every experiment's markdown tables, in :data:`EXPERIMENTS` order."""
+    """``index.md``: every experiment's markdown tables, in :data:`EXPERIMENTS` order.
+
+    Parameters
+    ----------
+    out : path-like
+    man : dict
+        The manifest.
+    """
     parts = ["# Reproduction results", "",
              "Generated by `python -m bnfk_core reproduce`; see `manifest.json` for settings, seeds and versions.", ""]
     for name in EXPERIMENTS:
@@ -275,12 +423,26 @@ def write_index(out: Path, man: dict) -> None:
 
 
 def now() -> str:
-    """The UTC time in ISO format (seconds)."""
+    """The UTC time in ISO format (seconds).
+
+    Returns
+    -------
+    str
+    """
     return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
 
 
 def bar_figure(w: Writer, stem: str, tid: str, title: str) -> None:
-    """Grouped bars of a written comparison table: ours solid beside published hatched, per data set."""
+    """Grouped bars of a written comparison table: ours solid beside published hatched, per data set.
+
+    Parameters
+    ----------
+    w : Writer
+    stem : str
+    tid : str
+        Published table id.
+    title : str
+    """
     df = pd.read_csv(w.out / f"{TABLE_FILES[tid]}.csv")
     t = pub.table(tid)
     fig = go.Figure()

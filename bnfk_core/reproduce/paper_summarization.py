@@ -86,6 +86,25 @@ def _claims(df: pd.DataFrame, fig_id: str) -> list[dict]:
 
 
 def run_paper_summarization(settings: Settings, w: Writer, progress: Progress | None) -> dict:
+    """The paper's data-summarization experiment (Figs. 1-3, as tables) on its data sets.
+
+    Parameters
+    ----------
+    settings : Settings
+    w : Writer
+        Writes the experiment's files.
+    progress : callable(fraction, message) or None
+
+    Returns
+    -------
+    dict
+        The experiment's part of its manifest record (:func:`~bnfk_core.reproduce.experiments.run_experiment` adds
+        the rest).
+
+    References
+    ----------
+    Paper, "Data summarization" and Algorithm 1.
+    """
     which = resolve_structure(settings, "paper")
     ks = tuple(settings.ks) if settings.ks else ((200,) if settings.quick else PAPER_KS)
     draws = settings.random_draws or (50 if settings.quick else 1000)

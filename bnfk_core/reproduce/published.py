@@ -40,7 +40,16 @@ PAPER_DATASETS = {"waveform-5000": "waveform_5000", "nursery": "nursery", "lette
 
 
 def number(text: str):
-    """A published cell as a float: decimal comma or point; ``-`` (not evaluated) is None."""
+    """A published cell as a float: decimal comma or point; ``-`` (not evaluated) is None.
+
+    Parameters
+    ----------
+    text : str
+
+    Returns
+    -------
+    float or None
+    """
     t = text.strip()
     if t in ("-", "–", ""):
         return None
@@ -54,6 +63,16 @@ def parse_block(block: str) -> tuple[tuple, dict, dict]:
     """(columns, {row name: (values...)}, {row name: (labels...)}) of a tab-separated table block.
 
     A cell like ``0.162 (SC-SH)`` (Table 6.1) gives the number and, in the labels, ``SC-SH``.
+
+    Parameters
+    ----------
+    block : str
+
+    Returns
+    -------
+    columns : tuple of str
+    rows : dict
+    labels : dict
     """
     lines = [ln for ln in block.strip("\n").splitlines() if ln.strip()]
     columns = tuple(c.strip() for c in lines[0].split("\t") if c.strip())
@@ -102,10 +121,25 @@ class PublishedTable:
         return parse_block(self.block)[2]
 
     def value(self, row: str, column: str):
+        """The published cell of ``row`` and ``column``.
+
+        Parameters
+        ----------
+        row, column : str
+
+        Returns
+        -------
+        float or None
+        """
         return self.rows[row][self.columns.index(column)]
 
     def frame(self):
-        """The table as a pandas DataFrame (rows: the thesis's data set names)."""
+        """The table as a pandas DataFrame (rows: the thesis's data set names).
+
+        Returns
+        -------
+        pandas.DataFrame
+        """
         return pd.DataFrame.from_dict(self.rows, orient="index", columns=list(self.columns))
 
 
@@ -335,7 +369,21 @@ Tic-Tac-Toe	0.569	0.247	0.298	0.343	0.107	0.089
 
 
 def table(table_id: str) -> PublishedTable:
-    """A published table by id (``"4.3"``, ``"5.1"``, ``"D.2"``, ...)."""
+    """A published table by id (``"4.3"``, ``"5.1"``, ``"D.2"``, ...).
+
+    Parameters
+    ----------
+    table_id : str
+
+    Returns
+    -------
+    PublishedTable
+
+    Raises
+    ------
+    KeyError
+        For an unknown id.
+    """
     try:
         return TABLES[str(table_id)]
     except KeyError:

@@ -38,6 +38,21 @@ def _speed_one(stem: str, ks: tuple, draws: int, seed: int) -> list:
 
 
 def run_speed(settings: Settings, w: Writer, progress: Progress | None) -> dict:
+    """The paper's run times: the data-summarization steps timed beside the published seconds.
+
+    Parameters
+    ----------
+    settings : Settings
+    w : Writer
+        Writes the experiment's files.
+    progress : callable(fraction, message) or None
+
+    Returns
+    -------
+    dict
+        The experiment's part of its manifest record (:func:`~bnfk_core.reproduce.experiments.run_experiment` adds
+        the rest).
+    """
     ks = (200,) if settings.quick else (200, 1000)
     draws = settings.random_draws or (200 if settings.quick else 1000)
     names = paper_names(settings)

@@ -33,6 +33,25 @@ def _classification_one(stem: str, repeats: int, seed: int, structure: str, exac
 
 
 def run_thesis_classification(settings: Settings, w: Writer, progress: Progress | None) -> dict:
+    """Thesis Tables D.1-D.2 (kernel kNN and SVM classification), ours beside published.
+
+    Parameters
+    ----------
+    settings : Settings
+    w : Writer
+        Writes the experiment's files.
+    progress : callable(fraction, message) or None
+
+    Returns
+    -------
+    dict
+        The experiment's part of its manifest record (:func:`~bnfk_core.reproduce.experiments.run_experiment` adds
+        the rest).
+
+    References
+    ----------
+    Thesis App. D.
+    """
     structure = resolve_structure(settings, "thesis")
     repeats = settings.repeats or (2 if settings.quick else 10)
     # one structure per split: exact search over 17-18 variables takes about a minute each, so hc above 16

@@ -73,6 +73,26 @@ def _clustering_one(stem: str, runs: int, restarts: int, seed: int, structure: s
 
 
 def run_thesis_clustering(settings: Settings, w: Writer, progress: Progress | None) -> dict:
+    """Thesis Tables 5.1, C.1 and C.2 (correlation and spectral clustering with the Fisher, scaled-Hamming
+    and Hamming kernels), ours beside published.
+
+    Parameters
+    ----------
+    settings : Settings
+    w : Writer
+        Writes the experiment's files.
+    progress : callable(fraction, message) or None
+
+    Returns
+    -------
+    dict
+        The experiment's part of its manifest record (:func:`~bnfk_core.reproduce.experiments.run_experiment` adds
+        the rest).
+
+    References
+    ----------
+    Thesis ch. 5, Table 5.1.
+    """
     structure = resolve_structure(settings, "thesis")
     runs = settings.repeats or (2 if settings.quick else 10)
     restarts = 5 if settings.quick else 25

@@ -33,6 +33,25 @@ def _imputation_one(stem: str, grid: tuple, repeats: int, seed: int, structure: 
 
 
 def run_thesis_imputation(settings: Settings, w: Writer, progress: Progress | None) -> dict:
+    """Thesis Tables 4.1-4.4 and B.1-B.2 (BN, Mode and weighted-kNN imputation), ours beside published.
+
+    Parameters
+    ----------
+    settings : Settings
+    w : Writer
+        Writes the experiment's files.
+    progress : callable(fraction, message) or None
+
+    Returns
+    -------
+    dict
+        The experiment's part of its manifest record (:func:`~bnfk_core.reproduce.experiments.run_experiment` adds
+        the rest).
+
+    References
+    ----------
+    Thesis ch. 4, Tables 4.1-4.4.
+    """
     structure = resolve_structure(settings, "thesis")
     grid = (0.2, 0.4) if settings.quick else (0.1, 0.2, 0.3, 0.4, 0.5)
     repeats = settings.repeats or (1 if settings.quick else 10)

@@ -48,6 +48,25 @@ def _segments_one(stem: str, restarts: int, seed: int, runs: int) -> dict:
 
 
 def run_thesis_segments(settings: Settings, w: Writer, progress: Progress | None) -> dict:
+    """Thesis Tables 6.1-6.4 (supervised greedy arc search, thesis §6.2-6.3), ours beside published.
+
+    Parameters
+    ----------
+    settings : Settings
+    w : Writer
+        Writes the experiment's files.
+    progress : callable(fraction, message) or None
+
+    Returns
+    -------
+    dict
+        The experiment's part of its manifest record (:func:`~bnfk_core.reproduce.experiments.run_experiment` adds
+        the rest).
+
+    References
+    ----------
+    Thesis ch. 6, Tables 6.1-6.4.
+    """
     restarts = 5 if settings.quick else 25
     runs = settings.repeats or (2 if settings.quick else 10)
     names = thesis_names(settings)
