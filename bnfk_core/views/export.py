@@ -33,7 +33,16 @@ class ExportError(BnfkError):
 
 
 def figure_html(fig) -> str:
-    """``fig`` as one self-contained HTML page: plotly.js embedded, no CDN, readable offline."""
+    """``fig`` as one self-contained HTML page: plotly.js embedded, no CDN, readable offline.
+
+    Parameters
+    ----------
+    fig : plotly.graph_objects.Figure
+
+    Returns
+    -------
+    str
+    """
     return fig.to_html(include_plotlyjs=True, full_html=True)
 
 
@@ -56,7 +65,12 @@ def _problem() -> str | None:
 
 
 def image_export_problem() -> str | None:
-    """``None`` when PNG/SVG export can run here; otherwise one sentence naming what is missing (checked once)."""
+    """``None`` when PNG/SVG export can run here; otherwise one sentence naming what is missing (checked once).
+
+    Returns
+    -------
+    str or None
+    """
     return _problem()
 
 
@@ -64,7 +78,19 @@ def figure_image(fig, fmt: str = "png", *, width: int = SLIDE_WIDTH, height: int
                  scale: float = SLIDE_SCALE) -> bytes:
     """``fig`` as PNG or SVG bytes at ``width`` x ``height`` (PNG pixels times ``scale``); a copy of the
     figure is resized, so the one shown on the page keeps its own height.  :class:`ExportError` when the
-    exporter or the browser is missing or the export fails."""
+    exporter or the browser is missing or the export fails.
+
+    Parameters
+    ----------
+    fig : plotly.graph_objects.Figure
+    fmt : {"png", "svg"}
+    width, height : int
+    scale : float
+
+    Returns
+    -------
+    bytes
+    """
     fmt = str(fmt).lower()
     if fmt not in IMAGE_FORMATS:
         raise ExportError(f"Cannot export a figure as '{fmt}'; choose {' or '.join(IMAGE_FORMATS)}.")

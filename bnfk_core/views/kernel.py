@@ -12,17 +12,46 @@ MISSING_SHOWN = "(missing)"
 
 
 def main_title(spec, n_arcs: int) -> str:
-    """The title of the main Gram panel: a network kernel names the current structure's size."""
+    """The title of the main Gram panel: a network kernel names the current structure's size.
+
+    Parameters
+    ----------
+    spec : KernelSpec
+    n_arcs : int
+
+    Returns
+    -------
+    str
+    """
     return f"{spec.label}: current structure ({n_arcs} arcs)" if spec.uses_network else f"{spec.label} kernel"
 
 
 def histogram_title(spec) -> str:
+    """The title of the pair-value histogram.
+
+    Parameters
+    ----------
+    spec : KernelSpec
+
+    Returns
+    -------
+    str
+    """
     return f"{spec.label} kernel values of distinct pairs"
 
 
 def first_pair(K: np.ndarray) -> tuple[int, int]:
     """Positions (A, B) of the pair shown first: A = the first row, B = the row most similar to it (cosine,
-    K(a, b) / sqrt(K(a, a) K(b, b))); B = A for a single row."""
+    K(a, b) / sqrt(K(a, a) K(b, b))); B = A for a single row.
+
+    Parameters
+    ----------
+    K : ndarray, shape (N, N)
+
+    Returns
+    -------
+    (int, int)
+    """
     if len(K) < 2:
         return 0, 0
     dg = np.sqrt(np.maximum(np.diag(K), 1e-300))
@@ -32,10 +61,37 @@ def first_pair(K: np.ndarray) -> tuple[int, int]:
 
 
 def shown_values(data, row: int, variables) -> list:
-    """The values of ``row`` of ``data`` in ``variables``, a missing cell as :data:`MISSING_SHOWN`."""
+    """The values of ``row`` of ``data`` in ``variables``, a missing cell as :data:`MISSING_SHOWN`.
+
+    Parameters
+    ----------
+    data : CategoricalData
+    row : int
+    variables : sequence of str
+
+    Returns
+    -------
+    list
+    """
     return [data.frame.at[row, v] if data.frame.at[row, v] is not None else MISSING_SHOWN for v in variables]
 
 
 def contributions_table(variables, xa, xb, contrib) -> pd.DataFrame:
-    """The per-variable terms K_i of a pair beside the two rows' values (Theorem 1: they sum to K(A, B))."""
+    """The per-variable terms K_i of a pair beside the two rows' values (Theorem 1: they sum to K(A, B)).
+
+    Parameters
+    ----------
+    variables : sequence of str
+    xa, xb : sequence
+        The two rows' values.
+    contrib : ndarray, shape (n_vars,)
+
+    Returns
+    -------
+    pandas.DataFrame
+
+    References
+    ----------
+    Paper, Theorem 1.
+    """
     return pd.DataFrame({"variable": list(variables), "row A": xa, "row B": xb, "K_i": contrib})

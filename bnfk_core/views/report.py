@@ -73,7 +73,22 @@ _CONFIG = {"displaylogo": False, "responsive": True}
 def check_setting(key: str, value):
     """``value`` of the report setting ``key`` as the report uses it (parsed by
     :meth:`bnfk_core.serving.settings.Setting.parse`, bounded like the app's widgets, so text from a command line works
-    too); ValueError says why not."""
+    too); ValueError says why not.
+
+    Parameters
+    ----------
+    key : str
+    value : object
+
+    Returns
+    -------
+    object
+
+    Raises
+    ------
+    ValueError
+        When ``key`` is no report setting or ``value`` is not valid for it.
+    """
     if key in app_settings.REPORT_SETTINGS:
         return app_settings.REPORT_SETTINGS[key].parse(value)
     if key != "seg_vars":
@@ -102,12 +117,31 @@ def _checked(settings: dict | None) -> tuple[dict, list[str]]:
 
 
 def report_settings(settings: dict | None = None) -> dict:
-    """The report's settings: :data:`REPORT_DEFAULTS` updated with the valid known keys of ``settings``."""
+    """The report's settings: :data:`REPORT_DEFAULTS` updated with the valid known keys of ``settings``.
+
+    Parameters
+    ----------
+    settings : dict, optional
+
+    Returns
+    -------
+    dict
+    """
     return _checked(settings)[0]
 
 
 # ---------------------------------------------------------------------- HTML pieces
 def esc(x) -> str:
+    """``x`` as escaped HTML text (quotes too).
+
+    Parameters
+    ----------
+    x : object
+
+    Returns
+    -------
+    str
+    """
     return html.escape(str(x), quote=True)
 
 
@@ -124,7 +158,19 @@ def _fmt(v) -> str:
 
 
 def table_html(df: pd.DataFrame | list, *, index: bool = False, cls: str = "") -> str:
-    """A table whose every header and cell is escaped."""
+    """A table whose every header and cell is escaped.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame or list of dict
+    index : bool
+    cls : str
+        CSS class of the table.
+
+    Returns
+    -------
+    str
+    """
     if not isinstance(df, pd.DataFrame):
         df = pd.DataFrame(df)
     head = ([esc(df.index.name or "")] if index else []) + [esc(c) for c in df.columns]
@@ -150,7 +196,17 @@ class Report:
     notes: list = field(default_factory=list)
 
     def figure(self, fig, caption: str = "") -> str:
-        """A figure as a div + its script (no plotly.js; the page embeds it once), numbered ids."""
+        """A figure as a div + its script (no plotly.js; the page embeds it once), numbered ids.
+
+        Parameters
+        ----------
+        fig : plotly.graph_objects.Figure
+        caption : str
+
+        Returns
+        -------
+        str
+        """
         self.n_figures += 1
         body = fig.to_html(full_html=False, include_plotlyjs=False, div_id=f"fig-{self.n_figures}",
                            config=_CONFIG, default_width="100%")
@@ -158,6 +214,15 @@ class Report:
         return f'<figure class="plot">{body}{cap}</figure>'
 
     def section(self, sid: str, title: str, build: Callable[[], str]) -> None:
+        """Add a section; a :class:`BnfkError` from ``build`` becomes a one-sentence note in it.
+
+        Parameters
+        ----------
+        sid, title : str
+            Its anchor id and heading.
+        build : callable() -> str
+            Returns the section's HTML.
+        """
         t0 = time.perf_counter()
         try:
             body = build()
@@ -166,6 +231,17 @@ class Report:
         self.sections.append((sid, title, body, time.perf_counter() - t0))
 
     def html(self, head_note: str, footer: str) -> str:
+        """The whole page: table of contents, sections with their times, plotly.js embedded once.
+
+        Parameters
+        ----------
+        head_note, footer : str
+            HTML.
+
+        Returns
+        -------
+        str
+        """
         import plotly
         from plotly.offline import get_plotlyjs
         toc = "".join(f'<li><a href="#{esc(s)}">{esc(t)}</a></li>' for s, t, _, _ in self.sections)
@@ -394,7 +470,18 @@ def _lower_first(label: str) -> str:
 
 
 def segment_of(s: dict, feats) -> tuple[str, list] | None:
-    """``(kind, variables)`` when the settings name a complete segment over feature variables, else None."""
+    """``(kind, variables)`` when the settings name a complete segment over feature variables, else None.
+
+    Parameters
+    ----------
+    s : dict
+        Report settings.
+    feats : CategoricalData
+
+    Returns
+    -------
+    (str, list of str) or None
+    """
     kind, variables = s.get("seg_kind"), s.get("seg_vars")
     if kind not in SEGMENT_KINDS or not variables:
         return None
@@ -449,6 +536,21 @@ def build_report(data, model, *, settings: dict | None = None, title: str | None
     ``settings`` are app setting keys (:data:`REPORT_DEFAULTS`); ``structure_note`` says where the structure
     came from; ``command`` (the CLI line) is listed with the settings.  Sections whose computation fails with a
     :class:`BnfkError` show its sentence; the others are unaffected.
+
+    Parameters
+    ----------
+    data : CategoricalData
+    model : BayesNet
+    settings : dict, optional
+    title : str, optional
+    structure_note : str, optional
+    command : str, optional
+    progress : callable(fraction, message), optional
+
+    Returns
+    -------
+    str
+        A self-contained HTML page.
     """
     t_start = time.perf_counter()
     s, setting_notes = _checked(settings)

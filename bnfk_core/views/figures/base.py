@@ -46,7 +46,16 @@ _ESCAPES = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", "$": "&#36;", 
 def plain(text) -> str:
     """``text`` as plotly shows it literally: its HTML subset (``<b>``, ``<a href=..>``, ``<br>``, entities) and
     MathJax delimiters (``$x^2$``) escaped as entities plotly decodes only when it draws the text (``%`` too, so a
-    name inside a hover template is not a template field)."""
+    name inside a hover template is not a template field).
+
+    Parameters
+    ----------
+    text : object
+
+    Returns
+    -------
+    str
+    """
     return str(text).translate(_ESCAPES)
 
 
@@ -58,7 +67,19 @@ def plain_all(texts) -> list[str]:
 def bounded_classes(labels, class_states: Sequence[str]) -> tuple[np.ndarray, list[str], bool]:
     """``(labels, names, other)`` with at most MAX_CLASS_COLORS classes: unchanged for few levels; else the
     MAX_CLASS_COLORS - 1 levels most frequent in ``labels`` (in their order) and one last group "other levels"
-    (``other`` True) holding the rest -- so a class with 100,000 levels draws a scale of 24 colours."""
+    (``other`` True) holding the rest -- so a class with 100,000 levels draws a scale of 24 colours.
+
+    Parameters
+    ----------
+    labels : array-like of int
+    class_states : sequence of str
+
+    Returns
+    -------
+    labels : ndarray of int64
+    names : list of str
+    other : bool
+    """
     labels = np.asarray(labels, dtype=np.int64)
     states = list(class_states)
     if len(states) <= MAX_CLASS_COLORS:
@@ -140,7 +161,21 @@ STAGGER = 0.45
 def stagger_layers(pos: dict, lines: dict, px_per_x: float) -> tuple[dict, bool]:
     """``pos`` with every second node of a layer moved by :data:`STAGGER` when two neighbouring boxes of that layer
     would overlap at ``px_per_x`` pixels per unit of x (so a wide layer of long names stays readable); and
-    whether any layer was staggered."""
+    whether any layer was staggered.
+
+    Parameters
+    ----------
+    pos : dict
+        node -> (x, y).
+    lines : dict
+        node -> its label's lines.
+    px_per_x : float
+
+    Returns
+    -------
+    pos : dict
+    staggered : bool
+    """
     layers: dict = {}
     for v, (x, y) in pos.items():
         layers.setdefault(round(float(y), 6), []).append(v)
@@ -158,7 +193,20 @@ def stagger_layers(pos: dict, lines: dict, px_per_x: float) -> tuple[dict, bool]
 
 def shared_layout(nodes: Sequence[str], arcs, width: float = DAG_MIN_WIDTH) -> dict:
     """A layered layout (staggered where a layer is crowded at ``width`` pixels) for drawing several networks over
-    the same variables in the same places (pass it as ``dag_figure(pos=...)``)."""
+    the same variables in the same places (pass it as ``dag_figure(pos=...)``).
+
+    Parameters
+    ----------
+    nodes : sequence of str
+    arcs : iterable of (u, v)
+    width : float
+        Figure width in pixels.
+
+    Returns
+    -------
+    dict
+        node -> (x, y).
+    """
     pos = layered_layout(list(nodes), [tuple(a) for a in arcs])
     xs = [p[0] for p in pos.values()] or [0]
     return stagger_layers(pos, {v: _wrap(str(v)) for v in nodes}, width / (max(max(xs) - min(xs), 1.0) + 1.2))[0]
@@ -172,6 +220,23 @@ def dag_figure(nodes: Sequence[str], arcs, *, undirected=(), highlight=(), cover
     ``highlight`` arcs (the current segment) are orange, ``covered`` arcs green.  ``clickable`` makes the
     variables and a dot at the middle of every arc selectable points whose ``customdata`` is the variable's
     name or ``"u\tv"`` (for ``st.plotly_chart(on_select=...)``); ``picked`` is drawn as chosen.
+
+    Parameters
+    ----------
+    nodes : sequence of str
+    arcs, undirected, highlight, covered : iterable of (u, v)
+    node_info : dict, optional
+        node -> hover text.
+    title : str
+    height : int, optional
+    pos : dict, optional
+        node -> (x, y); default :func:`~bnfk_core.network.layout.layered_layout`.
+    clickable : bool
+    picked : str, optional
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
     """
     nodes = list(nodes)
     arcs = [tuple(a) for a in arcs]
@@ -286,7 +351,26 @@ def gram_figure(K: np.ndarray, order: np.ndarray, row_ids: np.ndarray, labels: n
                 class_states: Sequence[str] = (), *, title: str = "", zmax: float | None = None,
                 colorbar_title: str = "K", height: int = 520, colors: dict | None = None) -> go.Figure:
     """A Gram matrix heatmap (rows in ``order``), diverging colours centred at 0, class strips on top/left
-    (class colours, or ``colors``: state -> colour, shared with a figure beside it)."""
+    (class colours, or ``colors``: state -> colour, shared with a figure beside it).
+
+    Parameters
+    ----------
+    K : ndarray, shape (N, N)
+    order : ndarray of int
+    row_ids : ndarray of int
+    labels : ndarray of int, optional
+    class_states : sequence of str
+    title : str
+    zmax : float, optional
+        Colour limit (default :func:`kernel_range`).
+    colorbar_title : str
+    height : int
+    colors : dict, optional
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+    """
     Ko = np.asarray(K, float)[np.ix_(order, order)].astype(np.float32)
     # category labels must not look numeric: plotly reads "#12" as the number 12
     ids = [f"row {int(r)}" for r in np.asarray(row_ids)[order]]
@@ -336,6 +420,17 @@ def histogram_figure(pairs: dict, class_states: Sequence[str] = (), *, title: st
     Each group is normalised to a share of its own pairs (groups differ a lot in size); the x axis
     shows the central 99% of all values, with 60 shared bins.  The bins are counted here and drawn as
     bars, so the figure carries 60 numbers a group, not every pair's value (500 rows: 124,750 pairs).
+
+    Parameters
+    ----------
+    pairs : dict
+        From :func:`~bnfk_core.kernels.embed.pair_values`.
+    class_states : sequence of str
+    title : str
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
     """
     fig = go.Figure()
     allv = np.asarray(pairs["all"], float)
@@ -381,7 +476,19 @@ def contributions_figure(variables: Sequence[str], k: np.ndarray, x_vals: Sequen
                          *, title: str = "", subtitle: str = "") -> go.Figure:
     """Per-variable terms K_i(x, y) as horizontal bars, one line per variable (so no name touches another or a
     bar), coloured by sign; the name's line says whether both rows agree (``=``) or not (``≠``), and hover shows
-    both rows' values; ``subtitle`` is a smaller second title line (a long title is cut in a narrow column)."""
+    both rows' values; ``subtitle`` is a smaller second title line (a long title is cut in a narrow column).
+
+    Parameters
+    ----------
+    variables : sequence of str
+    k : ndarray, shape (n_vars,)
+    x_vals, y_vals : sequence of str
+    title, subtitle : str
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+    """
     k = np.asarray(k, float)
     lim = float(np.abs(k).max()) or 1.0
     names = [f"{plain(v)}  {'=' if a == b else '≠'}" for v, a, b in zip(variables, x_vals, y_vals)]
@@ -402,7 +509,22 @@ def contributions_figure(variables: Sequence[str], k: np.ndarray, x_vals: Sequen
 def embedding_figure(Y: np.ndarray, row_ids: np.ndarray, labels: np.ndarray, class_states: Sequence[str],
                      selected: Sequence[int] = (), *, title: str = "", colors: dict | None = None) -> go.Figure:
     """Kernel-PCA map of the rows (one trace per class, class colours or ``colors``: state -> colour, shared
-    with a figure beside it); picked rows ringed."""
+    with a figure beside it); picked rows ringed.
+
+    Parameters
+    ----------
+    Y : ndarray, shape (N, 2)
+    row_ids : ndarray of int
+    labels : ndarray of int
+    class_states : sequence of str
+    selected : sequence of int
+    title : str
+    colors : dict, optional
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+    """
     fig = go.Figure()
     labels, states, other = bounded_classes(labels, class_states)
     colors = ((colors if colors and not other else None) or class_colors(states, other)) if len(states) else {}
@@ -433,7 +555,20 @@ def embedding_figure(Y: np.ndarray, row_ids: np.ndarray, labels: np.ndarray, cla
 def levels_figure(states: Sequence[str], counts: Sequence[int], missing: int, *, class_column: bool = False,
                   title: str = "") -> go.Figure:
     """Counts of a column's levels (class colours for the class column), missing cells in grey; a column with more
-    than MAX_BARS levels shows its MAX_BARS - 1 most frequent ones and one bar for the rest."""
+    than MAX_BARS levels shows its MAX_BARS - 1 most frequent ones and one bar for the rest.
+
+    Parameters
+    ----------
+    states : sequence of str
+    counts : sequence of int
+    missing : int
+    class_column : bool
+    title : str
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+    """
     states, counts = [str(s) for s in states], list(counts)
     other = len(states) > MAX_BARS
     if other:

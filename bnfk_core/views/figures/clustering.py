@@ -14,14 +14,35 @@ __all__ = ["cluster_names", "cluster_colors", "cluster_heatmap", "cluster_maps"]
 
 
 def cluster_names(n_used: int) -> list[str]:
-    """``cluster 0``, ``cluster 1``, ... (the names of the contingency table's rows)."""
+    """``cluster 0``, ``cluster 1``, ... (the names of the contingency table's rows).
+
+    Parameters
+    ----------
+    n_used : int
+
+    Returns
+    -------
+    list of str
+    """
     return [f"cluster {c}" for c in range(int(n_used))]
 
 
 def cluster_colors(clusters: np.ndarray, n_used: int, labels: np.ndarray, class_states: Sequence[str]) -> dict:
     """Cluster name -> colour, shared with the label colours: each label's colour goes to the cluster that holds
     most of that label's rows (largest overlap first, one cluster per label), so a map coloured by cluster and one
-    coloured by label beside it show the same category in the same colour; other clusters get unused colours."""
+    coloured by label beside it show the same category in the same colour; other clusters get unused colours.
+
+    Parameters
+    ----------
+    clusters : ndarray of int
+    n_used : int
+    labels : ndarray of int
+    class_states : sequence of str
+
+    Returns
+    -------
+    dict
+    """
     names = cluster_names(n_used)
     # a label with more levels than a figure colours is drawn in groups (base.bounded_classes): no shared map then
     label_colors = class_colors(class_states) if 0 < len(class_states) <= MAX_CLASS_COLORS else {}
@@ -50,7 +71,20 @@ def cluster_colors(clusters: np.ndarray, n_used: int, labels: np.ndarray, class_
 
 def cluster_heatmap(K: np.ndarray, order: np.ndarray, rows: np.ndarray, clusters: np.ndarray, n_used: int,
                     kernel_label: str, colors: dict | None = None) -> go.Figure:
-    """The Gram matrix with rows ordered by cluster; the strips show the clusters (in ``colors``, if given)."""
+    """The Gram matrix with rows ordered by cluster; the strips show the clusters (in ``colors``, if given).
+
+    Parameters
+    ----------
+    K : ndarray, shape (N, N)
+    order, rows, clusters : ndarray of int
+    n_used : int
+    kernel_label : str
+    colors : dict, optional
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+    """
     return gram_figure(K, order, rows, clusters, cluster_names(n_used),
                        title=f"{kernel_label} kernel, rows ordered by cluster (strip: cluster)", colors=colors)
 
@@ -58,7 +92,20 @@ def cluster_heatmap(K: np.ndarray, order: np.ndarray, rows: np.ndarray, clusters
 def cluster_maps(Y: np.ndarray, rows: np.ndarray, clusters: np.ndarray, n_used: int, labels: np.ndarray,
                  class_states: Sequence[str]) -> tuple[go.Figure, go.Figure]:
     """The kernel-PCA map ``Y`` twice: coloured by cluster, and by label (``class_states`` empty: no class), with
-    one category -> colour map (:func:`cluster_colors`)."""
+    one category -> colour map (:func:`cluster_colors`).
+
+    Parameters
+    ----------
+    Y : ndarray, shape (N, 2)
+    rows, clusters : ndarray of int
+    n_used : int
+    labels : ndarray of int
+    class_states : sequence of str
+
+    Returns
+    -------
+    by_cluster, by_label : plotly.graph_objects.Figure
+    """
     colors = cluster_colors(clusters, n_used, labels, class_states)
     by_cluster = embedding_figure(Y, rows, clusters, cluster_names(n_used), title="Kernel PCA — coloured by cluster",
                                   colors=colors)

@@ -14,7 +14,19 @@ __all__ = ["benchmark_heatmaps", "imputed_cells_figure"]
 
 
 def benchmark_heatmaps(res, metric: str, labels: dict | None = None) -> go.Figure:
-    """One heatmap per method of a ``BenchmarkResult`` over (test ratio x missing ratio), shared colour scale."""
+    """One heatmap per method of a ``BenchmarkResult`` over (test ratio x missing ratio), shared colour scale.
+
+    Parameters
+    ----------
+    res : BenchmarkResult
+    metric : str
+    labels : dict, optional
+        method -> label.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+    """
     labels = METHOD_LABELS if labels is None else labels
     mats = [res.matrix(m, metric) for m in res.methods]
     finite = np.concatenate([M[np.isfinite(M)] for M in mats]) if mats else np.array([0.0])
@@ -41,6 +53,17 @@ def imputed_cells_figure(values, columns, rows, P: np.ndarray, dist: np.ndarray)
 
     ``values`` (rows x columns) are the shown cell values, ``P`` and ``dist`` come from
     ``ImputedData.cell_probabilities`` (NaN / None for observed cells); hover shows the distribution.
+
+    Parameters
+    ----------
+    values : array-like, shape (rows, columns)
+    columns, rows : sequence
+    P : ndarray
+    dist : ndarray
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
     """
     hover = np.empty(P.shape, dtype=object)
     for idx, pairs in np.ndenumerate(dist):

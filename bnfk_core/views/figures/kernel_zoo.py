@@ -17,7 +17,19 @@ MEASURE_COLOR = "#1f77b4"
 
 def rank_dot_figure(ranks: pd.DataFrame, metric: str, metric_label: str, cd: float | None) -> go.Figure:
     """Average rank of every kernel (1 = best, left), Fisher kernels in red; the bar under the title is the
-    Nemenyi critical difference: kernels closer than it are not distinguishable at alpha = 0.05."""
+    Nemenyi critical difference: kernels closer than it are not distinguishable at alpha = 0.05.
+
+    Parameters
+    ----------
+    ranks : pandas.DataFrame
+    metric, metric_label : str
+    cd : float or None
+        Nemenyi critical difference.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+    """
     r = ranks.sort_values(metric)
     fisher = r["kernel"].str.startswith("fisher-")
     fig = go.Figure(go.Scatter(
@@ -36,7 +48,18 @@ def rank_dot_figure(ranks: pd.DataFrame, metric: str, metric_label: str, cd: flo
 
 def dataset_heatmap(summary: pd.DataFrame, metric: str, metric_label: str, order: list[str]) -> go.Figure:
     """Mean of ``metric`` over seeds per kernel (rows, in ``order`` = kernel labels) and data set (columns);
-    hover shows mean ± std."""
+    hover shows mean ± std.
+
+    Parameters
+    ----------
+    summary : pandas.DataFrame
+    metric, metric_label : str
+    order : list of str
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+    """
     mean = summary.pivot(index="label", columns="dataset", values=metric).reindex(order)
     std = summary.pivot(index="label", columns="dataset", values=f"{metric}_std").reindex(order)
     text = np.vectorize(lambda a, b: f"{a:.3f} ± {b:.3f}")(mean.to_numpy(), std.to_numpy())

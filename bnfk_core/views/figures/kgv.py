@@ -15,7 +15,21 @@ __all__ = ["kgv_mi_figure"]
 def kgv_mi_figure(variables: Sequence[str], matrix: np.ndarray, *, raw: Sequence[str] = (), title: str = "",
                   height: int = 520) -> go.Figure:
     """Heatmap of the KGV mutual information (nats) between every two variables; the names of the
-    variables searched as numbers carry a '#' mark."""
+    variables searched as numbers carry a '#' mark.
+
+    Parameters
+    ----------
+    variables : sequence of str
+    matrix : ndarray, shape (d, d)
+    raw : sequence of str
+        Variables searched as numbers.
+    title : str
+    height : int
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+    """
     raw = set(raw)
     names = [plain(f"{v} #" if v in raw else v) for v in variables]     # names are text (figures.base.plain)
     M = np.asarray(matrix, float)

@@ -21,7 +21,23 @@ def ranked_figure(scores: np.ndarray, rank: np.ndarray, class_id: np.ndarray, pa
                   score_label: str, top_classes: int = 8, mine: int | None = None) -> go.Figure:
     """Every graph's score against its rank; the best ``top_classes`` equivalence classes coloured, the
     hill-climb path's graphs marked, and graph ``mine`` (the page's structure) as a star; ``rank`` of every graph
-    (1 = best, :meth:`bnfk_core.learning.landscape.Landscape.ranks`)."""
+    (1 = best, :meth:`bnfk_core.learning.landscape.Landscape.ranks`).
+
+    Parameters
+    ----------
+    scores : ndarray
+    rank : ndarray of int
+    class_id : ndarray of int
+        Equivalence class of every graph.
+    path_graphs : sequence of int
+    score_label : str
+    top_classes : int
+    mine : int, optional
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+    """
     fig = go.Figure()
     colors = class_colors([str(c) for c in range(top_classes)])
     rest = class_id >= top_classes
@@ -50,7 +66,16 @@ def ranked_figure(scores: np.ndarray, rank: np.ndarray, class_id: np.ndarray, pa
 
 def cube_projection(bits: np.ndarray) -> np.ndarray:
     """A 2-D layout of bit strings: bit p moves a point by (cos θ_p, sin θ_p), θ_p = π p / d (a zonotope
-    projection of the hypercube: neighbours are one unit step apart, the empty graph at the origin)."""
+    projection of the hypercube: neighbours are one unit step apart, the empty graph at the origin).
+
+    Parameters
+    ----------
+    bits : ndarray, shape (n, d)
+
+    Returns
+    -------
+    ndarray, shape (n, 2)
+    """
     d = bits.shape[1]
     theta = np.pi * np.arange(d) / max(d, 1)
     return bits.astype(float) @ np.column_stack([np.cos(theta), np.sin(theta)])
@@ -58,7 +83,21 @@ def cube_projection(bits: np.ndarray) -> np.ndarray:
 
 def hypercube_figure(bits: np.ndarray, scores: np.ndarray, path_bits: np.ndarray | None, title: str,
                      edges: bool = False) -> go.Figure:
-    """The graphs of the space at :func:`cube_projection`, coloured by score, with the hill-climb path."""
+    """The graphs of the space at :func:`cube_projection`, coloured by score, with the hill-climb path.
+
+    Parameters
+    ----------
+    bits : ndarray, shape (n, d)
+    scores : ndarray, shape (n,)
+    path_bits : ndarray, optional
+    title : str
+    edges : bool
+        Draw the hypercube's edges (at most 1024 graphs).
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+    """
     xy = cube_projection(bits)
     fig = go.Figure()
     if edges and bits.shape[0] <= 1024:
@@ -96,7 +135,20 @@ def hypercube_figure(bits: np.ndarray, scores: np.ndarray, path_bits: np.ndarray
 
 def surrogate_figure(exact: np.ndarray, predicted: dict, score_label: str, max_points: int = 2000) -> go.Figure:
     """Predicted against exact score of the unobserved graphs, one colour per kernel order (at most
-    ``max_points`` evenly spaced graphs drawn per order; the RMSE uses them all)."""
+    ``max_points`` evenly spaced graphs drawn per order; the RMSE uses them all).
+
+    Parameters
+    ----------
+    exact : ndarray
+    predicted : dict
+        order -> predicted scores.
+    score_label : str
+    max_points : int
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+    """
     fig = go.Figure()
     show = np.unique(np.linspace(0, exact.size - 1, min(exact.size, max_points)).astype(np.int64))
     colors = class_colors([str(r) for r in predicted])
@@ -114,7 +166,18 @@ def surrogate_figure(exact: np.ndarray, predicted: dict, score_label: str, max_p
 
 
 def rmse_figure(rmse: dict, baseline: float) -> go.Figure:
-    """RMSE of every kernel order over the unobserved graphs, with the observed-mean baseline."""
+    """RMSE of every kernel order over the unobserved graphs, with the observed-mean baseline.
+
+    Parameters
+    ----------
+    rmse : dict
+        order -> RMSE.
+    baseline : float
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+    """
     orders = [str(r) for r in rmse]
     fig = go.Figure(go.Bar(x=orders, y=list(rmse.values()), marker_color="#4c78a8", name="metagraph kernel",
                            text=[f"{v:.3g}" for v in rmse.values()], textposition="outside"))
@@ -126,7 +189,17 @@ def rmse_figure(rmse: dict, baseline: float) -> go.Figure:
 
 
 def walsh_figure(energy: np.ndarray) -> go.Figure:
-    """Share of the score's variance by Walsh degree (degree 0, the mean, left out), log scale."""
+    """Share of the score's variance by Walsh degree (degree 0, the mean, left out), log scale.
+
+    Parameters
+    ----------
+    energy : ndarray
+        Variance by Walsh degree, degree 0 first.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+    """
     e = np.asarray(energy, dtype=float)[1:]
     share = e / e.sum() if e.sum() > 0 else e
     shown = np.maximum(share, 1e-18)

@@ -19,7 +19,16 @@ MAP_ROWS = 2000
 
 
 def map_title(ringed: str) -> str:
-    """The kernel-PCA map's title, naming what is ringed."""
+    """The kernel-PCA map's title, naming what is ringed.
+
+    Parameters
+    ----------
+    ringed : str
+
+    Returns
+    -------
+    str
+    """
     return f"Training half on the top two kernel principal axes — {ringed} ringed"
 
 
@@ -27,6 +36,15 @@ def distribution_figure(res: dict, criterion: str) -> go.Figure:
     """Random subsets' MMD and held-out NLL, with the greedy subsets (and the full data) marked.
 
     ``res`` is a ``run_summarization`` result with details; ``criterion`` is drawn thicker (``random``: dashed).
+
+    Parameters
+    ----------
+    res : dict
+    criterion : str
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
     """
     d = res["details"]
     fig = make_subplots(rows=1, cols=2, subplot_titles=("MMD to the training half (eq. 10)", METRICS["nll"]))
@@ -57,7 +75,18 @@ def distribution_figure(res: dict, criterion: str) -> go.Figure:
 
 
 def curve_figure(curve: Sequence[dict], metric: str) -> go.Figure:
-    """Paper Fig. 1 style: the metric against k for greedy MMD, greedy χ², random (mean ± sd) and all rows."""
+    """Paper Fig. 1 style: the metric against k for greedy MMD, greedy χ², random (mean ± sd) and all rows.
+
+    Parameters
+    ----------
+    curve : sequence of dict
+        :func:`~bnfk_core.analyses.prototypes.selection.run_summarization` results.
+    metric : str
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+    """
     ks = [r["k"] for r in curve]
     fig = go.Figure()
     fig.add_trace(go.Scatter(x=ks, y=[r["random"][f"{metric}_mean"] for r in curve], name="random mean ± sd",
@@ -76,7 +105,21 @@ def curve_figure(curve: Sequence[dict], metric: str) -> go.Figure:
 def map_figure(Y: np.ndarray, row_ids: np.ndarray, labels: np.ndarray, class_states: Sequence[str],
                chosen: np.ndarray, background: np.ndarray, title: str) -> go.Figure:
     """Kernel-PCA map: the ``background`` positions (into ``Y``/``row_ids``/``labels``) coloured by class,
-    the ``chosen`` positions ringed as prototypes."""
+    the ``chosen`` positions ringed as prototypes.
+
+    Parameters
+    ----------
+    Y : ndarray, shape (N, 2)
+    row_ids : ndarray of int
+    labels : ndarray of int
+    class_states : sequence of str
+    chosen, background : ndarray of int
+    title : str
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+    """
     fig = embedding_figure(Y[background], row_ids[background], labels[background], class_states, title=title)
     fig.update_traces(marker=dict(size=5, opacity=0.35))
     fig.add_trace(go.Scatter(x=Y[chosen, 0], y=Y[chosen, 1], mode="markers", name=f"{len(chosen)} prototypes",

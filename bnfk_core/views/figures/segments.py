@@ -17,7 +17,24 @@ __all__ = ["segment_panels", "edit_difference_figure", "gallery_panels", "compar
 def segment_panels(K_base: np.ndarray, K_seg: np.ndarray, order: np.ndarray, rows: np.ndarray, labels: np.ndarray,
                    class_states: Sequence[str]) -> tuple[list[go.Figure], float]:
     """Heatmaps of the base kernel, the kernel with the segment and their difference (segment − base), rows in
-    ``order``; the first two share a colour limit (99th percentile of |K| over both), which is returned too."""
+    ``order``; the first two share a colour limit (99th percentile of |K| over both), which is returned too.
+
+    Parameters
+    ----------
+    K_base, K_seg : ndarray, shape (N, N)
+    order : ndarray of int
+        Row order.
+    rows : ndarray of int
+        Row numbers shown.
+    labels : ndarray of int
+        Class codes (-1 = missing).
+    class_states : sequence of str
+
+    Returns
+    -------
+    figures : list of plotly.graph_objects.Figure
+    zmax : float
+    """
     zmax = kernel_range(K_base, K_seg)
     figs = [gram_figure(K_base, order, rows, labels, class_states, title="Base", zmax=zmax),
             gram_figure(K_seg, order, rows, labels, class_states, title="Base + segment", zmax=zmax),
@@ -28,14 +45,50 @@ def segment_panels(K_base: np.ndarray, K_seg: np.ndarray, order: np.ndarray, row
 
 def edit_difference_figure(K_edit: np.ndarray, K: np.ndarray, order: np.ndarray, rows: np.ndarray,
                            labels: np.ndarray, class_states: Sequence[str], edit: str) -> go.Figure:
-    """Heatmap of ``K_edit − K``: how a structure edit (named ``edit``) changes the kernel."""
+    """Heatmap of ``K_edit − K``: how a structure edit (named ``edit``) changes the kernel.
+
+    Parameters
+    ----------
+    K_edit, K : ndarray, shape (N, N)
+    order : ndarray of int
+        Row order.
+    rows : ndarray of int
+        Row numbers shown.
+    labels : ndarray of int
+        Class codes (-1 = missing).
+    class_states : sequence of str
+    edit : str
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+    """
     return gram_figure(K_edit - K, order, rows, labels, class_states, title=f"ΔK: {edit}", colorbar_title="ΔK",
                        height=420)
 
 
 def gallery_panels(K_base: np.ndarray, K_segments: Sequence[np.ndarray], titles: Sequence[str], order: np.ndarray,
                    rows: np.ndarray, labels: np.ndarray, class_states: Sequence[str]) -> tuple[list[go.Figure], float]:
-    """Small multiples of ΔK = K(segment) − K(base), one per segment, on one colour scale (returned too)."""
+    """Small multiples of ΔK = K(segment) − K(base), one per segment, on one colour scale (returned too).
+
+    Parameters
+    ----------
+    K_base : ndarray, shape (N, N)
+    K_segments : sequence of ndarray
+    titles : sequence of str
+    order : ndarray of int
+        Row order.
+    rows : ndarray of int
+        Row numbers shown.
+    labels : ndarray of int
+        Class codes (-1 = missing).
+    class_states : sequence of str
+
+    Returns
+    -------
+    figures : list of plotly.graph_objects.Figure
+    zmax : float
+    """
     deltas = [K - K_base for K in K_segments]
     zmax = kernel_range(*deltas) if deltas else 1.0
     figs = [gram_figure(D, order, rows, labels, class_states, title=t, zmax=zmax, colorbar_title="ΔK", height=300)
@@ -46,7 +99,25 @@ def gallery_panels(K_base: np.ndarray, K_segments: Sequence[np.ndarray], titles:
 def comparison_panels(K_a: np.ndarray, K_b: np.ndarray, order: np.ndarray, rows: np.ndarray, labels: np.ndarray,
                       class_states: Sequence[str], *, height: int = 330) -> tuple[list[go.Figure], float]:
     """Heatmaps of structure A's kernel, structure B's and ΔK = K_B − K_A (rows in ``order``); A and B share a
-    colour limit (returned too), small enough for three across one projector screen."""
+    colour limit (returned too), small enough for three across one projector screen.
+
+    Parameters
+    ----------
+    K_a, K_b : ndarray, shape (N, N)
+    order : ndarray of int
+        Row order.
+    rows : ndarray of int
+        Row numbers shown.
+    labels : ndarray of int
+        Class codes (-1 = missing).
+    class_states : sequence of str
+    height : int
+
+    Returns
+    -------
+    figures : list of plotly.graph_objects.Figure
+    zmax : float
+    """
     zmax = kernel_range(K_a, K_b)
     figs = [gram_figure(K_a, order, rows, labels, class_states, title="A", zmax=zmax, height=height),
             gram_figure(K_b, order, rows, labels, class_states, title="B", zmax=zmax, height=height),
@@ -56,7 +127,17 @@ def comparison_panels(K_a: np.ndarray, K_b: np.ndarray, order: np.ndarray, rows:
 
 
 def outcome_figure(values: dict, *, height: int = 260) -> go.Figure:
-    """Grouped bars: ``values`` is ``{measure: {"empty": x, "A": y, "B": z}}`` (None values left out)."""
+    """Grouped bars: ``values`` is ``{measure: {"empty": x, "A": y, "B": z}}`` (None values left out).
+
+    Parameters
+    ----------
+    values : dict
+    height : int
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+    """
     colors = {"empty": "#9e9e9e", "A": "#1f77b4", "B": "#ff7f0e"}
     fig = go.Figure()
     for net in ("empty", "A", "B"):
@@ -70,7 +151,20 @@ def outcome_figure(values: dict, *, height: int = 260) -> go.Figure:
 
 def prototype_map(Y: np.ndarray, rows: np.ndarray, protos_a: Sequence[int], protos_b: Sequence[int], *,
                   height: int = 260) -> go.Figure:
-    """The sampled rows on A's kernel-PCA plane, A's prototypes ringed, B's crossed (``Y`` rows follow ``rows``)."""
+    """The sampled rows on A's kernel-PCA plane, A's prototypes ringed, B's crossed (``Y`` rows follow ``rows``).
+
+    Parameters
+    ----------
+    Y : ndarray, shape (N, 2)
+    rows : ndarray of int
+    protos_a, protos_b : sequence of int
+        Row numbers.
+    height : int
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+    """
     pos = {int(r): i for i, r in enumerate(rows)}
     fig = go.Figure(go.Scattergl(x=Y[:, 0], y=Y[:, 1], mode="markers", name="rows",
                                  marker=dict(size=4, color="#cfd8dc"), text=[f"row {int(r)}" for r in rows]))
