@@ -2,6 +2,10 @@
 
 Every function of ``bnfk_core.__all__`` has a Parameters and a Returns section; the functions that implement
 a formula or an algorithm of a paper name it under References; sections come in numpydoc's order.
+
+In the subpackages of ``SCOPED`` every public function, class and method defined there has a docstring, a
+Parameters section when it takes arguments and a Returns (or Yields) section when it gives a value (``EXEMPT``
+lists the exceptions, each with its reason), and every Parameters entry names a parameter of the signature.
 """
 from __future__ import annotations
 
@@ -79,6 +83,9 @@ def test_formulas_cite_their_source(module, name):
 def test_sections_parser_reads_numpydoc_titles():
     doc = "One line.\n\nParameters\n----------\nx : int\n\nReturns\n-------\nint\n\nNot a title\n---\n"
     assert sections(doc) == ["Parameters", "Returns"]
+    assert documented_parameters(doc) == ["x"]
+    doc = "S.\n\nParameters\n----------\na, *b : int\n    Text : not a name.\nc\n\nReturns\n-------\nint\n"
+    assert documented_parameters(doc) == ["a", "b", "c"]
 
 
 # --- every public function of the faces below documents itself -------------------------------------------------
@@ -185,6 +192,38 @@ def test_scoped_public_callables_have_numpydoc_sections():
     gaps = [f"{key}: no {', '.join(miss)}" for key, obj, is_method in _public_callables()
             if key not in EXEMPT and (miss := _missing(obj, is_method))]
     assert not gaps, f"{len(gaps)} undocumented:\n" + "\n".join(gaps)
+
+
+def documented_parameters(doc: str) -> list[str]:
+    """The names a numpydoc Parameters section documents (``a, b : int`` gives both; ``*args`` gives ``args``)."""
+    lines = doc.splitlines()
+    if "Parameters" not in sections(doc):
+        return []
+    start = next(i for i in range(len(lines) - 1) if lines[i].strip() == "Parameters"
+                 and re.fullmatch(r"-{3,}", lines[i + 1].strip())) + 2
+    names = []
+    for i in range(start, len(lines)):
+        if i + 1 < len(lines) and lines[i].strip() in ORDER + ("Yields",) and re.fullmatch(r"-{3,}", lines[i + 1].strip()):
+            break
+        m = re.fullmatch(r"(\*{0,2}\w+(?:, \*{0,2}\w+)*)(?: :.*)?", lines[i])
+        if m:
+            names += [n.strip().lstrip("*") for n in m.group(1).split(",")]
+    return names
+
+
+def test_documented_parameters_exist():
+    """A Parameters entry names a parameter of the signature (a rename must carry its docstring along)."""
+    stale = []
+    for key, obj, _ in _public_callables():
+        if inspect.isclass(obj):
+            continue
+        params = inspect.signature(obj).parameters
+        if any(p.kind is p.VAR_KEYWORD for p in params.values()):
+            continue                      # ``**options`` documented by the option names
+        unknown = [n for n in documented_parameters(inspect.getdoc(obj) or "") if n not in params]
+        if unknown:
+            stale.append(f"{key}: {unknown}")
+    assert not stale, "Parameters entries that are no parameter:\n" + "\n".join(stale)
 
 
 def test_exemptions_name_existing_callables_with_a_reason():

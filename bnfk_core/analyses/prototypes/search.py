@@ -207,7 +207,9 @@ def select_prototypes(model, data, k: int, criterion: str = "mmd", *, init=None,
     k : subset size, 1 <= k < N
     criterion : a name of :data:`bnfk_core.registry.CRITERIA` (``mmd``, ``chi2`` or ``random``)
     init : starting subset (row indices); default: the best of ``n_init`` random subsets by the criterion
+    n_init : random subsets the default start is the best of
     seed : seeds the random subsets
+    max_passes, progress : of :func:`greedy_swap`
     mmd_criterion : a prebuilt :class:`MMDCriterion` for ``data`` (saves the feature computation)
 
     Returns

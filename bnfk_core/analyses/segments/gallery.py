@@ -113,12 +113,15 @@ def segment_gallery(data, base: DAG, variables: Sequence[str], *, rows=None, par
     data : CategoricalData with the label as its class column (optional: without one there are no ARIs).
     base : DAG over the feature variables (the empty network is the thesis's setting; the case table
         applies only there).
+    variables : the segment's feature columns (:func:`segment_variables` takes each kind's share).
+    kinds : the segment kinds drawn.
     rows : the data rows everything is computed on (default all): the networks are fitted on them, and
         the Gram matrices, clusterings, imputation run and prototypes use them -- so the gallery's cost is
         bounded by the sample, whatever the size of the data.
     params : CPT estimator of every network; ``restarts``, ``seed``: the clusterings (thesis protocol:
         correlation clustering without a shift, spectral on K − min K); ``missing``: the share of cells
         hidden in the imputation run; ``k_prototypes``: prototypes chosen on a seeded half, scored on the other.
+    progress : optional ``progress(fraction, message)``.
 
     Returns
     -------

@@ -294,9 +294,12 @@ def arc_search(data, *, label_column: str | None = None, n_arcs: int = 2, algori
     kernel : only "fisher" (the search is over the network behind it).
     n_clusters : default the number of labels.
     restarts, seed : of the correlation clustering (same seed for every candidate).
+    label_column : the label (default ``data.class_column``).
     params : CPT estimator; ``ml`` (default) makes the empty network's kernel exactly scaled-Hamming and
         Markov-equivalent networks give the same Gram matrix.
     base : starting DAG over the feature columns (default: empty).
+    pseudo_count : of the ``smoothed`` and ``bdeu`` estimators.
+    transform : how spectral clustering turns the Gram matrix into an affinity (one of ``TRANSFORMS``).
     dedupe : with ``ml`` and complete data, cluster once per equivalence class of the candidate network.
     max_candidates : at most this many candidate arcs are clustered per step (None: all).  Wide data have
         d (d − 1) candidates, each a clustering of an N × N matrix; beyond the bound the candidates whose
