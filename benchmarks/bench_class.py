@@ -85,6 +85,15 @@ def start_server(log: Path, timeout: float = 120) -> tuple[str, subprocess.Popen
         time.sleep(0.5)
 
 
+def cpu_seconds(pid) -> float:
+    """User + system CPU seconds of the server process(es) (a pid or a list of them) and their children."""
+    import psutil
+    if isinstance(pid, (list, tuple)):
+        return sum(cpu_seconds(p) for p in pid)
+    t = psutil.Process(pid).cpu_times()
+    return t.user + t.system + t.children_user + t.children_system
+
+
 def rss_bytes(pid) -> int:
     """Resident memory of the server process(es) (a pid or a list of them) and their children."""
     import psutil
@@ -331,9 +340,15 @@ def main() -> None:
         results = []
         for n in sizes:
             before = rss_bytes(pid) if pid else None
+            cpu0 = cpu_seconds(pid) if pid else None
             t0 = time.perf_counter()
             students, during = asyncio.run(class_connected(url, n, args.timeout, pid))
             r = summarise(students, n, time.perf_counter() - t0)
+            if pid:     # server CPU per page run: the work itself, whatever the load around it
+                runs = sum(len(s.times) + sum(1 for st, _, c in LECTURE if c and st in s.times) for s in students)
+                r["server_cpu_seconds"] = cpu_seconds(pid) - cpu0
+                r["page_runs"] = runs
+                r["server_cpu_ms_per_run"] = 1000 * r["server_cpu_seconds"] / max(runs, 1)
             if pid:
                 r["rss_mib_before"] = before / 2**20
                 r["rss_mib_during"] = during / 2**20 if during else None
@@ -346,6 +361,7 @@ def main() -> None:
                                      "worst_p95": max(s["p95"] or 0 for s in r2["steps"].values())}
             results.append(r)
             print(f"N = {n}: worst p95 {max(s['p95'] or 0 for s in r['steps'].values()):.2f} s, "
+                  f"server CPU {r.get('server_cpu_ms_per_run', float('nan')):.0f} ms per page run, "
                   f"{len(r['failures'])} failures, isolation {'holds' if r['isolation']['holds'] else 'BROKEN'}",
                   flush=True)
     finally:

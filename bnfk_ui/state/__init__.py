@@ -23,6 +23,7 @@ from __future__ import annotations
 import streamlit as st
 
 from .bigfiles import *  # noqa: F401,F403
+from .charts import *  # noqa: F401,F403
 from .caches import *  # noqa: F401,F403
 from .clustering import *  # noqa: F401,F403
 from .compare import *  # noqa: F401,F403
