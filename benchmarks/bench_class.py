@@ -63,12 +63,14 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def start_server(log: Path, timeout: float = 120) -> tuple[str, subprocess.Popen]:
-    """``streamlit run app.py`` on a free port, waited for until healthy."""
+def start_server(log: Path, timeout: float = 120, ttl: float = 60) -> tuple[str, subprocess.Popen]:
+    """``streamlit run app.py`` on a free port as ``run-class.sh`` starts it (a closed session freed ``ttl``
+    seconds later), waited for until healthy."""
     port = _free_port()
     fh = open(log, "w")
     proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
                              "--server.port", str(port), "--server.address", "127.0.0.1",
+                             "--server.disconnectedSessionTTL", str(int(ttl)),
                              "--browser.gatherUsageStats", "false"], cwd=ROOT, stdout=fh, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
     deadline = time.time() + timeout
@@ -318,7 +320,10 @@ def main() -> None:
                     help="server processes to start; students are spread over them, each kept on one")
     ap.add_argument("--timeout", type=float, default=120, help="seconds a step may take before it fails")
     ap.add_argument("--second-class", action="store_true",
-                    help="run each class size twice and report the memory after the second class too")
+                    help="run each class size twice, the second after the first one's sessions expired, and "
+                         "report the server's memory during both")
+    ap.add_argument("--ttl", type=float, default=60,
+                    help="seconds a closed session is kept (server.disconnectedSessionTTL, as run-class.sh sets it)")
     ap.add_argument("-o", "--output", default=str(RESULTS / "class.json"))
     args = ap.parse_args()
     sizes = [int(x) for x in args.students.split(",") if x]
@@ -330,7 +335,7 @@ def main() -> None:
         RESULTS.mkdir(parents=True, exist_ok=True)
         urls = []
         for k in range(args.processes):
-            u, p = start_server(RESULTS / f"class_server{k}.log")
+            u, p = start_server(RESULTS / f"class_server{k}.log", ttl=args.ttl)
             urls.append(u)
             procs.append(p)
         pid = [p.pid for p in procs]
@@ -354,9 +359,12 @@ def main() -> None:
                 r["rss_mib_during"] = during / 2**20 if during else None
                 r["mib_per_student"] = (during - before) / 2**20 / n if during else None
             if args.second_class:
+                time.sleep(args.ttl + 20)          # the first class's sessions expire (checked every few seconds)
+                expired = rss_bytes(pid) if pid else None
                 students2, during2 = asyncio.run(class_connected(url, n, args.timeout, pid))
                 r2 = summarise(students2, n, 0)
                 r["second_class"] = {"failures": len(r2["failures"]), "isolation": r2["isolation"]["holds"],
+                                     "rss_mib_after_first_expired": expired / 2**20 if expired else None,
                                      "rss_mib_during": during2 / 2**20 if during2 else None,
                                      "worst_p95": max(s["p95"] or 0 for s in r2["steps"].values())}
             results.append(r)
@@ -364,6 +372,11 @@ def main() -> None:
                   f"server CPU {r.get('server_cpu_ms_per_run', float('nan')):.0f} ms per page run, "
                   f"{len(r['failures'])} failures, isolation {'holds' if r['isolation']['holds'] else 'BROKEN'}",
                   flush=True)
+            if args.second_class and pid:
+                sc = r["second_class"]
+                print(f"  memory: {r['rss_mib_before']:.0f} MiB before, {r['rss_mib_during']:.0f} MiB during the "
+                      f"first class, {sc['rss_mib_after_first_expired']:.0f} MiB after its sessions expired, "
+                      f"{sc['rss_mib_during']:.0f} MiB during the second ({sc['failures']} failures)", flush=True)
     finally:
         for proc in procs:
             proc.terminate()

@@ -26,16 +26,19 @@ MAX_ROWS = 1500
 PLOTLY = {"displaylogo": False}
 
 
+@state.front
 @st.cache_data(show_spinner=False, max_entries=32)
 def _suggest(_data, fingerprint: str, kind: str) -> pd.DataFrame:
     return segment_information.mi_ranking(_data, kind, top=10)
 
 
+@state.front
 @st.cache_data(show_spinner=False, max_entries=32)
 def _gram(_model, model_key: str, _feat, fingerprint: str, rows: tuple) -> np.ndarray:
     return kernels.gram(_model, _feat.subset(np.asarray(rows)))
 
 
+@state.front
 @st.cache_data(show_spinner=False, max_entries=64)
 def _aris(K: np.ndarray, labels: np.ndarray, k: int, restarts: int, seed: int) -> dict:
     return network_checks.clustering_aris(K, labels, k, restarts=restarts, seed=seed)
