@@ -13,8 +13,11 @@ other widgets' current values with a click, which the app does not need: its cho
 state).  A step's time is server time: from the click's message to the end of the run it started (a browser adds its own
 drawing on top).  For each class size the bench writes, per step, p50 / p95 / max, the bytes sent to a student,
 the failures (a run that does not finish, an exception or an internal error shown, a step over the timeout),
-the server's memory per student (resident memory of the server while the class is connected, less the
-server's before it, over N), the memory after a second class of the same size, and isolation: the even
+the server's CPU seconds per page run (user + system time of the server processes over the class, over the
+runs: the work itself, which the machine's other load does not inflate as it inflates the times), the server's
+memory per student (resident memory of the server while the class is connected, less the server's before it,
+over N), with ``--second-class`` the memory after the first class's sessions expired and during a second class
+of the same size, and isolation: the even
 students add an arc, the odd ones only open the Structure page twice, and on "Kernel again" every even student
 must see one arc more than the default structure and every odd one the default number.
 
@@ -94,6 +97,18 @@ def cpu_seconds(pid) -> float:
         return sum(cpu_seconds(p) for p in pid)
     t = psutil.Process(pid).cpu_times()
     return t.user + t.system + t.children_user + t.children_system
+
+
+def machine() -> str:
+    """The processor and the number of cores the bench ran on."""
+    import platform
+    name = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo") as fh:
+            name = next((ln.split(":", 1)[1].strip() for ln in fh if ln.startswith("model name")), name)
+    except OSError:
+        pass
+    return f"{name}, {os.cpu_count()} cores, {platform.system()}"
 
 
 def rss_bytes(pid) -> int:
@@ -384,7 +399,8 @@ def main() -> None:
                 proc.wait(timeout=10)
             except subprocess.TimeoutExpired:
                 proc.kill()
-    out = {"lecture": [s for s, _, _ in LECTURE], "load_before": load_before, "load_after": os.getloadavg(),
+    out = {"lecture": [s for s, _, _ in LECTURE], "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+           "machine": machine(), "load_before": load_before, "load_after": os.getloadavg(),
            "cpus": os.cpu_count(), "processes": len(urls),
            "url": args.url or f"streamlit run app.py ({len(urls)} process(es))", "classes": results}
     Path(args.output).write_text(json.dumps(out, indent=1))
