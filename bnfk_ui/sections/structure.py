@@ -237,7 +237,7 @@ def live_panel(feat) -> None:
     if a not in pos or b not in pos:
         a, b = state.default_pair(K, [int(r) for r in rows])
     contrib = lk.contributions(pos[a], pos[b])
-    vals = lambda r: [d.frame.at[r, v] if d.frame.at[r, v] is not None else "(missing)" for v in lk.dag.nodes]  # noqa: E731
+    vals = lambda r: ["(missing)" if (x := d.frame.at[r, v]) is None else x for v in lk.dag.nodes]  # noqa: E731
     state.plotly_chart(state.shared(fig_kernel.pair_figure, list(lk.dag.nodes), contrib, vals(a), vals(b), a, b, "Fisher"),
                     key="live_contrib", config={"displaylogo": False}, where=c2)
     info = lk.last_update
