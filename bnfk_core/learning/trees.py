@@ -138,6 +138,21 @@ def mutual_information_matrix(scorer: LocalScorer) -> np.ndarray:
     rows: a 2,000-column upload of 20 rows) by sorting each pair's paired codes and counting their runs, the
     observed cells only.  Either way each pair's counts are laid out and summed as the pair-by-pair
     computation lays them out and sums them, so ties fall the same way in the tree.
+
+    Parameters
+    ----------
+    scorer : LocalScorer
+        The counts of the columns (complete rows; weighted rows count their weights).
+
+    Returns
+    -------
+    ndarray of float, shape (n_vars, n_vars)
+        I(X_i; X_j) in nats, symmetric, zero on the diagonal.
+
+    References
+    ----------
+    Chow & Liu (1968), "Approximating discrete probability distributions with dependence trees", IEEE Trans.
+    Inf. Theory 14(3): the tree maximises the sum of these weights.
     """
     n_vars = scorer.n_vars
     mi = np.zeros((n_vars, n_vars))
