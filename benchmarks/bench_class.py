@@ -13,8 +13,11 @@ other widgets' current values with a click, which the app does not need: its cho
 state).  A step's time is server time: from the click's message to the end of the run it started (a browser adds its own
 drawing on top).  For each class size the bench writes, per step, p50 / p95 / max, the bytes sent to a student,
 the failures (a run that does not finish, an exception or an internal error shown, a step over the timeout),
-the server's memory per student (resident memory of the server while the class is connected, less the
-server's before it, over N), the memory after a second class of the same size, and isolation: the even
+the server's CPU seconds per page run (user + system time of the server processes over the class, over the
+runs: the work itself, which the machine's other load does not inflate as it inflates the times), the server's
+memory per student (resident memory of the server while the class is connected, less the server's before it,
+over N), with ``--second-class`` the memory after the first class's sessions expired and during a second class
+of the same size, and isolation: the even
 students add an arc, the odd ones only open the Structure page twice, and on "Kernel again" every even student
 must see one arc more than the default structure and every odd one the default number.
 
@@ -63,12 +66,14 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def start_server(log: Path, timeout: float = 120) -> tuple[str, subprocess.Popen]:
-    """``streamlit run app.py`` on a free port, waited for until healthy."""
+def start_server(log: Path, timeout: float = 120, ttl: float = 60) -> tuple[str, subprocess.Popen]:
+    """``streamlit run app.py`` on a free port as ``run-class.sh`` starts it (a closed session freed ``ttl``
+    seconds later), waited for until healthy."""
     port = _free_port()
     fh = open(log, "w")
     proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
                              "--server.port", str(port), "--server.address", "127.0.0.1",
+                             "--server.disconnectedSessionTTL", str(int(ttl)),
                              "--browser.gatherUsageStats", "false"], cwd=ROOT, stdout=fh, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
     deadline = time.time() + timeout
@@ -83,6 +88,27 @@ def start_server(log: Path, timeout: float = 120) -> tuple[str, subprocess.Popen
             proc.kill()
             raise SystemExit(f"streamlit did not start; see {log}")
         time.sleep(0.5)
+
+
+def cpu_seconds(pid) -> float:
+    """User + system CPU seconds of the server process(es) (a pid or a list of them) and their children."""
+    import psutil
+    if isinstance(pid, (list, tuple)):
+        return sum(cpu_seconds(p) for p in pid)
+    t = psutil.Process(pid).cpu_times()
+    return t.user + t.system + t.children_user + t.children_system
+
+
+def machine() -> str:
+    """The processor and the number of cores the bench ran on."""
+    import platform
+    name = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo") as fh:
+            name = next((ln.split(":", 1)[1].strip() for ln in fh if ln.startswith("model name")), name)
+    except OSError:
+        pass
+    return f"{name}, {os.cpu_count()} cores, {platform.system()}"
 
 
 def rss_bytes(pid) -> int:
@@ -309,7 +335,10 @@ def main() -> None:
                     help="server processes to start; students are spread over them, each kept on one")
     ap.add_argument("--timeout", type=float, default=120, help="seconds a step may take before it fails")
     ap.add_argument("--second-class", action="store_true",
-                    help="run each class size twice and report the memory after the second class too")
+                    help="run each class size twice, the second after the first one's sessions expired, and "
+                         "report the server's memory during both")
+    ap.add_argument("--ttl", type=float, default=60,
+                    help="seconds a closed session is kept (server.disconnectedSessionTTL, as run-class.sh sets it)")
     ap.add_argument("-o", "--output", default=str(RESULTS / "class.json"))
     args = ap.parse_args()
     sizes = [int(x) for x in args.students.split(",") if x]
@@ -321,7 +350,7 @@ def main() -> None:
         RESULTS.mkdir(parents=True, exist_ok=True)
         urls = []
         for k in range(args.processes):
-            u, p = start_server(RESULTS / f"class_server{k}.log")
+            u, p = start_server(RESULTS / f"class_server{k}.log", ttl=args.ttl)
             urls.append(u)
             procs.append(p)
         pid = [p.pid for p in procs]
@@ -331,23 +360,38 @@ def main() -> None:
         results = []
         for n in sizes:
             before = rss_bytes(pid) if pid else None
+            cpu0 = cpu_seconds(pid) if pid else None
             t0 = time.perf_counter()
             students, during = asyncio.run(class_connected(url, n, args.timeout, pid))
             r = summarise(students, n, time.perf_counter() - t0)
+            if pid:     # server CPU per page run: the work itself, whatever the load around it
+                runs = sum(len(s.times) + sum(1 for st, _, c in LECTURE if c and st in s.times) for s in students)
+                r["server_cpu_seconds"] = cpu_seconds(pid) - cpu0
+                r["page_runs"] = runs
+                r["server_cpu_ms_per_run"] = 1000 * r["server_cpu_seconds"] / max(runs, 1)
             if pid:
                 r["rss_mib_before"] = before / 2**20
                 r["rss_mib_during"] = during / 2**20 if during else None
                 r["mib_per_student"] = (during - before) / 2**20 / n if during else None
             if args.second_class:
+                time.sleep(args.ttl + 20)          # the first class's sessions expire (checked every few seconds)
+                expired = rss_bytes(pid) if pid else None
                 students2, during2 = asyncio.run(class_connected(url, n, args.timeout, pid))
                 r2 = summarise(students2, n, 0)
                 r["second_class"] = {"failures": len(r2["failures"]), "isolation": r2["isolation"]["holds"],
+                                     "rss_mib_after_first_expired": expired / 2**20 if expired else None,
                                      "rss_mib_during": during2 / 2**20 if during2 else None,
                                      "worst_p95": max(s["p95"] or 0 for s in r2["steps"].values())}
             results.append(r)
             print(f"N = {n}: worst p95 {max(s['p95'] or 0 for s in r['steps'].values()):.2f} s, "
+                  f"server CPU {r.get('server_cpu_ms_per_run', float('nan')):.0f} ms per page run, "
                   f"{len(r['failures'])} failures, isolation {'holds' if r['isolation']['holds'] else 'BROKEN'}",
                   flush=True)
+            if args.second_class and pid:
+                sc = r["second_class"]
+                print(f"  memory: {r['rss_mib_before']:.0f} MiB before, {r['rss_mib_during']:.0f} MiB during the "
+                      f"first class, {sc['rss_mib_after_first_expired']:.0f} MiB after its sessions expired, "
+                      f"{sc['rss_mib_during']:.0f} MiB during the second ({sc['failures']} failures)", flush=True)
     finally:
         for proc in procs:
             proc.terminate()
@@ -355,7 +399,8 @@ def main() -> None:
                 proc.wait(timeout=10)
             except subprocess.TimeoutExpired:
                 proc.kill()
-    out = {"lecture": [s for s, _, _ in LECTURE], "load_before": load_before, "load_after": os.getloadavg(),
+    out = {"lecture": [s for s, _, _ in LECTURE], "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+           "machine": machine(), "load_before": load_before, "load_after": os.getloadavg(),
            "cpus": os.cpu_count(), "processes": len(urls),
            "url": args.url or f"streamlit run app.py ({len(urls)} process(es))", "classes": results}
     Path(args.output).write_text(json.dumps(out, indent=1))

@@ -17,7 +17,7 @@ import streamlit as st
 from bnfk_core.errors import BnfkError
 from bnfk_core.data.limits import memory_limit_set
 
-from . import state, warmup
+from . import sessions, state, warmup
 
 #: the browser tab's icon: a file served by the app itself (a ``:material/…:`` or emoji icon is fetched by the
 #: visitor's browser from another address)
@@ -57,6 +57,7 @@ def run() -> None:
     st.set_page_config(page_title="bnfk — Fisher kernels of Bayesian networks", page_icon=ICON, layout="wide")
     nav = navigation()
     warmup.start()           # once per process: compiled clustering, export check (bnfk_ui.warmup)
+    sessions.start_reaper()  # once per process: closed sessions freed when their time to reconnect is over
     token = _IN_FRAME.set(True)
     try:
         with memory_limit_set(state.memory_limit_bytes()):   # the sidebar's memory setting, for this run

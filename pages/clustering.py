@@ -114,13 +114,13 @@ def page():
         drawn = figures.evenly_drawn(order)          # the clustering uses every row
         fg = state.shared(fig_clu.cluster_heatmap, setup.K, drawn, rows, labels, res["n_used"], KERNELS[kernel].label,
                           fig_clu.cluster_colors(labels, res["n_used"], true, cls_states))
-        st.plotly_chart(fg, key="clu_heat", config=CHART)
+        state.plotly_chart(fg, key="clu_heat", config=CHART)
         if len(drawn) < len(order):
             st.caption(f"{len(drawn):,} of the {len(order):,} rows drawn, evenly spaced along the cluster order "
                        "(every row is clustered and in the downloads).")
         for col, fig, key in zip(st.columns(2), state.shared(fig_clu.cluster_maps, views["pca"], rows, labels,
                                                                      res["n_used"], true, cls_states), ("clu_pca_cluster", "clu_pca_label")):
-            col.plotly_chart(fig, key=key, config=CHART)
+            state.plotly_chart(fig, key=key, config=CHART, where=col)
         if has_class:
             st.markdown("**Clusters × labels**")
             tab = C.contingency(true, labels, cls_states)

@@ -115,7 +115,7 @@ def page():
         dg = state.dag()
         fig = state.shared(figures.dag_figure, dg.nodes, dg.sorted_arcs(),
                            title=f"Current structure: {state.structure_label()}", height=None)
-        st.plotly_chart(fig, key="home_dag", config={"displaylogo": False})
+        state.plotly_chart(fig, key="home_dag", config={"displaylogo": False})
 
 
 if common.start("Bayesian-network Fisher kernels"):

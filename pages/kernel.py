@@ -53,7 +53,7 @@ def page():
                                       titles=(title1, title2))
     for col, fig, key in zip(st.columns(3, gap="small"), (f1, f2, f3), ("gram_main", "gram_second", "gram_diff")):
         with col:
-            st.plotly_chart(fig, key=key, config=CHART)
+            state.plotly_chart(fig, key=key, config=CHART)
     ordered = ORDERS[ss.kernel_order] if ss.kernel_order != "class" or d.class_column else \
         f"{ORDERS['cluster']} (no class column to order by)"
     if spec.uses_network and kind != "lca-fisher":      # the latent-class kernel has its own network
@@ -93,7 +93,7 @@ def page():
     pairs = an["pairs"]
     with h1:
         fh = state.shared(figures.histogram_figure, pairs, cls_states, title=kernel_view.histogram_title(spec))
-        st.plotly_chart(fh, key="hist", config=CHART)
+        state.plotly_chart(fh, key="hist", config=CHART)
         if d.class_column and len(pairs["between"]):
             within = np.concatenate([v for v in pairs["within"].values()] or [np.zeros(0)])
             st.caption((f"Mean within a class {within.mean():.3g}, " if len(within) else
@@ -102,7 +102,7 @@ def page():
         pair = ss.pair if ss.pair and all(int(r) in set(rows.tolist()) for r in ss.pair) else None
         fm = state.shared(figures.embedding_figure, an["pca"], rows, labels, cls_states, selected=pair or (),
                           title="Kernel PCA map — click a point to pick it")
-        st.plotly_chart(fm, key="pca_chart", on_select=state.pick_pair("pca_chart"),
+        state.plotly_chart(fm, key="pca_chart", on_select=state.pick_pair("pca_chart"),
                         selection_mode=("points", "box", "lasso"), config=CHART)
 
     st.subheader("Why are two rows similar?")
@@ -132,7 +132,7 @@ def page():
         m4.metric("Σ K_i (unnormalised)", f"{contrib.sum():.4g}",
                   help="The per-variable terms of Theorem 1 sum to the unnormalised kernel value.")
         fc = state.shared(fig_kernel.pair_figure, variables, contrib, xa_vals, xb_vals, a, b, spec.label)
-        st.plotly_chart(fc, key="contrib_chart", config=CHART)
+        state.plotly_chart(fc, key="contrib_chart", config=CHART)
         top = np.argsort(contrib)[::-1]
         agree = [variables[i] for i in top[:3] if contrib[i] > 0]
         disagree = [variables[i] for i in top[::-1][:3] if contrib[i] < 0]

@@ -26,16 +26,19 @@ MAX_ROWS = 1500
 PLOTLY = {"displaylogo": False}
 
 
+@state.front
 @st.cache_data(show_spinner=False, max_entries=32)
 def _suggest(_data, fingerprint: str, kind: str) -> pd.DataFrame:
     return segment_information.mi_ranking(_data, kind, top=10)
 
 
+@state.front
 @st.cache_data(show_spinner=False, max_entries=32)
 def _gram(_model, model_key: str, _feat, fingerprint: str, rows: tuple) -> np.ndarray:
     return kernels.gram(_model, _feat.subset(np.asarray(rows)))
 
 
+@state.front
 @st.cache_data(show_spinner=False, max_entries=64)
 def _aris(K: np.ndarray, labels: np.ndarray, k: int, restarts: int, seed: int) -> dict:
     return network_checks.clustering_aris(K, labels, k, restarts=restarts, seed=seed)
@@ -136,7 +139,7 @@ def kernel_tab(K1, K2, rows, labels, cls_states, has_class, aris):
     order = class_order(labels, K1) if has_class else cluster_order(K1)
     panels, zmax = state.shared(figs.segment_panels, K1, K2, order, rows, labels, cls_states)
     for col, fig, key in zip(st.columns(3, gap="small"), panels, ("seg_gram_base", "seg_gram_seg", "seg_gram_diff")):
-        col.plotly_chart(fig, key=key, config=PLOTLY)
+        state.plotly_chart(fig, key=key, config=PLOTLY, where=col)
     dz = panels[2].data[0].zmax          # the difference has its own scale: the caption says both
     st.caption(f"{len(rows):,} rows in the same order in all three (by class, clustered within, on the base kernel); "
                f"colours clipped at ±{zmax:.3g} for the two kernels and at ±{dz:.3g} for their difference (99th "

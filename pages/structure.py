@@ -63,7 +63,7 @@ def page():
                 for i, v in enumerate(feat.variables)}
         fig = state.shared(figures.dag_figure, dg.nodes, dg.sorted_arcs(), highlight=seg_arcs, covered=cov,
                            node_info=info, clickable=True, picked=ss.get("live_pick"))
-        st.plotly_chart(fig, key="dag_chart", on_select=live.graph_clicked("dag_chart"), selection_mode="points",
+        state.plotly_chart(fig, key="dag_chart", on_select=live.graph_clicked("dag_chart"), selection_mode="points",
                         config={"displaylogo": False, "scrollZoom": True})
         st.caption(live.click_message())
         green = ("Green: covered arcs — reversing one keeps the Markov equivalence class, and the Fisher kernel "

@@ -50,3 +50,57 @@ def test_the_feature_table_is_made_once_per_table():
     assert f1 is f2
     ref = d.without_class()
     assert f1.variables == ref.variables and np.array_equal(f1.codes, ref.codes)
+
+
+def test_the_front_keys_calls_as_streamlit_does_and_shares_read_only_results():
+    import streamlit as st
+
+    calls = []
+
+    @S.front
+    @st.cache_data(show_spinner=False, max_entries=3)
+    def gram(_model, model_key: str, rows: tuple, scale: float = 1.0):
+        calls.append(model_key)
+        return {"K": np.eye(len(rows)) * scale, "n": len(rows)}
+
+    a = gram(object(), "m1", (1, 2, 3))
+    b = gram(object(), "m1", (1, 2, 3), 1.0)          # another underscore argument, the same key: no call
+    assert a is b and calls == ["m1"]
+    with np.testing.assert_raises(ValueError):        # shared by every session: read-only
+        a["K"][0, 0] = 5
+    gram(None, "m1", (1, 2, 3), scale=2.0)            # a keyed argument changed: a call
+    gram(None, "m2", (1, 2, 3))
+    gram(None, "m1", (1, 2))
+    assert calls == ["m1", "m1", "m2", "m1"]
+    assert gram(None, "m1", (1, 2))["n"] == 2 and len(calls) == 4
+    for i in range(10):                                # bounded like the cache behind it (max_entries=3)
+        gram(None, f"x{i}", (1,))
+    calls.clear()
+    gram(None, "m1", (1, 2, 3))
+    assert calls == ["m1"]                             # dropped from the front (Streamlit's cache may still hold it)
+
+
+def test_the_table_is_handed_out_once_per_reading_and_upload(monkeypatch):
+    from bnfk_ui.state import tables
+
+    loads = []
+
+    def fake_load(name, content, *rest):
+        loads.append(name)
+        return load_csv(str(ROOT / "sample_data" / "zoo.csv"))
+
+    monkeypatch.setattr(tables, "_load", fake_load)
+    monkeypatch.setattr(tables, "_TABLES", {})
+    monkeypatch.setattr(tables, "streamed", lambda s: None)
+    up = b"a,b\n1,2\n"
+    monkeypatch.setattr(tables, "_source", lambda ds: ("x.csv", up if ds == "upload" else None))
+    monkeypatch.setattr(tables, "na_values_of", lambda s: None)
+    s = {"dataset": "upload", "class_column": None, "missing_policy": "missing", "bins": 4, "drop_columns": ()}
+    t1, t2 = tables.load(s), tables.load(dict(s))
+    assert t1 is t2 and loads == ["x.csv"]
+    assert t1.fingerprint() == load_csv(str(ROOT / "sample_data" / "zoo.csv")).fingerprint()
+    up = b"a,b\n1,2\n"[:]                               # other bytes (same content, another object): read again
+    up = bytes(bytearray(up))
+    tables.load(s)
+    tables.load({**s, "bins": 5})
+    assert len(loads) == 3

@@ -193,8 +193,9 @@ class CategoricalData:
 
     def fingerprint(self) -> str:
         """A content hash (codes, variables, states; the weights of a weighted table) for caching -- of a
-        weighted table computed once (it is immutable and can stand for millions of rows)."""
-        if self.weights is None:
+        weighted table computed once (it is immutable and can stand for millions of rows), of another table once
+        :meth:`keep_fingerprint` was called."""
+        if self.weights is None and "_fingerprint" not in self.__dict__:
             h = hashlib.sha1()
             h.update(np.ascontiguousarray(self.codes).tobytes())
             h.update(repr((self.variables, self.states, self.class_column)).encode())
@@ -208,6 +209,13 @@ class CategoricalData:
             cached = h.hexdigest()
             object.__setattr__(self, "_fingerprint", cached)
         return cached
+
+    def keep_fingerprint(self) -> "CategoricalData":
+        """Compute :meth:`fingerprint` once and keep it (its holder promises never to change the table: a server
+        hands the same table to every session and asks for its fingerprint many times a page run); ``self``."""
+        if "_fingerprint" not in self.__dict__:
+            object.__setattr__(self, "_fingerprint", self.fingerprint())
+        return self
 
     def __repr__(self) -> str:
         if self.weights is not None:

@@ -34,6 +34,7 @@ _HOMES = {
     "config_index": "scores", "counts_from_columns": "scores", "guard_width": "structure",
     "LearnResult": "structure", "LearnTask": "structure", "learn_structure": "structure",
     "learn_feature_structure": "structure", "scorer_context": "structure", "scorer_mutual_information": "trees",
+    "mutual_information_matrix": "trees",
     "scorer_conditional_mutual_information": "trees", "chow_liu": "trees", "tan": "trees", "kdb": "trees",
     "Recipe": "recipe", "DEFAULT_RECIPE": "recipe", "Learned": "recipe", "learn_recipe": "recipe",
     "recipe_of": "recipe", "parents_from_arcs": "trees", "learn_tree": "trees", "learn_tan": "trees", "learn_kdb": "trees",

@@ -17,7 +17,7 @@ from scipy.special import xlogy
 from ..data.counts import config_index, weighted_bincount
 from .scores import LocalScorer
 
-__all__ = ["scorer_mutual_information", "scorer_conditional_mutual_information", "chow_liu", "tan", "kdb",
+__all__ = ["scorer_mutual_information", "scorer_conditional_mutual_information", "mutual_information_matrix", "chow_liu", "tan", "kdb",
            "parents_from_arcs", "learn_tree", "learn_tan", "learn_kdb"]
 
 
@@ -54,16 +54,20 @@ def scorer_conditional_mutual_information(scorer: LocalScorer, i: int, j: int, c
     return max(t / scorer.n, 0.0)
 
 
-def _max_spanning_tree(nodes: Sequence[int], weight: Callable[[int, int], float], root: int) -> list[tuple[int, int]]:
+def _max_spanning_tree(nodes: Sequence[int], weight, root: int) -> list[tuple[int, int]]:
     """Prim's maximum spanning tree from ``root``; arcs point away from the root.
 
-    Ties are broken by the position in ``nodes`` (first the new node, then the tree node)."""
+    ``weight`` is a function of two nodes or the symmetric matrix of the weights between ``nodes`` (in their
+    order).  Ties are broken by the position in ``nodes`` (first the new node, then the tree node)."""
     nodes = list(nodes)
     m = len(nodes)
-    w = np.zeros((m, m))
-    for a in range(m):
-        for b in range(a + 1, m):
-            w[a, b] = w[b, a] = weight(nodes[a], nodes[b])
+    if callable(weight):
+        w = np.zeros((m, m))
+        for a in range(m):
+            for b in range(a + 1, m):
+                w[a, b] = w[b, a] = weight(nodes[a], nodes[b])
+    else:
+        w = np.asarray(weight, dtype=float)
     in_tree = np.zeros(m, dtype=bool)
     r = nodes.index(root)
     in_tree[r] = True
@@ -79,6 +83,123 @@ def _max_spanning_tree(nodes: Sequence[int], weight: Callable[[int, int], float]
         best_from[better] = b
         best[better] = w[b][better]
     return arcs
+
+
+#: elements of one block of the pairwise counts (pairs x cells): about 32 MB of int64 at a time
+PAIR_BLOCK = 2 ** 22
+
+
+def _row_nlogn(cells: np.ndarray) -> np.ndarray:
+    """Σ c log c of each row of ``cells`` -- numpy sums each row as it sums the same numbers as one array, so a
+    row holding a pair's counts in :func:`_sum_nlogn`'s layout gives its very number (and the Chow–Liu tree the
+    very same tie-breaks as the pair-by-pair computation).  Integer counts look their c log c up in a table of
+    ``xlogy`` (the same numbers, without a logarithm per cell)."""
+    if not cells.shape[1]:
+        return np.zeros(cells.shape[0])
+    if cells.dtype.kind in "iu" and cells.size > 64:
+        top = int(cells.max())
+        if top <= 4 * cells.size:
+            k = np.arange(top + 1, dtype=float)
+            return xlogy(k, k)[cells].sum(axis=1)
+    cells = np.asarray(cells, dtype=float)
+    return xlogy(cells, cells).sum(axis=1)
+
+
+def _dense_block(z: np.ndarray, size: int, w, rounded) -> np.ndarray:
+    """Counts of every pair's paired codes ``z`` (pairs, rows) in ``size`` cells each, one ``bincount``."""
+    p = z.shape[0]
+    key = (np.arange(p, dtype=z.dtype)[:, None] * size + z).ravel()
+    cells = np.bincount(key, weights=None if w is None else np.tile(w, p), minlength=p * size)
+    return rounded(cells.reshape(p, size))
+
+
+def _observed_block(z: np.ndarray, w, rounded) -> tuple[np.ndarray, np.ndarray]:
+    """Counts of the observed cells of every pair, in the order of their paired codes (as ``np.unique`` gives
+    them): ``(counts of every pair one after another, the number of cells of each pair)``.  A stable sort keeps
+    the rows of a cell in their order, so weights are summed as ``bincount`` sums them."""
+    order = np.argsort(z, axis=1, kind="stable")
+    zs = np.take_along_axis(z, order, axis=1)
+    start = np.ones(zs.shape, dtype=bool)
+    start[:, 1:] = zs[:, 1:] != zs[:, :-1]
+    first = np.flatnonzero(start.ravel())
+    vals = np.ones(zs.size, dtype=np.int64) if w is None else w[order].ravel()
+    return rounded(np.add.reduceat(vals, first)), start.sum(axis=1)
+
+
+def mutual_information_matrix(scorer: LocalScorer) -> np.ndarray:
+    """Empirical I(X_i; X_j) in nats of every pair of columns on the scorer's (complete) rows, as a symmetric
+    matrix with a zero diagonal: :func:`scorer_mutual_information` of every pair -- the very same numbers -- without
+    a Python loop over the pairs.
+
+    I(X_i; X_j) = (Σ n_ab log n_ab − Σ n_a log n_a − Σ n_b log n_b + n log n) / n over the joint counts n_ab of
+    the pair and its marginal counts (Chow & Liu 1968).  The pairs are counted in blocks of about
+    :data:`PAIR_BLOCK` elements: a pair whose table has few cells (at most ``max(4 × rows, 1024)``) by one
+    ``bincount`` of the paired codes of all pairs with a table of that size; a larger one (many states, few
+    rows: a 2,000-column upload of 20 rows) by sorting each pair's paired codes and counting their runs, the
+    observed cells only.  Either way each pair's counts are laid out and summed as the pair-by-pair
+    computation lays them out and sums them, so ties fall the same way in the tree.
+
+    Parameters
+    ----------
+    scorer : LocalScorer
+        The counts of the columns (complete rows; weighted rows count their weights).
+
+    Returns
+    -------
+    ndarray of float, shape (n_vars, n_vars)
+        I(X_i; X_j) in nats, symmetric, zero on the diagonal.
+
+    References
+    ----------
+    Chow & Liu (1968), "Approximating discrete probability distributions with dependence trees", IEEE Trans.
+    Inf. Theory 14(3): the tree maximises the sum of these weights.
+    """
+    n_vars = scorer.n_vars
+    mi = np.zeros((n_vars, n_vars))
+    if scorer.n == 0 or n_vars < 2:
+        return mi
+    m = scorer.n_distinct
+    cards = np.asarray(scorer.cards, dtype=np.int64)
+    w = scorer.weights
+    limit = max(4 * m, 1024)                         # _sum_nlogn's dense / observed-cells switch
+    # a dense block's keys (pair x cells + cell) stay below 2 max(PAIR_BLOCK, limit): int32 unless that is huge
+    codes = np.stack(scorer.cols).astype(np.int32 if 2 * max(PAIR_BLOCK, limit) < 2 ** 31 else np.int64)
+
+    def rounded(c):                                  # weighted_bincount: integer weights give integer counts
+        return np.rint(c).astype(np.int64) if w is not None and w.dtype.kind in "iu" else c
+
+    s1 = np.empty(n_vars)                            # Σ n_a log n_a of every column
+    for r in np.unique(cards):
+        cols = np.flatnonzero(cards == r)
+        if r <= limit:
+            s1[cols] = _row_nlogn(_dense_block(codes[cols], int(r), w, rounded))
+        else:
+            s1[cols] = [_sum_nlogn(scorer, [int(c)]) for c in cols]
+    s0 = float(xlogy(scorer.n, scorer.n))
+
+    ia, ib = np.triu_indices(n_vars, 1)
+    size = cards[ia] * cards[ib]
+    s2 = np.empty(len(ia))
+    for sz in np.unique(size[size <= limit]):        # pairs whose table has ``sz`` cells: counted densely
+        sel = np.flatnonzero(size == sz)
+        step = max(1, PAIR_BLOCK // max(m, int(sz)))
+        for lo in range(0, sel.size, step):
+            idx = sel[lo:lo + step]
+            z = codes[ia[idx]] * cards[ib[idx]].astype(codes.dtype)[:, None] + codes[ib[idx]]
+            s2[idx] = _row_nlogn(_dense_block(z, int(sz), w, rounded))
+    sel = np.flatnonzero(size > limit)               # the observed cells only
+    step = max(1, PAIR_BLOCK // max(m, 1))
+    for lo in range(0, sel.size, step):
+        idx = sel[lo:lo + step]
+        z = codes[ia[idx]].astype(np.int64) * cards[ib[idx]][:, None] + codes[ib[idx]]
+        runs, k = _observed_block(z, w, rounded)
+        offset = np.concatenate([[0], np.cumsum(k)[:-1]])
+        for kk in np.unique(k):                      # pairs with kk observed cells: one row each
+            rows = np.flatnonzero(k == kk)
+            s2[idx[rows]] = _row_nlogn(runs[offset[rows][:, None] + np.arange(kk)])
+    t = s2 - s1[ia] - s1[ib] + s0
+    mi[ia, ib] = mi[ib, ia] = np.maximum(t / scorer.n, 0.0)
+    return mi
 
 
 # ---------------------------------------------------------------------- tree methods
@@ -103,7 +224,7 @@ def chow_liu(scorer: LocalScorer, root: int = 0) -> list[tuple[int, ...]]:
     Inf. Theory 14(3).  The structure of the default recipe (:mod:`bnfk_core.learning.recipe`).
     """
     n = scorer.n_vars
-    arcs = _max_spanning_tree(range(n), lambda a, b: scorer_mutual_information(scorer, a, b), root)
+    arcs = _max_spanning_tree(range(n), mutual_information_matrix(scorer), root)
     return parents_from_arcs(n, arcs)
 
 

@@ -73,7 +73,8 @@ def shown_values(data, row: int, variables) -> list:
     -------
     list
     """
-    return [data.frame.at[row, v] if data.frame.at[row, v] is not None else MISSING_SHOWN for v in variables]
+    at = data.frame.at
+    return [MISSING_SHOWN if (x := at[row, v]) is None else x for v in variables]
 
 
 def contributions_table(variables, xa, xb, contrib) -> pd.DataFrame:

@@ -214,7 +214,7 @@ def gallery_tab(d, feat, base, variables, rows, labels, cls_states):
     figs_, zmax = figs.gallery_panels(g.base.K, [e.K for e in g.segments], [SEGMENT_LABELS[e.kind] for e in g.segments],
                                       order, rows, labels, cls_states)
     for col, fig, e in zip(st.columns(len(figs_), gap="small"), figs_, g.segments):
-        col.plotly_chart(fig, key=f"seg_gallery_{e.kind}", config=PLOTLY)
+        state.plotly_chart(fig, key=f"seg_gallery_{e.kind}", config=PLOTLY, where=col)
     st.dataframe(g.table(), hide_index=True, key="seg_gallery_table",
                  column_config={c: st.column_config.NumberColumn(format="%+.3f") for c in
                                 ("ΔARI (CC)", "ΔARI (SC)", "Δ imputation accuracy", "Δ prototype NLL")}

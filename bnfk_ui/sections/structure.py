@@ -142,7 +142,7 @@ def equivalence_tab(dg: DAG, covered: list) -> None:
     cfig = figures.dag_figure(dg.nodes, sorted(cp.directed), undirected=[tuple(sorted(e)) for e in cp.undirected],
                               pos=layered_layout(dg.nodes, dg.sorted_arcs()),
                               title="CPDAG (essential graph) of the current structure")
-    c1.plotly_chart(cfig, key="cpdag_chart", config={"displaylogo": False})
+    state.plotly_chart(cfig, key="cpdag_chart", config={"displaylogo": False}, where=c1)
     with c2:
         st.metric("Compelled arcs", len(cp.directed))
         st.metric("Reversible edges", len(cp.undirected))
@@ -229,17 +229,17 @@ def live_panel(feat) -> None:
     cls_states = d.states[d.index(d.class_column)] if d.class_column else ()
     drawn = _drawn(lk, labels)
     c1, c2 = st.columns([1.1, 1], gap="medium")
-    c1.plotly_chart(state.shared(figures.gram_figure, K, drawn, rows, labels, cls_states, title="Fisher kernel, live",
+    state.plotly_chart(state.shared(figures.gram_figure, K, drawn, rows, labels, cls_states, title="Fisher kernel, live",
                                  height=430),
-                    key="live_gram", config={"displaylogo": False})
+                    key="live_gram", config={"displaylogo": False}, where=c1)
     a, b = state.default_pair(K, [int(r) for r in rows]) if not st.session_state.get("pair") else st.session_state.pair
     pos = {int(r): k for k, r in enumerate(rows)}
     if a not in pos or b not in pos:
         a, b = state.default_pair(K, [int(r) for r in rows])
     contrib = lk.contributions(pos[a], pos[b])
-    vals = lambda r: [d.frame.at[r, v] if d.frame.at[r, v] is not None else "(missing)" for v in lk.dag.nodes]  # noqa: E731
-    c2.plotly_chart(state.shared(fig_kernel.pair_figure, list(lk.dag.nodes), contrib, vals(a), vals(b), a, b, "Fisher"),
-                    key="live_contrib", config={"displaylogo": False})
+    vals = lambda r: ["(missing)" if (x := d.frame.at[r, v]) is None else x for v in lk.dag.nodes]  # noqa: E731
+    state.plotly_chart(state.shared(fig_kernel.pair_figure, list(lk.dag.nodes), contrib, vals(a), vals(b), a, b, "Fisher"),
+                    key="live_contrib", config={"displaylogo": False}, where=c2)
     info = lk.last_update
     how = (f"last edit: {1000 * info['seconds']:.0f} ms, {len(info.get('rebuilt', ()))} term(s) rebuilt and "
            f"{len(info.get('rescaled', ()))} rescaled" if info else f"built in {1000 * lk.seconds_build:.0f} ms")

@@ -11,7 +11,9 @@ modules of one idea --
 * :mod:`.compare` -- structure B of the Compare page and the cached comparison with the current network;
 * :mod:`.imputation` -- the table completed by a network, the network learned to complete it;
 * :mod:`.pairs` -- the pair of rows the Kernel page explains;
-* :mod:`.shared` -- figures (pure results) built once per distinct input for every session of the server.
+* :mod:`.shared` -- figures (pure results) built once per distinct input for every session of the server, and
+  :func:`.front` before the cached core calls;
+* :mod:`.charts` -- a figure sent as ``st.plotly_chart`` sends it, its JSON made once per figure.
 
 Pages and sections call them as ``state.<name>`` (the names below); every page calls :func:`init` first
 (through :func:`bnfk_ui.common.start`): it fills in the defaults (house_votes_84, class column ``class``,
@@ -23,6 +25,7 @@ from __future__ import annotations
 import streamlit as st
 
 from .bigfiles import *  # noqa: F401,F403
+from .charts import *  # noqa: F401,F403
 from .caches import *  # noqa: F401,F403
 from .clustering import *  # noqa: F401,F403
 from .compare import *  # noqa: F401,F403

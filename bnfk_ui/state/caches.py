@@ -17,6 +17,7 @@ from bnfk_core.network.model import BayesNet, fit
 from bnfk_core.registry import KERNELS, SCORES
 from bnfk_core.learning.scores import score_dag
 
+from .shared import front
 from .structure import dag, dag_json, learn
 from .tables import data, feature_data, model_features
 
@@ -30,6 +31,7 @@ def kernel_options(kind: str, alpha) -> tuple:
     return (("alpha", float(alpha)),) if kind == kernels.FISHER_NORMALIZED else ()
 
 
+@front
 @st.cache_resource(show_spinner=False, max_entries=64)
 def _fit(_feat: CategoricalData, fingerprint: str, dag_key: str, method: str) -> BayesNet:
     return fit(DAG.from_dict(json.loads(dag_key)), _feat, method=method)
@@ -41,6 +43,7 @@ def model(d: DAG | None = None) -> BayesNet:
     return _fit(feat, feat.fingerprint(), dag_json(d), st.session_state.param_method)
 
 
+@front
 @st.cache_data(show_spinner=False, max_entries=256)
 def _scores(_feat: CategoricalData, fingerprint: str, dag_key: str) -> dict:
     d = DAG.from_dict(json.loads(dag_key))
@@ -66,6 +69,7 @@ def kernel_rows() -> np.ndarray:
     return sample_rows(data().n_rows, int(ss.kernel_rows), int(ss.kernel_seed))
 
 
+@front
 @st.cache_data(show_spinner=False, max_entries=32)
 def _gram(_model: BayesNet, model_key: str, _feat: CategoricalData, fingerprint: str, rows_key: tuple,
           kind: str, normalize: bool, options: tuple = ()) -> np.ndarray:
@@ -97,6 +101,7 @@ def gram_matrix(m: BayesNet, kind: str | None = None) -> GramResult:
     return GramResult(K, rows, labels)
 
 
+@front
 @st.cache_data(show_spinner=False, max_entries=32)
 def kernel_analysis(K: np.ndarray, labels: np.ndarray, order_kind: str, has_class: bool) -> dict:
     """Row order, kernel-PCA coordinates and pair values of a Gram matrix (cached on its content)."""
@@ -109,6 +114,7 @@ def kernel_analysis(K: np.ndarray, labels: np.ndarray, order_kind: str, has_clas
     return {"order": order, "pca": kernel_pca(K, 2), "pairs": pair_values(K, labels if has_class else None)}
 
 
+@front
 @st.cache_resource(show_spinner=False, max_entries=32)
 def _fitted(_model: BayesNet, model_key: str, _feat: CategoricalData, fingerprint: str, rows_key: tuple, kind: str,
             options: tuple = ()):
@@ -126,11 +132,20 @@ def fitted_kernel(m: BayesNet, kind: str | None = None):
                    kernel_options(kind, ss.kernel_alpha))
 
 
+@front(size=64)
+def _contributions(_fk, fitted_key: tuple, _feat: CategoricalData, fingerprint: str, a: int, b: int) -> np.ndarray:
+    return _fk.contributions(_feat.subset([a]), _feat.subset([b]))
+
+
 def contributions(m: BayesNet, a: int, b: int, kind: str | None = None) -> tuple[tuple, np.ndarray]:
-    """``(variables, K_i(a, b))``: the per-variable terms of the (unnormalised) kernel of data rows a and b."""
+    """``(variables, K_i(a, b))``: the per-variable terms of the (unnormalised) kernel of data rows a and b (made once
+    per fitted kernel and pair for every session)."""
+    ss = st.session_state
     fk = fitted_kernel(m, kind)
     feat = feature_data()
-    return tuple(fk.variables), fk.contributions(feat.subset([a]), feat.subset([b]))
+    net, kind = session_network(m, kind or ss.kernel_kind)
+    key = (net.key(), (int(ss.kernel_rows), int(ss.kernel_seed)), kind, kernel_options(kind, ss.kernel_alpha))
+    return tuple(fk.variables), _contributions(fk, key, feat, feat.fingerprint(), int(a), int(b))
 
 
 #: structures the Kernel page compares the Fisher kernel of the current one with: name -> (label, short title)

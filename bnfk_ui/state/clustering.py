@@ -7,15 +7,19 @@ import streamlit as st
 from bnfk_core.analyses.cluster import clustering as C
 from bnfk_core.registry import KERNELS
 
+from .shared import front
+
 __all__ = ["thesis_network", "clustering_setup", "cached_clustering", "clustering_views"]
 
 
+@front
 @st.cache_resource(show_spinner=False, max_entries=8)
 def thesis_network(_data, fingerprint: str, seed: int):
     """The thesis's network for the kernels (hill climbing with qNML, cNML CPTs) on the feature columns."""
     return C.feature_network(_data, structure="hc", score="qnml", params="cnml", seed=seed)
 
 
+@front
 @st.cache_resource(show_spinner=False, max_entries=8)
 def clustering_setup(_data, key: tuple, kernel: str, _model, options: tuple = ()) -> C.KernelSetup:
     """The kernel's Gram matrix on ``_data`` (``_model`` for the network kernels; ``options`` its options)."""
@@ -23,6 +27,7 @@ def clustering_setup(_data, key: tuple, kernel: str, _model, options: tuple = ()
                           kernel_options=dict(options))
 
 
+@front
 @st.cache_data(show_spinner=False, max_entries=32)
 def cached_clustering(_setup_obj, _data, key: tuple, algorithm: str, k: int, transform: str, restarts: int,
                       seed: int) -> dict:
@@ -30,6 +35,7 @@ def cached_clustering(_setup_obj, _data, key: tuple, algorithm: str, k: int, tra
                             restarts=restarts, seed=seed)
 
 
+@front
 @st.cache_data(show_spinner=False, max_entries=16)
 def clustering_views(_K: np.ndarray, key: tuple, labels: tuple) -> dict:
     """The rows' order by cluster and a 2-D kernel-PCA map."""

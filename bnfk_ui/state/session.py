@@ -41,11 +41,19 @@ DEFAULTS = {
 MEMORY_GIB_RANGE = (settings.SETTINGS["memory_gib"].lo, settings.SETTINGS["memory_gib"].hi)
 
 
-@st.cache_data(show_spinner=False)
+_CATALOG: list = [None, None]       # [modification time, the parsed catalog]
+
+
 def catalog() -> dict:
-    """The bundled samples (``sample_data/catalog.json``)."""
-    with open(SAMPLE_DIR / "catalog.json", encoding="utf-8") as fh:
-        return json.load(fh)
+    """The bundled samples (``sample_data/catalog.json``), read again only when the file changes (every page asks
+    for it several times a run).  The dict is shared by every session: read it, never change it."""
+    path = SAMPLE_DIR / "catalog.json"
+    mtime = path.stat().st_mtime_ns
+    if _CATALOG[0] != mtime:
+        with open(path, encoding="utf-8") as fh:
+            _CATALOG[1] = json.load(fh)
+        _CATALOG[0] = mtime
+    return _CATALOG[1]
 
 
 def memory_limit_bytes() -> float:

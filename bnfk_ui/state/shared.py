@@ -8,13 +8,15 @@ they are built (``st.plotly_chart`` copies what it sends).
 """
 from __future__ import annotations
 
+import functools
 import hashlib
+import inspect
 import threading
 from collections import OrderedDict
 
 import numpy as np
 
-__all__ = ["shared", "content_key", "MAX_SHARED"]
+__all__ = ["shared", "content_key", "MAX_SHARED", "front", "frozen"]
 
 #: results kept (least recently used dropped first); a 500-row heatmap figure is a few MB
 MAX_SHARED = 48
@@ -53,3 +55,74 @@ def shared(fn, *args, **kwargs):
         while len(_STORE) > MAX_SHARED:
             _STORE.popitem(last=False)
     return out
+
+
+def _quick_key(value):
+    """:func:`content_key` of ``value``; a hashable plain value (a string, a number, a tuple of them) as itself."""
+    if isinstance(value, (str, int, float, bool, type(None))) or (
+            isinstance(value, tuple) and not any(isinstance(v, (np.ndarray, list, dict)) for v in value[:8])):
+        try:
+            hash(value)
+            return ("h", type(value).__name__, value)
+        except TypeError:
+            pass
+    return content_key(value)
+
+
+def frozen(value):
+    """``value`` with its arrays (and a dict's or tuple's arrays) made read-only: a result every session shares."""
+    if isinstance(value, np.ndarray):
+        value.setflags(write=False)
+    elif isinstance(value, dict):
+        for v in value.values():
+            frozen(v)
+    elif isinstance(value, tuple):
+        for v in value:
+            frozen(v)
+    return value
+
+
+def front(cached=None, *, size: int | None = None):
+    """A front for a function cached with ``st.cache_data`` / ``st.cache_resource``: a call whose arguments equal
+    an earlier call's gets that call's result straight away, for every session of the server.
+
+    The key is the one Streamlit's cache uses -- every argument but those whose name starts with an underscore
+    (their content is stood for by another argument: a fingerprint, a model key) -- and is made without hashing
+    the function's signature and arguments through Streamlit on every call (a tenth of a class's server time,
+    since the pages ask for the same tables, models and Gram matrices several times a run).  ``st.cache_data``
+    gives every call a copy; the front gives every session the same result, its arrays made read-only
+    (:func:`frozen`), so a page that would change one fails loudly instead of changing another session's view.
+    At most ``size`` results are kept (least recently used dropped first), by default as many as the cache
+    behind it keeps (its ``max_entries``, else 32), so the front never holds more than the cache it stands for."""
+    if cached is None:
+        return lambda f: front(f, size=size)
+    if size is None:
+        size = getattr(getattr(cached, "_info", None), "max_entries", None) or 32
+    sig = inspect.signature(cached)
+    names = list(sig.parameters)
+    keyed = [not n.startswith("_") for n in names]
+    store: OrderedDict = OrderedDict()
+    lock = threading.Lock()
+
+    @functools.wraps(cached)
+    def call(*args, **kwargs):
+        if kwargs:
+            bound = sig.bind(*args, **kwargs)
+            bound.apply_defaults()
+            values = list(bound.arguments.values())
+        else:
+            values = list(args) + [p.default for p in list(sig.parameters.values())[len(args):]]
+        key = tuple(_quick_key(v) for v, k in zip(values, keyed) if k)
+        with lock:
+            if key in store:
+                store.move_to_end(key)
+                return store[key]
+        out = frozen(cached(*args, **kwargs))
+        with lock:
+            store[key] = out
+            while len(store) > size:
+                store.popitem(last=False)
+        return out
+
+    call.clear = lambda: store.clear()
+    return call

@@ -58,8 +58,31 @@ def load(settings: dict) -> CategoricalData:
         ss = st.session_state
         return sampled(w, w.fingerprint(), int(ss.view_rows), int(ss.view_seed))
     name, content = _source(settings["dataset"])
-    return _load(name, content, settings["class_column"], settings["missing_policy"], settings["bins"],
-                 tuple(settings["drop_columns"]), na_values_of(settings))
+    na = na_values_of(settings)
+    args = (name, content, settings["class_column"], settings["missing_policy"], settings["bins"],
+            tuple(settings["drop_columns"]), na)
+    key = (name, id(content), *args[2:6], tuple(na) if isinstance(na, list) else na)
+    hit = _TABLES.get(key)
+    if hit is not None and hit[0] is content:      # the same bytes object (kept in the entry, so its id is not reused)
+        return hit[1]
+    table = _load(*args)
+    table.keep_fingerprint()       # shared by every session, never changed
+    with _TABLES_LOCK:
+        _TABLES[key] = (content, table)
+        while len(_TABLES) > MAX_TABLES or (len(_TABLES) > 1 and sum(
+                len(c) for c, _ in _TABLES.values() if c is not None) > MAX_TABLE_BYTES):
+            _TABLES.pop(next(iter(_TABLES)))
+    return table
+
+
+#: the tables :func:`load` handed out, by their reading arguments (an upload's bytes by identity, kept in the
+#: entry so that their id is not reused): every page asks for the table several times a run, and Streamlit's
+#: cache hashes its arguments (an upload's bytes included) on every call -- a tenth of a class's server time.
+#: At most MAX_TABLES entries holding at most MAX_TABLE_BYTES of uploads (the oldest dropped first).
+_TABLES: dict = {}
+_TABLES_LOCK = threading.Lock()
+MAX_TABLES = 32
+MAX_TABLE_BYTES = 256 * 2**20
 
 
 def data() -> CategoricalData:
@@ -88,7 +111,7 @@ def without_class(d: CategoricalData) -> CategoricalData:
     hit = _FEATURES.get(id(d))
     if hit is not None and hit[0] is d:
         return hit[1]
-    feats = d.without_class()
+    feats = d.without_class().keep_fingerprint()
     with _FEATURES_LOCK:
         while len(_FEATURES) >= MAX_FEATURE_TABLES:
             _FEATURES.pop(next(iter(_FEATURES)))

@@ -1,0 +1,71 @@
+"""A figure sent with its JSON made once (``bnfk_ui.state.plotly_chart``) is the very element ``st.plotly_chart``
+sends: same specification, configuration, element id, size and selection widget."""
+from __future__ import annotations
+
+import numpy as np
+import plotly.io
+import pytest
+from streamlit.testing.v1 import AppTest
+
+SCRIPT = """
+import numpy as np
+import streamlit as st
+
+from bnfk_core.views import figures
+from bnfk_ui import state
+
+K = np.arange(16.0).reshape(4, 4) / 7
+fig = figures.gram_figure(K, np.arange(4), np.arange(4), np.array([0, 1, 0, -1]), ("a<b>", "c"), title="t",
+                          height=300)
+dag = figures.dag_figure(["x", "y", "z"], [("x", "y")], clickable=True)
+USE_OURS, CASE = st.session_state.use_ours, st.session_state.case
+if USE_OURS:
+    draw = state.plotly_chart
+else:
+    def draw(f, where=None, **kw):
+        return (where or st).plotly_chart(f, **kw)
+if CASE == "plain":
+    draw(fig, key="heat", config={"displaylogo": False})
+elif CASE == "select":
+    st.session_state.out = draw(dag, key="dag", on_select="rerun", selection_mode="points",
+                                config={"displaylogo": False, "scrollZoom": True})
+elif CASE == "callback":
+    draw(dag, key="dag2", on_select=lambda: None, selection_mode=("points", "box", "lasso"))
+elif CASE == "column":
+    c1, c2 = st.columns(2)
+    draw(fig, key="in_col", where=c2, width="content", height="content")
+    with c1:
+        draw(dag)
+"""
+
+
+def _charts(use_ours: bool, case: str):
+    at = AppTest.from_string(SCRIPT, default_timeout=60)     # one script (its hash is part of an element's id)
+    at.session_state.use_ours, at.session_state.case = use_ours, case
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at, at.get("plotly_chart")
+
+
+@pytest.mark.parametrize("case", ["plain", "select", "callback", "column"])
+def test_the_element_is_st_plotly_charts(case):
+    at_theirs, theirs = _charts(False, case)
+    at_ours, ours = _charts(True, case)
+    assert len(ours) == len(theirs) >= 1
+    for a, b in zip(ours, theirs):
+        assert a.proto.spec == b.proto.spec and a.proto.id == b.proto.id
+        assert a.proto.SerializeToString(deterministic=True) == b.proto.SerializeToString(deterministic=True)
+    # the same place in the page (columns) and the same width / height the delta carries
+    assert [str(e) for e in at_ours.main] == [str(e) for e in at_theirs.main]
+    if case == "select":     # a selection widget: its state is returned the same way
+        assert at_ours.session_state.out == at_theirs.session_state.out
+
+
+def test_the_json_is_made_once_per_figure():
+    from bnfk_core.views import figures
+    from bnfk_ui.state.charts import figure_json
+
+    fig = figures.gram_figure(np.eye(3), np.arange(3), np.arange(3), title="t")
+    first = figure_json(fig)
+    assert figure_json(fig) is first
+    assert first == plotly.io.to_json(fig.to_dict(), validate=False)
