@@ -41,11 +41,27 @@ PAGES = (
 
 
 def navigation():
-    """The ``st.navigation`` object of every page, grouped by section."""
+    """The ``st.navigation`` object of every page, grouped by section, and the sidebar's links to them.
+
+    The menu is the app's own (:func:`menu`) and Streamlit's is hidden (``client.showSidebarNavigation = false`` in
+    ``.streamlit/config.toml``): beside a ``pages/`` folder Streamlit first lists that folder's files as the menu
+    ("app", "kernel zoo", ...) until the script reaches ``st.navigation``, which on a cold first load showed the raw
+    file list for seconds."""
     sections: dict = {}
     for i, (section, path, title, icon, url) in enumerate(PAGES):
         sections.setdefault(section, []).append(st.Page(path, title=title, icon=icon, url_path=url, default=i == 0))
-    return st.navigation(sections)
+    nav = st.navigation(sections, position="hidden")
+    menu(sections)
+    return nav
+
+
+def menu(sections: dict) -> None:
+    """The sidebar's menu: each section's name, then a link to each of its pages (the open page highlighted)."""
+    with st.sidebar:
+        for section, pages in sections.items():
+            st.caption(section)
+            for p in pages:
+                st.page_link(p, width="stretch")
 
 
 #: True while this script run's page runs inside :func:`run` (per session thread)
