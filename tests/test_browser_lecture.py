@@ -1,22 +1,24 @@
 """The lecture in a real browser at 1280 × 800: from the home page, pick Hayes-Roth, open Compare structures and set
 B to a chain, a V-structure and an A-structure -- every outcome (K_A, K_B, ΔK, ARI, imputation accuracy,
 prototypes) on the screen at each stage.  The clicks are counted (at most 10) and each step's time from click to
-settled page is written to ``test-artifacts/lecture.json`` with a screenshot per stage."""
+settled page (the script run it caused is over, nothing left from the previous run, charts placed:
+:func:`browser_helpers.settle`, no fixed sleeps) is written to ``test-artifacts/lecture.json`` with the machine's
+load and a screenshot per stage; each step of the lecture proper (B = chain, V, A) must settle within
+``STEP_SECONDS`` on a machine that is not overloaded."""
 from __future__ import annotations
 
 import json
+import os
 import time
 
+from browser_helpers import count_runs, runs, settle
 from test_browser import ARTIFACTS, browser, pytestmark, server  # noqa: F401 (fixtures)
 from test_browser_projector import CUT
 
 MAX_CLICKS = 10
-
-
-def _settle(page) -> None:
-    page.wait_for_timeout(300)
-    page.wait_for_function("() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=120_000)
-    page.wait_for_timeout(300)
+#: the lecture's steps on a sample settle within this (the issue's target), checked while the 1-minute load is at
+#: most LOADED times the cores (a shared machine at load 10 on 2 cores measures its neighbours, not the app)
+STEP_SECONDS, LOADED = 2.0, 2.0
 
 
 def _metric(page, label: str) -> str:
@@ -26,25 +28,29 @@ def _metric(page, label: str) -> str:
 
 def test_lecture_within_ten_clicks(server, browser):  # noqa: F811
     page = browser.new_page(viewport={"width": 1280, "height": 800})
-    clicks, timings, seen = 0, {}, {}
+    count_runs(page)
+    clicks, timings, seen, loads = 0, {}, {}, {}
 
-    def click(locator, name: str) -> None:
+    def click(locator, name: str, reruns: bool = True) -> None:
         nonlocal clicks
         clicks += 1
+        n = runs(page)
         t0 = time.perf_counter()
         locator.click()
-        _settle(page)
+        if reruns:
+            settle(page, n)
         timings[name] = round(time.perf_counter() - t0, 2)
+        loads[name] = round(os.getloadavg()[0], 2)
 
     try:
         page.goto(server, wait_until="domcontentloaded")
         page.get_by_role("heading", name="Dataset").first.wait_for(timeout=90_000)
-        _settle(page)
-        click(page.get_by_role("combobox", name="Bundled sample or your own file").first, "open the sample list")
+        settle(page)
+        click(page.get_by_role("combobox", name="Bundled sample or your own file").first, "open the sample list",
+              reruns=False)
         click(page.get_by_role("option", name="Hayes-Roth", exact=False).first, "pick Hayes-Roth")
         click(page.get_by_role("link", name="Compare structures").first, "open Compare structures")
         page.get_by_role("heading", name="Compare structures").first.wait_for(timeout=90_000)
-        _settle(page)
         assert _metric(page, "max |ΔK|") == "0"                  # B starts as A
         for name, label in (("chain", "Chain"), ("v", "V-structure"), ("a", "A-structure")):
             click(page.get_by_role("button", name=label, exact=True), f"B = {label}")
@@ -60,8 +66,13 @@ def test_lecture_within_ten_clicks(server, browser):  # noqa: F811
         assert "Hayes" in page.inner_text("body") or "hayes" in page.inner_text("body")
         assert seen["chain"]["max |ΔK|"] != seen["v"]["max |ΔK|"]
         assert clicks <= MAX_CLICKS, clicks
+        cores = os.cpu_count() or 1
+        slow = {k: t for k, t in timings.items() if k.startswith("B = ") and t > STEP_SECONDS
+                and loads[k] <= LOADED * cores}
+        assert not slow, f"lecture steps over {STEP_SECONDS} s: {slow} (load {loads})"
     finally:
         ARTIFACTS.mkdir(exist_ok=True)
         (ARTIFACTS / "lecture.json").write_text(json.dumps({"clicks": clicks, "seconds_click_to_settled": timings,
+                                                            "load_1min": loads, "cores": os.cpu_count(),
                                                             "outcomes": seen}, indent=1))
         page.close()
