@@ -65,11 +65,13 @@ RUN_COUNTER = """(() => {
     }).observe(document, {attributes: true, childList: true, subtree: true});
 })()"""
 
-#: the run is over and its page is whole: no run going, no element left over from the previous run, nothing still
-#: drawing (every chart placed), after two animation frames
+#: the run is over and its page is whole: no run going, no element left over from the previous run, no element
+#: still loading its code (Streamlit's placeholder ``stSkeleton``), every shown chart drawn by plotly
 _SETTLED = """(after) => window.__bnfkRuns > after
     && document.querySelector('[data-testid="stApp"]')?.getAttribute('data-test-script-state') === 'notRunning'
-    && !document.querySelector('[data-stale="true"]')"""
+    && !document.querySelector('[data-stale="true"], [data-testid="stSkeleton"]')
+    && [...document.querySelectorAll('[data-testid="stPlotlyChart"]')].filter(e => e.offsetParent !== null)
+        .every(e => e.querySelector('.js-plotly-plot')?._fullLayout)"""
 
 
 def count_runs(page) -> None:
@@ -86,8 +88,12 @@ def settle(page, after: int = 0, timeout: float = 120_000) -> None:
     """Wait until a script run after the first ``after`` ones is over and the page is whole (default: a page just
     opened -- its first run); :func:`act` takes ``after`` before its action.  No fixed sleeps: the browser
     reports the run's end (:data:`RUN_COUNTER`)."""
-    page.wait_for_function(_SETTLED, arg=after, timeout=timeout)
-    page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
+    while True:
+        page.wait_for_function(_SETTLED, arg=after, timeout=timeout)
+        seen = runs(page)
+        page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
+        if runs(page) == seen and page.evaluate(_SETTLED, after):   # no run began in those frames
+            return
 
 
 def act(page, action, timeout: float = 120_000) -> None:

@@ -127,6 +127,7 @@ def test_pages_are_readable_on_a_projector(server, browser, size):  # noqa: F811
         _open(page, f"{server}/segments", "Segments lab")
         body = page.inner_text("body")
         assert re.search(r"u = \S+, v = \S+", body), "the roles u, v are not named"
+        page.locator(".st-key-seg_gram_diff .js-plotly-plot").wait_for(timeout=90_000)
         zmax = [t["zmax"] for t in page.evaluate(TRACES, "seg_gram_diff") if t["zmax"] is not None][0]
         said = re.search(r"at ±([0-9.e+-]+) for their difference", body)
         assert said and float(said.group(1)) == pytest.approx(zmax, rel=1e-2), (said, zmax)
