@@ -102,3 +102,25 @@ def test_the_page_offers_the_normalised_kernel_with_its_caption():
     at.button(key="cmp_chain").click().run()
     assert_clean(at)
     assert float({m.label: m.value for m in at.metric}["max |ΔK|"]) <= 2.0   # |K_alpha| <= 1
+
+
+def test_the_presets_are_computed_before_their_click(monkeypatch):
+    """While the page is looked at, the chain, V- and A-structure outcomes are computed in the background: the
+    clicks then compute no network (only B changes: A's and the empty network's outcomes are kept too)."""
+    import threading
+
+    from bnfk_ui.state import compare as cmp_state
+
+    at = page_app("compare.py", 120, dataset="hayes_roth", class_column="class", cmp_seed=7).run()
+    assert_clean(at)
+    for t in threading.enumerate():
+        if t.name == "bnfk-compare-prefetch":
+            t.join(timeout=120)
+    calls = []
+    real = cmp_state.network_outcome
+    monkeypatch.setattr(cmp_state, "network_outcome", lambda *a, **k: calls.append(a[0]) or real(*a, **k))
+    for key in ("cmp_chain", "cmp_v", "cmp_a"):
+        at.button(key=key).click().run()
+        assert_clean(at)
+        assert float({m.label: m.value for m in at.metric}["max |ΔK|"]) > 0
+    assert calls == []

@@ -1,11 +1,15 @@
 """The Compare page's state: structure B (edited beside the current network A) and the cached comparison.
 
-Each network's outcome (its CPTs, kernel, clustering, imputation run and prototypes on the sampled rows) is cached
-on its own, keyed by its structure, the recipe, the kernel and the sample: when only B changes, A's and the empty
-network's outcomes -- and A's row order and kernel-PCA map -- are taken from the cache and only B is computed."""
+Each network's outcome (its CPTs, kernel, clustering, imputation run and prototypes on the sampled rows) is kept on
+its own for the whole server, keyed by its structure, the recipe, the kernel and the sample: when only B changes,
+A's and the empty network's outcomes -- and A's row order and kernel-PCA map -- are taken from the store and only B
+is computed; and while the page is looked at, the outcomes of the one-click presets are computed in the background
+(:func:`prefetch`), so that a lecture's step only draws."""
 from __future__ import annotations
 
 import json
+import threading
+from collections import OrderedDict
 
 import numpy as np
 import streamlit as st
@@ -18,10 +22,11 @@ from bnfk_core.kernels.fisher import FISHER
 from bnfk_core.learning.recipe import Recipe
 from bnfk_core.network.dag import DAG
 
+from .bigfiles import streamed
 from .structure import dag, dag_json, recipe
 from .tables import data, feature_data
 
-__all__ = ["compare_b", "set_compare_b", "comparison", "a_view"]
+__all__ = ["compare_b", "set_compare_b", "comparison", "a_view", "prefetch"]
 
 
 def compare_b() -> DAG:
@@ -42,11 +47,71 @@ def _rows(_data: CategoricalData, fingerprint: str, rows: int, seed: int) -> Com
     return comparison_rows(_data, rows, seed)
 
 
-@st.cache_resource(show_spinner=False, max_entries=48)
+#: every network's outcome computed on this server, shared by the sessions (least recently used dropped first):
+#: (data fingerprint, structure, recipe, kernel, alpha, rows, seed) -> NetworkOutcome, or an Event while computed
+MAX_OUTCOMES = 48
+_OUTCOMES: OrderedDict = OrderedDict()
+_LOCK = threading.Lock()
+#: the Compare page computes the presets' outcomes ahead of the click on tables up to this many rows
+PREFETCH_MAX_ROWS = 20_000
+
+
 def _outcome(_data: CategoricalData, fingerprint: str, dag_key: str, recipe_key: tuple, kernel: str, alpha,
-             rows: int, seed: int) -> NetworkOutcome:
-    return network_outcome(DAG.from_dict(json.loads(dag_key)), _rows(_data, fingerprint, rows, seed),
-                           recipe=Recipe(**dict(recipe_key)), kernel=kernel, alpha=alpha, seed=seed)
+             rows: int, seed: int, sample: ComparisonRows | None = None) -> NetworkOutcome:
+    """One network's outcome, computed once per key for the whole server (a second caller of a key being computed
+    waits for it instead of computing it again)."""
+    key = (fingerprint, dag_key, recipe_key, kernel, alpha, rows, seed)
+    while True:
+        with _LOCK:
+            hit = _OUTCOMES.get(key)
+            if hit is None:
+                _OUTCOMES[key] = threading.Event()
+                break
+            _OUTCOMES.move_to_end(key)
+        if isinstance(hit, NetworkOutcome):
+            return hit
+        hit.wait(timeout=600)
+    try:
+        out = network_outcome(DAG.from_dict(json.loads(dag_key)),
+                              sample or comparison_rows(_data, rows, seed),
+                              recipe=Recipe(**dict(recipe_key)), kernel=kernel, alpha=alpha, seed=seed)
+    except BaseException:
+        with _LOCK:
+            _OUTCOMES.pop(key).set()
+        raise
+    with _LOCK:
+        pending = _OUTCOMES.get(key)
+        _OUTCOMES[key] = out
+        while len(_OUTCOMES) > MAX_OUTCOMES:
+            old_key, old = _OUTCOMES.popitem(last=False)
+            if not isinstance(old, NetworkOutcome):          # still being computed: keep it
+                _OUTCOMES[old_key] = old
+                break
+    if isinstance(pending, threading.Event):
+        pending.set()
+    return out
+
+
+def prefetch(structures, rows: int, seed: int, kernel: str = FISHER, alpha=None) -> None:
+    """Compute the outcomes of ``structures`` (the presets B is likely set to next) in a background thread, so
+    that the click finds them ready; only on tables up to :data:`PREFETCH_MAX_ROWS` rows held in memory."""
+    d, fp, rk, kernel, alpha, rows, seed = _key(rows, seed, kernel, alpha)
+    if d.n_rows > PREFETCH_MAX_ROWS or streamed() is not None:
+        return
+    keys = [dag_json(g) for g in structures]
+    with _LOCK:
+        keys = [k for k in keys if (fp, k, rk, kernel, alpha, rows, seed) not in _OUTCOMES]
+    if not keys:
+        return
+
+    def work():
+        sample = comparison_rows(d, rows, seed)
+        for k in keys:
+            try:
+                _outcome(d, fp, k, rk, kernel, alpha, rows, seed, sample)
+            except Exception:      # noqa: BLE001 - the click computes it again and shows the error
+                return
+    threading.Thread(target=work, name="bnfk-compare-prefetch", daemon=True).start()
 
 
 def _key(rows: int, seed: int, kernel: str, alpha) -> tuple:
@@ -59,8 +124,10 @@ def comparison(a: DAG, b: DAG, rows: int, seed: int, kernel: str = FISHER, alpha
     """:func:`~bnfk_core.analyses.segments.compare.compare_structures` of the current data by the app's recipe, each
     network's outcome cached on its own (module docstring)."""
     d, fp, rk, kernel, alpha, rows, seed = _key(rows, seed, kernel, alpha)
-    outs = [_outcome(d, fp, dag_json(g), rk, kernel, alpha, rows, seed) for g in (a, b, DAG(feature_data().variables))]
-    return combine(_rows(d, fp, rows, seed), *outs, recipe().params, kernel=kernel, alpha=alpha)
+    sample = _rows(d, fp, rows, seed)
+    outs = [_outcome(d, fp, dag_json(g), rk, kernel, alpha, rows, seed, sample)
+            for g in (a, b, DAG(feature_data().variables))]
+    return combine(sample, *outs, recipe().params, kernel=kernel, alpha=alpha)
 
 
 @st.cache_resource(show_spinner=False, max_entries=16)
