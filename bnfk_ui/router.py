@@ -6,6 +6,10 @@ Streamlit treats an app beside a ``pages/`` folder as a folder of stand-alone sc
 (``/kernel``) without ``app.py``: :func:`frame`, the first call of every page (through
 :func:`bnfk_ui.common.start`), then runs the router, which runs the page in its frame.  Tests open a page as a
 visitor does: ``AppTest.from_file("app.py")`` and ``switch_page`` (tests/apptest_helpers.py).
+
+The sidebar's menu is the app's own (:func:`menu`, page links by section); Streamlit's is switched off in
+``.streamlit/config.toml`` (beside a ``pages/`` folder it lists the folder's file names until ``st.navigation``
+runs: on a cold first load, for seconds).
 """
 from __future__ import annotations
 
