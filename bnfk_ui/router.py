@@ -6,6 +6,10 @@ Streamlit treats an app beside a ``pages/`` folder as a folder of stand-alone sc
 (``/kernel``) without ``app.py``: :func:`frame`, the first call of every page (through
 :func:`bnfk_ui.common.start`), then runs the router, which runs the page in its frame.  Tests open a page as a
 visitor does: ``AppTest.from_file("app.py")`` and ``switch_page`` (tests/apptest_helpers.py).
+
+The sidebar's menu is the app's own (:func:`menu`, page links by section); Streamlit's is switched off in
+``.streamlit/config.toml`` (beside a ``pages/`` folder it lists the folder's file names until ``st.navigation``
+runs: on a cold first load, for seconds).
 """
 from __future__ import annotations
 
@@ -41,11 +45,27 @@ PAGES = (
 
 
 def navigation():
-    """The ``st.navigation`` object of every page, grouped by section."""
+    """The ``st.navigation`` object of every page, grouped by section, and the sidebar's links to them.
+
+    The menu is the app's own (:func:`menu`) and Streamlit's is hidden (``client.showSidebarNavigation = false`` in
+    ``.streamlit/config.toml``): beside a ``pages/`` folder Streamlit first lists that folder's files as the menu
+    ("app", "kernel zoo", ...) until the script reaches ``st.navigation``, which on a cold first load showed the raw
+    file list for seconds."""
     sections: dict = {}
     for i, (section, path, title, icon, url) in enumerate(PAGES):
         sections.setdefault(section, []).append(st.Page(path, title=title, icon=icon, url_path=url, default=i == 0))
-    return st.navigation(sections)
+    nav = st.navigation(sections, position="hidden")
+    menu(sections)
+    return nav
+
+
+def menu(sections: dict) -> None:
+    """The sidebar's menu: each section's name, then a link to each of its pages (the open page highlighted)."""
+    with st.sidebar:
+        for section, pages in sections.items():
+            st.caption(section)
+            for p in pages:
+                st.page_link(p, width="stretch")
 
 
 #: True while this script run's page runs inside :func:`run` (per session thread)

@@ -48,3 +48,56 @@ def streamlit_server(log_name: str = "streamlit.log", timeout: float = 60, env: 
                 proc.wait(timeout=10)
             except subprocess.TimeoutExpired:
                 proc.kill()
+
+
+#: a page script (``page.add_init_script``) counting the app's finished script runs: Streamlit writes the run state on
+#: its root element (``data-test-script-state``: ``running``, ``rerunRequested``, ``notRunning``), and each change to
+#: ``notRunning`` is one run (or fragment run) done; read at every change of the page, so that a root element drawn
+#: anew is seen too
+RUN_COUNTER = """(() => {
+    window.__bnfkRuns = 0;
+    let last = null;
+    new MutationObserver(() => {
+        const now = document.querySelector('[data-testid="stApp"]')?.getAttribute('data-test-script-state');
+        if (now === 'notRunning' && last !== 'notRunning') { window.__bnfkRuns += 1; window.__bnfkRunEnd = performance.now(); }
+        if (now === 'running' && last !== 'running') window.__bnfkRunStart = performance.now();
+        if (now) last = now;
+    }).observe(document, {attributes: true, childList: true, subtree: true});
+})()"""
+
+#: the run is over and its page is whole: no run going, no element left over from the previous run, no element
+#: still loading its code (Streamlit's placeholder ``stSkeleton``), every shown chart drawn by plotly
+_SETTLED = """(after) => window.__bnfkRuns > after
+    && document.querySelector('[data-testid="stApp"]')?.getAttribute('data-test-script-state') === 'notRunning'
+    && !document.querySelector('[data-stale="true"], [data-testid="stSkeleton"]')
+    && [...document.querySelectorAll('[data-testid="stPlotlyChart"]')].filter(e => e.offsetParent !== null)
+        .every(e => e.querySelector('.js-plotly-plot')?._fullLayout)"""
+
+
+def count_runs(page) -> None:
+    """Count this page's script runs (call before its first ``goto``); :func:`settle` then waits for a run."""
+    page.add_init_script(RUN_COUNTER)
+
+
+def runs(page) -> int:
+    """Script runs finished so far on ``page``."""
+    return int(page.evaluate("() => window.__bnfkRuns || 0"))
+
+
+def settle(page, after: int = 0, timeout: float = 120_000) -> None:
+    """Wait until a script run after the first ``after`` ones is over and the page is whole (default: a page just
+    opened -- its first run); :func:`act` takes ``after`` before its action.  No fixed sleeps: the browser
+    reports the run's end (:data:`RUN_COUNTER`)."""
+    while True:
+        page.wait_for_function(_SETTLED, arg=after, timeout=timeout)
+        seen = runs(page)
+        page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
+        if runs(page) == seen and page.evaluate(_SETTLED, after):   # no run began in those frames
+            return
+
+
+def act(page, action, timeout: float = 120_000) -> None:
+    """Do ``action()`` (a click that re-runs the script) and wait for that run to be over (:func:`settle`)."""
+    n = runs(page)
+    action()
+    settle(page, n, timeout)

@@ -68,3 +68,59 @@ def test_promote_b_makes_it_the_current_network():
     assert_clean(at)
     assert at.session_state["structure"]["dag"] == b
     assert {m.label: m.value for m in at.metric}["max |ΔK|"] == "0"
+
+
+def test_normalised_kernel_comparison_and_its_invariance(hayes):
+    """The Compare view with the normalised Fisher kernel: A's Gram matrix is the core's normalized_gram of A's
+    network; Markov-equivalent A and B (chain, fork) keep one kernel at α = 1 (a function of the Fisher kernel) but
+    not at α < 1, and the comparison says so."""
+    from bnfk_core.kernels.fisher_normalized import normalized_gram
+    from bnfk_core.learning.recipe import fit_recipe
+
+    feats = hayes.without_class()
+    v = feats.variables
+    chain, fork = DAG(v, [(v[0], v[1]), (v[1], v[2])]), DAG(v, [(v[1], v[0]), (v[1], v[2])])
+    c = compare_structures(hayes, chain, fork, rows=80, seed=1, kernel="fisher-normalized", alpha=0.5)
+    sub = feats.subset(c.rows)
+    np.testing.assert_allclose(c.a.K, normalized_gram(fit_recipe(chain, feats), sub, alpha=0.5), atol=1e-10)
+    np.testing.assert_allclose(np.diag(c.b.K), 1.0, atol=1e-12)
+    assert c.equivalent and c.max_abs_delta > 1e-3
+    assert any("not invariant" in n for n in c.notes)
+    one = compare_structures(hayes, chain, fork, rows=80, seed=1, kernel="fisher-normalized", alpha=1.0)
+    assert one.max_abs_delta < 1e-9 and not one.notes
+
+
+def test_the_page_offers_the_normalised_kernel_with_its_caption():
+    at = page_app("compare.py", 120, dataset="hayes_roth", class_column="class").run()
+    assert at.selectbox(key="cmp_kernel").value == "fisher"
+    at.selectbox(key="cmp_kernel").set_value("fisher-normalized").run()
+    assert_clean(at)
+    text = " ".join(c.value for c in at.caption)
+    assert "Perronnin, Sánchez & Mensink 2010" in text and "not invariant under equivalent structures" in text
+    from bnfk_core.kernels.fisher_normalized import DEFAULT_ALPHA
+    assert at.number_input(key="cmp_alpha").value == DEFAULT_ALPHA        # the kernel's own default power
+    at.button(key="cmp_chain").click().run()
+    assert_clean(at)
+    assert float({m.label: m.value for m in at.metric}["max |ΔK|"]) <= 2.0   # |K_alpha| <= 1
+
+
+def test_the_presets_are_computed_before_their_click(monkeypatch):
+    """While the page is looked at, the chain, V- and A-structure outcomes are computed in the background: the
+    clicks then compute no network (only B changes: A's and the empty network's outcomes are kept too)."""
+    import threading
+
+    from bnfk_ui.state import compare as cmp_state
+
+    at = page_app("compare.py", 120, dataset="hayes_roth", class_column="class", cmp_seed=7).run()
+    assert_clean(at)
+    for t in threading.enumerate():
+        if t.name == "bnfk-compare-prefetch":
+            t.join(timeout=120)
+    calls = []
+    real = cmp_state.network_outcome
+    monkeypatch.setattr(cmp_state, "network_outcome", lambda *a, **k: calls.append(a[0]) or real(*a, **k))
+    for key in ("cmp_chain", "cmp_v", "cmp_a"):
+        at.button(key=key).click().run()
+        assert_clean(at)
+        assert float({m.label: m.value for m in at.metric}["max |ΔK|"]) > 0
+    assert calls == []

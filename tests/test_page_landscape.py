@@ -50,4 +50,5 @@ def test_landscape_tab_all_dags_mode():
     at.toggle(key="land_fixed").set_value(False).run()
     assert_clean(at)
     assert at.slider(key="land_observe").max == 542
-    assert any("All DAGs in the cube Q_12" in c.proto.spec for c in at.get("plotly_chart"))
+    assert any("All DAGs: the cube Q_12" in c.proto.spec for c in at.get("plotly_chart"))
+    assert any("over one bit per directed arc" in c.value for c in at.caption)

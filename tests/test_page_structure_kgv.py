@@ -5,6 +5,7 @@ import numpy as np
 
 from apptest_helpers import assert_clean, page_app
 from bnfk_core.network.dag import structural_hamming_distance
+from bnfk_core.registry import SCORES
 from bnfk_core.data.table import load_csv
 from bnfk_core.learning.kgv import kgv_mutual_information
 from bnfk_core.learning.structure import learn_feature_structure
@@ -54,10 +55,13 @@ def test_kgv_tab_on_waveform_compares_raw_and_binned_networks():
     np.testing.assert_allclose(z[shown], np.asarray(mi["matrix"], float)[shown], rtol=1e-6, atol=1e-9)
     at.button(key="kgv_use_raw").click().run()
     assert_clean(at)
-    assert at.session_state["structure"]["label"] == "Hill climbing (KGV, numbers unbinned)"
+    assert at.session_state["structure"]["label"] == "Hill climbing (KGV, raw numbers)"
     at.session_state["structure_tab"] = "Learn"                   # only the open tab is built
     at.run()
-    assert "KGV (numbers unbinned)" in at.selectbox(key="w_learn_score").options
+    # the Score box shows the registry's label, which says the numbers are searched raw (it fits the box at
+    # 1280 px: tests/test_browser_projector.py)
+    label = SCORES["kgv"].label
+    assert label in at.selectbox(key="w_learn_score").options and "raw numbers" in label
 
 
 def test_kgv_tab_without_numeric_columns_says_so_and_learns_with_kgv():
@@ -73,7 +77,7 @@ def test_learn_tab_learns_with_the_kgv_score_on_raw_numbers():
     next(b for b in at.button if b.label == "Learn structure").click().run()
     assert_clean(at)
     s = at.session_state["structure"]
-    assert "KGV (numbers unbinned)" in s["learned_label"]
+    assert SCORES["kgv"].label in s["learned_label"]
     assert any("searched 40 numeric column(s) as numbers" in n for n in s["notes"])
     raw = learn_feature_structure(load_csv(SAMPLE_DIR / "waveform_5000.csv", class_column="class"), "hc", score="kgv",
                                   seed=int(at.session_state["learn_seed"]),

@@ -37,7 +37,7 @@ _HOMES = {
     "mutual_information_matrix": "trees",
     "scorer_conditional_mutual_information": "trees", "chow_liu": "trees", "tan": "trees", "kdb": "trees",
     "Recipe": "recipe", "DEFAULT_RECIPE": "recipe", "Learned": "recipe", "learn_recipe": "recipe",
-    "recipe_of": "recipe", "parents_from_arcs": "trees", "learn_tree": "trees", "learn_tan": "trees", "learn_kdb": "trees",
+    "recipe_of": "recipe", "fit_recipe": "recipe", "parents_from_arcs": "trees", "learn_tree": "trees", "learn_tan": "trees", "learn_kdb": "trees",
 }
 
 __all__ = list(_HOMES)

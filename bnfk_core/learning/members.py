@@ -51,7 +51,7 @@ SCORES = (
     ScoreSpec("k2", "K2", "Cooper-Herskovits marginal likelihood, uniform Dirichlet(1) prior"),
     ScoreSpec("bdeu", "BDeu", "Bayesian Dirichlet equivalent uniform marginal likelihood (ess)"),
     ScoreSpec("qnml", "qNML", "quotient normalized maximum likelihood (thesis eq. 2.4)"),
-    ScoreSpec("kgv", "KGV (numbers unbinned)",
+    ScoreSpec("kgv", "KGV (raw numbers)",
               "kernel generalized variance MDL score (Bach & Jordan 2002); numbers searched unbinned",
               scorer=lazy("bnfk_core.learning.kgv", "make_kgv_scorer")),
 )

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from ..errors import StructureError
 from ..registry import ESTIMATORS, LEARNERS, MISSING_DATA, SCORES
 
-__all__ = ["Recipe", "DEFAULT_RECIPE", "Learned", "learn_recipe", "recipe_of"]
+__all__ = ["Recipe", "DEFAULT_RECIPE", "Learned", "learn_recipe", "recipe_of", "fit_recipe"]
 
 
 @dataclass(frozen=True)
@@ -147,8 +147,7 @@ def learn_recipe(data, recipe: Recipe | None = None, *, progress=None, score_opt
     StructureError
         An unknown name in the recipe, or a class-node method without a class column.
     """
-    from ..network.model import fit
-    from .incomplete import em_parameters, learn_network
+    from .incomplete import learn_network
     from .structure import learn_feature_structure
 
     recipe = (recipe or DEFAULT_RECIPE).check()
@@ -160,10 +159,7 @@ def learn_recipe(data, recipe: Recipe | None = None, *, progress=None, score_opt
     if LEARNERS[recipe.structure].needs_class:
         res = learn_feature_structure(data, recipe.structure, score=recipe.score, progress=progress,
                                       score_options=score_options, **options)
-        if missing == "complete-rows":
-            model = fit(res.dag, feats, method=recipe.params, pseudo_count=recipe.pseudo_count)
-        else:
-            model = em_parameters(res.dag, feats, recipe.params, recipe.pseudo_count, seed=recipe.seed)
+        model = fit_recipe(res.dag, feats, recipe)
     else:
         res, model = learn_network(feats, recipe.structure, missing_data=missing, score=recipe.score,
                                    params=recipe.params, pseudo_count=recipe.pseudo_count,
@@ -171,3 +167,38 @@ def learn_recipe(data, recipe: Recipe | None = None, *, progress=None, score_opt
                                    score_options=score_options, **options)
     model.fit_info["recipe"] = recipe.to_dict()
     return Learned(recipe, res, model)
+
+
+def fit_recipe(dag, data, recipe: Recipe | None = None):
+    """The CPTs of a fixed structure ``dag`` (learned elsewhere or edited by hand) fitted to ``data`` as ``recipe``
+    says -- the way :func:`learn_recipe` fits the structure it learns.
+
+    The recipe's estimator (``params``, ``pseudo_count``); on a table with missing cells, EM over them
+    (:func:`~bnfk_core.learning.incomplete.em_parameters`) unless the recipe's ``missing_data`` is
+    ``complete-rows``, which keeps the available-case counts of :func:`~bnfk_core.network.model.fit` (the
+    thesis's protocol).  A complete table gets the closed-form fit either way.
+
+    Parameters
+    ----------
+    dag : DAG
+        The structure; its nodes name columns of ``data``.
+    data : CategoricalData
+        The rows (missing cells as -1; with ``weights``, distinct rows with their multiplicities).
+    recipe : Recipe, optional
+        Defaults to :data:`DEFAULT_RECIPE` (BDeu CPTs, EM over missing cells).
+
+    Returns
+    -------
+    BayesNet
+        Its ``fit_info`` records the recipe and ``cpts_by`` (``em`` or ``available-case``).
+    """
+    from ..network.model import fit
+    from .incomplete import em_parameters
+
+    recipe = (recipe or DEFAULT_RECIPE).check()
+    sub = data if tuple(data.variables) == tuple(dag.nodes) else data.select(list(dag.nodes))
+    em = recipe.missing_data != "complete-rows" and bool((sub.codes < 0).any())
+    model = (em_parameters(dag, data, recipe.params, recipe.pseudo_count, seed=recipe.seed) if em
+             else fit(dag, data, method=recipe.params, pseudo_count=recipe.pseudo_count))
+    model.fit_info.update(recipe=recipe.to_dict(), cpts_by="em" if em else "available-case")
+    return model

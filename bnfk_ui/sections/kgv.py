@@ -77,17 +77,17 @@ def kgv_tab() -> None:
         else:
             st.info("No column of these data was binned: KGV searches the same categories as the other scores.")
         shd = structural_hamming_distance(raw.dag, binned.dag)
-        m1, m2, m3 = st.columns(3)
+        m1, m2 = st.columns(2)        # two across: three cut their labels at 1280 px
         m1.metric("Arcs (raw numbers)", raw.dag.n_arcs)
         m2.metric("Arcs (bins)", binned.dag.n_arcs)
-        m3.metric("Structural Hamming distance", shd, help="Edges that differ between the two equivalence classes.")
+        st.metric("Structural Hamming distance", shd, help="Edges that differ between the two equivalence classes.")
     # both drawn on the raw network's layout, staggered for half a 1280-pixel screen; the height follows the layers
     pos = figures.shared_layout(raw.dag.nodes, raw.dag.sorted_arcs(), width=440)
     d1, d2 = st.columns(2, gap="medium")
     d1.plotly_chart(figures.dag_figure(raw.dag.nodes, raw.dag.sorted_arcs(), pos=pos,
-                                       title="KGV, numbers unbinned"), key="kgv_raw_dag", config={"displaylogo": False})
+                                       title="KGV, raw numbers"), key="kgv_raw_dag", config={"displaylogo": False})
     d2.plotly_chart(figures.dag_figure(binned.dag.nodes, binned.dag.sorted_arcs(), pos=pos,
                                        title="KGV on the bins"), key="kgv_bin_dag", config={"displaylogo": False})
     st.button("Use the network learned on raw numbers", icon=":material/account_tree:", key="kgv_use_raw",
-              on_click=lambda: state.set_dag(raw.dag, "Hill climbing (KGV, numbers unbinned)", learned=True,
+              on_click=lambda: state.set_dag(raw.dag, "Hill climbing (KGV, raw numbers)", learned=True,
                                              notes=raw.notes))

@@ -58,7 +58,7 @@ def _landscape_tab(feat) -> None:
     if not st.toggle("Show the score landscape", key="land_on",
                      help="Off by default so that edits elsewhere on this page stay fast; your choice is kept."):
         return
-    c1, c2, c3, c4 = st.columns([3, 1, 1, 1])
+    c1, c2, c3, c4 = st.columns([2.8, 1, 1.2, 1])
     if "land_vars" not in ss or not set(ss["land_vars"]) <= set(names):
         ss["land_vars"] = names[:min(4, len(names))]
     chosen = c1.multiselect(f"Variables (2 to {MAX_LANDSCAPE_VARIABLES}; their order is the node order)", names,
@@ -66,7 +66,7 @@ def _landscape_tab(feat) -> None:
     keys = list(SCORES)
     score = c2.selectbox("Score", keys, index=keys.index("bdeu") if "bdeu" in keys else 0,
                          format_func=SCORES.labels().get, key="land_score")
-    fixed = c3.toggle("Fixed node order", value=True, key="land_fixed",
+    fixed = c3.toggle("Fixed order", value=True, key="land_fixed",
                       help="On: the 2^C(k,2) graphs respecting the variables' order (the paper's hypercube). "
                            "Off: all DAGs as k(k-1) directed-arc bits.")
     seed = int(c4.number_input("Seed", min_value=0, max_value=common.MAX_SEED, value=0, step=1, key="land_seed",
@@ -86,8 +86,8 @@ def _landscape_tab(feat) -> None:
         m[0].metric("DAGs", f"{land.n_dags:,}")
         m[1].metric("Equivalence classes", f"{land.n_classes:,}")
         m[2].metric(f"Best {label}", f"{land.values[best]:.2f}")
-        m[3].metric("Hill climbing ends at rank", f"{ranks[end]:,}", help=f"{len(path['moves'])} moves from the "
-                    "empty graph; rank 1 is the global optimum (with its equivalent graphs tied).")
+        m[3].metric("Hill climb's rank", f"{ranks[end]:,}", help=f"Where hill climbing ends: {len(path['moves'])} moves "
+                    "from the empty graph; rank 1 is the global optimum (with its equivalent graphs tied).")
         m[4].metric("Your structure ranks", f"{ranks[mine]:,}", help="The page's current DAG restricted to these "
                     f"variables: {', '.join(f'{u}→{v}' for u, v in land.arcs(mine)) or 'no arcs'}.")
         left, right = st.columns(2)
@@ -98,13 +98,16 @@ def _landscape_tab(feat) -> None:
             if fixed:
                 idx, bits = land.fixed_order()
                 path_bits = land.skeleton_bits()[path["graphs"]]
-                title = f"The fixed-order hypercube Q_{bits.shape[1]} (path drawn by its skeleton)"
+                title = f"Fixed-order hypercube Q_{bits.shape[1]}"
             else:
                 idx, bits = np.arange(land.n_dags), land.arc_bits()
                 path_bits = bits[path["graphs"]]
-                title = f"All DAGs in the cube Q_{bits.shape[1]} of directed-arc bits"
+                title = f"All DAGs: the cube Q_{bits.shape[1]}"
             fig_cube = figs.hypercube_figure(bits, land.values[idx], path_bits, title, edges=fixed)
             st.plotly_chart(fig_cube, key="land_cube_chart")
+        st.caption("Left: colours are Markov equivalence classes. Right: each vertex a graph, the hill-climb path "
+                   + ("drawn by its skeleton (fixed order: one bit per pair of variables)." if fixed else
+                      "over one bit per directed arc."))
         order = land.ranking()[:15]
         st.dataframe(pd.DataFrame({"rank": ranks[order], label: land.values[order],
                                    "class": land.class_id[order] + 1,

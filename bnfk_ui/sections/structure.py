@@ -249,4 +249,8 @@ def live_panel(feat) -> None:
                + f"; {how}. Rows A = #{a} and B = #{b} (pick others on the Kernel page)."
                + (f" On this large file the live kernel is fitted on a seeded sample (seed "
                   f"{int(st.session_state.view_seed)}) of its {state.full_data().n_rows:,} rows; the structure "
-                  "and its scores use all rows." if state.streamed() is not None else ""))
+                  "and its scores use all rows." if state.streamed() is not None else "")
+               + (" This table has missing cells: the live kernel counts each family's CPT from the rows where it is "
+                  "observed (so one edit rebuilds only its terms), while the network the other pages use fits them by "
+                  "EM, as the recipe says." if lk.data.has_missing and state.recipe().missing_data != "complete-rows"
+                  else ""))

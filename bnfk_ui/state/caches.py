@@ -13,12 +13,13 @@ from bnfk_core.network.dag import DAG
 from bnfk_core.data.table import CategoricalData
 from bnfk_core.kernels.embed import class_order, cluster_order, kernel_pca, pair_values, sample_rows
 from bnfk_core.learning.kgv import raw_numbers
-from bnfk_core.network.model import BayesNet, fit
+from bnfk_core.learning.recipe import Recipe, fit_recipe
+from bnfk_core.network.model import BayesNet
 from bnfk_core.registry import KERNELS, SCORES
 from bnfk_core.learning.scores import score_dag
 
 from .shared import front
-from .structure import dag, dag_json, learn
+from .structure import dag, dag_json, learn, recipe
 from .tables import data, feature_data, model_features
 
 __all__ = ["model", "scores", "GramResult", "kernel_rows", "session_network", "gram_matrix", "kernel_analysis",
@@ -33,14 +34,16 @@ def kernel_options(kind: str, alpha) -> tuple:
 
 @front
 @st.cache_resource(show_spinner=False, max_entries=64)
-def _fit(_feat: CategoricalData, fingerprint: str, dag_key: str, method: str) -> BayesNet:
-    return fit(DAG.from_dict(json.loads(dag_key)), _feat, method=method)
+def _fit(_feat: CategoricalData, fingerprint: str, dag_key: str, recipe_key: tuple) -> BayesNet:
+    return fit_recipe(DAG.from_dict(json.loads(dag_key)), _feat, Recipe(**dict(recipe_key)))
 
 
 def model(d: DAG | None = None) -> BayesNet:
-    """The current structure (or ``d``) fitted to the features (all rows) with the chosen parameter method."""
+    """The current structure (or ``d``) fitted to the features (all rows) by the app's recipe
+    (:func:`~bnfk_core.learning.recipe.fit_recipe`: the chosen CPT estimator, and EM over missing cells as the
+    recipe says, whether the structure was learned or edited by hand), cached per structure."""
     feat = model_features()
-    return _fit(feat, feat.fingerprint(), dag_json(d), st.session_state.param_method)
+    return _fit(feat, feat.fingerprint(), dag_json(d), tuple(sorted(recipe().to_dict().items())))
 
 
 @front

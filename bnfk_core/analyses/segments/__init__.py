@@ -25,6 +25,7 @@ _HOMES = {
     "check_segment": "tables", "feature_columns": "tables", "find_pair": "tables", "greek_values": "tables",
     "pair_pattern": "tables", "segment_model": "tables", "NetworkOutcome": "compare",
     "StructureComparison": "compare", "compare_structures": "compare", "network_outcome": "compare",
+    "ComparisonRows": "compare", "comparison_rows": "compare", "combine": "compare",
 }
 
 __all__ = list(_HOMES)

@@ -59,7 +59,7 @@ def ranked_figure(scores: np.ndarray, rank: np.ndarray, class_id: np.ndarray, pa
         fig.add_trace(go.Scatter(x=[rank[mine]], y=[scores[mine]], mode="markers", name="your structure",
                                  marker=dict(size=16, symbol="star", color="#d62728", line=dict(color="black", width=1)),
                                  hovertemplate="your structure<br>rank %{x}<br>score %{y:.2f}<extra></extra>"))
-    fig.update_layout(title="Every DAG ranked by score (classes = Markov equivalence classes)", height=420,
+    fig.update_layout(title="Every DAG, ranked by score", height=420,
                       xaxis=dict(title="rank (1 = best)", type="log"), yaxis_title=score_label, **_LAYOUT)
     return fig
 
@@ -207,6 +207,6 @@ def walsh_figure(energy: np.ndarray) -> go.Figure:
                            text=[f"{v:.2%}" if v >= 1e-4 else ("0" if v < 1e-15 else f"{v:.1e}") for v in share],
                            textposition="outside"))
     fig.update_layout(title="Walsh energy by degree (fixed order)", height=460,
-                      xaxis_title="degree (number of arcs in the Walsh function)",
+                      xaxis_title="degree (arcs in the term)",
                       yaxis=dict(title="share of the variance", type="log", range=[-18, 1.5]), **_LAYOUT)
     return fig

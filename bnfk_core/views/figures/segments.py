@@ -10,7 +10,7 @@ import plotly.graph_objects as go
 
 from .base import gram_figure, kernel_range
 
-__all__ = ["segment_panels", "edit_difference_figure", "gallery_panels", "comparison_panels", "outcome_figure",
+__all__ = ["segment_panels", "edit_difference_figure", "gallery_panels", "comparison_panels", "comparison_panel", "outcome_figure",
            "prototype_map"]
 
 
@@ -98,12 +98,14 @@ def gallery_panels(K_base: np.ndarray, K_segments: Sequence[np.ndarray], titles:
 
 def comparison_panels(K_a: np.ndarray, K_b: np.ndarray, order: np.ndarray, rows: np.ndarray, labels: np.ndarray,
                       class_states: Sequence[str], *, height: int = 330) -> tuple[list[go.Figure], float]:
-    """Heatmaps of structure A's kernel, structure B's and ΔK = K_B − K_A (rows in ``order``); A and B share a
-    colour limit (returned too), small enough for three across one projector screen.
+    """Heatmaps of structure A's kernel, structure B's and ΔK = K_B − K_A (rows in ``order``), small enough for three
+    across one projector screen.  B is drawn on A's colour limit (returned too): the colours of the two compare
+    directly, and A's figure does not change while only B is edited (the browser keeps it as drawn).
 
     Parameters
     ----------
     K_a, K_b : ndarray, shape (N, N)
+        The two Gram matrices on the same sampled rows.
     order : ndarray of int
         Row order.
     rows : ndarray of int
@@ -116,14 +118,36 @@ def comparison_panels(K_a: np.ndarray, K_b: np.ndarray, order: np.ndarray, rows:
     Returns
     -------
     figures : list of plotly.graph_objects.Figure
+        A, B and ΔK.
     zmax : float
+        A's colour limit, shared by B.
     """
-    zmax = kernel_range(K_a, K_b)
-    figs = [gram_figure(K_a, order, rows, labels, class_states, title="A", zmax=zmax, height=height),
+    zmax = kernel_range(K_a)
+    figs = [comparison_panel(K_a, order, rows, labels, class_states, zmax, height=height),
             gram_figure(K_b, order, rows, labels, class_states, title="B", zmax=zmax, height=height),
             gram_figure(K_b - K_a, order, rows, labels, class_states, title="ΔK = K_B − K_A", colorbar_title="ΔK",
                         height=height)]
     return figs, zmax
+
+
+def comparison_panel(K_a: np.ndarray, order: np.ndarray, rows: np.ndarray, labels: np.ndarray,
+                     class_states: Sequence[str], zmax: float | None = None, *, height: int = 330) -> go.Figure:
+    """A's panel of :func:`comparison_panels` alone (its colour limit ``zmax``, default A's own).
+
+    Parameters
+    ----------
+    K_a : ndarray, shape (N, N)
+    order, rows, labels, class_states, height
+        As in :func:`comparison_panels`.
+    zmax : float, optional
+        Colour limit; A's own range when None.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+    """
+    return gram_figure(K_a, order, rows, labels, class_states, title="A", zmax=zmax or kernel_range(K_a),
+                       height=height)
 
 
 def outcome_figure(values: dict, *, height: int = 260) -> go.Figure:
@@ -166,7 +190,8 @@ def prototype_map(Y: np.ndarray, rows: np.ndarray, protos_a: Sequence[int], prot
     plotly.graph_objects.Figure
     """
     pos = {int(r): i for i, r in enumerate(rows)}
-    fig = go.Figure(go.Scattergl(x=Y[:, 0], y=Y[:, 1], mode="markers", name="rows",
+    # SVG, not WebGL: a few hundred points draw faster so, and a browser without a GPU emulates WebGL slowly
+    fig = go.Figure(go.Scatter(x=Y[:, 0], y=Y[:, 1], mode="markers", name="rows",
                                  marker=dict(size=4, color="#cfd8dc"), text=[f"row {int(r)}" for r in rows]))
     for name, pr, sym, col in (("A's prototypes", protos_a, "circle-open", "#1f77b4"),
                                ("B's prototypes", protos_b, "x", "#ff7f0e")):
