@@ -148,6 +148,13 @@ def download(label: str, data, file_name: str, mime: str, key: str | None = None
                        on_click="ignore", icon=":material/download:")
 
 
+def npz_bytes(**arrays) -> bytes:
+    """``arrays`` as one compressed NumPy ``.npz`` file's bytes (a download's content)."""
+    buf = io.BytesIO()
+    np.savez_compressed(buf, **arrays)
+    return buf.getvalue()
+
+
 def stored_run(label: str, key: str, store: str, cache_key, fn, *, icon: str | None = None, disabled: bool = False):
     """A button that runs ``fn(progress)`` under a progress bar and keeps ``(cache_key, result)`` in
     ``st.session_state[store]``; returns the stored result while ``cache_key`` is unchanged, else None."""

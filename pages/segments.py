@@ -1,8 +1,6 @@
 """Segments lab (thesis ch. 6): add one structure segment to a base network and see what it does to the
 Fisher kernel -- heatmaps, clustering, imputation, prototypes, the case table (theory vs measured), the
 collapsed variable, Markov equivalence -- and run the supervised arc search."""
-import io
-
 import numpy as np
 import pandas as pd
 import streamlit as st
@@ -42,12 +40,6 @@ def _gram(_model, model_key: str, _feat, fingerprint: str, rows: tuple) -> np.nd
 @st.cache_data(show_spinner=False, max_entries=64)
 def _aris(K: np.ndarray, labels: np.ndarray, k: int, restarts: int, seed: int) -> dict:
     return network_checks.clustering_aris(K, labels, k, restarts=restarts, seed=seed)
-
-
-def _npz(**arrays) -> bytes:
-    buf = io.BytesIO()
-    np.savez_compressed(buf, **arrays)
-    return buf.getvalue()
 
 
 def controls(d, feat):
@@ -153,7 +145,7 @@ def kernel_tab(K1, K2, rows, labels, cls_states, has_class, aris):
                    f"{st.session_state.seg_restarts} restarts, no shift (thesis); spectral on K − min K.")
     else:
         st.info("Choose a class column on the Data page to score clusterings against it.")
-    common.download("Gram matrices (NPZ: base, segment, rows)", lambda: _npz(base=K1, segment=K2, rows=rows),
+    common.download("Gram matrices (NPZ: base, segment, rows)", lambda: common.npz_bytes(base=K1, segment=K2, rows=rows),
                     f"{common.dataset_name()}_segment_grams.npz", "application/octet-stream", key="dl_seg_grams")
 
 

@@ -95,3 +95,13 @@ def test_gallery_shows_all_five_segments_against_the_same_base():
     ref = G.segment_gallery(data, DAG(data.without_class().variables), d, rows=sample_rows(data.n_rows, 100, 0),
                             restarts=3, seed=0, k_prototypes=5, params="bdeu")     # the app's default estimator
     assert np.allclose(ref.table()["ΔARI (CC)"], table["ΔARI (CC)"]) and np.allclose(ref.base.K, g.base.K)
+
+
+def test_npz_download_round_trips_the_arrays():
+    import io
+    import numpy as np
+    from bnfk_ui.common import npz_bytes
+    K1, rows = np.arange(6.0).reshape(2, 3), np.array([4, 9])
+    back = np.load(io.BytesIO(npz_bytes(base=K1, rows=rows)))
+    assert sorted(back.files) == ["base", "rows"]
+    assert np.array_equal(back["base"], K1) and np.array_equal(back["rows"], rows)
