@@ -175,6 +175,34 @@ class _Moves:
         for c in changed:
             self._refresh_child(c)
 
+    def kick(self, rng: np.random.Generator) -> bool:
+        """One random legal move: its kind (add, remove, reverse) uniformly among the kinds with a legal move, then
+        the move uniformly among that kind's.  (Drawn uniformly among all legal moves, a kick would almost always
+        add an arc -- a DAG of n nodes and e arcs has about n²/2 legal additions against e removals and e
+        reversals -- and the next climb would mostly remove that arc again and fall back into the same optimum.)
+        False when no move is legal."""
+        legal = self.legal()
+        kinds = [k for k in range(3) if legal[k].any()]
+        if not kinds:
+            return False
+        k = kinds[int(rng.integers(len(kinds)))]
+        x, y = np.nonzero(legal[k])
+        i = int(rng.integers(x.size))
+        self.apply(k, int(x[i]), int(y[i]))
+        return True
+
+    def prune(self) -> int:
+        """Remove, one at a time, every arc whose removal does not lower the score (gain >= 0 at 1e-6; e.g. an arc
+        from or to a column with one observed state, whose every family scores 0): of equally good graphs the
+        one with fewer arcs.  The number of arcs removed."""
+        removed = 0
+        while True:
+            x, y = np.nonzero(self.adj & (self.gain[1] >= 0))
+            if x.size == 0:
+                return removed
+            self.apply(1, int(x[0]), int(y[0]))
+            removed += 1
+
     def climb(self, epsilon: float, budget: int) -> int:
         """Greedy ascent: the best legal move while its gain reaches ``epsilon`` (at most ``budget`` moves)."""
         steps = 0
@@ -203,13 +231,16 @@ def tabu_search(scorer: LocalScorer, names: Sequence[str], *, max_parents: int |
        walk ends after ``patience`` steps without a new best graph.
     3. **Perturb and repeat** (iterated local search, Lourenço, Martin & Stützle 2003): ``kicks`` times, apply
        ``kick_size`` random legal moves (default one per ten nodes, at least three) to the best graph of the chain and
-       run 1-2 from there with a fresh tie-breaking order.
+       run 1-2 from there with a fresh tie-breaking order.  Each random move first draws its kind (add, remove,
+       reverse) uniformly, then the move within the kind: the kicks change the arcs the graph has, not only add
+       arcs the next climb removes again.
     4. **Restart**: ``restarts`` more chains, each from ``start`` with its own tie-breaking order, then one more
        chain from every graph in ``also_from`` (parent tuples of acyclic graphs; :func:`learn_tabu` passes the best
        of the greedy climbs, so the result scores at least as high as ``hc-greedy``'s, to ``epsilon``).
 
     The result is the best graph of all chains, and a local optimum under every single-arc move (a final climb
-    makes sure).  Ties between equally good moves (gains rounded to 1e-6) go to the move with the highest
+    makes sure); arcs whose removal does not lower the score are then removed (and the graph climbed again), so
+    of equally good graphs the search returns one without arcs that add nothing.  Ties between equally good moves (gains rounded to 1e-6) go to the move with the highest
     priority in a random order of all moves, drawn afresh for every chain and after every kick; the orders and the
     kicks all come from one generator seeded with ``seed``, so the same seed gives the same DAG in every run (the
     first chain's first climb is :func:`hill_climb`'s with the same seed).  Family scores come from the scorer's
@@ -269,17 +300,16 @@ def tabu_search(scorer: LocalScorer, names: Sequence[str], *, max_parents: int |
                 state.load(chain_best)
                 state.prio = order()
                 for _ in range(kick_size):
-                    k, x, y = np.nonzero(state.legal())
-                    if k.size == 0:
+                    if not state.kick(rng):
                         break
-                    i = int(rng.integers(k.size))
-                    state.apply(int(k[i]), int(x[i]), int(y[i]))
                 state.climb(epsilon, max_iter)
                 chain_best, chain_score = walk(chain_best, chain_score)
         if chain_score > best_score + epsilon:
             best, best_score = chain_best, chain_score
     state.load(best)
     state.climb(epsilon, max_iter)
+    while state.prune() and state.climb(epsilon, max_iter):
+        pass
     return state.snapshot()
 
 
