@@ -31,6 +31,8 @@ ILS_RESTARTS = 2
 ILS_KICKS = 10
 #: the greedy climbs (``hc-greedy``'s) whose best graph starts one more chain of ``hc``
 GREEDY_CLIMBS = 5
+#: the best distinct local optima of those climbs that each start a chain
+GREEDY_CHAINS = 1
 TABU_TENURE = 10
 TABU_PATIENCE = 20
 
@@ -324,10 +326,13 @@ def learn_tabu(scorer: LocalScorer, task) -> list[tuple[int, ...]]:
     start, seed = getattr(task, "start", None), int(task.seed)
     greedy = [hill_climb(scorer, task.variables, max_parents=task.max_parents, tabu=task.tabu, max_iter=task.max_iter,
                          epsilon=task.epsilon, seed=seed + r, start=start) for r in range(GREEDY_CLIMBS)]
-    best_greedy = max(greedy, key=scorer.total)     # the first of equal scores
+    optima = {}                                     # the distinct local optima of the climbs, first seen first
+    for g in greedy:
+        optima.setdefault(tuple(tuple(p) for p in g), scorer.total(g))
+    elite = sorted(optima, key=lambda g: -optima[g])[:GREEDY_CHAINS]     # stable: the first of equal scores
     parents = tabu_search(scorer, task.variables, max_parents=task.max_parents, seed=seed, kicks=kicks,
-                          epsilon=task.epsilon, max_iter=task.max_iter, start=start, also_from=[best_greedy],
-                          progress=task.progress)
+                          restarts=ILS_RESTARTS, epsilon=task.epsilon, max_iter=task.max_iter, start=start,
+                          also_from=[list(g) for g in elite], progress=task.progress)
     task.notes.append(f"iterated tabu search on the {task.score} score: {ILS_RESTARTS + 1} chains from the start and "
                       f"one from the best of {GREEDY_CLIMBS} greedy climbs, each a climb, tabu walks (tenure "
                       f"{TABU_TENURE}, patience {TABU_PATIENCE}) and {kicks} seeded perturbations (seed {task.seed})"
