@@ -317,9 +317,9 @@ def tabu_search(scorer: LocalScorer, names: Sequence[str], *, max_parents: int |
 
 def learn_tabu(scorer: LocalScorer, task) -> list[tuple[int, ...]]:
     """``hc``: the iterated tabu search (:func:`tabu_search`) with ``task.restarts`` perturbations per chain (None:
-    the default :data:`ILS_KICKS`), tie-breaking and kicks drawn from ``task.seed``; its last chain starts from the
-    best of :data:`GREEDY_CLIMBS` greedy climbs (``hc-greedy``'s, seeds ``seed ..``), so ``hc`` never scores below
-    ``hc-greedy`` (by more than ``epsilon``)."""
+    the default :data:`ILS_KICKS`), tie-breaking and kicks drawn from ``task.seed``; its last :data:`GREEDY_CHAINS` chains start from the
+    best distinct local optima of :data:`GREEDY_CLIMBS` greedy climbs (``hc-greedy``'s, seeds ``seed ..``), so ``hc``
+    never scores below ``hc-greedy`` (by more than ``epsilon``)."""
     if task.rows_used < 2:
         raise StructureError(f"Hill climbing needs at least two complete rows; {task.source} has {task.rows_used}.")
     kicks = ILS_KICKS if task.restarts is None else max(int(task.restarts), 0)
@@ -334,7 +334,8 @@ def learn_tabu(scorer: LocalScorer, task) -> list[tuple[int, ...]]:
                           restarts=ILS_RESTARTS, epsilon=task.epsilon, max_iter=task.max_iter, start=start,
                           also_from=[list(g) for g in elite], progress=task.progress)
     task.notes.append(f"iterated tabu search on the {task.score} score: {ILS_RESTARTS + 1} chains from the start and "
-                      f"one from the best of {GREEDY_CLIMBS} greedy climbs, each a climb, tabu walks (tenure "
+                      f"{'one' if GREEDY_CHAINS == 1 else GREEDY_CHAINS} from the best distinct optima of {GREEDY_CLIMBS} greedy "
+                      f"climbs, each a climb, tabu walks (tenure "
                       f"{TABU_TENURE}, patience {TABU_PATIENCE}) and {kicks} seeded perturbations (seed {task.seed})"
                       + (" from the given graph" if getattr(task, "start", None) is not None else "")
                       + (f", at most {task.max_parents} parents" if task.max_parents is not None else ""))
