@@ -383,6 +383,34 @@ def repository_markdown(out: dict) -> str:
     return "\n".join(lines)
 
 
+def repository_summary(out: dict, tol: float = 0.5) -> str:
+    """The docs summary: per N, the net x seed pairs, on how many bnfk ``hc``'s BIC is at least the best peer's
+    (within ``tol`` nats) and strictly higher, its SHD at most the best peer's, the largest CPU seconds of bnfk
+    ``hc`` and of each peer, and every miss with its numbers."""
+    lines = ["| N | seeds | pairs | hc ≥ best peer (0.5 nats) | hc higher | misses | hc SHD ≤ best peer's | "
+             "max CPU-s: " + " / ".join(out["learners"]) + " |", "|---" * 8 + "|"]
+    misses = []
+    for rows in sorted({r["rows"] for r in out["runs"]}):
+        runs = [r for r in out["runs"] if r["rows"] == rows and "hc_minus_best_peer" in r]
+        if not runs:
+            continue
+        gaps = [r["hc_minus_best_peer"] for r in runs]
+        shd = sum(r["learners"]["bnfk hc"]["shd"] <= min(v["shd"] for k, v in r["learners"].items()
+                                                         if not k.startswith("bnfk")) for r in runs)
+        cpu = " / ".join(f"{max(r['learners'][lab]['cpu_seconds'] for r in runs if lab in r['learners']):.1f}"
+                         if any(lab in r["learners"] for r in runs) else "–" for lab in out["learners"])
+        seeds = sorted({r["seed"] for r in runs})
+        lines.append(f"| {rows:,} | {', '.join(map(str, seeds))} | {len(runs)} | {sum(g >= -tol for g in gaps)} | "
+                     f"{sum(g > tol for g in gaps)} | {sum(g < -tol for g in gaps)} | {shd} | {cpu} |")
+        for r in runs:
+            if r["hc_minus_best_peer"] < -tol:
+                peer = max((k for k in r["learners"] if not k.startswith("bnfk")), key=lambda k: r["learners"][k]["bic"])
+                misses.append(f"- {r['net']}, N = {rows:,}, seed {r['seed']}: bnfk hc "
+                              f"{r['learners']['bnfk hc']['bic']:,.1f} against {peer} "
+                              f"{r['learners'][peer]['bic']:,.1f} ({r['hc_minus_best_peer']:+,.1f} nats)")
+    return "\n".join(lines + ([""] + misses if misses else []))
+
+
 def combine(parts: list) -> dict:
     """One results JSON from several (e.g. the peers and bnfk run apart): each run's learners merged, the later
     part winning; runs keyed by (net, rows, seed), learners in :data:`REPO_LEARNERS` order."""
@@ -410,7 +438,8 @@ def combine(parts: list) -> dict:
 def repository_main(args) -> int:
     path = Path(args.output) if args.output else RESULTS / "learn_peers_repository.json"
     if args.markdown:
-        print(repository_markdown(json.loads(path.read_text())))
+        out = json.loads(path.read_text())
+        print(repository_summary(out) + "\n\n" + repository_markdown(out))
         return 0
     nets = [n for n in args.nets.split(",") if n] if args.nets else list(REPOSITORY)
     rows = [int(r) for r in args.rows.split(",")] if args.rows else list(ROWS)
@@ -454,7 +483,7 @@ def repository_main(args) -> int:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--nets", default=None, help=f"comma-separated repository networks (default: {', '.join(REPOSITORY)})")
-    ap.add_argument("--rows", default=None, help="comma-separated sample sizes (default 1000,5000,20000)")
+    ap.add_argument("--rows", "--n", default=None, help="comma-separated sample sizes (default 1000,5000,20000)")
     ap.add_argument("--seeds", default=None, help="comma-separated sampling seeds (default 0,1,2,3,4)")
     ap.add_argument("--learners", default=None, help=f"comma-separated, from {', '.join(REPO_LEARNERS)}")
     ap.add_argument("--append", action="store_true", help="keep the runs of the JSON outside this grid")

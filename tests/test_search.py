@@ -102,6 +102,45 @@ def test_in_degree_bound_local_optimum_and_determinism():
     assert tabu_search(LocalScorer(codes, cards, "bic"), names, seed=3, max_parents=1) == found
 
 
+@pytest.mark.parametrize("seed", [0, 1, 3])
+def test_no_arc_whose_removal_costs_nothing(seed):
+    # two columns with one observed state: every family they join scores the same, so a tabu walk's flat steps
+    # can leave arcs to or from them that add nothing; each removal is rescored whole here
+    codes, cards = _random_data(300, 7, seed)
+    codes = np.column_stack([codes, np.zeros((len(codes), 2), dtype=np.int32)])
+    scorer = LocalScorer(codes, cards + [1, 1], "bic")
+    found = tabu_search(scorer, [f"X{i}" for i in range(9)], seed=seed)
+    base = scorer.total(found)
+    for y, ps in enumerate(found):
+        for x in ps:
+            without = [tuple(q for q in qs if (v, q) != (y, x)) for v, qs in enumerate(found)]
+            assert scorer.total(without) < base - 1e-9, (x, y)
+    assert not found[7] and not found[8] and all(7 not in ps and 8 not in ps for ps in found)
+    assert max(_neighbour_gains(scorer, found)) < 1e-4
+
+
+def test_kicks_draw_the_kind_of_move_first():
+    # a DAG of 12 nodes and 3 arcs has 60+ legal additions against 3 removals and 3 reversals: drawn uniformly
+    # among the moves, a kick would nearly always add an arc; drawn kind first, each kind comes a third of the time
+    from bnfk_core.learning.tabu import _Moves
+    codes, cards = _random_data(200, 12, 0)
+    state = _Moves(LocalScorer(codes, cards, "bic"), 12, np.inf, np.arange(3 * 12 * 12))
+    start = [()] * 12
+    start[3], start[5], start[9] = (0,), (1,), (2,)
+    rng, kinds = np.random.default_rng(0), []
+    for _ in range(600):
+        state.load(start)
+        before = state.adj.copy()
+        assert state.kick(rng)
+        added, gone = state.adj & ~before, before & ~state.adj
+        kinds.append("reverse" if added.any() and gone.any() else "add" if added.any() else "remove")
+        if kinds[-1] == "reverse":
+            (x, y), = zip(*np.nonzero(gone))
+            assert added[y, x]
+    share = {k: kinds.count(k) / len(kinds) for k in ("add", "remove", "reverse")}
+    assert all(abs(v - 1 / 3) < 0.06 for v in share.values()), share
+
+
 def test_tabu_search_beats_or_matches_the_greedy_climbs_on_alarm():
     data, _ = _sample("alarm", 2000, 0)
     tabu = learn_structure(data, "hc", score="bic", seed=0)

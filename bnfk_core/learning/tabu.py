@@ -31,6 +31,8 @@ ILS_RESTARTS = 2
 ILS_KICKS = 10
 #: the greedy climbs (``hc-greedy``'s) whose best graph starts one more chain of ``hc``
 GREEDY_CLIMBS = 5
+#: the best distinct local optima of those climbs that each start a chain
+GREEDY_CHAINS = 1
 TABU_TENURE = 10
 TABU_PATIENCE = 20
 
@@ -175,6 +177,34 @@ class _Moves:
         for c in changed:
             self._refresh_child(c)
 
+    def kick(self, rng: np.random.Generator) -> bool:
+        """One random legal move: its kind (add, remove, reverse) uniformly among the kinds with a legal move, then
+        the move uniformly among that kind's.  (Drawn uniformly among all legal moves, a kick would almost always
+        add an arc -- a DAG of n nodes and e arcs has about n²/2 legal additions against e removals and e
+        reversals -- and the next climb would mostly remove that arc again and fall back into the same optimum.)
+        False when no move is legal."""
+        legal = self.legal()
+        kinds = [k for k in range(3) if legal[k].any()]
+        if not kinds:
+            return False
+        k = kinds[int(rng.integers(len(kinds)))]
+        x, y = np.nonzero(legal[k])
+        i = int(rng.integers(x.size))
+        self.apply(k, int(x[i]), int(y[i]))
+        return True
+
+    def prune(self) -> int:
+        """Remove, one at a time, every arc whose removal does not lower the score (gain >= 0 at 1e-6; e.g. an arc
+        from or to a column with one observed state, whose every family scores 0): of equally good graphs the
+        one with fewer arcs.  The number of arcs removed."""
+        removed = 0
+        while True:
+            x, y = np.nonzero(self.adj & (self.gain[1] >= 0))
+            if x.size == 0:
+                return removed
+            self.apply(1, int(x[0]), int(y[0]))
+            removed += 1
+
     def climb(self, epsilon: float, budget: int) -> int:
         """Greedy ascent: the best legal move while its gain reaches ``epsilon`` (at most ``budget`` moves)."""
         steps = 0
@@ -203,13 +233,16 @@ def tabu_search(scorer: LocalScorer, names: Sequence[str], *, max_parents: int |
        walk ends after ``patience`` steps without a new best graph.
     3. **Perturb and repeat** (iterated local search, Lourenço, Martin & Stützle 2003): ``kicks`` times, apply
        ``kick_size`` random legal moves (default one per ten nodes, at least three) to the best graph of the chain and
-       run 1-2 from there with a fresh tie-breaking order.
+       run 1-2 from there with a fresh tie-breaking order.  Each random move first draws its kind (add, remove,
+       reverse) uniformly, then the move within the kind: the kicks change the arcs the graph has, not only add
+       arcs the next climb removes again.
     4. **Restart**: ``restarts`` more chains, each from ``start`` with its own tie-breaking order, then one more
        chain from every graph in ``also_from`` (parent tuples of acyclic graphs; :func:`learn_tabu` passes the best
        of the greedy climbs, so the result scores at least as high as ``hc-greedy``'s, to ``epsilon``).
 
     The result is the best graph of all chains, and a local optimum under every single-arc move (a final climb
-    makes sure).  Ties between equally good moves (gains rounded to 1e-6) go to the move with the highest
+    makes sure); arcs whose removal does not lower the score are then removed (and the graph climbed again), so
+    of equally good graphs the search returns one without arcs that add nothing.  Ties between equally good moves (gains rounded to 1e-6) go to the move with the highest
     priority in a random order of all moves, drawn afresh for every chain and after every kick; the orders and the
     kicks all come from one generator seeded with ``seed``, so the same seed gives the same DAG in every run (the
     first chain's first climb is :func:`hill_climb`'s with the same seed).  Family scores come from the scorer's
@@ -269,37 +302,40 @@ def tabu_search(scorer: LocalScorer, names: Sequence[str], *, max_parents: int |
                 state.load(chain_best)
                 state.prio = order()
                 for _ in range(kick_size):
-                    k, x, y = np.nonzero(state.legal())
-                    if k.size == 0:
+                    if not state.kick(rng):
                         break
-                    i = int(rng.integers(k.size))
-                    state.apply(int(k[i]), int(x[i]), int(y[i]))
                 state.climb(epsilon, max_iter)
                 chain_best, chain_score = walk(chain_best, chain_score)
         if chain_score > best_score + epsilon:
             best, best_score = chain_best, chain_score
     state.load(best)
     state.climb(epsilon, max_iter)
+    while state.prune() and state.climb(epsilon, max_iter):
+        pass
     return state.snapshot()
 
 
 def learn_tabu(scorer: LocalScorer, task) -> list[tuple[int, ...]]:
     """``hc``: the iterated tabu search (:func:`tabu_search`) with ``task.restarts`` perturbations per chain (None:
-    the default :data:`ILS_KICKS`), tie-breaking and kicks drawn from ``task.seed``; its last chain starts from the
-    best of :data:`GREEDY_CLIMBS` greedy climbs (``hc-greedy``'s, seeds ``seed ..``), so ``hc`` never scores below
-    ``hc-greedy`` (by more than ``epsilon``)."""
+    the default :data:`ILS_KICKS`), tie-breaking and kicks drawn from ``task.seed``; its last :data:`GREEDY_CHAINS` chains start from the
+    best distinct local optima of :data:`GREEDY_CLIMBS` greedy climbs (``hc-greedy``'s, seeds ``seed ..``), so ``hc``
+    never scores below ``hc-greedy`` (by more than ``epsilon``)."""
     if task.rows_used < 2:
         raise StructureError(f"Hill climbing needs at least two complete rows; {task.source} has {task.rows_used}.")
     kicks = ILS_KICKS if task.restarts is None else max(int(task.restarts), 0)
     start, seed = getattr(task, "start", None), int(task.seed)
     greedy = [hill_climb(scorer, task.variables, max_parents=task.max_parents, tabu=task.tabu, max_iter=task.max_iter,
                          epsilon=task.epsilon, seed=seed + r, start=start) for r in range(GREEDY_CLIMBS)]
-    best_greedy = max(greedy, key=scorer.total)     # the first of equal scores
+    optima = {}                                     # the distinct local optima of the climbs, first seen first
+    for g in greedy:
+        optima.setdefault(tuple(tuple(p) for p in g), scorer.total(g))
+    elite = sorted(optima, key=lambda g: -optima[g])[:GREEDY_CHAINS]     # stable: the first of equal scores
     parents = tabu_search(scorer, task.variables, max_parents=task.max_parents, seed=seed, kicks=kicks,
-                          epsilon=task.epsilon, max_iter=task.max_iter, start=start, also_from=[best_greedy],
-                          progress=task.progress)
+                          restarts=ILS_RESTARTS, epsilon=task.epsilon, max_iter=task.max_iter, start=start,
+                          also_from=[list(g) for g in elite], progress=task.progress)
     task.notes.append(f"iterated tabu search on the {task.score} score: {ILS_RESTARTS + 1} chains from the start and "
-                      f"one from the best of {GREEDY_CLIMBS} greedy climbs, each a climb, tabu walks (tenure "
+                      f"{'one' if GREEDY_CHAINS == 1 else GREEDY_CHAINS} from the best distinct optima of {GREEDY_CLIMBS} greedy "
+                      f"climbs, each a climb, tabu walks (tenure "
                       f"{TABU_TENURE}, patience {TABU_PATIENCE}) and {kicks} seeded perturbations (seed {task.seed})"
                       + (" from the given graph" if getattr(task, "start", None) is not None else "")
                       + (f", at most {task.max_parents} parents" if task.max_parents is not None else ""))
