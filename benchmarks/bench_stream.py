@@ -85,8 +85,8 @@ def run(cmd: list[str]) -> dict:
     proc.returncode = os.waitstatus_to_exitcode(status)
     if proc.returncode != 0:
         raise RuntimeError(f"{' '.join(cmd)} failed: {err.decode()[-2000:]}")
-    return {"seconds": round(secs, 2), "peak_rss_mib": round(usage.ru_maxrss / 1024, 1),
-            "stdout": out.decode()}
+    return {"seconds": round(secs, 2), "cpu_seconds": round(usage.ru_utime + usage.ru_stime, 2),
+            "peak_rss_mib": round(usage.ru_maxrss / 1024, 1), "stdout": out.decode()}
 
 
 FIT = """
@@ -168,10 +168,11 @@ def table(n: int, in_memory: bool, dask: bool) -> dict:
         res["dask_same_dag"] = a["arcs"] == b["arcs"]
         res["dask_score_rel_diff"] = abs(a["score"] - b["score"]) / abs(a["score"])
         res["dask_speedup"] = round(res["learn"]["seconds"] / res["learn-dask"]["seconds"], 2)
-    base = res["pandas"]["seconds"]
+    base, base_cpu = res["pandas"]["seconds"], res["pandas"]["cpu_seconds"]
     for k in ("learn", "impute", "prototypes", "learn-dask"):
         if k in res:
             res[k]["ratio_to_pandas"] = round(res[k]["seconds"] / base, 2)
+            res[k]["cpu_ratio_to_pandas"] = round(res[k]["cpu_seconds"] / base_cpu, 2)
             out = json.loads(res[k].pop("stdout"))
             res[k]["notes"] = out.get("notes", [])
             if k.startswith("learn"):

@@ -11,7 +11,11 @@ learning needs counts of *candidate* families, so the sufficient statistic of a 
    discretised columns from the *global* value counts -- the same edges as ``np.quantile`` on all
    rows), or the states of a given model.
 2. **Distinct rows.**  Each chunk is encoded to state codes and reduced to (one mixed-radix int64
-   key per distinct row, its count); the chunk results are merged.
+   key per distinct row, its count); the chunk results are merged.  Pass 1 already keeps every chunk's
+   distinct rows in the chunk's own codes (the positions of its cells' texts among the chunk's levels,
+   :func:`chunk_levels_rows`), so pass 2 only encodes each chunk's level texts and gathers
+   (:func:`rows_to_distinct`) -- the file is read once; it is read again only when a chunk's own keys would
+   not fit in 62 bits (very many columns or levels).
 
 The result, :class:`WeightedData`, is a :class:`~bnfk_core.data.table.CategoricalData` whose ``codes`` are
 the distinct rows and ``weights`` their multiplicities; :func:`bnfk_core.learning.structure.learn_structure` and
@@ -405,19 +409,22 @@ def read_counts(path, *, chunksize: int = DEFAULT_CHUNKSIZE, class_column=None, 
         levels = part if levels is None else merge_levels([levels, part])
         kept.append((part, rows))
         row0 += n
-        report(0.9 * done, f"Reading {name}: pass 1 of 2 (levels and rows), {row0:,} rows")
+        report(0.5 * done, f"Reading {name}: pass 1 of 2 (levels), {row0:,} rows")
     if row0 == 0:
         raise DataError(f"{printable(str(path))} has a header but no data rows.")
     plan = plan_from_levels(levels, layout, class_column=class_column, missing_policy=missing_policy,
                             discretize_bins=discretize_bins, max_levels=max_levels, drop_columns=drop_columns,
                             model=model, source=source, na_values=na_values)
     merger = Merger()
-    if all(rows is not None for _, rows in kept):  # the chunks' rows were kept: no second reading
+    if all(rows is not None for _, rows in kept):  # the chunks' rows were kept: pass 2 does not read the file
         kept.reverse()
+        n = 0
         while kept:
             part, rows = kept.pop()
             merger.add(rows_to_distinct(part, rows, layout.header, plan))
-        report(1.0, f"Reading {name}: {row0:,} rows")
+            n += int(rows[1].sum())
+            report(0.5 + 0.5 * min(n / row0, 1.0),
+                   f"Reading {name}: pass 2 of 2 (distinct rows), {n:,} of {row0:,} rows")
         keys, counts = merger.result()
         return weighted_from(plan, keys, counts, row0)
     kept.clear()
