@@ -26,8 +26,12 @@ load average at the start and the end of every size:
 * ``impute BIG.csv --model M`` and ``prototypes BIG.csv --model M --k 200`` with the model just learned;
 * ``learn ... --engine dask`` (``--dask-rows``): a local cluster of two worker processes against one process.
 
-    python benchmarks/bench_stream.py --table --rows 200000 --dask-rows 200000 -o /tmp/table.json  (The file is generated in a subprocess too: a child's peak
-RSS starts at its parent's RSS at fork time, so the measuring process must stay small.)
+    python benchmarks/bench_stream.py --table --rows 2000000 --dask-rows 2000000 -o /tmp/table.json
+
+Every step also records its CPU seconds (user + system of the process and the children it waited for, so a Dask
+local cluster's workers count) and the ratio of those to pandas' -- steadier than wall time on a shared machine.
+(The file is generated in a subprocess too, deterministically from seed 0: a child's peak RSS starts at its parent's
+RSS at fork time, so the measuring process must stay small.)
 """
 from __future__ import annotations
 
