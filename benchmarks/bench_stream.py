@@ -26,8 +26,12 @@ load average at the start and the end of every size:
 * ``impute BIG.csv --model M`` and ``prototypes BIG.csv --model M --k 200`` with the model just learned;
 * ``learn ... --engine dask`` (``--dask-rows``): a local cluster of two worker processes against one process.
 
-    python benchmarks/bench_stream.py --table --rows 200000 --dask-rows 200000 -o /tmp/table.json  (The file is generated in a subprocess too: a child's peak
-RSS starts at its parent's RSS at fork time, so the measuring process must stay small.)
+    python benchmarks/bench_stream.py --table --rows 2000000 --dask-rows 2000000 -o /tmp/table.json
+
+Every step also records its CPU seconds (user + system of the process and the children it waited for, so a Dask
+local cluster's workers count) and the ratio of those to pandas' -- steadier than wall time on a shared machine.
+(The file is generated in a subprocess too, deterministically from seed 0: a child's peak RSS starts at its parent's
+RSS at fork time, so the measuring process must stay small.)
 """
 from __future__ import annotations
 
@@ -85,8 +89,8 @@ def run(cmd: list[str]) -> dict:
     proc.returncode = os.waitstatus_to_exitcode(status)
     if proc.returncode != 0:
         raise RuntimeError(f"{' '.join(cmd)} failed: {err.decode()[-2000:]}")
-    return {"seconds": round(secs, 2), "peak_rss_mib": round(usage.ru_maxrss / 1024, 1),
-            "stdout": out.decode()}
+    return {"seconds": round(secs, 2), "cpu_seconds": round(usage.ru_utime + usage.ru_stime, 2),
+            "peak_rss_mib": round(usage.ru_maxrss / 1024, 1), "stdout": out.decode()}
 
 
 FIT = """
@@ -168,10 +172,11 @@ def table(n: int, in_memory: bool, dask: bool) -> dict:
         res["dask_same_dag"] = a["arcs"] == b["arcs"]
         res["dask_score_rel_diff"] = abs(a["score"] - b["score"]) / abs(a["score"])
         res["dask_speedup"] = round(res["learn"]["seconds"] / res["learn-dask"]["seconds"], 2)
-    base = res["pandas"]["seconds"]
+    base, base_cpu = res["pandas"]["seconds"], res["pandas"]["cpu_seconds"]
     for k in ("learn", "impute", "prototypes", "learn-dask"):
         if k in res:
             res[k]["ratio_to_pandas"] = round(res[k]["seconds"] / base, 2)
+            res[k]["cpu_ratio_to_pandas"] = round(res[k]["cpu_seconds"] / base_cpu, 2)
             out = json.loads(res[k].pop("stdout"))
             res[k]["notes"] = out.get("notes", [])
             if k.startswith("learn"):

@@ -148,14 +148,15 @@ def _weighted(codes, weights):
 def test_structural_em_is_the_same_on_rows_and_on_distinct_rows_in_any_blocks(monkeypatch):
     """The network and its observed-data score from the plain rows, and from their distinct rows with counts
     in blocks of 5 rows (the E-step in 5-row blocks): the same to 1e-9."""
-    from bnfk_core.learning import incomplete
+    from bnfk_core.learning import estep
     model = random_model(random_dag(len(CARDS), seed=7, max_parents=2), CARDS, seed=7)
     codes = random_rows(model, 300, seed=8, missing=0.2)
     names = [f"x{i}" for i in range(len(CARDS))]
     plain = from_codes(codes, names, [[f"s{k}" for k in range(c)] for c in CARDS])
     r0, m0, _ = structural_em(plain, "hc", max_rounds=4)
     uniq, counts = distinct_rows(codes)
-    monkeypatch.setattr(incomplete, "EM_BLOCK_ROWS", 5)
+    monkeypatch.setattr(estep, "EM_BLOCK_ROWS", 5)
+    monkeypatch.setattr(estep, "TABLE_BLOCK_ROWS", 5)
     r1, m1, _ = structural_em(_weighted(uniq, counts), "hc", max_rounds=4, runner=LocalRunner())
     assert r0.dag.sorted_arcs() == r1.dag.sorted_arcs()
     assert r1.score == pytest.approx(r0.score, rel=1e-9)
@@ -165,11 +166,11 @@ def test_structural_em_is_the_same_on_rows_and_on_distinct_rows_in_any_blocks(mo
 
 
 def test_em_parameters_reach_the_same_fixed_point_in_blocks(monkeypatch):
-    from bnfk_core.learning import incomplete
+    from bnfk_core.learning import estep
     model, codes, weights = _setup(seed=5, n=60, missing=0.3)
     data = _weighted(codes, weights)
     a = em_parameters(model.dag, data, tol=1e-9, max_iter=100)
-    monkeypatch.setattr(incomplete, "EM_BLOCK_ROWS", 7)
+    monkeypatch.setattr(estep, "EM_BLOCK_ROWS", 7)
     b = em_parameters(model.dag, data, tol=1e-9, max_iter=100, runner=LocalRunner())
     assert a.fit_info["em_iterations"] == b.fit_info["em_iterations"] > 1
     for x, y in zip(a.cpts, b.cpts):
@@ -191,10 +192,10 @@ def test_an_expected_table_too_big_for_the_memory_limit_skips_the_rounds_and_say
 @pytest.mark.parametrize("cap", [math.inf, 1])
 def test_observed_loglik_equals_brute_force(cap, monkeypatch):
     """sum_n w_n log P(x_obs,n): log-sum-exp over enumerated completions, or the junction tree (cap 1)."""
-    from bnfk_core.learning import incomplete
-    from bnfk_core.learning.incomplete import loglik_part
+    from bnfk_core.learning import estep
+    from bnfk_core.learning.estep import loglik_part
     model, codes, weights = _setup(seed=9)
-    monkeypatch.setattr(incomplete, "EM_MAX_COMPLETIONS", cap)
+    monkeypatch.setattr(estep, "EM_MAX_COMPLETIONS", cap)
     want = sum(w * math.log(sum(joint_prob(model, c) for c in completions(model, row)))
                for row, w in zip(codes, weights))
     assert loglik_part((codes, weights), model) == pytest.approx(want, rel=1e-12)

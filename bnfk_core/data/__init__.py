@@ -13,7 +13,8 @@ _HOMES = {
     "DaskRunner": "dask_runner", "local_cluster_client": "dask_runner", "connect": "dask_runner",
     "check_address": "dask_runner", "timeout_set": "dask_runner", "dask_timeout": "dask_runner",
     "state_offsets": "encoding", "one_hot": "encoding", "complete_codes": "counts", "config_index": "counts", "weighted_bincount": "counts",
-    "counts_from_columns": "counts", "family_counts": "counts", "merge_rows": "counts", "DEFAULT_TIMEOUT": "limits", "MAX_TIMEOUT": "limits", "atomic_path": "files", "same_file": "files",
+    "counts_from_columns": "counts", "family_counts": "counts", "merge_rows": "counts", "code_matrix": "counts",
+    "dense_cells": "counts", "dense_family_counts": "counts", "DENSE_MAX_CELLS": "counts", "DEFAULT_TIMEOUT": "limits", "MAX_TIMEOUT": "limits", "atomic_path": "files", "same_file": "files",
     "regular_file_problem": "files", "open_regular": "files", "not_regular_message": "files",
     "DEFAULT_MAX_BYTES": "limits", "memory_limit": "limits", "memory_limit_set": "limits",
     "resolve_limit": "limits", "format_bytes": "limits", "estimate_gram_bytes": "limits",
@@ -36,7 +37,7 @@ _HOMES = {
     "distinct_rows": "stream", "encode_chunk": "stream", "CodeChunks": "stream", "iter_codes": "stream",
     "Merger": "stream", "HOLD_BYTES_PER_FILE_BYTE": "stream", "held_bytes": "stream", "too_big_to_hold": "stream",
     "chunked_note": "stream", "levels_pass": "stream", "levels_part": "stream", "distinct_part": "stream",
-    "codes_part": "stream", "CategoricalData": "table", "sample_rows": "table", "load_csv": "table", "from_codes": "table",
+    "codes_part": "stream", "chunk_levels_rows": "stream", "rows_to_distinct": "stream", "levels_rows_part": "stream", "CategoricalData": "table", "sample_rows": "table", "load_csv": "table", "from_codes": "table",
     "from_frame": "table", "as_data": "table", "cell_texts": "table",
     "MISSING_TOKENS": "table", "DEFAULT_NA_VALUES": "table", "na_set": "table",
 }

@@ -10,9 +10,11 @@ from __future__ import annotations
 import math
 from typing import Sequence
 
+import numba
 import numpy as np
 
-__all__ = ["complete_codes", "config_index", "weighted_bincount", "counts_from_columns", "family_counts", "merge_rows"]
+__all__ = ["complete_codes", "config_index", "weighted_bincount", "counts_from_columns", "family_counts", "merge_rows",
+           "code_matrix", "dense_cells", "dense_family_counts", "DENSE_MAX_CELLS"]
 
 
 def complete_codes(codes: np.ndarray) -> np.ndarray:
@@ -108,3 +110,55 @@ def merge_rows(table: np.ndarray, weight: np.ndarray, cards: Sequence[int]) -> t
         return table[first], np.bincount(inv.ravel(), weights=weight, minlength=uk.size)
     uniq, inv = np.unique(table, axis=0, return_inverse=True)
     return uniq, np.bincount(inv.ravel(), weights=weight, minlength=uniq.shape[0])
+
+
+# ---------------------------------------------------------------------- compiled counting over a code matrix
+#: the largest dense count table (cells) the compiled counters fill; a family beyond it is counted by
+#: :func:`counts_from_columns` (``np.unique`` over its observed configurations)
+DENSE_MAX_CELLS = 1 << 22
+
+
+def code_matrix(codes: np.ndarray, cards: Sequence[int]) -> np.ndarray:
+    """``codes`` (N, n) as the compiled counters read them: one C-contiguous row per column (n, N), in the narrowest
+    signed integer type holding every code and ``-1`` (1 byte a cell for up to 127 states)."""
+    top = max((int(c) for c in cards), default=1)
+    ctype = np.int8 if top <= 127 else np.int16 if top <= 32767 else np.int32 if top < 2 ** 31 else np.int64
+    return np.ascontiguousarray(np.asarray(codes).T, dtype=ctype)
+
+
+def dense_cells(cards: Sequence[int], n_rows: int) -> bool:
+    """Whether a family of these cardinalities is counted densely: the rule of :func:`counts_from_columns`
+    (at most ``max(4 n_rows, 1024)`` cells) within :data:`DENSE_MAX_CELLS`."""
+    cells = math.prod(int(c) for c in cards)
+    return cells <= min(max(4 * int(n_rows), 1024), DENSE_MAX_CELLS)
+
+
+@numba.njit(cache=True, nogil=True)
+def _dense_counts(cols, fam, radix, weights, out):  # pragma: no cover - compiled
+    n_rows = cols.shape[1]
+    k = fam.shape[0]
+    unit = weights.shape[0] == 0
+    for n in range(n_rows):
+        idx = 0
+        for j in range(k):
+            c = cols[fam[j], n]
+            if c < 0:
+                idx = -1
+                break
+            idx = idx * radix[j] + c
+        if idx >= 0:
+            out[idx] += 1.0 if unit else weights[n]
+
+
+def dense_family_counts(cols: np.ndarray, child: int, parents: Sequence[int], cards: Sequence[int],
+                        weights: np.ndarray | None = None) -> np.ndarray:
+    """The dense (q, r) count table of a family over the rows of ``cols`` (:func:`code_matrix`) where the child and
+    every parent are observed: row j is the parents' mixed-radix configuration (``parents`` in the given order,
+    the first most significant), column k the child's state.  One compiled pass; each cell is the sum of its rows'
+    ``weights`` (1 without) in row order -- the very floats of ``np.bincount`` (:func:`counts_from_columns`)."""
+    fam = np.array([int(p) for p in parents] + [int(child)], dtype=np.int64)
+    radix = np.array([int(cards[v]) for v in fam], dtype=np.int64)
+    out = np.zeros(int(np.prod(radix)), dtype=np.float64)
+    w = np.zeros(0) if weights is None else np.ascontiguousarray(weights, dtype=np.float64)
+    _dense_counts(cols, fam, radix, w, out)
+    return out.reshape(-1, int(cards[child]))

@@ -400,7 +400,8 @@ def chunks_done(layout: FileLayout, chunksize: int) -> Iterator[tuple[pd.DataFra
         return
     size = max(os.path.getsize(layout.path), 1)
     with open_regular(layout.path) as fh:
-        reader = pd.read_csv(fh, sep=layout.delimiter, dtype=str, keep_default_na=False, na_filter=False,
+        # object columns: the parser's own strings (``dtype=str`` would copy them into Arrow and back)
+        reader = pd.read_csv(fh, sep=layout.delimiter, dtype=object, keep_default_na=False, na_filter=False,
                              header=0, names=list(layout.header), chunksize=int(chunksize), encoding=layout.encoding,
                              skip_blank_lines=True, engine="c")
         start = 0

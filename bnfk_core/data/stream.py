@@ -11,7 +11,11 @@ learning needs counts of *candidate* families, so the sufficient statistic of a 
    discretised columns from the *global* value counts -- the same edges as ``np.quantile`` on all
    rows), or the states of a given model.
 2. **Distinct rows.**  Each chunk is encoded to state codes and reduced to (one mixed-radix int64
-   key per distinct row, its count); the chunk results are merged.
+   key per distinct row, its count); the chunk results are merged.  Pass 1 already keeps every chunk's
+   distinct rows in the chunk's own codes (the positions of its cells' texts among the chunk's levels,
+   :func:`chunk_levels_rows`), so pass 2 only encodes each chunk's level texts and gathers
+   (:func:`rows_to_distinct`) -- the file is read once; it is read again only when a chunk's own keys would
+   not fit in 62 bits (very many columns or levels).
 
 The result, :class:`WeightedData`, is a :class:`~bnfk_core.data.table.CategoricalData` whose ``codes`` are
 the distinct rows and ``weights`` their multiplicities; :func:`bnfk_core.learning.structure.learn_structure` and
@@ -47,7 +51,8 @@ from .runners import ENGINES, LocalRunner, runner_for
 __all__ = ["WeightedData", "read_counts", "DEFAULT_CHUNKSIZE", "ColumnCodec", "Plan", "chunk_levels",
            "merge_levels", "chunk_distinct", "merge_distinct", "plan_from_levels", "distinct_rows", "encode_chunk",
            "CodeChunks", "iter_codes", "Merger", "HOLD_BYTES_PER_FILE_BYTE", "held_bytes", "too_big_to_hold",
-           "chunked_note", "levels_pass", "levels_part", "distinct_part", "codes_part"]
+           "chunked_note", "levels_pass", "levels_part", "distinct_part", "codes_part", "chunk_levels_rows",
+           "rows_to_distinct", "levels_rows_part"]
 _KEY_LIMIT = 2 ** 62
 
 
@@ -70,16 +75,59 @@ def distinct_rows(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def chunk_levels(df: pd.DataFrame, columns: Sequence[str], row0: int = 0) -> dict:
     """Per column, the count and first row (``row0`` + position) of every raw cell text of a chunk,
     as a frame indexed by the text."""
-    out = {}
+    return {c: _column_levels(df[c], row0)[0] for c in columns}
+
+
+def _column_levels(values, row0: int) -> tuple:
+    """(the level frame of :func:`chunk_levels`, the cells' codes into it) of one column of a chunk."""
+    codes, uniq = pd.factorize(values.to_numpy(dtype=object, na_value=""))
+    codes = np.asarray(codes, dtype=np.int64)
+    counts = np.bincount(codes, minlength=len(uniq)).astype(np.int64)
+    # codes are numbered in order of first appearance: a new one exceeds every earlier code
+    prev = np.maximum.accumulate(np.concatenate([[-1], codes[:-1]])) if codes.size else codes
+    first = np.flatnonzero(codes > prev).astype(np.int64) + int(row0)
+    frame = pd.DataFrame({"count": counts, "first": first}, index=pd.Index(np.asarray(uniq, dtype=object)))
+    return frame, codes
+
+
+def chunk_levels_rows(df: pd.DataFrame, columns: Sequence[str], row0: int = 0) -> tuple:
+    """Pass 1 that also keeps the chunk's rows: ``(levels, rows)``, ``levels`` as :func:`chunk_levels` and ``rows``
+    the chunk's distinct rows in its own codes -- ``(sorted keys, counts)``, a row's key the mixed-radix number of
+    its cells' positions in the levels' texts (columns in ``columns`` order) -- or None when those keys would not fit
+    in 62 bits.  Once the states are fixed, :func:`rows_to_distinct` turns ``rows`` into the chunk's
+    :func:`chunk_distinct` without reading it again."""
+    levels, key, size = {}, np.zeros(len(df), dtype=np.int64), 1
     for c in columns:
-        codes, uniq = pd.factorize(df[c].to_numpy(dtype=object, na_value=""))
-        codes = np.asarray(codes, dtype=np.int64)
-        counts = np.bincount(codes, minlength=len(uniq)).astype(np.int64)
-        # codes are numbered in order of first appearance: a new one exceeds every earlier code
-        prev = np.maximum.accumulate(np.concatenate([[-1], codes[:-1]])) if codes.size else codes
-        first = np.flatnonzero(codes > prev).astype(np.int64) + int(row0)
-        out[c] = pd.DataFrame({"count": counts, "first": first}, index=pd.Index(np.asarray(uniq, dtype=object)))
-    return out
+        frame, codes = _column_levels(df[c], row0)
+        levels[c] = frame
+        r = max(len(frame), 1)
+        size *= r
+        if size < _KEY_LIMIT:
+            key *= r
+            key += codes
+    if size >= _KEY_LIMIT:
+        return levels, None
+    keys, counts = np.unique(key, return_counts=True)
+    return levels, (keys, counts.astype(np.int64))
+
+
+def rows_to_distinct(levels: dict, rows: tuple, columns: Sequence[str], plan: "Plan") -> tuple:
+    """A chunk's distinct rows of :func:`chunk_levels_rows` (``levels`` the chunk's own, ``columns`` their order) as
+    :func:`chunk_distinct` gives them under ``plan``: every level's text encoded once, the rows' codes gathered."""
+    keys, counts = rows
+    radix = [max(len(levels[c]), 1) for c in columns]
+    local = {}
+    k = keys.copy()
+    for c, r in zip(reversed(columns), reversed(radix)):
+        local[c] = k % r
+        k //= r
+    codes = np.empty((keys.shape[0], len(plan.columns)), dtype=np.int32)
+    for j, (name, codec) in enumerate(zip(plan.columns, plan.codecs)):
+        lut = codec.encode(np.asarray(levels[name].index, dtype=object), name, plan.source)
+        codes[:, j] = lut[local[name]] if len(lut) else -1
+    gk = _keys(codes, plan.radix)
+    u, inv = np.unique(gk, return_inverse=True, axis=0 if gk.ndim == 2 else None)
+    return u, np.bincount(inv.ravel(), weights=counts, minlength=u.shape[0]).round().astype(np.int64)
 
 
 def merge_levels(parts: Iterable[dict]) -> dict:
@@ -268,6 +316,11 @@ def levels_part(df: pd.DataFrame, row0: int, columns: Sequence[str]) -> dict:
     return chunk_levels(df, columns, row0)
 
 
+def levels_rows_part(df: pd.DataFrame, row0: int, columns: Sequence[str]) -> tuple:
+    """Pass 1 of :func:`read_counts` on one piece of a file: :func:`chunk_levels_rows`."""
+    return chunk_levels_rows(df, columns, row0)
+
+
 def distinct_part(df: pd.DataFrame, row0: int, plan: Plan) -> tuple[np.ndarray, np.ndarray]:
     """Pass 2 of :func:`read_counts` on one piece of a file: :func:`chunk_distinct`."""
     return chunk_distinct(df, plan)
@@ -351,11 +404,30 @@ def read_counts(path, *, chunksize: int = DEFAULT_CHUNKSIZE, class_column=None, 
     name = os.path.basename(layout.path)
     report = progress or (lambda fraction, message: None)
     report(0.0, f"Reading {name}: pass 1 of 2 (levels)…")
-    levels, row0 = levels_pass(runner, layout, path, report, 0.5)
+    levels, row0, kept = None, 0, []
+    for n, (part, rows), done in runner.map_frames(levels_rows_part, layout, (layout.header,)):
+        levels = part if levels is None else merge_levels([levels, part])
+        kept.append((part, rows))
+        row0 += n
+        report(0.5 * done, f"Reading {name}: pass 1 of 2 (levels), {row0:,} rows")
+    if row0 == 0:
+        raise DataError(f"{printable(str(path))} has a header but no data rows.")
     plan = plan_from_levels(levels, layout, class_column=class_column, missing_policy=missing_policy,
                             discretize_bins=discretize_bins, max_levels=max_levels, drop_columns=drop_columns,
                             model=model, source=source, na_values=na_values)
     merger = Merger()
+    if all(rows is not None for _, rows in kept):  # the chunks' rows were kept: pass 2 does not read the file
+        kept.reverse()
+        n = 0
+        while kept:
+            part, rows = kept.pop()
+            merger.add(rows_to_distinct(part, rows, layout.header, plan))
+            n += int(rows[1].sum())
+            report(0.5 + 0.5 * min(n / row0, 1.0),
+                   f"Reading {name}: pass 2 of 2 (distinct rows), {n:,} of {row0:,} rows")
+        keys, counts = merger.result()
+        return weighted_from(plan, keys, counts, row0)
+    kept.clear()
     n = 0
     for rows, part, _ in runner.map_frames(distinct_part, layout, (plan,)):
         merger.add(part)

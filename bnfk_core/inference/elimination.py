@@ -117,7 +117,12 @@ def missingness_patterns(codes: np.ndarray) -> Iterator[tuple[np.ndarray, np.nda
     if not miss.any():
         return
     rows_with = np.flatnonzero(miss.any(axis=1))
-    pats, inv = np.unique(miss[rows_with], axis=0, return_inverse=True)
+    if miss.shape[1] <= 62:  # each pattern as one integer, the first column the most significant bit: the same order
+        bits = np.left_shift(np.int64(1), np.arange(miss.shape[1] - 1, -1, -1, dtype=np.int64))
+        keys, inv = np.unique(miss[rows_with].astype(np.int64) @ bits, return_inverse=True)
+        pats = (keys[:, None] & bits[None, :]) != 0
+    else:
+        pats, inv = np.unique(miss[rows_with], axis=0, return_inverse=True)
     inv = inv.reshape(-1)
     order = np.argsort(inv, kind="stable")
     bounds = np.searchsorted(inv[order], np.arange(len(pats) + 1))

@@ -12,7 +12,7 @@ from typing import Sequence
 
 import numpy as np
 
-from ..data.counts import counts_from_columns
+from ..data.counts import code_matrix, counts_from_columns, dense_cells, dense_family_counts
 from .exact import penalty_bounds
 from .scores import LocalScorer
 
@@ -38,27 +38,50 @@ class AvailableCaseScorer(LocalScorer):
         super().__init__(codes, cards, score, ess=ess, weights=weights)
         self.all_codes = np.asarray(codes)
         self.all_weights = None if weights is None else np.asarray(weights, dtype=np.int64)
-        self.observed = self.all_codes >= 0
+        # every row (missing cells as -1) as the compiled counters read them: a family's pass skips the rows where
+        # one of its members is missing, and its count table's sum is the family's (weighted) rows
+        self._allmat = code_matrix(self.all_codes, self.cards)
+        self._all_wf = None if self.all_weights is None else self.all_weights.astype(np.float64)
         self._n_cache: dict = {}
-        # the columns as int64 (as family_counts reads them) and the last family's rows, shared by family_n and counts
-        self._cols64 = [np.ascontiguousarray(self.all_codes[:, j], dtype=np.int64) for j in range(self.all_codes.shape[1])]
-        self._last_rows: tuple = (None, None)
-        self.rows_used = int(self.n_rows_total if self.observed.any(axis=0).all() else 0)
+        self._last: tuple = (None, None)
+        observed = self._allmat >= 0
+        self.rows_used = int(self.n_rows_total if observed.any(axis=1).all() else 0)
         self.note = (f"structure learned on all {self.n_rows_total} rows, every family on the rows where it is "
                      f"observed (available case; {self.n} rows are complete)")
 
+    @property
+    def observed(self) -> np.ndarray:
+        return self.all_codes >= 0
+
     def family_rows(self, child: int, parents: Sequence[int] = ()) -> np.ndarray:
         cols = [int(child)] + sorted(int(p) for p in parents)
-        return self.observed[:, cols].all(axis=1)
+        return (self.all_codes[:, cols] >= 0).all(axis=1)
+
+    def _counted(self, key: tuple) -> tuple:
+        """(counts, n_f) of family ``key`` on the rows where it is observed (the last family's kept)."""
+        if self._last[0] == key:
+            return self._last[1]
+        child, ps = key
+        cards = [self.cards[p] for p in ps] + [self.cards[child]]
+        n_all = int(self.all_codes.shape[0])
+        if dense_cells(cards, n_all):
+            table = dense_family_counts(self._allmat, child, ps, self.cards, self._all_wf)
+            got = (self._from_dense(key, table), int(round(float(table.sum()))))
+        else:
+            rows = self.family_rows(child, ps)
+            w = None if self.all_weights is None else self.all_weights[rows]
+            col = lambda j: self.all_codes[rows, j].astype(np.int64)  # noqa: E731
+            counts = counts_from_columns(col(child), int(self.cards[child]), [col(p) for p in ps],
+                                         [int(self.cards[p]) for p in ps], int(rows.sum()), w)
+            got = (counts, int(rows.sum()) if w is None else int(w.sum()))
+        self._last = (key, got)
+        return got
 
     def family_n(self, child: int, parents: Sequence[int] = ()) -> int:
         key = (int(child), tuple(sorted(int(p) for p in parents)))
         n = self._n_cache.get(key)
         if n is None:
-            rows = self.family_rows(child, parents)
-            self._last_rows = (key, rows)
-            n = int(rows.sum()) if self.all_weights is None else int(self.all_weights[rows].sum())
-            self._n_cache[key] = n
+            n = self._n_cache[key] = self._counted(key)[1]
         return n
 
     def penalty_array(self, child: int, others: Sequence[int]):
@@ -68,27 +91,15 @@ class AvailableCaseScorer(LocalScorer):
         return penalty_bounds(view, child, others)
 
     def counts(self, child: int, parents: Sequence[int] = ()) -> np.ndarray:
-        """:func:`~bnfk_core.learning.scores.family_counts` on the family's rows: the same arrays, but only the family's
-        columns are cut to those rows (and the rows' mask of :meth:`family_n` is reused)."""
-        ps = sorted(int(p) for p in parents)
-        key = (int(child), tuple(ps))
-        rows = self._last_rows[1] if self._last_rows[0] == key else self.family_rows(child, ps)
-        w = None if self.all_weights is None else self.all_weights[rows]
-        return counts_from_columns(self._cols64[key[0]][rows], int(self.cards[key[0]]),
-                                   [self._cols64[p][rows] for p in ps], [int(self.cards[p]) for p in ps],
-                                   int(rows.sum()), w)
+        """:func:`~bnfk_core.learning.scores.family_counts` on the family's rows (one compiled pass over every row that
+        skips those missing a member, when the family's table is dense)."""
+        return self._counted((int(child), tuple(sorted(int(p) for p in parents))))[0]
 
-    def __call__(self, child: int, parents: Sequence[int] = ()) -> float:
-        key = (int(child), tuple(sorted(int(p) for p in parents)))
-        val = self.cache.get(key)
-        if val is None:
-            n_f = self.family_n(*key)
-            if key[1] and n_f < MIN_FAMILY_ROWS:
-                val = -math.inf  # a parent set observed together with the child on too few rows to score
-            else:
-                val = super().__call__(*key) * (self.n_rows_total / n_f) if n_f else 0.0
-            self.cache[key] = val
-        return val
+    def _value(self, key: tuple, counts: np.ndarray) -> float:
+        n_f = self.family_n(*key)
+        if key[1] and n_f < MIN_FAMILY_ROWS:
+            return -math.inf  # a parent set observed together with the child on too few rows to score
+        return super()._value(key, counts) * (self.n_rows_total / n_f) if n_f else 0.0
 
 
 # ---------------------------------------------------------------------- expected counts (exact E-step)

@@ -26,16 +26,18 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from ..errors import ModelError
-from ..inference.queries import family_posteriors, joint_posteriors, log_evidence, missingness_patterns
+from ..inference.queries import joint_posteriors, missingness_patterns
 from .structure import LearnResult, learn_structure
 from ..network.model import BayesNet, estimate_cpt, fit
 from ..registry import ESTIMATORS, MISSING_DATA, SCORES
 from .members import DEFAULT_MISSING_DATA
-from ..data.counts import counts_from_columns
+from ..data.counts import config_index, counts_from_columns, dense_cells, dense_family_counts
 from .scores import LocalScorer
 from .available_case import AvailableCaseScorer
 from ..data.counts import merge_rows
+from .estep import (EM_BLOCK_ROWS, MAX_COMPLETIONS, _Prepared, _job_blocks, _run, jobs_counts_part,
+                    expected_family_counts, expected_table, family_counts_part, log_likelihood_total, loglik_part,
+                    observed_counts, table_part, touching_groups)
 
 __all__ = ["DEFAULT_MISSING_DATA", "OBSERVED_SCORE", "AvailableCaseScorer", "ExpectedScorer", "expected_table", "expected_family_counts",
            "family_counts_part", "table_part", "loglik_part", "em_parameters", "observed_score", "structural_em",
@@ -43,213 +45,8 @@ __all__ = ["DEFAULT_MISSING_DATA", "OBSERVED_SCORE", "AvailableCaseScorer", "Exp
 
 #: the name under which structural EM reports its score (:func:`observed_score`), never that of the searched score
 OBSERVED_SCORE = "observed-data bic"
-#: an incomplete row is completed in all ways in the E-step table when its missing cells have at most this many
-#: joint states; a row with more ("wide") is counted per family from its exact joint posterior
-#: (:class:`ExpectedScorer`).  Nothing is sampled.  (A completion costs one table row per family count the search
-#: asks for; a wide row one blanket contraction per subset of its missing cells the search touches: on the
-#: letter-like benchmark the two break even near a few thousand completions.)
-MAX_COMPLETIONS = 4096
-#: the CPTs' EM enumerates a row's completions up to this many (a few gathers each); beyond, the row's family
-#: posteriors come from the batched junction tree
-EM_MAX_COMPLETIONS = 65536
-#: distinct rows per block of an E-step pass (the items a runner maps; memory of one block's completions)
-EM_BLOCK_ROWS = 20_000
 
 Progress = Callable[[float, str], None]
-
-
-def _blocks(codes: np.ndarray, weights, rows: int | None = None) -> list:
-    """The distinct rows (codes, weights) in blocks of at most ``rows`` rows (:data:`EM_BLOCK_ROWS`): the items of
-    a streamed E-step pass (:meth:`bnfk_core.data.runners.Runner.map`)."""
-    step = int(EM_BLOCK_ROWS if rows is None else rows)
-    w = np.ones(codes.shape[0]) if weights is None else np.asarray(weights, dtype=float)
-    return [(codes[a:a + step], w[a:a + step]) for a in range(0, codes.shape[0], max(step, 1))]
-
-
-def _run(runner, fn, items: list, args: tuple):
-    """``fn(item, *args)`` of every item, on ``runner`` (here when None), in order."""
-    if runner is None:
-        return [fn(item, *args) for item in items]
-    return list(runner.map(fn, items, args))
-
-
-def _touching(model: BayesNet, missing) -> list:
-    """The families with a member in ``missing`` (the only factors of P(x_M | x_obs) that vary with x_M)."""
-    miss = {int(m) for m in missing}
-    return [f for f in range(model.n_vars) if f in miss or miss.intersection(model.parents[f])]
-
-
-def _completion_batches(codes: np.ndarray, rows: np.ndarray, missing, cards: list):
-    """Every completion of ``rows`` (which share the missing set ``missing``), in sub-batches of at most about
-    ``_ENUM_CELLS`` completed rows: yields ``(row indices, completions (len * K, n), K)``."""
-    K = math.prod(cards[m] for m in missing)
-    grid = np.stack(np.unravel_index(np.arange(K), [cards[m] for m in missing]), axis=1).astype(np.int32)
-    step = max(1, _ENUM_CELLS // K)
-    for a in range(0, len(rows), step):
-        sub = rows[a:a + step]
-        table = np.repeat(codes[sub].astype(np.int32), K, axis=0)
-        table[:, missing] = np.tile(grid, (len(sub), 1))
-        yield sub, table, K
-
-
-def _enumerated(model: BayesNet, codes: np.ndarray, rows: np.ndarray, missing, cards: list):
-    """Every completion of ``rows`` (which share the missing set) with P(x_M | x_obs), in sub-batches:
-    yields ``(row indices, completions (len * K, n), posterior (len, K))``.  The posterior is the product of
-    the CPT entries of the families touching M, normalised over the row's K completions: exact."""
-    touch = _touching(model, missing)
-    for sub, table, K in _completion_batches(codes, rows, missing, cards):
-        ll = _log_joint_touching(model, table, touch).reshape(len(sub), K)
-        top = ll.max(axis=1)
-        if not np.isfinite(top).all():
-            raise ModelError("A row has observed values that the model gives probability zero; fit the "
-                             "parameters with a pseudo-count (method 'smoothed').")
-        p = np.exp(ll - top[:, None])
-        p /= p.sum(axis=1, keepdims=True)
-        yield sub, table, p
-
-
-class _Prepared:
-    """One block of weighted rows made ready for the CPTs' EM under a fixed DAG: the counts of the families a row
-    observes whole (constant), and for every enumerable missingness pattern its completions as flat CPT indices of
-    the families touching it (constant too).  An iteration under new CPTs is then gathers, a normalisation per row
-    and bincounts (:meth:`counts`); the wide rows go through the junction tree each time."""
-
-    def __init__(self, block, model: BayesNet, cap: int):
-        codes, w = block
-        codes = np.asarray(codes)
-        cards = [int(c) for c in model.cardinalities]
-        self.sizes = [c.size for c in model.cpts]
-        self.shapes = [c.shape for c in model.cpts]
-        miss = codes < 0
-        self.const = []
-        for i in range(model.n_vars):
-            fam = list(model.parents[i]) + [i]
-            seen = ~miss[:, fam].any(axis=1)
-            idx = model.parent_config(i, codes[seen]) * cards[i] + codes[seen, i]
-            self.const.append(np.bincount(idx.astype(np.int64), weights=w[seen], minlength=self.sizes[i]).astype(float))
-        self.groups, wide = [], []
-        for rows, missing in missingness_patterns(codes):
-            if math.prod(cards[m] for m in missing) > cap:
-                wide.append(rows)
-                continue
-            touch = _touching(model, missing)
-            K = math.prod(cards[m] for m in missing)
-            grid = np.stack(np.unravel_index(np.arange(K), [cards[m] for m in missing]), axis=1).astype(np.int32)
-            step = max(1, _ENUM_CELLS // K)
-            for a in range(0, len(rows), step):
-                sub = rows[a:a + step]
-                table = np.repeat(codes[sub].astype(np.int32), K, axis=0)
-                table[:, missing] = np.tile(grid, (len(sub), 1))
-                idx = [(model.parent_config(i, table) * cards[i] + table[:, i]).astype(np.int32) for i in touch]
-                self.groups.append((len(sub), K, w[sub], touch, idx))
-        rows = np.sort(np.concatenate(wide)) if wide else np.zeros(0, dtype=np.int64)
-        self.wide_codes, self.wide_w = codes[rows], w[rows]
-
-    def counts(self, model: BayesNet) -> list:
-        flat = [c.copy() for c in self.const]
-        logs = [None] * model.n_vars
-        with np.errstate(divide="ignore"):
-            for n, K, w, touch, idx in self.groups:
-                ll = np.zeros(n * K)
-                for i, ix in zip(touch, idx):
-                    if logs[i] is None:
-                        logs[i] = np.log(model.cpts[i].ravel())
-                    ll += logs[i][ix]
-                ll = ll.reshape(n, K)
-                top = ll.max(axis=1)
-                if not np.isfinite(top).all():
-                    raise ModelError("A row has observed values that the model gives probability zero; fit the "
-                                     "parameters with a pseudo-count (method 'smoothed').")
-                p = np.exp(ll - top[:, None])
-                p /= p.sum(axis=1, keepdims=True)
-                mass = (w[:, None] * p).ravel()
-                for i, ix in zip(touch, idx):
-                    flat[i] += np.bincount(ix, weights=mass, minlength=self.sizes[i])
-        if len(self.wide_codes):
-            for i, (r, F) in family_posteriors(model, self.wide_codes).items():
-                flat[i] += self.wide_w[r] @ F
-        return [f.reshape(s) for f, s in zip(flat, self.shapes)]
-
-
-def family_counts_part(block, model: BayesNet, cap: int | None = None) -> list:
-    """E[N_ijk | x_obs, model] of every family of ``model`` over one block of weighted rows, each shaped like its
-    CPT.  A family observed in a row is counted; a row with a missing family member adds its posterior: by
-    enumerating its completions when its missing cells have at most ``cap`` (:data:`EM_MAX_COMPLETIONS`) joint
-    states (their probabilities the product of the CPT entries of the families touching the missing cells,
-    normalised per row), else from the batched junction tree's clique beliefs
-    (:func:`bnfk_core.inference.queries.family_posteriors`: a family lies in one clique, so a row's calibrated
-    tree gives the posterior of every family at once).  Exact: no completion is sampled."""
-    return _Prepared(block, model, EM_MAX_COMPLETIONS if cap is None else cap).counts(model)
-
-
-#: completion cells (completions x touching families) the CPTs' EM keeps between iterations when it runs here
-EM_KEEP_CELLS = 40_000_000
-
-
-def expected_family_counts(model: BayesNet, codes: np.ndarray, weights=None, *, runner=None,
-                           block_rows: int | None = None, max_completions: int | None = None) -> list:
-    """E[N_ijk | x_obs, model] of every family of ``model`` (one array per variable, shaped like its CPT), summed
-    over blocks of the weighted rows on ``runner`` (:func:`family_counts_part`; one pass)."""
-    parts = _run(runner, family_counts_part, _blocks(np.asarray(codes), weights, block_rows),
-                 (model, max_completions))
-    total = [np.zeros(c.shape) for c in model.cpts]
-    for part in parts:
-        for i, c in enumerate(part):
-            total[i] += c
-    return total
-
-
-def _log_joint_touching(model: BayesNet, block: np.ndarray, families: Sequence[int]) -> np.ndarray:
-    """sum_i log P(x_i | pa_i) over ``families`` for every (complete) row of ``block``."""
-    ll = np.zeros(block.shape[0])
-    with np.errstate(divide="ignore"):
-        for i in families:
-            ll += np.log(model.cpts[i][model.parent_config(i, block), block[:, i]])
-    return ll
-
-
-#: completions (rows x joint states) built at once while enumerating one missingness pattern
-_ENUM_CELLS = 400_000
-
-
-def table_part(block, model: BayesNet, cap: int) -> tuple:
-    """One block of a structural-EM E-step: ``(table, weights, wide codes, wide weights)``.
-
-    Complete rows are their own completion; a row whose missing cells have at most ``cap`` joint states is
-    replaced by every completion x_M, weighted w_n P(x_M | x_obs,n) -- the product of the CPT entries of the
-    families touching M (the others cancel), normalised over the row's completions: exact.  Equal completed rows
-    are merged (:func:`merge_rows`).  Rows with more joint states ("wide" rows) are returned as they are: the
-    search counts them per family from their exact joint posterior (:class:`ExpectedScorer`)."""
-    codes, w = block
-    codes = np.asarray(codes)
-    cards = [int(c) for c in model.cardinalities]
-    complete = ~(codes < 0).any(axis=1)
-    tables, weights, wide = [codes[complete].astype(np.int32)], [w[complete]], []
-    for rows, missing in missingness_patterns(codes):
-        if math.prod(cards[m] for m in missing) > cap:
-            wide.append(rows)
-            continue
-        for sub, table, p in _enumerated(model, codes, rows, missing, cards):
-            tables.append(table)
-            weights.append((w[sub][:, None] * p).ravel())
-    table, weight = merge_rows(np.concatenate(tables), np.concatenate(weights), cards)
-    keep = weight > 0
-    wide = np.sort(np.concatenate(wide)) if wide else np.zeros(0, dtype=np.int64)
-    return table[keep], weight[keep], codes[wide], w[wide]
-
-
-def expected_table(model: BayesNet, codes: np.ndarray, weights=None, *, max_completions: int | None = None,
-                   runner=None, block_rows: int | None = None) -> tuple:
-    """The structural-EM E-step: ``(table, weights, wide codes, wide weights)`` (:func:`table_part` on blocks of
-    the weighted rows on ``runner``, merged).  ``max_completions`` (default :data:`MAX_COMPLETIONS`) is the
-    ``cap``; ``max_completions=math.inf`` enumerates every row (no wide rows: small tables only)."""
-    cap = MAX_COMPLETIONS if max_completions is None else max_completions
-    parts = _run(runner, table_part, _blocks(np.asarray(codes), weights, block_rows), (model, cap))
-    cards = [int(c) for c in model.cardinalities]
-    table, weight = merge_rows(np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts]), cards)
-    wide_codes = np.concatenate([p[2] for p in parts]) if parts else np.zeros((0, len(cards)), dtype=np.int32)
-    wide_w = np.concatenate([p[3] for p in parts]) if parts else np.zeros(0)
-    return table, weight, wide_codes, wide_w
 
 
 class ExpectedScorer(LocalScorer):
@@ -288,32 +85,51 @@ class ExpectedScorer(LocalScorer):
             got = self._joint[S] = (rows, P)
         return got
 
+    def _wide_blocks(self, fam: list):
+        """The wide rows' share of family ``fam`` (child first): ``(block (m, len(fam)) of codes, weights)`` for each
+        set S of the family's members the rows miss, the rows repeated once per joint state of S."""
+        miss = self.miss[:, fam]
+        key = miss @ (1 << np.arange(len(fam)))
+        for k in np.unique(key):
+            rows = np.flatnonzero(key == k)
+            S = tuple(sorted(fam[j] for j in range(len(fam)) if (int(k) >> j) & 1))
+            block = self.wide[rows][:, fam].astype(np.int64)
+            if not S:
+                yield block, self.wide_w[rows]
+                continue
+            have, P = self._posterior(S)
+            P = P[np.searchsorted(have, rows)]
+            K = P.shape[1]
+            grid = np.stack(np.unravel_index(np.arange(K), [self.cards[v] for v in S]), axis=1)
+            block = np.repeat(block, K, axis=0)
+            for j, v in enumerate(S):
+                block[:, fam.index(v)] = np.tile(grid[:, j], len(rows))
+            yield block, (self.wide_w[rows][:, None] * P).ravel()
+
+    def _from_dense(self, key: tuple, table: np.ndarray) -> np.ndarray:
+        if len(self.wide):  # the wide rows' expected share added to the enumerated table's counts
+            child, ps = key
+            fam = [child] + list(ps)
+            table = table.copy()
+            flat = table.reshape(-1)
+            for block, weight in self._wide_blocks(fam):
+                idx, _ = config_index([block[:, j] for j in range(1, len(fam))], [self.cards[p] for p in ps],
+                                      block.shape[0])
+                flat += np.bincount(idx * self.cards[child] + block[:, 0], weights=weight, minlength=flat.size)
+        return super()._from_dense(key, table)
+
     def counts(self, child: int, parents: Sequence[int] = ()) -> np.ndarray:
         ps = sorted(int(p) for p in parents)
+        if dense_cells([self.cards[p] for p in ps] + [self.cards[child]], self.n_distinct):
+            return self._from_dense((int(child), tuple(ps)),
+                                    dense_family_counts(self._colmat, child, ps, self.cards, self._wf))
         fam = [int(child)] + ps
         cols = [self.cols[v] for v in fam]
         w = [self.weights]
-        if len(self.wide):
-            miss = self.miss[:, fam]
-            key = miss @ (1 << np.arange(len(fam)))
-            for k in np.unique(key):
-                rows = np.flatnonzero(key == k)
-                S = tuple(sorted(fam[j] for j in range(len(fam)) if (int(k) >> j) & 1))
-                block = self.wide[rows][:, fam].astype(np.int64)
-                if not S:
-                    weight = self.wide_w[rows]
-                else:
-                    have, P = self._posterior(S)
-                    P = P[np.searchsorted(have, rows)]
-                    K = P.shape[1]
-                    grid = np.stack(np.unravel_index(np.arange(K), [self.cards[v] for v in S]), axis=1)
-                    block = np.repeat(block, K, axis=0)
-                    for j, v in enumerate(S):
-                        block[:, fam.index(v)] = np.tile(grid[:, j], len(rows))
-                    weight = (self.wide_w[rows][:, None] * P).ravel()
-                for j in range(len(fam)):
-                    cols[j] = np.concatenate([cols[j], block[:, j].astype(cols[j].dtype)])
-                w.append(weight)
+        for block, weight in self._wide_blocks(fam):
+            for j in range(len(fam)):
+                cols[j] = np.concatenate([cols[j], block[:, j].astype(cols[j].dtype)])
+            w.append(weight)
         weights = np.concatenate(w)
         return counts_from_columns(cols[0], self.cards[fam[0]], cols[1:], [self.cards[p] for p in ps],
                                    int(cols[0].shape[0]), weights)
@@ -333,9 +149,10 @@ def em_parameters(dag, data, method: str = "bdeu", pseudo_count: float = 1.0, *,
     """CPTs of ``dag`` by EM over the missing cells of ``data`` (module docstring).
 
     Starts from ``init`` or the available-case fit (:func:`bnfk_core.network.model.fit`); each iteration is
-    theta <- estimator(E[N_ijk | x_obs, theta]), the expected counts exact (:func:`expected_family_counts`:
-    the complete rows counted once, the incomplete ones by the batched junction tree, one pass over them on
-    ``runner`` per iteration), until the largest change of a CPT entry is below ``tol`` or after ``max_iter``
+    theta <- estimator(E[N_ijk | x_obs, theta]), the expected counts exact: every family counted once on the rows
+    that observe it whole (:func:`~bnfk_core.learning.estep.observed_counts`), and the incomplete rows, merged by
+    missingness pattern and context (:func:`~bnfk_core.learning.estep.touching_groups`), completed under theta in
+    one pass on ``runner`` per iteration (:func:`~bnfk_core.learning.estep.jobs_counts_part`), until the largest change of a CPT entry is below ``tol`` or after ``max_iter``
     iterations.  A table without missing cells gets the plain fit.  ``fit_info`` records ``em_iterations``.
     ``seed`` is accepted for compatibility; nothing is random.
     """
@@ -349,22 +166,17 @@ def em_parameters(dag, data, method: str = "bdeu", pseudo_count: float = 1.0, *,
         return model
     w = _weights(data)
     w = np.ones(codes.shape[0]) if w is None else np.asarray(w, dtype=float)
-    base = family_counts_part((codes[~incomplete], w[~incomplete]), model)
-    inc_codes, inc_w = codes[incomplete], w[incomplete]
-    kept = None
-    if runner is None:  # here: the completions' CPT indices are kept between iterations (the DAG does not change)
-        cards = [int(c) for c in model.cardinalities]
-        cells = sum(len(rows) * min(math.prod(cards[m] for m in missing), EM_MAX_COMPLETIONS) * (len(missing) + 2)
-                    for rows, missing in missingness_patterns(inc_codes))
-        if cells <= EM_KEEP_CELLS:
-            kept = [_Prepared(b, model, EM_MAX_COMPLETIONS) for b in _blocks(inc_codes, inc_w)]
+    # the families each row observes whole, counted once; the incomplete rows merged by pattern and context
+    # (estep.touching_groups: the DAG fixes the contexts), whose touching families each iteration completes
+    base = observed_counts(model, codes, w)
+    items = _job_blocks(touching_groups(model, codes[incomplete], w[incomplete]))
+    # here: the jobs are kept between iterations (the DAG does not change); on a runner they travel each time
+    kept = None if runner is not None else [_Prepared(model, item) for item in items]
     it = 0
     for it in range(1, int(max_iter) + 1):
-        if kept is not None:
-            parts = [k.counts(model) for k in kept]
-            counts = [sum(p[i] for p in parts) for i in range(model.n_vars)]
-        else:
-            counts = expected_family_counts(_bare(model), inc_codes, inc_w, runner=runner)
+        parts = ([k.counts(model) for k in kept] if kept is not None
+                 else _run(runner, jobs_counts_part, items, (_bare(model),)))
+        counts = [sum(p[i] for p in parts) for i in range(model.n_vars)]
         cpts = tuple(estimate_cpt(b + c, method, pseudo_count) for b, c in zip(base, counts))
         delta = max(float(np.abs(a - b).max()) for a, b in zip(cpts, model.cpts))
         info = dict(model.fit_info, method=method, pseudo_count=pseudo_count, em_iterations=it)
@@ -374,35 +186,6 @@ def em_parameters(dag, data, method: str = "bdeu", pseudo_count: float = 1.0, *,
     return model
 
 
-def loglik_part(block, model: BayesNet) -> float:
-    """sum_n w_n log P(x_obs,n) over one block of weighted rows: complete rows by their CPT entries, a row with at
-    most :data:`EM_MAX_COMPLETIONS` joint completions by log-sum-exp over them (every family's CPT entry), a wider
-    one marginalised by the junction tree (:func:`bnfk_core.inference.queries.log_evidence`).  All exact."""
-    codes, w = block
-    codes = np.asarray(codes)
-    cards = [int(c) for c in model.cardinalities]
-    complete = ~(codes < 0).any(axis=1)
-    ll = np.zeros(codes.shape[0])
-    if complete.any():
-        ll[complete] = model.complete_log_likelihood(codes[complete])
-    wide = []
-    every = list(range(model.n_vars))
-    for rows, missing in missingness_patterns(codes):
-        K = math.prod(cards[m] for m in missing)
-        if K > EM_MAX_COMPLETIONS:
-            wide.append(rows)
-            continue
-        for sub, table, K in _completion_batches(codes, rows, missing, cards):
-            lj = _log_joint_touching(model, table, every).reshape(len(sub), K)
-            top = lj.max(axis=1)
-            with np.errstate(invalid="ignore"):
-                ll[sub] = top + np.log(np.exp(lj - top[:, None]).sum(axis=1))
-    if wide:
-        rows = np.concatenate(wide)
-        ll[rows] = log_evidence(model, codes[rows])
-    return float(ll @ w)
-
-
 def observed_score(model: BayesNet, data, *, runner=None) -> float:
     """The observed-data BIC: sum_n w_n log P(x_obs,n) - (log N / 2) * free parameters.
 
@@ -410,7 +193,7 @@ def observed_score(model: BayesNet, data, *, runner=None) -> float:
     missing cells exactly (:func:`loglik_part`, one pass over blocks of the rows on ``runner``)."""
     codes = model.align(data).codes
     w = _weights(data)
-    total = float(sum(_run(runner, loglik_part, _blocks(codes, w), (_bare(model),))))
+    total = log_likelihood_total(_bare(model), codes, w, runner=runner)
     n = float(codes.shape[0] if w is None else np.asarray(w).sum())
     return total - 0.5 * math.log(max(n, 1.0)) * model.parameter_count()
 

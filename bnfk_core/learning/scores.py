@@ -26,7 +26,8 @@ from typing import Sequence
 import numpy as np
 from scipy.special import gammaln, xlogy
 
-from ..data.counts import complete_codes, config_index, counts_from_columns, family_counts, weighted_bincount
+from ..data.counts import (code_matrix, complete_codes, config_index, counts_from_columns,
+                           dense_cells, dense_family_counts, family_counts, weighted_bincount)
 from ..errors import StructureError
 from ..registry import SCORES
 
@@ -207,10 +208,13 @@ class LocalScorer:
         if data.size and (data.max(axis=0) >= np.asarray(self.cards)).any():
             bad = int(np.flatnonzero(data.max(axis=0) >= np.asarray(self.cards))[0])
             raise StructureError(f"Column {bad} holds a code beyond its cardinality {self.cards[bad]}.")
-        # the narrowest integer type holding every code (counting widens to int64): 1 byte a cell, not 8
-        top = max(self.cards, default=1)
-        ctype = np.int8 if top <= 127 else np.int16 if top <= 32767 else np.int32 if top < 2 ** 31 else np.int64
-        self.cols = [np.ascontiguousarray(data[:, i], dtype=ctype) for i in range(data.shape[1])]
+        # one row per column in the narrowest integer type holding every code (counting widens to int64): 1 byte a
+        # cell, not 8; the compiled counters read the matrix, the rest its rows
+        self._colmat = code_matrix(data, self.cards)
+        self.cols = list(self._colmat)
+        # the weights as the compiled counters add them (float64), and whether counts are integers
+        self._wf = None if self.weights is None else np.asarray(self.weights, dtype=np.float64)
+        self._int = self.weights is None or self.weights.dtype.kind != "f"
         self.cache: dict[tuple[int, tuple[int, ...]], float] = {}
 
     @property
@@ -218,9 +222,27 @@ class LocalScorer:
         return len(self.cards)
 
     def counts(self, child: int, parents: Sequence[int] = ()) -> np.ndarray:
+        """The (J, r) counts of a family: one row per observed parent configuration (increasing mixed-radix order,
+        the first parent most significant), as :func:`~bnfk_core.data.counts.counts_from_columns` gives them -- by
+        one compiled pass when the family's table is dense (:func:`~bnfk_core.data.counts.dense_family_counts`)."""
         parents = sorted(int(p) for p in parents)
+        if dense_cells([self.cards[p] for p in parents] + [self.cards[child]], self.n_distinct):
+            return self._from_dense((int(child), tuple(parents)),
+                                    dense_family_counts(self._colmat, child, parents, self.cards, self._wf))
         return counts_from_columns(self.cols[child], self.cards[child], [self.cols[p] for p in parents],
                                    [self.cards[p] for p in parents], self.n_distinct, self.weights)
+
+    def _from_dense(self, key: tuple, table: np.ndarray) -> np.ndarray:
+        """A family's dense (q, r) float table as :meth:`counts` returns it: the observed configurations' rows,
+        integers when the weights are (the same arrays as ``np.bincount``'s)."""
+        table = table[table.sum(axis=1) > 0]
+        return np.rint(table).astype(np.int64) if self._int else table
+
+    def _value(self, key: tuple, counts: np.ndarray) -> float:
+        """The local score of family ``key`` from its counts."""
+        child, ps = key
+        return score_from_counts(counts, self.cards[child], self.n_configs(ps), self.family_n(child, ps),
+                                 self.score, self.ess)
 
     @property
     def n_distinct(self) -> int:
@@ -253,8 +275,7 @@ class LocalScorer:
             child, ps = key
             if child in ps:
                 raise StructureError(f"Column {child} cannot be its own parent.")
-            val = score_from_counts(self.counts(child, ps), self.cards[child], self.n_configs(ps),
-                                     self.family_n(child, ps), self.score, self.ess)
+            val = self._value(key, self.counts(child, ps))
             self.cache[key] = val
         return val
 
