@@ -31,7 +31,7 @@ from ..network.model import BayesNet
 
 __all__ = ["MAX_COMPLETIONS", "EM_MAX_COMPLETIONS", "EM_BLOCK_ROWS", "TABLE_BLOCK_ROWS", "touching_groups",
            "observed_counts", "family_counts_part", "jobs_counts_part", "expected_family_counts", "table_part", "expected_table",
-           "loglik_part", "log_likelihood_total"]
+           "loglik_part", "log_likelihood_total", "run_parts", "job_blocks", "PreparedJobs"]
 
 #: an incomplete row is completed in all ways in the structural-EM table when its missing cells have at most this
 #: many joint states; a row with more ("wide") is counted per family from its exact joint posterior
@@ -62,7 +62,7 @@ def _blocks(codes: np.ndarray, weights, rows: int | None = None) -> list:
     return [(codes[a:a + step], w[a:a + step]) for a in range(0, codes.shape[0], max(step, 1))]
 
 
-def _run(runner, fn, items: list, args: tuple):
+def run_parts(runner, fn, items: list, args: tuple):
     """``fn(item, *args)`` of every item, on ``runner`` (here when None), in order."""
     if runner is None:
         return [fn(item, *args) for item in items]
@@ -242,7 +242,7 @@ def touching_groups(model: BayesNet, codes: np.ndarray, weights=None, cap: int |
     return [job for rows, missing in missingness_patterns(codes) for job in _jobs(model, codes, w, rows, missing, cap)]
 
 
-def _job_blocks(jobs: list, rows: int | None = None) -> list:
+def job_blocks(jobs: list, rows: int | None = None) -> list:
     """Jobs cut into items of at most ``rows`` rows (:data:`EM_BLOCK_ROWS`; a big job split): a pass's items."""
     step = max(int(EM_BLOCK_ROWS if rows is None else rows), 1)
     items, cur, size = [], [], 0
@@ -410,7 +410,7 @@ def _observed_loglik(codes, w, members, strides, length, offset, logt):  # pragm
     return total
 
 
-class _Prepared:
+class PreparedJobs:
     """E-step work made ready for EM under a fixed DAG: constant counts (the families a row observes whole) and jobs
     (:func:`_jobs`).  An iteration under new CPTs (:meth:`counts`) is one compiled pass over every job's rows that
     enumerates the completions of its cells (:func:`_complete`); the junction tree's rows are calibrated each
@@ -432,7 +432,7 @@ class _Prepared:
         self.wide_w = np.concatenate(wide_w) if wide else np.zeros(0)
 
     @classmethod
-    def of_block(cls, block, model: BayesNet, cap: int | None = None) -> "_Prepared":
+    def of_block(cls, block, model: BayesNet, cap: int | None = None) -> "PreparedJobs":
         """A block of weighted rows: its observed families counted, its incomplete rows as jobs."""
         codes, w = block
         codes = np.asarray(codes)
@@ -465,19 +465,19 @@ def family_counts_part(block, model: BayesNet, cap: int | None = None) -> list:
     once), else from the batched junction tree's clique beliefs (:func:`bnfk_core.inference.queries.family_posteriors`:
     a family lies in one clique, so a row's calibrated tree gives the posterior of every family at once).  Exact: no
     completion is sampled."""
-    return _Prepared.of_block(block, model, cap).counts(model)
+    return PreparedJobs.of_block(block, model, cap).counts(model)
 
 
 def jobs_counts_part(jobs: list, model: BayesNet) -> list:
-    """The touching families' expected counts of one item of :func:`touching_groups` jobs (:func:`_job_blocks`)."""
-    return _Prepared(model, jobs).counts(model)
+    """The touching families' expected counts of one item of :func:`touching_groups` jobs (:func:`job_blocks`)."""
+    return PreparedJobs(model, jobs).counts(model)
 
 
 def expected_family_counts(model: BayesNet, codes: np.ndarray, weights=None, *, runner=None,
                            block_rows: int | None = None, max_completions: int | None = None) -> list:
     """E[N_ijk | x_obs, model] of every family of ``model`` (one array per variable, shaped like its CPT), summed
     over blocks of the weighted rows on ``runner`` (:func:`family_counts_part`; one pass)."""
-    parts = _run(runner, family_counts_part, _blocks(np.asarray(codes), weights, block_rows),
+    parts = run_parts(runner, family_counts_part, _blocks(np.asarray(codes), weights, block_rows),
                  (model, max_completions))
     total = [np.zeros(c.shape) for c in model.cpts]
     for part in parts:
@@ -518,7 +518,7 @@ def expected_table(model: BayesNet, codes: np.ndarray, weights=None, *, max_comp
     the weighted rows on ``runner``, merged).  ``max_completions`` (default :data:`MAX_COMPLETIONS`) is the
     ``cap``; ``max_completions=math.inf`` enumerates every row (no wide rows: small tables only)."""
     cap = MAX_COMPLETIONS if max_completions is None else max_completions
-    parts = _run(runner, table_part, _blocks(np.asarray(codes), weights, TABLE_BLOCK_ROWS if block_rows is None
+    parts = run_parts(runner, table_part, _blocks(np.asarray(codes), weights, TABLE_BLOCK_ROWS if block_rows is None
                                              else block_rows), (model, cap))
     cards = [int(c) for c in model.cardinalities]
     table, weight = merge_rows(np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts]), cards)
@@ -557,4 +557,4 @@ def loglik_part(block, model: BayesNet) -> float:
 
 def log_likelihood_total(model: BayesNet, codes: np.ndarray, weights=None, *, runner=None) -> float:
     """sum_n w_n log P(x_obs,n) over every row (:func:`loglik_part` on blocks of the rows on ``runner``)."""
-    return float(sum(_run(runner, loglik_part, _blocks(np.asarray(codes), weights), (model,))))
+    return float(sum(run_parts(runner, loglik_part, _blocks(np.asarray(codes), weights), (model,))))

@@ -35,7 +35,7 @@ from ..data.counts import config_index, counts_from_columns, dense_cells, dense_
 from .scores import LocalScorer
 from .available_case import AvailableCaseScorer
 from ..data.counts import merge_rows
-from .estep import (EM_BLOCK_ROWS, MAX_COMPLETIONS, _Prepared, _job_blocks, _run, jobs_counts_part,
+from .estep import (EM_BLOCK_ROWS, MAX_COMPLETIONS, PreparedJobs, job_blocks, run_parts, jobs_counts_part,
                     expected_family_counts, expected_table, family_counts_part, log_likelihood_total, loglik_part,
                     observed_counts, table_part, touching_groups)
 
@@ -169,13 +169,13 @@ def em_parameters(dag, data, method: str = "bdeu", pseudo_count: float = 1.0, *,
     # the families each row observes whole, counted once; the incomplete rows merged by pattern and context
     # (estep.touching_groups: the DAG fixes the contexts), whose touching families each iteration completes
     base = observed_counts(model, codes, w)
-    items = _job_blocks(touching_groups(model, codes[incomplete], w[incomplete]))
+    items = job_blocks(touching_groups(model, codes[incomplete], w[incomplete]))
     # here: the jobs are kept between iterations (the DAG does not change); on a runner they travel each time
-    kept = None if runner is not None else [_Prepared(model, item) for item in items]
+    kept = None if runner is not None else [PreparedJobs(model, item) for item in items]
     it = 0
     for it in range(1, int(max_iter) + 1):
         parts = ([k.counts(model) for k in kept] if kept is not None
-                 else _run(runner, jobs_counts_part, items, (_bare(model),)))
+                 else run_parts(runner, jobs_counts_part, items, (_bare(model),)))
         counts = [sum(p[i] for p in parts) for i in range(model.n_vars)]
         cpts = tuple(estimate_cpt(b + c, method, pseudo_count) for b, c in zip(base, counts))
         delta = max(float(np.abs(a - b).max()) for a, b in zip(cpts, model.cpts))
