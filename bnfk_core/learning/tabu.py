@@ -2,8 +2,8 @@
 
 Chains of a greedy climb (:func:`~bnfk_core.learning.hill_climb.hill_climb`'s moves and family-score cache) followed
 by a tabu walk that also takes downhill moves, and seeded perturbations ("kicks") of the chain's best graph, each
-climbed and walked again (iterated local search).  One chain starts from the best of ``hc-greedy``'s climbs, so
-``hc`` never scores below ``hc-greedy``.  Ties are broken by a seeded random order of the moves whose gains agree
+climbed and walked again (iterated local search).  Two more chains start from the two best distinct local optima of
+20 greedy climbs (``hc-greedy``'s 5 among them), so ``hc`` never scores below ``hc-greedy``.  Ties are broken by a seeded random order of the moves whose gains agree
 to 1e-6: the same seed gives the same DAG.
 
 References
@@ -22,17 +22,20 @@ from ..errors import StructureError
 from .hill_climb import hill_climb, reachability, start_parents
 from .scores import LocalScorer, score_from_counts, config_index, weighted_bincount
 
-__all__ = ["tabu_search", "learn_tabu", "ILS_RESTARTS", "ILS_KICKS", "GREEDY_CLIMBS", "TABU_TENURE", "TABU_PATIENCE"]
+__all__ = ["tabu_search", "learn_tabu", "ILS_RESTARTS", "ILS_KICKS", "GREEDY_CLIMBS", "GREEDY_CHAINS", "TABU_TENURE",
+           "TABU_PATIENCE"]
 
 
 #: the default budget of the iterated tabu search: seeded perturbations of the best graph, each followed by a
 #: climb and a tabu walk; the tabu walk's tenure and its patience (non-improving steps before it stops)
 ILS_RESTARTS = 2
 ILS_KICKS = 10
-#: the greedy climbs (``hc-greedy``'s) whose best graph starts one more chain of ``hc``
-GREEDY_CLIMBS = 5
+#: the greedy climbs (seeds ``seed .. seed + GREEDY_CLIMBS - 1``; ``hc-greedy``'s 5 are the first) whose best
+#: distinct local optima start more chains of ``hc``: on the repository networks the greedy climbs of other tie
+#: orders spread widely, and one of them can lie in the basin of a peer's optimum that no kicked chain enters
+GREEDY_CLIMBS = 20
 #: the best distinct local optima of those climbs that each start a chain
-GREEDY_CHAINS = 1
+GREEDY_CHAINS = 2
 TABU_TENURE = 10
 TABU_PATIENCE = 20
 
