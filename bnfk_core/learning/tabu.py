@@ -241,7 +241,8 @@ def tabu_search(scorer: LocalScorer, names: Sequence[str], *, max_parents: int |
        arcs the next climb removes again.
     4. **Restart**: ``restarts`` more chains, each from ``start`` with its own tie-breaking order, then one more
        chain from every graph in ``also_from`` (parent tuples of acyclic graphs; :func:`learn_tabu` passes the best
-       of the greedy climbs, so the result scores at least as high as ``hc-greedy``'s, to ``epsilon``).
+       distinct optima of the greedy climbs, so the result scores at least as high as ``hc-greedy``'s, to
+       ``epsilon``).
 
     The result is the best graph of all chains, and a local optimum under every single-arc move (a final climb
     makes sure); arcs whose removal does not lower the score are then removed (and the graph climbed again), so
