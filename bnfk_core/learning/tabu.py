@@ -3,8 +3,8 @@
 Chains of a greedy climb (:func:`~bnfk_core.learning.hill_climb.hill_climb`'s moves and family-score cache) followed
 by a tabu walk that also takes downhill moves, and seeded perturbations ("kicks") of the chain's best graph, each
 climbed and walked again (iterated local search).  Two more chains start from the two best distinct local optima of
-20 greedy climbs (``hc-greedy``'s 5 among them), so ``hc`` never scores below ``hc-greedy``.  Ties are broken by a seeded random order of the moves whose gains agree
-to 1e-6: the same seed gives the same DAG.
+20 greedy climbs (``hc-greedy``'s 5 among them), so ``hc`` never scores below ``hc-greedy``.  Ties are broken by a
+seeded random order of the moves whose gains agree to 1e-6: the same seed gives the same DAG.
 
 References
 ----------
