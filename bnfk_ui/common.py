@@ -54,13 +54,13 @@ def sidebar_summary() -> None:
         src = ("uploaded " + ss.upload[0] if ss.dataset == "upload" and ss.upload
                else state.server_name() if ss.dataset == "path" else ss.dataset)
         n_all = state.full_data().n_rows
-        st.caption(f"Data: **{state.plain(src)}** · {n_all:,} rows × {d.n_vars} variables"
-                   + (f" · class **{state.plain(d.class_column)}**" if d.class_column else " · no class column")
-                   + (f" · rows used by the row views: a seeded sample of {d.n_rows:,}" if d.n_rows < n_all else ""))
         dg = state.dag()
-        st.caption(f"Structure: **{state.plain(state.structure_label())}** · {dg.n_arcs} arcs")
-        st.caption(f"Parameters: {ESTIMATORS[ss.param_method].label.split(' (')[0].lower()} · first network by the "
-                   f"recipe {state.recipe().describe()}")
+        st.caption(f"Data: **{state.plain(src)}** · {n_all:,} rows × {d.n_vars} variables"   # one element, three lines
+                   + (f" · class **{state.plain(d.class_column)}**" if d.class_column else " · no class column")
+                   + (f" · rows used by the row views: a seeded sample of {d.n_rows:,}" if d.n_rows < n_all else "")
+                   + f"  \nStructure: **{state.plain(state.structure_label())}** · {dg.n_arcs} arcs"
+                   + f"  \nParameters: {ESTIMATORS[ss.param_method].label.split(' (')[0].lower()} · first network by "
+                   f"the recipe {state.recipe().describe()}")
         share_panel()
         with st.expander("Settings", icon=":material/settings:"):
             lo, hi = state.MEMORY_GIB_RANGE
@@ -192,7 +192,11 @@ def download_figure(fig, name: str, label: str = "Figure (HTML)") -> None:
     """One "Figure" menu per figure: interactive HTML (plotly.js embedded, works offline) and PNG / SVG at slide
     size (bnfk_core.views.export; computed only when clicked).  Without the exporter or a browser the PNG/SVG
     buttons are disabled and a caption says what is missing."""
-    with st.popover(label.replace(" (HTML)", ""), icon=":material/download:"):
+    pop = st.popover(label.replace(" (HTML)", ""), icon=":material/download:", key=f"pop_fig_{name}",
+                     on_change="rerun")
+    if pop.open is False:    # closed: its buttons are made when it opens (a rerun), not on every run of the page
+        return
+    with pop:
         download("HTML (interactive, offline)", lambda: export.figure_html(fig), f"{slug(name)}.html", "text/html",
                  key=f"dl_fig_{name}")
         figure_images(fig, name)
