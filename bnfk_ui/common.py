@@ -26,7 +26,7 @@ def start(title: str, icon: str = "") -> bool:
     st.title(f"{icon} {title}".strip())
     try:
         state.init()
-        share.sync()          # a link's view, once per session; then the address bar follows the view
+        params = share.sync()     # a link's view, once per session; then the address bar follows the view
     except BnfkError as exc:
         st.error(router.message(exc))
         if st.button("Go back to the default dataset"):
@@ -35,7 +35,7 @@ def start(title: str, icon: str = "") -> bool:
             st.rerun()
         return False
     state.show_flash()
-    sidebar_summary()
+    sidebar_summary(params)
     note = state.sample_note() if title in SAMPLED_PAGES else None
     if note:
         st.info(note, icon=":material/filter_alt:")
@@ -46,7 +46,7 @@ def start(title: str, icon: str = "") -> bool:
 SAMPLED_PAGES = ("Kernel", "Clustering", "Imputation", "Prototypes", "Segments lab")
 
 
-def sidebar_summary() -> None:
+def sidebar_summary(params: dict | None = None) -> None:
     d = state.data()
     ss = st.session_state
     with st.sidebar:
@@ -61,7 +61,7 @@ def sidebar_summary() -> None:
                    + f"  \nStructure: **{state.plain(state.structure_label())}** · {dg.n_arcs} arcs"
                    + f"  \nParameters: {ESTIMATORS[ss.param_method].label.split(' (')[0].lower()} · first network by "
                    f"the recipe {state.recipe().describe()}")
-        share_panel()
+        share_panel(params)
         with st.expander("Settings", icon=":material/settings:"):
             lo, hi = state.MEMORY_GIB_RANGE
             st.number_input("Memory limit (GiB)", min_value=lo, max_value=hi, step=0.5, format="%.2f",
@@ -70,11 +70,12 @@ def sidebar_summary() -> None:
                             **state.bind("memory_gib", shown=lambda v: min(max(float(v), lo), hi)))
 
 
-def share_panel() -> None:
-    """The sidebar's "Share" box: the link of this view (copy button), the session file, opening one."""
+def share_panel(params: dict | None = None) -> None:
+    """The sidebar's "Share" box: the link of this view (copy button; ``params``: its query parameters when this
+    run already made them), the session file, opening one."""
     with st.expander("Share this view", icon=":material/share:"):
         st.caption("Copy link — opens this page with the same data, structure and settings:")
-        st.code(share.link(), language=None, wrap_lines=True)
+        st.code(share.link(params), language=None, wrap_lines=True)
         if st.session_state.dataset == "path":
             st.caption("A session file holds the data itself; a file on the server is shared by the link above.")
         else:
