@@ -26,7 +26,7 @@ def start(title: str, icon: str = "") -> bool:
     st.title(f"{icon} {title}".strip())
     try:
         state.init()
-        share.sync()          # a link's view, once per session; then the address bar follows the view
+        params = share.sync()     # a link's view, once per session; then the address bar follows the view
     except BnfkError as exc:
         st.error(router.message(exc))
         if st.button("Go back to the default dataset"):
@@ -35,7 +35,7 @@ def start(title: str, icon: str = "") -> bool:
             st.rerun()
         return False
     state.show_flash()
-    sidebar_summary()
+    sidebar_summary(params)
     note = state.sample_note() if title in SAMPLED_PAGES else None
     if note:
         st.info(note, icon=":material/filter_alt:")
@@ -46,7 +46,7 @@ def start(title: str, icon: str = "") -> bool:
 SAMPLED_PAGES = ("Kernel", "Clustering", "Imputation", "Prototypes", "Segments lab")
 
 
-def sidebar_summary() -> None:
+def sidebar_summary(params: dict | None = None) -> None:
     d = state.data()
     ss = st.session_state
     with st.sidebar:
@@ -54,14 +54,14 @@ def sidebar_summary() -> None:
         src = ("uploaded " + ss.upload[0] if ss.dataset == "upload" and ss.upload
                else state.server_name() if ss.dataset == "path" else ss.dataset)
         n_all = state.full_data().n_rows
-        st.caption(f"Data: **{state.plain(src)}** · {n_all:,} rows × {d.n_vars} variables"
-                   + (f" · class **{state.plain(d.class_column)}**" if d.class_column else " · no class column")
-                   + (f" · rows used by the row views: a seeded sample of {d.n_rows:,}" if d.n_rows < n_all else ""))
         dg = state.dag()
-        st.caption(f"Structure: **{state.plain(state.structure_label())}** · {dg.n_arcs} arcs")
-        st.caption(f"Parameters: {ESTIMATORS[ss.param_method].label.split(' (')[0].lower()} · first network by the "
-                   f"recipe {state.recipe().describe()}")
-        share_panel()
+        st.caption(f"Data: **{state.plain(src)}** · {n_all:,} rows × {d.n_vars} variables"   # one element, three lines
+                   + (f" · class **{state.plain(d.class_column)}**" if d.class_column else " · no class column")
+                   + (f" · rows used by the row views: a seeded sample of {d.n_rows:,}" if d.n_rows < n_all else "")
+                   + f"  \nStructure: **{state.plain(state.structure_label())}** · {dg.n_arcs} arcs"
+                   + f"  \nParameters: {ESTIMATORS[ss.param_method].label.split(' (')[0].lower()} · first network by "
+                   f"the recipe {state.recipe().describe()}")
+        share_panel(params)
         with st.expander("Settings", icon=":material/settings:"):
             lo, hi = state.MEMORY_GIB_RANGE
             st.number_input("Memory limit (GiB)", min_value=lo, max_value=hi, step=0.5, format="%.2f",
@@ -70,11 +70,12 @@ def sidebar_summary() -> None:
                             **state.bind("memory_gib", shown=lambda v: min(max(float(v), lo), hi)))
 
 
-def share_panel() -> None:
-    """The sidebar's "Share" box: the link of this view (copy button), the session file, opening one."""
+def share_panel(params: dict | None = None) -> None:
+    """The sidebar's "Share" box: the link of this view (copy button; ``params``: its query parameters when this
+    run already made them), the session file, opening one."""
     with st.expander("Share this view", icon=":material/share:"):
         st.caption("Copy link — opens this page with the same data, structure and settings:")
-        st.code(share.link(), language=None, wrap_lines=True)
+        st.code(share.link(params), language=None, wrap_lines=True)
         if st.session_state.dataset == "path":
             st.caption("A session file holds the data itself; a file on the server is shared by the link above.")
         else:
@@ -192,7 +193,11 @@ def download_figure(fig, name: str, label: str = "Figure (HTML)") -> None:
     """One "Figure" menu per figure: interactive HTML (plotly.js embedded, works offline) and PNG / SVG at slide
     size (bnfk_core.views.export; computed only when clicked).  Without the exporter or a browser the PNG/SVG
     buttons are disabled and a caption says what is missing."""
-    with st.popover(label.replace(" (HTML)", ""), icon=":material/download:"):
+    pop = st.popover(label.replace(" (HTML)", ""), icon=":material/download:", key=f"pop_fig_{name}",
+                     on_change="rerun")
+    if pop.open is False:    # closed: its buttons are made when it opens (a rerun), not on every run of the page
+        return
+    with pop:
         download("HTML (interactive, offline)", lambda: export.figure_html(fig), f"{slug(name)}.html", "text/html",
                  key=f"dl_fig_{name}")
         figure_images(fig, name)

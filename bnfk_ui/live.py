@@ -4,6 +4,9 @@ recomputed).  One LiveKernel per browser session, kept in ``st.session_state`` (
 sessions: it is updated in place)."""
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
+
 import numpy as np
 import streamlit as st
 
@@ -34,12 +37,32 @@ def live_kernel() -> tuple[LiveKernel, np.ndarray]:
     dag = state.dag()
     saved = ss.get("_live")
     if saved is None or saved[0] != key:
-        sub = feat if len(rows) == feat.n_rows else feat.subset(rows)
-        ss._live = (key, LiveKernel(dag, sub, ss.param_method), rows)
+        ss._live = (key, _first_build(key, dag, feat, rows, ss.param_method).copy(), rows)
     lk = ss._live[1]
     if lk.dag != dag:
         lk.goto(dag, max_edits=8)
     return lk, rows
+
+
+#: the first live kernel of each (data, estimator, rows, structure), built once per process and copied for every
+#: session that opens the Structure page on it (a session then edits its own copy); the last few are kept
+_BUILT: OrderedDict = OrderedDict()
+_BUILT_SIZE = 4
+_LOCK = threading.Lock()
+
+
+def _first_build(key, dag, feat, rows, params: str) -> LiveKernel:
+    """The shared, never edited live kernel of ``key`` and ``dag`` (copy it before use)."""
+    full = (key, tuple(dag.nodes), tuple(dag.sorted_arcs()))
+    with _LOCK:
+        lk = _BUILT.get(full)
+        if lk is None:
+            sub = feat if len(rows) == feat.n_rows else feat.subset(rows)
+            lk = _BUILT[full] = LiveKernel(dag, sub, params)
+            while len(_BUILT) > _BUILT_SIZE:
+                _BUILT.popitem(last=False)
+        _BUILT.move_to_end(full)
+    return lk
 
 
 def graph_clicked(chart_key: str):

@@ -51,9 +51,13 @@ def navigation():
     ``.streamlit/config.toml``): beside a ``pages/`` folder Streamlit first lists that folder's files as the menu
     ("app", "kernel zoo", ...) until the script reaches ``st.navigation``, which on a cold first load showed the raw
     file list for seconds."""
-    sections: dict = {}
-    for i, (section, path, title, icon, url) in enumerate(PAGES):
-        sections.setdefault(section, []).append(st.Page(path, title=title, icon=icon, url_path=url, default=i == 0))
+    sections = st.session_state.get("_nav_pages")
+    if sections is None:     # made once per session (a page object resolves its file): its runs reuse them
+        sections = {}
+        for i, (section, path, title, icon, url) in enumerate(PAGES):
+            sections.setdefault(section, []).append(st.Page(path, title=title, icon=icon, url_path=url,
+                                                            default=i == 0))
+        st.session_state._nav_pages = sections
     nav = st.navigation(sections, position="hidden")
     menu(sections)
     return nav

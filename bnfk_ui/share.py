@@ -209,9 +209,9 @@ def restore(params: dict) -> list[str]:
     return problems
 
 
-def sync() -> None:
+def sync() -> dict:
     """Once per browser session, restore the view of the link it was opened with; then (every run) keep the
-    address bar's query parameters equal to the current view."""
+    address bar's query parameters equal to the current view.  Returns those parameters (:func:`view_params`)."""
     ss = st.session_state
     if not ss.get("_link_read"):
         ss._link_read = True
@@ -228,12 +228,14 @@ def sync() -> None:
     have = {k: st.query_params.get_all(k) for k in st.query_params}
     if {k: v if isinstance(v, list) else [v] for k, v in want.items()} != have:
         st.query_params.from_dict(want)
+    return want
 
 
-def link() -> str:
-    """The address of this view (the page's URL with the current query parameters)."""
+def link(params: dict | None = None) -> str:
+    """The address of this view (the page's URL with the current query parameters: ``params`` when this run's
+    :func:`sync` already made them, else :func:`view_params`)."""
     base = (st.context.url or "http://localhost:8501/").split("?")[0]
-    return f"{base}?{urllib.parse.urlencode(view_params(), doseq=True)}"
+    return f"{base}?{urllib.parse.urlencode(view_params() if params is None else params, doseq=True)}"
 
 
 def session_bytes() -> bytes:

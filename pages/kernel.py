@@ -109,14 +109,14 @@ def page():
     row_list = [int(r) for r in rows]
     ss.w_pair_a, ss.w_pair_b = state.default_pair(K, row_list)
     pos = {r: k for k, r in enumerate(row_list)}
-    lab_name = (lambda r: f" · {cls_states[labels[pos[r]]]}" if d.class_column and labels[pos[r]] >= 0 else "")
+    shown = state.shared(kernel_view.row_labels, rows, labels, cls_states if d.class_column else ())
 
     def set_pair():
         ss.pair = (ss.w_pair_a, ss.w_pair_b)
 
     p1, p2, p3 = st.columns([1, 1, 2])
-    a = p1.selectbox("Row A", row_list, format_func=lambda r: f"#{r}{lab_name(r)}", key="w_pair_a", on_change=set_pair)
-    b = p2.selectbox("Row B", row_list, format_func=lambda r: f"#{r}{lab_name(r)}", key="w_pair_b", on_change=set_pair)
+    a = p1.selectbox("Row A", row_list, format_func=shown.__getitem__, key="w_pair_a", on_change=set_pair)
+    b = p2.selectbox("Row B", row_list, format_func=shown.__getitem__, key="w_pair_b", on_change=set_pair)
     with p3:
         st.caption("Row B starts as the row most similar to row A (cosine). Pick rows here or click points on the map "
                    "(a click makes that row A and the previous A becomes B; a box around two points picks both).")
@@ -142,7 +142,7 @@ def page():
         table = kernel_view.contributions_table(variables, xa_vals, xb_vals, contrib)
         c1, c2, _ = st.columns([1, 1, 3])
         with c1:
-            common.download("Contributions (CSV)", table.to_csv(index=False).encode("utf-8"),
+            common.download("Contributions (CSV)", lambda: table.to_csv(index=False).encode("utf-8"),
                             f"{common.dataset_name()}_contributions_{a}_{b}.csv", "text/csv")
         with c2:
             common.download_figure(fc, f"{common.dataset_name()}_contributions_{a}_{b}", "Bar chart (HTML)")

@@ -380,3 +380,29 @@ def test_adjusted_rand_is_bit_identical_to_scikit_learn():
         assert adjusted_rand(t, p) == adjusted_rand_score(t, p)
     t = np.array([0, 0, 1, -1, 1, 2]); p = np.array([1, 1, 0, 0, 2, 2])
     assert adjusted_rand(t, p) == adjusted_rand_score(t[t >= 0], p[t >= 0])
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_copy_edits_independently_of_its_original(seed):
+    """LiveKernel.copy (one build shared by many sessions): edits of the copy leave the original's Gram matrix,
+    structure and history as they were, and each matches the Gram matrix computed from scratch."""
+    params = ("smoothed", "bdeu")[seed % 2]
+    dag, data, rng = _problem(seed + 40, missing=0.1 if seed == 3 else 0.0)
+    lk = LiveKernel(dag, data, params)
+    K0 = lk.gram(copy=True)
+    twin = lk.copy()
+    applied = 0
+    for _ in range(6):
+        op, u, v = _random_edit(twin, rng, valid=True)
+        twin.apply(op, u, v)
+        applied += 1
+        assert np.abs(twin.gram() - _scratch(twin.dag, data, params)).max() < TOL
+    assert applied and twin.dag != dag
+    assert lk.dag == dag and not lk.can_undo()
+    assert np.array_equal(lk.gram(), K0)
+    assert np.abs(lk.gram() - _scratch(dag, data, params)).max() < TOL
+    op, u, v = _random_edit(lk, rng, valid=True)       # and the original still edits correctly on its own
+    lk.apply(op, u, v)
+    assert np.abs(lk.gram() - _scratch(lk.dag, data, params)).max() < TOL
+    twin.undo()
+    assert np.abs(twin.gram() - _scratch(twin.dag, data, params)).max() < TOL

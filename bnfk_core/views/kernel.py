@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-__all__ = ["MISSING_SHOWN", "contributions_table", "first_pair", "histogram_title", "main_title", "shown_values"]
+__all__ = ["MISSING_SHOWN", "contributions_table", "first_pair", "histogram_title", "main_title", "row_labels", "shown_values"]
 
 #: how a missing cell is shown beside a row's values
 MISSING_SHOWN = "(missing)"
@@ -58,6 +58,25 @@ def first_pair(K: np.ndarray) -> tuple[int, int]:
     cos = K[0] / (dg[0] * dg)
     cos[0] = -np.inf
     return 0, int(np.argmax(cos))
+
+
+def row_labels(rows, labels, cls_states=()) -> dict:
+    """How a picker names each row: ``#row``, with `` · class`` when ``cls_states`` is given and the row's class
+    (``labels``, its index into ``cls_states``; negative when missing) is known.
+
+    Parameters
+    ----------
+    rows : sequence of int
+    labels : sequence of int, one per row
+    cls_states : sequence of str
+
+    Returns
+    -------
+    dict
+        row -> its label
+    """
+    return {int(r): f"#{int(r)}" + (f" · {cls_states[int(c)]}" if len(cls_states) and c >= 0 else "")
+            for r, c in zip(rows, labels)}
 
 
 def shown_values(data, row: int, variables) -> list:

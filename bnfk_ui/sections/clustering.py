@@ -76,7 +76,7 @@ def comparison_tab(sub, model, base_key: tuple, k: int, seed: int) -> None:
     abbrs = "; ".join(f"{KERNELS[n].abbr}: {KERNELS[n].label}" for n in dict.fromkeys(table["kernel"]))
     st.caption(f"Mean over {runs} runs on {sub.n_rows:,} rows, {k} clusters (CC: correlation, SC: spectral; "
                f"{abbrs}) — the layout of the thesis's Table 5.1 (ARI) and C.1/C.2 (AMI, V-measure).")
-    common.download("Comparison (CSV)", table.to_csv(index=False).encode("utf-8"),
+    common.download("Comparison (CSV)", lambda: table.to_csv(index=False).encode("utf-8"),
                     f"{common.dataset_name()}_clustering_comparison.csv", "text/csv", key="dl_clu_cmp")
 
 
@@ -98,5 +98,5 @@ def classification_tab(sub, model, base_key: tuple, seed: int) -> None:
         return
     st.dataframe(table.style.format({c: "{:.3f}" for c in ("accuracy", "accuracy_std", "log_loss", "log_loss_std")}),
                  hide_index=True, key="clu_clf_table")
-    common.download("Classification (CSV)", table.to_csv(index=False).encode("utf-8"),
+    common.download("Classification (CSV)", lambda: table.to_csv(index=False).encode("utf-8"),
                     f"{common.dataset_name()}_classification.csv", "text/csv", key="dl_clu_clf")

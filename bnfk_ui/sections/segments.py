@@ -107,7 +107,7 @@ def theory_tab(d, m2, kind, variables):
                "Measured: the sum of the segment variables' Fisher terms K_i for that pair of data rows. "
                + (f"Largest |theory − measured| = {md:.2e}." if md is not None else "")
                + (" " + " ".join(table.notes) if table.notes else ""))
-    common.download("Case table (JSON)", json.dumps(table.to_dict(), indent=1).encode("utf-8"),
+    common.download("Case table (JSON)", lambda: json.dumps(table.to_dict(), indent=1).encode("utf-8"),
                     f"{common.dataset_name()}_{kind}_case_table.json", "application/json", key="dl_seg_cases")
 
 
@@ -178,7 +178,7 @@ def arc_search_tab(d, has_class):
     st.dataframe(steps, hide_index=True, key="seg_search_steps")
     with st.expander("Every candidate of the last step"):
         st.dataframe(cands, hide_index=True, key="seg_search_cands")
-    common.download("Arc search (JSON)", json.dumps(saved[1], indent=1).encode("utf-8"),
+    common.download("Arc search (JSON)", lambda: json.dumps(saved[1], indent=1).encode("utf-8"),
                     f"{common.dataset_name()}_arc_search.json", "application/json", key="dl_seg_search")
     if st.button("Apply: make this the current structure", key="seg_search_apply"):
         new = DAG.from_dict(saved[2])
@@ -224,5 +224,5 @@ def gallery_tab(d, feat, base, variables, rows, labels, cls_states):
                + (f"{g.base.aris['correlation']:.3f}/{g.base.aris['spectral']:.3f}" if g.base.aris else "—")
                + f", imputation accuracy {g.base.imputation['accuracy']:.3f}, prototype NLL {g.base.prototype_nll:.3f}; "
                f"computed in {g.seconds:.1f} s. " + " ".join(g.notes))
-    common.download("Gallery (CSV)", g.table().to_csv(index=False).encode("utf-8"),
+    common.download("Gallery (CSV)", lambda: g.table().to_csv(index=False).encode("utf-8"),
                     f"{common.dataset_name()}_segment_gallery.csv", "text/csv", key="dl_seg_gallery")

@@ -34,17 +34,28 @@ def figure_json(fig) -> str:
     return spec
 
 
+def _size(fig) -> tuple:
+    """The figure's layout (width, height), read once per figure and kept on it (plotly's property access costs
+    more than the rest of a chart's element)."""
+    size = getattr(fig, "_bnfk_size", None)
+    if size is None:
+        size = (fig.layout.width, fig.layout.height)
+        with _LOCK:
+            fig._bnfk_size = size
+    return size
+
+
 def _height(fig, height):
     if height != "content":
         return height
-    h = fig.layout.height
+    h = _size(fig)[1]
     return int(h) if isinstance(h, (int, float)) and h > 0 else 450
 
 
 def _width(fig, width):
     if width != "content":
         return width
-    w = fig.layout.width
+    w = _size(fig)[0]
     return int(w) if isinstance(w, (int, float)) and w > 0 else 700
 
 
