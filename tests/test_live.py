@@ -11,7 +11,8 @@ from bnfk_core.data.table import from_codes
 from bnfk_core.errors import StructureError
 from bnfk_core.kernels.features import features
 from bnfk_core.kernels.fisher import contributions, gram
-from bnfk_core.kernels.live import LiveKernel, clear_live_cache, live_kernel
+from bnfk_core.kernels.live import LiveKernel
+from bnfk_core.kernels.live_cache import clear_live_cache, live_kernel
 from bnfk_core.kernels.live_terms import changed_terms
 from bnfk_core.network.model import fit
 from bnfk_core.learning.scores import score_dag

@@ -16,7 +16,7 @@ _HOMES = {
     "add_pair_terms": "fisher", "warm_up": "fisher", "THESIS_KERNELS": "members", "FittedKernel": "fisher",
     "NetworkKernel": "fisher", "fit_fisher": "fisher", "scaled_hamming_model": "hamming",
     "HammingKernel": "hamming", "fit_scaled_hamming": "hamming", "fit_hamming": "hamming", "LiveKernel": "live",
-    "clear_live_cache": "live", "live_kernel": "live", "OPS": "live_terms", "Edit": "live_terms",
+    "clear_live_cache": "live_cache", "live_kernel": "live_cache", "rows_key": "live", "OPS": "live_terms", "Edit": "live_terms",
     "changed_terms": "live_terms", "safe_inverse": "live_terms", "TermEntry": "live_terms",
     "PARALLEL_PAIRS": "live_terms", "run_entries": "live_terms", "missing_part": "live_terms",
     "add_missing_part": "live_terms", "BORIAH_MEASURES": "similarity", "MEASURES": "members",

@@ -42,7 +42,6 @@ from __future__ import annotations
 
 import hashlib
 import time
-from collections import OrderedDict
 
 import numpy as np
 import scipy.sparse as sp
@@ -67,12 +66,23 @@ from ..network.model import BayesNet, cpt_counts, estimate_cpt, fit
 from ..registry import ESTIMATORS
 from ..learning.scores import LocalScorer
 
-__all__ = ["LiveKernel", "clear_live_cache", "live_kernel"]
+__all__ = ["LiveKernel", "rows_key"]
 
 _PM_KEY = ("parent_marginals", MAX_INTERMEDIATE, 1_000_000, 0)   # parent_marginals(model)'s cache key
 
 
-def _data_key(data) -> str:
+def rows_key(data) -> str:
+    """A content hash of a table's rows (variables, states and codes).
+
+    Parameters
+    ----------
+    data : CategoricalData
+
+    Returns
+    -------
+    str
+        SHA-1 hex digest; equal tables give equal keys.
+    """
     h = hashlib.sha1(repr((tuple(data.variables), tuple(data.states))).encode())
     h.update(np.ascontiguousarray(data.codes).tobytes())
     return h.hexdigest()
@@ -563,7 +573,7 @@ class LiveKernel:
     def data_key(self) -> str:
         """A content hash of the rows (variables, states, codes)."""
         if self._data_key is None:
-            self._data_key = _data_key(self.data)
+            self._data_key = rows_key(self.data)
         return self._data_key
 
     def structure_key(self) -> tuple:
@@ -573,44 +583,3 @@ class LiveKernel:
     def cache_key(self) -> tuple:
         """(data, estimator, pseudo-count, structure): equal keys give equal Gram matrices."""
         return (self.data_key(), self.params, self.pseudo_count, self.structure_key())
-
-
-# ---------------------------------------------------------------------- a small cache for the app
-_LIVE: OrderedDict[tuple, LiveKernel] = OrderedDict()
-
-
-def live_kernel(dag: DAG, data, params: str = "smoothed", pseudo_count: float = 1.0, *, cache_size: int = 1,
-                max_edits: int = 8) -> LiveKernel:
-    """A :class:`LiveKernel` for (data, params) moved to ``dag``: kept between calls (at most
-    ``cache_size`` data sets, one N × N matrix each), so a page that edits one arc at a time pays only
-    the incremental update.  More than ``max_edits`` differences recompute from scratch.
-
-    Parameters
-    ----------
-    dag : DAG
-    data : CategoricalData
-    params, pseudo_count : the CPT estimator (:func:`~bnfk_core.network.model.fit`)
-    cache_size, max_edits : int
-
-    Returns
-    -------
-    LiveKernel
-    """
-    feats = data if tuple(data.variables) == tuple(dag.nodes) else data.select(list(dag.nodes))
-    key = (_data_key(feats), params, float(pseudo_count))
-    lk = _LIVE.get(key)
-    if lk is None:
-        lk = LiveKernel(dag, feats, params, pseudo_count)
-        _LIVE[key] = lk
-    else:
-        _LIVE.move_to_end(key)
-        if lk.dag != dag:
-            lk.goto(dag, max_edits=max_edits)
-    while len(_LIVE) > max(int(cache_size), 0):
-        _LIVE.popitem(last=False)
-    return lk
-
-
-def clear_live_cache() -> None:
-    """Drop every cached live kernel."""
-    _LIVE.clear()
