@@ -71,10 +71,12 @@ def served(monkeypatch):
 
 
 def _model_of(at):
+    from bnfk_core.learning.recipe import DEFAULT_RECIPE
     from bnfk_ui.state import caches as state
     ss = at.session_state
+    recipe = DEFAULT_RECIPE.replace(params=ss["param_method"] or DEFAULT_RECIPE.params)   # the app's recipe
     return state._fit(None, ss["structure"]["fingerprint"], json.dumps(ss["structure"]["dag"], sort_keys=True),
-                      ss["param_method"])
+                      tuple(sorted(recipe.to_dict().items())))
 
 
 def _loaded(big_csv):
