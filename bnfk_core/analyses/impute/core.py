@@ -344,10 +344,13 @@ def merged_posterior(model, data) -> dict:
     A row's distribution over its missing cells M is proportional to the product of the CPT factors of the
     families that touch M; every other factor is a constant of the row and cancels. So it depends only on the
     observed members of those families (for one missing cell, its Markov blanket) and on M: the rows are reduced
-    to one representative per (M, context) — its other cells set missing, so that the representative's
-    posterior is a function of the key alone — and each representative's posterior is given to all its rows.
-    Equal to the row-by-row posterior up to rounding (a different summation order; tested to 1e-12). A row of
-    probability zero goes to the row-by-row path, which names it as before.
+    to one representative per (M, context) — its other cells set to their first state, so that the
+    representative's posterior is a function of the key alone (the same in any block of the file) and costs what
+    a row costs (observed cells are looked up, not summed over) — and each representative's posterior is given
+    to all its rows. Equal to the row-by-row posterior up to rounding (the junction tree multiplies the
+    constants of other cells in and divides them out; tested to 1e-12). A row of probability zero, or a
+    representative of probability zero (a model with zero CPT entries), goes to the row-by-row path, which
+    names the row as before.
 
     Parameters
     ----------
@@ -379,7 +382,7 @@ def merged_posterior(model, data) -> dict:
     rank = np.empty_like(order)
     rank[order] = np.arange(order.size)
     inverse = rank[inverse.ravel()]
-    reps = np.where(keys[first[order]] == -2, -1, keys[first[order]])
+    reps = np.where(keys[first[order]] == -2, 0, keys[first[order]])
     try:
         post = posterior(model, reps)
     except ModelError:
