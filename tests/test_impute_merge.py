@@ -104,3 +104,19 @@ def test_zero_probability_row_named_as_before():
     with pytest.raises(ModelError) as merged:
         merged_posterior(model, codes)
     assert str(merged.value) == str(plain.value) and "Row 3 " in str(plain.value)
+
+
+def test_a_representative_of_probability_zero_falls_back_to_the_rows():
+    """Other cells at their first state can be impossible under a model with zero CPT entries; the rows' own
+    posteriors are then computed one by one (the same values)."""
+    dag = DAG(["a", "b", "c", "d"], [("a", "b"), ("c", "d")])
+    model = random_model(dag, [2, 2, 2, 2], seed=6)
+    cpts = [c.copy() for c in model.cpts]
+    cpts[3][0] = [0.0, 1.0]                                     # P(d = s0 | c = s0) = 0
+    model = BayesNet(model.dag, model.states, tuple(cpts))
+    codes = np.array([[0, -1, 1, 1], [1, -1, 0, 1], [0, -1, 1, 0], [1, 0, -1, 1]])
+    a, b = merged_posterior(model, codes), posterior(model, codes)
+    assert sorted(a) == sorted(b) == [1, 2]
+    for v in b:
+        np.testing.assert_array_equal(a[v][0], b[v][0])
+        np.testing.assert_allclose(a[v][1], b[v][1], rtol=0, atol=1e-12)
