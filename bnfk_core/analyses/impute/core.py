@@ -44,6 +44,7 @@ from ...data.encoding import one_hot
 from ...data.table import CategoricalData, as_data
 from ...errors import BnfkError, ModelError, shorten
 from ...inference.queries import posterior
+from ...inference.elimination import missingness_patterns
 from ...kernels.fisher import FISHER, gram
 from ...learning.structure import learn_structure
 from ...learning.exact import EXACT_MAX_VARIABLES
@@ -306,17 +307,44 @@ def impute_fisher_knn(data: CategoricalData, model=None, k: int = 3, seed: int =
     return Imputation("fisher-knn", cells, model=model, seconds=time.perf_counter() - t0)
 
 
-def _context_keys(model, codes: np.ndarray) -> np.ndarray:
-    """Each row's codes on its *context* — the members of the families that touch a missing cell (the missing
-    cells themselves stay -1) — and -2 elsewhere: two rows with the same key have the same posterior."""
-    miss = codes < 0
-    keep = np.zeros(codes.shape, dtype=bool)
-    for i in range(model.n_vars):
-        fam = list(model.parents[i]) + [i]
-        touches = miss[:, fam].any(axis=1)
-        for v in fam:
-            keep[:, v] |= touches
-    return np.where(keep, codes, -2)
+def _groups(model, missing) -> list:
+    """The missing cells split into groups that share no family (a row's posterior is the product of the
+    groups'), each with the variables of its context: the members of the families that touch it, less the group."""
+    fams = [set(model.parents[i]) | {i} for i in range(model.n_vars)]
+    parent = {int(m): int(m) for m in missing}
+
+    def root(v):
+        while parent[v] != v:
+            v = parent[v]
+        return v
+    for fam in fams:
+        ms = sorted(v for v in fam if v in parent)
+        for v in ms[1:]:
+            parent[root(v)] = root(ms[0])
+    groups: dict = {}
+    for m in parent:
+        groups.setdefault(root(m), []).append(m)
+    out = []
+    for g in groups.values():
+        ctx = set().union(*(f for f in fams if f & set(g))) - set(g)
+        out.append((sorted(g), sorted(ctx)))
+    return out
+
+
+def _context_keys(model, codes: np.ndarray) -> tuple[np.ndarray, list]:
+    """One key per (incomplete row, group of its missing cells, :func:`_groups`): the row's codes on the group's
+    context, -1 on the group, -2 elsewhere -- two keys alike have the same posterior over the group.  Returns the
+    keys and, per pattern and group, ``(rows, group, slice of the keys)``."""
+    keys, where, at = [], [], 0
+    for rows, missing in missingness_patterns(codes):
+        for group, ctx in _groups(model, missing):
+            k = np.full((rows.size, codes.shape[1]), -2, dtype=codes.dtype)
+            k[:, ctx] = codes[np.ix_(rows, ctx)]
+            k[:, group] = -1
+            keys.append(k)
+            where.append((rows, group, slice(at, at + rows.size)))
+            at += rows.size
+    return (np.concatenate(keys) if keys else np.zeros((0, codes.shape[1]), dtype=codes.dtype)), where
 
 
 def _outside_zero(model, codes: np.ndarray) -> bool:
@@ -343,8 +371,9 @@ def merged_posterior(model, data) -> dict:
 
     A row's distribution over its missing cells M is proportional to the product of the CPT factors of the
     families that touch M; every other factor is a constant of the row and cancels. So it depends only on the
-    observed members of those families (for one missing cell, its Markov blanket) and on M: the rows are reduced
-    to one representative per (M, context) — its other cells set to their first state, so that the
+    observed members of those families (for one missing cell, its Markov blanket) and on M; and M splits into
+    groups that share no family, whose posteriors are independent and depend each on its own context. So every
+    (row, group) is reduced to one representative per (group, context) — its other cells set to their first state, so that the
     representative's posterior is a function of the key alone (the same in any block of the file) and costs what
     a row costs (observed cells are looked up, not summed over) — and each representative's posterior is given
     to all its rows. Equal to the row-by-row posterior up to rounding (the junction tree multiplies the
@@ -374,27 +403,29 @@ def merged_posterior(model, data) -> dict:
     sub = codes[inc]
     if _outside_zero(model, sub):
         return posterior(model, codes)
-    keys = _context_keys(model, sub)
+    keys, where = _context_keys(model, sub)
     small = keys.astype(np.int16) if int(keys.max()) < 32767 else keys
     view = np.ascontiguousarray(small).view(np.dtype((np.void, small.dtype.itemsize * small.shape[1]))).ravel()
     _, first, inverse = np.unique(view, return_index=True, return_inverse=True)
-    order = np.argsort(first, kind="stable")            # representatives in file order
-    rank = np.empty_like(order)
-    rank[order] = np.arange(order.size)
-    inverse = rank[inverse.ravel()]
-    reps = np.where(keys[first[order]] == -2, 0, keys[first[order]])
+    inverse = inverse.ravel()
+    reps = np.where(keys[first] == -2, 0, keys[first])
     try:
         post = posterior(model, reps)
     except ModelError:
         return posterior(model, codes)                   # names the row of probability zero, as before
-    miss = sub < 0
+    at = {v: np.full(reps.shape[0], -1, dtype=np.int64) for v in post}
+    for v, (rr, _) in post.items():
+        at[v][rr] = np.arange(rr.size)
+    parts: dict = {}
+    for rows, group, sl in where:
+        for v in group:
+            parts.setdefault(v, []).append((rows, inverse[sl]))
     out = {}
-    for v in np.flatnonzero(miss.any(axis=0)).tolist():
-        rr, P = post[v]
-        at = np.full(reps.shape[0], -1, dtype=np.int64)
-        at[rr] = np.arange(rr.size)
-        sel = np.flatnonzero(miss[:, v])
-        out[int(v)] = (inc[sel], P[at[inverse[sel]]])
+    for v in sorted(parts):
+        rows = np.concatenate([r for r, _ in parts[v]])
+        key = np.concatenate([k for _, k in parts[v]])
+        order = np.argsort(rows, kind="stable")
+        out[int(v)] = (inc[rows[order]], post[v][1][at[v][key[order]]])
     return out
 
 
