@@ -30,8 +30,11 @@ def _table(seed=0, n=600, p_miss=0.2):
     return model, codes
 
 
-@pytest.mark.parametrize("seed", [0, 1, 2])
-def test_merged_posterior_equals_row_by_row(seed):
+@pytest.mark.parametrize("seed,cap", [(0, 4096), (1, 4096), (2, 4096), (0, 2), (1, 1)])
+def test_merged_posterior_equals_row_by_row(seed, cap, monkeypatch):
+    """Groups enumerated, or (cap 1, 2) partly or all by the junction tree."""
+    from bnfk_core.analyses.impute import core
+    monkeypatch.setattr(core, "ENUMERATE_MAX_COMPLETIONS", cap)
     model, codes = _table(seed)
     inc = np.flatnonzero((codes < 0).any(axis=1))
     keys, _ = _context_keys(model, codes[inc])

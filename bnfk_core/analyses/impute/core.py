@@ -33,6 +33,7 @@ completed by a model is :mod:`bnfk_core.analyses.impute.completion`; every regis
 """
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass, field
 from typing import Sequence
@@ -366,6 +367,59 @@ def _outside_zero(model, codes: np.ndarray) -> bool:
     return False
 
 
+ENUMERATE_MAX_COMPLETIONS = 4096
+
+
+def _rep_posteriors(model, reps: np.ndarray) -> dict:
+    """:func:`bnfk_core.inference.queries.posterior` of representatives whose missing cells form one group each:
+    a group of at most :data:`ENUMERATE_MAX_COMPLETIONS` joint states by enumerating its completions (the product
+    of the CPT entries of the families touching it, normalised; the other families cancel), a wider one by the
+    junction tree.  Raises ModelError for a representative of probability zero."""
+    cards = [int(c) for c in model.cardinalities]
+    fams = [list(model.parents[i]) + [i] for i in range(model.n_vars)]
+    with np.errstate(divide="ignore"):
+        logs = [np.log(np.asarray(c, dtype=float).ravel()) for c in model.cpts]
+    parts: dict = {}
+    wide = []
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for rows, missing in missingness_patterns(reps):
+            g = [int(m) for m in missing]
+            shape = [cards[m] for m in g]
+            K = math.prod(shape)
+            if K > ENUMERATE_MAX_COMPLETIONS:
+                wide.append(rows)
+                continue
+            grid = np.indices(shape).reshape(len(g), K).T              # completions, the last cell fastest
+            table = np.repeat(reps[rows], K, axis=0)
+            table[:, g] = np.tile(grid, (rows.size, 1))
+            ll = np.zeros(table.shape[0])
+            for i, fam in enumerate(fams):
+                if set(fam) & set(g):
+                    idx = np.zeros(table.shape[0], dtype=np.int64)
+                    for v in fam:
+                        idx = idx * cards[v] + table[:, v]
+                    ll += logs[i][idx]
+            ll = ll.reshape(rows.size, K)
+            top = ll.max(axis=1, keepdims=True)
+            if not np.isfinite(top).all():
+                raise ModelError("a representative has probability zero")
+            p = np.exp(ll - top)
+            p = (p / p.sum(axis=1, keepdims=True)).reshape([rows.size] + shape)
+            for k, m in enumerate(g):
+                axes = tuple(a + 1 for a in range(len(g)) if a != k)
+                parts.setdefault(m, []).append((rows, p.sum(axis=axes) if axes else p))
+    if wide:
+        rows = np.sort(np.concatenate(wide))
+        for m, (rr, P) in posterior(model, reps[rows]).items():
+            parts.setdefault(m, []).append((rows[rr], P))
+    out = {}
+    for m, lst in parts.items():
+        rr = np.concatenate([r for r, _ in lst])
+        order = np.argsort(rr, kind="stable")
+        out[m] = (rr[order], np.concatenate([P for _, P in lst])[order])
+    return out
+
+
 def merged_posterior(model, data) -> dict:
     """:func:`bnfk_core.inference.queries.posterior`, with the incomplete rows that share a context calibrated once.
 
@@ -374,10 +428,10 @@ def merged_posterior(model, data) -> dict:
     observed members of those families (for one missing cell, its Markov blanket) and on M; and M splits into
     groups that share no family, whose posteriors are independent and depend each on its own context. So every
     (row, group) is reduced to one representative per (group, context) — its other cells set to their first state, so that the
-    representative's posterior is a function of the key alone (the same in any block of the file) and costs what
-    a row costs (observed cells are looked up, not summed over) — and each representative's posterior is given
-    to all its rows. Equal to the row-by-row posterior up to rounding (the junction tree multiplies the
-    constants of other cells in and divides them out; tested to 1e-12). A row of probability zero, or a
+    representative's posterior is a function of the key alone (the same in any block of the file) — and each
+    representative's posterior, by enumerating its group's completions over the touching families (the junction
+    tree for a group of more than :data:`ENUMERATE_MAX_COMPLETIONS` joint states), is given to all its rows.
+    Equal to the row-by-row junction tree up to rounding (tested to 1e-12). A row of probability zero, or a
     representative of probability zero (a model with zero CPT entries), goes to the row-by-row path, which
     names the row as before.
 
@@ -410,7 +464,7 @@ def merged_posterior(model, data) -> dict:
     inverse = inverse.ravel()
     reps = np.where(keys[first] == -2, 0, keys[first])
     try:
-        post = posterior(model, reps)
+        post = _rep_posteriors(model, reps)
     except ModelError:
         return posterior(model, codes)                   # names the row of probability zero, as before
     at = {v: np.full(reps.shape[0], -1, dtype=np.int64) for v in post}
