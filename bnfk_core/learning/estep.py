@@ -456,6 +456,28 @@ class PreparedJobs:
         return out
 
 
+    def loglik(self, model: BayesNet) -> float:
+        """The jobs' rows' share of sum_n w_n log P(x_obs,n) beyond the families they observe whole: for each job,
+        w log sum over its group's completions of the product of the touching families (:func:`_complete`, one
+        compiled pass, as :func:`loglik_part`); a junction-tree row, log P(x_obs) (:func:`log_evidence`) less its
+        observed families.  Add the observed families' counts times their log CPT entries for the whole
+        log-likelihood."""
+        f = self.fams
+        logt = f.logs(model)
+        none, total = np.zeros(0), 0.0
+        for codes, w, cells, ccards, touch, mpos in self.jobs:
+            lse = np.empty(codes.shape[0])
+            if not _complete(codes, w, cells, ccards, touch, mpos, f.members, f.strides, f.length, f.offset, logt,
+                             none, lse):
+                return -math.inf
+            total += float(lse @ w)
+        if len(self.wide_codes):
+            wc = np.ascontiguousarray(self.wide_codes, dtype=np.int64)
+            total += float(log_evidence(model, wc) @ self.wide_w) - float(_observed_loglik(
+                wc, np.ascontiguousarray(self.wide_w, dtype=float), f.members, f.strides, f.length, f.offset, logt))
+        return total
+
+
 def family_counts_part(block, model: BayesNet, cap: int | None = None) -> list:
     """E[N_ijk | x_obs, model] of every family of ``model`` over one block of weighted rows, each shaped like its
     CPT.  A family observed in a row is counted; a row with a missing family member adds its posterior: by

@@ -145,7 +145,8 @@ def _bare(model: BayesNet) -> BayesNet:
 
 
 def em_parameters(dag, data, method: str = "bdeu", pseudo_count: float = 1.0, *, max_iter: int = 100,
-                  tol: float = 1e-4, init: BayesNet | None = None, seed: int = 0, runner=None) -> BayesNet:
+                  tol: float = 1e-4, init: BayesNet | None = None, seed: int = 0, runner=None,
+                  scored: dict | None = None) -> BayesNet:
     """CPTs of ``dag`` by EM over the missing cells of ``data`` (module docstring).
 
     Starts from ``init`` or the available-case fit (:func:`bnfk_core.network.model.fit`); each iteration is
@@ -154,7 +155,8 @@ def em_parameters(dag, data, method: str = "bdeu", pseudo_count: float = 1.0, *,
     missingness pattern and context (:func:`~bnfk_core.learning.estep.touching_groups`), completed under theta in
     one pass on ``runner`` per iteration (:func:`~bnfk_core.learning.estep.jobs_counts_part`), until the largest change of a CPT entry is below ``tol`` or after ``max_iter``
     iterations.  A table without missing cells gets the plain fit.  ``fit_info`` records ``em_iterations``.
-    ``seed`` is accepted for compatibility; nothing is random.
+    ``seed`` is accepted for compatibility; nothing is random.  A dict ``scored`` receives the E-step's constant
+    counts and kept jobs (``base``, ``kept``; :func:`_em_scored`).
     """
     model = init if init is not None else fit(dag, data, method=method, pseudo_count=pseudo_count)
     if tuple(data.variables) != tuple(dag.nodes):
@@ -172,6 +174,8 @@ def em_parameters(dag, data, method: str = "bdeu", pseudo_count: float = 1.0, *,
     items = job_blocks(touching_groups(model, codes[incomplete], w[incomplete]))
     # here: the jobs are kept between iterations (the DAG does not change); on a runner they travel each time
     kept = None if runner is not None else [PreparedJobs(model, item) for item in items]
+    if scored is not None:
+        scored.update(base=base, kept=kept)
     it = 0
     for it in range(1, int(max_iter) + 1):
         parts = ([k.counts(model) for k in kept] if kept is not None
@@ -198,6 +202,26 @@ def observed_score(model: BayesNet, data, *, runner=None) -> float:
     return total - 0.5 * math.log(max(n, 1.0)) * model.parameter_count()
 
 
+def _em_scored(dag, data, params, pseudo_count, *, seed: int = 0, runner=None) -> tuple[BayesNet, float]:
+    """:func:`em_parameters` and :func:`observed_score` of its network.  In one process the score reuses the EM's
+    prepared work: sum_n w_n log P(x_obs,n) = sum over families of the counts of the rows that observe them whole
+    times their log CPT entries, plus the merged incomplete rows' completions (:meth:`PreparedJobs.loglik`, one
+    compiled pass) -- the same sum as :func:`observed_score`'s pass over the rows, in another order (tested to
+    1e-12 relative)."""
+    scored: dict = {}
+    model = em_parameters(dag, data, params, pseudo_count, seed=seed, runner=runner, scored=scored)
+    if scored.get("kept") is None:
+        return model, observed_score(model, data, runner=runner)
+    total = 0.0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for b, c in zip(scored["base"], model.cpts):
+            total += float(np.where(b > 0, b * np.log(c), 0.0).sum())
+    total += sum(k.loglik(model) for k in scored["kept"])
+    w = _weights(data)
+    n = float(data.n_rows if w is None else np.asarray(w).sum())
+    return model, total - 0.5 * math.log(max(n, 1.0)) * model.parameter_count()
+
+
 # ---------------------------------------------------------------------- structural EM
 def structural_em(data, method: str = "hc", *, score: str = "bic", params: str = "smoothed",
                   pseudo_count: float = 1.0, max_rounds: int = 10, seed: int = 0, progress: Progress | None = None,
@@ -221,8 +245,7 @@ def structural_em(data, method: str = "hc", *, score: str = "bic", params: str =
         start = learn_structure(data, method, score=score, seed=seed, scorer=_available_case_scorer(data, score, learn),
                                 progress=first, **learn)
     dag = start.dag
-    model = em_parameters(dag, data, params, pseudo_count, seed=seed, runner=runner)
-    best = observed_score(model, data, runner=runner)
+    model, best = _em_scored(dag, data, params, pseudo_count, seed=seed, runner=runner)
     history, rounds, wide = [best], 0, 0
     complete = not (np.asarray(data.codes) < 0).any()  # no missing cell: the first network is the answer
     too_big = None if complete else _table_too_big(data.codes, data.cardinalities)
@@ -238,8 +261,7 @@ def structural_em(data, method: str = "hc", *, score: str = "bic", params: str =
         cand_dag = res.dag
         if scorer.total(dag.parent_indices()) >= scorer.total(cand_dag.parent_indices()):
             break  # the expected score does not prefer another DAG: a fixed point
-        cand = em_parameters(cand_dag, data, params, pseudo_count, init=None, seed=seed, runner=runner)
-        s = observed_score(cand, data, runner=runner)
+        cand, s = _em_scored(cand_dag, data, params, pseudo_count, seed=seed, runner=runner)
         if not s > best + 1e-9 * max(1.0, abs(best)):
             break
         dag, model, best = cand_dag, cand, s

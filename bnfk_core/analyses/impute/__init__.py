@@ -14,7 +14,7 @@ _HOMES = {
     "complete_file": "completion", "METHODS": "core", "METHOD_LABELS": "core", "Imputation": "core",
     "ImputeError": "core", "learn_model": "core", "impute": "core", "impute_bn": "core", "impute_mode": "core",
     "impute_wknn": "core", "impute_fisher_knn": "core", "impute_augmented": "core", "knn_vote": "core",
-    "category_weights": "core", "top_k": "core", "hamming_matches": "core", "posterior_cells": "core",
+    "category_weights": "core", "top_k": "core", "hamming_matches": "core", "posterior_cells": "core", "merged_posterior": "core", "ENUMERATE_MAX_COMPLETIONS": "core",
     "cell_frame": "core", "check_methods": "core", "knn_onehot_cells": "knn_onehot",
     "impute_knn_numpy": "knn_onehot", "impute_lca": "methods", "impute_table": "methods",
     "NETWORK_IMPUTERS": "methods", "DEFAULT_IMPUTER": "members", "DEFAULT_STRUCTURE_MISSING": "members",

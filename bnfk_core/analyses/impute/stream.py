@@ -14,7 +14,7 @@ probabilities file -- while holding one block of records at a time:
    derives the codecs from the model's states (:func:`bnfk_core.data.stream.plan_from_levels`), and the text
    a filled cell of a discretized column gets (the median of the file's observed values in the bin).
 3. **Pass 2** (per block): cells are encoded, every missing model cell gets the exact posterior
-   (:func:`bnfk_core.inference.queries.posterior`), and the block's records are written with only those cells
+   (:func:`bnfk_core.analyses.impute.core.merged_posterior`: rows sharing a context calibrated once), and the block's records are written with only those cells
    changed (every record through :func:`bnfk_core.data.table.format_record`, as the in-memory writer does).
 
 Blocks are independent given the client's plan, so both passes run on a runner (:mod:`bnfk_core.data.runners`):
@@ -39,14 +39,13 @@ import pandas as pd
 from ...data.binning import MISSING_CATEGORY, parse_interval
 from ...errors import DataError
 from ...data.files import atomic_path, open_regular, same_file
-from ...inference.queries import posterior
 from ...data.raw_table import format_record
 from ...data.reading import (DELIM_NAMES, FileLayout, TextFile, block_records, check_header, is_blank, line_breaks,
                        open_text, read_block, read_header, scan_blocks)
 from ...data.runners import ENGINES, runner_for
 from ...data.stream import chunk_levels, merge_levels, plan_from_levels
 from .completion import FILL_NUMERIC, filled_column, number
-from .core import ImputeError, cell_frame
+from .core import ImputeError, cell_frame, merged_posterior
 
 __all__ = ["impute_file", "DEFAULT_BLOCK_ROWS"]
 
@@ -208,7 +207,7 @@ def _pass2_block(item: tuple, tf: TextFile, job: _Job, offsets: np.ndarray) -> d
     codes = np.empty((pb.n_rows, model.n_vars), dtype=np.int64)
     for i, (j, codec) in enumerate(zip(job.positions, job.codecs)):
         codes[:, i] = codec.encode(pb.column(j), model.variables[i], tf.source)
-    cells = posterior(model, codes) if (codes < 0).any() else {}
+    cells = merged_posterior(model, codes) if (codes < 0).any() else {}
     changes = {}
     for i, (rr, P) in cells.items():
         texts = np.asarray(job.fill[i], dtype=object)[np.argmax(P, axis=1)]
