@@ -47,10 +47,12 @@ def _sentence(n=2000, seed=0):
 
 def _model_of(at):
     """The BayesNet the app's pages use (bnfk_ui.state's server-wide model cache, as the pages ask for it)."""
+    from bnfk_core.learning.recipe import DEFAULT_RECIPE
     from bnfk_ui.state import caches as state
     ss = at.session_state
     dag_key = json.dumps(ss["structure"]["dag"], sort_keys=True)
-    return state._fit(None, ss["structure"]["fingerprint"], dag_key, ss["param_method"])
+    recipe = DEFAULT_RECIPE.replace(params=ss["param_method"] or DEFAULT_RECIPE.params)   # the app's recipe
+    return state._fit(None, ss["structure"]["fingerprint"], dag_key, tuple(sorted(recipe.to_dict().items())))
 
 
 def test_a_file_on_the_server_is_fitted_on_all_rows_and_the_page_states_the_sample(big_csv):
@@ -82,7 +84,8 @@ def test_a_file_on_the_server_is_fitted_on_all_rows_and_the_page_states_the_samp
     assert "live kernel is fitted on a seeded sample (seed 0) of its 30,000 rows" in \
         " ".join(c.value for c in page.caption)
     m = _model_of(page)
-    want = fit(dag, full.without_class(), method=ss["param_method"])
+    from bnfk_core.learning.recipe import DEFAULT_RECIPE, fit_recipe     # the recipe's EM over the missing cells
+    want = fit_recipe(dag, full.without_class(), DEFAULT_RECIPE.replace(params=ss["param_method"] or DEFAULT_RECIPE.params))
     for got, exp in zip(m.cpts, want.cpts):
         np.testing.assert_allclose(got, exp, rtol=0, atol=1e-12)
     sample = full.subset(np.arange(2000))                        # a fit on 2,000 rows is visibly different

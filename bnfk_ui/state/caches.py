@@ -48,16 +48,18 @@ def model(d: DAG | None = None) -> BayesNet:
 
 @front
 @st.cache_data(show_spinner=False, max_entries=256)
-def _scores(_feat: CategoricalData, fingerprint: str, dag_key: str) -> dict:
+def _scores(_feat: CategoricalData, fingerprint: str, dag_key: str, names: tuple) -> dict:
     d = DAG.from_dict(json.loads(dag_key))
     w = getattr(_feat, "weights", None)
     raw = raw_numbers(_feat)   # the KGV score searches numbers unbinned
-    return {s: float(score_dag(_feat.codes, _feat.cardinalities, d, s, weights=w, numbers=raw)) for s in SCORES}
+    return {s: float(score_dag(_feat.codes, _feat.cardinalities, d, s, weights=w, numbers=raw)) for s in names}
 
 
 def scores(d: DAG | None = None) -> dict:
+    """Every registered score of the current structure (or ``d``), keyed by the registry's names, so a score
+    registered later is scored too (the server-wide front keeps results across sessions)."""
     feat = model_features()
-    return _scores(feat, feat.fingerprint(), dag_json(d))
+    return _scores(feat, feat.fingerprint(), dag_json(d), tuple(SCORES))
 
 
 @dataclass(frozen=True)
