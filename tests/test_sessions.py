@@ -2,6 +2,7 @@
 closes (bnfk_ui.sessions): a second class does not find the first one's sessions still held."""
 from __future__ import annotations
 
+import threading
 import time
 from types import SimpleNamespace
 
@@ -24,10 +25,12 @@ def test_expired_sessions_are_shut_down_and_dropped(monkeypatch):
     storage = MemorySessionStorage(maxsize=64, ttl_seconds=0.3)
     mgr = WebsocketSessionManager(storage, uploaded_file_manager=None, script_cache=None,
                                   message_enqueued_callback=None)
-    # the reaper reads the manager Streamlit's runtime holds; here the one just made
+    # the reaper reads the manager Streamlit's runtime holds; here the one just made -- seen from this thread
+    # only: an app test earlier in the run may have started the reaper's thread, which must not reap these
     runtime = SimpleNamespace(_session_mgr=mgr)
+    here = threading.current_thread()
     import streamlit.runtime as rt
-    monkeypatch.setattr(rt.Runtime, "exists", classmethod(lambda cls: True))
+    monkeypatch.setattr(rt.Runtime, "exists", classmethod(lambda cls: threading.current_thread() is here))
     monkeypatch.setattr(rt.Runtime, "instance", classmethod(lambda cls: runtime))
     old = [_Session(f"a{i}") for i in range(5)]
     for s in old:
