@@ -40,6 +40,7 @@ def installed(tmp_path_factory):
     src.mkdir()
     for name in ("pyproject.toml", "README.md"):
         shutil.copy2(ROOT / name, src / name)
+    shutil.copytree(ROOT / "sample_data", src / "sample_data")
     shutil.copytree(ROOT / "bnfk_core", src / "bnfk_core", ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
     dist = tmp / "dist"
     build = _run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", dist, src], cwd=tmp)
@@ -102,6 +103,33 @@ def test_bnfk_command_is_python_m_bnfk_core(installed):
     assert command.stdout == module.stdout      # the same parser, the same help
     bad = _run([script, "no-such-command"], cwd=tmp)
     assert bad.returncode == 2
+
+
+SAMPLES = r"""
+import json
+from bnfk_core.data import sample_dir
+from bnfk_core.reproduce.common import catalog, load_thesis_data
+from bnfk_core.serving.session import SAMPLE_DIR
+data = load_thesis_data("zoo")
+print(json.dumps({"dir": str(sample_dir()), "session_dir": str(SAMPLE_DIR), "catalog": sorted(catalog()),
+                  "zoo": [data.n_rows, data.n_vars]}))
+"""
+
+
+def test_the_wheel_carries_the_bundled_samples(installed):
+    """A user who installed the wheel (no checkout) still reaches the samples: the reproduce runners and session
+    files that name a sample read them from the installed copy."""
+    env_dir, python, _, tmp = installed
+    out = _run([python, "-c", SAMPLES], cwd=tmp)
+    assert out.returncode == 0, out.stderr
+    got = json.loads(out.stdout.strip().splitlines()[-1])
+    assert Path(got["dir"]).resolve().is_relative_to(env_dir.resolve()), got["dir"]
+    assert got["session_dir"] == got["dir"]
+    assert got["catalog"] == sorted(json.loads((ROOT / "sample_data" / "catalog.json").read_text()))
+    shipped = sorted(p.name for p in Path(got["dir"]).iterdir())
+    assert shipped == sorted(p.name for p in (ROOT / "sample_data").iterdir() if p.suffix in (".csv", ".json", ".md"))
+    rows = sum(1 for _ in open(ROOT / "sample_data" / "zoo.csv", encoding="utf-8")) - 1
+    assert got["zoo"][0] == rows
 
 
 def _top_level_imports(path: Path) -> set:

@@ -10,7 +10,7 @@ _HOMES = {
     "interval_label": "binning", "parse_interval": "binning", "quantile_bins": "binning",
     "weighted_quantile_bins": "binning", "show_value": "binning", "check_options": "binning",
     "check_columns": "binning", "column_states": "binning", "binning_notes": "binning", "model_columns": "binning",
-    "DaskRunner": "dask_runner", "local_cluster_client": "dask_runner", "connect": "dask_runner",
+    "sample_dir": "samples", "SAMPLE_SUBDIR": "samples", "DaskRunner": "dask_runner", "local_cluster_client": "dask_runner", "connect": "dask_runner",
     "check_address": "dask_runner", "timeout_set": "dask_runner", "dask_timeout": "dask_runner",
     "state_offsets": "encoding", "one_hot": "encoding", "complete_codes": "counts", "config_index": "counts", "weighted_bincount": "counts",
     "counts_from_columns": "counts", "family_counts": "counts", "merge_rows": "counts", "code_matrix": "counts",

@@ -9,6 +9,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Callable
 
+from ..data.samples import sample_dir
 from ..data.table import load_csv
 from ..errors import BnfkError
 from . import published as pub
@@ -131,7 +132,7 @@ def resolve_structure(settings: Settings, source: str) -> str:
 
 # ====================================================================== data
 def root() -> Path:
-    """The project folder (``sample_data`` lives there).
+    """The project folder (the checkout: ``git`` is asked for its commit there).
 
     Returns
     -------
@@ -147,7 +148,7 @@ def catalog() -> dict:
     -------
     dict
     """
-    return json.loads((root() / "sample_data" / "catalog.json").read_text())
+    return json.loads((sample_dir() / "catalog.json").read_text())
 
 
 def load_thesis_data(stem: str):
@@ -169,7 +170,7 @@ def load_thesis_data(stem: str):
     cat = catalog()
     if stem not in cat:
         raise ReproduceError(f"Unknown data set '{stem}'; choose from {', '.join(pub.THESIS_DATASETS.values())}.")
-    return load_csv(root() / "sample_data" / cat[stem]["file"], class_column=cat[stem]["class_column"],
+    return load_csv(sample_dir() / cat[stem]["file"], class_column=cat[stem]["class_column"],
                     missing_policy="category", na_values=cat[stem].get("na_values"))
 
 
@@ -196,7 +197,7 @@ def load_paper_data(stem: str):
     if stem not in PAPER_LOAD:
         raise ReproduceError(f"Unknown paper data set '{stem}'; choose from {', '.join(PAPER_LOAD)}.")
     cat = catalog()
-    return load_csv(root() / "sample_data" / cat[stem]["file"], class_column=cat[stem]["class_column"],
+    return load_csv(sample_dir() / cat[stem]["file"], class_column=cat[stem]["class_column"],
                     discretize_bins=4, na_values=cat[stem].get("na_values"), **PAPER_LOAD[stem])
 
 

@@ -10,12 +10,11 @@
 """
 from __future__ import annotations
 
-from pathlib import Path
-
 import pandas as pd
 from sklearn.metrics import adjusted_rand_score
 
 from ..analyses.cluster.clustering import default_n_clusters
+from ..data.samples import sample_dir
 from ..data.table import load_csv
 from ..lca import fit_lca
 from . import common as ex
@@ -40,7 +39,7 @@ def carcinoma_table(starts: int, seed: int) -> pd.DataFrame:
     -------
     pandas.DataFrame
     """
-    data = load_csv(Path(__file__).resolve().parents[2] / "sample_data" / "carcinoma.csv")
+    data = load_csv(sample_dir() / "carcinoma.csv")
     rows = []
     for k, pub in POLCA_CARCINOMA.items():
         m = fit_lca(data, k, starts, seed)

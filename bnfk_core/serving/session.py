@@ -41,6 +41,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..network.dag import DAG
+from ..data.samples import sample_dir
 from ..data.table import CategoricalData, load_csv
 from ..errors import BnfkError, DataError, shorten
 from ..data.files import NOT_FOUND, atomic_path, not_regular_message, open_regular, regular_file_problem
@@ -54,7 +55,7 @@ __all__ = ["SCHEMA", "VERSION", "SessionError", "Session", "DataRef", "session_d
 SCHEMA = "bnfk-session"
 VERSION = 1
 #: The bundled samples (``data.sample`` names a ``catalog.json`` entry of this folder).
-SAMPLE_DIR = Path(__file__).resolve().parents[2] / "sample_data"   # bnfk_core/serving -> the project folder
+SAMPLE_DIR = sample_dir()   # the checkout's sample_data, or the copy the wheel installed
 #: Largest session file read (an embedded CSV counts).
 MAX_SESSION_BYTES = 512 * 2**20
 #: most digits of an integer in a session file (seeds have 10)
