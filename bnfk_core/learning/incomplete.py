@@ -242,8 +242,8 @@ def structural_em(data, method: str = "hc", *, score: str = "bic", params: str =
     weights = _weights(data)
     if start is None:
         first = None if progress is None else (lambda f, msg: progress(0.3 * f, f"structural EM, start: {msg}"))
-        start = learn_structure(data, method, score=score, seed=seed, scorer=_available_case_scorer(data, score, learn),
-                                progress=first, **learn)
+        start = learn_structure(data, method, score=score, seed=seed,
+                                scorer=_available_case_scorer(data, score, learn, runner), progress=first, **learn)
     dag = start.dag
     model, best = _em_scored(dag, data, params, pseudo_count, seed=seed, runner=runner)
     history, rounds, wide = [best], 0, 0
@@ -313,9 +313,11 @@ def _table_too_big(codes: np.ndarray, cards) -> str | None:
             "observed families (available case), and the CPTs were fitted by EM; raise --max-memory for the EM rounds")
 
 
-def _available_case_scorer(data, score: str, learn: dict) -> AvailableCaseScorer:
+def _available_case_scorer(data, score: str, learn: dict, runner=None) -> AvailableCaseScorer:
+    """The available-case scorer of ``data``; its batches of families are counted on ``runner``'s workers when the
+    runner has a ``family_counter`` (Dask), else here."""
     return AvailableCaseScorer(data.codes, data.cardinalities, score, ess=learn.get("ess", 1.0),
-                               weights=_weights(data))
+                               weights=_weights(data), counter=getattr(runner, "family_counter", None))
 
 
 def _learn_complete_rows(data, method, *, score="bic", **learn) -> LearnResult:
