@@ -80,7 +80,8 @@ def test_available_case_scores_unchanged_by_batching():
 
 def test_dask_counter_on_worker_blocks_equals_one_process(spawn_safe_main):
     """The search's batches counted on row blocks held by two worker processes: the same tables as one process, the
-    same available-case scores, and structural EM on that runner the same network and score (1e-9 relative)."""
+    same available-case scores, and structural EM on that runner (its CPTs' EM jobs kept on the workers) the same
+    network, score (1e-9 relative) and CPTs."""
     pytest.importorskip("distributed")
     from distributed import Client, LocalCluster
 
@@ -109,7 +110,12 @@ def test_dask_counter_on_worker_blocks_equals_one_process(spawn_safe_main):
         states = tuple(tuple(f"s{k}" for k in range(c)) for c in cards)
         data = WeightedData(None, codes.astype(np.int32), tuple(names), states, None, "t", (),
                             weights=w.astype(np.int64))
-        r1, _, _ = structural_em(data, "hc", max_rounds=2, runner=runner)
-    r0, _, _ = structural_em(data, "hc", max_rounds=2)
+        r1, m1, _ = structural_em(data, "hc", max_rounds=2, runner=runner)
+        # the CPTs' EM with its jobs kept on the workers: the same CPTs and score as one process
+        held = runner.keep(len, [[1, 2], [3]])
+        assert runner.map_kept(lambda k, a: k + a, held, (10,)) == [12, 11]
+    r0, m0, _ = structural_em(data, "hc", max_rounds=2)
     assert r0.dag.sorted_arcs() == r1.dag.sorted_arcs()
     assert r1.score == pytest.approx(r0.score, rel=1e-9)
+    for a, b in zip(m0.cpts, m1.cpts):
+        np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-15)

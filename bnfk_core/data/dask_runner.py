@@ -268,6 +268,17 @@ class DaskRunner:
             rows, result = fut.result()
             yield rows, result, (k + 1) / n
 
+    def keep(self, fn, items, args=()) -> list:
+        """``fn(item, *args)`` of every item computed on the workers and *kept* there: a list of futures, in order,
+        for :meth:`map_kept` (e.g. the CPTs' EM's jobs, made ready once per DAG and completed once per iteration)."""
+        args = self._shared(args)
+        return [self.client.submit(fn, item, *args, pure=False) for item in items]
+
+    def map_kept(self, fn, kept, args=()) -> list:
+        """``fn(piece, *args)`` of every kept piece (:meth:`keep`), on the worker holding it; the results in order."""
+        args = self._shared(args)
+        return self.client.gather([self.client.submit(fn, k, *args, pure=False) for k in kept])
+
     def family_counter(self, shifted, weights, cards):
         """The search's counter on the cluster (:class:`bnfk_core.learning.available_case.AvailableCaseScorer`'s
         ``counter``): the rows ``shifted`` (:func:`bnfk_core.data.counts.shifted_matrix`, columns by rows) and their
