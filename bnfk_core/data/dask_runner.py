@@ -7,8 +7,10 @@ runs here (the streaming reader's level counts and distinct rows, the row-wise a
 imputation's blocks).
 
 What stays on the client: merging the pieces' results (small: levels, distinct rows, counts), deriving
-the states, and everything after -- structure learning and fitting on the weighted distinct rows.
-The result is therefore identical to the single-process one's.
+the states, and deciding: the structure search's moves and the fitted CPTs.  The search's counting passes run on
+the workers too (:meth:`DaskRunner.family_counter`): the distinct rows are cut into one block per worker and sent
+once; each batch of families the search asks for is counted on every block where it lives, and the client adds
+the blocks' tables.  The result is therefore identical to the single-process one's.
 
 The workers need bnfk installed (the same version) and the file at the same path (a shared file
 system, or an ``s3://``/``gs://`` URL their filesystem libraries read).
@@ -266,6 +268,26 @@ class DaskRunner:
             rows, result = fut.result()
             yield rows, result, (k + 1) / n
 
+    def keep(self, fn, items, args=()) -> list:
+        """``fn(item, *args)`` of every item computed on the workers and *kept* there: a list of futures, in order,
+        for :meth:`map_kept` (e.g. the CPTs' EM's jobs, made ready once per DAG and completed once per iteration)."""
+        args = self._shared(args)
+        return [self.client.submit(fn, item, *args, pure=False) for item in items]
+
+    def map_kept(self, fn, kept, args=()) -> list:
+        """``fn(piece, *args)`` of every kept piece (:meth:`keep`), on the worker holding it; the results in order."""
+        args = self._shared(args)
+        return self.client.gather([self.client.submit(fn, k, *args, pure=False) for k in kept])
+
+    def family_counter(self, shifted, weights, cards):
+        """The search's counter on the cluster (:class:`bnfk_core.learning.available_case.AvailableCaseScorer`'s
+        ``counter``): the rows ``shifted`` (:func:`bnfk_core.data.counts.shifted_matrix`, columns by rows) and their
+        ``weights`` cut into one contiguous block per worker and sent to it once; the returned
+        ``count(families)`` counts every family on each block there (one thread a worker) and adds the blocks'
+        tables here.  With integer weights the sums are exact, so the tables equal one process's
+        (:func:`bnfk_core.data.counts.family_tables`)."""
+        return _BlockCounter(self.client, shifted, weights, cards)
+
     def map(self, fn, items, args=()):
         items = list(items)
         n = len(items)
@@ -277,3 +299,39 @@ class DaskRunner:
                 c = b + len(futures)
                 futures[c] = self.client.submit(fn, items[c], *args, pure=False)
             yield futures.pop(b).result()
+
+
+def _block_tables(block, weights, families, cards):
+    """One block's tables of ``families`` (on a worker; one thread, the worker's own)."""
+    from .counts import family_tables
+    return family_tables(block, families, cards, weights, threads=1)
+
+
+class _BlockCounter:
+    """``count(families)`` over row blocks held by the workers (:meth:`DaskRunner.family_counter`)."""
+
+    def __init__(self, client, shifted, weights, cards):
+        import numpy as np
+        self.client, self.cards = client, [int(c) for c in cards]
+        workers = sorted(client.scheduler_info().get("workers", {})) or [None]
+        n = int(shifted.shape[1])
+        cuts = np.linspace(0, n, len(workers) + 1).astype(np.int64)
+        self.blocks = []
+        for w, a, b in zip(workers, cuts[:-1], cuts[1:]):
+            if b <= a:
+                continue
+            where = None if w is None else [w]
+            block = np.ascontiguousarray(shifted[:, a:b])
+            wb = np.ones(b - a) if weights is None else np.ascontiguousarray(weights[a:b], dtype=np.float64)
+            fut_b, fut_w = client.scatter([block, wb], workers=where, hash=False)
+            self.blocks.append((where, fut_b, fut_w))
+
+    def __call__(self, families):
+        families = [[int(m) for m in f] for f in families]
+        futures = [self.client.submit(_block_tables, b, w, families, self.cards, workers=where, pure=False)
+                   for where, b, w in self.blocks]
+        parts = self.client.gather(futures)
+        tables = parts[0]
+        for more in parts[1:]:
+            tables = [t + u for t, u in zip(tables, more)]
+        return tables

@@ -31,7 +31,8 @@ from ..network.model import BayesNet
 
 __all__ = ["MAX_COMPLETIONS", "EM_MAX_COMPLETIONS", "EM_BLOCK_ROWS", "TABLE_BLOCK_ROWS", "touching_groups",
            "observed_counts", "family_counts_part", "jobs_counts_part", "expected_family_counts", "table_part", "expected_table",
-           "loglik_part", "log_likelihood_total", "run_parts", "job_blocks", "PreparedJobs"]
+           "loglik_part", "log_likelihood_total", "run_parts", "job_blocks", "PreparedJobs", "prepare_jobs_part",
+           "kept_counts_part", "kept_loglik_part"]
 
 #: an incomplete row is completed in all ways in the structural-EM table when its missing cells have at most this
 #: many joint states; a row with more ("wide") is counted per family from its exact joint posterior
@@ -493,6 +494,22 @@ def family_counts_part(block, model: BayesNet, cap: int | None = None) -> list:
 def jobs_counts_part(jobs: list, model: BayesNet) -> list:
     """The touching families' expected counts of one item of :func:`touching_groups` jobs (:func:`job_blocks`)."""
     return PreparedJobs(model, jobs).counts(model)
+
+
+def prepare_jobs_part(jobs: list, model: BayesNet) -> PreparedJobs:
+    """One item of :func:`touching_groups` jobs (:func:`job_blocks`) made ready for EM under ``model``'s DAG: what a
+    runner keeps on a worker between the iterations (:func:`kept_counts_part`, :func:`kept_loglik_part`)."""
+    return PreparedJobs(model, jobs)
+
+
+def kept_counts_part(prepared: PreparedJobs, model: BayesNet) -> list:
+    """The touching families' expected counts of kept jobs under ``model``'s CPTs (:meth:`PreparedJobs.counts`)."""
+    return prepared.counts(model)
+
+
+def kept_loglik_part(prepared: PreparedJobs, model: BayesNet) -> float:
+    """The kept jobs' share of the log-likelihood under ``model``'s CPTs (:meth:`PreparedJobs.loglik`)."""
+    return prepared.loglik(model)
 
 
 def expected_family_counts(model: BayesNet, codes: np.ndarray, weights=None, *, runner=None,

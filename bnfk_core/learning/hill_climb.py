@@ -131,6 +131,28 @@ def hill_climb(scorer: LocalScorer, names: Sequence[str], *, max_parents: int | 
     return parents_from_arcs(n, arcs)
 
 
+def child_families(parents, children, ys, maxp: float) -> list[tuple[int, tuple[int, ...]]]:
+    """The families (child, sorted parents) that the gains of the moves touching the parents of each of ``ys`` read:
+    y's own family, y with one more parent, with one parent fewer, and both families of every reversal of an arc
+    into or out of y (the terms of :func:`_climb`'s ``refresh_child`` and the tabu search's)."""
+    n = len(parents)
+    keys = []
+    for y in ys:
+        py = parents[y]
+        keys.append((y, tuple(sorted(py))))
+        if len(py) + 1 <= maxp:
+            keys += [(y, tuple(sorted((*py, x)))) for x in range(n) if x != y and x not in py]
+        for x in py:
+            keys.append((y, tuple(sorted(py - {x}))))
+            if len(parents[x]) + 1 <= maxp:
+                keys.append((x, tuple(sorted((*parents[x], y)))))
+        for z in children[y]:
+            if len(py) + 1 <= maxp:
+                keys.append((y, tuple(sorted((*py, z)))))
+            keys.append((z, tuple(sorted(parents[z] - {y}))))
+    return keys
+
+
 def start_parents(start, n: int):
     """``start`` as n sorted parent tuples (None stays None); a StructureError unless it is an acyclic graph on n nodes."""
     if start is None:
@@ -239,6 +261,13 @@ def _climb(scorer: LocalScorer, n: int, priority: np.ndarray, *, max_parents, ta
         for z in children[y]:
             refresh_flip(y, z)
 
+    fetch = getattr(scorer, "prefetch", None)  # scorers that count a batch of families at once
+
+    def prefetch(ys) -> None:
+        if fetch is not None:
+            fetch(child_families(parents, children, ys, maxp))
+
+    prefetch(range(n))
     for y in range(n):
         refresh_child(y)
     tabu_list: deque = deque(maxlen=tabu)
@@ -296,6 +325,7 @@ def _climb(scorer: LocalScorer, n: int, priority: np.ndarray, *, max_parents, ta
             R = R | np.outer(up, down)
         else:
             R = reachability(children)
+        prefetch(changed)
         for c in changed:
             refresh_child(c)
     return [tuple(sorted(p)) for p in parents]

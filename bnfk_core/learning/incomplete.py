@@ -36,6 +36,7 @@ from .scores import LocalScorer
 from .available_case import AvailableCaseScorer
 from ..data.counts import merge_rows
 from .estep import (EM_BLOCK_ROWS, MAX_COMPLETIONS, PreparedJobs, job_blocks, run_parts, jobs_counts_part,
+                    kept_counts_part, kept_loglik_part, prepare_jobs_part,
                     expected_family_counts, expected_table, family_counts_part, log_likelihood_total, loglik_part,
                     observed_counts, table_part, touching_groups)
 
@@ -172,13 +173,17 @@ def em_parameters(dag, data, method: str = "bdeu", pseudo_count: float = 1.0, *,
     # (estep.touching_groups: the DAG fixes the contexts), whose touching families each iteration completes
     base = observed_counts(model, codes, w)
     items = job_blocks(touching_groups(model, codes[incomplete], w[incomplete]))
-    # here: the jobs are kept between iterations (the DAG does not change); on a runner they travel each time
-    kept = None if runner is not None else [PreparedJobs(model, item) for item in items]
+    # the jobs are kept between iterations (the DAG does not change): here, or on the workers of a runner that keeps
+    # pieces (Dask: each item made ready once where it runs); on a runner without, they travel each time
+    keep = getattr(runner, "keep", None)
+    kept = [PreparedJobs(model, item) for item in items] if runner is None else None
+    held = keep(prepare_jobs_part, items, (_bare(model),)) if runner is not None and keep is not None else None
     if scored is not None:
-        scored.update(base=base, kept=kept)
+        scored.update(base=base, kept=kept, held=held, runner=runner)
     it = 0
     for it in range(1, int(max_iter) + 1):
         parts = ([k.counts(model) for k in kept] if kept is not None
+                 else runner.map_kept(kept_counts_part, held, (_bare(model),)) if held is not None
                  else run_parts(runner, jobs_counts_part, items, (_bare(model),)))
         counts = [sum(p[i] for p in parts) for i in range(model.n_vars)]
         cpts = tuple(estimate_cpt(b + c, method, pseudo_count) for b, c in zip(base, counts))
@@ -207,16 +212,19 @@ def _em_scored(dag, data, params, pseudo_count, *, seed: int = 0, runner=None) -
     prepared work: sum_n w_n log P(x_obs,n) = sum over families of the counts of the rows that observe them whole
     times their log CPT entries, plus the merged incomplete rows' completions (:meth:`PreparedJobs.loglik`, one
     compiled pass) -- the same sum as :func:`observed_score`'s pass over the rows, in another order (tested to
-    1e-12 relative)."""
+    1e-12 relative).  On a runner that keeps the jobs on its workers (Dask) the same parts come back from there."""
     scored: dict = {}
     model = em_parameters(dag, data, params, pseudo_count, seed=seed, runner=runner, scored=scored)
-    if scored.get("kept") is None:
+    if scored.get("kept") is None and scored.get("held") is None:
         return model, observed_score(model, data, runner=runner)
     total = 0.0
     with np.errstate(divide="ignore", invalid="ignore"):
         for b, c in zip(scored["base"], model.cpts):
             total += float(np.where(b > 0, b * np.log(c), 0.0).sum())
-    total += sum(k.loglik(model) for k in scored["kept"])
+    if scored.get("kept") is not None:
+        total += sum(k.loglik(model) for k in scored["kept"])
+    else:  # the jobs kept on the runner's workers: the same parts, added in the same order
+        total += sum(scored["runner"].map_kept(kept_loglik_part, scored["held"], (_bare(model),)))
     w = _weights(data)
     n = float(data.n_rows if w is None else np.asarray(w).sum())
     return model, total - 0.5 * math.log(max(n, 1.0)) * model.parameter_count()
@@ -242,8 +250,8 @@ def structural_em(data, method: str = "hc", *, score: str = "bic", params: str =
     weights = _weights(data)
     if start is None:
         first = None if progress is None else (lambda f, msg: progress(0.3 * f, f"structural EM, start: {msg}"))
-        start = learn_structure(data, method, score=score, seed=seed, scorer=_available_case_scorer(data, score, learn),
-                                progress=first, **learn)
+        start = learn_structure(data, method, score=score, seed=seed,
+                                scorer=_available_case_scorer(data, score, learn, runner), progress=first, **learn)
     dag = start.dag
     model, best = _em_scored(dag, data, params, pseudo_count, seed=seed, runner=runner)
     history, rounds, wide = [best], 0, 0
@@ -313,9 +321,11 @@ def _table_too_big(codes: np.ndarray, cards) -> str | None:
             "observed families (available case), and the CPTs were fitted by EM; raise --max-memory for the EM rounds")
 
 
-def _available_case_scorer(data, score: str, learn: dict) -> AvailableCaseScorer:
+def _available_case_scorer(data, score: str, learn: dict, runner=None) -> AvailableCaseScorer:
+    """The available-case scorer of ``data``; its batches of families are counted on ``runner``'s workers when the
+    runner has a ``family_counter`` (Dask), else here."""
     return AvailableCaseScorer(data.codes, data.cardinalities, score, ess=learn.get("ess", 1.0),
-                               weights=_weights(data))
+                               weights=_weights(data), counter=getattr(runner, "family_counter", None))
 
 
 def _learn_complete_rows(data, method, *, score="bic", **learn) -> LearnResult:

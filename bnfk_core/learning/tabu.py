@@ -19,7 +19,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from ..errors import StructureError
-from .hill_climb import hill_climb, reachability, start_parents
+from .hill_climb import child_families, hill_climb, reachability, start_parents
 from .scores import LocalScorer, score_from_counts, config_index, weighted_bincount
 
 __all__ = ["tabu_search", "learn_tabu", "ILS_RESTARTS", "ILS_KICKS", "GREEDY_CLIMBS", "GREEDY_CHAINS", "TABU_TENURE",
@@ -68,6 +68,7 @@ class _Moves:
                 self.adj[p, v] = True
         self.R = reachability([list(c) for c in self.children])
         self.gain = np.full((3, n, n), -np.inf)
+        self._prefetch(range(n))
         self.fam = np.array([self.local(v, self.parents[v]) for v in range(n)])
         for y in range(n):
             self._refresh_child(y)
@@ -78,6 +79,13 @@ class _Moves:
     @property
     def total(self) -> float:
         return float(self.fam.sum())
+
+    def _prefetch(self, ys) -> None:
+        """Hand the scorer, in one batch, every family that refreshing the gains of ``ys`` reads (their own families,
+        their additions, removals and reversals), for scorers that count batches (``prefetch``)."""
+        fetch = getattr(self.scorer, "prefetch", None)
+        if fetch is not None:
+            fetch(child_families(self.parents, self.children, ys, self.maxp))
 
     def _refresh_flip(self, x: int, y: int) -> None:
         px, py = self.parents[x], self.parents[y]
@@ -175,6 +183,7 @@ class _Moves:
                 self.adj[y, x] = True
                 changed = (x, y)
             self.R = reachability([list(c) for c in ch])
+        self._prefetch(changed)
         for c in changed:
             self.fam[c] = self.local(c, par[c])
         for c in changed:

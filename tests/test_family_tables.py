@@ -1,0 +1,121 @@
+"""The search's batched family counts: tables of several families in one call, on threads, and the available-case
+scorer's tables shared by the families with the same members -- against brute-force sums over the rows."""
+import itertools
+
+import numpy as np
+import pytest
+
+from bnfk_core.data.counts import code_matrix, family_counts, family_tables, shifted_matrix
+from bnfk_core.learning.available_case import AvailableCaseScorer
+
+
+def _data(seed=0, n=400, cards=(3, 2, 4, 5, 2, 3, 2, 2), p_missing=0.15):
+    rng = np.random.default_rng(seed)
+    codes = np.stack([rng.integers(0, c, n) for c in cards], axis=1)
+    codes[rng.random(codes.shape) < p_missing] = -1
+    return codes, list(cards), rng.integers(1, 5, n)
+
+
+def _brute(codes, weights, members, cards):
+    """Sum of the weights of the rows observing every member, by state of the members (a Python loop)."""
+    out = np.zeros([cards[m] for m in members])
+    for row, w in zip(codes, weights):
+        cells = row[list(members)]
+        if (cells >= 0).all():
+            out[tuple(cells)] += w
+    return out
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_family_tables_equal_brute_force_sums(threads):
+    codes, cards, w = _data()
+    sh = shifted_matrix(code_matrix(codes, cards), cards)
+    fams = [[0], [1, 0], [2, 0, 3], [3, 1, 2, 0], [4, 5, 6, 7, 0], [7, 6, 5, 4, 3, 2], [0, 1, 2, 3, 4, 5, 6]]
+    got = family_tables(sh, fams, cards, w.astype(float), threads=threads)
+    for f, t in zip(fams, got):
+        assert t.shape == tuple(cards[m] for m in f)
+        assert np.array_equal(t, _brute(codes, w, f, cards))
+    unit = family_tables(sh, fams[:3], cards, None, threads=threads)
+    for f, t in zip(fams[:3], unit):
+        assert np.array_equal(t, _brute(codes, np.ones(len(codes)), f, cards))
+
+
+def test_shifted_matrix_codes_missing_as_the_cardinality():
+    codes, cards, _ = _data(n=50)
+    sh = shifted_matrix(code_matrix(codes, cards), cards)
+    assert sh.dtype == np.uint8
+    assert np.array_equal(sh.T, np.where(codes < 0, np.array(cards)[None, :], codes))
+
+
+def test_available_case_counts_from_shared_tables_equal_family_counts():
+    """Every family of up to three parents: the scorer's counts (batched, a table per member set, transposed) equal
+    family_counts on the rows observing the family, and n_f their weighted number, in any order of asking."""
+    codes, cards, w = _data(seed=3)
+    sc = AvailableCaseScorer(codes, cards, "bic", weights=w)
+    keys = [(c, ps) for c in range(len(cards)) for k in range(4)
+            for ps in itertools.combinations([v for v in range(len(cards)) if v != c], k)]
+    rng = np.random.default_rng(0)
+    sc.prefetch([keys[i] for i in rng.permutation(len(keys))[: len(keys) // 2]])
+    for child, ps in keys:
+        ref = family_counts(codes, cards, child, ps, weights=w)
+        got = sc.counts(child, ps)
+        assert got.dtype == np.int64 and np.array_equal(got, ref)
+        rows = (codes[:, [child, *ps]] >= 0).all(axis=1)
+        assert sc.family_n(child, ps) == int(w[rows].sum())
+    # one pass per member set, not per family
+    assert sc.passes == len({tuple(sorted((c, *ps))) for c, ps in keys})
+
+
+def test_available_case_scores_unchanged_by_batching():
+    """The same local scores whether the families come one at a time or in batches."""
+    codes, cards, w = _data(seed=5)
+    one = AvailableCaseScorer(codes, cards, "bic", weights=w)
+    many = AvailableCaseScorer(codes, cards, "bic", weights=w)
+    keys = [(c, ps) for c in range(len(cards)) for ps in itertools.combinations(
+        [v for v in range(len(cards)) if v != c], 2)]
+    many.prefetch(keys)
+    for c, ps in keys:
+        assert one(c, ps) == many(c, ps)
+
+
+def test_dask_counter_on_worker_blocks_equals_one_process(spawn_safe_main):
+    """The search's batches counted on row blocks held by two worker processes: the same tables as one process, the
+    same available-case scores, and structural EM on that runner (its CPTs' EM jobs kept on the workers) the same
+    network, score (1e-9 relative) and CPTs."""
+    pytest.importorskip("distributed")
+    from distributed import Client, LocalCluster
+
+    from bnfk_core.data.dask_runner import DaskRunner
+    from bnfk_core.data.stream import WeightedData
+    from bnfk_core.learning.incomplete import structural_em
+
+    codes, cards, w = _data(seed=7, n=600)
+    sh = shifted_matrix(code_matrix(codes, cards), cards)
+    fams = [[0, 1], [2, 0, 3], [3, 1, 2, 0], [7, 6, 5, 4, 3, 2]]
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
+            Client(cluster) as client:
+        runner = DaskRunner(client)
+        count = runner.family_counter(sh, w.astype(float), cards)
+        assert len(count.blocks) == 2                       # one block of rows a worker
+        for f, t in zip(fams, count(fams)):
+            assert np.array_equal(t, _brute(codes, w, f, cards))
+        local = AvailableCaseScorer(codes, cards, "bic", weights=w)
+        dist = AvailableCaseScorer(codes, cards, "bic", weights=w, counter=runner.family_counter)
+        keys = [(c, ps) for c in range(len(cards)) for ps in itertools.combinations(
+            [v for v in range(len(cards)) if v != c], 2)]
+        dist.prefetch(keys)
+        for c, ps in keys:
+            assert np.array_equal(dist.counts(c, ps), local.counts(c, ps)) and dist(c, ps) == local(c, ps)
+        names = [f"x{i}" for i in range(len(cards))]
+        states = tuple(tuple(f"s{k}" for k in range(c)) for c in cards)
+        data = WeightedData(None, codes.astype(np.int32), tuple(names), states, None, "t", (),
+                            weights=w.astype(np.int64))
+        r1, m1, _ = structural_em(data, "hc", max_rounds=2, runner=runner)
+        # the CPTs' EM with its jobs kept on the workers: the same CPTs and score as one process
+        held = runner.keep(len, [[1, 2], [3]])
+        assert runner.map_kept(lambda k, a: k + a, held, (10,)) == [12, 11]
+    r0, m0, _ = structural_em(data, "hc", max_rounds=2)
+    assert r0.dag.sorted_arcs() == r1.dag.sorted_arcs()
+    assert r1.score == pytest.approx(r0.score, rel=1e-9)
+    for a, b in zip(m0.cpts, m1.cpts):
+        np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-15)
