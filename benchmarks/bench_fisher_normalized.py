@@ -68,9 +68,17 @@ def split(names=SETS) -> tuple[list, list]:
     return sorted(order[:len(order) // 2]), sorted(order[len(order) // 2:])
 
 
-def load(name: str, seed: int):
+def load(name: str, seed: int, blanks: str = "category"):
+    """The set (a seeded sample of MAX_ROWS rows above that); ``blanks="missing"``: its blanks read as missing
+    cells (the rows sampled are the same)."""
     from bnfk_core.reproduce.common import load_thesis_data
     d = load_thesis_data(name)
+    if blanks == "missing":
+        from bnfk_core.data.table import load_csv
+        from bnfk_core.reproduce.common import catalog, root
+        c = catalog()[name]
+        d = load_csv(root() / "sample_data" / c["file"], class_column=c["class_column"], missing_policy="missing",
+                     na_values=c.get("na_values"))
     if d.n_rows > MAX_ROWS:
         d = d.subset(np.sort(np.random.default_rng(seed).choice(d.n_rows, MAX_ROWS, replace=False)))
     return d
@@ -171,6 +179,82 @@ def run(names, seeds, settings, algorithms, store) -> None:
                              f"(load {os.getloadavg()[0]:.1f})\n")
 
 
+#: stage D: the latent class network (hidden root C with k = number of labels classes -> every variable; the
+#: project's EM, LCA_STARTS seeded starts, CPTs smoothed with one pseudo-count) and the blanks' treatment.
+#: network names: "lca" / "empty" with blanks a category (the protocol's), "lca-miss" / "empty-miss" with blanks
+#: read as missing cells (marginalised: E[phi | observed]); params "em@1" the EM estimates with one pseudo-count and
+#: the complete-data information (phi), "em@1+emp" the same score whitened by the empirical information instead
+D_ALPHAS = (1.0, 0.5, 0.25, 0.1, 0.05, 0.02)
+D_ALGORITHMS = ("kmeans-features", "ward", "spectral")
+D_NETWORKS = (("lca", "em@1"), ("lca", "em@1+emp"), ("lca-miss", "em@1"), ("empty-miss", "bdeu@5"))
+LCA_STARTS = 10
+
+
+class EmpiricalWhitened:
+    """psi of the score whitened by the empirical Fisher information (Jaakkola & Haussler 1999 allow any consistent
+    estimate of I): F = Phi G^{+1/2} with G = Phi^T Phi / N the information in phi's coordinates (symmetric inverse
+    square root, eigenvalues below 1e-10 of the largest dropped), so F F^T = S I_emp^+ S^T in any parametrisation;
+    then the power map and L2 normalisation.  Benchmark-only unless it wins."""
+
+    def __init__(self, model, alpha, train):
+        from bnfk_core.kernels.features import features
+        self.model, self.alpha = model, alpha
+        Phi = features(model, train).toarray()
+        G = Phi.T @ Phi / Phi.shape[0]
+        lam, V = np.linalg.eigh(G)
+        keep = lam > 1e-10 * lam.max()
+        self.W = (V[:, keep] / np.sqrt(lam[keep])) @ V[:, keep].T
+
+    def features(self, data):
+        from bnfk_core.kernels.features import features
+        from bnfk_core.kernels.fisher_normalized import power_normalize
+        return power_normalize(features(self.model, data).toarray() @ self.W, self.alpha)
+
+    def gram(self, data):
+        F = self.features(data)
+        K = (F @ F.T).toarray()
+        return 0.5 * (K + K.T)
+
+
+def run_d(names, seeds, settings, algorithms, store) -> None:
+    """Stage D: like :func:`run` for the networks of stage D (``settings``: (network, params, alpha))."""
+    from bnfk_core.kernels.fisher_normalized import NormalizedFisherKernel
+    from bnfk_core.lca.model import fit_lca
+    from bnfk_core.learning.recipe import Recipe, learn_recipe
+    from bnfk_core.network.model import fit
+    runs = store.setdefault("runs", {})
+    for name in names:
+        for s in seeds:
+            todo = [(n, p, a, alg) for (n, p, a) in settings for alg in algorithms
+                    if f"{name}|{s}|{n}|{p}|{a}|{alg}" not in runs]
+            if not todo:
+                continue
+            t0 = time.perf_counter()
+            data, models = {}, {}
+            for n, p, a, alg in todo:
+                blanks = "missing" if n.endswith("-miss") else "category"
+                if blanks not in data:
+                    d = load(name, s, blanks)
+                    data[blanks] = (d.without_class(), d.labels())
+                feats, y = data[blanks]
+                k = int(len(np.unique(y[y >= 0])))
+                base = n.removesuffix("-miss")
+                if (n, p.split("+")[0]) not in models:
+                    if base == "lca":
+                        net = fit_lca(feats, k, LCA_STARTS, s).to_bayesnet(pseudo_count=float(p.split("@")[1].split("+")[0]))
+                    else:
+                        dag = learn_recipe(feats, Recipe(structure=base, score="bic", seed=s)).model.dag
+                        net = fit(dag, feats, method="bdeu", pseudo_count=float(p.split("@")[1].split("+")[0]))
+                    models[(n, p.split("+")[0])] = net
+                net = models[(n, p.split("+")[0])]
+                fk = EmpiricalWhitened(net, a, feats) if p.endswith("+emp") else NormalizedFisherKernel(net, a)
+                runs[f"{name}|{s}|{n}|{p}|{a}|{alg}"] = round(cluster_one(fk, feats, y, k, alg, s), 5)
+            store["seconds"] = store.get("seconds", 0.0) + time.perf_counter() - t0
+            RESULTS.write_text(json.dumps(store, indent=0) + "\n")
+            sys.stderr.write(f"{name} seed {s}: {len(todo)} runs, {time.perf_counter() - t0:.1f} s "
+                             f"(load {os.getloadavg()[0]:.1f})\n")
+
+
 def equivalence(store) -> None:
     from sklearn.metrics import adjusted_rand_score
     from bnfk_core.analyses.cluster.features import kernel_kmeans_features
@@ -211,7 +295,7 @@ def mean_ari(store, names, seeds, setting, algorithm) -> float:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true")
-    ap.add_argument("--stage", choices=("A", "B", "C", "report", "equivalence", "all"), default="all")
+    ap.add_argument("--stage", choices=("A", "B", "C", "D", "report", "equivalence", "all"), default="all")
     args = ap.parse_args(argv)
     from threadpoolctl import threadpool_limits
     select, report = split()
@@ -264,10 +348,26 @@ def main(argv=None) -> int:
             store["chosen"] = store["stage_c"][0]
             RESULTS.write_text(json.dumps(store, indent=0) + "\n")
             print(json.dumps(store["stage_c"][:12], indent=1))
+        if args.stage in ("D", "all"):
+            if "report" in store and "report_stage_c" not in store:     # the second round's choice and its report
+                store["chosen_stage_c"] = store["chosen"]
+                store["report_stage_c"] = store["report"]
+            d_grid = [(n, p, a) for n, p in D_NETWORKS for a in D_ALPHAS]
+            run_d(select, seeds, d_grid, D_ALGORITHMS, store)
+            c = store["chosen_stage_c"]
+            cand = [(g, alg) for g in d_grid for alg in D_ALGORITHMS] + [((c["network"], c["params"], c["alpha"]),
+                                                                         c["algorithm"])]
+            stage_d = sorted(((round(mean_ari(store, select, seeds, g, alg), 4), g[0] == c["network"], g[2], g, alg)
+                              for g, alg in cand), reverse=True)
+            store["stage_d"] = [{"network": g[0], "params": g[1], "alpha": g[2], "algorithm": alg, "ari": v}
+                                for v, _, _, g, alg in stage_d]
+            store["chosen"] = store["stage_d"][0]
+            RESULTS.write_text(json.dumps(store, indent=0) + "\n")
+            print(json.dumps(store["stage_d"][:15], indent=1))
         if args.stage in ("report", "all"):
             c = store["chosen"]
             g = (c["network"], c["params"], c["alpha"])
-            run(select + report, seeds, [g], [c["algorithm"]], store)
+            (run_d if g[0] in {n for n, _ in D_NETWORKS} else run)(select + report, seeds, [g], [c["algorithm"]], store)
             per = {nm: round(mean_ari(store, [nm], seeds, g, c["algorithm"]), 4) for nm in sorted(select + report)}
             store["report"] = {"per_set": per,
                                "mean_selection": round(float(np.mean([per[n] for n in select])), 4),
