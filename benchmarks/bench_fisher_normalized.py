@@ -255,6 +255,78 @@ def run_d(names, seeds, settings, algorithms, store) -> None:
                              f"(load {os.getloadavg()[0]:.1f})\n")
 
 
+#: stage E: two normalised feature maps side by side, psi = (sqrt(w) psi_A, sqrt(1 - w) psi_B), so that
+#: K = w K_A + (1 - w) K_B (unit diagonal): A the empty network (what it explains: the margins), B a network of
+#: what it leaves unexplained -- the Chow-Liu tree with BDeu pseudo-count 25 -- or the latent class network.
+#: network names "A+B", params "w", alpha "alphaA/alphaB"
+E_PAIRS = ((("empty", "bdeu@5", 0.02), ("tree", "bdeu@25", 1.0)),
+           (("empty", "bdeu@5", 0.02), ("tree", "bdeu@25", 0.25)),
+           (("empty", "bdeu@5", 0.02), ("lca-miss", "em@1", 0.25)))
+E_WEIGHTS = (0.25, 0.5, 0.75)
+E_ALGORITHMS = ("ward", "kmeans-features")
+
+
+class Concatenated:
+    """psi_A and psi_B side by side, weighted (K = w K_A + (1 - w) K_B).  Benchmark-only unless it wins."""
+
+    def __init__(self, a, b, w):
+        self.a, self.b, self.w = a, b, w
+
+    def features(self, pair):
+        import scipy.sparse as sp
+        return sp.hstack([np.sqrt(self.w) * self.a.features(pair[0]),
+                          np.sqrt(1 - self.w) * self.b.features(pair[1])]).tocsr()
+
+    def gram(self, pair):
+        F = self.features(pair)
+        K = (F @ F.T).toarray()
+        return 0.5 * (K + K.T)
+
+
+def run_e(names, seeds, store) -> None:
+    """Stage E: every pair of :data:`E_PAIRS` at every weight with every algorithm of :data:`E_ALGORITHMS`."""
+    from bnfk_core.kernels.fisher_normalized import NormalizedFisherKernel
+    from bnfk_core.lca.model import fit_lca
+    from bnfk_core.learning.recipe import Recipe, learn_recipe
+    from bnfk_core.network.model import fit
+    runs = store.setdefault("runs", {})
+    for name in names:
+        for s in seeds:
+            todo = [(A, B, w, alg) for A, B in E_PAIRS for w in E_WEIGHTS for alg in E_ALGORITHMS
+                    if f"{name}|{s}|{A[0]}+{B[0]}|{w}|{A[2]}/{B[2]}|{alg}" not in runs]
+            if not todo:
+                continue
+            t0 = time.perf_counter()
+            data, kernels = {}, {}
+            for blanks in ("category", "missing"):
+                d = load(name, s, blanks)
+                data[blanks] = (d.without_class(), d.labels())
+            y = data["category"][1]
+            k = int(len(np.unique(y[y >= 0])))
+
+            def kernel(net, params, alpha):
+                if (net, params, alpha) not in kernels:
+                    feats = data["missing" if net.endswith("-miss") else "category"][0]
+                    pc = float(params.split("@")[1])
+                    if net.startswith("lca"):
+                        m = fit_lca(feats, k, LCA_STARTS, s).to_bayesnet(pseudo_count=pc)
+                    else:
+                        dag = learn_recipe(feats, Recipe(structure=net, score="bic", seed=s)).model.dag
+                        m = fit(dag, feats, method="bdeu", pseudo_count=pc)
+                    kernels[(net, params, alpha)] = NormalizedFisherKernel(m, alpha)
+                return kernels[(net, params, alpha)]
+
+            for A, B, w, alg in todo:
+                fk = Concatenated(kernel(*A), kernel(*B), w)
+                pair = (data["missing" if A[0].endswith("-miss") else "category"][0],
+                        data["missing" if B[0].endswith("-miss") else "category"][0])
+                runs[f"{name}|{s}|{A[0]}+{B[0]}|{w}|{A[2]}/{B[2]}|{alg}"] = round(cluster_one(fk, pair, y, k, alg, s), 5)
+            store["seconds"] = store.get("seconds", 0.0) + time.perf_counter() - t0
+            RESULTS.write_text(json.dumps(store, indent=0) + "\n")
+            sys.stderr.write(f"{name} seed {s}: {len(todo)} runs, {time.perf_counter() - t0:.1f} s "
+                             f"(load {os.getloadavg()[0]:.1f})\n")
+
+
 def equivalence(store) -> None:
     from sklearn.metrics import adjusted_rand_score
     from bnfk_core.analyses.cluster.features import kernel_kmeans_features
@@ -295,7 +367,7 @@ def mean_ari(store, names, seeds, setting, algorithm) -> float:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true")
-    ap.add_argument("--stage", choices=("A", "B", "C", "D", "report", "equivalence", "all"), default="all")
+    ap.add_argument("--stage", choices=("A", "B", "C", "D", "E", "report", "equivalence", "all"), default="all")
     args = ap.parse_args(argv)
     from threadpoolctl import threadpool_limits
     select, report = split()
@@ -364,6 +436,21 @@ def main(argv=None) -> int:
             store["chosen"] = store["stage_d"][0]
             RESULTS.write_text(json.dumps(store, indent=0) + "\n")
             print(json.dumps(store["stage_d"][:15], indent=1))
+        if args.stage in ("E", "all"):
+            if "report_stage_d" not in store:                             # the third round's choice and its report
+                store["chosen_stage_d"] = store["chosen"]
+                store["report_stage_d"] = store["report"]
+            run_e(select, seeds, store)
+            c = store["chosen_stage_d"]
+            cand = [((f"{A[0]}+{B[0]}", w, f"{A[2]}/{B[2]}"), alg) for A, B in E_PAIRS for w in E_WEIGHTS
+                    for alg in E_ALGORITHMS] + [((c["network"], c["params"], c["alpha"]), c["algorithm"])]
+            stage_e = sorted(((round(mean_ari(store, select, seeds, g, alg), 4), g[0] == c["network"], g, alg)
+                              for g, alg in cand), key=lambda t: t[:2], reverse=True)
+            store["stage_e"] = [{"network": g[0], "params": g[1], "alpha": g[2], "algorithm": alg, "ari": v}
+                                for v, _, g, alg in stage_e]
+            store["chosen"] = store["stage_e"][0]
+            RESULTS.write_text(json.dumps(store, indent=0) + "\n")
+            print(json.dumps(store["stage_e"][:10], indent=1))
         if args.stage in ("report", "all"):
             c = store["chosen"]
             g = (c["network"], c["params"], c["alpha"])
