@@ -283,8 +283,9 @@ class Concatenated:
         return 0.5 * (K + K.T)
 
 
-def run_e(names, seeds, store) -> None:
-    """Stage E: every pair of :data:`E_PAIRS` at every weight with every algorithm of :data:`E_ALGORITHMS`."""
+def run_e(names, seeds, store, only=None) -> None:
+    """Stage E: every pair of :data:`E_PAIRS` at every weight with every algorithm of :data:`E_ALGORITHMS`
+    (``only``: the one ((network, weight, alphas), algorithm) to run, as the report stage runs the choice)."""
     from bnfk_core.kernels.fisher_normalized import NormalizedFisherKernel
     from bnfk_core.lca.model import fit_lca
     from bnfk_core.learning.recipe import Recipe, learn_recipe
@@ -293,7 +294,8 @@ def run_e(names, seeds, store) -> None:
     for name in names:
         for s in seeds:
             todo = [(A, B, w, alg) for A, B in E_PAIRS for w in E_WEIGHTS for alg in E_ALGORITHMS
-                    if f"{name}|{s}|{A[0]}+{B[0]}|{w}|{A[2]}/{B[2]}|{alg}" not in runs]
+                    if f"{name}|{s}|{A[0]}+{B[0]}|{w}|{A[2]}/{B[2]}|{alg}" not in runs
+                    and (only is None or only == ((f"{A[0]}+{B[0]}", w, f"{A[2]}/{B[2]}"), alg))]
             if not todo:
                 continue
             t0 = time.perf_counter()
@@ -454,7 +456,11 @@ def main(argv=None) -> int:
         if args.stage in ("report", "all"):
             c = store["chosen"]
             g = (c["network"], c["params"], c["alpha"])
-            (run_d if g[0] in {n for n, _ in D_NETWORKS} else run)(select + report, seeds, [g], [c["algorithm"]], store)
+            if "+" in g[0]:
+                run_e(select + report, seeds, store, only=(g, c["algorithm"]))
+            else:
+                (run_d if g[0] in {n for n, _ in D_NETWORKS} else run)(select + report, seeds, [g], [c["algorithm"]],
+                                                                       store)
             per = {nm: round(mean_ari(store, [nm], seeds, g, c["algorithm"]), 4) for nm in sorted(select + report)}
             store["report"] = {"per_set": per,
                                "mean_selection": round(float(np.mean([per[n] for n in select])), 4),
