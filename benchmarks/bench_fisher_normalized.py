@@ -2,6 +2,8 @@
 
     python benchmarks/bench_fisher_normalized.py                 # select on 6 sets, report on the other 6
     python benchmarks/bench_fisher_normalized.py --stage C       # the second round of candidates, then --stage report
+    python benchmarks/bench_fisher_normalized.py --stage D       # the third round (latent classes, blanks), then report
+    python benchmarks/bench_fisher_normalized.py --stage E       # the fourth round (two feature maps side by side)
     python benchmarks/bench_fisher_normalized.py --quick         # 2 sets, seed 0 (a smoke run)
 
 Data: the 12 bundled labelled sets of the clustering comparison (breast_cancer, car, hayes_roth, house_votes_84,
@@ -31,6 +33,18 @@ the *report* sets.  Everything is chosen on the selection sets only:
 ``--stage equivalence`` measures what Theorem 4's invariance becomes: on house votes and zoo (all rows), the
 Chow-Liu tree (BIC) and the Markov-equivalent DAG with one covered arc out of a root reversed, BDeu CPTs on both;
 max and mean |K - K'| for the Fisher kernel and K_alpha, and the ARI of k-means on each one's features (seed 0).
+
+* stage D (a third round, selection sets only, its choice then run on the report sets): the latent class network
+  (Jaakkola & Haussler's Fisher kernel of a model with a hidden class: a hidden root C with k = number of labels
+  classes, every variable its child, the project's EM with ``LCA_STARTS`` seeded starts, one pseudo-count) with the
+  complete-data information (``em@1``: the marginalised features with C missing) or the empirical information of
+  the rows (``em@1+emp``: phi G^{+1/2}, G = Phi^T Phi / N); blanks as a category or read as missing cells
+  (``lca-miss``, ``empty-miss``: marginalised, which for these two networks is the same as dropping the blank's
+  block); ``D_ALPHAS`` x k-means on psi, Ward, spectral clustering.  The best of stage D and the second round's
+  choice is the choice;
+* stage E (a fourth round, the same way): two normalised feature maps side by side, weighted
+  (``E_PAIRS`` x ``E_WEIGHTS`` x Ward, k-means): the empty network beside the Chow-Liu tree learned with BDeu
+  pseudo-count 25 (a network of what the empty one leaves unexplained) or beside the latent class network.
 
 Writes ``benchmarks/results/fisher_normalized.json`` (every run; re-running resumes from it).  BLAS on one thread.
 """

@@ -45,10 +45,27 @@ complete row gets psi(phi(x)) exactly.  It is not E[psi | observed]: the power m
 not commute with the average (tests show the difference on a small network).  A row whose expected features
 are all zero (every cell missing: E[phi] = 0 under the model) keeps zero features and K_alpha(x, x) = 0.
 
+The default network: latent classes beside the empty network.  Jaakkola & Haussler (1999) defined the Fisher
+kernel for a generative model with a hidden variable; for the latent class model (a hidden root C with K states,
+every observed variable its only child; :func:`fit_latent_classes`) the score of
+log p(x) = log sum_c pi_c prod_i theta_{x_i|c} is the posterior-weighted complete-data score, and whitened by the
+complete-data information it is exactly the marginalised Fisher features of that network with C always missing
+(block (i, c, v): P(c | x) ([x_i = v] - theta_{v|c}) / sqrt(pi_c theta_{v|c}); C's block:
+(P(c | x) - pi_c) / sqrt(pi_c)).  So psi is the same map on those features.  The measured default
+(docs/KERNELS.md, third and fourth rounds) puts the empty network's psi (alpha 0.02, BDeu pseudo-count 5) beside
+it: features (sqrt(1 - w) psi_latent, sqrt(w) psi_empty), K = (1 - w) K_latent + w K_empty, w = 0.25 -- still a
+Gram matrix of explicit features (PSD, unit diagonal).  K is the number of clusters when ``cluster`` fits it,
+else the least BIC for K = 1..:data:`LATENT_KMAX`.  For the latent class network blanks are read as missing cells
+(:func:`blanks_as_missing`): its expected features then give a blank's block exactly 0 (given c, E[[x_i = v]] =
+theta_{v|c}), so marginalising a blank and dropping its block are the same thing here, and a blank does not move
+P(c | x).  The empty network's part reads blanks as a category (as measured).
+
 References
 ----------
 .. [1] F. Perronnin, J. Sanchez, T. Mensink (2010), "Improving the Fisher kernel for large-scale image
    classification", ECCV 2010, section 3 (L2 normalisation, power normalisation).
+.. [3] T. Jaakkola, D. Haussler (1999), "Exploiting generative models in discriminative classifiers", NIPS 11
+   (the Fisher kernel of a model with hidden variables: posterior-weighted scores).
 .. [2] The bnfk paper (Leppa-aho, Silander, Roos 2020), Theorem 1 (the features), Theorem 4 (equivalence),
    eq. (10) (set kernel and MMD).
 """
