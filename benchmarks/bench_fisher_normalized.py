@@ -4,6 +4,7 @@
     python benchmarks/bench_fisher_normalized.py --stage C       # the second round of candidates, then --stage report
     python benchmarks/bench_fisher_normalized.py --stage D       # the third round (latent classes, blanks), then report
     python benchmarks/bench_fisher_normalized.py --stage E       # the fourth round (two feature maps side by side)
+    python benchmarks/bench_fisher_normalized.py --stage sweep   # after the choice: every D/E setting on house votes
     python benchmarks/bench_fisher_normalized.py --quick         # 2 sets, seed 0 (a smoke run)
 
 Data: the 12 bundled labelled sets of the clustering comparison (breast_cancer, car, hayes_roth, house_votes_84,
@@ -383,7 +384,7 @@ def mean_ari(store, names, seeds, setting, algorithm) -> float:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true")
-    ap.add_argument("--stage", choices=("A", "B", "C", "D", "E", "report", "equivalence", "all"), default="all")
+    ap.add_argument("--stage", choices=("A", "B", "C", "D", "E", "report", "equivalence", "sweep", "all"), default="all")
     args = ap.parse_args(argv)
     from threadpoolctl import threadpool_limits
     select, report = split()
@@ -436,6 +437,20 @@ def main(argv=None) -> int:
             store["chosen"] = store["stage_c"][0]
             RESULTS.write_text(json.dumps(store, indent=0) + "\n")
             print(json.dumps(store["stage_c"][:12], indent=1))
+        if args.stage == "sweep":       # a diagnosis after the choice, never used to choose: does any tried setting
+            name = "house_votes_84"     # of stages D and E reach the goal of 0.6 on house votes?
+            d_grid = [(n, p, a) for n, p in D_NETWORKS for a in D_ALPHAS]
+            run_d([name], seeds, d_grid, D_ALGORITHMS, store)
+            run_e([name], seeds, store)
+            cand = [(g, alg) for g in d_grid for alg in D_ALGORITHMS] + [
+                ((f"{A[0]}+{B[0]}", w, f"{A[2]}/{B[2]}"), alg) for A, B in E_PAIRS for w in E_WEIGHTS for alg in E_ALGORITHMS]
+            sweep = sorted(((round(mean_ari(store, [name], seeds, g, alg), 4), g, alg) for g, alg in cand),
+                           key=lambda t: t[0], reverse=True)
+            store["sweep_house_votes_84"] = [{"network": g[0], "params": g[1], "alpha": g[2], "algorithm": alg,
+                                              "ari": v} for v, g, alg in sweep]
+            RESULTS.write_text(json.dumps(store, indent=0) + "\n")
+            print(json.dumps(store["sweep_house_votes_84"][:10], indent=1))
+            return 0
         if args.stage in ("D", "all"):
             if "report" in store and "report_stage_c" not in store:     # the second round's choice and its report
                 store["chosen_stage_c"] = store["chosen"]
