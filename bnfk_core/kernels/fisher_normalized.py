@@ -64,10 +64,10 @@ References
 ----------
 .. [1] F. Perronnin, J. Sanchez, T. Mensink (2010), "Improving the Fisher kernel for large-scale image
    classification", ECCV 2010, section 3 (L2 normalisation, power normalisation).
-.. [3] T. Jaakkola, D. Haussler (1999), "Exploiting generative models in discriminative classifiers", NIPS 11
-   (the Fisher kernel of a model with hidden variables: posterior-weighted scores).
 .. [2] The bnfk paper (Leppa-aho, Silander, Roos 2020), Theorem 1 (the features), Theorem 4 (equivalence),
    eq. (10) (set kernel and MMD).
+.. [3] T. Jaakkola, D. Haussler (1999), "Exploiting generative models in discriminative classifiers", NIPS 11
+   (the Fisher kernel of a model with hidden variables: posterior-weighted scores).
 """
 from __future__ import annotations
 
@@ -84,7 +84,8 @@ __all__ = ["DEFAULT_ALPHA", "ZERO_TOL", "ABOUT", "DEFAULT_NETWORK", "DEFAULT_ALG
            "normalized_gram", "NormalizedFisherKernel", "fit_fisher_normalized", "fit_latent_classes", "check_alpha",
            "check_blanks", "check_weight", "blanks_as_missing"]
 
-#: the power chosen by measurement on half of the bundled labelled sets (docs/KERNELS.md)
+#: the power chosen by measurement on half of the bundled labelled sets (docs/KERNELS.md); in the default kernel,
+#: the latent class network's power (the empty network's beside it has DEFAULT_NETWORK["empty_alpha"])
 DEFAULT_ALPHA = 0.25
 #: one sentence for the app's captions: what the normalisation does, its source, what it gives up
 ABOUT = ("Each Fisher feature z becomes sign(z)|z|^α and each row is then scaled to unit length (Perronnin, "
@@ -103,8 +104,9 @@ LATENT_STARTS = 10
 #: without a number of classes (nor of clusters), the latent class network has the K in 1..LATENT_KMAX with the
 #: least BIC
 LATENT_KMAX = 6
-#: the default: the latent class network's psi beside the empty network's, K = (1 - w) K_alpha(latent classes) +
-#: w K_EMPTY_ALPHA(empty network), w = EMPTY_WEIGHT (docs/KERNELS.md, fourth round)
+#: the default's structure name: the latent class network's psi beside the empty network's,
+#: K = (1 - w) K_alpha(latent classes) + w K_a(empty network), w and a DEFAULT_NETWORK's "empty_weight" and
+#: "empty_alpha" (docs/KERNELS.md, fourth round)
 LATENT_AND_EMPTY = "latent-classes+empty"
 #: the default network (docs/KERNELS.md, third and fourth rounds): the latent class model with K = the number of
 #: clusters (least BIC for K = 1..LATENT_KMAX without one), its EM estimates smoothed with ``pseudo_count``, blanks
