@@ -452,9 +452,10 @@ def main(argv=None) -> int:
             print(json.dumps(store["sweep_house_votes_84"][:10], indent=1))
             return 0
         if args.stage in ("D", "all"):
-            if "report" in store and "report_stage_c" not in store:     # the second round's choice and its report
+            if "chosen_stage_c" not in store:                         # the second round's choice and its report
                 store["chosen_stage_c"] = store["chosen"]
-                store["report_stage_c"] = store["report"]
+                if "report" in store:
+                    store["report_stage_c"] = store["report"]
             d_grid = [(n, p, a) for n, p in D_NETWORKS for a in D_ALPHAS]
             run_d(select, seeds, d_grid, D_ALGORITHMS, store)
             c = store["chosen_stage_c"]
@@ -468,9 +469,10 @@ def main(argv=None) -> int:
             RESULTS.write_text(json.dumps(store, indent=0) + "\n")
             print(json.dumps(store["stage_d"][:15], indent=1))
         if args.stage in ("E", "all"):
-            if "report_stage_d" not in store:                             # the third round's choice and its report
+            if "chosen_stage_d" not in store:                             # the third round's choice and its report
                 store["chosen_stage_d"] = store["chosen"]
-                store["report_stage_d"] = store["report"]
+                if "report" in store:
+                    store["report_stage_d"] = store["report"]
             run_e(select, seeds, store)
             c = store["chosen_stage_d"]
             cand = [((f"{A[0]}+{B[0]}", w, f"{A[2]}/{B[2]}"), alg) for A, B in E_PAIRS for w in E_WEIGHTS
