@@ -2,6 +2,9 @@
 
     python benchmarks/bench_fisher_normalized.py                 # select on 6 sets, report on the other 6
     python benchmarks/bench_fisher_normalized.py --stage C       # the second round of candidates, then --stage report
+    python benchmarks/bench_fisher_normalized.py --stage D       # the third round (latent classes, blanks), then report
+    python benchmarks/bench_fisher_normalized.py --stage E       # the fourth round (two feature maps side by side)
+    python benchmarks/bench_fisher_normalized.py --stage sweep   # after the choice: every D/E setting on house votes
     python benchmarks/bench_fisher_normalized.py --quick         # 2 sets, seed 0 (a smoke run)
 
 Data: the 12 bundled labelled sets of the clustering comparison (breast_cancer, car, hayes_roth, house_votes_84,
@@ -31,6 +34,18 @@ the *report* sets.  Everything is chosen on the selection sets only:
 ``--stage equivalence`` measures what Theorem 4's invariance becomes: on house votes and zoo (all rows), the
 Chow-Liu tree (BIC) and the Markov-equivalent DAG with one covered arc out of a root reversed, BDeu CPTs on both;
 max and mean |K - K'| for the Fisher kernel and K_alpha, and the ARI of k-means on each one's features (seed 0).
+
+* stage D (a third round, selection sets only, its choice then run on the report sets): the latent class network
+  (Jaakkola & Haussler's Fisher kernel of a model with a hidden class: a hidden root C with k = number of labels
+  classes, every variable its child, the project's EM with ``LCA_STARTS`` seeded starts, one pseudo-count) with the
+  complete-data information (``em@1``: the marginalised features with C missing) or the empirical information of
+  the rows (``em@1+emp``: phi G^{+1/2}, G = Phi^T Phi / N); blanks as a category or read as missing cells
+  (``lca-miss``, ``empty-miss``: marginalised, which for these two networks is the same as dropping the blank's
+  block); ``D_ALPHAS`` x k-means on psi, Ward, spectral clustering.  The best of stage D and the second round's
+  choice is the choice;
+* stage E (a fourth round, the same way): two normalised feature maps side by side, weighted
+  (``E_PAIRS`` x ``E_WEIGHTS`` x Ward, k-means): the empty network beside the Chow-Liu tree learned with BDeu
+  pseudo-count 25 (a network of what the empty one leaves unexplained) or beside the latent class network.
 
 Writes ``benchmarks/results/fisher_normalized.json`` (every run; re-running resumes from it).  BLAS on one thread.
 """
@@ -68,9 +83,17 @@ def split(names=SETS) -> tuple[list, list]:
     return sorted(order[:len(order) // 2]), sorted(order[len(order) // 2:])
 
 
-def load(name: str, seed: int):
+def load(name: str, seed: int, blanks: str = "category"):
+    """The set (a seeded sample of MAX_ROWS rows above that); ``blanks="missing"``: its blanks read as missing
+    cells (the rows sampled are the same)."""
     from bnfk_core.reproduce.common import load_thesis_data
     d = load_thesis_data(name)
+    if blanks == "missing":
+        from bnfk_core.data.table import load_csv
+        from bnfk_core.reproduce.common import catalog, root
+        c = catalog()[name]
+        d = load_csv(root() / "sample_data" / c["file"], class_column=c["class_column"], missing_policy="missing",
+                     na_values=c.get("na_values"))
     if d.n_rows > MAX_ROWS:
         d = d.subset(np.sort(np.random.default_rng(seed).choice(d.n_rows, MAX_ROWS, replace=False)))
     return d
@@ -171,6 +194,156 @@ def run(names, seeds, settings, algorithms, store) -> None:
                              f"(load {os.getloadavg()[0]:.1f})\n")
 
 
+#: stage D: the latent class network (hidden root C with k = number of labels classes -> every variable; the
+#: project's EM, LCA_STARTS seeded starts, CPTs smoothed with one pseudo-count) and the blanks' treatment.
+#: network names: "lca" / "empty" with blanks a category (the protocol's), "lca-miss" / "empty-miss" with blanks
+#: read as missing cells (marginalised: E[phi | observed]); params "em@1" the EM estimates with one pseudo-count and
+#: the complete-data information (phi), "em@1+emp" the same score whitened by the empirical information instead
+D_ALPHAS = (1.0, 0.5, 0.25, 0.1, 0.05, 0.02)
+D_ALGORITHMS = ("kmeans-features", "ward", "spectral")
+D_NETWORKS = (("lca", "em@1"), ("lca", "em@1+emp"), ("lca-miss", "em@1"), ("empty-miss", "bdeu@5"))
+LCA_STARTS = 10
+
+
+class EmpiricalWhitened:
+    """psi of the score whitened by the empirical Fisher information (Jaakkola & Haussler 1999 allow any consistent
+    estimate of I): F = Phi G^{+1/2} with G = Phi^T Phi / N the information in phi's coordinates (symmetric inverse
+    square root, eigenvalues below 1e-10 of the largest dropped), so F F^T = S I_emp^+ S^T in any parametrisation;
+    then the power map and L2 normalisation.  Benchmark-only unless it wins."""
+
+    def __init__(self, model, alpha, train):
+        from bnfk_core.kernels.features import features
+        self.model, self.alpha = model, alpha
+        Phi = features(model, train).toarray()
+        G = Phi.T @ Phi / Phi.shape[0]
+        lam, V = np.linalg.eigh(G)
+        keep = lam > 1e-10 * lam.max()
+        self.W = (V[:, keep] / np.sqrt(lam[keep])) @ V[:, keep].T
+
+    def features(self, data):
+        from bnfk_core.kernels.features import features
+        from bnfk_core.kernels.fisher_normalized import power_normalize
+        return power_normalize(features(self.model, data).toarray() @ self.W, self.alpha)
+
+    def gram(self, data):
+        F = self.features(data)
+        K = (F @ F.T).toarray()
+        return 0.5 * (K + K.T)
+
+
+def run_d(names, seeds, settings, algorithms, store) -> None:
+    """Stage D: like :func:`run` for the networks of stage D (``settings``: (network, params, alpha))."""
+    from bnfk_core.kernels.fisher_normalized import NormalizedFisherKernel
+    from bnfk_core.lca.model import fit_lca
+    from bnfk_core.learning.recipe import Recipe, learn_recipe
+    from bnfk_core.network.model import fit
+    runs = store.setdefault("runs", {})
+    for name in names:
+        for s in seeds:
+            todo = [(n, p, a, alg) for (n, p, a) in settings for alg in algorithms
+                    if f"{name}|{s}|{n}|{p}|{a}|{alg}" not in runs]
+            if not todo:
+                continue
+            t0 = time.perf_counter()
+            data, models = {}, {}
+            for n, p, a, alg in todo:
+                blanks = "missing" if n.endswith("-miss") else "category"
+                if blanks not in data:
+                    d = load(name, s, blanks)
+                    data[blanks] = (d.without_class(), d.labels())
+                feats, y = data[blanks]
+                k = int(len(np.unique(y[y >= 0])))
+                base = n.removesuffix("-miss")
+                if (n, p.split("+")[0]) not in models:
+                    if base == "lca":
+                        net = fit_lca(feats, k, LCA_STARTS, s).to_bayesnet(pseudo_count=float(p.split("@")[1].split("+")[0]))
+                    else:
+                        dag = learn_recipe(feats, Recipe(structure=base, score="bic", seed=s)).model.dag
+                        net = fit(dag, feats, method="bdeu", pseudo_count=float(p.split("@")[1].split("+")[0]))
+                    models[(n, p.split("+")[0])] = net
+                net = models[(n, p.split("+")[0])]
+                fk = EmpiricalWhitened(net, a, feats) if p.endswith("+emp") else NormalizedFisherKernel(net, a)
+                runs[f"{name}|{s}|{n}|{p}|{a}|{alg}"] = round(cluster_one(fk, feats, y, k, alg, s), 5)
+            store["seconds"] = store.get("seconds", 0.0) + time.perf_counter() - t0
+            RESULTS.write_text(json.dumps(store, indent=0) + "\n")
+            sys.stderr.write(f"{name} seed {s}: {len(todo)} runs, {time.perf_counter() - t0:.1f} s "
+                             f"(load {os.getloadavg()[0]:.1f})\n")
+
+
+#: stage E: two normalised feature maps side by side, psi = (sqrt(w) psi_A, sqrt(1 - w) psi_B), so that
+#: K = w K_A + (1 - w) K_B (unit diagonal): A the empty network (what it explains: the margins), B a network of
+#: what it leaves unexplained -- the Chow-Liu tree with BDeu pseudo-count 25 -- or the latent class network.
+#: network names "A+B", params "w", alpha "alphaA/alphaB"
+E_PAIRS = ((("empty", "bdeu@5", 0.02), ("tree", "bdeu@25", 1.0)),
+           (("empty", "bdeu@5", 0.02), ("tree", "bdeu@25", 0.25)),
+           (("empty", "bdeu@5", 0.02), ("lca-miss", "em@1", 0.25)))
+E_WEIGHTS = (0.25, 0.5, 0.75)
+E_ALGORITHMS = ("ward", "kmeans-features")
+
+
+class Concatenated:
+    """psi_A and psi_B side by side, weighted (K = w K_A + (1 - w) K_B).  Benchmark-only unless it wins."""
+
+    def __init__(self, a, b, w):
+        self.a, self.b, self.w = a, b, w
+
+    def features(self, pair):
+        import scipy.sparse as sp
+        return sp.hstack([np.sqrt(self.w) * self.a.features(pair[0]),
+                          np.sqrt(1 - self.w) * self.b.features(pair[1])]).tocsr()
+
+    def gram(self, pair):
+        F = self.features(pair)
+        K = (F @ F.T).toarray()
+        return 0.5 * (K + K.T)
+
+
+def run_e(names, seeds, store, only=None) -> None:
+    """Stage E: every pair of :data:`E_PAIRS` at every weight with every algorithm of :data:`E_ALGORITHMS`
+    (``only``: the one ((network, weight, alphas), algorithm) to run, as the report stage runs the choice)."""
+    from bnfk_core.kernels.fisher_normalized import NormalizedFisherKernel
+    from bnfk_core.lca.model import fit_lca
+    from bnfk_core.learning.recipe import Recipe, learn_recipe
+    from bnfk_core.network.model import fit
+    runs = store.setdefault("runs", {})
+    for name in names:
+        for s in seeds:
+            todo = [(A, B, w, alg) for A, B in E_PAIRS for w in E_WEIGHTS for alg in E_ALGORITHMS
+                    if f"{name}|{s}|{A[0]}+{B[0]}|{w}|{A[2]}/{B[2]}|{alg}" not in runs
+                    and (only is None or only == ((f"{A[0]}+{B[0]}", w, f"{A[2]}/{B[2]}"), alg))]
+            if not todo:
+                continue
+            t0 = time.perf_counter()
+            data, kernels = {}, {}
+            for blanks in ("category", "missing"):
+                d = load(name, s, blanks)
+                data[blanks] = (d.without_class(), d.labels())
+            y = data["category"][1]
+            k = int(len(np.unique(y[y >= 0])))
+
+            def kernel(net, params, alpha):
+                if (net, params, alpha) not in kernels:
+                    feats = data["missing" if net.endswith("-miss") else "category"][0]
+                    pc = float(params.split("@")[1])
+                    if net.startswith("lca"):
+                        m = fit_lca(feats, k, LCA_STARTS, s).to_bayesnet(pseudo_count=pc)
+                    else:
+                        dag = learn_recipe(feats, Recipe(structure=net, score="bic", seed=s)).model.dag
+                        m = fit(dag, feats, method="bdeu", pseudo_count=pc)
+                    kernels[(net, params, alpha)] = NormalizedFisherKernel(m, alpha)
+                return kernels[(net, params, alpha)]
+
+            for A, B, w, alg in todo:
+                fk = Concatenated(kernel(*A), kernel(*B), w)
+                pair = (data["missing" if A[0].endswith("-miss") else "category"][0],
+                        data["missing" if B[0].endswith("-miss") else "category"][0])
+                runs[f"{name}|{s}|{A[0]}+{B[0]}|{w}|{A[2]}/{B[2]}|{alg}"] = round(cluster_one(fk, pair, y, k, alg, s), 5)
+            store["seconds"] = store.get("seconds", 0.0) + time.perf_counter() - t0
+            RESULTS.write_text(json.dumps(store, indent=0) + "\n")
+            sys.stderr.write(f"{name} seed {s}: {len(todo)} runs, {time.perf_counter() - t0:.1f} s "
+                             f"(load {os.getloadavg()[0]:.1f})\n")
+
+
 def equivalence(store) -> None:
     from sklearn.metrics import adjusted_rand_score
     from bnfk_core.analyses.cluster.features import kernel_kmeans_features
@@ -211,7 +384,7 @@ def mean_ari(store, names, seeds, setting, algorithm) -> float:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true")
-    ap.add_argument("--stage", choices=("A", "B", "C", "report", "equivalence", "all"), default="all")
+    ap.add_argument("--stage", choices=("A", "B", "C", "D", "E", "report", "equivalence", "sweep", "all"), default="all")
     args = ap.parse_args(argv)
     from threadpoolctl import threadpool_limits
     select, report = split()
@@ -264,10 +437,61 @@ def main(argv=None) -> int:
             store["chosen"] = store["stage_c"][0]
             RESULTS.write_text(json.dumps(store, indent=0) + "\n")
             print(json.dumps(store["stage_c"][:12], indent=1))
+        if args.stage == "sweep":       # a diagnosis after the choice, never used to choose: does any tried setting
+            name = "house_votes_84"     # of stages D and E reach the goal of 0.6 on house votes?
+            d_grid = [(n, p, a) for n, p in D_NETWORKS for a in D_ALPHAS]
+            run_d([name], seeds, d_grid, D_ALGORITHMS, store)
+            run_e([name], seeds, store)
+            cand = [(g, alg) for g in d_grid for alg in D_ALGORITHMS] + [
+                ((f"{A[0]}+{B[0]}", w, f"{A[2]}/{B[2]}"), alg) for A, B in E_PAIRS for w in E_WEIGHTS for alg in E_ALGORITHMS]
+            sweep = sorted(((round(mean_ari(store, [name], seeds, g, alg), 4), g, alg) for g, alg in cand),
+                           key=lambda t: t[0], reverse=True)
+            store["sweep_house_votes_84"] = [{"network": g[0], "params": g[1], "alpha": g[2], "algorithm": alg,
+                                              "ari": v} for v, g, alg in sweep]
+            RESULTS.write_text(json.dumps(store, indent=0) + "\n")
+            print(json.dumps(store["sweep_house_votes_84"][:10], indent=1))
+            return 0
+        if args.stage in ("D", "all"):
+            if "chosen_stage_c" not in store:                         # the second round's choice and its report
+                store["chosen_stage_c"] = store["chosen"]
+                if "report" in store:
+                    store["report_stage_c"] = store["report"]
+            d_grid = [(n, p, a) for n, p in D_NETWORKS for a in D_ALPHAS]
+            run_d(select, seeds, d_grid, D_ALGORITHMS, store)
+            c = store["chosen_stage_c"]
+            cand = [(g, alg) for g in d_grid for alg in D_ALGORITHMS] + [((c["network"], c["params"], c["alpha"]),
+                                                                         c["algorithm"])]
+            stage_d = sorted(((round(mean_ari(store, select, seeds, g, alg), 4), g[0] == c["network"], g[2], g, alg)
+                              for g, alg in cand), reverse=True)
+            store["stage_d"] = [{"network": g[0], "params": g[1], "alpha": g[2], "algorithm": alg, "ari": v}
+                                for v, _, _, g, alg in stage_d]
+            store["chosen"] = store["stage_d"][0]
+            RESULTS.write_text(json.dumps(store, indent=0) + "\n")
+            print(json.dumps(store["stage_d"][:15], indent=1))
+        if args.stage in ("E", "all"):
+            if "chosen_stage_d" not in store:                             # the third round's choice and its report
+                store["chosen_stage_d"] = store["chosen"]
+                if "report" in store:
+                    store["report_stage_d"] = store["report"]
+            run_e(select, seeds, store)
+            c = store["chosen_stage_d"]
+            cand = [((f"{A[0]}+{B[0]}", w, f"{A[2]}/{B[2]}"), alg) for A, B in E_PAIRS for w in E_WEIGHTS
+                    for alg in E_ALGORITHMS] + [((c["network"], c["params"], c["alpha"]), c["algorithm"])]
+            stage_e = sorted(((round(mean_ari(store, select, seeds, g, alg), 4), g[0] == c["network"], g, alg)
+                              for g, alg in cand), key=lambda t: t[:2], reverse=True)
+            store["stage_e"] = [{"network": g[0], "params": g[1], "alpha": g[2], "algorithm": alg, "ari": v}
+                                for v, _, g, alg in stage_e]
+            store["chosen"] = store["stage_e"][0]
+            RESULTS.write_text(json.dumps(store, indent=0) + "\n")
+            print(json.dumps(store["stage_e"][:10], indent=1))
         if args.stage in ("report", "all"):
             c = store["chosen"]
             g = (c["network"], c["params"], c["alpha"])
-            run(select + report, seeds, [g], [c["algorithm"]], store)
+            if "+" in g[0]:
+                run_e(select + report, seeds, store, only=(g, c["algorithm"]))
+            else:
+                (run_d if g[0] in {n for n, _ in D_NETWORKS} else run)(select + report, seeds, [g], [c["algorithm"]],
+                                                                       store)
             per = {nm: round(mean_ari(store, [nm], seeds, g, c["algorithm"]), 4) for nm in sorted(select + report)}
             store["report"] = {"per_set": per,
                                "mean_selection": round(float(np.mean([per[n] for n in select])), 4),

@@ -214,20 +214,67 @@ def test_registered_with_its_facts():
     assert list(KERNELS).index(fn.FISHER_NORMALIZED) == list(KERNELS).index("hamming") + 1     # after the thesis's three
 
 
+def _default_by_hand(X, k, seed=0):
+    """The documented default from its pieces: (1 - w) K_alpha of the latent class network (EM with k classes on the
+    rows with blanks read as missing, one pseudo-count) + w K_0.02 of the empty network (BDeu 5, rows as read)."""
+    from bnfk_core.lca.model import fit_lca
+    from bnfk_core.network.model import fit as fit_cpts
+    rows = fn.blanks_as_missing(X)
+    lca = fit_lca(rows, k, fn.LATENT_STARTS, seed).to_bayesnet(pseudo_count=1.0)
+    empty = fit_cpts(DAG(tuple(X.variables)), X, method="bdeu", pseudo_count=5.0)
+    w = fn.DEFAULT_NETWORK["empty_weight"]
+    K = (1 - w) * fn.normalized_gram(lca, rows, alpha=fn.DEFAULT_ALPHA) + w * fn.normalized_gram(empty, X, alpha=0.02)
+    return K, lca, empty
+
+
 def test_fit_uses_the_given_model_or_the_default_network():
     d = _sample().without_class()
-    from bnfk_core.learning.recipe import Recipe, learn_recipe
-    m = learn_recipe(d, Recipe(**fn.DEFAULT_NETWORK)).model
-    fk = KERNELS[fn.FISHER_NORMALIZED].fit(d)
-    assert fk.alpha == fn.DEFAULT_ALPHA and fk.model.dag == m.dag
-    np.testing.assert_allclose(fk.gram(d), fn.normalized_gram(m, d, alpha=fn.DEFAULT_ALPHA), atol=1e-12)
-    given = KERNELS[fn.FISHER_NORMALIZED].fit(d, model=m, alpha=0.3)
-    assert given.structure == "given" and given.alpha == 0.3
-    np.testing.assert_allclose(kernels.gram(m, d, kind=fn.FISHER_NORMALIZED),
-                               fn.normalized_gram(m, d, alpha=fn.DEFAULT_ALPHA), atol=1e-12)
+    fk = KERNELS[fn.FISHER_NORMALIZED].fit(d, n_clusters=3)
+    K, lca, empty = _default_by_hand(d, 3)
+    assert fk.alpha == fn.DEFAULT_ALPHA and fk.weight == 0.25 and fk.blanks == "missing"
+    assert fk.model.fit_info["hidden"] and fk.model.fit_info["classes"] == 3 and fk.variables == tuple(d.variables)
+    np.testing.assert_allclose(fk.gram(d), K, atol=1e-12)
+    given = KERNELS[fn.FISHER_NORMALIZED].fit(d, model=empty, alpha=0.3)
+    assert given.structure == "given" and given.alpha == 0.3 and given.beside is None
+    np.testing.assert_allclose(kernels.gram(empty, d, kind=fn.FISHER_NORMALIZED),
+                               fn.normalized_gram(empty, d, alpha=fn.DEFAULT_ALPHA), atol=1e-12)
     tree = KERNELS[fn.FISHER_NORMALIZED].fit(d, structure="tree", params="smoothed")
-    assert tree.model.dag.n_arcs > 0
+    assert tree.model.dag.n_arcs > 0 and tree.beside is None
     assert tree.params == "smoothed" and tree.structure == "tree/bic"
+    alone = KERNELS[fn.FISHER_NORMALIZED].fit(d, structure=fn.LATENT_CLASSES, classes=3)
+    np.testing.assert_allclose(alone.gram(d), fn.normalized_gram(lca, fn.blanks_as_missing(d), alpha=0.25), atol=1e-12)
+    # without a number of classes: the least BIC for K = 1..LATENT_KMAX
+    from bnfk_core.lca.model import fit_lca
+    bics = [fit_lca(fn.blanks_as_missing(d), k, fn.LATENT_STARTS, 0).bic for k in range(1, fn.LATENT_KMAX + 1)]
+    assert KERNELS[fn.FISHER_NORMALIZED].fit(d).model.fit_info["classes"] == 1 + int(np.argmin(bics))
+
+
+def test_default_kernel_features_gram_and_contributions_agree():
+    d = _sample().without_class()
+    fk = fn.fit_fisher_normalized(d, n_clusters=4, seed=1)
+    F = fk.features(d)
+    K = fk.gram(d)
+    np.testing.assert_allclose((F @ F.T).toarray(), K, atol=1e-12)
+    np.testing.assert_allclose(np.diag(K), 1.0, atol=1e-12)
+    assert np.linalg.eigvalsh(K).min() > -1e-10
+    for a, b in [(0, 1), (5, 5), (7, 30)]:
+        c = fk.contributions(d.subset([a]), d.subset([b]))
+        assert c.shape == (d.n_vars,) and c.sum() == pytest.approx(K[a, b], abs=1e-12)
+    np.testing.assert_allclose(fk.gram(d.subset([0, 1, 2]), d.subset([3, 4])), K[:3][:, 3:5], atol=1e-12)
+
+
+def test_blanks_as_missing_drops_the_blank_category():
+    from bnfk_core.data.table import from_codes as fc
+    X = fc(np.array([[0, 1], [1, 2], [2, 0], [-1, 1]]), ["a", "b"], [("x", "?", "y"), ("p", "q", "?")])
+    got = fn.blanks_as_missing(X)
+    assert got.states == (("x", "y"), ("p", "q"))
+    np.testing.assert_array_equal(got.codes, [[0, 1], [-1, -1], [1, 0], [-1, 1]])
+    plain = fc(np.array([[0, 1]]), ["a", "b"], [("x", "y"), ("p", "q")])
+    assert fn.blanks_as_missing(plain) is plain
+    with pytest.raises(KernelError, match="blanks"):
+        fn.fit_fisher_normalized(X, blanks="drop")
+    with pytest.raises(KernelError, match="weight"):
+        fn.fit_fisher_normalized(X, empty_weight=1.0)
 
 
 @pytest.mark.parametrize("alpha", [0, -0.5, 1.5, "x", float("nan")])
@@ -250,21 +297,22 @@ def test_cli_cluster_with_the_normalised_kernel(tmp_path):
     d = _sample()
     out = _cli([path, "--label-column", "class", "--kernel", "fisher-normalized", "--algorithm", "correlation",
                 "--seed", "1", "--alpha", "0.25", "--restarts", "5"])
-    assert out["kernel"] == "fisher-normalized" and out["structure"] == "empty/bic" and out["params"] == "bdeu"
-    # the same clustering computed by hand from the documented pieces
-    fk = fn.fit_fisher_normalized(d.without_class(), alpha=0.25, seed=1)
+    assert out["kernel"] == "fisher-normalized" and out["structure"] == "latent classes + empty"
+    assert out["params"] == "EM + 1 pseudo-count"
+    # the same clustering computed by hand from the documented pieces (the latent class network has k classes)
+    fk = fn.fit_fisher_normalized(d.without_class(), alpha=0.25, seed=1, n_clusters=4)
     lab = cluster(fk.gram(d.without_class()), 4, "correlation", kernel=fn.FISHER_NORMALIZED, restarts=5, seed=1).labels
     assert out["labels"] == lab.tolist()
     assert out["ari"] == pytest.approx(adjusted_rand_score(d.labels(), lab))
     # the feature-space path runs on psi
     km = _cli([path, "--label-column", "class", "--kernel", "fisher-normalized", "--algorithm", "kmeans-features"])
-    assert km["feature_nnz"] == fn.fit_fisher_normalized(d.without_class()).features(d.without_class()).nnz
-    # every default: auto runs Ward on K_alpha (the kernel's measured default)
+    assert km["feature_nnz"] == fn.fit_fisher_normalized(d.without_class(), n_clusters=4).features(d.without_class()).nnz
+    # every default: auto runs Ward on K (the kernel's measured default)
     dflt = _cli([path, "--label-column", "class", "--kernel", "fisher-normalized", "--seed", "2"])
-    assert dflt["algorithm_chosen"] == "ward" and dflt["structure"] == "empty/bic"
-    assert dflt["recipe"]["pseudo_count"] == fn.DEFAULT_NETWORK["pseudo_count"] == 5.0
+    assert dflt["algorithm_chosen"] == "ward" and dflt["structure"] == "latent classes + empty"
+    assert dflt["recipe"] is None and dflt["n_arcs"] == d.n_vars - 1        # C -> every feature column
     from sklearn.cluster import AgglomerativeClustering
-    fk = fn.fit_fisher_normalized(d.without_class(), seed=2)
+    fk = fn.fit_fisher_normalized(d.without_class(), seed=2, n_clusters=4)
     want = AgglomerativeClustering(4, linkage="ward").fit_predict(fk.features(d.without_class()).toarray())
     assert adjusted_rand_score(want, dflt["labels"]) == 1.0
     # the Fisher kernel follows the default recipe
@@ -296,11 +344,11 @@ def test_cli_classify_takes_the_power(capsys):
         P = np.clip(P, 1e-15, 1.0)
         return log_loss(y[te], P / P.sum(axis=1, keepdims=True), labels=classes)
     losses = {}
-    for alpha in ("0.25", None):
+    for alpha in ("0.5", None):
         args = build_parser("classify").parse_args(argv + (["--alpha", alpha] if alpha else []))
         losses[alpha] = args.func(args)["log_loss"]
         assert losses[alpha] == pytest.approx(by_hand(float(alpha) if alpha else fn.DEFAULT_ALPHA), rel=1e-9)
-    assert abs(losses["0.25"] - losses[None]) > 1e-6
+    assert abs(losses["0.5"] - losses[None]) > 1e-6
     # validated like the app's slider: outside (0, 1] -> one error line, exit 2
     for bad in ("0", "1.5", "-0.1", "nan", "x"):
         assert main(argv + ["--alpha", bad]) == 2
@@ -380,18 +428,18 @@ def test_clustering_page_offers_the_normalised_kernel_with_its_power():
                for c in at.caption)
 
 
-def test_default_network_is_the_empty_one_with_bdeu_pseudo_count_5():
-    """The default CPTs by hand: the empty network's BDeu marginals (n_k + a/r) / (N + a), a = 5."""
+def test_a_given_structure_gets_bdeu_pseudo_count_5():
+    """A structure without a recipe: BDeu CPTs by hand, the empty network's marginals (n_k + a/r) / (N + a), a = 5."""
     d = _sample()
     X = d.without_class()
-    fk = fn.fit_fisher_normalized(X)
-    assert fk.model.dag.n_arcs == 0 and fk.alpha == fn.DEFAULT_ALPHA == 0.02
+    fk = fn.fit_fisher_normalized(X, dag=DAG(tuple(X.variables)))
+    assert fk.model.dag.n_arcs == 0 and fn.DEFAULT_ALPHA == 0.25 and fk.beside is None
     for i, t in enumerate(fk.model.cpts):
         col = X.codes[:, i]
         r = t.shape[1]
         n = np.bincount(col[col >= 0], minlength=r)
         np.testing.assert_allclose(t[0], (n + 5.0 / r) / (n.sum() + 5.0), rtol=1e-12)
-    # a given structure gets the same default pseudo-count
-    g = fn.fit_fisher_normalized(X, dag=fk.model.dag)
-    np.testing.assert_allclose(np.concatenate([t.ravel() for t in g.model.cpts]),
+    # the default kernel's empty network beside the latent classes is the same one
+    dflt = fn.fit_fisher_normalized(X, n_clusters=4)
+    np.testing.assert_allclose(np.concatenate([t.ravel() for t in dflt.beside.model.cpts]),
                                np.concatenate([t.ravel() for t in fk.model.cpts]), rtol=1e-12)

@@ -66,7 +66,7 @@ def _kernel_option(p) -> None:
 
 #: fisher_normalized.DEFAULT_ALPHA, written here so that building the parser imports no numerical library
 #: (tests/test_fisher_normalized.py checks that the two agree)
-ALPHA_DEFAULT_TEXT = "0.02"
+ALPHA_DEFAULT_TEXT = "0.25"
 
 
 def _alpha_option(p, more: str = "") -> None:
@@ -112,7 +112,8 @@ def register(sub) -> None:
                    help="local-search restarts of correlation clustering (25)")
     p.add_argument("--no-labels-out", action="store_true", help="leave the per-row cluster labels out of the JSON")
     _alpha_option(p, "--structure/--score/--params left out: each network kernel's own network (fisher: hc, "
-                     "qnml, cnml; fisher-normalized: the empty network, BDeu CPTs with pseudo-count 5)")
+                     "qnml, cnml; fisher-normalized: a latent class model with N classes, blanks as missing cells, beside the "
+                     "empty network's features)")
     add_fisher_model_options(p)
     # None: each network kernel's own default network (fisher: hc/qnml/cnml; fisher-normalized: its measured one)
     p.set_defaults(structure=None, score=None, params=None)

@@ -28,7 +28,10 @@ _HOMES = {
     "power_normalize": "fisher_normalized", "normalized_features": "fisher_normalized",
     "normalized_gram": "fisher_normalized", "NormalizedFisherKernel": "fisher_normalized",
     "fit_fisher_normalized": "fisher_normalized", "check_alpha": "fisher_normalized", "ABOUT": "fisher_normalized",
-    "ZERO_TOL": "fisher_normalized",
+    "ZERO_TOL": "fisher_normalized", "DEFAULT_ALGORITHM": "fisher_normalized", "LATENT_CLASSES": "fisher_normalized", "LATENT_AND_EMPTY": "fisher_normalized",
+    "BLANKS": "fisher_normalized", "LATENT_STARTS": "fisher_normalized", "LATENT_KMAX": "fisher_normalized",
+    "LEARNED_PSEUDO_COUNT": "fisher_normalized", "fit_latent_classes": "fisher_normalized",
+    "check_blanks": "fisher_normalized", "check_weight": "fisher_normalized", "blanks_as_missing": "fisher_normalized",
     "sum_table": "similarity_tables", "lin1_tables": "similarity_tables", "measure_tables": "similarity_tables",
 }
 

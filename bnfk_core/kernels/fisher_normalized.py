@@ -45,12 +45,29 @@ complete row gets psi(phi(x)) exactly.  It is not E[psi | observed]: the power m
 not commute with the average (tests show the difference on a small network).  A row whose expected features
 are all zero (every cell missing: E[phi] = 0 under the model) keeps zero features and K_alpha(x, x) = 0.
 
+The default network: latent classes beside the empty network.  Jaakkola & Haussler (1999) defined the Fisher
+kernel for a generative model with a hidden variable; for the latent class model (a hidden root C with K states,
+every observed variable its only child; :func:`fit_latent_classes`) the score of
+log p(x) = log sum_c pi_c prod_i theta_{x_i|c} is the posterior-weighted complete-data score, and whitened by the
+complete-data information it is exactly the marginalised Fisher features of that network with C always missing
+(block (i, c, v): P(c | x) ([x_i = v] - theta_{v|c}) / sqrt(pi_c theta_{v|c}); C's block:
+(P(c | x) - pi_c) / sqrt(pi_c)).  So psi is the same map on those features.  The measured default
+(docs/KERNELS.md, third and fourth rounds) puts the empty network's psi (alpha 0.02, BDeu pseudo-count 5) beside
+it: features (sqrt(1 - w) psi_latent, sqrt(w) psi_empty), K = (1 - w) K_latent + w K_empty, w = 0.25 -- still a
+Gram matrix of explicit features (PSD, unit diagonal).  K is the number of clusters when ``cluster`` fits it,
+else the least BIC for K = 1..:data:`LATENT_KMAX`.  For the latent class network blanks are read as missing cells
+(:func:`blanks_as_missing`): its expected features then give a blank's block exactly 0 (given c, E[[x_i = v]] =
+theta_{v|c}), so marginalising a blank and dropping its block are the same thing here, and a blank does not move
+P(c | x).  The empty network's part reads blanks as a category (as measured).
+
 References
 ----------
 .. [1] F. Perronnin, J. Sanchez, T. Mensink (2010), "Improving the Fisher kernel for large-scale image
    classification", ECCV 2010, section 3 (L2 normalisation, power normalisation).
 .. [2] The bnfk paper (Leppa-aho, Silander, Roos 2020), Theorem 1 (the features), Theorem 4 (equivalence),
    eq. (10) (set kernel and MMD).
+.. [3] T. Jaakkola, D. Haussler (1999), "Exploiting generative models in discriminative classifiers", NIPS 11
+   (the Fisher kernel of a model with hidden variables: posterior-weighted scores).
 """
 from __future__ import annotations
 
@@ -62,24 +79,116 @@ from ..errors import KernelError
 from .features import FEATURE_CHUNK_ROWS, feature_offsets, features, row_codes
 from .fisher import FISHER_NORMALIZED, NetworkKernel
 
-__all__ = ["DEFAULT_ALPHA", "ZERO_TOL", "ABOUT", "DEFAULT_NETWORK", "DEFAULT_ALGORITHM", "power_normalize", "normalized_features",
-           "normalized_gram", "NormalizedFisherKernel", "fit_fisher_normalized", "check_alpha"]
+__all__ = ["DEFAULT_ALPHA", "ZERO_TOL", "ABOUT", "DEFAULT_NETWORK", "DEFAULT_ALGORITHM", "LATENT_CLASSES", "LATENT_AND_EMPTY", "BLANKS",
+           "LATENT_STARTS", "LATENT_KMAX", "LEARNED_PSEUDO_COUNT", "power_normalize", "normalized_features",
+           "normalized_gram", "NormalizedFisherKernel", "fit_fisher_normalized", "fit_latent_classes", "check_alpha",
+           "check_blanks", "check_weight", "blanks_as_missing"]
 
-#: the power chosen by measurement on half of the bundled labelled sets (docs/KERNELS.md)
-DEFAULT_ALPHA = 0.02
+#: the power chosen by measurement on half of the bundled labelled sets (docs/KERNELS.md); in the default kernel,
+#: the latent class network's power (the empty network's beside it has DEFAULT_NETWORK["empty_alpha"])
+DEFAULT_ALPHA = 0.25
 #: one sentence for the app's captions: what the normalisation does, its source, what it gives up
 ABOUT = ("Each Fisher feature z becomes sign(z)|z|^α and each row is then scaled to unit length (Perronnin, "
          "Sánchez & Mensink 2010, 'Improving the Fisher kernel for large-scale image classification'), so that no "
          "rare value dominates a row; the kernel stays positive semidefinite with K(x,x) = 1, but for α < 1 it is no "
          "longer the same for Markov-equivalent networks (docs/KERNELS.md).")
-#: the recipe fields of the default network: structure, score, CPT estimator and its pseudo-count
-#: (docs/KERNELS.md; the empty network won on the selection sets: measured, not assumed -- a learned network is
-#: better on a few sets, e.g. spect at alpha 1 and house votes with a tree at alpha 0.25, worse in the mean at every
-#: alpha, with k-means and with Ward)
-DEFAULT_NETWORK = {"structure": "empty", "score": "bic", "params": "bdeu", "pseudo_count": 5.0}
+#: the network of a latent class model: a hidden root C with K states, every observed variable its only child,
+#: fitted by the project's EM (:func:`bnfk_core.lca.model.fit_lca`) -- Jaakkola & Haussler's Fisher kernel of a
+#: generative model with a hidden variable
+LATENT_CLASSES = "latent-classes"
+#: how the kernel reads a blank read as its own category (the state ``?`` of ``missing_policy="category"``):
+#: "category" as it is, "missing" as a missing cell (marginalised: E[phi | observed])
+BLANKS = ("category", "missing")
+#: seeded EM starts of the latent class network
+LATENT_STARTS = 10
+#: without a number of classes (nor of clusters), the latent class network has the K in 1..LATENT_KMAX with the
+#: least BIC
+LATENT_KMAX = 6
+#: the default's structure name: the latent class network's psi beside the empty network's,
+#: K = (1 - w) K_alpha(latent classes) + w K_a(empty network), w and a DEFAULT_NETWORK's "empty_weight" and
+#: "empty_alpha" (docs/KERNELS.md, fourth round)
+LATENT_AND_EMPTY = "latent-classes+empty"
+#: the default network (docs/KERNELS.md, third and fourth rounds): the latent class model with K = the number of
+#: clusters (least BIC for K = 1..LATENT_KMAX without one), its EM estimates smoothed with ``pseudo_count``, blanks
+#: read as missing cells, beside the empty network with BDeu CPTs (``empty_pseudo_count``) and blanks as read,
+#: weighted ``empty_weight``, at the power ``empty_alpha``.  ``score``/``params`` are the fields a learned structure
+#: given by name (``structure="tree"``) completes its recipe with: BIC and BDeu with pseudo-count
+#: :data:`LEARNED_PSEUDO_COUNT` (the second round's)
+DEFAULT_NETWORK = {"structure": LATENT_AND_EMPTY, "score": "bic", "params": "bdeu", "pseudo_count": 1.0,
+                   "blanks": "missing", "empty_weight": 0.25, "empty_alpha": 0.02, "empty_pseudo_count": 5.0}
+#: BDeu's pseudo-count for a learned structure given by name without a recipe (the second round's choice)
+LEARNED_PSEUDO_COUNT = 5.0
 #: what ``cluster --algorithm auto`` runs with this kernel (chosen with the other defaults, docs/KERNELS.md):
 #: Ward on K_alpha, or k-means on psi where Ward's work space exceeds the memory limit
 DEFAULT_ALGORITHM = "ward"
+
+
+def check_blanks(blanks) -> str:
+    """``blanks`` if it is one of :data:`BLANKS`, else a KernelError naming it.
+
+    Parameters
+    ----------
+    blanks : object
+
+    Returns
+    -------
+    str
+    """
+    if blanks not in BLANKS:
+        raise KernelError(f"blanks must be one of {', '.join(BLANKS)}, not {str(blanks)[:80]!r}.")
+    return blanks
+
+
+def check_weight(weight) -> float:
+    """``weight`` as a float in [0, 1), or a KernelError naming it (the empty network's share of the default).
+
+    Parameters
+    ----------
+    weight : object
+
+    Returns
+    -------
+    float
+    """
+    try:
+        w = float(weight)
+    except (TypeError, ValueError):
+        raise KernelError(f"The empty network's weight must be a number in [0, 1), not {weight!r}.") from None
+    if not (0.0 <= w < 1.0):
+        raise KernelError(f"The empty network's weight must be in [0, 1), not {weight!r}.")
+    return w
+
+
+def blanks_as_missing(data):
+    """``data`` with every blank read as a category (the state ``?``,
+    :data:`bnfk_core.data.binning.MISSING_CATEGORY`) turned into a missing cell and the state dropped.
+
+    Parameters
+    ----------
+    data : CategoricalData (other inputs are returned as they are: codes are already the model's)
+
+    Returns
+    -------
+    CategoricalData
+    """
+    from ..data.binning import MISSING_CATEGORY
+    from ..data.table import from_codes
+    if not hasattr(data, "states") or not hasattr(data, "codes") or getattr(data, "weights", None) is not None:
+        return data
+    if not any(MISSING_CATEGORY in st for st in data.states):
+        return data
+    codes = np.array(data.codes, dtype=np.int32, copy=True)
+    states = []
+    for j, st in enumerate(data.states):
+        st = tuple(st)
+        if MISSING_CATEGORY in st:
+            b = st.index(MISSING_CATEGORY)
+            col = codes[:, j]
+            col[col == b] = -1
+            col[col > b] -= 1
+            st = st[:b] + st[b + 1:]
+        states.append(st)
+    return from_codes(codes, data.variables, states, class_column=data.class_column, source=data.source)
 
 
 def check_alpha(alpha) -> float:
@@ -209,22 +318,47 @@ class NormalizedFisherKernel(NetworkKernel):
     """The power- and L2-normalised Fisher kernel of a fitted network (module docstring); ``features`` is its
     explicit feature map, so kernel k-means runs on it in linear memory.
 
+    ``blanks="missing"``: rows are read with every blank category (``?``) as a missing cell first
+    (:func:`blanks_as_missing`; the network was fitted on rows read so).
+
     ``auto_algorithm``: what ``cluster --algorithm auto`` runs with this kernel -- :data:`DEFAULT_ALGORITHM`, chosen
     with the other defaults on the selection sets (docs/KERNELS.md); k-means on psi where its work space does not fit
     the memory limit."""
 
     auto_algorithm = DEFAULT_ALGORITHM
 
-    def __init__(self, model, alpha: float = DEFAULT_ALPHA, *, structure=None, params=None, notes=()):
+    def __init__(self, model, alpha: float = DEFAULT_ALPHA, *, structure=None, params=None, notes=(),
+                 blanks: str = "category", beside=None, weight: float = 0.0):
         super().__init__(FISHER_NORMALIZED, model, structure=structure, params=params, notes=notes)
         self.alpha = check_alpha(alpha)
+        self.blanks = check_blanks(blanks)
+        hidden = (getattr(model, "fit_info", None) or {}).get("hidden")
+        if hidden is not None:       # a latent class network: the kernel sees the observed variables only
+            self.variables = tuple(v for v in model.variables if v != hidden)
+        #: another NormalizedFisherKernel over the same variables whose psi stands beside this one's, weighted:
+        #: K = (1 - weight) K_self + weight K_beside (features (sqrt(1 - w) psi, sqrt(w) psi_beside))
+        self.beside, self.weight = beside, (check_weight(weight) if beside is not None else 0.0)
+        if beside is not None and set(beside.variables) != set(self.variables):
+            raise KernelError("The kernel beside the normalised Fisher kernel must see the same variables.")
+
+    def _rows(self, data):
+        return blanks_as_missing(data) if self.blanks == "missing" else data
+
+    def _own_features(self, data) -> sp.csr_matrix:
+        return normalized_features(self.model, self._rows(data), self.alpha)
 
     def gram(self, X, Y=None, *, normalize=False, max_bytes=DEFAULT_MAX_BYTES):
-        """K_alpha (already unit-diagonal: ``normalize`` changes nothing but all-missing rows, which stay 0)."""
-        return normalized_gram(self.model, X, Y, self.alpha, max_bytes=max_bytes)
+        """K_alpha (already unit-diagonal: ``normalize`` changes nothing but all-missing rows, which stay 0);
+        with a kernel beside it, (1 - w) K_alpha + w K_beside."""
+        K = normalized_gram(self.model, self._rows(X), None if Y is None else self._rows(Y), self.alpha,
+                            max_bytes=max_bytes)
+        if self.beside is not None:
+            K = (1.0 - self.weight) * K + self.weight * self.beside.gram(X, Y, max_bytes=max_bytes)
+        return K
 
     def features(self, data) -> sp.csr_matrix:
-        """psi of the rows of ``data`` (K_alpha = Psi Psi^T).
+        """psi of the rows of ``data`` (K_alpha = Psi Psi^T); with a kernel beside it, (sqrt(1 - w) psi,
+        sqrt(w) psi_beside).
 
         Parameters
         ----------
@@ -234,29 +368,95 @@ class NormalizedFisherKernel(NetworkKernel):
         -------
         scipy.sparse.csr_matrix
         """
-        return normalized_features(self.model, data, self.alpha)
+        own = self._own_features(data)
+        if self.beside is None:
+            return own
+        return sp.hstack([np.sqrt(1.0 - self.weight) * own,
+                          np.sqrt(self.weight) * self.beside.features(data)]).tocsr()
 
     def contributions(self, x, y) -> np.ndarray:
-        """Per-variable terms of K_alpha(x, y): block i's part of psi(x) . psi(y); they sum to K_alpha(x, y)."""
-        cx, cy = row_codes(self.model, x), row_codes(self.model, y)
+        """Per-variable terms of K(x, y) (of :attr:`variables`): block i's part of psi(x) . psi(y); they sum to
+        K(x, y).  A latent class network's class node term is shared equally among the variables; a kernel beside
+        adds its own terms, weighted."""
+        out = self._own_contributions(x, y)
+        if self.beside is None:
+            return out
+        other = dict(zip(self.beside.variables, self.beside.contributions(x, y)))
+        return (1.0 - self.weight) * out + self.weight * np.array([other[v] for v in self.variables])
+
+    def _own_contributions(self, x, y) -> np.ndarray:
+        cx, cy = row_codes(self.model, self._rows(x)), row_codes(self.model, self._rows(y))
         P = normalized_features(self.model, np.vstack([cx, cy]), self.alpha)
         prod = P[0].multiply(P[1]).tocsr()
         off = feature_offsets(self.model)
         out = np.zeros(self.model.n_vars)
         np.add.at(out, np.searchsorted(off, prod.indices, side="right") - 1, prod.data)
+        hidden = (getattr(self.model, "fit_info", None) or {}).get("hidden")
+        if hidden is not None:       # per observed variable, the class node's term shared equally (they still sum to K)
+            h = list(self.model.variables).index(hidden)
+            rest = np.delete(out, h)
+            return rest + out[h] / max(len(rest), 1)
         return out
+
+
+def fit_latent_classes(train, classes: int | None = None, *, pseudo_count: float = 1.0, seed: int = 0,
+                       starts: int = LATENT_STARTS):
+    """The latent class network of ``train`` (feature columns only; read blanks as the kernel will first):
+    a hidden root C with ``classes`` states (default: the K in 1..:data:`LATENT_KMAX` with the least BIC), every
+    variable its child, fitted by EM from ``starts`` seeded starts (:func:`bnfk_core.lca.model.fit_lca`) and
+    smoothed with ``pseudo_count`` (the Fisher features divide by every probability).
+
+    Its Fisher features are the marginalised ones of the network with C always missing: block (i, c, v) of
+    E[phi(x) | x] is P(c | x) ([x_i = v] - theta_{v|c}) / sqrt(pi_c theta_{v|c}) and C's block
+    (P(c | x) - pi_c) / sqrt(pi_c) -- the score of log p(x) = log sum_c pi_c prod_i theta_{x_i|c} (the posterior
+    weighted complete-data scores) whitened by the complete-data Fisher information (Jaakkola & Haussler 1999;
+    tests/test_fisher_normalized_latent.py checks it against finite differences of log p(x)).
+
+    Parameters
+    ----------
+    train : CategoricalData
+    classes : int, optional
+    pseudo_count : float
+    seed, starts : int
+
+    Returns
+    -------
+    (BayesNet, str)
+        The network (``fit_info["hidden"]`` names C) and a note saying how K was chosen.
+    """
+    from ..lca.model import fit_lca          # the latent class floor's EM; it imports nothing of this module
+    if classes:
+        m = fit_lca(train, int(classes), int(starts), int(seed))
+        note = f"{m.n_classes} latent classes (the number of clusters)"
+    else:
+        m = None
+        for k in range(1, LATENT_KMAX + 1):
+            fitted = fit_lca(train, k, int(starts), int(seed))
+            if m is None or fitted.bic < m.bic:
+                m = fitted
+        note = f"{m.n_classes} latent classes (least BIC for K = 1..{LATENT_KMAX})"
+    return m.to_bayesnet(pseudo_count=float(pseudo_count)), note
 
 
 def fit_fisher_normalized(train, *, model=None, dag=None, alpha: float | None = None, structure: str | None = None,
                           score: str | None = None, params: str | None = None, pseudo_count: float | None = None,
-                          recipe=None, seed: int = 0, progress=None, **_ignored) -> NormalizedFisherKernel:
+                          recipe=None, seed: int = 0, progress=None, classes: int | None = None,
+                          n_clusters: int | None = None, blanks: str | None = None,
+                          empty_weight: float | None = None, **_ignored) -> NormalizedFisherKernel:
     """The normalised Fisher kernel for ``train`` (no label column).
 
-    The network: ``model`` as given; else the CPTs of ``dag`` fitted on ``train`` by ``params``; else the one
-    :func:`bnfk_core.learning.recipe.learn_recipe` learns on ``train`` from ``recipe`` (a
-    :class:`~bnfk_core.learning.recipe.Recipe`), with ``structure``/``score``/``params``/``pseudo_count`` given
-    here replacing its fields.  Without a recipe the fields not given are :data:`DEFAULT_NETWORK`'s (chosen by
-    measurement, docs/KERNELS.md), not the Fisher kernel's.  ``alpha`` defaults to :data:`DEFAULT_ALPHA`.
+    The network: ``model`` as given; else the CPTs of ``dag`` fitted on ``train`` by ``params``; else, with
+    ``structure="latent-classes"``, the latent class network (:func:`fit_latent_classes`) with ``classes`` classes
+    (default ``n_clusters``, which ``cluster`` passes; without either, least BIC), its EM estimates smoothed with
+    ``pseudo_count`` (default :data:`DEFAULT_NETWORK`'s); without a recipe and a structure (or with
+    ``structure="latent-classes+empty"``), the default: that kernel with the empty network's normalised features
+    beside it, K = (1 - w) K_alpha(latent classes) + w K_0.02(empty network, BDeu pseudo-count 5, blanks as read),
+    w = ``empty_weight`` (default :data:`DEFAULT_NETWORK`'s; 0: the latent class network alone); else
+    the network :func:`bnfk_core.learning.recipe.learn_recipe` learns on ``train`` from ``recipe`` (a
+    :class:`~bnfk_core.learning.recipe.Recipe`), with ``structure``/``score``/``params``/``pseudo_count`` given here
+    replacing its fields (without a recipe: BIC, BDeu with pseudo-count :data:`LEARNED_PSEUDO_COUNT`).
+    ``alpha`` defaults to :data:`DEFAULT_ALPHA`.  ``blanks`` (:data:`BLANKS`) defaults to "missing" for the latent
+    class network (the measured default) and "category" (the rows as read) for every other network.
 
     Parameters
     ----------
@@ -271,31 +471,63 @@ def fit_fisher_normalized(train, *, model=None, dag=None, alpha: float | None = 
         Used without ``recipe``.
     progress : callable, optional
         Passed to the learner.
+    classes, n_clusters : int, optional
+        The latent class network's number of classes.
+    blanks : {"category", "missing"}, optional
+    empty_weight : float, optional
+        The empty network's share w in [0, 1) of the default kernel.
 
     Returns
     -------
     NormalizedFisherKernel
+
+    References
+    ----------
+    .. [1] T. Jaakkola, D. Haussler (1999), "Exploiting generative models in discriminative classifiers", NIPS 11.
+    .. [2] F. Perronnin, J. Sanchez, T. Mensink (2010), "Improving the Fisher kernel for large-scale image
+       classification", ECCV 2010, section 3.
     """
     from ..learning.recipe import Recipe, learn_recipe
     from ..network.model import fit
 
     a = DEFAULT_ALPHA if alpha is None else check_alpha(alpha)
+    default = model is None and dag is None and (structure == LATENT_AND_EMPTY or (structure is None and recipe is None))
+    latent = default or (model is None and dag is None and structure == LATENT_CLASSES)
+    w = check_weight(DEFAULT_NETWORK["empty_weight"] if empty_weight is None else empty_weight) if default else 0.0
+    b = check_blanks(blanks if blanks is not None else (DEFAULT_NETWORK["blanks"] if latent else "category"))
+    rows = blanks_as_missing(train) if b == "missing" else train
     if model is not None:
         info = getattr(model, "fit_info", None) or {}
-        return NormalizedFisherKernel(model, a, structure="given", params=info.get("method"))
+        return NormalizedFisherKernel(model, a, structure="given", params=info.get("method"), blanks=b)
     if dag is not None:
         p = params or DEFAULT_NETWORK["params"]
         if pseudo_count is None and params is None:
-            pseudo_count = DEFAULT_NETWORK["pseudo_count"]
+            pseudo_count = LEARNED_PSEUDO_COUNT
         kw = {} if pseudo_count is None else {"pseudo_count": float(pseudo_count)}
-        return NormalizedFisherKernel(fit(dag, train, method=p, **kw), a, structure="given structure", params=p)
-    base = recipe if recipe is not None else Recipe(**DEFAULT_NETWORK)
+        return NormalizedFisherKernel(fit(dag, rows, method=p, **kw), a, structure="given structure", params=p,
+                                      blanks=b)
+    if latent:
+        pc = DEFAULT_NETWORK["pseudo_count"] if pseudo_count is None else float(pseudo_count)
+        k = classes if classes else n_clusters
+        net, note = fit_latent_classes(rows, k, pseudo_count=pc, seed=seed)
+        beside = None
+        if w > 0:
+            from ..network.dag import DAG
+            epc = DEFAULT_NETWORK["empty_pseudo_count"]
+            empty = fit(DAG(tuple(train.variables), []), train, method="bdeu", pseudo_count=epc)
+            beside = NormalizedFisherKernel(empty, DEFAULT_NETWORK["empty_alpha"], structure="empty", params="bdeu")
+            note += (f"; beside the empty network's features (BDeu {epc:g}, alpha {DEFAULT_NETWORK['empty_alpha']:g}, "
+                     f"blanks as read), weight {w:g}")
+        return NormalizedFisherKernel(net, a, structure="latent classes" + (" + empty" if beside else ""),
+                                      params=f"EM + {pc:g} pseudo-count", notes=(note,), blanks=b, beside=beside,
+                                      weight=w)
+    base = recipe if recipe is not None else Recipe(structure=structure, score=DEFAULT_NETWORK["score"],
+                                                    params=DEFAULT_NETWORK["params"],
+                                                    pseudo_count=LEARNED_PSEUDO_COUNT)
     rec = base.replace(structure=structure, score=score, params=params, pseudo_count=pseudo_count,
                        seed=None if recipe is not None else seed)
-    learned = learn_recipe(train, rec, progress=progress)
+    learned = learn_recipe(rows, rec, progress=progress)
     out = NormalizedFisherKernel(learned.model, a, structure=f"{rec.structure}/{rec.score}", params=rec.params,
-                                 notes=tuple(getattr(learned.result, "notes", ()) or ()))
+                                 notes=tuple(getattr(learned.result, "notes", ()) or ()), blanks=b)
     out.recipe = rec          # the recipe followed (its pseudo-count included): the clustering JSON reports it
     return out
-
-

@@ -139,13 +139,13 @@ SETTINGS: dict[str, Setting] = {s.key: s for s in (
     # Kernel page
     _s("kernel_kind", FISHER, lambda: KERNELS), _s("kernel_rows", 500, lo=2, hi=2000), _s("kernel_seed", 0, **_SEED),
     _s("kernel_order", "class", lambda: KERNEL_ORDERS), _s("kernel_normalize", False),
-    _s("kernel_alpha", 0.02, lo=0.02, hi=1.0),         # the normalised Fisher kernel's power (its DEFAULT_ALPHA)
+    _s("kernel_alpha", 0.25, lo=0.02, hi=1.0),         # the normalised Fisher kernel's power (its DEFAULT_ALPHA)
     _s("kernel_compare", "empty", lambda: (*KERNEL_COMPARISONS, *KERNELS.names(uses_network=False))),
     # Clustering page
     _s("clu_kernel", FISHER, lambda: KERNELS), _s("clu_algorithm", "correlation", lambda: ALGORITHMS),
     _s("clu_network", "current", lambda: CLUSTER_NETWORKS), _s("clu_transform", "shift-min", lambda: TRANSFORMS),
     _s("clu_restarts", 25, lo=1, hi=200), _s("clu_seed", 0, **_SEED), _s("clu_rows", 1000, lo=2, hi=3000),
-    _s("clu_k", 0, lo=0, hi=200), _s("clu_runs", 3, lo=1, hi=20), _s("clu_alpha", 0.02, lo=0.02, hi=1.0),
+    _s("clu_k", 0, lo=0, hi=200), _s("clu_runs", 3, lo=1, hi=20), _s("clu_alpha", 0.25, lo=0.02, hi=1.0),
     _s("clu_kernels", [n for n in KERNELS if KERNELS[n].family in ("fisher", "baseline")], lambda: KERNELS),
     _s("clu_clf_repeats", 5, lo=1, hi=20),
     # Prototypes page

@@ -246,7 +246,8 @@ def run_clustering(data, kernel: str, algorithm: str, *, n_clusters: int | None 
             guard_workspace(algorithm, data.n_rows)      # before the structure search and the Gram
         t1 = time.perf_counter()
         fitted, feats = _fit_kernel(data, kernel, model=model, recipe=recipe, structure=structure, score=score,
-                                    params=params, seed=seed, kernel_options=kernel_options)
+                                    params=params, seed=seed,      # a kernel with a latent class network uses k
+                                    kernel_options={"n_clusters": int(n_clusters), **(kernel_options or {})})
         fit_seconds = time.perf_counter() - t1
     reason = None
     if algorithm == "auto":
