@@ -26,6 +26,14 @@ must see one arc more than the default structure and every odd one the default n
     python benchmarks/bench_class.py --url http://127.0.0.1:8501 --students 30   # a server already running
     python benchmarks/bench_class.py --processes 2           # the class set-up: 2 server processes, each student
                                                              # kept on one of them (as a sticky proxy does)
+    python benchmarks/bench_class.py --sequential 10 --repeats 5 -o cpu.json
+                                                             # server CPU per page run only: 10 students one
+                                                             # after another (no contention), 5 times; the median
+
+``--sequential K`` measures the work itself, steadier than any time on a shared machine: one server process,
+K students one after another (each a new session through the whole lecture, as each student of a class is),
+the server's CPU seconds over their page runs, repeated ``--repeats`` times after a warm-up class of K (so
+the shared work every class finds done is done); it reports every repeat and the median.
 
 Writes ``benchmarks/results/class.json`` (and prints the table) with the load average before and after.
 """
@@ -262,6 +270,42 @@ async def one_class(url: str, n: int, timeout: float) -> list[Student]:
     return students
 
 
+def sequential_cpu(url: str, pid, students: int, repeats: int, timeout: float) -> dict:
+    """Server CPU per page run with ``students`` students one after another (each a new session through the
+    lecture; even ones add the arc, odd ones rerun), ``repeats`` times after one warm-up round; the median."""
+    async def one_by_one():
+        runs, failures = 0, []
+        for i in range(students):
+            s = Student(url, i, timeout)
+            try:
+                async with s:
+                    await s.lecture()
+            except Exception as exc:  # noqa: BLE001 - could not connect
+                s.failures.append(f"connect: {type(exc).__name__} {exc}")
+            runs += len(s.times) + sum(1 for st, _, c in LECTURE if c and st in s.times)
+            failures += s.failures
+        return runs, failures
+
+    async def rounds():
+        # a teacher's tab stays connected throughout: Streamlit drops its compiled page scripts whenever the
+        # last session disconnects, which in a class (everyone connected at once) does not happen between runs
+        async with Student(url, -1, timeout) as teacher:
+            await teacher.run(None)
+            await one_by_one()           # warm-up: the shared work every later student finds done
+            per_run, failures = [], []
+            for _ in range(repeats):
+                cpu0 = cpu_seconds(pid)
+                runs, fail = await one_by_one()
+                per_run.append(1000 * (cpu_seconds(pid) - cpu0) / max(runs, 1))
+                failures += fail
+                print(f"  {per_run[-1]:.1f} ms of server CPU per page run ({runs} runs)", flush=True)
+        return per_run, failures
+
+    per_run, failures = asyncio.run(rounds())
+    return {"students": students, "repeats": repeats, "server_cpu_ms_per_run": per_run,
+            "median_ms_per_run": statistics.median(per_run), "failures": failures}
+
+
 async def class_connected(url: str, n: int, timeout: float, pid: int | None) -> tuple[list[Student], int | None]:
     """Run a class and measure the server's memory while every student is still connected."""
     students = [Student(url, i, timeout) for i in range(n)]
@@ -339,8 +383,15 @@ def main() -> None:
                          "report the server's memory during both")
     ap.add_argument("--ttl", type=float, default=60,
                     help="seconds a closed session is kept (server.disconnectedSessionTTL, as run-class.sh sets it)")
+    ap.add_argument("--sequential", type=int, default=0, metavar="K",
+                    help="measure only the server's CPU per page run: K students one after another, one process")
+    ap.add_argument("--repeats", type=int, default=5, help="with --sequential: rounds of K students (median)")
     ap.add_argument("-o", "--output", default=str(RESULTS / "class.json"))
     args = ap.parse_args()
+    if args.sequential:
+        if args.url or args.processes != 1:
+            raise SystemExit("error: --sequential starts its own single server process (no --url, no --processes)")
+        return main_sequential(args)
     sizes = [int(x) for x in args.students.split(",") if x]
     load_before = os.getloadavg()
     procs = []
@@ -406,6 +457,29 @@ def main() -> None:
     Path(args.output).write_text(json.dumps(out, indent=1))
     print(table(results))
     print(f"load average before {load_before}, after {out['load_after']}; written to {args.output}")
+
+
+def main_sequential(args) -> None:
+    """``--sequential K``: the server's CPU per page run, K students one after another, ``--repeats`` rounds."""
+    load_before = os.getloadavg()
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    url, proc = start_server(RESULTS / "class_server0.log", ttl=args.ttl)
+    try:
+        asyncio.run(one_class(url, 1, args.timeout))     # the process's first run, not counted
+        r = sequential_cpu(url, proc.pid, args.sequential, args.repeats, args.timeout)
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+    out = {"lecture": [s for s, _, _ in LECTURE], "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+           "machine": machine(), "load_before": load_before, "load_after": os.getloadavg(),
+           "cpus": os.cpu_count(), "processes": 1, "sequential": r}
+    Path(args.output).write_text(json.dumps(out, indent=1))
+    print(f"median {r['median_ms_per_run']:.1f} ms of server CPU per page run over {args.repeats} rounds of "
+          f"{args.sequential} students one after another; {len(r['failures'])} failures; load average before "
+          f"{load_before}, after {out['load_after']}; written to {args.output}")
 
 
 if __name__ == "__main__":

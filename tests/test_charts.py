@@ -31,6 +31,15 @@ elif CASE == "select":
                                 config={"displaylogo": False, "scrollZoom": True})
 elif CASE == "callback":
     draw(dag, key="dag2", on_select=lambda: None, selection_mode=("points", "box", "lasso"))
+elif CASE == "twice":          # the same figure in two places, then again under a key already used
+    draw(fig, key="one")
+    draw(fig, key="two")
+    if st.session_state.get("dup"):
+        from streamlit.errors import StreamlitDuplicateElementKey
+        try:
+            draw(fig, key="one")
+        except StreamlitDuplicateElementKey as exc:
+            st.session_state.refused = str(exc)
 elif CASE == "column":
     c1, c2 = st.columns(2)
     draw(fig, key="in_col", where=c2, width="content", height="content")
@@ -39,18 +48,21 @@ elif CASE == "column":
 """
 
 
-def _charts(use_ours: bool, case: str):
+def _charts(use_ours: bool, case: str, runs: int = 1):
     at = AppTest.from_string(SCRIPT, default_timeout=60)     # one script (its hash is part of an element's id)
     at.session_state.use_ours, at.session_state.case = use_ours, case
-    at.run()
+    for _ in range(runs):
+        at.run()
     assert not at.exception, [e.value for e in at.exception]
     return at, at.get("plotly_chart")
 
 
-@pytest.mark.parametrize("case", ["plain", "select", "callback", "column"])
-def test_the_element_is_st_plotly_charts(case):
-    at_theirs, theirs = _charts(False, case)
-    at_ours, ours = _charts(True, case)
+@pytest.mark.parametrize("case,runs", [("plain", 1), ("select", 1), ("callback", 1), ("column", 1), ("twice", 1),
+                                       ("plain", 3), ("select", 2), ("twice", 3)])
+def test_the_element_is_st_plotly_charts(case, runs):
+    """On the first run (the element id computed) and on reruns (the id kept on the figure) alike."""
+    at_theirs, theirs = _charts(False, case, runs)
+    at_ours, ours = _charts(True, case, runs)
     assert len(ours) == len(theirs) >= 1
     for a, b in zip(ours, theirs):
         assert a.proto.spec == b.proto.spec and a.proto.id == b.proto.id
@@ -59,6 +71,16 @@ def test_the_element_is_st_plotly_charts(case):
     assert [str(e) for e in at_ours.main] == [str(e) for e in at_theirs.main]
     if case == "select":     # a selection widget: its state is returned the same way
         assert at_ours.session_state.out == at_theirs.session_state.out
+
+
+def test_a_kept_element_id_still_refuses_a_duplicate_key():
+    at = AppTest.from_string(SCRIPT, default_timeout=60)
+    at.session_state.use_ours, at.session_state.case = True, "twice"
+    at.run()
+    assert not at.exception
+    at.session_state.dup = True          # the figure's id under key "one" is kept: a second use must still fail
+    at.run()
+    assert "key='one'" in at.session_state.refused
 
 
 def test_the_json_is_made_once_per_figure():

@@ -32,6 +32,57 @@ def test_a_builder_runs_once_per_distinct_content():
     assert len(calls) == 4
 
 
+def test_an_array_that_cannot_change_is_hashed_once_and_keyed_by_content(monkeypatch):
+    import hashlib
+
+    hashed = []
+    real = hashlib.blake2b
+
+    def counting(data=b"", **kw):
+        hashed.append(1)
+        return real(data, **kw)
+
+    monkeypatch.setattr(S.hashlib, "blake2b", counting)
+    rng = np.random.default_rng(0)
+    K = rng.random((50, 50))
+    fixed = K.copy()
+    fixed.setflags(write=False)
+    key = S.content_key(fixed)
+    assert key == S.content_key(K) and len(hashed) == 2          # the same key as a writable copy's
+    for _ in range(3):
+        assert S.content_key(fixed) == key
+    assert len(hashed) == 2                                      # read-only: its digest is kept
+    S.content_key(K)
+    S.content_key(K)
+    assert len(hashed) == 4                                      # writable: hashed on every call
+    # a read-only view of a writable array can change under it: hashed every time, so a change shows
+    view = K.view()
+    view.setflags(write=False)
+    before = S.content_key(view)
+    K[3, 4] += 1.0
+    after = S.content_key(view)
+    assert before != after and after == S.content_key(K.copy())
+    # a kept digest goes with its array
+    n = len(S._DIGESTS)
+    del fixed
+    assert len(S._DIGESTS) == n - 1
+
+
+def test_a_keyed_value_is_built_once_per_key_and_handed_over_as_itself():
+    calls = []
+
+    def build(K, title=""):
+        calls.append(K)
+        return float(K.sum())
+
+    K = np.arange(6.0).reshape(2, 3)
+    assert S.shared(build, S.keyed(K, ("live", 1)), title="x") == K.sum()
+    assert calls[0] is K                                          # the builder gets the array, not the wrapper
+    assert S.shared(build, S.keyed(K * 2, ("live", 1)), title="x") == K.sum()   # the key stands for the content
+    assert S.shared(build, S.keyed(K * 2, ("live", 2)), title="x") == 2 * K.sum()
+    assert len(calls) == 2
+
+
 def test_keys_tell_apart_lists_tuples_and_values():
     keys = {S.content_key(v) for v in ([1, 2], (1, 2), [1.0, 2], np.array([1, 2]), np.array([1, 2], np.int32),
                                        {"a": 1}, {"a": 2}, None, "1", 1)}

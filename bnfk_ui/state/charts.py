@@ -7,6 +7,10 @@ changed afterwards (:mod:`.shared`), so their JSON is the same on every run: :fu
 the figure and builds the very element ``st.plotly_chart`` builds (same specification, same element id, same
 selection widget) around it.  ``tests/test_charts.py`` checks the element against ``st.plotly_chart``'s for
 figures with and without selections.
+
+The element's id is Streamlit's hash of the chart's arguments, the JSON among them (a megabyte for a heatmap):
+it is computed once per figure and context (key, configuration, page, form, container) and kept on the figure
+too, then registered as Streamlit registers it (so a duplicate key still fails the same way).
 """
 from __future__ import annotations
 
@@ -45,6 +49,32 @@ def _size(fig) -> tuple:
     return size
 
 
+def _element_id(fig, ctx, dg, key, spec: str, **kwargs) -> str:
+    """``compute_and_register_element_id("plotly_chart", ...)`` for this figure, its hash of the JSON ``spec``
+    made once per figure and context and kept on the figure; the id is registered on every call as Streamlit
+    registers it."""
+    from streamlit.elements.lib.form_utils import current_form_id
+    from streamlit.elements.lib.utils import _register_element_id, compute_and_register_element_id
+    from streamlit.runtime.scriptrunner_utils.script_run_context import ThreadState
+
+    context = (key, tuple(sorted((k, repr(v)) for k, v in kwargs.items())),
+               ThreadState.get().active_script_hash if ctx else None, current_form_id(dg),
+               dg._active_dg._root_container)
+    ids = getattr(fig, "_bnfk_ids", None)
+    if ids is None:
+        with _LOCK:
+            ids = fig.__dict__.setdefault("_bnfk_ids", {})
+    element_id = ids.get(context)
+    if element_id is None:
+        element_id = compute_and_register_element_id("plotly_chart", user_key=key, key_as_main_identity=False,
+                                                     dg=dg, plotly_spec=spec, **kwargs)
+        with _LOCK:
+            ids[context] = element_id
+    elif ctx:
+        _register_element_id(ctx, "plotly_chart", element_id)
+    return element_id
+
+
 def _height(fig, height):
     if height != "content":
         return height
@@ -72,7 +102,7 @@ def plotly_chart(fig, *, key=None, on_select="ignore", selection_mode=("points",
         from streamlit.elements.lib.form_utils import current_form_id
         from streamlit.elements.lib.layout_utils import LayoutConfig, validate_height, validate_width
         from streamlit.elements.lib.policies import check_widget_policies
-        from streamlit.elements.lib.utils import compute_and_register_element_id, to_key
+        from streamlit.elements.lib.utils import to_key
         from streamlit.elements.plotly_chart import (_SELECTION_MODE_FROM_PROTO, PlotlyChartSelectionSerde,
                                                      _plotly_data, parse_selection_mode)
         from streamlit.proto.PlotlyChart_pb2 import PlotlyChart as PlotlyChartProto
@@ -97,10 +127,8 @@ def plotly_chart(fig, *, key=None, on_select="ignore", selection_mode=("points",
     proto.spec = figure_json(fig)
     proto.config = json.dumps(config or {})
     ctx = get_script_run_ctx()
-    proto.id = compute_and_register_element_id(
-        "plotly_chart", user_key=key, key_as_main_identity=False, dg=dg, plotly_spec=proto.spec,
-        plotly_config=proto.config, selection_mode=selection_mode, is_selection_activated=selecting, theme=theme,
-        width=width, height=height, alt=None)
+    proto.id = _element_id(fig, ctx, dg, key, proto.spec, plotly_config=proto.config, selection_mode=selection_mode,
+                           is_selection_activated=selecting, theme=theme, width=width, height=height, alt=None)
     layout = LayoutConfig(width=_width(fig, width), height=_height(fig, height))
     if not selecting:
         return dg._enqueue("plotly_chart", proto, layout_config=layout,
