@@ -74,15 +74,15 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def start_server(log: Path, timeout: float = 120, ttl: float = 60) -> tuple[str, subprocess.Popen]:
-    """``streamlit run app.py`` on a free port as ``run-class.sh`` starts it (a closed session freed ``ttl``
-    seconds later), waited for until healthy."""
+def start_server(log: Path, timeout: float = 120, ttl: float = 60, cwd: Path = ROOT) -> tuple[str, subprocess.Popen]:
+    """``streamlit run app.py`` (of the checkout ``cwd``) on a free port as ``run-class.sh`` starts it (a closed
+    session freed ``ttl`` seconds later), waited for until healthy."""
     port = _free_port()
     fh = open(log, "w")
     proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
                              "--server.port", str(port), "--server.address", "127.0.0.1",
                              "--server.disconnectedSessionTTL", str(int(ttl)),
-                             "--browser.gatherUsageStats", "false"], cwd=ROOT, stdout=fh, stderr=subprocess.STDOUT)
+                             "--browser.gatherUsageStats", "false"], cwd=cwd, stdout=fh, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
     deadline = time.time() + timeout
     while True:
@@ -270,40 +270,63 @@ async def one_class(url: str, n: int, timeout: float) -> list[Student]:
     return students
 
 
-def sequential_cpu(url: str, pid, students: int, repeats: int, timeout: float) -> dict:
+def sequential_cpu(urls: list, pids: list, students: int, repeats: int, timeout: float) -> dict:
     """Server CPU per page run with ``students`` students one after another (each a new session through the
-    lecture; even ones add the arc, odd ones rerun), ``repeats`` times after one warm-up round; the median."""
-    async def one_by_one():
-        runs, failures = 0, []
+    lecture; even ones add the arc, odd ones rerun), ``repeats`` rounds after one warm-up round; the median.
+
+    With several servers (another checkout's beside this one's) the students alternate between them, one student
+    here, the same student there, so that every server works under the same load of the machine; each server's
+    CPU is counted over its own students only."""
+    async def student(url, i):
+        s = Student(url, i, timeout)
+        try:
+            async with s:
+                await s.lecture()
+        except Exception as exc:  # noqa: BLE001 - could not connect
+            s.failures.append(f"connect: {type(exc).__name__} {exc}")
+        return len(s.times) + sum(1 for st, _, c in LECTURE if c and st in s.times), s.failures
+
+    async def one_round():
+        cpu, runs, failures = [0.0] * len(urls), [0] * len(urls), []
         for i in range(students):
-            s = Student(url, i, timeout)
-            try:
-                async with s:
-                    await s.lecture()
-            except Exception as exc:  # noqa: BLE001 - could not connect
-                s.failures.append(f"connect: {type(exc).__name__} {exc}")
-            runs += len(s.times) + sum(1 for st, _, c in LECTURE if c and st in s.times)
-            failures += s.failures
-        return runs, failures
+            for j, (url, pid) in enumerate(zip(urls, pids)):
+                c0 = cpu_seconds(pid)
+                n, fail = await student(url, i)
+                cpu[j] += cpu_seconds(pid) - c0
+                runs[j] += n
+                failures += fail
+        return [1000 * c / max(r, 1) for c, r in zip(cpu, runs)], runs, failures
 
     async def rounds():
-        # a teacher's tab stays connected throughout: Streamlit drops its compiled page scripts whenever the
-        # last session disconnects, which in a class (everyone connected at once) does not happen between runs
-        async with Student(url, -1, timeout) as teacher:
-            await teacher.run(None)
-            await one_by_one()           # warm-up: the shared work every later student finds done
+        # a teacher's tab stays connected on every server throughout: Streamlit drops its compiled page scripts
+        # whenever the last session disconnects, which in a class (everyone connected at once) does not happen
+        teachers = [Student(url, -1, timeout) for url in urls]
+        for t in teachers:
+            await t.__aenter__()
+            await t.run(None)
+        try:
+            await one_round()            # warm-up: the shared work every later student finds done
             per_run, failures = [], []
             for _ in range(repeats):
-                cpu0 = cpu_seconds(pid)
-                runs, fail = await one_by_one()
-                per_run.append(1000 * (cpu_seconds(pid) - cpu0) / max(runs, 1))
+                ms, runs, fail = await one_round()
+                per_run.append(ms)
                 failures += fail
-                print(f"  {per_run[-1]:.1f} ms of server CPU per page run ({runs} runs)", flush=True)
+                print("  " + "; ".join(f"{m:.1f} ms of server CPU per page run ({n} runs)" for m, n in zip(ms, runs)),
+                      flush=True)
+        finally:
+            for t in teachers:
+                await t.__aexit__()
         return per_run, failures
 
     per_run, failures = asyncio.run(rounds())
-    return {"students": students, "repeats": repeats, "server_cpu_ms_per_run": per_run,
-            "median_ms_per_run": statistics.median(per_run), "failures": failures}
+    out = {"students": students, "repeats": repeats, "server_cpu_ms_per_run": [r[0] for r in per_run],
+           "median_ms_per_run": statistics.median(r[0] for r in per_run), "failures": failures}
+    if len(urls) > 1:
+        out["baseline_cpu_ms_per_run"] = [r[1] for r in per_run]
+        out["baseline_median_ms_per_run"] = statistics.median(r[1] for r in per_run)
+        out["ratio_per_round"] = [r[0] / r[1] for r in per_run]
+        out["median_ratio"] = statistics.median(out["ratio_per_round"])
+    return out
 
 
 async def class_connected(url: str, n: int, timeout: float, pid: int | None) -> tuple[list[Student], int | None]:
@@ -386,6 +409,9 @@ def main() -> None:
     ap.add_argument("--sequential", type=int, default=0, metavar="K",
                     help="measure only the server's CPU per page run: K students one after another, one process")
     ap.add_argument("--repeats", type=int, default=5, help="with --sequential: rounds of K students (median)")
+    ap.add_argument("--baseline", metavar="DIR",
+                    help="with --sequential: another checkout of the app (e.g. `git worktree add /tmp/before "
+                         "COMMIT`) served beside this one, the students alternating between the two")
     ap.add_argument("-o", "--output", default=str(RESULTS / "class.json"))
     args = ap.parse_args()
     if args.sequential:
@@ -460,26 +486,35 @@ def main() -> None:
 
 
 def main_sequential(args) -> None:
-    """``--sequential K``: the server's CPU per page run, K students one after another, ``--repeats`` rounds."""
+    """``--sequential K``: the server's CPU per page run, K students one after another, ``--repeats`` rounds (and
+    the same for ``--baseline``'s checkout, alternating)."""
     load_before = os.getloadavg()
     RESULTS.mkdir(parents=True, exist_ok=True)
-    url, proc = start_server(RESULTS / "class_server0.log", ttl=args.ttl)
+    dirs = [ROOT] + ([Path(args.baseline).resolve()] if args.baseline else [])
+    servers = []
     try:
-        asyncio.run(one_class(url, 1, args.timeout))     # the process's first run, not counted
-        r = sequential_cpu(url, proc.pid, args.sequential, args.repeats, args.timeout)
+        for k, d in enumerate(dirs):
+            servers.append(start_server(RESULTS / f"class_server{k}.log", ttl=args.ttl, cwd=d))
+        urls, pids = [u for u, _ in servers], [p.pid for _, p in servers]
+        asyncio.run(one_class(urls, len(urls), args.timeout))     # each process's first run, not counted
+        r = sequential_cpu(urls, pids, args.sequential, args.repeats, args.timeout)
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+        for _, proc in servers:
+            proc.terminate()
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
     out = {"lecture": [s for s, _, _ in LECTURE], "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
            "machine": machine(), "load_before": load_before, "load_after": os.getloadavg(),
-           "cpus": os.cpu_count(), "processes": 1, "sequential": r}
+           "cpus": os.cpu_count(), "processes": 1, "baseline": args.baseline, "sequential": r}
     Path(args.output).write_text(json.dumps(out, indent=1))
     print(f"median {r['median_ms_per_run']:.1f} ms of server CPU per page run over {args.repeats} rounds of "
-          f"{args.sequential} students one after another; {len(r['failures'])} failures; load average before "
-          f"{load_before}, after {out['load_after']}; written to {args.output}")
+          f"{args.sequential} students one after another"
+          + (f"; the baseline {r['baseline_median_ms_per_run']:.1f} ms, ratio {r['median_ratio']:.3f} (median of the "
+             "rounds' ratios)" if args.baseline else "")
+          + f"; {len(r['failures'])} failures; load average before {load_before}, after {out['load_after']}; "
+          f"written to {args.output}")
 
 
 if __name__ == "__main__":

@@ -89,11 +89,10 @@ def page():
         return
     base, seg_dag = seg_view.segment_networks(ss.seg_base, feat.variables, state.dag(), kind, variables)
     m1, m2 = state.model(base), state.model(seg_dag)
-    if ss.seg_base == "current":
-        common.plain_caption(state.network_line("The base"))
-    st.caption(f"Base: **{BASES[ss.seg_base]}** ({base.n_arcs} arcs) · with the segment: {seg_dag.n_arcs} arcs "
-               f"(added {seg_view.added_arcs(base, seg_dag)}) · "
-               f"parameters: {ESTIMATORS[ss.param_method].label.split(' (')[0].lower()}.")
+    common.captions(common.literal(state.network_line("The base")) if ss.seg_base == "current" else "",
+                    f"Base: **{BASES[ss.seg_base]}** ({base.n_arcs} arcs) · with the segment: {seg_dag.n_arcs} arcs "
+                    f"(added {seg_view.added_arcs(base, seg_dag)}) · "
+                    f"parameters: {ESTIMATORS[ss.param_method].label.split(' (')[0].lower()}.")
     rows = sample_rows(d.n_rows, int(ss.seg_rows), int(ss.seg_seed))
     labels = d.labels()[rows] if has_class else np.full(len(rows), -1)
     bar = st.progress(0.0, text="Gram matrix of the base network…")
@@ -116,7 +115,7 @@ def page():
     with tabs[1]:
         sections.gallery_tab(d, feat, base, variables, rows, labels, cls_states)
     with tabs[2]:
-        sections.impute_protos_tab(feat.subset(rows), base, seg_dag, m1, m2)   # bounded: the sampled rows
+        sections.impute_protos_tab(feat, rows, base, seg_dag, m1, m2)   # bounded: the sampled rows
     with tabs[3]:
         sections.theory_tab(d, m2, kind, variables)
     with tabs[4]:
@@ -128,7 +127,7 @@ def page():
 
 
 def kernel_tab(K1, K2, rows, labels, cls_states, has_class, aris):
-    order = class_order(labels, K1) if has_class else cluster_order(K1)
+    order = state.shared(class_order, labels, K1) if has_class else state.shared(cluster_order, K1)
     panels, zmax = state.shared(figs.segment_panels, K1, K2, order, rows, labels, cls_states)
     for col, fig, key in zip(st.columns(3, gap="small"), panels, ("seg_gram_base", "seg_gram_seg", "seg_gram_diff")):
         state.plotly_chart(fig, key=key, config=PLOTLY, where=col)

@@ -12,7 +12,7 @@ import pytest
 pytest.importorskip("streamlit")
 import streamlit as st
 from streamlit.testing.v1 import AppTest  # noqa: E402
-from apptest_helpers import page_app  # noqa: E402
+from apptest_helpers import open_sidebar_box, page_app  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 APP = str(ROOT / "app.py")
@@ -379,6 +379,8 @@ def test_the_memory_setting_is_the_limit_of_every_page_run(monkeypatch):
     monkeypatch.setattr(segment_information, "mi_ranking", record)
     st.cache_data.clear()
     at = AppTest.from_file(APP, default_timeout=60).run()
+    assert not [w for w in at.number_input if w.key == "w_memory_gib"]      # built when Settings is opened
+    open_sidebar_box(at, "settings")
     at.number_input(key="w_memory_gib").set_value(0.5).run()
     at.switch_page("pages/segments.py").run()
     assert not at.exception

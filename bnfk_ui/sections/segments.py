@@ -52,14 +52,15 @@ def role_line(kind: str, variables: list) -> str:
             + (f" · {pattern}" if len(names) == len(re.findall(r"\b[uvw]\b", SEGMENT_PATTERNS[kind])) else ""))
 
 
-def impute_protos_tab(feat, base, seg_dag, m1, m2):
-    """One imputation run and greedy-MMD prototypes with and without the segment, on ``feat`` (the lab's
-    sampled rows, so the cost is bounded whatever the size of the data)."""
+def impute_protos_tab(feat, rows, base, seg_dag, m1, m2):
+    """One imputation run and greedy-MMD prototypes with and without the segment, on the ``rows`` of ``feat``
+    (the lab's sampled rows, so the cost is bounded whatever the size of the data; taken once asked)."""
     ss = st.session_state
     if not common.asked("Run imputation and prototypes", "seg_impute_run", state.feature_data().fingerprint()):
-        st.caption(f"One seeded imputation run and greedy-MMD prototypes on the {feat.n_rows:,} sampled rows, with "
+        st.caption(f"One seeded imputation run and greedy-MMD prototypes on the {len(rows):,} sampled rows, with "
                    "and without the segment.")
         return
+    feat = feat.subset(rows)
     c1, c2 = st.columns(2)
     with c1:
         st.markdown("**Imputation (one seeded MCAR run)**")

@@ -211,12 +211,16 @@ def _drawn(lk, labels: np.ndarray) -> np.ndarray:
     ss = st.session_state
     key = ss._live[0]
     saved = ss.get("_live_drawn")
-    if saved is None or saved[0] != key:
-        pick = figures.evenly_drawn(np.arange(len(labels)))
-        K = lk.gram()[np.ix_(pick, pick)]
-        sub = labels[pick]
-        ss._live_drawn = (key, pick[class_order(sub, K) if (sub >= 0).any() else cluster_order(K)])
+    if saved is None or saved[0] != key:       # the order of the structure this session first saw, made once per
+        pick = figures.evenly_drawn(np.arange(len(labels)))       # server for it (every student starts alike)
+        K = state.keyed(lk.gram()[np.ix_(pick, pick)], (key, tuple(lk.dag.sorted_arcs()), tuple(pick.tolist())))
+        ss._live_drawn = (key, pick[state.shared(_order, K, labels[pick])])
     return ss._live_drawn[1]
+
+
+def _order(K: np.ndarray, labels: np.ndarray) -> np.ndarray:
+    """Rows by class, clustered inside (or clustered, without a class column), of a Gram matrix."""
+    return class_order(labels, K) if (labels >= 0).any() else cluster_order(K)
 
 
 def _live_digest(lk, K: np.ndarray):
