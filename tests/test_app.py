@@ -56,7 +56,17 @@ def test_page_renders(page):
     at = _app(page)
     _clean(at)
     assert at.get("plotly_chart"), f"{page} draws no chart"
+    if page == "pages/structure.py":      # its files are on its Import / export tab (built when opened)
+        at.session_state["structure_tab"] = "Import / export"
+        at.run()
+        _clean(at)
     assert at.get("download_button"), f"{page} offers no download"
+    # the sidebar's Share box is built when opened: then it offers the session file
+    assert not any(d.proto.label == "Session (JSON)" for d in at.get("download_button"))
+    open_sidebar_box(at, "share")
+    _clean(at)
+    assert any(d.proto.label == "Session (JSON)" for d in at.get("download_button"))
+    assert at.file_uploader(key="w_session_file") is not None
 
 
 @pytest.mark.parametrize("page", PAGES)
