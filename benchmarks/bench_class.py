@@ -149,6 +149,8 @@ class Student:
         self.failures: list[str] = []
         self.arcs_seen: int | None = None
         self.ws = None
+        self.pid = None                          # set: the server's CPU seconds of each step go to step_cpu
+        self.step_cpu: dict[str, float] = {}
 
     async def __aenter__(self):
         import websockets
@@ -220,6 +222,7 @@ class Student:
     async def lecture(self) -> None:
         from streamlit.proto.WidgetStates_pb2 import WidgetState
         for step, page, click in LECTURE:
+            c0 = cpu_seconds(self.pid) if self.pid else 0.0
             try:
                 if step == "Home":
                     took, got, els = await self.run(None)          # the first visit: the default page
@@ -242,6 +245,8 @@ class Student:
                 if step == "Kernel again":
                     self.arcs_seen = self.arcs(els)
                 self.times[step], self.bytes[step] = took, got
+                if self.pid:
+                    self.step_cpu[step] = cpu_seconds(self.pid) - c0
             except (asyncio.TimeoutError, OSError, Exception) as exc:   # noqa: BLE001 - a failure is counted
                 self.failures.append(f"{step}: {type(exc).__name__} {str(exc)[:120]}")
                 return
@@ -277,24 +282,30 @@ def sequential_cpu(urls: list, pids: list, students: int, repeats: int, timeout:
     With several servers (another checkout's beside this one's) the students alternate between them, one student
     here, the same student there, so that every server works under the same load of the machine; each server's
     CPU is counted over its own students only."""
-    async def student(url, i):
+    steps = [{step: [] for step, _, _ in LECTURE} for _ in urls]      # per server: each step's CPU ms, per student
+
+    async def student(url, pid, i):
         s = Student(url, i, timeout)
+        s.pid = pid
         try:
             async with s:
                 await s.lecture()
         except Exception as exc:  # noqa: BLE001 - could not connect
             s.failures.append(f"connect: {type(exc).__name__} {exc}")
-        return len(s.times) + sum(1 for st, _, c in LECTURE if c and st in s.times), s.failures
+        return len(s.times) + sum(1 for st, _, c in LECTURE if c and st in s.times), s.failures, s.step_cpu
 
-    async def one_round():
+    async def one_round(counted=True):
         cpu, runs, failures = [0.0] * len(urls), [0] * len(urls), []
         for i in range(students):
             for j, (url, pid) in enumerate(zip(urls, pids)):
                 c0 = cpu_seconds(pid)
-                n, fail = await student(url, i)
+                n, fail, step_cpu = await student(url, pid, i)
                 cpu[j] += cpu_seconds(pid) - c0
                 runs[j] += n
                 failures += fail
+                for step, sec in step_cpu.items():
+                    if counted:
+                        steps[j][step].append(1000 * sec)
         return [1000 * c / max(r, 1) for c, r in zip(cpu, runs)], runs, failures
 
     async def rounds():
@@ -305,7 +316,7 @@ def sequential_cpu(urls: list, pids: list, students: int, repeats: int, timeout:
             await t.__aenter__()
             await t.run(None)
         try:
-            await one_round()            # warm-up: the shared work every later student finds done
+            await one_round(counted=False)   # warm-up: the shared work every later student finds done
             per_run, failures = [], []
             for _ in range(repeats):
                 ms, runs, fail = await one_round()
@@ -320,10 +331,12 @@ def sequential_cpu(urls: list, pids: list, students: int, repeats: int, timeout:
 
     per_run, failures = asyncio.run(rounds())
     out = {"students": students, "repeats": repeats, "server_cpu_ms_per_run": [r[0] for r in per_run],
-           "median_ms_per_run": statistics.median(r[0] for r in per_run), "failures": failures}
+           "median_ms_per_run": statistics.median(r[0] for r in per_run), "failures": failures,
+           "step_cpu_ms_mean": {k: statistics.fmean(v) for k, v in steps[0].items() if v}}
     if len(urls) > 1:
         out["baseline_cpu_ms_per_run"] = [r[1] for r in per_run]
         out["baseline_median_ms_per_run"] = statistics.median(r[1] for r in per_run)
+        out["baseline_step_cpu_ms_mean"] = {k: statistics.fmean(v) for k, v in steps[1].items() if v}
         out["ratio_per_round"] = [r[0] / r[1] for r in per_run]
         out["median_ratio"] = statistics.median(out["ratio_per_round"])
     return out
@@ -509,6 +522,9 @@ def main_sequential(args) -> None:
            "machine": machine(), "load_before": load_before, "load_after": os.getloadavg(),
            "cpus": os.cpu_count(), "processes": 1, "baseline": args.baseline, "sequential": r}
     Path(args.output).write_text(json.dumps(out, indent=1))
+    for step in r["step_cpu_ms_mean"]:        # a step's CPU (add an arc: its two runs), mean over students
+        print(f"  {step:14s} {r['step_cpu_ms_mean'][step]:6.1f} ms"
+              + (f"   baseline {r['baseline_step_cpu_ms_mean'][step]:6.1f} ms" if args.baseline else ""))
     print(f"median {r['median_ms_per_run']:.1f} ms of server CPU per page run over {args.repeats} rounds of "
           f"{args.sequential} students one after another"
           + (f"; the baseline {r['baseline_median_ms_per_run']:.1f} ms, ratio {r['median_ratio']:.3f} (median of the "

@@ -73,8 +73,9 @@ def controls(d, feat):
     c3.number_input("Rows (sampled)", 20, min(MAX_ROWS, d.n_rows), step=50,
                     **state.bind("seg_rows", shown=lambda v: int(min(max(v, 20), min(MAX_ROWS, d.n_rows)))))
     common.seed_input("Seed", "seg_seed", c3)
-    with st.expander("Suggestions table"):
-        st.dataframe(sug.assign(variables=options), hide_index=True, key="seg_sug_table")
+    box = st.expander("Suggestions table", key="seg_sug_open", on_change="rerun")
+    if box.open:            # built when opened (a rerun), not on every run of the page
+        box.dataframe(sug.assign(variables=options), hide_index=True, key="seg_sug_table")
     return kind, list(ss.seg_vars), need
 
 
