@@ -91,3 +91,57 @@ def test_the_json_is_made_once_per_figure():
     first = figure_json(fig)
     assert figure_json(fig) is first
     assert first == plotly.io.to_json(fig.to_dict(), validate=False)
+
+
+def _chart_message(spec: str, element_id: str, height: int = 430, fragment: str = ""):
+    from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+    msg = ForwardMsg()
+    el = msg.delta.new_element
+    el.plotly_chart.spec, el.plotly_chart.id, el.plotly_chart.config = spec, element_id, "{}"
+    el.height_config.pixel_height = height
+    if fragment:
+        msg.delta.fragment_id = fragment
+    msg.metadata.delta_path[:] = [0, 3, 1]
+    return msg
+
+
+def test_a_chart_messages_hash_is_streamlits_and_made_once(monkeypatch):
+    from streamlit.runtime import forward_msg_cache
+    from streamlit.runtime.scriptrunner_utils import script_run_context as src
+
+    from bnfk_ui.state import charts
+
+    assert charts.install_message_hashes()
+    ours = src.populate_hash_if_needed
+    theirs = ours.original
+    assert theirs is forward_msg_cache.populate_hash_if_needed
+    monkeypatch.setattr(charts, "_HASHES", type(charts._HASHES)())
+    spec = plotly.io.to_json({"data": [{"type": "heatmap", "z": np.arange(40000.0).reshape(200, 200).tolist()}]})
+    calls = []
+    real = forward_msg_cache.util.calc_hash
+
+    def counting(b):
+        calls.append(len(b))
+        return real(b)
+
+    monkeypatch.setattr(forward_msg_cache.util, "calc_hash", counting)
+    for case in [(spec, "id-a"), (spec, "id-a", 300), (spec, "id-a", 430, "frag"), (spec + " ", "id-b")]:
+        first, again, ref = _chart_message(*case), _chart_message(*case), _chart_message(*case)
+        ours(first)
+        n = len(calls)
+        ours(again)
+        assert len(calls) == n                            # the second message of the same chart: not hashed again
+        theirs(ref)
+        assert first.hash == again.hash == ref.hash and ref.hash
+        assert first.metadata.cacheable == again.metadata.cacheable == ref.metadata.cacheable
+        assert list(again.metadata.delta_path) == [0, 3, 1]
+    hashes = {}
+    for case in [(spec, "id-a"), (spec, "id-a", 300), (spec, "id-a", 430, "frag"), (spec + " ", "id-b")]:
+        m = _chart_message(*case)
+        ours(m)
+        hashes[case] = m.hash
+    assert len(set(hashes.values())) == 4                 # a change of layout, fragment or content: another hash
+    other = _chart_message(spec, "")                       # no element id: hashed as Streamlit hashes it
+    n = len(calls)
+    ours(other)
+    assert len(calls) == n + 1

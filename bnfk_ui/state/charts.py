@@ -11,17 +11,73 @@ figures with and without selections.
 The element's id is Streamlit's hash of the chart's arguments, the JSON among them (a megabyte for a heatmap):
 it is computed once per figure and context (key, configuration, page, form, container) and kept on the figure
 too, then registered as Streamlit registers it (so a duplicate key still fails the same way).
+
+Streamlit also hashes every message it sends (serialising it first) so that a browser which holds it already
+gets a reference instead: for a chart, a megabyte on every run.  :func:`install_message_hashes` keeps that hash
+for a chart's message by its element id (itself a hash of the JSON and of every argument), its fragment, its
+size and its layout: the same hash Streamlit computes, computed once.
 """
 from __future__ import annotations
 
 import json
 import threading
+from collections import OrderedDict
 
 import streamlit as st
 
-__all__ = ["plotly_chart", "figure_json"]
+__all__ = ["plotly_chart", "figure_json", "install_message_hashes"]
 
 _LOCK = threading.Lock()
+#: a chart message's hash and cacheable flag by (element id, fragment, size, height, width): at most MAX_HASHES
+_HASHES: OrderedDict = OrderedDict()
+MAX_HASHES = 512
+
+
+def _chart_key(msg):
+    """The key a chart message's hash is kept under, or None for any other message."""
+    if msg.hash or msg.WhichOneof("type") != "delta" or msg.delta.WhichOneof("type") != "new_element":
+        return None
+    el = msg.delta.new_element
+    if el.WhichOneof("type") != "plotly_chart" or not el.plotly_chart.id:
+        return None
+    return (el.plotly_chart.id, msg.delta.fragment_id, msg.delta.ByteSize(), el.height_config.SerializeToString(),
+            el.width_config.SerializeToString())
+
+
+def install_message_hashes() -> bool:
+    """Have Streamlit's per-message hash (``populate_hash_if_needed``, called for every message a script run
+    enqueues) kept for chart messages (:func:`_chart_key`); every other message is hashed as before.  Once per
+    process; False when this Streamlit has no such function (then nothing changes)."""
+    try:
+        from streamlit.runtime.scriptrunner_utils import script_run_context as src
+    except ImportError:
+        return False
+    original = getattr(src, "populate_hash_if_needed", None)
+    if original is None:
+        return False
+    if getattr(original, "_bnfk_kept", False):
+        return True
+
+    def populate_hash_if_needed(msg) -> None:
+        key = _chart_key(msg)
+        if key is None:
+            return original(msg)
+        hit = _HASHES.get(key)
+        if hit is not None:
+            msg.hash = hit[0]
+            msg.metadata.cacheable = hit[1]
+            return None
+        original(msg)
+        with _LOCK:
+            _HASHES[key] = (msg.hash, msg.metadata.cacheable)
+            while len(_HASHES) > MAX_HASHES:
+                _HASHES.popitem(last=False)
+        return None
+
+    populate_hash_if_needed._bnfk_kept = True
+    populate_hash_if_needed.original = original
+    src.populate_hash_if_needed = populate_hash_if_needed
+    return True
 
 
 def figure_json(fig) -> str:
