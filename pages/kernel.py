@@ -71,16 +71,16 @@ def page():
                 f"({', '.join(KERNELS[n].label for n in KERNELS.names(uses_network=True))}) to see its effect.")
 
     base = f"{common.dataset_name()}_{kind}_{len(rows)}rows"
-    ids = [f"row{int(r)}" for r in rows]
+    ids = lambda: [f"row{int(r)}" for r in rows]      # noqa: E731 - the downloads' row names, made when clicked
     row = st.container(horizontal=True)     # buttons as wide as their labels, wrapping on a narrow screen
     dl = [row] * 5
     with dl[0]:
-        common.download("Gram matrix (CSV)", lambda: pd.DataFrame(K, index=ids, columns=ids).to_csv(),
+        common.download("Gram matrix (CSV)", lambda: pd.DataFrame(K, index=ids(), columns=ids()).to_csv(),
                         f"{base}.csv", "text/csv")
     with dl[1]:
         common.download("Gram matrix (NPY)", lambda: common.npy_bytes(K), f"{base}.npy", "application/octet-stream")
     with dl[2]:
-        common.download("Comparison Gram (CSV)", lambda: pd.DataFrame(K2, index=ids, columns=ids).to_csv(),
+        common.download("Comparison Gram (CSV)", lambda: pd.DataFrame(K2, index=ids(), columns=ids()).to_csv(),
                         f"{base}_compare_{ss.kernel_compare}.csv", "text/csv")
     with dl[3]:
         common.download("Rows used (CSV)", lambda: d.frame.iloc[rows].assign(row=rows).to_csv(index=False),
