@@ -29,11 +29,19 @@ must see one arc more than the default structure and every odd one the default n
     python benchmarks/bench_class.py --sequential 10 --repeats 5 -o cpu.json
                                                              # server CPU per page run only: 10 students one
                                                              # after another (no contention), 5 times; the median
+    git worktree add /tmp/before HEAD~3
+    python benchmarks/bench_class.py --sequential 6 --repeats 5 --baseline /tmp/before --baseline-name "HEAD~3"
+                                                             # the same for this checkout and an older one, the
+                                                             # students alternating between the two servers
 
 ``--sequential K`` measures the work itself, steadier than any time on a shared machine: one server process,
 K students one after another (each a new session through the whole lecture, as each student of a class is),
-the server's CPU seconds over their page runs, repeated ``--repeats`` times after a warm-up class of K (so
-the shared work every class finds done is done); it reports every repeat and the median.
+the server's CPU seconds over their page runs and each step's, repeated ``--repeats`` times after a warm-up
+round of K (so the shared work every class finds done is done); it reports every repeat and the median.  A
+teacher's tab stays connected meanwhile (Streamlit drops its compiled page scripts whenever no session is
+connected, which never happens during a class).  With ``--baseline`` the other checkout is served beside this
+one and every student runs the lecture on both, one after the other, so that both are measured under the same
+load of the machine; the ratio of each round is reported with their median.
 
 Writes ``benchmarks/results/class.json`` (and prints the table) with the load average before and after.
 """
@@ -425,6 +433,8 @@ def main() -> None:
     ap.add_argument("--baseline", metavar="DIR",
                     help="with --sequential: another checkout of the app (e.g. `git worktree add /tmp/before "
                          "COMMIT`) served beside this one, the students alternating between the two")
+    ap.add_argument("--baseline-name", metavar="TEXT",
+                    help="what the baseline is, written to the results (default: its folder's name)")
     ap.add_argument("-o", "--output", default=str(RESULTS / "class.json"))
     args = ap.parse_args()
     if args.sequential:
@@ -520,7 +530,8 @@ def main_sequential(args) -> None:
                 proc.kill()
     out = {"lecture": [s for s, _, _ in LECTURE], "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
            "machine": machine(), "load_before": load_before, "load_after": os.getloadavg(),
-           "cpus": os.cpu_count(), "processes": 1, "baseline": args.baseline, "sequential": r}
+           "cpus": os.cpu_count(), "processes": 1,
+           "baseline": (args.baseline_name or Path(args.baseline).name) if args.baseline else None, "sequential": r}
     Path(args.output).write_text(json.dumps(out, indent=1))
     for step in r["step_cpu_ms_mean"]:        # a step's CPU (add an arc: its two runs), mean over students
         print(f"  {step:14s} {r['step_cpu_ms_mean'][step]:6.1f} ms"

@@ -99,6 +99,27 @@ def share_panel(params: dict | None = None) -> None:
 
 
 @contextlib.contextmanager
+def working(text: str):
+    """``st.spinner(text)`` around the block, started only when a cached core call in it has a result to compute
+    (:func:`bnfk_ui.state.on_miss`): a run that finds every result made sends no spinner and starts no timer
+    thread (Streamlit's spinner starts one each time)."""
+    from .state.shared import _ON_MISS
+
+    stack, started = contextlib.ExitStack(), []
+
+    def start():
+        if not started:
+            started.append(True)
+            stack.enter_context(st.spinner(text))
+    token = state.on_miss(start)
+    try:
+        yield
+    finally:
+        _ON_MISS.reset(token)
+        stack.close()
+
+
+@contextlib.contextmanager
 def shown_errors(prefix: str = ""):
     """Turn a BnfkError raised inside the block into an ``st.error`` sentence (the page goes on)."""
     try:

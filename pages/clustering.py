@@ -62,13 +62,13 @@ def page():
     if k > len(rows):
         st.error(f"Cannot make {k} clusters from {len(rows)} rows; lower the number of clusters.")
         return
-    with st.spinner("Preparing the network…"):
+    with common.working("Preparing the network…"):
         m = state.thesis_network(d, d.fingerprint(), seed) if ss.clu_network == "qnml" else state.model()
     base_key = (sub.fingerprint(), m.key(), ss.clu_network)
 
     tab_one, tab_cmp, tab_clf = st.tabs(["One clustering", "Kernels × algorithms", "Classification"])
     with tab_one:
-        with st.spinner(f"{KERNELS[kernel].label} kernel and {ALGOS[algo].lower()}…"):
+        with common.working(f"{KERNELS[kernel].label} kernel and {ALGOS[algo].lower()}…"):
             options = state.kernel_options(kernel, ss.clu_alpha)
             setup = state.clustering_setup(sub, base_key + options, kernel, m, options)
             res = state.cached_clustering(setup, sub, base_key + (kernel,) + options, algo, k, ss.clu_transform, int(ss.clu_restarts), seed)
@@ -77,7 +77,7 @@ def page():
         true = sub.labels() if has_class else np.full(len(rows), -1)
         base = None
         if kernel != SCALED_HAMMING and algo != "lca":    # the empty network beside the chosen kernel
-            with st.spinner("Baseline: the empty network (scaled-Hamming kernel)…"):
+            with common.working("Baseline: the empty network (scaled-Hamming kernel)…"):
                 bsetup = state.clustering_setup(sub, base_key, SCALED_HAMMING, m)
                 base = state.cached_clustering(bsetup, sub, base_key + (SCALED_HAMMING,), algo, k, ss.clu_transform,
                                    int(ss.clu_restarts), seed)

@@ -41,7 +41,7 @@ def page():
     st.selectbox("Compare with", list(compare), format_func=compare.get, **state.bind("kernel_compare"))
 
     spec = KERNELS[kind]
-    with st.spinner("Computing Gram matrices…"):   # a refusal (memory) stops the page at the router's boundary
+    with common.working("Computing Gram matrices…"):   # a refusal (memory) stops the page at the router's boundary
         m = state.model()
         G = state.gram_matrix(m)
         K2, title2, _ = state.comparison_gram(ss.kernel_compare)

@@ -131,6 +131,25 @@ def test_the_front_keys_calls_as_streamlit_does_and_shares_read_only_results():
     assert calls == ["m1"]                             # dropped from the front (Streamlit's cache may still hold it)
 
 
+def test_a_spinner_hook_runs_only_when_a_front_has_work_to_do():
+    import streamlit as st
+
+    @S.front
+    @st.cache_data(show_spinner=False, max_entries=4)
+    def square(x: int) -> int:
+        return x * x
+
+    missed = []
+    token = S.on_miss(lambda: missed.append(1))
+    try:
+        assert square(3) == 9 and missed == [1]          # computed: the hook ran first
+        assert square(3) == 9 and missed == [1]          # held: no hook
+        assert square(4) == 16 and missed == [1, 1]
+    finally:
+        S._ON_MISS.reset(token)
+    assert square(5) == 25 and missed == [1, 1]          # no hook set: nothing called
+
+
 def test_the_table_is_handed_out_once_per_reading_and_upload(monkeypatch):
     from bnfk_ui.state import tables
 

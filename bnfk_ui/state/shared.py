@@ -14,6 +14,7 @@ Gram matrix, edited in place) is hashed on every call, or passed as :func:`keyed
 """
 from __future__ import annotations
 
+import contextvars
 import functools
 import hashlib
 import inspect
@@ -23,7 +24,17 @@ from collections import OrderedDict
 
 import numpy as np
 
-__all__ = ["shared", "content_key", "MAX_SHARED", "front", "frozen", "keyed", "Keyed"]
+__all__ = ["shared", "content_key", "MAX_SHARED", "front", "frozen", "keyed", "Keyed", "on_miss"]
+
+#: called (once set, by :func:`on_miss`) before a front computes a result it does not hold
+_ON_MISS: contextvars.ContextVar = contextvars.ContextVar("bnfk_on_miss", default=None)
+
+
+def on_miss(hook) -> contextvars.Token:
+    """Have ``hook()`` called before any front of this thread computes a result it does not hold yet (a page's
+    spinner, shown only when there is work to wait for); returns the token to reset it with
+    ``_ON_MISS.reset``."""
+    return _ON_MISS.set(hook)
 
 #: results kept (least recently used dropped first); a 500-row heatmap figure is a few MB
 MAX_SHARED = 48
@@ -174,6 +185,9 @@ def front(cached=None, *, size: int | None = None):
             if key in store:
                 store.move_to_end(key)
                 return store[key]
+        hook = _ON_MISS.get()
+        if hook is not None:
+            hook()
         out = frozen(cached(*args, **kwargs))
         with lock:
             store[key] = out
