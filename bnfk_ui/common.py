@@ -119,6 +119,35 @@ def working(text: str):
         stack.close()
 
 
+class LazyProgress:
+    """A progress bar over steps of cached core calls, drawn only once one of them has a result to compute (a
+    front's miss, :func:`bnfk_ui.state.on_miss`), at the step it is on: a run that finds every result made sends
+    no bar.  Use as ``with LazyProgress() as bar: bar.step(0.3, "…"); …``."""
+
+    def __init__(self):
+        self.bar, self.at, self._token = None, (0.0, ""), None
+
+    def step(self, fraction: float, text: str) -> None:
+        self.at = (fraction, text)
+        if self.bar is not None:
+            self.bar.progress(fraction, text=text)
+
+    def _start(self) -> None:
+        if self.bar is None:
+            self.bar = st.progress(self.at[0], text=self.at[1])
+
+    def __enter__(self) -> "LazyProgress":
+        self._token = state.on_miss(self._start)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        from .state.shared import _ON_MISS
+        _ON_MISS.reset(self._token)
+        if self.bar is not None:
+            self.bar.progress(1.0, text="Done")
+            self.bar.empty()
+
+
 @contextlib.contextmanager
 def shown_errors(prefix: str = ""):
     """Turn a BnfkError raised inside the block into an ``st.error`` sentence (the page goes on)."""

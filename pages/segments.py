@@ -96,19 +96,18 @@ def page():
                     f"parameters: {ESTIMATORS[ss.param_method].label.split(' (')[0].lower()}.")
     rows = sample_rows(d.n_rows, int(ss.seg_rows), int(ss.seg_seed))
     labels = d.labels()[rows] if has_class else np.full(len(rows), -1)
-    bar = st.progress(0.0, text="Gram matrix of the base network…")
-    K1 = _gram(m1, m1.key(), feat, feat.fingerprint(), tuple(rows.tolist()))
-    bar.progress(0.3, text="Gram matrix with the segment…")
-    K2 = _gram(m2, m2.key(), feat, feat.fingerprint(), tuple(rows.tolist()))
-    aris = None
-    if has_class:
-        k, restarts, seed = C.default_n_clusters(d), int(ss.seg_restarts), int(ss.seg_seed)
-        bar.progress(0.55, text="Clustering the base kernel…")
-        a1 = _aris(K1, labels, k, restarts, seed)
-        bar.progress(0.8, text="Clustering the kernel with the segment…")
-        aris = (a1, _aris(K2, labels, k, restarts, seed))
-    bar.progress(1.0, text="Done")
-    bar.empty()
+    with common.LazyProgress() as bar:        # drawn only when one of the steps has something to compute
+        bar.step(0.0, "Gram matrix of the base network…")
+        K1 = _gram(m1, m1.key(), feat, feat.fingerprint(), tuple(rows.tolist()))
+        bar.step(0.3, "Gram matrix with the segment…")
+        K2 = _gram(m2, m2.key(), feat, feat.fingerprint(), tuple(rows.tolist()))
+        aris = None
+        if has_class:
+            k, restarts, seed = C.default_n_clusters(d), int(ss.seg_restarts), int(ss.seg_seed)
+            bar.step(0.55, "Clustering the base kernel…")
+            a1 = _aris(K1, labels, k, restarts, seed)
+            bar.step(0.8, "Clustering the kernel with the segment…")
+            aris = (a1, _aris(K2, labels, k, restarts, seed))
     tabs = st.tabs(["Kernels & clustering", "Gallery (all five)", "Imputation & prototypes", "Theory (case table)",
                     "Collapsed variable", "Equivalence", "Arc search"])
     with tabs[0]:

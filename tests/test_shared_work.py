@@ -174,3 +174,43 @@ def test_the_table_is_handed_out_once_per_reading_and_upload(monkeypatch):
     tables.load(s)
     tables.load({**s, "bins": 5})
     assert len(loads) == 3
+
+
+LAZY = """
+import sys
+import types
+
+import streamlit as st
+from bnfk_ui import common, state
+
+held = sys.modules.setdefault("lazy_progress_fronts", types.ModuleType("lazy_progress_fronts"))
+if not hasattr(held, "slow"):          # one front for every run, as a page module's (imported once) is
+    @state.front
+    @st.cache_data(show_spinner=False, max_entries=4)
+    def slow(x: int) -> int:
+        return x + 1
+    held.slow = slow
+slow = held.slow
+
+with common.LazyProgress() as bar:
+    bar.step(0.2, "first")
+    a = slow(st.session_state.x)
+    bar.step(0.6, "second")
+    b = slow(st.session_state.x + 100)
+st.write(a + b)
+"""
+
+
+def test_a_lazy_progress_bar_is_drawn_only_when_a_step_computes():
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_string(LAZY, default_timeout=60)
+    at.session_state.x = 7_000_001                     # not held by the front yet: the bar is drawn (then emptied)
+    at.run()
+    assert not at.exception
+    drawn = [e.type for e in at.main]
+    assert "empty" in drawn or "progress" in drawn, drawn
+    at.run()                                          # every step held: no bar at all
+    assert not at.exception
+    assert not {"empty", "progress"} & {e.type for e in at.main}, [e.type for e in at.main]
+    assert str(7_000_002 + 7_000_102) in at.markdown[0].value
