@@ -26,6 +26,22 @@ must see one arc more than the default structure and every odd one the default n
     python benchmarks/bench_class.py --url http://127.0.0.1:8501 --students 30   # a server already running
     python benchmarks/bench_class.py --processes 2           # the class set-up: 2 server processes, each student
                                                              # kept on one of them (as a sticky proxy does)
+    python benchmarks/bench_class.py --sequential 10 --repeats 5 -o cpu.json
+                                                             # server CPU per page run only: 10 students one
+                                                             # after another (no contention), 5 times; the median
+    git worktree add /tmp/before HEAD~3
+    python benchmarks/bench_class.py --sequential 6 --repeats 5 --baseline /tmp/before --baseline-name "HEAD~3"
+                                                             # the same for this checkout and an older one, the
+                                                             # students alternating between the two servers
+
+``--sequential K`` measures the work itself, steadier than any time on a shared machine: one server process,
+K students one after another (each a new session through the whole lecture, as each student of a class is),
+the server's CPU seconds over their page runs and each step's, repeated ``--repeats`` times after a warm-up
+round of K (so the shared work every class finds done is done); it reports every repeat and the median.  A
+teacher's tab stays connected meanwhile (Streamlit drops its compiled page scripts whenever no session is
+connected, which never happens during a class).  With ``--baseline`` the other checkout is served beside this
+one and every student runs the lecture on both, one after the other, so that both are measured under the same
+load of the machine; the ratio of each round is reported with their median.
 
 Writes ``benchmarks/results/class.json`` (and prints the table) with the load average before and after.
 """
@@ -66,15 +82,15 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def start_server(log: Path, timeout: float = 120, ttl: float = 60) -> tuple[str, subprocess.Popen]:
-    """``streamlit run app.py`` on a free port as ``run-class.sh`` starts it (a closed session freed ``ttl``
-    seconds later), waited for until healthy."""
+def start_server(log: Path, timeout: float = 120, ttl: float = 60, cwd: Path = ROOT) -> tuple[str, subprocess.Popen]:
+    """``streamlit run app.py`` (of the checkout ``cwd``) on a free port as ``run-class.sh`` starts it (a closed
+    session freed ``ttl`` seconds later), waited for until healthy."""
     port = _free_port()
     fh = open(log, "w")
     proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
                              "--server.port", str(port), "--server.address", "127.0.0.1",
                              "--server.disconnectedSessionTTL", str(int(ttl)),
-                             "--browser.gatherUsageStats", "false"], cwd=ROOT, stdout=fh, stderr=subprocess.STDOUT)
+                             "--browser.gatherUsageStats", "false"], cwd=cwd, stdout=fh, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
     deadline = time.time() + timeout
     while True:
@@ -141,6 +157,8 @@ class Student:
         self.failures: list[str] = []
         self.arcs_seen: int | None = None
         self.ws = None
+        self.pid = None                          # set: the server's CPU seconds of each step go to step_cpu
+        self.step_cpu: dict[str, float] = {}
 
     async def __aenter__(self):
         import websockets
@@ -212,6 +230,7 @@ class Student:
     async def lecture(self) -> None:
         from streamlit.proto.WidgetStates_pb2 import WidgetState
         for step, page, click in LECTURE:
+            c0 = cpu_seconds(self.pid) if self.pid else 0.0
             try:
                 if step == "Home":
                     took, got, els = await self.run(None)          # the first visit: the default page
@@ -234,6 +253,8 @@ class Student:
                 if step == "Kernel again":
                     self.arcs_seen = self.arcs(els)
                 self.times[step], self.bytes[step] = took, got
+                if self.pid:
+                    self.step_cpu[step] = cpu_seconds(self.pid) - c0
             except (asyncio.TimeoutError, OSError, Exception) as exc:   # noqa: BLE001 - a failure is counted
                 self.failures.append(f"{step}: {type(exc).__name__} {str(exc)[:120]}")
                 return
@@ -260,6 +281,73 @@ async def one_class(url: str, n: int, timeout: float) -> list[Student]:
             s.failures.append(f"connect: {type(exc).__name__} {exc}")
     await asyncio.gather(*(go(s) for s in students))
     return students
+
+
+def sequential_cpu(urls: list, pids: list, students: int, repeats: int, timeout: float) -> dict:
+    """Server CPU per page run with ``students`` students one after another (each a new session through the
+    lecture; even ones add the arc, odd ones rerun), ``repeats`` rounds after one warm-up round; the median.
+
+    With several servers (another checkout's beside this one's) the students alternate between them, one student
+    here, the same student there, so that every server works under the same load of the machine; each server's
+    CPU is counted over its own students only."""
+    steps = [{step: [] for step, _, _ in LECTURE} for _ in urls]      # per server: each step's CPU ms, per student
+
+    async def student(url, pid, i):
+        s = Student(url, i, timeout)
+        s.pid = pid
+        try:
+            async with s:
+                await s.lecture()
+        except Exception as exc:  # noqa: BLE001 - could not connect
+            s.failures.append(f"connect: {type(exc).__name__} {exc}")
+        return len(s.times) + sum(1 for st, _, c in LECTURE if c and st in s.times), s.failures, s.step_cpu
+
+    async def one_round(counted=True):
+        cpu, runs, failures = [0.0] * len(urls), [0] * len(urls), []
+        for i in range(students):
+            for j, (url, pid) in enumerate(zip(urls, pids)):
+                c0 = cpu_seconds(pid)
+                n, fail, step_cpu = await student(url, pid, i)
+                cpu[j] += cpu_seconds(pid) - c0
+                runs[j] += n
+                failures += fail
+                for step, sec in step_cpu.items():
+                    if counted:
+                        steps[j][step].append(1000 * sec)
+        return [1000 * c / max(r, 1) for c, r in zip(cpu, runs)], runs, failures
+
+    async def rounds():
+        # a teacher's tab stays connected on every server throughout: Streamlit drops its compiled page scripts
+        # whenever the last session disconnects, which in a class (everyone connected at once) does not happen
+        teachers = [Student(url, -1, timeout) for url in urls]
+        for t in teachers:
+            await t.__aenter__()
+            await t.run(None)
+        try:
+            await one_round(counted=False)   # warm-up: the shared work every later student finds done
+            per_run, failures = [], []
+            for _ in range(repeats):
+                ms, runs, fail = await one_round()
+                per_run.append(ms)
+                failures += fail
+                print("  " + "; ".join(f"{m:.1f} ms of server CPU per page run ({n} runs)" for m, n in zip(ms, runs)),
+                      flush=True)
+        finally:
+            for t in teachers:
+                await t.__aexit__()
+        return per_run, failures
+
+    per_run, failures = asyncio.run(rounds())
+    out = {"students": students, "repeats": repeats, "server_cpu_ms_per_run": [r[0] for r in per_run],
+           "median_ms_per_run": statistics.median(r[0] for r in per_run), "failures": failures,
+           "step_cpu_ms_mean": {k: statistics.fmean(v) for k, v in steps[0].items() if v}}
+    if len(urls) > 1:
+        out["baseline_cpu_ms_per_run"] = [r[1] for r in per_run]
+        out["baseline_median_ms_per_run"] = statistics.median(r[1] for r in per_run)
+        out["baseline_step_cpu_ms_mean"] = {k: statistics.fmean(v) for k, v in steps[1].items() if v}
+        out["ratio_per_round"] = [r[0] / r[1] for r in per_run]
+        out["median_ratio"] = statistics.median(out["ratio_per_round"])
+    return out
 
 
 async def class_connected(url: str, n: int, timeout: float, pid: int | None) -> tuple[list[Student], int | None]:
@@ -339,8 +427,20 @@ def main() -> None:
                          "report the server's memory during both")
     ap.add_argument("--ttl", type=float, default=60,
                     help="seconds a closed session is kept (server.disconnectedSessionTTL, as run-class.sh sets it)")
+    ap.add_argument("--sequential", type=int, default=0, metavar="K",
+                    help="measure only the server's CPU per page run: K students one after another, one process")
+    ap.add_argument("--repeats", type=int, default=5, help="with --sequential: rounds of K students (median)")
+    ap.add_argument("--baseline", metavar="DIR",
+                    help="with --sequential: another checkout of the app (e.g. `git worktree add /tmp/before "
+                         "COMMIT`) served beside this one, the students alternating between the two")
+    ap.add_argument("--baseline-name", metavar="TEXT",
+                    help="what the baseline is, written to the results (default: its folder's name)")
     ap.add_argument("-o", "--output", default=str(RESULTS / "class.json"))
     args = ap.parse_args()
+    if args.sequential:
+        if args.url or args.processes != 1:
+            raise SystemExit("error: --sequential starts its own single server process (no --url, no --processes)")
+        return main_sequential(args)
     sizes = [int(x) for x in args.students.split(",") if x]
     load_before = os.getloadavg()
     procs = []
@@ -406,6 +506,42 @@ def main() -> None:
     Path(args.output).write_text(json.dumps(out, indent=1))
     print(table(results))
     print(f"load average before {load_before}, after {out['load_after']}; written to {args.output}")
+
+
+def main_sequential(args) -> None:
+    """``--sequential K``: the server's CPU per page run, K students one after another, ``--repeats`` rounds (and
+    the same for ``--baseline``'s checkout, alternating)."""
+    load_before = os.getloadavg()
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    dirs = [ROOT] + ([Path(args.baseline).resolve()] if args.baseline else [])
+    servers = []
+    try:
+        for k, d in enumerate(dirs):
+            servers.append(start_server(RESULTS / f"class_server{k}.log", ttl=args.ttl, cwd=d))
+        urls, pids = [u for u, _ in servers], [p.pid for _, p in servers]
+        asyncio.run(one_class(urls, len(urls), args.timeout))     # each process's first run, not counted
+        r = sequential_cpu(urls, pids, args.sequential, args.repeats, args.timeout)
+    finally:
+        for _, proc in servers:
+            proc.terminate()
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+    out = {"lecture": [s for s, _, _ in LECTURE], "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+           "machine": machine(), "load_before": load_before, "load_after": os.getloadavg(),
+           "cpus": os.cpu_count(), "processes": 1,
+           "baseline": (args.baseline_name or Path(args.baseline).name) if args.baseline else None, "sequential": r}
+    Path(args.output).write_text(json.dumps(out, indent=1))
+    for step in r["step_cpu_ms_mean"]:        # a step's CPU (add an arc: its two runs), mean over students
+        print(f"  {step:14s} {r['step_cpu_ms_mean'][step]:6.1f} ms"
+              + (f"   baseline {r['baseline_step_cpu_ms_mean'][step]:6.1f} ms" if args.baseline else ""))
+    print(f"median {r['median_ms_per_run']:.1f} ms of server CPU per page run over {args.repeats} rounds of "
+          f"{args.sequential} students one after another"
+          + (f"; the baseline {r['baseline_median_ms_per_run']:.1f} ms, ratio {r['median_ratio']:.3f} (median of the "
+             "rounds' ratios)" if args.baseline else "")
+          + f"; {len(r['failures'])} failures; load average before {load_before}, after {out['load_after']}; "
+          f"written to {args.output}")
 
 
 if __name__ == "__main__":

@@ -62,18 +62,23 @@ def sidebar_summary(params: dict | None = None) -> None:
                    + f"  \nParameters: {ESTIMATORS[ss.param_method].label.split(' (')[0].lower()} · first network by "
                    f"the recipe {state.recipe().describe()}")
         share_panel(params)
-        with st.expander("Settings", icon=":material/settings:"):
+        box = st.expander("Settings", icon=":material/settings:", key="sidebar_settings", on_change="rerun")
+        if box.open:      # built when opened (a rerun, as the tabs and figure menus do), not on every run
             lo, hi = state.MEMORY_GIB_RANGE
-            st.number_input("Memory limit (GiB)", min_value=lo, max_value=hi, step=0.5, format="%.2f",
-                            help="The largest N × N work (Gram matrices and their work space) any page may start; "
-                                 "a larger one is refused with a hint to sample fewer rows.",
-                            **state.bind("memory_gib", shown=lambda v: min(max(float(v), lo), hi)))
+            box.number_input("Memory limit (GiB)", min_value=lo, max_value=hi, step=0.5, format="%.2f",
+                             help="The largest N × N work (Gram matrices and their work space) any page may "
+                                  "start; a larger one is refused with a hint to sample fewer rows.",
+                             **state.bind("memory_gib", shown=lambda v: min(max(float(v), lo), hi)))
 
 
 def share_panel(params: dict | None = None) -> None:
     """The sidebar's "Share" box: the link of this view (copy button; ``params``: its query parameters when this
-    run already made them), the session file, opening one."""
-    with st.expander("Share this view", icon=":material/share:"):
+    run already made them), the session file, opening one.  Its contents are built when it is opened (the
+    expander reruns the page then), not on every run."""
+    box = st.expander("Share this view", icon=":material/share:", key="sidebar_share", on_change="rerun")
+    if not box.open:
+        return
+    with box:
         st.caption("Copy link — opens this page with the same data, structure and settings:")
         st.code(share.link(params), language=None, wrap_lines=True)
         if st.session_state.dataset == "path":
@@ -91,6 +96,56 @@ def share_panel(params: dict | None = None) -> None:
             else:
                 state.flash("success", f"Opened {echo(up.name, 60)}: its data, structure and settings.")
                 st.rerun()
+
+
+@contextlib.contextmanager
+def working(text: str):
+    """``st.spinner(text)`` around the block, started only when a cached core call in it has a result to compute
+    (:func:`bnfk_ui.state.on_miss`): a run that finds every result made sends no spinner and starts no timer
+    thread (Streamlit's spinner starts one each time)."""
+    from .state.shared import _ON_MISS
+
+    stack, started = contextlib.ExitStack(), []
+
+    def start():
+        if not started:
+            started.append(True)
+            stack.enter_context(st.spinner(text))
+    token = state.on_miss(start)
+    try:
+        yield
+    finally:
+        _ON_MISS.reset(token)
+        stack.close()
+
+
+class LazyProgress:
+    """A progress bar over steps of cached core calls, drawn only once one of them has a result to compute (a
+    front's miss, :func:`bnfk_ui.state.on_miss`), at the step it is on: a run that finds every result made sends
+    no bar.  Use as ``with LazyProgress() as bar: bar.step(0.3, "…"); …``."""
+
+    def __init__(self):
+        self.bar, self.at, self._token = None, (0.0, ""), None
+
+    def step(self, fraction: float, text: str) -> None:
+        self.at = (fraction, text)
+        if self.bar is not None:
+            self.bar.progress(fraction, text=text)
+
+    def _start(self) -> None:
+        if self.bar is None:
+            self.bar = st.progress(self.at[0], text=self.at[1])
+
+    def __enter__(self) -> "LazyProgress":
+        self._token = state.on_miss(self._start)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        from .state.shared import _ON_MISS
+        _ON_MISS.reset(self._token)
+        if self.bar is not None:
+            self.bar.progress(1.0, text="Done")
+            self.bar.empty()
 
 
 @contextlib.contextmanager
@@ -234,6 +289,20 @@ def dataset_name() -> str:
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:])")
 
 
+def literal(text: str) -> str:
+    """``text`` with every Markdown character escaped, for a caption that shows it literally (names from the data
+    stay text)."""
+    return _MD_SPECIAL.sub(r"\\\1", str(text))
+
+
 def plain_caption(text: str, container=st) -> None:
     """``text`` as a caption shown literally (every Markdown character escaped: names from the data stay text)."""
-    container.caption(_MD_SPECIAL.sub(r"\\\1", str(text)))
+    container.caption(literal(text))
+
+
+def captions(*lines: str, container=st) -> None:
+    """Consecutive captions as one element, a paragraph each (empty ones left out): the same text for the reader,
+    one message instead of several on every run."""
+    shown = [ln for ln in lines if ln]
+    if shown:
+        container.caption("\n\n".join(shown))

@@ -16,12 +16,24 @@ from bnfk_core.kernels.live import LiveKernel
 
 from . import state
 
-__all__ = ["LIVE_ROWS", "live_kernel", "graph_clicked", "click_message"]
+__all__ = ["LIVE_ROWS", "live_kernel", "building", "graph_clicked", "click_message"]
 
 #: rows of the live Gram matrix: every row up to this many, else a sample (seed 0) that the page names (the
 #: Kernel page's default is 500 rows; 1,000 keep the first visit of the Structure page within seconds on a
 #: 2,000 x 37 table, where all 2,000 took 1.5-12 s to build)
 LIVE_ROWS = 1000
+
+
+def _key(feat) -> tuple:
+    """(data, estimator, rows) of the live kernel for ``feat``."""
+    return feat.fingerprint(), st.session_state.param_method, min(feat.n_rows, LIVE_ROWS)
+
+
+def building() -> bool:
+    """True when :func:`live_kernel` has a kernel to build or copy (the session has none for these data and
+    estimator yet), rather than an edit to follow (milliseconds)."""
+    saved = st.session_state.get("_live")
+    return saved is None or saved[0] != _key(state.feature_data())
 
 
 def live_kernel() -> tuple[LiveKernel, np.ndarray]:
@@ -33,7 +45,7 @@ def live_kernel() -> tuple[LiveKernel, np.ndarray]:
     ss = st.session_state
     feat = state.feature_data()
     rows = sample_rows(feat.n_rows, min(feat.n_rows, LIVE_ROWS), 0)
-    key = (feat.fingerprint(), ss.param_method, len(rows))
+    key = _key(feat)
     dag = state.dag()
     saved = ss.get("_live")
     if saved is None or saved[0] != key:

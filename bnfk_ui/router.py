@@ -82,6 +82,7 @@ def run() -> None:
     nav = navigation()
     warmup.start()           # once per process: compiled clustering, export check (bnfk_ui.warmup)
     sessions.start_reaper()  # once per process: closed sessions freed when their time to reconnect is over
+    state.install_message_hashes()   # once per process: a chart message's hash made once (bnfk_ui.state.charts)
     token = _IN_FRAME.set(True)
     try:
         with memory_limit_set(state.memory_limit_bytes()):   # the sidebar's memory setting, for this run

@@ -121,12 +121,15 @@ def view_params() -> dict:
         p["bins"] = str(int(ss.bins))
     if ss.drop_columns:
         p["drop"] = list(ss.drop_columns)
-    p["arcs"] = encode_arcs(state.dag(), state.feature_data().variables)
-    p["params"] = ss.param_method
     feats = state.feature_data().variables
-    if ss.get("seg_vars") and all(v in feats for v in ss.seg_vars):      # the Segments lab's variables, in role order
-        p["segvars"] = ".".join(str(feats.index(v)) for v in ss.seg_vars)
-    for k, v in S.non_default({k: ss[k] for k in S.SETTINGS if k in ss}).items():
+    p["arcs"] = encode_arcs(state.dag(), feats)
+    p["params"] = ss.param_method
+    seg_vars = ss.get("seg_vars")
+    if seg_vars and all(v in feats for v in seg_vars):      # the Segments lab's variables, in role order
+        p["segvars"] = ".".join(str(feats.index(v)) for v in seg_vars)
+    get, missing = ss.get, object()              # one look-up per setting (a run reads them all)
+    values = {k: v for k in S.SETTINGS if (v := get(k, missing)) is not missing}
+    for k, v in S.non_default(values).items():
         if k != "param_method":
             p[k] = S.SETTINGS[k].encode(v)
     return p

@@ -62,13 +62,13 @@ def page():
     if k > len(rows):
         st.error(f"Cannot make {k} clusters from {len(rows)} rows; lower the number of clusters.")
         return
-    with st.spinner("Preparing the network…"):
+    with common.working("Preparing the network…"):
         m = state.thesis_network(d, d.fingerprint(), seed) if ss.clu_network == "qnml" else state.model()
     base_key = (sub.fingerprint(), m.key(), ss.clu_network)
 
     tab_one, tab_cmp, tab_clf = st.tabs(["One clustering", "Kernels × algorithms", "Classification"])
     with tab_one:
-        with st.spinner(f"{KERNELS[kernel].label} kernel and {ALGOS[algo].lower()}…"):
+        with common.working(f"{KERNELS[kernel].label} kernel and {ALGOS[algo].lower()}…"):
             options = state.kernel_options(kernel, ss.clu_alpha)
             setup = state.clustering_setup(sub, base_key + options, kernel, m, options)
             res = state.cached_clustering(setup, sub, base_key + (kernel,) + options, algo, k, ss.clu_transform, int(ss.clu_restarts), seed)
@@ -77,7 +77,7 @@ def page():
         true = sub.labels() if has_class else np.full(len(rows), -1)
         base = None
         if kernel != SCALED_HAMMING and algo != "lca":    # the empty network beside the chosen kernel
-            with st.spinner("Baseline: the empty network (scaled-Hamming kernel)…"):
+            with common.working("Baseline: the empty network (scaled-Hamming kernel)…"):
                 bsetup = state.clustering_setup(sub, base_key, SCALED_HAMMING, m)
                 base = state.cached_clustering(bsetup, sub, base_key + (SCALED_HAMMING,), algo, k, ss.clu_transform,
                                    int(ss.clu_restarts), seed)
@@ -90,25 +90,26 @@ def page():
         mc[4].metric("Clusters used", f"{res['n_used']} of {res['n_clusters']}",
                      help=f"clustering {res['cluster_seconds']:.2f} s, kernel {res['kernel_seconds']:.2f} s"
                      + (f"; eq. (5.2) cost {res['cost']:.4g}" if res["cost"] is not None else ""))
+        lines = []          # one caption, a paragraph each: the model, the network, the baseline, the command line
         if algo == "lca":
-            st.caption(f"The latent class model clusters the rows itself ({k} classes, {int(ss.clu_restarts)} seeded EM "
-                       "starts as 'Local-search restarts'); the kernel only draws the heatmap and the maps.")
+            lines.append(f"The latent class model clusters the rows itself ({k} classes, {int(ss.clu_restarts)} seeded "
+                         "EM starts as 'Local-search restarts'); the kernel only draws the heatmap and the maps.")
         if KERNELS[kernel].uses_network and ss.clu_network == "current":
-            common.plain_caption(state.network_line(f"The {KERNELS[kernel].label} kernel"))
-            if options:
-                st.caption(ABOUT)
+            lines += [common.literal(state.network_line(f"The {KERNELS[kernel].label} kernel")), ABOUT if options else ""]
         elif KERNELS[kernel].uses_network:
-            st.caption(f"{KERNELS[kernel].label} kernel of {NETWORKS[ss.clu_network].lower()}: {m.dag.n_arcs} arcs."
-                       + (f" {ABOUT}" if options else ""))
+            lines.append(f"{KERNELS[kernel].label} kernel of {NETWORKS[ss.clu_network].lower()}: {m.dag.n_arcs} arcs."
+                         + (f" {ABOUT}" if options else ""))
         if base is not None:
-            st.caption("Baseline beside it: the empty network (scaled-Hamming kernel, thesis eq. 3.2), same rows and "
-                       "settings — " + ", ".join(f"{n} {base[k_]:.3f}" for n, k_ in (("ARI", "ari"), ("AMI", "ami"), ("silhouette", "silhouette"))
-                                                 if base[k_] is not None) + ".")
-        st.caption(f"The same result on the command line: {state.code_span(sections.cli_command(kernel, algo, k))}"
-                   + (" (the model is the Structure page's 'Model (JSON)')." if KERNELS[kernel].uses_network
-                      and ss.clu_network == "current" else ".") if len(rows) == d.n_rows else
-                   f"{len(rows):,} of {d.n_rows:,} rows (seed {seed}); with all rows the command line gives the "
-                   "same result (`python -m bnfk_core cluster` clusters every row of its CSV).")
+            lines.append("Baseline beside it: the empty network (scaled-Hamming kernel, thesis eq. 3.2), same rows and "
+                         "settings — " + ", ".join(f"{n} {base[k_]:.3f}" for n, k_ in (("ARI", "ari"), ("AMI", "ami"),
+                                                                                       ("silhouette", "silhouette"))
+                                                  if base[k_] is not None) + ".")
+        lines.append(f"The same result on the command line: {state.code_span(sections.cli_command(kernel, algo, k))}"
+                     + (" (the model is the Structure page's 'Model (JSON)')." if KERNELS[kernel].uses_network
+                        and ss.clu_network == "current" else ".") if len(rows) == d.n_rows else
+                     f"{len(rows):,} of {d.n_rows:,} rows (seed {seed}); with all rows the command line gives the "
+                     "same result (`python -m bnfk_core cluster` clusters every row of its CSV).")
+        common.captions(*lines)
         views = state.clustering_views(setup.K, base_key + (kernel,) + options, tuple(labels.tolist()))
         order = views["order"]
         drawn = figures.evenly_drawn(order)          # the clustering uses every row
@@ -123,7 +124,7 @@ def page():
             state.plotly_chart(fig, key=key, config=CHART, where=col)
         if has_class:
             st.markdown("**Clusters × labels**")
-            tab = C.contingency(true, labels, cls_states)
+            tab = state.shared(C.contingency, true, labels, tuple(cls_states))    # once per clustering
             st.dataframe(tab, key="clu_contingency")
         sections.downloads(d, rows, labels, res, tab if has_class else None, fg,
                            f"{common.dataset_name()}_{kernel}_{algo}_k{k}_seed{seed}")

@@ -41,7 +41,7 @@ def page():
     st.selectbox("Compare with", list(compare), format_func=compare.get, **state.bind("kernel_compare"))
 
     spec = KERNELS[kind]
-    with st.spinner("Computing Gram matrices…"):   # a refusal (memory) stops the page at the router's boundary
+    with common.working("Computing Gram matrices…"):   # a refusal (memory) stops the page at the router's boundary
         m = state.model()
         G = state.gram_matrix(m)
         K2, title2, _ = state.comparison_gram(ss.kernel_compare)
@@ -56,31 +56,31 @@ def page():
             state.plotly_chart(fig, key=key, config=CHART)
     ordered = ORDERS[ss.kernel_order] if ss.kernel_order != "class" or d.class_column else \
         f"{ORDERS['cluster']} (no class column to order by)"
-    if spec.uses_network and kind != "lca-fisher":      # the latent-class kernel has its own network
-        common.plain_caption(state.network_line("This kernel"))
-    st.caption(f"{len(rows):,} rows, ordered {ordered}"
+    common.captions(          # one element: the network, the rows drawn and the colours, the kernel's power
+        common.literal(state.network_line("This kernel"))
+        if spec.uses_network and kind != "lca-fisher" else "",      # the latent-class kernel has its own network
+        f"{len(rows):,} rows, ordered {ordered}"
                + (f" ({len(drawn):,} of them drawn, evenly spaced along that order; every row is in the analysis and "
                   "the downloads)" if len(drawn) < len(rows) else "") + "; colours are centred at 0 and clipped at "
                f"±{zmax:.3g} (99th percentile of |K|, shared by both kernels) so the diagonal does not swamp them; "
                f"the difference at ±{f3.data[0].zmax:.3g} (99th percentile of its |ΔK|). "
-               + ("The strips show the class of each row." if d.class_column else ""))
-    if state.kernel_options(kind, 1.0):
-        st.caption(ABOUT)
+               + ("The strips show the class of each row." if d.class_column else ""),
+        ABOUT if state.kernel_options(kind, 1.0) else "")
     if not spec.uses_network:
         st.info(f"The {spec.label.lower()} kernel does not depend on the structure; pick a network kernel "
                 f"({', '.join(KERNELS[n].label for n in KERNELS.names(uses_network=True))}) to see its effect.")
 
     base = f"{common.dataset_name()}_{kind}_{len(rows)}rows"
-    ids = [f"row{int(r)}" for r in rows]
+    ids = lambda: [f"row{int(r)}" for r in rows]      # noqa: E731 - the downloads' row names, made when clicked
     row = st.container(horizontal=True)     # buttons as wide as their labels, wrapping on a narrow screen
     dl = [row] * 5
     with dl[0]:
-        common.download("Gram matrix (CSV)", lambda: pd.DataFrame(K, index=ids, columns=ids).to_csv(),
+        common.download("Gram matrix (CSV)", lambda: pd.DataFrame(K, index=ids(), columns=ids()).to_csv(),
                         f"{base}.csv", "text/csv")
     with dl[1]:
         common.download("Gram matrix (NPY)", lambda: common.npy_bytes(K), f"{base}.npy", "application/octet-stream")
     with dl[2]:
-        common.download("Comparison Gram (CSV)", lambda: pd.DataFrame(K2, index=ids, columns=ids).to_csv(),
+        common.download("Comparison Gram (CSV)", lambda: pd.DataFrame(K2, index=ids(), columns=ids()).to_csv(),
                         f"{base}_compare_{ss.kernel_compare}.csv", "text/csv")
     with dl[3]:
         common.download("Rows used (CSV)", lambda: d.frame.iloc[rows].assign(row=rows).to_csv(index=False),
@@ -124,7 +124,8 @@ def page():
     ka, kb = pos[a], pos[b]
     with common.shown_errors():
         variables, contrib = state.contributions(m, a, b)
-        xa_vals, xb_vals = kernel_view.shown_values(d, a, variables), kernel_view.shown_values(d, b, variables)
+        table_key = state.keyed(d, d.fingerprint())          # the rows' values, read once per table and row
+        xa_vals, xb_vals = (state.shared(kernel_view.shown_values, table_key, r, tuple(variables)) for r in (a, b))
         m1, m2, m3, m4 = st.columns(4)
         m1.metric("K(A, B)", f"{K[ka, kb]:.4g}")
         m2.metric("K(A, A)", f"{K[ka, ka]:.4g}")
@@ -139,10 +140,10 @@ def page():
         st.caption(("Most similarity comes from agreeing on " + state.plain(", ".join(agree)) + ". " if agree else "")
                    + ("Disagreement (or common values) on " + state.plain(", ".join(disagree)) + " pulls them apart."
                       if disagree else ""))
-        table = kernel_view.contributions_table(variables, xa_vals, xb_vals, contrib)
         c1, c2, _ = st.columns([1, 1, 3])
-        with c1:
-            common.download("Contributions (CSV)", lambda: table.to_csv(index=False).encode("utf-8"),
+        with c1:        # the table is made when the button is clicked
+            common.download("Contributions (CSV)", lambda: kernel_view.contributions_table(
+                variables, xa_vals, xb_vals, contrib).to_csv(index=False).encode("utf-8"),
                             f"{common.dataset_name()}_contributions_{a}_{b}.csv", "text/csv")
         with c2:
             common.download_figure(fc, f"{common.dataset_name()}_contributions_{a}_{b}", "Bar chart (HTML)")

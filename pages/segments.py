@@ -73,8 +73,9 @@ def controls(d, feat):
     c3.number_input("Rows (sampled)", 20, min(MAX_ROWS, d.n_rows), step=50,
                     **state.bind("seg_rows", shown=lambda v: int(min(max(v, 20), min(MAX_ROWS, d.n_rows)))))
     common.seed_input("Seed", "seg_seed", c3)
-    with st.expander("Suggestions table"):
-        st.dataframe(sug.assign(variables=options), hide_index=True, key="seg_sug_table")
+    box = st.expander("Suggestions table", key="seg_sug_open", on_change="rerun")
+    if box.open:            # built when opened (a rerun), not on every run of the page
+        box.dataframe(sug.assign(variables=options), hide_index=True, key="seg_sug_table")
     return kind, list(ss.seg_vars), need
 
 
@@ -89,26 +90,24 @@ def page():
         return
     base, seg_dag = seg_view.segment_networks(ss.seg_base, feat.variables, state.dag(), kind, variables)
     m1, m2 = state.model(base), state.model(seg_dag)
-    if ss.seg_base == "current":
-        common.plain_caption(state.network_line("The base"))
-    st.caption(f"Base: **{BASES[ss.seg_base]}** ({base.n_arcs} arcs) · with the segment: {seg_dag.n_arcs} arcs "
-               f"(added {seg_view.added_arcs(base, seg_dag)}) · "
-               f"parameters: {ESTIMATORS[ss.param_method].label.split(' (')[0].lower()}.")
+    common.captions(common.literal(state.network_line("The base")) if ss.seg_base == "current" else "",
+                    f"Base: **{BASES[ss.seg_base]}** ({base.n_arcs} arcs) · with the segment: {seg_dag.n_arcs} arcs "
+                    f"(added {seg_view.added_arcs(base, seg_dag)}) · "
+                    f"parameters: {ESTIMATORS[ss.param_method].label.split(' (')[0].lower()}.")
     rows = sample_rows(d.n_rows, int(ss.seg_rows), int(ss.seg_seed))
     labels = d.labels()[rows] if has_class else np.full(len(rows), -1)
-    bar = st.progress(0.0, text="Gram matrix of the base network…")
-    K1 = _gram(m1, m1.key(), feat, feat.fingerprint(), tuple(rows.tolist()))
-    bar.progress(0.3, text="Gram matrix with the segment…")
-    K2 = _gram(m2, m2.key(), feat, feat.fingerprint(), tuple(rows.tolist()))
-    aris = None
-    if has_class:
-        k, restarts, seed = C.default_n_clusters(d), int(ss.seg_restarts), int(ss.seg_seed)
-        bar.progress(0.55, text="Clustering the base kernel…")
-        a1 = _aris(K1, labels, k, restarts, seed)
-        bar.progress(0.8, text="Clustering the kernel with the segment…")
-        aris = (a1, _aris(K2, labels, k, restarts, seed))
-    bar.progress(1.0, text="Done")
-    bar.empty()
+    with common.LazyProgress() as bar:        # drawn only when one of the steps has something to compute
+        bar.step(0.0, "Gram matrix of the base network…")
+        K1 = _gram(m1, m1.key(), feat, feat.fingerprint(), tuple(rows.tolist()))
+        bar.step(0.3, "Gram matrix with the segment…")
+        K2 = _gram(m2, m2.key(), feat, feat.fingerprint(), tuple(rows.tolist()))
+        aris = None
+        if has_class:
+            k, restarts, seed = C.default_n_clusters(d), int(ss.seg_restarts), int(ss.seg_seed)
+            bar.step(0.55, "Clustering the base kernel…")
+            a1 = _aris(K1, labels, k, restarts, seed)
+            bar.step(0.8, "Clustering the kernel with the segment…")
+            aris = (a1, _aris(K2, labels, k, restarts, seed))
     tabs = st.tabs(["Kernels & clustering", "Gallery (all five)", "Imputation & prototypes", "Theory (case table)",
                     "Collapsed variable", "Equivalence", "Arc search"])
     with tabs[0]:
@@ -116,7 +115,7 @@ def page():
     with tabs[1]:
         sections.gallery_tab(d, feat, base, variables, rows, labels, cls_states)
     with tabs[2]:
-        sections.impute_protos_tab(feat.subset(rows), base, seg_dag, m1, m2)   # bounded: the sampled rows
+        sections.impute_protos_tab(feat, rows, base, seg_dag, m1, m2)   # bounded: the sampled rows
     with tabs[3]:
         sections.theory_tab(d, m2, kind, variables)
     with tabs[4]:
@@ -128,7 +127,7 @@ def page():
 
 
 def kernel_tab(K1, K2, rows, labels, cls_states, has_class, aris):
-    order = class_order(labels, K1) if has_class else cluster_order(K1)
+    order = state.shared(class_order, labels, K1) if has_class else state.shared(cluster_order, K1)
     panels, zmax = state.shared(figs.segment_panels, K1, K2, order, rows, labels, cls_states)
     for col, fig, key in zip(st.columns(3, gap="small"), panels, ("seg_gram_base", "seg_gram_seg", "seg_gram_diff")):
         state.plotly_chart(fig, key=key, config=PLOTLY, where=col)

@@ -1,5 +1,7 @@
 """Structure: learn or edit the DAG over the feature variables, see its equivalence class, import / export."""
-import pandas as pd
+import contextlib
+
+import pyarrow as pa
 import streamlit as st
 
 from bnfk_core.network.dag import DAG, covered_arcs, segment_arcs
@@ -11,6 +13,12 @@ from bnfk_ui.sections import kgv as kgv_section
 from bnfk_ui.sections import landscape as landscape_section
 from bnfk_ui.sections import structure as sections
 from bnfk_ui.sections.structure import act, message
+
+def _score_table(labels: tuple, values: tuple, deltas: tuple) -> pa.Table:
+    """The scores beside the graph as an Arrow table (made once per structure and shared: a table Streamlit
+    sends as it is, without converting a pandas frame on every run)."""
+    return pa.table({"score": list(labels), "value": list(values), "Δ vs learned": list(deltas)})
+
 
 def page():
     ss = st.session_state
@@ -49,9 +57,8 @@ def page():
             c1.metric("Arcs", dg.n_arcs)
             c2.metric("Parameters", f"{m.parameter_count():,}", help="Free parameters Σ q_i (r_i − 1).")
             learned = state.scores(DAG.from_dict(ss.structure["learned"]))
-            table = pd.DataFrame({"score": [SCORES[s].label for s in SCORES],
-                                  "value": [sc[s] for s in SCORES],
-                                  "Δ vs learned": [sc[s] - learned[s] for s in SCORES]})
+            table = state.shared(_score_table, tuple(SCORES[s].label for s in SCORES), tuple(sc[s] for s in SCORES),
+                                 tuple(sc[s] - learned[s] for s in SCORES))
             st.dataframe(table, hide_index=True, width="stretch",
                          column_config={"value": st.column_config.NumberColumn(format="%.1f"),
                                         "Δ vs learned": st.column_config.NumberColumn(format="%+.1f")})
@@ -65,16 +72,15 @@ def page():
                            node_info=info, clickable=True, picked=ss.get("live_pick"))
         state.plotly_chart(fig, key="dag_chart", on_select=live.graph_clicked("dag_chart"), selection_mode="points",
                         config={"displaylogo": False, "scrollZoom": True})
-        st.caption(live.click_message())
         green = ("Green: covered arcs — reversing one keeps the Markov equivalence class, and the Fisher kernel "
                  + ("too (BDeu CPTs are likelihood-equivalent: paper, Theorem 4)." if ss.param_method in ("bdeu", "ml")
                     else f"only with a likelihood-equivalent estimator such as BDeu (not {ss.param_method})."))
-        if seg_arcs:
-            st.caption(f"Orange: the arcs of the last edit ({seg[0]} on {state.plain(', '.join(seg[1]))}). " + green)
-        elif cov:
-            st.caption(green)
+        common.captions(live.click_message(),          # what a click does, then what the colours mean: one element
+                        f"Orange: the arcs of the last edit ({seg[0]} on {state.plain(', '.join(seg[1]))}). " + green
+                        if seg_arcs else green if cov else "")
 
-    with common.shown_errors(), st.spinner("Fisher kernel of the current structure (live)…", show_time=True):
+    with common.shown_errors(), (st.spinner("Fisher kernel of the current structure (live)…", show_time=True)
+                                 if live.building() else contextlib.nullcontext()):    # an edit takes milliseconds
         sections.live_panel(feat)
     # the tabs remember which one is open (a switch re-runs the page, its parts cached): only the open one is
     # built, sent and drawn (the closed ones cost the browser ~0.6 s of work on a first visit)

@@ -25,3 +25,10 @@ def assert_clean(at: AppTest) -> None:
     """No exception and no st.error on the rendered page."""
     assert not at.exception, [e.value for e in at.exception]
     assert not at.error, [e.value for e in at.error]
+
+
+def open_sidebar_box(at: AppTest, box: str) -> AppTest:
+    """Open the sidebar's "Share this view" (``box="share"``) or "Settings" (``"settings"``) expander as a visitor
+    does (a click sets its state and reruns the page): its contents are built only while it is open."""
+    at.session_state[f"sidebar_{box}"] = True
+    return at.run()

@@ -12,7 +12,7 @@ import pytest
 pytest.importorskip("streamlit")
 import streamlit as st
 from streamlit.testing.v1 import AppTest  # noqa: E402
-from apptest_helpers import page_app  # noqa: E402
+from apptest_helpers import open_sidebar_box, page_app  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 APP = str(ROOT / "app.py")
@@ -56,7 +56,17 @@ def test_page_renders(page):
     at = _app(page)
     _clean(at)
     assert at.get("plotly_chart"), f"{page} draws no chart"
+    if page == "pages/structure.py":      # its files are on its Import / export tab (built when opened)
+        at.session_state["structure_tab"] = "Import / export"
+        at.run()
+        _clean(at)
     assert at.get("download_button"), f"{page} offers no download"
+    # the sidebar's Share box is built when opened: then it offers the session file
+    assert not any(d.proto.label == "Session (JSON)" for d in at.get("download_button"))
+    open_sidebar_box(at, "share")
+    _clean(at)
+    assert any(d.proto.label == "Session (JSON)" for d in at.get("download_button"))
+    assert at.file_uploader(key="w_session_file") is not None
 
 
 @pytest.mark.parametrize("page", PAGES)
@@ -379,6 +389,8 @@ def test_the_memory_setting_is_the_limit_of_every_page_run(monkeypatch):
     monkeypatch.setattr(segment_information, "mi_ranking", record)
     st.cache_data.clear()
     at = AppTest.from_file(APP, default_timeout=60).run()
+    assert not [w for w in at.number_input if w.key == "w_memory_gib"]      # built when Settings is opened
+    open_sidebar_box(at, "settings")
     at.number_input(key="w_memory_gib").set_value(0.5).run()
     at.switch_page("pages/segments.py").run()
     assert not at.exception

@@ -8,7 +8,7 @@ import time
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from apptest_helpers import page_app
+from apptest_helpers import open_sidebar_box, page_app
 
 ONE = b"class,a,b,c\nx,y,z,w\n"
 CONSTANT = b"class,a,b\n" + b"".join(b"k,y,z\n" for _ in range(30))
@@ -73,6 +73,7 @@ def test_a_sessions_unusable_settings_are_named_in_one_warning():
     doc["settings"] = {"clu_seed": -5, "no_such_setting": 1, "kernel_rows": 7}
     name = "![i](http://evil.example/i.png).json"
     at = AppTest.from_file(str(page_app.__globals__["ROOT"] / "app.py"), default_timeout=120).run()
+    open_sidebar_box(at, "share")
     at.file_uploader(key="w_session_file").upload(name, json.dumps(doc).encode(), "application/json").run()
     _clean(at)
     warnings = [w.value for w in at.warning if "settings could not be used" in w.value]

@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from apptest_helpers import ROOT, page_app
+from apptest_helpers import ROOT, open_sidebar_box, page_app
 from bnfk_core.serving.serve import OUTSIDE_READ
 from bnfk_ui import settings as S
 
@@ -283,6 +283,7 @@ def test_a_failed_session_open_leaves_the_app_as_it_was(case):
         blob = json.dumps(doc).encode()
     else:
         blob = b""
+    open_sidebar_box(at, "share")
     t0 = time.monotonic()
     at.file_uploader(key="w_session_file").upload("<b>evil</b>" + "x" * 500 + ".json", blob,
                                                   "application/json").run()

@@ -105,3 +105,17 @@ def test_npz_download_round_trips_the_arrays():
     back = np.load(io.BytesIO(npz_bytes(base=K1, rows=rows)))
     assert sorted(back.files) == ["base", "rows"]
     assert np.array_equal(back["base"], K1) and np.array_equal(back["rows"], rows)
+
+
+def test_the_suggestions_table_is_built_when_opened():
+    at = _app(seg_rows=60, seg_restarts=2).run()
+    _clean(at)
+
+    def suggestions():
+        return [d.value for d in at.dataframe if {"variables", "score"} <= set(getattr(d.value, "columns", []))]
+    assert suggestions() == []
+    at.session_state["seg_sug_open"] = True          # the visitor opens the expander (it reruns the page)
+    at.run()
+    _clean(at)
+    (table,) = suggestions()
+    assert len(table) >= 1 and at.session_state["seg_vars"] == [v.strip() for v in table["variables"].iloc[0].split(",")]

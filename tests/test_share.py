@@ -5,7 +5,7 @@ import math
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from apptest_helpers import ROOT
+from apptest_helpers import ROOT, open_sidebar_box
 from bnfk_ui import settings as S
 from bnfk_ui.share import decode_arcs, encode_arcs
 
@@ -124,18 +124,20 @@ def test_session_file_round_trip_in_the_app():
     _clean(at)
     at.switch_page("pages/clustering.py").run()
     first = _metrics(at)
+    assert not any(d.proto.label == "Session (JSON)" for d in at.get("download_button"))   # built when opened
+    open_sidebar_box(at, "share")
     dl = next(d for d in at.get("download_button") if d.proto.label == "Session (JSON)")
     assert dl is not None
     blob = _session_from(at)
     doc = json.loads(blob)
     assert doc["schema"] == "bnfk-session" and doc["settings"]["clu_seed"] == 5
-    fresh = _fresh()
+    fresh = open_sidebar_box(_fresh(), "share")
     fresh.file_uploader(key="w_session_file").upload("mine_session.json", blob, "application/json").run()
     _clean(fresh)
     fresh.switch_page("pages/clustering.py").run()
     assert _metrics(fresh) == first
     assert fresh.session_state["structure"]["dag"] == at.session_state["structure"]["dag"]
-    bad = _fresh()
+    bad = open_sidebar_box(_fresh(), "share")
     bad.file_uploader(key="w_session_file").upload("bad.json", b'{"schema": "bnfk-session", "version": 7}',
                                                    "application/json").run()
     assert not bad.exception and any("bad.json has session version 7" in e.value for e in bad.error)

@@ -52,14 +52,15 @@ def role_line(kind: str, variables: list) -> str:
             + (f" · {pattern}" if len(names) == len(re.findall(r"\b[uvw]\b", SEGMENT_PATTERNS[kind])) else ""))
 
 
-def impute_protos_tab(feat, base, seg_dag, m1, m2):
-    """One imputation run and greedy-MMD prototypes with and without the segment, on ``feat`` (the lab's
-    sampled rows, so the cost is bounded whatever the size of the data)."""
+def impute_protos_tab(feat, rows, base, seg_dag, m1, m2):
+    """One imputation run and greedy-MMD prototypes with and without the segment, on the ``rows`` of ``feat``
+    (the lab's sampled rows, so the cost is bounded whatever the size of the data; taken once asked)."""
     ss = st.session_state
     if not common.asked("Run imputation and prototypes", "seg_impute_run", state.feature_data().fingerprint()):
-        st.caption(f"One seeded imputation run and greedy-MMD prototypes on the {feat.n_rows:,} sampled rows, with "
+        st.caption(f"One seeded imputation run and greedy-MMD prototypes on the {len(rows):,} sampled rows, with "
                    "and without the segment.")
         return
+    feat = feat.subset(rows)
     c1, c2 = st.columns(2)
     with c1:
         st.markdown("**Imputation (one seeded MCAR run)**")
@@ -91,11 +92,26 @@ def impute_protos_tab(feat, base, seg_dag, m1, m2):
                          hide_index=True, key="seg_proto_table")
 
 
-def theory_tab(d, m2, kind, variables):
+def _case_table(model, data, kind: str, variables: tuple):
+    """The case table, or the sentence why there is none (made once per network, data and segment: the tab is
+    built on every run of the page)."""
     try:
-        table = S.case_table(m2, d, kind, variables)
+        return S.case_table(model, data, kind, list(variables))
     except BnfkError as exc:
-        st.info(f"{state.plain(exc)} Switch the base to the empty network to see the thesis's case table.")
+        return str(exc)
+
+
+def _collapsed_stats(data, variables: tuple):
+    """:func:`S.collapsed_stats` as an Arrow table, made once per data and variables (shared, sent as it is)."""
+    import pyarrow as pa
+    return pa.Table.from_pandas(S.collapsed_stats(data, list(variables)), preserve_index=False)
+
+
+def theory_tab(d, m2, kind, variables):
+    table = state.shared(_case_table, state.keyed(m2, m2.key()), state.keyed(d, d.fingerprint()), kind,
+                         tuple(variables))
+    if isinstance(table, str):
+        st.info(f"{state.plain(table)} Switch the base to the empty network to see the thesis's case table.")
         return
     roles = ", ".join(f"{r} = **{state.plain(v)}**" for r, v in table.roles.items())
     st.markdown(f"Roles: {roles}. Letters: " + "; ".join(f"{g} = {m}" for g, m in table.definitions.items()) + ".")
@@ -115,7 +131,8 @@ def collapsed_tab(d, variables, has_class):
     if not has_class:
         st.info("Theil's U and Cramér's V need a class column (Data page).")
         return
-    st.dataframe(S.collapsed_stats(d, variables), hide_index=True, key="seg_collapsed",
+    st.dataframe(state.shared(_collapsed_stats, state.keyed(d, d.fingerprint()), tuple(variables)), hide_index=True,
+                 key="seg_collapsed",
                  column_config={c: st.column_config.NumberColumn(format="%.3f")
                                 for c in ("theils_u", "cramers_v", "cramers_v_corrected")})
     st.caption(f"Theil's U(label | X): the share of the label's entropy that X explains; Cramér's V (plain and "

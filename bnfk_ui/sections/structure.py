@@ -211,12 +211,27 @@ def _drawn(lk, labels: np.ndarray) -> np.ndarray:
     ss = st.session_state
     key = ss._live[0]
     saved = ss.get("_live_drawn")
-    if saved is None or saved[0] != key:
-        pick = figures.evenly_drawn(np.arange(len(labels)))
-        K = lk.gram()[np.ix_(pick, pick)]
-        sub = labels[pick]
-        ss._live_drawn = (key, pick[class_order(sub, K) if (sub >= 0).any() else cluster_order(K)])
+    if saved is None or saved[0] != key:       # the order of the structure this session first saw, made once per
+        pick = figures.evenly_drawn(np.arange(len(labels)))       # server for it (every student starts alike)
+        K = state.keyed(lk.gram()[np.ix_(pick, pick)], (key, tuple(lk.dag.sorted_arcs()), tuple(pick.tolist())))
+        ss._live_drawn = (key, pick[state.shared(_order, K, labels[pick])])
     return ss._live_drawn[1]
+
+
+def _order(K: np.ndarray, labels: np.ndarray) -> np.ndarray:
+    """Rows by class, clustered inside (or clustered, without a class column), of a Gram matrix."""
+    return class_order(labels, K) if (labels >= 0).any() else cluster_order(K)
+
+
+def _live_digest(lk, K: np.ndarray):
+    """A key of the live Gram matrix's content: its bytes hashed once per structure the session's live kernel
+    moves to (the matrix is edited in place, so it cannot be hashed once for good like a cached one)."""
+    ss = st.session_state
+    tag = (ss._live[0], id(lk), tuple(lk.dag.sorted_arcs()), K.shape)
+    saved = ss.get("_live_digest")
+    if saved is None or saved[0] != tag:
+        ss._live_digest = saved = (tag, state.content_key(K))
+    return saved[1]
 
 
 def live_panel(feat) -> None:
@@ -229,8 +244,8 @@ def live_panel(feat) -> None:
     cls_states = d.states[d.index(d.class_column)] if d.class_column else ()
     drawn = _drawn(lk, labels)
     c1, c2 = st.columns([1.1, 1], gap="medium")
-    state.plotly_chart(state.shared(figures.gram_figure, K, drawn, rows, labels, cls_states, title="Fisher kernel, live",
-                                 height=430),
+    state.plotly_chart(state.shared(figures.gram_figure, state.keyed(K, _live_digest(lk, K)), drawn, rows, labels,
+                                    cls_states, title="Fisher kernel, live", height=430),
                     key="live_gram", config={"displaylogo": False}, where=c1)
     a, b = state.default_pair(K, [int(r) for r in rows]) if not st.session_state.get("pair") else st.session_state.pair
     pos = {int(r): k for k, r in enumerate(rows)}

@@ -45,9 +45,11 @@ from .uploads import apply_pending
 def init() -> None:
     """Fill in defaults and make sure a structure exists for the current data."""
     ss = st.session_state
-    for k, v in DEFAULTS.items():
-        if k not in ss:
-            ss[k] = list(v) if isinstance(v, list) else v
+    if not ss.get("_defaults_set"):        # once per session (again after it was cleared): ~50 look-ups a run saved
+        for k, v in DEFAULTS.items():
+            if k not in ss:
+                ss[k] = list(v) if isinstance(v, list) else v
+        ss._defaults_set = True
     apply_pending()
     if "structure" not in ss or ss.structure.get("fingerprint") != model_features().fingerprint():
         reset_structure()

@@ -10,7 +10,7 @@ from bnfk_core.data.table import CategoricalData
 from bnfk_core.errors import DataError
 
 from .. import bigdata, jobs
-from .session import data_settings, read_options
+from .session import read_options
 
 __all__ = ["upload_info", "streamed", "read_whole", "sampled", "features_of"]
 
@@ -33,7 +33,7 @@ def streamed(settings: dict | None = None) -> tuple[str, str] | None:
     """``(file, source name)`` when the data of ``settings`` are a large file -- a path on the server, or an
     upload with more than ``stream_rows`` rows -- read in chunks and fitted on all rows; else None."""
     ss = st.session_state
-    dataset = (settings or data_settings())["dataset"]
+    dataset = settings["dataset"] if settings else ss.dataset     # one look-up (a run asks this many times)
     if dataset == "path":
         if not ss.get("server_path"):
             raise DataError("No file on the server has been chosen yet; give its name on the Data page.")

@@ -7,17 +7,77 @@ changed afterwards (:mod:`.shared`), so their JSON is the same on every run: :fu
 the figure and builds the very element ``st.plotly_chart`` builds (same specification, same element id, same
 selection widget) around it.  ``tests/test_charts.py`` checks the element against ``st.plotly_chart``'s for
 figures with and without selections.
+
+The element's id is Streamlit's hash of the chart's arguments, the JSON among them (a megabyte for a heatmap):
+it is computed once per figure and context (key, configuration, page, form, container) and kept on the figure
+too, then registered as Streamlit registers it (so a duplicate key still fails the same way).
+
+Streamlit also hashes every message it sends (serialising it first) so that a browser which holds it already
+gets a reference instead: for a chart, a megabyte on every run.  :func:`install_message_hashes` keeps that hash
+for a chart's message by its element id (itself a hash of the JSON and of every argument), its fragment, its
+size and its layout: the same hash Streamlit computes, computed once.
 """
 from __future__ import annotations
 
 import json
 import threading
+from collections import OrderedDict
 
 import streamlit as st
 
-__all__ = ["plotly_chart", "figure_json"]
+__all__ = ["plotly_chart", "figure_json", "install_message_hashes"]
 
 _LOCK = threading.Lock()
+#: a chart message's hash and cacheable flag by (element id, fragment, size, height, width): at most MAX_HASHES
+_HASHES: OrderedDict = OrderedDict()
+MAX_HASHES = 512
+
+
+def _chart_key(msg):
+    """The key a chart message's hash is kept under, or None for any other message."""
+    if msg.hash or msg.WhichOneof("type") != "delta" or msg.delta.WhichOneof("type") != "new_element":
+        return None
+    el = msg.delta.new_element
+    if el.WhichOneof("type") != "plotly_chart" or not el.plotly_chart.id:
+        return None
+    return (el.plotly_chart.id, msg.delta.fragment_id, msg.delta.ByteSize(), el.height_config.SerializeToString(),
+            el.width_config.SerializeToString())
+
+
+def install_message_hashes() -> bool:
+    """Have Streamlit's per-message hash (``populate_hash_if_needed``, called for every message a script run
+    enqueues) kept for chart messages (:func:`_chart_key`); every other message is hashed as before.  Once per
+    process; False when this Streamlit has no such function (then nothing changes)."""
+    try:
+        from streamlit.runtime.scriptrunner_utils import script_run_context as src
+    except ImportError:
+        return False
+    original = getattr(src, "populate_hash_if_needed", None)
+    if original is None:
+        return False
+    if getattr(original, "_bnfk_kept", False):
+        return True
+
+    def populate_hash_if_needed(msg) -> None:
+        key = _chart_key(msg)
+        if key is None:
+            return original(msg)
+        hit = _HASHES.get(key)
+        if hit is not None:
+            msg.hash = hit[0]
+            msg.metadata.cacheable = hit[1]
+            return None
+        original(msg)
+        with _LOCK:
+            _HASHES[key] = (msg.hash, msg.metadata.cacheable)
+            while len(_HASHES) > MAX_HASHES:
+                _HASHES.popitem(last=False)
+        return None
+
+    populate_hash_if_needed._bnfk_kept = True
+    populate_hash_if_needed.original = original
+    src.populate_hash_if_needed = populate_hash_if_needed
+    return True
 
 
 def figure_json(fig) -> str:
@@ -43,6 +103,32 @@ def _size(fig) -> tuple:
         with _LOCK:
             fig._bnfk_size = size
     return size
+
+
+def _element_id(fig, ctx, dg, key, spec: str, **kwargs) -> str:
+    """``compute_and_register_element_id("plotly_chart", ...)`` for this figure, its hash of the JSON ``spec``
+    made once per figure and context and kept on the figure; the id is registered on every call as Streamlit
+    registers it."""
+    from streamlit.elements.lib.form_utils import current_form_id
+    from streamlit.elements.lib.utils import _register_element_id, compute_and_register_element_id
+    from streamlit.runtime.scriptrunner_utils.script_run_context import ThreadState
+
+    context = (key, tuple(sorted((k, repr(v)) for k, v in kwargs.items())),
+               ThreadState.get().active_script_hash if ctx else None, current_form_id(dg),
+               dg._active_dg._root_container)
+    ids = getattr(fig, "_bnfk_ids", None)
+    if ids is None:
+        with _LOCK:
+            ids = fig.__dict__.setdefault("_bnfk_ids", {})
+    element_id = ids.get(context)
+    if element_id is None:
+        element_id = compute_and_register_element_id("plotly_chart", user_key=key, key_as_main_identity=False,
+                                                     dg=dg, plotly_spec=spec, **kwargs)
+        with _LOCK:
+            ids[context] = element_id
+    elif ctx:
+        _register_element_id(ctx, "plotly_chart", element_id)
+    return element_id
 
 
 def _height(fig, height):
@@ -72,7 +158,7 @@ def plotly_chart(fig, *, key=None, on_select="ignore", selection_mode=("points",
         from streamlit.elements.lib.form_utils import current_form_id
         from streamlit.elements.lib.layout_utils import LayoutConfig, validate_height, validate_width
         from streamlit.elements.lib.policies import check_widget_policies
-        from streamlit.elements.lib.utils import compute_and_register_element_id, to_key
+        from streamlit.elements.lib.utils import to_key
         from streamlit.elements.plotly_chart import (_SELECTION_MODE_FROM_PROTO, PlotlyChartSelectionSerde,
                                                      _plotly_data, parse_selection_mode)
         from streamlit.proto.PlotlyChart_pb2 import PlotlyChart as PlotlyChartProto
@@ -97,10 +183,8 @@ def plotly_chart(fig, *, key=None, on_select="ignore", selection_mode=("points",
     proto.spec = figure_json(fig)
     proto.config = json.dumps(config or {})
     ctx = get_script_run_ctx()
-    proto.id = compute_and_register_element_id(
-        "plotly_chart", user_key=key, key_as_main_identity=False, dg=dg, plotly_spec=proto.spec,
-        plotly_config=proto.config, selection_mode=selection_mode, is_selection_activated=selecting, theme=theme,
-        width=width, height=height, alt=None)
+    proto.id = _element_id(fig, ctx, dg, key, proto.spec, plotly_config=proto.config, selection_mode=selection_mode,
+                           is_selection_activated=selecting, theme=theme, width=width, height=height, alt=None)
     layout = LayoutConfig(width=_width(fig, width), height=_height(fig, height))
     if not selecting:
         return dg._enqueue("plotly_chart", proto, layout_config=layout,

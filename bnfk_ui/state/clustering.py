@@ -23,8 +23,10 @@ def thesis_network(_data, fingerprint: str, seed: int):
 @st.cache_resource(show_spinner=False, max_entries=8)
 def clustering_setup(_data, key: tuple, kernel: str, _model, options: tuple = ()) -> C.KernelSetup:
     """The kernel's Gram matrix on ``_data`` (``_model`` for the network kernels; ``options`` its options)."""
-    return C.kernel_setup(_data, kernel, model=_model if KERNELS[kernel].uses_network else None,
-                          kernel_options=dict(options))
+    setup = C.kernel_setup(_data, kernel, model=_model if KERNELS[kernel].uses_network else None,
+                           kernel_options=dict(options))
+    setup.K.setflags(write=False)      # shared by every session: read-only (and hashed once, state.shared)
+    return setup
 
 
 @front

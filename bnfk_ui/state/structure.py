@@ -20,8 +20,21 @@ __all__ = ["MAX_UNDO", "dag", "dag_json", "structure_label", "recipe", "network_
 MAX_UNDO = 50
 
 
+#: DAGs by (nodes, arcs): a DAG is immutable, and a run asks for the current one many times
+_DAGS: dict = {}
+
+
 def dag() -> DAG:
-    return DAG.from_dict(st.session_state.structure["dag"])
+    """The current structure (one DAG object per distinct structure, shared: a DAG cannot be changed)."""
+    d = st.session_state.structure["dag"]
+    key = (tuple(d["nodes"]), tuple(tuple(a) for a in d.get("arcs", ())))
+    hit = _DAGS.get(key)
+    if hit is None:
+        hit = DAG.from_dict(d)
+        if len(_DAGS) >= 256:
+            _DAGS.clear()
+        _DAGS[key] = hit
+    return hit
 
 
 def dag_json(d: DAG | None = None) -> str:
