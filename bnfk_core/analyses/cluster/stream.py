@@ -30,9 +30,9 @@ from ...errors import DataError
 
 __all__ = ["HOLD_BYTES_PER_FILE_BYTE", "held_bytes", "read_codes", "reads_in_chunks", "reading_note"]
 
-#: peak memory of ``cluster FILE --kernel fisher`` read whole, per byte of its CSV, rounded up: 1,507 MB on the
-#: 9.9 MB letter-like file of 200,000 rows (benchmarks/bench_stream.py; the structural EM of the kernel's network
-#: is the peak)
+#: peak memory of ``cluster FILE --kernel fisher`` read whole, per byte of its CSV, rounded up: 1,472 MiB on the
+#: 9.5 MiB letter-like file of 200,000 rows of benchmarks/bench_stream.py, 155 bytes a byte (the peak is the
+#: structural EM of the kernel's network)
 HOLD_BYTES_PER_FILE_BYTE = 160
 
 
