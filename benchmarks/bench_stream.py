@@ -178,7 +178,7 @@ def cluster_row(n: int) -> dict:
     path = Path(f"/tmp/bnfk_stream_{n}.csv")
     subprocess.run([py, __file__, "--generate", str(n), str(path)], check=True)
     res = {"cluster_rows": n, "cluster_file_mib": round(path.stat().st_size / 2 ** 20, 1),
-           "cluster_pandas": _pandas_read(py, path)}
+           "cluster_load_start": os.getloadavg()[0], "cluster_pandas": _pandas_read(py, path)}
     res["cluster_pandas"].pop("stdout")
     step = run([py, "-m", "bnfk_core", "cluster", str(path), "--kernel", "fisher", "--label-column", "class"])
     out = json.loads(step.pop("stdout"))
@@ -191,6 +191,7 @@ def cluster_row(n: int) -> dict:
     step["ratio_to_pandas"] = round(step["seconds"] / base, 2)
     step["cpu_ratio_to_pandas"] = round(step["cpu_seconds"] / base_cpu, 2)
     res["cluster"] = step
+    res["cluster_load_end"] = os.getloadavg()[0]
     return res
 
 
@@ -200,11 +201,12 @@ def table(n: int, in_memory: bool, dask: bool) -> dict:
     steps = TABLE_OPTIONS["steps"]
     path = Path(f"/tmp/bnfk_stream_{n}.csv")
     py = sys.executable
-    res = {"rows": n, "load_start": os.getloadavg()[0], "steps": list(steps)}
+    res = {"rows": n, "cpus": os.cpu_count()}
     if "cluster" in steps:
         res.update(cluster_row(TABLE_OPTIONS["cluster_rows"]))
     big = [s for s in steps if s != "cluster"] + (["learn-dask"] if dask else [])
     if big:
+        res["steps"], res["load_start"] = big, os.getloadavg()[0]
         subprocess.run([py, __file__, "--generate", str(n), str(path)], check=True)
         res["file_mib"] = round(path.stat().st_size / 2 ** 20, 1)
         res["pandas"] = _pandas_read(py, path)
@@ -234,10 +236,9 @@ def table(n: int, in_memory: bool, dask: bool) -> dict:
             res[k]["notes"] = out.get("notes", [])
             if k.startswith("learn"):
                 res[k]["score"], res[k]["n_arcs"] = out["score"], out["n_arcs"]
-    if "pandas" in res:
+    if big:
         res["pandas"].pop("stdout")
-    res["load_end"] = os.getloadavg()[0]
-    res["cpus"] = os.cpu_count()
+        res["load_end"] = os.getloadavg()[0]
     return res
 
 
