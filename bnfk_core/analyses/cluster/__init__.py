@@ -22,6 +22,8 @@ _HOMES = {
     "DENSE_MEMORY_SHARE": "features", "kernel_silhouette": "metrics", "clustering_metrics": "metrics",
     "contingency": "metrics", "cluster_ordering": "metrics", "embedding": "metrics", "TRANSFORMS": "members", "FEATURE_CLUSTERER": "members",
     "affinity": "spectral", "spectral_clustering": "spectral", "ward_clustering": "ward", "ward_cost": "ward",
+    "read_codes": "stream", "reads_in_chunks": "stream", "reading_note": "stream", "held_bytes": "stream",
+    "HOLD_BYTES_PER_FILE_BYTE": "stream",
 }
 
 __all__ = list(_HOMES)
