@@ -24,9 +24,18 @@ load average at the start and the end of every size:
 * ``learn BIG.csv --structure hc --score bic`` (structural EM: the automatic path decides chunks from the file
   size and ``--max-memory``);
 * ``impute BIG.csv --model M`` and ``prototypes BIG.csv --model M --k 200`` with the model just learned;
-* ``learn ... --engine dask`` (``--dask-rows``): a local cluster of two worker processes against one process.
+* ``learn ... --engine dask`` (``--dask-rows``): a local cluster of two worker processes against one process;
+* ``cluster SMALL.csv --kernel fisher --label-column class`` on the first ``--cluster-rows`` rows' worth of the
+  same generator (default 200,000; its own file and its own pandas read, ``cluster_pandas``): the Fisher kernel's
+  network learned on the features, 26 clusters (the labels of the 26-state column), ``auto`` choosing the
+  algorithm by ``--max-memory``.
 
     python benchmarks/bench_stream.py --table --rows 2000000 --dask-rows 2000000 -o /tmp/table.json
+    python benchmarks/bench_stream.py --table --rows 10000000 -o benchmarks/results/stream_table_10m.json
+
+``--steps learn,impute,prototypes,cluster`` runs only those rows (``learn-dask`` with ``--dask-rows``; impute and
+prototypes need the model ``learn`` wrote, from this run or an earlier one); the results are merged into the size's
+entry of the JSON file.
 
 Every step also records its CPU seconds (user + system of the process and the children it waited for, so a Dask
 local cluster's workers count) and the ratio of those to pandas' -- steadier than wall time on a shared machine.
@@ -36,6 +45,7 @@ RSS at fork time, so the measuring process must stay small.)
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import subprocess
@@ -151,20 +161,65 @@ def bench(n: int, in_memory: bool, dask: bool) -> dict:
     return res
 
 
-def table(n: int, in_memory: bool, dask: bool) -> dict:
-    """The commands without flags on an ``n``-row letter-like file, against pandas' read (``--table``)."""
-    path = Path(f"/tmp/bnfk_stream_{n}.csv")
-    subprocess.run([sys.executable, __file__, "--generate", str(n), str(path)], check=True)
+TABLE_STEPS = ("learn", "impute", "prototypes", "cluster")
+#: set by ``--steps`` / ``--cluster-rows`` (the table's command line)
+TABLE_OPTIONS = {"steps": TABLE_STEPS, "cluster_rows": 200_000}
+
+
+def _pandas_read(py: str, path: Path) -> dict:
+    return run([py, "-c", f"import pandas as pd; pd.read_csv({str(path)!r}, dtype=str)"])
+
+
+def cluster_row(n: int) -> dict:
+    """``cluster FILE --kernel fisher --label-column class`` on an ``n``-row letter-like file, as an analyst runs
+    it (no other flag: the network, the number of clusters and the algorithm are the command's defaults), with
+    pandas' read of the same file in the same run."""
     py = sys.executable
-    res = {"rows": n, "file_mib": round(path.stat().st_size / 2 ** 20, 1), "load_start": os.getloadavg()[0]}
-    res["pandas"] = run([py, "-c", f"import pandas as pd; pd.read_csv({str(path)!r}, dtype=str)"])
+    path = Path(f"/tmp/bnfk_stream_{n}.csv")
+    subprocess.run([py, __file__, "--generate", str(n), str(path)], check=True)
+    res = {"cluster_rows": n, "cluster_file_mib": round(path.stat().st_size / 2 ** 20, 1),
+           "cluster_load_start": os.getloadavg()[0], "cluster_pandas": _pandas_read(py, path)}
+    res["cluster_pandas"].pop("stdout")
+    step = run([py, "-m", "bnfk_core", "cluster", str(path), "--kernel", "fisher", "--label-column", "class"])
+    out = json.loads(step.pop("stdout"))
+    labels = out.pop("labels", [])
+    keep = ("algorithm_chosen", "algorithm_reason", "reading", "n_clusters", "n_used", "cost", "ari", "ami",
+            "v_measure", "silhouette", "structure", "n_arcs", "kernel_seconds", "cluster_seconds", "notes")
+    step.update({k: out[k] for k in keep if k in out})
+    step["labels_sha256"] = hashlib.sha256(json.dumps(labels).encode()).hexdigest()
+    base, base_cpu = res["cluster_pandas"]["seconds"], res["cluster_pandas"]["cpu_seconds"]
+    step["ratio_to_pandas"] = round(step["seconds"] / base, 2)
+    step["cpu_ratio_to_pandas"] = round(step["cpu_seconds"] / base_cpu, 2)
+    res["cluster"] = step
+    res["cluster_load_end"] = os.getloadavg()[0]
+    return res
+
+
+def table(n: int, in_memory: bool, dask: bool) -> dict:
+    """The commands without flags on an ``n``-row letter-like file, against pandas' read (``--table``), and the
+    ``cluster`` row on its own ``--cluster-rows`` file (:func:`cluster_row`)."""
+    steps = TABLE_OPTIONS["steps"]
+    path = Path(f"/tmp/bnfk_stream_{n}.csv")
+    py = sys.executable
+    res = {"rows": n, "cpus": os.cpu_count()}
+    if "cluster" in steps:
+        res.update(cluster_row(TABLE_OPTIONS["cluster_rows"]))
+    big = [s for s in steps if s != "cluster"] + (["learn-dask"] if dask else [])
+    if big:
+        res["steps"], res["load_start"] = big, os.getloadavg()[0]
+        subprocess.run([py, __file__, "--generate", str(n), str(path)], check=True)
+        res["file_mib"] = round(path.stat().st_size / 2 ** 20, 1)
+        res["pandas"] = _pandas_read(py, path)
     model = f"/tmp/bnfk_stream_{n}_table.json"
-    res["learn"] = run([py, "-m", "bnfk_core", "learn", str(path), "--structure", "hc", "--score", "bic", "--quiet",
-                        "-o", model])
-    res["impute"] = run([py, "-m", "bnfk_core", "impute", str(path), "--model", model, "--quiet",
-                         "-o", f"/tmp/bnfk_stream_{n}_completed.csv"])
-    res["prototypes"] = run([py, "-m", "bnfk_core", "prototypes", str(path), "--model", model, "--k", "200",
-                             "--quiet"])
+    if "learn" in steps:
+        res["learn"] = run([py, "-m", "bnfk_core", "learn", str(path), "--structure", "hc", "--score", "bic",
+                            "--quiet", "-o", model])
+    if "impute" in steps:
+        res["impute"] = run([py, "-m", "bnfk_core", "impute", str(path), "--model", model, "--quiet",
+                             "-o", f"/tmp/bnfk_stream_{n}_completed.csv"])
+    if "prototypes" in steps:
+        res["prototypes"] = run([py, "-m", "bnfk_core", "prototypes", str(path), "--model", model, "--k", "200",
+                                 "--quiet"])
     if dask:
         res["learn-dask"] = run([py, "-m", "bnfk_core", "learn", str(path), "--structure", "hc", "--score", "bic",
                                  "--quiet", "--engine", "dask", "-o", f"/tmp/bnfk_stream_{n}_dask.json"])
@@ -172,18 +227,18 @@ def table(n: int, in_memory: bool, dask: bool) -> dict:
         res["dask_same_dag"] = a["arcs"] == b["arcs"]
         res["dask_score_rel_diff"] = abs(a["score"] - b["score"]) / abs(a["score"])
         res["dask_speedup"] = round(res["learn"]["seconds"] / res["learn-dask"]["seconds"], 2)
-    base, base_cpu = res["pandas"]["seconds"], res["pandas"]["cpu_seconds"]
     for k in ("learn", "impute", "prototypes", "learn-dask"):
         if k in res:
+            base, base_cpu = res["pandas"]["seconds"], res["pandas"]["cpu_seconds"]
             res[k]["ratio_to_pandas"] = round(res[k]["seconds"] / base, 2)
             res[k]["cpu_ratio_to_pandas"] = round(res[k]["cpu_seconds"] / base_cpu, 2)
             out = json.loads(res[k].pop("stdout"))
             res[k]["notes"] = out.get("notes", [])
             if k.startswith("learn"):
                 res[k]["score"], res[k]["n_arcs"] = out["score"], out["n_arcs"]
-    res["pandas"].pop("stdout")
-    res["load_end"] = os.getloadavg()[0]
-    res["cpus"] = os.cpu_count()
+    if big:
+        res["pandas"].pop("stdout")
+        res["load_end"] = os.getloadavg()[0]
     return res
 
 
@@ -203,18 +258,42 @@ def sizes_cli(bench, default_out: str, extra=None) -> None:
         return
     out = Path(args.o)
     results = json.loads(out.read_text()) if out.exists() else {}
+    merge = getattr(args, "steps", None) is not None
     for n in sorted(set((args.rows or [1_000_000]) + args.dask_rows)):
         r = bench(n, in_memory=n <= args.in_memory_max, dask=n in args.dask_rows)
-        results[str(n)] = r
+        results[str(n)] = {**results.get(str(n), {}), **r} if merge else r
         print(json.dumps(r, indent=1), flush=True)
         out.write_text(json.dumps(results, indent=1) + "\n")
+
+
+def _option(argv: list, flag: str):
+    """The value of ``flag`` in ``argv`` (``--flag V`` or ``--flag=V``), or None."""
+    for i, a in enumerate(argv):
+        if a == flag and i + 1 < len(argv):
+            return argv[i + 1]
+        if a.startswith(flag + "="):
+            return a.split("=", 1)[1]
+    return None
 
 
 def main() -> None:
     def extra(ap):
         ap.add_argument("--generate", nargs=2, metavar=("ROWS", "PATH"), help=argparse.SUPPRESS)
         ap.add_argument("--table", action="store_true", help="the commands without flags against pandas' read")
+        ap.add_argument("--steps", default=None, help=f"with --table: comma-separated, from {','.join(TABLE_STEPS)} "
+                        "(default all; the results are merged into the size's entry of the JSON file)")
+        ap.add_argument("--cluster-rows", type=int, default=200_000, help="with --table: rows of the cluster file")
     table_mode = "--table" in sys.argv
+    if table_mode:
+        steps = _option(sys.argv, "--steps")
+        if steps is not None:
+            bad = [s for s in steps.split(",") if s not in TABLE_STEPS]
+            if bad:
+                sys.exit(f"error: --steps {','.join(bad)}: choose from {','.join(TABLE_STEPS)}")
+            TABLE_OPTIONS["steps"] = tuple(s for s in TABLE_STEPS if s in steps.split(","))
+        rows = _option(sys.argv, "--cluster-rows")
+        if rows is not None:
+            TABLE_OPTIONS["cluster_rows"] = int(rows)
     sizes_cli(table if table_mode else bench, "stream_table.json" if table_mode else "stream.json", extra)
 
 

@@ -341,3 +341,51 @@ def test_mmd_is_the_pairwise_formula_without_a_gram(hv, fisher_hv, monkeypatch):
     assert kernels.mmd(model, X, Y) == pytest.approx(pairwise, rel=1e-9, abs=1e-12)
     chunked = kernels.mean_features(model, X, chunk_rows=7) - kernels.mean_features(model, Y, chunk_rows=7)
     assert float(chunked @ chunked) == pytest.approx(pairwise, rel=1e-9, abs=1e-12)
+
+
+# ====================================================================== dense or sparse layout of Phi
+def test_dense_and_sparse_layouts_give_the_same_clustering(fisher_hv):
+    """k-means on a dense copy of the Fisher features = k-means on the CSR matrix: the same labels, the cost
+    to rounding, and a fixed point of kernel k-means on the Gram matrix."""
+    fitted, feats = fisher_hv
+    Phi = CF.feature_map(fitted, feats)
+    K = fitted.gram(feats)
+    for seed in range(4):
+        a = CF.kernel_kmeans_features(Phi, 4, seed=seed, dense=True)
+        b = CF.kernel_kmeans_features(Phi, 4, seed=seed, dense=False)
+        assert np.array_equal(a.labels, b.labels)
+        assert a.cost == pytest.approx(b.cost, rel=1e-12)
+        D = gram_distances(K, a.labels, a.n_used)
+        assert np.array_equal(np.argmin(D, axis=1), a.labels)
+        assert a.cost == pytest.approx(D[np.arange(len(D)), a.labels].sum(), rel=1e-9)
+
+
+def test_dense_layout_with_ties_reaches_a_fixed_point(hv, fisher_hv):
+    """The Hamming features take few distinct values, so distances tie exactly and the two layouts' rounding
+    may break a tie differently: each result is still a fixed point of kernel k-means on the Gram matrix, its
+    cost the Gram's within-cluster sum."""
+    fitted, feats = _fitted(hv, fisher_hv, "hamming")
+    Phi = CF.feature_map(fitted, feats)
+    K = fitted.gram(feats)
+    for seed in range(3):
+        for dense in (True, False):
+            r = CF.kernel_kmeans_features(Phi, 4, seed=seed, dense=dense)
+            D = gram_distances(K, r.labels, r.n_used)
+            best = D.min(axis=1)
+            assert np.all(D[np.arange(len(D)), r.labels] <= best + 1e-9)
+            assert r.cost == pytest.approx(D[np.arange(len(D)), r.labels].sum(), rel=1e-9)
+
+
+def test_dense_layout_by_density_and_memory_limit():
+    n, d = 1000, 40
+    rng = np.random.default_rng(0)
+    dense_phi = sp.csr_matrix(rng.random((n, d)) * (rng.random((n, d)) < 0.3))      # about 30 % non-zero
+    sparse_phi = sp.csr_matrix(rng.random((n, d)) * (rng.random((n, d)) < 0.02))    # about 2 % non-zero
+    with memory_limit_set(None):
+        assert CF.dense_layout(dense_phi) and not CF.dense_layout(sparse_phi)
+    need = n * d * 8                                                                  # the dense copy's bytes
+    with memory_limit_set(need / CF.DENSE_MEMORY_SHARE):
+        assert CF.dense_layout(dense_phi)
+    with memory_limit_set(need / CF.DENSE_MEMORY_SHARE - 1):
+        assert not CF.dense_layout(dense_phi)
+    assert not CF.dense_layout(sp.csr_matrix((0, d)))

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import sys
+import warnings
 
 from ..errors import BnfkError
 from ..registry import CLASSIFIERS, CLUSTERERS, KERNELS
@@ -19,7 +20,10 @@ from .common import (
     progress,
     read_data,
     read_model_file,
+    split_list,
+    warning_line,
 )
+from .chunks import add_chunksize
 
 __all__ = ["register"]
 
@@ -28,10 +32,40 @@ def _model(args):
     return read_model_file(args.model) if args.model else None
 
 
+def _read_for_cluster(args):
+    """(the data, how it was read, the note saying why): in chunks into state codes when ``--chunksize`` is given or
+    the file is too big to read whole within ``--max-memory`` (decided from its size before reading,
+    :mod:`bnfk_core.analyses.cluster.stream`), else whole as every command reads a file."""
+    from ..analyses.cluster.stream import read_codes, reading_note, reads_in_chunks
+    from ..serving.session import is_session_file
+    path = args.data
+    if is_session_file(path):
+        if args.chunksize is not None:
+            raise BnfkError(f"--chunksize reads a CSV or Parquet file, not a session file ({path}).")
+        return read_data(path, args), "whole", None
+    chunked = args.chunksize is not None or reads_in_chunks(path)
+    note = (f"read in chunks of {args.chunksize:,} rows into state codes (--chunksize)." if args.chunksize is not None
+            else reading_note(path, chunked))
+    if not chunked:
+        return read_data(path, args), "whole", note
+    from ..data.stream import DEFAULT_CHUNKSIZE
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        data = read_codes(path, chunksize=args.chunksize or DEFAULT_CHUNKSIZE,
+                          class_column=args.label_column or args.class_column, missing_policy=args.missing_policy,
+                          discretize_bins=args.discretize, max_levels=args.max_levels,
+                          drop_columns=split_list(args.drop_columns), na_values=args.na_values)
+    for w in caught:
+        warning_line(w.message)
+    for n in data.notes:
+        warning_line(n)
+    return data, "chunks", note
+
+
 def _cmd_cluster(args) -> dict:
     from ..analyses.cluster.clustering import run_clustering
     model = _model(args)
-    data = read_data(args.data, args)
+    data, reading, note = _read_for_cluster(args)
     if data.class_column is None and args.clusters is None:
         raise BnfkError("Give --clusters N or --label-column C (the number of labels is the default).")
     options = {} if args.alpha is None else {"alpha": args.alpha}
@@ -41,7 +75,8 @@ def _cmd_cluster(args) -> dict:
                          kernel_options=options)
     if args.no_labels_out:
         out.pop("labels")
-    return {"data": args.data, "rows": data.n_rows, **out}
+    return {"data": args.data, "rows": data.n_rows, "reading": reading, **out,
+            "notes": list(out.get("notes", [])) + ([note] if note else [])}
 
 
 def _cmd_classify(args) -> dict:
@@ -118,6 +153,8 @@ def register(sub) -> None:
     # None: each network kernel's own default network (fisher: hc/qnml/cnml; fisher-normalized: its measured one)
     p.set_defaults(structure=None, score=None, params=None)
     add_max_memory(p)
+    add_chunksize(p, "into state codes (one byte a cell) instead of text; the same clusters. Without it, a file "
+                     "too big to read whole within --max-memory (its size times 160) is read so anyway")
     add_data_options(p, label=True)
     p.set_defaults(func=_cmd_cluster)
 

@@ -127,7 +127,8 @@ class CategoricalData:
             rows = np.flatnonzero(rows)
         if self.weights is not None:
             return replace(self, codes=self.codes[rows], weights=self.weights[rows])
-        return CategoricalData(self.frame.iloc[rows].reset_index(drop=True), self.codes[rows],
+        frame = None if self.frame is None else self.frame.iloc[rows].reset_index(drop=True)   # codes only: no text
+        return CategoricalData(frame, self.codes[rows],
                                self.variables, self.states, self.class_column, self.source, self.notes,
                                {k: v[rows] for k, v in self.numbers.items()})
 
@@ -138,7 +139,8 @@ class CategoricalData:
         if self.weights is not None:
             return replace(self, codes=self.codes[:, idx], variables=tuple(columns),
                            states=tuple(self.states[i] for i in idx), class_column=cls)
-        return CategoricalData(self.frame[list(columns)], self.codes[:, idx], tuple(columns),
+        frame = None if self.frame is None else self.frame[list(columns)]       # codes only: no text
+        return CategoricalData(frame, self.codes[:, idx], tuple(columns),
                                tuple(self.states[i] for i in idx), cls, self.source, self.notes,
                                {c: self.numbers[c] for c in columns if c in self.numbers})
 

@@ -18,9 +18,12 @@ _HOMES = {
     "cc_cost": "correlation", "cc_move_deltas": "correlation", "correlation_clustering": "correlation",
     "PARALLEL_RESTART_WORK": "correlation", "SILHOUETTE_ROWS": "features", "has_feature_map": "features",
     "feature_map": "features", "feature_sq_distances": "features", "kernel_kmeans_features": "features",
-    "sampled_silhouette": "features", "kernel_silhouette": "metrics", "clustering_metrics": "metrics",
+    "sampled_silhouette": "features", "dense_layout": "features", "DENSE_MIN_DENSITY": "features",
+    "DENSE_MEMORY_SHARE": "features", "kernel_silhouette": "metrics", "clustering_metrics": "metrics",
     "contingency": "metrics", "cluster_ordering": "metrics", "embedding": "metrics", "TRANSFORMS": "members", "FEATURE_CLUSTERER": "members",
     "affinity": "spectral", "spectral_clustering": "spectral", "ward_clustering": "ward", "ward_cost": "ward",
+    "read_codes": "stream", "reads_in_chunks": "stream", "reading_note": "stream", "held_bytes": "stream",
+    "HOLD_BYTES_PER_FILE_BYTE": "stream",
 }
 
 __all__ = list(_HOMES)
