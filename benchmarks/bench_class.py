@@ -493,12 +493,7 @@ def main() -> None:
                       f"first class, {sc['rss_mib_after_first_expired']:.0f} MiB after its sessions expired, "
                       f"{sc['rss_mib_during']:.0f} MiB during the second ({sc['failures']} failures)", flush=True)
     finally:
-        for proc in procs:
-            proc.terminate()
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
+        stop_servers(procs)
     out = {"lecture": [s for s, _, _ in LECTURE], "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
            "machine": machine(), "load_before": load_before, "load_after": os.getloadavg(),
            "cpus": os.cpu_count(), "processes": len(urls),
@@ -506,6 +501,16 @@ def main() -> None:
     Path(args.output).write_text(json.dumps(out, indent=1))
     print(table(results))
     print(f"load average before {load_before}, after {out['load_after']}; written to {args.output}")
+
+
+def stop_servers(procs) -> None:
+    """Terminate the server processes this run started (killed when one does not stop within 10 s)."""
+    for proc in procs:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
 
 
 def main_sequential(args) -> None:
@@ -522,12 +527,7 @@ def main_sequential(args) -> None:
         asyncio.run(one_class(urls, len(urls), args.timeout))     # each process's first run, not counted
         r = sequential_cpu(urls, pids, args.sequential, args.repeats, args.timeout)
     finally:
-        for _, proc in servers:
-            proc.terminate()
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
+        stop_servers([proc for _, proc in servers])
     out = {"lecture": [s for s, _, _ in LECTURE], "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
            "machine": machine(), "load_before": load_before, "load_after": os.getloadavg(),
            "cpus": os.cpu_count(), "processes": 1,
