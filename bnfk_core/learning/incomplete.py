@@ -176,7 +176,8 @@ def em_parameters(dag, data, method: str = "bdeu", pseudo_count: float = 1.0, *,
     # the jobs are kept between iterations (the DAG does not change): here, or on the workers of a runner that keeps
     # pieces (Dask: each item made ready once where it runs); on a runner without, they travel each time
     keep = getattr(runner, "keep", None)
-    kept = [PreparedJobs(model, item) for item in items] if runner is None else None
+    memo: dict = {}
+    kept = [PreparedJobs(model, item, memo=memo) for item in items] if runner is None else None
     held = keep(prepare_jobs_part, items, (_bare(model),)) if runner is not None and keep is not None else None
     if scored is not None:
         scored.update(base=base, kept=kept, held=held, runner=runner)
