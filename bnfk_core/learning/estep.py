@@ -499,8 +499,10 @@ class PreparedJobs:
             if got is None:
                 _, ccards, touch, mpos = _job_arrays(model, self.fams, cells)
                 got = memo[key] = (touch, mpos, _offsets(self.fams, ccards, touch, mpos))
-            self.jobs.append((np.ascontiguousarray(codes, dtype=np.int64), np.ascontiguousarray(w, dtype=float))
-                             + got)
+            # the codes kept in their own integer type (1 byte a cell for the stream's tables, not 8)
+            codes = np.asarray(codes)
+            self.jobs.append((np.ascontiguousarray(codes, dtype=codes.dtype if codes.dtype.kind == "i" else np.int64),
+                              np.ascontiguousarray(w, dtype=float)) + got)
         self.wide_codes = np.concatenate(wide) if wide else np.zeros((0, len(cards)), dtype=np.int64)
         self.wide_w = np.concatenate(wide_w) if wide else np.zeros(0)
 
