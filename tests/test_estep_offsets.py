@@ -78,3 +78,17 @@ def test_prepared_jobs_counts_and_loglik_equal_brute_force(seed):
     for i in range(len(CARDS)):
         np.testing.assert_allclose(counts[i] + base[i], want[i], rtol=1e-12, atol=1e-12)
     assert abs(loglik - want_ll) <= 1e-9 * abs(want_ll)
+
+
+def test_groups_beyond_the_offsets_limit_take_the_digit_loop_with_the_same_floats(monkeypatch):
+    model, codes, weights = _setup(6)
+    inc = (codes < 0).any(axis=1)
+    jobs = touching_groups(model, codes[inc], weights[inc])
+    want = PreparedJobs(model, jobs, memo={})
+    assert all(job[4] is not None for job in want.jobs)
+    monkeypatch.setattr(estep, "OFFSETS_MAX_CELLS", 0)
+    got = PreparedJobs(model, jobs, memo={})
+    assert all(job[4] is None for job in got.jobs)
+    for a, b in zip(got.counts(model), want.counts(model)):
+        assert np.array_equal(a, b)
+    assert got.loglik(model) == want.loglik(model)

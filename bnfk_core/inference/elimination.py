@@ -119,7 +119,11 @@ def missingness_patterns(codes: np.ndarray) -> Iterator[tuple[np.ndarray, np.nda
     rows_with = np.flatnonzero(miss.any(axis=1))
     if miss.shape[1] <= 62:  # each pattern as one integer, the first column the most significant bit: the same order
         bits = np.left_shift(np.int64(1), np.arange(miss.shape[1] - 1, -1, -1, dtype=np.int64))
-        keys, inv = np.unique(miss[rows_with].astype(np.int64) @ bits, return_inverse=True)
+        sub = miss[rows_with]
+        key = np.zeros(len(rows_with), dtype=np.int64)
+        for j in range(miss.shape[1]):  # column by column: no (rows, columns) int64 temporary
+            key[sub[:, j]] += bits[j]
+        keys, inv = np.unique(key, return_inverse=True)
         pats = (keys[:, None] & bits[None, :]) != 0
     else:
         pats, inv = np.unique(miss[rows_with], axis=0, return_inverse=True)

@@ -48,6 +48,10 @@ EM_BLOCK_ROWS = 200_000
 #: rows per block of a structural-EM table pass (memory of one block's completions, up to
 #: :data:`MAX_COMPLETIONS` a row)
 TABLE_BLOCK_ROWS = 20_000
+#: the largest table of completion offsets (touching families x joint states) the CPTs' EM lists for a group of
+#: cells (:func:`_offsets`, 4 bytes each), and 16 times this for all groups of one DAG together; a group beyond is
+#: completed by decoding every completion's digits (:func:`_complete`, the same floats)
+OFFSETS_MAX_CELLS = 1 << 20
 #: completions (rows x joint states) built at once while enumerating one missingness pattern
 _ENUM_CELLS = 400_000
 
@@ -430,7 +434,7 @@ def _offsets(fams: "_Families", ccards: np.ndarray, touch: np.ndarray, mpos: np.
     K = int(np.prod(ccards)) if len(ccards) else 1
     digits = np.stack(np.unravel_index(np.arange(K), [int(c) for c in ccards]), axis=0) if len(ccards) else \
         np.zeros((0, 1), dtype=np.int64)
-    delta = np.zeros((len(touch), K), dtype=np.int64)
+    delta = np.zeros((len(touch), K), dtype=np.int32 if int(fams.offset[-1]) < 2 ** 31 else np.int64)
     for t, f in enumerate(touch):
         for q in range(int(fams.length[f])):
             if mpos[t, q] >= 0:
@@ -497,8 +501,15 @@ class PreparedJobs:
             key = tuple(int(c) for c in cells)
             got = memo.get(key)
             if got is None:
-                _, ccards, touch, mpos = _job_arrays(model, self.fams, cells)
-                got = memo[key] = (touch, mpos, _offsets(self.fams, ccards, touch, mpos))
+                cells_a, ccards, touch, mpos = _job_arrays(model, self.fams, cells)
+                size = len(touch) * math.prod(int(c) for c in ccards)
+                used = memo.get("_cells", 0)
+                if size <= OFFSETS_MAX_CELLS and used + size <= OFFSETS_MAX_CELLS * 16:
+                    memo["_cells"] = used + size
+                    got = (touch, mpos, _offsets(self.fams, ccards, touch, mpos), None, None)
+                else:  # too many completions to list their offsets: the digit loop (the same floats)
+                    got = (touch, mpos, None, cells_a, ccards)
+                memo[key] = got
             # the codes kept in their own integer type (1 byte a cell for the stream's tables, not 8)
             codes = np.asarray(codes)
             self.jobs.append((np.ascontiguousarray(codes, dtype=codes.dtype if codes.dtype.kind == "i" else np.int64),
@@ -519,10 +530,12 @@ class PreparedJobs:
         f = self.fams
         logt = f.logs(model)
         flat = self.const.copy()
-        for codes, w, touch, mpos, delta in self.jobs:
+        for codes, w, touch, mpos, delta, cells, ccards in self.jobs:
             lse = np.empty(codes.shape[0])
-            if not _complete_offsets(codes, w, touch, mpos, delta, f.members, f.strides, f.length, f.offset, logt,
-                                     flat, lse):
+            if not (_complete_offsets(codes, w, touch, mpos, delta, f.members, f.strides, f.length, f.offset, logt,
+                                      flat, lse) if delta is not None else
+                    _complete(codes, w, cells, ccards, touch, mpos, f.members, f.strides, f.length, f.offset, logt,
+                              flat, lse)):
                 raise ModelError(_ZERO)
         out = f.split(flat)
         if len(self.wide_codes):
@@ -540,10 +553,12 @@ class PreparedJobs:
         f = self.fams
         logt = f.logs(model)
         none, total = np.zeros(0), 0.0
-        for codes, w, touch, mpos, delta in self.jobs:
+        for codes, w, touch, mpos, delta, cells, ccards in self.jobs:
             lse = np.empty(codes.shape[0])
-            if not _complete_offsets(codes, w, touch, mpos, delta, f.members, f.strides, f.length, f.offset, logt,
-                                     none, lse):
+            if not (_complete_offsets(codes, w, touch, mpos, delta, f.members, f.strides, f.length, f.offset, logt,
+                                      none, lse) if delta is not None else
+                    _complete(codes, w, cells, ccards, touch, mpos, f.members, f.strides, f.length, f.offset, logt,
+                              none, lse)):
                 return -math.inf
             total += float(lse @ w)
         if len(self.wide_codes):
