@@ -92,3 +92,32 @@ def test_groups_beyond_the_offsets_limit_take_the_digit_loop_with_the_same_float
     for a, b in zip(got.counts(model), want.counts(model)):
         assert np.array_equal(a, b)
     assert got.loglik(model) == want.loglik(model)
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_em_starts_from_the_same_available_case_fit(weighted):
+    """em_parameters' first network, counted by the compiled pass over the rows that observe each family whole,
+    is fit's, CPT for CPT and float for float (max_iter=0: the start itself), and EM from it reaches the same CPTs
+    as EM started from fit's network."""
+    from bnfk_core.data.table import from_codes
+    from bnfk_core.data.stream import WeightedData, distinct_rows
+    from bnfk_core.learning.incomplete import em_parameters
+    from bnfk_core.network.model import fit
+    model, codes, weights = _setup(7, n=120)
+    names, states = [f"x{i}" for i in range(len(CARDS))], [[str(s) for s in range(c)] for c in CARDS]
+    data = from_codes(codes, names, states)
+    if weighted:  # distinct rows with their counts, as a streamed file gives them (1-byte codes)
+        uniq, counts = distinct_rows(codes)
+        data = WeightedData(None, np.asarray(uniq, dtype=np.int8), tuple(names), tuple(tuple(s) for s in states),
+                            None, "t", (), weights=np.asarray(counts, dtype=np.int64))
+    dag = model.dag
+    for method in ("bdeu", "ml", "smoothed"):
+        want = fit(dag, data, method=method, pseudo_count=1.0)
+        got = em_parameters(dag, data, method, 1.0, max_iter=0)
+        assert all(np.array_equal(a, b) for a, b in zip(got.cpts, want.cpts))
+        assert {k: got.fit_info[k] for k in want.fit_info} == want.fit_info
+        if method == "ml":  # zeros in the CPTs: EM from them stops on a row of probability zero
+            continue
+        a = em_parameters(dag, data, method, 1.0, max_iter=3)
+        b = em_parameters(dag, data, method, 1.0, max_iter=3, init=want)
+        assert all(np.array_equal(x, y) for x, y in zip(a.cpts, b.cpts))
