@@ -123,13 +123,20 @@ def missingness_patterns(codes: np.ndarray) -> Iterator[tuple[np.ndarray, np.nda
         key = np.zeros(len(rows_with), dtype=np.int64)
         for j in range(miss.shape[1]):  # column by column: no (rows, columns) int64 temporary
             key[sub[:, j]] += bits[j]
-        keys, inv = np.unique(key, return_inverse=True)
-        pats = (keys[:, None] & bits[None, :]) != 0
+        del sub
+        # one stable sort of the keys gives the patterns in key order and each pattern's rows in row order
+        order = np.argsort(key, kind="stable")
+        key = key[order]
+        starts = np.flatnonzero(np.concatenate(([True], key[1:] != key[:-1])))
+        pats = (key[starts][:, None] & bits[None, :]) != 0
+        bounds = np.append(starts, len(key))
+        del key
     else:
         pats, inv = np.unique(miss[rows_with], axis=0, return_inverse=True)
-    inv = inv.reshape(-1)
-    order = np.argsort(inv, kind="stable")
-    bounds = np.searchsorted(inv[order], np.arange(len(pats) + 1))
+        inv = inv.reshape(-1)
+        order = np.argsort(inv, kind="stable")
+        bounds = np.searchsorted(inv[order], np.arange(len(pats) + 1))
+    del miss
     for p in range(len(pats)):
         yield rows_with[order[bounds[p]:bounds[p + 1]]], np.flatnonzero(pats[p])
 
