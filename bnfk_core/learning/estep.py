@@ -29,7 +29,7 @@ from ..errors import ModelError
 from ..inference.queries import family_posteriors, log_evidence, missingness_patterns
 from ..network.model import BayesNet
 
-__all__ = ["MAX_COMPLETIONS", "EM_MAX_COMPLETIONS", "EM_BLOCK_ROWS", "TABLE_BLOCK_ROWS", "touching_groups",
+__all__ = ["MAX_COMPLETIONS", "EM_MAX_COMPLETIONS", "OFFSETS_MAX_CELLS", "EM_BLOCK_ROWS", "TABLE_BLOCK_ROWS", "touching_groups",
            "observed_counts", "family_counts_part", "jobs_counts_part", "expected_family_counts", "table_part", "expected_table",
            "loglik_part", "log_likelihood_total", "run_parts", "job_blocks", "PreparedJobs", "prepare_jobs_part",
            "kept_counts_part", "kept_loglik_part"]

@@ -172,13 +172,13 @@ def _available_case_fit(dag, data, method: str, pseudo_count: float, codes: np.n
     del cols
     cpts = tuple(estimate_cpt(c, method, pseudo_count) for c in counts)
     weights = _weights(data)
-    complete = ~incomplete_rows(codes)
+    complete = ~_incomplete_rows(codes)
     info = {"method": method, "pseudo_count": pseudo_count, "n_rows": data.n_rows,
             "complete_rows": int(complete.sum() if weights is None else np.asarray(weights)[complete].sum())}
     return BayesNet(dag, tuple(data.states), cpts, info), counts
 
 
-def incomplete_rows(codes: np.ndarray) -> np.ndarray:
+def _incomplete_rows(codes: np.ndarray) -> np.ndarray:
     """Whether each row has a missing cell (column by column: no boolean copy of the whole table)."""
     out = np.zeros(codes.shape[0], dtype=bool)
     for j in range(codes.shape[1]):
@@ -200,14 +200,14 @@ def em_parameters(dag, data, method: str = "bdeu", pseudo_count: float = 1.0, *,
     ``seed`` is accepted for compatibility; nothing is random.  A dict ``scored`` receives the E-step's constant
     counts and kept jobs (``base``, ``kept``; :func:`_em_scored`).
     """
-    if init is not None or not incomplete_rows(np.asarray(data.codes)).any():
+    if init is not None or not _incomplete_rows(np.asarray(data.codes)).any():
         model = init if init is not None else fit(dag, data, method=method, pseudo_count=pseudo_count)
     else:
         model = None
     if tuple(data.variables) != tuple(dag.nodes):
         data = data.select(list(dag.nodes))
     codes = np.asarray(data.codes)
-    incomplete = incomplete_rows(codes)
+    incomplete = _incomplete_rows(codes)
     if not incomplete.any():
         model.fit_info["em_iterations"] = 0
         return model
