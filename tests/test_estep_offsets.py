@@ -121,3 +121,27 @@ def test_em_starts_from_the_same_available_case_fit(weighted):
         a = em_parameters(dag, data, method, 1.0, max_iter=3)
         b = em_parameters(dag, data, method, 1.0, max_iter=3, init=want)
         assert all(np.array_equal(x, y) for x, y in zip(a.cpts, b.cpts))
+
+
+def test_the_offsets_memo_keeps_the_groups_with_most_rows_within_its_limit(monkeypatch):
+    model, codes, weights = _setup(8, n=200)
+    inc = (codes < 0).any(axis=1)
+    items = estep.job_blocks(touching_groups(model, codes[inc], weights[inc]), rows=40)
+    want = [PreparedJobs(model, item, memo={}) for item in items]
+    rows, size = {}, {}
+    for item in items:
+        for jc, _, cells in item:
+            key = tuple(int(c) for c in cells)
+            rows[key] = rows.get(key, 0) + len(jc)
+            size[key] = len(estep._shape(model).touching(key)) * math.prod(CARDS[c] for c in key)
+    order = sorted(rows, key=lambda k: (-rows[k], k))
+    limit = size[order[0]] + size[order[1]]
+    monkeypatch.setattr(estep, "OFFSETS_TOTAL_CELLS", limit)
+    memo = estep.offsets_memo(model, items)
+    assert {order[0], order[1]} <= memo["_chosen"] and sum(size[k] for k in memo["_chosen"]) <= limit
+    assert len(memo["_chosen"]) < len(rows)
+    got = [PreparedJobs(model, item, memo=memo) for item in items]
+    for g, w in zip(got, want):
+        for a, b in zip(g.counts(model), w.counts(model)):
+            assert np.array_equal(a, b)
+        assert g.loglik(model) == w.loglik(model)

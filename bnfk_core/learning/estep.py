@@ -29,7 +29,7 @@ from ..errors import ModelError
 from ..inference.queries import family_posteriors, log_evidence, missingness_patterns
 from ..network.model import BayesNet
 
-__all__ = ["MAX_COMPLETIONS", "EM_MAX_COMPLETIONS", "OFFSETS_MAX_CELLS", "EM_BLOCK_ROWS", "TABLE_BLOCK_ROWS", "touching_groups",
+__all__ = ["MAX_COMPLETIONS", "EM_MAX_COMPLETIONS", "OFFSETS_MAX_CELLS", "OFFSETS_TOTAL_CELLS", "offsets_memo", "EM_BLOCK_ROWS", "TABLE_BLOCK_ROWS", "touching_groups",
            "observed_counts", "family_counts_part", "jobs_counts_part", "expected_family_counts", "table_part", "expected_table",
            "loglik_part", "log_likelihood_total", "run_parts", "job_blocks", "PreparedJobs", "prepare_jobs_part",
            "kept_counts_part", "kept_loglik_part"]
@@ -49,9 +49,11 @@ EM_BLOCK_ROWS = 200_000
 #: :data:`MAX_COMPLETIONS` a row)
 TABLE_BLOCK_ROWS = 20_000
 #: the largest table of completion offsets (touching families x joint states) the CPTs' EM lists for a group of
-#: cells (:func:`_offsets`, 4 bytes each), and 16 times this for all groups of one DAG together; a group beyond is
-#: completed by decoding every completion's digits (:func:`_complete`, the same floats)
+#: cells (:func:`_offsets`, 4 bytes each: 4 MiB), and :data:`OFFSETS_TOTAL_CELLS` for all groups of one DAG
+#: together; a group beyond is completed by decoding every completion's digits (:func:`_complete`, the same floats)
 OFFSETS_MAX_CELLS = 1 << 20
+#: the cells of completion offsets the CPTs' EM keeps for one DAG (4 bytes each: 256 MiB)
+OFFSETS_TOTAL_CELLS = 1 << 26
 #: completions (rows x joint states) built at once while enumerating one missingness pattern
 _ENUM_CELLS = 400_000
 
@@ -504,7 +506,9 @@ class PreparedJobs:
                 cells_a, ccards, touch, mpos = _job_arrays(model, self.fams, cells)
                 size = len(touch) * math.prod(int(c) for c in ccards)
                 used = memo.get("_cells", 0)
-                if size <= OFFSETS_MAX_CELLS and used + size <= OFFSETS_MAX_CELLS * 16:
+                chosen = memo.get("_chosen")
+                if (key in chosen) if chosen is not None else (size <= OFFSETS_MAX_CELLS
+                                                                and used + size <= OFFSETS_TOTAL_CELLS):
                     memo["_cells"] = used + size
                     got = (touch, mpos, _offsets(self.fams, ccards, touch, mpos), None, None)
                 else:  # too many completions to list their offsets: the digit loop (the same floats)
@@ -566,6 +570,27 @@ class PreparedJobs:
             total += float(log_evidence(model, wc) @ self.wide_w) - float(_observed_loglik(
                 wc, np.ascontiguousarray(self.wide_w, dtype=float), f.members, f.strides, f.length, f.offset, logt))
         return total
+
+
+def offsets_memo(model: BayesNet, items: list) -> dict:
+    """A memo for the :class:`PreparedJobs` of ``items`` (:func:`job_blocks` of one DAG's jobs) that lists the
+    completion offsets of the groups of cells with the most rows first, within :data:`OFFSETS_MAX_CELLS` for a
+    group and :data:`OFFSETS_TOTAL_CELLS` for all (a group's offsets serve every row completing its cells, so the groups with
+    many rows save the most per cell kept); the other groups take the digit loop (the same floats)."""
+    rows: dict = {}
+    for item in items:
+        for codes, _, cells in item:
+            if cells is not None:
+                key = tuple(int(c) for c in cells)
+                rows[key] = rows.get(key, 0) + int(codes.shape[0])
+    sh = _shape(model)
+    chosen, used = set(), 0
+    for key in sorted(rows, key=lambda k: (-rows[k], k)):
+        size = len(sh.touching(key)) * math.prod(sh.cards[c] for c in key)
+        if size <= OFFSETS_MAX_CELLS and used + size <= OFFSETS_TOTAL_CELLS:
+            chosen.add(key)
+            used += size
+    return {"_chosen": chosen}
 
 
 def family_counts_part(block, model: BayesNet, cap: int | None = None) -> list:

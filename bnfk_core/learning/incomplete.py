@@ -37,7 +37,7 @@ from ..data.counts import config_index, counts_from_columns, dense_cells, dense_
 from .scores import LocalScorer
 from .available_case import AvailableCaseScorer
 from ..data.counts import merge_rows
-from .estep import (EM_BLOCK_ROWS, MAX_COMPLETIONS, PreparedJobs, job_blocks, run_parts, jobs_counts_part,
+from .estep import (EM_BLOCK_ROWS, MAX_COMPLETIONS, PreparedJobs, job_blocks, offsets_memo, run_parts, jobs_counts_part,
                     kept_counts_part, kept_loglik_part, prepare_jobs_part,
                     expected_family_counts, expected_table, family_counts_part, log_likelihood_total, loglik_part,
                     observed_counts, table_part, touching_groups)
@@ -223,7 +223,7 @@ def em_parameters(dag, data, method: str = "bdeu", pseudo_count: float = 1.0, *,
     # the jobs are kept between iterations (the DAG does not change): here, or on the workers of a runner that keeps
     # pieces (Dask: each item made ready once where it runs); on a runner without, they travel each time
     keep = getattr(runner, "keep", None)
-    memo: dict = {}
+    memo = offsets_memo(model, items) if runner is None else None
     kept = [PreparedJobs(model, item, memo=memo) for item in items] if runner is None else None
     held = keep(prepare_jobs_part, items, (_bare(model),)) if runner is not None and keep is not None else None
     if scored is not None:
