@@ -29,7 +29,8 @@ from ..errors import ModelError
 from ..inference.queries import family_posteriors, log_evidence, missingness_patterns
 from ..network.model import BayesNet
 
-__all__ = ["MAX_COMPLETIONS", "EM_MAX_COMPLETIONS", "OFFSETS_MAX_CELLS", "OFFSETS_TOTAL_CELLS", "offsets_memo", "EM_BLOCK_ROWS", "TABLE_BLOCK_ROWS", "touching_groups",
+__all__ = ["MAX_COMPLETIONS", "EM_MAX_COMPLETIONS", "OFFSETS_MAX_CELLS", "OFFSETS_TOTAL_CELLS", "offsets_memo",
+           "EM_BLOCK_ROWS", "TABLE_BLOCK_ROWS", "touching_groups",
            "observed_counts", "family_counts_part", "jobs_counts_part", "expected_family_counts", "table_part", "expected_table",
            "loglik_part", "log_likelihood_total", "run_parts", "job_blocks", "PreparedJobs", "prepare_jobs_part",
            "kept_counts_part", "kept_loglik_part"]
@@ -575,8 +576,8 @@ class PreparedJobs:
 def offsets_memo(model: BayesNet, items: list) -> dict:
     """A memo for the :class:`PreparedJobs` of ``items`` (:func:`job_blocks` of one DAG's jobs) that lists the
     completion offsets of the groups of cells with the most rows first, within :data:`OFFSETS_MAX_CELLS` for a
-    group and :data:`OFFSETS_TOTAL_CELLS` for all (a group's offsets serve every row completing its cells, so the groups with
-    many rows save the most per cell kept); the other groups take the digit loop (the same floats)."""
+    group and :data:`OFFSETS_TOTAL_CELLS` for all (a group's offsets serve every row completing its cells, so the
+    groups with many rows save the most per cell kept); the other groups take the digit loop (the same floats)."""
     rows: dict = {}
     for item in items:
         for codes, _, cells in item:
