@@ -174,8 +174,14 @@ def shifted_matrix(cols: np.ndarray, cards: Sequence[int]) -> np.ndarray:
     top = max((int(c) for c in cards), default=1)
     ctype = np.uint8 if top < 255 else np.uint16 if top < 65535 else np.int64
     cols = np.asarray(cols)
-    card = np.asarray([int(c) for c in cards], dtype=np.int64)[:, None]
-    return np.ascontiguousarray(np.where(cols < 0, card, cols), dtype=ctype)
+    # one column at a time, in the narrow type: no full-size int64 temporary (8 bytes a cell: 1.3 GB for
+    # 9.3 million rows of 17 columns)
+    out = np.empty(cols.shape, dtype=ctype)
+    for j in range(cols.shape[0]):
+        col = cols[j]
+        np.copyto(out[j], col, casting="unsafe")
+        out[j][col < 0] = int(cards[j])
+    return out
 
 
 def table_cells(cards: Sequence[int], members: Sequence[int]) -> int:

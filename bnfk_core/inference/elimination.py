@@ -119,13 +119,24 @@ def missingness_patterns(codes: np.ndarray) -> Iterator[tuple[np.ndarray, np.nda
     rows_with = np.flatnonzero(miss.any(axis=1))
     if miss.shape[1] <= 62:  # each pattern as one integer, the first column the most significant bit: the same order
         bits = np.left_shift(np.int64(1), np.arange(miss.shape[1] - 1, -1, -1, dtype=np.int64))
-        keys, inv = np.unique(miss[rows_with].astype(np.int64) @ bits, return_inverse=True)
-        pats = (keys[:, None] & bits[None, :]) != 0
+        sub = miss[rows_with]
+        key = np.zeros(len(rows_with), dtype=np.int64)
+        for j in range(miss.shape[1]):  # column by column: no (rows, columns) int64 temporary
+            key[sub[:, j]] += bits[j]
+        del sub
+        # one stable sort of the keys gives the patterns in key order and each pattern's rows in row order
+        order = np.argsort(key, kind="stable")
+        key = key[order]
+        starts = np.flatnonzero(np.concatenate(([True], key[1:] != key[:-1])))
+        pats = (key[starts][:, None] & bits[None, :]) != 0
+        bounds = np.append(starts, len(key))
+        del key
     else:
         pats, inv = np.unique(miss[rows_with], axis=0, return_inverse=True)
-    inv = inv.reshape(-1)
-    order = np.argsort(inv, kind="stable")
-    bounds = np.searchsorted(inv[order], np.arange(len(pats) + 1))
+        inv = inv.reshape(-1)
+        order = np.argsort(inv, kind="stable")
+        bounds = np.searchsorted(inv[order], np.arange(len(pats) + 1))
+    del miss
     for p in range(len(pats)):
         yield rows_with[order[bounds[p]:bounds[p + 1]]], np.flatnonzero(pats[p])
 

@@ -14,6 +14,7 @@ _HOMES = {
     "expected_table": "estep", "em_parameters": "incomplete", "observed_score": "incomplete",
     "structural_em": "incomplete", "learn_network": "incomplete", "check_missing_data": "incomplete",
     "MAX_COMPLETIONS": "estep", "EM_BLOCK_ROWS": "estep", "TABLE_BLOCK_ROWS": "estep", "EM_MAX_COMPLETIONS": "estep",
+    "OFFSETS_MAX_CELLS": "estep", "OFFSETS_TOTAL_CELLS": "estep", "offsets_memo": "estep",
     "expected_family_counts": "estep", "family_counts_part": "estep", "table_part": "estep",
     "loglik_part": "estep", "prepare_jobs_part": "estep", "kept_counts_part": "estep", "kept_loglik_part": "estep",
     "touching_groups": "estep", "observed_counts": "estep", "log_likelihood_total": "estep",

@@ -29,7 +29,8 @@ from ..errors import ModelError
 from ..inference.queries import family_posteriors, log_evidence, missingness_patterns
 from ..network.model import BayesNet
 
-__all__ = ["MAX_COMPLETIONS", "EM_MAX_COMPLETIONS", "EM_BLOCK_ROWS", "TABLE_BLOCK_ROWS", "touching_groups",
+__all__ = ["MAX_COMPLETIONS", "EM_MAX_COMPLETIONS", "OFFSETS_MAX_CELLS", "OFFSETS_TOTAL_CELLS", "offsets_memo",
+           "EM_BLOCK_ROWS", "TABLE_BLOCK_ROWS", "touching_groups",
            "observed_counts", "family_counts_part", "jobs_counts_part", "expected_family_counts", "table_part", "expected_table",
            "loglik_part", "log_likelihood_total", "run_parts", "job_blocks", "PreparedJobs", "prepare_jobs_part",
            "kept_counts_part", "kept_loglik_part"]
@@ -48,6 +49,12 @@ EM_BLOCK_ROWS = 200_000
 #: rows per block of a structural-EM table pass (memory of one block's completions, up to
 #: :data:`MAX_COMPLETIONS` a row)
 TABLE_BLOCK_ROWS = 20_000
+#: the largest table of completion offsets (touching families x joint states) the CPTs' EM lists for a group of
+#: cells (:func:`_offsets`, 4 bytes each: 4 MiB), and :data:`OFFSETS_TOTAL_CELLS` for all groups of one DAG
+#: together; a group beyond is completed by decoding every completion's digits (:func:`_complete`, the same floats)
+OFFSETS_MAX_CELLS = 1 << 20
+#: the cells of completion offsets the CPTs' EM keeps for one DAG (4 bytes each: 256 MiB)
+OFFSETS_TOTAL_CELLS = 1 << 26
 #: completions (rows x joint states) built at once while enumerating one missingness pattern
 _ENUM_CELLS = 400_000
 
@@ -197,7 +204,8 @@ def _merged(model: BayesNet, codes: np.ndarray, rows: np.ndarray, missing) -> tu
     if not ctx:
         return rows[:1], np.zeros(len(rows), dtype=np.int64)
     sub = codes[np.ix_(rows, ctx)].astype(np.int64)
-    cards = [_shape(model).cards[v] for v in ctx]
+    shape_cards = _shape(model).cards
+    cards = [shape_cards[v] for v in ctx]
     if math.prod(cards) < 2 ** 62:
         key = np.ravel_multi_index(tuple(sub.T), cards)
         _, first, inv = np.unique(key, return_index=True, return_inverse=True)
@@ -374,6 +382,69 @@ def _complete(codes, w, missing, mcards, touch, mpos, members, strides, length, 
     return True
 
 
+@numba.njit(cache=True, nogil=True)
+def _complete_offsets(codes, w, touch, mpos, delta, members, strides, length, offset, logt, out,
+                      lse):  # pragma: no cover
+    """:func:`_complete` with every completion's part of the touching families' indices made in advance:
+    ``delta[t, k]`` is the missing members' part of family ``touch[t]``'s index in completion k (:func:`_offsets`),
+    so a completion costs one gather a family.  The same sums in the same order as :func:`_complete` (a
+    completion's log-product adds the families in the order of ``touch``; a family's counts get the completions
+    in order k, row after row): the same floats."""
+    G = codes.shape[0]
+    T = touch.shape[0]
+    K = delta.shape[1]
+    lp = np.empty(K)
+    base = np.empty(T, dtype=np.int64)
+    count = out.shape[0] > 0
+    for g in range(G):
+        for t in range(T):  # the observed members' part of every touching family's index
+            f = touch[t]
+            idx = offset[f]
+            for q in range(length[f]):
+                if mpos[t, q] < 0:
+                    idx += codes[g, members[f, q]] * strides[f, q]
+            base[t] = idx
+        for k in range(K):
+            lp[k] = 0.0
+        for t in range(T):
+            b = base[t]
+            for k in range(K):
+                lp[k] += logt[b + delta[t, k]]
+        top = -np.inf
+        for k in range(K):
+            if lp[k] > top:
+                top = lp[k]
+        if top == -np.inf:
+            return False
+        tot = 0.0
+        for k in range(K):
+            lp[k] = np.exp(lp[k] - top)
+            tot += lp[k]
+        lse[g] = top + np.log(tot)
+        if count:
+            for k in range(K):
+                lp[k] = w[g] * lp[k] / tot
+            for t in range(T):
+                b = base[t]
+                for k in range(K):
+                    out[b + delta[t, k]] += lp[k]
+    return True
+
+
+def _offsets(fams: "_Families", ccards: np.ndarray, touch: np.ndarray, mpos: np.ndarray) -> np.ndarray:
+    """``delta[t, k]``: the missing members' part of the flat index of family ``touch[t]`` in completion k of the
+    job's cells (the completions in C order over the cells, as :func:`_complete` enumerates them)."""
+    K = int(np.prod(ccards)) if len(ccards) else 1
+    digits = np.stack(np.unravel_index(np.arange(K), [int(c) for c in ccards]), axis=0) if len(ccards) else \
+        np.zeros((0, 1), dtype=np.int64)
+    delta = np.zeros((len(touch), K), dtype=np.int32 if int(fams.offset[-1]) < 2 ** 31 else np.int64)
+    for t, f in enumerate(touch):
+        for q in range(int(fams.length[f])):
+            if mpos[t, q] >= 0:
+                delta[t] += digits[mpos[t, q]] * fams.strides[f, q]
+    return delta
+
+
 def _job_arrays(model: BayesNet, fams: "_Families", cells) -> tuple:
     """(cells, their cardinalities, touching families, member positions) as :func:`_complete` reads them."""
     sh = _shape(model)
@@ -417,18 +488,37 @@ class PreparedJobs:
     enumerates the completions of its cells (:func:`_complete`); the junction tree's rows are calibrated each
     time."""
 
-    def __init__(self, model: BayesNet, jobs: list, const: np.ndarray | None = None):
+    def __init__(self, model: BayesNet, jobs: list, const: np.ndarray | None = None, memo: dict | None = None):
         cards = [int(c) for c in model.cardinalities]
         self.fams = _Families(model)
         self.const = np.zeros(int(self.fams.offset[-1])) if const is None else const
+        # a group of cells' arrays and completion offsets (:func:`_offsets`), made once for every job completing
+        # those cells (``memo`` may be shared by the items of one DAG)
+        memo = {} if memo is None else memo
         self.jobs, wide, wide_w = [], [], []
         for codes, w, cells in jobs:
             if cells is None:
                 wide.append(codes)
                 wide_w.append(w)
                 continue
-            self.jobs.append((np.ascontiguousarray(codes, dtype=np.int64), np.ascontiguousarray(w, dtype=float))
-                             + _job_arrays(model, self.fams, cells))
+            key = tuple(int(c) for c in cells)
+            got = memo.get(key)
+            if got is None:
+                cells_a, ccards, touch, mpos = _job_arrays(model, self.fams, cells)
+                size = len(touch) * math.prod(int(c) for c in ccards)
+                used = memo.get("_cells", 0)
+                chosen = memo.get("_chosen")
+                if (key in chosen) if chosen is not None else (size <= OFFSETS_MAX_CELLS
+                                                                and used + size <= OFFSETS_TOTAL_CELLS):
+                    memo["_cells"] = used + size
+                    got = (touch, mpos, _offsets(self.fams, ccards, touch, mpos), None, None)
+                else:  # too many completions to list their offsets: the digit loop (the same floats)
+                    got = (touch, mpos, None, cells_a, ccards)
+                memo[key] = got
+            # the codes kept in their own integer type (1 byte a cell for the stream's tables, not 8)
+            codes = np.asarray(codes)
+            self.jobs.append((np.ascontiguousarray(codes, dtype=codes.dtype if codes.dtype.kind == "i" else np.int64),
+                              np.ascontiguousarray(w, dtype=float)) + got)
         self.wide_codes = np.concatenate(wide) if wide else np.zeros((0, len(cards)), dtype=np.int64)
         self.wide_w = np.concatenate(wide_w) if wide else np.zeros(0)
 
@@ -445,10 +535,12 @@ class PreparedJobs:
         f = self.fams
         logt = f.logs(model)
         flat = self.const.copy()
-        for codes, w, cells, ccards, touch, mpos in self.jobs:
+        for codes, w, touch, mpos, delta, cells, ccards in self.jobs:
             lse = np.empty(codes.shape[0])
-            if not _complete(codes, w, cells, ccards, touch, mpos, f.members, f.strides, f.length, f.offset, logt,
-                             flat, lse):
+            if not (_complete_offsets(codes, w, touch, mpos, delta, f.members, f.strides, f.length, f.offset, logt,
+                                      flat, lse) if delta is not None else
+                    _complete(codes, w, cells, ccards, touch, mpos, f.members, f.strides, f.length, f.offset, logt,
+                              flat, lse)):
                 raise ModelError(_ZERO)
         out = f.split(flat)
         if len(self.wide_codes):
@@ -466,10 +558,12 @@ class PreparedJobs:
         f = self.fams
         logt = f.logs(model)
         none, total = np.zeros(0), 0.0
-        for codes, w, cells, ccards, touch, mpos in self.jobs:
+        for codes, w, touch, mpos, delta, cells, ccards in self.jobs:
             lse = np.empty(codes.shape[0])
-            if not _complete(codes, w, cells, ccards, touch, mpos, f.members, f.strides, f.length, f.offset, logt,
-                             none, lse):
+            if not (_complete_offsets(codes, w, touch, mpos, delta, f.members, f.strides, f.length, f.offset, logt,
+                                      none, lse) if delta is not None else
+                    _complete(codes, w, cells, ccards, touch, mpos, f.members, f.strides, f.length, f.offset, logt,
+                              none, lse)):
                 return -math.inf
             total += float(lse @ w)
         if len(self.wide_codes):
@@ -477,6 +571,27 @@ class PreparedJobs:
             total += float(log_evidence(model, wc) @ self.wide_w) - float(_observed_loglik(
                 wc, np.ascontiguousarray(self.wide_w, dtype=float), f.members, f.strides, f.length, f.offset, logt))
         return total
+
+
+def offsets_memo(model: BayesNet, items: list) -> dict:
+    """A memo for the :class:`PreparedJobs` of ``items`` (:func:`job_blocks` of one DAG's jobs) that lists the
+    completion offsets of the groups of cells with the most rows first, within :data:`OFFSETS_MAX_CELLS` for a
+    group and :data:`OFFSETS_TOTAL_CELLS` for all (a group's offsets serve every row completing its cells, so the
+    groups with many rows save the most per cell kept); the other groups take the digit loop (the same floats)."""
+    rows: dict = {}
+    for item in items:
+        for codes, _, cells in item:
+            if cells is not None:
+                key = tuple(int(c) for c in cells)
+                rows[key] = rows.get(key, 0) + int(codes.shape[0])
+    sh = _shape(model)
+    chosen, used = set(), 0
+    for key in sorted(rows, key=lambda k: (-rows[k], k)):
+        size = len(sh.touching(key)) * math.prod(sh.cards[c] for c in key)
+        if size <= OFFSETS_MAX_CELLS and used + size <= OFFSETS_TOTAL_CELLS:
+            chosen.add(key)
+            used += size
+    return {"_chosen": chosen}
 
 
 def family_counts_part(block, model: BayesNet, cap: int | None = None) -> list:

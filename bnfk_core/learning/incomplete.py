@@ -28,14 +28,16 @@ import numpy as np
 
 from ..inference.queries import joint_posteriors, missingness_patterns
 from .structure import LearnResult, learn_structure
-from ..network.model import BayesNet, estimate_cpt, fit
+from ..network.model import MAX_CPT_CELLS, BayesNet, estimate_cpt, fit
+from ..errors import DataError, ModelError
+from ..data.counts import code_matrix
 from ..registry import ESTIMATORS, MISSING_DATA, SCORES
 from .members import DEFAULT_MISSING_DATA
 from ..data.counts import config_index, counts_from_columns, dense_cells, dense_family_counts
 from .scores import LocalScorer
 from .available_case import AvailableCaseScorer
 from ..data.counts import merge_rows
-from .estep import (EM_BLOCK_ROWS, MAX_COMPLETIONS, PreparedJobs, job_blocks, run_parts, jobs_counts_part,
+from .estep import (EM_BLOCK_ROWS, MAX_COMPLETIONS, PreparedJobs, job_blocks, offsets_memo, run_parts, jobs_counts_part,
                     kept_counts_part, kept_loglik_part, prepare_jobs_part,
                     expected_family_counts, expected_table, family_counts_part, log_likelihood_total, loglik_part,
                     observed_counts, table_part, touching_groups)
@@ -145,6 +147,45 @@ def _bare(model: BayesNet) -> BayesNet:
     return BayesNet(model.dag, tuple(model.states), tuple(model.cpts), dict(model.fit_info))
 
 
+def _available_case_fit(dag, data, method: str, pseudo_count: float, codes: np.ndarray, w: np.ndarray) -> tuple:
+    """:func:`bnfk_core.network.model.fit` of ``dag`` on ``data`` (columns in the DAG's order; ``codes``, ``w`` its
+    rows and weights) and the counts it is made of: every family counted on the rows that observe it whole
+    (:func:`~bnfk_core.learning.estep.observed_counts`'s compiled pass over 1-byte codes, where ``fit`` gathers
+    every family's columns as int64: on 10 million rows, hundreds of MB at once).  The same counts (sums of the
+    same weights in row order), so the same CPTs and ``fit_info``.  Returns (model, counts)."""
+    if method not in ESTIMATORS:
+        raise ModelError(f"Unknown parameter method '{method}'; choose one of {', '.join(ESTIMATORS)}.")
+    if method in ("smoothed", "bdeu") and not pseudo_count > 0:
+        raise ModelError(f"The pseudo-count must be positive for '{method}', got {pseudo_count}.")
+    cards = data.cardinalities
+    if (cards == 0).any():
+        v = dag.nodes[int(np.flatnonzero(cards == 0)[0])]
+        raise DataError(f"Column '{v}' of {data.source} has no observed values.")
+    cols = code_matrix(codes, [int(c) for c in cards])
+    counts = []
+    for i, ps in enumerate(dag.parent_indices()):
+        q = int(np.prod(cards[list(ps)])) if ps else 1
+        if q * int(cards[i]) > MAX_CPT_CELLS:
+            raise ModelError(f"Variable '{dag.nodes[i]}' has {q:,} parent configurations; "
+                             f"its CPT would need {q * int(cards[i]):,} cells. Give it fewer parents.")
+        counts.append(dense_family_counts(cols, i, list(ps), cards, w).reshape(q, int(cards[i])))
+    del cols
+    cpts = tuple(estimate_cpt(c, method, pseudo_count) for c in counts)
+    weights = _weights(data)
+    complete = ~_incomplete_rows(codes)
+    info = {"method": method, "pseudo_count": pseudo_count, "n_rows": data.n_rows,
+            "complete_rows": int(complete.sum() if weights is None else np.asarray(weights)[complete].sum())}
+    return BayesNet(dag, tuple(data.states), cpts, info), counts
+
+
+def _incomplete_rows(codes: np.ndarray) -> np.ndarray:
+    """Whether each row has a missing cell (column by column: no boolean copy of the whole table)."""
+    out = np.zeros(codes.shape[0], dtype=bool)
+    for j in range(codes.shape[1]):
+        out |= codes[:, j] < 0
+    return out
+
+
 def em_parameters(dag, data, method: str = "bdeu", pseudo_count: float = 1.0, *, max_iter: int = 100,
                   tol: float = 1e-4, init: BayesNet | None = None, seed: int = 0, runner=None,
                   scored: dict | None = None) -> BayesNet:
@@ -159,11 +200,14 @@ def em_parameters(dag, data, method: str = "bdeu", pseudo_count: float = 1.0, *,
     ``seed`` is accepted for compatibility; nothing is random.  A dict ``scored`` receives the E-step's constant
     counts and kept jobs (``base``, ``kept``; :func:`_em_scored`).
     """
-    model = init if init is not None else fit(dag, data, method=method, pseudo_count=pseudo_count)
+    if init is not None or not _incomplete_rows(np.asarray(data.codes)).any():
+        model = init if init is not None else fit(dag, data, method=method, pseudo_count=pseudo_count)
+    else:
+        model = None
     if tuple(data.variables) != tuple(dag.nodes):
         data = data.select(list(dag.nodes))
     codes = np.asarray(data.codes)
-    incomplete = (codes < 0).any(axis=1)
+    incomplete = _incomplete_rows(codes)
     if not incomplete.any():
         model.fit_info["em_iterations"] = 0
         return model
@@ -171,12 +215,16 @@ def em_parameters(dag, data, method: str = "bdeu", pseudo_count: float = 1.0, *,
     w = np.ones(codes.shape[0]) if w is None else np.asarray(w, dtype=float)
     # the families each row observes whole, counted once; the incomplete rows merged by pattern and context
     # (estep.touching_groups: the DAG fixes the contexts), whose touching families each iteration completes
-    base = observed_counts(model, codes, w)
+    if model is None:  # the available-case fit from those very counts (fit's CPTs, without its int64 copies)
+        model, base = _available_case_fit(dag, data, method, pseudo_count, codes, w)
+    else:
+        base = observed_counts(model, codes, w)
     items = job_blocks(touching_groups(model, codes[incomplete], w[incomplete]))
     # the jobs are kept between iterations (the DAG does not change): here, or on the workers of a runner that keeps
     # pieces (Dask: each item made ready once where it runs); on a runner without, they travel each time
     keep = getattr(runner, "keep", None)
-    kept = [PreparedJobs(model, item) for item in items] if runner is None else None
+    memo = offsets_memo(model, items) if runner is None else None
+    kept = [PreparedJobs(model, item, memo=memo) for item in items] if runner is None else None
     held = keep(prepare_jobs_part, items, (_bare(model),)) if runner is not None and keep is not None else None
     if scored is not None:
         scored.update(base=base, kept=kept, held=held, runner=runner)
