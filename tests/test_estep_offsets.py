@@ -1,6 +1,6 @@
 """The CPTs' EM's compiled completions with every completion's family offsets made in advance
-(``estep._complete_offsets``): the same floats as the loop that decodes every completion's digits
-(``estep._complete``), and the network's expected counts and log-likelihood against a brute-force sum over every
+(``bnfk_core.learning.completions.complete_offsets``): the same floats as the loop that decodes every completion's digits
+(``complete_cells``), and the network's expected counts and log-likelihood against a brute-force sum over every
 completion of every row."""
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import math
 import numpy as np
 import pytest
 
+from bnfk_core.learning import completions as ck
 from bnfk_core.learning import estep
 from bnfk_core.learning.estep import PreparedJobs, touching_groups, observed_counts
 from tests.helpers_bruteforce import completions, joint_prob, parents_of, random_dag, random_model, random_rows
@@ -29,7 +30,7 @@ def test_offsets_kernel_gives_the_same_floats_as_the_digit_loop(seed):
     inc = (codes < 0).any(axis=1)
     jobs = touching_groups(model, codes[inc], weights[inc])
     assert jobs
-    f = estep._Families(model)
+    f = ck.Families(model)
     logt = f.logs(model)
     n_multi = 0
     for jc, jw, cells in jobs:
@@ -37,13 +38,13 @@ def test_offsets_kernel_gives_the_same_floats_as_the_digit_loop(seed):
         jc = np.ascontiguousarray(jc, dtype=np.int64)
         cells_a, ccards, touch, mpos = estep._job_arrays(model, f, cells)
         n_multi += len(cells_a) > 1
-        delta = estep._offsets(f, ccards, touch, mpos)
+        delta = ck.completion_offsets(f, ccards, touch, mpos)
         assert delta.shape == (len(touch), math.prod(int(c) for c in ccards))
         want_out, got_out = np.zeros(int(f.offset[-1])), np.zeros(int(f.offset[-1]))
         want_lse, got_lse = np.empty(len(jc)), np.empty(len(jc))
-        assert estep._complete(jc, jw, cells_a, ccards, touch, mpos, f.members, f.strides, f.length, f.offset,
+        assert ck.complete_cells(jc, jw, cells_a, ccards, touch, mpos, f.members, f.strides, f.length, f.offset,
                                logt, want_out, want_lse)
-        assert estep._complete_offsets(jc, jw, touch, mpos, delta, f.members, f.strides, f.length, f.offset,
+        assert ck.complete_offsets(jc, jw, touch, mpos, delta, f.members, f.strides, f.length, f.offset,
                                        logt, got_out, got_lse)
         assert np.array_equal(got_out, want_out) and want_out.sum() > 0
         assert np.array_equal(got_lse, want_lse)

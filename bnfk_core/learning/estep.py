@@ -21,13 +21,13 @@ import functools
 import math
 from typing import Sequence
 
-import numba
 import numpy as np
 
 from ..data.counts import code_matrix, dense_family_counts, merge_rows
 from ..errors import ModelError
 from ..inference.queries import family_posteriors, log_evidence, missingness_patterns
 from ..network.model import BayesNet
+from .completions import Families, complete_cells, complete_offsets, completion_offsets, observed_loglik
 
 __all__ = ["MAX_COMPLETIONS", "EM_MAX_COMPLETIONS", "OFFSETS_MAX_CELLS", "OFFSETS_TOTAL_CELLS", "offsets_memo",
            "EM_BLOCK_ROWS", "TABLE_BLOCK_ROWS", "touching_groups",
@@ -50,8 +50,8 @@ EM_BLOCK_ROWS = 200_000
 #: :data:`MAX_COMPLETIONS` a row)
 TABLE_BLOCK_ROWS = 20_000
 #: the largest table of completion offsets (touching families x joint states) the CPTs' EM lists for a group of
-#: cells (:func:`_offsets`, 4 bytes each: 4 MiB), and :data:`OFFSETS_TOTAL_CELLS` for all groups of one DAG
-#: together; a group beyond is completed by decoding every completion's digits (:func:`_complete`, the same floats)
+#: cells (:func:`completion_offsets`, 4 bytes each: 4 MiB), and :data:`OFFSETS_TOTAL_CELLS` for all groups of one DAG
+#: together; a group beyond is completed by decoding every completion's digits (:func:`complete_cells`, the same floats)
 OFFSETS_MAX_CELLS = 1 << 20
 #: the cells of completion offsets the CPTs' EM keeps for one DAG (4 bytes each: 256 MiB)
 OFFSETS_TOTAL_CELLS = 1 << 26
@@ -283,170 +283,8 @@ def observed_counts(model: BayesNet, codes: np.ndarray, weights=None) -> list:
     return out
 
 
-class _Families:
-    """The families of a model as the compiled E-step reads them: every family's members (parents in the CPT's
-    order, the child last) with their strides into its flat CPT, and the offset of that CPT in the concatenation of
-    all (the log-CPTs and the counts share it)."""
-
-    def __init__(self, model: BayesNet):
-        cards = [int(c) for c in model.cardinalities]
-        n = model.n_vars
-        width = 1 + max((len(model.parents[i]) for i in range(n)), default=0)
-        self.members = np.zeros((n, width), dtype=np.int64)
-        self.strides = np.zeros((n, width), dtype=np.int64)
-        self.length = np.zeros(n, dtype=np.int64)
-        self.offset = np.zeros(n + 1, dtype=np.int64)
-        for i in range(n):
-            fam = list(model.parents[i]) + [i]
-            stride = 1
-            for q in range(len(fam) - 1, -1, -1):
-                self.members[i, q], self.strides[i, q] = fam[q], stride
-                stride *= cards[fam[q]]
-            self.length[i] = len(fam)
-            self.offset[i + 1] = self.offset[i] + stride
-        self.sizes = [c.size for c in model.cpts]
-        self.shapes = [c.shape for c in model.cpts]
-
-    def logs(self, model: BayesNet) -> np.ndarray:
-        with np.errstate(divide="ignore"):
-            return np.log(np.concatenate([c.ravel() for c in model.cpts]).astype(np.float64))
-
-    def split(self, flat: np.ndarray) -> list:
-        return [flat[self.offset[i]:self.offset[i + 1]].reshape(self.shapes[i]) for i in range(len(self.sizes))]
-
-
-@numba.njit(cache=True, nogil=True)
-def _complete(codes, w, missing, mcards, touch, mpos, members, strides, length, offset, logt, out,
-              lse):  # pragma: no cover
-    """For every row of ``codes`` (one missingness pattern; ``missing`` the cells completed here, ``touch`` the
-    families touching them, ``mpos[t, q]`` the position in ``missing`` of member q of family ``touch[t]`` or -1):
-    log sum over the completions of the product of the touching families' CPT entries (``lse``), and, when ``out``
-    is not empty, every completion's share w * P(completion | x_obs) added to the touching families' counts.
-    False when a row has probability zero."""
-    G = codes.shape[0]
-    M = missing.shape[0]
-    T = touch.shape[0]
-    K = 1
-    for j in range(M):
-        K *= mcards[j]
-    lp = np.empty(K)
-    base = np.empty(T, dtype=np.int64)
-    digit = np.empty(M, dtype=np.int64)
-    count = out.shape[0] > 0
-    for g in range(G):
-        for t in range(T):  # the observed members' part of every touching family's index
-            f = touch[t]
-            idx = offset[f]
-            for q in range(length[f]):
-                if mpos[t, q] < 0:
-                    idx += codes[g, members[f, q]] * strides[f, q]
-            base[t] = idx
-        top = -np.inf
-        for k in range(K):
-            r = k
-            for j in range(M - 1, -1, -1):
-                digit[j] = r % mcards[j]
-                r //= mcards[j]
-            s = 0.0
-            for t in range(T):
-                f = touch[t]
-                idx = base[t]
-                for q in range(length[f]):
-                    if mpos[t, q] >= 0:
-                        idx += digit[mpos[t, q]] * strides[f, q]
-                s += logt[idx]
-            lp[k] = s
-            if s > top:
-                top = s
-        if top == -np.inf:
-            return False
-        tot = 0.0
-        for k in range(K):
-            lp[k] = np.exp(lp[k] - top)
-            tot += lp[k]
-        lse[g] = top + np.log(tot)
-        if count:
-            for k in range(K):
-                r = k
-                for j in range(M - 1, -1, -1):
-                    digit[j] = r % mcards[j]
-                    r //= mcards[j]
-                m = w[g] * lp[k] / tot
-                for t in range(T):
-                    f = touch[t]
-                    idx = base[t]
-                    for q in range(length[f]):
-                        if mpos[t, q] >= 0:
-                            idx += digit[mpos[t, q]] * strides[f, q]
-                    out[idx] += m
-    return True
-
-
-@numba.njit(cache=True, nogil=True)
-def _complete_offsets(codes, w, touch, mpos, delta, members, strides, length, offset, logt, out,
-                      lse):  # pragma: no cover
-    """:func:`_complete` with every completion's part of the touching families' indices made in advance:
-    ``delta[t, k]`` is the missing members' part of family ``touch[t]``'s index in completion k (:func:`_offsets`),
-    so a completion costs one gather a family.  The same sums in the same order as :func:`_complete` (a
-    completion's log-product adds the families in the order of ``touch``; a family's counts get the completions
-    in order k, row after row): the same floats."""
-    G = codes.shape[0]
-    T = touch.shape[0]
-    K = delta.shape[1]
-    lp = np.empty(K)
-    base = np.empty(T, dtype=np.int64)
-    count = out.shape[0] > 0
-    for g in range(G):
-        for t in range(T):  # the observed members' part of every touching family's index
-            f = touch[t]
-            idx = offset[f]
-            for q in range(length[f]):
-                if mpos[t, q] < 0:
-                    idx += codes[g, members[f, q]] * strides[f, q]
-            base[t] = idx
-        for k in range(K):
-            lp[k] = 0.0
-        for t in range(T):
-            b = base[t]
-            for k in range(K):
-                lp[k] += logt[b + delta[t, k]]
-        top = -np.inf
-        for k in range(K):
-            if lp[k] > top:
-                top = lp[k]
-        if top == -np.inf:
-            return False
-        tot = 0.0
-        for k in range(K):
-            lp[k] = np.exp(lp[k] - top)
-            tot += lp[k]
-        lse[g] = top + np.log(tot)
-        if count:
-            for k in range(K):
-                lp[k] = w[g] * lp[k] / tot
-            for t in range(T):
-                b = base[t]
-                for k in range(K):
-                    out[b + delta[t, k]] += lp[k]
-    return True
-
-
-def _offsets(fams: "_Families", ccards: np.ndarray, touch: np.ndarray, mpos: np.ndarray) -> np.ndarray:
-    """``delta[t, k]``: the missing members' part of the flat index of family ``touch[t]`` in completion k of the
-    job's cells (the completions in C order over the cells, as :func:`_complete` enumerates them)."""
-    K = int(np.prod(ccards)) if len(ccards) else 1
-    digits = np.stack(np.unravel_index(np.arange(K), [int(c) for c in ccards]), axis=0) if len(ccards) else \
-        np.zeros((0, 1), dtype=np.int64)
-    delta = np.zeros((len(touch), K), dtype=np.int32 if int(fams.offset[-1]) < 2 ** 31 else np.int64)
-    for t, f in enumerate(touch):
-        for q in range(int(fams.length[f])):
-            if mpos[t, q] >= 0:
-                delta[t] += digits[mpos[t, q]] * fams.strides[f, q]
-    return delta
-
-
-def _job_arrays(model: BayesNet, fams: "_Families", cells) -> tuple:
-    """(cells, their cardinalities, touching families, member positions) as :func:`_complete` reads them."""
+def _job_arrays(model: BayesNet, fams: "Families", cells) -> tuple:
+    """(cells, their cardinalities, touching families, member positions) as :func:`complete_cells` reads them."""
     sh = _shape(model)
     cells = [int(c) for c in cells]
     touch = sh.touching(cells)
@@ -459,40 +297,17 @@ def _job_arrays(model: BayesNet, fams: "_Families", cells) -> tuple:
             np.array(touch, dtype=np.int64), mpos)
 
 
-@numba.njit(cache=True, nogil=True)
-def _observed_loglik(codes, w, members, strides, length, offset, logt):  # pragma: no cover
-    """sum_n w_n sum over the families row n observes whole of their log CPT entries (rows of weight 0 skipped)."""
-    G, n = codes.shape
-    total = 0.0
-    for g in range(G):
-        if w[g] == 0:
-            continue
-        s = 0.0
-        for t in range(n):
-            idx = 0
-            for q in range(length[t]):
-                c = codes[g, members[t, q]]
-                if c < 0:
-                    idx = -1
-                    break
-                idx += c * strides[t, q]
-            if idx >= 0:
-                s += logt[offset[t] + idx]
-        total += w[g] * s
-    return total
-
-
 class PreparedJobs:
     """E-step work made ready for EM under a fixed DAG: constant counts (the families a row observes whole) and jobs
     (:func:`_jobs`).  An iteration under new CPTs (:meth:`counts`) is one compiled pass over every job's rows that
-    enumerates the completions of its cells (:func:`_complete`); the junction tree's rows are calibrated each
+    enumerates the completions of its cells (:func:`complete_cells`); the junction tree's rows are calibrated each
     time."""
 
     def __init__(self, model: BayesNet, jobs: list, const: np.ndarray | None = None, memo: dict | None = None):
         cards = [int(c) for c in model.cardinalities]
-        self.fams = _Families(model)
+        self.fams = Families(model)
         self.const = np.zeros(int(self.fams.offset[-1])) if const is None else const
-        # a group of cells' arrays and completion offsets (:func:`_offsets`), made once for every job completing
+        # a group of cells' arrays and completion offsets (:func:`completion_offsets`), made once for every job completing
         # those cells (``memo`` may be shared by the items of one DAG)
         memo = {} if memo is None else memo
         self.jobs, wide, wide_w = [], [], []
@@ -511,7 +326,7 @@ class PreparedJobs:
                 if (key in chosen) if chosen is not None else (size <= OFFSETS_MAX_CELLS
                                                                 and used + size <= OFFSETS_TOTAL_CELLS):
                     memo["_cells"] = used + size
-                    got = (touch, mpos, _offsets(self.fams, ccards, touch, mpos), None, None)
+                    got = (touch, mpos, completion_offsets(self.fams, ccards, touch, mpos), None, None)
                 else:  # too many completions to list their offsets: the digit loop (the same floats)
                     got = (touch, mpos, None, cells_a, ccards)
                 memo[key] = got
@@ -537,9 +352,9 @@ class PreparedJobs:
         flat = self.const.copy()
         for codes, w, touch, mpos, delta, cells, ccards in self.jobs:
             lse = np.empty(codes.shape[0])
-            if not (_complete_offsets(codes, w, touch, mpos, delta, f.members, f.strides, f.length, f.offset, logt,
+            if not (complete_offsets(codes, w, touch, mpos, delta, f.members, f.strides, f.length, f.offset, logt,
                                       flat, lse) if delta is not None else
-                    _complete(codes, w, cells, ccards, touch, mpos, f.members, f.strides, f.length, f.offset, logt,
+                    complete_cells(codes, w, cells, ccards, touch, mpos, f.members, f.strides, f.length, f.offset, logt,
                               flat, lse)):
                 raise ModelError(_ZERO)
         out = f.split(flat)
@@ -551,7 +366,7 @@ class PreparedJobs:
 
     def loglik(self, model: BayesNet) -> float:
         """The jobs' rows' share of sum_n w_n log P(x_obs,n) beyond the families they observe whole: for each job,
-        w log sum over its group's completions of the product of the touching families (:func:`_complete`, one
+        w log sum over its group's completions of the product of the touching families (:func:`complete_cells`, one
         compiled pass, as :func:`loglik_part`); a junction-tree row, log P(x_obs) (:func:`log_evidence`) less its
         observed families.  Add the observed families' counts times their log CPT entries for the whole
         log-likelihood."""
@@ -560,15 +375,15 @@ class PreparedJobs:
         none, total = np.zeros(0), 0.0
         for codes, w, touch, mpos, delta, cells, ccards in self.jobs:
             lse = np.empty(codes.shape[0])
-            if not (_complete_offsets(codes, w, touch, mpos, delta, f.members, f.strides, f.length, f.offset, logt,
+            if not (complete_offsets(codes, w, touch, mpos, delta, f.members, f.strides, f.length, f.offset, logt,
                                       none, lse) if delta is not None else
-                    _complete(codes, w, cells, ccards, touch, mpos, f.members, f.strides, f.length, f.offset, logt,
+                    complete_cells(codes, w, cells, ccards, touch, mpos, f.members, f.strides, f.length, f.offset, logt,
                               none, lse)):
                 return -math.inf
             total += float(lse @ w)
         if len(self.wide_codes):
             wc = np.ascontiguousarray(self.wide_codes, dtype=np.int64)
-            total += float(log_evidence(model, wc) @ self.wide_w) - float(_observed_loglik(
+            total += float(log_evidence(model, wc) @ self.wide_w) - float(observed_loglik(
                 wc, np.ascontiguousarray(self.wide_w, dtype=float), f.members, f.strides, f.length, f.offset, logt))
         return total
 
@@ -685,12 +500,12 @@ def loglik_part(block, model: BayesNet) -> float:
     """sum_n w_n log P(x_obs,n) over one block of weighted rows, exact: every row's observed families by their CPT
     entries, plus, for a row with missing cells, for each group of them that shares no family (:func:`_jobs`), log
     sum over the group's completions of the product of the families touching it (rows of one pattern and context
-    once, :func:`_complete`); a row with a group of more than :data:`EM_MAX_COMPLETIONS` joint states is
+    once, :func:`complete_cells`); a row with a group of more than :data:`EM_MAX_COMPLETIONS` joint states is
     marginalised by the junction tree instead (:func:`bnfk_core.inference.queries.log_evidence`)."""
     codes, w = block
     codes = np.asarray(codes)
     w = np.asarray(w, dtype=float)
-    f = _Families(model)
+    f = Families(model)
     logt = f.logs(model)
     obs_w = w.copy()
     total, none = 0.0, np.zeros(0)
@@ -701,11 +516,11 @@ def loglik_part(block, model: BayesNet) -> float:
                 total += float(log_evidence(model, jc) @ jw)
                 continue
             lse = np.empty(jc.shape[0])
-            if not _complete(np.ascontiguousarray(jc, dtype=np.int64), jw, *_job_arrays(model, f, cells), f.members,
+            if not complete_cells(np.ascontiguousarray(jc, dtype=np.int64), jw, *_job_arrays(model, f, cells), f.members,
                              f.strides, f.length, f.offset, logt, none, lse):
                 return -math.inf
             total += float(lse @ jw)
-    return float(total + _observed_loglik(np.ascontiguousarray(codes, dtype=np.int64), obs_w, f.members, f.strides,
+    return float(total + observed_loglik(np.ascontiguousarray(codes, dtype=np.int64), obs_w, f.members, f.strides,
                                           f.length, f.offset, logt))
 
 
