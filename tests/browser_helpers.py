@@ -57,21 +57,38 @@ def streamlit_server(log_name: str = "streamlit.log", timeout: float = 60, env: 
 RUN_COUNTER = """(() => {
     window.__bnfkRuns = 0;
     let last = null;
-    new MutationObserver(() => {
-        const now = document.querySelector('[data-testid="stApp"]')?.getAttribute('data-test-script-state');
-        if (now === 'notRunning' && last !== 'notRunning') { window.__bnfkRuns += 1; window.__bnfkRunEnd = performance.now(); }
-        if (now === 'running' && last !== 'running') window.__bnfkRunStart = performance.now();
-        if (now) last = now;
-    }).observe(document, {attributes: true, childList: true, subtree: true});
+    new MutationObserver((records) => {
+        window.__bnfkChanged = performance.now();
+        // every value the app's script state took since the last call, in order: each change's old value, then the
+        // current one -- a run that starts and ends between two calls (a fast rerun) is still counted
+        const app = document.querySelector('[data-testid="stApp"]');
+        const states = records.filter(r => r.type === 'attributes' && r.target === app
+                                           && r.attributeName === 'data-test-script-state').map(r => r.oldValue);
+        states.push(app?.getAttribute('data-test-script-state'));
+        for (const now of states) {
+            if (!now) continue;
+            if (now === 'notRunning' && last !== 'notRunning') { window.__bnfkRuns += 1; window.__bnfkRunEnd = performance.now(); }
+            if (now === 'running' && last !== 'running') window.__bnfkRunStart = performance.now();
+            last = now;
+        }
+    }).observe(document, {attributes: true, attributeOldValue: true, childList: true, subtree: true});
 })()"""
 
 #: the run is over and its page is whole: no run going, no element left over from the previous run, no element
 #: still loading its code (Streamlit's placeholder ``stSkeleton``), every shown chart drawn by plotly
-_SETTLED = """(after) => window.__bnfkRuns > after
-    && document.querySelector('[data-testid="stApp"]')?.getAttribute('data-test-script-state') === 'notRunning'
+_SETTLED = """([after, since]) => document.querySelector('[data-testid="stApp"]')?.getAttribute('data-test-script-state') === 'notRunning'
     && !document.querySelector('[data-stale="true"], [data-testid="stSkeleton"]')
     && [...document.querySelectorAll('[data-testid="stPlotlyChart"]')].filter(e => e.offsetParent !== null)
-        .every(e => e.querySelector('.js-plotly-plot')?._fullLayout)"""
+        .every(e => e.querySelector('.js-plotly-plot')?._fullLayout)
+    && (window.__bnfkRuns > after
+        || (since !== null && performance.now() - since > QUIET_AFTER_MS
+            && performance.now() - (window.__bnfkChanged || 0) > QUIET_FOR_MS))"""
+
+#: an action whose run was not seen (a rerun so fast that the browser drew its start and end in one frame, so the
+#: script state never visibly changed -- seen under load): the page counts as settled once it is idle and whole,
+#: at least QUIET_AFTER_MS after the action and with no change for QUIET_FOR_MS
+QUIET_AFTER_MS, QUIET_FOR_MS = 3000, 2000
+_SETTLED = _SETTLED.replace("QUIET_AFTER_MS", str(QUIET_AFTER_MS)).replace("QUIET_FOR_MS", str(QUIET_FOR_MS))
 
 
 def count_runs(page) -> None:
@@ -84,20 +101,21 @@ def runs(page) -> int:
     return int(page.evaluate("() => window.__bnfkRuns || 0"))
 
 
-def settle(page, after: int = 0, timeout: float = 120_000) -> None:
+def settle(page, after: int = 0, timeout: float = 120_000, since: float | None = None) -> None:
     """Wait until a script run after the first ``after`` ones is over and the page is whole (default: a page just
-    opened -- its first run); :func:`act` takes ``after`` before its action.  No fixed sleeps: the browser
-    reports the run's end (:data:`RUN_COUNTER`)."""
+    opened -- its first run); :func:`act` takes ``after`` before its action, and ``since``, the page's clock at
+    the action, so that an action whose run was not seen settles once the page has been idle and unchanged for a
+    while (:data:`QUIET_FOR_MS`).  No fixed sleeps: the browser reports the run's end (:data:`RUN_COUNTER`)."""
     while True:
-        page.wait_for_function(_SETTLED, arg=after, timeout=timeout)
+        page.wait_for_function(_SETTLED, arg=[after, since], timeout=timeout)
         seen = runs(page)
         page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
-        if runs(page) == seen and page.evaluate(_SETTLED, after):   # no run began in those frames
+        if runs(page) == seen and page.evaluate(_SETTLED, [after, since]):   # no run began in those frames
             return
 
 
 def act(page, action, timeout: float = 120_000) -> None:
     """Do ``action()`` (a click that re-runs the script) and wait for that run to be over (:func:`settle`)."""
-    n = runs(page)
+    n, since = runs(page), page.evaluate("() => performance.now()")
     action()
-    settle(page, n, timeout)
+    settle(page, n, timeout, since)
