@@ -346,23 +346,30 @@ class PreparedJobs:
         const = np.concatenate([c.ravel() for c in observed_counts(model, codes, w)])
         return cls(model, touching_groups(model, codes, w, cap), const)
 
+    def _complete(self, job: tuple, logt: np.ndarray, out: np.ndarray, lse: np.ndarray) -> bool:
+        """One job's compiled pass (:func:`complete_offsets` when its group's offsets were made, else
+        :func:`complete_cells`): expected counts added to ``out`` (none when empty), each row's log-sum in ``lse``;
+        False for a row of probability zero."""
+        codes, w, touch, mpos, delta, cells, ccards = job
+        f = self.fams
+        if delta is not None:
+            return complete_offsets(codes, w, touch, mpos, delta, f.members, f.strides, f.length, f.offset, logt,
+                                    out, lse)
+        return complete_cells(codes, w, cells, ccards, touch, mpos, f.members, f.strides, f.length, f.offset, logt,
+                              out, lse)
+
     def counts(self, model: BayesNet) -> list:
         f = self.fams
         logt = f.logs(model)
         flat = self.const.copy()
-        for codes, w, touch, mpos, delta, cells, ccards in self.jobs:
-            lse = np.empty(codes.shape[0])
-            if not (complete_offsets(codes, w, touch, mpos, delta, f.members, f.strides, f.length, f.offset, logt,
-                                      flat, lse) if delta is not None else
-                    complete_cells(codes, w, cells, ccards, touch, mpos, f.members, f.strides, f.length, f.offset, logt,
-                              flat, lse)):
+        for job in self.jobs:
+            if not self._complete(job, logt, flat, np.empty(job[0].shape[0])):
                 raise ModelError(_ZERO)
         out = f.split(flat)
         if len(self.wide_codes):
             for i, (r, F) in family_posteriors(model, self.wide_codes).items():
                 out[i] = out[i] + (self.wide_w[r] @ F).reshape(out[i].shape)
         return out
-
 
     def loglik(self, model: BayesNet) -> float:
         """The jobs' rows' share of sum_n w_n log P(x_obs,n) beyond the families they observe whole: for each job,
@@ -373,14 +380,11 @@ class PreparedJobs:
         f = self.fams
         logt = f.logs(model)
         none, total = np.zeros(0), 0.0
-        for codes, w, touch, mpos, delta, cells, ccards in self.jobs:
-            lse = np.empty(codes.shape[0])
-            if not (complete_offsets(codes, w, touch, mpos, delta, f.members, f.strides, f.length, f.offset, logt,
-                                      none, lse) if delta is not None else
-                    complete_cells(codes, w, cells, ccards, touch, mpos, f.members, f.strides, f.length, f.offset, logt,
-                              none, lse)):
+        for job in self.jobs:
+            lse = np.empty(job[0].shape[0])
+            if not self._complete(job, logt, none, lse):
                 return -math.inf
-            total += float(lse @ w)
+            total += float(lse @ job[1])
         if len(self.wide_codes):
             wc = np.ascontiguousarray(self.wide_codes, dtype=np.int64)
             total += float(log_evidence(model, wc) @ self.wide_w) - float(observed_loglik(
