@@ -92,7 +92,7 @@ def page():
     m1, m2 = state.model(base), state.model(seg_dag)
     common.captions(common.literal(state.network_line("The base")) if ss.seg_base == "current" else "",
                     f"Base: **{BASES[ss.seg_base]}** ({base.n_arcs} arcs) · with the segment: {seg_dag.n_arcs} arcs "
-                    f"(added {seg_view.added_arcs(base, seg_dag)}) · "
+                    f"(added {state.plain(seg_view.added_arcs(base, seg_dag))}) · "
                     f"parameters: {ESTIMATORS[ss.param_method].label.split(' (')[0].lower()}.")
     rows = sample_rows(d.n_rows, int(ss.seg_rows), int(ss.seg_seed))
     labels = d.labels()[rows] if has_class else np.full(len(rows), -1)
