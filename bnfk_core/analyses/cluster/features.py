@@ -11,16 +11,15 @@ the within-cluster kernel distances
 
 -- is then ordinary k-means on the rows of Phi: the right-hand side needs the Gram matrix (N x N), the
 left-hand side only Phi (O(nnz) memory, Sigma_i r_i non-zeros a row) and k dense centres.  One Lloyd
-iteration costs O(nnz * k).  We run scikit-learn's ``KMeans`` (Lloyd, seeded k-means++ starts, ``n_init``
-of them, the lowest inertia kept) on Phi, on one thread (the same labels; thread pools spin on a busy
-machine).  Phi is handed to ``KMeans`` as a dense array when it is dense enough for that to pay and fits a
-share of the memory limit (:func:`dense_layout`): the Fisher features of the letter-like data have 30 % of
-their cells non-zero, where scikit-learn's sparse path costs several times the dense one (its k-means++
-start converts the whole CSR matrix on every distance call).  The same Lloyd iterations on the same
-numbers; only the summation order of the distances differs (the Fisher features' labels are the same in
-the tests and on the 200,000-row benchmark file, the costs agree to about 1e-15 relative; where distances
-tie exactly -- the Hamming features take few distinct values -- the two may break a tie differently and
-stop at another fixed point of the same objective).
+iteration costs O(nnz * k).  We run scikit-learn's algorithm (``KMeans(algorithm="lloyd")``: seeded greedy
+k-means++ starts, ``n_init`` of them, Lloyd's iterations, the lowest cost kept) written as passes over fixed
+blocks of rows (:mod:`.lloyd`), on one BLAS thread, so that the very same passes run in this process or on the
+workers of a Dask cluster (:func:`kernel_kmeans_rows` with a runner) and give the same floats.  The blocks are
+dense arrays when Phi is dense enough for that to pay and fits a share of the memory limit
+(:func:`dense_layout`; the Fisher features of the letter-like data have 30 % of their cells non-zero), else
+CSR matrices: the same algorithm on the same numbers; only the summation order of the distances differs, so
+where distances tie exactly (the Hamming features take few distinct values) the two layouts may break a tie
+differently and stop at another fixed point of the same objective.
 
 Why this method and not spectral clustering on a truncated SVD of Phi: kernel k-means optimises the
 kernel-induced distances themselves, exactly (no rank truncation), is deterministic for a seed, and
@@ -42,8 +41,6 @@ import time
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.cluster import KMeans
-from threadpoolctl import threadpool_limits
 
 from ...kernels.features import features
 from ...kernels.hamming import HammingKernel
@@ -53,9 +50,11 @@ from ...data.limits import max_rows as max_rows_within, memory_limit
 from .members import FEATURE_CLUSTERER
 from .common import ClusterError, ClusterResult, check_k, renumber
 from .metrics import kernel_silhouette
+from .lloyd import HERE, blocked_kmeans, groups_from_data, groups_from_phi
 
 __all__ = ["FEATURE_ALGORITHM", "SILHOUETTE_ROWS", "DENSE_MIN_DENSITY", "DENSE_MEMORY_SHARE", "has_feature_map",
-           "feature_map", "feature_sq_distances", "dense_layout", "kernel_kmeans_features", "sampled_silhouette"]
+           "feature_map", "feature_sq_distances", "dense_layout", "dense_for", "kernel_kmeans_features",
+           "kernel_kmeans_rows", "silhouette_rows", "sampled_silhouette"]
 
 FEATURE_ALGORITHM = FEATURE_CLUSTERER.name     # the one place the name is written: .members
 SILHOUETTE_ROWS = 2000
@@ -115,8 +114,13 @@ def dense_layout(Phi) -> bool:
     :data:`DENSE_MIN_DENSITY` of its cells non-zero, and N * D * 8 bytes at most :data:`DENSE_MEMORY_SHARE` of the
     memory limit (:func:`bnfk_core.data.limits.memory_limit`, the CLI's ``--max-memory``; no limit: always)."""
     n, d = Phi.shape
+    return dense_for(n, d, Phi.nnz)
+
+
+def dense_for(n: int, d: int, nnz: int) -> bool:
+    """:func:`dense_layout`'s rule for ``n`` rows of ``d`` columns with ``nnz`` non-zeros."""
     cells = float(n) * float(d)
-    if cells == 0 or Phi.nnz < DENSE_MIN_DENSITY * cells:
+    if cells == 0 or nnz < DENSE_MIN_DENSITY * cells:
         return False
     limit = memory_limit()
     return limit is None or cells * 8.0 <= DENSE_MEMORY_SHARE * limit
@@ -141,25 +145,54 @@ def kernel_kmeans_features(Phi, n_clusters: int, *, seed: int = 0, n_init: int =
     """
     t0 = time.perf_counter()
     Phi = sp.csr_matrix(Phi, dtype=np.float64)
-    if Phi.indices.dtype != np.int32 and Phi.nnz < 2**31 - 1:
-        Phi = sp.csr_matrix((Phi.data, Phi.indices.astype(np.int32), Phi.indptr.astype(np.int32)), shape=Phi.shape)
     n = Phi.shape[0]
     k = check_k(n, n_clusters)
     if int(n_init) < 1:
         raise ClusterError(f"n_init must be at least 1, got {n_init}.")
-    if k == 1:
-        labels = np.zeros(n, dtype=np.int64)
-        cost = float(feature_sq_distances(Phi, labels, 1).sum())
-    else:
-        X = Phi.toarray() if (dense_layout(Phi) if dense is None else dense) else Phi
-        with threadpool_limits(limits=1):
-            km = KMeans(n_clusters=k, init="k-means++", n_init=int(n_init), max_iter=int(max_iter), tol=float(tol),
-                        random_state=int(seed), copy_x=False, algorithm="lloyd")
-            labels = renumber(km.fit_predict(X))
-        del X
-        cost = float(km.inertia_)
-    return ClusterResult(labels, FEATURE_ALGORITHM, k, int(labels.max() + 1) if n else 0, "features", int(seed),
-                         cost=cost, seconds=time.perf_counter() - t0)
+    labels, cost = blocked_kmeans(groups_from_phi(Phi), n, k, seed=seed, n_init=n_init, max_iter=max_iter, tol=tol,
+                                  dense=dense_for if dense is None else bool(dense))
+    return _result(labels, k, seed, cost, t0)
+
+
+def kernel_kmeans_rows(fitted, data, n_clusters: int, *, seed: int = 0, n_init: int = 3, max_iter: int = 300,
+                       tol: float = 1e-4, dense: bool | None = None, runner=None) -> ClusterResult:
+    """:func:`kernel_kmeans_features` on the features of the rows of ``data`` (:func:`feature_map` of the fitted
+    kernel ``fitted``), made block by block where the passes run: here (``runner`` None), or on the workers of a
+    Dask runner (:class:`bnfk_core.data.dask_runner.DaskRunner`; the rows' codes are sent, the features made and
+    kept there, every pass of k-means++ and Lloyd run there and only the blocks' sums come back,
+    :mod:`.lloyd`).  The same labels and cost as :func:`kernel_kmeans_features` of ``feature_map(fitted, data)``,
+    whichever the runner."""
+    t0 = time.perf_counter()
+    n = data.n_rows
+    k = check_k(n, n_clusters)
+    if int(n_init) < 1:
+        raise ClusterError(f"n_init must be at least 1, got {n_init}.")
+    if not has_feature_map(fitted):
+        feature_map(fitted, data)           # its one-sentence refusal
+    run = HERE if runner is None else runner
+    groups = groups_from_data(fitted, data, run)
+    labels, cost = blocked_kmeans(groups, n, k, runner=run, seed=seed, n_init=n_init, max_iter=max_iter, tol=tol,
+                                  dense=dense_for if dense is None else bool(dense))
+    del groups
+    return _result(labels, k, seed, cost, t0)
+
+
+def _result(labels, k, seed, cost, t0) -> ClusterResult:
+    labels = renumber(np.asarray(labels))
+    return ClusterResult(labels, FEATURE_ALGORITHM, k, int(labels.max() + 1) if len(labels) else 0, "features",
+                         int(seed), cost=float(cost), seconds=time.perf_counter() - t0)
+
+
+def silhouette_rows(n: int, *, seed: int = 0, max_rows: int = SILHOUETTE_ROWS) -> np.ndarray | None:
+    """The rows :func:`sampled_silhouette` uses: a seeded uniform sample of at most ``max_rows`` of ``n`` (fewer
+    when the memory limit allows fewer), sorted; None when fewer than 3 rows are allowed."""
+    cap = max_rows_within("silhouette")
+    max_rows = int(max_rows) if cap is None else min(int(max_rows), cap)
+    if max_rows < 3:
+        return None
+    if n > max_rows:
+        return np.sort(np.random.default_rng(seed).choice(n, size=max_rows, replace=False))
+    return np.arange(n)
 
 
 def sampled_silhouette(Phi, labels, *, seed: int = 0, max_rows: int = SILHOUETTE_ROWS) -> tuple[float | None, int]:
@@ -167,15 +200,9 @@ def sampled_silhouette(Phi, labels, *, seed: int = 0, max_rows: int = SILHOUETTE
     Phi_s Phi_s^T, max_rows^2 cells; fewer rows when the memory limit allows fewer); returns
     (silhouette or None, rows used)."""
     labels = np.asarray(labels)
-    n = len(labels)
-    cap = max_rows_within("silhouette")
-    max_rows = int(max_rows) if cap is None else min(int(max_rows), cap)
-    if max_rows < 3:
+    rows = silhouette_rows(len(labels), seed=seed, max_rows=max_rows)
+    if rows is None:
         return None, 0
-    if n > max_rows:
-        rows = np.sort(np.random.default_rng(seed).choice(n, size=max_rows, replace=False))
-    else:
-        rows = np.arange(n)
     P = sp.csr_matrix(Phi)[rows]
     K = (P @ P.T).toarray()
     return kernel_silhouette(K, labels[rows]), len(rows)
