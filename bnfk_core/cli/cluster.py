@@ -15,6 +15,7 @@ from .common import (
     add_hidden_alias,
     add_max_memory,
     add_quiet,
+    add_streaming_options,
     float_in,
     int_at_least,
     progress,
@@ -23,7 +24,6 @@ from .common import (
     split_list,
     warning_line,
 )
-from .chunks import add_chunksize
 
 __all__ = ["register"]
 
@@ -32,20 +32,22 @@ def _model(args):
     return read_model_file(args.model) if args.model else None
 
 
-def _read_for_cluster(args):
+def _read_for_cluster(args, runner=None):
     """(the data, how it was read, the note saying why): in chunks into state codes when ``--chunksize`` is given or
     the file is too big to read whole within ``--max-memory`` (decided from its size before reading,
-    :mod:`bnfk_core.analyses.cluster.stream`), else whole as every command reads a file."""
+    :mod:`bnfk_core.analyses.cluster.stream`), on the partitions of ``runner`` (``--engine dask``) when given, else
+    whole as every command reads a file."""
     from ..analyses.cluster.stream import read_codes, reading_note, reads_in_chunks
     from ..serving.session import is_session_file
     path = args.data
     if is_session_file(path):
-        if args.chunksize is not None:
-            raise BnfkError(f"--chunksize reads a CSV or Parquet file, not a session file ({path}).")
+        if args.chunksize is not None or runner is not None:
+            raise BnfkError(f"--chunksize and --engine dask read a CSV or Parquet file, not a session file ({path}).")
         return read_data(path, args), "whole", None
-    chunked = args.chunksize is not None or reads_in_chunks(path)
-    note = (f"read in chunks of {args.chunksize:,} rows into state codes (--chunksize)." if args.chunksize is not None
-            else reading_note(path, chunked))
+    chunked = args.chunksize is not None or runner is not None or reads_in_chunks(path)
+    note = ("read on the Dask cluster's partitions into state codes (--engine dask)." if runner is not None
+            else f"read in chunks of {args.chunksize:,} rows into state codes (--chunksize)."
+            if args.chunksize is not None else reading_note(path, chunked))
     if not chunked:
         return read_data(path, args), "whole", note
     from ..data.stream import DEFAULT_CHUNKSIZE
@@ -54,28 +56,41 @@ def _read_for_cluster(args):
         data = read_codes(path, chunksize=args.chunksize or DEFAULT_CHUNKSIZE,
                           class_column=args.label_column or args.class_column, missing_policy=args.missing_policy,
                           discretize_bins=args.discretize, max_levels=args.max_levels,
-                          drop_columns=split_list(args.drop_columns), na_values=args.na_values)
+                          drop_columns=split_list(args.drop_columns), na_values=args.na_values, runner=runner)
     for w in caught:
         warning_line(w.message)
     for n in data.notes:
         warning_line(n)
-    return data, "chunks", note
+    return data, "dask" if runner is not None else "chunks", note
 
 
 def _cmd_cluster(args) -> dict:
-    from ..analyses.cluster.clustering import run_clustering
     model = _model(args)
-    data, reading, note = _read_for_cluster(args)
+    if args.engine == "dask":     # reading, the kernel's network and kmeans-features' passes on the workers
+        from ..data.runners import runner_for
+        from ..serving.session import is_session_file
+        if is_session_file(args.data):
+            raise BnfkError(f"--engine dask reads a CSV or Parquet file, not a session file ({args.data}).")
+        with runner_for("dask", scheduler=args.scheduler, error=BnfkError) as runner:
+            return _cluster(args, model, runner)
+    if args.scheduler:
+        raise BnfkError("--scheduler needs --engine dask.")
+    return _cluster(args, model, None)
+
+
+def _cluster(args, model, runner) -> dict:
+    from ..analyses.cluster.clustering import run_clustering
+    data, reading, note = _read_for_cluster(args, runner)
     if data.class_column is None and args.clusters is None:
         raise BnfkError("Give --clusters N or --label-column C (the number of labels is the default).")
     options = {} if args.alpha is None else {"alpha": args.alpha}
     out = run_clustering(data, args.kernel, args.algorithm, n_clusters=args.clusters, transform=args.transform,
                          shift=args.shift, restarts=args.restarts, seed=args.seed, model=model,
                          structure=args.structure, score=args.score, params=args.params, n_init=args.n_init,
-                         kernel_options=options)
+                         kernel_options=options, runner=runner)
     if args.no_labels_out:
         out.pop("labels")
-    return {"data": args.data, "rows": data.n_rows, "reading": reading, **out,
+    return {"data": args.data, "rows": data.n_rows, "reading": reading, "engine": args.engine, **out,
             "notes": list(out.get("notes", [])) + ([note] if note else [])}
 
 
@@ -153,8 +168,12 @@ def register(sub) -> None:
     # None: each network kernel's own default network (fisher: hc/qnml/cnml; fisher-normalized: its measured one)
     p.set_defaults(structure=None, score=None, params=None)
     add_max_memory(p)
-    add_chunksize(p, "into state codes (one byte a cell) instead of text; the same clusters. Without it, a file "
-                     "too big to read whole within --max-memory (its size times 160) is read so anyway")
+    add_streaming_options(p, "read DATA (CSV or .parquet) ROWS rows at a time into state codes (one byte a cell) "
+                             "instead of text; the same clusters. Without it, a file too big to read whole within "
+                             "--max-memory (its size times 160) is read so anyway",
+                          "where the row-wise passes run: this process (default) or a Dask cluster (reading, the "
+                          "Fisher kernel's network as learn --engine dask, kmeans-features' passes; the same "
+                          "clusters)")
     add_data_options(p, label=True)
     p.set_defaults(func=_cmd_cluster)
 

@@ -449,7 +449,8 @@ class NetworkKernel(FittedKernel):
 
 
 def fit_fisher(train, *, model=None, dag=None, recipe=None, structure: str | None = None, score: str | None = None,
-               params: str | None = None, seed: int | None = None, progress=None, **_ignored) -> NetworkKernel:
+               params: str | None = None, seed: int | None = None, progress=None, runner=None,
+               **_ignored) -> NetworkKernel:
     """The Fisher kernel for ``train`` (no label column).
 
     Parameters
@@ -463,6 +464,8 @@ def fit_fisher(train, *, model=None, dag=None, recipe=None, structure: str | Non
     recipe : Recipe, optional
         Else learn the network of this recipe (default :data:`bnfk_core.learning.recipe.DEFAULT_RECIPE`) on
         ``train``; ``structure``, ``score``, ``params`` and ``seed`` given by name replace its fields.
+    runner : optional
+        Where the learning's counting and E-step passes run (:func:`bnfk_core.learning.recipe.learn_recipe`).
 
     Returns
     -------
@@ -482,7 +485,7 @@ def fit_fisher(train, *, model=None, dag=None, recipe=None, structure: str | Non
     if LEARNERS[r.structure].needs_class:
         raise KernelError(f"Structure method '{r.structure}' needs the class as a node; the label column is never "
                           f"a feature here, so use one of {', '.join(feature_learners())}.")
-    learned = learn_recipe(train, r, progress=progress)
+    learned = learn_recipe(train, r, progress=progress, runner=runner)
     out = NetworkKernel(FISHER, learned.model, structure=f"{r.structure}/{r.score}", params=r.params,
                         notes=learned.result.notes)
     out.recipe = r

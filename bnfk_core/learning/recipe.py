@@ -122,7 +122,8 @@ class Learned:
         return self.result.dag
 
 
-def learn_recipe(data, recipe: Recipe | None = None, *, progress=None, score_options: dict | None = None) -> Learned:
+def learn_recipe(data, recipe: Recipe | None = None, *, progress=None, score_options: dict | None = None,
+                 runner=None) -> Learned:
     """Learn the network ``recipe`` describes over the feature columns of ``data``.
 
     Parameters
@@ -135,6 +136,9 @@ def learn_recipe(data, recipe: Recipe | None = None, *, progress=None, score_opt
         ``progress(fraction, message)``.
     score_options : dict, optional
         Options of a score with its own scorer (``kgv``).
+    runner : optional
+        Where the counting and E-step passes run (:mod:`bnfk_core.data.runners`; a Dask runner: on its workers,
+        as ``learn --engine dask``); here when None.  The same network either way.
 
     Returns
     -------
@@ -164,7 +168,7 @@ def learn_recipe(data, recipe: Recipe | None = None, *, progress=None, score_opt
         res, model = learn_network(feats, recipe.structure, missing_data=missing, score=recipe.score,
                                    params=recipe.params, pseudo_count=recipe.pseudo_count,
                                    em_cpts=missing != "complete-rows", progress=progress,
-                                   score_options=score_options, **options)
+                                   score_options=score_options, runner=runner, **options)
     model.fit_info["recipe"] = recipe.to_dict()
     return Learned(recipe, res, model)
 

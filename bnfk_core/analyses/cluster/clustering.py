@@ -91,17 +91,18 @@ class KernelSetup:
 
 def _fit_kernel(data, kernel: str, *, model=None, recipe=None, structure: str | None = None, score: str | None = None,
                 params: str | None = None, seed: int = 0, progress: Progress | None = None,
-                kernel_options: dict | None = None):
+                kernel_options: dict | None = None, runner=None):
     """(the kernel fitted on the feature columns of ``data``, those columns) -- linear work, no Gram.
 
     ``kernel_options`` go to the kernel's ``fit`` (e.g. ``{"alpha": 0.5}``; kernels ignore options they do not
-    take)."""
+    take); ``runner`` (given) too: the Fisher kernel's network is then learned with its passes on it."""
     spec = KERNELS[kernel]
     feats = feature_columns(data)
     if model is not None:
         check_model(model, data)
+    more = {} if runner is None else {"runner": runner}
     fitted = spec.fit(feats, model=model, recipe=recipe, structure=structure, score=score, params=params, seed=seed,
-                      progress=progress, **(kernel_options or {}))
+                      progress=progress, **(kernel_options or {}), **more)
     return fitted, feats
 
 
@@ -210,7 +211,7 @@ def run_clustering(data, kernel: str, algorithm: str, *, n_clusters: int | None 
                    transform: str = "shift-min", shift: str = "auto", restarts: int = 25, seed: int = 0,
                    model=None, recipe=None, structure: str | None = None, score: str | None = None,
                    params: str | None = None, n_init: int = 3,
-                   kernel_options: dict | None = None) -> dict:
+                   kernel_options: dict | None = None, runner=None) -> dict:
     """Kernel + clustering + metrics for one dataset: a JSON-ready dict (labels included).
 
     ``algorithm``: a name of :data:`bnfk_core.registry.CLUSTERERS`; one that does not use a kernel (``lca``) runs its
@@ -221,6 +222,12 @@ def run_clustering(data, kernel: str, algorithm: str, *, n_clusters: int | None 
     features (:mod:`bnfk_core.analyses.cluster.features`, ``n_init`` seeded starts; its silhouette is on a
     seeded sample of rows).  Every Gram-based path is refused (one line, sampling suggestion) before it
     allocates when its whole work space exceeds the memory limit.
+
+    ``runner`` (:mod:`bnfk_core.data.runners`; None: this process) runs the row-wise passes: the Fisher kernel's
+    network learned with its counting and E-step passes there (as ``learn --engine dask``), and kmeans-features'
+    feature map, k-means++ and Lloyd passes (:func:`.features.kernel_kmeans_rows`); the client merges and
+    searches.  The same network, labels and scores as without it.  The Gram-based algorithms (which need the
+    N x N matrix in one place) and the sampled silhouette run here.
     """
     t0 = time.perf_counter()
     data = as_data(data)          # a pandas DataFrame is read as a file is (from_frame)
@@ -247,7 +254,8 @@ def run_clustering(data, kernel: str, algorithm: str, *, n_clusters: int | None 
         t1 = time.perf_counter()
         fitted, feats = _fit_kernel(data, kernel, model=model, recipe=recipe, structure=structure, score=score,
                                     params=params, seed=seed,      # a kernel with a latent class network uses k
-                                    kernel_options={"n_clusters": int(n_clusters), **(kernel_options or {})})
+                                    kernel_options={"n_clusters": int(n_clusters), **(kernel_options or {})},
+                                    runner=runner)
         fit_seconds = time.perf_counter() - t1
     reason = None
     if algorithm == "auto":
@@ -260,7 +268,7 @@ def run_clustering(data, kernel: str, algorithm: str, *, n_clusters: int | None 
             algorithm, reason = choose_algorithm(data.n_rows, feature_map=fitted is None or has_feature_map(fitted))
     if CLUSTERERS[algorithm].features is not None:
         out = _run_feature_clustering(data, kernel, algorithm, fitted, feats, fit_seconds, true, n_clusters, seed,
-                                      n_init, setup)
+                                      n_init, setup, runner)
     else:
         if setup is None:
             if fitted is None:
@@ -286,26 +294,31 @@ def run_clustering(data, kernel: str, algorithm: str, *, n_clusters: int | None 
 
 
 def _run_feature_clustering(data, kernel, algorithm, fitted, feats, fit_seconds, true, n_clusters, seed, n_init,
-                            setup) -> dict:
-    """run_clustering's feature-space branch (``kmeans-features``): features, the algorithm's ``features`` function
-    (kernel k-means), metrics (sampled silhouette)."""
-    from .features import feature_map, sampled_silhouette
+                            setup, runner=None) -> dict:
+    """run_clustering's feature-space branch (``kmeans-features``): kernel k-means on the features made block by
+    block where its passes run (:func:`.features.kernel_kmeans_rows`: here, or on ``runner``'s workers), metrics
+    (the silhouette on the features of a seeded sample of rows, made here)."""
+    from .features import feature_map, kernel_kmeans_rows, silhouette_rows
+    from .metrics import kernel_silhouette
     if fitted is None:
         raise ClusterError(f"{algorithm} clusters the explicit features; it cannot use a given Gram matrix.")
-    t1 = time.perf_counter()
-    Phi = feature_map(fitted, feats)
-    feat_seconds = time.perf_counter() - t1
-    res = CLUSTERERS[algorithm].features(Phi, n_clusters, seed=seed, n_init=n_init)
+    D = feature_map(fitted, feats.subset(np.arange(min(1, feats.n_rows)))).shape[1]   # no feature map: refused
+    res = kernel_kmeans_rows(fitted, feats, n_clusters, seed=seed, n_init=n_init, runner=runner)
     m = clustering_metrics(true, res.labels)
-    m["silhouette"], sil_rows = sampled_silhouette(Phi, res.labels, seed=seed)
+    rows = silhouette_rows(feats.n_rows, seed=seed)
+    if rows is None:
+        m["silhouette"], sil_rows = None, 0
+    else:
+        P = feature_map(fitted, feats.subset(rows))
+        m["silhouette"], sil_rows = kernel_silhouette((P @ P.T).toarray(), res.labels[rows]), len(rows)
     info = _setup_from(fitted, kernel, None, 0.0)
     return {**m, "silhouette_rows": sil_rows, "labels": res.labels.tolist(), "kernel": kernel,
             "algorithm": res.algorithm, "n_clusters": res.n_clusters, "n_used": res.n_used, "transform": res.transform,
             "cost": res.cost, "n_init": int(n_init), "seed": seed, "structure": info.structure,
             "params": info.params, "n_arcs": info.n_arcs, "recipe": info.recipe,
             "features": list(info.feature_columns),
-            "feature_columns_phi": int(Phi.shape[1]), "feature_nnz": int(Phi.nnz),
-            "label_column": data.class_column, "kernel_seconds": fit_seconds + feat_seconds,
+            "feature_columns_phi": int(D), "feature_nnz": int(res.info["nnz"]),
+            "label_column": data.class_column, "kernel_seconds": fit_seconds,
             "cluster_seconds": res.seconds}
 
 def compare(data, *, kernels: Sequence[str] = (FISHER, SCALED_HAMMING, HAMMING), algorithms: Sequence[str] = ("correlation", "spectral"),

@@ -63,6 +63,7 @@ class ClusterResult:
     restart_costs: list = field(default_factory=list)
     sweeps: list = field(default_factory=list)
     seconds: float = 0.0
+    info: dict = field(default_factory=dict)   # what the algorithm adds (kmeans-features: the features' non-zeros)
 
 
 def renumber(labels: np.ndarray) -> np.ndarray:

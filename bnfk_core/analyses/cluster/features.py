@@ -50,7 +50,7 @@ from ...data.limits import max_rows as max_rows_within, memory_limit
 from .members import FEATURE_CLUSTERER
 from .common import ClusterError, ClusterResult, check_k, renumber
 from .metrics import kernel_silhouette
-from .lloyd import HERE, blocked_kmeans, groups_from_data, groups_from_phi
+from .lloyd import HERE, blocked_kmeans, groups_from_data, groups_from_phi, kept_runner
 
 __all__ = ["FEATURE_ALGORITHM", "SILHOUETTE_ROWS", "DENSE_MIN_DENSITY", "DENSE_MEMORY_SHARE", "has_feature_map",
            "feature_map", "feature_sq_distances", "dense_layout", "dense_for", "kernel_kmeans_features",
@@ -127,7 +127,8 @@ def dense_for(n: int, d: int, nnz: int) -> bool:
 
 
 def kernel_kmeans_features(Phi, n_clusters: int, *, seed: int = 0, n_init: int = 3, max_iter: int = 300,
-                           tol: float = 1e-4, dense: bool | None = None) -> ClusterResult:
+                           tol: float = 1e-4, dense: bool | None = None,
+                           block_rows: int | None = None) -> ClusterResult:
     """Kernel k-means on the explicit features ``Phi`` (module docstring).
 
     Parameters
@@ -139,6 +140,8 @@ def kernel_kmeans_features(Phi, n_clusters: int, *, seed: int = 0, n_init: int =
     max_iter, tol : Lloyd's stopping rule (scikit-learn's; ``tol`` relative to the features' variance).
     dense : run on a dense copy of Phi (True), on the CSR matrix (False), or as :func:`dense_layout` decides
         (None, the default).  The same algorithm on the same numbers either way.
+    block_rows : rows of a block of the passes (default :data:`.lloyd.BLOCK_ROWS`; a fixed cut: the same floats
+        wherever they run).
 
     Returns a :class:`ClusterResult` with ``algorithm=FEATURE_ALGORITHM``, ``transform="features"`` and
     ``cost`` = sum_x ||phi(x) - mu_{c(x)}||^2 (the kernel k-means objective).
@@ -149,19 +152,21 @@ def kernel_kmeans_features(Phi, n_clusters: int, *, seed: int = 0, n_init: int =
     k = check_k(n, n_clusters)
     if int(n_init) < 1:
         raise ClusterError(f"n_init must be at least 1, got {n_init}.")
-    labels, cost = blocked_kmeans(groups_from_phi(Phi), n, k, seed=seed, n_init=n_init, max_iter=max_iter, tol=tol,
-                                  dense=dense_for if dense is None else bool(dense))
-    return _result(labels, k, seed, cost, t0)
+    labels, cost, info = blocked_kmeans(groups_from_phi(Phi, HERE, block_rows), n, k, seed=seed, n_init=n_init,
+                                        max_iter=max_iter, tol=tol, dense=dense_for if dense is None else bool(dense),
+                                        block_rows=block_rows)
+    return _result(labels, k, seed, cost, t0, info)
 
 
 def kernel_kmeans_rows(fitted, data, n_clusters: int, *, seed: int = 0, n_init: int = 3, max_iter: int = 300,
-                       tol: float = 1e-4, dense: bool | None = None, runner=None) -> ClusterResult:
+                       tol: float = 1e-4, dense: bool | None = None, runner=None,
+                       block_rows: int | None = None) -> ClusterResult:
     """:func:`kernel_kmeans_features` on the features of the rows of ``data`` (:func:`feature_map` of the fitted
     kernel ``fitted``), made block by block where the passes run: here (``runner`` None), or on the workers of a
     Dask runner (:class:`bnfk_core.data.dask_runner.DaskRunner`; the rows' codes are sent, the features made and
     kept there, every pass of k-means++ and Lloyd run there and only the blocks' sums come back,
     :mod:`.lloyd`).  The same labels and cost as :func:`kernel_kmeans_features` of ``feature_map(fitted, data)``,
-    whichever the runner."""
+    whichever the runner (``block_rows``: rows a block of the passes, as there)."""
     t0 = time.perf_counter()
     n = data.n_rows
     k = check_k(n, n_clusters)
@@ -169,18 +174,19 @@ def kernel_kmeans_rows(fitted, data, n_clusters: int, *, seed: int = 0, n_init: 
         raise ClusterError(f"n_init must be at least 1, got {n_init}.")
     if not has_feature_map(fitted):
         feature_map(fitted, data)           # its one-sentence refusal
-    run = HERE if runner is None else runner
-    groups = groups_from_data(fitted, data, run)
-    labels, cost = blocked_kmeans(groups, n, k, runner=run, seed=seed, n_init=n_init, max_iter=max_iter, tol=tol,
-                                  dense=dense_for if dense is None else bool(dense))
+    run = kept_runner(runner)
+    groups = groups_from_data(fitted, data, run, block_rows)
+    labels, cost, info = blocked_kmeans(groups, n, k, runner=run, seed=seed, n_init=n_init, max_iter=max_iter,
+                                        tol=tol, dense=dense_for if dense is None else bool(dense),
+                                        block_rows=block_rows)
     del groups
-    return _result(labels, k, seed, cost, t0)
+    return _result(labels, k, seed, cost, t0, info)
 
 
-def _result(labels, k, seed, cost, t0) -> ClusterResult:
+def _result(labels, k, seed, cost, t0, info) -> ClusterResult:
     labels = renumber(np.asarray(labels))
     return ClusterResult(labels, FEATURE_ALGORITHM, k, int(labels.max() + 1) if len(labels) else 0, "features",
-                         int(seed), cost=float(cost), seconds=time.perf_counter() - t0)
+                         int(seed), cost=float(cost), seconds=time.perf_counter() - t0, info=info)
 
 
 def silhouette_rows(n: int, *, seed: int = 0, max_rows: int = SILHOUETTE_ROWS) -> np.ndarray | None:

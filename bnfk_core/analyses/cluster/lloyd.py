@@ -27,7 +27,8 @@ import numpy as np
 import scipy.sparse as sp
 from threadpoolctl import ThreadpoolController
 
-__all__ = ["BLOCK_ROWS", "HERE", "Here", "groups_from_phi", "groups_from_data", "blocked_kmeans"]
+__all__ = ["BLOCK_ROWS", "HERE", "Here", "Pinned", "kept_runner", "groups_from_phi", "groups_from_data",
+           "blocked_kmeans"]
 
 #: rows of one block of a pass (fixed: the blocks, hence the sums' order, do not depend on the runner)
 BLOCK_ROWS = 32_768
@@ -47,6 +48,45 @@ class Here:
 
 HERE = Here()
 
+
+class Pinned:
+    """A Dask runner's client for kept groups: the i-th new item goes to the i-th worker (sorted by address), a
+    pass over a kept group runs on the worker holding it, and the (small) arguments travel with the tasks --
+    a pass is one round trip, without :meth:`~bnfk_core.data.dask_runner.DaskRunner.map_kept`'s broadcast of its
+    arguments to every worker."""
+
+    name = "dask"
+
+    def __init__(self, client):
+        self.client = client
+        self.workers = sorted(client.scheduler_info().get("workers", {})) or [None]
+        self.where: dict = {}
+
+    def _submit(self, fn, item, args, w):
+        fut = self.client.submit(fn, item, *args, pure=False, workers=None if w is None else [w])
+        self.where[fut.key] = w
+        return fut
+
+    def keep(self, fn, items, args=()):
+        out = []
+        for i, item in enumerate(items):
+            w = self.where.get(getattr(item, "key", None), self.workers[i % len(self.workers)])
+            out.append(self._submit(fn, item, args, w))
+        return out
+
+    def map_kept(self, fn, kept, args=()):
+        futs = [self._submit(fn, k, args, self.where.get(k.key)) for k in kept]
+        out = self.client.gather(futs)
+        for f in futs:
+            self.where.pop(f.key, None)
+        return out
+
+
+def kept_runner(runner):
+    """The runner of the kept groups: :data:`HERE` for None or a runner without a client, else :class:`Pinned`."""
+    client = getattr(runner, "client", None)
+    return HERE if client is None else Pinned(client)
+
 _CONTROLLER: list = []
 
 
@@ -60,25 +100,20 @@ def _one_thread():
 class _Group:
     """Contiguous blocks of feature rows (``blocks``: dense arrays or CSR matrices), their first global row
     ``row0``, their rows' squared norms ``sq`` and (between passes of a k-means++ start) ``closest``: each row's
-    squared distance to its nearest centre so far, ``cand``: the candidates' distances."""
+    squared distance to its nearest centre so far, ``cand``: the candidates' distances; ``step``: rows a block."""
 
-    def __init__(self, row0, blocks, sq, closest=None, cand=None):
-        self.row0, self.blocks, self.sq, self.closest, self.cand = row0, blocks, sq, closest, cand
+    def __init__(self, row0, blocks, sq, step, closest=None, cand=None):
+        self.row0, self.blocks, self.sq, self.step, self.closest, self.cand = row0, blocks, sq, step, closest, cand
 
     def like(self, **changes):
-        out = _Group(self.row0, self.blocks, self.sq, self.closest, self.cand)
+        out = _Group(self.row0, self.blocks, self.sq, self.step, self.closest, self.cand)
         out.__dict__.update(changes)
         return out
 
 
-def _as_blocks(Phi, dense: bool) -> list:
+def _as_blocks(Phi, step: int) -> list:
     Phi = sp.csr_matrix(Phi, dtype=np.float64)
-    n = Phi.shape[0]
-    out = []
-    for a in range(0, n, BLOCK_ROWS):
-        B = Phi[a:a + BLOCK_ROWS]
-        out.append(np.ascontiguousarray(B.toarray()) if dense else B)
-    return out
+    return [Phi[a:a + step] for a in range(0, Phi.shape[0], step)]
 
 
 def _sq(B) -> np.ndarray:
@@ -87,18 +122,18 @@ def _sq(B) -> np.ndarray:
     return np.einsum("ij,ij->i", B, B)
 
 
-def group_part(item) -> _Group:
-    """``(row0, Phi rows)`` as a kept group of CSR blocks (``row0`` a multiple of :data:`BLOCK_ROWS`)."""
+def group_part(item, step: int) -> _Group:
+    """``(row0, Phi rows)`` as a kept group of CSR blocks of ``step`` rows (``row0`` a multiple of ``step``)."""
     row0, Phi = item
-    blocks = _as_blocks(Phi, False)
-    return _Group(int(row0), blocks, [_sq(B) for B in blocks])
+    blocks = _as_blocks(Phi, step)
+    return _Group(int(row0), blocks, [_sq(B) for B in blocks], int(step))
 
 
-def features_group_part(item, fitted) -> _Group:
+def features_group_part(item, fitted, step: int) -> _Group:
     """``(row0, rows as CategoricalData)``: their features (:func:`.features.feature_map`, row by row) as a group."""
     from .features import feature_map
     row0, data = item
-    return group_part((row0, feature_map(fitted, data)))
+    return group_part((row0, feature_map(fitted, data)), step)
 
 
 def dense_part(g: _Group) -> _Group:
@@ -106,34 +141,35 @@ def dense_part(g: _Group) -> _Group:
     return g.like(blocks=[np.ascontiguousarray(B.toarray()) for B in g.blocks])
 
 
-def _cuts(n: int, parts: int) -> list[tuple[int, int]]:
-    """At most ``parts`` contiguous ranges of rows covering 0..n, cut at multiples of :data:`BLOCK_ROWS`."""
-    nb = max(1, -(-n // BLOCK_ROWS))
+def _cuts(n: int, parts: int, step: int) -> list[tuple[int, int]]:
+    """At most ``parts`` contiguous ranges of rows covering 0..n, cut at multiples of ``step``."""
+    nb = max(1, -(-n // step))
     parts = max(1, min(int(parts), nb))
     bounds = np.linspace(0, nb, parts + 1).round().astype(int)
-    return [(int(a) * BLOCK_ROWS, min(int(b) * BLOCK_ROWS, n)) for a, b in zip(bounds[:-1], bounds[1:]) if b > a]
+    return [(int(a) * step, min(int(b) * step, n)) for a, b in zip(bounds[:-1], bounds[1:]) if b > a]
 
 
 def _parts_of(runner) -> int:
     """Groups a runner takes: one here, one per worker of a Dask client."""
-    client = getattr(runner, "client", None)
-    if client is None:
-        return 1
-    return max(1, len(client.scheduler_info().get("workers", {})))
+    return len(getattr(runner, "workers", ())) or 1
 
 
-def groups_from_phi(Phi, runner=HERE) -> list:
-    """The rows of ``Phi`` kept on ``runner`` as groups of blocks."""
+def groups_from_phi(Phi, runner=HERE, block_rows: int | None = None) -> list:
+    """The rows of ``Phi`` kept on ``runner`` as groups of blocks of ``block_rows`` rows (default
+    :data:`BLOCK_ROWS`)."""
+    block_rows = BLOCK_ROWS if block_rows is None else block_rows
     Phi = sp.csr_matrix(Phi, dtype=np.float64)
-    items = [(a, Phi[a:b]) for a, b in _cuts(Phi.shape[0], _parts_of(runner))]
-    return runner.keep(group_part, items)
+    items = [(a, Phi[a:b]) for a, b in _cuts(Phi.shape[0], _parts_of(runner), int(block_rows))]
+    return runner.keep(group_part, items, (int(block_rows),))
 
 
-def groups_from_data(fitted, data, runner=HERE) -> list:
+def groups_from_data(fitted, data, runner=HERE, block_rows: int | None = None) -> list:
     """The features of the rows of ``data`` (:func:`.features.feature_map` of ``fitted``) made and kept on
-    ``runner``'s workers as groups of blocks: only the rows' codes travel."""
-    items = [(a, data.subset(np.arange(a, b))) for a, b in _cuts(data.n_rows, _parts_of(runner))]
-    return runner.keep(features_group_part, items, (fitted,))
+    ``runner``'s workers as groups of blocks of ``block_rows`` rows (default :data:`BLOCK_ROWS`): only the rows'
+    codes travel."""
+    block_rows = BLOCK_ROWS if block_rows is None else block_rows
+    items = [(a, data.subset(np.arange(a, b))) for a, b in _cuts(data.n_rows, _parts_of(runner), int(block_rows))]
+    return runner.keep(features_group_part, items, (fitted, int(block_rows)))
 
 
 # ---------------------------------------------------------------------------------------- passes on a group
@@ -154,7 +190,7 @@ def rows_part(g: _Group, picks: dict) -> dict:
     global row, or the row where the running sum of ``closest`` in that block passes ``p`` (k-means++'s draw).
     Returns ``{(block, i): (global row, dense row)}``."""
     out = {}
-    first = g.row0 // BLOCK_ROWS
+    first = g.row0 // g.step
     for j, B in enumerate(g.blocks):
         asks = picks.get(first + j)
         if not asks:
@@ -162,13 +198,13 @@ def rows_part(g: _Group, picks: dict) -> dict:
         cum = None
         for i, (kind, value) in enumerate(asks):
             if kind == "row":
-                r = int(value) - g.row0 - j * BLOCK_ROWS
+                r = int(value) - g.row0 - j * g.step
             else:
                 if cum is None:
                     cum = np.cumsum(g.closest[j])
                 r = min(int(np.searchsorted(cum, value)), B.shape[0] - 1)
             row = B[r].toarray().ravel() if sp.issparse(B) else np.array(B[r])
-            out[(first + j, i)] = (g.row0 + j * BLOCK_ROWS + r, row)
+            out[(first + j, i)] = (g.row0 + j * g.step + r, row)
     return out
 
 
@@ -244,7 +280,7 @@ def lloyd_part(g: _Group, C, top: int) -> list:
             counts = np.bincount(lab, minlength=k)
             t = min(int(top), n)
             far = np.argpartition(-d, t - 1)[:t] if 0 < t < n else np.arange(n)[:t]
-            row0 = g.row0 + j * BLOCK_ROWS
+            row0 = g.row0 + j * g.step
             out.append((lab.astype(np.int16 if k < 2 ** 15 else np.int32), S, counts, float(d.sum()),
                         [(float(d[i]), row0 + int(i)) for i in far]))
     return out
@@ -273,11 +309,11 @@ def _fetch(runner, groups, picks: dict) -> dict:
     return got
 
 
-def _plusplus(runner, groups, n: int, k: int, rng: np.random.RandomState):
+def _plusplus(runner, groups, n: int, k: int, rng: np.random.RandomState, step: int):
     """k-means++ (scikit-learn's greedy variant) over the groups: (centres (k, D), groups)."""
     trials = 2 + int(np.log(k))
     first = int(rng.randint(n))
-    (_, c0), = _fetch(runner, groups, {first // BLOCK_ROWS: [("row", first)]}).values()
+    (_, c0), = _fetch(runner, groups, _row_picks([first], step)).values()
     centres = [c0]
     groups = runner.keep(first_part, groups, (c0,))
     pots = np.array(_flat(runner.map_kept(pots_part, groups)))
@@ -309,7 +345,7 @@ def _plusplus(runner, groups, n: int, k: int, rng: np.random.RandomState):
     return np.vstack(centres), groups
 
 
-def _lloyd(runner, groups, C, n: int, k: int, max_iter: int, tol: float):
+def _lloyd(runner, groups, C, n: int, k: int, max_iter: int, tol: float, step: int):
     """Lloyd's iterations from centres ``C``: (labels, cost, iterations)."""
     labels_old = None
     strict = False
@@ -325,7 +361,7 @@ def _lloyd(runner, groups, C, n: int, k: int, max_iter: int, tol: float):
         if len(empty):       # scikit-learn's relocation: the rows farthest from their centres become the centres
             far = sorted((c for p in parts for c in p[4]), key=lambda t: (-t[0], t[1]))[:len(empty)]
             rows = [r for _, r in far]
-            got = _fetch(runner, groups, _row_picks(rows))
+            got = _fetch(runner, groups, _row_picks(rows, step))
             vec = {g[0]: g[1] for g in got.values()}
             for c, r in zip(empty, rows):
                 old = labels[r]
@@ -351,27 +387,32 @@ def _lloyd(runner, groups, C, n: int, k: int, max_iter: int, tol: float):
     return labels, cost, it + 1, strict
 
 
-def _row_picks(rows) -> dict:
+def _row_picks(rows, step: int) -> dict:
     picks: dict = {}
     for r in rows:
-        picks.setdefault(r // BLOCK_ROWS, []).append(("row", r))
+        picks.setdefault(int(r) // step, []).append(("row", int(r)))
     return picks
 
 
 def blocked_kmeans(groups, n: int, n_clusters: int, *, runner=HERE, seed: int = 0, n_init: int = 3,
-                   max_iter: int = 300, tol: float = 1e-4, dense=None) -> tuple[np.ndarray, float]:
-    """Kernel k-means over the kept ``groups`` of ``n`` feature rows (module docstring): (labels, cost) of the
-    best of ``n_init`` seeded k-means++ starts.
+                   max_iter: int = 300, tol: float = 1e-4, dense=None,
+                   block_rows: int | None = None) -> tuple[np.ndarray, float, dict]:
+    """Kernel k-means over the kept ``groups`` of ``n`` feature rows (module docstring): (labels, cost, info) of
+    the best of ``n_init`` seeded k-means++ starts; ``info``: the features' ``nnz`` and ``columns``, whether the
+    blocks were ``dense``, each start's ``iterations``.  ``block_rows``: the groups' rows a block.
 
     ``dense(rows, columns, non-zeros) -> bool`` (or a bool) decides whether the blocks become dense arrays
     (:func:`.features.dense_layout`'s rule); ``tol`` is relative to the features' mean variance, as
     scikit-learn's: Lloyd stops when the labels do not change or the centres move by at most
     ``tol * mean(var(Phi, axis=0))`` (squared, summed).
     """
+    block_rows = BLOCK_ROWS if block_rows is None else block_rows
     stats = _flat(runner.map_kept(stats_part, groups))
     d = len(stats[0][2]) if stats else 0
+    nnz = sum(s[1] for s in stats)
     if callable(dense):
-        dense = dense(n, d, sum(s[1] for s in stats))
+        dense = dense(n, d, nnz)
+    info = {"nnz": int(nnz), "columns": int(d), "dense": bool(dense), "iterations": []}
     if dense:
         groups = runner.keep(dense_part, groups)
     total = np.zeros_like(stats[0][2])
@@ -385,9 +426,11 @@ def blocked_kmeans(groups, n: int, n_clusters: int, *, runner=HERE, seed: int = 
     seeds = rng.randint(np.iinfo(np.int32).max, size=int(n_init))
     best = None
     for s in seeds:
-        C, kept = _plusplus(runner, groups, n, int(n_clusters), np.random.RandomState(int(s)))
-        labels, cost, _, _ = _lloyd(runner, groups, C, n, int(n_clusters), max_iter, tol_scaled)
+        C, kept = _plusplus(runner, groups, n, int(n_clusters), np.random.RandomState(int(s)), int(block_rows))
+        labels, cost, iterations, _ = _lloyd(runner, groups, C, n, int(n_clusters), max_iter, tol_scaled,
+                                           int(block_rows))
+        info["iterations"].append(int(iterations))
         if best is None or cost < best[1]:
             best = (labels, cost)
         del kept
-    return best
+    return best[0], best[1], info

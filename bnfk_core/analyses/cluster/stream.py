@@ -22,7 +22,7 @@ import os
 import numpy as np
 
 from ...data.limits import format_bytes, memory_limit
-from ...data.reading import DEFAULT_CHUNKSIZE, file_layout, iter_chunks, printable
+from ...data.reading import DEFAULT_CHUNKSIZE, file_layout, printable
 from ...data.runners import LocalRunner
 from ...data.stream import encode_chunk, levels_pass, plan_from_levels
 from ...data.table import CategoricalData
@@ -68,9 +68,14 @@ def reading_note(path, chunked: bool, max_bytes: float | None = None) -> str:
     return f"{name} would take about {format_bytes(need)} in memory, within {limit}, so it was read whole."
 
 
+def encode_part(df, row0: int, plan, dtype) -> np.ndarray:
+    """Pass 2 on one piece of the file (a chunk here, a partition on Dask): its rows' state codes."""
+    return encode_chunk(df, plan, dtype)
+
+
 def read_codes(path, *, chunksize: int = DEFAULT_CHUNKSIZE, class_column=None, missing_policy="missing",
                discretize_bins=4, max_levels=50, drop_columns=(), na_values=None, fmt: str | None = None,
-               progress=None) -> CategoricalData:
+               progress=None, runner=None) -> CategoricalData:
     """The rows of a CSV or Parquet file as state codes, read ``chunksize`` rows at a time (module docstring).
 
     Parameters
@@ -83,6 +88,9 @@ def read_codes(path, *, chunksize: int = DEFAULT_CHUNKSIZE, class_column=None, m
         As :func:`bnfk_core.data.table.load_csv`.
     progress : callable, optional
         ``progress(fraction, message)`` after every chunk (pass 1: 0 to 0.5, pass 2: 0.5 to 1).
+    runner : optional
+        Where both passes run (:mod:`bnfk_core.data.runners`): here in chunks of ``chunksize`` rows (None), or on
+        the partitions of a Dask runner, whose codes come back to this process in file order.  The same codes.
 
     Returns
     -------
@@ -100,7 +108,8 @@ def read_codes(path, *, chunksize: int = DEFAULT_CHUNKSIZE, class_column=None, m
         raise DataError(f"chunksize must be a positive number of rows, not {chunksize!r}.")
     report = progress or (lambda fraction, message: None)
     layout = file_layout(path, fmt)
-    levels, n_rows = levels_pass(LocalRunner(int(chunksize)), layout, path, report, 0.5)
+    runner = LocalRunner(int(chunksize)) if runner is None else runner
+    levels, n_rows = levels_pass(runner, layout, path, report, 0.5)
     plan = plan_from_levels(levels, layout, class_column=class_column, missing_policy=missing_policy,
                             discretize_bins=discretize_bins, max_levels=max_levels, drop_columns=drop_columns,
                             na_values=na_values)
@@ -108,8 +117,10 @@ def read_codes(path, *, chunksize: int = DEFAULT_CHUNKSIZE, class_column=None, m
     dtype = np.int8 if r < 127 else (np.int16 if r < 2 ** 15 - 1 else np.int32)
     codes = np.empty((n_rows, len(plan.columns)), dtype=dtype)
     row0 = 0
-    for chunk in iter_chunks(layout, int(chunksize)):
-        part = encode_chunk(chunk, plan, dtype)
+    for _, part, _ in runner.map_frames(encode_part, layout, (plan, dtype)):
+        if row0 + len(part) > n_rows:
+            row0 += len(part)
+            break
         codes[row0:row0 + len(part)] = part
         row0 += len(part)
         report(0.5 + 0.5 * row0 / n_rows, f"Reading {printable(layout.path)}: pass 2 of 2, {row0:,} of {n_rows:,} rows")
