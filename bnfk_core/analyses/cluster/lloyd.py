@@ -28,7 +28,7 @@ import scipy.sparse as sp
 from threadpoolctl import ThreadpoolController
 
 __all__ = ["BLOCK_ROWS", "HERE", "Here", "Pinned", "kept_runner", "groups_from_phi", "groups_from_data",
-           "blocked_kmeans"]
+           "kmeans_plusplus", "blocked_kmeans"]
 
 #: rows of one block of a pass (fixed: the blocks, hence the sums' order, do not depend on the runner)
 BLOCK_ROWS = 32_768
@@ -137,8 +137,10 @@ def features_group_part(item, fitted, step: int) -> _Group:
 
 
 def dense_part(g: _Group) -> _Group:
-    """The group with its blocks as dense arrays (the same numbers)."""
-    return g.like(blocks=[np.ascontiguousarray(B.toarray()) for B in g.blocks])
+    """The group with its blocks as dense arrays (the same numbers; the norms summed as scikit-learn's
+    ``row_norms`` sums a dense row)."""
+    blocks = [np.ascontiguousarray(B.toarray()) for B in g.blocks]
+    return g.like(blocks=blocks, sq=[_sq(B) for B in blocks])
 
 
 def _cuts(n: int, parts: int, step: int) -> list[tuple[int, int]]:
@@ -233,8 +235,8 @@ def first_part(g: _Group, c) -> _Group:
 
 
 def pots_part(g: _Group) -> list:
-    """Per block: the sum of ``closest``."""
-    return [float(c.sum()) for c in g.closest]
+    """Per block: the sum of ``closest`` (a dot product with ones, as scikit-learn's potential)."""
+    return [float(c @ np.ones(len(c))) for c in g.closest]
 
 
 def candidates_part(g: _Group, C) -> _Group:
@@ -245,8 +247,9 @@ def candidates_part(g: _Group, C) -> _Group:
 
 
 def cand_pots_part(g: _Group) -> list:
-    """Per block: each candidate's potential (row sums of ``cand``)."""
-    return [m.sum(axis=1) for m in g.cand]
+    """Per block: each candidate's potential (row sums of ``cand``, a product with ones as scikit-learn's)."""
+    with _one_thread():
+        return [(m @ np.ones((m.shape[1], 1))).ravel() for m in g.cand]
 
 
 def choose_part(g: _Group, best: int) -> _Group:
@@ -309,12 +312,17 @@ def _fetch(runner, groups, picks: dict) -> dict:
     return got
 
 
-def _plusplus(runner, groups, n: int, k: int, rng: np.random.RandomState, step: int):
-    """k-means++ (scikit-learn's greedy variant) over the groups: (centres (k, D), groups)."""
+def kmeans_plusplus(groups, n: int, k: int, rng: np.random.RandomState, *, runner=HERE,
+                    block_rows: int | None = None):
+    """scikit-learn's greedy k-means++ (:func:`sklearn.cluster.kmeans_plusplus`, ``2 + int(log k)`` candidates a
+    centre) over the kept ``groups`` of ``n`` rows, drawing from ``rng``: (centres (k, D), their rows, the groups
+    with every row's distance to its nearest centre).  Over one block its draws and sums are scikit-learn's:
+    the same rows."""
+    step = BLOCK_ROWS if block_rows is None else int(block_rows)
     trials = 2 + int(np.log(k))
-    first = int(rng.randint(n))
+    first = int(rng.choice(n, p=np.ones(n) / n))
     (_, c0), = _fetch(runner, groups, _row_picks([first], step)).values()
-    centres = [c0]
+    centres, rows = [c0], [first]
     groups = runner.keep(first_part, groups, (c0,))
     pots = np.array(_flat(runner.map_kept(pots_part, groups)))
     current = 0.0
@@ -342,7 +350,8 @@ def _plusplus(runner, groups, n: int, k: int, rng: np.random.RandomState, step: 
         pots = np.array([float(p[best]) for p in per_block])
         groups = runner.keep(choose_part, groups, (best,))
         centres.append(C[best])
-    return np.vstack(centres), groups
+        rows.append(got[where[best]][0])
+    return np.vstack(centres), np.array(rows, dtype=np.int64), groups
 
 
 def _lloyd(runner, groups, C, n: int, k: int, max_iter: int, tol: float, step: int):
@@ -422,11 +431,10 @@ def blocked_kmeans(groups, n: int, n_clusters: int, *, runner=HERE, seed: int = 
         total_sq += s[3]
     var = np.maximum(total_sq / n - (total / n) ** 2, 0.0)
     tol_scaled = float(tol) * float(var.mean()) if var.size else 0.0
-    rng = np.random.RandomState(int(seed))
-    seeds = rng.randint(np.iinfo(np.int32).max, size=int(n_init))
+    rng = np.random.RandomState(int(seed))     # one stream for every start, as scikit-learn's KMeans
     best = None
-    for s in seeds:
-        C, kept = _plusplus(runner, groups, n, int(n_clusters), np.random.RandomState(int(s)), int(block_rows))
+    for _ in range(int(n_init)):
+        C, _, kept = kmeans_plusplus(groups, n, int(n_clusters), rng, runner=runner, block_rows=block_rows)
         labels, cost, iterations, _ = _lloyd(runner, groups, C, n, int(n_clusters), max_iter, tol_scaled,
                                            int(block_rows))
         info["iterations"].append(int(iterations))
