@@ -23,6 +23,7 @@ Each block's products run on one BLAS thread (:class:`threadpoolctl.ThreadpoolCo
 """
 from __future__ import annotations
 
+import numba
 import numpy as np
 import scipy.sparse as sp
 from threadpoolctl import ThreadpoolController
@@ -32,6 +33,9 @@ __all__ = ["BLOCK_ROWS", "HERE", "Here", "Pinned", "kept_runner", "groups_from_p
 
 #: rows of one block of a pass (fixed: the blocks, hence the sums' order, do not depend on the runner)
 BLOCK_ROWS = 32_768
+#: rows of a dense block assigned and summed at a time (:func:`_lloyd_dense`: they stay in the cache between the
+#: product with the centres and the sums, as scikit-learn's chunks of 256 rows)
+CHUNK_ROWS = 256
 
 
 class Here:
@@ -267,6 +271,53 @@ def _assign(B, s, C, cc):
     return lab, d
 
 
+@numba.njit(cache=True, nogil=True)
+def _lloyd_dense(B, sq, CT, cc, step, sums):  # pragma: no cover - compiled
+    """Every row of the dense block ``B`` to its nearest centre (the columns of ``CT``, squared norms ``cc``),
+    ``step`` rows at a time: (labels, squared distances, per-cluster sums of the rows if ``sums``, counts)."""
+    n, d = B.shape
+    k = CT.shape[1]
+    S = np.zeros((k, d))
+    counts = np.zeros(k, dtype=np.int64)
+    lab = np.empty(n, dtype=np.int64)
+    dist = np.empty(n)
+    for a in range(0, n, step):
+        b = min(a + step, n)
+        P = np.dot(np.ascontiguousarray(B[a:b]), CT)
+        for i in range(b - a):
+            r = a + i
+            best = 0
+            bv = -2.0 * P[i, 0] + cc[0]
+            for c in range(1, k):
+                v = -2.0 * P[i, c] + cc[c]
+                if v < bv:
+                    bv = v
+                    best = c
+            lab[r] = best
+            dv = bv + sq[r]
+            dist[r] = dv if dv > 0.0 else 0.0
+            counts[best] += 1
+            if sums:
+                for j in range(d):
+                    S[best, j] += B[r, j]
+    return lab, dist, S, counts
+
+
+def _assign_block(B, s, C, cc, sums: bool):
+    """(labels, squared distances to them, per-cluster sums of the rows or None, counts) of one block."""
+    k = C.shape[0]
+    if not sp.issparse(B):
+        lab, d, S, counts = _lloyd_dense(B, s, np.ascontiguousarray(C.T), cc, CHUNK_ROWS, sums)
+        return lab, d, (S if sums else None), counts
+    lab, d = _assign(B, s, C, cc)
+    counts = np.bincount(lab, minlength=k)
+    if not sums:
+        return lab, d, None, counts
+    n = len(lab)
+    H = sp.csr_matrix((np.ones(n), (lab, np.arange(n))), shape=(k, n))
+    return lab, d, np.asarray((H @ B).toarray()), counts
+
+
 def lloyd_part(g: _Group, C, top: int) -> list:
     """One Lloyd pass over the group's blocks with centres ``C``: per block (labels, sums of Phi per cluster,
     counts, cost, the ``top`` rows farthest from their centres as (distance, global row))."""
@@ -275,12 +326,8 @@ def lloyd_part(g: _Group, C, top: int) -> list:
     out = []
     with _one_thread():
         for j, (B, s) in enumerate(zip(g.blocks, g.sq)):
-            lab, d = _assign(B, s, C, cc)
+            lab, d, S, counts = _assign_block(B, s, C, cc, True)
             n = len(lab)
-            H = sp.csr_matrix((np.ones(n), (lab, np.arange(n))), shape=(k, n))
-            S = H @ B
-            S = S.toarray() if sp.issparse(S) else np.asarray(S)
-            counts = np.bincount(lab, minlength=k)
             t = min(int(top), n)
             far = np.argpartition(-d, t - 1)[:t] if 0 < t < n else np.arange(n)[:t]
             row0 = g.row0 + j * g.step
@@ -295,7 +342,7 @@ def labels_part(g: _Group, C) -> list:
     out = []
     with _one_thread():
         for B, s in zip(g.blocks, g.sq):
-            lab, d = _assign(B, s, C, cc)
+            lab, d, _, _ = _assign_block(B, s, C, cc, False)
             out.append((lab.astype(np.int32), float(d.sum())))
     return out
 
