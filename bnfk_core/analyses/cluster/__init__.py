@@ -23,7 +23,9 @@ _HOMES = {
     "contingency": "metrics", "cluster_ordering": "metrics", "embedding": "metrics", "TRANSFORMS": "members", "FEATURE_CLUSTERER": "members",
     "affinity": "spectral", "spectral_clustering": "spectral", "ward_clustering": "ward", "ward_cost": "ward",
     "read_codes": "stream", "reads_in_chunks": "stream", "reading_note": "stream", "held_bytes": "stream",
-    "HOLD_BYTES_PER_FILE_BYTE": "stream",
+    "HOLD_BYTES_PER_FILE_BYTE": "stream", "kernel_kmeans_rows": "features", "silhouette_rows": "features",
+    "dense_for": "features", "BLOCK_ROWS": "lloyd", "CHUNK_ROWS": "lloyd", "kmeans_plusplus": "lloyd",
+    "blocked_kmeans": "lloyd", "groups_from_phi": "lloyd", "groups_from_data": "lloyd", "kept_runner": "lloyd",
 }
 
 __all__ = list(_HOMES)

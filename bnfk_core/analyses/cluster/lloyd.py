@@ -28,8 +28,8 @@ import numpy as np
 import scipy.sparse as sp
 from threadpoolctl import ThreadpoolController
 
-__all__ = ["BLOCK_ROWS", "HERE", "Here", "Pinned", "kept_runner", "groups_from_phi", "groups_from_data",
-           "kmeans_plusplus", "blocked_kmeans"]
+__all__ = ["BLOCK_ROWS", "CHUNK_ROWS", "kmeans_plusplus", "blocked_kmeans", "groups_from_phi", "groups_from_data",
+           "kept_runner"]
 
 #: rows of one block of a pass (fixed: the blocks, hence the sums' order, do not depend on the runner)
 BLOCK_ROWS = 32_768
