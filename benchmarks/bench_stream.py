@@ -28,14 +28,17 @@ load average at the start and the end of every size:
 * ``cluster SMALL.csv --kernel fisher --label-column class`` on the first ``--cluster-rows`` rows' worth of the
   same generator (default 200,000; its own file and its own pandas read, ``cluster_pandas``): the Fisher kernel's
   network learned on the features, 26 clusters (the labels of the 26-state column), ``auto`` choosing the
-  algorithm by ``--max-memory``.
+  algorithm by ``--max-memory``;
+* ``cluster-dask``: the same ``cluster`` command with ``--engine dask`` (a local cluster of two worker processes),
+  against one process (the same labels, cost and ARI; the speed-up).
 
     python benchmarks/bench_stream.py --table --rows 2000000 --dask-rows 2000000 -o /tmp/table.json
     python benchmarks/bench_stream.py --table --rows 10000000 -o benchmarks/results/stream_table_10m.json
+    python benchmarks/bench_stream.py --table --rows 200000 --steps cluster,cluster-dask -o /tmp/cluster.json
 
-``--steps learn,impute,prototypes,cluster`` runs only those rows (``learn-dask`` with ``--dask-rows``; impute and
-prototypes need the model ``learn`` wrote, from this run or an earlier one); the results are merged into the size's
-entry of the JSON file.
+``--steps learn,impute,prototypes,cluster,cluster-dask`` runs only those rows (``learn-dask`` with
+``--dask-rows``; impute and prototypes need the model ``learn`` wrote, from this run or an earlier one); the results
+are merged into the size's entry of the JSON file.
 
 Every step also records its CPU seconds (user + system of the process and the children it waited for, so a Dask
 local cluster's workers count) and the ratio of those to pandas' -- steadier than wall time on a shared machine.
@@ -161,7 +164,8 @@ def bench(n: int, in_memory: bool, dask: bool) -> dict:
     return res
 
 
-TABLE_STEPS = ("learn", "impute", "prototypes", "cluster")
+TABLE_STEPS = ("learn", "impute", "prototypes", "cluster", "cluster-dask")
+CLUSTER_STEPS = ("cluster", "cluster-dask")
 #: set by ``--steps`` / ``--cluster-rows`` (the table's command line)
 TABLE_OPTIONS = {"steps": TABLE_STEPS, "cluster_rows": 200_000}
 
@@ -170,27 +174,43 @@ def _pandas_read(py: str, path: Path) -> dict:
     return run([py, "-c", f"import pandas as pd; pd.read_csv({str(path)!r}, dtype=str)"])
 
 
+def _cluster_step(py: str, path: Path, extra: list, base: dict) -> tuple[dict, list]:
+    """One ``cluster`` subprocess (``extra``: more flags) with its ratios to pandas' read ``base``; (row, labels)."""
+    step = run([py, "-m", "bnfk_core", "cluster", str(path), "--kernel", "fisher", "--label-column", "class", *extra])
+    out = json.loads(step.pop("stdout"))
+    labels = out.pop("labels", [])
+    keep = ("algorithm_chosen", "algorithm_reason", "reading", "engine", "n_clusters", "n_used", "cost", "ari", "ami",
+            "v_measure", "silhouette", "structure", "n_arcs", "kernel_seconds", "cluster_seconds", "notes")
+    step.update({k: out[k] for k in keep if k in out})
+    step["labels_sha256"] = hashlib.sha256(json.dumps(labels).encode()).hexdigest()
+    step["ratio_to_pandas"] = round(step["seconds"] / base["seconds"], 2)
+    step["cpu_ratio_to_pandas"] = round(step["cpu_seconds"] / base["cpu_seconds"], 2)
+    return step, labels
+
+
 def cluster_row(n: int) -> dict:
     """``cluster FILE --kernel fisher --label-column class`` on an ``n``-row letter-like file, as an analyst runs
     it (no other flag: the network, the number of clusters and the algorithm are the command's defaults), with
-    pandas' read of the same file in the same run."""
+    pandas' read of the same file in the same run; ``cluster-dask``: the same command with ``--engine dask`` (a
+    local cluster of two worker processes started by the command; its CPU seconds count the workers), compared
+    with one process (labels, cost, ARI) when both ran."""
     py = sys.executable
     path = Path(f"/tmp/bnfk_stream_{n}.csv")
     subprocess.run([py, __file__, "--generate", str(n), str(path)], check=True)
     res = {"cluster_rows": n, "cluster_file_mib": round(path.stat().st_size / 2 ** 20, 1),
            "cluster_load_start": os.getloadavg()[0], "cluster_pandas": _pandas_read(py, path)}
     res["cluster_pandas"].pop("stdout")
-    step = run([py, "-m", "bnfk_core", "cluster", str(path), "--kernel", "fisher", "--label-column", "class"])
-    out = json.loads(step.pop("stdout"))
-    labels = out.pop("labels", [])
-    keep = ("algorithm_chosen", "algorithm_reason", "reading", "n_clusters", "n_used", "cost", "ari", "ami",
-            "v_measure", "silhouette", "structure", "n_arcs", "kernel_seconds", "cluster_seconds", "notes")
-    step.update({k: out[k] for k in keep if k in out})
-    step["labels_sha256"] = hashlib.sha256(json.dumps(labels).encode()).hexdigest()
-    base, base_cpu = res["cluster_pandas"]["seconds"], res["cluster_pandas"]["cpu_seconds"]
-    step["ratio_to_pandas"] = round(step["seconds"] / base, 2)
-    step["cpu_ratio_to_pandas"] = round(step["cpu_seconds"] / base_cpu, 2)
-    res["cluster"] = step
+    steps = TABLE_OPTIONS["steps"]
+    labels = {}
+    for name, extra in (("cluster", []), ("cluster-dask", ["--engine", "dask"])):
+        if name in steps:
+            res[name], labels[name] = _cluster_step(py, path, extra, res["cluster_pandas"])
+    if len(labels) == 2:
+        one, two = res["cluster"], res["cluster-dask"]
+        res["cluster_dask_same_labels"] = labels["cluster"] == labels["cluster-dask"]
+        res["cluster_dask_cost_rel_diff"] = abs(one["cost"] - two["cost"]) / abs(one["cost"])
+        res["cluster_dask_ari_diff"] = abs(one["ari"] - two["ari"])
+        res["cluster_dask_speedup"] = round(one["seconds"] / two["seconds"], 2)
     res["cluster_load_end"] = os.getloadavg()[0]
     return res
 
@@ -202,9 +222,9 @@ def table(n: int, in_memory: bool, dask: bool) -> dict:
     path = Path(f"/tmp/bnfk_stream_{n}.csv")
     py = sys.executable
     res = {"rows": n, "cpus": os.cpu_count()}
-    if "cluster" in steps:
+    if any(s in steps for s in CLUSTER_STEPS):
         res.update(cluster_row(TABLE_OPTIONS["cluster_rows"]))
-    big = [s for s in steps if s != "cluster"] + (["learn-dask"] if dask else [])
+    big = [s for s in steps if s not in CLUSTER_STEPS] + (["learn-dask"] if dask else [])
     if big:
         res["steps"], res["load_start"] = big, os.getloadavg()[0]
         subprocess.run([py, __file__, "--generate", str(n), str(path)], check=True)
