@@ -62,6 +62,18 @@ def test_kmeans_features_equals_scikit_learns_kmeans(hv_fisher, block_rows):
         assert res.cost == pytest.approx(cost, rel=1e-9)
 
 
+@pytest.mark.filterwarnings("ignore")
+def test_more_clusters_than_distinct_rows_give_scikit_learns_partition():
+    import scipy.sparse as sp
+    rng = np.random.default_rng(0)
+    X = rng.random((5, 7))[rng.integers(0, 5, 300)]          # 5 distinct rows: empty clusters are relocated
+    res = kernel_kmeans_features(sp.csr_matrix(X), 6, seed=0, dense=True, block_rows=64)
+    with threadpool_limits(limits=1):
+        km = KMeans(6, init="k-means++", n_init=3, random_state=0, algorithm="lloyd").fit(X)
+    assert adjusted_rand_score(res.labels, km.labels_) == 1.0 and res.n_used == len(set(km.labels_)) == 5
+    assert res.cost == pytest.approx(0.0, abs=1e-9)
+
+
 def test_features_made_per_group_equal_the_features_of_the_whole(hv_fisher):
     fitted, feats = hv_fisher
     whole = kernel_kmeans_features(feature_map(fitted, feats), 5, seed=2, block_rows=40)
