@@ -16,10 +16,18 @@ blocks of :data:`BLOCK_ROWS` rows of the features Phi (K = Phi Phi^T, :mod:`.fea
 The blocks are the same whoever runs them, and every sum over blocks is made on the client in block order, so
 one process (a group holding every block) and a Dask cluster (a group of contiguous blocks on each worker,
 features made there from the rows' codes: :func:`groups_from_data`) give the same floats, hence the same labels
-and cost.  A group is kept where it runs between passes (:meth:`bnfk_core.data.dask_runner.DaskRunner.keep`);
-each pass makes a new group from the old one (the blocks' arrays shared), so nothing is changed in place.
+and cost.  A group is kept where it runs between passes (:class:`Here` in this process; :class:`Pinned` on the
+worker a Dask runner's client gave it); each pass makes a new group from the old one (the blocks' arrays shared),
+so nothing is changed in place.
 
-Each block's products run on one BLAS thread (:class:`threadpoolctl.ThreadpoolController`), as scikit-learn's did here.
+Each block's products run on one BLAS thread (:class:`threadpoolctl.ThreadpoolController`), as scikit-learn's
+``KMeans`` ran here before.
+
+References
+----------
+D. Arthur and S. Vassilvitskii, "k-means++: the advantages of careful seeding", SODA 2007 (the greedy variant with
+several candidates a centre is scikit-learn's); kernel k-means on the explicit Fisher features: :mod:`.features`
+(the bnfk paper, Theorem 1: K = Phi Phi^T).
 """
 from __future__ import annotations
 
