@@ -40,10 +40,13 @@ PAGES = {
 
 
 @pytest.fixture(scope="module")
-def server():
+def server(request):
+    """The app server of one test module (the modules importing this fixture each start their own); its log is
+    ``test-artifacts/streamlit_<module>.log``, so a failing module's log is not overwritten by the next one's."""
     pytest.importorskip("playwright.sync_api")
+    log = f"streamlit_{request.module.__name__.rpartition('.')[2]}.log"
     try:
-        with streamlit_server("streamlit.log") as (url, _proc):
+        with streamlit_server(log) as (url, _proc):
             yield url
     except RuntimeError as exc:
         pytest.fail(str(exc))

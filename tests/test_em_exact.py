@@ -221,3 +221,59 @@ def test_em_score_from_the_kept_jobs_equals_the_observed_score_and_brute_force(c
     assert got == pytest.approx(want, rel=1e-12)
     assert got == pytest.approx(observed_score(fitted, data), rel=1e-12)
     assert got != pytest.approx(observed_score(model, data), rel=1e-6)      # the fitted network's score, not the start's
+
+
+def test_em_items_hold_equal_work_and_every_row_once():
+    """The CPTs' EM cuts its merged rows into items of at most ``work`` completions (a row costs the joint states of
+    its missing cells), in the jobs' order, each row exactly once; the expected counts are the same as one item's."""
+    from bnfk_core.learning.estep import PreparedJobs, job_blocks, touching_groups
+    model, codes, weights = _setup(seed=4, n=200, missing=0.3)
+    inc = (codes < 0).any(axis=1)
+    jobs = touching_groups(model, codes[inc], np.asarray(weights, dtype=float)[inc])
+    cards = model.cardinalities
+    items = job_blocks(jobs, cards=cards, work=12)
+    assert len(items) > 3
+    for item in items:
+        costs = [p[0].shape[0] * int(np.prod([cards[m] for m in p[2]])) for p in item]
+        assert sum(costs) - costs[-1] < 12          # the last piece may pass the budget by less than one row
+        assert sum(costs) < 12 + max(int(np.prod([cards[m] for m in p[2]])) for p in item)
+    flat = [(p[0], p[1], tuple(p[2])) for item in items for p in item]
+    whole = [(j[0], j[1], tuple(j[2])) for j in jobs]
+    # the pieces, put back together job by job, are the jobs
+    k = 0
+    for codes_j, w_j, cells_j in whole:
+        got_c, got_w = [], []
+        while k < len(flat) and sum(len(x) for x in got_w) < len(w_j):
+            assert flat[k][2] == cells_j
+            got_c.append(flat[k][0])
+            got_w.append(flat[k][1])
+            k += 1
+        np.testing.assert_array_equal(np.concatenate(got_c), codes_j)
+        np.testing.assert_array_equal(np.concatenate(got_w), w_j)
+    assert k == len(flat)
+    one = job_blocks(jobs)
+    assert len(one) == 1
+    ref = PreparedJobs(model, one[0]).counts(model)
+    parts = [PreparedJobs(model, item).counts(model) for item in items]
+    for i, r in enumerate(ref):
+        np.testing.assert_allclose(sum(p[i] for p in parts), r, rtol=1e-12, atol=1e-12)
+
+
+def test_dask_em_adds_the_same_items_in_the_same_order(monkeypatch):
+    """With items of little work (many of them), the CPTs' EM and its score on Dask equal one process's exactly:
+    the items depend on the rows alone, and both add their results in the items' order."""
+    from bnfk_core.learning import estep
+    from bnfk_core.learning.incomplete import _em_scored
+    monkeypatch.setattr(estep, "EM_ITEM_COMPLETIONS", 16)
+    model, codes, weights = _setup(seed=6, n=120, missing=0.3)
+    data = _weighted(codes, weights)
+    client, runner = _dask_runner()
+    try:
+        m0, s0 = _em_scored(model.dag, data, "bdeu", 1.0)
+        m1, s1 = _em_scored(model.dag, data, "bdeu", 1.0, runner=runner)
+    finally:
+        client.close()
+    assert m0.fit_info["em_iterations"] == m1.fit_info["em_iterations"] > 1
+    for a, b in zip(m0.cpts, m1.cpts):
+        np.testing.assert_array_equal(a, b)
+    assert s0 == s1

@@ -21,6 +21,7 @@ from streamlit.testing.v1 import AppTest
 from apptest_helpers import ROOT, open_sidebar_box, page_app
 from bnfk_core.serving.serve import OUTSIDE_READ
 from bnfk_ui import settings as S
+from bnfk_ui.state import plain
 
 APP = str(ROOT / "app.py")
 SECRET = "root:x:0:0:hunter2"
@@ -347,3 +348,33 @@ def test_errors_about_a_big_file_name_it_as_the_visitor_knows_it_not_by_its_serv
     with _pytest.raises(DataError) as err:
         bigdata.header(str(binary), "photo.csv")
     assert "photo.csv" in str(err.value) and str(tmp_path) not in str(err.value)
+
+
+def _texts(at) -> list:
+    """Every Markdown source the page wrote (markdown, captions, alerts)."""
+    out = []
+    for kind in ("markdown", "caption", "info", "warning", "error", "success"):
+        out += [str(e.value) for e in at.get(kind)]
+    return out
+
+
+@pytest.mark.parametrize("page", ["segments.py", "structure.py"])
+def test_markup_column_names_are_plain_text_in_the_pages_markdown(page):
+    """Column names that are Markdown or HTML reach the page's Markdown only escaped: the Segments lab's roles line
+    and its caption of added arcs, the Structure page's covered arcs."""
+    header = ",".join(["class"] + MARKUP)
+    rows = "".join(f"c{i % 2},v{i % 3},w{(i // 2) % 2},y{i % 4}\n" for i in range(80))
+    at = page_app(page, 180, dataset="upload", upload=("names.csv", (header + "\n" + rows).encode()),
+                  class_column="class", missing_policy="missing", seg_base="empty", seg_kind="v-structure",
+                  seg_vars=list(MARKUP), seg_rows=40, seg_restarts=2, seg_protos=3)
+    if page == "structure.py":
+        at.session_state["structure_tab"] = "Equivalence class"      # only the open tab is built
+    at.run()
+    _no_crash(at)
+    assert not at.error, [e.value for e in at.error]
+    texts = _texts(at)
+    named = [t for t in texts if any(plain(m) in t for m in MARKUP)]
+    assert named, texts                                     # the names are shown ...
+    for t in texts:
+        for raw in ("<a href=x>", "$x^2$", "<b>bold"):
+            assert raw not in t, t                          # ... and never as markup

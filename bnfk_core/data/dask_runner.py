@@ -253,6 +253,24 @@ class DaskRunner:
     def __init__(self, client, blocksize="64MB"):
         self.client, self.blocksize = client, blocksize
 
+    @property
+    def n_workers(self) -> int:
+        """The workers the cluster has now (passes cut their work into at least a few items per worker)."""
+        return len(self.client.scheduler_info().get("workers", {}))
+
+    def _blocksize(self, layout):
+        """Bytes of CSV a partition: :attr:`blocksize`, smaller for a local file that would give fewer than two
+        partitions per worker (a 95 MB file read in 64 MB blocks is one partition to Dask: one worker parses it all
+        while the other waits)."""
+        import os
+        from dask.utils import parse_bytes
+        size = parse_bytes(self.blocksize) if isinstance(self.blocksize, str) else int(self.blocksize)
+        try:
+            whole = os.path.getsize(layout.path)
+        except (OSError, TypeError, ValueError):
+            return size
+        return max(1, min(size, math.ceil(whole / (2 * max(self.n_workers, 1)))))
+
     def _shared(self, args: tuple) -> tuple:
         """The shared arguments as futures held by every worker (each one object, even a list; a fresh key each
         time, so a pass does not lose data that an earlier pass with an equal argument is releasing)."""
@@ -260,7 +278,7 @@ class DaskRunner:
 
     def map_frames(self, fn, layout, args=()):
         import dask
-        parts, as_text = _partitions(layout, self.blocksize)
+        parts, as_text = _partitions(layout, self._blocksize(layout))
         args = self._shared(args)
         futures = self.client.compute([dask.delayed(_on_frame)(p, as_text, fn, args) for p in parts])
         n = max(len(futures), 1)
@@ -275,8 +293,9 @@ class DaskRunner:
         return [self.client.submit(fn, item, *args, pure=False) for item in items]
 
     def map_kept(self, fn, kept, args=()) -> list:
-        """``fn(piece, *args)`` of every kept piece (:meth:`keep`), on the worker holding it; the results in order."""
-        args = self._shared(args)
+        """``fn(piece, *args)`` of every kept piece (:meth:`keep`), on the worker holding it; the results in order.
+        ``args`` are small (an iteration's CPTs) and go with each task: scattering them to every worker first costs
+        a round trip to each, every iteration."""
         return self.client.gather([self.client.submit(fn, k, *args, pure=False) for k in kept])
 
     def family_counter(self, shifted, weights, cards):

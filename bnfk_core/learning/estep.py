@@ -32,7 +32,7 @@ from .completions import Families, complete_cells, complete_offsets, completion_
 __all__ = ["MAX_COMPLETIONS", "EM_MAX_COMPLETIONS", "OFFSETS_MAX_CELLS", "OFFSETS_TOTAL_CELLS", "offsets_memo",
            "EM_BLOCK_ROWS", "TABLE_BLOCK_ROWS", "touching_groups",
            "observed_counts", "family_counts_part", "jobs_counts_part", "expected_family_counts", "table_part", "expected_table",
-           "loglik_part", "log_likelihood_total", "run_parts", "job_blocks", "PreparedJobs", "prepare_jobs_part",
+           "loglik_part", "log_likelihood_total", "run_parts", "job_blocks", "EM_ITEM_COMPLETIONS", "PreparedJobs", "prepare_jobs_part",
            "kept_counts_part", "kept_loglik_part"]
 
 #: an incomplete row is completed in all ways in the structural-EM table when its missing cells have at most this
@@ -46,6 +46,10 @@ MAX_COMPLETIONS = 4096
 EM_MAX_COMPLETIONS = 65536
 #: rows per block of a pass of the CPTs' EM and of the log-likelihood (the items a runner maps)
 EM_BLOCK_ROWS = 200_000
+#: completions (rows x joint states of their missing cells) per item of a pass of the CPTs' EM (:func:`job_blocks`):
+#: a table below it is one item; the 2,000,000-row letter-like benchmark file's 443,121 merged rows make 16.7
+#: million, eight items
+EM_ITEM_COMPLETIONS = 1 << 21
 #: rows per block of a structural-EM table pass (memory of one block's completions, up to
 #: :data:`MAX_COMPLETIONS` a row)
 TABLE_BLOCK_ROWS = 20_000
@@ -251,9 +255,39 @@ def touching_groups(model: BayesNet, codes: np.ndarray, weights=None, cap: int |
     return [job for rows, missing in missingness_patterns(codes) for job in _jobs(model, codes, w, rows, missing, cap)]
 
 
-def job_blocks(jobs: list, rows: int | None = None) -> list:
-    """Jobs cut into items of at most ``rows`` rows (:data:`EM_BLOCK_ROWS`; a big job split): a pass's items."""
+def job_blocks(jobs: list, rows: int | None = None, cards: Sequence[int] | None = None,
+               work: float | None = None) -> list:
+    """Jobs cut into items of at most ``rows`` rows (:data:`EM_BLOCK_ROWS`; a big job split): a pass's items.
+
+    Given the variables' ``cards``, an item also holds at most ``work`` completions (:data:`EM_ITEM_COMPLETIONS`): a
+    row of a job costs its joint completions, the product of its cells' cardinalities (a junction-tree row,
+    :data:`EM_MAX_COMPLETIONS`).  So a big table's pass has items of about equal work, which a runner with several
+    workers spreads evenly, while the items -- and the order their results are added in -- depend on the jobs
+    alone: one process and a Dask cluster of any size add the same numbers in the same order.  The pieces keep the
+    jobs' order."""
     step = max(int(EM_BLOCK_ROWS if rows is None else rows), 1)
+    if cards is None or not jobs:
+        return _row_blocks(jobs, step)
+    budget = float(EM_ITEM_COMPLETIONS if work is None else work)
+    items, cur, size, spent = [], [], 0, 0.0
+    for codes, w, cells in jobs:
+        cost = float(EM_MAX_COMPLETIONS if cells is None else math.prod(int(cards[m]) for m in cells))
+        a, n = 0, codes.shape[0]
+        while a < n:
+            if cur and (size >= step or spent >= budget):
+                items.append(cur)
+                cur, size, spent = [], 0, 0.0
+            take = min(n - a, step - size, max(1, math.ceil((budget - spent) / cost)))
+            cur.append((codes[a:a + take], w[a:a + take], cells))
+            size, spent, a = size + take, spent + take * cost, a + take
+    if cur:
+        items.append(cur)
+    return items
+
+
+def _row_blocks(jobs: list, step: int) -> list:
+    """:func:`job_blocks` by rows alone: a job cut every ``step`` rows, a piece starting a new item when it would
+    pass ``step`` rows."""
     items, cur, size = [], [], 0
     for codes, w, cells in jobs:
         for a in range(0, codes.shape[0], step):

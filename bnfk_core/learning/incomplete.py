@@ -219,7 +219,7 @@ def em_parameters(dag, data, method: str = "bdeu", pseudo_count: float = 1.0, *,
         model, base = _available_case_fit(dag, data, method, pseudo_count, codes, w)
     else:
         base = observed_counts(model, codes, w)
-    items = job_blocks(touching_groups(model, codes[incomplete], w[incomplete]))
+    items = job_blocks(touching_groups(model, codes[incomplete], w[incomplete]), cards=model.cardinalities)
     # the jobs are kept between iterations (the DAG does not change): here, or on the workers of a runner that keeps
     # pieces (Dask: each item made ready once where it runs); on a runner without, they travel each time
     keep = getattr(runner, "keep", None)

@@ -40,9 +40,10 @@ def _edits(_m, model_key: str, _feat, fingerprint: str, rows: tuple, params: str
 
 def role_line(kind: str, variables: list) -> str:
     """Which picked variable plays which role of the segment, and its pattern with the names filled in, e.g.
-    "u = **A**, v = **B**, w = **C** · A → C ← B" (markdown)."""
+    "u = **A**, v = **B**, w = **C** · A → C ← B" (markdown; the names, which are column names, shown as plain text)."""
     if not variables:
         return ""
+    variables = [state.plain(v) for v in variables]
     if kind == "full":
         roles = [f"x{chr(0x2080 + i + 1) if i < 9 else i + 1}" for i in range(len(variables))]
         return ", ".join(f"{r} = **{v}**" for r, v in zip(roles, variables)) + " · " + " → ".join(variables)

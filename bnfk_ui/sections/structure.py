@@ -151,7 +151,7 @@ def equivalence_tab(dg: DAG, covered: list) -> None:
                    "likelihood scores (BIC, AIC, qNML) and the same Fisher kernel.")
         if covered:
             st.markdown("**Covered arcs** (reverse one to move within the class): "
-                        + ", ".join(f"{a} → {b}" for a, b in covered))
+                        + ", ".join(f"{state.plain(a)} → {state.plain(b)}" for a, b in covered))
     common.download_figure(cfig, f"{common.dataset_name()}_cpdag", "CPDAG figure (HTML)")
 
 
