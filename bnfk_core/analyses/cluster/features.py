@@ -37,6 +37,7 @@ The silhouette (kernel distance) is computed on a seeded sample of at most ``SIL
 """
 from __future__ import annotations
 
+import functools
 import time
 
 import numpy as np
@@ -175,7 +176,7 @@ def kernel_kmeans_rows(fitted, data, n_clusters: int, *, seed: int = 0, n_init: 
     if not has_feature_map(fitted):
         feature_map(fitted, data)           # its one-sentence refusal
     run = kept_runner(runner)
-    groups = groups_from_data(fitted, data, run, block_rows)
+    groups = groups_from_data(functools.partial(feature_map, fitted), data, run, block_rows)
     labels, cost, info = blocked_kmeans(groups, n, k, runner=run, seed=seed, n_init=n_init, max_iter=max_iter,
                                         tol=tol, dense=dense_for if dense is None else bool(dense),
                                         block_rows=block_rows)

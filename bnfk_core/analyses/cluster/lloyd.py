@@ -141,11 +141,10 @@ def group_part(item, step: int) -> _Group:
     return _Group(int(row0), blocks, [_sq(B) for B in blocks], int(step))
 
 
-def features_group_part(item, fitted, step: int) -> _Group:
-    """``(row0, rows as CategoricalData)``: their features (:func:`.features.feature_map`, row by row) as a group."""
-    from .features import feature_map
+def features_group_part(item, featurize, step: int) -> _Group:
+    """``(row0, rows as CategoricalData)``: their features (``featurize(rows)``, a sparse Phi) as a group."""
     row0, data = item
-    return group_part((row0, feature_map(fitted, data)), step)
+    return group_part((row0, featurize(data)), step)
 
 
 def dense_part(g: _Group) -> _Group:
@@ -177,13 +176,13 @@ def groups_from_phi(Phi, runner=HERE, block_rows: int | None = None) -> list:
     return runner.keep(group_part, items, (int(block_rows),))
 
 
-def groups_from_data(fitted, data, runner=HERE, block_rows: int | None = None) -> list:
-    """The features of the rows of ``data`` (:func:`.features.feature_map` of ``fitted``) made and kept on
-    ``runner``'s workers as groups of blocks of ``block_rows`` rows (default :data:`BLOCK_ROWS`): only the rows'
-    codes travel."""
+def groups_from_data(featurize, data, runner=HERE, block_rows: int | None = None) -> list:
+    """The features of the rows of ``data`` (``featurize(rows)``: e.g. :func:`.features.feature_map` of a fitted
+    kernel, bound with :func:`functools.partial`) made and kept on ``runner``'s workers as groups of blocks of
+    ``block_rows`` rows (default :data:`BLOCK_ROWS`): only the rows' codes travel."""
     block_rows = BLOCK_ROWS if block_rows is None else block_rows
     items = [(a, data.subset(np.arange(a, b))) for a, b in _cuts(data.n_rows, _parts_of(runner), int(block_rows))]
-    return runner.keep(features_group_part, items, (fitted, int(block_rows)))
+    return runner.keep(features_group_part, items, (featurize, int(block_rows)))
 
 
 # ---------------------------------------------------------------------------------------- passes on a group
