@@ -4,7 +4,8 @@
     python benchmarks/bench_fisher_normalized.py --stage C       # the second round of candidates, then --stage report
     python benchmarks/bench_fisher_normalized.py --stage D       # the third round (latent classes, blanks), then report
     python benchmarks/bench_fisher_normalized.py --stage E       # the fourth round (two feature maps side by side)
-    python benchmarks/bench_fisher_normalized.py --stage sweep   # after the choice: every D/E setting on house votes
+    python benchmarks/bench_fisher_normalized.py --stage F       # the fifth round (more classes; rules without labels)
+    python benchmarks/bench_fisher_normalized.py --stage sweep   # after the choice: every D/E/F setting on house votes
     python benchmarks/bench_fisher_normalized.py --quick         # 2 sets, seed 0 (a smoke run)
 
 Data: the 12 bundled labelled sets of the clustering comparison (breast_cancer, car, hayes_roth, house_votes_84,
@@ -46,6 +47,15 @@ max and mean |K - K'| for the Fisher kernel and K_alpha, and the ARI of k-means 
 * stage E (a fourth round, the same way): two normalised feature maps side by side, weighted
   (``E_PAIRS`` x ``E_WEIGHTS`` x Ward, k-means): the empty network beside the Chow-Liu tree learned with BDeu
   pseudo-count 25 (a network of what the empty one leaves unexplained) or beside the latent class network.
+
+* stage F (a fifth round, the same way): Ward partitions of K(C, w) = (1 - w) K_0.25(latent classes with C classes,
+  blanks missing) + w K_0.02(empty network, BDeu 5) for C in k, k + 1, 2k and the least BIC in k..2k+2 (more latent
+  classes than clusters) and w in 0, 0.25, 0.5, 0.75, the empty network alone (blanks a category at alpha 0.02,
+  blanks missing at 0.25), the default from 5 EM seeds; and rules that choose among or merge the partitions of a
+  candidate set (``f_sets``) per data set without labels (``F_CRITERIA``): the silhouette in a fixed reference
+  kernel (empty network, overlap, the default), the classification or EM log-likelihood of a latent class model
+  with those classes, the stability across subsamples, or the co-association matrix of the set's partitions
+  clustered by average linkage or Ward (consensus clustering).
 
 Writes ``benchmarks/results/fisher_normalized.json`` (every run; re-running resumes from it).  BLAS on one thread.
 """
@@ -344,6 +354,230 @@ def run_e(names, seeds, store, only=None) -> None:
                              f"(load {os.getloadavg()[0]:.1f})\n")
 
 
+#: stage F (a fifth round, selection sets only, its choice then run once on the report sets): Ward partitions of
+#: candidate kernels K(C, w) = (1 - w) K_0.25(latent classes with C classes, blanks missing) + w K_0.02(empty network,
+#: BDeu 5) -- the default is K(k, 0.25) -- and rules that pick or merge them per data set without labels.
+#: C: "k", "k+1", "2k" or "bic" (the least BIC for C = k..2k+2); "E-miss" is the empty network alone with blanks read
+#: as missing at alpha 0.25.  Network names "F-lca<C>", params w, alpha "0.25/0.02", algorithm "ward".
+F_CLASSES = ("k", "k+1", "2k", "bic")
+F_WEIGHTS = (0.0, 0.25, 0.5, 0.75)
+F_EMPTY = ("F-empty", 1.0, "0.02", "ward")            # w = 1: the empty network alone (alpha 0.02, BDeu 5)
+F_EMPTY_MISS = ("F-empty-miss", 1.0, "0.25", "ward")  # the empty network alone, blanks missing, alpha 0.25
+#: the default kernel K(k, 0.25) with its latent class model fitted from F_SEEDS EM seeds (seed s + 1000 j, j = 0..):
+#: network "F-lcak-seed<j>", j >= 1 (j = 0 is "F-lcak")
+F_SEEDS = 5
+#: stability: F_SUBSAMPLES seeded subsamples of F_SUBSAMPLE_SHARE of the rows, Ward on the candidate's Gram matrix
+#: restricted to them (the kernel not refitted), ARI against the full partition on those rows
+F_SUBSAMPLES = 5
+F_SUBSAMPLE_SHARE = 0.8
+
+
+def f_candidates() -> list:
+    out = [(f"F-lca{c}", w, "0.25/0.02", "ward") for c in F_CLASSES for w in F_WEIGHTS]
+    return out + [F_EMPTY, F_EMPTY_MISS] + [(f"F-lcak-seed{j}", 0.25, "0.25/0.02", "ward") for j in range(1, F_SEEDS)]
+
+
+def f_sets() -> dict:
+    """The candidate sets the rules choose among (idea 2) or merge (idea 3)."""
+    lk = [("F-lcak", w, "0.25/0.02", "ward") for w in (0.25, 0.5, 0.75)]
+    return {"W": lk + [F_EMPTY],                                           # w in {0.25, 0.5, 0.75, 1}
+            "W0": [("F-lcak", 0.0, "0.25/0.02", "ward")] + lk + [F_EMPTY],   # and w = 0
+            "WB": lk + [F_EMPTY, F_EMPTY_MISS],                             # and the empty network, blanks missing
+            "C": [(f"F-lca{c}", 0.25, "0.25/0.02", "ward") for c in F_CLASSES],  # the classes C at w = 0.25
+            "ALL": f_candidates(),
+            # the default kernel from F_SEEDS EM seeds (the fourth round's is the first)
+            "S": [("F-lcak", 0.25, "0.25/0.02", "ward")] + [(f"F-lcak-seed{j}", 0.25, "0.25/0.02", "ward")
+                                                            for j in range(1, F_SEEDS)],
+            "W0S": [("F-lcak", 0.0, "0.25/0.02", "ward")] + lk + [F_EMPTY] + [
+                (f"F-lcak-seed{j}", 0.25, "0.25/0.02", "ward") for j in range(1, F_SEEDS)]}
+
+
+#: the rules: pick the candidate whose partition has the largest silhouette in a FIXED reference kernel (the empty
+#: network's K_0.02, "sil-empty"; the overlap kernel, matches / variables, "sil-overlap"; the default kernel
+#: K(k, 0.25), "sil-default"), or cluster the candidates' co-association matrix (the share of candidates that put
+#: two rows together) by average linkage ("coassoc-average") or Ward ("coassoc-ward")
+#: -- or the partition with the largest classification log-likelihood of a latent class model with those classes
+#: (hard assignment, maximum likelihood CPTs: "cll"), the largest log-likelihood of the latent class model EM reaches
+#: from that partition ("em-ll"), the most stable partition across subsamples ("stability")
+F_CRITERIA = ("sil-empty", "sil-overlap", "sil-default", "coassoc-average", "coassoc-ward", "cll", "em-ll",
+              "stability")
+
+
+def f_rules() -> list:
+    return [("F-rule", name, crit, "rule") for name in f_sets() for crit in F_CRITERIA]
+
+
+def overlap_gram(data) -> np.ndarray:
+    """The overlap kernel: the share of the variables on which two rows agree (a blank category is a state)."""
+    C = np.asarray(data.codes)
+    K = np.zeros((C.shape[0], C.shape[0]))
+    for j in range(C.shape[1]):
+        col = C[:, j]
+        K += (col[:, None] == col[None, :]) & (col[:, None] >= 0)
+    return K / C.shape[1]
+
+
+def silhouette_in(K: np.ndarray, labels) -> float:
+    """The silhouette of ``labels`` with the kernel distance of the unit-diagonal K, sqrt(2 - 2K)."""
+    from sklearn.metrics import silhouette_score
+    D = np.sqrt(np.maximum(2.0 - 2.0 * K, 0.0))
+    np.fill_diagonal(D, 0.0)
+    return float(silhouette_score(D, labels, metric="precomputed")) if len(np.unique(labels)) > 1 else -1.0
+
+
+def _one_hots(data) -> list:
+    """Per variable, the rows' one-hot codes (a missing cell: a row of zeros)."""
+    C = np.asarray(data.codes)
+    out = []
+    for j in range(C.shape[1]):
+        r = int(max(C[:, j].max() + 1, 1))
+        O = np.zeros((C.shape[0], r))
+        ok = C[:, j] >= 0
+        O[np.flatnonzero(ok), C[ok, j]] = 1.0
+        out.append(O)
+    return out
+
+
+def classification_loglik(onehots, labels) -> float:
+    """max over CPTs of sum_rows log(pi_c prod_i theta_{x_i|c}) with c the row's class (a latent class model's
+    classification likelihood; missing cells left out)."""
+    R = (np.asarray(labels)[:, None] == np.unique(labels)[None, :]).astype(float)
+    n_c = R.sum(axis=0)
+    ll = float(np.sum(n_c * np.log(n_c / n_c.sum())))
+    for O in onehots:
+        N = R.T @ O                                       # classes x states
+        tot = N.sum(axis=1, keepdims=True)
+        ll += float(np.sum(np.where(N > 0, N * np.log(np.where(N > 0, N, 1.0) / np.maximum(tot, 1e-300)), 0.0)))
+    return ll
+
+
+def em_loglik(onehots, labels, iters: int = 200, tol: float = 1e-8) -> float:
+    """The log-likelihood the latent class model's EM reaches from the partition ``labels`` (its classes as the
+    first posteriors; missing cells marginalised; 1e-6 added to every count)."""
+    R = (np.asarray(labels)[:, None] == np.unique(labels)[None, :]).astype(float)
+    last = -np.inf
+    for _ in range(iters):
+        pi = (R.sum(axis=0) + 1e-6) / (R.sum() + 1e-6 * R.shape[1])
+        logp = np.tile(np.log(pi), (R.shape[0], 1))
+        for O in onehots:
+            N = R.T @ O + 1e-6
+            logp += O @ np.log(N / N.sum(axis=1, keepdims=True)).T
+        m = logp.max(axis=1, keepdims=True)
+        ll = float(np.sum(m[:, 0] + np.log(np.exp(logp - m).sum(axis=1))))
+        R = np.exp(logp - m)
+        R /= R.sum(axis=1, keepdims=True)
+        if ll - last < tol * abs(ll):
+            break
+        last = ll
+    return ll
+
+
+def stability(K, labels, k, seed) -> float:
+    """Mean ARI between Ward's partition of seeded subsamples (F_SUBSAMPLE_SHARE of the rows, the Gram matrix
+    restricted to them) and ``labels`` on the same rows."""
+    from sklearn.metrics import adjusted_rand_score
+    from bnfk_core.analyses.cluster.clustering import cluster
+    rng = np.random.default_rng(seed)
+    n = K.shape[0]
+    out = []
+    for _ in range(F_SUBSAMPLES):
+        idx = np.sort(rng.choice(n, int(round(F_SUBSAMPLE_SHARE * n)), replace=False))
+        out.append(adjusted_rand_score(labels[idx], cluster(K[np.ix_(idx, idx)], k, "ward", seed=seed).labels))
+    return float(np.mean(out))
+
+
+def coassociation(parts) -> np.ndarray:
+    return np.mean([(p[:, None] == p[None, :]).astype(float) for p in parts], axis=0)
+
+
+def run_f(names, seeds, store, only=None) -> None:
+    """Stage F: every candidate of :func:`f_candidates` (Ward) and every rule of :func:`f_rules` (``only``: the one
+    (setting, algorithm) key tail to store, as the report stage runs the choice)."""
+    from scipy.cluster.hierarchy import fcluster, linkage
+    from scipy.spatial.distance import squareform
+    from sklearn.metrics import adjusted_rand_score
+    from bnfk_core.analyses.cluster.clustering import cluster
+    from bnfk_core.kernels.fisher_normalized import NormalizedFisherKernel, blanks_as_missing
+    from bnfk_core.lca.model import fit_lca
+    from bnfk_core.network.dag import DAG
+    from bnfk_core.network.model import fit
+    runs = store.setdefault("runs", {})
+    wanted = f_candidates() + f_rules() if only is None else [only]
+    for name in names:
+        for s in seeds:
+            todo = [c for c in wanted if f"{name}|{s}|{c[0]}|{c[1]}|{c[2]}|{c[3]}" not in runs]
+            if not todo:
+                continue
+            t0 = time.perf_counter()
+            d = load(name, s)
+            feats, y = d.without_class(), d.labels()
+            ok = y >= 0
+            k = int(len(np.unique(y[ok])))
+            miss = blanks_as_missing(feats)
+            fits = {C: fit_lca(miss, C, LCA_STARTS, s) for C in range(k, 2 * k + 3)} if any(
+                "lcabic" in c[0] or c[0] == "F-rule" for c in todo) else {C: fit_lca(miss, C, LCA_STARTS, s)
+                                                                         for C in sorted({k, k + 1, 2 * k})}
+            classes = {"k": k, "k+1": k + 1, "2k": 2 * k}
+            if len(fits) > 3:
+                classes["bic"] = min(fits, key=lambda C: fits[C].bic)
+                store.setdefault("stage_f_bic_classes", {})[f"{name}|{s}"] = classes["bic"]
+            empty_net = fit(DAG(tuple(feats.variables), []), feats, method="bdeu", pseudo_count=5.0)
+            K_E = NormalizedFisherKernel(empty_net, 0.02).gram(feats)
+            grams, parts = {F_EMPTY: K_E}, {}
+            Lk = {c: NormalizedFisherKernel(fits[C].to_bayesnet(pseudo_count=1.0), 0.25, blanks="missing").gram(feats)
+                  for c, C in classes.items()}
+            for c, L in Lk.items():
+                for w in F_WEIGHTS:
+                    grams[(f"F-lca{c}", w, "0.25/0.02", "ward")] = (1 - w) * L + w * K_E
+            for j in range(1, F_SEEDS):
+                if any(c[0] == f"F-lcak-seed{j}" or c[0] == "F-rule" for c in todo):
+                    m = fit_lca(miss, k, LCA_STARTS, s + 1000 * j).to_bayesnet(pseudo_count=1.0)
+                    L = NormalizedFisherKernel(m, 0.25, blanks="missing").gram(feats)
+                    grams[(f"F-lcak-seed{j}", 0.25, "0.25/0.02", "ward")] = 0.75 * L + 0.25 * K_E
+            em_net = fit(DAG(tuple(miss.variables), []), miss, method="bdeu", pseudo_count=5.0)
+            grams[F_EMPTY_MISS] = NormalizedFisherKernel(em_net, 0.25).gram(miss)
+
+            def part(c):
+                if c not in parts:
+                    parts[c] = cluster(grams[c], k, "ward", seed=s).labels
+                return parts[c]
+
+            refs = {"sil-empty": K_E, "sil-overlap": overlap_gram(feats),
+                    "sil-default": grams[("F-lcak", 0.25, "0.25/0.02", "ward")]}
+            sets, onehots, scores = f_sets(), _one_hots(miss), {}
+
+            def score(crit, c):
+                if (crit, c) not in scores:
+                    lab = np.asarray(part(c))
+                    scores[(crit, c)] = (silhouette_in(refs[crit], lab) if crit.startswith("sil-") else
+                                         classification_loglik(onehots, lab) if crit == "cll" else
+                                         em_loglik(onehots, lab) if crit == "em-ll" else
+                                         stability(grams[c], lab, k, s))
+                return scores[(crit, c)]
+
+            for c in todo:
+                if c[0] == "F-rule":
+                    members, crit = sets[c[1]], c[2]
+                    if not crit.startswith("coassoc"):
+                        lab = part(members[int(np.argmax([score(crit, m) for m in members]))])
+                    else:
+                        A = coassociation([part(m) for m in members])
+                        if crit == "coassoc-average":
+                            D = 1.0 - A
+                            np.fill_diagonal(D, 0.0)
+                            lab = fcluster(linkage(squareform(D, checks=False), "average"), k, "maxclust")
+                        else:
+                            lab = cluster(A, k, "ward", seed=s).labels
+                else:
+                    lab = part(c)
+                runs[f"{name}|{s}|{c[0]}|{c[1]}|{c[2]}|{c[3]}"] = round(
+                    float(adjusted_rand_score(y[ok], np.asarray(lab)[ok])), 5)
+            store["seconds"] = store.get("seconds", 0.0) + time.perf_counter() - t0
+            RESULTS.write_text(json.dumps(store, indent=0) + "\n")
+            sys.stderr.write(f"{name} seed {s}: {len(todo)} runs, {time.perf_counter() - t0:.1f} s "
+                             f"(load {os.getloadavg()[0]:.1f})\n")
+
+
 def equivalence(store) -> None:
     from sklearn.metrics import adjusted_rand_score
     from bnfk_core.analyses.cluster.features import kernel_kmeans_features
@@ -384,7 +618,7 @@ def mean_ari(store, names, seeds, setting, algorithm) -> float:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true")
-    ap.add_argument("--stage", choices=("A", "B", "C", "D", "E", "report", "equivalence", "sweep", "all"), default="all")
+    ap.add_argument("--stage", choices=("A", "B", "C", "D", "E", "F", "report", "equivalence", "sweep", "all"), default="all")
     args = ap.parse_args(argv)
     from threadpoolctl import threadpool_limits
     select, report = split()
@@ -442,8 +676,10 @@ def main(argv=None) -> int:
             d_grid = [(n, p, a) for n, p in D_NETWORKS for a in D_ALPHAS]
             run_d([name], seeds, d_grid, D_ALGORITHMS, store)
             run_e([name], seeds, store)
+            run_f([name], seeds, store)
             cand = [(g, alg) for g in d_grid for alg in D_ALGORITHMS] + [
                 ((f"{A[0]}+{B[0]}", w, f"{A[2]}/{B[2]}"), alg) for A, B in E_PAIRS for w in E_WEIGHTS for alg in E_ALGORITHMS]
+            cand += [((n, p, a), alg) for n, p, a, alg in f_candidates() + f_rules()]
             sweep = sorted(((round(mean_ari(store, [name], seeds, g, alg), 4), g, alg) for g, alg in cand),
                            key=lambda t: t[0], reverse=True)
             store["sweep_house_votes_84"] = [{"network": g[0], "params": g[1], "alpha": g[2], "algorithm": alg,
@@ -484,10 +720,27 @@ def main(argv=None) -> int:
             store["chosen"] = store["stage_e"][0]
             RESULTS.write_text(json.dumps(store, indent=0) + "\n")
             print(json.dumps(store["stage_e"][:10], indent=1))
+        if args.stage in ("F", "all"):
+            if "chosen_stage_e" not in store:                             # the fourth round's choice and its report
+                store["chosen_stage_e"] = store["chosen"]
+                if "report" in store:
+                    store["report_stage_e"] = store["report"]
+            run_f(select, seeds, store)
+            cand = [((n, p, a), alg) for n, p, a, alg in f_candidates() + f_rules()]
+            default = ("F-lcak", 0.25, "0.25/0.02")           # the fourth round's choice, recomputed here
+            stage_f = sorted(((round(mean_ari(store, select, seeds, g, alg), 4), g == default, g, alg)
+                              for g, alg in cand), key=lambda t: t[:2], reverse=True)
+            store["stage_f"] = [{"network": g[0], "params": g[1], "alpha": g[2], "algorithm": alg, "ari": v}
+                                for v, _, g, alg in stage_f]
+            store["chosen"] = store["stage_f"][0]
+            RESULTS.write_text(json.dumps(store, indent=0) + "\n")
+            print(json.dumps(store["stage_f"][:15], indent=1))
         if args.stage in ("report", "all"):
             c = store["chosen"]
             g = (c["network"], c["params"], c["alpha"])
-            if "+" in g[0]:
+            if g[0].startswith("F-"):
+                run_f(select + report, seeds, store, only=(*g, c["algorithm"]))
+            elif "+" in g[0]:
                 run_e(select + report, seeds, store, only=(g, c["algorithm"]))
             else:
                 (run_d if g[0] in {n for n, _ in D_NETWORKS} else run)(select + report, seeds, [g], [c["algorithm"]],
