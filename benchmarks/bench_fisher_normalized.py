@@ -610,6 +610,28 @@ def equivalence(store) -> None:
     print(json.dumps(out, indent=1))
 
 
+def keep_round(store, stage: str) -> None:
+    """Before a new round: the last round's choice and its report kept as ``chosen_<stage>`` / ``report_<stage>``
+    (once)."""
+    if f"chosen_{stage}" not in store:
+        store[f"chosen_{stage}"] = store["chosen"]
+        if "report" in store:
+            store[f"report_{stage}"] = store["report"]
+
+
+def choose_round(store, stage: str, cand, names, seeds, kept, shown: int) -> None:
+    """A round's choice: every candidate ``(setting, algorithm)`` ranked by its mean ARI over ``names`` (4 decimals;
+    ties to the setting ``kept(setting)`` marks, the last round's), stored as ``store[stage]``, the best as
+    ``store["chosen"]``."""
+    ranked = sorted(((round(mean_ari(store, names, seeds, g, alg), 4), kept(g), g, alg) for g, alg in cand),
+                    key=lambda t: t[:2], reverse=True)
+    store[stage] = [{"network": g[0], "params": g[1], "alpha": g[2], "algorithm": alg, "ari": v}
+                    for v, _, g, alg in ranked]
+    store["chosen"] = store[stage][0]
+    RESULTS.write_text(json.dumps(store, indent=0) + "\n")
+    print(json.dumps(store[stage][:shown], indent=1))
+
+
 def mean_ari(store, names, seeds, setting, algorithm) -> float:
     n, p, a = setting
     return float(np.mean([store["runs"][f"{nm}|{s}|{n}|{p}|{a}|{algorithm}"] for nm in names for s in seeds]))
@@ -688,10 +710,7 @@ def main(argv=None) -> int:
             print(json.dumps(store["sweep_house_votes_84"][:10], indent=1))
             return 0
         if args.stage in ("D", "all"):
-            if "chosen_stage_c" not in store:                         # the second round's choice and its report
-                store["chosen_stage_c"] = store["chosen"]
-                if "report" in store:
-                    store["report_stage_c"] = store["report"]
+            keep_round(store, "stage_c")                # the second round's choice and its report
             d_grid = [(n, p, a) for n, p in D_NETWORKS for a in D_ALPHAS]
             run_d(select, seeds, d_grid, D_ALGORITHMS, store)
             c = store["chosen_stage_c"]
@@ -705,36 +724,18 @@ def main(argv=None) -> int:
             RESULTS.write_text(json.dumps(store, indent=0) + "\n")
             print(json.dumps(store["stage_d"][:15], indent=1))
         if args.stage in ("E", "all"):
-            if "chosen_stage_d" not in store:                             # the third round's choice and its report
-                store["chosen_stage_d"] = store["chosen"]
-                if "report" in store:
-                    store["report_stage_d"] = store["report"]
+            keep_round(store, "stage_d")                # the third round's choice and its report
             run_e(select, seeds, store)
             c = store["chosen_stage_d"]
             cand = [((f"{A[0]}+{B[0]}", w, f"{A[2]}/{B[2]}"), alg) for A, B in E_PAIRS for w in E_WEIGHTS
                     for alg in E_ALGORITHMS] + [((c["network"], c["params"], c["alpha"]), c["algorithm"])]
-            stage_e = sorted(((round(mean_ari(store, select, seeds, g, alg), 4), g[0] == c["network"], g, alg)
-                              for g, alg in cand), key=lambda t: t[:2], reverse=True)
-            store["stage_e"] = [{"network": g[0], "params": g[1], "alpha": g[2], "algorithm": alg, "ari": v}
-                                for v, _, g, alg in stage_e]
-            store["chosen"] = store["stage_e"][0]
-            RESULTS.write_text(json.dumps(store, indent=0) + "\n")
-            print(json.dumps(store["stage_e"][:10], indent=1))
+            choose_round(store, "stage_e", cand, select, seeds, lambda g: g[0] == c["network"], shown=10)
         if args.stage in ("F", "all"):
-            if "chosen_stage_e" not in store:                             # the fourth round's choice and its report
-                store["chosen_stage_e"] = store["chosen"]
-                if "report" in store:
-                    store["report_stage_e"] = store["report"]
+            keep_round(store, "stage_e")                # the fourth round's choice and its report
             run_f(select, seeds, store)
             cand = [((n, p, a), alg) for n, p, a, alg in f_candidates() + f_rules()]
             default = ("F-lcak", 0.25, "0.25/0.02")           # the fourth round's choice, recomputed here
-            stage_f = sorted(((round(mean_ari(store, select, seeds, g, alg), 4), g == default, g, alg)
-                              for g, alg in cand), key=lambda t: t[:2], reverse=True)
-            store["stage_f"] = [{"network": g[0], "params": g[1], "alpha": g[2], "algorithm": alg, "ari": v}
-                                for v, _, g, alg in stage_f]
-            store["chosen"] = store["stage_f"][0]
-            RESULTS.write_text(json.dumps(store, indent=0) + "\n")
-            print(json.dumps(store["stage_f"][:15], indent=1))
+            choose_round(store, "stage_f", cand, select, seeds, lambda g: g == default, shown=15)
         if args.stage in ("report", "all"):
             c = store["chosen"]
             g = (c["network"], c["params"], c["alpha"])
