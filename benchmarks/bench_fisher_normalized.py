@@ -938,7 +938,9 @@ def main(argv=None) -> int:
         if args.stage in ("report", "all"):
             c = store["chosen"]
             g = (c["network"], c["params"], c["alpha"])
-            if g[0].startswith("F-"):
+            if g[0].startswith(("G-", "G50-")):
+                run_g(select + report, seeds, store, [(g, c["algorithm"])])
+            elif g[0].startswith("F-"):
                 run_f(select + report, seeds, store, only=(*g, c["algorithm"]))
             elif "+" in g[0]:
                 run_e(select + report, seeds, store, only=(g, c["algorithm"]))
