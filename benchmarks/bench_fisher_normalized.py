@@ -5,7 +5,9 @@
     python benchmarks/bench_fisher_normalized.py --stage D       # the third round (latent classes, blanks), then report
     python benchmarks/bench_fisher_normalized.py --stage E       # the fourth round (two feature maps side by side)
     python benchmarks/bench_fisher_normalized.py --stage F       # the fifth round (more classes; rules without labels)
-    python benchmarks/bench_fisher_normalized.py --stage sweep   # after the choice: every D/E/F setting on house votes
+    python benchmarks/bench_fisher_normalized.py --stage G       # the sixth round (intra-normalisation)
+    python benchmarks/bench_fisher_normalized.py --stage G50     # ... and the latent class EM from 50 starts
+    python benchmarks/bench_fisher_normalized.py --stage sweep   # after the choice: every D-G setting on house votes
     python benchmarks/bench_fisher_normalized.py --quick         # 2 sets, seed 0 (a smoke run)
 
 Data: the 12 bundled labelled sets of the clustering comparison (breast_cancer, car, hayes_roth, house_votes_84,
@@ -56,6 +58,13 @@ max and mean |K - K'| for the Fisher kernel and K_alpha, and the ARI of k-means 
   kernel (empty network, overlap, the default), the classification or EM log-likelihood of a latent class model
   with those classes, the stability across subsamples, or the co-association matrix of the set's partitions
   clustered by average linkage or Ward (consensus clustering).
+
+* stage G (a sixth round, the same way, with an adoption rule fixed before it ran: the winner replaces the default
+  only if its selection mean beats the default's by more than the default's EM-seed spread, 0.007):
+  intra-normalisation (Arandjelovic & Zisserman 2013) of the default's two feature maps -- each block (per variable,
+  or per (class, variable)) of the power-mapped features L2-normalised before the row -- over the latent and empty
+  parts' powers and the weight, Ward and k-means; stage G50 adds the default and stage G's best three with the
+  latent class EM from 50 starts.
 
 Writes ``benchmarks/results/fisher_normalized.json`` (every run; re-running resumes from it).  BLAS on one thread.
 """
