@@ -708,6 +708,11 @@ def check_intra(kernel, pair, rows: int = 40) -> None:
     for (model, a, intra, share), data in zip(kernel.parts, sub):
         brute.append(np.sqrt(share) * intra_brute(raw_features(model, data), a, block_ids(model, intra)))
     assert np.abs(F - np.hstack(brute)).max() < 1e-9, "intra-normalised features differ from the brute force"
+    from bnfk_core.kernels.fisher_normalized import normalized_features
+    names = {"none": "none", "var": "variable", "cv": "class-variable"}   # the package's option, since the sixth round
+    pkg = [np.sqrt(share) * normalized_features(model, data, a, intra=names[intra]).toarray()
+           for (model, a, intra, share), data in zip(kernel.parts, sub)]
+    assert np.abs(F - np.hstack(pkg)).max() < 1e-9, "the package's intra-normalised features differ"
     K = F @ F.T
     live = np.abs(F).sum(axis=1) > 0
     assert np.allclose(np.diag(K)[live], 1.0, atol=1e-9), "unit diagonal"
