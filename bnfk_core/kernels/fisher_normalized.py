@@ -124,7 +124,8 @@ LATENT_AND_EMPTY = "latent-classes+empty"
 #: the default network (docs/KERNELS.md, third and fourth rounds): the latent class model with K = the number of
 #: clusters (least BIC for K = 1..LATENT_KMAX without one), its EM estimates smoothed with ``pseudo_count``, blanks
 #: read as missing cells, beside the empty network with BDeu CPTs (``empty_pseudo_count``) and blanks as read,
-#: weighted ``empty_weight``, at the power ``empty_alpha``, intra-normalised per variable (``empty_intra``; sixth round).  ``score``/``params`` are the fields a learned structure
+#: weighted ``empty_weight``, at the power ``empty_alpha``, intra-normalised per variable (``empty_intra``; sixth
+#: round).  ``score``/``params`` are the fields a learned structure
 #: given by name (``structure="tree"``) completes its recipe with: BIC and BDeu with pseudo-count
 #: :data:`LEARNED_PSEUDO_COUNT` (the second round's)
 DEFAULT_NETWORK = {"structure": LATENT_AND_EMPTY, "score": "bic", "params": "bdeu", "pseudo_count": 1.0,
@@ -390,7 +391,8 @@ class NormalizedFisherKernel(NetworkKernel):
     explicit feature map, so kernel k-means runs on it in linear memory.
 
     ``blanks="missing"``: rows are read with every blank category (``?``) as a missing cell first
-    (:func:`blanks_as_missing`; the network was fitted on rows read so).
+    (:func:`blanks_as_missing`; the network was fitted on rows read so).  ``intra`` (:data:`INTRA`): the blocks of
+    intra-normalisation (:func:`power_normalize`); "none" is the plain power and L2 normalisation.
 
     ``auto_algorithm``: what ``cluster --algorithm auto`` runs with this kernel -- :data:`DEFAULT_ALGORITHM`, chosen
     with the other defaults on the selection sets (docs/KERNELS.md); k-means on psi where its work space does not fit
