@@ -5,7 +5,9 @@
     python benchmarks/bench_fisher_normalized.py --stage D       # the third round (latent classes, blanks), then report
     python benchmarks/bench_fisher_normalized.py --stage E       # the fourth round (two feature maps side by side)
     python benchmarks/bench_fisher_normalized.py --stage F       # the fifth round (more classes; rules without labels)
-    python benchmarks/bench_fisher_normalized.py --stage sweep   # after the choice: every D/E/F setting on house votes
+    python benchmarks/bench_fisher_normalized.py --stage G       # the sixth round (intra-normalisation)
+    python benchmarks/bench_fisher_normalized.py --stage G50     # ... and the latent class EM from 50 starts
+    python benchmarks/bench_fisher_normalized.py --stage sweep   # after the choice: every D-G setting on house votes
     python benchmarks/bench_fisher_normalized.py --quick         # 2 sets, seed 0 (a smoke run)
 
 Data: the 12 bundled labelled sets of the clustering comparison (breast_cancer, car, hayes_roth, house_votes_84,
@@ -56,6 +58,13 @@ max and mean |K - K'| for the Fisher kernel and K_alpha, and the ARI of k-means 
   kernel (empty network, overlap, the default), the classification or EM log-likelihood of a latent class model
   with those classes, the stability across subsamples, or the co-association matrix of the set's partitions
   clustered by average linkage or Ward (consensus clustering).
+
+* stage G (a sixth round, the same way, with an adoption rule fixed before it ran: the winner replaces the default
+  only if its selection mean beats the default's by more than the default's EM-seed spread, 0.007):
+  intra-normalisation (Arandjelovic & Zisserman 2013) of the default's two feature maps -- each block (per variable,
+  or per (class, variable)) of the power-mapped features L2-normalised before the row -- over the latent and empty
+  parts' powers and the weight, Ward and k-means; stage G50 adds the default and stage G's best three with the
+  latent class EM from 50 starts.
 
 Writes ``benchmarks/results/fisher_normalized.json`` (every run; re-running resumes from it).  BLAS on one thread.
 """
@@ -578,6 +587,182 @@ def run_f(names, seeds, store, only=None) -> None:
                              f"(load {os.getloadavg()[0]:.1f})\n")
 
 
+#: stage G (a sixth round, selection sets only; adopted only if its winner beats the default's selection mean by
+#: more than the default's EM-seed spread, G_SPREAD -- the rule written into docs/KERNELS.md before the round ran):
+#: intra-normalisation (Arandjelovic & Zisserman 2013, "All about VLAD", CVPR, section 3): after the signed power
+#: map each block of psi is L2-normalised on its own, then the whole row.  Blocks (G_INTRA): "none" (the default's
+#: map), "var" (all of a variable's coordinates; for the latent class network across its classes), "cv" (per
+#: (class, variable), i.e. per parent configuration: for the empty network the same as "var"); the hidden class
+#: node's coordinates are one block.  The latent class part (k classes, blanks missing, LCA_STARTS or
+#: G_MORE_STARTS EM starts) at G_LATENT_ALPHAS beside the empty network's (BDeu 5, blanks as read) at
+#: G_EMPTY_ALPHAS, K = (1 - w) K_latent + w K_empty, w in G_WEIGHTS; Ward and k-means on the features.
+#: network "G-<latent intra>+<empty intra>" ("G50-..." with G_MORE_STARTS EM starts), params w, alpha
+#: "<latent alpha>/<empty alpha>"
+G_INTRA_LATENT = ("none", "var", "cv")
+G_INTRA_EMPTY = ("none", "var")
+G_LATENT_ALPHAS = (0.25, 0.5, 1.0)
+G_EMPTY_ALPHAS = (0.02, 0.25)
+G_WEIGHTS = (0.25, 0.5)
+G_ALGORITHMS = ("ward", "kmeans-features")
+G_MORE_STARTS = 50
+#: the default (the fourth round's) as a stage-G setting, its selection mean and its EM-seed spread (fifth round)
+G_DEFAULT = (("G-none+none", 0.25, "0.25/0.02"), "ward")
+G_DEFAULT_MEAN = 0.3513
+G_SPREAD = 0.007
+
+
+def g_candidates(prefix: str = "G") -> list:
+    return [((f"{prefix}-{li}+{le}", w, f"{la}/{ea}"), alg) for li in G_INTRA_LATENT for le in G_INTRA_EMPTY
+            for la in G_LATENT_ALPHAS for ea in G_EMPTY_ALPHAS for w in G_WEIGHTS for alg in G_ALGORITHMS]
+
+
+def raw_features(model, data):
+    """E[phi | observed] of the rows, entries whose probability difference is below ZERO_TOL set to 0 (what
+    :func:`bnfk_core.kernels.fisher_normalized.normalized_features` maps)."""
+    from bnfk_core.inference.queries import parent_marginals
+    from bnfk_core.kernels.features import features
+    from bnfk_core.kernels.fisher_normalized import ZERO_TOL, _column_scale
+    pm = parent_marginals(model)
+    Phi = features(model, data, marginals=pm)
+    Phi.data[np.abs(Phi.data) * _column_scale(model, pm)[Phi.indices] < ZERO_TOL] = 0.0
+    Phi.eliminate_zeros()
+    return Phi
+
+
+def block_ids(model, intra: str) -> np.ndarray:
+    """The block of every column of phi: one block ("none"), per variable ("var"), per (parent configuration,
+    variable) ("cv"; a root's coordinates are one block)."""
+    sizes = [(t.shape[0], t.shape[1]) for t in model.cpts]             # (q_i, r_i): columns j * r_i + v
+    if intra == "none":
+        return np.zeros(sum(q * r for q, r in sizes), dtype=np.int64)
+    if intra == "var":
+        return np.repeat(np.arange(len(sizes)), [q * r for q, r in sizes])
+    if intra == "cv":
+        return np.repeat(np.arange(sum(q for q, _ in sizes)), [r for q, r in sizes for _ in range(q)])
+    raise ValueError(intra)
+
+
+def intra_normalize(Phi, alpha: float, blocks: np.ndarray):
+    """sign(z)|z|^alpha on every entry, each (row, block) scaled to unit L2 norm (a zero block stays zero: only
+    non-zero entries are scaled, and a block with a non-zero entry has a positive norm), then every row to unit
+    norm (a zero row stays zero)."""
+    import scipy.sparse as sp
+    from bnfk_core.kernels.fisher_normalized import power_normalize
+    P = sp.csr_matrix(Phi, dtype=np.float64, copy=True)
+    P.eliminate_zeros()
+    P.data = np.sign(P.data) * np.abs(P.data) ** alpha
+    nb = int(blocks.max()) + 1
+    B = sp.csr_matrix((np.ones(len(blocks)), (np.arange(len(blocks)), blocks)), shape=(len(blocks), nb))
+    S = (P.multiply(P) @ B).tocsr()                                     # rows x blocks: squared block norms
+    rows = np.repeat(np.arange(P.shape[0]), np.diff(P.indptr))
+    P.data /= np.sqrt(np.asarray(S[rows, blocks[P.indices]]).ravel())
+    return power_normalize(P, 1.0)
+
+
+def intra_brute(Phi, alpha: float, blocks: np.ndarray) -> np.ndarray:
+    """The same map, row by row and block by block in plain numpy (the check of :func:`intra_normalize`)."""
+    D = np.asarray(Phi.todense()) if hasattr(Phi, "todense") else np.asarray(Phi, dtype=float)
+    out = np.zeros_like(D)
+    for r in range(D.shape[0]):
+        u = np.sign(D[r]) * np.abs(D[r]) ** alpha
+        for b in np.unique(blocks):
+            cols = blocks == b
+            norm = np.sqrt(np.sum(u[cols] ** 2))
+            if norm > 0:
+                u[cols] = u[cols] / norm
+        norm = np.sqrt(np.sum(u ** 2))
+        out[r] = u / norm if norm > 0 else u
+    return out
+
+
+class IntraKernel:
+    """(sqrt(1 - w) psi_latent, sqrt(w) psi_empty) with each part intra-normalised by its blocks; the rows of each
+    part read as that part's network reads them (``pair``).  Benchmark-only unless it wins."""
+
+    def __init__(self, latent, empty, w, alphas, intras, cache=None):
+        self.parts = ((latent, alphas[0], intras[0], 1.0 - w), (empty, alphas[1], intras[1], w))
+        self.cache = {} if cache is None else cache      # (part, alpha, intra, rows) -> its intra-normalised psi
+
+    def features(self, pair):
+        import scipy.sparse as sp
+        out = []
+        for part, ((model, a, intra, share), data) in enumerate(zip(self.parts, pair)):
+            key = (part, id(model), a, intra, id(data), data.n_rows)
+            if key not in self.cache:
+                self.cache[key] = intra_normalize(raw_features(model, data), a, block_ids(model, intra))
+            out.append(np.sqrt(share) * self.cache[key])
+        return sp.hstack(out).tocsr()
+
+    def gram(self, pair):
+        F = self.features(pair)
+        K = (F @ F.T).toarray()
+        return 0.5 * (K + K.T)
+
+
+def check_intra(kernel, pair, rows: int = 40) -> None:
+    """Raise unless the kernel's features match :func:`intra_brute` on the first ``rows`` rows (1e-9), every row
+    with a non-zero feature has K(x, x) = 1, and K on those rows is PSD."""
+    sub = tuple(d.subset(np.arange(min(rows, d.n_rows))) for d in pair)
+    F = kernel.features(sub).toarray()
+    brute = []
+    for (model, a, intra, share), data in zip(kernel.parts, sub):
+        brute.append(np.sqrt(share) * intra_brute(raw_features(model, data), a, block_ids(model, intra)))
+    assert np.abs(F - np.hstack(brute)).max() < 1e-9, "intra-normalised features differ from the brute force"
+    from bnfk_core.kernels.fisher_normalized import normalized_features
+    names = {"none": "none", "var": "variable", "cv": "class-variable"}   # the package's option, since the sixth round
+    pkg = [np.sqrt(share) * normalized_features(model, data, a, intra=names[intra]).toarray()
+           for (model, a, intra, share), data in zip(kernel.parts, sub)]
+    assert np.abs(F - np.hstack(pkg)).max() < 1e-9, "the package's intra-normalised features differ"
+    K = F @ F.T
+    live = np.abs(F).sum(axis=1) > 0
+    assert np.allclose(np.diag(K)[live], 1.0, atol=1e-9), "unit diagonal"
+    assert np.linalg.eigvalsh(0.5 * (K + K.T)).min() > -1e-9, "PSD"
+    (latent, la, li, share), (empty, ea, le, _) = kernel.parts
+    if li == le == "none":                     # no intra-normalisation: the package's kernel, as the default builds it
+        from bnfk_core.kernels.fisher_normalized import NormalizedFisherKernel
+        pk = NormalizedFisherKernel(latent, la, blanks="missing", beside=NormalizedFisherKernel(empty, ea),
+                                    weight=1.0 - share)
+        assert np.abs(pk.features(sub[1]).toarray() - F).max() < 1e-9, "the package's normalised features differ"
+
+
+def run_g(names, seeds, store, cand=None) -> None:
+    """Stage G: every candidate of ``cand`` (default :func:`g_candidates`) on ``names`` x ``seeds``; each kernel is
+    checked by :func:`check_intra` on its first rows before it is used."""
+    from bnfk_core.kernels.fisher_normalized import blanks_as_missing
+    from bnfk_core.lca.model import fit_lca
+    from bnfk_core.network.dag import DAG
+    from bnfk_core.network.model import fit
+    runs = store.setdefault("runs", {})
+    cand = g_candidates() if cand is None else cand
+    for name in names:
+        for s in seeds:
+            todo = [(g, alg) for g, alg in cand if f"{name}|{s}|{g[0]}|{g[1]}|{g[2]}|{alg}" not in runs]
+            if not todo:
+                continue
+            t0 = time.perf_counter()
+            d = load(name, s)
+            feats, y = d.without_class(), d.labels()
+            k = int(len(np.unique(y[y >= 0])))
+            miss = blanks_as_missing(feats)
+            latent, cache, checked = {}, {}, set()
+            empty = fit(DAG(tuple(feats.variables), []), feats, method="bdeu", pseudo_count=5.0)
+            for g, alg in todo:
+                prefix, intras = g[0].split("-", 1)
+                starts = G_MORE_STARTS if prefix == "G50" else LCA_STARTS
+                if starts not in latent:
+                    latent[starts] = fit_lca(miss, k, starts, s).to_bayesnet(pseudo_count=1.0)
+                la, ea = (float(a) for a in g[2].split("/"))
+                fk = IntraKernel(latent[starts], empty, g[1], (la, ea), tuple(intras.split("+")), cache)
+                if g not in checked:
+                    check_intra(fk, (miss, feats))
+                    checked.add(g)
+                runs[f"{name}|{s}|{g[0]}|{g[1]}|{g[2]}|{alg}"] = round(cluster_one(fk, (miss, feats), y, k, alg, s), 5)
+            store["seconds"] = store.get("seconds", 0.0) + time.perf_counter() - t0
+            RESULTS.write_text(json.dumps(store, indent=0) + "\n")
+            sys.stderr.write(f"{name} seed {s}: {len(todo)} runs, {time.perf_counter() - t0:.1f} s "
+                             f"(load {os.getloadavg()[0]:.1f})\n")
+
+
 def equivalence(store) -> None:
     from sklearn.metrics import adjusted_rand_score
     from bnfk_core.analyses.cluster.features import kernel_kmeans_features
@@ -640,7 +825,7 @@ def mean_ari(store, names, seeds, setting, algorithm) -> float:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true")
-    ap.add_argument("--stage", choices=("A", "B", "C", "D", "E", "F", "report", "equivalence", "sweep", "all"), default="all")
+    ap.add_argument("--stage", choices=("A", "B", "C", "D", "E", "F", "G", "G50", "report", "equivalence", "sweep", "all"), default="all")
     args = ap.parse_args(argv)
     from threadpoolctl import threadpool_limits
     select, report = split()
@@ -702,6 +887,10 @@ def main(argv=None) -> int:
             cand = [(g, alg) for g in d_grid for alg in D_ALGORITHMS] + [
                 ((f"{A[0]}+{B[0]}", w, f"{A[2]}/{B[2]}"), alg) for A, B in E_PAIRS for w in E_WEIGHTS for alg in E_ALGORITHMS]
             cand += [((n, p, a), alg) for n, p, a, alg in f_candidates() + f_rules()]
+            if "stage_g" in store:       # the sixth round's candidates that ran on the selection sets
+                g_cand = [((r["network"], r["params"], r["alpha"]), r["algorithm"]) for r in store["stage_g"]]
+                run_g([name], seeds, store, g_cand)
+                cand += g_cand
             sweep = sorted(((round(mean_ari(store, [name], seeds, g, alg), 4), g, alg) for g, alg in cand),
                            key=lambda t: t[0], reverse=True)
             store["sweep_house_votes_84"] = [{"network": g[0], "params": g[1], "alpha": g[2], "algorithm": alg,
@@ -736,10 +925,36 @@ def main(argv=None) -> int:
             cand = [((n, p, a), alg) for n, p, a, alg in f_candidates() + f_rules()]
             default = ("F-lcak", 0.25, "0.25/0.02")           # the fourth round's choice, recomputed here
             choose_round(store, "stage_f", cand, select, seeds, lambda g: g == default, shown=15)
+        if args.stage in ("G", "G50"):
+            # a sixth round: chosen like the others, adopted only by the rule fixed before it ran (docs/KERNELS.md)
+            if "chosen" in store:
+                keep_round(store, "stage_f")            # the fifth round's winner (not adopted) and its report
+            run_g(select, seeds, store)
+            cand = g_candidates()
+            if args.stage == "G50":                     # the EM with G_MORE_STARTS starts: the default and the
+                top = [((r["network"], r["params"], r["alpha"]), r["algorithm"])       # best 3 of stage G
+                       for r in store["stage_g"][:3]]
+                more = [((g[0].replace("G-", "G50-"), *g[1:]), alg) for g, alg in [G_DEFAULT] + top]
+                run_g(select, seeds, store, more)
+                cand = cand + more
+            choose_round(store, "stage_g", cand, select, seeds, lambda g: g == G_DEFAULT[0], shown=15)
+            best = store["stage_g"][0]
+            store["stage_g_rule"] = {"default": G_DEFAULT_MEAN, "spread": G_SPREAD,
+                                     "threshold": round(G_DEFAULT_MEAN + G_SPREAD, 4), "best": best,
+                                     "adopted": best["ari"] > G_DEFAULT_MEAN + G_SPREAD}
+            if not store["stage_g_rule"]["adopted"]:        # the default stays the choice
+                d = G_DEFAULT
+                store["chosen"] = {"network": "F-lcak", "params": 0.25, "alpha": "0.25/0.02", "algorithm": "ward",
+                                   "ari": round(mean_ari(store, select, seeds, d[0], d[1]), 4)}
+            RESULTS.write_text(json.dumps(store, indent=0) + "\n")
+            print(json.dumps(store["stage_g_rule"], indent=1))
+            return 0
         if args.stage in ("report", "all"):
             c = store["chosen"]
             g = (c["network"], c["params"], c["alpha"])
-            if g[0].startswith("F-"):
+            if g[0].startswith(("G-", "G50-")):
+                run_g(select + report, seeds, store, [(g, c["algorithm"])])
+            elif g[0].startswith("F-"):
                 run_f(select + report, seeds, store, only=(*g, c["algorithm"]))
             elif "+" in g[0]:
                 run_e(select + report, seeds, store, only=(g, c["algorithm"]))

@@ -216,14 +216,15 @@ def test_registered_with_its_facts():
 
 def _default_by_hand(X, k, seed=0):
     """The documented default from its pieces: (1 - w) K_alpha of the latent class network (EM with k classes on the
-    rows with blanks read as missing, one pseudo-count) + w K_0.02 of the empty network (BDeu 5, rows as read)."""
+    rows with blanks read as missing, one pseudo-count) + w K_0.02 of the empty network (BDeu 5, rows as read, intra-normalised per variable)."""
     from bnfk_core.lca.model import fit_lca
     from bnfk_core.network.model import fit as fit_cpts
     rows = fn.blanks_as_missing(X)
     lca = fit_lca(rows, k, fn.LATENT_STARTS, seed).to_bayesnet(pseudo_count=1.0)
     empty = fit_cpts(DAG(tuple(X.variables)), X, method="bdeu", pseudo_count=5.0)
     w = fn.DEFAULT_NETWORK["empty_weight"]
-    K = (1 - w) * fn.normalized_gram(lca, rows, alpha=fn.DEFAULT_ALPHA) + w * fn.normalized_gram(empty, X, alpha=0.02)
+    K = (1 - w) * fn.normalized_gram(lca, rows, alpha=fn.DEFAULT_ALPHA) + w * fn.normalized_gram(
+        empty, X, alpha=0.02, intra=fn.DEFAULT_NETWORK["empty_intra"])
     return K, lca, empty
 
 

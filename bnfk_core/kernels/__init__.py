@@ -30,6 +30,7 @@ _HOMES = {
     "fit_fisher_normalized": "fisher_normalized", "check_alpha": "fisher_normalized", "ABOUT": "fisher_normalized",
     "ZERO_TOL": "fisher_normalized", "DEFAULT_ALGORITHM": "fisher_normalized", "LATENT_CLASSES": "fisher_normalized", "LATENT_AND_EMPTY": "fisher_normalized",
     "BLANKS": "fisher_normalized", "LATENT_STARTS": "fisher_normalized", "LATENT_KMAX": "fisher_normalized",
+    "INTRA": "fisher_normalized", "check_intra": "fisher_normalized", "intra_blocks": "fisher_normalized",
     "LEARNED_PSEUDO_COUNT": "fisher_normalized", "fit_latent_classes": "fisher_normalized",
     "check_blanks": "fisher_normalized", "check_weight": "fisher_normalized", "blanks_as_missing": "fisher_normalized",
     "sum_table": "similarity_tables", "lin1_tables": "similarity_tables", "measure_tables": "similarity_tables",

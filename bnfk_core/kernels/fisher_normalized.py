@@ -58,7 +58,15 @@ Gram matrix of explicit features (PSD, unit diagonal).  K is the number of clust
 else the least BIC for K = 1..:data:`LATENT_KMAX`.  For the latent class network blanks are read as missing cells
 (:func:`blanks_as_missing`): its expected features then give a blank's block exactly 0 (given c, E[[x_i = v]] =
 theta_{v|c}), so marginalising a blank and dropping its block are the same thing here, and a blank does not move
-P(c | x).  The empty network's part reads blanks as a category (as measured).
+P(c | x).  The empty network's part reads blanks as a category (as measured) and is intra-normalised per variable
+(below; sixth round).
+
+Intra-normalisation (Arandjelovic & Zisserman 2013, section 3, for VLAD and Fisher vectors; ``intra=``): after the
+power map each block of u(x) is divided by its own L2 norm, then the row by its norm -- blocks per variable (all of
+a variable's coordinates) or per variable and parent configuration (per (class, variable) for the latent class
+network).  A block that is exactly zero (a blank read as missing in the latent class network) stays zero and adds
+nothing to the norm; nothing is divided by zero.  It is still an explicit feature map: PSD, unit diagonal.  On the
+empty network per variable, every variable's block has unit length whatever its number of states.
 
 References
 ----------
@@ -68,6 +76,7 @@ References
    eq. (10) (set kernel and MMD).
 .. [3] T. Jaakkola, D. Haussler (1999), "Exploiting generative models in discriminative classifiers", NIPS 11
    (the Fisher kernel of a model with hidden variables: posterior-weighted scores).
+.. [4] R. Arandjelovic, A. Zisserman (2013), "All about VLAD", CVPR 2013, section 3 (intra-normalisation).
 """
 from __future__ import annotations
 
@@ -82,7 +91,7 @@ from .fisher import FISHER_NORMALIZED, NetworkKernel
 __all__ = ["DEFAULT_ALPHA", "ZERO_TOL", "ABOUT", "DEFAULT_NETWORK", "DEFAULT_ALGORITHM", "LATENT_CLASSES", "LATENT_AND_EMPTY", "BLANKS",
            "LATENT_STARTS", "LATENT_KMAX", "LEARNED_PSEUDO_COUNT", "power_normalize", "normalized_features",
            "normalized_gram", "NormalizedFisherKernel", "fit_fisher_normalized", "fit_latent_classes", "check_alpha",
-           "check_blanks", "check_weight", "blanks_as_missing"]
+           "check_blanks", "check_weight", "blanks_as_missing", "INTRA", "check_intra", "intra_blocks"]
 
 #: the power chosen by measurement on half of the bundled labelled sets (docs/KERNELS.md); in the default kernel,
 #: the latent class network's power (the empty network's beside it has DEFAULT_NETWORK["empty_alpha"])
@@ -99,8 +108,12 @@ LATENT_CLASSES = "latent-classes"
 #: how the kernel reads a blank read as its own category (the state ``?`` of ``missing_policy="category"``):
 #: "category" as it is, "missing" as a missing cell (marginalised: E[phi | observed])
 BLANKS = ("category", "missing")
-#: seeded EM starts of the latent class network
-LATENT_STARTS = 10
+#: seeded EM starts of the latent class network (docs/KERNELS.md, sixth round: 50 starts, up from 10)
+LATENT_STARTS = 50
+#: intra-normalisation (Arandjelovic & Zisserman 2013): after the power map each block of psi is L2-normalised on its
+#: own, then the row; blocks "none" (the row is one block), "variable" (all of a variable's coordinates), or
+#: "class-variable" (per variable and parent configuration: per (class, variable) for the latent class network)
+INTRA = ("none", "variable", "class-variable")
 #: without a number of classes (nor of clusters), the latent class network has the K in 1..LATENT_KMAX with the
 #: least BIC
 LATENT_KMAX = 6
@@ -111,11 +124,13 @@ LATENT_AND_EMPTY = "latent-classes+empty"
 #: the default network (docs/KERNELS.md, third and fourth rounds): the latent class model with K = the number of
 #: clusters (least BIC for K = 1..LATENT_KMAX without one), its EM estimates smoothed with ``pseudo_count``, blanks
 #: read as missing cells, beside the empty network with BDeu CPTs (``empty_pseudo_count``) and blanks as read,
-#: weighted ``empty_weight``, at the power ``empty_alpha``.  ``score``/``params`` are the fields a learned structure
+#: weighted ``empty_weight``, at the power ``empty_alpha``, intra-normalised per variable (``empty_intra``; sixth
+#: round).  ``score``/``params`` are the fields a learned structure
 #: given by name (``structure="tree"``) completes its recipe with: BIC and BDeu with pseudo-count
 #: :data:`LEARNED_PSEUDO_COUNT` (the second round's)
 DEFAULT_NETWORK = {"structure": LATENT_AND_EMPTY, "score": "bic", "params": "bdeu", "pseudo_count": 1.0,
-                   "blanks": "missing", "empty_weight": 0.25, "empty_alpha": 0.02, "empty_pseudo_count": 5.0}
+                   "blanks": "missing", "empty_weight": 0.25, "empty_alpha": 0.02, "empty_pseudo_count": 5.0,
+                   "empty_intra": "variable"}
 #: BDeu's pseudo-count for a learned structure given by name without a recipe (the second round's choice)
 LEARNED_PSEUDO_COUNT = 5.0
 #: what ``cluster --algorithm auto`` runs with this kernel (chosen with the other defaults, docs/KERNELS.md):
@@ -191,6 +206,45 @@ def blanks_as_missing(data):
     return from_codes(codes, data.variables, states, class_column=data.class_column, source=data.source)
 
 
+def check_intra(intra) -> str:
+    """``intra`` if it is one of :data:`INTRA`, else a KernelError naming it.
+
+    Parameters
+    ----------
+    intra : object
+
+    Returns
+    -------
+    str
+    """
+    if intra not in INTRA:
+        raise KernelError(f"intra must be one of {', '.join(INTRA)}, not {str(intra)[:80]!r}.")
+    return intra
+
+
+def intra_blocks(model, intra: str = "none") -> np.ndarray:
+    """The block of every column of phi (columns offset_i + j r_i + v, :func:`bnfk_core.kernels.features.features`):
+    all 0 for "none", the variable i for "variable", the pair (i, j) -- variable and parent configuration, one
+    block for a root -- for "class-variable".
+
+    Parameters
+    ----------
+    model : BayesNet
+    intra : {"none", "variable", "class-variable"}
+
+    Returns
+    -------
+    numpy.ndarray of int64, shape (sum_i q_i r_i,)
+    """
+    intra = check_intra(intra)
+    qr = [(int(t.shape[0]), int(t.shape[1])) for t in model.cpts]
+    if intra == "none":
+        return np.zeros(sum(q * r for q, r in qr), dtype=np.int64)
+    if intra == "variable":
+        return np.repeat(np.arange(len(qr), dtype=np.int64), [q * r for q, r in qr])
+    return np.repeat(np.arange(sum(q for q, _ in qr), dtype=np.int64), [r for q, r in qr for _ in range(q)])
+
+
 def check_alpha(alpha) -> float:
     """``alpha`` as a float in (0, 1], or a KernelError naming it.
 
@@ -211,8 +265,9 @@ def check_alpha(alpha) -> float:
     return a
 
 
-def power_normalize(Phi, alpha: float = DEFAULT_ALPHA) -> sp.csr_matrix:
-    """Each row of ``Phi`` mapped by z -> sign(z)|z|^alpha coordinatewise, then divided by its L2 norm.
+def power_normalize(Phi, alpha: float = DEFAULT_ALPHA, blocks=None) -> sp.csr_matrix:
+    """Each row of ``Phi`` mapped by z -> sign(z)|z|^alpha coordinatewise, (with ``blocks``) each block of the row
+    divided by its own L2 norm (intra-normalisation), then the row divided by its L2 norm.
 
     Parameters
     ----------
@@ -220,6 +275,10 @@ def power_normalize(Phi, alpha: float = DEFAULT_ALPHA) -> sp.csr_matrix:
         Feature rows.
     alpha : float
         The power, in (0, 1] (Perronnin et al. 2010, section 3.2; alpha = 1: L2 normalisation only).
+    blocks : array of D ints, optional
+        The block of every column (:func:`intra_blocks`; Arandjelovic & Zisserman 2013, section 3).  A block whose
+        entries are all zero stays zero: only non-zero entries are scaled, and the norm of a block with a non-zero
+        entry is positive, so nothing is divided by zero; such a block adds nothing to the row's norm.
 
     Returns
     -------
@@ -231,6 +290,15 @@ def power_normalize(Phi, alpha: float = DEFAULT_ALPHA) -> sp.csr_matrix:
     P.eliminate_zeros()
     if a != 1.0:
         P.data = np.sign(P.data) * np.abs(P.data) ** a
+    if blocks is not None and P.nnz:
+        b = np.asarray(blocks, dtype=np.int64)
+        if b.shape != (P.shape[1],):
+            raise KernelError(f"blocks must give one block per column ({P.shape[1]}), not {b.shape}.")
+        rows = np.repeat(np.arange(P.shape[0]), np.diff(P.indptr))
+        key = rows * (int(b.max()) + 1) + b[P.indices]              # (row, block) of every non-zero
+        uniq, inv = np.unique(key, return_inverse=True)
+        sq = np.bincount(inv, weights=P.data * P.data, minlength=len(uniq))
+        P.data /= np.sqrt(sq)[inv]
     sq = np.asarray(P.multiply(P).sum(axis=1)).ravel()
     norm = np.sqrt(sq)
     scale = np.divide(1.0, norm, out=np.zeros_like(norm), where=norm > 0)
@@ -250,7 +318,7 @@ def _column_scale(model, pm) -> np.ndarray:
 
 
 def normalized_features(model, data, alpha: float = DEFAULT_ALPHA, marginals=None,
-                        chunk_rows: int = FEATURE_CHUNK_ROWS) -> sp.csr_matrix:
+                        chunk_rows: int = FEATURE_CHUNK_ROWS, intra: str = "none") -> sp.csr_matrix:
     """psi(x) of every row (module docstring): the Fisher features of ``model``
     (:func:`bnfk_core.kernels.features.features`; E[phi | observed] for rows with missing cells), power-mapped
     with ``alpha`` and L2-normalised.  Sparse (N, sum_i q_i r_i), the non-zeros of phi (entries whose
@@ -264,6 +332,8 @@ def normalized_features(model, data, alpha: float = DEFAULT_ALPHA, marginals=Non
         In (0, 1].
     marginals : parent marginals of ``model``, optional
     chunk_rows : int
+    intra : {"none", "variable", "class-variable"}
+        Intra-normalisation's blocks (:func:`intra_blocks`, :func:`power_normalize`).
 
     Returns
     -------
@@ -275,11 +345,11 @@ def normalized_features(model, data, alpha: float = DEFAULT_ALPHA, marginals=Non
     Phi = features(model, data, marginals=pm, chunk_rows=chunk_rows)
     scale = _column_scale(model, pm)
     Phi.data[np.abs(Phi.data) * scale[Phi.indices] < ZERO_TOL] = 0.0
-    return power_normalize(Phi, a)
+    return power_normalize(Phi, a, None if check_intra(intra) == "none" else intra_blocks(model, intra))
 
 
 def normalized_gram(model, data, other=None, alpha: float = DEFAULT_ALPHA,
-                    max_bytes: float | None = DEFAULT_MAX_BYTES, marginals=None) -> np.ndarray:
+                    max_bytes: float | None = DEFAULT_MAX_BYTES, marginals=None, intra: str = "none") -> np.ndarray:
     """K_alpha between the rows of ``data`` and of ``other`` (default ``data``): Psi_x Psi_y^T, exact.
 
     Parameters
@@ -293,6 +363,8 @@ def normalized_gram(model, data, other=None, alpha: float = DEFAULT_ALPHA,
         Refuse (KernelError) when the matrix and its work space would exceed this many bytes.
     marginals : ParentMarginals or None
         P(pi_i = j) to use instead of the model's exact ones.
+    intra : {"none", "variable", "class-variable"}
+        Intra-normalisation's blocks (:func:`normalized_features`).
 
     Returns
     -------
@@ -306,8 +378,8 @@ def normalized_gram(model, data, other=None, alpha: float = DEFAULT_ALPHA,
     width = int(feature_offsets(model)[-1])
     nnz_row = sum(int(c.shape[1]) for c in model.cpts)
     guard_gram(n, m, 12 * (n + m) * min(width, nnz_row), max_bytes)
-    Px = normalized_features(model, X, a, marginals)
-    Py = Px if Y is None else normalized_features(model, Y, a, marginals)
+    Px = normalized_features(model, X, a, marginals, intra=intra)
+    Py = Px if Y is None else normalized_features(model, Y, a, marginals, intra=intra)
     K = (Px @ Py.T).toarray()
     if Y is None:
         K = 0.5 * (K + K.T)          # exactly symmetric (the sparse product's sums may round differently)
@@ -319,7 +391,8 @@ class NormalizedFisherKernel(NetworkKernel):
     explicit feature map, so kernel k-means runs on it in linear memory.
 
     ``blanks="missing"``: rows are read with every blank category (``?``) as a missing cell first
-    (:func:`blanks_as_missing`; the network was fitted on rows read so).
+    (:func:`blanks_as_missing`; the network was fitted on rows read so).  ``intra`` (:data:`INTRA`): the blocks of
+    intra-normalisation (:func:`power_normalize`); "none" is the plain power and L2 normalisation.
 
     ``auto_algorithm``: what ``cluster --algorithm auto`` runs with this kernel -- :data:`DEFAULT_ALGORITHM`, chosen
     with the other defaults on the selection sets (docs/KERNELS.md); k-means on psi where its work space does not fit
@@ -328,9 +401,10 @@ class NormalizedFisherKernel(NetworkKernel):
     auto_algorithm = DEFAULT_ALGORITHM
 
     def __init__(self, model, alpha: float = DEFAULT_ALPHA, *, structure=None, params=None, notes=(),
-                 blanks: str = "category", beside=None, weight: float = 0.0):
+                 blanks: str = "category", beside=None, weight: float = 0.0, intra: str = "none"):
         super().__init__(FISHER_NORMALIZED, model, structure=structure, params=params, notes=notes)
         self.alpha = check_alpha(alpha)
+        self.intra = check_intra(intra)
         self.blanks = check_blanks(blanks)
         hidden = (getattr(model, "fit_info", None) or {}).get("hidden")
         if hidden is not None:       # a latent class network: the kernel sees the observed variables only
@@ -345,13 +419,13 @@ class NormalizedFisherKernel(NetworkKernel):
         return blanks_as_missing(data) if self.blanks == "missing" else data
 
     def _own_features(self, data) -> sp.csr_matrix:
-        return normalized_features(self.model, self._rows(data), self.alpha)
+        return normalized_features(self.model, self._rows(data), self.alpha, intra=self.intra)
 
     def gram(self, X, Y=None, *, normalize=False, max_bytes=DEFAULT_MAX_BYTES):
         """K_alpha (already unit-diagonal: ``normalize`` changes nothing but all-missing rows, which stay 0);
         with a kernel beside it, (1 - w) K_alpha + w K_beside."""
         K = normalized_gram(self.model, self._rows(X), None if Y is None else self._rows(Y), self.alpha,
-                            max_bytes=max_bytes)
+                            max_bytes=max_bytes, intra=self.intra)
         if self.beside is not None:
             K = (1.0 - self.weight) * K + self.weight * self.beside.gram(X, Y, max_bytes=max_bytes)
         return K
@@ -386,7 +460,7 @@ class NormalizedFisherKernel(NetworkKernel):
 
     def _own_contributions(self, x, y) -> np.ndarray:
         cx, cy = row_codes(self.model, self._rows(x)), row_codes(self.model, self._rows(y))
-        P = normalized_features(self.model, np.vstack([cx, cy]), self.alpha)
+        P = normalized_features(self.model, np.vstack([cx, cy]), self.alpha, intra=self.intra)
         prod = P[0].multiply(P[1]).tocsr()
         off = feature_offsets(self.model)
         out = np.zeros(self.model.n_vars)
@@ -450,7 +524,8 @@ def fit_fisher_normalized(train, *, model=None, dag=None, alpha: float | None = 
     (default ``n_clusters``, which ``cluster`` passes; without either, least BIC), its EM estimates smoothed with
     ``pseudo_count`` (default :data:`DEFAULT_NETWORK`'s); without a recipe and a structure (or with
     ``structure="latent-classes+empty"``), the default: that kernel with the empty network's normalised features
-    beside it, K = (1 - w) K_alpha(latent classes) + w K_0.02(empty network, BDeu pseudo-count 5, blanks as read),
+    beside it, K = (1 - w) K_alpha(latent classes) + w K_0.02(empty network, BDeu pseudo-count 5, blanks as read,
+    intra-normalised per variable),
     w = ``empty_weight`` (default :data:`DEFAULT_NETWORK`'s; 0: the latent class network alone); else
     the network :func:`bnfk_core.learning.recipe.learn_recipe` learns on ``train`` from ``recipe`` (a
     :class:`~bnfk_core.learning.recipe.Recipe`), with ``structure``/``score``/``params``/``pseudo_count`` given here
@@ -515,9 +590,10 @@ def fit_fisher_normalized(train, *, model=None, dag=None, alpha: float | None = 
             from ..network.dag import DAG
             epc = DEFAULT_NETWORK["empty_pseudo_count"]
             empty = fit(DAG(tuple(train.variables), []), train, method="bdeu", pseudo_count=epc)
-            beside = NormalizedFisherKernel(empty, DEFAULT_NETWORK["empty_alpha"], structure="empty", params="bdeu")
+            beside = NormalizedFisherKernel(empty, DEFAULT_NETWORK["empty_alpha"], structure="empty", params="bdeu",
+                                            intra=DEFAULT_NETWORK["empty_intra"])
             note += (f"; beside the empty network's features (BDeu {epc:g}, alpha {DEFAULT_NETWORK['empty_alpha']:g}, "
-                     f"blanks as read), weight {w:g}")
+                     f"intra-normalised per variable, blanks as read), weight {w:g}")
         return NormalizedFisherKernel(net, a, structure="latent classes" + (" + empty" if beside else ""),
                                       params=f"EM + {pc:g} pseudo-count", notes=(note,), blanks=b, beside=beside,
                                       weight=w)
