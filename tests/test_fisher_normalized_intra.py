@@ -12,6 +12,7 @@ import pytest
 import helpers_bruteforce as bf
 from bnfk_core.errors import KernelError
 from bnfk_core.kernels import fisher_normalized as fn
+from bnfk_core.kernels.normalized_options import INTRA
 from bnfk_core.network.dag import DAG
 from bnfk_core.network.model import fit
 from test_fisher_normalized import MODELS, BruteNormalized, _sample, model_from
@@ -56,7 +57,7 @@ def test_intra_features_match_brute_force(case, alpha, intra):
 
 
 @pytest.mark.parametrize("seed", range(4))
-@pytest.mark.parametrize("intra", fn.INTRA)
+@pytest.mark.parametrize("intra", INTRA)
 def test_intra_psd_unit_diagonal_gram_and_contributions(seed, intra):
     rng = np.random.default_rng(seed)
     m = bf.random_model(bf.random_dag(5, seed), list(rng.integers(2, 4, 5)), seed=seed)

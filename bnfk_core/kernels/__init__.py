@@ -27,12 +27,12 @@ _HOMES = {
     "FISHER_NORMALIZED": "members", "DEFAULT_ALPHA": "fisher_normalized", "DEFAULT_NETWORK": "fisher_normalized",
     "power_normalize": "fisher_normalized", "normalized_features": "fisher_normalized",
     "normalized_gram": "fisher_normalized", "NormalizedFisherKernel": "fisher_normalized",
-    "fit_fisher_normalized": "fisher_normalized", "check_alpha": "fisher_normalized", "ABOUT": "fisher_normalized",
+    "fit_fisher_normalized": "fisher_normalized", "check_alpha": "normalized_options", "ABOUT": "fisher_normalized",
     "ZERO_TOL": "fisher_normalized", "DEFAULT_ALGORITHM": "fisher_normalized", "LATENT_CLASSES": "fisher_normalized", "LATENT_AND_EMPTY": "fisher_normalized",
-    "BLANKS": "fisher_normalized", "LATENT_STARTS": "fisher_normalized", "LATENT_KMAX": "fisher_normalized",
-    "INTRA": "fisher_normalized", "check_intra": "fisher_normalized", "intra_blocks": "fisher_normalized",
+    "BLANKS": "normalized_options", "LATENT_STARTS": "fisher_normalized", "LATENT_KMAX": "fisher_normalized",
+    "INTRA": "normalized_options", "check_intra": "normalized_options", "intra_blocks": "normalized_options",
     "LEARNED_PSEUDO_COUNT": "fisher_normalized", "fit_latent_classes": "fisher_normalized",
-    "check_blanks": "fisher_normalized", "check_weight": "fisher_normalized", "blanks_as_missing": "fisher_normalized",
+    "check_blanks": "normalized_options", "check_weight": "normalized_options", "blanks_as_missing": "normalized_options",
     "sum_table": "similarity_tables", "lin1_tables": "similarity_tables", "measure_tables": "similarity_tables",
 }
 

@@ -87,11 +87,12 @@ from ..data.limits import DEFAULT_MAX_BYTES, guard_gram
 from ..errors import KernelError
 from .features import FEATURE_CHUNK_ROWS, feature_offsets, features, row_codes
 from .fisher import FISHER_NORMALIZED, NetworkKernel
+from .normalized_options import blanks_as_missing, check_alpha, check_blanks, check_intra, check_weight, intra_blocks
 
-__all__ = ["DEFAULT_ALPHA", "ZERO_TOL", "ABOUT", "DEFAULT_NETWORK", "DEFAULT_ALGORITHM", "LATENT_CLASSES", "LATENT_AND_EMPTY", "BLANKS",
-           "LATENT_STARTS", "LATENT_KMAX", "LEARNED_PSEUDO_COUNT", "power_normalize", "normalized_features",
-           "normalized_gram", "NormalizedFisherKernel", "fit_fisher_normalized", "fit_latent_classes", "check_alpha",
-           "check_blanks", "check_weight", "blanks_as_missing", "INTRA", "check_intra", "intra_blocks"]
+__all__ = ["DEFAULT_ALPHA", "ZERO_TOL", "ABOUT", "DEFAULT_NETWORK", "DEFAULT_ALGORITHM", "LATENT_CLASSES",
+           "LATENT_AND_EMPTY", "LATENT_STARTS", "LATENT_KMAX", "LEARNED_PSEUDO_COUNT", "power_normalize",
+           "normalized_features", "normalized_gram", "NormalizedFisherKernel", "fit_fisher_normalized",
+           "fit_latent_classes"]
 
 #: the power chosen by measurement on half of the bundled labelled sets (docs/KERNELS.md); in the default kernel,
 #: the latent class network's power (the empty network's beside it has DEFAULT_NETWORK["empty_alpha"])
@@ -105,15 +106,8 @@ ABOUT = ("Each Fisher feature z becomes sign(z)|z|^α and each row is then scale
 #: fitted by the project's EM (:func:`bnfk_core.lca.model.fit_lca`) -- Jaakkola & Haussler's Fisher kernel of a
 #: generative model with a hidden variable
 LATENT_CLASSES = "latent-classes"
-#: how the kernel reads a blank read as its own category (the state ``?`` of ``missing_policy="category"``):
-#: "category" as it is, "missing" as a missing cell (marginalised: E[phi | observed])
-BLANKS = ("category", "missing")
 #: seeded EM starts of the latent class network (docs/KERNELS.md, sixth round: 50 starts, up from 10)
 LATENT_STARTS = 50
-#: intra-normalisation (Arandjelovic & Zisserman 2013): after the power map each block of psi is L2-normalised on its
-#: own, then the row; blocks "none" (the row is one block), "variable" (all of a variable's coordinates), or
-#: "class-variable" (per variable and parent configuration: per (class, variable) for the latent class network)
-INTRA = ("none", "variable", "class-variable")
 #: without a number of classes (nor of clusters), the latent class network has the K in 1..LATENT_KMAX with the
 #: least BIC
 LATENT_KMAX = 6
@@ -136,133 +130,6 @@ LEARNED_PSEUDO_COUNT = 5.0
 #: what ``cluster --algorithm auto`` runs with this kernel (chosen with the other defaults, docs/KERNELS.md):
 #: Ward on K_alpha, or k-means on psi where Ward's work space exceeds the memory limit
 DEFAULT_ALGORITHM = "ward"
-
-
-def check_blanks(blanks) -> str:
-    """``blanks`` if it is one of :data:`BLANKS`, else a KernelError naming it.
-
-    Parameters
-    ----------
-    blanks : object
-
-    Returns
-    -------
-    str
-    """
-    if blanks not in BLANKS:
-        raise KernelError(f"blanks must be one of {', '.join(BLANKS)}, not {str(blanks)[:80]!r}.")
-    return blanks
-
-
-def check_weight(weight) -> float:
-    """``weight`` as a float in [0, 1), or a KernelError naming it (the empty network's share of the default).
-
-    Parameters
-    ----------
-    weight : object
-
-    Returns
-    -------
-    float
-    """
-    try:
-        w = float(weight)
-    except (TypeError, ValueError):
-        raise KernelError(f"The empty network's weight must be a number in [0, 1), not {weight!r}.") from None
-    if not (0.0 <= w < 1.0):
-        raise KernelError(f"The empty network's weight must be in [0, 1), not {weight!r}.")
-    return w
-
-
-def blanks_as_missing(data):
-    """``data`` with every blank read as a category (the state ``?``,
-    :data:`bnfk_core.data.binning.MISSING_CATEGORY`) turned into a missing cell and the state dropped.
-
-    Parameters
-    ----------
-    data : CategoricalData (other inputs are returned as they are: codes are already the model's)
-
-    Returns
-    -------
-    CategoricalData
-    """
-    from ..data.binning import MISSING_CATEGORY
-    from ..data.table import from_codes
-    if not hasattr(data, "states") or not hasattr(data, "codes") or getattr(data, "weights", None) is not None:
-        return data
-    if not any(MISSING_CATEGORY in st for st in data.states):
-        return data
-    codes = np.array(data.codes, dtype=np.int32, copy=True)
-    states = []
-    for j, st in enumerate(data.states):
-        st = tuple(st)
-        if MISSING_CATEGORY in st:
-            b = st.index(MISSING_CATEGORY)
-            col = codes[:, j]
-            col[col == b] = -1
-            col[col > b] -= 1
-            st = st[:b] + st[b + 1:]
-        states.append(st)
-    return from_codes(codes, data.variables, states, class_column=data.class_column, source=data.source)
-
-
-def check_intra(intra) -> str:
-    """``intra`` if it is one of :data:`INTRA`, else a KernelError naming it.
-
-    Parameters
-    ----------
-    intra : object
-
-    Returns
-    -------
-    str
-    """
-    if intra not in INTRA:
-        raise KernelError(f"intra must be one of {', '.join(INTRA)}, not {str(intra)[:80]!r}.")
-    return intra
-
-
-def intra_blocks(model, intra: str = "none") -> np.ndarray:
-    """The block of every column of phi (columns offset_i + j r_i + v, :func:`bnfk_core.kernels.features.features`):
-    all 0 for "none", the variable i for "variable", the pair (i, j) -- variable and parent configuration, one
-    block for a root -- for "class-variable".
-
-    Parameters
-    ----------
-    model : BayesNet
-    intra : {"none", "variable", "class-variable"}
-
-    Returns
-    -------
-    numpy.ndarray of int64, shape (sum_i q_i r_i,)
-    """
-    intra = check_intra(intra)
-    qr = [(int(t.shape[0]), int(t.shape[1])) for t in model.cpts]
-    if intra == "none":
-        return np.zeros(sum(q * r for q, r in qr), dtype=np.int64)
-    if intra == "variable":
-        return np.repeat(np.arange(len(qr), dtype=np.int64), [q * r for q, r in qr])
-    return np.repeat(np.arange(sum(q for q, _ in qr), dtype=np.int64), [r for q, r in qr for _ in range(q)])
-
-
-def check_alpha(alpha) -> float:
-    """``alpha`` as a float in (0, 1], or a KernelError naming it.
-
-    Parameters
-    ----------
-    alpha : object
-
-    Returns
-    -------
-    float
-    """
-    try:
-        a = float(alpha)
-    except (TypeError, ValueError):
-        raise KernelError(f"The power alpha must be a number in (0, 1], not {alpha!r}.") from None
-    if not (0.0 < a <= 1.0):
-        raise KernelError(f"The power alpha must be in (0, 1], not {alpha!r}.")
-    return a
 
 
 def power_normalize(Phi, alpha: float = DEFAULT_ALPHA, blocks=None) -> sp.csr_matrix:
@@ -391,7 +258,7 @@ class NormalizedFisherKernel(NetworkKernel):
     explicit feature map, so kernel k-means runs on it in linear memory.
 
     ``blanks="missing"``: rows are read with every blank category (``?``) as a missing cell first
-    (:func:`blanks_as_missing`; the network was fitted on rows read so).  ``intra`` (:data:`INTRA`): the blocks of
+    (:func:`blanks_as_missing`; the network was fitted on rows read so).  ``intra`` (:data:`.normalized_options.INTRA`): the blocks of
     intra-normalisation (:func:`power_normalize`); "none" is the plain power and L2 normalisation.
 
     ``auto_algorithm``: what ``cluster --algorithm auto`` runs with this kernel -- :data:`DEFAULT_ALGORITHM`, chosen
@@ -530,7 +397,7 @@ def fit_fisher_normalized(train, *, model=None, dag=None, alpha: float | None = 
     the network :func:`bnfk_core.learning.recipe.learn_recipe` learns on ``train`` from ``recipe`` (a
     :class:`~bnfk_core.learning.recipe.Recipe`), with ``structure``/``score``/``params``/``pseudo_count`` given here
     replacing its fields (without a recipe: BIC, BDeu with pseudo-count :data:`LEARNED_PSEUDO_COUNT`).
-    ``alpha`` defaults to :data:`DEFAULT_ALPHA`.  ``blanks`` (:data:`BLANKS`) defaults to "missing" for the latent
+    ``alpha`` defaults to :data:`DEFAULT_ALPHA`.  ``blanks`` (:data:`.normalized_options.BLANKS`) defaults to "missing" for the latent
     class network (the measured default) and "category" (the rows as read) for every other network.
 
     Parameters
