@@ -71,22 +71,11 @@ def _cmd_cluster(args) -> dict:
         from ..serving.session import is_session_file
         if is_session_file(args.data):
             raise BnfkError(f"--engine dask reads a CSV or Parquet file, not a session file ({args.data}).")
-        with runner_for("dask", scheduler=args.scheduler, error=BnfkError, blocksize=_blocksize(args.data)) as runner:
+        with runner_for("dask", scheduler=args.scheduler, error=BnfkError) as runner:
             return _cluster(args, model, runner)
     if args.scheduler:
         raise BnfkError("--scheduler needs --engine dask.")
     return _cluster(args, model, None)
-
-
-def _blocksize(path) -> int:
-    """Bytes of CSV a Dask partition of ``path`` holds: a quarter of the file (at least 1 MiB, at most 64 MiB), so a
-    file of a few MiB still gives every worker of a small cluster a partition to read."""
-    import os
-    try:
-        size = os.path.getsize(path)
-    except OSError:
-        size = 0
-    return int(min(max(size // 4, 2 ** 20), 64 * 2 ** 20))
 
 
 def _cluster(args, model, runner) -> dict:

@@ -263,9 +263,9 @@ class DaskRunner:
         return len(self.client.scheduler_info().get("workers", {}))
 
     def _blocksize(self, layout):
-        """Bytes of CSV a partition: :attr:`blocksize`, smaller for a local file that would give fewer than two
-        partitions per worker (a 95 MB file read in 64 MB blocks is one partition to Dask: one worker parses it all
-        while the other waits)."""
+        """Bytes of CSV a partition: :attr:`blocksize`, smaller (down to 1 MiB) for a local file that would give
+        fewer than two partitions per worker (a 95 MB file read in 64 MB blocks is one partition to Dask: one worker
+        parses it all while the other waits)."""
         import os
         from dask.utils import parse_bytes
         size = parse_bytes(self.blocksize) if isinstance(self.blocksize, str) else int(self.blocksize)
@@ -273,7 +273,7 @@ class DaskRunner:
             whole = os.path.getsize(layout.path)
         except (OSError, TypeError, ValueError):
             return size
-        return max(1, min(size, math.ceil(whole / (2 * max(self.n_workers, 1)))))
+        return max(1, min(size, max(math.ceil(whole / (2 * max(self.n_workers, 1))), 2 ** 20)))
 
     def _shared(self, args: tuple) -> tuple:
         """The shared arguments as futures held by every worker (each one object, even a list; a fresh key each
