@@ -52,6 +52,28 @@ class Families:
 
 
 @numba.njit(cache=True, nogil=True)
+def _observed_part(codes, g, touch, mpos, members, strides, length, offset, base):  # pragma: no cover
+    """``base[t]``: the observed members' part of touching family ``touch[t]``'s flat index in row ``g``."""
+    for t in range(touch.shape[0]):
+        f = touch[t]
+        idx = offset[f]
+        for q in range(length[f]):
+            if mpos[t, q] < 0:
+                idx += codes[g, members[f, q]] * strides[f, q]
+        base[t] = idx
+
+
+@numba.njit(cache=True, nogil=True)
+def _exp_shifted(lp, top):  # pragma: no cover
+    """``lp[k] <- exp(lp[k] - top)`` in place; their sum (in order k)."""
+    tot = 0.0
+    for k in range(lp.shape[0]):
+        lp[k] = np.exp(lp[k] - top)
+        tot += lp[k]
+    return tot
+
+
+@numba.njit(cache=True, nogil=True)
 def complete_cells(codes, w, missing, mcards, touch, mpos, members, strides, length, offset, logt, out,
               lse):  # pragma: no cover
     """For every row of ``codes`` (one missingness pattern; ``missing`` the cells completed here, ``touch`` the
@@ -70,13 +92,7 @@ def complete_cells(codes, w, missing, mcards, touch, mpos, members, strides, len
     digit = np.empty(M, dtype=np.int64)
     count = out.shape[0] > 0
     for g in range(G):
-        for t in range(T):  # the observed members' part of every touching family's index
-            f = touch[t]
-            idx = offset[f]
-            for q in range(length[f]):
-                if mpos[t, q] < 0:
-                    idx += codes[g, members[f, q]] * strides[f, q]
-            base[t] = idx
+        _observed_part(codes, g, touch, mpos, members, strides, length, offset, base)
         top = -np.inf
         for k in range(K):
             r = k
@@ -96,10 +112,7 @@ def complete_cells(codes, w, missing, mcards, touch, mpos, members, strides, len
                 top = s
         if top == -np.inf:
             return False
-        tot = 0.0
-        for k in range(K):
-            lp[k] = np.exp(lp[k] - top)
-            tot += lp[k]
+        tot = _exp_shifted(lp, top)
         lse[g] = top + np.log(tot)
         if count:
             for k in range(K):
@@ -133,13 +146,7 @@ def complete_offsets(codes, w, touch, mpos, delta, members, strides, length, off
     base = np.empty(T, dtype=np.int64)
     count = out.shape[0] > 0
     for g in range(G):
-        for t in range(T):  # the observed members' part of every touching family's index
-            f = touch[t]
-            idx = offset[f]
-            for q in range(length[f]):
-                if mpos[t, q] < 0:
-                    idx += codes[g, members[f, q]] * strides[f, q]
-            base[t] = idx
+        _observed_part(codes, g, touch, mpos, members, strides, length, offset, base)
         for k in range(K):
             lp[k] = 0.0
         for t in range(T):
@@ -152,10 +159,7 @@ def complete_offsets(codes, w, touch, mpos, delta, members, strides, length, off
                 top = lp[k]
         if top == -np.inf:
             return False
-        tot = 0.0
-        for k in range(K):
-            lp[k] = np.exp(lp[k] - top)
-            tot += lp[k]
+        tot = _exp_shifted(lp, top)
         lse[g] = top + np.log(tot)
         if count:
             for k in range(K):
