@@ -286,13 +286,10 @@ def dataset_name() -> str:
     return slug(ss.dataset)
 
 
-_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:])")
-
-
 def literal(text: str) -> str:
     """``text`` with every Markdown character escaped, for a caption that shows it literally (names from the data
-    stay text)."""
-    return _MD_SPECIAL.sub(r"\\\1", str(text))
+    stay text): :func:`bnfk_ui.state.plain`."""
+    return state.plain(text)
 
 
 def plain_caption(text: str, container=st) -> None:
