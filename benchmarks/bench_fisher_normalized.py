@@ -8,6 +8,7 @@
     python benchmarks/bench_fisher_normalized.py --stage G       # the sixth round (intra-normalisation)
     python benchmarks/bench_fisher_normalized.py --stage G50     # ... and the latent class EM from 50 starts
     python benchmarks/bench_fisher_normalized.py --stage sweep   # after the choice: every D-G setting on house votes
+    python benchmarks/bench_fisher_normalized.py --stage frontier  # from stored runs: selection mean against house votes
     python benchmarks/bench_fisher_normalized.py --quick         # 2 sets, seed 0 (a smoke run)
 
 Data: the 12 bundled labelled sets of the clustering comparison (breast_cancer, car, hayes_roth, house_votes_84,
@@ -822,10 +823,33 @@ def mean_ari(store, names, seeds, setting, algorithm) -> float:
     return float(np.mean([store["runs"][f"{nm}|{s}|{n}|{p}|{a}|{algorithm}"] for nm in names for s in seeds]))
 
 
+def frontier(store, goal: float = 0.6) -> dict:
+    """Every setting swept on house votes beside its mean over the selection sets (stored runs only, nothing re-run).
+
+    Returns the Pareto front (no setting both higher on the selection sets and higher on house votes), the best
+    selection mean among the settings reaching ``goal`` on house votes, and how many settings there are.
+    """
+    key = lambda r: (r["network"], str(r["params"]), str(r["alpha"]), r.get("algorithm"))   # noqa: E731
+    select = {key(r): r["ari"] for st in ("stage_c", "stage_d", "stage_e", "stage_f", "stage_g")
+              for r in store.get(st, []) if "algorithm" in r}
+    pairs = sorted(((select[key(r)], r["ari"], key(r)) for r in store["sweep_house_votes_84"] if key(r) in select),
+                   key=lambda t: (-t[0], -t[1]))
+    front, best = [], -np.inf
+    for sel, house, k in pairs:
+        if house > best:
+            front.append({"setting": list(k), "selection": sel, "house_votes_84": house})
+            best = house
+    reaching = [p for p in pairs if p[1] >= goal]
+    return {"settings": len(pairs), "goal": goal, "reaching_goal": len(reaching),
+            "best_selection_reaching_goal": reaching[0][0] if reaching else None,
+            "best_selection": pairs[0][0], "front": front}
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true")
-    ap.add_argument("--stage", choices=("A", "B", "C", "D", "E", "F", "G", "G50", "report", "equivalence", "sweep", "all"), default="all")
+    ap.add_argument("--stage", choices=("A", "B", "C", "D", "E", "F", "G", "G50", "report", "equivalence", "sweep", "frontier", "all"),
+                    default="all")
     args = ap.parse_args(argv)
     from threadpoolctl import threadpool_limits
     select, report = split()
@@ -838,6 +862,11 @@ def main(argv=None) -> int:
     store.update(selection_sets=select, report_sets=report, seeds=seeds, max_rows=MAX_ROWS)
     grid = [(n, p, a) for n in NETWORKS for p in PARAMS for a in ALPHAS]
     with threadpool_limits(limits=1):
+        if args.stage == "frontier":
+            store["frontier_house_votes_84"] = frontier(store)
+            RESULTS.write_text(json.dumps(store, indent=0) + "\n")
+            print(json.dumps(store["frontier_house_votes_84"], indent=1))
+            return 0
         if args.stage == "equivalence":
             equivalence(store)
             return 0
