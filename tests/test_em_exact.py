@@ -81,6 +81,25 @@ def test_expected_counts_of_every_family_equal_brute_force(cap):
 
 
 @pytest.mark.parametrize("cap", [math.inf, 1])
+def test_batched_expected_counts_equal_one_family_passes(cap):
+    """A search's batch (``prefetch``: the members' tables counted on numba's threads and read transposed) gives
+    every family the very floats of its own pass, and the brute-force expected counts."""
+    model, codes, weights = _setup(seed=5)
+    table, w, wc, ww = expected_table(model, codes, weights, max_completions=cap)
+    one = ExpectedScorer(table, w, CARDS, "bic", model, wc, ww)
+    batched = ExpectedScorer(table, w, CARDS, "bic", model, wc, ww)
+    fams = list(_families(len(CARDS)))
+    batched.prefetch(fams)
+    assert batched._members.passes == len({tuple(sorted((c, *ps))) for c, ps in fams})   # one pass a member set
+    for child, ps in fams:
+        got = batched.counts(child, ps)
+        np.testing.assert_array_equal(got, one.counts(child, ps))
+        want = _brute(model, codes, weights, child, list(ps))
+        np.testing.assert_allclose(got, want[want.sum(axis=1) > 0], rtol=1e-9, atol=1e-12)
+        assert batched(child, ps) == one(child, ps)
+
+
+@pytest.mark.parametrize("cap", [math.inf, 1])
 def test_em_family_counts_equal_brute_force(cap):
     """The network's own families: enumerated completions (cap inf) and the junction tree's clique beliefs
     (cap 1: every incomplete row goes through the tree)."""

@@ -11,6 +11,7 @@ _HOMES = {
     "ILS_RESTARTS": "tabu", "ILS_KICKS": "tabu", "GREEDY_CLIMBS": "tabu", "TABU_TENURE": "tabu", "TABU_PATIENCE": "tabu",
     "OBSERVED_SCORE": "incomplete",
     "DEFAULT_MISSING_DATA": "members", "AvailableCaseScorer": "available_case", "MIN_FAMILY_ROWS": "available_case", "ExpectedScorer": "incomplete",
+    "MemberTables": "member_tables", "TABLES_MAX_CELLS": "member_tables",
     "expected_table": "estep", "em_parameters": "incomplete", "observed_score": "incomplete",
     "structural_em": "incomplete", "learn_network": "incomplete", "check_missing_data": "incomplete",
     "MAX_COMPLETIONS": "estep", "EM_BLOCK_ROWS": "estep", "TABLE_BLOCK_ROWS": "estep", "EM_MAX_COMPLETIONS": "estep",

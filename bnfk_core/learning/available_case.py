@@ -4,11 +4,10 @@ The ``available-case`` missing-data method of :mod:`bnfk_core.learning.incomplet
 away); the penalty uses the family's own row count n_f and the local score is scaled by N / n_f so that families
 counted on different rows compare.
 
-A family's counts are a table over its *members* (the child and its parents), so the families with the same
-members -- (y, {a, b}), (a, {y, b}) and (b, {a, y}) -- read one table, transposed; the tables are kept by member
-set, and a search asks for the families one move needs in one batch (:meth:`AvailableCaseScorer.prefetch`),
-counted by a *counter*: here :func:`bnfk_core.data.counts.family_tables` (one compiled pass a family, the
-families spread over threads), or on the row blocks a Dask cluster holds (a runner's ``family_counter``).
+A family's counts are a table over its *members* (the child and its parents), kept by member set and counted in
+batches (:class:`bnfk_core.learning.member_tables.MemberTables`): a search asks for the families one move needs in
+one batch (:meth:`AvailableCaseScorer.prefetch`), counted here (:func:`bnfk_core.data.counts.family_tables`, the
+families spread over threads) or on the row blocks a Dask cluster holds (a runner's ``family_counter``).
 """
 from __future__ import annotations
 
@@ -18,19 +17,16 @@ from typing import Sequence
 
 import numpy as np
 
-from ..data.counts import (DENSE_MAX_CELLS, code_matrix, counts_from_columns, dense_cells, family_tables,
-                           shifted_matrix, table_cells)
+from ..data.counts import code_matrix, counts_from_columns, dense_cells
 from .exact import penalty_bounds
+from .member_tables import MemberTables
 from .scores import LocalScorer
 
-__all__ = ["AvailableCaseScorer", "MIN_FAMILY_ROWS", "TABLES_MAX_CELLS"]
+__all__ = ["AvailableCaseScorer", "MIN_FAMILY_ROWS"]
 
 #: available case: a family with parents needs this many rows observing it (below, its scaled score
 #: would not be bounded by the penalty on all rows: log n_f / n_f only falls from n_f = 3 on)
 MIN_FAMILY_ROWS = 3
-
-#: the cells of count tables the scorer keeps by member set (8 bytes each: 256 MiB); beyond, it starts afresh
-TABLES_MAX_CELLS = 1 << 25
 
 
 class AvailableCaseScorer(LocalScorer):
@@ -60,10 +56,7 @@ class AvailableCaseScorer(LocalScorer):
         self._all_wf = None if self.all_weights is None else self.all_weights.astype(np.float64)
         self._n_cache: dict = {}
         self._last: tuple = (None, None)
-        self._tables: dict = {}   # sorted members -> their count table (axes in that order)
-        self._kept = 0            # cells in _tables
-        self._counter, self._ready = counter, False
-        self.passes = 0           # families counted (one pass over the rows each)
+        self._members = MemberTables(self._allmat, self.cards, self._all_wf, counter)
         observed = self._allmat >= 0
         self.rows_used = int(self.n_rows_total if observed.any(axis=1).all() else 0)
         self.note = (f"structure learned on all {self.n_rows_total} rows, every family on the rows where it is "
@@ -77,45 +70,24 @@ class AvailableCaseScorer(LocalScorer):
         cols = [int(child)] + sorted(int(p) for p in parents)
         return (self.all_codes[:, cols] >= 0).all(axis=1)
 
+    @property
+    def passes(self) -> int:
+        """Member sets counted so far (one pass over the rows each)."""
+        return self._members.passes
+
     def _dense(self, key: tuple) -> bool:
         """Whether family ``key`` is counted as a dense table (:func:`~bnfk_core.data.counts.dense_cells`, and its
         table with the missing state within :data:`~bnfk_core.data.counts.DENSE_MAX_CELLS`)."""
         child, ps = key
         members = (child, *ps)
         return (dense_cells([self.cards[v] for v in members], int(self.all_codes.shape[0]))
-                and table_cells(self.cards, members) <= DENSE_MAX_CELLS)
-
-    def _count(self, member_sets: list) -> list:
-        """The tables of ``member_sets`` (sorted member tuples), counted in one batch by the counter."""
-        if not self._ready:
-            shifted = shifted_matrix(self._allmat, self.cards)
-            if self._counter is None:
-                self._counter = lambda fams: family_tables(shifted, fams, self.cards, self._all_wf)
-            else:
-                self._counter = self._counter(shifted, self._all_wf, self.cards)
-            self._ready = True
-        self.passes += len(member_sets)
-        return self._counter([list(m) for m in member_sets])
+                and self._members.fits(members))
 
     def prefetch(self, keys) -> None:
         """Count, in one batch, the dense families among ``keys`` ((child, sorted parents) pairs) whose score is not
         cached and whose members' table is not kept (a search calls this with every family one move reads)."""
-        todo = []
-        for key in keys:
-            if key in self.cache or not self._dense(key):
-                continue
-            members = tuple(sorted((key[0], *key[1])))
-            if members not in self._tables and members not in todo:
-                todo.append(members)
-        if not todo:
-            return
-        tables = self._count(todo)
-        size = sum(t.size for t in tables)
-        if self._kept + size > TABLES_MAX_CELLS:
-            self._tables.clear()
-            self._kept = 0
-        self._tables.update(zip(todo, tables))
-        self._kept += size
+        self._members.prefetch([tuple(sorted((key[0], *key[1]))) for key in keys
+                                if key not in self.cache and self._dense(key)])
 
     def _counted(self, key: tuple) -> tuple:
         """(counts, n_f) of family ``key`` on the rows where it is observed (the last family's kept)."""
@@ -123,14 +95,8 @@ class AvailableCaseScorer(LocalScorer):
             return self._last[1]
         child, ps = key
         if self._dense(key):
-            members = tuple(sorted((child, *ps)))
-            if members not in self._tables:
-                self.prefetch([key])
-            full = self._tables[members]
-            # axes: the parents (sorted), then the child -- the table of dense_family_counts, the same cells
-            table = full.transpose([members.index(p) for p in ps] + [members.index(child)])
-            table = table.reshape(-1, self.cards[child])
-            got = (self._from_dense(key, table), int(round(float(full.sum()))))
+            table = self._members.family(child, ps)      # the table of dense_family_counts, the same cells
+            got = (self._from_dense(key, table), int(round(float(table.sum()))))
         else:
             rows = self.family_rows(child, ps)
             w = None if self.all_weights is None else self.all_weights[rows]
