@@ -119,3 +119,38 @@ def test_dask_counter_on_worker_blocks_equals_one_process(spawn_safe_main):
     assert r1.score == pytest.approx(r0.score, rel=1e-9)
     for a, b in zip(m0.cpts, m1.cpts):
         np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-15)
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_complete_row_scorer_batches_give_the_same_floats(weighted):
+    """The complete-row scorer's batch (``prefetch``: members' tables on numba's threads, read transposed) gives
+    every family the very counts and score of its own pass, the brute-force sums over the complete rows, and a
+    search with batches finds the network of a search without."""
+    from bnfk_core.learning.hill_climb import hill_climb
+    from bnfk_core.learning.scores import LocalScorer
+    codes, cards, w = _data(seed=3, p_missing=0.05)
+    rng = np.random.default_rng(4)
+    for a, b in ((0, 5), (2, 3), (3, 7), (1, 6)):    # dependence, so the search has arcs to find
+        keep = (codes[:, a] >= 0) & (codes[:, b] >= 0) & (rng.random(len(codes)) < 0.8)
+        codes[keep, b] = codes[keep, a] % cards[b]
+    weights = w if weighted else None
+    one = LocalScorer(codes, cards, "bic", weights=weights)
+    batched = LocalScorer(codes, cards, "bic", weights=weights)
+    fams = [(c, ps) for c in range(len(cards)) for k in range(3)
+            for ps in itertools.combinations([v for v in range(len(cards)) if v != c], k)]
+    batched.prefetch(fams)
+    assert batched._members.passes == len({tuple(sorted((c, *ps))) for c, ps in fams})
+    complete = ~(codes < 0).any(axis=1)
+    rows, rw = codes[complete], (w[complete] if weighted else np.ones(int(complete.sum())))
+    for c, ps in fams:
+        got = batched.counts(c, ps)
+        np.testing.assert_array_equal(got, one.counts(c, ps))
+        want = _brute(rows, rw, (*ps, c), cards).reshape(-1, cards[c])
+        np.testing.assert_array_equal(got, want[want.sum(axis=1) > 0])
+        assert batched(c, ps) == one(c, ps)
+    plain = LocalScorer(codes, cards, "bic", weights=weights)
+    plain.prefetch = None          # a search then counts one family at a time
+    names = [f"x{i}" for i in range(len(cards))]
+    a = hill_climb(LocalScorer(codes, cards, "bic", weights=weights), names, seed=0)
+    b = hill_climb(plain, names, seed=0)
+    assert a == b and sum(map(len, a)) > 0

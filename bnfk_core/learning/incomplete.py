@@ -33,10 +33,9 @@ from ..errors import DataError, ModelError
 from ..data.counts import code_matrix
 from ..registry import ESTIMATORS, MISSING_DATA, SCORES
 from .members import DEFAULT_MISSING_DATA
-from ..data.counts import config_index, counts_from_columns, dense_cells, dense_family_counts
+from ..data.counts import config_index, counts_from_columns, dense_family_counts
 from .scores import LocalScorer
 from .available_case import AvailableCaseScorer
-from .member_tables import MemberTables
 from ..data.counts import merge_rows
 from .estep import (EM_BLOCK_ROWS, MAX_COMPLETIONS, PreparedJobs, job_blocks, offsets_memo, run_parts, jobs_counts_part,
                     kept_counts_part, kept_loglik_part, prepare_jobs_part,
@@ -76,7 +75,6 @@ class ExpectedScorer(LocalScorer):
         self.miss = self.wide < 0
         self._joint: dict = {}
         self._patterns = list(missingness_patterns(self.wide)) if len(self.wide) else []
-        self._members = None      # the members' tables, once a search asks for a batch (prefetch)
 
     def _posterior(self, S: tuple) -> tuple[np.ndarray, np.ndarray]:
         """(wide rows with S missing, P(x_S | x_obs) flat in C order over sorted S)."""
@@ -123,26 +121,10 @@ class ExpectedScorer(LocalScorer):
                 flat += np.bincount(idx * self.cards[child] + block[:, 0], weights=weight, minlength=flat.size)
         return super()._from_dense(key, table)
 
-    def _dense(self, key: tuple) -> bool:
-        return dense_cells([self.cards[p] for p in key[1]] + [self.cards[key[0]]], self.n_distinct)
-
-    def prefetch(self, keys) -> None:
-        """Count, in one batch on numba's threads, the members' tables of the dense families among ``keys``
-        ((child, sorted parents) pairs) not scored yet (:class:`~bnfk_core.learning.member_tables.MemberTables`; a
-        search calls this with every family one move reads).  The tables hold the floats one family's pass gives."""
-        if self._members is None:
-            self._members = MemberTables(self._colmat, self.cards, self._wf)
-        self._members.prefetch([tuple(sorted((key[0], *key[1]))) for key in keys
-                                if key not in self.cache and self._dense(key)
-                                and self._members.fits((key[0], *key[1]))])
-
     def counts(self, child: int, parents: Sequence[int] = ()) -> np.ndarray:
         ps = sorted(int(p) for p in parents)
-        key = (int(child), tuple(ps))
-        if self._dense(key):
-            if self._members is not None and self._members.fits(key[:1] + key[1]):
-                return self._from_dense(key, self._members.family(child, ps))
-            return self._from_dense(key, dense_family_counts(self._colmat, child, ps, self.cards, self._wf))
+        if self._dense((int(child), tuple(ps))):     # the enumerated table's counts, then the wide rows' share
+            return super().counts(child, ps)
         fam = [int(child)] + ps
         cols = [self.cols[v] for v in fam]
         w = [self.weights]

@@ -29,6 +29,7 @@ from scipy.special import gammaln, xlogy
 from ..data.counts import (code_matrix, complete_codes, config_index, counts_from_columns,
                            dense_cells, dense_family_counts, family_counts, weighted_bincount)
 from ..errors import StructureError
+from .member_tables import MemberTables
 from ..registry import SCORES
 
 __all__ = ["SCORES", "complete_codes", "family_counts", "total_score", "log_likelihood", "bic", "aic", "k2", "bdeu",
@@ -216,19 +217,39 @@ class LocalScorer:
         self._wf = None if self.weights is None else np.asarray(self.weights, dtype=np.float64)
         self._int = self.weights is None or self.weights.dtype.kind != "f"
         self.cache: dict[tuple[int, tuple[int, ...]], float] = {}
+        self._members = None      # the members' tables, once a search asks for a batch (:meth:`prefetch`)
 
     @property
     def n_vars(self) -> int:
         return len(self.cards)
 
+    def _dense(self, key: tuple) -> bool:
+        """Whether family ``key`` ((child, sorted parents)) is counted as a dense table
+        (:func:`~bnfk_core.data.counts.dense_cells` on the rows held)."""
+        return dense_cells([self.cards[p] for p in key[1]] + [self.cards[key[0]]], self.n_distinct)
+
+    def prefetch(self, keys) -> None:
+        """Count, in one batch on numba's threads, the members' tables of the dense families among ``keys``
+        ((child, sorted parents) pairs) not scored yet (:class:`~bnfk_core.learning.member_tables.MemberTables`:
+        the families with the same members share one pass; a search calls this with every family one move reads).
+        The tables hold the floats one family's pass gives, so the scores do not change."""
+        if self._members is None:
+            self._members = MemberTables(self._colmat, self.cards, self._wf)
+        self._members.prefetch([tuple(sorted((key[0], *key[1]))) for key in keys
+                                if key not in self.cache and self._dense(key)
+                                and self._members.fits((key[0], *key[1]))])
+
     def counts(self, child: int, parents: Sequence[int] = ()) -> np.ndarray:
         """The (J, r) counts of a family: one row per observed parent configuration (increasing mixed-radix order,
         the first parent most significant), as :func:`~bnfk_core.data.counts.counts_from_columns` gives them -- by
-        one compiled pass when the family's table is dense (:func:`~bnfk_core.data.counts.dense_family_counts`)."""
+        one compiled pass when the family's table is dense (:func:`~bnfk_core.data.counts.dense_family_counts`, or
+        the members' table a batch counted: :meth:`prefetch`)."""
         parents = sorted(int(p) for p in parents)
-        if dense_cells([self.cards[p] for p in parents] + [self.cards[child]], self.n_distinct):
-            return self._from_dense((int(child), tuple(parents)),
-                                    dense_family_counts(self._colmat, child, parents, self.cards, self._wf))
+        key = (int(child), tuple(parents))
+        if self._dense(key):
+            if self._members is not None and self._members.fits((key[0], *key[1])):
+                return self._from_dense(key, self._members.family(child, parents))
+            return self._from_dense(key, dense_family_counts(self._colmat, child, parents, self.cards, self._wf))
         return counts_from_columns(self.cols[child], self.cards[child], [self.cols[p] for p in parents],
                                    [self.cards[p] for p in parents], self.n_distinct, self.weights)
 

@@ -20,7 +20,7 @@ import numpy as np
 
 from ..errors import StructureError
 from .hill_climb import child_families, hill_climb, reachability, start_parents
-from .scores import LocalScorer, score_from_counts, config_index, weighted_bincount
+from .scores import LocalScorer
 
 __all__ = ["tabu_search", "learn_tabu", "ILS_RESTARTS", "ILS_KICKS", "GREEDY_CLIMBS", "GREEDY_CHAINS", "TABU_TENURE",
            "TABU_PATIENCE"]
@@ -95,37 +95,10 @@ class _Moves:
         d = self.local(x, (*px, y)) + self.local(y, py - {x}) - self.fam[x] - self.fam[y]
         self.gain[2, x, y] = round(float(d), 6)
 
-    def _score_additions(self, y: int) -> None:
-        """Cache the family score of y with every one more parent, counting from the parents' configuration index
-        once (a plain :class:`LocalScorer` only; the same counts as ``scorer(y, parents + x)``, whose rows --
-        parent configurations -- come in another order, so the score agrees to rounding)."""
-        sc = self.scorer
-        if type(sc) is not LocalScorer or sc.score not in ("bic", "aic", "k2", "bdeu", "qnml"):
-            return
-        py = sorted(self.parents[y])
-        todo = [x for x in range(self.n) if x != y and x not in self.parents[y]
-                and (y, tuple(sorted((*py, x)))) not in self.cache]
-        if not todo:
-            return
-        rows = sc.n_distinct
-        base, size = config_index([sc.cols[p] for p in py], [sc.cards[p] for p in py], rows)
-        ry, ycol = sc.cards[y], sc.cols[y]
-        for x in todo:
-            rx = sc.cards[x]
-            if size * rx * ry > max(4 * rows, 1024):
-                continue                              # sparse: the scorer compresses the configurations itself
-            ps = tuple(sorted((*py, x)))
-            idx = (base * rx + sc.cols[x]) * ry + ycol
-            counts = weighted_bincount(idx, sc.weights, size * rx * ry).reshape(size * rx, ry)
-            counts = counts[counts.sum(axis=1) > 0]
-            self.cache[(y, ps)] = score_from_counts(counts, ry, sc.n_configs(ps), sc.family_n(y, ps), sc.score,
-                                                     sc.ess)
-
     def _refresh_child(self, y: int) -> None:
         py, old = self.parents[y], self.fam[y]
         add, rem = self.gain[0], self.gain[1]
         if len(py) + 1 <= self.maxp:
-            self._score_additions(y)
             for x in range(self.n):
                 if x != y and x not in py:
                     add[x, y] = round(float(self.local(y, (*py, x)) - old), 6)

@@ -9,7 +9,7 @@ Registered as learners by :mod:`bnfk_core.learning.structure`.
 """
 from __future__ import annotations
 
-from typing import Callable, Sequence
+from typing import Sequence
 
 import numpy as np
 from scipy.special import xlogy
