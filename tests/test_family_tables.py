@@ -154,3 +154,21 @@ def test_complete_row_scorer_batches_give_the_same_floats(weighted):
     a = hill_climb(LocalScorer(codes, cards, "bic", weights=weights), names, seed=0)
     b = hill_climb(plain, names, seed=0)
     assert a == b and sum(map(len, a)) > 0
+
+
+def test_small_batches_run_on_one_thread(monkeypatch):
+    """A batch below THREADS_MIN_PASSES row passes runs on one thread; at or above it, on numba's threads (the tables
+    are the same either way: the tests above)."""
+    import numba
+    from bnfk_core.data import counts
+    asked = []
+    real = numba.set_num_threads
+    monkeypatch.setattr(counts.numba, "set_num_threads", lambda k: (asked.append(k), real(k)))
+    codes, cards, _ = _data(seed=1, n=64)
+    shifted = shifted_matrix(code_matrix(codes, cards), cards)
+    family_tables(shifted, [[0, 1], [2, 3]], cards)
+    assert asked[0] == 1
+    asked.clear()
+    monkeypatch.setattr(counts, "THREADS_MIN_PASSES", 64 * 2)
+    family_tables(shifted, [[0, 1], [2, 3]], cards)
+    assert asked[0] == min(numba.get_num_threads(), numba.config.NUMBA_NUM_THREADS, 2)

@@ -15,7 +15,7 @@ _HOMES = {
     "state_offsets": "encoding", "one_hot": "encoding", "complete_codes": "counts", "config_index": "counts", "weighted_bincount": "counts",
     "counts_from_columns": "counts", "family_counts": "counts", "merge_rows": "counts", "code_matrix": "counts",
     "dense_cells": "counts", "dense_family_counts": "counts", "DENSE_MAX_CELLS": "counts", "shifted_matrix": "counts",
-    "table_cells": "counts", "family_tables": "counts", "DEFAULT_TIMEOUT": "limits", "MAX_TIMEOUT": "limits", "atomic_path": "files", "same_file": "files",
+    "table_cells": "counts", "family_tables": "counts", "THREADS_MIN_PASSES": "counts", "DEFAULT_TIMEOUT": "limits", "MAX_TIMEOUT": "limits", "atomic_path": "files", "same_file": "files",
     "regular_file_problem": "files", "open_regular": "files", "not_regular_message": "files",
     "DEFAULT_MAX_BYTES": "limits", "memory_limit": "limits", "memory_limit_set": "limits",
     "resolve_limit": "limits", "format_bytes": "limits", "estimate_gram_bytes": "limits",

@@ -13,7 +13,7 @@ from typing import Sequence
 import numba
 import numpy as np
 
-__all__ = ["complete_codes", "config_index", "weighted_bincount", "counts_from_columns", "family_counts", "merge_rows",
+__all__ = ["THREADS_MIN_PASSES", "complete_codes", "config_index", "weighted_bincount", "counts_from_columns", "family_counts", "merge_rows",
            "code_matrix", "dense_cells", "dense_family_counts", "DENSE_MAX_CELLS",
            "shifted_matrix", "table_cells", "family_tables"]
 
@@ -237,6 +237,14 @@ def _one_table(cols, mem, radix, w, out):  # pragma: no cover - compiled
         out[idx] += w[n]
 
 
+#: a batch of families with fewer row passes than this (rows x families) runs on one thread.  Measured on the
+#: 2-core machine (2026-11-27, farm-bench, old and new in turn): two threads on such batches cost up to twice the CPU
+#: for little wall time (numba's OpenMP threads spin between regions) -- ``learn --structure hc`` of the 8,124-row
+#: mushroom sample 0.96x the wall time, 0.69x the CPU on one thread; the 2,000,000-row complete-row search, whose
+#: batches stay above the bar, 1.02x the wall time
+THREADS_MIN_PASSES = 1 << 22
+
+
 @numba.njit(cache=True, nogil=True, parallel=True)
 def _family_tables(cols, members, offs, radix, w, out, out_offs):  # pragma: no cover - compiled
     for f in numba.prange(offs.shape[0] - 1):
@@ -247,7 +255,7 @@ def _family_tables(cols, members, offs, radix, w, out, out_offs):  # pragma: no 
 def family_tables(shifted: np.ndarray, families: Sequence[Sequence[int]], cards: Sequence[int],
                   weights: np.ndarray | None = None, threads: int | None = None) -> list[np.ndarray]:
     """The count tables of several families, one compiled pass over the rows per family, the families spread over
-    ``threads`` threads (numba's, all of them when None).
+    ``threads`` threads (numba's when None and the batch is large).
 
     Parameters
     ----------
@@ -255,7 +263,8 @@ def family_tables(shifted: np.ndarray, families: Sequence[Sequence[int]], cards:
     families : each family's members (column indices), in the order of the table's axes
     cards : cardinality r_j of every column
     weights : optional (N,) weight of every row (float64; 1 without)
-    threads : how many threads share the families (the result does not depend on it)
+    threads : how many threads share the families (the result does not depend on it); None: numba's, or one for a
+        batch of fewer than :data:`THREADS_MIN_PASSES` row passes
 
     Returns
     -------
@@ -276,6 +285,8 @@ def family_tables(shifted: np.ndarray, families: Sequence[Sequence[int]], cards:
     w = (np.ones(shifted.shape[1]) if weights is None
          else np.ascontiguousarray(weights, dtype=np.float64))  # 1.0 a row without weights: the same floats
     old = numba.get_num_threads()
+    if threads is None and int(shifted.shape[1]) * len(fams) < THREADS_MIN_PASSES:
+        threads = 1
     numba.set_num_threads(max(1, min(int(threads or old), numba.config.NUMBA_NUM_THREADS, len(fams))))
     try:
         _family_tables(shifted, members, offs, radix, w, out, out_offs)
