@@ -90,7 +90,7 @@ def test_batched_expected_counts_equal_one_family_passes(cap):
     batched = ExpectedScorer(table, w, CARDS, "bic", model, wc, ww)
     fams = list(_families(len(CARDS)))
     batched.prefetch(fams)
-    assert batched._members.passes == len({tuple(sorted((c, *ps))) for c, ps in fams})   # one pass a member set
+    assert batched.passes == len({tuple(sorted((c, *ps))) for c, ps in fams})   # one pass a member set
     for child, ps in fams:
         got = batched.counts(child, ps)
         np.testing.assert_array_equal(got, one.counts(child, ps))

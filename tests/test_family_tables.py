@@ -139,7 +139,7 @@ def test_complete_row_scorer_batches_give_the_same_floats(weighted):
     fams = [(c, ps) for c in range(len(cards)) for k in range(3)
             for ps in itertools.combinations([v for v in range(len(cards)) if v != c], k)]
     batched.prefetch(fams)
-    assert batched._members.passes == len({tuple(sorted((c, *ps))) for c, ps in fams})
+    assert batched.passes == len({tuple(sorted((c, *ps))) for c, ps in fams})
     complete = ~(codes < 0).any(axis=1)
     rows, rw = codes[complete], (w[complete] if weighted else np.ones(int(complete.sum())))
     for c, ps in fams:

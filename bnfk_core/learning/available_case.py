@@ -6,8 +6,9 @@ counted on different rows compare.
 
 A family's counts are a table over its *members* (the child and its parents), kept by member set and counted in
 batches (:class:`bnfk_core.learning.member_tables.MemberTables`): a search asks for the families one move needs in
-one batch (:meth:`AvailableCaseScorer.prefetch`), counted here (:func:`bnfk_core.data.counts.family_tables`, the
-families spread over threads) or on the row blocks a Dask cluster holds (a runner's ``family_counter``).
+one batch (``prefetch``, inherited from :class:`~bnfk_core.learning.scores.LocalScorer`), counted here
+(:func:`bnfk_core.data.counts.family_tables`, the families spread over threads) or on the row blocks a Dask cluster
+holds (a runner's ``family_counter``).
 """
 from __future__ import annotations
 
@@ -70,11 +71,6 @@ class AvailableCaseScorer(LocalScorer):
         cols = [int(child)] + sorted(int(p) for p in parents)
         return (self.all_codes[:, cols] >= 0).all(axis=1)
 
-    @property
-    def passes(self) -> int:
-        """Member sets counted so far (one pass over the rows each)."""
-        return self._members.passes
-
     def _dense(self, key: tuple) -> bool:
         """Whether family ``key`` is counted as a dense table (:func:`~bnfk_core.data.counts.dense_cells`, and its
         table with the missing state within :data:`~bnfk_core.data.counts.DENSE_MAX_CELLS`)."""
@@ -82,12 +78,6 @@ class AvailableCaseScorer(LocalScorer):
         members = (child, *ps)
         return (dense_cells([self.cards[v] for v in members], int(self.all_codes.shape[0]))
                 and self._members.fits(members))
-
-    def prefetch(self, keys) -> None:
-        """Count, in one batch, the dense families among ``keys`` ((child, sorted parents) pairs) whose score is not
-        cached and whose members' table is not kept (a search calls this with every family one move reads)."""
-        self._members.prefetch([tuple(sorted((key[0], *key[1]))) for key in keys
-                                if key not in self.cache and self._dense(key)])
 
     def _counted(self, key: tuple) -> tuple:
         """(counts, n_f) of family ``key`` on the rows where it is observed (the last family's kept)."""

@@ -50,7 +50,8 @@ class MemberTables:
         self.passes = 0           # member sets counted (one pass over the rows each)
 
     def fits(self, members: Sequence[int]) -> bool:
-        """Whether the table of ``members`` (with the missing state the counter's codes add) is small enough to count."""
+        """Whether the table of ``members`` (with the missing state the counter's codes add) is small enough to
+        count (:data:`bnfk_core.data.counts.DENSE_MAX_CELLS`)."""
         return table_cells(self.cards, members) <= DENSE_MAX_CELLS
 
     def _count(self, member_sets: list) -> list:

@@ -223,6 +223,11 @@ class LocalScorer:
     def n_vars(self) -> int:
         return len(self.cards)
 
+    @property
+    def passes(self) -> int:
+        """Member sets a batch has counted so far (one pass over the rows each; :meth:`prefetch`)."""
+        return 0 if self._members is None else self._members.passes
+
     def _dense(self, key: tuple) -> bool:
         """Whether family ``key`` ((child, sorted parents)) is counted as a dense table
         (:func:`~bnfk_core.data.counts.dense_cells` on the rows held)."""
