@@ -3,10 +3,12 @@ network access) with a share of cells blanked completely at random.
 
     python benchmarks/alarm_sample.py [-o alarm_2000.csv] [--rows 2000 --missing 0.05 --seed 0]
 
-Rows come from :meth:`bnfk_core.network.model.BayesNet.sample` (numpy ``default_rng(seed)``), the blanks from a
+Rows come from :meth:`bnfk_core.network.model.BayesNet.sample` (numpy ``default_rng(seed)``), the blanks from
+a
 second generator seeded ``seed + 1``; same arguments, same table.  Columns in pgmpy's node order, values
 are the network's state names, blank cells are empty strings in the CSV (``None`` in the frame).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -25,9 +27,11 @@ if str(ROOT) not in sys.path:
 def alarm_model():
     """The ALARM network as a :class:`bnfk_core.network.model.BayesNet` (pgmpy's bundled copy)."""
     from bnfk_core.network.model import BayesNet
+
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         from pgmpy.utils import get_example_model
+
         net = get_example_model("alarm")
     return BayesNet.from_pgmpy(net)
 
@@ -54,8 +58,10 @@ def main(argv=None) -> None:
     a = p.parse_args(argv)
     frame = alarm_sample(a.rows, a.missing, a.seed)
     frame.to_csv(a.output, index=False)
-    print(f"wrote {a.output}: {frame.shape[0]} rows x {frame.shape[1]} columns, "
-          f"{int(frame.isna().to_numpy().sum())} blank cells")
+    print(
+        f"wrote {a.output}: {frame.shape[0]} rows x {frame.shape[1]} columns, "
+        f"{int(frame.isna().to_numpy().sum())} blank cells"
+    )
 
 
 if __name__ == "__main__":

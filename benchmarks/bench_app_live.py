@@ -3,7 +3,8 @@ in-process; a browser adds its rendering on top, see benchmarks/results/browser_
 
     python benchmarks/bench_app_live.py        # writes benchmarks/results/app_live.json
 
-- Segments lab on house_votes_84 (300 sampled rows): first render (cold caches, modules already imported), the same page again
+- Segments lab on house_votes_84 (300 sampled rows): first render (cold caches, modules already imported), the
+  same page again
   (nothing changed), a segment change (single arc -> V-structure), a variable change, and the gallery of
   all five segments.
 - Structure page: one arc edit (Edit arcs tab -> Add arc) -> settled page with the live heatmap, scores and
@@ -12,6 +13,7 @@ in-process; a browser adds its rendering on top, see benchmarks/results/browser_
 Targets (README): Segments lab first render <= 2 s, a segment or variable change <= 1 s, gallery <= 3 s;
 Structure page arc edit <= 1 s at N <= 2,000.  Each number is the median of ``--repeats`` fresh sessions.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -56,7 +58,9 @@ def segments_lab() -> dict:
     options = at.multiselect(key="w_seg_vars").options
     current = list(at.session_state["seg_vars"])
     other = next(o for o in options if o not in current)
-    out["variable change"] = _timed(lambda: at.multiselect(key="w_seg_vars").set_value(current[:2] + [other]).run())
+    out["variable change"] = _timed(
+        lambda: at.multiselect(key="w_seg_vars").set_value(current[:2] + [other]).run()
+    )
     _clean(at)
     out["gallery (all five)"] = _timed(lambda: at.button(key="seg_gallery_run").click().run())
     _clean(at)
@@ -102,9 +106,11 @@ def main() -> None:
     ap.add_argument("--repeats", type=int, default=3)
     args = ap.parse_args()
     warm_up()
-    runs = {"segments lab (house_votes_84, 300 rows)": [segments_lab() for _ in range(args.repeats)],
-            "structure page (house_votes_84)": [structure_edit(None) for _ in range(args.repeats)],
-            "structure page (car)": [structure_edit("car") for _ in range(args.repeats)]}
+    runs = {
+        "segments lab (house_votes_84, 300 rows)": [segments_lab() for _ in range(args.repeats)],
+        "structure page (house_votes_84)": [structure_edit(None) for _ in range(args.repeats)],
+        "structure page (car)": [structure_edit("car") for _ in range(args.repeats)],
+    }
     med = {name: {k: statistics.median(r[k] for r in rs) for k in rs[0]} for name, rs in runs.items()}
     load = os.getloadavg()
     report = {"median_seconds": med, "repeats": args.repeats, "load_average": load, "runs": runs}

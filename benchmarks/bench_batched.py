@@ -20,6 +20,7 @@ Timed, each once:
 
 Also the largest difference between old and new numbers.  Writes ``benchmarks/results/batched.json``.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -37,10 +38,12 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from alarm_sample import alarm_model, alarm_sample  # noqa: E402
 
-from bnfk_core.inference import elimination
-from bnfk_core.inference import queries as inference
-from bnfk_core.inference import junction  # noqa: E402
 from bnfk_core.data.table import load_csv  # noqa: E402
+from bnfk_core.inference import (
+    elimination,
+    junction,  # noqa: E402
+)
+from bnfk_core.inference import queries as inference
 from bnfk_core.kernels.fisher import gram  # noqa: E402
 from bnfk_core.network.model import fit  # noqa: E402
 
@@ -59,25 +62,38 @@ def main(argv=None) -> dict:
     p.add_argument("--missing", type=float, default=0.05)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--skip-old", action="store_true", help="time only the new inference")
-    p.add_argument("--full-benchmark", action="store_true", help="the thesis's 5 x 5 ratio grid in the "
-                                                                  "imputation benchmark instead of the page's 3 x 3")
+    p.add_argument(
+        "--full-benchmark",
+        action="store_true",
+        help="the thesis's 5 x 5 ratio grid in the imputation benchmark instead of the page's 3 x 3",
+    )
     p.add_argument("-o", "--output", default=str(RESULTS))
     a = p.parse_args(argv)
     frame = alarm_sample(a.rows, a.missing, a.seed)
     data = load_csv(text=frame.to_csv(index=False), source="alarm_sample")
     truth = alarm_model()
     from bnfk_core.network.dag import DAG
+
     dag = DAG(list(data.variables), [arc for arc in truth.dag.sorted_arcs()])
     model = fit(dag, data, method="smoothed")
     codes = model.align(data).codes
     incomplete = np.flatnonzero((codes < 0).any(axis=1))
     tree = junction.junction_tree(model)
-    out = {"rows": data.n_rows, "variables": data.n_vars, "missing_cells": int((codes < 0).sum()),
-           "incomplete_rows": int(incomplete.size),
-           "patterns": int(len(np.unique(codes[incomplete] < 0, axis=0))),
-           "tree": {"cliques": len(tree.cliques), "cells_per_row": tree.total_cells, "largest_clique": max(tree.size),
-                    "batch_rows": junction.batch_rows(tree)},
-           "load_before": os.getloadavg()[0], "cpus": os.cpu_count()}
+    out = {
+        "rows": data.n_rows,
+        "variables": data.n_vars,
+        "missing_cells": int((codes < 0).sum()),
+        "incomplete_rows": int(incomplete.size),
+        "patterns": int(len(np.unique(codes[incomplete] < 0, axis=0))),
+        "tree": {
+            "cliques": len(tree.cliques),
+            "cells_per_row": tree.total_cells,
+            "largest_clique": max(tree.size),
+            "batch_rows": junction.batch_rows(tree),
+        },
+        "load_before": os.getloadavg()[0],
+        "cpus": os.cpu_count(),
+    }
 
     new, t_new = timed(inference.posterior, model, data)
     out["posterior"] = {"new_s": t_new}
@@ -87,36 +103,64 @@ def main(argv=None) -> dict:
     out["fisher_gram"] = {"new_s": t}
     if not a.skip_old:
         old, t_old = timed(elimination.posterior_by_pattern, model, codes)
-        out["posterior"].update(old_s=t_old, speedup=t_old / t_new,
-                                max_abs_diff=max(float(np.abs(new[v][1] - old[v][1]).max()) for v in old))
+        out["posterior"].update(
+            old_s=t_old,
+            speedup=t_old / t_new,
+            max_abs_diff=max(float(np.abs(new[v][1] - old[v][1]).max()) for v in old),
+        )
         le_old, t = timed(elimination.log_evidence_by_pattern, model, codes[incomplete])
-        out["log_evidence"].update(old_s=t, speedup=t / out["log_evidence"]["new_s"],
-                                   max_abs_diff=float(np.abs(le_new - le_old).max()))
+        out["log_evidence"].update(
+            old_s=t,
+            speedup=t / out["log_evidence"]["new_s"],
+            max_abs_diff=float(np.abs(le_new - le_old).max()),
+        )
         saved = junction.MAX_TREE_CELLS
         junction.MAX_TREE_CELLS = 0
         try:
-            old_model = fit(dag, data, method="smoothed")        # a fresh model: no cached tree
+            old_model = fit(dag, data, method="smoothed")  # a fresh model: no cached tree
             K_old, t = timed(gram, old_model, data)
         finally:
             junction.MAX_TREE_CELLS = saved
-        out["fisher_gram"].update(old_s=t, speedup=t / out["fisher_gram"]["new_s"],
-                                  max_abs_diff=float(np.abs(K_new - K_old).max()))
+        out["fisher_gram"].update(
+            old_s=t, speedup=t / out["fisher_gram"]["new_s"], max_abs_diff=float(np.abs(K_new - K_old).max())
+        )
     print(json.dumps(out, indent=1), file=sys.stderr)
 
     from bnfk_core.analyses.impute import benchmark as imp
+
     ratios = (0.1, 0.2, 0.3, 0.4, 0.5) if a.full_benchmark else (0.1, 0.3, 0.5)
-    res, t = timed(imp.benchmark, data, ("bn", "mode", "wknn"), test_ratios=ratios, missing_ratios=ratios,
-                   repeats=1, seed=0, structure="tree", score="qnml", params="cnml")
+    res, t = timed(
+        imp.benchmark,
+        data,
+        ("bn", "mode", "wknn"),
+        test_ratios=ratios,
+        missing_ratios=ratios,
+        repeats=1,
+        seed=0,
+        structure="tree",
+        score="qnml",
+        params="cnml",
+    )
     per = res.runs.groupby("method")["seconds"].sum().to_dict() if "seconds" in res.runs else {}
-    out["impute_benchmark"] = {"ratios": list(ratios), "runs": len(ratios) ** 2, "seconds": t,
-                               "seconds_per_method": {k: float(v) for k, v in per.items()}}
+    out["impute_benchmark"] = {
+        "ratios": list(ratios),
+        "runs": len(ratios) ** 2,
+        "seconds": t,
+        "seconds_per_method": {k: float(v) for k, v in per.items()},
+    }
     print(json.dumps(out["impute_benchmark"]), file=sys.stderr)
 
     from bnfk_core.analyses.prototypes import selection as pt
+
     exp, t_exp = timed(pt.prepare_summarization, data, "hc", seed=0)
     _, t_run = timed(pt.run_summarization, exp, 20, random_draws=200, return_details=True)
-    out["prototypes"] = {"k": 20, "random_draws": 200, "prepare_s": t_exp, "run_s": t_run,
-                         "train_rows": exp.train.n_rows}
+    out["prototypes"] = {
+        "k": 20,
+        "random_draws": 200,
+        "prepare_s": t_exp,
+        "run_s": t_run,
+        "train_rows": exp.train.n_rows,
+    }
     out["load_after"] = os.getloadavg()[0]
     print(json.dumps(out["prototypes"]), file=sys.stderr)
     Path(a.output).parent.mkdir(parents=True, exist_ok=True)

@@ -1,6 +1,7 @@
 """A class on one machine: N students at once through the lecture, over Streamlit's own websocket protocol.
 
-Every student is one browser session of ``streamlit run app.py``: a websocket to ``/_stcore/stream`` that sends
+Every student is one browser session of ``streamlit run app.py``: a websocket to ``/_stcore/stream`` that
+sends
 ``BackMsg`` protobufs (``rerun_script`` with the page and the widget states, as the browser does on a click)
 and reads the ``ForwardMsg`` protobufs back until the run's ``script_finished``.  The students start together
 and click without pausing, through the lecture:
@@ -10,28 +11,33 @@ and click without pausing, through the lecture:
 
 The messages are the ones Chromium sends (checked once against its frames; the browser also sends the
 other widgets' current values with a click, which the app does not need: its choices live in the session
-state).  A step's time is server time: from the click's message to the end of the run it started (a browser adds its own
-drawing on top).  For each class size the bench writes, per step, p50 / p95 / max, the bytes sent to a student,
-the failures (a run that does not finish, an exception or an internal error shown, a step over the timeout),
-the server's CPU seconds per page run (user + system time of the server processes over the class, over the
-runs: the work itself, which the machine's other load does not inflate as it inflates the times), the server's
-memory per student (resident memory of the server while the class is connected, less the server's before it,
-over N), with ``--second-class`` the memory after the first class's sessions expired and during a second class
-of the same size, and isolation: the even
+state).  A step's time is server time: from the click's message to the end of the run it started (a browser
+adds its own
+drawing on top).  For each class size the bench writes, per step, p50 / p95 / max, the bytes sent to a
+student, the failures (a run that does not finish, an exception or an internal error shown, a step over the
+timeout), the server's CPU seconds per page run (user + system time of the server processes over the class,
+over the runs: the work itself, which the machine's other load does not inflate as it inflates the times), the
+server's memory per student (resident memory of the server while the class is connected, less the server's
+before it, over N), with ``--second-class`` the memory after the first class's sessions expired and during a
+second class of the same size, and isolation: the even
 students add an arc, the odd ones only open the Structure page twice, and on "Kernel again" every even student
 must see one arc more than the default structure and every odd one the default number.
 
     python benchmarks/bench_class.py                         # N = 1, 10, 30 on a fresh server
     python benchmarks/bench_class.py --students 1,10 --timeout 60
     python benchmarks/bench_class.py --url http://127.0.0.1:8501 --students 30   # a server already running
-    python benchmarks/bench_class.py --processes 2           # the class set-up: 2 server processes, each student
+    python benchmarks/bench_class.py --processes 2           # the class set-up: 2 server processes, each
+    student
                                                              # kept on one of them (as a sticky proxy does)
     python benchmarks/bench_class.py --sequential 10 --repeats 5 -o cpu.json
                                                              # server CPU per page run only: 10 students one
-                                                             # after another (no contention), 5 times; the median
+                                                             # after another (no contention), 5 times; the
+                                                             median
     git worktree add /tmp/before HEAD~3
-    python benchmarks/bench_class.py --sequential 6 --repeats 5 --baseline /tmp/before --baseline-name "HEAD~3"
-                                                             # the same for this checkout and an older one, the
+    python benchmarks/bench_class.py --sequential 6 --repeats 5 --baseline /tmp/before --baseline-name
+    "HEAD~3"
+                                                             # the same for this checkout and an older one,
+                                                             the
                                                              # students alternating between the two servers
 
 ``--sequential K`` measures the work itself, steadier than any time on a shared machine: one server process,
@@ -45,6 +51,7 @@ load of the machine; the ratio of each round is reported with their median.
 
 Writes ``benchmarks/results/class.json`` (and prints the table) with the load average before and after.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -82,15 +89,35 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def start_server(log: Path, timeout: float = 120, ttl: float = 60, cwd: Path = ROOT) -> tuple[str, subprocess.Popen]:
-    """``streamlit run app.py`` (of the checkout ``cwd``) on a free port as ``run-class.sh`` starts it (a closed
-    session freed ``ttl`` seconds later), waited for until healthy."""
+def start_server(
+    log: Path, timeout: float = 120, ttl: float = 60, cwd: Path = ROOT
+) -> tuple[str, subprocess.Popen]:
+    """``streamlit run app.py`` (of the checkout ``cwd``) on a free port as ``run-class.sh`` starts it (a
+    closed session freed ``ttl`` seconds later), waited for until healthy."""
     port = _free_port()
     fh = open(log, "w")
-    proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
-                             "--server.port", str(port), "--server.address", "127.0.0.1",
-                             "--server.disconnectedSessionTTL", str(int(ttl)),
-                             "--browser.gatherUsageStats", "false"], cwd=cwd, stdout=fh, stderr=subprocess.STDOUT)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "streamlit",
+            "run",
+            "app.py",
+            "--server.headless",
+            "true",
+            "--server.port",
+            str(port),
+            "--server.address",
+            "127.0.0.1",
+            "--server.disconnectedSessionTTL",
+            str(int(ttl)),
+            "--browser.gatherUsageStats",
+            "false",
+        ],
+        cwd=cwd,
+        stdout=fh,
+        stderr=subprocess.STDOUT,
+    )
     url = f"http://127.0.0.1:{port}"
     deadline = time.time() + timeout
     while True:
@@ -109,6 +136,7 @@ def start_server(log: Path, timeout: float = 120, ttl: float = 60, cwd: Path = R
 def cpu_seconds(pid) -> float:
     """User + system CPU seconds of the server process(es) (a pid or a list of them) and their children."""
     import psutil
+
     if isinstance(pid, (list, tuple)):
         return sum(cpu_seconds(p) for p in pid)
     t = psutil.Process(pid).cpu_times()
@@ -118,6 +146,7 @@ def cpu_seconds(pid) -> float:
 def machine() -> str:
     """The processor and the number of cores the bench ran on."""
     import platform
+
     name = platform.processor() or platform.machine()
     try:
         with open("/proc/cpuinfo") as fh:
@@ -130,6 +159,7 @@ def machine() -> str:
 def rss_bytes(pid) -> int:
     """Resident memory of the server process(es) (a pid or a list of them) and their children."""
     import psutil
+
     if isinstance(pid, (list, tuple)):
         return sum(rss_bytes(p) for p in pid)
     p = psutil.Process(pid)
@@ -146,24 +176,32 @@ class Student:
     """One browser session speaking Streamlit's protocol."""
 
     def __init__(self, url, index: int, timeout: float):
-        if isinstance(url, (list, tuple)):       # several processes: a student stays on one (sticky sessions)
+        if isinstance(url, (list, tuple)):  # several processes: a student stays on one (sticky sessions)
             url = url[index % len(url)]
-        self.ws_url = url.replace("http://", "ws://").replace("https://", "wss://").rstrip("/") + "/_stcore/stream"
+        self.ws_url = (
+            url.replace("http://", "ws://").replace("https://", "wss://").rstrip("/") + "/_stcore/stream"
+        )
         self.index, self.timeout = index, timeout
-        self.pages: dict[str, str] = {}          # url path -> page script hash
+        self.pages: dict[str, str] = {}  # url path -> page script hash
         self.page_hash = ""
         self.times: dict[str, float] = {}
         self.bytes: dict[str, int] = {}
         self.failures: list[str] = []
         self.arcs_seen: int | None = None
         self.ws = None
-        self.pid = None                          # set: the server's CPU seconds of each step go to step_cpu
+        self.pid = None  # set: the server's CPU seconds of each step go to step_cpu
         self.step_cpu: dict[str, float] = {}
 
     async def __aenter__(self):
         import websockets
-        self.ws = await websockets.connect(self.ws_url, subprotocols=["streamlit"], max_size=2**30,
-                                           open_timeout=self.timeout, ping_interval=None)
+
+        self.ws = await websockets.connect(
+            self.ws_url,
+            subprotocols=["streamlit"],
+            max_size=2**30,
+            open_timeout=self.timeout,
+            ping_interval=None,
+        )
         return self
 
     async def __aexit__(self, *exc):
@@ -174,6 +212,7 @@ class Student:
         until the run finishes; (seconds, bytes received, the elements drawn)."""
         from streamlit.proto.BackMsg_pb2 import BackMsg
         from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
         msg = BackMsg()
         cs = msg.rerun_script
         cs.query_string = ""
@@ -215,7 +254,9 @@ class Student:
             k = e.WhichOneof("type")
             if k == "exception":
                 self.failures.append(f"{step}: exception {e.exception.message[:120]}")
-            elif k == "alert" and ("Something went wrong" in e.alert.body or "internal error" in e.alert.body):
+            elif k == "alert" and (
+                "Something went wrong" in e.alert.body or "internal error" in e.alert.body
+            ):
                 self.failures.append(f"{step}: {e.alert.body[:120]}")
 
     @staticmethod
@@ -229,23 +270,30 @@ class Student:
 
     async def lecture(self) -> None:
         from streamlit.proto.WidgetStates_pb2 import WidgetState
+
         for step, page, click in LECTURE:
             c0 = cpu_seconds(self.pid) if self.pid else 0.0
             try:
                 if step == "Home":
-                    took, got, els = await self.run(None)          # the first visit: the default page
+                    took, got, els = await self.run(None)  # the first visit: the default page
                 else:
                     took, got, els = await self.run(page)
                 self.check(step, els)
                 if click:
                     self.default_arcs = self.arcs(els)
-                    button = next((e.button for e in els if e.WhichOneof("type") == "button"
-                                   and e.button.label == "Add arc"), None)
+                    button = next(
+                        (
+                            e.button
+                            for e in els
+                            if e.WhichOneof("type") == "button" and e.button.label == "Add arc"
+                        ),
+                        None,
+                    )
                     if button is None:
                         self.failures.append(f"{step}: no 'Add arc' button")
                     else:
                         w = WidgetState(id=button.id)
-                        if self.index % 2 == 0:              # even students add the arc; odd ones only rerun
+                        if self.index % 2 == 0:  # even students add the arc; odd ones only rerun
                             w.trigger_value = True
                         t2, g2, els = await self.run(page, [w])
                         self.check(step, els)
@@ -255,7 +303,7 @@ class Student:
                 self.times[step], self.bytes[step] = took, got
                 if self.pid:
                     self.step_cpu[step] = cpu_seconds(self.pid) - c0
-            except (asyncio.TimeoutError, OSError, Exception) as exc:   # noqa: BLE001 - a failure is counted
+            except (TimeoutError, OSError, Exception) as exc:  # noqa: BLE001 - a failure is counted
                 self.failures.append(f"{step}: {type(exc).__name__} {str(exc)[:120]}")
                 return
 
@@ -279,6 +327,7 @@ async def one_class(url: str, n: int, timeout: float) -> list[Student]:
                 await asyncio.sleep(0)
         except Exception as exc:  # noqa: BLE001 - could not connect
             s.failures.append(f"connect: {type(exc).__name__} {exc}")
+
     await asyncio.gather(*(go(s) for s in students))
     return students
 
@@ -287,10 +336,12 @@ def sequential_cpu(urls: list, pids: list, students: int, repeats: int, timeout:
     """Server CPU per page run with ``students`` students one after another (each a new session through the
     lecture; even ones add the arc, odd ones rerun), ``repeats`` rounds after one warm-up round; the median.
 
-    With several servers (another checkout's beside this one's) the students alternate between them, one student
-    here, the same student there, so that every server works under the same load of the machine; each server's
-    CPU is counted over its own students only."""
-    steps = [{step: [] for step, _, _ in LECTURE} for _ in urls]      # per server: each step's CPU ms, per student
+    With several servers (another checkout's beside this one's) the students alternate between them, one
+    student here, the same student there, so that every server works under the same load of the machine; each
+    server's CPU is counted over its own students only."""
+    steps = [
+        {step: [] for step, _, _ in LECTURE} for _ in urls
+    ]  # per server: each step's CPU ms, per student
 
     async def student(url, pid, i):
         s = Student(url, i, timeout)
@@ -317,30 +368,41 @@ def sequential_cpu(urls: list, pids: list, students: int, repeats: int, timeout:
         return [1000 * c / max(r, 1) for c, r in zip(cpu, runs)], runs, failures
 
     async def rounds():
-        # a teacher's tab stays connected on every server throughout: Streamlit drops its compiled page scripts
-        # whenever the last session disconnects, which in a class (everyone connected at once) does not happen
+        # a teacher's tab stays connected on every server throughout: Streamlit drops its compiled page
+        # scripts whenever the last session disconnects, which in a class (everyone connected at once) does
+        # not happen
         teachers = [Student(url, -1, timeout) for url in urls]
         for t in teachers:
             await t.__aenter__()
             await t.run(None)
         try:
-            await one_round(counted=False)   # warm-up: the shared work every later student finds done
+            await one_round(counted=False)  # warm-up: the shared work every later student finds done
             per_run, failures = [], []
             for _ in range(repeats):
                 ms, runs, fail = await one_round()
                 per_run.append(ms)
                 failures += fail
-                print("  " + "; ".join(f"{m:.1f} ms of server CPU per page run ({n} runs)" for m, n in zip(ms, runs)),
-                      flush=True)
+                print(
+                    "  "
+                    + "; ".join(
+                        f"{m:.1f} ms of server CPU per page run ({n} runs)" for m, n in zip(ms, runs)
+                    ),
+                    flush=True,
+                )
         finally:
             for t in teachers:
                 await t.__aexit__()
         return per_run, failures
 
     per_run, failures = asyncio.run(rounds())
-    out = {"students": students, "repeats": repeats, "server_cpu_ms_per_run": [r[0] for r in per_run],
-           "median_ms_per_run": statistics.median(r[0] for r in per_run), "failures": failures,
-           "step_cpu_ms_mean": {k: statistics.fmean(v) for k, v in steps[0].items() if v}}
+    out = {
+        "students": students,
+        "repeats": repeats,
+        "server_cpu_ms_per_run": [r[0] for r in per_run],
+        "median_ms_per_run": statistics.median(r[0] for r in per_run),
+        "failures": failures,
+        "step_cpu_ms_mean": {k: statistics.fmean(v) for k, v in steps[0].items() if v},
+    }
     if len(urls) > 1:
         out["baseline_cpu_ms_per_run"] = [r[1] for r in per_run]
         out["baseline_median_ms_per_run"] = statistics.median(r[1] for r in per_run)
@@ -350,7 +412,9 @@ def sequential_cpu(urls: list, pids: list, students: int, repeats: int, timeout:
     return out
 
 
-async def class_connected(url: str, n: int, timeout: float, pid: int | None) -> tuple[list[Student], int | None]:
+async def class_connected(
+    url: str, n: int, timeout: float, pid: int | None
+) -> tuple[list[Student], int | None]:
     """Run a class and measure the server's memory while every student is still connected."""
     students = [Student(url, i, timeout) for i in range(n)]
     done = asyncio.Event()
@@ -365,7 +429,7 @@ async def class_connected(url: str, n: int, timeout: float, pid: int | None) -> 
                 finished += 1
                 if finished == n:
                     done.set()
-                await done.wait()           # stay connected until the whole class is through
+                await done.wait()  # stay connected until the whole class is through
                 if s.index == 0 and pid:
                     nonlocal rss
                     rss = rss_bytes(pid)
@@ -375,6 +439,7 @@ async def class_connected(url: str, n: int, timeout: float, pid: int | None) -> 
             finished += 1
             if finished == n:
                 done.set()
+
     await asyncio.gather(*(go(s) for s in students))
     return students, rss
 
@@ -384,18 +449,31 @@ def summarise(students: list[Student], n: int, wall: float) -> dict:
     for step, _, _ in LECTURE:
         t = [s.times[step] for s in students if step in s.times]
         b = [s.bytes[step] for s in students if step in s.bytes]
-        steps[step] = {"p50": _pct(t, 0.5), "p95": _pct(t, 0.95), "max": max(t) if t else None,
-                       "runs": len(t), "kib_p50": (_pct(b, 0.5) or 0) / 1024}
+        steps[step] = {
+            "p50": _pct(t, 0.5),
+            "p95": _pct(t, 0.95),
+            "max": max(t) if t else None,
+            "runs": len(t),
+            "kib_p50": (_pct(b, 0.5) or 0) / 1024,
+        }
     base = [s.default_arcs for s in students if getattr(s, "default_arcs", None) is not None]
     seen = {s.index: s.arcs_seen for s in students}
     default = base[0] if base else None
     isolated = default is not None and all(
-        v == (default + 1 if i % 2 == 0 else default) for i, v in seen.items())
-    return {"students": n, "wall_seconds": wall, "steps": steps,
-            "failures": [f for s in students for f in s.failures],
-            "isolation": {"holds": bool(isolated), "default_arcs": default,
-                          "arcs_seen_even": sorted({v for i, v in seen.items() if i % 2 == 0}, key=str),
-                          "arcs_seen_odd": sorted({v for i, v in seen.items() if i % 2 == 1}, key=str)}}
+        v == (default + 1 if i % 2 == 0 else default) for i, v in seen.items()
+    )
+    return {
+        "students": n,
+        "wall_seconds": wall,
+        "steps": steps,
+        "failures": [f for s in students for f in s.failures],
+        "isolation": {
+            "holds": bool(isolated),
+            "default_arcs": default,
+            "arcs_seen_even": sorted({v for i, v in seen.items() if i % 2 == 0}, key=str),
+            "arcs_seen_odd": sorted({v for i, v in seen.items() if i % 2 == 1}, key=str),
+        },
+    }
 
 
 def table(results: list[dict]) -> str:
@@ -408,38 +486,73 @@ def table(results: list[dict]) -> str:
             cells.append("–" if s["p50"] is None else f"{s['p50']:.2f} / {s['p95']:.2f} / {s['max']:.2f}")
         rows.append(f"| {step} | " + " | ".join(cells) + " |")
     rows.append("| failures | " + " | ".join(str(len(r["failures"])) for r in results) + " |")
-    rows.append("| isolation | " + " | ".join("holds" if r["isolation"]["holds"] else "BROKEN" for r in results) + " |")
-    rows.append("| MiB per student | " + " | ".join(
-        "–" if r.get("mib_per_student") is None else f"{r['mib_per_student']:.1f}" for r in results) + " |")
+    rows.append(
+        "| isolation | "
+        + " | ".join("holds" if r["isolation"]["holds"] else "BROKEN" for r in results)
+        + " |"
+    )
+    rows.append(
+        "| MiB per student | "
+        + " | ".join(
+            "–" if r.get("mib_per_student") is None else f"{r['mib_per_student']:.1f}" for r in results
+        )
+        + " |"
+    )
     return "\n".join(rows)
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--students", default="1,10,30", help="class sizes, comma separated (default 1,10,30)")
-    ap.add_argument("--url", help="a server already running, or several comma-separated (default: start "
-                                  "`streamlit run app.py`)")
-    ap.add_argument("--processes", type=int, default=1,
-                    help="server processes to start; students are spread over them, each kept on one")
+    ap.add_argument(
+        "--url",
+        help="a server already running, or several comma-separated (default: start `streamlit run app.py`)",
+    )
+    ap.add_argument(
+        "--processes",
+        type=int,
+        default=1,
+        help="server processes to start; students are spread over them, each kept on one",
+    )
     ap.add_argument("--timeout", type=float, default=120, help="seconds a step may take before it fails")
-    ap.add_argument("--second-class", action="store_true",
-                    help="run each class size twice, the second after the first one's sessions expired, and "
-                         "report the server's memory during both")
-    ap.add_argument("--ttl", type=float, default=60,
-                    help="seconds a closed session is kept (server.disconnectedSessionTTL, as run-class.sh sets it)")
-    ap.add_argument("--sequential", type=int, default=0, metavar="K",
-                    help="measure only the server's CPU per page run: K students one after another, one process")
+    ap.add_argument(
+        "--second-class",
+        action="store_true",
+        help="run each class size twice, the second after the first one's sessions expired, and "
+        "report the server's memory during both",
+    )
+    ap.add_argument(
+        "--ttl",
+        type=float,
+        default=60,
+        help="seconds a closed session is kept (server.disconnectedSessionTTL, as run-class.sh sets it)",
+    )
+    ap.add_argument(
+        "--sequential",
+        type=int,
+        default=0,
+        metavar="K",
+        help="measure only the server's CPU per page run: K students one after another, one process",
+    )
     ap.add_argument("--repeats", type=int, default=5, help="with --sequential: rounds of K students (median)")
-    ap.add_argument("--baseline", metavar="DIR",
-                    help="with --sequential: another checkout of the app (e.g. `git worktree add /tmp/before "
-                         "COMMIT`) served beside this one, the students alternating between the two")
-    ap.add_argument("--baseline-name", metavar="TEXT",
-                    help="what the baseline is, written to the results (default: its folder's name)")
+    ap.add_argument(
+        "--baseline",
+        metavar="DIR",
+        help="with --sequential: another checkout of the app (e.g. `git worktree add /tmp/before "
+        "COMMIT`) served beside this one, the students alternating between the two",
+    )
+    ap.add_argument(
+        "--baseline-name",
+        metavar="TEXT",
+        help="what the baseline is, written to the results (default: its folder's name)",
+    )
     ap.add_argument("-o", "--output", default=str(RESULTS / "class.json"))
     args = ap.parse_args()
     if args.sequential:
         if args.url or args.processes != 1:
-            raise SystemExit("error: --sequential starts its own single server process (no --url, no --processes)")
+            raise SystemExit(
+                "error: --sequential starts its own single server process (no --url, no --processes)"
+            )
         return main_sequential(args)
     sizes = [int(x) for x in args.students.split(",") if x]
     load_before = os.getloadavg()
@@ -464,8 +577,10 @@ def main() -> None:
             t0 = time.perf_counter()
             students, during = asyncio.run(class_connected(url, n, args.timeout, pid))
             r = summarise(students, n, time.perf_counter() - t0)
-            if pid:     # server CPU per page run: the work itself, whatever the load around it
-                runs = sum(len(s.times) + sum(1 for st, _, c in LECTURE if c and st in s.times) for s in students)
+            if pid:  # server CPU per page run: the work itself, whatever the load around it
+                runs = sum(
+                    len(s.times) + sum(1 for st, _, c in LECTURE if c and st in s.times) for s in students
+                )
                 r["server_cpu_seconds"] = cpu_seconds(pid) - cpu0
                 r["page_runs"] = runs
                 r["server_cpu_ms_per_run"] = 1000 * r["server_cpu_seconds"] / max(runs, 1)
@@ -474,30 +589,47 @@ def main() -> None:
                 r["rss_mib_during"] = during / 2**20 if during else None
                 r["mib_per_student"] = (during - before) / 2**20 / n if during else None
             if args.second_class:
-                time.sleep(args.ttl + 20)          # the first class's sessions expire (checked every few seconds)
+                time.sleep(args.ttl + 20)  # the first class's sessions expire (checked every few seconds)
                 expired = rss_bytes(pid) if pid else None
                 students2, during2 = asyncio.run(class_connected(url, n, args.timeout, pid))
                 r2 = summarise(students2, n, 0)
-                r["second_class"] = {"failures": len(r2["failures"]), "isolation": r2["isolation"]["holds"],
-                                     "rss_mib_after_first_expired": expired / 2**20 if expired else None,
-                                     "rss_mib_during": during2 / 2**20 if during2 else None,
-                                     "worst_p95": max(s["p95"] or 0 for s in r2["steps"].values())}
+                r["second_class"] = {
+                    "failures": len(r2["failures"]),
+                    "isolation": r2["isolation"]["holds"],
+                    "rss_mib_after_first_expired": expired / 2**20 if expired else None,
+                    "rss_mib_during": during2 / 2**20 if during2 else None,
+                    "worst_p95": max(s["p95"] or 0 for s in r2["steps"].values()),
+                }
             results.append(r)
-            print(f"N = {n}: worst p95 {max(s['p95'] or 0 for s in r['steps'].values()):.2f} s, "
-                  f"server CPU {r.get('server_cpu_ms_per_run', float('nan')):.0f} ms per page run, "
-                  f"{len(r['failures'])} failures, isolation {'holds' if r['isolation']['holds'] else 'BROKEN'}",
-                  flush=True)
+            print(
+                f"N = {n}: worst p95 {max(s['p95'] or 0 for s in r['steps'].values()):.2f} s, "
+                f"server CPU {r.get('server_cpu_ms_per_run', float('nan')):.0f} ms per page run, "
+                f"{len(r['failures'])} failures, isolation "
+                f"{'holds' if r['isolation']['holds'] else 'BROKEN'}",
+                flush=True,
+            )
             if args.second_class and pid:
                 sc = r["second_class"]
-                print(f"  memory: {r['rss_mib_before']:.0f} MiB before, {r['rss_mib_during']:.0f} MiB during the "
-                      f"first class, {sc['rss_mib_after_first_expired']:.0f} MiB after its sessions expired, "
-                      f"{sc['rss_mib_during']:.0f} MiB during the second ({sc['failures']} failures)", flush=True)
+                print(
+                    f"  memory: {r['rss_mib_before']:.0f} MiB before, {r['rss_mib_during']:.0f} MiB during "
+                    "the "
+                    f"first class, {sc['rss_mib_after_first_expired']:.0f} MiB after its sessions expired, "
+                    f"{sc['rss_mib_during']:.0f} MiB during the second ({sc['failures']} failures)",
+                    flush=True,
+                )
     finally:
         stop_servers(procs)
-    out = {"lecture": [s for s, _, _ in LECTURE], "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-           "machine": machine(), "load_before": load_before, "load_after": os.getloadavg(),
-           "cpus": os.cpu_count(), "processes": len(urls),
-           "url": args.url or f"streamlit run app.py ({len(urls)} process(es))", "classes": results}
+    out = {
+        "lecture": [s for s, _, _ in LECTURE],
+        "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+        "machine": machine(),
+        "load_before": load_before,
+        "load_after": os.getloadavg(),
+        "cpus": os.cpu_count(),
+        "processes": len(urls),
+        "url": args.url or f"streamlit run app.py ({len(urls)} process(es))",
+        "classes": results,
+    }
     Path(args.output).write_text(json.dumps(out, indent=1))
     print(table(results))
     print(f"load average before {load_before}, after {out['load_after']}; written to {args.output}")
@@ -514,8 +646,8 @@ def stop_servers(procs) -> None:
 
 
 def main_sequential(args) -> None:
-    """``--sequential K``: the server's CPU per page run, K students one after another, ``--repeats`` rounds (and
-    the same for ``--baseline``'s checkout, alternating)."""
+    """``--sequential K``: the server's CPU per page run, K students one after another, ``--repeats`` rounds
+    (and the same for ``--baseline``'s checkout, alternating)."""
     load_before = os.getloadavg()
     RESULTS.mkdir(parents=True, exist_ok=True)
     dirs = [ROOT] + ([Path(args.baseline).resolve()] if args.baseline else [])
@@ -524,24 +656,40 @@ def main_sequential(args) -> None:
         for k, d in enumerate(dirs):
             servers.append(start_server(RESULTS / f"class_server{k}.log", ttl=args.ttl, cwd=d))
         urls, pids = [u for u, _ in servers], [p.pid for _, p in servers]
-        asyncio.run(one_class(urls, len(urls), args.timeout))     # each process's first run, not counted
+        asyncio.run(one_class(urls, len(urls), args.timeout))  # each process's first run, not counted
         r = sequential_cpu(urls, pids, args.sequential, args.repeats, args.timeout)
     finally:
         stop_servers([proc for _, proc in servers])
-    out = {"lecture": [s for s, _, _ in LECTURE], "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-           "machine": machine(), "load_before": load_before, "load_after": os.getloadavg(),
-           "cpus": os.cpu_count(), "processes": 1,
-           "baseline": (args.baseline_name or Path(args.baseline).name) if args.baseline else None, "sequential": r}
+    out = {
+        "lecture": [s for s, _, _ in LECTURE],
+        "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+        "machine": machine(),
+        "load_before": load_before,
+        "load_after": os.getloadavg(),
+        "cpus": os.cpu_count(),
+        "processes": 1,
+        "baseline": (args.baseline_name or Path(args.baseline).name) if args.baseline else None,
+        "sequential": r,
+    }
     Path(args.output).write_text(json.dumps(out, indent=1))
-    for step in r["step_cpu_ms_mean"]:        # a step's CPU (add an arc: its two runs), mean over students
-        print(f"  {step:14s} {r['step_cpu_ms_mean'][step]:6.1f} ms"
-              + (f"   baseline {r['baseline_step_cpu_ms_mean'][step]:6.1f} ms" if args.baseline else ""))
-    print(f"median {r['median_ms_per_run']:.1f} ms of server CPU per page run over {args.repeats} rounds of "
-          f"{args.sequential} students one after another"
-          + (f"; the baseline {r['baseline_median_ms_per_run']:.1f} ms, ratio {r['median_ratio']:.3f} (median of the "
-             "rounds' ratios)" if args.baseline else "")
-          + f"; {len(r['failures'])} failures; load average before {load_before}, after {out['load_after']}; "
-          f"written to {args.output}")
+    for step in r["step_cpu_ms_mean"]:  # a step's CPU (add an arc: its two runs), mean over students
+        print(
+            f"  {step:14s} {r['step_cpu_ms_mean'][step]:6.1f} ms"
+            + (f"   baseline {r['baseline_step_cpu_ms_mean'][step]:6.1f} ms" if args.baseline else "")
+        )
+    print(
+        f"median {r['median_ms_per_run']:.1f} ms of server CPU per page run over {args.repeats} rounds of "
+        f"{args.sequential} students one after another"
+        + (
+            f"; the baseline {r['baseline_median_ms_per_run']:.1f} ms, ratio {r['median_ratio']:.3f} (median "
+            "of the "
+            "rounds' ratios)"
+            if args.baseline
+            else ""
+        )
+        + f"; {len(r['failures'])} failures; load average before {load_before}, after {out['load_after']}; "
+        f"written to {args.output}"
+    )
 
 
 if __name__ == "__main__":

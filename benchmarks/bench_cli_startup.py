@@ -4,10 +4,12 @@
     python benchmarks/bench_cli_startup.py [--runs 7]
 
 Writes ``benchmarks/results/cli_startup.json``: median wall seconds of each command and the median of the
-pairwise ratios (target: ``--help`` within 2x of importing pandas), with CPU seconds beside the wall seconds (on
+pairwise ratios (target: ``--help`` within 2x of importing pandas), with CPU seconds beside the wall seconds
+(on
 a shared machine the wall clock mostly measures the queue).  Subcommands take their choices from
 :mod:`bnfk_core.cli.names`, so none of these imports pandas.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -21,10 +23,12 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results" / "cli_startup.json"
-COMMANDS = {"help": [sys.executable, "-m", "bnfk_core", "--help"],
-            "learn_help": [sys.executable, "-m", "bnfk_core", "learn", "--help"],
-            "cluster_help": [sys.executable, "-m", "bnfk_core", "cluster", "--help"],
-            "learn_argument_error": [sys.executable, "-m", "bnfk_core", "learn", "x.csv", "--structure", "hc"]}
+COMMANDS = {
+    "help": [sys.executable, "-m", "bnfk_core", "--help"],
+    "learn_help": [sys.executable, "-m", "bnfk_core", "learn", "--help"],
+    "cluster_help": [sys.executable, "-m", "bnfk_core", "cluster", "--help"],
+    "learn_argument_error": [sys.executable, "-m", "bnfk_core", "learn", "x.csv", "--structure", "hc"],
+}
 PANDAS = [sys.executable, "-c", "import pandas"]
 
 
@@ -37,7 +41,9 @@ def wall(cmd) -> tuple[float, float]:
     after = os.times()
     if code not in (0, 2):
         raise SystemExit(f"{' '.join(cmd)} failed with exit code {code}")
-    return seconds, (after.children_user - before.children_user) + (after.children_system - before.children_system)
+    return seconds, (after.children_user - before.children_user) + (
+        after.children_system - before.children_system
+    )
 
 
 def main(argv=None) -> dict:
@@ -46,14 +52,16 @@ def main(argv=None) -> dict:
     a = p.parse_args(argv)
     out = {"load_before": os.getloadavg()[0], "runs": a.runs}
     for name, cmd in COMMANDS.items():
-        wall(cmd), wall(PANDAS)                                  # warm-up
+        wall(cmd), wall(PANDAS)  # warm-up
         pairs = [(wall(cmd), wall(PANDAS)) for _ in range(a.runs)]
-        out[name] = {"median_s": statistics.median(x[0] for x, _ in pairs),
-                     "pandas_median_s": statistics.median(y[0] for _, y in pairs),
-                     "ratio_median": statistics.median(x[0] / y[0] for x, y in pairs),
-                     "cpu_median_s": statistics.median(x[1] for x, _ in pairs),
-                     "pandas_cpu_median_s": statistics.median(y[1] for _, y in pairs),
-                     "cpu_ratio_median": statistics.median(x[1] / y[1] for x, y in pairs)}
+        out[name] = {
+            "median_s": statistics.median(x[0] for x, _ in pairs),
+            "pandas_median_s": statistics.median(y[0] for _, y in pairs),
+            "ratio_median": statistics.median(x[0] / y[0] for x, y in pairs),
+            "cpu_median_s": statistics.median(x[1] for x, _ in pairs),
+            "pandas_cpu_median_s": statistics.median(y[1] for _, y in pairs),
+            "cpu_ratio_median": statistics.median(x[1] / y[1] for x, y in pairs),
+        }
     out["load_after"] = os.getloadavg()[0]
     RESULTS.write_text(json.dumps(out, indent=1) + "\n")
     print(json.dumps(out, indent=1))

@@ -1,8 +1,8 @@
 """Clustering beyond the Gram limit: kernel k-means in the explicit feature space.
 
-    python benchmarks/bench_cluster_features.py                      # both parts; writes benchmarks/results/cluster_features.json
-    python benchmarks/bench_cluster_features.py --only large --rows 200000
-    python benchmarks/bench_cluster_features.py --only thesis --runs 5
+    python benchmarks/bench_cluster_features.py                      # both parts; writes
+    benchmarks/results/cluster_features.json python benchmarks/bench_cluster_features.py --only large --rows
+    200000 python benchmarks/bench_cluster_features.py --only thesis --runs 5
 
 - large: a letter-like CSV (benchmarks/letter_like.py: 16 four-state features, the 26-state variable as the
   label column) of ``--rows`` rows sampled from a random network (seed 0) is written to a temporary folder
@@ -18,6 +18,7 @@
   Fisher, Hamming and scaled-Hamming kernels, mean over ``--runs`` seeds (0..runs-1); one network per
   dataset (exact qNML search for <= 20 features, else hill climbing; cNML), shared by both algorithms.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -34,15 +35,24 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
+from letter_like import letter_like_model  # noqa: E402
+
 from bnfk_core.analyses.cluster import clustering as C  # noqa: E402
 from bnfk_core.data.table import load_csv  # noqa: E402
 from bnfk_core.kernels.fisher import FISHER, HAMMING, SCALED_HAMMING  # noqa: E402
-from letter_like import letter_like_model  # noqa: E402
 
 SAMPLES = ROOT / "sample_data"
 RESULTS = ROOT / "benchmarks" / "results"
 CATALOG = json.loads((SAMPLES / "catalog.json").read_text())
-DATASETS = ["breast_cancer", "hayes_roth", "house_votes_84", "lymphography", "primary_tumor", "spect", "tic_tac_toe"]
+DATASETS = [
+    "breast_cancer",
+    "hayes_roth",
+    "house_votes_84",
+    "lymphography",
+    "primary_tumor",
+    "spect",
+    "tic_tac_toe",
+]
 KERNELS = {FISHER: "F", HAMMING: "H", SCALED_HAMMING: "SH"}
 
 
@@ -65,10 +75,14 @@ def write_letter_csv(path: Path, rows: int, seed: int = 0) -> None:
 
 def run_cli(args: list[str]) -> dict:
     """Run ``python -m bnfk_core ARGS`` in a fresh process; its JSON, wall time and peak RSS."""
-    probe = ("import json, resource, subprocess, sys, time; t = time.perf_counter(); "
-             "p = subprocess.run([sys.executable, '-m', 'bnfk_core', *sys.argv[1:]], capture_output=True, text=True); "
-             "print(json.dumps({'code': p.returncode, 'out': p.stdout, 'err': p.stderr[-2000:], "
-             "'wall': time.perf_counter() - t, 'rss': resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024}))")
+    probe = (
+        "import json, resource, subprocess, sys, time; t = time.perf_counter(); "
+        "p = subprocess.run([sys.executable, '-m', 'bnfk_core', *sys.argv[1:]], capture_output=True, "
+        "text=True); "
+        "print(json.dumps({'code': p.returncode, 'out': p.stdout, 'err': p.stderr[-2000:], "
+        "'wall': time.perf_counter() - t, 'rss': resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * "
+        "1024}))"
+    )
     res = subprocess.run([sys.executable, "-c", probe, *args], capture_output=True, text=True, cwd=ROOT)
     info = json.loads(res.stdout)
     if info["code"] != 0:
@@ -84,19 +98,45 @@ def large(rows: int) -> dict:
         write_letter_csv(csv, rows)
         log(f"wrote {rows:,} rows in {time.perf_counter() - t0:.1f} s")
         for kern, extra in ((FISHER, ["--structure", "tree", "--score", "bic"]), (SCALED_HAMMING, [])):
-            r = run_cli(["cluster", str(csv), "--label-column", "class", "--kernel", kern, *extra, "--seed", "0",
-                         "--no-labels-out"])
+            r = run_cli(
+                [
+                    "cluster",
+                    str(csv),
+                    "--label-column",
+                    "class",
+                    "--kernel",
+                    kern,
+                    *extra,
+                    "--seed",
+                    "0",
+                    "--no-labels-out",
+                ]
+            )
             j = r["json"]
-            row = {"kernel": kern, "algorithm_chosen": j.get("algorithm_chosen"), "reason": j.get("algorithm_reason"),
-                   "ari": j["ari"], "ami": j["ami"], "v_measure": j["v_measure"], "silhouette": j["silhouette"],
-                   "silhouette_rows": j.get("silhouette_rows"), "n_clusters": j["n_clusters"], "n_used": j["n_used"],
-                   "feature_nnz": j.get("feature_nnz"), "feature_columns": j.get("feature_columns_phi"),
-                   "structure": j.get("structure"), "kernel_seconds": j["kernel_seconds"],
-                   "cluster_seconds": j["cluster_seconds"], "wall_seconds": r["wall_seconds"],
-                   "peak_rss_gib": r["peak_rss_bytes"] / 2**30}
+            row = {
+                "kernel": kern,
+                "algorithm_chosen": j.get("algorithm_chosen"),
+                "reason": j.get("algorithm_reason"),
+                "ari": j["ari"],
+                "ami": j["ami"],
+                "v_measure": j["v_measure"],
+                "silhouette": j["silhouette"],
+                "silhouette_rows": j.get("silhouette_rows"),
+                "n_clusters": j["n_clusters"],
+                "n_used": j["n_used"],
+                "feature_nnz": j.get("feature_nnz"),
+                "feature_columns": j.get("feature_columns_phi"),
+                "structure": j.get("structure"),
+                "kernel_seconds": j["kernel_seconds"],
+                "cluster_seconds": j["cluster_seconds"],
+                "wall_seconds": r["wall_seconds"],
+                "peak_rss_gib": r["peak_rss_bytes"] / 2**30,
+            }
             out["runs"].append(row)
-            log(f"{kern}: {row['algorithm_chosen']} ARI {row['ari']:.3f}, {row['wall_seconds']:.1f} s wall, "
-                f"peak RSS {row['peak_rss_gib']:.2f} GiB")
+            log(
+                f"{kern}: {row['algorithm_chosen']} ARI {row['ari']:.3f}, {row['wall_seconds']:.1f} s wall, "
+                f"peak RSS {row['peak_rss_gib']:.2f} GiB"
+            )
     return out
 
 
@@ -104,7 +144,9 @@ def thesis(runs: int, restarts: int = 25) -> list[dict]:
     rows = []
     for name in DATASETS:
         c = CATALOG[name]
-        data = load_csv(SAMPLES / c["file"], class_column=c["class_column"], missing_policy=c["missing_policy"])
+        data = load_csv(
+            SAMPLES / c["file"], class_column=c["class_column"], missing_policy=c["missing_policy"]
+        )
         k = C.default_n_clusters(data)
         structure = "exact" if data.without_class().n_vars <= 20 else "hc"
         for kern, abbr in KERNELS.items():
@@ -112,19 +154,33 @@ def thesis(runs: int, restarts: int = 25) -> list[dict]:
             setup = C.kernel_setup(data, kern, structure=structure, score="qnml", params="cnml", seed=0)
             cc, km, t_cc, t_km = [], [], [], []
             for r in range(runs):
-                o = C.run_clustering(data, kern, "correlation", n_clusters=k, setup=setup, restarts=restarts, seed=r)
+                o = C.run_clustering(
+                    data, kern, "correlation", n_clusters=k, setup=setup, restarts=restarts, seed=r
+                )
                 cc.append(o["ari"])
                 t_cc.append(o["cluster_seconds"])
                 o = C.run_clustering(data, kern, "kmeans-features", n_clusters=k, model=setup.model, seed=r)
                 km.append(o["ari"])
                 t_km.append(o["cluster_seconds"])
-            rows.append({"dataset": name, "rows": data.n_rows, "clusters": k, "kernel": abbr,
-                         "ari_cc": float(np.mean(cc)), "ari_cc_std": float(np.std(cc)),
-                         "ari_kmeans_features": float(np.mean(km)), "ari_kmeans_features_std": float(np.std(km)),
-                         "seconds_cc": float(np.mean(t_cc)), "seconds_kmeans_features": float(np.mean(t_km)),
-                         "structure": setup.structure})
-            log(f"{name} {abbr}: CC {np.mean(cc):.3f} vs kmeans-features {np.mean(km):.3f} "
-                f"({time.perf_counter() - t0:.1f} s)")
+            rows.append(
+                {
+                    "dataset": name,
+                    "rows": data.n_rows,
+                    "clusters": k,
+                    "kernel": abbr,
+                    "ari_cc": float(np.mean(cc)),
+                    "ari_cc_std": float(np.std(cc)),
+                    "ari_kmeans_features": float(np.mean(km)),
+                    "ari_kmeans_features_std": float(np.std(km)),
+                    "seconds_cc": float(np.mean(t_cc)),
+                    "seconds_kmeans_features": float(np.mean(t_km)),
+                    "structure": setup.structure,
+                }
+            )
+            log(
+                f"{name} {abbr}: CC {np.mean(cc):.3f} vs kmeans-features {np.mean(km):.3f} "
+                f"({time.perf_counter() - t0:.1f} s)"
+            )
     return rows
 
 

@@ -1,5 +1,5 @@
-"""The Prototypes page's work on a 2,000-row ALARM sample with 5 % blank cells, before vs after planning the held-out
-evidence once.
+"""The Prototypes page's work on a 2,000-row ALARM sample with 5 % blank cells, before vs after planning the
+held-out evidence once.
 
     python benchmarks/bench_heldout.py [--rows 2000 --missing 0.05 --seed 0 --k 20 --draws 200 --structure hc]
 
@@ -15,6 +15,7 @@ for k with the random draws.  In one process, in turn:
 Also the largest difference between the two runs' held-out NLLs (every random draw and both greedy
 subsets).  Writes ``benchmarks/results/heldout.json``.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -66,15 +67,28 @@ def main(argv=None) -> dict:
     a = p.parse_args(argv)
     frame = alarm_sample(a.rows, a.missing, a.seed)
     data = load_csv(text=frame.to_csv(index=False), source="alarm_sample")
-    out = {"rows": a.rows, "missing": a.missing, "k": a.k, "random_draws": a.draws, "structure": a.structure,
-           "load_before": os.getloadavg()[0], "cpus": os.cpu_count()}
+    out = {
+        "rows": a.rows,
+        "missing": a.missing,
+        "k": a.k,
+        "random_draws": a.draws,
+        "structure": a.structure,
+        "load_before": os.getloadavg()[0],
+        "cpus": os.cpu_count(),
+    }
     t0 = time.perf_counter()
     exp = pt.prepare_summarization(data, a.structure, seed=a.seed)
     out["prepare_s"] = time.perf_counter() - t0
     held = exp.held
-    out["test_rows"], out["incomplete_test_rows"] = held.M, 0 if held.incomplete is None else held.incomplete.n_rows
+    out["test_rows"], out["incomplete_test_rows"] = (
+        held.M,
+        0 if held.incomplete is None else held.incomplete.n_rows,
+    )
     if held.fixed is not None:
-        out["enumeration_terms"], out["fallback_rows"] = int(held.fixed.terms.size), int(held.fixed.fallback.size)
+        out["enumeration_terms"], out["fallback_rows"] = (
+            int(held.fixed.terms.size),
+            int(held.fixed.fallback.size),
+        )
     if exp.class_column is not None:
         raise SystemExit("error: the 'before' evaluation here covers the NLL only; use --structure hc")
 
@@ -84,7 +98,7 @@ def main(argv=None) -> dict:
         return res, time.perf_counter() - t
 
     after_cold, out["after_cold_run_s"] = run()
-    held.evaluate = lambda codes: previous_nll(held, codes)                 # instance patches: the old path
+    held.evaluate = lambda codes: previous_nll(held, codes)  # instance patches: the old path
     held.evaluate_many = lambda codes: [previous_nll(held, c) for c in codes]
     before, out["before_run_s"] = run()
     del held.evaluate, held.evaluate_many
@@ -92,8 +106,10 @@ def main(argv=None) -> dict:
     out["speedup"] = out["before_run_s"] / out["after_run_s"]
     out["page_work_after_s"] = out["prepare_s"] + out["after_cold_run_s"]
     out["max_abs_nll_diff"] = float(np.abs(nlls(after) - nlls(before)).max())
-    out["same_selection"] = (after["details"]["mmd_rows"] == before["details"]["mmd_rows"]
-                             and after["details"]["chi2_rows"] == before["details"]["chi2_rows"])
+    out["same_selection"] = (
+        after["details"]["mmd_rows"] == before["details"]["mmd_rows"]
+        and after["details"]["chi2_rows"] == before["details"]["chi2_rows"]
+    )
     out["seconds_after"] = after["seconds"]
     out["load_after"] = os.getloadavg()[0]
     print(json.dumps(out, indent=1))

@@ -13,6 +13,7 @@ Datasets are read with their ``catalog.json`` class column and missing policy (t
 original missing values as a category); the class column is dropped before hiding cells.
 Structures: qNML, exact search up to 20 variables else hill climbing; parameters cNML.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -27,36 +28,59 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bnfk_core.data.table import load_csv  # noqa: E402
-from bnfk_core.analyses.impute.core import impute_bn, learn_model  # noqa: E402
 from bnfk_core.analyses.impute.benchmark import DEFAULT_RATIOS, benchmark, induce_mcar  # noqa: E402
+from bnfk_core.analyses.impute.core import impute_bn, learn_model  # noqa: E402
+from bnfk_core.data.table import load_csv  # noqa: E402
 
 RESULTS = ROOT / "benchmarks" / "results"
-THESIS = ("spect", "house_votes_84", "tic_tac_toe", "breast_cancer", "lymphography", "hayes_roth", "primary_tumor")
+THESIS = (
+    "spect",
+    "house_votes_84",
+    "tic_tac_toe",
+    "breast_cancer",
+    "lymphography",
+    "hayes_roth",
+    "primary_tumor",
+)
 THESIS_METHODS = ("bn", "bn-mode", "bn-wknn", "mode", "wknn")
 
 #: thesis Tables 4.3 (accuracy), 4.4 (cross-entropy), B.1, B.2 (standard deviations)
 THESIS_ACC = {
-    "breast_cancer": (0.584, 0.581, 0.582, 0.523, 0.476), "hayes_roth": (0.355, 0.331, 0.378, 0.307, 0.295),
-    "house_votes_84": (0.744, 0.737, 0.749, 0.525, 0.684), "lymphography": (0.647, 0.640, 0.641, 0.603, 0.571),
-    "primary_tumor": (0.768, 0.771, 0.763, 0.751, 0.607), "spect": (0.790, 0.779, 0.792, 0.683, 0.703),
-    "tic_tac_toe": (0.476, 0.473, 0.491, 0.423, 0.314)}
+    "breast_cancer": (0.584, 0.581, 0.582, 0.523, 0.476),
+    "hayes_roth": (0.355, 0.331, 0.378, 0.307, 0.295),
+    "house_votes_84": (0.744, 0.737, 0.749, 0.525, 0.684),
+    "lymphography": (0.647, 0.640, 0.641, 0.603, 0.571),
+    "primary_tumor": (0.768, 0.771, 0.763, 0.751, 0.607),
+    "spect": (0.790, 0.779, 0.792, 0.683, 0.703),
+    "tic_tac_toe": (0.476, 0.473, 0.491, 0.423, 0.314),
+}
 THESIS_CE = {
-    "breast_cancer": (0.967, 0.975, 0.975, 1.075, 3.337), "hayes_roth": (1.257, 1.265, 1.312, 1.218, 4.480),
-    "house_votes_84": (0.605, 0.609, 0.601, 0.834, 1.772), "lymphography": (0.793, 0.799, 0.812, 0.839, 2.282),
-    "primary_tumor": (0.531, 0.530, 0.539, 0.570, 1.712), "spect": (0.493, 0.507, 0.515, 0.604, 1.246),
-    "tic_tac_toe": (1.008, 1.030, 1.010, 1.068, 5.104)}
+    "breast_cancer": (0.967, 0.975, 0.975, 1.075, 3.337),
+    "hayes_roth": (1.257, 1.265, 1.312, 1.218, 4.480),
+    "house_votes_84": (0.605, 0.609, 0.601, 0.834, 1.772),
+    "lymphography": (0.793, 0.799, 0.812, 0.839, 2.282),
+    "primary_tumor": (0.531, 0.530, 0.539, 0.570, 1.712),
+    "spect": (0.493, 0.507, 0.515, 0.604, 1.246),
+    "tic_tac_toe": (1.008, 1.030, 1.010, 1.068, 5.104),
+}
 THESIS_ACC_SD = {
-    "breast_cancer": (0.045, 0.046, 0.045, 0.039, 0.046), "hayes_roth": (0.086, 0.076, 0.084, 0.074, 0.078),
-    "house_votes_84": (0.025, 0.025, 0.023, 0.026, 0.032), "lymphography": (0.041, 0.039, 0.039, 0.036, 0.046),
-    "primary_tumor": (0.023, 0.024, 0.025, 0.025, 0.039), "spect": (0.027, 0.029, 0.029, 0.036, 0.038),
-    "tic_tac_toe": (0.029, 0.035, 0.039, 0.019, 0.063)}
+    "breast_cancer": (0.045, 0.046, 0.045, 0.039, 0.046),
+    "hayes_roth": (0.086, 0.076, 0.084, 0.074, 0.078),
+    "house_votes_84": (0.025, 0.025, 0.023, 0.026, 0.032),
+    "lymphography": (0.041, 0.039, 0.039, 0.036, 0.046),
+    "primary_tumor": (0.023, 0.024, 0.025, 0.025, 0.039),
+    "spect": (0.027, 0.029, 0.029, 0.036, 0.038),
+    "tic_tac_toe": (0.029, 0.035, 0.039, 0.019, 0.063),
+}
 
 
 def load(name: str):
     cat = json.loads((ROOT / "sample_data" / "catalog.json").read_text())[name]
-    return load_csv(ROOT / "sample_data" / cat["file"], class_column=cat["class_column"],
-                    missing_policy=cat["missing_policy"])
+    return load_csv(
+        ROOT / "sample_data" / cat["file"],
+        class_column=cat["class_column"],
+        missing_policy=cat["missing_policy"],
+    )
 
 
 def _progress(name):
@@ -65,6 +89,7 @@ def _progress(name):
         if frac >= 1:
             sys.stderr.write("\n")
         sys.stderr.flush()
+
     return report
 
 
@@ -73,9 +98,18 @@ def cmd_thesis(args) -> None:
     methods = tuple(m for m in args.methods.split(",") if m)
     for name in args.datasets.split(","):
         data = load(name)
-        res = benchmark(data, methods, test_ratios=grid, missing_ratios=grid, repeats=args.repeats,
-                        seed=args.seed, structure=args.structure, score="qnml", params="cnml",
-                        progress=_progress(name))
+        res = benchmark(
+            data,
+            methods,
+            test_ratios=grid,
+            missing_ratios=grid,
+            repeats=args.repeats,
+            seed=args.seed,
+            structure=args.structure,
+            score="qnml",
+            params="cnml",
+            progress=_progress(name),
+        )
         out = res.to_dict()
         out["dataset"] = name
         out["runs"] = res.runs.to_dict(orient="records")
@@ -83,12 +117,15 @@ def cmd_thesis(args) -> None:
         path = RESULTS / f"impute_{name}{'_' + args.tag if args.tag else ''}.json"
         path.write_text(json.dumps(out, indent=1))
         summ = {m: (round(out[m]["accuracy"], 3), round(out[m]["cross_entropy"], 3)) for m in methods}
-        print(f"{name}: {res.info['structure']}, {res.repeats} repeats, {res.seconds:.0f} s: {summ}", flush=True)
+        print(
+            f"{name}: {res.info['structure']}, {res.repeats} repeats, {res.seconds:.0f} s: {summ}", flush=True
+        )
 
 
 def cmd_speed(args) -> None:
     sys.path.insert(0, str(ROOT / "tests"))
     from helpers_bruteforce import random_dag, random_model
+
     truth = random_model(random_dag(args.variables, seed=3, max_parents=2), [3] * args.variables, seed=1)
     full = truth.sample(args.rows, seed=0)
     split = induce_mcar(full, 0.999, args.missing, seed=0)  # every row in the "test" part: 20 % of all cells
@@ -101,6 +138,7 @@ def cmd_speed(args) -> None:
     # what-if: the same posteriors with opt_einsum's greedy path search instead of "auto" (whose branch
     # search dominates inference.posterior when every row has its own missingness pattern)
     import bnfk_core.inference.queries as inference
+
     contract = inference.oe.contract
     inference.oe.contract = lambda *a, optimize=None, **kw: contract(*a, optimize="greedy", **kw)
     try:
@@ -111,12 +149,23 @@ def cmd_speed(args) -> None:
         inference.oe.contract = contract
     diff = max(float(np.abs(imp.cells[i][1] - imp_g.cells[i][1]).max()) for i in imp.cells)
     patterns = len(np.unique(split.hidden[split.hidden.any(axis=1)], axis=0))
-    out = {"rows": args.rows, "variables": args.variables, "missing_cells": int(split.n_hidden),
-           "missing_fraction": split.n_hidden / split.hidden.size, "patterns": patterns,
-           "complete_rows": int(split.data.complete_rows().sum()), "arcs": model.dag.n_arcs,
-           "learn_seconds": t_learn, "impute_seconds": t_post, "imputed_cells": imp.n_cells,
-           "target_seconds": 10.0, "impute_seconds_greedy_paths": t_greedy, "greedy_max_abs_difference": diff,
-           "load_average_1min": os.getloadavg()[0], "cpus": os.cpu_count()}
+    out = {
+        "rows": args.rows,
+        "variables": args.variables,
+        "missing_cells": int(split.n_hidden),
+        "missing_fraction": split.n_hidden / split.hidden.size,
+        "patterns": patterns,
+        "complete_rows": int(split.data.complete_rows().sum()),
+        "arcs": model.dag.n_arcs,
+        "learn_seconds": t_learn,
+        "impute_seconds": t_post,
+        "imputed_cells": imp.n_cells,
+        "target_seconds": 10.0,
+        "impute_seconds_greedy_paths": t_greedy,
+        "greedy_max_abs_difference": diff,
+        "load_average_1min": os.getloadavg()[0],
+        "cpus": os.cpu_count(),
+    }
     RESULTS.mkdir(parents=True, exist_ok=True)
     (RESULTS / "impute_speed.json").write_text(json.dumps(out, indent=1))
     print(json.dumps(out, indent=1))
@@ -137,11 +186,20 @@ def cmd_table(args) -> None:
                 cells_c.append("–")
                 continue
             cells_a.append(f"{r[m]['accuracy']:.3f} ± {r[m]['accuracy_std']:.3f} ({THESIS_ACC[name][k]:.3f})")
-            cells_c.append(f"{r[m]['cross_entropy']:.3f} ± {r[m]['cross_entropy_std']:.3f} ({THESIS_CE[name][k]:.3f})")
-        tag = f"{name} ({st['structure']}, {st['repeats']}×{len(st['test_ratios']) * len(st['missing_ratios'])})"
+            cells_c.append(
+                f"{r[m]['cross_entropy']:.3f} ± {r[m]['cross_entropy_std']:.3f} ({THESIS_CE[name][k]:.3f})"
+            )
+        runs = st["repeats"] * len(st["test_ratios"]) * len(st["missing_ratios"])
+        tag = f"{name} ({st['structure']}, {st['repeats']}×{runs // st['repeats']})"
         rows_acc.append(f"| {tag} | " + " | ".join(cells_a) + " |")
         rows_ce.append(f"| {tag} | " + " | ".join(cells_c) + " |")
-    head = "| dataset (structure, runs) | " + " | ".join(THESIS_METHODS) + " |\n|---" * 1 + "|---" * len(THESIS_METHODS) + "|"
+    head = (
+        "| dataset (structure, runs) | "
+        + " | ".join(THESIS_METHODS)
+        + " |\n|---" * 1
+        + "|---" * len(THESIS_METHODS)
+        + "|"
+    )
     print("Accuracy (ours ± sd over runs (thesis))\n")
     print(head)
     print("\n".join(rows_acc))

@@ -12,6 +12,7 @@ the missing cells, the completed file.  Median and spread over ``--runs`` runs; 
 at most 1 s of work beyond start-up on house_votes_84.  Whole-process timings (start-up included) come
 from runs of the whole command beside a start-up-only process (see docs/IMPUTATION.md).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -61,14 +62,24 @@ def main() -> None:
     p.add_argument("--runs", type=int, default=5)
     p.add_argument("--variants", default="available-case,em,complete-rows")
     args = p.parse_args()
-    out = {"data": os.path.basename(args.data), "runs": args.runs, "load_average": os.getloadavg(),
-           "cpus": os.cpu_count(), "variants": {}}
+    out = {
+        "data": os.path.basename(args.data),
+        "runs": args.runs,
+        "load_average": os.getloadavg(),
+        "cpus": os.cpu_count(),
+        "variants": {},
+    }
     for md in args.variants.split(","):
         one_run(args.data, md)  # warm-up (caches, first-call costs)
         runs = [one_run(args.data, md) for _ in range(args.runs)]
-        out["variants"][md] = {k: {"median": float(np.median([r[k] for r in runs])),
-                                   "min": float(np.min([r[k] for r in runs])),
-                                   "max": float(np.max([r[k] for r in runs]))} for k in runs[0]}
+        out["variants"][md] = {
+            k: {
+                "median": float(np.median([r[k] for r in runs])),
+                "min": float(np.min([r[k] for r in runs])),
+                "max": float(np.max([r[k] for r in runs])),
+            }
+            for k in runs[0]
+        }
         print(md, {k: round(v["median"], 3) for k, v in out["variants"][md].items()}, flush=True)
     out["load_average_end"] = os.getloadavg()
     RESULTS.mkdir(exist_ok=True)

@@ -16,6 +16,7 @@ if absent).  Each step runs in its own subprocess (wall time, and peak RSS from 
 
 The completed files are compared byte for byte (SHA-256).  Writes ``benchmarks/results/impute_stream.json``.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -41,12 +42,30 @@ def sha256(path: str) -> str:
 def bench(n: int, in_memory: bool, dask: bool) -> dict:
     path = Path(f"/tmp/bnfk_stream_{n}.csv")
     py = sys.executable
-    subprocess.run([py, str(ROOT / "benchmarks" / "bench_stream.py"), "--generate", str(n), str(path)], check=True)
+    subprocess.run(
+        [py, str(ROOT / "benchmarks" / "bench_stream.py"), "--generate", str(n), str(path)], check=True
+    )
     model = Path(f"/tmp/bnfk_stream_{n}_stream.json")
     if not model.exists():
-        run([py, "-m", "bnfk_core", "learn", str(path), "--structure", "hc", "--score", "bic", "--quiet",
-             "--chunksize", "200000", "-o", str(model)])
-    res = {"rows": n, "file_mib": round(path.stat().st_size / 2 ** 20, 1), "model": model.name}
+        run(
+            [
+                py,
+                "-m",
+                "bnfk_core",
+                "learn",
+                str(path),
+                "--structure",
+                "hc",
+                "--score",
+                "bic",
+                "--quiet",
+                "--chunksize",
+                "200000",
+                "-o",
+                str(model),
+            ]
+        )
+    res = {"rows": n, "file_mib": round(path.stat().st_size / 2**20, 1), "model": model.name}
     res["pandas"] = run([py, "-c", f"import pandas as pd; pd.read_csv({str(path)!r}, dtype=str)"])
     res["pandas"].pop("stdout")
     base = res["pandas"]["seconds"]

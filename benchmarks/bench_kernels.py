@@ -12,6 +12,7 @@
 - Features for 20,000 rows; parent marginals of the HC-BIC model learned on letter (4 bins).
 - Peak memory of each Gram call (tracemalloc; numpy reports its buffers to it).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -28,12 +29,13 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
+from letter_like import letter_like_model  # noqa: E402
+
 from bnfk_core.data.table import load_csv  # noqa: E402
 from bnfk_core.inference.queries import parent_marginals  # noqa: E402
 from bnfk_core.kernels.fisher import features, gram  # noqa: E402
 from bnfk_core.learning.structure import learn_structure  # noqa: E402
 from bnfk_core.network.model import fit  # noqa: E402
-from letter_like import letter_like_model  # noqa: E402
 
 RESULTS = ROOT / "benchmarks" / "results"
 
@@ -86,29 +88,40 @@ def main(quick: bool = False):
         t_loop, Kl = timed(lambda: loop_kernel(model, blk, blk))
         assert np.allclose(Kl, K[:300, :300], atol=1e-9)
         loop_full = t_loop * (N / 300) ** 2
-        rows[f"gram_{N}"] = {"seconds": sec, "peak_mib": peak / 2**20, "loop_seconds_extrapolated": loop_full,
-                             "speedup_vs_loop": loop_full / sec}
+        rows[f"gram_{N}"] = {
+            "seconds": sec,
+            "peak_mib": peak / 2**20,
+            "loop_seconds_extrapolated": loop_full,
+            "speedup_vs_loop": loop_full / sec,
+        }
         del K
     N = 5000 if quick else 10000
     X = model.sample(N, seed=1).codes
     Phi = features(model, X)
     if Phi.shape[1] * N * 8 < 6 * 2**30:
+
         def naive():
             D = Phi.toarray()
             return D @ D.T
+
         sec, _ = timed(naive)
         rows[f"naive_dense_{N}"] = {"seconds": sec, "columns": int(Phi.shape[1])}
     X20 = model.sample(20000, seed=2).codes
     sec, _ = timed(lambda: features(model, X20), repeat=3)
     rows["features_20000"] = {"seconds": sec}
 
-    letter = load_csv(ROOT / "sample_data" / "letter.csv", class_column="class", max_levels=15,
-                      discretize_bins=4)
+    letter = load_csv(
+        ROOT / "sample_data" / "letter.csv", class_column="class", max_levels=15, discretize_bins=4
+    )
     res = learn_structure(letter, "hc", score="bic", seed=0)
     lm = fit(res.dag, letter)
     sec, pm = timed(lambda: parent_marginals(lm, seed=0))  # first call: nothing cached yet
-    rows["parent_marginals_letter_hc_bic"] = {"seconds": sec, "method": pm.method, "arcs": res.dag.n_arcs,
-                                              "max_parents": max(len(p) for p in lm.parents)}
+    rows["parent_marginals_letter_hc_bic"] = {
+        "seconds": sec,
+        "method": pm.method,
+        "arcs": res.dag.n_arcs,
+        "max_parents": max(len(p) for p in lm.parents),
+    }
     sec, _ = timed(lambda: gram(lm, letter.subset(np.arange(5000))))
     rows["gram_letter_hc_bic_5000"] = {"seconds": sec}
 
@@ -116,7 +129,10 @@ def main(quick: bool = False):
     out = RESULTS / ("kernels_quick.json" if quick else "kernels.json")
     out.write_text(json.dumps(rows, indent=1))
     for k, v in rows.items():
-        print(f"{k:34s} " + "  ".join(f"{a}={b:.4g}" if isinstance(b, float) else f"{a}={b}" for a, b in v.items()))
+        print(
+            f"{k:34s} "
+            + "  ".join(f"{a}={b:.4g}" if isinstance(b, float) else f"{a}={b}" for a, b in v.items())
+        )
     print(f"wrote {out}")
 
 

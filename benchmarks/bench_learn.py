@@ -11,6 +11,7 @@
 - Exact search (Silander & Myllymäki DP) on zoo (17 variables) for a few in-degree bounds, with
   hill climbing on the same score for reference.
 """
+
 from __future__ import annotations
 
 import json
@@ -25,10 +26,10 @@ import pandas as pd
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bnfk_core.network.dag import DAG, structural_hamming_distance  # noqa: E402
 from bnfk_core.data.table import from_codes, load_csv  # noqa: E402
-from bnfk_core.learning.structure import learn_structure  # noqa: E402
 from bnfk_core.learning.scores import LocalScorer  # noqa: E402
+from bnfk_core.learning.structure import learn_structure  # noqa: E402
+from bnfk_core.network.dag import DAG, structural_hamming_distance  # noqa: E402
 
 SAMPLES = ROOT / "sample_data"
 RESULTS = ROOT / "benchmarks" / "results"
@@ -53,6 +54,7 @@ def pgmpy_alone(data):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         from pgmpy.causal_discovery import HillClimbSearch
+
         frame = pd.DataFrame(data.codes[data.complete_rows()], columns=list(data.variables))
         t0 = time.perf_counter()
         hc = HillClimbSearch(scoring_method="bic-d", return_type="dag", show_progress=False)
@@ -67,26 +69,51 @@ def bench_hc(name, data, rows, restarts=0):
     dag_p, secs_p = pgmpy_alone(data)
     scorer = LocalScorer(data.codes, data.cardinalities, "bic")
     score_p = scorer.total(dag_p.parent_indices())
-    row = {"dataset": name, "restarts": restarts, "rows": data.n_rows, "variables": data.n_vars,
-           "ours_seconds": ours.seconds, "ours_score": ours.score, "ours_arcs": ours.dag.n_arcs,
-           "pgmpy_seconds": secs_p, "pgmpy_score": score_p, "pgmpy_arcs": dag_p.n_arcs,
-           "speedup": secs_p / ours.seconds, "shd_ours_vs_pgmpy": structural_hamming_distance(ours.dag, dag_p)}
+    row = {
+        "dataset": name,
+        "restarts": restarts,
+        "rows": data.n_rows,
+        "variables": data.n_vars,
+        "ours_seconds": ours.seconds,
+        "ours_score": ours.score,
+        "ours_arcs": ours.dag.n_arcs,
+        "pgmpy_seconds": secs_p,
+        "pgmpy_score": score_p,
+        "pgmpy_arcs": dag_p.n_arcs,
+        "speedup": secs_p / ours.seconds,
+        "shd_ours_vs_pgmpy": structural_hamming_distance(ours.dag, dag_p),
+    }
     rows.append(row)
-    print(f"{name + (f'+{restarts}r' if restarts else ''):<11} {data.n_rows:>6} {data.n_vars:>3} | ours {ours.seconds:7.2f} s  BIC {ours.score:12.2f} "
-          f"{ours.dag.n_arcs:>3} arcs | pgmpy {secs_p:7.2f} s  BIC {score_p:12.2f} {dag_p.n_arcs:>3} arcs | "
-          f"x{row['speedup']:.1f}  SHD {row['shd_ours_vs_pgmpy']}", flush=True)
+    print(
+        f"{name + (f'+{restarts}r' if restarts else ''):<11} {data.n_rows:>6} {data.n_vars:>3} | ours "
+        f"{ours.seconds:7.2f} s  BIC {ours.score:12.2f} "
+        f"{ours.dag.n_arcs:>3} arcs | pgmpy {secs_p:7.2f} s  BIC {score_p:12.2f} {dag_p.n_arcs:>3} arcs | "
+        f"x{row['speedup']:.1f}  SHD {row['shd_ours_vs_pgmpy']}",
+        flush=True,
+    )
 
 
 def bench_exact(data, rows):
     for score, mp in [("bic", 2), ("bic", 3), ("bic", None), ("qnml", 2), ("qnml", 3), ("bdeu", 2)]:
         ex = learn_structure(data, "exact", score=score, max_parents=mp)
         hc = learn_structure(data, "hc", score=score, max_parents=mp)
-        row = {"dataset": "zoo", "score": score, "max_parents": mp, "exact_seconds": ex.seconds,
-               "exact_score": ex.score, "exact_arcs": ex.dag.n_arcs, "hc_seconds": hc.seconds,
-               "hc_score": hc.score, "notes": ex.notes[1:]}
+        row = {
+            "dataset": "zoo",
+            "score": score,
+            "max_parents": mp,
+            "exact_seconds": ex.seconds,
+            "exact_score": ex.score,
+            "exact_arcs": ex.dag.n_arcs,
+            "hc_seconds": hc.seconds,
+            "hc_score": hc.score,
+            "notes": ex.notes[1:],
+        }
         rows.append(row)
-        print(f"zoo exact {score:<5} max_parents={str(mp):<4} | {ex.seconds:7.2f} s  score {ex.score:10.2f} "
-              f"{ex.dag.n_arcs:>3} arcs | hc {hc.seconds:6.2f} s score {hc.score:10.2f} | {ex.notes[1]}", flush=True)
+        print(
+            f"zoo exact {score:<5} max_parents={str(mp):<4} | {ex.seconds:7.2f} s  score {ex.score:10.2f} "
+            f"{ex.dag.n_arcs:>3} arcs | hc {hc.seconds:6.2f} s score {hc.score:10.2f} | {ex.notes[1]}",
+            flush=True,
+        )
 
 
 def main():

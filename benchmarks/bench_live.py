@@ -21,6 +21,7 @@ Wall-clock seconds are the best of a few repeats; ``cpu`` is process time (both 
 machine run it also as ``NUMBA_NUM_THREADS=1 python benchmarks/bench_live.py --out live_1thread.json``:
 one thread's process time is the cleanest measure of the work.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -37,10 +38,10 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from letter_like import letter_leaf_model, letter_like_model, random_letter_model
 
-from bnfk_core.kernels import fisher as kernels
 from bnfk_core.analyses.segments import search as arcs
 from bnfk_core.data.table import load_csv
 from bnfk_core.errors import StructureError
+from bnfk_core.kernels import fisher as kernels
 from bnfk_core.kernels.fisher import gram
 from bnfk_core.kernels.live import LiveKernel
 from bnfk_core.kernels.live_terms import Edit
@@ -83,7 +84,7 @@ def random_edits(dag, n, seed):
 
 def incremental(name, model, N, n_edits, seed=0):
     data = model.sample(N, seed=1)
-    gram(model, data.codes[:50])                                     # compile once
+    gram(model, data.codes[:50])  # compile once
     t_build, _, lk = timed(lambda: LiveKernel(model.dag, data, "smoothed"))
     K0 = lk.gram(copy=True)
     # the memory floor of any in-place update: one read + write pass over the N x N matrix
@@ -94,39 +95,76 @@ def incremental(name, model, N, n_edits, seed=0):
         t_ref, c_ref, ref = timed(lambda: gram(fit(lk.dag, data), data))
         err = float(np.abs(lk.gram() - ref).max())
         del ref
-        rows.append({"edit": f"{e.op} {e.u} -> {e.v}", "seconds": t_inc, "cpu": c_inc, "scratch_seconds": t_ref,
-                     "scratch_cpu": c_ref, "speedup": t_ref / t_inc, "max_abs_error": err,
-                     "rebuilt": info["rebuilt"], "rescaled": len(info["rescaled"]), "pairs": info["pairs"],
-                     "pair_fraction": info["pairs"] / N ** 2, "ceiling_one_pass": t_ref / t_pass})
-        print(f"{name:5s} {rows[-1]['edit']:24s} {t_inc:7.3f}s  scratch {t_ref:6.3f}s  x{t_ref / t_inc:6.1f}  "
-              f"err {err:.1e}  rescaled {len(info['rescaled'])}", flush=True)
+        rows.append(
+            {
+                "edit": f"{e.op} {e.u} -> {e.v}",
+                "seconds": t_inc,
+                "cpu": c_inc,
+                "scratch_seconds": t_ref,
+                "scratch_cpu": c_ref,
+                "speedup": t_ref / t_inc,
+                "max_abs_error": err,
+                "rebuilt": info["rebuilt"],
+                "rescaled": len(info["rescaled"]),
+                "pairs": info["pairs"],
+                "pair_fraction": info["pairs"] / N**2,
+                "ceiling_one_pass": t_ref / t_pass,
+            }
+        )
+        print(
+            f"{name:5s} {rows[-1]['edit']:24s} {t_inc:7.3f}s  scratch {t_ref:6.3f}s  x{t_ref / t_inc:6.1f}  "
+            f"err {err:.1e}  rescaled {len(info['rescaled'])}",
+            flush=True,
+        )
     t_undo, _, _ = timed(lambda: [lk.undo() for _ in range(len(rows))])
     undo_err = float(np.abs(lk.gram() - K0).max())
     sp = np.array([r["speedup"] for r in rows])
-    return {"model": name, "N": N, "build_seconds": t_build, "edits": rows, "one_pass_seconds": t_pass,
-            "ceiling_one_pass_median": float(np.median([r["ceiling_one_pass"] for r in rows])),
-            "speedup_median": float(np.median(sp)), "speedup_min": float(sp.min()), "speedup_max": float(sp.max()),
-            "max_abs_error": max(r["max_abs_error"] for r in rows),
-            "undo_all_seconds": t_undo, "undo_max_abs_error": undo_err}
+    return {
+        "model": name,
+        "N": N,
+        "build_seconds": t_build,
+        "edits": rows,
+        "one_pass_seconds": t_pass,
+        "ceiling_one_pass_median": float(np.median([r["ceiling_one_pass"] for r in rows])),
+        "speedup_median": float(np.median(sp)),
+        "speedup_min": float(sp.min()),
+        "speedup_max": float(sp.max()),
+        "max_abs_error": max(r["max_abs_error"] for r in rows),
+        "undo_all_seconds": t_undo,
+        "undo_max_abs_error": undo_err,
+    }
 
 
 def arc_step():
     meta = CATALOG["house_votes_84"]
-    data = load_csv(ROOT / "sample_data" / meta["file"], class_column=meta["class_column"],
-                    missing_policy=meta["missing_policy"])
-    arcs.arc_search(data, n_arcs=1, restarts=2)                              # compile once
+    data = load_csv(
+        ROOT / "sample_data" / meta["file"],
+        class_column=meta["class_column"],
+        missing_policy=meta["missing_policy"],
+    )
+    arcs.arc_search(data, n_arcs=1, restarts=2)  # compile once
     t, c, r = timed(lambda: arcs.arc_search(data, n_arcs=1), repeat=3)
     before = json.loads((RESULTS / "segments.json").read_text())["speed"]
-    return {"dataset": "house_votes_84", "rows": data.n_rows, "candidates": r.steps[0].n_candidates,
-            "clusterings": r.steps[0].n_evaluated, "seconds": t, "cpu": c, "arc": list(r.steps[0].arc),
-            "ari": r.steps[0].ari, "before_seconds": before["step_seconds_dedupe_True"],
-            "before_arc": before["arc_dedupe_True"], "before_ari": before["ari_dedupe_True"]}
+    return {
+        "dataset": "house_votes_84",
+        "rows": data.n_rows,
+        "candidates": r.steps[0].n_candidates,
+        "clusterings": r.steps[0].n_evaluated,
+        "seconds": t,
+        "cpu": c,
+        "arc": list(r.steps[0].arc),
+        "ari": r.steps[0].ari,
+        "before_seconds": before["step_seconds_dedupe_True"],
+        "before_arc": before["arc_dedupe_True"],
+        "before_ari": before["ari_dedupe_True"],
+    }
 
 
 def gram_bound(N):
     out = []
-    models = [("root", letter_like_model(0)), ("leaf", letter_leaf_model(0))] + \
-             [(f"random{s}", random_letter_model(s)) for s in range(3)]
+    models = [("root", letter_like_model(0)), ("leaf", letter_leaf_model(0))] + [
+        (f"random{s}", random_letter_model(s)) for s in range(3)
+    ]
     for name, m in models:
         X = m.sample(N, seed=1).codes
         gram(m, X[:50])
@@ -141,26 +179,48 @@ def gram_bound(N):
         t_out, _, Z = timed(lambda: np.full((N, N), 1.0), repeat=3)
         del Z
         bound = pairs * kernels._T_PAIR + t_out
-        out.append({"model": name, "N": N, "pairs": pairs, "seconds": t, "cpu": c, "output_seconds": t_out,
-                    "bound_seconds": bound, "ratio_to_bound": t / bound})
-        print(f"gram {name:8s} pairs {pairs / 1e6:6.1f}M  {t:.3f}s  bound {bound:.3f}s  x{t / bound:.2f}", flush=True)
+        out.append(
+            {
+                "model": name,
+                "N": N,
+                "pairs": pairs,
+                "seconds": t,
+                "cpu": c,
+                "output_seconds": t_out,
+                "bound_seconds": bound,
+                "ratio_to_bound": t / bound,
+            }
+        )
+        print(
+            f"gram {name:8s} pairs {pairs / 1e6:6.1f}M  {t:.3f}s  bound {bound:.3f}s  x{t / bound:.2f}",
+            flush=True,
+        )
     return out
 
 
 def main(quick=False, out_name=None):
     N = 2000 if quick else 5000
-    res = {"incremental": [incremental("root", letter_like_model(0), N, 6 if quick else 12),
-                           incremental("leaf", letter_leaf_model(0), N, 6 if quick else 12)],
-           "gram_bound": gram_bound(N)}
+    res = {
+        "incremental": [
+            incremental("root", letter_like_model(0), N, 6 if quick else 12),
+            incremental("leaf", letter_leaf_model(0), N, 6 if quick else 12),
+        ],
+        "gram_bound": gram_bound(N),
+    }
     res["arc_search_step"] = arc_step()
     a = res["arc_search_step"]
-    print(f"arc-search step on house_votes_84: {a['seconds']:.2f}s (cpu {a['cpu']:.2f}s), before {a['before_seconds']:.1f}s; "
-          f"arc {a['arc']} ARI {a['ari']:.4f} (before {a['before_arc']} {a['before_ari']:.4f})")
+    print(
+        f"arc-search step on house_votes_84: {a['seconds']:.2f}s (cpu {a['cpu']:.2f}s), before "
+        f"{a['before_seconds']:.1f}s; "
+        f"arc {a['arc']} ARI {a['ari']:.4f} (before {a['before_arc']} {a['before_ari']:.4f})"
+    )
     for r in res["incremental"]:
-        print(f"{r['model']}: speedup median x{r['speedup_median']:.1f} (min x{r['speedup_min']:.1f}, max "
-              f"x{r['speedup_max']:.1f}); one read+write pass of K {r['one_pass_seconds'] * 1e3:.0f} ms, "
-              f"ceiling median x{r['ceiling_one_pass_median']:.1f}; max error {r['max_abs_error']:.1e}; "
-              f"undo error {r['undo_max_abs_error']:.1e}")
+        print(
+            f"{r['model']}: speedup median x{r['speedup_median']:.1f} (min x{r['speedup_min']:.1f}, max "
+            f"x{r['speedup_max']:.1f}); one read+write pass of K {r['one_pass_seconds'] * 1e3:.0f} ms, "
+            f"ceiling median x{r['ceiling_one_pass_median']:.1f}; max error {r['max_abs_error']:.1e}; "
+            f"undo error {r['undo_max_abs_error']:.1e}"
+        )
     RESULTS.mkdir(exist_ok=True)
     out = RESULTS / (out_name or ("live_quick.json" if quick else "live.json"))
     out.write_text(json.dumps(res, indent=1))
@@ -170,6 +230,8 @@ def main(quick=False, out_name=None):
 if __name__ == "__main__":
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true")
-    ap.add_argument("--out", help="result file name in benchmarks/results/ (e.g. for a NUMBA_NUM_THREADS=1 run)")
+    ap.add_argument(
+        "--out", help="result file name in benchmarks/results/ (e.g. for a NUMBA_NUM_THREADS=1 run)"
+    )
     a = ap.parse_args()
     main(a.quick, a.out)

@@ -13,6 +13,7 @@ Writes ``benchmarks/results/prototypes.json`` (after every run, so a partial run
 and prints one line per (dataset, structure, k).  Nothing here is tuned: one seed, the defaults
 of :mod:`bnfk_core.analyses.prototypes.selection`.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -25,8 +26,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bnfk_core.data.table import load_csv  # noqa: E402
 from bnfk_core.analyses.prototypes.selection import prepare_summarization, run_summarization  # noqa: E402
+from bnfk_core.data.table import load_csv  # noqa: E402
 
 SAMPLES = ROOT / "sample_data"
 RESULTS = ROOT / "benchmarks" / "results" / "prototypes.json"
@@ -49,7 +50,9 @@ PAPER_SECONDS = {
 
 def load(name: str):
     spec = DATASETS[name]
-    return load_csv(SAMPLES / spec["file"], class_column="class", discretize_bins=4, max_levels=spec["max_levels"])
+    return load_csv(
+        SAMPLES / spec["file"], class_column="class", discretize_bins=4, max_levels=spec["max_levels"]
+    )
 
 
 def main(argv=None) -> int:
@@ -60,10 +63,17 @@ def main(argv=None) -> int:
     ap.add_argument("--draws", type=int, default=1000)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--output", default=str(RESULTS))
-    ap.add_argument("--speed", action="store_true", help="only time greedy MMD for k = 1000 on letter's training "
-                                                             "half (3 repeats, wall and CPU time) and exit")
-    ap.add_argument("--report", action="store_true", help="print the Markdown tables of docs/PROTOTYPES.md "
-                                                              "from the results file and exit")
+    ap.add_argument(
+        "--speed",
+        action="store_true",
+        help="only time greedy MMD for k = 1000 on letter's training "
+        "half (3 repeats, wall and CPU time) and exit",
+    )
+    ap.add_argument(
+        "--report",
+        action="store_true",
+        help="print the Markdown tables of docs/PROTOTYPES.md from the results file and exit",
+    )
     args = ap.parse_args(argv)
     out_path = Path(args.output)
     if args.report:
@@ -72,8 +82,13 @@ def main(argv=None) -> int:
     if args.speed:
         print(json.dumps(speed(args.seed), indent=1))
         return 0
-    results = {"machine": f"{platform.processor() or platform.machine()}, {platform.system()}",
-               "seed": args.seed, "draws": args.draws, "paper_seconds": PAPER_SECONDS, "runs": []}
+    results = {
+        "machine": f"{platform.processor() or platform.machine()}, {platform.system()}",
+        "seed": args.seed,
+        "draws": args.draws,
+        "paper_seconds": PAPER_SECONDS,
+        "runs": [],
+    }
     if out_path.exists():
         try:
             old = json.loads(out_path.read_text())
@@ -86,8 +101,11 @@ def main(argv=None) -> int:
         for structure in args.structures.split(","):
             t0 = time.perf_counter()
             exp = prepare_summarization(data, structure, seed=args.seed)
-            print(f"{name} {structure}: {exp.model.dag.n_arcs} arcs, learn {exp.seconds['learn']:.2f} s, "
-                  f"kernel {exp.seconds['kernel']:.2f} s, features {exp.mmd.Phi.shape}", flush=True)
+            print(
+                f"{name} {structure}: {exp.model.dag.n_arcs} arcs, learn {exp.seconds['learn']:.2f} s, "
+                f"kernel {exp.seconds['kernel']:.2f} s, features {exp.mmd.Phi.shape}",
+                flush=True,
+            )
             for k in [int(x) for x in args.ks.split(",")]:
                 r = run_summarization(exp, k, random_draws=args.draws)
                 r["dataset"] = name
@@ -95,15 +113,21 @@ def main(argv=None) -> int:
                 results["runs"].append(r)
                 extra = ""
                 if "error" in r["full"]:
-                    extra = (f" | err full {r['full']['error']:.3f} rnd {r['random']['error_mean']:.3f} "
-                             f"mmd {r['mmd']['error']:.3f} chi2 {r['chi2']['error']:.3f}"
-                             f" | logloss full {r['full']['log_loss']:.3f} rnd {r['random']['log_loss_mean']:.3f} "
-                             f"mmd {r['mmd']['log_loss']:.3f} chi2 {r['chi2']['log_loss']:.3f}")
+                    extra = (
+                        f" | err full {r['full']['error']:.3f} rnd {r['random']['error_mean']:.3f} "
+                        f"mmd {r['mmd']['error']:.3f} chi2 {r['chi2']['error']:.3f}"
+                        f" | logloss full {r['full']['log_loss']:.3f} rnd {r['random']['log_loss_mean']:.3f} "
+                        f"mmd {r['mmd']['log_loss']:.3f} chi2 {r['chi2']['log_loss']:.3f}"
+                    )
                 s = r["seconds"]
-                print(f"  k={k:5d} nll full {r['full']['nll']:.3f} rnd {r['random']['nll_mean']:.3f}"
-                      f"±{r['random']['nll_std']:.3f} mmd {r['mmd']['nll']:.3f} chi2 {r['chi2']['nll']:.3f}{extra}"
-                      f" | s: draws {s['random_draws']:.1f} mmd {s['greedy_mmd']:.2f} chi2 {s['greedy_chi2']:.2f}",
-                      flush=True)
+                print(
+                    f"  k={k:5d} nll full {r['full']['nll']:.3f} rnd {r['random']['nll_mean']:.3f}"
+                    f"±{r['random']['nll_std']:.3f} mmd {r['mmd']['nll']:.3f} chi2 "
+                    f"{r['chi2']['nll']:.3f}{extra}"
+                    f" | s: draws {s['random_draws']:.1f} mmd {s['greedy_mmd']:.2f} chi2 "
+                    f"{s['greedy_chi2']:.2f}",
+                    flush=True,
+                )
                 out_path.parent.mkdir(parents=True, exist_ok=True)
                 out_path.write_text(json.dumps(results, indent=1))
                 t0 = time.perf_counter()
@@ -111,9 +135,12 @@ def main(argv=None) -> int:
 
 
 def speed(seed: int = 0, k: int = 1000, repeats: int = 3) -> dict:
-    """Greedy MMD for k = 1000 on letter's training half (10,000 rows), from the best of 1000 random subsets."""
+    """Greedy MMD for k = 1000 on letter's training half (10,000 rows), from the best of 1000 random
+    subsets."""
     import numpy as np
+
     from bnfk_core.analyses.prototypes.selection import MMDCriterion, greedy_swap, random_subsets
+
     exp = prepare_summarization(load("letter"), "hc", seed=seed)
     draws = random_subsets(exp.train.n_rows, k, 1000, seed)
     start = draws[int(np.argmin(exp.mmd.values(draws)))]
@@ -123,14 +150,23 @@ def speed(seed: int = 0, k: int = 1000, repeats: int = 3) -> dict:
         res = greedy_swap(exp.mmd, start)
         wall.append(time.perf_counter() - t0)
         cpu.append(time.process_time() - c0)
-    generic = MMDCriterion(exp.mmd.Phi)          # kernel columns by sparse products instead of Theorem 1
+    generic = MMDCriterion(exp.mmd.Phi)  # kernel columns by sparse products instead of Theorem 1
     t0 = time.perf_counter()
     res_g = greedy_swap(generic, start)
-    return {"rows": exp.train.n_rows, "k": k, "swaps": res.swaps, "passes": res.passes, "mmd": res.value,
-            "wall_seconds": wall, "cpu_seconds": cpu, "paper_seconds": 19 * 60,
-            "speedup_wall_min": 19 * 60 / min(wall), "speedup_wall_max": 19 * 60 / max(wall),
-            "generic_columns_wall_seconds": time.perf_counter() - t0,
-            "generic_same_subset": bool(sorted(res_g.indices.tolist()) == sorted(res.indices.tolist()))}
+    return {
+        "rows": exp.train.n_rows,
+        "k": k,
+        "swaps": res.swaps,
+        "passes": res.passes,
+        "mmd": res.value,
+        "wall_seconds": wall,
+        "cpu_seconds": cpu,
+        "paper_seconds": 19 * 60,
+        "speedup_wall_min": 19 * 60 / min(wall),
+        "speedup_wall_max": 19 * 60 / max(wall),
+        "generic_columns_wall_seconds": time.perf_counter() - t0,
+        "generic_same_subset": bool(sorted(res_g.indices.tolist()) == sorted(res.indices.tolist())),
+    }
 
 
 def _fmt_s(x: float) -> str:
@@ -143,18 +179,24 @@ def report(results: dict) -> str:
     names = [n for n in DATASETS if any(r["dataset"] == n for r in runs)]
     out = []
     out.append("### Fig. 1: hill climbing (BIC), held-out NLL per row\n")
-    out.append("| dataset | k | all rows | random mean ± sd | greedy MMD | greedy χ² | MMD < random | MMD ≤ χ² |")
+    out.append(
+        "| dataset | k | all rows | random mean ± sd | greedy MMD | greedy χ² | MMD < random | MMD ≤ χ² |"
+    )
     out.append("|---|---:|---:|---:|---:|---:|:-:|:-:|")
     for n in names:
         for r in (r for r in runs if r["dataset"] == n and r["structure"] == "hc"):
             m, c, rnd = r["mmd"]["nll"], r["chi2"]["nll"], r["random"]
-            out.append(f"| {n} | {r['k']} | {r['full']['nll']:.3f} | {rnd['nll_mean']:.3f} ± {rnd['nll_std']:.3f} | "
-                       f"{m:.3f} | {c:.3f} | {'yes' if m < rnd['nll_mean'] else '**no**'} | "
-                       f"{'yes' if m <= c else '**no**'} |")
+            out.append(
+                f"| {n} | {r['k']} | {r['full']['nll']:.3f} | {rnd['nll_mean']:.3f} ± {rnd['nll_std']:.3f} | "
+                f"{m:.3f} | {c:.3f} | {'yes' if m < rnd['nll_mean'] else '**no**'} | "
+                f"{'yes' if m <= c else '**no**'} |"
+            )
     for struct, fig in (("tan", "Fig. 2: TAN"), ("kdb", "Fig. 3: KDB (K = 3)")):
         out.append(f"\n### {fig}: misclassification rate, log loss and NLL of the test half\n")
-        out.append("| dataset | k | error: all / random / MMD / χ² | log loss: all / random / MMD / χ² | "
-                   "NLL: random / MMD / χ² |")
+        out.append(
+            "| dataset | k | error: all / random / MMD / χ² | log loss: all / random / MMD / χ² | "
+            "NLL: random / MMD / χ² |"
+        )
         out.append("|---|---:|---|---|---|")
         for n in names:
             for r in (r for r in runs if r["dataset"] == n and r["structure"] == struct):
@@ -165,8 +207,11 @@ def report(results: dict) -> str:
                     best = min(m, c, rnd[f"{key}_mean"])
                     cell = lambda v: f"**{v:.3f}**" if v == best else f"{v:.3f}"  # noqa: E731
                     return f"{cell(rnd[f'{key}_mean'])} / {cell(m)} / {cell(c)}"
-                out.append(f"| {n} | {r['k']} | {r['full']['error']:.3f} / {trio('error')} | "
-                           f"{r['full']['log_loss']:.3f} / {trio('log_loss')} | {trio('nll')} |")
+
+                out.append(
+                    f"| {n} | {r['k']} | {r['full']['error']:.3f} / {trio('error')} | "
+                    f"{r['full']['log_loss']:.3f} / {trio('log_loss')} | {trio('nll')} |"
+                )
     out.append("\n### Run times: the paper (quad-CPU 3.10 GHz desktop, Python) and ours (this machine)\n")
     out.append("| dataset | step | paper | ours | speed-up |")
     out.append("|---|---|---:|---:|---:|")
@@ -178,8 +223,10 @@ def report(results: dict) -> str:
         lo, hi = hc[0], hc[-1]
         kern = hc[0]["seconds"]["kernel"]
         p = paper["kernel"][n]
-        out.append(f"| {n} | parent probabilities + kernel (features) of the training half | {p} s | "
-                   f"{_fmt_s(kern)} | {p / kern:,.0f}× |")
+        out.append(
+            f"| {n} | parent probabilities + kernel (features) of the training half | {p} s | "
+            f"{_fmt_s(kern)} | {p / kern:,.0f}× |"
+        )
         for step, label in (("greedy_mmd", "greedy MMD"), ("greedy_chi2", "greedy χ²")):
             pl, ph = paper[step][n]
             ol, oh = lo["seconds"][step], hi["seconds"][step]
@@ -187,8 +234,10 @@ def report(results: dict) -> str:
             out.append(f"| {n} | {label}, k = {hi['k']} | {_fmt_s(ph)} | {_fmt_s(oh)} | {ph / oh:,.0f}× |")
         pl, ph = paper["random_draws"][n]
         dr = [r["seconds"]["random_draws"] for r in hc]
-        out.append(f"| {n} | {results['draws']} random subsets with MMD and χ² (k = {lo['k']}…{hi['k']}) | "
-                   f"{pl}–{ph} s | {_fmt_s(min(dr))}–{_fmt_s(max(dr))} | {pl / min(dr):,.0f}–{ph / max(dr):,.0f}× |")
+        out.append(
+            f"| {n} | {results['draws']} random subsets with MMD and χ² (k = {lo['k']}…{hi['k']}) | "
+            f"{pl}–{ph} s | {_fmt_s(min(dr))}–{_fmt_s(max(dr))} | {pl / min(dr):,.0f}–{ph / max(dr):,.0f}× |"
+        )
     return "\n".join(out)
 
 

@@ -14,6 +14,7 @@ own subprocess; wall time and peak RSS come from ``os.wait4``:
 
 Writes (merges into) ``benchmarks/results/rowwise.json``.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -51,8 +52,24 @@ def step(name: str, cmd: list[str], base: dict | None) -> dict:
         js = json.loads(r["stdout"])
     except ValueError:
         js = {}
-    keep = ("rows", "n_candidates", "candidates", "mean_embedding", "swaps", "passes", "converged", "mmd", "value",
-            "seconds_read", "seconds_greedy", "shape", "total", "mean", "rows_a", "rows_b")
+    keep = (
+        "rows",
+        "n_candidates",
+        "candidates",
+        "mean_embedding",
+        "swaps",
+        "passes",
+        "converged",
+        "mmd",
+        "value",
+        "seconds_read",
+        "seconds_greedy",
+        "shape",
+        "total",
+        "mean",
+        "rows_a",
+        "rows_b",
+    )
     out.update({k: js[k] for k in keep if k in js})
     print(f"    {out}", flush=True)
     return out
@@ -64,13 +81,21 @@ def bench(n: int, model_path: Path, chunksize: int, everything: bool, res: dict 
     if res is None:
         t0 = time.perf_counter()
         generate(path, n)
-        res = {"rows": n, "file_mib": round(path.stat().st_size / 2**20, 1), "chunksize": chunksize,
-               "generate_seconds": round(time.perf_counter() - t0, 1)}
+        res = {
+            "rows": n,
+            "file_mib": round(path.stat().st_size / 2**20, 1),
+            "chunksize": chunksize,
+            "generate_seconds": round(time.perf_counter() - t0, 1),
+        }
         print(f"{n:,} rows", flush=True)
-        res["pandas"] = step("pandas", [PY, "-c", f"import pandas as pd; pd.read_csv({str(path)!r}, dtype=str)"],
-                             None)
-        res["prototypes"] = step("prototypes", cli("prototypes", path, "--model", model_path, "--k", 200,
-                                                   "--chunksize", chunksize), res["pandas"])
+        res["pandas"] = step(
+            "pandas", [PY, "-c", f"import pandas as pd; pd.read_csv({str(path)!r}, dtype=str)"], None
+        )
+        res["prototypes"] = step(
+            "prototypes",
+            cli("prototypes", path, "--model", model_path, "--k", 200, "--chunksize", chunksize),
+            res["pandas"],
+        )
         return res
     base = res["pandas"]
     if everything:
@@ -80,12 +105,40 @@ def bench(n: int, model_path: Path, chunksize: int, everything: bool, res: dict 
         if not small.exists():
             with open(other) as fh, open(small, "w") as out:
                 out.writelines(fh.readline() for _ in range(101))
-        res["kernel"] = step("kernel", cli("kernel", path, "--model", model_path, "--other", small, "--chunksize",
-                                           chunksize, "-o", "/tmp/bnfk_rowwise_K.npy"), base)
+        res["kernel"] = step(
+            "kernel",
+            cli(
+                "kernel",
+                path,
+                "--model",
+                model_path,
+                "--other",
+                small,
+                "--chunksize",
+                chunksize,
+                "-o",
+                "/tmp/bnfk_rowwise_K.npy",
+            ),
+            base,
+        )
         os.remove("/tmp/bnfk_rowwise_K.npy")
-        res["mmd"] = step("mmd", cli("mmd", path, other, "--model", model_path, "--chunksize", chunksize), base)
-        res["loglik"] = step("loglik", cli("loglik", path, "--model", model_path, "--chunksize", chunksize,
-                                           "-o", "/tmp/bnfk_rowwise_ll.csv"), base)
+        res["mmd"] = step(
+            "mmd", cli("mmd", path, other, "--model", model_path, "--chunksize", chunksize), base
+        )
+        res["loglik"] = step(
+            "loglik",
+            cli(
+                "loglik",
+                path,
+                "--model",
+                model_path,
+                "--chunksize",
+                chunksize,
+                "-o",
+                "/tmp/bnfk_rowwise_ll.csv",
+            ),
+            base,
+        )
         os.remove("/tmp/bnfk_rowwise_ll.csv")
     return res
 
@@ -93,7 +146,9 @@ def bench(n: int, model_path: Path, chunksize: int, everything: bool, res: dict 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rows", type=int, action="append", help="file sizes (default 1,000,000)")
-    ap.add_argument("--all-max", type=int, default=1_000_000, help="run kernel/mmd/loglik up to this many rows")
+    ap.add_argument(
+        "--all-max", type=int, default=1_000_000, help="run kernel/mmd/loglik up to this many rows"
+    )
     ap.add_argument("--chunksize", type=int, default=200_000)
     args = ap.parse_args()
     model_path = Path("/tmp/bnfk_rowwise_model.bif")
@@ -102,7 +157,7 @@ def main() -> None:
     target = RESULTS / "rowwise.json"
     results = json.loads(target.read_text()) if target.exists() else {}
     sizes = args.rows or [1_000_000]
-    for n in sizes:                 # prototypes at every size first, then the other commands
+    for n in sizes:  # prototypes at every size first, then the other commands
         results[str(n)] = bench(n, model_path, args.chunksize, False)
         target.write_text(json.dumps(results, indent=1) + "\n")
     for n in sizes:

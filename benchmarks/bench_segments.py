@@ -14,6 +14,7 @@
 - Case tables: max |theory - measured| over every case of every kind on house_votes_84.
   (``--quick`` runs the speed part and the case tables only.)
 """
+
 from __future__ import annotations
 
 import argparse
@@ -22,17 +23,16 @@ import sys
 import time
 from pathlib import Path
 
-
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bnfk_core.analyses.segments import information as segment_information
-from bnfk_core.analyses.segments import tables as segment_tables  # noqa: E402
-from bnfk_core.analyses.segments import search as arcs  # noqa: E402
 from bnfk_core.analyses.cluster.clustering import cluster  # noqa: E402
-from bnfk_core.network.dag import DAG  # noqa: E402
+from bnfk_core.analyses.segments import information as segment_information
+from bnfk_core.analyses.segments import search as arcs  # noqa: E402
+from bnfk_core.analyses.segments import tables as segment_tables  # noqa: E402
 from bnfk_core.data.table import load_csv  # noqa: E402
 from bnfk_core.kernels.fisher import gram  # noqa: E402
+from bnfk_core.network.dag import DAG  # noqa: E402
 from bnfk_core.network.model import fit  # noqa: E402
 
 RESULTS = ROOT / "benchmarks" / "results"
@@ -40,20 +40,65 @@ CATALOG = json.loads((ROOT / "sample_data" / "catalog.json").read_text())
 
 # thesis: Table 5.1 (CC-SH), Table 6.1 (one arc), Table 6.4 (two arcs), Tables 6.2/6.3 (v1, v2, v1∩v2)
 THESIS = {
-    "breast_cancer": {"base": 0.147, "one": 0.173, "two": 0.204, "U": (0.002, 0.088, 0.116), "V": (0.000, 0.323, 0.336)},
-    "hayes_roth": {"base": 0.082, "one": 0.093, "two": 0.086, "U": (0.181, 0.178, 0.431), "V": (0.459, 0.455, 0.621)},
-    "house_votes_84": {"base": 0.557, "one": 0.585, "two": 0.606, "U": (0.439, 0.205, 0.450), "V": (0.710, 0.509, 0.704)},
-    "lymphography": {"base": 0.242, "one": 0.316, "two": 0.316, "U": (0.028, 0.327, 0.406), "V": (0.166, 0.490, 0.589)},
-    "primary_tumor": {"base": 0.123, "one": 0.164, "two": 0.201, "U": (0.080, 0.152, 0.209), "V": (0.686, 0.449, 0.396)},
-    "spect": {"base": 0.057, "one": 0.066, "two": 0.071, "U": (0.039, 0.033, 0.062), "V": (0.177, 0.153, 0.220)},
-    "tic_tac_toe": {"base": 0.020, "one": 0.069, "two": 0.084, "U": (0.015, 0.015, 0.031), "V": (0.130, 0.130, 0.177)},
+    "breast_cancer": {
+        "base": 0.147,
+        "one": 0.173,
+        "two": 0.204,
+        "U": (0.002, 0.088, 0.116),
+        "V": (0.000, 0.323, 0.336),
+    },
+    "hayes_roth": {
+        "base": 0.082,
+        "one": 0.093,
+        "two": 0.086,
+        "U": (0.181, 0.178, 0.431),
+        "V": (0.459, 0.455, 0.621),
+    },
+    "house_votes_84": {
+        "base": 0.557,
+        "one": 0.585,
+        "two": 0.606,
+        "U": (0.439, 0.205, 0.450),
+        "V": (0.710, 0.509, 0.704),
+    },
+    "lymphography": {
+        "base": 0.242,
+        "one": 0.316,
+        "two": 0.316,
+        "U": (0.028, 0.327, 0.406),
+        "V": (0.166, 0.490, 0.589),
+    },
+    "primary_tumor": {
+        "base": 0.123,
+        "one": 0.164,
+        "two": 0.201,
+        "U": (0.080, 0.152, 0.209),
+        "V": (0.686, 0.449, 0.396),
+    },
+    "spect": {
+        "base": 0.057,
+        "one": 0.066,
+        "two": 0.071,
+        "U": (0.039, 0.033, 0.062),
+        "V": (0.177, 0.153, 0.220),
+    },
+    "tic_tac_toe": {
+        "base": 0.020,
+        "one": 0.069,
+        "two": 0.084,
+        "U": (0.015, 0.015, 0.031),
+        "V": (0.130, 0.130, 0.177),
+    },
 }
 
 
 def load(name):
     meta = CATALOG[name]
-    return load_csv(ROOT / "sample_data" / meta["file"], class_column=meta["class_column"],
-                    missing_policy=meta["missing_policy"])
+    return load_csv(
+        ROOT / "sample_data" / meta["file"],
+        class_column=meta["class_column"],
+        missing_policy=meta["missing_policy"],
+    )
 
 
 def speed() -> dict:
@@ -95,16 +140,30 @@ def thesis() -> list:
         r = arcs.arc_search(data, n_arcs=2)
         first = list(r.steps[0].arc)
         st = segment_information.collapsed_stats(data, first)
-        rows.append({"dataset": name, "rows": data.n_rows, "features": data.n_vars - 1,
-                     "base_ari": r.base_ari, "one_arc_ari": r.steps[0].ari, "two_arc_ari": r.steps[1].ari,
-                     "arcs": [list(s.arc) for s in r.steps], "candidates": [s.n_candidates for s in r.steps],
-                     "theils_u": [float(x) if x is not None else None for x in st.theils_u],
-                     "cramers_v": [float(x) if x is not None else None for x in st.cramers_v],
-                     "cramers_v_corrected": [float(x) if x is not None else None for x in st.cramers_v_corrected],
-                     "seconds": time.perf_counter() - t, "thesis": ref})
-        print(f"{name:15s} base {r.base_ari:.3f} ({ref['base']:.3f})  one {r.steps[0].ari:.3f} ({ref['one']:.3f})  "
-              f"two {r.steps[1].ari:.3f} ({ref['two']:.3f})  {time.perf_counter() - t:.1f}s  arcs {rows[-1]['arcs']}",
-              flush=True)
+        rows.append(
+            {
+                "dataset": name,
+                "rows": data.n_rows,
+                "features": data.n_vars - 1,
+                "base_ari": r.base_ari,
+                "one_arc_ari": r.steps[0].ari,
+                "two_arc_ari": r.steps[1].ari,
+                "arcs": [list(s.arc) for s in r.steps],
+                "candidates": [s.n_candidates for s in r.steps],
+                "theils_u": [float(x) if x is not None else None for x in st.theils_u],
+                "cramers_v": [float(x) if x is not None else None for x in st.cramers_v],
+                "cramers_v_corrected": [float(x) if x is not None else None for x in st.cramers_v_corrected],
+                "seconds": time.perf_counter() - t,
+                "thesis": ref,
+            }
+        )
+        print(
+            f"{name:15s} base {r.base_ari:.3f} ({ref['base']:.3f})  one {r.steps[0].ari:.3f} "
+            f"({ref['one']:.3f})  "
+            f"two {r.steps[1].ari:.3f} ({ref['two']:.3f})  {time.perf_counter() - t:.1f}s  arcs "
+            f"{rows[-1]['arcs']}",
+            flush=True,
+        )
     return rows
 
 
@@ -112,13 +171,22 @@ def case_tables() -> dict:
     data = load("house_votes_84")
     names = data.without_class().variables
     out = {}
-    for kind, vs in [("single-arc", names[:2]), ("v", names[2:5]), ("a", names[5:8]), ("chain", names[8:11]),
-                     ("full", names[11:15])]:
+    for kind, vs in [
+        ("single-arc", names[:2]),
+        ("v", names[2:5]),
+        ("a", names[5:8]),
+        ("chain", names[8:11]),
+        ("full", names[11:15]),
+    ]:
         t = time.perf_counter()
         tab = segment_tables.case_table(segment_tables.segment_model(data, kind, vs), data, kind, vs)
-        out[kind] = {"variables": list(vs), "cases": len(tab.rows),
-                     "cases_with_pair": sum(r.pair is not None for r in tab.rows),
-                     "max_difference": tab.max_difference, "seconds": time.perf_counter() - t}
+        out[kind] = {
+            "variables": list(vs),
+            "cases": len(tab.rows),
+            "cases_with_pair": sum(r.pair is not None for r in tab.rows),
+            "max_difference": tab.max_difference,
+            "seconds": time.perf_counter() - t,
+        }
     return out
 
 
@@ -131,7 +199,9 @@ def main():
     if not args.quick:
         res["thesis"] = thesis()
     RESULTS.mkdir(exist_ok=True)
-    (RESULTS / ("segments_quick.json" if args.quick else "segments.json")).write_text(json.dumps(res, indent=1))
+    (RESULTS / ("segments_quick.json" if args.quick else "segments.json")).write_text(
+        json.dumps(res, indent=1)
+    )
 
 
 if __name__ == "__main__":

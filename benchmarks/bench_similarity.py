@@ -1,6 +1,7 @@
 """Similarity-measure benchmark: the N = 5,000 Gram of every measure against the Fisher Gram.
 
-    python benchmarks/bench_similarity.py [--quick]   # prints a table, writes benchmarks/results/similarity.json
+    python benchmarks/bench_similarity.py [--quick]   # prints a table, writes
+    benchmarks/results/similarity.json
 
 Two problems, each timed best-of-3 after a warm-up (numba compilation excluded):
 
@@ -12,6 +13,7 @@ Two problems, each timed best-of-3 after a warm-up (numba compilation excluded):
 Every measure is fitted on the same rows (frequencies; not timed) and its ``gram(X)`` timed.  Target:
 measure time <= 2 x the Fisher Gram time.  ``--quick`` uses N = 2,000 and one repeat.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -32,9 +34,9 @@ from letter_like import letter_like_model
 
 from bnfk_core.data.table import load_csv
 from bnfk_core.kernels.fisher import gram
+from bnfk_core.kernels.similarity import MEASURES, fit_measure
 from bnfk_core.learning.structure import learn_structure
 from bnfk_core.network.model import fit
-from bnfk_core.kernels.similarity import MEASURES, fit_measure
 
 RESULTS = ROOT / "benchmarks" / "results"
 
@@ -51,8 +53,11 @@ def best_of(fn, repeat):
 def problems(N):
     model = letter_like_model(seed=0)
     yield "letter_like", model, model.sample(N, seed=1).codes
-    data = load_csv(ROOT / "sample_data" / "mushroom.csv", class_column="class",
-                    missing_policy="category").without_class().subset(np.arange(N))
+    data = (
+        load_csv(ROOT / "sample_data" / "mushroom.csv", class_column="class", missing_policy="category")
+        .without_class()
+        .subset(np.arange(N))
+    )
     dag = learn_structure(data, "hc", score="bic", seed=0).dag
     m = fit(dag, data, method="smoothed")
     yield "mushroom", m, m.align(data).codes
@@ -71,7 +76,7 @@ def main(quick: bool = False):
         print(f"{'measure':18s} {'seconds':>8s} {'x Fisher':>9s}")
         for name in MEASURES:
             fm = fit_measure(name, X)
-            fm.gram(X[:20])                      # warm-up (compiled pass)
+            fm.gram(X[:20])  # warm-up (compiled pass)
             t = best_of(lambda fm=fm, X=X: fm.gram(X), repeat)
             rows["measures"][name] = {"seconds": t, "ratio_to_fisher": t / tf, "within_2x": bool(t <= 2 * tf)}
             print(f"{name:18s} {t:8.3f} {t / tf:9.2f}")

@@ -1,6 +1,7 @@
 """Streaming counts benchmark: in-memory vs chunked `learn --structure hc` and fitting.
 
-    python benchmarks/bench_stream.py --rows 1000000 --rows 3000000 [--in-memory-max 1000000] [--dask-rows 200000]
+    python benchmarks/bench_stream.py --rows 1000000 --rows 3000000 [--in-memory-max 1000000] [--dask-rows
+    200000]
 
 For every size a letter-like CSV (17 columns: a 26-state root and 16 four-state variables, <= 2 parents,
 5 % of the cells empty = missing; sampled from ``letter_like_model(0)`` in seeded blocks) is written under
@@ -25,26 +26,28 @@ load average at the start and the end of every size:
   size and ``--max-memory``);
 * ``impute BIG.csv --model M`` and ``prototypes BIG.csv --model M --k 200`` with the model just learned;
 * ``learn ... --engine dask`` (``--dask-rows``): a local cluster of two worker processes against one process;
-* ``cluster SMALL.csv --kernel fisher --label-column class`` on the first ``--cluster-rows`` rows' worth of the
-  same generator (default 200,000; its own file and its own pandas read, ``cluster_pandas``): the Fisher kernel's
-  network learned on the features, 26 clusters (the labels of the 26-state column), ``auto`` choosing the
-  algorithm by ``--max-memory``;
-* ``cluster-dask``: the same ``cluster`` command with ``--engine dask`` (a local cluster of two worker processes),
-  against one process (the same labels, cost and ARI; the speed-up).
+* ``cluster SMALL.csv --kernel fisher --label-column class`` on the first ``--cluster-rows`` rows' worth of
+  the same generator (default 200,000; its own file and its own pandas read, ``cluster_pandas``): the Fisher
+  kernel's network learned on the features, 26 clusters (the labels of the 26-state column), ``auto`` choosing
+  the algorithm by ``--max-memory``;
+* ``cluster-dask``: the same ``cluster`` command with ``--engine dask`` (a local cluster of two worker
+  processes), against one process (the same labels, cost and ARI; the speed-up).
 
     python benchmarks/bench_stream.py --table --rows 2000000 --dask-rows 2000000 -o /tmp/table.json
     python benchmarks/bench_stream.py --table --rows 10000000 -o benchmarks/results/stream_table_10m.json
     python benchmarks/bench_stream.py --table --rows 200000 --steps cluster,cluster-dask -o /tmp/cluster.json
 
 ``--steps learn,impute,prototypes,cluster,cluster-dask`` runs only those rows (``learn-dask`` with
-``--dask-rows``; impute and prototypes need the model ``learn`` wrote, from this run or an earlier one); the results
-are merged into the size's entry of the JSON file.
+``--dask-rows``; impute and prototypes need the model ``learn`` wrote, from this run or an earlier one); the
+results are merged into the size's entry of the JSON file.
 
-Every step also records its CPU seconds (user + system of the process and the children it waited for, so a Dask
-local cluster's workers count) and the ratio of those to pandas' -- steadier than wall time on a shared machine.
-(The file is generated in a subprocess too, deterministically from seed 0: a child's peak RSS starts at its parent's
-RSS at fork time, so the measuring process must stay small.)
+Every step also records its CPU seconds (user + system of the process and the children it waited for, so a
+Dask local cluster's workers count) and the ratio of those to pandas' -- steadier than wall time on a shared
+machine.
+(The file is generated in a subprocess too, deterministically from seed 0: a child's peak RSS starts at its
+parent's RSS at fork time, so the measuring process must stay small.)
 """
+
 from __future__ import annotations
 
 import argparse
@@ -93,8 +96,13 @@ def generate(path: Path, n: int, seed: int = 0, missing: float = 0.05) -> None:
 def run(cmd: list[str]) -> dict:
     """Wall seconds, peak RSS (MiB) and output of one subprocess."""
     t0 = time.perf_counter()
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=str(ROOT),
-                            env={**os.environ, "PYTHONPATH": str(ROOT)})
+    proc = subprocess.Popen(
+        cmd,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=str(ROOT),
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
     out = proc.stdout.read()
     err = proc.stderr.read()
     _, status, usage = os.wait4(proc.pid, 0)
@@ -102,8 +110,12 @@ def run(cmd: list[str]) -> dict:
     proc.returncode = os.waitstatus_to_exitcode(status)
     if proc.returncode != 0:
         raise RuntimeError(f"{' '.join(cmd)} failed: {err.decode()[-2000:]}")
-    return {"seconds": round(secs, 2), "cpu_seconds": round(usage.ru_utime + usage.ru_stime, 2),
-            "peak_rss_mib": round(usage.ru_maxrss / 1024, 1), "stdout": out.decode()}
+    return {
+        "seconds": round(secs, 2),
+        "cpu_seconds": round(usage.ru_utime + usage.ru_stime, 2),
+        "peak_rss_mib": round(usage.ru_maxrss / 1024, 1),
+        "stdout": out.decode(),
+    }
 
 
 FIT = """
@@ -127,8 +139,11 @@ def bench(n: int, in_memory: bool, dask: bool) -> dict:
     # in a subprocess: a child's peak RSS (ru_maxrss) starts at its parent's RSS when it was forked,
     # so this process stays small
     subprocess.run([sys.executable, __file__, "--generate", str(n), str(path)], check=True)
-    res = {"rows": n, "file_mib": round(path.stat().st_size / 2 ** 20, 1),
-           "generate_seconds": round(time.perf_counter() - t0, 1)}
+    res = {
+        "rows": n,
+        "file_mib": round(path.stat().st_size / 2**20, 1),
+        "generate_seconds": round(time.perf_counter() - t0, 1),
+    }
     py = sys.executable
     res["pandas"] = run([py, "-c", f"import pandas as pd; pd.read_csv({str(path)!r}, dtype=str)"])
     learn = [py, "-m", "bnfk_core", "learn", str(path), "--structure", "hc", "--score", "bic", "--quiet"]
@@ -140,6 +155,7 @@ def bench(n: int, in_memory: bool, dask: bool) -> dict:
         res["learn-memory"] = run(learn + ["-o", out_m])
         res["fit-memory"] = run([py, "-c", FIT, "memory", out_m, str(path)])
         from bnfk_core.network.model import read_model
+
         a, b = json.loads(res["learn-memory"]["stdout"]), json.loads(res["learn-stream"]["stdout"])
         ma, mb = read_model(out_m), read_model(out_s)
         res["same_dag"] = a["arcs"] == b["arcs"]
@@ -175,12 +191,31 @@ def _pandas_read(py: str, path: Path) -> dict:
 
 
 def _cluster_step(py: str, path: Path, extra: list, base: dict) -> tuple[dict, list]:
-    """One ``cluster`` subprocess (``extra``: more flags) with its ratios to pandas' read ``base``; (row, labels)."""
-    step = run([py, "-m", "bnfk_core", "cluster", str(path), "--kernel", "fisher", "--label-column", "class", *extra])
+    """One ``cluster`` subprocess (``extra``: more flags) with its ratios to pandas' read ``base``; (row,
+    labels)."""
+    step = run(
+        [py, "-m", "bnfk_core", "cluster", str(path), "--kernel", "fisher", "--label-column", "class", *extra]
+    )
     out = json.loads(step.pop("stdout"))
     labels = out.pop("labels", [])
-    keep = ("algorithm_chosen", "algorithm_reason", "reading", "engine", "n_clusters", "n_used", "cost", "ari", "ami",
-            "v_measure", "silhouette", "structure", "n_arcs", "kernel_seconds", "cluster_seconds", "notes")
+    keep = (
+        "algorithm_chosen",
+        "algorithm_reason",
+        "reading",
+        "engine",
+        "n_clusters",
+        "n_used",
+        "cost",
+        "ari",
+        "ami",
+        "v_measure",
+        "silhouette",
+        "structure",
+        "n_arcs",
+        "kernel_seconds",
+        "cluster_seconds",
+        "notes",
+    )
     step.update({k: out[k] for k in keep if k in out})
     step["labels_sha256"] = hashlib.sha256(json.dumps(labels).encode()).hexdigest()
     step["ratio_to_pandas"] = round(step["seconds"] / base["seconds"], 2)
@@ -189,16 +224,20 @@ def _cluster_step(py: str, path: Path, extra: list, base: dict) -> tuple[dict, l
 
 
 def cluster_row(n: int) -> dict:
-    """``cluster FILE --kernel fisher --label-column class`` on an ``n``-row letter-like file, as an analyst runs
-    it (no other flag: the network, the number of clusters and the algorithm are the command's defaults), with
-    pandas' read of the same file in the same run; ``cluster-dask``: the same command with ``--engine dask`` (a
-    local cluster of two worker processes started by the command; its CPU seconds count the workers), compared
-    with one process (labels, cost, ARI) when both ran."""
+    """``cluster FILE --kernel fisher --label-column class`` on an ``n``-row letter-like file, as an analyst
+    runs it (no other flag: the network, the number of clusters and the algorithm are the command's defaults),
+    with pandas' read of the same file in the same run; ``cluster-dask``: the same command with ``--engine
+    dask`` (a local cluster of two worker processes started by the command; its CPU seconds count the
+    workers), compared with one process (labels, cost, ARI) when both ran."""
     py = sys.executable
     path = Path(f"/tmp/bnfk_stream_{n}.csv")
     subprocess.run([py, __file__, "--generate", str(n), str(path)], check=True)
-    res = {"cluster_rows": n, "cluster_file_mib": round(path.stat().st_size / 2 ** 20, 1),
-           "cluster_load_start": os.getloadavg()[0], "cluster_pandas": _pandas_read(py, path)}
+    res = {
+        "cluster_rows": n,
+        "cluster_file_mib": round(path.stat().st_size / 2**20, 1),
+        "cluster_load_start": os.getloadavg()[0],
+        "cluster_pandas": _pandas_read(py, path),
+    }
     res["cluster_pandas"].pop("stdout")
     steps = TABLE_OPTIONS["steps"]
     labels = {}
@@ -216,7 +255,8 @@ def cluster_row(n: int) -> dict:
 
 
 def table(n: int, in_memory: bool, dask: bool) -> dict:
-    """The commands without flags on an ``n``-row letter-like file, against pandas' read (``--table``), and the
+    """The commands without flags on an ``n``-row letter-like file, against pandas' read (``--table``), and
+    the
     ``cluster`` row on its own ``--cluster-rows`` file (:func:`cluster_row`)."""
     steps = TABLE_OPTIONS["steps"]
     path = Path(f"/tmp/bnfk_stream_{n}.csv")
@@ -228,21 +268,64 @@ def table(n: int, in_memory: bool, dask: bool) -> dict:
     if big:
         res["steps"], res["load_start"] = big, os.getloadavg()[0]
         subprocess.run([py, __file__, "--generate", str(n), str(path)], check=True)
-        res["file_mib"] = round(path.stat().st_size / 2 ** 20, 1)
+        res["file_mib"] = round(path.stat().st_size / 2**20, 1)
         res["pandas"] = _pandas_read(py, path)
     model = f"/tmp/bnfk_stream_{n}_table.json"
     if "learn" in steps:
-        res["learn"] = run([py, "-m", "bnfk_core", "learn", str(path), "--structure", "hc", "--score", "bic",
-                            "--quiet", "-o", model])
+        res["learn"] = run(
+            [
+                py,
+                "-m",
+                "bnfk_core",
+                "learn",
+                str(path),
+                "--structure",
+                "hc",
+                "--score",
+                "bic",
+                "--quiet",
+                "-o",
+                model,
+            ]
+        )
     if "impute" in steps:
-        res["impute"] = run([py, "-m", "bnfk_core", "impute", str(path), "--model", model, "--quiet",
-                             "-o", f"/tmp/bnfk_stream_{n}_completed.csv"])
+        res["impute"] = run(
+            [
+                py,
+                "-m",
+                "bnfk_core",
+                "impute",
+                str(path),
+                "--model",
+                model,
+                "--quiet",
+                "-o",
+                f"/tmp/bnfk_stream_{n}_completed.csv",
+            ]
+        )
     if "prototypes" in steps:
-        res["prototypes"] = run([py, "-m", "bnfk_core", "prototypes", str(path), "--model", model, "--k", "200",
-                                 "--quiet"])
+        res["prototypes"] = run(
+            [py, "-m", "bnfk_core", "prototypes", str(path), "--model", model, "--k", "200", "--quiet"]
+        )
     if dask:
-        res["learn-dask"] = run([py, "-m", "bnfk_core", "learn", str(path), "--structure", "hc", "--score", "bic",
-                                 "--quiet", "--engine", "dask", "-o", f"/tmp/bnfk_stream_{n}_dask.json"])
+        res["learn-dask"] = run(
+            [
+                py,
+                "-m",
+                "bnfk_core",
+                "learn",
+                str(path),
+                "--structure",
+                "hc",
+                "--score",
+                "bic",
+                "--quiet",
+                "--engine",
+                "dask",
+                "-o",
+                f"/tmp/bnfk_stream_{n}_dask.json",
+            ]
+        )
         a, b = json.loads(res["learn"]["stdout"]), json.loads(res["learn-dask"]["stdout"])
         res["dask_same_dag"] = a["arcs"] == b["arcs"]
         res["dask_score_rel_diff"] = abs(a["score"] - b["score"]) / abs(a["score"])
@@ -263,8 +346,9 @@ def table(n: int, in_memory: bool, dask: bool) -> dict:
 
 
 def sizes_cli(bench, default_out: str, extra=None) -> None:
-    """The command line these benchmarks share: ``--rows N`` (repeatable), ``--in-memory-max``, ``--dask-rows N``
-    and ``-o``; ``bench(n, in_memory=, dask=)`` per size, each result added to the JSON file as it comes."""
+    """The command line these benchmarks share: ``--rows N`` (repeatable), ``--in-memory-max``, ``--dask-rows
+    N`` and ``-o``; ``bench(n, in_memory=, dask=)`` per size, each result added to the JSON file as it
+    comes."""
     ap = argparse.ArgumentParser()
     ap.add_argument("--rows", type=int, action="append")
     ap.add_argument("--in-memory-max", type=int, default=1_000_000)
@@ -299,10 +383,19 @@ def _option(argv: list, flag: str):
 def main() -> None:
     def extra(ap):
         ap.add_argument("--generate", nargs=2, metavar=("ROWS", "PATH"), help=argparse.SUPPRESS)
-        ap.add_argument("--table", action="store_true", help="the commands without flags against pandas' read")
-        ap.add_argument("--steps", default=None, help=f"with --table: comma-separated, from {','.join(TABLE_STEPS)} "
-                        "(default all; the results are merged into the size's entry of the JSON file)")
-        ap.add_argument("--cluster-rows", type=int, default=200_000, help="with --table: rows of the cluster file")
+        ap.add_argument(
+            "--table", action="store_true", help="the commands without flags against pandas' read"
+        )
+        ap.add_argument(
+            "--steps",
+            default=None,
+            help=f"with --table: comma-separated, from {','.join(TABLE_STEPS)} "
+            "(default all; the results are merged into the size's entry of the JSON file)",
+        )
+        ap.add_argument(
+            "--cluster-rows", type=int, default=200_000, help="with --table: rows of the cluster file"
+        )
+
     table_mode = "--table" in sys.argv
     if table_mode:
         steps = _option(sys.argv, "--steps")

@@ -9,6 +9,7 @@ engine (``hill_climb(..., engine="bnfk")``), and the first 5 steps of both engin
 hundreds of steps is extrapolated from its per-step time, not run).  Both engines give the same
 DAG step for step (tests/test_learn_hc.py).
 """
+
 from __future__ import annotations
 
 import json
@@ -57,8 +58,11 @@ def main() -> None:
         rec["bnfk_full_arcs"] = sum(map(len, ps))
         rec["families_scored"] = len(scorer.cache)
         out["scores"][score] = rec
-        print(f"{score:6s} {rec['bnfk_full_seconds']:8.1f} s ({rec['bnfk_full_arcs']} arcs) "
-              f"{rec['bnfk_5_steps_seconds']:12.1f} s {rec['pgmpy_5_steps_seconds']:13.1f} s", flush=True)
+        print(
+            f"{score:6s} {rec['bnfk_full_seconds']:8.1f} s ({rec['bnfk_full_arcs']} arcs) "
+            f"{rec['bnfk_5_steps_seconds']:12.1f} s {rec['pgmpy_5_steps_seconds']:13.1f} s",
+            flush=True,
+        )
     RESULTS.mkdir(parents=True, exist_ok=True)
     (RESULTS / "wide.json").write_text(json.dumps(out, indent=1))
 

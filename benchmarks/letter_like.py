@@ -3,6 +3,7 @@
 ``letter_like_model``: the 26-state variable is the root (<= 2 parents each); ``letter_leaf_model``: it is a
 leaf with two 4-state parents; ``random_letter_model``: random structures (<= 3 parents, the 26-state
 variable anywhere)."""
+
 import numpy as np
 
 from bnfk_core.network.dag import DAG

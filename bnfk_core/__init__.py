@@ -17,6 +17,7 @@ Importing the package is light: the public names below load their module on firs
 (:mod:`bnfk_core.registry`) reads its built-in members from the light ``members`` modules named in
 :data:`MEMBERS` when it is first used (a member's numerical module is imported when the member first runs).
 """
+
 import importlib
 
 from . import registry as _registry
@@ -26,22 +27,42 @@ __version__ = "0.1.0"
 #: public name -> the module that defines it; imported on first use (PEP 562), so that ``import bnfk_core``
 #: (and every ``python -m bnfk_core`` call) loads no numerical library it does not need
 _HOMES = {
-    "DAG": "network.dag", "CategoricalData": "data.table", "load_csv": "data.table", "from_frame": "data.table",
+    "DAG": "network.dag",
+    "CategoricalData": "data.table",
+    "load_csv": "data.table",
+    "from_frame": "data.table",
     "BnfkError": "errors",
-    "DataError": "errors", "KernelError": "errors", "ModelError": "errors", "StructureError": "errors",
-    "marginal": "inference.queries", "parent_marginals": "inference.queries", "posterior": "inference.queries",
-    "contributions": "kernels.fisher", "features": "kernels.features", "gram": "kernels.fisher", "mmd": "kernels.fisher",
-    "set_kernel": "kernels.fisher", "BayesNet": "network.model", "fit": "network.model", "read_model": "network.model",
-    "write_model": "network.model", "fit_measure": "kernels.similarity", "fit_lca": "lca",
-    "learn_network": "learning.incomplete", "LiveKernel": "kernels.live", "covered_arcs": "network.dag",
-    "to_pgmpy": "network.pgmpy_io", "from_pgmpy": "network.pgmpy_io",
+    "DataError": "errors",
+    "KernelError": "errors",
+    "ModelError": "errors",
+    "StructureError": "errors",
+    "marginal": "inference.queries",
+    "parent_marginals": "inference.queries",
+    "posterior": "inference.queries",
+    "contributions": "kernels.fisher",
+    "features": "kernels.features",
+    "gram": "kernels.fisher",
+    "mmd": "kernels.fisher",
+    "set_kernel": "kernels.fisher",
+    "BayesNet": "network.model",
+    "fit": "network.model",
+    "read_model": "network.model",
+    "write_model": "network.model",
+    "fit_measure": "kernels.similarity",
+    "fit_lca": "lca",
+    "learn_network": "learning.incomplete",
+    "LiveKernel": "kernels.live",
+    "covered_arcs": "network.dag",
+    "to_pgmpy": "network.pgmpy_io",
+    "from_pgmpy": "network.pgmpy_io",
 }
 
 __all__ = [*_HOMES, "MEMBERS", "__version__"]
 
-#: registry -> the light modules that declare its built-in members beside their family (``module:attribute``, in the
-#: order the faces offer them).  The package face is the one place that knows every family, so that the registry
-#: module (the bottom floor) names none of them.
+#: registry -> the light modules that declare its built-in members beside their family (``module:attribute``,
+#: in the
+#: order the faces offer them).  The package face is the one place that knows every family, so that the
+#: registry module (the bottom floor) names none of them.
 MEMBERS = {
     "KERNELS": ("bnfk_core.kernels.members:KERNELS", "bnfk_core.lca.members:KERNELS"),
     "LEARNERS": ("bnfk_core.learning.members:LEARNERS",),

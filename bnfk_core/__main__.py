@@ -1,4 +1,5 @@
 """``python -m bnfk_core``: see :mod:`bnfk_core.cli`."""
+
 import sys
 
 from .cli import main

@@ -10,12 +10,23 @@ constructor of every :class:`BnfkError` and by the CLI's error line): a run of m
 and a whole message keeps at most :data:`MAX_MESSAGE` characters -- a 100 MB string given as a
 path or an address never becomes a 100 MB line.
 """
+
 from __future__ import annotations
 
 import re
 
-__all__ = ["BnfkError", "DataError", "StructureError", "ModelError", "KernelError", "shorten", "bounded",
-           "ECHO_CHARS", "LONG_WORD", "MAX_MESSAGE"]
+__all__ = [
+    "BnfkError",
+    "DataError",
+    "StructureError",
+    "ModelError",
+    "KernelError",
+    "shorten",
+    "bounded",
+    "ECHO_CHARS",
+    "LONG_WORD",
+    "MAX_MESSAGE",
+]
 
 #: characters of a user value a message echoes
 ECHO_CHARS = 80
@@ -33,14 +44,15 @@ def shorten(value, limit: int = ECHO_CHARS) -> str:
     if len(text) <= limit:
         return text
     tail = max(limit // 4, 1)
-    return f"{text[:limit - tail - 1]}…{text[-tail:]}"
+    return f"{text[: limit - tail - 1]}…{text[-tail:]}"
 
 
 def bounded(message) -> str:
-    """``message`` with every over-long run of characters cut (:func:`shorten`) and at most MAX_MESSAGE long."""
+    """``message`` with every over-long run of characters cut (:func:`shorten`) and at most MAX_MESSAGE
+    long."""
     text = message if isinstance(message, str) else str(message)
     if len(text) > 4 * MAX_MESSAGE:  # cut first, so that the regex never scans a huge string
-        text = text[:2 * MAX_MESSAGE] + " … " + text[-MAX_MESSAGE:]
+        text = text[: 2 * MAX_MESSAGE] + " … " + text[-MAX_MESSAGE:]
     text = _LONG_RUN.sub(lambda m: shorten(m.group(0)), text)
     return shorten(text, MAX_MESSAGE)
 

@@ -24,20 +24,44 @@ the family's own modules); the package face (:mod:`bnfk_core`) tells each regist
 it (:meth:`Registry.members_from`), and a registry reads them on its first use.  So ``import bnfk_core`` and a
 CLI ``--help`` stay light, and a member's numerical module is imported when the member is first run.
 """
+
 from __future__ import annotations
 
 import importlib
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Callable, Iterator
 
 from .errors import BnfkError, KernelError, ModelError, StructureError
 
-__all__ = ["Registry", "Lazy", "KernelSpec", "LearnerSpec", "ScoreSpec", "EstimatorSpec", "ClustererSpec", "ClassifierSpec", "CriterionSpec",
-           "KERNELS", "CLASSIFIERS", "CRITERIA", "lazy", "LabelView",
-           "LEARNERS", "LEARNER_OPTIONS", "SCORES", "ESTIMATORS", "CLUSTERERS", "MissingDataSpec", "MISSING_DATA", "ImputerSpec",
-           "IMPUTERS", "feature_learners", "kernel_abbr", "face"]
+__all__ = [
+    "Registry",
+    "Lazy",
+    "KernelSpec",
+    "LearnerSpec",
+    "ScoreSpec",
+    "EstimatorSpec",
+    "ClustererSpec",
+    "ClassifierSpec",
+    "CriterionSpec",
+    "KERNELS",
+    "CLASSIFIERS",
+    "CRITERIA",
+    "lazy",
+    "LabelView",
+    "LEARNERS",
+    "LEARNER_OPTIONS",
+    "SCORES",
+    "ESTIMATORS",
+    "CLUSTERERS",
+    "MissingDataSpec",
+    "MISSING_DATA",
+    "ImputerSpec",
+    "IMPUTERS",
+    "feature_learners",
+    "kernel_abbr",
+    "face",
+]
 
 
 class Registry(Mapping):
@@ -53,8 +77,8 @@ class Registry(Mapping):
         self.family = family
         self.error = error
         self._registered: dict = {}
-        self._sources: list = []          # (module, attribute) of the built-in members not read yet
-        self._named: set = set()          # every source named so far (naming one twice adds nothing)
+        self._sources: list = []  # (module, attribute) of the built-in members not read yet
+        self._named: set = set()  # every source named so far (naming one twice adds nothing)
 
     def members_from(self, *sources: str) -> None:
         """Name the light modules that declare this family's built-in members, each as ``"module:attribute"``
@@ -71,10 +95,11 @@ class Registry(Mapping):
 
     @property
     def _specs(self) -> dict:
-        """The registered specs, after reading the built-in members declared by :meth:`members_from` (once)."""
+        """The registered specs, after reading the built-in members declared by :meth:`members_from`
+        (once)."""
         if self._sources:
             sources, self._sources = self._sources, []
-            for module, attribute in sources:       # in the order named, after the members held so far
+            for module, attribute in sources:  # in the order named, after the members held so far
                 for spec in getattr(importlib.import_module(module), attribute):
                     if spec.name in self._registered:
                         raise BnfkError(f"Two {self.family} members are named '{spec.name}' ({module}).")
@@ -82,7 +107,8 @@ class Registry(Mapping):
         return self._registered
 
     def register(self, spec, *, replace: bool = False):
-        """Add ``spec`` under ``spec.name`` (a second registration of a name is refused unless ``replace``)."""
+        """Add ``spec`` under ``spec.name`` (a second registration of a name is refused unless
+        ``replace``)."""
         if spec.name in self._specs and not replace:
             raise BnfkError(f"A {self.family} named '{spec.name}' is already registered.")
         self._registered[spec.name] = spec
@@ -93,8 +119,8 @@ class Registry(Mapping):
         self._specs.pop(name, None)
 
     def check(self, name) -> str:
-        """``name`` if it is a member of this family, else the family's error naming it and every choice (validation
-        before any work: ``ESTIMATORS.check(params)``)."""
+        """``name`` if it is a member of this family, else the family's error naming it and every choice
+        (validation before any work: ``ESTIMATORS.check(params)``)."""
         if name not in self:
             raise self.error(f"Unknown {self.family} '{name}'; choose one of {', '.join(self._specs)}.")
         return name
@@ -103,7 +129,9 @@ class Registry(Mapping):
         try:
             return self._specs[name]
         except (KeyError, TypeError):
-            raise self.error(f"Unknown {self.family} '{name}'; choose one of {', '.join(self._specs)}.") from None
+            raise self.error(
+                f"Unknown {self.family} '{name}'; choose one of {', '.join(self._specs)}."
+            ) from None
 
     def __contains__(self, name) -> bool:
         return name in self._specs
@@ -125,9 +153,9 @@ class Registry(Mapping):
         """``{name: label}`` for widgets and tables."""
         return {n: s.label for n, s in self._specs.items()}
 
-    def label_view(self, keep: Callable | None = None) -> "LabelView":
-        """A live read-only ``{name: label}`` of the members ``keep(spec)`` accepts (all by default): widgets built
-        from it offer members registered later too."""
+    def label_view(self, keep: Callable | None = None) -> LabelView:
+        """A live read-only ``{name: label}`` of the members ``keep(spec)`` accepts (all by default): widgets
+        built from it offer members registered later too."""
         return LabelView(self, keep)
 
 
@@ -183,8 +211,8 @@ class KernelSpec:
     description: str = ""
 
 
-#: the learning options a learner may read besides the score (:attr:`LearnerSpec.options`): the in-degree bound,
-#: KDB's number of feature parents, the seed that breaks ties
+#: the learning options a learner may read besides the score (:attr:`LearnerSpec.options`): the in-degree
+#: bound, KDB's number of feature parents, the seed that breaks ties
 LEARNER_OPTIONS = ("max_parents", "k", "seed")
 
 
@@ -193,9 +221,10 @@ class LearnerSpec:
     """A structure-learning method of :func:`bnfk_core.learning.structure.learn_structure`.
 
     ``learn(scorer, task) -> parents`` finds the structure: ``scorer`` is the local score over the columns
-    (a :class:`bnfk_core.learning.scores.LocalScorer`), ``task`` a :class:`bnfk_core.learning.structure.LearnTask` (the variables,
-    the class index, the options, ``progress``; ``task.notes`` takes sentences worth showing the user); it
-    returns one tuple of parent indices per column.
+    (a :class:`bnfk_core.learning.scores.LocalScorer`), ``task`` a
+    :class:`bnfk_core.learning.structure.LearnTask` (the variables, the class index, the options,
+    ``progress``; ``task.notes`` takes sentences worth showing the user); it returns one tuple of parent
+    indices per column.
 
     The facts a face needs to offer it: ``options`` names the learning options it reads besides the score
     (a subset of :data:`LEARNER_OPTIONS`; a widget for another option is disabled while it is chosen) and
@@ -203,30 +232,35 @@ class LearnerSpec:
 
     name: str
     label: str
-    needs_class: bool = False      # the class variable is a node (naive Bayes, TAN, KDB)
-    uses_score: bool = False       # the search optimises the chosen score
+    needs_class: bool = False  # the class variable is a node (naive Bayes, TAN, KDB)
+    uses_score: bool = False  # the search optimises the chosen score
     description: str = ""
     learn: Callable | None = None
-    needs_rows: bool = True        # False: learns without a complete row (no counts needed)
-    pair_bytes: int = 0            # bytes per pair of variables its n x n tables keep at once (learn.guard_width)
-    options: tuple = ()            # the options of LEARNER_OPTIONS it reads
+    needs_rows: bool = True  # False: learns without a complete row (no counts needed)
+    pair_bytes: int = 0  # bytes per pair of variables its n x n tables keep at once (learn.guard_width)
+    options: tuple = ()  # the options of LEARNER_OPTIONS it reads
     max_variables: int | None = None
 
     def __post_init__(self):
         unknown = [o for o in self.options if o not in LEARNER_OPTIONS]
         if unknown:
-            raise StructureError(f"Learner '{self.name}' names unknown options {unknown}; the learning options are "
-                                 f"{', '.join(LEARNER_OPTIONS)}.")
+            raise StructureError(
+                f"Learner '{self.name}' names unknown options {unknown}; the learning options are "
+                f"{', '.join(LEARNER_OPTIONS)}."
+            )
 
     def applies(self, option: str) -> bool:
         """True when ``option`` (one of :data:`LEARNER_OPTIONS`) changes what this learner does."""
         return option in self.options
 
     def too_wide(self, n_vars: int) -> str | None:
-        """A sentence saying why ``n_vars`` variables are too many for this learner, or None when they are not."""
+        """A sentence saying why ``n_vars`` variables are too many for this learner, or None when they are
+        not."""
         if self.max_variables is not None and int(n_vars) > self.max_variables:
-            return (f"{self.label.split(' (')[0]} handles at most {self.max_variables} variables; "
-                    f"these data have {int(n_vars)}.")
+            return (
+                f"{self.label.split(' (')[0]} handles at most {self.max_variables} variables; "
+                f"these data have {int(n_vars)}."
+            )
         return None
 
 
@@ -235,8 +269,8 @@ class ScoreSpec:
     """A decomposable structure score of :mod:`bnfk_core.learning.scores` (log scale, higher is better).
 
     ``scorer`` builds the local scorer of a score that is not computed from counts
-    (``scorer(codes, cards, *, weights, numbers, **options)``, e.g. :mod:`bnfk_core.learning.kgv`); None for the
-    count scores of :class:`bnfk_core.learning.scores.LocalScorer`."""
+    (``scorer(codes, cards, *, weights, numbers, **options)``, e.g. :mod:`bnfk_core.learning.kgv`); None for
+    the count scores of :class:`bnfk_core.learning.scores.LocalScorer`."""
 
     name: str
     label: str
@@ -268,7 +302,8 @@ class MissingDataSpec:
 
 @dataclass(frozen=True)
 class ImputerSpec:
-    """An imputation method of ``impute`` and ``impute-benchmark --methods`` (the thesis's methods and their peers).
+    """An imputation method of ``impute`` and ``impute-benchmark --methods`` (the thesis's methods and their
+    peers).
 
     ``impute(data, *, model=None, k=3, seed=0, **learn) -> Imputation``; ``peer`` marks the
     methods analysts use instead of a network (benchmark peers); ``needs`` names an optional
@@ -287,9 +322,11 @@ class ClustererSpec:
     """A clustering algorithm of ``cluster --algorithm`` (the clustering analysis runs it).
 
     ``uses_kernel``: the algorithm clusters a kernel's Gram matrix or feature map.  Its behaviour is one of
-    ``gram(K, n_clusters, *, kernel, transform, shift, restarts, seed, init_labels) -> ClusterResult`` (clusters a
-    Gram matrix; ``abbr`` names it in tables: CC, SC), ``features(Phi, n_clusters, *, seed, n_init) -> ClusterResult``
-    (clusters the explicit feature map, linear memory), or neither (``auto``: the choice between them).  Otherwise
+    ``gram(K, n_clusters, *, kernel, transform, shift, restarts, seed, init_labels) -> ClusterResult``
+    (clusters a Gram matrix; ``abbr`` names it in tables: CC, SC), ``features(Phi, n_clusters, *, seed,
+    n_init) -> ClusterResult``
+    (clusters the explicit feature map, linear memory), or neither (``auto``: the choice between them).
+    Otherwise
     ``run(data, n_clusters, *, seed, **options)`` clusters the rows itself and returns a dict with at least
     ``labels`` (one int per row) and ``cluster_seconds``."""
 
@@ -307,9 +344,11 @@ class ClustererSpec:
 class ClassifierSpec:
     """A kernel classifier of ``classify --classifier`` (the classification analysis runs it).
 
-    ``proba(Ktr, Kte, dte, ytr, classes, *, k, C, neighbours) -> P`` gives the class probabilities of the test rows
+    ``proba(Ktr, Kte, dte, ytr, classes, *, k, C, neighbours) -> P`` gives the class probabilities of the test
+    rows
     (columns in ``classes`` order) from the train x train and test x train kernel blocks and the test rows'
-    self-similarities ``dte``; ``table_label`` names it in tables with its setting (``str.format`` with ``k`` and
+    self-similarities ``dte``; ``table_label`` names it in tables with its setting (``str.format`` with ``k``
+    and
     ``C``)."""
 
     name: str
@@ -323,8 +362,8 @@ class ClassifierSpec:
 class CriterionSpec:
     """A prototype-selection criterion of ``prototypes --criterion``.
 
-    ``criterion(model, data, Phi=None) -> object`` builds the criterion on the rows (``value(indices)`` and the
-    greedy swap's ``start(init)`` / ``best_swap``; as the built-in MMD criterion has);
+    ``criterion(model, data, Phi=None) -> object`` builds the criterion on the rows (``value(indices)`` and
+    the greedy swap's ``start(init)`` / ``best_swap``; as the built-in MMD criterion has);
     None for the random baseline (the best of the random starts, no greedy search)."""
 
     name: str
@@ -339,6 +378,7 @@ def face(package: str, homes: dict) -> tuple:
 
     Returns ``(__getattr__, __dir__)`` for the package's ``__init__``; a name that is not public is tried as a
     submodule, so ``package.module`` works without importing it first."""
+
     def __getattr__(name: str):
         module = sys.modules[package]
         if name in homes:
@@ -355,6 +395,7 @@ def face(package: str, homes: dict) -> tuple:
 
     def __dir__():
         return sorted(set(vars(sys.modules[package])) | set(homes))
+
     return __getattr__, __dir__
 
 
@@ -387,8 +428,8 @@ class Lazy:
 
 
 def lazy(module: str, name: str, *args) -> Lazy:
-    """``module.name`` as a callable that imports ``module`` on its first call (:class:`Lazy`); ``args`` are bound
-    before the caller's positional arguments."""
+    """``module.name`` as a callable that imports ``module`` on its first call (:class:`Lazy`); ``args`` are
+    bound before the caller's positional arguments."""
     return Lazy(module, name, tuple(args))
 
 

@@ -10,6 +10,7 @@ say so (:func:`sample_sentence`).
 The tables read are kept server-wide (a few at a time, the most recently used), keyed by the file's path,
 size and modification time and the loading options; two sessions asking for the same table read it once.
 """
+
 from __future__ import annotations
 
 import collections
@@ -20,23 +21,39 @@ import tempfile
 import threading
 from pathlib import Path
 
-from bnfk_core.errors import BnfkError, DataError
 from bnfk_core.data.reading import file_layout, printable
+from bnfk_core.data.stream import WeightedData, read_counts
+from bnfk_core.errors import BnfkError, DataError
 from bnfk_core.serving.serve import FileStore, ServePolicy
 from bnfk_core.serving.serve import policy as serve_policy
-from bnfk_core.data.stream import WeightedData, read_counts
 
-__all__ = ["CACHE_ENTRIES", "UPLOAD_FILES", "UPLOAD_BYTES", "cached", "clear", "count_lines", "file_key", "header",
-           "policy", "read", "resolve", "sample_sentence", "server_file", "shown_path", "touch_upload", "upload_file"]
+__all__ = [
+    "CACHE_ENTRIES",
+    "UPLOAD_FILES",
+    "UPLOAD_BYTES",
+    "cached",
+    "clear",
+    "count_lines",
+    "file_key",
+    "header",
+    "policy",
+    "read",
+    "resolve",
+    "sample_sentence",
+    "server_file",
+    "shown_path",
+    "touch_upload",
+    "upload_file",
+]
 
 #: streamed tables the server keeps at once (each holds the distinct rows: ~30 bytes a distinct row)
 CACHE_ENTRIES = 4
 _CACHE: collections.OrderedDict = collections.OrderedDict()
 _LOCK = threading.Lock()
-_READING: dict = {}          # key -> the lock of the read in progress (a second session waits for it)
+_READING: dict = {}  # key -> the lock of the read in progress (a second session waits for it)
 UPLOAD_DIR = Path(tempfile.gettempdir()) / "bnfk_uploads"
-#: large uploads written to UPLOAD_DIR for the streaming reader: at most this many files and bytes (least recently
-#: used removed first; the ones this server wrote are removed when it exits cleanly)
+#: large uploads written to UPLOAD_DIR for the streaming reader: at most this many files and bytes (least
+#: recently used removed first; the ones this server wrote are removed when it exits cleanly)
 UPLOAD_FILES = 16
 UPLOAD_BYTES = 4 * 2**30
 _STORES: dict = {}
@@ -53,13 +70,14 @@ def _store() -> FileStore:
 
 
 def policy() -> ServePolicy:
-    """The operator's folders (:mod:`bnfk_core.serving.serve`): off unless BNFK_DATA_DIR / BNFK_OUTPUT_DIR name them."""
+    """The operator's folders (:mod:`bnfk_core.serving.serve`): off unless BNFK_DATA_DIR / BNFK_OUTPUT_DIR
+    name them."""
     return serve_policy()
 
 
 def server_file(text: str) -> str:
-    """The file on the server a visitor named, checked by the operator's policy: a regular file inside the data
-    folder (resolved path), else one ServeError sentence that tells nothing about the disk outside it."""
+    """The file on the server a visitor named, checked by the operator's policy: a regular file inside the
+    data folder (resolved path), else one ServeError sentence that tells nothing about the disk outside it."""
     return policy().data_file(text)
 
 
@@ -78,14 +96,22 @@ def resolve(path: str) -> str:
 
 @contextlib.contextmanager
 def named_as(path: str, name: str):
-    """A core error about the server file ``path`` names it as the visitor knows it (``name``): a visitor never
-    sees the server's folders (the data folder's absolute path, the upload store under $TMPDIR)."""
+    """A core error about the server file ``path`` names it as the visitor knows it (``name``): a visitor
+    never sees the server's folders (the data folder's absolute path, the upload store under $TMPDIR)."""
     try:
         yield
     except BnfkError as exc:
         msg = str(exc)
-        for p in sorted({str(path), os.path.abspath(str(path)), printable(str(path)),
-                         printable(os.path.abspath(str(path)))}, key=len, reverse=True):
+        for p in sorted(
+            {
+                str(path),
+                os.path.abspath(str(path)),
+                printable(str(path)),
+                printable(os.path.abspath(str(path))),
+            },
+            key=len,
+            reverse=True,
+        ):
             msg = msg.replace(p, name)
         exc.args = (msg,) + exc.args[1:]
         raise
@@ -134,20 +160,26 @@ def read(path: str, source: str, options: tuple, progress=None) -> WeightedData:
             _CACHE.move_to_end(key)
             return _CACHE[key]
         lock = _READING.setdefault(key, threading.Lock())
-    with lock:                       # one read per table; another session asking for it waits here
+    with lock:  # one read per table; another session asking for it waits here
         w = cached(path, options)
         if w is not None:
             return w
         cls, policy, bins, drop = options
         try:
             with named_as(path, source):
-                w = read_counts(resolve(path), class_column=cls, missing_policy=policy,
-                                discretize_bins=bins or None, drop_columns=tuple(drop), source=source,
-                                progress=progress)
+                w = read_counts(
+                    resolve(path),
+                    class_column=cls,
+                    missing_policy=policy,
+                    discretize_bins=bins or None,
+                    drop_columns=tuple(drop),
+                    source=source,
+                    progress=progress,
+                )
         finally:
             with _LOCK:
                 _READING.pop(key, None)
-        w.fingerprint()              # hashed once, here, not on the first page that needs it
+        w.fingerprint()  # hashed once, here, not on the first page that needs it
         with _LOCK:
             _CACHE[key] = w
             while len(_CACHE) > CACHE_ENTRIES:
@@ -169,9 +201,13 @@ def count_lines(content: bytes) -> int:
 
 
 def upload_file(name: str, content: bytes) -> str:
-    """An uploaded file written once to the server's temporary directory (named by its sha256, never shown), so
-    the streaming reader can read it in chunks; the store keeps to UPLOAD_FILES / UPLOAD_BYTES."""
-    suffix = Path(name).suffix.lower() if Path(name).suffix.lower() in (".csv", ".tsv", ".txt", ".parquet") else ".csv"
+    """An uploaded file written once to the server's temporary directory (named by its sha256, never shown),
+    so the streaming reader can read it in chunks; the store keeps to UPLOAD_FILES / UPLOAD_BYTES."""
+    suffix = (
+        Path(name).suffix.lower()
+        if Path(name).suffix.lower() in (".csv", ".tsv", ".txt", ".parquet")
+        else ".csv"
+    )
     return str(_store().put(f"{hashlib.sha256(content).hexdigest()[:32]}{suffix}", content))
 
 
@@ -185,4 +221,6 @@ def sample_sentence(n_rows: int, n_sample: int, seed: int) -> str:
     """What a page working on rows says about a large file."""
     if n_sample >= n_rows:
         return f"Fitted on all {n_rows:,} rows; this view uses all of them."
-    return f"Fitted on all {n_rows:,} rows; this view uses a seeded sample of {n_sample:,} rows (seed {seed})."
+    return (
+        f"Fitted on all {n_rows:,} rows; this view uses a seeded sample of {n_sample:,} rows (seed {seed})."
+    )

@@ -1,5 +1,6 @@
-"""Page scaffolding: start-up, the sidebar summary, section-level error messages and download buttons (the page's
-error boundary is the router's, :func:`bnfk_ui.router.run`)."""
+"""Page scaffolding: start-up, the sidebar summary, section-level error messages and download buttons (the
+page's error boundary is the router's, :func:`bnfk_ui.router.run`)."""
+
 from __future__ import annotations
 
 import contextlib
@@ -26,7 +27,7 @@ def start(title: str, icon: str = "") -> bool:
     st.title(f"{icon} {title}".strip())
     try:
         state.init()
-        params = share.sync()     # a link's view, once per session; then the address bar follows the view
+        params = share.sync()  # a link's view, once per session; then the address bar follows the view
     except BnfkError as exc:
         st.error(router.message(exc))
         if st.button("Go back to the default dataset"):
@@ -42,7 +43,8 @@ def start(title: str, icon: str = "") -> bool:
     return True
 
 
-#: pages that work on rows (N × N views, per-row analyses): on a large file they use the seeded sample and say so
+#: pages that work on rows (N × N views, per-row analyses): on a large file they use the seeded sample and say
+#: so
 SAMPLED_PAGES = ("Kernel", "Clustering", "Imputation", "Prototypes", "Segments lab")
 
 
@@ -51,28 +53,44 @@ def sidebar_summary(params: dict | None = None) -> None:
     ss = st.session_state
     with st.sidebar:
         st.markdown("**Current state**")
-        src = ("uploaded " + ss.upload[0] if ss.dataset == "upload" and ss.upload
-               else state.server_name() if ss.dataset == "path" else ss.dataset)
+        src = (
+            "uploaded " + ss.upload[0]
+            if ss.dataset == "upload" and ss.upload
+            else state.server_name()
+            if ss.dataset == "path"
+            else ss.dataset
+        )
         n_all = state.full_data().n_rows
         dg = state.dag()
-        st.caption(f"Data: **{state.plain(src)}** · {n_all:,} rows × {d.n_vars} variables"   # one element, three lines
-                   + (f" · class **{state.plain(d.class_column)}**" if d.class_column else " · no class column")
-                   + (f" · rows used by the row views: a seeded sample of {d.n_rows:,}" if d.n_rows < n_all else "")
-                   + f"  \nStructure: **{state.plain(state.structure_label())}** · {dg.n_arcs} arcs"
-                   + f"  \nParameters: {ESTIMATORS[ss.param_method].label.split(' (')[0].lower()} · first network by "
-                   f"the recipe {state.recipe().describe()}")
+        st.caption(
+            # one element, three lines
+            f"Data: **{state.plain(src)}** · {n_all:,} rows × {d.n_vars} variables"
+            + (f" · class **{state.plain(d.class_column)}**" if d.class_column else " · no class column")
+            + (f" · rows used by the row views: a seeded sample of {d.n_rows:,}" if d.n_rows < n_all else "")
+            + f"  \nStructure: **{state.plain(state.structure_label())}** · {dg.n_arcs} arcs"
+            + f"  \nParameters: {ESTIMATORS[ss.param_method].label.split(' (')[0].lower()} · first network "
+            "by "
+            f"the recipe {state.recipe().describe()}"
+        )
         share_panel(params)
         box = st.expander("Settings", icon=":material/settings:", key="sidebar_settings", on_change="rerun")
-        if box.open:      # built when opened (a rerun, as the tabs and figure menus do), not on every run
+        if box.open:  # built when opened (a rerun, as the tabs and figure menus do), not on every run
             lo, hi = state.MEMORY_GIB_RANGE
-            box.number_input("Memory limit (GiB)", min_value=lo, max_value=hi, step=0.5, format="%.2f",
-                             help="The largest N × N work (Gram matrices and their work space) any page may "
-                                  "start; a larger one is refused with a hint to sample fewer rows.",
-                             **state.bind("memory_gib", shown=lambda v: min(max(float(v), lo), hi)))
+            box.number_input(
+                "Memory limit (GiB)",
+                min_value=lo,
+                max_value=hi,
+                step=0.5,
+                format="%.2f",
+                help="The largest N × N work (Gram matrices and their work space) any page may "
+                "start; a larger one is refused with a hint to sample fewer rows.",
+                **state.bind("memory_gib", shown=lambda v: min(max(float(v), lo), hi)),
+            )
 
 
 def share_panel(params: dict | None = None) -> None:
-    """The sidebar's "Share" box: the link of this view (copy button; ``params``: its query parameters when this
+    """The sidebar's "Share" box: the link of this view (copy button; ``params``: its query parameters when
+    this
     run already made them), the session file, opening one.  Its contents are built when it is opened (the
     expander reruns the page then), not on every run."""
     box = st.expander("Share this view", icon=":material/share:", key="sidebar_share", on_change="rerun")
@@ -82,10 +100,17 @@ def share_panel(params: dict | None = None) -> None:
         st.caption("Copy link — opens this page with the same data, structure and settings:")
         st.code(share.link(params), language=None, wrap_lines=True)
         if st.session_state.dataset == "path":
-            st.caption("A session file holds the data itself; a file on the server is shared by the link above.")
+            st.caption(
+                "A session file holds the data itself; a file on the server is shared by the link above."
+            )
         else:
-            download("Session (JSON)", share.session_bytes, f"{dataset_name()}_session.json", "application/json",
-                     key="dl_session")
+            download(
+                "Session (JSON)",
+                share.session_bytes,
+                f"{dataset_name()}_session.json",
+                "application/json",
+                key="dl_session",
+            )
         up = st.file_uploader("Open a session file", type=["json"], key="w_session_file")
         if up is not None and st.session_state.get("_session_opened") != up.file_id:
             st.session_state._session_opened = up.file_id
@@ -100,7 +125,8 @@ def share_panel(params: dict | None = None) -> None:
 
 @contextlib.contextmanager
 def working(text: str):
-    """``st.spinner(text)`` around the block, started only when a cached core call in it has a result to compute
+    """``st.spinner(text)`` around the block, started only when a cached core call in it has a result to
+    compute
     (:func:`bnfk_ui.state.on_miss`): a run that finds every result made sends no spinner and starts no timer
     thread (Streamlit's spinner starts one each time)."""
     from .state.shared import _ON_MISS
@@ -111,6 +137,7 @@ def working(text: str):
         if not started:
             started.append(True)
             stack.enter_context(st.spinner(text))
+
     token = state.on_miss(start)
     try:
         yield
@@ -121,7 +148,8 @@ def working(text: str):
 
 class LazyProgress:
     """A progress bar over steps of cached core calls, drawn only once one of them has a result to compute (a
-    front's miss, :func:`bnfk_ui.state.on_miss`), at the step it is on: a run that finds every result made sends
+    front's miss, :func:`bnfk_ui.state.on_miss`), at the step it is on: a run that finds every result made
+    sends
     no bar.  Use as ``with LazyProgress() as bar: bar.step(0.3, "…"); …``."""
 
     def __init__(self):
@@ -136,12 +164,13 @@ class LazyProgress:
         if self.bar is None:
             self.bar = st.progress(self.at[0], text=self.at[1])
 
-    def __enter__(self) -> "LazyProgress":
+    def __enter__(self) -> LazyProgress:
         self._token = state.on_miss(self._start)
         return self
 
     def __exit__(self, *exc) -> None:
         from .state.shared import _ON_MISS
+
         _ON_MISS.reset(self._token)
         if self.bar is not None:
             self.bar.progress(1.0, text="Done")
@@ -158,7 +187,8 @@ def shown_errors(prefix: str = ""):
 
 
 def complete_rows_notice(what: str = "Log scores", caption: bool = True) -> bool:
-    """Say on how many rows ``what`` (the scores, structure learning) are computed: a caption while most rows are
+    """Say on how many rows ``what`` (the scores, structure learning) are computed: a caption while most rows
+    are
     complete (none if not ``caption``), a prominent warning when most rows have a missing cell.  True when the
     warning was shown."""
     n_ok, n_all = state.complete_rows(), state.full_data().n_rows
@@ -166,14 +196,19 @@ def complete_rows_notice(what: str = "Log scores", caption: bool = True) -> bool
         if caption:
             st.caption(f"{state.plain(what)} on the {n_ok:,} complete rows; higher is better.")
         return False
-    st.warning(f"Most rows are incomplete: {state.plain(what.lower())} and structure learning use only the {n_ok:,} of the "
-               f"{n_all:,} rows without a missing cell ({n_ok / max(n_all, 1):.0%}). The Fisher kernel, imputation "
-               "and prototypes use every row (missing cells are marginalised).", icon=":material/warning:")
+    st.warning(
+        f"Most rows are incomplete: {state.plain(what.lower())} and structure learning use only the {n_ok:,} "
+        "of the "
+        f"{n_all:,} rows without a missing cell ({n_ok / max(n_all, 1):.0%}). The Fisher kernel, imputation "
+        "and prototypes use every row (missing cells are marginalised).",
+        icon=":material/warning:",
+    )
     return True
 
 
 def delta(value: float, fmt: str, suffix: str = "", color: str = "normal") -> dict:
-    """``st.metric`` keyword arguments for a change ``value`` shown with ``fmt`` (a float format such as "+.3f"):
+    """``st.metric`` keyword arguments for a change ``value`` shown with ``fmt`` (a float format such as
+    "+.3f"):
     a change that rounds to zero is neutral -- grey, no arrow -- instead of a green "↑ +0.000"."""
     text = f"{value:{fmt}}"
     if float(text) == 0:
@@ -182,7 +217,8 @@ def delta(value: float, fmt: str, suffix: str = "", color: str = "normal") -> di
 
 
 def built_when_open(tab, build, kept: tuple[str, ...] = ()) -> None:
-    """Build a tab's contents only while it is open (``st.tabs(..., on_change="rerun")``: ``tab.open`` is False
+    """Build a tab's contents only while it is open (``st.tabs(..., on_change="rerun")``: ``tab.open`` is
+    False
     for the others), so a page sends and draws one tab, not all.  A closed tab's widgets are not drawn, and
     Streamlit drops an undrawn widget's value: those whose keys start with ``kept`` are stored again, so they
     are as the user left them when the tab opens again."""
@@ -200,8 +236,15 @@ def slug(text: str) -> str:
 
 
 def download(label: str, data, file_name: str, mime: str, key: str | None = None) -> None:
-    st.download_button(label, data=data, file_name=file_name, mime=mime, key=key or f"dl_{file_name}",
-                       on_click="ignore", icon=":material/download:")
+    st.download_button(
+        label,
+        data=data,
+        file_name=file_name,
+        mime=mime,
+        key=key or f"dl_{file_name}",
+        on_click="ignore",
+        icon=":material/download:",
+    )
 
 
 def npz_bytes(**arrays) -> bytes:
@@ -211,13 +254,15 @@ def npz_bytes(**arrays) -> bytes:
     return buf.getvalue()
 
 
-def stored_run(label: str, key: str, store: str, cache_key, fn, *, icon: str | None = None, disabled: bool = False):
+def stored_run(
+    label: str, key: str, store: str, cache_key, fn, *, icon: str | None = None, disabled: bool = False
+):
     """A button that runs ``fn(progress)`` under a progress bar and keeps ``(cache_key, result)`` in
     ``st.session_state[store]``; returns the stored result while ``cache_key`` is unchanged, else None."""
     ss = st.session_state
     if st.button(label, key=key, icon=icon, disabled=disabled):
         bar = st.progress(0.0, text="Starting…")
-        with jobs.heavy(label.lower()):       # a bounded slot; the progress callback stops it if the session ends
+        with jobs.heavy(label.lower()):  # a bounded slot; the progress callback stops it if the session ends
             ss[store] = (cache_key, fn(jobs.progress(bar)))
         bar.progress(1.0, text="Done")
     saved = ss.get(store)
@@ -225,7 +270,8 @@ def stored_run(label: str, key: str, store: str, cache_key, fn, *, icon: str | N
 
 
 def asked(label: str, key: str, scope: str, container=st, *, icon: str = ":material/play_arrow:") -> bool:
-    """A button that starts a heavy analysis: False until it is clicked; after that True for the same ``scope``
+    """A button that starts a heavy analysis: False until it is clicked; after that True for the same
+    ``scope``
     (e.g. the data's fingerprint) for the rest of the session, so a changed setting re-runs the analysis (its
     steps are cached) without another click, while opening the page never starts it."""
     ss = st.session_state
@@ -239,22 +285,37 @@ MAX_SEED = settings.MAX_SEED
 
 def seed_input(label: str, key: str, container=st, help: str | None = None) -> int:
     """A number input for the seed stored in ``st.session_state[key]``, bounded to [0, 2**32 - 1]."""
-    container.number_input(label, min_value=0, max_value=MAX_SEED, step=1, help=help,
-                           **state.bind(key, shown=lambda v: int(min(max(int(v), 0), MAX_SEED))))
+    container.number_input(
+        label,
+        min_value=0,
+        max_value=MAX_SEED,
+        step=1,
+        help=help,
+        **state.bind(key, shown=lambda v: int(min(max(int(v), 0), MAX_SEED))),
+    )
     return int(st.session_state[key])
 
 
 def download_figure(fig, name: str, label: str = "Figure (HTML)") -> None:
-    """One "Figure" menu per figure: interactive HTML (plotly.js embedded, works offline) and PNG / SVG at slide
+    """One "Figure" menu per figure: interactive HTML (plotly.js embedded, works offline) and PNG / SVG at
+    slide
     size (bnfk_core.views.export; computed only when clicked).  Without the exporter or a browser the PNG/SVG
     buttons are disabled and a caption says what is missing."""
-    pop = st.popover(label.replace(" (HTML)", ""), icon=":material/download:", key=f"pop_fig_{name}",
-                     on_change="rerun")
-    if pop.open is False:    # closed: its buttons are made when it opens (a rerun), not on every run of the page
+    pop = st.popover(
+        label.replace(" (HTML)", ""), icon=":material/download:", key=f"pop_fig_{name}", on_change="rerun"
+    )
+    if (
+        pop.open is False
+    ):  # closed: its buttons are made when it opens (a rerun), not on every run of the page
         return
     with pop:
-        download("HTML (interactive, offline)", lambda: export.figure_html(fig), f"{slug(name)}.html", "text/html",
-                 key=f"dl_fig_{name}")
+        download(
+            "HTML (interactive, offline)",
+            lambda: export.figure_html(fig),
+            f"{slug(name)}.html",
+            "text/html",
+            key=f"dl_fig_{name}",
+        )
         figure_images(fig, name)
 
 
@@ -264,9 +325,17 @@ def figure_images(fig, name: str) -> None:
     w, h, s = export.SLIDE_WIDTH, export.SLIDE_HEIGHT, export.SLIDE_SCALE
     for fmt, label in (("png", f"PNG ({w * s}×{h * s})"), ("svg", f"SVG ({w}×{h})")):
         data = b"" if problem else (lambda fmt=fmt: export.figure_image(fig, fmt))
-        st.download_button(label, data=data, file_name=f"{slug(name)}.{fmt}", mime=export.IMAGE_FORMATS[fmt],
-                           key=f"dl_fig_{name}_{fmt}", on_click="ignore", icon=":material/image:",
-                           disabled=bool(problem), help=problem)
+        st.download_button(
+            label,
+            data=data,
+            file_name=f"{slug(name)}.{fmt}",
+            mime=export.IMAGE_FORMATS[fmt],
+            key=f"dl_fig_{name}_{fmt}",
+            on_click="ignore",
+            icon=":material/image:",
+            disabled=bool(problem),
+            help=problem,
+        )
     if problem:
         st.caption(problem)
 
@@ -287,19 +356,20 @@ def dataset_name() -> str:
 
 
 def literal(text: str) -> str:
-    """``text`` with every Markdown character escaped, for a caption that shows it literally (names from the data
-    stay text): :func:`bnfk_ui.state.plain`."""
+    """``text`` with every Markdown character escaped, for a caption that shows it literally (names from the
+    data stay text): :func:`bnfk_ui.state.plain`."""
     return state.plain(text)
 
 
 def plain_caption(text: str, container=st) -> None:
-    """``text`` as a caption shown literally (every Markdown character escaped: names from the data stay text)."""
+    """``text`` as a caption shown literally (every Markdown character escaped: names from the data stay
+    text)."""
     container.caption(literal(text))
 
 
 def captions(*lines: str, container=st) -> None:
-    """Consecutive captions as one element, a paragraph each (empty ones left out): the same text for the reader,
-    one message instead of several on every run."""
+    """Consecutive captions as one element, a paragraph each (empty ones left out): the same text for the
+    reader, one message instead of several on every run."""
     shown = [ln for ln in lines if ln]
     if shown:
         container.caption("\n\n".join(shown))

@@ -9,6 +9,7 @@ next progress step when its session ends or its input changes, instead of runnin
 :func:`heavy` bounds the heavy computations running at once on the server (one per core): a session
 whose turn has not come shows that it waits, and stops waiting if it is closed.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -53,9 +54,11 @@ def checkpoint() -> None:
 def progress(bar):
     """A core ``progress(fraction, message)`` callback drawing ``bar`` (an ``st.progress``), with a
     cancellation checkpoint before every update."""
+
     def update(fraction, message):
         checkpoint()
         bar.progress(min(max(float(fraction), 0.0), 1.0), text=str(message))
+
     return update
 
 

@@ -2,6 +2,7 @@
 that follow every edit through :class:`bnfk_core.kernels.live.LiveKernel` (only the changed kernel terms are
 recomputed).  One LiveKernel per browser session, kept in ``st.session_state`` (never shared between
 sessions: it is updated in place)."""
+
 from __future__ import annotations
 
 import threading
@@ -10,8 +11,8 @@ from collections import OrderedDict
 import numpy as np
 import streamlit as st
 
-from bnfk_core.kernels.embed import sample_rows
 from bnfk_core.errors import BnfkError
+from bnfk_core.kernels.embed import sample_rows
 from bnfk_core.kernels.live import LiveKernel
 
 from . import state
@@ -56,8 +57,9 @@ def live_kernel() -> tuple[LiveKernel, np.ndarray]:
     return lk, rows
 
 
-#: the first live kernel of each (data, estimator, rows, structure), built once per process and copied for every
-#: session that opens the Structure page on it (a session then edits its own copy); the last few are kept
+#: the first live kernel of each (data, estimator, rows, structure), built once per process and copied for
+#: every session that opens the Structure page on it (a session then edits its own copy); the last few are
+#: kept
 _BUILT: OrderedDict = OrderedDict()
 _BUILT_SIZE = 4
 _LOCK = threading.Lock()
@@ -80,10 +82,13 @@ def _first_build(key, dag, feat, rows, params: str) -> LiveKernel:
 def graph_clicked(chart_key: str):
     """An ``on_select`` callback for the clickable DAG figure: a variable, then another, adds the arc between
     them; an arc's dot selects that arc for Remove / Reverse; clicking the picked variable again drops it."""
+
     def cb():
         ss = st.session_state
         sel = ss.get(chart_key) or {}
-        points = sel.get("selection", {}).get("points", []) if isinstance(sel, dict) or hasattr(sel, "get") else []
+        points = (
+            sel.get("selection", {}).get("points", []) if isinstance(sel, dict) or hasattr(sel, "get") else []
+        )
         data = [p.get("customdata") for p in points if p.get("customdata") is not None]
         if not data:
             return
@@ -103,6 +108,7 @@ def graph_clicked(chart_key: str):
                 ss.msg_live = ("success", f"Added {pick} → {c}.")
             except BnfkError as exc:
                 ss.msg_live = ("error", str(exc))
+
     return cb
 
 

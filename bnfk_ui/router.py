@@ -1,16 +1,19 @@
-"""The app's router, its frame: every page of ``pages/`` registered with ``st.navigation`` (one place, no ``exec``).
+"""The app's router, its frame: every page of ``pages/`` registered with ``st.navigation`` (one place, no
+``exec``).
 
 ``app.py`` calls :func:`run`: it sets the page config and the memory limit and runs the chosen page inside the
 app's one error boundary; a page file is only its body.  Until ``st.navigation`` has run once in a process,
-Streamlit treats an app beside a ``pages/`` folder as a folder of stand-alone scripts and runs a deep-linked page
+Streamlit treats an app beside a ``pages/`` folder as a folder of stand-alone scripts and runs a deep-linked
+page
 (``/kernel``) without ``app.py``: :func:`frame`, the first call of every page (through
 :func:`bnfk_ui.common.start`), then runs the router, which runs the page in its frame.  Tests open a page as a
 visitor does: ``AppTest.from_file("app.py")`` and ``switch_page`` (tests/apptest_helpers.py).
 
 The sidebar's menu is the app's own (:func:`menu`, page links by section); Streamlit's is switched off in
-``.streamlit/config.toml`` (beside a ``pages/`` folder it lists the folder's file names until ``st.navigation``
-runs: on a cold first load, for seconds).
+``.streamlit/config.toml`` (beside a ``pages/`` folder it lists the folder's file names until
+``st.navigation`` runs: on a cold first load, for seconds).
 """
+
 from __future__ import annotations
 
 import contextvars
@@ -18,8 +21,8 @@ from pathlib import Path
 
 import streamlit as st
 
-from bnfk_core.errors import BnfkError
 from bnfk_core.data.limits import memory_limit_set
+from bnfk_core.errors import BnfkError
 
 from . import sessions, state, warmup
 
@@ -47,16 +50,19 @@ PAGES = (
 def navigation():
     """The ``st.navigation`` object of every page, grouped by section, and the sidebar's links to them.
 
-    The menu is the app's own (:func:`menu`) and Streamlit's is hidden (``client.showSidebarNavigation = false`` in
-    ``.streamlit/config.toml``): beside a ``pages/`` folder Streamlit first lists that folder's files as the menu
-    ("app", "kernel zoo", ...) until the script reaches ``st.navigation``, which on a cold first load showed the raw
-    file list for seconds."""
+    The menu is the app's own (:func:`menu`) and Streamlit's is hidden (``client.showSidebarNavigation =
+    false`` in
+    ``.streamlit/config.toml``): beside a ``pages/`` folder Streamlit first lists that folder's files as the
+    menu
+    ("app", "kernel zoo", ...) until the script reaches ``st.navigation``, which on a cold first load showed
+    the raw file list for seconds."""
     sections = st.session_state.get("_nav_pages")
-    if sections is None:     # made once per session (a page object resolves its file): its runs reuse them
+    if sections is None:  # made once per session (a page object resolves its file): its runs reuse them
         sections = {}
         for i, (section, path, title, icon, url) in enumerate(PAGES):
-            sections.setdefault(section, []).append(st.Page(path, title=title, icon=icon, url_path=url,
-                                                            default=i == 0))
+            sections.setdefault(section, []).append(
+                st.Page(path, title=title, icon=icon, url_path=url, default=i == 0)
+            )
         st.session_state._nav_pages = sections
     nav = st.navigation(sections, position="hidden")
     menu(sections)
@@ -64,7 +70,8 @@ def navigation():
 
 
 def menu(sections: dict) -> None:
-    """The sidebar's menu: each section's name, then a link to each of its pages (the open page highlighted)."""
+    """The sidebar's menu: each section's name, then a link to each of its pages (the open page
+    highlighted)."""
     with st.sidebar:
         for section, pages in sections.items():
             st.caption(section)
@@ -80,26 +87,32 @@ def run() -> None:
     """Set the page config, route, and run the chosen page inside the error boundary."""
     st.set_page_config(page_title="bnfk — Fisher kernels of Bayesian networks", page_icon=ICON, layout="wide")
     nav = navigation()
-    warmup.start()           # once per process: compiled clustering, export check (bnfk_ui.warmup)
+    warmup.start()  # once per process: compiled clustering, export check (bnfk_ui.warmup)
     sessions.start_reaper()  # once per process: closed sessions freed when their time to reconnect is over
-    state.install_message_hashes()   # once per process: a chart message's hash made once (bnfk_ui.state.charts)
+    # once per process: a chart message's hash made once (bnfk_ui.state.charts)
+    state.install_message_hashes()
     token = _IN_FRAME.set(True)
     try:
-        with memory_limit_set(state.memory_limit_bytes()):   # the sidebar's memory setting, for this run
+        with memory_limit_set(state.memory_limit_bytes()):  # the sidebar's memory setting, for this run
             nav.run()
     except BnfkError as exc:  # the page boundary: one sentence, never a traceback
         st.error(message(exc))
     except Exception as exc:  # noqa: BLE001 - last resort, still no traceback
-        st.error(state.plain(f"Something went wrong ({type(exc).__name__}: {exc}). Try another setting or reload "
-                            "the page.", MAX_MESSAGE))
+        st.error(
+            state.plain(
+                f"Something went wrong ({type(exc).__name__}: {exc}). Try another setting or reload "
+                "the page.",
+                MAX_MESSAGE,
+            )
+        )
     finally:
         _IN_FRAME.reset(token)
 
 
 def frame() -> None:
     """Make sure the calling page runs inside :func:`run`: when Streamlit ran the page file on its own (a deep
-    link before ``st.navigation`` ran in this process), run the router now -- in the same script run, so widget
-    events are kept; it runs the page again in its frame -- and stop this outer run."""
+    link before ``st.navigation`` ran in this process), run the router now -- in the same script run, so
+    widget events are kept; it runs the page again in its frame -- and stop this outer run."""
     if _IN_FRAME.get():
         return
     run()
@@ -112,7 +125,7 @@ MAX_MESSAGE = state.MAX_MESSAGE
 
 def message(exc: BnfkError | str) -> str:
     """A core error as the app shows it: its sentence (at most MAX_MESSAGE characters), with the core's advice
-    put in the app's terms, as plain text (:func:`bnfk_ui.state.plain`: a sentence echoing a link's value shows
-    it as typed, never as a link or an image)."""
+    put in the app's terms, as plain text (:func:`bnfk_ui.state.plain`: a sentence echoing a link's value
+    shows it as typed, never as a link or an image)."""
     text = str(exc).replace("raise the memory limit", "raise the memory limit under Settings in the sidebar")
     return state.plain(text, MAX_MESSAGE)

@@ -1,7 +1,8 @@
 """Closed sessions freed on time, so that a second class finds the server's memory as the first one left it.
 
-Streamlit keeps a closed tab's session for ``server.disconnectedSessionTTL`` seconds (``run-class.sh`` sets 60)
-in case the tab reconnects, in a cache that drops an expired session only when it is next written to -- that is,
+Streamlit keeps a closed tab's session for ``server.disconnectedSessionTTL`` seconds (``run-class.sh`` sets
+60) in case the tab reconnects, in a cache that drops an expired session only when it is next written to --
+that is,
 when another session closes.  After a class has left, its thirty sessions (their state, their Gram matrices'
 copies) were therefore still held while the next class worked, and were let go only when that class closed its
 tabs: the second class needed the first one's memory on top of its own.  :func:`start_reaper` starts, once per
@@ -10,10 +11,12 @@ expired and shuts them down as Streamlit shuts down a session it closes itself (
 references are let go: merely dropped, they kept them), then collects the garbage they leave (the app turns
 Streamlit's collection after every run off).
 
-It reads Streamlit's session manager, which is not a public interface: if that changes, the reaper does nothing
-(the sessions are then freed as before, when the next session closes) -- ``tests/test_sessions.py`` checks that
-it finds the cache on the Streamlit the project pins.
+It reads Streamlit's session manager, which is not a public interface: if that changes, the reaper does
+nothing
+(the sessions are then freed as before, when the next session closes) -- ``tests/test_sessions.py`` checks
+that it finds the cache on the Streamlit the project pins.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -34,6 +37,7 @@ def _storage():
     """``(the cache of closed sessions, its lock)`` of the running server, else ``(None, None)``."""
     try:
         from streamlit.runtime import Runtime
+
         if not Runtime.exists():
             return None, None
         mgr = Runtime.instance()._session_mgr
@@ -52,7 +56,7 @@ def reap() -> int:
         return 0
     with lock if lock is not None else contextlib.nullcontext():
         removed = cache.expire()
-    for _, info in removed:              # as Streamlit closes a stored session: its files and references go too
+    for _, info in removed:  # as Streamlit closes a stored session: its files and references go too
         session = getattr(info, "session", None)
         if session is not None:
             with contextlib.suppress(Exception):

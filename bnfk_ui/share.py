@@ -1,5 +1,5 @@
-"""Links and session files: the current view mirrored in ``st.query_params`` (opening the link restores it) and
-saved / opened as a bnfk session file (:mod:`bnfk_core.serving.session`).
+"""Links and session files: the current view mirrored in ``st.query_params`` (opening the link restores it)
+and saved / opened as a bnfk session file (:mod:`bnfk_core.serving.session`).
 
 A link holds the dataset (a bundled name; an upload's private id -- 128 random bits, so only a link that
 carries it reaches the upload, which stays on the server that saw it; a file's name in the operator's data
@@ -7,6 +7,7 @@ folder when that is on), the loading options, the structure (``arcs``: index pai
 variables, e.g. ``0-3.2-5``), the CPT estimator and every page setting that differs from its
 default; nothing in a link or a session file ends in a traceback.
 """
+
 from __future__ import annotations
 
 import json
@@ -18,8 +19,8 @@ import urllib.parse
 
 import streamlit as st
 
-from bnfk_core.network.dag import DAG
 from bnfk_core.errors import BnfkError
+from bnfk_core.network.dag import DAG
 from bnfk_core.registry import ESTIMATORS
 from bnfk_core.serving.serve import echo
 from bnfk_core.serving.session import DataRef, SessionError, parse_session, session_dict
@@ -27,13 +28,24 @@ from bnfk_core.serving.session import DataRef, SessionError, parse_session, sess
 from . import bigdata, state
 from . import settings as S
 
-__all__ = ["remember_upload", "encode_arcs", "decode_arcs", "view_params", "restore", "sync", "link",
-           "session_bytes", "open_session", "MAX_UPLOADS", "MAX_UPLOAD_BYTES"]
+__all__ = [
+    "remember_upload",
+    "encode_arcs",
+    "decode_arcs",
+    "view_params",
+    "restore",
+    "sync",
+    "link",
+    "session_bytes",
+    "open_session",
+    "MAX_UPLOADS",
+    "MAX_UPLOAD_BYTES",
+]
 
 #: uploads a server keeps for links, and their bytes in all (the least recently used is forgotten first)
 MAX_UPLOADS = 32
 MAX_UPLOAD_BYTES = 1024 * 2**20
-MAX_PROBLEMS = 6                 # a link's problems named in its warning (the rest counted)
+MAX_PROBLEMS = 6  # a link's problems named in its warning (the rest counted)
 _VIEW_KEYS = ("data", "upload", "path", "class", "missing", "bins", "drop", "arcs", "params", "segvars")
 _TOKEN = re.compile(r"[0-9a-f]{32}")
 _LOCK = threading.Lock()
@@ -41,7 +53,8 @@ _LOCK = threading.Lock()
 
 @st.cache_resource(show_spinner=False)
 def _uploads() -> dict:
-    """private id (32 hex digits) -> [file name, bytes, last use] of the uploads this server keeps for links."""
+    """private id (32 hex digits) -> [file name, bytes, last use] of the uploads this server keeps for
+    links."""
     return {}
 
 
@@ -68,7 +81,7 @@ def _upload_token(name: str, content: bytes) -> str:
     saved = ss.get("_upload_token")
     if saved is None or saved[0] is not content:
         ss._upload_token = (content, remember_upload(name, content))
-    elif saved[1] not in _uploads():          # forgotten by the server's store: kept again under the same id
+    elif saved[1] not in _uploads():  # forgotten by the server's store: kept again under the same id
         remember_upload(name, content, saved[1])
     return ss._upload_token[1]
 
@@ -125,9 +138,9 @@ def view_params() -> dict:
     p["arcs"] = encode_arcs(state.dag(), feats)
     p["params"] = ss.param_method
     seg_vars = ss.get("seg_vars")
-    if seg_vars and all(v in feats for v in seg_vars):      # the Segments lab's variables, in role order
+    if seg_vars and all(v in feats for v in seg_vars):  # the Segments lab's variables, in role order
         p["segvars"] = ".".join(str(feats.index(v)) for v in seg_vars)
-    get, missing = ss.get, object()              # one look-up per setting (a run reads them all)
+    get, missing = ss.get, object()  # one look-up per setting (a run reads them all)
     values = {k: v for k in S.SETTINGS if (v := get(k, missing)) is not missing}
     for k, v in S.non_default(values).items():
         if k != "param_method":
@@ -146,8 +159,10 @@ def restore(params: dict) -> list[str]:
     if "upload" in one:
         found = _find_upload(one["upload"])
         if found is None:
-            problems.append("its uploaded file is not on this server (a link reaches an upload only with its "
-                            "private id, while the server keeps it) — upload the file again")
+            problems.append(
+                "its uploaded file is not on this server (a link reaches an upload only with its "
+                "private id, while the server keeps it) — upload the file again"
+            )
             data_ok = False
         else:
             ss.upload, changes["dataset"] = found, "upload"
@@ -189,8 +204,11 @@ def restore(params: dict) -> list[str]:
     if data_ok and "segvars" in one:
         feats = state.feature_data().variables
         idx = one["segvars"].split(".")
-        if len(idx) <= 6 and all(i.isdigit() and len(i) < 7 and int(i) < len(feats) for i in idx) \
-                and len(set(idx)) == len(idx):
+        if (
+            len(idx) <= 6
+            and all(i.isdigit() and len(i) < 7 and int(i) < len(feats) for i in idx)
+            and len(set(idx)) == len(idx)
+        ):
             ss.seg_vars = [feats[int(i)] for i in idx]
         else:
             problems.append("segvars must be up to six different variable numbers joined by '.'")
@@ -214,7 +232,8 @@ def restore(params: dict) -> list[str]:
 
 def sync() -> dict:
     """Once per browser session, restore the view of the link it was opened with; then (every run) keep the
-    address bar's query parameters equal to the current view.  Returns those parameters (:func:`view_params`)."""
+    address bar's query parameters equal to the current view.  Returns those parameters
+    (:func:`view_params`)."""
     ss = st.session_state
     if not ss.get("_link_read"):
         ss._link_read = True
@@ -225,8 +244,13 @@ def sync() -> dict:
                 shown = [echo(p, 160) for p in problems[:MAX_PROBLEMS]]
                 if len(problems) > MAX_PROBLEMS:
                     shown.append(f"and {len(problems) - MAX_PROBLEMS} more")
-                st.warning(state.plain("Some of this link could not be used and was left at its default: "
-                                       + "; ".join(shown) + "."))
+                st.warning(
+                    state.plain(
+                        "Some of this link could not be used and was left at its default: "
+                        + "; ".join(shown)
+                        + "."
+                    )
+                )
     want = view_params()
     have = {k: st.query_params.get_all(k) for k in st.query_params}
     if {k: v if isinstance(v, list) else [v] for k, v in want.items()} != have:
@@ -242,14 +266,27 @@ def link(params: dict | None = None) -> str:
 
 
 def session_bytes() -> bytes:
-    """The current analysis as a session file: data reference (or the uploaded CSV), structure, CPTs, settings."""
+    """The current analysis as a session file: data reference (or the uploaded CSV), structure, CPTs,
+    settings."""
     ss = st.session_state
-    opts = dict(class_column=ss.class_column, missing_policy=ss.missing_policy, bins=int(ss.bins),
-                drop_columns=tuple(ss.drop_columns))
-    ref = (DataRef(name=ss.upload[0], content=ss.upload[1], na_values=ss.get("na_values"), **opts)
-           if ss.dataset == "upload" else DataRef(sample=ss.dataset, na_values=None, **opts))
-    doc = session_dict(ref, state.dag(), ss.param_method, state.model(),
-                       S.non_default({k: ss[k] for k in S.SETTINGS if k in ss and k != "param_method"}))
+    opts = dict(
+        class_column=ss.class_column,
+        missing_policy=ss.missing_policy,
+        bins=int(ss.bins),
+        drop_columns=tuple(ss.drop_columns),
+    )
+    ref = (
+        DataRef(name=ss.upload[0], content=ss.upload[1], na_values=ss.get("na_values"), **opts)
+        if ss.dataset == "upload"
+        else DataRef(sample=ss.dataset, na_values=None, **opts)
+    )
+    doc = session_dict(
+        ref,
+        state.dag(),
+        ss.param_method,
+        state.model(),
+        S.non_default({k: ss[k] for k in S.SETTINGS if k in ss and k != "param_method"}),
+    )
     return json.dumps(doc, indent=1, ensure_ascii=False).encode("utf-8")
 
 
@@ -274,8 +311,19 @@ def open_session(name: str, content: bytes) -> None:
                 ss[k] = v
         if isinstance(exc, BnfkError):
             raise SessionError(echo(str(exc), 240)) from None
-        if isinstance(exc, (ValueError, TypeError, KeyError, IndexError, AttributeError, RecursionError,
-                            OverflowError, UnicodeError)):       # a malformed file the parser let through
+        if isinstance(
+            exc,
+            (
+                ValueError,
+                TypeError,
+                KeyError,
+                IndexError,
+                AttributeError,
+                RecursionError,
+                OverflowError,
+                UnicodeError,
+            ),
+        ):  # a malformed file the parser let through
             raise SessionError(f"{shown} is not a bnfk session file this app can open.") from None
         raise
 
@@ -286,16 +334,23 @@ def _open(name: str, s) -> None:
     if ref.sample is None:
         ss.upload = (ref.name, ref.content)
         ss._upload_token = (ref.content, remember_upload(ref.name, ref.content))
-    if not state.change_data(dataset=ref.sample or "upload", class_column=ref.class_column,
-                             missing_policy=ref.missing_policy, bins=ref.bins, drop_columns=list(ref.drop_columns),
-                             na_values=None if ref.sample else ref.na_values):
+    if not state.change_data(
+        dataset=ref.sample or "upload",
+        class_column=ref.class_column,
+        missing_policy=ref.missing_policy,
+        bins=ref.bins,
+        drop_columns=list(ref.drop_columns),
+        na_values=None if ref.sample else ref.na_values,
+    ):
         why = [m for kind, m in ss.pop("flash", []) if kind == "error"]
         raise SessionError(f"The data of {name} do not load in the app" + (f": {why[-1]}" if why else "."))
     state.init()
     state.set_dag(s.model.dag, f"Structure from {name}")
     ss.param_method = s.params
-    dropped = [n.split(": ", 1)[-1].removesuffix("; left out.").removeprefix("Setting ")   # refused when read
-               for n in s.notes]
+    dropped = [
+        n.split(": ", 1)[-1].removesuffix("; left out.").removeprefix("Setting ")  # refused when read
+        for n in s.notes
+    ]
     for k, v in s.settings.items():
         if k == "param_method":
             continue
@@ -306,8 +361,13 @@ def _open(name: str, s) -> None:
             ss[k] = S.SETTINGS[k].parse(v)
         except ValueError as exc:
             dropped.append(f"{echo(k, 30)} {exc}")
-    if dropped:                # every setting the app could not use, named in one warning
-        shown = dropped[:MAX_PROBLEMS] + ([f"and {len(dropped) - MAX_PROBLEMS} more"]
-                                          if len(dropped) > MAX_PROBLEMS else [])
-        state.flash("warning", f"{name}: some settings could not be used and were left at their defaults: "
-                    + "; ".join(shown) + ".")
+    if dropped:  # every setting the app could not use, named in one warning
+        shown = dropped[:MAX_PROBLEMS] + (
+            [f"and {len(dropped) - MAX_PROBLEMS} more"] if len(dropped) > MAX_PROBLEMS else []
+        )
+        state.flash(
+            "warning",
+            f"{name}: some settings could not be used and were left at their defaults: "
+            + "; ".join(shown)
+            + ".",
+        )

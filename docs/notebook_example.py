@@ -1,8 +1,8 @@
 """bnfk in a notebook: a DataFrame in, scikit-learn estimators out, the network handed to pgmpy.
 
-Run it from a checkout (``python docs/notebook_example.py``) or paste the body of ``main`` into notebook cells.
-It uses a bundled sample, the 1984 United States Congressional Voting Records (435 representatives, 16 yes/no
-votes, ``?`` where a representative did not vote, and the party).
+Run it from a checkout (``python docs/notebook_example.py``) or paste the body of ``main`` into notebook
+cells. It uses a bundled sample, the 1984 United States Congressional Voting Records (435 representatives, 16
+yes/no votes, ``?`` where a representative did not vote, and the party).
 
 1. load the sample as a pandas DataFrame (``?`` is a missing cell) and read it as a categorical table;
 2. learn the network (the default recipe: Chow-Liu tree, BIC, BDeu CPTs, EM over the missing votes);
@@ -10,6 +10,7 @@ votes, ``?`` where a representative did not vote, and the party).
 4. cluster the representatives with a latent class model;
 5. hand the network to pgmpy and ask its variable elimination what bnfk's exact inference says.
 """
+
 from pathlib import Path
 
 import pandas as pd
@@ -35,10 +36,11 @@ def main(sample=SAMPLE) -> dict:
     fk = FisherKernel().fit(X)
     net = fk.network_
     print(f"network: {net.dag.n_arcs} arcs, e.g. {net.dag.sorted_arcs()[:3]}")
-    K = fk.gram(X)                       # the marginalised Fisher kernel, ready for SVC(kernel="precomputed")
+    K = fk.gram(X)  # the marginalised Fisher kernel, ready for SVC(kernel="precomputed")
     print(f"Gram matrix {K.shape}")
 
-    # 3. impute inside a Pipeline, cross-validate an SVM on the Fisher kernel (each fold learns its own network)
+    # 3. impute inside a Pipeline, cross-validate an SVM on the Fisher kernel (each fold learns its own
+    # network)
     pipe = make_pipeline(NetworkImputer(), FisherKernel(output="gram"), SVC(kernel="precomputed"))
     scores = cross_val_score(pipe, X, y, cv=StratifiedKFold(5, shuffle=True, random_state=0))
     print(f"SVM on the Fisher kernel: accuracy {scores.mean():.3f} +- {scores.std():.3f} (5 folds)")
@@ -48,16 +50,29 @@ def main(sample=SAMPLE) -> dict:
     classes = lcm.predict(X)
     ari = adjusted_rand_score(y, classes)
     print(pd.crosstab(y, classes, rownames=["party"], colnames=["latent class"]))
-    print(f"log-likelihood {lcm.loglik_:.2f}, BIC {lcm.bic(X):.1f}, adjusted Rand index to the parties {ari:.3f}")
+    print(
+        f"log-likelihood {lcm.loglik_:.2f}, BIC {lcm.bic(X):.1f}, adjusted Rand index to the parties "
+        f"{ari:.3f}"
+    )
 
     # 5. the network in pgmpy: variable elimination on it gives bnfk's exact posterior
     from pgmpy.inference import VariableElimination
+
     pg = to_pgmpy(net)
     evidence = {"physician-fee-freeze": "y", "el-salvador-aid": "y"}
     query = VariableElimination(pg).query(["crime"], evidence=evidence, show_progress=False)
     print(query)
-    return {"table": table, "network": net, "gram": K, "cv_scores": scores, "latent_classes": lcm, "ari": ari,
-            "pgmpy_model": pg, "pgmpy_query": query, "evidence": evidence}
+    return {
+        "table": table,
+        "network": net,
+        "gram": K,
+        "cv_scores": scores,
+        "latent_classes": lcm,
+        "ari": ari,
+        "pgmpy_model": pg,
+        "pgmpy_query": query,
+        "evidence": evidence,
+    }
 
 
 if __name__ == "__main__":

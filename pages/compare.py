@@ -1,6 +1,7 @@
 """Compare structures: the current network (A) beside a structure B you edit -- the two Fisher kernels and ΔK,
-clustering, one imputation run and the prototypes of each, on one screen, with the empty network as the baseline.
-The lecture's steps (chain, V-structure, A-structure) are one click each."""
+clustering, one imputation run and the prototypes of each, on one screen, with the empty network as the
+baseline. The lecture's steps (chain, V-structure, A-structure) are one click each."""
+
 import json
 
 import streamlit as st
@@ -17,24 +18,35 @@ CHART = {"displaylogo": False}
 DEFAULT_ROWS, MAX_ROWS = 200, 1000
 #: the kernels a comparison can use: the paper's, and the power- and L2-normalised one (its power alpha)
 KERNEL_LABELS = {FISHER: "Fisher (paper)", FISHER_NORMALIZED: "Normalised Fisher"}
-NORMALIZED_NOTE = ("Normalised Fisher kernel: each Fisher feature z becomes sign(z)|z|^α and each row is then scaled "
-                   "to unit length (Perronnin, Sánchez & Mensink 2010, 'Improving the Fisher kernel for large-scale "
-                   "image classification'). For α < 1 it is not invariant under equivalent structures: Markov-"
-                   "equivalent A and B can get different kernels (Theorem 4 holds for the paper's kernel and α = 1).")
+NORMALIZED_NOTE = (
+    "Normalised Fisher kernel: each Fisher feature z becomes sign(z)|z|^α and each row is then scaled "
+    "to unit length (Perronnin, Sánchez & Mensink 2010, 'Improving the Fisher kernel for large-scale "
+    "image classification'). For α < 1 it is not invariant under equivalent structures: Markov-"
+    "equivalent A and B can get different kernels (Theorem 4 holds for the paper's kernel and α = 1)."
+)
 
 
 def _presets(feat, triple) -> None:
     """One click sets B: the empty network, or the empty network plus a segment on u, v, w; or a copy of A."""
     cols = st.columns(len(PRESETS) + 1)
     for col, (kind, label) in zip(cols, PRESETS.items()):
-        tip = "No arcs: the scaled-Hamming kernel." if kind == "empty" else \
-            f"The empty network plus {SEGMENT_PATTERNS[kind]} on the three variables."
-        if col.button(label, key=f"cmp_{kind}", help=tip, use_container_width=True,
-                      disabled=kind != "empty" and len(triple) != 3):
+        tip = (
+            "No arcs: the scaled-Hamming kernel."
+            if kind == "empty"
+            else f"The empty network plus {SEGMENT_PATTERNS[kind]} on the three variables."
+        )
+        if col.button(
+            label,
+            key=f"cmp_{kind}",
+            help=tip,
+            use_container_width=True,
+            disabled=kind != "empty" and len(triple) != 3,
+        ):
             empty = DAG(feat.variables)
             state.set_compare_b(empty if kind == "empty" else apply_segment(empty, kind, triple))
-    if cols[-1].button("Copy A", key="cmp_copy", help="B becomes the current network again.",
-                       use_container_width=True):
+    if cols[-1].button(
+        "Copy A", key="cmp_copy", help="B becomes the current network again.", use_container_width=True
+    ):
         state.set_compare_b(state.dag())
 
 
@@ -46,7 +58,9 @@ def _edit_b(feat, b: DAG) -> None:
         kind = c3.selectbox("Edit", ["add", "remove", "reverse"], key="cmp_edit")
         if c4.button("Apply to B", key="cmp_apply", use_container_width=True):
             try:
-                state.set_compare_b({"add": b.add_arc, "remove": b.remove_arc, "reverse": b.reverse_arc}[kind](u, v))
+                state.set_compare_b(
+                    {"add": b.add_arc, "remove": b.remove_arc, "reverse": b.reverse_arc}[kind](u, v)
+                )
             except BnfkError as exc:
                 st.error(str(exc))
         if st.button("Make B the current network (every page follows it)", key="cmp_promote"):
@@ -63,27 +77,43 @@ def page():
     if not ss.get("cmp_vars") or any(v not in feat.variables for v in ss.cmp_vars):
         ss.cmp_vars = list(feat.variables[:3])
     lo, hi = min(20, d.n_rows), max(min(20, d.n_rows), min(MAX_ROWS, d.n_rows))
-    ss.cmp_rows = int(min(max(ss.get("cmp_rows", DEFAULT_ROWS), lo), hi))    # within this table's rows
+    ss.cmp_rows = int(min(max(ss.get("cmp_rows", DEFAULT_ROWS), lo), hi))  # within this table's rows
     ss.setdefault("cmp_seed", 0)
     ss.setdefault("cmp_kernel", FISHER)
-    ss.setdefault("cmp_alpha", float(DEFAULT_ALPHA))      # the normalised kernel's own default power
-    c1, c2, c3, c4, c5 = st.columns([2.8, 0.85, 0.65, 1.4, 0.75])     # the three variables whole at 1280 px
-    triple = c1.multiselect("Segment variables u, v, w (in role order)", list(feat.variables), max_selections=3,
-                            key="cmp_vars")
+    ss.setdefault("cmp_alpha", float(DEFAULT_ALPHA))  # the normalised kernel's own default power
+    c1, c2, c3, c4, c5 = st.columns([2.8, 0.85, 0.65, 1.4, 0.75])  # the three variables whole at 1280 px
+    triple = c1.multiselect(
+        "Segment variables u, v, w (in role order)", list(feat.variables), max_selections=3, key="cmp_vars"
+    )
     c2.number_input("Rows (sampled)", lo, hi, step=50, key="cmp_rows")
     c3.number_input("Seed", 0, 2**32 - 1, key="cmp_seed")
-    kernel = c4.selectbox("Kernel", list(KERNEL_LABELS), format_func=KERNEL_LABELS.get, key="cmp_kernel",
-                          help="The paper's Fisher kernel, or its power- and L2-normalised version.")
+    kernel = c4.selectbox(
+        "Kernel",
+        list(KERNEL_LABELS),
+        format_func=KERNEL_LABELS.get,
+        key="cmp_kernel",
+        help="The paper's Fisher kernel, or its power- and L2-normalised version.",
+    )
     alpha = None
     if kernel == FISHER_NORMALIZED:
-        alpha = float(c5.number_input("Power α", 0.02, 1.0, step=0.05, key="cmp_alpha",
-                                      help="sign(z)|z|^α on every Fisher feature; α = 1: L2 normalisation only."))
+        alpha = float(
+            c5.number_input(
+                "Power α",
+                0.02,
+                1.0,
+                step=0.05,
+                key="cmp_alpha",
+                help="sign(z)|z|^α on every Fisher feature; α = 1: L2 normalisation only.",
+            )
+        )
     _presets(feat, triple)
     a, b = state.dag(), state.compare_b()
     _edit_b(feat, state.compare_b())
     b = state.compare_b()
-    common.plain_caption(state.network_line("A") + f" B: {b.n_arcs} arcs "
-                         f"({', '.join(f'{x} → {y}' for x, y in b.sorted_arcs()) or 'none'}).")
+    common.plain_caption(
+        state.network_line("A") + f" B: {b.n_arcs} arcs "
+        f"({', '.join(f'{x} → {y}' for x, y in b.sorted_arcs()) or 'none'})."
+    )
     with st.spinner("Fitting A, B and the empty network; kernels, clusterings, imputation, prototypes…"):
         try:
             cmp = state.comparison(a, b, min(int(ss.cmp_rows), d.n_rows), int(ss.cmp_seed), kernel, alpha)
@@ -96,46 +126,80 @@ def page():
     cls_states = d.states[d.index(d.class_column)] if has_class else ()
     order, plane = state.a_view(cmp, labels, min(int(ss.cmp_rows), d.n_rows), int(ss.cmp_seed), kernel, alpha)
     m = st.columns(7)
-    m[0].metric("max |ΔK|", f"{cmp.max_abs_delta:.3g}",
-                help="Largest change of a kernel value between A and B on the sampled rows.")
-    m[1].metric("Equivalent", "yes" if cmp.equivalent else "no",
-                help="A and B Markov equivalent: one Fisher kernel under a likelihood-equivalent estimator (BDeu, "
-                     "the default) -- paper, Theorem 4.")
+    m[0].metric(
+        "max |ΔK|",
+        f"{cmp.max_abs_delta:.3g}",
+        help="Largest change of a kernel value between A and B on the sampled rows.",
+    )
+    m[1].metric(
+        "Equivalent",
+        "yes" if cmp.equivalent else "no",
+        help="A and B Markov equivalent: one Fisher kernel under a likelihood-equivalent estimator (BDeu, "
+        "the default) -- paper, Theorem 4.",
+    )
     if has_class:
-        m[2].metric("ARI · A", f"{cmp.a.ari:.3f}", help="Correlation clustering of A's kernel against the class.")
+        m[2].metric(
+            "ARI · A", f"{cmp.a.ari:.3f}", help="Correlation clustering of A's kernel against the class."
+        )
         m[3].metric("ARI · B", f"{cmp.b.ari:.3f}", **common.delta(cmp.b.ari - cmp.a.ari, "+.3f"))
     else:
         m[2].metric("A vs B clusters", f"{cmp.agreement:.3f}", help="ARI between A's and B's clusterings.")
-    m[4].metric("Imputation · A", f"{cmp.a.accuracy:.3f}")      # no help icon: the label fits (caption says it)
-    m[5].metric("Imputation · B", f"{cmp.b.accuracy:.3f}", **common.delta(cmp.b.accuracy - cmp.a.accuracy, "+.3f"))
+    m[4].metric("Imputation · A", f"{cmp.a.accuracy:.3f}")  # no help icon: the label fits (caption says it)
+    m[5].metric(
+        "Imputation · B", f"{cmp.b.accuracy:.3f}", **common.delta(cmp.b.accuracy - cmp.a.accuracy, "+.3f")
+    )
     m[6].metric("Shared protos", f"{cmp.prototype_overlap} / {len(cmp.a.prototypes)}")
-    panels, zmax = state.shared(figs.comparison_panels, cmp.a.K, cmp.b.K, order, rows, labels, cls_states, height=280)
+    panels, zmax = state.shared(
+        figs.comparison_panels, cmp.a.K, cmp.b.K, order, rows, labels, cls_states, height=280
+    )
     values = {"imputation": {"empty": cmp.baseline.accuracy, "A": cmp.a.accuracy, "B": cmp.b.accuracy}}
     if has_class:
         values = {"ARI": {"empty": cmp.baseline.ari, "A": cmp.a.ari, "B": cmp.b.ari}, **values}
     cols = st.columns([1, 1, 1, 1.1], gap="small")
     for col, fig, key in zip(cols, panels, ("cmp_ka", "cmp_kb", "cmp_dk")):
         col.plotly_chart(fig, key=key, config=CHART)
-    cols[3].plotly_chart(state.shared(figs.outcome_figure, values, height=280), key="cmp_outcomes", config=CHART)
-    st.plotly_chart(state.shared(figs.prototype_map, plane, rows, cmp.a.prototypes, cmp.b.prototypes),
-                    key="cmp_protos", config=CHART)
+    cols[3].plotly_chart(
+        state.shared(figs.outcome_figure, values, height=280), key="cmp_outcomes", config=CHART
+    )
+    st.plotly_chart(
+        state.shared(figs.prototype_map, plane, rows, cmp.a.prototypes, cmp.b.prototypes),
+        key="cmp_protos",
+        config=CHART,
+    )
     if kernel == FISHER_NORMALIZED:
         st.caption(NORMALIZED_NOTE)
-    st.caption(f"{len(rows):,} of {d.n_rows:,} rows (seed {int(ss.cmp_seed)}); CPTs {cmp.params} fitted on every row; "
-               f"{KERNEL_LABELS[kernel].lower()} kernel" + (f" (α = {alpha:g})" if alpha is not None else "")
-               + f", colours of A and B clipped at ±{zmax:.3g}. Clustering: correlation clustering of each kernel "
-               f"(10 restarts) against the class. Imputation: one seeded run hiding 20 % of the cells of 30 % of the "
-               f"rows, each network refitted on what remains (available cases, so even equivalent structures can "
-               f"differ here). Prototypes: greedy MMD under the Fisher kernel, {len(cmp.a.prototypes)} each; "
-               f"{cmp.prototype_overlap} "
-               f"shared. Grey bars: the empty network (scaled-Hamming kernel), the baseline."
-               + (" " + " ".join(cmp.notes) if cmp.notes else ""))
-    if len(triple) == 3:      # the presets' outcomes computed while the page is looked at: their clicks find them ready
+    st.caption(
+        f"{len(rows):,} of {d.n_rows:,} rows (seed {int(ss.cmp_seed)}); CPTs {cmp.params} fitted on every "
+        "row; "
+        f"{KERNEL_LABELS[kernel].lower()} kernel"
+        + (f" (α = {alpha:g})" if alpha is not None else "")
+        + f", colours of A and B clipped at ±{zmax:.3g}. Clustering: correlation clustering of each kernel "
+        "(10 restarts) against the class. Imputation: one seeded run hiding 20 % of the cells of 30 % of "
+        "the "
+        f"rows, each network refitted on what remains (available cases, so even equivalent structures can "
+        f"differ here). Prototypes: greedy MMD under the Fisher kernel, {len(cmp.a.prototypes)} each; "
+        f"{cmp.prototype_overlap} "
+        f"shared. Grey bars: the empty network (scaled-Hamming kernel), the baseline."
+        + (" " + " ".join(cmp.notes) if cmp.notes else "")
+    )
+    if (
+        len(triple) == 3
+    ):  # the presets' outcomes computed while the page is looked at: their clicks find them ready
         empty = DAG(feat.variables)
-        state.prefetch([apply_segment(empty, kind, triple) for kind in PRESETS if kind != "empty"],
-                       min(int(ss.cmp_rows), d.n_rows), int(ss.cmp_seed), kernel, alpha)
-    common.download("Comparison (JSON)", lambda: json.dumps(cmp.summary(), indent=1, default=float).encode("utf-8"),
-                    f"{common.dataset_name()}_compare.json", "application/json", key="dl_cmp")
+        state.prefetch(
+            [apply_segment(empty, kind, triple) for kind in PRESETS if kind != "empty"],
+            min(int(ss.cmp_rows), d.n_rows),
+            int(ss.cmp_seed),
+            kernel,
+            alpha,
+        )
+    common.download(
+        "Comparison (JSON)",
+        lambda: json.dumps(cmp.summary(), indent=1, default=float).encode("utf-8"),
+        f"{common.dataset_name()}_compare.json",
+        "application/json",
+        key="dl_cmp",
+    )
 
 
 if common.start("Compare structures"):

@@ -1,17 +1,23 @@
 """Home: pick a dataset (bundled sample or upload), see the current state, and where to go next."""
+
 import streamlit as st
 
 from bnfk_core.views import figures, report
 from bnfk_ui import common, state
 
+
 def page():
     st.markdown(
-        "This app turns a table of **categorical data** into a **Bayesian network** — a directed acyclic graph "
+        "This app turns a table of **categorical data** into a **Bayesian network** — a directed acyclic "
+        "graph "
         "with a conditional probability table for every variable — learned from the data or drawn by hand. "
-        "The network defines a **Fisher kernel**: a similarity between two rows that rewards agreeing on values "
+        "The network defines a **Fisher kernel**: a similarity between two rows that rewards agreeing on "
+        "values "
         "the network finds improbable given their parents, and it decomposes into one term per variable. "
         "Explore how the structure shapes that similarity: compare it with the empty network (the scaled "
-        "Hamming kernel), watch the Gram matrix change as you add arcs, and see which variables make two rows alike.")
+        "Hamming kernel), watch the Gram matrix change as you add arcs, and see which variables make two "
+        "rows alike."
+    )
 
     left, right = st.columns([3, 2], gap="large")
     with left:
@@ -19,7 +25,9 @@ def page():
         cat = state.catalog()
         names = list(cat)
         current = st.session_state.dataset
-        options = names + ["upload"] + (["path"] if current == "path" else [])   # a file on the server: Data page
+        options = (
+            names + ["upload"] + (["path"] if current == "path" else [])
+        )  # a file on the server: Data page
 
         def fmt(n):
             if n == "path":
@@ -46,13 +54,16 @@ def page():
         st.selectbox("Bundled sample or your own file", list(labels), key="w_dataset_pick", on_change=picked)
         waiting = st.session_state.get("want_upload") and current != "upload"
         shown = cat[current]["title"] if current in cat else "the current data"
-        if waiting:                       # nothing uploaded yet: say that the old data stay in use
+        if waiting:  # nothing uploaded yet: say that the old data stay in use
             st.caption(f"Choose a CSV file below; until one is uploaded every page keeps using {shown}.")
         elif current in cat:
             st.caption(cat[current]["description"])
         if st.session_state.get("want_upload") or current == "upload":
-            up = st.file_uploader("Upload a CSV (header row; nominal or numeric columns)", type=["csv", "txt", "tsv"],
-                                  key="uploader")
+            up = st.file_uploader(
+                "Upload a CSV (header row; nominal or numeric columns)",
+                type=["csv", "txt", "tsv"],
+                key="uploader",
+            )
             if up is not None:
                 content = up.getvalue()
                 seen = (up.name, hash(content))
@@ -74,47 +85,82 @@ def page():
             c2.metric("Class column", d.class_column or "none")
             c1.metric("Structure arcs", dg.n_arcs, help=state.plain(state.structure_label()))
             c2.metric("Free parameters", f"{m.parameter_count():,}")
-            st.caption(f"Structure: **{state.plain(state.structure_label())}** over the {len(dg.nodes)} feature "
-                       f"variables (the class is never a kernel feature). "
-                       f"BIC {sc['bic']:,.1f} · BDeu {sc['bdeu']:,.1f} · qNML {sc['qnml']:,.1f} (log scale, higher is better).")
+            st.caption(
+                f"Structure: **{state.plain(state.structure_label())}** over the {len(dg.nodes)} feature "
+                f"variables (the class is never a kernel feature). "
+                f"BIC {sc['bic']:,.1f} · BDeu {sc['bdeu']:,.1f} · qNML {sc['qnml']:,.1f} (log scale, higher "
+                "is better)."
+            )
             settings = {k: st.session_state[k] for k in report.REPORT_DEFAULTS if k in st.session_state}
             note = state.structure_label()
-            common.download("Report (HTML)", lambda: report.build_report(d, m, settings=settings,
-                            structure_note=note).encode("utf-8"),
-                            f"{common.dataset_name()}_report.html", "text/html", key="dl_report")
-            st.caption("One HTML file of the current analysis with the settings of every page: data, structure, "
-                       "kernel, clustering, imputation, prototypes; works offline. Takes about half a minute.")
+            common.download(
+                "Report (HTML)",
+                lambda: report.build_report(d, m, settings=settings, structure_note=note).encode("utf-8"),
+                f"{common.dataset_name()}_report.html",
+                "text/html",
+                key="dl_report",
+            )
+            st.caption(
+                "One HTML file of the current analysis with the settings of every page: data, structure, "
+                "kernel, clustering, imputation, prototypes; works offline. Takes about half a minute."
+            )
 
     st.subheader("Where to go next")
     c1, c2, c3 = st.columns(3)
     with c1:
         st.page_link("pages/data.py", label="Data", icon=":material/table_chart:")
-        st.caption("Preview the table, choose the class column, missing-value policy, discretisation and dropped columns.")
+        st.caption(
+            "Preview the table, choose the class column, missing-value policy, discretisation and dropped "
+            "columns."
+        )
     with c2:
         st.page_link("pages/structure.py", label="Structure", icon=":material/account_tree:")
-        st.caption("Learn a network, edit arcs, apply segment presets, see the Markov equivalence class, import/export.")
+        st.caption(
+            "Learn a network, edit arcs, apply segment presets, see the Markov equivalence class, "
+            "import/export."
+        )
     with c3:
         st.page_link("pages/kernel.py", label="Kernel", icon=":material/grid_on:")
-        st.caption("Gram matrix heatmaps, comparison with a second network, value distribution, per-variable contributions.")
+        st.caption(
+            "Gram matrix heatmaps, comparison with a second network, value distribution, per-variable "
+            "contributions."
+        )
     c1, c2, c3 = st.columns(3)
     with c1:
         st.page_link("pages/segments.py", label="Segments lab", icon=":material/science:")
-        st.caption("Add one arc, a V, an A, a chain or a full block and see what changes: kernel, clusters, imputations, prototypes.")
+        st.caption(
+            "Add one arc, a V, an A, a chain or a full block and see what changes: kernel, clusters, "
+            "imputations, prototypes."
+        )
         st.page_link("pages/clustering.py", label="Clustering", icon=":material/scatter_plot:")
-        st.caption("Correlation and spectral clustering with each kernel, ARI/AMI/V-measure, kernel classification.")
+        st.caption(
+            "Correlation and spectral clustering with each kernel, ARI/AMI/V-measure, kernel classification."
+        )
     with c2:
         st.page_link("pages/imputation.py", label="Imputation", icon=":material/healing:")
-        st.caption("BN imputation against Mode and weighted kNN (thesis ch. 4), or fill in your own missing cells.")
+        st.caption(
+            "BN imputation against Mode and weighted kNN (thesis ch. 4), or fill in your own missing cells."
+        )
         st.page_link("pages/prototypes.py", label="Prototypes", icon=":material/stars:")
-        st.caption("Greedy-MMD prototypes (paper Algorithm 1) against the chi-square heuristic and random subsets.")
+        st.caption(
+            "Greedy-MMD prototypes (paper Algorithm 1) against the chi-square heuristic and random subsets."
+        )
     with c3:
         st.page_link("pages/results.py", label="Results", icon=":material/fact_check:")
-        st.caption("Our reproduction of the thesis's and the paper's tables, side by side with the published numbers.")
+        st.caption(
+            "Our reproduction of the thesis's and the paper's tables, side by side with the published "
+            "numbers."
+        )
 
     with common.shown_errors():
         dg = state.dag()
-        fig = state.shared(figures.dag_figure, dg.nodes, dg.sorted_arcs(),
-                           title=f"Current structure: {state.structure_label()}", height=None)
+        fig = state.shared(
+            figures.dag_figure,
+            dg.nodes,
+            dg.sorted_arcs(),
+            title=f"Current structure: {state.structure_label()}",
+            height=None,
+        )
         state.plotly_chart(fig, key="home_dag", config={"displaylogo": False})
 
 

@@ -1,5 +1,6 @@
 """Imputation: the thesis's benchmark (hide cells at random, score BN / Mode / wKNN / ...) and
 filling the loaded data's missing cells with the current model."""
+
 import json
 
 import streamlit as st
@@ -15,13 +16,16 @@ from bnfk_ui.sections import imputation as sec_imp
 
 
 def _structures() -> dict:
-    """The learners over features only (the class is never imputed here), and ``auto`` -- read from the registry."""
-    return {**{m: LEARNERS[m].label for m in feature_learners()},
-            "auto": f"As the thesis: exact up to {LEARNERS['exact'].max_variables} variables, else hill climbing"}
+    """The learners over features only (the class is never imputed here), and ``auto`` -- read from the
+    registry."""
+    return {
+        **{m: LEARNERS[m].label for m in feature_learners()},
+        "auto": f"As the thesis: exact up to {LEARNERS['exact'].max_variables} variables, else hill climbing",
+    }
 
 
-RATIOS = [0.1, 0.2, 0.3, 0.4, 0.5]   # the thesis grid: pick all five of each for its 25 settings
-DEFAULT_RATIOS = [0.1, 0.3, 0.5]     # 9 settings x 1 repeat on at most DEFAULT_ROWS rows: a run of a few seconds
+RATIOS = [0.1, 0.2, 0.3, 0.4, 0.5]  # the thesis grid: pick all five of each for its 25 settings
+DEFAULT_RATIOS = [0.1, 0.3, 0.5]  # 9 settings x 1 repeat on at most DEFAULT_ROWS rows: a run of a few seconds
 DEFAULT_ROWS = settings.REPORT_SETTINGS["imp_rows"].default
 
 
@@ -31,79 +35,152 @@ def page():
     t_bench, t_mine = st.tabs(["Benchmark", "Impute my data"])
 
     with t_bench:
-        st.caption("The thesis's experiment (ch. 4): a random test part of the rows gets a fraction of its cells hidden "
-                   "completely at random; every method predicts a distribution for each hidden cell, scored by the "
-                   "accuracy of its most probable value and the cross-entropy (capped at −log 10⁻⁵). The class column "
-                   "is never imputed. Averages give every setting the same weight; the spread is over all runs.")
+        st.caption(
+            "The thesis's experiment (ch. 4): a random test part of the rows gets a fraction of its cells "
+            "hidden "
+            "completely at random; every method predicts a distribution for each hidden cell, scored by the "
+            "accuracy of its most probable value and the cross-entropy (capped at −log 10⁻⁵). The class "
+            "column "
+            "is never imputed. Averages give every setting the same weight; the spread is over all runs."
+        )
         c1, c2, c3 = st.columns([2, 2, 1.3])
-        # defaults go through Session State only (a value passed too makes Streamlit warn on a session file's value)
-        for k, v in {"imp_methods": ["bn", "mode", "wknn"], "imp_test": DEFAULT_RATIOS, "imp_missing": DEFAULT_RATIOS,
-                     "imp_repeats": 1, "imp_seed": 0, "imp_rows": min(feat.n_rows, DEFAULT_ROWS)}.items():
+        # defaults go through Session State only (a value passed too makes Streamlit warn on a session file's
+        # value)
+        for k, v in {
+            "imp_methods": ["bn", "mode", "wknn"],
+            "imp_test": DEFAULT_RATIOS,
+            "imp_missing": DEFAULT_RATIOS,
+            "imp_repeats": 1,
+            "imp_seed": 0,
+            "imp_rows": min(feat.n_rows, DEFAULT_ROWS),
+        }.items():
             ss.setdefault(k, list(v) if isinstance(v, list) else v)
-        ss.imp_rows = int(min(max(ss.imp_rows, 2), feat.n_rows))    # a link's or file's value: within the table
+        ss.imp_rows = int(min(max(ss.imp_rows, 2), feat.n_rows))  # a link's or file's value: within the table
         with c1:
-            methods = st.multiselect("Methods", list(IMPUTERS),
-                                     format_func=lambda m: IMPUTERS[m].label, key="imp_methods",
-                                     help="The thesis's methods, networks learned from every row (BN (all rows), "
-                                          "structural EM) and the peers analysts use (Mode, kNN on one-hot codes).")
+            methods = st.multiselect(
+                "Methods",
+                list(IMPUTERS),
+                format_func=lambda m: IMPUTERS[m].label,
+                key="imp_methods",
+                help="The thesis's methods, networks learned from every row (BN (all rows), "
+                "structural EM) and the peers analysts use (Mode, kNN on one-hot codes).",
+            )
             structures = _structures()
-            structure = st.selectbox("Structure of the BN methods (thesis protocol: {score} score, {params} CPTs)"
-                                     .format(**impute_methods.IMPUTE_LEARN),
-                                     list(structures), format_func=structures.get,
-                                     key="imp_structure")
+            structure = st.selectbox(
+                "Structure of the BN methods (thesis protocol: {score} score, {params} CPTs)".format(
+                    **impute_methods.IMPUTE_LEARN
+                ),
+                list(structures),
+                format_func=structures.get,
+                key="imp_structure",
+            )
         with c2:
-            trs = st.multiselect("Test ratios", RATIOS, key="imp_test",
-                                 help="Fraction of the rows that form the test part (thesis: 0.1–0.5).")
-            mrs = st.multiselect("Missing ratios", RATIOS, key="imp_missing",
-                                 help="Fraction of the test part's cells hidden (thesis: 0.1–0.5).")
+            trs = st.multiselect(
+                "Test ratios",
+                RATIOS,
+                key="imp_test",
+                help="Fraction of the rows that form the test part (thesis: 0.1–0.5).",
+            )
+            mrs = st.multiselect(
+                "Missing ratios",
+                RATIOS,
+                key="imp_missing",
+                help="Fraction of the test part's cells hidden (thesis: 0.1–0.5).",
+            )
         with c3:
             repeats = st.number_input("Repeats per setting", 1, 20, key="imp_repeats")
             seed = st.number_input("Seed", 0, 10**6, key="imp_seed")
-            n_rows = st.number_input("Rows (sampled with the seed)", min(2, feat.n_rows), feat.n_rows, step=100, key="imp_rows", help=f"The default settles in seconds; all "
-                                     f"{feat.n_rows:,} rows, every ratio and 10 repeats make the thesis's full run.")
+            n_rows = st.number_input(
+                "Rows (sampled with the seed)",
+                min(2, feat.n_rows),
+                feat.n_rows,
+                step=100,
+                key="imp_rows",
+                help=f"The default settles in seconds; all "
+                f"{feat.n_rows:,} rows, every ratio and 10 repeats make the thesis's full run.",
+            )
         n_runs = len(trs) * len(mrs) * int(repeats)
-        bench = feat if n_rows >= feat.n_rows else feat.subset(sample_rows(feat.n_rows, int(n_rows), int(seed)))
-        st.caption(f"{bench.n_rows:,} of {feat.n_rows:,} rows × {feat.n_vars} variables · {n_runs} runs per method. "
-                   f"The thesis's full run (all rows, 25 settings × 10 repeats): `python -m bnfk_core impute-benchmark "
-                   f"{' '.join(state.cli_data_args())} --full-grid`.")
-        if st.button("Run the benchmark", type="primary", disabled=not (methods and trs and mrs), key="imp_run"):
+        bench = (
+            feat if n_rows >= feat.n_rows else feat.subset(sample_rows(feat.n_rows, int(n_rows), int(seed)))
+        )
+        st.caption(
+            f"{bench.n_rows:,} of {feat.n_rows:,} rows × {feat.n_vars} variables · {n_runs} runs per method. "
+            "The thesis's full run (all rows, 25 settings × 10 repeats): `python -m bnfk_core "
+            "impute-benchmark "
+            f"{' '.join(state.cli_data_args())} --full-grid`."
+        )
+        if st.button(
+            "Run the benchmark", type="primary", disabled=not (methods and trs and mrs), key="imp_run"
+        ):
             bar = st.progress(0.0, text="hiding cells")
             with common.shown_errors():
-                res = impute_benchmark.benchmark(bench, methods, test_ratios=sorted(trs), missing_ratios=sorted(mrs),
-                                    repeats=int(repeats), seed=int(seed), structure=structure,
-                                    **impute_methods.IMPUTE_LEARN, progress=lambda f, msg: bar.progress(min(max(f, 0.0), 1.0), text=msg))
+                res = impute_benchmark.benchmark(
+                    bench,
+                    methods,
+                    test_ratios=sorted(trs),
+                    missing_ratios=sorted(mrs),
+                    repeats=int(repeats),
+                    seed=int(seed),
+                    structure=structure,
+                    **impute_methods.IMPUTE_LEARN,
+                    progress=lambda f, msg: bar.progress(min(max(f, 0.0), 1.0), text=msg),
+                )
                 ss.imp_result = (feat.fingerprint(), res)
             bar.empty()
         stored = ss.get("imp_result")
         if stored and stored[0] == feat.fingerprint():
             res = stored[1]
             st.subheader("Macro averages")
-            st.dataframe(res.table(), hide_index=True,
-                         column_config={c: st.column_config.NumberColumn(format="%.3f") for c in
-                                        ("accuracy", "accuracy sd", "cross-entropy", "cross-entropy sd")}
-                         | {"seconds": st.column_config.NumberColumn(format="%.1f")})
-            st.caption(f"{res.info['structure']} structures · {res.repeats} repeat(s) per setting · "
-                       f"{res.seconds:.1f} s in all.")
-            metric = st.radio("Heatmap metric", ["accuracy", "cross_entropy"], horizontal=True,
-                              format_func=lambda m: m.replace("_", "-"), key="imp_metric")
+            st.dataframe(
+                res.table(),
+                hide_index=True,
+                column_config={
+                    c: st.column_config.NumberColumn(format="%.3f")
+                    for c in ("accuracy", "accuracy sd", "cross-entropy", "cross-entropy sd")
+                }
+                | {"seconds": st.column_config.NumberColumn(format="%.1f")},
+            )
+            st.caption(
+                f"{res.info['structure']} structures · {res.repeats} repeat(s) per setting · "
+                f"{res.seconds:.1f} s in all."
+            )
+            metric = st.radio(
+                "Heatmap metric",
+                ["accuracy", "cross_entropy"],
+                horizontal=True,
+                format_func=lambda m: m.replace("_", "-"),
+                key="imp_metric",
+            )
             fig = fig_imp.benchmark_heatmaps(res, metric)
             st.plotly_chart(fig, key="imp_heatmaps", config={"displaylogo": False})
             base = f"{common.dataset_name()}_imputation"
             d1, d2, d3 = st.columns(3)
             with d1:
-                common.download("Results (JSON)", json.dumps(res.to_dict(), indent=1, default=float).encode("utf-8"),
-                                f"{base}.json", "application/json")
+                common.download(
+                    "Results (JSON)",
+                    json.dumps(res.to_dict(), indent=1, default=float).encode("utf-8"),
+                    f"{base}.json",
+                    "application/json",
+                )
             with d2:
-                common.download("Every run (CSV)", res.runs.to_csv(index=False).encode("utf-8"), f"{base}_runs.csv",
-                                "text/csv")
+                common.download(
+                    "Every run (CSV)",
+                    res.runs.to_csv(index=False).encode("utf-8"),
+                    f"{base}_runs.csv",
+                    "text/csv",
+                )
             with d3:
                 common.download_figure(fig, f"{base}_{metric}")
 
     with t_mine:
         d = state.data()
-        big = state.streamed() is not None          # a file read in chunks: the sample here, all rows below
+        big = state.streamed() is not None  # a file read in chunks: the sample here, all rows below
         offered = sec_imp.IMPUTERS_OFFERED
-        which = "current" if big else st.radio("Imputer", list(offered), format_func=offered.get, key="imp_network")
+        which = (
+            "current"
+            if big
+            else st.radio("Imputer", list(offered), format_func=offered.get, key="imp_network")
+        )
         if not big:
             st.caption(sec_imp.ORDER_NOTE)
         n_missing = sec_data.missing_cells(state.model_features()) if big else int((feat.codes < 0).sum())
@@ -111,35 +188,55 @@ def page():
         if n_missing == 0:
             msg = "The loaded feature columns have no missing cells."
             if ss.missing_policy == "category":
-                msg += (" Missing tokens are read as the category '?' under the current loading options; choose "
-                        "'are missing values' on the Data page to impute them.")
+                msg += (
+                    " Missing tokens are read as the category '?' under the current loading options; choose "
+                    "'are missing values' on the Data page to impute them."
+                )
             st.info(state.plain(msg))
         elif not common.asked("Impute the missing cells", "imp_mine_run", d.fingerprint()):
-            st.caption(f"{n_missing:,} missing cells: each is filled with its most probable value under the chosen "
-                       "imputer, given the row's observed values "
-                       + ("(the network of the Structure page)." if which == "current" else
-                          "(learning from every row takes a while on a large table)."))
+            st.caption(
+                f"{n_missing:,} missing cells: each is filled with its most probable value under the chosen "
+                "imputer, given the row's observed values "
+                + (
+                    "(the network of the Structure page)."
+                    if which == "current"
+                    else "(learning from every row takes a while on a large table)."
+                )
+            )
         else:
             with common.shown_errors():
-                if which in IMPUTERS:                # the registry's imputer, as impute DATA --structure hc does
-                    with st.spinner(f"{IMPUTERS[which].label}: learning from every row…"), \
-                            jobs.heavy(f"imputing with {which}"):
+                if which in IMPUTERS:  # the registry's imputer, as impute DATA --structure hc does
+                    with (
+                        st.spinner(f"{IMPUTERS[which].label}: learning from every row…"),
+                        jobs.heavy(f"imputing with {which}"),
+                    ):
                         res = sec_imp.imputed_by(feat, feat.fingerprint(), which, seed)
-                    st.caption(f"Every missing cell of the feature columns is filled with its most probable value "
-                               f"under {IMPUTERS[which].label} ({IMPUTERS[which].description}): "
-                               + "; ".join(res.imputation.notes[:1]) + ".")
+                    st.caption(
+                        f"Every missing cell of the feature columns is filled with its most probable value "
+                        f"under {IMPUTERS[which].label} ({IMPUTERS[which].description}): "
+                        + "; ".join(res.imputation.notes[:1])
+                        + "."
+                    )
                 else:
                     if which == "learn" and (feat.codes < 0).any():
-                        with st.spinner("Learning the network from every row…"), jobs.heavy("learning the network"):
+                        with (
+                            st.spinner("Learning the network from every row…"),
+                            jobs.heavy("learning the network"),
+                        ):
                             m = state.learned_for_imputation(feat, seed)
-                        common.plain_caption(f"The network learned from this table by the recipe "
-                                             f"{state.recipe().describe()}: {m.dag.n_arcs} arcs.")
+                        common.plain_caption(
+                            f"The network learned from this table by the recipe "
+                            f"{state.recipe().describe()}: {m.dag.n_arcs} arcs."
+                        )
                     else:
                         m = state.model()
                         common.plain_caption(state.network_line("The imputation"))
-                    st.caption("Every missing cell of the feature columns is filled with its most probable value: the "
-                               "exact posterior given the row's observed values. Baseline: the empty network fills "
-                               "each cell with its column's most frequent value (Mode in the benchmark).")
+                    st.caption(
+                        "Every missing cell of the feature columns is filled with its most probable value: "
+                        "the "
+                        "exact posterior given the row's observed values. Baseline: the empty network fills "
+                        "each cell with its column's most frequent value (Mode in the benchmark)."
+                    )
                     with st.spinner("Computing the posteriors…"):
                         res = state.imputed_with(m, d)
                 fill = sec_imp.filled_cells_view(res, big)

@@ -1,24 +1,27 @@
 """Segments lab (thesis ch. 6): add one structure segment to a base network and see what it does to the
 Fisher kernel -- heatmaps, clustering, imputation, prototypes, the case table (theory vs measured), the
 collapsed variable, Markov equivalence -- and run the supervised arc search."""
+
 import numpy as np
 import pandas as pd
 import streamlit as st
 
-from bnfk_core.kernels import fisher as kernels
 from bnfk_core.analyses.cluster import clustering as C
-from bnfk_core.analyses.segments import network_checks
 from bnfk_core.analyses.segments import information as segment_information
-from bnfk_core.network.dag import SEGMENT_KINDS, SEGMENT_LABELS, SEGMENT_PATTERNS, SEGMENT_SIZES
+from bnfk_core.analyses.segments import network_checks
+from bnfk_core.kernels import fisher as kernels
 from bnfk_core.kernels.embed import class_order, cluster_order, sample_rows
+from bnfk_core.network.dag import SEGMENT_KINDS, SEGMENT_LABELS, SEGMENT_PATTERNS, SEGMENT_SIZES
 from bnfk_core.registry import ESTIMATORS
 from bnfk_core.views import segments as seg_view
 from bnfk_core.views.figures import segments as figs
 from bnfk_ui import common, settings, state
 from bnfk_ui.sections import segments as sections
 
-KINDS = {k: f"{SEGMENT_LABELS[k]}  {SEGMENT_PATTERNS[k] if k != 'full' else '(one collapsed variable)'}"
-         for k in SEGMENT_KINDS}
+KINDS = {
+    k: f"{SEGMENT_LABELS[k]}  {SEGMENT_PATTERNS[k] if k != 'full' else '(one collapsed variable)'}"
+    for k in SEGMENT_KINDS
+}
 BASES = settings.SEGMENT_BASES
 MAX_ROWS = 1500
 PLOTLY = {"displaylogo": False}
@@ -54,27 +57,49 @@ def controls(d, feat):
     options = [", ".join(v) for v in sug.variables]
     fmt = {o: f"{o}   (score {s:.3f} nats)" for o, s in zip(options, sug.score)}
     old = [v for v in (ss.get("seg_vars") or []) if v in feat.variables]
-    if len(old) == need:             # a new pattern of the same size keeps the variables (their roles change)
+    if len(old) == need:  # a new pattern of the same size keeps the variables (their roles change)
         ss.seg_vars, ss.seg_vars_kind = old, (kind, need)
-    elif ss.get("seg_vars") is None or ss.get("seg_vars_kind") != (kind, need) or len(old) != len(ss.seg_vars):
-        ss.seg_vars, ss.seg_vars_kind = segment_information.default_segment_variables(sug, feat.variables, need, kind), (kind, need)
+    elif (
+        ss.get("seg_vars") is None or ss.get("seg_vars_kind") != (kind, need) or len(old) != len(ss.seg_vars)
+    ):
+        ss.seg_vars, ss.seg_vars_kind = (
+            segment_information.default_segment_variables(sug, feat.variables, need, kind),
+            (kind, need),
+        )
         if old:
-            common.plain_caption(f"The {SEGMENT_LABELS[kind].lower()} segment takes {need} variables: the best "
-                                 f"suggestion replaced {', '.join(old)}.", c2)
+            common.plain_caption(
+                f"The {SEGMENT_LABELS[kind].lower()} segment takes {need} variables: the best "
+                f"suggestion replaced {', '.join(old)}.",
+                c2,
+            )
 
     def use_suggestion():
         ss.seg_vars = [v.strip() for v in ss.w_seg_pick.split(",")][:need] if ss.w_seg_pick else ss.seg_vars
 
-    c2.selectbox("Suggestions (highest mutual information, label excluded)", [""] + options, key="w_seg_pick",
-                 format_func=lambda o: fmt.get(o, "— pick a suggestion —"), on_change=use_suggestion)
-    c2.multiselect(f"Variables in role order ({need})", list(feat.variables), max_selections=need,
-                   **state.bind("seg_vars"))
+    c2.selectbox(
+        "Suggestions (highest mutual information, label excluded)",
+        [""] + options,
+        key="w_seg_pick",
+        format_func=lambda o: fmt.get(o, "— pick a suggestion —"),
+        on_change=use_suggestion,
+    )
+    c2.multiselect(
+        f"Variables in role order ({need})",
+        list(feat.variables),
+        max_selections=need,
+        **state.bind("seg_vars"),
+    )
     c2.markdown(sections.role_line(kind, list(ss.seg_vars)))
-    c3.number_input("Rows (sampled)", 20, min(MAX_ROWS, d.n_rows), step=50,
-                    **state.bind("seg_rows", shown=lambda v: int(min(max(v, 20), min(MAX_ROWS, d.n_rows)))))
+    c3.number_input(
+        "Rows (sampled)",
+        20,
+        min(MAX_ROWS, d.n_rows),
+        step=50,
+        **state.bind("seg_rows", shown=lambda v: int(min(max(v, 20), min(MAX_ROWS, d.n_rows)))),
+    )
     common.seed_input("Seed", "seg_seed", c3)
     box = st.expander("Suggestions table", key="seg_sug_open", on_change="rerun")
-    if box.open:            # built when opened (a rerun), not on every run of the page
+    if box.open:  # built when opened (a rerun), not on every run of the page
         box.dataframe(sug.assign(variables=options), hide_index=True, key="seg_sug_table")
     return kind, list(ss.seg_vars), need
 
@@ -90,13 +115,15 @@ def page():
         return
     base, seg_dag = seg_view.segment_networks(ss.seg_base, feat.variables, state.dag(), kind, variables)
     m1, m2 = state.model(base), state.model(seg_dag)
-    common.captions(common.literal(state.network_line("The base")) if ss.seg_base == "current" else "",
-                    f"Base: **{BASES[ss.seg_base]}** ({base.n_arcs} arcs) · with the segment: {seg_dag.n_arcs} arcs "
-                    f"(added {state.plain(seg_view.added_arcs(base, seg_dag))}) · "
-                    f"parameters: {ESTIMATORS[ss.param_method].label.split(' (')[0].lower()}.")
+    common.captions(
+        common.literal(state.network_line("The base")) if ss.seg_base == "current" else "",
+        f"Base: **{BASES[ss.seg_base]}** ({base.n_arcs} arcs) · with the segment: {seg_dag.n_arcs} arcs "
+        f"(added {state.plain(seg_view.added_arcs(base, seg_dag))}) · "
+        f"parameters: {ESTIMATORS[ss.param_method].label.split(' (')[0].lower()}.",
+    )
     rows = sample_rows(d.n_rows, int(ss.seg_rows), int(ss.seg_seed))
     labels = d.labels()[rows] if has_class else np.full(len(rows), -1)
-    with common.LazyProgress() as bar:        # drawn only when one of the steps has something to compute
+    with common.LazyProgress() as bar:  # drawn only when one of the steps has something to compute
         bar.step(0.0, "Gram matrix of the base network…")
         K1 = _gram(m1, m1.key(), feat, feat.fingerprint(), tuple(rows.tolist()))
         bar.step(0.3, "Gram matrix with the segment…")
@@ -108,14 +135,23 @@ def page():
             a1 = _aris(K1, labels, k, restarts, seed)
             bar.step(0.8, "Clustering the kernel with the segment…")
             aris = (a1, _aris(K2, labels, k, restarts, seed))
-    tabs = st.tabs(["Kernels & clustering", "Gallery (all five)", "Imputation & prototypes", "Theory (case table)",
-                    "Collapsed variable", "Equivalence", "Arc search"])
+    tabs = st.tabs(
+        [
+            "Kernels & clustering",
+            "Gallery (all five)",
+            "Imputation & prototypes",
+            "Theory (case table)",
+            "Collapsed variable",
+            "Equivalence",
+            "Arc search",
+        ]
+    )
     with tabs[0]:
         kernel_tab(K1, K2, rows, labels, cls_states, has_class, aris)
     with tabs[1]:
         sections.gallery_tab(d, feat, base, variables, rows, labels, cls_states)
     with tabs[2]:
-        sections.impute_protos_tab(feat, rows, base, seg_dag, m1, m2)   # bounded: the sampled rows
+        sections.impute_protos_tab(feat, rows, base, seg_dag, m1, m2)  # bounded: the sampled rows
     with tabs[3]:
         sections.theory_tab(d, m2, kind, variables)
     with tabs[4]:
@@ -129,23 +165,37 @@ def page():
 def kernel_tab(K1, K2, rows, labels, cls_states, has_class, aris):
     order = state.shared(class_order, labels, K1) if has_class else state.shared(cluster_order, K1)
     panels, zmax = state.shared(figs.segment_panels, K1, K2, order, rows, labels, cls_states)
-    for col, fig, key in zip(st.columns(3, gap="small"), panels, ("seg_gram_base", "seg_gram_seg", "seg_gram_diff")):
+    for col, fig, key in zip(
+        st.columns(3, gap="small"), panels, ("seg_gram_base", "seg_gram_seg", "seg_gram_diff")
+    ):
         state.plotly_chart(fig, key=key, config=PLOTLY, where=col)
-    dz = panels[2].data[0].zmax          # the difference has its own scale: the caption says both
-    st.caption(f"{len(rows):,} rows in the same order in all three (by class, clustered within, on the base kernel); "
-               f"colours clipped at ±{zmax:.3g} for the two kernels and at ±{dz:.3g} for their difference (99th "
-               f"percentile of |K| and of |ΔK|). Largest |ΔK| = {np.abs(K2 - K1).max():.4g}.")
+    dz = panels[2].data[0].zmax  # the difference has its own scale: the caption says both
+    st.caption(
+        f"{len(rows):,} rows in the same order in all three (by class, clustered within, on the base "
+        "kernel); "
+        f"colours clipped at ±{zmax:.3g} for the two kernels and at ±{dz:.3g} for their difference (99th "
+        f"percentile of |K| and of |ΔK|). Largest |ΔK| = {np.abs(K2 - K1).max():.4g}."
+    )
     if aris:
         (a1, a2), c = aris, st.columns(4)
         for j, (algo, name) in enumerate((("correlation", "Correlation"), ("spectral", "Spectral"))):
             c[2 * j].metric(f"{name} clustering ARI · base", f"{a1[algo]:.3f}")
-            c[2 * j + 1].metric("… with the segment", f"{a2[algo]:.3f}", **common.delta(a2[algo] - a1[algo], "+.3f"))
-        st.caption(f"Against the label, on the sampled rows; correlation clustering with "
-                   f"{st.session_state.seg_restarts} restarts, no shift (thesis); spectral on K − min K.")
+            c[2 * j + 1].metric(
+                "… with the segment", f"{a2[algo]:.3f}", **common.delta(a2[algo] - a1[algo], "+.3f")
+            )
+        st.caption(
+            f"Against the label, on the sampled rows; correlation clustering with "
+            f"{st.session_state.seg_restarts} restarts, no shift (thesis); spectral on K − min K."
+        )
     else:
         st.info("Choose a class column on the Data page to score clusterings against it.")
-    common.download("Gram matrices (NPZ: base, segment, rows)", lambda: common.npz_bytes(base=K1, segment=K2, rows=rows),
-                    f"{common.dataset_name()}_segment_grams.npz", "application/octet-stream", key="dl_seg_grams")
+    common.download(
+        "Gram matrices (NPZ: base, segment, rows)",
+        lambda: common.npz_bytes(base=K1, segment=K2, rows=rows),
+        f"{common.dataset_name()}_segment_grams.npz",
+        "application/octet-stream",
+        key="dl_seg_grams",
+    )
 
 
 if common.start("Segments lab"):

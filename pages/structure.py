@@ -1,11 +1,12 @@
 """Structure: learn or edit the DAG over the feature variables, see its equivalence class, import / export."""
+
 import contextlib
 
 import pyarrow as pa
 import streamlit as st
 
-from bnfk_core.network.dag import DAG, covered_arcs, segment_arcs
 from bnfk_core.errors import StructureError
+from bnfk_core.network.dag import DAG, covered_arcs, segment_arcs
 from bnfk_core.registry import ESTIMATORS, SCORES
 from bnfk_core.views import figures
 from bnfk_ui import common, live, state
@@ -13,6 +14,7 @@ from bnfk_ui.sections import kgv as kgv_section
 from bnfk_ui.sections import landscape as landscape_section
 from bnfk_ui.sections import structure as sections
 from bnfk_ui.sections.structure import act, message
+
 
 def _score_table(labels: tuple, values: tuple, deltas: tuple) -> pa.Table:
     """The scores beside the graph as an Arrow table (made once per structure and shared: a table Streamlit
@@ -34,22 +36,42 @@ def page():
     cov = covered_arcs(dg)
 
     fig_col, info_col = st.columns([2.6, 1.4], gap="medium")
-    with info_col:        # beside the graph: what it is, undo, the arc edits, then the scores
+    with info_col:  # beside the graph: what it is, undo, the arc edits, then the scores
         st.markdown(f"**{state.plain(state.structure_label())}**")
-        b1, b2 = st.columns(2)     # two per row: the labels stay whole in a narrow column on a projector
-        b1.button("Undo", icon=":material/undo:", disabled=not ss.structure["undo"], width="stretch",
-                  on_click=act("top", state.undo))
-        b2.button("Redo", icon=":material/redo:", disabled=not ss.structure.get("redo"), width="stretch",
-                  on_click=act("top", state.redo))
+        b1, b2 = st.columns(2)  # two per row: the labels stay whole in a narrow column on a projector
+        b1.button(
+            "Undo",
+            icon=":material/undo:",
+            disabled=not ss.structure["undo"],
+            width="stretch",
+            on_click=act("top", state.undo),
+        )
+        b2.button(
+            "Redo",
+            icon=":material/redo:",
+            disabled=not ss.structure.get("redo"),
+            width="stretch",
+            on_click=act("top", state.redo),
+        )
         b3, b4 = st.columns(2)
-        b3.button("Reset", icon=":material/restart_alt:", width="stretch",
-                  help=f"Back to the last learned structure ({ss.structure['learned_label']}).",
-                  on_click=act("top", lambda: state.set_dag(DAG.from_dict(ss.structure["learned"]),
-                                                            ss.structure["learned_label"])))
-        b4.button("Start empty", icon=":material/crop_free:", width="stretch",
-                  on_click=act("top", lambda: state.set_dag(DAG(feat.variables), "Empty network")))
+        b3.button(
+            "Reset",
+            icon=":material/restart_alt:",
+            width="stretch",
+            help=f"Back to the last learned structure ({ss.structure['learned_label']}).",
+            on_click=act(
+                "top",
+                lambda: state.set_dag(DAG.from_dict(ss.structure["learned"]), ss.structure["learned_label"]),
+            ),
+        )
+        b4.button(
+            "Start empty",
+            icon=":material/crop_free:",
+            width="stretch",
+            on_click=act("top", lambda: state.set_dag(DAG(feat.variables), "Empty network")),
+        )
         message("top")
-        sections.edit_panel(dg)     # the picked arc's Remove / Reverse, add or change an arc
+        sections.edit_panel(dg)  # the picked arc's Remove / Reverse, add or change an arc
         with common.shown_errors():
             m = state.model()
             sc = state.scores()
@@ -57,36 +79,87 @@ def page():
             c1.metric("Arcs", dg.n_arcs)
             c2.metric("Parameters", f"{m.parameter_count():,}", help="Free parameters Σ q_i (r_i − 1).")
             learned = state.scores(DAG.from_dict(ss.structure["learned"]))
-            table = state.shared(_score_table, tuple(SCORES[s].label for s in SCORES), tuple(sc[s] for s in SCORES),
-                                 tuple(sc[s] - learned[s] for s in SCORES))
-            st.dataframe(table, hide_index=True, width="stretch",
-                         column_config={"value": st.column_config.NumberColumn(format="%.1f"),
-                                        "Δ vs learned": st.column_config.NumberColumn(format="%+.1f")})
+            table = state.shared(
+                _score_table,
+                tuple(SCORES[s].label for s in SCORES),
+                tuple(sc[s] for s in SCORES),
+                tuple(sc[s] - learned[s] for s in SCORES),
+            )
+            st.dataframe(
+                table,
+                hide_index=True,
+                width="stretch",
+                column_config={
+                    "value": st.column_config.NumberColumn(format="%.1f"),
+                    "Δ vs learned": st.column_config.NumberColumn(format="%+.1f"),
+                },
+            )
             common.complete_rows_notice("Log scores")
-        st.selectbox("Parameters", list(ESTIMATORS), format_func=ESTIMATORS.labels().get,
-                     **state.bind("param_method"))
+        st.selectbox(
+            "Parameters", list(ESTIMATORS), format_func=ESTIMATORS.labels().get, **state.bind("param_method")
+        )
     with fig_col:
-        info = {v: f"{len(feat.states[i])} levels\nparents: {', '.join(dg.parents(v)) or '—'}"
-                for i, v in enumerate(feat.variables)}
-        fig = state.shared(figures.dag_figure, dg.nodes, dg.sorted_arcs(), highlight=seg_arcs, covered=cov,
-                           node_info=info, clickable=True, picked=ss.get("live_pick"))
-        state.plotly_chart(fig, key="dag_chart", on_select=live.graph_clicked("dag_chart"), selection_mode="points",
-                        config={"displaylogo": False, "scrollZoom": True})
-        green = ("Green: covered arcs — reversing one keeps the Markov equivalence class, and the Fisher kernel "
-                 + ("too (BDeu CPTs are likelihood-equivalent: paper, Theorem 4)." if ss.param_method in ("bdeu", "ml")
-                    else f"only with a likelihood-equivalent estimator such as BDeu (not {ss.param_method})."))
-        common.captions(live.click_message(),          # what a click does, then what the colours mean: one element
-                        f"Orange: the arcs of the last edit ({seg[0]} on {state.plain(', '.join(seg[1]))}). " + green
-                        if seg_arcs else green if cov else "")
+        info = {
+            v: f"{len(feat.states[i])} levels\nparents: {', '.join(dg.parents(v)) or '—'}"
+            for i, v in enumerate(feat.variables)
+        }
+        fig = state.shared(
+            figures.dag_figure,
+            dg.nodes,
+            dg.sorted_arcs(),
+            highlight=seg_arcs,
+            covered=cov,
+            node_info=info,
+            clickable=True,
+            picked=ss.get("live_pick"),
+        )
+        state.plotly_chart(
+            fig,
+            key="dag_chart",
+            on_select=live.graph_clicked("dag_chart"),
+            selection_mode="points",
+            config={"displaylogo": False, "scrollZoom": True},
+        )
+        green = (
+            "Green: covered arcs — reversing one keeps the Markov equivalence class, and the Fisher kernel "
+            + (
+                "too (BDeu CPTs are likelihood-equivalent: paper, Theorem 4)."
+                if ss.param_method in ("bdeu", "ml")
+                else f"only with a likelihood-equivalent estimator such as BDeu (not {ss.param_method})."
+            )
+        )
+        common.captions(
+            live.click_message(),  # what a click does, then what the colours mean: one element
+            f"Orange: the arcs of the last edit ({seg[0]} on {state.plain(', '.join(seg[1]))}). " + green
+            if seg_arcs
+            else green
+            if cov
+            else "",
+        )
 
-    with common.shown_errors(), (st.spinner("Fisher kernel of the current structure (live)…", show_time=True)
-                                 if live.building() else contextlib.nullcontext()):    # an edit takes milliseconds
+    with (
+        common.shown_errors(),
+        (
+            st.spinner("Fisher kernel of the current structure (live)…", show_time=True)
+            if live.building()
+            else contextlib.nullcontext()
+        ),
+    ):  # an edit takes milliseconds
         sections.live_panel(feat)
     # the tabs remember which one is open (a switch re-runs the page, its parts cached): only the open one is
     # built, sent and drawn (the closed ones cost the browser ~0.6 s of work on a first visit)
     t_learn, t_seg, t_eq, t_land, t_kgv, t_io = st.tabs(
-        ["Learn", "Segment presets", "Equivalence class", "Score landscape", "KGV (mixed data)", "Import / export"],
-        key="structure_tab", on_change="rerun")
+        [
+            "Learn",
+            "Segment presets",
+            "Equivalence class",
+            "Score landscape",
+            "KGV (mixed data)",
+            "Import / export",
+        ],
+        key="structure_tab",
+        on_change="rerun",
+    )
     common.built_when_open(t_learn, lambda: sections.learn_tab(feat))
     common.built_when_open(t_seg, lambda: sections.presets_tab(dg), kept=("w_seg_",))
     common.built_when_open(t_eq, lambda: sections.equivalence_tab(dg, cov))

@@ -1,4 +1,5 @@
 """Shared Streamlit AppTest helpers for the page tests."""
+
 from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
@@ -28,7 +29,8 @@ def assert_clean(at: AppTest) -> None:
 
 
 def open_sidebar_box(at: AppTest, box: str) -> AppTest:
-    """Open the sidebar's "Share this view" (``box="share"``) or "Settings" (``"settings"``) expander as a visitor
-    does (a click sets its state and reruns the page): its contents are built only while it is open."""
+    """Open the sidebar's "Share this view" (``box="share"``) or "Settings" (``"settings"``) expander as a
+    visitor does (a click sets its state and reruns the page): its contents are built only while it is
+    open."""
     at.session_state[f"sidebar_{box}"] = True
     return at.run()

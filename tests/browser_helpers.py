@@ -1,5 +1,6 @@
 """One way for the browser tests to run the app: ``streamlit run app.py`` on a free port, waited for until
 healthy, stopped afterwards (its log in ``test-artifacts/``)."""
+
 from __future__ import annotations
 
 import contextlib
@@ -25,9 +26,26 @@ def streamlit_server(log_name: str = "streamlit.log", timeout: float = 60, env: 
     ARTIFACTS.mkdir(exist_ok=True)
     with open(ARTIFACTS / log_name, "w") as log:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
-             "--server.port", str(port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false"],
-            cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, env={**os.environ, **(env or {})})
+            [
+                sys.executable,
+                "-m",
+                "streamlit",
+                "run",
+                "app.py",
+                "--server.headless",
+                "true",
+                "--server.port",
+                str(port),
+                "--server.address",
+                "127.0.0.1",
+                "--browser.gatherUsageStats",
+                "false",
+            ],
+            cwd=ROOT,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            env={**os.environ, **(env or {})},
+        )
         url = f"http://127.0.0.1:{port}"
         try:
             deadline = time.time() + timeout
@@ -50,24 +68,29 @@ def streamlit_server(log_name: str = "streamlit.log", timeout: float = 60, env: 
                 proc.kill()
 
 
-#: a page script (``page.add_init_script``) counting the app's finished script runs: Streamlit writes the run state on
-#: its root element (``data-test-script-state``: ``running``, ``rerunRequested``, ``notRunning``), and each change to
-#: ``notRunning`` is one run (or fragment run) done; read at every change of the page, so that a root element drawn
-#: anew is seen too
+#: a page script (``page.add_init_script``) counting the app's finished script runs: Streamlit writes the run
+#: state on its root element (``data-test-script-state``: ``running``, ``rerunRequested``, ``notRunning``),
+#: and each change to
+#: ``notRunning`` is one run (or fragment run) done; read at every change of the page, so that a root element
+#: drawn anew is seen too
 RUN_COUNTER = """(() => {
     window.__bnfkRuns = 0;
     let last = null;
     new MutationObserver((records) => {
         window.__bnfkChanged = performance.now();
-        // every value the app's script state took since the last call, in order: each change's old value, then the
-        // current one -- a run that starts and ends between two calls (a fast rerun) is still counted
+        // every value the app's script state took since the last call, in order: each change's old value,
+        // then the current one -- a run that starts and ends between two calls (a fast rerun) is still
+        // counted
         const app = document.querySelector('[data-testid="stApp"]');
         const states = records.filter(r => r.type === 'attributes' && r.target === app
-                                           && r.attributeName === 'data-test-script-state').map(r => r.oldValue);
+                                           && r.attributeName === 'data-test-script-state')
+                              .map(r => r.oldValue);
         states.push(app?.getAttribute('data-test-script-state'));
         for (const now of states) {
             if (!now) continue;
-            if (now === 'notRunning' && last !== 'notRunning') { window.__bnfkRuns += 1; window.__bnfkRunEnd = performance.now(); }
+            if (now === 'notRunning' && last !== 'notRunning') {
+                window.__bnfkRuns += 1; window.__bnfkRunEnd = performance.now();
+            }
             if (now === 'running' && last !== 'running') window.__bnfkRunStart = performance.now();
             last = now;
         }
@@ -76,7 +99,8 @@ RUN_COUNTER = """(() => {
 
 #: the run is over and its page is whole: no run going, no element left over from the previous run, no element
 #: still loading its code (Streamlit's placeholder ``stSkeleton``), every shown chart drawn by plotly
-_SETTLED = """([after, since]) => document.querySelector('[data-testid="stApp"]')?.getAttribute('data-test-script-state') === 'notRunning'
+_SETTLED = """([after, since]) =>
+    document.querySelector('[data-testid="stApp"]')?.getAttribute('data-test-script-state') === 'notRunning'
     && !document.querySelector('[data-stale="true"], [data-testid="stSkeleton"]')
     && [...document.querySelectorAll('[data-testid="stPlotlyChart"]')].filter(e => e.offsetParent !== null)
         .every(e => e.querySelector('.js-plotly-plot')?._fullLayout)
@@ -84,9 +108,9 @@ _SETTLED = """([after, since]) => document.querySelector('[data-testid="stApp"]'
         || (since !== null && performance.now() - since > QUIET_AFTER_MS
             && performance.now() - (window.__bnfkChanged || 0) > QUIET_FOR_MS))"""
 
-#: an action whose run was not seen (a rerun so fast that the browser drew its start and end in one frame, so the
-#: script state never visibly changed -- seen under load): the page counts as settled once it is idle and whole,
-#: at least QUIET_AFTER_MS after the action and with no change for QUIET_FOR_MS
+#: an action whose run was not seen (a rerun so fast that the browser drew its start and end in one frame, so
+#: the script state never visibly changed -- seen under load): the page counts as settled once it is idle and
+#: whole, at least QUIET_AFTER_MS after the action and with no change for QUIET_FOR_MS
 QUIET_AFTER_MS, QUIET_FOR_MS = 3000, 2000
 _SETTLED = _SETTLED.replace("QUIET_AFTER_MS", str(QUIET_AFTER_MS)).replace("QUIET_FOR_MS", str(QUIET_FOR_MS))
 
@@ -102,15 +126,17 @@ def runs(page) -> int:
 
 
 def settle(page, after: int = 0, timeout: float = 120_000, since: float | None = None) -> None:
-    """Wait until a script run after the first ``after`` ones is over and the page is whole (default: a page just
-    opened -- its first run); :func:`act` takes ``after`` before its action, and ``since``, the page's clock at
-    the action, so that an action whose run was not seen settles once the page has been idle and unchanged for a
-    while (:data:`QUIET_FOR_MS`).  No fixed sleeps: the browser reports the run's end (:data:`RUN_COUNTER`)."""
+    """Wait until a script run after the first ``after`` ones is over and the page is whole (default: a page
+    just opened -- its first run); :func:`act` takes ``after`` before its action, and ``since``, the page's
+    clock at the action, so that an action whose run was not seen settles once the page has been idle and
+    unchanged for a
+    while (:data:`QUIET_FOR_MS`).  No fixed sleeps: the browser reports the run's end
+    (:data:`RUN_COUNTER`)."""
     while True:
         page.wait_for_function(_SETTLED, arg=[after, since], timeout=timeout)
         seen = runs(page)
         page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
-        if runs(page) == seen and page.evaluate(_SETTLED, [after, since]):   # no run began in those frames
+        if runs(page) == seen and page.evaluate(_SETTLED, [after, since]):  # no run began in those frames
             return
 
 

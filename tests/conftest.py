@@ -4,6 +4,7 @@
 ``"nursery.csv"``); ``tmp_csv(content, name="data.csv")`` writes text or bytes to
 a fresh temporary file and returns its path.
 """
+
 from __future__ import annotations
 
 import sys
@@ -62,4 +63,5 @@ def spawn_safe_main(monkeypatch):
     LocalCluster's workers) re-run the parent's main script, and after a Streamlit ``AppTest`` that is the
     app test's temporary script, which cannot run on its own."""
     import types
+
     monkeypatch.setitem(sys.modules, "__main__", types.ModuleType("__main__"))

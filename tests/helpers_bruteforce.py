@@ -12,6 +12,7 @@ documented CPT layout: ``cpts[i]`` has shape (q_i, r_i) and the row index is the
 C-order ravel of the parent codes with parents in DAG node order.  The ravel is
 re-implemented here (``pconf``) rather than calling ``BayesNet.parent_config``.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -260,6 +261,7 @@ PATHS = ("auto", "dense", "scatter")
 def forced_path(name: str):
     """Force gram's dense or scatter (pair) evaluation through the cost-model constants."""
     from bnfk_core.kernels import fisher as kernels
+
     with pytest.MonkeyPatch.context() as mp:
         if name == "dense":
             mp.setattr(kernels, "_T_FLOP", 1e-10)

@@ -1,4 +1,5 @@
 """Streamlit AppTest checks: every page renders on the default data, and the main interactions work."""
+
 from __future__ import annotations
 
 import base64
@@ -11,8 +12,8 @@ import pytest
 
 pytest.importorskip("streamlit")
 import streamlit as st
-from streamlit.testing.v1 import AppTest  # noqa: E402
 from apptest_helpers import open_sidebar_box, page_app  # noqa: E402
+from streamlit.testing.v1 import AppTest  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 APP = str(ROOT / "app.py")
@@ -56,7 +57,7 @@ def test_page_renders(page):
     at = _app(page)
     _clean(at)
     assert at.get("plotly_chart"), f"{page} draws no chart"
-    if page == "pages/structure.py":      # its files are on its Import / export tab (built when opened)
+    if page == "pages/structure.py":  # its files are on its Import / export tab (built when opened)
         at.session_state["structure_tab"] = "Import / export"
         at.run()
         _clean(at)
@@ -112,7 +113,9 @@ def test_upload_with_id_column_names_it_and_drops_it():
     at = _app()
     _pick_upload(at)
     rows = "\n".join(f"id{i},{'xy'[i % 2]},{'pq'[i % 3 == 0]},{'ab'[i % 2]}" for i in range(80))
-    at.file_uploader(key="uploader").upload("ids.csv", f"key,f1,f2,class\n{rows}\n".encode(), "text/csv").run()
+    at.file_uploader(key="uploader").upload(
+        "ids.csv", f"key,f1,f2,class\n{rows}\n".encode(), "text/csv"
+    ).run()
     assert not at.exception
     assert any("'key'" in e.value for e in at.error), [e.value for e in at.error]
     assert at.session_state["drop_columns"] == ["key"]
@@ -122,7 +125,9 @@ def test_upload_with_id_column_names_it_and_drops_it():
 def test_unreadable_upload_keeps_current_dataset():
     at = _app()
     _pick_upload(at)
-    at.file_uploader(key="uploader").upload("broken.csv", b"\x89PNG\r\n\x1a\n\x00\x00binary", "text/csv").run()
+    at.file_uploader(key="uploader").upload(
+        "broken.csv", b"\x89PNG\r\n\x1a\n\x00\x00binary", "text/csv"
+    ).run()
     assert not at.exception
     assert at.error, "an unreadable file must be reported"
     assert "broken.csv" in at.error[0].value
@@ -218,7 +223,7 @@ def test_add_remove_reverse_and_undo():
 
 def test_apply_v_segment():
     at = _app("pages/structure.py")
-    at.session_state["structure_tab"] = "Segment presets"     # only the open tab is built
+    at.session_state["structure_tab"] = "Segment presets"  # only the open tab is built
     _button(at, "Start empty").click().run()
     at.selectbox(key="w_seg_kind").set_value("v").run()
     at.multiselect(key="w_seg_vars_v").set_value(["crime", "immigration", "mx-missile"]).run()
@@ -280,13 +285,18 @@ def _bars(chart) -> np.ndarray:
     chart's lengths are its x)."""
     trace = json.loads(chart.proto.spec)["data"][0]
     y = trace["x" if trace.get("orientation") == "h" else "y"]
-    return np.frombuffer(base64.b64decode(y["bdata"]), dtype=y["dtype"]) if isinstance(y, dict) else np.asarray(y)
+    return (
+        np.frombuffer(base64.b64decode(y["bdata"]), dtype=y["dtype"])
+        if isinstance(y, dict)
+        else np.asarray(y)
+    )
 
 
 @pytest.mark.parametrize("kind", ["hamming", "scaled-hamming"])
 def test_pair_contributions_equal_counts_of_the_csv(kind):
     """The contributions chart against the formulas on the raw CSV: Hamming [x_i = y_i] / d, scaled Hamming
-    [x_i = y_i] / p_i(x_i) - 1 with p_i the column's relative frequencies ('?' a level, all 435 rows sampled)."""
+    [x_i = y_i] / p_i(x_i) - 1 with p_i the column's relative frequencies ('?' a level, all 435 rows
+    sampled)."""
     at = _app("pages/kernel.py")
     at.selectbox(key="w_kernel_kind").set_value(kind).run()
     at.selectbox(key="w_pair_a").set_value(3).run()
@@ -312,8 +322,9 @@ def test_kernel_choices_come_from_the_registry():
     from bnfk_core import registry
     from bnfk_core.kernels.hamming import HammingKernel
 
-    spec = registry.KernelSpec(name="toy-overlap", label="Toy overlap", abbr="TO",
-                               fit=lambda train, **_: HammingKernel(train))
+    spec = registry.KernelSpec(
+        name="toy-overlap", label="Toy overlap", abbr="TO", fit=lambda train, **_: HammingKernel(train)
+    )
     registry.KERNELS.register(spec)
     try:
         at = _app("pages/kernel.py")
@@ -335,6 +346,7 @@ def test_too_large_gram_is_an_error_not_a_crash(monkeypatch):
 
     def refuse(*args, **kwargs):
         raise KernelError("The Gram matrix of 333 × 333 rows would need 9 GB; choose fewer rows.")
+
     monkeypatch.setattr(kernels, "gram", refuse)
     at = _app("pages/kernel.py")
     at.number_input(key="w_kernel_rows").set_value(333).run()  # a new cache key: computed, refused
@@ -344,8 +356,13 @@ def test_too_large_gram_is_an_error_not_a_crash(monkeypatch):
     _clean(at)
 
 
-ANALYSIS_PAGES = ["pages/clustering.py", "pages/imputation.py", "pages/prototypes.py",
-                  "pages/segments.py", "pages/results.py"]
+ANALYSIS_PAGES = [
+    "pages/clustering.py",
+    "pages/imputation.py",
+    "pages/prototypes.py",
+    "pages/segments.py",
+    "pages/results.py",
+]
 
 
 @pytest.mark.parametrize("page", ANALYSIS_PAGES)
@@ -368,7 +385,7 @@ def test_a_core_error_in_a_page_is_one_sentence(monkeypatch):
         raise SegmentError("The variable 'xyz' cannot be ranked.")
 
     monkeypatch.setattr(segment_information, "mi_ranking", refuse)
-    st.cache_data.clear()   # the page caches its ranking; an earlier test may have filled the cache
+    st.cache_data.clear()  # the page caches its ranking; an earlier test may have filled the cache
     at = page_app("segments.py").run()
     assert not at.exception
     assert [e.value for e in at.error] == ["The variable 'xyz' cannot be ranked."]
@@ -376,8 +393,8 @@ def test_a_core_error_in_a_page_is_one_sentence(monkeypatch):
 
 def test_the_memory_setting_is_the_limit_of_every_page_run(monkeypatch):
     """The sidebar's memory limit reaches the core (limits.memory_limit) and its refusal names the setting."""
-    from bnfk_core.data import limits
     from bnfk_core.analyses.segments import information as segment_information
+    from bnfk_core.data import limits
     from bnfk_core.errors import KernelError
 
     seen = []
@@ -389,19 +406,22 @@ def test_the_memory_setting_is_the_limit_of_every_page_run(monkeypatch):
     monkeypatch.setattr(segment_information, "mi_ranking", record)
     st.cache_data.clear()
     at = AppTest.from_file(APP, default_timeout=60).run()
-    assert not [w for w in at.number_input if w.key == "w_memory_gib"]      # built when Settings is opened
+    assert not [w for w in at.number_input if w.key == "w_memory_gib"]  # built when Settings is opened
     open_sidebar_box(at, "settings")
     at.number_input(key="w_memory_gib").set_value(0.5).run()
     at.switch_page("pages/segments.py").run()
     assert not at.exception
     assert seen and set(seen) == {0.5 * 2**30}
-    assert [e.value for e in at.error] == ["The Gram matrix needs 9.0 GiB; sample fewer rows (or raise the memory "
-                                           "limit under Settings in the sidebar)."]
-    assert limits.memory_limit() == limits.DEFAULT_MAX_BYTES   # nothing leaks out of the page run
+    assert [e.value for e in at.error] == [
+        "The Gram matrix needs 9.0 GiB; sample fewer rows (or raise the memory "
+        "limit under Settings in the sidebar)."
+    ]
+    assert limits.memory_limit() == limits.DEFAULT_MAX_BYTES  # nothing leaks out of the page run
 
 
 def test_choosing_upload_says_the_old_data_stay_until_a_file_comes():
-    """After "Upload your own CSV…" and before a file, the captions do not describe the sample as the choice."""
+    """After "Upload your own CSV…" and before a file, the captions do not describe the sample as the
+    choice."""
     at = _app()
     _pick_upload(at)
     _clean(at)

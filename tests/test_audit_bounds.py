@@ -1,5 +1,6 @@
-"""Failures of a hostile audit, each bounded in time: wide latent-class diagnostics done in matrix products, the
-latent-class CLI on a one-row file, and its EM tolerance validated like a widget's number."""
+"""Failures of a hostile audit, each bounded in time: wide latent-class diagnostics done in matrix products,
+the latent-class CLI on a one-row file, and its EM tolerance validated like a widget's number."""
+
 from __future__ import annotations
 
 import subprocess
@@ -8,15 +9,20 @@ import time
 
 import numpy as np
 import pytest
-
 from apptest_helpers import ROOT
+
 from bnfk_core.lca.em import unique_rows, variable_groups
 from bnfk_core.lca.fibers import Moments, rank_diagnostic
 
 
 def _cli(*args, timeout=120):
-    return subprocess.run([sys.executable, "-m", "bnfk_core", *map(str, args)], cwd=ROOT, capture_output=True,
-                          text=True, timeout=timeout)
+    return subprocess.run(
+        [sys.executable, "-m", "bnfk_core", *map(str, args)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
 
 
 def _blocks(mo, g1, g2):
@@ -47,8 +53,9 @@ def test_cross_moments_of_a_model_equal_the_blocks():
     mo = Moments.from_model(type("M", (), {"weights": w, "profiles": profiles})())
     dense = _blocks(mo, [0, 2], [1, 3, 4])
     np.testing.assert_allclose(mo.cross([0, 2], [1, 3, 4]), dense, atol=1e-14)
-    np.testing.assert_allclose(mo.cross_singular_values([0, 2], [1, 3, 4])[0],
-                               np.linalg.svd(dense, compute_uv=False), atol=1e-13)
+    np.testing.assert_allclose(
+        mo.cross_singular_values([0, 2], [1, 3, 4])[0], np.linalg.svd(dense, compute_uv=False), atol=1e-13
+    )
 
 
 def test_variable_groups_match_the_definition():
@@ -61,6 +68,7 @@ def test_variable_groups_match_the_definition():
             else:
                 cur = cur + [i]
         return groups + [cur]
+
     rng = np.random.default_rng(2)
     for n_rows, n_vars in [(3000, 12), (500, 30), (20, 50)]:
         cards = rng.integers(2, 6, n_vars).tolist()
@@ -75,8 +83,8 @@ def test_rank_diagnostic_of_a_wide_table_is_fast():
     t0 = time.monotonic()
     r = rank_diagnostic(Moments.from_codes(codes, cards), n_rows=20)
     groups = variable_groups(codes, cards)
-    assert time.monotonic() - t0 < 30          # was 201 s with one q2 per pair of variables
-    assert len(r["singular_values"]) == 3000 and r["classes_supported"] <= 21   # rank <= N + 1
+    assert time.monotonic() - t0 < 30  # was 201 s with one q2 per pair of variables
+    assert len(r["singular_values"]) == 3000 and r["classes_supported"] <= 21  # rank <= N + 1
     assert sum(len(g) for g in groups) == 2000
 
 
@@ -97,13 +105,14 @@ def test_lca_tolerance_must_be_a_positive_finite_number(tol):
 def _cut_by_definition(buf: bytes, nl: bytes) -> int:
     best = 0
     for p in range(1, len(buf) + 1):
-        if buf[p - 1:p] == nl and buf[:p].count(b'"') % 2 == 0:
+        if buf[p - 1 : p] == nl and buf[:p].count(b'"') % 2 == 0:
             best = p
     return best
 
 
 def test_record_cuts_match_the_definition():
     from bnfk_core.data.reading import _cut
+
     rng = np.random.default_rng(7)
     for _ in range(300):
         buf = bytes(rng.choice(list(b'ab,"\n'), size=int(rng.integers(0, 40))).tolist())
@@ -111,16 +120,20 @@ def test_record_cuts_match_the_definition():
 
 
 def test_scan_blocks_with_an_unterminated_quote_is_linear(tmp_path):
-    """The same blocks as cutting by definition, and a 200,000-line file with a quote never closed is scanned in
-    seconds (it was quadratic: 35 s at 50,000 lines)."""
-    from bnfk_core.data.reading import open_text as text_file, scan_blocks
+    """The same blocks as cutting by definition, and a 200,000-line file with a quote never closed is scanned
+    in seconds (it was quadratic: 35 s at 50,000 lines)."""
+    from bnfk_core.data.reading import open_text as text_file
+    from bnfk_core.data.reading import scan_blocks
+
     small = tmp_path / "small.csv"
-    small.write_text("a,b\n" + "".join(f'x{i},"y\n{i}"\n' if i % 7 == 0 else f"x{i},y{i}\n" for i in range(300)))
+    small.write_text(
+        "a,b\n" + "".join(f'x{i},"y\n{i}"\n' if i % 7 == 0 else f"x{i},y{i}\n" for i in range(300))
+    )
     tf = text_file(str(small))
     raw = small.read_bytes()
     for b in scan_blocks(tf, 64):
-        piece = raw[b.start:b.end]
-        assert raw[:b.end].count(b'"') % 2 == 0 and (b.end == len(raw) or piece.endswith(b"\n")), b
+        piece = raw[b.start : b.end]
+        assert raw[: b.end].count(b'"') % 2 == 0 and (b.end == len(raw) or piece.endswith(b"\n")), b
     big = tmp_path / "quote.csv"
     lines = ["a,b,c"] + [f"x{i % 3},y{i % 2},z" for i in range(200_000)]
     lines[10] = 'x1,"y1,z'
@@ -133,12 +146,23 @@ def test_scan_blocks_with_an_unterminated_quote_is_linear(tmp_path):
 
 def test_a_huge_order_range_is_clipped_before_it_is_listed():
     from bnfk_core.learning.metagraph import parse_orders
+
     t0 = time.monotonic()
     assert parse_orders("1-100000000", 6) == [1, 2, 3, 4, 5, 6]
     assert parse_orders("2-4,9", 6) == [2, 3, 4, 6]
     assert time.monotonic() - t0 < 1
-    r = _cli("landscape", ROOT / "sample_data" / "zoo.csv", "--variables", "hair,milk,eggs", "--observe", "20",
-             "--orders", "1-100000000", "--quiet", timeout=120)
+    r = _cli(
+        "landscape",
+        ROOT / "sample_data" / "zoo.csv",
+        "--variables",
+        "hair,milk,eggs",
+        "--observe",
+        "20",
+        "--orders",
+        "1-100000000",
+        "--quiet",
+        timeout=120,
+    )
     assert r.returncode == 0, r.stderr
 
 
@@ -152,26 +176,34 @@ def test_a_latin1_file_warns_in_one_line_without_python_paths(tmp_path):
     assert len(lines) == len(set(lines)) and "Warning" not in r.stderr and ".py" not in r.stderr, r.stderr
 
 
-@pytest.mark.parametrize("arcs, shown", [([["a", "b", "c"]], '["a", "b", "c"]'), ([None], "null"),
-                                         ([["a", 3]], '["a", 3]')])
+@pytest.mark.parametrize(
+    "arcs, shown", [([["a", "b", "c"]], '["a", "b", "c"]'), ([None], "null"), ([["a", 3]], '["a", 3]')]
+)
 def test_malformed_session_arcs_are_refused_in_one_sentence(arcs, shown):
     import json
+
     from bnfk_core.network.dag import DAG
     from bnfk_core.serving.session import DataRef, SessionError, parse_session, session_dict
+
     ref = DataRef(name="mine.csv", content=b"a,b,c\nx,y,z\nu,v,w\n")
     doc = session_dict(ref, DAG(["a", "b", "c"], [("a", "b")]), "smoothed")
     doc["structure"]["arcs"] = arcs
     with pytest.raises(SessionError) as err:
         parse_session(json.dumps(doc), "x.json")
     msg = str(err.value)
-    assert msg == f'x.json: arc 1 of "structure" must be a pair of variable names ["parent", "child"], got {shown}.'
+    assert (
+        msg
+        == f'x.json: arc 1 of "structure" must be a pair of variable names ["parent", "child"], got {shown}.'
+    )
 
 
 def test_a_deeply_nested_session_is_refused_as_a_session(tmp_path):
     f = tmp_path / "deep.json"
     f.write_text('{"schema": "bnfk-session", "x": ' + "[" * 2000 + "]" * 2000 + "}")
     r = _cli("learn", f, "--structure", "tree", "-o", tmp_path / "d.bif")
-    assert r.returncode == 2 and r.stderr == "error: deep.json is nested too deeply to be a session file.\n", r.stderr
+    assert (
+        r.returncode == 2 and r.stderr == "error: deep.json is nested too deeply to be a session file.\n"
+    ), r.stderr
 
 
 def test_an_infinite_value_in_a_numeric_column_is_named(tmp_path):
@@ -182,16 +214,25 @@ def test_an_infinite_value_in_a_numeric_column_is_named(tmp_path):
     assert "identifier" not in r.stderr
 
 
-@pytest.mark.parametrize("args", [("learn", "{f}", "--structure", "hc", "--score", "kgv", "-o", "{out}"),
-                                  ("learn", "{f}", "--structure", "exact", "--score", "kgv", "-o", "{out}"),
-                                  ("kgv-mi", "{f}"), ("kgv-mi", "{f}", "--sigma", "1e-300")])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("learn", "{f}", "--structure", "hc", "--score", "kgv", "-o", "{out}"),
+        ("learn", "{f}", "--structure", "exact", "--score", "kgv", "-o", "{out}"),
+        ("kgv-mi", "{f}"),
+        ("kgv-mi", "{f}", "--sigma", "1e-300"),
+    ],
+)
 def test_kgv_on_huge_values_answers_without_raw_warnings(args, tmp_path):
     f = tmp_path / "huge.csv"
-    f.write_text("a,b,c\n" + "".join(f"{[1e308, -1e308][i % 2]},{i % 3},{[1e308, -1e308, 0][i % 3]}\n"
-                                     for i in range(60)))
+    f.write_text(
+        "a,b,c\n"
+        + "".join(f"{[1e308, -1e308][i % 2]},{i % 3},{[1e308, -1e308, 0][i % 3]}\n" for i in range(60))
+    )
     r = _cli(*[a.format(f=f, out=tmp_path / "k.bif") for a in args])
     assert "internal error" not in r.stderr and "Traceback" not in r.stderr, r.stderr
     assert "cannot be its own parent" not in r.stderr and "LinAlgError" not in r.stderr, r.stderr
-    assert all(ln.startswith(("warning: ", "error: ", "[")) or not ln.strip() for ln in r.stderr.splitlines()), \
-        r.stderr                                     # progress lines, one-line warnings and errors only
+    assert all(
+        ln.startswith(("warning: ", "error: ", "[")) or not ln.strip() for ln in r.stderr.splitlines()
+    ), r.stderr  # progress lines, one-line warnings and errors only
     assert r.returncode in (0, 2)

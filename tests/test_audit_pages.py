@@ -1,14 +1,14 @@
 """Pages on degenerate uploads (one row; every column constant) and a wide upload: a sentence or a result,
 never an internal error, each bounded in time."""
+
 from __future__ import annotations
 
 import re
 import time
 
 import pytest
-from streamlit.testing.v1 import AppTest
-
 from apptest_helpers import open_sidebar_box, page_app
+from streamlit.testing.v1 import AppTest
 
 ONE = b"class,a,b,c\nx,y,z,w\n"
 CONSTANT = b"class,a,b\n" + b"".join(b"k,y,z\n" for _ in range(30))
@@ -23,8 +23,9 @@ def _clean(at):
 @pytest.mark.parametrize("page", ["latent_classes.py", "imputation.py"])
 @pytest.mark.parametrize("name,content", [("one.csv", ONE), ("constant.csv", CONSTANT)])
 def test_degenerate_uploads_give_a_sentence_or_a_result(page, name, content):
-    at = page_app(page, 180, dataset="upload", upload=(name, content), class_column="class",
-                  missing_policy="missing").run()
+    at = page_app(
+        page, 180, dataset="upload", upload=(name, content), class_column="class", missing_policy="missing"
+    ).run()
     _clean(at)
     run = [b for b in at.button if b.key == "imp_run"]
     if run:
@@ -32,8 +33,13 @@ def test_degenerate_uploads_give_a_sentence_or_a_result(page, name, content):
         _clean(at)
 
 
-WIDE = "\n".join([",".join(f"c{j}" for j in range(50_000))]
-                 + [",".join("ab"[(i + j) % 2] for j in range(50_000)) for i in range(20)]) + "\n"
+WIDE = (
+    "\n".join(
+        [",".join(f"c{j}" for j in range(50_000))]
+        + [",".join("ab"[(i + j) % 2] for j in range(50_000)) for i in range(20)]
+    )
+    + "\n"
+)
 
 SCRIPT = """
 import os
@@ -56,10 +62,10 @@ def test_a_50000_column_upload_is_refused_from_its_header(tmp_path, monkeypatch)
     at = AppTest.from_string(SCRIPT, default_timeout=60)
     t0 = time.monotonic()
     at.run()
-    assert time.monotonic() - t0 < 30                        # 66-85 s per page run before
+    assert time.monotonic() - t0 < 30  # 66-85 s per page run before
     assert not at.exception, [e.value for e in at.exception]
     assert [e.value for e in at.error] and "50,000 variables of wide.csv" in at.error[0].value
-    assert at.session_state["dataset"] != "upload"            # the current data stay
+    assert at.session_state["dataset"] != "upload"  # the current data stay
 
 
 def test_a_sessions_unusable_settings_are_named_in_one_warning():
@@ -67,8 +73,12 @@ def test_a_sessions_unusable_settings_are_named_in_one_warning():
 
     from bnfk_core.network.dag import DAG
     from bnfk_core.serving.session import DataRef, session_dict
-    ref = DataRef(name="mine.csv", content=b"class,a,b\n" + b"".join(f"c{i % 2},a{i % 3},b{i % 2}\n".encode()
-                                                                  for i in range(40)), class_column="class")
+
+    ref = DataRef(
+        name="mine.csv",
+        content=b"class,a,b\n" + b"".join(f"c{i % 2},a{i % 3},b{i % 2}\n".encode() for i in range(40)),
+        class_column="class",
+    )
     doc = session_dict(ref, DAG(["a", "b"]), "smoothed")
     doc["settings"] = {"clu_seed": -5, "no_such_setting": 1, "kernel_rows": 7}
     name = "![i](http://evil.example/i.png).json"
@@ -80,5 +90,5 @@ def test_a_sessions_unusable_settings_are_named_in_one_warning():
     assert len(warnings) == 1, [w.value for w in at.warning]
     assert "clu\\_seed" in warnings[0] or "clu_seed" in warnings[0]
     assert "no_such_setting" in warnings[0] and "\\[i\\]" in warnings[0]
-    assert not re.search(r"(?<!\\)[\[\]]", warnings[0])            # every bracket of the file name escaped
+    assert not re.search(r"(?<!\\)[\[\]]", warnings[0])  # every bracket of the file name escaped
     assert at.session_state["kernel_rows"] == 7 and at.session_state["clu_seed"] != -5

@@ -1,5 +1,6 @@
-"""Big tables: the compiled family counters, the single-pass streaming reader and the E-step's merged rows give the
-numbers an independent computation gives (small tables only)."""
+"""Big tables: the compiled family counters, the single-pass streaming reader and the E-step's merged rows
+give the numbers an independent computation gives (small tables only)."""
+
 from __future__ import annotations
 
 import itertools
@@ -11,7 +12,14 @@ import pytest
 from bnfk_core.data.counts import code_matrix, counts_from_columns, dense_family_counts, family_counts
 from bnfk_core.learning.available_case import AvailableCaseScorer
 from bnfk_core.learning.scores import LocalScorer, score_from_counts
-from tests.helpers_bruteforce import completions, joint_prob, parents_of, random_dag, random_model, random_rows
+from tests.helpers_bruteforce import (
+    completions,
+    joint_prob,
+    parents_of,
+    random_dag,
+    random_model,
+    random_rows,
+)
 
 CARDS = [5, 3, 2, 4, 3, 2]
 
@@ -31,7 +39,8 @@ def _families(max_parents=3):
 
 
 def _loop_counts(codes, weights, child, parents):
-    """A dict {(parent values..., child value): weighted count} over the rows observing the family (a plain loop)."""
+    """A dict {(parent values..., child value): weighted count} over the rows observing the family (a plain
+    loop)."""
     out: dict = {}
     for row, w in zip(codes, weights):
         vals = tuple(int(row[p]) for p in parents) + (int(row[child]),)
@@ -54,8 +63,9 @@ def test_dense_counts_equal_a_plain_loop():
 
 @pytest.mark.parametrize("weighted", [None, "int", "float"])
 def test_scorer_counts_and_scores_equal_the_numpy_counter(weighted):
-    """LocalScorer (complete rows) and AvailableCaseScorer (every family on its rows) read the compiled counter; the
-    counts and scores equal numpy's ``family_counts`` on the same rows (exactly with integer weights)."""
+    """LocalScorer (complete rows) and AvailableCaseScorer (every family on its rows) read the compiled
+    counter; the counts and scores equal numpy's ``family_counts`` on the same rows (exactly with integer
+    weights)."""
     codes, w = _table(seed=2)
     weights = None if weighted is None else (w if weighted == "int" else w * 0.37)
     complete = ~(codes < 0).any(axis=1)
@@ -65,8 +75,9 @@ def test_scorer_counts_and_scores_equal_the_numpy_counter(weighted):
     for child, ps in _families():
         wc = None if weights is None else weights[complete]
         sub = codes[complete]
-        want = counts_from_columns(sub[:, child], CARDS[child], [sub[:, p] for p in ps], [CARDS[p] for p in ps],
-                                   len(sub), wc)     # numpy's bincount (family_counts takes integer weights only)
+        want = counts_from_columns(
+            sub[:, child], CARDS[child], [sub[:, p] for p in ps], [CARDS[p] for p in ps], len(sub), wc
+        )  # numpy's bincount (family_counts takes integer weights only)
         got = local.counts(child, ps)
         if weighted == "float":
             np.testing.assert_allclose(got, want, rtol=1e-12)
@@ -79,22 +90,30 @@ def test_scorer_counts_and_scores_equal_the_numpy_counter(weighted):
         n_f = int(rows.sum()) if wa is None else int(wa[rows].sum())
         assert avail.family_n(child, ps) == n_f
         q = math.prod(CARDS[p] for p in ps)
-        assert avail(child, ps) == pytest.approx(score_from_counts(want_a, CARDS[child], q, n_f, "bic", 1.0)
-                                                 * n_all / n_f, rel=1e-12)
+        assert avail(child, ps) == pytest.approx(
+            score_from_counts(want_a, CARDS[child], q, n_f, "bic", 1.0) * n_all / n_f, rel=1e-12
+        )
 
 
 def test_streaming_reader_in_one_pass_equals_two_passes(tmp_path, monkeypatch):
     """read_counts keeps each chunk's rows in its own codes during the levels pass; forcing the second reading
     (as when those codes would not fit in 62 bits) gives the same distinct rows, counts and states."""
     from bnfk_core.data import stream
+
     rng = np.random.default_rng(3)
     path = tmp_path / "t.csv"
-    rows = ["a,b,c,n"] + [f"{rng.choice(['x', 'y', ''])},{rng.choice(['1', '2', ' 3', 'NA'])},"
-                          f"{rng.choice(['p', 'q'])},{rng.normal():.3f}" for _ in range(500)]
+    rows = ["a,b,c,n"] + [
+        f"{rng.choice(['x', 'y', ''])},{rng.choice(['1', '2', ' 3', 'NA'])},"
+        f"{rng.choice(['p', 'q'])},{rng.normal():.3f}"
+        for _ in range(500)
+    ]
     path.write_text("\n".join(rows) + "\n")
     one = stream.read_counts(str(path), chunksize=37, discretize_bins=3)
-    monkeypatch.setattr(stream, "chunk_levels_rows", lambda df, columns, row0=0: (stream.chunk_levels(df, columns,
-                                                                                                     row0), None))
+    monkeypatch.setattr(
+        stream,
+        "chunk_levels_rows",
+        lambda df, columns, row0=0: (stream.chunk_levels(df, columns, row0), None),
+    )
     two = stream.read_counts(str(path), chunksize=37, discretize_bins=3)
     assert one.states == two.states and one.variables == two.variables
     np.testing.assert_array_equal(one.codes, two.codes)
@@ -104,6 +123,7 @@ def test_streaming_reader_in_one_pass_equals_two_passes(tmp_path, monkeypatch):
 
 def test_missingness_patterns_as_numpy_unique_rows_gives_them():
     from bnfk_core.inference.queries import missingness_patterns
+
     rng = np.random.default_rng(4)
     for n in (1, 6, 62, 70):
         codes = rng.integers(0, 3, (300, n))
@@ -120,18 +140,27 @@ def test_missingness_patterns_as_numpy_unique_rows_gives_them():
 
 def test_one_em_iteration_equals_the_estimator_of_brute_force_expected_counts():
     """em_parameters with max_iter=1 from a given network: theta = BDeu-smoothed E[N_ijk | x_obs, theta0], the
-    expectation a brute-force sum over every completion of every row (rows merged by context and missing cells in
-    independent groups inside; several missing cells a row here)."""
+    expectation a brute-force sum over every completion of every row (rows merged by context and missing cells
+    in independent groups inside; several missing cells a row here)."""
     from bnfk_core.data.stream import WeightedData
     from bnfk_core.learning.incomplete import em_parameters
     from bnfk_core.network.model import estimate_cpt
+
     cards = [2, 3, 2, 3, 2, 2, 3]
     model = random_model(random_dag(len(cards), seed=11, max_parents=2), cards, seed=11)
     codes = random_rows(model, 120, seed=12, missing=0.35)
-    codes = np.concatenate([codes, codes[:40]])                   # repeated rows: merged contexts
+    codes = np.concatenate([codes, codes[:40]])  # repeated rows: merged contexts
     weights = np.random.default_rng(13).integers(1, 4, size=len(codes))
-    data = WeightedData(None, codes.astype(np.int32), tuple(f"x{i}" for i in range(len(cards))),
-                        tuple(tuple(f"s{k}" for k in range(c)) for c in cards), None, "t", (), weights=weights)
+    data = WeightedData(
+        None,
+        codes.astype(np.int32),
+        tuple(f"x{i}" for i in range(len(cards))),
+        tuple(tuple(f"s{k}" for k in range(c)) for c in cards),
+        None,
+        "t",
+        (),
+        weights=weights,
+    )
     got = em_parameters(model.dag, data, "bdeu", 1.0, max_iter=1, init=model)
     for i in range(len(cards)):
         ps = parents_of(model.dag, i)

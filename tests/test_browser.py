@@ -3,20 +3,27 @@
 Every page is opened by its URL path, its main chart must render, no traceback or exception
 text may appear, and a full-page screenshot goes to ``test-artifacts/``.
 """
+
 from __future__ import annotations
 
 import os
 from pathlib import Path
 
 import pytest
-
 from browser_helpers import streamlit_server
 
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = "/usr/bin/chromium"
 ARTIFACTS = ROOT / "test-artifacts"
-ARGS = ["--no-sandbox", "--headless", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run"]
+ARGS = [
+    "--no-sandbox",
+    "--headless",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 
 pytestmark = [
     pytest.mark.browser,
@@ -42,7 +49,8 @@ PAGES = {
 @pytest.fixture(scope="module")
 def server(request):
     """The app server of one test module (the modules importing this fixture each start their own); its log is
-    ``test-artifacts/streamlit_<module>.log``, so a failing module's log is not overwritten by the next one's."""
+    ``test-artifacts/streamlit_<module>.log``, so a failing module's log is not overwritten by the next
+    one's."""
     pytest.importorskip("playwright.sync_api")
     log = f"streamlit_{request.module.__name__.rpartition('.')[2]}.log"
     try:
@@ -55,6 +63,7 @@ def server(request):
 @pytest.fixture(scope="module")
 def browser():
     from playwright.sync_api import sync_playwright
+
     with sync_playwright() as p:
         b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
         yield b
@@ -65,7 +74,9 @@ def _check_page(page, selector: str, text: str, shot: str) -> None:
     page.wait_for_selector(selector, timeout=90_000)
     page.get_by_text(text, exact=False).first.wait_for(timeout=60_000)
     # wait until the script has finished (no running indicator) and plots are drawn
-    page.wait_for_function("() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=90_000)
+    page.wait_for_function(
+        "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=90_000
+    )
     page.wait_for_timeout(1500)
     body = page.inner_text("body")
     for bad in ("Traceback", "Exception", "Something went wrong"):

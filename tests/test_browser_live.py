@@ -1,7 +1,9 @@
 """Live structure in a real browser: click a variable, then another, on the Structure page's graph; the arc is
 added and the live heatmap follows; Undo takes it back; the Segments lab's gallery renders.  The time from
 click to settled page is written beside the screenshots; with BNFK_RECORD_TIMINGS=1 it is recorded in
-benchmarks/results/browser_live.json (the test fails only on errors; a plain test run never edits tracked files)."""
+benchmarks/results/browser_live.json (the test fails only on errors; a plain test run never edits tracked
+files)."""
+
 from __future__ import annotations
 
 import json
@@ -10,12 +12,16 @@ import time
 
 from test_browser import ARTIFACTS, ROOT, _check_page, browser, pytestmark, server  # noqa: F401 (fixtures)
 
-RESULTS = (ROOT / "benchmarks" / "results" if os.environ.get("BNFK_RECORD_TIMINGS") else ARTIFACTS) / "browser_live.json"
+RESULTS = (
+    ROOT / "benchmarks" / "results" if os.environ.get("BNFK_RECORD_TIMINGS") else ARTIFACTS
+) / "browser_live.json"
 
 
 def _settle(page) -> None:
     page.wait_for_timeout(300)
-    page.wait_for_function("() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=90_000)
+    page.wait_for_function(
+        "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=90_000
+    )
 
 
 def _node_points(page, n_vars: int = 16):
@@ -76,9 +82,16 @@ def test_click_driven_arc_edit_undo_and_gallery(server, browser):  # noqa: F811
     finally:
         ctx.close()
         RESULTS.parent.mkdir(parents=True, exist_ok=True)
-        RESULTS.write_text(json.dumps({"seconds_click_to_settled": timings, "dataset": "house_votes_84",
-                                       "note": "headless Chromium on the test machine; not a pass/fail target"},
-                                      indent=1))
+        RESULTS.write_text(
+            json.dumps(
+                {
+                    "seconds_click_to_settled": timings,
+                    "dataset": "house_votes_84",
+                    "note": "headless Chromium on the test machine; not a pass/fail target",
+                },
+                indent=1,
+            )
+        )
 
 
 def test_the_structure_page_builds_the_open_tab_and_keeps_a_closed_tabs_choices(server, browser):
@@ -95,9 +108,9 @@ def test_the_structure_page_builds_the_open_tab_and_keeps_a_closed_tabs_choices(
     page.get_by_role("tab", name="Learn", exact=True).click()
     page.get_by_role("button", name="Learn structure").wait_for(timeout=90_000)
     _settle(page)
-    assert page.get_by_text("Show the score landscape").count() == 0          # the closed tab is not built
+    assert page.get_by_text("Show the score landscape").count() == 0  # the closed tab is not built
     page.get_by_role("tab", name="Score landscape").click()
     page.get_by_text("Show the score landscape").wait_for(timeout=90_000)
     _settle(page)
-    assert page.get_by_text("Variables (2 to").count() == 1                   # still on: its controls are drawn
+    assert page.get_by_text("Variables (2 to").count() == 1  # still on: its controls are drawn
     page.close()

@@ -1,16 +1,17 @@
-"""The sidebar menu on a cold first load, in a real browser: a fresh server's first visitor sees only the app's own
-menu (the pages' titles, by section) -- never Streamlit's list of the ``pages/`` folder's file names ("app",
-"kernel zoo", ...), which it shows beside a ``pages/`` folder until the script reaches ``st.navigation`` (seconds
-on a cold start) unless ``client.showSidebarNavigation`` is off."""
+"""The sidebar menu on a cold first load, in a real browser: a fresh server's first visitor sees only the
+app's own menu (the pages' titles, by section) -- never Streamlit's list of the ``pages/`` folder's file names
+("app", "kernel zoo", ...), which it shows beside a ``pages/`` folder until the script reaches
+``st.navigation`` (seconds on a cold start) unless ``client.showSidebarNavigation`` is off."""
+
 from __future__ import annotations
 
 import time
 
 import pytest
-
 from browser_helpers import streamlit_server
-from bnfk_ui.router import PAGES
 from test_browser import ARGS, CHROMIUM, pytestmark  # noqa: F401
+
+from bnfk_ui.router import PAGES
 
 #: the texts of every link in the sidebar (a menu item's icon name is its first line)
 LINKS = """() => [...document.querySelectorAll('[data-testid="stSidebar"] a')]
@@ -29,7 +30,7 @@ def test_a_cold_first_load_shows_only_the_apps_menu():
             page = browser.new_page(viewport={"width": 1280, "height": 800})
             page.goto(url, wait_until="commit")
             deadline = time.monotonic() + 120
-            while time.monotonic() < deadline:        # every state of the menu from the first paint on
+            while time.monotonic() < deadline:  # every state of the menu from the first paint on
                 links = page.evaluate(LINKS)
                 if links and (not seen or seen[-1] != links):
                     seen.append(links)

@@ -1,15 +1,17 @@
-"""A served app in a real browser, as an attacker would try it: the operator named a data and an output folder;
-reading a file outside the data folder and writing outside the output folder are refused with one sentence
+"""A served app in a real browser, as an attacker would try it: the operator named a data and an output
+folder; reading a file outside the data folder and writing outside the output folder are refused with one
+sentence
 (the same for an existing and a missing path), an existing file of the output folder is replaced only when
 the visitor ticks "Replace", and a good name is written.  Each step is bounded in time."""
+
 from __future__ import annotations
 
 import numpy as np
 import pytest
-
-from bnfk_core.serving.serve import OUTSIDE_READ, OUTSIDE_WRITE
 from browser_helpers import streamlit_server
 from test_browser import ARTIFACTS, browser, pytestmark  # noqa: F401 (fixtures, marks)
+
+from bnfk_core.serving.serve import OUTSIDE_READ, OUTSIDE_WRITE
 
 STEP_MS = 90_000
 
@@ -41,8 +43,9 @@ def served(folders):
     pytest.importorskip("playwright.sync_api")
     data, out, _ = folders
     try:
-        with streamlit_server("streamlit_serve.log", env={"BNFK_DATA_DIR": str(data),
-                                                          "BNFK_OUTPUT_DIR": str(out)}) as (url, _proc):
+        with streamlit_server(
+            "streamlit_serve.log", env={"BNFK_DATA_DIR": str(data), "BNFK_OUTPUT_DIR": str(out)}
+        ) as (url, _proc):
             yield url
     except RuntimeError as exc:
         pytest.fail(str(exc))
@@ -50,7 +53,9 @@ def served(folders):
 
 def _settle(page):
     page.wait_for_timeout(600)
-    page.wait_for_function("() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=STEP_MS)
+    page.wait_for_function(
+        "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=STEP_MS
+    )
     page.wait_for_timeout(600)
 
 
@@ -67,7 +72,12 @@ def _open(browser, url):  # noqa: F811
 def test_reading_outside_the_data_folder_is_refused_alike(served, browser, folders):  # noqa: F811
     _, _, outside = folders
     said = []
-    for p in ("/etc/passwd", str(outside / "secret.csv"), str(outside / "missing.csv"), "../outside/secret.csv"):
+    for p in (
+        "/etc/passwd",
+        str(outside / "secret.csv"),
+        str(outside / "missing.csv"),
+        "../outside/secret.csv",
+    ):
         ctx, page = _open(browser, f"{served}/data?path={p}")
         try:
             body = page.inner_text("body")
@@ -77,14 +87,14 @@ def test_reading_outside_the_data_folder_is_refused_alike(served, browser, folde
             # typed on the Data page: the same sentence, the data unchanged
             page.get_by_text("Large files: a file on the server").first.click()
             box = page.get_by_label("Name of a CSV or Parquet file in the server's data folder")
-            box.fill(p)                       # sent with the click (Enter would re-run and close the box)
+            box.fill(p)  # sent with the click (Enter would re-run and close the box)
             page.get_by_test_id("stButton").filter(has_text="Load file").first.click()
             _settle(page)
             # the error is drawn inside the Large files box (which the re-run folds)
             error = page.get_by_test_id("stAlertContentError").filter(has_text=OUTSIDE_READ).first
             try:
                 error.wait_for(state="attached", timeout=20_000)
-            except Exception:                 # the folded box is not drawn yet: open it, as a visitor would, to read it
+            except Exception:  # the folded box is not drawn yet: open it, as a visitor would, to read it
                 page.get_by_text("Large files: a file on the server").first.click()
                 error.wait_for(state="attached")
             assert "hunter2" not in page.content()
@@ -100,7 +110,8 @@ def test_writing_outside_the_output_folder_is_refused(served, browser, folders):
     data, out, outside = folders
     ctx, page = _open(browser, f"{served}/imputation?path=survey.csv&class=class&missing=missing")
     try:
-        def tab():                            # a re-run may show the first tab again
+
+        def tab():  # a re-run may show the first tab again
             page.get_by_role("tab", name="Impute my data").click()
             page.wait_for_timeout(300)
 
@@ -108,7 +119,9 @@ def test_writing_outside_the_output_folder_is_refused(served, browser, folders):
             page.get_by_text(text).first.wait_for(state="attached")
 
         tab()
-        page.get_by_role("button", name="Impute the missing cells").click()    # opening the page imputes nothing
+        page.get_by_role(
+            "button", name="Impute the missing cells"
+        ).click()  # opening the page imputes nothing
         _settle(page)
         tab()
         page.get_by_role("button", name="Complete all 400 rows").click()
@@ -119,12 +132,17 @@ def test_writing_outside_the_output_folder_is_refused(served, browser, folders):
         def write(name: str):
             tab()
             box = page.get_by_label("Or write the completed file to the server's output folder (file name)")
-            box.fill(name)                    # sent with the click
+            box.fill(name)  # sent with the click
             page.get_by_test_id("stButton").filter(has_text="Write file").first.click()
             _settle(page)
             tab()
 
-        for name in ("../outside/evil.csv", str(outside / "evil.csv"), "/etc/passwd", str(data / "survey.csv")):
+        for name in (
+            "../outside/evil.csv",
+            str(outside / "evil.csv"),
+            "/etc/passwd",
+            str(data / "survey.csv"),
+        ):
             write(name)
             says(OUTSIDE_WRITE)
         write("existing.csv")
@@ -140,7 +158,7 @@ def test_writing_outside_the_output_folder_is_refused(served, browser, folders):
         write("existing.csv")
         says("to 'existing.csv' in the output folder")
         assert (out / "existing.csv").read_text().startswith("class,a,b,c")
-        assert sorted(p.name for p in out.iterdir()) == ["done.csv", "existing.csv"]     # no temporary file left
+        assert sorted(p.name for p in out.iterdir()) == ["done.csv", "existing.csv"]  # no temporary file left
         page.screenshot(path=str(ARTIFACTS / "serve_write.png"), full_page=True)
     except Exception:
         page.screenshot(path=str(ARTIFACTS / "serve_write_failed.png"), full_page=True)

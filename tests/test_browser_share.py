@@ -1,9 +1,9 @@
 """A shared link in a real browser: configure a non-default view (an upload, an arc edit, settings on three
 pages), copy the link from the sidebar, open it in a fresh browser context and get the identical view."""
+
 from __future__ import annotations
 
 import numpy as np
-
 from test_browser import ARTIFACTS, _check_page, browser, pytestmark, server  # noqa: F401 (fixtures)
 
 
@@ -21,7 +21,9 @@ def _csv(path) -> str:
 
 def _settle(page):
     page.wait_for_timeout(800)
-    page.wait_for_function("() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=90_000)
+    page.wait_for_function(
+        "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=90_000
+    )
     page.wait_for_timeout(800)
 
 
@@ -53,15 +55,17 @@ def _copied_link(page) -> str:
 
 
 def _view(page) -> dict:
-    """What must be identical: the data and the number of arcs in the sidebar (the structure's label says where
-    it came from, so it differs), and the Clustering page's metrics."""
+    """What must be identical: the data and the number of arcs in the sidebar (the structure's label says
+    where it came from, so it differs), and the Clustering page's metrics."""
     side = page.locator('[data-testid="stSidebar"]').inner_text()
     _go(page, "Clustering")
     metrics = [m.inner_text() for m in page.locator('[data-testid="stMetric"]').all()]
     lines = side.splitlines()
-    return {"data": [ln for ln in lines if ln.startswith("Data:")],
-            "arcs": [ln.rsplit("·", 1)[-1].strip() for ln in lines if ln.startswith("Structure:")],
-            "metrics": metrics}
+    return {
+        "data": [ln for ln in lines if ln.startswith("Data:")],
+        "arcs": [ln.rsplit("·", 1)[-1].strip() for ln in lines if ln.startswith("Structure:")],
+        "metrics": metrics,
+    }
 
 
 def test_a_copied_link_opens_the_same_view(server, browser, tmp_path):  # noqa: F811
@@ -72,14 +76,16 @@ def test_a_copied_link_opens_the_same_view(server, browser, tmp_path):  # noqa: 
         page.wait_for_selector(".js-plotly-plot", timeout=90_000)
         _settle(page)
         _select(page, "Bundled sample or your own file", "Upload your own CSV…")
-        page.locator('[data-testid="stMainBlockContainer"] [data-testid="stFileUploader"] input[type="file"]').set_input_files(_csv(tmp_path / "mine.csv"))
+        page.locator(
+            '[data-testid="stMainBlockContainer"] [data-testid="stFileUploader"] input[type="file"]'
+        ).set_input_files(_csv(tmp_path / "mine.csv"))
         page.get_by_text("Loaded mine.csv").first.wait_for(timeout=60_000)
         _settle(page)
         _go(page, "Structure")
         page.get_by_role("button", name="Start empty").click()
         page.get_by_text("Empty network").first.wait_for(timeout=30_000)
         _settle(page)
-        _select(page, "Add an arc from", "size")          # the arc edits sit beside the graph
+        _select(page, "Add an arc from", "size")  # the arc edits sit beside the graph
         _select(page, "Add an arc to", "colour")
         page.get_by_role("button", name="Add arc").click()
         try:

@@ -1,5 +1,6 @@
-"""A figure sent with its JSON made once (``bnfk_ui.state.plotly_chart``) is the very element ``st.plotly_chart``
-sends: same specification, configuration, element id, size and selection widget."""
+"""A figure sent with its JSON made once (``bnfk_ui.state.plotly_chart``) is the very element
+``st.plotly_chart`` sends: same specification, configuration, element id, size and selection widget."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -49,7 +50,7 @@ elif CASE == "column":
 
 
 def _charts(use_ours: bool, case: str, runs: int = 1):
-    at = AppTest.from_string(SCRIPT, default_timeout=60)     # one script (its hash is part of an element's id)
+    at = AppTest.from_string(SCRIPT, default_timeout=60)  # one script (its hash is part of an element's id)
     at.session_state.use_ours, at.session_state.case = use_ours, case
     for _ in range(runs):
         at.run()
@@ -57,8 +58,19 @@ def _charts(use_ours: bool, case: str, runs: int = 1):
     return at, at.get("plotly_chart")
 
 
-@pytest.mark.parametrize("case,runs", [("plain", 1), ("select", 1), ("callback", 1), ("column", 1), ("twice", 1),
-                                       ("plain", 3), ("select", 2), ("twice", 3)])
+@pytest.mark.parametrize(
+    "case,runs",
+    [
+        ("plain", 1),
+        ("select", 1),
+        ("callback", 1),
+        ("column", 1),
+        ("twice", 1),
+        ("plain", 3),
+        ("select", 2),
+        ("twice", 3),
+    ],
+)
 def test_the_element_is_st_plotly_charts(case, runs):
     """On the first run (the element id computed) and on reruns (the id kept on the figure) alike."""
     at_theirs, theirs = _charts(False, case, runs)
@@ -69,7 +81,7 @@ def test_the_element_is_st_plotly_charts(case, runs):
         assert a.proto.SerializeToString(deterministic=True) == b.proto.SerializeToString(deterministic=True)
     # the same place in the page (columns) and the same width / height the delta carries
     assert [str(e) for e in at_ours.main] == [str(e) for e in at_theirs.main]
-    if case == "select":     # a selection widget: its state is returned the same way
+    if case == "select":  # a selection widget: its state is returned the same way
         assert at_ours.session_state.out == at_theirs.session_state.out
 
 
@@ -78,7 +90,7 @@ def test_a_kept_element_id_still_refuses_a_duplicate_key():
     at.session_state.use_ours, at.session_state.case = True, "twice"
     at.run()
     assert not at.exception
-    at.session_state.dup = True          # the figure's id under key "one" is kept: a second use must still fail
+    at.session_state.dup = True  # the figure's id under key "one" is kept: a second use must still fail
     at.run()
     assert "key='one'" in at.session_state.refused
 
@@ -95,6 +107,7 @@ def test_the_json_is_made_once_per_figure():
 
 def _chart_message(spec: str, element_id: str, height: int = 430, fragment: str = ""):
     from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
     msg = ForwardMsg()
     el = msg.delta.new_element
     el.plotly_chart.spec, el.plotly_chart.id, el.plotly_chart.config = spec, element_id, "{}"
@@ -116,7 +129,9 @@ def test_a_chart_messages_hash_is_streamlits_and_made_once(monkeypatch):
     theirs = ours.original
     assert theirs is forward_msg_cache.populate_hash_if_needed
     monkeypatch.setattr(charts, "_HASHES", type(charts._HASHES)())
-    spec = plotly.io.to_json({"data": [{"type": "heatmap", "z": np.arange(40000.0).reshape(200, 200).tolist()}]})
+    spec = plotly.io.to_json(
+        {"data": [{"type": "heatmap", "z": np.arange(40000.0).reshape(200, 200).tolist()}]}
+    )
     calls = []
     real = forward_msg_cache.util.calc_hash
 
@@ -130,7 +145,7 @@ def test_a_chart_messages_hash_is_streamlits_and_made_once(monkeypatch):
         ours(first)
         n = len(calls)
         ours(again)
-        assert len(calls) == n                            # the second message of the same chart: not hashed again
+        assert len(calls) == n  # the second message of the same chart: not hashed again
         theirs(ref)
         assert first.hash == again.hash == ref.hash and ref.hash
         assert first.metadata.cacheable == again.metadata.cacheable == ref.metadata.cacheable
@@ -140,8 +155,8 @@ def test_a_chart_messages_hash_is_streamlits_and_made_once(monkeypatch):
         m = _chart_message(*case)
         ours(m)
         hashes[case] = m.hash
-    assert len(set(hashes.values())) == 4                 # a change of layout, fragment or content: another hash
-    other = _chart_message(spec, "")                       # no element id: hashed as Streamlit hashes it
+    assert len(set(hashes.values())) == 4  # a change of layout, fragment or content: another hash
+    other = _chart_message(spec, "")  # no element id: hashed as Streamlit hashes it
     n = len(calls)
     ours(other)
     assert len(calls) == n + 1

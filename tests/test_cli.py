@@ -1,4 +1,5 @@
 """The command line: JSON on stdout, files written, one-line errors with exit code 2."""
+
 import json
 import subprocess
 import sys
@@ -33,7 +34,9 @@ def hv_model(tmp_path_factory):
 
 def test_learn_writes_model_and_reports_json(tmp_path, capsys):
     out_path = tmp_path / "m.json"
-    code, out, _ = run(capsys, "learn", HV, "--method", "hc", "--score", "bic", "--quiet", "-o", out_path, *HVOPT)
+    code, out, _ = run(
+        capsys, "learn", HV, "--method", "hc", "--score", "bic", "--quiet", "-o", out_path, *HVOPT
+    )
     assert code == 0
     res = json.loads(out)
     m = read_model(out_path)
@@ -44,6 +47,7 @@ def test_learn_writes_model_and_reports_json(tmp_path, capsys):
 
 def test_kernel_csv_equals_library_gram_and_ignores_column_order(tmp_path, capsys, hv_model):
     import pandas as pd
+
     df = pd.read_csv(HV, dtype=str, keep_default_na=False)
     shuffled = tmp_path / "shuffled.csv"
     df[list(df.columns[::-1])].to_csv(shuffled, index=False)
@@ -58,7 +62,9 @@ def test_kernel_csv_equals_library_gram_and_ignores_column_order(tmp_path, capsy
 
 def test_kernel_npy_other_and_normalize(tmp_path, capsys, hv_model):
     out = tmp_path / "K.npy"
-    code, _, _ = run(capsys, "kernel", HV, "--model", hv_model, "--other", HV, "--normalize", "-o", out, *HVOPT)
+    code, _, _ = run(
+        capsys, "kernel", HV, "--model", hv_model, "--other", HV, "--normalize", "-o", out, *HVOPT
+    )
     assert code == 0
     K = np.load(out)
     assert np.allclose(np.diag(K), 1.0)
@@ -66,6 +72,7 @@ def test_kernel_npy_other_and_normalize(tmp_path, capsys, hv_model):
 
 def test_mmd_and_features(tmp_path, capsys, hv_model):
     import pandas as pd
+
     df = pd.read_csv(HV, dtype=str, keep_default_na=False)
     a, b = tmp_path / "a.csv", tmp_path / "b.csv"
     df[df["class"] == "democrat"].to_csv(a, index=False)
@@ -86,16 +93,19 @@ def test_mmd_and_features(tmp_path, capsys, hv_model):
     assert np.allclose((P @ P.T).toarray(), K)
 
 
-@pytest.mark.parametrize("argv, culprit", [
-    (["kernel", "missing.csv", "--kind", "hamming", "-o", "K.npy"], "missing.csv"),
-    (["kernel", HV, "--model", "nomodel.bif", "-o", "K.npy"], "nomodel.bif"),
-    (["kernel", HV, "--kind", "fisher", "-o", "K.npy"], "--model"),
-    (["kernel", HV, "--kind", "hamming", "-o", "K.txt"], "K.txt"),
-    (["learn", HV, "--method", "tan", "-o", "m.bif"], "--class-column"),
-    (["learn", HV, "--method", "nope", "-o", "m.bif"], "nope"),
-    (["learn", HV, "--method", "hc", "--class-column", "party", "-o", "m.bif"], "party"),
-    (["learn", HV, "--method", "hc", "-o", "/no/such/dir/m.bif"], "/no/such/dir"),
-])
+@pytest.mark.parametrize(
+    "argv, culprit",
+    [
+        (["kernel", "missing.csv", "--kind", "hamming", "-o", "K.npy"], "missing.csv"),
+        (["kernel", HV, "--model", "nomodel.bif", "-o", "K.npy"], "nomodel.bif"),
+        (["kernel", HV, "--kind", "fisher", "-o", "K.npy"], "--model"),
+        (["kernel", HV, "--kind", "hamming", "-o", "K.txt"], "K.txt"),
+        (["learn", HV, "--method", "tan", "-o", "m.bif"], "--class-column"),
+        (["learn", HV, "--method", "nope", "-o", "m.bif"], "nope"),
+        (["learn", HV, "--method", "hc", "--class-column", "party", "-o", "m.bif"], "party"),
+        (["learn", HV, "--method", "hc", "-o", "/no/such/dir/m.bif"], "/no/such/dir"),
+    ],
+)
 def test_errors_are_one_line_with_exit_code_2(capsys, argv, culprit):
     try:
         code = main(argv)
@@ -108,7 +118,11 @@ def test_errors_are_one_line_with_exit_code_2(capsys, argv, culprit):
 
 
 def test_python_dash_m_entry_point_and_argparse_errors():
-    res = subprocess.run([sys.executable, "-m", "bnfk_core", "learn", HV, "--method", "nope", "-o", "m.bif"],
-                         capture_output=True, text=True, cwd=ROOT)
+    res = subprocess.run(
+        [sys.executable, "-m", "bnfk_core", "learn", HV, "--method", "nope", "-o", "m.bif"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
     assert res.returncode == 2 and res.stderr.startswith("error:") and "nope" in res.stderr
     assert "Traceback" not in res.stderr

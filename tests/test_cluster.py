@@ -1,20 +1,20 @@
 """Clustering and kernel classification (bnfk_core.analyses.cluster.clustering, CLI cluster/classify)."""
+
 import json
 from pathlib import Path
 
 import numpy as np
 import pytest
-from sklearn.metrics import (adjusted_mutual_info_score, adjusted_rand_score, silhouette_score,
-                             v_measure_score)
+from sklearn.metrics import adjusted_mutual_info_score, adjusted_rand_score, silhouette_score, v_measure_score
 
 from bnfk_core.analyses.cluster import clustering as C
 from bnfk_core.cli import main
-from bnfk_core.network.dag import DAG
 from bnfk_core.data.table import from_codes, load_csv
 from bnfk_core.errors import BnfkError
-from bnfk_core.kernels.fisher import gram
-from bnfk_core.network.model import fit, write_model
 from bnfk_core.kernels.embed import kernel_pca
+from bnfk_core.kernels.fisher import gram
+from bnfk_core.network.dag import DAG
+from bnfk_core.network.model import fit, write_model
 
 ROOT = Path(__file__).resolve().parents[1]
 HV = str(ROOT / "sample_data" / "house_votes_84.csv")
@@ -144,8 +144,9 @@ def test_metrics_equal_sklearn_and_silhouette_uses_kernel_distance():
     m = C.clustering_metrics(true, pred, K)
     assert m["ari"] == pytest.approx(adjusted_rand_score(true, pred))
     assert m["ami"] == pytest.approx(adjusted_mutual_info_score(true, pred, average_method="max"))  # eq. C.4
-    assert C.clustering_metrics(true, pred, ami_average="arithmetic")["ami"] == \
-        pytest.approx(adjusted_mutual_info_score(true, pred))
+    assert C.clustering_metrics(true, pred, ami_average="arithmetic")["ami"] == pytest.approx(
+        adjusted_mutual_info_score(true, pred)
+    )
     assert m["v_measure"] == pytest.approx(v_measure_score(true, pred))
     # kernel distance of a linear kernel is the Euclidean distance of the features
     assert m["silhouette"] == pytest.approx(silhouette_score(F, pred), abs=1e-9)
@@ -221,7 +222,10 @@ def test_classification_on_separable_toy_problem(kernel, classifier):
     d = res.to_dict()
     assert d["accuracy"] == 1.0 and len(d["accuracy_per_repeat"]) == 3
     assert d["log_loss"] < 0.35 and d["seeds"] == [0, 1, 2]
-    assert C.classify(data, kernel, classifier, repeats=3, seed=0, structure="empty").to_dict()["log_loss"] == d["log_loss"]
+    assert (
+        C.classify(data, kernel, classifier, repeats=3, seed=0, structure="empty").to_dict()["log_loss"]
+        == d["log_loss"]
+    )
 
 
 def test_knn_uses_kernel_distance_with_uniform_votes():
@@ -253,8 +257,13 @@ def test_contingency_ordering_embedding(hv):
 def test_compare_has_table_5_1_layout(hv):
     small = hv.subset(np.arange(120))
     steps = []
-    tab = C.compare(small, kernels=("hamming", "scaled-hamming"), runs=2, restarts=3,
-                    progress=lambda f, m: steps.append(f))
+    tab = C.compare(
+        small,
+        kernels=("hamming", "scaled-hamming"),
+        runs=2,
+        restarts=3,
+        progress=lambda f, m: steps.append(f),
+    )
     assert list(tab["combination"]) == ["CC-H", "SC-H", "CC-SH", "SC-SH"]
     assert {"ari", "ami", "v_measure", "ari_std"} <= set(tab.columns)
     assert steps[-1] == pytest.approx(1.0)
@@ -268,8 +277,23 @@ def run(capsys, *argv):
 
 
 def test_cli_cluster_json(capsys):
-    code, out, _ = run(capsys, "cluster", HV, "--label-column", "class", "--missing-policy", "category",
-                       "--kernel", "scaled-hamming", "--algorithm", "correlation", "--restarts", "5", "--seed", "0")
+    code, out, _ = run(
+        capsys,
+        "cluster",
+        HV,
+        "--label-column",
+        "class",
+        "--missing-policy",
+        "category",
+        "--kernel",
+        "scaled-hamming",
+        "--algorithm",
+        "correlation",
+        "--restarts",
+        "5",
+        "--seed",
+        "0",
+    )
     assert code == 0
     res = json.loads(out)
     assert {"ari", "ami", "v_measure", "labels", "seconds", "silhouette", "n_clusters"} <= set(res)
@@ -280,29 +304,68 @@ def test_cli_cluster_fisher_with_model_and_classify(capsys, tmp_path):
     d = load_csv(HV, missing_policy="category", drop_columns=["class"])
     path = tmp_path / "m.bif"
     write_model(fit(DAG(d.variables, [("crime", "el-salvador-aid")]), d, method="cnml"), path)
-    code, out, _ = run(capsys, "cluster", HV, "--label-column", "class", "--missing-policy", "category",
-                       "--kernel", "fisher", "--model", path, "--algorithm", "spectral", "--transform", "cosine",
-                       "--clusters", "3")
+    code, out, _ = run(
+        capsys,
+        "cluster",
+        HV,
+        "--label-column",
+        "class",
+        "--missing-policy",
+        "category",
+        "--kernel",
+        "fisher",
+        "--model",
+        path,
+        "--algorithm",
+        "spectral",
+        "--transform",
+        "cosine",
+        "--clusters",
+        "3",
+    )
     res = json.loads(out)
     assert code == 0 and res["structure"] == "given" and res["n_arcs"] == 1 and res["n_clusters"] == 3
-    code, out, _ = run(capsys, "classify", HV, "--label-column", "class", "--missing-policy", "category",
-                       "--kernel", "hamming", "--classifier", "knn", "--repeats", "2", "--quiet")
+    code, out, _ = run(
+        capsys,
+        "classify",
+        HV,
+        "--label-column",
+        "class",
+        "--missing-policy",
+        "category",
+        "--kernel",
+        "hamming",
+        "--classifier",
+        "knn",
+        "--repeats",
+        "2",
+        "--quiet",
+    )
     res = json.loads(out)
-    assert code == 0 and {"accuracy", "log_loss", "accuracy_std", "log_loss_std",
-                          "accuracy_per_repeat", "log_loss_per_repeat"} <= set(res)
+    assert code == 0 and {
+        "accuracy",
+        "log_loss",
+        "accuracy_std",
+        "log_loss_std",
+        "accuracy_per_repeat",
+        "log_loss_per_repeat",
+    } <= set(res)
     assert len(res["accuracy_per_repeat"]) == 2
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["cluster", HV, "--label-column", "nope"], "nope"),
-    (["cluster", HV, "--clusters", "0"], "--clusters"),
-    (["cluster", HV, "--label-column", "class", "--clusters", "1000"], "1000 clusters"),
-    (["cluster", HV, "--kernel", "gauss"], "invalid choice"),
-    (["cluster", HV], "--clusters N or --label-column"),
-    (["classify", HV], "--label-column"),
-    (["classify", HV, "--label-column", "class", "--repeats", "0"], "--repeats"),
-    (["cluster", HV, "--label-column", "class", "--model", "/nonexistent/m.bif"], "m.bif"),
-])
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["cluster", HV, "--label-column", "nope"], "nope"),
+        (["cluster", HV, "--clusters", "0"], "--clusters"),
+        (["cluster", HV, "--label-column", "class", "--clusters", "1000"], "1000 clusters"),
+        (["cluster", HV, "--kernel", "gauss"], "invalid choice"),
+        (["cluster", HV], "--clusters N or --label-column"),
+        (["classify", HV], "--label-column"),
+        (["classify", HV, "--label-column", "class", "--repeats", "0"], "--repeats"),
+        (["cluster", HV, "--label-column", "class", "--model", "/nonexistent/m.bif"], "m.bif"),
+    ],
+)
 def test_cli_errors_exit_2_with_one_line(capsys, argv, message):
     code = main(argv)
     _, err = capsys.readouterr()
@@ -315,8 +378,19 @@ def test_cli_model_with_label_column_exits_2(capsys, tmp_path):
     d = load_csv(HV, missing_policy="category")
     path = tmp_path / "withclass.bif"
     write_model(fit(DAG(d.variables), d), path)
-    code, _, err = run(capsys, "cluster", HV, "--label-column", "class", "--missing-policy", "category",
-                       "--kernel", "fisher", "--model", path)
+    code, _, err = run(
+        capsys,
+        "cluster",
+        HV,
+        "--label-column",
+        "class",
+        "--missing-policy",
+        "category",
+        "--kernel",
+        "fisher",
+        "--model",
+        path,
+    )
     assert code == 2 and "label column 'class'" in err
 
 
@@ -348,14 +422,17 @@ def test_feature_network_is_the_network_the_clustering_learns(hv, seed):
     m = C.feature_network(hv, structure="hc", score="qnml", params="cnml", seed=seed)
     # independent: learn hill climbing on the feature columns and fit cNML CPTs directly
     feats = hv.without_class()
-    ref = fit(learn_structure(feats, "hc", score="qnml", seed=seed, class_column=None).dag, feats, method="cnml")
+    ref = fit(
+        learn_structure(feats, "hc", score="qnml", seed=seed, class_column=None).dag, feats, method="cnml"
+    )
     assert m.dag.to_dict() == ref.dag.to_dict() and "class" not in m.variables
     for a, b in zip(m.cpts, ref.cpts):
         np.testing.assert_allclose(a, b, rtol=0, atol=0)
     # the clustering given this network equals the one that learns it (what the CLI's --seed does)
     given = C.run_clustering(hv, "fisher", "correlation", model=m, restarts=3, seed=seed)
-    learned = C.run_clustering(hv, "fisher", "correlation", structure="hc", score="qnml", params="cnml",
-                               restarts=3, seed=seed)
+    learned = C.run_clustering(
+        hv, "fisher", "correlation", structure="hc", score="qnml", params="cnml", restarts=3, seed=seed
+    )
     assert given["labels"] == learned["labels"] and given["ari"] == learned["ari"]
     with pytest.raises(BnfkError, match="not built from a network"):
         C.feature_network(hv, kernel="hamming")
@@ -370,9 +447,17 @@ def test_classification_table_knn_hamming_equals_sklearn_hamming_metric():
 
     data, _ = planted(n_per=25, noise=0.55, seed=3)
     steps = []
-    tab = C.classification_table(data, ["hamming"], ["knn"], repeats=3, seed=4,
-                                 progress=lambda f, msg: steps.append(f))
-    assert list(tab.columns) == ["classifier", "kernel", "accuracy", "accuracy_std", "log_loss", "log_loss_std"]
+    tab = C.classification_table(
+        data, ["hamming"], ["knn"], repeats=3, seed=4, progress=lambda f, msg: steps.append(f)
+    )
+    assert list(tab.columns) == [
+        "classifier",
+        "kernel",
+        "accuracy",
+        "accuracy_std",
+        "log_loss",
+        "log_loss_std",
+    ]
     assert tab.iloc[0]["classifier"] == "kNN (k = 7, uniform)" and tab.iloc[0]["kernel"] == "Hamming"
     X, y = data.without_class().codes, data.labels()
     acc, ll = [], []
@@ -382,10 +467,12 @@ def test_classification_table_knn_hamming_equals_sklearn_hamming_metric():
         P = np.clip(knn.predict_proba(X[te]), 1e-15, 1)
         acc.append(accuracy_score(y[te], knn.classes_[P.argmax(axis=1)]))
         ll.append(log_loss(y[te], P / P.sum(axis=1, keepdims=True), labels=knn.classes_))
-    assert tab.iloc[0]["accuracy"] == pytest.approx(np.mean(acc)) and tab.iloc[0]["accuracy_std"] == pytest.approx(
-        np.std(acc))
-    assert tab.iloc[0]["log_loss"] == pytest.approx(np.mean(ll)) and tab.iloc[0]["log_loss_std"] == pytest.approx(
-        np.std(ll))
+    assert tab.iloc[0]["accuracy"] == pytest.approx(np.mean(acc)) and tab.iloc[0][
+        "accuracy_std"
+    ] == pytest.approx(np.std(acc))
+    assert tab.iloc[0]["log_loss"] == pytest.approx(np.mean(ll)) and tab.iloc[0][
+        "log_loss_std"
+    ] == pytest.approx(np.std(ll))
     assert steps[-1] == pytest.approx(1.0)
 
 
@@ -393,7 +480,9 @@ def test_classification_table_keeps_a_given_network_and_its_estimator():
     data, _ = planted(n_per=20, noise=0.2)
     feats = data.without_class()
     m = fit(DAG(feats.variables, [(feats.variables[0], feats.variables[1])]), feats, method="smoothed")
-    tab = C.classification_table(data, ["fisher", "scaled-hamming"], ["svm", "knn"], repeats=2, seed=1, model=m)
+    tab = C.classification_table(
+        data, ["fisher", "scaled-hamming"], ["svm", "knn"], repeats=2, seed=1, model=m
+    )
     assert list(tab["kernel"]) == ["Fisher", "Fisher", "Scaled Hamming", "Scaled Hamming"]
     assert list(tab["classifier"]) == ["SVM (C = 1, precomputed kernel)", "kNN (k = 7, uniform)"] * 2
     want = C.classify_many(data, "fisher", ("svm", "knn"), repeats=2, seed=1, dag=m.dag, params="smoothed")
@@ -403,12 +492,13 @@ def test_classification_table_keeps_a_given_network_and_its_estimator():
 
 
 def test_knn_neighbour_ties_do_not_follow_rounding_noise():
-    """A kernel with few distinct values has exactly tied neighbours; perturbing it at the 1e-15 level (another
-    summation order) must not change a single kNN probability."""
+    """A kernel with few distinct values has exactly tied neighbours; perturbing it at the 1e-15 level
+    (another summation order) must not change a single kNN probability."""
     from bnfk_core.analyses.cluster.classification import knn_proba as _knn_proba
+
     rng = np.random.default_rng(4)
     X = rng.integers(0, 2, size=(60, 4))
-    K = (X[:, None, :] == X[None, :, :]).mean(axis=2)          # Hamming kernel: 5 distinct values
+    K = (X[:, None, :] == X[None, :, :]).mean(axis=2)  # Hamming kernel: 5 distinct values
     y = (X[:, 0] ^ (rng.random(60) < 0.2)).astype(int)
     tr, te = np.arange(40), np.arange(40, 60)
     classes = np.array([0, 1])

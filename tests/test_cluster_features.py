@@ -1,5 +1,6 @@
 """Clustering beyond the Gram limit: kernel k-means in the explicit feature space, the
 'auto' choice, the work-space guard of every quadratic path, row-wise features and linear-time MMD."""
+
 import json
 import subprocess
 import sys
@@ -11,13 +12,13 @@ import pytest
 import scipy.sparse as sp
 from sklearn.cluster import KMeans
 
-from bnfk_core.kernels import fisher as kernels
-from bnfk_core.data import limits
 from bnfk_core.analyses.cluster import clustering as C
 from bnfk_core.analyses.cluster import features as CF
+from bnfk_core.data import limits
+from bnfk_core.data.limits import memory_limit_set
 from bnfk_core.data.table import load_csv
 from bnfk_core.errors import BnfkError, KernelError
-from bnfk_core.data.limits import memory_limit_set
+from bnfk_core.kernels import fisher as kernels
 from bnfk_core.learning.structure import learn_structure
 from bnfk_core.network.model import fit
 from bnfk_core.registry import KERNELS
@@ -107,7 +108,7 @@ def test_kernel_kmeans_result_is_a_fixed_point_of_gram_kernel_kmeans(hv, fisher_
     res = CF.kernel_kmeans_features(Phi, 3, seed=5)
     D = gram_distances(K, res.labels, res.n_used)
     assert res.algorithm == "kmeans-features" and res.n_used == 3
-    assert np.array_equal(np.argmin(D, axis=1), res.labels)          # no row prefers another cluster
+    assert np.array_equal(np.argmin(D, axis=1), res.labels)  # no row prefers another cluster
     assert res.cost == pytest.approx(D[np.arange(len(D)), res.labels].sum(), rel=1e-9)
 
 
@@ -118,7 +119,7 @@ def test_same_seed_same_labels_and_seeds_matter(hv):
     b = CF.kernel_kmeans_features(Phi, 4, seed=11, n_init=1)
     assert np.array_equal(a.labels, b.labels) and a.cost == b.cost
     others = [CF.kernel_kmeans_features(Phi, 4, seed=s, n_init=1) for s in range(6)]
-    assert len({o.cost for o in others}) > 1       # the seed reaches the k-means++ starts
+    assert len({o.cost for o in others}) > 1  # the seed reaches the k-means++ starts
     more = CF.kernel_kmeans_features(Phi, 4, seed=11, n_init=6)
     assert more.cost <= a.cost + 1e-9
 
@@ -133,9 +134,9 @@ def test_kmeans_features_refuses_kernels_without_a_feature_map(hv):
 def test_run_clustering_kmeans_features(hv):
     out = C.run_clustering(hv, "scaled-hamming", "kmeans-features", seed=2)
     assert out["algorithm"] == "kmeans-features" and out["n_used"] == 2 and len(out["labels"]) == hv.n_rows
-    assert out["ari"] > 0.4                          # the parties separate (correlation clustering: 0.56)
+    assert out["ari"] > 0.4  # the parties separate (correlation clustering: 0.56)
     assert out["silhouette_rows"] == hv.n_rows and out["silhouette"] is not None
-    assert "algorithm_chosen" not in out             # only 'auto' reports a choice
+    assert "algorithm_chosen" not in out  # only 'auto' reports a choice
 
 
 # ====================================================================== the automatic choice
@@ -152,7 +153,7 @@ def test_auto_picks_feature_space_when_the_gram_does_not_fit(hv):
     with memory_limit_set(2**20):
         out = C.run_clustering(hv, "hamming", "auto", seed=1)
         assert out["algorithm_chosen"] == "kmeans-features" and "exceed" in out["algorithm_reason"]
-        assert out["silhouette_rows"] < hv.n_rows      # the silhouette's sample obeys the limit too
+        assert out["silhouette_rows"] < hv.n_rows  # the silhouette's sample obeys the limit too
         ref = C.run_clustering(hv, "hamming", "kmeans-features", seed=1)
     assert out["labels"] == ref["labels"]
     assert C.choose_algorithm(hv.n_rows, "spectral") == ("spectral", "asked for")
@@ -165,8 +166,18 @@ def test_auto_without_a_feature_map_refuses_with_the_guard_message(hv):
 
 def test_cli_cluster_auto_reports_its_choice(capsys):
     from bnfk_core.cli import main
-    args = ["cluster", HV, "--label-column", "class", "--missing-policy", "category", "--kernel", "hamming",
-            "--no-labels-out"]
+
+    args = [
+        "cluster",
+        HV,
+        "--label-column",
+        "class",
+        "--missing-policy",
+        "category",
+        "--kernel",
+        "hamming",
+        "--no-labels-out",
+    ]
     assert main([*args, "--max-memory", "1M"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["algorithm_chosen"] == "kmeans-features" and out["algorithm"] == "kmeans-features"
@@ -187,9 +198,9 @@ def _refuses(fn, *a, **kw):
 def test_every_quadratic_path_refuses_with_the_same_sentence(hv):
     K = C.kernel_setup(hv, "hamming").K
     lab = np.arange(hv.n_rows) % 2
-    limit = 2 * hv.n_rows ** 2 * 8            # the Gram fits, none of the work spaces does
+    limit = 2 * hv.n_rows**2 * 8  # the Gram fits, none of the work spaces does
     with memory_limit_set(limit):
-        kernels.gram(None, hv.without_class(), kind="hamming")                  # fits
+        kernels.gram(None, hv.without_class(), kind="hamming")  # fits
         assert "correlation clustering" in _refuses(C.correlation_clustering, K, 2)
         assert "spectral clustering" in _refuses(C.spectral_clustering, K, 2)
         _refuses(C.cluster, K, 2, "correlation")
@@ -198,8 +209,10 @@ def test_every_quadratic_path_refuses_with_the_same_sentence(hv):
         _refuses(C.run_clustering, hv, "hamming", "correlation")
         _refuses(C.run_clustering, hv, "hamming", "spectral")
         _refuses(C.compare, hv, kernels=("hamming",), runs=1)
-    with memory_limit_set(hv.n_rows ** 2 * 8 // 2):
-        assert "Gram matrix needs" in _refuses(kernels.gram, None, hv.without_class(), kind="hamming", normalize=True)
+    with memory_limit_set(hv.n_rows**2 * 8 // 2):
+        assert "Gram matrix needs" in _refuses(
+            kernels.gram, None, hv.without_class(), kind="hamming", normalize=True
+        )
 
 
 def test_the_guard_refuses_before_any_kernel_work(hv, monkeypatch):
@@ -241,7 +254,7 @@ def test_the_estimates_cover_the_measured_work_space(hv):
     K = C.kernel_setup(hv, "scaled-hamming").K
     gram_b = K.nbytes
     lab = np.arange(N) % 2
-    C.correlation_clustering(K[:50, :50], 2, restarts=2)     # compile first (numba's compiler allocates too)
+    C.correlation_clustering(K[:50, :50], 2, restarts=2)  # compile first (numba's compiler allocates too)
     C.correlation_clustering(K[:50, :50], 2, restarts=40)
     measured = {
         "correlation": _peak(C.correlation_clustering, K, 2, restarts=2) + gram_b,
@@ -253,7 +266,10 @@ def test_the_estimates_cover_the_measured_work_space(hv):
         assert m <= limits.workspace_bytes(path, N) * 1.02 + 2**20, (path, m / gram_b)
     # the Gram, then the normalisation's two block temporaries (here one block: the whole matrix)
     blocks = 16 * min(kernels.NORMALIZE_BLOCK_CELLS, N * N)
-    assert _peak(kernels.gram, None, hv.without_class(), kind="hamming", normalize=True) <= gram_b + blocks + 2**20
+    assert (
+        _peak(kernels.gram, None, hv.without_class(), kind="hamming", normalize=True)
+        <= gram_b + blocks + 2**20
+    )
 
 
 def test_normalize_is_unchanged_by_blocks(hv, monkeypatch):
@@ -262,17 +278,35 @@ def test_normalize_is_unchanged_by_blocks(hv, monkeypatch):
     K = kernels.gram(model, feats)
     d = np.diag(K).copy()
     ref = K / np.sqrt(np.outer(d, d))
-    monkeypatch.setattr(kernels, "NORMALIZE_BLOCK_CELLS", 1000)        # many blocks
+    monkeypatch.setattr(kernels, "NORMALIZE_BLOCK_CELLS", 1000)  # many blocks
     assert np.array_equal(kernels.gram(model, feats, normalize=True), ref)
 
 
-@pytest.mark.parametrize("argv, refused", [
-    (["kernel", "{csv}", "--kind", "hamming", "--normalize", "-o", "{out}"], True),
-    (["cluster", "{csv}", "--label-column", "class", "--kernel", "hamming", "--algorithm", "correlation"], True),
-    (["cluster", "{csv}", "--label-column", "class", "--kernel", "hamming", "--algorithm", "spectral"], True),
-    (["classify", "{csv}", "--label-column", "class", "--kernel", "hamming", "--repeats", "1"], True),
-    (["cluster", "{csv}", "--label-column", "class", "--kernel", "hamming", "--no-labels-out"], False),
-])
+@pytest.mark.parametrize(
+    "argv, refused",
+    [
+        (["kernel", "{csv}", "--kind", "hamming", "--normalize", "-o", "{out}"], True),
+        (
+            [
+                "cluster",
+                "{csv}",
+                "--label-column",
+                "class",
+                "--kernel",
+                "hamming",
+                "--algorithm",
+                "correlation",
+            ],
+            True,
+        ),
+        (
+            ["cluster", "{csv}", "--label-column", "class", "--kernel", "hamming", "--algorithm", "spectral"],
+            True,
+        ),
+        (["classify", "{csv}", "--label-column", "class", "--kernel", "hamming", "--repeats", "1"], True),
+        (["cluster", "{csv}", "--label-column", "class", "--kernel", "hamming", "--no-labels-out"], False),
+    ],
+)
 def test_cli_refuses_before_allocating_peak_rss(tmp_path, argv, refused):
     """A fresh process on 6,000 rows under --max-memory 40M: the Gram alone would be 275 MiB (the old
     normalisation 3x that); the process stays near its import footprint and says why in one line."""
@@ -284,18 +318,23 @@ def test_cli_refuses_before_allocating_peak_rss(tmp_path, argv, refused):
     lines += [f"c{r % 3}," + ",".join(f"s{v}" for v in row) for r, row in enumerate(cols)]
     csv.write_text("\n".join(lines) + "\n")
     args = [a.format(csv=csv, out=tmp_path / "K.npy") for a in argv] + ["--max-memory", "40M"]
-    probe = ("import resource, subprocess, sys; "
-             "p = subprocess.run([sys.executable, '-m', 'bnfk_core', *sys.argv[1:]], capture_output=True, text=True); "
-             "print(p.returncode); print(p.stderr.strip().splitlines()[-1] if p.stderr.strip() else ''); "
-             "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)")
-    res = subprocess.run([sys.executable, "-c", probe, *args], capture_output=True, text=True, cwd=ROOT, timeout=600)
+    probe = (
+        "import resource, subprocess, sys; "
+        "p = subprocess.run([sys.executable, '-m', 'bnfk_core', *sys.argv[1:]], capture_output=True, "
+        "text=True); "
+        "print(p.returncode); print(p.stderr.strip().splitlines()[-1] if p.stderr.strip() else ''); "
+        "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)"
+    )
+    res = subprocess.run(
+        [sys.executable, "-c", probe, *args], capture_output=True, text=True, cwd=ROOT, timeout=600
+    )
     code, err, rss_kib = res.stdout.strip().splitlines()
     rss = int(rss_kib) * 1024
     if refused:
         assert code == "2" and err.startswith("error: ") and REFUSAL in err and "--max-memory" in err
     else:
         assert code == "0"
-    assert rss < 600 * 2**20, rss / 2**20     # imports (numba, scikit-learn, pandas) take most of this
+    assert rss < 600 * 2**20, rss / 2**20  # imports (numba, scikit-learn, pandas) take most of this
     assert rss < 275 * 2**20 + _baseline_rss(), rss / 2**20
 
 
@@ -305,10 +344,15 @@ _BASE = {}
 def _baseline_rss() -> int:
     """Peak RSS of a process that only imports the CLI (what any run costs before its work)."""
     if "rss" not in _BASE:
-        probe = ("import resource, subprocess, sys; "
-                 "subprocess.run([sys.executable, '-c', 'import bnfk_core.cli.main, bnfk_core.analyses.cluster.features'])"
-                 "; print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)")
-        out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT, timeout=300)
+        probe = (
+            "import resource, subprocess, sys; "
+            "subprocess.run([sys.executable, '-c', 'import bnfk_core.cli.main, "
+            "bnfk_core.analyses.cluster.features'])"
+            "; print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)"
+        )
+        out = subprocess.run(
+            [sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT, timeout=300
+        )
         _BASE["rss"] = int(out.stdout.strip()) * 1024
     return _BASE["rss"]
 
@@ -317,12 +361,15 @@ def _baseline_rss() -> int:
 def test_features_in_blocks_equal_one_block(hv, fisher_hv):
     fitted, feats = fisher_hv
     model = fitted.model
-    complete = feats.subset(np.flatnonzero(~feats.missing_mask.any(axis=1)) if hasattr(feats.missing_mask, "any")
-                            else np.arange(feats.n_rows))
+    complete = feats.subset(
+        np.flatnonzero(~feats.missing_mask.any(axis=1))
+        if hasattr(feats.missing_mask, "any")
+        else np.arange(feats.n_rows)
+    )
     A = kernels.features(model, complete)
     B = kernels.features(model, complete, chunk_rows=17)
     assert (A != B).nnz == 0 and np.array_equal(A.indptr, B.indptr)
-    A = kernels.features(model, feats)                               # missing cells: expected features
+    A = kernels.features(model, feats)  # missing cells: expected features
     B = kernels.features(model, feats, chunk_rows=50)
     assert np.array_equal(A.indptr, B.indptr) and np.array_equal(A.indices, B.indices)
     assert np.allclose(A.data, B.data, rtol=1e-12, atol=1e-14)
@@ -336,7 +383,7 @@ def test_mmd_is_the_pairwise_formula_without_a_gram(hv, fisher_hv, monkeypatch):
     model = fitted.model
     X, Y = feats.subset(np.arange(0, 200)), feats.subset(np.arange(200, 435))
     Kxx, Kyy, Kxy = kernels.gram(model, X), kernels.gram(model, Y), kernels.gram(model, X, Y)
-    pairwise = Kxx.mean() + Kyy.mean() - 2.0 * Kxy.mean()          # paper eq. (10), quadratic form
+    pairwise = Kxx.mean() + Kyy.mean() - 2.0 * Kxy.mean()  # paper eq. (10), quadratic form
     monkeypatch.setattr(kernels, "_fisher_gram", lambda *a, **k: pytest.fail("mmd built a Gram matrix"))
     assert kernels.mmd(model, X, Y) == pytest.approx(pairwise, rel=1e-9, abs=1e-12)
     chunked = kernels.mean_features(model, X, chunk_rows=7) - kernels.mean_features(model, Y, chunk_rows=7)
@@ -379,11 +426,11 @@ def test_dense_layout_with_ties_reaches_a_fixed_point(hv, fisher_hv):
 def test_dense_layout_by_density_and_memory_limit():
     n, d = 1000, 40
     rng = np.random.default_rng(0)
-    dense_phi = sp.csr_matrix(rng.random((n, d)) * (rng.random((n, d)) < 0.3))      # about 30 % non-zero
-    sparse_phi = sp.csr_matrix(rng.random((n, d)) * (rng.random((n, d)) < 0.02))    # about 2 % non-zero
+    dense_phi = sp.csr_matrix(rng.random((n, d)) * (rng.random((n, d)) < 0.3))  # about 30 % non-zero
+    sparse_phi = sp.csr_matrix(rng.random((n, d)) * (rng.random((n, d)) < 0.02))  # about 2 % non-zero
     with memory_limit_set(None):
         assert CF.dense_layout(dense_phi) and not CF.dense_layout(sparse_phi)
-    need = n * d * 8                                                                  # the dense copy's bytes
+    need = n * d * 8  # the dense copy's bytes
     with memory_limit_set(need / CF.DENSE_MEMORY_SHARE):
         assert CF.dense_layout(dense_phi)
     with memory_limit_set(need / CF.DENSE_MEMORY_SHARE - 1):

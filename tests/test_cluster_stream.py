@@ -1,5 +1,6 @@
-"""``cluster`` on a file read in chunks into state codes: the same codes as the in-memory reader, the same clusters,
-and the automatic choice from the file size and --max-memory, said in the JSON."""
+"""``cluster`` on a file read in chunks into state codes: the same codes as the in-memory reader, the same
+clusters, and the automatic choice from the file size and --max-memory, said in the JSON."""
+
 import json
 import os
 from pathlib import Path
@@ -41,15 +42,21 @@ def messy(tmp_path_factory):
     return str(path)
 
 
-@pytest.mark.parametrize("options", [{}, {"na_values": "default-list"}, {"missing_policy": "category"},
-                                     {"drop_columns": ("c",)}])
+@pytest.mark.parametrize(
+    "options", [{}, {"na_values": "default-list"}, {"missing_policy": "category"}, {"drop_columns": ("c",)}]
+)
 @pytest.mark.parametrize("chunksize", [1, 7, 600, 10_000])
 def test_read_codes_equals_load_csv(messy, options, chunksize):
     a = load_csv(messy, class_column="label", **options)
     b = CS.read_codes(messy, chunksize=chunksize, class_column="label", **options)
     assert b.frame is None
     assert np.array_equal(a.codes, b.codes)
-    assert (a.variables, a.states, a.class_column, a.notes) == (b.variables, b.states, b.class_column, b.notes)
+    assert (a.variables, a.states, a.class_column, a.notes) == (
+        b.variables,
+        b.states,
+        b.class_column,
+        b.notes,
+    )
     assert np.array_equal(a.labels(), b.labels())
 
 
@@ -59,8 +66,10 @@ def test_read_codes_equals_load_csv_on_house_votes():
     assert np.array_equal(a.codes, b.codes) and a.states == b.states and a.variables == b.variables
 
 
-@pytest.mark.parametrize("kernel, algorithm", [("fisher", "kmeans-features"), ("fisher", "correlation"),
-                                               ("scaled-hamming", "kmeans-features")])
+@pytest.mark.parametrize(
+    "kernel, algorithm",
+    [("fisher", "kmeans-features"), ("fisher", "correlation"), ("scaled-hamming", "kmeans-features")],
+)
 def test_clusters_of_codes_equal_the_in_memory_clusters(kernel, algorithm):
     a = load_csv(HV, class_column="class", na_values="default-list")
     b = CS.read_codes(HV, chunksize=100, class_column="class", na_values="default-list")
@@ -82,8 +91,20 @@ def test_reads_in_chunks_from_the_file_size_and_the_limit():
 
 
 def test_cli_chooses_chunks_by_size_and_says_so(capsys):
-    base = ["cluster", HV, "--kernel", "fisher", "--label-column", "class", "--na-values", "default-list",
-            "--algorithm", "kmeans-features", "--seed", "2"]
+    base = [
+        "cluster",
+        HV,
+        "--kernel",
+        "fisher",
+        "--label-column",
+        "class",
+        "--na-values",
+        "default-list",
+        "--algorithm",
+        "kmeans-features",
+        "--seed",
+        "2",
+    ]
     code, out, err = run(capsys, *base)
     assert code == 0, err
     whole = json.loads(out)
@@ -98,11 +119,12 @@ def test_cli_chooses_chunks_by_size_and_says_so(capsys):
     asked = json.loads(out)
     assert asked["reading"] == "chunks" and "--chunksize" in asked["notes"][-1]
     assert asked["labels"] == whole["labels"] and asked["cost"] == whole["cost"] and asked["rows"] == 435
-    # the small limit also changes the network's search and the k-means layout: compare with the in-memory path
-    # under the same limit
+    # the small limit also changes the network's search and the k-means layout: compare with the in-memory
+    # path under the same limit
     with memory_limit_set(need - 1):
-        ref = run_clustering(load_csv(HV, class_column="class", na_values="default-list"), "fisher",
-                             "kmeans-features", seed=2)
+        ref = run_clustering(
+            load_csv(HV, class_column="class", na_values="default-list"), "fisher", "kmeans-features", seed=2
+        )
     assert small["labels"] == ref["labels"] and small["cost"] == ref["cost"] and small["rows"] == 435
 
 

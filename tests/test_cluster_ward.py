@@ -1,5 +1,6 @@
-"""Kernel Ward (``cluster --algorithm ward``): checked against a brute-force Ward and scikit-learn's Ward on the
-explicit features; its cost, its memory guard, and ``auto`` with the normalised Fisher kernel."""
+"""Kernel Ward (``cluster --algorithm ward``): checked against a brute-force Ward and scikit-learn's Ward on
+the explicit features; its cost, its memory guard, and ``auto`` with the normalised Fisher kernel."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -22,6 +23,7 @@ def _brute_ward(X: np.ndarray, k: int) -> list[frozenset]:
     def sse(c):
         P = X[list(c)]
         return float(((P - P.mean(axis=0)) ** 2).sum())
+
     while len(clusters) > k:
         best = None
         for a in range(len(clusters)):
@@ -53,12 +55,14 @@ def test_ward_on_the_gram_matrix_is_brute_force_ward(seed, k):
 
 def test_condensed_distances_are_scipys_pdist_of_the_features():
     from scipy.spatial.distance import pdist
+
     X = np.random.default_rng(3).normal(size=(9, 4))
     assert np.allclose(condensed_distances(X @ X.T), pdist(X), atol=1e-12)
 
 
 def test_cut_merges_follows_the_linkage():
     from scipy.cluster.hierarchy import fcluster, linkage
+
     X = np.random.default_rng(4).normal(size=(30, 2))
     Z = linkage(X, method="ward")
     for k in (1, 2, 5, 30):
@@ -67,8 +71,10 @@ def test_cut_merges_follows_the_linkage():
 
 def test_ward_on_the_normalised_fisher_features_is_sklearn_ward():
     from sklearn.cluster import AgglomerativeClustering
+
     from bnfk_core.kernels.fisher_normalized import fit_fisher_normalized
     from bnfk_core.reproduce.common import load_thesis_data
+
     d = load_thesis_data("zoo")
     X = d.without_class()
     fk = fit_fisher_normalized(X)
@@ -86,12 +92,16 @@ def test_ward_edge_cases_and_memory_guard():
     assert ward_clustering(K, 6).labels.tolist() == list(range(6))
     with pytest.raises(Exception, match="clusters"):
         ward_clustering(K, 7)
-    with memory_limit_set(workspace_bytes("ward", 6) - 1), pytest.raises(KernelError, match="Ward clustering"):
+    with (
+        memory_limit_set(workspace_bytes("ward", 6) - 1),
+        pytest.raises(KernelError, match="Ward clustering"),
+    ):
         ward_clustering(K, 2)
 
 
 def _cli(argv):
     from bnfk_core.cli.main import build_parser
+
     args = build_parser("cluster").parse_args(["cluster", *argv])
     return args.func(args)
 
@@ -99,15 +109,21 @@ def _cli(argv):
 def test_cli_ward_and_the_normalised_kernels_auto():
     from bnfk_core.kernels.fisher_normalized import fit_fisher_normalized
     from bnfk_core.reproduce.common import load_thesis_data
+
     path = str(ROOT / "sample_data" / "soybean_small.csv")
     d = load_thesis_data("soybean_small")
     X = d.without_class()
     want = ward_clustering(fit_fisher_normalized(X).gram(X), 4).labels.tolist()
     out = _cli([path, "--label-column", "class", "--kernel", "fisher-normalized"])
     assert out["algorithm_chosen"] == "ward" and out["labels"] == want
-    assert _cli([path, "--label-column", "class", "--kernel", "fisher-normalized", "--algorithm", "ward"])["labels"] == want
+    assert (
+        _cli([path, "--label-column", "class", "--kernel", "fisher-normalized", "--algorithm", "ward"])[
+            "labels"
+        ]
+        == want
+    )
     # beyond the memory limit, auto falls back to k-means on psi (linear memory) and says why
-    with memory_limit_set(workspace_bytes("ward", 47) - 1):      # what --max-memory sets for the command
+    with memory_limit_set(workspace_bytes("ward", 47) - 1):  # what --max-memory sets for the command
         small = _cli([path, "--label-column", "class", "--kernel", "fisher-normalized"])
     assert small["algorithm_chosen"] == "kmeans-features" and "ward" in small["algorithm_reason"]
     # any kernel can use Ward

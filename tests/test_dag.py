@@ -1,11 +1,24 @@
 """DAG edits, segment presets and Markov equivalence (CPDAG, covered arcs)."""
+
 import itertools
 
 import pytest
 
-from bnfk_core.network.dag import (DAG, CPDAG, apply_segment, covered_arcs, cpdag, empty_dag, equivalent,
-                           naive_bayes, segment_arcs, skeleton, structural_hamming_distance, v_structures)
 from bnfk_core.errors import StructureError
+from bnfk_core.network.dag import (
+    CPDAG,
+    DAG,
+    apply_segment,
+    covered_arcs,
+    cpdag,
+    empty_dag,
+    equivalent,
+    naive_bayes,
+    segment_arcs,
+    skeleton,
+    structural_hamming_distance,
+    v_structures,
+)
 
 NODES = ["a", "b", "c", "d", "e"]
 
@@ -56,13 +69,16 @@ def test_empty_and_naive_bayes():
         naive_bayes(NODES, "zz")
 
 
-@pytest.mark.parametrize("kind, variables, arcs", [
-    ("single-arc", ["a", "b"], {("a", "b")}),
-    ("v", ["a", "b", "c"], {("a", "c"), ("b", "c")}),
-    ("a", ["a", "b", "c"], {("a", "b"), ("a", "c")}),
-    ("chain", ["a", "b", "c"], {("c", "a"), ("a", "b")}),
-    ("full", ["d", "a", "b"], {("d", "a"), ("d", "b"), ("a", "b")}),
-])
+@pytest.mark.parametrize(
+    "kind, variables, arcs",
+    [
+        ("single-arc", ["a", "b"], {("a", "b")}),
+        ("v", ["a", "b", "c"], {("a", "c"), ("b", "c")}),
+        ("a", ["a", "b", "c"], {("a", "b"), ("a", "c")}),
+        ("chain", ["a", "b", "c"], {("c", "a"), ("a", "b")}),
+        ("full", ["d", "a", "b"], {("d", "a"), ("d", "b"), ("a", "b")}),
+    ],
+)
 def test_segment_arcs(kind, variables, arcs):
     assert set(segment_arcs(kind, variables)) == arcs
     g = apply_segment(DAG(NODES, [("d", "e")]), kind, variables)
@@ -146,6 +162,7 @@ def test_cpdag_invariant_under_covered_arc_reversal():
 
 def test_cpdag_covered_reversal_random_walk():
     import random
+
     rng = random.Random(0)
     for _ in range(20):
         g = DAG(NODES, [(u, v) for u, v in itertools.combinations(NODES, 2) if rng.random() < 0.5])

@@ -1,13 +1,15 @@
-"""Node boxes of a DAG figure do not overlap at the narrowest width it is drawn at (the Structure page at 1280 pixels):
+"""Node boxes of a DAG figure do not overlap at the narrowest width it is drawn at (the Structure page at 1280
+pixels):
 house votes' learned tree has a wide layer of long names, which is staggered."""
+
 import itertools
 
 import pytest
+from conftest import _sample
 
 from bnfk_core.data.table import load_csv
 from bnfk_core.learning.recipe import learn_recipe
 from bnfk_core.views.figures.base import DAG_MIN_WIDTH, _box_size, _wrap, dag_figure
-from conftest import _sample
 
 
 def _boxes(fig, nodes, width_px):
@@ -29,18 +31,29 @@ def test_learned_networks_boxes_do_not_overlap(name):
     dag = learn_recipe(data).dag
     fig = dag_figure(dag.nodes, dag.sorted_arcs())
     boxes = _boxes(fig, dag.nodes, DAG_MIN_WIDTH)
-    hits = [(a, b) for a, b in itertools.combinations(boxes, 2)
-            if boxes[a][0] < boxes[b][2] and boxes[b][0] < boxes[a][2]
-            and boxes[a][1] < boxes[b][3] and boxes[b][1] < boxes[a][3]]
+    hits = [
+        (a, b)
+        for a, b in itertools.combinations(boxes, 2)
+        if boxes[a][0] < boxes[b][2]
+        and boxes[b][0] < boxes[a][2]
+        and boxes[a][1] < boxes[b][3]
+        and boxes[b][1] < boxes[a][3]
+    ]
     assert not hits, hits
 
 
 def test_without_staggering_house_votes_boxes_overlap(monkeypatch):
     """The check above can fail: the same layout with the stagger switched off has overlapping boxes."""
     from bnfk_core.views.figures import base
+
     monkeypatch.setattr(base, "STAGGER", 0.0)
     data = load_csv(_sample("house_votes_84"), class_column="class", missing_policy="category")
     dag = learn_recipe(data).dag
     boxes = _boxes(dag_figure(dag.nodes, dag.sorted_arcs()), dag.nodes, DAG_MIN_WIDTH)
-    assert any(boxes[a][0] < boxes[b][2] and boxes[b][0] < boxes[a][2] and boxes[a][1] < boxes[b][3]
-               and boxes[b][1] < boxes[a][3] for a, b in itertools.combinations(boxes, 2))
+    assert any(
+        boxes[a][0] < boxes[b][2]
+        and boxes[b][0] < boxes[a][2]
+        and boxes[a][1] < boxes[b][3]
+        and boxes[b][1] < boxes[a][3]
+        for a, b in itertools.combinations(boxes, 2)
+    )

@@ -1,4 +1,5 @@
 """Tests of bnfk_core.data.table: load_csv on the sample datasets and on every kind of bad input."""
+
 from __future__ import annotations
 
 import io
@@ -14,25 +15,47 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as hst
 
-from bnfk_core.data.table import (MISSING_CATEGORY, CategoricalData, from_codes, interval_label, load_csv,
-                            parse_interval)
+from bnfk_core.data.table import (
+    MISSING_CATEGORY,
+    CategoricalData,
+    from_codes,
+    interval_label,
+    load_csv,
+    parse_interval,
+)
 from bnfk_core.errors import BnfkError, DataError
 
 # name: (rows, columns incl. class) -- the summary table of sample_data/README.md
 SHAPES = {
-    "breast_cancer": (286, 10), "hayes_roth": (160, 5), "house_votes_84": (435, 17),
-    "lymphography": (148, 19), "primary_tumor": (339, 18), "spect": (267, 23),
-    "tic_tac_toe": (958, 10), "nursery": (12960, 9), "letter": (20000, 17),
-    "waveform_5000": (5000, 41), "mushroom": (8124, 23), "car": (1728, 7),
-    "kr_vs_kp": (3196, 37), "zoo": (101, 17), "soybean_small": (47, 36),
-    "soybean_large": (683, 36), "carcinoma": (118, 7),
+    "breast_cancer": (286, 10),
+    "hayes_roth": (160, 5),
+    "house_votes_84": (435, 17),
+    "lymphography": (148, 19),
+    "primary_tumor": (339, 18),
+    "spect": (267, 23),
+    "tic_tac_toe": (958, 10),
+    "nursery": (12960, 9),
+    "letter": (20000, 17),
+    "waveform_5000": (5000, 41),
+    "mushroom": (8124, 23),
+    "car": (1728, 7),
+    "kr_vs_kp": (3196, 37),
+    "zoo": (101, 17),
+    "soybean_small": (47, 36),
+    "soybean_large": (683, 36),
+    "carcinoma": (118, 7),
 }
 #: samples without a label column (latent class reference data)
 UNLABELLED = {"carcinoma"}
 # missing cells under missing_policy="missing" with na_values="default-list" (the catalog's list for these
 # samples); with the default na_values (the empty field only) none of the samples has a missing cell
-MISSING = {"breast_cancer": 9, "primary_tumor": 225, "mushroom": 2480, "soybean_large": 2337,
-           "house_votes_84": 392}
+MISSING = {
+    "breast_cancer": 9,
+    "primary_tumor": 225,
+    "mushroom": 2480,
+    "soybean_large": 2337,
+    "house_votes_84": 392,
+}
 
 
 class Named(io.BytesIO):
@@ -67,14 +90,20 @@ def test_sample_shapes(sample_path, name):
         assert d.source == f"{name}.csv"
         assert len(d.states) == cols and all(len(s) >= 1 for s in d.states)
         assert (d.codes < d.cardinalities).all() and (d.codes >= -1).all()
-        expected_missing = (MISSING.get(name, 0) if na == "default-list" else
-                            _blank_cells(sample_path(name)) if policy == "missing" else 0)
+        expected_missing = (
+            MISSING.get(name, 0)
+            if na == "default-list"
+            else _blank_cells(sample_path(name))
+            if policy == "missing"
+            else 0
+        )
         assert int(d.missing_mask().sum()) == expected_missing
         assert list(d.frame.columns) == list(d.variables) and d.frame.shape == (rows, cols)
 
 
 def _blank_cells(path) -> int:
     import csv
+
     with open(path, newline="", encoding="utf-8") as fh:
         rows = list(csv.reader(fh))[1:]
     return sum(c.strip() == "" for r in rows if any(x.strip() for x in r) for c in r)
@@ -96,6 +125,7 @@ def test_na_values_decide_which_texts_are_missing():
 
 def test_catalog_declares_the_na_values_of_samples_that_need_them(sample_path):
     import json
+
     cat = json.loads((sample_path("house_votes_84").parent / "catalog.json").read_text())
     for name, n in MISSING.items():
         d = load_csv(sample_path(name), class_column="class", na_values=cat[name].get("na_values"))
@@ -147,8 +177,13 @@ def test_breast_cancer_and_soybean_missing(sample_path):
 def test_nursery_class_counts(sample_path):
     d = load_csv(sample_path("nursery"), class_column="class")
     counts = dict(zip(d.states[-1], np.bincount(d.labels()).tolist()))
-    assert counts == {"not_recom": 4320, "priority": 4266, "recommend": 2, "spec_prior": 4044,
-                      "very_recom": 328}
+    assert counts == {
+        "not_recom": 4320,
+        "priority": 4266,
+        "recommend": 2,
+        "spec_prior": 4044,
+        "very_recom": 328,
+    }
     assert d.notes == ()
 
 
@@ -183,7 +218,7 @@ def test_waveform_discretized_into_four_quantile_bins(sample_path):
         ivs = [parse_interval(s) for s in st]
         assert all(ivs), st
         assert [iv[3] for iv in ivs] == [False, False, False, True]  # only the last is closed
-        assert all(a[1] == b[0] for a, b in zip(ivs, ivs[1:]))       # contiguous, ordered
+        assert all(a[1] == b[0] for a, b in zip(ivs, ivs[1:]))  # contiguous, ordered
         counts = np.bincount(d.codes[:, d.index(v)], minlength=4)
         assert counts.min() > 900  # quantile bins: roughly 1250 each
     assert any("Discretized 40 numeric column(s)" in n for n in d.notes)
@@ -199,13 +234,23 @@ def test_catalog_matches_files(sample_path, sample_dir):
     catalog = json.loads((sample_dir / "catalog.json").read_text())
     assert set(catalog) == {p.stem for p in sample_dir.glob("*.csv")} == set(SHAPES)
     for name, entry in catalog.items():
-        assert set(entry) >= {"file", "title", "description", "class_column", "missing_policy",
-                              "rows", "columns"}
+        assert set(entry) >= {
+            "file",
+            "title",
+            "description",
+            "class_column",
+            "missing_policy",
+            "rows",
+            "columns",
+        }
         assert "\n" not in entry["description"] and entry["title"]
         assert entry["missing_policy"] in ("missing", "category")
         assert (entry["rows"], entry["columns"]) == SHAPES[name]
-        d = load_csv(sample_path(entry["file"]), class_column=entry["class_column"],
-                     missing_policy=entry["missing_policy"])
+        d = load_csv(
+            sample_path(entry["file"]),
+            class_column=entry["class_column"],
+            missing_policy=entry["missing_policy"],
+        )
         assert (d.n_rows, d.n_vars) == (entry["rows"], entry["columns"])
     assert catalog["house_votes_84"]["missing_policy"] == "category"
     assert catalog["primary_tumor"]["missing_policy"] == "category"
@@ -213,8 +258,13 @@ def test_catalog_matches_files(sample_path, sample_dir):
 
 
 def test_sample_readme_keeps_provenance(sample_dir):
-    shared_facts = ["CC BY 4.0", "M. Zwitter and M. Soklic", "LucasBoTang/Optimal_Classification_Trees",
-                    "## Provenance and checks", "## Summary table"]
+    shared_facts = [
+        "CC BY 4.0",
+        "M. Zwitter and M. Soklic",
+        "LucasBoTang/Optimal_Classification_Trees",
+        "## Provenance and checks",
+        "## Summary table",
+    ]
     text = (sample_dir / "README.md").read_text()
     for fact in shared_facts:
         assert fact in text
@@ -237,8 +287,14 @@ def test_crlf_line_numbers(tmp_csv):
 
 @pytest.mark.parametrize("sep", [";", "\t"])
 def test_semicolon_and_tab(tmp_csv, sep):
-    text = sep.join(["a", "b", "c"]) + "\n" + sep.join(["1,5", "x", "y"]) + "\n" + \
-        sep.join(["2,5", "x", "z"]) + "\n"
+    text = (
+        sep.join(["a", "b", "c"])
+        + "\n"
+        + sep.join(["1,5", "x", "y"])
+        + "\n"
+        + sep.join(["2,5", "x", "z"])
+        + "\n"
+    )
     d = load_csv(tmp_csv(text))
     assert d.variables == ("a", "b", "c")
     assert d.states[0] == ("1,5", "2,5")
@@ -463,20 +519,22 @@ def test_all_or_all_but_one_column_dropped(tmp_csv):
 
 
 def test_duplicate_headers(tmp_csv):
-    error(r"Column name 'a' appears more than once in the header of data\.csv",
-          tmp_csv("a,b, a\n1,2,3\n"))
+    error(r"Column name 'a' appears more than once in the header of data\.csv", tmp_csv("a,b, a\n1,2,3\n"))
 
 
 def test_empty_header_name(tmp_csv):
     error(r"Column 2 of data\.csv has an empty name", tmp_csv("a,,c\n1,2,3\n"))
 
 
-@pytest.mark.parametrize("text,line,fields", [
-    ("a,b,c\n1,2,3\n4,5\n", 3, 2),
-    ("a,b,c\n1,2,3\n4,5,6\n7,8,9,10\n", 4, 4),
-    ("\n\na,b,c\n1,2,3\n\n4,5,6,7\n", 6, 4),  # leading and interior blank lines still count
-    ('a,b,c\n"x\ny",2,3\n1,2\n', 4, 2),       # a quoted line break spans lines 2-3
-])
+@pytest.mark.parametrize(
+    "text,line,fields",
+    [
+        ("a,b,c\n1,2,3\n4,5\n", 3, 2),
+        ("a,b,c\n1,2,3\n4,5,6\n7,8,9,10\n", 4, 4),
+        ("\n\na,b,c\n1,2,3\n\n4,5,6,7\n", 6, 4),  # leading and interior blank lines still count
+        ('a,b,c\n"x\ny",2,3\n1,2\n', 4, 2),  # a quoted line break spans lines 2-3
+    ],
+)
 def test_ragged_rows_name_the_line(tmp_csv, text, line, fields):
     what = "1 field" if fields == 1 else f"{fields} fields"
     error(rf"Line {line} of data\.csv has {what} but the header has 3", tmp_csv(text))
@@ -487,23 +545,29 @@ def test_bad_quotes(tmp_csv):
     error(r"data\.csv cannot be parsed", tmp_csv('a,b\n"x,1\ny,2\n'))
 
 
-@pytest.mark.parametrize("content,what", [
-    (b"a,b\n\x00\x01\x02,\x00\n", "binary"),
-    (b"PK\x03\x04\x14\x00\x06\x00" + bytes(range(256)), "ZIP"),
-    (b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n", "PDF"),
-    (b"\x89PNG\r\n\x1a\n\x00\x00", "PNG"),
-    (bytes(range(1, 32)) * 20, "binary"),
-])
+@pytest.mark.parametrize(
+    "content,what",
+    [
+        (b"a,b\n\x00\x01\x02,\x00\n", "binary"),
+        (b"PK\x03\x04\x14\x00\x06\x00" + bytes(range(256)), "ZIP"),
+        (b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n", "PDF"),
+        (b"\x89PNG\r\n\x1a\n\x00\x00", "PNG"),
+        (bytes(range(1, 32)) * 20, "binary"),
+    ],
+)
 def test_binary_content(tmp_csv, content, what):
     msg = error(r"data\.csv looks like", tmp_csv(content))
     assert what in msg
 
 
-@pytest.mark.parametrize("content", [
-    "<!DOCTYPE html>\n<html><head><title>x</title></head><body>a,b</body></html>\n",
-    "  <html>\n<body>\n1,2\n</body></html>",
-    '<?xml version="1.0"?>\n<root/>\n',
-])
+@pytest.mark.parametrize(
+    "content",
+    [
+        "<!DOCTYPE html>\n<html><head><title>x</title></head><body>a,b</body></html>\n",
+        "  <html>\n<body>\n1,2\n</body></html>",
+        '<?xml version="1.0"?>\n<root/>\n',
+    ],
+)
 def test_html_content(tmp_csv, content):
     error(r"data\.csv looks like an HTML/XML page", tmp_csv(content))
 
@@ -517,19 +581,27 @@ def test_nonexistent_path_and_directory(tmp_path):
 
 
 def test_unknown_class_column(tmp_csv):
-    msg = error(r"Class column 'label' is not a column of data\.csv", tmp_csv("a,b\nx,1\n"),
-                class_column="label")
+    msg = error(
+        r"Class column 'label' is not a column of data\.csv", tmp_csv("a,b\nx,1\n"), class_column="label"
+    )
     assert "'a', 'b'" in msg
 
 
 def test_unknown_drop_column(tmp_csv):
-    error(r"drop_columns names 'zz', which is not a column of data\.csv",
-          tmp_csv("a,b,c\nx,1,2\n"), drop_columns=["a", "zz"])
+    error(
+        r"drop_columns names 'zz', which is not a column of data\.csv",
+        tmp_csv("a,b,c\nx,1,2\n"),
+        drop_columns=["a", "zz"],
+    )
 
 
 def test_class_column_dropped(tmp_csv):
-    error(r"Class column 'c' is also listed in drop_columns", tmp_csv("a,b,c\nx,1,2\n"),
-          class_column="c", drop_columns=["c"])
+    error(
+        r"Class column 'c' is also listed in drop_columns",
+        tmp_csv("a,b,c\nx,1,2\n"),
+        class_column="c",
+        drop_columns=["c"],
+    )
 
 
 def test_class_column_all_missing(tmp_csv):
@@ -539,13 +611,16 @@ def test_class_column_all_missing(tmp_csv):
     assert load_csv(p).variables == ("a", "b", "c")  # fine as a plain (all-missing) feature
 
 
-@pytest.mark.parametrize("kwargs,match", [
-    ({"missing_policy": "drop"}, "missing_policy must be"),
-    ({"discretize_bins": 1}, "discretize_bins must be"),
-    ({"discretize_bins": -3}, "discretize_bins must be"),
-    ({"discretize_bins": 2.5}, "discretize_bins must be"),
-    ({"max_levels": 1}, "max_levels must be"),
-])
+@pytest.mark.parametrize(
+    "kwargs,match",
+    [
+        ({"missing_policy": "drop"}, "missing_policy must be"),
+        ({"discretize_bins": 1}, "discretize_bins must be"),
+        ({"discretize_bins": -3}, "discretize_bins must be"),
+        ({"discretize_bins": 2.5}, "discretize_bins must be"),
+        ({"max_levels": 1}, "max_levels must be"),
+    ],
+)
 def test_bad_options(kwargs, match):
     error(match, text="a,b\nx,1\n", **kwargs)
 
@@ -594,8 +669,12 @@ def test_model_class_column_not_in_model_is_dropped_with_note():
 
 def test_model_extra_column_is_an_error():
     m = model(["a", "c"], [["x", "y"], ["k", "l"]])
-    msg = error(r"Column\(s\) 'b' of uploaded data are not variables of the model", text=TEXT,
-                class_column="c", model=m)
+    msg = error(
+        r"Column\(s\) 'b' of uploaded data are not variables of the model",
+        text=TEXT,
+        class_column="c",
+        model=m,
+    )
     assert "drop_columns=['b']" in msg
     assert load_csv(text=TEXT, class_column="c", model=m, drop_columns=["b"]).variables == ("a", "c")
 
@@ -607,8 +686,11 @@ def test_model_missing_variable():
 
 def test_model_unknown_value_names_variable_value_and_line(tmp_csv):
     m = model(["a", "b", "c"], [["x"], ["1", "2", "10"], ["k", "l"]])
-    msg = error(r"Value 'y' of variable 'a' on line 3 of data\.csv is not a state of the model",
-                tmp_csv(TEXT + "y,1,k\n"), model=m)
+    msg = error(
+        r"Value 'y' of variable 'a' on line 3 of data\.csv is not a state of the model",
+        tmp_csv(TEXT + "y,1,k\n"),
+        model=m,
+    )
     assert "states: x" in msg
 
 
@@ -620,8 +702,12 @@ def test_model_numeric_values_match_by_value():
 
 def test_model_and_missing_category():
     m_plain = model(["a", "b", "c"], [["x", "y"], ["1", "2", "10"], ["k", "l"]])
-    error(r"Missing value \(an empty field\) of variable 'a' on line 4", text=TEXT, model=m_plain,
-          missing_policy="category")
+    error(
+        r"Missing value \(an empty field\) of variable 'a' on line 4",
+        text=TEXT,
+        model=m_plain,
+        missing_policy="category",
+    )
     m_q = model(["a", "b", "c"], [["x", "y", "?"], ["1", "2", "10"], ["k", "l"]])
     d = load_csv(text=TEXT, model=m_q, missing_policy="category")
     assert d.codes[2, 0] == 2 and not d.has_missing

@@ -7,6 +7,7 @@ In the subpackages of ``SCOPED`` every public function, class and method defined
 Parameters section when it takes arguments and a Returns (or Yields) section when it gives a value (``EXEMPT``
 lists the exceptions, each with its reason), and every Parameters entry names a parameter of the signature.
 """
+
 from __future__ import annotations
 
 import importlib
@@ -45,11 +46,16 @@ WITH_SOURCES = {
 
 
 def sections(doc: str) -> list[str]:
-    """The numpydoc section titles of ``doc`` (a title line followed by a line of dashes as long), in order."""
+    """The numpydoc section titles of ``doc`` (a title line followed by a line of dashes as long), in
+    order."""
     lines = doc.splitlines()
-    return [lines[i].strip() for i in range(len(lines) - 1)
-            if lines[i].strip() and re.fullmatch(r"-{3,}", lines[i + 1].strip())
-            and len(lines[i + 1].strip()) == len(lines[i].strip())]
+    return [
+        lines[i].strip()
+        for i in range(len(lines) - 1)
+        if lines[i].strip()
+        and re.fullmatch(r"-{3,}", lines[i + 1].strip())
+        and len(lines[i + 1].strip()) == len(lines[i].strip())
+    ]
 
 
 def top_functions():
@@ -75,9 +81,13 @@ def test_formulas_cite_their_source(module, name):
     assert "References" in found, f"{module}.{name}: no References section"
     refs = doc.split("References\n----------", 1)[1]
     # a source is a paper (author and year, or the bnfk paper / thesis with a section, equation or table)
-    assert re.search(r"\(\d{4}\)|\b(19|20)\d{2}\b|thesis|paper|§|eq\.", refs, re.I), f"{module}.{name}: {refs!r}"
+    assert re.search(r"\(\d{4}\)|\b(19|20)\d{2}\b|thesis|paper|§|eq\.", refs, re.I), (
+        f"{module}.{name}: {refs!r}"
+    )
     known = [s for s in found if s in ORDER]
-    assert known == sorted(known, key=ORDER.index), f"{module}.{name}: sections out of numpydoc order: {found}"
+    assert known == sorted(known, key=ORDER.index), (
+        f"{module}.{name}: sections out of numpydoc order: {found}"
+    )
 
 
 def test_sections_parser_reads_numpydoc_titles():
@@ -88,44 +98,124 @@ def test_sections_parser_reads_numpydoc_titles():
     assert documented_parameters(doc) == ["a", "b", "c"]
 
 
-# --- every public function of the faces below documents itself -------------------------------------------------
+# --- every public function of the faces below documents itself
+# -------------------------------------------------
 
 #: the subpackages whose public functions, classes and methods must carry numpydoc sections
-SCOPED = ("network", "inference", "kernels", "lca", "reproduce", "estimators", "views",
-          "analyses.segments", "analyses.prototypes")
+SCOPED = (
+    "network",
+    "inference",
+    "kernels",
+    "lca",
+    "reproduce",
+    "estimators",
+    "views",
+    "analyses.segments",
+    "analyses.prototypes",
+)
 
 #: "module:qualname" -> why it needs no Parameters / Returns section
 EXEMPT = {
     # modules at the 600-line limit: a method whose one-line summary says what it takes and gives
-    **{f"bnfk_core.network.dag:{name}": "dag.py is at the 600-line limit; the summary line says it" for name in (
-        "DAG.sorted_arcs", "DAG.index", "DAG.parents", "DAG.parent_indices", "DAG.children", "DAG.has_arc",
-        "DAG.topological_order", "DAG.ancestors", "DAG.add_arc", "DAG.remove_arc", "DAG.reverse_arc",
-        "DAG.with_arcs", "DAG.subgraph", "DAG.to_networkx", "DAG.from_networkx", "DAG.to_dict", "DAG.from_dict",
-        "CPDAG.edge_status", "CPDAG.to_networkx")},
-    **{f"bnfk_core.network.model:BayesNet.{name}": "model.py is at the 600-line limit; the summary line says it"
-       for name in ("n_parent_configs", "parameter_count", "key", "complete_log_likelihood", "sample", "to_pgmpy",
-                    "to_json_dict")},
-    **{f"bnfk_core.kernels.fisher:{name}": "fisher.py is at the 600-line limit; the summary line says it" for name in (
-        "normalize_bytes", "normalize_rows", "pair_tables", "add_pair_terms", "FittedKernel.contributions")},
-    **{f"bnfk_core.kernels.live:LiveKernel.{name}": "live.py is at the 600-line limit; the summary line says it"
-       for name in ("can_undo", "can_redo", "redo", "reset", "features", "log_likelihood", "local_scores", "score",
-                    "score_delta", "scaled_hamming", "posterior", "data_key", "structure_key", "cache_key")},
+    **{
+        f"bnfk_core.network.dag:{name}": "dag.py is at the 600-line limit; the summary line says it"
+        for name in (
+            "DAG.sorted_arcs",
+            "DAG.index",
+            "DAG.parents",
+            "DAG.parent_indices",
+            "DAG.children",
+            "DAG.has_arc",
+            "DAG.topological_order",
+            "DAG.ancestors",
+            "DAG.add_arc",
+            "DAG.remove_arc",
+            "DAG.reverse_arc",
+            "DAG.with_arcs",
+            "DAG.subgraph",
+            "DAG.to_networkx",
+            "DAG.from_networkx",
+            "DAG.to_dict",
+            "DAG.from_dict",
+            "CPDAG.edge_status",
+            "CPDAG.to_networkx",
+        )
+    },
+    **{
+        f"bnfk_core.network.model:BayesNet.{name}": (
+            "model.py is at the 600-line limit; the summary line says it"
+        )
+        for name in (
+            "n_parent_configs",
+            "parameter_count",
+            "key",
+            "complete_log_likelihood",
+            "sample",
+            "to_pgmpy",
+            "to_json_dict",
+        )
+    },
+    **{
+        f"bnfk_core.kernels.fisher:{name}": "fisher.py is at the 600-line limit; the summary line says it"
+        for name in (
+            "normalize_bytes",
+            "normalize_rows",
+            "pair_tables",
+            "add_pair_terms",
+            "FittedKernel.contributions",
+        )
+    },
+    **{
+        f"bnfk_core.kernels.live:LiveKernel.{name}": (
+            "live.py is at the 600-line limit; the summary line says it"
+        )
+        for name in (
+            "can_undo",
+            "can_redo",
+            "redo",
+            "reset",
+            "features",
+            "log_likelihood",
+            "local_scores",
+            "score",
+            "score_delta",
+            "scaled_hamming",
+            "posterior",
+            "data_key",
+            "structure_key",
+            "cache_key",
+        )
+    },
     # a kernel's gram / contributions implement the interface documented on FittedKernel
-    **{f"bnfk_core.kernels.{name}": "implements the FittedKernel method of that name, documented there" for name in (
-        "fisher:NetworkKernel.gram", "fisher:NetworkKernel.contributions",
-        "fisher_normalized:NormalizedFisherKernel.gram", "fisher_normalized:NormalizedFisherKernel.contributions",
-        "hamming:HammingKernel.gram", "hamming:HammingKernel.contributions",
-        "similarity:CategoricalMeasure.gram", "similarity:CategoricalMeasure.contributions")},
+    **{
+        f"bnfk_core.kernels.{name}": "implements the FittedKernel method of that name, documented there"
+        for name in (
+            "fisher:NetworkKernel.gram",
+            "fisher:NetworkKernel.contributions",
+            "fisher_normalized:NormalizedFisherKernel.gram",
+            "fisher_normalized:NormalizedFisherKernel.contributions",
+            "hamming:HammingKernel.gram",
+            "hamming:HammingKernel.contributions",
+            "similarity:CategoricalMeasure.gram",
+            "similarity:CategoricalMeasure.contributions",
+        )
+    },
     # the greedy-criterion interface (value, values, start, best_swap, swap), documented on MMDCriterion
-    **{f"bnfk_core.analyses.prototypes.rowwise:ChunkedMMDCriterion.{name}": "implements the greedy-criterion method "
-       "of that name, documented on criteria.MMDCriterion" for name in ("value", "values", "start", "best_swap", "swap")},
-    **{f"bnfk_core.views.figures.base:{name}": "base.py is at the 600-line limit; the summary line says it"
-       for name in ("plain_all", "class_colors", "kernel_range", "evenly_drawn")},
+    **{
+        f"bnfk_core.analyses.prototypes.rowwise:ChunkedMMDCriterion.{name}": "implements the greedy-"
+        "criterion method of that name, documented on criteria.MMDCriterion"
+        for name in ("value", "values", "start", "best_swap", "swap")
+    },
+    **{
+        f"bnfk_core.views.figures.base:{name}": "base.py is at the 600-line limit; the summary line says it"
+        for name in ("plain_all", "class_colors", "kernel_range", "evenly_drawn")
+    },
 }
 
 
 def _scoped_modules():
     import pkgutil
+
     for pkg in SCOPED:
         face = importlib.import_module(f"bnfk_core.{pkg}")
         yield face.__name__
@@ -134,9 +224,11 @@ def _scoped_modules():
 
 
 def _gives_a_value(func) -> bool:
-    """Whether ``func`` returns something: its annotation, else a ``return <value>`` / ``yield`` of its own body."""
+    """Whether ``func`` returns something: its annotation, else a ``return <value>`` / ``yield`` of its own
+    body."""
     import ast
     import textwrap
+
     ann = inspect.signature(func).return_annotation
     if ann is not inspect.Signature.empty:
         return ann not in (None, "None")
@@ -146,14 +238,17 @@ def _gives_a_value(func) -> bool:
         node = stack.pop()
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
             continue
-        if isinstance(node, (ast.Yield, ast.YieldFrom)) or (isinstance(node, ast.Return) and node.value is not None):
+        if isinstance(node, (ast.Yield, ast.YieldFrom)) or (
+            isinstance(node, ast.Return) and node.value is not None
+        ):
             return True
         stack.extend(ast.iter_child_nodes(node))
     return False
 
 
 def _public_callables():
-    """(module:qualname, object, is_method) of every public function, class and method defined in the scope."""
+    """(module:qualname, object, is_method) of every public function, class and method defined in the
+    scope."""
     for module in _scoped_modules():
         for name, obj in vars(importlib.import_module(module)).items():
             if name.startswith("_") or getattr(obj, "__module__", None) != module:
@@ -178,7 +273,7 @@ def _missing(obj, is_method) -> list[str]:
     if inspect.isclass(obj):
         return []
     found = sections(doc)
-    params = list(inspect.signature(obj).parameters)[1 if is_method else 0:]
+    params = list(inspect.signature(obj).parameters)[1 if is_method else 0 :]
     missing = ["Parameters"] if params and "Parameters" not in found else []
     if _gives_a_value(obj) and not {"Returns", "Yields"} & set(found):
         missing.append("Returns")
@@ -189,21 +284,35 @@ def _missing(obj, is_method) -> list[str]:
 
 
 def test_scoped_public_callables_have_numpydoc_sections():
-    gaps = [f"{key}: no {', '.join(miss)}" for key, obj, is_method in _public_callables()
-            if key not in EXEMPT and (miss := _missing(obj, is_method))]
+    gaps = [
+        f"{key}: no {', '.join(miss)}"
+        for key, obj, is_method in _public_callables()
+        if key not in EXEMPT and (miss := _missing(obj, is_method))
+    ]
     assert not gaps, f"{len(gaps)} undocumented:\n" + "\n".join(gaps)
 
 
 def documented_parameters(doc: str) -> list[str]:
-    """The names a numpydoc Parameters section documents (``a, b : int`` gives both; ``*args`` gives ``args``)."""
+    """The names a numpydoc Parameters section documents (``a, b : int`` gives both; ``*args`` gives
+    ``args``)."""
     lines = doc.splitlines()
     if "Parameters" not in sections(doc):
         return []
-    start = next(i for i in range(len(lines) - 1) if lines[i].strip() == "Parameters"
-                 and re.fullmatch(r"-{3,}", lines[i + 1].strip())) + 2
+    start = (
+        next(
+            i
+            for i in range(len(lines) - 1)
+            if lines[i].strip() == "Parameters" and re.fullmatch(r"-{3,}", lines[i + 1].strip())
+        )
+        + 2
+    )
     names = []
     for i in range(start, len(lines)):
-        if i + 1 < len(lines) and lines[i].strip() in ORDER + ("Yields",) and re.fullmatch(r"-{3,}", lines[i + 1].strip()):
+        if (
+            i + 1 < len(lines)
+            and lines[i].strip() in ORDER + ("Yields",)
+            and re.fullmatch(r"-{3,}", lines[i + 1].strip())
+        ):
             break
         m = re.fullmatch(r"(\*{0,2}\w+(?:, \*{0,2}\w+)*)(?: :.*)?", lines[i])
         if m:
@@ -219,7 +328,7 @@ def test_documented_parameters_exist():
             continue
         params = inspect.signature(obj).parameters
         if any(p.kind is p.VAR_KEYWORD for p in params.values()):
-            continue                      # ``**options`` documented by the option names
+            continue  # ``**options`` documented by the option names
         unknown = [n for n in documented_parameters(inspect.getdoc(obj) or "") if n not in params]
         if unknown:
             stale.append(f"{key}: {unknown}")
@@ -236,6 +345,7 @@ def test_gives_a_value_reads_the_body():
     def f(x):
         def g():
             return 1
+
         g()
 
     def h(x):

@@ -1,5 +1,6 @@
 """Structural EM's E-step is exact: expected family counts against a brute-force sum over every completion of
 every row, and the same counts however the rows are cut into blocks (here, a local runner, Dask)."""
+
 from __future__ import annotations
 
 import itertools
@@ -9,11 +10,24 @@ import numpy as np
 import pytest
 
 from bnfk_core.data.runners import LocalRunner
-from bnfk_core.data.table import from_codes
-from bnfk_core.learning.incomplete import (ExpectedScorer, em_parameters, expected_family_counts, expected_table,
-                                           observed_score, structural_em)
 from bnfk_core.data.stream import WeightedData, distinct_rows
-from tests.helpers_bruteforce import completions, joint_prob, parents_of, random_dag, random_model, random_rows
+from bnfk_core.data.table import from_codes
+from bnfk_core.learning.incomplete import (
+    ExpectedScorer,
+    em_parameters,
+    expected_family_counts,
+    expected_table,
+    observed_score,
+    structural_em,
+)
+from tests.helpers_bruteforce import (
+    completions,
+    joint_prob,
+    parents_of,
+    random_dag,
+    random_model,
+    random_rows,
+)
 
 CARDS = [2, 3, 2, 3, 2, 2]
 
@@ -29,7 +43,8 @@ _COMPLETED: dict = {}
 
 
 def _completed(model, codes, weights):
-    """Every completion of every row with w_n P(completion | x_obs,n) (brute force: the chain rule, a loop)."""
+    """Every completion of every row with w_n P(completion | x_obs,n) (brute force: the chain rule, a
+    loop)."""
     key = (id(model), codes.tobytes(), weights.tobytes())
     if key not in _COMPLETED:
         rows, mass = [], []
@@ -64,8 +79,9 @@ def _families(n, max_parents=3):
 
 @pytest.mark.parametrize("cap", [math.inf, 4, 1])
 def test_expected_counts_of_every_family_equal_brute_force(cap):
-    """Every family with up to three parents: enumerated rows (cap inf), and wide rows counted from their joint
-    posterior (clique margins and contractions across cliques; cap 1 makes every incomplete row wide)."""
+    """Every family with up to three parents: enumerated rows (cap inf), and wide rows counted from their
+    joint posterior (clique margins and contractions across cliques; cap 1 makes every incomplete row
+    wide)."""
     model, codes, weights = _setup()
     table, w, wc, ww = expected_table(model, codes, weights, max_completions=cap)
     if cap == 1:
@@ -82,15 +98,15 @@ def test_expected_counts_of_every_family_equal_brute_force(cap):
 
 @pytest.mark.parametrize("cap", [math.inf, 1])
 def test_batched_expected_counts_equal_one_family_passes(cap):
-    """A search's batch (``prefetch``: the members' tables counted on numba's threads and read transposed) gives
-    every family the very floats of its own pass, and the brute-force expected counts."""
+    """A search's batch (``prefetch``: the members' tables counted on numba's threads and read transposed)
+    gives every family the very floats of its own pass, and the brute-force expected counts."""
     model, codes, weights = _setup(seed=5)
     table, w, wc, ww = expected_table(model, codes, weights, max_completions=cap)
     one = ExpectedScorer(table, w, CARDS, "bic", model, wc, ww)
     batched = ExpectedScorer(table, w, CARDS, "bic", model, wc, ww)
     fams = list(_families(len(CARDS)))
     batched.prefetch(fams)
-    assert batched.passes == len({tuple(sorted((c, *ps))) for c, ps in fams})   # one pass a member set
+    assert batched.passes == len({tuple(sorted((c, *ps))) for c, ps in fams})  # one pass a member set
     for child, ps in fams:
         got = batched.counts(child, ps)
         np.testing.assert_array_equal(got, one.counts(child, ps))
@@ -113,7 +129,9 @@ def test_em_family_counts_equal_brute_force(cap):
 def _dask_runner():
     pytest.importorskip("distributed")
     from distributed import Client
+
     from bnfk_core.data.dask_runner import DaskRunner
+
     client = Client(processes=False, n_workers=2, threads_per_worker=1, dashboard_address=None)
     return client, DaskRunner(client)
 
@@ -121,10 +139,11 @@ def _dask_runner():
 @pytest.mark.parametrize("blocks", [1, 3, 7, 1000])
 def test_counts_do_not_depend_on_the_blocks(blocks):
     model, codes, weights = _setup(seed=2, n=80)
-    ref_t, ref_w, ref_c, ref_cw = expected_table(model, codes, weights, max_completions=4, block_rows=10 ** 6)
+    ref_t, ref_w, ref_c, ref_cw = expected_table(model, codes, weights, max_completions=4, block_rows=10**6)
     ref_f = expected_family_counts(model, codes, weights)
-    t, w, c, cw = expected_table(model, codes, weights, max_completions=4, block_rows=blocks,
-                                 runner=LocalRunner())
+    t, w, c, cw = expected_table(
+        model, codes, weights, max_completions=4, block_rows=blocks, runner=LocalRunner()
+    )
     np.testing.assert_array_equal(t, ref_t)
     np.testing.assert_allclose(w, ref_w, rtol=1e-9)
     # the wide rows are the same rows (in block order), so every family count agrees too
@@ -160,14 +179,23 @@ def test_dask_gives_the_same_counts_and_network():
 def _weighted(codes, weights):
     names = [f"x{i}" for i in range(len(CARDS))]
     states = [[f"s{k}" for k in range(c)] for c in CARDS]
-    return WeightedData(None, np.asarray(codes, dtype=np.int32), tuple(names), tuple(tuple(s) for s in states), None,
-                        "t", (), weights=np.asarray(weights, dtype=np.int64))
+    return WeightedData(
+        None,
+        np.asarray(codes, dtype=np.int32),
+        tuple(names),
+        tuple(tuple(s) for s in states),
+        None,
+        "t",
+        (),
+        weights=np.asarray(weights, dtype=np.int64),
+    )
 
 
 def test_structural_em_is_the_same_on_rows_and_on_distinct_rows_in_any_blocks(monkeypatch):
     """The network and its observed-data score from the plain rows, and from their distinct rows with counts
     in blocks of 5 rows (the E-step in 5-row blocks): the same to 1e-9."""
     from bnfk_core.learning import estep
+
     model = random_model(random_dag(len(CARDS), seed=7, max_parents=2), CARDS, seed=7)
     codes = random_rows(model, 300, seed=8, missing=0.2)
     names = [f"x{i}" for i in range(len(CARDS))]
@@ -186,6 +214,7 @@ def test_structural_em_is_the_same_on_rows_and_on_distinct_rows_in_any_blocks(mo
 
 def test_em_parameters_reach_the_same_fixed_point_in_blocks(monkeypatch):
     from bnfk_core.learning import estep
+
     model, codes, weights = _setup(seed=5, n=60, missing=0.3)
     data = _weighted(codes, weights)
     a = em_parameters(model.dag, data, tol=1e-9, max_iter=100)
@@ -198,6 +227,7 @@ def test_em_parameters_reach_the_same_fixed_point_in_blocks(monkeypatch):
 
 def test_an_expected_table_too_big_for_the_memory_limit_skips_the_rounds_and_says_so():
     from bnfk_core.data.limits import memory_limit_set
+
     model, codes, weights = _setup(seed=6, n=80)
     data = _weighted(codes, weights)
     with memory_limit_set(4096):
@@ -213,20 +243,24 @@ def test_observed_loglik_equals_brute_force(cap, monkeypatch):
     """sum_n w_n log P(x_obs,n): log-sum-exp over enumerated completions, or the junction tree (cap 1)."""
     from bnfk_core.learning import estep
     from bnfk_core.learning.estep import loglik_part
+
     model, codes, weights = _setup(seed=9)
     monkeypatch.setattr(estep, "EM_MAX_COMPLETIONS", cap)
-    want = sum(w * math.log(sum(joint_prob(model, c) for c in completions(model, row)))
-               for row, w in zip(codes, weights))
+    want = sum(
+        w * math.log(sum(joint_prob(model, c) for c in completions(model, row)))
+        for row, w in zip(codes, weights)
+    )
     assert loglik_part((codes, weights), model) == pytest.approx(want, rel=1e-12)
 
 
 @pytest.mark.parametrize("cap", [math.inf, 4, 1])
 def test_em_score_from_the_kept_jobs_equals_the_observed_score_and_brute_force(cap, monkeypatch):
-    """The observed-data BIC that structural EM computes from the EM's own merged jobs equals a separate pass over
-    the rows (observed_score) and sum_n w_n log P(x_obs,n) by enumeration, with rows completed by enumeration, by
-    the junction tree (cap 1), or both (cap 4)."""
+    """The observed-data BIC that structural EM computes from the EM's own merged jobs equals a separate pass
+    over the rows (observed_score) and sum_n w_n log P(x_obs,n) by enumeration, with rows completed by
+    enumeration, by the junction tree (cap 1), or both (cap 4)."""
     from bnfk_core.learning import estep
     from bnfk_core.learning.incomplete import _em_scored
+
     model, codes, weights = _setup(seed=11, n=80)
     monkeypatch.setattr(estep, "EM_MAX_COMPLETIONS", cap)
     data = _weighted(codes, weights)
@@ -234,18 +268,24 @@ def test_em_score_from_the_kept_jobs_equals_the_observed_score_and_brute_force(c
     ref = em_parameters(model.dag, data, "bdeu", 1.0)
     for a, b in zip(fitted.cpts, ref.cpts):
         np.testing.assert_array_equal(a, b)
-    loglik = sum(w * math.log(sum(joint_prob(fitted, c) for c in completions(fitted, row)))
-                 for row, w in zip(codes, weights))
+    loglik = sum(
+        w * math.log(sum(joint_prob(fitted, c) for c in completions(fitted, row)))
+        for row, w in zip(codes, weights)
+    )
     want = loglik - 0.5 * math.log(weights.sum()) * fitted.parameter_count()
     assert got == pytest.approx(want, rel=1e-12)
     assert got == pytest.approx(observed_score(fitted, data), rel=1e-12)
-    assert got != pytest.approx(observed_score(model, data), rel=1e-6)      # the fitted network's score, not the start's
+    assert got != pytest.approx(
+        observed_score(model, data), rel=1e-6
+    )  # the fitted network's score, not the start's
 
 
 def test_em_items_hold_equal_work_and_every_row_once():
-    """The CPTs' EM cuts its merged rows into items of at most ``work`` completions (a row costs the joint states of
-    its missing cells), in the jobs' order, each row exactly once; the expected counts are the same as one item's."""
+    """The CPTs' EM cuts its merged rows into items of at most ``work`` completions (a row costs the joint
+    states of its missing cells), in the jobs' order, each row exactly once; the expected counts are the same
+    as one item's."""
     from bnfk_core.learning.estep import PreparedJobs, job_blocks, touching_groups
+
     model, codes, weights = _setup(seed=4, n=200, missing=0.3)
     inc = (codes < 0).any(axis=1)
     jobs = touching_groups(model, codes[inc], np.asarray(weights, dtype=float)[inc])
@@ -254,7 +294,7 @@ def test_em_items_hold_equal_work_and_every_row_once():
     assert len(items) > 3
     for item in items:
         costs = [p[0].shape[0] * int(np.prod([cards[m] for m in p[2]])) for p in item]
-        assert sum(costs) - costs[-1] < 12          # the last piece may pass the budget by less than one row
+        assert sum(costs) - costs[-1] < 12  # the last piece may pass the budget by less than one row
         assert sum(costs) < 12 + max(int(np.prod([cards[m] for m in p[2]])) for p in item)
     flat = [(p[0], p[1], tuple(p[2])) for item in items for p in item]
     whole = [(j[0], j[1], tuple(j[2])) for j in jobs]
@@ -279,10 +319,12 @@ def test_em_items_hold_equal_work_and_every_row_once():
 
 
 def test_dask_em_adds_the_same_items_in_the_same_order(monkeypatch):
-    """With items of little work (many of them), the CPTs' EM and its score on Dask equal one process's exactly:
+    """With items of little work (many of them), the CPTs' EM and its score on Dask equal one process's
+    exactly:
     the items depend on the rows alone, and both add their results in the items' order."""
     from bnfk_core.learning import estep
     from bnfk_core.learning.incomplete import _em_scored
+
     monkeypatch.setattr(estep, "EM_ITEM_COMPLETIONS", 16)
     model, codes, weights = _setup(seed=6, n=120, missing=0.3)
     data = _weighted(codes, weights)

@@ -1,10 +1,19 @@
-"""Tests for bnfk_core.network.layout, bnfk_core.kernels.embed and the column summary: the numbers behind the app's figures."""
+"""Tests for bnfk_core.network.layout, bnfk_core.kernels.embed and the column summary: the numbers behind the
+app's figures."""
+
 import numpy as np
 import pytest
 
-from bnfk_core.kernels.embed import class_order, cluster_order, kernel_distance, kernel_pca, pair_values, sample_rows
-from bnfk_core.network.layout import arrow_segment, layered_layout
 from bnfk_core.data.stats import column_summary
+from bnfk_core.kernels.embed import (
+    class_order,
+    cluster_order,
+    kernel_distance,
+    kernel_pca,
+    pair_values,
+    sample_rows,
+)
+from bnfk_core.network.layout import arrow_segment, layered_layout
 
 
 def test_layout_parents_above_children():
@@ -98,19 +107,21 @@ def test_kernel_pca_reproduces_centred_kernel():
 
 
 def test_kernel_pca_by_lanczos_equals_the_full_eigendecomposition():
-    """From LANCZOS_ROWS rows on the top axes come from ARPACK: the same embedding as numpy's full eigh of J K J."""
+    """From LANCZOS_ROWS rows on the top axes come from ARPACK: the same embedding as numpy's full eigh of J K
+    J."""
     from bnfk_core.kernels.embed import LANCZOS_ROWS
+
     rng = np.random.default_rng(5)
     n = LANCZOS_ROWS + 100
     X = rng.integers(0, 3, size=(n, 8)).astype(float)
-    K = X @ X.T + rng.normal(size=(n, n)) * 1e-3          # not exactly PSD, not symmetric to the last bit
+    K = X @ X.T + rng.normal(size=(n, n)) * 1e-3  # not exactly PSD, not symmetric to the last bit
     J = np.eye(n) - 1.0 / n
     Kc = J @ K @ J
     w, V = np.linalg.eigh(0.5 * (Kc + Kc.T))
     ref = V[:, ::-1][:, :3] * np.sqrt(w[::-1][:3])
     ref *= np.sign(ref[np.abs(ref).argmax(axis=0), np.arange(3)])
     assert np.allclose(kernel_pca(K, 3), ref, atol=1e-8)
-    assert np.array_equal(kernel_pca(K, 3), kernel_pca(K, 3))          # seeded start: the same run twice
+    assert np.array_equal(kernel_pca(K, 3), kernel_pca(K, 3))  # seeded start: the same run twice
 
 
 def test_pair_values():
@@ -123,8 +134,17 @@ def test_pair_values():
 
 def test_column_summary():
     from bnfk_core.data.table import from_codes
-    d = from_codes(np.array([[0, 1], [1, -1], [0, 0]]), ["a", "c"], [["x", "y"], ["p", "q"]], class_column="c")
+
+    d = from_codes(
+        np.array([[0, 1], [1, -1], [0, 0]]), ["a", "c"], [["x", "y"], ["p", "q"]], class_column="c"
+    )
     rows = column_summary(d)
-    assert rows[0] == {"variable": "a", "role": "feature", "levels": 2, "counts": "x (2), y (1)", "missing": 0,
-                       "most frequent": "x (67%)"}
+    assert rows[0] == {
+        "variable": "a",
+        "role": "feature",
+        "levels": 2,
+        "counts": "x (2), y (1)",
+        "missing": 0,
+        "most frequent": "x (67%)",
+    }
     assert rows[1]["role"] == "class" and rows[1]["missing"] == 1

@@ -1,5 +1,6 @@
 """The one one-hot encoder (bnfk_core.data.encoding) against scikit-learn's OneHotEncoder, and its users
 against the encoder."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -19,8 +20,10 @@ def _codes(seed: int = 0, n: int = 40, cards=(2, 3, 5, 1)):
 
 def _sklearn(codes, cards):
     """One-hot by scikit-learn with every state declared; a missing cell's block zeroed afterwards."""
-    enc = OneHotEncoder(categories=[list(range(r)) for r in cards], handle_unknown="ignore", sparse_output=False)
-    return enc.fit_transform(np.where(codes < 0, 10**6, codes))   # 10**6: an unknown state, an all-zero block
+    enc = OneHotEncoder(
+        categories=[list(range(r)) for r in cards], handle_unknown="ignore", sparse_output=False
+    )
+    return enc.fit_transform(np.where(codes < 0, 10**6, codes))  # 10**6: an unknown state, an all-zero block
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
@@ -39,7 +42,7 @@ def test_nan_blocks_cover_exactly_the_missing_cells():
     X = one_hot(codes, cards, missing="nan")
     off = state_offsets(cards)
     for i, r in enumerate(cards):
-        block = X[:, off[i]:off[i + 1]]
+        block = X[:, off[i] : off[i + 1]]
         assert (np.isnan(block).all(axis=1) == (codes[:, i] < 0)).all()
         assert (np.nan_to_num(block).sum(axis=1) == (codes[:, i] >= 0)).all()
 
@@ -63,6 +66,7 @@ def test_users_call_the_one_encoder():
     from bnfk_core.analyses.impute.core import hamming_matches
     from bnfk_core.data.table import from_codes
     from bnfk_core.kernels.hamming import fit_hamming
+
     codes, cards = _codes(5, cards=(2, 3, 4))
     data = from_codes(codes.astype(np.int32), ["a", "b", "c"], [[str(s) for s in range(r)] for r in cards])
     X = _sklearn(codes, cards)

@@ -4,6 +4,7 @@ No real package installs here: bad interpreters are fake shell scripts, and the 
 runs in a scratch copy of the scripts whose requirements.txt is empty, with pip cut off from
 every index, so the only pip work is "already satisfied" (or a failure we want).
 """
+
 from __future__ import annotations
 
 import os
@@ -23,16 +24,18 @@ pytestmark = pytest.mark.skipif(BASH is None, reason="needs bash")
 
 def offline_env(**extra: str) -> dict[str, str]:
     """The environment without pip settings, with pip unable to reach any index."""
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("PIP_", "BNFK_", "VIRTUAL_ENV", "PYTHON"))}
+    env = {
+        k: v for k, v in os.environ.items() if not k.startswith(("PIP_", "BNFK_", "VIRTUAL_ENV", "PYTHON"))
+    }
     env.update(PIP_CONFIG_FILE=os.devnull, PIP_NO_INDEX="1", BNFK_CI_NO_APT="1")
     env.update(extra)
     return env
 
 
 def run(script: Path | str, *args: str, env: dict[str, str], cwd: Path = ROOT) -> subprocess.CompletedProcess:
-    return subprocess.run([BASH, str(script), *args], cwd=cwd, env=env,
-                          capture_output=True, text=True, timeout=180)
+    return subprocess.run(
+        [BASH, str(script), *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=180
+    )
 
 
 def error_lines(res: subprocess.CompletedProcess) -> list[str]:
@@ -48,6 +51,7 @@ def fake_python(tmp_path: Path, body: str) -> Path:
 
 # ----------------------------------------------------------------- static checks
 
+
 @pytest.mark.parametrize("script", SCRIPTS)
 def test_scripts_parse_and_are_executable(script):
     path = ROOT / script
@@ -57,8 +61,11 @@ def test_scripts_parse_and_are_executable(script):
 
 
 def test_ci_runs_run_tests_sh():
-    code = [line.strip() for line in (ROOT / ".ci/run").read_text().splitlines()
-            if line.strip() and not line.lstrip().startswith("#")]
+    code = [
+        line.strip()
+        for line in (ROOT / ".ci/run").read_text().splitlines()
+        if line.strip() and not line.lstrip().startswith("#")
+    ]
     assert any("run-tests.sh" in line for line in code)
     # and the tests run only through run-tests.sh, not a second copy of the command
     assert not any("pytest" in line for line in code)
@@ -80,9 +87,10 @@ def test_readme_quick_start_leads_with_the_two_scripts():
 
 # ----------------------------------------------------------------- interpreter errors
 
+
 @pytest.mark.parametrize("script", ["run-app.sh", "run-tests.sh", ".ci/run"])
 def test_old_python_is_refused(tmp_path, script):
-    py = fake_python(tmp_path, 'echo 3.9.18')
+    py = fake_python(tmp_path, "echo 3.9.18")
     res = run(ROOT / script, env=offline_env(PYTHON=str(py), BNFK_VENV=str(tmp_path / "venv")))
     assert res.returncode == 2, res.stderr
     [line] = error_lines(res)
@@ -128,6 +136,7 @@ def test_a_non_venv_directory_is_not_wiped(tmp_path):
 
 
 # ----------------------------------------------------------------- the venv set-up, offline
+
 
 def make_scratch(repo: Path, requirements: str) -> Path:
     """A copy of the scripts with the given requirements.txt and fake `pytest`/`streamlit` modules

@@ -1,7 +1,9 @@
 """The CPTs' EM's compiled completions with every completion's family offsets made in advance
-(``bnfk_core.learning.completions.complete_offsets``): the same floats as the loop that decodes every completion's digits
-(``complete_cells``), and the network's expected counts and log-likelihood against a brute-force sum over every
-completion of every row."""
+(``bnfk_core.learning.completions.complete_offsets``): the same floats as the loop that decodes every
+completion's digits
+(``complete_cells``), and the network's expected counts and log-likelihood against a brute-force sum over
+every completion of every row."""
+
 from __future__ import annotations
 
 import math
@@ -11,8 +13,15 @@ import pytest
 
 from bnfk_core.learning import completions as ck
 from bnfk_core.learning import estep
-from bnfk_core.learning.estep import PreparedJobs, touching_groups, observed_counts
-from tests.helpers_bruteforce import completions, joint_prob, parents_of, random_dag, random_model, random_rows
+from bnfk_core.learning.estep import PreparedJobs, observed_counts, touching_groups
+from tests.helpers_bruteforce import (
+    completions,
+    joint_prob,
+    parents_of,
+    random_dag,
+    random_model,
+    random_rows,
+)
 
 CARDS = [2, 3, 4, 2, 3, 2, 3]
 
@@ -42,10 +51,24 @@ def test_offsets_kernel_gives_the_same_floats_as_the_digit_loop(seed):
         assert delta.shape == (len(touch), math.prod(int(c) for c in ccards))
         want_out, got_out = np.zeros(int(f.offset[-1])), np.zeros(int(f.offset[-1]))
         want_lse, got_lse = np.empty(len(jc)), np.empty(len(jc))
-        assert ck.complete_cells(jc, jw, cells_a, ccards, touch, mpos, f.members, f.strides, f.length, f.offset,
-                               logt, want_out, want_lse)
-        assert ck.complete_offsets(jc, jw, touch, mpos, delta, f.members, f.strides, f.length, f.offset,
-                                       logt, got_out, got_lse)
+        assert ck.complete_cells(
+            jc,
+            jw,
+            cells_a,
+            ccards,
+            touch,
+            mpos,
+            f.members,
+            f.strides,
+            f.length,
+            f.offset,
+            logt,
+            want_out,
+            want_lse,
+        )
+        assert ck.complete_offsets(
+            jc, jw, touch, mpos, delta, f.members, f.strides, f.length, f.offset, logt, got_out, got_lse
+        )
         assert np.array_equal(got_out, want_out) and want_out.sum() > 0
         assert np.array_equal(got_lse, want_lse)
     assert n_multi > 0  # some job completes two or more cells at once
@@ -97,20 +120,29 @@ def test_groups_beyond_the_offsets_limit_take_the_digit_loop_with_the_same_float
 
 @pytest.mark.parametrize("weighted", [False, True])
 def test_em_starts_from_the_same_available_case_fit(weighted):
-    """em_parameters' first network, counted by the compiled pass over the rows that observe each family whole,
-    is fit's, CPT for CPT and float for float (max_iter=0: the start itself), and EM from it reaches the same CPTs
-    as EM started from fit's network."""
-    from bnfk_core.data.table import from_codes
+    """em_parameters' first network, counted by the compiled pass over the rows that observe each family
+    whole, is fit's, CPT for CPT and float for float (max_iter=0: the start itself), and EM from it reaches
+    the same CPTs as EM started from fit's network."""
     from bnfk_core.data.stream import WeightedData, distinct_rows
+    from bnfk_core.data.table import from_codes
     from bnfk_core.learning.incomplete import em_parameters
     from bnfk_core.network.model import fit
+
     model, codes, weights = _setup(7, n=120)
     names, states = [f"x{i}" for i in range(len(CARDS))], [[str(s) for s in range(c)] for c in CARDS]
     data = from_codes(codes, names, states)
     if weighted:  # distinct rows with their counts, as a streamed file gives them (1-byte codes)
         uniq, counts = distinct_rows(codes)
-        data = WeightedData(None, np.asarray(uniq, dtype=np.int8), tuple(names), tuple(tuple(s) for s in states),
-                            None, "t", (), weights=np.asarray(counts, dtype=np.int64))
+        data = WeightedData(
+            None,
+            np.asarray(uniq, dtype=np.int8),
+            tuple(names),
+            tuple(tuple(s) for s in states),
+            None,
+            "t",
+            (),
+            weights=np.asarray(counts, dtype=np.int64),
+        )
     dag = model.dag
     for method in ("bdeu", "ml", "smoothed"):
         want = fit(dag, data, method=method, pseudo_count=1.0)

@@ -1,5 +1,6 @@
-"""scikit-learn estimators (bnfk_core.estimators): scikit-learn's own estimator checks, and each estimator equal to
-the core function it is a face of (or to a brute-force computation)."""
+"""scikit-learn estimators (bnfk_core.estimators): scikit-learn's own estimator checks, and each estimator
+equal to the core function it is a face of (or to a brute-force computation)."""
+
 import itertools
 import warnings
 
@@ -14,16 +15,24 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 from bnfk_core import fit_lca, gram, load_csv
 from bnfk_core.analyses.cluster import run_clustering
 from bnfk_core.analyses.impute import impute_with_model
-from bnfk_core.estimators import (EXPECTED_FAILED_CHECKS, FisherKernel, KernelClustering, LatentClassModel,
-                                  NetworkClassifier, NetworkImputer)
+from bnfk_core.estimators import (
+    EXPECTED_FAILED_CHECKS,
+    FisherKernel,
+    KernelClustering,
+    LatentClassModel,
+    NetworkClassifier,
+    NetworkImputer,
+)
 from bnfk_core.kernels.features import features
 from bnfk_core.learning.recipe import Recipe, learn_recipe
 
 ESTIMATORS = [FisherKernel(), NetworkImputer(), LatentClassModel(), KernelClustering(), NetworkClassifier()]
-POLCA_CARCINOMA_3 = -293.7050        # poLCA's documented maximum for three classes
+POLCA_CARCINOMA_3 = -293.7050  # poLCA's documented maximum for three classes
 
 
-@parametrize_with_checks(ESTIMATORS, expected_failed_checks=lambda est: EXPECTED_FAILED_CHECKS[type(est).__name__])
+@parametrize_with_checks(
+    ESTIMATORS, expected_failed_checks=lambda est: EXPECTED_FAILED_CHECKS[type(est).__name__]
+)
 def test_sklearn_estimator_checks(estimator, check):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -52,7 +61,7 @@ def test_latent_class_model_reaches_polca_carcinoma_maximum(carcinoma):
     lcm = LatentClassModel(3).fit(carcinoma)
     assert lcm.loglik_ == pytest.approx(POLCA_CARCINOMA_3, abs=1e-3)
     n = len(carcinoma)
-    assert lcm.score(carcinoma) * n == pytest.approx(lcm.loglik_, abs=1e-8)       # mean log-likelihood per row
+    assert lcm.score(carcinoma) * n == pytest.approx(lcm.loglik_, abs=1e-8)  # mean log-likelihood per row
     assert lcm.bic(carcinoma) == pytest.approx(lcm.model_.bic, abs=1e-8)
     assert lcm.aic(carcinoma) == pytest.approx(lcm.model_.aic, abs=1e-8)
     # free parameters of 3 classes over 7 binary variables: 2 weights + 3 * 7 profiles
@@ -66,6 +75,7 @@ def test_latent_class_model_reaches_polca_carcinoma_maximum(carcinoma):
 
 def sample_path_of(stem):
     from pathlib import Path
+
     return Path(__file__).resolve().parents[1] / "sample_data" / f"{stem}.csv"
 
 
@@ -86,16 +96,19 @@ def test_fisher_kernel_is_the_cores_gram(votes):
         np.testing.assert_allclose(a, b, atol=1e-12)
     K = fk.gram(X)
     np.testing.assert_allclose(K, gram(model, data), atol=1e-9)
-    np.testing.assert_allclose(fk.gram(X.iloc[:20], X.iloc[20:50]), gram(model, data.subset(range(20)),
-                                                                          data.subset(range(20, 50))), atol=1e-9)
-    Phi = fk.transform(X)                         # the explicit features: Phi Phi^T is the (marginalised) kernel
+    np.testing.assert_allclose(
+        fk.gram(X.iloc[:20], X.iloc[20:50]),
+        gram(model, data.subset(range(20)), data.subset(range(20, 50))),
+        atol=1e-9,
+    )
+    Phi = fk.transform(X)  # the explicit features: Phi Phi^T is the (marginalised) kernel
     assert (Phi != features(model, data)).nnz == 0
     np.testing.assert_allclose((Phi @ Phi.T).toarray(), K, atol=1e-8)
     names = fk.get_feature_names_out()
     assert len(names) == Phi.shape[1]
     complete = np.flatnonzero(~X.isna().any(axis=1).to_numpy())[0]
     row = X.iloc[complete]
-    for name in names[Phi[complete].indices]:       # a complete row's non-zeros: its own parent configurations
+    for name in names[Phi[complete].indices]:  # a complete row's non-zeros: its own parent configurations
         given = name.partition("|")[2]
         assert all(str(row[p]) == s for p, s in (g.split("=") for g in given.split(",") if g))
 
@@ -115,30 +128,36 @@ def test_pipeline_cross_validates_an_svm_on_the_fisher_kernel(votes):
     by_hand = (svc.predict(fk.gram(Xte, Xtr)) == y.iloc[test].to_numpy()).mean()
     assert scores[0] == pytest.approx(by_hand, abs=1e-12)
     majority = y.value_counts(normalize=True).max()
-    assert scores.mean() > majority + 0.2          # far above always answering the larger party
+    assert scores.mean() > majority + 0.2  # far above always answering the larger party
 
 
 def test_network_imputer_fills_only_missing_cells_with_the_posterior_mode(votes):
     X, _ = votes
     X = X.copy()
-    X["party_guess"] = pd.Categorical(np.where(np.arange(len(X)) % 3 == 0, None, X["physician-fee-freeze"]),
-                                      categories=["y", "n", "maybe"])
+    X["party_guess"] = pd.Categorical(
+        np.where(np.arange(len(X)) % 3 == 0, None, X["physician-fee-freeze"]), categories=["y", "n", "maybe"]
+    )
     imp = NetworkImputer().fit(X)
     out = imp.transform(X)
-    assert isinstance(out, pd.DataFrame) and out.index.equals(X.index) and list(out.columns) == list(X.columns)
+    assert (
+        isinstance(out, pd.DataFrame) and out.index.equals(X.index) and list(out.columns) == list(X.columns)
+    )
     assert isinstance(out["party_guess"].dtype, pd.CategoricalDtype)
     assert list(out["party_guess"].cat.categories) == ["y", "n", "maybe"]
     missing = X.isna().to_numpy()
     assert missing.any() and not out.isna().to_numpy().any()
     observed = ~missing
-    np.testing.assert_array_equal(out.astype(object).to_numpy()[observed], X.astype(object).to_numpy()[observed])
+    np.testing.assert_array_equal(
+        out.astype(object).to_numpy()[observed], X.astype(object).to_numpy()[observed]
+    )
     # the filled values are the core's: the arg-max of the exact posterior under the same network
     from bnfk_core.data import from_frame
+
     data = from_frame(X, model=imp.network_)
     ref = impute_with_model(imp.network_, data).frame
     np.testing.assert_array_equal(out.astype(str).to_numpy(), ref[list(X.columns)].astype(str).to_numpy())
     # an array in, an array out
-    with pytest.warns(UserWarning, match="feature names"):     # scikit-learn's warning: fitted on named columns
+    with pytest.warns(UserWarning, match="feature names"):  # scikit-learn's warning: fitted on named columns
         arr = imp.transform(X.to_numpy())
     assert isinstance(arr, np.ndarray) and arr.shape == X.shape
 
@@ -147,14 +166,18 @@ def test_network_imputer_keeps_every_dtype():
     rng = np.random.default_rng(0)
     n = 300
     a = rng.integers(0, 3, n)
-    gap = lambda: rng.random(n) < 0.1          # noqa: E731
-    X = pd.DataFrame({
-        "i": pd.array(np.where(gap(), None, a), dtype="Int64"),
-        "s": pd.array(np.where(gap(), None, np.array(["p", "q", "r"])[a]), dtype="string"),
-        "c": pd.Categorical(np.where(gap(), None, np.array(["lo", "mid", "hi"])[a]),
-                            categories=["lo", "mid", "hi", "never"]),
-        "o": np.where(gap(), None, np.array(["u", "v", "w"], dtype=object)[a]),
-    })
+    gap = lambda: rng.random(n) < 0.1  # noqa: E731
+    X = pd.DataFrame(
+        {
+            "i": pd.array(np.where(gap(), None, a), dtype="Int64"),
+            "s": pd.array(np.where(gap(), None, np.array(["p", "q", "r"])[a]), dtype="string"),
+            "c": pd.Categorical(
+                np.where(gap(), None, np.array(["lo", "mid", "hi"])[a]),
+                categories=["lo", "mid", "hi", "never"],
+            ),
+            "o": np.where(gap(), None, np.array(["u", "v", "w"], dtype=object)[a]),
+        }
+    )
     out = NetworkImputer().fit_transform(X)
     assert out.dtypes.tolist() == X.dtypes.tolist()
     assert X.isna().to_numpy().any() and not out.isna().to_numpy().any()
@@ -163,15 +186,16 @@ def test_network_imputer_keeps_every_dtype():
 def test_network_imputer_keeps_numbers_numbers():
     rng = np.random.default_rng(3)
     a = rng.integers(0, 3, 200)
-    X = pd.DataFrame({"a": a.astype(float), "b": (a + rng.integers(0, 2, 200)).astype(float),
-                      "c": rng.normal(size=200)})
+    X = pd.DataFrame(
+        {"a": a.astype(float), "b": (a + rng.integers(0, 2, 200)).astype(float), "c": rng.normal(size=200)}
+    )
     X.loc[::7, "a"] = np.nan
     X.loc[::11, "c"] = np.nan
     out = NetworkImputer().fit_transform(X)
     assert out.dtypes.tolist() == [np.float64] * 3 and not out.isna().any().any()
     assert set(out["a"].unique()) <= {0.0, 1.0, 2.0}
     filled_c = out.loc[X["c"].isna(), "c"]
-    assert filled_c.isin(X["c"].dropna()).all()     # a bin's median is one of the values fit saw
+    assert filled_c.isin(X["c"].dropna()).all()  # a bin's median is one of the values fit saw
 
 
 def test_network_classifier_posterior_is_brute_force_bayes(votes):
@@ -180,7 +204,9 @@ def test_network_classifier_posterior_is_brute_force_bayes(votes):
         clf = NetworkClassifier(structure).fit(X, y)
         net = clf.network_
         c = net.variables.index(clf.class_name_)
-        assert all(c in net.parents[i] for i in range(net.n_vars) if i != c)    # the class is every feature's parent
+        assert all(
+            c in net.parents[i] for i in range(net.n_vars) if i != c
+        )  # the class is every feature's parent
         rows = X.dropna().iloc[:40]
         P = clf.predict_proba(rows)
         # P(c | x) from the joint of each completed row: one log-likelihood per class value, normalised
@@ -216,10 +242,10 @@ def test_unknown_values_are_missing_cells_or_an_error(votes):
     X = X.dropna().iloc[:60]
     fk = FisherKernel().fit(X)
     odd = X.iloc[:3].copy()
-    odd.iloc[1, 2] = "abstain"                     # no state of the network
+    odd.iloc[1, 2] = "abstain"  # no state of the network
     blank = odd.copy()
     blank.iloc[1, 2] = np.nan
-    np.testing.assert_allclose(fk.gram(odd, X), fk.gram(blank, X), atol=1e-12)   # "missing": marginalised
+    np.testing.assert_allclose(fk.gram(odd, X), fk.gram(blank, X), atol=1e-12)  # "missing": marginalised
     strict = FisherKernel(handle_unknown="error").fit(X)
     column = X.columns[2]
     with pytest.raises(ValueError, match=f"Value 'abstain' of variable '{column}' on row 2 of DataFrame"):

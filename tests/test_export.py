@@ -1,5 +1,6 @@
-"""Figures as files (bnfk_core.views.export): offline HTML, PNG/SVG at slide size, and the message when the exporter or
-the browser is missing (also on the page helper ``common.figure_images``)."""
+"""Figures as files (bnfk_core.views.export): offline HTML, PNG/SVG at slide size, and the message when the
+exporter or the browser is missing (also on the page helper ``common.figure_images``)."""
+
 from __future__ import annotations
 
 import re
@@ -29,11 +30,12 @@ def test_figure_html_is_offline():
     html = export.figure_html(_fig())
     # (plotly.js mentions cdn.plot.ly only as the default URL of geo maps' topojson)
     assert "cdn.plot.ly/plotly" not in html and not re.search(r"<script[^>]*\bsrc\s*=", html)
-    assert "Plotly.newPlot" in html and len(html) > 1_000_000      # plotly.js itself is in the page
+    assert "Plotly.newPlot" in html and len(html) > 1_000_000  # plotly.js itself is in the page
 
 
-needs_exporter = pytest.mark.skipif(export.image_export_problem() is not None,
-                                    reason=str(export.image_export_problem()))
+needs_exporter = pytest.mark.skipif(
+    export.image_export_problem() is not None, reason=str(export.image_export_problem())
+)
 
 
 @needs_exporter
@@ -41,9 +43,9 @@ def test_png_at_slide_size():
     fig = _fig()
     png = export.figure_image(fig, "png")
     assert png[:8] == b"\x89PNG\r\n\x1a\n"
-    w, h = struct.unpack(">II", png[16:24])                  # the IHDR chunk
+    w, h = struct.unpack(">II", png[16:24])  # the IHDR chunk
     assert (w, h) == (export.SLIDE_WIDTH * export.SLIDE_SCALE, export.SLIDE_HEIGHT * export.SLIDE_SCALE)
-    assert fig.layout.height == 300                          # the shown figure is not resized
+    assert fig.layout.height == 300  # the shown figure is not resized
 
 
 @needs_exporter
@@ -60,7 +62,7 @@ def test_unknown_format_refused():
 
 
 def test_missing_kaleido_is_reported(monkeypatch, fresh_check):
-    monkeypatch.setitem(sys.modules, "kaleido", None)         # `import kaleido` raises ImportError
+    monkeypatch.setitem(sys.modules, "kaleido", None)  # `import kaleido` raises ImportError
     msg = export.image_export_problem()
     assert msg and "kaleido" in msg
     with pytest.raises(export.ExportError, match="kaleido"):
@@ -70,6 +72,7 @@ def test_missing_kaleido_is_reported(monkeypatch, fresh_check):
 def test_missing_browser_is_reported(monkeypatch, fresh_check):
     pytest.importorskip("kaleido")
     from choreographer.browsers.chromium import Chromium
+
     monkeypatch.setattr(Chromium, "find_browser", classmethod(lambda cls, **kw: None))
     msg = export.image_export_problem()
     assert msg and "Chromium" in msg
@@ -81,6 +84,7 @@ def _buttons_script():
     import plotly.graph_objects as go
 
     from bnfk_ui import common
+
     common.figure_images(go.Figure(go.Bar(x=[1], y=[1])), "fig")
 
 

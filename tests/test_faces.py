@@ -1,5 +1,6 @@
-"""Every subpackage's public face: each name in ``__all__`` resolves to what its home module defines, no public
-name hides a submodule of the same name, and importing a face loads no numerical library."""
+"""Every subpackage's public face: each name in ``__all__`` resolves to what its home module defines, no
+public name hides a submodule of the same name, and importing a face loads no numerical library."""
+
 import importlib
 import pkgutil
 import subprocess
@@ -31,10 +32,25 @@ def test_top_face_names_resolve():
 
 
 def test_importing_the_faces_is_light():
-    faces = ", ".join(n for n in FACES if n.count(".") == 1 and n not in ("bnfk_core.cli", "bnfk_core.reproduce",
-                                                                        "bnfk_core.views", "bnfk_core.analyses",
-                                                                        "bnfk_core.lca", "bnfk_core.estimators"))
-    code = (f"import sys, importlib\nfor n in '{faces}'.split(', '): importlib.import_module(n)\n"
-            "print(sorted(m for m in ('numpy', 'scipy', 'pandas', 'numba', 'sklearn') if m in sys.modules))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
+    faces = ", ".join(
+        n
+        for n in FACES
+        if n.count(".") == 1
+        and n
+        not in (
+            "bnfk_core.cli",
+            "bnfk_core.reproduce",
+            "bnfk_core.views",
+            "bnfk_core.analyses",
+            "bnfk_core.lca",
+            "bnfk_core.estimators",
+        )
+    )
+    code = (
+        f"import sys, importlib\nfor n in '{faces}'.split(', '): importlib.import_module(n)\n"
+        "print(sorted(m for m in ('numpy', 'scipy', 'pandas', 'numba', 'sklearn') if m in sys.modules))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout.strip()
     assert out == "[]"

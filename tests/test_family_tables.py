@@ -1,5 +1,7 @@
-"""The search's batched family counts: tables of several families in one call, on threads, and the available-case
-scorer's tables shared by the families with the same members -- against brute-force sums over the rows."""
+"""The search's batched family counts: tables of several families in one call, on threads, and the
+available-case scorer's tables shared by the families with the same members -- against brute-force sums over
+the rows."""
+
 import itertools
 
 import numpy as np
@@ -48,12 +50,17 @@ def test_shifted_matrix_codes_missing_as_the_cardinality():
 
 
 def test_available_case_counts_from_shared_tables_equal_family_counts():
-    """Every family of up to three parents: the scorer's counts (batched, a table per member set, transposed) equal
-    family_counts on the rows observing the family, and n_f their weighted number, in any order of asking."""
+    """Every family of up to three parents: the scorer's counts (batched, a table per member set, transposed)
+    equal family_counts on the rows observing the family, and n_f their weighted number, in any order of
+    asking."""
     codes, cards, w = _data(seed=3)
     sc = AvailableCaseScorer(codes, cards, "bic", weights=w)
-    keys = [(c, ps) for c in range(len(cards)) for k in range(4)
-            for ps in itertools.combinations([v for v in range(len(cards)) if v != c], k)]
+    keys = [
+        (c, ps)
+        for c in range(len(cards))
+        for k in range(4)
+        for ps in itertools.combinations([v for v in range(len(cards)) if v != c], k)
+    ]
     rng = np.random.default_rng(0)
     sc.prefetch([keys[i] for i in rng.permutation(len(keys))[: len(keys) // 2]])
     for child, ps in keys:
@@ -71,17 +78,20 @@ def test_available_case_scores_unchanged_by_batching():
     codes, cards, w = _data(seed=5)
     one = AvailableCaseScorer(codes, cards, "bic", weights=w)
     many = AvailableCaseScorer(codes, cards, "bic", weights=w)
-    keys = [(c, ps) for c in range(len(cards)) for ps in itertools.combinations(
-        [v for v in range(len(cards)) if v != c], 2)]
+    keys = [
+        (c, ps)
+        for c in range(len(cards))
+        for ps in itertools.combinations([v for v in range(len(cards)) if v != c], 2)
+    ]
     many.prefetch(keys)
     for c, ps in keys:
         assert one(c, ps) == many(c, ps)
 
 
 def test_dask_counter_on_worker_blocks_equals_one_process(spawn_safe_main):
-    """The search's batches counted on row blocks held by two worker processes: the same tables as one process, the
-    same available-case scores, and structural EM on that runner (its CPTs' EM jobs kept on the workers) the same
-    network, score (1e-9 relative) and CPTs."""
+    """The search's batches counted on row blocks held by two worker processes: the same tables as one
+    process, the same available-case scores, and structural EM on that runner (its CPTs' EM jobs kept on the
+    workers) the same network, score (1e-9 relative) and CPTs."""
     pytest.importorskip("distributed")
     from distributed import Client, LocalCluster
 
@@ -92,24 +102,30 @@ def test_dask_counter_on_worker_blocks_equals_one_process(spawn_safe_main):
     codes, cards, w = _data(seed=7, n=600)
     sh = shifted_matrix(code_matrix(codes, cards), cards)
     fams = [[0, 1], [2, 0, 3], [3, 1, 2, 0], [7, 6, 5, 4, 3, 2]]
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
-            Client(cluster) as client:
+    with (
+        LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster,
+        Client(cluster) as client,
+    ):
         runner = DaskRunner(client)
         count = runner.family_counter(sh, w.astype(float), cards)
-        assert len(count.blocks) == 2                       # one block of rows a worker
+        assert len(count.blocks) == 2  # one block of rows a worker
         for f, t in zip(fams, count(fams)):
             assert np.array_equal(t, _brute(codes, w, f, cards))
         local = AvailableCaseScorer(codes, cards, "bic", weights=w)
         dist = AvailableCaseScorer(codes, cards, "bic", weights=w, counter=runner.family_counter)
-        keys = [(c, ps) for c in range(len(cards)) for ps in itertools.combinations(
-            [v for v in range(len(cards)) if v != c], 2)]
+        keys = [
+            (c, ps)
+            for c in range(len(cards))
+            for ps in itertools.combinations([v for v in range(len(cards)) if v != c], 2)
+        ]
         dist.prefetch(keys)
         for c, ps in keys:
             assert np.array_equal(dist.counts(c, ps), local.counts(c, ps)) and dist(c, ps) == local(c, ps)
         names = [f"x{i}" for i in range(len(cards))]
         states = tuple(tuple(f"s{k}" for k in range(c)) for c in cards)
-        data = WeightedData(None, codes.astype(np.int32), tuple(names), states, None, "t", (),
-                            weights=w.astype(np.int64))
+        data = WeightedData(
+            None, codes.astype(np.int32), tuple(names), states, None, "t", (), weights=w.astype(np.int64)
+        )
         r1, m1, _ = structural_em(data, "hc", max_rounds=2, runner=runner)
         # the CPTs' EM with its jobs kept on the workers: the same CPTs and score as one process
         held = runner.keep(len, [[1, 2], [3]])
@@ -123,21 +139,26 @@ def test_dask_counter_on_worker_blocks_equals_one_process(spawn_safe_main):
 
 @pytest.mark.parametrize("weighted", [False, True])
 def test_complete_row_scorer_batches_give_the_same_floats(weighted):
-    """The complete-row scorer's batch (``prefetch``: members' tables on numba's threads, read transposed) gives
-    every family the very counts and score of its own pass, the brute-force sums over the complete rows, and a
-    search with batches finds the network of a search without."""
+    """The complete-row scorer's batch (``prefetch``: members' tables on numba's threads, read transposed)
+    gives every family the very counts and score of its own pass, the brute-force sums over the complete rows,
+    and a search with batches finds the network of a search without."""
     from bnfk_core.learning.hill_climb import hill_climb
     from bnfk_core.learning.scores import LocalScorer
+
     codes, cards, w = _data(seed=3, p_missing=0.05)
     rng = np.random.default_rng(4)
-    for a, b in ((0, 5), (2, 3), (3, 7), (1, 6)):    # dependence, so the search has arcs to find
+    for a, b in ((0, 5), (2, 3), (3, 7), (1, 6)):  # dependence, so the search has arcs to find
         keep = (codes[:, a] >= 0) & (codes[:, b] >= 0) & (rng.random(len(codes)) < 0.8)
         codes[keep, b] = codes[keep, a] % cards[b]
     weights = w if weighted else None
     one = LocalScorer(codes, cards, "bic", weights=weights)
     batched = LocalScorer(codes, cards, "bic", weights=weights)
-    fams = [(c, ps) for c in range(len(cards)) for k in range(3)
-            for ps in itertools.combinations([v for v in range(len(cards)) if v != c], k)]
+    fams = [
+        (c, ps)
+        for c in range(len(cards))
+        for k in range(3)
+        for ps in itertools.combinations([v for v in range(len(cards)) if v != c], k)
+    ]
     batched.prefetch(fams)
     assert batched.passes == len({tuple(sorted((c, *ps))) for c, ps in fams})
     complete = ~(codes < 0).any(axis=1)
@@ -149,7 +170,7 @@ def test_complete_row_scorer_batches_give_the_same_floats(weighted):
         np.testing.assert_array_equal(got, want[want.sum(axis=1) > 0])
         assert batched(c, ps) == one(c, ps)
     plain = LocalScorer(codes, cards, "bic", weights=weights)
-    plain.prefetch = None          # a search then counts one family at a time
+    plain.prefetch = None  # a search then counts one family at a time
     names = [f"x{i}" for i in range(len(cards))]
     a = hill_climb(LocalScorer(codes, cards, "bic", weights=weights), names, seed=0)
     b = hill_climb(plain, names, seed=0)
@@ -157,10 +178,12 @@ def test_complete_row_scorer_batches_give_the_same_floats(weighted):
 
 
 def test_small_batches_run_on_one_thread(monkeypatch):
-    """A batch below THREADS_MIN_PASSES row passes runs on one thread; at or above it, on numba's threads (the tables
-    are the same either way: the tests above)."""
+    """A batch below THREADS_MIN_PASSES row passes runs on one thread; at or above it, on numba's threads (the
+    tables are the same either way: the tests above)."""
     import numba
+
     from bnfk_core.data import counts
+
     asked = []
     real = numba.set_num_threads
     monkeypatch.setattr(counts.numba, "set_num_threads", lambda k: (asked.append(k), real(k)))

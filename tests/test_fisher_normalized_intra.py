@@ -1,21 +1,24 @@
-"""Intra-normalisation of the normalised Fisher kernel (Arandjelovic & Zisserman 2013, "All about VLAD", section 3).
+"""Intra-normalisation of the normalised Fisher kernel (Arandjelovic & Zisserman 2013, "All about VLAD",
+section 3).
 
-Reference: the brute-force psi of tests/test_fisher_normalized.py (the score enumerated over the joint, whitened by
-the enumerated information), then the power map, the per-block and the row normalisation written out by hand,
-with the blocks read off the documented column layout (variable i, parent configuration j, state v).
+Reference: the brute-force psi of tests/test_fisher_normalized.py (the score enumerated over the joint,
+whitened by the enumerated information), then the power map, the per-block and the row normalisation written
+out by hand, with the blocks read off the documented column layout (variable i, parent configuration j, state
+v).
 """
+
 from __future__ import annotations
 
+import helpers_bruteforce as bf
 import numpy as np
 import pytest
+from test_fisher_normalized import MODELS, BruteNormalized, _sample, model_from
 
-import helpers_bruteforce as bf
 from bnfk_core.errors import KernelError
 from bnfk_core.kernels import fisher_normalized as fn
 from bnfk_core.kernels.normalized_options import INTRA
 from bnfk_core.network.dag import DAG
 from bnfk_core.network.model import fit
-from test_fisher_normalized import MODELS, BruteNormalized, _sample, model_from
 
 
 def brute_blocks(model, intra):
@@ -66,8 +69,8 @@ def test_intra_psd_unit_diagonal_gram_and_contributions(seed, intra):
     P = fn.normalized_features(m, X, 0.3, intra=intra)
     np.testing.assert_allclose(K, (P @ P.T).toarray(), atol=1e-12)
     assert np.array_equal(K, K.T) and np.linalg.eigvalsh(K).min() > -1e-10 and np.abs(K).max() <= 1 + 1e-12
-    np.testing.assert_allclose(np.diag(K)[:30], 1.0, atol=1e-12)              # complete rows
-    d = np.diag(K)[30:]                                                         # incomplete: 1, or 0 if phi = 0
+    np.testing.assert_allclose(np.diag(K)[:30], 1.0, atol=1e-12)  # complete rows
+    d = np.diag(K)[30:]  # incomplete: 1, or 0 if phi = 0
     assert np.all((np.abs(d - 1) < 1e-12) | (d == 0))
     fk = fn.NormalizedFisherKernel(m, 0.3, intra=intra)
     np.testing.assert_allclose(fk.gram(X), K, atol=1e-12)
@@ -76,7 +79,8 @@ def test_intra_psd_unit_diagonal_gram_and_contributions(seed, intra):
 
 
 def test_a_zero_block_stays_zero():
-    """On the empty network a missing cell's block of E[phi | observed] is exactly 0 (E[[x_i = v]] = theta): it stays
+    """On the empty network a missing cell's block of E[phi | observed] is exactly 0 (E[[x_i = v]] = theta):
+    it stays
     0 (no division by zero, no NaN), the other blocks have equal length and the row has unit length."""
     m = model_from(["a", "b", "c"], [], [3, 2, 4], seed=3)
     X = np.array([[0, -1, 2], [-1, -1, 1], [2, 1, 0], [-1, -1, -1]])
@@ -86,18 +90,20 @@ def test_a_zero_block_stays_zero():
     for r, row in enumerate(X):
         live = [i for i in range(3) if row[i] >= 0]
         for i in range(3):
-            n = np.linalg.norm(P[r, off[i]:off[i + 1]])
+            n = np.linalg.norm(P[r, off[i] : off[i + 1]])
             assert n == (pytest.approx(1 / np.sqrt(len(live)), abs=1e-12) if i in live else 0.0)
-    assert not P[3].any()                                        # a row of blanks: psi = 0, K(x, x) = 0
+    assert not P[3].any()  # a row of blanks: psi = 0, K(x, x) = 0
 
 
 def test_latent_class_network_blank_blocks_are_zero_and_class_variable_blocks_unit():
     from bnfk_core.lca.model import fit_lca
+
     d = fn.blanks_as_missing(_sample().without_class())
     net = fit_lca(d, 3, 5, 0).to_bayesnet(pseudo_count=1.0)
     codes = np.array(d.codes)[:6].copy()
-    codes[0, 2] = -1                                             # a blank in variable 2
+    codes[0, 2] = -1  # a blank in variable 2
     from bnfk_core.data.table import from_codes
+
     rows = from_codes(codes, d.variables, d.states)
     P = fn.normalized_features(net, rows, 0.25, intra="class-variable").toarray()
     blocks = fn.intra_blocks(net, "class-variable")

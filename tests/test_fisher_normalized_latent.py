@@ -4,23 +4,25 @@ Jaakkola & Haussler's Fisher kernel of a generative model with a hidden variable
 log p(x) = log sum_c pi_c prod_i theta_{x_i | c}.  References, independent of the code:
 
 * the score by central finite differences of log p(x_observed) in the square-root coordinates
-  eta = 2 sqrt(theta), extended off the spheres by theta = eta^2 / |eta|^2 (so the radial derivative is 0 and the
-  gradient is the tangent one), whitened by the complete-data information enumerated over the joint of (C, x);
+  eta = 2 sqrt(theta), extended off the spheres by theta = eta^2 / |eta|^2 (so the radial derivative is 0 and
+  the gradient is the tangent one), whitened by the complete-data information enumerated over the joint of (C,
+  x);
 * the power map and the L2 normalisation written out by hand;
 * the Gram at alpha = 1 against s(x)^T I^+ s(y) / sqrt(...) with the exact (completion-weighted) scores.
 """
+
 from __future__ import annotations
 
 import itertools
 
+import helpers_bruteforce as bf
 import numpy as np
 import pytest
+from test_fisher_normalized import BruteNormalized, eta_score
 
-import helpers_bruteforce as bf
 from bnfk_core.kernels import fisher_normalized as fn
 from bnfk_core.kernels.features import features
 from bnfk_core.network.dag import DAG
-from test_fisher_normalized import BruteNormalized, eta_score
 
 CARDS = {"c": 3, "a": 2, "b": 3, "d": 2}
 
@@ -31,7 +33,8 @@ def latent_model(seed):
 
 
 def latent_rows(model, n, seed, missing=0.0):
-    """Rows with the hidden column always missing (-1) and other cells missing with probability ``missing``."""
+    """Rows with the hidden column always missing (-1) and other cells missing with probability
+    ``missing``."""
     X = bf.random_rows(model, n, seed=seed, missing=missing)
     X[:, 0] = -1
     return X
@@ -62,7 +65,7 @@ def fd_score(model, row, h=1e-6) -> np.ndarray:
             for step in (h, -h):
                 e2 = [x.copy() for x in etas]
                 e2[i][j, k] += step
-                cpts = [x ** 2 / (x ** 2).sum(axis=1, keepdims=True) for x in e2]
+                cpts = [x**2 / (x**2).sum(axis=1, keepdims=True) for x in e2]
                 vals.append(log_p_observed(model, cpts, row))
             g[j, k] = (vals[0] - vals[1]) / (2 * h)
         out.append(g.ravel())
@@ -87,7 +90,7 @@ def test_score_is_the_finite_difference_gradient_of_log_p_observed(seed):
     np.testing.assert_allclose(features(m, X).toarray(), want, rtol=0, atol=1e-6)
     for alpha in (0.5, 0.25):
         u = np.sign(want) * np.abs(want) ** alpha
-        u[np.abs(want) < 1e-7] = 0.0                    # exact zeros of the score (finite differences give ~1e-10)
+        u[np.abs(want) < 1e-7] = 0.0  # exact zeros of the score (finite differences give ~1e-10)
         u /= np.linalg.norm(u, axis=1, keepdims=True)
         np.testing.assert_allclose(fn.normalized_features(m, X, alpha).toarray(), u, rtol=0, atol=1e-6)
 
@@ -109,7 +112,7 @@ def test_alpha_one_gram_is_the_cosine_normalised_latent_fisher_kernel():
     S_all = np.array([eta_score(m, d) for d in D])
     info = S_all.T @ (P[:, None] * S_all)
     S = []
-    for x in X:                                          # the observed-data score: the posterior-weighted scores
+    for x in X:  # the observed-data score: the posterior-weighted scores
         C, w = bf.completion_weights(m, x)
         S.append(sum(wk * eta_score(m, c) for c, wk in zip(C, w)))
     S = np.array(S)

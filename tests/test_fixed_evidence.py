@@ -1,18 +1,18 @@
-"""log P(x_observed) of fixed incomplete rows under many CPT sets (bnfk_core.inference.fixed_evidence) and the held-out
-evaluation built on it, against brute-force sums of the joint and the previous evaluation (junction-tree
-inference per re-fit)."""
+"""log P(x_observed) of fixed incomplete rows under many CPT sets (bnfk_core.inference.fixed_evidence) and the
+held-out evaluation built on it, against brute-force sums of the joint and the previous evaluation
+(junction-tree inference per re-fit)."""
+
 from __future__ import annotations
 
+import helpers_bruteforce as bf
 import numpy as np
 import pytest
 
-from bnfk_core.inference import fixed_evidence
 from bnfk_core.analyses.prototypes.selection import HeldOut
 from bnfk_core.data.table import from_codes
+from bnfk_core.inference import fixed_evidence
 from bnfk_core.inference.fixed_evidence import FixedEvidence
 from bnfk_core.inference.queries import log_likelihood
-
-import helpers_bruteforce as bf
 
 
 def _problem(seed, n_rows, missing, n_vars=6):
@@ -39,7 +39,7 @@ def test_each_row_equals_brute_force_marginal(seed):
         want = np.log(bf.marginal_prob(model, {v: int(c) for v, c in enumerate(row) if c >= 0}, table))
         assert got == pytest.approx(want, abs=1e-12)
         seen_group_of_two |= len(fe.grp_starts) < (row < 0).sum()
-    assert seen_group_of_two                      # some rows have connected missing cells (a joint group)
+    assert seen_group_of_two  # some rows have connected missing cells (a joint group)
 
 
 def test_many_cpt_sets_equal_one_at_a_time_and_inference():
@@ -56,7 +56,8 @@ def test_many_cpt_sets_equal_one_at_a_time_and_inference():
 
 
 def _previous_nll(held, codes):
-    """The held-out NLL as computed before: complete-row counts + junction-tree log P(x_observed) per re-fit."""
+    """The held-out NLL as computed before: complete-row counts + junction-tree log P(x_observed) per
+    re-fit."""
     cpts = held.fit(codes)
     logs = [np.log(t) for t in cpts]
     total = float(sum(held.test_counts[i] @ logs[i] for i in range(len(logs))))
@@ -85,6 +86,7 @@ def test_heldout_equals_previous_evaluation(monkeypatch, max_configs):
         for key in ("nll", "error", "log_loss"):
             assert got[key] == pytest.approx(one[key], abs=1e-12)
         cpts = held.fit(train.codes[S])
-        for a, b in zip(held.fit_many(train.codes[S][None])[0].reshape(-1),
-                        np.concatenate([t.ravel() for t in cpts])):
+        for a, b in zip(
+            held.fit_many(train.codes[S][None])[0].reshape(-1), np.concatenate([t.ravel() for t in cpts])
+        ):
             assert a == pytest.approx(b, abs=1e-15)

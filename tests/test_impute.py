@@ -1,4 +1,5 @@
 """Imputation (bnfk_core.analyses.impute.core, thesis ch. 4): MCAR protocol, imputers, metrics, CLI."""
+
 import itertools
 import json
 import math
@@ -7,17 +8,32 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-
-from bnfk_core.cli import main
-from bnfk_core.network.dag import DAG
-from bnfk_core.data.table import from_codes, load_csv
-from bnfk_core.analyses.impute.completion import impute_with_model
-from bnfk_core.analyses.impute.core import (ImputeError, category_weights, impute, impute_augmented, impute_bn, impute_mode,
-                                       impute_wknn, knn_vote, learn_model)
-from bnfk_core.analyses.impute.benchmark import (CE_CAP, benchmark, capped_cross_entropy, evaluate, induce_mcar,
-                                                 macro_average)
-from bnfk_core.network.model import write_model
 from helpers_bruteforce import random_model
+
+from bnfk_core.analyses.impute.benchmark import (
+    CE_CAP,
+    benchmark,
+    capped_cross_entropy,
+    evaluate,
+    induce_mcar,
+    macro_average,
+)
+from bnfk_core.analyses.impute.completion import impute_with_model
+from bnfk_core.analyses.impute.core import (
+    ImputeError,
+    category_weights,
+    impute,
+    impute_augmented,
+    impute_bn,
+    impute_mode,
+    impute_wknn,
+    knn_vote,
+    learn_model,
+)
+from bnfk_core.cli import main
+from bnfk_core.data.table import from_codes, load_csv
+from bnfk_core.network.dag import DAG
+from bnfk_core.network.model import write_model
 
 ROOT = Path(__file__).resolve().parents[1]
 TTT = str(ROOT / "sample_data" / "tic_tac_toe.csv")
@@ -145,16 +161,18 @@ def test_wknn_hand_made_example():
     # target row 0 misses 'c'; by Hamming over a, b (observed in row 0):
     #   row 1 matches a,b (2), row 2 matches a (1), row 3 matches b (1), row 4 matches none,
     #   row 5 matches a,b but misses c (not a candidate); k = 3 -> rows 1, 2, 3.
-    codes = np.array([
-        [0, 0, -1],
-        [0, 0, 0],
-        [0, 1, 1],
-        [1, 0, 1],
-        [1, 1, 0],
-        [0, 0, -1],
-        [1, 1, 0],
-        [1, 1, 0],
-    ])
+    codes = np.array(
+        [
+            [0, 0, -1],
+            [0, 0, 0],
+            [0, 1, 1],
+            [1, 0, 1],
+            [1, 1, 0],
+            [0, 0, -1],
+            [1, 1, 0],
+            [1, 1, 0],
+        ]
+    )
     d = from_codes(codes, ["a", "b", "c"], [["p", "q"], ["p", "q"], ["p", "q"]])
     # frequencies of c among observed cells: c=0 in rows 1,4,6,7 (4/6), c=1 in rows 2,3 (2/6)
     w0, w1 = 6 / 4, 6 / 2
@@ -198,14 +216,21 @@ def test_augmented_learns_on_completed_data(ttt):
 
 # ---------------------------------------------------------------------- metrics
 def test_capped_cross_entropy_and_evaluate():
-    np.testing.assert_allclose(capped_cross_entropy([1.0, 0.5, 1e-7, 0.0]),
-                               [0.0, math.log(2), -math.log(1e-5), -math.log(1e-5)])
+    np.testing.assert_allclose(
+        capped_cross_entropy([1.0, 0.5, 1e-7, 0.0]), [0.0, math.log(2), -math.log(1e-5), -math.log(1e-5)]
+    )
     assert CE_CAP == pytest.approx(11.512925465)
     from bnfk_core.analyses.impute.core import Imputation
+
     truth = np.array([[0, 1], [2, 0], [1, 1]])
     hidden = np.array([[True, False], [True, True], [False, False]])
-    imp = Imputation("x", {0: (np.array([0, 1]), np.array([[0.6, 0.3, 0.1], [0.5, 0.5, 0.0]])),
-                           1: (np.array([1]), np.array([[0.2, 0.8]]))})
+    imp = Imputation(
+        "x",
+        {
+            0: (np.array([0, 1]), np.array([[0.6, 0.3, 0.1], [0.5, 0.5, 0.0]])),
+            1: (np.array([1]), np.array([[0.2, 0.8]])),
+        },
+    )
     res = evaluate(imp, truth, hidden)
     assert res["cells"] == 3 and res["accuracy"] == pytest.approx(1 / 3)
     assert res["cross_entropy"] == pytest.approx((-math.log(0.6) - math.log(1e-5) - math.log(0.2)) / 3)
@@ -220,29 +245,59 @@ def test_macro_average_weighs_settings_equally():
 
 def test_benchmark_grid_and_summary():
     d = load_csv(HAYES, class_column="class")
-    res = benchmark(d, ["mode", "wknn", "bn"], test_ratios=[0.2, 0.4], missing_ratios=[0.3], repeats=2,
-                    seed=5, structure="exact")
+    res = benchmark(
+        d,
+        ["mode", "wknn", "bn"],
+        test_ratios=[0.2, 0.4],
+        missing_ratios=[0.3],
+        repeats=2,
+        seed=5,
+        structure="exact",
+    )
     assert len(res.runs) == 2 * 1 * 2 * 3 and res.info["variables"] == 4  # class dropped
     summ = res.summary()
     for m in ("mode", "wknn", "bn"):
         sub = res.runs[res.runs.method == m]
-        assert summ[m]["accuracy"] == pytest.approx(sub.groupby(["test_ratio", "missing_ratio"]).accuracy.mean().mean())
+        assert summ[m]["accuracy"] == pytest.approx(
+            sub.groupby(["test_ratio", "missing_ratio"]).accuracy.mean().mean()
+        )
         assert summ[m]["accuracy_std"] == pytest.approx(np.std(sub.accuracy))
     assert res.matrix("bn").shape == (2, 1)
     # same hidden cells for every method of a run: equal cell counts
     assert res.runs.groupby(["test_ratio", "repeat"]).cells.nunique().max() == 1
-    again = benchmark(d, ["mode", "wknn", "bn"], test_ratios=[0.2, 0.4], missing_ratios=[0.3], repeats=2,
-                      seed=5, structure="exact")
+    again = benchmark(
+        d,
+        ["mode", "wknn", "bn"],
+        test_ratios=[0.2, 0.4],
+        missing_ratios=[0.3],
+        repeats=2,
+        seed=5,
+        structure="exact",
+    )
     pd.testing.assert_frame_equal(res.runs.drop(columns="seconds"), again.runs.drop(columns="seconds"))
 
 
 def test_benchmark_table_is_the_macro_average_of_the_runs():
     d = load_csv(HAYES, class_column="class")
-    res = benchmark(d, ["bn", "mode"], test_ratios=[0.2, 0.4], missing_ratios=[0.1, 0.3], repeats=2, seed=1,
-                    structure="tree")
+    res = benchmark(
+        d,
+        ["bn", "mode"],
+        test_ratios=[0.2, 0.4],
+        missing_ratios=[0.1, 0.3],
+        repeats=2,
+        seed=1,
+        structure="tree",
+    )
     table = res.table()
-    assert list(table.columns) == ["method", "accuracy", "accuracy sd", "cross-entropy", "cross-entropy sd", "runs",
-                                   "seconds"]
+    assert list(table.columns) == [
+        "method",
+        "accuracy",
+        "accuracy sd",
+        "cross-entropy",
+        "cross-entropy sd",
+        "runs",
+        "seconds",
+    ]
     assert list(table["method"]) == ["BN", "Mode"]
     runs = res.runs
     for line, m in zip(table.itertuples(index=False), ("bn", "mode")):
@@ -290,8 +345,8 @@ def test_imputed_cells_and_stats_equal_enumeration():
     full = model.sample(25, seed=2)
     codes = full.codes.copy()
     codes[np.random.default_rng(5).random(codes.shape) < 0.3] = -1
-    codes[0] = -1                      # a row with nothing observed: the prior marginals
-    codes[1] = full.codes[1]           # a complete row: nothing filled
+    codes[0] = -1  # a row with nothing observed: the prior marginals
+    codes[1] = full.codes[1]  # a complete row: nothing filled
     data = full.with_codes(codes)
     res = impute_with_model(model, data)
     miss = codes < 0
@@ -318,9 +373,27 @@ def test_imputed_cells_and_stats_equal_enumeration():
 
 # ---------------------------------------------------------------------- CLI
 def test_cli_impute_benchmark_json(capsys):
-    code, out, err = run(capsys, "impute-benchmark", HAYES, "--class-column", "class", "--methods", "bn,mode,wknn",
-                         "--test-ratio", "0.2,0.4", "--missing-ratio", "0.3", "--repeats", "1", "--seed", "2",
-                         "--structure", "exact", "--score", "qnml")
+    code, out, err = run(
+        capsys,
+        "impute-benchmark",
+        HAYES,
+        "--class-column",
+        "class",
+        "--methods",
+        "bn,mode,wknn",
+        "--test-ratio",
+        "0.2,0.4",
+        "--missing-ratio",
+        "0.3",
+        "--repeats",
+        "1",
+        "--seed",
+        "2",
+        "--structure",
+        "exact",
+        "--score",
+        "qnml",
+    )
     assert code == 0, err
     res = json.loads(out)
     for m in ("bn", "mode", "wknn"):
@@ -330,12 +403,15 @@ def test_cli_impute_benchmark_json(capsys):
     assert res["seconds"] > 0 and "%]" in err  # progress on stderr
 
 
-@pytest.mark.parametrize("argv,msg", [
-    (["--methods", "bn,magic"], "Unknown imputation method 'magic'"),
-    (["--test-ratio", "0.2,abc"], "--test-ratio must be numbers"),
-    (["--missing-ratio", "1.2"], "missing ratio must be strictly between 0 and 1"),
-    (["--repeats", "0"], "argument --repeats: must be from 1"),
-])
+@pytest.mark.parametrize(
+    "argv,msg",
+    [
+        (["--methods", "bn,magic"], "Unknown imputation method 'magic'"),
+        (["--test-ratio", "0.2,abc"], "--test-ratio must be numbers"),
+        (["--missing-ratio", "1.2"], "missing ratio must be strictly between 0 and 1"),
+        (["--repeats", "0"], "argument --repeats: must be from 1"),
+    ],
+)
 def test_cli_impute_benchmark_errors(capsys, argv, msg):
     code, out, err = run(capsys, "impute-benchmark", HAYES, "--quiet", *argv)
     assert code == 2 and out == "" and err.startswith("error: ") and msg in err and err.count("\n") == 1
@@ -346,8 +422,19 @@ def test_cli_impute_writes_files(tmp_path, capsys):
     mpath = tmp_path / "m.bif"
     write_model(learn_model(d, structure="tree", params="smoothed"), mpath)
     out_csv, p_csv = tmp_path / "done.csv", tmp_path / "p.csv"
-    code, out, err = run(capsys, "impute", HV, "--model", mpath, "-o", out_csv, "--probabilities", p_csv,
-                         "--na-values", "default-list")
+    code, out, err = run(
+        capsys,
+        "impute",
+        HV,
+        "--model",
+        mpath,
+        "-o",
+        out_csv,
+        "--probabilities",
+        p_csv,
+        "--na-values",
+        "default-list",
+    )
     assert code == 0, err
     res = json.loads(out)
     assert res["imputed_cells"] == int((d.codes < 0).sum())
@@ -363,8 +450,10 @@ def test_cli_impute_writes_files(tmp_path, capsys):
 
 
 def test_top_k_equals_full_lexsort_with_ties():
-    """knn_vote's neighbours: the k largest similarities, ties by the random rank, as a full sort orders them."""
+    """knn_vote's neighbours: the k largest similarities, ties by the random rank, as a full sort orders
+    them."""
     from bnfk_core.analyses.impute.core import top_k
+
     rng = np.random.default_rng(0)
     for trial in range(200):
         rows, n, k = int(rng.integers(1, 30)), int(rng.integers(1, 60)), int(rng.integers(1, 6))

@@ -2,6 +2,7 @@
 quoting-equivalent content), the file keeps its column order (columns the model does not use too),
 row order, blank lines and line ends; a discretized column is filled with the median of its bin or
 the bin's label (``--fill-numeric``); the probabilities name the file's lines."""
+
 from __future__ import annotations
 
 import csv
@@ -26,7 +27,8 @@ MISSING = {"", "NA", "N/A", "?", "nan"}
 
 
 def main(argv):
-    """The CLI with the file's missing tokens (NA, ?, nan, blanks) read as missing: --na-values default-list."""
+    """The CLI with the file's missing tokens (NA, ?, nan, blanks) read as missing: --na-values
+    default-list."""
     argv = list(argv)
     if argv and argv[0] in ("learn", "impute") and "--na-values" not in argv:
         argv += ["--na-values", "default-list"]
@@ -64,16 +66,46 @@ def _file(tmp_path, seed=0, n=90, newline="\r\n") -> Path:
 
 def _learn(tmp_path, path, *extra) -> Path:
     mpath = tmp_path / "m.bif"
-    code = main(["learn", str(path), "--structure", "tree", "--drop-columns", "id", "--class-column", "class",
-                 "--max-levels", "10", "-o", str(mpath), *extra])
+    code = main(
+        [
+            "learn",
+            str(path),
+            "--structure",
+            "tree",
+            "--drop-columns",
+            "id",
+            "--class-column",
+            "class",
+            "--max-levels",
+            "10",
+            "-o",
+            str(mpath),
+            *extra,
+        ]
+    )
     assert code == 0
     return mpath
 
 
 def _impute(tmp_path, capsys, path, mpath, *extra) -> tuple[dict, Path, Path]:
     out, probs = tmp_path / "done.csv", tmp_path / "p.csv"
-    code = main(["impute", str(path), "--model", str(mpath), "--drop-columns", "id", "--max-levels", "10",
-                 "-o", str(out), "--probabilities", str(probs), *extra])
+    code = main(
+        [
+            "impute",
+            str(path),
+            "--model",
+            str(mpath),
+            "--drop-columns",
+            "id",
+            "--max-levels",
+            "10",
+            "-o",
+            str(out),
+            "--probabilities",
+            str(probs),
+            *extra,
+        ]
+    )
     stdout, err = capsys.readouterr()
     assert code == 0, err
     return json.loads(stdout), out, probs
@@ -86,7 +118,7 @@ def test_impute_changes_only_missing_cells(tmp_path, capsys, fill):
     capsys.readouterr()
     res, out, _ = _impute(tmp_path, capsys, path, mpath, "--fill-numeric", fill)
     before, after = _records(path), _records(out)
-    assert len(before) == len(after) and before[0] == after[0]          # header and every record, in order
+    assert len(before) == len(after) and before[0] == after[0]  # header and every record, in order
     assert out.read_bytes().count(b"\r\n") == path.read_bytes().count(b"\r\n")  # line ends kept
     model = read_model(mpath)
     cols = [before[0].index(c) for c in before[0] if c.strip() in model.variables]
@@ -98,7 +130,7 @@ def test_impute_changes_only_missing_cells(tmp_path, capsys, fill):
                 assert v.strip() not in MISSING
                 changed += 1
             else:
-                assert u == v, (u, v)                                  # byte for byte: padding, quotes, ids
+                assert u == v, (u, v)  # byte for byte: padding, quotes, ids
     assert changed == res["imputed_cells"] > 0
 
 
@@ -106,12 +138,21 @@ def test_filled_values_are_the_most_probable_states(tmp_path, capsys):
     path = _file(tmp_path, seed=1)
     mpath = _learn(tmp_path, path)
     model = read_model(mpath)
-    data = load_csv(path, drop_columns=["id"], class_column="class", model=model, max_levels=10, na_values="default-list")
+    data = load_csv(
+        path, drop_columns=["id"], class_column="class", model=model, max_levels=10, na_values="default-list"
+    )
     truth = impute_with_model(model, data)
     capsys.readouterr()
     for fill in ("median", "label"):
         _, out, _ = _impute(tmp_path, capsys, path, mpath, "--fill-numeric", fill)
-        back = load_csv(out, drop_columns=["id"], class_column="class", model=model, max_levels=10, na_values="default-list")
+        back = load_csv(
+            out,
+            drop_columns=["id"],
+            class_column="class",
+            model=model,
+            max_levels=10,
+            na_values="default-list",
+        )
         assert not back.has_missing
         assert (back.codes == truth.data.codes).all()  # every filled cell reads back as the arg-max state
 
@@ -134,7 +175,7 @@ def test_median_fill_is_the_lower_median_of_the_bin(tmp_path, capsys):
         lo, hi, _, hi_closed = parse_interval(state)
         inside = sorted((v, t) for v, t in observed if lo <= v and (v < hi or (hi_closed and v == hi)))
         assert filled == inside[(len(inside) - 1) // 2][1]
-        assert after[line - 1][j] == filled            # `line` is the row's line in the file (1-based)
+        assert after[line - 1][j] == filled  # `line` is the row's line in the file (1-based)
         assert before[line - 1][j].strip() in MISSING
 
 
@@ -158,8 +199,23 @@ def test_sample_file_round_trip_keeps_every_observed_cell(tmp_path, capsys):
     mpath = tmp_path / "hv.bif"
     write_model(learn_model(d.without_class(), structure="tree", params="smoothed"), mpath)
     out = tmp_path / "hv_done.csv"
-    assert main(["impute", HV, "--model", str(mpath), "--class-column", "class", "-o", str(out),
-                 "--na-values", "default-list"]) == 0
+    assert (
+        main(
+            [
+                "impute",
+                HV,
+                "--model",
+                str(mpath),
+                "--class-column",
+                "class",
+                "-o",
+                str(out),
+                "--na-values",
+                "default-list",
+            ]
+        )
+        == 0
+    )
     before, after = _records(HV), _records(out)
     assert before[0] == after[0] == list(d.variables)
     diff = [(u, v) for a, b in zip(before, after) for u, v in zip(a, b) if u != v]
@@ -168,8 +224,14 @@ def test_sample_file_round_trip_keeps_every_observed_cell(tmp_path, capsys):
 
 def test_complete_file_refuses_another_file(tmp_path):
     path = _file(tmp_path, seed=4)
-    model = learn_model(load_csv(path, drop_columns=["id"], max_levels=10, na_values="default-list"), structure="tree", params="smoothed")
-    res = impute_with_model(model, load_csv(path, drop_columns=["id"], max_levels=10, model=model, na_values="default-list"))
+    model = learn_model(
+        load_csv(path, drop_columns=["id"], max_levels=10, na_values="default-list"),
+        structure="tree",
+        params="smoothed",
+    )
+    res = impute_with_model(
+        model, load_csv(path, drop_columns=["id"], max_levels=10, model=model, na_values="default-list")
+    )
     with pytest.raises(DataError, match="rows"):
         complete_file(res, read_table(text="a,b\n1,2\n"))
 
@@ -188,8 +250,10 @@ def test_impute_benchmark_default_grid_is_quick_and_names_the_full_grid(capsys):
     """No grid flags: 1 test ratio x 3 missing ratios x 2 repeats, progress on stderr naming --full-grid; the
     flag gives the thesis's 5 x 5 x 10 grid (checked on the parsed options, not run)."""
     import json as _json
+
     from bnfk_core.cli import main
     from bnfk_core.cli.impute import FULL_GRID, _grid
+
     hayes = Path(__file__).resolve().parents[1] / "sample_data" / "hayes_roth.csv"
     code = main(["impute-benchmark", str(hayes), "--class-column", "class", "--methods", "mode"])
     out, err = capsys.readouterr()
@@ -198,7 +262,10 @@ def test_impute_benchmark_default_grid_is_quick_and_names_the_full_grid(capsys):
     assert len(res["grid"]) == 3 and {g["test_ratio"] for g in res["grid"]} == {0.2}
     assert "--full-grid" in err and "%]" in err and "--full-grid" in res["grid_note"]
     import argparse
-    args = argparse.Namespace(full_grid=True, test_ratio=None, missing_ratio=None, repeats=None, methods="bn,mode,wknn")
+
+    args = argparse.Namespace(
+        full_grid=True, test_ratio=None, missing_ratio=None, repeats=None, methods="bn,mode,wknn"
+    )
     trs, mrs, repeats, note = _grid(args)
     assert (len(trs), len(mrs), repeats) == (5, 5, 10) and "750 imputations" in note
     args.repeats = 1

@@ -1,6 +1,7 @@
 """Imputation merges the incomplete rows that share a context (missing cells and the observed members of the
 families touching them): the same posteriors as the row-by-row junction tree to 1e-12, the same filled cells,
 the same file, and a row of probability zero named as before."""
+
 from __future__ import annotations
 
 import csv
@@ -8,23 +9,22 @@ import io
 
 import numpy as np
 import pytest
+from helpers_bruteforce import random_dag, random_model
+from test_impute import _brute_posterior
 
 from bnfk_core.analyses.impute import stream as impute_stream
 from bnfk_core.analyses.impute.core import _context_keys, merged_posterior, posterior_cells
-from bnfk_core.data.table import load_csv
 from bnfk_core.errors import ModelError
 from bnfk_core.inference.queries import posterior
 from bnfk_core.network.dag import DAG
 from bnfk_core.network.model import BayesNet, write_model
-from helpers_bruteforce import random_dag, random_model
-from test_impute import _brute_posterior
 
 
 def _table(seed=0, n=600, p_miss=0.2):
     dag = random_dag(7, seed=seed, max_parents=2)
     model = random_model(dag, [2, 3, 2, 2, 3, 2, 2], seed=seed)
     full = model.sample(n, seed=seed).codes
-    codes = np.concatenate([full, full[:150]])                  # exact duplicates as well
+    codes = np.concatenate([full, full[:150]])  # exact duplicates as well
     rng = np.random.default_rng(seed)
     codes[rng.random(codes.shape) < p_miss] = -1
     return model, codes
@@ -34,19 +34,22 @@ def _table(seed=0, n=600, p_miss=0.2):
 def test_merged_posterior_equals_row_by_row(seed, cap, monkeypatch):
     """Groups enumerated, or (cap 1, 2) partly or all by the junction tree."""
     from bnfk_core.analyses.impute import core
+
     monkeypatch.setattr(core, "ENUMERATE_MAX_COMPLETIONS", cap)
     model, codes = _table(seed)
     inc = np.flatnonzero((codes < 0).any(axis=1))
     keys, _ = _context_keys(model, codes[inc])
     n_keys = np.unique(keys, axis=0).shape[0]
-    assert n_keys < np.unique(codes[inc], axis=0).shape[0]      # merging by group and context merges distinct rows
+    assert (
+        n_keys < np.unique(codes[inc], axis=0).shape[0]
+    )  # merging by group and context merges distinct rows
     a, b = merged_posterior(model, codes), posterior(model, codes)
     assert sorted(a) == sorted(b)
     for v in b:
         np.testing.assert_array_equal(a[v][0], b[v][0])
         np.testing.assert_allclose(a[v][1], b[v][1], rtol=0, atol=1e-12)
         assert (a[v][1].argmax(axis=1) == b[v][1].argmax(axis=1)).all()
-    for r in inc[:25]:                                          # and both against enumeration
+    for r in inc[:25]:  # and both against enumeration
         for v in np.flatnonzero(codes[r] < 0):
             k = int(np.searchsorted(a[v][0], r))
             np.testing.assert_allclose(a[v][1][k], _brute_posterior(model, codes[r], v), rtol=0, atol=1e-12)
@@ -75,9 +78,13 @@ def test_imputed_file_equals_unmerged_cell_for_cell(tmp_path, monkeypatch):
     src, bif = tmp_path / "d.csv", tmp_path / "m.bif"
     _write(src, model, codes)
     write_model(model, bif)
-    impute_stream.impute_file(model, src, tmp_path / "merged.csv", block_rows=97, probabilities=tmp_path / "merged_p.csv")
+    impute_stream.impute_file(
+        model, src, tmp_path / "merged.csv", block_rows=97, probabilities=tmp_path / "merged_p.csv"
+    )
     monkeypatch.setattr(impute_stream, "merged_posterior", posterior)
-    impute_stream.impute_file(model, src, tmp_path / "plain.csv", block_rows=97, probabilities=tmp_path / "plain_p.csv")
+    impute_stream.impute_file(
+        model, src, tmp_path / "plain.csv", block_rows=97, probabilities=tmp_path / "plain_p.csv"
+    )
     got = list(csv.reader(io.StringIO((tmp_path / "merged.csv").read_text())))
     want = list(csv.reader(io.StringIO((tmp_path / "plain.csv").read_text())))
     assert len(got) == len(want) == codes.shape[0] + 1
@@ -85,8 +92,8 @@ def test_imputed_file_equals_unmerged_cell_for_cell(tmp_path, monkeypatch):
     assert all(c != "" for row in got for c in row)
     pg = list(csv.reader(io.StringIO((tmp_path / "merged_p.csv").read_text())))
     pw = list(csv.reader(io.StringIO((tmp_path / "plain_p.csv").read_text())))
-    assert len(pg) == len(pw) > int((codes < 0).sum()) and pg[0] == pw[0]      # a line per cell and state
-    for a, b in zip(pg[1:], pw[1:]):                            # same cells; probabilities to rounding
+    assert len(pg) == len(pw) > int((codes < 0).sum()) and pg[0] == pw[0]  # a line per cell and state
+    for a, b in zip(pg[1:], pw[1:]):  # same cells; probabilities to rounding
         for x, y in zip(a, b):
             try:
                 assert abs(float(x) - float(y)) <= 1e-12
@@ -98,7 +105,7 @@ def test_zero_probability_row_named_as_before():
     dag = DAG(["a", "b", "c", "d"], [("a", "b"), ("c", "d")])
     model = random_model(dag, [2, 2, 2, 2], seed=5)
     cpts = [c.copy() for c in model.cpts]
-    cpts[3][1] = [1.0, 0.0]                                     # P(d = s1 | c = s1) = 0
+    cpts[3][1] = [1.0, 0.0]  # P(d = s1 | c = s1) = 0
     model = BayesNet(model.dag, model.states, tuple(cpts))
     codes = np.array([[0, -1, 0, 1], [1, -1, 1, 0], [0, -1, 1, 1], [-1, 0, 1, 1]])
     # rows 3 and 4 are impossible through the family of d, which touches no missing cell of row 3
@@ -115,7 +122,7 @@ def test_a_representative_of_probability_zero_falls_back_to_the_rows():
     dag = DAG(["a", "b", "c", "d"], [("a", "b"), ("c", "d")])
     model = random_model(dag, [2, 2, 2, 2], seed=6)
     cpts = [c.copy() for c in model.cpts]
-    cpts[3][0] = [0.0, 1.0]                                     # P(d = s0 | c = s0) = 0
+    cpts[3][0] = [0.0, 1.0]  # P(d = s0 | c = s0) = 0
     model = BayesNet(model.dag, model.states, tuple(cpts))
     codes = np.array([[0, -1, 1, 1], [1, -1, 0, 1], [0, -1, 1, 0], [1, 0, -1, 1]])
     a, b = merged_posterior(model, codes), posterior(model, codes)

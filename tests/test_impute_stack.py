@@ -1,5 +1,6 @@
-"""Stacked imputation (``stack``, ``bn-lca``): averages checked against the components computed separately, the
-validation grid against a loop over :func:`evaluate`, and that the masked truth never enters."""
+"""Stacked imputation (``stack``, ``bn-lca``): averages checked against the components computed separately,
+the validation grid against a loop over :func:`evaluate`, and that the masked truth never enters."""
+
 from __future__ import annotations
 
 import csv
@@ -11,7 +12,6 @@ import pytest
 
 import bnfk_core.analyses  # noqa: F401 - registers the imputation methods
 from bnfk_core.analyses.impute import stack as st
-from bnfk_core.analyses.impute.core import Imputation
 from bnfk_core.analyses.impute.benchmark import evaluate, induce_mcar
 from bnfk_core.analyses.impute.methods import DEFAULT_IMPUTER, impute_table
 from bnfk_core.cli import main
@@ -24,12 +24,14 @@ LEARN = {"structure": "tree", "score": "qnml", "params": "cnml"}
 
 
 def _data(codes, cards):
-    return from_codes(np.asarray(codes), [f"v{i}" for i in range(len(cards))],
-                      [[f"s{k}" for k in range(c)] for c in cards])
+    return from_codes(
+        np.asarray(codes), [f"v{i}" for i in range(len(cards))], [[f"s{k}" for k in range(c)] for c in cards]
+    )
 
 
 def _chain(n=150, seed=0):
-    """A chain v0 -> v1 -> ... with noise: something for the network, the classes and the neighbours to find."""
+    """A chain v0 -> v1 -> ... with noise: something for the network, the classes and the neighbours to
+    find."""
     rng = np.random.default_rng(seed)
     cards = [3, 3, 2, 3, 2, 3]
     cols = [rng.integers(0, 3, n)]
@@ -51,15 +53,20 @@ def _objective(P, w, floor=1e-5):
 
 def test_stacking_weights_maximise_the_mixture_log_score_as_scipy_does():
     from scipy.optimize import minimize
+
     rng = np.random.default_rng(0)
-    P = rng.dirichlet([1.0, 1.0], size=(400, 3))[:, :, 0]      # three components' P(true state) on 400 cells
-    P[:, 2] *= 0.3                                             # a weak component
-    P[rng.random(400) < 0.1, 0] = 0.0                          # and zeros (kNN-like), floored at 1e-5
+    P = rng.dirichlet([1.0, 1.0], size=(400, 3))[:, :, 0]  # three components' P(true state) on 400 cells
+    P[:, 2] *= 0.3  # a weak component
+    P[rng.random(400) < 0.1, 0] = 0.0  # and zeros (kNN-like), floored at 1e-5
     w = st.stacking_weights(P)
     assert w.min() >= 0 and w.sum() == pytest.approx(1.0)
     # independent: scipy on the softmax parametrisation of the simplex
-    res = minimize(lambda z: -_objective(P, np.exp(z) / np.exp(z).sum()), np.zeros(3), method="Nelder-Mead",
-                   options={"xatol": 1e-9, "fatol": 1e-12, "maxiter": 20000})
+    res = minimize(
+        lambda z: -_objective(P, np.exp(z) / np.exp(z).sum()),
+        np.zeros(3),
+        method="Nelder-Mead",
+        options={"xatol": 1e-9, "fatol": 1e-12, "maxiter": 20000},
+    )
     ref = np.exp(res.x) / np.exp(res.x).sum()
     assert _objective(P, w) >= _objective(P, ref) - 1e-6
     np.testing.assert_allclose(w, ref, atol=2e-3)
@@ -136,7 +143,7 @@ def test_one_component_stack_is_that_component(masked):
 
 def test_registered_and_default():
     assert DEFAULT_IMPUTER == "stack" and "bn-lca" in IMPUTERS and not IMPUTERS["stack"].peer
-    assert IMPUTERS["stack"].needs == ""   # its kNN is numpy (bnfk_core.analyses.impute.knn_onehot)
+    assert IMPUTERS["stack"].needs == ""  # its kNN is numpy (bnfk_core.analyses.impute.knn_onehot)
 
 
 def test_impute_table_fills_every_missing_cell_with_the_arg_max(masked):
@@ -154,7 +161,9 @@ def _rows(path):
 def test_cli_impute_method_stack(tmp_path, capsys):
     out = tmp_path / "done.csv"
     na = ["--na-values", "default-list"]
-    assert main(["impute", HV, "--structure", "tree", "--method", "stack", "-o", str(out), "--quiet", *na]) == 0
+    assert (
+        main(["impute", HV, "--structure", "tree", "--method", "stack", "-o", str(out), "--quiet", *na]) == 0
+    )
     res = json.loads(capsys.readouterr().out)
     assert res["learned"]["method"] == "stack" and res["imputed_cells"] == 392
     assert "internal validation" in res["learned"]["notes"][0]
@@ -171,11 +180,14 @@ def test_cli_impute_method_stack(tmp_path, capsys):
     assert _rows(tmp_path / "d.csv") == done
 
 
-@pytest.mark.parametrize("extra, culprit", [
-    (["--structure", "hc", "--method", "nope"], "nope"),
-    (["--model", "m.bif", "--method", "stack"], "--method"),
-    (["--structure", "hc", "--method", "stack", "--missing-data", "available-case"], "--missing-data"),
-])
+@pytest.mark.parametrize(
+    "extra, culprit",
+    [
+        (["--structure", "hc", "--method", "nope"], "nope"),
+        (["--model", "m.bif", "--method", "stack"], "--method"),
+        (["--structure", "hc", "--method", "stack", "--missing-data", "available-case"], "--missing-data"),
+    ],
+)
 def test_cli_bad_method_is_one_error_line(tmp_path, capsys, extra, culprit):
     assert main(["impute", HV, *extra, "-o", str(tmp_path / "x.csv")]) == 2
     err = capsys.readouterr().err
@@ -183,17 +195,18 @@ def test_cli_bad_method_is_one_error_line(tmp_path, capsys, extra, culprit):
 
 
 def test_numpy_knn_equals_scikit_learn_where_the_kth_neighbour_is_not_tied():
-    """knn_onehot_cells against KNNImputer on one-hot codes; on a tie at the k-th distance scikit-learn picks some
-    donors, ours share the votes left: there both give the same nearer donors' votes."""
-    from bnfk_core.analyses.impute.methods import impute_knn_onehot
+    """knn_onehot_cells against KNNImputer on one-hot codes; on a tie at the k-th distance scikit-learn picks
+    some donors, ours share the votes left: there both give the same nearer donors' votes."""
     from bnfk_core.analyses.impute.knn_onehot import knn_onehot_cells
+    from bnfk_core.analyses.impute.methods import impute_knn_onehot
+
     rng = np.random.default_rng(2)
     cards = [3, 2, 4, 3, 2, 3, 5]
     codes = np.column_stack([rng.integers(0, c, 120) for c in cards])
     codes[rng.random(codes.shape) < 0.25] = -1
     mine = knn_onehot_cells(codes, cards, 5)
     theirs = impute_knn_onehot(_data(codes, cards), k=5).cells
-    blocked = knn_onehot_cells(codes, cards, 5, block_entries=300)       # a few rows per block: same result
+    blocked = knn_onehot_cells(codes, cards, 5, block_entries=300)  # a few rows per block: same result
     obs = codes >= 0
     total = sum(cards)
     compared = tied = 0
@@ -211,7 +224,7 @@ def test_numpy_knn_equals_scikit_learn_where_the_kth_neighbour_is_not_tied():
             s = np.sort(d)
             if s[4] == s[5] or not np.isfinite(s[4]):
                 tied += 1
-                near = d < s[4]                      # the donors nearer than the tie: both count them fully
+                near = d < s[4]  # the donors nearer than the tie: both count them fully
                 assert np.all(q * 5 >= np.bincount(codes[donors[near], i], minlength=cards[i]) - 1e-9)
                 continue
             np.testing.assert_allclose(q, p, atol=1e-12)
@@ -221,28 +234,40 @@ def test_numpy_knn_equals_scikit_learn_where_the_kth_neighbour_is_not_tied():
 
 @pytest.mark.parametrize("tag", ["hv", "bc"])
 def test_stack_output_is_the_stored_one(tag):
-    """Speed-ups must not move a cell: the default ``stack`` (hc-greedy -- the greedy climb the copy was made with,
-    ``hc`` before it became the tabu search -- qNML, cNML CPTs, seed 0) on house_votes_84 (its own 392 blanks) and
-    breast_cancer with 10 % of its cells hidden (seed 0) gives the same cells, and the per-cell distributions to
-    1e-12, as the stored copy, made again when structural EM's E-step became exact (no sampled completions: 17
-    of breast_cancer's cells moved, house votes' probabilities by at most 9e-4) (tests/data/stack_reference.npz)."""
+    """Speed-ups must not move a cell: the default ``stack`` (hc-greedy -- the greedy climb the copy was made
+    with,
+    ``hc`` before it became the tabu search -- qNML, cNML CPTs, seed 0) on house_votes_84 (its own 392 blanks)
+    and breast_cancer with 10 % of its cells hidden (seed 0) gives the same cells, and the per-cell
+    distributions to 1e-12, as the stored copy, made again when structural EM's E-step became exact (no
+    sampled completions: 17 of breast_cancer's cells moved, house votes' probabilities by at most 9e-4)
+    (tests/data/stack_reference.npz)."""
     ref = np.load(ROOT / "tests" / "data" / "stack_reference.npz")
-    data = load_csv(HV, na_values="default-list") if tag == "hv" else induce_mcar(
-        load_csv(str(ROOT / "sample_data" / "breast_cancer.csv"), na_values="default-list"), 1, 0.1, seed=0).data
-    res = impute_table(data, "stack", "hc-greedy", score="qnml", params="cnml", seed=0)   # the copy's recipe
+    data = (
+        load_csv(HV, na_values="default-list")
+        if tag == "hv"
+        else induce_mcar(
+            load_csv(str(ROOT / "sample_data" / "breast_cancer.csv"), na_values="default-list"),
+            1,
+            0.1,
+            seed=0,
+        ).data
+    )
+    res = impute_table(data, "stack", "hc-greedy", score="qnml", params="cnml", seed=0)  # the copy's recipe
     np.testing.assert_array_equal(res.data.codes, ref[f"{tag}_codes"])
-    assert sorted(res.imputation.cells) == sorted(int(k.split("_")[1]) for k in ref.files if k.endswith("_P")
-                                                  and k.startswith(tag))
+    assert sorted(res.imputation.cells) == sorted(
+        int(k.split("_")[1]) for k in ref.files if k.endswith("_P") and k.startswith(tag)
+    )
     for i, (rows, P) in res.imputation.cells.items():
         np.testing.assert_array_equal(rows, ref[f"{tag}_{i}_rows"])
-        # to 1e-12, not bit for bit: BLAS kernels differ between processors in the last bits (the copy of e28a3db
-        # differed here by 1.1e-16 on another machine)
+        # to 1e-12, not bit for bit: BLAS kernels differ between processors in the last bits (the copy of
+        # e28a3db differed here by 1.1e-16 on another machine)
         np.testing.assert_allclose(P, ref[f"{tag}_{i}_P"], rtol=0, atol=1e-12)
 
 
 def test_an_unknown_method_name_is_echoed_cut():
     """A pasted method name of any length comes back in the error cut to about 80 characters."""
     from bnfk_core.analyses.impute.core import ImputeError, check_methods
+
     with pytest.raises(ImputeError) as exc:
         check_methods("x" * 5000)
     assert "Unknown imputation method" in str(exc.value) and len(str(exc.value)) < 400

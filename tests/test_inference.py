@@ -4,16 +4,15 @@ The parent marginals P(pi_i = j) are the quantity Theorem 1 needs; an unpropagat
 junction tree gets them wrong for A-structures and chains (house guide), so those
 structures are included explicitly.
 """
+
+import helpers_bruteforce as bf
 import numpy as np
 import pytest
 
-from bnfk_core.inference import elimination
-from bnfk_core.inference import queries as inference
-from bnfk_core.inference import junction
-from bnfk_core.network.dag import DAG
 from bnfk_core.data.table import from_codes
-
-import helpers_bruteforce as bf
+from bnfk_core.inference import elimination, junction
+from bnfk_core.inference import queries as inference
+from bnfk_core.network.dag import DAG
 
 # name -> (nodes, arcs, cardinalities)
 SUMMARIZATION_STRUCTURES = {
@@ -22,8 +21,11 @@ SUMMARIZATION_STRUCTURES = {
     "v-structure": (["u", "v", "w"], [("u", "w"), ("v", "w")], [2, 3, 3]),
     # parents listed after their child in node order: C-order ravel must follow node order
     "reverse-order": (["c", "b", "a", "d"], [("a", "b"), ("b", "c"), ("a", "c"), ("d", "c")], [2, 3, 2, 3]),
-    "a-then-chain": (["x0", "x1", "x2", "x3", "x4"],
-                     [("x0", "x1"), ("x0", "x2"), ("x2", "x3"), ("x1", "x4"), ("x3", "x4")], [2, 3, 2, 4, 3]),
+    "a-then-chain": (
+        ["x0", "x1", "x2", "x3", "x4"],
+        [("x0", "x1"), ("x0", "x2"), ("x2", "x3"), ("x1", "x4"), ("x3", "x4")],
+        [2, 3, 2, 4, 3],
+    ),
     "empty": (["p", "q", "r"], [], [2, 3, 4]),
 }
 
@@ -58,9 +60,10 @@ def test_parent_marginals_a_structure_and_chain_not_uniform():
     # chain w -> u -> v with a very skewed P(w): P(u) is far from uniform and from P(u|w=0)
     dag = DAG(["u", "v", "w"], [("w", "u"), ("u", "v")])
     cpt_w = np.array([[0.9, 0.1]])
-    cpt_u = np.array([[0.8, 0.2], [0.1, 0.9]])       # rows: w = 0, 1
-    cpt_v = np.array([[0.5, 0.5], [0.3, 0.7]])       # rows: u = 0, 1
+    cpt_u = np.array([[0.8, 0.2], [0.1, 0.9]])  # rows: w = 0, 1
+    cpt_v = np.array([[0.5, 0.5], [0.3, 0.7]])  # rows: u = 0, 1
     from bnfk_core.network.model import BayesNet
+
     model = BayesNet(dag, (("0", "1"),) * 3, (cpt_u, cpt_v, cpt_w))
     pm = inference.parent_marginals(model)
     # P(u=0) = 0.9*0.8 + 0.1*0.1 = 0.73 (hand computation)
@@ -76,7 +79,7 @@ def test_marginal_matches_enumeration(model):
     rng = np.random.default_rng(7)
     for _ in range(4):
         k = int(rng.integers(1, min(n, 3) + 1))
-        vars_ = [int(v) for v in rng.choice(n, size=k, replace=False)]   # any order
+        vars_ = [int(v) for v in rng.choice(n, size=k, replace=False)]  # any order
         got = inference.marginal(model, vars_)
         cards = [len(model.states[v]) for v in vars_]
         want = np.zeros(cards)
@@ -85,7 +88,9 @@ def test_marginal_matches_enumeration(model):
         np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-14)
 
 
-@pytest.mark.parametrize("joint_cells", [None, 0, 10**9], ids=["junction-tree", "per-variable", "joint-per-pattern"])
+@pytest.mark.parametrize(
+    "joint_cells", [None, 0, 10**9], ids=["junction-tree", "per-variable", "joint-per-pattern"]
+)
 @pytest.mark.parametrize("model", MODELS)
 def test_posterior_matches_enumeration(model, joint_cells, monkeypatch):
     """The batched junction tree and both per-pattern ways of getting a pattern's margins (its fallback: one
@@ -96,8 +101,8 @@ def test_posterior_matches_enumeration(model, joint_cells, monkeypatch):
         monkeypatch.setattr(elimination, "JOINT_POSTERIOR_CELLS", joint_cells)
     table = bf.joint_table(model)
     X = bf.random_rows(model, 25, seed=3, missing=0.35)
-    X[0] = -1                               # a fully missing row: posterior = prior marginal
-    X[1] = bf.random_rows(model, 1, seed=4)[0]   # a complete row: no entry
+    X[0] = -1  # a fully missing row: posterior = prior marginal
+    X[1] = bf.random_rows(model, 1, seed=4)[0]  # a complete row: no entry
     post = inference.posterior(model, X)
     seen = set()
     for v, (rows, probs) in post.items():
@@ -129,10 +134,12 @@ def test_posterior_accepts_categorical_data(model):
 def test_log_evidence_matches_enumeration(model):
     table = bf.joint_table(model)
     X = bf.random_rows(model, 30, seed=9, missing=0.3)
-    X[0] = -1                                   # fully missing: log 1 = 0
+    X[0] = -1  # fully missing: log 1 = 0
     got = inference.log_evidence(model, X)
-    want = [np.log(bf.marginal_prob(model, {u: int(x[u]) for u in range(model.n_vars) if x[u] >= 0}, table))
-            for x in X]
+    want = [
+        np.log(bf.marginal_prob(model, {u: int(x[u]) for u in range(model.n_vars) if x[u] >= 0}, table))
+        for x in X
+    ]
     np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-12)
     assert abs(got[0]) < 1e-12
 
@@ -142,20 +149,27 @@ def test_log_likelihood_complete_and_missing(model):
     X = bf.random_rows(model, 12, seed=11, missing=0.2)
     data = from_codes(X, model.variables, model.states)
     table = bf.joint_table(model)
-    want = [np.log(bf.marginal_prob(model, {u: int(x[u]) for u in range(model.n_vars) if x[u] >= 0}, table))
-            for x in X]
+    want = [
+        np.log(bf.marginal_prob(model, {u: int(x[u]) for u in range(model.n_vars) if x[u] >= 0}, table))
+        for x in X
+    ]
     np.testing.assert_allclose(inference.log_likelihood(model, data), want, rtol=1e-10, atol=1e-12)
 
 
 def _zero_model():
     from bnfk_core.network.model import BayesNet
+
     dag = DAG(["a", "b"], [("a", "b")])
-    return BayesNet(dag, (("0", "1"), ("0", "1", "2")),
-                    (np.array([[1.0, 0.0]]), np.array([[0.5, 0.5, 0.0], [0.2, 0.3, 0.5]])))
+    return BayesNet(
+        dag,
+        (("0", "1"), ("0", "1", "2")),
+        (np.array([[1.0, 0.0]]), np.array([[0.5, 0.5, 0.0], [0.2, 0.3, 0.5]])),
+    )
 
 
 def test_posterior_zero_probability_evidence_through_missing_variable_is_an_error():
     from bnfk_core.errors import ModelError
+
     # a missing, b = 2 forces a = 1, which has probability zero
     with pytest.raises(ModelError, match="probability zero"):
         inference.posterior(_zero_model(), np.array([[-1, 2]]))
@@ -173,6 +187,7 @@ def test_posterior_zero_probability_evidence_in_fully_observed_factor_is_an_erro
     the CPT row P(b | a = 1) = (0.2, 0.3, 0.5) instead of an error.
     """
     from bnfk_core.errors import ModelError
+
     model = _zero_model()
     assert inference.log_evidence(model, np.array([[1, -1]]))[0] == -np.inf
     with pytest.raises(ModelError, match="probability zero"):

@@ -1,7 +1,8 @@
 """``pip install`` of the project (not editable), the way a user installs a clone.
 
-The wheel is built from a copy of the sources (so the checkout gets no ``build/`` or ``*.egg-info``), installed
-without dependencies into a fresh virtual environment, and every module of ``bnfk_core`` is imported from that
+The wheel is built from a copy of the sources (so the checkout gets no ``build/`` or ``*.egg-info``),
+installed without dependencies into a fresh virtual environment, and every module of ``bnfk_core`` is imported
+from that
 environment by a Python started outside the checkout.  The fresh environment reaches the already installed
 dependencies (numpy, pgmpy, ...) through a ``.pth`` line naming this interpreter's site-packages: a ``.pth``
 line only adds a folder, so nothing else installed there (an editable install of the checkout, say) is
@@ -10,6 +11,7 @@ activated, and the test asserts that ``bnfk_core`` itself comes from the fresh e
 It also checks the wheel's metadata: every third-party module that ``bnfk_core`` imports at module level is
 provided by a distribution listed in ``Requires-Dist`` (not only in an extra), and the ``bnfk`` command runs.
 """
+
 from __future__ import annotations
 
 import ast
@@ -29,7 +31,9 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def _run(cmd, cwd, timeout=300):
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP")}
-    return subprocess.run([str(c) for c in cmd], cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout)
+    return subprocess.run(
+        [str(c) for c in cmd], cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout
+    )
 
 
 @pytest.fixture(scope="module")
@@ -41,10 +45,15 @@ def installed(tmp_path_factory):
     for name in ("pyproject.toml", "README.md"):
         shutil.copy2(ROOT / name, src / name)
     shutil.copytree(ROOT / "sample_data", src / "sample_data")
-    shutil.copytree(ROOT / "bnfk_core", src / "bnfk_core", ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    shutil.copytree(
+        ROOT / "bnfk_core", src / "bnfk_core", ignore=shutil.ignore_patterns("__pycache__", "*.pyc")
+    )
     dist = tmp / "dist"
     build = _run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", dist, src], cwd=tmp)
-    if build.returncode != 0 and "No matching distribution found for setuptools" in build.stdout + build.stderr:
+    if (
+        build.returncode != 0
+        and "No matching distribution found for setuptools" in build.stdout + build.stderr
+    ):
         pytest.skip("the build backend (setuptools) cannot be fetched here: no package index")
     assert build.returncode == 0, build.stdout + build.stderr
     wheels = sorted(dist.glob("bnfk-*.whl"))
@@ -53,7 +62,9 @@ def installed(tmp_path_factory):
     env_dir = tmp / "venv"
     venv.create(env_dir, with_pip=False, symlinks=os.name != "nt")
     python = env_dir / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
-    purelib = _run([python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"], cwd=tmp).stdout.strip()
+    purelib = _run(
+        [python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"], cwd=tmp
+    ).stdout.strip()
     outer = [p for p in site.getsitepackages() if Path(p).is_dir()]
     Path(purelib, "outer_site_packages.pth").write_text("\n".join(outer) + "\n")
     inst = _run([python, "-m", "pip", "install", "--no-deps", "--no-index", "-q", wheels[0]], cwd=tmp)
@@ -84,10 +95,14 @@ def test_every_module_imports_from_the_installed_wheel(installed):
     assert Path(got["file"]).resolve().is_relative_to(env_dir.resolve()), got["file"]
     assert not got["failed"], got["failed"]
     # every subpackage of the checkout is in the wheel (a flat ``packages = [...]`` list would lose them)
-    subpackages = {".".join(p.relative_to(ROOT).parent.parts) for p in (ROOT / "bnfk_core").rglob("__init__.py")}
+    subpackages = {
+        ".".join(p.relative_to(ROOT).parent.parts) for p in (ROOT / "bnfk_core").rglob("__init__.py")
+    }
     assert subpackages <= set(got["modules"]), sorted(subpackages - set(got["modules"]))
-    modules = {".".join(p.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__")
-               for p in (ROOT / "bnfk_core").rglob("*.py")}
+    modules = {
+        ".".join(p.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__")
+        for p in (ROOT / "bnfk_core").rglob("*.py")
+    }
     assert modules <= set(got["modules"]), sorted(modules - set(got["modules"]))
     assert not got["streamlit"], "bnfk_core imported streamlit"
 
@@ -100,7 +115,7 @@ def test_bnfk_command_is_python_m_bnfk_core(installed):
     module = _run([python, "-m", "bnfk_core", "--help"], cwd=tmp)
     assert command.returncode == 0, command.stderr
     assert "learn" in command.stdout and "cluster" in command.stdout
-    assert command.stdout == module.stdout      # the same parser, the same help
+    assert command.stdout == module.stdout  # the same parser, the same help
     bad = _run([script, "no-such-command"], cwd=tmp)
     assert bad.returncode == 2
 
@@ -117,8 +132,8 @@ print(json.dumps({"dir": str(sample_dir()), "session_dir": str(SAMPLE_DIR), "cat
 
 
 def test_the_wheel_carries_the_bundled_samples(installed):
-    """A user who installed the wheel (no checkout) still reaches the samples: the reproduce runners and session
-    files that name a sample read them from the installed copy."""
+    """A user who installed the wheel (no checkout) still reaches the samples: the reproduce runners and
+    session files that name a sample read them from the installed copy."""
     env_dir, python, _, tmp = installed
     out = _run([python, "-c", SAMPLES], cwd=tmp)
     assert out.returncode == 0, out.stderr
@@ -127,7 +142,9 @@ def test_the_wheel_carries_the_bundled_samples(installed):
     assert got["session_dir"] == got["dir"]
     assert got["catalog"] == sorted(json.loads((ROOT / "sample_data" / "catalog.json").read_text()))
     shipped = sorted(p.name for p in Path(got["dir"]).iterdir())
-    assert shipped == sorted(p.name for p in (ROOT / "sample_data").iterdir() if p.suffix in (".csv", ".json", ".md"))
+    assert shipped == sorted(
+        p.name for p in (ROOT / "sample_data").iterdir() if p.suffix in (".csv", ".json", ".md")
+    )
     rows = sum(1 for _ in open(ROOT / "sample_data" / "zoo.csv", encoding="utf-8")) - 1
     assert got["zoo"][0] == rows
 
@@ -137,7 +154,7 @@ def _top_level_imports(path: Path) -> set:
     tree = ast.parse(path.read_text(encoding="utf-8"))
     names = set()
     for node in tree.body:
-        if isinstance(node, ast.Try):       # ``try: import x`` at module level counts too
+        if isinstance(node, ast.Try):  # ``try: import x`` at module level counts too
             nodes = node.body
         else:
             nodes = [node]
@@ -151,8 +168,10 @@ def _top_level_imports(path: Path) -> set:
 
 def test_runtime_dependencies_cover_module_level_imports(installed):
     _, python, _, tmp = installed
-    code = ("import importlib.metadata as m, json; print(json.dumps("
-            "{'requires': m.requires('bnfk'), 'dists': m.packages_distributions()}))")
+    code = (
+        "import importlib.metadata as m, json; print(json.dumps("
+        "{'requires': m.requires('bnfk'), 'dists': m.packages_distributions()}))"
+    )
     got = json.loads(_run([python, "-c", code], cwd=tmp).stdout)
     required = set()
     for req in got["requires"]:

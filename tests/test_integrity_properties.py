@@ -3,6 +3,7 @@ states, delimiters, quotes and line breaks inside quoted cells, padded cells, a 
 column and missing cells.  ``learn`` -> BIF / JSON -> ``kernel`` gives the same Gram matrix through
 either file and as the in-memory model; ``impute`` leaves every observed cell, the header, and the
 column and row order as the file has them (both compared as the ``csv`` module parses them)."""
+
 from __future__ import annotations
 
 import csv
@@ -13,12 +14,12 @@ from pathlib import Path
 import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as hst
+from test_model_names import CSV_NAMES, CSV_STATES
 
 from bnfk_core.cli import main
 from bnfk_core.data.table import MISSING_TOKENS, load_csv
 from bnfk_core.kernels.fisher import gram
 from bnfk_core.learning.incomplete import learn_network
-from test_model_names import CSV_NAMES, CSV_STATES
 
 MISSING_CELLS = ["", "NA", " NA ", "?", " ? ", "nan", "N/A"]
 OPTS = ["--max-levels", "5", "--na-values", "default-list"]  # the numeric column (6+ distinct values) is cut
@@ -58,7 +59,9 @@ def _records(path) -> list[list[str]]:
         return list(csv.reader(fh))
 
 
-@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@settings(
+    max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large]
+)
 @given(text=csv_files())
 def test_learn_bif_kernel_round_trip_and_impute_keeps_observed_cells(text):
     with tempfile.TemporaryDirectory() as tmp:
@@ -66,10 +69,35 @@ def test_learn_bif_kernel_round_trip_and_impute_keeps_observed_cells(text):
         data_csv = tmp / "data.csv"
         data_csv.write_bytes(text.encode("utf-8"))
         for ext in ("bif", "json"):
-            assert main(["learn", str(data_csv), "--structure", "tree", *OPTS, "--quiet", "-o",
-                         str(tmp / f"m.{ext}")]) == 0
-            assert main(["kernel", str(data_csv), "--model", str(tmp / f"m.{ext}"), *OPTS, "-o",
-                         str(tmp / f"K_{ext}.npy")]) == 0
+            assert (
+                main(
+                    [
+                        "learn",
+                        str(data_csv),
+                        "--structure",
+                        "tree",
+                        *OPTS,
+                        "--quiet",
+                        "-o",
+                        str(tmp / f"m.{ext}"),
+                    ]
+                )
+                == 0
+            )
+            assert (
+                main(
+                    [
+                        "kernel",
+                        str(data_csv),
+                        "--model",
+                        str(tmp / f"m.{ext}"),
+                        *OPTS,
+                        "-o",
+                        str(tmp / f"K_{ext}.npy"),
+                    ]
+                )
+                == 0
+            )
         k_bif, k_json = np.load(tmp / "K_bif.npy"), np.load(tmp / "K_json.npy")
         data = load_csv(data_csv, max_levels=5, na_values="default-list")
         model = learn_network(data, "tree")[1]  # learn's defaults: structural EM, CPTs by EM

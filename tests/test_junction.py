@@ -1,25 +1,39 @@
-"""Batched junction-tree inference (bnfk_core.inference.junction via bnfk_core.inference.queries) against three independent
-computations: brute-force enumeration (small models), the per-missingness-pattern variable elimination that
-answered before (bnfk_core.inference.elimination) and pgmpy's VariableElimination, on every network bundled with
-pgmpy's small/medium/large sets with random evidence."""
+"""Batched junction-tree inference (bnfk_core.inference.junction via bnfk_core.inference.queries) against
+three independent computations: brute-force enumeration (small models), the per-missingness-pattern variable
+elimination that answered before (bnfk_core.inference.elimination) and pgmpy's VariableElimination, on every
+network bundled with pgmpy's small/medium/large sets with random evidence."""
+
 import gzip
 import importlib.util
 import io
 import warnings
 from pathlib import Path
 
+import helpers_bruteforce as bf
 import numpy as np
 import pytest
 
-import helpers_bruteforce as bf
-from bnfk_core.inference import elimination
+from bnfk_core.inference import elimination, junction
 from bnfk_core.inference import queries as inference
-from bnfk_core.inference import junction
 from bnfk_core.network.dag import DAG
 from bnfk_core.network.model import BayesNet, read_model
 
-BUNDLED = ("asia", "cancer", "earthquake", "sachs", "survey", "alarm", "child", "insurance", "water", "mildew",
-           "barley", "hailfinder", "hepar2", "win95pts")
+BUNDLED = (
+    "asia",
+    "cancer",
+    "earthquake",
+    "sachs",
+    "survey",
+    "alarm",
+    "child",
+    "insurance",
+    "water",
+    "mildew",
+    "barley",
+    "hailfinder",
+    "hepar2",
+    "win95pts",
+)
 #: cliques beyond junction.MAX_TREE_CELLS per row: inferred per missingness pattern (elimination), so only
 #: the comparison with pgmpy says something about them
 TOO_LARGE = ("mildew", "barley")
@@ -75,12 +89,13 @@ def test_bundled_network_log_evidence_equals_per_pattern_elimination(name):
     X = evidence_rows(model, ROWS.get(name, 40), seed=5)
     got = inference.log_evidence(model, X)
     np.testing.assert_allclose(got, elimination.log_evidence_by_pattern(model, X), rtol=0, atol=1e-12)
-    assert abs(got[0]) < 1e-12                       # nothing observed: log 1
+    assert abs(got[0]) < 1e-12  # nothing observed: log 1
 
 
 @pytest.mark.parametrize("name", BUNDLED)
 def test_bundled_network_posteriors_equal_pgmpy_variable_elimination(name):
     from pgmpy.inference import VariableElimination
+
     model = bundled(name)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -131,7 +146,7 @@ def test_family_posteriors_match_enumeration(model, tree, monkeypatch):
         rows, F = got[i]
         np.testing.assert_array_equal(rows, rows_i)
         for row, f in zip(rows, F):
-            ok = np.all((X[row] < 0) | (D == X[row]), axis=1)   # completions of the row
+            ok = np.all((X[row] < 0) | (D == X[row]), axis=1)  # completions of the row
             want = np.zeros(model.cpts[i].size)
             np.add.at(want, model.parent_config(i, D[ok]) * len(model.states[i]) + D[ok][:, i], P[ok])
             np.testing.assert_allclose(f, want / P[ok].sum(), rtol=0, atol=1e-13)
@@ -149,7 +164,9 @@ def test_posterior_and_log_evidence_match_enumeration(model):
         assert le[row] == pytest.approx(np.log(pe), abs=1e-12)
         for v in np.flatnonzero(x < 0):
             rows, probs = post[int(v)]
-            want = [bf.marginal_prob(model, {**ev, int(v): k}, table) / pe for k in range(len(model.states[v]))]
+            want = [
+                bf.marginal_prob(model, {**ev, int(v): k}, table) / pe for k in range(len(model.states[v]))
+            ]
             np.testing.assert_allclose(probs[np.searchsorted(rows, row)], want, rtol=0, atol=1e-13)
 
 
@@ -184,6 +201,7 @@ def test_complete_rows_take_no_part_and_keep_their_likelihood():
     assert inference.posterior(model, X) == {}
     assert inference.family_posteriors(model, X) == {}
     from bnfk_core.data.table import from_codes
+
     ll = inference.log_likelihood(model, from_codes(X, model.variables, model.states))
     np.testing.assert_array_equal(ll, model.complete_log_likelihood(X))
 
@@ -194,7 +212,9 @@ def test_models_whose_tree_is_too_large_fall_back_to_per_pattern(monkeypatch):
     assert junction.junction_tree(model) is None
     X = evidence_rows(model, 20, seed=1)
     _same_posteriors(inference.posterior(model, X), elimination.posterior_by_pattern(model, X), atol=0)
-    np.testing.assert_array_equal(inference.log_evidence(model, X), elimination.log_evidence_by_pattern(model, X))
+    np.testing.assert_array_equal(
+        inference.log_evidence(model, X), elimination.log_evidence_by_pattern(model, X)
+    )
 
 
 def test_tree_has_running_intersection_and_homes_every_family():

@@ -6,22 +6,22 @@ count formula), the thesis (eq. 2.17, eq. 3.2, App. E) or from brute force in
 whole joint).  ``gram`` has two exact evaluation paths picked by a cost model; the
 ``path`` fixture forces each of them (and the default choice).
 """
+
 from __future__ import annotations
 
+import helpers_bruteforce as bf
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st, HealthCheck
+from helpers_bruteforce import PATHS, forced_path
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
+from bnfk_core.data.table import from_codes
+from bnfk_core.errors import BnfkError, KernelError
 from bnfk_core.kernels import features as fisher_features
 from bnfk_core.kernels import fisher as kernels
 from bnfk_core.network.dag import DAG, segment_arcs
-from bnfk_core.data.table import from_codes
-from bnfk_core.errors import BnfkError, KernelError
 from bnfk_core.network.model import BayesNet, fit
-
-import helpers_bruteforce as bf
-
-from helpers_bruteforce import PATHS, forced_path
 
 
 @pytest.fixture(params=PATHS)
@@ -47,8 +47,11 @@ SUMMARIZATION_STRUCTURES = {
     "v-structure": (["u", "v", "w"], [("u", "w"), ("v", "w")], [2, 3, 3]),
     "single-arc+iso": (["a", "b", "c"], [("a", "b")], [4, 3, 2]),
     "reverse-order": (["c", "b", "a", "d"], [("a", "b"), ("b", "c"), ("a", "c"), ("d", "c")], [2, 3, 2, 3]),
-    "a+chain-5": (["x0", "x1", "x2", "x3", "x4"],
-                  [("x0", "x1"), ("x0", "x2"), ("x2", "x3"), ("x1", "x4"), ("x3", "x4")], [2, 3, 2, 4, 3]),
+    "a+chain-5": (
+        ["x0", "x1", "x2", "x3", "x4"],
+        [("x0", "x1"), ("x0", "x2"), ("x2", "x3"), ("x1", "x4"), ("x3", "x4")],
+        [2, 3, 2, 4, 3],
+    ),
     "v+a-4": (["p", "q", "r", "s"], [("p", "r"), ("q", "r"), ("p", "s")], [3, 2, 2, 4]),
 }
 
@@ -95,7 +98,9 @@ def test_paper_worked_example_is_brute_force():
 
 
 # ====================================================================== Lemma 1
-@pytest.mark.parametrize("theta", [[0.7, 0.3], [0.1, 0.2, 0.7], [0.25, 0.25, 0.4, 0.1], [0.05, 0.3, 0.15, 0.2, 0.3]])
+@pytest.mark.parametrize(
+    "theta", [[0.7, 0.3], [0.1, 0.2, 0.7], [0.25, 0.25, 0.4, 0.1], [0.05, 0.3, 0.15, 0.2, 0.3]]
+)
 def test_lemma1_univariate(path, theta):
     theta = np.array(theta)
     model = BayesNet(DAG(["D"]), (tuple(str(k) for k in range(len(theta))),), (theta[None, :],))
@@ -125,7 +130,7 @@ def test_gram_matches_brute_force_all_configurations(path, model):
 def test_cross_gram_matches_brute_force(path, model):
     X = bf.random_rows(model, 23, seed=2)
     Y = bf.random_rows(model, 17, seed=3)
-    Y[:5] = X[:5]                       # some identical rows across the sets
+    Y[:5] = X[:5]  # some identical rows across the sets
     brute = bf.BruteFisher(model)
     got = kernels.gram(model, X, other=Y)
     assert got.shape == (23, 17)
@@ -185,8 +190,11 @@ def test_scatter_path_many_rows(seed):
 
 def test_one_state_variable_contributes_nothing(path):
     dag = DAG(["a", "b", "c"], [("a", "b"), ("c", "b")])
-    model = BayesNet(dag, (("0", "1"), ("0", "1", "2"), ("only",)),
-                     (np.array([[0.3, 0.7]]), np.array([[0.2, 0.5, 0.3], [0.6, 0.1, 0.3]]), np.array([[1.0]])))
+    model = BayesNet(
+        dag,
+        (("0", "1"), ("0", "1", "2"), ("only",)),
+        (np.array([[0.3, 0.7]]), np.array([[0.2, 0.5, 0.3], [0.6, 0.1, 0.3]]), np.array([[1.0]])),
+    )
     D = bf.all_configs(model)
     assert_close(kernels.gram(model, D), bf.BruteFisher(model).gram(D))
 
@@ -195,7 +203,7 @@ def test_one_state_variable_contributes_nothing(path):
 @pytest.mark.parametrize("cards, seed", [([2, 3, 2], 0), ([3, 2, 4], 1), ([2, 2, 2, 3], 2)])
 def test_fully_connected_equals_collapsed_variable(path, cards, seed):
     """Thesis App. E: a complete DAG acts as one variable with the joint distribution (Lemma 1)."""
-    nodes = ["u", "v", "w", "t"][:len(cards)]
+    nodes = ["u", "v", "w", "t"][: len(cards)]
     # a random topological order, so the complete DAG is not just node order
     order = list(np.random.default_rng(seed).permutation(nodes))
     model = model_from(nodes, segment_arcs("full", order), cards, seed)
@@ -210,11 +218,13 @@ def test_fully_connected_segment_plus_independent_variable(path):
     model = model_from(nodes, segment_arcs("full", ["v", "w", "u"]), [2, 3, 2, 3], seed=9)
     D, P = bf.joint_table(model)
     th_z = model.cpts[3][0]
+
     def want(x, y):
         seg = [0, 1, 2]
         Pseg = bf.marginal_prob(model, {v: int(x[v]) for v in seg}, (D, P))
         k = (1 - Pseg) / Pseg if all(x[v] == y[v] for v in seg) else -1.0
         return k + bf.lemma1(th_z, x[3], y[3])
+
     W = np.array([[want(x, y) for y in D] for x in D])
     assert_close(kernels.gram(model, D), W)
 
@@ -236,16 +246,21 @@ def _reverse_covered(model: BayesNet, u: str, v: str) -> BayesNet:
             for par in ps:
                 j = j * cards[par] + int(d[par])
             num[j, d[i]] += p
-        cpts[i] = num / num.sum(axis=1, keepdims=True)     # P(X_i | pa_2(i)) by Bayes' rule
+        cpts[i] = num / num.sum(axis=1, keepdims=True)  # P(X_i | pa_2(i)) by Bayes' rule
     return BayesNet(dag2, model.states, tuple(cpts))
 
 
 COVERED = [
     # (nodes, arcs, cards, covered arc)
     (["z", "u", "v", "t"], [("z", "u"), ("z", "v"), ("u", "v"), ("v", "t")], [2, 3, 2, 2], ("u", "v")),
-    (["u", "v", "w"], [("w", "u"), ("u", "v")], [3, 2, 4], ("w", "u")),          # chain -> A-structure
+    (["u", "v", "w"], [("w", "u"), ("u", "v")], [3, 2, 4], ("w", "u")),  # chain -> A-structure
     (["a", "b"], [("a", "b")], [3, 4], ("a", "b")),
-    (["p", "q", "r", "s"], [("p", "q"), ("p", "r"), ("q", "r"), ("r", "s"), ("p", "s")], [2, 2, 3, 2], ("q", "r")),
+    (
+        ["p", "q", "r", "s"],
+        [("p", "q"), ("p", "r"), ("q", "r"), ("r", "s"), ("p", "s")],
+        [2, 2, 3, 2],
+        ("q", "r"),
+    ),
 ]
 
 
@@ -288,10 +303,16 @@ def test_v_structure_vs_a_structure_same_distribution_differ():
     margs = [rng.dirichlet(np.ones(c)) + 0.05 for c in cards]
     margs = [m / m.sum() for m in margs]
     states = tuple(tuple(str(k) for k in range(c)) for c in cards)
-    vee = BayesNet(DAG(["u", "v", "w"], [("u", "w"), ("v", "w")]), states,
-                   (margs[0][None], margs[1][None], np.tile(margs[2], (6, 1))))
-    ay = BayesNet(DAG(["u", "v", "w"], [("w", "u"), ("w", "v")]), states,
-                  (np.tile(margs[0], (2, 1)), np.tile(margs[1], (2, 1)), margs[2][None]))
+    vee = BayesNet(
+        DAG(["u", "v", "w"], [("u", "w"), ("v", "w")]),
+        states,
+        (margs[0][None], margs[1][None], np.tile(margs[2], (6, 1))),
+    )
+    ay = BayesNet(
+        DAG(["u", "v", "w"], [("w", "u"), ("w", "v")]),
+        states,
+        (np.tile(margs[0], (2, 1)), np.tile(margs[1], (2, 1)), margs[2][None]),
+    )
     np.testing.assert_allclose(bf.joint_table(vee)[1], bf.joint_table(ay)[1], rtol=1e-12)
     D = bf.all_configs(vee)
     K1, K2 = kernels.gram(vee, D), kernels.gram(ay, D)
@@ -304,7 +325,7 @@ def test_v_structure_vs_a_structure_same_distribution_differ():
 def _random_data(cards, n, seed, missing=0.0):
     rng = np.random.default_rng(seed)
     X = np.column_stack([rng.integers(0, c, n) for c in cards])
-    X[:, 1] = np.where(rng.random(n) < 0.5, X[:, 0] % cards[1], X[:, 1])   # some dependence
+    X[:, 1] = np.where(rng.random(n) < 0.5, X[:, 0] % cards[1], X[:, 1])  # some dependence
     if missing:
         X[rng.random(X.shape) < missing] = -1
     names = [f"v{k}" for k in range(len(cards))]
@@ -315,8 +336,9 @@ def test_empty_network_ml_equals_scaled_hamming(path):
     data = _random_data([3, 2, 4, 3], 80, seed=1)
     K_fit = kernels.gram(fit(DAG(data.variables), data, "ml"), data)
     K_sh = kernels.gram(None, data, kind="scaled-hamming")
-    freqs = [np.bincount(data.codes[:, v], minlength=len(data.states[v])) / data.n_rows
-             for v in range(data.n_vars)]
+    freqs = [
+        np.bincount(data.codes[:, v], minlength=len(data.states[v])) / data.n_rows for v in range(data.n_vars)
+    ]
     want = bf.scaled_hamming_gram(freqs, data.codes)
     assert_close(K_fit, want)
     assert_close(K_sh, want)
@@ -326,9 +348,11 @@ def test_scaled_hamming_cross_and_model_selects_variables(path):
     data = _random_data([3, 2, 4], 40, seed=2)
     other = _random_data([3, 2, 4], 15, seed=3)
     freqs = [np.bincount(data.codes[:, v], minlength=len(data.states[v])) / data.n_rows for v in range(3)]
-    assert_close(kernels.gram(None, data, other, kind="scaled-hamming"),
-                 bf.scaled_hamming_gram(freqs, data.codes, other.codes))
-    sub = fit(DAG(["v2", "v0"]), data)       # the model only selects (and orders) the variables
+    assert_close(
+        kernels.gram(None, data, other, kind="scaled-hamming"),
+        bf.scaled_hamming_gram(freqs, data.codes, other.codes),
+    )
+    sub = fit(DAG(["v2", "v0"]), data)  # the model only selects (and orders) the variables
     want = bf.scaled_hamming_gram([freqs[2], freqs[0]], data.codes[:, [2, 0]])
     assert_close(kernels.gram(sub, data, kind="scaled-hamming"), want)
 
@@ -338,8 +362,9 @@ def test_hamming_is_fraction_of_matches(missing):
     data = _random_data([3, 2, 4, 2, 5], 30, seed=4, missing=missing)
     other = _random_data([3, 2, 4, 2, 5], 11, seed=5, missing=missing)
     assert_close(kernels.gram(None, data, kind="hamming"), bf.hamming_gram(data.codes), rtol=1e-12)
-    assert_close(kernels.gram(None, data, other, kind="hamming"),
-                 bf.hamming_gram(data.codes, other.codes), rtol=1e-12)
+    assert_close(
+        kernels.gram(None, data, other, kind="hamming"), bf.hamming_gram(data.codes, other.codes), rtol=1e-12
+    )
 
 
 def test_unknown_kind_is_a_kernel_error():
@@ -347,7 +372,7 @@ def test_unknown_kind_is_a_kernel_error():
     with pytest.raises(KernelError):
         kernels.gram(None, data, kind="gaussian")
     with pytest.raises(KernelError):
-        kernels.gram(None, data)             # Fisher needs a model
+        kernels.gram(None, data)  # Fisher needs a model
 
 
 # ====================================================================== missing values
@@ -356,9 +381,9 @@ def test_marginalized_kernel_matches_posterior_average(path, model):
     """K(x, y) = E[phi(x) | x_obs] . E[phi(y) | y_obs], by brute force over completions."""
     brute = bf.BruteFisher(model)
     X = bf.random_rows(model, 20, seed=8, missing=0.3)
-    X[0] = -1                                   # fully missing row
+    X[0] = -1  # fully missing row
     X[1, :] = bf.random_rows(model, 1, seed=9)[0]
-    X[1, 0] = -1                                # exactly one missing cell
+    X[1, 0] = -1  # exactly one missing cell
     Y = bf.random_rows(model, 9, seed=10, missing=0.2)
     assert_close(kernels.gram(model, X), brute.gram(X))
     assert_close(kernels.gram(model, X, other=Y), brute.gram(X, Y))
@@ -371,7 +396,8 @@ def test_marginalized_kernel_matches_posterior_average(path, model):
 
 @pytest.mark.parametrize("model", MODELS)
 def test_marginalized_kernel_sparse_products_match_the_brute_force_too(path, model, monkeypatch):
-    """The incomplete rows' terms by sparse products (blocks too big for dense copies) equal the brute force."""
+    """The incomplete rows' terms by sparse products (blocks too big for dense copies) equal the brute
+    force."""
     monkeypatch.setattr(fisher_features, "DENSE_BLOCK_BYTES", 0)
     brute = bf.BruteFisher(model)
     X = bf.random_rows(model, 20, seed=8, missing=0.3)
@@ -414,14 +440,14 @@ def _ml_model():
 
 def test_zero_probability_value_is_a_kernel_error_naming_variable(path):
     model, X = _ml_model()
-    K = kernels.gram(model, X)                       # all seen: finite
+    K = kernels.gram(model, X)  # all seen: finite
     assert np.all(np.isfinite(K))
     with pytest.raises(KernelError, match="'b'"):
         kernels.gram(model, np.array([[1, 1]]))
     with pytest.raises(KernelError, match="'b'"):
         kernels.gram(model, X, other=np.array([[0, 0], [1, 1]]))
     with pytest.raises(KernelError, match="'a'"):
-        kernels.gram(model, np.array([[2, 0]]))      # unseen parent value: P(a=2) = 0
+        kernels.gram(model, np.array([[2, 0]]))  # unseen parent value: P(a=2) = 0
     with pytest.raises(KernelError, match="'b'"):
         kernels.features(model, np.array([[1, 1]]))
     with pytest.raises(KernelError):
@@ -451,14 +477,20 @@ def test_ml_model_with_zero_cells_complete_rows_all_entry_points(path):
     assert_close((Phi @ Phi.T).toarray(), want)
     assert_close(kernels.contributions(model, np.array([1, 0]), np.array([1, 0])), [2.0, 0.0])
     assert_close(kernels.set_kernel(model, X, X[:3]), want[:, :3].mean())
-    assert_close(kernels.mmd(model, X, X[:3]),
-                 want.mean() + want[:3, :3].mean() - 2 * want[:, :3].mean())
+    assert_close(kernels.mmd(model, X, X[:3]), want.mean() + want[:3, :3].mean() - 2 * want[:, :3].mean())
     d = np.diag(want)
-    assert_close(kernels.gram(model, X, other=X[:2], normalize=True), want[:, :2] / np.sqrt(np.outer(d, d[:2])))
+    assert_close(
+        kernels.gram(model, X, other=X[:2], normalize=True), want[:, :2] / np.sqrt(np.outer(d, d[:2]))
+    )
 
 
-@pytest.mark.parametrize("row, equiv", [([1, -1], [1, 0]),    # P(b | a=1) = (1, 0)
-                                        ([-1, 1], [0, 1])])   # P(a | b=1) = (1, 0, 0)
+@pytest.mark.parametrize(
+    "row, equiv",
+    [
+        ([1, -1], [1, 0]),  # P(b | a=1) = (1, 0)
+        ([-1, 1], [0, 1]),
+    ],
+)  # P(a | b=1) = (1, 0, 0)
 def test_zero_probability_completion_gets_zero_weight(path, row, equiv):
     """A missing cell whose posterior is a point mass gives the kernel of that completion, finite."""
     model, X = _ml_model()
@@ -554,7 +586,7 @@ def test_set_kernel_count_formula_and_gram_mean(model):
     X = bf.random_rows(model, 30, seed=16)
     Y = bf.random_rows(model, 12, seed=17)
     want = _set_kernel_counts(model, X, Y)
-    assert_close(want, bf.BruteFisher(model).gram(X, Y).mean())     # two independent references agree
+    assert_close(want, bf.BruteFisher(model).gram(X, Y).mean())  # two independent references agree
     assert_close(kernels.set_kernel(model, X, Y), want)
     assert_close(kernels.set_kernel(model, X, Y), kernels.gram(model, X, other=Y).mean())
 
@@ -607,7 +639,7 @@ def test_property_cross_gram_is_block_of_joint_gram(args, seed2):
         Kxy = kernels.gram(model, X, other=Y)
         Kall = kernels.gram(model, np.vstack([X, Y]))
     scale = max(1.0, float(np.abs(Kall).max()))
-    np.testing.assert_allclose(Kxy, Kall[:len(X), len(X):], rtol=1e-9, atol=1e-9 * scale)
+    np.testing.assert_allclose(Kxy, Kall[: len(X), len(X) :], rtol=1e-9, atol=1e-9 * scale)
 
 
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -630,8 +662,15 @@ def test_scaled_hamming_with_missing_cells(path):
     for v in range(data.n_vars):
         obs = X[X[:, v] >= 0, v]
         freqs.append(np.bincount(obs, minlength=len(data.states[v])) / len(obs))
-    want = np.array([[sum(bf.lemma1(freqs[v], x[v], y[v]) for v in range(data.n_vars) if x[v] >= 0 and y[v] >= 0)
-                      for y in X] for x in X])
+    want = np.array(
+        [
+            [
+                sum(bf.lemma1(freqs[v], x[v], y[v]) for v in range(data.n_vars) if x[v] >= 0 and y[v] >= 0)
+                for y in X
+            ]
+            for x in X
+        ]
+    )
     assert_close(kernels.gram(None, data, kind="scaled-hamming"), want)
 
 
@@ -641,20 +680,24 @@ def test_categorical_data_is_aligned_to_the_model(path):
     X = bf.random_rows(model, 20, seed=22, missing=0.1)
     want = bf.BruteFisher(model).gram(X)
     perm = [2, 0, 1]
-    states = [list(model.states[v])[::-1] for v in perm]            # reversed state order
-    codes = np.column_stack([np.where(X[:, v] >= 0, len(model.states[v]) - 1 - X[:, v], -1) for v in perm]
-                            + [np.zeros(len(X), int)])
+    states = [list(model.states[v])[::-1] for v in perm]  # reversed state order
+    codes = np.column_stack(
+        [np.where(X[:, v] >= 0, len(model.states[v]) - 1 - X[:, v], -1) for v in perm]
+        + [np.zeros(len(X), int)]
+    )
     data = from_codes(codes, [model.variables[v] for v in perm] + ["extra"], states + [["e"]])
     assert_close(kernels.gram(model, data), want)
 
 
 def test_marginals_override_uses_the_given_parent_probabilities():
     gram = kernels.gram
-    """gram(..., marginals=) replaces P(pi_i = j) in Theorem 1 (the uniform-marginal ablation of reproduce)."""
-    from bnfk_core.inference.queries import ParentMarginals, parent_marginals
+    """gram(..., marginals=) replaces P(pi_i = j) in Theorem 1 (the uniform-marginal ablation of
+    reproduce)."""
     from bnfk_core.errors import KernelError as KE
+    from bnfk_core.inference.queries import ParentMarginals, parent_marginals
+
     rng = np.random.default_rng(11)
-    dag = DAG(["u", "v", "w"], [("u", "v"), ("u", "w")])   # an A-structure
+    dag = DAG(["u", "v", "w"], [("u", "v"), ("u", "w")])  # an A-structure
     cpts = (rng.dirichlet(np.ones(3), 1), rng.dirichlet(np.ones(2), 3), rng.dirichlet(np.ones(2), 3))
     m = BayesNet(dag, (("a", "b", "c"), ("0", "1"), ("0", "1")), cpts)
     X = m.sample(40, seed=3).codes

@@ -1,6 +1,7 @@
 """The KGV structure score: closed forms for the linear and delta kernels,
 the incomplete Cholesky against the full Gram, the MDL local score against an independent Gaussian
 computation, weights, the search faces, and the waveform_5000 check."""
+
 from __future__ import annotations
 
 import itertools
@@ -12,8 +13,8 @@ import pytest
 from bnfk_core.data.table import from_codes, load_csv
 from bnfk_core.errors import StructureError
 from bnfk_core.learning.kgv import KGVStatistics, default_parameters, incomplete_cholesky, kgv_statistics
-from bnfk_core.learning.structure import learn_structure, raw_numbers
 from bnfk_core.learning.scores import LocalScorer, score_dag, scorer_for
+from bnfk_core.learning.structure import learn_structure, raw_numbers
 
 
 def _pair_mi(cols, cards=None, **kw):
@@ -26,7 +27,7 @@ def test_linear_kernel_is_the_gaussian_mutual_information():
     y = 0.6 * x + rng.normal(size=400)
     rho = np.corrcoef(x, y)[0, 1]
     mi = _pair_mi([x, y], kernel="linear", kappa=1e-12)
-    assert mi == pytest.approx(-0.5 * math.log(1 - rho ** 2), abs=1e-6)
+    assert mi == pytest.approx(-0.5 * math.log(1 - rho**2), abs=1e-6)
 
 
 def test_linear_kernel_with_regularisation_scales_the_correlation():
@@ -37,7 +38,8 @@ def test_linear_kernel_with_regularisation_scales_the_correlation():
     r, kappa = np.corrcoef(x, y)[0, 1], 0.3
     shrink = 1 / (1 + kappa / 2)
     assert _pair_mi([x, y], kernel="linear", kappa=kappa) == pytest.approx(
-        -0.5 * math.log(1 - (shrink ** 2 * r) ** 2), abs=1e-9)
+        -0.5 * math.log(1 - (shrink**2 * r) ** 2), abs=1e-9
+    )
 
 
 def test_two_categories_give_the_canonical_correlations_of_the_contingency_table():
@@ -49,7 +51,7 @@ def test_two_categories_give_the_canonical_correlations_of_the_contingency_table
     P /= P.sum()
     pr, pc = P.sum(1), P.sum(0)
     s = np.linalg.svd(P / np.sqrt(np.outer(pr, pc)), compute_uv=False)[1:]  # the first is the trivial 1
-    expected = -0.5 * np.log(1 - s ** 2).sum()
+    expected = -0.5 * np.log(1 - s**2).sum()
     assert _pair_mi([a, b], [4, 3], kappa=1e-12) == pytest.approx(expected, abs=1e-6)
 
 
@@ -59,7 +61,7 @@ def test_incomplete_cholesky_against_the_full_gram(sigma):
     x = np.concatenate([rng.normal(size=250), rng.normal(3, 0.5, size=150)])
     tol = 1e-3 * x.size
     G = incomplete_cholesky(x, sigma, tol)
-    K = np.exp(-(x[:, None] - x[None, :]) ** 2 / (2 * sigma ** 2))
+    K = np.exp(-((x[:, None] - x[None, :]) ** 2) / (2 * sigma**2))
     E = K - G @ G.T
     assert np.trace(E) <= tol
     assert np.abs(E).max() <= tol and np.linalg.eigvalsh(E).min() > -1e-8
@@ -68,7 +70,9 @@ def test_incomplete_cholesky_against_the_full_gram(sigma):
 
 def _gauss_mi(C, child, parents):
     fam = [child, *parents]
-    return -0.5 * (np.linalg.slogdet(C[np.ix_(fam, fam)])[1] - np.linalg.slogdet(C[np.ix_(parents, parents)])[1])
+    return -0.5 * (
+        np.linalg.slogdet(C[np.ix_(fam, fam)])[1] - np.linalg.slogdet(C[np.ix_(parents, parents)])[1]
+    )
 
 
 def test_local_score_is_the_mdl_score_of_eq_4():
@@ -119,13 +123,18 @@ def test_defaults_and_bad_options():
 def _mixed(n=300, seed=7):
     rng = np.random.default_rng(seed)
     a = rng.integers(0, 3, n)
-    x = np.sin(a * 2.0) + 0.3 * rng.normal(size=n)           # a number driven by a category
-    y = x ** 2 + 0.2 * rng.normal(size=n)                     # a non-linear function of it
+    x = np.sin(a * 2.0) + 0.3 * rng.normal(size=n)  # a number driven by a category
+    y = x**2 + 0.2 * rng.normal(size=n)  # a non-linear function of it
     b = (y > np.median(y)).astype(int) ^ (rng.random(n) < 0.1)
     edges = lambda v: np.quantile(v, [0.25, 0.5, 0.75])  # noqa: E731
-    codes = np.column_stack([a, np.searchsorted(edges(x), x), np.searchsorted(edges(y), y), b]).astype(np.int32)
-    data = from_codes(codes, ["a", "x", "y", "b"], [("0", "1", "2"), tuple("pqrs"), tuple("pqrs"), ("0", "1")])
+    codes = np.column_stack([a, np.searchsorted(edges(x), x), np.searchsorted(edges(y), y), b]).astype(
+        np.int32
+    )
+    data = from_codes(
+        codes, ["a", "x", "y", "b"], [("0", "1", "2"), tuple("pqrs"), tuple("pqrs"), ("0", "1")]
+    )
     from dataclasses import replace
+
     return replace(data, numbers={"x": x, "y": y})
 
 
@@ -161,6 +170,7 @@ def _acyclic(parents) -> bool:
         ok = all(visit(p) for p in parents[v])
         done.add(v)
         return ok
+
     return all(visit(v) for v in range(len(parents)))
 
 
@@ -170,8 +180,9 @@ def test_bin_numbers_option_scores_the_bins():
     binned = learn_structure(data, "hc", score="kgv", score_options={"bin_numbers": True})
     assert binned.searched_raw == [] and raw.searched_raw == ["x", "y"]
     assert binned.score == pytest.approx(score_dag(data.codes, data.cardinalities, binned.dag, "kgv"))
-    assert raw.score == pytest.approx(score_dag(data.codes, data.cardinalities, raw.dag, "kgv",
-                                                numbers=raw_numbers(data)))
+    assert raw.score == pytest.approx(
+        score_dag(data.codes, data.cardinalities, raw.dag, "kgv", numbers=raw_numbers(data))
+    )
 
 
 def test_waveform_noise_columns_stay_apart_from_the_class(sample_path):
@@ -193,8 +204,10 @@ def test_waveform_noise_columns_stay_apart_from_the_class(sample_path):
 
 
 def test_exact_search_bound_prunes_without_changing_the_optimum():
-    """The bound N·I(x_i, x_others) − (log N / 2)·d_i·d_π prunes parent sets; the optimum is the unpruned one."""
+    """The bound N·I(x_i, x_others) − (log N / 2)·d_i·d_π prunes parent sets; the optimum is the unpruned
+    one."""
     from bnfk_core.learning.exact import exact_search
+
     rng = np.random.default_rng(9)
     n, d = 400, 7
     X = rng.normal(size=(n, d))

@@ -1,5 +1,6 @@
 """Faces of the KGV score: ``learn --score kgv`` (numbers searched raw, CPTs on the bins, the JSON
 says which) and ``kgv-mi`` (JSON and -o CSV equal to the core's matrix)."""
+
 from __future__ import annotations
 
 import json
@@ -34,14 +35,33 @@ def mixed_csv(tmp_path):
 
 def test_learn_kgv_searches_numbers_raw_and_fits_cpts_on_bins(tmp_path, capsys, mixed_csv):
     out_path = tmp_path / "m.json"
-    code, out, _ = run(capsys, "learn", mixed_csv, "--structure", "hc", "--score", "kgv", "--quiet", "-o", out_path)
+    code, out, _ = run(
+        capsys, "learn", mixed_csv, "--structure", "hc", "--score", "kgv", "--quiet", "-o", out_path
+    )
     assert code == 0
     assert out["searched_raw"] == ["dose", "resp"] and len(out["bins"]["dose"]) == 4
     assert {tuple(a) for a in out["arcs"]} & {("grp", "dose"), ("dose", "grp")}
     model = read_model(out_path)
-    assert len(model.states[list(model.variables).index("dose")]) == 4   # the CPT is over the bins
-    code, binned, _ = run(capsys, "learn", mixed_csv, "--structure", "exact", "--score", "kgv", "--kgv-bin-numbers",
-                          "--kappa", "0.05", "--sigma", "2", "--kgv-kernel", "linear", "--quiet", "-o", out_path)
+    assert len(model.states[list(model.variables).index("dose")]) == 4  # the CPT is over the bins
+    code, binned, _ = run(
+        capsys,
+        "learn",
+        mixed_csv,
+        "--structure",
+        "exact",
+        "--score",
+        "kgv",
+        "--kgv-bin-numbers",
+        "--kappa",
+        "0.05",
+        "--sigma",
+        "2",
+        "--kgv-kernel",
+        "linear",
+        "--quiet",
+        "-o",
+        out_path,
+    )
     assert code == 0 and binned["searched_raw"] == [] and binned["bins"] == {}
 
 

@@ -1,16 +1,17 @@
-"""``reproduce kgv`` (Bach & Jordan 2002, Fig. 1 on ALARM): the exact KL divergence between two networks against
-the brute-force joint, and a small run writing the table beside the published numbers."""
+"""``reproduce kgv`` (Bach & Jordan 2002, Fig. 1 on ALARM): the exact KL divergence between two networks
+against the brute-force joint, and a small run writing the table beside the published numbers."""
+
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 import pytest
+from helpers_bruteforce import joint_table, random_model
 
 from bnfk_core.cli import main
 from bnfk_core.network.dag import DAG
 from bnfk_core.network.model import fit
 from bnfk_core.reproduce.kgv_alarm import PARAMS, PSEUDO_COUNT, PUBLISHED, alarm_network, kl_to_truth
-from helpers_bruteforce import joint_table, random_model
 
 
 @pytest.mark.parametrize("seed", [0, 1])
@@ -36,10 +37,14 @@ def test_reproduce_kgv_writes_ours_beside_the_published(tmp_path, capsys):
     assert list(table["label"]) == ["BIC", "BDe", "KGV"] * 2
     for _, row in table.iterrows():
         n = int(row["dataset"].split("=")[1])
-        assert row["kl (published)"] == PUBLISHED[n][{"BIC": "bic", "BDe": "bdeu", "KGV": "kgv"}[row["label"]]]
-        assert 0 < row["kl"] and row["kl (diff)"] == pytest.approx(row["kl"] - row["kl (published)"], abs=1e-5)
-    # independent yardsticks on the same sample (seed 3): every learned network is closer to the truth than the
-    # empty network fitted the same way, and no closer than the true DAG fitted the same way
+        assert (
+            row["kl (published)"] == PUBLISHED[n][{"BIC": "bic", "BDe": "bdeu", "KGV": "kgv"}[row["label"]]]
+        )
+        assert 0 < row["kl"] and row["kl (diff)"] == pytest.approx(
+            row["kl"] - row["kl (published)"], abs=1e-5
+        )
+    # independent yardsticks on the same sample (seed 3): every learned network is closer to the truth than
+    # the empty network fitted the same way, and no closer than the true DAG fitted the same way
     true = alarm_network()
     for n in (500, 1000):
         sample = true.sample(n, seed=3)

@@ -1,4 +1,6 @@
-"""Score landscapes: DAG counts, scores against scoring from scratch and pgmpy, equivalence classes, the climb."""
+"""Score landscapes: DAG counts, scores against scoring from scratch and pgmpy, equivalence classes, the
+climb."""
+
 import itertools
 import warnings
 
@@ -7,9 +9,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from bnfk_core.network.dag import DAG, equivalent
 from bnfk_core.data.table import load_csv
 from bnfk_core.errors import StructureError
+from bnfk_core.learning.exact import exact_search
+from bnfk_core.learning.hill_climb import hill_climb
 from bnfk_core.learning.landscape import (
     DAG_COUNTS,
     climb_path,
@@ -19,10 +22,9 @@ from bnfk_core.learning.landscape import (
     place_dag,
     score_landscape,
 )
-from bnfk_core.learning.exact import exact_search
-from bnfk_core.learning.hill_climb import hill_climb
-from bnfk_core.registry import SCORES
 from bnfk_core.learning.scores import LocalScorer, score_dag
+from bnfk_core.network.dag import DAG, equivalent
+from bnfk_core.registry import SCORES
 
 #: Markov equivalence classes of DAGs on k labelled nodes (OEIS A085531)
 CLASS_COUNTS = (1, 1, 2, 11, 185, 8782)
@@ -61,7 +63,10 @@ def test_equivalence_keys_agree_with_dag_equivalent():
     pm, _ = enumerate_dags(4)
     keys = equivalence_keys(pm)
     names = list("abcd")
-    dags = [DAG(names, [(names[u], names[v]) for v in range(4) for u in range(4) if row[v] >> u & 1]) for row in pm]
+    dags = [
+        DAG(names, [(names[u], names[v]) for v in range(4) for u in range(4) if row[v] >> u & 1])
+        for row in pm
+    ]
     rng = np.random.default_rng(0)
     # random pairs plus pairs drawn within one key (so both answers are tested often)
     pairs_ = [tuple(rng.choice(len(dags), 2, replace=False)) for _ in range(600)]
@@ -129,7 +134,7 @@ def test_climb_path_is_the_hill_climb(zoo):
     scorer = LocalScorer(zoo.codes[:, :5], zoo.cardinalities[:5], "bic")
     final = hill_climb(scorer, variables, seed=3)
     assert graphs[-1] == land.index_of(final)
-    assert np.all(np.diff(land.values[graphs]) > 0)          # every move gains
+    assert np.all(np.diff(land.values[graphs]) > 0)  # every move gains
     assert len(graphs) == len(path["moves"]) + 1
     # consecutive graphs differ by one arc added, removed or reversed
     bits = land.arc_bits()[graphs].astype(int)

@@ -1,8 +1,8 @@
-"""Latent class models: poLCA's published carcinoma maxima, EM monotonicity, missing cells against a brute-force
-marginal-likelihood maximiser, weights, exports (bnfk_core.lca.model)."""
+"""Latent class models: poLCA's published carcinoma maxima, EM monotonicity, missing cells against a
+brute-force marginal-likelihood maximiser, weights, exports (bnfk_core.lca.model)."""
+
 from __future__ import annotations
 
-import itertools
 import json
 
 import numpy as np
@@ -19,7 +19,7 @@ from bnfk_core.lca.em import em_runs
 from bnfk_core.lca.model import initial_parameters, one_hot
 from bnfk_core.network.model import read_model, write_model
 
-POLCA_CARCINOMA = {2: -317.2568, 3: -293.7050, 4: -289.2858}   # poLCA's documented maxima
+POLCA_CARCINOMA = {2: -317.2568, 3: -293.7050, 4: -289.2858}  # poLCA's documented maxima
 
 
 @pytest.fixture(scope="module")
@@ -31,7 +31,7 @@ def carcinoma(sample_path):
 def test_carcinoma_reaches_polca_maxima(carcinoma, k):
     m = fit_lca(carcinoma, k, starts=30, seed=0)
     assert m.loglik == pytest.approx(POLCA_CARCINOMA[k], abs=1e-3)
-    assert m.parameters == (k - 1) + k * 7                       # 7 binary ratings
+    assert m.parameters == (k - 1) + k * 7  # 7 binary ratings
     assert m.bic == pytest.approx(-2 * m.loglik + m.parameters * np.log(118))
     assert m.aic == pytest.approx(-2 * m.loglik + 2 * m.parameters)
     assert 1 <= m.starts_at_best <= 30 and m.converged
@@ -53,8 +53,12 @@ def _random_codes(rng, n, cards, p_missing):
 
 
 @settings(max_examples=25, deadline=None)
-@given(seed=st.integers(0, 10_000), k=st.integers(1, 4), p_missing=st.sampled_from([0.0, 0.2]),
-       accelerate=st.booleans())
+@given(
+    seed=st.integers(0, 10_000),
+    k=st.integers(1, 4),
+    p_missing=st.sampled_from([0.0, 0.2]),
+    accelerate=st.booleans(),
+)
 def test_em_never_lowers_the_likelihood(seed, k, p_missing, accelerate):
     """Plain EM and SQUAREM with its fallback: the accepted points' log-likelihoods never decrease, and the
     returned one is the trace's last (recomputed independently from the returned parameters)."""
@@ -81,7 +85,7 @@ def _brute_marginal_fit(codes, cards, k, starts=4, seed=0):
     def unpack(z):
         parts, at = [], 0
         for s in sizes:
-            parts.append(z[at:at + s])
+            parts.append(z[at : at + s])
             at += s
         lw = np.log(softmax(parts[0]))
         lts = [np.log(np.maximum(softmax(p.reshape(k, r), axis=1), 1e-300)) for p, r in zip(parts[1:], cards)]
@@ -97,7 +101,9 @@ def _brute_marginal_fit(codes, cards, k, starts=4, seed=0):
 
     best = np.inf
     for _ in range(starts):
-        r = minimize(nll, rng.normal(size=sum(sizes)), method="L-BFGS-B", options={"maxiter": 5000, "gtol": 1e-10})
+        r = minimize(
+            nll, rng.normal(size=sum(sizes)), method="L-BFGS-B", options={"maxiter": 5000, "gtol": 1e-10}
+        )
         best = min(best, r.fun)
     return -best
 
@@ -173,8 +179,9 @@ def test_range_and_errors(carcinoma):
     assert parse_classes("2-4") == [2, 3, 4] and parse_classes(" 3 ") == [3]
     fits = fit_lca_range(carcinoma, "1-2", starts=3)
     assert [f.n_classes for f in fits] == [1, 2]
-    assert fits[0].loglik == pytest.approx(sum(
-        np.sum(np.bincount(c) * np.log(np.bincount(c) / 118)) for c in carcinoma.codes.T))
+    assert fits[0].loglik == pytest.approx(
+        sum(np.sum(np.bincount(c) * np.log(np.bincount(c) / 118)) for c in carcinoma.codes.T)
+    )
     for bad in ("0", "3-1", "x", "1-99"):
         with pytest.raises(LcaError, match="--classes"):
             parse_classes(bad)
@@ -188,10 +195,14 @@ def test_reproduce_lca_quick(tmp_path):
     import pandas as pd
 
     from bnfk_core.reproduce import experiments as rep
+
     rec = rep.run_experiment("lca", tmp_path, rep.Settings(quick=True))
     assert rec["carcinoma_max_abs_difference"] < 1e-3
     ari = pd.read_csv(tmp_path / "lca_ari.csv").set_index("dataset")
-    assert ari.loc["soybean_small", "ari"] == pytest.approx(1.0) and set(ari.index) == {"zoo", "soybean_small"}
+    assert ari.loc["soybean_small", "ari"] == pytest.approx(1.0) and set(ari.index) == {
+        "zoo",
+        "soybean_small",
+    }
 
 
 def _reference_em(X, weights, cards, theta, w, iterations):
@@ -208,26 +219,33 @@ def _reference_em(X, weights, cards, theta, w, iterations):
             break
         R = np.exp(L - tot) * weights[:, None]
         counts = X.T @ R
-        blocks = np.split(counts, off[1:-1])                                 # an empty class: uniform profile
-        theta = np.concatenate([np.divide(c, c.sum(axis=0), out=np.full(c.shape, 1 / len(c)), where=c.sum(axis=0) > 0)
-                                for c in blocks], axis=0)
+        blocks = np.split(counts, off[1:-1])  # an empty class: uniform profile
+        theta = np.concatenate(
+            [
+                np.divide(c, c.sum(axis=0), out=np.full(c.shape, 1 / len(c)), where=c.sum(axis=0) > 0)
+                for c in blocks
+            ],
+            axis=0,
+        )
         w = R.sum(axis=0) / weights.sum()
     return theta, w, lls
 
 
 @pytest.mark.parametrize("seed", [0, 1])
 def test_compiled_em_equals_a_numpy_reference_em(seed):
-    """The compiled engine (distinct rows, groups of variables, no one-hot) gives plain EM's numbers step by step
-    (missing cells, weights, duplicated rows, underflow-prone sharp profiles included); SQUAREM reaches the same
-    fixed point."""
+    """The compiled engine (distinct rows, groups of variables, no one-hot) gives plain EM's numbers step by
+    step
+    (missing cells, weights, duplicated rows, underflow-prone sharp profiles included); SQUAREM reaches the
+    same fixed point."""
     from bnfk_core.lca.em import prepare_rows
+
     rng = np.random.default_rng(seed)
     cards = [int(r) for r in rng.integers(2, 5, size=9)]
     codes = _random_codes(rng, 300, cards, 0.1)
-    codes = np.concatenate([codes, codes[:40]])                                # duplicated rows collapse
+    codes = np.concatenate([codes, codes[:40]])  # duplicated rows collapse
     weights = rng.integers(1, 3, codes.shape[0]).astype(float)
     theta, w = initial_parameters(cards, 3, 5, seed)
-    theta[0, :, 0] = np.where(theta[0, :, 0] > 0.5, 1 - 1e-200, 1e-200)   # a start with near-0/1 profiles
+    theta[0, :, 0] = np.where(theta[0, :, 0] > 0.5, 1 - 1e-200, 1e-200)  # a start with near-0/1 profiles
     rows = prepare_rows(codes, weights, cards)
     assert rows.inv.shape[1] >= 2 and rows.n_distinct == len(np.unique(codes, axis=0)) <= 300
     X = one_hot(codes, cards)
@@ -253,8 +271,8 @@ def test_log_joint_without_one_hot_equals_the_one_hot_product(carcinoma):
 
 
 def test_screened_starts_reach_the_full_runs_maximum(carcinoma):
-    """Short runs then the best continued: the same carcinoma maximum, and starts_at_best counts only among the
-    runs taken to convergence."""
+    """Short runs then the best continued: the same carcinoma maximum, and starts_at_best counts only among
+    the runs taken to convergence."""
     full = fit_lca(carcinoma, 3, 30, seed=0)
     scr = fit_lca(carcinoma, 3, 30, seed=0, screen=10, keep=6)
     assert scr.loglik == pytest.approx(full.loglik, abs=1e-4)
@@ -265,6 +283,7 @@ def test_screened_starts_reach_the_full_runs_maximum(carcinoma):
 def test_streamed_distinct_rows_fit_like_the_file(sample_path):
     """The streaming reader's distinct rows with multiplicities (missing cells included) give the same fit."""
     from bnfk_core.data.stream import read_counts
+
     path = sample_path("breast_cancer")
     table = load_csv(path, class_column="class").without_class()
     streamed = read_counts(path, chunksize=50, class_column="class")
@@ -281,6 +300,7 @@ def test_unique_rows_equals_numpy_unique(n_vars):
     """Integer keys (5 variables) and the np.unique fallback (40 variables of 4-5 states: keys would overflow)
     give np.unique(axis=0)'s rows, order and inverse."""
     from bnfk_core.lca.em import unique_rows
+
     rng = np.random.default_rng(n_vars)
     cards = [int(r) for r in rng.integers(2, 6, size=n_vars)]
     codes = _random_codes(rng, 500, cards, 0.1)

@@ -1,5 +1,6 @@
-"""The numpy latent class EM (bnfk_core.lca.em_numpy) against the compiled engine (bnfk_core.lca.em) and against the
-model's own log-likelihood; the imputation's LCA uses it on small tables."""
+"""The numpy latent class EM (bnfk_core.lca.em_numpy) against the compiled engine (bnfk_core.lca.em) and
+against the model's own log-likelihood; the imputation's LCA uses it on small tables."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -7,8 +8,7 @@ import pytest
 from scipy.special import logsumexp
 
 from bnfk_core.data.table import from_codes, load_csv
-from bnfk_core.lca import LcaError, fit_lca
-from bnfk_core.lca import em_numpy
+from bnfk_core.lca import LcaError, em_numpy, fit_lca
 from bnfk_core.lca.em import e_step as numba_e_step
 from bnfk_core.lca.em import em_runs, prepare_rows
 from bnfk_core.lca.model import initial_parameters
@@ -19,15 +19,18 @@ def _table(seed, n=150, cards=(2, 3, 4, 2, 3), missing=0.2, weights=False):
     z = rng.integers(0, 3, n)
     codes = np.stack([(z + rng.integers(0, 2, n)) % r for r in cards], axis=1)
     codes[rng.random(codes.shape) < missing] = -1
-    codes[0] = [max(c, 0) for c in codes[0]]                     # every column observed somewhere
+    codes[0] = [max(c, 0) for c in codes[0]]  # every column observed somewhere
     w = rng.integers(1, 4, n).astype(float) if weights else np.ones(n)
     return codes, w, list(cards)
 
 
-@pytest.mark.parametrize("seed,k,weights,accelerate", [(0, 2, False, True), (1, 3, True, True), (2, 4, False, True),
-                                                       (3, 3, False, False), (4, 1, True, True)])
+@pytest.mark.parametrize(
+    "seed,k,weights,accelerate",
+    [(0, 2, False, True), (1, 3, True, True), (2, 4, False, True), (3, 3, False, False), (4, 1, True, True)],
+)
 def test_numpy_engine_follows_the_compiled_engine(seed, k, weights, accelerate):
-    """Same starts, same E-step counts, the same maximum (log-likelihood to 1e-8, parameters to 1e-6) per start."""
+    """Same starts, same E-step counts, the same maximum (log-likelihood to 1e-8, parameters to 1e-6) per
+    start."""
     codes, w, cards = _table(seed, weights=weights)
     theta0, w0 = initial_parameters(cards, k, 6, seed)
     a = em_runs(codes, w, cards, theta0, w0, accelerate=accelerate)
@@ -36,7 +39,10 @@ def test_numpy_engine_follows_the_compiled_engine(seed, k, weights, accelerate):
     np.testing.assert_allclose(b["theta"], a["theta"], atol=1e-6)
     np.testing.assert_allclose(b["w"], a["w"], atol=1e-6)
     assert np.array_equal(a["converged"], b["converged"])
-    assert np.abs(a["iterations"] - b["iterations"]).max() <= 2 and (a["iterations"] == b["iterations"]).mean() >= 0.5
+    assert (
+        np.abs(a["iterations"] - b["iterations"]).max() <= 2
+        and (a["iterations"] == b["iterations"]).mean() >= 0.5
+    )
 
 
 def test_numpy_e_step_is_the_compiled_one_and_the_models_likelihood():
@@ -85,8 +91,8 @@ def test_screened_starts_and_engine_choice():
 
 
 def test_reductions_over_the_classes_are_numpys():
-    """The E-step's class-by-class max and sum give numpy's own max / sum over the class axis bit for bit (K < 8)
-    and the same to rounding beyond."""
+    """The E-step's class-by-class max and sum give numpy's own max / sum over the class axis bit for bit (K <
+    8) and the same to rounding beyond."""
     rng = np.random.default_rng(5)
     for K in range(1, 12):
         A = np.exp(rng.normal(size=(3, 40, K)) * 20.0)

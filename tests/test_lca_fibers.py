@@ -1,5 +1,6 @@
 """Fibers and identifiability of latent class models (bnfk_core.lca.fibers): the closed-form K = 2 inversion
 on exact distributions, the rank diagnostic, Kruskal ranks and the identifiability verdicts."""
+
 from __future__ import annotations
 
 import itertools
@@ -7,11 +8,17 @@ import itertools
 import numpy as np
 import pytest
 
-from bnfk_core.data.table import from_codes, load_csv
+from bnfk_core.data.table import load_csv
 from bnfk_core.lca import LatentClassModel, LcaError, fit_lca
+from bnfk_core.lca.fibers import (
+    Moments,
+    exact_joint,
+    identifiability,
+    invert_two_classes,
+    kruskal_rank,
+    rank_diagnostic,
+)
 from bnfk_core.lca.report import summary
-from bnfk_core.lca.fibers import (Moments, exact_joint, identifiability, invert_two_classes, kruskal_rank,
-                                  rank_diagnostic)
 
 
 def _random_model(rng, k, cards):
@@ -26,13 +33,19 @@ def _lcm(w, profiles):
     return LatentClassModel(tuple(names), tuple(states), np.asarray(w), tuple(profiles), 0.0, 100.0)
 
 
-@pytest.mark.parametrize("seed,cards", [(0, [2, 2, 2]), (1, [3, 2, 4, 2]), (2, [2, 3, 3, 2, 2]), (3, [4, 4, 3])])
+@pytest.mark.parametrize(
+    "seed,cards", [(0, [2, 2, 2]), (1, [3, 2, 4, 2]), (2, [2, 3, 3, 2, 2]), (3, [4, 4, 3])]
+)
 def test_two_class_inversion_recovers_the_parameters_up_to_label_swap(seed, cards):
     rng = np.random.default_rng(seed)
     w, profiles = _random_model(rng, 2, cards)
     wh, ph = invert_two_classes(exact_joint(w, profiles))
-    best = min(max(np.abs(wh[list(perm)] - w).max(), *(np.abs(P[list(perm)] - Q).max() for P, Q in zip(ph, profiles)))
-               for perm in itertools.permutations(range(2)))
+    best = min(
+        max(
+            np.abs(wh[list(perm)] - w).max(), *(np.abs(P[list(perm)] - Q).max() for P, Q in zip(ph, profiles))
+        )
+        for perm in itertools.permutations(range(2))
+    )
     assert best < 1e-9
 
 
@@ -74,9 +87,9 @@ def test_rank_diagnostic_on_data_sees_two_classes_in_carcinoma(sample_path):
 
 def test_kruskal_rank_by_definition():
     assert kruskal_rank(np.eye(3)) == 3
-    rows = np.array([[1.0, 0, 0], [0, 1, 0], [1, 1, 0]])       # every 2 independent, the 3 are not
+    rows = np.array([[1.0, 0, 0], [0, 1, 0], [1, 1, 0]])  # every 2 independent, the 3 are not
     assert kruskal_rank(rows @ rows.T) == 2
-    rows = np.array([[1.0, 0], [2, 0], [0, 1]])                  # two rows are parallel
+    rows = np.array([[1.0, 0], [2, 0], [0, 1]])  # two rows are parallel
     assert kruskal_rank(rows @ rows.T) == 1
 
 
@@ -90,7 +103,7 @@ def test_identifiability_verdicts():
     assert v["identifiable"] is False and v["parameter_sets"] == "continuum"
     same = [np.vstack([p[0], p[0]]) for p in p2 + p2]
     assert identifiability(_lcm([0.5, 0.5], same))["identifiable"] is False
-    w3, p3 = _random_model(rng, 4, [2, 2, 2])                    # 3 + 4*3 = 15 > 7 cells
+    w3, p3 = _random_model(rng, 4, [2, 2, 2])  # 3 + 4*3 = 15 > 7 cells
     assert identifiability(_lcm(w3, p3))["parameter_sets"] == "continuum"
     assert identifiability(_lcm([1.0], [p[:1] for p in p3]))["parameter_sets"] == 1
 
@@ -102,10 +115,10 @@ def test_fitted_carcinoma_models(sample_path):
     m3 = fit_lca(d, 3, 10)
     s = summary(m3, d)
     assert s["classes"] == 3 and sum(s["class_sizes"]) == 118
-    # the seed's conditions on the fitted 3-class model, recomputed here: each of the three blocks of variables
-    # {A, B}, {C, D}, {E, F, G} has a 3 x prod(r) matrix of class profiles (row t: the outer product of the block's
-    # profiles of class t) of full row rank 3, so its Kruskal rank is 3, 3 + 3 + 3 = 9 >= 2K + 2 = 8: Kruskal's
-    # condition holds and the parameters are identified up to the 3! = 6 label swaps.
+    # the seed's conditions on the fitted 3-class model, recomputed here: each of the three blocks of
+    # variables {A, B}, {C, D}, {E, F, G} has a 3 x prod(r) matrix of class profiles (row t: the outer product
+    # of the block's profiles of class t) of full row rank 3, so its Kruskal rank is 3, 3 + 3 + 3 = 9 >= 2K +
+    # 2 = 8: Kruskal's condition holds and the parameters are identified up to the 3! = 6 label swaps.
     names = list(m3.variables)
     v = s["identifiability"]
     assert v["kruskal"]["groups"] == [["A", "B"], ["C", "D"], ["E", "F", "G"]]
@@ -117,6 +130,6 @@ def test_fitted_carcinoma_models(sample_path):
                 outer = np.outer(outer, m3.profiles[names.index(name)][t]).ravel()
             rows.append(outer)
         sv = np.linalg.svd(np.array(rows), compute_uv=False)
-        assert sv[-1] > 1e-3 * sv[0]                          # full row rank, far from singular
+        assert sv[-1] > 1e-3 * sv[0]  # full row rank, far from singular
     assert v["kruskal"]["ranks"] == [3, 3, 3] and v["kruskal"]["holds"]
     assert s["identifiable"] is True and v["parameter_sets"] == 6

@@ -1,6 +1,7 @@
 """The latent-class Fisher kernel (bnfk_core.lca.kernel) against a brute-force sum_t sum_u p(t|x) p(u|y)
 s(x,t)^T I^-1 s(y,u) with complex-step differentiated complete-data scores and the exact complete-data
 information; latent-class clustering through the CLUSTERERS registry."""
+
 from __future__ import annotations
 
 import itertools
@@ -31,12 +32,12 @@ def _free(m):
 
 def _log_complete(z, x, t, m):
     K = m.n_classes
-    w = np.concatenate([z[:K - 1], [1 - z[:K - 1].sum()]])
+    w = np.concatenate([z[: K - 1], [1 - z[: K - 1].sum()]])
     at, out = K - 1, np.log(w[t])
     for i, p in enumerate(m.profiles):
         r = p.shape[1]
         for s in range(K):
-            row = z[at:at + r - 1]
+            row = z[at : at + r - 1]
             if s == t:
                 th = np.concatenate([row, [1 - row.sum()]])
                 out = out + np.log(th[x[i]])
@@ -50,7 +51,7 @@ def _score(m, x, t, h=1e-30):
     for j in range(len(z)):
         e = z.copy()
         e[j] += 1j * h
-        g[j] = _log_complete(e, x, t, m).imag / h        # complex step: exact to rounding
+        g[j] = _log_complete(e, x, t, m).imag / h  # complex step: exact to rounding
     return g
 
 
@@ -61,10 +62,12 @@ def _brute_gram(m, rows):
     for x in configs:
         for t in range(K):
             s = _score(m, x, t)
-            info = info + m.weights[t] * np.prod([m.profiles[i][t, x[i]] for i in range(len(x))]) * np.outer(s, s)
+            info = info + m.weights[t] * np.prod([m.profiles[i][t, x[i]] for i in range(len(x))]) * np.outer(
+                s, s
+            )
     Iinv = np.linalg.inv(info)
 
-    def expected_score(row):            # sum over the class and the missing cells of p(t, x_mis | x_obs) s(x, t)
+    def expected_score(row):  # sum over the class and the missing cells of p(t, x_mis | x_obs) s(x, t)
         acc, tot = 0, 0.0
         for x in configs:
             if any(row[i] >= 0 and row[i] != x[i] for i in range(len(x))):
@@ -92,7 +95,9 @@ def test_kernel_equals_brute_force_scores(seed, k, cards):
     np.testing.assert_allclose(G, _brute_gram(m, codes), atol=1e-8, rtol=1e-8)
     np.testing.assert_allclose(G, G.T, atol=1e-12)
     assert np.linalg.eigvalsh(G).min() > -1e-9
-    np.testing.assert_allclose(fitted.contributions(data.subset([0]), data.subset([1])).sum(), G[0, 1], atol=1e-10)
+    np.testing.assert_allclose(
+        fitted.contributions(data.subset([0]), data.subset([1])).sum(), G[0, 1], atol=1e-10
+    )
 
 
 def test_registered_kernel_fits_its_own_model(sample_path):
@@ -114,5 +119,6 @@ def test_kernel_clusterings_and_lca_clusterer(sample_path):
     assert k["kernel"] == LCA_FISHER
     # the reported ARI is the ARI of the reported labels against the class (scikit-learn, independently)
     from sklearn.metrics import adjusted_rand_score
+
     assert k["ari"] == pytest.approx(adjusted_rand_score(d.labels(), k["labels"]), abs=1e-12)
-    assert k["ari"] > 0.3   # soybean_small's four diseases are found far better than chance (LCA itself: 1.0)
+    assert k["ari"] > 0.3  # soybean_small's four diseases are found far better than chance (LCA itself: 1.0)

@@ -1,18 +1,19 @@
 """Structure learning: presets, Chow–Liu / TAN / KDB properties, exact search vs brute force,
 hill climbing on data sampled from pgmpy's bundled asia and sachs networks."""
+
 import itertools
 import warnings
 
 import numpy as np
 import pytest
 
-from bnfk_core.network.dag import DAG, structural_hamming_distance
 from bnfk_core.data.table import from_codes
 from bnfk_core.errors import StructureError
-from bnfk_core.learning.structure import learn_structure
 from bnfk_core.learning.exact import exact_search
-from bnfk_core.registry import LEARNERS as METHODS
 from bnfk_core.learning.scores import LocalScorer
+from bnfk_core.learning.structure import learn_structure
+from bnfk_core.network.dag import DAG, structural_hamming_distance
+from bnfk_core.registry import LEARNERS as METHODS
 
 
 # ---------------------------------------------------------------- data helpers
@@ -21,12 +22,17 @@ def sample_network(name, n_rows, seed=0):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         from pgmpy.utils import get_example_model
+
         model = get_example_model(name)
         frame = model.simulate(n_rows, seed=seed, show_progress=False)
     variables = sorted(model.nodes())
     states = [list(model.states[v]) for v in variables]
-    codes = np.column_stack([frame[v].astype(str).map({s: k for k, s in enumerate(states[i])}).to_numpy()
-                             for i, v in enumerate(variables)]).astype(np.int32)
+    codes = np.column_stack(
+        [
+            frame[v].astype(str).map({s: k for k, s in enumerate(states[i])}).to_numpy()
+            for i, v in enumerate(variables)
+        ]
+    ).astype(np.int32)
     data = from_codes(codes, variables, states, source=name)
     return data, DAG(variables, list(model.edges()))
 
@@ -73,7 +79,8 @@ def test_empty_and_naive_bayes():
     assert nb.dag.arcs == {("v0", v) for v in d.variables[1:]}
     assert nb.score > r.score  # the data depend on v0
     assert learn_structure(d, "naive-bayes", class_column="v3").dag.children("v3") == tuple(
-        v for v in d.variables if v != "v3")
+        v for v in d.variables if v != "v3"
+    )
 
 
 def test_errors_name_the_culprit():
@@ -99,7 +106,9 @@ def test_complete_rows_note_and_progress():
     assert r.n_rows_used == n_complete < d.n_rows
     assert f"{n_complete} complete rows of {d.n_rows}" in r.notes[0]
     assert calls and calls[-1][0] == 1.0 and all(0 <= f <= 1 for f, _ in calls)
-    assert r.score == pytest.approx(LocalScorer(d.codes, d.cardinalities, "bic").total(r.dag.parent_indices()))
+    assert r.score == pytest.approx(
+        LocalScorer(d.codes, d.cardinalities, "bic").total(r.dag.parent_indices())
+    )
 
 
 def test_every_method_runs_and_is_deterministic():
@@ -196,8 +205,10 @@ def test_hc_bic_recovers_known_network(name, bound):
     data, truth = sample_network(name, 10_000, seed=0)
     r = learn_structure(data, "hc", score="bic")
     shd = structural_hamming_distance(r.dag, truth)
-    print(f"\nHC-BIC on {name} (10,000 rows): SHD between CPDAGs = {shd}, {r.dag.n_arcs} arcs "
-          f"(truth {truth.n_arcs}), {r.seconds:.2f} s")
+    print(
+        f"\nHC-BIC on {name} (10,000 rows): SHD between CPDAGs = {shd}, {r.dag.n_arcs} arcs "
+        f"(truth {truth.n_arcs}), {r.seconds:.2f} s"
+    )
     assert shd <= bound
     sc = LocalScorer(data.codes, data.cardinalities, "bic")
     assert r.score >= sc.total(DAG(data.variables).parent_indices())

@@ -1,6 +1,7 @@
 """Hill climbing with cached gains: the same DAG as pgmpy's HillClimbSearch driven by
 the same tie-breaking, on the bundled datasets for every registered score, without a graph search per
 candidate move; a heartbeat per step."""
+
 from __future__ import annotations
 
 import json
@@ -12,10 +13,10 @@ import pytest
 
 from bnfk_core.cli import main
 from bnfk_core.data.table import from_codes, load_csv
-from bnfk_core.learning.structure import learn_structure
 from bnfk_core.learning.hill_climb import hill_climb
-from bnfk_core.registry import SCORES
 from bnfk_core.learning.scores import LocalScorer, scorer_for
+from bnfk_core.learning.structure import learn_structure
+from bnfk_core.registry import SCORES
 
 ROOT = Path(__file__).resolve().parents[1]
 CATALOG = json.loads((ROOT / "sample_data" / "catalog.json").read_text(encoding="utf-8"))
@@ -23,8 +24,11 @@ CATALOG = json.loads((ROOT / "sample_data" / "catalog.json").read_text(encoding=
 
 def _data(name):
     e = CATALOG[name]
-    return load_csv(ROOT / "sample_data" / e["file"], class_column=e.get("class_column"),
-                    missing_policy=e.get("missing_policy", "missing"))
+    return load_csv(
+        ROOT / "sample_data" / e["file"],
+        class_column=e.get("class_column"),
+        missing_policy=e.get("missing_policy", "missing"),
+    )
 
 
 def _both(data, score, **kw):
@@ -41,8 +45,17 @@ def test_same_dag_as_pgmpy_on_bundled_data(name, score):
     assert ours == ref and sum(map(len, ours)) > 0
 
 
-@pytest.mark.parametrize("kw", [dict(max_parents=1, seed=5), dict(max_parents=2, seed=3), dict(tabu=0, seed=2),
-                                dict(tabu=3, seed=1), dict(epsilon=5.0, seed=4), dict(max_iter=7, seed=6)])
+@pytest.mark.parametrize(
+    "kw",
+    [
+        dict(max_parents=1, seed=5),
+        dict(max_parents=2, seed=3),
+        dict(tabu=0, seed=2),
+        dict(tabu=3, seed=1),
+        dict(epsilon=5.0, seed=4),
+        dict(max_iter=7, seed=6),
+    ],
+)
 def test_same_dag_as_pgmpy_with_options(kw):
     ours, ref = _both(_data("lymphography"), "bic", **kw)
     assert ours == ref
@@ -72,6 +85,7 @@ def test_no_graph_search_per_candidate(monkeypatch):
 
     def refuse(*a, **k):
         raise AssertionError("graph search per candidate")
+
     monkeypatch.setattr(nx, "has_path", refuse)
     monkeypatch.setattr(nx, "all_simple_paths", refuse)
     assert hill_climb(scorer, data.variables, seed=2) == ref
@@ -81,7 +95,9 @@ def test_no_graph_search_per_candidate(monkeypatch):
 def test_heartbeat_every_step_and_result_is_acyclic():
     data = _data("spect")
     steps = []
-    res = learn_structure(data, "hc-greedy", score="bic", restarts=0, progress=lambda f, m: steps.append((f, m)))
+    res = learn_structure(
+        data, "hc-greedy", score="bic", restarts=0, progress=lambda f, m: steps.append((f, m))
+    )
     climbs = [m for _, m in steps if "hill climbing: step" in m]
     assert len(climbs) >= res.dag.n_arcs + 1  # one per move, one for the last look
     fr = [f for f, m in steps]
@@ -92,8 +108,16 @@ def test_heartbeat_every_step_and_result_is_acyclic():
 
 def test_cli_learn_shows_steps_unless_quiet(tmp_path, capsys):
     out = tmp_path / "m.json"
-    args = ["learn", str(ROOT / "sample_data" / "zoo.csv"), "--structure", "hc-greedy", "--class-column", "class",
-            "-o", str(out)]
+    args = [
+        "learn",
+        str(ROOT / "sample_data" / "zoo.csv"),
+        "--structure",
+        "hc-greedy",
+        "--class-column",
+        "class",
+        "-o",
+        str(out),
+    ]
     assert main(args) == 0
     assert "hill climbing: step" in capsys.readouterr().err
     assert main(args[:3] + ["hc"] + args[4:]) == 0
@@ -110,7 +134,8 @@ def test_unknown_engine_is_refused():
 
 # ---------------------------------------------------------------------- climbing from a start graph
 def _random_start(n, seed, arcs=8):
-    """The parents of an acyclic graph with about ``arcs`` random arcs (each from an earlier node in a random order)."""
+    """The parents of an acyclic graph with about ``arcs`` random arcs (each from an earlier node in a random
+    order)."""
     rng = np.random.default_rng(seed)
     order = rng.permutation(n)
     parents = [set() for _ in range(n)]
@@ -150,11 +175,19 @@ def _brute_best_move(scorer, parents, max_parents=None):
     return best
 
 
-@pytest.mark.parametrize("name,score,seed", [("lymphography", "bic", 0), ("zoo", "qnml", 1),
-                                             ("breast_cancer", "bdeu", 2), ("house_votes_84", "qnml", 3)])
+@pytest.mark.parametrize(
+    "name,score,seed",
+    [
+        ("lymphography", "bic", 0),
+        ("zoo", "qnml", 1),
+        ("breast_cancer", "bdeu", 2),
+        ("house_votes_84", "qnml", 3),
+    ],
+)
 def test_climb_from_a_start_graph_is_pgmpys_and_a_local_optimum(name, score, seed):
-    """From a random acyclic start: the same DAG as pgmpy's HillClimbSearch(start_dag=...) with the same tie-breaking,
-    a score no lower than the start's, and no single legal move (rescored whole by brute force) gains epsilon."""
+    """From a random acyclic start: the same DAG as pgmpy's HillClimbSearch(start_dag=...) with the same
+    tie-breaking, a score no lower than the start's, and no single legal move (rescored whole by brute force)
+    gains epsilon."""
     data = _data(name)
     start = _random_start(len(data.variables), seed)
     ours, ref = _both(data, score, start=start, seed=seed)
@@ -169,7 +202,14 @@ def test_climb_from_a_local_optimum_stays_there_and_bad_starts_are_refused():
     scorer = scorer_for(data.codes, data.cardinalities, "bic")
     top = hill_climb(scorer, data.variables, seed=0)
     assert hill_climb(scorer, data.variables, seed=4, start=top) == top
-    assert list(learn_structure(data, "hc-greedy", score="bic", restarts=0, seed=4, start=top).dag.parent_indices()) == top
+    assert (
+        list(
+            learn_structure(
+                data, "hc-greedy", score="bic", restarts=0, seed=4, start=top
+            ).dag.parent_indices()
+        )
+        == top
+    )
     tabu = learn_structure(data, "hc", score="bic", seed=4, start=top).dag.parent_indices()
     assert scorer.total(tabu) >= scorer.total(top) - 1e-9
     n = len(data.variables)

@@ -1,5 +1,6 @@
 """A learner is one registration: a toy method registered through ``LEARNERS`` alone is learned by
 ``learn_structure``, offered and run by the CLI, and offered and run by the Structure page."""
+
 from __future__ import annotations
 
 import json
@@ -10,9 +11,9 @@ import pytest
 from bnfk_core import registry
 from bnfk_core.cli import build_parser, main
 from bnfk_core.data.table import load_csv
-from bnfk_core.network.dag import DAG
-from bnfk_core.learning.structure import learn_structure
 from bnfk_core.learning.scores import score_dag
+from bnfk_core.learning.structure import learn_structure
+from bnfk_core.network.dag import DAG
 
 ROOT = Path(__file__).resolve().parents[1]
 HV = str(ROOT / "sample_data" / "house_votes_84.csv")
@@ -27,16 +28,28 @@ def _chain(scorer, task):
 
 @pytest.fixture
 def toy_learner():
-    registry.LEARNERS.register(registry.LearnerSpec(TOY, "Toy chain (column order)", learn=_chain,
-                                                    description="for the registry test"))
+    registry.LEARNERS.register(
+        registry.LearnerSpec(
+            TOY, "Toy chain (column order)", learn=_chain, description="for the registry test"
+        )
+    )
     yield TOY
     registry.LEARNERS.unregister(TOY)
 
 
 def _feats():
-    return load_csv(HV, class_column="class", missing_policy="category").without_class().select(
-        ["handicapped-infants", "water-project-cost-sharing", "adoption-of-the-budget-resolution",
-         "physician-fee-freeze"])
+    return (
+        load_csv(HV, class_column="class", missing_policy="category")
+        .without_class()
+        .select(
+            [
+                "handicapped-infants",
+                "water-project-cost-sharing",
+                "adoption-of-the-budget-resolution",
+                "physician-fee-freeze",
+            ]
+        )
+    )
 
 
 def test_registered_learner_is_learned_and_scored(toy_learner):
@@ -58,11 +71,26 @@ def test_registered_learner_reaches_the_cli(toy_learner, tmp_path, capsys):
     sub = next(a for a in parser._actions if a.dest == "command")
     learn = sub.choices["learn"]
     assert toy_learner in next(a for a in learn._actions if a.dest == "structure").choices
-    cols = "handicapped-infants,water-project-cost-sharing,adoption-of-the-budget-resolution,physician-fee-freeze"
+    cols = (
+        "handicapped-infants,water-project-cost-sharing,adoption-of-the-budget-resolution,"
+        "physician-fee-freeze"
+    )
     out = tmp_path / "m.json"
     drop = [c for c in load_csv(HV).variables if c not in cols.split(",")]
-    code = main(["learn", HV, "--structure", toy_learner, "--missing-policy", "category",
-                 "--drop-columns", ",".join(drop), "-o", str(out)])
+    code = main(
+        [
+            "learn",
+            HV,
+            "--structure",
+            toy_learner,
+            "--missing-policy",
+            "category",
+            "--drop-columns",
+            ",".join(drop),
+            "-o",
+            str(out),
+        ]
+    )
     stdout, err = capsys.readouterr()
     assert code == 0, err
     got = json.loads(stdout)

@@ -1,21 +1,22 @@
 """LiveKernel: incremental Fisher Gram matrix under arc edits, against from-scratch computations."""
+
 from __future__ import annotations
 
 import numpy as np
 import pytest
 from helpers_bruteforce import random_dag, random_model
 
-from bnfk_core.inference import queries as inference
-from bnfk_core.network.dag import DAG
 from bnfk_core.data.table import from_codes
 from bnfk_core.errors import StructureError
+from bnfk_core.inference import queries as inference
 from bnfk_core.kernels.features import features
 from bnfk_core.kernels.fisher import contributions, gram
 from bnfk_core.kernels.live import LiveKernel
 from bnfk_core.kernels.live_cache import clear_live_cache, live_kernel
 from bnfk_core.kernels.live_terms import changed_terms
-from bnfk_core.network.model import fit
 from bnfk_core.learning.scores import score_dag
+from bnfk_core.network.dag import DAG
+from bnfk_core.network.model import fit
 
 TOL = 1e-9
 
@@ -36,6 +37,7 @@ def _problem(seed, n_rows=80, missing=0.0, n_min=3, n_max=7):
 def _random_edit(lk, rng, valid=False):
     """A random arc edit of the live structure (``valid``: one that closes no cycle)."""
     from bnfk_core.kernels.live_terms import Edit
+
     nodes = lk.dag.nodes
     for _ in range(200):
         a, b = rng.choice(len(nodes), 2, replace=False)
@@ -83,8 +85,13 @@ def test_every_op_on_a_chain_with_descendants_to_rescale():
     model = random_model(dag, [3, 2, 3, 2], seed=1)
     data = model.sample(150, 2)
     lk = LiveKernel(dag, data)
-    for op, u, v in [("add", "d", "b"), ("reverse", "a", "b"), ("remove", "b", "a"), ("add", "c", "a"),
-                     ("reverse", "b", "c")]:
+    for op, u, v in [
+        ("add", "d", "b"),
+        ("reverse", "a", "b"),
+        ("remove", "b", "a"),
+        ("add", "c", "a"),
+        ("reverse", "b", "c"),
+    ]:
         info = lk.apply(op, u, v)
         assert np.abs(lk.gram() - _scratch(lk.dag, data, "smoothed")).max() < TOL, (op, u, v)
     # reversing b -> c in d -> b -> c -> a: b and c rebuilt, a (child of c) rescaled
@@ -93,6 +100,7 @@ def test_every_op_on_a_chain_with_descendants_to_rescale():
 
 def _term(model, codes, w):
     from bnfk_core.analyses.segments.search import variable_term
+
     return variable_term(model, codes, w)
 
 
@@ -112,7 +120,7 @@ def test_changed_terms_are_exactly_the_terms_that_change(seed):
         for w in range(new.n_vars):
             diff = np.abs(_term(old, lk.codes, w) - _term(new, lk.codes, w)).max()
             if w not in rebuilt and w not in rescaled:
-                assert diff < 1e-10, (op, u, v, new.variables[w])     # untouched terms really are unchanged
+                assert diff < 1e-10, (op, u, v, new.variables[w])  # untouched terms really are unchanged
         for w in rebuilt:
             assert old.parents[w] != new.parents[w]
         # a rescaled term has the old pair-match pattern and theta: only P(parents) moved
@@ -151,8 +159,14 @@ def test_cycles_and_bad_edits_raise_and_change_nothing():
     data = random_model(dag, [2, 3, 2], seed=0).sample(50, 0)
     lk = LiveKernel(dag, data)
     K = lk.gram(copy=True)
-    for op, u, v in [("add", "c", "a"), ("reverse", "a", "c"), ("remove", "a", "c"), ("add", "a", "b"),
-                     ("flip", "a", "b"), ("add", "a", "zz")]:
+    for op, u, v in [
+        ("add", "c", "a"),
+        ("reverse", "a", "c"),
+        ("remove", "a", "c"),
+        ("add", "a", "b"),
+        ("flip", "a", "b"),
+        ("add", "a", "zz"),
+    ]:
         with pytest.raises(StructureError):
             lk.apply(op, u, v)
     assert lk.dag == dag and not lk.history and np.array_equal(lk.gram(), K)
@@ -197,6 +211,7 @@ def test_preview_equals_apply_and_leaves_state():
 
 def Edit_apply(dag, op, u, v):
     from bnfk_core.kernels.live_terms import Edit
+
     return Edit(op, u, v).apply(dag)
 
 
@@ -220,7 +235,9 @@ def test_derived_quantities_follow_the_edits(missing):
         Phi = lk.features()
         assert abs(Phi - features(model, data)).max() < 1e-12
         for s in ("bic", "qnml"):
-            assert lk.score(s) == pytest.approx(score_dag(data.codes, data.cardinalities, lk.dag, s), abs=1e-8)
+            assert lk.score(s) == pytest.approx(
+                score_dag(data.codes, data.cardinalities, lk.dag, s), abs=1e-8
+            )
 
 
 def test_score_delta_is_the_score_difference():
@@ -233,7 +250,9 @@ def test_score_delta_is_the_score_difference():
         except StructureError:
             continue
         for s in ("bic", "bdeu", "k2"):
-            want = score_dag(data.codes, data.cardinalities, new, s) - score_dag(data.codes, data.cardinalities, lk.dag, s)
+            want = score_dag(data.codes, data.cardinalities, new, s) - score_dag(
+                data.codes, data.cardinalities, lk.dag, s
+            )
             assert lk.score_delta(op, u, v, s) == pytest.approx(want, abs=1e-8)
 
 
@@ -255,7 +274,7 @@ def test_posterior_reinfers_only_rows_touching_changed_families():
     data = from_codes(codes, model.variables, model.states)
     lk = LiveKernel(dag, data)
     lk.posterior()
-    lk.apply("add", "d", "c")          # changes c's family {b, c, d}: rows missing only a are reused
+    lk.apply("add", "d", "c")  # changes c's family {b, c, d}: rows missing only a are reused
     post = lk.posterior()
     want = inference.posterior(fit(lk.dag, data, method=lk.params), data)
     assert set(post) == set(want)
@@ -284,8 +303,10 @@ def test_letter_like_root_placement_edits():
     """A 26-state variable high in the network: edits near it rescale many descendants."""
     import sys
     from pathlib import Path
+
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
     from letter_like import letter_like_model
+
     m = letter_like_model(0)
     data = m.sample(300, 1)
     lk = LiveKernel(m.dag, data)
@@ -297,9 +318,10 @@ def test_letter_like_root_placement_edits():
 # ---------------------------------------------------------------------- downstream reuse
 def test_warm_start_with_the_drawn_start_equals_the_default_protocol():
     from bnfk_core.analyses.cluster.clustering import correlation_clustering
+
     dag, data, _ = _problem(61, n_rows=120)
     K = LiveKernel(dag, data).gram()
-    first = np.random.default_rng(4).integers(0, 3, size=len(K))       # what restart 1 draws with seed 4
+    first = np.random.default_rng(4).integers(0, 3, size=len(K))  # what restart 1 draws with seed 4
     a = correlation_clustering(K, 3, restarts=6, seed=4, shift="adaptive")
     b = correlation_clustering(K, 3, restarts=6, seed=4, shift="adaptive", init_labels=first)
     assert np.array_equal(a.labels, b.labels) and a.restart_costs == b.restart_costs
@@ -312,6 +334,7 @@ def test_warm_start_with_the_drawn_start_equals_the_default_protocol():
 
 def test_compiled_restarts_equal_the_reference_local_search():
     from bnfk_core.analyses.cluster.clustering import correlation_clustering
+
     dag, data, _ = _problem(62, n_rows=150)
     K = LiveKernel(dag, data).gram()
     for k, shift in [(2, "none"), (4, "adaptive")]:
@@ -323,6 +346,7 @@ def test_compiled_restarts_equal_the_reference_local_search():
 
 def test_cluster_live_warm_start_after_an_edit():
     from bnfk_core.analyses.reuse import cluster_live
+
     dag, data, rng = _problem(63, n_rows=100)
     lk = LiveKernel(dag, data)
     r0 = cluster_live(lk, 3, seed=2)
@@ -331,6 +355,7 @@ def test_cluster_live_warm_start_after_an_edit():
     cold = cluster_live(lk, 3, seed=2)
     warm = cluster_live(lk, 3, seed=2, previous=r0.labels)
     from bnfk_core.analyses.cluster.clustering import correlation_clustering
+
     ref = correlation_clustering(_scratch(lk.dag, data, "smoothed"), 3, seed=2, shift="auto", kernel="fisher")
     assert np.array_equal(cold.labels, ref.labels)
     assert warm.cost <= min(cold.restart_costs[1:]) + 1e-9 * abs(warm.cost)
@@ -339,6 +364,7 @@ def test_cluster_live_warm_start_after_an_edit():
 def test_impute_bn_live_equals_impute_bn():
     from bnfk_core.analyses.impute.core import impute_bn
     from bnfk_core.analyses.reuse import impute_bn_live
+
     dag, data, rng = _problem(64, n_rows=150, missing=0.1)
     lk = LiveKernel(dag, data)
     impute_bn_live(lk)
@@ -359,10 +385,13 @@ def test_impute_bn_live_equals_impute_bn():
 def test_prototypes_live_restart_equals_select_prototypes_from_the_same_start():
     from bnfk_core.analyses.prototypes.selection import select_prototypes
     from bnfk_core.analyses.reuse import prototypes_live
+
     dag, data, rng = _problem(65, n_rows=200)
     lk = LiveKernel(dag, data)
     p0 = prototypes_live(lk, 8, seed=1)
-    assert np.array_equal(p0.indices, select_prototypes(fit(dag, data, method="smoothed"), data, 8, seed=1).indices)
+    assert np.array_equal(
+        p0.indices, select_prototypes(fit(dag, data, method="smoothed"), data, 8, seed=1).indices
+    )
     op, u, v = _random_edit(lk, rng, valid=True)
     lk.apply(op, u, v)
     warm = prototypes_live(lk, 8, previous=p0.indices)
@@ -375,18 +404,20 @@ def test_adjusted_rand_is_bit_identical_to_scikit_learn():
     from sklearn.metrics import adjusted_rand_score
 
     from bnfk_core.analyses.segments.search import adjusted_rand
+
     rng = np.random.default_rng(0)
     for n, a, b in [(50, 2, 3), (300, 5, 2), (7, 1, 1), (40, 3, 40)]:
         t, p = rng.integers(0, a, n), rng.integers(0, b, n)
         assert adjusted_rand(t, p) == adjusted_rand_score(t, p)
-    t = np.array([0, 0, 1, -1, 1, 2]); p = np.array([1, 1, 0, 0, 2, 2])
+    t = np.array([0, 0, 1, -1, 1, 2])
+    p = np.array([1, 1, 0, 0, 2, 2])
     assert adjusted_rand(t, p) == adjusted_rand_score(t[t >= 0], p[t >= 0])
 
 
 @pytest.mark.parametrize("seed", range(4))
 def test_a_copy_edits_independently_of_its_original(seed):
-    """LiveKernel.copy (one build shared by many sessions): edits of the copy leave the original's Gram matrix,
-    structure and history as they were, and each matches the Gram matrix computed from scratch."""
+    """LiveKernel.copy (one build shared by many sessions): edits of the copy leave the original's Gram
+    matrix, structure and history as they were, and each matches the Gram matrix computed from scratch."""
     params = ("smoothed", "bdeu")[seed % 2]
     dag, data, rng = _problem(seed + 40, missing=0.1 if seed == 3 else 0.0)
     lk = LiveKernel(dag, data, params)
@@ -402,7 +433,7 @@ def test_a_copy_edits_independently_of_its_original(seed):
     assert lk.dag == dag and not lk.can_undo()
     assert np.array_equal(lk.gram(), K0)
     assert np.abs(lk.gram() - _scratch(dag, data, params)).max() < TOL
-    op, u, v = _random_edit(lk, rng, valid=True)       # and the original still edits correctly on its own
+    op, u, v = _random_edit(lk, rng, valid=True)  # and the original still edits correctly on its own
     lk.apply(op, u, v)
     assert np.abs(lk.gram() - _scratch(lk.dag, data, params)).max() < TOL
     twin.undo()

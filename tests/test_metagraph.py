@@ -1,4 +1,6 @@
-"""The metagraph kernel: Krawtchouk form vs the hypercube Laplacian, the surrogate vs its primal, Walsh energy."""
+"""The metagraph kernel: Krawtchouk form vs the hypercube Laplacian, the surrogate vs its primal, Walsh
+energy."""
+
 import math
 
 import numpy as np
@@ -62,7 +64,7 @@ def test_walsh_transform_equals_hadamard_product():
     H = (-1.0) ** (B @ B.T)
     np.testing.assert_allclose(walsh_transform(f), H @ f / (1 << d), atol=1e-12)
     e = walsh_energy(f)
-    assert e.sum() == pytest.approx(np.mean(f ** 2))          # Parseval
+    assert e.sum() == pytest.approx(np.mean(f**2))  # Parseval
 
 
 def _primal_predict(bits_obs, y, bits_new, r, c, m=2):
@@ -76,6 +78,7 @@ def _primal_predict(bits_obs, y, bits_new, r, c, m=2):
 
     def chi(b):
         return (-1.0) ** (b.astype(int) @ L.T)
+
     n = len(y)
     X = np.hstack([np.ones((n, 1)), chi(bits_obs)])
     # (1/n)||y - Xβ||² + c Σ β_l²/v_l  <=>  least squares with rows sqrt(n c / v_l) for l ≥ 1
@@ -115,16 +118,18 @@ def test_score_is_a_polynomial_of_degree_at_most_the_in_degree(four_node, sample
     _, y = four_node
     e = walsh_energy(y)
     assert e[4:].sum() < 1e-20 * e[1:].sum()
-    land = score_landscape(load_csv(sample_path("zoo")), ["hair", "milk", "eggs", "toothed", "backbone"], "qnml")
+    land = score_landscape(
+        load_csv(sample_path("zoo")), ["hair", "milk", "eggs", "toothed", "backbone"], "qnml"
+    )
     idx, _ = land.fixed_order()
-    e5 = walsh_energy(land.values[idx])                   # d = 10, in-degree ≤ 4
+    e5 = walsh_energy(land.values[idx])  # d = 10, in-degree ≤ 4
     assert e5[5:].sum() < 1e-20 * e5[1:].sum() and e5[4] > 0
 
 
 def test_order_three_fit_reproduces_every_score(four_node):
-    """From 42 observed graphs that determine the 42 coefficients of degree ≤ 3 (a full-rank Walsh design; about
-    half of the random 42-sets), the order-3 fit is exact to 0.05 at the default c; a rank-deficient set cannot
-    determine the polynomial, so no fit can be exact there."""
+    """From 42 observed graphs that determine the 42 coefficients of degree ≤ 3 (a full-rank Walsh design;
+    about half of the random 42-sets), the order-3 fit is exact to 0.05 at the default c; a rank-deficient set
+    cannot determine the polynomial, so no fit can be exact there."""
     bits, y = four_node
     full = [s for s in range(30) if _degree3_rank(bits[observed_split(64, 42, s)[0]]) == (42, 42)]
     assert len(full) >= 8
@@ -132,15 +137,24 @@ def test_order_three_fit_reproduces_every_score(four_node):
         obs, rest = observed_split(64, 42, seed)
         assert rmse(fit_surrogate(bits[obs], y[obs], 3).predict(bits[rest]), y[rest]) <= 0.05, seed
     obs, rest = observed_split(64, 45, 0)
-    errs = [rmse(fit_surrogate(bits[obs], y[obs], 3, c).predict(bits[rest]), y[rest]) for c in (1e-4, 1e-6, 1e-8)]
+    errs = [
+        rmse(fit_surrogate(bits[obs], y[obs], 3, c).predict(bits[rest]), y[rest]) for c in (1e-4, 1e-6, 1e-8)
+    ]
     assert errs[0] > errs[1] > errs[2] and errs[2] < 1e-3
     assert DEFAULT_C <= 1e-8
 
 
 def test_order_one_is_best_with_few_observations(four_node):
     bits, y = four_node
-    mean = {r: np.mean([rmse(fit_surrogate(bits[o], y[o], r).predict(bits[u]), y[u])
-                        for o, u in (observed_split(64, 8, s) for s in range(20))]) for r in (1, 2, 3)}
+    mean = {
+        r: np.mean(
+            [
+                rmse(fit_surrogate(bits[o], y[o], r).predict(bits[u]), y[u])
+                for o, u in (observed_split(64, 8, s) for s in range(20))
+            ]
+        )
+        for r in (1, 2, 3)
+    }
     assert mean[1] < mean[2] and mean[1] < mean[3]
 
 

@@ -1,4 +1,5 @@
 """Learning from incomplete tables (bnfk_core.learning.incomplete) against brute force and scipy."""
+
 from __future__ import annotations
 
 import itertools
@@ -11,7 +12,7 @@ from hypothesis import strategies as hst
 from scipy.optimize import minimize
 
 from bnfk_core import registry
-from bnfk_core.network.dag import DAG
+from bnfk_core.data.stream import WeightedData, distinct_rows
 from bnfk_core.data.table import from_codes
 from bnfk_core.errors import StructureError
 from bnfk_core.inference.queries import joint_posteriors, missingness_patterns
@@ -23,8 +24,15 @@ from bnfk_core.learning.incomplete import (
     observed_score,
     structural_em,
 )
-from bnfk_core.data.stream import WeightedData, distinct_rows
-from tests.helpers_bruteforce import completions, joint_prob, parents_of, random_dag, random_model, random_rows
+from bnfk_core.network.dag import DAG
+from tests.helpers_bruteforce import (
+    completions,
+    joint_prob,
+    parents_of,
+    random_dag,
+    random_model,
+    random_rows,
+)
 
 
 def _data(codes, cards):
@@ -67,8 +75,10 @@ def test_available_case_counts_equal_brute_force(seed):
                 for j, cfg in enumerate(configs):
                     assert [brute.get(cfg + (x,), 0) for x in range(cards[child])] == list(counts[j])
                 # the local score: BIC on those rows, scaled to N rows
-                ll = sum(c * math.log(c / sum(brute.get(key[:-1] + (x,), 0) for x in range(cards[child])))
-                         for key, c in brute.items())
+                ll = sum(
+                    c * math.log(c / sum(brute.get(key[:-1] + (x,), 0) for x in range(cards[child])))
+                    for key, c in brute.items()
+                )
                 q = math.prod(cards[p] for p in parents)
                 N = len(codes) if weights is None else int(weights.sum())
                 want = (ll - 0.5 * math.log(used) * q * (cards[child] - 1)) * N / used
@@ -77,9 +87,11 @@ def test_available_case_counts_equal_brute_force(seed):
 
 @pytest.mark.parametrize("weighted", [False, True])
 def test_available_case_counts_are_family_counts_bit_for_bit(weighted):
-    """AvailableCaseScorer.counts (the family's columns cut to its rows, the rows' mask shared with family_n) is the
-    very array of scores.family_counts on all rows, whether family_n ran first or not, whatever the parents' order."""
+    """AvailableCaseScorer.counts (the family's columns cut to its rows, the rows' mask shared with family_n)
+    is the very array of scores.family_counts on all rows, whether family_n ran first or not, whatever the
+    parents' order."""
     from bnfk_core.learning.scores import family_counts
+
     rng = np.random.default_rng(4)
     cards = [2, 3, 2, 4, 3, 2]
     codes = np.column_stack([rng.integers(0, c, 120) for c in cards])
@@ -137,14 +149,15 @@ def test_expected_table_equals_posterior_counts():
 
 
 def test_wide_rows_are_not_sampled():
-    """Rows beyond the enumeration cap are counted exactly (their joint posterior), so EM with a cap of 4 joint
-    completions reaches the very CPTs of EM that enumerates every row."""
+    """Rows beyond the enumeration cap are counted exactly (their joint posterior), so EM with a cap of 4
+    joint completions reaches the very CPTs of EM that enumerates every row."""
     cards = [2, 3, 2, 2, 3]
     truth = random_model(random_dag(5, seed=4), cards, seed=4)
     codes = truth.sample(150, seed=2).codes.copy()
     codes[np.random.default_rng(3).random(codes.shape) < 0.4] = -1
     data = _data(codes, cards)
     from bnfk_core.learning import incomplete as missing
+
     _, _, wide, _ = expected_table(truth, codes, max_completions=4)
     assert len(wide) > 0
     res_a, a, _ = structural_em(data, "hc", max_rounds=3)
@@ -163,7 +176,9 @@ def _observed_ll(cpts_flat, shapes, dag, rows, cards):
     cpts = []
     pos = 0
     for q, r in shapes:
-        logits = np.concatenate([cpts_flat[pos:pos + q * (r - 1)].reshape(q, r - 1), np.zeros((q, 1))], axis=1)
+        logits = np.concatenate(
+            [cpts_flat[pos : pos + q * (r - 1)].reshape(q, r - 1), np.zeros((q, 1))], axis=1
+        )
         pos += q * (r - 1)
         e = np.exp(logits - logits.max(axis=1, keepdims=True))
         cpts.append(e / e.sum(axis=1, keepdims=True))
@@ -187,17 +202,38 @@ def test_em_cpts_equal_a_brute_force_maximiser():
     """EM (method ml) reaches the maximiser of the observed-data likelihood found by scipy."""
     dag = DAG(["a", "b", "c"], [("a", "b"), ("b", "c")])
     cards = [2, 2, 2]
-    rows = np.array([[0, 0, 0], [0, 0, 1], [0, 1, 1], [1, 1, 1], [1, 1, 0], [1, 0, 0], [0, 0, 0], [1, 1, 1],
-                     [0, -1, 1], [1, -1, 0], [-1, 1, 1], [-1, 0, 0], [0, 1, -1], [1, -1, -1], [-1, -1, 1],
-                     [0, 0, -1]])
+    rows = np.array(
+        [
+            [0, 0, 0],
+            [0, 0, 1],
+            [0, 1, 1],
+            [1, 1, 1],
+            [1, 1, 0],
+            [1, 0, 0],
+            [0, 0, 0],
+            [1, 1, 1],
+            [0, -1, 1],
+            [1, -1, 0],
+            [-1, 1, 1],
+            [-1, 0, 0],
+            [0, 1, -1],
+            [1, -1, -1],
+            [-1, -1, 1],
+            [0, 0, -1],
+        ]
+    )
     data = from_codes(rows, ["a", "b", "c"], [["0", "1"]] * 3)
     model = em_parameters(dag, data, "ml", max_iter=20_000, tol=1e-12)
     shapes = [(1, 2), (2, 2), (2, 2)]
     best = None
     for start in range(4):
         x0 = np.random.default_rng(start).normal(size=5)
-        opt = minimize(lambda x: -_observed_ll(x, shapes, dag, rows, cards)[0], x0, method="BFGS",
-                       options={"gtol": 1e-9, "maxiter": 10_000})
+        opt = minimize(
+            lambda x: -_observed_ll(x, shapes, dag, rows, cards)[0],
+            x0,
+            method="BFGS",
+            options={"gtol": 1e-9, "maxiter": 10_000},
+        )
         if best is None or opt.fun < best.fun:
             best = opt
     ll_opt, cpts_opt = _observed_ll(best.x, shapes, dag, rows, cards)
@@ -214,6 +250,7 @@ def test_em_on_complete_data_is_the_plain_fit():
     model = random_model(random_dag(3, seed=2), cards, seed=1)
     data = _data(random_rows(model, 50, seed=3), cards)
     from bnfk_core.network.model import fit
+
     a, b = em_parameters(model.dag, data), fit(model.dag, data)
     for x, y in zip(a.cpts, b.cpts):
         np.testing.assert_array_equal(x, y)
@@ -226,8 +263,8 @@ def _brute_observed_bic(model, codes):
 
 
 def _brute_ml_bic(codes, cards, parents):
-    """BIC of a DAG on complete rows by counting each family's configurations in a dict: the maximum-likelihood
-    log-likelihood minus (log N / 2) times the free parameters (r_i - 1) prod r_pa."""
+    """BIC of a DAG on complete rows by counting each family's configurations in a dict: the
+    maximum-likelihood log-likelihood minus (log N / 2) times the free parameters (r_i - 1) prod r_pa."""
     n = len(codes)
     total = 0.0
     for i, ps in enumerate(parents):
@@ -243,7 +280,7 @@ def _brute_ml_bic(codes, cards, parents):
 
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=hst.integers(0, 10_000), missing=hst.floats(0.05, 0.4), n=hst.integers(20, 80))
-@example(seed=4631, missing=0.05, n=20)      # the mask hits no cell: the complete-data contract
+@example(seed=4631, missing=0.05, n=20)  # the mask hits no cell: the complete-data contract
 def test_structural_em_score_never_decreases(seed, missing, n):
     cards = [2, 3, 2, 2]
     truth = random_model(random_dag(4, seed=seed, max_parents=2), cards, seed=seed)
@@ -255,8 +292,8 @@ def test_structural_em_score_never_decreases(seed, missing, n):
     res, model, history = structural_em(data, "hc", score="bic", seed=seed, max_rounds=6, restarts=1)
     assert all(b > a for a, b in zip(history, history[1:]))
     if not (codes < 0).any():
-        # nothing to complete (the mask hit no cell): the result is the search's, its score the BIC of the DAG at
-        # the maximum-likelihood parameters, not the observed-data score of the smoothed EM CPTs
+        # nothing to complete (the mask hit no cell): the result is the search's, its score the BIC of the DAG
+        # at the maximum-likelihood parameters, not the observed-data score of the smoothed EM CPTs
         assert res.score_name == "bic" and len(history) == 1
         assert res.score == pytest.approx(_brute_ml_bic(codes, cards, res.dag.parent_indices()), rel=1e-12)
         return
@@ -296,6 +333,7 @@ def test_registry_and_errors():
 def test_available_case_exact_search_bound_is_valid(score):
     """The penalty bound on all N rows prunes nothing the unpruned exact search would choose."""
     from bnfk_core.learning.exact import exact_search
+
     cards = [2, 3, 2, 2, 3, 2]
     truth = random_model(random_dag(6, seed=11), cards, seed=11)
     codes = truth.sample(120, seed=5).codes.copy()

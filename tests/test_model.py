@@ -1,16 +1,16 @@
 """BayesNet: estimators against hand counts, likelihood, sampling, pgmpy bridge, BIF/JSON round trips."""
+
 import io
 import warnings
 
 import numpy as np
-
-from bnfk_core.inference import queries as inference
 import pytest
 
-from bnfk_core.network.dag import DAG
 from bnfk_core.data.table import from_codes
-from bnfk_core.errors import ModelError, DataError
-from bnfk_core.network.model import BayesNet, fit, read_model, write_model, model_to_bif
+from bnfk_core.errors import DataError, ModelError
+from bnfk_core.inference import queries as inference
+from bnfk_core.network.dag import DAG
+from bnfk_core.network.model import BayesNet, fit, model_to_bif, read_model, write_model
 
 
 def _data(seed=0, n=300):
@@ -43,6 +43,7 @@ def test_smoothed_is_counts_plus_one():
 
 def test_the_default_estimator_is_the_recipes_bdeu():
     from bnfk_core.learning.recipe import DEFAULT_RECIPE
+
     d = _data()
     assert fit(DAG_AB, d).fit_info["method"] == DEFAULT_RECIPE.params == "bdeu"
     for a, b in zip(fit(DAG_AB, d).cpts, fit(DAG_AB, d, method="bdeu").cpts):
@@ -108,6 +109,7 @@ def test_bif_from_pgmpy_and_to_pgmpy():
     warnings.simplefilter("ignore")
     from pgmpy.readwrite import BIFWriter
     from pgmpy.utils import get_example_model
+
     net = get_example_model("alarm")
     m = read_model(io.StringIO(str(BIFWriter(net))))
     ref = BayesNet.from_pgmpy(net, nodes=m.variables)
@@ -149,11 +151,17 @@ def test_align_reorders_columns_and_states_and_rejects_unknown_values():
 # ---------------------------------------------------------------------- structure files
 def test_read_structure_from_model_files_and_structure_json(tmp_path):
     import json as _json
+
     from bnfk_core.errors import ModelError, StructureError
     from bnfk_core.network.model import model_to_bif, read_structure
+
     dag = DAG(["a", "b c", "d"], [("a", "b c"), ("d", "b c")])
-    model = fit(dag, from_codes(np.array([[0, 1, 0], [1, 0, 1], [1, 1, 0]]), dag.nodes,
-                                [("x", "y"), ("p", "q"), ("u", "v")]))
+    model = fit(
+        dag,
+        from_codes(
+            np.array([[0, 1, 0], [1, 0, 1], [1, 1, 0]]), dag.nodes, [("x", "y"), ("p", "q"), ("u", "v")]
+        ),
+    )
     assert read_structure(model_to_bif(model).encode()) == dag
     assert read_structure(_json.dumps(model.to_json_dict()).encode()) == dag
     assert read_structure(_json.dumps(dag.to_dict()).encode()) == dag
@@ -163,5 +171,7 @@ def test_read_structure_from_model_files_and_structure_json(tmp_path):
         read_structure(b"hello", "notes.txt")
     # over: exactly the data's variables, in the data's order; otherwise the culprits are named
     assert dag.over(["d", "b c", "a"]).nodes == ("d", "b c", "a")
-    with pytest.raises(StructureError, match=r"m.bif does not match the data: it lacks e; it has unknown variable\(s\) d"):
+    with pytest.raises(
+        StructureError, match=r"m.bif does not match the data: it lacks e; it has unknown variable\(s\) d"
+    ):
         dag.over(["a", "b c", "e"], "m.bif")

@@ -1,9 +1,10 @@
-""""Nothing lost, nothing hidden": every name the data loader accepts survives a model file.
+""" "Nothing lost, nothing hidden": every name the data loader accepts survives a model file.
 
 Models are written as BIF (names as safe tokens, originals in ``bnfk_name``/``bnfk_states``
 properties) and as bnfk JSON; ``read_model(write_model(m))`` must give back the same variables,
 states (same order), DAG and CPTs, bit for bit.
 """
+
 from __future__ import annotations
 
 import csv
@@ -19,16 +20,50 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as hst
 
-from bnfk_core.network.dag import DAG
 from bnfk_core.data.table import MISSING_TOKENS, from_codes, load_csv
 from bnfk_core.errors import ModelError
 from bnfk_core.network.bif import bif_name, bif_token, model_to_bif
+from bnfk_core.network.dag import DAG
 from bnfk_core.network.model import BayesNet, fit, read_model, write_model
 
 # Names from the issue: each broke `learn -o x.bif` followed by kernel/impute/mmd/features.
-NASTY = ["col A", "x,y", 'say "q"', "a{b}", "p(q)", "u|v", "a;b", "🐍 α", "1st", "42", "a = b", "#tag",
-         "a//b", "/*c*/", "a  b", "a\u00a0b", "a\tb", "a\nb", "\u200b", "_x20_", "_x", "x_", "_", "__",
-         "variable", "Table", "property", "probability", "NA", "?", "[0.1, 2.3)", "é", "E", "-1", "1e5"]
+NASTY = [
+    "col A",
+    "x,y",
+    'say "q"',
+    "a{b}",
+    "p(q)",
+    "u|v",
+    "a;b",
+    "🐍 α",
+    "1st",
+    "42",
+    "a = b",
+    "#tag",
+    "a//b",
+    "/*c*/",
+    "a  b",
+    "a\u00a0b",
+    "a\tb",
+    "a\nb",
+    "\u200b",
+    "_x20_",
+    "_x",
+    "x_",
+    "_",
+    "__",
+    "variable",
+    "Table",
+    "property",
+    "probability",
+    "NA",
+    "?",
+    "[0.1, 2.3)",
+    "é",
+    "E",
+    "-1",
+    "1e5",
+]
 
 # What load_csv accepts (bnfk_core/data/table.py, _parse and _levels): a column name is a trimmed header
 # field -- non-empty, unique, any character but "\r" (line ends become "\n" before parsing; a
@@ -52,9 +87,10 @@ CSV_STATES = CSV_NAMES.filter(lambda s: s not in MISSING_TOKENS)
 
 def _spec(names, states, n_vars):
     """(variables, state lists) with unique names and unique states per variable."""
-    return hst.tuples(hst.lists(names, min_size=n_vars, max_size=n_vars, unique=True),
-                      hst.lists(hst.lists(states, min_size=1, max_size=3, unique=True),
-                                min_size=n_vars, max_size=n_vars))
+    return hst.tuples(
+        hst.lists(names, min_size=n_vars, max_size=n_vars, unique=True),
+        hst.lists(hst.lists(states, min_size=1, max_size=3, unique=True), min_size=n_vars, max_size=n_vars),
+    )
 
 
 SPECS = hst.integers(2, 4).flatmap(lambda n: _spec(NAMES, STATES, n))
@@ -107,8 +143,16 @@ def _round_trips(model: BayesNet, folder: Path):
 def test_bif_token_is_a_plain_identifier_and_inverts(name):
     token = bif_token(name)
     assert re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", token)
-    assert token.lower() not in {"network", "variable", "probability", "property", "type", "discrete",
-                                 "table", "default"}
+    assert token.lower() not in {
+        "network",
+        "variable",
+        "probability",
+        "property",
+        "type",
+        "discrete",
+        "table",
+        "default",
+    }
     assert bif_name(token) == name  # hence collision-free
 
 
@@ -125,7 +169,9 @@ def test_bif_token_examples():
 
 
 def test_plain_model_has_no_bnfk_properties():
-    d = from_codes(_codes([("a", "b"), ("TRUE", "FALSE")]), ["smoker", "lung_cancer"], [("a", "b"), ("TRUE", "FALSE")])
+    d = from_codes(
+        _codes([("a", "b"), ("TRUE", "FALSE")]), ["smoker", "lung_cancer"], [("a", "b"), ("TRUE", "FALSE")]
+    )
     text = model_to_bif(fit(DAG(["smoker", "lung_cancer"], [("smoker", "lung_cancer")]), d))
     assert "property" not in text and "variable smoker {" in text
 
@@ -148,9 +194,19 @@ def test_any_accepted_names_round_trip_through_bif_and_json(spec, seed):
 
 
 def test_issue_names_round_trip(tmp_path):
-    states = [("1", "2"), ("a b", "a  b"), ("{", "}"), ("(", ")"), ("|", ","), (";", "="), ("🐍", "_x"),
-              ("x_", "_"), ("variable", "table"), ("[0.1, 2.3)", "[2.3, 4]")]
-    names = NASTY[:len(states)]
+    states = [
+        ("1", "2"),
+        ("a b", "a  b"),
+        ("{", "}"),
+        ("(", ")"),
+        ("|", ","),
+        (";", "="),
+        ("🐍", "_x"),
+        ("x_", "_"),
+        ("variable", "table"),
+        ("[0.1, 2.3)", "[2.3, 4]"),
+    ]
+    names = NASTY[: len(states)]
     data = from_codes(_codes(states, seed=3), names, states)
     model = fit(DAG(names, [(names[0], names[1]), (names[2], names[1]), (names[1], names[5])]), data)
     for _ in _round_trips(model, tmp_path):
@@ -163,6 +219,7 @@ def test_issue_names_round_trip(tmp_path):
 def test_pgmpy_reads_the_escaped_tokens():
     warnings.simplefilter("ignore")
     from pgmpy.readwrite import BIFReader
+
     states = [("1", "2"), ("a b", "a,b"), ("{", "}"), ("(", ")"), ("variable", "x")]
     names = ["col A", "x,y", 'say "q"', "1st", "🐍 α"]
     data = from_codes(_codes(states, seed=4), names, states)
@@ -242,19 +299,36 @@ def _bif(path: Path, body: str) -> Path:
     return path
 
 
-@pytest.mark.parametrize("body,match", [
-    ("variable a { type discrete [ 2 ] { x, y }; }\nprobability ( a ) { table 0.5, 0.6; }\n",
-     "not probability distributions"),
-    ("variable a { type discrete [ 2 ] { x, y }; }\nvariable a { type discrete [ 2 ] { x, y }; }\n"
-     "probability ( a ) { table 0.5, 0.5; }\n", "declares variable 'a' twice"),
-    ("variable a { type discrete [ 1 ] { x }; property bnfk_name = \"b\" ; }\n"
-     "variable b { type discrete [ 1 ] { x }; }\n"
-     "probability ( a ) { table 1.0; }\nprobability ( b ) { table 1.0; }\n", "'b' appears twice"),
-    ("variable a { type discrete [ 1 ] { x }; }\nvariable b { type discrete [ 1 ] { x }; }\n"
-     "probability ( a | b ) { ( x ) 1.0; }\nprobability ( b | a ) { ( x ) 1.0; }\n", "directed cycle"),
-    ("variable a { type discrete [ 2 ] { x, y }; property bnfk_states = \"%5B1%5D\" ; }\n"
-     "probability ( a ) { table 0.5, 0.5; }\n", "bnfk_states property of variable 'a'"),
-])
+@pytest.mark.parametrize(
+    "body,match",
+    [
+        (
+            "variable a { type discrete [ 2 ] { x, y }; }\nprobability ( a ) { table 0.5, 0.6; }\n",
+            "not probability distributions",
+        ),
+        (
+            "variable a { type discrete [ 2 ] { x, y }; }\nvariable a { type discrete [ 2 ] { x, y }; }\n"
+            "probability ( a ) { table 0.5, 0.5; }\n",
+            "declares variable 'a' twice",
+        ),
+        (
+            'variable a { type discrete [ 1 ] { x }; property bnfk_name = "b" ; }\n'
+            "variable b { type discrete [ 1 ] { x }; }\n"
+            "probability ( a ) { table 1.0; }\nprobability ( b ) { table 1.0; }\n",
+            "'b' appears twice",
+        ),
+        (
+            "variable a { type discrete [ 1 ] { x }; }\nvariable b { type discrete [ 1 ] { x }; }\n"
+            "probability ( a | b ) { ( x ) 1.0; }\nprobability ( b | a ) { ( x ) 1.0; }\n",
+            "directed cycle",
+        ),
+        (
+            'variable a { type discrete [ 2 ] { x, y }; property bnfk_states = "%5B1%5D" ; }\n'
+            "probability ( a ) { table 0.5, 0.5; }\n",
+            "bnfk_states property of variable 'a'",
+        ),
+    ],
+)
 def test_bif_errors_name_the_model_file(tmp_path, body, match):
     path = _bif(tmp_path / "broken model.bif", body)
     with pytest.raises(ModelError, match=match) as info:
@@ -265,12 +339,23 @@ def test_bif_errors_name_the_model_file(tmp_path, body, match):
     assert "upload.bif" in str(info.value)
 
 
-@pytest.mark.parametrize("variables,match", [
-    ([{"name": "a", "states": ["x", "y"], "parents": [], "cpt": [[0.5, 0.6]]}], "not probability distributions"),
-    ([{"name": "a", "states": ["x"], "parents": ["b"], "cpt": [[1.0]]},
-      {"name": "b", "states": ["x"], "parents": ["a"], "cpt": [[1.0]]}], "directed cycle"),
-    ([{"name": "a", "states": ["x", "y"], "parents": [], "cpt": [[1.0]]}], "has shape"),
-])
+@pytest.mark.parametrize(
+    "variables,match",
+    [
+        (
+            [{"name": "a", "states": ["x", "y"], "parents": [], "cpt": [[0.5, 0.6]]}],
+            "not probability distributions",
+        ),
+        (
+            [
+                {"name": "a", "states": ["x"], "parents": ["b"], "cpt": [[1.0]]},
+                {"name": "b", "states": ["x"], "parents": ["a"], "cpt": [[1.0]]},
+            ],
+            "directed cycle",
+        ),
+        ([{"name": "a", "states": ["x", "y"], "parents": [], "cpt": [[1.0]]}], "has shape"),
+    ],
+)
 def test_json_errors_name_the_model_file(tmp_path, variables, match):
     path = tmp_path / "m.json"
     path.write_text(json.dumps({"format": "bnfk-model", "version": 1, "variables": variables}))

@@ -1,7 +1,8 @@
-"""A new learner, kernel and imputer, registered here and nowhere else, reach every face: the CLI's ``--help``, the
-generated options table (``python -m bnfk_core options``) and the app's pages, with the widgets their facts call for
-enabled -- the learner declares which options it reads and how many variables it handles, and the Structure page
-reads exactly that."""
+"""A new learner, kernel and imputer, registered here and nowhere else, reach every face: the CLI's
+``--help``, the generated options table (``python -m bnfk_core options``) and the app's pages, with the
+widgets their facts call for enabled -- the learner declares which options it reads and how many variables it
+handles, and the Structure page reads exactly that."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -33,6 +34,7 @@ def _twice_hamming(train, **_):
 
         def contributions(self, x, y):
             return 2.0 * super().contributions(x, y)
+
     return Twice(train)
 
 
@@ -42,11 +44,26 @@ def _mode_again(data, **options):
 
 
 SPECS = {
-    "LEARNERS": registry.LearnerSpec(LEARNER, "Toy chain (reads k and max parents)", learn=_chain,
-                                     options=("max_parents", "k"), max_variables=2, description="for the faces test"),
-    "KERNELS": registry.KernelSpec(KERNEL, "Toy twice Hamming", "2H", fit=_twice_hamming, shift="adaptive", psd=True,
-                                   description="2 x Hamming, for the faces test"),
-    "IMPUTERS": registry.ImputerSpec(IMPUTER, "Toy mode", _mode_again, description="Mode again, for the faces test"),
+    "LEARNERS": registry.LearnerSpec(
+        LEARNER,
+        "Toy chain (reads k and max parents)",
+        learn=_chain,
+        options=("max_parents", "k"),
+        max_variables=2,
+        description="for the faces test",
+    ),
+    "KERNELS": registry.KernelSpec(
+        KERNEL,
+        "Toy twice Hamming",
+        "2H",
+        fit=_twice_hamming,
+        shift="adaptive",
+        psd=True,
+        description="2 x Hamming, for the faces test",
+    ),
+    "IMPUTERS": registry.ImputerSpec(
+        IMPUTER, "Toy mode", _mode_again, description="Mode again, for the faces test"
+    ),
 }
 
 
@@ -70,6 +87,7 @@ def test_a_learner_names_only_options_that_exist():
 
 def test_the_built_in_learners_carry_their_facts():
     from bnfk_core.learning.exact import EXACT_MAX_VARIABLES
+
     L = registry.LEARNERS
     assert L["exact"].max_variables == EXACT_MAX_VARIABLES == 20
     assert [m for m in L if L[m].applies("max_parents")] == ["hc", "hc-greedy", "exact"]
@@ -82,7 +100,9 @@ def test_cli_help_and_options_table_list_them(members, capsys):
         assert main([command, "--help"]) == 0
         assert name in capsys.readouterr().out, command
     table = options_markdown()
-    assert f"| `{LEARNER}` | Toy chain (reads k and max parents) | no | no | `max_parents`, `k` | 2 |" in table
+    assert (
+        f"| `{LEARNER}` | Toy chain (reads k and max parents) | no | no | `max_parents`, `k` | 2 |" in table
+    )
     assert f"| `{KERNEL}` | Toy twice Hamming | 2H |" in table and f"| `{IMPUTER}` | Toy mode |" in table
 
 
@@ -100,15 +120,17 @@ def _disabled(at, key: str) -> bool:
 def test_structure_page_enables_what_the_learner_reads(members):
     at = page_app("structure.py", 300, dataset="house_votes_84", class_column="class").run()
     assert not at.exception and not at.error, [e.value for e in (*at.exception, *at.error)]
-    at.selectbox(key="w_learn_method").set_value("hc").run()            # a built-in: max parents, not k
+    at.selectbox(key="w_learn_method").set_value("hc").run()  # a built-in: max parents, not k
     assert not _disabled(at, "w_learn_max_parents") and _disabled(at, "w_learn_k")
     assert not any("at most" in w.value for w in at.warning)
-    at.selectbox(key="w_learn_method").set_value(LEARNER).run()          # the toy reads both
+    at.selectbox(key="w_learn_method").set_value(LEARNER).run()  # the toy reads both
     assert not _disabled(at, "w_learn_max_parents") and not _disabled(at, "w_learn_k")
     warned = [w.value for w in at.warning if "at most 2 variables" in w.value]
-    assert warned == ["Toy chain handles at most 2 variables; these data have 16."], [w.value for w in at.warning]
+    assert warned == ["Toy chain handles at most 2 variables; these data have 16."], [
+        w.value for w in at.warning
+    ]
     next(b for b in at.button if b.label == "Learn structure").click().run()
-    assert any("Toy chain handles at most 2 variables" in e.value for e in at.error)   # refused before it runs
+    assert any("Toy chain handles at most 2 variables" in e.value for e in at.error)  # refused before it runs
 
 
 def test_kernel_page_draws_the_new_kernel(members):
@@ -120,7 +142,9 @@ def test_kernel_page_draws_the_new_kernel(members):
 
 
 def test_imputation_page_runs_the_new_imputer(members):
-    at = page_app("imputation.py", 300, dataset="hayes_roth", class_column="class", missing_policy="missing").run()
+    at = page_app(
+        "imputation.py", 300, dataset="hayes_roth", class_column="class", missing_policy="missing"
+    ).run()
     assert "Toy mode" in at.multiselect(key="imp_methods").options
     at.multiselect(key="imp_methods").set_value(["mode", IMPUTER])
     at.multiselect(key="imp_test").set_value([0.2])
@@ -130,5 +154,7 @@ def test_imputation_page_runs_the_new_imputer(members):
     assert not at.exception and not at.error, [e.value for e in (*at.exception, *at.error)]
     table = at.dataframe[0].value.set_index("method")
     assert list(table.index) == ["Mode", "Toy mode"]
-    np.testing.assert_array_equal(table.loc["Toy mode", ["accuracy", "cross-entropy"]].to_numpy(float),
-                                  table.loc["Mode", ["accuracy", "cross-entropy"]].to_numpy(float))
+    np.testing.assert_array_equal(
+        table.loc["Toy mode", ["accuracy", "cross-entropy"]].to_numpy(float),
+        table.loc["Mode", ["accuracy", "cross-entropy"]].to_numpy(float),
+    )

@@ -1,4 +1,5 @@
 """docs/notebook_example.py runs, and what it prints is what an independent computation gives."""
+
 import runpy
 import warnings
 from pathlib import Path
@@ -25,7 +26,7 @@ def test_notebook_example_runs_and_agrees(capsys):
     assert out["cv_scores"].mean() > majority + 0.2
     K = out["gram"]
     np.testing.assert_allclose(K, K.T, atol=1e-9)
-    assert np.linalg.eigvalsh(K).min() > -1e-6 * np.abs(K).max()       # a kernel: positive semidefinite
+    assert np.linalg.eigvalsh(K).min() > -1e-6 * np.abs(K).max()  # a kernel: positive semidefinite
     # pgmpy's variable elimination on the exported network = bnfk's exact posterior of the same query
     codes = np.full((1, net.n_vars), -1, dtype=np.int32)
     for v, s in out["evidence"].items():

@@ -1,6 +1,7 @@
 """The HTML figures of a results folder open offline: ``reproduce`` writes them with ``plotly.min.js`` beside
 them (no CDN), ``reproduce figures`` re-renders a folder's pages from their stored JSON without changing a
 number, and the committed ``docs/results/`` pages draw in Chromium with the network blocked."""
+
 from __future__ import annotations
 
 import json
@@ -47,7 +48,7 @@ def test_writer_figure_loads_local_plotly(tmp_path):
     assert (tmp_path / E.PLOTLY_JS).read_text(encoding="utf-8") == get_plotlyjs()
     assert E.PLOTLY_JS in w.files
     assert _plot_args(html)[0] == json.loads(fig.to_json())["data"]
-    w.figure("sub/fig_nested", fig)                          # a stem with a folder: the bundle goes beside it
+    w.figure("sub/fig_nested", fig)  # a stem with a folder: the bundle goes beside it
     assert (tmp_path / "sub" / E.PLOTLY_JS).exists() and "sub/plotly.min.js" in w.files
     assert all((tmp_path / f).exists() for f in w.files)
 
@@ -55,7 +56,7 @@ def test_writer_figure_loads_local_plotly(tmp_path):
 def test_reproduce_figures_rerenders_without_changing_numbers(tmp_path):
     out = tmp_path / "results"
     shutil.copytree(RESULTS, out)
-    for p in out.glob("fig_*.html"):            # pages as they were before this change: plotly from a CDN
+    for p in out.glob("fig_*.html"):  # pages as they were before this change: plotly from a CDN
         fig = go.Figure(json.loads((out / (p.stem + ".json")).read_text()))
         fig.write_html(p, include_plotlyjs="cdn", full_html=True)
     (out / E.PLOTLY_JS).unlink(missing_ok=True)
@@ -93,12 +94,20 @@ def test_committed_results_draw_offline():
     sync_api = pytest.importorskip("playwright.sync_api")
     pages = sorted(RESULTS.glob("fig_*.html"))
     with sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--headless", "--disable-gpu"])
+        browser = p.chromium.launch(
+            executable_path=CHROMIUM, args=["--no-sandbox", "--headless", "--disable-gpu"]
+        )
         try:
             ctx = browser.new_context(offline=True)
             blocked = []
-            ctx.route("**/*", lambda r: r.continue_() if r.request.url.startswith("file:")
-                      else (blocked.append(r.request.url), r.abort()))
+            ctx.route(
+                "**/*",
+                lambda r: (
+                    r.continue_()
+                    if r.request.url.startswith("file:")
+                    else (blocked.append(r.request.url), r.abort())
+                ),
+            )
             page = ctx.new_page()
             for f in pages:
                 page.goto(f.resolve().as_uri(), wait_until="load")

@@ -1,11 +1,13 @@
-"""The current network drives every view: opened from a link with a structure on Hayes-Roth, the Clustering page's
-default (the Fisher kernel of that network, BDeu CPTs) changes between a chain and a V-structure and stays the same
-between a chain and a fork (Markov equivalent: paper Theorem 4 under a likelihood-equivalent estimator)."""
+"""The current network drives every view: opened from a link with a structure on Hayes-Roth, the Clustering
+page's default (the Fisher kernel of that network, BDeu CPTs) changes between a chain and a V-structure and
+stays the same between a chain and a fork (Markov equivalent: paper Theorem 4 under a likelihood-equivalent
+estimator)."""
+
 import numpy as np
 import pytest
+from apptest_helpers import ROOT
 from streamlit.testing.v1 import AppTest
 
-from apptest_helpers import ROOT
 from bnfk_core import gram, load_csv
 from bnfk_core.network.dag import DAG
 from bnfk_core.network.model import fit
@@ -34,10 +36,12 @@ def opened():
 def test_the_default_kernel_is_the_current_networks_fisher_kernel(opened):
     at = opened["chain"]
     assert at.session_state["clu_kernel"] == "fisher" and at.session_state["clu_network"] == "current"
-    assert at.session_state["structure"]["dag"] == DAG.from_dict(at.session_state["structure"]["dag"]).to_dict()
+    assert (
+        at.session_state["structure"]["dag"] == DAG.from_dict(at.session_state["structure"]["dag"]).to_dict()
+    )
     captions = " ".join(c.value for c in at.caption)
     assert "current network of the Structure page" in captions and "2 arcs" in captions
-    assert "empty network (scaled-Hamming kernel" in captions     # the baseline beside it
+    assert "empty network (scaled-Hamming kernel" in captions  # the baseline beside it
 
 
 def test_chain_and_v_structure_differ_chain_and_fork_agree(opened):
@@ -48,8 +52,13 @@ def test_chain_and_v_structure_differ_chain_and_fork_agree(opened):
     # independently: the Gram matrices themselves (BDeu CPTs, all rows)
     feats = load_csv(str(ROOT / "sample_data" / "hayes_roth.csv"), class_column="class").without_class()
     v = feats.variables
-    K = {n: gram(fit(DAG(v, arcs), feats), feats) for n, arcs in
-         (("chain", [(v[0], v[1]), (v[1], v[2])]), ("fork", [(v[1], v[0]), (v[1], v[2])]),
-          ("v", [(v[0], v[1]), (v[2], v[1])]))}
+    K = {
+        n: gram(fit(DAG(v, arcs), feats), feats)
+        for n, arcs in (
+            ("chain", [(v[0], v[1]), (v[1], v[2])]),
+            ("fork", [(v[1], v[0]), (v[1], v[2])]),
+            ("v", [(v[0], v[1]), (v[2], v[1])]),
+        )
+    }
     assert np.abs(K["chain"] - K["fork"]).max() < 1e-9
     assert np.abs(K["chain"] - K["v"]).max() > 1e-3

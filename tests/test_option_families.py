@@ -3,6 +3,7 @@ the CLI (``--help`` of the subcommand that takes it) and by the app's widgets (A
 
 Families the app offers no widget for (missing-data methods; classifiers, which the Clustering page's
 classification table runs all of) are checked on the CLI only; the widgets are :data:`PAGE_WIDGETS`."""
+
 from __future__ import annotations
 
 import pytest
@@ -32,8 +33,10 @@ TOYS = {
     "ESTIMATORS": (registry.EstimatorSpec("toy-estimator", "Toy estimator"), "learn"),
     "MISSING_DATA": (registry.MissingDataSpec("toy-missing", "Toy missing", learn=_no_fit), "learn"),
     "IMPUTERS": (registry.ImputerSpec("toy-imputer", "Toy imputer", impute=_no_fit), "impute-benchmark"),
-    "CLUSTERERS": (registry.ClustererSpec("toy-clusterer", "Toy clusterer", uses_kernel=False, run=_no_fit),
-                   "cluster"),
+    "CLUSTERERS": (
+        registry.ClustererSpec("toy-clusterer", "Toy clusterer", uses_kernel=False, run=_no_fit),
+        "cluster",
+    ),
     "CLASSIFIERS": (registry.ClassifierSpec("toy-classifier", "Toy classifier", proba=_no_fit), "classify"),
     "CRITERIA": (registry.CriterionSpec("toy-criterion", "Toy criterion", criterion=_no_fit), "prototypes"),
 }

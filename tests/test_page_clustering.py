@@ -2,10 +2,8 @@
 
 import numpy as np
 import pytest
-from streamlit.testing.v1 import AppTest
-
 from apptest_helpers import assert_clean, page_app
-
+from streamlit.testing.v1 import AppTest
 
 
 def _app(**state) -> AppTest:
@@ -19,13 +17,15 @@ def test_default_page_renders_one_clustering():
     at = _app().run()
     _clean(at)
     metrics = {m.label: m.value for m in at.metric}
-    # the default is the Fisher kernel of the current network (the default recipe's Chow-Liu tree, BDeu CPTs), the
-    # empty network (scaled Hamming) beside it: both computed here directly on all 435 rows
+    # the default is the Fisher kernel of the current network (the default recipe's Chow-Liu tree, BDeu CPTs),
+    # the empty network (scaled Hamming) beside it: both computed here directly on all 435 rows
+    from conftest import _sample
+
     from bnfk_core.analyses.cluster.clustering import run_clustering
+    from bnfk_core.data.table import load_csv
     from bnfk_core.network.dag import DAG
     from bnfk_core.network.model import fit
-    from bnfk_core.data.table import load_csv
-    from conftest import _sample
+
     d = load_csv(_sample("house_votes_84"), class_column="class", missing_policy="category")
     model = fit(DAG.from_dict(at.session_state["structure"]["dag"]), d.without_class(), method="bdeu")
     fisher = run_clustering(d, "fisher", "correlation", model=model, restarts=25, seed=0)["ari"]
@@ -33,7 +33,7 @@ def test_default_page_renders_one_clustering():
     assert at.session_state["clu_kernel"] == "fisher" and metrics["ARI"] == f"{fisher:.3f}"
     ari = next(m for m in at.metric if m.label == "ARI")
     assert ari.proto.delta == f"{fisher - sh:+.3f} vs empty network" and sh > 0.4
-    assert len(at.get("plotly_chart")) == 3      # heatmap + two kernel-PCA maps
+    assert len(at.get("plotly_chart")) == 3  # heatmap + two kernel-PCA maps
     table = at.dataframe[0].value
     assert int(table.values.sum()) == 435
     assert len(at.get("download_button")) >= 3
@@ -69,8 +69,9 @@ def test_page_and_cli_give_the_same_clustering_for_the_same_seed():
     import re
     import shlex
 
-    from bnfk_core.cli.main import main
     from conftest import _sample
+
+    from bnfk_core.cli.main import main
 
     at = _app(clu_seed=7, clu_restarts=10, clu_kernel="fisher", clu_network="qnml").run()
     _clean(at)
@@ -90,8 +91,9 @@ def test_one_missing_value_policy_story():
     """Uploads start as load_csv and the CLI read a file; the default sample opens with its catalog policy."""
     import json
 
-    from bnfk_ui import state
     from conftest import SAMPLE_DIR
+
+    from bnfk_ui import state
 
     catalog = json.loads((SAMPLE_DIR / "catalog.json").read_text())
     assert state.DEFAULTS["missing_policy"] == catalog[state.DEFAULT_DATASET]["missing_policy"]
@@ -111,26 +113,31 @@ def test_the_heatmap_draws_at_most_heatmap_rows_while_every_row_is_clustered():
     labels = np.asarray(at.session_state["clu_result"]["labels"])
     assert len(labels) == 435 > HEATMAP_ROWS
     spec = json.loads(at.get("plotly_chart")[0].proto.spec)
-    heat = [t for t in spec["data"] if t.get("type") == "heatmap" and isinstance(t.get("y"), list) and len(t["y"]) > 1]
+    heat = [
+        t
+        for t in spec["data"]
+        if t.get("type") == "heatmap" and isinstance(t.get("y"), list) and len(t["y"]) > 1
+    ]
     assert heat and all(len(t["y"]) == HEATMAP_ROWS for t in heat)
     assert any(f"{HEATMAP_ROWS} of the 435 rows drawn" in c.value for c in at.caption)
 
 
 def test_latent_class_algorithm_from_the_registry():
-    """The Algorithm radio offers CLUSTERERS' ``lca``: the page's labels are the modal classes of fit_lca on the same
-    rows (same seed, starts = the restarts box), its ARI is scikit-learn's on them, and its command line agrees."""
+    """The Algorithm radio offers CLUSTERERS' ``lca``: the page's labels are the modal classes of fit_lca on
+    the same rows (same seed, starts = the restarts box), its ARI is scikit-learn's on them, and its command
+    line agrees."""
     import contextlib
     import io
     import json
     import re
     import shlex
 
+    from conftest import _sample
     from sklearn.metrics import adjusted_rand_score
 
     from bnfk_core.cli.main import main
     from bnfk_core.data.table import load_csv
     from bnfk_core.lca import fit_lca
-    from conftest import _sample
 
     at = _app(clu_restarts=5, clu_seed=3).run()
     at.radio(key="w_clu_algorithm").set_value("lca").run()
@@ -145,7 +152,7 @@ def test_latent_class_algorithm_from_the_registry():
     assert np.array_equal(labels, expected)
     ari = adjusted_rand_score(sub.labels(), labels)
     assert float({m.label: m.value for m in at.metric}["ARI"]) == pytest.approx(ari, abs=5e-4)
-    assert ari > 0.4                                  # two parties: the two-class model finds them
+    assert ari > 0.4  # two parties: the two-class model finds them
     assert any("latent class model clusters the rows itself" in c.value for c in at.caption)
     caption = next(c.value for c in at.caption if "The same result on the command line" in c.value)
     argv = shlex.split(re.search(r"`(python -m bnfk_core [^`]*)`", caption).group(1))[3:]

@@ -1,11 +1,13 @@
-"""AppTest of pages/compare.py and the core comparison it draws (bnfk_core.analyses.segments.compare): A is the
-current network, B is set in one click (chain, V-structure, A-structure); equivalent structures give one kernel."""
+"""AppTest of pages/compare.py and the core comparison it draws (bnfk_core.analyses.segments.compare): A is
+the current network, B is set in one click (chain, V-structure, A-structure); equivalent structures give one
+kernel."""
+
 import time
 
 import numpy as np
 import pytest
-
 from apptest_helpers import ROOT, assert_clean, page_app
+
 from bnfk_core.analyses.segments.compare import compare_structures
 from bnfk_core.data.table import load_csv
 from bnfk_core.kernels.fisher import gram
@@ -21,8 +23,10 @@ def hayes():
 def test_core_comparison_against_direct_computation(hayes):
     feats = hayes.without_class()
     v = feats.variables
-    chain, fork, vee = (DAG(v, arcs) for arcs in ([(v[0], v[1]), (v[1], v[2])], [(v[1], v[0]), (v[1], v[2])],
-                                                  [(v[0], v[1]), (v[2], v[1])]))
+    chain, fork, vee = (
+        DAG(v, arcs)
+        for arcs in ([(v[0], v[1]), (v[1], v[2])], [(v[1], v[0]), (v[1], v[2])], [(v[0], v[1]), (v[2], v[1])])
+    )
     c = compare_structures(hayes, chain, vee, rows=80, seed=1)
     sub = feats.subset(c.rows)
     np.testing.assert_allclose(c.a.K, gram(fit(chain, feats, method="bdeu"), sub), atol=1e-10)
@@ -35,17 +39,17 @@ def test_core_comparison_against_direct_computation(hayes):
     assert same.a.ari == same.b.ari and np.array_equal(same.a.clusters, same.b.clusters)
     assert same.agreement == 1.0 and same.prototype_overlap == 10
     smoothed = compare_structures(hayes, chain, fork, rows=80, seed=1, params="smoothed")
-    assert smoothed.max_abs_delta > 1e-3 and smoothed.notes       # the estimator the theorem does not cover
+    assert smoothed.max_abs_delta > 1e-3 and smoothed.notes  # the estimator the theorem does not cover
 
 
 def test_lecture_steps_each_one_click_and_fast():
-    """Hayes-Roth: the page opens with B = A; Chain, V-structure and A-structure are one click each, every step
-    settles within 2 s once warm (on a loaded 2-core machine the first run compiles)."""
+    """Hayes-Roth: the page opens with B = A; Chain, V-structure and A-structure are one click each, every
+    step settles within 2 s once warm (on a loaded 2-core machine the first run compiles)."""
     at = page_app("compare.py", 120, dataset="hayes_roth", class_column="class").run()
     assert_clean(at)
-    assert len(at.get("plotly_chart")) == 5                  # K_A, K_B, ΔK, outcomes, prototypes
+    assert len(at.get("plotly_chart")) == 5  # K_A, K_B, ΔK, outcomes, prototypes
     assert {m.label: m.value for m in at.metric}["max |ΔK|"] == "0"
-    assert at.number_input(key="cmp_rows").value == 160             # the default 200 clamped to Hayes-Roth's rows
+    assert at.number_input(key="cmp_rows").value == 160  # the default 200 clamped to Hayes-Roth's rows
     seen = {}
     for key in ("cmp_chain", "cmp_v", "cmp_a", "cmp_chain"):
         t0 = time.perf_counter()
@@ -56,7 +60,7 @@ def test_lecture_steps_each_one_click_and_fast():
         assert b.n_arcs == 2
         metrics = {m.label: m.value for m in at.metric}
         assert float(metrics["max |ΔK|"]) > 0
-    assert seen["cmp_chain"][1] < 2.0, seen                   # cached: a step back is instant
+    assert seen["cmp_chain"][1] < 2.0, seen  # cached: a step back is instant
     assert max(t for ts in seen.values() for t in ts) < 10, seen
 
 
@@ -71,9 +75,9 @@ def test_promote_b_makes_it_the_current_network():
 
 
 def test_normalised_kernel_comparison_and_its_invariance(hayes):
-    """The Compare view with the normalised Fisher kernel: A's Gram matrix is the core's normalized_gram of A's
-    network; Markov-equivalent A and B (chain, fork) keep one kernel at α = 1 (a function of the Fisher kernel) but
-    not at α < 1, and the comparison says so."""
+    """The Compare view with the normalised Fisher kernel: A's Gram matrix is the core's normalized_gram of
+    A's network; Markov-equivalent A and B (chain, fork) keep one kernel at α = 1 (a function of the Fisher
+    kernel) but not at α < 1, and the comparison says so."""
     from bnfk_core.kernels.fisher_normalized import normalized_gram
     from bnfk_core.learning.recipe import fit_recipe
 
@@ -98,10 +102,11 @@ def test_the_page_offers_the_normalised_kernel_with_its_caption():
     text = " ".join(c.value for c in at.caption)
     assert "Perronnin, Sánchez & Mensink 2010" in text and "not invariant under equivalent structures" in text
     from bnfk_core.kernels.fisher_normalized import DEFAULT_ALPHA
-    assert at.number_input(key="cmp_alpha").value == DEFAULT_ALPHA        # the kernel's own default power
+
+    assert at.number_input(key="cmp_alpha").value == DEFAULT_ALPHA  # the kernel's own default power
     at.button(key="cmp_chain").click().run()
     assert_clean(at)
-    assert float({m.label: m.value for m in at.metric}["max |ΔK|"]) <= 2.0   # |K_alpha| <= 1
+    assert float({m.label: m.value for m in at.metric}["max |ΔK|"]) <= 2.0  # |K_alpha| <= 1
 
 
 def test_the_presets_are_computed_before_their_click(monkeypatch):

@@ -1,10 +1,7 @@
 """AppTest of pages/imputation.py: benchmark tab (small grid) and the 'Impute my data' tab."""
 
-
-from streamlit.testing.v1 import AppTest
-
 from apptest_helpers import page_app
-
+from streamlit.testing.v1 import AppTest
 
 
 def _app(**state) -> AppTest:
@@ -64,51 +61,58 @@ def test_impute_tab_uses_the_current_network_first_and_learns_by_the_recipe():
     --method bn-em: learn_for_imputation's network under the default recipe."""
     from bnfk_core.analyses.impute.methods import learn_for_imputation
     from bnfk_core.learning.recipe import DEFAULT_RECIPE
+
     at = _imputed(_app(dataset="house_votes_84", class_column="class", missing_policy="missing").run())
     assert at.radio(key="imp_network").value == "current"
     cap = " ".join(c.value for c in at.caption)
-    assert "current network of the Structure page" in cap and "most frequent value" in cap   # + the baseline
+    assert "current network of the Structure page" in cap and "most frequent value" in cap  # + the baseline
     d = _hv_features()
     model = learn_for_imputation(d)[1]
-    at.radio(key="imp_network").set_value("learn").run()     # the same session: no second click
+    at.radio(key="imp_network").set_value("learn").run()  # the same session: no second click
     assert not at.exception
     cap = " ".join(c.value for c in at.caption).replace("\\", "")
     assert DEFAULT_RECIPE.describe() in cap and f"{model.dag.n_arcs} arcs" in cap
 
 
 def test_benchmark_rows_are_a_bounded_setting():
-    """imp_rows is in the settings registry, bounded like its widget (from 2 rows); the page clamps a session's
-    value to the table's rows."""
+    """imp_rows is in the settings registry, bounded like its widget (from 2 rows); the page clamps a
+    session's value to the table's rows."""
     import pytest
+
     from bnfk_core.serving.settings import REPORT_SETTINGS, check_settings
+
     assert REPORT_SETTINGS["imp_rows"].default == 500
     with pytest.raises(ValueError):
         REPORT_SETTINGS["imp_rows"].parse(1)
     with pytest.raises(ValueError):
         REPORT_SETTINGS["imp_rows"].parse(10**12)
-    assert check_settings({"imp_rows": 10**12})[1]                      # refused with a sentence
+    assert check_settings({"imp_rows": 10**12})[1]  # refused with a sentence
     at = _app(dataset="hayes_roth", class_column="class", missing_policy="missing", imp_rows=10**6).run()
     assert not at.exception and not at.error, (at.exception, at.error)
     w = at.number_input(key="imp_rows")
-    assert w.value == w.max == 160                                       # hayes_roth has 160 rows
+    assert w.value == w.max == 160  # hayes_roth has 160 rows
 
 
 def _hv_features():
-    from bnfk_core.data.table import load_csv
     from apptest_helpers import ROOT
-    return load_csv(ROOT / "sample_data" / "house_votes_84.csv", class_column="class",
-                    na_values="default-list").without_class()
+
+    from bnfk_core.data.table import load_csv
+
+    return load_csv(
+        ROOT / "sample_data" / "house_votes_84.csv", class_column="class", na_values="default-list"
+    ).without_class()
 
 
 def test_impute_tab_offers_the_cli_default_imputer_and_fills_as_impute_table():
-    """The registry's DEFAULT_IMPUTER ('stack', what impute --structure tree runs) is offered, labelled from the
-    registry; its filled cells are impute_table's, computed here directly; the downloads are there."""
+    """The registry's DEFAULT_IMPUTER ('stack', what impute --structure tree runs) is offered, labelled from
+    the registry; its filled cells are impute_table's, computed here directly; the downloads are there."""
     import json
 
     import numpy as np
 
     from bnfk_core.analyses.impute.methods import DEFAULT_IMPUTER, impute_table
     from bnfk_core.registry import IMPUTERS
+
     at = _app(dataset="house_votes_84", class_column="class", missing_policy="missing").run()
     radio = at.radio(key="imp_network")
     assert DEFAULT_IMPUTER in radio.options or IMPUTERS[DEFAULT_IMPUTER].label in " ".join(radio.options)
@@ -120,7 +124,7 @@ def test_impute_tab_offers_the_cli_default_imputer_and_fills_as_impute_table():
     assert any("internal validation" in c.value for c in at.caption)
     trace = json.loads(at.get("plotly_chart")[0].proto.spec)["data"][0]
     rows = [int(r) for r in trace["y"]]
-    assert rows == ref.filled_rows().tolist()          # every row with a filled cell is shown (fewer than 300)
+    assert rows == ref.filled_rows().tolist()  # every row with a filled cell is shown (fewer than 300)
     names = list(ref.data.variables)
     cols = [names.index(c) for c in trace["x"]]
     expect = ref.data.frame.iloc[rows][names].to_numpy(dtype=object)[:, cols]
@@ -132,11 +136,13 @@ def test_impute_tab_offers_the_cli_default_imputer_and_fills_as_impute_table():
 
 
 def test_benchmark_widgets_take_a_preset_value_without_the_session_state_warning(monkeypatch, caplog):
-    """A link or session file presets imp_rows (and the other benchmark widgets): the page shows that value and
-    Streamlit logs no "created with a default value but also had its value set via the Session State API"."""
+    """A link or session file presets imp_rows (and the other benchmark widgets): the page shows that value
+    and Streamlit logs no "created with a default value but also had its value set via the Session State
+    API"."""
     import logging
 
     from streamlit.elements.lib import policies
+
     monkeypatch.setattr(policies, "_shown_default_value_warning", False)
     with caplog.at_level(logging.WARNING):
         at = _app(dataset="hayes_roth", class_column="class", imp_rows=40, imp_repeats=2, imp_seed=3).run()

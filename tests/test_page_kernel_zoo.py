@@ -26,24 +26,31 @@ def _clean(at):
 
 def test_quick_run_files_and_ranks(zoo_dir):
     z = zoo_dir / ZOO_DIR
-    for f in ("kernel_zoo.csv", "kernel_zoo.md", "kernel_zoo_ranks.csv", "kernel_zoo_runs.csv",
-              "fig_kernel_zoo_ranks.svg", "fig_kernel_zoo_ranks.json", "fig_kernel_zoo_knn_by_dataset.svg"):
+    for f in (
+        "kernel_zoo.csv",
+        "kernel_zoo.md",
+        "kernel_zoo_ranks.csv",
+        "kernel_zoo_runs.csv",
+        "fig_kernel_zoo_ranks.svg",
+        "fig_kernel_zoo_ranks.json",
+        "fig_kernel_zoo_knn_by_dataset.svg",
+    ):
         assert (z / f).exists(), f
     assert (z / "fig_kernel_zoo_ranks.svg").read_text().startswith("<svg")
     runs = pd.read_csv(z / "kernel_zoo_runs.csv")
     assert set(runs["kernel"]) == {k for k, _, _ in zoo_kernels()}
     vals = runs[list(METRICS)]
     assert (vals.abs().le(1) | vals.isna()).all().all()
-    assert vals[runs["kernel"] != "lca-clustering"].notna().all().all()      # only the LCA row has no kNN
+    assert vals[runs["kernel"] != "lca-clustering"].notna().all().all()  # only the LCA row has no kNN
     lca = runs[runs["kernel"] == "lca-clustering"]
     assert (lca["ari_cc"] == lca["ari_sc"]).all() and lca["knn"].isna().all()
     ranks = pd.read_csv(z / "kernel_zoo_ranks.csv").set_index("kernel")
-    for m in METRICS:       # independent recomputation: rank per data set (1 = best), averaged
+    for m in METRICS:  # independent recomputation: rank per data set (1 = best), averaged
         mean = runs.groupby(["dataset", "kernel"])[m].mean().unstack()
         want = mean.rank(axis=1, ascending=False).mean(axis=0)
         np.testing.assert_allclose(ranks.loc[want.index, m], want.to_numpy())
     soy = runs[(runs["dataset"] == "soybean_small") & (runs["kernel"] == "fisher-exact-qnml")]
-    assert (soy["network"] == "hc/qnml").all()          # 35 features > 16: hill climbing, recorded
+    assert (soy["network"] == "hc/qnml").all()  # 35 features > 16: hill climbing, recorded
 
 
 def test_page_shows_the_run(zoo_dir, monkeypatch):

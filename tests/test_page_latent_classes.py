@@ -1,9 +1,9 @@
 """AppTest of pages/latent_classes.py: the default run (BIC/AIC, profiles, sizes, identifiability, posteriors,
 ARI) and the hand-over of the model to the Kernel page."""
-import numpy as np
-from streamlit.testing.v1 import AppTest
 
+import numpy as np
 from apptest_helpers import assert_clean, page_app
+from streamlit.testing.v1 import AppTest
 
 
 def _app(**state) -> AppTest:
@@ -27,14 +27,15 @@ def test_default_page_fits_a_range_and_draws_everything():
     assert_clean(at)
     table = at.dataframe[0].value
     assert table["classes"].tolist() == [1, 2, 3, 4]
-    assert np.all(np.diff(table["log-likelihood"]) > -1e-6)          # more classes never fit worse at the best
-    assert len(at.get("plotly_chart")) == 4                           # criteria, profiles, sizes, singular values
+    assert np.all(np.diff(table["log-likelihood"]) > -1e-6)  # more classes never fit worse at the best
+    assert len(at.get("plotly_chart")) == 4  # criteria, profiles, sizes, singular values
     post = at.dataframe[1].value
     probs = post[[c for c in post.columns if c.startswith("P(")]].to_numpy()
     np.testing.assert_allclose(probs.sum(axis=1), 1.0, atol=1e-9)
-    assert post["row"].iloc[0] == 0                                   # data rows from 0, as the other pages
+    assert post["row"].iloc[0] == 0  # data rows from 0, as the other pages
     import json
-    config = json.loads(at.dataframe[1].proto.columns)                # 3 decimals: no 60-digit cells on a projector
+
+    config = json.loads(at.dataframe[1].proto.columns)  # 3 decimals: no 60-digit cells on a projector
     assert all(config[c]["type_config"]["format"] == "%.3f" for c in post.columns if c.startswith("P("))
     labels = {m.label for m in at.metric}
     assert {"ARI", "AMI", "V-measure", "Parameter sets with this distribution"} <= labels
@@ -77,7 +78,9 @@ def test_clustering_page_with_the_latent_class_fisher_kernel():
 
 def test_profile_figure_shows_hostile_names_as_text():
     from bnfk_core.views.figures import latent_classes as figs
-    fig = figs.profile_figure(["<b>bold</b>"], [("$x^2$", "b")], [np.array([[0.2, 0.8], [0.5, 0.5]])],
-                              np.array([0.6, 0.4]))
+
+    fig = figs.profile_figure(
+        ["<b>bold</b>"], [("$x^2$", "b")], [np.array([[0.2, 0.8], [0.5, 0.5]])], np.array([0.6, 0.4])
+    )
     text = str(fig.to_plotly_json())
     assert "<b>bold</b>" not in text and "$x^2$" not in text

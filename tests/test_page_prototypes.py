@@ -1,11 +1,9 @@
 """AppTest of pages/prototypes.py: default run, criterion and structure switches, the curve over k."""
 
+from apptest_helpers import assert_clean, page_app
 from streamlit.testing.v1 import AppTest
 
-from apptest_helpers import assert_clean, page_app
-
 _clean = assert_clean
-
 
 
 def _app(**state) -> AppTest:
@@ -16,11 +14,9 @@ def _run(**state) -> AppTest:
     """Open the page (nothing heavy runs), then click Find prototypes."""
     at = _app(**state).run()
     _clean(at)
-    assert not at.dataframe and not at.get("plotly_chart")      # opening the page computes nothing
+    assert not at.dataframe and not at.get("plotly_chart")  # opening the page computes nothing
     at.button(key="proto_run").click().run()
     return at
-
-
 
 
 def test_default_page_selects_k_rows_and_draws_everything():
@@ -31,9 +27,9 @@ def test_default_page_selects_k_rows_and_draws_everything():
     metrics = {m.label: m.value for m in at.metric}
     assert float(metrics["MMD of the subset"]) > 0 and "Held-out NLL" in metrics
     spread = next(m for m in at.metric if m.label == "Random NLL (mean)")
-    assert spread.delta.startswith("± ") and "±" not in spread.value       # the spread on its own line
+    assert spread.delta.startswith("± ") and "±" not in spread.value  # the spread on its own line
     charts = at.get("plotly_chart")
-    assert len(charts) == 2                       # distribution + kernel-PCA map (curve not run yet)
+    assert len(charts) == 2  # distribution + kernel-PCA map (curve not run yet)
     assert len(at.get("download_button")) >= 2
 
 
@@ -59,8 +55,14 @@ def test_criterion_switch_and_curve_with_progress():
 
 
 def test_tan_on_car_reports_class_metrics():
-    at = _run(dataset="car", class_column="class", missing_policy="missing", proto_source="tan", proto_k=40,
-              proto_draws=30)
+    at = _run(
+        dataset="car",
+        class_column="class",
+        missing_policy="missing",
+        proto_source="tan",
+        proto_k=40,
+        proto_draws=30,
+    )
     _clean(at)
     labels = {m.label for m in at.metric}
     assert {"Error rate of the subset", "Random log loss (mean)"} <= labels

@@ -28,11 +28,17 @@ def test_page_shows_tables_figures_and_switches(results_dir, monkeypatch):
     at = page_app(PAGE, 120).run()
     _clean(at)
     assert at.radio(key="w_results_experiment").value == "thesis-segments"
-    assert len(at.dataframe) == 4                                # Tables 6.1-6.4
+    assert len(at.dataframe) == 4  # Tables 6.1-6.4
     df = at.dataframe[0].value
-    assert list(df.columns) == ["dataset", "One arc (ours)", "One arc (published)",
-                                "Best score previously (ours)", "Best score previously (published)",
-                                "Best score previously by (ours)", "Best score previously by (published)"]
+    assert list(df.columns) == [
+        "dataset",
+        "One arc (ours)",
+        "One arc (published)",
+        "Best score previously (ours)",
+        "Best score previously (published)",
+        "Best score previously by (ours)",
+        "Best score previously by (published)",
+    ]
     assert df["One arc (published)"].iloc[0] == pytest.approx(0.093)
     assert len(at.get("plotly_chart")) == 1
     assert len(at.get("download_button")) >= 9

@@ -1,15 +1,16 @@
 """The KGV tab of the Structure page: the KGV score among the choices, the pairwise KGV-MI heatmap, the
-columns searched raw with their CPT bins, and the networks learned on raw numbers and on bins with their SHD equal
-to the core's."""
-import numpy as np
+columns searched raw with their CPT bins, and the networks learned on raw numbers and on bins with their SHD
+equal to the core's."""
 
+import numpy as np
 from apptest_helpers import assert_clean, page_app
-from bnfk_core.network.dag import structural_hamming_distance
-from bnfk_core.registry import SCORES
+from conftest import SAMPLE_DIR
+
 from bnfk_core.data.table import load_csv
 from bnfk_core.learning.kgv import kgv_mutual_information
 from bnfk_core.learning.structure import learn_feature_structure
-from conftest import SAMPLE_DIR
+from bnfk_core.network.dag import structural_hamming_distance
+from bnfk_core.registry import SCORES
 
 
 def _tab_on(**state):
@@ -24,9 +25,12 @@ def test_kgv_tab_on_waveform_compares_raw_and_binned_networks():
     at = _tab_on(dataset="waveform_5000", class_column="class", missing_policy="missing")
     data = load_csv(SAMPLE_DIR / "waveform_5000.csv", class_column="class")
     feat = data.without_class()
-    raw = learn_feature_structure(feat, "hc", score="kgv", score_options={"kernel": "gaussian", "kappa": None})
-    binned = learn_feature_structure(feat, "hc", score="kgv",
-                                     score_options={"kernel": "gaussian", "kappa": None, "bin_numbers": True})
+    raw = learn_feature_structure(
+        feat, "hc", score="kgv", score_options={"kernel": "gaussian", "kappa": None}
+    )
+    binned = learn_feature_structure(
+        feat, "hc", score="kgv", score_options={"kernel": "gaussian", "kappa": None, "bin_numbers": True}
+    )
     metrics = {m.label: m.value for m in at.metric}
     assert int(metrics["Structural Hamming distance"]) == structural_hamming_distance(raw.dag, binned.dag) > 0
     assert int(metrics["Arcs (raw numbers)"]) == raw.dag.n_arcs
@@ -38,15 +42,23 @@ def test_kgv_tab_on_waveform_compares_raw_and_binned_networks():
     assert dl and mi["matrix"].shape == (41, 41)
     # the heatmap the page draws is the core's KGV-MI matrix (same variables, same numbers)
     import json
-    def as_array(z):       # plotly writes numpy arrays as {"dtype", "bdata" (base64), "shape"}
+
+    def as_array(z):  # plotly writes numpy arrays as {"dtype", "bdata" (base64), "shape"}
         if isinstance(z, dict):
             import base64
+
             shape = tuple(int(n) for n in str(z.get("shape", "")).split(",") if n.strip())
-            return np.frombuffer(base64.b64decode(z["bdata"]), dtype=np.dtype(z["dtype"])).reshape(shape or (-1,))
+            return np.frombuffer(base64.b64decode(z["bdata"]), dtype=np.dtype(z["dtype"])).reshape(
+                shape or (-1,)
+            )
         return np.array([[np.nan if v is None else v for v in row] for row in z], dtype=float)
 
-    heat = [as_array(t["z"]) for c in at.get("plotly_chart") for t in json.loads(c.proto.spec)["data"]
-            if t.get("type") == "heatmap" and "z" in t]
+    heat = [
+        as_array(t["z"])
+        for c in at.get("plotly_chart")
+        for t in json.loads(c.proto.spec)["data"]
+        if t.get("type") == "heatmap" and "z" in t
+    ]
     heat = [z for z in heat if z.shape == (41, 41)]
     assert len(heat) == 1
     z = heat[0].astype(float)
@@ -56,7 +68,7 @@ def test_kgv_tab_on_waveform_compares_raw_and_binned_networks():
     at.button(key="kgv_use_raw").click().run()
     assert_clean(at)
     assert at.session_state["structure"]["label"] == "Hill climbing (KGV, raw numbers)"
-    at.session_state["structure_tab"] = "Learn"                   # only the open tab is built
+    at.session_state["structure_tab"] = "Learn"  # only the open tab is built
     at.run()
     # the Score box shows the registry's label, which says the numbers are searched raw (it fits the box at
     # 1280 px: tests/test_browser_projector.py)
@@ -71,7 +83,9 @@ def test_kgv_tab_without_numeric_columns_says_so_and_learns_with_kgv():
 
 
 def test_learn_tab_learns_with_the_kgv_score_on_raw_numbers():
-    at = page_app("structure.py", 240, dataset="waveform_5000", class_column="class", missing_policy="missing").run()
+    at = page_app(
+        "structure.py", 240, dataset="waveform_5000", class_column="class", missing_policy="missing"
+    ).run()
     at.selectbox(key="w_learn_method").set_value("hc").run()
     at.selectbox(key="w_learn_score").set_value("kgv").run()
     next(b for b in at.button if b.label == "Learn structure").click().run()
@@ -79,7 +93,11 @@ def test_learn_tab_learns_with_the_kgv_score_on_raw_numbers():
     s = at.session_state["structure"]
     assert SCORES["kgv"].label in s["learned_label"]
     assert any("searched 40 numeric column(s) as numbers" in n for n in s["notes"])
-    raw = learn_feature_structure(load_csv(SAMPLE_DIR / "waveform_5000.csv", class_column="class"), "hc", score="kgv",
-                                  seed=int(at.session_state["learn_seed"]),
-                                  max_parents=at.session_state["learn_max_parents"] or None)
+    raw = learn_feature_structure(
+        load_csv(SAMPLE_DIR / "waveform_5000.csv", class_column="class"),
+        "hc",
+        score="kgv",
+        seed=int(at.session_state["learn_seed"]),
+        max_parents=at.session_state["learn_max_parents"] or None,
+    )
     assert set(map(tuple, s["dag"]["arcs"])) == set(raw.dag.arcs)

@@ -1,11 +1,12 @@
-"""The Structure page's live view: click-driven edits (the graph's on_select callback), undo/redo, and the live
-Gram matrix equal to a from-scratch Fisher Gram of the edited network after every edit."""
+"""The Structure page's live view: click-driven edits (the graph's on_select callback), undo/redo, and the
+live Gram matrix equal to a from-scratch Fisher Gram of the edited network after every edit."""
+
 from unittest import mock
 
 import numpy as np
 import streamlit as st
-
 from apptest_helpers import assert_clean, page_app
+
 from bnfk_core.kernels import fisher as kernels
 from bnfk_core.network.dag import DAG
 from bnfk_core.network.model import fit
@@ -76,7 +77,7 @@ def test_a_click_that_makes_a_cycle_is_one_message():
     dag = DAG.from_dict(at.session_state["structure"]["dag"])
     u, v = dag.sorted_arcs()[0]
     _click(at, v)
-    _click(at, u)     # v -> u next to u -> v: refused
+    _click(at, u)  # v -> u next to u -> v: refused
     at.run()
     assert not at.exception
     assert any(u in e.value and v in e.value for e in at.error)
@@ -93,8 +94,15 @@ def test_the_live_heatmap_draws_at_most_draw_rows_while_the_kernel_keeps_every_r
     _, lk, rows = at.session_state["_live"]
     assert len(rows) == 435 > DRAW_ROWS and lk.gram().shape == (435, 435)
     charts = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
-    heat = [t for spec in charts for t in spec["data"] if t.get("type") == "heatmap" and t.get("yaxis", "y") == "y"
-            and isinstance(t.get("y"), list) and len(t["y"]) > 1]
+    heat = [
+        t
+        for spec in charts
+        for t in spec["data"]
+        if t.get("type") == "heatmap"
+        and t.get("yaxis", "y") == "y"
+        and isinstance(t.get("y"), list)
+        and len(t["y"]) > 1
+    ]
     assert heat and all(len(t["y"]) == DRAW_ROWS for t in heat)
     assert any(f"{DRAW_ROWS} of them drawn" in c.value for c in at.caption)
 
@@ -119,12 +127,12 @@ def test_only_the_open_tab_is_built():
     at.toggle(key="land_on").set_value(True).run()
     at.number_input(key="land_seed").set_value(7).run()
     assert_clean(at)
-    assert not [b for b in at.button if b.label == "Learn structure"]             # the Learn tab is closed
+    assert not [b for b in at.button if b.label == "Learn structure"]  # the Learn tab is closed
     at.session_state["structure_tab"] = "Learn"
     at.run()
     assert_clean(at)
     assert [b for b in at.button if b.label == "Learn structure"]
-    assert not [t for t in at.toggle if t.key == "land_on"]                        # not drawn while closed
+    assert not [t for t in at.toggle if t.key == "land_on"]  # not drawn while closed
     at.session_state["structure_tab"] = "Score landscape"
     at.run()
     assert_clean(at)

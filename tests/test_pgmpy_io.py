@@ -1,6 +1,7 @@
 """pgmpy and networkx both ways (bnfk_core.to_pgmpy / from_pgmpy): every CPD entry read through pgmpy's own
-``get_value`` by state names, round trips to 1e-12, and pgmpy's variable elimination equal to bnfk's marginals and
-posteriors to 1e-9."""
+``get_value`` by state names, round trips to 1e-12, and pgmpy's variable elimination equal to bnfk's marginals
+and posteriors to 1e-9."""
+
 import itertools
 import warnings
 
@@ -17,15 +18,15 @@ from bnfk_core.learning.recipe import Recipe, learn_recipe
 from bnfk_core.network import DAG, from_networkx, to_networkx
 
 pgmpy = pytest.importorskip("pgmpy")
-from pgmpy.factors.discrete import TabularCPD          # noqa: E402
-from pgmpy.inference import VariableElimination        # noqa: E402
-from pgmpy.models import DiscreteBayesianNetwork       # noqa: E402
+from pgmpy.factors.discrete import TabularCPD  # noqa: E402
+from pgmpy.inference import VariableElimination  # noqa: E402
+from pgmpy.models import DiscreteBayesianNetwork  # noqa: E402
 
 
 @pytest.fixture(scope="module")
 def learned(sample_path):
     """A network with families of two and more parents over states in numeric (not text) order."""
-    data = load_csv(sample_path("car"))          # the class is a node: it has several parents
+    data = load_csv(sample_path("car"))  # the class is a node: it has several parents
     model = learn_recipe(data, Recipe(structure="hc", score="bic")).model
     assert max(len(p) for p in model.parents) >= 2
     return model
@@ -64,16 +65,24 @@ def test_a_pgmpy_model_comes_in_with_its_evidence_and_state_orders():
     net = DiscreteBayesianNetwork([("A", "C"), ("B", "C")])
     a = TabularCPD("A", 2, [[0.3], [0.7]], state_names={"A": ["yes", "no"]})
     b = TabularCPD("B", 3, [[0.2], [0.5], [0.3]], state_names={"B": ["z", "x", "y"]})
-    values = np.random.default_rng(0).dirichlet(np.ones(2), size=6).T          # (2 states, 3 x 2 configurations)
-    c = TabularCPD("C", 2, values, evidence=["B", "A"], evidence_card=[3, 2],
-                   state_names={"C": ["hi", "lo"], "B": ["z", "x", "y"], "A": ["yes", "no"]})
+    values = np.random.default_rng(0).dirichlet(np.ones(2), size=6).T  # (2 states, 3 x 2 configurations)
+    c = TabularCPD(
+        "C",
+        2,
+        values,
+        evidence=["B", "A"],
+        evidence_card=[3, 2],
+        state_names={"C": ["hi", "lo"], "B": ["z", "x", "y"], "A": ["yes", "no"]},
+    )
     net.add_cpds(a, b, c)
     net.check_model()
     ours = from_pgmpy(net, nodes=["A", "B", "C"])
     k = ours.variables.index("C")
     for sa, sb, sc in itertools.product(["yes", "no"], ["z", "x", "y"], ["hi", "lo"]):
-        j = ours.states[0].index(sa) * 3 + ours.states[1].index(sb)          # A slowest (node order)
-        assert ours.cpts[k][j, ours.states[2].index(sc)] == pytest.approx(c.get_value(A=sa, B=sb, C=sc), abs=1e-15)
+        j = ours.states[0].index(sa) * 3 + ours.states[1].index(sb)  # A slowest (node order)
+        assert ours.cpts[k][j, ours.states[2].index(sc)] == pytest.approx(
+            c.get_value(A=sa, B=sb, C=sc), abs=1e-15
+        )
     back = to_pgmpy(ours)
     for cpd in net.get_cpds():
         other = back.get_cpds(cpd.variable)
@@ -84,6 +93,7 @@ def test_a_pgmpy_model_comes_in_with_its_evidence_and_state_orders():
 
 def test_a_bundled_pgmpy_network_round_trips():
     from pgmpy.utils import get_example_model
+
     net = quiet(get_example_model, "asia")
     ours = from_pgmpy(net)
     back = to_pgmpy(ours)
@@ -122,6 +132,7 @@ def test_pgmpy_variable_elimination_equals_bnfk_marginals(learned):
 
 def test_estimators_and_latent_class_models_go_across(sample_path):
     from bnfk_core.estimators import FisherKernel, LatentClassModel
+
     frame = pd.read_csv(sample_path("carcinoma"))
     fk = FisherKernel().fit(frame)
     assert set(to_pgmpy(fk).edges()) == set(fk.network_.dag.sorted_arcs())
@@ -130,7 +141,9 @@ def test_estimators_and_latent_class_models_go_across(sample_path):
     hidden = lcm.model_.to_bayesnet().fit_info["hidden"]
     assert set(net.successors(hidden)) == set(frame.columns)
     ve = quiet(VariableElimination, net)
-    f = quiet(ve.query, [hidden], evidence={c: str(frame[c].iloc[0]) for c in frame.columns}, show_progress=False)
+    f = quiet(
+        ve.query, [hidden], evidence={c: str(frame[c].iloc[0]) for c in frame.columns}, show_progress=False
+    )
     np.testing.assert_allclose(f.values, lcm.predict_proba(frame.iloc[:1])[0], atol=1e-9)
     with pytest.raises(ModelError, match="needs a Bayesian network"):
         to_pgmpy("not a network")
@@ -141,11 +154,15 @@ def test_networkx_both_ways(learned):
     assert isinstance(g, nx.DiGraph) and list(g.nodes) == list(learned.variables)
     assert from_networkx(g).sorted_arcs() == learned.dag.sorted_arcs()
     assert to_networkx(learned.dag).edges == g.edges
-    assert from_networkx(to_pgmpy(learned), nodes=learned.variables).sorted_arcs() == learned.dag.sorted_arcs()
+    assert (
+        from_networkx(to_pgmpy(learned), nodes=learned.variables).sorted_arcs() == learned.dag.sorted_arcs()
+    )
     with pytest.raises(StructureError, match="cycle"):
         from_networkx(nx.DiGraph([("a", "b"), ("b", "c"), ("c", "a")]))
 
 
 def test_on_the_package_face():
     assert bnfk_core.to_pgmpy is to_pgmpy and bnfk_core.from_pgmpy is from_pgmpy
-    assert DAG(["a", "b"], [("a", "b")]).sorted_arcs() == from_networkx(nx.DiGraph([("a", "b")])).sorted_arcs()
+    assert (
+        DAG(["a", "b"], [("a", "b")]).sorted_arcs() == from_networkx(nx.DiGraph([("a", "b")])).sorted_arcs()
+    )

@@ -1,28 +1,45 @@
 """Nothing a link can smuggle in: every user-supplied text the app shows in an alert or caption is plain text.
 
-Streamlit's alerts and captions are Markdown; a link value, a file name or a column name shown there is escaped
+Streamlit's alerts and captions are Markdown; a link value, a file name or a column name shown there is
+escaped
 (``bnfk_ui.state.plain``) so that it shows as typed -- no link, no image, no HTML, no emphasis.  The checks
 read the Markdown the app sends: after CommonMark's backslash escapes are taken out it must be the text as
 typed, and no character that starts markup may be left unescaped.
 """
+
 from __future__ import annotations
 
 import re
 import string
 
 import pytest
+from apptest_helpers import ROOT
 from streamlit.testing.v1 import AppTest
 
-from apptest_helpers import ROOT
 from bnfk_ui.state import plain
 from bnfk_ui.state.session import WORD_JOINER
 
 APP = str(ROOT / "app.py")
 EVIL = "http://evil.example"
-HOSTILE = [f"[click]({EVIL}/x)", f"![i]({EVIL}/i.png)", f"<img src={EVIL}/i.png>", f"<{EVIL}>",
-           "www.evil.example/x", "mail@evil.example", "**bold** _it_ `code` ~~s~~ clu_seed a_b_", "$x^2$", ":red[red] :smile:",
-           "# heading", "- item", "1. first", "> quote", "a | b", "&lt;img&gt;", "back\\slash [x]\\(y)"]
-SPECIAL = set("\\`*_~[]<>$#|&@{}")   # an underscore inside a word (``clu_seed``) is no emphasis in CommonMark
+HOSTILE = [
+    f"[click]({EVIL}/x)",
+    f"![i]({EVIL}/i.png)",
+    f"<img src={EVIL}/i.png>",
+    f"<{EVIL}>",
+    "www.evil.example/x",
+    "mail@evil.example",
+    "**bold** _it_ `code` ~~s~~ clu_seed a_b_",
+    "$x^2$",
+    ":red[red] :smile:",
+    "# heading",
+    "- item",
+    "1. first",
+    "> quote",
+    "a | b",
+    "&lt;img&gt;",
+    "back\\slash [x]\\(y)",
+]
+SPECIAL = set("\\`*_~[]<>$#|&@{}")  # an underscore inside a word (``clu_seed``) is no emphasis in CommonMark
 PUNCT = set(string.punctuation)
 
 
@@ -31,8 +48,8 @@ BARE_ADDRESS = re.compile(r"(?i)(https?://|ftp://|www\.|[-.\w+]@[-\w]+\.)")
 
 
 def unescape(md: str, joiner: bool = False) -> str:
-    """CommonMark's backslash escapes taken out: the text Markdown's link finder reads (``joiner``: keeping the
-    invisible word joiners), or, without them, what the reader sees."""
+    """CommonMark's backslash escapes taken out: the text Markdown's link finder reads (``joiner``: keeping
+    the invisible word joiners), or, without them, what the reader sees."""
     out, i = [], 0
     while i < len(md):
         if md[i] == "\\" and i + 1 < len(md) and md[i + 1] in PUNCT:
@@ -47,7 +64,8 @@ def unescape(md: str, joiner: bool = False) -> str:
 
 def live_markup(md: str, allowed: str = "") -> list[str]:
     """The pieces of ``md`` that Markdown would read as markup: unescaped special characters, bare addresses
-    (``scheme:``, ``www.``) and ``:`` codes.  ``allowed``: characters the app itself writes (e.g. ``*`` of bold)."""
+    (``scheme:``, ``www.``) and ``:`` codes.  ``allowed``: characters the app itself writes (e.g. ``*`` of
+    bold)."""
     found, i = [], 0
     while i < len(md):
         c = md[i]
@@ -58,7 +76,7 @@ def live_markup(md: str, allowed: str = "") -> list[str]:
         if c in SPECIAL and c not in allowed and not inside_word:
             found.append(c)
         if c == ":" and i + 1 < len(md) and not md[i + 1].isspace():
-            found.append(md[max(0, i - 5):i + 3])
+            found.append(md[max(0, i - 5) : i + 3])
         i += 1
     return found + BARE_ADDRESS.findall(unescape(md, joiner=True))
 
@@ -98,7 +116,7 @@ def _assert_plain(at, hostile: str) -> None:
     assert not at.exception, [e.value for e in at.exception]
     shown = _messages(at)
     assert shown, "the hostile value is refused in a message"
-    assert any(hostile[:9] in unescape(m) for m in shown), shown       # named as typed (cut, normalised)
+    assert any(hostile[:9] in unescape(m) for m in shown), shown  # named as typed (cut, normalised)
     for m in shown:
         assert live_markup(m, allowed="*") == [], m
     for c in at.caption:
@@ -108,9 +126,9 @@ def _assert_plain(at, hostile: str) -> None:
 @pytest.mark.parametrize("key", ["data", "class", "clu_kernels", "path", "params"])
 @pytest.mark.parametrize("hostile", [f"[click]({EVIL}/x)", f"![i]({EVIL}/i.png)"])
 def test_hostile_link_values_show_as_plain_text(key, hostile, monkeypatch, tmp_path):
-    monkeypatch.setenv("BNFK_DATA_DIR", str(tmp_path))      # a path is then named in its refusal
+    monkeypatch.setenv("BNFK_DATA_DIR", str(tmp_path))  # a path is then named in its refusal
     at = _fresh({key: hostile})
-    if key == "class":          # a class column that is not in the data: the data options are refused
+    if key == "class":  # a class column that is not in the data: the data options are refused
         assert not at.exception
         for m in _messages(at) + [c.value for c in at.caption]:
             assert live_markup(m, allowed="*") == [], m
@@ -127,12 +145,17 @@ def test_queued_messages_naming_a_file_show_as_plain_text():
     _assert_plain(at, name)
 
 
-@pytest.mark.parametrize("text", ["python -m bnfk_core cluster DATA.csv", "a ` b", "x `` y ```[i](http://e)", "`q"])
+@pytest.mark.parametrize(
+    "text", ["python -m bnfk_core cluster DATA.csv", "a ` b", "x `` y ```[i](http://e)", "`q"]
+)
 def test_code_span_holds_any_text(text):
     from bnfk_ui.state import code_span
+
     span = code_span(text)
     fence = re.match(r"`+", span).group(0)
-    inner = span[len(fence):-len(fence)]
-    shown = inner[1:-1] if inner.startswith(" ") and inner.endswith(" ") and inner.strip() else inner  # CommonMark
+    inner = span[len(fence) : -len(fence)]
+    shown = (
+        inner[1:-1] if inner.startswith(" ") and inner.endswith(" ") and inner.strip() else inner
+    )  # CommonMark
     assert span.endswith(fence) and shown == text
-    assert fence not in re.findall(r"`+", inner)              # no run of the fence's length inside: not closed early
+    assert fence not in re.findall(r"`+", inner)  # no run of the fence's length inside: not closed early

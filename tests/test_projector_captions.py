@@ -1,5 +1,6 @@
-"""Captions and labels say what happens without a class column: the Kernel page does not claim an order by class,
-the Clustering page says what 0 clusters means."""
+"""Captions and labels say what happens without a class column: the Kernel page does not claim an order by
+class, the Clustering page says what 0 clusters means."""
+
 from apptest_helpers import assert_clean, page_app
 
 
@@ -14,7 +15,9 @@ def test_kernel_caption_without_a_class_column():
 
 
 def test_clustering_cluster_count_label_without_a_class_column():
-    at = page_app("clustering.py", 120, dataset="hayes_roth", class_column=None, clu_rows=60, clu_restarts=2).run()
+    at = page_app(
+        "clustering.py", 120, dataset="hayes_roth", class_column=None, clu_rows=60, clu_restarts=2
+    ).run()
     assert_clean(at)
     box = at.number_input(key="w_clu_k")
     assert box.label == "Clusters (0 = 2: no class column)"

@@ -5,26 +5,35 @@ Every incremental quantity is checked against a recomputation from scratch: swap
 the held-out evaluation against ``fit`` + ``log_likelihood`` / ``inference.posterior`` and a
 hand computation.
 """
+
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
+import helpers_bruteforce as bf
 import numpy as np
 import pytest
 from scipy.stats import chisquare
 
-from bnfk_core.kernels import fisher as kernels
+from bnfk_core.analyses.prototypes.selection import (
+    Chi2Criterion,
+    HeldOut,
+    MMDCriterion,
+    PrototypeError,
+    class_posterior,
+    greedy_swap,
+    random_subsets,
+    select_prototypes,
+    split_half,
+    summarize_benchmark,
+)
 from bnfk_core.cli import main
-from bnfk_core.network.dag import DAG
 from bnfk_core.data.table import from_codes, load_csv
 from bnfk_core.inference.queries import log_likelihood, posterior
+from bnfk_core.kernels import fisher as kernels
+from bnfk_core.network.dag import DAG
 from bnfk_core.network.model import fit, write_model
-from bnfk_core.analyses.prototypes.selection import (Chi2Criterion, HeldOut, MMDCriterion, PrototypeError, class_posterior,
-                                  greedy_swap, random_subsets, select_prototypes, split_half,
-                                  summarize_benchmark)
-
-import helpers_bruteforce as bf
 
 ROOT = Path(__file__).resolve().parents[1]
 CAR = str(ROOT / "sample_data" / "car.csv")
@@ -63,8 +72,10 @@ def test_mmd_swap_scores_equal_bruteforce_for_every_candidate(missing):
             T[pos] = c
             want = brute_mmd(K, T)
             assert scores[c] == pytest.approx(want, rel=1e-9, abs=1e-12)
-            if (c + pos) % 9 == 0:   # and through the library's set-kernel MMD (slower with missing cells)
-                assert scores[c] == pytest.approx(kernels.mmd(model, data.subset(T), data), rel=1e-9, abs=1e-12)
+            if (c + pos) % 9 == 0:  # and through the library's set-kernel MMD (slower with missing cells)
+                assert scores[c] == pytest.approx(
+                    kernels.mmd(model, data.subset(T), data), rel=1e-9, abs=1e-12
+                )
     # the fused best swap is the argmin over non-members
     member = np.zeros(data.n_rows, bool)
     member[S] = True
@@ -93,7 +104,9 @@ def test_many_subset_values_equal_single():
     model, data = small_problem(seed=1)
     crit = MMDCriterion.from_model(model, data)
     draws = random_subsets(data.n_rows, 6, 10, seed=2)
-    np.testing.assert_allclose(crit.values(draws, chunk=3), [crit.value(s) for s in draws], rtol=1e-10, atol=1e-13)
+    np.testing.assert_allclose(
+        crit.values(draws, chunk=3), [crit.value(s) for s in draws], rtol=1e-10, atol=1e-13
+    )
     cc = Chi2Criterion.from_data(data)
     np.testing.assert_allclose(cc.values(draws), [cc.value(s) for s in draws])
 
@@ -204,13 +217,14 @@ def test_heldout_nll_equals_independent_computation():
     held = HeldOut(dag, test, class_column="c")
     got = held.evaluate(train.codes[S])
     # by hand: pseudo-count one on the subset rows (0,0,1) (1,1,0) (1,0,0) (1,1,1)
-    pc = {0: 2 / 6, 1: 4 / 6}                                              # c: counts 1, 3 -> (1+1)/6, (3+1)/6
-    px = {(0, 0): 2 / 3, (0, 1): 1 / 3, (1, 0): 2 / 5, (1, 1): 3 / 5}      # x | c
-    cnt_y = {(0, 0): [0, 1], (1, 0): [1, 0], (1, 1): [1, 1], (0, 1): [0, 0]}   # y | (c, x)
+    pc = {0: 2 / 6, 1: 4 / 6}  # c: counts 1, 3 -> (1+1)/6, (3+1)/6
+    px = {(0, 0): 2 / 3, (0, 1): 1 / 3, (1, 0): 2 / 5, (1, 1): 3 / 5}  # x | c
+    cnt_y = {(0, 0): [0, 1], (1, 0): [1, 0], (1, 1): [1, 1], (0, 1): [0, 0]}  # y | (c, x)
 
     def py(c, x, y):
         n = cnt_y[(c, x)]
         return (n[y] + 1) / (sum(n) + 2)
+
     ll = [np.log(pc[c]) + np.log(px[(c, x)]) + np.log(py(c, x, y)) for c, x, y in test.codes]
     assert got["nll"] == pytest.approx(-np.mean(ll), rel=1e-12)
     refit = fit(dag, train.subset(S), method="smoothed", pseudo_count=1.0)
@@ -259,8 +273,20 @@ def run(capsys, *argv):
 
 
 def test_cli_prototypes_json(capsys, tmp_path):
-    code, out, _ = run(capsys, "prototypes", CAR, "--structure", "hc", "--k", "15", "--quiet", "--seed", "2",
-                       "-o", tmp_path / "rows.csv")
+    code, out, _ = run(
+        capsys,
+        "prototypes",
+        CAR,
+        "--structure",
+        "hc",
+        "--k",
+        "15",
+        "--quiet",
+        "--seed",
+        "2",
+        "-o",
+        tmp_path / "rows.csv",
+    )
     assert code == 0
     res = json.loads(out)
     assert {"indices", "mmd", "seconds"} <= set(res) and len(res["indices"]) == 15
@@ -268,22 +294,50 @@ def test_cli_prototypes_json(capsys, tmp_path):
     # the same selection from a saved model, and MMD agrees with the library
     data = load_csv(CAR)
     from bnfk_core.learning.structure import learn_structure
-    model = fit(learn_structure(data, "hc", seed=2).dag, data, method="smoothed")   # the paper's, as the CLI
+
+    model = fit(learn_structure(data, "hc", seed=2).dag, data, method="smoothed")  # the paper's, as the CLI
     write_model(model, tmp_path / "m.bif")
-    code, out2, _ = run(capsys, "prototypes", CAR, "--model", tmp_path / "m.bif", "--k", "15", "--quiet",
-                        "--seed", "2")
+    code, out2, _ = run(
+        capsys, "prototypes", CAR, "--model", tmp_path / "m.bif", "--k", "15", "--quiet", "--seed", "2"
+    )
     assert code == 0
     res2 = json.loads(out2)
     assert res2["indices"] == res["indices"]
     assert res2["mmd"] == pytest.approx(kernels.mmd(model, data.subset(res2["indices"]), data), rel=1e-9)
-    code, out3, _ = run(capsys, "prototypes", CAR, "--structure", "tan", "--class-column", "class", "--k", "10",
-                        "--criterion", "chi2", "--quiet")
+    code, out3, _ = run(
+        capsys,
+        "prototypes",
+        CAR,
+        "--structure",
+        "tan",
+        "--class-column",
+        "class",
+        "--k",
+        "10",
+        "--criterion",
+        "chi2",
+        "--quiet",
+    )
     assert code == 0 and json.loads(out3)["criterion"] == "chi2"
 
 
 def test_cli_summarize_benchmark_json(capsys):
-    code, out, _ = run(capsys, "summarize-benchmark", CAR, "--k", "30", "--structure", "kdb", "--class-column",
-                       "class", "--random-draws", "10", "--seed", "1", "--quiet")
+    code, out, _ = run(
+        capsys,
+        "summarize-benchmark",
+        CAR,
+        "--k",
+        "30",
+        "--structure",
+        "kdb",
+        "--class-column",
+        "class",
+        "--random-draws",
+        "10",
+        "--seed",
+        "1",
+        "--quiet",
+    )
     assert code == 0
     res = json.loads(out)
     assert set(res["full"]) == {"nll", "error", "log_loss"}
@@ -292,19 +346,28 @@ def test_cli_summarize_benchmark_json(capsys):
     assert {"learn", "kernel", "greedy_mmd", "greedy_chi2"} <= set(res["seconds"])
 
 
-@pytest.mark.parametrize("argv, fragment", [
-    (["prototypes", CAR, "--k", "5"], "exactly one of --model"),
-    (["prototypes", CAR, "--structure", "kdb", "--k", "5"], "needs --class-column"),
-    (["prototypes", CAR, "--structure", "hc", "--k", "0"], "subset size k"),
-    (["prototypes", CAR, "--structure", "hc", "--k", "99999"], "subset size k"),
-    (["prototypes", CAR, "--structure", "hc"], "--k"),
-    (["prototypes", CAR, "--structure", "hc", "--k", "5", "--criterion", "kmeans"], "criterion"),
-    (["prototypes", "nope.csv", "--structure", "hc", "--k", "5"], "nope.csv"),
-    (["summarize-benchmark", CAR, "--k", "5", "--structure", "tan"], "class column"),
-    (["summarize-benchmark", CAR, "--k", "5", "--structure", "hc", "--criteria", "mmd,foo"], "foo"),
-    (["summarize-benchmark", CAR, "--k", "5", "--structure", "hc", "--test-fraction", "1.5"], "test fraction"),
-    (["summarize-benchmark", CAR, "--k", "5", "--structure", "hc", "--random-draws", "0"], "random-draws"),
-])
+@pytest.mark.parametrize(
+    "argv, fragment",
+    [
+        (["prototypes", CAR, "--k", "5"], "exactly one of --model"),
+        (["prototypes", CAR, "--structure", "kdb", "--k", "5"], "needs --class-column"),
+        (["prototypes", CAR, "--structure", "hc", "--k", "0"], "subset size k"),
+        (["prototypes", CAR, "--structure", "hc", "--k", "99999"], "subset size k"),
+        (["prototypes", CAR, "--structure", "hc"], "--k"),
+        (["prototypes", CAR, "--structure", "hc", "--k", "5", "--criterion", "kmeans"], "criterion"),
+        (["prototypes", "nope.csv", "--structure", "hc", "--k", "5"], "nope.csv"),
+        (["summarize-benchmark", CAR, "--k", "5", "--structure", "tan"], "class column"),
+        (["summarize-benchmark", CAR, "--k", "5", "--structure", "hc", "--criteria", "mmd,foo"], "foo"),
+        (
+            ["summarize-benchmark", CAR, "--k", "5", "--structure", "hc", "--test-fraction", "1.5"],
+            "test fraction",
+        ),
+        (
+            ["summarize-benchmark", CAR, "--k", "5", "--structure", "hc", "--random-draws", "0"],
+            "random-draws",
+        ),
+    ],
+)
 def test_cli_errors_are_one_line_exit_2(capsys, argv, fragment):
     with pytest.raises(SystemExit) as exc:
         code = main(argv)
@@ -324,7 +387,7 @@ def test_heldout_with_missing_test_cells_equals_inference():
     held = HeldOut(dag, test.with_class("a"), class_column="a")
     S = np.arange(0, 60, 3)
     got = held.evaluate(train.codes[S])
-    refit = fit(dag, train.subset(S), method="smoothed")     # the held-out refit is the paper's smoothed +1
+    refit = fit(dag, train.subset(S), method="smoothed")  # the held-out refit is the paper's smoothed +1
     assert got["nll"] == pytest.approx(-log_likelihood(refit, test).mean(), rel=1e-10)
     labelled = np.flatnonzero(test.codes[:, 0] >= 0)
     hidden = test.codes[labelled].copy()
@@ -336,7 +399,12 @@ def test_heldout_with_missing_test_cells_equals_inference():
 
 
 def test_experiment_with_a_given_structure_and_embedding():
-    from bnfk_core.analyses.prototypes.selection import feature_embedding, prepare_summarization, run_summarization
+    from bnfk_core.analyses.prototypes.selection import (
+        feature_embedding,
+        prepare_summarization,
+        run_summarization,
+    )
+
     data = load_csv(CAR, class_column="class")
     feats = data.without_class()
     exp = prepare_summarization(data, dag=DAG(feats.variables, [("buying", "maint")]), seed=2)
@@ -351,20 +419,22 @@ def test_experiment_with_a_given_structure_and_embedding():
     ref = V[:, -2:][:, ::-1] * np.sqrt(w[-2:][::-1])
     for j in range(2):
         assert abs(abs(Y[:, j] @ ref[:, j]) - ref[:, j] @ ref[:, j]) < 1e-6 * (ref[:, j] @ ref[:, j])
-    assert np.abs(Y).max(axis=0) == pytest.approx(Y.max(axis=0))       # sign convention
+    assert np.abs(Y).max(axis=0) == pytest.approx(Y.max(axis=0))  # sign convention
 
 
 # ---------------------------------------------------------------------- reading a run (the Prototypes page)
 @pytest.fixture(scope="module")
 def car_run():
     from bnfk_core.analyses.prototypes.selection import prepare_summarization, run_summarization
+
     data = load_csv(CAR, class_column="class")
     exp = prepare_summarization(data, "tan", seed=5)
     return data, exp, run_summarization(exp, 12, random_draws=15, return_details=True)
 
 
 def _refit_nll(data, exp, rows):
-    """Held-out NLL of the structure re-fitted (pseudo-count one) on ``rows`` of the original data, from scratch."""
+    """Held-out NLL of the structure re-fitted (pseudo-count one) on ``rows`` of the original data, from
+    scratch."""
     refit = fit(exp.model.dag, data.subset(np.asarray(rows)), method="smoothed", pseudo_count=1.0)
     return -log_likelihood(refit, data.subset(exp.test_rows)).mean()
 
@@ -372,13 +442,15 @@ def _refit_nll(data, exp, rows):
 @pytest.mark.parametrize("criterion", ["mmd", "chi2", "random"])
 def test_selected_rows_and_their_values_equal_a_recomputation(car_run, criterion):
     from bnfk_core.analyses.prototypes.selection import criterion_value, selected_rows, share_below
+
     data, exp, res = car_run
     rows = selected_rows(res, criterion)
     assert len(rows) == 12 == len(set(rows)) and set(rows) <= set(exp.train_rows.tolist())
     assert criterion_value(res, criterion, "nll") == pytest.approx(_refit_nll(data, exp, rows), rel=1e-10)
     pos = np.searchsorted(exp.train_rows, rows)
     assert criterion_value(res, criterion, "mmd") == pytest.approx(
-        kernels.mmd(exp.model, exp.train.subset(pos), exp.train), rel=1e-9)
+        kernels.mmd(exp.model, exp.train.subset(pos), exp.train), rel=1e-9
+    )
     v = criterion_value(res, criterion, "nll")
     below = sum(1 for x in res["details"]["random_nll"] if x < v)
     assert share_below(res, criterion, "nll") == below / 15
@@ -386,20 +458,26 @@ def test_selected_rows_and_their_values_equal_a_recomputation(car_run, criterion
 
 def test_result_summary_and_selected_table(car_run):
     from bnfk_core.analyses.prototypes.selection import result_summary, selected_table
+
     data, exp, res = car_run
     summary = json.loads(json.dumps(result_summary(res, "chi2")))
     assert "details" not in summary and summary["k"] == 12 and summary["selected"]["criterion"] == "chi2"
     assert summary["selected"]["rows"] == res["details"]["chi2_rows"]
-    assert summary["chi2"]["nll"] == pytest.approx(_refit_nll(data, exp, summary["selected"]["rows"]), rel=1e-10)
+    assert summary["chi2"]["nll"] == pytest.approx(
+        _refit_nll(data, exp, summary["selected"]["rows"]), rel=1e-10
+    )
     rows = [7, 3, 100]
     table = selected_table(data, rows)
     assert list(table.columns) == ["row"] + list(data.variables) and table["row"].tolist() == rows
     for r, (_, rec) in zip(rows, table.iterrows()):
-        assert [rec[v] for v in data.variables] == [data.states[j][data.codes[r, j]] for j in range(data.n_vars)]
+        assert [rec[v] for v in data.variables] == [
+            data.states[j][data.codes[r, j]] for j in range(data.n_vars)
+        ]
 
 
 def test_subset_sizes_default_and_parsed():
     from bnfk_core.analyses.prototypes.selection import default_subset_sizes, parse_subset_sizes
+
     assert default_subset_sizes(100) == [10, 20, 30, 40, 50]
     assert default_subset_sizes(5000) == [200, 400, 600, 800, 1000]
     assert default_subset_sizes(3) == [1, 2]
@@ -415,6 +493,7 @@ def test_subset_sizes_default_and_parsed():
 
 def test_curve_equals_single_runs_and_its_table(car_run):
     from bnfk_core.analyses.prototypes.selection import curve_table, run_summarization, summarization_curve
+
     data, exp, _ = car_run
     told = []
     curve = summarization_curve(exp, [5, 9], random_draws=10, progress=lambda f, m: told.append(f))
@@ -424,7 +503,10 @@ def test_curve_equals_single_runs_and_its_table(car_run):
         assert r["mmd"]["nll"] == single["mmd"]["nll"] and r["random"] == single["random"]
         assert r["mmd"]["nll"] == pytest.approx(_refit_nll(data, exp, r["details"]["mmd_rows"]), rel=1e-10)
     calls = []
-    assert summarization_curve(exp, [4, 6], run_one=lambda k: calls.append(k) or {"k": k}) == [{"k": 4}, {"k": 6}]
+    assert summarization_curve(exp, [4, 6], run_one=lambda k: calls.append(k) or {"k": k}) == [
+        {"k": 4},
+        {"k": 6},
+    ]
     assert calls == [4, 6]
     table = curve_table(curve, ["nll", "error"])
     assert table["k"].tolist() == [5, 9]
@@ -438,7 +520,8 @@ def test_curve_equals_single_runs_and_its_table(car_run):
 
 def test_map_sample_positions_and_background():
     from bnfk_core.analyses.prototypes.selection import map_sample
-    train_rows = np.arange(0, 3000, 2)                       # 1500 row numbers, position j is row 2j
+
+    train_rows = np.arange(0, 3000, 2)  # 1500 row numbers, position j is row 2j
     chosen = [10, 2998, 4]
     js, others = map_sample(train_rows, chosen, max_rows=100, seed=1)
     assert js.tolist() == [5, 1499, 2] and train_rows[js].tolist() == chosen
@@ -450,6 +533,7 @@ def test_map_sample_positions_and_background():
 
 def test_compare_prototypes_equals_selection_and_gram_mmd():
     from bnfk_core.analyses.prototypes.selection import compare_prototypes
+
     m1, data = small_problem(seed=4, n_rows=30)
     m2 = fit(DAG(m1.variables), data, method="smoothed")
     out = compare_prototypes([m1, m2], data, 6, seed=2)
@@ -462,6 +546,7 @@ def test_compare_prototypes_equals_selection_and_gram_mmd():
 
 def test_row_labels():
     from bnfk_core.analyses.prototypes.selection import row_labels
+
     data = load_csv(CAR, class_column="class")
     labels, states = row_labels(data, [0, 5, 9])
     ci = list(data.variables).index("class")

@@ -1,5 +1,6 @@
-"""Header names wrapped in single quotes (statsmodels' tab-separated anes96.csv) lose the quotes, in the loader and
-in the streamed reader; a lone quote that is part of a name stays."""
+"""Header names wrapped in single quotes (statsmodels' tab-separated anes96.csv) lose the quotes, in the
+loader and in the streamed reader; a lone quote that is part of a name stays."""
+
 from bnfk_core.data.reading import header_names
 from bnfk_core.data.stream import read_counts
 from bnfk_core.data.table import load_csv
@@ -7,7 +8,7 @@ from bnfk_core.data.table import load_csv
 
 def test_header_names():
     assert header_names([" 'popul'", "'TVnews' ", "'vote'"]) == ["popul", "TVnews", "vote"]
-    assert header_names(["'s", "b"]) == ["'s", "b"]                   # not every name quoted: kept as written
+    assert header_names(["'s", "b"]) == ["'s", "b"]  # not every name quoted: kept as written
     assert header_names(["'a'", "b"]) == ["'a'", "b"]
 
 

@@ -3,6 +3,7 @@
 The example's printed numbers are checked twice: by doctest against the README's text, and here against an
 independent computation of the same Gram entry from the paper's Theorem 1 (brute force over the CPTs).
 """
+
 from __future__ import annotations
 
 import doctest
@@ -35,12 +36,15 @@ def test_readme_python_example_runs_as_a_doctest(monkeypatch):
         test = parser.get_doctest(block, {}, f"README.md python block {i + 1}", str(README), 0)
         assert len(test.examples) >= 3
         result = runner.run(test, out=lambda s: None)
-        assert result.failed == 0, f"README.md python block {i + 1}: {result.failed} example(s) failed " \
-                                   f"(run: python -m doctest -v README.md from the project root)"
+        assert result.failed == 0, (
+            f"README.md python block {i + 1}: {result.failed} example(s) failed "
+            f"(run: python -m doctest -v README.md from the project root)"
+        )
 
 
 def test_readme_kernel_entry_matches_theorem_1_by_brute_force(monkeypatch):
-    """The -1.301 the README prints, recomputed from the CPTs and the exact parent marginals by enumeration."""
+    """The -1.301 the README prints, recomputed from the CPTs and the exact parent marginals by
+    enumeration."""
     from bnfk_core import load_csv
     from bnfk_core.learning.recipe import learn_recipe
 
@@ -78,12 +82,27 @@ def test_readme_test_command_is_the_one_ci_runs():
     run_tests = (ROOT / "run-tests.sh").read_text(encoding="utf-8")
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
     assert "./run-tests.sh" in text and "bash .ci/run" in text
-    assert "run-tests.sh" in ci                       # CI calls the script the README shows
+    assert "run-tests.sh" in ci  # CI calls the script the README shows
     assert "python -m pytest -q" in run_tests and "python -m pytest -q" in text
 
 
-@pytest.mark.parametrize("author", ["Leppä-aho", "Silander", "Roos", "Ebberstein", "Holmberg", "Bach", "Jordan",
-                                    "Yackley", "Corona", "Lane", "Auvray", "Wehenkel"])
+@pytest.mark.parametrize(
+    "author",
+    [
+        "Leppä-aho",
+        "Silander",
+        "Roos",
+        "Ebberstein",
+        "Holmberg",
+        "Bach",
+        "Jordan",
+        "Yackley",
+        "Corona",
+        "Lane",
+        "Auvray",
+        "Wehenkel",
+    ],
+)
 def test_readme_names_the_papers_authors(author):
     assert author in README.read_text(encoding="utf-8")
 

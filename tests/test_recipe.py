@@ -1,4 +1,5 @@
 """The one recipe: its checks, its default network, and Theorem 4 under its default CPT estimator."""
+
 import numpy as np
 import pytest
 
@@ -47,8 +48,8 @@ def test_class_node_methods_drop_the_class(hayes):
 
 
 def test_covered_arc_reversal_keeps_the_kernel_under_the_default_estimator(hayes):
-    """Paper Theorem 4: equivalent structures fitted by a likelihood-equivalent estimator (BDeu) give one kernel;
-    the smoothed (+1) estimator does not keep it (so it is not the default)."""
+    """Paper Theorem 4: equivalent structures fitted by a likelihood-equivalent estimator (BDeu) give one
+    kernel; the smoothed (+1) estimator does not keep it (so it is not the default)."""
     feats = hayes.without_class()
     tree = learn_recipe(hayes).dag
     v = feats.variables
@@ -67,15 +68,19 @@ def test_covered_arc_reversal_keeps_the_kernel_under_the_default_estimator(hayes
 
 
 def test_fit_recipe_fits_a_fixed_structure_by_em_over_missing_cells():
-    """A structure the recipe did not learn (edited by hand) gets its CPTs as the recipe says: EM over the missing
-    cells (the core's em_parameters), the available-case counts only under complete-rows, the closed form on a
-    complete table."""
+    """A structure the recipe did not learn (edited by hand) gets its CPTs as the recipe says: EM over the
+    missing cells (the core's em_parameters), the available-case counts only under complete-rows, the closed
+    form on a complete table."""
     from bnfk_core.learning.incomplete import em_parameters
     from bnfk_core.learning.recipe import fit_recipe
     from bnfk_core.network.dag import DAG
 
-    feats = load_csv("sample_data/house_votes_84.csv", class_column="class", missing_policy="missing",
-                     na_values="default-list").without_class()
+    feats = load_csv(
+        "sample_data/house_votes_84.csv",
+        class_column="class",
+        missing_policy="missing",
+        na_values="default-list",
+    ).without_class()
     assert feats.has_missing
     v = feats.variables
     dag = DAG(v, [(v[0], v[1]), (v[1], v[2]), (v[3], v[2])])
@@ -83,7 +88,7 @@ def test_fit_recipe_fits_a_fixed_structure_by_em_over_missing_cells():
     got = fit_recipe(dag, feats)
     assert got.fit_info["cpts_by"] == "em"
     assert max(np.abs(a - b).max() for a, b in zip(got.cpts, em.cpts)) <= 1e-9
-    assert max(np.abs(a - b).max() for a, b in zip(em.cpts, available.cpts)) > 1e-4     # EM is not the counts
+    assert max(np.abs(a - b).max() for a, b in zip(em.cpts, available.cpts)) > 1e-4  # EM is not the counts
     kept = fit_recipe(dag, feats, Recipe(missing_data="complete-rows"))
     assert kept.fit_info["cpts_by"] == "available-case"
     assert max(np.abs(a - b).max() for a, b in zip(kept.cpts, available.cpts)) <= 1e-12
@@ -93,6 +98,7 @@ def test_the_apps_hand_edited_network_on_missing_cells_is_the_recipes_em_fit(mon
     """The Structure page on house votes read with real missing cells: start empty, add two arcs by hand; the
     network the page uses (state.model) has the CPTs of the core's EM for that structure, to 1e-9."""
     from apptest_helpers import assert_clean, page_app
+
     from bnfk_core.learning.incomplete import em_parameters
     from bnfk_core.network.dag import DAG
     from bnfk_ui import state as ui_state
@@ -104,8 +110,11 @@ def test_the_apps_hand_edited_network_on_missing_cells_is_the_recipes_em_fit(mon
         m = real(d)
         seen.append(m)
         return m
+
     monkeypatch.setattr(ui_state, "model", spy)
-    at = page_app("structure.py", 240, dataset="house_votes_84", class_column="class", missing_policy="missing").run()
+    at = page_app(
+        "structure.py", 240, dataset="house_votes_84", class_column="class", missing_policy="missing"
+    ).run()
     assert_clean(at)
     next(b for b in at.button if b.label == "Start empty").click().run()
     for u, w in (("crime", "immigration"), ("immigration", "mx-missile")):
@@ -117,7 +126,11 @@ def test_the_apps_hand_edited_network_on_missing_cells_is_the_recipes_em_fit(mon
     assert sorted(dag.sorted_arcs()) == [("crime", "immigration"), ("immigration", "mx-missile")]
     page_model = seen[-1]
     assert page_model.dag == dag
-    feats = load_csv("sample_data/house_votes_84.csv", class_column="class", missing_policy="missing",
-                     na_values="default-list").without_class()
+    feats = load_csv(
+        "sample_data/house_votes_84.csv",
+        class_column="class",
+        missing_policy="missing",
+        na_values="default-list",
+    ).without_class()
     ref = em_parameters(dag, feats, at.session_state["param_method"], 1.0)
     assert max(np.abs(a - b).max() for a, b in zip(page_model.cpts, ref.cpts)) <= 1e-9

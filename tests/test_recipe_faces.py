@@ -1,5 +1,7 @@
 """Every face learns the same network from the same table by default: Python (learn_recipe, feature_network,
-fit_fisher), the CLI (learn without flags, cluster --kernel fisher, report) and the app (its first structure)."""
+fit_fisher), the CLI (learn without flags, cluster --kernel fisher, report) and the app (its first
+structure)."""
+
 import json
 from pathlib import Path
 
@@ -52,15 +54,41 @@ def test_learn_needs_no_flag_and_says_its_recipe(reference, tmp_path, capsys):
 
 def test_cluster_fisher_uses_the_default_recipe(reference, capsys):
     _, ref = reference
-    out = _run(capsys, "cluster", HAYES, "--label-column", "class", "--kernel", "fisher", "--no-labels-out",
-               "--restarts", "2")
+    out = _run(
+        capsys,
+        "cluster",
+        HAYES,
+        "--label-column",
+        "class",
+        "--kernel",
+        "fisher",
+        "--no-labels-out",
+        "--restarts",
+        "2",
+    )
     assert out["recipe"] == DEFAULT_RECIPE.to_dict() and out["n_arcs"] == ref.dag.n_arcs
 
 
 def test_report_learns_the_default_recipe(reference, tmp_path, capsys):
     _, ref = reference
-    out = _run(capsys, "report", HAYES, "--class-column", "class", "--quiet", "-o", tmp_path / "r.html",
-               "--set", "kernel_rows=40", "--set", "clu_rows=40", "--set", "imp_rows=40", "--set", "imp_repeats=1")
+    out = _run(
+        capsys,
+        "report",
+        HAYES,
+        "--class-column",
+        "class",
+        "--quiet",
+        "-o",
+        tmp_path / "r.html",
+        "--set",
+        "kernel_rows=40",
+        "--set",
+        "clu_rows=40",
+        "--set",
+        "imp_rows=40",
+        "--set",
+        "imp_repeats=1",
+    )
     assert out["arcs"] == ref.dag.n_arcs and DEFAULT_RECIPE.describe() in out["structure"]
 
 

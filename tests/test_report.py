@@ -1,7 +1,8 @@
-"""The HTML report (bnfk_core.views.report, ``python -m bnfk_core report``): every section from the core's numbers,
-plotly.js embedded once and no script from the network, hostile names escaped, session files, and the
+"""The HTML report (bnfk_core.views.report, ``python -m bnfk_core report``): every section from the core's
+numbers, plotly.js embedded once and no script from the network, hostile names escaped, session files, and the
 report opened in headless Chromium with the network blocked (every figure drawn; screenshot in
 ``test-artifacts/``)."""
+
 from __future__ import annotations
 
 import os
@@ -13,12 +14,12 @@ import pytest
 
 from bnfk_core.analyses.cluster import clustering as C
 from bnfk_core.cli.main import main
-from bnfk_core.network.dag import DAG
 from bnfk_core.data.table import load_csv
 from bnfk_core.kernels.embed import sample_rows
-from bnfk_core.learning.structure import learn_feature_structure
-from bnfk_core.network.model import fit
 from bnfk_core.learning.scores import score_dag
+from bnfk_core.learning.structure import learn_feature_structure
+from bnfk_core.network.dag import DAG
+from bnfk_core.network.model import fit
 from bnfk_core.serving.session import DataRef, session_dict, write_session
 from bnfk_core.views import report
 
@@ -46,7 +47,19 @@ def hv_report(tmp_path_factory):
     """The house_votes_84 default analysis of the app (class 'class', missing values as a category, Chow-Liu
     tree with BIC, smoothed CPTs, every page's default settings), written by the CLI."""
     out = tmp_path_factory.mktemp("report") / "house_votes_84_report.html"
-    code = main(["report", str(HV), "--class-column", "class", "--missing-policy", "category", "--quiet", "-o", str(out)])
+    code = main(
+        [
+            "report",
+            str(HV),
+            "--class-column",
+            "class",
+            "--missing-policy",
+            "category",
+            "--quiet",
+            "-o",
+            str(out),
+        ]
+    )
     assert code == 0
     return out, out.read_text(encoding="utf-8")
 
@@ -59,7 +72,7 @@ def test_every_section_and_figure(hv_report):
     n = _figure_count(html)
     assert n >= 12 and f'data-figures="{n}"' in html
     # per section: the figures the pages draw
-    assert _figure_count(_section(html, "kernel")) == 6          # 3 Gram panels, histogram, PCA map, contributions
+    assert _figure_count(_section(html, "kernel")) == 6  # 3 Gram panels, histogram, PCA map, contributions
     assert _figure_count(_section(html, "clustering")) == 3
     assert "Clusters × labels" in _section(html, "clustering")
     assert "accuracy" in _section(html, "imputation") and _figure_count(_section(html, "imputation")) == 1
@@ -69,11 +82,11 @@ def test_every_section_and_figure(hv_report):
 
 def test_offline_and_plotly_once(hv_report):
     _, html = hv_report
-    assert html.count(PLOTLY_BANNER) == 1                          # plotly.js embedded exactly once
-    assert not re.search(r"<script[^>]*\bsrc\s*=", html)           # no script loaded from anywhere
+    assert html.count(PLOTLY_BANNER) == 1  # plotly.js embedded exactly once
+    assert not re.search(r"<script[^>]*\bsrc\s*=", html)  # no script loaded from anywhere
     assert not re.search(r"<link[^>]*\bhref\s*=\s*[\"']?https?:", html)
     scripts = re.findall(r"<script\b", html)
-    assert len(scripts) == 2 + _figure_count(html)                 # config, plotly.js, one per figure
+    assert len(scripts) == 2 + _figure_count(html)  # config, plotly.js, one per figure
 
 
 def test_numbers_come_from_the_core(hv_report):
@@ -97,15 +110,20 @@ def test_settings_seeds_versions(hv_report):
     import plotly
 
     import bnfk_core
+
     _, html = hv_report
     s = _section(html, "settings")
     for key in ("kernel_seed", "clu_seed", "imp_seed", "proto_seed", "kernel_rows", "proto_k", "imp_methods"):
         assert key in s or key.split("_")[0] in s
-    for name, version in (("numpy", numpy.__version__), ("pgmpy", pgmpy.__version__), ("plotly", plotly.__version__),
-                          ("bnfk", bnfk_core.__version__)):
+    for name, version in (
+        ("numpy", numpy.__version__),
+        ("pgmpy", pgmpy.__version__),
+        ("plotly", plotly.__version__),
+        ("bnfk", bnfk_core.__version__),
+    ):
         assert f"<dt>{name}</dt><dd>{version}</dd>" in s
     assert "<dt>python</dt>" in s
-    assert "rows, sampled with seed 0" in _section(html, "kernel")       # the N x N sample is stated
+    assert "rows, sampled with seed 0" in _section(html, "kernel")  # the N x N sample is stated
 
 
 def test_cli_summary_and_errors(tmp_path, capsys):
@@ -124,7 +142,7 @@ def test_cli_summary_and_errors(tmp_path, capsys):
 
 
 # ---------------------------------------------------------------------- hostile names, sessions, segments
-HOSTILE_COLS = ["<script>alert(1)</script>", '<img src=x onerror="window.__pwned=1">', "a&b \"q\"", "plain"]
+HOSTILE_COLS = ["<script>alert(1)</script>", '<img src=x onerror="window.__pwned=1">', 'a&b "q"', "plain"]
 HOSTILE_STATES = ["<b>yes</b>", "</script><script>window.__pwned=2</script>", "n'o"]
 
 
@@ -132,26 +150,40 @@ def _hostile_csv(n: int = 80, seed: int = 1) -> bytes:
     rng = np.random.default_rng(seed)
     import csv
     import io
+
     buf = io.StringIO()
     w = csv.writer(buf)
     w.writerow(HOSTILE_COLS + ["class"])
     for _ in range(n):
         x = rng.integers(0, 3, size=len(HOSTILE_COLS))
-        x[1] = x[0] if rng.random() < 0.7 else x[1]             # some dependence for the structure
+        x[1] = x[0] if rng.random() < 0.7 else x[1]  # some dependence for the structure
         w.writerow([HOSTILE_STATES[v] for v in x] + ["<i>c1</i>" if x[0] == 0 else "c2"])
     return buf.getvalue().encode("utf-8")
 
 
 #: small settings so that the hostile report builds in seconds
-SMALL = {"kernel_rows": 60, "clu_rows": 80, "imp_test": [0.3], "imp_missing": [0.3], "imp_methods": ["bn", "mode"],
-         "proto_k": 5, "proto_draws": 20, "seg_kind": "single-arc", "seg_vars": HOSTILE_COLS[:2], "seg_rows": 60,
-         "clu_restarts": 3, "seg_restarts": 3}
+SMALL = {
+    "kernel_rows": 60,
+    "clu_rows": 80,
+    "imp_test": [0.3],
+    "imp_missing": [0.3],
+    "imp_methods": ["bn", "mode"],
+    "proto_k": 5,
+    "proto_draws": 20,
+    "seg_kind": "single-arc",
+    "seg_vars": HOSTILE_COLS[:2],
+    "seg_rows": 60,
+    "clu_restarts": 3,
+    "seg_restarts": 3,
+}
 
 
 @pytest.fixture(scope="module")
 def hostile_session(tmp_path_factory):
     content = _hostile_csv()
-    ref = DataRef(name="<svg onload=alert(3)>.csv", content=content, class_column="class", missing_policy="missing")
+    ref = DataRef(
+        name="<svg onload=alert(3)>.csv", content=content, class_column="class", missing_policy="missing"
+    )
     data = ref.load()
     feats = data.without_class()
     dag = DAG(feats.variables).add_arc(HOSTILE_COLS[0], HOSTILE_COLS[2])
@@ -170,26 +202,26 @@ def hostile_report(hostile_session, tmp_path_factory):
 def test_session_report(hostile_report):
     _, html = hostile_report
     assert "from the session session.json" in html
-    for sid in SECTIONS + ("segments",):                      # the session's settings name a segment
+    for sid in SECTIONS + ("segments",):  # the session's settings name a segment
         _section(html, sid)
     assert "Case table (theory vs measured)" in _section(html, "segments")
     s = _section(html, "settings")
     assert "<td>proto_k</td><td>5</td>" in s and "<td>kernel_rows</td><td>60</td>" in s
     assert "60 of 80 rows, sampled with seed 0" in _section(html, "kernel")
-    assert '<p class="error">' not in html                    # no section failed
+    assert '<p class="error">' not in html  # no section failed
 
 
 def test_hostile_names_are_escaped(hostile_report):
     _, html = hostile_report
     page_scripts = re.findall(r"<script\b", html)
-    assert len(page_scripts) == 2 + _figure_count(html)       # nothing injected added a script
+    assert len(page_scripts) == 2 + _figure_count(html)  # nothing injected added a script
     for bad in HOSTILE_COLS[:2] + HOSTILE_STATES[:2] + ["<svg onload=alert(3)>", "<i>c1</i>"]:
         assert bad not in html, bad
-    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html      # shown, as text
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html  # shown, as text
     assert "&lt;img src=x onerror=&quot;window.__pwned=1&quot;&gt;" in html
     assert "&lt;svg onload=alert(3)&gt;.csv" in html
-    # the figures show names as text (bnfk_core.views.figures.base.plain: entities plotly decodes only when it draws;
-    # inside the figures' JSON plotly writes / as \u002f), never as plotly markup
+    # the figures show names as text (bnfk_core.views.figures.base.plain: entities plotly decodes only when it
+    # draws; inside the figures' JSON plotly writes / as \u002f), never as plotly markup
     assert "&lt;script&gt;alert(1)&lt;\\u002fscript&gt;" in html
     assert "\\u003cscript\\u003ealert(1)" not in html
 
@@ -216,7 +248,9 @@ def _open_offline(path: Path, shot: str):
     ARTIFACTS.mkdir(exist_ok=True)
     blocked = []
     with sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--headless", "--disable-gpu"])
+        browser = p.chromium.launch(
+            executable_path=CHROMIUM, args=["--no-sandbox", "--headless", "--disable-gpu"]
+        )
         try:
             ctx = browser.new_context(viewport={"width": 1300, "height": 900}, offline=True)
 
@@ -226,6 +260,7 @@ def _open_offline(path: Path, shot: str):
                 else:
                     blocked.append(r.request.url)
                     r.abort()
+
             ctx.route("**/*", route)
             page = ctx.new_page()
             dialogs = []
@@ -234,10 +269,13 @@ def _open_offline(path: Path, shot: str):
             expected = int(page.get_attribute("body", "data-figures"))
             page.wait_for_function(
                 f"() => document.querySelectorAll('.js-plotly-plot .main-svg').length >= {expected}",
-                timeout=120_000)
-            drawn = page.evaluate("() => [...document.querySelectorAll('div.plotly-graph-div')]"
-                                  ".filter(d => d.classList.contains('js-plotly-plot') && d.querySelector('svg.main-svg')"
-                                  " && d.getBoundingClientRect().height > 50).length")
+                timeout=120_000,
+            )
+            drawn = page.evaluate(
+                "() => [...document.querySelectorAll('div.plotly-graph-div')]"
+                ".filter(d => d.classList.contains('js-plotly-plot') && d.querySelector('svg.main-svg')"
+                " && d.getBoundingClientRect().height > 50).length"
+            )
             flags = page.evaluate("() => ({pwned: window.__pwned || null, plotly: typeof window.Plotly})")
             page.screenshot(path=str(ARTIFACTS / f"{shot}.png"), full_page=True)
         finally:
@@ -245,7 +283,9 @@ def _open_offline(path: Path, shot: str):
     return expected, drawn, blocked, flags, dialogs
 
 
-browser = pytest.mark.skipif(not os.path.exists(CHROMIUM), reason="needs Debian's chromium at /usr/bin/chromium")
+browser = pytest.mark.skipif(
+    not os.path.exists(CHROMIUM), reason="needs Debian's chromium at /usr/bin/chromium"
+)
 
 
 @pytest.mark.browser
@@ -270,20 +310,28 @@ def test_hostile_report_runs_no_injected_code(hostile_report):
 
 def test_home_page_offers_the_report():
     from streamlit.testing.v1 import AppTest
+
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60).run()
     assert not at.exception and not at.error
     assert "dl_report" in [b.key for b in at.get("download_button")]
 
 
 def test_report_export_figures_and_cli_are_streamlit_free():
-    """The CLI imports bnfk_core.views.report; it, bnfk_core.views.export and every figure module must not pull in Streamlit."""
+    """The CLI imports bnfk_core.views.report; it, bnfk_core.views.export and every figure module must not
+    pull in Streamlit."""
     import subprocess
     import sys
-    code = ("import importlib, pkgutil, sys, bnfk_core.cli.main, bnfk_core.views.report, bnfk_core.views.export, bnfk_core.views.figures\n"
-            "for m in pkgutil.iter_modules(bnfk_core.views.figures.__path__): importlib.import_module('bnfk_core.views.figures.' + m.name)\n"
-            "print('streamlit' in sys.modules)")
-    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120,
-                         check=False)
+
+    code = (
+        "import importlib, pkgutil, sys, bnfk_core.cli.main, bnfk_core.views.report, bnfk_core.views.export, "
+        "bnfk_core.views.figures\n"
+        "for m in pkgutil.iter_modules(bnfk_core.views.figures.__path__): "
+        "importlib.import_module('bnfk_core.views.figures.' + m.name)\n"
+        "print('streamlit' in sys.modules)"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120, check=False
+    )
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "False"
 
@@ -291,13 +339,17 @@ def test_report_export_figures_and_cli_are_streamlit_free():
 @pytest.mark.browser
 @browser
 def test_app_report_and_png_downloads():
-    """One click on Home → Report (HTML) gives the report of the current session; the Kernel page's figure menu
-    gives a PNG at slide size (when kaleido and a browser are there, as requirements.txt and CI provide)."""
+    """One click on Home → Report (HTML) gives the report of the current session; the Kernel page's figure
+    menu gives a PNG at slide size (when kaleido and a browser are there, as requirements.txt and CI
+    provide)."""
     from browser_helpers import streamlit_server
+
     sync_api = pytest.importorskip("playwright.sync_api")
     with streamlit_server("streamlit_report.log") as (url, _proc):
         with sync_api.sync_playwright() as p:
-            b = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--headless", "--disable-gpu"])
+            b = p.chromium.launch(
+                executable_path=CHROMIUM, args=["--no-sandbox", "--headless", "--disable-gpu"]
+            )
             try:
                 page = b.new_page(accept_downloads=True, viewport={"width": 1400, "height": 1600})
                 page.goto(url, wait_until="domcontentloaded")
@@ -311,6 +363,7 @@ def test_app_report_and_png_downloads():
                     _section(html, sid)
                 assert "Chow–Liu tree" in html and _figure_count(html) >= 12
                 from bnfk_core.views import export
+
                 if export.image_export_problem() is None:
                     page.goto(url + "/kernel", wait_until="domcontentloaded")
                     page.get_by_text("Why are two rows similar?").wait_for(timeout=90_000)

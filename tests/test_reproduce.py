@@ -1,5 +1,6 @@
 """`reproduce all --quick` in-process into a temporary folder (about a minute on two cores), the
 published tables against the thesis text's values, and the committed full-run outputs."""
+
 from __future__ import annotations
 
 import json
@@ -10,18 +11,33 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from bnfk_core.reproduce import published as pub
-from bnfk_core.reproduce import experiments as rep
-from bnfk_core.data.stats import cramers_v_corrected
 from bnfk_core.cli import main
+from bnfk_core.data.stats import cramers_v_corrected
+from bnfk_core.reproduce import experiments as rep
+from bnfk_core.reproduce import published as pub
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 # ---------------------------------------------------------------------- published numbers
 def test_published_tables_parse_with_decimal_commas_and_dashes():
-    assert set(pub.TABLES) == {"4.1", "4.2", "4.3", "4.4", "B.1", "B.2", "5.1", "C.1", "C.2", "6.1", "6.2", "6.3",
-                               "6.4", "D.1", "D.2"}
+    assert set(pub.TABLES) == {
+        "4.1",
+        "4.2",
+        "4.3",
+        "4.4",
+        "B.1",
+        "B.2",
+        "5.1",
+        "C.1",
+        "C.2",
+        "6.1",
+        "6.2",
+        "6.3",
+        "6.4",
+        "D.1",
+        "D.2",
+    }
     for t in pub.TABLES.values():
         assert set(t.rows) == set(pub.THESIS_DATASETS), t.id
         assert all(len(v) == len(t.columns) for v in t.rows.values())
@@ -53,8 +69,12 @@ def test_structure_spec_and_bad_requests(tmp_path):
     # the published protocols climb greedily (hc-greedy); their labels keep the name they were published with
     assert rep.structure_spec("thesis", 22)["method"] == "hc-greedy"
     assert rep.structure_spec("thesis", 22)["label"] == "hc/qNML + cNML"
-    assert rep.structure_spec("paper", 5) == {"method": "hc-greedy", "score": "bic", "params": "smoothed",
-                                             "label": "hc/BIC + smoothed (pseudo-count 1)"}
+    assert rep.structure_spec("paper", 5) == {
+        "method": "hc-greedy",
+        "score": "bic",
+        "params": "smoothed",
+        "label": "hc/BIC + smoothed (pseudo-count 1)",
+    }
     with pytest.raises(rep.ReproduceError):
         rep.run_experiment("nope", tmp_path)
     with pytest.raises(rep.ReproduceError):
@@ -65,7 +85,9 @@ def test_cli_errors_are_one_line(tmp_path, capsys):
     assert main(["reproduce", "speed", "-o", str(tmp_path), "--repeats", "0"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("error: argument --repeats") and err.count("\n") == 1
-    assert main(["reproduce", "thesis-clustering", "-o", str(tmp_path), "--quick", "--datasets", "letter"]) == 2
+    assert (
+        main(["reproduce", "thesis-clustering", "-o", str(tmp_path), "--quick", "--datasets", "letter"]) == 2
+    )
     assert "not a thesis data set" in capsys.readouterr().err
 
 
@@ -108,7 +130,7 @@ def test_quick_run_values_are_in_range(quick_run):
     for c in pub.table("4.3").columns:
         assert ((acc[f"{c} (ours)"] >= 0) & (acc[f"{c} (ours)"] <= 1)).all()
     ce = pd.read_csv(quick_run / "thesis_4_4.csv")
-    assert (ce["wKNN (ours)"] > ce["BN (ours)"]).all()          # wKNN's zero probabilities hit the cap
+    assert (ce["wKNN (ours)"] > ce["BN (ours)"]).all()  # wKNN's zero probabilities hit the cap
     ari = pd.read_csv(quick_run / "thesis_5_1.csv")
     assert ((ari[[f"{c} (ours)" for c in pub.table("5.1").columns]].abs()) <= 1).all().all()
     d1 = pd.read_csv(quick_run / "thesis_D_1.csv")
@@ -118,8 +140,11 @@ def test_quick_run_values_are_in_range(quick_run):
 
 
 def test_quick_run_paper_tables_figures_and_manifest(quick_run):
-    for stem, metrics in (("paper_fig_1", ("nll",)), ("paper_fig_2", ("error", "log_loss")),
-                          ("paper_fig_3", ("error", "log_loss"))):
+    for stem, metrics in (
+        ("paper_fig_1", ("nll",)),
+        ("paper_fig_2", ("error", "log_loss")),
+        ("paper_fig_3", ("error", "log_loss")),
+    ):
         df = pd.read_csv(quick_run / f"{stem}.csv")
         assert list(df["dataset"]) == ["nursery"] and list(df["k"]) == [200]
         for m in metrics:
@@ -181,6 +206,7 @@ def test_committed_full_run_matches_published_module():
 
 def test_corrected_cramers_v_reproduces_thesis_table_6_3_cells():
     from bnfk_core.data.stats import collapse
+
     d = rep.load_thesis_data("breast_cancer")
     y = d.codes[:, d.index("class")]
     u, v = d.codes[:, d.index("menopause")], d.codes[:, d.index("deg-malig")]
@@ -195,8 +221,12 @@ def test_corrected_cramers_v_reproduces_thesis_table_6_3_cells():
 def test_manifest_command_carries_no_machine_path():
     """The manifest's command is rerunnable from any checkout: no absolute path of this machine."""
     from bnfk_core.reproduce.experiments import invocation
+
     main = "/somewhere/checkout/bnfk_core/__main__.py"
-    assert invocation([main, "reproduce", "kgv", "-o", "out dir"]) == "python -m bnfk_core reproduce kgv -o 'out dir'"
+    assert (
+        invocation([main, "reproduce", "kgv", "-o", "out dir"])
+        == "python -m bnfk_core reproduce kgv -o 'out dir'"
+    )
     assert invocation(["/venv/bin/bnfk", "reproduce", "all"]) == "python -m bnfk_core reproduce all"
     assert invocation(["/venv/bin/pytest", "-q"]) == "(called from Python)"
 
@@ -204,6 +234,7 @@ def test_manifest_command_carries_no_machine_path():
 def test_committed_manifest_names_no_machine_path():
     import json
     from pathlib import Path
+
     man = json.loads((Path(__file__).resolve().parents[1] / "docs" / "results" / "manifest.json").read_text())
     commands = [rec["command"] for rec in man["experiments"].values()]
     assert commands and all(c.startswith("python -m bnfk_core ") for c in commands), commands

@@ -1,12 +1,14 @@
-"""``reproduce landscape``: the paper's set-ups (random ordered network, random ALARM-sized DAGs) and the curves."""
+"""``reproduce landscape``: the paper's set-ups (random ordered network, random ALARM-sized DAGs) and the
+curves."""
+
 import networkx as nx
 import numpy as np
 import pytest
 
+from bnfk_core.learning.scores import LocalScorer, score_dag
 from bnfk_core.network.dag import DAG
 from bnfk_core.reproduce import experiments as rep
 from bnfk_core.reproduce.landscape import bits_scores, fig1_curves, random_dag_bits, random_ordered_network
-from bnfk_core.learning.scores import LocalScorer, score_dag
 
 
 def test_random_networks_respect_their_order():
@@ -35,7 +37,7 @@ def test_fig1_curves_follow_the_paper():
     f1, info = fig1_curves(0, 5, [5, 30, 55])
     by = f1.set_index("observed")
     assert by.loc[5, "order 1"] < min(by.loc[5, "order 2"], by.loc[5, "order 3"])
-    assert by.loc[55, "order 3"] < 1e-3 < by.loc[55, "order 2"]      # exact from enough observations
+    assert by.loc[55, "order 3"] < 1e-3 < by.loc[55, "order 2"]  # exact from enough observations
     assert sum(info["walsh energy by degree (share of variance)"][3:]) < 1e-20
 
 

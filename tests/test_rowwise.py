@@ -1,5 +1,6 @@
 """Row-wise work in chunks: the chunked reader, mean embeddings, greedy-MMD prototypes,
 kernels against a fixed set and log-likelihoods, each against the in-memory path on the same file."""
+
 from __future__ import annotations
 
 import json
@@ -10,22 +11,22 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from bnfk_core.analyses.prototypes.rowwise import chunked_prototypes
 from bnfk_core.analyses.prototypes.selection import MMDCriterion, select_prototypes
-from bnfk_core.cli.main import main
-from bnfk_core.network.dag import DAG
-from bnfk_core.data.table import load_csv
-from bnfk_core.errors import BnfkError
-from bnfk_core.inference.queries import log_likelihood
-from bnfk_core.kernels.fisher import features, gram, mean_features, mmd
-from bnfk_core.network.model import BayesNet, write_model
 from bnfk_core.analyses.rowwise import (
     mean_embedding,
     stream_gram,
     stream_loglik,
     stream_mmd,
 )
-from bnfk_core.analyses.prototypes.rowwise import chunked_prototypes
+from bnfk_core.cli.main import main
 from bnfk_core.data.stream import CodeChunks, iter_codes
+from bnfk_core.data.table import load_csv
+from bnfk_core.errors import BnfkError
+from bnfk_core.inference.queries import log_likelihood
+from bnfk_core.kernels.fisher import features, gram, mean_features, mmd
+from bnfk_core.network.dag import DAG
+from bnfk_core.network.model import BayesNet, write_model
 
 
 def _model(seed=0):
@@ -33,8 +34,16 @@ def _model(seed=0):
     rng = np.random.default_rng(seed)
     names = [f"v{i}" for i in range(7)]
     cards = [5, 3, 2, 3, 2, 3, 3]
-    arcs = [("v0", "v1"), ("v0", "v2"), ("v1", "v3"), ("v2", "v3"), ("v0", "v4"), ("v3", "v5"), ("v4", "v6"),
-            ("v5", "v6")]
+    arcs = [
+        ("v0", "v1"),
+        ("v0", "v2"),
+        ("v1", "v3"),
+        ("v2", "v3"),
+        ("v0", "v4"),
+        ("v3", "v5"),
+        ("v4", "v6"),
+        ("v5", "v6"),
+    ]
     dag = DAG(names, arcs)
     cpts = []
     for i in range(7):
@@ -49,12 +58,14 @@ def _write(path, model, n, seed, missing=0.08, wide_row=False):
     codes = model.sample(n, seed=seed).codes
     rng = np.random.default_rng(seed + 1)
     codes = np.where(rng.random(codes.shape) < missing, -1, codes)
-    if wide_row:                      # completions beyond the enumeration limit: the general path
+    if wide_row:  # completions beyond the enumeration limit: the general path
         codes[3, :] = -1
-    cols = {v: np.array(list(st) + [""], dtype=object)[codes[:, j]]
-            for j, (v, st) in enumerate(zip(model.variables, model.states))}
+    cols = {
+        v: np.array(list(st) + [""], dtype=object)[codes[:, j]]
+        for j, (v, st) in enumerate(zip(model.variables, model.states))
+    }
     frame = pd.DataFrame(cols)
-    frame = frame[list(reversed(model.variables))]     # columns in another order than the model's
+    frame = frame[list(reversed(model.variables))]  # columns in another order than the model's
     frame.to_csv(path, index=False)
     return path
 
@@ -63,9 +74,14 @@ def _write(path, model, n, seed, missing=0.08, wide_row=False):
 def files(tmp_path_factory):
     d = tmp_path_factory.mktemp("rowwise")
     model = _model()
-    return {"model": model, "a": _write(d / "a.csv", model, 900, 1, wide_row=True), "b": _write(d / "b.csv", model, 500, 7),
-            "set": _write(d / "set.csv", model, 40, 3), "full": _write(d / "full.csv", model, 600, 11, missing=0.0),
-            "dir": d}
+    return {
+        "model": model,
+        "a": _write(d / "a.csv", model, 900, 1, wide_row=True),
+        "b": _write(d / "b.csv", model, 500, 7),
+        "set": _write(d / "set.csv", model, 40, 3),
+        "full": _write(d / "full.csv", model, 600, 11, missing=0.0),
+        "dir": d,
+    }
 
 
 def test_iter_codes_equal_load_csv(files):
@@ -99,9 +115,10 @@ def test_mean_embedding_equals_mean_features(files):
 
 def test_wide_row_takes_the_general_path(files, monkeypatch):
     import bnfk_core.analyses.rowwise as rw
+
     model = files["model"]
     data = load_csv(files["a"], model=model)
-    monkeypatch.setattr(rw, "ENUMERATE_LIMIT", 4)       # most rows with missing cells now go the general way
+    monkeypatch.setattr(rw, "ENUMERATE_LIMIT", 4)  # most rows with missing cells now go the general way
     mu, _ = rw.mean_embedding(model, files["a"], chunksize=300)
     assert np.allclose(mu, mean_features(model, data), rtol=0, atol=1e-12)
 
@@ -120,13 +137,19 @@ def test_dask_mean_embeddings_mmd_and_prototypes_equal_the_single_process_ones(f
     numbers the rows; the prototypes' greedy swaps then run on the client."""
     distributed = pytest.importorskip("distributed")
     from bnfk_core.analyses.rowwise import mean_embedding_dask
+
     model = files["model"]
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  dashboard_address=None) as cluster, distributed.Client(cluster) as client:
+    with (
+        distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+        ) as cluster,
+        distributed.Client(cluster) as client,
+    ):
         mu, n = mean_embedding_dask(model, str(files["a"]), client=client, blocksize=4000)
         out = stream_mmd(model, str(files["a"]), str(files["b"]), engine="dask", client=client)
-        protos = chunked_prototypes(model, str(files["a"]), 12, n_init=20, seed=3, engine="dask", client=client,
-                                    blocksize=4000)
+        protos = chunked_prototypes(
+            model, str(files["a"]), 12, n_init=20, seed=3, engine="dask", client=client, blocksize=4000
+        )
         assert len(client.run(lambda: 1)) == 2
     data = load_csv(files["a"], model=model)
     assert n == 900 and np.allclose(mu, mean_features(model, data), rtol=0, atol=1e-12)
@@ -196,7 +219,7 @@ def test_stream_loglik_equals_log_likelihood(files, tmp_path):
     ref = log_likelihood(model, load_csv(files["a"], model=model))
     out = stream_loglik(model, files["a"], chunksize=77, out=str(tmp_path / "ll.csv"))
     got = pd.read_csv(tmp_path / "ll.csv")["loglik"].to_numpy()
-    assert np.allclose(got, ref, rtol=0, atol=1e-12)     # log_evidence batches rows by pattern: rounding only
+    assert np.allclose(got, ref, rtol=0, atol=1e-12)  # log_evidence batches rows by pattern: rounding only
     assert out["rows"] == 900 and abs(out["total"] - ref.sum()) <= 1e-9
 
 
@@ -219,7 +242,7 @@ def _cli(*args):
     cap.readouterr()
     try:
         code = main([str(a) for a in args])
-    except SystemExit as exc:          # argparse's own refusals
+    except SystemExit as exc:  # argparse's own refusals
         code = exc.code
     got = cap.readouterr()
     return _Run(code, got.out, got.err)
@@ -228,8 +251,24 @@ def _cli(*args):
 def test_cli_subprocess_smoke(files):
     d = files["dir"]
     write_model(files["model"], d / "m.bif")
-    r = subprocess.run([sys.executable, "-m", "bnfk_core", "mmd", str(files["a"]), str(files["b"]), "--model",
-                        str(d / "m.bif"), "--chunksize", "100", "--quiet"], capture_output=True, text=True, check=False)
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "bnfk_core",
+            "mmd",
+            str(files["a"]),
+            str(files["b"]),
+            "--model",
+            str(d / "m.bif"),
+            "--chunksize",
+            "100",
+            "--quiet",
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert r.returncode == 0, r.stderr
     assert json.loads(r.stdout)["rows_a"] == 900
 
@@ -238,8 +277,23 @@ def test_cli_chunked_commands(files):
     model, d = files["model"], files["dir"]
     write_model(model, d / "m.bif")
     data = load_csv(files["a"], model=model)
-    r = _cli("prototypes", files["a"], "--model", d / "m.bif", "--k", 12, "--n-init", 20, "--seed", 0,
-             "--chunksize", 150, "--quiet", "-o", d / "rows.csv")
+    r = _cli(
+        "prototypes",
+        files["a"],
+        "--model",
+        d / "m.bif",
+        "--k",
+        12,
+        "--n-init",
+        20,
+        "--seed",
+        0,
+        "--chunksize",
+        150,
+        "--quiet",
+        "-o",
+        d / "rows.csv",
+    )
     assert r.returncode == 0, r.stderr
     out = json.loads(r.stdout)
     ref = chunked_prototypes(model, files["a"], 12, chunksize=150, n_init=20, seed=0)
@@ -247,10 +301,23 @@ def test_cli_chunked_commands(files):
     rows = pd.read_csv(d / "rows.csv", dtype=str)
     assert list(rows.columns) == list(model.variables)
     assert rows.to_numpy().tolist() == data.frame.iloc[ref.indices].to_numpy().tolist()
-    r = _cli("kernel", files["a"], "--model", d / "m.bif", "--other", files["set"], "--chunksize", 100,
-             "-o", d / "K.npy", "--quiet")
+    r = _cli(
+        "kernel",
+        files["a"],
+        "--model",
+        d / "m.bif",
+        "--other",
+        files["set"],
+        "--chunksize",
+        100,
+        "-o",
+        d / "K.npy",
+        "--quiet",
+    )
     assert r.returncode == 0, r.stderr
-    assert np.allclose(np.load(d / "K.npy"), gram(model, data, load_csv(files["set"], model=model)), atol=1e-10)
+    assert np.allclose(
+        np.load(d / "K.npy"), gram(model, data, load_csv(files["set"], model=model)), atol=1e-10
+    )
     r = _cli("mmd", files["a"], files["b"], "--model", d / "m.bif", "--chunksize", 100, "--quiet")
     assert r.returncode == 0, r.stderr
     assert abs(json.loads(r.stdout)["mmd"] - mmd(model, data, load_csv(files["b"], model=model))) <= 1e-12
@@ -258,20 +325,46 @@ def test_cli_chunked_commands(files):
     assert r.returncode == 0, r.stderr
     r2 = _cli("loglik", files["a"], "--model", d / "m.bif", "-o", d / "ll2.csv")
     assert r2.returncode == 0, r2.stderr
-    assert np.allclose(pd.read_csv(d / "ll.csv")["loglik"], pd.read_csv(d / "ll2.csv")["loglik"], rtol=0, atol=1e-12)
+    assert np.allclose(
+        pd.read_csv(d / "ll.csv")["loglik"], pd.read_csv(d / "ll2.csv")["loglik"], rtol=0, atol=1e-12
+    )
     assert abs(json.loads(r.stdout)["total"] - json.loads(r2.stdout)["total"]) <= 1e-9
 
 
-@pytest.mark.parametrize("args,culprit", [
-    (["prototypes", "{a}", "--structure", "hc", "--k", "5", "--chunksize", "100"], "--chunksize needs --model"),
-    (["prototypes", "{a}", "--model", "{m}", "--k", "5", "--chunksize", "100", "--criterion", "chi2"], "chi2"),
-    (["prototypes", "{a}", "--model", "{m}", "--k", "100000", "--chunksize", "100"], "complete rows"),
-    (["kernel", "{a}", "--model", "{m}", "--chunksize", "100", "-o", "{d}/K.npy"], "--other"),
-    (["kernel", "{a}", "--model", "{m}", "--other", "{a}", "--kind", "hamming", "--chunksize", "100",
-      "-o", "{d}/K.npy"], "Fisher kernel only"),
-    (["loglik", "{a}", "--model", "{m}", "--chunksize", "0"], "--chunksize"),
-    (["loglik", "{a}", "--model", "{m}", "-o", "{d}/ll.txt"], "ll.txt"),
-])
+@pytest.mark.parametrize(
+    "args,culprit",
+    [
+        (
+            ["prototypes", "{a}", "--structure", "hc", "--k", "5", "--chunksize", "100"],
+            "--chunksize needs --model",
+        ),
+        (
+            ["prototypes", "{a}", "--model", "{m}", "--k", "5", "--chunksize", "100", "--criterion", "chi2"],
+            "chi2",
+        ),
+        (["prototypes", "{a}", "--model", "{m}", "--k", "100000", "--chunksize", "100"], "complete rows"),
+        (["kernel", "{a}", "--model", "{m}", "--chunksize", "100", "-o", "{d}/K.npy"], "--other"),
+        (
+            [
+                "kernel",
+                "{a}",
+                "--model",
+                "{m}",
+                "--other",
+                "{a}",
+                "--kind",
+                "hamming",
+                "--chunksize",
+                "100",
+                "-o",
+                "{d}/K.npy",
+            ],
+            "Fisher kernel only",
+        ),
+        (["loglik", "{a}", "--model", "{m}", "--chunksize", "0"], "--chunksize"),
+        (["loglik", "{a}", "--model", "{m}", "-o", "{d}/ll.txt"], "ll.txt"),
+    ],
+)
 def test_cli_errors_name_the_culprit(files, args, culprit):
     d = files["dir"]
     write_model(files["model"], d / "m.bif")
@@ -283,10 +376,11 @@ def test_cli_errors_name_the_culprit(files, args, culprit):
 
 def test_chunk_features_equal_features(files, monkeypatch):
     import bnfk_core.analyses.rowwise as rw
+
     model = files["model"]
     data = load_csv(files["a"], model=model)
     tables = rw.CellTables(model)
     ref = features(model, data)
     assert abs(rw.chunk_features(tables, data.codes[:450], 0) - ref[:450]).max() <= 1e-12
-    monkeypatch.setattr(rw, "ENUMERATE_LIMIT", 4)       # rows past the limit: features() rows in place
+    monkeypatch.setattr(rw, "ENUMERATE_LIMIT", 4)  # rows past the limit: features() rows in place
     assert abs(rw.chunk_features(tables, data.codes[450:], 450) - ref[450:]).max() <= 1e-12

@@ -1,4 +1,5 @@
 """Local scores: counts, the NML normaliser, qNML, and agreement with pgmpy's scorers."""
+
 import itertools
 import math
 import warnings
@@ -8,11 +9,17 @@ import pandas as pd
 import pytest
 from scipy.special import gammaln
 
-from bnfk_core.learning import scores
-from bnfk_core.network.dag import DAG
 from bnfk_core.errors import StructureError
-from bnfk_core.learning.scores import (LocalScorer, family_counts, log_multinomial_normalizer, parameter_count,
-                              qnml, score_dag)
+from bnfk_core.learning import scores
+from bnfk_core.learning.scores import (
+    LocalScorer,
+    family_counts,
+    log_multinomial_normalizer,
+    parameter_count,
+    qnml,
+    score_dag,
+)
+from bnfk_core.network.dag import DAG
 
 
 def random_codes(n_rows=300, cards=(2, 3, 4, 2), seed=0, missing=0.0):
@@ -62,7 +69,9 @@ def test_counts_survive_huge_parent_spaces():
 # ---------------------------------------------------------------- normaliser
 @pytest.mark.parametrize("n, k", [(1, 2), (2, 2), (5, 2), (7, 3), (4, 4), (6, 5), (3, 7), (10, 3)])
 def test_normalizer_matches_brute_force(n, k):
-    assert log_multinomial_normalizer(n, k) == pytest.approx(math.log(brute_force_normalizer(n, k)), abs=1e-10)
+    assert log_multinomial_normalizer(n, k) == pytest.approx(
+        math.log(brute_force_normalizer(n, k)), abs=1e-10
+    )
 
 
 def test_normalizer_edges_and_asymptotics():
@@ -86,7 +95,9 @@ def test_qnml_regret_vs_brute_force():
     expected = ll - math.log(brute_force_normalizer(n, 4)) + math.log(brute_force_normalizer(n, 2))
     assert qnml(x, cards, 1, [0]) == pytest.approx(expected, abs=1e-10)
     # no parents: plain 1-variable NML log P_ML − log C(N, r)
-    assert qnml(x, cards, 1) == pytest.approx(scores.log_likelihood(x, cards, 1) - math.log(brute_force_normalizer(n, 2)))
+    assert qnml(x, cards, 1) == pytest.approx(
+        scores.log_likelihood(x, cards, 1) - math.log(brute_force_normalizer(n, 2))
+    )
 
 
 def test_qnml_is_score_equivalent():
@@ -104,7 +115,7 @@ def test_qnml_is_score_equivalent():
 def pgmpy_scores():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        from pgmpy.structure_score import AIC, BDeu, BIC, K2
+        from pgmpy.structure_score import AIC, BIC, K2, BDeu
     return {"bic": BIC, "aic": AIC, "k2": K2, "bdeu": BDeu}
 
 
@@ -128,8 +139,12 @@ def test_local_scores_match_pgmpy(name, pgmpy_scores):
 def test_bic_and_bdeu_score_equivalent():
     x, cards = random_codes(500, (3, 2, 4))
     for s in ("bic", "bdeu"):
-        a = score_dag(x, cards, DAG("abc", [("a", "b"), ("b", "c")]), s, **({"ess": 2.0} if s == "bdeu" else {}))
-        b = score_dag(x, cards, DAG("abc", [("c", "b"), ("b", "a")]), s, **({"ess": 2.0} if s == "bdeu" else {}))
+        a = score_dag(
+            x, cards, DAG("abc", [("a", "b"), ("b", "c")]), s, **({"ess": 2.0} if s == "bdeu" else {})
+        )
+        b = score_dag(
+            x, cards, DAG("abc", [("c", "b"), ("b", "a")]), s, **({"ess": 2.0} if s == "bdeu" else {})
+        )
         assert a == pytest.approx(b, abs=1e-8)
 
 
@@ -141,7 +156,8 @@ def test_complete_rows_only_and_parameter_count():
     dag = DAG("abcd", [("a", "b"), ("a", "c"), ("b", "c")])
     assert parameter_count(cards, dag.parent_indices()) == (2 - 1) + 2 * (3 - 1) + 6 * (4 - 1) + (2 - 1)
     assert score_dag(x, cards, dag, "bic") == pytest.approx(
-        sum(scorer(i, ps) for i, ps in enumerate(dag.parent_indices())))
+        sum(scorer(i, ps) for i, ps in enumerate(dag.parent_indices()))
+    )
 
 
 def test_unknown_score():
@@ -151,12 +167,15 @@ def test_unknown_score():
 
 
 def test_own_logsumexp_is_scipys_bit_for_bit():
-    """The normaliser's log-sum-exp (bnfk_core.learning.scores._logsumexp) returns scipy.special.logsumexp's very float: on
-    the C(n, 2) terms of n = 1..300 and on random arrays with repeated maxima; and it is log sum exp in exact-ish
-    arithmetic (math.fsum of the exponentials)."""
+    """The normaliser's log-sum-exp (bnfk_core.learning.scores._logsumexp) returns scipy.special.logsumexp's
+    very float: on the C(n, 2) terms of n = 1..300 and on random arrays with repeated maxima; and it is log
+    sum exp in exact-ish arithmetic (math.fsum of the exponentials)."""
     import math
+
     from scipy.special import gammaln, logsumexp, xlogy
+
     from bnfk_core.learning.scores import _logsumexp
+
     for n in range(1, 301):
         h = np.arange(n + 1, dtype=float)
         t = gammaln(n + 1) - gammaln(h + 1) - gammaln(n - h + 1) + xlogy(h, h / n) + xlogy(n - h, (n - h) / n)

@@ -1,14 +1,14 @@
 """The default structure search (iterated tabu search) and the score ``learn`` reports.
 
 Independent checks: every single-arc neighbour of the result is rebuilt and rescored whole (networkx decides
-acyclicity), the exact dynamic-programming optimum on at most 5 variables, and pgmpy's BIC / BDeu / K2 / AIC scorers
-of the returned DAG on the same rows.
+acyclicity), the exact dynamic-programming optimum on at most 5 variables, and pgmpy's BIC / BDeu / K2 / AIC
+scorers of the returned DAG on the same rows.
 """
+
 from __future__ import annotations
 
 import json
 import warnings
-from pathlib import Path
 
 import networkx as nx
 import numpy as np
@@ -18,18 +18,20 @@ import pytest
 from bnfk_core.cli import main
 from bnfk_core.data.table import from_codes
 from bnfk_core.learning.exact import exact_search
-from bnfk_core.learning.tabu import tabu_search
 from bnfk_core.learning.incomplete import OBSERVED_SCORE, learn_network, observed_score
 from bnfk_core.learning.scores import LocalScorer
 from bnfk_core.learning.structure import learn_structure
+from bnfk_core.learning.tabu import tabu_search
 from bnfk_core.network.dag import DAG
 
 
 def _sample(name: str, n_rows: int, seed: int):
-    """``n_rows`` rows pgmpy samples from its bundled network ``name`` (every column's observed states only)."""
+    """``n_rows`` rows pgmpy samples from its bundled network ``name`` (every column's observed states
+    only)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         from pgmpy.utils import get_example_model
+
         frame = get_example_model(name).simulate(n_rows, seed=seed, show_progress=False)
     frame = frame[sorted(frame.columns)].astype(str)
     codes, states = [], []
@@ -41,7 +43,8 @@ def _sample(name: str, n_rows: int, seed: int):
 
 
 def _random_data(n_rows: int, n_vars: int, seed: int):
-    """Columns that copy, or combine, earlier columns with noise: dependent enough to give a rugged landscape."""
+    """Columns that copy, or combine, earlier columns with noise: dependent enough to give a rugged
+    landscape."""
     rng = np.random.default_rng(seed)
     cards = rng.integers(2, 4, n_vars)
     x = np.empty((n_rows, n_vars), dtype=np.int32)
@@ -73,7 +76,9 @@ def _neighbour_gains(scorer, parents, max_parents=None):
             for c in options:
                 g = nx.DiGraph([(p, v) for v in range(n) for p in c[v]])
                 g.add_nodes_from(range(n))
-                if nx.is_directed_acyclic_graph(g) and (max_parents is None or max(map(len, c)) <= max_parents):
+                if nx.is_directed_acyclic_graph(g) and (
+                    max_parents is None or max(map(len, c)) <= max_parents
+                ):
                     out.append(scorer.total([tuple(sorted(p)) for p in c]) - base)
     return out
 
@@ -121,8 +126,10 @@ def test_no_arc_whose_removal_costs_nothing(seed):
 
 def test_kicks_draw_the_kind_of_move_first():
     # a DAG of 12 nodes and 3 arcs has 60+ legal additions against 3 removals and 3 reversals: drawn uniformly
-    # among the moves, a kick would nearly always add an arc; drawn kind first, each kind comes a third of the time
+    # among the moves, a kick would nearly always add an arc; drawn kind first, each kind comes a third of the
+    # time
     from bnfk_core.learning.tabu import _Moves
+
     codes, cards = _random_data(200, 12, 0)
     state = _Moves(LocalScorer(codes, cards, "bic"), 12, np.inf, np.arange(3 * 12 * 12))
     start = [()] * 12
@@ -135,7 +142,7 @@ def test_kicks_draw_the_kind_of_move_first():
         added, gone = state.adj & ~before, before & ~state.adj
         kinds.append("reverse" if added.any() and gone.any() else "add" if added.any() else "remove")
         if kinds[-1] == "reverse":
-            (x, y), = zip(*np.nonzero(gone))
+            ((x, y),) = zip(*np.nonzero(gone))
             assert added[y, x]
     share = {k: kinds.count(k) / len(kinds) for k in ("add", "remove", "reverse")}
     assert all(abs(v - 1 / 3) < 0.06 for v in share.values()), share
@@ -153,9 +160,14 @@ def test_tabu_search_beats_or_matches_the_greedy_climbs_on_alarm():
 
 
 def _pgmpy_score(frame: pd.DataFrame, dag: DAG, score: str, ess: float = 1.0) -> float:
-    from pgmpy.structure_score import AIC, BDeu, BIC, K2
-    scorer = {"bic": lambda: BIC(frame), "k2": lambda: K2(frame), "aic": lambda: AIC(frame),
-              "bdeu": lambda: BDeu(frame, equivalent_sample_size=ess)}[score]()
+    from pgmpy.structure_score import AIC, BIC, K2, BDeu
+
+    scorer = {
+        "bic": lambda: BIC(frame),
+        "k2": lambda: K2(frame),
+        "aic": lambda: AIC(frame),
+        "bdeu": lambda: BDeu(frame, equivalent_sample_size=ess),
+    }[score]()
     parents = dag.parent_indices()
     cols = list(frame.columns)
     return float(sum(scorer.local_score(v, tuple(cols[p] for p in parents[i])) for i, v in enumerate(cols)))
@@ -175,7 +187,9 @@ def test_cli_learn_prints_pgmpys_bic_of_the_dag(tmp_path, capsys):
     csv = tmp_path / "asia.csv"
     frame.to_csv(csv, index=False)
     for method in ("hc", "hc-greedy", "tree"):
-        assert main(["learn", str(csv), "--structure", method, "--quiet", "-o", str(tmp_path / "m.json")]) == 0
+        assert (
+            main(["learn", str(csv), "--structure", method, "--quiet", "-o", str(tmp_path / "m.json")]) == 0
+        )
         out = json.loads(capsys.readouterr().out)
         dag = DAG(list(frame.columns), [tuple(a) for a in out["arcs"]])
         assert out["score_name"] == "bic"

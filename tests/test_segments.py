@@ -1,29 +1,30 @@
-"""bnfk_core.analyses.segments: case tables, pair finding, MI ranking, collapsed-variable statistics, arc search.
+"""bnfk_core.analyses.segments: case tables, pair finding, MI ranking, collapsed-variable statistics, arc
+search.
 
 Independent references: brute-force s(x)^T I^-1 s(y) per variable (helpers_bruteforce), scikit-learn's
 mutual_info_score, scipy's Cramér's V, enumeration of all row pairs, and a full Gram recomputation.
 """
+
 import itertools
 import json
 
+import helpers_bruteforce as bf
 import numpy as np
 import pytest
 from scipy.stats.contingency import association
 from sklearn.metrics import adjusted_rand_score, mutual_info_score
 
-from bnfk_core.kernels import fisher as kernels
-from bnfk_core.data import stats
 from bnfk_core.analyses.segments import equivalence as markov_equivalence
-from bnfk_core.analyses.segments import network_checks
 from bnfk_core.analyses.segments import information as segment_information
-from bnfk_core.analyses.segments import tables as segment_tables
+from bnfk_core.analyses.segments import network_checks
 from bnfk_core.analyses.segments import search as arcs
+from bnfk_core.analyses.segments import tables as segment_tables
 from bnfk_core.cli import main
-from bnfk_core.network.dag import DAG, apply_segment, segment_arcs
+from bnfk_core.data import stats
 from bnfk_core.data.table import load_csv
+from bnfk_core.kernels import fisher as kernels
+from bnfk_core.network.dag import DAG, apply_segment, segment_arcs
 from bnfk_core.network.model import fit
-
-import helpers_bruteforce as bf
 
 KINDS3 = ("v", "a", "chain")
 
@@ -34,6 +35,7 @@ def _hv():
 
 def _path(name):
     from conftest import _sample
+
     return str(_sample(name))
 
 
@@ -50,14 +52,15 @@ def _random_segment_model(kind, variables, seed, cards=None, extra=True):
 
 # ====================================================================== case tables
 @pytest.mark.parametrize("seed", [0, 1, 2])
-@pytest.mark.parametrize("kind,m", [("single-arc", 2), ("v", 3), ("a", 3), ("chain", 3), ("full", 2), ("full", 3),
-                                    ("full", 4)])
+@pytest.mark.parametrize(
+    "kind,m", [("single-arc", 2), ("v", 3), ("a", 3), ("chain", 3), ("full", 2), ("full", 3), ("full", 4)]
+)
 def test_case_table_theory_equals_measured_on_random_models(kind, m, seed):
     variables = ["u", "v", "w", "y"][:m]
     model = _random_segment_model(kind, variables, seed)
     data = model.sample(600, seed=seed)
     table = segment_tables.case_table(model, data, kind, variables)
-    assert len(table.rows) == 2 ** m
+    assert len(table.rows) == 2**m
     assert [r.case for r in table.rows][:4] == ["a", "b", "c", "d"]
     for r in table.rows:
         assert r.pair is not None, f"no pair for case {r.case}"
@@ -71,7 +74,7 @@ def test_case_table_theory_equals_measured_on_random_models(kind, m, seed):
 def test_measured_equals_bruteforce_fisher_terms(kind):
     """The measured sum equals s_i(x)^T I_ii^-1 s_i(y) summed over the segment, by enumeration."""
     variables = ["u", "v"] if kind == "single-arc" else ["u", "v", "w"]
-    model = _random_segment_model(kind, variables, 5, cards=[2, 3, 2, 2, 2][:len(variables) + 2])
+    model = _random_segment_model(kind, variables, 5, cards=[2, 3, 2, 2, 2][: len(variables) + 2])
     data = model.sample(300, seed=3)
     table = segment_tables.case_table(model, data, kind, variables)
     brute = bf.BruteFisher(model)
@@ -87,18 +90,29 @@ def test_case_formulas_follow_the_thesis_notation():
     assert t["single-arc"]["a"][0] == "1/(αφ) − 1"
     assert t["v"]["b"][0] == "1/α + 1/β − 2 − 1/δ"
     assert t["a"]["e"][0] == "−1/α − 1" and t["chain"]["c"][0] == "1/(γψ) − 1/α − 1"
-    assert segment_tables.case_patterns(3) == [(1, 1, 1), (1, 1, 0), (1, 0, 1), (0, 1, 1), (1, 0, 0), (0, 1, 0), (0, 0, 1),
-                                  (0, 0, 0)]
+    assert segment_tables.case_patterns(3) == [
+        (1, 1, 1),
+        (1, 1, 0),
+        (1, 0, 1),
+        (0, 1, 1),
+        (1, 0, 0),
+        (0, 1, 0),
+        (0, 0, 1),
+        (0, 0, 0),
+    ]
     assert segment_tables.case_labels(28)[-3:] == ["z", "aa", "ab"]
 
 
-@pytest.mark.parametrize("kind,variables", [
-    ("single-arc", ["physician-fee-freeze", "el-salvador-aid"]),
-    ("v", ["crime", "mx-missile", "immigration"]),
-    ("a", ["el-salvador-aid", "aid-to-nicaraguan-contras", "mx-missile"]),
-    ("chain", ["el-salvador-aid", "aid-to-nicaraguan-contras", "mx-missile"]),
-    ("full", ["crime", "mx-missile", "immigration", "synfuels-corporation-cutback"]),
-])
+@pytest.mark.parametrize(
+    "kind,variables",
+    [
+        ("single-arc", ["physician-fee-freeze", "el-salvador-aid"]),
+        ("v", ["crime", "mx-missile", "immigration"]),
+        ("a", ["el-salvador-aid", "aid-to-nicaraguan-contras", "mx-missile"]),
+        ("chain", ["el-salvador-aid", "aid-to-nicaraguan-contras", "mx-missile"]),
+        ("full", ["crime", "mx-missile", "immigration", "synfuels-corporation-cutback"]),
+    ],
+)
 def test_case_table_on_real_data(kind, variables):
     data = _hv()
     model = segment_tables.segment_model(data, kind, variables)
@@ -119,10 +133,17 @@ def test_case_table_on_real_data(kind, variables):
 
 def test_case_table_on_a_learned_base_keeps_other_arcs():
     data = _hv()
-    base = DAG(data.without_class().variables, [("crime", "religious-groups-in-schools"), ("crime", "el-salvador-aid")])
-    model = segment_tables.segment_model(data, "v", ["handicapped-infants", "water-project-cost-sharing", "crime"], base)
-    assert ("crime", "el-salvador-aid") in model.dag.arcs      # a child of the segment is fine
-    table = segment_tables.case_table(model, data, "v", ["handicapped-infants", "water-project-cost-sharing", "crime"])
+    base = DAG(
+        data.without_class().variables,
+        [("crime", "religious-groups-in-schools"), ("crime", "el-salvador-aid")],
+    )
+    model = segment_tables.segment_model(
+        data, "v", ["handicapped-infants", "water-project-cost-sharing", "crime"], base
+    )
+    assert ("crime", "el-salvador-aid") in model.dag.arcs  # a child of the segment is fine
+    table = segment_tables.case_table(
+        model, data, "v", ["handicapped-infants", "water-project-cost-sharing", "crime"]
+    )
     assert table.max_difference < 1e-9
 
 
@@ -138,7 +159,9 @@ def test_case_table_refuses_outside_parents_and_bad_input():
     with pytest.raises(segment_tables.SegmentError, match="'nope'"):
         segment_tables.segment_model(data, "single-arc", ["nope", "crime"])
     with pytest.raises(segment_tables.SegmentError, match="lacks the arc"):
-        segment_tables.case_table(fit(DAG(feats), data.without_class()), data, "single-arc", ["crime", "mx-missile"])
+        segment_tables.case_table(
+            fit(DAG(feats), data.without_class()), data, "single-arc", ["crime", "mx-missile"]
+        )
 
 
 def test_impossible_case_has_no_theory():
@@ -186,8 +209,13 @@ def test_mi_ranking_matches_sklearn():
     C = feats.codes
     names = feats.variables
     top = segment_information.mi_ranking(data, "single-arc", top=5)
-    allmi = sorted(((mutual_info_score(C[:, i], C[:, j]), (names[i], names[j]))
-                    for i, j in itertools.combinations(range(len(names)), 2)), key=lambda t: -t[0])
+    allmi = sorted(
+        (
+            (mutual_info_score(C[:, i], C[:, j]), (names[i], names[j]))
+            for i, j in itertools.combinations(range(len(names)), 2)
+        ),
+        key=lambda t: -t[0],
+    )
     for r, (mi, pair) in zip(top.itertuples(), allmi):
         assert r.score == pytest.approx(mi, abs=1e-12)
         assert r.variables == pair
@@ -209,7 +237,7 @@ def test_mi_ranking_triples_match_independent_scores():
     col = {n: C[:, k] for k, n in enumerate(names)}
     for kind in ("a", "chain", "v", "full"):
         df = segment_information.mi_ranking(data, kind, top=50)
-        assert len(df) == 4                     # C(4, 3)
+        assert len(df) == 4  # C(4, 3)
         for r in df.itertuples():
             u, v, w = (col[n] for n in r.variables)
             if kind in ("a", "chain"):
@@ -219,7 +247,7 @@ def test_mi_ranking_triples_match_independent_scores():
                 want = _mi(w, _joint(u, v))
                 alts = [_mi(u, _joint(v, w)), _mi(v, _joint(u, w))]
             else:
-                want = _mi(_joint(u, v), w) + _mi(u, v)      # total correlation
+                want = _mi(_joint(u, v), w) + _mi(u, v)  # total correlation
                 alts = []
             assert r.score == pytest.approx(want, abs=1e-10)
             assert all(want >= a - 1e-12 for a in alts)
@@ -231,24 +259,32 @@ def test_mi_ranking_triples_match_independent_scores():
 def test_mi_ranking_triples_with_missing_cells_match_scores_on_the_rows_observed_on_the_three(kind):
     """The count-table path (cells missing: every triple on its own complete rows) against scikit-learn."""
     from bnfk_core.data.table import from_codes
+
     rng = np.random.default_rng(5)
     C = rng.integers(0, 3, size=(300, 5))
-    C[:, 1] = (C[:, 0] + (rng.random(300) < 0.2)) % 3                 # some dependence to rank
+    C[:, 1] = (C[:, 0] + (rng.random(300) < 0.2)) % 3  # some dependence to rank
     C[rng.random(C.shape) < 0.15] = -1
     names = [f"x{i}" for i in range(5)]
     data = from_codes(C, names, [("a", "b", "c")] * 5)
     df = segment_information.mi_ranking(data, kind, top=50)
-    assert len(df) == 10                                               # C(5, 3)
+    assert len(df) == 10  # C(5, 3)
     for r in df.itertuples():
         T = C[:, [names.index(n) for n in r.variables]]
         u, v, w = T[(T >= 0).all(axis=1)].T
-        want = {"a": _mi(u, v) + _mi(u, w), "v": _mi(w, _joint(u, v)), "full": _mi(_joint(u, v), w) + _mi(u, v)}
+        want = {
+            "a": _mi(u, v) + _mi(u, w),
+            "v": _mi(w, _joint(u, v)),
+            "full": _mi(_joint(u, v), w) + _mi(u, v),
+        }
         assert r.score == pytest.approx(want[kind], abs=1e-10)
-        assert r.mi_uv == pytest.approx(_mi(u, v), abs=1e-10) and r.mi_vw == pytest.approx(_mi(v, w), abs=1e-10)
+        assert r.mi_uv == pytest.approx(_mi(u, v), abs=1e-10) and r.mi_vw == pytest.approx(
+            _mi(v, w), abs=1e-10
+        )
 
 
 def test_entropy_by_counts_equals_entropy_by_sorting_bit_for_bit():
     from bnfk_core.data import stats
+
     rng = np.random.default_rng(2)
     X = rng.integers(0, 4, size=(500, 3))
     X[rng.random(X.shape) < 0.1] = -1
@@ -260,6 +296,7 @@ def test_entropy_by_counts_equals_entropy_by_sorting_bit_for_bit():
 
 def test_theils_u_and_cramers_v_match_independent_formulas():
     from scipy.stats import entropy
+
     data = _hv()
     lab = data.labels()
     for a, b in [("physician-fee-freeze", "el-salvador-aid"), ("crime", "immigration")]:
@@ -273,8 +310,11 @@ def test_theils_u_and_cramers_v_match_independent_formulas():
             T = T[T.sum(axis=1) > 0][:, T.sum(axis=0) > 0]
             assert stats.cramers_v[k] == pytest.approx(association(T.astype(int), method="cramer"), abs=1e-12)
             n, (r, c) = T.sum(), T.shape
-            phi2 = max(0.0, association(T.astype(int), method="cramer") ** 2 * min(r - 1, c - 1)
-                       - (r - 1) * (c - 1) / (n - 1))
+            phi2 = max(
+                0.0,
+                association(T.astype(int), method="cramer") ** 2 * min(r - 1, c - 1)
+                - (r - 1) * (c - 1) / (n - 1),
+            )
             corr = np.sqrt(phi2 / min(r - (r - 1) ** 2 / (n - 1) - 1, c - (c - 1) ** 2 / (n - 1) - 1))
             assert stats.cramers_v_corrected[k] == pytest.approx(corr, abs=1e-12)
             H = entropy(np.bincount(lab))
@@ -284,7 +324,7 @@ def test_theils_u_and_cramers_v_match_independent_formulas():
 
 
 def test_theils_u_and_cramers_v_edge_cases():
-    assert stats.theils_u(np.zeros(5, int), np.arange(5)) is None        # constant label
+    assert stats.theils_u(np.zeros(5, int), np.arange(5)) is None  # constant label
     assert stats.cramers_v(np.zeros(5, int), np.arange(5)) is None
     x = np.array([0, 1, 0, 1, -1])
     assert stats.theils_u(x, x) == pytest.approx(1.0)
@@ -301,7 +341,9 @@ def test_cached_gram_update_equals_full_recomputation(params):
     names = feats.variables
     model = fit(DAG(names, [(names[0], names[1]), (names[1], names[2])]), feats, method=params)
     K = kernels.gram(model, feats)
-    assert sum(arcs.variable_term(model, feats.codes, i) for i in range(len(names))) == pytest.approx(K, abs=1e-9)
+    assert sum(arcs.variable_term(model, feats.codes, i) for i in range(len(names))) == pytest.approx(
+        K, abs=1e-9
+    )
     # an arc into the chain's top changes the parent marginals below it
     assert arcs.affected_terms(model.dag, names[0]) == [0, 1, 2]
     assert arcs.affected_terms(model.dag, names[3]) == [3]
@@ -323,6 +365,7 @@ def test_variable_term_with_missing_cells_uses_marginalized_features():
 
 def test_arc_search_base_is_scaled_hamming_and_is_reproducible():
     from bnfk_core.analyses.cluster.clustering import correlation_clustering
+
     data = load_csv(_path("hayes_roth"), class_column="class")
     r1 = arcs.arc_search(data, n_arcs=2, restarts=5, seed=3)
     r2 = arcs.arc_search(data, n_arcs=2, restarts=5, seed=3)
@@ -379,6 +422,7 @@ def test_reverse_covered_arc_keeps_joint_and_kernel():
     rows = model.sample(40, seed=1).codes
     K = kernels.gram(model, rows)
     from bnfk_core.network.dag import covered_arcs, equivalent
+
     for u, v in covered_arcs(dag):
         rev = markov_equivalence.reverse_covered_arc(model, u, v)
         assert equivalent(rev.dag, dag) and rev.dag.has_arc(v, u)
@@ -396,60 +440,138 @@ def _run(capsys, *argv):
 
 
 def test_cli_segment_table_json(capsys):
-    code, out, err = _run(capsys, "segment-table", "chain", _path("hayes_roth"), "--variables",
-                          "hobby,age,educational-level", "--class-column", "class")
+    code, out, err = _run(
+        capsys,
+        "segment-table",
+        "chain",
+        _path("hayes_roth"),
+        "--variables",
+        "hobby,age,educational-level",
+        "--class-column",
+        "class",
+    )
     assert code == 0, err
     d = json.loads(out)
     assert {"kind", "variables", "definitions", "cases", "max_difference", "network_arcs", "base"} <= set(d)
     assert len(d["cases"]) == 8 and d["max_difference"] < 1e-9
     c = d["cases"][0]
     assert {"case", "formula", "theory", "measured", "pair", "condition", "values"} <= set(c)
-    assert sorted(map(tuple, d["network_arcs"])) == sorted(segment_arcs("chain", ["hobby", "age", "educational-level"]))
+    assert sorted(map(tuple, d["network_arcs"])) == sorted(
+        segment_arcs("chain", ["hobby", "age", "educational-level"])
+    )
 
 
 def test_cli_segment_table_with_model_and_structure(tmp_path, capsys):
     hv = _path("house_votes_84")
     opts = ["--class-column", "class", "--missing-policy", "category"]
     path = tmp_path / "m.json"
-    assert main(["learn", hv, "--method", "empty", "--quiet", "-o", str(path), "--drop-columns", "class",
-                 "--missing-policy", "category"]) == 0
+    assert (
+        main(
+            [
+                "learn",
+                hv,
+                "--method",
+                "empty",
+                "--quiet",
+                "-o",
+                str(path),
+                "--drop-columns",
+                "class",
+                "--missing-policy",
+                "category",
+            ]
+        )
+        == 0
+    )
     capsys.readouterr()
-    code, out, err = _run(capsys, "segment-table", "single-arc", hv, "--variables", "crime,mx-missile",
-                          "--model", path, "--drop-columns", "class", "--missing-policy", "category")
+    code, out, err = _run(
+        capsys,
+        "segment-table",
+        "single-arc",
+        hv,
+        "--variables",
+        "crime,mx-missile",
+        "--model",
+        path,
+        "--drop-columns",
+        "class",
+        "--missing-policy",
+        "category",
+    )
     assert code == 0, err
     d = json.loads(out)
     assert d["refit"] and d["network_arcs"] == [["crime", "mx-missile"]] and d["max_difference"] < 1e-9
-    code, out, err = _run(capsys, "segment-table", "full", hv, "--variables", "crime,mx-missile,immigration",
-                          "--structure", "empty", *opts)
+    code, out, err = _run(
+        capsys,
+        "segment-table",
+        "full",
+        hv,
+        "--variables",
+        "crime,mx-missile,immigration",
+        "--structure",
+        "empty",
+        *opts,
+    )
     assert code == 0, err
     assert len(json.loads(out)["cases"]) == 8
 
 
 def test_cli_arc_search_and_suggest_json(capsys):
-    code, out, err = _run(capsys, "arc-search", _path("hayes_roth"), "--label-column", "class", "--arcs", "1",
-                          "--restarts", "3", "--seed", "1", "--quiet")
+    code, out, err = _run(
+        capsys,
+        "arc-search",
+        _path("hayes_roth"),
+        "--label-column",
+        "class",
+        "--arcs",
+        "1",
+        "--restarts",
+        "3",
+        "--seed",
+        "1",
+        "--quiet",
+    )
     assert code == 0, err
     d = json.loads(out)
     assert {"base_ari", "steps", "seconds", "arcs"} <= set(d)
     assert len(d["steps"]) == 1 and {"arc", "ari"} <= set(d["steps"][0])
     assert len(d["steps"][0]["arc"]) == 2
-    code, out, err = _run(capsys, "segment-suggest", "v", _path("hayes_roth"), "--class-column", "class",
-                          "--top", "2")
+    code, out, err = _run(
+        capsys, "segment-suggest", "v", _path("hayes_roth"), "--class-column", "class", "--top", "2"
+    )
     assert code == 0, err
     d = json.loads(out)
     assert len(d["suggestions"]) == 2 and "class" not in d["suggestions"][0]["variables"]
 
 
-@pytest.mark.parametrize("argv,culprit", [
-    (["segment-table", "v", "HR", "--variables", "hobby,age"], "exactly 3 variables"),
-    (["segment-table", "v", "HR", "--variables", "hobby,age,nope"], "'nope'"),
-    (["segment-table", "single-arc", "HR", "--variables", "hobby,class", "--class-column", "class"], "label column"),
-    (["segment-table", "single-arc", "HR", "--variables", "hobby,age", "--model", "m.bif", "--structure", "hc"],
-     "either --model or --structure"),
-    (["arc-search", "HR", "--arcs", "1"], "--label-column"),
-    (["arc-search", "HR", "--label-column", "nope"], "'nope'"),
-    (["arc-search", "HR", "--label-column", "class", "--arcs", "-1"], "--arcs"),
-])
+@pytest.mark.parametrize(
+    "argv,culprit",
+    [
+        (["segment-table", "v", "HR", "--variables", "hobby,age"], "exactly 3 variables"),
+        (["segment-table", "v", "HR", "--variables", "hobby,age,nope"], "'nope'"),
+        (
+            ["segment-table", "single-arc", "HR", "--variables", "hobby,class", "--class-column", "class"],
+            "label column",
+        ),
+        (
+            [
+                "segment-table",
+                "single-arc",
+                "HR",
+                "--variables",
+                "hobby,age",
+                "--model",
+                "m.bif",
+                "--structure",
+                "hc",
+            ],
+            "either --model or --structure",
+        ),
+        (["arc-search", "HR", "--arcs", "1"], "--label-column"),
+        (["arc-search", "HR", "--label-column", "nope"], "'nope'"),
+        (["arc-search", "HR", "--label-column", "class", "--arcs", "-1"], "--arcs"),
+    ],
+)
 def test_cli_errors_are_one_line_exit_2(capsys, argv, culprit):
     argv = [_path("hayes_roth") if a == "HR" else a for a in argv]
     code, out, err = _run(capsys, *argv)
@@ -463,6 +585,7 @@ def _small_data(seed=3, n=120):
     dag = DAG(["a", "b", "c", "d"], [("a", "b"), ("b", "c"), ("a", "c")])
     model = bf.random_model(dag, [2, 3, 2, 3], seed=seed)
     from bnfk_core.data.table import from_codes
+
     codes = bf.random_rows(model, n, seed)
     return dag, from_codes(codes, model.variables, model.states), rng
 
@@ -474,11 +597,14 @@ def test_default_segment_variables_top_pair_first():
     got = segment_information.default_segment_variables(rank, feat.variables, 2, "single-arc")
     assert got == list(rank["variables"].iloc[0])
     # a full segment of four variables starts from the variable order, not from a pair
-    assert segment_information.default_segment_variables(rank, feat.variables, 4, "full") == list(feat.variables[:4])
+    assert segment_information.default_segment_variables(rank, feat.variables, 4, "full") == list(
+        feat.variables[:4]
+    )
 
 
 def test_clustering_aris_equal_sklearn_on_the_same_seeded_clustering():
     from bnfk_core.analyses.cluster.clustering import cluster
+
     d = _hv().subset(np.arange(80))
     feat = d.without_class()
     K = kernels.gram(fit(DAG(feat.variables), feat), feat)
@@ -491,8 +617,11 @@ def test_clustering_aris_equal_sklearn_on_the_same_seeded_clustering():
 
 def test_imputation_check_against_enumerated_posteriors():
     from bnfk_core.analyses.impute.benchmark import induce_mcar
+
     dag, data, _ = _small_data()
-    got = network_checks.imputation_check(data, dag, params="smoothed", missing=0.3, test_fraction=0.5, seed=7)
+    got = network_checks.imputation_check(
+        data, dag, params="smoothed", missing=0.3, test_fraction=0.5, seed=7
+    )
     split = induce_mcar(data, 0.5, 0.3, seed=7)
     model = fit(dag, split.data, method="smoothed")
     hits, ces = [], []
@@ -501,7 +630,7 @@ def test_imputation_check_against_enumerated_posteriors():
         for i in np.flatnonzero(split.hidden[r]):
             p = np.array([w[C[:, i] == s].sum() for s in range(len(data.states[i]))])
             hits.append(np.argmax(p) == split.truth[r, i])
-            ces.append(-np.log(max(p[split.truth[r, i]], 1e-9)))   # no cell near the cap in this model
+            ces.append(-np.log(max(p[split.truth[r, i]], 1e-9)))  # no cell near the cap in this model
     assert got["cells"] == split.n_hidden == len(hits)
     assert got["accuracy"] == pytest.approx(np.mean(hits), abs=1e-12)
     assert got["cross_entropy"] == pytest.approx(np.mean(ces), abs=1e-9)
@@ -509,8 +638,9 @@ def test_imputation_check_against_enumerated_posteriors():
 
 def test_equivalence_edits_covered_keeps_the_kernel_others_change_the_class():
     from bnfk_core.network.dag import covered_arcs, equivalent, v_structures
+
     _, data, _ = _small_data()
-    dag = DAG(["a", "b", "c", "d"], [("a", "b"), ("b", "c"), ("d", "c")])   # a -> b covered, b -> c not
+    dag = DAG(["a", "b", "c", "d"], [("a", "b"), ("b", "c"), ("d", "c")])  # a -> b covered, b -> c not
     model = fit(dag, data, method="smoothed")
     edits = markov_equivalence.equivalence_edits(dag)
     hows = [e.how for e in edits]
@@ -526,7 +656,7 @@ def test_equivalence_edits_covered_keeps_the_kernel_others_change_the_class():
         else:
             assert not e.equivalent and e.max_abs_change > 1e-6
         if e.edit.how == "add":
-            assert set(v_structures(new)) - set(v_structures(dag))   # a new v-structure
+            assert set(v_structures(new)) - set(v_structures(dag))  # a new v-structure
     table = markov_equivalence.edit_effects_table(effects)
     assert list(table["Markov equivalent"]) == [e.equivalent for e in effects]
     assert markov_equivalence.equivalence_edits(DAG(["a", "b"])) == []
@@ -547,6 +677,7 @@ def test_arc_search_bounds_its_candidates_by_mutual_information():
     """max_candidates keeps the candidate arcs with the highest I(u; v) (sklearn's mutual_info_score as the
     independent reference) and picks the best of them; without a bound every candidate is scored."""
     from conftest import _sample
+
     d = load_csv(_sample("lymphography"), class_column="class").subset(np.arange(100))
     feats = d.without_class()
     full = arcs.arc_search(d, n_arcs=1, restarts=2, seed=0, max_candidates=None)

@@ -25,18 +25,26 @@ Theorem 1 by hand (K_i = [pi_i(x)=pi_i(y)]/P(pi_i(x)) ([x_i=y_i]/theta - 1)): th
 including the chain's c) = 1/(gamma psi) - 1/alpha - 1 (w and u match: K_w = 1/gamma - 1,
 K_u = 1/(gamma psi) - 1/gamma, K_v = -1/alpha).
 """
+
+import helpers_bruteforce as bf
 import numpy as np
 import pytest
+from helpers_bruteforce import PATHS, forced_path
 
 from bnfk_core.kernels import fisher as kernels
 from bnfk_core.network.dag import DAG, segment_arcs
 
-import helpers_bruteforce as bf
-from helpers_bruteforce import PATHS, forced_path
-
 CASES2 = {"a": (1, 1), "b": (1, 0), "c": (0, 1), "d": (0, 0)}
-CASES3 = {"a": (1, 1, 1), "b": (1, 1, 0), "c": (1, 0, 1), "d": (0, 1, 1),
-          "e": (1, 0, 0), "f": (0, 1, 0), "g": (0, 0, 1), "h": (0, 0, 0)}
+CASES3 = {
+    "a": (1, 1, 1),
+    "b": (1, 1, 0),
+    "c": (1, 0, 1),
+    "d": (0, 1, 1),
+    "e": (1, 0, 0),
+    "f": (0, 1, 0),
+    "g": (0, 0, 1),
+    "h": (0, 0, 0),
+}
 
 
 def _pair(cards, flags, rng):
@@ -65,7 +73,7 @@ def _probs(model, x):
 
 def thesis_single_arc(case, p, arc: bool):
     a, b = p["alpha"], p["beta"]
-    if not arc:      # empty network (scaled-Hamming)
+    if not arc:  # empty network (scaled-Hamming)
         return {"a": 1 / a + 1 / b - 2, "b": 1 / a - 2, "c": 1 / b - 2, "d": -2.0}[case]
     phi = p["P_uv"] / a
     return {"a": 1 / (a * phi) - 1, "b": -1.0, "c": -1.0, "d": -1.0}[case]
@@ -73,37 +81,64 @@ def thesis_single_arc(case, p, arc: bool):
 
 def thesis_empty3(case, p):
     a, b, g = p["alpha"], p["beta"], p["gamma"]
-    return {"a": 1 / a + 1 / b + 1 / g - 3, "b": 1 / a + 1 / b - 3, "c": 1 / a + 1 / g - 3,
-            "d": 1 / b + 1 / g - 3, "e": 1 / a - 3, "f": 1 / b - 3, "g": 1 / g - 3, "h": -3.0}[case]
+    return {
+        "a": 1 / a + 1 / b + 1 / g - 3,
+        "b": 1 / a + 1 / b - 3,
+        "c": 1 / a + 1 / g - 3,
+        "d": 1 / b + 1 / g - 3,
+        "e": 1 / a - 3,
+        "f": 1 / b - 3,
+        "g": 1 / g - 3,
+        "h": -3.0,
+    }[case]
 
 
 def thesis_v(case, p):
     a, b = p["alpha"], p["beta"]
     delta = p["P_uv"]
     phi = p["P_uvw"] / delta
-    return {"a": 1 / a + 1 / b - 2 + 1 / (delta * phi) - 1 / delta,
-            "b": 1 / a + 1 / b - 2 - 1 / delta,
-            "c": 1 / a - 2, "d": 1 / b - 2, "e": 1 / a - 2, "f": 1 / b - 2, "g": -2.0, "h": -2.0}[case]
+    return {
+        "a": 1 / a + 1 / b - 2 + 1 / (delta * phi) - 1 / delta,
+        "b": 1 / a + 1 / b - 2 - 1 / delta,
+        "c": 1 / a - 2,
+        "d": 1 / b - 2,
+        "e": 1 / a - 2,
+        "f": 1 / b - 2,
+        "g": -2.0,
+        "h": -2.0,
+    }[case]
 
 
 def thesis_a(case, p):
     a = p["alpha"]
     phi = p["P_uv"] / a
     theta = p["P_uw"] / a
-    return {"a": 1 / (a * phi) + 1 / (a * theta) - 1 / a - 1,
-            "b": 1 / (a * phi) - 1 / a - 1,
-            "c": 1 / (a * theta) - 1 / a - 1,
-            "d": -1.0, "e": -1 / a - 1, "f": -1.0, "g": -1.0, "h": -1.0}[case]
+    return {
+        "a": 1 / (a * phi) + 1 / (a * theta) - 1 / a - 1,
+        "b": 1 / (a * phi) - 1 / a - 1,
+        "c": 1 / (a * theta) - 1 / a - 1,
+        "d": -1.0,
+        "e": -1 / a - 1,
+        "f": -1.0,
+        "g": -1.0,
+        "h": -1.0,
+    }[case]
 
 
 def thesis_chain(case, p):
     a, g = p["alpha"], p["gamma"]
     phi = p["P_uv"] / a
     psi = p["P_uw"] / g
-    return {"a": 1 / (a * phi) + 1 / (g * psi) - 1 / a - 1,
-            "b": 1 / (a * phi) - 1 / a - 1,
-            "c": 1 / (g * psi) - 1 / a - 1,
-            "d": -1.0, "e": -1 / a - 1, "f": -1.0, "g": -1.0, "h": -1.0}[case]
+    return {
+        "a": 1 / (a * phi) + 1 / (g * psi) - 1 / a - 1,
+        "b": 1 / (a * phi) - 1 / a - 1,
+        "c": 1 / (g * psi) - 1 / a - 1,
+        "d": -1.0,
+        "e": -1 / a - 1,
+        "f": -1.0,
+        "g": -1.0,
+        "h": -1.0,
+    }[case]
 
 
 def thesis_full3(case, p):
@@ -125,7 +160,7 @@ def _check(model, seg_idx, x, y, want, path_name):
     got = contrib[seg_idx].sum()
     assert np.isfinite(got)
     assert got == pytest.approx(want, rel=1e-9, abs=1e-9)
-    if len(seg_idx) == model.n_vars:      # the segment is the whole model: gram gives the same
+    if len(seg_idx) == model.n_vars:  # the segment is the whole model: gram gives the same
         with forced_path(path_name):
             K = kernels.gram(model, np.vstack([x, y]))
             Kc = kernels.gram(model, x[None], other=y[None])
@@ -159,7 +194,7 @@ def test_two_arc_segment_cases(path_name, kind, case, seed):
         order = ["u", "v", "w"] if seed == 0 else ["w", "u", "v"]
         arcs = segment_arcs("full", order)
     elif kind in ("v", "a", "chain"):
-        assert sorted(segment_arcs(kind, ["u", "v", "w"])) == sorted(arcs)   # the preset is the thesis's
+        assert sorted(segment_arcs(kind, ["u", "v", "w"])) == sorted(arcs)  # the preset is the thesis's
     rng = np.random.default_rng(1000 + seed + 17 * len(kind))
     cards = list(rng.integers(2, 5, 3))
     model = bf.random_model(DAG(["u", "v", "w"], arcs), cards, seed=seed + len(kind))
@@ -185,10 +220,11 @@ def test_segment_inside_larger_network(kind, case):
 def test_chain_alpha_is_the_propagated_marginal():
     """In w -> u -> v, K_v divides by P(u = u1), the marginal sum_w P(w) P(u1|w) -- not a CPT row."""
     from bnfk_core.network.model import BayesNet
+
     dag = DAG(["u", "v", "w"], [("w", "u"), ("u", "v")])
     cpt_w = np.array([[0.9, 0.1]])
-    cpt_u = np.array([[0.8, 0.2], [0.1, 0.9]])      # P(u | w)
-    cpt_v = np.array([[0.5, 0.5], [0.25, 0.75]])    # P(v | u)
+    cpt_u = np.array([[0.8, 0.2], [0.1, 0.9]])  # P(u | w)
+    cpt_v = np.array([[0.5, 0.5], [0.25, 0.75]])  # P(v | u)
     model = BayesNet(dag, (("0", "1"),) * 3, (cpt_u, cpt_v, cpt_w))
     # alpha = P(u=1) = 0.9*0.2 + 0.1*0.9 = 0.27 (by hand); case b) u, v match, w does not
     x, y = np.array([1, 1, 0]), np.array([1, 1, 1])

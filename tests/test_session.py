@@ -1,5 +1,6 @@
-"""bnfk_core.serving.session: session files round-trip exactly, hostile files are refused with a sentence naming the
-field, and every CLI subcommand takes a session in place of its CSV."""
+"""bnfk_core.serving.session: session files round-trip exactly, hostile files are refused with a sentence
+naming the field, and every CLI subcommand takes a session in place of its CSV."""
+
 import contextlib
 import io
 import json
@@ -7,14 +8,21 @@ import json
 import numpy as np
 import pytest
 
-from bnfk_core.kernels import fisher as kernels
 from bnfk_core.analyses.cluster.clustering import cluster
 from bnfk_core.analyses.impute.core import impute_bn
 from bnfk_core.cli.main import main
-from bnfk_core.network.dag import DAG
+from bnfk_core.kernels import fisher as kernels
 from bnfk_core.learning.structure import learn_structure
+from bnfk_core.network.dag import DAG
 from bnfk_core.network.model import fit
-from bnfk_core.serving.session import DataRef, SessionError, parse_session, read_session, session_dict, write_session
+from bnfk_core.serving.session import (
+    DataRef,
+    SessionError,
+    parse_session,
+    read_session,
+    session_dict,
+    write_session,
+)
 
 CSV = "a,b,c,label\nx,1,p,yes\ny,2,q,no\nx,?,p,yes\ny,1,,no\nx,2,q,yes\ny,1,p,no\nx,2,q,no\ny,?,p,yes\n"
 
@@ -37,9 +45,13 @@ def test_round_trip_gives_the_same_gram_clusters_and_imputations(tmp_path):
     assert s.data.class_column == "class" and s.data.n_rows == 435
     K0, K1 = kernels.gram(model, feats), kernels.gram(s.model, feats)
     assert np.max(np.abs(K0 - K1)) <= 1e-12
-    assert np.array_equal(cluster(K0, 2, "correlation", kernel="fisher", restarts=3, seed=1).labels,
-                          cluster(K1, 2, "correlation", kernel="fisher", restarts=3, seed=1).labels)
-    hidden = feats.with_codes(np.where(np.random.default_rng(0).random(feats.codes.shape) < 0.1, -1, feats.codes))
+    assert np.array_equal(
+        cluster(K0, 2, "correlation", kernel="fisher", restarts=3, seed=1).labels,
+        cluster(K1, 2, "correlation", kernel="fisher", restarts=3, seed=1).labels,
+    )
+    hidden = feats.with_codes(
+        np.where(np.random.default_rng(0).random(feats.codes.shape) < 0.1, -1, feats.codes)
+    )
     a, b = impute_bn(hidden, model=model), impute_bn(hidden, model=s.model)
     for i in a.cells:
         assert np.array_equal(a.cells[i][0], b.cells[i][0])
@@ -70,21 +82,30 @@ def _doc():
     return session_dict(ref, DAG(["a", "b", "c"], [("a", "b")]), "smoothed")
 
 
-@pytest.mark.parametrize("edit, match", [
-    (lambda d: d.update(schema="other"), "not a bnfk session file"),
-    (lambda d: d.update(version=99), "session version 99"),
-    (lambda d: d.update(data={"sample": "no_such_set"}), "data.sample 'no_such_set' is not a bundled dataset"),
-    (lambda d: d["data"].update(csv="a,b\n1,2\n"), "does not match its sha256"),
-    (lambda d: d["data"]["options"].update(missing_policy="drop"), "missing_policy must be"),
-    (lambda d: d["data"]["options"].update(bins=10**12), "bins must be an integer"),
-    (lambda d: d["data"]["options"].update(class_column="nope"), "do not load"),
-    (lambda d: d["structure"].update(arcs=[["a", "b"], ["b", "a"]]), "x.json"),
-    (lambda d: d["structure"].update(nodes=["a", "b", "zz"]), "it lacks c; it has unknown variable\\(s\\) zz"),
-    (lambda d: d.update(params="magic"), "params 'magic'"),
-    (lambda d: d.update(settings={"k": {"nested": 1}}), "settings: 'k' must hold"),
-    (lambda d: d.update(settings=[1, 2]), "settings must be an object"),
-    (lambda d: d.update(model={"nodes": "x"}), "x.json"),
-])
+@pytest.mark.parametrize(
+    "edit, match",
+    [
+        (lambda d: d.update(schema="other"), "not a bnfk session file"),
+        (lambda d: d.update(version=99), "session version 99"),
+        (
+            lambda d: d.update(data={"sample": "no_such_set"}),
+            "data.sample 'no_such_set' is not a bundled dataset",
+        ),
+        (lambda d: d["data"].update(csv="a,b\n1,2\n"), "does not match its sha256"),
+        (lambda d: d["data"]["options"].update(missing_policy="drop"), "missing_policy must be"),
+        (lambda d: d["data"]["options"].update(bins=10**12), "bins must be an integer"),
+        (lambda d: d["data"]["options"].update(class_column="nope"), "do not load"),
+        (lambda d: d["structure"].update(arcs=[["a", "b"], ["b", "a"]]), "x.json"),
+        (
+            lambda d: d["structure"].update(nodes=["a", "b", "zz"]),
+            "it lacks c; it has unknown variable\\(s\\) zz",
+        ),
+        (lambda d: d.update(params="magic"), "params 'magic'"),
+        (lambda d: d.update(settings={"k": {"nested": 1}}), "settings: 'k' must hold"),
+        (lambda d: d.update(settings=[1, 2]), "settings must be an object"),
+        (lambda d: d.update(model={"nodes": "x"}), "x.json"),
+    ],
+)
 def test_hostile_sessions_are_refused_naming_the_field(edit, match):
     doc = _doc()
     edit(doc)
@@ -102,10 +123,12 @@ def test_not_json_and_infinite_numbers_are_refused():
 
 
 def test_html_in_names_survives_as_plain_text(tmp_path):
-    raw = "<b>a</b>,\"<script>alert(1)</script>\",label\n<i>x</i>,1,y\ny,2,n\n".encode()
+    raw = b'<b>a</b>,"<script>alert(1)</script>",label\n<i>x</i>,1,y\ny,2,n\n'
     ref = DataRef(name="<evil>.csv", content=raw, class_column="label")
     feats = ref.load().without_class()
-    s = parse_session(json.dumps(session_dict(ref, DAG(feats.variables, [feats.variables]), "smoothed")), "e.json")
+    s = parse_session(
+        json.dumps(session_dict(ref, DAG(feats.variables, [feats.variables]), "smoothed")), "e.json"
+    )
     assert s.data.variables[:2] == ("<b>a</b>", "<script>alert(1)</script>")
 
 
@@ -135,4 +158,5 @@ def test_cli_subcommands_take_a_session_file(tmp_path, capsys):
 
 def test_sample_dir_is_the_projects_sample_data():
     from bnfk_core.serving.session import SAMPLE_DIR
+
     assert (SAMPLE_DIR / "catalog.json").is_file()

@@ -1,5 +1,6 @@
 """Closed sessions are shut down and dropped when their time to reconnect is over, not when the next session
 closes (bnfk_ui.sessions): a second class does not find the first one's sessions still held."""
+
 from __future__ import annotations
 
 import threading
@@ -23,22 +24,24 @@ class _Session:
 
 def test_expired_sessions_are_shut_down_and_dropped(monkeypatch):
     storage = MemorySessionStorage(maxsize=64, ttl_seconds=0.3)
-    mgr = WebsocketSessionManager(storage, uploaded_file_manager=None, script_cache=None,
-                                  message_enqueued_callback=None)
+    mgr = WebsocketSessionManager(
+        storage, uploaded_file_manager=None, script_cache=None, message_enqueued_callback=None
+    )
     # the reaper reads the manager Streamlit's runtime holds; here the one just made -- seen from this thread
     # only: an app test earlier in the run may have started the reaper's thread, which must not reap these
     runtime = SimpleNamespace(_session_mgr=mgr)
     here = threading.current_thread()
     import streamlit.runtime as rt
+
     monkeypatch.setattr(rt.Runtime, "exists", classmethod(lambda cls: threading.current_thread() is here))
     monkeypatch.setattr(rt.Runtime, "instance", classmethod(lambda cls: runtime))
     old = [_Session(f"a{i}") for i in range(5)]
     for s in old:
         storage.save(SessionInfo(client=None, session=s))
-    assert sessions.reap() == 0 and not any(s.shut for s in old)         # still in their time to reconnect
+    assert sessions.reap() == 0 and not any(s.shut for s in old)  # still in their time to reconnect
     time.sleep(0.4)
     young = _Session("b")
-    assert len(storage._cache._data) == 5                                  # Streamlit alone keeps them
+    assert len(storage._cache._data) == 5  # Streamlit alone keeps them
     assert sessions.reap() == 5
     assert all(s.shut for s in old) and len(storage._cache._data) == 0
     storage.save(SessionInfo(client=None, session=young))

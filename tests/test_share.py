@@ -1,16 +1,17 @@
-"""Links and session files in the app (bnfk_ui.share, bnfk_ui.settings): a configured view survives a link and a
-session file exactly; hostile query strings and files give one warning or error, never a traceback."""
+"""Links and session files in the app (bnfk_ui.share, bnfk_ui.settings): a configured view survives a link and
+a session file exactly; hostile query strings and files give one warning or error, never a traceback."""
+
 import math
 
 import pytest
+from apptest_helpers import ROOT, open_sidebar_box
 from streamlit.testing.v1 import AppTest
 
-from apptest_helpers import ROOT, open_sidebar_box
 from bnfk_ui import settings as S
 from bnfk_ui.share import decode_arcs, encode_arcs
 
 APP = str(ROOT / "app.py")
-FROM, TO = "crime", "immigration"   # not adjacent in the default Chow–Liu tree
+FROM, TO = "crime", "immigration"  # not adjacent in the default Chow–Liu tree
 
 
 def _fresh(query: dict | None = None) -> AppTest:
@@ -35,19 +36,26 @@ def test_settings_parse_and_refuse():
     assert S.SETTINGS["seg_missing"].parse("0.35") == pytest.approx(0.35)
     assert S.SETTINGS["kernel_normalize"].parse("true") is True
     assert S.SETTINGS["clu_kernels"].parse("fisher,hamming") == ["fisher", "hamming"]
-    for key, bad, why in (("clu_seed", "-1", "from 0 to"), ("clu_seed", "1e99", "from 0 to"),
-                          ("clu_seed", "2.5", "integer"), ("clu_seed", "nan", "integer"),
-                          ("clu_algorithm", "<script>", "one of"), ("clu_kernels", "fisher,zzz", "zzz"),
-                          ("kernel_normalize", "maybe", "true or false"), ("memory_gib", "inf", "finite")):
+    for key, bad, why in (
+        ("clu_seed", "-1", "from 0 to"),
+        ("clu_seed", "1e99", "from 0 to"),
+        ("clu_seed", "2.5", "integer"),
+        ("clu_seed", "nan", "integer"),
+        ("clu_algorithm", "<script>", "one of"),
+        ("clu_kernels", "fisher,zzz", "zzz"),
+        ("kernel_normalize", "maybe", "true or false"),
+        ("memory_gib", "inf", "finite"),
+    ):
         with pytest.raises(ValueError, match=why):
             S.SETTINGS[key].parse(bad)
-    for s in S.SETTINGS.values():     # every default is a valid value of its own setting
+    for s in S.SETTINGS.values():  # every default is a valid value of its own setting
         assert s.parse(s.default) == s.default and s.parse(s.encode(s.default)) == s.default
 
 
 def test_arcs_encoding_round_trips_and_refuses():
-    from bnfk_core.network.dag import DAG
     from bnfk_core.errors import StructureError
+    from bnfk_core.network.dag import DAG
+
     vs = ("a", "b c", "d")
     dag = DAG(vs, [("a", "d"), ("b c", "d")])
     assert encode_arcs(dag, vs) == "0-2.1-2" and decode_arcs("0-2.1-2", vs) == dag
@@ -90,17 +98,20 @@ def test_a_link_restores_the_view_exactly():
         assert (a["dag"] == b["dag"]) if key == "structure" else a == b, key
 
 
-@pytest.mark.parametrize("query, says", [
-    ({"clu_seed": "-5"}, "clu_seed must be from 0 to"),
-    ({"clu_seed": "99999999999999999999999"}, "clu_seed must be from 0 to"),
-    ({"arcs": "0-1.1-0"}, "its structure cannot be used"),
-    ({"arcs": "0-999"}, "beyond the data"),
-    ({"data": "<script>alert(1)</script>"}, "is not a bundled dataset"),
-    ({"upload": "0123456789abcdef"}, "not on this server"),
-    ({"no_such_thing": "1"}, "'no_such_thing' is not a setting"),
-    ({"clu_kernel": "zzz"}, "clu_kernel must be one of"),
-    ({"params": "magic"}, "params 'magic' is not an estimator"),
-])
+@pytest.mark.parametrize(
+    "query, says",
+    [
+        ({"clu_seed": "-5"}, "clu_seed must be from 0 to"),
+        ({"clu_seed": "99999999999999999999999"}, "clu_seed must be from 0 to"),
+        ({"arcs": "0-1.1-0"}, "its structure cannot be used"),
+        ({"arcs": "0-999"}, "beyond the data"),
+        ({"data": "<script>alert(1)</script>"}, "is not a bundled dataset"),
+        ({"upload": "0123456789abcdef"}, "not on this server"),
+        ({"no_such_thing": "1"}, "'no_such_thing' is not a setting"),
+        ({"clu_kernel": "zzz"}, "clu_kernel must be one of"),
+        ({"params": "magic"}, "params 'magic' is not an estimator"),
+    ],
+)
 def test_hostile_links_give_one_warning_and_defaults(query, says):
     at = _fresh(query)
     assert not at.exception, [e.value for e in at.exception]
@@ -124,7 +135,7 @@ def test_session_file_round_trip_in_the_app():
     _clean(at)
     at.switch_page("pages/clustering.py").run()
     first = _metrics(at)
-    assert not any(d.proto.label == "Session (JSON)" for d in at.get("download_button"))   # built when opened
+    assert not any(d.proto.label == "Session (JSON)" for d in at.get("download_button"))  # built when opened
     open_sidebar_box(at, "share")
     dl = next(d for d in at.get("download_button") if d.proto.label == "Session (JSON)")
     assert dl is not None
@@ -138,8 +149,9 @@ def test_session_file_round_trip_in_the_app():
     assert _metrics(fresh) == first
     assert fresh.session_state["structure"]["dag"] == at.session_state["structure"]["dag"]
     bad = open_sidebar_box(_fresh(), "share")
-    bad.file_uploader(key="w_session_file").upload("bad.json", b'{"schema": "bnfk-session", "version": 7}',
-                                                   "application/json").run()
+    bad.file_uploader(key="w_session_file").upload(
+        "bad.json", b'{"schema": "bnfk-session", "version": 7}', "application/json"
+    ).run()
     assert not bad.exception and any("bad.json has session version 7" in e.value for e in bad.error)
 
 
@@ -171,7 +183,7 @@ def test_a_link_keeps_the_segments_lab_variables():
     at = _fresh({"data": "hayes_roth", "class": "class"})
     at.switch_page("pages/segments.py").run()
     _clean(at)
-    picked = ["marital-status", "hobby"]                  # not the default suggestion, roles swapped
+    picked = ["marital-status", "hobby"]  # not the default suggestion, roles swapped
     at.session_state["seg_vars"] = picked
     at.run()
     _clean(at)

@@ -1,15 +1,17 @@
 """Work shared by the sessions of a class: a figure is built once per distinct input (arrays by content), and
 the feature table once per table."""
+
 from __future__ import annotations
 
+from importlib import import_module
+
 import numpy as np
+from apptest_helpers import ROOT
 
 from bnfk_core.data.table import load_csv
-from importlib import import_module
 from bnfk_ui.state.tables import without_class
 
-S = import_module("bnfk_ui.state.shared")      # the module (the package exports its function by that name)
-from apptest_helpers import ROOT
+S = import_module("bnfk_ui.state.shared")  # the module (the package exports its function by that name)
 
 
 def test_a_builder_runs_once_per_distinct_content():
@@ -21,14 +23,14 @@ def test_a_builder_runs_once_per_distinct_content():
 
     K = np.arange(12.0).reshape(3, 4)
     a = S.shared(build, K, ["x", "y"], title="t")
-    b = S.shared(build, K.copy(), ("x", "y") and ["x", "y"], title="t")      # another array, same content
+    b = S.shared(build, K.copy(), ("x", "y") and ["x", "y"], title="t")  # another array, same content
     assert a is b and len(calls) == 1
     K2 = K.copy()
-    K2[1, 2] += 1e-12                                                        # content changed: built again
+    K2[1, 2] += 1e-12  # content changed: built again
     c = S.shared(build, K2, ["x", "y"], title="t")
     assert c is not a and len(calls) == 2 and c["sum"] == K2.sum()
-    S.shared(build, K, ["x", "y"], title="u")                                # another keyword: built again
-    S.shared(build, K.astype(np.float32), ["x", "y"], title="t")             # another dtype: built again
+    S.shared(build, K, ["x", "y"], title="u")  # another keyword: built again
+    S.shared(build, K.astype(np.float32), ["x", "y"], title="t")  # another dtype: built again
     assert len(calls) == 4
 
 
@@ -48,13 +50,13 @@ def test_an_array_that_cannot_change_is_hashed_once_and_keyed_by_content(monkeyp
     fixed = K.copy()
     fixed.setflags(write=False)
     key = S.content_key(fixed)
-    assert key == S.content_key(K) and len(hashed) == 2          # the same key as a writable copy's
+    assert key == S.content_key(K) and len(hashed) == 2  # the same key as a writable copy's
     for _ in range(3):
         assert S.content_key(fixed) == key
-    assert len(hashed) == 2                                      # read-only: its digest is kept
+    assert len(hashed) == 2  # read-only: its digest is kept
     S.content_key(K)
     S.content_key(K)
-    assert len(hashed) == 4                                      # writable: hashed on every call
+    assert len(hashed) == 4  # writable: hashed on every call
     # a read-only view of a writable array can change under it: hashed every time, so a change shows
     view = K.view()
     view.setflags(write=False)
@@ -77,15 +79,30 @@ def test_a_keyed_value_is_built_once_per_key_and_handed_over_as_itself():
 
     K = np.arange(6.0).reshape(2, 3)
     assert S.shared(build, S.keyed(K, ("live", 1)), title="x") == K.sum()
-    assert calls[0] is K                                          # the builder gets the array, not the wrapper
-    assert S.shared(build, S.keyed(K * 2, ("live", 1)), title="x") == K.sum()   # the key stands for the content
+    assert calls[0] is K  # the builder gets the array, not the wrapper
+    assert (
+        S.shared(build, S.keyed(K * 2, ("live", 1)), title="x") == K.sum()
+    )  # the key stands for the content
     assert S.shared(build, S.keyed(K * 2, ("live", 2)), title="x") == 2 * K.sum()
     assert len(calls) == 2
 
 
 def test_keys_tell_apart_lists_tuples_and_values():
-    keys = {S.content_key(v) for v in ([1, 2], (1, 2), [1.0, 2], np.array([1, 2]), np.array([1, 2], np.int32),
-                                       {"a": 1}, {"a": 2}, None, "1", 1)}
+    keys = {
+        S.content_key(v)
+        for v in (
+            [1, 2],
+            (1, 2),
+            [1.0, 2],
+            np.array([1, 2]),
+            np.array([1, 2], np.int32),
+            {"a": 1},
+            {"a": 2},
+            None,
+            "1",
+            1,
+        )
+    }
     assert len(keys) == 10
 
 
@@ -115,20 +132,20 @@ def test_the_front_keys_calls_as_streamlit_does_and_shares_read_only_results():
         return {"K": np.eye(len(rows)) * scale, "n": len(rows)}
 
     a = gram(object(), "m1", (1, 2, 3))
-    b = gram(object(), "m1", (1, 2, 3), 1.0)          # another underscore argument, the same key: no call
+    b = gram(object(), "m1", (1, 2, 3), 1.0)  # another underscore argument, the same key: no call
     assert a is b and calls == ["m1"]
-    with np.testing.assert_raises(ValueError):        # shared by every session: read-only
+    with np.testing.assert_raises(ValueError):  # shared by every session: read-only
         a["K"][0, 0] = 5
-    gram(None, "m1", (1, 2, 3), scale=2.0)            # a keyed argument changed: a call
+    gram(None, "m1", (1, 2, 3), scale=2.0)  # a keyed argument changed: a call
     gram(None, "m2", (1, 2, 3))
     gram(None, "m1", (1, 2))
     assert calls == ["m1", "m1", "m2", "m1"]
     assert gram(None, "m1", (1, 2))["n"] == 2 and len(calls) == 4
-    for i in range(10):                                # bounded like the cache behind it (max_entries=3)
+    for i in range(10):  # bounded like the cache behind it (max_entries=3)
         gram(None, f"x{i}", (1,))
     calls.clear()
     gram(None, "m1", (1, 2, 3))
-    assert calls == ["m1"]                             # dropped from the front (Streamlit's cache may still hold it)
+    assert calls == ["m1"]  # dropped from the front (Streamlit's cache may still hold it)
 
 
 def test_a_spinner_hook_runs_only_when_a_front_has_work_to_do():
@@ -142,12 +159,12 @@ def test_a_spinner_hook_runs_only_when_a_front_has_work_to_do():
     missed = []
     token = S.on_miss(lambda: missed.append(1))
     try:
-        assert square(3) == 9 and missed == [1]          # computed: the hook ran first
-        assert square(3) == 9 and missed == [1]          # held: no hook
+        assert square(3) == 9 and missed == [1]  # computed: the hook ran first
+        assert square(3) == 9 and missed == [1]  # held: no hook
         assert square(4) == 16 and missed == [1, 1]
     finally:
         S._ON_MISS.reset(token)
-    assert square(5) == 25 and missed == [1, 1]          # no hook set: nothing called
+    assert square(5) == 25 and missed == [1, 1]  # no hook set: nothing called
 
 
 def test_the_table_is_handed_out_once_per_reading_and_upload(monkeypatch):
@@ -165,11 +182,17 @@ def test_the_table_is_handed_out_once_per_reading_and_upload(monkeypatch):
     up = b"a,b\n1,2\n"
     monkeypatch.setattr(tables, "_source", lambda ds: ("x.csv", up if ds == "upload" else None))
     monkeypatch.setattr(tables, "na_values_of", lambda s: None)
-    s = {"dataset": "upload", "class_column": None, "missing_policy": "missing", "bins": 4, "drop_columns": ()}
+    s = {
+        "dataset": "upload",
+        "class_column": None,
+        "missing_policy": "missing",
+        "bins": 4,
+        "drop_columns": (),
+    }
     t1, t2 = tables.load(s), tables.load(dict(s))
     assert t1 is t2 and loads == ["x.csv"]
     assert t1.fingerprint() == load_csv(str(ROOT / "sample_data" / "zoo.csv")).fingerprint()
-    up = b"a,b\n1,2\n"[:]                               # other bytes (same content, another object): read again
+    up = b"a,b\n1,2\n"[:]  # other bytes (same content, another object): read again
     up = bytes(bytearray(up))
     tables.load(s)
     tables.load({**s, "bins": 5})
@@ -205,12 +228,12 @@ def test_a_lazy_progress_bar_is_drawn_only_when_a_step_computes():
     from streamlit.testing.v1 import AppTest
 
     at = AppTest.from_string(LAZY, default_timeout=60)
-    at.session_state.x = 7_000_001                     # not held by the front yet: the bar is drawn (then emptied)
+    at.session_state.x = 7_000_001  # not held by the front yet: the bar is drawn (then emptied)
     at.run()
     assert not at.exception
     drawn = [e.type for e in at.main]
     assert "empty" in drawn or "progress" in drawn, drawn
-    at.run()                                          # every step held: no bar at all
+    at.run()  # every step held: no bar at all
     assert not at.exception
     assert not {"empty", "progress"} & {e.type for e in at.main}, [e.type for e in at.main]
     assert str(7_000_002 + 7_000_102) in at.markdown[0].value

@@ -1,4 +1,5 @@
-"""Tests of bnfk_core.kernels.similarity: the Boriah, Chandola & Kumar (2008) measures and the Aitchison-Aitken kernel.
+"""Tests of bnfk_core.kernels.similarity: the Boriah, Chandola & Kumar (2008) measures and the
+Aitchison-Aitken kernel.
 
 The reference below (``bf_similarity``) is written from Table 2 of Boriah et al. (2008) alone, pair by pair
 in plain Python with the ``math`` module (no numpy tables, nothing from bnfk_core but the error type).  The
@@ -10,6 +11,7 @@ conventions for what the table leaves open are the ones documented in the module
 * a value never seen at fit time gets f = 1 (not a member of A_k; a member of lin1's Q when p qualifies);
 * burnaby with a single fitted value: mismatch 0; lin/lin1 with a zero denominator: 1 if O is non-empty.
 """
+
 from __future__ import annotations
 
 import itertools
@@ -22,12 +24,26 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from bnfk_core.kernels import similarity
 from bnfk_core.errors import KernelError
+from bnfk_core.kernels import similarity
 from bnfk_core.registry import KERNELS
 
-BORIAH = ("overlap", "eskin", "iof", "of", "lin", "lin1", "goodall1", "goodall2", "goodall3", "goodall4",
-          "smirnov", "gambaryan", "burnaby", "anderberg")
+BORIAH = (
+    "overlap",
+    "eskin",
+    "iof",
+    "of",
+    "lin",
+    "lin1",
+    "goodall1",
+    "goodall2",
+    "goodall3",
+    "goodall4",
+    "smirnov",
+    "gambaryan",
+    "burnaby",
+    "anderberg",
+)
 ALL = BORIAH + ("aitchison-aitken",)
 ONE_OVER_D = ("overlap", "eskin", "iof", "of", "goodall1", "goodall2", "goodall3", "goodall4", "burnaby")
 ONE_OVER_SUM_N = ("smirnov", "gambaryan")
@@ -46,7 +62,7 @@ class Col:
         self.n_states = n_states
 
     def freq(self, v):
-        return self.f[v] if self.f.get(v, 0) > 0 else 1          # frequency floor for unseen values
+        return self.f[v] if self.f.get(v, 0) > 0 else 1  # frequency floor for unseen values
 
     def p(self, v):
         return self.freq(v) / self.N
@@ -63,7 +79,7 @@ def term(name, c: Col, a, b):
     if name == "overlap":
         return (1.0 if a == b else 0.0), 1.0
     if name == "eskin":
-        return (1.0 if a == b else c.n ** 2 / (c.n ** 2 + 2)), 1.0
+        return (1.0 if a == b else c.n**2 / (c.n**2 + 2)), 1.0
     if name == "iof":
         return (1.0 if a == b else 1 / (1 + log(c.freq(a)) * log(c.freq(b)))), 1.0
     if name == "of":
@@ -79,8 +95,10 @@ def term(name, c: Col, a, b):
     if name == "goodall4":
         return (c.p2(a) if a == b else 0.0), 1.0
     if name == "smirnov":
+
         def g(q):
             return c.f[q] / max(N - c.f[q], 1)
+
         if a == b:
             return 2 + (N - c.freq(a)) / c.freq(a) + sum(g(q) for q in c.A if q != a), float(c.n)
         return sum(g(q) for q in c.A if q not in (a, b)), float(c.n)
@@ -138,7 +156,7 @@ def bf_similarity(name, cols, x, y, missing="renormalize", bandwidth=0.1):
         return num / den
     if name in ("lin", "lin1"):
         return num / den if den < 0 else 1.0
-    return num / den if den > 0 else 0.0          # anderberg
+    return num / den if den > 0 else 0.0  # anderberg
 
 
 def bf_gram(name, train, X, Y, **kw):
@@ -151,16 +169,16 @@ def random_codes(seed, n=14, with_missing=True):
     """Small random data with ties, a single-state column, skewed and uniform columns and missing cells."""
     rng = np.random.default_rng(seed)
     cols = [
-        rng.integers(0, 3, n),                                   # a few values
-        np.repeat(np.arange(n // 2), 2)[rng.permutation(n)],     # all frequencies tied (2 each)
-        np.zeros(n, dtype=int),                                  # a single state
-        rng.choice(5, n, p=[0.6, 0.2, 0.1, 0.05, 0.05]),         # skewed, some values seen once
-        rng.integers(0, 2, n),                                   # binary
+        rng.integers(0, 3, n),  # a few values
+        np.repeat(np.arange(n // 2), 2)[rng.permutation(n)],  # all frequencies tied (2 each)
+        np.zeros(n, dtype=int),  # a single state
+        rng.choice(5, n, p=[0.6, 0.2, 0.1, 0.05, 0.05]),  # skewed, some values seen once
+        rng.integers(0, 2, n),  # binary
     ]
     X = np.stack(cols, axis=1).astype(np.int64)
     if with_missing:
         X[rng.random(X.shape) < 0.12] = -1
-        X[0, 1] = 0                                              # keep every column observed somewhere
+        X[0, 1] = 0  # keep every column observed somewhere
         X[0, 2] = 0
     return X
 
@@ -208,7 +226,9 @@ def test_complete_data_is_the_plain_table_2_sum(name):
             assert K[i, j] == pytest.approx(num / sum_n, rel=1e-12, abs=1e-14)
 
 
-@pytest.mark.parametrize("name", ["eskin", "lin", "lin1", "smirnov", "anderberg", "aitchison-aitken", "goodall1"])
+@pytest.mark.parametrize(
+    "name", ["eskin", "lin", "lin1", "smirnov", "anderberg", "aitchison-aitken", "goodall1"]
+)
 def test_large_data_on_sampled_pairs(name):
     """Many attributes (merged into groups) and one attribute with more than 256 states (its own group)."""
     rng = np.random.default_rng(11)
@@ -251,9 +271,9 @@ def test_normalize_is_cosine(name):
 def test_missing_rule_overlap_counts_only_attributes_observed_in_both():
     X = np.array([[0, -1, 1], [0, 1, 0], [-1, -1, -1], [0, 1, 1]])
     K = similarity.fit_measure("overlap", X).gram(X)
-    assert K[0, 1] == pytest.approx(1 / 2)      # O = {0, 2}: one match of two
-    assert K[0, 3] == pytest.approx(1.0)        # O = {0, 2}: both match
-    assert K[2, 0] == 0.0 and K[2, 2] == 0.0    # nothing observed in both
+    assert K[0, 1] == pytest.approx(1 / 2)  # O = {0, 2}: one match of two
+    assert K[0, 3] == pytest.approx(1.0)  # O = {0, 2}: both match
+    assert K[2, 0] == 0.0 and K[2, 2] == 0.0  # nothing observed in both
     Kz = similarity.fit_measure("overlap", X, missing="zero").gram(X)
     assert Kz[0, 1] == pytest.approx(1 / 3) and Kz[0, 3] == pytest.approx(2 / 3)
 
@@ -273,22 +293,22 @@ def test_worked_example_by_hand():
 
     # mismatch (0, 3)
     assert S("overlap", 0, 3) == 0.0
-    assert S("eskin", 0, 3) == pytest.approx(float(Fraction(4, 6)))               # n^2/(n^2+2) = 4/6
-    assert S("iof", 0, 3) == pytest.approx(1.0)                                  # log 1 = 0
+    assert S("eskin", 0, 3) == pytest.approx(float(Fraction(4, 6)))  # n^2/(n^2+2) = 4/6
+    assert S("iof", 0, 3) == pytest.approx(1.0)  # log 1 = 0
     assert S("of", 0, 3) == pytest.approx(1 / (1 + L(4 / 3) * L(4)))
-    assert S("lin", 0, 3) == pytest.approx(0.0, abs=1e-15)                       # 2 log(3/4 + 1/4) = 0
-    assert S("burnaby", 0, 3) == pytest.approx(1.0)                              # binary: C / (0 + C)
-    assert S("smirnov", 0, 3) == pytest.approx(0.0)                              # A_k \ {a, b} is empty
+    assert S("lin", 0, 3) == pytest.approx(0.0, abs=1e-15)  # 2 log(3/4 + 1/4) = 0
+    assert S("burnaby", 0, 3) == pytest.approx(1.0)  # binary: C / (0 + C)
+    assert S("smirnov", 0, 3) == pytest.approx(0.0)  # A_k \ {a, b} is empty
     assert S("anderberg", 0, 3) == 0.0
     # match (1, 2): p(a) = p(y) = 3/4, p2 = 3*2/(4*3) = 1/2
     for g in ("goodall1", "goodall2", "goodall3", "goodall4"):
         assert S(g, 1, 2) == pytest.approx(0.5)
     assert S("lin", 1, 2) == pytest.approx(1.0)
-    assert S("smirnov", 1, 2) == pytest.approx(2 * Fraction(8, 3) / 4)           # (2 + 1/3 + 1/3) each, / sum n
+    assert S("smirnov", 1, 2) == pytest.approx(2 * Fraction(8, 3) / 4)  # (2 + 1/3 + 1/3) each, / sum n
     h = -(0.75 * math.log2(0.75) + 0.25 * math.log2(0.25))
     assert S("gambaryan", 1, 2) == pytest.approx(2 * h / 4)
     # one match, one mismatch (0, 1)
-    assert S("anderberg", 0, 1) == pytest.approx(float(Fraction(2, 5)))          # (16/27) / (16/27 + 8/9)
+    assert S("anderberg", 0, 1) == pytest.approx(float(Fraction(2, 5)))  # (16/27) / (16/27 + 8/9)
     assert S("lin1", 0, 1) == pytest.approx(L(3 / 4) / (2 * L(3 / 4) + L(1 / 4)))
     assert S("eskin", 0, 1) == pytest.approx((1 + 4 / 6) / 2)
 
@@ -326,7 +346,12 @@ def test_psd_flagged_measures_have_no_negative_eigenvalue(name):
         assert _min_eig(similarity.fit_measure(name, X).gram(X)) > -1e-10, seed
 
 
-COUNTEREXAMPLES = [[1, 5, 5], [1, 1, 1, 1, 1, 1, 170], [123, 40, 1, 4, 15, 2, 3, 10], [40, 1, 1, 1, 1, 1, 1, 1, 1]]
+COUNTEREXAMPLES = [
+    [1, 5, 5],
+    [1, 1, 1, 1, 1, 1, 170],
+    [123, 40, 1, 4, 15, 2, 3, 10],
+    [40, 1, 1, 1, 1, 1, 1, 1, 1],
+]
 
 
 @pytest.mark.parametrize("name", [n for n in ALL if similarity.MEASURES[n].psd is False])
@@ -345,8 +370,10 @@ def test_not_psd_flagged_measures_have_a_counterexample(name):
 def test_lin_psd_unknown_no_counterexample_found():
     """lin is flagged 'unknown': the search that finds the others' counterexamples finds none for it."""
     assert similarity.MEASURES["lin"].psd is None
-    worst = [_min_eig(similarity.fit_measure("lin", X).gram(np.unique(X, axis=0)))
-             for X in (_distinct_rows([c]) for c in COUNTEREXAMPLES)]
+    worst = [
+        _min_eig(similarity.fit_measure("lin", X).gram(np.unique(X, axis=0)))
+        for X in (_distinct_rows([c]) for c in COUNTEREXAMPLES)
+    ]
     for seed in range(40):
         X = _random_complete(seed)
         full = np.array(list(itertools.product(*[np.unique(X[:, k]) for k in range(X.shape[1])])))
@@ -376,10 +403,11 @@ def test_registered_with_their_flags():
 
 def test_registry_fit_ignores_network_options_and_drops_the_label(sample_path):
     from bnfk_core.data.table import load_csv
+
     data = load_csv(sample_path("hayes_roth"), class_column="class")
     fitted = KERNELS["eskin"].fit(data.without_class(), model=None, structure="hc", score="qnml", seed=3)
     assert fitted.variables == tuple(data.without_class().variables)
-    direct = similarity.fit_measure("eskin", data)          # the class column is left out by default
+    direct = similarity.fit_measure("eskin", data)  # the class column is left out by default
     np.testing.assert_allclose(fitted.gram(data), direct.gram(data))
     assert "class" not in direct.variables
 
@@ -387,6 +415,7 @@ def test_registry_fit_ignores_network_options_and_drops_the_label(sample_path):
 def test_categorical_data_recoded_by_state_label(sample_path):
     """Rows of another file are matched by variable name and state label, not by code."""
     from bnfk_core.data.table import load_csv
+
     data = load_csv(sample_path("hayes_roth"), class_column="class").without_class()
     part = data.subset(np.arange(40))
     m = similarity.fit_measure("lin", data)
@@ -410,10 +439,27 @@ def test_errors_are_one_sentence_kernel_errors():
 
 def test_cli_kernel_eskin_matches_the_api(tmp_path, sample_path):
     from bnfk_core.data.table import load_csv
+
     out = tmp_path / "K.npy"
-    res = subprocess.run([sys.executable, "-m", "bnfk_core", "kernel", str(sample_path("hayes_roth")),
-                          "--class-column", "class", "--kind", "eskin", "-o", str(out)],
-                         check=False, capture_output=True, text=True, timeout=300)
+    res = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "bnfk_core",
+            "kernel",
+            str(sample_path("hayes_roth")),
+            "--class-column",
+            "class",
+            "--kind",
+            "eskin",
+            "-o",
+            str(out),
+        ],
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert res.returncode == 0, res.stderr
     data = load_csv(sample_path("hayes_roth"), class_column="class")
     np.testing.assert_allclose(np.load(out), similarity.fit_measure("eskin", data).gram(data), rtol=1e-12)
@@ -423,6 +469,7 @@ def test_cli_kernel_eskin_matches_the_api(tmp_path, sample_path):
 def test_clustering_and_classification_through_the_registry(name, sample_path):
     from bnfk_core.analyses.cluster.clustering import classify, run_clustering
     from bnfk_core.data.table import load_csv
+
     data = load_csv(sample_path("hayes_roth"), class_column="class")
     out = run_clustering(data, name, "correlation", restarts=3, seed=1)
     assert out["shift"] == "adaptive" and -1 <= out["ari"] <= 1

@@ -1,5 +1,6 @@
 """Streaming counts: weighted distinct rows give the same DAGs, scores and CPTs
 as the rows themselves; the chunked reader gives load_csv's states; the Dask engine the same result."""
+
 from __future__ import annotations
 
 import json
@@ -11,11 +12,11 @@ import pytest
 
 from bnfk_core.data.binning import quantile_bins as _quantile_bins
 from bnfk_core.data.binning import weighted_quantile_bins as _weighted_quantile_bins
+from bnfk_core.data.stream import WeightedData, distinct_rows, read_counts
 from bnfk_core.data.table import from_codes, load_csv
+from bnfk_core.learning.scores import LocalScorer, family_counts
 from bnfk_core.learning.structure import learn_feature_structure, learn_structure
 from bnfk_core.network.model import fit, read_model
-from bnfk_core.learning.scores import LocalScorer, family_counts
-from bnfk_core.data.stream import WeightedData, distinct_rows, read_counts
 
 
 def _random_codes(seed, n=400, cards=(2, 3, 4, 2, 3), missing=0.05):
@@ -147,6 +148,7 @@ def test_read_counts_matches_load_csv(tmp_path, policy):
 
 def test_read_counts_errors(tmp_path):
     from bnfk_core.errors import DataError
+
     p = tmp_path / "ids.csv"
     p.write_text("id,b\n" + "".join(f"u{i},x\n" for i in range(60)))
     with pytest.raises(DataError, match="identifier"):
@@ -165,6 +167,7 @@ def test_read_counts_errors(tmp_path):
 def test_parquet_equals_csv(tmp_path):
     pa = pytest.importorskip("pyarrow")
     import pyarrow.parquet as pq
+
     text = _messy_csv(2, 200)
     csv_path, pq_path = tmp_path / "d.csv", tmp_path / "d.parquet"
     csv_path.write_text(text)
@@ -182,14 +185,33 @@ def test_cli_learn_chunksize_writes_the_same_model(tmp_path):
     outs = []
     for extra, name in (([], "mem.json"), (["--chunksize", "33"], "stream.json")):
         out = tmp_path / name
-        res = subprocess.run([sys.executable, "-m", "bnfk_core", "learn", str(path), "--structure", "hc",
-                              "--class-column", "cls", "--max-levels", "20", "--quiet", "-o", str(out), *extra],
-                             capture_output=True, text=True, timeout=120)
+        res = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "bnfk_core",
+                "learn",
+                str(path),
+                "--structure",
+                "hc",
+                "--class-column",
+                "cls",
+                "--max-levels",
+                "20",
+                "--quiet",
+                "-o",
+                str(out),
+                *extra,
+            ],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
         assert res.returncode == 0, res.stderr
         outs.append((json.loads(res.stdout), read_model(str(out))))
     (j1, m1), (j2, m2) = outs
-    # learn's default (structural EM) scores by the observed-data log-likelihood summed over rows or over distinct
-    # rows times their counts: the same number up to the order of a float sum
+    # learn's default (structural EM) scores by the observed-data log-likelihood summed over rows or over
+    # distinct rows times their counts: the same number up to the order of a float sum
     assert j1["arcs"] == j2["arcs"] and j1["rows"] == j2["rows"] == 400
     assert j1["score"] == pytest.approx(j2["score"], rel=1e-12, abs=1e-9)
     for a, b in zip(m1.cpts, m2.cpts):
@@ -199,12 +221,15 @@ def test_cli_learn_chunksize_writes_the_same_model(tmp_path):
 def test_dask_local_cluster_equals_single_process(tmp_path, spawn_safe_main):
     pytest.importorskip("distributed")
     from distributed import Client, LocalCluster
+
     path = tmp_path / "messy.csv"
     path.write_text(_messy_csv(4, 3000))
     opts = dict(class_column="cls", max_levels=20)
     single = read_counts(str(path), chunksize=500, **opts)
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
-            Client(cluster) as client:
+    with (
+        LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster,
+        Client(cluster) as client,
+    ):
         dist = read_counts(str(path), engine="dask", client=client, blocksize=20_000, **opts)
         assert client.run(lambda: 1).__len__() == 2  # two worker processes did the work
     assert dist.states == single.states

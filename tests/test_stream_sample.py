@@ -1,15 +1,16 @@
 """A seeded sample of a streamed table's rows (WeightedData.sample_rows), read_counts' progress reports,
 the reader's refusals of files that are not CSV, and the weighted column summary."""
+
 import itertools
 
 import numpy as np
 import pytest
 
-from bnfk_core.data.table import load_csv
-from bnfk_core.kernels.embed import sample_rows
-from bnfk_core.errors import DataError
 from bnfk_core.data.stats import column_summary
 from bnfk_core.data.stream import WeightedData, distinct_rows, read_counts
+from bnfk_core.data.table import load_csv
+from bnfk_core.errors import DataError
+from bnfk_core.kernels.embed import sample_rows
 
 WEIGHTS = np.array([1, 3, 6, 90], dtype=np.int64)
 
@@ -17,8 +18,16 @@ WEIGHTS = np.array([1, 3, 6, 90], dtype=np.int64)
 def _weighted(weights=WEIGHTS) -> WeightedData:
     k = len(weights)
     codes = np.column_stack([np.arange(k), np.arange(k) % 2]).astype(np.int8)
-    return WeightedData(None, codes, ("a", "b"), (tuple(f"a{i}" for i in range(k)), ("b0", "b1")), None, "t",
-                        (), weights=np.asarray(weights, dtype=np.int64))
+    return WeightedData(
+        None,
+        codes,
+        ("a", "b"),
+        (tuple(f"a{i}" for i in range(k)), ("b0", "b1")),
+        None,
+        "t",
+        (),
+        weights=np.asarray(weights, dtype=np.int64),
+    )
 
 
 def _which(w: WeightedData, sample) -> np.ndarray:
@@ -40,8 +49,8 @@ def test_same_seed_same_sample_and_it_is_a_sample_of_the_expanded_rows():
 
 
 def test_sample_frequencies_are_proportional_to_multiplicity():
-    """Over many seeds, distinct row i appears n * w_i / N times per sample on average (a uniform sample of the
-    file's rows, drawn without replacement: a hypergeometric count); never more often than w_i."""
+    """Over many seeds, distinct row i appears n * w_i / N times per sample on average (a uniform sample of
+    the file's rows, drawn without replacement: a hypergeometric count); never more often than w_i."""
     w, n, seeds = _weighted(), 10, 3000
     N = int(WEIGHTS.sum())
     counts = np.zeros((seeds, len(WEIGHTS)))
@@ -51,7 +60,10 @@ def test_sample_frequencies_are_proportional_to_multiplicity():
     p = WEIGHTS / N
     mean = n * p
     sd = np.sqrt(n * p * (1 - p) * (N - n) / (N - 1))
-    assert np.all(np.abs(counts.mean(axis=0) - mean) <= 5 * sd / np.sqrt(seeds) + 1e-12), (counts.mean(axis=0), mean)
+    assert np.all(np.abs(counts.mean(axis=0) - mean) <= 5 * sd / np.sqrt(seeds) + 1e-12), (
+        counts.mean(axis=0),
+        mean,
+    )
     # uniform over *distinct* rows would give 2.5 each: far outside these bounds
     assert counts.mean(axis=0)[0] < 0.3 and counts.mean(axis=0)[3] > 8.5
 
@@ -92,7 +104,7 @@ def test_read_counts_progress_reports_and_leaves_the_result_unchanged(tmp_path):
     fractions = [f for f, _ in seen]
     assert fractions[0] == 0.0 and fractions[-1] == pytest.approx(1.0)
     assert all(x <= y + 1e-12 for x, y in itertools.pairwise(fractions))
-    assert len(seen) >= 2 * (5000 // 400)          # one report per chunk in each pass
+    assert len(seen) >= 2 * (5000 // 400)  # one report per chunk in each pass
     assert any("pass 1 of 2" in m for _, m in seen) and "5,000 of 5,000 rows" in seen[-1][1]
     assert 0.4 < max(f for f, m in seen if "pass 1" in m) <= 0.5
 
@@ -102,6 +114,7 @@ def test_read_counts_progress_reports_and_leaves_the_result_unchanged(tmp_path):
     def stop(f, m):
         if f > 0.2:
             raise Stop()
+
     with pytest.raises(Stop):
         read_counts(str(path), chunksize=400, progress=stop)
 
@@ -111,8 +124,12 @@ def test_files_that_are_not_csv_are_refused_naming_the_path(tmp_path):
     zip_like.write_bytes(b"PK\x03\x04" + bytes(range(256)) * 4)
     binary = tmp_path / "blob.csv"
     binary.write_bytes(b"a,b\n1,2\n\x00\x01\x02")
-    for p, words in ((zip_like, "ZIP archive"), (binary, "binary"), (tmp_path, "cannot be read as a regular file"),
-                     (tmp_path / "missing.csv", "not found")):
+    for p, words in (
+        (zip_like, "ZIP archive"),
+        (binary, "binary"),
+        (tmp_path, "cannot be read as a regular file"),
+        (tmp_path / "missing.csv", "not found"),
+    ):
         with pytest.raises(DataError) as exc:
             read_counts(str(p))
         assert str(p) in str(exc.value) and words in str(exc.value)
@@ -123,4 +140,6 @@ def test_column_summary_counts_rows_by_their_multiplicity():
     s = column_summary(w)
     e = column_summary(w.expand())
     assert s == e
-    assert s[0]["counts"].startswith("a0 (1), a1 (3), a2 (6), a3 (90)") and s[0]["most frequent"] == "a3 (90%)"
+    assert (
+        s[0]["counts"].startswith("a0 (1), a1 (3), a2 (6), a3 (90)") and s[0]["most frequent"] == "a3 (90%)"
+    )

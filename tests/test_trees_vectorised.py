@@ -1,6 +1,7 @@
-"""The Chow–Liu tree's pairwise mutual information without a Python loop over the pairs: the very numbers of the
-pair-by-pair computation (so the same tree, ties included), checked against scikit-learn's mutual information
-and networkx's maximum spanning tree."""
+"""The Chow–Liu tree's pairwise mutual information without a Python loop over the pairs: the very numbers of
+the pair-by-pair computation (so the same tree, ties included), checked against scikit-learn's mutual
+information and networkx's maximum spanning tree."""
+
 from __future__ import annotations
 
 import networkx as nx
@@ -23,29 +24,43 @@ def _pairwise(sc: LocalScorer) -> np.ndarray:
 
 
 def _old_tree(sc: LocalScorer, root: int):
-    return trees.parents_from_arcs(sc.n_vars, trees._max_spanning_tree(
-        range(sc.n_vars), lambda a, b: trees.scorer_mutual_information(sc, a, b), root))
+    return trees.parents_from_arcs(
+        sc.n_vars,
+        trees._max_spanning_tree(
+            range(sc.n_vars), lambda a, b: trees.scorer_mutual_information(sc, a, b), root
+        ),
+    )
 
 
 def _data(seed: int, rows: int, cols: int, levels: int, missing: float = 0.0):
     rng = np.random.default_rng(seed)
     cards = rng.integers(1, levels + 1, cols)
     codes = (rng.random((rows, cols)) * cards).astype(int)
-    codes[:, -1] = codes[:, 0]                                  # a copy of a column: exact ties
+    codes[:, -1] = codes[:, 0]  # a copy of a column: exact ties
     cards[-1] = cards[0]
     if cols > 3:
-        codes[:, -2] = (cards[1] - 1) - codes[:, 1]             # a column with its states renamed
+        codes[:, -2] = (cards[1] - 1) - codes[:, 1]  # a column with its states renamed
         cards[-2] = cards[1]
     codes[rng.random((rows, cols)) < missing] = -1
     return codes, cards
 
 
-@pytest.mark.parametrize("seed,rows,cols,levels,weights,block", [
-    (0, 200, 9, 4, None, 2 ** 22), (1, 200, 9, 4, None, 5), (2, 37, 12, 6, "int", 2 ** 22), (3, 37, 12, 6, "int", 3),
-    (4, 80, 8, 5, "float", 2 ** 22), (5, 80, 8, 5, "float", 7),
-    (6, 6, 10, 60, None, 2 ** 22), (7, 6, 10, 60, "int", 4), (8, 6, 10, 60, "float", 4),   # tables > max(4N, 1024)
-    (9, 1, 4, 3, None, 2 ** 22), (10, 300, 2, 2, None, 1),
-])
+@pytest.mark.parametrize(
+    "seed,rows,cols,levels,weights,block",
+    [
+        (0, 200, 9, 4, None, 2**22),
+        (1, 200, 9, 4, None, 5),
+        (2, 37, 12, 6, "int", 2**22),
+        (3, 37, 12, 6, "int", 3),
+        (4, 80, 8, 5, "float", 2**22),
+        (5, 80, 8, 5, "float", 7),
+        (6, 6, 10, 60, None, 2**22),
+        (7, 6, 10, 60, "int", 4),
+        (8, 6, 10, 60, "float", 4),  # tables > max(4N, 1024)
+        (9, 1, 4, 3, None, 2**22),
+        (10, 300, 2, 2, None, 1),
+    ],
+)
 def test_the_matrix_is_the_pair_by_pair_numbers(seed, rows, cols, levels, weights, block, monkeypatch):
     codes, cards = _data(seed, rows, cols, levels, missing=0.05)
     rng = np.random.default_rng(seed + 100)
@@ -53,7 +68,7 @@ def test_the_matrix_is_the_pair_by_pair_numbers(seed, rows, cols, levels, weight
     sc = LocalScorer(codes, cards, weights=w)
     monkeypatch.setattr(trees, "PAIR_BLOCK", block)
     mi = trees.mutual_information_matrix(sc)
-    assert np.array_equal(mi, _pairwise(sc))                    # the very same floats
+    assert np.array_equal(mi, _pairwise(sc))  # the very same floats
     for root in (0, cols - 1):
         assert trees.chow_liu(sc, root) == _old_tree(sc, root)
 
@@ -86,11 +101,12 @@ def test_weighted_rows_give_the_expanded_tables_numbers():
 
 def test_a_wide_table_of_few_rows_is_quick():
     import time
+
     rng = np.random.default_rng(0)
     codes = rng.integers(0, 12, (20, 600))
     cards = [int(c.max()) + 1 for c in codes.T]
     sc = LocalScorer(codes, cards)
     t0 = time.perf_counter()
     parents = trees.chow_liu(sc, 0)
-    assert time.perf_counter() - t0 < 20                         # 179,700 pairs; the loop took about 13 s
+    assert time.perf_counter() - t0 < 20  # 179,700 pairs; the loop took about 13 s
     assert sum(map(len, parents)) == 599

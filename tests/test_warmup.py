@@ -1,5 +1,6 @@
 """bnfk_ui.warmup: one background thread per process that loads the compiled clustering and the export check,
 and leaves the clustering's results unchanged."""
+
 import numpy as np
 
 from bnfk_core.analyses.cluster.correlation import correlation_clustering
@@ -29,11 +30,14 @@ def test_the_fisher_kernels_compiled_pair_sums_and_the_emoji_pattern_are_loaded_
     Streamlit's emoji pattern is compiled."""
     import subprocess
     import sys
-    code = ("from bnfk_ui import warmup; from bnfk_core.kernels import fisher; "
-            "import sys; assert not fisher._pair_kernel.signatures and 'streamlit.emojis' not in sys.modules; "
-            "warmup.start().join(120); "
-            "print(len(fisher._pair_kernel.signatures), len(fisher._pair_kernel_serial.signatures), "
-            "'streamlit.emojis' in sys.modules)")
+
+    code = (
+        "from bnfk_ui import warmup; from bnfk_core.kernels import fisher; "
+        "import sys; assert not fisher._pair_kernel.signatures and 'streamlit.emojis' not in sys.modules; "
+        "warmup.start().join(120); "
+        "print(len(fisher._pair_kernel.signatures), len(fisher._pair_kernel_serial.signatures), "
+        "'streamlit.emojis' in sys.modules)"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr[-2000:]
     assert out.stdout.split() == ["1", "1", "True"]

@@ -13,24 +13,41 @@ every order and reports the RMSE over the unobserved graphs (and of the mean of 
 paper's baseline).  The Walsh energy is always that of the fixed-order cube (the score as a polynomial
 of the arc bits, in the variables' order).
 """
+
 from __future__ import annotations
 
 import numpy as np
 
 from ..learning.landscape import Landscape
-from ..learning.metagraph import DEFAULT_C, MetagraphError, fit_orders, observed_split, paper_regulariser, predict_orders, \
-    rmse, walsh_energy
+from ..learning.metagraph import (
+    DEFAULT_C,
+    MetagraphError,
+    fit_orders,
+    observed_split,
+    paper_regulariser,
+    predict_orders,
+    rmse,
+    walsh_energy,
+)
 
-__all__ = ["graph_space", "surrogate_study", "landscape_summary", "ENCODINGS", "MAX_OBSERVED", "default_observed"]
+__all__ = [
+    "graph_space",
+    "surrogate_study",
+    "landscape_summary",
+    "ENCODINGS",
+    "MAX_OBSERVED",
+    "default_observed",
+]
 
 #: the surrogate solves an n x n system per order: at most this many observed graphs (~1 s a fit on one core)
 MAX_OBSERVED = 1500
 
 ENCODINGS = {
     True: "fixed order: one bit per node pair i < j (arc i -> j in the variables' order); all 2^C(k,2) bit "
-          "strings are DAGs (the hypercube Q_d)",
+    "strings are DAGs (the hypercube Q_d)",
     False: "all DAGs: one bit per ordered pair u != v (arc u -> v), d = k(k-1); the DAGs are a subset of the "
-           "hypercube Q_d and the kernel is the same function of the Hamming distance"}
+    "hypercube Q_d and the kernel is the same function of the Hamming distance",
+}
 
 
 def graph_space(land: Landscape, fixed_order: bool) -> tuple[np.ndarray, np.ndarray]:
@@ -45,8 +62,15 @@ def default_observed(n: int) -> int:
     return max(1, min(n // 2, 500, n - 1))
 
 
-def surrogate_study(land: Landscape, *, fixed_order: bool = True, observe: int | None = None,
-                    orders=(1, 2, 3), seed: int = 0, c: float = DEFAULT_C) -> dict:
+def surrogate_study(
+    land: Landscape,
+    *,
+    fixed_order: bool = True,
+    observe: int | None = None,
+    orders=(1, 2, 3),
+    seed: int = 0,
+    c: float = DEFAULT_C,
+) -> dict:
     """Fit the order-r surrogate on ``observe`` graphs of the space and predict the others.
 
     Returns ``graphs`` (landscape indices), ``observed`` / ``unobserved`` (positions in ``graphs``),
@@ -70,43 +94,73 @@ def surrogate_study(land: Landscape, *, fixed_order: bool = True, observe: int |
     errors = {r: rmse(p, y[rest]) for r, p in predicted.items()}
     fo_graphs, _ = land.fixed_order()
     energy = walsh_energy(land.values[fo_graphs])
-    return {"graphs": graphs, "bits": bits, "observed": obs, "unobserved": rest, "exact": y,
-            "predicted": predicted, "rmse": errors, "baseline_rmse": rmse(np.full(rest.size, y[obs].mean()), y[rest]),
-            "d": d, "c": float(c), "c_paper": {r: paper_regulariser(c, d, r) for r in orders},
-            "walsh_energy": energy, "fixed_order": bool(fixed_order), "encoding": ENCODINGS[bool(fixed_order)]}
+    return {
+        "graphs": graphs,
+        "bits": bits,
+        "observed": obs,
+        "unobserved": rest,
+        "exact": y,
+        "predicted": predicted,
+        "rmse": errors,
+        "baseline_rmse": rmse(np.full(rest.size, y[obs].mean()), y[rest]),
+        "d": d,
+        "c": float(c),
+        "c_paper": {r: paper_regulariser(c, d, r) for r in orders},
+        "walsh_energy": energy,
+        "fixed_order": bool(fixed_order),
+        "encoding": ENCODINGS[bool(fixed_order)],
+    }
 
 
 def _graph(land: Landscape, g: int, ranks: np.ndarray) -> dict:
-    return {"arcs": [list(a) for a in land.arcs(g)], "score": float(land.values[g]), "rank": int(ranks[g]),
-            "class": int(land.class_id[g]), "class_size": int((land.class_id == land.class_id[g]).sum())}
+    return {
+        "arcs": [list(a) for a in land.arcs(g)],
+        "score": float(land.values[g]),
+        "rank": int(ranks[g]),
+        "class": int(land.class_id[g]),
+        "class_size": int((land.class_id == land.class_id[g]).sum()),
+    }
 
 
-def landscape_summary(land: Landscape, study: dict, path: dict | None = None, top: int = 10,
-                      learned: dict | None = None) -> dict:
+def landscape_summary(
+    land: Landscape, study: dict, path: dict | None = None, top: int = 10, learned: dict | None = None
+) -> dict:
     """The JSON of ``python -m bnfk_core landscape`` (see ``docs/LANDSCAPE.md``); ``learned`` maps a label to
     the index of a graph placed among the others (e.g. a learned network)."""
     ranks = land.ranks()
     order = land.ranking()
     energy = study["walsh_energy"]
     var = float(energy[1:].sum())
-    out = {"variables": list(land.variables), "score": land.score, "rows_used": land.n_rows_used,
-           "dags": land.n_dags, "classes": land.n_classes,
-           "best": _graph(land, int(order[0]), ranks),
-           "top": [_graph(land, int(g), ranks) for g in order[:top]],
-           "best_by_score": {s: float(v.max()) for s, v in land.scores.items()},
-           "encoding": study["encoding"], "fixed_order": study["fixed_order"], "bits": study["d"],
-           "graphs_in_space": int(study["graphs"].size), "observed": int(study["observed"].size),
-           "regulariser_c": study["c"], "regulariser_c_paper": {str(r): v for r, v in study["c_paper"].items()},
-           "rmse": {str(r): v for r, v in study["rmse"].items()}, "baseline_rmse": study["baseline_rmse"],
-           "walsh_energy": {str(s): (float(e) / var if var > 0 else 0.0) for s, e in enumerate(energy) if s > 0},
-           "walsh_energy_note": "fraction of the score's variance over the fixed-order cube (variables' order) "
-                                "carried by the Walsh functions of each degree; zero above the largest in-degree",
-           "seconds": land.seconds}
+    out = {
+        "variables": list(land.variables),
+        "score": land.score,
+        "rows_used": land.n_rows_used,
+        "dags": land.n_dags,
+        "classes": land.n_classes,
+        "best": _graph(land, int(order[0]), ranks),
+        "top": [_graph(land, int(g), ranks) for g in order[:top]],
+        "best_by_score": {s: float(v.max()) for s, v in land.scores.items()},
+        "encoding": study["encoding"],
+        "fixed_order": study["fixed_order"],
+        "bits": study["d"],
+        "graphs_in_space": int(study["graphs"].size),
+        "observed": int(study["observed"].size),
+        "regulariser_c": study["c"],
+        "regulariser_c_paper": {str(r): v for r, v in study["c_paper"].items()},
+        "rmse": {str(r): v for r, v in study["rmse"].items()},
+        "baseline_rmse": study["baseline_rmse"],
+        "walsh_energy": {str(s): (float(e) / var if var > 0 else 0.0) for s, e in enumerate(energy) if s > 0},
+        "walsh_energy_note": "fraction of the score's variance over the fixed-order cube (variables' order) "
+        "carried by the Walsh functions of each degree; zero above the largest in-degree",
+        "seconds": land.seconds,
+    }
     if path is not None:
-        out["hill_climb"] = {"moves": [list(m) for m in path["moves"]],
-                             "ranks": [int(ranks[g]) for g in path["graphs"]],
-                             "scores": [float(land.values[g]) for g in path["graphs"]],
-                             "end": _graph(land, int(path["graphs"][-1]), ranks)}
+        out["hill_climb"] = {
+            "moves": [list(m) for m in path["moves"]],
+            "ranks": [int(ranks[g]) for g in path["graphs"]],
+            "scores": [float(land.values[g]) for g in path["graphs"]],
+            "end": _graph(land, int(path["graphs"][-1]), ranks),
+        }
     for name, g in (learned or {}).items():
         out[name] = _graph(land, int(g), ranks)
     return out

@@ -1,7 +1,8 @@
 """Row-wise work on files too big for memory: mean embeddings, greedy-MMD prototypes, kernels against a
 fixed set and log-likelihoods, a chunk of rows at a time.
 
-The rows come from :class:`bnfk_core.data.stream.CodeChunks` (the same codes as ``load_csv(path, model=...)``).
+The rows come from :class:`bnfk_core.data.stream.CodeChunks` (the same codes as ``load_csv(path,
+model=...)``).
 
 **The mean embedding from expected family counts.**  Block i of phi(x) for a complete family with parent
 configuration j and state k is the column vector ([k = k'] - theta_jk') s_jk' (k' = 0..r_i-1, at offset
@@ -16,13 +17,17 @@ cells enumerates the completions of its missing cells, weights them by P(complet
 product of the CPT entries of the families that touch a missing cell, normalised; the other factors are
 constants of the row) and adds each weight at the (j, k) the completion gives every touched family.
 Rows with more than :data:`ENUMERATE_LIMIT` completions take the general path
-(:func:`bnfk_core.kernels.fisher.features`, family posteriors from the batched junction tree) and add their feature
+(:func:`bnfk_core.kernels.fisher.features`, family posteriors from the batched junction tree) and add their
+feature
 sums directly.  So ``mean_embedding`` is linear in N, with memory for one chunk.
 
-The pass over the file runs on a runner (:mod:`bnfk_core.data.runners`: here a chunk at a time, or on the partitions
-of a Dask cluster): each piece gives its counts (:func:`scan_chunk`), the client adds them up in file order
-(:func:`merge_scans`).  Greedy-MMD prototypes over the complete rows: :mod:`bnfk_core.analyses.prototypes.rowwise`.
+The pass over the file runs on a runner (:mod:`bnfk_core.data.runners`: here a chunk at a time, or on the
+partitions of a Dask cluster): each piece gives its counts (:func:`scan_chunk`), the client adds them up in
+file order
+(:func:`merge_scans`).  Greedy-MMD prototypes over the complete rows:
+:mod:`bnfk_core.analyses.prototypes.rowwise`.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -34,11 +39,11 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
+from ..data.runners import runner_for
+from ..data.stream import DEFAULT_CHUNKSIZE, CodeChunks
 from ..errors import KernelError, ModelError
 from ..inference.queries import log_likelihood, parent_marginals
 from ..kernels.features import check_positive, feature_offsets, features
-from ..data.runners import runner_for
-from ..data.stream import DEFAULT_CHUNKSIZE, CodeChunks
 
 __all__ = [
     "ENUMERATE_LIMIT",
@@ -76,12 +81,16 @@ class CellTables:
         self.theta = np.concatenate([np.asarray(t, dtype=float).ravel() for t in model.cpts])
         with np.errstate(divide="ignore"):
             self.log_theta = np.log(self.theta)
-        P = np.concatenate([np.repeat(np.asarray(self.pm.probs[i], dtype=float), self.cards[i]) for i in range(n)])
+        P = np.concatenate(
+            [np.repeat(np.asarray(self.pm.probs[i], dtype=float), self.cards[i]) for i in range(n)]
+        )
         self.P = P
         tp = self.theta * P
         self.s = np.divide(1.0, np.sqrt(tp), out=np.zeros_like(tp), where=tp > 0)
         q = [int(model.cpts[i].shape[0]) for i in range(n)]
-        self.group_starts = np.concatenate([self.off[i] + np.arange(q[i]) * self.cards[i] for i in range(n)]).astype(np.int64)
+        self.group_starts = np.concatenate(
+            [self.off[i] + np.arange(q[i]) * self.cards[i] for i in range(n)]
+        ).astype(np.int64)
         self.group_size = np.concatenate([np.full(q[i], self.cards[i]) for i in range(n)]).astype(np.int64)
         self.cell_start = np.repeat(self.group_starts, self.group_size)
         self.cell_size = np.repeat(self.group_size, self.group_size)
@@ -93,15 +102,15 @@ class CellTables:
             ps = list(model.parents[i])
             self.npar[i] = len(ps)
             st = 1
-            for m in range(len(ps) - 1, -1, -1):      # C order, as model.parent_config (ravel_multi_index)
+            for m in range(len(ps) - 1, -1, -1):  # C order, as model.parent_config (ravel_multi_index)
                 self.par[i, m] = ps[m]
                 self.stride[i, m] = st
                 st *= int(self.cards[ps[m]])
         ts = self.theta * self.s
         # |phi|^2 of a complete family at cell g: sum_k' (theta s)^2 over its group + s_g^2 (1 - 2 theta_g)
         g2 = np.add.reduceat(ts * ts, self.group_starts) if self.D else np.zeros(0)
-        self.sq_cell = np.repeat(g2, self.group_size) + self.s ** 2 * (1.0 - 2.0 * self.theta)
-        self.index_dtype = np.int16 if self.D < 2 ** 15 - 1 else np.int32
+        self.sq_cell = np.repeat(g2, self.group_size) + self.s**2 * (1.0 - 2.0 * self.theta)
+        self.index_dtype = np.int16 if self.D < 2**15 - 1 else np.int32
 
     def args(self):
         return (self.cards, self.par, self.npar, self.stride, self.off, self.log_theta, self.P)
@@ -128,14 +137,18 @@ class CellTables:
         if getattr(self, "_cell_features", None) is None:
             rows = np.repeat(np.arange(self.D), self.cell_size)
             first = np.concatenate([[0], np.cumsum(self.cell_size)[:-1]])
-            cols = np.repeat(self.cell_start, self.cell_size) + (np.arange(rows.size) - np.repeat(first, self.cell_size))
+            cols = np.repeat(self.cell_start, self.cell_size) + (
+                np.arange(rows.size) - np.repeat(first, self.cell_size)
+            )
             vals = ((cols == rows).astype(float) - self.theta[cols]) * self.s[cols]
             self._cell_features = sp.csr_matrix((vals, (rows, cols)), shape=(self.D, self.D))
         return self._cell_features
 
     def codes_of(self, gidx: np.ndarray) -> np.ndarray:
         """The states of complete rows from their cell indices."""
-        return ((np.asarray(gidx, dtype=np.int64) - self.off[:-1][None, :]) % self.cards[None, :]).astype(np.int32)
+        return ((np.asarray(gidx, dtype=np.int64) - self.off[:-1][None, :]) % self.cards[None, :]).astype(
+            np.int32
+        )
 
 
 @numba.njit(cache=True)
@@ -150,10 +163,12 @@ def _config(x, i, par, npar, stride):  # pragma: no cover - compiled
 
 
 @numba.njit(cache=True)
-def _chunk_counts(codes, cards, par, npar, stride, off, log_theta, P, limit, counts, gidx, status,
-                  emit, pos, er, eg, ew):  # pragma: no cover
+def _chunk_counts(
+    codes, cards, par, npar, stride, off, log_theta, P, limit, counts, gidx, status, emit, pos, er, eg, ew
+):  # pragma: no cover
     """With ``emit`` the weights are written as entries (row, cell, weight) from ``pos[row]`` on instead of
-    added to ``counts`` (a chunk's sparse matrix of expected cell counts).  Per row: complete families add 1 to their cell (and give gidx); a row with missing cells adds its
+    added to ``counts`` (a chunk's sparse matrix of expected cell counts).  Per row: complete families add 1
+    to their cell (and give gidx); a row with missing cells adds its
     posterior weights over the completions of its missing cells.  status: 0 fine, 1 the observed values have
     probability zero, 2 too many completions (general path), 3 + i a complete family i at a zero-probability
     cell (theta = 0 or P(pi_i = j) = 0)."""
@@ -250,7 +265,8 @@ def _chunk_counts(codes, cards, par, npar, stride, off, log_theta, P, limit, cou
 
 @numba.njit(cache=True)
 def _row_sizes(codes, cards, par, npar, limit, out):  # pragma: no cover - compiled
-    """Entries each row emits: 1 per complete family, its completions per touched family (0 past ``limit``)."""
+    """Entries each row emits: 1 per complete family, its completions per touched family (0 past
+    ``limit``)."""
     N, n = codes.shape
     for row in range(N):
         A = 1
@@ -290,22 +306,26 @@ def _sq(gidx, sq_cell, out):  # pragma: no cover - compiled
             v += sq_cell[gidx[row, i]]
         out[row] = v
 
+
 # ====================================================================== one pass over a file
 @dataclass
 class _Pass:
     """What one pass over a file gives: the sum of phi over all rows, the complete rows (cell indices and row
     numbers), per-variable category counts (missing = one more category) and the row count."""
+
     phi_total: np.ndarray
     n_rows: int
     gidx: np.ndarray | None
     rows: np.ndarray | None
     category_counts: np.ndarray
     seconds: float
-    direct: np.ndarray | None = None   # a chunk's part only: features of the rows counted directly
-    row0: int = 0                      # a chunk's part only: the row its row numbers count from
+    direct: np.ndarray | None = None  # a chunk's part only: features of the rows counted directly
+    row0: int = 0  # a chunk's part only: the row its row numbers count from
 
 
-def _chunk(tables: CellTables, codes: np.ndarray, row0: int, counts: np.ndarray, entries=None, rows_out=False):
+def _chunk(
+    tables: CellTables, codes: np.ndarray, row0: int, counts: np.ndarray, entries=None, rows_out=False
+):
     """Counts of one chunk into ``counts`` (or, with ``entries`` = (pos, er, eg, ew), its entries); returns
     (gidx, status, feature sum of the general-path rows -- or their feature rows with ``rows_out``)."""
     model = tables.model
@@ -315,22 +335,51 @@ def _chunk(tables: CellTables, codes: np.ndarray, row0: int, counts: np.ndarray,
     status = np.zeros(N, np.int64)
     if entries is None:
         z = np.zeros(0, np.int64)
-        _chunk_counts(codes, *tables.args()[:4], tables.off, tables.log_theta, tables.P, ENUMERATE_LIMIT,
-                      counts, gidx, status, False, z, z, z, np.zeros(0))
+        _chunk_counts(
+            codes,
+            *tables.args()[:4],
+            tables.off,
+            tables.log_theta,
+            tables.P,
+            ENUMERATE_LIMIT,
+            counts,
+            gidx,
+            status,
+            False,
+            z,
+            z,
+            z,
+            np.zeros(0),
+        )
     else:
-        _chunk_counts(codes, *tables.args()[:4], tables.off, tables.log_theta, tables.P, ENUMERATE_LIMIT,
-                      counts, gidx, status, True, *entries)
+        _chunk_counts(
+            codes,
+            *tables.args()[:4],
+            tables.off,
+            tables.log_theta,
+            tables.P,
+            ENUMERATE_LIMIT,
+            counts,
+            gidx,
+            status,
+            True,
+            *entries,
+        )
     bad = np.flatnonzero((status == 1) | (status >= 3))
     if bad.size:
         r = int(bad[0])
         if status[r] == 1:
-            raise ModelError(f"Row {row0 + r + 1} has observed values that the model gives probability zero; "
-                             "fit the parameters with a pseudo-count (method 'smoothed').")
+            raise ModelError(
+                f"Row {row0 + r + 1} has observed values that the model gives probability zero; "
+                "fit the parameters with a pseudo-count (method 'smoothed')."
+            )
         i = int(status[r] - 3)
-        sub = codes[r:r + 1]
+        sub = codes[r : r + 1]
         check_positive(model, tables.pm, i, model.parent_config(i, sub), sub[:, i])
-        raise KernelError(f"Variable '{model.variables[i]}' has probability zero in row {row0 + r + 1}; fit the "
-                          "parameters with a pseudo-count (method 'smoothed').")
+        raise KernelError(
+            f"Variable '{model.variables[i]}' has probability zero in row {row0 + r + 1}; fit the "
+            "parameters with a pseudo-count (method 'smoothed')."
+        )
     extra = None
     big = np.flatnonzero(status == 2)
     if big.size:
@@ -384,8 +433,9 @@ def _scan_part(codes: np.ndarray, row0: int, tables: CellTables, keep_candidates
     return scan_chunk(tables, codes, row0, keep_candidates)
 
 
-def scan_file(chunks: CodeChunks, tables: CellTables, *, keep_candidates: bool, progress=None,
-              share=1.0) -> _Pass:
+def scan_file(
+    chunks: CodeChunks, tables: CellTables, *, keep_candidates: bool, progress=None, share=1.0
+) -> _Pass:
     """The pass over the file of ``chunks`` on its runner: its pieces' :func:`scan_chunk` parts merged."""
     t0 = time.perf_counter()
 
@@ -396,6 +446,7 @@ def scan_file(chunks: CodeChunks, tables: CellTables, *, keep_candidates: bool, 
             n += rows
             if progress is not None:
                 progress(share * n / chunks.n_rows, f"{chunks.source}: {n:,} of {chunks.n_rows:,} rows")
+
     out = merge_scans(tables, parts())
     if keep_candidates and out.gidx is None:
         out.gidx, out.rows = np.zeros((0, tables.n), tables.index_dtype), np.zeros(0, np.int64)
@@ -404,48 +455,96 @@ def scan_file(chunks: CodeChunks, tables: CellTables, *, keep_candidates: bool, 
 
 
 def file_codes(path, model, chunksize, options, runner=None) -> CodeChunks:
-    """``path`` (a file, or already :class:`~bnfk_core.data.stream.CodeChunks`) read in chunks aligned to ``model``
-    on ``runner`` (pass 1 runs here)."""
+    """``path`` (a file, or already :class:`~bnfk_core.data.stream.CodeChunks`) read in chunks aligned to
+    ``model`` on ``runner`` (pass 1 runs here)."""
     if isinstance(path, CodeChunks):
         return path
     return CodeChunks(path, model, chunksize=chunksize, runner=runner, **(options or {}))
 
 
-def mean_embedding(model, path, *, chunksize: int = DEFAULT_CHUNKSIZE, tables: CellTables | None = None,
-                   progress=None, engine: str = "local", scheduler: str | None = None, client=None,
-                   blocksize="64MB", runner=None, **options) -> tuple[np.ndarray, int]:
+def mean_embedding(
+    model,
+    path,
+    *,
+    chunksize: int = DEFAULT_CHUNKSIZE,
+    tables: CellTables | None = None,
+    progress=None,
+    engine: str = "local",
+    scheduler: str | None = None,
+    client=None,
+    blocksize="64MB",
+    runner=None,
+    **options,
+) -> tuple[np.ndarray, int]:
     """(mean phi over the rows of the file ``path``, rows): :func:`bnfk_core.kernels.fisher.mean_features` of
     ``load_csv(path, model=model)`` read ``chunksize`` rows at a time (module docstring), on ``runner`` or the
-    runner of ``engine`` (``dask``: the partitions of a Dask cluster, :func:`bnfk_core.data.runners.runner_for`)."""
+    runner of ``engine`` (``dask``: the partitions of a Dask cluster,
+    :func:`bnfk_core.data.runners.runner_for`)."""
     if runner is None:
-        with runner_for(engine, chunksize=chunksize, scheduler=scheduler, client=client, blocksize=blocksize,
-                        error=KernelError) as r:
-            return mean_embedding(model, path, chunksize=chunksize, tables=tables, progress=progress, runner=r,
-                                  **options)
+        with runner_for(
+            engine,
+            chunksize=chunksize,
+            scheduler=scheduler,
+            client=client,
+            blocksize=blocksize,
+            error=KernelError,
+        ) as r:
+            return mean_embedding(
+                model, path, chunksize=chunksize, tables=tables, progress=progress, runner=r, **options
+            )
     tables = CellTables(model) if tables is None else tables
-    res = scan_file(file_codes(path, model, chunksize, options, runner), tables, keep_candidates=False,
-                    progress=progress)
+    res = scan_file(
+        file_codes(path, model, chunksize, options, runner), tables, keep_candidates=False, progress=progress
+    )
     return res.phi_total / res.n_rows, res.n_rows
 
 
-def mean_embedding_dask(model, path, *, tables=None, scheduler: str | None = None, client=None,
-                        blocksize="64MB", **options) -> tuple[np.ndarray, int]:
+def mean_embedding_dask(
+    model, path, *, tables=None, scheduler: str | None = None, client=None, blocksize="64MB", **options
+) -> tuple[np.ndarray, int]:
     """:func:`mean_embedding` on the partitions of a Dask cluster."""
-    return mean_embedding(model, path, tables=tables, engine="dask", scheduler=scheduler, client=client,
-                          blocksize=blocksize, **options)
+    return mean_embedding(
+        model,
+        path,
+        tables=tables,
+        engine="dask",
+        scheduler=scheduler,
+        client=client,
+        blocksize=blocksize,
+        **options,
+    )
 
 
-def stream_mmd(model, path_a, path_b, *, chunksize: int = DEFAULT_CHUNKSIZE, progress=None, engine: str = "local",
-               scheduler: str | None = None, client=None, blocksize="64MB", **options) -> dict:
+def stream_mmd(
+    model,
+    path_a,
+    path_b,
+    *,
+    chunksize: int = DEFAULT_CHUNKSIZE,
+    progress=None,
+    engine: str = "local",
+    scheduler: str | None = None,
+    client=None,
+    blocksize="64MB",
+    **options,
+) -> dict:
     """Squared MMD (paper eq. 10) between two files via their mean embeddings, each read in chunks -- here, or
     with ``engine="dask"`` on a Dask cluster's workers (one runner for both files)."""
     tables = CellTables(model)
-    with runner_for(engine, chunksize=chunksize, scheduler=scheduler, client=client, blocksize=blocksize,
-                    error=KernelError) as runner:
-        mu_a, na = mean_embedding(model, path_a, chunksize=chunksize, tables=tables, progress=progress,
-                                  runner=runner, **options)
-        mu_b, nb = mean_embedding(model, path_b, chunksize=chunksize, tables=tables, progress=progress,
-                                  runner=runner, **options)
+    with runner_for(
+        engine,
+        chunksize=chunksize,
+        scheduler=scheduler,
+        client=client,
+        blocksize=blocksize,
+        error=KernelError,
+    ) as runner:
+        mu_a, na = mean_embedding(
+            model, path_a, chunksize=chunksize, tables=tables, progress=progress, runner=runner, **options
+        )
+        mu_b, nb = mean_embedding(
+            model, path_b, chunksize=chunksize, tables=tables, progress=progress, runner=runner, **options
+        )
     d = mu_a - mu_b
     return {"mmd": float(d @ d), "rows_a": na, "rows_b": nb, "engine": engine}
 
@@ -458,8 +557,8 @@ def sum_squares(gidx: np.ndarray, tables: CellTables) -> np.ndarray:
 
 
 def chunk_features(tables: CellTables, codes: np.ndarray, row0: int = 0) -> sp.csr_matrix:
-    """The feature map Phi of a chunk (:func:`bnfk_core.kernels.fisher.features`) as (expected cell counts) x (the
-    complete-family feature of each cell): one compiled pass, then one sparse product."""
+    """The feature map Phi of a chunk (:func:`bnfk_core.kernels.fisher.features`) as (expected cell counts) x
+    (the complete-family feature of each cell): one compiled pass, then one sparse product."""
     codes = np.ascontiguousarray(codes, dtype=np.int64)
     N = codes.shape[0]
     sizes = np.zeros(N, np.int64)
@@ -482,11 +581,22 @@ def chunk_features(tables: CellTables, codes: np.ndarray, row0: int = 0) -> sp.c
 KERNEL_BLOCK_ROWS = 16_384
 
 
-def stream_gram(model, path, other, out, *, chunksize: int = DEFAULT_CHUNKSIZE, normalize: bool = False,
-                progress=None, **options) -> tuple[int, int]:
+def stream_gram(
+    model,
+    path,
+    other,
+    out,
+    *,
+    chunksize: int = DEFAULT_CHUNKSIZE,
+    normalize: bool = False,
+    progress=None,
+    **options,
+) -> tuple[int, int]:
     """The Fisher kernel between the rows of the file ``path`` (read in chunks) and the fixed set ``other``
-    (CategoricalData in memory) -- each chunk's features by :func:`chunk_features` times the set's -- written a block of rows at a time to ``out``: a ``.npy`` path (the header of
-    the N x M matrix, then its rows in order) or a ``.csv`` path (the plain matrix, appended).  Returns the shape."""
+    (CategoricalData in memory) -- each chunk's features by :func:`chunk_features` times the set's -- written
+    a block of rows at a time to ``out``: a ``.npy`` path (the header of
+    the N x M matrix, then its rows in order) or a ``.csv`` path (the plain matrix, appended).  Returns the
+    shape."""
     chunks = file_codes(path, model, chunksize, options)
     other = model.align(other)
     N, M = chunks.n_rows, other.n_rows
@@ -496,13 +606,19 @@ def stream_gram(model, path, other, out, *, chunksize: int = DEFAULT_CHUNKSIZE, 
     dy = np.maximum(np.asarray(Phi_o.multiply(Phi_o).sum(axis=1)).ravel(), 1e-300)
     ext = str(out).lower().rsplit(".", 1)[-1]
     with open(out, "wb" if ext == "npy" else "w") as fh:
-        if ext == "npy":     # the .npy header, then the rows in order (C order): no memory map held in RSS
-            np.lib.format.write_array_header_1_0(fh, {"descr": np.lib.format.dtype_to_descr(np.dtype(np.float64)),
-                                                      "fortran_order": False, "shape": (N, M)})
+        if ext == "npy":  # the .npy header, then the rows in order (C order): no memory map held in RSS
+            np.lib.format.write_array_header_1_0(
+                fh,
+                {
+                    "descr": np.lib.format.dtype_to_descr(np.dtype(np.float64)),
+                    "fortran_order": False,
+                    "shape": (N, M),
+                },
+            )
         done = 0
         for row0, codes in chunks:
             for a in range(0, codes.shape[0], KERNEL_BLOCK_ROWS):
-                P = chunk_features(tables, codes[a:a + KERNEL_BLOCK_ROWS], row0 + a)
+                P = chunk_features(tables, codes[a : a + KERNEL_BLOCK_ROWS], row0 + a)
                 block = (P @ PhiT).toarray()
                 if normalize:
                     dx = np.asarray(P.multiply(P).sum(axis=1)).ravel()
@@ -517,9 +633,12 @@ def stream_gram(model, path, other, out, *, chunksize: int = DEFAULT_CHUNKSIZE, 
     return N, M
 
 
-def stream_loglik(model, path, *, chunksize: int = DEFAULT_CHUNKSIZE, out=None, progress=None, **options) -> dict:
-    """Per-row log P(x_observed) (:func:`bnfk_core.inference.queries.log_likelihood`) of a file read in chunks,
-    written to the CSV ``out`` (one column ``loglik``, the file's row order) when given; returns the total."""
+def stream_loglik(
+    model, path, *, chunksize: int = DEFAULT_CHUNKSIZE, out=None, progress=None, **options
+) -> dict:
+    """Per-row log P(x_observed) (:func:`bnfk_core.inference.queries.log_likelihood`) of a file read in
+    chunks, written to the CSV ``out`` (one column ``loglik``, the file's row order) when given; returns the
+    total."""
     chunks = file_codes(path, model, chunksize, options)
     total, n = 0.0, 0
     with contextlib.ExitStack() as stack:

@@ -20,6 +20,7 @@ One meaning per flag name across subcommands:
 Old spellings that scripts in the docs used stay accepted as hidden aliases (``learn --k``,
 ``classify/impute-benchmark --k``, ``classify --neighbours``, ``reproduce --structure``).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -34,18 +35,43 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .. import registry
-from ..errors import BnfkError, DataError, bounded
 from ..data.files import same_file
 from ..data.limits import DEFAULT_TIMEOUT, MAX_TIMEOUT
+from ..errors import BnfkError, DataError, bounded
 from .names import choices, feature_learners
 
 if TYPE_CHECKING:
     from ..serving.session import Session
 
-__all__ = ["CliParser", "add_data_options", "add_streaming_options", "add_quiet", "add_fisher_model_options", "add_hidden_alias",
-           "split_list", "read_data", "label_data", "read_model_file", "read_session_file", "use_session_model", "need_model", "guard_learning_width", "emit", "progress", "progress_to_stderr",
-           "check_output", "input_files", "seed", "int_at_least", "float_in", "memory_size", "add_max_memory", "cli_wording",
-           "MAX_SEED", "end_progress_line"]
+__all__ = [
+    "CliParser",
+    "add_data_options",
+    "add_streaming_options",
+    "add_quiet",
+    "add_fisher_model_options",
+    "add_hidden_alias",
+    "split_list",
+    "read_data",
+    "label_data",
+    "read_model_file",
+    "read_session_file",
+    "use_session_model",
+    "need_model",
+    "guard_learning_width",
+    "emit",
+    "progress",
+    "progress_to_stderr",
+    "check_output",
+    "input_files",
+    "seed",
+    "int_at_least",
+    "float_in",
+    "memory_size",
+    "add_max_memory",
+    "cli_wording",
+    "MAX_SEED",
+    "end_progress_line",
+]
 
 MAX_SEED = 2**32 - 1
 
@@ -64,15 +90,17 @@ def _number(text: str, kind):
     try:
         value = kind(text)
     except (TypeError, ValueError):
-        raise argparse.ArgumentTypeError(f"expected {'an integer' if kind is int else 'a number'}, got '{text}'") \
-            from None
+        raise argparse.ArgumentTypeError(
+            f"expected {'an integer' if kind is int else 'a number'}, got '{text}'"
+        ) from None
     if kind is float and not math.isfinite(value):
         raise argparse.ArgumentTypeError(f"expected a finite number, got '{text}'")
     return value
 
 
 def memory_size(text: str) -> float:
-    """A memory size: bytes, or a number with K, M, G or T (powers of 1024), e.g. ``8G``; ``none`` = no limit."""
+    """A memory size: bytes, or a number with K, M, G or T (powers of 1024), e.g. ``8G``; ``none`` = no
+    limit."""
     s = text.strip().upper().removesuffix("B").removesuffix("I")
     if s in ("NONE", "UNLIMITED"):
         return math.inf
@@ -84,7 +112,8 @@ def memory_size(text: str) -> float:
 
 
 def seed(text: str) -> int:
-    """A seed: an integer in [0, 2**32 - 1] (numpy's ``default_rng`` and scikit-learn accept exactly these)."""
+    """A seed: an integer in [0, 2**32 - 1] (numpy's ``default_rng`` and scikit-learn accept exactly
+    these)."""
     value = _number(text, int)
     if not 0 <= value <= MAX_SEED:
         raise argparse.ArgumentTypeError(f"seeds are integers from 0 to {MAX_SEED}, got {value}")
@@ -93,18 +122,21 @@ def seed(text: str) -> int:
 
 def int_at_least(minimum: int, maximum: int | None = None):
     """An argparse type for integers in [minimum, maximum]."""
+
     def parse(text: str) -> int:
         value = _number(text, int)
         if value < minimum or (maximum is not None and value > maximum):
             bound = f"at least {minimum}" if maximum is None else f"from {minimum} to {maximum}"
             raise argparse.ArgumentTypeError(f"must be {bound}, got {value}")
         return value
+
     parse.__name__ = "integer"
     return parse
 
 
 def float_in(low: float, high: float, *, low_open: bool = False, high_open: bool = False):
     """An argparse type for finite numbers in [low, high] (ends open where asked)."""
+
     def parse(text: str) -> float:
         value = _number(text, float)
         below = value <= low if low_open else value < low
@@ -113,6 +145,7 @@ def float_in(low: float, high: float, *, low_open: bool = False, high_open: bool
             lo, hi = ("(" if low_open else "["), (")" if high_open else "]")
             raise argparse.ArgumentTypeError(f"must lie in {lo}{low:g}, {high:g}{hi}, got {value:g}")
         return value
+
     parse.__name__ = "number"
     return parse
 
@@ -123,27 +156,53 @@ def add_data_options(p: argparse.ArgumentParser, *, label: bool = False) -> None
     g = p.add_argument_group("data options")
     g.add_argument("--class-column", metavar="C", help="column holding class labels")
     if label:
-        g.add_argument("--label-column", metavar="C",
-                       help="column holding the labels to evaluate against (default: --class-column)")
+        g.add_argument(
+            "--label-column",
+            metavar="C",
+            help="column holding the labels to evaluate against (default: --class-column)",
+        )
     g.add_argument("--drop-columns", metavar="A,B", default="", help="comma-separated columns to ignore")
-    g.add_argument("--discretize", metavar="B", type=int_at_least(0), default=4,
-                   help="quantile bins for numeric columns with many levels (default 4; 0 refuses such columns)")
-    g.add_argument("--max-levels", metavar="L", type=int_at_least(2), default=50,
-                   help="numeric columns with more distinct values are discretized (default 50)")
-    g.add_argument("--missing-policy", choices=("missing", "category"), default="missing",
-                   help="treat the --na-values cells as missing (default) or as a category of its own")
-    g.add_argument("--na-values", default=None, metavar="LIST",
-                   help="which cell texts are missing: default the empty field only (so '?' or 'NA' is a "
-                        "category); 'default-list' for '', NA, N/A, ?, nan; or a comma list such as 'NA,?' "
-                        "(the empty field is always missing)")
+    g.add_argument(
+        "--discretize",
+        metavar="B",
+        type=int_at_least(0),
+        default=4,
+        help="quantile bins for numeric columns with many levels (default 4; 0 refuses such columns)",
+    )
+    g.add_argument(
+        "--max-levels",
+        metavar="L",
+        type=int_at_least(2),
+        default=50,
+        help="numeric columns with more distinct values are discretized (default 50)",
+    )
+    g.add_argument(
+        "--missing-policy",
+        choices=("missing", "category"),
+        default="missing",
+        help="treat the --na-values cells as missing (default) or as a category of its own",
+    )
+    g.add_argument(
+        "--na-values",
+        default=None,
+        metavar="LIST",
+        help="which cell texts are missing: default the empty field only (so '?' or 'NA' is a "
+        "category); 'default-list' for '', NA, N/A, ?, nan; or a comma list such as 'NA,?' "
+        "(the empty field is always missing)",
+    )
     g.add_argument("--seed", type=seed, default=0, help="random seed, 0 to 2**32-1 (default 0)")
 
 
 def add_max_memory(p: argparse.ArgumentParser) -> None:
     """``--max-memory SIZE``: the limit every quadratic step (Gram matrices and their work space) obeys."""
-    p.add_argument("--max-memory", type=memory_size, default=None, metavar="SIZE",
-                   help="refuse quadratic work (N x N matrices) needing more than SIZE, e.g. 8G "
-                        "(default 4G; 'none' = no limit)")
+    p.add_argument(
+        "--max-memory",
+        type=memory_size,
+        default=None,
+        metavar="SIZE",
+        help="refuse quadratic work (N x N matrices) needing more than SIZE, e.g. 8G "
+        "(default 4G; 'none' = no limit)",
+    )
 
 
 def add_quiet(p: argparse.ArgumentParser) -> None:
@@ -155,32 +214,60 @@ def add_hidden_alias(p: argparse.ArgumentParser, flag: str, dest: str, **kw) -> 
     p.add_argument(flag, dest=dest, help=argparse.SUPPRESS, default=argparse.SUPPRESS, **kw)
 
 
-def add_fisher_model_options(p: argparse.ArgumentParser, *, structure_default: str | None = None,
-                             structures=None, title: str = "Fisher kernel model", with_model: bool = True,
-                             score_default: str | None = None, params_default: str | None = None) -> None:
+def add_fisher_model_options(
+    p: argparse.ArgumentParser,
+    *,
+    structure_default: str | None = None,
+    structures=None,
+    title: str = "Fisher kernel model",
+    with_model: bool = True,
+    score_default: str | None = None,
+    params_default: str | None = None,
+) -> None:
     """``--structure/--score/--params/--model``: the network behind the Fisher kernel, learned on the
     feature columns only (the label column is never a feature) unless ``--model`` is given.  An option left
     at ``None`` is the default recipe's (:data:`bnfk_core.learning.recipe.DEFAULT_RECIPE`)."""
     from ..learning.recipe import DEFAULT_RECIPE as R
+
     structures = structures or feature_learners()
     g = p.add_argument_group(title)
-    g.add_argument("--structure", default=structure_default, choices=structures, metavar="METHOD",
-                   help=f"structure-learning method on the feature columns: {', '.join(structures)} "
-                        f"(default {structure_default or R.structure + ', the default recipe'})")
-    g.add_argument("--score", default=score_default, choices=choices(registry.SCORES),
-                   help=f"structure score (default {score_default or R.score + ', the default recipe'})")
-    g.add_argument("--params", default=params_default, choices=choices(registry.ESTIMATORS),
-                   help=f"CPT estimator (default {params_default or R.params + ', the default recipe'})")
+    g.add_argument(
+        "--structure",
+        default=structure_default,
+        choices=structures,
+        metavar="METHOD",
+        help=f"structure-learning method on the feature columns: {', '.join(structures)} "
+        f"(default {structure_default or R.structure + ', the default recipe'})",
+    )
+    g.add_argument(
+        "--score",
+        default=score_default,
+        choices=choices(registry.SCORES),
+        help=f"structure score (default {score_default or R.score + ', the default recipe'})",
+    )
+    g.add_argument(
+        "--params",
+        default=params_default,
+        choices=choices(registry.ESTIMATORS),
+        help=f"CPT estimator (default {params_default or R.params + ', the default recipe'})",
+    )
     if with_model:
-        g.add_argument("--model", metavar="M.bif", help="use this network instead of learning one "
-                       "(it must not contain the label column)")
+        g.add_argument(
+            "--model",
+            metavar="M.bif",
+            help="use this network instead of learning one (it must not contain the label column)",
+        )
 
 
 def add_missing_data_option(p, default: str) -> None:
     """``--missing-data complete-rows|available-case|em``: how structure learning treats missing cells."""
-    p.add_argument("--missing-data", default=default, choices=choices(registry.MISSING_DATA),
-                   help="structure from the complete rows, from every row where a family is observed "
-                        f"(available-case) or by structural EM; CPTs by EM over the missing cells (default {default})")
+    p.add_argument(
+        "--missing-data",
+        default=default,
+        choices=choices(registry.MISSING_DATA),
+        help="structure from the complete rows, from every row where a family is observed "
+        f"(available-case) or by structural EM; CPTs by EM over the missing cells (default {default})",
+    )
 
 
 def split_list(s: str) -> list[str]:
@@ -195,12 +282,21 @@ def add_streaming_options(p: argparse.ArgumentParser, chunksize_help: str, engin
     g = p.add_argument_group("streaming (large files)")
     g.add_argument("--chunksize", type=int_at_least(1), default=None, metavar="ROWS", help=chunksize_help)
     g.add_argument("--engine", choices=("local", "dask"), default="local", help=engine_help)
-    g.add_argument("--scheduler", metavar="ADDRESS", default=None,
-                   help="Dask scheduler address (tcp://host:8786) for --engine dask; default: a local "
-                        "cluster of two processes")
-    g.add_argument("--dask-timeout", metavar="S", type=float_in(0, MAX_TIMEOUT, low_open=True), default=DEFAULT_TIMEOUT,
-                   help=f"seconds to wait for the scheduler to accept the connection, for its first answer and "
-                        f"for a worker (default {DEFAULT_TIMEOUT:g})")
+    g.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        default=None,
+        help="Dask scheduler address (tcp://host:8786) for --engine dask; default: a local "
+        "cluster of two processes",
+    )
+    g.add_argument(
+        "--dask-timeout",
+        metavar="S",
+        type=float_in(0, MAX_TIMEOUT, low_open=True),
+        default=DEFAULT_TIMEOUT,
+        help=f"seconds to wait for the scheduler to accept the connection, for its first answer and "
+        f"for a worker (default {DEFAULT_TIMEOUT:g})",
+    )
 
 
 def read_data(path: str, args, model=None, class_column: str | None = None):
@@ -212,16 +308,26 @@ def read_data(path: str, args, model=None, class_column: str | None = None):
     """
     from ..data.table import load_csv
     from ..serving.session import is_session_file
-    cls = class_column if class_column is not None else (getattr(args, "label_column", None)
-                                                         or getattr(args, "class_column", None))
+
+    cls = (
+        class_column
+        if class_column is not None
+        else (getattr(args, "label_column", None) or getattr(args, "class_column", None))
+    )
     if is_session_file(path):
         return _session_data(read_session_file(path), cls, model)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        data = load_csv(path, class_column=cls, missing_policy=args.missing_policy,
-                        discretize_bins=args.discretize, max_levels=args.max_levels,
-                        drop_columns=split_list(args.drop_columns), model=model,
-                        na_values=getattr(args, "na_values", None))
+        data = load_csv(
+            path,
+            class_column=cls,
+            missing_policy=args.missing_policy,
+            discretize_bins=args.discretize,
+            max_levels=args.max_levels,
+            drop_columns=split_list(args.drop_columns),
+            model=model,
+            na_values=getattr(args, "na_values", None),
+        )
     for w in caught:
         warning_line(w.message)
     return data
@@ -246,6 +352,7 @@ def read_session_file(path: str) -> Session:
     """The session in ``path``, read once per run (the data and the model come from the same reading); the
     settings it left out (out of range, :mod:`bnfk_core.serving.settings`) are warnings on stderr."""
     from ..serving.session import read_session
+
     st = os.stat(path)
     key = (os.path.abspath(path), st.st_mtime_ns, st.st_size)
     if key not in _SESSIONS:
@@ -262,13 +369,17 @@ def _session_data(session: Session, cls: str | None, model):
     refused), or only the model's variables when a model is given."""
     data = session.data
     if cls is not None and cls != data.class_column:
-        raise BnfkError(f"The session {session.source} has class column '{data.class_column}', not '{cls}'; "
-                        "leave out --label-column/--class-column or change the session.")
+        raise BnfkError(
+            f"The session {session.source} has class column '{data.class_column}', not '{cls}'; "
+            "leave out --label-column/--class-column or change the session."
+        )
     if model is None:
         return data
     feats = data.without_class()
     if list(model.variables) != list(feats.variables):
-        raise BnfkError(f"The model's variables are not the feature variables of the session {session.source}.")
+        raise BnfkError(
+            f"The model's variables are not the feature variables of the session {session.source}."
+        )
     return feats
 
 
@@ -287,6 +398,7 @@ def read_model_file(path: str):
     """A fitted model from a BIF or JSON file, or the network of a session file (errors name the file)."""
     from ..network.model import read_model
     from ..serving.session import is_session_file
+
     if is_session_file(path):
         return read_session_file(path).model
     return read_model(path)
@@ -297,8 +409,11 @@ def use_session_model(args, argv) -> None:
     then defaults to the session file, and a ``--structure`` left at its default is not learned (an explicit
     ``--structure`` still is)."""
     from ..serving.session import is_session_file
+
     path = getattr(args, "data", None) if hasattr(args, "data") else getattr(args, "a", None)
-    if not (isinstance(path, str) and hasattr(args, "model") and args.model is None and is_session_file(path)):
+    if not (
+        isinstance(path, str) and hasattr(args, "model") and args.model is None and is_session_file(path)
+    ):
         return
     if any(a == "--structure" or a.startswith("--structure=") for a in argv):
         return
@@ -309,31 +424,40 @@ def use_session_model(args, argv) -> None:
 
 def guard_learning_width(path: str, args, method: str | None) -> None:
     """Refuse a structure search too wide for the memory limit from the file's header alone, before the file
-    is loaded (:func:`bnfk_core.learning.structure.guard_width`; a 50,000-column CSV is refused in a second)."""
+    is loaded (:func:`bnfk_core.learning.structure.guard_width`; a 50,000-column CSV is refused in a
+    second)."""
+    from ..data.reading import file_layout
     from ..learning.structure import guard_width
     from ..serving.session import is_session_file
-    from ..data.reading import file_layout
+
     if not method or is_session_file(path):
         return
     try:
         header = file_layout(path).header
     except DataError:  # e.g. UTF-16 text, which the streaming reader refuses and load_csv reads: it decides
         return
-    guard_width(method, len(header) - len(split_list(getattr(args, "drop_columns", ""))),
-                source=os.path.basename(path))
+    guard_width(
+        method,
+        len(header) - len(split_list(getattr(args, "drop_columns", ""))),
+        source=os.path.basename(path),
+    )
 
 
 def need_model(args) -> str:
     """``--model``, or the session file given as the data (:func:`use_session_model`); else one sentence."""
     if not args.model:
-        raise BnfkError(f"'{args.command}' needs a network: give --model M.bif (or a session file as the data, "
-                        "whose network is then used).")
+        raise BnfkError(
+            f"'{args.command}' needs a network: give --model M.bif (or a session file as the data, "
+            "whose network is then used)."
+        )
     return args.model
 
 
 def input_files(args) -> list:
     """The files a command reads (its data, second data set, model): what it must never write over."""
-    return [v for k in ("data", "other", "a", "b", "model") if isinstance(v := getattr(args, k, None), str) and v]
+    return [
+        v for k in ("data", "other", "a", "b", "model") if isinstance(v := getattr(args, k, None), str) and v
+    ]
 
 
 def check_output(path: str, allowed: tuple[str, ...], what: str, inputs: tuple | list = ()) -> str:
@@ -341,8 +465,10 @@ def check_output(path: str, allowed: tuple[str, ...], what: str, inputs: tuple |
     it is none of the command's ``inputs`` (a file you give is never overwritten)."""
     for given in inputs:
         if given and same_file(path, given):
-            raise BnfkError(f"Cannot write {what} to '{path}': that is the input file {given}, which bnfk "
-                            "never changes; choose another name.")
+            raise BnfkError(
+                f"Cannot write {what} to '{path}': that is the input file {given}, which bnfk "
+                "never changes; choose another name."
+            )
     ext = os.path.splitext(path)[1].lower()
     if ext not in allowed:
         raise BnfkError(f"Cannot write {what} to '{path}': use a file name ending in {' or '.join(allowed)}.")

@@ -1,14 +1,14 @@
 """CLI: ``impute-benchmark`` (thesis chapter 4) and ``impute`` (fill a CSV with a model)."""
+
 from __future__ import annotations
 
 import json
 import os
 import time
 
+from ..analyses.impute.members import DEFAULT_IMPUTER, DEFAULT_STRUCTURE_MISSING, FILL_NUMERIC
 from ..errors import BnfkError
 from .chunks import in_chunks
-from ..analyses.impute.members import DEFAULT_IMPUTER, DEFAULT_STRUCTURE_MISSING, FILL_NUMERIC
-from .names import choices, feature_learners
 from .common import (
     add_data_options,
     add_fisher_model_options,
@@ -26,6 +26,7 @@ from .common import (
     read_session_file,
     split_list,
 )
+from .names import choices, feature_learners
 
 __all__ = ["register"]
 
@@ -53,15 +54,19 @@ FULL_GRID = {"test_ratio": "0.1,0.2,0.3,0.4,0.5", "missing_ratio": "0.1,0.2,0.3,
 
 
 def _grid(args) -> tuple[list, list, int, str]:
-    """(test ratios, missing ratios, repeats, a sentence naming the grid): the flags given, else the quick grid,
-    or the thesis's with ``--full-grid``."""
+    """(test ratios, missing ratios, repeats, a sentence naming the grid): the flags given, else the quick
+    grid, or the thesis's with ``--full-grid``."""
     base = FULL_GRID if args.full_grid else QUICK_GRID
     trs = _ratios(args.test_ratio if args.test_ratio is not None else base["test_ratio"], "test-ratio")
-    mrs = _ratios(args.missing_ratio if args.missing_ratio is not None else base["missing_ratio"], "missing-ratio")
+    mrs = _ratios(
+        args.missing_ratio if args.missing_ratio is not None else base["missing_ratio"], "missing-ratio"
+    )
     repeats = args.repeats if args.repeats is not None else base["repeats"]
     methods = len(split_list(args.methods))
-    note = (f"grid: {len(trs)} test ratio(s) x {len(mrs)} missing ratio(s) x {repeats} repeat(s) x {methods} "
-            f"method(s) = {len(trs) * len(mrs) * repeats * methods} imputations")
+    note = (
+        f"grid: {len(trs)} test ratio(s) x {len(mrs)} missing ratio(s) x {repeats} repeat(s) x {methods} "
+        f"method(s) = {len(trs) * len(mrs) * repeats * methods} imputations"
+    )
     if not args.full_grid:
         note += "; the thesis's grid (5 x 5 x 10) is --full-grid"
     return trs, mrs, repeats, note
@@ -69,14 +74,27 @@ def _grid(args) -> tuple[list, list, int, str]:
 
 def _cmd_benchmark(args) -> dict:
     import sys
+
     from ..analyses.impute.benchmark import benchmark
+
     data = read_data(args.data, args)
     trs, mrs, repeats, note = _grid(args)
     if not args.quiet:
         sys.stderr.write(f"impute-benchmark: {note}\n")
-    res = benchmark(data, args.methods, test_ratios=trs, missing_ratios=mrs, repeats=repeats,
-                    seed=args.seed, structure=args.structure, score=args.score, params=args.params, k=args.neighbors,
-                    include_class=args.include_class, progress=progress(args))
+    res = benchmark(
+        data,
+        args.methods,
+        test_ratios=trs,
+        missing_ratios=mrs,
+        repeats=repeats,
+        seed=args.seed,
+        structure=args.structure,
+        score=args.score,
+        params=args.params,
+        k=args.neighbors,
+        include_class=args.include_class,
+        progress=progress(args),
+    )
     out = res.to_dict()
     out["data"] = os.path.basename(args.data)
     out["grid_note"] = note
@@ -87,6 +105,7 @@ def _table(path: str):
     """The file the data were read from, as written (a session's embedded CSV or sample file)."""
     from ..data.table import read_table
     from ..serving.session import SAMPLE_DIR, is_session_file
+
     if not is_session_file(path):
         return read_table(path)
     ref = read_session_file(path).ref
@@ -98,48 +117,64 @@ def _table(path: str):
 
 def _cmd_impute(args) -> dict:
     from ..analyses.impute.completion import complete_file, impute_with_model
+
     t0 = time.perf_counter()
     check_output(args.output, (".csv",), "the completed data", input_files(args))
     if args.probabilities:
         check_output(args.probabilities, (".csv",), "the probabilities", input_files(args))
     learned = {}
     if args.model is None and args.structure is None:
-        raise BnfkError("'impute' needs a network: give --model M.bif, --structure METHOD to learn one from DATA, "
-                        "or a session file as the data (whose network is then used).")
+        raise BnfkError(
+            "'impute' needs a network: give --model M.bif, --structure METHOD to learn one from DATA, "
+            "or a session file as the data (whose network is then used)."
+        )
     if args.model is not None:
         if args.method:
-            raise BnfkError("--method chooses how to learn from DATA: give it with --structure, not with --model.")
+            raise BnfkError(
+                "--method chooses how to learn from DATA: give it with --structure, not with --model."
+            )
         model = read_model_file(need_model(args))
     else:
         if args.chunksize or args.engine == "dask":
-            raise BnfkError("--structure learns from the whole file; with --chunksize or --engine learn first "
-                            "('learn --chunksize'), then impute with --model.")
+            raise BnfkError(
+                "--structure learns from the whole file; with --chunksize or --engine learn first "
+                "('learn --chunksize'), then impute with --model."
+            )
         from ..analyses.impute.methods import NETWORK_IMPUTERS
+
         method = _method(args)
         if method not in NETWORK_IMPUTERS:
             return _impute_with_method(args, method, t0)
         args.missing_data = NETWORK_IMPUTERS[method]
         model, learned = _learn_for_imputation(args)
         learned["learned"] = {"method": method, **learned["learned"]}
-    if in_chunks(args, "impute"):        # asked for, or DATA too big to hold within --max-memory
+    if in_chunks(args, "impute"):  # asked for, or DATA too big to hold within --max-memory
         return _impute_in_blocks(args, model)
     data = read_data(args.data, args, model=model)  # the model's columns and states (numbers -> its bins)
     res = impute_with_model(model, data)
     done = complete_file(res, _table(args.data), fill_numeric=args.fill_numeric)
     done.write(args.output, args.probabilities)
-    return {"output": args.output, "probabilities": args.probabilities, "rows": int(data.n_rows),
-            "imputed_cells": int(res.imputed.sum()),
-            "imputed_per_column": {v: int(res.imputed[:, i].sum()) for i, v in enumerate(model.variables)
-                                   if res.imputed[:, i].any()},
-            "fill_numeric": done.fill_numeric, **learned, "notes": list(data.notes) + done.notes,
-            "seconds": time.perf_counter() - t0}
+    return {
+        "output": args.output,
+        "probabilities": args.probabilities,
+        "rows": int(data.n_rows),
+        "imputed_cells": int(res.imputed.sum()),
+        "imputed_per_column": {
+            v: int(res.imputed[:, i].sum()) for i, v in enumerate(model.variables) if res.imputed[:, i].any()
+        },
+        "fill_numeric": done.fill_numeric,
+        **learned,
+        "notes": list(data.notes) + done.notes,
+        "seconds": time.perf_counter() - t0,
+    }
 
 
 def _method(args) -> str:
-    """The imputer of ``impute --structure``: ``--method`` or the default; ``--missing-data`` other than structural
-    EM picks the single network learned that way (as before ``--method`` existed)."""
+    """The imputer of ``impute --structure``: ``--method`` or the default; ``--missing-data`` other than
+    structural EM picks the single network learned that way (as before ``--method`` existed)."""
     from ..analyses.impute.methods import DEFAULT_IMPUTER, DEFAULT_STRUCTURE_MISSING, NETWORK_IMPUTERS
     from ..registry import IMPUTERS
+
     if not args.method:
         if args.missing_data == DEFAULT_STRUCTURE_MISSING:
             return DEFAULT_IMPUTER
@@ -148,8 +183,10 @@ def _method(args) -> str:
     if m not in IMPUTERS:
         raise BnfkError(f"Unknown imputation method '{args.method[:80]}'; choose from {', '.join(IMPUTERS)}.")
     if m not in NETWORK_IMPUTERS and args.missing_data != DEFAULT_STRUCTURE_MISSING:
-        raise BnfkError(f"--missing-data applies to one network (--method {' or '.join(NETWORK_IMPUTERS)}), "
-                        f"not to --method {m}.")
+        raise BnfkError(
+            f"--missing-data applies to one network (--method {' or '.join(NETWORK_IMPUTERS)}), "
+            f"not to --method {m}."
+        )
     return m
 
 
@@ -157,51 +194,96 @@ def _impute_with_method(args, method: str, t0: float) -> dict:
     """``impute --structure S --method M``: a registered imputer that learns from DATA fills it."""
     from ..analyses.impute.completion import complete_file
     from ..analyses.impute.methods import impute_table
+
     if args.chunksize or args.engine == "dask":
-        raise BnfkError("--structure learns from the whole file; with --chunksize or --engine learn first "
-                        "('learn --chunksize'), then impute with --model.")
+        raise BnfkError(
+            "--structure learns from the whole file; with --chunksize or --engine learn first "
+            "('learn --chunksize'), then impute with --model."
+        )
     data = read_data(args.data, args)
     res = impute_table(data, method, args.structure, score=args.score, params=args.params, seed=args.seed)
     done = complete_file(res, _table(args.data), fill_numeric=args.fill_numeric)
     done.write(args.output, args.probabilities)
     model = res.imputation.model
     r = res.imputation.recipe
-    learned = {"method": method, "recipe": r.to_dict(), "structure": r.structure, "score": r.score, "params": r.params,
-               "arcs": [list(a) for a in model.dag.sorted_arcs()] if model is not None else [],
-               "notes": list(res.imputation.notes)}
-    return {"output": args.output, "probabilities": args.probabilities, "rows": int(data.n_rows),
-            "imputed_cells": int(res.imputed.sum()),
-            "imputed_per_column": {v: int(res.imputed[:, i].sum()) for i, v in enumerate(data.variables)
-                                   if res.imputed[:, i].any()},
-            "fill_numeric": done.fill_numeric, "learned": learned, "notes": list(data.notes) + done.notes,
-            "seconds": time.perf_counter() - t0}
+    learned = {
+        "method": method,
+        "recipe": r.to_dict(),
+        "structure": r.structure,
+        "score": r.score,
+        "params": r.params,
+        "arcs": [list(a) for a in model.dag.sorted_arcs()] if model is not None else [],
+        "notes": list(res.imputation.notes),
+    }
+    return {
+        "output": args.output,
+        "probabilities": args.probabilities,
+        "rows": int(data.n_rows),
+        "imputed_cells": int(res.imputed.sum()),
+        "imputed_per_column": {
+            v: int(res.imputed[:, i].sum()) for i, v in enumerate(data.variables) if res.imputed[:, i].any()
+        },
+        "fill_numeric": done.fill_numeric,
+        "learned": learned,
+        "notes": list(data.notes) + done.notes,
+        "seconds": time.perf_counter() - t0,
+    }
 
 
 def _learn_for_imputation(args):
     """``impute --structure S``: the network learned from DATA itself (every row, CPTs by EM)."""
     from ..analyses.impute.methods import learn_for_imputation
+
     data = read_data(args.data, args)
-    res, model = learn_for_imputation(data, args.structure, missing_data=args.missing_data, score=args.score,
-                                      params=args.params, seed=args.seed, progress=progress(args))
+    res, model = learn_for_imputation(
+        data,
+        args.structure,
+        missing_data=args.missing_data,
+        score=args.score,
+        params=args.params,
+        seed=args.seed,
+        progress=progress(args),
+    )
     r = model.fit_info["recipe"]
-    return model, {"learned": {"recipe": r, "structure": args.structure, "missing_data": args.missing_data,
-                               "score": r["score"], "params": r["params"], "arcs": [list(a) for a in res.dag.sorted_arcs()],
-                               "n_rows_used": res.n_rows_used,
-                               "em_iterations": model.fit_info.get("em_iterations", 0), "notes": list(res.notes)}}
+    return model, {
+        "learned": {
+            "recipe": r,
+            "structure": args.structure,
+            "missing_data": args.missing_data,
+            "score": r["score"],
+            "params": r["params"],
+            "arcs": [list(a) for a in res.dag.sorted_arcs()],
+            "n_rows_used": res.n_rows_used,
+            "em_iterations": model.fit_info.get("em_iterations", 0),
+            "notes": list(res.notes),
+        }
+    }
 
 
 def _impute_in_blocks(args, model) -> dict:
     """``impute --chunksize``: the file read and written a block of rows at a time (same output file)."""
     from ..analyses.impute.stream import DEFAULT_BLOCK_ROWS, impute_file
     from ..serving.session import is_session_file
+
     if is_session_file(args.data):
         raise BnfkError("--chunksize and --engine read a CSV file, not a session file.")
-    res = impute_file(model, args.data, args.output, probabilities=args.probabilities,
-                      fill_numeric=args.fill_numeric, block_rows=args.chunksize or DEFAULT_BLOCK_ROWS,
-                      class_column=args.class_column, missing_policy=args.missing_policy, na_values=args.na_values,
-                      discretize_bins=args.discretize, max_levels=args.max_levels,
-                      drop_columns=split_list(args.drop_columns), engine=args.engine, scheduler=args.scheduler,
-                      progress=progress(args))
+    res = impute_file(
+        model,
+        args.data,
+        args.output,
+        probabilities=args.probabilities,
+        fill_numeric=args.fill_numeric,
+        block_rows=args.chunksize or DEFAULT_BLOCK_ROWS,
+        class_column=args.class_column,
+        missing_policy=args.missing_policy,
+        na_values=args.na_values,
+        discretize_bins=args.discretize,
+        max_levels=args.max_levels,
+        drop_columns=split_list(args.drop_columns),
+        engine=args.engine,
+        scheduler=args.scheduler,
+        progress=progress(args),
+    )
     if getattr(args, "chunked_note", None):
         res["notes"] = list(res["notes"]) + [args.chunked_note]
     return {"output": args.output, "probabilities": args.probabilities, **res}
@@ -210,41 +292,78 @@ def _impute_in_blocks(args, model) -> dict:
 #: the subcommands this module registers and their one-line help (the top-level --help lists them
 #: without importing what they run)
 SUBCOMMANDS = {
-    "impute-benchmark": ("hide cells at random (thesis 4.2.1) and score imputation methods (JSON; a quick grid, "
-                         "--full-grid for the thesis's)"),
-    "impute": ("fill the missing cells of a CSV with a model's most probable values; every other cell, the column "
-               "order and the row order stay as in the file"),
+    "impute-benchmark": (
+        "hide cells at random (thesis 4.2.1) and score imputation methods (JSON; a quick grid, "
+        "--full-grid for the thesis's)"
+    ),
+    "impute": (
+        "fill the missing cells of a CSV with a model's most probable values; every other cell, the column "
+        "order and the row order stay as in the file"
+    ),
 }
 
 
 def register(sub) -> None:
-    from ..learning.recipe import DEFAULT_RECIPE as R
     from .. import registry
+    from ..learning.recipe import DEFAULT_RECIPE as R
     from ..registry import IMPUTERS
-    p = sub.add_parser("impute-benchmark",
-                       help=SUBCOMMANDS["impute-benchmark"])
+
+    p = sub.add_parser("impute-benchmark", help=SUBCOMMANDS["impute-benchmark"])
     p.add_argument("data", metavar="DATA.csv")
-    p.add_argument("--methods", default="bn,mode,wknn", metavar="M,M",
-                   help=f"comma-separated, from {','.join(choices(IMPUTERS))} (default bn,mode,wknn)")
-    p.add_argument("--test-ratio", default=None, metavar="R[,R...]",
-                   help=f"fractions of rows in the test part (default {QUICK_GRID['test_ratio']}; "
-                        "0.1..0.5 with --full-grid)")
-    p.add_argument("--missing-ratio", default=None, metavar="R[,R...]",
-                   help=f"fractions of test cells hidden (default {QUICK_GRID['missing_ratio']}; 0.1..0.5 with "
-                        "--full-grid)")
-    p.add_argument("--repeats", type=int_at_least(1, 10_000), default=None,
-                   help=f"runs per setting (default {QUICK_GRID['repeats']}; 10 with --full-grid)")
-    p.add_argument("--full-grid", action="store_true",
-                   help="the thesis's grid: test ratios 0.1..0.5 x missing ratios 0.1..0.5 x 10 repeats (250 "
-                        "settings, minutes; the flags above still override it)")
-    add_fisher_model_options(p, structure_default="auto", structures=("auto", *feature_learners()),
-                             title="the BN imputer's network (auto: exact up to 20 variables, else hc; the "
-                                   "thesis's protocol)", with_model=False, score_default="qnml", params_default="cnml")
-    p.add_argument("--neighbors", type=int_at_least(1), default=3, metavar="K",
-                   help="neighbours of wknn / fisher-knn (default 3)")
+    p.add_argument(
+        "--methods",
+        default="bn,mode,wknn",
+        metavar="M,M",
+        help=f"comma-separated, from {','.join(choices(IMPUTERS))} (default bn,mode,wknn)",
+    )
+    p.add_argument(
+        "--test-ratio",
+        default=None,
+        metavar="R[,R...]",
+        help=f"fractions of rows in the test part (default {QUICK_GRID['test_ratio']}; "
+        "0.1..0.5 with --full-grid)",
+    )
+    p.add_argument(
+        "--missing-ratio",
+        default=None,
+        metavar="R[,R...]",
+        help=f"fractions of test cells hidden (default {QUICK_GRID['missing_ratio']}; 0.1..0.5 with "
+        "--full-grid)",
+    )
+    p.add_argument(
+        "--repeats",
+        type=int_at_least(1, 10_000),
+        default=None,
+        help=f"runs per setting (default {QUICK_GRID['repeats']}; 10 with --full-grid)",
+    )
+    p.add_argument(
+        "--full-grid",
+        action="store_true",
+        help="the thesis's grid: test ratios 0.1..0.5 x missing ratios 0.1..0.5 x 10 repeats (250 "
+        "settings, minutes; the flags above still override it)",
+    )
+    add_fisher_model_options(
+        p,
+        structure_default="auto",
+        structures=("auto", *feature_learners()),
+        title="the BN imputer's network (auto: exact up to 20 variables, else hc; the thesis's protocol)",
+        with_model=False,
+        score_default="qnml",
+        params_default="cnml",
+    )
+    p.add_argument(
+        "--neighbors",
+        type=int_at_least(1),
+        default=3,
+        metavar="K",
+        help="neighbours of wknn / fisher-knn (default 3)",
+    )
     add_hidden_alias(p, "--k", "neighbors", type=int_at_least(1))
-    p.add_argument("--include-class", action="store_true",
-                   help="impute the class column too (default: it is dropped, as in the thesis)")
+    p.add_argument(
+        "--include-class",
+        action="store_true",
+        help="impute the class column too (default: it is dropped, as in the thesis)",
+    )
     add_quiet(p)
     add_data_options(p)
     p.set_defaults(func=_cmd_benchmark)
@@ -252,28 +371,62 @@ def register(sub) -> None:
     p = sub.add_parser("impute", help=SUBCOMMANDS["impute"])
     p.add_argument("data", metavar="DATA.csv")
     g = p.add_mutually_exclusive_group()
-    g.add_argument("--model", metavar="M.bif|M.json",
-                   help="impute with this fitted network (default: the session's, when DATA is a session file)")
-    g.add_argument("--structure", choices=feature_learners(), metavar="METHOD",
-                   help="learn the network from DATA first (one call): " + ", ".join(feature_learners()))
-    p.add_argument("--score", default=None, choices=choices(registry.SCORES),
-                   help=f"structure score with --structure (default {R.score}, the default recipe)")
-    p.add_argument("--params", default=None, choices=choices(registry.ESTIMATORS),
-                   help=f"CPT estimator with --structure (default {R.params}, the default recipe)")
+    g.add_argument(
+        "--model",
+        metavar="M.bif|M.json",
+        help="impute with this fitted network (default: the session's, when DATA is a session file)",
+    )
+    g.add_argument(
+        "--structure",
+        choices=feature_learners(),
+        metavar="METHOD",
+        help="learn the network from DATA first (one call): " + ", ".join(feature_learners()),
+    )
+    p.add_argument(
+        "--score",
+        default=None,
+        choices=choices(registry.SCORES),
+        help=f"structure score with --structure (default {R.score}, the default recipe)",
+    )
+    p.add_argument(
+        "--params",
+        default=None,
+        choices=choices(registry.ESTIMATORS),
+        help=f"CPT estimator with --structure (default {R.params}, the default recipe)",
+    )
     add_missing_data_option(p, DEFAULT_STRUCTURE_MISSING)
-    p.add_argument("--method", metavar="M", help=f"with --structure: the imputer, from {', '.join(choices(IMPUTERS))} (default "
-                   f"{DEFAULT_IMPUTER}; bn-em is one structural-EM network, the fast option)")
-    p.add_argument("-o", "--output", required=True, metavar="COMPLETED.csv",
-                   help="the file with only its missing model cells filled (written atomically)")
-    p.add_argument("--probabilities", metavar="P.csv",
-                   help="also write one line per (row, file line, column, state) with its probability")
-    p.add_argument("--fill-numeric", choices=FILL_NUMERIC, default="median",
-                   help="what a filled cell of a discretized numeric column holds: the median of the file's "
-                        "observed values in the most probable bin (default; always a value of the column) or "
-                        "the bin's label such as [0.1, 2.3)")
+    p.add_argument(
+        "--method",
+        metavar="M",
+        help=f"with --structure: the imputer, from {', '.join(choices(IMPUTERS))} (default "
+        f"{DEFAULT_IMPUTER}; bn-em is one structural-EM network, the fast option)",
+    )
+    p.add_argument(
+        "-o",
+        "--output",
+        required=True,
+        metavar="COMPLETED.csv",
+        help="the file with only its missing model cells filled (written atomically)",
+    )
+    p.add_argument(
+        "--probabilities",
+        metavar="P.csv",
+        help="also write one line per (row, file line, column, state) with its probability",
+    )
+    p.add_argument(
+        "--fill-numeric",
+        choices=FILL_NUMERIC,
+        default="median",
+        help="what a filled cell of a discretized numeric column holds: the median of the file's "
+        "observed values in the most probable bin (default; always a value of the column) or "
+        "the bin's label such as [0.1, 2.3)",
+    )
     add_quiet(p)
     add_data_options(p)
-    add_streaming_options(p, "read and write DATA ROWS rows at a time (the same completed file, memory for "
-                             "one block of rows instead of the whole file)",
-                          "where the blocks are imputed: this process (default) or a Dask cluster")
+    add_streaming_options(
+        p,
+        "read and write DATA ROWS rows at a time (the same completed file, memory for "
+        "one block of rows instead of the whole file)",
+        "where the blocks are imputed: this process (default) or a Dask cluster",
+    )
     p.set_defaults(func=_cmd_impute)

@@ -1,5 +1,6 @@
 """Subcommand ``kgv-mi`` (the KGV mutual information of every pair of columns, numbers unbinned) and the
 KGV score's options of ``learn`` (``--kappa``, ``--sigma``, ``--kgv-kernel``, ``--kgv-bin-numbers``)."""
+
 from __future__ import annotations
 
 import time
@@ -14,19 +15,44 @@ def add_kgv_options(p, *, prefix: str = "--kgv-") -> None:
     """The KGV score's options (``prefix`` of the kernel / bin-numbers flags: ``--kgv-`` on ``learn``,
     ``--`` on ``kgv-mi``) (defaults: Bach's κ = 2e-2, σ = 1 for N < 1000; κ = 2e-3, σ = ½ otherwise)."""
     from ..learning.members import KGV_KERNELS
+
     g = p.add_argument_group("KGV score (--score kgv)")
-    g.add_argument("--kappa", type=float_in(0, 1e3, low_open=True), default=None, metavar="K",
-                   help="regularisation κ (default 2e-2 below 1000 rows, else 2e-3)")
-    g.add_argument("--sigma", type=float_in(0, 1e3, low_open=True), default=None, metavar="S",
-                   help="Gaussian kernel width on standardised numbers (default 1 below 1000 rows, else 0.5)")
-    g.add_argument(f"{prefix}kernel", dest="kgv_kernel", choices=KGV_KERNELS, default="gaussian",
-                   help="kernel of the numeric columns (default gaussian; linear = Gaussian mutual information)")
-    g.add_argument(f"{prefix}bin-numbers", dest="kgv_bin_numbers", action="store_true",
-                   help="search the numeric columns' quantile bins instead of their values")
+    g.add_argument(
+        "--kappa",
+        type=float_in(0, 1e3, low_open=True),
+        default=None,
+        metavar="K",
+        help="regularisation κ (default 2e-2 below 1000 rows, else 2e-3)",
+    )
+    g.add_argument(
+        "--sigma",
+        type=float_in(0, 1e3, low_open=True),
+        default=None,
+        metavar="S",
+        help="Gaussian kernel width on standardised numbers (default 1 below 1000 rows, else 0.5)",
+    )
+    g.add_argument(
+        f"{prefix}kernel",
+        dest="kgv_kernel",
+        choices=KGV_KERNELS,
+        default="gaussian",
+        help="kernel of the numeric columns (default gaussian; linear = Gaussian mutual information)",
+    )
+    g.add_argument(
+        f"{prefix}bin-numbers",
+        dest="kgv_bin_numbers",
+        action="store_true",
+        help="search the numeric columns' quantile bins instead of their values",
+    )
 
 
 def kgv_options(args) -> dict:
-    return {"kappa": args.kappa, "sigma": args.sigma, "kernel": args.kgv_kernel, "bin_numbers": args.kgv_bin_numbers}
+    return {
+        "kappa": args.kappa,
+        "sigma": args.sigma,
+        "kernel": args.kgv_kernel,
+        "bin_numbers": args.kgv_bin_numbers,
+    }
 
 
 def binning_report(data, searched_raw) -> dict:
@@ -36,22 +62,35 @@ def binning_report(data, searched_raw) -> dict:
 
 def _cmd_kgv_mi(args) -> dict:
     import csv
+
     from ..learning.kgv import kgv_mutual_information
+
     ext = check_output(args.output, (".csv",), "a KGV-MI matrix", input_files(args)) if args.output else None
     t0 = time.perf_counter()
     data = read_data(args.data, args)
-    res = kgv_mutual_information(data, kernel=args.kgv_kernel, kappa=args.kappa, sigma=args.sigma,
-                                 bin_numbers=args.kgv_bin_numbers)
-    out = {"variables": res["variables"], "matrix": res["matrix"].tolist(), "kernel": res["kernel"],
-           "kappa": res["kappa"], "sigma": res["sigma"], "searched_raw": res["searched_raw"],
-           "bins": binning_report(data, res["searched_raw"]), "n_rows_used": res["n_rows_used"],
-           "rows": data.n_rows, "seconds": time.perf_counter() - t0}
+    res = kgv_mutual_information(
+        data, kernel=args.kgv_kernel, kappa=args.kappa, sigma=args.sigma, bin_numbers=args.kgv_bin_numbers
+    )
+    out = {
+        "variables": res["variables"],
+        "matrix": res["matrix"].tolist(),
+        "kernel": res["kernel"],
+        "kappa": res["kappa"],
+        "sigma": res["sigma"],
+        "searched_raw": res["searched_raw"],
+        "bins": binning_report(data, res["searched_raw"]),
+        "n_rows_used": res["n_rows_used"],
+        "rows": data.n_rows,
+        "seconds": time.perf_counter() - t0,
+    }
     if ext:
         with atomic_path(args.output) as tmp:
             with open(tmp, "w", encoding="utf-8", newline="") as fh:
                 w = csv.writer(fh, lineterminator="\n")
                 w.writerow(["variable"] + res["variables"])
-                w.writerows([v] + [f"{x:.10g}" for x in row] for v, row in zip(res["variables"], res["matrix"]))
+                w.writerows(
+                    [v] + [f"{x:.10g}" for x in row] for v, row in zip(res["variables"], res["matrix"])
+                )
         out = {"output": args.output, **{k: v for k, v in out.items() if k != "matrix"}}
     return out
 

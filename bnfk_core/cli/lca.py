@@ -1,8 +1,18 @@
 """Subcommand ``lca``: fit latent class models (EM, seeded starts) for one K or a range; optionally save the
 model as a network with a hidden root (BIF or JSON)."""
+
 from __future__ import annotations
 
-from .common import add_data_options, add_quiet, check_output, float_in, input_files, int_at_least, progress, read_data
+from .common import (
+    add_data_options,
+    add_quiet,
+    check_output,
+    float_in,
+    input_files,
+    int_at_least,
+    progress,
+    read_data,
+)
 
 __all__ = ["register", "SUBCOMMANDS"]
 
@@ -17,26 +27,47 @@ def _cmd_lca(args) -> dict:
     from ..lca.fibers import Moments, rank_diagnostic
     from ..lca.report import summary
     from ..network.model import write_model
+
     ks = parse_classes(args.classes)
     if args.output:
         check_output(args.output, (".bif", ".json"), "a model", input_files(args))
     data = read_data(args.data, args)
     feats = data.without_class() if data.class_column else data
-    fits = fit_lca_range(feats, ks, starts=args.starts, seed=args.seed, tol=args.tol, max_iter=args.max_iter,
-                         screen=args.screen, keep=args.keep, progress=progress(args))
+    fits = fit_lca_range(
+        feats,
+        ks,
+        starts=args.starts,
+        seed=args.seed,
+        tol=args.tol,
+        max_iter=args.max_iter,
+        screen=args.screen,
+        keep=args.keep,
+        progress=progress(args),
+    )
     entries = []
     for m in fits:
         e = summary(m, feats)
         if data.class_column:
-            e.update({k: v for k, v in clustering_metrics(data.labels(), m.modal_classes(feats)).items()
-                      if k in ("ari", "ami", "v_measure")})
+            e.update(
+                {
+                    k: v
+                    for k, v in clustering_metrics(data.labels(), m.modal_classes(feats)).items()
+                    if k in ("ari", "ami", "v_measure")
+                }
+            )
         if not args.profiles:
             e.pop("profiles")
         entries.append(e)
     best = min(fits, key=lambda m: m.bic)
-    out = {"data": args.data, "rows": data.n_rows, "variables": list(feats.variables),
-           "label_column": data.class_column,
-           "rank_diagnostic": rank_diagnostic(Moments.from_codes(feats.codes, feats.cardinalities), n_rows=feats.n_rows)}
+    out = {
+        "data": args.data,
+        "rows": data.n_rows,
+        "variables": list(feats.variables),
+        "label_column": data.class_column,
+        "rank_diagnostic": rank_diagnostic(
+            Moments.from_codes(feats.codes, feats.cardinalities), n_rows=feats.n_rows
+        ),
+    }
     if len(fits) == 1:
         out.update(entries[0])
     else:
@@ -49,23 +80,51 @@ def _cmd_lca(args) -> dict:
 
 
 def register(sub) -> None:
-    p = sub.add_parser("lca", help=SUBCOMMANDS["lca"],
-                       description="Fit latent class models (a naive Bayes network with a hidden class) to the "
-                                   "columns of DATA.csv (the --class-column is left out and scored against with "
-                                   "ARI/AMI/V). Missing cells are marginalised.")
+    p = sub.add_parser(
+        "lca",
+        help=SUBCOMMANDS["lca"],
+        description="Fit latent class models (a naive Bayes network with a hidden class) to the "
+        "columns of DATA.csv (the --class-column is left out and scored against with "
+        "ARI/AMI/V). Missing cells are marginalised.",
+    )
     p.add_argument("data", metavar="DATA.csv")
-    p.add_argument("--classes", required=True, metavar="K|A-B", help="number of classes, or a range such as 1-5")
-    p.add_argument("--starts", type=int_at_least(1, 10_000), default=20, help="seeded random EM starts (default 20)")
-    p.add_argument("--tol", type=float_in(0.0, 1.0, low_open=True), default=1e-8,
-                   help="stop a start when the mean log-likelihood per row gains less (in (0, 1]; default 1e-8)")
-    p.add_argument("--max-iter", type=int_at_least(1, 1_000_000), default=1000, help="E-steps per start (default 1000)")
-    p.add_argument("--screen", type=int_at_least(0, 1_000_000), default=0, metavar="E",
-                   help="short-run screening: every start runs E EM steps, only the --keep best continue (0: off)")
-    p.add_argument("--keep", type=int_at_least(1, 10_000), default=None,
-                   help="starts continued after --screen (default max(5, starts / 5))")
-    p.add_argument("--profiles", action="store_true", help="include the class profiles P(x_i | class) in the JSON")
-    p.add_argument("-o", "--output", metavar="MODEL.bif|MODEL.json",
-                   help="save the model (the least-BIC one for a range) with a hidden root node 'latent_class'")
+    p.add_argument(
+        "--classes", required=True, metavar="K|A-B", help="number of classes, or a range such as 1-5"
+    )
+    p.add_argument(
+        "--starts", type=int_at_least(1, 10_000), default=20, help="seeded random EM starts (default 20)"
+    )
+    p.add_argument(
+        "--tol",
+        type=float_in(0.0, 1.0, low_open=True),
+        default=1e-8,
+        help="stop a start when the mean log-likelihood per row gains less (in (0, 1]; default 1e-8)",
+    )
+    p.add_argument(
+        "--max-iter", type=int_at_least(1, 1_000_000), default=1000, help="E-steps per start (default 1000)"
+    )
+    p.add_argument(
+        "--screen",
+        type=int_at_least(0, 1_000_000),
+        default=0,
+        metavar="E",
+        help="short-run screening: every start runs E EM steps, only the --keep best continue (0: off)",
+    )
+    p.add_argument(
+        "--keep",
+        type=int_at_least(1, 10_000),
+        default=None,
+        help="starts continued after --screen (default max(5, starts / 5))",
+    )
+    p.add_argument(
+        "--profiles", action="store_true", help="include the class profiles P(x_i | class) in the JSON"
+    )
+    p.add_argument(
+        "-o",
+        "--output",
+        metavar="MODEL.bif|MODEL.json",
+        help="save the model (the least-BIC one for a range) with a hidden root node 'latent_class'",
+    )
     add_quiet(p)
     add_data_options(p)
     p.set_defaults(func=_cmd_lca)

@@ -1,11 +1,11 @@
 """Subcommand ``learn``: learn a structure from a CSV, fit its CPTs, save the model (BIF or JSON)."""
+
 from __future__ import annotations
 
-from ..errors import BnfkError
 from ..data.files import atomic_path
+from ..errors import BnfkError
 from ..registry import ESTIMATORS, LEARNERS, SCORES
 from .chunks import in_chunks
-from .names import choices
 from .common import (
     add_data_options,
     add_hidden_alias,
@@ -13,15 +13,16 @@ from .common import (
     add_quiet,
     add_streaming_options,
     check_output,
-    input_files,
     float_in,
     guard_learning_width,
+    input_files,
     int_at_least,
     progress,
     read_data,
     split_list,
 )
 from .kgv import add_kgv_options, binning_report, kgv_options
+from .names import choices
 
 __all__ = ["register"]
 
@@ -29,17 +30,19 @@ __all__ = ["register"]
 def _cmd_learn(args) -> dict:
     from ..learning.recipe import Recipe
     from ..network.model import write_model
+
     ext = check_output(args.output, (".bif", ".json"), "a model", input_files(args))
     guard_learning_width(args.data, args, args.structure)
     if args.class_column is None and LEARNERS[args.structure].needs_class:
         raise BnfkError(f"Method '{args.structure}' needs --class-column.")
-    if args.engine == "dask":            # the counting pass and every EM E-step on the cluster's workers
+    if args.engine == "dask":  # the counting pass and every EM E-step on the cluster's workers
         from ..data.runners import runner_for
+
         with runner_for("dask", scheduler=args.scheduler, error=BnfkError) as runner:
             in_chunks(args, "learn")
             data = _read_streaming(args, runner)
             res, model = _learn(args, data, runner)
-    elif in_chunks(args, "learn"):       # asked for, or DATA too big to hold within --max-memory
+    elif in_chunks(args, "learn"):  # asked for, or DATA too big to hold within --max-memory
         data = _read_streaming(args)
         res, model = _learn(args, data, None)
     else:
@@ -47,39 +50,83 @@ def _cmd_learn(args) -> dict:
             raise BnfkError("--scheduler needs --engine dask.")
         data = read_data(args.data, args)
         res, model = _learn(args, data, None)
-    recipe = Recipe(structure=args.structure, score=args.score, params=args.params, missing_data=args.missing_data,
-                    pseudo_count=args.pseudo_count, max_parents=args.max_parents, k=args.kdb_k, seed=args.seed)
+    recipe = Recipe(
+        structure=args.structure,
+        score=args.score,
+        params=args.params,
+        missing_data=args.missing_data,
+        pseudo_count=args.pseudo_count,
+        max_parents=args.max_parents,
+        k=args.kdb_k,
+        seed=args.seed,
+    )
     model.fit_info["recipe"] = recipe.to_dict()
     with atomic_path(args.output) as tmp:
         write_model(model, tmp)
-    return {"output": args.output, "format": ext[1:], "recipe": recipe.to_dict(), "method": res.method, "score_name": res.score_name,
-            "score": res.score, "arcs": [list(a) for a in res.dag.sorted_arcs()],
-            "n_arcs": res.dag.n_arcs, "parameters": model.parameter_count(), "params": args.params,
-            "rows": data.n_rows, "n_rows_used": res.n_rows_used, "missing_data": model.fit_info["missing_data"],
-            "em_iterations": model.fit_info.get("em_iterations", 0), "notes": list(data.notes) + list(res.notes) + ([args.chunked_note] if args.chunked_note else []),
-            "searched_raw": res.searched_raw, "bins": binning_report(data, res.searched_raw), "seconds": res.seconds}
+    return {
+        "output": args.output,
+        "format": ext[1:],
+        "recipe": recipe.to_dict(),
+        "method": res.method,
+        "score_name": res.score_name,
+        "score": res.score,
+        "arcs": [list(a) for a in res.dag.sorted_arcs()],
+        "n_arcs": res.dag.n_arcs,
+        "parameters": model.parameter_count(),
+        "params": args.params,
+        "rows": data.n_rows,
+        "n_rows_used": res.n_rows_used,
+        "missing_data": model.fit_info["missing_data"],
+        "em_iterations": model.fit_info.get("em_iterations", 0),
+        "notes": list(data.notes) + list(res.notes) + ([args.chunked_note] if args.chunked_note else []),
+        "searched_raw": res.searched_raw,
+        "bins": binning_report(data, res.searched_raw),
+        "seconds": res.seconds,
+    }
 
 
 def _learn(args, data, runner):
     from ..learning.incomplete import learn_network
-    return learn_network(data, args.structure, missing_data=args.missing_data, score=args.score,
-                         params=args.params, pseudo_count=args.pseudo_count, class_column=args.class_column,
-                         k=args.kdb_k, max_parents=args.max_parents, ess=args.ess, seed=args.seed,
-                         progress=progress(args), runner=runner,
-                         score_options=kgv_options(args) if args.score == "kgv" else None)
+
+    return learn_network(
+        data,
+        args.structure,
+        missing_data=args.missing_data,
+        score=args.score,
+        params=args.params,
+        pseudo_count=args.pseudo_count,
+        class_column=args.class_column,
+        k=args.kdb_k,
+        max_parents=args.max_parents,
+        ess=args.ess,
+        seed=args.seed,
+        progress=progress(args),
+        runner=runner,
+        score_options=kgv_options(args) if args.score == "kgv" else None,
+    )
 
 
 def _read_streaming(args, runner=None):
-    """The file's distinct rows with multiplicities, read in chunks (``bnfk_core.data.stream``), on ``runner`` when
-    given (else on the runner of ``--engine``)."""
-    from ..serving.session import is_session_file
+    """The file's distinct rows with multiplicities, read in chunks (``bnfk_core.data.stream``), on ``runner``
+    when given (else on the runner of ``--engine``)."""
     from ..data.stream import DEFAULT_CHUNKSIZE, read_counts
+    from ..serving.session import is_session_file
+
     if is_session_file(args.data):
         raise BnfkError("--chunksize and --engine read a CSV or Parquet file, not a session file.")
-    return read_counts(args.data, chunksize=args.chunksize or DEFAULT_CHUNKSIZE, class_column=args.class_column,
-                       missing_policy=args.missing_policy, na_values=args.na_values, discretize_bins=args.discretize,
-                       max_levels=args.max_levels, drop_columns=split_list(args.drop_columns),
-                       engine=args.engine, scheduler=args.scheduler, runner=runner)
+    return read_counts(
+        args.data,
+        chunksize=args.chunksize or DEFAULT_CHUNKSIZE,
+        class_column=args.class_column,
+        missing_policy=args.missing_policy,
+        na_values=args.na_values,
+        discretize_bins=args.discretize,
+        max_levels=args.max_levels,
+        drop_columns=split_list(args.drop_columns),
+        engine=args.engine,
+        scheduler=args.scheduler,
+        runner=runner,
+    )
 
 
 #: the subcommands this module registers and their one-line help (the top-level --help lists them
@@ -91,29 +138,62 @@ SUBCOMMANDS = {
 
 def register(sub) -> None:
     from ..learning.recipe import DEFAULT_RECIPE as R
+
     p = sub.add_parser("learn", help=SUBCOMMANDS["learn"])
     p.add_argument("data", metavar="DATA.csv")
-    p.add_argument("--structure", "--method", dest="structure", default=R.structure, choices=choices(LEARNERS),
-                   help=f"structure-learning method (default {R.structure}, the default recipe)")
-    p.add_argument("--score", default=R.score, choices=choices(SCORES),
-                   help=f"score optimised by the search (default {R.score})")
-    p.add_argument("--kdb-k", type=int_at_least(0, 64), default=R.k, metavar="K",
-                   help=f"feature parents per feature for kdb (default {R.k}, the default recipe)")
+    p.add_argument(
+        "--structure",
+        "--method",
+        dest="structure",
+        default=R.structure,
+        choices=choices(LEARNERS),
+        help=f"structure-learning method (default {R.structure}, the default recipe)",
+    )
+    p.add_argument(
+        "--score",
+        default=R.score,
+        choices=choices(SCORES),
+        help=f"score optimised by the search (default {R.score})",
+    )
+    p.add_argument(
+        "--kdb-k",
+        type=int_at_least(0, 64),
+        default=R.k,
+        metavar="K",
+        help=f"feature parents per feature for kdb (default {R.k}, the default recipe)",
+    )
     add_hidden_alias(p, "--k", "kdb_k", type=int_at_least(0, 64))
-    p.add_argument("--max-parents", type=int_at_least(0), default=None, help="in-degree bound for hc and exact")
-    p.add_argument("--ess", type=float_in(0, 1e6, low_open=True), default=1.0,
-                   help="equivalent sample size for bdeu (default 1)")
-    p.add_argument("--params", choices=choices(ESTIMATORS), default=R.params,
-                   help=f"CPT estimator (default {R.params}: likelihood-equivalent, so equivalent structures give "
-                        "one Fisher kernel)")
-    p.add_argument("--pseudo-count", type=float_in(0, 1e6, low_open=True), default=1.0,
-                   help="pseudo-count of smoothed/bdeu (default 1)")
+    p.add_argument(
+        "--max-parents", type=int_at_least(0), default=None, help="in-degree bound for hc and exact"
+    )
+    p.add_argument(
+        "--ess",
+        type=float_in(0, 1e6, low_open=True),
+        default=1.0,
+        help="equivalent sample size for bdeu (default 1)",
+    )
+    p.add_argument(
+        "--params",
+        choices=choices(ESTIMATORS),
+        default=R.params,
+        help=f"CPT estimator (default {R.params}: likelihood-equivalent, so equivalent structures give "
+        "one Fisher kernel)",
+    )
+    p.add_argument(
+        "--pseudo-count",
+        type=float_in(0, 1e6, low_open=True),
+        default=1.0,
+        help="pseudo-count of smoothed/bdeu (default 1)",
+    )
     add_kgv_options(p)
     add_missing_data_option(p, R.missing_data)
     add_quiet(p)
     p.add_argument("-o", "--output", required=True, metavar="MODEL.bif|MODEL.json")
     add_data_options(p)
-    add_streaming_options(p, "read DATA (CSV or .parquet) ROWS rows at a time into its distinct rows with counts: "
-                             "the same model, memory bounded by the distinct rows instead of the file",
-                          "where the chunks are counted: this process (default) or a Dask cluster")
+    add_streaming_options(
+        p,
+        "read DATA (CSV or .parquet) ROWS rows at a time into its distinct rows with counts: "
+        "the same model, memory bounded by the distinct rows instead of the file",
+        "where the chunks are counted: this process (default) or a Dask cluster",
+    )
     p.set_defaults(func=_cmd_learn)

@@ -12,6 +12,7 @@ function (and constants its options need inside ``register``).  :func:`main` the
 module of the subcommand asked for; the others appear in ``--help`` by name.  A module without
 ``SUBCOMMANDS`` is always registered in full (correct, only slower to start).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -20,15 +21,49 @@ import os
 import sys
 import warnings
 
-from ..errors import BnfkError, bounded
 from ..data.limits import DEFAULT_MAX_BYTES, memory_limit_set
-from . import cluster, impute, kernel, kgv, landscape, lca, learn, options, prototypes, report, reproduce, segments
-from .common import CliParser, add_max_memory, cli_wording, emit, end_progress_line, use_session_model, warning_line
+from ..errors import BnfkError, bounded
+from . import (
+    cluster,
+    impute,
+    kernel,
+    kgv,
+    landscape,
+    lca,
+    learn,
+    options,
+    prototypes,
+    report,
+    reproduce,
+    segments,
+)
+from .common import (
+    CliParser,
+    add_max_memory,
+    cli_wording,
+    emit,
+    end_progress_line,
+    use_session_model,
+    warning_line,
+)
 
 __all__ = ["main", "build_parser", "COMMANDS"]
 
 #: the subcommand modules, in ``--help`` order
-COMMANDS = (learn, kernel, cluster, lca, impute, prototypes, segments, landscape, report, reproduce, kgv, options)
+COMMANDS = (
+    learn,
+    kernel,
+    cluster,
+    lca,
+    impute,
+    prototypes,
+    segments,
+    landscape,
+    report,
+    reproduce,
+    kgv,
+    options,
+)
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
@@ -36,8 +71,9 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
 
     ``command``: register in full only the module of that subcommand (the others by name and help line,
     see the module docstring); None registers every module in full."""
-    parser = CliParser(prog="python -m bnfk_core",
-                       description="Categorical data, Bayesian networks and their Fisher kernel.")
+    parser = CliParser(
+        prog="python -m bnfk_core", description="Categorical data, Bayesian networks and their Fisher kernel."
+    )
     sub = parser.add_subparsers(dest="command", metavar="SUBCOMMAND", parser_class=CliParser)
     sub.required = True
     light = command is not None
@@ -91,14 +127,18 @@ def main(argv=None) -> int:
     except SystemExit as exc:  # --help (0) or a usage error already reported on one line (2)
         return exc.code if isinstance(exc.code, int) else 2
     try:
-        from ..data.dask_runner import check_address, timeout_set   # (imports pandas: not needed for --help)
+        from ..data.dask_runner import check_address, timeout_set  # (imports pandas: not needed for --help)
+
         limit = getattr(args, "max_memory", None)
-        with warnings.catch_warnings(), memory_limit_set(None if limit == math.inf else limit or DEFAULT_MAX_BYTES), \
-                timeout_set(getattr(args, "dask_timeout", None)):
+        with (
+            warnings.catch_warnings(),
+            memory_limit_set(None if limit == math.inf else limit or DEFAULT_MAX_BYTES),
+            timeout_set(getattr(args, "dask_timeout", None)),
+        ):
             warnings.simplefilter("ignore", FutureWarning)
             warnings.showwarning = warning_line
             if getattr(args, "scheduler", None) is not None:
-                check_address(args.scheduler)   # a malformed address is refused before any file is read
+                check_address(args.scheduler)  # a malformed address is refused before any file is read
             use_session_model(args, argv)
             result = args.func(args)
             if result is not None:

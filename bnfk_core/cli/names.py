@@ -1,12 +1,14 @@
 """Registry names as argparse ``choices``, read live from the registries.
 
-The registries read their built-in members from light declaration modules (``members.py`` beside each family), so
-a subcommand's ``--help`` and its argument errors list every member -- a plug-in's too -- without importing numpy's
+The registries read their built-in members from light declaration modules (``members.py`` beside each family),
+so a subcommand's ``--help`` and its argument errors list every member -- a plug-in's too -- without importing
+numpy's
 heavier neighbours.  The defaults and limits the parsers show are imported from those same light modules.
 """
+
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from .. import registry
 
@@ -14,8 +16,8 @@ __all__ = ["RegistryChoices", "choices", "feature_learners"]
 
 
 class RegistryChoices:
-    """``choices=`` for the names of ``reg`` (or the subset ``only()`` returns), read at each use so that a member
-    registered after the parser was built is listed and accepted."""
+    """``choices=`` for the names of ``reg`` (or the subset ``only()`` returns), read at each use so that a
+    member registered after the parser was built is listed and accepted."""
 
     def __init__(self, reg: registry.Registry, only: Callable[[], tuple] | None = None):
         self.reg, self.only = reg, only

@@ -1,62 +1,132 @@
 """Subcommand ``options``: every option family as Markdown tables, written from the registries
 (``python -m bnfk_core options > docs/OPTIONS.md``).  It reads only the light member declarations, so it
 starts at once."""
+
 from __future__ import annotations
 
 import sys
 
-from ..registry import CLASSIFIERS, CLUSTERERS, CRITERIA, ESTIMATORS, IMPUTERS, KERNELS, LEARNERS, MISSING_DATA, SCORES
+from ..registry import (
+    CLASSIFIERS,
+    CLUSTERERS,
+    CRITERIA,
+    ESTIMATORS,
+    IMPUTERS,
+    KERNELS,
+    LEARNERS,
+    MISSING_DATA,
+    SCORES,
+)
 
 __all__ = ["options_markdown", "register", "SUBCOMMANDS"]
 
 #: the subcommand this module adds, with its ``--help`` line
-SUBCOMMANDS = {"options": "every option family (kernels, learners, scores, ...) as Markdown tables (docs/OPTIONS.md)"}
+SUBCOMMANDS = {
+    "options": "every option family (kernels, learners, scores, ...) as Markdown tables (docs/OPTIONS.md)"
+}
 
 
 def options_markdown() -> str:
-    """``docs/OPTIONS.md``: one table per option family, written from the registries (their built-in members and
-    every member registered since)."""
+    """``docs/OPTIONS.md``: one table per option family, written from the registries (their built-in members
+    and every member registered since)."""
+
     def cell(text) -> str:
         return str(text).replace("|", "\\|").replace("\n", " ")
 
     psd = {True: "yes", False: "no", None: "unknown"}
-    out = ["# Options (generated from `bnfk_core.registry`; do not edit)", "",
-           "Every name below is accepted wherever its family is: the CLI flags, the app's widgets, the links and",
-           "session files, and the Python API. Regenerate with `python -m bnfk_core options > docs/OPTIONS.md`.", "",
-           "## Kernels (`kernel --kind`, `cluster`/`classify --kernel`)", "",
-           "| name | label | abbr | family | PSD | shift for correlation clustering | network | description |",
-           "|---|---|---|---|---|---|---|---|"]
-    out += [f"| `{k.name}` | {cell(k.label)} | {cell(k.abbr)} | {k.family} | {psd[k.psd]} | {k.shift} | "
-            f"{'yes' if k.uses_network else 'no'} | {cell(k.description)} |" for k in KERNELS.values()]
-    out += ["", "## Structure-learning methods (`learn --structure`, `--structure`)", "",
-            "| name | label | class as a node | optimises the score | options | at most variables | description |",
-            "|---|---|---|---|---|---|---|"]
-    out += [f"| `{m.name}` | {cell(m.label)} | {'yes' if m.needs_class else 'no'} | "
-            f"{'yes' if m.uses_score else 'no'} | {cell(', '.join(f'`{o}`' for o in m.options) or '-')} | "
-            f"{m.max_variables if m.max_variables is not None else '-'} | {cell(m.description)} |"
-            for m in LEARNERS.values()]
+    out = [
+        "# Options (generated from `bnfk_core.registry`; do not edit)",
+        "",
+        "Every name below is accepted wherever its family is: the CLI flags, the app's widgets, the links "
+        "and",
+        "session files, and the Python API. Regenerate with `python -m bnfk_core options > docs/OPTIONS.md`.",
+        "",
+        "## Kernels (`kernel --kind`, `cluster`/`classify --kernel`)",
+        "",
+        "| name | label | abbr | family | PSD | shift for correlation clustering | network | description |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    out += [
+        f"| `{k.name}` | {cell(k.label)} | {cell(k.abbr)} | {k.family} | {psd[k.psd]} | {k.shift} | "
+        f"{'yes' if k.uses_network else 'no'} | {cell(k.description)} |"
+        for k in KERNELS.values()
+    ]
+    out += [
+        "",
+        "## Structure-learning methods (`learn --structure`, `--structure`)",
+        "",
+        "| name | label | class as a node | optimises the score | options | at most variables | description "
+        "|",
+        "|---|---|---|---|---|---|---|",
+    ]
+    out += [
+        f"| `{m.name}` | {cell(m.label)} | {'yes' if m.needs_class else 'no'} | "
+        f"{'yes' if m.uses_score else 'no'} | {cell(', '.join(f'`{o}`' for o in m.options) or '-')} | "
+        f"{m.max_variables if m.max_variables is not None else '-'} | {cell(m.description)} |"
+        for m in LEARNERS.values()
+    ]
     out += ["", "## Scores (`--score`)", "", "| name | label | description |", "|---|---|---|"]
     out += [f"| `{s.name}` | {cell(s.label)} | {cell(s.description)} |" for s in SCORES.values()]
-    out += ["", "## CPT estimators (`--params`)", "", "| name | label | pseudo-count | description |",
-            "|---|---|---|---|"]
-    out += [f"| `{e.name}` | {cell(e.label)} | {'yes' if e.uses_pseudo_count else 'no'} | {cell(e.description)} |"
-            for e in ESTIMATORS.values()]
-    out += ["", "## Missing cells in structure learning (`--missing-data`)", "", "| name | label | description |",
-            "|---|---|---|"]
+    out += [
+        "",
+        "## CPT estimators (`--params`)",
+        "",
+        "| name | label | pseudo-count | description |",
+        "|---|---|---|---|",
+    ]
+    out += [
+        f"| `{e.name}` | {cell(e.label)} | {'yes' if e.uses_pseudo_count else 'no'} | {cell(e.description)} |"
+        for e in ESTIMATORS.values()
+    ]
+    out += [
+        "",
+        "## Missing cells in structure learning (`--missing-data`)",
+        "",
+        "| name | label | description |",
+        "|---|---|---|",
+    ]
     out += [f"| `{m.name}` | {cell(m.label)} | {cell(m.description)} |" for m in MISSING_DATA.values()]
-    out += ["", "## Imputation methods (`impute-benchmark --methods`)", "",
-            "| name | label | peer | needs | description |", "|---|---|---|---|---|"]
-    out += [f"| `{m.name}` | {cell(m.label)} | {'yes' if m.peer else 'no'} | {cell(m.needs or '-')} | "
-            f"{cell(m.description)} |" for m in IMPUTERS.values()]
-    out += ["", "## Clustering algorithms (`cluster --algorithm`)", "", "| name | label | uses a kernel | description |",
-            "|---|---|---|---|"]
-    out += [f"| `{c.name}` | {cell(c.label)} | {'yes' if c.uses_kernel else 'no'} | {cell(c.description)} |"
-            for c in CLUSTERERS.values()]
-    out += ["", "## Classifiers (`classify --classifier`)", "", "| name | label | in tables | description |",
-            "|---|---|---|---|"]
-    out += [f"| `{c.name}` | {cell(c.label)} | {cell(c.table_label)} | {cell(c.description)} |"
-            for c in CLASSIFIERS.values()]
-    out += ["", "## Prototype criteria (`prototypes --criterion`)", "", "| name | label | description |", "|---|---|---|"]
+    out += [
+        "",
+        "## Imputation methods (`impute-benchmark --methods`)",
+        "",
+        "| name | label | peer | needs | description |",
+        "|---|---|---|---|---|",
+    ]
+    out += [
+        f"| `{m.name}` | {cell(m.label)} | {'yes' if m.peer else 'no'} | {cell(m.needs or '-')} | "
+        f"{cell(m.description)} |"
+        for m in IMPUTERS.values()
+    ]
+    out += [
+        "",
+        "## Clustering algorithms (`cluster --algorithm`)",
+        "",
+        "| name | label | uses a kernel | description |",
+        "|---|---|---|---|",
+    ]
+    out += [
+        f"| `{c.name}` | {cell(c.label)} | {'yes' if c.uses_kernel else 'no'} | {cell(c.description)} |"
+        for c in CLUSTERERS.values()
+    ]
+    out += [
+        "",
+        "## Classifiers (`classify --classifier`)",
+        "",
+        "| name | label | in tables | description |",
+        "|---|---|---|---|",
+    ]
+    out += [
+        f"| `{c.name}` | {cell(c.label)} | {cell(c.table_label)} | {cell(c.description)} |"
+        for c in CLASSIFIERS.values()
+    ]
+    out += [
+        "",
+        "## Prototype criteria (`prototypes --criterion`)",
+        "",
+        "| name | label | description |",
+        "|---|---|---|",
+    ]
     out += [f"| `{c.name}` | {cell(c.label)} | {cell(c.description)} |" for c in CRITERIA.values()]
     return "\n".join(out) + "\n"
 
@@ -66,6 +136,9 @@ def _cmd_options(args) -> None:
 
 
 def register(sub) -> None:
-    p = sub.add_parser("options", help=SUBCOMMANDS["options"],
-                       description="Print every option family as Markdown tables (the source of docs/OPTIONS.md).")
+    p = sub.add_parser(
+        "options",
+        help=SUBCOMMANDS["options"],
+        description="Print every option family as Markdown tables (the source of docs/OPTIONS.md).",
+    )
     p.set_defaults(func=_cmd_options)

@@ -1,9 +1,11 @@
-"""A column's states from its cell texts: nominal levels in order, quantile bins of numeric columns, or the states
-of a given model (values aligned to them, numbers put into interval states) -- what :func:`bnfk_core.data.table.load_csv`
-and the streaming reader (:func:`bnfk_core.data.stream.plan_from_levels`) both derive a column's codes with.
+"""A column's states from its cell texts: nominal levels in order, quantile bins of numeric columns, or the
+states of a given model (values aligned to them, numbers put into interval states) -- what
+:func:`bnfk_core.data.table.load_csv` and the streaming reader
+(:func:`bnfk_core.data.stream.plan_from_levels`) both derive a column's codes with.
 
 A level is a distinct trimmed cell text; ``inv`` maps rows to levels (or, for the streaming reader, is
 ``arange(len(levels))`` with ``level_counts`` the rows of each level)."""
+
 from __future__ import annotations
 
 import re
@@ -13,9 +15,22 @@ import pandas as pd
 
 from ..errors import DataError, shorten
 
-__all__ = ["MISSING_CATEGORY", "MISSING_POLICIES", "text_levels", "as_numbers", "interval_label", "parse_interval",
-           "quantile_bins", "weighted_quantile_bins", "show_value", "check_options", "check_columns",
-           "column_states", "binning_notes", "model_columns"]
+__all__ = [
+    "MISSING_CATEGORY",
+    "MISSING_POLICIES",
+    "text_levels",
+    "as_numbers",
+    "interval_label",
+    "parse_interval",
+    "quantile_bins",
+    "weighted_quantile_bins",
+    "show_value",
+    "check_options",
+    "check_columns",
+    "column_states",
+    "binning_notes",
+    "model_columns",
+]
 
 #: Under ``missing_policy="category"`` every missing token of a column becomes this one state.
 MISSING_CATEGORY = "?"
@@ -114,10 +129,20 @@ def check_options(missing_policy, discretize_bins, max_levels, drop_columns, cla
         raise DataError(f"missing_policy must be 'missing' or 'category', not {missing_policy!r}.")
     if discretize_bins is None or discretize_bins is False:
         discretize_bins = 0
-    if isinstance(discretize_bins, (bool, np.bool_)) or not isinstance(discretize_bins, (int, np.integer)) \
-            or discretize_bins < 0 or discretize_bins == 1:
-        raise DataError(f"discretize_bins must be None, 0 or an integer of at least 2, not {discretize_bins!r}.")
-    if isinstance(max_levels, (bool, np.bool_)) or not isinstance(max_levels, (int, np.integer)) or max_levels < 2:
+    if (
+        isinstance(discretize_bins, (bool, np.bool_))
+        or not isinstance(discretize_bins, (int, np.integer))
+        or discretize_bins < 0
+        or discretize_bins == 1
+    ):
+        raise DataError(
+            f"discretize_bins must be None, 0 or an integer of at least 2, not {discretize_bins!r}."
+        )
+    if (
+        isinstance(max_levels, (bool, np.bool_))
+        or not isinstance(max_levels, (int, np.integer))
+        or max_levels < 2
+    ):
         raise DataError(f"max_levels must be an integer of at least 2, not {max_levels!r}.")
     if drop_columns is None:
         drop_columns = ()
@@ -136,27 +161,47 @@ def check_columns(header, drop_columns, class_column, source: str, notes: list) 
             raise DataError(f"drop_columns names '{c}', which is not a column of {source}.")
     if class_column is not None:
         if class_column not in header:
-            raise DataError(f"Class column '{class_column}' is not a column of {source} "
-                            f"(columns: {_list(header)}).")
+            raise DataError(
+                f"Class column '{class_column}' is not a column of {source} (columns: {_list(header)})."
+            )
         if class_column in drop_columns:
             raise DataError(f"Class column '{class_column}' is also listed in drop_columns.")
     if drop_columns:
         notes.append(f"Dropped column(s) {_list(drop_columns)}.")
 
 
-def column_states(name, lev, miss_lev, inv, model_states, policy, bins, max_levels, source, is_class, lines,
-                   notes: list, discretized: list, fewer: list, level_counts=None):
+def column_states(
+    name,
+    lev,
+    miss_lev,
+    inv,
+    model_states,
+    policy,
+    bins,
+    max_levels,
+    source,
+    is_class,
+    lines,
+    notes: list,
+    discretized: list,
+    fewer: list,
+    level_counts=None,
+):
     """(state code of each level, states) of one column: the model's states when given
     (:func:`_align_levels`), else derived from the levels (:func:`_code_levels`; discretized and
     fewer-bins columns are collected for :func:`binning_notes`)."""
     if model_states is not None:
-        return _align_levels(name, lev, miss_lev, inv, model_states, policy, lines, source, notes,
-                             level_counts), model_states
-    level_code, st, how = _code_levels(name, lev, miss_lev, inv, policy, bins, max_levels, source, is_class,
-                                       level_counts=level_counts)
+        return _align_levels(
+            name, lev, miss_lev, inv, model_states, policy, lines, source, notes, level_counts
+        ), model_states
+    level_code, st, how = _code_levels(
+        name, lev, miss_lev, inv, policy, bins, max_levels, source, is_class, level_counts=level_counts
+    )
     if how == "many-classes":
-        notes.append(f"Class column '{name}' has {len(st)} classes (more than "
-                     f"max_levels={max_levels}); it was kept as nominal.")
+        notes.append(
+            f"Class column '{name}' has {len(st)} classes (more than "
+            f"max_levels={max_levels}); it was kept as nominal."
+        )
     if how == "discretized":
         discretized.append(name)
         if len(st) - (MISSING_CATEGORY in st and policy == "category") < bins:
@@ -166,8 +211,10 @@ def column_states(name, lev, miss_lev, inv, model_states, policy, bins, max_leve
 
 def binning_notes(discretized: list, fewer: list, bins: int, max_levels: int, notes: list) -> None:
     if discretized:
-        notes.append(f"Discretized {len(discretized)} numeric column(s) with more than {max_levels} "
-                     f"distinct values into {bins} quantile bins: {_list(discretized)}.")
+        notes.append(
+            f"Discretized {len(discretized)} numeric column(s) with more than {max_levels} "
+            f"distinct values into {bins} quantile bins: {_list(discretized)}."
+        )
     if fewer:
         notes.append(f"Tied values gave fewer than {bins} bins in {_list(fewer)}.")
 
@@ -179,7 +226,9 @@ def _list(names, limit: int = 8) -> str:
     return ", ".join(names)
 
 
-def _code_levels(name, lev, miss_lev, inv, policy, bins, max_levels, source, is_class=False, level_counts=None):
+def _code_levels(
+    name, lev, miss_lev, inv, policy, bins, max_levels, source, is_class=False, level_counts=None
+):
     """Level -> state code, the ordered states, and 'nominal', 'discretized' or 'many-classes'.
 
     The class column is never discretized nor refused: the user named it explicitly.
@@ -196,16 +245,22 @@ def _code_levels(name, lev, miss_lev, inv, policy, bins, max_levels, source, is_
             vals = pd.to_numeric(pd.Series(real_levels, dtype=object), errors="coerce").to_numpy(float)
             if not np.isnan(vals).any() or (np.isinf(vals).any() and np.isnan(vals).sum() <= 1):
                 bad = next(str(v) for v, x in zip(real_levels, vals) if not np.isfinite(x))
-                raise DataError(f"Column '{name}' of {source} holds numbers and the value '{shorten(bad, 40)}', "
-                                "which is not a finite number, so it cannot be binned; blank or replace those "
-                                f"cells, or drop it with drop_columns=['{name}'].")
-            raise DataError(f"Column '{name}' of {source} has {len(real_levels)} distinct values "
-                            f"(more than max_levels={max_levels}); it looks like an identifier or "
-                            f"free text, so drop it with drop_columns=['{name}'].")
+                raise DataError(
+                    f"Column '{name}' of {source} holds numbers and the value '{shorten(bad, 40)}', "
+                    "which is not a finite number, so it cannot be binned; blank or replace those "
+                    f"cells, or drop it with drop_columns=['{name}']."
+                )
+            raise DataError(
+                f"Column '{name}' of {source} has {len(real_levels)} distinct values "
+                f"(more than max_levels={max_levels}); it looks like an identifier or "
+                f"free text, so drop it with drop_columns=['{name}']."
+            )
         if not bins:
-            raise DataError(f"Column '{name}' of {source} has {len(real_levels)} distinct numeric "
-                            f"values (more than max_levels={max_levels}) and discretization is off; "
-                            f"set discretize_bins or drop it with drop_columns=['{name}'].")
+            raise DataError(
+                f"Column '{name}' of {source} has {len(real_levels)} distinct numeric "
+                f"values (more than max_levels={max_levels}) and discretization is off; "
+                f"set discretize_bins or drop it with drop_columns=['{name}']."
+            )
         if level_counts is not None:
             edges, st = weighted_quantile_bins(nums, np.asarray(level_counts)[real], bins)
         else:
@@ -247,8 +302,10 @@ def model_columns(model, names, class_column, source: str, notes: list):
         notes.append(f"Class column '{class_column}' is not a model variable; it was dropped.")
         class_column = None
     if extra:
-        raise DataError(f"Column(s) {_list(extra)} of {source} are not variables of the model; "
-                        f"drop them with drop_columns={extra!r}.")
+        raise DataError(
+            f"Column(s) {_list(extra)} of {source} are not variables of the model; "
+            f"drop them with drop_columns={extra!r}."
+        )
     return mvars, mstates, class_column
 
 
@@ -263,7 +320,9 @@ def _model_spec(model):
     if len(set(mvars)) != len(mvars):
         dup = next(v for v in mvars if mvars.count(v) > 1)
         raise DataError(f"The model lists variable '{dup}' twice.")
-    hidden = (getattr(model, "fit_info", None) or {}).get("hidden")   # a latent class network's class: no column
+    hidden = (getattr(model, "fit_info", None) or {}).get(
+        "hidden"
+    )  # a latent class network's class: no column
     if hidden in mvars:
         keep = [i for i, v in enumerate(mvars) if v != hidden]
         mvars, mstates = tuple(mvars[i] for i in keep), tuple(mstates[i] for i in keep)
@@ -292,7 +351,9 @@ def _align_levels(name, lev, miss_lev, inv, states, policy, lines, source, notes
 
     intervals = [parse_interval(s) for s in states if s != MISSING_CATEGORY]
     if unknown and intervals and all(iv is not None for iv in intervals):
-        unknown = _map_intervals(name, lev, unknown, inv, states, level_code, lines, source, notes, level_counts)
+        unknown = _map_intervals(
+            name, lev, unknown, inv, states, level_code, lines, source, notes, level_counts
+        )
     elif unknown:
         real_states = [s for s in states if s != MISSING_CATEGORY]
         snums = as_numbers(real_states)
@@ -312,11 +373,15 @@ def _align_levels(name, lev, miss_lev, inv, states, policy, lines, source, notes
         k = int(inv[row])
         shown = ", ".join(states[:10]) + (", ..." if len(states) > 10 else "")
         if miss_lev[k]:
-            raise DataError(f"Missing value ({show_value(lev[k])}) of variable '{name}' on {_at(lines, row)} "
-                            f"of {source} has no state in the model (states: {shown}); "
-                            "use missing_policy='missing'.")
-        raise DataError(f"Value {show_value(lev[k])} of variable '{name}' on {_at(lines, row)} of {source} "
-                        f"is not a state of the model (states: {shown}).")
+            raise DataError(
+                f"Missing value ({show_value(lev[k])}) of variable '{name}' on {_at(lines, row)} "
+                f"of {source} has no state in the model (states: {shown}); "
+                "use missing_policy='missing'."
+            )
+        raise DataError(
+            f"Value {show_value(lev[k])} of variable '{name}' on {_at(lines, row)} of {source} "
+            f"is not a state of the model (states: {shown})."
+        )
     return level_code
 
 
@@ -355,6 +420,8 @@ def _map_intervals(name, lev, unknown, inv, states, level_code, lines, source, n
         else:
             still.append(k)
     if below or above:
-        notes.append(f"Variable '{name}': {below} value(s) below and {above} above the model's "
-                     "intervals were put in the first/last interval.")
+        notes.append(
+            f"Variable '{name}': {below} value(s) below and {above} above the model's "
+            "intervals were put in the first/last interval."
+        )
     return still

@@ -2,20 +2,35 @@
 
 Parent configurations are mixed-radix codes (re-compressed with ``np.unique`` before they could overflow) and
 family counts one ``np.bincount``; only observed parent configurations are materialised, so a family with 20
-parents costs O(N), not prod r_p.  Pure counting on code matrices (``-1`` = missing): it sits on the data floor,
-below the model (:mod:`bnfk_core.network.model`) and the scores (:mod:`bnfk_core.learning.scores`) that use it.
+parents costs O(N), not prod r_p.  Pure counting on code matrices (``-1`` = missing): it sits on the data
+floor, below the model (:mod:`bnfk_core.network.model`) and the scores (:mod:`bnfk_core.learning.scores`) that
+use it.
 """
+
 from __future__ import annotations
 
 import math
-from typing import Sequence
+from collections.abc import Sequence
 
 import numba
 import numpy as np
 
-__all__ = ["THREADS_MIN_PASSES", "complete_codes", "config_index", "weighted_bincount", "counts_from_columns", "family_counts", "merge_rows",
-           "code_matrix", "dense_cells", "dense_family_counts", "DENSE_MAX_CELLS",
-           "shifted_matrix", "table_cells", "family_tables"]
+__all__ = [
+    "THREADS_MIN_PASSES",
+    "complete_codes",
+    "config_index",
+    "weighted_bincount",
+    "counts_from_columns",
+    "family_counts",
+    "merge_rows",
+    "code_matrix",
+    "dense_cells",
+    "dense_family_counts",
+    "DENSE_MAX_CELLS",
+    "shifted_matrix",
+    "table_cells",
+    "family_tables",
+]
 
 
 def complete_codes(codes: np.ndarray) -> np.ndarray:
@@ -36,7 +51,7 @@ def config_index(cols: Sequence[np.ndarray], cards: Sequence[int], n_rows: int) 
     size = int(cards[0])
     for col, r in zip(cols[1:], cards[1:]):
         r = int(r)
-        if size * r > 2 ** 31:
+        if size * r > 2**31:
             _, idx = np.unique(idx, return_inverse=True)
             idx = idx.astype(np.int64).ravel()
             size = int(idx.max()) + 1 if idx.size else 1
@@ -59,8 +74,9 @@ def weighted_bincount(idx: np.ndarray, weights: np.ndarray | None, minlength: in
     return np.rint(np.bincount(idx, weights=weights, minlength=minlength)).astype(np.int64)
 
 
-def counts_from_columns(child_col: np.ndarray, r: int, parent_cols, parent_cards, n_rows: int,
-                        weights: np.ndarray | None = None) -> np.ndarray:
+def counts_from_columns(
+    child_col: np.ndarray, r: int, parent_cols, parent_cards, n_rows: int, weights: np.ndarray | None = None
+) -> np.ndarray:
     """Family counts; ``n_rows`` is the number of rows given (distinct rows when ``weights`` is set),
     which only decides between a dense and a compressed count, never the result."""
     pidx, size = config_index(parent_cols, parent_cards, n_rows)
@@ -73,8 +89,13 @@ def counts_from_columns(child_col: np.ndarray, r: int, parent_cols, parent_cards
     return weighted_bincount(inv * r + child_col, weights, j * r).reshape(j, r)
 
 
-def family_counts(codes: np.ndarray, cards: Sequence[int], child: int, parents: Sequence[int] = (),
-                  weights: np.ndarray | None = None) -> np.ndarray:
+def family_counts(
+    codes: np.ndarray,
+    cards: Sequence[int],
+    child: int,
+    parents: Sequence[int] = (),
+    weights: np.ndarray | None = None,
+) -> np.ndarray:
     """Counts N_ijk of a family over the rows where the child and all parents are observed.
 
     Parameters
@@ -97,16 +118,22 @@ def family_counts(codes: np.ndarray, cards: Sequence[int], child: int, parents: 
     sub = codes[rows]
     w = None if weights is None else np.asarray(weights, dtype=np.int64)[rows]
     parents = [int(p) for p in parents]
-    return counts_from_columns(sub[:, child].astype(np.int64), int(cards[child]),
-                               [sub[:, p].astype(np.int64) for p in parents],
-                               [int(cards[p]) for p in parents], sub.shape[0], w)
+    return counts_from_columns(
+        sub[:, child].astype(np.int64),
+        int(cards[child]),
+        [sub[:, p].astype(np.int64) for p in parents],
+        [int(cards[p]) for p in parents],
+        sub.shape[0],
+        w,
+    )
 
 
 def merge_rows(table: np.ndarray, weight: np.ndarray, cards: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
     """Equal rows of ``table`` merged into one with the sum of their weights (rows in sorted order)."""
-    if math.prod(int(c) for c in cards) < 2 ** 62:
-        key = np.ravel_multi_index(tuple(table[:, j].astype(np.int64) for j in range(table.shape[1])),
-                                   tuple(int(c) for c in cards))
+    if math.prod(int(c) for c in cards) < 2**62:
+        key = np.ravel_multi_index(
+            tuple(table[:, j].astype(np.int64) for j in range(table.shape[1])), tuple(int(c) for c in cards)
+        )
         uk, first, inv = np.unique(key, return_index=True, return_inverse=True)
         return table[first], np.bincount(inv.ravel(), weights=weight, minlength=uk.size)
     uniq, inv = np.unique(table, axis=0, return_inverse=True)
@@ -120,10 +147,10 @@ DENSE_MAX_CELLS = 1 << 22
 
 
 def code_matrix(codes: np.ndarray, cards: Sequence[int]) -> np.ndarray:
-    """``codes`` (N, n) as the compiled counters read them: one C-contiguous row per column (n, N), in the narrowest
-    signed integer type holding every code and ``-1`` (1 byte a cell for up to 127 states)."""
+    """``codes`` (N, n) as the compiled counters read them: one C-contiguous row per column (n, N), in the
+    narrowest signed integer type holding every code and ``-1`` (1 byte a cell for up to 127 states)."""
     top = max((int(c) for c in cards), default=1)
-    ctype = np.int8 if top <= 127 else np.int16 if top <= 32767 else np.int32 if top < 2 ** 31 else np.int64
+    ctype = np.int8 if top <= 127 else np.int16 if top <= 32767 else np.int32 if top < 2**31 else np.int64
     return np.ascontiguousarray(np.asarray(codes).T, dtype=ctype)
 
 
@@ -151,12 +178,20 @@ def _dense_counts(cols, fam, radix, weights, out):  # pragma: no cover - compile
             out[idx] += 1.0 if unit else weights[n]
 
 
-def dense_family_counts(cols: np.ndarray, child: int, parents: Sequence[int], cards: Sequence[int],
-                        weights: np.ndarray | None = None) -> np.ndarray:
-    """The dense (q, r) count table of a family over the rows of ``cols`` (:func:`code_matrix`) where the child and
-    every parent are observed: row j is the parents' mixed-radix configuration (``parents`` in the given order,
-    the first most significant), column k the child's state.  One compiled pass; each cell is the sum of its rows'
-    ``weights`` (1 without) in row order -- the very floats of ``np.bincount`` (:func:`counts_from_columns`)."""
+def dense_family_counts(
+    cols: np.ndarray,
+    child: int,
+    parents: Sequence[int],
+    cards: Sequence[int],
+    weights: np.ndarray | None = None,
+) -> np.ndarray:
+    """The dense (q, r) count table of a family over the rows of ``cols`` (:func:`code_matrix`) where the
+    child and every parent are observed: row j is the parents' mixed-radix configuration (``parents`` in the
+    given order,
+    the first most significant), column k the child's state.  One compiled pass; each cell is the sum of its
+    rows'
+    ``weights`` (1 without) in row order -- the very floats of ``np.bincount``
+    (:func:`counts_from_columns`)."""
     fam = np.array([int(p) for p in parents] + [int(child)], dtype=np.int64)
     radix = np.array([int(cards[v]) for v in fam], dtype=np.int64)
     out = np.zeros(int(np.prod(radix)), dtype=np.float64)
@@ -165,12 +200,14 @@ def dense_family_counts(cols: np.ndarray, child: int, parents: Sequence[int], ca
     return out.reshape(-1, int(cards[child]))
 
 
-# ---------------------------------------------------------------------- many families in one call (the search's batches)
+# ---------------------------------------------------------------------- many families in one call (the
+# search's batches)
 def shifted_matrix(cols: np.ndarray, cards: Sequence[int]) -> np.ndarray:
-    """A :func:`code_matrix` ``cols`` (n, N) with every missing cell (``-1``) coded as its column's cardinality r_j
-    (one extra state): unsigned, 1 byte a cell while every r_j < 255.  A family's table over these codes has one
-    more state per member; its cells with no extra state are the family's counts on the rows observing it whole,
-    so a pass needs no test for a missing member (:func:`family_tables`)."""
+    """A :func:`code_matrix` ``cols`` (n, N) with every missing cell (``-1``) coded as its column's
+    cardinality r_j
+    (one extra state): unsigned, 1 byte a cell while every r_j < 255.  A family's table over these codes has
+    one more state per member; its cells with no extra state are the family's counts on the rows observing it
+    whole, so a pass needs no test for a missing member (:func:`family_tables`)."""
     top = max((int(c) for c in cards), default=1)
     ctype = np.uint8 if top < 255 else np.uint16 if top < 65535 else np.int64
     cols = np.asarray(cols)
@@ -185,14 +222,15 @@ def shifted_matrix(cols: np.ndarray, cards: Sequence[int]) -> np.ndarray:
 
 
 def table_cells(cards: Sequence[int], members: Sequence[int]) -> int:
-    """The cells of a family's table over :func:`shifted_matrix` codes: prod (r_j + 1) over its ``members``."""
+    """The cells of a family's table over :func:`shifted_matrix` codes: prod (r_j + 1) over its
+    ``members``."""
     return math.prod(int(cards[m]) + 1 for m in members)
 
 
 @numba.njit(cache=True, nogil=True)
 def _one_table(cols, mem, radix, w, out):  # pragma: no cover - compiled
-    # one family's pass: a loop per number of members over 1-D columns (the index arithmetic unrolled, about 5x
-    # faster than a loop over the members), a general loop beyond six
+    # one family's pass: a loop per number of members over 1-D columns (the index arithmetic unrolled, about
+    # 5x faster than a loop over the members), a general loop beyond six
     k = mem.shape[0]
     n_rows = cols.shape[1]
     c0 = cols[mem[0]]
@@ -238,10 +276,10 @@ def _one_table(cols, mem, radix, w, out):  # pragma: no cover - compiled
 
 
 #: a batch of families with fewer row passes than this (rows x families) runs on one thread.  Measured on the
-#: 2-core machine (2026-11-27, farm-bench, old and new in turn): two threads on such batches cost up to twice the CPU
-#: for little wall time (numba's OpenMP threads spin between regions) -- ``learn --structure hc`` of the 8,124-row
-#: mushroom sample 0.96x the wall time, 0.69x the CPU on one thread; the 2,000,000-row complete-row search, whose
-#: batches stay above the bar, 1.02x the wall time
+#: 2-core machine (2026-11-27, farm-bench, old and new in turn): two threads on such batches cost up to twice
+#: the CPU for little wall time (numba's OpenMP threads spin between regions) -- ``learn --structure hc`` of
+#: the 8,124-row mushroom sample 0.96x the wall time, 0.69x the CPU on one thread; the 2,000,000-row
+#: complete-row search, whose batches stay above the bar, 1.02x the wall time
 THREADS_MIN_PASSES = 1 << 22
 
 
@@ -249,12 +287,18 @@ THREADS_MIN_PASSES = 1 << 22
 def _family_tables(cols, members, offs, radix, w, out, out_offs):  # pragma: no cover - compiled
     for f in numba.prange(offs.shape[0] - 1):
         a, b = offs[f], offs[f + 1]
-        _one_table(cols, members[a:b], radix[a:b], w, out[out_offs[f]:out_offs[f + 1]])
+        _one_table(cols, members[a:b], radix[a:b], w, out[out_offs[f] : out_offs[f + 1]])
 
 
-def family_tables(shifted: np.ndarray, families: Sequence[Sequence[int]], cards: Sequence[int],
-                  weights: np.ndarray | None = None, threads: int | None = None) -> list[np.ndarray]:
-    """The count tables of several families, one compiled pass over the rows per family, the families spread over
+def family_tables(
+    shifted: np.ndarray,
+    families: Sequence[Sequence[int]],
+    cards: Sequence[int],
+    weights: np.ndarray | None = None,
+    threads: int | None = None,
+) -> list[np.ndarray]:
+    """The count tables of several families, one compiled pass over the rows per family, the families spread
+    over
     ``threads`` threads (numba's when None and the batch is large).
 
     Parameters
@@ -263,15 +307,17 @@ def family_tables(shifted: np.ndarray, families: Sequence[Sequence[int]], cards:
     families : each family's members (column indices), in the order of the table's axes
     cards : cardinality r_j of every column
     weights : optional (N,) weight of every row (float64; 1 without)
-    threads : how many threads share the families (the result does not depend on it); None: numba's, or one for a
+    threads : how many threads share the families (the result does not depend on it); None: numba's, or one
+    for a
         batch of fewer than :data:`THREADS_MIN_PASSES` row passes
 
     Returns
     -------
-    tables : one float64 array per family, of shape ``[cards[m] for m in members]``: cell (s_1, ..., s_k) is the
-        sum of the weights of the rows where member m takes state s_m for every m (rows missing a member are left
-        out), added in row order -- the very floats of :func:`dense_family_counts` of the same family, whatever
-        the batch or the threads (every family is one thread's loop over the rows).
+    tables : one float64 array per family, of shape ``[cards[m] for m in members]``: cell (s_1, ..., s_k) is
+    the
+        sum of the weights of the rows where member m takes state s_m for every m (rows missing a member are
+        left out), added in row order -- the very floats of :func:`dense_family_counts` of the same family,
+        whatever the batch or the threads (every family is one thread's loop over the rows).
     """
     fams = [[int(m) for m in f] for f in families]
     if not fams:
@@ -282,8 +328,9 @@ def family_tables(shifted: np.ndarray, families: Sequence[Sequence[int]], cards:
     sizes = [table_cells(cards, f) for f in fams]
     out_offs = np.cumsum([0] + sizes).astype(np.int64)
     out = np.zeros(int(out_offs[-1]), dtype=np.float64)
-    w = (np.ones(shifted.shape[1]) if weights is None
-         else np.ascontiguousarray(weights, dtype=np.float64))  # 1.0 a row without weights: the same floats
+    w = (
+        np.ones(shifted.shape[1]) if weights is None else np.ascontiguousarray(weights, dtype=np.float64)
+    )  # 1.0 a row without weights: the same floats
     old = numba.get_num_threads()
     if threads is None and int(shifted.shape[1]) * len(fams) < THREADS_MIN_PASSES:
         threads = 1

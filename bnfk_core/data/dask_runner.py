@@ -2,14 +2,15 @@
 
 What is distributed: reading and parsing the file (``dask.dataframe.read_csv(blocksize=…, dtype=object)``,
 or the Parquet row groups), and the pass functions over its partitions (:meth:`DaskRunner.map_frames`) or over
-blocks of it (:meth:`DaskRunner.map`) -- the very same functions as :class:`bnfk_core.data.runners.LocalRunner`
-runs here (the streaming reader's level counts and distinct rows, the row-wise analyses' expected counts,
-imputation's blocks).
+blocks of it (:meth:`DaskRunner.map`) -- the very same functions as
+:class:`bnfk_core.data.runners.LocalRunner` runs here (the streaming reader's level counts and distinct rows,
+the row-wise analyses' expected counts, imputation's blocks).
 
 What stays on the client: merging the pieces' results (small: levels, distinct rows, counts), deriving
-the states, and deciding: the structure search's moves and the fitted CPTs.  The search's counting passes run on
-the workers too (:meth:`DaskRunner.family_counter`): the distinct rows are cut into one block per worker and sent
-once; each batch of families the search asks for is counted on every block where it lives, and the client adds
+the states, and deciding: the structure search's moves and the fitted CPTs.  The search's counting passes run
+on the workers too (:meth:`DaskRunner.family_counter`): the distinct rows are cut into one block per worker
+and sent once; each batch of families the search asks for is counted on every block where it lives, and the
+client adds
 the blocks' tables.  The result is therefore identical to the single-process one's.
 
 The workers need bnfk installed (the same version) and the file at the same path (a shared file
@@ -18,10 +19,12 @@ system, or an ``s3://``/``gs://`` URL their filesystem libraries read).
 Connecting is bounded (:func:`connect`): the address is checked first (:func:`check_address`: one sentence for
 anything that is not ``tcp://host:port``, ``tls://host:port`` or ``host:port``), then the scheduler must
 accept the connection *and* send its first answer (its handshake; a Dask scheduler sends it at once) within
-the timeout -- :data:`DEFAULT_TIMEOUT` seconds, or what :func:`timeout_set` (the CLI's ``--dask-timeout``) sets
+the timeout -- :data:`DEFAULT_TIMEOUT` seconds, or what :func:`timeout_set` (the CLI's ``--dask-timeout``)
+sets
 -- and have a worker within the same time.  A socket that accepts and never answers is refused after the
 timeout instead of hanging the run.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -35,8 +38,16 @@ from ..errors import BnfkError, DataError, shorten
 from .limits import DEFAULT_TIMEOUT, MAX_TIMEOUT
 from .reading import printable
 
-__all__ = ["DaskRunner", "local_cluster_client", "connect", "check_address", "timeout_set", "dask_timeout",
-           "DEFAULT_TIMEOUT", "MAX_TIMEOUT"]
+__all__ = [
+    "DaskRunner",
+    "local_cluster_client",
+    "connect",
+    "check_address",
+    "timeout_set",
+    "dask_timeout",
+    "DEFAULT_TIMEOUT",
+    "MAX_TIMEOUT",
+]
 
 _TIMEOUT: contextvars.ContextVar = contextvars.ContextVar("bnfk_dask_timeout", default=DEFAULT_TIMEOUT)
 _SCHEMES = ("tcp", "tls")
@@ -53,7 +64,9 @@ def timeout_set(seconds: float | None):
     """Within the block, :func:`connect` waits at most ``seconds`` (None: :data:`DEFAULT_TIMEOUT`)."""
     seconds = DEFAULT_TIMEOUT if seconds is None else float(seconds)
     if not (math.isfinite(seconds) and 0 < seconds <= MAX_TIMEOUT):
-        raise DataError(f"The Dask timeout must be a number of seconds from 0 to {MAX_TIMEOUT:g}, got {seconds!r}.")
+        raise DataError(
+            f"The Dask timeout must be a number of seconds from 0 to {MAX_TIMEOUT:g}, got {seconds!r}."
+        )
     token = _TIMEOUT.set(seconds)
     try:
         yield
@@ -62,14 +75,17 @@ def timeout_set(seconds: float | None):
 
 
 def check_address(address) -> tuple[str, str, int]:
-    """``(scheme, host, port)`` of a scheduler address (``tcp://host:port``, ``tls://host:port``, ``host:port``,
+    """``(scheme, host, port)`` of a scheduler address (``tcp://host:port``, ``tls://host:port``,
+    ``host:port``,
     ``[v6]:port``); a DataError in one sentence, the address cut to ~80 characters, for anything else."""
     if not isinstance(address, str):
         raise DataError(f"The Dask scheduler address must be text; {_ADDRESS_FORM}.")
     shown = shorten(printable(address))
     text = address.strip()
     if not text:
-        raise DataError(f"The Dask scheduler address is empty; {_ADDRESS_FORM}, or leave it out for a local cluster.")
+        raise DataError(
+            f"The Dask scheduler address is empty; {_ADDRESS_FORM}, or leave it out for a local cluster."
+        )
     bad = f"The Dask scheduler address '{shown}' is not usable"
     if len(text) > 300 or any(c.isspace() or not c.isprintable() for c in text):
         raise DataError(f"{bad}; {_ADDRESS_FORM}.")
@@ -78,7 +94,10 @@ def check_address(address) -> tuple[str, str, int]:
         scheme, rest = "tcp", text
     scheme = scheme.lower()
     if scheme not in _SCHEMES:
-        raise DataError(f"{bad}: bnfk connects over {' or '.join(_SCHEMES)}, not '{shorten(scheme, 20)}'; {_ADDRESS_FORM}.")
+        raise DataError(
+            f"{bad}: bnfk connects over {' or '.join(_SCHEMES)}, not '{shorten(scheme, 20)}'; "
+            f"{_ADDRESS_FORM}."
+        )
     try:
         parts = urllib.parse.urlsplit("//" + rest)
         host, port = parts.hostname, parts.port
@@ -102,6 +121,7 @@ def _in_thread(fn, seconds: float):
             box["result"] = fn()
         except BaseException as exc:  # noqa: BLE001 - handed back to the caller
             box["error"] = exc
+
     t = threading.Thread(target=run, daemon=True, name="bnfk-dask-connect")
     t.start()
     t.join(seconds)
@@ -109,7 +129,8 @@ def _in_thread(fn, seconds: float):
 
 
 def _probe(scheme: str, host: str, port: int, shown: str, timeout: float) -> None:
-    """Connect to ``host:port`` and (plain tcp) wait for the scheduler's first bytes, each within ``timeout``."""
+    """Connect to ``host:port`` and (plain tcp) wait for the scheduler's first bytes, each within
+    ``timeout``."""
     where = f"the Dask scheduler at {shown}"
     done, infos, exc = _in_thread(lambda: socket.getaddrinfo(host, port, type=socket.SOCK_STREAM), timeout)
     if not done:
@@ -122,22 +143,32 @@ def _probe(scheme: str, host: str, port: int, shown: str, timeout: float) -> Non
         sock.settimeout(timeout)
         try:
             sock.connect(addr)
-        except (socket.timeout, TimeoutError):
-            raise DataError(f"Cannot reach {where}: no connection within {timeout:g} s (use --dask-timeout "
-                            "to wait longer).") from None
+        except TimeoutError:
+            raise DataError(
+                f"Cannot reach {where}: no connection within {timeout:g} s (use --dask-timeout "
+                "to wait longer)."
+            ) from None
         except OSError as err:
-            raise DataError(f"Cannot reach {where}: {(err.strerror or 'connection failed').lower()}.") from None
+            raise DataError(
+                f"Cannot reach {where}: {(err.strerror or 'connection failed').lower()}."
+            ) from None
         if scheme == "tcp":
             try:
                 first = sock.recv(1)
-            except (socket.timeout, TimeoutError):
-                raise DataError(f"{where[0].upper()}{where[1:]} accepted the connection but did not answer within "
-                                f"{timeout:g} s; is it a Dask scheduler? (--dask-timeout waits longer).") from None
+            except TimeoutError:
+                raise DataError(
+                    f"{where[0].upper()}{where[1:]} accepted the connection but did not answer within "
+                    f"{timeout:g} s; is it a Dask scheduler? (--dask-timeout waits longer)."
+                ) from None
             except OSError as err:
-                raise DataError(f"Cannot reach {where}: {(err.strerror or 'connection reset').lower()}.") from None
+                raise DataError(
+                    f"Cannot reach {where}: {(err.strerror or 'connection reset').lower()}."
+                ) from None
             if not first:
-                raise DataError(f"{where[0].upper()}{where[1:]} closed the connection without answering; is it a "
-                                "Dask scheduler?")
+                raise DataError(
+                    f"{where[0].upper()}{where[1:]} closed the connection without answering; is it a "
+                    "Dask scheduler?"
+                )
     finally:
         sock.close()
 
@@ -145,6 +176,7 @@ def _probe(scheme: str, host: str, port: int, shown: str, timeout: float) -> Non
 def _client(address: str, timeout: float):
     """A ``distributed.Client`` connected to ``address`` with a worker, all within ``timeout`` seconds."""
     from distributed import Client
+
     scheme, host, port = check_address(address)
     shown = shorten(printable(address.strip()))
     _probe(scheme, host, port, shown, timeout)
@@ -157,38 +189,45 @@ def _client(address: str, timeout: float):
             c.close()
             raise
         return c
+
     done, client, exc = _in_thread(make, 2 * timeout + 5)
     if not done:
-        raise DataError(f"The Dask scheduler at {shown} did not finish connecting within {2 * timeout + 5:g} s.")
+        raise DataError(
+            f"The Dask scheduler at {shown} did not finish connecting within {2 * timeout + 5:g} s."
+        )
     if isinstance(exc, TimeoutError):  # asyncio's too (Python >= 3.11)
-        raise DataError(f"The Dask scheduler at {shown} has no worker after {timeout:g} s; start one "
-                        f"(dask worker {shown}) or use a local cluster.") from None
+        raise DataError(
+            f"The Dask scheduler at {shown} has no worker after {timeout:g} s; start one "
+            f"(dask worker {shown}) or use a local cluster."
+        ) from None
     if exc is not None:
-        raise DataError(f"Cannot use the Dask scheduler at {shown}: {shorten(str(exc) or type(exc).__name__)}.") \
-            from None
+        raise DataError(
+            f"Cannot use the Dask scheduler at {shown}: {shorten(str(exc) or type(exc).__name__)}."
+        ) from None
     return client
-
 
 
 def local_cluster_client(n_workers: int = 2):
     """A ``distributed.Client`` on a new local cluster of processes (one thread each)."""
     from distributed import Client, LocalCluster
-    cluster = LocalCluster(n_workers=int(n_workers), threads_per_worker=1, processes=True,
-                           dashboard_address=None)
+
+    cluster = LocalCluster(
+        n_workers=int(n_workers), threads_per_worker=1, processes=True, dashboard_address=None
+    )
     return Client(cluster)
 
 
 @contextlib.contextmanager
 def connect(scheduler: str | None = None, client=None, timeout: float | None = None):
     """The Dask client to use: ``client`` if given, else one connected to ``scheduler`` (an address such as
-    ``tcp://10.0.0.5:8786``; checked, and bounded by ``timeout`` seconds, default :func:`dask_timeout`: see the
-    module docstring), else one on a new local cluster of two processes; the ones opened here are closed again
-    on exit."""
+    ``tcp://10.0.0.5:8786``; checked, and bounded by ``timeout`` seconds, default :func:`dask_timeout`: see
+    the module docstring), else one on a new local cluster of two processes; the ones opened here are closed
+    again on exit."""
     if client is not None:
         yield client
         return
     try:
-        from distributed import Client
+        import distributed  # noqa: F401 - only whether it is installed
     except ImportError as exc:  # pragma: no cover - depends on the installation
         raise DataError("The dask engine needs dask[distributed]; pip install 'dask[distributed]'.") from exc
     if scheduler is not None:
@@ -202,9 +241,11 @@ def connect(scheduler: str | None = None, client=None, timeout: float | None = N
     except Exception as exc:  # noqa: BLE001 - a remote cluster that cannot run bnfk's tasks
         if scheduler is None:
             raise
-        raise DataError(f"The Dask cluster at {shorten(printable(scheduler.strip()))} could not run bnfk's tasks "
-                        f"({type(exc).__name__}: {shorten(str(exc), 120)}); its scheduler and workers need the same "
-                        "Python packages and bnfk version as this process.") from None
+        raise DataError(
+            f"The Dask cluster at {shorten(printable(scheduler.strip()))} could not run bnfk's tasks "
+            f"({type(exc).__name__}: {shorten(str(exc), 120)}); its scheduler and workers need the same "
+            "Python packages and bnfk version as this process."
+        ) from None
     finally:
         cluster = getattr(own, "cluster", None)
         own.close()
@@ -216,15 +257,26 @@ def _partitions(layout, blocksize):
     """The file as a list of delayed frames, and the function that turns one into raw cell text (or None)."""
     import dask
     import dask.dataframe as dd
+
     if layout.fmt == "parquet":
         ddf = dd.read_parquet(layout.path, split_row_groups=True)
         return list(ddf.to_delayed()), _ParquetText(layout.header)
-    # object columns, the parser's own strings, as the single-process reader parses (Arrow strings, pandas' and
-    # Dask's default, cost a copy of every cell in and out: 4 of a worker's 25 CPU seconds on a 2,000,000-row file)
+    # object columns, the parser's own strings, as the single-process reader parses (Arrow strings, pandas'
+    # and Dask's default, cost a copy of every cell in and out: 4 of a worker's 25 CPU seconds on a
+    # 2,000,000-row file)
     with dask.config.set({"dataframe.convert-string": False}):
-        ddf = dd.read_csv(layout.path, sep=layout.delimiter, dtype=object, keep_default_na=False, na_filter=False,
-                          header=0, names=list(layout.header), blocksize=blocksize, encoding=layout.encoding,
-                          skip_blank_lines=True)
+        ddf = dd.read_csv(
+            layout.path,
+            sep=layout.delimiter,
+            dtype=object,
+            keep_default_na=False,
+            na_filter=False,
+            header=0,
+            names=list(layout.header),
+            blocksize=blocksize,
+            encoding=layout.encoding,
+            skip_blank_lines=True,
+        )
         return list(ddf.to_delayed()), None
 
 
@@ -236,8 +288,13 @@ class _ParquetText:
 
     def __call__(self, df):
         import pandas as pd
-        return pd.DataFrame({h: df[c].astype(object).where(df[c].notna(), "").astype(str).to_numpy(dtype=object)
-                             for h, c in zip(self.header, df.columns)})
+
+        return pd.DataFrame(
+            {
+                h: df[c].astype(object).where(df[c].notna(), "").astype(str).to_numpy(dtype=object)
+                for h, c in zip(self.header, df.columns)
+            }
+        )
 
 
 def _on_frame(df, as_text, fn, args):
@@ -248,9 +305,10 @@ def _on_frame(df, as_text, fn, args):
 
 
 class DaskRunner:
-    """Runs the pieces on the workers of ``client`` (:mod:`bnfk_core.data.runners`); a piece of a file is a partition
-    of ``blocksize`` bytes of CSV (a row group of Parquet).  The shared arguments are sent to every worker once;
-    results come back in order."""
+    """Runs the pieces on the workers of ``client`` (:mod:`bnfk_core.data.runners`); a piece of a file is a
+    partition
+    of ``blocksize`` bytes of CSV (a row group of Parquet).  The shared arguments are sent to every worker
+    once; results come back in order."""
 
     name = "dask"
 
@@ -263,25 +321,28 @@ class DaskRunner:
         return len(self.client.scheduler_info().get("workers", {}))
 
     def _blocksize(self, layout):
-        """Bytes of CSV a partition: :attr:`blocksize`, smaller (down to 1 MiB) for a local file that would give
-        fewer than two partitions per worker (a 95 MB file read in 64 MB blocks is one partition to Dask: one worker
-        parses it all while the other waits)."""
+        """Bytes of CSV a partition: :attr:`blocksize`, smaller (down to 1 MiB) for a local file that would
+        give fewer than two partitions per worker (a 95 MB file read in 64 MB blocks is one partition to Dask:
+        one worker parses it all while the other waits)."""
         import os
+
         from dask.utils import parse_bytes
+
         size = parse_bytes(self.blocksize) if isinstance(self.blocksize, str) else int(self.blocksize)
         try:
             whole = os.path.getsize(layout.path)
         except (OSError, TypeError, ValueError):
             return size
-        return max(1, min(size, max(math.ceil(whole / (2 * max(self.n_workers, 1))), 2 ** 20)))
+        return max(1, min(size, max(math.ceil(whole / (2 * max(self.n_workers, 1))), 2**20)))
 
     def _shared(self, args: tuple) -> tuple:
-        """The shared arguments as futures held by every worker (each one object, even a list; a fresh key each
-        time, so a pass does not lose data that an earlier pass with an equal argument is releasing)."""
+        """The shared arguments as futures held by every worker (each one object, even a list; a fresh key
+        each time, so a pass does not lose data that an earlier pass with an equal argument is releasing)."""
         return tuple(self.client.scatter([a], broadcast=True, hash=False)[0] for a in args)
 
     def map_frames(self, fn, layout, args=()):
         import dask
+
         parts, as_text = _partitions(layout, self._blocksize(layout))
         args = self._shared(args)
         futures = self.client.compute([dask.delayed(_on_frame)(p, as_text, fn, args) for p in parts])
@@ -291,20 +352,24 @@ class DaskRunner:
             yield rows, result, (k + 1) / n
 
     def keep(self, fn, items, args=()) -> list:
-        """``fn(item, *args)`` of every item computed on the workers and *kept* there: a list of futures, in order,
-        for :meth:`map_kept` (e.g. the CPTs' EM's jobs, made ready once per DAG and completed once per iteration)."""
+        """``fn(item, *args)`` of every item computed on the workers and *kept* there: a list of futures, in
+        order, for :meth:`map_kept` (e.g. the CPTs' EM's jobs, made ready once per DAG and completed once per
+        iteration)."""
         args = self._shared(args)
         return [self.client.submit(fn, item, *args, pure=False) for item in items]
 
     def map_kept(self, fn, kept, args=()) -> list:
-        """``fn(piece, *args)`` of every kept piece (:meth:`keep`), on the worker holding it; the results in order.
-        ``args`` are small (an iteration's CPTs) and go with each task: scattering them to every worker first costs
-        a round trip to each, every iteration."""
+        """``fn(piece, *args)`` of every kept piece (:meth:`keep`), on the worker holding it; the results in
+        order.
+        ``args`` are small (an iteration's CPTs) and go with each task: scattering them to every worker first
+        costs a round trip to each, every iteration."""
         return self.client.gather([self.client.submit(fn, k, *args, pure=False) for k in kept])
 
     def family_counter(self, shifted, weights, cards):
-        """The search's counter on the cluster (:class:`bnfk_core.learning.available_case.AvailableCaseScorer`'s
-        ``counter``): the rows ``shifted`` (:func:`bnfk_core.data.counts.shifted_matrix`, columns by rows) and their
+        """The search's counter on the cluster
+        (:class:`bnfk_core.learning.available_case.AvailableCaseScorer`'s
+        ``counter``): the rows ``shifted`` (:func:`bnfk_core.data.counts.shifted_matrix`, columns by rows) and
+        their
         ``weights`` cut into one contiguous block per worker and sent to it once; the returned
         ``count(families)`` counts every family on each block there (one thread a worker) and adds the blocks'
         tables here.  With integer weights the sums are exact, so the tables equal one process's
@@ -327,6 +392,7 @@ class DaskRunner:
 def _block_tables(block, weights, families, cards):
     """One block's tables of ``families`` (on a worker; one thread, the worker's own)."""
     from .counts import family_tables
+
     return family_tables(block, families, cards, weights, threads=1)
 
 
@@ -335,6 +401,7 @@ class _BlockCounter:
 
     def __init__(self, client, shifted, weights, cards):
         import numpy as np
+
         self.client, self.cards = client, [int(c) for c in cards]
         workers = sorted(client.scheduler_info().get("workers", {})) or [None]
         n = int(shifted.shape[1])
@@ -351,8 +418,10 @@ class _BlockCounter:
 
     def __call__(self, families):
         families = [[int(m) for m in f] for f in families]
-        futures = [self.client.submit(_block_tables, b, w, families, self.cards, workers=where, pure=False)
-                   for where, b, w in self.blocks]
+        futures = [
+            self.client.submit(_block_tables, b, w, families, self.cards, workers=where, pure=False)
+            for where, b, w in self.blocks
+        ]
         parts = self.client.gather(futures)
         tables = parts[0]
         for more in parts[1:]:

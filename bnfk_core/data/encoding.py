@@ -5,9 +5,10 @@ kernel k-means on Hamming features all start from.  Column ``state_offsets(cards
 variable ``i``; a missing cell (code ``-1``) is an all-zero block (or an all-NaN block, for imputers that
 average observed blocks only).
 """
+
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 import scipy.sparse as sp
@@ -35,8 +36,15 @@ def state_offsets(cards: Sequence[int]) -> np.ndarray:
     return np.concatenate([[0], np.cumsum(cards)]).astype(np.int64)
 
 
-def one_hot(codes: np.ndarray, cards: Sequence[int], *, dtype=np.float64, sparse: bool = False, value: float = 1.0,
-            missing: str = "zero"):
+def one_hot(
+    codes: np.ndarray,
+    cards: Sequence[int],
+    *,
+    dtype=np.float64,
+    sparse: bool = False,
+    value: float = 1.0,
+    missing: str = "zero",
+):
     """The one-hot matrix (N, sum r_i) of ``codes`` (N, n; ``-1`` = missing).
 
     Parameters
@@ -47,9 +55,10 @@ def one_hot(codes: np.ndarray, cards: Sequence[int], *, dtype=np.float64, sparse
         The number of states r_i of every column.
     dtype : numpy dtype of the result (``float64`` by default; ``int32`` keeps products of 0/1 codes exact
         off the BLAS).
-    sparse : return a ``scipy.sparse.csr_matrix`` (one stored entry per observed cell) instead of a dense array.
-    value : the entry of an observed cell (``1``; kernel k-means scales Hamming features by ``1/sqrt(n)``).
-    missing : ``"zero"`` (a missing cell's block is all zero) or ``"nan"`` (all NaN; dense only).
+    sparse : return a ``scipy.sparse.csr_matrix`` (one stored entry per observed cell) instead of a dense
+    array. value : the entry of an observed cell (``1``; kernel k-means scales Hamming features by
+    ``1/sqrt(n)``). missing : ``"zero"`` (a missing cell's block is all zero) or ``"nan"`` (all NaN; dense
+    only).
 
     Returns
     -------
@@ -62,11 +71,15 @@ def one_hot(codes: np.ndarray, cards: Sequence[int], *, dtype=np.float64, sparse
     """
     codes = np.asarray(codes)
     if codes.ndim != 2 or codes.shape[1] != len(cards):
-        raise DataError(f"One-hot encoding needs one cardinality per column: codes have shape {codes.shape}, "
-                        f"{len(cards)} cardinalities given.")
+        raise DataError(
+            f"One-hot encoding needs one cardinality per column: codes have shape {codes.shape}, "
+            f"{len(cards)} cardinalities given."
+        )
     if missing not in ("zero", "nan") or (missing == "nan" and sparse):
-        raise DataError(f"A missing cell is one-hot coded as 'zero' (dense or sparse) or 'nan' (dense), not "
-                        f"'{missing}'{' in a sparse matrix' if sparse else ''}.")
+        raise DataError(
+            f"A missing cell is one-hot coded as 'zero' (dense or sparse) or 'nan' (dense), not "
+            f"'{missing}'{' in a sparse matrix' if sparse else ''}."
+        )
     off = state_offsets(cards)
     rows, cols = np.nonzero(codes >= 0)
     states = codes[rows, cols].astype(np.int64)

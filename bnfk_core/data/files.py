@@ -12,6 +12,7 @@ links followed, before any ``open``) and opened by :func:`open_regular`: only re
 so a FIFO, a device, a socket or a folder is refused at once without being opened (opening a FIFO for
 reading blocks until a writer appears; reading ``/dev/zero`` never ends).
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -19,10 +20,18 @@ import errno
 import os
 import stat
 import tempfile
-from typing import Iterator
+from collections.abc import Iterator
 
-__all__ = ["atomic_path", "same_file", "regular_file_problem", "open_regular", "not_regular_message", "NOT_FOUND", "NOT_REGULAR",
-           "NOT_READABLE"]
+__all__ = [
+    "atomic_path",
+    "same_file",
+    "regular_file_problem",
+    "open_regular",
+    "not_regular_message",
+    "NOT_FOUND",
+    "NOT_REGULAR",
+    "NOT_READABLE",
+]
 
 #: what :func:`regular_file_problem` says is wrong with a path
 NOT_FOUND, NOT_REGULAR, NOT_READABLE = "not found", "not a regular file", "not readable"
@@ -79,7 +88,10 @@ def regular_file_problem(path) -> str | None:
 
 def not_regular_message(shown: str) -> str:
     """The one sentence for a path that is not a readable regular file (same for every kind of one)."""
-    return f"{shown} cannot be read as a regular file; bnfk reads only regular files (no folders, pipes or devices)."
+    return (
+        f"{shown} cannot be read as a regular file; bnfk reads only regular files "
+        "(no folders, pipes or devices)."
+    )
 
 
 def open_regular(path, mode: str = "rb", **kw):
@@ -89,7 +101,9 @@ def open_regular(path, mode: str = "rb", **kw):
     if any(c in mode for c in "wax+"):
         raise ValueError("open_regular opens files for reading only")
     name = os.fspath(path)
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_BINARY", 0)
+    flags = (
+        os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_BINARY", 0)
+    )
     fd = os.open(name, flags)
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):

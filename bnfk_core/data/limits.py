@@ -1,12 +1,15 @@
-"""The memory budget: the limit every quadratic or wide step obeys (the CLI's ``--max-memory``, the app's memory
-setting) and the estimates checked against it before anything is allocated.
+"""The memory budget: the limit every quadratic or wide step obeys (the CLI's ``--max-memory``, the app's
+memory setting) and the estimates checked against it before anything is allocated.
 
-One value per run, set with :func:`memory_limit_set`; calls that leave ``max_bytes`` at :data:`DEFAULT_MAX_BYTES`
+One value per run, set with :func:`memory_limit_set`; calls that leave ``max_bytes`` at
+:data:`DEFAULT_MAX_BYTES`
 obey the value set (:func:`resolve_limit`).  :func:`workspace_bytes` estimates the whole work space of each
-quadratic path (Gram matrix, correlation / spectral clustering, silhouette, classification), :func:`guard_workspace`
-refuses before allocating, :func:`guard_tables` refuses too-wide per-variable tables.  A module of its own (below
-the kernels and structure learning) so that every layer reads the limit without importing the kernels.
+quadratic path (Gram matrix, correlation / spectral clustering, silhouette, classification),
+:func:`guard_workspace`
+refuses before allocating, :func:`guard_tables` refuses too-wide per-variable tables.  A module of its own
+(below the kernels and structure learning) so that every layer reads the limit without importing the kernels.
 :func:`one_blas_thread` is the other limit: BLAS pinned to one thread around many small products."""
+
 from __future__ import annotations
 
 import contextlib
@@ -16,9 +19,24 @@ import numpy as np
 
 from ..errors import KernelError
 
-__all__ = ["DEFAULT_TIMEOUT", "MAX_TIMEOUT", "DEFAULT_MAX_BYTES", "memory_limit", "memory_limit_set", "resolve_limit", "format_bytes", "estimate_gram_bytes",
-           "WORKSPACE_MATRICES", "workspace_bytes", "max_rows", "fits", "guard_workspace", "guard_gram", "guard_tables",
-           "one_blas_thread"]
+__all__ = [
+    "DEFAULT_TIMEOUT",
+    "MAX_TIMEOUT",
+    "DEFAULT_MAX_BYTES",
+    "memory_limit",
+    "memory_limit_set",
+    "resolve_limit",
+    "format_bytes",
+    "estimate_gram_bytes",
+    "WORKSPACE_MATRICES",
+    "workspace_bytes",
+    "max_rows",
+    "fits",
+    "guard_workspace",
+    "guard_gram",
+    "guard_tables",
+    "one_blas_thread",
+]
 
 DEFAULT_MAX_BYTES = 4 * 2**30
 #: seconds to connect to a Dask scheduler, to get its first answer and to see a worker (:mod:`.dask_runner`)
@@ -73,16 +91,22 @@ def estimate_gram_bytes(n_rows: int, n_cols: int) -> int:
 #: * ``silhouette``: the Gram, the squared kernel distances and their roots: 3.0;
 #: * ``spectral``: the Gram, the symmetrised affinity, scikit-learn's Laplacian and the eigensolver's
 #:   shift-invert factorisation: 5.0;
-#: * ``ward``: the Gram, the condensed distances (0.5) and SciPy's working copy of them (0.5) -- peak resident memory
+#: * ``ward``: the Gram, the condensed distances (0.5) and SciPy's working copy of them (0.5) -- peak resident
+#: memory
 #:   measured 1.13 N^2 beyond the Gram at N = 5,000 -- and then the silhouette of its clusters (3.0): 3.0;
 #: * ``classification``: per split 3 train x train, 3 test x train and 1 test x test matrices (the fitted
 #:   Grams, kNN's distances, the test Gram whose diagonal is used) -- measured 2.1 N^2 at test size 0.2,
 #:   estimated 2.4 N^2.
 #:
 WORKSPACE_MATRICES = {"gram": 1.0, "correlation": 4.0, "spectral": 5.0, "silhouette": 3.0, "ward": 3.0}
-_CLASSIFICATION = (3.0, 3.0, 1.0)        # train x train, test x train, test x test matrices at the peak
-_PATH_WORDS = {"correlation": "correlation clustering", "spectral": "spectral clustering", "ward": "Ward clustering", "silhouette": "the silhouette",
-               "classification": "kernel classification"}
+_CLASSIFICATION = (3.0, 3.0, 1.0)  # train x train, test x train, test x test matrices at the peak
+_PATH_WORDS = {
+    "correlation": "correlation clustering",
+    "spectral": "spectral clustering",
+    "ward": "Ward clustering",
+    "silhouette": "the silhouette",
+    "classification": "kernel classification",
+}
 
 
 def workspace_bytes(path: str, n: int, m: int | None = None, *, test_size: float = 0.2) -> int:
@@ -123,15 +147,29 @@ def _max_rows(path: str, budget: float, extra_per_row: float = 0.0, test_size: f
     return lo
 
 
-def fits(path: str, n: int, m: int | None = None, *, extra: int = 0, test_size: float = 0.2,
-         max_bytes: float | None = DEFAULT_MAX_BYTES) -> bool:
+def fits(
+    path: str,
+    n: int,
+    m: int | None = None,
+    *,
+    extra: int = 0,
+    test_size: float = 0.2,
+    max_bytes: float | None = DEFAULT_MAX_BYTES,
+) -> bool:
     """Whether :func:`guard_workspace` would let ``path`` run on ``n`` rows."""
     limit = resolve_limit(max_bytes)
     return limit is None or workspace_bytes(path, n, m, test_size=test_size) + extra <= limit
 
 
-def guard_workspace(path: str, n: int, m: int | None = None, *, extra: int = 0, test_size: float = 0.2,
-                    max_bytes: float | None = DEFAULT_MAX_BYTES) -> int:
+def guard_workspace(
+    path: str,
+    n: int,
+    m: int | None = None,
+    *,
+    extra: int = 0,
+    test_size: float = 0.2,
+    max_bytes: float | None = DEFAULT_MAX_BYTES,
+) -> int:
     """Refuse (KernelError, one line ending in a sampling suggestion) when the whole work space of the
     quadratic ``path`` on ``n`` rows -- :func:`workspace_bytes` plus ``extra`` bytes -- exceeds the limit.
 
@@ -144,19 +182,22 @@ def guard_workspace(path: str, n: int, m: int | None = None, *, extra: int = 0, 
         return need
     if path == "gram":
         side = int(np.sqrt(max(limit - extra, 8) / 8))
-        raise KernelError(f"A {int(n):,} x {m_:,} Gram matrix needs {format_bytes(need)}, over the "
-                          f"{format_bytes(limit)} limit; sample at most about {side:,} rows "
-                          "(or raise the memory limit).")
+        raise KernelError(
+            f"A {int(n):,} x {m_:,} Gram matrix needs {format_bytes(need)}, over the "
+            f"{format_bytes(limit)} limit; sample at most about {side:,} rows "
+            "(or raise the memory limit)."
+        )
     side = _max_rows(path, limit - extra, test_size=test_size)
-    raise KernelError(f"A {int(n):,} x {m_:,} Gram matrix with the work space of {_PATH_WORDS[path]} needs "
-                      f"{format_bytes(need)}, over the {format_bytes(limit)} limit; sample at most about "
-                      f"{side:,} rows (or raise the memory limit).")
+    raise KernelError(
+        f"A {int(n):,} x {m_:,} Gram matrix with the work space of {_PATH_WORDS[path]} needs "
+        f"{format_bytes(need)}, over the {format_bytes(limit)} limit; sample at most about "
+        f"{side:,} rows (or raise the memory limit)."
+    )
 
 
 def guard_gram(n: int, m: int, extra: int, max_bytes: float | None):
     """The Gram matrix's own guard (:func:`guard_workspace` on the ``gram`` path)."""
     guard_workspace("gram", n, m, extra=extra, max_bytes=max_bytes)
-
 
 
 def guard_tables(n_vars: int, configs: int, states: int, max_bytes: float | None = DEFAULT_MAX_BYTES) -> None:
@@ -166,10 +207,12 @@ def guard_tables(n_vars: int, configs: int, states: int, max_bytes: float | None
     need = 8 * int(n_vars) * int(configs) * (int(states) + 1)
     limit = resolve_limit(max_bytes)
     if limit is not None and need > limit:
-        raise KernelError(f"The kernel's tables need {format_bytes(need)} ({int(n_vars):,} variables x up to "
-                          f"{int(configs):,} parent configurations x up to {int(states):,} states), more than the "
-                          f"memory limit of {format_bytes(limit)}; a column with that many levels (an identifier?) "
-                          "is best dropped, or raise the memory limit.")
+        raise KernelError(
+            f"The kernel's tables need {format_bytes(need)} ({int(n_vars):,} variables x up to "
+            f"{int(configs):,} parent configurations x up to {int(states):,} states), more than the "
+            f"memory limit of {format_bytes(limit)}; a column with that many levels (an identifier?) "
+            "is best dropped, or raise the memory limit."
+        )
 
 
 _THREADS: list = []
@@ -178,8 +221,10 @@ _THREADS: list = []
 def one_blas_thread():
     """A context pinning BLAS to one thread, for work made of many small products (the KGV score's blocks, the
     metagraph kernel's solves): on a shared two-core machine several BLAS threads were much slower (see
-    ``benchmarks/bench_kgv.py``).  The thread-pool controller is found once (its library scan costs ~30 ms)."""
+    ``benchmarks/bench_kgv.py``).  The thread-pool controller is found once (its library scan costs ~30
+    ms)."""
     if not _THREADS:
         from threadpoolctl import ThreadpoolController
+
         _THREADS.append(ThreadpoolController())
     return _THREADS[0].limit(limits=1, user_api="blas")

@@ -1,16 +1,25 @@
-"""A CSV file's records exactly as written (:class:`RawTable`, :func:`read_table`) and how one record is written
-back (:func:`format_record`): what the imputation writers give back with only chosen cells changed."""
+"""A CSV file's records exactly as written (:class:`RawTable`, :func:`read_table`) and how one record is
+written back (:func:`format_record`): what the imputation writers give back with only chosen cells changed."""
+
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import numpy as np
 
 from ..errors import DataError
-from .reading import printable, read_input, read_raw_text, records, refuse_non_csv_text, parse, sniff_delimiter, \
-    source_name
+from .reading import (
+    parse,
+    printable,
+    read_input,
+    read_raw_text,
+    records,
+    refuse_non_csv_text,
+    sniff_delimiter,
+    source_name,
+)
 
 __all__ = ["format_record", "RawTable", "read_table"]
 
@@ -22,7 +31,9 @@ def format_record(rec: Sequence[str], delimiter: str) -> str:
     if len(rec) == 1 and rec[0] == "":
         return '""'
     special = (delimiter, '"', "\r", "\n")
-    return delimiter.join('"' + f.replace('"', '""') + '"' if any(c in f for c in special) else f for f in rec)
+    return delimiter.join(
+        '"' + f.replace('"', '""') + '"' if any(c in f for c in special) else f for f in rec
+    )
 
 
 @dataclass(frozen=True, eq=False)
@@ -79,8 +90,8 @@ class RawTable:
         """The file as text, with ``changes[(row, column name)] = text`` put into those cells.
 
         Fields are written with the file's delimiter and line end and quoted only where they must
-        be (a delimiter, quote, carriage return or line feed inside), so parsing the result with the ``csv`` module
-        gives every unchanged field exactly as parsing the original does.
+        be (a delimiter, quote, carriage return or line feed inside), so parsing the result with the ``csv``
+        module gives every unchanged field exactly as parsing the original does.
         """
         by_record: dict = {}
         for (row, name), value in (changes or {}).items():
@@ -113,7 +124,7 @@ def read_table(path_or_buffer=None, *, text=None, source=None) -> RawTable:
         raw, _, bom = read_raw_text(obj, source)
         norm = raw.replace("\r\n", "\n").replace("\r", "\n") if "\r" in raw else raw
         refuse_non_csv_text(norm, source)
-        header, _, lines, _ = parse(norm, source)   # the loader's checks, header and rows
+        header, _, lines, _ = parse(norm, source)  # the loader's checks, header and rows
         recs = records(raw, sniff_delimiter(norm), source)
     except DataError:
         raise
@@ -122,9 +133,18 @@ def read_table(path_or_buffer=None, *, text=None, source=None) -> RawTable:
     rows = np.array([k for k, (_, _, kind) in enumerate(recs) if kind == "row"], dtype=np.int64)
     starts = np.array([recs[k][1] for k in rows], dtype=np.int64)
     if len(rows) != len(lines) or not (starts == lines).all():
-        raise DataError(f"The records of {source} could not be matched to its rows; "
-                        "save it with one kind of line end.")
+        raise DataError(
+            f"The records of {source} could not be matched to its rows; save it with one kind of line end."
+        )
     m = re.search(r"\r\n|\r|\n", raw)
     newline = m.group(0) if m else "\n"
-    return RawTable(tuple(rec for rec, _, _ in recs), tuple(header), rows, lines, sniff_delimiter(norm),
-                    newline, bom, source)
+    return RawTable(
+        tuple(rec for rec, _, _ in recs),
+        tuple(header),
+        rows,
+        lines,
+        sniff_delimiter(norm),
+        newline,
+        bom,
+        source,
+    )

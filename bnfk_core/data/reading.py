@@ -1,8 +1,10 @@
 """The one text reader: a data file's text checked, decoded and parsed into CSV records -- the whole of it
-(:func:`read_text` + :func:`parse`, what :func:`bnfk_core.data.table.load_csv` reads), its layout and rows a chunk at a
-time (:func:`file_layout`, :func:`iter_chunks`: what the chunked passes of :mod:`bnfk_core.data.runners` read) or
-blocks of its bytes cut at record boundaries (:func:`open_text`, :func:`scan_blocks`, :func:`read_block`:
+(:func:`read_text` + :func:`parse`, what :func:`bnfk_core.data.table.load_csv` reads), its layout and rows a
+chunk at a time (:func:`file_layout`, :func:`iter_chunks`: what the chunked passes of
+:mod:`bnfk_core.data.runners` read) or blocks of its bytes cut at record boundaries (:func:`open_text`,
+:func:`scan_blocks`, :func:`read_block`:
 imputation in blocks).  Every piece's records come from :func:`block_records`."""
+
 from __future__ import annotations
 
 import csv
@@ -10,9 +12,9 @@ import io
 import os
 import re
 import warnings
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator
 
 import numpy as np
 import pandas as pd
@@ -20,11 +22,38 @@ import pandas as pd
 from ..errors import DataError
 from .files import NOT_FOUND, not_regular_message, open_regular, regular_file_problem
 
-__all__ = ["FileLayout", "header_names", "file_layout", "iter_chunks", "chunks_done", "MAX_HEADER_BYTES", "DEFAULT_CHUNKSIZE",
-           "DELIM_NAMES", "BINARY_MAGIC", "read_input", "printable", "source_name", "read_text", "check_file",
-           "read_raw_text", "refuse_binary", "refuse_non_csv_text", "sniff_delimiter", "records", "parse",
-           "check_header", "TextFile", "Block", "line_breaks", "open_text", "scan_blocks", "read_block",
-           "block_records", "is_blank", "read_header"]
+__all__ = [
+    "FileLayout",
+    "header_names",
+    "file_layout",
+    "iter_chunks",
+    "chunks_done",
+    "MAX_HEADER_BYTES",
+    "DEFAULT_CHUNKSIZE",
+    "DELIM_NAMES",
+    "BINARY_MAGIC",
+    "read_input",
+    "printable",
+    "source_name",
+    "read_text",
+    "check_file",
+    "read_raw_text",
+    "refuse_binary",
+    "refuse_non_csv_text",
+    "sniff_delimiter",
+    "records",
+    "parse",
+    "check_header",
+    "TextFile",
+    "Block",
+    "line_breaks",
+    "open_text",
+    "scan_blocks",
+    "read_block",
+    "block_records",
+    "is_blank",
+    "read_header",
+]
 
 #: rows of one chunk when nothing else is said
 DEFAULT_CHUNKSIZE = 200_000
@@ -52,8 +81,10 @@ def read_input(path_or_buffer, text, what: str):
         if path_or_buffer is not None:
             raise DataError(f"Give {what} either a path or buffer or text=, not both.")
         if not isinstance(text, str):
-            raise DataError(f"{what}(text=...) takes a str of CSV text, not a {type(text).__name__}; "
-                            "give bytes or a buffer as the first argument.")
+            raise DataError(
+                f"{what}(text=...) takes a str of CSV text, not a {type(text).__name__}; "
+                "give bytes or a buffer as the first argument."
+            )
         return io.StringIO(text)
     if path_or_buffer is None:
         raise DataError("No data given: pass a path, a buffer, bytes or text=.")
@@ -118,8 +149,9 @@ def read_raw_text(obj, source: str) -> tuple[str, list, bool]:
         except Exception as exc:
             raise DataError(f"Cannot read {source}: {exc}.") from exc
     else:
-        raise DataError(f"Cannot read data from a {type(obj).__name__}; "
-                        "give a path, a file-like object, bytes or text=.")
+        raise DataError(
+            f"Cannot read data from a {type(obj).__name__}; give a path, a file-like object, bytes or text=."
+        )
 
     bom = False
     if isinstance(data, (bytes, bytearray)):
@@ -145,8 +177,10 @@ def _decode(data: bytes, source: str, notes: list) -> str:
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        msg = (f"{source} is not valid UTF-8 (byte {exc.start}); it was read as latin-1, "
-               "so check accented characters.")
+        msg = (
+            f"{source} is not valid UTF-8 (byte {exc.start}); it was read as latin-1, "
+            "so check accented characters."
+        )
         notes.append(msg)
         warnings.warn(msg, UserWarning, stacklevel=5)  # -> the caller of load_csv
         return data.decode("latin-1")
@@ -167,13 +201,15 @@ def refuse_non_csv_text(text: str, source: str) -> None:
     head = text[:4096]
     low = head.lstrip().lower()
     if low.startswith(("<!doctype", "<html", "<?xml")) or (low.startswith("<") and "<body" in low):
-        raise DataError(f"{source} looks like an HTML/XML page, not CSV text; "
-                        "download the raw CSV file instead.")
+        raise DataError(
+            f"{source} looks like an HTML/XML page, not CSV text; download the raw CSV file instead."
+        )
     if head:
         ctrl = sum(1 for ch in head if ord(ch) < 32 and ch not in "\t\n")
         if ctrl > max(2, len(head) // 100):
-            raise DataError(f"{source} looks like a binary file (it contains control characters), "
-                            "not CSV text.")
+            raise DataError(
+                f"{source} looks like a binary file (it contains control characters), not CSV text."
+            )
 
 
 def sniff_delimiter(text: str) -> str | None:
@@ -232,8 +268,10 @@ def parse(text: str, source: str):
     if delim is None:
         first = next(ln for ln in text.split("\n") if ln.strip()).strip()
         shown = first if len(first) <= 40 else first[:37] + "..."
-        raise DataError(f"{source} has only one column ('{shown}'); bnfk needs at least two "
-                        "columns separated by commas, semicolons or tabs.")
+        raise DataError(
+            f"{source} has only one column ('{shown}'); bnfk needs at least two "
+            "columns separated by commas, semicolons or tabs."
+        )
     header, rows, lines, blanks = None, [], [], []
     for rec, start, _ in records(text, delim, source):
         if not rec or (len(rec) == 1 and not rec[0].strip()):
@@ -263,14 +301,17 @@ def parse(text: str, source: str):
         rows = [r[:-1] for r in rows]
         lens = lens - 1
         n -= 1
-        notes.append(f"Every line of {source} ends with a {DELIM_NAMES[delim]}; "
-                     "the empty last column was ignored.")
+        notes.append(
+            f"Every line of {source} ends with a {DELIM_NAMES[delim]}; the empty last column was ignored."
+        )
     bad = np.flatnonzero(lens != n)
     if bad.size:
         k = int(bad[0])
         fields = "1 field" if lens[k] == 1 else f"{lens[k]} fields"
-        raise DataError(f"Line {lines[k]} of {source} has {fields} but the header has {n}"
-                        f" ({DELIM_NAMES[delim]}-separated); fix or remove that line.")
+        raise DataError(
+            f"Line {lines[k]} of {source} has {fields} but the header has {n}"
+            f" ({DELIM_NAMES[delim]}-separated); fix or remove that line."
+        )
     check_header(header, source)
     cells = np.empty((len(rows), n), dtype=object)
     cells[:] = rows
@@ -287,6 +328,7 @@ MAX_HEADER_BYTES = 64 * 2**20
 @dataclass(frozen=True)
 class FileLayout:
     """How to read a file in chunks: format, delimiter and the (trimmed) header."""
+
     path: str
     fmt: str
     header: tuple
@@ -302,6 +344,7 @@ def file_layout(path, fmt: str | None = None) -> FileLayout:
     if fmt == "parquet":
         import pyarrow as pa
         import pyarrow.parquet as pq
+
         try:
             with open_regular(p) as fh:
                 header = tuple(str(n).strip() for n in pq.ParquetFile(fh).schema_arrow.names)
@@ -314,7 +357,9 @@ def file_layout(path, fmt: str | None = None) -> FileLayout:
     try:
         with open_regular(p) as fh:
             head = fh.read(1 << 16)
-            while b"\n" not in head and b"\r" not in head and len(head) < MAX_HEADER_BYTES:  # a very wide header
+            while (
+                b"\n" not in head and b"\r" not in head and len(head) < MAX_HEADER_BYTES
+            ):  # a very wide header
                 more = fh.read(1 << 20)
                 if not more:
                     break
@@ -322,8 +367,10 @@ def file_layout(path, fmt: str | None = None) -> FileLayout:
     except OSError as exc:
         raise DataError(f"Cannot read {shown}: {exc.strerror or exc}.") from None
     if len(head) >= MAX_HEADER_BYTES and b"\n" not in head and b"\r" not in head:
-        raise DataError(f"The first line of {shown} is longer than {MAX_HEADER_BYTES // 2**20} MiB; bnfk reads "
-                        "files with a header line of fewer columns.")
+        raise DataError(
+            f"The first line of {shown} is longer than {MAX_HEADER_BYTES // 2**20} MiB; bnfk reads "
+            "files with a header line of fewer columns."
+        )
     if head.startswith(b"PAR1"):
         return file_layout(path, "parquet")
     refuse_binary(head, shown, "a CSV file", "CSV (or Parquet)")
@@ -332,11 +379,13 @@ def file_layout(path, fmt: str | None = None) -> FileLayout:
     if not text.strip():
         raise DataError(f"{shown} is empty.")
     cut = text.rfind("\n")
-    text = text[:cut + 1] if cut > 0 and len(head) >= 1 << 16 else text
+    text = text[: cut + 1] if cut > 0 and len(head) >= 1 << 16 else text
     delim = sniff_delimiter(text.replace("\r\n", "\n"))
     if delim is None:
-        raise DataError(f"{shown} has only one column; bnfk needs at least two columns separated by "
-                        "commas, semicolons or tabs.")
+        raise DataError(
+            f"{shown} has only one column; bnfk needs at least two columns separated by "
+            "commas, semicolons or tabs."
+        )
     header = None
     for rec in csv.reader(io.StringIO(text, newline=""), delimiter=delim):
         if rec and not (len(rec) == 1 and not rec[0].strip()):
@@ -350,7 +399,8 @@ def file_layout(path, fmt: str | None = None) -> FileLayout:
 
 def header_names(fields) -> list[str]:
     """Header fields as column names: trimmed, and without the single quotes some exports wrap every name in
-    (statsmodels' tab-separated ``anes96.csv``: ``'popul'<TAB>'TVnews'``) -- only when every name has them, so a
+    (statsmodels' tab-separated ``anes96.csv``: ``'popul'<TAB>'TVnews'``) -- only when every name has them, so
+    a
     name such as ``'s`` keeps its quote.  Double quotes are CSV quoting and are already gone."""
     names = [str(h).strip() for h in fields]
     if names and all(len(h) >= 2 and h[0] == h[-1] == "'" for h in names):
@@ -362,12 +412,14 @@ def check_header(header, source: str, hint: str = " columns separated by commas,
     """A header bnfk reads: at least two columns (``hint`` says what the file needs), every name non-empty and
     unique; else a DataError naming the culprit."""
     if len(header) < 2:
-        raise DataError(f"{source} has only one column ('{header[0] if header else ''}'); bnfk needs at least "
-                        f"two{hint}.")
+        raise DataError(
+            f"{source} has only one column ('{header[0] if header else ''}'); bnfk needs at least two{hint}."
+        )
     for j, h in enumerate(header):
         if not h:
-            raise DataError(f"Column {j + 1} of {source} has an empty name in the header; "
-                            "give every column a name.")
+            raise DataError(
+                f"Column {j + 1} of {source} has an empty name in the header; give every column a name."
+            )
     seen = set()
     for h in header:
         if h in seen:
@@ -390,40 +442,63 @@ def chunks_done(layout: FileLayout, chunksize: int) -> Iterator[tuple[pd.DataFra
         import pyarrow as pa
         import pyarrow.compute as pc
         import pyarrow.parquet as pq
+
         with open_regular(layout.path) as fh:
             pf = pq.ParquetFile(fh)
             total, done = max(int(pf.metadata.num_rows), 1), 0
             for batch in pf.iter_batches(batch_size=int(chunksize)):
-                cols = [pc.fill_null(pc.cast(batch.column(j), pa.string()), "") for j in range(batch.num_columns)]
+                cols = [
+                    pc.fill_null(pc.cast(batch.column(j), pa.string()), "") for j in range(batch.num_columns)
+                ]
                 done += batch.num_rows
-                yield pd.DataFrame({h: c.to_numpy(zero_copy_only=False) for h, c in zip(layout.header, cols)}), done / total
+                yield (
+                    pd.DataFrame({h: c.to_numpy(zero_copy_only=False) for h, c in zip(layout.header, cols)}),
+                    done / total,
+                )
         return
     size = max(os.path.getsize(layout.path), 1)
     with open_regular(layout.path) as fh:
         # object columns: the parser's own strings (``dtype=str`` would copy them into Arrow and back)
-        reader = pd.read_csv(fh, sep=layout.delimiter, dtype=object, keep_default_na=False, na_filter=False,
-                             header=0, names=list(layout.header), chunksize=int(chunksize), encoding=layout.encoding,
-                             skip_blank_lines=True, engine="c")
+        reader = pd.read_csv(
+            fh,
+            sep=layout.delimiter,
+            dtype=object,
+            keep_default_na=False,
+            na_filter=False,
+            header=0,
+            names=list(layout.header),
+            chunksize=int(chunksize),
+            encoding=layout.encoding,
+            skip_blank_lines=True,
+            engine="c",
+        )
         start = 0
         try:
             for chunk in reader:
                 if chunk.isna().any().any():
                     r = int(np.flatnonzero(chunk.isna().any(axis=1).to_numpy())[0])
-                    raise DataError(f"Line {start + r + 2} of {shown} has fewer fields than the header has "
-                                    "columns; fix or remove that line.")
+                    raise DataError(
+                        f"Line {start + r + 2} of {shown} has fewer fields than the header has "
+                        "columns; fix or remove that line."
+                    )
                 start += len(chunk)
                 yield chunk, min(fh.tell() / size, 1.0)
         except pd.errors.ParserError as exc:
-            raise DataError(f"{shown} cannot be parsed ({str(exc).strip()}); fix or remove that line.") from None
+            raise DataError(
+                f"{shown} cannot be parsed ({str(exc).strip()}); fix or remove that line."
+            ) from None
         except UnicodeDecodeError as exc:
-            raise DataError(f"{shown} is not valid UTF-8 (byte {exc.start} of a chunk); the streaming reader "
-                            "needs UTF-8 text.") from None
+            raise DataError(
+                f"{shown} is not valid UTF-8 (byte {exc.start} of a chunk); the streaming reader "
+                "needs UTF-8 text."
+            ) from None
 
 
 # ====================================================================== blocks of bytes
 @dataclass(frozen=True)
 class TextFile:
     """How a CSV file's text is read: encoding, byte-order mark, delimiter, line end, header."""
+
     path: str
     source: str
     encoding: str
@@ -433,14 +508,16 @@ class TextFile:
     size: int
     header: tuple = ()
 
-    def with_encoding(self, encoding: str) -> "TextFile":
-        return TextFile(self.path, self.source, encoding, self.bom, self.delimiter, self.newline, self.size,
-                        self.header)
+    def with_encoding(self, encoding: str) -> TextFile:
+        return TextFile(
+            self.path, self.source, encoding, self.bom, self.delimiter, self.newline, self.size, self.header
+        )
 
 
 @dataclass(frozen=True)
 class Block:
     """Bytes ``[start, end)`` of the file, whose first record starts on file line ``first_line``."""
+
     start: int
     end: int
     first_line: int
@@ -452,7 +529,8 @@ def line_breaks(b: bytes) -> int:
 
 
 def open_text(path, source: str | None = None) -> TextFile:
-    """Check ``path`` as :func:`bnfk_core.data.table.load_csv` checks a file and find its delimiter and line end.
+    """Check ``path`` as :func:`bnfk_core.data.table.load_csv` checks a file and find its delimiter and line
+    end.
 
     The header is read later, from the first block (:func:`impute_file`)."""
     _, shown = check_file(path)
@@ -465,14 +543,16 @@ def open_text(path, source: str | None = None) -> TextFile:
     except OSError as exc:
         raise DataError(f"Cannot read {shown}: {exc.strerror or exc}.") from exc
     if head.startswith((b"\xff\xfe", b"\xfe\xff")):
-        raise DataError(f"{name} is UTF-16 text; reading it in blocks needs UTF-8, so save it as UTF-8 "
-                        "(or impute it without --chunksize).")
+        raise DataError(
+            f"{name} is UTF-16 text; reading it in blocks needs UTF-8, so save it as UTF-8 "
+            "(or impute it without --chunksize)."
+        )
     refuse_binary(head, name)
     bom = head.startswith(b"\xef\xbb\xbf")
     body = head[3:] if bom else head
-    if len(head) == 1 << 17:                 # cut at a line end: no half character at the end
+    if len(head) == 1 << 17:  # cut at a line end: no half character at the end
         cut = max(body.rfind(b"\n"), body.rfind(b"\r"))
-        body = body[:cut + 1] if cut > 0 else body
+        body = body[: cut + 1] if cut > 0 else body
     try:
         text = body.decode("utf-8")
     except UnicodeDecodeError:  # read as UTF-8 all the same: pass 1 finds it out and says so
@@ -485,18 +565,21 @@ def open_text(path, source: str | None = None) -> TextFile:
     if delim is None:
         first = next(ln for ln in norm.split("\n") if ln.strip()).strip()
         shown_line = first if len(first) <= 40 else first[:37] + "..."
-        raise DataError(f"{name} has only one column ('{shown_line}'); bnfk needs at least two "
-                        "columns separated by commas, semicolons or tabs.")
+        raise DataError(
+            f"{name} has only one column ('{shown_line}'); bnfk needs at least two "
+            "columns separated by commas, semicolons or tabs."
+        )
     m = re.search(r"\r\n|\r|\n", text)
     return TextFile(p, name, "utf-8", bom, delim, m.group(0) if m else "\n", size)
 
 
 def _cut(buf: bytes, nl: bytes, lo: int = 0) -> int:
-    """The length of the longest prefix of ``buf`` ending in a line end outside quoted fields (0: none), looking
+    """The length of the longest prefix of ``buf`` ending in a line end outside quoted fields (0: none),
+    looking
     only at line ends after ``lo`` (those before it are known to be inside quotes).  One pass over the bytes
     after ``lo``: a quote that is never closed makes the rest of the file one record, found in linear time."""
     quotes = buf.count(b'"')
-    after, end = 0, len(buf)          # quotes from the candidate cut to the end of the buffer
+    after, end = 0, len(buf)  # quotes from the candidate cut to the end of the buffer
     cut = buf.rfind(nl) + 1
     while cut > lo:
         after += buf.count(b'"', cut, end)
@@ -522,7 +605,7 @@ def scan_blocks(tf: TextFile, block_bytes: int) -> list:
                 if buf:
                     blocks.append(Block(pos, pos + len(buf), line))
                 return blocks
-            cut = _cut(buf, nl, max(0, len(carry) - len(nl)))   # the carry's line ends are all inside quotes
+            cut = _cut(buf, nl, max(0, len(carry) - len(nl)))  # the carry's line ends are all inside quotes
             if cut == 0:
                 carry = buf
                 continue
@@ -551,8 +634,11 @@ def block_records(text: str, delimiter: str, first_line: int, source: str) -> tu
         lines = text.split("\n")
         if lines and lines[-1] == "":
             lines.pop()
-        return [ln.split(delimiter) if ln else [] for ln in lines], \
-            list(range(first_line, first_line + len(lines))), True
+        return (
+            [ln.split(delimiter) if ln else [] for ln in lines],
+            list(range(first_line, first_line + len(lines))),
+            True,
+        )
     reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True)
     recs, starts, prev = [], [], first_line - 1
     try:

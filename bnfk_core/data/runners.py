@@ -1,8 +1,9 @@
 """Where a chunked pass runs: here, a chunk at a time (:class:`LocalRunner`), or on the partitions of a Dask
 cluster (:class:`bnfk_core.data.dask_runner.DaskRunner`) -- chosen once, by :func:`runner_for`.
 
-Every chunked pass of bnfk (the streaming reader's two passes, the row-wise analyses' pass, imputation in blocks)
-is written as a function of one piece of the file plus a few shared arguments, and hands it to a runner:
+Every chunked pass of bnfk (the streaming reader's two passes, the row-wise analyses' pass, imputation in
+blocks) is written as a function of one piece of the file plus a few shared arguments, and hands it to a
+runner:
 
 * :meth:`Runner.map_frames` ``(fn, layout, args)``: ``fn(frame, row0, *args)`` for every piece of the file
   (a frame of raw cell text, see :func:`bnfk_core.data.reading.iter_chunks`), in file order; yields
@@ -13,10 +14,12 @@ is written as a function of one piece of the file plus a few shared arguments, a
 
 The pieces' results are merged by the caller, on the client: so a pass gives the same result on both runners.
 """
+
 from __future__ import annotations
 
 import contextlib
-from typing import Callable, Iterable, Iterator, Protocol
+from collections.abc import Callable, Iterable, Iterator
+from typing import Protocol
 
 from ..errors import DataError
 from .reading import DEFAULT_CHUNKSIZE, FileLayout, chunks_done
@@ -32,11 +35,11 @@ class Runner(Protocol):
 
     name: str
 
-    def map_frames(self, fn: Callable, layout: FileLayout, args: tuple = ()) -> Iterator[tuple[int, object, float]]:
-        ...
+    def map_frames(
+        self, fn: Callable, layout: FileLayout, args: tuple = ()
+    ) -> Iterator[tuple[int, object, float]]: ...
 
-    def map(self, fn: Callable, items: Iterable, args: tuple = ()) -> Iterator:
-        ...
+    def map(self, fn: Callable, items: Iterable, args: tuple = ()) -> Iterator: ...
 
 
 class LocalRunner:
@@ -59,11 +62,18 @@ class LocalRunner:
 
 
 @contextlib.contextmanager
-def runner_for(engine: str = "local", *, chunksize: int = DEFAULT_CHUNKSIZE, scheduler: str | None = None,
-               client=None, blocksize="64MB", error=DataError):
+def runner_for(
+    engine: str = "local",
+    *,
+    chunksize: int = DEFAULT_CHUNKSIZE,
+    scheduler: str | None = None,
+    client=None,
+    blocksize="64MB",
+    error=DataError,
+):
     """The runner of ``engine`` (``local`` or ``dask``) for the duration of the block: a :class:`LocalRunner`
-    of ``chunksize`` rows, or a :class:`~bnfk_core.data.dask_runner.DaskRunner` on ``client``, else on the cluster
-    at ``scheduler``, else on a local cluster of two processes started for the block (partitions of
+    of ``chunksize`` rows, or a :class:`~bnfk_core.data.dask_runner.DaskRunner` on ``client``, else on the
+    cluster at ``scheduler``, else on a local cluster of two processes started for the block (partitions of
     ``blocksize`` bytes of CSV).  An unknown engine is an ``error`` in one sentence."""
     if engine == "local":
         yield LocalRunner(chunksize)
@@ -71,5 +81,6 @@ def runner_for(engine: str = "local", *, chunksize: int = DEFAULT_CHUNKSIZE, sch
     if engine != "dask":
         raise error(f"engine must be 'local' or 'dask', not {engine!r}.")
     from .dask_runner import DaskRunner, connect
+
     with connect(scheduler, client) as c:
         yield DaskRunner(c, blocksize)

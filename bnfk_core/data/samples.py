@@ -2,10 +2,12 @@
 
 A clone runs from its own folder (``app.py`` beside ``sample_data/``).  ``pip install .`` installs the package
 without the checkout, so the wheel carries the samples as data files (``pyproject.toml``,
-``[tool.setuptools.data-files]``) under ``<prefix>/share/bnfk/sample_data`` -- the prefix of the environment it
-was installed into, or the user's base for ``pip install --user``.  :func:`sample_dir` finds whichever is there,
-the checkout first.
+``[tool.setuptools.data-files]``) under ``<prefix>/share/bnfk/sample_data`` -- the prefix of the environment
+it
+was installed into, or the user's base for ``pip install --user``.  :func:`sample_dir` finds whichever is
+there, the checkout first.
 """
+
 from __future__ import annotations
 
 import sysconfig
@@ -16,7 +18,7 @@ __all__ = ["sample_dir", "SAMPLE_SUBDIR"]
 #: where a wheel's data files put the samples, below the installation scheme's ``data`` path
 SAMPLE_SUBDIR = Path("share") / "bnfk" / "sample_data"
 
-_CHECKOUT = Path(__file__).resolve().parents[2] / "sample_data"   # bnfk_core/data -> the project folder
+_CHECKOUT = Path(__file__).resolve().parents[2] / "sample_data"  # bnfk_core/data -> the project folder
 
 
 def _candidates() -> list[Path]:
@@ -28,7 +30,7 @@ def _candidates() -> list[Path]:
     for scheme in schemes:
         try:
             out.append(Path(sysconfig.get_paths(scheme)["data"]) / SAMPLE_SUBDIR)
-        except KeyError:                 # a scheme this platform does not have
+        except KeyError:  # a scheme this platform does not have
             continue
     return out
 

@@ -9,15 +9,26 @@
 
 Codes follow :class:`bnfk_core.data.table.CategoricalData`: ``-1`` is a missing cell.
 """
+
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 from scipy.stats import chi2_contingency
 
-__all__ = ["BINCOUNT_CONFIGS", "entropy", "entropy_of_counts", "mutual_information", "theils_u", "cramers_v",
-           "cramers_v_corrected", "collapse", "contingency_counts", "column_summary"]
+__all__ = [
+    "BINCOUNT_CONFIGS",
+    "entropy",
+    "entropy_of_counts",
+    "mutual_information",
+    "theils_u",
+    "cramers_v",
+    "cramers_v_corrected",
+    "collapse",
+    "contingency_counts",
+    "column_summary",
+]
 
 
 #: joint configurations counted with a bincount (no sort) up to this many possible configurations
@@ -245,8 +256,8 @@ def cramers_v_corrected(a, b) -> float:
 def column_summary(data, max_states: int = 8) -> list[dict]:
     """One row per variable of a CategoricalData: levels, counts, missing cells, most frequent level.
 
-    A table of distinct rows with multiplicities (``data.weights``, :class:`bnfk_core.data.stream.WeightedData`)
-    counts every distinct row as many times as it occurs."""
+    A table of distinct rows with multiplicities (``data.weights``,
+    :class:`bnfk_core.data.stream.WeightedData`) counts every distinct row as many times as it occurs."""
     out = []
     weights = getattr(data, "weights", None)
     n_rows = int(data.codes.shape[0] if weights is None else np.asarray(weights).sum())
@@ -260,7 +271,16 @@ def column_summary(data, max_states: int = 8) -> list[dict]:
         shown = ", ".join(f"{s} ({c})" for s, c in zip(st[:max_states], counts[:max_states]))
         if len(st) > max_states:
             shown += f", … {len(st) - max_states} more"
-        out.append({"variable": v, "role": "class" if v == data.class_column else "feature",
-                    "levels": len(st), "counts": shown, "missing": n_rows - int(counts.sum()),
-                    "most frequent": f"{st[top]} ({100.0 * counts[top] / max(n_rows, 1):.0f}%)" if top >= 0 else "—"})
+        out.append(
+            {
+                "variable": v,
+                "role": "class" if v == data.class_column else "feature",
+                "levels": len(st),
+                "counts": shown,
+                "missing": n_rows - int(counts.sum()),
+                "most frequent": f"{st[top]} ({100.0 * counts[top] / max(n_rows, 1):.0f}%)"
+                if top >= 0
+                else "—",
+            }
+        )
     return out

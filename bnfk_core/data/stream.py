@@ -18,7 +18,8 @@ learning needs counts of *candidate* families, so the sufficient statistic of a 
    not fit in 62 bits (very many columns or levels).
 
 The result, :class:`WeightedData`, is a :class:`~bnfk_core.data.table.CategoricalData` whose ``codes`` are
-the distinct rows and ``weights`` their multiplicities; :func:`bnfk_core.learning.structure.learn_structure` and
+the distinct rows and ``weights`` their multiplicities; :func:`bnfk_core.learning.structure.learn_structure`
+and
 :func:`bnfk_core.network.model.fit` count with the weights and give the same DAG, scores and CPTs as on the
 rows themselves.  Memory is that of one chunk plus the distinct rows: bounded by the data's distinct
 configurations, not by the row count -- a table whose rows are all distinct does not compress.
@@ -31,33 +32,58 @@ Differences from ``load_csv``, all on unusual files: the file is parsed by panda
 C engine, ``dtype=str``) instead of Python's ``csv`` module; text is UTF-8; line numbers in messages
 assume one line per record and no blank lines; the trailing-delimiter quirk is not repaired.
 """
+
 from __future__ import annotations
 
 import math
 import os
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Iterable, Iterator, Sequence
 
 import numpy as np
 import pandas as pd
 
-from .binning import binning_notes, check_columns, check_options, column_states, model_columns
-from .table import CategoricalData, na_set
 from ..errors import DataError
+from .binning import binning_notes, check_columns, check_options, column_states, model_columns
 from .limits import format_bytes, memory_limit
 from .reading import DEFAULT_CHUNKSIZE, FileLayout, file_layout, iter_chunks, printable
 from .runners import ENGINES, LocalRunner, runner_for
+from .table import CategoricalData, na_set
 
-__all__ = ["WeightedData", "read_counts", "DEFAULT_CHUNKSIZE", "ColumnCodec", "Plan", "chunk_levels",
-           "merge_levels", "chunk_distinct", "merge_distinct", "plan_from_levels", "distinct_rows", "encode_chunk",
-           "CodeChunks", "iter_codes", "Merger", "HOLD_BYTES_PER_FILE_BYTE", "held_bytes", "too_big_to_hold",
-           "chunked_note", "levels_pass", "levels_part", "distinct_part", "codes_part", "chunk_levels_rows",
-           "rows_to_distinct", "levels_rows_part"]
-_KEY_LIMIT = 2 ** 62
+__all__ = [
+    "WeightedData",
+    "read_counts",
+    "DEFAULT_CHUNKSIZE",
+    "ColumnCodec",
+    "Plan",
+    "chunk_levels",
+    "merge_levels",
+    "chunk_distinct",
+    "merge_distinct",
+    "plan_from_levels",
+    "distinct_rows",
+    "encode_chunk",
+    "CodeChunks",
+    "iter_codes",
+    "Merger",
+    "HOLD_BYTES_PER_FILE_BYTE",
+    "held_bytes",
+    "too_big_to_hold",
+    "chunked_note",
+    "levels_pass",
+    "levels_part",
+    "distinct_part",
+    "codes_part",
+    "chunk_levels_rows",
+    "rows_to_distinct",
+    "levels_rows_part",
+]
+_KEY_LIMIT = 2**62
 
 
 # ====================================================================== the weighted table
-#: a table held as its distinct rows with their multiplicities: the one data type, :class:`CategoricalData` with
+#: a table held as its distinct rows with their multiplicities: the one data type, :class:`CategoricalData`
+#: with
 #: ``weights`` (``WeightedData(None, codes, variables, states, class_column, source, notes, weights=counts)``)
 WeightedData = CategoricalData
 
@@ -91,9 +117,10 @@ def _column_levels(values, row0: int) -> tuple:
 
 
 def chunk_levels_rows(df: pd.DataFrame, columns: Sequence[str], row0: int = 0) -> tuple:
-    """Pass 1 that also keeps the chunk's rows: ``(levels, rows)``, ``levels`` as :func:`chunk_levels` and ``rows``
-    the chunk's distinct rows in its own codes -- ``(sorted keys, counts)``, a row's key the mixed-radix number of
-    its cells' positions in the levels' texts (columns in ``columns`` order) -- or None when those keys would not fit
+    """Pass 1 that also keeps the chunk's rows: ``(levels, rows)``, ``levels`` as :func:`chunk_levels` and
+    ``rows`` the chunk's distinct rows in its own codes -- ``(sorted keys, counts)``, a row's key the
+    mixed-radix number of its cells' positions in the levels' texts (columns in ``columns`` order) -- or None
+    when those keys would not fit
     in 62 bits.  Once the states are fixed, :func:`rows_to_distinct` turns ``rows`` into the chunk's
     :func:`chunk_distinct` without reading it again."""
     levels, key, size = {}, np.zeros(len(df), dtype=np.int64), 1
@@ -111,9 +138,11 @@ def chunk_levels_rows(df: pd.DataFrame, columns: Sequence[str], row0: int = 0) -
     return levels, (keys, counts.astype(np.int64))
 
 
-def rows_to_distinct(levels: dict, rows: tuple, columns: Sequence[str], plan: "Plan") -> tuple:
-    """A chunk's distinct rows of :func:`chunk_levels_rows` (``levels`` the chunk's own, ``columns`` their order) as
-    :func:`chunk_distinct` gives them under ``plan``: every level's text encoded once, the rows' codes gathered."""
+def rows_to_distinct(levels: dict, rows: tuple, columns: Sequence[str], plan: Plan) -> tuple:
+    """A chunk's distinct rows of :func:`chunk_levels_rows` (``levels`` the chunk's own, ``columns`` their
+    order) as
+    :func:`chunk_distinct` gives them under ``plan``: every level's text encoded once, the rows' codes
+    gathered."""
     keys, counts = rows
     radix = [max(len(levels[c]), 1) for c in columns]
     local = {}
@@ -146,6 +175,7 @@ def merge_levels(parts: Iterable[dict]) -> dict:
 @dataclass
 class ColumnCodec:
     """Raw cell text -> state code of one column (``-1`` = missing)."""
+
     raw: np.ndarray
     code: np.ndarray
     _index: pd.Index | None = field(default=None, repr=False, compare=False)
@@ -156,8 +186,10 @@ class ColumnCodec:
         pos = self._index.get_indexer(pd.Index(np.asarray(values, dtype=object)))
         if (pos < 0).any():
             bad = np.asarray(values, dtype=object)[int(np.flatnonzero(pos < 0)[0])]
-            raise DataError(f"Value '{bad}' of column '{name}' of {source} was not seen in the first pass "
-                            "(the file changed while it was read).")
+            raise DataError(
+                f"Value '{bad}' of column '{name}' of {source} was not seen in the first pass "
+                "(the file changed while it was read)."
+            )
         return self.code[pos]
 
     def __getstate__(self):
@@ -167,6 +199,7 @@ class ColumnCodec:
 @dataclass
 class Plan:
     """What pass 2 needs: the columns in output order, their codecs, states and key radices."""
+
     source: str
     columns: tuple
     states: tuple
@@ -179,15 +212,26 @@ class Plan:
         return [len(st) + 1 for st in self.states]
 
 
-def plan_from_levels(levels: dict, layout: FileLayout, *, class_column=None, missing_policy="missing",
-                     discretize_bins=4, max_levels=50, drop_columns=(), model=None, source=None,
-                     na_values=None) -> Plan:
+def plan_from_levels(
+    levels: dict,
+    layout: FileLayout,
+    *,
+    class_column=None,
+    missing_policy="missing",
+    discretize_bins=4,
+    max_levels=50,
+    drop_columns=(),
+    model=None,
+    source=None,
+    na_values=None,
+) -> Plan:
     """Each column's states from its merged level counts, as :func:`bnfk_core.data.table.load_csv` derives
     them from the rows (see the module docstring)."""
     na = na_set(na_values, missing_policy)
     source = printable(str(source)) if source is not None else os.path.basename(layout.path)
     bins, max_levels, drop_columns, class_column = check_options(
-        missing_policy, discretize_bins, max_levels, drop_columns, class_column)
+        missing_policy, discretize_bins, max_levels, drop_columns, class_column
+    )
     header = list(layout.header)
     notes: list = []
     check_columns(header, drop_columns, class_column, source, notes)
@@ -199,7 +243,9 @@ def plan_from_levels(levels: dict, layout: FileLayout, *, class_column=None, mis
     else:
         order = keep
         if len(order) < 2:
-            raise DataError(f"Fewer than two columns of {source} are left after drop_columns; keep at least two.")
+            raise DataError(
+                f"Fewer than two columns of {source} are left after drop_columns; keep at least two."
+            )
     states, codecs, discretized, fewer = [], [], [], []
     for out_j, name in enumerate(order):
         fr = levels[name]
@@ -217,10 +263,23 @@ def plan_from_levels(levels: dict, layout: FileLayout, *, class_column=None, mis
         inv = np.arange(len(lev))
         if name == class_column and miss_lev.all():
             raise DataError(f"Class column '{name}' of {source} is empty (every value is missing).")
-        level_code, st = column_states(name, lev, miss_lev, inv, None if mvars is None else mstates[out_j],
-                                        missing_policy, bins, max_levels, source, name == class_column,
-                                        level_first + 2,  # one line per record, header on line 1
-                                        notes, discretized, fewer, level_counts)
+        level_code, st = column_states(
+            name,
+            lev,
+            miss_lev,
+            inv,
+            None if mvars is None else mstates[out_j],
+            missing_policy,
+            bins,
+            max_levels,
+            source,
+            name == class_column,
+            level_first + 2,  # one line per record, header on line 1
+            notes,
+            discretized,
+            fewer,
+            level_counts,
+        )
         states.append(tuple(st))
         codecs.append(ColumnCodec(raw, np.asarray(level_code, dtype=np.int64)[lcodes]))
     binning_notes(discretized, fewer, bins, max_levels, notes)
@@ -232,7 +291,7 @@ def _keys(codes: np.ndarray, radix: Sequence[int]) -> np.ndarray:
     """One int64 mixed-radix key per row (code + 1, so -1 is kept), or the rows themselves (2-D)
     when the radix product would not fit in 62 bits."""
     if math.prod(int(r) for r in radix) >= _KEY_LIMIT:
-        return np.ascontiguousarray(codes, dtype=np.int16 if max(radix) < 2 ** 15 else np.int32)
+        return np.ascontiguousarray(codes, dtype=np.int16 if max(radix) < 2**15 else np.int32)
     key = np.zeros(codes.shape[0], dtype=np.int64)
     for j, r in enumerate(radix):
         key *= int(r)
@@ -241,7 +300,7 @@ def _keys(codes: np.ndarray, radix: Sequence[int]) -> np.ndarray:
 
 
 def _decode(keys: np.ndarray, radix: Sequence[int]) -> np.ndarray:
-    dtype = np.int8 if max(radix) <= 128 else (np.int16 if max(radix) <= 2 ** 15 else np.int32)
+    dtype = np.int8 if max(radix) <= 128 else (np.int16 if max(radix) <= 2**15 else np.int32)
     if keys.ndim == 2:
         return keys.astype(dtype)
     out = np.empty((keys.shape[0], len(radix)), dtype=dtype)
@@ -306,13 +365,22 @@ def weighted_from(plan: Plan, keys: np.ndarray, counts: np.ndarray, n_rows: int)
         raise DataError(f"{plan.source} has a header but no data rows.")
     codes = _decode(keys, plan.radix)
     notes = plan.notes + (f"Read in chunks: {n_rows:,} rows, {codes.shape[0]:,} distinct.",)
-    return WeightedData(None, codes, tuple(plan.columns), tuple(plan.states), plan.class_column, plan.source,
-                        notes, weights=np.asarray(counts, dtype=np.int64))
+    return WeightedData(
+        None,
+        codes,
+        tuple(plan.columns),
+        tuple(plan.states),
+        plan.class_column,
+        plan.source,
+        notes,
+        weights=np.asarray(counts, dtype=np.int64),
+    )
 
 
 # ====================================================================== the passes, on a runner
 def levels_part(df: pd.DataFrame, row0: int, columns: Sequence[str]) -> dict:
-    """Pass 1 on one piece of a file (:meth:`bnfk_core.data.runners.Runner.map_frames`): :func:`chunk_levels`."""
+    """Pass 1 on one piece of a file (:meth:`bnfk_core.data.runners.Runner.map_frames`):
+    :func:`chunk_levels`."""
     return chunk_levels(df, columns, row0)
 
 
@@ -327,12 +395,14 @@ def distinct_part(df: pd.DataFrame, row0: int, plan: Plan) -> tuple[np.ndarray, 
 
 
 def codes_part(df: pd.DataFrame, row0: int, plan: Plan, dtype, fn, args: tuple):
-    """``fn(codes, row0, *args)`` of one piece of a file encoded by ``plan`` (a pass of the row-wise analyses)."""
+    """``fn(codes, row0, *args)`` of one piece of a file encoded by ``plan`` (a pass of the row-wise
+    analyses)."""
     return fn(encode_chunk(df, plan, dtype), row0, *args)
 
 
 def levels_pass(runner, layout: FileLayout, path, report=None, share: float = 1.0) -> tuple[dict, int]:
-    """Pass 1 over the file on ``runner``: the merged raw-text level counts of every column and the row count."""
+    """Pass 1 over the file on ``runner``: the merged raw-text level counts of every column and the row
+    count."""
     merged, rows = None, 0
     name = os.path.basename(layout.path)
     for n, part, done in runner.map_frames(levels_part, layout, (layout.header,)):
@@ -352,17 +422,34 @@ def _check_chunksize(chunksize) -> int:
 
 
 # ====================================================================== entry point
-def read_counts(path, *, chunksize: int = DEFAULT_CHUNKSIZE, class_column=None, missing_policy="missing",
-                discretize_bins=4, max_levels=50, drop_columns=(), model=None, fmt: str | None = None,
-                source=None, engine: str = "local", scheduler: str | None = None, client=None,
-                blocksize="64MB", progress=None, na_values=None, runner=None) -> WeightedData:
+def read_counts(
+    path,
+    *,
+    chunksize: int = DEFAULT_CHUNKSIZE,
+    class_column=None,
+    missing_policy="missing",
+    discretize_bins=4,
+    max_levels=50,
+    drop_columns=(),
+    model=None,
+    fmt: str | None = None,
+    source=None,
+    engine: str = "local",
+    scheduler: str | None = None,
+    client=None,
+    blocksize="64MB",
+    progress=None,
+    na_values=None,
+    runner=None,
+) -> WeightedData:
     """The distinct rows of a CSV or Parquet file with their multiplicities, read ``chunksize`` rows at
     a time (two passes; see the module docstring).  The options are those of
     :func:`bnfk_core.data.table.load_csv`.
 
     Both passes run on ``runner`` (:mod:`bnfk_core.data.runners`), else on the runner of ``engine``:
     ``engine="dask"`` runs them on a Dask cluster (``scheduler`` is the scheduler's address, or give a
-    ``distributed.Client`` as ``client``; without either, a local cluster of processes is started for the call,
+    ``distributed.Client`` as ``client``; without either, a local cluster of processes is started for the
+    call,
     partitions of ``blocksize`` bytes).  The result is the same.
 
     ``progress`` (optional) is called as ``progress(fraction, message)`` after every chunk:
@@ -396,10 +483,23 @@ def read_counts(path, *, chunksize: int = DEFAULT_CHUNKSIZE, class_column=None, 
             raise DataError(f"Unknown engine '{engine}'; choose local or dask.")
         if engine == "local":
             _check_chunksize_loose(chunksize)
-        with runner_for(engine, chunksize=chunksize, scheduler=scheduler, client=client, blocksize=blocksize) as r:
-            return read_counts(path, class_column=class_column, missing_policy=missing_policy,
-                               discretize_bins=discretize_bins, max_levels=max_levels, drop_columns=drop_columns,
-                               model=model, fmt=fmt, source=source, progress=progress, na_values=na_values, runner=r)
+        with runner_for(
+            engine, chunksize=chunksize, scheduler=scheduler, client=client, blocksize=blocksize
+        ) as r:
+            return read_counts(
+                path,
+                class_column=class_column,
+                missing_policy=missing_policy,
+                discretize_bins=discretize_bins,
+                max_levels=max_levels,
+                drop_columns=drop_columns,
+                model=model,
+                fmt=fmt,
+                source=source,
+                progress=progress,
+                na_values=na_values,
+                runner=r,
+            )
     layout = file_layout(path, fmt)
     name = os.path.basename(layout.path)
     report = progress or (lambda fraction, message: None)
@@ -412,9 +512,18 @@ def read_counts(path, *, chunksize: int = DEFAULT_CHUNKSIZE, class_column=None, 
         report(0.5 * done, f"Reading {name}: pass 1 of 2 (levels), {row0:,} rows")
     if row0 == 0:
         raise DataError(f"{printable(str(path))} has a header but no data rows.")
-    plan = plan_from_levels(levels, layout, class_column=class_column, missing_policy=missing_policy,
-                            discretize_bins=discretize_bins, max_levels=max_levels, drop_columns=drop_columns,
-                            model=model, source=source, na_values=na_values)
+    plan = plan_from_levels(
+        levels,
+        layout,
+        class_column=class_column,
+        missing_policy=missing_policy,
+        discretize_bins=discretize_bins,
+        max_levels=max_levels,
+        drop_columns=drop_columns,
+        model=model,
+        source=source,
+        na_values=na_values,
+    )
     merger = Merger()
     if all(rows is not None for _, rows in kept):  # the chunks' rows were kept: pass 2 does not read the file
         kept.reverse()
@@ -423,8 +532,10 @@ def read_counts(path, *, chunksize: int = DEFAULT_CHUNKSIZE, class_column=None, 
             part, rows = kept.pop()
             merger.add(rows_to_distinct(part, rows, layout.header, plan))
             n += int(rows[1].sum())
-            report(0.5 + 0.5 * min(n / row0, 1.0),
-                   f"Reading {name}: pass 2 of 2 (distinct rows), {n:,} of {row0:,} rows")
+            report(
+                0.5 + 0.5 * min(n / row0, 1.0),
+                f"Reading {name}: pass 2 of 2 (distinct rows), {n:,} of {row0:,} rows",
+            )
         keys, counts = merger.result()
         return weighted_from(plan, keys, counts, row0)
     kept.clear()
@@ -432,7 +543,10 @@ def read_counts(path, *, chunksize: int = DEFAULT_CHUNKSIZE, class_column=None, 
     for rows, part, _ in runner.map_frames(distinct_part, layout, (plan,)):
         merger.add(part)
         n += rows
-        report(0.5 + 0.5 * min(n / row0, 1.0), f"Reading {name}: pass 2 of 2 (distinct rows), {n:,} of {row0:,} rows")
+        report(
+            0.5 + 0.5 * min(n / row0, 1.0),
+            f"Reading {name}: pass 2 of 2 (distinct rows), {n:,} of {row0:,} rows",
+        )
     keys, counts = merger.result()
     return weighted_from(plan, keys, counts, n)
 
@@ -455,21 +569,43 @@ class CodeChunks:
     construction.  The options are those of :func:`bnfk_core.data.table.load_csv`.
     """
 
-    def __init__(self, path, model, *, chunksize: int = DEFAULT_CHUNKSIZE, class_column=None,
-                 missing_policy="missing", discretize_bins=4, max_levels=50, drop_columns=(), fmt=None,
-                 source=None, na_values=None, runner=None):
+    def __init__(
+        self,
+        path,
+        model,
+        *,
+        chunksize: int = DEFAULT_CHUNKSIZE,
+        class_column=None,
+        missing_policy="missing",
+        discretize_bins=4,
+        max_levels=50,
+        drop_columns=(),
+        fmt=None,
+        source=None,
+        na_values=None,
+        runner=None,
+    ):
         self.chunksize = _check_chunksize(chunksize)
         self.runner = LocalRunner(self.chunksize) if runner is None else runner
         self.layout = file_layout(path, fmt)
         merged, self.n_rows = levels_pass(self.runner, self.layout, path)
-        self.plan = plan_from_levels(merged, self.layout, class_column=class_column, missing_policy=missing_policy,
-                                     discretize_bins=discretize_bins, max_levels=max_levels,
-                                     drop_columns=drop_columns, model=model, source=source, na_values=na_values)
+        self.plan = plan_from_levels(
+            merged,
+            self.layout,
+            class_column=class_column,
+            missing_policy=missing_policy,
+            discretize_bins=discretize_bins,
+            max_levels=max_levels,
+            drop_columns=drop_columns,
+            model=model,
+            source=source,
+            na_values=na_values,
+        )
         self.variables = tuple(self.plan.columns)
         self.states = tuple(self.plan.states)
         self.source = self.plan.source
         r = max((len(st) for st in self.states), default=1)
-        self.dtype = np.int8 if r < 127 else (np.int16 if r < 2 ** 15 - 1 else np.int32)
+        self.dtype = np.int8 if r < 127 else (np.int16 if r < 2**15 - 1 else np.int32)
 
     def encode(self, chunk: pd.DataFrame) -> np.ndarray:
         return encode_chunk(chunk, self.plan, self.dtype)
@@ -485,10 +621,18 @@ class CodeChunks:
             codes = self.encode(chunk)
             yield row0, codes
             row0 += codes.shape[0]
+
     def data(self, codes: np.ndarray) -> CategoricalData:
         """A chunk's codes as :class:`CategoricalData` (no text frame; aligned to the model as is)."""
-        return CategoricalData(None, np.asarray(codes, dtype=np.int32), self.variables, self.states, None, self.source,
-                               self.plan.notes)
+        return CategoricalData(
+            None,
+            np.asarray(codes, dtype=np.int32),
+            self.variables,
+            self.states,
+            None,
+            self.source,
+            self.plan.notes,
+        )
 
     def rows(self, indices) -> pd.DataFrame:
         """The raw text rows (as in the file, every column) with the given 0-based data-row numbers, in the
@@ -507,7 +651,9 @@ class CodeChunks:
         return out.reset_index(drop=True)
 
 
-def iter_codes(path, model, chunksize: int = DEFAULT_CHUNKSIZE, **options) -> Iterator[tuple[int, np.ndarray]]:
+def iter_codes(
+    path, model, chunksize: int = DEFAULT_CHUNKSIZE, **options
+) -> Iterator[tuple[int, np.ndarray]]:
     """Yield ``(first row, codes)`` for the rows of ``path`` aligned to ``model``, ``chunksize`` rows at a
     time: together the codes ``load_csv(path, model=model, **options)`` gives (:class:`CodeChunks`)."""
     yield from CodeChunks(path, model, chunksize=chunksize, **options)
@@ -515,10 +661,16 @@ def iter_codes(path, model, chunksize: int = DEFAULT_CHUNKSIZE, **options) -> It
 
 # ====================================================================== too big to hold
 #: peak memory of a command's in-memory path per byte of its CSV file, rounded up: ``learn``, ``impute`` and
-#: ``prototypes`` on the letter-like 2 M-row CSV of benchmarks/bench_stream.py (95 MB) took 4.1, 5.8 and 9.6 GB
-HOLD_BYTES_PER_FILE_BYTE = {"learn": 48, "impute": 64, "prototypes": 104,
-                            # not measured on their own: they hold the file as ``learn`` does (a table and codes)
-                            "loglik": 48, "mmd": 48}
+#: ``prototypes`` on the letter-like 2 M-row CSV of benchmarks/bench_stream.py (95 MB) took 4.1, 5.8 and 9.6
+#: GB
+HOLD_BYTES_PER_FILE_BYTE = {
+    "learn": 48,
+    "impute": 64,
+    "prototypes": 104,
+    # not measured on their own: they hold the file as ``learn`` does (a table and codes)
+    "loglik": 48,
+    "mmd": 48,
+}
 
 
 def held_bytes(path, command: str = "learn") -> int | None:
@@ -542,5 +694,8 @@ def too_big_to_hold(path, command: str = "learn", max_bytes: float | None = None
 def chunked_note(path, command: str = "learn", max_bytes: float | None = None) -> str:
     """The sentence saying why ``path`` was read in chunks without being asked."""
     budget = memory_limit() if max_bytes is None else max_bytes
-    return (f"{printable(os.path.basename(str(path)))} would take about {format_bytes(held_bytes(path, command))} "
-            f"in memory, more than the memory limit ({format_bytes(budget)}), so it was read in chunks.")
+    return (
+        f"{printable(os.path.basename(str(path)))} would take about "
+        f"{format_bytes(held_bytes(path, command))} "
+        f"in memory, more than the memory limit ({format_bytes(budget)}), so it was read in chunks."
+    )

@@ -1,26 +1,55 @@
 """Categorical data: the :class:`CategoricalData` container and :func:`load_csv`.
 
 Every column is nominal.  ``codes[n, i]`` is the index of row n's value in
-``states[i]``, or ``-1`` when the cell is missing.  The text is read by :mod:`bnfk_core.data.reading`, a column's
-states derived by :mod:`bnfk_core.data.binning`; a file's records as written are :mod:`bnfk_core.data.raw_table`'s.
+``states[i]``, or ``-1`` when the cell is missing.  The text is read by :mod:`bnfk_core.data.reading`, a
+column's states derived by :mod:`bnfk_core.data.binning`; a file's records as written are
+:mod:`bnfk_core.data.raw_table`'s.
 """
+
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Iterable, Sequence
 
 import numpy as np
 import pandas as pd
 
-from .binning import (MISSING_CATEGORY, as_numbers, binning_notes, check_columns, check_options, column_states,
-                      interval_label, model_columns, parse_interval, show_value, text_levels)
 from ..errors import DataError
+from .binning import (
+    MISSING_CATEGORY,
+    as_numbers,
+    binning_notes,
+    check_columns,
+    check_options,
+    column_states,
+    interval_label,
+    model_columns,
+    parse_interval,
+    show_value,
+    text_levels,
+)
 from .raw_table import RawTable, read_table
 from .reading import check_file, check_header, parse, printable, read_input, read_text, source_name
 
-__all__ = ["CategoricalData", "load_csv", "from_frame", "as_data", "cell_texts", "from_codes", "sample_rows", "read_table", "RawTable", "MISSING_TOKENS", "MISSING_CATEGORY",
-           "DEFAULT_NA_VALUES", "na_set", "interval_label", "parse_interval", "check_file"]
+__all__ = [
+    "CategoricalData",
+    "load_csv",
+    "from_frame",
+    "as_data",
+    "cell_texts",
+    "from_codes",
+    "sample_rows",
+    "read_table",
+    "RawTable",
+    "MISSING_TOKENS",
+    "MISSING_CATEGORY",
+    "DEFAULT_NA_VALUES",
+    "na_set",
+    "interval_label",
+    "parse_interval",
+    "check_file",
+]
 
 #: the strings that were always read as missing before ``na_values`` existed; now the opt-in
 #: ``na_values="default-list"`` (the bundled samples that need them declare them in catalog.json)
@@ -56,7 +85,8 @@ class CategoricalData:
         for scores that search numbers as numbers (:mod:`bnfk_core.learning.kgv`); the codes hold the bins.
     weights : int64 array (N,) or None
         ``None``: every row of ``codes`` is one row of the table.  Else the table is held as its **distinct
-        rows** (``codes``) with their multiplicities (the streaming reader, :func:`bnfk_core.data.stream.read_counts`):
+        rows** (``codes``) with their multiplicities (the streaming reader,
+        :func:`bnfk_core.data.stream.read_counts`):
         ``frame`` is ``None``, ``n_rows`` is the sum of the weights and ``n_distinct`` the rows held; every
         count (``learn``, ``fit``, the scores) takes the weights, :meth:`expand` gives the plain rows.
     """
@@ -72,7 +102,7 @@ class CategoricalData:
     weights: np.ndarray | None = None
 
     @classmethod
-    def from_frame(cls, frame, **options) -> "CategoricalData":
+    def from_frame(cls, frame, **options) -> CategoricalData:
         """A table from a pandas DataFrame, read as :func:`load_csv` reads a file (see :func:`from_frame`)."""
         return from_frame(frame, **options)
 
@@ -119,7 +149,7 @@ class CategoricalData:
         return self.codes[:, self.index(self.class_column)]
 
     # ------------------------------------------------------------------ subsets
-    def subset(self, rows) -> "CategoricalData":
+    def subset(self, rows) -> CategoricalData:
         """Rows by integer index or boolean mask; states are kept (codes stay comparable).  Of a weighted
         table: distinct rows, with their weights."""
         rows = np.asarray(rows)
@@ -127,42 +157,71 @@ class CategoricalData:
             rows = np.flatnonzero(rows)
         if self.weights is not None:
             return replace(self, codes=self.codes[rows], weights=self.weights[rows])
-        frame = None if self.frame is None else self.frame.iloc[rows].reset_index(drop=True)   # codes only: no text
-        return CategoricalData(frame, self.codes[rows],
-                               self.variables, self.states, self.class_column, self.source, self.notes,
-                               {k: v[rows] for k, v in self.numbers.items()})
+        frame = (
+            None if self.frame is None else self.frame.iloc[rows].reset_index(drop=True)
+        )  # codes only: no text
+        return CategoricalData(
+            frame,
+            self.codes[rows],
+            self.variables,
+            self.states,
+            self.class_column,
+            self.source,
+            self.notes,
+            {k: v[rows] for k, v in self.numbers.items()},
+        )
 
-    def select(self, columns: Sequence[str]) -> "CategoricalData":
+    def select(self, columns: Sequence[str]) -> CategoricalData:
         """Only ``columns``, in that order."""
         idx = [self.index(c) for c in columns]
         cls = self.class_column if self.class_column in columns else None
         if self.weights is not None:
-            return replace(self, codes=self.codes[:, idx], variables=tuple(columns),
-                           states=tuple(self.states[i] for i in idx), class_column=cls)
-        frame = None if self.frame is None else self.frame[list(columns)]       # codes only: no text
-        return CategoricalData(frame, self.codes[:, idx], tuple(columns),
-                               tuple(self.states[i] for i in idx), cls, self.source, self.notes,
-                               {c: self.numbers[c] for c in columns if c in self.numbers})
+            return replace(
+                self,
+                codes=self.codes[:, idx],
+                variables=tuple(columns),
+                states=tuple(self.states[i] for i in idx),
+                class_column=cls,
+            )
+        frame = None if self.frame is None else self.frame[list(columns)]  # codes only: no text
+        return CategoricalData(
+            frame,
+            self.codes[:, idx],
+            tuple(columns),
+            tuple(self.states[i] for i in idx),
+            cls,
+            self.source,
+            self.notes,
+            {c: self.numbers[c] for c in columns if c in self.numbers},
+        )
 
-    def drop(self, columns: Iterable[str]) -> "CategoricalData":
+    def drop(self, columns: Iterable[str]) -> CategoricalData:
         columns = list(columns)
         for c in columns:
             self.index(c)
         return self.select([v for v in self.variables if v not in columns])
 
-    def without_class(self) -> "CategoricalData":
+    def without_class(self) -> CategoricalData:
         """The feature columns only (the class column is never a kernel feature)."""
         return self.drop([self.class_column]) if self.class_column else self
 
-    def with_class(self, class_column: str | None) -> "CategoricalData":
+    def with_class(self, class_column: str | None) -> CategoricalData:
         if class_column is not None:
             self.index(class_column)
         if self.weights is not None:
             return replace(self, class_column=class_column)
-        return CategoricalData(self.frame, self.codes, self.variables, self.states, class_column,
-                               self.source, self.notes, self.numbers)
+        return CategoricalData(
+            self.frame,
+            self.codes,
+            self.variables,
+            self.states,
+            class_column,
+            self.source,
+            self.notes,
+            self.numbers,
+        )
 
-    def with_codes(self, codes: np.ndarray) -> "CategoricalData":
+    def with_codes(self, codes: np.ndarray) -> CategoricalData:
         """Same variables and states, new code matrix (frame rebuilt)."""
         if self.weights is not None:
             raise DataError("WeightedData holds distinct rows; expand() it before replacing its codes.")
@@ -170,15 +229,16 @@ class CategoricalData:
         return from_codes(codes, self.variables, self.states, self.class_column, self.source)
 
     # ------------------------------------------------------------------ weighted tables
-    def expand(self) -> "CategoricalData":
+    def expand(self) -> CategoricalData:
         """The plain table: every distinct row repeated by its weight (in key order); a plain table as is."""
         if self.weights is None:
             return self
         codes = np.repeat(self.codes.astype(np.int32), self.weights, axis=0)
-        return replace(from_codes(codes, self.variables, self.states, self.class_column, self.source),
-                       notes=self.notes)
+        return replace(
+            from_codes(codes, self.variables, self.states, self.class_column, self.source), notes=self.notes
+        )
 
-    def sample_rows(self, n: int, seed: int = 0) -> "CategoricalData":
+    def sample_rows(self, n: int, seed: int = 0) -> CategoricalData:
         """A seeded uniform sample of ``min(n, n_rows)`` of the table's *rows* (not of its distinct rows),
         drawn without replacement, as a plain table: a distinct row of weight ``w`` is drawn with probability
         proportional to ``w`` and can appear up to ``w`` times.
@@ -190,12 +250,17 @@ class CategoricalData:
         pos = sample_rows(self.n_rows, n, seed)
         idx = pos if self.weights is None else np.searchsorted(np.cumsum(self.weights), pos, side="right")
         shown = f"A seeded sample of {len(idx):,} of the {self.n_rows:,} rows (seed {int(seed)})."
-        return replace(from_codes(self.codes[idx].astype(np.int32), self.variables, self.states, self.class_column,
-                                  self.source), notes=self.notes + (shown,))
+        return replace(
+            from_codes(
+                self.codes[idx].astype(np.int32), self.variables, self.states, self.class_column, self.source
+            ),
+            notes=self.notes + (shown,),
+        )
 
     def fingerprint(self) -> str:
         """A content hash (codes, variables, states; the weights of a weighted table) for caching -- of a
-        weighted table computed once (it is immutable and can stand for millions of rows), of another table once
+        weighted table computed once (it is immutable and can stand for millions of rows), of another table
+        once
         :meth:`keep_fingerprint` was called."""
         if self.weights is None and "_fingerprint" not in self.__dict__:
             h = hashlib.sha1()
@@ -212,18 +277,24 @@ class CategoricalData:
             object.__setattr__(self, "_fingerprint", cached)
         return cached
 
-    def keep_fingerprint(self) -> "CategoricalData":
-        """Compute :meth:`fingerprint` once and keep it (its holder promises never to change the table: a server
-        hands the same table to every session and asks for its fingerprint many times a page run); ``self``."""
+    def keep_fingerprint(self) -> CategoricalData:
+        """Compute :meth:`fingerprint` once and keep it (its holder promises never to change the table: a
+        server hands the same table to every session and asks for its fingerprint many times a page run);
+        ``self``."""
         if "_fingerprint" not in self.__dict__:
             object.__setattr__(self, "_fingerprint", self.fingerprint())
         return self
 
     def __repr__(self) -> str:
         if self.weights is not None:
-            return (f"WeightedData({self.source}: {self.n_rows} rows as {self.n_distinct} distinct x "
-                    f"{self.n_vars} variables, class={self.class_column!r})")
-        return f"CategoricalData({self.source}: {self.n_rows} rows x {self.n_vars} variables, class={self.class_column!r})"
+            return (
+                f"WeightedData({self.source}: {self.n_rows} rows as {self.n_distinct} distinct x "
+                f"{self.n_vars} variables, class={self.class_column!r})"
+            )
+        return (
+            f"CategoricalData({self.source}: {self.n_rows} rows x {self.n_vars} variables, "
+            f"class={self.class_column!r})"
+        )
 
 
 def sample_rows(n_total: int, n: int, seed: int = 0) -> np.ndarray:
@@ -250,8 +321,13 @@ def sample_rows(n_total: int, n: int, seed: int = 0) -> np.ndarray:
     return np.sort(rng.choice(n_total, size=max(n, 0), replace=False))
 
 
-def from_codes(codes: np.ndarray, variables: Sequence[str], states: Sequence[Sequence[str]],
-               class_column: str | None = None, source: str = "data") -> CategoricalData:
+def from_codes(
+    codes: np.ndarray,
+    variables: Sequence[str],
+    states: Sequence[Sequence[str]],
+    class_column: str | None = None,
+    source: str = "data",
+) -> CategoricalData:
     """Build :class:`CategoricalData` from a code matrix (-1 = missing).
 
     Parameters
@@ -301,13 +377,26 @@ def na_set(na_values=None, missing_policy: str = "missing") -> frozenset:
     try:
         vals = {str(v).strip() for v in na_values}
     except TypeError:
-        raise DataError(f"na_values must be 'default-list', a comma-separated string or a list of strings, "
-                        f"not {show_value(repr(na_values))}.") from None
+        raise DataError(
+            f"na_values must be 'default-list', a comma-separated string or a list of strings, "
+            f"not {show_value(repr(na_values))}."
+        ) from None
     return frozenset(vals | {""})
 
 
-def load_csv(path_or_buffer=None, *, text=None, source=None, class_column=None, missing_policy="missing",
-             discretize_bins=4, max_levels=50, drop_columns=(), model=None, na_values=None) -> CategoricalData:
+def load_csv(
+    path_or_buffer=None,
+    *,
+    text=None,
+    source=None,
+    class_column=None,
+    missing_policy="missing",
+    discretize_bins=4,
+    max_levels=50,
+    drop_columns=(),
+    model=None,
+    na_values=None,
+) -> CategoricalData:
     """Read a CSV of categorical data.
 
     A ``str`` or ``Path`` is always a file name, never CSV text: ``load_csv("a,b\\nx,1\\n")``
@@ -366,25 +455,57 @@ def load_csv(path_or_buffer=None, *, text=None, source=None, class_column=None, 
     obj = read_input(path_or_buffer, text, "load_csv")
     source = printable(str(source)) if source is not None else source_name(obj)
     try:
-        return _load(obj, source, class_column, missing_policy, discretize_bins,
-                     max_levels, drop_columns, model, na_set(na_values, missing_policy))
+        return _load(
+            obj,
+            source,
+            class_column,
+            missing_policy,
+            discretize_bins,
+            max_levels,
+            drop_columns,
+            model,
+            na_set(na_values, missing_policy),
+        )
     except DataError:
         raise
     except Exception as exc:  # the safety net: bad input never ends in a traceback
         raise DataError(f"Could not read {source}: {type(exc).__name__}: {exc}.") from exc
 
 
-def _load(obj, source, class_column, missing_policy, discretize_bins, max_levels, drop_columns, model,
-          na=frozenset(DEFAULT_NA_VALUES)):
+def _load(
+    obj,
+    source,
+    class_column,
+    missing_policy,
+    discretize_bins,
+    max_levels,
+    drop_columns,
+    model,
+    na=frozenset(DEFAULT_NA_VALUES),
+):
     options = check_options(missing_policy, discretize_bins, max_levels, drop_columns, class_column)
     text, notes = read_text(obj, source)
     header, cells, lines, parse_notes = parse(text, source)
     return _build(header, cells, lines, notes + parse_notes, source, missing_policy, *options, model, na)
 
 
-def _build(header, cells, lines, notes, source, missing_policy, bins, max_levels, drop_columns, class_column, model,
-           na, declared=None):
-    """The table of a header and its cell texts (a file's, or a DataFrame's written as text): the one path from
+def _build(
+    header,
+    cells,
+    lines,
+    notes,
+    source,
+    missing_policy,
+    bins,
+    max_levels,
+    drop_columns,
+    class_column,
+    model,
+    na,
+    declared=None,
+):
+    """The table of a header and its cell texts (a file's, or a DataFrame's written as text): the one path
+    from
     cells to codes that :func:`load_csv` and :func:`from_frame` share.  ``declared``: ``{column: states}`` of
     columns whose states are given in order (pandas categoricals); ``lines[row]`` says where a row is."""
     check_columns(header, drop_columns, class_column, source, notes)
@@ -392,16 +513,18 @@ def _build(header, cells, lines, notes, source, missing_policy, bins, max_levels
 
     mvars = mstates = None
     if model is not None:
-        mvars, mstates, class_column = model_columns(model, [header[j] for j in keep], class_column, source,
-                                                      notes)
+        mvars, mstates, class_column = model_columns(
+            model, [header[j] for j in keep], class_column, source, notes
+        )
         order = [header.index(v) for v in mvars]
     else:
         order = keep
         if not order:
             raise DataError(f"No columns of {source} are left after drop_columns; keep at least two.")
         if len(order) == 1:
-            raise DataError(f"Only column '{header[order[0]]}' of {source} is left after drop_columns; "
-                            "keep at least two.")
+            raise DataError(
+                f"Only column '{header[order[0]]}' of {source} is left after drop_columns; keep at least two."
+            )
 
     variables, states = [], []
     codes = np.empty((cells.shape[0], len(order)), dtype=np.int32)
@@ -413,12 +536,26 @@ def _build(header, cells, lines, notes, source, missing_policy, bins, max_levels
         if name == class_column and miss_lev[inv].all():
             raise DataError(f"Class column '{name}' of {source} is empty (every value is missing).")
         given = None if mvars is None else mstates[out_j]
-        if given is None and declared and name in declared:     # a categorical's categories, in their order
+        if given is None and declared and name in declared:  # a categorical's categories, in their order
             given = tuple(declared[name])
             if missing_policy == "category" and miss_lev[inv].any() and MISSING_CATEGORY not in given:
                 given += (MISSING_CATEGORY,)
-        level_code, st = column_states(name, lev, miss_lev, inv, given, missing_policy, bins, max_levels, source,
-                                       name == class_column, lines, notes, discretized, fewer)
+        level_code, st = column_states(
+            name,
+            lev,
+            miss_lev,
+            inv,
+            given,
+            missing_policy,
+            bins,
+            max_levels,
+            source,
+            name == class_column,
+            lines,
+            notes,
+            discretized,
+            fewer,
+        )
         codes[:, out_j] = level_code[inv]
         variables.append(name)
         states.append(st)
@@ -434,7 +571,8 @@ def _build(header, cells, lines, notes, source, missing_policy, bins, max_levels
 
 # ====================================================================== DataFrames
 class _RowNames:
-    """``lines`` of a DataFrame's table for messages: row k is ``row k+1`` (as :meth:`BayesNet.align` says)."""
+    """``lines`` of a DataFrame's table for messages: row k is ``row k+1`` (as :meth:`BayesNet.align`
+    says)."""
 
     def __getitem__(self, k) -> str:
         return f"row {int(k) + 1}"
@@ -449,23 +587,29 @@ def cell_texts(values) -> np.ndarray:
     the same column read from a file; dates are written as pandas writes the column.  Every other value is
     ``str(value)``.  A categorical column is written through its categories (one text per category).
     """
-    series = values if isinstance(values, pd.Series) else pd.Series(values, dtype=object if not hasattr(
-        values, "dtype") else None)
+    series = (
+        values
+        if isinstance(values, pd.Series)
+        else pd.Series(values, dtype=object if not hasattr(values, "dtype") else None)
+    )
     if isinstance(series.dtype, pd.CategoricalDtype):
         texts = np.append(cell_texts(pd.Series(series.cat.categories)), "").astype(object)
-        return texts[series.cat.codes.to_numpy()]          # code -1 (missing) -> the empty field
+        return texts[series.cat.codes.to_numpy()]  # code -1 (missing) -> the empty field
     missing = series.isna().to_numpy()
     out = np.full(len(series), "", dtype=object)
     present = series[~missing]
     if not len(present):
         return out
-    if pd.api.types.is_float_dtype(present.dtype) or (present.dtype == object and all(
-            isinstance(v, (float, np.floating)) for v in present)):
+    if pd.api.types.is_float_dtype(present.dtype) or (
+        present.dtype == object and all(isinstance(v, (float, np.floating)) for v in present)
+    ):
         x = present.to_numpy(dtype=float)
-        whole = np.isfinite(x).all() and (x == np.round(x)).all() and (np.abs(x) < 2 ** 53).all()
+        whole = np.isfinite(x).all() and (x == np.round(x)).all() and (np.abs(x) < 2**53).all()
         out[~missing] = (x.astype(np.int64) if whole else x).astype(str).astype(object)
-    elif pd.api.types.is_datetime64_any_dtype(present.dtype) or pd.api.types.is_timedelta64_dtype(present.dtype):
-        out[~missing] = present.astype(str).to_numpy(dtype=object)    # pandas' column format (no 00:00:00)
+    elif pd.api.types.is_datetime64_any_dtype(present.dtype) or pd.api.types.is_timedelta64_dtype(
+        present.dtype
+    ):
+        out[~missing] = present.astype(str).to_numpy(dtype=object)  # pandas' column format (no 00:00:00)
     elif present.dtype == object:
         out[~missing] = [v if isinstance(v, str) else str(v) for v in present.to_numpy()]
     else:
@@ -474,16 +618,35 @@ def cell_texts(values) -> np.ndarray:
 
 
 def _frame_options(options: dict, caller: str) -> dict:
-    allowed = {"class_column", "missing_policy", "discretize_bins", "max_levels", "drop_columns", "model",
-               "na_values"}
+    allowed = {
+        "class_column",
+        "missing_policy",
+        "discretize_bins",
+        "max_levels",
+        "drop_columns",
+        "model",
+        "na_values",
+    }
     unknown = sorted(set(options) - allowed)
     if unknown:
-        raise DataError(f"{caller} got an unknown option '{unknown[0]}'; options are {', '.join(sorted(allowed))}.")
+        raise DataError(
+            f"{caller} got an unknown option '{unknown[0]}'; options are {', '.join(sorted(allowed))}."
+        )
     return options
 
 
-def from_frame(frame, *, source: str | None = None, class_column=None, missing_policy="missing", discretize_bins=4,
-               max_levels=50, drop_columns=(), model=None, na_values=None) -> CategoricalData:
+def from_frame(
+    frame,
+    *,
+    source: str | None = None,
+    class_column=None,
+    missing_policy="missing",
+    discretize_bins=4,
+    max_levels=50,
+    drop_columns=(),
+    model=None,
+    na_values=None,
+) -> CategoricalData:
     """A :class:`CategoricalData` from a pandas DataFrame, read exactly as :func:`load_csv` reads a file.
 
     The DataFrame is written as cell texts (:func:`cell_texts`) and goes through the one path from cells to
@@ -531,8 +694,18 @@ def from_frame(frame, *, source: str | None = None, class_column=None, missing_p
             cells[:, j] = cell_texts(column)
             if isinstance(column.dtype, pd.CategoricalDtype):
                 declared[name] = tuple(t.strip() for t in cell_texts(pd.Series(column.cat.categories)))
-        return _build(header, cells, _RowNames(), [], source, missing_policy, *options, model,
-                      na_set(na_values, missing_policy), declared)
+        return _build(
+            header,
+            cells,
+            _RowNames(),
+            [],
+            source,
+            missing_policy,
+            *options,
+            model,
+            na_set(na_values, missing_policy),
+            declared,
+        )
     except DataError:
         raise
     except Exception as exc:  # the safety net: bad input never ends in a traceback
@@ -540,7 +713,8 @@ def from_frame(frame, *, source: str | None = None, class_column=None, missing_p
 
 
 def as_data(X, *, model=None, **options):
-    """The table behind ``X`` at a public entry point: a :class:`CategoricalData` as it is, a DataFrame through
+    """The table behind ``X`` at a public entry point: a :class:`CategoricalData` as it is, a DataFrame
+    through
     :func:`from_frame` (with ``options``); anything else (a code matrix) is returned for the caller's checks.
 
     With ``model``, a DataFrame is read in the model's variables and states (numbers fall into the model's

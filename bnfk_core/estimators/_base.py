@@ -1,15 +1,19 @@
-"""What every estimator of :mod:`bnfk_core.estimators` shares: input validation at the boundary, the table behind
-``X`` (a DataFrame, an array of strings or numbers, missing cells as ``NaN`` / ``None``), the recipe of the network
-and the seed.
+"""What every estimator of :mod:`bnfk_core.estimators` shares: input validation at the boundary, the table
+behind
+``X`` (a DataFrame, an array of strings or numbers, missing cells as ``NaN`` / ``None``), the recipe of the
+network and the seed.
 
-``X`` is validated once, by scikit-learn's own ``validate_data`` (no complex, sparse or empty input; the number
-and names of the features are remembered at ``fit`` and checked afterwards), then read as a categorical table by
-:func:`bnfk_core.data.table.from_frame` -- the path a CSV file takes: every column is nominal, numbers with more
-than ``max_levels`` distinct values are cut into ``discretize_bins`` quantile bins, a pandas categorical keeps
-its category order.  After ``fit`` the rows are read in the fitted network's states; a value the network has no
-state for is a missing cell (``handle_unknown="missing"``, the marginalised treatment of the paper's conclusion)
-or an error (``"error"``).
+``X`` is validated once, by scikit-learn's own ``validate_data`` (no complex, sparse or empty input; the
+number and names of the features are remembered at ``fit`` and checked afterwards), then read as a categorical
+table by
+:func:`bnfk_core.data.table.from_frame` -- the path a CSV file takes: every column is nominal, numbers with
+more than ``max_levels`` distinct values are cut into ``discretize_bins`` quantile bins, a pandas categorical
+keeps
+its category order.  After ``fit`` the rows are read in the fitted network's states; a value the network has
+no state for is a missing cell (``handle_unknown="missing"``, the marginalised treatment of the paper's
+conclusion) or an error (``"error"``).
 """
+
 from __future__ import annotations
 
 import numbers
@@ -46,7 +50,8 @@ def seed_of(random_state) -> int:
 
 
 class TableInput:
-    """Mixin: ``_fit_table(X)`` / ``_table(X)`` turn ``X`` into a :class:`~bnfk_core.data.table.CategoricalData`."""
+    """Mixin: ``_fit_table(X)`` / ``_table(X)`` turn ``X`` into a
+    :class:`~bnfk_core.data.table.CategoricalData`."""
 
     _min_features = 2
 
@@ -60,21 +65,31 @@ class TableInput:
     # ------------------------------------------------------------------ validation
     def _frame(self, X, *, reset: bool) -> pd.DataFrame:
         """``X`` validated (scikit-learn's checks; features remembered at fit) and as a DataFrame."""
-        if isinstance(X, pd.DataFrame):      # read column by column (pandas' own missing values, categoricals)
+        if isinstance(X, pd.DataFrame):  # read column by column (pandas' own missing values, categoricals)
             validate_data(self, X, reset=reset, skip_check_array=True)
             if not reset and not hasattr(self, "feature_names_in_") and X.shape[1] == len(self._columns):
-                X = X.set_axis(self._columns, axis=1)      # fitted on an array: columns by position
-            least = 2 if reset else 1      # a network is learned from two rows or more
+                X = X.set_axis(self._columns, axis=1)  # fitted on an array: columns by position
+            least = 2 if reset else 1  # a network is learned from two rows or more
             if X.shape[0] < least:
-                raise ValueError(f"Found a DataFrame with {X.shape[0]} sample(s) (shape={X.shape}) while a minimum "
-                                 f"of {least} is required.")
+                raise ValueError(
+                    f"Found a DataFrame with {X.shape[0]} sample(s) (shape={X.shape}) while a minimum "
+                    f"of {least} is required."
+                )
             if reset and X.shape[1] < self._min_features:
-                raise ValueError(f"Found a DataFrame with {X.shape[1]} feature(s) (shape={X.shape}) while a "
-                                 f"minimum of {self._min_features} is required.")
+                raise ValueError(
+                    f"Found a DataFrame with {X.shape[1]} feature(s) (shape={X.shape}) while a "
+                    f"minimum of {self._min_features} is required."
+                )
             return X
-        checked = validate_data(self, X, reset=reset, dtype=None, ensure_all_finite="allow-nan",
-                                ensure_min_features=self._min_features if reset else 1,
-                                ensure_min_samples=2 if reset else 1)
+        checked = validate_data(
+            self,
+            X,
+            reset=reset,
+            dtype=None,
+            ensure_all_finite="allow-nan",
+            ensure_min_features=self._min_features if reset else 1,
+            ensure_min_samples=2 if reset else 1,
+        )
         if not reset and getattr(self, "_columns", None) is not None:
             names = self._columns
         else:

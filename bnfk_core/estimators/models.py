@@ -1,6 +1,8 @@
 """Estimators over the core's probabilistic models: :class:`LatentClassModel` (latent class analysis,
-:func:`bnfk_core.lca.fit_lca`) and :class:`NetworkClassifier` (naive Bayes, TAN, KDB or any learned structure with
-the class as a node; the class posterior by exact inference, :func:`bnfk_core.inference.queries.posterior`)."""
+:func:`bnfk_core.lca.fit_lca`) and :class:`NetworkClassifier` (naive Bayes, TAN, KDB or any learned structure
+with the class as a node; the class posterior by exact inference,
+:func:`bnfk_core.inference.queries.posterior`)."""
+
 from __future__ import annotations
 
 import math
@@ -19,8 +21,8 @@ __all__ = ["LatentClassModel", "NetworkClassifier"]
 
 class LatentClassModel(TableInput, DensityMixin, BaseEstimator):
     """Latent class analysis (a naive Bayes network with a hidden class) fitted by EM, as scikit-learn's
-    ``GaussianMixture`` is for numbers: :func:`bnfk_core.lca.fit_lca` from ``n_init`` seeded random starts, the best
-    log-likelihood kept.
+    ``GaussianMixture`` is for numbers: :func:`bnfk_core.lca.fit_lca` from ``n_init`` seeded random starts,
+    the best log-likelihood kept.
 
     Parameters
     ----------
@@ -48,8 +50,18 @@ class LatentClassModel(TableInput, DensityMixin, BaseEstimator):
         Of the best start.
     """
 
-    def __init__(self, n_components=2, *, n_init=20, tol=1e-8, max_iter=1000, discretize_bins=4, max_levels=50,
-                 handle_unknown="missing", random_state=0):
+    def __init__(
+        self,
+        n_components=2,
+        *,
+        n_init=20,
+        tol=1e-8,
+        max_iter=1000,
+        discretize_bins=4,
+        max_levels=50,
+        handle_unknown="missing",
+        random_state=0,
+    ):
         self.n_components = n_components
         self.n_init = n_init
         self.tol = tol
@@ -72,10 +84,17 @@ class LatentClassModel(TableInput, DensityMixin, BaseEstimator):
         self
         """
         from ..lca import fit_lca
+
         self._check_options()
         data = self._fit_table(X)
-        self.model_ = fit_lca(data, self.n_components, starts=self.n_init, seed=seed_of(self.random_state),
-                              tol=self.tol, max_iter=self.max_iter)
+        self.model_ = fit_lca(
+            data,
+            self.n_components,
+            starts=self.n_init,
+            seed=seed_of(self.random_state),
+            tol=self.tol,
+            max_iter=self.max_iter,
+        )
         self.weights_ = self.model_.weights.copy()
         self.profiles_ = [p.copy() for p in self.model_.profiles]
         self.loglik_ = float(self.model_.loglik)
@@ -190,13 +209,14 @@ CLASS_NAME = "class"
 
 
 class NetworkClassifier(TableInput, ClassifierMixin, BaseEstimator):
-    """A Bayesian-network classifier: naive Bayes, TAN, KDB (or any structure method) with the class as a node.
+    """A Bayesian-network classifier: naive Bayes, TAN, KDB (or any structure method) with the class as a
+    node.
 
     ``fit(X, y)`` learns the structure over the features and the class
-    (:func:`bnfk_core.learning.structure.learn_structure`) and its CPTs (:func:`bnfk_core.network.model.fit`, or EM
-    over missing cells, :func:`bnfk_core.learning.incomplete.em_parameters`); ``predict_proba`` is the class
-    posterior P(class | x_observed) by exact inference (:func:`bnfk_core.inference.queries.posterior`), so a
-    missing feature is marginalised, not guessed.
+    (:func:`bnfk_core.learning.structure.learn_structure`) and its CPTs (:func:`bnfk_core.network.model.fit`,
+    or EM over missing cells, :func:`bnfk_core.learning.incomplete.em_parameters`); ``predict_proba`` is the
+    class posterior P(class | x_observed) by exact inference (:func:`bnfk_core.inference.queries.posterior`),
+    so a missing feature is marginalised, not guessed.
 
     Parameters
     ----------
@@ -204,10 +224,11 @@ class NetworkClassifier(TableInput, ClassifierMixin, BaseEstimator):
         A method of :data:`bnfk_core.registry.LEARNERS`: ``naive-bayes``, ``tan``, ``kdb`` (``k`` feature
         parents), or any other (the class is then one node among the rest).
     structure_score, params, missing_data, pseudo_count, max_parents, k
-        As in the recipe (:class:`bnfk_core.learning.recipe.Recipe`; ``structure_score`` is the recipe's ``score``,
-        named apart because a classifier's ``score`` is its accuracy, :meth:`sklearn.base.ClassifierMixin.score`);
-        ``missing_data="complete-rows"`` fits the CPTs by available-case counts, any other value by EM over the
-        missing cells.
+        As in the recipe (:class:`bnfk_core.learning.recipe.Recipe`; ``structure_score`` is the recipe's
+        ``score``, named apart because a classifier's ``score`` is its accuracy,
+        :meth:`sklearn.base.ClassifierMixin.score`);
+        ``missing_data="complete-rows"`` fits the CPTs by available-case counts, any other value by EM over
+        the missing cells.
     discretize_bins, max_levels, handle_unknown, random_state
         As for :class:`~bnfk_core.estimators.FisherKernel`.
 
@@ -220,12 +241,23 @@ class NetworkClassifier(TableInput, ClassifierMixin, BaseEstimator):
         The class node's name in ``network_``.
     """
 
-    _min_features = 1       # the class is the second column
+    _min_features = 1  # the class is the second column
 
-    def __init__(self, structure="tan", *, structure_score=DEFAULT_RECIPE.score, params=DEFAULT_RECIPE.params,
-                 missing_data=DEFAULT_RECIPE.missing_data, pseudo_count=DEFAULT_RECIPE.pseudo_count,
-                 max_parents=None, k=DEFAULT_RECIPE.k, discretize_bins=4, max_levels=50, handle_unknown="missing",
-                 random_state=0):
+    def __init__(
+        self,
+        structure="tan",
+        *,
+        structure_score=DEFAULT_RECIPE.score,
+        params=DEFAULT_RECIPE.params,
+        missing_data=DEFAULT_RECIPE.missing_data,
+        pseudo_count=DEFAULT_RECIPE.pseudo_count,
+        max_parents=None,
+        k=DEFAULT_RECIPE.k,
+        discretize_bins=4,
+        max_levels=50,
+        handle_unknown="missing",
+        random_state=0,
+    ):
         self.structure = structure
         self.structure_score = structure_score
         self.params = params
@@ -261,6 +293,7 @@ class NetworkClassifier(TableInput, ClassifierMixin, BaseEstimator):
         from ..learning.recipe import Recipe
         from ..learning.structure import learn_structure
         from ..network.model import fit
+
         self._check_options()
         if y is None:
             raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None.")
@@ -271,9 +304,16 @@ class NetworkClassifier(TableInput, ClassifierMixin, BaseEstimator):
         if pd.isna(y).any():
             raise ValueError("Input y contains NaN; every training row needs its class.")
         self.classes_, y_codes = np.unique(y, return_inverse=True)
-        recipe = Recipe(structure=self.structure, score=self.structure_score, params=self.params,
-                        missing_data=self.missing_data, pseudo_count=self.pseudo_count, max_parents=self.max_parents,
-                        k=self.k, seed=seed_of(self.random_state)).check()
+        recipe = Recipe(
+            structure=self.structure,
+            score=self.structure_score,
+            params=self.params,
+            missing_data=self.missing_data,
+            pseudo_count=self.pseudo_count,
+            max_parents=self.max_parents,
+            k=self.k,
+            seed=seed_of(self.random_state),
+        ).check()
         names = {str(c).strip() for c in frame.columns}
         name = CLASS_NAME
         while name in names:
@@ -281,9 +321,18 @@ class NetworkClassifier(TableInput, ClassifierMixin, BaseEstimator):
         self.class_name_ = name
         self._columns = [str(c) for c in frame.columns]
         table = frame.assign(**{name: pd.Categorical(y_codes, categories=range(len(self.classes_)))})
-        data = from_frame(table, class_column=name, discretize_bins=self.discretize_bins, max_levels=self.max_levels)
-        res = learn_structure(data, recipe.structure, score=recipe.score, class_column=name, k=recipe.k,
-                              max_parents=recipe.max_parents, seed=recipe.seed)
+        data = from_frame(
+            table, class_column=name, discretize_bins=self.discretize_bins, max_levels=self.max_levels
+        )
+        res = learn_structure(
+            data,
+            recipe.structure,
+            score=recipe.score,
+            class_column=name,
+            k=recipe.k,
+            max_parents=recipe.max_parents,
+            seed=recipe.seed,
+        )
         if recipe.missing_data == "complete-rows" or not data.has_missing:
             self.network_ = fit(res.dag, data, method=recipe.params, pseudo_count=recipe.pseudo_count)
         else:
@@ -304,6 +353,7 @@ class NetworkClassifier(TableInput, ClassifierMixin, BaseEstimator):
         ndarray, shape (n_samples, n_classes)
         """
         from ..inference.queries import posterior
+
         check_is_fitted(self)
         net = self.network_
         data = self._table(X, _WithoutClass(net, self.class_name_))

@@ -1,11 +1,14 @@
-"""Estimators over a learned network: :class:`FisherKernel`, :class:`NetworkImputer`, :class:`KernelClustering`.
+"""Estimators over a learned network: :class:`FisherKernel`, :class:`NetworkImputer`,
+:class:`KernelClustering`.
 
 Each one learns "the network" by :func:`bnfk_core.learning.recipe.learn_recipe` from its recipe arguments
-(``structure``, ``structure_score``, ``params``, ``missing_data``, ``pseudo_count``, ``max_parents``, ``k``) and hands it to
-the core: the Fisher features and Gram matrix (:mod:`bnfk_core.kernels`), the exact-posterior imputation
+(``structure``, ``structure_score``, ``params``, ``missing_data``, ``pseudo_count``, ``max_parents``, ``k``)
+and hands it to the core: the Fisher features and Gram matrix (:mod:`bnfk_core.kernels`), the exact-posterior
+imputation
 (:func:`bnfk_core.analyses.impute.impute_with_model`), kernel clustering
 (:func:`bnfk_core.analyses.cluster.run_clustering`).  Nothing is computed here that the core does not compute.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -28,9 +31,16 @@ class _RecipeParams:
     """The recipe arguments of an estimator that learns a network, and the network itself."""
 
     def _recipe(self) -> Recipe:
-        return Recipe(structure=self.structure, score=self.structure_score, params=self.params,
-                      missing_data=self.missing_data, pseudo_count=self.pseudo_count, max_parents=self.max_parents, k=self.k,
-                      seed=seed_of(self.random_state)).check()
+        return Recipe(
+            structure=self.structure,
+            score=self.structure_score,
+            params=self.params,
+            missing_data=self.missing_data,
+            pseudo_count=self.pseudo_count,
+            max_parents=self.max_parents,
+            k=self.k,
+            seed=seed_of(self.random_state),
+        ).check()
 
     def _learn(self, data):
         learned = learn_recipe(data, self._recipe())
@@ -74,10 +84,23 @@ class FisherKernel(TableInput, _RecipeParams, TransformerMixin, BaseEstimator):
     n_features_in_, feature_names_in_
     """
 
-    def __init__(self, *, structure=DEFAULT_RECIPE.structure, structure_score=DEFAULT_RECIPE.score,
-                 params=DEFAULT_RECIPE.params, missing_data=DEFAULT_RECIPE.missing_data,
-                 pseudo_count=DEFAULT_RECIPE.pseudo_count, max_parents=None, k=DEFAULT_RECIPE.k, normalize=False,
-                 output="features", discretize_bins=4, max_levels=50, handle_unknown="missing", random_state=0):
+    def __init__(
+        self,
+        *,
+        structure=DEFAULT_RECIPE.structure,
+        structure_score=DEFAULT_RECIPE.score,
+        params=DEFAULT_RECIPE.params,
+        missing_data=DEFAULT_RECIPE.missing_data,
+        pseudo_count=DEFAULT_RECIPE.pseudo_count,
+        max_parents=None,
+        k=DEFAULT_RECIPE.k,
+        normalize=False,
+        output="features",
+        discretize_bins=4,
+        max_levels=50,
+        handle_unknown="missing",
+        random_state=0,
+    ):
         self.structure = structure
         self.structure_score = structure_score
         self.params = params
@@ -131,9 +154,11 @@ class FisherKernel(TableInput, _RecipeParams, TransformerMixin, BaseEstimator):
         """
         check_is_fitted(self)
         from ..kernels.features import features
+
         data = self._table(X, self.network_)
         if self.output == "gram":
             from ..kernels.fisher import gram
+
             return gram(self.network_, data, self.train_, normalize=self.normalize)
         return features(self.network_, data)
 
@@ -154,6 +179,7 @@ class FisherKernel(TableInput, _RecipeParams, TransformerMixin, BaseEstimator):
         """
         check_is_fitted(self)
         from ..kernels.fisher import gram
+
         data = self._table(X, self.network_)
         other = None if Y is None else self._table(Y, self.network_)
         return gram(self.network_, data, other, normalize=self.normalize)
@@ -172,6 +198,7 @@ class FisherKernel(TableInput, _RecipeParams, TransformerMixin, BaseEstimator):
         """
         check_is_fitted(self)
         from ..kernels.features import feature_offsets
+
         model = self.network_
         names = []
         cards = model.cardinalities
@@ -192,15 +219,16 @@ class NetworkImputer(TableInput, _RecipeParams, TransformerMixin, BaseEstimator)
     ``fit(X)`` learns the network by the recipe (missing cells handled by ``missing_data``, EM by default);
     ``transform(X)`` fills every missing cell (``NaN``, ``None``, ``pd.NA``, an empty string) of the network's
     columns with the arg-max of P(x_i | x_observed) (:func:`bnfk_core.analyses.impute.impute_with_model`) and
-    changes nothing else.  A DataFrame comes back as a DataFrame (same index, columns and, where the filled values
-    allow, dtypes); an array as an array.  A filled value is the value ``fit`` saw for that state (so numbers stay
-    numbers and categories categories); in a discretized column it is the median of the values ``fit`` saw in the
-    filled bin.
+    changes nothing else.  A DataFrame comes back as a DataFrame (same index, columns and, where the filled
+    values
+    allow, dtypes); an array as an array.  A filled value is the value ``fit`` saw for that state (so numbers
+    stay numbers and categories categories); in a discretized column it is the median of the values ``fit``
+    saw in the filled bin.
 
     Parameters
     ----------
-    structure, structure_score, params, missing_data, pseudo_count, max_parents, k, discretize_bins, max_levels,
-    handle_unknown, random_state
+    structure, structure_score, params, missing_data, pseudo_count, max_parents, k, discretize_bins,
+    max_levels, handle_unknown, random_state
         As for :class:`FisherKernel`.
 
     Attributes
@@ -211,10 +239,21 @@ class NetworkImputer(TableInput, _RecipeParams, TransformerMixin, BaseEstimator)
         ``{column: {state: the value a filled cell gets}}``.
     """
 
-    def __init__(self, *, structure=DEFAULT_RECIPE.structure, structure_score=DEFAULT_RECIPE.score,
-                 params=DEFAULT_RECIPE.params, missing_data=DEFAULT_RECIPE.missing_data,
-                 pseudo_count=DEFAULT_RECIPE.pseudo_count, max_parents=None, k=DEFAULT_RECIPE.k, discretize_bins=4,
-                 max_levels=50, handle_unknown="missing", random_state=0):
+    def __init__(
+        self,
+        *,
+        structure=DEFAULT_RECIPE.structure,
+        structure_score=DEFAULT_RECIPE.score,
+        params=DEFAULT_RECIPE.params,
+        missing_data=DEFAULT_RECIPE.missing_data,
+        pseudo_count=DEFAULT_RECIPE.pseudo_count,
+        max_parents=None,
+        k=DEFAULT_RECIPE.k,
+        discretize_bins=4,
+        max_levels=50,
+        handle_unknown="missing",
+        random_state=0,
+    ):
         self.structure = structure
         self.structure_score = structure_score
         self.params = params
@@ -243,6 +282,7 @@ class NetworkImputer(TableInput, _RecipeParams, TransformerMixin, BaseEstimator)
         frame = self._frame(X, reset=True)
         self._columns = [str(c) for c in frame.columns]
         from ..data.table import from_frame
+
         data = from_frame(frame, discretize_bins=self.discretize_bins, max_levels=self.max_levels)
         self._learn(data)
         self.fill_values_ = _fill_values(frame, data)
@@ -262,6 +302,7 @@ class NetworkImputer(TableInput, _RecipeParams, TransformerMixin, BaseEstimator)
         """
         check_is_fitted(self)
         from ..analyses.impute.completion import impute_with_model
+
         frame = self._frame(X, reset=False)
         data = self._table(frame, self.network_)
         result = impute_with_model(self.network_, data)
@@ -297,15 +338,15 @@ def _filled(column: pd.Series, rows: np.ndarray, values: list) -> pd.Series:
         else:
             out.iloc[rows] = vals
         return out
-    except (TypeError, ValueError):     # e.g. a filled text in a numeric column: the column becomes objects
+    except (TypeError, ValueError):  # e.g. a filled text in a numeric column: the column becomes objects
         out = column.astype(object)
         out.iloc[rows] = vals
         return out
 
 
 def _fill_values(frame: pd.DataFrame, data) -> dict:
-    """``{column: {state: value}}``: the first value of ``frame`` read as that state; for a discretized column the
-    median (the lower middle one) of the values in the bin, as a completed file gets it."""
+    """``{column: {state: value}}``: the first value of ``frame`` read as that state; for a discretized column
+    the median (the lower middle one) of the values in the bin, as a completed file gets it."""
     out = {}
     names = {str(c).strip(): c for c in frame.columns}
     for i, v in enumerate(data.variables):
@@ -321,14 +362,17 @@ def _fill_values(frame: pd.DataFrame, data) -> dict:
                 if inside.size:
                     lookup[s] = inside[(inside.size - 1) // 2].item()
         else:
-            values = column.astype(object).to_numpy() if isinstance(column.dtype, pd.CategoricalDtype) \
+            values = (
+                column.astype(object).to_numpy()
+                if isinstance(column.dtype, pd.CategoricalDtype)
                 else column.to_numpy()
+            )
             first = {}
             for r, k in enumerate(codes):
                 if k >= 0 and k not in first:
                     first[int(k)] = values[r]
             lookup = {states[k]: (x.item() if isinstance(x, np.generic) else x) for k, x in first.items()}
-            if isinstance(column.dtype, pd.CategoricalDtype):     # unused categories: the category itself
+            if isinstance(column.dtype, pd.CategoricalDtype):  # unused categories: the category itself
                 for cat, text in zip(column.cat.categories, cell_texts(pd.Series(column.cat.categories))):
                     lookup.setdefault(str(text).strip(), cat)
         out[v] = lookup
@@ -339,9 +383,9 @@ class KernelClustering(TableInput, _RecipeParams, ClusterMixin, BaseEstimator):
     """Cluster rows with any registered kernel and clustering algorithm (thesis ch. 5).
 
     ``fit(X)`` reads the table, learns the network by the recipe when the kernel is built from one
-    (``KERNELS[kernel].uses_network``), and runs :func:`bnfk_core.analyses.cluster.run_clustering` (the Gram matrix
-    of the kernel, then the algorithm; ``auto`` picks correlation clustering or, beyond the memory limit, kernel
-    k-means in the explicit feature space).
+    (``KERNELS[kernel].uses_network``), and runs :func:`bnfk_core.analyses.cluster.run_clustering` (the Gram
+    matrix of the kernel, then the algorithm; ``auto`` picks correlation clustering or, beyond the memory
+    limit, kernel k-means in the explicit feature space).
 
     Parameters
     ----------
@@ -354,8 +398,8 @@ class KernelClustering(TableInput, _RecipeParams, ClusterMixin, BaseEstimator):
         ``auto``, ...).
     n_init : int
         Restarts of the algorithm (correlation clustering's ``restarts``, k-means' ``n_init``).
-    structure, structure_score, params, missing_data, pseudo_count, max_parents, k, discretize_bins, max_levels,
-    random_state
+    structure, structure_score, params, missing_data, pseudo_count, max_parents, k, discretize_bins,
+    max_levels, random_state
         As for :class:`FisherKernel`.
 
     Attributes
@@ -367,11 +411,24 @@ class KernelClustering(TableInput, _RecipeParams, ClusterMixin, BaseEstimator):
         :func:`~bnfk_core.analyses.cluster.run_clustering`'s JSON-ready result (metrics, timings, notes).
     """
 
-    def __init__(self, n_clusters=2, *, kernel="fisher", algorithm="correlation", n_init=25,
-                 structure=DEFAULT_RECIPE.structure, structure_score=DEFAULT_RECIPE.score,
-                 params=DEFAULT_RECIPE.params,
-                 missing_data=DEFAULT_RECIPE.missing_data, pseudo_count=DEFAULT_RECIPE.pseudo_count,
-                 max_parents=None, k=DEFAULT_RECIPE.k, discretize_bins=4, max_levels=50, random_state=0):
+    def __init__(
+        self,
+        n_clusters=2,
+        *,
+        kernel="fisher",
+        algorithm="correlation",
+        n_init=25,
+        structure=DEFAULT_RECIPE.structure,
+        structure_score=DEFAULT_RECIPE.score,
+        params=DEFAULT_RECIPE.params,
+        missing_data=DEFAULT_RECIPE.missing_data,
+        pseudo_count=DEFAULT_RECIPE.pseudo_count,
+        max_parents=None,
+        k=DEFAULT_RECIPE.k,
+        discretize_bins=4,
+        max_levels=50,
+        random_state=0,
+    ):
         self.n_clusters = n_clusters
         self.kernel = kernel
         self.algorithm = algorithm
@@ -401,9 +458,13 @@ class KernelClustering(TableInput, _RecipeParams, ClusterMixin, BaseEstimator):
         """
         from ..analyses.cluster.clustering import run_clustering
         from ..registry import CLUSTERERS, KERNELS
-        kernel, algorithm = KERNELS[self.kernel], CLUSTERERS[self.algorithm]   # unknown names: one sentence
-        if not isinstance(self.n_clusters, (int, np.integer)) or isinstance(self.n_clusters, bool) \
-                or self.n_clusters < 1:
+
+        kernel, algorithm = KERNELS[self.kernel], CLUSTERERS[self.algorithm]  # unknown names: one sentence
+        if (
+            not isinstance(self.n_clusters, (int, np.integer))
+            or isinstance(self.n_clusters, bool)
+            or self.n_clusters < 1
+        ):
             raise ValueError(f"n_clusters must be a positive integer, not {self.n_clusters!r}.")
         data = self._fit_table(X)
         seed = seed_of(self.random_state)
@@ -412,8 +473,16 @@ class KernelClustering(TableInput, _RecipeParams, ClusterMixin, BaseEstimator):
             model = self._learn(data).model
         else:
             self.network_, self.recipe_ = None, None
-        out = run_clustering(data, kernel.name, algorithm.name, n_clusters=int(self.n_clusters), model=model,
-                             seed=seed, restarts=int(self.n_init), n_init=int(self.n_init))
+        out = run_clustering(
+            data,
+            kernel.name,
+            algorithm.name,
+            n_clusters=int(self.n_clusters),
+            model=model,
+            seed=seed,
+            restarts=int(self.n_init),
+            n_init=int(self.n_init),
+        )
         self.labels_ = np.asarray(out["labels"], dtype=np.int64)
         self.n_used_ = int(out.get("n_used", len(np.unique(self.labels_))))
         self.result_ = {k: v for k, v in out.items() if k != "labels"}

@@ -2,22 +2,32 @@
 
 The contraction machinery (:func:`cpt_factor`, :func:`contract` with a batch-size-independent path) and the
 per-missingness-pattern posteriors: only the families with a missing member take part (the Markov blankets
-of the missing variables), one contraction per distinct pattern.  :mod:`bnfk_core.inference.queries` answers with a
-batched junction tree (:mod:`bnfk_core.inference.junction`) instead; the functions here are its independent reference
-in the tests and its fallback for models whose junction tree is too large.
+of the missing variables), one contraction per distinct pattern.  :mod:`bnfk_core.inference.queries` answers
+with a batched junction tree (:mod:`bnfk_core.inference.junction`) instead; the functions here are its
+independent reference in the tests and its fallback for models whose junction tree is too large.
 """
+
 from __future__ import annotations
 
 import math
-from typing import Iterator, Sequence
+from collections.abc import Iterator, Sequence
 
 import numpy as np
 import opt_einsum as oe
 
 from ..errors import ModelError
 
-__all__ = ["cpt_factor", "contract", "missingness_patterns", "joint_posteriors", "posterior_by_pattern",
-           "log_evidence_by_pattern", "gather_posteriors", "JOINT_POSTERIOR_CELLS"]
+__all__ = [
+    "cpt_factor",
+    "contract",
+    "missingness_patterns",
+    "joint_posteriors",
+    "posterior_by_pattern",
+    "log_evidence_by_pattern",
+    "gather_posteriors",
+    "JOINT_POSTERIOR_CELLS",
+]
+
 
 def cpt_factor(model, v: int, cards=None) -> tuple[np.ndarray, list[int]]:
     """CPT of v as a tensor with axes (parents..., v); ``cards``: the model's cardinalities, when the
@@ -55,13 +65,16 @@ def _batch_path(operands: list, out: list, batch: int):
     With the path fixed, every row's result is the same floating-point number however many rows share the
     batch (a path planned on the real batch size changes with it, and so do the last bits), so a file
     imputed in blocks gets exactly the probabilities of the whole file at once."""
-    shapes = tuple(tuple(_BATCH_PATH_SIZE if a == batch else int(d) for a, d in zip(ax, t.shape))
-                   for t, ax in operands)
+    shapes = tuple(
+        tuple(_BATCH_PATH_SIZE if a == batch else int(d) for a, d in zip(ax, t.shape)) for t, ax in operands
+    )
     key = (tuple(tuple(ax) for _, ax in operands), tuple(out), shapes)
     path = _PATHS.get(key)
     if path is None:
         sym = oe.parser.get_symbol
-        expr = ",".join("".join(sym(a) for a in ax) for _, ax in operands) + "->" + "".join(sym(a) for a in out)
+        expr = (
+            ",".join("".join(sym(a) for a in ax) for _, ax in operands) + "->" + "".join(sym(a) for a in out)
+        )
         path = oe.contract_path(expr, *shapes, optimize="greedy", shapes=True)[0]
         if len(_PATHS) > 20_000:
             _PATHS.clear()
@@ -117,7 +130,9 @@ def missingness_patterns(codes: np.ndarray) -> Iterator[tuple[np.ndarray, np.nda
     if not miss.any():
         return
     rows_with = np.flatnonzero(miss.any(axis=1))
-    if miss.shape[1] <= 62:  # each pattern as one integer, the first column the most significant bit: the same order
+    if (
+        miss.shape[1] <= 62
+    ):  # each pattern as one integer, the first column the most significant bit: the same order
         bits = np.left_shift(np.int64(1), np.arange(miss.shape[1] - 1, -1, -1, dtype=np.int64))
         sub = miss[rows_with]
         key = np.zeros(len(rows_with), dtype=np.int64)
@@ -138,7 +153,7 @@ def missingness_patterns(codes: np.ndarray) -> Iterator[tuple[np.ndarray, np.nda
         bounds = np.searchsorted(inv[order], np.arange(len(pats) + 1))
     del miss
     for p in range(len(pats)):
-        yield rows_with[order[bounds[p]:bounds[p + 1]]], np.flatnonzero(pats[p])
+        yield rows_with[order[bounds[p] : bounds[p + 1]]], np.flatnonzero(pats[p])
 
 
 def _evidence_operands(model, codes: np.ndarray, missing: np.ndarray, relevant: set[int]):
@@ -213,13 +228,16 @@ def _conditional(model, codes: np.ndarray, rows: np.ndarray, missing: np.ndarray
         ok &= model.cpts[f][model.parent_config(f, sub), sub[:, f]] > 0
     bad = np.flatnonzero(~ok)
     if bad.size:
-        raise ModelError(f"Row {int(rows[bad[0]]) + 1} has observed values that the model gives probability "
-                         "zero; fit the parameters with a pseudo-count (method 'smoothed').")
+        raise ModelError(
+            f"Row {int(rows[bad[0]]) + 1} has observed values that the model gives probability "
+            "zero; fit the parameters with a pseudo-count (method 'smoothed')."
+        )
     return flat
 
 
-def joint_posteriors(model, codes: np.ndarray, rows: np.ndarray, missing: np.ndarray,
-                     query: Sequence[int]) -> np.ndarray:
+def joint_posteriors(
+    model, codes: np.ndarray, rows: np.ndarray, missing: np.ndarray, query: Sequence[int]
+) -> np.ndarray:
     """P(query | x_obs) for ``rows`` of ``codes`` that share the missing set ``missing``.
 
     Only the factors of families with a missing member take part (the Markov blankets of the missing
@@ -242,8 +260,9 @@ def joint_posteriors(model, codes: np.ndarray, rows: np.ndarray, missing: np.nda
     return flat / flat.sum(axis=1, keepdims=True)
 
 
-#: largest joint table (rows x prod of the missing cardinalities) that :func:`posterior_by_pattern` builds to get every
-#: missing variable of a pattern from one contraction; bigger patterns get one contraction per variable
+#: largest joint table (rows x prod of the missing cardinalities) that :func:`posterior_by_pattern` builds to
+#: get every missing variable of a pattern from one contraction; bigger patterns get one contraction per
+#: variable
 JOINT_POSTERIOR_CELLS = 2_000_000
 
 

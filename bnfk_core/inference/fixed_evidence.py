@@ -16,6 +16,7 @@ concatenated, so a CPT set costs ``L[terms]``, a segmented sum, and a segmented 
 at once are the same with a leading axis.  Rows with a group of more than :data:`MAX_GROUP_CONFIGS`
 configurations are left to the caller (``fallback``: junction-tree inference).
 """
+
 from __future__ import annotations
 
 import itertools
@@ -47,8 +48,10 @@ class FixedEvidence:
         self.n_cells = int(sizes.sum())
         self.cards, self.fams = cards, fams
         miss = codes < 0
-        fam_miss = np.stack([miss[:, f].any(axis=1) for f in fams], axis=1) if n else np.zeros((len(codes), 0), bool)
-        groups: dict = {}                     # (group variables, families) -> list of row positions
+        fam_miss = (
+            np.stack([miss[:, f].any(axis=1) for f in fams], axis=1) if n else np.zeros((len(codes), 0), bool)
+        )
+        groups: dict = {}  # (group variables, families) -> list of row positions
         fallback = []
         for r in range(codes.shape[0]):
             M = [int(v) for v in np.flatnonzero(miss[r])]
@@ -65,13 +68,14 @@ class FixedEvidence:
         enumerated = np.ones(len(codes), bool)
         enumerated[self.fallback] = False
         obs = [self._cell(codes[enumerated & ~fam_miss[:, i]], i) for i in range(n)]
-        self.observed_counts = np.bincount(np.concatenate(obs) if obs else np.zeros(0, np.int64),
-                                           minlength=self.n_cells).astype(float)
+        self.observed_counts = np.bincount(
+            np.concatenate(obs) if obs else np.zeros(0, np.int64), minlength=self.n_cells
+        ).astype(float)
         terms, cfg_len, grp_len = [], [], []
         for (g, fam_ids), rows in sorted(groups.items()):
             combos = np.array(list(itertools.product(*[range(int(cards[v])) for v in g])), dtype=np.int64)
             A = len(combos)
-            X = np.repeat(codes[rows], A, axis=0)                       # (rows * A, n), row-major by row
+            X = np.repeat(codes[rows], A, axis=0)  # (rows * A, n), row-major by row
             X[:, list(g)] = np.tile(combos, (len(rows), 1))
             idx = np.stack([self._cell(X, i) for i in fam_ids], axis=1)  # (rows * A, families)
             terms.append(idx.ravel())
@@ -86,7 +90,11 @@ class FixedEvidence:
 
     def _cell(self, X: np.ndarray, i: int) -> np.ndarray:
         ps = self.fams[i][:-1]
-        j = np.ravel_multi_index(tuple(X[:, p] for p in ps), tuple(int(self.cards[p]) for p in ps)) if ps else 0
+        j = (
+            np.ravel_multi_index(tuple(X[:, p] for p in ps), tuple(int(self.cards[p]) for p in ps))
+            if ps
+            else 0
+        )
         return self.offsets[i] + j * int(self.cards[i]) + X[:, i]
 
     def group_log_sum(self, log_cpts: np.ndarray) -> np.ndarray:
@@ -105,7 +113,7 @@ class FixedEvidence:
         if not self.terms.size:
             return np.zeros(L.shape[:-1])
         with np.errstate(invalid="ignore"):
-            v = np.add.reduceat(L[..., self.terms], self.cfg_starts, axis=-1)       # log of each configuration
+            v = np.add.reduceat(L[..., self.terms], self.cfg_starts, axis=-1)  # log of each configuration
             m = np.maximum.reduceat(v, self.grp_starts, axis=-1)
             m = np.where(np.isfinite(m), m, 0.0)
             s = np.add.reduceat(np.exp(v - m[..., self.grp_of_cfg]), self.grp_starts, axis=-1)
@@ -122,6 +130,7 @@ def _components(M: list, families: list) -> list[list[int]]:
             parent[v] = parent[parent[v]]
             v = parent[v]
         return v
+
     Ms = set(M)
     for f in families:
         ms = [v for v in f if v in Ms]

@@ -13,14 +13,15 @@ so there is no planning per missingness pattern.  A row that observes every vari
 non-zero cell there: it skips the full table and looks that cell up (its message is one-hot on the separator),
 so the full tables are built only for the rows with a missing variable in the clique.  Shafer-Shenoy messages
 (no division, exact with zero probabilities) flow up to the root and back; every message is rescaled per row
-to sum one and the logarithms of the scales add up to log P(x_observed).  A calibrated clique belief, normalised per row, is
-P(C | x_observed); the posterior of a missing cell, or the joint of a family's missing members, is one of its
-margins.
+to sum one and the logarithms of the scales add up to log P(x_observed).  A calibrated clique belief,
+normalised per row, is P(C | x_observed); the posterior of a missing cell, or the joint of a family's missing
+members, is one of its margins.
 
 Every operation is elementwise over a leading batch axis or a sum over the other axes, so a row's numbers
 carry the same bits in any batch (a file done in blocks equals the whole file).  Memory per batch is
 bounded: :func:`batch_rows` picks the rows from :data:`BATCH_BYTES` and the tree's total clique size.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -29,7 +30,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["JunctionTree", "TreeShape", "tree_shape", "junction_tree", "batch_rows", "BATCH_BYTES", "MAX_TREE_CELLS"]
+__all__ = [
+    "JunctionTree",
+    "TreeShape",
+    "tree_shape",
+    "junction_tree",
+    "batch_rows",
+    "BATCH_BYTES",
+    "MAX_TREE_CELLS",
+]
 
 #: working memory of one batch (clique potentials, beliefs and messages of all its rows)
 BATCH_BYTES = 64 * 2**20
@@ -76,12 +85,12 @@ def _maximal(cliques: list[tuple[int, ...]]) -> list[tuple[int, ...]]:
 class _Edge:
     child: int
     parent: int
-    up_axes: tuple         # axes of the child's table summed away for the upward message
-    down_axes: tuple       # axes of the parent's table summed away for the downward message
-    in_child: tuple        # broadcast shape of the separator in the child's table (without batch)
-    in_parent: tuple       # ... in the parent's table
-    sep: tuple             # the separator's variables (sorted)
-    sep_cards: tuple       # ... and their cardinalities
+    up_axes: tuple  # axes of the child's table summed away for the upward message
+    down_axes: tuple  # axes of the parent's table summed away for the downward message
+    in_child: tuple  # broadcast shape of the separator in the child's table (without batch)
+    in_parent: tuple  # ... in the parent's table
+    sep: tuple  # the separator's variables (sorted)
+    sep_cards: tuple  # ... and their cardinalities
 
 
 class TreeShape:
@@ -117,6 +126,7 @@ class TreeShape:
                 root_of[a] = root_of[root_of[a]]
                 a = root_of[a]
             return a
+
         adj = [[] for _ in range(k)]
         for _, a, b in pairs:
             ra, rb = find(a), find(b)
@@ -140,17 +150,21 @@ class TreeShape:
             p = parent[c]
             sep = set(self.cliques[c]) & set(self.cliques[p])
             self.edges[c] = _Edge(
-                c, p,
+                c,
+                p,
                 tuple(1 + a for a, v in enumerate(self.cliques[c]) if v not in sep),
                 tuple(1 + a for a, v in enumerate(self.cliques[p]) if v not in sep),
                 tuple(cards[v] if v in sep else 1 for v in self.cliques[c]),
                 tuple(cards[v] if v in sep else 1 for v in self.cliques[p]),
-                tuple(sorted(sep)), tuple(cards[v] for v in sorted(sep)))
+                tuple(sorted(sep)),
+                tuple(cards[v] for v in sorted(sep)),
+            )
         # homes: the smallest clique holding a variable (its evidence) and a family (its CPT)
         sets = [set(c) for c in self.cliques]
 
         def smallest(vs):
             return min((c for c in range(k) if vs <= sets[c]), key=lambda c: (self.size[c], c))
+
         self.home = [smallest({v}) for v in range(n)]
         self.family_home = [smallest(set(parents[v]) | {v}) for v in range(n)]
         self.evidence = [[v for v in range(n) if self.home[v] == c] for c in range(k)]
@@ -180,7 +194,8 @@ def tree_shape(model) -> TreeShape:
 
 
 class JunctionTree:
-    """A junction tree of a :class:`~bnfk_core.network.model.BayesNet` (build with :func:`junction_tree`): the shared
+    """A junction tree of a :class:`~bnfk_core.network.model.BayesNet` (build with :func:`junction_tree`): the
+    shared
     :class:`TreeShape` and the model's clique tables T_c (``tables`` is None when the tree is too large)."""
 
     def __init__(self, model):
@@ -239,7 +254,7 @@ class JunctionTree:
                 b, fresh = b * m, True
         return b
 
-    def _plan(self, codes: np.ndarray) -> "_Plan":
+    def _plan(self, codes: np.ndarray) -> _Plan:
         """The rows of each clique that take the full table or the look-up, cached per row set on the shared
         :class:`TreeShape` (the same rows under refitted CPTs reuse it)."""
         codes = np.ascontiguousarray(codes)
@@ -293,11 +308,12 @@ class JunctionTree:
         log_z = np.zeros(B)
         up: dict = {}
         with np.errstate(divide="ignore"):
-            for c in reversed(self.order):                     # children before parents
+            for c in reversed(self.order):  # children before parents
                 kids, R, L = self.children[c], dense[c], look[c]
                 if R.size:
-                    b = self._times_messages(self._potential(c, codes[R]),
-                                             [(up[d][R], self.edges[d].in_parent) for d in kids])
+                    b = self._times_messages(
+                        self._potential(c, codes[R]), [(up[d][R], self.edges[d].in_parent) for d in kids]
+                    )
                 if L.size:
                     val = self.tables[c].ravel()[cell(c, c)]
                     for d in kids:
@@ -320,10 +336,10 @@ class JunctionTree:
                 up[c] = msg
         beliefs: dict = {}
         want = set(want)
-        if not want:                                           # log P(x_observed) needs the upward pass only
+        if not want:  # log P(x_observed) needs the upward pass only
             return beliefs, log_z
         down: dict = {}
-        for c in self.order:                                   # parents before children
+        for c in self.order:  # parents before children
             kids, R, L = self.children[c], dense[c], look[c]
             if R.size:
                 base = self._potential(c, codes[R])
@@ -337,7 +353,9 @@ class JunctionTree:
                 e = self.edges[d]
                 msg = np.zeros((B,) + e.sep_cards)
                 if R.size:
-                    b = self._times_messages(base, [(up[o][R], self.edges[o].in_parent) for o in kids if o != d])
+                    b = self._times_messages(
+                        base, [(up[o][R], self.edges[o].in_parent) for o in kids if o != d]
+                    )
                     msg[R] = _rescale(b.sum(axis=e.down_axes), None)
                 if L.size:
                     v = lval
@@ -386,7 +404,7 @@ class _Plan:
 
     def __init__(self, tree: TreeShape, codes: np.ndarray):
         miss = codes < 0
-        self.tree, self.codes = tree, codes.copy()   # a copy: the caller may change its array later
+        self.tree, self.codes = tree, codes.copy()  # a copy: the caller may change its array later
         self.dense, self.look = [], []
         for vs in tree.cliques:
             m = miss[:, list(vs)].any(axis=1)
@@ -407,8 +425,11 @@ class _Plan:
                 e = t.edges[c if own_separator else d]
                 variables, cards = e.sep, e.sep_cards
             rows = self.look[c]
-            out = (np.ravel_multi_index(tuple(self.codes[rows, v] for v in variables), cards) if len(variables)
-                   else np.zeros(len(rows), dtype=np.intp))
+            out = (
+                np.ravel_multi_index(tuple(self.codes[rows, v] for v in variables), cards)
+                if len(variables)
+                else np.zeros(len(rows), dtype=np.intp)
+            )
             self._cells[key] = out
         return out
 

@@ -13,28 +13,50 @@
 * :func:`log_likelihood` -- log P(x) of complete rows and log P(x_observed) of the others.
 
 The last four run one calibrated junction tree on whole batches of rows at once, the evidence as indicator
-vectors (:mod:`bnfk_core.inference.junction`): no planning per missingness pattern, and a row gets the same bits in
+vectors (:mod:`bnfk_core.inference.junction`): no planning per missingness pattern, and a row gets the same
+bits in
 any batch.  Models whose tree would be too large fall back to one contraction per missingness pattern over
 the Markov blankets (:mod:`bnfk_core.inference.elimination`).
 """
+
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import numpy as np
 
-from .elimination import (JOINT_POSTERIOR_CELLS, contract, cpt_factor, gather_posteriors, joint_posteriors,
-                          log_evidence_by_pattern, missingness_patterns, posterior_by_pattern)
 from ..errors import ModelError
+from .elimination import (
+    JOINT_POSTERIOR_CELLS,
+    contract,
+    cpt_factor,
+    gather_posteriors,
+    joint_posteriors,
+    log_evidence_by_pattern,
+    missingness_patterns,
+    posterior_by_pattern,
+)
 from .junction import batch_rows, junction_tree
 
-__all__ = ["marginal", "parent_marginals", "ParentMarginals", "posterior", "family_posteriors",
-           "cached_family_posteriors", "joint_posteriors", "log_evidence", "log_likelihood", "missingness_patterns",
-           "gather_posteriors", "JOINT_POSTERIOR_CELLS"]
+__all__ = [
+    "marginal",
+    "parent_marginals",
+    "ParentMarginals",
+    "posterior",
+    "family_posteriors",
+    "cached_family_posteriors",
+    "joint_posteriors",
+    "log_evidence",
+    "log_likelihood",
+    "missingness_patterns",
+    "gather_posteriors",
+    "JOINT_POSTERIOR_CELLS",
+]
 
 MAX_INTERMEDIATE = 5e7  # elements of the largest intermediate factor before falling back to sampling
+
 
 def marginal(model, variables: Sequence[int], max_intermediate: float | None = None) -> np.ndarray | None:
     """Exact joint marginal P(variables) by variable elimination over their ancestral set.
@@ -79,8 +101,9 @@ class ParentMarginals:
         return "sampling" if "sampling" in self.methods else "exact"
 
 
-def parent_marginals(model, *, max_intermediate: float = MAX_INTERMEDIATE, n_samples: int = 1_000_000,
-                     seed: int = 0) -> ParentMarginals:
+def parent_marginals(
+    model, *, max_intermediate: float = MAX_INTERMEDIATE, n_samples: int = 1_000_000, seed: int = 0
+) -> ParentMarginals:
     """The exact marginal distribution P(pi_i = j) of every parent set (cached on the model).
 
     Variable elimination over the ancestral set of pi_i; when the contraction would
@@ -144,14 +167,16 @@ def _codes(model, data) -> np.ndarray:
 def _batches(tree, rows: np.ndarray):
     step = batch_rows(tree)
     for start in range(0, len(rows), step):
-        yield rows[start:start + step]
+        yield rows[start : start + step]
 
 
 def _zero_evidence(rows: np.ndarray, log_z: np.ndarray) -> None:
     bad = np.flatnonzero(~np.isfinite(log_z))
     if bad.size:
-        raise ModelError(f"Row {int(rows[bad[0]]) + 1} has observed values that the model gives probability "
-                         "zero; fit the parameters with a pseudo-count (method 'smoothed').")
+        raise ModelError(
+            f"Row {int(rows[bad[0]]) + 1} has observed values that the model gives probability "
+            "zero; fit the parameters with a pseudo-count (method 'smoothed')."
+        )
 
 
 def posterior(model, data) -> dict[int, tuple[np.ndarray, np.ndarray]]:
@@ -200,12 +225,15 @@ def posterior(model, data) -> dict[int, tuple[np.ndarray, np.ndarray]]:
                 c = tree.home[v]
                 p = tree.margin(beliefs[c][sel], c, [v])
                 parts[v].append((rows[sel], p / p.sum(axis=1, keepdims=True)))
-    return {v: (np.concatenate([r for r, _ in lst]), np.concatenate([p for _, p in lst]))
-            for v, lst in parts.items()}
+    return {
+        v: (np.concatenate([r for r, _ in lst]), np.concatenate([p for _, p in lst]))
+        for v, lst in parts.items()
+    }
 
 
 def family_posteriors(model, codes: np.ndarray, families: Sequence[int] | None = None) -> dict:
-    """``{i: (rows, F)}``: for the rows of ``codes`` with a missing member in the family of i, F[b, j * r_i + k]
+    """``{i: (rows, F)}``: for the rows of ``codes`` with a missing member in the family of i, F[b, j * r_i +
+    k]
     = P(pi_i = j, X_i = k | x_observed) (the CPT's layout), rows increasing.  Raises ModelError for rows of
     probability zero.
 
@@ -248,12 +276,14 @@ def family_posteriors(model, codes: np.ndarray, families: Sequence[int] | None =
             if not sel.size:
                 continue
             c = tree.family_home[i]
-            t = tree.margin(beliefs[c][sel], c, fam[i])             # axes: family in sorted order
+            t = tree.margin(beliefs[c][sel], c, fam[i])  # axes: family in sorted order
             srt = sorted(fam[i])
             t = np.transpose(t, [0] + [1 + srt.index(u) for u in fam[i]])
             parts[i].append((rows[sel], t.reshape(len(sel), model.cpts[i].size)))
-    return {i: (np.concatenate([r for r, _ in lst]), np.concatenate([p for _, p in lst]))
-            for i, lst in parts.items()}
+    return {
+        i: (np.concatenate([r for r, _ in lst]), np.concatenate([p for _, p in lst]))
+        for i, lst in parts.items()
+    }
 
 
 _FAMILY_CACHE_ENTRIES = 2
@@ -278,7 +308,7 @@ def cached_family_posteriors(model, codes: np.ndarray) -> dict:
     cache = model._cache
     if key not in cache:
         old = [k for k in cache if isinstance(k, tuple) and k and k[0] == "family_posteriors"]
-        for k in old[:max(0, len(old) - _FAMILY_CACHE_ENTRIES + 1)]:
+        for k in old[: max(0, len(old) - _FAMILY_CACHE_ENTRIES + 1)]:
             del cache[k]
         cache[key] = family_posteriors(model, codes)
     return cache[key]
@@ -294,7 +324,7 @@ def _family_posteriors_by_pattern(model, codes: np.ndarray, rows_of: dict) -> di
         F = np.zeros((len(rows_i), model.cpts[i].size))
         for prow, missing in missingness_patterns(codes[rows_i]):
             query = [f for f in fam if f in set(missing.tolist())]
-            post = joint_posteriors(model, codes, rows_i[prow], missing, query)      # (B, A)
+            post = joint_posteriors(model, codes, rows_i[prow], missing, query)  # (B, A)
             combos = np.array(list(np.ndindex(*[int(cards[f]) for f in query])), dtype=np.int64)
             full = np.repeat(codes[rows_i[prow]][:, None, :], len(combos), axis=1).astype(np.int64)
             for k, f in enumerate(query):

@@ -3,9 +3,10 @@
 Plain numbers in, plain numbers out (index orders, coordinates), used by the analyses and by
 the app's figures alike.
 """
+
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 from scipy.cluster.hierarchy import leaves_list, linkage
@@ -13,7 +14,15 @@ from scipy.spatial.distance import squareform
 
 from ..data.table import sample_rows  # re-exported: the seeded row sample lives with the tables
 
-__all__ = ["sample_rows", "kernel_distance", "cluster_order", "class_order", "kernel_pca", "pair_values", "LANCZOS_ROWS"]
+__all__ = [
+    "sample_rows",
+    "kernel_distance",
+    "cluster_order",
+    "class_order",
+    "kernel_pca",
+    "pair_values",
+    "LANCZOS_ROWS",
+]
 
 
 # ---------------------------------------------------------------------- rows and kernels
@@ -85,15 +94,16 @@ def class_order(labels: Sequence[int], K: np.ndarray | None = None) -> np.ndarra
     return np.concatenate(out) if out else np.zeros(0, dtype=np.int64)
 
 
-#: from this many rows on, :func:`kernel_pca` finds its top axes by Lanczos iteration (ARPACK) instead of a full
-#: eigendecomposition (O(N^3): 1,000 rows took 0.3-20 s on a shared machine, the Lanczos run a few ms)
+#: from this many rows on, :func:`kernel_pca` finds its top axes by Lanczos iteration (ARPACK) instead of a
+#: full eigendecomposition (O(N^3): 1,000 rows took 0.3-20 s on a shared machine, the Lanczos run a few ms)
 LANCZOS_ROWS = 300
 
 
 def kernel_pca(K: np.ndarray, k: int = 2) -> np.ndarray:
     """Rows embedded on the top ``k`` principal axes of the centred kernel matrix (N, k).
 
-    Centring ``Kc = J K J`` (J = I - 11'/N) is done with row and column means; the top ``k`` eigenpairs come from
+    Centring ``Kc = J K J`` (J = I - 11'/N) is done with row and column means; the top ``k`` eigenpairs come
+    from
     ``numpy.linalg.eigh`` below :data:`LANCZOS_ROWS` rows, else from ``scipy.sparse.linalg.eigsh`` (largest
     algebraic, a seeded start vector, machine-precision tolerance: the same axes to ~1e-10).
 
@@ -124,9 +134,10 @@ def kernel_pca(K: np.ndarray, k: int = 2) -> np.ndarray:
     w = None
     if n >= LANCZOS_ROWS and k < n - 1:
         from scipy.sparse.linalg import ArpackError, eigsh
+
         try:
             w, V = eigsh(Kc, k=k, which="LA", v0=np.random.default_rng(0).standard_normal(n), tol=0.0)
-        except ArpackError:          # (no convergence) the full decomposition below
+        except ArpackError:  # (no convergence) the full decomposition below
             w = None
     if w is None:
         w, V = np.linalg.eigh(Kc)

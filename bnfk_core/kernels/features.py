@@ -9,6 +9,7 @@ non-zeros in block i.  Rows with missing values get the *marginalized* kernel: t
 features are E[phi(x) | x_observed] under the model (paper, conclusion), i.e. the
 posterior-weighted average over completions.  The Gram matrix itself is :func:`bnfk_core.kernels.fisher.gram`.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -18,8 +19,17 @@ from ..data.table import as_data
 from ..errors import KernelError
 from ..inference.queries import cached_family_posteriors, parent_marginals
 
-__all__ = ["row_codes", "check_positive", "feature_offsets", "block_matrix", "used_blocks", "DENSE_BLOCK_BYTES",
-           "FEATURE_CHUNK_ROWS", "iter_features", "features"]
+__all__ = [
+    "row_codes",
+    "check_positive",
+    "feature_offsets",
+    "block_matrix",
+    "used_blocks",
+    "DENSE_BLOCK_BYTES",
+    "FEATURE_CHUNK_ROWS",
+    "iter_features",
+    "features",
+]
 
 
 # ---------------------------------------------------------------------- helpers
@@ -81,9 +91,11 @@ def check_positive(model, pm, i: int, p: np.ndarray, x: np.ndarray):
     if bad.size:
         j, k = int(p[bad[0]]), int(x[bad[0]])
         what = "parent configuration" if not P[bad[0]] > 0 else "value"
-        raise KernelError(f"Variable '{model.variables[i]}' has probability zero for {what} "
-                          f"'{model.states[i][k]}'{_label(model, i, j)}; the Fisher kernel is undefined there — "
-                          "fit the parameters with a pseudo-count (method 'smoothed').")
+        raise KernelError(
+            f"Variable '{model.variables[i]}' has probability zero for {what} "
+            f"'{model.states[i][k]}'{_label(model, i, j)}; the Fisher kernel is undefined there — "
+            "fit the parameters with a pseudo-count (method 'smoothed')."
+        )
 
 
 # ---------------------------------------------------------------------- feature blocks
@@ -119,14 +131,14 @@ def _block_entries(model, pm, i: int, codes: np.ndarray, rows: np.ndarray | None
     if ok.any():
         check_positive(model, pm, i, p[ok], x[ok])
         pj = p[ok]
-        th = theta[pj]                                     # (n, r)
+        th = theta[pj]  # (n, r)
         val = _safe_div(np.eye(r)[x[ok]] - th, np.sqrt(th * P[pj][:, None]))
         R.append(np.repeat(np.flatnonzero(ok), r))
         C.append((pj[:, None] * r + np.arange(r)).ravel())
         V.append(val.ravel())
     if (~ok).any():
-        # E[phi | x_obs] from F[b, j, k] = P(pi_i = j, X_i = k | x_obs):  (F_jk' - P(pi_i = j | x_obs) theta_jk')
-        # / sqrt(theta_jk' P_j), over the parent configurations the row can take
+        # E[phi | x_obs] from F[b, j, k] = P(pi_i = j, X_i = k | x_obs):  (F_jk' - P(pi_i = j | x_obs)
+        # theta_jk') / sqrt(theta_jk' P_j), over the parent configurations the row can take
         frows, F = cached_family_posteriors(model, sub)[i]
         q = theta.shape[0]
         F = F.reshape(len(frows), q, r)
@@ -149,7 +161,8 @@ def _safe_div(num: np.ndarray, den: np.ndarray) -> np.ndarray:
 
 
 def block_matrix(model, pm, i, codes, rows=None) -> sp.csr_matrix:
-    """Block i of the feature map as a sparse (rows, q_i r_i) matrix (all rows of ``codes`` if ``rows`` is None).
+    """Block i of the feature map as a sparse (rows, q_i r_i) matrix (all rows of ``codes`` if ``rows`` is
+    None).
 
     Parameters
     ----------
@@ -177,7 +190,7 @@ def block_matrix(model, pm, i, codes, rows=None) -> sp.csr_matrix:
 
 
 #: :func:`used_blocks` returns dense blocks up to this many bytes in all
-DENSE_BLOCK_BYTES = 64 * 2 ** 20
+DENSE_BLOCK_BYTES = 64 * 2**20
 
 
 def used_blocks(model, pm, i, *codes, max_bytes: float | None = None) -> tuple[list, bool]:
@@ -204,9 +217,13 @@ def used_blocks(model, pm, i, *codes, max_bytes: float | None = None) -> tuple[l
     """
     entries = [_block_entries(model, pm, i, c) for c in codes]
     cols = np.unique(np.concatenate([e[1] for e in entries]))
-    if sum(c.shape[0] for c in codes) * len(cols) * 8 > (DENSE_BLOCK_BYTES if max_bytes is None else max_bytes):
-        return [sp.csr_matrix((v_, (r_, c_)), shape=(c.shape[0], model.cpts[i].size))
-                for c, (r_, c_, v_) in zip(codes, entries)], False
+    if sum(c.shape[0] for c in codes) * len(cols) * 8 > (
+        DENSE_BLOCK_BYTES if max_bytes is None else max_bytes
+    ):
+        return [
+            sp.csr_matrix((v_, (r_, c_)), shape=(c.shape[0], model.cpts[i].size))
+            for c, (r_, c_, v_) in zip(codes, entries)
+        ], False
     out = []
     for c, (r_, c_, v_) in zip(codes, entries):
         n, m = c.shape[0], len(cols)
@@ -215,7 +232,9 @@ def used_blocks(model, pm, i, *codes, max_bytes: float | None = None) -> tuple[l
     return out, True
 
 
-FEATURE_CHUNK_ROWS = 65_536     # rows of one block of the feature map (about 100 MiB of temporaries for 100 columns)
+FEATURE_CHUNK_ROWS = (
+    65_536  # rows of one block of the feature map (about 100 MiB of temporaries for 100 columns)
+)
 
 
 def _feature_block(model, pm, codes: np.ndarray, off: np.ndarray) -> sp.csr_matrix:
@@ -225,8 +244,9 @@ def _feature_block(model, pm, codes: np.ndarray, off: np.ndarray) -> sp.csr_matr
         R.append(r_)
         C.append(c_ + off[i])
         V.append(v_)
-    return sp.csr_matrix((np.concatenate(V), (np.concatenate(R), np.concatenate(C))),
-                         shape=(codes.shape[0], int(off[-1])))
+    return sp.csr_matrix(
+        (np.concatenate(V), (np.concatenate(R), np.concatenate(C))), shape=(codes.shape[0], int(off[-1]))
+    )
 
 
 def iter_features(model, data, chunk_rows: int = FEATURE_CHUNK_ROWS, marginals=None):
@@ -250,7 +270,7 @@ def iter_features(model, data, chunk_rows: int = FEATURE_CHUNK_ROWS, marginals=N
     off = feature_offsets(model)
     step = max(1, int(chunk_rows))
     for a in range(0, codes.shape[0], step):
-        yield a, _feature_block(model, pm, codes[a:a + step], off)
+        yield a, _feature_block(model, pm, codes[a : a + step], off)
 
 
 def features(model, data, marginals=None, chunk_rows: int = FEATURE_CHUNK_ROWS) -> sp.csr_matrix:
@@ -292,7 +312,7 @@ def features(model, data, marginals=None, chunk_rows: int = FEATURE_CHUNK_ROWS) 
     step = max(1, int(chunk_rows))
     if N <= step:
         return _feature_block(model, pm, codes, off)
-    parts = [_feature_block(model, pm, codes[a:a + step], off) for a in range(0, N, step)]
+    parts = [_feature_block(model, pm, codes[a : a + step], off) for a in range(0, N, step)]
     nnz = sum(int(P.nnz) for P in parts)
     idx = np.int64 if max(nnz, int(off[-1])) >= 2**31 - 1 else np.int32
     indptr = np.zeros(N + 1, idx)
@@ -301,9 +321,9 @@ def features(model, data, marginals=None, chunk_rows: int = FEATURE_CHUNK_ROWS) 
     at, row = 0, 0
     for P in parts:
         n, z = P.shape[0], int(P.nnz)
-        data_[at:at + z] = P.data
-        indices[at:at + z] = P.indices
-        indptr[row + 1:row + n + 1] = P.indptr[1:] + at
+        data_[at : at + z] = P.data
+        indices[at : at + z] = P.indices
+        indptr[row + 1 : row + n + 1] = P.indptr[1:] + at
         at, row = at + z, row + n
     del parts
     return sp.csr_matrix((data_, indices, indptr), shape=(N, int(off[-1])))

@@ -1,4 +1,5 @@
-"""The Bayesian-network Fisher kernel (paper, Theorem 1): its Gram matrix, per-variable terms, set kernel, MMD;
+"""The Bayesian-network Fisher kernel (paper, Theorem 1): its Gram matrix, per-variable terms, set kernel,
+MMD;
 :func:`gram`, the Gram matrix of every registered kernel; :class:`FittedKernel`, the registry's currency.
 
 Theorem 1:  K(x, y) = sum_i K_i(x, y) with
@@ -6,7 +7,8 @@ Theorem 1:  K(x, y) = sum_i K_i(x, y) with
     K_i(x, y) = [pi_i(x) = pi_i(y)] / P(pi_i(x)) * ( [x_i = y_i] / theta_{i, pi_i(x), x_i} - 1 ).
 
 The explicit feature map phi (phi(x) . phi(y) = K(x, y)) is :mod:`bnfk_core.kernels.features`; the Hamming
-and scaled-Hamming baselines are :mod:`bnfk_core.kernels.hamming`; the memory budget is :mod:`bnfk_core.data.limits`.
+and scaled-Hamming baselines are :mod:`bnfk_core.kernels.hamming`; the memory budget is
+:mod:`bnfk_core.data.limits`.
 
 Fast Gram (``gram``).  Per variable one of two exact evaluations is chosen by cost:
 
@@ -22,36 +24,59 @@ Fast Gram (``gram``).  Per variable one of two exact evaluations is chosen by co
 
 Rows whose family has a missing cell are added afterwards with sparse expected features.
 """
-from __future__ import annotations
 
+from __future__ import annotations
 
 from dataclasses import dataclass
 
 import numba
 import numpy as np
 
+from ..data.limits import DEFAULT_MAX_BYTES, guard_gram, guard_tables, one_blas_thread
 from ..data.table import as_data
 from ..errors import KernelError
-from .features import (FEATURE_CHUNK_ROWS, check_positive, feature_offsets, features, iter_features, used_blocks,
-                              row_codes)
 from ..inference.queries import parent_marginals
-from ..data.limits import DEFAULT_MAX_BYTES, guard_gram, guard_tables, one_blas_thread
 from ..network.model import fit
 from ..registry import KERNELS, LEARNERS, feature_learners
+from .features import (
+    FEATURE_CHUNK_ROWS,
+    check_positive,
+    feature_offsets,
+    features,
+    iter_features,
+    row_codes,
+    used_blocks,
+)
 from .members import FISHER, FISHER_NORMALIZED, HAMMING, SCALED_HAMMING, THESIS_KERNELS
 
-__all__ = ["gram", "contributions", "set_kernel", "mmd", "mean_features", "normalize_rows", "normalize_bytes",
-           "NORMALIZE_BLOCK_CELLS", "pair_tables", "add_pair_terms", "warm_up", "FISHER", "SCALED_HAMMING",
-           "HAMMING", "FISHER_NORMALIZED", "THESIS_KERNELS",
-           "FittedKernel", "NetworkKernel", "fit_fisher"]
-
+__all__ = [
+    "gram",
+    "contributions",
+    "set_kernel",
+    "mmd",
+    "mean_features",
+    "normalize_rows",
+    "normalize_bytes",
+    "NORMALIZE_BLOCK_CELLS",
+    "pair_tables",
+    "add_pair_terms",
+    "warm_up",
+    "FISHER",
+    "SCALED_HAMMING",
+    "HAMMING",
+    "FISHER_NORMALIZED",
+    "THESIS_KERNELS",
+    "FittedKernel",
+    "NetworkKernel",
+    "fit_fisher",
+]
 
 
 # cost model of the two exact evaluations (seconds per unit), measured on the 2-core CI machine
-_T_FLOP = 1.2e-10    # one multiply-add of the dense product
-_T_OUT = 4e-9       # one output element of the dense product (symmetric update + copy)
-_T_PAIR = 2.5e-9     # one pair of the compiled pair path
-_T_GROUP = 1e-7      # fixed cost per parent configuration of the pair path
+_T_FLOP = 1.2e-10  # one multiply-add of the dense product
+_T_OUT = 4e-9  # one output element of the dense product (symmetric update + copy)
+_T_PAIR = 2.5e-9  # one pair of the compiled pair path
+_T_GROUP = 1e-7  # fixed cost per parent configuration of the pair path
 
 
 class _Var:
@@ -67,12 +92,13 @@ class _Var:
 
 @dataclass
 class _Plan:
-    """How :func:`_fisher_gram` adds variable ``var``'s terms: by a dense product of its features (``dense``) or by
-    visiting the pairs that share a parent configuration (:func:`_scatter_add`).
+    """How :func:`_fisher_gram` adds variable ``var``'s terms: by a dense product of its features (``dense``)
+    or by visiting the pairs that share a parent configuration (:func:`_scatter_add`).
 
-    ``vx``/``vy``: its rows of X and Y (:class:`_Var`); ``used``: the parent configurations either side observes;
-    ``dense_cost``/``pair_cost``: the cost model's seconds of the two paths; ``const``: one configuration and a
-    complete family in every row (its −1/P is a constant added to every pair)."""
+    ``vx``/``vy``: its rows of X and Y (:class:`_Var`); ``used``: the parent configurations either side
+    observes;
+    ``dense_cost``/``pair_cost``: the cost model's seconds of the two paths; ``const``: one configuration and
+    a complete family in every row (its −1/P is a constant added to every pair)."""
 
     var: int
     vx: _Var
@@ -90,19 +116,27 @@ def _householder_table(theta_rows: np.ndarray, P: np.ndarray) -> np.ndarray:
     Rows 1.. of H_c are an orthonormal basis of sqrt(theta_c)^perp, so
     G[c,k] . G[c,l] = [k = l] / (theta_ck P_c) - 1 / P_c  (Theorem 1, same parent configuration).
     """
-    s = np.sqrt(theta_rows)                       # (c, r)
+    s = np.sqrt(theta_rows)  # (c, r)
     v = s.copy()
-    v[:, 0] += 1.0                                # v = s + e_0, |v|^2 = 2 + 2 s_0
+    v[:, 0] += 1.0  # v = s + e_0, |v|^2 = 2 + 2 s_0
     H = np.eye(s.shape[1])[None] - 2.0 * v[:, :, None] * v[:, None, :] / (2.0 + 2.0 * s[:, 0])[:, None, None]
     with np.errstate(divide="ignore", invalid="ignore"):
-        scale = 1.0 / np.sqrt(theta_rows * P[:, None])          # (c, r); inf for zero-probability states
-    scale[~np.isfinite(scale)] = 0.0                            # ... which no row takes (checked before)
+        scale = 1.0 / np.sqrt(theta_rows * P[:, None])  # (c, r); inf for zero-probability states
+    scale[~np.isfinite(scale)] = 0.0  # ... which no row takes (checked before)
     return np.transpose(H[:, 1:, :], (0, 2, 1)) * scale[:, :, None]  # (c, r, r-1)
 
 
 # ---------------------------------------------------------------------- Gram
-def gram(model, data, other=None, kind: str = FISHER, normalize: bool = False,
-         max_bytes: float | None = DEFAULT_MAX_BYTES, marginals=None, options: dict | None = None) -> np.ndarray:
+def gram(
+    model,
+    data,
+    other=None,
+    kind: str = FISHER,
+    normalize: bool = False,
+    max_bytes: float | None = DEFAULT_MAX_BYTES,
+    marginals=None,
+    options: dict | None = None,
+) -> np.ndarray:
     """Kernel matrix between the rows of ``data`` and of ``other`` (default: ``data``).
 
     Parameters
@@ -123,7 +157,8 @@ def gram(model, data, other=None, kind: str = FISHER, normalize: bool = False,
         Use these P(pi_i = j) instead of the model's exact ones (for ablations, e.g. the uniform
         marginals an unpropagated junction tree gives); Fisher kernel only.
     options : dict or None
-        Options of the kernel's ``fit`` (e.g. ``{"alpha": 0.25}`` for ``"fisher-normalized"``); not for ``"fisher"``.
+        Options of the kernel's ``fit`` (e.g. ``{"alpha": 0.25}`` for ``"fisher-normalized"``); not for
+        ``"fisher"``.
 
     Returns
     -------
@@ -153,9 +188,11 @@ def gram(model, data, other=None, kind: str = FISHER, normalize: bool = False,
     sym = other is None
     Y = X if sym else row_codes(model, other)
     pm = parent_marginals(model) if marginals is None else marginals
-    if len(pm.probs) != model.n_vars or any(len(p) != model.n_parent_configs(i) for i, p in enumerate(pm.probs)):
+    if len(pm.probs) != model.n_vars or any(
+        len(p) != model.n_parent_configs(i) for i, p in enumerate(pm.probs)
+    ):
         raise KernelError("The given parent marginals do not match the model's parent configurations.")
-    if normalize:     # the normalisation's block temporaries come after the product's work space
+    if normalize:  # the normalisation's block temporaries come after the product's work space
         guard_gram(X.shape[0], Y.shape[0], normalize_bytes(X.shape[0], Y.shape[0]), max_bytes)
     K = _fisher_gram(model, X, Y, sym, max_bytes, pm)
     if normalize:
@@ -165,7 +202,7 @@ def gram(model, data, other=None, kind: str = FISHER, normalize: bool = False,
     return K
 
 
-NORMALIZE_BLOCK_CELLS = 1 << 20      # cells of one block of the in-place cosine normalisation (8 MiB temporaries)
+NORMALIZE_BLOCK_CELLS = 1 << 20  # cells of one block of the in-place cosine normalisation (8 MiB temporaries)
 
 
 def normalize_bytes(n: int, m: int) -> int:
@@ -179,7 +216,7 @@ def normalize_rows(K: np.ndarray, dx: np.ndarray, dy: np.ndarray) -> None:
     dx, dy = np.maximum(dx, 1e-300), np.maximum(dy, 1e-300)
     step = max(1, NORMALIZE_BLOCK_CELLS // max(K.shape[1], 1))
     for a in range(0, K.shape[0], step):
-        K[a:a + step] /= np.sqrt(np.outer(dx[a:a + step], dy))
+        K[a : a + step] /= np.sqrt(np.outer(dx[a : a + step], dy))
 
 
 def _self_kernel(model, codes, pm) -> np.ndarray:
@@ -196,12 +233,13 @@ def _fisher_gram(model, X, Y, sym, max_bytes, pm):
     for i in range(model.n_vars):
         r = model.cpts[i].shape[1]
         if r < 2:
-            continue                                    # a one-state variable contributes nothing
+            continue  # a one-state variable contributes nothing
         vx = _Var(model, pm, i, X)
         vy = vx if sym else _Var(model, pm, i, Y)
         if not (vx.ok.all() and vy.ok.all()):
             missing.append(i)
-            # _add_missing's products: a sparse (12 B a cell at worst) and a dense block of N x |ey| or |ex| x M
+            # _add_missing's products: a sparse (12 B a cell at worst) and a dense block of N x |ey| or |ex| x
+            # M
             miss_extra = max(miss_extra, 20 * max(N * int((~vy.ok).sum()), int((~vx.ok).sum()) * M))
         q = model.cpts[i].shape[0]
         nx = np.bincount(vx.p[vx.ok], minlength=q)
@@ -209,8 +247,8 @@ def _fisher_gram(model, X, Y, sym, max_bytes, pm):
         used = np.flatnonzero((nx > 0) | (ny > 0))
         dense_cost = N * M * len(used) * (r - 1) * (0.5 if sym else 1.0) * _T_FLOP
         shared = np.flatnonzero((nx > 0) & (ny > 0))
-        const = len(used) == 1 and vx.ok.all() and vy.ok.all()    # one configuration, every family complete
-        if const:       # −1/P reaches every pair (a constant); only equal states are pairs to visit
+        const = len(used) == 1 and vx.ok.all() and vy.ok.all()  # one configuration, every family complete
+        if const:  # −1/P reaches every pair (a constant); only equal states are pairs to visit
             kx = np.bincount(vx.x, minlength=r)
             ky = kx if sym else np.bincount(vy.x, minlength=r)
             pair_cost = float(np.dot(kx, ky)) * _T_PAIR + r * _T_GROUP
@@ -224,11 +262,13 @@ def _fisher_gram(model, X, Y, sym, max_bytes, pm):
             p.dense = False
         dense = []
     width = sum(len(p.used) * (model.cpts[p.var].shape[1] - 1) for p in dense)
-    guard_gram(N, M, max((N + (0 if sym else M)) * width * 8, miss_extra), max_bytes)   # A is freed before the missing rows
+    guard_gram(
+        N, M, max((N + (0 if sym else M)) * width * 8, miss_extra), max_bytes
+    )  # A is freed before the missing rows
     if dense:
         blocks = []
         for p in dense:
-            G = _householder_table(model.cpts[p.var][p.used], pm.probs[p.var][p.used])    # (c, r, r-1)
+            G = _householder_table(model.cpts[p.var][p.used], pm.probs[p.var][p.used])  # (c, r, r-1)
             pos = np.full(model.cpts[p.var].shape[0], -1, np.int64)
             pos[p.used] = np.arange(len(p.used))
             blocks.append((p.vx, p.vy, pos, G))
@@ -243,7 +283,7 @@ def _fisher_gram(model, X, Y, sym, max_bytes, pm):
         K += c0
     if pairs:
         _scatter_add(K, model, pm, pairs)
-    with one_blas_thread():                  # one small product per variable: threads cost more than they save
+    with one_blas_thread():  # one small product per variable: threads cost more than they save
         for i in missing:
             _add_missing(K, model, pm, i, X, Y, sym)
     return K
@@ -261,14 +301,21 @@ def _dense_features(blocks, n, width) -> np.ndarray:
     return A
 
 
-
 def pair_tables(V: int, N: int, M: int, cmax: int, rmax: int) -> tuple:
     """The zeroed inputs of :func:`add_pair_terms` for ``V`` variables, ``N`` × ``M`` pairs, at most ``cmax``
     parent configurations and ``rmax`` states: pX (−1: skip), xX, xo, order, starts, W, B, r, c."""
     guard_tables(V, cmax, rmax)
-    return (np.full((V, N), -1, np.int64), np.zeros((V, N), np.int64), np.zeros((V, M), np.int64),
-            np.zeros((V, M), np.int64), np.zeros((V, cmax + 1), np.int64), np.zeros((V, cmax * rmax)),
-            np.zeros((V, cmax)), np.zeros(V, np.int64), np.zeros(V, np.int64))
+    return (
+        np.full((V, N), -1, np.int64),
+        np.zeros((V, N), np.int64),
+        np.zeros((V, M), np.int64),
+        np.zeros((V, M), np.int64),
+        np.zeros((V, cmax + 1), np.int64),
+        np.zeros((V, cmax * rmax)),
+        np.zeros((V, cmax)),
+        np.zeros(V, np.int64),
+        np.zeros(V, np.int64),
+    )
 
 
 @numba.njit(parallel=True, cache=True)
@@ -304,21 +351,21 @@ _pair_kernel_serial = numba.njit(cache=True)(_pair_kernel.py_func)
 
 
 def add_pair_terms(K, tables: tuple, *, parallel: bool = True) -> None:
-    """K[a, b] += the pair-path terms described by ``tables`` (:func:`pair_tables`, filled), in place: compiled,
-    over the rows of K in parallel threads or (``parallel=False``, small updates) in one."""
+    """K[a, b] += the pair-path terms described by ``tables`` (:func:`pair_tables`, filled), in place:
+    compiled, over the rows of K in parallel threads or (``parallel=False``, small updates) in one."""
     (_pair_kernel if parallel else _pair_kernel_serial)(K, *tables)
 
 
 def warm_up() -> tuple:
-    """Load both compiled pair sums (numba's on-disk cache, about 0.3 s) on an update that adds nothing, so that
-    the first Gram matrix does not wait for them.
+    """Load both compiled pair sums (numba's on-disk cache, about 0.3 s) on an update that adds nothing, so
+    that the first Gram matrix does not wait for them.
 
     Returns
     -------
     tuple of int
         How many compiled signatures the parallel and the serial pair sum hold (at least one each).
     """
-    tables = pair_tables(1, 2, 2, 1, 3)              # every row skipped (pX = -1): nothing is added
+    tables = pair_tables(1, 2, 2, 1, 3)  # every row skipped (pX = -1): nothing is added
     for parallel in (True, False):
         add_pair_terms(np.zeros((2, 2)), tables, parallel=parallel)
     return len(_pair_kernel.signatures), len(_pair_kernel_serial.signatures)
@@ -361,13 +408,13 @@ def _scatter_add(K, model, pm, scatter):
             th = model.cpts[i][used]
             P = pm.probs[i][used]
             with np.errstate(divide="ignore"):
-                W[v, :len(used) * ri] = np.where(th > 0, 1.0 / (th * P[:, None]), 0.0).ravel()
-                B[v, :len(used)] = np.where(P > 0, 1.0 / P, 0.0)
+                W[v, : len(used) * ri] = np.where(th > 0, 1.0 / (th * P[:, None]), 0.0).ravel()
+                B[v, : len(used)] = np.where(P > 0, 1.0 / P, 0.0)
         o = np.argsort(py, kind="stable")
-        order[v, :len(o)] = rows_y[o]
-        xo[v, :len(o)] = vy.x[rows_y[o]]
-        starts[v, 1:groups + 1] = np.cumsum(np.bincount(py, minlength=groups))
-        starts[v, groups + 1:] = starts[v, groups]
+        order[v, : len(o)] = rows_y[o]
+        xo[v, : len(o)] = vy.x[rows_y[o]]
+        starts[v, 1 : groups + 1] = np.cumsum(np.bincount(py, minlength=groups))
+        starts[v, groups + 1 :] = starts[v, groups]
         r[v], c[v] = ri, groups
     add_pair_terms(K, tables)
 
@@ -382,7 +429,7 @@ def _add_missing(K, model, pm, i, X, Y, sym):
     blocks, dense = used_blocks(model, pm, i, X) if sym else used_blocks(model, pm, i, X, Y)
     Fx = blocks[0]
     Fy = Fx if sym else blocks[1]
-    out = (lambda A: A) if dense else (lambda A: A.toarray())        # noqa: E731 - a sparse product's result
+    out = (lambda A: A) if dense else (lambda A: A.toarray())  # noqa: E731 - a sparse product's result
     if len(ey):
         K[:, ey] += out(Fx @ Fy[ey].T)
     if len(ex):
@@ -391,7 +438,8 @@ def _add_missing(K, model, pm, i, X, Y, sym):
             K[np.ix_(ex, ey)] -= out(Fx[ex] @ Fy[ey].T)
 
 
-# ---------------------------------------------------------------------- fitted kernels (the registry's currency)
+# ---------------------------------------------------------------------- fitted kernels (the registry's
+# currency)
 class FittedKernel:
     """A kernel fitted on training rows: ``gram`` and per-variable ``contributions`` on any rows.
 
@@ -408,9 +456,12 @@ class FittedKernel:
     n_arcs: int | None = None
     notes: tuple = ()
 
-    def gram(self, X, Y=None, *, normalize: bool = False, max_bytes: float | None = DEFAULT_MAX_BYTES) -> np.ndarray:
-        """The (N, M) kernel matrix between the rows of ``X`` and of ``Y`` (default ``X``); ``normalize``: cosine
-        normalisation; a matrix over ``max_bytes`` is refused with a :class:`~bnfk_core.errors.KernelError`.
+    def gram(
+        self, X, Y=None, *, normalize: bool = False, max_bytes: float | None = DEFAULT_MAX_BYTES
+    ) -> np.ndarray:
+        """The (N, M) kernel matrix between the rows of ``X`` and of ``Y`` (default ``X``); ``normalize``:
+        cosine normalisation; a matrix over ``max_bytes`` is refused with a
+        :class:`~bnfk_core.errors.KernelError`.
 
         Parameters
         ----------
@@ -438,7 +489,7 @@ class NetworkKernel(FittedKernel):
         self.variables = tuple(model.variables)
         self.structure, self.params, self.n_arcs = structure, params, model.dag.n_arcs
         self.notes = tuple(notes)
-        self.recipe = None   # the Recipe the network was learned or fitted by (set by fit_fisher)
+        self.recipe = None  # the Recipe the network was learned or fitted by (set by fit_fisher)
 
     def gram(self, X, Y=None, *, normalize=False, max_bytes=DEFAULT_MAX_BYTES):
         return gram(self.model, X, Y, normalize=normalize, max_bytes=max_bytes)
@@ -447,10 +498,20 @@ class NetworkKernel(FittedKernel):
         return contributions(self.model, x, y)
 
 
-
-def fit_fisher(train, *, model=None, dag=None, recipe=None, structure: str | None = None, score: str | None = None,
-               params: str | None = None, seed: int | None = None, progress=None, runner=None,
-               **_ignored) -> NetworkKernel:
+def fit_fisher(
+    train,
+    *,
+    model=None,
+    dag=None,
+    recipe=None,
+    structure: str | None = None,
+    score: str | None = None,
+    params: str | None = None,
+    seed: int | None = None,
+    progress=None,
+    runner=None,
+    **_ignored,
+) -> NetworkKernel:
     """The Fisher kernel for ``train`` (no label column).
 
     Parameters
@@ -473,21 +534,33 @@ def fit_fisher(train, *, model=None, dag=None, recipe=None, structure: str | Non
         Its ``recipe`` attribute is the recipe followed (``None`` for a given ``model``).
     """
     from ..learning.recipe import learn_recipe, recipe_of
+
     if model is not None:
         info = getattr(model, "fit_info", None) or {}
         return NetworkKernel(FISHER, model, structure="given", params=info.get("method"))
     r = recipe_of(recipe, structure=structure, score=score, params=params, seed=seed)
     if dag is not None:
-        out = NetworkKernel(FISHER, fit(dag, train, method=r.params, pseudo_count=r.pseudo_count),
-                            structure="given structure", params=r.params)
+        out = NetworkKernel(
+            FISHER,
+            fit(dag, train, method=r.params, pseudo_count=r.pseudo_count),
+            structure="given structure",
+            params=r.params,
+        )
         out.recipe = r
         return out
     if LEARNERS[r.structure].needs_class:
-        raise KernelError(f"Structure method '{r.structure}' needs the class as a node; the label column is never "
-                          f"a feature here, so use one of {', '.join(feature_learners())}.")
+        raise KernelError(
+            f"Structure method '{r.structure}' needs the class as a node; the label column is never "
+            f"a feature here, so use one of {', '.join(feature_learners())}."
+        )
     learned = learn_recipe(train, r, progress=progress, runner=runner)
-    out = NetworkKernel(FISHER, learned.model, structure=f"{r.structure}/{r.score}", params=r.params,
-                        notes=learned.result.notes)
+    out = NetworkKernel(
+        FISHER,
+        learned.model,
+        structure=f"{r.structure}/{r.score}",
+        params=r.params,
+        notes=learned.result.notes,
+    )
     out.recipe = r
     return out
 
@@ -505,7 +578,8 @@ def contributions(model, x, y) -> np.ndarray:
     Returns
     -------
     numpy.ndarray
-        Shape (n_vars,): K_i(x, y) = [pi_i(x) = pi_i(y)] / P(pi_i(x)) * ([x_i = y_i] / theta_{i pi_i(x) x_i} - 1).
+        Shape (n_vars,): K_i(x, y) = [pi_i(x) = pi_i(y)] / P(pi_i(x)) * ([x_i = y_i] / theta_{i pi_i(x) x_i} -
+        1).
 
     References
     ----------

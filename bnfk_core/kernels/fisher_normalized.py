@@ -11,11 +11,12 @@ vector.  Here they are applied to the Bayesian-network Fisher features phi(x) of
 
 Which coordinates.  Block (i, j, k) of phi(x) is [pi_i(x) = j] ([x_i = k] - theta_ijk) / sqrt(theta_ijk P_j):
 the score of log p(x) in the square-root coordinates eta_ijk = 2 sqrt(theta_ijk) (projected on the tangent
-space of the sphere |eta_ij| = 2), where the Fisher information is P_j times the identity on that tangent space;
+space of the sphere |eta_ij| = 2), where the Fisher information is P_j times the identity on that tangent
+space;
 so phi(x) = I^{+1/2} s_eta(x), one coordinate per CPT entry theta_ijk.  The power map acts on these
 coordinates.  The Fisher kernel phi(x) . phi(y) does not depend on the parametrisation; K_alpha does (for
-alpha != 1), and this is the one we define it in (tests/test_fisher_normalized.py checks the features against a
-brute-force I^{+1/2} s_eta on small networks).
+alpha != 1), and this is the one we define it in (tests/test_fisher_normalized.py checks the features against
+a brute-force I^{+1/2} s_eta on small networks).
 
 What it keeps.  K_alpha = Psi Psi^T is a Gram matrix of explicit features, so it is symmetric and positive
 semidefinite for every alpha > 0; K_alpha(x, x) = 1 for every row with phi(x) != 0; |K_alpha| <= 1.  The power
@@ -46,27 +47,34 @@ not commute with the average (tests show the difference on a small network).  A 
 are all zero (every cell missing: E[phi] = 0 under the model) keeps zero features and K_alpha(x, x) = 0.
 
 The default network: latent classes beside the empty network.  Jaakkola & Haussler (1999) defined the Fisher
-kernel for a generative model with a hidden variable; for the latent class model (a hidden root C with K states,
-every observed variable its only child; :func:`fit_latent_classes`) the score of
-log p(x) = log sum_c pi_c prod_i theta_{x_i|c} is the posterior-weighted complete-data score, and whitened by the
-complete-data information it is exactly the marginalised Fisher features of that network with C always missing
+kernel for a generative model with a hidden variable; for the latent class model (a hidden root C with K
+states, every observed variable its only child; :func:`fit_latent_classes`) the score of
+log p(x) = log sum_c pi_c prod_i theta_{x_i|c} is the posterior-weighted complete-data score, and whitened by
+the complete-data information it is exactly the marginalised Fisher features of that network with C always
+missing
 (block (i, c, v): P(c | x) ([x_i = v] - theta_{v|c}) / sqrt(pi_c theta_{v|c}); C's block:
 (P(c | x) - pi_c) / sqrt(pi_c)).  So psi is the same map on those features.  The measured default
-(docs/KERNELS.md, third and fourth rounds) puts the empty network's psi (alpha 0.02, BDeu pseudo-count 5) beside
-it: features (sqrt(1 - w) psi_latent, sqrt(w) psi_empty), K = (1 - w) K_latent + w K_empty, w = 0.25 -- still a
+(docs/KERNELS.md, third and fourth rounds) puts the empty network's psi (alpha 0.02, BDeu pseudo-count 5)
+beside it: features (sqrt(1 - w) psi_latent, sqrt(w) psi_empty), K = (1 - w) K_latent + w K_empty, w = 0.25 --
+still a
 Gram matrix of explicit features (PSD, unit diagonal).  K is the number of clusters when ``cluster`` fits it,
-else the least BIC for K = 1..:data:`LATENT_KMAX`.  For the latent class network blanks are read as missing cells
-(:func:`blanks_as_missing`): its expected features then give a blank's block exactly 0 (given c, E[[x_i = v]] =
-theta_{v|c}), so marginalising a blank and dropping its block are the same thing here, and a blank does not move
-P(c | x).  The empty network's part reads blanks as a category (as measured) and is intra-normalised per variable
+else the least BIC for K = 1..:data:`LATENT_KMAX`.  For the latent class network blanks are read as missing
+cells
+(:func:`blanks_as_missing`): its expected features then give a blank's block exactly 0 (given c, E[[x_i = v]]
+= theta_{v|c}), so marginalising a blank and dropping its block are the same thing here, and a blank does not
+move
+P(c | x).  The empty network's part reads blanks as a category (as measured) and is intra-normalised per
+variable
 (below; sixth round).
 
-Intra-normalisation (Arandjelovic & Zisserman 2013, section 3, for VLAD and Fisher vectors; ``intra=``): after the
-power map each block of u(x) is divided by its own L2 norm, then the row by its norm -- blocks per variable (all of
-a variable's coordinates) or per variable and parent configuration (per (class, variable) for the latent class
-network).  A block that is exactly zero (a blank read as missing in the latent class network) stays zero and adds
-nothing to the norm; nothing is divided by zero.  It is still an explicit feature map: PSD, unit diagonal.  On the
-empty network per variable, every variable's block has unit length whatever its number of states.
+Intra-normalisation (Arandjelovic & Zisserman 2013, section 3, for VLAD and Fisher vectors; ``intra=``): after
+the power map each block of u(x) is divided by its own L2 norm, then the row by its norm -- blocks per
+variable (all of a variable's coordinates) or per variable and parent configuration (per (class, variable) for
+the latent class
+network).  A block that is exactly zero (a blank read as missing in the latent class network) stays zero and
+adds
+nothing to the norm; nothing is divided by zero.  It is still an explicit feature map: PSD, unit diagonal.  On
+the empty network per variable, every variable's block has unit length whatever its number of states.
 
 References
 ----------
@@ -78,6 +86,7 @@ References
    (the Fisher kernel of a model with hidden variables: posterior-weighted scores).
 .. [4] R. Arandjelovic, A. Zisserman (2013), "All about VLAD", CVPR 2013, section 3 (intra-normalisation).
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -87,44 +96,77 @@ from ..data.limits import DEFAULT_MAX_BYTES, guard_gram
 from ..errors import KernelError
 from .features import FEATURE_CHUNK_ROWS, feature_offsets, features, row_codes
 from .fisher import FISHER_NORMALIZED, NetworkKernel
-from .normalized_options import blanks_as_missing, check_alpha, check_blanks, check_intra, check_weight, intra_blocks
+from .normalized_options import (
+    blanks_as_missing,
+    check_alpha,
+    check_blanks,
+    check_intra,
+    check_weight,
+    intra_blocks,
+)
 
-__all__ = ["DEFAULT_ALPHA", "ZERO_TOL", "ABOUT", "DEFAULT_NETWORK", "DEFAULT_ALGORITHM", "LATENT_CLASSES",
-           "LATENT_AND_EMPTY", "LATENT_STARTS", "LATENT_KMAX", "LEARNED_PSEUDO_COUNT", "power_normalize",
-           "normalized_features", "normalized_gram", "NormalizedFisherKernel", "fit_fisher_normalized",
-           "fit_latent_classes"]
+__all__ = [
+    "DEFAULT_ALPHA",
+    "ZERO_TOL",
+    "ABOUT",
+    "DEFAULT_NETWORK",
+    "DEFAULT_ALGORITHM",
+    "LATENT_CLASSES",
+    "LATENT_AND_EMPTY",
+    "LATENT_STARTS",
+    "LATENT_KMAX",
+    "LEARNED_PSEUDO_COUNT",
+    "power_normalize",
+    "normalized_features",
+    "normalized_gram",
+    "NormalizedFisherKernel",
+    "fit_fisher_normalized",
+    "fit_latent_classes",
+]
 
-#: the power chosen by measurement on half of the bundled labelled sets (docs/KERNELS.md); in the default kernel,
-#: the latent class network's power (the empty network's beside it has DEFAULT_NETWORK["empty_alpha"])
+#: the power chosen by measurement on half of the bundled labelled sets (docs/KERNELS.md); in the default
+#: kernel, the latent class network's power (the empty network's beside it has DEFAULT_NETWORK["empty_alpha"])
 DEFAULT_ALPHA = 0.25
 #: one sentence for the app's captions: what the normalisation does, its source, what it gives up
-ABOUT = ("Each Fisher feature z becomes sign(z)|z|^α and each row is then scaled to unit length (Perronnin, "
-         "Sánchez & Mensink 2010, 'Improving the Fisher kernel for large-scale image classification'), so that no "
-         "rare value dominates a row; the kernel stays positive semidefinite with K(x,x) = 1, but for α < 1 it is no "
-         "longer the same for Markov-equivalent networks (docs/KERNELS.md).")
+ABOUT = (
+    "Each Fisher feature z becomes sign(z)|z|^α and each row is then scaled to unit length (Perronnin, "
+    "Sánchez & Mensink 2010, 'Improving the Fisher kernel for large-scale image classification'), so that no "
+    "rare value dominates a row; the kernel stays positive semidefinite with K(x,x) = 1, but for α < 1 it is "
+    "no "
+    "longer the same for Markov-equivalent networks (docs/KERNELS.md)."
+)
 #: the network of a latent class model: a hidden root C with K states, every observed variable its only child,
-#: fitted by the project's EM (:func:`bnfk_core.lca.model.fit_lca`) -- Jaakkola & Haussler's Fisher kernel of a
-#: generative model with a hidden variable
+#: fitted by the project's EM (:func:`bnfk_core.lca.model.fit_lca`) -- Jaakkola & Haussler's Fisher kernel of
+#: a generative model with a hidden variable
 LATENT_CLASSES = "latent-classes"
 #: seeded EM starts of the latent class network (docs/KERNELS.md, sixth round: 50 starts, up from 10)
 LATENT_STARTS = 50
-#: without a number of classes (nor of clusters), the latent class network has the K in 1..LATENT_KMAX with the
-#: least BIC
+#: without a number of classes (nor of clusters), the latent class network has the K in 1..LATENT_KMAX with
+#: the least BIC
 LATENT_KMAX = 6
 #: the default's structure name: the latent class network's psi beside the empty network's,
 #: K = (1 - w) K_alpha(latent classes) + w K_a(empty network), w and a DEFAULT_NETWORK's "empty_weight" and
 #: "empty_alpha" (docs/KERNELS.md, fourth round)
 LATENT_AND_EMPTY = "latent-classes+empty"
-#: the default network (docs/KERNELS.md, third and fourth rounds): the latent class model with K = the number of
-#: clusters (least BIC for K = 1..LATENT_KMAX without one), its EM estimates smoothed with ``pseudo_count``, blanks
-#: read as missing cells, beside the empty network with BDeu CPTs (``empty_pseudo_count``) and blanks as read,
-#: weighted ``empty_weight``, at the power ``empty_alpha``, intra-normalised per variable (``empty_intra``; sixth
+#: the default network (docs/KERNELS.md, third and fourth rounds): the latent class model with K = the number
+#: of clusters (least BIC for K = 1..LATENT_KMAX without one), its EM estimates smoothed with
+#: ``pseudo_count``, blanks read as missing cells, beside the empty network with BDeu CPTs
+#: (``empty_pseudo_count``) and blanks as read, weighted ``empty_weight``, at the power ``empty_alpha``,
+#: intra-normalised per variable (``empty_intra``; sixth
 #: round).  ``score``/``params`` are the fields a learned structure
 #: given by name (``structure="tree"``) completes its recipe with: BIC and BDeu with pseudo-count
 #: :data:`LEARNED_PSEUDO_COUNT` (the second round's)
-DEFAULT_NETWORK = {"structure": LATENT_AND_EMPTY, "score": "bic", "params": "bdeu", "pseudo_count": 1.0,
-                   "blanks": "missing", "empty_weight": 0.25, "empty_alpha": 0.02, "empty_pseudo_count": 5.0,
-                   "empty_intra": "variable"}
+DEFAULT_NETWORK = {
+    "structure": LATENT_AND_EMPTY,
+    "score": "bic",
+    "params": "bdeu",
+    "pseudo_count": 1.0,
+    "blanks": "missing",
+    "empty_weight": 0.25,
+    "empty_alpha": 0.02,
+    "empty_pseudo_count": 5.0,
+    "empty_intra": "variable",
+}
 #: BDeu's pseudo-count for a learned structure given by name without a recipe (the second round's choice)
 LEARNED_PSEUDO_COUNT = 5.0
 #: what ``cluster --algorithm auto`` runs with this kernel (chosen with the other defaults, docs/KERNELS.md):
@@ -133,8 +175,8 @@ DEFAULT_ALGORITHM = "ward"
 
 
 def power_normalize(Phi, alpha: float = DEFAULT_ALPHA, blocks=None) -> sp.csr_matrix:
-    """Each row of ``Phi`` mapped by z -> sign(z)|z|^alpha coordinatewise, (with ``blocks``) each block of the row
-    divided by its own L2 norm (intra-normalisation), then the row divided by its L2 norm.
+    """Each row of ``Phi`` mapped by z -> sign(z)|z|^alpha coordinatewise, (with ``blocks``) each block of the
+    row divided by its own L2 norm (intra-normalisation), then the row divided by its L2 norm.
 
     Parameters
     ----------
@@ -143,14 +185,16 @@ def power_normalize(Phi, alpha: float = DEFAULT_ALPHA, blocks=None) -> sp.csr_ma
     alpha : float
         The power, in (0, 1] (Perronnin et al. 2010, section 3.2; alpha = 1: L2 normalisation only).
     blocks : array of D ints, optional
-        The block of every column (:func:`intra_blocks`; Arandjelovic & Zisserman 2013, section 3).  A block whose
-        entries are all zero stays zero: only non-zero entries are scaled, and the norm of a block with a non-zero
-        entry is positive, so nothing is divided by zero; such a block adds nothing to the row's norm.
+        The block of every column (:func:`intra_blocks`; Arandjelovic & Zisserman 2013, section 3).  A block
+        whose entries are all zero stays zero: only non-zero entries are scaled, and the norm of a block with
+        a non-zero entry is positive, so nothing is divided by zero; such a block adds nothing to the row's
+        norm.
 
     Returns
     -------
     scipy.sparse.csr_matrix
-        A new float64 matrix with the non-zeros of ``Phi`` (the power map keeps 0 at 0); a zero row stays zero.
+        A new float64 matrix with the non-zeros of ``Phi`` (the power map keeps 0 at 0); a zero row stays
+        zero.
     """
     a = check_alpha(alpha)
     P = sp.csr_matrix(Phi, dtype=np.float64, copy=True)
@@ -162,7 +206,7 @@ def power_normalize(Phi, alpha: float = DEFAULT_ALPHA, blocks=None) -> sp.csr_ma
         if b.shape != (P.shape[1],):
             raise KernelError(f"blocks must give one block per column ({P.shape[1]}), not {b.shape}.")
         rows = np.repeat(np.arange(P.shape[0]), np.diff(P.indptr))
-        key = rows * (int(b.max()) + 1) + b[P.indices]              # (row, block) of every non-zero
+        key = rows * (int(b.max()) + 1) + b[P.indices]  # (row, block) of every non-zero
         uniq, inv = np.unique(key, return_inverse=True)
         sq = np.bincount(inv, weights=P.data * P.data, minlength=len(uniq))
         P.data /= np.sqrt(sq)[inv]
@@ -173,19 +217,28 @@ def power_normalize(Phi, alpha: float = DEFAULT_ALPHA, blocks=None) -> sp.csr_ma
     return P
 
 
-#: an expected feature whose probability difference |F_jk - P(pi=j | x_obs) theta_jk| (phi's numerator) is below
-#: this is zero: the power map's slope alpha |z|^(alpha-1) is unbounded at 0, so rounding noise (1e-17 where the
-#: exact value is 0, e.g. a block whose family is all missing) would otherwise become visible features
+#: an expected feature whose probability difference |F_jk - P(pi=j | x_obs) theta_jk| (phi's numerator) is
+#: below this is zero: the power map's slope alpha |z|^(alpha-1) is unbounded at 0, so rounding noise (1e-17
+#: where the exact value is 0, e.g. a block whose family is all missing) would otherwise become visible
+#: features
 ZERO_TOL = 1e-12
 
 
 def _column_scale(model, pm) -> np.ndarray:
     """sqrt(theta_ijk P(pi_i = j)) for every column of phi (its denominator)."""
-    return np.sqrt(np.concatenate([(t * np.asarray(p)[:, None]).ravel() for t, p in zip(model.cpts, pm.probs)]))
+    return np.sqrt(
+        np.concatenate([(t * np.asarray(p)[:, None]).ravel() for t, p in zip(model.cpts, pm.probs)])
+    )
 
 
-def normalized_features(model, data, alpha: float = DEFAULT_ALPHA, marginals=None,
-                        chunk_rows: int = FEATURE_CHUNK_ROWS, intra: str = "none") -> sp.csr_matrix:
+def normalized_features(
+    model,
+    data,
+    alpha: float = DEFAULT_ALPHA,
+    marginals=None,
+    chunk_rows: int = FEATURE_CHUNK_ROWS,
+    intra: str = "none",
+) -> sp.csr_matrix:
     """psi(x) of every row (module docstring): the Fisher features of ``model``
     (:func:`bnfk_core.kernels.features.features`; E[phi | observed] for rows with missing cells), power-mapped
     with ``alpha`` and L2-normalised.  Sparse (N, sum_i q_i r_i), the non-zeros of phi (entries whose
@@ -207,6 +260,7 @@ def normalized_features(model, data, alpha: float = DEFAULT_ALPHA, marginals=Non
     scipy.sparse.csr_matrix, shape (N, sum_i q_i r_i)
     """
     from ..inference.queries import parent_marginals
+
     a = check_alpha(alpha)
     pm = parent_marginals(model) if marginals is None else marginals
     Phi = features(model, data, marginals=pm, chunk_rows=chunk_rows)
@@ -215,8 +269,15 @@ def normalized_features(model, data, alpha: float = DEFAULT_ALPHA, marginals=Non
     return power_normalize(Phi, a, None if check_intra(intra) == "none" else intra_blocks(model, intra))
 
 
-def normalized_gram(model, data, other=None, alpha: float = DEFAULT_ALPHA,
-                    max_bytes: float | None = DEFAULT_MAX_BYTES, marginals=None, intra: str = "none") -> np.ndarray:
+def normalized_gram(
+    model,
+    data,
+    other=None,
+    alpha: float = DEFAULT_ALPHA,
+    max_bytes: float | None = DEFAULT_MAX_BYTES,
+    marginals=None,
+    intra: str = "none",
+) -> np.ndarray:
     """K_alpha between the rows of ``data`` and of ``other`` (default ``data``): Psi_x Psi_y^T, exact.
 
     Parameters
@@ -249,7 +310,7 @@ def normalized_gram(model, data, other=None, alpha: float = DEFAULT_ALPHA,
     Py = Px if Y is None else normalized_features(model, Y, a, marginals, intra=intra)
     K = (Px @ Py.T).toarray()
     if Y is None:
-        K = 0.5 * (K + K.T)          # exactly symmetric (the sparse product's sums may round differently)
+        K = 0.5 * (K + K.T)  # exactly symmetric (the sparse product's sums may round differently)
     return K
 
 
@@ -258,25 +319,38 @@ class NormalizedFisherKernel(NetworkKernel):
     explicit feature map, so kernel k-means runs on it in linear memory.
 
     ``blanks="missing"``: rows are read with every blank category (``?``) as a missing cell first
-    (:func:`blanks_as_missing`; the network was fitted on rows read so).  ``intra`` (:data:`.normalized_options.INTRA`): the blocks of
-    intra-normalisation (:func:`power_normalize`); "none" is the plain power and L2 normalisation.
+    (:func:`blanks_as_missing`; the network was fitted on rows read so).  ``intra``
+    (:data:`.normalized_options.INTRA`): the blocks of intra-normalisation (:func:`power_normalize`); "none"
+    is the plain power and L2 normalisation.
 
-    ``auto_algorithm``: what ``cluster --algorithm auto`` runs with this kernel -- :data:`DEFAULT_ALGORITHM`, chosen
-    with the other defaults on the selection sets (docs/KERNELS.md); k-means on psi where its work space does not fit
-    the memory limit."""
+    ``auto_algorithm``: what ``cluster --algorithm auto`` runs with this kernel -- :data:`DEFAULT_ALGORITHM`,
+    chosen with the other defaults on the selection sets (docs/KERNELS.md); k-means on psi where its work
+    space does not fit the memory limit."""
 
     auto_algorithm = DEFAULT_ALGORITHM
 
-    def __init__(self, model, alpha: float = DEFAULT_ALPHA, *, structure=None, params=None, notes=(),
-                 blanks: str = "category", beside=None, weight: float = 0.0, intra: str = "none"):
+    def __init__(
+        self,
+        model,
+        alpha: float = DEFAULT_ALPHA,
+        *,
+        structure=None,
+        params=None,
+        notes=(),
+        blanks: str = "category",
+        beside=None,
+        weight: float = 0.0,
+        intra: str = "none",
+    ):
         super().__init__(FISHER_NORMALIZED, model, structure=structure, params=params, notes=notes)
         self.alpha = check_alpha(alpha)
         self.intra = check_intra(intra)
         self.blanks = check_blanks(blanks)
         hidden = (getattr(model, "fit_info", None) or {}).get("hidden")
-        if hidden is not None:       # a latent class network: the kernel sees the observed variables only
+        if hidden is not None:  # a latent class network: the kernel sees the observed variables only
             self.variables = tuple(v for v in model.variables if v != hidden)
-        #: another NormalizedFisherKernel over the same variables whose psi stands beside this one's, weighted:
+        #: another NormalizedFisherKernel over the same variables whose psi stands beside this one's,
+        #: weighted:
         #: K = (1 - weight) K_self + weight K_beside (features (sqrt(1 - w) psi, sqrt(w) psi_beside))
         self.beside, self.weight = beside, (check_weight(weight) if beside is not None else 0.0)
         if beside is not None and set(beside.variables) != set(self.variables):
@@ -291,8 +365,14 @@ class NormalizedFisherKernel(NetworkKernel):
     def gram(self, X, Y=None, *, normalize=False, max_bytes=DEFAULT_MAX_BYTES):
         """K_alpha (already unit-diagonal: ``normalize`` changes nothing but all-missing rows, which stay 0);
         with a kernel beside it, (1 - w) K_alpha + w K_beside."""
-        K = normalized_gram(self.model, self._rows(X), None if Y is None else self._rows(Y), self.alpha,
-                            max_bytes=max_bytes, intra=self.intra)
+        K = normalized_gram(
+            self.model,
+            self._rows(X),
+            None if Y is None else self._rows(Y),
+            self.alpha,
+            max_bytes=max_bytes,
+            intra=self.intra,
+        )
         if self.beside is not None:
             K = (1.0 - self.weight) * K + self.weight * self.beside.gram(X, Y, max_bytes=max_bytes)
         return K
@@ -312,13 +392,15 @@ class NormalizedFisherKernel(NetworkKernel):
         own = self._own_features(data)
         if self.beside is None:
             return own
-        return sp.hstack([np.sqrt(1.0 - self.weight) * own,
-                          np.sqrt(self.weight) * self.beside.features(data)]).tocsr()
+        return sp.hstack(
+            [np.sqrt(1.0 - self.weight) * own, np.sqrt(self.weight) * self.beside.features(data)]
+        ).tocsr()
 
     def contributions(self, x, y) -> np.ndarray:
-        """Per-variable terms of K(x, y) (of :attr:`variables`): block i's part of psi(x) . psi(y); they sum to
-        K(x, y).  A latent class network's class node term is shared equally among the variables; a kernel beside
-        adds its own terms, weighted."""
+        """Per-variable terms of K(x, y) (of :attr:`variables`): block i's part of psi(x) . psi(y); they sum
+        to
+        K(x, y).  A latent class network's class node term is shared equally among the variables; a kernel
+        beside adds its own terms, weighted."""
         out = self._own_contributions(x, y)
         if self.beside is None:
             return out
@@ -333,25 +415,33 @@ class NormalizedFisherKernel(NetworkKernel):
         out = np.zeros(self.model.n_vars)
         np.add.at(out, np.searchsorted(off, prod.indices, side="right") - 1, prod.data)
         hidden = (getattr(self.model, "fit_info", None) or {}).get("hidden")
-        if hidden is not None:       # per observed variable, the class node's term shared equally (they still sum to K)
+        if (
+            hidden is not None
+        ):  # per observed variable, the class node's term shared equally (they still sum to K)
             h = list(self.model.variables).index(hidden)
             rest = np.delete(out, h)
             return rest + out[h] / max(len(rest), 1)
         return out
 
 
-def fit_latent_classes(train, classes: int | None = None, *, pseudo_count: float = 1.0, seed: int = 0,
-                       starts: int = LATENT_STARTS):
+def fit_latent_classes(
+    train,
+    classes: int | None = None,
+    *,
+    pseudo_count: float = 1.0,
+    seed: int = 0,
+    starts: int = LATENT_STARTS,
+):
     """The latent class network of ``train`` (feature columns only; read blanks as the kernel will first):
-    a hidden root C with ``classes`` states (default: the K in 1..:data:`LATENT_KMAX` with the least BIC), every
-    variable its child, fitted by EM from ``starts`` seeded starts (:func:`bnfk_core.lca.model.fit_lca`) and
-    smoothed with ``pseudo_count`` (the Fisher features divide by every probability).
+    a hidden root C with ``classes`` states (default: the K in 1..:data:`LATENT_KMAX` with the least BIC),
+    every variable its child, fitted by EM from ``starts`` seeded starts (:func:`bnfk_core.lca.model.fit_lca`)
+    and smoothed with ``pseudo_count`` (the Fisher features divide by every probability).
 
     Its Fisher features are the marginalised ones of the network with C always missing: block (i, c, v) of
     E[phi(x) | x] is P(c | x) ([x_i = v] - theta_{v|c}) / sqrt(pi_c theta_{v|c}) and C's block
-    (P(c | x) - pi_c) / sqrt(pi_c) -- the score of log p(x) = log sum_c pi_c prod_i theta_{x_i|c} (the posterior
-    weighted complete-data scores) whitened by the complete-data Fisher information (Jaakkola & Haussler 1999;
-    tests/test_fisher_normalized_latent.py checks it against finite differences of log p(x)).
+    (P(c | x) - pi_c) / sqrt(pi_c) -- the score of log p(x) = log sum_c pi_c prod_i theta_{x_i|c} (the
+    posterior weighted complete-data scores) whitened by the complete-data Fisher information (Jaakkola &
+    Haussler 1999; tests/test_fisher_normalized_latent.py checks it against finite differences of log p(x)).
 
     Parameters
     ----------
@@ -365,7 +455,8 @@ def fit_latent_classes(train, classes: int | None = None, *, pseudo_count: float
     (BayesNet, str)
         The network (``fit_info["hidden"]`` names C) and a note saying how K was chosen.
     """
-    from ..lca.model import fit_lca          # the latent class floor's EM; it imports nothing of this module
+    from ..lca.model import fit_lca  # the latent class floor's EM; it imports nothing of this module
+
     if classes:
         m = fit_lca(train, int(classes), int(starts), int(seed))
         note = f"{m.n_classes} latent classes (the number of clusters)"
@@ -379,26 +470,44 @@ def fit_latent_classes(train, classes: int | None = None, *, pseudo_count: float
     return m.to_bayesnet(pseudo_count=float(pseudo_count)), note
 
 
-def fit_fisher_normalized(train, *, model=None, dag=None, alpha: float | None = None, structure: str | None = None,
-                          score: str | None = None, params: str | None = None, pseudo_count: float | None = None,
-                          recipe=None, seed: int = 0, progress=None, classes: int | None = None,
-                          n_clusters: int | None = None, blanks: str | None = None,
-                          empty_weight: float | None = None, **_ignored) -> NormalizedFisherKernel:
+def fit_fisher_normalized(
+    train,
+    *,
+    model=None,
+    dag=None,
+    alpha: float | None = None,
+    structure: str | None = None,
+    score: str | None = None,
+    params: str | None = None,
+    pseudo_count: float | None = None,
+    recipe=None,
+    seed: int = 0,
+    progress=None,
+    classes: int | None = None,
+    n_clusters: int | None = None,
+    blanks: str | None = None,
+    empty_weight: float | None = None,
+    **_ignored,
+) -> NormalizedFisherKernel:
     """The normalised Fisher kernel for ``train`` (no label column).
 
     The network: ``model`` as given; else the CPTs of ``dag`` fitted on ``train`` by ``params``; else, with
-    ``structure="latent-classes"``, the latent class network (:func:`fit_latent_classes`) with ``classes`` classes
-    (default ``n_clusters``, which ``cluster`` passes; without either, least BIC), its EM estimates smoothed with
+    ``structure="latent-classes"``, the latent class network (:func:`fit_latent_classes`) with ``classes``
+    classes
+    (default ``n_clusters``, which ``cluster`` passes; without either, least BIC), its EM estimates smoothed
+    with
     ``pseudo_count`` (default :data:`DEFAULT_NETWORK`'s); without a recipe and a structure (or with
-    ``structure="latent-classes+empty"``), the default: that kernel with the empty network's normalised features
-    beside it, K = (1 - w) K_alpha(latent classes) + w K_0.02(empty network, BDeu pseudo-count 5, blanks as read,
-    intra-normalised per variable),
+    ``structure="latent-classes+empty"``), the default: that kernel with the empty network's normalised
+    features beside it, K = (1 - w) K_alpha(latent classes) + w K_0.02(empty network, BDeu pseudo-count 5,
+    blanks as read, intra-normalised per variable),
     w = ``empty_weight`` (default :data:`DEFAULT_NETWORK`'s; 0: the latent class network alone); else
     the network :func:`bnfk_core.learning.recipe.learn_recipe` learns on ``train`` from ``recipe`` (a
-    :class:`~bnfk_core.learning.recipe.Recipe`), with ``structure``/``score``/``params``/``pseudo_count`` given here
-    replacing its fields (without a recipe: BIC, BDeu with pseudo-count :data:`LEARNED_PSEUDO_COUNT`).
-    ``alpha`` defaults to :data:`DEFAULT_ALPHA`.  ``blanks`` (:data:`.normalized_options.BLANKS`) defaults to "missing" for the latent
-    class network (the measured default) and "category" (the rows as read) for every other network.
+    :class:`~bnfk_core.learning.recipe.Recipe`), with ``structure``/``score``/``params``/``pseudo_count``
+    given here replacing its fields (without a recipe: BIC, BDeu with pseudo-count
+    :data:`LEARNED_PSEUDO_COUNT`).
+    ``alpha`` defaults to :data:`DEFAULT_ALPHA`.  ``blanks`` (:data:`.normalized_options.BLANKS`) defaults to
+    "missing" for the latent class network (the measured default) and "category" (the rows as read) for every
+    other network.
 
     Parameters
     ----------
@@ -425,7 +534,8 @@ def fit_fisher_normalized(train, *, model=None, dag=None, alpha: float | None = 
 
     References
     ----------
-    .. [1] T. Jaakkola, D. Haussler (1999), "Exploiting generative models in discriminative classifiers", NIPS 11.
+    .. [1] T. Jaakkola, D. Haussler (1999), "Exploiting generative models in discriminative classifiers", NIPS
+    11.
     .. [2] F. Perronnin, J. Sanchez, T. Mensink (2010), "Improving the Fisher kernel for large-scale image
        classification", ECCV 2010, section 3.
     """
@@ -433,9 +543,17 @@ def fit_fisher_normalized(train, *, model=None, dag=None, alpha: float | None = 
     from ..network.model import fit
 
     a = DEFAULT_ALPHA if alpha is None else check_alpha(alpha)
-    default = model is None and dag is None and (structure == LATENT_AND_EMPTY or (structure is None and recipe is None))
+    default = (
+        model is None
+        and dag is None
+        and (structure == LATENT_AND_EMPTY or (structure is None and recipe is None))
+    )
     latent = default or (model is None and dag is None and structure == LATENT_CLASSES)
-    w = check_weight(DEFAULT_NETWORK["empty_weight"] if empty_weight is None else empty_weight) if default else 0.0
+    w = (
+        check_weight(DEFAULT_NETWORK["empty_weight"] if empty_weight is None else empty_weight)
+        if default
+        else 0.0
+    )
     b = check_blanks(blanks if blanks is not None else (DEFAULT_NETWORK["blanks"] if latent else "category"))
     rows = blanks_as_missing(train) if b == "missing" else train
     if model is not None:
@@ -446,8 +564,9 @@ def fit_fisher_normalized(train, *, model=None, dag=None, alpha: float | None = 
         if pseudo_count is None and params is None:
             pseudo_count = LEARNED_PSEUDO_COUNT
         kw = {} if pseudo_count is None else {"pseudo_count": float(pseudo_count)}
-        return NormalizedFisherKernel(fit(dag, rows, method=p, **kw), a, structure="given structure", params=p,
-                                      blanks=b)
+        return NormalizedFisherKernel(
+            fit(dag, rows, method=p, **kw), a, structure="given structure", params=p, blanks=b
+        )
     if latent:
         pc = DEFAULT_NETWORK["pseudo_count"] if pseudo_count is None else float(pseudo_count)
         k = classes if classes else n_clusters
@@ -455,22 +574,56 @@ def fit_fisher_normalized(train, *, model=None, dag=None, alpha: float | None = 
         beside = None
         if w > 0:
             from ..network.dag import DAG
+
             epc = DEFAULT_NETWORK["empty_pseudo_count"]
             empty = fit(DAG(tuple(train.variables), []), train, method="bdeu", pseudo_count=epc)
-            beside = NormalizedFisherKernel(empty, DEFAULT_NETWORK["empty_alpha"], structure="empty", params="bdeu",
-                                            intra=DEFAULT_NETWORK["empty_intra"])
-            note += (f"; beside the empty network's features (BDeu {epc:g}, alpha {DEFAULT_NETWORK['empty_alpha']:g}, "
-                     f"intra-normalised per variable, blanks as read), weight {w:g}")
-        return NormalizedFisherKernel(net, a, structure="latent classes" + (" + empty" if beside else ""),
-                                      params=f"EM + {pc:g} pseudo-count", notes=(note,), blanks=b, beside=beside,
-                                      weight=w)
-    base = recipe if recipe is not None else Recipe(structure=structure, score=DEFAULT_NETWORK["score"],
-                                                    params=DEFAULT_NETWORK["params"],
-                                                    pseudo_count=LEARNED_PSEUDO_COUNT)
-    rec = base.replace(structure=structure, score=score, params=params, pseudo_count=pseudo_count,
-                       seed=None if recipe is not None else seed)
+            beside = NormalizedFisherKernel(
+                empty,
+                DEFAULT_NETWORK["empty_alpha"],
+                structure="empty",
+                params="bdeu",
+                intra=DEFAULT_NETWORK["empty_intra"],
+            )
+            note += (
+                f"; beside the empty network's features (BDeu {epc:g}, alpha "
+                f"{DEFAULT_NETWORK['empty_alpha']:g}, "
+                f"intra-normalised per variable, blanks as read), weight {w:g}"
+            )
+        return NormalizedFisherKernel(
+            net,
+            a,
+            structure="latent classes" + (" + empty" if beside else ""),
+            params=f"EM + {pc:g} pseudo-count",
+            notes=(note,),
+            blanks=b,
+            beside=beside,
+            weight=w,
+        )
+    base = (
+        recipe
+        if recipe is not None
+        else Recipe(
+            structure=structure,
+            score=DEFAULT_NETWORK["score"],
+            params=DEFAULT_NETWORK["params"],
+            pseudo_count=LEARNED_PSEUDO_COUNT,
+        )
+    )
+    rec = base.replace(
+        structure=structure,
+        score=score,
+        params=params,
+        pseudo_count=pseudo_count,
+        seed=None if recipe is not None else seed,
+    )
     learned = learn_recipe(rows, rec, progress=progress)
-    out = NormalizedFisherKernel(learned.model, a, structure=f"{rec.structure}/{rec.score}", params=rec.params,
-                                 notes=tuple(getattr(learned.result, "notes", ()) or ()), blanks=b)
-    out.recipe = rec          # the recipe followed (its pseudo-count included): the clustering JSON reports it
+    out = NormalizedFisherKernel(
+        learned.model,
+        a,
+        structure=f"{rec.structure}/{rec.score}",
+        params=rec.params,
+        notes=tuple(getattr(learned.result, "notes", ()) or ()),
+        blanks=b,
+    )
+    out.recipe = rec  # the recipe followed (its pseudo-count included): the clustering JSON reports it
     return out

@@ -1,17 +1,25 @@
 """The thesis's baseline kernels: Hamming (the fraction of matching variables, thesis eq. 2.17) and scaled
 Hamming (the Fisher kernel of the empty network with marginal frequencies, thesis eq. 3.2), registered in
 :data:`bnfk_core.registry.KERNELS` next to the Fisher kernel of :mod:`bnfk_core.kernels.fisher`."""
+
 from __future__ import annotations
 
 import numpy as np
 
-from ..network.dag import DAG
-from ..errors import KernelError
-from .fisher import (HAMMING, NORMALIZE_BLOCK_CELLS, SCALED_HAMMING, FittedKernel, NetworkKernel, normalize_bytes,
-                      normalize_rows)
 from ..data.encoding import one_hot
 from ..data.limits import DEFAULT_MAX_BYTES, guard_gram
+from ..errors import KernelError
+from ..network.dag import DAG
 from ..network.model import BayesNet, cpt_counts, estimate_cpt
+from .fisher import (
+    HAMMING,
+    NORMALIZE_BLOCK_CELLS,
+    SCALED_HAMMING,
+    FittedKernel,
+    NetworkKernel,
+    normalize_bytes,
+    normalize_rows,
+)
 
 __all__ = ["scaled_hamming_model", "HammingKernel", "fit_scaled_hamming", "fit_hamming"]
 
@@ -38,10 +46,13 @@ def _hamming_gram(X, Y, normalize, max_bytes):
     for i in range(X.n_vars):
         if rs[i] <= 64:
             continue
-        Ax, Ay = one_hot(X.codes[:, [i]], [rs[i]], sparse=True), one_hot(Y.codes[:, [i]], [rs[i]], sparse=True)
+        Ax, Ay = (
+            one_hot(X.codes[:, [i]], [rs[i]], sparse=True),
+            one_hot(Y.codes[:, [i]], [rs[i]], sparse=True),
+        )
         step = max(1, NORMALIZE_BLOCK_CELLS // max(M, 1))
         for a in range(0, N, step):
-            K[a:a + step] += (Ax[a:a + step] @ Ay.T).toarray()
+            K[a : a + step] += (Ax[a : a + step] @ Ay.T).toarray()
     K /= d
     if normalize:
         dx = np.asarray((X.codes >= 0).sum(axis=1)) / d
@@ -52,8 +63,9 @@ def _hamming_gram(X, Y, normalize, max_bytes):
 
 def _aligned_like(other, ref):
     """``other`` re-coded to the variables and states of ``ref`` (unknown values are errors)."""
-    stub = BayesNet(DAG(ref.variables), ref.states,
-                    tuple(np.full((1, len(s)), 1.0 / len(s)) for s in ref.states))
+    stub = BayesNet(
+        DAG(ref.variables), ref.states, tuple(np.full((1, len(s)), 1.0 / len(s)) for s in ref.states)
+    )
     return stub.align(other)
 
 

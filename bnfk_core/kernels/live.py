@@ -38,6 +38,7 @@ structure-independent scaled-Hamming kernel (computed once).  The analyses that 
 Memory: ``K`` itself plus O(N) per variable; undo does not keep old matrices (it applies the
 reverse update), so it restores the structure and CPTs exactly and ``K`` to rounding.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -46,7 +47,7 @@ import time
 import numpy as np
 import scipy.sparse as sp
 
-from ..network.dag import DAG
+from ..data.limits import DEFAULT_MAX_BYTES, one_blas_thread
 from ..errors import KernelError, StructureError
 from ..inference.queries import (
     MAX_INTERMEDIATE,
@@ -57,18 +58,25 @@ from ..inference.queries import (
     parent_marginals,
     posterior,
 )
-from .features import block_matrix, check_positive, features
-from .fisher import SCALED_HAMMING, gram
-from ..data.limits import DEFAULT_MAX_BYTES, one_blas_thread
-from .live_terms import (Edit, TermEntry, add_missing_part, changed_terms, missing_part, run_entries,
-                         safe_inverse)
+from ..learning.scores import LocalScorer
+from ..network.dag import DAG
 from ..network.model import BayesNet, cpt_counts, estimate_cpt, fit
 from ..registry import ESTIMATORS
-from ..learning.scores import LocalScorer
+from .features import block_matrix, check_positive, features
+from .fisher import SCALED_HAMMING, gram
+from .live_terms import (
+    Edit,
+    TermEntry,
+    add_missing_part,
+    changed_terms,
+    missing_part,
+    run_entries,
+    safe_inverse,
+)
 
 __all__ = ["LiveKernel", "rows_key"]
 
-_PM_KEY = ("parent_marginals", MAX_INTERMEDIATE, 1_000_000, 0)   # parent_marginals(model)'s cache key
+_PM_KEY = ("parent_marginals", MAX_INTERMEDIATE, 1_000_000, 0)  # parent_marginals(model)'s cache key
 
 
 def rows_key(data) -> str:
@@ -113,8 +121,15 @@ class LiveKernel:
     variables and of those whose parent marginals P(pi_w) depend on the re-fitted CPTs (module docstring).
     """
 
-    def __init__(self, dag: DAG, data, params: str = "smoothed", pseudo_count: float = 1.0, *,
-                 max_bytes: float | None = DEFAULT_MAX_BYTES):
+    def __init__(
+        self,
+        dag: DAG,
+        data,
+        params: str = "smoothed",
+        pseudo_count: float = 1.0,
+        *,
+        max_bytes: float | None = DEFAULT_MAX_BYTES,
+    ):
         if params not in ESTIMATORS:
             raise KernelError(f"Unknown parameter method '{params}'; choose one of {', '.join(ESTIMATORS)}.")
         feats = data if tuple(data.variables) == tuple(dag.nodes) else data.select(list(dag.nodes))
@@ -130,7 +145,7 @@ class LiveKernel:
         self._block_cache: dict = {}
         self._scorers: dict = {}
         self._sh = None
-        self._post = None            # (model, posterior dict)
+        self._post = None  # (model, posterior dict)
         self.posterior_stats: dict = {}
         t0 = time.perf_counter()
         model = fit(dag, feats, method=params, pseudo_count=pseudo_count)
@@ -210,8 +225,13 @@ class LiveKernel:
         for i in rebuilt:
             cpts[i] = self._cpt(dag, i)
         m = object.__new__(BayesNet)
-        for name, val in (("dag", dag), ("states", base.states), ("cpts", tuple(cpts)),
-                          ("fit_info", dict(base.fit_info)), ("_cache", {})):
+        for name, val in (
+            ("dag", dag),
+            ("states", base.states),
+            ("cpts", tuple(cpts)),
+            ("fit_info", dict(base.fit_info)),
+            ("_cache", {}),
+        ):
             object.__setattr__(m, name, val)
         return m
 
@@ -221,7 +241,7 @@ class LiveKernel:
             return new._cache[_PM_KEY]
         pm_old = parent_marginals(old)
         if pm_old.method == "sampling":
-            return parent_marginals(new)        # the sampled marginals depend on every CPT
+            return parent_marginals(new)  # the sampled marginals depend on every CPT
         probs, methods = list(pm_old.probs), list(pm_old.methods)
         for w in set(rebuilt) | set(rescaled):
             ps = list(new.parents[w])
@@ -244,7 +264,9 @@ class LiveKernel:
         pm_o = parent_marginals(old)
         pm_n = self._marginals_for(new, old, rebuilt, rescaled)
         if pm_o.method == "sampling" or pm_n.method == "sampling":
-            rescaled = sorted(set(rescaled) | {w for w in range(new.n_vars) if w not in rebuilt and new.parents[w]})
+            rescaled = sorted(
+                set(rescaled) | {w for w in range(new.n_vars) if w not in rebuilt and new.parents[w]}
+            )
         entries, n_rescaled, pairs = [], 0, 0
         for i in rebuilt:
             if new.cpts[i].shape[1] < 2:
@@ -265,7 +287,7 @@ class LiveKernel:
             n_rescaled += 1
         miss_new, miss_old = [], []
         if self.has_missing:
-            with one_blas_thread():          # many small products: threads cost more than they save
+            with one_blas_thread():  # many small products: threads cost more than they save
                 for w in range(new.n_vars):
                     if new.cpts[w].shape[1] < 2:
                         continue
@@ -280,9 +302,14 @@ class LiveKernel:
         for ex, M in miss_new:
             add_missing_part(self._K, ex, M, 1.0)
         self._model = new
-        info = {"rebuilt": [new.variables[i] for i in rebuilt],
-                "rescaled": [new.variables[w] for w in rescaled if not np.array_equal(pm_o.probs[w], pm_n.probs[w])],
-                "pairs": pairs, "seconds": time.perf_counter() - t0}
+        info = {
+            "rebuilt": [new.variables[i] for i in rebuilt],
+            "rescaled": [
+                new.variables[w] for w in rescaled if not np.array_equal(pm_o.probs[w], pm_n.probs[w])
+            ],
+            "pairs": pairs,
+            "seconds": time.perf_counter() - t0,
+        }
         self.last_update = info
         return info
 
@@ -366,23 +393,30 @@ class LiveKernel:
         rev = [(u, v) for u, v in sorted(cur - want) if (v, u) in want]
         rem = [(u, v) for u, v in sorted(cur - want) if (v, u) not in want]
         add = [(u, v) for u, v in sorted(want - cur) if (v, u) not in cur]
-        edits = [Edit("remove", u, v) for u, v in rem] + [Edit("reverse", u, v) for u, v in rev] + \
-                [Edit("add", u, v) for u, v in add]
+        edits = (
+            [Edit("remove", u, v) for u, v in rem]
+            + [Edit("reverse", u, v) for u, v in rev]
+            + [Edit("add", u, v) for u, v in add]
+        )
         if max_edits is not None and len(edits) > max_edits:
             self.reset(dag)
             return edits
         # removals first; reversals and additions in an order that never closes a cycle: the target is a
         # DAG, so after the removals every remaining step only adds arcs of the target (a reversal first
         # removes its arc) -- do reversals as remove + add to keep that invariant.
-        steps = [Edit("remove", u, v) for u, v in rem + rev] + [Edit("add", v, u) for u, v in rev] + \
-                [Edit("add", u, v) for u, v in add]
+        steps = (
+            [Edit("remove", u, v) for u, v in rem + rev]
+            + [Edit("add", v, u) for u, v in rev]
+            + [Edit("add", u, v) for u, v in add]
+        )
         for e in steps:
             self.apply(e.op, e.u, e.v)
         return steps
 
-    def copy(self) -> "LiveKernel":
-        """An independent live kernel in the same state: its own Gram matrix, caches and history, so that edits
-        of one never change the other (the data, the fitted CPTs and cached row arrays, which no edit changes in
+    def copy(self) -> LiveKernel:
+        """An independent live kernel in the same state: its own Gram matrix, caches and history, so that
+        edits of one never change the other (the data, the fitted CPTs and cached row arrays, which no edit
+        changes in
         place, are shared).  Much cheaper than building one: no fit, no N × N Gram matrix computed.
 
         Returns
@@ -465,12 +499,13 @@ class LiveKernel:
         return out
 
     def features(self) -> sp.csr_matrix:
-        """The explicit feature map Φ of :func:`bnfk_core.kernels.features.features`, blocks reused per family."""
+        """The explicit feature map Φ of :func:`bnfk_core.kernels.features.features`, blocks reused per
+        family."""
         model = self._model
         pm = parent_marginals(model)
         blocks = []
         for w in range(model.n_vars):
-            key = (w, model.parents[w], pm.probs[w].tobytes())   # the CPT is fixed by the family
+            key = (w, model.parents[w], pm.probs[w].tobytes())  # the CPT is fixed by the family
             B = self._block_cache.get(key)
             if B is None:
                 B = block_matrix(model, pm, w, self.codes) if not self.has_missing else None
@@ -533,7 +568,8 @@ class LiveKernel:
         return self._sh
 
     def posterior(self) -> dict:
-        """:func:`bnfk_core.inference.queries.posterior` of the current network: ``{variable: (rows, probs)}``.
+        """:func:`bnfk_core.inference.queries.posterior` of the current network: ``{variable: (rows,
+        probs)}``.
 
         After an edit only the rows with a missing cell in a re-estimated family are re-inferred (one batched
         junction-tree run on them); for the others every changed CPT factor is a constant of the row and

@@ -2,6 +2,7 @@
 
 The kernel itself, and why an arc edit costs so little, are in :mod:`bnfk_core.kernels.live`.
 """
+
 from __future__ import annotations
 
 from collections import OrderedDict
@@ -16,8 +17,15 @@ __all__ = ["live_kernel", "clear_live_cache"]
 _LIVE: OrderedDict[tuple, LiveKernel] = OrderedDict()
 
 
-def live_kernel(dag: DAG, data, params: str = "smoothed", pseudo_count: float = 1.0, *, cache_size: int = 1,
-                max_edits: int = 8) -> LiveKernel:
+def live_kernel(
+    dag: DAG,
+    data,
+    params: str = "smoothed",
+    pseudo_count: float = 1.0,
+    *,
+    cache_size: int = 1,
+    max_edits: int = 8,
+) -> LiveKernel:
     """A :class:`LiveKernel` for (data, params) moved to ``dag``: kept between calls (at most
     ``cache_size`` data sets, one N × N matrix each), so a page that edits one arc at a time pays only
     the incremental update.  More than ``max_edits`` differences recompute from scratch.

@@ -1,24 +1,35 @@
 """The per-variable term updates behind :class:`bnfk_core.kernels.live.LiveKernel` (Theorem 1's K = Σ_w K_w).
 
 An arc edit (:class:`Edit`) re-estimates the CPTs of the *rebuilt* variables and may move P(π_w) of the
-*rescaled* ones (:func:`changed_terms`; the derivation is in :mod:`bnfk_core.kernels.live`).  A term or term change
-is a :class:`TermEntry`; :func:`run_entries` adds many of them to K in one compiled pass over the pairs that
-share a parent configuration (the pair kernel of :mod:`bnfk_core.kernels.fisher`); :func:`missing_part` and
+*rescaled* ones (:func:`changed_terms`; the derivation is in :mod:`bnfk_core.kernels.live`).  A term or term
+change is a :class:`TermEntry`; :func:`run_entries` adds many of them to K in one compiled pass over the pairs
+that share a parent configuration (the pair kernel of :mod:`bnfk_core.kernels.fisher`); :func:`missing_part`
+and
 :func:`add_missing_part` handle the rows whose family has a missing cell (expected features).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 import numpy as np
 
-from ..network.dag import DAG
 from ..errors import StructureError
+from ..network.dag import DAG
 from .features import used_blocks
 from .fisher import add_pair_terms, pair_tables
 
-__all__ = ["OPS", "Edit", "changed_terms", "safe_inverse", "TermEntry", "PARALLEL_PAIRS", "run_entries",
-           "missing_part", "add_missing_part"]
+__all__ = [
+    "OPS",
+    "Edit",
+    "changed_terms",
+    "safe_inverse",
+    "TermEntry",
+    "PARALLEL_PAIRS",
+    "run_entries",
+    "missing_part",
+    "add_missing_part",
+]
 
 OPS = ("add", "remove", "reverse")
 
@@ -148,7 +159,7 @@ class TermEntry:
         self.n_conf = len(pu)
 
 
-PARALLEL_PAIRS = 2_000_000      # pairs above which the update runs in parallel threads
+PARALLEL_PAIRS = 2_000_000  # pairs above which the update runs in parallel threads
 
 
 def run_entries(K: np.ndarray, entries: list) -> None:
@@ -179,16 +190,16 @@ def run_entries(K: np.ndarray, entries: list) -> None:
         xX[v] = e.x
         rows = np.flatnonzero(e.pc >= 0)
         o = np.argsort(e.pc[rows], kind="stable")
-        order[v, :len(rows)] = rows[o]
-        xo[v, :len(rows)] = e.x[rows[o]]
+        order[v, : len(rows)] = rows[o]
+        xo[v, : len(rows)] = e.x[rows[o]]
         cnt = np.bincount(e.pc[rows], minlength=e.n_conf)
-        starts[v, 1:e.n_conf + 1] = np.cumsum(cnt)
-        starts[v, e.n_conf + 1:] = starts[v, e.n_conf]
+        starts[v, 1 : e.n_conf + 1] = np.cumsum(cnt)
+        starts[v, e.n_conf + 1 :] = starts[v, e.n_conf]
         ri = e.W.shape[1]
-        W[v, :e.n_conf * ri] = e.W.ravel()
-        B[v, :e.n_conf] = e.B
+        W[v, : e.n_conf * ri] = e.W.ravel()
+        B[v, : e.n_conf] = e.B
         r[v], c[v] = ri, e.n_conf
-    pairs = sum(float(np.dot(n, n)) for n in (np.diff(starts[v, :c[v] + 1]) for v in range(V)))
+    pairs = sum(float(np.dot(n, n)) for n in (np.diff(starts[v, : c[v] + 1]) for v in range(V)))
     add_pair_terms(K, tables, parallel=pairs >= PARALLEL_PAIRS)
 
 

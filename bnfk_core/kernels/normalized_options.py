@@ -1,20 +1,30 @@
-"""The normalised Fisher kernel's options, checked (:mod:`bnfk_core.kernels.fisher_normalized`): the power alpha,
-the empty network's weight, how blanks are read, and the blocks of intra-normalisation."""
+"""The normalised Fisher kernel's options, checked (:mod:`bnfk_core.kernels.fisher_normalized`): the power
+alpha, the empty network's weight, how blanks are read, and the blocks of intra-normalisation."""
+
 from __future__ import annotations
 
 import numpy as np
 
 from ..errors import KernelError
 
-__all__ = ["BLANKS", "INTRA", "check_alpha", "check_blanks", "check_weight", "check_intra", "intra_blocks",
-           "blanks_as_missing"]
+__all__ = [
+    "BLANKS",
+    "INTRA",
+    "check_alpha",
+    "check_blanks",
+    "check_weight",
+    "check_intra",
+    "intra_blocks",
+    "blanks_as_missing",
+]
 
 #: how the kernel reads a blank read as its own category (the state ``?`` of ``missing_policy="category"``):
 #: "category" as it is, "missing" as a missing cell (marginalised: E[phi | observed])
 BLANKS = ("category", "missing")
-#: intra-normalisation (Arandjelovic & Zisserman 2013): after the power map each block of psi is L2-normalised on its
-#: own, then the row; blocks "none" (the row is one block), "variable" (all of a variable's coordinates), or
-#: "class-variable" (per variable and parent configuration: per (class, variable) for the latent class network)
+#: intra-normalisation (Arandjelovic & Zisserman 2013): after the power map each block of psi is L2-normalised
+#: on its own, then the row; blocks "none" (the row is one block), "variable" (all of a variable's
+#: coordinates), or "class-variable" (per variable and parent configuration: per (class, variable) for the
+#: latent class network)
 INTRA = ("none", "variable", "class-variable")
 
 
@@ -68,7 +78,12 @@ def blanks_as_missing(data):
     """
     from ..data.binning import MISSING_CATEGORY
     from ..data.table import from_codes
-    if not hasattr(data, "states") or not hasattr(data, "codes") or getattr(data, "weights", None) is not None:
+
+    if (
+        not hasattr(data, "states")
+        or not hasattr(data, "codes")
+        or getattr(data, "weights", None) is not None
+    ):
         return data
     if not any(MISSING_CATEGORY in st for st in data.states):
         return data
@@ -81,7 +96,7 @@ def blanks_as_missing(data):
             col = codes[:, j]
             col[col == b] = -1
             col[col > b] -= 1
-            st = st[:b] + st[b + 1:]
+            st = st[:b] + st[b + 1 :]
         states.append(st)
     return from_codes(codes, data.variables, states, class_column=data.class_column, source=data.source)
 
@@ -103,7 +118,8 @@ def check_intra(intra) -> str:
 
 
 def intra_blocks(model, intra: str = "none") -> np.ndarray:
-    """The block of every column of phi (columns offset_i + j r_i + v, :func:`bnfk_core.kernels.features.features`):
+    """The block of every column of phi (columns offset_i + j r_i + v,
+    :func:`bnfk_core.kernels.features.features`):
     all 0 for "none", the variable i for "variable", the pair (i, j) -- variable and parent configuration, one
     block for a root -- for "class-variable".
 

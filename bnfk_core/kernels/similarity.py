@@ -15,15 +15,19 @@ rows with value v; ``N_k`` = number of fit rows where attribute k is observed (N
 
 S(X, Y) = sum_k w_k S_k(X_k, Y_k), w_k = 1/d unless stated:
 
-==========  ====================================  ============================================  ===============
+==========  ====================================  ============================================
+===============
 measure     S_k(a, a)  (match)                    S_k(a, b), a != b  (mismatch)                 w_k
-==========  ====================================  ============================================  ===============
+==========  ====================================  ============================================
+===============
 overlap     1                                     0                                             1/d
 eskin       1                                     n_k^2 / (n_k^2 + 2)                           1/d
 iof         1                                     1 / (1 + log f(a) log f(b))                   1/d
 of          1                                     1 / (1 + log(N/f(a)) log(N/f(b)))             1/d
-lin         2 log p(a)                            2 log(p(a) + p(b))                            1 / sum_i [log p_i(X_i) + log p_i(Y_i)]
-lin1        sum_{q in Q} log p(q)                 2 log sum_{q in Q} p(q)                       1 / sum_i sum_{q in Q_i} log p_i(q)
+lin         2 log p(a)                            2 log(p(a) + p(b))                            1 / sum_i [log
+p_i(X_i) + log p_i(Y_i)]
+lin1        sum_{q in Q} log p(q)                 2 log sum_{q in Q} p(q)                       1 / sum_i
+sum_{q in Q_i} log p_i(q)
 goodall1    1 - sum_{q in Q} p2(q)                0                                             1/d
 goodall2    1 - sum_{q in Q} p2(q)                0                                             1/d
 goodall3    1 - p2(a)                             0                                             1/d
@@ -32,7 +36,8 @@ smirnov     2 + (N-f(a))/f(a) + sum_{q!=a} g(q)   sum_{q not in {a,b}} g(q),  g 
 gambaryan   -[p log2 p + (1-p) log2(1-p)], p=p(a) 0                                             1 / sum_k n_k
 burnaby     1                                     C / (log[p(a)p(b)/((1-p(a))(1-p(b)))] + C),   1/d
                                                   C = sum_{q in A_k} 2 log(1 - p(q))
-==========  ====================================  ============================================  ===============
+==========  ====================================  ============================================
+===============
 
 Sets Q: lin1 mismatch Q = {q : min(p(a),p(b)) <= p(q) <= max(p(a),p(b))}, lin1 match Q = {q : p(q) =
 p(a)}; goodall1 Q = {q : p(q) <= p(a)}, goodall2 Q = {q : p(q) >= p(a)}.  Sums over q run over
@@ -108,24 +113,42 @@ fixed-weight measures (a missing cell is a zero row of A_k).
 
 Computation
 -----------
-:mod:`bnfk_core.kernels.similarity_tables` builds the per-attribute tables, :mod:`bnfk_core.kernels.similarity_gram`
-sums them into the Gram matrix in one compiled pass (no loop over pairs in Python).
+:mod:`bnfk_core.kernels.similarity_tables` builds the per-attribute tables,
+:mod:`bnfk_core.kernels.similarity_gram` sums them into the Gram matrix in one compiled pass (no loop over
+pairs in Python).
 """
+
 from __future__ import annotations
 
 import numba
 import numpy as np
 
+from ..data.limits import DEFAULT_MAX_BYTES, guard_gram
 from ..data.table import CategoricalData, as_data
 from ..errors import KernelError
 from .fisher import FittedKernel
 from .members import MEASURES, MeasureInfo
-from ..data.limits import DEFAULT_MAX_BYTES, guard_gram
-from .similarity_gram import (MODE_EXP, MODE_LIN, MODE_RATIO, MODE_SUM, GramPlan, finalize, group_attributes,
-                              run_plan)
+from .similarity_gram import (
+    MODE_EXP,
+    MODE_LIN,
+    MODE_RATIO,
+    MODE_SUM,
+    GramPlan,
+    finalize,
+    group_attributes,
+    run_plan,
+)
 from .similarity_tables import SUM_CARD, SUM_UNIFORM, measure_tables
 
-__all__ = ["BORIAH_MEASURES", "MEASURES", "CategoricalMeasure", "MeasureInfo", "fit_measure", "fit_registered", "measure_names"]
+__all__ = [
+    "BORIAH_MEASURES",
+    "MEASURES",
+    "CategoricalMeasure",
+    "MeasureInfo",
+    "fit_measure",
+    "fit_registered",
+    "measure_names",
+]
 
 _OPTIONS = {"variables", "missing", "bandwidth"}
 _MISSING_RULES = ("renormalize", "zero")
@@ -188,14 +211,16 @@ def fit_measure(name: str, data, **options) -> CategoricalMeasure:
     key = _canonical(name)
     unknown = sorted(set(options) - _OPTIONS)
     if unknown:
-        raise KernelError(f"Unknown option(s) {', '.join(unknown)} for measure '{key}'; "
-                          f"the options are {', '.join(sorted(_OPTIONS))}.")
+        raise KernelError(
+            f"Unknown option(s) {', '.join(unknown)} for measure '{key}'; "
+            f"the options are {', '.join(sorted(_OPTIONS))}."
+        )
     missing = options.get("missing", "renormalize")
     if missing not in _MISSING_RULES:
         raise KernelError(f"missing must be 'renormalize' or 'zero', not {missing!r}.")
     if "bandwidth" in options and key != "aitchison-aitken":
         raise KernelError(f"Option 'bandwidth' applies to aitchison-aitken only, not to '{key}'.")
-    data = as_data(data)          # a pandas DataFrame is read as a file is (from_frame)
+    data = as_data(data)  # a pandas DataFrame is read as a file is (from_frame)
     if isinstance(data, CategoricalData):
         variables = options.get("variables")
         if variables is None:
@@ -213,7 +238,9 @@ def fit_measure(name: str, data, **options) -> CategoricalMeasure:
         if codes.ndim != 2 or codes.dtype.kind not in "iu":
             raise KernelError("fit_measure needs CategoricalData or a 2-D integer code matrix.")
         variables = options.get("variables")
-        variables = tuple(variables) if variables is not None else tuple(f"x{i}" for i in range(codes.shape[1]))
+        variables = (
+            tuple(variables) if variables is not None else tuple(f"x{i}" for i in range(codes.shape[1]))
+        )
         if len(variables) != codes.shape[1]:
             raise KernelError(f"{len(variables)} variable names for {codes.shape[1]} columns.")
         top = codes.max(axis=0, initial=-1) if codes.size else np.full(codes.shape[1], -1)
@@ -231,18 +258,30 @@ def fit_measure(name: str, data, **options) -> CategoricalMeasure:
         if col.size and col.max() >= r:
             raise KernelError(f"Column '{v}' has a code {int(col.max())} outside its {r} states.")
         if col.size == 0:
-            raise KernelError(f"Column '{v}' has no observed values in {source}; drop it or fit on more rows.")
+            raise KernelError(
+                f"Column '{v}' has no observed values in {source}; drop it or fit on more rows."
+            )
         counts.append(np.bincount(col, minlength=r).astype(np.int64))
     bw = options.get("bandwidth", _DEFAULT_BANDWIDTH)
     if key == "aitchison-aitken":
-        bw = np.broadcast_to(np.asarray(bw, dtype=float), (len(variables),)).copy() \
-            if np.ndim(bw) == 0 or len(bw) == len(variables) else None
+        bw = (
+            np.broadcast_to(np.asarray(bw, dtype=float), (len(variables),)).copy()
+            if np.ndim(bw) == 0 or len(bw) == len(variables)
+            else None
+        )
         if bw is None:
             raise KernelError(f"bandwidth needs one value or {len(variables)} values (one per variable).")
         if not (np.isfinite(bw).all() and (bw >= 0).all() and (bw <= 1).all()):
             raise KernelError("bandwidth values must lie in [0, 1].")
-    return CategoricalMeasure(key, variables, states, int(codes.shape[0]), tuple(counts), missing,
-                              bw if key == "aitchison-aitken" else None)
+    return CategoricalMeasure(
+        key,
+        variables,
+        states,
+        int(codes.shape[0]),
+        tuple(counts),
+        missing,
+        bw if key == "aitchison-aitken" else None,
+    )
 
 
 # ====================================================================== the measure
@@ -280,7 +319,10 @@ class CategoricalMeasure(FittedKernel):
         self.bandwidth = bandwidth
 
     def __repr__(self) -> str:
-        return f"CategoricalMeasure({self.name!r}, {len(self.variables)} variables, fitted on {self.n_rows} rows)"
+        return (
+            f"CategoricalMeasure({self.name!r}, {len(self.variables)} variables, "
+            f"fitted on {self.n_rows} rows)"
+        )
 
     @property
     def n_vars(self) -> int:
@@ -335,8 +377,10 @@ class CategoricalMeasure(FittedKernel):
         bad = codes >= cards[None, :]
         if bad.any():
             r, k = map(int, np.argwhere(bad)[0])
-            raise KernelError(f"Code {int(codes[r, k])} in row {r + 1} of {what} is not a state of "
-                              f"'{self.variables[k]}' ({cards[k]} states); pass CategoricalData for new values.")
+            raise KernelError(
+                f"Code {int(codes[r, k])} in row {r + 1} of {what} is not a state of "
+                f"'{self.variables[k]}' ({cards[k]} states); pass CategoricalData for new values."
+            )
         return np.where(codes < 0, -1, codes).astype(np.int32)
 
     # ------------------------------------------------------------------ tables
@@ -385,8 +429,10 @@ class CategoricalMeasure(FittedKernel):
         list of ndarray, shape (r_k, r_k)
         """
         if self.name == "anderberg":
-            raise KernelError("Anderberg's measure is a ratio of two sums, not a sum of per-attribute "
-                              "tables S_k; it has no attribute tables.")
+            raise KernelError(
+                "Anderberg's measure is a ratio of two sums, not a sum of per-attribute "
+                "tables S_k; it has no attribute tables."
+            )
         out = []
         for k in range(self.n_vars):
             S, _ = self._tables(k, len(self.states[k]))
@@ -407,11 +453,14 @@ class CategoricalMeasure(FittedKernel):
         sym = cy is None
         cy = cx if sym else cy
         N, M = cx.shape[0], cy.shape[0]
-        slots = ((cx < 0).any(axis=0) | (cy < 0).any(axis=0))
+        slots = (cx < 0).any(axis=0) | (cy < 0).any(axis=0)
         plan = self._plan(sizes, slots)
         groups = group_attributes(sizes + slots)
-        table_bytes = sum(int(np.prod([sizes[k] + slots[k] for k in g])) ** 2 for g in groups) * 8 \
+        table_bytes = (
+            sum(int(np.prod([sizes[k] + slots[k] for k in g])) ** 2 for g in groups)
+            * 8
             * (2 if plan.den is not None else 1)
+        )
         work = table_bytes + 4 * (N + M) * (len(groups) + self.n_vars) + 8 * M * numba.get_num_threads()
         guard_gram(N, M, work, max_bytes)
         K = run_plan(plan, groups, cx, cy, sizes, slots)
@@ -426,7 +475,7 @@ class CategoricalMeasure(FittedKernel):
 
     def _terms(self, cx, cy, sizes):
         """Per-attribute numerator and denominator terms (n, d) of the row pairs (cx[i], cy[i])."""
-        slots = ((cx < 0).any(axis=0) | (cy < 0).any(axis=0))
+        slots = (cx < 0).any(axis=0) | (cy < 0).any(axis=0)
         plan = self._plan(sizes, slots)
         n = cx.shape[0]
         num = np.zeros((n, self.n_vars))
@@ -458,8 +507,11 @@ class CategoricalMeasure(FittedKernel):
             raise KernelError("contributions() compares two single rows.")
         plan, num, den = self._terms(cx, cy, sizes)
         num, den = num[0], None if den is None else den[0]
-        K = float(finalize(plan.mode, np.array([num.sum()]), None if den is None else np.array([den.sum()]),
-                            cx, cy)[0])
+        K = float(
+            finalize(
+                plan.mode, np.array([num.sum()]), None if den is None else np.array([den.sum()]), cx, cy
+            )[0]
+        )
         both = (cx[0] >= 0) & (cy[0] >= 0)
         if plan.mode == MODE_SUM:
             return num.copy()
@@ -477,14 +529,15 @@ class CategoricalMeasure(FittedKernel):
         return both / max(both.sum(), 1) * K
 
 
-
-# ====================================================================== the registry's fit (kernels/members.py declares the measures)
+# ====================================================================== the registry's fit
+# (kernels/members.py declares the measures)
 #: the Boriah et al. (2008) measures, in Table 2's order (aitchison-aitken is a kernel, not one of them)
 BORIAH_MEASURES = tuple(n for n in MEASURES if n != "aitchison-aitken")
 
 
-def fit_registered(name: str, train, **options) -> "CategoricalMeasure":
-    """The ``fit`` of the measure ``name`` in :data:`bnfk_core.registry.KERNELS`: :func:`fit_measure` on ``train``
+def fit_registered(name: str, train, **options) -> CategoricalMeasure:
+    """The ``fit`` of the measure ``name`` in :data:`bnfk_core.registry.KERNELS`: :func:`fit_measure` on
+    ``train``
     (no label column) with the measure's own options; the network options every kernel receives are ignored.
 
     Parameters

@@ -7,6 +7,7 @@ one compiled pass computes, per output element, a few table look-ups (one per gr
 ratio / renormalisation / exp in the same sweep -- i.e. sum_k A_k S_k A_k^T evaluated by gathering
 instead of a one-hot matrix product, with no N x M temporaries.
 """
+
 from __future__ import annotations
 
 import math
@@ -14,12 +15,21 @@ import math
 import numba
 import numpy as np
 
-__all__ = ["MODE_SUM", "MODE_RATIO", "MODE_LIN", "MODE_EXP", "GROUP_STATES", "GramPlan", "finalize",
-           "group_attributes", "run_plan"]
+__all__ = [
+    "MODE_SUM",
+    "MODE_RATIO",
+    "MODE_LIN",
+    "MODE_EXP",
+    "GROUP_STATES",
+    "GramPlan",
+    "finalize",
+    "group_attributes",
+    "run_plan",
+]
 
 # finalisation modes of the compiled pass
 MODE_SUM, MODE_RATIO, MODE_LIN, MODE_EXP = 0, 1, 2, 3
-GROUP_STATES = 256          # most joint states of a group of merged attributes
+GROUP_STATES = 256  # most joint states of a group of merged attributes
 
 
 class GramPlan:
@@ -182,4 +192,3 @@ def _gram_pass(gx, gy, tab, offs, gsz, has_den, mode, cx, cy, K):  # pragma: no 
         elif mode == 3:
             for j in range(M):
                 row[j] = math.exp(row[j])
-

@@ -1,9 +1,10 @@
 """Per-attribute similarity tables S_k(a, b) of the categorical measures (Boriah, Chandola & Kumar, SDM 2008,
 Table 2; the Aitchison-Aitken kernel's log-factor table), on an extended domain: the fitted states plus values
 not seen at fit time, which get the frequency floor f = 1.  The definitions, the rules for what Table 2 leaves
-open and the PSD statements are in :mod:`bnfk_core.kernels.similarity`; :mod:`bnfk_core.kernels.similarity_gram` sums these
-tables over the attributes into a Gram matrix.
+open and the PSD statements are in :mod:`bnfk_core.kernels.similarity`;
+:mod:`bnfk_core.kernels.similarity_gram` sums these tables over the attributes into a Gram matrix.
 """
+
 from __future__ import annotations
 
 import math
@@ -30,11 +31,11 @@ class AttributeStats:
 
     def __init__(self, counts: np.ndarray, r_ext: int):
         f = np.zeros(r_ext, dtype=np.int64)
-        f[:len(counts)] = counts
+        f[: len(counts)] = counts
         self.seen = f > 0
         self.N = int(f.sum())
         self.n = int(self.seen.sum())
-        self.f = np.where(self.seen, f, 1).astype(float)           # frequency floor 1 for unseen values
+        self.f = np.where(self.seen, f, 1).astype(float)  # frequency floor 1 for unseen values
         self.p = self.f / self.N
         self.p2 = self.f * (self.f - 1) / (self.N * (self.N - 1)) if self.N >= 2 else np.zeros(r_ext)
         self.r = r_ext
@@ -61,7 +62,7 @@ def sum_table(name: str, a: AttributeStats) -> np.ndarray:
     if name == "overlap":
         return np.eye(r)
     if name == "eskin":
-        c = a.n ** 2 / (a.n ** 2 + 2.0)
+        c = a.n**2 / (a.n**2 + 2.0)
         return np.where(eye, 1.0, c)
     if name == "iof":
         L = np.log(a.f)
@@ -74,7 +75,7 @@ def sum_table(name: str, a: AttributeStats) -> np.ndarray:
         diag = np.empty(r)
         for v in range(r):
             sel = ps <= a.p[v] if name == "goodall1" else ps >= a.p[v]
-            extra = 0.0 if a.seen[v] else a.p2[v]          # the compared value itself (0 for f = 1)
+            extra = 0.0 if a.seen[v] else a.p2[v]  # the compared value itself (0 for f = 1)
             diag[v] = 1.0 - (p2s[sel].sum() + extra)
         return np.diag(diag)
     if name == "goodall3":
@@ -95,10 +96,10 @@ def sum_table(name: str, a: AttributeStats) -> np.ndarray:
         T[eye] = diag
         return T
     if name == "burnaby":
-        if a.n <= 1:                                         # constant column: C = -inf, mismatch 0
+        if a.n <= 1:  # constant column: C = -inf, mismatch 0
             return np.eye(r)
         C = 2.0 * np.log1p(-a.p[a.seen]).sum()
-        u = np.log(a.p) - np.log1p(-a.p)                     # log(p / (1 - p)), every p < 1 here
+        u = np.log(a.p) - np.log1p(-a.p)  # log(p / (1 - p)), every p < 1 here
         return np.where(eye, 1.0, C / (u[:, None] + u[None, :] + C))
     raise AssertionError(name)
 
@@ -126,20 +127,19 @@ def lin1_tables(a: AttributeStats):
     hi = np.maximum(a.p[:, None], a.p[None, :])
     i0 = np.searchsorted(ps, lo, side="left")
     i1 = np.searchsorted(ps, hi, side="right")
-    D = cum[i1] - cum[i0]                                    # seen q with lo <= p(q) <= hi
+    D = cum[i1] - cum[i0]  # seen q with lo <= p(q) <= hi
     P = cump[i1] - cump[i0]
-    un = ~a.seen                                             # the compared values when unseen
+    un = ~a.seen  # the compared values when unseen
     lp = np.log(a.p)
     add_log = np.where(un[:, None], lp[:, None], 0.0) + np.where(un[None, :], lp[None, :], 0.0)
     add_p = np.where(un[:, None], a.p[:, None], 0.0) + np.where(un[None, :], a.p[None, :], 0.0)
     eye = np.eye(a.r, dtype=bool)
-    add_log[eye] = np.where(un, lp, 0.0)                     # a == b is one value
+    add_log[eye] = np.where(un, lp, 0.0)  # a == b is one value
     add_p[eye] = np.where(un, a.p, 0.0)
     D = D + add_log
     P = P + add_p
     S = np.where(eye, D, 2.0 * np.log(P))
     return S, D
-
 
 
 def measure_tables(name: str, counts: np.ndarray, r_ext: int, n_states: int, bandwidth: float | None = None):

@@ -3,11 +3,17 @@ kernel and latent-class clustering.  :func:`fit_lca` is the public entry point.
 
 Every public name below loads its module on first use (PEP 562), so importing the package is light (the
 registries read :mod:`.members` without loading numba or scipy)."""
+
 from ..registry import face
 
 _HOMES = {
-    "HIDDEN_NAME": "model", "LatentClassModel": "model", "LcaError": "model", "fit_lca": "model",
-    "fit_lca_range": "model", "free_parameters": "model", "parse_classes": "model",
+    "HIDDEN_NAME": "model",
+    "LatentClassModel": "model",
+    "LcaError": "model",
+    "fit_lca": "model",
+    "fit_lca_range": "model",
+    "free_parameters": "model",
+    "parse_classes": "model",
 }
 
 __all__ = list(_HOMES)

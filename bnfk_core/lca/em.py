@@ -1,4 +1,5 @@
-"""The EM engine of the latent class model: compiled, one start at a time, on the rows' codes (no one-hot matrix).
+"""The EM engine of the latent class model: compiled, one start at a time, on the rows' codes (no one-hot
+matrix).
 
 Rows.  The rows are first collapsed to their distinct configurations with summed weights.  The variables are
 cut into a few consecutive groups (:func:`variable_groups`) and every group's distinct configurations listed
@@ -9,13 +10,14 @@ E-step.  For every configuration c of group g and class t, T[c, t] = sum_{d in c
 log w_t for the first group's configurations); a row is one configuration per group, so
 log p(x_n, t) = sum_g T[c_g(n), t].  With E = exp(T - max_t T) per configuration the products need no
 exponential per row (a product that underflows is redone in log space).  The weighted posteriors
-w_n p(t | x_n) are added per configuration (RB), and the expected counts n[d, t] = sum_{c contains d} RB[c, t].
-M-step: theta[d, t] = n[d, t] / sum_{d' in d's variable} n[d', t] (an empty block becomes uniform),
+w_n p(t | x_n) are added per configuration (RB), and the expected counts n[d, t] = sum_{c contains d} RB[c,
+t]. M-step: theta[d, t] = n[d, t] / sum_{d' in d's variable} n[d', t] (an empty block becomes uniform),
 w_t = sum_n w_n p(t | x_n) / sum_n w_n.
 
 Acceleration.  SQUAREM (Varadhan & Roland 2008, scheme S3) on the probabilities: from x0, two EM steps give
 x1 = M(x0), x2 = M(x1); r = x1 - x0, v = x2 - x1 - r, alpha = -min(step_max, max(1, |r| / |v|)) (step_max
-starts at 1, is multiplied by 4 whenever it is reached and divided by 4 when such a step is rejected, as in the
+starts at 1, is multiplied by 4 whenever it is reached and divided by 4 when such a step is rejected, as in
+the
 R package SQUAREM); alpha is halved towards -1 until x' = x0 - 2 alpha r + alpha^2 v stays positive.  x',
 renormalised per variable and class, is kept only if its log-likelihood is at least that of x1; otherwise x2
 is taken (plain EM).  The accepted points' log-likelihoods
@@ -23,6 +25,7 @@ never decrease (the trace records them).  A start stops when one plain EM step f
 less than ``tol`` per row of mean log-likelihood (the stopping rule of plain EM), or after ``max_iter``
 E-steps; ``iterations`` counts E-steps (plain EM: one per iteration).
 """
+
 from __future__ import annotations
 
 import numba
@@ -30,15 +33,24 @@ import numpy as np
 
 from ..data.encoding import state_offsets
 
-__all__ = ["LOG_FLOOR", "PreparedRows", "prepare_rows", "unique_rows", "variable_groups", "run_start", "e_step", "em_runs"]
+__all__ = [
+    "LOG_FLOOR",
+    "PreparedRows",
+    "prepare_rows",
+    "unique_rows",
+    "variable_groups",
+    "run_start",
+    "e_step",
+    "em_runs",
+]
 
-LOG_FLOOR = float(np.log(1e-300))    # log 0 is floored so that 0 * log 0 stays 0 in the sums
+LOG_FLOOR = float(np.log(1e-300))  # log 0 is floored so that 0 * log 0 stays 0 in the sums
 
 
 def unique_rows(codes: np.ndarray, cards) -> tuple[np.ndarray, np.ndarray]:
-    """(distinct rows in lexicographic order, inverse) of ``codes`` (N, n; -1 = missing): np.unique(axis=0), but
-    on one int64 key per row (mixed radix r_i + 1, missing first) when the keys cannot overflow -- the same
-    order, many times faster.
+    """(distinct rows in lexicographic order, inverse) of ``codes`` (N, n; -1 = missing): np.unique(axis=0),
+    but on one int64 key per row (mixed radix r_i + 1, missing first) when the keys cannot overflow -- the
+    same order, many times faster.
 
     Parameters
     ----------
@@ -78,10 +90,10 @@ def variable_groups(codes: np.ndarray, cards) -> list:
     N, n = codes.shape
     limit = max(256, N // 8)
     groups, cur = [], []
-    ids = np.zeros(N, np.int64)          # each row's configuration in the current group (0 .. distinct - 1)
+    ids = np.zeros(N, np.int64)  # each row's configuration in the current group (0 .. distinct - 1)
     for i in range(n):
         col = codes[:, i].astype(np.int64) + 1
-        _, both = np.unique(ids * (int(cards[i]) + 1) + col, return_inverse=True)   # the group with i added
+        _, both = np.unique(ids * (int(cards[i]) + 1) + col, return_inverse=True)  # the group with i added
         if cur and both.max(initial=-1) + 1 > limit:
             groups.append(cur)
             cur = [i]
@@ -134,19 +146,27 @@ def prepare_rows(codes: np.ndarray, weights: np.ndarray, cards, groups=None) -> 
     for j, g in enumerate(groups):
         cfg, inv = unique_rows(u[:, g], [cards[i] for i in g])
         obs = cfg >= 0
-        cols.append((off[np.asarray(g)][None, :] + cfg)[obs])                  # row-major: configuration by configuration
+        cols.append((off[np.asarray(g)][None, :] + cfg)[obs])  # row-major: configuration by configuration
         ptr.extend((ptr[-1] + np.cumsum(obs.sum(axis=1))).tolist())
         invs.append(inv.reshape(-1) + start)
         start += len(cfg)
         if j == 0:
             c0 = len(cfg)
-    return PreparedRows(np.asarray(ptr, np.int64), np.concatenate(cols).astype(np.int64), c0,
-                        np.ascontiguousarray(np.stack(invs, axis=1).astype(np.int64)), wts, off, len(u))
+    return PreparedRows(
+        np.asarray(ptr, np.int64),
+        np.concatenate(cols).astype(np.int64),
+        c0,
+        np.ascontiguousarray(np.stack(invs, axis=1).astype(np.int64)),
+        wts,
+        off,
+        len(u),
+    )
 
 
 @numba.njit(cache=True, nogil=True)
 def _estep(lt, lw, ptr, cols, c0, inv, wts, T, E, Mx, RB, counts, nk):  # pragma: no cover - compiled
-    """One E-step (module docstring): fills RB, the expected counts and class sizes; returns the log-likelihood."""
+    """One E-step (module docstring): fills RB, the expected counts and class sizes; returns the
+    log-likelihood."""
     C = ptr.shape[0] - 1
     K = lt.shape[1]
     for c in range(C):
@@ -180,7 +200,7 @@ def _estep(lt, lw, ptr, cols, c0, inv, wts, T, E, Mx, RB, counts, nk):  # pragma
         lm = 0.0
         for g in range(G):
             lm += Mx[inv[n, g]]
-        if tot < 1e-250:                      # the product underflowed: log space
+        if tot < 1e-250:  # the product underflowed: log space
             m = -np.inf
             for k in range(K):
                 v = T[c, k]
@@ -195,7 +215,7 @@ def _estep(lt, lw, ptr, cols, c0, inv, wts, T, E, Mx, RB, counts, nk):  # pragma
                 tot += P[k]
             lm = m
         wn = wts[n]
-        if wn == 1.0:                         # log of a running product: one logarithm per ~10 rows, not per row
+        if wn == 1.0:  # log of a running product: one logarithm per ~10 rows, not per row
             prod *= tot
             acc += lm
             if prod < 1e-30 or prod > 1e30:
@@ -298,7 +318,9 @@ def _extrapolate(ltp, lt1, lt2, lwp, lw1, lw2, alpha, floor):  # pragma: no cove
 
 
 @numba.njit(cache=True, nogil=True)
-def run_start(lt, lw, ptr, cols, c0, inv, wts, off, tol, max_iter, accelerate, trace, floor):  # pragma: no cover
+def run_start(
+    lt, lw, ptr, cols, c0, inv, wts, off, tol, max_iter, accelerate, trace, floor
+):  # pragma: no cover
     """EM (SQUAREM-accelerated if ``accelerate``) from one start; ``lt`` (D, K) and ``lw`` (K,) are log
     parameters, overwritten with the final ones.  ``trace`` (>= max_iter + 1 entries, or 0 for none) receives
     the accepted points' log-likelihoods.  Returns (log-likelihood at the returned parameters, E-steps,
@@ -328,9 +350,9 @@ def run_start(lt, lw, ptr, cols, c0, inv, wts, off, tol, max_iter, accelerate, t
     converged = False
     step_max = 1.0
     while steps <= max_iter:
-        ltp[:, :] = lt                                                          # x0
+        ltp[:, :] = lt  # x0
         lwp[:] = lw
-        _mstep(counts, nk, off, n_total, lt1, lw1, floor)                       # x1 = M(x0)
+        _mstep(counts, nk, off, n_total, lt1, lw1, floor)  # x1 = M(x0)
         ll1 = _estep(lt1, lw1, ptr, cols, c0, inv, wts, T, E, Mx, RB, counts, nk)
         steps += 1
         lt[:, :] = lt1
@@ -345,7 +367,7 @@ def run_start(lt, lw, ptr, cols, c0, inv, wts, off, tol, max_iter, accelerate, t
             break
         if not accelerate or steps > max_iter:
             continue
-        _mstep(counts, nk, off, n_total, lt2, lw2, floor)                       # x2 = M(x1)
+        _mstep(counts, nk, off, n_total, lt2, lw2, floor)  # x2 = M(x1)
         sr = 0.0
         sv = 0.0
         for d in range(D):
@@ -366,17 +388,17 @@ def run_start(lt, lw, ptr, cols, c0, inv, wts, off, tol, max_iter, accelerate, t
             alpha = -min(step_max, max(1.0, np.sqrt(sr / sv)))
         if alpha == -step_max:
             step_max *= 4.0
-        for _ in range(8):                    # shrink the step towards plain EM until x' stays in the simplex
+        for _ in range(8):  # shrink the step towards plain EM until x' stays in the simplex
             if alpha >= -1.0 or _extrapolate(ltp, lt1, lt2, lwp, lw1, lw2, alpha, floor):
                 break
             alpha = 0.5 * (alpha - 1.0)
         else:
             alpha = -1.0
-        if alpha < -1.0:                                                        # x' = x0 - 2 a r + a^2 v
+        if alpha < -1.0:  # x' = x0 - 2 a r + a^2 v
             _renormalise(ltp, lwp, off, floor)
             llp = _estep(ltp, lwp, ptr, cols, c0, inv, wts, T, E, Mx, RB, counts, nk)
             steps += 1
-            if llp >= ll1:                                                      # accepted: x0 = x'
+            if llp >= ll1:  # accepted: x0 = x'
                 lt[:, :] = ltp
                 lw[:] = lwp
                 ll0 = llp
@@ -388,7 +410,7 @@ def run_start(lt, lw, ptr, cols, c0, inv, wts, off, tol, max_iter, accelerate, t
                 step_max = max(1.0, step_max / 16.0)
             if steps > max_iter:
                 break
-        lt[:, :] = lt2                                                          # otherwise x0 = x2 = M(x1)
+        lt[:, :] = lt2  # otherwise x0 = x2 = M(x1)
         lw[:] = lw2
         ll0 = _estep(lt, lw, ptr, cols, c0, inv, wts, T, E, Mx, RB, counts, nk)
         steps += 1
@@ -418,14 +440,38 @@ def e_step(rows: PreparedRows, theta: np.ndarray, w: np.ndarray) -> tuple[float,
         lw = np.ascontiguousarray(np.maximum(np.log(w), LOG_FLOOR))
     C, (D, K) = len(rows.ptr) - 1, lt.shape
     counts, nk = np.empty((D, K)), np.empty(K)
-    ll = _estep(lt, lw, rows.ptr, rows.cols, rows.c0, rows.inv, rows.weights, np.empty((C, K)), np.empty((C, K)),
-                np.empty(C), np.empty((C, K)), counts, nk)
+    ll = _estep(
+        lt,
+        lw,
+        rows.ptr,
+        rows.cols,
+        rows.c0,
+        rows.inv,
+        rows.weights,
+        np.empty((C, K)),
+        np.empty((C, K)),
+        np.empty(C),
+        np.empty((C, K)),
+        counts,
+        nk,
+    )
     return float(ll), counts, nk
 
 
-def em_runs(codes: np.ndarray, weights: np.ndarray, cards, theta: np.ndarray, w: np.ndarray, *, tol: float = 1e-8,
-            max_iter: int = 1000, trace: bool = False, accelerate: bool = True, rows: PreparedRows | None = None,
-            starts: np.ndarray | None = None) -> dict:
+def em_runs(
+    codes: np.ndarray,
+    weights: np.ndarray,
+    cards,
+    theta: np.ndarray,
+    w: np.ndarray,
+    *,
+    tol: float = 1e-8,
+    max_iter: int = 1000,
+    trace: bool = False,
+    accelerate: bool = True,
+    rows: PreparedRows | None = None,
+    starts: np.ndarray | None = None,
+) -> dict:
     """EM from every start (module docstring), ``theta`` (S, D, K) and ``w`` (S, K) the starting parameters.
 
     Returns ``theta`` (S, D, K), ``w`` (S, K), ``loglik`` (S,) at the returned parameters, ``iterations`` (S,)
@@ -460,14 +506,33 @@ def em_runs(codes: np.ndarray, weights: np.ndarray, cards, theta: np.ndarray, w:
     iters = np.zeros(S, np.int64)
     conv = np.zeros(S, bool)
     tr = np.full((S, max_iter + 4), np.nan) if trace else None
-    for s in (range(S) if starts is None else starts):
+    for s in range(S) if starts is None else starts:
         lt, lw = np.ascontiguousarray(lt_all[s]), np.ascontiguousarray(lw_all[s])
         buf = tr[s] if trace else np.empty(0)
-        ll, n_e, ok, _ = run_start(lt, lw, rows.ptr, rows.cols, rows.c0, rows.inv, rows.weights, rows.off,
-                                   float(tol), int(max_iter), bool(accelerate), buf, LOG_FLOOR)
+        ll, n_e, ok, _ = run_start(
+            lt,
+            lw,
+            rows.ptr,
+            rows.cols,
+            rows.c0,
+            rows.inv,
+            rows.weights,
+            rows.off,
+            float(tol),
+            int(max_iter),
+            bool(accelerate),
+            buf,
+            LOG_FLOOR,
+        )
         lt_all[s], lw_all[s] = lt, lw
         loglik[s], iters[s], conv[s] = ll, n_e, ok
-    out = {"theta": np.where(lt_all <= LOG_FLOOR, 0.0, np.exp(lt_all)), "w": np.where(lw_all <= LOG_FLOOR, 0.0, np.exp(lw_all)), "loglik": loglik, "iterations": iters, "converged": conv}
+    out = {
+        "theta": np.where(lt_all <= LOG_FLOOR, 0.0, np.exp(lt_all)),
+        "w": np.where(lw_all <= LOG_FLOOR, 0.0, np.exp(lw_all)),
+        "loglik": loglik,
+        "iterations": iters,
+        "converged": conv,
+    }
     if trace:
         last = int(np.max(np.sum(np.isfinite(tr), axis=1), initial=1))
         out["trace"] = tr[:, :last]

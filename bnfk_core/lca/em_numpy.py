@@ -2,7 +2,8 @@
 
 The compiled engine pays numba's start-up (its CPU target, ~0.4 s) the first time a process calls it; on a few
 hundred distinct rows the whole fit costs less than that.  This engine runs the same algorithm -- the same
-E-step, M-step, SQUAREM S3 acceleration with the same step rules, the same stopping rule, the same E-step count
+E-step, M-step, SQUAREM S3 acceleration with the same step rules, the same stopping rule, the same E-step
+count
 (module docstring of :mod:`bnfk_core.lca.em`) -- with the S starts stacked along a first axis and advanced in
 lockstep (a start that has stopped is frozen by a mask).  Only the order of the floating-point sums differs
 (a row's log-joint is one product of its one-hot codes X (N, D) with log theta (D, K)):
@@ -11,6 +12,7 @@ lockstep (a start that has stopped is frozen by a mask).  Only the order of the 
 
 so both engines reach the same maximum (checked against each other in tests/test_lca_em_numpy.py).
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -20,8 +22,9 @@ from .em import LOG_FLOOR, unique_rows
 
 __all__ = ["SMALL_CELLS", "DistinctRows", "distinct_rows", "use_numpy", "e_step", "em_runs"]
 
-#: the numpy engine is used when (distinct rows) x (one-hot columns) is at most this (fit_lca's ``engine="auto"``);
-#: measured for K = 1..6 x 5 starts: soybean_large (74k) 0.2 s in both engines, mushroom 1000 rows (118k) 0.37 s
+#: the numpy engine is used when (distinct rows) x (one-hot columns) is at most this (fit_lca's
+#: ``engine="auto"``); measured for K = 1..6 x 5 starts: soybean_large (74k) 0.2 s in both engines, mushroom
+#: 1000 rows (118k) 0.37 s
 #: (numba 0.16 s), letter 1000 rows (280k) 12 s (numba 1.7 s) -- beyond it numba's start-up (~0.4 s) pays
 SMALL_CELLS = 100_000
 _TINY = 1e-300
@@ -34,7 +37,7 @@ class DistinctRows:
     def __init__(self, X, weights, cards, off):
         self.X, self.weights, self.cards, self.off = X, weights, cards, off
         self.n_distinct = X.shape[0]
-        self.r_of_col = np.repeat(cards, cards).astype(float)[:, None]      # (D, 1): r_i of every column
+        self.r_of_col = np.repeat(cards, cards).astype(float)[:, None]  # (D, 1): r_i of every column
 
     @property
     def n_total(self) -> float:
@@ -76,9 +79,9 @@ def use_numpy(n_distinct: int, n_columns: int) -> bool:
 
 
 def _over_classes(op, A: np.ndarray) -> np.ndarray:
-    """op.reduce over the short last axis (the K classes), keepdims, class by class from the first: for K < 8 the
-    very float of ``A.max(axis=2)`` / ``A.sum(axis=2)`` (numpy adds fewer than 8 terms in order; beyond, its
-    pairwise sum may differ in the last bits), at a fraction of their cost on a length-K axis."""
+    """op.reduce over the short last axis (the K classes), keepdims, class by class from the first: for K < 8
+    the very float of ``A.max(axis=2)`` / ``A.sum(axis=2)`` (numpy adds fewer than 8 terms in order; beyond,
+    its pairwise sum may differ in the last bits), at a fraction of their cost on a length-K axis."""
     out = A[..., 0].copy()
     for k in range(1, A.shape[-1]):
         op(out, A[..., k], out=out)
@@ -87,7 +90,7 @@ def _over_classes(op, A: np.ndarray) -> np.ndarray:
 
 def _estep(rows: DistinctRows, lt: np.ndarray, lw: np.ndarray):
     """(ll (S,), expected counts (S, D, K), class sizes (S, K)) at log parameters lt (S, D, K), lw (S, K)."""
-    L = np.matmul(rows.X, lt) + lw[:, None, :]                          # (S, N, K)
+    L = np.matmul(rows.X, lt) + lw[:, None, :]  # (S, N, K)
     m = _over_classes(np.maximum, L)
     P = np.exp(L - m)
     tot = _over_classes(np.add, P)
@@ -118,7 +121,8 @@ def _renormalise(rows: DistinctRows, lt: np.ndarray, lw: np.ndarray):
 
 
 def _extrapolated(p0, p1, p2, alpha):
-    """q = p0 - 2 alpha r + alpha^2 v (r = p1 - p0, v = p2 - 2 p1 + p0), alpha (S,) broadcast over the rest."""
+    """q = p0 - 2 alpha r + alpha^2 v (r = p1 - p0, v = p2 - 2 p1 + p0), alpha (S,) broadcast over the
+    rest."""
     a = alpha.reshape((-1,) + (1,) * (p0.ndim - 1))
     return p0 + (-2.0 * a) * (p1 - p0) + (a * a) * (p2 - 2.0 * p1 + p0)
 
@@ -152,10 +156,19 @@ def e_step(rows: DistinctRows, theta: np.ndarray, w: np.ndarray) -> tuple[float,
     return float(ll[0]), counts[0], nk[0]
 
 
-def em_runs(rows: DistinctRows, theta: np.ndarray, w: np.ndarray, *, tol: float = 1e-8, max_iter: int = 1000,
-            accelerate: bool = True, starts: np.ndarray | None = None) -> dict:
-    """:func:`bnfk_core.lca.em.em_runs` (without ``trace``) on every start at once: ``theta`` (S, D, K), ``w`` (S, K).
-    Returns ``theta``, ``w``, ``loglik`` (NaN for a start not run), ``iterations`` (E-steps), ``converged``.
+def em_runs(
+    rows: DistinctRows,
+    theta: np.ndarray,
+    w: np.ndarray,
+    *,
+    tol: float = 1e-8,
+    max_iter: int = 1000,
+    accelerate: bool = True,
+    starts: np.ndarray | None = None,
+) -> dict:
+    """:func:`bnfk_core.lca.em.em_runs` (without ``trace``) on every start at once: ``theta`` (S, D, K), ``w``
+    (S, K). Returns ``theta``, ``w``, ``loglik`` (NaN for a start not run), ``iterations`` (E-steps),
+    ``converged``.
 
     Parameters
     ----------
@@ -183,8 +196,13 @@ def em_runs(rows: DistinctRows, theta: np.ndarray, w: np.ndarray, *, tol: float 
     if run.any():
         sub = _run(rows, lt[run], lw[run], float(tol), int(max_iter), bool(accelerate))
         lt[run], lw[run], loglik[run], iters[run], conv[run] = sub
-    return {"theta": np.where(lt <= LOG_FLOOR, 0.0, np.exp(lt)), "w": np.where(lw <= LOG_FLOOR, 0.0, np.exp(lw)),
-            "loglik": loglik, "iterations": iters, "converged": conv}
+    return {
+        "theta": np.where(lt <= LOG_FLOOR, 0.0, np.exp(lt)),
+        "w": np.where(lw <= LOG_FLOOR, 0.0, np.exp(lw)),
+        "loglik": loglik,
+        "iterations": iters,
+        "converged": conv,
+    }
 
 
 def _run(rows, lt, lw, tol, max_iter, accelerate):
@@ -201,8 +219,8 @@ def _run(rows, lt, lw, tol, max_iter, accelerate):
         active &= steps <= max_iter
         if not active.any():
             break
-        ltp, lwp = lt.copy(), lw.copy()                                        # x0
-        lt1, lw1 = _mstep(rows, counts, nk, n_total)                           # x1 = M(x0)
+        ltp, lwp = lt.copy(), lw.copy()  # x0
+        lt1, lw1 = _mstep(rows, counts, nk, n_total)  # x1 = M(x0)
         ll1, c1, k1 = _estep(rows, lt1, lw1)
         a = active
         steps[a] += 1
@@ -215,7 +233,7 @@ def _run(rows, lt, lw, tol, max_iter, accelerate):
         acc = active & (steps <= max_iter) if accelerate else np.zeros(S, bool)
         if not acc.any():
             continue
-        lt2, lw2 = _mstep(rows, counts, nk, n_total)                           # x2 = M(x1)
+        lt2, lw2 = _mstep(rows, counts, nk, n_total)  # x2 = M(x1)
         P0, P1, P2 = np.exp(ltp), np.exp(lt1), np.exp(lt2)
         W0, W1, W2 = np.exp(lwp), np.exp(lw1), np.exp(lw2)
         r, v = P1 - P0, P2 - 2.0 * P1 + P0
@@ -223,9 +241,11 @@ def _run(rows, lt, lw, tol, max_iter, accelerate):
         sr = (r * r).sum(axis=(1, 2)) + (rw * rw).sum(axis=1)
         sv = (v * v).sum(axis=(1, 2)) + (vw * vw).sum(axis=1)
         with np.errstate(divide="ignore", invalid="ignore"):
-            alpha = np.where((sv > 0) & (sr > 0), -np.minimum(step_max, np.maximum(1.0, np.sqrt(sr / sv))), -1.0)
+            alpha = np.where(
+                (sv > 0) & (sr > 0), -np.minimum(step_max, np.maximum(1.0, np.sqrt(sr / sv))), -1.0
+            )
         step_max = np.where(acc & (alpha == -step_max), step_max * 4.0, step_max)
-        searching = acc & (alpha < -1.0)                                       # shrink towards plain EM
+        searching = acc & (alpha < -1.0)  # shrink towards plain EM
         for _ in range(8):
             if not searching.any():
                 break
@@ -235,7 +255,7 @@ def _run(rows, lt, lw, tol, max_iter, accelerate):
         alpha = np.where(searching, -1.0, alpha)
         ext = acc & (alpha < -1.0)
         fallback = acc.copy()
-        if ext.any():                                                          # x' = x0 - 2 a r + a^2 v
+        if ext.any():  # x' = x0 - 2 a r + a^2 v
             with np.errstate(divide="ignore", invalid="ignore"):
                 q = _extrapolated(P0, P1, P2, alpha)
                 qw = _extrapolated(W0, W1, W2, alpha)
@@ -245,14 +265,19 @@ def _run(rows, lt, lw, tol, max_iter, accelerate):
             llp, cp, kp = _estep(rows, ltx, lwx)
             steps[ext] += 1
             accept = ext & (llp >= ll1)
-            lt[accept], lw[accept], counts[accept], nk[accept] = ltx[accept], lwx[accept], cp[accept], kp[accept]
+            lt[accept], lw[accept], counts[accept], nk[accept] = (
+                ltx[accept],
+                lwx[accept],
+                cp[accept],
+                kp[accept],
+            )
             ll0 = np.where(accept, llp, ll0)
             rej = ext & ~accept
             step_max = np.where(rej & (-alpha * 4.0 == step_max), np.maximum(1.0, step_max / 16.0), step_max)
             stop = rej & (steps > max_iter)
             active &= ~stop
             fallback &= ~accept & ~stop
-        if fallback.any():                                                     # otherwise x0 = x2 = M(x1)
+        if fallback.any():  # otherwise x0 = x2 = M(x1)
             f = fallback
             lt[f], lw[f] = lt2[f], lw2[f]
             ll2, c2, k2 = _estep(rows, lt, lw)

@@ -18,9 +18,10 @@ and with A^t_x = p(x | t) - p(x):  q(x_1..x_k) = sum_t w_t prod_j A^t_{x_j},  w^
   with distinct classes.  Kruskal's condition (Allman, Matias & Rhodes 2009, Thm. 1 with the variables grouped
   into three blocks): k_1 + k_2 + k_3 >= 2K + 2, k_j the Kruskal rank of block j's K x prod r matrix of class
   profiles, gives exactly those K!.  The seed's hypothesis (three q determinants of size K - 1 non-zero; here:
-  the cross-moment matrices of three disjoint groups have rank K - 1) gives at most (K!)^(K-1).  Two variables,
-  more parameters than cells, an empty class or two equal classes: a continuum.
+  the cross-moment matrices of three disjoint groups have rank K - 1) gives at most (K!)^(K-1).  Two
+  variables, more parameters than cells, an empty class or two equal classes: a continuum.
 """
+
 from __future__ import annotations
 
 import itertools
@@ -30,8 +31,14 @@ import numpy as np
 
 from .model import LcaError
 
-__all__ = ["Moments", "invert_two_classes", "rank_diagnostic", "identifiability", "kruskal_rank",
-           "exact_joint"]
+__all__ = [
+    "Moments",
+    "invert_two_classes",
+    "rank_diagnostic",
+    "identifiability",
+    "kruskal_rank",
+    "exact_joint",
+]
 
 
 class Moments:
@@ -41,13 +48,13 @@ class Moments:
 
     def __init__(self, cards, marg, rows=None, classes=None):
         self.cards = [int(r) for r in cards]
-        self._marg = marg          # callable(tuple of variable indices) -> array over their values
+        self._marg = marg  # callable(tuple of variable indices) -> array over their values
         self._cache = {}
-        self._rows = rows          # (codes, weights) of :meth:`from_codes`
-        self._classes = classes    # (w, profiles) of :meth:`from_model`
+        self._rows = rows  # (codes, weights) of :meth:`from_codes`
+        self._classes = classes  # (w, profiles) of :meth:`from_model`
 
     @classmethod
-    def from_joint(cls, joint: np.ndarray) -> "Moments":
+    def from_joint(cls, joint: np.ndarray) -> Moments:
         """Moments of a full joint probability array.
 
         Parameters
@@ -64,10 +71,11 @@ class Moments:
         def marg(idx):
             t = joint.sum(axis=tuple(a for a in range(n) if a not in idx))
             return np.transpose(t, np.argsort(np.argsort(idx)))
+
         return cls(joint.shape, marg)
 
     @classmethod
-    def from_model(cls, model) -> "Moments":
+    def from_model(cls, model) -> Moments:
         """Exact moments of a latent class model (anything with ``weights`` and ``profiles``).
 
         Parameters
@@ -83,10 +91,13 @@ class Moments:
         def marg(idx):
             sub = "".join(chr(ord("a") + k) for k in range(len(idx)))
             return np.einsum("t," + ",".join(f"t{c}" for c in sub) + "->" + sub, w, *[P[i] for i in idx])
-        return cls([p.shape[1] for p in P], marg, classes=(np.asarray(w, float), [np.asarray(p, float) for p in P]))
+
+        return cls(
+            [p.shape[1] for p in P], marg, classes=(np.asarray(w, float), [np.asarray(p, float) for p in P])
+        )
 
     @classmethod
-    def from_codes(cls, codes: np.ndarray, cards, weights=None) -> "Moments":
+    def from_codes(cls, codes: np.ndarray, cards, weights=None) -> Moments:
         """Empirical moments of code rows.
 
         Parameters
@@ -110,6 +121,7 @@ class Moments:
             flat = np.ravel_multi_index(tuple(codes[ok, i] for i in idx), tuple(cards[i] for i in idx))
             t = np.bincount(flat, weights=wts[ok], minlength=int(np.prod([cards[i] for i in idx])))
             return (t / max(t.sum(), 1e-300)).reshape([cards[i] for i in idx])
+
         return cls(cards, marg, rows=(codes, wts))
 
     def p(self, *idx) -> np.ndarray:
@@ -141,11 +153,13 @@ class Moments:
         return self.p(i, j) - np.multiply.outer(self.p(i), self.p(j))
 
     def _one_hot(self, group) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(X, O, w): the rows' one-hot codes of ``group`` (N x sum r, a missing cell all zero), which variables
-        each row observes (N x len(group)) and the row weights."""
+        """(X, O, w): the rows' one-hot codes of ``group`` (N x sum r, a missing cell all zero), which
+        variables each row observes (N x len(group)) and the row weights."""
         codes, wts = self._rows
         sub = codes[:, list(group)]
-        offsets = np.concatenate([[0], np.cumsum([self.cards[i] for i in group], dtype=np.int64)]).astype(np.int64)
+        offsets = np.concatenate([[0], np.cumsum([self.cards[i] for i in group], dtype=np.int64)]).astype(
+            np.int64
+        )
         X = np.zeros((codes.shape[0], int(offsets[-1])))
         obs = sub >= 0
         r, c = np.nonzero(obs)
@@ -153,8 +167,8 @@ class Moments:
         return X, obs.astype(float), wts
 
     def cross(self, g1, g2) -> np.ndarray:
-        """The cross-moment matrix Q[x, y] = q(x, y), x a value of a variable of ``g1``, y of ``g2`` (blocks in
-        the groups' order): a few matrix products, not one ``q2`` per pair of variables.
+        """The cross-moment matrix Q[x, y] = q(x, y), x a value of a variable of ``g1``, y of ``g2`` (blocks
+        in the groups' order): a few matrix products, not one ``q2`` per pair of variables.
 
         Parameters
         ----------
@@ -166,18 +180,21 @@ class Moments:
         ndarray, shape (sum r over g1, sum r over g2)
         """
         g1, g2 = list(g1), list(g2)
-        if self._classes is not None:      # p_ij = sum_t w_t P_i[t]^T P_j[t]
+        if self._classes is not None:  # p_ij = sum_t w_t P_i[t]^T P_j[t]
             w, P = self._classes
             A = np.concatenate([P[i] for i in g1], axis=1)
             B = np.concatenate([P[j] for j in g2], axis=1)
             return A.T @ ((np.diag(w) - np.outer(w, w)) @ B)
-        if self._rows is not None:         # each p_ij from the rows observing both i and j, as in q2
+        if self._rows is not None:  # each p_ij from the rows observing both i and j, as in q2
             X1, O1, wts = self._one_hot(g1)
             X2, O2, _ = self._one_hot(g2)
-            n1 = np.repeat(wts @ O1, [self.cards[i] for i in g1])                # rows observing i
+            n1 = np.repeat(wts @ O1, [self.cards[i] for i in g1])  # rows observing i
             n2 = np.repeat(wts @ O2, [self.cards[j] for j in g2])
-            n12 = np.repeat(np.repeat((O1 * wts[:, None]).T @ O2, [self.cards[i] for i in g1], axis=0),
-                            [self.cards[j] for j in g2], axis=1)                 # rows observing both
+            n12 = np.repeat(
+                np.repeat((O1 * wts[:, None]).T @ O2, [self.cards[i] for i in g1], axis=0),
+                [self.cards[j] for j in g2],
+                axis=1,
+            )  # rows observing both
             p1 = (wts @ X1) / np.maximum(n1, 1e-300)
             p2 = (wts @ X2) / np.maximum(n2, 1e-300)
             return ((X1 * wts[:, None]).T @ X2) / np.maximum(n12, 1e-300) - np.outer(p1, p2)
@@ -201,23 +218,27 @@ class Moments:
         shape = (sum(self.cards[i] for i in g1), sum(self.cards[j] for j in g2))
         if self._classes is not None:
             w, P = self._classes
-            L = np.concatenate([P[i] for i in g1], axis=1).T                 # a x K
-            R = np.concatenate([P[j] for j in g2], axis=1).T                 # b x K
+            L = np.concatenate([P[i] for i in g1], axis=1).T  # a x K
+            R = np.concatenate([P[j] for j in g2], axis=1).T  # b x K
             M = np.diag(w) - np.outer(w, w)
-        elif self._rows is not None and (self._rows[0][:, g1 + g2] >= 0).all() and min(shape) > len(self._rows[1]) + 1:
+        elif (
+            self._rows is not None
+            and (self._rows[0][:, g1 + g2] >= 0).all()
+            and min(shape) > len(self._rows[1]) + 1
+        ):
             X1, _, wts = self._one_hot(g1)
             X2, _, _ = self._one_hot(g2)
             f = wts / max(float(wts.sum()), 1e-300)
             p1, p2 = f @ X1, f @ X2
-            L = np.column_stack([X1.T, p1])                                  # a x (N + 1)
+            L = np.column_stack([X1.T, p1])  # a x (N + 1)
             R = np.column_stack([X2.T, p2])
             M = np.diag(np.append(f, -1.0))
         else:
             return np.linalg.svd(self.cross(g1, g2), compute_uv=False), shape
         _, RL = np.linalg.qr(L)
         _, RR = np.linalg.qr(R)
-        sv = np.linalg.svd(RL @ M @ RR.T, compute_uv=False)[:min(shape)]
-        return np.concatenate([sv, np.zeros(min(shape) - sv.size)]), shape      # the rest are zero
+        sv = np.linalg.svd(RL @ M @ RR.T, compute_uv=False)[: min(shape)]
+        return np.concatenate([sv, np.zeros(min(shape) - sv.size)]), shape  # the rest are zero
 
     def q3(self, i: int, j: int, k: int) -> np.ndarray:
         """The third centred moment q(x_i, x_j, x_k) (slides "Some notation").
@@ -231,8 +252,13 @@ class Moments:
         ndarray, shape (r_i, r_j, r_k)
         """
         pi, pj, pk = self.p(i), self.p(j), self.p(k)
-        return (self.p(i, j, k) - pi[:, None, None] * self.p(j, k)[None] - pj[None, :, None] * self.p(i, k)[:, None, :]
-                - pk[None, None, :] * self.p(i, j)[:, :, None] + 2 * np.einsum("a,b,c->abc", pi, pj, pk))
+        return (
+            self.p(i, j, k)
+            - pi[:, None, None] * self.p(j, k)[None]
+            - pj[None, :, None] * self.p(i, k)[:, None, :]
+            - pk[None, None, :] * self.p(i, j)[:, :, None]
+            + 2 * np.einsum("a,b,c->abc", pi, pj, pk)
+        )
 
 
 def exact_joint(weights, profiles) -> np.ndarray:
@@ -258,7 +284,7 @@ def _best_triple(mo: Moments):
     n = len(mo.cards)
     best, arg = -1.0, None
     for a, b, c in itertools.permutations(range(min(n, 12)), 3):
-        if b < c:      # (b, c) and (c, b) give the same three numbers up to the roles of v and t
+        if b < c:  # (b, c) and (c, b) give the same three numbers up to the roles of v and t
             qab, qcb, qca = np.abs(mo.q2(a, b)), np.abs(mo.q2(c, b)), np.abs(mo.q2(c, a))
             score = np.minimum(np.minimum(qab[:, :, None], qcb.T[None, :, :]), qca.T[:, None, :])
             k = np.unravel_index(int(np.argmax(score)), score.shape)
@@ -289,24 +315,28 @@ def invert_two_classes(source, tol: float = 1e-12) -> tuple[np.ndarray, list]:
     """
     mo = source if isinstance(source, Moments) else Moments.from_joint(source)
     if len(mo.cards) < 3:
-        raise LcaError("The K = 2 inversion needs at least three variables (with two the fiber is a continuum).")
+        raise LcaError(
+            "The K = 2 inversion needs at least three variables (with two the fiber is a continuum)."
+        )
     score, arg = _best_triple(mo)
     if arg is None or score <= tol:
-        raise LcaError("No three variables are dependent enough for the inversion: the distribution has one class.")
+        raise LcaError(
+            "No three variables are dependent enough for the inversion: the distribution has one class."
+        )
     a, b, c, u, v, t = arg
     quv, qtv, qtu = mo.q2(a, b)[u, v], mo.q2(c, b)[t, v], mo.q2(c, a)[t, u]
     qutv = mo.q3(a, c, b)[u, t, v]
     roots = np.roots([qtv, qutv, -qtu * quv])
     if np.iscomplexobj(roots) and np.abs(roots.imag).max() > 1e-9 * max(1.0, np.abs(roots).max()):
         raise LcaError("The moment polynomial has complex roots: the distribution is not a two-class model.")
-    Au = -np.sort(roots.real)                     # one class order of the two; the other is the label swap
+    Au = -np.sort(roots.real)  # one class order of the two; the other is the label swap
     w = np.array([Au[1], -Au[0]]) / (Au[1] - Au[0])
     profiles = []
     for i in range(len(mo.cards)):
         ref, rv = (b, v) if i != b else (c, t)
         qx = mo.q2(i, ref)[:, rv] if i != a else mo.q2(a, b)[:, v]
         qu = mo.q2(a, ref)[u, rv] if i != a else quv
-        lam = qx / qu                              # A_x = lam_x A_u
+        lam = qx / qu  # A_x = lam_x A_u
         profiles.append(mo.p(i)[None, :] + Au[:, None] * lam[None, :])
     return w, profiles
 
@@ -330,7 +360,8 @@ def _cross_q(mo: Moments, g1, g2) -> np.ndarray:
 
 
 def rank_diagnostic(source, n_rows: float | None = None, tol: float | None = None, groups=None) -> dict:
-    """Singular values of the cross-moment matrix Q between two disjoint groups of variables (module docstring).
+    """Singular values of the cross-moment matrix Q between two disjoint groups of variables (module
+    docstring).
 
     ``source``: a :class:`Moments`, a latent class model (exact moments) or a full joint array.  ``tol``: the
     noise level; default (sqrt(a) + sqrt(b)) / (2 sqrt(N)) for data (a x b the size of Q, a heuristic bound on
@@ -349,8 +380,8 @@ def rank_diagnostic(source, n_rows: float | None = None, tol: float | None = Non
     Returns
     -------
     dict
-        ``singular_values``, ``tol``, ``groups``, ``classes_supported`` (1 + the singular values above ``tol``)
-        and ``max_detectable``.
+        ``singular_values``, ``tol``, ``groups``, ``classes_supported`` (1 + the singular values above
+        ``tol``) and ``max_detectable``.
 
     Raises
     ------
@@ -373,11 +404,19 @@ def rank_diagnostic(source, n_rows: float | None = None, tol: float | None = Non
     g1, g2 = groups or _split(cards)
     sv, shape = mo.cross_singular_values(g1, g2)
     if tol is None:
-        tol = ((math.sqrt(shape[0]) + math.sqrt(shape[1])) / (2 * math.sqrt(n_rows)) if n_rows
-               else max(1e-9 * (float(sv[0]) if sv.size else 0.0), 1e-12))
+        tol = (
+            (math.sqrt(shape[0]) + math.sqrt(shape[1])) / (2 * math.sqrt(n_rows))
+            if n_rows
+            else max(1e-9 * (float(sv[0]) if sv.size else 0.0), 1e-12)
+        )
     cap = 1 + min(sum(cards[i] - 1 for i in g1), sum(cards[i] - 1 for i in g2))
-    return {"singular_values": [float(s) for s in sv], "tol": float(tol), "groups": [list(g1), list(g2)],
-            "classes_supported": int(1 + np.sum(sv > tol)), "max_detectable": int(cap)}
+    return {
+        "singular_values": [float(s) for s in sv],
+        "tol": float(tol),
+        "groups": [list(g1), list(g2)],
+        "classes_supported": int(1 + np.sum(sv > tol)),
+        "max_detectable": int(cap),
+    }
 
 
 def kruskal_rank(gram: np.ndarray, tol: float = 1e-8) -> int:
@@ -406,7 +445,8 @@ def kruskal_rank(gram: np.ndarray, tol: float = 1e-8) -> int:
 
 
 def _group_gram(profiles, group) -> np.ndarray:
-    """Gram of the rows of the K x prod r matrix whose row t is the Kronecker product of the group's profiles."""
+    """Gram of the rows of the K x prod r matrix whose row t is the Kronecker product of the group's
+    profiles."""
     G = np.ones((profiles[0].shape[0],) * 2)
     for i in group:
         G = G * (profiles[i] @ profiles[i].T)
@@ -418,7 +458,7 @@ def _partitions(n: int, K: int, cards, tries: int = 60):
     cardinality, contiguous thirds, then seeded random ones."""
     order = sorted(range(n), key=lambda i: -cards[i])
     yield [sorted(order[j::3]) for j in range(3)]
-    yield [list(range(n))[j * n // 3:(j + 1) * n // 3] for j in range(3)]
+    yield [list(range(n))[j * n // 3 : (j + 1) * n // 3] for j in range(3)]
     rng = np.random.default_rng(0)
     for _ in range(tries):
         lab = rng.integers(0, 3, n)
@@ -450,26 +490,53 @@ def identifiability(model, tol: float = 1e-8) -> dict:
     n = len(cards)
     profiles = [np.asarray(p) for p in model.profiles]
     cells = int(np.prod([float(r) for r in cards])) - 1 if n < 60 else None
-    out = {"classes": K, "label_swaps": math.factorial(K), "parameters": model.parameters, "cells_minus_one": cells,
-           "kruskal": None, "seed_condition": None}
+    out = {
+        "classes": K,
+        "label_swaps": math.factorial(K),
+        "parameters": model.parameters,
+        "cells_minus_one": cells,
+        "kruskal": None,
+        "seed_condition": None,
+    }
     if K == 1:
-        return {**out, "identifiable": True, "parameter_sets": 1, "reason": "one class: the profiles are the margins"}
+        return {
+            **out,
+            "identifiable": True,
+            "parameter_sets": 1,
+            "reason": "one class: the profiles are the margins",
+        }
     if n < 3:
-        return {**out, "identifiable": False, "parameter_sets": "continuum",
-                "reason": f"{n} variable(s): every p(x) with K >= 2 classes has a continuum of parameters "
-                          "(a nonnegative matrix factorisation)"}
+        return {
+            **out,
+            "identifiable": False,
+            "parameter_sets": "continuum",
+            "reason": f"{n} variable(s): every p(x) with K >= 2 classes has a continuum of parameters "
+            "(a nonnegative matrix factorisation)",
+        }
     if cells is not None and model.parameters > cells:
-        return {**out, "identifiable": False, "parameter_sets": "continuum",
-                "reason": f"{model.parameters} parameters for {cells} free cell probabilities"}
+        return {
+            **out,
+            "identifiable": False,
+            "parameter_sets": "continuum",
+            "reason": f"{model.parameters} parameters for {cells} free cell probabilities",
+        }
     w = np.asarray(model.weights)
     if (w < tol).any():
-        return {**out, "identifiable": False, "parameter_sets": "continuum",
-                "reason": "a class has weight zero: its profiles are free"}
+        return {
+            **out,
+            "identifiable": False,
+            "parameter_sets": "continuum",
+            "reason": "a class has weight zero: its profiles are free",
+        }
     stacked = np.concatenate(profiles, axis=1)
     for s, t in itertools.combinations(range(K), 2):
         if np.abs(stacked[s] - stacked[t]).max() < 1e-6:
-            return {**out, "identifiable": False, "parameter_sets": "continuum",
-                    "reason": f"classes {s + 1} and {t + 1} have the same profiles: their weights can be traded"}
+            return {
+                **out,
+                "identifiable": False,
+                "parameter_sets": "continuum",
+                "reason": f"classes {s + 1} and {t + 1} have the same profiles: their weights can be traded",
+            }
     best = None
     if K <= 10:
         for part in _partitions(n, K, cards):
@@ -482,21 +549,48 @@ def identifiability(model, tol: float = 1e-8) -> dict:
     names = list(model.variables)
     if best is not None:
         part, ranks = best
-        out["kruskal"] = {"groups": [[names[i] for i in g] for g in part], "ranks": ranks, "sum": int(sum(ranks)),
-                          "needed": 2 * K + 2, "holds": bool(sum(ranks) >= 2 * K + 2)}
-        qr = [int(np.sum(mo.cross_singular_values(a, b)[0] > 1e-9)) for a, b in
-              ((part[0], part[1]), (part[0], part[2]), (part[1], part[2]))]
+        out["kruskal"] = {
+            "groups": [[names[i] for i in g] for g in part],
+            "ranks": ranks,
+            "sum": int(sum(ranks)),
+            "needed": 2 * K + 2,
+            "holds": bool(sum(ranks) >= 2 * K + 2),
+        }
+        qr = [
+            int(np.sum(mo.cross_singular_values(a, b)[0] > 1e-9))
+            for a, b in ((part[0], part[1]), (part[0], part[2]), (part[1], part[2]))
+        ]
         holds = all(r >= K - 1 for r in qr)
-        out["seed_condition"] = {"cross_ranks": [int(r) for r in qr], "needed": K - 1, "holds": bool(holds),
-                                 "at_most": math.factorial(K) ** (K - 1)}
+        out["seed_condition"] = {
+            "cross_ranks": [int(r) for r in qr],
+            "needed": K - 1,
+            "holds": bool(holds),
+            "at_most": math.factorial(K) ** (K - 1),
+        }
     if out["kruskal"] and out["kruskal"]["holds"]:
-        return {**out, "identifiable": True, "parameter_sets": math.factorial(K),
-                "reason": f"Kruskal's condition holds: exactly the {math.factorial(K)} label swaps"}
+        return {
+            **out,
+            "identifiable": True,
+            "parameter_sets": math.factorial(K),
+            "reason": f"Kruskal's condition holds: exactly the {math.factorial(K)} label swaps",
+        }
     if K == 2 and out["seed_condition"] and out["seed_condition"]["holds"]:
-        return {**out, "identifiable": True, "parameter_sets": 2,
-                "reason": "the K = 2 inversion applies (three dependent variables): exactly the 2 label swaps"}
+        return {
+            **out,
+            "identifiable": True,
+            "parameter_sets": 2,
+            "reason": "the K = 2 inversion applies (three dependent variables): exactly the 2 label swaps",
+        }
     if out["seed_condition"] and out["seed_condition"]["holds"]:
-        return {**out, "identifiable": None, "parameter_sets": f"at most {math.factorial(K) ** (K - 1)}",
-                "reason": "the seed's hypothesis holds (finitely many parameter sets) but Kruskal's does not"}
-    return {**out, "identifiable": None, "parameter_sets": "unknown",
-            "reason": "neither Kruskal's condition nor the seed's hypothesis could be shown"}
+        return {
+            **out,
+            "identifiable": None,
+            "parameter_sets": f"at most {math.factorial(K) ** (K - 1)}",
+            "reason": "the seed's hypothesis holds (finitely many parameter sets) but Kruskal's does not",
+        }
+    return {
+        **out,
+        "identifiable": None,
+        "parameter_sets": "unknown",
+        "reason": "neither Kruskal's condition nor the seed's hypothesis could be shown",
+    }

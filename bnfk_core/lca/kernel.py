@@ -4,11 +4,14 @@ Fisher kernel.  The score of p(x) = sum_t p(x, t) is the posterior-weighted comp
 s(x) = sum_t p(t | x) s(x, t), and with the complete-data information I (block diagonal: Theorem 1 of the
 paper applied to the network C -> x_i) the kernel is
 
-    K(x, y) = sum_t sum_u p(t | x) p(u | y) s(x, t)^T I^-1 s(y, u) = sum_t sum_u p(t|x) p(u|y) K_c((x,t), (y,u)),
+    K(x, y) = sum_t sum_u p(t | x) p(u | y) s(x, t)^T I^-1 s(y, u) = sum_t sum_u p(t|x) p(u|y) K_c((x,t),
+    (y,u)),
 
-which is the project's marginalised Fisher kernel (expected features E[phi | x_observed], bnfk_core.kernels.fisher)
+which is the project's marginalised Fisher kernel (expected features E[phi | x_observed],
+bnfk_core.kernels.fisher)
 on the hidden-root network with the class column always missing.  So the kernel here IS
-:func:`bnfk_core.kernels.fisher.gram` on :meth:`LatentClassModel.to_bayesnet` (aligning data to that network adds the
+:func:`bnfk_core.kernels.fisher.gram` on :meth:`LatentClassModel.to_bayesnet` (aligning data to that network
+adds the
 class column as missing); tests/test_lca_kernel.py checks it against numerically differentiated scores.  The
 network's CPTs are the EM estimates smoothed with one pseudo-count (the Fisher kernel needs every
 probability positive; the paper's "smoothed" estimator applied to the expected counts).
@@ -16,6 +19,7 @@ probability positive; the paper's "smoothed" estimator applied to the expected c
 Clustering.  ``lca`` in :data:`bnfk_core.registry.CLUSTERERS`: fit K = the number of clusters classes and
 assign every row to its modal class; no Gram matrix.
 """
+
 from __future__ import annotations
 
 import time
@@ -26,15 +30,26 @@ from ..kernels.fisher import NetworkKernel
 from .members import LCA_FISHER
 from .model import fit_lca
 
-__all__ = ["LCA_FISHER", "LatentClassKernel", "fit_lca_fisher", "kernel_network", "cluster_lca", "best_by_bic",
-           "KERNEL_KMAX", "KERNEL_STARTS"]
+__all__ = [
+    "LCA_FISHER",
+    "LatentClassKernel",
+    "fit_lca_fisher",
+    "kernel_network",
+    "cluster_lca",
+    "best_by_bic",
+    "KERNEL_KMAX",
+    "KERNEL_STARTS",
+]
 
-KERNEL_KMAX = 6          # without ``classes``, the kernel's model has the K in 1..KERNEL_KMAX with the least BIC
+KERNEL_KMAX = 6  # without ``classes``, the kernel's model has the K in 1..KERNEL_KMAX with the least BIC
 KERNEL_STARTS = 10
 
 
-def best_by_bic(data, kmax: int = KERNEL_KMAX, starts: int = KERNEL_STARTS, seed: int = 0, engine: str = "numba"):
-    """The fitted model with the least BIC among K = 1..kmax (each from ``starts`` seeded starts; ``engine`` of
+def best_by_bic(
+    data, kmax: int = KERNEL_KMAX, starts: int = KERNEL_STARTS, seed: int = 0, engine: str = "numba"
+):
+    """The fitted model with the least BIC among K = 1..kmax (each from ``starts`` seeded starts; ``engine``
+    of
     :func:`~bnfk_core.lca.model.fit_lca`).
 
     Parameters
@@ -119,14 +134,18 @@ class LatentClassKernel(NetworkKernel):
 def _is_latent_network(model, train) -> bool:
     info = getattr(model, "fit_info", None) or {}
     hidden = info.get("hidden")
-    return hidden is not None and hidden in model.variables and all(
-        v in train.variables for v in model.variables if v != hidden)
+    return (
+        hidden is not None
+        and hidden in model.variables
+        and all(v in train.variables for v in model.variables if v != hidden)
+    )
 
 
-def fit_lca_fisher(train, *, model=None, classes: int | None = None, seed: int = 0, starts: int = KERNEL_STARTS,
-                   **_ignored) -> LatentClassKernel:
-    """The latent-class Fisher kernel for ``train``: a given latent class network (``model`` with a hidden root,
-    e.g. the app's session network), else a model with ``classes`` classes (default: least BIC for
+def fit_lca_fisher(
+    train, *, model=None, classes: int | None = None, seed: int = 0, starts: int = KERNEL_STARTS, **_ignored
+) -> LatentClassKernel:
+    """The latent-class Fisher kernel for ``train``: a given latent class network (``model`` with a hidden
+    root, e.g. the app's session network), else a model with ``classes`` classes (default: least BIC for
     K = 1..KERNEL_KMAX) fitted on ``train`` by EM.
 
     Parameters
@@ -142,7 +161,11 @@ def fit_lca_fisher(train, *, model=None, classes: int | None = None, seed: int =
     """
     if model is not None and _is_latent_network(model, train):
         return LatentClassKernel(model, notes=("the given latent class network",))
-    lca = fit_lca(train, int(classes), starts, seed) if classes else best_by_bic(train, seed=seed, starts=starts)
+    lca = (
+        fit_lca(train, int(classes), starts, seed)
+        if classes
+        else best_by_bic(train, seed=seed, starts=starts)
+    )
     note = f"{lca.n_classes} latent classes" + ("" if classes else f" (least BIC for K = 1..{KERNEL_KMAX})")
     return LatentClassKernel(kernel_network(lca), lca, notes=(note,))
 
@@ -165,7 +188,19 @@ def cluster_lca(data, n_clusters: int, *, seed: int = 0, starts: int = 20, **_ig
     feats = data.without_class() if getattr(data, "class_column", None) else data
     m = fit_lca(feats, int(n_clusters), int(starts), int(seed))
     labels = m.modal_classes(feats)
-    return {"labels": labels, "n_clusters": int(n_clusters), "n_used": int(len(np.unique(labels))),
-            "loglik": m.loglik, "bic": m.bic, "aic": m.aic, "parameters": m.parameters, "starts": m.starts,
-            "starts_at_best": m.starts_at_best, "features": list(feats.variables), "model": m,
-            "cluster_seconds": time.perf_counter() - t0, "kernel_seconds": 0.0, "cost": None}
+    return {
+        "labels": labels,
+        "n_clusters": int(n_clusters),
+        "n_used": int(len(np.unique(labels))),
+        "loglik": m.loglik,
+        "bic": m.bic,
+        "aic": m.aic,
+        "parameters": m.parameters,
+        "starts": m.starts,
+        "starts_at_best": m.starts_at_best,
+        "features": list(feats.variables),
+        "model": m,
+        "cluster_seconds": time.perf_counter() - t0,
+        "kernel_seconds": 0.0,
+        "cost": None,
+    }

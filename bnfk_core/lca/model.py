@@ -7,7 +7,8 @@ reported), by the compiled engine of :mod:`bnfk_core.lca.em`: the rows are colla
 summed weights and read through their codes (no one-hot matrix); a missing cell drops out of the sums, which
 is exactly the marginal likelihood of the observed cells, and its variable's profile is estimated from the
 rows that observe it (the EM of poLCA; the expected values of missing cells are not needed because x_i is
-independent of the other cells given C).  Row weights (multiplicities of distinct rows, :mod:`bnfk_core.data.stream`)
+independent of the other cells given C).  Row weights (multiplicities of distinct rows,
+:mod:`bnfk_core.data.stream`)
 multiply the posteriors.  EM is accelerated by SQUAREM with a monotone fallback (the log-likelihood of the
 accepted points never decreases); optionally, many short runs screen the starts and only the best continue.
 
@@ -15,9 +16,10 @@ Free parameters: (K - 1) + K * sum_i (r_i - 1);  BIC = -2 LL + p log N;  AIC = -
 
 Starts: start s draws its profiles from Dirichlet(1, ..., 1) and uniform class weights with
 ``numpy.random.default_rng([seed, s])`` -- the same start whatever the number of starts.  A start stops when
-one plain EM step gains less than ``tol`` in mean log-likelihood per row (or after ``max_iter`` E-steps).  Classes are
-returned largest first.
+one plain EM step gains less than ``tol`` in mean log-likelihood per row (or after ``max_iter`` E-steps).
+Classes are returned largest first.
 """
+
 from __future__ import annotations
 
 import math
@@ -28,13 +30,22 @@ import pandas as pd
 from scipy.special import logsumexp
 
 from ..data.encoding import one_hot  # re-exported: the one-hot codes EM works on
-from ..network.dag import DAG
 from ..errors import BnfkError, DataError, ModelError
+from ..network.dag import DAG
 from . import em_numpy
 from .em import LOG_FLOOR, e_step, em_runs, prepare_rows
 
-__all__ = ["LatentClassModel", "fit_lca", "fit_lca_range", "parse_classes", "initial_parameters", "one_hot",
-           "free_parameters", "HIDDEN_NAME", "LcaError"]
+__all__ = [
+    "LatentClassModel",
+    "fit_lca",
+    "fit_lca_range",
+    "parse_classes",
+    "initial_parameters",
+    "one_hot",
+    "free_parameters",
+    "HIDDEN_NAME",
+    "LcaError",
+]
 
 #: the name of the hidden root in exported networks (a suffix is added if a column already has it)
 HIDDEN_NAME = "latent_class"
@@ -110,7 +121,7 @@ class LatentClassModel:
     converged: bool = True
     seed: int = 0
     expected_counts: tuple = ()
-    runs_completed: int = 0           # starts fit_lca took to convergence (all of them unless screened)
+    runs_completed: int = 0  # starts fit_lca took to convergence (all of them unless screened)
 
     # ------------------------------------------------------------------ sizes and criteria
     @property
@@ -154,7 +165,9 @@ class LatentClassModel:
             return self.to_bayesnet().align(data).codes[:, 1:]
         codes = np.atleast_2d(np.asarray(data))
         if codes.shape[1] != len(self.variables):
-            raise LcaError(f"Rows have {codes.shape[1]} values but the model has {len(self.variables)} variables.")
+            raise LcaError(
+                f"Rows have {codes.shape[1]} values but the model has {len(self.variables)} variables."
+            )
         return codes
 
     def log_joint(self, data) -> np.ndarray:
@@ -171,13 +184,14 @@ class LatentClassModel:
 
         References
         ----------
-        Auvray & Wehenkel (2008), slide "Naive Bayesian networks" (the model p(x) = sum_t w_t prod_i theta_i[t, x_i]).
+        Auvray & Wehenkel (2008), slide "Naive Bayesian networks" (the model p(x) = sum_t w_t prod_i
+        theta_i[t, x_i]).
         """
         codes = self.codes_of(data)
         with np.errstate(divide="ignore"):
             out = np.tile(np.maximum(np.log(self.weights), LOG_FLOOR), (codes.shape[0], 1))
             for i, prof in enumerate(self.profiles):
-                lp = np.maximum(np.log(prof.T), LOG_FLOOR)                  # (r_i, K)
+                lp = np.maximum(np.log(prof.T), LOG_FLOOR)  # (r_i, K)
                 x = codes[:, i]
                 obs = x >= 0
                 out += np.where(obs[:, None], lp[np.where(obs, x, 0)], 0.0)
@@ -273,7 +287,8 @@ class LatentClassModel:
         return name
 
     def to_bayesnet(self, pseudo_count: float = 0.0):
-        """The model as a :class:`~bnfk_core.network.model.BayesNet`: hidden root C -> every x_i (``fit_info["hidden"]``
+        """The model as a :class:`~bnfk_core.network.model.BayesNet`: hidden root C -> every x_i
+        (``fit_info["hidden"]``
         names C; aligning data to the network adds C as an all-missing column).  ``pseudo_count`` > 0 smooths
         the expected counts: (n_tk + a) / (n_t + a r_i) and (n_t + a) / (N + a K) (the Fisher kernel needs
         every probability positive).
@@ -289,6 +304,7 @@ class LatentClassModel:
             Cached per ``pseudo_count``.
         """
         from ..network.model import BayesNet
+
         key = ("bayesnet", float(pseudo_count))
         cache = self.__dict__.setdefault("_nets", {})
         if key in cache:
@@ -303,33 +319,56 @@ class LatentClassModel:
             w, profs = self.weights, list(self.profiles)
         nodes = (hidden,) + tuple(self.variables)
         dag = DAG(nodes, [(hidden, v) for v in self.variables])
-        info = {"method": "latent class EM", "hidden": hidden, "classes": K, "loglik": float(self.loglik),
-                "bic": self.bic, "aic": self.aic, "starts": self.starts, "starts_at_best": self.starts_at_best,
-                "seed": self.seed, "pseudo_count": a, "n_rows": float(self.n_rows)}
+        info = {
+            "method": "latent class EM",
+            "hidden": hidden,
+            "classes": K,
+            "loglik": float(self.loglik),
+            "bic": self.bic,
+            "aic": self.aic,
+            "starts": self.starts,
+            "starts_at_best": self.starts_at_best,
+            "seed": self.seed,
+            "pseudo_count": a,
+            "n_rows": float(self.n_rows),
+        }
         states = (tuple(str(t + 1) for t in range(K)),) + tuple(tuple(s) for s in self.states)
-        net = BayesNet(dag, states, (np.asarray(w, float)[None, :],) + tuple(np.asarray(p, float) for p in profs), info)
+        net = BayesNet(
+            dag, states, (np.asarray(w, float)[None, :],) + tuple(np.asarray(p, float) for p in profs), info
+        )
         cache[key] = net
         return net
 
 
 def _rows_of(data):
-    """(codes, weights, variables, states, source) of a CategoricalData (or a pandas DataFrame) or its streamed
-    distinct rows."""
+    """(codes, weights, variables, states, source) of a CategoricalData (or a pandas DataFrame) or its
+    streamed distinct rows."""
     from ..data.table import as_data
+
     data = as_data(data)
     if not hasattr(data, "codes") or not hasattr(data, "states"):
         raise LcaError("fit_lca needs a data table (CategoricalData); load a CSV first.")
     weights = getattr(data, "weights", None)
     codes = np.asarray(data.codes)
     weights = np.ones(codes.shape[0]) if weights is None else np.asarray(weights, dtype=float)
-    return codes, weights, tuple(data.variables), tuple(tuple(s) for s in data.states), getattr(data, "source", "data")
+    return (
+        codes,
+        weights,
+        tuple(data.variables),
+        tuple(tuple(s) for s in data.states),
+        getattr(data, "source", "data"),
+    )
 
 
 def _check(k, starts, codes, variables, source):
     if not isinstance(k, (int, np.integer)) or not 1 <= int(k) <= MAX_CLASSES:
-        raise LcaError(f"The number of classes must be an integer from 1 to {MAX_CLASSES}, got {str(k)[:80]}.")
+        raise LcaError(
+            f"The number of classes must be an integer from 1 to {MAX_CLASSES}, got {str(k)[:80]}."
+        )
     if not isinstance(starts, (int, np.integer)) or not 1 <= int(starts) <= MAX_STARTS:
-        raise LcaError(f"The number of starts must be an integer from 1 to {MAX_STARTS}, got {str(starts)[:80]}.")
+        raise LcaError(
+            f"The number of starts must be an integer from 1 to {MAX_STARTS}, got {str(starts)[:80]}."
+        )
     if codes.shape[0] == 0 or codes.shape[1] == 0:
         raise DataError(f"{source} has no rows or no columns to fit a latent class model to.")
     empty = [i for i in range(codes.shape[1]) if not (codes[:, i] >= 0).any()]
@@ -337,18 +376,31 @@ def _check(k, starts, codes, variables, source):
         raise DataError(f"Column '{str(variables[empty[0]])[:80]}' of {source} has no observed values.")
 
 
-def fit_lca(data, k: int, starts: int = 20, seed: int = 0, *, tol: float = 1e-8, max_iter: int = 1000,
-            class_column: str | None = None, agree: float | None = None, screen: int = 0,
-            keep: int | None = None, engine: str = "numba") -> LatentClassModel:
+def fit_lca(
+    data,
+    k: int,
+    starts: int = 20,
+    seed: int = 0,
+    *,
+    tol: float = 1e-8,
+    max_iter: int = 1000,
+    class_column: str | None = None,
+    agree: float | None = None,
+    screen: int = 0,
+    keep: int | None = None,
+    engine: str = "numba",
+) -> LatentClassModel:
     """Fit a K-class latent class model to ``data`` by EM from ``starts`` seeded random starts.
 
-    ``data``: a :class:`~bnfk_core.data.table.CategoricalData` (its label column, if set, is not a variable) or the
+    ``data``: a :class:`~bnfk_core.data.table.CategoricalData` (its label column, if set, is not a variable)
+    or the
     streamed distinct rows with ``weights``.  ``agree``: how close (total log-likelihood) a start must end to
     the best to count in ``starts_at_best`` (default max(1e-3, 1e-6 N)).
 
-    ``screen`` > 0: the short-run / long-run strategy (as latent GOLD's and poLCA users' many short runs): every
-    start runs ``screen`` E-steps, then only the ``keep`` (default max(5, starts // 5)) best of them continue
-    to convergence; ``starts_at_best`` counts among the runs taken to convergence (``runs_completed``).
+    ``screen`` > 0: the short-run / long-run strategy (as latent GOLD's and poLCA users' many short runs):
+    every start runs ``screen`` E-steps, then only the ``keep`` (default max(5, starts // 5)) best of them
+    continue to convergence; ``starts_at_best`` counts among the runs taken to convergence
+    (``runs_completed``).
 
     ``engine``: ``"numba"`` (the compiled engine, :mod:`bnfk_core.lca.em`), ``"numpy"`` (the same EM on every
     start at once, :mod:`bnfk_core.lca.em_numpy`: no numba start-up) or ``"auto"`` (numpy on small tables).
@@ -386,6 +438,7 @@ def fit_lca(data, k: int, starts: int = 20, seed: int = 0, *, tol: float = 1e-8,
     """
     if isinstance(data, pd.DataFrame):
         from ..data.table import from_frame
+
         data = from_frame(data, class_column=class_column)
     if getattr(data, "class_column", None) is not None and hasattr(data, "without_class"):
         data = data.without_class()
@@ -403,7 +456,10 @@ def fit_lca(data, k: int, starts: int = 20, seed: int = 0, *, tol: float = 1e-8,
             engine = "numba"
     if engine == "numba":
         rows = prepare_rows(codes, weights, cards)
-        runs, last_e_step = (lambda th, ww, **kw: em_runs(codes, weights, cards, th, ww, rows=rows, **kw)), e_step
+        runs, last_e_step = (
+            (lambda th, ww, **kw: em_runs(codes, weights, cards, th, ww, rows=rows, **kw)),
+            e_step,
+        )
     else:
         runs, last_e_step = (lambda th, ww, **kw: em_numpy.em_runs(rows, th, ww, **kw)), em_numpy.e_step
     theta0, w0 = initial_parameters(cards, k, starts, seed)
@@ -429,14 +485,27 @@ def fit_lca(data, k: int, starts: int = 20, seed: int = 0, *, tol: float = 1e-8,
     agree = max(1e-3, 1e-6 * n) if agree is None else float(agree)
     at_best = int(np.sum(completed & (ll >= ll[best] - agree)))
     theta, w = res["theta"][best], res["w"][best]
-    order = np.lexsort((np.arange(k), -w))                            # largest class first
+    order = np.lexsort((np.arange(k), -w))  # largest class first
     off = rows.off
-    _, counts, _ = last_e_step(rows, theta, w)                        # expected counts (D, K) at the optimum
+    _, counts, _ = last_e_step(rows, theta, w)  # expected counts (D, K) at the optimum
     profiles = tuple(np.ascontiguousarray(theta[a:b, order].T) for a, b in zip(off[:-1], off[1:]))
     expected = tuple(np.ascontiguousarray(counts[a:b, order].T) for a, b in zip(off[:-1], off[1:]))
-    return LatentClassModel(variables, states, w[order].copy(), profiles, float(ll[best]), n, starts, at_best,
-                            ll.copy(), int(res["iterations"][best]), bool(res["converged"][best]), int(seed),
-                            expected, int(completed.sum()))
+    return LatentClassModel(
+        variables,
+        states,
+        w[order].copy(),
+        profiles,
+        float(ll[best]),
+        n,
+        starts,
+        at_best,
+        ll.copy(),
+        int(res["iterations"][best]),
+        bool(res["converged"][best]),
+        int(seed),
+        expected,
+        int(completed.sum()),
+    )
 
 
 def parse_classes(text) -> list:

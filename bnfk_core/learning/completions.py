@@ -2,13 +2,15 @@
 completes its missing cells.
 
 A *job* is a set of rows that share the same missing cells (a group that shares no family with the row's other
-missing cells, :mod:`bnfk_core.learning.estep`).  For every row, every completion of those cells is scored by the
-product of the families touching them (their log CPT entries added), and its posterior weight is added to those
-families' expected counts -- the exact E-step of EM (Dempster, Laird & Rubin 1977; for Bayesian networks Lauritzen
+missing cells, :mod:`bnfk_core.learning.estep`).  For every row, every completion of those cells is scored by
+the product of the families touching them (their log CPT entries added), and its posterior weight is added to
+those families' expected counts -- the exact E-step of EM (Dempster, Laird & Rubin 1977; for Bayesian networks
+Lauritzen
 1995), without a table of completions.  :func:`complete_cells` decodes each completion's digits;
-:func:`complete_offsets` reads each completion's position in every touching CPT from a table made once per group of
-cells (:func:`completion_offsets`); both add in the same order, so they give the same floats.
+:func:`complete_offsets` reads each completion's position in every touching CPT from a table made once per
+group of cells (:func:`completion_offsets`); both add in the same order, so they give the same floats.
 """
+
 from __future__ import annotations
 
 import numba
@@ -21,8 +23,8 @@ __all__ = ["Families", "complete_cells", "complete_offsets", "completion_offsets
 
 class Families:
     """The families of a model as the compiled E-step reads them: every family's members (parents in the CPT's
-    order, the child last) with their strides into its flat CPT, and the offset of that CPT in the concatenation of
-    all (the log-CPTs and the counts share it)."""
+    order, the child last) with their strides into its flat CPT, and the offset of that CPT in the
+    concatenation of all (the log-CPTs and the counts share it)."""
 
     def __init__(self, model: BayesNet):
         cards = [int(c) for c in model.cardinalities]
@@ -48,7 +50,9 @@ class Families:
             return np.log(np.concatenate([c.ravel() for c in model.cpts]).astype(np.float64))
 
     def split(self, flat: np.ndarray) -> list:
-        return [flat[self.offset[i]:self.offset[i + 1]].reshape(self.shapes[i]) for i in range(len(self.sizes))]
+        return [
+            flat[self.offset[i] : self.offset[i + 1]].reshape(self.shapes[i]) for i in range(len(self.sizes))
+        ]
 
 
 @numba.njit(cache=True, nogil=True)
@@ -74,13 +78,15 @@ def _exp_shifted(lp, top):  # pragma: no cover
 
 
 @numba.njit(cache=True, nogil=True)
-def complete_cells(codes, w, missing, mcards, touch, mpos, members, strides, length, offset, logt, out,
-              lse):  # pragma: no cover
-    """For every row of ``codes`` (one missingness pattern; ``missing`` the cells completed here, ``touch`` the
-    families touching them, ``mpos[t, q]`` the position in ``missing`` of member q of family ``touch[t]`` or -1):
-    log sum over the completions of the product of the touching families' CPT entries (``lse``), and, when ``out``
-    is not empty, every completion's share w * P(completion | x_obs) added to the touching families' counts.
-    False when a row has probability zero."""
+def complete_cells(
+    codes, w, missing, mcards, touch, mpos, members, strides, length, offset, logt, out, lse
+):  # pragma: no cover
+    """For every row of ``codes`` (one missingness pattern; ``missing`` the cells completed here, ``touch``
+    the families touching them, ``mpos[t, q]`` the position in ``missing`` of member q of family ``touch[t]``
+    or -1):
+    log sum over the completions of the product of the touching families' CPT entries (``lse``), and, when
+    ``out`` is not empty, every completion's share w * P(completion | x_obs) added to the touching families'
+    counts. False when a row has probability zero."""
     G = codes.shape[0]
     M = missing.shape[0]
     T = touch.shape[0]
@@ -132,13 +138,15 @@ def complete_cells(codes, w, missing, mcards, touch, mpos, members, strides, len
 
 
 @numba.njit(cache=True, nogil=True)
-def complete_offsets(codes, w, touch, mpos, delta, members, strides, length, offset, logt, out,
-                      lse):  # pragma: no cover
+def complete_offsets(
+    codes, w, touch, mpos, delta, members, strides, length, offset, logt, out, lse
+):  # pragma: no cover
     """:func:`complete_cells` with every completion's part of the touching families' indices made in advance:
-    ``delta[t, k]`` is the missing members' part of family ``touch[t]``'s index in completion k (:func:`completion_offsets`),
+    ``delta[t, k]`` is the missing members' part of family ``touch[t]``'s index in completion k
+    (:func:`completion_offsets`),
     so a completion costs one gather a family.  The same sums in the same order as :func:`complete_cells` (a
-    completion's log-product adds the families in the order of ``touch``; a family's counts get the completions
-    in order k, row after row): the same floats."""
+    completion's log-product adds the families in the order of ``touch``; a family's counts get the
+    completions in order k, row after row): the same floats."""
     G = codes.shape[0]
     T = touch.shape[0]
     K = delta.shape[1]
@@ -171,13 +179,16 @@ def complete_offsets(codes, w, touch, mpos, delta, members, strides, length, off
     return True
 
 
-def completion_offsets(fams: "Families", ccards: np.ndarray, touch: np.ndarray, mpos: np.ndarray) -> np.ndarray:
-    """``delta[t, k]``: the missing members' part of the flat index of family ``touch[t]`` in completion k of the
-    job's cells (the completions in C order over the cells, as :func:`complete_cells` enumerates them)."""
+def completion_offsets(fams: Families, ccards: np.ndarray, touch: np.ndarray, mpos: np.ndarray) -> np.ndarray:
+    """``delta[t, k]``: the missing members' part of the flat index of family ``touch[t]`` in completion k of
+    the job's cells (the completions in C order over the cells, as :func:`complete_cells` enumerates them)."""
     K = int(np.prod(ccards)) if len(ccards) else 1
-    digits = np.stack(np.unravel_index(np.arange(K), [int(c) for c in ccards]), axis=0) if len(ccards) else \
-        np.zeros((0, 1), dtype=np.int64)
-    delta = np.zeros((len(touch), K), dtype=np.int32 if int(fams.offset[-1]) < 2 ** 31 else np.int64)
+    digits = (
+        np.stack(np.unravel_index(np.arange(K), [int(c) for c in ccards]), axis=0)
+        if len(ccards)
+        else np.zeros((0, 1), dtype=np.int64)
+    )
+    delta = np.zeros((len(touch), K), dtype=np.int32 if int(fams.offset[-1]) < 2**31 else np.int64)
     for t, f in enumerate(touch):
         for q in range(int(fams.length[f])):
             if mpos[t, q] >= 0:
@@ -187,7 +198,8 @@ def completion_offsets(fams: "Families", ccards: np.ndarray, touch: np.ndarray, 
 
 @numba.njit(cache=True, nogil=True)
 def observed_loglik(codes, w, members, strides, length, offset, logt):  # pragma: no cover
-    """sum_n w_n sum over the families row n observes whole of their log CPT entries (rows of weight 0 skipped)."""
+    """sum_n w_n sum over the families row n observes whole of their log CPT entries (rows of weight 0
+    skipped)."""
     G, n = codes.shape
     total = 0.0
     for g in range(G):

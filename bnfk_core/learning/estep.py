@@ -1,25 +1,29 @@
-"""The exact E-step of EM over missing cells: expected family counts and observed-data log-likelihoods, one pass over
-blocks of weighted rows on a runner.
+"""The exact E-step of EM over missing cells: expected family counts and observed-data log-likelihoods, one
+pass over blocks of weighted rows on a runner.
 
-For a row with missing cells M, P(x_M | x_obs) is proportional to the product of the CPT entries of the families
-*touching* M (a member in M); every other family is observed and cancels.  So a row's posterior, its share of every
-touching family's expected counts and its log P(x_obs) minus its observed families' terms depend only on the
-observed members of the touching families ("the row's context"): the rows of one missingness pattern with the same
-context are merged into one, weighted by their total weight (:func:`touching_groups`), before their completions are
-enumerated.  On a table of millions of mostly distinct rows the contexts of a pattern repeat a lot (a single missing
-cell's context is its Markov blanket), which is what makes the E-step of a big table cheap.
+For a row with missing cells M, P(x_M | x_obs) is proportional to the product of the CPT entries of the
+families
+*touching* M (a member in M); every other family is observed and cancels.  So a row's posterior, its share of
+every touching family's expected counts and its log P(x_obs) minus its observed families' terms depend only on
+the observed members of the touching families ("the row's context"): the rows of one missingness pattern with
+the same context are merged into one, weighted by their total weight (:func:`touching_groups`), before their
+completions are
+enumerated.  On a table of millions of mostly distinct rows the contexts of a pattern repeat a lot (a single
+missing cell's context is its Markov blanket), which is what makes the E-step of a big table cheap.
 
-Rows whose missing cells have at most :data:`EM_MAX_COMPLETIONS` joint states are completed in every way (exact
-enumeration); wider rows take the batched junction tree (:func:`bnfk_core.inference.queries.family_posteriors`,
+Rows whose missing cells have at most :data:`EM_MAX_COMPLETIONS` joint states are completed in every way
+(exact enumeration); wider rows take the batched junction tree
+(:func:`bnfk_core.inference.queries.family_posteriors`,
 :func:`~bnfk_core.inference.queries.log_evidence`).  Nothing is sampled.  A pass maps blocks of rows
-(:data:`EM_BLOCK_ROWS`) on a :mod:`bnfk_core.data.runners` runner (here or on Dask workers) and adds the blocks'
-results, so the counts do not depend on how the rows were cut (to rounding).
+(:data:`EM_BLOCK_ROWS`) on a :mod:`bnfk_core.data.runners` runner (here or on Dask workers) and adds the
+blocks' results, so the counts do not depend on how the rows were cut (to rounding).
 """
+
 from __future__ import annotations
 
 import functools
 import math
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -29,49 +33,74 @@ from ..inference.queries import family_posteriors, log_evidence, missingness_pat
 from ..network.model import BayesNet
 from .completions import Families, complete_cells, complete_offsets, completion_offsets, observed_loglik
 
-__all__ = ["MAX_COMPLETIONS", "EM_MAX_COMPLETIONS", "OFFSETS_MAX_CELLS", "OFFSETS_TOTAL_CELLS", "offsets_memo",
-           "EM_BLOCK_ROWS", "TABLE_BLOCK_ROWS", "touching_groups",
-           "observed_counts", "family_counts_part", "jobs_counts_part", "expected_family_counts", "table_part", "expected_table",
-           "loglik_part", "log_likelihood_total", "run_parts", "job_blocks", "EM_ITEM_COMPLETIONS", "PreparedJobs", "prepare_jobs_part",
-           "kept_counts_part", "kept_loglik_part"]
+__all__ = [
+    "MAX_COMPLETIONS",
+    "EM_MAX_COMPLETIONS",
+    "OFFSETS_MAX_CELLS",
+    "OFFSETS_TOTAL_CELLS",
+    "offsets_memo",
+    "EM_BLOCK_ROWS",
+    "TABLE_BLOCK_ROWS",
+    "touching_groups",
+    "observed_counts",
+    "family_counts_part",
+    "jobs_counts_part",
+    "expected_family_counts",
+    "table_part",
+    "expected_table",
+    "loglik_part",
+    "log_likelihood_total",
+    "run_parts",
+    "job_blocks",
+    "EM_ITEM_COMPLETIONS",
+    "PreparedJobs",
+    "prepare_jobs_part",
+    "kept_counts_part",
+    "kept_loglik_part",
+]
 
-#: an incomplete row is completed in all ways in the structural-EM table when its missing cells have at most this
-#: many joint states; a row with more ("wide") is counted per family from its exact joint posterior
-#: (:class:`bnfk_core.learning.incomplete.ExpectedScorer`).  (A completion costs one table row per family count the
-#: search asks for; a wide row one blanket contraction per subset of its missing cells the search touches: on the
-#: letter-like benchmark the two break even near a few thousand completions.)
+#: an incomplete row is completed in all ways in the structural-EM table when its missing cells have at most
+#: this many joint states; a row with more ("wide") is counted per family from its exact joint posterior
+#: (:class:`bnfk_core.learning.incomplete.ExpectedScorer`).  (A completion costs one table row per family
+#: count the search asks for; a wide row one blanket contraction per subset of its missing cells the search
+#: touches: on the letter-like benchmark the two break even near a few thousand completions.)
 MAX_COMPLETIONS = 4096
-#: the CPTs' EM and the log-likelihood enumerate a row's completions up to this many (a few gathers each); beyond,
-#: the row goes through the batched junction tree
+#: the CPTs' EM and the log-likelihood enumerate a row's completions up to this many (a few gathers each);
+#: beyond, the row goes through the batched junction tree
 EM_MAX_COMPLETIONS = 65536
 #: rows per block of a pass of the CPTs' EM and of the log-likelihood (the items a runner maps)
 EM_BLOCK_ROWS = 200_000
-#: completions (rows x joint states of their missing cells) per item of a pass of the CPTs' EM (:func:`job_blocks`):
+#: completions (rows x joint states of their missing cells) per item of a pass of the CPTs' EM
+#: (:func:`job_blocks`):
 #: a table below it is one item; the 2,000,000-row letter-like benchmark file's 443,121 merged rows make 16.7
 #: million, eight items
 EM_ITEM_COMPLETIONS = 1 << 21
 #: rows per block of a structural-EM table pass (memory of one block's completions, up to
 #: :data:`MAX_COMPLETIONS` a row)
 TABLE_BLOCK_ROWS = 20_000
-#: the largest table of completion offsets (touching families x joint states) the CPTs' EM lists for a group of
-#: cells (:func:`completion_offsets`, 4 bytes each: 4 MiB), and :data:`OFFSETS_TOTAL_CELLS` for all groups of one DAG
-#: together; a group beyond is completed by decoding every completion's digits (:func:`complete_cells`, the same floats)
+#: the largest table of completion offsets (touching families x joint states) the CPTs' EM lists for a group
+#: of cells (:func:`completion_offsets`, 4 bytes each: 4 MiB), and :data:`OFFSETS_TOTAL_CELLS` for all groups
+#: of one DAG together; a group beyond is completed by decoding every completion's digits
+#: (:func:`complete_cells`, the same floats)
 OFFSETS_MAX_CELLS = 1 << 20
 #: the cells of completion offsets the CPTs' EM keeps for one DAG (4 bytes each: 256 MiB)
 OFFSETS_TOTAL_CELLS = 1 << 26
 #: completions (rows x joint states) built at once while enumerating one missingness pattern
 _ENUM_CELLS = 400_000
 
-_ZERO = ("A row has observed values that the model gives probability zero; fit the parameters with a pseudo-count "
-         "(method 'smoothed').")
+_ZERO = (
+    "A row has observed values that the model gives probability zero; fit the parameters with a pseudo-count "
+    "(method 'smoothed')."
+)
 
 
 def _blocks(codes: np.ndarray, weights, rows: int | None = None) -> list:
-    """The rows (codes, weights) in blocks of at most ``rows`` rows (:data:`EM_BLOCK_ROWS`): the items of a pass
+    """The rows (codes, weights) in blocks of at most ``rows`` rows (:data:`EM_BLOCK_ROWS`): the items of a
+    pass
     (:meth:`bnfk_core.data.runners.Runner.map`)."""
     step = int(EM_BLOCK_ROWS if rows is None else rows)
     w = np.ones(codes.shape[0]) if weights is None else np.asarray(weights, dtype=float)
-    return [(codes[a:a + step], w[a:a + step]) for a in range(0, codes.shape[0], max(step, 1))]
+    return [(codes[a : a + step], w[a : a + step]) for a in range(0, codes.shape[0], max(step, 1))]
 
 
 def run_parts(runner, fn, items: list, args: tuple):
@@ -101,8 +130,9 @@ class _Shape:
         key = ("c", tuple(int(c) for c in cells))
         got = self.memo.get(key)
         if got is None:
-            got = self.memo[key] = sorted(set().union(*(self.families[f] for f in self.touching(cells)))
-                                          - set(key[1]))
+            got = self.memo[key] = sorted(
+                set().union(*(self.families[f] for f in self.touching(cells))) - set(key[1])
+            )
         return got
 
     def components(self, missing) -> list:
@@ -116,6 +146,7 @@ class _Shape:
                     parent[v] = parent[parent[v]]
                     v = parent[v]
                 return v
+
             for fam in self.families:
                 ms = sorted(v for v in fam if v in parent)
                 for v in ms[1:]:
@@ -133,8 +164,9 @@ def _shape_of(parents: tuple, cards: tuple) -> _Shape:
 
 
 def _shape(model: BayesNet) -> _Shape:
-    return _shape_of(tuple(tuple(int(p) for p in ps) for ps in model.parents),
-                     tuple(int(c) for c in model.cardinalities))
+    return _shape_of(
+        tuple(tuple(int(p) for p in ps) for ps in model.parents), tuple(int(c) for c in model.cardinalities)
+    )
 
 
 def _touching(model: BayesNet, missing) -> list:
@@ -176,7 +208,7 @@ def _completion_batches(codes: np.ndarray, rows: np.ndarray, missing, cards: lis
     grid = np.stack(np.unravel_index(np.arange(K), [cards[m] for m in missing]), axis=1).astype(np.int32)
     step = max(1, _ENUM_CELLS // K)
     for a in range(0, len(rows), step):
-        sub = rows[a:a + step]
+        sub = rows[a : a + step]
         table = np.repeat(codes[sub].astype(np.int32), K, axis=0)
         table[:, missing] = np.tile(grid, (len(sub), 1))
         yield sub, table, K
@@ -210,7 +242,7 @@ def _merged(model: BayesNet, codes: np.ndarray, rows: np.ndarray, missing) -> tu
     sub = codes[np.ix_(rows, ctx)].astype(np.int64)
     shape_cards = _shape(model).cards
     cards = [shape_cards[v] for v in ctx]
-    if math.prod(cards) < 2 ** 62:
+    if math.prod(cards) < 2**62:
         key = np.ravel_multi_index(tuple(sub.T), cards)
         _, first, inv = np.unique(key, return_index=True, return_inverse=True)
     else:
@@ -219,16 +251,20 @@ def _merged(model: BayesNet, codes: np.ndarray, rows: np.ndarray, missing) -> tu
 
 
 def _components(model: BayesNet, missing) -> list:
-    """The missing cells in groups that share no family: P(x_M | x_obs) is the product of the groups' posteriors,
-    each from the families touching its cells only (two cells are linked when a family holds both)."""
+    """The missing cells in groups that share no family: P(x_M | x_obs) is the product of the groups'
+    posteriors, each from the families touching its cells only (two cells are linked when a family holds
+    both)."""
     return _shape(model).components(missing)
 
 
-def _jobs(model: BayesNet, codes: np.ndarray, w: np.ndarray, rows: np.ndarray, missing, cap, merge_wide=True) -> list:
+def _jobs(
+    model: BayesNet, codes: np.ndarray, w: np.ndarray, rows: np.ndarray, missing, cap, merge_wide=True
+) -> list:
     """The E-step's work for the rows of one missingness pattern: for every group C of the missing cells
-    (:func:`_components`) the rows merged by C's context (:func:`_merged`) as ``(codes of one row per context, total
-    weights, C)``; when a group has more than ``cap`` joint states, one item ``(codes, weights, None)`` for the
-    junction tree instead (rows merged by the context of all their missing cells unless ``merge_wide`` is False)."""
+    (:func:`_components`) the rows merged by C's context (:func:`_merged`) as ``(codes of one row per context,
+    total weights, C)``; when a group has more than ``cap`` joint states, one item ``(codes, weights, None)``
+    for the junction tree instead (rows merged by the context of all their missing cells unless ``merge_wide``
+    is False)."""
     cards = _shape(model).cards
     comps = _components(model, missing)
     if any(math.prod(cards[m] for m in c) > cap for c in comps):
@@ -244,27 +280,35 @@ def _jobs(model: BayesNet, codes: np.ndarray, w: np.ndarray, rows: np.ndarray, m
 
 
 def touching_groups(model: BayesNet, codes: np.ndarray, weights=None, cap: int | None = None) -> list:
-    """The incomplete rows of ``codes`` as E-step work (module docstring): for every missingness pattern and every
-    group of its missing cells that share no family, ``(codes of one row per context, the context's total weight,
+    """The incomplete rows of ``codes`` as E-step work (module docstring): for every missingness pattern and
+    every group of its missing cells that share no family, ``(codes of one row per context, the context's
+    total weight,
     the group's cells)`` (:func:`_jobs`; cells None: rows for the junction tree).  The share of the touching
-    families' expected counts of a context's rows is that of its row times the total weight; the families a row
-    observes whole are not represented (count them with :func:`observed_counts`)."""
+    families' expected counts of a context's rows is that of its row times the total weight; the families a
+    row observes whole are not represented (count them with :func:`observed_counts`)."""
     codes = np.asarray(codes)
     w = np.ones(codes.shape[0]) if weights is None else np.asarray(weights, dtype=float)
     cap = EM_MAX_COMPLETIONS if cap is None else cap
-    return [job for rows, missing in missingness_patterns(codes) for job in _jobs(model, codes, w, rows, missing, cap)]
+    return [
+        job
+        for rows, missing in missingness_patterns(codes)
+        for job in _jobs(model, codes, w, rows, missing, cap)
+    ]
 
 
-def job_blocks(jobs: list, rows: int | None = None, cards: Sequence[int] | None = None,
-               work: float | None = None) -> list:
+def job_blocks(
+    jobs: list, rows: int | None = None, cards: Sequence[int] | None = None, work: float | None = None
+) -> list:
     """Jobs cut into items of at most ``rows`` rows (:data:`EM_BLOCK_ROWS`; a big job split): a pass's items.
 
-    Given the variables' ``cards``, an item also holds at most ``work`` completions (:data:`EM_ITEM_COMPLETIONS`): a
-    row of a job costs its joint completions, the product of its cells' cardinalities (a junction-tree row,
-    :data:`EM_MAX_COMPLETIONS`).  So a big table's pass has items of about equal work, which a runner with several
-    workers spreads evenly, while the items -- and the order their results are added in -- depend on the jobs
-    alone: one process and a Dask cluster of any size add the same numbers in the same order.  The pieces keep the
-    jobs' order."""
+    Given the variables' ``cards``, an item also holds at most ``work`` completions
+    (:data:`EM_ITEM_COMPLETIONS`): a row of a job costs its joint completions, the product of its cells'
+    cardinalities (a junction-tree row,
+    :data:`EM_MAX_COMPLETIONS`).  So a big table's pass has items of about equal work, which a runner with
+    several workers spreads evenly, while the items -- and the order their results are added in -- depend on
+    the jobs
+    alone: one process and a Dask cluster of any size add the same numbers in the same order.  The pieces keep
+    the jobs' order."""
     step = max(int(EM_BLOCK_ROWS if rows is None else rows), 1)
     if cards is None or not jobs:
         return _row_blocks(jobs, step)
@@ -278,7 +322,7 @@ def job_blocks(jobs: list, rows: int | None = None, cards: Sequence[int] | None 
                 items.append(cur)
                 cur, size, spent = [], 0, 0.0
             take = min(n - a, step - size, max(1, math.ceil((budget - spent) / cost)))
-            cur.append((codes[a:a + take], w[a:a + take], cells))
+            cur.append((codes[a : a + take], w[a : a + take], cells))
             size, spent, a = size + take, spent + take * cost, a + take
     if cur:
         items.append(cur)
@@ -286,12 +330,12 @@ def job_blocks(jobs: list, rows: int | None = None, cards: Sequence[int] | None 
 
 
 def _row_blocks(jobs: list, step: int) -> list:
-    """:func:`job_blocks` by rows alone: a job cut every ``step`` rows, a piece starting a new item when it would
-    pass ``step`` rows."""
+    """:func:`job_blocks` by rows alone: a job cut every ``step`` rows, a piece starting a new item when it
+    would pass ``step`` rows."""
     items, cur, size = [], [], 0
     for codes, w, cells in jobs:
         for a in range(0, codes.shape[0], step):
-            piece = (codes[a:a + step], w[a:a + step], cells)
+            piece = (codes[a : a + step], w[a : a + step], cells)
             if size + piece[0].shape[0] > step and cur:
                 items.append(cur)
                 cur, size = [], 0
@@ -303,7 +347,8 @@ def _row_blocks(jobs: list, step: int) -> list:
 
 
 def observed_counts(model: BayesNet, codes: np.ndarray, weights=None) -> list:
-    """For every family of ``model``, the (weighted) counts over the rows that observe it whole, shaped like its CPT
+    """For every family of ``model``, the (weighted) counts over the rows that observe it whole, shaped like
+    its CPT
     (one compiled pass a family, :func:`bnfk_core.data.counts.dense_family_counts`)."""
     cards = [int(c) for c in model.cardinalities]
     cols = code_matrix(codes, cards)
@@ -317,8 +362,9 @@ def observed_counts(model: BayesNet, codes: np.ndarray, weights=None) -> list:
     return out
 
 
-def _job_arrays(model: BayesNet, fams: "Families", cells) -> tuple:
-    """(cells, their cardinalities, touching families, member positions) as :func:`complete_cells` reads them."""
+def _job_arrays(model: BayesNet, fams: Families, cells) -> tuple:
+    """(cells, their cardinalities, touching families, member positions) as :func:`complete_cells` reads
+    them."""
     sh = _shape(model)
     cells = [int(c) for c in cells]
     touch = sh.touching(cells)
@@ -327,22 +373,29 @@ def _job_arrays(model: BayesNet, fams: "Families", cells) -> tuple:
     for t, f in enumerate(touch):
         for q in range(int(fams.length[f])):
             mpos[t, q] = pos.get(int(fams.members[f, q]), -1)
-    return (np.array(cells, dtype=np.int64), np.array([sh.cards[c] for c in cells], dtype=np.int64),
-            np.array(touch, dtype=np.int64), mpos)
+    return (
+        np.array(cells, dtype=np.int64),
+        np.array([sh.cards[c] for c in cells], dtype=np.int64),
+        np.array(touch, dtype=np.int64),
+        mpos,
+    )
 
 
 class PreparedJobs:
-    """E-step work made ready for EM under a fixed DAG: constant counts (the families a row observes whole) and jobs
-    (:func:`_jobs`).  An iteration under new CPTs (:meth:`counts`) is one compiled pass over every job's rows that
-    enumerates the completions of its cells (:func:`complete_cells`); the junction tree's rows are calibrated each
-    time."""
+    """E-step work made ready for EM under a fixed DAG: constant counts (the families a row observes whole)
+    and jobs
+    (:func:`_jobs`).  An iteration under new CPTs (:meth:`counts`) is one compiled pass over every job's rows
+    that enumerates the completions of its cells (:func:`complete_cells`); the junction tree's rows are
+    calibrated each time."""
 
-    def __init__(self, model: BayesNet, jobs: list, const: np.ndarray | None = None, memo: dict | None = None):
+    def __init__(
+        self, model: BayesNet, jobs: list, const: np.ndarray | None = None, memo: dict | None = None
+    ):
         cards = [int(c) for c in model.cardinalities]
         self.fams = Families(model)
         self.const = np.zeros(int(self.fams.offset[-1])) if const is None else const
-        # a group of cells' arrays and completion offsets (:func:`completion_offsets`), made once for every job completing
-        # those cells (``memo`` may be shared by the items of one DAG)
+        # a group of cells' arrays and completion offsets (:func:`completion_offsets`), made once for every
+        # job completing those cells (``memo`` may be shared by the items of one DAG)
         memo = {} if memo is None else memo
         self.jobs, wide, wide_w = [], [], []
         for codes, w, cells in jobs:
@@ -357,8 +410,11 @@ class PreparedJobs:
                 size = len(touch) * math.prod(int(c) for c in ccards)
                 used = memo.get("_cells", 0)
                 chosen = memo.get("_chosen")
-                if (key in chosen) if chosen is not None else (size <= OFFSETS_MAX_CELLS
-                                                                and used + size <= OFFSETS_TOTAL_CELLS):
+                if (
+                    (key in chosen)
+                    if chosen is not None
+                    else (size <= OFFSETS_MAX_CELLS and used + size <= OFFSETS_TOTAL_CELLS)
+                ):
                     memo["_cells"] = used + size
                     got = (touch, mpos, completion_offsets(self.fams, ccards, touch, mpos), None, None)
                 else:  # too many completions to list their offsets: the digit loop (the same floats)
@@ -366,13 +422,18 @@ class PreparedJobs:
                 memo[key] = got
             # the codes kept in their own integer type (1 byte a cell for the stream's tables, not 8)
             codes = np.asarray(codes)
-            self.jobs.append((np.ascontiguousarray(codes, dtype=codes.dtype if codes.dtype.kind == "i" else np.int64),
-                              np.ascontiguousarray(w, dtype=float)) + got)
+            self.jobs.append(
+                (
+                    np.ascontiguousarray(codes, dtype=codes.dtype if codes.dtype.kind == "i" else np.int64),
+                    np.ascontiguousarray(w, dtype=float),
+                )
+                + got
+            )
         self.wide_codes = np.concatenate(wide) if wide else np.zeros((0, len(cards)), dtype=np.int64)
         self.wide_w = np.concatenate(wide_w) if wide else np.zeros(0)
 
     @classmethod
-    def of_block(cls, block, model: BayesNet, cap: int | None = None) -> "PreparedJobs":
+    def of_block(cls, block, model: BayesNet, cap: int | None = None) -> PreparedJobs:
         """A block of weighted rows: its observed families counted, its incomplete rows as jobs."""
         codes, w = block
         codes = np.asarray(codes)
@@ -382,15 +443,17 @@ class PreparedJobs:
 
     def _complete(self, job: tuple, logt: np.ndarray, out: np.ndarray, lse: np.ndarray) -> bool:
         """One job's compiled pass (:func:`complete_offsets` when its group's offsets were made, else
-        :func:`complete_cells`): expected counts added to ``out`` (none when empty), each row's log-sum in ``lse``;
-        False for a row of probability zero."""
+        :func:`complete_cells`): expected counts added to ``out`` (none when empty), each row's log-sum in
+        ``lse``; False for a row of probability zero."""
         codes, w, touch, mpos, delta, cells, ccards = job
         f = self.fams
         if delta is not None:
-            return complete_offsets(codes, w, touch, mpos, delta, f.members, f.strides, f.length, f.offset, logt,
-                                    out, lse)
-        return complete_cells(codes, w, cells, ccards, touch, mpos, f.members, f.strides, f.length, f.offset, logt,
-                              out, lse)
+            return complete_offsets(
+                codes, w, touch, mpos, delta, f.members, f.strides, f.length, f.offset, logt, out, lse
+            )
+        return complete_cells(
+            codes, w, cells, ccards, touch, mpos, f.members, f.strides, f.length, f.offset, logt, out, lse
+        )
 
     def counts(self, model: BayesNet) -> list:
         f = self.fams
@@ -406,9 +469,10 @@ class PreparedJobs:
         return out
 
     def loglik(self, model: BayesNet) -> float:
-        """The jobs' rows' share of sum_n w_n log P(x_obs,n) beyond the families they observe whole: for each job,
-        w log sum over its group's completions of the product of the touching families (:func:`complete_cells`, one
-        compiled pass, as :func:`loglik_part`); a junction-tree row, log P(x_obs) (:func:`log_evidence`) less its
+        """The jobs' rows' share of sum_n w_n log P(x_obs,n) beyond the families they observe whole: for each
+        job, w log sum over its group's completions of the product of the touching families
+        (:func:`complete_cells`, one compiled pass, as :func:`loglik_part`); a junction-tree row, log P(x_obs)
+        (:func:`log_evidence`) less its
         observed families.  Add the observed families' counts times their log CPT entries for the whole
         log-likelihood."""
         f = self.fams
@@ -421,16 +485,26 @@ class PreparedJobs:
             total += float(lse @ job[1])
         if len(self.wide_codes):
             wc = np.ascontiguousarray(self.wide_codes, dtype=np.int64)
-            total += float(log_evidence(model, wc) @ self.wide_w) - float(observed_loglik(
-                wc, np.ascontiguousarray(self.wide_w, dtype=float), f.members, f.strides, f.length, f.offset, logt))
+            total += float(log_evidence(model, wc) @ self.wide_w) - float(
+                observed_loglik(
+                    wc,
+                    np.ascontiguousarray(self.wide_w, dtype=float),
+                    f.members,
+                    f.strides,
+                    f.length,
+                    f.offset,
+                    logt,
+                )
+            )
         return total
 
 
 def offsets_memo(model: BayesNet, items: list) -> dict:
     """A memo for the :class:`PreparedJobs` of ``items`` (:func:`job_blocks` of one DAG's jobs) that lists the
     completion offsets of the groups of cells with the most rows first, within :data:`OFFSETS_MAX_CELLS` for a
-    group and :data:`OFFSETS_TOTAL_CELLS` for all (a group's offsets serve every row completing its cells, so the
-    groups with many rows save the most per cell kept); the other groups take the digit loop (the same floats)."""
+    group and :data:`OFFSETS_TOTAL_CELLS` for all (a group's offsets serve every row completing its cells, so
+    the groups with many rows save the most per cell kept); the other groups take the digit loop (the same
+    floats)."""
     rows: dict = {}
     for item in items:
         for codes, _, cells in item:
@@ -448,30 +522,35 @@ def offsets_memo(model: BayesNet, items: list) -> dict:
 
 
 def family_counts_part(block, model: BayesNet, cap: int | None = None) -> list:
-    """E[N_ijk | x_obs, model] of every family of ``model`` over one block of weighted rows, each shaped like its
+    """E[N_ijk | x_obs, model] of every family of ``model`` over one block of weighted rows, each shaped like
+    its
     CPT.  A family observed in a row is counted; a row with a missing family member adds its posterior: by
     enumerating the completions of each group of its missing cells that share no family (:func:`_components`)
-    when the group has at most ``cap`` (:data:`EM_MAX_COMPLETIONS`) joint states (their probabilities the product
-    of the CPT entries of the families touching the group, normalised per row; rows of one pattern and context
-    once), else from the batched junction tree's clique beliefs (:func:`bnfk_core.inference.queries.family_posteriors`:
-    a family lies in one clique, so a row's calibrated tree gives the posterior of every family at once).  Exact: no
-    completion is sampled."""
+    when the group has at most ``cap`` (:data:`EM_MAX_COMPLETIONS`) joint states (their probabilities the
+    product of the CPT entries of the families touching the group, normalised per row; rows of one pattern and
+    context once), else from the batched junction tree's clique beliefs
+    (:func:`bnfk_core.inference.queries.family_posteriors`:
+    a family lies in one clique, so a row's calibrated tree gives the posterior of every family at once).
+    Exact: no completion is sampled."""
     return PreparedJobs.of_block(block, model, cap).counts(model)
 
 
 def jobs_counts_part(jobs: list, model: BayesNet) -> list:
-    """The touching families' expected counts of one item of :func:`touching_groups` jobs (:func:`job_blocks`)."""
+    """The touching families' expected counts of one item of :func:`touching_groups` jobs
+    (:func:`job_blocks`)."""
     return PreparedJobs(model, jobs).counts(model)
 
 
 def prepare_jobs_part(jobs: list, model: BayesNet) -> PreparedJobs:
-    """One item of :func:`touching_groups` jobs (:func:`job_blocks`) made ready for EM under ``model``'s DAG: what a
-    runner keeps on a worker between the iterations (:func:`kept_counts_part`, :func:`kept_loglik_part`)."""
+    """One item of :func:`touching_groups` jobs (:func:`job_blocks`) made ready for EM under ``model``'s DAG:
+    what a runner keeps on a worker between the iterations (:func:`kept_counts_part`,
+    :func:`kept_loglik_part`)."""
     return PreparedJobs(model, jobs)
 
 
 def kept_counts_part(prepared: PreparedJobs, model: BayesNet) -> list:
-    """The touching families' expected counts of kept jobs under ``model``'s CPTs (:meth:`PreparedJobs.counts`)."""
+    """The touching families' expected counts of kept jobs under ``model``'s CPTs
+    (:meth:`PreparedJobs.counts`)."""
     return prepared.counts(model)
 
 
@@ -480,12 +559,20 @@ def kept_loglik_part(prepared: PreparedJobs, model: BayesNet) -> float:
     return prepared.loglik(model)
 
 
-def expected_family_counts(model: BayesNet, codes: np.ndarray, weights=None, *, runner=None,
-                           block_rows: int | None = None, max_completions: int | None = None) -> list:
-    """E[N_ijk | x_obs, model] of every family of ``model`` (one array per variable, shaped like its CPT), summed
-    over blocks of the weighted rows on ``runner`` (:func:`family_counts_part`; one pass)."""
-    parts = run_parts(runner, family_counts_part, _blocks(np.asarray(codes), weights, block_rows),
-                 (model, max_completions))
+def expected_family_counts(
+    model: BayesNet,
+    codes: np.ndarray,
+    weights=None,
+    *,
+    runner=None,
+    block_rows: int | None = None,
+    max_completions: int | None = None,
+) -> list:
+    """E[N_ijk | x_obs, model] of every family of ``model`` (one array per variable, shaped like its CPT),
+    summed over blocks of the weighted rows on ``runner`` (:func:`family_counts_part`; one pass)."""
+    parts = run_parts(
+        runner, family_counts_part, _blocks(np.asarray(codes), weights, block_rows), (model, max_completions)
+    )
     total = [np.zeros(c.shape) for c in model.cpts]
     for part in parts:
         for i, c in enumerate(part):
@@ -498,7 +585,8 @@ def table_part(block, model: BayesNet, cap: int) -> tuple:
 
     Complete rows are their own completion; a row whose missing cells have at most ``cap`` joint states is
     replaced by every completion x_M, weighted w_n P(x_M | x_obs,n) -- the product of the CPT entries of the
-    families touching M (the others cancel), normalised over the row's completions: exact.  Equal completed rows
+    families touching M (the others cancel), normalised over the row's completions: exact.  Equal completed
+    rows
     are merged (:func:`merge_rows`).  Rows with more joint states ("wide" rows) are returned as they are: the
     search counts them per family from their exact joint posterior (:class:`ExpectedScorer`)."""
     codes, w = block
@@ -519,27 +607,42 @@ def table_part(block, model: BayesNet, cap: int) -> tuple:
     return table[keep], weight[keep], codes[wide], w[wide]
 
 
-def expected_table(model: BayesNet, codes: np.ndarray, weights=None, *, max_completions: int | None = None,
-                   runner=None, block_rows: int | None = None) -> tuple:
-    """The structural-EM E-step: ``(table, weights, wide codes, wide weights)`` (:func:`table_part` on blocks of
+def expected_table(
+    model: BayesNet,
+    codes: np.ndarray,
+    weights=None,
+    *,
+    max_completions: int | None = None,
+    runner=None,
+    block_rows: int | None = None,
+) -> tuple:
+    """The structural-EM E-step: ``(table, weights, wide codes, wide weights)`` (:func:`table_part` on blocks
+    of
     the weighted rows on ``runner``, merged).  ``max_completions`` (default :data:`MAX_COMPLETIONS`) is the
     ``cap``; ``max_completions=math.inf`` enumerates every row (no wide rows: small tables only)."""
     cap = MAX_COMPLETIONS if max_completions is None else max_completions
-    parts = run_parts(runner, table_part, _blocks(np.asarray(codes), weights, TABLE_BLOCK_ROWS if block_rows is None
-                                             else block_rows), (model, cap))
+    parts = run_parts(
+        runner,
+        table_part,
+        _blocks(np.asarray(codes), weights, TABLE_BLOCK_ROWS if block_rows is None else block_rows),
+        (model, cap),
+    )
     cards = [int(c) for c in model.cardinalities]
-    table, weight = merge_rows(np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts]), cards)
+    table, weight = merge_rows(
+        np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts]), cards
+    )
     wide_codes = np.concatenate([p[2] for p in parts]) if parts else np.zeros((0, len(cards)), dtype=np.int32)
     wide_w = np.concatenate([p[3] for p in parts]) if parts else np.zeros(0)
     return table, weight, wide_codes, wide_w
 
 
 def loglik_part(block, model: BayesNet) -> float:
-    """sum_n w_n log P(x_obs,n) over one block of weighted rows, exact: every row's observed families by their CPT
-    entries, plus, for a row with missing cells, for each group of them that shares no family (:func:`_jobs`), log
-    sum over the group's completions of the product of the families touching it (rows of one pattern and context
-    once, :func:`complete_cells`); a row with a group of more than :data:`EM_MAX_COMPLETIONS` joint states is
-    marginalised by the junction tree instead (:func:`bnfk_core.inference.queries.log_evidence`)."""
+    """sum_n w_n log P(x_obs,n) over one block of weighted rows, exact: every row's observed families by their
+    CPT entries, plus, for a row with missing cells, for each group of them that shares no family
+    (:func:`_jobs`), log sum over the group's completions of the product of the families touching it (rows of
+    one pattern and context once, :func:`complete_cells`); a row with a group of more than
+    :data:`EM_MAX_COMPLETIONS` joint states is marginalised by the junction tree instead
+    (:func:`bnfk_core.inference.queries.log_evidence`)."""
     codes, w = block
     codes = np.asarray(codes)
     w = np.asarray(w, dtype=float)
@@ -554,12 +657,26 @@ def loglik_part(block, model: BayesNet) -> float:
                 total += float(log_evidence(model, jc) @ jw)
                 continue
             lse = np.empty(jc.shape[0])
-            if not complete_cells(np.ascontiguousarray(jc, dtype=np.int64), jw, *_job_arrays(model, f, cells), f.members,
-                             f.strides, f.length, f.offset, logt, none, lse):
+            if not complete_cells(
+                np.ascontiguousarray(jc, dtype=np.int64),
+                jw,
+                *_job_arrays(model, f, cells),
+                f.members,
+                f.strides,
+                f.length,
+                f.offset,
+                logt,
+                none,
+                lse,
+            ):
                 return -math.inf
             total += float(lse @ jw)
-    return float(total + observed_loglik(np.ascontiguousarray(codes, dtype=np.int64), obs_w, f.members, f.strides,
-                                          f.length, f.offset, logt))
+    return float(
+        total
+        + observed_loglik(
+            np.ascontiguousarray(codes, dtype=np.int64), obs_w, f.members, f.strides, f.length, f.offset, logt
+        )
+    )
 
 
 def log_likelihood_total(model: BayesNet, codes: np.ndarray, weights=None, *, runner=None) -> float:

@@ -1,16 +1,17 @@
 """The exact optimum: Silander & Myllymäki (2006), A simple approach for finding the globally optimal Bayesian
 network structure -- dynamic programming over parent sets and sinks, with a penalty bound that prunes parent
 sets.  Registered as the ``exact`` learner by :mod:`bnfk_core.learning.structure`."""
+
 from __future__ import annotations
 
 import math
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
 from ..errors import StructureError
-from .scores import LocalScorer, log_multinomial_normalizer
 from .members import EXACT_MAX_VARIABLES
+from .scores import LocalScorer, log_multinomial_normalizer
 
 __all__ = ["EXACT_MAX_VARIABLES", "EXACT_MAX_CANDIDATES", "penalty_bounds", "exact_search", "learn_exact"]
 
@@ -43,13 +44,23 @@ def penalty_bounds(scorer: LocalScorer, child: int, others: Sequence[int]) -> np
         return q * (r - 1)
     qr = np.round(q)
     uniq, inv = np.unique(qr, return_inverse=True)
-    vals = np.array([log_multinomial_normalizer(scorer.n, int(u) * r if u * r <= 2 ** 62 else u * r)
-                     - log_multinomial_normalizer(scorer.n, int(u) if u <= 2 ** 62 else u) for u in uniq])
+    vals = np.array(
+        [
+            log_multinomial_normalizer(scorer.n, int(u) * r if u * r <= 2**62 else u * r)
+            - log_multinomial_normalizer(scorer.n, int(u) if u <= 2**62 else u)
+            for u in uniq
+        ]
+    )
     return vals[inv.ravel()]
 
 
-def exact_search(scorer: LocalScorer, *, max_parents: int | None = None,
-                 progress: Callable[[float, str], None] | None = None, prune: bool = True) -> tuple[list[tuple[int, ...]], dict]:
+def exact_search(
+    scorer: LocalScorer,
+    *,
+    max_parents: int | None = None,
+    progress: Callable[[float, str], None] | None = None,
+    prune: bool = True,
+) -> tuple[list[tuple[int, ...]], dict]:
     """Globally optimal DAG by dynamic programming (Silander & Myllymäki 2006).
 
     1. For every variable v and every candidate set C ⊆ V∖{v}: the best parent set within C,
@@ -85,8 +96,10 @@ def exact_search(scorer: LocalScorer, *, max_parents: int | None = None,
     """
     n = scorer.n_vars
     if n > EXACT_MAX_VARIABLES:
-        raise StructureError(f"Exact search handles at most {EXACT_MAX_VARIABLES} variables; the data has {n}. "
-                             "Use 'hc' or drop columns.")
+        raise StructureError(
+            f"Exact search handles at most {EXACT_MAX_VARIABLES} variables; the data has {n}. "
+            "Use 'hc' or drop columns."
+        )
     maxp = n - 1 if max_parents is None else min(int(max_parents), n - 1)
     m = n - 1
     pc_m = _popcounts(m)
@@ -94,8 +107,10 @@ def exact_search(scorer: LocalScorer, *, max_parents: int | None = None,
     if not prune or (scorer.score not in ("bic", "aic", "qnml") and not hasattr(scorer, "penalty_array")):
         cand = n * sum(len(layers_m[k]) for k in range(maxp + 1))
         if cand > EXACT_MAX_CANDIDATES:
-            raise StructureError(f"Exact search with the {scorer.score} score would score {cand:,} parent sets; "
-                                 "set max_parents (e.g. 2 or 3) or use fewer variables.")
+            raise StructureError(
+                f"Exact search with the {scorer.score} score would score {cand:,} parent sets; "
+                "set max_parents (e.g. 2 or 3) or use fewer variables."
+            )
     bps, arg = [], []
     scored = pruned = 0
     for v in range(n):
@@ -174,7 +189,9 @@ def exact_search(scorer: LocalScorer, *, max_parents: int | None = None,
 def learn_exact(scorer: LocalScorer, task) -> list[tuple[int, ...]]:
     """``exact``: the optimal DAG (at most :data:`EXACT_MAX_VARIABLES` variables)."""
     parents, stats = exact_search(scorer, max_parents=task.max_parents, progress=task.progress)
-    task.notes.append(f"exact search scored {stats['scored']:,} parent sets "
-                      f"({stats['pruned']:,} pruned by the score bound)"
-                      + (f", at most {task.max_parents} parents" if task.max_parents is not None else ""))
+    task.notes.append(
+        f"exact search scored {stats['scored']:,} parent sets "
+        f"({stats['pruned']:,} pruned by the score bound)"
+        + (f", at most {task.max_parents} parents" if task.max_parents is not None else "")
+    )
     return parents

@@ -1,20 +1,21 @@
 """Hill climbing with a tabu list on a decomposable score (Koller & Friedman (2009), §18.4.3): pgmpy's
 ``HillClimbSearch`` moves step for step, with cached gains (the ``bnfk`` engine) or through pgmpy itself.
-Registered as the ``hc-greedy`` learner by :mod:`bnfk_core.learning.structure`; :func:`tabu_search`, the iterated
-tabu search that does not stop at the first local optimum, is the ``hc`` learner."""
+Registered as the ``hc-greedy`` learner by :mod:`bnfk_core.learning.structure`; :func:`tabu_search`, the
+iterated tabu search that does not stop at the first local optimum, is the ``hc`` learner."""
+
 from __future__ import annotations
 
 import math
 import warnings
 from collections import deque
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 import pandas as pd
 
 from ..errors import StructureError
-from .trees import parents_from_arcs
 from .scores import LocalScorer
+from .trees import parents_from_arcs
 
 __all__ = ["hill_climb", "learn_hc", "reachability", "start_parents"]
 
@@ -33,8 +34,12 @@ def _make_pgmpy_score(scorer: LocalScorer, names: Sequence[str]):
     _, BaseStructureScore = _pgmpy_classes()
 
     class BnfkStructureScore(BaseStructureScore):
-        _tags = {"name": "bnfk", "supported_datatype": "discrete", "default_for": None,
-                 "is_parameteric": False}
+        _tags = {
+            "name": "bnfk",
+            "supported_datatype": "discrete",
+            "default_for": None,
+            "is_parameteric": False,
+        }
 
         def __init__(self, scorer=None, names=None):
             self.scorer = scorer
@@ -51,10 +56,21 @@ def _make_pgmpy_score(scorer: LocalScorer, names: Sequence[str]):
     return BnfkStructureScore(scorer, list(names))
 
 
-def hill_climb(scorer: LocalScorer, names: Sequence[str], *, max_parents: int | None = None,
-               tabu: int = 100, max_iter: int = 1_000_000, epsilon: float = 1e-4, seed: int = 0,
-               progress: Callable[[float, str], None] | None = None, pgmpy_score=None, engine: str = "bnfk",
-               path: list | None = None, start: Sequence[Sequence[int]] | None = None) -> list[tuple[int, ...]]:
+def hill_climb(
+    scorer: LocalScorer,
+    names: Sequence[str],
+    *,
+    max_parents: int | None = None,
+    tabu: int = 100,
+    max_iter: int = 1_000_000,
+    epsilon: float = 1e-4,
+    seed: int = 0,
+    progress: Callable[[float, str], None] | None = None,
+    pgmpy_score=None,
+    engine: str = "bnfk",
+    path: list | None = None,
+    start: Sequence[Sequence[int]] | None = None,
+) -> list[tuple[int, ...]]:
     """Greedy hill climbing with a tabu list (Koller & Friedman §18.4.3) on our local score.
 
     The search is pgmpy's ``HillClimbSearch`` step for step: every step takes the legal move
@@ -78,11 +94,13 @@ def hill_climb(scorer: LocalScorer, names: Sequence[str], *, max_parents: int | 
     scorer and implies the pgmpy engine (used by the benchmark).
 
     ``path``, a list (bnfk engine only), receives every move taken from the start, in order, as
-    ``(op, x, y)`` with op ``"+"``, ``"-"`` or ``"flip"`` of the arc x -> y (:mod:`bnfk_core.learning.landscape`).
+    ``(op, x, y)`` with op ``"+"``, ``"-"`` or ``"flip"`` of the arc x -> y
+    (:mod:`bnfk_core.learning.landscape`).
 
-    ``start``: the parents of every node of an acyclic graph to climb from (pgmpy's ``start_dag``; structural EM
-    climbs from its current network, Friedman 1998); default the empty graph.  The moves, their tie-breaking and
-    the stopping rule are the same; the tabu list starts empty.
+    ``start``: the parents of every node of an acyclic graph to climb from (pgmpy's ``start_dag``; structural
+    EM
+    climbs from its current network, Friedman 1998); default the empty graph.  The moves, their tie-breaking
+    and the stopping rule are the same; the tabu list starts empty.
     """
     names = list(names)
     n = len(names)
@@ -91,8 +109,18 @@ def hill_climb(scorer: LocalScorer, names: Sequence[str], *, max_parents: int | 
     start = start_parents(start, n)
     priority = np.random.default_rng(seed).permutation(3 * n * n)
     if engine == "bnfk" and pgmpy_score is None:
-        return _climb(scorer, n, priority, max_parents=max_parents, tabu=int(tabu), max_iter=int(max_iter),
-                      epsilon=epsilon, progress=progress, path=path, start=start)
+        return _climb(
+            scorer,
+            n,
+            priority,
+            max_parents=max_parents,
+            tabu=int(tabu),
+            max_iter=int(max_iter),
+            epsilon=epsilon,
+            progress=progress,
+            path=path,
+            start=start,
+        )
     if path is not None:
         raise StructureError("The hill-climbing path is recorded by the bnfk engine only.")
     HillClimbSearch, _ = _pgmpy_classes()
@@ -111,18 +139,30 @@ def hill_climb(scorer: LocalScorer, names: Sequence[str], *, max_parents: int | 
             state["iter"] += 1
             if progress is not None:
                 it = state["iter"]
-                progress(min(0.95, it / (it + 20.0)), f"hill climbing: step {it}, {kw['model'].number_of_edges()} arcs")
+                progress(
+                    min(0.95, it / (it + 20.0)),
+                    f"hill climbing: step {it}, {kw['model'].number_of_edges()} arcs",
+                )
             return ops
 
     score = pgmpy_score if pgmpy_score is not None else _make_pgmpy_score(scorer, names)
     start_dag = None
     if start is not None:
         from pgmpy.base import DAG as PgmpyDAG
+
         start_dag = PgmpyDAG()
         start_dag.add_nodes_from(names)
         start_dag.add_edges_from((names[p], names[v]) for v, ps in enumerate(start) for p in ps)
-    hc = SortedHillClimb(scoring_method=score, tabu_length=int(tabu), max_indegree=max_parents, start_dag=start_dag,
-                         return_type="dag", epsilon=epsilon, max_iter=int(max_iter), show_progress=False)
+    hc = SortedHillClimb(
+        scoring_method=score,
+        tabu_length=int(tabu),
+        max_indegree=max_parents,
+        start_dag=start_dag,
+        return_type="dag",
+        epsilon=epsilon,
+        max_iter=int(max_iter),
+        show_progress=False,
+    )
     frame = pd.DataFrame({v: scorer.cols[i] for i, v in enumerate(names)}, columns=names)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -132,9 +172,10 @@ def hill_climb(scorer: LocalScorer, names: Sequence[str], *, max_parents: int | 
 
 
 def child_families(parents, children, ys, maxp: float) -> list[tuple[int, tuple[int, ...]]]:
-    """The families (child, sorted parents) that the gains of the moves touching the parents of each of ``ys`` read:
-    y's own family, y with one more parent, with one parent fewer, and both families of every reversal of an arc
-    into or out of y (the terms of :func:`_climb`'s ``refresh_child`` and the tabu search's)."""
+    """The families (child, sorted parents) that the gains of the moves touching the parents of each of ``ys``
+    read:
+    y's own family, y with one more parent, with one parent fewer, and both families of every reversal of an
+    arc into or out of y (the terms of :func:`_climb`'s ``refresh_child`` and the tabu search's)."""
     n = len(parents)
     keys = []
     for y in ys:
@@ -154,12 +195,15 @@ def child_families(parents, children, ys, maxp: float) -> list[tuple[int, tuple[
 
 
 def start_parents(start, n: int):
-    """``start`` as n sorted parent tuples (None stays None); a StructureError unless it is an acyclic graph on n nodes."""
+    """``start`` as n sorted parent tuples (None stays None); a StructureError unless it is an acyclic graph
+    on n nodes."""
     if start is None:
         return None
     start = [tuple(sorted({int(p) for p in ps})) for ps in start]
     if len(start) != n or any(not 0 <= p < n or p == v for v, ps in enumerate(start) for p in ps):
-        raise StructureError(f"The start graph must give the parents of each of the {n} nodes (no self-loop).")
+        raise StructureError(
+            f"The start graph must give the parents of each of the {n} nodes (no self-loop)."
+        )
     children = [[] for _ in range(n)]
     for v, ps in enumerate(start):
         for p in ps:
@@ -197,9 +241,19 @@ def reachability(children: list) -> np.ndarray:
     return R
 
 
-def _climb(scorer: LocalScorer, n: int, priority: np.ndarray, *, max_parents, tabu: int, max_iter: int,
-           epsilon: float, progress: Callable[[float, str], None] | None, path: list | None = None,
-           start: list | None = None) -> list[tuple[int, ...]]:
+def _climb(
+    scorer: LocalScorer,
+    n: int,
+    priority: np.ndarray,
+    *,
+    max_parents,
+    tabu: int,
+    max_iter: int,
+    epsilon: float,
+    progress: Callable[[float, str], None] | None,
+    path: list | None = None,
+    start: list | None = None,
+) -> list[tuple[int, ...]]:
     """pgmpy's hill climbing (see :func:`hill_climb`) with cached gains: the same moves, in the same order.
 
     ``gain[k, x, y]`` holds the rounded gain of adding (k = 0), removing (1) or reversing (2) x -> y
@@ -319,7 +373,9 @@ def _climb(scorer: LocalScorer, n: int, priority: np.ndarray, *, max_parents, ta
             changed = (x, y)
         if path is not None:
             path.append((("+", "-", "flip")[kind], x, y))
-        if kind == 0:   # a new arc x -> y: x and its ancestors now reach y and its descendants (no path is lost)
+        if (
+            kind == 0
+        ):  # a new arc x -> y: x and its ancestors now reach y and its descendants (no path is lost)
             up, down = R[:, x].copy(), R[y].copy()
             up[x] = down[y] = True
             R = R | np.outer(up, down)
@@ -333,26 +389,48 @@ def _climb(scorer: LocalScorer, n: int, priority: np.ndarray, *, max_parents, ta
 
 # ---------------------------------------------------------------------- as a learner (LearnerSpec.learn)
 def learn_hc(scorer: LocalScorer, task) -> list[tuple[int, ...]]:
-    """``hc-greedy``: the best of ``task.restarts + 1`` climbs (``restarts`` None: 4) with seeds ``seed .. seed + restarts``, each from
+    """``hc-greedy``: the best of ``task.restarts + 1`` climbs (``restarts`` None: 4) with seeds ``seed ..
+    seed + restarts``, each from
     ``task.start`` (the parents of every variable; None: the empty graph)."""
     if task.rows_used < 2:
-        raise StructureError(f"Hill climbing needs at least two complete rows; {task.source} has {task.rows_used}.")
+        raise StructureError(
+            f"Hill climbing needs at least two complete rows; {task.source} has {task.rows_used}."
+        )
     runs = (4 if task.restarts is None else max(int(task.restarts), 0)) + 1
     progress, seed, max_parents = task.progress, int(task.seed), task.max_parents
     best = None
     for r in range(runs):
-        sub = None if progress is None else (
-            lambda f, msg, r=r: progress((r + f) / runs, msg + (f" (climb {r + 1} of {runs})" if runs > 1 else "")))
-        cand = hill_climb(scorer, task.variables, max_parents=max_parents, tabu=task.tabu, max_iter=task.max_iter,
-                          epsilon=task.epsilon, seed=seed + r, progress=sub, start=getattr(task, "start", None))
+        sub = (
+            None
+            if progress is None
+            else (
+                lambda f, msg, r=r: progress(
+                    (r + f) / runs, msg + (f" (climb {r + 1} of {runs})" if runs > 1 else "")
+                )
+            )
+        )
+        cand = hill_climb(
+            scorer,
+            task.variables,
+            max_parents=max_parents,
+            tabu=task.tabu,
+            max_iter=task.max_iter,
+            epsilon=task.epsilon,
+            seed=seed + r,
+            progress=sub,
+            start=getattr(task, "start", None),
+        )
         val = scorer.total(cand)
         if best is None or val > best[0] + 1e-9:
             best = (val, cand)
-    task.notes.append(f"hill climbing (tabu {task.tabu}) on the {task.score} score"
-                      + (" from the given graph" if getattr(task, "start", None) is not None else "")
-                      + (f", at most {max_parents} parents" if max_parents is not None else "")
-                      + (f", best of {runs} climbs with seeds {seed}..{seed + runs - 1}" if runs > 1 else ""))
+    task.notes.append(
+        f"hill climbing (tabu {task.tabu}) on the {task.score} score"
+        + (" from the given graph" if getattr(task, "start", None) is not None else "")
+        + (f", at most {max_parents} parents" if max_parents is not None else "")
+        + (f", best of {runs} climbs with seeds {seed}..{seed + runs - 1}" if runs > 1 else "")
+    )
     return best[1]
 
 
-# ---------------------------------------------------------------------- iterated tabu search (the default ``hc``)
+# ---------------------------------------------------------------------- iterated tabu search (the default
+# ``hc``)

@@ -1,52 +1,87 @@
 """Learning a Bayesian network from a table with missing cells: every row counts.
 
-Three ways to treat missing cells in structure learning (:data:`bnfk_core.registry.MISSING_DATA`, ``--missing-data``):
+Three ways to treat missing cells in structure learning (:data:`bnfk_core.registry.MISSING_DATA`,
+``--missing-data``):
 ``complete-rows`` -- the rows without a missing cell only (the thesis's protocol); ``available-case`` -- every
-family counted on the rows where all of its variables are observed (:mod:`.available_case`); ``em`` -- structural
-EM (Friedman 1998, "The Bayesian structural EM algorithm", the BIC form): start from the available-case network;
-E-step: the expected counts E[N_ijk | x_obs, theta] of every candidate family under the current network, exact --
-every incomplete row completed in all ways weighted by its joint posterior (:func:`expected_table`), or, for a row
-with very many completions, its family posterior (:class:`ExpectedScorer`); M-step: search the structure on those
-expected counts, fit its CPTs by EM; keep the new network only when the observed-data score rises
-(:func:`observed_score`), repeat until it stops rising.  Each E-step is one pass over the distinct rows in blocks
-on a runner (:mod:`bnfk_core.data.runners`: here or on Dask workers); the blocks' results add up, so the counts
-do not depend on how the rows were cut (to rounding, 1e-12).
+family counted on the rows where all of its variables are observed (:mod:`.available_case`); ``em`` --
+structural EM (Friedman 1998, "The Bayesian structural EM algorithm", the BIC form): start from the
+available-case network; E-step: the expected counts E[N_ijk | x_obs, theta] of every candidate family under
+the current network, exact -- every incomplete row completed in all ways weighted by its joint posterior
+(:func:`expected_table`), or, for a row with very many completions, its family posterior
+(:class:`ExpectedScorer`); M-step: search the structure on those expected counts, fit its CPTs by EM; keep the
+new network only when the observed-data score rises
+(:func:`observed_score`), repeat until it stops rising.  Each E-step is one pass over the distinct rows in
+blocks on a runner (:mod:`bnfk_core.data.runners`: here or on Dask workers); the blocks' results add up, so
+the counts do not depend on how the rows were cut (to rounding, 1e-12).
 
 Parameters (every method): EM over the missing cells (:func:`em_parameters`, Dempster, Laird & Rubin 1977):
-theta <- estimator(expected family counts under theta), from the available-case fit, until no CPT entry moves by
+theta <- estimator(expected family counts under theta), from the available-case fit, until no CPT entry moves
+by
 more than ``tol``; the network's own families' expected counts come from :func:`expected_family_counts`.  With
 ``params="ml"`` this climbs the observed-data likelihood; with a pseudo-count the posterior (MAP).  Weighted
 tables (distinct rows with multiplicities, :mod:`bnfk_core.data.stream`) count every row ``weights[n]`` times.
 """
+
 from __future__ import annotations
 
 import math
 import time
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from ..inference.queries import joint_posteriors, missingness_patterns
-from .structure import LearnResult, learn_structure
-from ..network.model import MAX_CPT_CELLS, BayesNet, estimate_cpt, fit
+from ..data.counts import code_matrix, config_index, counts_from_columns, dense_family_counts, merge_rows
 from ..errors import DataError, ModelError
-from ..data.counts import code_matrix
+from ..inference.queries import joint_posteriors, missingness_patterns
+from ..network.model import MAX_CPT_CELLS, BayesNet, estimate_cpt, fit
 from ..registry import ESTIMATORS, MISSING_DATA, SCORES
-from .members import DEFAULT_MISSING_DATA
-from ..data.counts import config_index, counts_from_columns, dense_family_counts
-from .scores import LocalScorer
 from .available_case import AvailableCaseScorer
-from ..data.counts import merge_rows
-from .estep import (EM_BLOCK_ROWS, MAX_COMPLETIONS, PreparedJobs, job_blocks, offsets_memo, run_parts, jobs_counts_part,
-                    kept_counts_part, kept_loglik_part, prepare_jobs_part,
-                    expected_family_counts, expected_table, family_counts_part, log_likelihood_total, loglik_part,
-                    observed_counts, table_part, touching_groups)
+from .estep import (
+    EM_BLOCK_ROWS,
+    MAX_COMPLETIONS,
+    PreparedJobs,
+    expected_family_counts,
+    expected_table,
+    family_counts_part,
+    job_blocks,
+    jobs_counts_part,
+    kept_counts_part,
+    kept_loglik_part,
+    log_likelihood_total,
+    loglik_part,
+    observed_counts,
+    offsets_memo,
+    prepare_jobs_part,
+    run_parts,
+    table_part,
+    touching_groups,
+)
+from .members import DEFAULT_MISSING_DATA
+from .scores import LocalScorer
+from .structure import LearnResult, learn_structure
 
-__all__ = ["DEFAULT_MISSING_DATA", "OBSERVED_SCORE", "AvailableCaseScorer", "ExpectedScorer", "expected_table", "expected_family_counts",
-           "family_counts_part", "table_part", "loglik_part", "em_parameters", "observed_score", "structural_em",
-           "learn_network", "check_missing_data", "merge_rows", "MAX_COMPLETIONS", "EM_BLOCK_ROWS"]
+__all__ = [
+    "DEFAULT_MISSING_DATA",
+    "OBSERVED_SCORE",
+    "AvailableCaseScorer",
+    "ExpectedScorer",
+    "expected_table",
+    "expected_family_counts",
+    "family_counts_part",
+    "table_part",
+    "loglik_part",
+    "em_parameters",
+    "observed_score",
+    "structural_em",
+    "learn_network",
+    "check_missing_data",
+    "merge_rows",
+    "MAX_COMPLETIONS",
+    "EM_BLOCK_ROWS",
+]
 
-#: the name under which structural EM reports its score (:func:`observed_score`), never that of the searched score
+#: the name under which structural EM reports its score (:func:`observed_score`), never that of the searched
+#: score
 OBSERVED_SCORE = "observed-data bic"
 
 Progress = Callable[[float, str], None]
@@ -60,15 +95,26 @@ class ExpectedScorer(LocalScorer):
     members S = family ∩ M take the values s (its observed members are fixed).  P(x_S | x_obs) comes from one
     contraction over the Markov blanket of M per missingness pattern
     (:func:`bnfk_core.inference.queries.joint_posteriors`), computed once per search for each S and kept.  (A
-    calibrated junction tree gives the same numbers, but on wide networks its cliques hold tens of thousands of
-    cells per row, where the blanket contraction of a few rows is far cheaper.)
+    calibrated junction tree gives the same numbers, but on wide networks its cliques hold tens of thousands
+    of cells per row, where the blanket contraction of a few rows is far cheaper.)
     """
 
-    def __init__(self, table, weights, cards, score: str, model: BayesNet, wide_codes=None, wide_weights=None,
-                 ess: float = 1.0):
+    def __init__(
+        self,
+        table,
+        weights,
+        cards,
+        score: str,
+        model: BayesNet,
+        wide_codes=None,
+        wide_weights=None,
+        ess: float = 1.0,
+    ):
         super().__init__(table, cards, score, ess=ess, weights=np.asarray(weights, dtype=float))
         self.model = model
-        self.wide = np.zeros((0, len(cards)), dtype=np.int32) if wide_codes is None else np.asarray(wide_codes)
+        self.wide = (
+            np.zeros((0, len(cards)), dtype=np.int32) if wide_codes is None else np.asarray(wide_codes)
+        )
         self.wide_w = np.zeros(0) if wide_weights is None else np.asarray(wide_weights, dtype=float)
         total = float(np.asarray(weights, dtype=float).sum()) + float(self.wide_w.sum())
         self.n = self.n_rows_total = int(round(total))
@@ -84,13 +130,15 @@ class ExpectedScorer(LocalScorer):
             P = np.zeros((len(rows), math.prod(self.cards[v] for v in S)))
             for prow, missing in self._patterns:
                 if set(S) <= set(missing.tolist()):
-                    P[np.searchsorted(rows, prow)] = joint_posteriors(self.model, self.wide, prow, missing, list(S))
+                    P[np.searchsorted(rows, prow)] = joint_posteriors(
+                        self.model, self.wide, prow, missing, list(S)
+                    )
             got = self._joint[S] = (rows, P)
         return got
 
     def _wide_blocks(self, fam: list):
-        """The wide rows' share of family ``fam`` (child first): ``(block (m, len(fam)) of codes, weights)`` for each
-        set S of the family's members the rows miss, the rows repeated once per joint state of S."""
+        """The wide rows' share of family ``fam`` (child first): ``(block (m, len(fam)) of codes, weights)``
+        for each set S of the family's members the rows miss, the rows repeated once per joint state of S."""
         miss = self.miss[:, fam]
         key = miss @ (1 << np.arange(len(fam)))
         for k in np.unique(key):
@@ -116,14 +164,17 @@ class ExpectedScorer(LocalScorer):
             table = table.copy()
             flat = table.reshape(-1)
             for block, weight in self._wide_blocks(fam):
-                idx, _ = config_index([block[:, j] for j in range(1, len(fam))], [self.cards[p] for p in ps],
-                                      block.shape[0])
-                flat += np.bincount(idx * self.cards[child] + block[:, 0], weights=weight, minlength=flat.size)
+                idx, _ = config_index(
+                    [block[:, j] for j in range(1, len(fam))], [self.cards[p] for p in ps], block.shape[0]
+                )
+                flat += np.bincount(
+                    idx * self.cards[child] + block[:, 0], weights=weight, minlength=flat.size
+                )
         return super()._from_dense(key, table)
 
     def counts(self, child: int, parents: Sequence[int] = ()) -> np.ndarray:
         ps = sorted(int(p) for p in parents)
-        if self._dense((int(child), tuple(ps))):     # the enumerated table's counts, then the wide rows' share
+        if self._dense((int(child), tuple(ps))):  # the enumerated table's counts, then the wide rows' share
             return super().counts(child, ps)
         fam = [int(child)] + ps
         cols = [self.cols[v] for v in fam]
@@ -133,8 +184,9 @@ class ExpectedScorer(LocalScorer):
                 cols[j] = np.concatenate([cols[j], block[:, j].astype(cols[j].dtype)])
             w.append(weight)
         weights = np.concatenate(w)
-        return counts_from_columns(cols[0], self.cards[fam[0]], cols[1:], [self.cards[p] for p in ps],
-                                   int(cols[0].shape[0]), weights)
+        return counts_from_columns(
+            cols[0], self.cards[fam[0]], cols[1:], [self.cards[p] for p in ps], int(cols[0].shape[0]), weights
+        )
 
 
 def _weights(data):
@@ -146,11 +198,16 @@ def _bare(model: BayesNet) -> BayesNet:
     return BayesNet(model.dag, tuple(model.states), tuple(model.cpts), dict(model.fit_info))
 
 
-def _available_case_fit(dag, data, method: str, pseudo_count: float, codes: np.ndarray, w: np.ndarray) -> tuple:
-    """:func:`bnfk_core.network.model.fit` of ``dag`` on ``data`` (columns in the DAG's order; ``codes``, ``w`` its
-    rows and weights) and the counts it is made of: every family counted on the rows that observe it whole
-    (:func:`~bnfk_core.learning.estep.observed_counts`'s compiled pass over 1-byte codes, where ``fit`` gathers
-    every family's columns as int64: on 10 million rows, hundreds of MB at once).  The same counts (sums of the
+def _available_case_fit(
+    dag, data, method: str, pseudo_count: float, codes: np.ndarray, w: np.ndarray
+) -> tuple:
+    """:func:`bnfk_core.network.model.fit` of ``dag`` on ``data`` (columns in the DAG's order; ``codes``,
+    ``w`` its rows and weights) and the counts it is made of: every family counted on the rows that observe it
+    whole
+    (:func:`~bnfk_core.learning.estep.observed_counts`'s compiled pass over 1-byte codes, where ``fit``
+    gathers
+    every family's columns as int64: on 10 million rows, hundreds of MB at once).  The same counts (sums of
+    the
     same weights in row order), so the same CPTs and ``fit_info``.  Returns (model, counts)."""
     if method not in ESTIMATORS:
         raise ModelError(f"Unknown parameter method '{method}'; choose one of {', '.join(ESTIMATORS)}.")
@@ -165,15 +222,21 @@ def _available_case_fit(dag, data, method: str, pseudo_count: float, codes: np.n
     for i, ps in enumerate(dag.parent_indices()):
         q = int(np.prod(cards[list(ps)])) if ps else 1
         if q * int(cards[i]) > MAX_CPT_CELLS:
-            raise ModelError(f"Variable '{dag.nodes[i]}' has {q:,} parent configurations; "
-                             f"its CPT would need {q * int(cards[i]):,} cells. Give it fewer parents.")
+            raise ModelError(
+                f"Variable '{dag.nodes[i]}' has {q:,} parent configurations; "
+                f"its CPT would need {q * int(cards[i]):,} cells. Give it fewer parents."
+            )
         counts.append(dense_family_counts(cols, i, list(ps), cards, w).reshape(q, int(cards[i])))
     del cols
     cpts = tuple(estimate_cpt(c, method, pseudo_count) for c in counts)
     weights = _weights(data)
     complete = ~_incomplete_rows(codes)
-    info = {"method": method, "pseudo_count": pseudo_count, "n_rows": data.n_rows,
-            "complete_rows": int(complete.sum() if weights is None else np.asarray(weights)[complete].sum())}
+    info = {
+        "method": method,
+        "pseudo_count": pseudo_count,
+        "n_rows": data.n_rows,
+        "complete_rows": int(complete.sum() if weights is None else np.asarray(weights)[complete].sum()),
+    }
     return BayesNet(dag, tuple(data.states), cpts, info), counts
 
 
@@ -185,19 +248,30 @@ def _incomplete_rows(codes: np.ndarray) -> np.ndarray:
     return out
 
 
-def em_parameters(dag, data, method: str = "bdeu", pseudo_count: float = 1.0, *, max_iter: int = 100,
-                  tol: float = 1e-4, init: BayesNet | None = None, seed: int = 0, runner=None,
-                  scored: dict | None = None) -> BayesNet:
+def em_parameters(
+    dag,
+    data,
+    method: str = "bdeu",
+    pseudo_count: float = 1.0,
+    *,
+    max_iter: int = 100,
+    tol: float = 1e-4,
+    init: BayesNet | None = None,
+    seed: int = 0,
+    runner=None,
+    scored: dict | None = None,
+) -> BayesNet:
     """CPTs of ``dag`` by EM over the missing cells of ``data`` (module docstring).
 
     Starts from ``init`` or the available-case fit (:func:`bnfk_core.network.model.fit`); each iteration is
-    theta <- estimator(E[N_ijk | x_obs, theta]), the expected counts exact: every family counted once on the rows
-    that observe it whole (:func:`~bnfk_core.learning.estep.observed_counts`), and the incomplete rows, merged by
-    missingness pattern and context (:func:`~bnfk_core.learning.estep.touching_groups`), completed under theta in
-    one pass on ``runner`` per iteration (:func:`~bnfk_core.learning.estep.jobs_counts_part`), until the largest change of a CPT entry is below ``tol`` or after ``max_iter``
+    theta <- estimator(E[N_ijk | x_obs, theta]), the expected counts exact: every family counted once on the
+    rows that observe it whole (:func:`~bnfk_core.learning.estep.observed_counts`), and the incomplete rows,
+    merged by missingness pattern and context (:func:`~bnfk_core.learning.estep.touching_groups`), completed
+    under theta in one pass on ``runner`` per iteration (:func:`~bnfk_core.learning.estep.jobs_counts_part`),
+    until the largest change of a CPT entry is below ``tol`` or after ``max_iter``
     iterations.  A table without missing cells gets the plain fit.  ``fit_info`` records ``em_iterations``.
-    ``seed`` is accepted for compatibility; nothing is random.  A dict ``scored`` receives the E-step's constant
-    counts and kept jobs (``base``, ``kept``; :func:`_em_scored`).
+    ``seed`` is accepted for compatibility; nothing is random.  A dict ``scored`` receives the E-step's
+    constant counts and kept jobs (``base``, ``kept``; :func:`_em_scored`).
     """
     if init is not None or not _incomplete_rows(np.asarray(data.codes)).any():
         model = init if init is not None else fit(dag, data, method=method, pseudo_count=pseudo_count)
@@ -219,19 +293,25 @@ def em_parameters(dag, data, method: str = "bdeu", pseudo_count: float = 1.0, *,
     else:
         base = observed_counts(model, codes, w)
     items = job_blocks(touching_groups(model, codes[incomplete], w[incomplete]), cards=model.cardinalities)
-    # the jobs are kept between iterations (the DAG does not change): here, or on the workers of a runner that keeps
-    # pieces (Dask: each item made ready once where it runs); on a runner without, they travel each time
+    # the jobs are kept between iterations (the DAG does not change): here, or on the workers of a runner that
+    # keeps pieces (Dask: each item made ready once where it runs); on a runner without, they travel each time
     keep = getattr(runner, "keep", None)
     memo = offsets_memo(model, items) if runner is None else None
     kept = [PreparedJobs(model, item, memo=memo) for item in items] if runner is None else None
-    held = keep(prepare_jobs_part, items, (_bare(model),)) if runner is not None and keep is not None else None
+    held = (
+        keep(prepare_jobs_part, items, (_bare(model),)) if runner is not None and keep is not None else None
+    )
     if scored is not None:
         scored.update(base=base, kept=kept, held=held, runner=runner)
     it = 0
     for it in range(1, int(max_iter) + 1):
-        parts = ([k.counts(model) for k in kept] if kept is not None
-                 else runner.map_kept(kept_counts_part, held, (_bare(model),)) if held is not None
-                 else run_parts(runner, jobs_counts_part, items, (_bare(model),)))
+        parts = (
+            [k.counts(model) for k in kept]
+            if kept is not None
+            else runner.map_kept(kept_counts_part, held, (_bare(model),))
+            if held is not None
+            else run_parts(runner, jobs_counts_part, items, (_bare(model),))
+        )
         counts = [sum(p[i] for p in parts) for i in range(model.n_vars)]
         cpts = tuple(estimate_cpt(b + c, method, pseudo_count) for b, c in zip(base, counts))
         delta = max(float(np.abs(a - b).max()) for a, b in zip(cpts, model.cpts))
@@ -255,11 +335,13 @@ def observed_score(model: BayesNet, data, *, runner=None) -> float:
 
 
 def _em_scored(dag, data, params, pseudo_count, *, seed: int = 0, runner=None) -> tuple[BayesNet, float]:
-    """:func:`em_parameters` and :func:`observed_score` of its network.  In one process the score reuses the EM's
-    prepared work: sum_n w_n log P(x_obs,n) = sum over families of the counts of the rows that observe them whole
-    times their log CPT entries, plus the merged incomplete rows' completions (:meth:`PreparedJobs.loglik`, one
-    compiled pass) -- the same sum as :func:`observed_score`'s pass over the rows, in another order (tested to
-    1e-12 relative).  On a runner that keeps the jobs on its workers (Dask) the same parts come back from there."""
+    """:func:`em_parameters` and :func:`observed_score` of its network.  In one process the score reuses the
+    EM's prepared work: sum_n w_n log P(x_obs,n) = sum over families of the counts of the rows that observe
+    them whole times their log CPT entries, plus the merged incomplete rows' completions
+    (:meth:`PreparedJobs.loglik`, one compiled pass) -- the same sum as :func:`observed_score`'s pass over the
+    rows, in another order (tested to
+    1e-12 relative).  On a runner that keeps the jobs on its workers (Dask) the same parts come back from
+    there."""
     scored: dict = {}
     model = em_parameters(dag, data, params, pseudo_count, seed=seed, runner=runner, scored=scored)
     if scored.get("kept") is None and scored.get("held") is None:
@@ -278,9 +360,20 @@ def _em_scored(dag, data, params, pseudo_count, *, seed: int = 0, runner=None) -
 
 
 # ---------------------------------------------------------------------- structural EM
-def structural_em(data, method: str = "hc", *, score: str = "bic", params: str = "smoothed",
-                  pseudo_count: float = 1.0, max_rounds: int = 10, seed: int = 0, progress: Progress | None = None,
-                  start: LearnResult | None = None, runner=None, **learn) -> tuple[LearnResult, BayesNet, list]:
+def structural_em(
+    data,
+    method: str = "hc",
+    *,
+    score: str = "bic",
+    params: str = "smoothed",
+    pseudo_count: float = 1.0,
+    max_rounds: int = 10,
+    seed: int = 0,
+    progress: Progress | None = None,
+    start: LearnResult | None = None,
+    runner=None,
+    **learn,
+) -> tuple[LearnResult, BayesNet, list]:
     """Structural EM (module docstring).  Returns (result, network with EM CPTs, score history).
 
     Every round's E-step is one pass over the (distinct, weighted) rows on ``runner`` (here when None; a
@@ -289,16 +382,26 @@ def structural_em(data, method: str = "hc", *, score: str = "bic", params: str =
     observed-data score (:func:`observed_score`) of every accepted network; it never decreases: a round whose
     network does not score higher ends the search and is discarded.  ``learn`` options go to
     :func:`bnfk_core.learning.structure.learn_structure` (``max_parents``, ``ess``, ...).
-    The result's score is the searched score of the DAG (``score_name`` = ``score``) when no cell is missing, and
-    otherwise the observed-data BIC of the network with its EM CPTs (:func:`observed_score`), under the name
+    The result's score is the searched score of the DAG (``score_name`` = ``score``) when no cell is missing,
+    and otherwise the observed-data BIC of the network with its EM CPTs (:func:`observed_score`), under the
+    name
     :data:`OBSERVED_SCORE`.
     """
     t0 = time.perf_counter()
     weights = _weights(data)
     if start is None:
-        first = None if progress is None else (lambda f, msg: progress(0.3 * f, f"structural EM, start: {msg}"))
-        start = learn_structure(data, method, score=score, seed=seed,
-                                scorer=_available_case_scorer(data, score, learn, runner), progress=first, **learn)
+        first = (
+            None if progress is None else (lambda f, msg: progress(0.3 * f, f"structural EM, start: {msg}"))
+        )
+        start = learn_structure(
+            data,
+            method,
+            score=score,
+            seed=seed,
+            scorer=_available_case_scorer(data, score, learn, runner),
+            progress=first,
+            **learn,
+        )
     dag = start.dag
     model, best = _em_scored(dag, data, params, pseudo_count, seed=seed, runner=runner)
     history, rounds, wide = [best], 0, 0
@@ -307,11 +410,15 @@ def structural_em(data, method: str = "hc", *, score: str = "bic", params: str =
     # too big: no rounds -- the available-case network, CPTs by EM, its observed-data score reported
     for rounds in range(1, 0 if complete or too_big else int(max_rounds) + 1):
         if progress is not None:
-            progress(min(0.95, 0.3 + 0.7 * rounds / (max_rounds + 1)), f"structural EM: round {rounds}, score {best:.2f}")
+            progress(
+                min(0.95, 0.3 + 0.7 * rounds / (max_rounds + 1)),
+                f"structural EM: round {rounds}, score {best:.2f}",
+            )
         table, w, wide_codes, wide_w = expected_table(_bare(model), data.codes, weights, runner=runner)
         wide = max(wide, int(round(float(wide_w.sum()))))
-        scorer = ExpectedScorer(table, w, data.cardinalities, score, model, wide_codes, wide_w,
-                                ess=learn.get("ess", 1.0))
+        scorer = ExpectedScorer(
+            table, w, data.cardinalities, score, model, wide_codes, wide_w, ess=learn.get("ess", 1.0)
+        )
         res = learn_structure(data, method, score=score, seed=seed, scorer=scorer, **learn)
         cand_dag = res.dag
         if scorer.total(dag.parent_indices()) >= scorer.total(cand_dag.parent_indices()):
@@ -322,23 +429,41 @@ def structural_em(data, method: str = "hc", *, score: str = "bic", params: str =
         dag, model, best = cand_dag, cand, s
         history.append(s)
     n_total = int(round(float(np.asarray(weights).sum()))) if weights is not None else data.n_rows
-    notes = [f"structural EM on all {n_total} rows: {len(history) - 1} improving round(s), observed-data BIC "
-             f"{history[0]:.2f} -> {history[-1]:.2f}; expected counts exact (no sampled completion)"]
+    notes = [
+        f"structural EM on all {n_total} rows: {len(history) - 1} improving round(s), observed-data BIC "
+        f"{history[0]:.2f} -> {history[-1]:.2f}; expected counts exact (no sampled completion)"
+    ]
     if too_big:
         notes.append(too_big)
     if wide:
-        notes.append(f"{wide} rows with more than {MAX_COMPLETIONS} joint completions were counted per family from "
-                     "their exact joint posterior instead of being enumerated")
+        notes.append(
+            f"{wide} rows with more than {MAX_COMPLETIONS} joint completions were counted per family from "
+            "their exact joint posterior instead of being enumerated"
+        )
     if complete:
-        # nothing to complete: the network is the search's, and so is its score -- the named score of the DAG on
-        # every row (BIC at the maximum-likelihood parameters, BDeu, K2, ... as defined), not a likelihood at the
-        # fitted (smoothed) CPTs
-        res = LearnResult(dag=dag, method=start.method, score_name=start.score_name, score=float(start.score),
-                          n_rows_used=n_total, notes=list(start.notes) + ["no cell is missing: structural EM had "
-                          "nothing to complete"], seconds=time.perf_counter() - t0, searched_raw=start.searched_raw)
+        # nothing to complete: the network is the search's, and so is its score -- the named score of the DAG
+        # on every row (BIC at the maximum-likelihood parameters, BDeu, K2, ... as defined), not a likelihood
+        # at the fitted (smoothed) CPTs
+        res = LearnResult(
+            dag=dag,
+            method=start.method,
+            score_name=start.score_name,
+            score=float(start.score),
+            n_rows_used=n_total,
+            notes=list(start.notes) + ["no cell is missing: structural EM had nothing to complete"],
+            seconds=time.perf_counter() - t0,
+            searched_raw=start.searched_raw,
+        )
     else:
-        res = LearnResult(dag=dag, method=start.method, score_name=OBSERVED_SCORE, score=float(best),
-                          n_rows_used=n_total, notes=notes, seconds=time.perf_counter() - t0)
+        res = LearnResult(
+            dag=dag,
+            method=start.method,
+            score_name=OBSERVED_SCORE,
+            score=float(best),
+            n_rows_used=n_total,
+            notes=notes,
+            seconds=time.perf_counter() - t0,
+        )
     model.fit_info["missing_data"] = "em"
     if progress is not None:
         progress(1.0, f"structural EM: done, {dag.n_arcs} arcs")
@@ -354,25 +479,38 @@ def _table_too_big(codes: np.ndarray, cards) -> str | None:
     :data:`MAX_COMPLETIONS` per row, before merging) would take more than :data:`EM_TABLE_SHARE` of the memory
     limit; then no search round runs (the note says so), else None."""
     from ..data.limits import format_bytes, memory_limit
+
     budget = memory_limit()
     if budget is None or not math.isfinite(budget):
         return None
     cards = [int(c) for c in cards]
-    rows = sum(len(r) * min(math.prod(cards[m] for m in missing), MAX_COMPLETIONS)
-               for r, missing in missingness_patterns(np.asarray(codes)))
-    need = rows * (4 * len(cards) + 16)                 # int32 codes and a float weight (and the merge's key)
+    rows = sum(
+        len(r) * min(math.prod(cards[m] for m in missing), MAX_COMPLETIONS)
+        for r, missing in missingness_patterns(np.asarray(codes))
+    )
+    need = rows * (4 * len(cards) + 16)  # int32 codes and a float weight (and the merge's key)
     if need <= EM_TABLE_SHARE * budget:
         return None
-    return (f"structural EM's expected table would hold {rows:,} completed rows (about {format_bytes(need)}), more "
-            f"than a quarter of the memory limit ({format_bytes(budget)}): the search ran once, on every row's "
-            "observed families (available case), and the CPTs were fitted by EM; raise --max-memory for the EM rounds")
+    return (
+        f"structural EM's expected table would hold {rows:,} completed rows (about {format_bytes(need)}), "
+        "more "
+        f"than a quarter of the memory limit ({format_bytes(budget)}): the search ran once, on every row's "
+        "observed families (available case), and the CPTs were fitted by EM; raise --max-memory for the EM "
+        "rounds"
+    )
 
 
 def _available_case_scorer(data, score: str, learn: dict, runner=None) -> AvailableCaseScorer:
-    """The available-case scorer of ``data``; its batches of families are counted on ``runner``'s workers when the
-    runner has a ``family_counter`` (Dask), else here."""
-    return AvailableCaseScorer(data.codes, data.cardinalities, score, ess=learn.get("ess", 1.0),
-                               weights=_weights(data), counter=getattr(runner, "family_counter", None))
+    """The available-case scorer of ``data``; its batches of families are counted on ``runner``'s workers when
+    the runner has a ``family_counter`` (Dask), else here."""
+    return AvailableCaseScorer(
+        data.codes,
+        data.cardinalities,
+        score,
+        ess=learn.get("ess", 1.0),
+        weights=_weights(data),
+        counter=getattr(runner, "family_counter", None),
+    )
 
 
 def _learn_complete_rows(data, method, *, score="bic", **learn) -> LearnResult:
@@ -380,25 +518,41 @@ def _learn_complete_rows(data, method, *, score="bic", **learn) -> LearnResult:
 
 
 def _learn_available_case(data, method, *, score="bic", **learn) -> LearnResult:
-    return learn_structure(data, method, score=score, scorer=_available_case_scorer(data, score, learn), **learn)
+    return learn_structure(
+        data, method, score=score, scorer=_available_case_scorer(data, score, learn), **learn
+    )
 
 
-def _learn_em(data, method, *, score="bic", params="smoothed", pseudo_count=1.0, runner=None, **learn) -> LearnResult:
-    res, model, _ = structural_em(data, method, score=score, params=params, pseudo_count=pseudo_count,
-                                  runner=runner, **learn)
+def _learn_em(
+    data, method, *, score="bic", params="smoothed", pseudo_count=1.0, runner=None, **learn
+) -> LearnResult:
+    res, model, _ = structural_em(
+        data, method, score=score, params=params, pseudo_count=pseudo_count, runner=runner, **learn
+    )
     res.model = model  # the EM network (LearnResult.model), reused by learn_network
     return res
 
 
-def learn_network(data, method: str, *, missing_data: str = DEFAULT_MISSING_DATA, score: str = "bic",
-                  params: str = "bdeu", pseudo_count: float = 1.0, em_cpts: bool = True,
-                  progress: Progress | None = None, score_options: dict | None = None, runner=None,
-                  **learn) -> tuple[LearnResult, BayesNet]:
+def learn_network(
+    data,
+    method: str,
+    *,
+    missing_data: str = DEFAULT_MISSING_DATA,
+    score: str = "bic",
+    params: str = "bdeu",
+    pseudo_count: float = 1.0,
+    em_cpts: bool = True,
+    progress: Progress | None = None,
+    score_options: dict | None = None,
+    runner=None,
+    **learn,
+) -> tuple[LearnResult, BayesNet]:
     """Structure by ``missing_data`` (:data:`MISSING_DATA`) and CPTs by EM over the missing cells.
 
     ``em_cpts=False`` fits the CPTs by available-case counts only (the thesis's protocol).  ``learn``
     options go to :func:`bnfk_core.learning.structure.learn_structure`; ``runner`` runs the E-step passes
-    (structural EM and the CPTs' EM) on a :mod:`bnfk_core.data.runners` runner.  A score with a scorer of its own (``kgv``,
+    (structural EM and the CPTs' EM) on a :mod:`bnfk_core.data.runners` runner.  A score with a scorer of its
+    own (``kgv``,
     ``score_options``) is not a count score: its structure uses the complete rows whatever
     ``missing_data`` says (a note says so).  Returns (result, model); the model's ``fit_info`` records
     ``missing_data``.
@@ -436,7 +590,10 @@ def learn_network(data, method: str, *, missing_data: str = DEFAULT_MISSING_DATA
     note = None
     if own is not None and getattr(own, "scorer", None) is not None:
         if spec.name != "complete-rows" and (np.asarray(data.codes) < 0).any():
-            note = f"the {score} score has its own scorer: its structure uses the complete rows (not {spec.name})"
+            note = (
+                f"the {score} score has its own scorer: its structure uses the complete rows "
+                f"(not {spec.name})"
+            )
         spec = MISSING_DATA["complete-rows"]
         learn["score_options"] = score_options
     extra = {"params": params, "pseudo_count": pseudo_count, "runner": runner} if spec.name == "em" else {}
@@ -445,14 +602,17 @@ def learn_network(data, method: str, *, missing_data: str = DEFAULT_MISSING_DATA
         res.notes.append(note)
     model = res.model
     if model is None:
-        model = (em_parameters(res.dag, data, params, pseudo_count, seed=learn.get("seed", 0), runner=runner) if em_cpts
-                 else fit(res.dag, data, method=params, pseudo_count=pseudo_count))
+        model = (
+            em_parameters(res.dag, data, params, pseudo_count, seed=learn.get("seed", 0), runner=runner)
+            if em_cpts
+            else fit(res.dag, data, method=params, pseudo_count=pseudo_count)
+        )
     model.fit_info["missing_data"] = spec.name
     model.fit_info["cpts_by"] = "em" if em_cpts or spec.name == "em" else "available-case"
     return res, model
 
 
 def check_missing_data(name) -> str:
-    """``name`` (lower case) if it is a registered missing-data method, else a StructureError naming every method."""
+    """``name`` (lower case) if it is a registered missing-data method, else a StructureError naming every
+    method."""
     return MISSING_DATA.check(str(name).lower())
-

@@ -27,22 +27,32 @@ Defaults are those of Bach's kernel-ICA code: κ = 2·10⁻², σ = 1 for N < 10
 Gaussian −½ log(1 − ρ²); of two categories −½ Σ_k log(1 − ρ_k²) over the contingency table's
 canonical correlations.
 """
+
 from __future__ import annotations
 
 import hashlib
 import math
 from collections import OrderedDict
-from typing import Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from . import scores  # noqa: F401 - the count scores register first (the order of the score tables)
-from ..errors import StructureError
 from ..data.limits import one_blas_thread
+from ..errors import StructureError
+from . import scores  # noqa: F401 - the count scores register first (the order of the score tables)
 from .members import KGV_KERNELS
 
-__all__ = ["KGV_KERNELS", "default_parameters", "incomplete_cholesky", "KGVStatistics", "KGVScorer",
-           "make_kgv_scorer", "kgv_statistics", "raw_numbers", "kgv_mutual_information"]
+__all__ = [
+    "KGV_KERNELS",
+    "default_parameters",
+    "incomplete_cholesky",
+    "KGVStatistics",
+    "KGVScorer",
+    "make_kgv_scorer",
+    "kgv_statistics",
+    "raw_numbers",
+    "kgv_mutual_information",
+]
 
 #: eigen-directions with a regularised eigenvalue ρ below this are dropped from the blocks
 #: (their correlations are scaled by ρ; they still count in the effective dimension d = Σ ρ)
@@ -77,7 +87,7 @@ def incomplete_cholesky(x: np.ndarray, sigma: float, tol: float, max_rank: int =
         piv = resid[j]
         if piv <= 1e-12:
             break
-        col = np.exp(-(x - x[j]) ** 2 * inv2s2)
+        col = np.exp(-((x - x[j]) ** 2) * inv2s2)
         if m:
             col -= G[:, :m] @ G[j, :m]
         col /= math.sqrt(piv)
@@ -86,7 +96,7 @@ def incomplete_cholesky(x: np.ndarray, sigma: float, tol: float, max_rank: int =
         np.maximum(resid, 0.0, out=resid)
         resid[j] = 0.0
         m += 1
-    return G[:, :m].copy()   # not a view: the max_rank columns would stay alive with it
+    return G[:, :m].copy()  # not a view: the max_rank columns would stay alive with it
 
 
 #: rows per block when the Gram of all features is accumulated (one-hot blocks are built on the fly)
@@ -106,7 +116,7 @@ def _centred_gram(factors: list, widths: Sequence[int], w: np.ndarray | None, n:
         B = np.zeros((stop - start, p))
         for i, f in enumerate(factors):
             if isinstance(f, np.ndarray):
-                B[:, offs[i]:offs[i + 1]] = f[start:stop]
+                B[:, offs[i] : offs[i + 1]] = f[start:stop]
             else:
                 B[np.arange(stop - start), offs[i] + f[0][start:stop]] = 1.0
         Bw = B if w is None else B * w[start:stop, None]
@@ -141,9 +151,17 @@ class KGVStatistics:
     matrix R with identity diagonal blocks), ``offsets``.
     """
 
-    def __init__(self, columns: Sequence[np.ndarray], cards: Sequence[int] | None = None, *,
-                 weights: np.ndarray | None = None, kappa: float | None = None, sigma: float | None = None,
-                 kernel: str = "gaussian", eta: float | None = None):
+    def __init__(
+        self,
+        columns: Sequence[np.ndarray],
+        cards: Sequence[int] | None = None,
+        *,
+        weights: np.ndarray | None = None,
+        kappa: float | None = None,
+        sigma: float | None = None,
+        kernel: str = "gaussian",
+        eta: float | None = None,
+    ):
         if kernel not in KGV_KERNELS:
             raise StructureError(f"Unknown KGV kernel '{str(kernel)[:80]}'; choose gaussian or linear.")
         w = None if weights is None else np.asarray(weights, dtype=float)
@@ -161,13 +179,16 @@ class KGVStatistics:
         self.kernel = kernel
         self.eta = float(self.kappa * 1e-2 if eta is None else eta)
         shift = self.n * self.kappa / 2.0
-        factors = []            # per variable: a dense factor G (a number) or (codes, cardinality) (a category)
+        factors = []  # per variable: a dense factor G (a number) or (codes, cardinality) (a category)
         for i, col in enumerate(columns):
             col = np.asarray(col)
             if col.dtype.kind == "f":
                 z = _standardise(col, w)
-                factors.append(z[:, None] if kernel == "linear"
-                               else incomplete_cholesky(z / self.sigma, 1.0, n_rows * self.eta))
+                factors.append(
+                    z[:, None]
+                    if kernel == "linear"
+                    else incomplete_cholesky(z / self.sigma, 1.0, n_rows * self.eta)
+                )
             else:
                 factors.append((col.astype(np.int64), max(int(cards[i]), 1)))
         self.ranks = [f.shape[1] if isinstance(f, np.ndarray) else f[1] for f in factors]
@@ -188,7 +209,7 @@ class KGVStatistics:
         self.offsets = np.concatenate([[0], np.cumsum(self.dims)]).astype(np.int64)
         T = np.zeros((int(full[-1]), int(self.offsets[-1])))
         for i, Ti in enumerate(Ts):
-            T[full[i]:full[i + 1], self.offsets[i]:self.offsets[i + 1]] = Ti
+            T[full[i] : full[i + 1], self.offsets[i] : self.offsets[i + 1]] = Ti
         R = T.T @ C @ T
         for i in range(len(self.dims)):
             a, b = self.offsets[i], self.offsets[i + 1]
@@ -201,8 +222,10 @@ class KGVStatistics:
         return len(self.dims)
 
     def index(self, variables: Sequence[int]) -> np.ndarray:
-        return np.concatenate([np.arange(self.offsets[v], self.offsets[v + 1]) for v in variables] or
-                              [np.zeros(0, dtype=np.int64)])
+        return np.concatenate(
+            [np.arange(self.offsets[v], self.offsets[v + 1]) for v in variables]
+            or [np.zeros(0, dtype=np.int64)]
+        )
 
     def logdet(self, variables: Sequence[int]) -> float:
         """log det R_A of the variables A (cached)."""
@@ -235,7 +258,7 @@ class KGVStatistics:
         for i in range(n):
             a = slice(self.offsets[i], self.offsets[i + 1])
             for j in range(i + 1, n):
-                blk = self.blocks[a, self.offsets[j]:self.offsets[j + 1]]
+                blk = self.blocks[a, self.offsets[j] : self.offsets[j + 1]]
                 s = np.linalg.svd(blk, compute_uv=False) if blk.size else np.zeros(0)
                 M[i, j] = M[j, i] = float(-0.5 * np.log1p(-np.minimum(s * s, 1 - 1e-15)).sum())
         return M
@@ -246,11 +269,13 @@ class KGVStatistics:
         if not parents:
             return 0.0
         d_pi = float(self.d[parents].sum())
-        return self.n * self.mutual_information(child, parents) - 0.5 * math.log(self.n) * self.d[child] * d_pi
+        return (
+            self.n * self.mutual_information(child, parents) - 0.5 * math.log(self.n) * self.d[child] * d_pi
+        )
 
 
 # ---------------------------------------------------------------------- cache of statistics
-_STATS: "OrderedDict[str, KGVStatistics]" = OrderedDict()
+_STATS: OrderedDict[str, KGVStatistics] = OrderedDict()
 _STATS_MAX = 4
 
 
@@ -266,8 +291,17 @@ def _key(codes: np.ndarray, weights, numbers: Mapping[int, np.ndarray], options:
     return h.hexdigest()
 
 
-def kgv_statistics(codes: np.ndarray, cards: Sequence[int], *, weights=None, numbers=None, kappa=None,
-                   sigma=None, kernel: str = "gaussian", eta=None) -> tuple[KGVStatistics, np.ndarray]:
+def kgv_statistics(
+    codes: np.ndarray,
+    cards: Sequence[int],
+    *,
+    weights=None,
+    numbers=None,
+    kappa=None,
+    sigma=None,
+    kernel: str = "gaussian",
+    eta=None,
+) -> tuple[KGVStatistics, np.ndarray]:
     """The :class:`KGVStatistics` of the complete rows of a code matrix, the columns in ``numbers``
     (column index -> raw values, NaN = missing) taken as numbers; memoised on the content (the app
     rescores edited DAGs on the same data).  Returns the statistics and the complete-row mask."""
@@ -280,8 +314,10 @@ def kgv_statistics(codes: np.ndarray, cards: Sequence[int], *, weights=None, num
     key = _key(codes, weights, numbers, options)
     stats = _STATS.get(key)
     if stats is None:
-        cols = [numbers[i][complete] if i in numbers else codes[complete, i].astype(np.int64)
-                for i in range(codes.shape[1])]
+        cols = [
+            numbers[i][complete] if i in numbers else codes[complete, i].astype(np.int64)
+            for i in range(codes.shape[1])
+        ]
         w = None if weights is None else np.asarray(weights)[complete]
         with one_blas_thread():
             stats = KGVStatistics(cols, cards, weights=w, kappa=kappa, sigma=sigma, kernel=kernel, eta=eta)
@@ -294,13 +330,15 @@ def kgv_statistics(codes: np.ndarray, cards: Sequence[int], *, weights=None, num
 
 
 def raw_numbers(data) -> dict:
-    """Column index -> raw values of the numeric columns the data keeps behind their bins (``data.numbers``)."""
+    """Column index -> raw values of the numeric columns the data keeps behind their bins
+    (``data.numbers``)."""
     numbers = getattr(data, "numbers", None) or {}
     return {i: numbers[v] for i, v in enumerate(data.variables) if v in numbers}
 
 
-def kgv_mutual_information(data, *, kernel: str = "gaussian", kappa=None, sigma=None,
-                           bin_numbers: bool = False) -> dict:
+def kgv_mutual_information(
+    data, *, kernel: str = "gaussian", kappa=None, sigma=None, bin_numbers: bool = False
+) -> dict:
     """The KGV mutual information of every pair of variables of ``data`` (complete rows).
 
     The numeric columns are taken unbinned unless ``bin_numbers``.
@@ -328,13 +366,26 @@ def kgv_mutual_information(data, *, kernel: str = "gaussian", kappa=None, sigma=
     numbers = {} if bin_numbers else raw_numbers(data)
     if data.n_vars < 2:
         raise StructureError("KGV mutual information needs at least two columns.")
-    stats, complete = kgv_statistics(data.codes, data.cardinalities, weights=getattr(data, "weights", None),
-                                     numbers=numbers, kappa=kappa, sigma=sigma, kernel=kernel)
+    stats, complete = kgv_statistics(
+        data.codes,
+        data.cardinalities,
+        weights=getattr(data, "weights", None),
+        numbers=numbers,
+        kappa=kappa,
+        sigma=sigma,
+        kernel=kernel,
+    )
     with one_blas_thread():
         matrix = stats.pairwise()
-    return {"variables": list(data.variables), "matrix": matrix,
-            "searched_raw": [data.variables[i] for i in sorted(numbers)], "kappa": stats.kappa,
-            "sigma": stats.sigma, "kernel": stats.kernel, "n_rows_used": int(round(stats.n))}
+    return {
+        "variables": list(data.variables),
+        "matrix": matrix,
+        "searched_raw": [data.variables[i] for i in sorted(numbers)],
+        "kappa": stats.kappa,
+        "sigma": stats.sigma,
+        "kernel": stats.kernel,
+        "n_rows_used": int(round(stats.n)),
+    }
 
 
 # ---------------------------------------------------------------------- the local scorer
@@ -347,12 +398,25 @@ class KGVScorer:
 
     score = "kgv"
 
-    def __init__(self, codes: np.ndarray, cards: Sequence[int], *, weights=None, numbers=None, kappa=None,
-                 sigma=None, kernel: str = "gaussian", eta=None, bin_numbers: bool = False, ess: float = 1.0):
+    def __init__(
+        self,
+        codes: np.ndarray,
+        cards: Sequence[int],
+        *,
+        weights=None,
+        numbers=None,
+        kappa=None,
+        sigma=None,
+        kernel: str = "gaussian",
+        eta=None,
+        bin_numbers: bool = False,
+        ess: float = 1.0,
+    ):
         codes = np.asarray(codes)
         if codes.ndim != 2 or codes.shape[1] != len(cards):
-            raise StructureError(f"The code matrix has {codes.shape[-1]} columns but {len(cards)} cardinalities "
-                                 "were given.")
+            raise StructureError(
+                f"The code matrix has {codes.shape[-1]} columns but {len(cards)} cardinalities were given."
+            )
         numbers = {} if bin_numbers else dict(numbers or {})
         self.cards = [int(r) for r in cards]
         self.raw_columns = sorted(int(k) for k in numbers)
@@ -361,13 +425,23 @@ class KGVScorer:
         self.n = int(complete.sum() if weights is None else np.asarray(weights)[complete].sum())
         self.stats = None
         if self.n >= 2:
-            self.stats, complete = kgv_statistics(codes, cards, weights=weights, numbers=numbers, kappa=kappa,
-                                                  sigma=sigma, kernel=kernel, eta=eta)
+            self.stats, complete = kgv_statistics(
+                codes,
+                cards,
+                weights=weights,
+                numbers=numbers,
+                kappa=kappa,
+                sigma=sigma,
+                kernel=kernel,
+                eta=eta,
+            )
         data = codes[complete]
         top = max(self.cards, default=1)
         ctype = np.int8 if top <= 127 else np.int16 if top <= 32767 else np.int32
         self.cols = [np.ascontiguousarray(data[:, i], dtype=ctype) for i in range(data.shape[1])]
-        self.weights = None if weights is None else np.ascontiguousarray(np.asarray(weights)[complete], dtype=np.int64)
+        self.weights = (
+            None if weights is None else np.ascontiguousarray(np.asarray(weights)[complete], dtype=np.int64)
+        )
         self.cache: dict[tuple[int, tuple[int, ...]], float] = {}
 
     @property
@@ -375,7 +449,8 @@ class KGVScorer:
         return len(self.cards)
 
     def search_context(self):
-        """Searches with this scorer run with BLAS pinned to one thread (:func:`bnfk_core.data.limits.one_blas_thread`)."""
+        """Searches with this scorer run with BLAS pinned to one thread
+        (:func:`bnfk_core.data.limits.one_blas_thread`)."""
         return one_blas_thread()
 
     @property
@@ -412,5 +487,3 @@ class KGVScorer:
 def make_kgv_scorer(codes, cards, *, weights=None, numbers=None, ess: float = 1.0, **options) -> KGVScorer:
     """The ``scorer`` factory registered with the ``kgv`` score."""
     return KGVScorer(codes, cards, weights=weights, numbers=numbers, **options)
-
-

@@ -18,25 +18,39 @@ the C(k,2) skeleton bits and one bit per (collider w, pair {u, v}) for u -> w <-
 adjacent (k C(k,2) bits): at most 60 bits for k = 5, one int64; classes are ``np.unique`` of the keys
 (1, 2, 11, 185, 8,782 classes for k = 1..5).
 """
+
 from __future__ import annotations
 
 import itertools
 import math
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Sequence
 
 import numpy as np
 
 from ..errors import StructureError
-from .structure import scorer_context
-from .hill_climb import hill_climb
 from ..registry import SCORES
-from .scores import scorer_for
+from .hill_climb import hill_climb
 from .members import MAX_LANDSCAPE_VARIABLES
+from .scores import scorer_for
+from .structure import scorer_context
 
-__all__ = ["MAX_LANDSCAPE_VARIABLES", "DAG_COUNTS", "Landscape", "pairs", "enumerate_dags", "family_table",
-           "dag_scores", "equivalence_keys", "landscape_scorer", "score_landscape", "climb_path", "place_dag", "expected_dag_count"]
+__all__ = [
+    "MAX_LANDSCAPE_VARIABLES",
+    "DAG_COUNTS",
+    "Landscape",
+    "pairs",
+    "enumerate_dags",
+    "family_table",
+    "dag_scores",
+    "equivalence_keys",
+    "landscape_scorer",
+    "score_landscape",
+    "climb_path",
+    "place_dag",
+    "expected_dag_count",
+]
 
 #: labelled DAGs on k = 0..5 nodes (OEIS A003024)
 DAG_COUNTS = (1, 1, 3, 25, 543, 29281)
@@ -76,7 +90,8 @@ def enumerate_dags(k: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def landscape_scorer(data, variables: Sequence[str], score: str, ess: float = 1.0):
-    """The cached local scorer (:func:`bnfk_core.learning.scores.scorer_for`) of ``score`` over ``variables`` of ``data``
+    """The cached local scorer (:func:`bnfk_core.learning.scores.scorer_for`) of ``score`` over ``variables``
+    of ``data``
     (their complete rows; the data's weights and, for scores that use them, its unbinned numbers)."""
     cols = [list(data.variables).index(v) for v in variables]
     codes = np.asarray(data.codes)[:, cols]
@@ -152,8 +167,8 @@ class Landscape:
     scores : score name -> total score of every graph (every registered score).
     tables : score name -> family table (:func:`family_table`).
     score : the score the landscape is ranked by.
-    class_id : equivalence class of every graph (0 .. n_classes - 1, classes numbered by their best graph's rank).
-    n_rows_used : complete rows (over the chosen variables) the scores use.
+    class_id : equivalence class of every graph (0 .. n_classes - 1, classes numbered by their best graph's
+    rank). n_rows_used : complete rows (over the chosen variables) the scores use.
     """
 
     variables: tuple
@@ -200,15 +215,19 @@ class Landscape:
     def arcs(self, g: int) -> list[tuple[str, str]]:
         """The arcs (u, v) of graph ``g``, by (tail, head) index."""
         pm = self.parent_masks[int(g)]
-        return [(self.variables[u], self.variables[v]) for u in range(self.k) for v in range(self.k)
-                if pm[v] >> u & 1]
+        return [
+            (self.variables[u], self.variables[v])
+            for u in range(self.k)
+            for v in range(self.k)
+            if pm[v] >> u & 1
+        ]
 
     def index_of(self, parent_indices: Sequence[Sequence[int]]) -> int:
         """Index of the DAG with the given parents of every node (positions in ``variables``)."""
         code = 0
         for p, (i, j) in enumerate(pairs(self.k)):
             s = 1 if i in parent_indices[j] else 2 if j in parent_indices[i] else 0
-            code += s * 3 ** p
+            code += s * 3**p
         g = int(np.searchsorted(self.codes, code))
         if g >= self.n_dags or self.codes[g] != code:
             raise StructureError("That graph is not a DAG over the landscape's variables.")
@@ -216,7 +235,8 @@ class Landscape:
 
     def fixed_order(self) -> tuple[np.ndarray, np.ndarray]:
         """The 2^C(k,2) graphs that respect the variables' order: ``(graph indices, bits (n, d) uint8)``,
-        row ``b`` the graph whose arc bits (pairs of :func:`pairs`, bit p = arc i -> j) spell the integer b."""
+        row ``b`` the graph whose arc bits (pairs of :func:`pairs`, bit p = arc i -> j) spell the integer
+        b."""
         prs = pairs(self.k)
         d = len(prs)
         b = np.arange(1 << d, dtype=np.int64)
@@ -227,7 +247,10 @@ class Landscape:
     def skeleton_bits(self) -> np.ndarray:
         """All graphs as C(k,2) pair bits (n, d) uint8: bit p = the pair p of :func:`pairs` is adjacent (for a
         graph that respects the order these are its fixed-order arc bits)."""
-        cols = [((self.parent_masks[:, j] >> i) & 1) | ((self.parent_masks[:, i] >> j) & 1) for i, j in pairs(self.k)]
+        cols = [
+            ((self.parent_masks[:, j] >> i) & 1) | ((self.parent_masks[:, i] >> j) & 1)
+            for i, j in pairs(self.k)
+        ]
         return np.stack(cols, axis=1).astype(np.uint8) if cols else np.zeros((self.n_dags, 0), np.uint8)
 
     def arc_bits(self) -> np.ndarray:
@@ -248,9 +271,13 @@ def score_landscape(data, variables: Sequence[str], score: str = "bdeu", *, ess:
         raise StructureError("Each landscape variable may be chosen once.")
     unknown = [v for v in variables if v not in data.variables]
     if unknown:
-        raise StructureError(f"Unknown variable '{unknown[0][:80]}'; the data have {', '.join(data.variables)[:80]}.")
+        raise StructureError(
+            f"Unknown variable '{unknown[0][:80]}'; the data have {', '.join(data.variables)[:80]}."
+        )
     if not 1 <= len(variables) <= MAX_LANDSCAPE_VARIABLES:
-        raise StructureError(f"Choose 1 to {MAX_LANDSCAPE_VARIABLES} variables for a landscape, got {len(variables)}.")
+        raise StructureError(
+            f"Choose 1 to {MAX_LANDSCAPE_VARIABLES} variables for a landscape, got {len(variables)}."
+        )
     score = str(score).lower()
     if score not in SCORES:
         raise StructureError(f"Unknown score '{score}'; choose one of {', '.join(SCORES)}.")
@@ -278,9 +305,11 @@ def score_landscape(data, variables: Sequence[str], score: str = "bdeu", *, ess:
     return land
 
 
-def climb_path(land: Landscape, data, *, seed: int = 0, ess: float = 1.0,
-               max_parents: int | None = None) -> dict:
-    """Hill climbing (:func:`bnfk_core.learning.hill_climb.hill_climb`, bnfk engine, from the empty graph, one climb with
+def climb_path(
+    land: Landscape, data, *, seed: int = 0, ess: float = 1.0, max_parents: int | None = None
+) -> dict:
+    """Hill climbing (:func:`bnfk_core.learning.hill_climb.hill_climb`, bnfk engine, from the empty graph, one
+    climb with
     ``seed``) on the landscape's variables and score, placed among the enumerated graphs.
 
     Returns ``{"moves": [(op, u, v)], "graphs": [index of every graph visited, start and end included]}``.
@@ -305,8 +334,8 @@ def climb_path(land: Landscape, data, *, seed: int = 0, ess: float = 1.0,
 
 
 def place_dag(land: Landscape, dag) -> int:
-    """Index of ``dag`` restricted to the landscape's variables (its arcs among them; a :class:`~bnfk_core.network.dag.DAG`
-    over at least those variables)."""
+    """Index of ``dag`` restricted to the landscape's variables (its arcs among them; a
+    :class:`~bnfk_core.network.dag.DAG` over at least those variables)."""
     missing = [v for v in land.variables if v not in dag.nodes]
     if missing:
         raise StructureError(f"The structure has no variable '{missing[0][:80]}' of the landscape.")
@@ -332,5 +361,7 @@ def expected_dag_count(k: int) -> int:
     """
     a = [1]
     for m in range(1, int(k) + 1):
-        a.append(sum((-1) ** (i + 1) * math.comb(m, i) * 2 ** (i * (m - i)) * a[m - i] for i in range(1, m + 1)))
+        a.append(
+            sum((-1) ** (i + 1) * math.comb(m, i) * 2 ** (i * (m - i)) * a[m - i] for i in range(1, m + 1))
+        )
     return a[int(k)]

@@ -1,20 +1,22 @@
 """Count tables kept by member set, counted in batches: what a search's local scores read.
 
 A family's counts are a table over its *members* (the child and its parents), so the families with the same
-members -- (y, {a, b}), (a, {y, b}) and (b, {a, y}) -- read one table, transposed.  A search asks for every family
-one move needs in one batch (``prefetch``); the batch is counted by a *counter*, by default
-:func:`bnfk_core.data.counts.family_tables` (one compiled pass over the rows a family, the families spread over
-numba's threads), or on the row blocks a Dask cluster holds (a runner's ``family_counter``).  Each cell is the sum
-of its rows' weights in row order, so a table read here has the very floats of
+members -- (y, {a, b}), (a, {y, b}) and (b, {a, y}) -- read one table, transposed.  A search asks for every
+family one move needs in one batch (``prefetch``); the batch is counted by a *counter*, by default
+:func:`bnfk_core.data.counts.family_tables` (one compiled pass over the rows a family, the families spread
+over
+numba's threads), or on the row blocks a Dask cluster holds (a runner's ``family_counter``).  Each cell is the
+sum of its rows' weights in row order, so a table read here has the very floats of
 :func:`bnfk_core.data.counts.dense_family_counts` of the same family.
 
-Used by :class:`bnfk_core.learning.available_case.AvailableCaseScorer` (the observed rows, missing cells one more
-state that the tables leave out) and :class:`bnfk_core.learning.incomplete.ExpectedScorer` (structural EM's
-expected rows, complete).
+Used by :class:`bnfk_core.learning.available_case.AvailableCaseScorer` (the observed rows, missing cells one
+more state that the tables leave out) and :class:`bnfk_core.learning.incomplete.ExpectedScorer` (structural
+EM's expected rows, complete).
 """
+
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -42,16 +44,18 @@ class MemberTables:
         :func:`bnfk_core.data.counts.family_tables`; None: that function in this process.
     """
 
-    def __init__(self, colmat: np.ndarray, cards: Sequence[int], weights: np.ndarray | None = None, counter=None):
+    def __init__(
+        self, colmat: np.ndarray, cards: Sequence[int], weights: np.ndarray | None = None, counter=None
+    ):
         self._colmat, self.cards, self._wf = colmat, [int(r) for r in cards], weights
         self._counter, self._ready = counter, False
-        self._tables: dict = {}   # sorted members -> their count table (axes in that order)
-        self._kept = 0            # cells in _tables
-        self.passes = 0           # member sets counted (one pass over the rows each)
+        self._tables: dict = {}  # sorted members -> their count table (axes in that order)
+        self._kept = 0  # cells in _tables
+        self.passes = 0  # member sets counted (one pass over the rows each)
 
     def fits(self, members: Sequence[int]) -> bool:
-        """Whether the table of ``members`` (with the missing state the counter's codes add) is small enough to
-        count (:data:`bnfk_core.data.counts.DENSE_MAX_CELLS`)."""
+        """Whether the table of ``members`` (with the missing state the counter's codes add) is small enough
+        to count (:data:`bnfk_core.data.counts.DENSE_MAX_CELLS`)."""
         return table_cells(self.cards, members) <= DENSE_MAX_CELLS
 
     def _count(self, member_sets: list) -> list:
@@ -82,9 +86,9 @@ class MemberTables:
         self._kept += size
 
     def family(self, child: int, parents: Sequence[int]) -> np.ndarray:
-        """The dense (q, r) count table of family (``child``, sorted ``parents``): row j the parents' mixed-radix
-        configuration (the first parent most significant), column k the child's state -- the layout and the floats
-        of :func:`bnfk_core.data.counts.dense_family_counts`."""
+        """The dense (q, r) count table of family (``child``, sorted ``parents``): row j the parents'
+        mixed-radix configuration (the first parent most significant), column k the child's state -- the
+        layout and the floats of :func:`bnfk_core.data.counts.dense_family_counts`."""
         members = tuple(sorted((int(child), *(int(p) for p in parents))))
         if members not in self._tables:
             self.prefetch([members])

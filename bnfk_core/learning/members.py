@@ -1,15 +1,25 @@
 """The learning family's built-in members, declared light (the registries read them on first use): the
-structure-learning methods (:data:`bnfk_core.registry.LEARNERS`), the scores (:data:`~bnfk_core.registry.SCORES`)
-and the missing-data methods (:data:`~bnfk_core.registry.MISSING_DATA`), with the defaults and limits the faces
+structure-learning methods (:data:`bnfk_core.registry.LEARNERS`), the scores
+(:data:`~bnfk_core.registry.SCORES`) and the missing-data methods (:data:`~bnfk_core.registry.MISSING_DATA`),
+with the defaults and limits the faces
 show.  Behaviour is a :func:`~bnfk_core.registry.lazy` reference to this package's modules, imported when a
 member first runs, so importing this module loads no numerical library (the CLI's ``--help`` reads it).
 """
+
 from __future__ import annotations
 
 from ..registry import LearnerSpec, MissingDataSpec, ScoreSpec, lazy
 
-__all__ = ["LEARNERS", "SCORES", "MISSING_DATA", "EXACT_MAX_VARIABLES", "DEFAULT_MISSING_DATA", "KGV_KERNELS",
-           "MAX_LANDSCAPE_VARIABLES", "DEFAULT_C"]
+__all__ = [
+    "LEARNERS",
+    "SCORES",
+    "MISSING_DATA",
+    "EXACT_MAX_VARIABLES",
+    "DEFAULT_MISSING_DATA",
+    "KGV_KERNELS",
+    "MAX_LANDSCAPE_VARIABLES",
+    "DEFAULT_C",
+]
 
 #: the most variables the exact (dynamic programming) search handles
 EXACT_MAX_VARIABLES = 20
@@ -26,23 +36,55 @@ _S = "bnfk_core.learning.structure"
 
 LEARNERS = (
     LearnerSpec("empty", "Empty network (no arcs)", learn=lazy(_S, "learn_empty"), needs_rows=False),
-    LearnerSpec("naive-bayes", "Naive Bayes (class -> every feature)", needs_class=True,
-                learn=lazy(_S, "learn_naive_bayes"), needs_rows=False),
-    # hill climbing's gains (3 float64), legal moves (3 bool), adjacency and reachability (bool): 29, rounded up
-    LearnerSpec("hc", "Hill climbing (tabu walks and restarts; optimises the score)", uses_score=True,
-                learn=lazy("bnfk_core.learning.tabu", "learn_tabu"), pair_bytes=32, options=("max_parents", "seed")),
-    LearnerSpec("hc-greedy", "Greedy hill climbing (best of 5 seeded climbs; the published protocols)",
-                uses_score=True, learn=lazy("bnfk_core.learning.hill_climb", "learn_hc"), pair_bytes=32,
-                options=("max_parents", "seed")),
+    LearnerSpec(
+        "naive-bayes",
+        "Naive Bayes (class -> every feature)",
+        needs_class=True,
+        learn=lazy(_S, "learn_naive_bayes"),
+        needs_rows=False,
+    ),
+    # hill climbing's gains (3 float64), legal moves (3 bool), adjacency and reachability (bool): 29, rounded
+    # up
+    LearnerSpec(
+        "hc",
+        "Hill climbing (tabu walks and restarts; optimises the score)",
+        uses_score=True,
+        learn=lazy("bnfk_core.learning.tabu", "learn_tabu"),
+        pair_bytes=32,
+        options=("max_parents", "seed"),
+    ),
+    LearnerSpec(
+        "hc-greedy",
+        "Greedy hill climbing (best of 5 seeded climbs; the published protocols)",
+        uses_score=True,
+        learn=lazy("bnfk_core.learning.hill_climb", "learn_hc"),
+        pair_bytes=32,
+        options=("max_parents", "seed"),
+    ),
     # the spanning tree's weight matrix
     LearnerSpec("tree", "Chow–Liu tree", learn=lazy("bnfk_core.learning.trees", "learn_tree"), pair_bytes=8),
-    LearnerSpec("tan", "TAN (tree-augmented naive Bayes)", needs_class=True,
-                learn=lazy("bnfk_core.learning.trees", "learn_tan"), pair_bytes=8),
-    LearnerSpec("kdb", "KDB (k-dependence Bayes)", needs_class=True, learn=lazy("bnfk_core.learning.trees", "learn_kdb"),
-                options=("k",)),
-    LearnerSpec("exact", f"Exact optimum (dynamic programming, ≤ {EXACT_MAX_VARIABLES} variables)", uses_score=True,
-                learn=lazy("bnfk_core.learning.exact", "learn_exact"), options=("max_parents",),
-                max_variables=EXACT_MAX_VARIABLES),
+    LearnerSpec(
+        "tan",
+        "TAN (tree-augmented naive Bayes)",
+        needs_class=True,
+        learn=lazy("bnfk_core.learning.trees", "learn_tan"),
+        pair_bytes=8,
+    ),
+    LearnerSpec(
+        "kdb",
+        "KDB (k-dependence Bayes)",
+        needs_class=True,
+        learn=lazy("bnfk_core.learning.trees", "learn_kdb"),
+        options=("k",),
+    ),
+    LearnerSpec(
+        "exact",
+        f"Exact optimum (dynamic programming, ≤ {EXACT_MAX_VARIABLES} variables)",
+        uses_score=True,
+        learn=lazy("bnfk_core.learning.exact", "learn_exact"),
+        options=("max_parents",),
+        max_variables=EXACT_MAX_VARIABLES,
+    ),
 )
 
 SCORES = (
@@ -51,19 +93,34 @@ SCORES = (
     ScoreSpec("k2", "K2", "Cooper-Herskovits marginal likelihood, uniform Dirichlet(1) prior"),
     ScoreSpec("bdeu", "BDeu", "Bayesian Dirichlet equivalent uniform marginal likelihood (ess)"),
     ScoreSpec("qnml", "qNML", "quotient normalized maximum likelihood (thesis eq. 2.4)"),
-    ScoreSpec("kgv", "KGV (raw numbers)",
-              "kernel generalized variance MDL score (Bach & Jordan 2002); numbers searched unbinned",
-              scorer=lazy("bnfk_core.learning.kgv", "make_kgv_scorer")),
+    ScoreSpec(
+        "kgv",
+        "KGV (raw numbers)",
+        "kernel generalized variance MDL score (Bach & Jordan 2002); numbers searched unbinned",
+        scorer=lazy("bnfk_core.learning.kgv", "make_kgv_scorer"),
+    ),
 )
 
 _I = "bnfk_core.learning.incomplete"
 
 MISSING_DATA = (
-    MissingDataSpec("complete-rows", "Complete rows only", lazy(_I, "_learn_complete_rows"),
-                    "the rows without a missing cell (the thesis's protocol)"),
-    MissingDataSpec("available-case", "Available case", lazy(_I, "_learn_available_case"),
-                    "every family on the rows where it is observed; penalty on those rows"),
-    MissingDataSpec("em", "Structural EM", lazy(_I, "_learn_em"),
-                    "Friedman (1998): expected counts from the current network, search, repeat while the "
-                    "observed-data BIC rises"),
+    MissingDataSpec(
+        "complete-rows",
+        "Complete rows only",
+        lazy(_I, "_learn_complete_rows"),
+        "the rows without a missing cell (the thesis's protocol)",
+    ),
+    MissingDataSpec(
+        "available-case",
+        "Available case",
+        lazy(_I, "_learn_available_case"),
+        "every family on the rows where it is observed; penalty on those rows",
+    ),
+    MissingDataSpec(
+        "em",
+        "Structural EM",
+        lazy(_I, "_learn_em"),
+        "Friedman (1998): expected counts from the current network, search, repeat while the "
+        "observed-data BIC rises",
+    ),
 )

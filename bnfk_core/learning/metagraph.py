@@ -1,4 +1,5 @@
-"""The metagraph kernel (Yackley, Corona & Lane): learning a score surface over graphs from a few scored graphs.
+"""The metagraph kernel (Yackley, Corona & Lane): learning a score surface over graphs from a few scored
+graphs.
 
 A graph is a bit string of length d (one bit per possible arc) and all bit strings form the hypercube Q_d.
 The normalised Laplacian L = I − A/d of Q_d has the Walsh functions χ_l(b) = (−1)^<b,l> as eigenvectors,
@@ -25,23 +26,39 @@ Walsh energy: a decomposable score over a fixed node order is a polynomial of th
 ≤ the largest in-degree, so its Walsh–Hadamard coefficients vanish above that degree;
 :func:`walsh_energy` gives Σ_{|l|=s} β_l² for every degree s (β = H f / 2^d, a fast transform).
 """
+
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import numpy as np
 from scipy.linalg import cho_factor, cho_solve
 from scipy.special import gammaln, logsumexp
 
-from ..errors import BnfkError
 from ..data.limits import one_blas_thread
+from ..errors import BnfkError
 from .members import DEFAULT_C
 
-__all__ = ["DEFAULT_C", "DEFAULT_M", "MetagraphError", "krawtchouk", "kernel_by_distance", "paper_regulariser",
-           "hamming", "Surrogate", "fit_surrogate", "fit_orders", "predict_orders", "walsh_transform", "walsh_energy", "rmse",
-           "observed_split", "parse_orders"]
+__all__ = [
+    "DEFAULT_C",
+    "DEFAULT_M",
+    "MetagraphError",
+    "krawtchouk",
+    "kernel_by_distance",
+    "paper_regulariser",
+    "hamming",
+    "Surrogate",
+    "fit_surrogate",
+    "fit_orders",
+    "predict_orders",
+    "walsh_transform",
+    "walsh_energy",
+    "rmse",
+    "observed_split",
+    "parse_orders",
+]
 
 #: default regulariser (on the unit-diagonal kernel); tiny: a score is a smooth low-degree polynomial
 DEFAULT_M = 2
@@ -154,10 +171,10 @@ def hamming(A: np.ndarray, B: np.ndarray) -> np.ndarray:
 class Surrogate:
     """A fitted metagraph-kernel surrogate: f(x) = d0 + Σ_i e_i K(x, x_i)."""
 
-    bits: np.ndarray        # observed graphs (n, d)
+    bits: np.ndarray  # observed graphs (n, d)
     d0: float
     e: np.ndarray
-    table: np.ndarray       # K(h), h = 0..d (unit diagonal)
+    table: np.ndarray  # K(h), h = 0..d (unit diagonal)
     order: int
     c: float
     m: float
@@ -166,8 +183,9 @@ class Surrogate:
         return predict_orders([self], bits)[0]
 
 
-def fit_surrogate(bits: np.ndarray, y: Sequence[float], order: int, c: float = DEFAULT_C,
-                  m: float = DEFAULT_M) -> Surrogate:
+def fit_surrogate(
+    bits: np.ndarray, y: Sequence[float], order: int, c: float = DEFAULT_C, m: float = DEFAULT_M
+) -> Surrogate:
     """Fit f = 1·d0 + K e to the scores ``y`` of the graphs ``bits`` (n, d) (paper §3.1, module docstring).
 
     Parameters
@@ -193,8 +211,9 @@ def fit_surrogate(bits: np.ndarray, y: Sequence[float], order: int, c: float = D
     return fit_orders(bits, y, [order], c, m)[0]
 
 
-def fit_orders(bits: np.ndarray, y: Sequence[float], orders: Sequence[int], c: float = DEFAULT_C,
-               m: float = DEFAULT_M) -> list[Surrogate]:
+def fit_orders(
+    bits: np.ndarray, y: Sequence[float], orders: Sequence[int], c: float = DEFAULT_C, m: float = DEFAULT_M
+) -> list[Surrogate]:
     """:func:`fit_surrogate` for several orders on the same observed graphs (their distances computed once).
 
     Small dense algebra, run on one BLAS thread (threads only contend on a shared machine)."""
@@ -215,7 +234,9 @@ def fit_orders(bits: np.ndarray, y: Sequence[float], orders: Sequence[int], c: f
             try:
                 fac = cho_factor(M, lower=True, overwrite_a=True, check_finite=False)
             except np.linalg.LinAlgError:
-                raise MetagraphError(f"The kernel system is singular; raise the regulariser c (now {c}).") from None
+                raise MetagraphError(
+                    f"The kernel system is singular; raise the regulariser c (now {c})."
+                ) from None
             one = cho_solve(fac, np.ones(n), check_finite=False)
             my = cho_solve(fac, y, check_finite=False)
             d0 = float(my.sum() / one.sum())
@@ -233,9 +254,9 @@ def predict_orders(surrogates: Sequence[Surrogate], bits: np.ndarray, block: int
     ref = surrogates[0].bits
     with one_blas_thread():
         for a in range(0, bits.shape[0], block):
-            H = hamming(bits[a:a + block], ref)
+            H = hamming(bits[a : a + block], ref)
             for s, out in zip(surrogates, outs):
-                out[a:a + block] = s.d0 + s.table[H] @ s.e
+                out[a : a + block] = s.d0 + s.table[H] @ s.e
     return outs
 
 
@@ -299,12 +320,12 @@ def walsh_energy(f: np.ndarray) -> np.ndarray:
     """
     beta = walsh_transform(f)
     deg = np.bitwise_count(np.arange(beta.size, dtype=np.int64))
-    return np.bincount(deg, weights=beta ** 2, minlength=int(round(math.log2(beta.size))) + 1)
+    return np.bincount(deg, weights=beta**2, minlength=int(round(math.log2(beta.size))) + 1)
 
 
 def parse_orders(text: str, d: int) -> list[int]:
-    """'1-4' or '1,2,3' -> [1, 2, 3, 4], each order clipped to ≤ d (the number of arc bits).  A range is clipped
-    before it is listed: '1-100000000' costs what '1-d' costs."""
+    """'1-4' or '1,2,3' -> [1, 2, 3, 4], each order clipped to ≤ d (the number of arc bits).  A range is
+    clipped before it is listed: '1-100000000' costs what '1-d' costs."""
     out: list[int] = []
     try:
         for part in str(text)[:10_000].split(","):
@@ -320,8 +341,9 @@ def parse_orders(text: str, d: int) -> list[int]:
             else:
                 out.append(int(part))
     except ValueError:
-        raise MetagraphError(f"Orders are a range such as 1-4 or a list such as 1,2,3; got '{str(text)[:80]}'.") \
-            from None
+        raise MetagraphError(
+            f"Orders are a range such as 1-4 or a list such as 1,2,3; got '{str(text)[:80]}'."
+        ) from None
     if not out or min(out) < 1:
         raise MetagraphError(f"Orders must be 1 or more, got '{str(text)[:80]}'.")
     return sorted({min(o, d) for o in out})

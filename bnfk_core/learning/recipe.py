@@ -9,8 +9,8 @@ everywhere unless a recipe says otherwise.
 
 The CPT estimator of :data:`DEFAULT_RECIPE` is BDeu, a likelihood-equivalent estimator: Markov-equivalent
 structures fitted to the same table then represent the same distribution, which is the condition of the
-paper's Theorem 4 (equivalent networks give the same Fisher kernel).  The paper's smoothed (+1) estimator stays
-available by name (``params="smoothed"``) and is what the published protocols use.
+paper's Theorem 4 (equivalent networks give the same Fisher kernel).  The paper's smoothed (+1) estimator
+stays available by name (``params="smoothed"``) and is what the published protocols use.
 
 References
 ----------
@@ -18,6 +18,7 @@ References
    statistical data", Machine Learning 20 -- BDeu is likelihood-equivalent.
 .. [2] The bnfk paper, Theorem 4 (invariance of the Fisher kernel under equivalent structures).
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -37,8 +38,8 @@ class Recipe:
     ----------
     structure : str
         A structure-learning method of :data:`bnfk_core.registry.LEARNERS` (``tree``, ``hc``, ``empty``, ...).
-        Methods that need the class as a node (``naive-bayes``, ``tan``, ``kdb``) learn with it, then the class
-        and its arcs are dropped: the class is never a kernel feature.
+        Methods that need the class as a node (``naive-bayes``, ``tan``, ``kdb``) learn with it, then the
+        class and its arcs are dropped: the class is never a kernel feature.
     score : str
         The score the search optimises (:data:`bnfk_core.registry.SCORES`).
     params : str
@@ -64,7 +65,7 @@ class Recipe:
     k: int = 2
     seed: int = 0
 
-    def check(self) -> "Recipe":
+    def check(self) -> Recipe:
         """This recipe with its names lower-cased, or a one-sentence error naming the unknown one."""
         names = {"structure": LEARNERS, "score": SCORES, "params": ESTIMATORS, "missing_data": MISSING_DATA}
         out = {f: registry[str(getattr(self, f)).lower()].name for f, registry in names.items()}
@@ -74,20 +75,23 @@ class Recipe:
             raise StructureError(f"max_parents must be 0 or more, not {self.max_parents!r}.")
         return dataclasses.replace(self, **out)
 
-    def replace(self, **changes) -> "Recipe":
-        """A copy with ``changes`` (``None`` values are ignored, so optional flags can be passed as they come)."""
+    def replace(self, **changes) -> Recipe:
+        """A copy with ``changes`` (``None`` values are ignored, so optional flags can be passed as they
+        come)."""
         return dataclasses.replace(self, **{k: v for k, v in changes.items() if v is not None})
 
     def to_dict(self) -> dict:
         return dataclasses.asdict(self)
 
     @classmethod
-    def from_dict(cls, values: dict) -> "Recipe":
+    def from_dict(cls, values: dict) -> Recipe:
         """A recipe from :meth:`to_dict`'s output (unknown keys are refused in one sentence)."""
         fields = {f.name for f in dataclasses.fields(cls)}
         unknown = sorted(set(values) - fields)
         if unknown:
-            raise StructureError(f"Unknown recipe field '{unknown[0]}'; fields are {', '.join(sorted(fields))}.")
+            raise StructureError(
+                f"Unknown recipe field '{unknown[0]}'; fields are {', '.join(sorted(fields))}."
+            )
         return cls(**values).check()
 
     def describe(self) -> str:
@@ -101,8 +105,8 @@ DEFAULT_RECIPE = Recipe()
 
 
 def recipe_of(recipe: Recipe | None = None, **named) -> Recipe:
-    """The recipe an entry point uses: ``recipe`` (default :data:`DEFAULT_RECIPE`) with the options it was given
-    by name (``structure=``, ``score=``, ``params=``, ...; ``None`` means "not given"), checked.
+    """The recipe an entry point uses: ``recipe`` (default :data:`DEFAULT_RECIPE`) with the options it was
+    given by name (``structure=``, ``score=``, ``params=``, ...; ``None`` means "not given"), checked.
 
     Every function that learns "the network" resolves its arguments through this, so a call without options
     learns the default recipe's network and a call with some options changes only those."""
@@ -122,8 +126,9 @@ class Learned:
         return self.result.dag
 
 
-def learn_recipe(data, recipe: Recipe | None = None, *, progress=None, score_options: dict | None = None,
-                 runner=None) -> Learned:
+def learn_recipe(
+    data, recipe: Recipe | None = None, *, progress=None, score_options: dict | None = None, runner=None
+) -> Learned:
     """Learn the network ``recipe`` describes over the feature columns of ``data``.
 
     Parameters
@@ -137,7 +142,8 @@ def learn_recipe(data, recipe: Recipe | None = None, *, progress=None, score_opt
     score_options : dict, optional
         Options of a score with its own scorer (``kgv``).
     runner : optional
-        Where the counting and E-step passes run (:mod:`bnfk_core.data.runners`; a Dask runner: on its workers,
+        Where the counting and E-step passes run (:mod:`bnfk_core.data.runners`; a Dask runner: on its
+        workers,
         as ``learn --engine dask``); here when None.  The same network either way.
 
     Returns
@@ -155,27 +161,43 @@ def learn_recipe(data, recipe: Recipe | None = None, *, progress=None, score_opt
     from .structure import learn_feature_structure
 
     recipe = (recipe or DEFAULT_RECIPE).check()
-    # without a missing cell every missing-data method is the plain search and the closed-form CPTs (structural
-    # EM's first network is its answer), so the complete-rows path computes the same network without EM
+    # without a missing cell every missing-data method is the plain search and the closed-form CPTs
+    # (structural EM's first network is its answer), so the complete-rows path computes the same network
+    # without EM
     missing = recipe.missing_data if data.without_class().has_missing else "complete-rows"
     options = {"max_parents": recipe.max_parents, "k": recipe.k, "seed": recipe.seed}
     feats = data.without_class()
     if LEARNERS[recipe.structure].needs_class:
-        res = learn_feature_structure(data, recipe.structure, score=recipe.score, progress=progress,
-                                      score_options=score_options, **options)
+        res = learn_feature_structure(
+            data,
+            recipe.structure,
+            score=recipe.score,
+            progress=progress,
+            score_options=score_options,
+            **options,
+        )
         model = fit_recipe(res.dag, feats, recipe)
     else:
-        res, model = learn_network(feats, recipe.structure, missing_data=missing, score=recipe.score,
-                                   params=recipe.params, pseudo_count=recipe.pseudo_count,
-                                   em_cpts=missing != "complete-rows", progress=progress,
-                                   score_options=score_options, runner=runner, **options)
+        res, model = learn_network(
+            feats,
+            recipe.structure,
+            missing_data=missing,
+            score=recipe.score,
+            params=recipe.params,
+            pseudo_count=recipe.pseudo_count,
+            em_cpts=missing != "complete-rows",
+            progress=progress,
+            score_options=score_options,
+            runner=runner,
+            **options,
+        )
     model.fit_info["recipe"] = recipe.to_dict()
     return Learned(recipe, res, model)
 
 
 def fit_recipe(dag, data, recipe: Recipe | None = None):
-    """The CPTs of a fixed structure ``dag`` (learned elsewhere or edited by hand) fitted to ``data`` as ``recipe``
-    says -- the way :func:`learn_recipe` fits the structure it learns.
+    """The CPTs of a fixed structure ``dag`` (learned elsewhere or edited by hand) fitted to ``data`` as
+    ``recipe`` says -- the way :func:`learn_recipe` fits the structure it learns.
 
     The recipe's estimator (``params``, ``pseudo_count``); on a table with missing cells, EM over them
     (:func:`~bnfk_core.learning.incomplete.em_parameters`) unless the recipe's ``missing_data`` is
@@ -202,7 +224,10 @@ def fit_recipe(dag, data, recipe: Recipe | None = None):
     recipe = (recipe or DEFAULT_RECIPE).check()
     sub = data if tuple(data.variables) == tuple(dag.nodes) else data.select(list(dag.nodes))
     em = recipe.missing_data != "complete-rows" and bool((sub.codes < 0).any())
-    model = (em_parameters(dag, data, recipe.params, recipe.pseudo_count, seed=recipe.seed) if em
-             else fit(dag, data, method=recipe.params, pseudo_count=recipe.pseudo_count))
+    model = (
+        em_parameters(dag, data, recipe.params, recipe.pseudo_count, seed=recipe.seed)
+        if em
+        else fit(dag, data, method=recipe.params, pseudo_count=recipe.pseudo_count)
+    )
     model.fit_info.update(recipe=recipe.to_dict(), cpts_by="em" if em else "available-case")
     return model

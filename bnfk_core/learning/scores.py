@@ -15,26 +15,54 @@ the rows without any missing cell (:func:`complete_codes`), so all local scores 
 computed on the same rows and add up to a comparable total.
 
 Counting is vectorised (:mod:`bnfk_core.data.counts`, re-exported here): parent configurations are mixed-radix
-codes (re-compressed with ``np.unique`` before they could overflow) and family counts one ``np.bincount``; only
-observed parent configurations are materialised, so a family with 20 parents costs O(N), not ∏ r_p.
+codes (re-compressed with ``np.unique`` before they could overflow) and family counts one ``np.bincount``;
+only observed parent configurations are materialised, so a family with 20 parents costs O(N), not ∏ r_p.
 """
+
 from __future__ import annotations
 
 import math
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 from scipy.special import gammaln, xlogy
 
-from ..data.counts import (code_matrix, complete_codes, config_index, counts_from_columns,
-                           dense_cells, dense_family_counts, family_counts, weighted_bincount)
+from ..data.counts import (
+    code_matrix,
+    complete_codes,
+    config_index,
+    counts_from_columns,
+    dense_cells,
+    dense_family_counts,
+    family_counts,
+    weighted_bincount,
+)
 from ..errors import StructureError
-from .member_tables import MemberTables
 from ..registry import SCORES
+from .member_tables import MemberTables
 
-__all__ = ["SCORES", "complete_codes", "family_counts", "total_score", "log_likelihood", "bic", "aic", "k2", "bdeu",
-           "qnml", "local_score", "log_multinomial_normalizer", "LocalScorer", "score_dag", "scorer_for",
-           "parameter_count", "weighted_bincount", "config_index", "counts_from_columns", "score_from_counts"]
+__all__ = [
+    "SCORES",
+    "complete_codes",
+    "family_counts",
+    "total_score",
+    "log_likelihood",
+    "bic",
+    "aic",
+    "k2",
+    "bdeu",
+    "qnml",
+    "local_score",
+    "log_multinomial_normalizer",
+    "LocalScorer",
+    "score_dag",
+    "scorer_for",
+    "parameter_count",
+    "weighted_bincount",
+    "config_index",
+    "counts_from_columns",
+    "score_from_counts",
+]
 
 #: Up to this alphabet size K the multinomial normaliser is computed exactly by the
 #: Kontkanen–Myllymäki recurrence; above it by the Szpankowski–Weinberger asymptotic formula
@@ -49,15 +77,14 @@ _NORMALIZER_TABLES: dict[int, np.ndarray] = {}
 def _log_c2(n: int) -> float:
     """log C(n, 2) = log Σ_h binom(n,h) (h/n)^h ((n−h)/n)^(n−h)."""
     h = np.arange(n + 1, dtype=float)
-    terms = (gammaln(n + 1) - gammaln(h + 1) - gammaln(n - h + 1)
-             + xlogy(h, h / n) + xlogy(n - h, (n - h) / n))
+    terms = gammaln(n + 1) - gammaln(h + 1) - gammaln(n - h + 1) + xlogy(h, h / n) + xlogy(n - h, (n - h) / n)
     return _logsumexp(terms)
 
 
 def _logsumexp(a: np.ndarray) -> float:
     """log sum exp(a) of a finite 1-D array, as scipy.special.logsumexp (1.17) computes it, step for step (the
-    maxima separated out: log1p(sum of the others' exp(a - max) / m) + log m + max, m = how many maxima) -- the same
-    float without scipy's array-API dispatch, which cost more than the sum here."""
+    maxima separated out: log1p(sum of the others' exp(a - max) / m) + log m + max, m = how many maxima) --
+    the same float without scipy's array-API dispatch, which cost more than the sum here."""
     a_max = a.max()
     mask = a == a_max
     m = float(np.count_nonzero(mask))
@@ -77,7 +104,7 @@ def _exact_table(n: int, k_max: int) -> np.ndarray:
     new = np.zeros(size)
     start = 1
     if table is not None:
-        new[:table.size] = table
+        new[: table.size] = table
         start = table.size
     if start <= 1:
         new[1] = 0.0
@@ -131,8 +158,10 @@ def _ll(counts: np.ndarray) -> float:
 
 
 def score_from_counts(counts: np.ndarray, r: int, q: int, n: int, score: str, ess: float) -> float:
-    """The local score of one family from its (q, r) count table: ``bic``, ``aic``, ``k2``, ``bdeu`` or ``qnml``
-    (natural log, higher is better; thesis §2.1.2), ``n`` the family's row count and ``ess`` BDeu's sample size."""
+    """The local score of one family from its (q, r) count table: ``bic``, ``aic``, ``k2``, ``bdeu`` or
+    ``qnml``
+    (natural log, higher is better; thesis §2.1.2), ``n`` the family's row count and ``ess`` BDeu's sample
+    size."""
     if score == "bic":
         return _ll(counts) - 0.5 * math.log(n) * float(q) * (r - 1) if n > 0 else 0.0
     if score == "aic":
@@ -144,8 +173,11 @@ def score_from_counts(counts: np.ndarray, r: int, q: int, n: int, score: str, es
         a_j = ess / float(q)
         a_jk = a_j / r
         nij = counts.sum(axis=1)
-        return float(counts.shape[0] * (gammaln(a_j) - r * gammaln(a_jk))
-                     - gammaln(nij + a_j).sum() + gammaln(counts + a_jk).sum())
+        return float(
+            counts.shape[0] * (gammaln(a_j) - r * gammaln(a_jk))
+            - gammaln(nij + a_j).sum()
+            + gammaln(counts + a_jk).sum()
+        )
     if score == "qnml":
         return _ll(counts) - log_multinomial_normalizer(n, q * r) + log_multinomial_normalizer(n, q)
     if score == "loglik":
@@ -173,21 +205,31 @@ class LocalScorer:
     weights : optional int array (N,): row ``n`` stands for ``weights[n]`` identical rows (the
         distinct rows of a table with their multiplicities, :mod:`bnfk_core.data.stream`).  Every count,
         and so every score, is the same as on the expanded rows; ``n`` is the weighted row count.
-        Float weights (expected counts of completed rows, :mod:`bnfk_core.learning.incomplete`) give fractional
-        counts; ``n`` is then their sum rounded to an integer.
+        Float weights (expected counts of completed rows, :mod:`bnfk_core.learning.incomplete`) give
+        fractional counts; ``n`` is then their sum rounded to an integer.
 
     Subclasses may count differently (:class:`bnfk_core.learning.incomplete.AvailableCaseScorer`): a local
     score reads :meth:`counts` and :meth:`family_n` only.
     """
 
-    def __init__(self, codes: np.ndarray, cards: Sequence[int], score: str = "bic", ess: float = 1.0,
-                 weights: np.ndarray | None = None):
+    def __init__(
+        self,
+        codes: np.ndarray,
+        cards: Sequence[int],
+        score: str = "bic",
+        ess: float = 1.0,
+        weights: np.ndarray | None = None,
+    ):
         self.score = _check_score(score)
         if self.score in SCORES and SCORES[self.score].scorer is not None:
-            raise StructureError(f"Score '{self.score}' is not computed from counts; build it with scorer_for.")
+            raise StructureError(
+                f"Score '{self.score}' is not computed from counts; build it with scorer_for."
+            )
         codes = np.asarray(codes)
         if codes.ndim != 2 or codes.shape[1] != len(cards):
-            raise StructureError(f"The code matrix has {codes.shape[-1]} columns but {len(cards)} cardinalities were given.")
+            raise StructureError(
+                f"The code matrix has {codes.shape[-1]} columns but {len(cards)} cardinalities were given."
+            )
         self.ess = float(ess)
         if self.score == "bdeu" and not self.ess > 0:
             raise StructureError(f"The BDeu equivalent sample size must be positive, got {ess}.")
@@ -200,7 +242,9 @@ class LocalScorer:
         else:
             weights = np.asarray(weights)
             if weights.shape != (codes.shape[0],) or weights.dtype.kind not in "iuf" or (weights < 0).any():
-                raise StructureError("Row weights must be one non-negative number per row of the code matrix.")
+                raise StructureError(
+                    "Row weights must be one non-negative number per row of the code matrix."
+                )
             wtype = np.float64 if weights.dtype.kind == "f" else np.int64
             self.weights = np.ascontiguousarray(weights[complete], dtype=wtype)
             self.n_rows_total = int(round(float(weights.sum())))
@@ -209,15 +253,15 @@ class LocalScorer:
         if data.size and (data.max(axis=0) >= np.asarray(self.cards)).any():
             bad = int(np.flatnonzero(data.max(axis=0) >= np.asarray(self.cards))[0])
             raise StructureError(f"Column {bad} holds a code beyond its cardinality {self.cards[bad]}.")
-        # one row per column in the narrowest integer type holding every code (counting widens to int64): 1 byte a
-        # cell, not 8; the compiled counters read the matrix, the rest its rows
+        # one row per column in the narrowest integer type holding every code (counting widens to int64): 1
+        # byte a cell, not 8; the compiled counters read the matrix, the rest its rows
         self._colmat = code_matrix(data, self.cards)
         self.cols = list(self._colmat)
         # the weights as the compiled counters add them (float64), and whether counts are integers
         self._wf = None if self.weights is None else np.asarray(self.weights, dtype=np.float64)
         self._int = self.weights is None or self.weights.dtype.kind != "f"
         self.cache: dict[tuple[int, tuple[int, ...]], float] = {}
-        self._members = None      # the members' tables, once a search asks for a batch (:meth:`prefetch`)
+        self._members = None  # the members' tables, once a search asks for a batch (:meth:`prefetch`)
 
     @property
     def n_vars(self) -> int:
@@ -235,40 +279,55 @@ class LocalScorer:
 
     def prefetch(self, keys) -> None:
         """Count, in one batch on numba's threads, the members' tables of the dense families among ``keys``
-        ((child, sorted parents) pairs) not scored yet (:class:`~bnfk_core.learning.member_tables.MemberTables`:
-        the families with the same members share one pass; a search calls this with every family one move reads).
-        The tables hold the floats one family's pass gives, so the scores do not change."""
+        ((child, sorted parents) pairs) not scored yet
+        (:class:`~bnfk_core.learning.member_tables.MemberTables`:
+        the families with the same members share one pass; a search calls this with every family one move
+        reads). The tables hold the floats one family's pass gives, so the scores do not change."""
         if self._members is None:
             self._members = MemberTables(self._colmat, self.cards, self._wf)
-        self._members.prefetch([tuple(sorted((key[0], *key[1]))) for key in keys
-                                if key not in self.cache and self._dense(key)
-                                and self._members.fits((key[0], *key[1]))])
+        self._members.prefetch(
+            [
+                tuple(sorted((key[0], *key[1])))
+                for key in keys
+                if key not in self.cache and self._dense(key) and self._members.fits((key[0], *key[1]))
+            ]
+        )
 
     def counts(self, child: int, parents: Sequence[int] = ()) -> np.ndarray:
-        """The (J, r) counts of a family: one row per observed parent configuration (increasing mixed-radix order,
-        the first parent most significant), as :func:`~bnfk_core.data.counts.counts_from_columns` gives them -- by
-        one compiled pass when the family's table is dense (:func:`~bnfk_core.data.counts.dense_family_counts`, or
-        the members' table a batch counted: :meth:`prefetch`)."""
+        """The (J, r) counts of a family: one row per observed parent configuration (increasing mixed-radix
+        order, the first parent most significant), as :func:`~bnfk_core.data.counts.counts_from_columns` gives
+        them -- by one compiled pass when the family's table is dense
+        (:func:`~bnfk_core.data.counts.dense_family_counts`, or the members' table a batch counted:
+        :meth:`prefetch`)."""
         parents = sorted(int(p) for p in parents)
         key = (int(child), tuple(parents))
         if self._dense(key):
             if self._members is not None and self._members.fits((key[0], *key[1])):
                 return self._from_dense(key, self._members.family(child, parents))
-            return self._from_dense(key, dense_family_counts(self._colmat, child, parents, self.cards, self._wf))
-        return counts_from_columns(self.cols[child], self.cards[child], [self.cols[p] for p in parents],
-                                   [self.cards[p] for p in parents], self.n_distinct, self.weights)
+            return self._from_dense(
+                key, dense_family_counts(self._colmat, child, parents, self.cards, self._wf)
+            )
+        return counts_from_columns(
+            self.cols[child],
+            self.cards[child],
+            [self.cols[p] for p in parents],
+            [self.cards[p] for p in parents],
+            self.n_distinct,
+            self.weights,
+        )
 
     def _from_dense(self, key: tuple, table: np.ndarray) -> np.ndarray:
-        """A family's dense (q, r) float table as :meth:`counts` returns it: the observed configurations' rows,
-        integers when the weights are (the same arrays as ``np.bincount``'s)."""
+        """A family's dense (q, r) float table as :meth:`counts` returns it: the observed configurations'
+        rows, integers when the weights are (the same arrays as ``np.bincount``'s)."""
         table = table[table.sum(axis=1) > 0]
         return np.rint(table).astype(np.int64) if self._int else table
 
     def _value(self, key: tuple, counts: np.ndarray) -> float:
         """The local score of family ``key`` from its counts."""
         child, ps = key
-        return score_from_counts(counts, self.cards[child], self.n_configs(ps), self.family_n(child, ps),
-                                 self.score, self.ess)
+        return score_from_counts(
+            counts, self.cards[child], self.n_configs(ps), self.family_n(child, ps), self.score, self.ess
+        )
 
     @property
     def n_distinct(self) -> int:
@@ -319,8 +378,16 @@ def total_score(scorer, parent_indices: Sequence[Sequence[int]]) -> float:
 
 
 # ---------------------------------------------------------------------- function API
-def scorer_for(codes, cards, score: str = "bic", *, ess: float = 1.0, weights=None, numbers=None,
-               options: dict | None = None):
+def scorer_for(
+    codes,
+    cards,
+    score: str = "bic",
+    *,
+    ess: float = 1.0,
+    weights=None,
+    numbers=None,
+    options: dict | None = None,
+):
     """The cached local scorer of ``score``: a :class:`LocalScorer` for the count scores, the
     registered ``scorer`` factory otherwise (``numbers``: column index -> raw values of the columns
     such a score may search as numbers; ``options``: its own options, e.g. KGV's ``kappa``)."""
@@ -331,7 +398,9 @@ def scorer_for(codes, cards, score: str = "bic", *, ess: float = 1.0, weights=No
     return LocalScorer(codes, cards, s, ess=ess, weights=weights)
 
 
-def local_score(codes, cards, child: int, parents: Sequence[int] = (), score: str = "bic", *, ess: float = 1.0) -> float:
+def local_score(
+    codes, cards, child: int, parents: Sequence[int] = (), score: str = "bic", *, ess: float = 1.0
+) -> float:
     """Local score of one family on the complete rows of ``codes`` (see the module docstring).
 
     Parameters
@@ -448,13 +517,15 @@ def score_dag(codes, cards, dag_parent_indices, score: str = "bic", **opts) -> f
     numbers, options = opts.pop("numbers", None), opts.pop("options", None)
     if opts:
         raise StructureError(f"Unknown option(s) of score_dag: {', '.join(opts)}.")
-    return scorer_for(codes, cards, score, ess=ess, weights=weights, numbers=numbers,
-                      options=options).total(dag_parent_indices)
+    return scorer_for(codes, cards, score, ess=ess, weights=weights, numbers=numbers, options=options).total(
+        dag_parent_indices
+    )
 
 
 def parameter_count(cards: Sequence[int], parent_indices: Sequence[Sequence[int]]) -> int:
     """Number of free parameters Σ_i q_i (r_i − 1) of a discrete Bayesian network."""
     if hasattr(parent_indices, "parent_indices"):
         parent_indices = parent_indices.parent_indices()
-    return int(sum(math.prod(int(cards[p]) for p in ps) * (int(cards[i]) - 1)
-                   for i, ps in enumerate(parent_indices)))
+    return int(
+        sum(math.prod(int(cards[p]) for p in ps) * (int(cards[i]) - 1) for i, ps in enumerate(parent_indices))
+    )

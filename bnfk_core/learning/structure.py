@@ -2,30 +2,41 @@
 
 :func:`learn_structure` returns a :class:`LearnResult` whose DAG is over the data's variables.  Every method
 learns from the rows without missing cells, and every result is scored with the same decomposable score
-(:mod:`bnfk_core.learning.scores`) on those rows.  All methods are deterministic: ties are broken by column order.
+(:mod:`bnfk_core.learning.scores`) on those rows.  All methods are deterministic: ties are broken by column
+order.
 
-The methods are :data:`bnfk_core.registry.LEARNERS` specs that carry their ``learn(scorer, task)`` and their facts
-(the options they read, the most variables they handle), declared light in :mod:`bnfk_core.learning.members`: the
-presets here, the trees (:mod:`bnfk_core.learning.trees`: Chow–Liu, TAN, KDB), hill climbing
-(:mod:`bnfk_core.learning.hill_climb`) and the exact optimum (:mod:`bnfk_core.learning.exact`).  Adding a learner is one
+The methods are :data:`bnfk_core.registry.LEARNERS` specs that carry their ``learn(scorer, task)`` and their
+facts
+(the options they read, the most variables they handle), declared light in :mod:`bnfk_core.learning.members`:
+the presets here, the trees (:mod:`bnfk_core.learning.trees`: Chow–Liu, TAN, KDB), hill climbing
+(:mod:`bnfk_core.learning.hill_climb`) and the exact optimum (:mod:`bnfk_core.learning.exact`).  Adding a
+learner is one
 ``LEARNERS.register(LearnerSpec(name, label, learn=...))`` (docs/ARCHITECTURE.md).
 """
+
 from __future__ import annotations
 
 import contextlib
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Callable, Sequence
 
-from ..network.dag import DAG, naive_bayes
-from ..errors import StructureError
-from .kgv import raw_numbers
 from ..data.limits import DEFAULT_MAX_BYTES, format_bytes, resolve_limit
+from ..errors import StructureError
+from ..network.dag import DAG, naive_bayes
 from ..registry import LEARNERS
+from .kgv import raw_numbers
 from .scores import SCORES, LocalScorer, score_dag, scorer_for
 
-__all__ = ["guard_width", "LearnResult", "LearnTask", "learn_structure", "learn_feature_structure", "raw_numbers",
-           "scorer_context"]
+__all__ = [
+    "guard_width",
+    "LearnResult",
+    "LearnTask",
+    "learn_structure",
+    "learn_feature_structure",
+    "raw_numbers",
+    "scorer_context",
+]
 
 Progress = Callable[[float, str], None]
 
@@ -44,7 +55,8 @@ class LearnResult:
     seconds : wall-clock time.
     searched_raw : the numeric columns the score searched as numbers (``kgv``); their CPTs are
         still fitted on the quantile bins of ``data.states``.
-    model : the network fitted along with the structure (structural EM fits its CPTs as it searches), else None.
+    model : the network fitted along with the structure (structural EM fits its CPTs as it searches), else
+    None.
     """
 
     dag: DAG
@@ -58,9 +70,17 @@ class LearnResult:
     model: object | None = None
 
     def to_dict(self) -> dict:
-        return {"dag": self.dag.to_dict(), "method": self.method, "score_name": self.score_name,
-                "score": self.score, "n_rows_used": self.n_rows_used, "notes": list(self.notes),
-                "seconds": self.seconds, "searched_raw": list(self.searched_raw)}
+        return {
+            "dag": self.dag.to_dict(),
+            "method": self.method,
+            "score_name": self.score_name,
+            "score": self.score,
+            "n_rows_used": self.n_rows_used,
+            "notes": list(self.notes),
+            "seconds": self.seconds,
+            "searched_raw": list(self.searched_raw),
+        }
+
 
 @dataclass
 class LearnTask:
@@ -86,7 +106,8 @@ class LearnTask:
     start: list | None = None
 
 
-# ---------------------------------------------------------------------- the presets and the registered learners
+# ---------------------------------------------------------------------- the presets and the registered
+# learners
 def learn_empty(scorer: LocalScorer, task: LearnTask) -> list[tuple[int, ...]]:
     """``empty``: no arcs."""
     return [()] * len(task.variables)
@@ -99,18 +120,21 @@ def learn_naive_bayes(scorer: LocalScorer, task: LearnTask) -> list[tuple[int, .
 
 # ---------------------------------------------------------------------- entry point
 def guard_width(method: str, n_vars: int, max_bytes: float | None = None, source: str = "the data") -> None:
-    """Refuse, before any counting, a search whose n x n tables (its spec's ``pair_bytes`` per pair) exceed the
-    memory limit (``max_bytes``, default the limit set for this run, :func:`bnfk_core.data.limits.memory_limit`): a
-    50,000-column file asks ``tree`` for 20 GB before it counts anything."""
+    """Refuse, before any counting, a search whose n x n tables (its spec's ``pair_bytes`` per pair) exceed
+    the memory limit (``max_bytes``, default the limit set for this run,
+    :func:`bnfk_core.data.limits.memory_limit`): a 50,000-column file asks ``tree`` for 20 GB before it counts
+    anything."""
     spec = LEARNERS.get(str(method).lower())
     per_pair = spec.pair_bytes if spec is not None else 0
     limit = resolve_limit(DEFAULT_MAX_BYTES if max_bytes is None else max_bytes)
     need = per_pair * int(n_vars) ** 2
     if per_pair and limit is not None and need > limit:
         label = spec.label
-        raise StructureError(f"{label} on {int(n_vars):,} variables of {source} needs about {format_bytes(need)} for its "
-                             f"variable-by-variable tables, more than the memory limit of {format_bytes(limit)}; "
-                             "drop columns, or raise the memory limit.")
+        raise StructureError(
+            f"{label} on {int(n_vars):,} variables of {source} needs about {format_bytes(need)} for its "
+            f"variable-by-variable tables, more than the memory limit of {format_bytes(limit)}; "
+            "drop columns, or raise the memory limit."
+        )
 
 
 def scorer_context(scorer):
@@ -120,22 +144,38 @@ def scorer_context(scorer):
     return make() if make is not None else contextlib.nullcontext()
 
 
-def learn_structure(data, method: str, *, score: str = "bic", class_column: str | None = None, k: int = 3,
-                    max_parents: int | None = None, ess: float = 1.0, seed: int = 0,
-                    progress: Progress | None = None, max_iter: int = 1_000_000, tabu: int = 100,
-                    epsilon: float = 1e-4, restarts: int | None = None, score_options: dict | None = None,
-                    scorer: LocalScorer | None = None, start: Sequence[Sequence[int]] | None = None) -> LearnResult:
+def learn_structure(
+    data,
+    method: str,
+    *,
+    score: str = "bic",
+    class_column: str | None = None,
+    k: int = 3,
+    max_parents: int | None = None,
+    ess: float = 1.0,
+    seed: int = 0,
+    progress: Progress | None = None,
+    max_iter: int = 1_000_000,
+    tabu: int = 100,
+    epsilon: float = 1e-4,
+    restarts: int | None = None,
+    score_options: dict | None = None,
+    scorer: LocalScorer | None = None,
+    start: Sequence[Sequence[int]] | None = None,
+) -> LearnResult:
     """Learn a DAG over ``data.variables``.
 
     Parameters
     ----------
     data : CategoricalData
     method : a name of :data:`bnfk_core.registry.LEARNERS`
-        ``empty``; ``naive-bayes`` (class); ``hc`` iterated tabu search (:func:`~bnfk_core.learning.tabu.tabu_search`:
-        climb, tabu walk, seeded perturbations); ``hc-greedy`` the greedy climb (best of ``restarts + 1`` seeded
-        climbs, :func:`~bnfk_core.learning.hill_climb.hill_climb`; the published protocols use it); ``tree`` Chow–Liu tree rooted at
-        the class (if any) or the first variable; ``tan`` (class); ``kdb`` (class, ``k`` feature
-        parents); ``exact`` optimal DAG by dynamic programming (at most its spec's ``max_variables``).
+        ``empty``; ``naive-bayes`` (class); ``hc`` iterated tabu search
+        (:func:`~bnfk_core.learning.tabu.tabu_search`:
+        climb, tabu walk, seeded perturbations); ``hc-greedy`` the greedy climb (best of ``restarts + 1``
+        seeded climbs, :func:`~bnfk_core.learning.hill_climb.hill_climb`; the published protocols use it);
+        ``tree`` Chow–Liu tree rooted at the class (if any) or the first variable; ``tan`` (class); ``kdb``
+        (class, ``k`` feature parents); ``exact`` optimal DAG by dynamic programming (at most its spec's
+        ``max_variables``).
     score : one of ``bic``, ``aic``, ``k2``, ``bdeu``, ``qnml``
         Optimised by ``hc`` and ``exact``; reported for every method.
     class_column : the class variable; defaults to ``data.class_column``.
@@ -154,7 +194,8 @@ def learn_structure(data, method: str, *, score: str = "bic", class_column: str 
     scorer : a ready :class:`~bnfk_core.learning.scores.LocalScorer` over ``data``'s columns in place of the
         one on the complete rows (how :mod:`bnfk_core.learning.incomplete` learns from every row); its
         ``rows_used`` and ``note`` attributes, when present, say which rows it counts.
-    start : ``hc`` and ``hc-greedy`` only: the parents (indices) of every variable of an acyclic graph every climb starts from
+    start : ``hc`` and ``hc-greedy`` only: the parents (indices) of every variable of an acyclic graph every
+    climb starts from
         (default the empty graph; structural EM climbs from its current network).
 
     Raises
@@ -166,7 +207,9 @@ def learn_structure(data, method: str, *, score: str = "bic", class_column: str 
     t0 = time.perf_counter()
     method = str(method).lower()
     if method not in LEARNERS:
-        raise StructureError(f"Unknown structure-learning method '{method}'; choose one of {', '.join(LEARNERS)}.")
+        raise StructureError(
+            f"Unknown structure-learning method '{method}'; choose one of {', '.join(LEARNERS)}."
+        )
     score = str(score).lower()
     if score not in SCORES:
         raise StructureError(f"Unknown score '{score}'; choose one of {', '.join(SCORES)}.")
@@ -196,37 +239,80 @@ def learn_structure(data, method: str, *, score: str = "bic", class_column: str 
     guard_width(method, len(variables), source=getattr(data, "source", "the data"))
     report(0.0, f"{method}: counting")
     if scorer is None:
-        scorer = scorer_for(data.codes, data.cardinalities, score, ess=ess, weights=getattr(data, "weights", None),
-                            numbers=raw_numbers(data), options=score_options)
+        scorer = scorer_for(
+            data.codes,
+            data.cardinalities,
+            score,
+            ess=ess,
+            weights=getattr(data, "weights", None),
+            numbers=raw_numbers(data),
+            options=score_options,
+        )
     searched_raw = [variables[i] for i in getattr(scorer, "raw_columns", ())]
     used = int(getattr(scorer, "rows_used", scorer.n))
-    notes = [getattr(scorer, "note", None) or (
-        f"structure learned on {scorer.n} complete rows of {scorer.n_rows_total}"
-        + (" (rows with missing cells are skipped)" if scorer.n < scorer.n_rows_total else ""))]
+    notes = [
+        getattr(scorer, "note", None)
+        or (
+            f"structure learned on {scorer.n} complete rows of {scorer.n_rows_total}"
+            + (" (rows with missing cells are skipped)" if scorer.n < scorer.n_rows_total else "")
+        )
+    ]
     spec = LEARNERS[method]
     if used == 0 and spec.needs_rows:
-        raise StructureError("No row is complete (every row has a missing cell); structure learning needs complete rows "
-                             "(or --missing-data available-case / em).")
-    task = LearnTask(variables, cls, score, k=int(k), max_parents=max_parents, seed=seed, tabu=tabu, max_iter=max_iter,
-                     epsilon=epsilon, restarts=restarts, progress=progress, rows_used=used,
-                     source=getattr(data, "source", "the data"), notes=notes,
-                     start=None if start is None else [tuple(int(p) for p in ps) for ps in start])
+        raise StructureError(
+            "No row is complete (every row has a missing cell); structure learning needs complete rows "
+            "(or --missing-data available-case / em)."
+        )
+    task = LearnTask(
+        variables,
+        cls,
+        score,
+        k=int(k),
+        max_parents=max_parents,
+        seed=seed,
+        tabu=tabu,
+        max_iter=max_iter,
+        epsilon=epsilon,
+        restarts=restarts,
+        progress=progress,
+        rows_used=used,
+        source=getattr(data, "source", "the data"),
+        notes=notes,
+        start=None if start is None else [tuple(int(p) for p in ps) for ps in start],
+    )
     with scorer_context(scorer):
         parents = spec.learn(scorer, task)
     dag = DAG(variables, [(variables[p], variables[i]) for i, ps in enumerate(parents) for p in ps])
     total = scorer.total(dag.parent_indices()) if used else 0.0
     if searched_raw:
-        notes.append(f"the {score} score searched {len(searched_raw)} numeric column(s) as numbers; their CPTs "
-                     "use the quantile bins")
+        notes.append(
+            f"the {score} score searched {len(searched_raw)} numeric column(s) as numbers; their CPTs "
+            "use the quantile bins"
+        )
     report(1.0, f"{method}: done, {dag.n_arcs} arcs")
-    return LearnResult(dag=dag, method=method, score_name=score, score=float(total), n_rows_used=used,
-                       notes=notes, seconds=time.perf_counter() - t0, searched_raw=searched_raw)
+    return LearnResult(
+        dag=dag,
+        method=method,
+        score_name=score,
+        score=float(total),
+        n_rows_used=used,
+        notes=notes,
+        seconds=time.perf_counter() - t0,
+        searched_raw=searched_raw,
+    )
 
 
-
-def learn_feature_structure(data, method: str, *, score: str = "bic", k: int = 3, max_parents: int | None = None,
-                            seed: int = 0, progress: Progress | None = None,
-                            score_options: dict | None = None) -> LearnResult:
+def learn_feature_structure(
+    data,
+    method: str,
+    *,
+    score: str = "bic",
+    k: int = 3,
+    max_parents: int | None = None,
+    seed: int = 0,
+    progress: Progress | None = None,
+    score_options: dict | None = None,
+) -> LearnResult:
     """A structure over the *feature* columns of ``data`` (its class column is never a node of the result).
 
     Methods that need the class as a node (``naive-bayes``, ``tan``, ``kdb``) learn on all of ``data``
@@ -236,15 +322,40 @@ def learn_feature_structure(data, method: str, *, score: str = "bic", k: int = 3
     """
     feats = data.without_class()
     if not LEARNERS[method].needs_class:
-        return learn_structure(feats, method, score=score, k=k, max_parents=max_parents, seed=seed,
-                               progress=progress, score_options=score_options)
+        return learn_structure(
+            feats,
+            method,
+            score=score,
+            k=k,
+            max_parents=max_parents,
+            seed=seed,
+            progress=progress,
+            score_options=score_options,
+        )
     if data.class_column is None:
         raise StructureError(f"Method '{method}' needs a class column; choose one.")
-    res = learn_structure(data, method, score=score, k=k, max_parents=max_parents, seed=seed, progress=progress,
-                          score_options=score_options)
+    res = learn_structure(
+        data,
+        method,
+        score=score,
+        k=k,
+        max_parents=max_parents,
+        seed=seed,
+        progress=progress,
+        score_options=score_options,
+    )
     dag = res.dag.subgraph(feats.variables)
-    res.notes.append(f"the arcs from the class '{data.class_column}' are dropped: the class is never a kernel feature")
+    res.notes.append(
+        f"the arcs from the class '{data.class_column}' are dropped: the class is never a kernel feature"
+    )
     res.dag = dag
-    res.score = score_dag(feats.codes, feats.cardinalities, dag, score, weights=getattr(feats, "weights", None),
-                          numbers=raw_numbers(feats), options=score_options)
+    res.score = score_dag(
+        feats.codes,
+        feats.cardinalities,
+        dag,
+        score,
+        weights=getattr(feats, "weights", None),
+        numbers=raw_numbers(feats),
+        options=score_options,
+    )
     return res

@@ -1,20 +1,23 @@
 """Iterated tabu search over DAGs: the default ``hc`` structure search.
 
-Chains of a greedy climb (:func:`~bnfk_core.learning.hill_climb.hill_climb`'s moves and family-score cache) followed
-by a tabu walk that also takes downhill moves, and seeded perturbations ("kicks") of the chain's best graph, each
-climbed and walked again (iterated local search).  Two more chains start from the two best distinct local optima of
-20 greedy climbs (``hc-greedy``'s 5 among them), so ``hc`` never scores below ``hc-greedy``.  Ties are broken by a
-seeded random order of the moves whose gains agree to 1e-6: the same seed gives the same DAG.
+Chains of a greedy climb (:func:`~bnfk_core.learning.hill_climb.hill_climb`'s moves and family-score cache)
+followed by a tabu walk that also takes downhill moves, and seeded perturbations ("kicks") of the chain's best
+graph, each
+climbed and walked again (iterated local search).  Two more chains start from the two best distinct local
+optima of
+20 greedy climbs (``hc-greedy``'s 5 among them), so ``hc`` never scores below ``hc-greedy``.  Ties are broken
+by a seeded random order of the moves whose gains agree to 1e-6: the same seed gives the same DAG.
 
 References
 ----------
 .. [1] Glover (1989), "Tabu search -- part I", ORSA Journal on Computing 1(3).
 .. [2] Lourenço, Martin & Stützle (2003), "Iterated local search", Handbook of Metaheuristics.
 """
+
 from __future__ import annotations
 
 import math
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -22,8 +25,16 @@ from ..errors import StructureError
 from .hill_climb import child_families, hill_climb, reachability, start_parents
 from .scores import LocalScorer
 
-__all__ = ["tabu_search", "learn_tabu", "ILS_RESTARTS", "ILS_KICKS", "GREEDY_CLIMBS", "GREEDY_CHAINS", "TABU_TENURE",
-           "TABU_PATIENCE"]
+__all__ = [
+    "tabu_search",
+    "learn_tabu",
+    "ILS_RESTARTS",
+    "ILS_KICKS",
+    "GREEDY_CLIMBS",
+    "GREEDY_CHAINS",
+    "TABU_TENURE",
+    "TABU_PATIENCE",
+]
 
 
 #: the default budget of the iterated tabu search: seeded perturbations of the best graph, each followed by a
@@ -31,8 +42,9 @@ __all__ = ["tabu_search", "learn_tabu", "ILS_RESTARTS", "ILS_KICKS", "GREEDY_CLI
 ILS_RESTARTS = 2
 ILS_KICKS = 10
 #: the greedy climbs (seeds ``seed .. seed + GREEDY_CLIMBS - 1``; ``hc-greedy``'s 5 are the first) whose best
-#: distinct local optima start more chains of ``hc``: on the repository networks the greedy climbs of other tie
-#: orders spread widely, and one of them can lie in the basin of a peer's optimum that no kicked chain enters
+#: distinct local optima start more chains of ``hc``: on the repository networks the greedy climbs of other
+#: tie orders spread widely, and one of them can lie in the basin of a peer's optimum that no kicked chain
+#: enters
 GREEDY_CLIMBS = 20
 #: the best distinct local optima of those climbs that each start a chain
 GREEDY_CHAINS = 2
@@ -41,10 +53,11 @@ TABU_PATIENCE = 20
 
 
 class _Moves:
-    """A DAG and the cached score gain of every single-arc move (add, remove, reverse x -> y) -- the state of the
-    iterated tabu search.  The gains are rounded to 1e-6 as in :func:`greedy_climb`; a move changes the parents of one
-    node (two for a reversal) and only the gains that read those parents are recomputed, from the scorer's cache
-    of family scores."""
+    """A DAG and the cached score gain of every single-arc move (add, remove, reverse x -> y) -- the state of
+    the
+    iterated tabu search.  The gains are rounded to 1e-6 as in :func:`greedy_climb`; a move changes the
+    parents of one node (two for a reversal) and only the gains that read those parents are recomputed, from
+    the scorer's cache of family scores."""
 
     def __init__(self, scorer, n: int, maxp: float, prio: np.ndarray):
         self.scorer, self.n, self.maxp, self.prio = scorer, n, maxp, prio.reshape(3, n, n)
@@ -81,8 +94,8 @@ class _Moves:
         return float(self.fam.sum())
 
     def _prefetch(self, ys) -> None:
-        """Hand the scorer, in one batch, every family that refreshing the gains of ``ys`` reads (their own families,
-        their additions, removals and reversals), for scorers that count batches (``prefetch``)."""
+        """Hand the scorer, in one batch, every family that refreshing the gains of ``ys`` reads (their own
+        families, their additions, removals and reversals), for scorers that count batches (``prefetch``)."""
         fetch = getattr(self.scorer, "prefetch", None)
         if fetch is not None:
             fetch(child_families(self.parents, self.children, ys, self.maxp))
@@ -163,11 +176,12 @@ class _Moves:
             self._refresh_child(c)
 
     def kick(self, rng: np.random.Generator) -> bool:
-        """One random legal move: its kind (add, remove, reverse) uniformly among the kinds with a legal move, then
-        the move uniformly among that kind's.  (Drawn uniformly among all legal moves, a kick would almost always
-        add an arc -- a DAG of n nodes and e arcs has about n²/2 legal additions against e removals and e
-        reversals -- and the next climb would mostly remove that arc again and fall back into the same optimum.)
-        False when no move is legal."""
+        """One random legal move: its kind (add, remove, reverse) uniformly among the kinds with a legal move,
+        then
+        the move uniformly among that kind's.  (Drawn uniformly among all legal moves, a kick would almost
+        always add an arc -- a DAG of n nodes and e arcs has about n²/2 legal additions against e removals and
+        e reversals -- and the next climb would mostly remove that arc again and fall back into the same
+        optimum.) False when no move is legal."""
         legal = self.legal()
         kinds = [k for k in range(3) if legal[k].any()]
         if not kinds:
@@ -179,8 +193,9 @@ class _Moves:
         return True
 
     def prune(self) -> int:
-        """Remove, one at a time, every arc whose removal does not lower the score (gain >= 0 at 1e-6; e.g. an arc
-        from or to a column with one observed state, whose every family scores 0): of equally good graphs the
+        """Remove, one at a time, every arc whose removal does not lower the score (gain >= 0 at 1e-6; e.g. an
+        arc from or to a column with one observed state, whose every family scores 0): of equally good graphs
+        the
         one with fewer arcs.  The number of arcs removed."""
         removed = 0
         while True:
@@ -191,7 +206,8 @@ class _Moves:
             removed += 1
 
     def climb(self, epsilon: float, budget: int) -> int:
-        """Greedy ascent: the best legal move while its gain reaches ``epsilon`` (at most ``budget`` moves)."""
+        """Greedy ascent: the best legal move while its gain reaches ``epsilon`` (at most ``budget``
+        moves)."""
         steps = 0
         while steps < budget:
             mv = self.best(self.legal())
@@ -202,11 +218,23 @@ class _Moves:
         return steps
 
 
-def tabu_search(scorer: LocalScorer, names: Sequence[str], *, max_parents: int | None = None, seed: int = 0,
-                restarts: int = ILS_RESTARTS, kicks: int = ILS_KICKS, tenure: int = TABU_TENURE,
-                patience: int = TABU_PATIENCE, kick_size: int | None = None, epsilon: float = 1e-4, max_iter: int = 1_000_000,
-                start: Sequence[Sequence[int]] | None = None, also_from: Sequence | None = None,
-                progress: Callable[[float, str], None] | None = None) -> list[tuple[int, ...]]:
+def tabu_search(
+    scorer: LocalScorer,
+    names: Sequence[str],
+    *,
+    max_parents: int | None = None,
+    seed: int = 0,
+    restarts: int = ILS_RESTARTS,
+    kicks: int = ILS_KICKS,
+    tenure: int = TABU_TENURE,
+    patience: int = TABU_PATIENCE,
+    kick_size: int | None = None,
+    epsilon: float = 1e-4,
+    max_iter: int = 1_000_000,
+    start: Sequence[Sequence[int]] | None = None,
+    also_from: Sequence | None = None,
+    progress: Callable[[float, str], None] | None = None,
+) -> list[tuple[int, ...]]:
     """Iterated tabu search over DAGs on a decomposable score: it does not stop at the first local optimum.
 
     1. **Climb** (Koller & Friedman (2009), §18.4.3): from ``start`` (default the empty graph) take the legal
@@ -217,28 +245,33 @@ def tabu_search(scorer: LocalScorer, names: Sequence[str], *, max_parents: int |
        arc between the same two nodes changed, unless it would beat the best graph found (aspiration).  The
        walk ends after ``patience`` steps without a new best graph.
     3. **Perturb and repeat** (iterated local search, Lourenço, Martin & Stützle 2003): ``kicks`` times, apply
-       ``kick_size`` random legal moves (default one per ten nodes, at least three) to the best graph of the chain and
-       run 1-2 from there with a fresh tie-breaking order.  Each random move first draws its kind (add, remove,
-       reverse) uniformly, then the move within the kind: the kicks change the arcs the graph has, not only add
-       arcs the next climb removes again.
-    4. **Restart**: ``restarts`` more chains, each from ``start`` with its own tie-breaking order, then one more
-       chain from every graph in ``also_from`` (parent tuples of acyclic graphs; :func:`learn_tabu` passes the best
-       distinct optima of the greedy climbs, so the result scores at least as high as ``hc-greedy``'s, to
+       ``kick_size`` random legal moves (default one per ten nodes, at least three) to the best graph of the
+       chain and
+       run 1-2 from there with a fresh tie-breaking order.  Each random move first draws its kind (add,
+       remove, reverse) uniformly, then the move within the kind: the kicks change the arcs the graph has, not
+       only add arcs the next climb removes again.
+    4. **Restart**: ``restarts`` more chains, each from ``start`` with its own tie-breaking order, then one
+    more
+       chain from every graph in ``also_from`` (parent tuples of acyclic graphs; :func:`learn_tabu` passes the
+       best distinct optima of the greedy climbs, so the result scores at least as high as ``hc-greedy``'s, to
        ``epsilon``).
 
     The result is the best graph of all chains, and a local optimum under every single-arc move (a final climb
-    makes sure); arcs whose removal does not lower the score are then removed (and the graph climbed again), so
-    of equally good graphs the search returns one without arcs that add nothing.  Ties between equally good moves (gains rounded to 1e-6) go to the move with the highest
-    priority in a random order of all moves, drawn afresh for every chain and after every kick; the orders and the
-    kicks all come from one generator seeded with ``seed``, so the same seed gives the same DAG in every run (the
-    first chain's first climb is :func:`hill_climb`'s with the same seed).  Family scores come from the scorer's
+    makes sure); arcs whose removal does not lower the score are then removed (and the graph climbed again),
+    so
+    of equally good graphs the search returns one without arcs that add nothing.  Ties between equally good
+    moves (gains rounded to 1e-6) go to the move with the highest priority in a random order of all moves,
+    drawn afresh for every chain and after every kick; the orders and the kicks all come from one generator
+    seeded with ``seed``, so the same seed gives the same DAG in every run (the
+    first chain's first climb is :func:`hill_climb`'s with the same seed).  Family scores come from the
+    scorer's
     cache: a step rescores only the families whose parents it changed.  ``max_iter`` bounds the moves of
     every climb and walk.
     """
     names = list(names)
     n = len(names)
     maxp = math.inf if max_parents is None else int(max_parents)
-    rng = np.random.default_rng(int(seed))     # every tie-breaking order and every kick
+    rng = np.random.default_rng(int(seed))  # every tie-breaking order and every kick
 
     def order() -> np.ndarray:
         return rng.permutation(3 * n * n).reshape(3, n, n)
@@ -254,7 +287,7 @@ def tabu_search(scorer: LocalScorer, names: Sequence[str], *, max_parents: int |
         """The tabu walk from the current graph; the best graph seen (it or ``chain_best``) and its score."""
         if state.total > chain_score + epsilon:
             chain_best, chain_score = state.snapshot(), state.total
-        until = np.zeros((n, n), dtype=np.int64)   # the step from which a move on the pair is free again
+        until = np.zeros((n, n), dtype=np.int64)  # the step from which a move on the pair is free again
         step = stall = 0
         while stall < patience and step < max_iter:
             step += 1
@@ -281,8 +314,11 @@ def tabu_search(scorer: LocalScorer, names: Sequence[str], *, max_parents: int |
         chain_best, chain_score = walk(None, -math.inf)
         for kick in range(int(kicks) + 1):
             if progress is not None:
-                progress(min(0.95, done / rounds), f"tabu search: chain {chain + 1} of {len(chain_starts)}, kick {kick} "
-                         f"of {kicks}, best score {max(best_score, chain_score):.2f}")
+                progress(
+                    min(0.95, done / rounds),
+                    f"tabu search: chain {chain + 1} of {len(chain_starts)}, kick {kick} "
+                    f"of {kicks}, best score {max(best_score, chain_score):.2f}",
+                )
             done += 1
             if kick:
                 state.load(chain_best)
@@ -302,27 +338,55 @@ def tabu_search(scorer: LocalScorer, names: Sequence[str], *, max_parents: int |
 
 
 def learn_tabu(scorer: LocalScorer, task) -> list[tuple[int, ...]]:
-    """``hc``: the iterated tabu search (:func:`tabu_search`) with ``task.restarts`` perturbations per chain (None:
-    the default :data:`ILS_KICKS`), tie-breaking and kicks drawn from ``task.seed``; its last :data:`GREEDY_CHAINS` chains start from the
-    best distinct local optima of :data:`GREEDY_CLIMBS` greedy climbs (``hc-greedy``'s, seeds ``seed ..``), so ``hc``
-    never scores below ``hc-greedy`` (by more than ``epsilon``)."""
+    """``hc``: the iterated tabu search (:func:`tabu_search`) with ``task.restarts`` perturbations per chain
+    (None:
+    the default :data:`ILS_KICKS`), tie-breaking and kicks drawn from ``task.seed``; its last
+    :data:`GREEDY_CHAINS` chains start from the best distinct local optima of :data:`GREEDY_CLIMBS` greedy
+    climbs (``hc-greedy``'s, seeds ``seed ..``), so ``hc`` never scores below ``hc-greedy`` (by more than
+    ``epsilon``)."""
     if task.rows_used < 2:
-        raise StructureError(f"Hill climbing needs at least two complete rows; {task.source} has {task.rows_used}.")
+        raise StructureError(
+            f"Hill climbing needs at least two complete rows; {task.source} has {task.rows_used}."
+        )
     kicks = ILS_KICKS if task.restarts is None else max(int(task.restarts), 0)
     start, seed = getattr(task, "start", None), int(task.seed)
-    greedy = [hill_climb(scorer, task.variables, max_parents=task.max_parents, tabu=task.tabu, max_iter=task.max_iter,
-                         epsilon=task.epsilon, seed=seed + r, start=start) for r in range(GREEDY_CLIMBS)]
-    optima = {}                                     # the distinct local optima of the climbs, first seen first
+    greedy = [
+        hill_climb(
+            scorer,
+            task.variables,
+            max_parents=task.max_parents,
+            tabu=task.tabu,
+            max_iter=task.max_iter,
+            epsilon=task.epsilon,
+            seed=seed + r,
+            start=start,
+        )
+        for r in range(GREEDY_CLIMBS)
+    ]
+    optima = {}  # the distinct local optima of the climbs, first seen first
     for g in greedy:
         optima.setdefault(tuple(tuple(p) for p in g), scorer.total(g))
-    elite = sorted(optima, key=lambda g: -optima[g])[:GREEDY_CHAINS]     # stable: the first of equal scores
-    parents = tabu_search(scorer, task.variables, max_parents=task.max_parents, seed=seed, kicks=kicks,
-                          restarts=ILS_RESTARTS, epsilon=task.epsilon, max_iter=task.max_iter, start=start,
-                          also_from=[list(g) for g in elite], progress=task.progress)
-    task.notes.append(f"iterated tabu search on the {task.score} score: {ILS_RESTARTS + 1} chains from the start and "
-                      f"{'one' if GREEDY_CHAINS == 1 else GREEDY_CHAINS} from the best distinct optima of {GREEDY_CLIMBS} greedy "
-                      f"climbs, each a climb, tabu walks (tenure "
-                      f"{TABU_TENURE}, patience {TABU_PATIENCE}) and {kicks} seeded perturbations (seed {task.seed})"
-                      + (" from the given graph" if getattr(task, "start", None) is not None else "")
-                      + (f", at most {task.max_parents} parents" if task.max_parents is not None else ""))
+    elite = sorted(optima, key=lambda g: -optima[g])[:GREEDY_CHAINS]  # stable: the first of equal scores
+    parents = tabu_search(
+        scorer,
+        task.variables,
+        max_parents=task.max_parents,
+        seed=seed,
+        kicks=kicks,
+        restarts=ILS_RESTARTS,
+        epsilon=task.epsilon,
+        max_iter=task.max_iter,
+        start=start,
+        also_from=[list(g) for g in elite],
+        progress=task.progress,
+    )
+    task.notes.append(
+        f"iterated tabu search on the {task.score} score: {ILS_RESTARTS + 1} chains from the start and "
+        f"{'one' if GREEDY_CHAINS == 1 else GREEDY_CHAINS} from the best distinct optima of {GREEDY_CLIMBS} "
+        "greedy "
+        f"climbs, each a climb, tabu walks (tenure "
+        f"{TABU_TENURE}, patience {TABU_PATIENCE}) and {kicks} seeded perturbations (seed {task.seed})"
+        + (" from the given graph" if getattr(task, "start", None) is not None else "")
+        + (f", at most {task.max_parents} parents" if task.max_parents is not None else "")
+    )
     return parents

@@ -7,9 +7,10 @@
 Each method returns the parent indices of every column; ties are broken by column order.
 Registered as learners by :mod:`bnfk_core.learning.structure`.
 """
+
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 from scipy.special import xlogy
@@ -17,8 +18,18 @@ from scipy.special import xlogy
 from ..data.counts import config_index, weighted_bincount
 from .scores import LocalScorer
 
-__all__ = ["scorer_mutual_information", "scorer_conditional_mutual_information", "mutual_information_matrix", "chow_liu", "tan", "kdb",
-           "parents_from_arcs", "learn_tree", "learn_tan", "learn_kdb"]
+__all__ = [
+    "scorer_mutual_information",
+    "scorer_conditional_mutual_information",
+    "mutual_information_matrix",
+    "chow_liu",
+    "tan",
+    "kdb",
+    "parents_from_arcs",
+    "learn_tree",
+    "learn_tan",
+    "learn_kdb",
+]
 
 
 # ---------------------------------------------------------------------- information
@@ -42,7 +53,12 @@ def scorer_mutual_information(scorer: LocalScorer, i: int, j: int) -> float:
     """Empirical I(X_i; X_j) in nats on the scorer's rows."""
     if scorer.n == 0:
         return 0.0
-    t = _sum_nlogn(scorer, [i, j]) - _sum_nlogn(scorer, [i]) - _sum_nlogn(scorer, [j]) + _sum_nlogn(scorer, [])
+    t = (
+        _sum_nlogn(scorer, [i, j])
+        - _sum_nlogn(scorer, [i])
+        - _sum_nlogn(scorer, [j])
+        + _sum_nlogn(scorer, [])
+    )
     return max(t / scorer.n, 0.0)
 
 
@@ -50,7 +66,12 @@ def scorer_conditional_mutual_information(scorer: LocalScorer, i: int, j: int, c
     """Empirical I(X_i; X_j | X_c) in nats on the scorer's rows."""
     if scorer.n == 0:
         return 0.0
-    t = _sum_nlogn(scorer, [i, j, c]) + _sum_nlogn(scorer, [c]) - _sum_nlogn(scorer, [i, c]) - _sum_nlogn(scorer, [j, c])
+    t = (
+        _sum_nlogn(scorer, [i, j, c])
+        + _sum_nlogn(scorer, [c])
+        - _sum_nlogn(scorer, [i, c])
+        - _sum_nlogn(scorer, [j, c])
+    )
     return max(t / scorer.n, 0.0)
 
 
@@ -86,12 +107,13 @@ def _max_spanning_tree(nodes: Sequence[int], weight, root: int) -> list[tuple[in
 
 
 #: elements of one block of the pairwise counts (pairs x cells): about 32 MB of int64 at a time
-PAIR_BLOCK = 2 ** 22
+PAIR_BLOCK = 2**22
 
 
 def _row_nlogn(cells: np.ndarray) -> np.ndarray:
-    """Σ c log c of each row of ``cells`` -- numpy sums each row as it sums the same numbers as one array, so a
-    row holding a pair's counts in :func:`_sum_nlogn`'s layout gives its very number (and the Chow–Liu tree the
+    """Σ c log c of each row of ``cells`` -- numpy sums each row as it sums the same numbers as one array, so
+    a row holding a pair's counts in :func:`_sum_nlogn`'s layout gives its very number (and the Chow–Liu tree
+    the
     very same tie-breaks as the pair-by-pair computation).  Integer counts look their c log c up in a table of
     ``xlogy`` (the same numbers, without a logarithm per cell)."""
     if not cells.shape[1]:
@@ -115,8 +137,8 @@ def _dense_block(z: np.ndarray, size: int, w, rounded) -> np.ndarray:
 
 def _observed_block(z: np.ndarray, w, rounded) -> tuple[np.ndarray, np.ndarray]:
     """Counts of the observed cells of every pair, in the order of their paired codes (as ``np.unique`` gives
-    them): ``(counts of every pair one after another, the number of cells of each pair)``.  A stable sort keeps
-    the rows of a cell in their order, so weights are summed as ``bincount`` sums them."""
+    them): ``(counts of every pair one after another, the number of cells of each pair)``.  A stable sort
+    keeps the rows of a cell in their order, so weights are summed as ``bincount`` sums them."""
     order = np.argsort(z, axis=1, kind="stable")
     zs = np.take_along_axis(z, order, axis=1)
     start = np.ones(zs.shape, dtype=bool)
@@ -128,10 +150,11 @@ def _observed_block(z: np.ndarray, w, rounded) -> tuple[np.ndarray, np.ndarray]:
 
 def mutual_information_matrix(scorer: LocalScorer) -> np.ndarray:
     """Empirical I(X_i; X_j) in nats of every pair of columns on the scorer's (complete) rows, as a symmetric
-    matrix with a zero diagonal: :func:`scorer_mutual_information` of every pair -- the very same numbers -- without
-    a Python loop over the pairs.
+    matrix with a zero diagonal: :func:`scorer_mutual_information` of every pair -- the very same numbers --
+    without a Python loop over the pairs.
 
-    I(X_i; X_j) = (Σ n_ab log n_ab − Σ n_a log n_a − Σ n_b log n_b + n log n) / n over the joint counts n_ab of
+    I(X_i; X_j) = (Σ n_ab log n_ab − Σ n_a log n_a − Σ n_b log n_b + n log n) / n over the joint counts n_ab
+    of
     the pair and its marginal counts (Chow & Liu 1968).  The pairs are counted in blocks of about
     :data:`PAIR_BLOCK` elements: a pair whose table has few cells (at most ``max(4 × rows, 1024)``) by one
     ``bincount`` of the paired codes of all pairs with a table of that size; a larger one (many states, few
@@ -161,14 +184,15 @@ def mutual_information_matrix(scorer: LocalScorer) -> np.ndarray:
     m = scorer.n_distinct
     cards = np.asarray(scorer.cards, dtype=np.int64)
     w = scorer.weights
-    limit = max(4 * m, 1024)                         # _sum_nlogn's dense / observed-cells switch
-    # a dense block's keys (pair x cells + cell) stay below 2 max(PAIR_BLOCK, limit): int32 unless that is huge
-    codes = np.stack(scorer.cols).astype(np.int32 if 2 * max(PAIR_BLOCK, limit) < 2 ** 31 else np.int64)
+    limit = max(4 * m, 1024)  # _sum_nlogn's dense / observed-cells switch
+    # a dense block's keys (pair x cells + cell) stay below 2 max(PAIR_BLOCK, limit): int32 unless that is
+    # huge
+    codes = np.stack(scorer.cols).astype(np.int32 if 2 * max(PAIR_BLOCK, limit) < 2**31 else np.int64)
 
-    def rounded(c):                                  # weighted_bincount: integer weights give integer counts
+    def rounded(c):  # weighted_bincount: integer weights give integer counts
         return np.rint(c).astype(np.int64) if w is not None and w.dtype.kind in "iu" else c
 
-    s1 = np.empty(n_vars)                            # Σ n_a log n_a of every column
+    s1 = np.empty(n_vars)  # Σ n_a log n_a of every column
     for r in np.unique(cards):
         cols = np.flatnonzero(cards == r)
         if r <= limit:
@@ -180,21 +204,21 @@ def mutual_information_matrix(scorer: LocalScorer) -> np.ndarray:
     ia, ib = np.triu_indices(n_vars, 1)
     size = cards[ia] * cards[ib]
     s2 = np.empty(len(ia))
-    for sz in np.unique(size[size <= limit]):        # pairs whose table has ``sz`` cells: counted densely
+    for sz in np.unique(size[size <= limit]):  # pairs whose table has ``sz`` cells: counted densely
         sel = np.flatnonzero(size == sz)
         step = max(1, PAIR_BLOCK // max(m, int(sz)))
         for lo in range(0, sel.size, step):
-            idx = sel[lo:lo + step]
+            idx = sel[lo : lo + step]
             z = codes[ia[idx]] * cards[ib[idx]].astype(codes.dtype)[:, None] + codes[ib[idx]]
             s2[idx] = _row_nlogn(_dense_block(z, int(sz), w, rounded))
-    sel = np.flatnonzero(size > limit)               # the observed cells only
+    sel = np.flatnonzero(size > limit)  # the observed cells only
     step = max(1, PAIR_BLOCK // max(m, 1))
     for lo in range(0, sel.size, step):
-        idx = sel[lo:lo + step]
+        idx = sel[lo : lo + step]
         z = codes[ia[idx]].astype(np.int64) * cards[ib[idx]][:, None] + codes[ib[idx]]
         runs, k = _observed_block(z, w, rounded)
         offset = np.concatenate([[0], np.cumsum(k)[:-1]])
-        for kk in np.unique(k):                      # pairs with kk observed cells: one row each
+        for kk in np.unique(k):  # pairs with kk observed cells: one row each
             rows = np.flatnonzero(k == kk)
             s2[idx[rows]] = _row_nlogn(runs[offset[rows][:, None] + np.arange(kk)])
     t = s2 - s1[ia] - s1[ib] + s0
@@ -252,7 +276,9 @@ def tan(scorer: LocalScorer, cls: int) -> list[tuple[int, ...]]:
     feats = [i for i in range(n) if i != cls]
     arcs = [(cls, f) for f in feats]
     if feats:
-        arcs += _max_spanning_tree(feats, lambda a, b: scorer_conditional_mutual_information(scorer, a, b, cls), feats[0])
+        arcs += _max_spanning_tree(
+            feats, lambda a, b: scorer_conditional_mutual_information(scorer, a, b, cls), feats[0]
+        )
     return parents_from_arcs(n, arcs)
 
 
@@ -299,7 +325,6 @@ def parents_from_arcs(n: int, arcs) -> list[tuple[int, ...]]:
     for u, v in arcs:
         parents[v].append(u)
     return [tuple(sorted(p)) for p in parents]
-
 
 
 # ---------------------------------------------------------------------- as learners (LearnerSpec.learn)

@@ -1,19 +1,44 @@
-"""The Bayesian network: its DAG, its CPTs (the model), BIF and other formats, pgmpy and networkx both ways, and
-where to draw it.
+"""The Bayesian network: its DAG, its CPTs (the model), BIF and other formats, pgmpy and networkx both ways,
+and where to draw it.
 
 Every public name below loads its module on first use (PEP 562), so importing the package is light;
 names two modules share are imported from those modules.
 """
+
 from ..registry import face
 
 _HOMES = {
-    "bif_token": "bif", "bif_name": "bif", "model_to_bif": "bif", "parse_bif": "bif", "DAG": "dag", "CPDAG": "dag",
-    "SEGMENT_KINDS": "members", "SEGMENT_SIZES": "dag", "SEGMENT_LABELS": "dag", "SEGMENT_PATTERNS": "dag",
-    "empty_dag": "dag", "naive_bayes": "dag", "segment_arcs": "dag", "apply_segment": "dag", "skeleton": "dag",
-    "v_structures": "dag", "cpdag": "dag", "covered_arcs": "dag", "equivalent": "dag",
-    "structural_hamming_distance": "dag", "layered_layout": "layout", "arrow_segment": "layout",
-    "BayesNet": "model", "fit": "model", "read_model": "model", "read_structure": "model", "write_model": "model",
-    "MAX_CPT_CELLS": "model", "to_pgmpy": "pgmpy_io", "from_pgmpy": "pgmpy_io", "to_networkx": "pgmpy_io",
+    "bif_token": "bif",
+    "bif_name": "bif",
+    "model_to_bif": "bif",
+    "parse_bif": "bif",
+    "DAG": "dag",
+    "CPDAG": "dag",
+    "SEGMENT_KINDS": "members",
+    "SEGMENT_SIZES": "dag",
+    "SEGMENT_LABELS": "dag",
+    "SEGMENT_PATTERNS": "dag",
+    "empty_dag": "dag",
+    "naive_bayes": "dag",
+    "segment_arcs": "dag",
+    "apply_segment": "dag",
+    "skeleton": "dag",
+    "v_structures": "dag",
+    "cpdag": "dag",
+    "covered_arcs": "dag",
+    "equivalent": "dag",
+    "structural_hamming_distance": "dag",
+    "layered_layout": "layout",
+    "arrow_segment": "layout",
+    "BayesNet": "model",
+    "fit": "model",
+    "read_model": "model",
+    "read_structure": "model",
+    "write_model": "model",
+    "MAX_CPT_CELLS": "model",
+    "to_pgmpy": "pgmpy_io",
+    "from_pgmpy": "pgmpy_io",
+    "to_networkx": "pgmpy_io",
     "from_networkx": "pgmpy_io",
 }
 

@@ -1,6 +1,7 @@
 """The BIF model format (the Bayesian network repository's, pgmpy's and bnlearn's): the names written as BIF
 identifiers (:func:`bif_token`, :func:`bif_name`), the writer (:func:`model_to_bif`) and the parser
 (:func:`parse_bif`).  Reading and writing model files by path is :mod:`bnfk_core.network.model`'s."""
+
 from __future__ import annotations
 
 import json
@@ -18,8 +19,9 @@ __all__ = ["bif_token", "bif_name", "model_to_bif", "parse_bif"]
 #: Characters a BIF token may hold (every BIF reader accepts these in identifiers).
 _BIF_PLAIN = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
 #: BIF keywords; a name equal to one of them (any case) has its first character escaped.
-_BIF_KEYWORDS = frozenset({"network", "variable", "probability", "property", "type", "discrete",
-                           "table", "default"})
+_BIF_KEYWORDS = frozenset(
+    {"network", "variable", "probability", "property", "type", "discrete", "table", "default"}
+)
 _BIF_ESCAPE = re.compile(r"_x([0-9A-F]*)_")
 
 
@@ -48,8 +50,11 @@ def bif_token(name: str) -> str:
     keyword = name.lower() in _BIF_KEYWORDS
     out, run = [], []
     for k, c in enumerate(name):
-        if (c not in _BIF_PLAIN or (c == "_" and name[k + 1:k + 2] == "x")
-                or (k == 0 and (c in "0123456789" or keyword))):
+        if (
+            c not in _BIF_PLAIN
+            or (c == "_" and name[k + 1 : k + 2] == "x")
+            or (k == 0 and (c in "0123456789" or keyword))
+        ):
             run.append(c)
             continue
         if run:
@@ -88,9 +93,9 @@ def _bif_unquote(value: str) -> str:
     return urllib.parse.unquote(value.strip(), errors="surrogatepass")
 
 
-
 def model_to_bif(model) -> str:
-    """BIF text of ``model``, readable by other BIF readers and read back exactly by :func:`bnfk_core.network.model.read_model`.
+    """BIF text of ``model``, readable by other BIF readers and read back exactly by
+    :func:`bnfk_core.network.model.read_model`.
 
     Every variable and state is written as the identifier :func:`bif_token` gives it; when
     that differs from the name, the original is kept in a property other readers ignore:
@@ -144,12 +149,13 @@ def _bif_blocks(text: str):
         while depth and k < len(text):
             depth += {"{": 1, "}": -1}.get(text[k], 0)
             k += 1
-        yield m.group(1).strip(), text[m.end():k - 1]
+        yield m.group(1).strip(), text[m.end() : k - 1]
 
 
 _BIF_TYPE = re.compile(r"type\s+discrete\s*\[\s*(\d+)\s*\]\s*\{(.*?)\}\s*;", re.S)
-_BIF_PROP = {key: re.compile(rf"property\s+{key}\s*=\s*\"?([^\";]*)\"?\s*;")
-             for key in ("bnfk_name", "bnfk_states")}
+_BIF_PROP = {
+    key: re.compile(rf"property\s+{key}\s*=\s*\"?([^\";]*)\"?\s*;") for key in ("bnfk_name", "bnfk_states")
+}
 _BIF_PROB = re.compile(r"probability\s*\(\s*([^|)]+?)\s*(?:\|\s*([^)]*?))?\s*\)\s*\{(.*?)\}", re.S)
 _BIF_ROW = re.compile(r"\(([^)]*)\)\s*([^;]*);")
 _BIF_TABLE = re.compile(r"(?:table|default)\s+([^;]*);")
@@ -191,8 +197,8 @@ def parse_bif(text: str, source: str) -> tuple:
 
     References
     ----------
-    The Interchange Format for Bayesian Networks (BIF), as used by the Bayesian network repository, bnlearn and
-    pgmpy.
+    The Interchange Format for Bayesian Networks (BIF), as used by the Bayesian network repository, bnlearn
+    and pgmpy.
     """
     text = re.sub(r"//[^\n]*|/\*.*?\*/", "", text, flags=re.S)
     tokens, names, states, labels = [], [], [], []
@@ -206,18 +212,23 @@ def parse_bif(text: str, source: str) -> tuple:
             raise ModelError(f"{source}: variable '{name}' has no 'type discrete' declaration.")
         toks = [s.strip() for s in t.group(2).split(",") if s.strip()]
         if len(toks) != int(t.group(1)):
-            raise ModelError(f"{source}: variable '{name}' declares {t.group(1)} states but lists {len(toks)}.")
+            raise ModelError(
+                f"{source}: variable '{name}' declares {t.group(1)} states but lists {len(toks)}."
+            )
         shown = toks
         pm = _BIF_PROP["bnfk_states"].search(body)
         if pm:
             try:
                 orig = json.loads(_bif_unquote(pm.group(1)))
             except ValueError:
-                raise ModelError(f"{source}: the bnfk_states property of variable '{name}' "
-                                 "is not a URL-quoted JSON list.") from None
+                raise ModelError(
+                    f"{source}: the bnfk_states property of variable '{name}' is not a URL-quoted JSON list."
+                ) from None
             if not isinstance(orig, list) or len(orig) != len(toks):
-                raise ModelError(f"{source}: the bnfk_states property of variable '{name}' does not "
-                                 f"list its {len(toks)} states.")
+                raise ModelError(
+                    f"{source}: the bnfk_states property of variable '{name}' does not "
+                    f"list its {len(toks)} states."
+                )
             shown = [str(s) for s in orig]
         tokens.append(token)
         names.append(name)
@@ -248,7 +259,11 @@ def parse_bif(text: str, source: str) -> tuple:
             if len(cfg) != len(ps):
                 raise ModelError(f"{where} has a row with {len(cfg)} parent values, expected {len(ps)}.")
             try:
-                j = int(np.ravel_multi_index([labels[index[p]].index(c) for p, c in zip(ps, cfg)], pcards)) if ps else 0
+                j = (
+                    int(np.ravel_multi_index([labels[index[p]].index(c) for p, c in zip(ps, cfg)], pcards))
+                    if ps
+                    else 0
+                )
             except ValueError:
                 raise ModelError(f"{where} names an unknown parent state in ({', '.join(cfg)}).") from None
             vals = _floats(row.group(2), where)

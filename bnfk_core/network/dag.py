@@ -4,17 +4,34 @@ A :class:`DAG` is immutable: every edit returns a new DAG, which makes undo, cac
 (``hash``) and comparison trivial.  The parents of a node are always listed in the
 order of ``nodes`` -- the CPT layout of :mod:`bnfk_core.network.model` relies on that.
 """
+
 from __future__ import annotations
 
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 import networkx as nx
 
 from ..errors import StructureError
 from .members import SEGMENT_KINDS
 
-__all__ = ["DAG", "CPDAG", "SEGMENT_KINDS", "SEGMENT_SIZES", "SEGMENT_LABELS", "SEGMENT_PATTERNS", "empty_dag", "naive_bayes", "segment_arcs", "apply_segment",
-           "skeleton", "v_structures", "cpdag", "covered_arcs", "equivalent", "structural_hamming_distance"]
+__all__ = [
+    "DAG",
+    "CPDAG",
+    "SEGMENT_KINDS",
+    "SEGMENT_SIZES",
+    "SEGMENT_LABELS",
+    "SEGMENT_PATTERNS",
+    "empty_dag",
+    "naive_bayes",
+    "segment_arcs",
+    "apply_segment",
+    "skeleton",
+    "v_structures",
+    "cpdag",
+    "covered_arcs",
+    "equivalent",
+    "structural_hamming_distance",
+]
 
 
 class DAG:
@@ -142,35 +159,37 @@ class DAG:
         return [u for u, _ in nx.find_cycle(g)]
 
     # ------------------------------------------------------------------ edits
-    def add_arc(self, u: str, v: str) -> "DAG":
+    def add_arc(self, u: str, v: str) -> DAG:
         """A new DAG with u -> v added (error if present, unknown node or cycle)."""
         self.index(u), self.index(v)
         if (u, v) in self._arcs:
             raise StructureError(f"Arc {u} -> {v} is already in the DAG.")
         if (v, u) in self._arcs:
-            raise StructureError(f"Arc {v} -> {u} is already in the DAG; reverse it instead of adding {u} -> {v}.")
+            raise StructureError(
+                f"Arc {v} -> {u} is already in the DAG; reverse it instead of adding {u} -> {v}."
+            )
         return DAG(self._nodes, self._arcs | {(u, v)})
 
-    def remove_arc(self, u: str, v: str) -> "DAG":
+    def remove_arc(self, u: str, v: str) -> DAG:
         if (u, v) not in self._arcs:
             raise StructureError(f"Arc {u} -> {v} is not in the DAG.")
         return DAG(self._nodes, self._arcs - {(u, v)})
 
-    def reverse_arc(self, u: str, v: str) -> "DAG":
+    def reverse_arc(self, u: str, v: str) -> DAG:
         if (u, v) not in self._arcs:
             raise StructureError(f"Arc {u} -> {v} is not in the DAG.")
         return DAG(self._nodes, (self._arcs - {(u, v)}) | {(v, u)})
 
-    def with_arcs(self, arcs: Iterable[tuple[str, str]]) -> "DAG":
+    def with_arcs(self, arcs: Iterable[tuple[str, str]]) -> DAG:
         """Same nodes, arcs replaced."""
         return DAG(self._nodes, arcs)
 
-    def subgraph(self, nodes: Sequence[str]) -> "DAG":
+    def subgraph(self, nodes: Sequence[str]) -> DAG:
         """The induced sub-DAG on ``nodes`` (in the given order)."""
         keep = set(nodes)
         return DAG(nodes, [(u, v) for u, v in self._arcs if u in keep and v in keep])
 
-    def over(self, variables: Sequence[str], source: str = "the structure") -> "DAG":
+    def over(self, variables: Sequence[str], source: str = "the structure") -> DAG:
         """This DAG over exactly ``variables`` (in that order), for a structure read from a file.
 
         Parameters
@@ -191,8 +210,9 @@ class DAG:
         missing = [x for x in variables if x not in self._nodes]
         extra = [x for x in self._nodes if x not in set(variables)]
         if missing or extra:
-            parts = ([f"it lacks {', '.join(missing[:5])}"] if missing else []) + \
-                    ([f"it has unknown variable(s) {', '.join(extra[:5])}"] if extra else [])
+            parts = ([f"it lacks {', '.join(missing[:5])}"] if missing else []) + (
+                [f"it has unknown variable(s) {', '.join(extra[:5])}"] if extra else []
+            )
             raise StructureError(f"{source} does not match the data: {'; '.join(parts)}.")
         return self.subgraph(variables)
 
@@ -204,14 +224,14 @@ class DAG:
         return g
 
     @classmethod
-    def from_networkx(cls, graph: nx.DiGraph, nodes: Sequence[str] | None = None) -> "DAG":
+    def from_networkx(cls, graph: nx.DiGraph, nodes: Sequence[str] | None = None) -> DAG:
         return cls(list(nodes) if nodes is not None else list(graph.nodes), list(graph.edges))
 
     def to_dict(self) -> dict:
         return {"nodes": list(self._nodes), "arcs": [list(a) for a in self.sorted_arcs()]}
 
     @classmethod
-    def from_dict(cls, d: dict) -> "DAG":
+    def from_dict(cls, d: dict) -> DAG:
         return cls(d["nodes"], [tuple(a) for a in d.get("arcs", [])])
 
     # ------------------------------------------------------------------ dunder
@@ -230,11 +250,21 @@ class DAG:
 #: Variables a segment takes (``full``: two or more, so it has no entry).
 SEGMENT_SIZES = {"single-arc": 2, "v": 3, "a": 3, "chain": 3}
 #: Display names of the segments (thesis ch. 6).
-SEGMENT_LABELS = {"single-arc": "Single arc", "v": "V-structure", "a": "A-structure (common parent)",
-                  "chain": "Chain", "full": "Fully connected"}
+SEGMENT_LABELS = {
+    "single-arc": "Single arc",
+    "v": "V-structure",
+    "a": "A-structure (common parent)",
+    "chain": "Chain",
+    "full": "Fully connected",
+}
 #: The arcs each segment adds, in the role order of :func:`segment_arcs`.
-SEGMENT_PATTERNS = {"single-arc": "u → v", "v": "u → w ← v", "a": "v ← u → w", "chain": "w → u → v",
-                    "full": "x₁ → x₂ → …, every earlier variable a parent of every later one"}
+SEGMENT_PATTERNS = {
+    "single-arc": "u → v",
+    "v": "u → w ← v",
+    "a": "v ← u → w",
+    "chain": "w → u → v",
+    "full": "x₁ → x₂ → …, every earlier variable a parent of every later one",
+}
 
 
 def empty_dag(nodes: Sequence[str]) -> DAG:
@@ -357,8 +387,9 @@ def apply_segment(dag: DAG, kind: str, variables: Sequence[str]) -> DAG:
     try:
         return DAG(dag.nodes, new)
     except StructureError as exc:
-        raise StructureError(f"Applying the '{kind}' segment on {', '.join(map(str, variables))} "
-                             f"would create a cycle. {exc}") from None
+        raise StructureError(
+            f"Applying the '{kind}' segment on {', '.join(map(str, variables))} would create a cycle. {exc}"
+        ) from None
 
 
 # ====================================================================== equivalence
@@ -403,8 +434,12 @@ class CPDAG:
         return g
 
     def __eq__(self, other) -> bool:
-        return (isinstance(other, CPDAG) and set(self.nodes) == set(other.nodes)
-                and self.directed == other.directed and self.undirected == other.undirected)
+        return (
+            isinstance(other, CPDAG)
+            and set(self.nodes) == set(other.nodes)
+            and self.directed == other.directed
+            and self.undirected == other.undirected
+        )
 
     def __hash__(self) -> int:
         return hash((frozenset(self.nodes), self.directed, self.undirected))
@@ -511,7 +546,7 @@ def cpdag(dag: DAG) -> CPDAG:
                 # R3: x - z1 -> y, x - z2 -> y, z1, z2 not adjacent  =>  x -> y
                 else:
                     zs = [z for z in adj[x] & adj[y] if is_und(x, z) and is_dir(z, y)]
-                    orient = any(z2 not in adj[z1] for i, z1 in enumerate(zs) for z2 in zs[i + 1:])
+                    orient = any(z2 not in adj[z1] for i, z1 in enumerate(zs) for z2 in zs[i + 1 :])
                 if orient:
                     undirected.discard(e)
                     directed.add((x, y))

@@ -3,9 +3,10 @@
 Nothing here draws: every function returns plain numbers, so figures can be rebuilt and
 checked outside Streamlit and plotly (the figure builders live in ``bnfk_core.views.figures``).
 """
+
 from __future__ import annotations
 
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 
@@ -39,8 +40,9 @@ def _layers(nodes: Sequence[str], arcs: Iterable[tuple[str, str]]) -> dict[str, 
     return layer
 
 
-def layered_layout(nodes: Sequence[str], arcs: Iterable[tuple[str, str]], *, max_per_row: int = 7,
-                   sweeps: int = 4) -> dict[str, tuple[float, float]]:
+def layered_layout(
+    nodes: Sequence[str], arcs: Iterable[tuple[str, str]], *, max_per_row: int = 7, sweeps: int = 4
+) -> dict[str, tuple[float, float]]:
     """Top-down coordinates of a DAG: parents above children, few crossings.
 
     Layers are longest paths from the sources; the order inside each layer follows the
@@ -81,12 +83,15 @@ def layered_layout(nodes: Sequence[str], arcs: Iterable[tuple[str, str]], *, max
     def sweep(order):
         for k in order:
             row = rows[k]
+
             def bary(v):
                 ref = [pos_in_row[w] for w in nbrs[v] if abs(layer[w] - k) == 1]
                 return (np.mean(ref) if ref else pos_in_row[v], rank[v])
+
             row.sort(key=bary)
             for i, v in enumerate(row):
                 pos_in_row[v] = i - (len(row) - 1) / 2.0
+
     for s in range(sweeps):
         sweep(range(1, n_layers) if s % 2 == 0 else range(n_layers - 2, -1, -1))
 
@@ -98,7 +103,7 @@ def layered_layout(nodes: Sequence[str], arcs: Iterable[tuple[str, str]], *, max
         if row is isolated and linked:
             y -= 0.5  # a little gap before the unconnected nodes
         for start in range(0, len(row), max_per_row):
-            chunk = row[start:start + max_per_row]
+            chunk = row[start : start + max_per_row]
             offset = 0.5 if (start // max_per_row) % 2 else 0.0  # stagger wrapped rows
             for i, v in enumerate(chunk):
                 out[v] = (i - (len(chunk) - 1) / 2.0 + offset, y)

@@ -1,6 +1,9 @@
-"""The network family's built-in members, declared light: the CPT estimators of :func:`bnfk_core.network.model.fit`
-(:data:`bnfk_core.registry.ESTIMATORS` reads them on first use; :mod:`.model` estimates by their names), and the
+"""The network family's built-in members, declared light: the CPT estimators of
+:func:`bnfk_core.network.model.fit`
+(:data:`bnfk_core.registry.ESTIMATORS` reads them on first use; :mod:`.model` estimates by their names), and
+the
 structure segments the faces offer.  Importing this module loads no numerical library."""
+
 from __future__ import annotations
 
 from ..registry import EstimatorSpec
@@ -11,10 +14,15 @@ __all__ = ["ESTIMATORS", "SEGMENT_KINDS"]
 SEGMENT_KINDS = ("single-arc", "v", "a", "chain", "full")
 
 ESTIMATORS = (
-    EstimatorSpec("smoothed", "Smoothed +1 (the paper)", uses_pseudo_count=True,
-                  description="(n_ijk + a) / (n_ij + r_i a)"),
+    EstimatorSpec(
+        "smoothed",
+        "Smoothed +1 (the paper)",
+        uses_pseudo_count=True,
+        description="(n_ijk + a) / (n_ij + r_i a)",
+    ),
     EstimatorSpec("ml", "Maximum likelihood", description="n_ijk / n_ij"),
-    EstimatorSpec("bdeu", "BDeu (default)", uses_pseudo_count=True,
-                  description="(n_ijk + a/(q_i r_i)) / (n_ij + a/q_i)"),
+    EstimatorSpec(
+        "bdeu", "BDeu (default)", uses_pseudo_count=True, description="(n_ijk + a/(q_i r_i)) / (n_ij + a/q_i)"
+    ),
     EstimatorSpec("cnml", "cNML (factorised NML)", description="thesis eq. 2.5"),
 )

@@ -14,24 +14,25 @@ family of X_i is observed):
 * ``bdeu``: theta_ijk = (N_ijk + a/(q_i r_i)) / (N_ij + a/q_i), a = equivalent sample size;
 * ``cnml``: theta_ijk proportional to e(N_ijk) (N_ijk + 1), e(n) = ((n+1)/n)^n, e(0) = 1.
 """
+
 from __future__ import annotations
 
 import hashlib
 import io
 import json
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Sequence
 
 import numpy as np
 
-from .dag import DAG
+from ..data.counts import weighted_bincount
+from ..data.files import NOT_FOUND, not_regular_message, open_regular, regular_file_problem
 from ..data.table import CategoricalData, as_data, from_codes
 from ..errors import BnfkError, DataError, ModelError
-from .bif import model_to_bif, parse_bif
-from ..data.files import NOT_FOUND, not_regular_message, open_regular, regular_file_problem
 from ..registry import ESTIMATORS
-from ..data.counts import weighted_bincount
+from .bif import model_to_bif, parse_bif
+from .dag import DAG
 
 __all__ = ["BayesNet", "fit", "read_model", "read_structure", "write_model", "MAX_CPT_CELLS"]
 
@@ -55,8 +56,8 @@ class BayesNet:
 
     References
     ----------
-    The bnfk paper, "Fisher kernel for Bayesian networks", eq. (1): P(d; theta) = prod_i theta_{i, pi_i(d), d_i},
-    with theta_ijk = ``cpts[i][j, k]``; thesis Table 2.1 (the notation).
+    The bnfk paper, "Fisher kernel for Bayesian networks", eq. (1): P(d; theta) = prod_i theta_{i, pi_i(d),
+    d_i}, with theta_ijk = ``cpts[i][j, k]``; thesis Table 2.1 (the notation).
     """
 
     dag: DAG
@@ -133,8 +134,9 @@ class BayesNet:
         cards = self.cardinalities
         sub = codes[:, list(ps)].astype(np.int64)
         miss = (sub < 0).any(axis=1)
-        idx = np.ravel_multi_index(tuple(np.where(miss, 0, sub[:, k]) for k in range(len(ps))),
-                                   tuple(int(cards[p]) for p in ps))
+        idx = np.ravel_multi_index(
+            tuple(np.where(miss, 0, sub[:, k]) for k in range(len(ps))), tuple(int(cards[p]) for p in ps)
+        )
         return np.where(miss, -1, idx)
 
     def align(self, data: CategoricalData) -> CategoricalData:
@@ -157,7 +159,7 @@ class BayesNet:
         if tuple(data.variables) == tuple(self.variables) and tuple(data.states) == tuple(self.states):
             return data
         cols = []
-        hidden = self.fit_info.get("hidden")   # a latent class network's class node: never observed
+        hidden = self.fit_info.get("hidden")  # a latent class network's class node: never observed
         for v, st in zip(self.variables, self.states):
             if v == hidden and v not in data.variables:
                 cols.append(np.full(data.n_rows, -1, dtype=np.int32))
@@ -172,8 +174,11 @@ class BayesNet:
                 if s not in lut:
                     if (data.codes[:, j] == k).any():
                         row = int(np.flatnonzero(data.codes[:, j] == k)[0])
-                        raise DataError(f"Value '{s}' of column '{v}' (row {row + 1} of {data.source}) "
-                                        f"is not a state of the model ({', '.join(st[:8])}{', ...' if len(st) > 8 else ''}).")
+                        raise DataError(
+                            f"Value '{s}' of column '{v}' (row {row + 1} of {data.source}) "
+                            "is not a state of the model "
+                            f"({', '.join(st[:8])}{', ...' if len(st) > 8 else ''})."
+                        )
                     mapping[k] = -1
                 else:
                     mapping[k] = lut[s]
@@ -199,8 +204,10 @@ class BayesNet:
         """
         codes = self.align(data).codes
         if (codes < 0).any():
-            raise ModelError("Rows with missing cells need bnfk_core.inference.log_likelihood "
-                             "(the marginal likelihood of the observed cells).")
+            raise ModelError(
+                "Rows with missing cells need bnfk_core.inference.log_likelihood "
+                "(the marginal likelihood of the observed cells)."
+            )
         return self.complete_log_likelihood(codes)
 
     def complete_log_likelihood(self, codes: np.ndarray) -> np.ndarray:
@@ -237,14 +244,19 @@ class BayesNet:
             ps = [self.variables[p] for p in self.parents[i]]
             names = {v: list(self.states[i])}
             names.update({self.variables[p]: list(self.states[p]) for p in self.parents[i]})
-            cpd = TabularCPD(v, int(cards[i]), self.cpts[i].T,
-                             evidence=ps or None, evidence_card=[int(cards[p]) for p in self.parents[i]] or None,
-                             state_names=names)
+            cpd = TabularCPD(
+                v,
+                int(cards[i]),
+                self.cpts[i].T,
+                evidence=ps or None,
+                evidence_card=[int(cards[p]) for p in self.parents[i]] or None,
+                state_names=names,
+            )
             net.add_cpds(cpd)
         return net
 
     @classmethod
-    def from_pgmpy(cls, net, nodes: Sequence[str] | None = None) -> "BayesNet":
+    def from_pgmpy(cls, net, nodes: Sequence[str] | None = None) -> BayesNet:
         """Convert a pgmpy discrete Bayesian network (node order: ``nodes`` or pgmpy's).
 
         Parameters
@@ -291,17 +303,23 @@ class BayesNet:
             "format": "bnfk-model",
             "version": 1,
             "variables": [
-                {"name": v, "states": list(self.states[i]),
-                 "parents": [self.variables[p] for p in self.parents[i]],
-                 "cpt": self.cpts[i].tolist()}
+                {
+                    "name": v,
+                    "states": list(self.states[i]),
+                    "parents": [self.variables[p] for p in self.parents[i]],
+                    "cpt": self.cpts[i].tolist(),
+                }
                 for i, v in enumerate(self.variables)
             ],
-            "fit": {k: v for k, v in self.fit_info.items() if isinstance(v, (str, int, float, bool, type(None)))},
+            "fit": {
+                k: v for k, v in self.fit_info.items() if isinstance(v, (str, int, float, bool, type(None)))
+            },
         }
 
     @classmethod
-    def from_json_dict(cls, d: dict, source: str = "model") -> "BayesNet":
-        """A model from the schema of :meth:`to_json_dict`; a :class:`ModelError` names ``source`` if ``d`` is invalid.
+    def from_json_dict(cls, d: dict, source: str = "model") -> BayesNet:
+        """A model from the schema of :meth:`to_json_dict`; a :class:`ModelError` names ``source`` if ``d`` is
+        invalid.
 
         Parameters
         ----------
@@ -314,7 +332,7 @@ class BayesNet:
         """
         try:
             if d.get("format") != "bnfk-model":
-                raise ModelError(f"{source} is not a bnfk model file (missing \"format\": \"bnfk-model\").")
+                raise ModelError(f'{source} is not a bnfk model file (missing "format": "bnfk-model").')
             vs = d["variables"]
             nodes = [str(v["name"]) for v in vs]
             arcs = [(str(p), str(v["name"])) for v in vs for p in v.get("parents", [])]
@@ -340,7 +358,9 @@ class BayesNet:
 
 
 # ---------------------------------------------------------------------- fitting
-def cpt_counts(dag: DAG, codes: np.ndarray, cards: np.ndarray, i: int, weights: np.ndarray | None = None) -> np.ndarray:
+def cpt_counts(
+    dag: DAG, codes: np.ndarray, cards: np.ndarray, i: int, weights: np.ndarray | None = None
+) -> np.ndarray:
     """N_ijk of variable i as a (q_i, r_i) array, over rows where the family is observed.
 
     ``weights`` (optional, one non-negative integer per row) counts row n ``weights[n]`` times: the
@@ -362,8 +382,10 @@ def cpt_counts(dag: DAG, codes: np.ndarray, cards: np.ndarray, i: int, weights: 
     r = int(cards[i])
     q = int(np.prod(cards[list(ps)])) if ps else 1
     if q * r > MAX_CPT_CELLS:
-        raise ModelError(f"Variable '{dag.nodes[i]}' has {q:,} parent configurations; "
-                         f"its CPT would need {q * r:,} cells. Give it fewer parents.")
+        raise ModelError(
+            f"Variable '{dag.nodes[i]}' has {q:,} parent configurations; "
+            f"its CPT would need {q * r:,} cells. Give it fewer parents."
+        )
     fam = list(ps) + [i]
     sub = codes[:, fam].astype(np.int64)
     ok = (sub >= 0).all(axis=1)
@@ -471,11 +493,17 @@ def fit(dag: DAG, data: CategoricalData, method: str = "bdeu", pseudo_count: flo
         v = dag.nodes[int(np.flatnonzero(cards == 0)[0])]
         raise DataError(f"Column '{v}' of {data.source} has no observed values.")
     weights = getattr(data, "weights", None)  # distinct rows with multiplicities (bnfk_core.data.stream)
-    cpts = tuple(estimate_cpt(cpt_counts(dag, data.codes, cards, i, weights), method, pseudo_count)
-                 for i in range(len(dag.nodes)))
+    cpts = tuple(
+        estimate_cpt(cpt_counts(dag, data.codes, cards, i, weights), method, pseudo_count)
+        for i in range(len(dag.nodes))
+    )
     complete = data.complete_rows()
-    info = {"method": method, "pseudo_count": pseudo_count, "n_rows": data.n_rows,
-            "complete_rows": int(complete.sum() if weights is None else weights[complete].sum())}
+    info = {
+        "method": method,
+        "pseudo_count": pseudo_count,
+        "n_rows": data.n_rows,
+        "complete_rows": int(complete.sum() if weights is None else weights[complete].sum()),
+    }
     return BayesNet(dag, tuple(data.states), cpts, info)
 
 
@@ -552,8 +580,13 @@ def read_model(path_or_buffer, source: str | None = None) -> BayesNet:
             d = json.loads(stripped)
         except json.JSONDecodeError as exc:
             raise ModelError(f"{source} is not valid JSON (line {exc.lineno}).") from None
-        except (ValueError, RecursionError):  # a number of over 4,300 digits; nesting deeper than Python's stack
-            raise ModelError(f"{source} is not a bnfk JSON model (a number too long or nesting too deep).") from None
+        except (
+            ValueError,
+            RecursionError,
+        ):  # a number of over 4,300 digits; nesting deeper than Python's stack
+            raise ModelError(
+                f"{source} is not a bnfk JSON model (a number too long or nesting too deep)."
+            ) from None
         return BayesNet.from_json_dict(d, source)
     if "network" in stripped[:2000] or "variable" in stripped[:2000]:
         return _build(source, *parse_bif(text, source))

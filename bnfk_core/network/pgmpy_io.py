@@ -1,17 +1,18 @@
-"""Across to pgmpy and networkx, both ways: a network learned here handed to pgmpy's inference and writers, a pgmpy
-model brought in, and DAGs as networkx graphs.
+"""Across to pgmpy and networkx, both ways: a network learned here handed to pgmpy's inference and writers, a
+pgmpy model brought in, and DAGs as networkx graphs.
 
 CPT layout.  Our ``cpts[i]`` has shape ``(q_i, r_i)``: row j is P(X_i | pi_i = j), j the C-order ravel of the
 parents' state codes with the parents in node order (the first parent varies slowest).  A pgmpy ``TabularCPD``
-holds the transpose, ``(r_i, q_i)``, its columns ordered the same way over its ``evidence`` list: so the CPD of
-X_i is ``cpts[i].T`` with ``evidence`` = the parents in node order and ``state_names`` = our states (the
-parents' state order is what orders the columns).  Bringing a pgmpy model in, the CPD's axes are permuted to our
-parent order and each variable's states re-indexed to one order per variable
+holds the transpose, ``(r_i, q_i)``, its columns ordered the same way over its ``evidence`` list: so the CPD
+of X_i is ``cpts[i].T`` with ``evidence`` = the parents in node order and ``state_names`` = our states (the
+parents' state order is what orders the columns).  Bringing a pgmpy model in, the CPD's axes are permuted to
+our parent order and each variable's states re-indexed to one order per variable
 (:meth:`bnfk_core.network.model.BayesNet.from_pgmpy`).
 """
+
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import networkx as nx
 
@@ -78,7 +79,9 @@ def from_pgmpy(model, nodes: Sequence[str] | None = None) -> BayesNet:
     try:
         cpds = model.get_cpds()
     except AttributeError:
-        raise ModelError(f"from_pgmpy needs a pgmpy DiscreteBayesianNetwork, not {type(model).__name__}.") from None
+        raise ModelError(
+            f"from_pgmpy needs a pgmpy DiscreteBayesianNetwork, not {type(model).__name__}."
+        ) from None
     if not cpds and len(model.nodes()):
         raise ModelError("The pgmpy model has no CPDs; fit it (or add its CPDs) first.")
     out = BayesNet.from_pgmpy(model, nodes=nodes)
@@ -103,8 +106,8 @@ def to_networkx(dag) -> nx.DiGraph:
 
 
 def from_networkx(graph, nodes: Sequence[str] | None = None) -> DAG:
-    """A :class:`~bnfk_core.network.dag.DAG` from a directed acyclic networkx graph (or anything with ``nodes``
-    and ``edges``, a pgmpy model included); a cycle is a one-sentence :class:`StructureError`.
+    """A :class:`~bnfk_core.network.dag.DAG` from a directed acyclic networkx graph (or anything with
+    ``nodes`` and ``edges``, a pgmpy model included); a cycle is a one-sentence :class:`StructureError`.
 
     Parameters
     ----------
@@ -126,6 +129,10 @@ def from_networkx(graph, nodes: Sequence[str] | None = None) -> DAG:
     g.add_edges_from(graph.edges)
     if not nx.is_directed_acyclic_graph(g):
         cycle = nx.find_cycle(g)
-        raise StructureError(f"The graph has a cycle ({' -> '.join(str(u) for u, _ in cycle)} -> "
-                             f"{cycle[0][0]}); a Bayesian network needs a DAG.")
-    return DAG([str(v) for v in (nodes if nodes is not None else g.nodes)], [(str(u), str(v)) for u, v in g.edges])
+        raise StructureError(
+            f"The graph has a cycle ({' -> '.join(str(u) for u, _ in cycle)} -> "
+            f"{cycle[0][0]}); a Bayesian network needs a DAG."
+        )
+    return DAG(
+        [str(v) for v in (nodes if nodes is not None else g.nodes)], [(str(u), str(v)) for u, v in g.edges]
+    )

@@ -1,26 +1,48 @@
-"""What every reproduction experiment shares: the run settings, the experiment registry (names -> run functions),
-the structure choices, the data sets (thesis and paper, from ``sample_data``) and small helpers (progress, worker
+"""What every reproduction experiment shares: the run settings, the experiment registry (names -> run
+functions), the structure choices, the data sets (thesis and paper, from ``sample_data``) and small helpers
+(progress, worker
 processes).  See :mod:`bnfk_core.reproduce.experiments` for what is reproduced and how."""
+
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Callable
 
 from ..data.samples import sample_dir
 from ..data.table import load_csv
 from ..errors import BnfkError
 from . import published as pub
 
-__all__ = ["EXPERIMENTS", "EXPERIMENT_RUNNERS", "NETWORK_CHOICES", "PAPER_KS", "QUICK_THESIS", "QUICK_PAPER",
-           "TABLE_FILES", "Progress", "ReproduceError", "Settings", "structure_spec", "resolve_structure", "root",
-           "catalog", "load_thesis_data", "PAPER_LOAD", "load_paper_data", "thesis_names", "paper_names", "say",
-           "map_jobs"]
+__all__ = [
+    "EXPERIMENTS",
+    "EXPERIMENT_RUNNERS",
+    "NETWORK_CHOICES",
+    "PAPER_KS",
+    "QUICK_THESIS",
+    "QUICK_PAPER",
+    "TABLE_FILES",
+    "Progress",
+    "ReproduceError",
+    "Settings",
+    "structure_spec",
+    "resolve_structure",
+    "root",
+    "catalog",
+    "load_thesis_data",
+    "PAPER_LOAD",
+    "load_paper_data",
+    "thesis_names",
+    "paper_names",
+    "say",
+    "map_jobs",
+]
 
-#: experiment name -> (module of :mod:`bnfk_core.reproduce`, its run function ``run(settings, writer, progress) -> dict``),
-#: in the order ``reproduce all`` runs them; a module is imported when its experiment first runs (so that the
+#: experiment name -> (module of :mod:`bnfk_core.reproduce`, its run function ``run(settings, writer,
+#: progress) -> dict``), in the order ``reproduce all`` runs them; a module is imported when its experiment
+#: first runs (so that the
 #: experiments import these helpers, never the reverse).  A new experiment is one entry here and one module.
 EXPERIMENT_RUNNERS = {
     "thesis-imputation": ("thesis_imputation", "run_thesis_imputation"),
@@ -53,7 +75,6 @@ class ReproduceError(BnfkError):
     """A reproduction request cannot be carried out as asked."""
 
 
-
 # ====================================================================== settings
 @dataclass
 class Settings:
@@ -62,12 +83,12 @@ class Settings:
     quick: bool = False
     structure: str = "default"
     seed: int = 0
-    repeats: int | None = None          # imputation runs per setting / clustering runs / classification splits
-    datasets: tuple | None = None       # sample_data stems; default: the source's data sets
-    exact_max_vars: int | None = None   # thesis structure: exact search up to this many variables
-    jobs: int = 1                       # worker processes (per data set)
-    random_draws: int | None = None     # paper: random subsets per k
-    ks: tuple | None = None             # paper: subset sizes
+    repeats: int | None = None  # imputation runs per setting / clustering runs / classification splits
+    datasets: tuple | None = None  # sample_data stems; default: the source's data sets
+    exact_max_vars: int | None = None  # thesis structure: exact search up to this many variables
+    jobs: int = 1  # worker processes (per data set)
+    random_draws: int | None = None  # paper: random subsets per k
+    ks: tuple | None = None  # paper: subset sizes
 
     def to_dict(self) -> dict:
         """The settings as JSON-ready values (tuples as lists).
@@ -80,7 +101,8 @@ class Settings:
 
 
 def structure_spec(which: str, n_vars: int, exact_max_vars: int = 20) -> dict:
-    """``{"method", "score", "params", "label"}`` of a structure choice for a data set with ``n_vars`` columns.
+    """``{"method", "score", "params", "label"}`` of a structure choice for a data set with ``n_vars``
+    columns.
 
     The published protocols climb greedily (``hc-greedy``, the best of 5 seeded climbs) as they did when their
     numbers were published; ``hc`` is now the iterated tabu search, which finds higher scores.
@@ -99,11 +121,19 @@ def structure_spec(which: str, n_vars: int, exact_max_vars: int = 20) -> dict:
     """
     if which == "thesis":
         method = "exact" if n_vars <= exact_max_vars else "hc-greedy"
-        return {"method": method, "score": "qnml", "params": "cnml",
-                "label": f"{'exact' if method == 'exact' else 'hc'}/qNML + cNML"}
+        return {
+            "method": method,
+            "score": "qnml",
+            "params": "cnml",
+            "label": f"{'exact' if method == 'exact' else 'hc'}/qNML + cNML",
+        }
     if which == "paper":
-        return {"method": "hc-greedy", "score": "bic", "params": "smoothed",
-                "label": "hc/BIC + smoothed (pseudo-count 1)"}
+        return {
+            "method": "hc-greedy",
+            "score": "bic",
+            "params": "smoothed",
+            "label": "hc/BIC + smoothed (pseudo-count 1)",
+        }
     raise ReproduceError(f"Unknown structure '{which}'; choose one of {', '.join(NETWORK_CHOICES)}.")
 
 
@@ -169,13 +199,23 @@ def load_thesis_data(stem: str):
     """
     cat = catalog()
     if stem not in cat:
-        raise ReproduceError(f"Unknown data set '{stem}'; choose from {', '.join(pub.THESIS_DATASETS.values())}.")
-    return load_csv(sample_dir() / cat[stem]["file"], class_column=cat[stem]["class_column"],
-                    missing_policy="category", na_values=cat[stem].get("na_values"))
+        raise ReproduceError(
+            f"Unknown data set '{stem}'; choose from {', '.join(pub.THESIS_DATASETS.values())}."
+        )
+    return load_csv(
+        sample_dir() / cat[stem]["file"],
+        class_column=cat[stem]["class_column"],
+        missing_policy="category",
+        na_values=cat[stem].get("na_values"),
+    )
 
 
 #: letter's 16 integer levels are cut into 4 quantile bins (the paper: "at most 4 bins"), hence max_levels 15
-PAPER_LOAD = {"nursery": dict(max_levels=50), "letter": dict(max_levels=15), "waveform_5000": dict(max_levels=50)}
+PAPER_LOAD = {
+    "nursery": dict(max_levels=50),
+    "letter": dict(max_levels=15),
+    "waveform_5000": dict(max_levels=50),
+}
 
 
 def load_paper_data(stem: str):
@@ -197,8 +237,13 @@ def load_paper_data(stem: str):
     if stem not in PAPER_LOAD:
         raise ReproduceError(f"Unknown paper data set '{stem}'; choose from {', '.join(PAPER_LOAD)}.")
     cat = catalog()
-    return load_csv(sample_dir() / cat[stem]["file"], class_column=cat[stem]["class_column"],
-                    discretize_bins=4, na_values=cat[stem].get("na_values"), **PAPER_LOAD[stem])
+    return load_csv(
+        sample_dir() / cat[stem]["file"],
+        class_column=cat[stem]["class_column"],
+        discretize_bins=4,
+        na_values=cat[stem].get("na_values"),
+        **PAPER_LOAD[stem],
+    )
 
 
 def thesis_names(settings: Settings, quick_default=QUICK_THESIS) -> list[tuple[str, str]]:
@@ -253,7 +298,6 @@ def paper_names(settings: Settings) -> list[tuple[str, str]]:
             raise ReproduceError(f"'{s}' is not a paper data set; choose from {', '.join(inv)}.")
         out.append((inv[s], s))
     return out
-
 
 
 def say(progress: Progress | None, frac: float, msg: str) -> None:

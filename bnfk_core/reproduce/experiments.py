@@ -1,17 +1,22 @@
 """Reproduce the thesis's and the paper's published numbers, ours side by side with theirs.
 
-Experiments (:data:`EXPERIMENTS`, one module each, registered in :data:`bnfk_core.reproduce.common.EXPERIMENT_RUNNERS`),
-each reusing the analysis functions of the core:
+Experiments (:data:`EXPERIMENTS`, one module each, registered in
+:data:`bnfk_core.reproduce.common.EXPERIMENT_RUNNERS`), each reusing the analysis functions of the core:
 
 ``thesis-imputation``      Tables 4.1-4.4, B.1-B.2   :func:`bnfk_core.analyses.impute.benchmark.benchmark`
 ``thesis-clustering``      Tables 5.1, C.1-C.2        :func:`bnfk_core.analyses.cluster.clustering.compare`
-``thesis-segments``        Tables 6.1-6.4             :func:`bnfk_core.analyses.segments.arc_search`, ``collapsed_stats``
-``thesis-classification``  Tables D.1-D.2             :func:`bnfk_core.analyses.cluster.clustering.classify_many`
-``paper-summarization``    Figs. 1-3 (as tables)      :func:`bnfk_core.analyses.prototypes.selection.prepare_summarization` / ``run_summarization``
+``thesis-segments``        Tables 6.1-6.4             :func:`bnfk_core.analyses.segments.arc_search`,
+``collapsed_stats``
+``thesis-classification``  Tables D.1-D.2
+:func:`bnfk_core.analyses.cluster.clustering.classify_many`
+``paper-summarization``    Figs. 1-3 (as tables)
+:func:`bnfk_core.analyses.prototypes.selection.prepare_summarization` / ``run_summarization``
 ``speed``                  the paper's run times      the same, timed
 ``kernel-zoo``           :mod:`bnfk_core.reproduce.kernel_zoo`: Boriah et al. measures vs Fisher kernels
-``kgv``                    (Bach & Jordan 2002 Fig. 1) :mod:`bnfk_core.reproduce.kgv_alarm`: BIC / BDe / KGV on ALARM
-``landscape``              Yackley et al. Figs. 1, 4  :mod:`bnfk_core.reproduce.landscape`: the metagraph kernel
+``kgv``                    (Bach & Jordan 2002 Fig. 1) :mod:`bnfk_core.reproduce.kgv_alarm`: BIC / BDe / KGV
+on ALARM
+``landscape``              Yackley et al. Figs. 1, 4  :mod:`bnfk_core.reproduce.landscape`: the metagraph
+kernel
 ``lca``                    (poLCA)         :mod:`bnfk_core.reproduce.latent_classes`: carcinoma maxima, ARI
 ``imputation-peers``           :mod:`bnfk_core.reproduce.imputation_peers`: bnfk vs kNN, Mode (, LCA)
 
@@ -33,6 +38,7 @@ The paper's TAN and KDB figures always use TAN / KDB (K = 3) with pseudo-count o
 ``structure="thesis"`` Fig. 1's network is the exact/qNML one learned on the training half.
 Nothing is tuned to the published numbers: the settings are the sources' (or, with ``quick``, fewer).
 """
+
 from __future__ import annotations
 
 import importlib
@@ -42,15 +48,61 @@ import sys
 import time
 from pathlib import Path
 
-from .common import EXPERIMENT_RUNNERS, EXPERIMENTS, NETWORK_CHOICES, PAPER_KS, QUICK_THESIS, TABLE_FILES, Progress, \
-    ReproduceError, Settings, load_paper_data, load_thesis_data, say, structure_spec
-from .output import (PLOTLY_JS, Writer, comparison_frame, json_default, locked, machine, markdown_table, now,
-                     read_manifest, render_figures, stored_results, update_manifest, versions, write_figure_html)
+from .common import (
+    EXPERIMENT_RUNNERS,
+    EXPERIMENTS,
+    NETWORK_CHOICES,
+    PAPER_KS,
+    QUICK_THESIS,
+    TABLE_FILES,
+    Progress,
+    ReproduceError,
+    Settings,
+    load_paper_data,
+    load_thesis_data,
+    say,
+    structure_spec,
+)
+from .output import (
+    PLOTLY_JS,
+    Writer,
+    comparison_frame,
+    json_default,
+    locked,
+    machine,
+    markdown_table,
+    now,
+    read_manifest,
+    render_figures,
+    stored_results,
+    update_manifest,
+    versions,
+    write_figure_html,
+)
 
-__all__ = ["EXPERIMENTS", "NETWORK_CHOICES", "Settings", "ReproduceError", "run", "run_experiment", "structure_spec",
-           "comparison_frame", "markdown_table", "versions", "load_thesis_data", "load_paper_data",
-           "read_manifest", "stored_results", "TABLE_FILES", "PAPER_KS", "PLOTLY_JS", "write_figure_html",
-           "render_figures", "QUICK_THESIS", "runner"]
+__all__ = [
+    "EXPERIMENTS",
+    "NETWORK_CHOICES",
+    "Settings",
+    "ReproduceError",
+    "run",
+    "run_experiment",
+    "structure_spec",
+    "comparison_frame",
+    "markdown_table",
+    "versions",
+    "load_thesis_data",
+    "load_paper_data",
+    "read_manifest",
+    "stored_results",
+    "TABLE_FILES",
+    "PAPER_KS",
+    "PLOTLY_JS",
+    "write_figure_html",
+    "render_figures",
+    "QUICK_THESIS",
+    "runner",
+]
 
 
 def runner(name: str):
@@ -99,7 +151,9 @@ def invocation(argv: list[str] | None = None) -> str:
     return "(called from Python)"
 
 
-def run_experiment(name: str, out, settings: Settings | None = None, progress: Progress | None = None) -> dict:
+def run_experiment(
+    name: str, out, settings: Settings | None = None, progress: Progress | None = None
+) -> dict:
     """Run one experiment into folder ``out``; returns its manifest record.
 
     Parameters
@@ -121,7 +175,9 @@ def run_experiment(name: str, out, settings: Settings | None = None, progress: P
     settings = settings or Settings()
     run_one = runner(name)
     if settings.structure not in NETWORK_CHOICES:
-        raise ReproduceError(f"Unknown structure '{settings.structure}'; choose one of {', '.join(NETWORK_CHOICES)}.")
+        raise ReproduceError(
+            f"Unknown structure '{settings.structure}'; choose one of {', '.join(NETWORK_CHOICES)}."
+        )
     if settings.repeats is not None and int(settings.repeats) < 1:
         raise ReproduceError(f"--repeats must be at least 1, got {settings.repeats}.")
     out = Path(out)
@@ -130,17 +186,28 @@ def run_experiment(name: str, out, settings: Settings | None = None, progress: P
     t0 = time.perf_counter()
     load0 = machine()["load_average"]
     info = run_one(settings, w, progress)
-    record = {"quick": settings.quick, "settings": settings.to_dict(), "seed": settings.seed, **info,
-              "tables": w.tables, "files": sorted(set(w.files)), "started": started, "finished": now(),
-              "wall_seconds": time.perf_counter() - t0, "load_average_start": load0,
-              "load_average_end": machine()["load_average"], "command": invocation()}
+    record = {
+        "quick": settings.quick,
+        "settings": settings.to_dict(),
+        "seed": settings.seed,
+        **info,
+        "tables": w.tables,
+        "files": sorted(set(w.files)),
+        "started": started,
+        "finished": now(),
+        "wall_seconds": time.perf_counter() - t0,
+        "load_average_start": load0,
+        "load_average_end": machine()["load_average"],
+        "command": invocation(),
+    }
     update_manifest(out, name, record)
     say(progress, 1.0, f"{name} done in {record['wall_seconds']:.1f} s")
     return record
 
 
 def run(experiment: str, out, settings: Settings | None = None, progress: Progress | None = None) -> dict:
-    """Run ``experiment`` (or ``"all"``, in the order of :data:`EXPERIMENTS`) into ``out``; returns the manifest.
+    """Run ``experiment`` (or ``"all"``, in the order of :data:`EXPERIMENTS`) into ``out``; returns the
+    manifest.
 
     Parameters
     ----------

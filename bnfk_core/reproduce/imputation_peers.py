@@ -11,17 +11,21 @@ their own, thesis 3.4), per masked ratio m in 10 / 20 / 30 % and seed s:
    on the hidden cells (:func:`~bnfk_core.analyses.impute.benchmark.evaluate`).
 
 Methods: bnfk's default (:data:`~bnfk_core.analyses.impute.methods.DEFAULT_IMPUTER`, the stacked imputer of
-:mod:`bnfk_core.analyses.impute.stack`), its parts and cousins (the BN + LCA average, the structural-EM network, the
-numpy kNN; free once the stack ran, its components are cached), and every registered peer (``peer=True`` in
-:data:`bnfk_core.registry.IMPUTERS`: the most frequent value, scikit-learn's kNN on one-hot codes, the latent class
-model).  ``--quick`` adds the other network variants (available case, BN-Mode, complete rows).  The networks use
-hill climbing with :data:`LEARN`.  Rows: at most :data:`N_MAX` per seed (letter, waveform_5000, mushroom, nursery,
-kr_vs_kp, car are capped; the table says "1000 of N").
+:mod:`bnfk_core.analyses.impute.stack`), its parts and cousins (the BN + LCA average, the structural-EM
+network, the numpy kNN; free once the stack ran, its components are cached), and every registered peer
+(``peer=True`` in
+:data:`bnfk_core.registry.IMPUTERS`: the most frequent value, scikit-learn's kNN on one-hot codes, the latent
+class
+model).  ``--quick`` adds the other network variants (available case, BN-Mode, complete rows).  The networks
+use
+hill climbing with :data:`LEARN`.  Rows: at most :data:`N_MAX` per seed (letter, waveform_5000, mushroom,
+nursery, kr_vs_kp, car are capped; the table says "1000 of N").
 
 Outputs (in ``<out>/imputation_peers/``): ``imputation_peers_runs.csv`` (one row per data set x ratio x
 seed x method), ``imputation_peers.csv`` (mean and std over seeds) and ``imputation_peers.md`` (the table,
 mean ± std, the best per line in bold, and where bnfk's default does not lead).
 """
+
 from __future__ import annotations
 
 import time
@@ -35,16 +39,27 @@ from ..registry import IMPUTERS
 from . import common as ex
 from .output import markdown_table
 
-__all__ = ["PEERS_DIR", "RATIOS", "LEARN", "QUICK_PEERS", "peer_methods", "run_dataset", "run_peers", "summary", "lead_table",
-           "lead_notes", "lead_markdown"]
+__all__ = [
+    "PEERS_DIR",
+    "RATIOS",
+    "LEARN",
+    "QUICK_PEERS",
+    "peer_methods",
+    "run_dataset",
+    "run_peers",
+    "summary",
+    "lead_table",
+    "lead_notes",
+    "lead_markdown",
+]
 
 PEERS_DIR = "imputation_peers"
 RATIOS = (0.1, 0.2, 0.3)
-#: the networks' learning options (those of ``impute --structure hc-greedy``: the greedy climb these tables were
-#: made with; ``hc`` is now the iterated tabu search)
+#: the networks' learning options (those of ``impute --structure hc-greedy``: the greedy climb these tables
+#: were made with; ``hc`` is now the iterated tabu search)
 LEARN = {"structure": "hc-greedy", **IMPUTE_LEARN}
-#: variants shown beside the default: the stack's equal-weight cousin and its network alone (both free once the
-#: stack ran: the components are cached), then the other network variants (thesis BN-Mode, available case,
+#: variants shown beside the default: the stack's equal-weight cousin and its network alone (both free once
+#: the stack ran: the components are cached), then the other network variants (thesis BN-Mode, available case,
 #: complete rows) -- those only with ``--repeats``-sized runs that can afford them (:data:`FULL_VARIANTS`)
 VARIANTS = ("stack", "bn-lca", "bn-em", "bn-ac", "bn-mode", "bn")
 #: the variants of the full run (every bundled data set x 3 ratios x 5 seeds; the costly ones left out)
@@ -74,6 +89,7 @@ def _available(name: str) -> bool:
     if not needs:
         return True
     import importlib.util
+
     module = {"scikit-learn": "sklearn"}.get(needs, needs)
     return importlib.util.find_spec(module) is not None
 
@@ -118,9 +134,21 @@ def run_dataset(stem: str, seeds: tuple, ratios: tuple, methods: tuple, n_max: i
                 except Exception as exc:  # a method that cannot run here (e.g. no complete row) is a gap
                     res = {"accuracy": np.nan, "cross_entropy": np.nan, "cells": split.n_hidden}
                     note = f"{type(exc).__name__}: {str(exc)[:120]}"
-                rows.append({"dataset": stem, "rows": d.n_rows, "of_rows": data.n_rows, "masked": ratio, "seed": seed, "method": m,
-                             "accuracy": res["accuracy"], "cross_entropy": res["cross_entropy"],
-                             "cells": res["cells"], "seconds": time.perf_counter() - t0, "note": note})
+                rows.append(
+                    {
+                        "dataset": stem,
+                        "rows": d.n_rows,
+                        "of_rows": data.n_rows,
+                        "masked": ratio,
+                        "seed": seed,
+                        "method": m,
+                        "accuracy": res["accuracy"],
+                        "cross_entropy": res["cross_entropy"],
+                        "cells": res["cells"],
+                        "seconds": time.perf_counter() - t0,
+                        "note": note,
+                    }
+                )
     return pd.DataFrame(rows)
 
 
@@ -136,8 +164,15 @@ def summary(runs: pd.DataFrame) -> pd.DataFrame:
     pandas.DataFrame
     """
     g = runs.groupby(["dataset", "masked", "method"], sort=False)
-    out = g.agg(rows=("rows", "max"), of_rows=("of_rows", "max"), accuracy=("accuracy", "mean"), accuracy_std=("accuracy", lambda x: float(np.std(x))),
-                cross_entropy=("cross_entropy", "mean"), seconds=("seconds", "mean"), runs=("seed", "size"))
+    out = g.agg(
+        rows=("rows", "max"),
+        of_rows=("of_rows", "max"),
+        accuracy=("accuracy", "mean"),
+        accuracy_std=("accuracy", lambda x: float(np.std(x))),
+        cross_entropy=("cross_entropy", "mean"),
+        seconds=("seconds", "mean"),
+        runs=("seed", "size"),
+    )
     return out.reset_index()
 
 
@@ -160,8 +195,12 @@ def lead_table(summ: pd.DataFrame, methods: list[str]) -> pd.DataFrame:
         acc = dict(zip(sub["method"], sub["accuracy"]))
         sd = dict(zip(sub["method"], sub["accuracy_std"]))
         n, of = int(sub["rows"].max()), int(sub["of_rows"].max())
-        line = {"dataset": stem, "rows": f"{n} of {of}" if n < of else f"{n}", "seeds": int(sub["runs"].max()),
-                "masked": f"{ratio:.0%}"}
+        line = {
+            "dataset": stem,
+            "rows": f"{n} of {of}" if n < of else f"{n}",
+            "seeds": int(sub["runs"].max()),
+            "masked": f"{ratio:.0%}",
+        }
         top = np.nanmax([acc.get(m, np.nan) for m in methods])
         for m in methods:
             a = acc.get(m, np.nan)
@@ -187,14 +226,25 @@ def lead_notes(lead: pd.DataFrame, runs: pd.DataFrame, methods: list[str]) -> li
     list of str
     """
     behind = lead[lead["default - best peer"].str.startswith("-")]
-    notes = [f"bnfk's default ({IMPUTERS[methods[0]].label}) leads or ties the best peer on {len(lead) - len(behind)} "
-             f"of {len(lead)} lines" + ("; behind on " + "; ".join(f"{r['dataset']} {r['masked']} "
-                                                                 f"({r['default - best peer']})"
-                                                                 for _, r in behind.iterrows()) if len(behind) else ".")]
+    notes = [
+        f"bnfk's default ({IMPUTERS[methods[0]].label}) leads or ties the best peer on "
+        f"{len(lead) - len(behind)} "
+        f"of {len(lead)} lines"
+        + (
+            "; behind on "
+            + "; ".join(
+                f"{r['dataset']} {r['masked']} ({r['default - best peer']})" for _, r in behind.iterrows()
+            )
+            if len(behind)
+            else "."
+        )
+    ]
     gaps = runs[runs["note"].fillna("") != ""]
     if len(gaps):
-        notes.append(f"{len(gaps)} runs could not be imputed (n/a), e.g. {gaps.iloc[0]['method']} on "
-                     f"{gaps.iloc[0]['dataset']}: {gaps.iloc[0]['note']}")
+        notes.append(
+            f"{len(gaps)} runs could not be imputed (n/a), e.g. {gaps.iloc[0]['method']} on "
+            f"{gaps.iloc[0]['dataset']}: {gaps.iloc[0]['note']}"
+        )
     return notes
 
 
@@ -212,7 +262,11 @@ def lead_markdown(lead: pd.DataFrame, setup: str, notes: list[str], title: str =
     -------
     str
     """
-    md = ([title, ""] if title else []) + [setup + ".", "", markdown_table(lead), ""] + [f"- {n}" for n in notes]
+    md = (
+        ([title, ""] if title else [])
+        + [setup + ".", "", markdown_table(lead), ""]
+        + [f"- {n}" for n in notes]
+    )
     return "\n".join(md) + "\n"
 
 
@@ -229,8 +283,8 @@ def run_peers(settings, w, progress) -> dict:
     Returns
     -------
     dict
-        The experiment's part of its manifest record (:func:`~bnfk_core.reproduce.experiments.run_experiment` adds
-        the rest).
+        The experiment's part of its manifest record (:func:`~bnfk_core.reproduce.experiments.run_experiment`
+        adds the rest).
     """
     allowed = tuple(sorted(ex.catalog()))
     names = list(settings.datasets or (QUICK_PEERS if settings.quick else allowed))
@@ -245,24 +299,40 @@ def run_peers(settings, w, progress) -> dict:
     methods = [m for m in wanted if _available(m)]
     skipped = [m for m in wanted if m not in methods]
     ex.say(progress, 0.0, f"imputation peers on {len(names)} data sets")
-    runs = pd.concat(ex.map_jobs(run_dataset, [(s, seeds, ratios, tuple(methods), n_max) for s in names], settings.jobs),
-                     ignore_index=True)
+    runs = pd.concat(
+        ex.map_jobs(run_dataset, [(s, seeds, ratios, tuple(methods), n_max) for s in names], settings.jobs),
+        ignore_index=True,
+    )
     summ = summary(runs)
     lead = lead_table(summ, methods)
     (w.out / PEERS_DIR).mkdir(parents=True, exist_ok=True)
     w.frame(f"{PEERS_DIR}/imputation_peers_runs", runs)
-    setup = (f"{len(names)} data sets, at most {n_max} rows per seed, seeds {seeds[0]}..{seeds[-1]}, "
-             f"{', '.join(f'{r:.0%}' for r in ratios)} of the observed cells hidden at random (MCAR, whole table); "
-             f"networks: hc/{LEARN['score']} + {LEARN['params']}; kNN k = 5 on one-hot codes")
+    setup = (
+        f"{len(names)} data sets, at most {n_max} rows per seed, seeds {seeds[0]}..{seeds[-1]}, "
+        f"{', '.join(f'{r:.0%}' for r in ratios)} of the observed cells hidden at random (MCAR, whole "
+        "table); "
+        f"networks: hc/{LEARN['score']} + {LEARN['params']}; kNN k = 5 on one-hot codes"
+    )
     notes = lead_notes(lead, runs, methods)
     if skipped:
         notes.append(f"skipped (package missing): {', '.join(skipped)}")
     behind = lead[lead["default - best peer"].str.startswith("-")]
-    w.table(f"{PEERS_DIR}/imputation_peers", summ, title="Imputation: bnfk beside the peers (accuracy on hidden cells)",
-            caption="(no published counterpart: a new comparison)",
-            measured="accuracy of the arg-max and capped cross-entropy on the hidden cells, mean and std over seeds",
-            setup=setup, notes=notes)
+    w.table(
+        f"{PEERS_DIR}/imputation_peers",
+        summ,
+        title="Imputation: bnfk beside the peers (accuracy on hidden cells)",
+        caption="(no published counterpart: a new comparison)",
+        measured="accuracy of the arg-max and capped cross-entropy on the hidden cells, mean and std over "
+        "seeds",
+        setup=setup,
+        notes=notes,
+    )
     (w.out / PEERS_DIR / "imputation_peers_lead.md").write_text(lead_markdown(lead, setup, notes))
     w.files.append(f"{PEERS_DIR}/imputation_peers_lead.md")
-    return {"datasets": names, "methods": methods, "seeds": list(seeds), "ratios": list(ratios),
-            "behind": [f"{r['dataset']} {r['masked']}" for _, r in behind.iterrows()]}
+    return {
+        "datasets": names,
+        "methods": methods,
+        "seeds": list(seeds),
+        "ratios": list(ratios),
+        "behind": [f"{r['dataset']} {r['masked']}" for _, r in behind.iterrows()],
+    }

@@ -1,10 +1,13 @@
-"""``reproduce kgv``: Bach & Jordan (2002), Fig. 1 (right) -- BIC, BDe and KGV networks learned from ALARM samples.
+"""``reproduce kgv``: Bach & Jordan (2002), Fig. 1 (right) -- BIC, BDe and KGV networks learned from ALARM
+samples.
 
 Protocol (per sample size N and seed s):
 
-1. the true ALARM network (37 variables, 46 arcs; the BIF that pgmpy ships, read by :func:`bnfk_core.network.model.read_model`)
+1. the true ALARM network (37 variables, 46 arcs; the BIF that pgmpy ships, read by
+:func:`bnfk_core.network.model.read_model`)
    is forward-sampled N rows with seed s;
-2. a structure is learned by hill climbing (one climb, as the paper's plain hill climbing; our tabu list of 100)
+2. a structure is learned by hill climbing (one climb, as the paper's plain hill climbing; our tabu list of
+100)
    with each score: ``bic``, ``bdeu`` (BDe with a uniform prior, equivalent sample size 1) and ``kgv`` (Bach's
    defaults: κ = 2e-2 for N < 1000, else 2e-3; the delta kernel for every variable);
 3. its CPTs are the BDeu posterior means (pseudo-count 1) for all three scores, so only the structure differs;
@@ -17,6 +20,7 @@ BIC 0.85, BDe 0.47, KGV 0.66; N = 1,000: 0.42, 0.25, 0.39 (40 replications), i.e
 Outputs (in ``<out>/``): ``kgv_alarm.csv``/``.md`` (mean and std over seeds beside the published numbers) and
 ``kgv_alarm_runs.csv`` (one row per N x seed x score).
 """
+
 from __future__ import annotations
 
 import gzip
@@ -28,9 +32,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..network.dag import structural_hamming_distance
 from ..inference.queries import marginal
 from ..learning.structure import learn_structure
+from ..network.dag import structural_hamming_distance
 from ..network.model import BayesNet, fit, read_model
 
 __all__ = ["PUBLISHED", "SCORES", "alarm_network", "expected_log_likelihood", "kl_to_truth", "run_kgv"]
@@ -50,6 +54,7 @@ def alarm_network() -> BayesNet:
     BayesNet
     """
     import pgmpy
+
     path = Path(pgmpy.__file__).parent / "utils" / "example_models" / "alarm.bif.gz"
     if path.is_file():
         with gzip.open(path, "rt", encoding="utf-8") as fh:
@@ -57,6 +62,7 @@ def alarm_network() -> BayesNet:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         from pgmpy.utils import get_example_model
+
         return BayesNet.from_pgmpy(get_example_model("alarm"))
 
 
@@ -98,7 +104,8 @@ def expected_log_likelihood(true: BayesNet, model: BayesNet, cache: dict | None 
 
 
 def kl_to_truth(true: BayesNet, model: BayesNet, cache: dict | None = None) -> float:
-    """KL(P_true || P_model) = E_true[log P_true] − E_true[log P_model] for two networks over the same variables.
+    """KL(P_true || P_model) = E_true[log P_true] − E_true[log P_model] for two networks over the same
+    variables.
 
     Parameters
     ----------
@@ -126,9 +133,19 @@ def _runs(true: BayesNet, sizes, seeds, progress) -> pd.DataFrame:
                 res = learn_structure(data, "hc-greedy", score=score, seed=s, restarts=0)
                 secs = time.perf_counter() - t0
                 model = fit(res.dag, data, method=PARAMS, pseudo_count=PSEUDO_COUNT)
-                rows.append({"network": "ALARM", "n": n, "seed": s, "score": score, "label": label,
-                             "kl": kl_to_truth(true, model, cache), "arcs": res.dag.n_arcs,
-                             "shd_to_true": structural_hamming_distance(res.dag, true.dag), "seconds": secs})
+                rows.append(
+                    {
+                        "network": "ALARM",
+                        "n": n,
+                        "seed": s,
+                        "score": score,
+                        "label": label,
+                        "kl": kl_to_truth(true, model, cache),
+                        "arcs": res.dag.n_arcs,
+                        "shd_to_true": structural_hamming_distance(res.dag, true.dag),
+                        "seconds": secs,
+                    }
+                )
                 done += 1
                 if progress is not None:
                     progress(done / steps, f"ALARM N={n} seed {s}: {label} KL {rows[-1]['kl']:.3f}")
@@ -147,8 +164,14 @@ def summary(runs: pd.DataFrame) -> pd.DataFrame:
     pandas.DataFrame
     """
     g = runs.groupby(["n", "score"], sort=False)
-    out = g.agg(kl=("kl", "mean"), kl_std=("kl", "std"), arcs=("arcs", "mean"), shd_to_true=("shd_to_true", "mean"),
-                seeds=("seed", "count"), seconds=("seconds", "mean")).reset_index()
+    out = g.agg(
+        kl=("kl", "mean"),
+        kl_std=("kl", "std"),
+        arcs=("arcs", "mean"),
+        shd_to_true=("shd_to_true", "mean"),
+        seeds=("seed", "count"),
+        seconds=("seconds", "mean"),
+    ).reset_index()
     out.insert(0, "dataset", [f"ALARM N={n}" for n in out["n"]])
     out["label"] = [SCORES[s] for s in out["score"]]
     out["kl (published)"] = [PUBLISHED.get(int(n), {}).get(s, np.nan) for n, s in zip(out["n"], out["score"])]
@@ -177,8 +200,8 @@ def run_kgv(settings, w, progress) -> dict:
     Returns
     -------
     dict
-        The experiment's part of its manifest record (:func:`~bnfk_core.reproduce.experiments.run_experiment` adds
-        the rest).
+        The experiment's part of its manifest record (:func:`~bnfk_core.reproduce.experiments.run_experiment`
+        adds the rest).
 
     References
     ----------
@@ -191,12 +214,24 @@ def run_kgv(settings, w, progress) -> dict:
     runs = _runs(true, sizes, seeds, progress)
     summ = summary(runs)
     w.frame("kgv_alarm_runs", runs)
-    setup = (f"ALARM sampled with seeds {seeds[0]}..{seeds[-1]} ({len(seeds)} per N; the paper: 40); one hill climb "
-             f"per score (tabu 100); BDe = our BDeu with ess 1; KGV with Bach's defaults (kappa 2e-2 below 1000 rows, "
-             f"else 2e-3); CPTs by the BDeu posterior mean (pseudo-count {PSEUDO_COUNT:g}) for all; KL exact from "
-             "the true network's family marginals")
-    table = summ[["dataset", "label", "kl", "kl (published)", "kl (diff)", "kl_std", "arcs", "shd_to_true", "seeds"]]
-    w.table("kgv_alarm", table, title="Bach & Jordan (2002) Fig. 1: KL divergence to the true ALARM network",
-            caption="KL divergence for discrete network benchmarks (ALARM, N = 500 and 1,000; BIC / BDe / KGV)",
-            measured="KL(P_true || P_learned) in nats, mean over seeds", setup=setup, notes=_order_sentence(summ))
+    setup = (
+        f"ALARM sampled with seeds {seeds[0]}..{seeds[-1]} ({len(seeds)} per N; the paper: 40); one hill "
+        "climb "
+        "per score (tabu 100); BDe = our BDeu with ess 1; KGV with Bach's defaults (kappa 2e-2 below 1000 "
+        "rows, "
+        f"else 2e-3); CPTs by the BDeu posterior mean (pseudo-count {PSEUDO_COUNT:g}) for all; KL exact from "
+        "the true network's family marginals"
+    )
+    table = summ[
+        ["dataset", "label", "kl", "kl (published)", "kl (diff)", "kl_std", "arcs", "shd_to_true", "seeds"]
+    ]
+    w.table(
+        "kgv_alarm",
+        table,
+        title="Bach & Jordan (2002) Fig. 1: KL divergence to the true ALARM network",
+        caption="KL divergence for discrete network benchmarks (ALARM, N = 500 and 1,000; BIC / BDe / KGV)",
+        measured="KL(P_true || P_learned) in nats, mean over seeds",
+        setup=setup,
+        notes=_order_sentence(summ),
+    )
     return {"sizes": list(sizes), "seeds": list(seeds), "scores": list(SCORES), "params": PARAMS}

@@ -19,19 +19,27 @@ with a spike (best) at order 2.
 minute on one core).  Files: ``landscape_fig1.csv``, ``landscape_fig4.csv`` (curves),
 ``landscape_claims.csv/.md`` (the paper's statements beside ours), ``fig_landscape_fig1/4.html/.json``.
 """
+
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from ..network.dag import DAG
 from ..learning.landscape import score_landscape
 from ..learning.metagraph import DEFAULT_C, fit_orders, observed_split, predict_orders, rmse, walsh_energy
-from ..network.model import BayesNet
 from ..learning.scores import LocalScorer
+from ..network.dag import DAG
+from ..network.model import BayesNet
 
-__all__ = ["random_ordered_network", "random_dag_bits", "bits_scores", "fig1_curves", "fig4_curves", "run_landscape"]
+__all__ = [
+    "random_ordered_network",
+    "random_dag_bits",
+    "bits_scores",
+    "fig1_curves",
+    "fig4_curves",
+    "run_landscape",
+]
 
 FIG1_ORDERS = (1, 2, 3)
 
@@ -92,20 +100,28 @@ def fig1_curves(seed: int, repeats: int, sizes, c: float = DEFAULT_C) -> tuple[p
             fits = fit_orders(bits[obs], y[obs], FIG1_ORDERS, c)
             for r, pred in zip(FIG1_ORDERS, predict_orders(fits, bits[rest])):
                 errs[r].append(rmse(pred, y[rest]))
-        rows.append({"observed": int(k), **{f"order {r}": float(np.mean(v)) for r, v in errs.items()},
-                     **{f"order {r} std": float(np.std(v)) for r, v in errs.items()}})
+        rows.append(
+            {
+                "observed": int(k),
+                **{f"order {r}": float(np.mean(v)) for r, v in errs.items()},
+                **{f"order {r} std": float(np.std(v)) for r, v in errs.items()},
+            }
+        )
     energy = walsh_energy(y)[1:]
     best = int(np.argmax(y))
-    info = {"network arcs": [list(a) for a in net.dag.sorted_arcs()],
-            "best graph arcs": [list(a) for a in land.arcs(idx[best])],
-            "true network is the best graph": sorted(map(tuple, net.dag.sorted_arcs())) == sorted(land.arcs(idx[best])),
-            "walsh energy by degree (share of variance)": [float(e) for e in energy / energy.sum()]}
+    info = {
+        "network arcs": [list(a) for a in net.dag.sorted_arcs()],
+        "best graph arcs": [list(a) for a in land.arcs(idx[best])],
+        "true network is the best graph": sorted(map(tuple, net.dag.sorted_arcs()))
+        == sorted(land.arcs(idx[best])),
+        "walsh energy by degree (share of variance)": [float(e) for e in energy / energy.sum()],
+    }
     return pd.DataFrame(rows), info
 
 
 def random_dag_bits(n_graphs: int, n_nodes: int, p: float, rng) -> np.ndarray:
-    """``n_graphs`` random DAGs as directed-arc bits (n, n_nodes (n_nodes − 1)): a random node order per graph,
-    then each pair an arc along it with probability ``p``.
+    """``n_graphs`` random DAGs as directed-arc bits (n, n_nodes (n_nodes − 1)): a random node order per
+    graph, then each pair an arc along it with probability ``p``.
 
     Parameters
     ----------
@@ -147,8 +163,9 @@ def bits_scores(bits: np.ndarray, scorer: LocalScorer, k: int) -> np.ndarray:
     return np.array([sum(scorer(j, np.flatnonzero(a[:, j])) for j in range(k)) for a in adj])
 
 
-def fig4_curves(seed: int, orders, train_sizes=(100, 1000), n_test: int = 100,
-                c: float = DEFAULT_C) -> tuple[pd.DataFrame, dict]:
+def fig4_curves(
+    seed: int, orders, train_sizes=(100, 1000), n_test: int = 100, c: float = DEFAULT_C
+) -> tuple[pd.DataFrame, dict]:
     """RMSE on ``n_test`` random ALARM DAGs of the order-r kernel trained on each training size, and the
     baseline (the mean of the largest training set's scores).
 
@@ -170,6 +187,7 @@ def fig4_curves(seed: int, orders, train_sizes=(100, 1000), n_test: int = 100,
     Yackley, Corona & Lane, Fig. 4 (ALARM).
     """
     from pgmpy.utils import get_example_model
+
     net = BayesNet.from_pgmpy(get_example_model("alarm"))
     data = net.sample(1000, seed=seed)
     k = len(data.variables)
@@ -184,23 +202,46 @@ def fig4_curves(seed: int, orders, train_sizes=(100, 1000), n_test: int = 100,
     for n in train_sizes:
         fits = fit_orders(train_all[:n], y_all[:n], orders, c)
         for r, pred in zip(orders, predict_orders(fits, test)):
-            rows.append({"training graphs": int(n), "order": int(r), "rmse": rmse(pred, y_test),
-                         "baseline rmse": baseline})
-    info = {"nodes": k, "arcs": net.dag.n_arcs, "arc probability": p, "bits": k * (k - 1),
-            "test score std": float(np.std(y_test)), "baseline rmse": baseline,
-            "mean arcs of the random DAGs": float(train_all.sum(axis=1).mean())}
+            rows.append(
+                {
+                    "training graphs": int(n),
+                    "order": int(r),
+                    "rmse": rmse(pred, y_test),
+                    "baseline rmse": baseline,
+                }
+            )
+    info = {
+        "nodes": k,
+        "arcs": net.dag.n_arcs,
+        "arc probability": p,
+        "bits": k * (k - 1),
+        "test score std": float(np.std(y_test)),
+        "baseline rmse": baseline,
+        "mean arcs of the random DAGs": float(train_all.sum(axis=1).mean()),
+    }
     return pd.DataFrame(rows), info
 
 
-def _figure(df: pd.DataFrame, x: str, series, title: str, xaxis: str, baseline: float | None = None) -> go.Figure:
+def _figure(
+    df: pd.DataFrame, x: str, series, title: str, xaxis: str, baseline: float | None = None
+) -> go.Figure:
     fig = go.Figure()
     for name, ys in series:
-        fig.add_trace(go.Scatter(x=df[x] if isinstance(ys, str) else ys[0], y=df[ys] if isinstance(ys, str) else ys[1],
-                                 mode="lines+markers", name=name))
+        fig.add_trace(
+            go.Scatter(
+                x=df[x] if isinstance(ys, str) else ys[0],
+                y=df[ys] if isinstance(ys, str) else ys[1],
+                mode="lines+markers",
+                name=name,
+            )
+        )
     if baseline is not None:
-        fig.add_hline(y=baseline, line=dict(color="#d62728", dash="dash"), annotation_text="baseline (mean score)")
-    fig.update_layout(title=title, xaxis_title=xaxis, yaxis_title="RMSE (score units)", template="plotly_white",
-                      height=450)
+        fig.add_hline(
+            y=baseline, line=dict(color="#d62728", dash="dash"), annotation_text="baseline (mean score)"
+        )
+    fig.update_layout(
+        title=title, xaxis_title=xaxis, yaxis_title="RMSE (score units)", template="plotly_white", height=450
+    )
     return fig
 
 
@@ -208,9 +249,13 @@ def _versus_baseline(g: pd.DataFrame) -> str:
     """'1000 training graphs: best RMSE 381 (order 3) vs baseline 545 (-30 %), 20 of 20 orders below it'."""
     row = g.loc[g["rmse"].idxmin()]
     base = float(row["baseline rmse"])
-    return (f"{int(row['training graphs'])} training graphs: best RMSE {row['rmse']:.0f} (order {int(row['order'])}) vs "
-            f"baseline {base:.0f} ({(row['rmse'] / base - 1) * 100:+.1f} %), {int((g['rmse'] < g['baseline rmse']).sum())} "
-            f"of {len(g)} orders below it")
+    return (
+        f"{int(row['training graphs'])} training graphs: best RMSE {row['rmse']:.0f} (order "
+        f"{int(row['order'])}) vs "
+        f"baseline {base:.0f} ({(row['rmse'] / base - 1) * 100:+.1f} %), "
+        f"{int((g['rmse'] < g['baseline rmse']).sum())} "
+        f"of {len(g)} orders below it"
+    )
 
 
 def _claims(f1: pd.DataFrame, f4: pd.DataFrame) -> pd.DataFrame:
@@ -220,22 +265,47 @@ def _claims(f1: pd.DataFrame, f4: pd.DataFrame) -> pd.DataFrame:
     def span(r):
         s = sizes[best == r]
         return f"{s.min()}–{s.max()}" if s.size else "never"
+
     over = f1["order 3"] < f1["order 2"]
     cross = next((int(sizes[i]) for i in range(len(sizes)) if over.iloc[i:].all()), None)
     big = f4[f4["training graphs"] == f4["training graphs"].max()]
     r_best = int(big.loc[big["rmse"].idxmin(), "order"])
-    return pd.DataFrame([
-        {"figure": "Fig. 1", "claim (published)": "order 1 performs best for small numbers of observations",
-         "ours": f"order 1 best at {span(1)} observed graphs"},
-        {"figure": "Fig. 1", "claim (published)": "order 2 performs best in the middle",
-         "ours": f"order 2 best at {span(2)} observed graphs"},
-        {"figure": "Fig. 1", "claim (published)": "order 3 overtakes order 2 at 41 values observed and stays best",
-         "ours": f"order 3 below order 2 from {cross} observed graphs on" if cross else "order 3 never stays below order 2"},
-        {"figure": "Fig. 4", "claim (published)": "the kernel beats the mean baseline at low orders with more training data",
-         "ours": "; ".join(_versus_baseline(g) for _, g in f4.groupby("training graphs"))},
-        {"figure": "Fig. 4", "claim (published)": "a spike (lowest error) at order 2: BDe varies nearly quadratically",
-         "ours": f"lowest RMSE at order {r_best} with {int(big['training graphs'].iloc[0])} training graphs"},
-    ])
+    return pd.DataFrame(
+        [
+            {
+                "figure": "Fig. 1",
+                "claim (published)": "order 1 performs best for small numbers of observations",
+                "ours": f"order 1 best at {span(1)} observed graphs",
+            },
+            {
+                "figure": "Fig. 1",
+                "claim (published)": "order 2 performs best in the middle",
+                "ours": f"order 2 best at {span(2)} observed graphs",
+            },
+            {
+                "figure": "Fig. 1",
+                "claim (published)": "order 3 overtakes order 2 at 41 values observed and stays best",
+                "ours": f"order 3 below order 2 from {cross} observed graphs on"
+                if cross
+                else "order 3 never stays below order 2",
+            },
+            {
+                "figure": "Fig. 4",
+                "claim (published)": (
+                    "the kernel beats the mean baseline at low orders with more training data"
+                ),
+                "ours": "; ".join(_versus_baseline(g) for _, g in f4.groupby("training graphs")),
+            },
+            {
+                "figure": "Fig. 4",
+                "claim (published)": "a spike (lowest error) at order 2: BDe varies nearly quadratically",
+                "ours": (
+                    f"lowest RMSE at order {r_best} with {int(big['training graphs'].iloc[0])} "
+                    "training graphs"
+                ),
+            },
+        ]
+    )
 
 
 def _say(progress, frac: float, msg: str) -> None:
@@ -257,8 +327,8 @@ def run_landscape(settings, w, progress) -> dict:
     Returns
     -------
     dict
-        The experiment's part of its manifest record (:func:`~bnfk_core.reproduce.experiments.run_experiment` adds
-        the rest).
+        The experiment's part of its manifest record (:func:`~bnfk_core.reproduce.experiments.run_experiment`
+        adds the rest).
     """
     quick = settings.quick
     repeats = settings.repeats or (10 if quick else 50)
@@ -270,19 +340,40 @@ def run_landscape(settings, w, progress) -> dict:
     f4, info4 = fig4_curves(settings.seed, orders)
     w.frame("landscape_fig1", f1)
     w.frame("landscape_fig4", f4)
-    w.figure("fig_landscape_fig1", _figure(f1, "observed", [(f"order {r}", f"order {r}") for r in FIG1_ORDERS],
-                                           "Fig. 1: four-node network, random observations (mean RMSE)",
-                                           "observed graphs (of 64)"))
+    w.figure(
+        "fig_landscape_fig1",
+        _figure(
+            f1,
+            "observed",
+            [(f"order {r}", f"order {r}") for r in FIG1_ORDERS],
+            "Fig. 1: four-node network, random observations (mean RMSE)",
+            "observed graphs (of 64)",
+        ),
+    )
     series = [(f"{n} training graphs", (g["order"], g["rmse"])) for n, g in f4.groupby("training graphs")]
-    w.figure("fig_landscape_fig4", _figure(f4, "order", series, "Fig. 4: ALARM, random DAGs (RMSE on 100 test graphs)",
-                                           "kernel order r", baseline=info4["baseline rmse"]))
+    w.figure(
+        "fig_landscape_fig4",
+        _figure(
+            f4,
+            "order",
+            series,
+            "Fig. 4: ALARM, random DAGs (RMSE on 100 test graphs)",
+            "kernel order r",
+            baseline=info4["baseline rmse"],
+        ),
+    )
     claims = _claims(f1, f4)
-    w.table("landscape_claims", claims, title="Metagraph kernel (Yackley et al.): the paper's statements and ours",
-            caption="Figs. 1 and 4 give curves, not numbers; the statements are the text's reading of them",
-            measured="mean RMSE of the surrogate on the held-out graphs (Fig. 1) / 100 test graphs (Fig. 4)",
-            setup=f"Fig. 1: random four-node binary network {info1['network arcs']}, 1,000 samples, BDeu (ess 1), "
-                  f"64 fixed-order graphs, {repeats} splits per size; Fig. 4: ALARM, 1,000 samples, BDeu, random "
-                  f"DAGs as {info4['bits']} arc bits, orders 1-{orders[-1]}; m = 2, c = {DEFAULT_C:g} "
-                  f"(unit-diagonal kernel); seed {settings.seed}")
+    w.table(
+        "landscape_claims",
+        claims,
+        title="Metagraph kernel (Yackley et al.): the paper's statements and ours",
+        caption="Figs. 1 and 4 give curves, not numbers; the statements are the text's reading of them",
+        measured="mean RMSE of the surrogate on the held-out graphs (Fig. 1) / 100 test graphs (Fig. 4)",
+        setup=f"Fig. 1: random four-node binary network {info1['network arcs']}, 1,000 samples, BDeu (ess "
+        "1), "
+        f"64 fixed-order graphs, {repeats} splits per size; Fig. 4: ALARM, 1,000 samples, BDeu, random "
+        f"DAGs as {info4['bits']} arc bits, orders 1-{orders[-1]}; m = 2, c = {DEFAULT_C:g} "
+        f"(unit-diagonal kernel); seed {settings.seed}",
+    )
     _say(progress, 1.0, "landscape: done")
     return {"fig1": info1, "fig4": info4, "repeats": repeats, "orders": orders, "c": DEFAULT_C}

@@ -1,5 +1,7 @@
-"""The files of a reproduction run: comparison tables (ours beside published, CSV + markdown), figures (plotly HTML
-with a local plotly.js, and JSON), the manifest (settings, versions, machine, wall time) and ``index.md``."""
+"""The files of a reproduction run: comparison tables (ours beside published, CSV + markdown), figures (plotly
+HTML with a local plotly.js, and JSON), the manifest (settings, versions, machine, wall time) and
+``index.md``."""
+
 from __future__ import annotations
 
 import contextlib
@@ -11,10 +13,10 @@ import os
 import platform
 import subprocess
 import tempfile
+from collections.abc import Sequence
 from importlib.metadata import PackageNotFoundError
 from importlib.metadata import version as package_version
 from pathlib import Path
-from typing import Sequence
 
 import numpy as np
 import pandas as pd
@@ -24,9 +26,26 @@ from .. import __version__
 from . import published as pub
 from .common import EXPERIMENTS, TABLE_FILES, ReproduceError, root
 
-__all__ = ["comparison_frame", "fmt", "markdown_table", "compact", "Writer", "PLOTLY_JS", "write_figure_html",
-           "render_figures", "versions", "machine", "read_manifest", "stored_results", "locked", "update_manifest",
-           "json_default", "write_index", "now", "bar_figure"]
+__all__ = [
+    "comparison_frame",
+    "fmt",
+    "markdown_table",
+    "compact",
+    "Writer",
+    "PLOTLY_JS",
+    "write_figure_html",
+    "render_figures",
+    "versions",
+    "machine",
+    "read_manifest",
+    "stored_results",
+    "locked",
+    "update_manifest",
+    "json_default",
+    "write_index",
+    "now",
+    "bar_figure",
+]
 
 
 def comparison_frame(table_id: str, ours: dict, extra: dict | None = None) -> pd.DataFrame:
@@ -138,9 +157,20 @@ class Writer:
         self.files.append(name)
         return self.out / name
 
-    def table(self, stem: str, df: pd.DataFrame, *, title: str, caption: str, measured: str, setup: str,
-              compact_columns: Sequence[str] | None = None, notes: Sequence[str] = ()) -> None:
-        """Write ``stem.csv`` and ``stem.md`` (title, published caption, what was measured, our setup, the table and
+    def table(
+        self,
+        stem: str,
+        df: pd.DataFrame,
+        *,
+        title: str,
+        caption: str,
+        measured: str,
+        setup: str,
+        compact_columns: Sequence[str] | None = None,
+        notes: Sequence[str] = (),
+    ) -> None:
+        """Write ``stem.csv`` and ``stem.md`` (title, published caption, what was measured, our setup, the
+        table and
         ``notes``) and record the table for the manifest.
 
         Parameters
@@ -153,12 +183,25 @@ class Writer:
         notes : sequence of str
         """
         df.to_csv(self._path(stem + ".csv"), index=False, float_format="%.6g")
-        md = [f"## {title}", "", f"*Published caption:* {caption}", "", f"*Measured:* {measured}", "",
-              f"*Our setup:* {setup}", ""]
+        md = [
+            f"## {title}",
+            "",
+            f"*Published caption:* {caption}",
+            "",
+            f"*Measured:* {measured}",
+            "",
+            f"*Our setup:* {setup}",
+            "",
+        ]
         if compact_columns:
             md += ["Each cell: **ours (published)**.", "", markdown_table(compact(df, compact_columns)), ""]
-        md += ["<details><summary>All columns (ours, published, difference, extras)</summary>", "",
-               markdown_table(df), "</details>", ""]
+        md += [
+            "<details><summary>All columns (ours, published, difference, extras)</summary>",
+            "",
+            markdown_table(df),
+            "</details>",
+            "",
+        ]
         for n in notes:
             md.append(f"- {n}")
         self._path(stem + ".md").write_text("\n".join(md).rstrip() + "\n")
@@ -183,7 +226,9 @@ class Writer:
         fig : plotly.graph_objects.Figure
         """
         write_figure_html(fig, self._path(stem + ".html"))
-        self.files.append((Path(stem).parent / PLOTLY_JS).as_posix())    # beside the page (stems may hold a folder)
+        self.files.append(
+            (Path(stem).parent / PLOTLY_JS).as_posix()
+        )  # beside the page (stems may hold a folder)
         self._path(stem + ".json").write_text(fig.to_json())
 
 
@@ -192,8 +237,8 @@ PLOTLY_JS = "plotly.min.js"
 
 
 def write_figure_html(fig, path) -> None:
-    """``fig`` as an HTML page that loads ``plotly.min.js`` from its own folder (written there, or refreshed when
-    it is not this plotly's bundle), so the folder's figures open without a network.
+    """``fig`` as an HTML page that loads ``plotly.min.js`` from its own folder (written there, or refreshed
+    when it is not this plotly's bundle), so the folder's figures open without a network.
 
     Parameters
     ----------
@@ -201,10 +246,15 @@ def write_figure_html(fig, path) -> None:
     path : str or path-like
     """
     from plotly.offline import get_plotlyjs
+
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     js, code = path.parent / PLOTLY_JS, get_plotlyjs()
-    if not js.exists() or js.stat().st_size != len(code.encode("utf-8")) or js.read_text(encoding="utf-8") != code:
+    if (
+        not js.exists()
+        or js.stat().st_size != len(code.encode("utf-8"))
+        or js.read_text(encoding="utf-8") != code
+    ):
         js.write_text(code, encoding="utf-8")
     fig.write_html(path, include_plotlyjs="directory", full_html=True)
 
@@ -228,10 +278,13 @@ def render_figures(out) -> list[str]:
         When ``out`` has no manifest listing experiments.
     """
     import plotly.io as pio
+
     out = Path(out)
     man = read_manifest(out)
     if not man.get("experiments"):
-        raise ReproduceError(f"{out} has no manifest.json listing experiments; run 'reproduce all -o {out}' first.")
+        raise ReproduceError(
+            f"{out} has no manifest.json listing experiments; run 'reproduce all -o {out}' first."
+        )
     written = []
     for rec in man["experiments"].values():
         for f in rec.get("files", []):
@@ -257,8 +310,16 @@ def versions() -> dict:
             out[name] = None
     out["bnfk"] = __version__
     try:
-        out["bnfk_commit"] = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=root(), capture_output=True,
-                                            text=True, timeout=10).stdout.strip() or None
+        out["bnfk_commit"] = (
+            subprocess.run(
+                ["git", "rev-parse", "--short", "HEAD"],
+                cwd=root(),
+                capture_output=True,
+                text=True,
+                timeout=10,
+            ).stdout.strip()
+            or None
+        )
     except Exception:  # pragma: no cover - no git
         out["bnfk_commit"] = None
     return out
@@ -275,8 +336,12 @@ def machine() -> dict:
         load = [round(x, 2) for x in os.getloadavg()]
     except OSError:  # pragma: no cover
         load = None
-    return {"platform": platform.platform(), "machine": platform.machine(), "cpus": os.cpu_count(),
-            "load_average": load}
+    return {
+        "platform": platform.platform(),
+        "machine": platform.machine(),
+        "cpus": os.cpu_count(),
+        "load_average": load,
+    }
 
 
 def read_manifest(out) -> dict:
@@ -324,10 +389,20 @@ def stored_results(out) -> list[dict]:
             csv, md = out / f"{stem}.csv", out / f"{stem}.md"
             if not csv.exists():
                 continue
-            tables.append({"stem": stem, "title": meta.get("title", stem), "setup": meta.get("setup", ""),
-                           "frame": pd.read_csv(csv), "markdown": md.read_text() if md.exists() else ""})
-        figs = [(Path(f).stem, out / f) for f in rec.get("files", []) if f.startswith("fig_") and f.endswith(".json")
-                and (out / f).exists()]
+            tables.append(
+                {
+                    "stem": stem,
+                    "title": meta.get("title", stem),
+                    "setup": meta.get("setup", ""),
+                    "frame": pd.read_csv(csv),
+                    "markdown": md.read_text() if md.exists() else "",
+                }
+            )
+        figs = [
+            (Path(f).stem, out / f)
+            for f in rec.get("files", [])
+            if f.startswith("fig_") and f.endswith(".json") and (out / f).exists()
+        ]
         entries.append({"name": name, "record": rec, "tables": tables, "figures": figs})
     return entries
 
@@ -345,10 +420,11 @@ def locked(out: Path):
     None
     """
     tag = hashlib.sha1(str(Path(out).resolve()).encode()).hexdigest()[:16]
-    lock = Path(tempfile.gettempdir()) / f"bnfk-reproduce-{tag}.lock"      # not among the results
+    lock = Path(tempfile.gettempdir()) / f"bnfk-reproduce-{tag}.lock"  # not among the results
     with open(lock, "a") as fh:
         try:
             import fcntl
+
             fcntl.flock(fh, fcntl.LOCK_EX)
         except (ImportError, OSError):  # pragma: no cover - non-POSIX
             pass
@@ -407,14 +483,23 @@ def write_index(out: Path, man: dict) -> None:
     man : dict
         The manifest.
     """
-    parts = ["# Reproduction results", "",
-             "Generated by `python -m bnfk_core reproduce`; see `manifest.json` for settings, seeds and versions.", ""]
+    parts = [
+        "# Reproduction results",
+        "",
+        "Generated by `python -m bnfk_core reproduce`; see `manifest.json` for settings, seeds and versions.",
+        "",
+    ]
     for name in EXPERIMENTS:
         rec = man.get("experiments", {}).get(name)
         if not rec:
             continue
-        parts += [f"# {name}", "", f"wall time {rec.get('wall_seconds', float('nan')):.1f} s, quick={rec.get('quick')}, "
-                  f"structure: {rec.get('structure')}", ""]
+        parts += [
+            f"# {name}",
+            "",
+            f"wall time {rec.get('wall_seconds', float('nan')):.1f} s, quick={rec.get('quick')}, "
+            f"structure: {rec.get('structure')}",
+            "",
+        ]
         for stem in rec.get("tables", {}):
             p = out / f"{stem}.md"
             if p.exists():
@@ -429,7 +514,7 @@ def now() -> str:
     -------
     str
     """
-    return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+    return _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds")
 
 
 def bar_figure(w: Writer, stem: str, tid: str, title: str) -> None:
@@ -448,10 +533,25 @@ def bar_figure(w: Writer, stem: str, tid: str, title: str) -> None:
     fig = go.Figure()
     palette = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b"]
     for j, c in enumerate(t.columns):
-        fig.add_trace(go.Bar(x=df["dataset"], y=df[f"{c} (ours)"], name=f"{c} ours", marker_color=palette[j % 6],
-                             offsetgroup=str(j), legendgroup=c))
-        fig.add_trace(go.Bar(x=df["dataset"], y=df[f"{c} (published)"], name=f"{c} published",
-                             marker={"color": palette[j % 6], "opacity": 0.45, "pattern": {"shape": "/"}},
-                             offsetgroup=str(j) + "p", legendgroup=c))
+        fig.add_trace(
+            go.Bar(
+                x=df["dataset"],
+                y=df[f"{c} (ours)"],
+                name=f"{c} ours",
+                marker_color=palette[j % 6],
+                offsetgroup=str(j),
+                legendgroup=c,
+            )
+        )
+        fig.add_trace(
+            go.Bar(
+                x=df["dataset"],
+                y=df[f"{c} (published)"],
+                name=f"{c} published",
+                marker={"color": palette[j % 6], "opacity": 0.45, "pattern": {"shape": "/"}},
+                offsetgroup=str(j) + "p",
+                legendgroup=c,
+            )
+        )
     fig.update_layout(title=title, barmode="group", height=480, yaxis_title=t.measured.split(";")[0][:60])
     w.figure(stem, fig)

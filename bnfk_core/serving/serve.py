@@ -18,6 +18,7 @@ the environment wins).  :class:`ServePolicy` then checks every path a visitor gi
 files): count and byte caps with least-recently-used removal, and removal at a clean exit.  No Streamlit
 here (tested without a running app).
 """
+
 from __future__ import annotations
 
 import atexit
@@ -31,11 +32,22 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import DataError
 from ..data.files import NOT_FOUND, NOT_READABLE, NOT_REGULAR, regular_file_problem, same_file
+from ..errors import DataError
 
-__all__ = ["DATA_ENV", "OUTPUT_ENV", "CONFIG_ENV", "CONFIG_FILE", "OUTSIDE_READ", "OUTSIDE_WRITE", "ServeError",
-           "ServePolicy", "FileStore", "echo", "policy"]
+__all__ = [
+    "DATA_ENV",
+    "OUTPUT_ENV",
+    "CONFIG_ENV",
+    "CONFIG_FILE",
+    "OUTSIDE_READ",
+    "OUTSIDE_WRITE",
+    "ServeError",
+    "ServePolicy",
+    "FileStore",
+    "echo",
+    "policy",
+]
 
 DATA_ENV = "BNFK_DATA_DIR"
 OUTPUT_ENV = "BNFK_OUTPUT_DIR"
@@ -43,8 +55,9 @@ CONFIG_ENV = "BNFK_SERVE_CONFIG"
 CONFIG_FILE = "bnfk_serve.toml"
 ECHO_CHARS = 80
 #: the one refusal of a path the visitor may not read (same for a missing file, a directory, /etc/shadow, ...)
-OUTSIDE_READ = ("That path is not a file in the server's data folder; give the name of a CSV or Parquet file "
-                "inside it.")
+OUTSIDE_READ = (
+    "That path is not a file in the server's data folder; give the name of a CSV or Parquet file inside it."
+)
 #: the one refusal of a path the visitor may not write
 OUTSIDE_WRITE = "That path is not in the server's output folder; give a file name inside it."
 
@@ -82,7 +95,7 @@ class ServePolicy:
     output_dir: Path | None = None
 
     @classmethod
-    def from_config(cls, environ=None, config_file: str | None = None) -> "ServePolicy":
+    def from_config(cls, environ=None, config_file: str | None = None) -> ServePolicy:
         """The folders from the environment, else from the TOML config file (section ``[serve]``)."""
         env = os.environ if environ is None else environ
         conf: dict = {}
@@ -93,8 +106,10 @@ class ServePolicy:
                     conf = tomllib.load(fh).get("serve", {}) or {}
         if not isinstance(conf, dict):
             conf = {}
-        return cls(_folder(env.get(DATA_ENV) or conf.get("data_dir")),
-                   _folder(env.get(OUTPUT_ENV) or conf.get("output_dir")))
+        return cls(
+            _folder(env.get(DATA_ENV) or conf.get("data_dir")),
+            _folder(env.get(OUTPUT_ENV) or conf.get("output_dir")),
+        )
 
     @property
     def reads(self) -> bool:
@@ -112,17 +127,22 @@ class ServePolicy:
         or an absolute path in it); ServeError otherwise -- never opening anything to find out."""
         if not self.reads:
             raise ServeError("This server does not read files from its disk; upload the file instead.")
-        p = _typed(text, "No file name given: type the name of a CSV or Parquet file in the server's data folder.",
-                   OUTSIDE_READ)
+        p = _typed(
+            text,
+            "No file name given: type the name of a CSV or Parquet file in the server's data folder.",
+            OUTSIDE_READ,
+        )
         real = os.path.realpath(os.path.join(self.data_dir, p))
         if not _inside(real, self.data_dir) or real == str(self.data_dir):
             raise ServeError(OUTSIDE_READ)
-        problem = regular_file_problem(real)         # stat, never open: a FIFO or device is not touched
+        problem = regular_file_problem(real)  # stat, never open: a FIFO or device is not touched
         if problem in (NOT_FOUND, NOT_READABLE):
             raise ServeError(f"There is no file '{echo(self.relative(real))}' in the server's data folder.")
         if problem == NOT_REGULAR:
-            raise ServeError(f"'{echo(self.relative(real))}' in the server's data folder is not a regular file; "
-                             "give the name of a CSV or Parquet file.")
+            raise ServeError(
+                f"'{echo(self.relative(real))}' in the server's data folder is not a regular file; "
+                "give the name of a CSV or Parquet file."
+            )
         return real
 
     def relative(self, path) -> str:
@@ -142,7 +162,9 @@ class ServePolicy:
             for k, e in enumerate(it):
                 if k >= scan:
                     break
-                if e.name.lower().endswith((".csv", ".tsv", ".txt", ".parquet")) and not e.name.startswith("."):
+                if e.name.lower().endswith((".csv", ".tsv", ".txt", ".parquet")) and not e.name.startswith(
+                    "."
+                ):
                     with contextlib.suppress(ServeError):
                         self.data_file(e.name)
                         out.append(e.name)
@@ -150,13 +172,17 @@ class ServePolicy:
 
     # ------------------------------------------------------------------ writing
     def output_file(self, text, *, replace: bool = False, not_same_as: str | None = None) -> str:
-        """The resolved path of ``text`` inside the output folder, checked for writing: its folder exists in the
-        output folder, it is not a directory or special file, not ``not_same_as`` (the input), and it exists
+        """The resolved path of ``text`` inside the output folder, checked for writing: its folder exists in
+        the output folder, it is not a directory or special file, not ``not_same_as`` (the input), and it
+        exists
         only if ``replace``.  ServeError otherwise."""
         if not self.writes:
             raise ServeError("This server does not write files to its disk; use the download button instead.")
-        p = _typed(text, "No file name given: type the name of the file to write in the server's output folder.",
-                   OUTSIDE_WRITE)
+        p = _typed(
+            text,
+            "No file name given: type the name of the file to write in the server's output folder.",
+            OUTSIDE_WRITE,
+        )
         real = os.path.realpath(os.path.join(self.output_dir, p))
         if not _inside(real, self.output_dir) or real == str(self.output_dir):
             raise ServeError(OUTSIDE_WRITE)
@@ -167,16 +193,23 @@ class ServePolicy:
         problem = regular_file_problem(real)
         if problem != NOT_FOUND:
             if problem is not None:
-                raise ServeError(f"'{shown}' in the server's output folder is not a regular file; give another name.")
+                raise ServeError(
+                    f"'{shown}' in the server's output folder is not a regular file; give another name."
+                )
             if not_same_as is not None and same_file(real, not_same_as):
-                raise ServeError(f"'{shown}' is the input file itself; choose another name so the data are kept.")
+                raise ServeError(
+                    f"'{shown}' is the input file itself; choose another name so the data are kept."
+                )
             if not replace:
-                raise ServeError(f"'{shown}' already exists in the server's output folder; tick 'Replace an existing "
-                                 "file' to replace it, or give another name.")
+                raise ServeError(
+                    f"'{shown}' already exists in the server's output folder; tick 'Replace an existing "
+                    "file' to replace it, or give another name."
+                )
         return real
 
     def write_copy(self, source: str, text, *, replace: bool = False, not_same_as: str | None = None) -> str:
-        """Copy the file ``source`` to ``text`` in the output folder (checked by :meth:`output_file`) atomically:
+        """Copy the file ``source`` to ``text`` in the output folder (checked by :meth:`output_file`)
+        atomically:
         a temporary file in the same folder, then renamed into place -- with ``replace`` by ``os.replace``,
         without it by ``os.link``, which fails if a file has appeared there meanwhile.  The path written."""
         target = self.output_file(text, replace=replace, not_same_as=not_same_as)
@@ -189,11 +222,15 @@ class ServePolicy:
             else:
                 _place_new(tmp, target)
         except FileExistsError:
-            raise ServeError(f"'{shown}' already exists in the server's output folder; tick 'Replace an existing "
-                             "file' to replace it, or give another name.") from None
+            raise ServeError(
+                f"'{shown}' already exists in the server's output folder; tick 'Replace an existing "
+                "file' to replace it, or give another name."
+            ) from None
         except OSError as exc:
-            raise ServeError(f"Cannot write '{shown}' in the server's output folder: "
-                             f"{echo(exc.strerror or type(exc).__name__)}.") from None
+            raise ServeError(
+                f"Cannot write '{shown}' in the server's output folder: "
+                f"{echo(exc.strerror or type(exc).__name__)}."
+            ) from None
         finally:
             with contextlib.suppress(OSError):
                 os.remove(tmp)
@@ -218,7 +255,14 @@ def _place_new(tmp: str, target: str) -> None:
     except FileExistsError:
         raise
     except OSError as exc:
-        if exc.errno not in (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EXDEV, errno.EMLINK, errno.ENOSYS):
+        if exc.errno not in (
+            errno.EPERM,
+            errno.ENOTSUP,
+            errno.EOPNOTSUPP,
+            errno.EXDEV,
+            errno.EMLINK,
+            errno.ENOSYS,
+        ):
             raise
     fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o644)
     try:
@@ -230,7 +274,8 @@ def _place_new(tmp: str, target: str) -> None:
 
 
 def _typed(text, empty: str, outside: str) -> str:
-    """The path as typed (surrounding quotes and blanks removed); ``empty`` if none, ``outside`` if unusable."""
+    """The path as typed (surrounding quotes and blanks removed); ``empty`` if none, ``outside`` if
+    unusable."""
     p = str(text or "").strip().strip("'\"").strip()
     if not p:
         raise ServeError(empty)
@@ -298,7 +343,8 @@ class FileStore:
         return sorted(out)
 
     def prune(self, keep=()) -> list[str]:
-        """Remove the least recently used files until both caps hold (``keep`` is never removed); the removed."""
+        """Remove the least recently used files until both caps hold (``keep`` is never removed); the
+        removed."""
         keep = {str(k) for k in keep}
         removed = []
         with self._lock:

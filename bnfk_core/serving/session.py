@@ -24,10 +24,12 @@ No pickle anywhere: everything is validated on reading, and every refusal is a :
 the file and the field at fault -- also for JSON that Python's parser chokes on (nesting thousands deep, a
 number of thousands of digits, NaN/Infinity).  A file is a session file when it parses as one
 (:func:`is_session_file`), whatever the order of its keys or its indentation.  Page settings are checked by
-the registry of :mod:`bnfk_core.serving.settings` (bounded like the app's widgets): a value out of range is left out,
-with a sentence in :attr:`Session.notes`.  The app's Home page saves and opens these files; every CLI subcommand takes
-one in place of its CSV (``python -m bnfk_core cluster session.json``).
+the registry of :mod:`bnfk_core.serving.settings` (bounded like the app's widgets): a value out of range is
+left out,
+with a sentence in :attr:`Session.notes`.  The app's Home page saves and opens these files; every CLI
+subcommand takes one in place of its CSV (``python -m bnfk_core cluster session.json``).
 """
+
 from __future__ import annotations
 
 import base64
@@ -40,22 +42,34 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..network.dag import DAG
+from ..data.files import NOT_FOUND, atomic_path, not_regular_message, open_regular, regular_file_problem
 from ..data.samples import sample_dir
 from ..data.table import CategoricalData, load_csv
 from ..errors import BnfkError, DataError, shorten
-from ..data.files import NOT_FOUND, atomic_path, not_regular_message, open_regular, regular_file_problem
+from ..network.dag import DAG
 from ..network.model import BayesNet, fit
 from ..registry import ESTIMATORS
 from .settings import check_settings
 
-__all__ = ["SCHEMA", "VERSION", "SessionError", "Session", "DataRef", "session_dict", "parse_session",
-           "read_session", "write_session", "is_session_file", "SAMPLE_DIR", "MAX_SESSION_BYTES"]
+__all__ = [
+    "SCHEMA",
+    "VERSION",
+    "SessionError",
+    "Session",
+    "DataRef",
+    "session_dict",
+    "parse_session",
+    "read_session",
+    "write_session",
+    "is_session_file",
+    "SAMPLE_DIR",
+    "MAX_SESSION_BYTES",
+]
 
 SCHEMA = "bnfk-session"
 VERSION = 1
 #: The bundled samples (``data.sample`` names a ``catalog.json`` entry of this folder).
-SAMPLE_DIR = sample_dir()   # the checkout's sample_data, or the copy the wheel installed
+SAMPLE_DIR = sample_dir()  # the checkout's sample_data, or the copy the wheel installed
 #: Largest session file read (an embedded CSV counts).
 MAX_SESSION_BYTES = 512 * 2**20
 #: most digits of an integer in a session file (seeds have 10)
@@ -71,14 +85,16 @@ class SessionError(BnfkError):
 class DataRef:
     """Where a session's data come from and how they are loaded."""
 
-    sample: str | None = None          # a catalog name of sample_data/
-    name: str | None = None            # the uploaded file's name (embedded CSV)
-    content: bytes | None = None       # the embedded file's bytes
+    sample: str | None = None  # a catalog name of sample_data/
+    name: str | None = None  # the uploaded file's name (embedded CSV)
+    content: bytes | None = None  # the embedded file's bytes
     class_column: str | None = None
     missing_policy: str = "missing"
     bins: int = 4
     drop_columns: tuple = ()
-    na_values: object = "default-list"  # bnfk_core.data.table.na_set; None = the sample's catalog list / empty field
+    na_values: object = (
+        "default-list"  # bnfk_core.data.table.na_set; None = the sample's catalog list / empty field
+    )
 
     @property
     def sha256(self) -> str | None:
@@ -86,8 +102,13 @@ class DataRef:
 
     def load(self, sample_dir: Path = SAMPLE_DIR) -> CategoricalData:
         """The data, loaded as :func:`~bnfk_core.data.table.load_csv` with these options."""
-        opts = dict(class_column=self.class_column, missing_policy=self.missing_policy,
-                    discretize_bins=self.bins or None, drop_columns=list(self.drop_columns), na_values=self.na_values)
+        opts = dict(
+            class_column=self.class_column,
+            missing_policy=self.missing_policy,
+            discretize_bins=self.bins or None,
+            drop_columns=list(self.drop_columns),
+            na_values=self.na_values,
+        )
         if self.content is not None:
             buf = io.BytesIO(self.content)
             buf.name = self.name or "embedded.csv"
@@ -106,10 +127,15 @@ class DataRef:
             out = {"name": self.name or "embedded.csv", **body, "sha256": self.sha256}
         else:
             out = {"sample": self.sample}
-        out["options"] = {"class_column": self.class_column, "missing_policy": self.missing_policy,
-                          "bins": int(self.bins), "drop_columns": list(self.drop_columns),
-                          "na_values": self.na_values if isinstance(self.na_values, (str, type(None)))
-                          else list(self.na_values)}
+        out["options"] = {
+            "class_column": self.class_column,
+            "missing_policy": self.missing_policy,
+            "bins": int(self.bins),
+            "drop_columns": list(self.drop_columns),
+            "na_values": self.na_values
+            if isinstance(self.na_values, (str, type(None)))
+            else list(self.na_values),
+        }
         return out
 
 
@@ -123,7 +149,7 @@ class Session:
     params: str
     settings: dict = field(default_factory=dict)
     source: str = "session"
-    notes: tuple = ()                  # settings left out (out of range, wrong type), one sentence each
+    notes: tuple = ()  # settings left out (out of range, wrong type), one sentence each
 
 
 def _catalog(sample_dir: Path) -> dict:
@@ -131,11 +157,17 @@ def _catalog(sample_dir: Path) -> dict:
         return json.load(fh)
 
 
-def session_dict(ref: DataRef, dag: DAG, params: str, model: BayesNet | None = None,
-                 settings: dict | None = None) -> dict:
+def session_dict(
+    ref: DataRef, dag: DAG, params: str, model: BayesNet | None = None, settings: dict | None = None
+) -> dict:
     """The JSON document of a session (see the module docstring); ``model`` adds its CPTs."""
-    out = {"schema": SCHEMA, "version": VERSION, "data": ref.to_dict(), "structure": dag.to_dict(),
-           "params": params}
+    out = {
+        "schema": SCHEMA,
+        "version": VERSION,
+        "data": ref.to_dict(),
+        "structure": dag.to_dict(),
+        "params": params,
+    }
     if model is not None:
         out["model"] = model.to_json_dict()
     out["settings"] = _check_settings(dict(settings or {}), "settings")
@@ -194,8 +226,10 @@ def _document(path):
             if key in _LAST:
                 return _LAST[key]
             if st.st_size > MAX_SESSION_BYTES:
-                raise SessionError(f"{shown} is {st.st_size / 2**20:.0f} MiB; session files are read up to "
-                                   f"{MAX_SESSION_BYTES // 2**20} MiB.")
+                raise SessionError(
+                    f"{shown} is {st.st_size / 2**20:.0f} MiB; session files are read up to "
+                    f"{MAX_SESSION_BYTES // 2**20} MiB."
+                )
             raw = fh.read(4096)
             if not raw.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"{"):  # a CSV is never read whole here
                 raise SessionError(f"{shown} is not a bnfk session file (not a JSON object).")
@@ -262,18 +296,21 @@ def parse_session(raw: bytes | str, source: str = "session", sample_dir: Path = 
     """
     source = shorten(str(source))
     if isinstance(raw, (bytes, bytearray)) and len(raw) > MAX_SESSION_BYTES:
-        raise SessionError(f"{source} is {len(raw) / 2**20:.0f} MiB; session files are read up to "
-                           f"{MAX_SESSION_BYTES // 2**20} MiB.")
+        raise SessionError(
+            f"{source} is {len(raw) / 2**20:.0f} MiB; session files are read up to "
+            f"{MAX_SESSION_BYTES // 2**20} MiB."
+        )
     return _session(_json(raw, source), source, sample_dir)
 
 
 def _session(doc, source: str, sample_dir: Path) -> Session:
     if not isinstance(doc, dict) or doc.get("schema") != SCHEMA:
-        raise SessionError(f"{source} is not a bnfk session file (no \"schema\": \"{SCHEMA}\").")
+        raise SessionError(f'{source} is not a bnfk session file (no "schema": "{SCHEMA}").')
     version = doc.get("version")
     if version != VERSION or isinstance(version, bool):
-        raise SessionError(f"{source} has session version {shorten(repr(version), 40)}; this bnfk reads "
-                           f"version {VERSION}.")
+        raise SessionError(
+            f"{source} has session version {shorten(repr(version), 40)}; this bnfk reads version {VERSION}."
+        )
     ref = _data_ref(doc.get("data"), source, sample_dir)
     try:
         data = ref.load(sample_dir)
@@ -283,19 +320,23 @@ def _session(doc, source: str, sample_dir: Path) -> Session:
     dag = _structure(doc.get("structure"), features.variables, source)
     params = doc.get("params", "smoothed")
     if not isinstance(params, str) or params not in ESTIMATORS:
-        raise SessionError(f"{source}: params {shorten(repr(params), 40)} is not one of {', '.join(ESTIMATORS)}.")
+        raise SessionError(
+            f"{source}: params {shorten(repr(params), 40)} is not one of {', '.join(ESTIMATORS)}."
+        )
     if doc.get("model") is not None:
         model = _model(doc["model"], dag, features, source)
     else:
         model = fit(dag, features, method=params)
     settings, notes = check_settings(_check_settings(doc.get("settings") or {}, f"{source}: settings"))
-    return Session(data, model, ref, params, settings, source, tuple(f"{source}: {n}; left out." for n in notes))
+    return Session(
+        data, model, ref, params, settings, source, tuple(f"{source}: {n}; left out." for n in notes)
+    )
 
 
 # ---------------------------------------------------------------------- validation
 def _data_ref(d, source: str, sample_dir: Path) -> DataRef:
     if not isinstance(d, dict):
-        raise SessionError(f"{source}: \"data\" must be an object naming a sample or holding a CSV.")
+        raise SessionError(f'{source}: "data" must be an object naming a sample or holding a CSV.')
     opts = d.get("options") or {}
     if not isinstance(opts, dict):
         raise SessionError(f"{source}: data.options must be an object.")
@@ -306,16 +347,25 @@ def _data_ref(d, source: str, sample_dir: Path) -> DataRef:
     if cls is not None and not isinstance(cls, str):
         raise SessionError(f"{source}: data.options.class_column must be a column name or null.")
     if policy not in _POLICIES:
-        raise SessionError(f"{source}: data.options.missing_policy must be 'missing' or 'category', got {policy!r}.")
+        raise SessionError(
+            f"{source}: data.options.missing_policy must be 'missing' or 'category', got {policy!r}."
+        )
     if isinstance(bins, bool) or not isinstance(bins, int) or not 0 <= bins <= 1000:
         raise SessionError(f"{source}: data.options.bins must be an integer from 0 to 1000, got {bins!r}.")
     if not isinstance(drop, list) or not all(isinstance(c, str) for c in drop):
         raise SessionError(f"{source}: data.options.drop_columns must be a list of column names.")
     na = opts.get("na_values", "default-list")  # files from before na_values: the old fixed list
-    if not (na is None or isinstance(na, str) or (isinstance(na, list) and all(isinstance(v, str) for v in na))):
+    if not (
+        na is None or isinstance(na, str) or (isinstance(na, list) and all(isinstance(v, str) for v in na))
+    ):
         raise SessionError(f"{source}: data.options.na_values must be null, a string or a list of strings.")
-    common = dict(class_column=cls, missing_policy=policy, bins=bins, drop_columns=tuple(drop),
-                  na_values=tuple(na) if isinstance(na, list) else na)
+    common = dict(
+        class_column=cls,
+        missing_policy=policy,
+        bins=bins,
+        drop_columns=tuple(drop),
+        na_values=tuple(na) if isinstance(na, list) else na,
+    )
     if "sample" in d:
         name = d["sample"]
         if not isinstance(name, str) or name not in _catalog(sample_dir):
@@ -323,26 +373,34 @@ def _data_ref(d, source: str, sample_dir: Path) -> DataRef:
         return DataRef(sample=name, **common)
     if "csv" in d or "csv_base64" in d:
         try:
-            content = d["csv"].encode("utf-8") if "csv" in d else base64.b64decode(d["csv_base64"], validate=True)
+            content = (
+                d["csv"].encode("utf-8") if "csv" in d else base64.b64decode(d["csv_base64"], validate=True)
+            )
         except (AttributeError, TypeError, binascii.Error, ValueError):
-            raise SessionError(f"{source}: data.csv must be text (or data.csv_base64 base64 bytes).") from None
+            raise SessionError(
+                f"{source}: data.csv must be text (or data.csv_base64 base64 bytes)."
+            ) from None
         digest = d.get("sha256")
         if digest is not None and digest != hashlib.sha256(content).hexdigest():
-            raise SessionError(f"{source}: the embedded CSV does not match its sha256 (the file was edited or cut).")
+            raise SessionError(
+                f"{source}: the embedded CSV does not match its sha256 (the file was edited or cut)."
+            )
         name = d.get("name") or "embedded.csv"
         if not isinstance(name, str) or len(name) > 255:
             raise SessionError(f"{source}: data.name must be a file name (at most 255 characters).")
         return DataRef(name=name, content=content, **common)
-    raise SessionError(f"{source}: \"data\" needs \"sample\" (a bundled dataset) or \"csv\" (the file's text).")
+    raise SessionError(f'{source}: "data" needs "sample" (a bundled dataset) or "csv" (the file\'s text).')
 
 
 def _structure(d, variables, source: str) -> DAG:
     if not isinstance(d, dict) or not isinstance(d.get("nodes"), list) or not isinstance(d.get("arcs"), list):
-        raise SessionError(f"{source}: \"structure\" must be an object with \"nodes\" and \"arcs\" lists.")
+        raise SessionError(f'{source}: "structure" must be an object with "nodes" and "arcs" lists.')
     for k, arc in enumerate(d["arcs"]):
         if not (isinstance(arc, list) and len(arc) == 2 and all(isinstance(x, str) for x in arc)):
-            raise SessionError(f"{source}: arc {k + 1} of \"structure\" must be a pair of variable names "
-                               f"[\"parent\", \"child\"], got {shorten(json.dumps(arc), 60)}.")
+            raise SessionError(
+                f'{source}: arc {k + 1} of "structure" must be a pair of variable names '
+                f'["parent", "child"], got {shorten(json.dumps(arc), 60)}.'
+            )
     try:
         dag = DAG.from_dict(d)
         return dag.over(list(variables), f"The structure of {source}")
@@ -358,7 +416,7 @@ def _model(d, dag: DAG, features: CategoricalData, source: str) -> BayesNet:
     if list(model.variables) != list(features.variables):
         raise SessionError(f"{source}: the model's variables are not the data's feature variables.")
     if model.dag != dag:
-        raise SessionError(f"{source}: the model's arcs differ from \"structure\".")
+        raise SessionError(f'{source}: the model\'s arcs differ from "structure".')
     for v, s_model, s_data in zip(model.variables, model.states, features.states):
         if tuple(s_model) != tuple(s_data):
             raise SessionError(f"{source}: the model's states of '{v}' differ from the data's.")
@@ -370,7 +428,9 @@ def _check_settings(settings, what: str) -> dict:
         raise SessionError(f"{what} must be an object of name: value.")
     for k, v in settings.items():
         if not isinstance(k, str) or not _plain(v):
-            raise SessionError(f"{what}: {k!r} must hold a number, text, true/false, null or a list of those.")
+            raise SessionError(
+                f"{what}: {k!r} must hold a number, text, true/false, null or a list of those."
+            )
     return settings
 
 

@@ -8,20 +8,38 @@ the session files (:mod:`bnfk_core.serving.session`) and by the CLI's ``report``
 
 :data:`SETTINGS` are the settings the app keeps and shares in links; :data:`REPORT_SETTINGS` adds the
 Imputation page's benchmark widgets, which only a session file or ``report --set`` carries."""
+
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Callable, Iterable
 
-from ..network.dag import SEGMENT_KINDS
 from ..errors import shorten
 from ..kernels.fisher import FISHER
+from ..network.dag import SEGMENT_KINDS
 from ..registry import CLUSTERERS, CRITERIA, ESTIMATORS, KERNELS, LEARNERS, SCORES
 
-__all__ = ["Setting", "SETTINGS", "REPORT_SETTINGS", "MAX_SEED", "ALGORITHMS", "TRANSFORMS", "CLUSTER_NETWORKS",
-           "KERNEL_ORDERS", "KERNEL_COMPARISONS", "PROTOTYPE_SOURCES", "PROTOTYPE_CRITERIA", "SEGMENT_BASES",
-           "MAX_LIST", "MAX_NUMBERS", "shown_value", "defaults", "non_default", "check_settings"]
+__all__ = [
+    "Setting",
+    "SETTINGS",
+    "REPORT_SETTINGS",
+    "MAX_SEED",
+    "ALGORITHMS",
+    "TRANSFORMS",
+    "CLUSTER_NETWORKS",
+    "KERNEL_ORDERS",
+    "KERNEL_COMPARISONS",
+    "PROTOTYPE_SOURCES",
+    "PROTOTYPE_CRITERIA",
+    "SEGMENT_BASES",
+    "MAX_LIST",
+    "MAX_NUMBERS",
+    "shown_value",
+    "defaults",
+    "non_default",
+    "check_settings",
+]
 
 #: Largest seed: the core's seeds are numpy seeds in [0, 2**32 - 1] (as the CLI's ``--seed``).
 MAX_SEED = 2**32 - 1
@@ -30,19 +48,30 @@ MAX_SEED = 2**32 - 1
 #: the clustering algorithms the Clustering page offers and their labels (bnfk_core.registry.CLUSTERERS): the
 #: Gram-based ones and those that cluster the rows themselves (lca)
 ALGORITHMS = CLUSTERERS.label_view(lambda spec: spec.gram is not None or spec.run is not None)
-TRANSFORMS = {"shift-min": "K − min K (thesis)", "cosine": "cosine-normalised, (1 + cos)/2",
-              "rbf": "exp(−d² / median d²), kernel distance"}
-CLUSTER_NETWORKS = {"current": "Current structure",          # short: a 1280-pixel screen shows the whole label
-                    "qnml": "hc, qNML + cNML (thesis)"}
-KERNEL_ORDERS = {"class": "by class, clustered inside", "cluster": "by hierarchical clustering",
-                 "data": "as in the data"}
-KERNEL_COMPARISONS = ("empty", "tree", "hc", "learned")   # Fisher kernels of other networks (state.NETWORKS)
+TRANSFORMS = {
+    "shift-min": "K − min K (thesis)",
+    "cosine": "cosine-normalised, (1 + cos)/2",
+    "rbf": "exp(−d² / median d²), kernel distance",
+}
+CLUSTER_NETWORKS = {
+    "current": "Current structure",  # short: a 1280-pixel screen shows the whole label
+    "qnml": "hc, qNML + cNML (thesis)",
+}
+KERNEL_ORDERS = {
+    "class": "by class, clustered inside",
+    "cluster": "by hierarchical clustering",
+    "data": "as in the data",
+}
+KERNEL_COMPARISONS = ("empty", "tree", "hc", "learned")  # Fisher kernels of other networks (state.NETWORKS)
 #: most values a list setting holds (of names; of numbers)
 MAX_LIST, MAX_NUMBERS = 64, 10
-PROTOTYPE_SOURCES = {"current": "Current structure (Structure page; the class is not a feature)",
-                     "hc": "Hill climbing, BIC, class as a feature (paper Fig. 1)",
-                     "tan": "TAN (paper Fig. 2)", "kdb": "KDB, K = 3 (paper Fig. 3)"}
-PROTOTYPE_CRITERIA = CRITERIA.label_view()     # bnfk_core.registry.CRITERIA
+PROTOTYPE_SOURCES = {
+    "current": "Current structure (Structure page; the class is not a feature)",
+    "hc": "Hill climbing, BIC, class as a feature (paper Fig. 1)",
+    "tan": "TAN (paper Fig. 2)",
+    "kdb": "KDB, K = 3 (paper Fig. 3)",
+}
+PROTOTYPE_CRITERIA = CRITERIA.label_view()  # bnfk_core.registry.CRITERIA
 SEGMENT_BASES = {"current": "Current structure", "empty": "Empty network (scaled Hamming)"}
 
 
@@ -59,7 +88,8 @@ class Setting:
 
     def parse(self, value):
         """``value`` (from JSON, or text from a link) as this setting's type; ValueError says why not (numbers
-        out of ``lo``..``hi``, huge or non-finite numbers, wrong types, unknown names, lists over MAX_LIST)."""
+        out of ``lo``..``hi``, huge or non-finite numbers, wrong types, unknown names, lists over
+        MAX_LIST)."""
         kind = type(self.default)
         if kind is bool:
             if isinstance(value, str) and value.lower() in ("true", "false", "1", "0"):
@@ -77,8 +107,11 @@ class Setting:
             if self.default and isinstance(self.default[0], float):  # a list of numbers (fractions)
                 if len(items) > MAX_NUMBERS:
                     raise ValueError(f"must be a list of at most {MAX_NUMBERS} numbers from {self.range()}")
-                return [self._number(v.strip() if isinstance(v, str) else v, float) for v in items
-                        if not (isinstance(v, str) and not v.strip())]
+                return [
+                    self._number(v.strip() if isinstance(v, str) else v, float)
+                    for v in items
+                    if not (isinstance(v, str) and not v.strip())
+                ]
             if not all(isinstance(v, str) for v in items):
                 raise ValueError("must be a list of names")
             items = [v for v in (s.strip() for s in items) if v]
@@ -103,7 +136,9 @@ class Setting:
         except (TypeError, ValueError, OverflowError):  # OverflowError: an int of thousands of digits
             raise ValueError(f"must be a number from {self.range()}") from None
         if not math.isfinite(x) or (kind is int and x != int(x)):
-            raise ValueError(f"must be {'an integer' if kind is int else 'a finite number'} from {self.range()}")
+            raise ValueError(
+                f"must be {'an integer' if kind is int else 'a finite number'} from {self.range()}"
+            )
         if (self.lo is not None and x < self.lo) or (self.hi is not None and x > self.hi):
             raise ValueError(f"must be from {self.range()}")
         return int(x) if kind is int else x
@@ -131,55 +166,96 @@ def _s(key, default, choices=None, lo=None, hi=None) -> Setting:
 
 _SEED = dict(lo=0, hi=MAX_SEED)
 #: key -> Setting, in page order
-SETTINGS: dict[str, Setting] = {s.key: s for s in (
-    # Structure page
-    _s("learn_method", "tree", lambda: LEARNERS), _s("learn_score", "bic", lambda: SCORES),
-    _s("learn_k", 2, lo=0, hi=5), _s("learn_max_parents", 0, lo=0, hi=10), _s("learn_seed", 0, **_SEED),
-    _s("param_method", "bdeu", lambda: ESTIMATORS),
-    # Kernel page
-    _s("kernel_kind", FISHER, lambda: KERNELS), _s("kernel_rows", 500, lo=2, hi=2000), _s("kernel_seed", 0, **_SEED),
-    _s("kernel_order", "class", lambda: KERNEL_ORDERS), _s("kernel_normalize", False),
-    _s("kernel_alpha", 0.25, lo=0.02, hi=1.0),         # the normalised Fisher kernel's power (its DEFAULT_ALPHA)
-    _s("kernel_compare", "empty", lambda: (*KERNEL_COMPARISONS, *KERNELS.names(uses_network=False))),
-    # Clustering page
-    _s("clu_kernel", FISHER, lambda: KERNELS), _s("clu_algorithm", "correlation", lambda: ALGORITHMS),
-    _s("clu_network", "current", lambda: CLUSTER_NETWORKS), _s("clu_transform", "shift-min", lambda: TRANSFORMS),
-    _s("clu_restarts", 25, lo=1, hi=200), _s("clu_seed", 0, **_SEED), _s("clu_rows", 1000, lo=2, hi=3000),
-    _s("clu_k", 0, lo=0, hi=200), _s("clu_runs", 3, lo=1, hi=20), _s("clu_alpha", 0.25, lo=0.02, hi=1.0),
-    _s("clu_kernels", [n for n in KERNELS if KERNELS[n].family in ("fisher", "baseline")], lambda: KERNELS),
-    _s("clu_clf_repeats", 5, lo=1, hi=20),
-    # Prototypes page
-    _s("proto_source", "current", lambda: PROTOTYPE_SOURCES), _s("proto_criterion", "mmd", lambda: PROTOTYPE_CRITERIA),
-    _s("proto_k", 20, lo=1, hi=100_000), _s("proto_draws", 200, lo=10, hi=2000), _s("proto_seed", 0, **_SEED),
-    # Segments lab
-    _s("seg_kind", "single-arc", lambda: SEGMENT_KINDS), _s("seg_base", "current", lambda: SEGMENT_BASES),
-    _s("seg_rows", 300, lo=20, hi=1500), _s("seg_seed", 0, **_SEED), _s("seg_restarts", 25, lo=1, hi=100),
-    _s("seg_missing", 0.2, lo=0.05, hi=0.5), _s("seg_protos", 20, lo=2, hi=200), _s("seg_arcs", 2, lo=1, hi=5),
-    _s("seg_full_m", 3, lo=2, hi=6),
-    # Data page: large files (a path on the server, or an upload with more than stream_rows rows) are read in
-    # chunks and fitted on all rows; the pages that work on rows use a seeded sample of view_rows of them
-    _s("stream_rows", 100_000, lo=100, hi=10**9), _s("view_rows", 2000, lo=100, hi=20_000), _s("view_seed", 0, **_SEED),
-    # every page
-    _s("memory_gib", 4.0, lo=0.25, hi=64.0),
-)}
-
+SETTINGS: dict[str, Setting] = {
+    s.key: s
+    for s in (
+        # Structure page
+        _s("learn_method", "tree", lambda: LEARNERS),
+        _s("learn_score", "bic", lambda: SCORES),
+        _s("learn_k", 2, lo=0, hi=5),
+        _s("learn_max_parents", 0, lo=0, hi=10),
+        _s("learn_seed", 0, **_SEED),
+        _s("param_method", "bdeu", lambda: ESTIMATORS),
+        # Kernel page
+        _s("kernel_kind", FISHER, lambda: KERNELS),
+        _s("kernel_rows", 500, lo=2, hi=2000),
+        _s("kernel_seed", 0, **_SEED),
+        _s("kernel_order", "class", lambda: KERNEL_ORDERS),
+        _s("kernel_normalize", False),
+        _s("kernel_alpha", 0.25, lo=0.02, hi=1.0),  # the normalised Fisher kernel's power (its DEFAULT_ALPHA)
+        _s("kernel_compare", "empty", lambda: (*KERNEL_COMPARISONS, *KERNELS.names(uses_network=False))),
+        # Clustering page
+        _s("clu_kernel", FISHER, lambda: KERNELS),
+        _s("clu_algorithm", "correlation", lambda: ALGORITHMS),
+        _s("clu_network", "current", lambda: CLUSTER_NETWORKS),
+        _s("clu_transform", "shift-min", lambda: TRANSFORMS),
+        _s("clu_restarts", 25, lo=1, hi=200),
+        _s("clu_seed", 0, **_SEED),
+        _s("clu_rows", 1000, lo=2, hi=3000),
+        _s("clu_k", 0, lo=0, hi=200),
+        _s("clu_runs", 3, lo=1, hi=20),
+        _s("clu_alpha", 0.25, lo=0.02, hi=1.0),
+        _s(
+            "clu_kernels",
+            [n for n in KERNELS if KERNELS[n].family in ("fisher", "baseline")],
+            lambda: KERNELS,
+        ),
+        _s("clu_clf_repeats", 5, lo=1, hi=20),
+        # Prototypes page
+        _s("proto_source", "current", lambda: PROTOTYPE_SOURCES),
+        _s("proto_criterion", "mmd", lambda: PROTOTYPE_CRITERIA),
+        _s("proto_k", 20, lo=1, hi=100_000),
+        _s("proto_draws", 200, lo=10, hi=2000),
+        _s("proto_seed", 0, **_SEED),
+        # Segments lab
+        _s("seg_kind", "single-arc", lambda: SEGMENT_KINDS),
+        _s("seg_base", "current", lambda: SEGMENT_BASES),
+        _s("seg_rows", 300, lo=20, hi=1500),
+        _s("seg_seed", 0, **_SEED),
+        _s("seg_restarts", 25, lo=1, hi=100),
+        _s("seg_missing", 0.2, lo=0.05, hi=0.5),
+        _s("seg_protos", 20, lo=2, hi=200),
+        _s("seg_arcs", 2, lo=1, hi=5),
+        _s("seg_full_m", 3, lo=2, hi=6),
+        # Data page: large files (a path on the server, or an upload with more than stream_rows rows) are read
+        # in chunks and fitted on all rows; the pages that work on rows use a seeded sample of view_rows of
+        # them
+        _s("stream_rows", 100_000, lo=100, hi=10**9),
+        _s("view_rows", 2000, lo=100, hi=20_000),
+        _s("view_seed", 0, **_SEED),
+        # every page
+        _s("memory_gib", 4.0, lo=0.25, hi=64.0),
+    )
+}
 
 
 def _imputation_methods():
-    from ..analyses.impute.core import METHODS  # imported when checked: the analyses are not needed to import this
+    from ..analyses.impute.core import (
+        METHODS,
+    )  # imported when checked: the analyses are not needed to import this
+
     return METHODS
 
 
 #: the settings the report reads beyond SETTINGS: the Imputation page's benchmark widgets, bounded like them
 #: (repeats 1..20, seed 0..10**6, fractions strictly between 0 and 1, rows from 2)
-REPORT_SETTINGS: dict[str, Setting] = {**SETTINGS, **{s.key: s for s in (
-    _s("imp_methods", ["bn", "mode", "wknn"], _imputation_methods),
-    _s("imp_structure", "tree", lambda: ("auto", *LEARNERS)),
-    _s("imp_test", [0.1, 0.3, 0.5], lo=0.01, hi=0.99), _s("imp_missing", [0.1, 0.3, 0.5], lo=0.01, hi=0.99),
-    _s("imp_repeats", 1, lo=1, hi=20), _s("imp_seed", 0, lo=0, hi=10**6),
-    # the benchmark's rows (a seeded sample; the page clamps it to the table's rows, at most stream_rows)
-    _s("imp_rows", 500, lo=2, hi=SETTINGS["stream_rows"].hi),
-)}}
+REPORT_SETTINGS: dict[str, Setting] = {
+    **SETTINGS,
+    **{
+        s.key: s
+        for s in (
+            _s("imp_methods", ["bn", "mode", "wknn"], _imputation_methods),
+            _s("imp_structure", "tree", lambda: ("auto", *LEARNERS)),
+            _s("imp_test", [0.1, 0.3, 0.5], lo=0.01, hi=0.99),
+            _s("imp_missing", [0.1, 0.3, 0.5], lo=0.01, hi=0.99),
+            _s("imp_repeats", 1, lo=1, hi=20),
+            _s("imp_seed", 0, lo=0, hi=10**6),
+            # the benchmark's rows (a seeded sample; the page clamps it to the table's rows, at most
+            # stream_rows)
+            _s("imp_rows", 500, lo=2, hi=SETTINGS["stream_rows"].hi),
+        )
+    },
+}
 
 
 def check_settings(values: dict, registry: dict | None = None) -> tuple[dict, list[str]]:
@@ -209,8 +285,11 @@ def shown_value(value) -> str:
 
 def defaults(prefix: str = "") -> dict:
     """``{key: default}`` of the settings whose key starts with ``prefix`` (lists copied)."""
-    return {k: list(s.default) if isinstance(s.default, list) else s.default
-            for k, s in SETTINGS.items() if k.startswith(prefix)}
+    return {
+        k: list(s.default) if isinstance(s.default, list) else s.default
+        for k, s in SETTINGS.items()
+        if k.startswith(prefix)
+    }
 
 
 def non_default(values: dict) -> dict:

@@ -6,6 +6,7 @@ share it).
   drives a locally installed Chromium/Chrome);
 * :func:`image_export_problem` -- ``None`` when that export can run, else the sentence saying what is missing.
 """
+
 from __future__ import annotations
 
 import functools
@@ -52,20 +53,25 @@ def _problem() -> str | None:
         import kaleido  # noqa: F401
         from choreographer.browsers.chromium import Chromium
     except ImportError:
-        return ("PNG/SVG export needs the 'kaleido' package, which is not installed "
-                "(pip install -r requirements.txt).")
+        return (
+            "PNG/SVG export needs the 'kaleido' package, which is not installed "
+            "(pip install -r requirements.txt)."
+        )
     try:
         found = Chromium.find_browser(skip_local=False)
     except Exception:  # noqa: BLE001 - an odd platform: report it as missing
         found = None
     if not found:
-        return ("PNG/SVG export needs Chromium or Chrome, and none was found "
-                "(Debian: apt-get install chromium; or set BROWSER_PATH).")
+        return (
+            "PNG/SVG export needs Chromium or Chrome, and none was found "
+            "(Debian: apt-get install chromium; or set BROWSER_PATH)."
+        )
     return None
 
 
 def image_export_problem() -> str | None:
-    """``None`` when PNG/SVG export can run here; otherwise one sentence naming what is missing (checked once).
+    """``None`` when PNG/SVG export can run here; otherwise one sentence naming what is missing (checked
+    once).
 
     Returns
     -------
@@ -74,8 +80,9 @@ def image_export_problem() -> str | None:
     return _problem()
 
 
-def figure_image(fig, fmt: str = "png", *, width: int = SLIDE_WIDTH, height: int = SLIDE_HEIGHT,
-                 scale: float = SLIDE_SCALE) -> bytes:
+def figure_image(
+    fig, fmt: str = "png", *, width: int = SLIDE_WIDTH, height: int = SLIDE_HEIGHT, scale: float = SLIDE_SCALE
+) -> bytes:
     """``fig`` as PNG or SVG bytes at ``width`` x ``height`` (PNG pixels times ``scale``); a copy of the
     figure is resized, so the one shown on the page keeps its own height.  :class:`ExportError` when the
     exporter or the browser is missing or the export fails.
@@ -98,6 +105,7 @@ def figure_image(fig, fmt: str = "png", *, width: int = SLIDE_WIDTH, height: int
     if problem:
         raise ExportError(problem)
     import plotly.graph_objects as go
+
     sized = go.Figure(fig)
     sized.update_layout(width=width, height=height)
     try:

@@ -1,11 +1,20 @@
 """What the Kernel page and the report's kernel section both show, written once: the Gram panels' titles,
 the pair the page starts with, the rows' values and the per-variable contributions table."""
+
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 
-__all__ = ["MISSING_SHOWN", "contributions_table", "first_pair", "histogram_title", "main_title", "row_labels", "shown_values"]
+__all__ = [
+    "MISSING_SHOWN",
+    "contributions_table",
+    "first_pair",
+    "histogram_title",
+    "main_title",
+    "row_labels",
+    "shown_values",
+]
 
 #: how a missing cell is shown beside a row's values
 MISSING_SHOWN = "(missing)"
@@ -61,7 +70,8 @@ def first_pair(K: np.ndarray) -> tuple[int, int]:
 
 
 def row_labels(rows, labels, cls_states=()) -> dict:
-    """How a picker names each row: ``#row``, with `` · class`` when ``cls_states`` is given and the row's class
+    """How a picker names each row: ``#row``, with `` · class`` when ``cls_states`` is given and the row's
+    class
     (``labels``, its index into ``cls_states``; negative when missing) is known.
 
     Parameters
@@ -75,8 +85,10 @@ def row_labels(rows, labels, cls_states=()) -> dict:
     dict
         row -> its label
     """
-    return {int(r): f"#{int(r)}" + (f" · {cls_states[int(c)]}" if len(cls_states) and c >= 0 else "")
-            for r, c in zip(rows, labels)}
+    return {
+        int(r): f"#{int(r)}" + (f" · {cls_states[int(c)]}" if len(cls_states) and c >= 0 else "")
+        for r, c in zip(rows, labels)
+    }
 
 
 def shown_values(data, row: int, variables) -> list:

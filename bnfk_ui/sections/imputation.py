@@ -1,5 +1,7 @@
-"""The Imputation page's "Impute my data" parts: the imputers offered (the CLI's default first), the filled cells
-shown and downloaded, and the panel for a large file (the completed file of all its rows, imputed in blocks)."""
+"""The Imputation page's "Impute my data" parts: the imputers offered (the CLI's default first), the filled
+cells shown and downloaded, and the panel for a large file (the completed file of all its rows, imputed in
+blocks)."""
+
 from __future__ import annotations
 
 import math
@@ -10,45 +12,56 @@ import streamlit as st
 
 from bnfk_core.analyses.impute import completion
 from bnfk_core.analyses.impute import methods as impute_methods
-from bnfk_core.errors import BnfkError
 from bnfk_core.data.reading import file_layout
+from bnfk_core.errors import BnfkError
 from bnfk_core.registry import IMPUTERS
 from bnfk_core.views.figures import imputation as fig_imp
 
 from .. import bigdata, bigimpute, common, jobs, router, state
 
-__all__ = ["IMPUTERS_OFFERED", "ORDER_NOTE", "imputed_by", "filled_cells_view", "small_file_panel", "big_file_panel"]
+__all__ = [
+    "IMPUTERS_OFFERED",
+    "ORDER_NOTE",
+    "imputed_by",
+    "filled_cells_view",
+    "small_file_panel",
+    "big_file_panel",
+]
 
-#: the "Impute my data" choices: the current network (the Structure page's, the first choice: an arc edit shows
-#: here), one network learned from the table by the default recipe (``impute DATA --structure tree --method bn-em``)
-#: and the CLI's default imputer (``impute DATA --structure tree``, the registry's DEFAULT_IMPUTER).  The stacked
-#: default took ~3.5 times the CPU time of learning one network and imputing with it on the 2,000 x 37 ALARM sample
-#: with 5 % blanks (13.7 vs 4.0 CPU-s; docs/IMPUTATION.md), so it comes last.
+#: the "Impute my data" choices: the current network (the Structure page's, the first choice: an arc edit
+#: shows here), one network learned from the table by the default recipe (``impute DATA --structure tree
+#: --method bn-em``)
+#: and the CLI's default imputer (``impute DATA --structure tree``, the registry's DEFAULT_IMPUTER).  The
+#: stacked default took ~3.5 times the CPU time of learning one network and imputing with it on the 2,000 x 37
+#: ALARM sample with 5 % blanks (13.7 vs 4.0 CPU-s; docs/IMPUTATION.md), so it comes last.
 IMPUTERS_OFFERED = {
     "current": "The current network (Structure page)",
-    "learn": "A network learned from this table by the default recipe (as `impute --structure tree --method bn-em`: "
-             "structural EM on every row)",
+    "learn": "A network learned from this table by the default recipe "
+    "(as `impute --structure tree --method bn-em`: structural EM on every row)",
     impute_methods.DEFAULT_IMPUTER: f"{IMPUTERS[impute_methods.DEFAULT_IMPUTER].label}: the CLI's default "
-                                    f"(`impute --structure tree`), more accurate, slower"}
+    f"(`impute --structure tree`), more accurate, slower",
+}
 #: why the CLI's default is not the page's first choice (shown under the choice)
-ORDER_NOTE = (f"{IMPUTERS[impute_methods.DEFAULT_IMPUTER].label} (the CLI's default) is more accurate on most bundled "
-              "tables (docs/IMPUTATION_PEERS.md) but fits its three models twice (a validation run on 5 % more hidden "
-              "cells, then the final run): about 3.5 times the time of one learned network on a 2,000 x 37 table, so "
-              "the page offers the networks first.")
+ORDER_NOTE = (
+    f"{IMPUTERS[impute_methods.DEFAULT_IMPUTER].label} (the CLI's default) is more accurate on most bundled "
+    "tables (docs/IMPUTATION_PEERS.md) but fits its three models twice (a validation run on 5 % more hidden "
+    "cells, then the final run): about 3.5 times the time of one learned network on a 2,000 x 37 table, so "
+    "the page offers the networks first."
+)
 MAX_SHOWN_ROWS = 300
 FILL_LABELS = {"median": "the median of the observed values in the bin", "label": "the bin's label"}
 
 
 @st.cache_resource(show_spinner=False, max_entries=4)
-def imputed_by(_feat, fingerprint: str, method: str, seed: int) -> "completion.ImputedData":
-    """``impute_table(feat, method, seed=seed)`` with the default recipe (what ``impute DATA --structure tree --method
-    M`` does), kept per data fingerprint, method and seed."""
+def imputed_by(_feat, fingerprint: str, method: str, seed: int) -> completion.ImputedData:
+    """``impute_table(feat, method, seed=seed)`` with the default recipe (what ``impute DATA --structure tree
+    --method M`` does), kept per data fingerprint, method and seed."""
     return impute_methods.impute_table(_feat, method, seed=seed)
 
 
 def filled_cells_view(res, big: bool) -> str:
-    """The metrics, the first rows with filled cells as a figure and the choice of what discretized cells hold;
-    returns that choice."""
+    """The metrics, the first rows with filled cells as a figure and the choice of what discretized cells
+    hold; returns that choice."""
     rows, stats = res.filled_rows(), res.stats()
     c1, c2, c3 = st.columns(3)
     c1.metric("Imputed cells", f"{stats['cells']:,}")
@@ -61,11 +74,19 @@ def filled_cells_view(res, big: bool) -> str:
     shown = rows[:MAX_SHOWN_ROWS]
     P, dist = res.cell_probabilities(shown)
     cells = res.data.frame.iloc[shown][list(res.data.variables)].to_numpy(dtype=object)
-    st.plotly_chart(fig_imp.imputed_cells_figure(cells, res.data.variables, shown, P, dist),
-                    key="imp_cells", config={"displaylogo": False})
+    st.plotly_chart(
+        fig_imp.imputed_cells_figure(cells, res.data.variables, shown, P, dist),
+        key="imp_cells",
+        config={"displaylogo": False},
+    )
     st.caption("Coloured cells were imputed (darker = less certain); hover for the distribution.")
-    return st.radio("Filled cells of discretized numeric columns hold", list(completion.FILL_NUMERIC),
-                    horizontal=True, key="imp_fill", format_func=FILL_LABELS.get)
+    return st.radio(
+        "Filled cells of discretized numeric columns hold",
+        list(completion.FILL_NUMERIC),
+        horizontal=True,
+        key="imp_fill",
+        format_func=FILL_LABELS.get,
+    )
 
 
 def _reader(path: str):
@@ -75,37 +96,52 @@ def _reader(path: str):
 
 def small_file_panel(res, fill: str) -> None:
     """For a table held in memory: the loaded file with only its missing cells filled (``res``, an
-    :class:`~bnfk_core.analyses.impute.completion.ImputedData`), and the cells' probabilities, as downloads."""
+    :class:`~bnfk_core.analyses.impute.completion.ImputedData`), and the cells' probabilities, as
+    downloads."""
     done = completion.complete_file(res, state.raw_table(), fill_numeric=fill)
-    st.caption("The download is the loaded file with only its missing cells filled: every other cell, "
-               "the columns (dropped ones too) and the rows stay as written.")
+    st.caption(
+        "The download is the loaded file with only its missing cells filled: every other cell, "
+        "the columns (dropped ones too) and the rows stay as written."
+    )
     base = f"{common.dataset_name()}_imputed"
     d1, d2 = st.columns(2)
     with d1:
         common.download("Completed data (CSV)", done.to_bytes, f"{base}.csv", "text/csv")
     with d2:
-        common.download("Probabilities (CSV)", done.probabilities_csv, f"{base}_probabilities.csv", "text/csv")
+        common.download(
+            "Probabilities (CSV)", done.probabilities_csv, f"{base}_probabilities.csv", "text/csv"
+        )
 
 
 def big_file_panel(model, fill: str) -> None:
-    """For a file read in chunks: a button that fills the missing cells of all its rows with ``model`` (fitted on
-    all rows) under a progress bar in a heavy slot, then the summary, the downloads and, for a file on the
+    """For a file read in chunks: a button that fills the missing cells of all its rows with ``model`` (fitted
+    on all rows) under a progress bar in a heavy slot, then the summary, the downloads and, for a file on the
     server, writing the result to a path there.  Every failure is one ``st.error`` sentence."""
     path, name = state.streamed()
     n_rows = state.full_data().n_rows
     st.markdown(f"**The completed file: all {n_rows:,} rows**")
-    st.caption(f"{state.plain(name)} with the missing cells of all its rows filled by the network fitted on all rows, read and "
-               "written in blocks: the same file as imputing it in memory gives, every other cell as written.")
+    st.caption(
+        f"{state.plain(name)} with the missing cells of all its rows filled by the network fitted on all "
+        "rows, read and "
+        "written in blocks: the same file as imputing it in memory gives, every other cell as written."
+    )
     try:
         if file_layout(path).fmt == "parquet":
-            st.info(f"{state.plain(name)} is a Parquet file; the completed file is written for CSV files, so export it as CSV to "
-                    "complete all its rows.")
+            st.info(
+                f"{state.plain(name)} is a Parquet file; the completed file is written for CSV files, so "
+                "export it as CSV to "
+                "complete all its rows."
+            )
             return
         options = state.read_options()
         res = bigimpute.cached(path, model, options, fill)
         if res is None:
-            if not st.button(f"Complete all {n_rows:,} rows", key="imp_big_run", type="primary",
-                             icon=":material/play_arrow:"):
+            if not st.button(
+                f"Complete all {n_rows:,} rows",
+                key="imp_big_run",
+                type="primary",
+                icon=":material/play_arrow:",
+            ):
                 return
             bar = st.progress(0.0, text=f"Imputing {name}…")
             try:
@@ -128,26 +164,45 @@ def _summary(res: dict, name: str) -> None:
     c3.metric("Mean probability (all rows)", "–" if math.isnan(mean) else f"{mean:.3f}")
     per = res["imputed_per_column"]
     if per:
-        st.dataframe(pd.DataFrame({"column": list(per), "imputed cells": list(per.values())}), hide_index=True)
+        st.dataframe(
+            pd.DataFrame({"column": list(per), "imputed cells": list(per.values())}), hide_index=True
+        )
     for note in res["notes"]:
         st.caption(state.plain(note))
     st.caption(f"Imputed in {res['blocks']:,} block(s) in {res['seconds']:.1f} s.")
     base = f"{common.dataset_name()}_imputed"
     d1, d2 = st.columns(2)
     with d1:
-        common.download("Completed data, all rows (CSV)", _reader(res["output"]), f"{base}.csv", "text/csv",
-                        key="dl_imp_big")
+        common.download(
+            "Completed data, all rows (CSV)",
+            _reader(res["output"]),
+            f"{base}.csv",
+            "text/csv",
+            key="dl_imp_big",
+        )
     with d2:
-        common.download("Probabilities, all rows (CSV)", _reader(res["probabilities"]), f"{base}_probabilities.csv",
-                        "text/csv", key="dl_imp_big_probabilities")
+        common.download(
+            "Probabilities, all rows (CSV)",
+            _reader(res["probabilities"]),
+            f"{base}_probabilities.csv",
+            "text/csv",
+            key="dl_imp_big_probabilities",
+        )
 
 
 def _save_panel(res: dict, input_path: str) -> None:
-    """Write the completed file into the operator's output folder (only there; replacing a file only when ticked)."""
+    """Write the completed file into the operator's output folder (only there; replacing a file only when
+    ticked)."""
     c1, c2, c3 = st.columns([4, 1.4, 1], vertical_alignment="bottom")
-    target = c1.text_input("Or write the completed file to the server's output folder (file name)",
-                           key="imp_big_target", placeholder=f"{common.dataset_name()}_imputed.csv")
+    target = c1.text_input(
+        "Or write the completed file to the server's output folder (file name)",
+        key="imp_big_target",
+        placeholder=f"{common.dataset_name()}_imputed.csv",
+    )
     replace = c2.checkbox("Replace an existing file", key="imp_big_replace")
     if c3.button("Write file", key="imp_big_save", icon=":material/save:"):
         written = bigimpute.save_as(res, target, input_path, replace=replace)
-        st.success(f"Wrote the completed file of {res['rows']:,} rows to '{state.plain(written)}' in the output folder.")
+        st.success(
+            f"Wrote the completed file of {res['rows']:,} rows to '{state.plain(written)}' in the output "
+            "folder."
+        )

@@ -1,15 +1,16 @@
 """The KGV tab of the Structure page: the pairwise KGV mutual information of the variables (numbers
 unbinned) as a heatmap, which columns were searched as numbers and how they are binned for the CPTs, and the
 network learned by the KGV score on the raw numbers beside the one learned on the bins, with their structural
-Hamming distance.  Widgets -> core calls (:mod:`bnfk_core.learning.kgv`, :mod:`bnfk_core.learning.structure`) -> figures."""
+Hamming distance.  Widgets -> core calls (:mod:`bnfk_core.learning.kgv`, :mod:`bnfk_core.learning.structure`)
+-> figures."""
+
 import pandas as pd
 import streamlit as st
 
-from bnfk_core.network.dag import structural_hamming_distance
 from bnfk_core.errors import BnfkError
 from bnfk_core.learning.kgv import KGV_KERNELS, kgv_mutual_information
 from bnfk_core.learning.structure import learn_feature_structure
-
+from bnfk_core.network.dag import structural_hamming_distance
 from bnfk_core.views import figures
 from bnfk_core.views.figures import kgv as fig_kgv
 
@@ -26,9 +27,17 @@ def _mi(_data, fingerprint: str, kernel: str, kappa):
 @st.cache_resource(show_spinner=False, max_entries=8)
 def _raw_and_binned(_data, fingerprint: str, kernel: str, kappa, max_parents, seed: int):
     opts = {"kernel": kernel, "kappa": kappa}
-    raw = learn_feature_structure(_data, "hc", score="kgv", max_parents=max_parents, seed=seed, score_options=opts)
-    binned = learn_feature_structure(_data, "hc", score="kgv", max_parents=max_parents, seed=seed,
-                                     score_options={**opts, "bin_numbers": True})
+    raw = learn_feature_structure(
+        _data, "hc", score="kgv", max_parents=max_parents, seed=seed, score_options=opts
+    )
+    binned = learn_feature_structure(
+        _data,
+        "hc",
+        score="kgv",
+        max_parents=max_parents,
+        seed=seed,
+        score_options={**opts, "bin_numbers": True},
+    )
     return raw, binned
 
 
@@ -36,58 +45,105 @@ def kgv_tab() -> None:
     ss = st.session_state
     data = state.data()
     c1, c2, c3 = st.columns([1, 1, 2])
-    kernel = c1.selectbox("Kernel of the numbers", KGV_KERNELS, key="w_kgv_kernel",
-                          help="Gaussian on standardised numbers (Bach & Jordan); linear gives the Gaussian mutual "
-                               "information. Categories always use the delta (one-hot) kernel.")
-    kappa = c2.number_input("κ (0 = Bach's default)", min_value=0.0, max_value=1.0, value=0.0, step=0.001,
-                            format="%.4f", key="w_kgv_kappa",
-                            help="Regularisation; default 2e-2 below 1,000 rows, else 2e-3.")
+    kernel = c1.selectbox(
+        "Kernel of the numbers",
+        KGV_KERNELS,
+        key="w_kgv_kernel",
+        help="Gaussian on standardised numbers (Bach & Jordan); linear gives the Gaussian mutual "
+        "information. Categories always use the delta (one-hot) kernel.",
+    )
+    kappa = c2.number_input(
+        "κ (0 = Bach's default)",
+        min_value=0.0,
+        max_value=1.0,
+        value=0.0,
+        step=0.001,
+        format="%.4f",
+        key="w_kgv_kappa",
+        help="Regularisation; default 2e-2 below 1,000 rows, else 2e-3.",
+    )
     kappa = float(kappa) or None
-    c3.caption("KGV scores mixed data without binning: each variable is a Gaussian in a kernel feature space. "
-               "Numeric columns are searched as numbers; their CPTs (and the Fisher kernel) still use the bins.")
-    if not st.toggle("Compute the KGV dependence and the raw-vs-binned networks", key="w_kgv_on",
-                     help="Pairwise KGV mutual information and two hill climbs with the KGV score."):
+    c3.caption(
+        "KGV scores mixed data without binning: each variable is a Gaussian in a kernel feature space. "
+        "Numeric columns are searched as numbers; their CPTs (and the Fisher kernel) still use the bins."
+    )
+    if not st.toggle(
+        "Compute the KGV dependence and the raw-vs-binned networks",
+        key="w_kgv_on",
+        help="Pairwise KGV mutual information and two hill climbs with the KGV score.",
+    ):
         return
     try:
         with st.spinner("KGV mutual information…"):
             mi = _mi(data, data.fingerprint(), kernel, kappa)
         feat = data.without_class()
         with st.spinner("Learning on raw numbers and on bins…"):
-            raw, binned = _raw_and_binned(feat, feat.fingerprint(), kernel, kappa, ss.learn_max_parents or None,
-                                          int(ss.learn_seed))
+            raw, binned = _raw_and_binned(
+                feat, feat.fingerprint(), kernel, kappa, ss.learn_max_parents or None, int(ss.learn_seed)
+            )
     except BnfkError as exc:
         st.error(router.message(exc))
         return
     left, right = st.columns([1.2, 1], gap="medium")
     with left:
-        hfig = fig_kgv.kgv_mi_figure(mi["variables"], mi["matrix"], raw=mi["searched_raw"],
-                                     title="KGV mutual information (nats; # = searched as numbers)")
+        hfig = fig_kgv.kgv_mi_figure(
+            mi["variables"],
+            mi["matrix"],
+            raw=mi["searched_raw"],
+            title="KGV mutual information (nats; # = searched as numbers)",
+        )
         st.plotly_chart(hfig, key="kgv_mi_chart", config={"displaylogo": False})
-        st.caption(f"κ = {mi['kappa']:g}, σ = {mi['sigma']:g}, {mi['kernel']} kernel, {mi['n_rows_used']:,} "
-                   "complete rows.")
+        st.caption(
+            f"κ = {mi['kappa']:g}, σ = {mi['sigma']:g}, {mi['kernel']} kernel, {mi['n_rows_used']:,} "
+            "complete rows."
+        )
         table = pd.DataFrame(mi["matrix"], index=mi["variables"], columns=mi["variables"])
-        common.download("KGV-MI matrix (CSV)", table.to_csv(index_label="variable").encode("utf-8"),
-                        f"{common.dataset_name()}_kgv_mi.csv", "text/csv")
+        common.download(
+            "KGV-MI matrix (CSV)",
+            table.to_csv(index_label="variable").encode("utf-8"),
+            f"{common.dataset_name()}_kgv_mi.csv",
+            "text/csv",
+        )
     with right:
-        bins = pd.DataFrame({"column": mi["searched_raw"],
-                             "CPT bins": [", ".join(data.states[data.index(v)]) for v in mi["searched_raw"]]})
+        bins = pd.DataFrame(
+            {
+                "column": mi["searched_raw"],
+                "CPT bins": [", ".join(data.states[data.index(v)]) for v in mi["searched_raw"]],
+            }
+        )
         if len(bins):
             st.markdown(f"**{len(bins)} column(s) searched as numbers**, binned for the CPTs:")
             st.dataframe(bins, hide_index=True, width="stretch", height=min(300, 38 + 35 * len(bins)))
         else:
-            st.info("No column of these data was binned: KGV searches the same categories as the other scores.")
+            st.info(
+                "No column of these data was binned: KGV searches the same categories as the other scores."
+            )
         shd = structural_hamming_distance(raw.dag, binned.dag)
-        m1, m2 = st.columns(2)        # two across: three cut their labels at 1280 px
+        m1, m2 = st.columns(2)  # two across: three cut their labels at 1280 px
         m1.metric("Arcs (raw numbers)", raw.dag.n_arcs)
         m2.metric("Arcs (bins)", binned.dag.n_arcs)
-        st.metric("Structural Hamming distance", shd, help="Edges that differ between the two equivalence classes.")
-    # both drawn on the raw network's layout, staggered for half a 1280-pixel screen; the height follows the layers
+        st.metric(
+            "Structural Hamming distance", shd, help="Edges that differ between the two equivalence classes."
+        )
+    # both drawn on the raw network's layout, staggered for half a 1280-pixel screen; the height follows the
+    # layers
     pos = figures.shared_layout(raw.dag.nodes, raw.dag.sorted_arcs(), width=440)
     d1, d2 = st.columns(2, gap="medium")
-    d1.plotly_chart(figures.dag_figure(raw.dag.nodes, raw.dag.sorted_arcs(), pos=pos,
-                                       title="KGV, raw numbers"), key="kgv_raw_dag", config={"displaylogo": False})
-    d2.plotly_chart(figures.dag_figure(binned.dag.nodes, binned.dag.sorted_arcs(), pos=pos,
-                                       title="KGV on the bins"), key="kgv_bin_dag", config={"displaylogo": False})
-    st.button("Use the network learned on raw numbers", icon=":material/account_tree:", key="kgv_use_raw",
-              on_click=lambda: state.set_dag(raw.dag, "Hill climbing (KGV, raw numbers)", learned=True,
-                                             notes=raw.notes))
+    d1.plotly_chart(
+        figures.dag_figure(raw.dag.nodes, raw.dag.sorted_arcs(), pos=pos, title="KGV, raw numbers"),
+        key="kgv_raw_dag",
+        config={"displaylogo": False},
+    )
+    d2.plotly_chart(
+        figures.dag_figure(binned.dag.nodes, binned.dag.sorted_arcs(), pos=pos, title="KGV on the bins"),
+        key="kgv_bin_dag",
+        config={"displaylogo": False},
+    )
+    st.button(
+        "Use the network learned on raw numbers",
+        icon=":material/account_tree:",
+        key="kgv_use_raw",
+        on_click=lambda: state.set_dag(
+            raw.dag, "Hill climbing (KGV, raw numbers)", learned=True, notes=raw.notes
+        ),
+    )

@@ -2,26 +2,43 @@
 
 Each function draws one tab; a structure change goes through :mod:`bnfk_ui.state` (``edit``, ``segment``,
 ``set_dag``), which keeps the undo history, and its outcome is shown next to the control that caused it."""
+
 import json
 
 import numpy as np
 import streamlit as st
 
-from bnfk_core.network.dag import DAG, SEGMENT_KINDS, SEGMENT_LABELS, SEGMENT_PATTERNS, SEGMENT_SIZES, cpdag, \
-    segment_arcs, v_structures
-from bnfk_core.kernels.embed import class_order, cluster_order
 from bnfk_core.errors import BnfkError, StructureError
+from bnfk_core.kernels.embed import class_order, cluster_order
+from bnfk_core.network.dag import (
+    DAG,
+    SEGMENT_KINDS,
+    SEGMENT_LABELS,
+    SEGMENT_PATTERNS,
+    SEGMENT_SIZES,
+    cpdag,
+    segment_arcs,
+    v_structures,
+)
 from bnfk_core.network.layout import layered_layout
 from bnfk_core.network.model import model_to_bif, read_structure
 from bnfk_core.registry import LEARNERS, SCORES
-
 from bnfk_core.views import figures
 from bnfk_core.views.figures import kernel as fig_kernel
 
 from .. import common, jobs, live, router, state
 
-__all__ = ["message", "act", "learn_tab", "edit_panel", "presets_tab", "equivalence_tab", "io_tab", "arc_actions",
-           "live_panel"]
+__all__ = [
+    "message",
+    "act",
+    "learn_tab",
+    "edit_panel",
+    "presets_tab",
+    "equivalence_tab",
+    "io_tab",
+    "arc_actions",
+    "live_panel",
+]
 
 
 def message(slot: str) -> None:
@@ -33,6 +50,7 @@ def message(slot: str) -> None:
 
 def act(slot: str, fn, *args, ok: str | None = None):
     """A button callback running a structure edit; a BnfkError becomes a message next to the control."""
+
     def cb():
         try:
             fn(*args)
@@ -40,6 +58,7 @@ def act(slot: str, fn, *args, ok: str | None = None):
                 st.session_state[f"msg_{slot}"] = ("success", ok)
         except BnfkError as exc:
             st.session_state[f"msg_{slot}"] = ("error", str(exc))
+
     return cb
 
 
@@ -55,18 +74,40 @@ def _method_label(method: str, score: str) -> str:
 def learn_tab(feat) -> None:
     ss = st.session_state
     c1, c2, c3 = st.columns([2, 1, 1])
-    method = c1.selectbox("Method", list(LEARNERS), format_func=LEARNERS.labels().get, **state.bind("learn_method"))
-    spec = LEARNERS[method]      # the learner's own facts: which options it reads, how many variables it handles
-    c2.selectbox("Score", list(SCORES), format_func=SCORES.labels().get,
-                 help=f"Optimised by {', '.join(map(_short, LEARNERS.names(uses_score=True)))}; reported for the "
-                      "other methods.",
-                 **state.bind("learn_score"))
-    common.seed_input("Seed (ties)", "learn_seed", c2,
-                      help=f"Breaks ties in {', '.join(_short(m) for m in LEARNERS if LEARNERS[m].applies('seed'))}.")
-    c3.number_input("Max parents (0 = no bound)", min_value=0, max_value=10, step=1,
-                    disabled=not spec.applies("max_parents"), **state.bind("learn_max_parents"))
-    c3.number_input("k (KDB feature parents)", min_value=0, max_value=5, step=1, disabled=not spec.applies("k"),
-                    **state.bind("learn_k"))
+    method = c1.selectbox(
+        "Method", list(LEARNERS), format_func=LEARNERS.labels().get, **state.bind("learn_method")
+    )
+    spec = LEARNERS[method]  # the learner's own facts: which options it reads, how many variables it handles
+    c2.selectbox(
+        "Score",
+        list(SCORES),
+        format_func=SCORES.labels().get,
+        help=f"Optimised by {', '.join(map(_short, LEARNERS.names(uses_score=True)))}; reported for the "
+        "other methods.",
+        **state.bind("learn_score"),
+    )
+    common.seed_input(
+        "Seed (ties)",
+        "learn_seed",
+        c2,
+        help=f"Breaks ties in {', '.join(_short(m) for m in LEARNERS if LEARNERS[m].applies('seed'))}.",
+    )
+    c3.number_input(
+        "Max parents (0 = no bound)",
+        min_value=0,
+        max_value=10,
+        step=1,
+        disabled=not spec.applies("max_parents"),
+        **state.bind("learn_max_parents"),
+    )
+    c3.number_input(
+        "k (KDB feature parents)",
+        min_value=0,
+        max_value=5,
+        step=1,
+        disabled=not spec.applies("k"),
+        **state.bind("learn_k"),
+    )
     too_wide = spec.too_wide(feat.n_vars)
     if too_wide:
         st.warning(too_wide)
@@ -76,40 +117,63 @@ def learn_tab(feat) -> None:
             bar = st.progress(0.0, text="counting")
             try:
                 with jobs.heavy("learning"):
-                    res = state.learn(method, ss.learn_score, ss.learn_k, ss.learn_max_parents or None,
-                                      ss.learn_seed, progress=jobs.progress(bar))
+                    res = state.learn(
+                        method,
+                        ss.learn_score,
+                        ss.learn_k,
+                        ss.learn_max_parents or None,
+                        ss.learn_seed,
+                        progress=jobs.progress(bar),
+                    )
             except BnfkError as exc:
                 status.update(label="Learning failed", state="error")
                 st.error(router.message(exc))
             else:
                 state.set_dag(res.dag, label, learned=True, notes=res.notes)
-                status.update(label=f"Learned {label}: {res.dag.n_arcs} arcs in {res.seconds:.1f} s",
-                              state="complete")
+                status.update(
+                    label=f"Learned {label}: {res.dag.n_arcs} arcs in {res.seconds:.1f} s", state="complete"
+                )
                 st.rerun()
     notes = ss.structure.get("notes") or []
     if notes:
-        st.caption(f"Last learned: **{state.plain(ss.structure['learned_label'])}** — " + "; ".join(notes) + ".")
+        st.caption(
+            f"Last learned: **{state.plain(ss.structure['learned_label'])}** — " + "; ".join(notes) + "."
+        )
 
 
 def edit_panel(dg: DAG) -> None:
-    """The arc edits beside the graph: Remove / Reverse for the arc picked by a click on its dot, then adding an
-    arc and changing an existing one from lists; each outcome is shown under its control."""
+    """The arc edits beside the graph: Remove / Reverse for the arc picked by a click on its dot, then adding
+    an arc and changing an existing one from lists; each outcome is shown under its control."""
     st.markdown("**Edit arcs**")
     arc_actions()
     message("live")
     nodes = list(dg.nodes)
     u = st.selectbox("Add an arc from", nodes, key="w_add_from")
     v = st.selectbox("Add an arc to", [x for x in nodes if x != u], key="w_add_to")
-    st.button("Add arc", icon=":material/add:", width="stretch",
-              on_click=act("edit", state.edit, "add", u, v, ok=f"Added {u} → {v}."))
+    st.button(
+        "Add arc",
+        icon=":material/add:",
+        width="stretch",
+        on_click=act("edit", state.edit, "add", u, v, ok=f"Added {u} → {v}."),
+    )
     arcs = dg.sorted_arcs()
     if arcs:
-        arc = st.selectbox("Change an existing arc", arcs, format_func=lambda a: f"{a[0]} → {a[1]}", key="w_arc")
+        arc = st.selectbox(
+            "Change an existing arc", arcs, format_func=lambda a: f"{a[0]} → {a[1]}", key="w_arc"
+        )
         e1, e2 = st.columns(2)
-        e1.button("Remove", icon=":material/remove:", width="stretch",
-                  on_click=act("edit", state.edit, "remove", *arc, ok=f"Removed {arc[0]} → {arc[1]}."))
-        e2.button("Reverse", icon=":material/swap_vert:", width="stretch",
-                  on_click=act("edit", state.edit, "reverse", *arc, ok=f"Reversed {arc[0]} → {arc[1]}."))
+        e1.button(
+            "Remove",
+            icon=":material/remove:",
+            width="stretch",
+            on_click=act("edit", state.edit, "remove", *arc, ok=f"Removed {arc[0]} → {arc[1]}."),
+        )
+        e2.button(
+            "Reverse",
+            icon=":material/swap_vert:",
+            width="stretch",
+            on_click=act("edit", state.edit, "reverse", *arc, ok=f"Reversed {arc[0]} → {arc[1]}."),
+        )
     else:
         st.caption("The structure has no arcs yet.")
     message("edit")
@@ -121,37 +185,62 @@ def presets_tab(dg: DAG) -> None:
     c1.caption(f"Pattern: {SEGMENT_PATTERNS[kind]}")
     need = SEGMENT_SIZES.get(kind)
     roles = {3: "u, v, w", 2: "u, v"}.get(need, "x₁, x₂, …")
-    chosen = c2.multiselect(f"Variables ({'exactly ' + str(need) if need else 'two or more'}, in order: {roles})",
-                            list(dg.nodes), max_selections=need, key=f"w_seg_vars_{kind}")
+    chosen = c2.multiselect(
+        f"Variables ({'exactly ' + str(need) if need else 'two or more'}, in order: {roles})",
+        list(dg.nodes),
+        max_selections=need,
+        key=f"w_seg_vars_{kind}",
+    )
     try:
         preview = segment_arcs(kind, chosen) if chosen else []
     except StructureError:
         preview = []
     if preview:
-        c2.caption("Adds " + ", ".join(f"{a} → {b}" for a, b in preview)
-                   + " (an opposite arc between two of them is replaced).")
-    st.button("Apply preset", type="primary", icon=":material/account_tree:", disabled=not chosen,
-              on_click=act("seg", state.segment, kind, tuple(chosen),
-                           ok=f"Applied the {SEGMENT_LABELS[kind].lower()} on {', '.join(chosen)}."))
+        c2.caption(
+            "Adds "
+            + ", ".join(f"{a} → {b}" for a, b in preview)
+            + " (an opposite arc between two of them is replaced)."
+        )
+    st.button(
+        "Apply preset",
+        type="primary",
+        icon=":material/account_tree:",
+        disabled=not chosen,
+        on_click=act(
+            "seg",
+            state.segment,
+            kind,
+            tuple(chosen),
+            ok=f"Applied the {SEGMENT_LABELS[kind].lower()} on {', '.join(chosen)}.",
+        ),
+    )
     message("seg")
 
 
 def equivalence_tab(dg: DAG, covered: list) -> None:
     cp = cpdag(dg)
     c1, c2 = st.columns([3, 1.25], gap="medium")
-    cfig = figures.dag_figure(dg.nodes, sorted(cp.directed), undirected=[tuple(sorted(e)) for e in cp.undirected],
-                              pos=layered_layout(dg.nodes, dg.sorted_arcs()),
-                              title="CPDAG (essential graph) of the current structure")
+    cfig = figures.dag_figure(
+        dg.nodes,
+        sorted(cp.directed),
+        undirected=[tuple(sorted(e)) for e in cp.undirected],
+        pos=layered_layout(dg.nodes, dg.sorted_arcs()),
+        title="CPDAG (essential graph) of the current structure",
+    )
     state.plotly_chart(cfig, key="cpdag_chart", config={"displaylogo": False}, where=c1)
     with c2:
         st.metric("Compelled arcs", len(cp.directed))
         st.metric("Reversible edges", len(cp.undirected))
         st.metric("v-structures", len(v_structures(dg)))
-        st.caption("Every DAG with this skeleton and these v-structures is Markov equivalent: same "
-                   "likelihood scores (BIC, AIC, qNML) and the same Fisher kernel.")
+        st.caption(
+            "Every DAG with this skeleton and these v-structures is Markov equivalent: same "
+            "likelihood scores (BIC, AIC, qNML) and the same Fisher kernel."
+        )
         if covered:
-            st.markdown("**Covered arcs** (reverse one to move within the class): "
-                        + ", ".join(f"{state.plain(a)} → {state.plain(b)}" for a, b in covered))
+            st.markdown(
+                "**Covered arcs** (reverse one to move within the class): "
+                + ", ".join(f"{state.plain(a)} → {state.plain(b)}" for a, b in covered)
+            )
     common.download_figure(cfig, f"{common.dataset_name()}_cpdag", "CPDAG figure (HTML)")
 
 
@@ -162,16 +251,27 @@ def io_tab(feat, dg: DAG, dag_fig) -> None:
         with common.shown_errors():
             m, base = state.model(), common.dataset_name()
             # each file is written when its button is clicked, not on every run of the page
-            common.download("Model (BIF)", lambda: model_to_bif(m).encode("utf-8"), f"{base}_model.bif", "text/plain")
-            common.download("Model (JSON)", lambda: json.dumps(m.to_json_dict(), indent=1).encode("utf-8"),
-                            f"{base}_model.json", "application/json")
-            common.download("Structure only (JSON)", lambda: json.dumps(dg.to_dict(), indent=1).encode("utf-8"),
-                            f"{base}_structure.json", "application/json")
+            common.download(
+                "Model (BIF)", lambda: model_to_bif(m).encode("utf-8"), f"{base}_model.bif", "text/plain"
+            )
+            common.download(
+                "Model (JSON)",
+                lambda: json.dumps(m.to_json_dict(), indent=1).encode("utf-8"),
+                f"{base}_model.json",
+                "application/json",
+            )
+            common.download(
+                "Structure only (JSON)",
+                lambda: json.dumps(dg.to_dict(), indent=1).encode("utf-8"),
+                f"{base}_structure.json",
+                "application/json",
+            )
             common.download_figure(dag_fig, f"{base}_dag", "DAG figure (HTML)")
     with c2:
         st.markdown("**Import a structure**")
-        up = st.file_uploader("A BIF or bnfk JSON model over the same variables", type=["bif", "json"],
-                              key="w_model_upload")
+        up = st.file_uploader(
+            "A BIF or bnfk JSON model over the same variables", type=["bif", "json"], key="w_model_upload"
+        )
         if up is not None and st.button("Use this structure", icon=":material/upload:"):
             try:
                 imported = read_structure(up.getvalue(), up.name).over(feat.variables, up.name)
@@ -179,7 +279,9 @@ def io_tab(feat, dg: DAG, dag_fig) -> None:
                 st.error(router.message(exc))
             else:
                 state.set_dag(imported, f"imported from {up.name}")
-                state.flash("success", f"Imported the structure of {up.name}; parameters are re-fitted on the data.")
+                state.flash(
+                    "success", f"Imported the structure of {up.name}; parameters are re-fitted on the data."
+                )
                 st.rerun()
 
 
@@ -192,10 +294,20 @@ def arc_actions() -> None:
     u, v = arc
     st.info(f"Picked arc **{state.plain(u)} → {state.plain(v)}**", icon=":material/arrow_right_alt:")
     c1, c2 = st.columns(2)
-    c1.button("Remove", icon=":material/remove:", key="live_remove", width="stretch",
-              on_click=act("live", _arc_edit, "remove", u, v, ok=f"Removed {u} → {v}."))
-    c2.button("Reverse", icon=":material/swap_vert:", key="live_reverse", width="stretch",
-              on_click=act("live", _arc_edit, "reverse", u, v, ok=f"Reversed {u} → {v}."))
+    c1.button(
+        "Remove",
+        icon=":material/remove:",
+        key="live_remove",
+        width="stretch",
+        on_click=act("live", _arc_edit, "remove", u, v, ok=f"Removed {u} → {v}."),
+    )
+    c2.button(
+        "Reverse",
+        icon=":material/swap_vert:",
+        key="live_reverse",
+        width="stretch",
+        on_click=act("live", _arc_edit, "reverse", u, v, ok=f"Reversed {u} → {v}."),
+    )
     st.button("Cancel", key="live_cancel", width="stretch", on_click=lambda: ss.pop("live_arc", None))
 
 
@@ -205,15 +317,18 @@ def _arc_edit(kind: str, u: str, v: str) -> None:
 
 
 def _drawn(lk, labels: np.ndarray) -> np.ndarray:
-    """Positions of the live rows drawn, in plotted order: at most ``figures.DRAW_ROWS`` of them, evenly spaced through
-    the (seeded, random) sample, ordered among themselves by class (clustered inside) or by clustering -- once per
-    data (ordering only the drawn rows: 2,000 rows took seconds, 400 take milliseconds)."""
+    """Positions of the live rows drawn, in plotted order: at most ``figures.DRAW_ROWS`` of them, evenly
+    spaced through the (seeded, random) sample, ordered among themselves by class (clustered inside) or by
+    clustering -- once per data (ordering only the drawn rows: 2,000 rows took seconds, 400 take
+    milliseconds)."""
     ss = st.session_state
     key = ss._live[0]
     saved = ss.get("_live_drawn")
-    if saved is None or saved[0] != key:       # the order of the structure this session first saw, made once per
-        pick = figures.evenly_drawn(np.arange(len(labels)))       # server for it (every student starts alike)
-        K = state.keyed(lk.gram()[np.ix_(pick, pick)], (key, tuple(lk.dag.sorted_arcs()), tuple(pick.tolist())))
+    if saved is None or saved[0] != key:  # the order of the structure this session first saw, made once per
+        pick = figures.evenly_drawn(np.arange(len(labels)))  # server for it (every student starts alike)
+        K = state.keyed(
+            lk.gram()[np.ix_(pick, pick)], (key, tuple(lk.dag.sorted_arcs()), tuple(pick.tolist()))
+        )
         ss._live_drawn = (key, pick[state.shared(_order, K, labels[pick])])
     return ss._live_drawn[1]
 
@@ -235,8 +350,8 @@ def _live_digest(lk, K: np.ndarray):
 
 
 def live_panel(feat) -> None:
-    """The Fisher Gram matrix of the current structure and one pair's per-variable terms, updated in place after
-    every edit (:class:`bnfk_core.kernels.live.LiveKernel`: only the changed terms are recomputed)."""
+    """The Fisher Gram matrix of the current structure and one pair's per-variable terms, updated in place
+    after every edit (:class:`bnfk_core.kernels.live.LiveKernel`: only the changed terms are recomputed)."""
     lk, rows = live.live_kernel()
     K = lk.gram()
     d = state.data()
@@ -244,28 +359,67 @@ def live_panel(feat) -> None:
     cls_states = d.states[d.index(d.class_column)] if d.class_column else ()
     drawn = _drawn(lk, labels)
     c1, c2 = st.columns([1.1, 1], gap="medium")
-    state.plotly_chart(state.shared(figures.gram_figure, state.keyed(K, _live_digest(lk, K)), drawn, rows, labels,
-                                    cls_states, title="Fisher kernel, live", height=430),
-                    key="live_gram", config={"displaylogo": False}, where=c1)
-    a, b = state.default_pair(K, [int(r) for r in rows]) if not st.session_state.get("pair") else st.session_state.pair
+    state.plotly_chart(
+        state.shared(
+            figures.gram_figure,
+            state.keyed(K, _live_digest(lk, K)),
+            drawn,
+            rows,
+            labels,
+            cls_states,
+            title="Fisher kernel, live",
+            height=430,
+        ),
+        key="live_gram",
+        config={"displaylogo": False},
+        where=c1,
+    )
+    a, b = (
+        state.default_pair(K, [int(r) for r in rows])
+        if not st.session_state.get("pair")
+        else st.session_state.pair
+    )
     pos = {int(r): k for k, r in enumerate(rows)}
     if a not in pos or b not in pos:
         a, b = state.default_pair(K, [int(r) for r in rows])
     contrib = lk.contributions(pos[a], pos[b])
     vals = lambda r: ["(missing)" if (x := d.frame.at[r, v]) is None else x for v in lk.dag.nodes]  # noqa: E731
-    state.plotly_chart(state.shared(fig_kernel.pair_figure, list(lk.dag.nodes), contrib, vals(a), vals(b), a, b, "Fisher"),
-                    key="live_contrib", config={"displaylogo": False}, where=c2)
+    state.plotly_chart(
+        state.shared(fig_kernel.pair_figure, list(lk.dag.nodes), contrib, vals(a), vals(b), a, b, "Fisher"),
+        key="live_contrib",
+        config={"displaylogo": False},
+        where=c2,
+    )
     info = lk.last_update
-    how = (f"last edit: {1000 * info['seconds']:.0f} ms, {len(info.get('rebuilt', ()))} term(s) rebuilt and "
-           f"{len(info.get('rescaled', ()))} rescaled" if info else f"built in {1000 * lk.seconds_build:.0f} ms")
-    st.caption(f"{len(rows):,} rows" + (f" (a seeded sample of {feat.n_rows:,})" if len(rows) < feat.n_rows else "")
-               + (f", {len(drawn):,} of them drawn (evenly spaced through the sample)" if len(drawn) < len(rows)
-                  else "")
-               + f"; {how}. Rows A = #{a} and B = #{b} (pick others on the Kernel page)."
-               + (f" On this large file the live kernel is fitted on a seeded sample (seed "
-                  f"{int(st.session_state.view_seed)}) of its {state.full_data().n_rows:,} rows; the structure "
-                  "and its scores use all rows." if state.streamed() is not None else "")
-               + (" This table has missing cells: the live kernel counts each family's CPT from the rows where it is "
-                  "observed (so one edit rebuilds only its terms), while the network the other pages use fits them by "
-                  "EM, as the recipe says." if lk.data.has_missing and state.recipe().missing_data != "complete-rows"
-                  else ""))
+    how = (
+        f"last edit: {1000 * info['seconds']:.0f} ms, {len(info.get('rebuilt', ()))} term(s) rebuilt and "
+        f"{len(info.get('rescaled', ()))} rescaled"
+        if info
+        else f"built in {1000 * lk.seconds_build:.0f} ms"
+    )
+    st.caption(
+        f"{len(rows):,} rows"
+        + (f" (a seeded sample of {feat.n_rows:,})" if len(rows) < feat.n_rows else "")
+        + (
+            f", {len(drawn):,} of them drawn (evenly spaced through the sample)"
+            if len(drawn) < len(rows)
+            else ""
+        )
+        + f"; {how}. Rows A = #{a} and B = #{b} (pick others on the Kernel page)."
+        + (
+            f" On this large file the live kernel is fitted on a seeded sample (seed "
+            f"{int(st.session_state.view_seed)}) of its {state.full_data().n_rows:,} rows; the structure "
+            "and its scores use all rows."
+            if state.streamed() is not None
+            else ""
+        )
+        + (
+            " This table has missing cells: the live kernel counts each family's CPT from the rows where it "
+            "is "
+            "observed (so one edit rebuilds only its terms), while the network the other pages use fits them "
+            "by "
+            "EM, as the recipe says."
+            if lk.data.has_missing and state.recipe().missing_data != "complete-rows"
+            else ""
+        )
+    )

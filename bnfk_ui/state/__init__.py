@@ -3,7 +3,8 @@ modules of one idea --
 
 * :mod:`.session` -- the choices, their defaults, widget binding, queued messages, the data settings;
 * :mod:`.bigfiles` -- when the data are a large file read in chunks, and its cached sample;
-* :mod:`.tables` -- the table the pages work on (all rows, the sample, the feature columns, the file as written);
+* :mod:`.tables` -- the table the pages work on (all rows, the sample, the feature columns, the file as
+  written);
 * :mod:`.uploads` -- switching the data (a sample, an upload, a large file, other reading options);
 * :mod:`.structure` -- the current structure and its undo / redo stacks;
 * :mod:`.caches` -- the fitted model, scores, Gram matrices, fitted kernels and contributions;
@@ -20,32 +21,33 @@ Pages and sections call them as ``state.<name>`` (the names below); every page c
 missing values as a category, a Chow–Liu tree), so each page also works when it is opened directly in a
 fresh session.
 """
+
 from __future__ import annotations
 
 import streamlit as st
 
 from .bigfiles import *  # noqa: F401,F403
-from .charts import *  # noqa: F401,F403
 from .caches import *  # noqa: F401,F403
+from .charts import *  # noqa: F401,F403
 from .clustering import *  # noqa: F401,F403
 from .compare import *  # noqa: F401,F403
 from .imputation import *  # noqa: F401,F403
 from .pairs import *  # noqa: F401,F403
 from .session import *  # noqa: F401,F403
+from .session import DEFAULTS
 from .shared import *  # noqa: F401,F403
 from .structure import *  # noqa: F401,F403
-from .tables import *  # noqa: F401,F403
-from .uploads import *  # noqa: F401,F403
-from .session import DEFAULTS
 from .structure import reset_structure
+from .tables import *  # noqa: F401,F403
 from .tables import model_features
+from .uploads import *  # noqa: F401,F403
 from .uploads import apply_pending
 
 
 def init() -> None:
     """Fill in defaults and make sure a structure exists for the current data."""
     ss = st.session_state
-    if not ss.get("_defaults_set"):        # once per session (again after it was cleared): ~50 look-ups a run saved
+    if not ss.get("_defaults_set"):  # once per session (again after it was cleared): ~50 look-ups a run saved
         for k, v in DEFAULTS.items():
             if k not in ss:
                 ss[k] = list(v) if isinstance(v, list) else v

@@ -1,5 +1,6 @@
 """Large files: when the data are read in chunks (:func:`streamed`), the upload's row count, and the cached
 sample of rows and feature columns of a weighted table (the reading itself is :mod:`bnfk_ui.bigdata`)."""
+
 from __future__ import annotations
 
 import os
@@ -22,7 +23,7 @@ def upload_info(content: bytes, want_file: bool = False) -> tuple:
     if memo is None or memo[0] is not content:
         memo = (content, bigdata.count_lines(content), None)
     if want_file and memo[2] is not None and not bigdata.touch_upload(memo[2]):
-        memo = (content, memo[1], None)        # removed by the store's caps meanwhile: written again
+        memo = (content, memo[1], None)  # removed by the store's caps meanwhile: written again
     if want_file and memo[2] is None:
         memo = (content, memo[1], bigdata.upload_file(ss.upload[0], content))
     ss._upload_info = memo
@@ -33,11 +34,11 @@ def streamed(settings: dict | None = None) -> tuple[str, str] | None:
     """``(file, source name)`` when the data of ``settings`` are a large file -- a path on the server, or an
     upload with more than ``stream_rows`` rows -- read in chunks and fitted on all rows; else None."""
     ss = st.session_state
-    dataset = settings["dataset"] if settings else ss.dataset     # one look-up (a run asks this many times)
+    dataset = settings["dataset"] if settings else ss.dataset  # one look-up (a run asks this many times)
     if dataset == "path":
         if not ss.get("server_path"):
             raise DataError("No file on the server has been chosen yet; give its name on the Data page.")
-        path = bigdata.server_file(ss.server_path)     # the operator's policy, on every use
+        path = bigdata.server_file(ss.server_path)  # the operator's policy, on every use
         return path, os.path.basename(path)
     up = ss.get("upload")
     if dataset == "upload" and up is not None and upload_info(up[1])[0] > int(ss.stream_rows):
@@ -57,6 +58,7 @@ def read_whole(big: tuple[str, str], settings: dict, progress=None) -> Categoric
         if "bar" not in holder:
             holder["bar"] = st.progress(0.0)
         jobs.progress(holder["bar"])(fraction, message)
+
     try:
         with jobs.heavy(f"reading {big[1]}"):
             return bigdata.read(big[0], big[1], read_options(settings), progress or report)

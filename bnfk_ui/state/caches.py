@@ -1,5 +1,7 @@
 """The cached core calls the pages draw: the fitted model and its scores, Gram matrices of the sampled rows,
-their order / map / pair values, fitted kernels and per-variable contributions, and the Kernel page's comparison."""
+their order / map / pair values, fitted kernels and per-variable contributions, and the Kernel page's
+comparison."""
+
 from __future__ import annotations
 
 import json
@@ -8,27 +10,40 @@ from dataclasses import dataclass
 import numpy as np
 import streamlit as st
 
-from bnfk_core.kernels import fisher as kernels
-from bnfk_core.network.dag import DAG
 from bnfk_core.data.table import CategoricalData
+from bnfk_core.kernels import fisher as kernels
 from bnfk_core.kernels.embed import class_order, cluster_order, kernel_pca, pair_values, sample_rows
 from bnfk_core.learning.kgv import raw_numbers
 from bnfk_core.learning.recipe import Recipe, fit_recipe
+from bnfk_core.learning.scores import score_dag
+from bnfk_core.network.dag import DAG
 from bnfk_core.network.model import BayesNet
 from bnfk_core.registry import KERNELS, SCORES
-from bnfk_core.learning.scores import score_dag
 
 from .shared import front
 from .structure import dag, dag_json, learn, recipe
 from .tables import data, feature_data, model_features
 
-__all__ = ["model", "scores", "GramResult", "kernel_rows", "session_network", "gram_matrix", "kernel_analysis",
-           "fitted_kernel", "contributions", "NETWORKS", "comparison_choices", "comparison_gram", "kernel_options"]
+__all__ = [
+    "model",
+    "scores",
+    "GramResult",
+    "kernel_rows",
+    "session_network",
+    "gram_matrix",
+    "kernel_analysis",
+    "fitted_kernel",
+    "contributions",
+    "NETWORKS",
+    "comparison_choices",
+    "comparison_gram",
+    "kernel_options",
+]
 
 
 def kernel_options(kind: str, alpha) -> tuple:
-    """The options the page passes to kernel ``kind``'s ``fit``, as a hashable tuple: its power ``alpha`` when the
-    kernel takes one (the normalised Fisher kernel), else none."""
+    """The options the page passes to kernel ``kind``'s ``fit``, as a hashable tuple: its power ``alpha`` when
+    the kernel takes one (the normalised Fisher kernel), else none."""
     return (("alpha", float(alpha)),) if kind == kernels.FISHER_NORMALIZED else ()
 
 
@@ -51,8 +66,10 @@ def model(d: DAG | None = None) -> BayesNet:
 def _scores(_feat: CategoricalData, fingerprint: str, dag_key: str, names: tuple) -> dict:
     d = DAG.from_dict(json.loads(dag_key))
     w = getattr(_feat, "weights", None)
-    raw = raw_numbers(_feat)   # the KGV score searches numbers unbinned
-    return {s: float(score_dag(_feat.codes, _feat.cardinalities, d, s, weights=w, numbers=raw)) for s in names}
+    raw = raw_numbers(_feat)  # the KGV score searches numbers unbinned
+    return {
+        s: float(score_dag(_feat.codes, _feat.cardinalities, d, s, weights=w, numbers=raw)) for s in names
+    }
 
 
 def scores(d: DAG | None = None) -> dict:
@@ -65,8 +82,8 @@ def scores(d: DAG | None = None) -> dict:
 @dataclass(frozen=True)
 class GramResult:
     K: np.ndarray
-    rows: np.ndarray        # indices into the data
-    labels: np.ndarray      # class codes of those rows (-1 missing / no class)
+    rows: np.ndarray  # indices into the data
+    labels: np.ndarray  # class codes of those rows (-1 missing / no class)
 
 
 def kernel_rows() -> np.ndarray:
@@ -76,15 +93,23 @@ def kernel_rows() -> np.ndarray:
 
 @front
 @st.cache_data(show_spinner=False, max_entries=32)
-def _gram(_model: BayesNet, model_key: str, _feat: CategoricalData, fingerprint: str, rows_key: tuple,
-          kind: str, normalize: bool, options: tuple = ()) -> np.ndarray:
+def _gram(
+    _model: BayesNet,
+    model_key: str,
+    _feat: CategoricalData,
+    fingerprint: str,
+    rows_key: tuple,
+    kind: str,
+    normalize: bool,
+    options: tuple = (),
+) -> np.ndarray:
     rows = sample_rows(_feat.n_rows, rows_key[0], rows_key[1])
     return kernels.gram(_model, _feat.subset(rows), kind=kind, normalize=normalize, options=dict(options))
 
 
 def session_network(m: BayesNet, kind: str) -> tuple[BayesNet, str]:
-    """``(network, kind)`` to compute the kernel ``kind`` with: for ``lca-fisher`` the model the Latent classes page
-    handed over (``lca_network``, for the current features), else ``(m, kind)``."""
+    """``(network, kind)`` to compute the kernel ``kind`` with: for ``lca-fisher`` the model the Latent
+    classes page handed over (``lca_network``, for the current features), else ``(m, kind)``."""
     lat = st.session_state.get("lca_network")
     if kind == "lca-fisher" and lat and lat[0] == feature_data().fingerprint():
         return lat[1], kind
@@ -96,10 +121,20 @@ def gram_matrix(m: BayesNet, kind: str | None = None) -> GramResult:
     ss = st.session_state
     feat = feature_data()
     m, kind = session_network(m, kind or ss.kernel_kind)
-    if kind == "lca-fisher" and (m.fit_info or {}).get("hidden"):   # the handed-over network's Fisher kernel (the
-        kind = kernels.FISHER                                       # class always missing) IS the latent-class one
-    K = _gram(m, m.key(), feat, feat.fingerprint(), (int(ss.kernel_rows), int(ss.kernel_seed)), kind,
-              bool(ss.kernel_normalize), kernel_options(kind, ss.kernel_alpha))
+    if kind == "lca-fisher" and (m.fit_info or {}).get(
+        "hidden"
+    ):  # the handed-over network's Fisher kernel (the
+        kind = kernels.FISHER  # class always missing) IS the latent-class one
+    K = _gram(
+        m,
+        m.key(),
+        feat,
+        feat.fingerprint(),
+        (int(ss.kernel_rows), int(ss.kernel_seed)),
+        kind,
+        bool(ss.kernel_normalize),
+        kernel_options(kind, ss.kernel_alpha),
+    )
     rows = kernel_rows()
     d = data()
     labels = d.codes[rows, d.index(d.class_column)] if d.class_column else np.full(len(rows), -1)
@@ -121,10 +156,18 @@ def kernel_analysis(K: np.ndarray, labels: np.ndarray, order_kind: str, has_clas
 
 @front
 @st.cache_resource(show_spinner=False, max_entries=32)
-def _fitted(_model: BayesNet, model_key: str, _feat: CategoricalData, fingerprint: str, rows_key: tuple, kind: str,
-            options: tuple = ()):
-    return KERNELS[kind].fit(_feat.subset(sample_rows(_feat.n_rows, rows_key[0], rows_key[1])), model=_model,
-                             **dict(options))
+def _fitted(
+    _model: BayesNet,
+    model_key: str,
+    _feat: CategoricalData,
+    fingerprint: str,
+    rows_key: tuple,
+    kind: str,
+    options: tuple = (),
+):
+    return KERNELS[kind].fit(
+        _feat.subset(sample_rows(_feat.n_rows, rows_key[0], rows_key[1])), model=_model, **dict(options)
+    )
 
 
 def fitted_kernel(m: BayesNet, kind: str | None = None):
@@ -133,18 +176,27 @@ def fitted_kernel(m: BayesNet, kind: str | None = None):
     ss = st.session_state
     feat = feature_data()
     m, kind = session_network(m, kind or ss.kernel_kind)
-    return _fitted(m, m.key(), feat, feat.fingerprint(), (int(ss.kernel_rows), int(ss.kernel_seed)), kind,
-                   kernel_options(kind, ss.kernel_alpha))
+    return _fitted(
+        m,
+        m.key(),
+        feat,
+        feat.fingerprint(),
+        (int(ss.kernel_rows), int(ss.kernel_seed)),
+        kind,
+        kernel_options(kind, ss.kernel_alpha),
+    )
 
 
 @front(size=64)
-def _contributions(_fk, fitted_key: tuple, _feat: CategoricalData, fingerprint: str, a: int, b: int) -> np.ndarray:
+def _contributions(
+    _fk, fitted_key: tuple, _feat: CategoricalData, fingerprint: str, a: int, b: int
+) -> np.ndarray:
     return _fk.contributions(_feat.subset([a]), _feat.subset([b]))
 
 
 def contributions(m: BayesNet, a: int, b: int, kind: str | None = None) -> tuple[tuple, np.ndarray]:
-    """``(variables, K_i(a, b))``: the per-variable terms of the (unnormalised) kernel of data rows a and b (made once
-    per fitted kernel and pair for every session)."""
+    """``(variables, K_i(a, b))``: the per-variable terms of the (unnormalised) kernel of data rows a and b
+    (made once per fitted kernel and pair for every session)."""
     ss = st.session_state
     fk = fitted_kernel(m, kind)
     feat = feature_data()
@@ -154,21 +206,27 @@ def contributions(m: BayesNet, a: int, b: int, kind: str | None = None) -> tuple
 
 
 #: structures the Kernel page compares the Fisher kernel of the current one with: name -> (label, short title)
-NETWORKS = {"empty": ("the empty network", "empty network"), "tree": ("a Chow–Liu tree", "Chow–Liu tree"),
-            "hc": ("hill climbing (BIC)", "hill climbing"), "learned": ("the last learned structure", "last learned"),
-            "previous": ("the structure before the last edit", "before last edit")}
+NETWORKS = {
+    "empty": ("the empty network", "empty network"),
+    "tree": ("a Chow–Liu tree", "Chow–Liu tree"),
+    "hc": ("hill climbing (BIC)", "hill climbing"),
+    "learned": ("the last learned structure", "last learned"),
+    "previous": ("the structure before the last edit", "before last edit"),
+}
 
 
 def comparison_choices() -> dict:
     """``{name: label}`` of the Kernel page's comparison: the Fisher kernel of each of :data:`NETWORKS`, then
     every kernel of the registry that does not depend on the structure."""
     fisher = KERNELS[kernels.FISHER].label
-    return ({k: f"{fisher} kernel of {v[0]}" for k, v in NETWORKS.items()}
-            | {n: f"{KERNELS[n].label} kernel" for n in KERNELS.names(uses_network=False)})
+    return {k: f"{fisher} kernel of {v[0]}" for k, v in NETWORKS.items()} | {
+        n: f"{KERNELS[n].label} kernel" for n in KERNELS.names(uses_network=False)
+    }
 
 
 def comparison_gram(choice: str) -> tuple[np.ndarray, str, BayesNet | None]:
-    """The comparison Gram matrix of ``choice`` (see :func:`comparison_choices`), its title and its network."""
+    """The comparison Gram matrix of ``choice`` (see :func:`comparison_choices`), its title and its
+    network."""
     ss = st.session_state
     if choice in KERNELS and not KERNELS[choice].uses_network:
         return gram_matrix(model(), kind=choice).K, KERNELS[choice].label, None
@@ -183,5 +241,8 @@ def comparison_gram(choice: str) -> tuple[np.ndarray, str, BayesNet | None]:
         undo = ss.structure["undo"]
         d = DAG.from_dict(undo[-1][0]) if undo else dag()
     m = model(d)
-    return gram_matrix(m, kind=kernels.FISHER).K, f"{KERNELS[kernels.FISHER].label}: {NETWORKS[choice][1]} " \
-        f"({d.n_arcs} arcs)", m
+    return (
+        gram_matrix(m, kind=kernels.FISHER).K,
+        f"{KERNELS[kernels.FISHER].label}: {NETWORKS[choice][1]} ({d.n_arcs} arcs)",
+        m,
+    )

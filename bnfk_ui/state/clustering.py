@@ -1,4 +1,6 @@
-"""The Clustering page's cached core calls: the thesis's network, kernel set-ups, clusterings and their views."""
+"""The Clustering page's cached core calls: the thesis's network, kernel set-ups, clusterings and their
+views."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -23,18 +25,28 @@ def thesis_network(_data, fingerprint: str, seed: int):
 @st.cache_resource(show_spinner=False, max_entries=8)
 def clustering_setup(_data, key: tuple, kernel: str, _model, options: tuple = ()) -> C.KernelSetup:
     """The kernel's Gram matrix on ``_data`` (``_model`` for the network kernels; ``options`` its options)."""
-    setup = C.kernel_setup(_data, kernel, model=_model if KERNELS[kernel].uses_network else None,
-                           kernel_options=dict(options))
-    setup.K.setflags(write=False)      # shared by every session: read-only (and hashed once, state.shared)
+    setup = C.kernel_setup(
+        _data, kernel, model=_model if KERNELS[kernel].uses_network else None, kernel_options=dict(options)
+    )
+    setup.K.setflags(write=False)  # shared by every session: read-only (and hashed once, state.shared)
     return setup
 
 
 @front
 @st.cache_data(show_spinner=False, max_entries=32)
-def cached_clustering(_setup_obj, _data, key: tuple, algorithm: str, k: int, transform: str, restarts: int,
-                      seed: int) -> dict:
-    return C.run_clustering(_data, _setup_obj.kernel, algorithm, n_clusters=k, setup=_setup_obj, transform=transform,
-                            restarts=restarts, seed=seed)
+def cached_clustering(
+    _setup_obj, _data, key: tuple, algorithm: str, k: int, transform: str, restarts: int, seed: int
+) -> dict:
+    return C.run_clustering(
+        _data,
+        _setup_obj.kernel,
+        algorithm,
+        n_clusters=k,
+        setup=_setup_obj,
+        transform=transform,
+        restarts=restarts,
+        seed=seed,
+    )
 
 
 @front

@@ -1,10 +1,12 @@
 """The Compare page's state: structure B (edited beside the current network A) and the cached comparison.
 
-Each network's outcome (its CPTs, kernel, clustering, imputation run and prototypes on the sampled rows) is kept on
-its own for the whole server, keyed by its structure, the recipe, the kernel and the sample: when only B changes,
-A's and the empty network's outcomes -- and A's row order and kernel-PCA map -- are taken from the store and only B
-is computed; and while the page is looked at, the outcomes of the one-click presets are computed in the background
+Each network's outcome (its CPTs, kernel, clustering, imputation run and prototypes on the sampled rows) is
+kept on its own for the whole server, keyed by its structure, the recipe, the kernel and the sample: when only
+B changes, A's and the empty network's outcomes -- and A's row order and kernel-PCA map -- are taken from the
+store and only B is computed; and while the page is looked at, the outcomes of the one-click presets are
+computed in the background
 (:func:`prefetch`), so that a lecture's step only draws."""
+
 from __future__ import annotations
 
 import json
@@ -14,8 +16,14 @@ from collections import OrderedDict
 import numpy as np
 import streamlit as st
 
-from bnfk_core.analyses.segments.compare import (ComparisonRows, NetworkOutcome, StructureComparison, combine,
-                                                 comparison_rows, network_outcome)
+from bnfk_core.analyses.segments.compare import (
+    ComparisonRows,
+    NetworkOutcome,
+    StructureComparison,
+    combine,
+    comparison_rows,
+    network_outcome,
+)
 from bnfk_core.data.table import CategoricalData
 from bnfk_core.kernels.embed import class_order, cluster_order, kernel_pca
 from bnfk_core.kernels.fisher import FISHER
@@ -30,7 +38,8 @@ __all__ = ["compare_b", "set_compare_b", "comparison", "a_view", "prefetch"]
 
 
 def compare_b() -> DAG:
-    """Structure B: the one last set on the Compare page for these features, else a copy of the current network."""
+    """Structure B: the one last set on the Compare page for these features, else a copy of the current
+    network."""
     stored = st.session_state.get("compare_b")
     feat = feature_data()
     if stored and stored[0] == feat.fingerprint():
@@ -47,8 +56,10 @@ def _rows(_data: CategoricalData, fingerprint: str, rows: int, seed: int) -> Com
     return comparison_rows(_data, rows, seed)
 
 
-#: every network's outcome computed on this server, shared by the sessions (least recently used dropped first):
-#: (data fingerprint, structure, recipe, kernel, alpha, rows, seed) -> NetworkOutcome, or an Event while computed
+#: every network's outcome computed on this server, shared by the sessions (least recently used dropped
+#: first):
+#: (data fingerprint, structure, recipe, kernel, alpha, rows, seed) -> NetworkOutcome, or an Event while
+#: computed
 MAX_OUTCOMES = 48
 _OUTCOMES: OrderedDict = OrderedDict()
 _LOCK = threading.Lock()
@@ -56,10 +67,19 @@ _LOCK = threading.Lock()
 PREFETCH_MAX_ROWS = 20_000
 
 
-def _outcome(_data: CategoricalData, fingerprint: str, dag_key: str, recipe_key: tuple, kernel: str, alpha,
-             rows: int, seed: int, sample: ComparisonRows | None = None) -> NetworkOutcome:
-    """One network's outcome, computed once per key for the whole server (a second caller of a key being computed
-    waits for it instead of computing it again)."""
+def _outcome(
+    _data: CategoricalData,
+    fingerprint: str,
+    dag_key: str,
+    recipe_key: tuple,
+    kernel: str,
+    alpha,
+    rows: int,
+    seed: int,
+    sample: ComparisonRows | None = None,
+) -> NetworkOutcome:
+    """One network's outcome, computed once per key for the whole server (a second caller of a key being
+    computed waits for it instead of computing it again)."""
     key = (fingerprint, dag_key, recipe_key, kernel, alpha, rows, seed)
     while True:
         with _LOCK:
@@ -72,9 +92,14 @@ def _outcome(_data: CategoricalData, fingerprint: str, dag_key: str, recipe_key:
             return hit
         hit.wait(timeout=600)
     try:
-        out = network_outcome(DAG.from_dict(json.loads(dag_key)),
-                              sample or comparison_rows(_data, rows, seed),
-                              recipe=Recipe(**dict(recipe_key)), kernel=kernel, alpha=alpha, seed=seed)
+        out = network_outcome(
+            DAG.from_dict(json.loads(dag_key)),
+            sample or comparison_rows(_data, rows, seed),
+            recipe=Recipe(**dict(recipe_key)),
+            kernel=kernel,
+            alpha=alpha,
+            seed=seed,
+        )
     except BaseException:
         with _LOCK:
             _OUTCOMES.pop(key).set()
@@ -84,7 +109,7 @@ def _outcome(_data: CategoricalData, fingerprint: str, dag_key: str, recipe_key:
         _OUTCOMES[key] = out
         while len(_OUTCOMES) > MAX_OUTCOMES:
             old_key, old = _OUTCOMES.popitem(last=False)
-            if not isinstance(old, NetworkOutcome):          # still being computed: keep it
+            if not isinstance(old, NetworkOutcome):  # still being computed: keep it
                 _OUTCOMES[old_key] = old
                 break
     if isinstance(pending, threading.Event):
@@ -109,35 +134,55 @@ def prefetch(structures, rows: int, seed: int, kernel: str = FISHER, alpha=None)
         for k in keys:
             try:
                 _outcome(d, fp, k, rk, kernel, alpha, rows, seed, sample)
-            except Exception:      # noqa: BLE001 - the click computes it again and shows the error
+            except Exception:  # noqa: BLE001 - the click computes it again and shows the error
                 return
+
     threading.Thread(target=work, name="bnfk-compare-prefetch", daemon=True).start()
 
 
 def _key(rows: int, seed: int, kernel: str, alpha) -> tuple:
     d = data()
-    return d, d.fingerprint(), tuple(sorted(recipe().to_dict().items())), kernel, \
-        None if alpha is None else float(alpha), int(rows), int(seed)
+    return (
+        d,
+        d.fingerprint(),
+        tuple(sorted(recipe().to_dict().items())),
+        kernel,
+        None if alpha is None else float(alpha),
+        int(rows),
+        int(seed),
+    )
 
 
 def comparison(a: DAG, b: DAG, rows: int, seed: int, kernel: str = FISHER, alpha=None) -> StructureComparison:
-    """:func:`~bnfk_core.analyses.segments.compare.compare_structures` of the current data by the app's recipe, each
-    network's outcome cached on its own (module docstring)."""
+    """:func:`~bnfk_core.analyses.segments.compare.compare_structures` of the current data by the app's
+    recipe, each network's outcome cached on its own (module docstring)."""
     d, fp, rk, kernel, alpha, rows, seed = _key(rows, seed, kernel, alpha)
     sample = _rows(d, fp, rows, seed)
-    outs = [_outcome(d, fp, dag_json(g), rk, kernel, alpha, rows, seed, sample)
-            for g in (a, b, DAG(feature_data().variables))]
+    outs = [
+        _outcome(d, fp, dag_json(g), rk, kernel, alpha, rows, seed, sample)
+        for g in (a, b, DAG(feature_data().variables))
+    ]
     return combine(sample, *outs, recipe().params, kernel=kernel, alpha=alpha)
 
 
 @st.cache_resource(show_spinner=False, max_entries=16)
-def _a_view(_a: NetworkOutcome, _labels, fingerprint: str, dag_key: str, recipe_key: tuple, kernel: str, alpha,
-            rows: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+def _a_view(
+    _a: NetworkOutcome,
+    _labels,
+    fingerprint: str,
+    dag_key: str,
+    recipe_key: tuple,
+    kernel: str,
+    alpha,
+    rows: int,
+    seed: int,
+) -> tuple[np.ndarray, np.ndarray]:
     order = class_order(_labels, _a.K) if _labels is not None else cluster_order(_a.K)
     return order, kernel_pca(_a.K, 2)
 
 
 def a_view(cmp: StructureComparison, labels, rows: int, seed: int, kernel: str = FISHER, alpha=None):
-    """A's row order for the heatmaps (by class, else by A's clusters) and A's kernel-PCA plane, cached with A."""
+    """A's row order for the heatmaps (by class, else by A's clusters) and A's kernel-PCA plane, cached with
+    A."""
     _, fp, rk, kernel, alpha, rows, seed = _key(rows, seed, kernel, alpha)
     return _a_view(cmp.a, labels, fp, dag_json(cmp.a.dag), rk, kernel, alpha, rows, seed)

@@ -1,5 +1,6 @@
-"""The pair of rows the Kernel page explains: the first row and its most similar one, or the rows picked on the
-map (a click, a box, a lasso)."""
+"""The pair of rows the Kernel page explains: the first row and its most similar one, or the rows picked on
+the map (a click, a box, a lasso)."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -24,6 +25,7 @@ def default_pair(K: np.ndarray, rows) -> tuple[int, int]:
 def pick_pair(chart_key: str):
     """An ``on_select`` callback for a map whose points carry row ids: a clicked row becomes row A and the
     previous A row B; a box or lasso around two points picks both."""
+
     def cb():
         sel = st.session_state.get(chart_key)
         points = (sel or {}).get("selection", {}).get("points", []) if sel else []
@@ -37,6 +39,11 @@ def pick_pair(chart_key: str):
         if not picked:
             return
         old = st.session_state.pair or (None, None)
-        a, b = (picked[0], picked[1]) if len(picked) >= 2 else (picked[0], old[0] if old[0] != picked[0] else old[1])
+        a, b = (
+            (picked[0], picked[1])
+            if len(picked) >= 2
+            else (picked[0], old[0] if old[0] != picked[0] else old[1])
+        )
         st.session_state.pair = (a, b if b is not None else a)
+
     return cb

@@ -4,6 +4,7 @@ messages queued for the next run.
 Choices are stored under plain keys that no widget owns, so they survive page switches; widgets bind to them
 with :func:`bind`.  :func:`data_settings` are the choices that say which table the pages work on.
 """
+
 from __future__ import annotations
 
 import json
@@ -14,38 +15,57 @@ import streamlit as st
 
 from .. import bigdata, settings
 
-__all__ = ["ROOT", "SAMPLE_DIR", "DEFAULT_DATASET", "MAX_MESSAGE", "UPLOAD_MISSING_POLICY", "DEFAULTS",
-           "MEMORY_GIB_RANGE", "catalog", "memory_limit_bytes", "bind", "plain", "code_span", "flash", "show_flash",
-           "data_settings", "read_options", "na_values_of", "server_name", "cli_data_args"]
+__all__ = [
+    "ROOT",
+    "SAMPLE_DIR",
+    "DEFAULT_DATASET",
+    "MAX_MESSAGE",
+    "UPLOAD_MISSING_POLICY",
+    "DEFAULTS",
+    "MEMORY_GIB_RANGE",
+    "catalog",
+    "memory_limit_bytes",
+    "bind",
+    "plain",
+    "code_span",
+    "flash",
+    "show_flash",
+    "data_settings",
+    "read_options",
+    "na_values_of",
+    "server_name",
+    "cli_data_args",
+]
 
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE_DIR = ROOT / "sample_data"
 DEFAULT_DATASET = "house_votes_84"
-MAX_MESSAGE = 400            # the longest message shown (a core sentence echoing a huge user value is cut)
+MAX_MESSAGE = 400  # the longest message shown (a core sentence echoing a huge user value is cut)
 #: An upload starts as ``load_csv`` and the CLI read a file: missing tokens are missing cells (the
 #: Data page can switch to "category"); a bundled sample opens with its catalog entry's policy.
 UPLOAD_MISSING_POLICY = "missing"
 
 DEFAULTS = {
-    "dataset": DEFAULT_DATASET,      # a sample name or "upload"
-    "upload": None,                  # (file name, bytes) of the uploaded CSV
-    "server_path": None,             # the file on the server of dataset "path" (read in chunks)
+    "dataset": DEFAULT_DATASET,  # a sample name or "upload"
+    "upload": None,  # (file name, bytes) of the uploaded CSV
+    "server_path": None,  # the file on the server of dataset "path" (read in chunks)
     "class_column": "class",
-    "missing_policy": "category",    # the catalog's policy of DEFAULT_DATASET (checked by a test)
+    "missing_policy": "category",  # the catalog's policy of DEFAULT_DATASET (checked by a test)
     "bins": 4,
     "drop_columns": [],
-    "pair": None,                    # (row a, row b) picked on the Kernel page
-    **settings.defaults(),           # every page setting (learn_*, kernel_*, clu_*, …, memory_gib)
+    "pair": None,  # (row a, row b) picked on the Kernel page
+    **settings.defaults(),  # every page setting (learn_*, kernel_*, clu_*, …, memory_gib)
 }
 MEMORY_GIB_RANGE = (settings.SETTINGS["memory_gib"].lo, settings.SETTINGS["memory_gib"].hi)
 
 
-_CATALOG: list = [None, None]       # [modification time, the parsed catalog]
+_CATALOG: list = [None, None]  # [modification time, the parsed catalog]
 
 
 def catalog() -> dict:
-    """The bundled samples (``sample_data/catalog.json``), read again only when the file changes (every page asks
+    """The bundled samples (``sample_data/catalog.json``), read again only when the file changes (every page
+    asks
     for it several times a run).  The dict is shared by every session: read it, never change it."""
     path = SAMPLE_DIR / "catalog.json"
     mtime = path.stat().st_mtime_ns
@@ -77,6 +97,7 @@ def bind(key: str, on_change=None, shown=None) -> dict:
         st.session_state[key] = st.session_state[wkey]
         if on_change is not None:
             on_change()
+
     return {"key": wkey, "on_change": _store}
 
 
@@ -105,7 +126,7 @@ def plain(text, limit: int | None = None) -> str:
     ``?``; ``limit`` cuts the text to that many characters first (``…``)."""
     s = "".join(c if c.isprintable() else "?" for c in str(text))
     if limit is not None and len(s) > limit:
-        s = s[:limit - 1] + "…"
+        s = s[: limit - 1] + "…"
     s = _AUTOLINK.sub(WORD_JOINER, s)
     s = _MARKDOWN.sub(r"\\\1", s)
     s = _UNDERSCORE.sub(r"\\_", s)
@@ -113,7 +134,7 @@ def plain(text, limit: int | None = None) -> str:
     m = _LEADING.match(s)
     if m:
         lead = m.group(2)
-        s = m.group(1) + (lead + "\\" if lead[0].isdigit() else "\\" + lead) + s[m.end():]
+        s = m.group(1) + (lead + "\\" if lead[0].isdigit() else "\\" + lead) + s[m.end() :]
     return s
 
 
@@ -130,7 +151,7 @@ def code_span(text) -> str:
 def flash(kind: str, message: str) -> None:
     """Queue a message for the next run (shown by :func:`show_flash`; cut to ``MAX_MESSAGE`` characters)."""
     if len(message) > MAX_MESSAGE:
-        message = message[:MAX_MESSAGE - 1] + "…"
+        message = message[: MAX_MESSAGE - 1] + "…"
     st.session_state.setdefault("flash", []).append((kind, message))
 
 
@@ -141,10 +162,17 @@ def show_flash() -> None:
 
 
 def data_settings(**override) -> dict:
-    """The choices that say which table the pages work on (dataset and reading options), ``override`` applied."""
+    """The choices that say which table the pages work on (dataset and reading options), ``override``
+    applied."""
     ss = st.session_state
-    s = {"dataset": ss.dataset, "class_column": ss.class_column, "missing_policy": ss.missing_policy,
-         "bins": int(ss.bins), "drop_columns": tuple(ss.drop_columns), "na_values": ss.get("na_values")}
+    s = {
+        "dataset": ss.dataset,
+        "class_column": ss.class_column,
+        "missing_policy": ss.missing_policy,
+        "bins": int(ss.bins),
+        "drop_columns": tuple(ss.drop_columns),
+        "na_values": ss.get("na_values"),
+    }
     s.update(override)
     return s
 
@@ -176,8 +204,13 @@ def cli_data_args(label_flag: str = "--label-column") -> list[str]:
     upload) and the loading options that differ from the command line's defaults, so the command reads the
     same table as the app."""
     ss = st.session_state
-    args = [f"$BNFK_DATA_DIR/{server_name()}" if ss.dataset == "path" else "DATA.csv" if ss.dataset == "upload"
-            else f"sample_data/{catalog()[ss.dataset]['file']}"]
+    args = [
+        f"$BNFK_DATA_DIR/{server_name()}"
+        if ss.dataset == "path"
+        else "DATA.csv"
+        if ss.dataset == "upload"
+        else f"sample_data/{catalog()[ss.dataset]['file']}"
+    ]
     if ss.class_column:
         args += [label_flag, ss.class_column]
     if ss.missing_policy != "missing":

@@ -1,17 +1,23 @@
 """Work shared by every session of the server: a figure (or any pure result) built once per distinct input.
 
-A class of thirty opens the same pages on the same data and structure; each rerun used to build the same plotly
-figures again (a quarter of a class's server time).  :func:`shared` keys a pure builder's result on its inputs'
-content -- arrays by a hash of their bytes, other values as they are -- so that a rerun that changed nothing, and
+A class of thirty opens the same pages on the same data and structure; each rerun used to build the same
+plotly
+figures again (a quarter of a class's server time).  :func:`shared` keys a pure builder's result on its
+inputs' content -- arrays by a hash of their bytes, other values as they are -- so that a rerun that changed
+nothing, and
 every other session with the same inputs, gets the figure already built.  The figures are never changed after
 they are built (``st.plotly_chart`` copies what it sends).
 
-Keying an array on its content hashes its bytes; the Gram matrices the pages hand to the figures are a megabyte
+Keying an array on its content hashes its bytes; the Gram matrices the pages hand to the figures are a
+megabyte
 or more, and hashing them again on every run of every session was a tenth of a page run's CPU.  An array that
-cannot change -- read-only, and so is every array it is a view of (the results of :func:`front` are made so) --
+cannot change -- read-only, and so is every array it is a view of (the results of :func:`front` are made so)
+--
 is hashed once: its digest is kept while the array lives.  An array that can change (the Structure page's live
-Gram matrix, edited in place) is hashed on every call, or passed as :func:`keyed` with a key that stands for it.
+Gram matrix, edited in place) is hashed on every call, or passed as :func:`keyed` with a key that stands for
+it.
 """
+
 from __future__ import annotations
 
 import contextvars
@@ -36,6 +42,7 @@ def on_miss(hook) -> contextvars.Token:
     ``_ON_MISS.reset``."""
     return _ON_MISS.set(hook)
 
+
 #: results kept (least recently used dropped first); a 500-row heatmap figure is a few MB
 MAX_SHARED = 48
 _STORE: OrderedDict = OrderedDict()
@@ -52,12 +59,14 @@ class Keyed:
 
 
 def keyed(value, key) -> Keyed:
-    """``value`` for :func:`shared`, keyed by ``key`` instead of its content: the caller promises that equal keys
-    stand for equal values (e.g. a session's live Gram matrix keyed by its structure and its own digest)."""
+    """``value`` for :func:`shared`, keyed by ``key`` instead of its content: the caller promises that equal
+    keys stand for equal values (e.g. a session's live Gram matrix keyed by its structure and its own
+    digest)."""
     return Keyed(value, key)
 
 
-#: id(array) -> (weak reference to the array, its digest), for arrays that cannot change (:func:`_unchangeable`)
+#: id(array) -> (weak reference to the array, its digest), for arrays that cannot change
+#: (:func:`_unchangeable`)
 _DIGESTS: dict = {}
 
 
@@ -126,9 +135,11 @@ def shared(fn, *args, **kwargs):
 
 
 def _quick_key(value):
-    """:func:`content_key` of ``value``; a hashable plain value (a string, a number, a tuple of them) as itself."""
+    """:func:`content_key` of ``value``; a hashable plain value (a string, a number, a tuple of them) as
+    itself."""
     if isinstance(value, (str, int, float, bool, type(None))) or (
-            isinstance(value, tuple) and not any(isinstance(v, (np.ndarray, list, dict)) for v in value[:8])):
+        isinstance(value, tuple) and not any(isinstance(v, (np.ndarray, list, dict)) for v in value[:8])
+    ):
         try:
             hash(value)
             return ("h", type(value).__name__, value)
@@ -138,7 +149,8 @@ def _quick_key(value):
 
 
 def frozen(value):
-    """``value`` with its arrays (and a dict's or tuple's arrays) made read-only: a result every session shares."""
+    """``value`` with its arrays (and a dict's or tuple's arrays) made read-only: a result every session
+    shares."""
     if isinstance(value, np.ndarray):
         value.setflags(write=False)
     elif isinstance(value, dict):
@@ -151,17 +163,19 @@ def frozen(value):
 
 
 def front(cached=None, *, size: int | None = None):
-    """A front for a function cached with ``st.cache_data`` / ``st.cache_resource``: a call whose arguments equal
-    an earlier call's gets that call's result straight away, for every session of the server.
+    """A front for a function cached with ``st.cache_data`` / ``st.cache_resource``: a call whose arguments
+    equal an earlier call's gets that call's result straight away, for every session of the server.
 
     The key is the one Streamlit's cache uses -- every argument but those whose name starts with an underscore
-    (their content is stood for by another argument: a fingerprint, a model key) -- and is made without hashing
-    the function's signature and arguments through Streamlit on every call (a tenth of a class's server time,
+    (their content is stood for by another argument: a fingerprint, a model key) -- and is made without
+    hashing the function's signature and arguments through Streamlit on every call (a tenth of a class's
+    server time,
     since the pages ask for the same tables, models and Gram matrices several times a run).  ``st.cache_data``
     gives every call a copy; the front gives every session the same result, its arrays made read-only
     (:func:`frozen`), so a page that would change one fails loudly instead of changing another session's view.
     At most ``size`` results are kept (least recently used dropped first), by default as many as the cache
-    behind it keeps (its ``max_entries``, else 32), so the front never holds more than the cache it stands for."""
+    behind it keeps (its ``max_entries``, else 32), so the front never holds more than the cache it stands
+    for."""
     if cached is None:
         return lambda f: front(f, size=size)
     if size is None:
@@ -179,7 +193,7 @@ def front(cached=None, *, size: int | None = None):
             bound.apply_defaults()
             values = list(bound.arguments.values())
         else:
-            values = list(args) + [p.default for p in list(sig.parameters.values())[len(args):]]
+            values = list(args) + [p.default for p in list(sig.parameters.values())[len(args) :]]
         key = tuple(_quick_key(v) for v, k in zip(values, keyed) if k)
         with lock:
             if key in store:

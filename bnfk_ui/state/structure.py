@@ -1,20 +1,35 @@
-"""The current structure and its undo / redo stacks: learned, edited arc by arc, or a segment preset applied."""
+"""The current structure and its undo / redo stacks: learned, edited arc by arc, or a segment preset
+applied."""
+
 from __future__ import annotations
 
 import json
 
 import streamlit as st
 
-from bnfk_core.network.dag import DAG, apply_segment
 from bnfk_core.data.table import CategoricalData
 from bnfk_core.learning.recipe import DEFAULT_RECIPE, Recipe, learn_recipe
 from bnfk_core.learning.structure import learn_feature_structure
+from bnfk_core.network.dag import DAG, apply_segment
 
 from .bigfiles import streamed
 from .tables import full_data, model_features
 
-__all__ = ["MAX_UNDO", "dag", "dag_json", "structure_label", "recipe", "network_line", "learn", "reset_structure", "set_dag", "undo", "redo",
-           "edit", "segment"]
+__all__ = [
+    "MAX_UNDO",
+    "dag",
+    "dag_json",
+    "structure_label",
+    "recipe",
+    "network_line",
+    "learn",
+    "reset_structure",
+    "set_dag",
+    "undo",
+    "redo",
+    "edit",
+    "segment",
+]
 
 
 MAX_UNDO = 50
@@ -46,15 +61,18 @@ def structure_label() -> str:
 
 
 def recipe() -> Recipe:
-    """The app's recipe: :data:`~bnfk_core.learning.recipe.DEFAULT_RECIPE` with the Structure page's CPT estimator."""
+    """The app's recipe: :data:`~bnfk_core.learning.recipe.DEFAULT_RECIPE` with the Structure page's CPT
+    estimator."""
     return DEFAULT_RECIPE.replace(params=st.session_state.get("param_method") or DEFAULT_RECIPE.params)
 
 
 def network_line(what: str = "This page") -> str:
     """The one line a page shows to say which network drives it (plain text, no Markdown)."""
     d = dag()
-    return (f"{what} uses the current network of the Structure page: {structure_label()}, {d.n_arcs} arcs, "
-            f"CPTs {recipe().params} (recipe: {recipe().describe()}).")
+    return (
+        f"{what} uses the current network of the Structure page: {structure_label()}, {d.n_arcs} arcs, "
+        f"CPTs {recipe().params} (recipe: {recipe().describe()})."
+    )
 
 
 @st.cache_resource(show_spinner=False, max_entries=16)
@@ -63,36 +81,47 @@ def _recipe_cached(_data: CategoricalData, fingerprint: str, recipe_key: tuple):
 
 
 @st.cache_resource(show_spinner=False, max_entries=64)
-def _learn_cached(_data: CategoricalData, fingerprint: str, method: str, score: str, k: int, max_parents,
-                  seed: int):
+def _learn_cached(
+    _data: CategoricalData, fingerprint: str, method: str, score: str, k: int, max_parents, seed: int
+):
     return learn_feature_structure(_data, method, score=score, k=k, max_parents=max_parents, seed=seed)
 
 
-def learn(method: str, score: str = "bic", k: int = 2, max_parents: int | None = None, seed: int = 0,
-          progress=None):
+def learn(
+    method: str, score: str = "bic", k: int = 2, max_parents: int | None = None, seed: int = 0, progress=None
+):
     """Learn a structure on the current features, all rows (cached when no progress callback is given)."""
     d = full_data()
     if progress is None:
         return _learn_cached(d, d.fingerprint(), method, score, int(k), max_parents, int(seed))
-    return learn_feature_structure(d, method, score=score, k=int(k), max_parents=max_parents, seed=int(seed),
-                                   progress=progress)
+    return learn_feature_structure(
+        d, method, score=score, k=int(k), max_parents=max_parents, seed=int(seed), progress=progress
+    )
 
 
 def reset_structure() -> None:
-    """The default recipe's network (:data:`~bnfk_core.learning.recipe.DEFAULT_RECIPE`: a Chow–Liu tree on BIC)
-    for the current features, learned by :func:`~bnfk_core.learning.recipe.learn_recipe` as the CLI's
+    """The default recipe's network (:data:`~bnfk_core.learning.recipe.DEFAULT_RECIPE`: a Chow–Liu tree on
+    BIC) for the current features, learned by :func:`~bnfk_core.learning.recipe.learn_recipe` as the CLI's
     ``learn DATA.csv`` and Python learn it; clears the undo stack."""
     ss = st.session_state
     feat = model_features()
     d = full_data()
     if streamed() is None:
         res = _recipe_cached(d, d.fingerprint(), tuple(sorted(recipe().to_dict().items()))).result
-    else:   # a large file's distinct rows with counts: the tree on the counts (structural EM is the CLI's job there)
+    # a large file's distinct rows with counts: the tree on the counts (structural EM is the CLI's job there)
+    else:
         res = learn(DEFAULT_RECIPE.structure, DEFAULT_RECIPE.score)
-    ss.structure = {"dag": res.dag.to_dict(), "fingerprint": feat.fingerprint(),
-                    "label": "Chow–Liu tree (learned)", "learned": res.dag.to_dict(),
-                    "learned_label": "Chow–Liu tree", "notes": list(res.notes), "undo": [], "redo": [],
-                    "segment": None}
+    ss.structure = {
+        "dag": res.dag.to_dict(),
+        "fingerprint": feat.fingerprint(),
+        "label": "Chow–Liu tree (learned)",
+        "learned": res.dag.to_dict(),
+        "learned_label": "Chow–Liu tree",
+        "notes": list(res.notes),
+        "undo": [],
+        "redo": [],
+        "segment": None,
+    }
     ss.pair = None
 
 

@@ -1,5 +1,6 @@
 """The table the pages work on: a bundled sample or an upload read in memory, or a large file's distinct rows
 (weighted) and the seeded sample of them the row views use; its feature columns and the file as written."""
+
 from __future__ import annotations
 
 import io
@@ -7,17 +8,26 @@ import threading
 
 import streamlit as st
 
+from bnfk_core.data.reading import printable as _printable
 from bnfk_core.data.table import CategoricalData, RawTable, load_csv, read_table
 from bnfk_core.errors import DataError
-from bnfk_core.data.reading import printable as _printable
 
 from .. import bigdata
 from . import bigfiles
 from .bigfiles import features_of, sampled, streamed
 from .session import SAMPLE_DIR, catalog, data_settings, na_values_of
 
-__all__ = ["io_bytes", "load", "data", "full_data", "model_features", "feature_data", "sample_note", "raw_table",
-           "complete_rows"]
+__all__ = [
+    "io_bytes",
+    "load",
+    "data",
+    "full_data",
+    "model_features",
+    "feature_data",
+    "sample_note",
+    "raw_table",
+    "complete_rows",
+]
 
 
 def _source(dataset: str):
@@ -43,11 +53,18 @@ def io_bytes(name: str, content: bytes):
 
 
 @st.cache_resource(show_spinner=False, max_entries=32)
-def _load(name: str, content: bytes | None, class_column, missing_policy, bins, drop_columns,
-          na_values=None) -> CategoricalData:
+def _load(
+    name: str, content: bytes | None, class_column, missing_policy, bins, drop_columns, na_values=None
+) -> CategoricalData:
     src = str(SAMPLE_DIR / name) if content is None else io_bytes(name, content)
-    return load_csv(src, class_column=class_column, missing_policy=missing_policy,
-                    discretize_bins=bins or None, drop_columns=drop_columns, na_values=na_values)
+    return load_csv(
+        src,
+        class_column=class_column,
+        missing_policy=missing_policy,
+        discretize_bins=bins or None,
+        drop_columns=drop_columns,
+        na_values=na_values,
+    )
 
 
 def load(settings: dict) -> CategoricalData:
@@ -59,18 +76,28 @@ def load(settings: dict) -> CategoricalData:
         return sampled(w, w.fingerprint(), int(ss.view_rows), int(ss.view_seed))
     name, content = _source(settings["dataset"])
     na = na_values_of(settings)
-    args = (name, content, settings["class_column"], settings["missing_policy"], settings["bins"],
-            tuple(settings["drop_columns"]), na)
+    args = (
+        name,
+        content,
+        settings["class_column"],
+        settings["missing_policy"],
+        settings["bins"],
+        tuple(settings["drop_columns"]),
+        na,
+    )
     key = (name, id(content), *args[2:6], tuple(na) if isinstance(na, list) else na)
     hit = _TABLES.get(key)
-    if hit is not None and hit[0] is content:      # the same bytes object (kept in the entry, so its id is not reused)
+    if (
+        hit is not None and hit[0] is content
+    ):  # the same bytes object (kept in the entry, so its id is not reused)
         return hit[1]
     table = _load(*args)
-    table.keep_fingerprint()       # shared by every session, never changed
+    table.keep_fingerprint()  # shared by every session, never changed
     with _TABLES_LOCK:
         _TABLES[key] = (content, table)
-        while len(_TABLES) > MAX_TABLES or (len(_TABLES) > 1 and sum(
-                len(c) for c, _ in _TABLES.values() if c is not None) > MAX_TABLE_BYTES):
+        while len(_TABLES) > MAX_TABLES or (
+            len(_TABLES) > 1 and sum(len(c) for c, _ in _TABLES.values() if c is not None) > MAX_TABLE_BYTES
+        ):
             _TABLES.pop(next(iter(_TABLES)))
     return table
 
@@ -120,7 +147,8 @@ def without_class(d: CategoricalData) -> CategoricalData:
 
 
 def model_features() -> CategoricalData:
-    """The features the structure is learned and the CPTs are fitted on: all rows (weighted for a large file)."""
+    """The features the structure is learned and the CPTs are fitted on: all rows (weighted for a large
+    file)."""
     w = full_data()
     return features_of(w, w.fingerprint()) if streamed() is not None else without_class(w)
 
@@ -147,8 +175,10 @@ def raw_table() -> RawTable:
     imputed cells changed."""
     big = streamed()
     if big is not None:
-        raise DataError(f"The app writes back only files it holds in memory; {_printable(big[1])} is read in chunks, "
-                        f"so complete it on the Imputation page or with: python -m bnfk_core impute {_printable(big[1])}.")
+        raise DataError(
+            f"The app writes back only files it holds in memory; {_printable(big[1])} is read in chunks, "
+            f"so complete it on the Imputation page or with: python -m bnfk_core impute {_printable(big[1])}."
+        )
     return _raw_table(*_source(data_settings()["dataset"]))
 
 

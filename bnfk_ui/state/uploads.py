@@ -1,5 +1,7 @@
-"""Switching the data: a bundled sample, an upload (columns the loader refuses dropped and named), a large file
-read in chunks, or other reading options -- each leaves the current data in place when it cannot be read."""
+"""Switching the data: a bundled sample, an upload (columns the loader refuses dropped and named), a large
+file read in chunks, or other reading options -- each leaves the current data in place when it cannot be
+read."""
+
 from __future__ import annotations
 
 import csv
@@ -52,11 +54,13 @@ def change_data(**changes) -> bool:
     new = data_settings(**changes)
     ss = st.session_state
     try:
-        if new["dataset"] == "upload" and ss.get("upload"):      # a session's or a link's upload: its header first
+        if new["dataset"] == "upload" and ss.get(
+            "upload"
+        ):  # a session's or a link's upload: its header first
             guard_width("tree", header_width(ss.upload[1]) - len(new["drop_columns"]), source=ss.upload[0])
         big = streamed(new)
         if big is not None and bigdata.cached(big[0], read_options(new)) is None:
-            ss.pending_data = changes      # read under a progress bar at the start of the next run
+            ss.pending_data = changes  # read under a progress bar at the start of the next run
             return True
         full_data(new) if big is not None else load(new)
     except BnfkError as exc:
@@ -87,8 +91,12 @@ def use_file(path: str, *, dataset: str = "path", name: str | None = None) -> No
         with jobs.heavy(f"reading {name}"):
             for _ in range(10):
                 try:
-                    w = bigdata.read(path, name, (cls, UPLOAD_MISSING_POLICY, int(ss.bins), tuple(drop)),
-                                     jobs.progress(bar))
+                    w = bigdata.read(
+                        path,
+                        name,
+                        (cls, UPLOAD_MISSING_POLICY, int(ss.bins), tuple(drop)),
+                        jobs.progress(bar),
+                    )
                     break
                 except DataError as exc:
                     m = _CULPRIT.search(str(exc))
@@ -107,10 +115,13 @@ def use_file(path: str, *, dataset: str = "path", name: str | None = None) -> No
             reset_structure()
     finally:
         bar.empty()
-    flash("success", f"Loaded {name}: {w.n_rows:,} rows ({w.n_distinct:,} distinct) × {w.n_vars} variables, read "
-          "in chunks; the network is fitted on all rows, the pages that work on rows use a seeded sample of "
-          f"{min(int(ss.view_rows), w.n_rows):,}."
-          + (f" Class column '{cls}'." if cls else " Choose a class column on the Data page if it has one."))
+    flash(
+        "success",
+        f"Loaded {name}: {w.n_rows:,} rows ({w.n_distinct:,} distinct) × {w.n_vars} variables, read "
+        "in chunks; the network is fitted on all rows, the pages that work on rows use a seeded sample of "
+        f"{min(int(ss.view_rows), w.n_rows):,}."
+        + (f" Class column '{cls}'." if cls else " Choose a class column on the Data page if it has one."),
+    )
 
 
 def use_upload(name: str, content: bytes) -> None:
@@ -122,13 +133,13 @@ def use_upload(name: str, content: bytes) -> None:
     """
     ss = st.session_state
     try:
-        guard_width("tree", header_width(content), source=name)    # from the header, before anything is parsed
+        guard_width("tree", header_width(content), source=name)  # from the header, before anything is parsed
     except BnfkError as exc:
         flash("error", str(exc))
         return
     old = ss.get("upload")
     ss.upload = (name, content)
-    if bigdata.count_lines(content) > int(ss.stream_rows):     # a large upload: read in chunks
+    if bigdata.count_lines(content) > int(ss.stream_rows):  # a large upload: read in chunks
         try:
             use_file(upload_info(content, want_file=True)[1], dataset="upload", name=name)
         except DataError as exc:
@@ -144,13 +155,25 @@ def use_upload(name: str, content: bytes) -> None:
     drop: list[str] = []
     for _ in range(10):
         try:
-            d = load({"dataset": "upload", "class_column": cls, "missing_policy": UPLOAD_MISSING_POLICY,
-                      "bins": ss.bins, "drop_columns": tuple(drop)})
+            d = load(
+                {
+                    "dataset": "upload",
+                    "class_column": cls,
+                    "missing_policy": UPLOAD_MISSING_POLICY,
+                    "bins": ss.bins,
+                    "drop_columns": tuple(drop),
+                }
+            )
             break
         except DataError as exc:
             m = _CULPRIT.search(str(exc))
-            if header is not None and m and m.group(1) in header.variables and m.group(1) not in drop \
-                    and m.group(1) != cls:
+            if (
+                header is not None
+                and m
+                and m.group(1) in header.variables
+                and m.group(1) not in drop
+                and m.group(1) != cls
+            ):
                 flash("error", f"{exc} It was dropped so that the rest of {name} loads.")
                 drop.append(m.group(1))
                 continue
@@ -164,11 +187,18 @@ def use_upload(name: str, content: bytes) -> None:
     ss.dataset, ss.class_column, ss.drop_columns = "upload", cls, drop
     ss.missing_policy = UPLOAD_MISSING_POLICY
     reset_structure()
-    flash("success", f"Loaded {name}: {d.n_rows:,} rows × {d.n_vars} variables"
-          + (f", class column '{cls}'." if cls else "; choose a class column on the Data page if it has one."))
+    flash(
+        "success",
+        f"Loaded {name}: {d.n_rows:,} rows × {d.n_vars} variables"
+        + (f", class column '{cls}'." if cls else "; choose a class column on the Data page if it has one."),
+    )
 
 
 def use_sample(name: str) -> None:
     entry = catalog()[name]
-    change_data(dataset=name, class_column=entry.get("class_column"),
-                missing_policy=entry.get("missing_policy", "missing"), drop_columns=[])
+    change_data(
+        dataset=name,
+        class_column=entry.get("class_column"),
+        missing_policy=entry.get("missing_policy", "missing"),
+        drop_columns=[],
+    )

@@ -1,15 +1,17 @@
 """Kernel classification (thesis App. D): kNN and SVM on a precomputed kernel over seeded train/test splits.
 
 kNN (k = 7, uniform weights, neighbours by kernel distance, scikit-learn's KNeighborsClassifier) and SVM
-(``SVC(kernel="precomputed", C=1)`` with calibrated probabilities) over seeded 80/20 splits, scored by accuracy and
-log loss; the model behind the kernel (the Fisher network, or the marginal frequencies of scaled-Hamming) is estimated
+(``SVC(kernel="precomputed", C=1)`` with calibrated probabilities) over seeded 80/20 splits, scored by
+accuracy and log loss; the model behind the kernel (the Fisher network, or the marginal frequencies of
+scaled-Hamming) is estimated
 on the training split only.  The label column is never a feature.
 """
+
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Sequence
 
 import numpy as np
 import pandas as pd
@@ -23,9 +25,16 @@ from ...data.limits import guard_workspace
 from ...registry import CLASSIFIERS, KERNELS
 from .common import ClusterError, Progress, check_model, feature_columns
 
-__all__ = ["CLASSIFIERS", "ClassificationResult", "knn_proba", "svm_proba", "classify", "classify_many",
-           "classifier_label", "classification_table"]
-
+__all__ = [
+    "CLASSIFIERS",
+    "ClassificationResult",
+    "knn_proba",
+    "svm_proba",
+    "classify",
+    "classify_many",
+    "classifier_label",
+    "classification_table",
+]
 
 
 @dataclass
@@ -42,21 +51,40 @@ class ClassificationResult:
 
     def to_dict(self) -> dict:
         acc, ll = np.asarray(self.accuracy), np.asarray(self.log_loss)
-        return {"kernel": self.kernel, "classifier": self.classifier,
-                "accuracy": float(acc.mean()), "accuracy_std": float(acc.std()),
-                "log_loss": float(ll.mean()), "log_loss_std": float(ll.std()),
-                "accuracy_per_repeat": acc.tolist(), "log_loss_per_repeat": ll.tolist(),
-                "seeds": list(self.seeds), "repeats": len(self.seeds), "test_size": self.test_size,
-                "n_classes": self.n_classes, "notes": list(self.notes), "seconds": self.seconds}
+        return {
+            "kernel": self.kernel,
+            "classifier": self.classifier,
+            "accuracy": float(acc.mean()),
+            "accuracy_std": float(acc.std()),
+            "log_loss": float(ll.mean()),
+            "log_loss_std": float(ll.std()),
+            "accuracy_per_repeat": acc.tolist(),
+            "log_loss_per_repeat": ll.tolist(),
+            "seeds": list(self.seeds),
+            "repeats": len(self.seeds),
+            "test_size": self.test_size,
+            "n_classes": self.n_classes,
+            "notes": list(self.notes),
+            "seconds": self.seconds,
+        }
 
 
-def _train_test_kernels(feats, kernel, tr, te, *, structure, score, params, seed, model, dag=None,
-                        kernel_options=None):
+def _train_test_kernels(
+    feats, kernel, tr, te, *, structure, score, params, seed, model, dag=None, kernel_options=None
+):
     """(K_train_train, K_test_train, diag K_test_test) with the kernel fitted on the training rows only
     (``kernel_options`` go to the kernel's ``fit``, e.g. ``{"alpha": 0.5}``)."""
     train, test = feats.subset(tr), feats.subset(te)
-    fitted = KERNELS[kernel].fit(train, model=model, dag=dag, structure=structure, score=score, params=params,
-                                 seed=seed, **(kernel_options or {}))
+    fitted = KERNELS[kernel].fit(
+        train,
+        model=model,
+        dag=dag,
+        structure=structure,
+        score=score,
+        params=params,
+        seed=seed,
+        **(kernel_options or {}),
+    )
     return fitted.gram(train), fitted.gram(test, train), np.diag(fitted.gram(test)).copy()
 
 
@@ -110,10 +138,25 @@ def classify(data, kernel: str, classifier: str, **options) -> ClassificationRes
     return classify_many(data, kernel, (classifier,), **options)[classifier]
 
 
-def classify_many(data, kernel: str, classifiers: Sequence[str] = CLASSIFIERS, *, repeats: int = 10, seed: int = 0,
-                  test_size: float = 0.2, k: int = 7, C: float = 1.0, structure: str | None = None,
-                  score: str | None = None, params: str | None = None, model=None, dag=None, neighbours: str = "distance",
-                  progress: Progress | None = None, kernel_options: dict | None = None) -> dict:
+def classify_many(
+    data,
+    kernel: str,
+    classifiers: Sequence[str] = CLASSIFIERS,
+    *,
+    repeats: int = 10,
+    seed: int = 0,
+    test_size: float = 0.2,
+    k: int = 7,
+    C: float = 1.0,
+    structure: str | None = None,
+    score: str | None = None,
+    params: str | None = None,
+    model=None,
+    dag=None,
+    neighbours: str = "distance",
+    progress: Progress | None = None,
+    kernel_options: dict | None = None,
+) -> dict:
     """Kernel kNN and/or SVM over ``repeats`` seeded train/test splits (thesis App. D).
 
     Split r uses ``seed + r`` (``sklearn.model_selection.train_test_split``, shuffled, not stratified);
@@ -122,12 +165,13 @@ def classify_many(data, kernel: str, classifiers: Sequence[str] = CLASSIFIERS, *
     metric="precomputed")`` on the kernel distance (ties between equally distant rows broken as
     scikit-learn does); class probabilities are the vote shares.  ``neighbours="similarity"`` takes the
     ``k`` training rows with the largest K(x, y) instead -- the same for the Hamming kernel without
-    missing cells (K(y, y) = 1), different for kernels whose self-similarity varies.  SVM: ``SVC(kernel="precomputed", C=C,
+    missing cells (K(y, y) = 1), different for kernels whose self-similarity varies.  SVM:
+    ``SVC(kernel="precomputed", C=C,
     probability=True, random_state=seed+r)``.  Log loss is scikit-learn's over all classes of the label
     column, probabilities clipped to [1e-15, 1].  Rows with a missing label are left out.
 
-    The Fisher kernel's network: learned per training split with ``structure``/``score`` (``None``: the default
-    recipe's, :data:`bnfk_core.learning.recipe.DEFAULT_RECIPE`),
+    The Fisher kernel's network: learned per training split with ``structure``/``score`` (``None``: the
+    default recipe's, :data:`bnfk_core.learning.recipe.DEFAULT_RECIPE`),
     or a fixed ``dag`` whose CPTs are fitted per training split by ``params``, or a fixed ``model``
     (used as is -- its parameters may have seen the test rows' features, never their labels).
     ``kernel_options`` go to the kernel's ``fit`` (e.g. ``{"alpha": 0.5}`` for the normalised Fisher kernel;
@@ -135,7 +179,7 @@ def classify_many(data, kernel: str, classifiers: Sequence[str] = CLASSIFIERS, *
 
     Returns ``{classifier: ClassificationResult}``.
     """
-    KERNELS.check(kernel)   # an unknown name is refused here, before any work
+    KERNELS.check(kernel)  # an unknown name is refused here, before any work
     for c in classifiers:
         if c not in CLASSIFIERS:
             raise ClusterError(f"Unknown classifier '{c}'; choose one of {', '.join(CLASSIFIERS)}.")
@@ -151,8 +195,10 @@ def classify_many(data, kernel: str, classifiers: Sequence[str] = CLASSIFIERS, *
         check_model(model, data)
     guard_workspace("classification", int((data.labels() >= 0).sum()), test_size=float(test_size))
     if dag is not None and data.class_column in dag.nodes:
-        raise ClusterError(f"The structure includes the label column '{data.class_column}'; the label is never a "
-                           "feature -- remove it from the structure.")
+        raise ClusterError(
+            f"The structure includes the label column '{data.class_column}'; the label is never a "
+            "feature -- remove it from the structure."
+        )
     t0 = time.perf_counter()
     y_all = data.labels()
     keep = np.flatnonzero(y_all >= 0)
@@ -172,8 +218,19 @@ def classify_many(data, kernel: str, classifiers: Sequence[str] = CLASSIFIERS, *
         tr, te = train_test_split(np.arange(len(y)), test_size=float(test_size), random_state=s, shuffle=True)
         if len(np.unique(y[tr])) < 2:
             raise ClusterError(f"Split {r + 1} has a single class in its training rows; use more data.")
-        Ktr, Kte, dte = _train_test_kernels(feats, kernel, tr, te, structure=structure, score=score, params=params,
-                                       seed=s, model=model, dag=dag, kernel_options=kernel_options)
+        Ktr, Kte, dte = _train_test_kernels(
+            feats,
+            kernel,
+            tr,
+            te,
+            structure=structure,
+            score=score,
+            params=params,
+            seed=s,
+            model=model,
+            dag=dag,
+            kernel_options=kernel_options,
+        )
         for clf in classifiers:
             P = CLASSIFIERS[clf].proba(Ktr, Kte, dte, y[tr], classes, k=k, C=C, neighbours=neighbours)
             pred = classes[np.argmax(P, axis=1)]
@@ -184,8 +241,12 @@ def classify_many(data, kernel: str, classifiers: Sequence[str] = CLASSIFIERS, *
         if progress is not None:
             progress((r + 1) / repeats, f"{kernel}: split {r + 1}/{repeats}")
     secs = time.perf_counter() - t0
-    return {c: ClassificationResult(kernel, c, acc[c], ll[c], list(seeds), float(test_size), len(classes), secs,
-                                    list(notes)) for c in classifiers}
+    return {
+        c: ClassificationResult(
+            kernel, c, acc[c], ll[c], list(seeds), float(test_size), len(classes), secs, list(notes)
+        )
+        for c in classifiers
+    }
 
 
 def classifier_label(classifier: str, *, k: int = 7, C: float = 1.0) -> str:
@@ -195,10 +256,21 @@ def classifier_label(classifier: str, *, k: int = 7, C: float = 1.0) -> str:
     return CLASSIFIERS[classifier].table_label.format(k=int(k), C=C)
 
 
-def classification_table(data, kernels: Sequence[str], classifiers: Sequence[str] = CLASSIFIERS, *,
-                         repeats: int = 10, seed: int = 0, k: int = 7, C: float = 1.0, model=None,
-                         structure: str | None = None, score: str | None = None, params: str | None = None,
-                         progress: Progress | None = None) -> pd.DataFrame:
+def classification_table(
+    data,
+    kernels: Sequence[str],
+    classifiers: Sequence[str] = CLASSIFIERS,
+    *,
+    repeats: int = 10,
+    seed: int = 0,
+    k: int = 7,
+    C: float = 1.0,
+    model=None,
+    structure: str | None = None,
+    score: str | None = None,
+    params: str | None = None,
+    progress: Progress | None = None,
+) -> pd.DataFrame:
     """Every classifier on every kernel (:func:`classify_many`, thesis App. D) as one table:
     ``classifier, kernel`` (labels), ``accuracy, accuracy_std, log_loss, log_loss_std``, kernels outer.
 
@@ -213,16 +285,34 @@ def classification_table(data, kernels: Sequence[str], classifiers: Sequence[str
         spec = KERNELS[kern]
         net = spec.uses_network and model is not None
         est = (getattr(model, "fit_info", None) or {}).get("method", params) if net else params
-        out = classify_many(data, kern, tuple(classifiers), repeats=repeats, seed=seed, k=k, C=C,
-                            dag=model.dag if net else None, params=est, structure=structure, score=score,
-                            progress=None if progress is None else
-                            (lambda f, msg, j=j: progress(min((j + f) / len(names), 1.0), msg)))
+        out = classify_many(
+            data,
+            kern,
+            tuple(classifiers),
+            repeats=repeats,
+            seed=seed,
+            k=k,
+            C=C,
+            dag=model.dag if net else None,
+            params=est,
+            structure=structure,
+            score=score,
+            progress=None
+            if progress is None
+            else (lambda f, msg, j=j: progress(min((j + f) / len(names), 1.0), msg)),
+        )
         for clf, res in out.items():
             r = res.to_dict()
-            lines.append({"classifier": classifier_label(clf, k=k, C=C), "kernel": spec.label,
-                          **{c: r[c] for c in ("accuracy", "accuracy_std", "log_loss", "log_loss_std")}})
-    return pd.DataFrame(lines, columns=["classifier", "kernel", "accuracy", "accuracy_std", "log_loss", "log_loss_std"])
-
+            lines.append(
+                {
+                    "classifier": classifier_label(clf, k=k, C=C),
+                    "kernel": spec.label,
+                    **{c: r[c] for c in ("accuracy", "accuracy_std", "log_loss", "log_loss_std")},
+                }
+            )
+    return pd.DataFrame(
+        lines, columns=["classifier", "kernel", "accuracy", "accuracy_std", "log_loss", "log_loss_std"]
+    )
 
 
 def _knn(Ktr, Kte, dte, ytr, classes, *, k: int = 7, neighbours: str = "distance", **_):

@@ -1,16 +1,27 @@
-"""What every clustering module shares: the error, the result type, label renumbering, the cluster-count check,
-the square-matrix check and kernel distances, and the feature columns a kernel sees (never the label column)."""
+"""What every clustering module shares: the error, the result type, label renumbering, the cluster-count
+check, the square-matrix check and kernel distances, and the feature columns a kernel sees (never the label
+column)."""
+
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 import numpy as np
 
 from ...errors import BnfkError, DataError
 
-__all__ = ["ClusterError", "ClusterResult", "Progress", "square_matrix", "sq_distances", "renumber", "check_k",
-           "feature_columns", "check_model"]
+__all__ = [
+    "ClusterError",
+    "ClusterResult",
+    "Progress",
+    "square_matrix",
+    "sq_distances",
+    "renumber",
+    "check_k",
+    "feature_columns",
+    "check_model",
+]
 
 Progress = Callable[[float, str], None]
 
@@ -30,7 +41,8 @@ def square_matrix(K, what: str = "kernel matrix") -> np.ndarray:
 
 
 def sq_distances(K: np.ndarray) -> np.ndarray:
-    """Kernel-induced squared distances d²(x,y) = K(x,x) + K(y,y) - 2 K(x,y), symmetric, zero diagonal, >= 0."""
+    """Kernel-induced squared distances d²(x,y) = K(x,x) + K(y,y) - 2 K(x,y), symmetric, zero diagonal, >=
+    0."""
     d = np.diag(K)
     D2 = d[:, None] + d[None, :] - 2.0 * K
     D2 = 0.5 * (D2 + D2.T)
@@ -63,7 +75,9 @@ class ClusterResult:
     restart_costs: list = field(default_factory=list)
     sweeps: list = field(default_factory=list)
     seconds: float = 0.0
-    info: dict = field(default_factory=dict)   # what the algorithm adds (kmeans-features: the features' non-zeros)
+    info: dict = field(
+        default_factory=dict
+    )  # what the algorithm adds (kmeans-features: the features' non-zeros)
 
 
 def renumber(labels: np.ndarray) -> np.ndarray:
@@ -98,6 +112,7 @@ def feature_columns(data):
 def check_model(model, data) -> None:
     """Refuse a model that has the label column as a node (the label is never a feature)."""
     if data.class_column is not None and data.class_column in model.variables:
-        raise ClusterError(f"The model includes the label column '{data.class_column}'; the label is never a "
-                           "feature -- learn the model without it.")
-
+        raise ClusterError(
+            f"The model includes the label column '{data.class_column}'; the label is never a "
+            "feature -- learn the model without it."
+        )

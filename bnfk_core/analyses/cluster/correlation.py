@@ -1,4 +1,5 @@
-"""Correlation clustering with a fixed (maximum) number of clusters (thesis §5.1.1, eq. 5.2) and the adaptive shift
+"""Correlation clustering with a fixed (maximum) number of clusters (thesis §5.1.1, eq. 5.2) and the adaptive
+shift
 (thesis §5.2).
 
 Minimise the cost of thesis eq. (5.2)
@@ -34,6 +35,7 @@ Minimise the cost of thesis eq. (5.2)
 
   which makes every row (and column) of X' sum to zero -- the property the thesis states
 """
+
 from __future__ import annotations
 
 import time
@@ -46,9 +48,16 @@ from ...registry import KERNELS
 from .common import ClusterError, ClusterResult, check_k, renumber, square_matrix
 from .members import SHIFTS
 
-__all__ = ["SHIFTS", "adaptive_shift", "shift_for", "cc_cost", "cc_move_deltas", "correlation_clustering", "cluster_gram",
-           "PARALLEL_RESTART_WORK"]
-
+__all__ = [
+    "SHIFTS",
+    "adaptive_shift",
+    "shift_for",
+    "cc_cost",
+    "cc_move_deltas",
+    "correlation_clustering",
+    "cluster_gram",
+    "PARALLEL_RESTART_WORK",
+]
 
 
 def adaptive_shift(X) -> np.ndarray:
@@ -60,7 +69,8 @@ def adaptive_shift(X) -> np.ndarray:
 
 
 def shift_for(kernel: str | None, shift: str) -> str:
-    """The shift ``shift`` means for ``kernel`` (``auto``: the kernel's registered shift; none without a kernel)."""
+    """The shift ``shift`` means for ``kernel`` (``auto``: the kernel's registered shift; none without a
+    kernel)."""
     if shift not in SHIFTS:
         raise ClusterError(f"Unknown shift '{shift}'; choose one of {', '.join(SHIFTS)}.")
     if shift == "auto":
@@ -164,7 +174,7 @@ def _ls_numba(X, labels, k, order, tol, max_sweeps):  # pragma: no cover - compi
     N = X.shape[0]
     S = np.zeros((k, N))
     acc = np.zeros(k)
-    for i in range(N):              # S[c, i] = Σ_j [labels_j = c] X[i, j], j ascending, row by row
+    for i in range(N):  # S[c, i] = Σ_j [labels_j = c] X[i, j], j ascending, row by row
         acc[:] = 0.0
         for j in range(N):
             acc[labels[j]] += X[i, j]
@@ -240,12 +250,21 @@ def _ls_restarts_serial(X, labels, k, orders, tol, max_sweeps, S):  # pragma: no
     return sweeps, same
 
 
-PARALLEL_RESTART_WORK = 2e7     # restarts x N^2 above which the restarts run in parallel
+PARALLEL_RESTART_WORK = 2e7  # restarts x N^2 above which the restarts run in parallel
 
 
-def correlation_clustering(X, n_clusters: int, *, restarts: int = 25, seed: int = 0, shift: str = "adaptive",
-                           kernel: str | None = None, max_sweeps: int = 1000, compiled: bool = True,
-                           init_labels=None) -> ClusterResult:
+def correlation_clustering(
+    X,
+    n_clusters: int,
+    *,
+    restarts: int = 25,
+    seed: int = 0,
+    shift: str = "adaptive",
+    kernel: str | None = None,
+    max_sweeps: int = 1000,
+    compiled: bool = True,
+    init_labels=None,
+) -> ClusterResult:
     """Correlation clustering of a similarity matrix by local search with restarts (module docstring).
 
     Parameters
@@ -275,7 +294,7 @@ def correlation_clustering(X, n_clusters: int, *, restarts: int = 25, seed: int 
         raise ClusterError(f"restarts must be at least 1, got {restarts}.")
     shift = shift_for(kernel, shift)
     Xs = adaptive_shift(X) if shift == "adaptive" else X
-    del X                                   # the symmetrised copy is not needed once shifted
+    del X  # the symmetrised copy is not needed once shifted
     Xs = np.ascontiguousarray(Xs)
     absX = np.abs(Xs)
     tol = 1e-12 * max(float(absX.max(initial=0.0)), 1e-300) * max(n, 1)
@@ -290,7 +309,7 @@ def correlation_clustering(X, n_clusters: int, *, restarts: int = 25, seed: int 
     R = int(restarts)
     labs = np.empty((R, n), np.int64)
     orders = np.empty((R, n), np.int64)
-    for r in range(R):                      # the random numbers in the order of the sequential protocol
+    for r in range(R):  # the random numbers in the order of the sequential protocol
         labs[r] = rng.integers(0, k, size=n)
         orders[r] = rng.permutation(n)
     if warm is not None:
@@ -313,15 +332,33 @@ def correlation_clustering(X, n_clusters: int, *, restarts: int = 25, seed: int 
         if best is None or c < best_cost - 1e-9 * max(abs(best_cost), 1.0):
             best, best_cost = lab.copy(), c
     labels = renumber(best)
-    return ClusterResult(labels, "correlation", k, int(labels.max() + 1) if n else 0, shift, int(seed),
-                         cost=float(best_cost), restart_costs=costs, sweeps=sweeps,
-                         seconds=time.perf_counter() - t0)
+    return ClusterResult(
+        labels,
+        "correlation",
+        k,
+        int(labels.max() + 1) if n else 0,
+        shift,
+        int(seed),
+        cost=float(best_cost),
+        restart_costs=costs,
+        sweeps=sweeps,
+        seconds=time.perf_counter() - t0,
+    )
 
 
-
-def cluster_gram(K, n_clusters: int, *, kernel: str | None = None, shift: str = "auto", restarts: int = 25,
-                 seed: int = 0, init_labels=None, **_) -> ClusterResult:
-    """The ``correlation`` member of :data:`bnfk_core.registry.CLUSTERERS`: :func:`correlation_clustering` of a
-    Gram matrix (options it does not use, e.g. the spectral ``transform``, are ignored)."""
-    return correlation_clustering(K, n_clusters, restarts=restarts, seed=seed, shift=shift, kernel=kernel,
-                                  init_labels=init_labels)
+def cluster_gram(
+    K,
+    n_clusters: int,
+    *,
+    kernel: str | None = None,
+    shift: str = "auto",
+    restarts: int = 25,
+    seed: int = 0,
+    init_labels=None,
+    **_,
+) -> ClusterResult:
+    """The ``correlation`` member of :data:`bnfk_core.registry.CLUSTERERS`: :func:`correlation_clustering` of
+    a Gram matrix (options it does not use, e.g. the spectral ``transform``, are ignored)."""
+    return correlation_clustering(
+        K, n_clusters, restarts=restarts, seed=seed, shift=shift, kernel=kernel, init_labels=init_labels
+    )

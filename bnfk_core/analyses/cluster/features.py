@@ -35,6 +35,7 @@ method; they need the Gram matrix.
 
 The silhouette (kernel distance) is computed on a seeded sample of at most ``SILHOUETTE_ROWS`` rows.
 """
+
 from __future__ import annotations
 
 import functools
@@ -43,21 +44,34 @@ import time
 import numpy as np
 import scipy.sparse as sp
 
-from ...kernels.features import features
-from ...kernels.hamming import HammingKernel
-from ...kernels.fisher import NetworkKernel
 from ...data.encoding import one_hot
-from ...data.limits import max_rows as max_rows_within, memory_limit
-from .members import FEATURE_CLUSTERER
+from ...data.limits import max_rows as max_rows_within
+from ...data.limits import memory_limit
+from ...kernels.features import features
+from ...kernels.fisher import NetworkKernel
+from ...kernels.hamming import HammingKernel
 from .common import ClusterError, ClusterResult, check_k, renumber
-from .metrics import kernel_silhouette
 from .lloyd import HERE, blocked_kmeans, groups_from_data, groups_from_phi, kept_runner
+from .members import FEATURE_CLUSTERER
+from .metrics import kernel_silhouette
 
-__all__ = ["FEATURE_ALGORITHM", "SILHOUETTE_ROWS", "DENSE_MIN_DENSITY", "DENSE_MEMORY_SHARE", "has_feature_map",
-           "feature_map", "feature_sq_distances", "dense_layout", "dense_for", "kernel_kmeans_features",
-           "kernel_kmeans_rows", "silhouette_rows", "sampled_silhouette"]
+__all__ = [
+    "FEATURE_ALGORITHM",
+    "SILHOUETTE_ROWS",
+    "DENSE_MIN_DENSITY",
+    "DENSE_MEMORY_SHARE",
+    "has_feature_map",
+    "feature_map",
+    "feature_sq_distances",
+    "dense_layout",
+    "dense_for",
+    "kernel_kmeans_features",
+    "kernel_kmeans_rows",
+    "silhouette_rows",
+    "sampled_silhouette",
+]
 
-FEATURE_ALGORITHM = FEATURE_CLUSTERER.name     # the one place the name is written: .members
+FEATURE_ALGORITHM = FEATURE_CLUSTERER.name  # the one place the name is written: .members
 SILHOUETTE_ROWS = 2000
 #: k-means runs on a dense copy of Phi when at least this share of its cells is non-zero ...
 DENSE_MIN_DENSITY = 0.1
@@ -69,7 +83,10 @@ def has_feature_map(fitted) -> bool:
     """Whether the fitted kernel's Gram is Phi Phi^T of a feature map :func:`feature_map` knows: a network
     kernel (Fisher, scaled-Hamming) or the Hamming kernel, with their own ``gram`` (not a subclass that
     redefines it), or a kernel with its own ``features(data)`` method."""
-    return callable(getattr(fitted, "features", None)) or type(fitted).gram in (NetworkKernel.gram, HammingKernel.gram)
+    return callable(getattr(fitted, "features", None)) or type(fitted).gram in (
+        NetworkKernel.gram,
+        HammingKernel.gram,
+    )
 
 
 def feature_map(fitted, data) -> sp.csr_matrix:
@@ -80,8 +97,10 @@ def feature_map(fitted, data) -> sp.csr_matrix:
     cells, scaled by 1/sqrt(d).  A kernel with its own ``features(data)`` method (the normalised Fisher
     kernel): that map."""
     if not has_feature_map(fitted):
-        raise ClusterError(f"The {fitted.name} kernel has no explicit feature map; cluster it with the Gram "
-                           "matrix (correlation or spectral clustering).")
+        raise ClusterError(
+            f"The {fitted.name} kernel has no explicit feature map; cluster it with the Gram "
+            "matrix (correlation or spectral clustering)."
+        )
     if callable(getattr(fitted, "features", None)):
         return sp.csr_matrix(fitted.features(data))
     if isinstance(fitted, NetworkKernel):
@@ -112,8 +131,9 @@ def feature_sq_distances(Phi, labels, n_clusters: int | None = None) -> np.ndarr
 
 def dense_layout(Phi) -> bool:
     """Whether :func:`kernel_kmeans_features` runs on a dense copy of ``Phi`` (N x D): at least
-    :data:`DENSE_MIN_DENSITY` of its cells non-zero, and N * D * 8 bytes at most :data:`DENSE_MEMORY_SHARE` of the
-    memory limit (:func:`bnfk_core.data.limits.memory_limit`, the CLI's ``--max-memory``; no limit: always)."""
+    :data:`DENSE_MIN_DENSITY` of its cells non-zero, and N * D * 8 bytes at most :data:`DENSE_MEMORY_SHARE` of
+    the memory limit (:func:`bnfk_core.data.limits.memory_limit`, the CLI's ``--max-memory``; no limit:
+    always)."""
     n, d = Phi.shape
     return dense_for(n, d, Phi.nnz)
 
@@ -127,9 +147,17 @@ def dense_for(n: int, d: int, nnz: int) -> bool:
     return limit is None or cells * 8.0 <= DENSE_MEMORY_SHARE * limit
 
 
-def kernel_kmeans_features(Phi, n_clusters: int, *, seed: int = 0, n_init: int = 3, max_iter: int = 300,
-                           tol: float = 1e-4, dense: bool | None = None,
-                           block_rows: int | None = None) -> ClusterResult:
+def kernel_kmeans_features(
+    Phi,
+    n_clusters: int,
+    *,
+    seed: int = 0,
+    n_init: int = 3,
+    max_iter: int = 300,
+    tol: float = 1e-4,
+    dense: bool | None = None,
+    block_rows: int | None = None,
+) -> ClusterResult:
     """Kernel k-means on the explicit features ``Phi`` (module docstring).
 
     Parameters
@@ -141,7 +169,8 @@ def kernel_kmeans_features(Phi, n_clusters: int, *, seed: int = 0, n_init: int =
     max_iter, tol : Lloyd's stopping rule (scikit-learn's; ``tol`` relative to the features' variance).
     dense : run on a dense copy of Phi (True), on the CSR matrix (False), or as :func:`dense_layout` decides
         (None, the default).  The same algorithm on the same numbers either way.
-    block_rows : rows of a block of the passes (default :data:`.lloyd.BLOCK_ROWS`; a fixed cut: the same floats
+    block_rows : rows of a block of the passes (default :data:`.lloyd.BLOCK_ROWS`; a fixed cut: the same
+    floats
         wherever they run).
 
     Returns a :class:`ClusterResult` with ``algorithm=FEATURE_ALGORITHM``, ``transform="features"`` and
@@ -153,46 +182,83 @@ def kernel_kmeans_features(Phi, n_clusters: int, *, seed: int = 0, n_init: int =
     k = check_k(n, n_clusters)
     if int(n_init) < 1:
         raise ClusterError(f"n_init must be at least 1, got {n_init}.")
-    labels, cost, info = blocked_kmeans(groups_from_phi(Phi, HERE, block_rows), n, k, seed=seed, n_init=n_init,
-                                        max_iter=max_iter, tol=tol, dense=dense_for if dense is None else bool(dense),
-                                        block_rows=block_rows)
+    labels, cost, info = blocked_kmeans(
+        groups_from_phi(Phi, HERE, block_rows),
+        n,
+        k,
+        seed=seed,
+        n_init=n_init,
+        max_iter=max_iter,
+        tol=tol,
+        dense=dense_for if dense is None else bool(dense),
+        block_rows=block_rows,
+    )
     return _result(labels, k, seed, cost, t0, info)
 
 
-def kernel_kmeans_rows(fitted, data, n_clusters: int, *, seed: int = 0, n_init: int = 3, max_iter: int = 300,
-                       tol: float = 1e-4, dense: bool | None = None, runner=None,
-                       block_rows: int | None = None) -> ClusterResult:
-    """:func:`kernel_kmeans_features` on the features of the rows of ``data`` (:func:`feature_map` of the fitted
-    kernel ``fitted``), made block by block where the passes run: here (``runner`` None), or on the workers of a
-    Dask runner (:class:`bnfk_core.data.dask_runner.DaskRunner`; the rows' codes are sent, the features made and
-    kept there, every pass of k-means++ and Lloyd run there and only the blocks' sums come back,
-    :mod:`.lloyd`).  The same labels and cost as :func:`kernel_kmeans_features` of ``feature_map(fitted, data)``,
-    whichever the runner (``block_rows``: rows a block of the passes, as there)."""
+def kernel_kmeans_rows(
+    fitted,
+    data,
+    n_clusters: int,
+    *,
+    seed: int = 0,
+    n_init: int = 3,
+    max_iter: int = 300,
+    tol: float = 1e-4,
+    dense: bool | None = None,
+    runner=None,
+    block_rows: int | None = None,
+) -> ClusterResult:
+    """:func:`kernel_kmeans_features` on the features of the rows of ``data`` (:func:`feature_map` of the
+    fitted kernel ``fitted``), made block by block where the passes run: here (``runner`` None), or on the
+    workers of a Dask runner (:class:`bnfk_core.data.dask_runner.DaskRunner`; the rows' codes are sent, the
+    features made and kept there, every pass of k-means++ and Lloyd run there and only the blocks' sums come
+    back,
+    :mod:`.lloyd`).  The same labels and cost as :func:`kernel_kmeans_features` of ``feature_map(fitted,
+    data)``, whichever the runner (``block_rows``: rows a block of the passes, as there)."""
     t0 = time.perf_counter()
     n = data.n_rows
     k = check_k(n, n_clusters)
     if int(n_init) < 1:
         raise ClusterError(f"n_init must be at least 1, got {n_init}.")
     if not has_feature_map(fitted):
-        feature_map(fitted, data)           # its one-sentence refusal
+        feature_map(fitted, data)  # its one-sentence refusal
     run = kept_runner(runner)
     groups = groups_from_data(functools.partial(feature_map, fitted), data, run, block_rows)
-    labels, cost, info = blocked_kmeans(groups, n, k, runner=run, seed=seed, n_init=n_init, max_iter=max_iter,
-                                        tol=tol, dense=dense_for if dense is None else bool(dense),
-                                        block_rows=block_rows)
+    labels, cost, info = blocked_kmeans(
+        groups,
+        n,
+        k,
+        runner=run,
+        seed=seed,
+        n_init=n_init,
+        max_iter=max_iter,
+        tol=tol,
+        dense=dense_for if dense is None else bool(dense),
+        block_rows=block_rows,
+    )
     del groups
     return _result(labels, k, seed, cost, t0, info)
 
 
 def _result(labels, k, seed, cost, t0, info) -> ClusterResult:
     labels = renumber(np.asarray(labels))
-    return ClusterResult(labels, FEATURE_ALGORITHM, k, int(labels.max() + 1) if len(labels) else 0, "features",
-                         int(seed), cost=float(cost), seconds=time.perf_counter() - t0, info=info)
+    return ClusterResult(
+        labels,
+        FEATURE_ALGORITHM,
+        k,
+        int(labels.max() + 1) if len(labels) else 0,
+        "features",
+        int(seed),
+        cost=float(cost),
+        seconds=time.perf_counter() - t0,
+        info=info,
+    )
 
 
 def silhouette_rows(n: int, *, seed: int = 0, max_rows: int = SILHOUETTE_ROWS) -> np.ndarray | None:
-    """The rows :func:`sampled_silhouette` uses: a seeded uniform sample of at most ``max_rows`` of ``n`` (fewer
-    when the memory limit allows fewer), sorted; None when fewer than 3 rows are allowed."""
+    """The rows :func:`sampled_silhouette` uses: a seeded uniform sample of at most ``max_rows`` of ``n``
+    (fewer when the memory limit allows fewer), sorted; None when fewer than 3 rows are allowed."""
     cap = max_rows_within("silhouette")
     max_rows = int(max_rows) if cap is None else min(int(max_rows), cap)
     if max_rows < 3:
@@ -202,7 +268,9 @@ def silhouette_rows(n: int, *, seed: int = 0, max_rows: int = SILHOUETTE_ROWS) -
     return np.arange(n)
 
 
-def sampled_silhouette(Phi, labels, *, seed: int = 0, max_rows: int = SILHOUETTE_ROWS) -> tuple[float | None, int]:
+def sampled_silhouette(
+    Phi, labels, *, seed: int = 0, max_rows: int = SILHOUETTE_ROWS
+) -> tuple[float | None, int]:
     """The kernel-distance silhouette on a seeded uniform sample of at most ``max_rows`` rows (their Gram
     Phi_s Phi_s^T, max_rows^2 cells; fewer rows when the memory limit allows fewer); returns
     (silhouette or None, rows used)."""

@@ -1,9 +1,9 @@
 """Kernel k-means in the explicit feature space, one pass over blocks of rows at a time, on a runner.
 
-The algorithm is scikit-learn's ``KMeans(init="k-means++", algorithm="lloyd")`` (seeded greedy k-means++ starts
-with ``2 + int(log k)`` candidates a centre, Lloyd's iterations, empty clusters moved to the rows farthest from
-their centres, the start with the lowest within-cluster sum of squares kept), written as passes over fixed
-blocks of :data:`BLOCK_ROWS` rows of the features Phi (K = Phi Phi^T, :mod:`.features`):
+The algorithm is scikit-learn's ``KMeans(init="k-means++", algorithm="lloyd")`` (seeded greedy k-means++
+starts with ``2 + int(log k)`` candidates a centre, Lloyd's iterations, empty clusters moved to the rows
+farthest from their centres, the start with the lowest within-cluster sum of squares kept), written as passes
+over fixed blocks of :data:`BLOCK_ROWS` rows of the features Phi (K = Phi Phi^T, :mod:`.features`):
 
 * every Lloyd iteration is one pass: each block assigns its rows to the nearest centre
   (||phi(x)||^2 - 2 phi(x).mu_c + ||mu_c||^2) and returns its labels, its per-cluster sums of Phi and counts,
@@ -15,20 +15,23 @@ blocks of :data:`BLOCK_ROWS` rows of the features Phi (K = Phi Phi^T, :mod:`.fea
 
 The blocks are the same whoever runs them, and every sum over blocks is made on the client in block order, so
 one process (a group holding every block) and a Dask cluster (a group of contiguous blocks on each worker,
-features made there from the rows' codes: :func:`groups_from_data`) give the same floats, hence the same labels
+features made there from the rows' codes: :func:`groups_from_data`) give the same floats, hence the same
+labels
 and cost.  A group is kept where it runs between passes (:class:`Here` in this process; :class:`Pinned` on the
-worker a Dask runner's client gave it); each pass makes a new group from the old one (the blocks' arrays shared),
-so nothing is changed in place.
+worker a Dask runner's client gave it); each pass makes a new group from the old one (the blocks' arrays
+shared), so nothing is changed in place.
 
 Each block's products run on one BLAS thread (:class:`threadpoolctl.ThreadpoolController`), as scikit-learn's
 ``KMeans`` ran here before.
 
 References
 ----------
-D. Arthur and S. Vassilvitskii, "k-means++: the advantages of careful seeding", SODA 2007 (the greedy variant with
-several candidates a centre is scikit-learn's); kernel k-means on the explicit Fisher features: :mod:`.features`
+D. Arthur and S. Vassilvitskii, "k-means++: the advantages of careful seeding", SODA 2007 (the greedy variant
+with several candidates a centre is scikit-learn's); kernel k-means on the explicit Fisher features:
+:mod:`.features`
 (the bnfk paper, Theorem 1: K = Phi Phi^T).
 """
+
 from __future__ import annotations
 
 import numba
@@ -36,13 +39,20 @@ import numpy as np
 import scipy.sparse as sp
 from threadpoolctl import ThreadpoolController
 
-__all__ = ["BLOCK_ROWS", "CHUNK_ROWS", "kmeans_plusplus", "blocked_kmeans", "groups_from_phi", "groups_from_data",
-           "kept_runner"]
+__all__ = [
+    "BLOCK_ROWS",
+    "CHUNK_ROWS",
+    "kmeans_plusplus",
+    "blocked_kmeans",
+    "groups_from_phi",
+    "groups_from_data",
+    "kept_runner",
+]
 
 #: rows of one block of a pass (fixed: the blocks, hence the sums' order, do not depend on the runner)
 BLOCK_ROWS = 32_768
-#: rows of a dense block assigned and summed at a time (:func:`_lloyd_dense`: they stay in the cache between the
-#: product with the centres and the sums, as scikit-learn's chunks of 256 rows)
+#: rows of a dense block assigned and summed at a time (:func:`_lloyd_dense`: they stay in the cache between
+#: the product with the centres and the sums, as scikit-learn's chunks of 256 rows)
 CHUNK_ROWS = 256
 
 
@@ -62,10 +72,10 @@ HERE = Here()
 
 
 class Pinned:
-    """A Dask runner's client for kept groups: the i-th new item goes to the i-th worker (sorted by address), a
-    pass over a kept group runs on the worker holding it, and the (small) arguments travel with the tasks --
-    a pass is one round trip, without :meth:`~bnfk_core.data.dask_runner.DaskRunner.map_kept`'s broadcast of its
-    arguments to every worker."""
+    """A Dask runner's client for kept groups: the i-th new item goes to the i-th worker (sorted by address),
+    a pass over a kept group runs on the worker holding it, and the (small) arguments travel with the tasks --
+    a pass is one round trip, without :meth:`~bnfk_core.data.dask_runner.DaskRunner.map_kept`'s broadcast of
+    its arguments to every worker."""
 
     name = "dask"
 
@@ -95,15 +105,18 @@ class Pinned:
 
 
 def kept_runner(runner):
-    """The runner of the kept groups: :data:`HERE` for None or a runner without a client, else :class:`Pinned`."""
+    """The runner of the kept groups: :data:`HERE` for None or a runner without a client, else
+    :class:`Pinned`."""
     client = getattr(runner, "client", None)
     return HERE if client is None else Pinned(client)
+
 
 _CONTROLLER: list = []
 
 
 def _one_thread():
-    """BLAS on one thread for the block (the controller found once per process: finding it costs milliseconds)."""
+    """BLAS on one thread for the block (the controller found once per process: finding it costs
+    milliseconds)."""
     if not _CONTROLLER:
         _CONTROLLER.append(ThreadpoolController())
     return _CONTROLLER[0].limit(limits=1, user_api="blas")
@@ -111,11 +124,19 @@ def _one_thread():
 
 class _Group:
     """Contiguous blocks of feature rows (``blocks``: dense arrays or CSR matrices), their first global row
-    ``row0``, their rows' squared norms ``sq`` and (between passes of a k-means++ start) ``closest``: each row's
-    squared distance to its nearest centre so far, ``cand``: the candidates' distances; ``step``: rows a block."""
+    ``row0``, their rows' squared norms ``sq`` and (between passes of a k-means++ start) ``closest``: each
+    row's squared distance to its nearest centre so far, ``cand``: the candidates' distances; ``step``: rows a
+    block."""
 
     def __init__(self, row0, blocks, sq, step, closest=None, cand=None):
-        self.row0, self.blocks, self.sq, self.step, self.closest, self.cand = row0, blocks, sq, step, closest, cand
+        self.row0, self.blocks, self.sq, self.step, self.closest, self.cand = (
+            row0,
+            blocks,
+            sq,
+            step,
+            closest,
+            cand,
+        )
 
     def like(self, **changes):
         out = _Group(self.row0, self.blocks, self.sq, self.step, self.closest, self.cand)
@@ -125,7 +146,7 @@ class _Group:
 
 def _as_blocks(Phi, step: int) -> list:
     Phi = sp.csr_matrix(Phi, dtype=np.float64)
-    return [Phi[a:a + step] for a in range(0, Phi.shape[0], step)]
+    return [Phi[a : a + step] for a in range(0, Phi.shape[0], step)]
 
 
 def _sq(B) -> np.ndarray:
@@ -135,7 +156,8 @@ def _sq(B) -> np.ndarray:
 
 
 def group_part(item, step: int) -> _Group:
-    """``(row0, Phi rows)`` as a kept group of CSR blocks of ``step`` rows (``row0`` a multiple of ``step``)."""
+    """``(row0, Phi rows)`` as a kept group of CSR blocks of ``step`` rows (``row0`` a multiple of
+    ``step``)."""
     row0, Phi = item
     blocks = _as_blocks(Phi, step)
     return _Group(int(row0), blocks, [_sq(B) for B in blocks], int(step))
@@ -177,11 +199,14 @@ def groups_from_phi(Phi, runner=HERE, block_rows: int | None = None) -> list:
 
 
 def groups_from_data(featurize, data, runner=HERE, block_rows: int | None = None) -> list:
-    """The features of the rows of ``data`` (``featurize(rows)``: e.g. :func:`.features.feature_map` of a fitted
-    kernel, bound with :func:`functools.partial`) made and kept on ``runner``'s workers as groups of blocks of
+    """The features of the rows of ``data`` (``featurize(rows)``: e.g. :func:`.features.feature_map` of a
+    fitted kernel, bound with :func:`functools.partial`) made and kept on ``runner``'s workers as groups of
+    blocks of
     ``block_rows`` rows (default :data:`BLOCK_ROWS`): only the rows' codes travel."""
     block_rows = BLOCK_ROWS if block_rows is None else block_rows
-    items = [(a, data.subset(np.arange(a, b))) for a, b in _cuts(data.n_rows, _parts_of(runner), int(block_rows))]
+    items = [
+        (a, data.subset(np.arange(a, b))) for a, b in _cuts(data.n_rows, _parts_of(runner), int(block_rows))
+    ]
     return runner.keep(features_group_part, items, (featurize, int(block_rows)))
 
 
@@ -191,17 +216,23 @@ def stats_part(g: _Group) -> list:
     out = []
     for B in g.blocks:
         if sp.issparse(B):
-            out.append((B.shape[0], int(B.nnz), np.asarray(B.sum(axis=0)).ravel(),
-                        np.asarray(B.multiply(B).sum(axis=0)).ravel()))
+            out.append(
+                (
+                    B.shape[0],
+                    int(B.nnz),
+                    np.asarray(B.sum(axis=0)).ravel(),
+                    np.asarray(B.multiply(B).sum(axis=0)).ravel(),
+                )
+            )
         else:
             out.append((B.shape[0], int(np.count_nonzero(B)), B.sum(axis=0), (B * B).sum(axis=0)))
     return out
 
 
 def rows_part(g: _Group, picks: dict) -> dict:
-    """The feature rows ``picks`` asks of this group's blocks: ``{global block: [("row", r) | ("pot", p)]}``, a
-    global row, or the row where the running sum of ``closest`` in that block passes ``p`` (k-means++'s draw).
-    Returns ``{(block, i): (global row, dense row)}``."""
+    """The feature rows ``picks`` asks of this group's blocks: ``{global block: [("row", r) | ("pot", p)]}``,
+    a global row, or the row where the running sum of ``closest`` in that block passes ``p`` (k-means++'s
+    draw). Returns ``{(block, i): (global row, dense row)}``."""
     out = {}
     first = g.row0 // g.step
     for j, B in enumerate(g.blocks):
@@ -229,7 +260,8 @@ def _cross(B, C) -> np.ndarray:
 
 
 def _d2(B, sq, C) -> np.ndarray:
-    """Squared distances of the rows of ``C`` to the rows of ``B`` (norms ``sq``): (len(C), rows), at least 0."""
+    """Squared distances of the rows of ``C`` to the rows of ``B`` (norms ``sq``): (len(C), rows), at least
+    0."""
     D = _cross(B, C)
     D *= -2.0
     D += np.einsum("ij,ij->i", C, C)[:, None]
@@ -338,8 +370,15 @@ def lloyd_part(g: _Group, C, top: int) -> list:
             t = min(int(top), n)
             far = np.argpartition(-d, t - 1)[:t] if 0 < t < n else np.arange(n)[:t]
             row0 = g.row0 + j * g.step
-            out.append((lab.astype(np.int16 if k < 2 ** 15 else np.int32), S, counts, float(d.sum()),
-                        [(float(d[i]), row0 + int(i)) for i in far]))
+            out.append(
+                (
+                    lab.astype(np.int16 if k < 2**15 else np.int32),
+                    S,
+                    counts,
+                    float(d.sum()),
+                    [(float(d[i]), row0 + int(i)) for i in far],
+                )
+            )
     return out
 
 
@@ -366,21 +405,23 @@ def _fetch(runner, groups, picks: dict) -> dict:
     return got
 
 
-def kmeans_plusplus(groups, n: int, k: int, rng: np.random.RandomState, *, runner=HERE,
-                    block_rows: int | None = None):
-    """scikit-learn's greedy k-means++ (:func:`sklearn.cluster.kmeans_plusplus`, ``2 + int(log k)`` candidates a
-    centre) over the kept ``groups`` of ``n`` rows, drawing from ``rng``: (centres (k, D), their rows, the groups
+def kmeans_plusplus(
+    groups, n: int, k: int, rng: np.random.RandomState, *, runner=HERE, block_rows: int | None = None
+):
+    """scikit-learn's greedy k-means++ (:func:`sklearn.cluster.kmeans_plusplus`, ``2 + int(log k)`` candidates
+    a centre) over the kept ``groups`` of ``n`` rows, drawing from ``rng``: (centres (k, D), their rows, the
+    groups
     with every row's distance to its nearest centre).  Over one block its draws and sums are scikit-learn's:
     the same rows."""
     step = BLOCK_ROWS if block_rows is None else int(block_rows)
     trials = 2 + int(np.log(k))
     first = int(rng.choice(n, p=np.ones(n) / n))
-    (_, c0), = _fetch(runner, groups, _row_picks([first], step)).values()
+    ((_, c0),) = _fetch(runner, groups, _row_picks([first], step)).values()
     centres, rows = [c0], [first]
     groups = runner.keep(first_part, groups, (c0,))
     pots = np.array(_flat(runner.map_kept(pots_part, groups)))
     current = 0.0
-    for p in pots:          # the blocks' potentials added in block order
+    for p in pots:  # the blocks' potentials added in block order
         current += p
     for _ in range(1, k):
         draws = rng.uniform(size=trials) * current
@@ -417,12 +458,12 @@ def _lloyd(runner, groups, C, n: int, k: int, max_iter: int, tol: float, step: i
         labels = np.concatenate([p[0] for p in parts]).astype(np.int64)
         S = np.zeros_like(C)
         counts = np.zeros(k, dtype=np.int64)
-        for p in parts:      # in block order
+        for p in parts:  # in block order
             S += p[1]
             counts += p[2]
         empty = np.flatnonzero(counts == 0)
-        if len(empty):       # scikit-learn's relocation: the rows farthest from their centres become the centres
-            far = sorted((c for p in parts for c in p[4]), key=lambda t: (-t[0], t[1]))[:len(empty)]
+        if len(empty):  # scikit-learn's relocation: the rows farthest from their centres become the centres
+            far = sorted((c for p in parts for c in p[4]), key=lambda t: (-t[0], t[1]))[: len(empty)]
             rows = [r for _, r in far]
             got = _fetch(runner, groups, _row_picks(rows, step))
             vec = {g[0]: g[1] for g in got.values()}
@@ -457,11 +498,22 @@ def _row_picks(rows, step: int) -> dict:
     return picks
 
 
-def blocked_kmeans(groups, n: int, n_clusters: int, *, runner=HERE, seed: int = 0, n_init: int = 3,
-                   max_iter: int = 300, tol: float = 1e-4, dense=None,
-                   block_rows: int | None = None) -> tuple[np.ndarray, float, dict]:
-    """Kernel k-means over the kept ``groups`` of ``n`` feature rows (module docstring): (labels, cost, info) of
-    the best of ``n_init`` seeded k-means++ starts; ``info``: the features' ``nnz`` and ``columns``, whether the
+def blocked_kmeans(
+    groups,
+    n: int,
+    n_clusters: int,
+    *,
+    runner=HERE,
+    seed: int = 0,
+    n_init: int = 3,
+    max_iter: int = 300,
+    tol: float = 1e-4,
+    dense=None,
+    block_rows: int | None = None,
+) -> tuple[np.ndarray, float, dict]:
+    """Kernel k-means over the kept ``groups`` of ``n`` feature rows (module docstring): (labels, cost, info)
+    of the best of ``n_init`` seeded k-means++ starts; ``info``: the features' ``nnz`` and ``columns``,
+    whether the
     blocks were ``dense``, each start's ``iterations``.  ``block_rows``: the groups' rows a block.
 
     ``dense(rows, columns, non-zeros) -> bool`` (or a bool) decides whether the blocks become dense arrays
@@ -485,12 +537,13 @@ def blocked_kmeans(groups, n: int, n_clusters: int, *, runner=HERE, seed: int = 
         total_sq += s[3]
     var = np.maximum(total_sq / n - (total / n) ** 2, 0.0)
     tol_scaled = float(tol) * float(var.mean()) if var.size else 0.0
-    rng = np.random.RandomState(int(seed))     # one stream for every start, as scikit-learn's KMeans
+    rng = np.random.RandomState(int(seed))  # one stream for every start, as scikit-learn's KMeans
     best = None
     for _ in range(int(n_init)):
         C, _, kept = kmeans_plusplus(groups, n, int(n_clusters), rng, runner=runner, block_rows=block_rows)
-        labels, cost, iterations, _ = _lloyd(runner, groups, C, n, int(n_clusters), max_iter, tol_scaled,
-                                           int(block_rows))
+        labels, cost, iterations, _ = _lloyd(
+            runner, groups, C, n, int(n_clusters), max_iter, tol_scaled, int(block_rows)
+        )
         info["iterations"].append(int(iterations))
         if best is None or cost < best[1]:
             best = (labels, cost)

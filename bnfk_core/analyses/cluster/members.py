@@ -1,9 +1,10 @@
 """The clustering family's built-in members, declared light: the kernel-path clustering algorithms
-(:data:`bnfk_core.registry.CLUSTERERS`; latent-class clustering is declared in :mod:`bnfk_core.lca.members`), the
-kernel classifiers (:data:`~bnfk_core.registry.CLASSIFIERS`), and the shift and transform choices the faces show.
-Behaviour is a :func:`~bnfk_core.registry.lazy` reference to this package's modules, imported when first run;
-importing this module loads no numerical library.
+(:data:`bnfk_core.registry.CLUSTERERS`; latent-class clustering is declared in :mod:`bnfk_core.lca.members`),
+the kernel classifiers (:data:`~bnfk_core.registry.CLASSIFIERS`), and the shift and transform choices the
+faces show. Behaviour is a :func:`~bnfk_core.registry.lazy` reference to this package's modules, imported when
+first run; importing this module loads no numerical library.
 """
+
 from __future__ import annotations
 
 from ...registry import ClassifierSpec, ClustererSpec, lazy
@@ -15,36 +16,64 @@ SHIFTS = ("auto", "adaptive", "none")
 #: how spectral clustering turns a Gram matrix into an affinity (:mod:`.spectral`)
 TRANSFORMS = ("shift-min", "cosine", "rbf")
 
-#: the clusterer ``auto`` falls back to beyond the Gram limit (kernel k-means on the explicit features; the one
-#: place its name is written)
+#: the clusterer ``auto`` falls back to beyond the Gram limit (kernel k-means on the explicit features; the
+#: one place its name is written)
 FEATURE_CLUSTERER = ClustererSpec(
-    "kmeans-features", "Kernel k-means (features)",
+    "kmeans-features",
+    "Kernel k-means (features)",
     features=lazy("bnfk_core.analyses.cluster.features", "kernel_kmeans_features"),
-    description="k-means on the explicit sparse feature map, linear memory")
+    description="k-means on the explicit sparse feature map, linear memory",
+)
 
 CLUSTERERS = (
-    ClustererSpec("auto", "Automatic", description="correlation clustering when the Gram matrix and its work space fit "
-                                                   "the memory limit, else kmeans-features (a kernel with its own "
-                                                   "measured default runs that: ward for fisher-normalized)"),
-    ClustererSpec("correlation", "Correlation clustering", abbr="CC",
-                  gram=lazy("bnfk_core.analyses.cluster.correlation", "cluster_gram"),
-                  description="local search with restarts on the (shifted) Gram matrix, thesis eq. 5.2"),
-    ClustererSpec("spectral", "Spectral clustering", abbr="SC",
-                  gram=lazy("bnfk_core.analyses.cluster.spectral", "cluster_gram"),
-                  description="scikit-learn on an affinity built from the Gram matrix"),
-    ClustererSpec("ward", "Ward linkage", abbr="WL",
-                  gram=lazy("bnfk_core.analyses.cluster.ward", "cluster_gram"),
-                  description="Ward's hierarchical clustering on the kernel-induced distances (the k-means objective "
-                              "in feature space, greedily; deterministic)"),
+    ClustererSpec(
+        "auto",
+        "Automatic",
+        description="correlation clustering when the Gram matrix and its work space fit "
+        "the memory limit, else kmeans-features (a kernel with its own "
+        "measured default runs that: ward for fisher-normalized)",
+    ),
+    ClustererSpec(
+        "correlation",
+        "Correlation clustering",
+        abbr="CC",
+        gram=lazy("bnfk_core.analyses.cluster.correlation", "cluster_gram"),
+        description="local search with restarts on the (shifted) Gram matrix, thesis eq. 5.2",
+    ),
+    ClustererSpec(
+        "spectral",
+        "Spectral clustering",
+        abbr="SC",
+        gram=lazy("bnfk_core.analyses.cluster.spectral", "cluster_gram"),
+        description="scikit-learn on an affinity built from the Gram matrix",
+    ),
+    ClustererSpec(
+        "ward",
+        "Ward linkage",
+        abbr="WL",
+        gram=lazy("bnfk_core.analyses.cluster.ward", "cluster_gram"),
+        description="Ward's hierarchical clustering on the kernel-induced distances (the k-means objective "
+        "in feature space, greedily; deterministic)",
+    ),
     FEATURE_CLUSTERER,
 )
 
 _C = "bnfk_core.analyses.cluster.classification"
 
 CLASSIFIERS = (
-    ClassifierSpec("knn", "k-nearest neighbours", lazy(_C, "_knn"), "kNN (k = {k}, uniform)",
-                   description="uniform vote of the k nearest training rows by kernel distance (or largest kernel "
-                               "value), thesis App. D"),
-    ClassifierSpec("svm", "Support vector machine", lazy(_C, "_svm"), "SVM (C = {C:g}, precomputed kernel)",
-                   description="SVC on the precomputed kernel, sigmoid-calibrated probabilities, thesis App. D"),
+    ClassifierSpec(
+        "knn",
+        "k-nearest neighbours",
+        lazy(_C, "_knn"),
+        "kNN (k = {k}, uniform)",
+        description="uniform vote of the k nearest training rows by kernel distance (or largest kernel "
+        "value), thesis App. D",
+    ),
+    ClassifierSpec(
+        "svm",
+        "Support vector machine",
+        lazy(_C, "_svm"),
+        "SVM (C = {C:g}, precomputed kernel)",
+        description="SVC on the precomputed kernel, sigmoid-calibrated probabilities, thesis App. D",
+    ),
 )

@@ -1,15 +1,16 @@
 """Clustering metrics and views: ARI, AMI (thesis eq. C.4), V-measure, the kernel-distance silhouette; the
 clusters x labels table, a row order grouped by cluster, and the kernel-PCA embedding."""
+
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
 from sklearn.metrics import adjusted_mutual_info_score, adjusted_rand_score, silhouette_score, v_measure_score
 
-from ...kernels.embed import class_order, kernel_pca
 from ...data.limits import guard_workspace
+from ...kernels.embed import class_order, kernel_pca
 from .common import ClusterError, sq_distances, square_matrix
 
 __all__ = ["kernel_silhouette", "clustering_metrics", "contingency", "cluster_ordering", "embedding"]
@@ -59,13 +60,15 @@ def clustering_metrics(labels_true, labels_pred, K=None, *, ami_average: str = "
         ok = true >= 0 if true.dtype.kind in "iu" else np.ones(len(true), bool)
         if ok.any():
             t, p = true[ok], pred[ok]
-            out.update(ari=float(adjusted_rand_score(t, p)),
-                       ami=float(adjusted_mutual_info_score(t, p, average_method=ami_average)),
-                       v_measure=float(v_measure_score(t, p)), n_labelled=int(ok.sum()))
+            out.update(
+                ari=float(adjusted_rand_score(t, p)),
+                ami=float(adjusted_mutual_info_score(t, p, average_method=ami_average)),
+                v_measure=float(v_measure_score(t, p)),
+                n_labelled=int(ok.sum()),
+            )
     if K is not None:
         out["silhouette"] = kernel_silhouette(K, pred)
     return out
-
 
 
 def contingency(labels_true, labels_pred, true_names: Sequence[str] | None = None) -> pd.DataFrame:
@@ -96,5 +99,6 @@ def cluster_ordering(labels, K=None) -> np.ndarray:
 
 
 def embedding(K, k: int = 2) -> np.ndarray:
-    """Kernel PCA of the Gram matrix: centre it, take the top-``k`` eigenvectors (see ``bnfk_core.kernels.embed.kernel_pca``)."""
+    """Kernel PCA of the Gram matrix: centre it, take the top-``k`` eigenvectors (see
+    ``bnfk_core.kernels.embed.kernel_pca``)."""
     return kernel_pca(square_matrix(K), k)

@@ -1,4 +1,5 @@
-"""Spectral clustering on an affinity built from a Gram matrix (scikit-learn, ``affinity="precomputed"``; thesis ch. 5).
+"""Spectral clustering on an affinity built from a Gram matrix (scikit-learn, ``affinity="precomputed"``;
+thesis ch. 5).
 
 Two clustering algorithms on a Gram matrix ``K``:
 
@@ -13,6 +14,7 @@ The affinity is built from ``K`` by one of :data:`TRANSFORMS`:
   ``shift-min`` is the default because it is what the thesis did, not because it is well
   founded: the affinity then depends on the single most negative pair.
 """
+
 from __future__ import annotations
 
 import time
@@ -27,7 +29,6 @@ from .common import ClusterError, ClusterResult, check_k, renumber, sq_distances
 from .members import TRANSFORMS
 
 __all__ = ["TRANSFORMS", "affinity", "spectral_clustering", "cluster_gram"]
-
 
 
 def affinity(K, transform: str = "shift-min") -> np.ndarray:
@@ -51,8 +52,9 @@ def affinity(K, transform: str = "shift-min") -> np.ndarray:
 
 
 # ====================================================================== spectral clustering
-def spectral_clustering(K, n_clusters: int, *, transform: str = "shift-min", seed: int = 0,
-                        n_init: int = 10) -> ClusterResult:
+def spectral_clustering(
+    K, n_clusters: int, *, transform: str = "shift-min", seed: int = 0, n_init: int = 10
+) -> ClusterResult:
     """scikit-learn's SpectralClustering on ``affinity(K, transform)`` (defaults as in the thesis)."""
     t0 = time.perf_counter()
     guard_workspace("spectral", np.shape(K)[0])
@@ -65,14 +67,17 @@ def spectral_clustering(K, n_clusters: int, *, transform: str = "shift-min", see
         # pools spinning against other work) 2-4x faster at N = 300-2,000 and up to 17x for k-means alone
         with warnings.catch_warnings(), threadpool_limits(limits=1):
             warnings.simplefilter("ignore", UserWarning)  # "graph is not fully connected"
-            sc = SpectralClustering(n_clusters=k, affinity="precomputed", random_state=int(seed), n_init=n_init)
+            sc = SpectralClustering(
+                n_clusters=k, affinity="precomputed", random_state=int(seed), n_init=n_init
+            )
             labels = renumber(sc.fit_predict(A))
-    return ClusterResult(labels, "spectral", k, int(labels.max() + 1), transform, int(seed),
-                         seconds=time.perf_counter() - t0)
-
+    return ClusterResult(
+        labels, "spectral", k, int(labels.max() + 1), transform, int(seed), seconds=time.perf_counter() - t0
+    )
 
 
 def cluster_gram(K, n_clusters: int, *, transform: str = "shift-min", seed: int = 0, **_) -> ClusterResult:
-    """The ``spectral`` member of :data:`bnfk_core.registry.CLUSTERERS`: :func:`spectral_clustering` of a Gram matrix
+    """The ``spectral`` member of :data:`bnfk_core.registry.CLUSTERERS`: :func:`spectral_clustering` of a Gram
+    matrix
     (options it does not use -- shift, restarts, a warm start -- are ignored)."""
     return spectral_clustering(K, n_clusters, transform=transform, seed=seed)

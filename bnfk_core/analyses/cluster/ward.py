@@ -15,9 +15,11 @@ explicit features when a kernel has them (tests: scikit-learn's ``AgglomerativeC
 the normalised Fisher features, and a brute-force Ward that tries every merge).
 
 No randomness: the seed is recorded, not used.  Ties between equal merge costs are broken by SciPy's order of
-the rows.  The Gram matrix must be positive semidefinite for the distances to be Euclidean; a kernel that is not
+the rows.  The Gram matrix must be positive semidefinite for the distances to be Euclidean; a kernel that is
+not
 (some similarity measures) still gets a hierarchy of its clipped distances, without Ward's guarantee.
 """
+
 from __future__ import annotations
 
 import time
@@ -43,8 +45,8 @@ def condensed_distances(K) -> np.ndarray:
     out = np.empty(n * (n - 1) // 2)
     at = 0
     for i in range(n - 1):
-        row = d[i] + d[i + 1:] - (K[i, i + 1:] + K[i + 1:, i])       # K(x,x) + K(y,y) - 2 K(x,y), symmetrised
-        np.sqrt(np.maximum(row, 0.0), out=out[at:at + n - 1 - i])
+        row = d[i] + d[i + 1 :] - (K[i, i + 1 :] + K[i + 1 :, i])  # K(x,x) + K(y,y) - 2 K(x,y), symmetrised
+        np.sqrt(np.maximum(row, 0.0), out=out[at : at + n - 1 - i])
         at += n - 1 - i
     return out
 
@@ -61,11 +63,13 @@ def cut_merges(Z: np.ndarray, n: int, k: int) -> np.ndarray:
         while parent[i] != i:
             i = parent[i]
         return i
+
     return renumber(np.array([root(i) for i in range(n)], dtype=np.int64))
 
 
 def ward_cost(K, labels) -> float:
-    """The within-cluster sum of squares in feature space, sum_x K(x,x) - sum_c (1/|c|) sum_{x,y in c} K(x,y)."""
+    """The within-cluster sum of squares in feature space, sum_x K(x,x) - sum_c (1/|c|) sum_{x,y in c}
+    K(x,y)."""
     K = np.asarray(K, dtype=float)
     labels = np.asarray(labels, dtype=np.int64)
     cost = float(np.trace(K))
@@ -87,8 +91,8 @@ def ward_clustering(K, n_clusters: int, *, seed: int = 0) -> ClusterResult:
     Returns
     -------
     ClusterResult
-        ``algorithm="ward"``, ``transform="distances"``, ``cost`` = the within-cluster sum of squares in feature
-        space (:func:`ward_cost`, the k-means objective).
+        ``algorithm="ward"``, ``transform="distances"``, ``cost`` = the within-cluster sum of squares in
+        feature space (:func:`ward_cost`, the k-means objective).
     """
     t0 = time.perf_counter()
     K = square_matrix(K)
@@ -102,8 +106,16 @@ def ward_clustering(K, n_clusters: int, *, seed: int = 0) -> ClusterResult:
     else:
         Z = linkage(condensed_distances(K), method="ward")
         labels = cut_merges(Z, n, k)
-    return ClusterResult(labels, WARD, k, int(labels.max() + 1) if n else 0, "distances", int(seed),
-                         cost=ward_cost(K, labels), seconds=time.perf_counter() - t0)
+    return ClusterResult(
+        labels,
+        WARD,
+        k,
+        int(labels.max() + 1) if n else 0,
+        "distances",
+        int(seed),
+        cost=ward_cost(K, labels),
+        seconds=time.perf_counter() - t0,
+    )
 
 
 def cluster_gram(K, n_clusters: int, *, seed: int = 0, **_) -> ClusterResult:

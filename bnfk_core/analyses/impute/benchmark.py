@@ -1,4 +1,5 @@
-"""The thesis's imputation benchmark (chapter 4): the MCAR protocol, the scores and the experiment over a grid.
+"""The thesis's imputation benchmark (chapter 4): the MCAR protocol, the scores and the experiment over a
+grid.
 
 Protocol (thesis 4.2.1, :func:`induce_mcar`)
 --------------------------------------------
@@ -17,13 +18,14 @@ averaged over the hidden cells of one run; the macro average over a grid of sett
 mean of the per-setting means (every setting weighs the same), its standard deviation is taken
 over all runs (thesis App. B.1: "computed over 250 runs").
 """
+
 from __future__ import annotations
 
 import itertools
 import math
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Callable, Sequence
 
 import numpy as np
 import pandas as pd
@@ -33,8 +35,18 @@ from ...learning.exact import EXACT_MAX_VARIABLES
 from ...registry import IMPUTERS
 from .core import METHOD_LABELS, METHODS, Imputation, ImputeError, check_methods
 
-__all__ = ["CE_FLOOR", "CE_CAP", "DEFAULT_RATIOS", "MCARSplit", "induce_mcar", "capped_cross_entropy", "evaluate",
-           "macro_average", "BenchmarkResult", "benchmark"]
+__all__ = [
+    "CE_FLOOR",
+    "CE_CAP",
+    "DEFAULT_RATIOS",
+    "MCARSplit",
+    "induce_mcar",
+    "capped_cross_entropy",
+    "evaluate",
+    "macro_average",
+    "BenchmarkResult",
+    "benchmark",
+]
 
 #: the probability floor of the cross-entropy (thesis 4.2.3): L <= -log 1e-5
 CE_FLOOR = 1e-5
@@ -43,6 +55,7 @@ CE_CAP = -math.log(CE_FLOOR)
 DEFAULT_RATIOS = (0.1, 0.2, 0.3, 0.4, 0.5)
 
 Progress = Callable[[float, str], None]
+
 
 # ====================================================================== missingness
 @dataclass(frozen=True, eq=False)
@@ -77,8 +90,14 @@ def _check_ratio(name: str, r: float) -> float:
     return r
 
 
-def induce_mcar(data: CategoricalData, test_ratio: float, missing_ratio: float, seed: int = 0, *,
-                include_class: bool = False) -> MCARSplit:
+def induce_mcar(
+    data: CategoricalData,
+    test_ratio: float,
+    missing_ratio: float,
+    seed: int = 0,
+    *,
+    include_class: bool = False,
+) -> MCARSplit:
     """Hide cells completely at random in a random test part (thesis 4.2.1).
 
     Parameters
@@ -147,8 +166,11 @@ def evaluate(imputation: Imputation, truth: np.ndarray, hidden: np.ndarray | Non
     if not hits:
         return {"accuracy": float("nan"), "cross_entropy": float("nan"), "cells": 0}
     h, c = np.concatenate(hits), np.concatenate(ces)
-    return {"accuracy": float(h.mean()) if h.size else float("nan"),
-            "cross_entropy": float(c.mean()) if c.size else float("nan"), "cells": int(h.size)}
+    return {
+        "accuracy": float(h.mean()) if h.size else float("nan"),
+        "cross_entropy": float(c.mean()) if c.size else float("nan"),
+        "cells": int(h.size),
+    }
 
 
 def macro_average(values: Sequence[float], settings: Sequence) -> tuple[float, float]:
@@ -197,29 +219,56 @@ class BenchmarkResult:
             keys = list(zip(sub["test_ratio"], sub["missing_ratio"]))
             acc, acc_sd = macro_average(sub["accuracy"].to_numpy(), keys)
             ce, ce_sd = macro_average(sub["cross_entropy"].to_numpy(), keys)
-            out[m] = {"accuracy": acc, "cross_entropy": ce, "accuracy_std": acc_sd, "cross_entropy_std": ce_sd,
-                      "runs": int(len(sub)), "seconds": float(sub["seconds"].sum())}
+            out[m] = {
+                "accuracy": acc,
+                "cross_entropy": ce,
+                "accuracy_std": acc_sd,
+                "cross_entropy_std": ce_sd,
+                "runs": int(len(sub)),
+                "seconds": float(sub["seconds"].sum()),
+            }
         return out
 
     def table(self, labels: dict | None = None) -> pd.DataFrame:
-        """:meth:`summary` as a table, one line per method (named by ``labels``, default :data:`METHOD_LABELS`):
+        """:meth:`summary` as a table, one line per method (named by ``labels``, default
+        :data:`METHOD_LABELS`):
         ``method, accuracy, accuracy sd, cross-entropy, cross-entropy sd, runs, seconds``."""
         labels = {**IMPUTERS.labels(), **METHOD_LABELS} if labels is None else labels
         s = self.summary()
-        return pd.DataFrame([{"method": labels.get(m, m), "accuracy": s[m]["accuracy"],
-                              "accuracy sd": s[m]["accuracy_std"], "cross-entropy": s[m]["cross_entropy"],
-                              "cross-entropy sd": s[m]["cross_entropy_std"], "runs": s[m]["runs"],
-                              "seconds": s[m]["seconds"]} for m in self.methods],
-                            columns=["method", "accuracy", "accuracy sd", "cross-entropy", "cross-entropy sd",
-                                     "runs", "seconds"])
+        return pd.DataFrame(
+            [
+                {
+                    "method": labels.get(m, m),
+                    "accuracy": s[m]["accuracy"],
+                    "accuracy sd": s[m]["accuracy_std"],
+                    "cross-entropy": s[m]["cross_entropy"],
+                    "cross-entropy sd": s[m]["cross_entropy_std"],
+                    "runs": s[m]["runs"],
+                    "seconds": s[m]["seconds"],
+                }
+                for m in self.methods
+            ],
+            columns=[
+                "method",
+                "accuracy",
+                "accuracy sd",
+                "cross-entropy",
+                "cross-entropy sd",
+                "runs",
+                "seconds",
+            ],
+        )
 
     def grid(self) -> list[dict]:
         """Per setting: mean and standard deviation over the repeats of every method."""
         g = self.runs.groupby(["test_ratio", "missing_ratio", "method"], sort=True)
-        stats = g.agg(accuracy=("accuracy", "mean"), accuracy_std=("accuracy", lambda x: float(np.std(x))),
-                      cross_entropy=("cross_entropy", "mean"),
-                      cross_entropy_std=("cross_entropy", lambda x: float(np.std(x))),
-                      cells=("cells", "mean"))
+        stats = g.agg(
+            accuracy=("accuracy", "mean"),
+            accuracy_std=("accuracy", lambda x: float(np.std(x))),
+            cross_entropy=("cross_entropy", "mean"),
+            cross_entropy_std=("cross_entropy", lambda x: float(np.std(x))),
+            cells=("cells", "mean"),
+        )
         out = []
         for tr in self.test_ratios:
             for mr in self.missing_ratios:
@@ -228,8 +277,10 @@ class BenchmarkResult:
                     if (tr, mr, m) in stats.index:
                         s = stats.loc[(tr, mr, m)]
                         rec["cells"] = float(s["cells"])
-                        rec["methods"][m] = {c: float(s[c]) for c in
-                                             ("accuracy", "cross_entropy", "accuracy_std", "cross_entropy_std")}
+                        rec["methods"][m] = {
+                            c: float(s[c])
+                            for c in ("accuracy", "cross_entropy", "accuracy_std", "cross_entropy_std")
+                        }
                 out.append(rec)
         return out
 
@@ -248,23 +299,37 @@ class BenchmarkResult:
         out = dict(self.summary())
         out["grid"] = self.grid()
         out["seconds"] = self.seconds
-        out["settings"] = {"test_ratios": list(self.test_ratios), "missing_ratios": list(self.missing_ratios),
-                           "repeats": self.repeats, **self.info}
+        out["settings"] = {
+            "test_ratios": list(self.test_ratios),
+            "missing_ratios": list(self.missing_ratios),
+            "repeats": self.repeats,
+            **self.info,
+        }
         return out
 
 
-def benchmark(data: CategoricalData, methods: Sequence[str] = METHODS, *,
-              test_ratios: Sequence[float] = DEFAULT_RATIOS, missing_ratios: Sequence[float] = DEFAULT_RATIOS,
-              repeats: int = 10, seed: int = 0, structure: str = "auto", score: str = "qnml",
-              params: str = "cnml", k: int = 3, include_class: bool = False,
-              progress: Progress | None = None) -> BenchmarkResult:
+def benchmark(
+    data: CategoricalData,
+    methods: Sequence[str] = METHODS,
+    *,
+    test_ratios: Sequence[float] = DEFAULT_RATIOS,
+    missing_ratios: Sequence[float] = DEFAULT_RATIOS,
+    repeats: int = 10,
+    seed: int = 0,
+    structure: str = "auto",
+    score: str = "qnml",
+    params: str = "cnml",
+    k: int = 3,
+    include_class: bool = False,
+    progress: Progress | None = None,
+) -> BenchmarkResult:
     """The thesis's imputation experiment (chapter 4) on ``data``.
 
     For every (test ratio, missing ratio, repeat) the same MCAR split (:func:`induce_mcar`, seeded
     by ``(seed, setting, repeat)`` only, so every method sees the same hidden cells) is imputed by
     each method (:data:`bnfk_core.registry.IMPUTERS`) and scored with :func:`evaluate`.  The methods
-    of one run share a cache: ``bn`` and ``fisher-knn`` one network, ``bn-wknn`` the ``wknn`` imputation.  Unless ``include_class``, the class
-    column is dropped first (module docstring).
+    of one run share a cache: ``bn`` and ``fisher-knn`` one network, ``bn-wknn`` the ``wknn`` imputation.
+    Unless ``include_class``, the class column is dropped first (module docstring).
     """
     t_start = time.perf_counter()
     methods = check_methods(methods)
@@ -292,15 +357,43 @@ def benchmark(data: CategoricalData, methods: Sequence[str] = METHODS, *,
                 t0 = time.perf_counter()
                 imp = IMPUTERS[m].impute(split.data, k=k, seed=run_seed, cache=cache, **learn)
                 res = evaluate(imp, split.truth, split.hidden)
-                records.append({"test_ratio": tr, "missing_ratio": mr, "repeat": rep, "method": m,
-                                "accuracy": res["accuracy"], "cross_entropy": res["cross_entropy"],
-                                "cells": res["cells"], "seconds": time.perf_counter() - t0})
+                records.append(
+                    {
+                        "test_ratio": tr,
+                        "missing_ratio": mr,
+                        "repeat": rep,
+                        "method": m,
+                        "accuracy": res["accuracy"],
+                        "cross_entropy": res["cross_entropy"],
+                        "cells": res["cells"],
+                        "seconds": time.perf_counter() - t0,
+                    }
+                )
             done += 1
             if progress is not None:
                 progress(done / total, f"test {tr:g} x missing {mr:g}, repeat {rep + 1}/{repeats}")
-    runs = pd.DataFrame.from_records(records, columns=["test_ratio", "missing_ratio", "repeat", "method",
-                                                       "accuracy", "cross_entropy", "cells", "seconds"])
+    runs = pd.DataFrame.from_records(
+        records,
+        columns=[
+            "test_ratio",
+            "missing_ratio",
+            "repeat",
+            "method",
+            "accuracy",
+            "cross_entropy",
+            "cells",
+            "seconds",
+        ],
+    )
     used = structure if structure != "auto" else ("exact" if data.n_vars <= EXACT_MAX_VARIABLES else "hc")
-    info = {"rows": data.n_rows, "variables": data.n_vars, "structure": used, "score": score, "params": params,
-            "k": k, "seed": int(seed), "include_class": bool(include_class)}
+    info = {
+        "rows": data.n_rows,
+        "variables": data.n_vars,
+        "structure": used,
+        "score": score,
+        "params": params,
+        "k": k,
+        "seed": int(seed),
+        "include_class": bool(include_class),
+    }
     return BenchmarkResult(runs, methods, trs, mrs, repeats, time.perf_counter() - t_start, info)

@@ -1,6 +1,8 @@
 """A user's table completed by a model: every missing cell filled with its most probable state under the exact
-posterior (:func:`impute_with_model`), and the file it was read from written back with only those cells changed
+posterior (:func:`impute_with_model`), and the file it was read from written back with only those cells
+changed
 (:func:`complete_file`; discretized columns get the median of the observed values in the filled bin)."""
+
 from __future__ import annotations
 
 import math
@@ -10,14 +12,22 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from ...data.files import atomic_path
 from ...data.table import MISSING_CATEGORY, CategoricalData, RawTable, parse_interval
 from ...errors import DataError
-from ...data.files import atomic_path
 from .core import Imputation, ImputeError, posterior_cells
 from .members import FILL_NUMERIC
 
-__all__ = ["ImputedData", "impute_with_model", "FILL_NUMERIC", "CompletedFile", "number", "filled_column",
-           "complete_file"]
+__all__ = [
+    "ImputedData",
+    "impute_with_model",
+    "FILL_NUMERIC",
+    "CompletedFile",
+    "number",
+    "filled_column",
+    "complete_file",
+]
+
 
 # ====================================================================== practical imputation
 @dataclass(eq=False)
@@ -47,8 +57,11 @@ class ImputedData:
         """``{cells, rows, mean_probability}``: imputed cells, rows with one, and the mean probability of
         the filled (most probable) value over the imputed cells (NaN when none was imputed)."""
         p = [P.max(axis=1) for _, P in self.imputation.cells.values() if len(P)]
-        return {"cells": int(self.imputed.sum()), "rows": int(len(self.filled_rows())),
-                "mean_probability": float(np.concatenate(p).mean()) if p else float("nan")}
+        return {
+            "cells": int(self.imputed.sum()),
+            "rows": int(len(self.filled_rows())),
+            "mean_probability": float(np.concatenate(p).mean()) if p else float("nan"),
+        }
 
     def cell_probabilities(self, rows, top: int = 6) -> tuple[np.ndarray, np.ndarray]:
         """Per cell of ``rows`` x the model's variables: ``(P, dist)``.
@@ -177,8 +190,10 @@ def complete_file(result: ImputedData, table: RawTable, *, fill_numeric: str = "
         raise ImputeError(f"fill_numeric must be one of {', '.join(FILL_NUMERIC)}, not {fill_numeric!r}.")
     data = result.data
     if table.n_rows != data.n_rows:
-        raise DataError(f"{table.source} has {table.n_rows} rows but the imputed data {data.n_rows}; "
-                        "read both from the same file.")
+        raise DataError(
+            f"{table.source} has {table.n_rows} rows but the imputed data {data.n_rows}; "
+            "read both from the same file."
+        )
     changes, notes, texts = {}, [], {}
     for i in sorted(result.imputation.cells):
         rows, P = result.imputation.cells[i]
@@ -195,8 +210,11 @@ def complete_file(result: ImputedData, table: RawTable, *, fill_numeric: str = "
             codes = data.codes[:, i]
             median, no_value = {}, []
             for k in sorted(set(best.tolist())):
-                vals = [(x, r) for r in np.flatnonzero(observed & (codes == k))
-                        if (x := number(raw[r])) is not None]
+                vals = [
+                    (x, r)
+                    for r in np.flatnonzero(observed & (codes == k))
+                    if (x := number(raw[r])) is not None
+                ]
                 if vals:
                     vals.sort()
                     median[k] = raw[vals[(len(vals) - 1) // 2][1]].strip()
@@ -204,8 +222,10 @@ def complete_file(result: ImputedData, table: RawTable, *, fill_numeric: str = "
                     no_value.append(states[k])
             text = [median.get(k, states[k]) for k in best]
             if no_value:
-                notes.append(f"Column '{name}': no observed value lies in bin(s) {', '.join(no_value)}, "
-                             "so those cells hold the bin's label.")
+                notes.append(
+                    f"Column '{name}': no observed value lies in bin(s) {', '.join(no_value)}, "
+                    "so those cells hold the bin's label."
+                )
         for r, t in zip(rows, text):
             changes[(int(r), name)] = t
         texts[name] = {states[k]: t for k, t in zip(best.tolist(), text)}

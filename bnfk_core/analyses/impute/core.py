@@ -28,15 +28,17 @@ Methods (:data:`METHODS`)
     the original missing cells with the exact posterior given each row's observed values.
 
 The benchmark protocol and its scores are :mod:`bnfk_core.analyses.impute.benchmark`; a user's table or file
-completed by a model is :mod:`bnfk_core.analyses.impute.completion`; every registered method (peers included) is in
+completed by a model is :mod:`bnfk_core.analyses.impute.completion`; every registered method (peers included)
+is in
 :data:`bnfk_core.registry.IMPUTERS` (:mod:`bnfk_core.analyses.impute.methods`).
 """
+
 from __future__ import annotations
 
 import math
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Sequence
 
 import numpy as np
 import pandas as pd
@@ -44,24 +46,47 @@ import pandas as pd
 from ...data.encoding import one_hot
 from ...data.table import CategoricalData, as_data
 from ...errors import BnfkError, ModelError, shorten
-from ...inference.queries import posterior
 from ...inference.elimination import missingness_patterns
+from ...inference.queries import posterior
 from ...kernels.fisher import FISHER, gram
-from ...learning.structure import learn_structure
 from ...learning.exact import EXACT_MAX_VARIABLES
 from ...learning.incomplete import learn_network
+from ...learning.structure import learn_structure
 from ...network.model import fit
 from ...registry import IMPUTERS, LEARNERS
 
-__all__ = ["METHODS", "METHOD_LABELS", "Imputation", "ImputeError", "learn_model", "impute", "impute_bn", "impute_mode",
-           "impute_wknn", "impute_fisher_knn", "impute_augmented", "knn_vote", "category_weights", "top_k",
-           "hamming_matches", "posterior_cells", "cell_frame", "check_methods"]
+__all__ = [
+    "METHODS",
+    "METHOD_LABELS",
+    "Imputation",
+    "ImputeError",
+    "learn_model",
+    "impute",
+    "impute_bn",
+    "impute_mode",
+    "impute_wknn",
+    "impute_fisher_knn",
+    "impute_augmented",
+    "knn_vote",
+    "category_weights",
+    "top_k",
+    "hamming_matches",
+    "posterior_cells",
+    "cell_frame",
+    "check_methods",
+]
 
 #: the thesis's methods; every registered method (peers included) is in :data:`bnfk_core.registry.IMPUTERS`
 METHODS = ("bn", "mode", "wknn", "fisher-knn", "bn-mode", "bn-wknn")
 #: the methods' names in tables and figures (thesis spelling)
-METHOD_LABELS = {"bn": "BN", "mode": "Mode", "wknn": "wKNN", "fisher-knn": "Fisher-kNN", "bn-mode": "BN-Mode",
-                 "bn-wknn": "BN-wKNN"}
+METHOD_LABELS = {
+    "bn": "BN",
+    "mode": "Mode",
+    "wknn": "wKNN",
+    "fisher-knn": "Fisher-kNN",
+    "bn-mode": "BN-Mode",
+    "bn-wknn": "BN-wKNN",
+}
 Cells = dict  # {variable index: (rows, probs)}
 
 
@@ -122,17 +147,27 @@ def cell_frame(cells: Cells, variables: Sequence[str], states: Sequence[Sequence
         rows, p = cells[i]
         st = np.asarray(states[i], dtype=object)
         r = len(st)
-        parts.append(pd.DataFrame({
-            "row": np.repeat(np.asarray(rows, dtype=np.int64) + int(row_offset), r),
-            "column": variables[i],
-            "imputed": np.repeat(st[np.argmax(p, axis=1)], r),
-            "state": np.tile(st, len(rows)),
-            "probability": p.reshape(-1),
-        }))
+        parts.append(
+            pd.DataFrame(
+                {
+                    "row": np.repeat(np.asarray(rows, dtype=np.int64) + int(row_offset), r),
+                    "column": variables[i],
+                    "imputed": np.repeat(st[np.argmax(p, axis=1)], r),
+                    "state": np.tile(st, len(rows)),
+                    "probability": p.reshape(-1),
+                }
+            )
+        )
     if not parts:
-        return pd.DataFrame({"row": pd.Series(dtype=np.int64), "column": pd.Series(dtype=object),
-                             "imputed": pd.Series(dtype=object), "state": pd.Series(dtype=object),
-                             "probability": pd.Series(dtype=float)})
+        return pd.DataFrame(
+            {
+                "row": pd.Series(dtype=np.int64),
+                "column": pd.Series(dtype=object),
+                "imputed": pd.Series(dtype=object),
+                "state": pd.Series(dtype=object),
+                "probability": pd.Series(dtype=float),
+            }
+        )
     out = pd.concat(parts, ignore_index=True)
     index = {v: k for k, v in enumerate(variables)}
     order = np.lexsort((np.arange(len(out)), [index[c] for c in out["column"]], out["row"]))
@@ -140,14 +175,23 @@ def cell_frame(cells: Cells, variables: Sequence[str], states: Sequence[Sequence
 
 
 # ====================================================================== models
-def learn_model(data: CategoricalData, *, structure: str = "auto", score: str = "qnml", params: str = "cnml",
-                pseudo_count: float = 1.0, seed: int = 0, max_parents: int | None = None,
-                missing_data: str | None = None, recipe=None):
+def learn_model(
+    data: CategoricalData,
+    *,
+    structure: str = "auto",
+    score: str = "qnml",
+    params: str = "cnml",
+    pseudo_count: float = 1.0,
+    seed: int = 0,
+    max_parents: int | None = None,
+    missing_data: str | None = None,
+    recipe=None,
+):
     """The network used for imputation.
 
     ``recipe`` (a :class:`~bnfk_core.learning.recipe.Recipe`) learns the recipe's network
-    (:func:`~bnfk_core.learning.recipe.learn_recipe`) and ignores the other options; without it the options below
-    are the thesis's imputation protocol (the published benchmark's, kept as it is).
+    (:func:`~bnfk_core.learning.recipe.learn_recipe`) and ignores the other options; without it the options
+    below are the thesis's imputation protocol (the published benchmark's, kept as it is).
 
     ``missing_data=None`` is the thesis's protocol: structure on the complete rows, parameters on all
     rows (available cases per family).  A name of :data:`bnfk_core.registry.MISSING_DATA`
@@ -157,18 +201,29 @@ def learn_model(data: CategoricalData, *, structure: str = "auto", score: str = 
     """
     if recipe is not None:
         from ...learning.recipe import learn_recipe
+
         return learn_recipe(data, recipe).model
     method = str(structure).lower()
     if method == "auto":
         method = "exact" if data.n_vars <= EXACT_MAX_VARIABLES else "hc"
     if missing_data is not None:
-        _, model = learn_network(data, method, missing_data=missing_data, score=score, params=params,
-                                 pseudo_count=pseudo_count, seed=seed, max_parents=max_parents)
+        _, model = learn_network(
+            data,
+            method,
+            missing_data=missing_data,
+            score=score,
+            params=params,
+            pseudo_count=pseudo_count,
+            seed=seed,
+            max_parents=max_parents,
+        )
     else:
         if not data.complete_rows().any() and getattr(LEARNERS.get(method), "needs_rows", True):
-            raise ImputeError(f"No row of {data.source} is complete; a structure needs complete rows "
-                              "(use 'bn-mode' or 'bn-wknn', which complete the data first, or a missing-data "
-                              "method such as available-case).")
+            raise ImputeError(
+                f"No row of {data.source} is complete; a structure needs complete rows "
+                "(use 'bn-mode' or 'bn-wknn', which complete the data first, or a missing-data "
+                "method such as available-case)."
+            )
         res = learn_structure(data, method, score=score, seed=seed, max_parents=max_parents)
         model = fit(res.dag, data, method=params, pseudo_count=pseudo_count)
     model.fit_info["structure"] = method
@@ -210,8 +265,13 @@ def category_weights(data: CategoricalData) -> list[np.ndarray]:
     return out
 
 
-def knn_vote(similarity: np.ndarray, data: CategoricalData, k: int = 3, seed: int = 0,
-             weights: Sequence[np.ndarray] | None = None) -> Cells:
+def knn_vote(
+    similarity: np.ndarray,
+    data: CategoricalData,
+    k: int = 3,
+    seed: int = 0,
+    weights: Sequence[np.ndarray] | None = None,
+) -> Cells:
     """Weighted k-nearest-neighbour distributions of every missing cell.
 
     Parameters
@@ -272,7 +332,7 @@ def top_k(sub: np.ndarray, keys: np.ndarray, k: int) -> np.ndarray:
     kth = np.partition(sub, n - k, axis=1)[:, n - k][:, None]
     above = sub > kth
     at = sub == kth
-    need = k - above.sum(axis=1)                                      # >= 1 ties taken per row
+    need = k - above.sum(axis=1)  # >= 1 ties taken per row
     tie_keys = np.where(at, keys[None, :].astype(float), np.inf)
     smallest = np.sort(np.partition(tie_keys, k - 1, axis=1)[:, :k], axis=1)
     cut = smallest[np.arange(n_rows), need - 1][:, None]
@@ -310,7 +370,8 @@ def impute_fisher_knn(data: CategoricalData, model=None, k: int = 3, seed: int =
 
 def _groups(model, missing) -> list:
     """The missing cells split into groups that share no family (a row's posterior is the product of the
-    groups'), each with the variables of its context: the members of the families that touch it, less the group."""
+    groups'), each with the variables of its context: the members of the families that touch it, less the
+    group."""
     fams = [set(model.parents[i]) | {i} for i in range(model.n_vars)]
     parent = {int(m): int(m) for m in missing}
 
@@ -318,6 +379,7 @@ def _groups(model, missing) -> list:
         while parent[v] != v:
             v = parent[v]
         return v
+
     for fam in fams:
         ms = sorted(v for v in fam if v in parent)
         for v in ms[1:]:
@@ -333,9 +395,10 @@ def _groups(model, missing) -> list:
 
 
 def _context_keys(model, codes: np.ndarray) -> tuple[np.ndarray, list]:
-    """One key per (incomplete row, group of its missing cells, :func:`_groups`): the row's codes on the group's
-    context, -1 on the group, -2 elsewhere -- two keys alike have the same posterior over the group.  Returns the
-    keys and, per pattern and group, ``(rows, group, slice of the keys)``."""
+    """One key per (incomplete row, group of its missing cells, :func:`_groups`): the row's codes on the
+    group's
+    context, -1 on the group, -2 elsewhere -- two keys alike have the same posterior over the group.  Returns
+    the keys and, per pattern and group, ``(rows, group, slice of the keys)``."""
     keys, where, at = [], [], 0
     for rows, missing in missingness_patterns(codes):
         for group, ctx in _groups(model, missing):
@@ -371,9 +434,11 @@ ENUMERATE_MAX_COMPLETIONS = 4096
 
 
 def _rep_posteriors(model, reps: np.ndarray) -> dict:
-    """:func:`bnfk_core.inference.queries.posterior` of representatives whose missing cells form one group each:
-    a group of at most :data:`ENUMERATE_MAX_COMPLETIONS` joint states by enumerating its completions (the product
-    of the CPT entries of the families touching it, normalised; the other families cancel), a wider one by the
+    """:func:`bnfk_core.inference.queries.posterior` of representatives whose missing cells form one group
+    each:
+    a group of at most :data:`ENUMERATE_MAX_COMPLETIONS` joint states by enumerating its completions (the
+    product of the CPT entries of the families touching it, normalised; the other families cancel), a wider
+    one by the
     junction tree.  Raises ModelError for a representative of probability zero."""
     cards = [int(c) for c in model.cardinalities]
     fams = [list(model.parents[i]) + [i] for i in range(model.n_vars)]
@@ -389,7 +454,7 @@ def _rep_posteriors(model, reps: np.ndarray) -> dict:
             if K > ENUMERATE_MAX_COMPLETIONS:
                 wide.append(rows)
                 continue
-            grid = np.indices(shape).reshape(len(g), K).T              # completions, the last cell fastest
+            grid = np.indices(shape).reshape(len(g), K).T  # completions, the last cell fastest
             table = np.repeat(reps[rows], K, axis=0)
             table[:, g] = np.tile(grid, (rows.size, 1))
             ll = np.zeros(table.shape[0])
@@ -421,19 +486,20 @@ def _rep_posteriors(model, reps: np.ndarray) -> dict:
 
 
 def merged_posterior(model, data) -> dict:
-    """:func:`bnfk_core.inference.queries.posterior`, with the incomplete rows that share a context calibrated once.
+    """:func:`bnfk_core.inference.queries.posterior`, with the incomplete rows that share a context calibrated
+    once.
 
     A row's distribution over its missing cells M is proportional to the product of the CPT factors of the
     families that touch M; every other factor is a constant of the row and cancels. So it depends only on the
     observed members of those families (for one missing cell, its Markov blanket) and on M; and M splits into
     groups that share no family, whose posteriors are independent and depend each on its own context. So every
-    (row, group) is reduced to one representative per (group, context) — its other cells set to their first state, so that the
-    representative's posterior is a function of the key alone (the same in any block of the file) — and each
-    representative's posterior, by enumerating its group's completions over the touching families (the junction
-    tree for a group of more than :data:`ENUMERATE_MAX_COMPLETIONS` joint states), is given to all its rows.
-    Equal to the row-by-row junction tree up to rounding (tested to 1e-12). A row of probability zero, or a
-    representative of probability zero (a model with zero CPT entries), goes to the row-by-row path, which
-    names the row as before.
+    (row, group) is reduced to one representative per (group, context) — its other cells set to their first
+    state, so that the representative's posterior is a function of the key alone (the same in any block of the
+    file) — and each representative's posterior, by enumerating its group's completions over the touching
+    families (the junction tree for a group of more than :data:`ENUMERATE_MAX_COMPLETIONS` joint states), is
+    given to all its rows. Equal to the row-by-row junction tree up to rounding (tested to 1e-12). A row of
+    probability zero, or a representative of probability zero (a model with zero CPT entries), goes to the
+    row-by-row path, which names the row as before.
 
     Parameters
     ----------
@@ -448,7 +514,8 @@ def merged_posterior(model, data) -> dict:
 
     References
     ----------
-    Thesis §2.1.3 (the factorisation and the Markov blanket) and App. A.3 (exact inference by a junction tree).
+    Thesis §2.1.3 (the factorisation and the Markov blanket) and App. A.3 (exact inference by a junction
+    tree).
     """
     codes = model.align(data).codes if hasattr(data, "codes") else np.asarray(data)
     inc = np.flatnonzero((codes < 0).any(axis=1))
@@ -459,14 +526,16 @@ def merged_posterior(model, data) -> dict:
         return posterior(model, codes)
     keys, where = _context_keys(model, sub)
     small = keys.astype(np.int16) if int(keys.max()) < 32767 else keys
-    view = np.ascontiguousarray(small).view(np.dtype((np.void, small.dtype.itemsize * small.shape[1]))).ravel()
+    view = (
+        np.ascontiguousarray(small).view(np.dtype((np.void, small.dtype.itemsize * small.shape[1]))).ravel()
+    )
     _, first, inverse = np.unique(view, return_index=True, return_inverse=True)
     inverse = inverse.ravel()
     reps = np.where(keys[first] == -2, 0, keys[first])
     try:
         post = _rep_posteriors(model, reps)
     except ModelError:
-        return posterior(model, codes)                   # names the row of probability zero, as before
+        return posterior(model, codes)  # names the row of probability zero, as before
     at = {v: np.full(reps.shape[0], -1, dtype=np.int64) for v in post}
     for v, (rr, _) in post.items():
         at[v][rr] = np.arange(rr.size)
@@ -503,8 +572,14 @@ def impute_bn(data: CategoricalData, model=None, seed: int = 0, **learn) -> Impu
     return Imputation("bn", cells, model=model, seconds=time.perf_counter() - t0)
 
 
-def impute_augmented(data: CategoricalData, naive: str = "mode", k: int = 3, seed: int = 0,
-                     naive_imputation: Imputation | None = None, **learn) -> Imputation:
+def impute_augmented(
+    data: CategoricalData,
+    naive: str = "mode",
+    k: int = 3,
+    seed: int = 0,
+    naive_imputation: Imputation | None = None,
+    **learn,
+) -> Imputation:
     """BN-Mode / BN-wKNN (thesis 4.2.2): naive fill, learn the network on the completed data, then BN."""
     t0 = time.perf_counter()
     if naive not in ("mode", "wknn"):
@@ -517,8 +592,9 @@ def impute_augmented(data: CategoricalData, naive: str = "mode", k: int = 3, see
     return Imputation(f"bn-{naive}", cells, model=model, seconds=time.perf_counter() - t0)
 
 
-def impute(data: CategoricalData, method: str = "bn", *, model=None, k: int = 3, seed: int = 0,
-           **learn) -> Imputation:
+def impute(
+    data: CategoricalData, method: str = "bn", *, model=None, k: int = 3, seed: int = 0, **learn
+) -> Imputation:
     """Impute every missing cell of ``data`` with a method of :data:`bnfk_core.registry.IMPUTERS`.
 
     ``model`` (a BayesNet over ``data``'s variables) is used by ``bn`` and ``fisher-knn`` instead of

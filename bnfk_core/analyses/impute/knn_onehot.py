@@ -5,14 +5,18 @@ On one-hot codes the NaN-Euclidean distance of rows a and b is
 
     d(a, b)^2 = (C / C_ab) * 2 * (number of variables observed in both rows with different states),
 
-C the number of one-hot columns, C_ab those observed in both rows (the sum of the cardinalities of the variables
-observed in both); undefined when C_ab = 0 (such a row is never a donor).  A missing cell of variable i takes the mean one-hot block of the
+C the number of one-hot columns, C_ab those observed in both rows (the sum of the cardinalities of the
+variables
+observed in both); undefined when C_ab = 0 (such a row is never a donor).  A missing cell of variable i takes
+the mean one-hot block of the
 ``k`` rows nearest to its row among the rows observing i (fewer when fewer observe it; rows at an undefined
 distance are not counted), i.e. their vote shares; a row with no donor at a defined distance gets the column's
-relative frequencies (``KNNImputer``'s column mean).  Donors tied at the k-th distance share the votes left after
-the nearer ones equally (scikit-learn's ``argpartition`` picks some of them; Hamming-like distances tie often), so
+relative frequencies (``KNNImputer``'s column mean).  Donors tied at the k-th distance share the votes left
+after the nearer ones equally (scikit-learn's ``argpartition`` picks some of them; Hamming-like distances tie
+often), so
 the result does not depend on the row order.  Every pairwise count is one matrix product of 0/1 matrices.
 """
+
 from __future__ import annotations
 
 import time
@@ -30,7 +34,8 @@ BLOCK_ENTRIES = 4_000_000
 
 
 def knn_onehot_cells(codes: np.ndarray, cards, k: int = 5, block_entries: int = BLOCK_ENTRIES) -> dict:
-    """``{variable: (rows, vote shares)}`` for every missing cell of ``codes`` (-1 = missing; module docstring).
+    """``{variable: (rows, vote shares)}`` for every missing cell of ``codes`` (-1 = missing; module
+    docstring).
 
     Distances are computed for blocks of the rows with a missing cell against every row (memory bounded by
     ``block_entries``)."""
@@ -39,7 +44,7 @@ def knn_onehot_cells(codes: np.ndarray, cards, k: int = 5, block_entries: int = 
     N, n = codes.shape
     # 0/1 codes as integers: the three products below are exact counts either way, and integer products stay
     # off the multi-threaded BLAS, whose idle worker spins cost more CPU than these small products
-    obs = (codes >= 0).astype(np.int32)                                     # (N, n)
+    obs = (codes >= 0).astype(np.int32)  # (N, n)
     offs = state_offsets(cards)
     X = one_hot(codes, cards, dtype=np.int32)
     wobs = obs * cards.astype(np.int32)
@@ -51,10 +56,10 @@ def knn_onehot_cells(codes: np.ndarray, cards, k: int = 5, block_entries: int = 
     receivers = np.flatnonzero((codes < 0).any(axis=1))
     step = max(1, int(block_entries) // max(N, 1))
     for b0 in range(0, receivers.size, step):
-        R = receivers[b0:b0 + step]
-        both = obs[R] @ obs.T                                                # variables observed in both rows
-        same = X[R] @ X.T                                                    # ... and equal
-        cols = wobs[R] @ obs.T                                               # one-hot columns observed in both
+        R = receivers[b0 : b0 + step]
+        both = obs[R] @ obs.T  # variables observed in both rows
+        same = X[R] @ X.T  # ... and equal
+        cols = wobs[R] @ obs.T  # one-hot columns observed in both
         with np.errstate(divide="ignore", invalid="ignore"):
             d2 = np.where(cols > 0, offs[-1] / cols * 2.0 * (both - same), np.inf)
         for i in range(n):
@@ -67,11 +72,13 @@ def knn_onehot_cells(codes: np.ndarray, cards, k: int = 5, block_entries: int = 
             if donors.size:
                 D = d2[np.ix_(sel, donors)]
                 kk = min(int(k), donors.size)
-                kth = np.partition(D, kk - 1, axis=1)[:, kk - 1:kk]           # the k-th smallest distance
+                kth = np.partition(D, kk - 1, axis=1)[:, kk - 1 : kk]  # the k-th smallest distance
                 below = D < kth
                 tied = (D == kth) & np.isfinite(kth)
                 # the k - #below remaining votes shared by the donors tied at the k-th distance
-                share = (kk - below.sum(axis=1, keepdims=True)) / np.maximum(tied.sum(axis=1, keepdims=True), 1)
+                share = (kk - below.sum(axis=1, keepdims=True)) / np.maximum(
+                    tied.sum(axis=1, keepdims=True), 1
+                )
                 W = below + tied * share
                 V = W @ np.eye(r_i)[codes[donors, i]]
                 tot = W.sum(axis=1, keepdims=True)
@@ -82,7 +89,8 @@ def knn_onehot_cells(codes: np.ndarray, cards, k: int = 5, block_entries: int = 
 
 
 def impute_knn_numpy(data, k: int = 5) -> Imputation:
-    """:func:`knn_onehot_cells` of a :class:`~bnfk_core.data.table.CategoricalData` as an Imputation (``knn``)."""
+    """:func:`knn_onehot_cells` of a :class:`~bnfk_core.data.table.CategoricalData` as an Imputation
+    (``knn``)."""
     t0 = time.perf_counter()
     cells = knn_onehot_cells(data.codes, data.cardinalities, k)
     return Imputation("knn", cells, seconds=time.perf_counter() - t0)

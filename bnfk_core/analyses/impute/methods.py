@@ -12,7 +12,8 @@ Thesis (chapter 4): ``bn``, ``mode``, ``wknn``, ``fisher-knn``, ``bn-mode``, ``b
 (:mod:`bnfk_core.analyses.impute.core`).
 
 Networks learned from every row (:mod:`bnfk_core.learning.incomplete`): ``bn-ac`` (available-case structure,
-CPTs by EM) and ``bn-em`` (structural EM, the default: the best of the variants measured).  :data:`DEFAULT_IMPUTER` is the one ``impute
+CPTs by EM) and ``bn-em`` (structural EM, the default: the best of the variants measured).
+:data:`DEFAULT_IMPUTER` is the one ``impute
 --structure`` and the app use.
 
 Peers an analyst would pick instead (``peer=True``): ``mode`` (the most frequent value; its
@@ -22,18 +23,17 @@ adds a peer with one call, e.g. a latent class model::
 
     IMPUTERS.register(ImputerSpec("lca", "Latent class model", my_impute, peer=True, needs="..."))
 """
+
 from __future__ import annotations
 
 import time
 
 import numpy as np
 
-from ...data.encoding import one_hot as one_hot_codes, state_offsets
+from ...data.encoding import one_hot as one_hot_codes
+from ...data.encoding import state_offsets
 from ...learning.incomplete import learn_network
 from ...registry import IMPUTERS
-from .knn_onehot import impute_knn_numpy
-from .members import DEFAULT_IMPUTER, DEFAULT_STRUCTURE_MISSING, IMPUTE_LEARN
-from .stack import impute_average, impute_stacked
 from .core import (
     Imputation,
     impute_augmented,
@@ -43,48 +43,87 @@ from .core import (
     impute_wknn,
     learn_model,
 )
+from .knn_onehot import impute_knn_numpy
+from .members import DEFAULT_IMPUTER, DEFAULT_STRUCTURE_MISSING, IMPUTE_LEARN
+from .stack import impute_average, impute_stacked
 
-__all__ = ["impute_lca", "impute_table", "NETWORK_IMPUTERS", "DEFAULT_IMPUTER", "DEFAULT_STRUCTURE_MISSING", "IMPUTE_LEARN", "learn_for_imputation", "impute_knn_onehot", "one_hot"]
+__all__ = [
+    "impute_lca",
+    "impute_table",
+    "NETWORK_IMPUTERS",
+    "DEFAULT_IMPUTER",
+    "DEFAULT_STRUCTURE_MISSING",
+    "IMPUTE_LEARN",
+    "learn_for_imputation",
+    "impute_knn_onehot",
+    "one_hot",
+]
 
 
-
-def learn_for_imputation(data, structure: str | None = None, *, recipe=None, missing_data: str | None = None,
-                         score: str | None = None, params: str | None = None, seed: int | None = None,
-                         progress=None):
-    """The network ``impute DATA --structure S`` and the app's Imputation page learn from the table to complete
-    it: the network of ``recipe`` (default :data:`bnfk_core.learning.recipe.DEFAULT_RECIPE`, whose fields the
-    options given by name replace) over every column of ``data`` -- structure from every row (its
+def learn_for_imputation(
+    data,
+    structure: str | None = None,
+    *,
+    recipe=None,
+    missing_data: str | None = None,
+    score: str | None = None,
+    params: str | None = None,
+    seed: int | None = None,
+    progress=None,
+):
+    """The network ``impute DATA --structure S`` and the app's Imputation page learn from the table to
+    complete it: the network of ``recipe`` (default :data:`bnfk_core.learning.recipe.DEFAULT_RECIPE`, whose
+    fields the options given by name replace) over every column of ``data`` -- structure from every row (its
     ``missing_data``), CPTs by EM (:func:`bnfk_core.learning.incomplete.learn_network`).
     Returns (LearnResult, BayesNet); the model's ``fit_info["recipe"]`` records the recipe."""
     from ...learning.recipe import recipe_of
-    r = recipe_of(recipe, structure=structure, missing_data=missing_data, score=score, params=params, seed=seed)
-    res, model = learn_network(data, r.structure, missing_data=r.missing_data, score=r.score, params=r.params,
-                               pseudo_count=r.pseudo_count, seed=r.seed, max_parents=r.max_parents,
-                               progress=progress)
+
+    r = recipe_of(
+        recipe, structure=structure, missing_data=missing_data, score=score, params=params, seed=seed
+    )
+    res, model = learn_network(
+        data,
+        r.structure,
+        missing_data=r.missing_data,
+        score=r.score,
+        params=r.params,
+        pseudo_count=r.pseudo_count,
+        seed=r.seed,
+        max_parents=r.max_parents,
+        progress=progress,
+    )
     model.fit_info["recipe"] = r.to_dict()
     return res, model
 
 
-#: the imputers that are one network learned from the table, by their ``--missing-data`` (``impute --structure``
-#: learns that network and imputes with its exact posteriors, as ``impute --model`` would)
+#: the imputers that are one network learned from the table, by their ``--missing-data`` (``impute
+#: --structure`` learns that network and imputes with its exact posteriors, as ``impute --model`` would)
 NETWORK_IMPUTERS = {"bn-em": "em", "bn-ac": "available-case", "bn": "complete-rows"}
 
 
-def impute_table(data, method: str = DEFAULT_IMPUTER, structure: str | None = None, *, score: str | None = None,
-                 params: str | None = None, seed: int = 0, recipe=None):
+def impute_table(
+    data,
+    method: str = DEFAULT_IMPUTER,
+    structure: str | None = None,
+    *,
+    score: str | None = None,
+    params: str | None = None,
+    seed: int = 0,
+    recipe=None,
+):
     """Fill every missing cell of ``data`` with the registered imputer ``method`` (``impute DATA --structure S
     --method M``): it learns from ``data`` itself (networks with ``structure``, ``score``, ``params``).
 
-    Returns an :class:`~bnfk_core.analyses.impute.core.ImputedData` (the completed table, which cells were filled,
-    the per-cell probabilities) like :func:`~bnfk_core.analyses.impute.core.impute_with_model`."""
+    Returns an :class:`~bnfk_core.analyses.impute.core.ImputedData` (the completed table, which cells were
+    filled, the per-cell probabilities) like :func:`~bnfk_core.analyses.impute.core.impute_with_model`."""
     from ...data.table import as_data
+    from ...learning.recipe import recipe_of
     from .completion import ImputedData
     from .core import check_methods
 
-    from ...learning.recipe import recipe_of
     r = recipe_of(recipe, structure=structure, score=score, params=params, seed=seed)
     spec = IMPUTERS[check_methods(method)[0]]
-    data = as_data(data)          # a pandas DataFrame is read as a file is (from_frame)
+    data = as_data(data)  # a pandas DataFrame is read as a file is (from_frame)
     imp = spec.impute(data, seed=seed, cache={}, structure=r.structure, score=r.score, params=r.params)
     imp.recipe = r
     completed = imp.completed(data)
@@ -142,8 +181,8 @@ def _from_every_row(missing_data: str, name: str, data, *, model=None, k=3, seed
 
 # ---------------------------------------------------------------------- peers
 def one_hot(data) -> tuple[np.ndarray, np.ndarray]:
-    """(X, offsets): one 0/1 column per (variable, state) (:func:`bnfk_core.data.encoding.one_hot`), NaN over the
-    whole block of a missing cell."""
+    """(X, offsets): one 0/1 column per (variable, state) (:func:`bnfk_core.data.encoding.one_hot`), NaN over
+    the whole block of a missing cell."""
     return one_hot_codes(data.codes, data.cardinalities, missing="nan"), state_offsets(data.cardinalities)
 
 
@@ -163,7 +202,7 @@ def impute_knn_onehot(data, k: int = 5) -> Imputation:
         rows = np.flatnonzero(data.codes[:, i] < 0)
         if not rows.size:
             continue
-        P = np.clip(filled[rows, offs[i]:offs[i + 1]], 0.0, None)
+        P = np.clip(filled[rows, offs[i] : offs[i + 1]], 0.0, None)
         tot = P.sum(axis=1, keepdims=True)
         r = P.shape[1]
         cells[i] = (rows, np.where(tot > 0, P / np.where(tot > 0, tot, 1.0), 1.0 / r))
@@ -183,7 +222,8 @@ def _knn_onehot(data, *, cache=None, **_):
     return _cached(cache, "knn-onehot", lambda: impute_knn_onehot(data, k=5))
 
 
-#: the latent class peer: K = 1..LCA_MAX_CLASSES classes, the lowest BIC kept, LCA_STARTS seeded EM starts each
+#: the latent class peer: K = 1..LCA_MAX_CLASSES classes, the lowest BIC kept, LCA_STARTS seeded EM starts
+#: each
 LCA_MAX_CLASSES, LCA_STARTS = 6, 5
 
 
@@ -193,7 +233,9 @@ def impute_lca(data, seed: int = 0) -> Imputation:
     from ...lca.kernel import best_by_bic
 
     t0 = time.perf_counter()
-    best = best_by_bic(data, LCA_MAX_CLASSES, LCA_STARTS, seed, engine="auto")  # small tables: no numba start-up
+    best = best_by_bic(
+        data, LCA_MAX_CLASSES, LCA_STARTS, seed, engine="auto"
+    )  # small tables: no numba start-up
     post = best.posterior(data.codes)
     cells = {}
     for i, prof in enumerate(best.profiles):
@@ -201,8 +243,12 @@ def impute_lca(data, seed: int = 0) -> Imputation:
         if rows.size:
             P = post[rows] @ prof
             cells[i] = (rows, P / P.sum(axis=1, keepdims=True))
-    return Imputation("lca", cells, seconds=time.perf_counter() - t0,
-                      notes=[f"latent class model with {best.n_classes} classes (lowest BIC of K = 1..{LCA_MAX_CLASSES})"])
+    return Imputation(
+        "lca",
+        cells,
+        seconds=time.perf_counter() - t0,
+        notes=[f"latent class model with {best.n_classes} classes (lowest BIC of K = 1..{LCA_MAX_CLASSES})"],
+    )
 
 
 def _knn(data, *, cache=None, **_):

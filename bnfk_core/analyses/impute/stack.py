@@ -15,27 +15,37 @@ and the imputed state is its arg-max.  Two ways to pick w:
 
       w = argmax_{w in simplex} sum_cells log max(sum_c w_c P_c(true state), 1e-5),
 
-  a concave problem (the objective is concave in w) solved by EM (:func:`stacking_weights`: w_c <- mean over cells of the responsibility
+  a concave problem (the objective is concave in w) solved by EM (:func:`stacking_weights`: w_c <- mean over
+  cells of the responsibility
   w_c P_c / sum_c' w_c' P_c').  The components are then fitted on the table as given and averaged with w.
   Only the observed cells are ever looked at: the masked truth of a benchmark never enters.
 
-This is "stacking of predictive distributions" with the log score (Yao, Vehtari, Simpson & Gelman 2018, Bayesian
-Analysis 13(3)) on one held-out split of cells; the weights are continuous and were less noisy than picking the
-best validation accuracy on a grid of weights (docs/IMPUTATION_PEERS.md).
+This is "stacking of predictive distributions" with the log score (Yao, Vehtari, Simpson & Gelman 2018,
+Bayesian Analysis 13(3)) on one held-out split of cells; the weights are continuous and were less noisy than
+picking the best validation accuracy on a grid of weights (docs/IMPUTATION_PEERS.md).
 """
+
 from __future__ import annotations
 
 import time
 
 import numpy as np
 
-from .core import Imputation
 from .benchmark import induce_mcar
+from .core import Imputation
 from .members import AVERAGE_COMPONENTS, STACK_COMPONENTS
 
-__all__ = ["STACK_COMPONENTS", "AVERAGE_COMPONENTS", "VALIDATION_SHARE", "average_cells", "true_state_probs",
-           "stacking_weights",
-           "validation_weights", "impute_average", "impute_stacked"]
+__all__ = [
+    "STACK_COMPONENTS",
+    "AVERAGE_COMPONENTS",
+    "VALIDATION_SHARE",
+    "average_cells",
+    "true_state_probs",
+    "stacking_weights",
+    "validation_weights",
+    "impute_average",
+    "impute_stacked",
+]
 
 #: share of the observed cells hidden for the internal validation
 VALIDATION_SHARE = 0.05
@@ -55,7 +65,10 @@ def average_cells(imputations, weights) -> dict:
         for wk, imp in zip(w, imputations):
             r, Pk = imp.cells[i]
             if r.shape != rows.shape or not np.array_equal(r, rows):
-                raise ValueError(f"imputation '{imp.method}' fills other cells of variable {i} than '{imputations[0].method}'.")
+                raise ValueError(
+                    f"imputation '{imp.method}' fills other cells of variable {i} than "
+                    f"'{imputations[0].method}'."
+                )
             P += wk * Pk
         out[i] = (rows, P)
     return out
@@ -67,19 +80,23 @@ def _components(data, names, seed, cache, learn):
     return [IMPUTERS[c].impute(data, seed=seed, cache=cache, **learn) for c in names]
 
 
-def impute_average(data, *, seed: int = 0, cache=None, components=AVERAGE_COMPONENTS, name: str = "bn-lca",
-                   **learn) -> Imputation:
-    """Equal-weight posterior average of ``components`` (default: structural-EM network and latent class model)."""
+def impute_average(
+    data, *, seed: int = 0, cache=None, components=AVERAGE_COMPONENTS, name: str = "bn-lca", **learn
+) -> Imputation:
+    """Equal-weight posterior average of ``components`` (default: structural-EM network and latent class
+    model)."""
     t0 = time.perf_counter()
     imps = _components(data, components, seed, cache, learn)
     w = np.full(len(imps), 1.0 / len(imps))
     notes = [f"equal-weight average of {', '.join(components)}"] + [n for imp in imps for n in imp.notes]
-    return Imputation(name, average_cells(imps, w), model=imps[0].model, seconds=time.perf_counter() - t0,
-                      notes=notes)
+    return Imputation(
+        name, average_cells(imps, w), model=imps[0].model, seconds=time.perf_counter() - t0, notes=notes
+    )
 
 
 def true_state_probs(imputations, truth: np.ndarray, scored: np.ndarray) -> np.ndarray:
-    """(cells, C): each component's probability of the true state of every ``scored`` cell (variable by variable)."""
+    """(cells, C): each component's probability of the true state of every ``scored`` cell (variable by
+    variable)."""
     out = []
     for i, (rows, _) in imputations[0].cells.items():
         keep = scored[rows, i]
@@ -89,8 +106,11 @@ def true_state_probs(imputations, truth: np.ndarray, scored: np.ndarray) -> np.n
     return np.concatenate(out) if out else np.zeros((0, len(imputations)))
 
 
-def stacking_weights(p_true: np.ndarray, floor: float = 1e-5, tol: float = 1e-10, max_iter: int = 1000) -> np.ndarray:
-    """Simplex weights maximising sum_cells log(sum_c w_c max(p_c, floor)) by EM (module docstring); equal weights
+def stacking_weights(
+    p_true: np.ndarray, floor: float = 1e-5, tol: float = 1e-10, max_iter: int = 1000
+) -> np.ndarray:
+    """Simplex weights maximising sum_cells log(sum_c w_c max(p_c, floor)) by EM (module docstring); equal
+    weights
     when there is no cell.  Each EM step never lowers the objective (a mixture-weight EM)."""
     P = np.maximum(np.asarray(p_true, float), floor)
     C = P.shape[1]
@@ -107,10 +127,11 @@ def stacking_weights(p_true: np.ndarray, floor: float = 1e-5, tol: float = 1e-10
     return w
 
 
-def validation_weights(data, *, seed: int = 0, components=STACK_COMPONENTS, share: float = VALIDATION_SHARE,
-                       **learn):
-    """(weights, validation log score per cell, validation cells): :func:`stacking_weights` of the components on a
-    further ``share`` of the observed cells of ``data``, hidden with seed ``seed + 7919``."""
+def validation_weights(
+    data, *, seed: int = 0, components=STACK_COMPONENTS, share: float = VALIDATION_SHARE, **learn
+):
+    """(weights, validation log score per cell, validation cells): :func:`stacking_weights` of the components
+    on a further ``share`` of the observed cells of ``data``, hidden with seed ``seed + 7919``."""
     split = induce_mcar(data, 1, share, seed=seed + _VALIDATION_SEED)
     imps = _components(split.data, components, seed, {}, learn)
     P = true_state_probs(imps, split.truth, split.hidden)
@@ -119,8 +140,16 @@ def validation_weights(data, *, seed: int = 0, components=STACK_COMPONENTS, shar
     return w, score, int(P.shape[0])
 
 
-def impute_stacked(data, *, seed: int = 0, cache=None, components=STACK_COMPONENTS,
-                   share: float = VALIDATION_SHARE, name: str = "stack", **learn) -> Imputation:
+def impute_stacked(
+    data,
+    *,
+    seed: int = 0,
+    cache=None,
+    components=STACK_COMPONENTS,
+    share: float = VALIDATION_SHARE,
+    name: str = "stack",
+    **learn,
+) -> Imputation:
     """The components' posterior average with weights by internal validation (module docstring)."""
     t0 = time.perf_counter()
     if not (data.codes < 0).any():
@@ -128,7 +157,9 @@ def impute_stacked(data, *, seed: int = 0, cache=None, components=STACK_COMPONEN
     w, score, n = validation_weights(data, seed=seed, components=components, share=share, **learn)
     imps = _components(data, components, seed, cache, learn)
     used = ", ".join(f"{c} {x:.2f}" for c, x in zip(components, w))
-    notes = [f"weights by internal validation (log score on {n} held-out observed cells, {share:.0%}): {used}"] + \
-        [n for imp in imps for n in imp.notes]
-    return Imputation(name, average_cells(imps, w), model=imps[0].model, seconds=time.perf_counter() - t0,
-                      notes=notes)
+    notes = [
+        f"weights by internal validation (log score on {n} held-out observed cells, {share:.0%}): {used}"
+    ] + [n for imp in imps for n in imp.notes]
+    return Imputation(
+        name, average_cells(imps, w), model=imps[0].model, seconds=time.perf_counter() - t0, notes=notes
+    )

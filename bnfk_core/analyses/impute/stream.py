@@ -14,14 +14,18 @@ probabilities file -- while holding one block of records at a time:
    derives the codecs from the model's states (:func:`bnfk_core.data.stream.plan_from_levels`), and the text
    a filled cell of a discretized column gets (the median of the file's observed values in the bin).
 3. **Pass 2** (per block): cells are encoded, every missing model cell gets the exact posterior
-   (:func:`bnfk_core.analyses.impute.core.merged_posterior`: rows sharing a context calibrated once), and the block's records are written with only those cells
-   changed (every record through :func:`bnfk_core.data.table.format_record`, as the in-memory writer does).
+   (:func:`bnfk_core.analyses.impute.core.merged_posterior`: rows sharing a context calibrated once), and the
+   block's records are written with only those cells changed (every record through
+   :func:`bnfk_core.data.table.format_record`, as the in-memory writer does).
 
-Blocks are independent given the client's plan, so both passes run on a runner (:mod:`bnfk_core.data.runners`):
+Blocks are independent given the client's plan, so both passes run on a runner
+(:mod:`bnfk_core.data.runners`):
 here, or with ``engine="dask"`` on a Dask cluster (the same block functions; the client merges pass 1 and
-writes pass 2's blocks in order): the output is identical.  The text must be UTF-8 (with or without a byte-order mark) or, as the in-memory
-reader falls back to, latin-1; UTF-16 files are refused with a sentence saying so.
+writes pass 2's blocks in order): the output is identical.  The text must be UTF-8 (with or without a
+byte-order mark) or, as the in-memory reader falls back to, latin-1; UTF-16 files are refused with a sentence
+saying so.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -30,20 +34,31 @@ import io
 import itertools
 import time
 import warnings
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Callable, Sequence
 
 import numpy as np
 import pandas as pd
 
 from ...data.binning import MISSING_CATEGORY, parse_interval
-from ...errors import DataError
 from ...data.files import atomic_path, open_regular, same_file
 from ...data.raw_table import format_record
-from ...data.reading import (DELIM_NAMES, FileLayout, TextFile, block_records, check_header, is_blank, line_breaks,
-                       open_text, read_block, read_header, scan_blocks)
+from ...data.reading import (
+    DELIM_NAMES,
+    FileLayout,
+    TextFile,
+    block_records,
+    check_header,
+    is_blank,
+    line_breaks,
+    open_text,
+    read_block,
+    read_header,
+    scan_blocks,
+)
 from ...data.runners import ENGINES, runner_for
 from ...data.stream import chunk_levels, merge_levels, plan_from_levels
+from ...errors import DataError
 from .completion import FILL_NUMERIC, filled_column, number
 from .core import ImputeError, cell_frame, merged_posterior
 
@@ -89,14 +104,24 @@ class _Parsed:
         d = self.tf.delimiter
         body = lines[skip:]
         if any(ln.count(d) != self.n - 1 for ln in body):
-            return False                  # blank lines or a wrong field count: the general reader says which
+            return False  # blank lines or a wrong field count: the general reader says which
         self.nl, self.lines, self.skip = nl, lines, skip
         self.row_lines = first_line + skip + np.arange(len(body), dtype=np.int64)
         if body:
             at = len(lines[0]) + len(nl) if first else 0
-            self.frame = pd.read_csv(io.StringIO(text[at:]), sep=d, header=None, names=list(range(self.n)),
-                                     dtype=str, na_filter=False, keep_default_na=False, quoting=csv.QUOTE_NONE,
-                                     skip_blank_lines=False, engine="c", lineterminator=None)
+            self.frame = pd.read_csv(
+                io.StringIO(text[at:]),
+                sep=d,
+                header=None,
+                names=list(range(self.n)),
+                dtype=str,
+                na_filter=False,
+                keep_default_na=False,
+                quoting=csv.QUOTE_NONE,
+                skip_blank_lines=False,
+                engine="c",
+                lineterminator=None,
+            )
         else:
             self.frame = pd.DataFrame({j: pd.Series(dtype=object) for j in range(self.n)})
         return True
@@ -138,7 +163,7 @@ class _Parsed:
             by_row: dict = {}
             for (r, j), t in changes.items():
                 by_row.setdefault(r, {})[j] = t
-            quoted: dict = {}       # the other fields need no quotes: only a filled text may
+            quoted: dict = {}  # the other fields need no quotes: only a filled text may
             for r, new in by_row.items():
                 fields = lines[self.skip + r].split(d)
                 for j, t in new.items():
@@ -159,12 +184,13 @@ class _Parsed:
 @dataclass
 class _Pass1:
     """What pass 1 learns from one block."""
-    bad_byte: int | None      # the file offset of the first byte not valid in the encoding
+
+    bad_byte: int | None  # the file offset of the first byte not valid in the encoding
     n_rows: int = 0
     blanks: tuple = ()
     last_row_line: int = 0
     bad: tuple | None = None  # (line, field count) of the first row whose field count differs from the header
-    quirk: bool = True        # every row has the header's field count and a blank last field
+    quirk: bool = True  # every row has the header's field count and a blank last field
     levels: dict | None = None
 
 
@@ -182,7 +208,7 @@ def _pass1_block(item: tuple, tf: TextFile, columns: Sequence[int], names: Seque
     out.quirk = not pb.n_rows or not any(t.strip() for t in pb.column(len(tf.header) - 1))
     frame = pd.DataFrame({name: pb.column(j) for name, j in zip(names, columns)}, dtype=object)
     lv = chunk_levels(frame, names, 0)
-    for fr in lv.values():   # "first" holds the first occurrence's file line - 2 (plan_from_levels adds 2)
+    for fr in lv.values():  # "first" holds the first occurrence's file line - 2 (plan_from_levels adds 2)
         fr["first"] = lines[fr["first"].to_numpy()] - 2 if len(lines) else fr["first"]
     out.levels = lv
     return out
@@ -192,10 +218,11 @@ def _pass1_block(item: tuple, tf: TextFile, columns: Sequence[int], names: Seque
 @dataclass
 class _Job:
     """What pass 2 needs besides the block: model, header positions, codecs and fill texts."""
+
     model: object
-    positions: tuple          # field index of every model variable
+    positions: tuple  # field index of every model variable
     codecs: tuple
-    fill: tuple               # per variable, the text written for each state
+    fill: tuple  # per variable, the text written for each state
     probabilities: bool
 
 
@@ -214,10 +241,13 @@ def _pass2_block(item: tuple, tf: TextFile, job: _Job, offsets: np.ndarray) -> d
         j = job.positions[i]
         changes.update(((r, j), t) for r, t in zip(rr.tolist(), texts.tolist()))
     data = pb.text(changes, first and tf.bom).encode("utf-8")
-    res = {"bytes": data, "n_rows": pb.n_rows,
-           "imputed": {int(i): len(rr) for i, (rr, _) in cells.items()},
-           "prob_sum": {int(i): float(P.max(axis=1).sum()) for i, (_, P) in cells.items()},
-           "filled_states": {int(i): np.unique(np.argmax(P, axis=1)).tolist() for i, (_, P) in cells.items()}}
+    res = {
+        "bytes": data,
+        "n_rows": pb.n_rows,
+        "imputed": {int(i): len(rr) for i, (rr, _) in cells.items()},
+        "prob_sum": {int(i): float(P.max(axis=1).sum()) for i, (_, P) in cells.items()},
+        "filled_states": {int(i): np.unique(np.argmax(P, axis=1)).tolist() for i, (_, P) in cells.items()},
+    }
     if job.probabilities:
         fr = cell_frame(cells, model.variables, model.states, row_offset)
         local = fr["row"].to_numpy(dtype=np.int64) - row_offset
@@ -242,15 +272,19 @@ def _check_rows(tf: TextFile, parts: list, header: tuple) -> tuple[tuple, list]:
         notes.append(f"{len(blanks)} blank line(s) of {tf.source} were skipped (first: line {blanks[0]}).")
     if n > 1 and header[-1] == "" and all(p.quirk for p in parts):
         header = header[:-1]
-        notes.append(f"Every line of {tf.source} ends with a {DELIM_NAMES[tf.delimiter]}; "
-                     "the empty last column was ignored.")
+        notes.append(
+            f"Every line of {tf.source} ends with a {DELIM_NAMES[tf.delimiter]}; "
+            "the empty last column was ignored."
+        )
     else:
         bad = [p.bad for p in parts if p.bad is not None]
         if bad:
             line, k = bad[0]
             fields = "1 field" if k == 1 else f"{k} fields"
-            raise DataError(f"Line {line} of {tf.source} has {fields} but the header has {n}"
-                            f" ({DELIM_NAMES[tf.delimiter]}-separated); fix or remove that line.")
+            raise DataError(
+                f"Line {line} of {tf.source} has {fields} but the header has {n}"
+                f" ({DELIM_NAMES[tf.delimiter]}-separated); fix or remove that line."
+            )
     check_header(header, tf.source)
     if tf.delimiter != ",":
         notes.append(f"{tf.source} is {DELIM_NAMES[tf.delimiter]}-separated.")
@@ -323,6 +357,7 @@ def _resolve_ambiguous(tf, blocks, model, plan, columns: dict, ambiguous: list, 
 
 class _Null:
     """A stand-in for a file that is not written."""
+
     def __enter__(self):
         return self
 
@@ -350,11 +385,26 @@ def _on_blocks(runner, fn, tf, blocks, args: tuple, say, lo: float, hi: float):
         say(lo + (hi - lo) * (b + 1) / n, f"block {b + 1} of {n}")
 
 
-def impute_file(model, path, output, *, probabilities=None, fill_numeric: str = "median",
-                block_rows: int = DEFAULT_BLOCK_ROWS, class_column=None, missing_policy: str = "missing",
-                discretize_bins: int = 4, max_levels: int = 50, drop_columns=(), engine: str = "local",
-                scheduler: str | None = None, client=None, progress: Progress | None = None,
-                source: str | None = None, na_values=None) -> dict:
+def impute_file(
+    model,
+    path,
+    output,
+    *,
+    probabilities=None,
+    fill_numeric: str = "median",
+    block_rows: int = DEFAULT_BLOCK_ROWS,
+    class_column=None,
+    missing_policy: str = "missing",
+    discretize_bins: int = 4,
+    max_levels: int = 50,
+    drop_columns=(),
+    engine: str = "local",
+    scheduler: str | None = None,
+    client=None,
+    progress: Progress | None = None,
+    source: str | None = None,
+    na_values=None,
+) -> dict:
     """Fill the missing model cells of the CSV ``path`` with their most probable states into ``output``,
     reading and writing one block of about ``block_rows`` records at a time (module docstring).
 
@@ -373,18 +423,26 @@ def impute_file(model, path, output, *, probabilities=None, fill_numeric: str = 
     tf = open_text(path, source)
     for out in (output, probabilities):
         if out and same_file(out, path):
-            raise ImputeError(f"Cannot write to {out}: that is the input file, which is never changed; "
-                              "choose another name.")
+            raise ImputeError(
+                f"Cannot write to {out}: that is the input file, which is never changed; choose another name."
+            )
     with open_regular(tf.path) as fh:
         head = fh.read(1 << 16)
     per_line = len(head) / max(1, line_breaks(head))
     blocks = scan_blocks(tf, int(block_rows * per_line))
     if not blocks:
         raise DataError(f"{tf.source} is empty.")
-    tf = TextFile(tf.path, tf.source, tf.encoding, tf.bom, tf.delimiter, tf.newline, tf.size,
-                  read_header(tf, blocks[0]))
-    options = dict(class_column=class_column, missing_policy=missing_policy, discretize_bins=discretize_bins,
-                   max_levels=max_levels, drop_columns=drop_columns, na_values=na_values)
+    tf = TextFile(
+        tf.path, tf.source, tf.encoding, tf.bom, tf.delimiter, tf.newline, tf.size, read_header(tf, blocks[0])
+    )
+    options = dict(
+        class_column=class_column,
+        missing_policy=missing_policy,
+        discretize_bins=discretize_bins,
+        max_levels=max_levels,
+        drop_columns=drop_columns,
+        na_values=na_values,
+    )
     with runner_for(engine, scheduler=scheduler, client=client, error=ImputeError) as runner:
         return _impute(model, tf, blocks, output, probabilities, fill_numeric, runner, progress, t0, options)
 
@@ -399,8 +457,10 @@ def _impute(model, tf, blocks, output, probabilities, fill_numeric, runner, prog
     parts = list(_on_blocks(runner, _pass1_block, tf, blocks, (columns, names), say, 0.0, 0.4))
     bad = [p.bad_byte for p in parts if p.bad_byte is not None]
     if bad:
-        msg = (f"{tf.source} is not valid UTF-8 (byte {min(bad)}); it was read as latin-1, "
-               "so check accented characters.")
+        msg = (
+            f"{tf.source} is not valid UTF-8 (byte {min(bad)}); it was read as latin-1, "
+            "so check accented characters."
+        )
         warnings.warn(msg, UserWarning, stacklevel=3)
         notes.append(msg)
         tf = tf.with_encoding("latin-1")
@@ -409,8 +469,13 @@ def _impute(model, tf, blocks, output, probabilities, fill_numeric, runner, prog
     notes = parse_notes + notes
     levels = merge_levels(p.levels for p in parts)
     for v in names:
-        levels.setdefault(v, pd.DataFrame({"count": pd.Series(dtype=np.int64),
-                                           "first": pd.Series(dtype=np.int64)}, index=pd.Index([], dtype=object)))
+        levels.setdefault(
+            v,
+            pd.DataFrame(
+                {"count": pd.Series(dtype=np.int64), "first": pd.Series(dtype=np.int64)},
+                index=pd.Index([], dtype=object),
+            ),
+        )
     layout = FileLayout(tf.path, "csv", tuple(used), tf.delimiter, tf.encoding)
     plan = plan_from_levels(levels, layout, model=model, source=tf.source, **options)
     notes += list(plan.notes)
@@ -418,14 +483,16 @@ def _impute(model, tf, blocks, output, probabilities, fill_numeric, runner, prog
     positions = {v: used.index(v) for v in model.variables}
     if ambiguous:
         _resolve_ambiguous(tf, blocks, model, plan, positions, ambiguous, fills)
-    job = _Job(model, tuple(positions[v] for v in model.variables), plan.codecs, tuple(fills), bool(probabilities))
+    job = _Job(
+        model, tuple(positions[v] for v in model.variables), plan.codecs, tuple(fills), bool(probabilities)
+    )
     offsets = np.concatenate([[0], np.cumsum([p.n_rows for p in parts])]).astype(np.int64)
     imputed = np.zeros(model.n_vars, np.int64)
     filled_states: dict = {}
     prob_sum = 0.0
     say(0.4, "pass 2: imputing")
     with atomic_path(output) as tmp, _maybe_atomic(probabilities) as ptmp:
-        with open(tmp, "wb") as out, (open(ptmp, "wb") if ptmp else _Null()) as pout:
+        with open(tmp, "wb") as out, open(ptmp, "wb") if ptmp else _Null() as pout:
             pout.write((",".join(PROBABILITY_COLUMNS) + "\n").encode("utf-8"))
             for res in _on_blocks(runner, _pass2_block, tf, blocks, (job, offsets), say, 0.4, 1.0):
                 out.write(res["bytes"])
@@ -437,12 +504,17 @@ def _impute(model, tf, blocks, output, probabilities, fill_numeric, runner, prog
                 prob_sum += sum(res["prob_sum"].values())
     say(1.0, "done")
     total = int(imputed.sum())
-    return {"rows": int(offsets[-1]), "imputed_cells": total,
-            "imputed_per_column": {v: int(imputed[i]) for i, v in enumerate(model.variables) if imputed[i]},
-            "mean_probability": prob_sum / total if total else float("nan"), "fill_numeric": fill_numeric,
-            "blocks": len(blocks), "engine": runner.name,
-            "notes": notes + _label_notes(model, levels, plan, fills, fill_numeric, filled_states),
-            "seconds": time.perf_counter() - t0}
+    return {
+        "rows": int(offsets[-1]),
+        "imputed_cells": total,
+        "imputed_per_column": {v: int(imputed[i]) for i, v in enumerate(model.variables) if imputed[i]},
+        "mean_probability": prob_sum / total if total else float("nan"),
+        "fill_numeric": fill_numeric,
+        "blocks": len(blocks),
+        "engine": runner.name,
+        "notes": notes + _label_notes(model, levels, plan, fills, fill_numeric, filled_states),
+        "seconds": time.perf_counter() - t0,
+    }
 
 
 def _label_notes(model, levels, plan, fills, fill_numeric, filled_states) -> list:
@@ -455,11 +527,16 @@ def _label_notes(model, levels, plan, fills, fill_numeric, filled_states) -> lis
         real = [s for s in states if s != MISSING_CATEGORY]
         if not (real and all(parse_interval(s) is not None for s in real)):
             continue
-        empty = [states[k] for k in sorted(filled_states[i]) if fills[i][k] == states[k]
-                 and not _has_value(levels[model.variables[i]], plan.codecs[i], k)]
+        empty = [
+            states[k]
+            for k in sorted(filled_states[i])
+            if fills[i][k] == states[k] and not _has_value(levels[model.variables[i]], plan.codecs[i], k)
+        ]
         if empty:
-            notes.append(f"Column '{model.variables[i]}': no observed value lies in bin(s) {', '.join(empty)}, "
-                         "so those cells hold the bin's label.")
+            notes.append(
+                f"Column '{model.variables[i]}': no observed value lies in bin(s) {', '.join(empty)}, "
+                "so those cells hold the bin's label."
+            )
     return notes
 
 

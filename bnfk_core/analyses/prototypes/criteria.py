@@ -19,22 +19,23 @@ per variable and the p values are computed once per (variable, category), not pe
 
 Each criterion offers the greedy interface of :func:`bnfk_core.analyses.prototypes.search.greedy_swap`: ``N``,
 ``name``, ``value(idx)``, ``values(subsets)``, ``start(idx)``, ``swap_scores(o)`` (or the fused ``best_swap(o,
-member)``) and ``swap(o, c)``.  They are registered in :data:`bnfk_core.registry.CRITERIA` (with ``random``, the
-baseline) by :func:`mmd_criterion` and :func:`chi2_criterion`.
+member)``) and ``swap(o, c)``.  They are registered in :data:`bnfk_core.registry.CRITERIA` (with ``random``,
+the baseline) by :func:`mmd_criterion` and :func:`chi2_criterion`.
 """
+
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numba
 import numpy as np
 import scipy.sparse as sp
 from scipy.special import gammaincc, gammaln
 
+from ...data.limits import guard_tables
 from ...errors import PrototypeError
 from ...inference.queries import parent_marginals
 from ...kernels.features import features
-from ...data.limits import guard_tables
 
 __all__ = ["MMDCriterion", "Chi2Criterion", "KernelColumns", "log_chi2_sf", "mmd_criterion", "chi2_criterion"]
 
@@ -43,7 +44,8 @@ class MMDCriterion:
     """d(X_S, X) = |s/k - mu|^2 on explicit features ``Phi`` (rows = the pool X).
 
     ``mean``: the objective's mu when it is not the mean of ``Phi``'s rows (candidates drawn from a larger
-    set, e.g. the complete rows of a file whose mean embedding counts every row; :mod:`bnfk_core.analyses.rowwise`).
+    set, e.g. the complete rows of a file whose mean embedding counts every row;
+    :mod:`bnfk_core.analyses.rowwise`).
 
     Columns no row uses are dropped (they are zero in every phi(x) and in mu).  The greedy
     interface keeps g = Phi (s/k - mu) up to date, so that scoring the removal of member o needs
@@ -53,28 +55,30 @@ class MMDCriterion:
     """
 
     name = "mmd"
-    refresh_every = 64           # recompute g exactly after this many swaps (no drift)
+    refresh_every = 64  # recompute g exactly after this many swaps (no drift)
 
-    def __init__(self, Phi, columns: "KernelColumns | None" = None, mean: np.ndarray | None = None):
+    def __init__(self, Phi, columns: KernelColumns | None = None, mean: np.ndarray | None = None):
         Phi = sp.csr_matrix(Phi, dtype=np.float64)
         used = np.unique(Phi.indices)
-        if mean is not None:            # the objective's mean embedding of a larger set (candidates = Phi's rows)
+        if mean is not None:  # the objective's mean embedding of a larger set (candidates = Phi's rows)
             mean = np.asarray(mean, dtype=np.float64).ravel()
             if mean.shape[0] != Phi.shape[1]:
-                raise PrototypeError(f"The mean embedding has {mean.shape[0]} entries but the features have "
-                                     f"{Phi.shape[1]} columns.")
+                raise PrototypeError(
+                    f"The mean embedding has {mean.shape[0]} entries but the features have "
+                    f"{Phi.shape[1]} columns."
+                )
             used = np.union1d(used, np.flatnonzero(mean))
         self.Phi = Phi[:, used].tocsr()
         self.Phi.sort_indices()
         self.N = self.Phi.shape[0]
         self.mu = np.asarray(self.Phi.mean(axis=0)).ravel() if mean is None else mean[used]
-        self.sq = np.asarray(self.Phi.multiply(self.Phi).sum(axis=1)).ravel()   # K(x, x)
-        self._Phi_mu = self.Phi @ self.mu                                        # K-bar(x, X)
+        self.sq = np.asarray(self.Phi.multiply(self.Phi).sum(axis=1)).ravel()  # K(x, x)
+        self._Phi_mu = self.Phi @ self.mu  # K-bar(x, X)
         self.columns = columns
         self._s = None
 
     @classmethod
-    def from_model(cls, model, data) -> "MMDCriterion":
+    def from_model(cls, model, data) -> MMDCriterion:
         """The criterion on the Fisher features of ``data`` under ``model`` (paper, Theorem 1).
 
         Parameters
@@ -193,7 +197,7 @@ class MMDCriterion:
         k = self._k
         kc = self.kernel_column(o)
         self._col = (o, kc)
-        ww = self._d - (2.0 / k) * self._g[o] + self.sq[o] / k**2        # |w|^2, w = (s - phi(o))/k - mu
+        ww = self._d - (2.0 / k) * self._g[o] + self.sq[o] / k**2  # |w|^2, w = (s - phi(o))/k - mu
         return ww + (2.0 / k) * (self._g - kc / k) + self.sq / k**2
 
     def best_swap(self, o: int, member: np.ndarray) -> tuple[int, float]:
@@ -304,13 +308,13 @@ class KernelColumns:
         B = np.zeros((len(keep), cmax))
         for a, i in enumerate(keep):
             used = configs[a]
-            starts[a, 1:len(used) + 1] = np.cumsum(np.bincount(PC[:, a], minlength=len(used)))
-            starts[a, len(used) + 1:] = N
+            starts[a, 1 : len(used) + 1] = np.cumsum(np.bincount(PC[:, a], minlength=len(used)))
+            starts[a, len(used) + 1 :] = N
             P = pm.probs[i][used]
             theta = model.cpts[i][used]
             with np.errstate(divide="ignore"):
-                W[a, :len(used), :theta.shape[1]] = 1.0 / (theta * P[:, None])
-                B[a, :len(used)] = 1.0 / P
+                W[a, : len(used), : theta.shape[1]] = 1.0 / (theta * P[:, None])
+                B[a, : len(used)] = 1.0 / P
         self.args = (PC, np.ascontiguousarray(codes[:, keep]), order, starts, W, B)
         self.N = N
 
@@ -347,8 +351,12 @@ def log_chi2_sf(x, dof) -> np.ndarray:
     tiny = q < 1e-250
     if tiny.any():
         at, zt = a[tiny], z[tiny]
-        out[tiny] = ((at - 1.0) * np.log(zt) - zt - gammaln(at)
-                     + np.log1p((at - 1.0) / zt + (at - 1.0) * (at - 2.0) / zt**2))
+        out[tiny] = (
+            (at - 1.0) * np.log(zt)
+            - zt
+            - gammaln(at)
+            + np.log1p((at - 1.0) / zt + (at - 1.0) * (at - 2.0) / zt**2)
+        )
     return out
 
 
@@ -369,15 +377,15 @@ class Chi2Criterion:
     def __init__(self, codes: np.ndarray, cardinalities: Sequence[int]):
         codes = np.asarray(codes, dtype=np.int64)
         self.N, self.n = codes.shape
-        cards = np.asarray(cardinalities, dtype=np.int64) + 1          # + the missing category
+        cards = np.asarray(cardinalities, dtype=np.int64) + 1  # + the missing category
         self.width = int(cards.max()) if self.n else 1
         c = np.where(codes < 0, cards[None, :] - 1, codes)
         self.codes = c
-        self.flat = c + (np.arange(self.n) * self.width)[None, :]      # index into (n, width) tables
-        self._flatT = np.ascontiguousarray(self.flat.T)                # (n, N): fast gathers and sums
+        self.flat = c + (np.arange(self.n) * self.width)[None, :]  # index into (n, width) tables
+        self._flatT = np.ascontiguousarray(self.flat.T)  # (n, N): fast gathers and sums
         freq = np.zeros((self.n, self.width))
         for i in range(self.n):
-            freq[i, :cards[i]] = np.bincount(c[:, i], minlength=int(cards[i])) / self.N
+            freq[i, : cards[i]] = np.bincount(c[:, i], minlength=int(cards[i])) / self.N
         self.freq = freq
         self.seen = freq > 0
         self.dof = self.seen.sum(axis=1) - 1
@@ -385,7 +393,7 @@ class Chi2Criterion:
         self._inv_freq = np.where(self.seen, 1.0 / np.where(self.seen, freq, 1.0), 0.0)
 
     @classmethod
-    def from_data(cls, data) -> "Chi2Criterion":
+    def from_data(cls, data) -> Chi2Criterion:
         """The criterion on the pool ``data``.
 
         Parameters
@@ -399,8 +407,11 @@ class Chi2Criterion:
         return cls(data.codes, data.cardinalities)
 
     def _counts(self, idx) -> np.ndarray:
-        return np.bincount(self.flat[np.asarray(idx, dtype=np.int64)].ravel(),
-                           minlength=self.n * self.width).reshape(self.n, self.width).astype(float)
+        return (
+            np.bincount(self.flat[np.asarray(idx, dtype=np.int64)].ravel(), minlength=self.n * self.width)
+            .reshape(self.n, self.width)
+            .astype(float)
+        )
 
     def _objective(self, stat: np.ndarray) -> np.ndarray:
         """-sum_i log p_i from per-variable statistics (..., n)."""
@@ -486,7 +497,7 @@ class Chi2Criterion:
         Om.ravel()[self.flat[o]] -= 1.0
         # with E_v = k f_v:  stat(+v) = (sum_c Om_c^2 / f_c + 2 Om_v / f_v + 1 / f_v) / k - k
         base = (Om**2 * self._inv_freq).sum(axis=1, keepdims=True)
-        stat = (base + (2.0 * Om + 1.0) * self._inv_freq) / k - k                # (n, width)
+        stat = (base + (2.0 * Om + 1.0) * self._inv_freq) / k - k  # (n, width)
         lp = log_chi2_sf(stat, np.broadcast_to(np.maximum(self.dof, 1)[:, None], stat.shape))
         table = -np.where(self.tested[:, None] & self.seen, lp, 0.0)
         return table.ravel()[self._flatT].sum(axis=0)
@@ -507,7 +518,6 @@ class Chi2Criterion:
         return self._current()
 
 
-
 def mmd_criterion(model, data) -> MMDCriterion:
     """The ``mmd`` member of :data:`bnfk_core.registry.CRITERIA`: :meth:`MMDCriterion.from_model`.
 
@@ -524,8 +534,8 @@ def mmd_criterion(model, data) -> MMDCriterion:
 
 
 def chi2_criterion(model, data) -> Chi2Criterion:
-    """The ``chi2`` member of :data:`bnfk_core.registry.CRITERIA`: :meth:`Chi2Criterion.from_data` (``data`` aligned
-    to ``model``).
+    """The ``chi2`` member of :data:`bnfk_core.registry.CRITERIA`: :meth:`Chi2Criterion.from_data` (``data``
+    aligned to ``model``).
 
     Parameters
     ----------

@@ -2,6 +2,7 @@
 the class posterior, and :class:`HeldOut` -- the test half's NLL (and class error / log loss) of the
 structure re-fitted with pseudo-count one on a subset, for hundreds of subsets.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -38,7 +39,9 @@ def split_half(N: int, test_fraction: float = 0.5, seed=0) -> tuple[np.ndarray, 
     perm = np.random.default_rng(seed).permutation(N)
     n_test = int(round(N * test_fraction))
     if n_test < 1 or n_test >= N:
-        raise PrototypeError(f"A test fraction of {test_fraction} leaves no rows on one side of the split of {N} rows.")
+        raise PrototypeError(
+            f"A test fraction of {test_fraction} leaves no rows on one side of the split of {N} rows."
+        )
     return np.sort(perm[n_test:]), np.sort(perm[:n_test])
 
 
@@ -89,8 +92,8 @@ class HeldOut:
     Everything is reduced to counts: the test NLL is -sum_i sum_cells N^test_cell log theta_cell / M,
     and the class posterior is computed once per distinct feature pattern of the test half.  Test rows with
     missing cells add their observed families to the counts and the rest of log P(x_observed) by enumerating
-    each group of connected missing cells (:class:`~bnfk_core.inference.fixed_evidence.FixedEvidence`: the gathers
-    are planned once, a re-fit only changes the CPTs); rows whose groups are too large go through
+    each group of connected missing cells (:class:`~bnfk_core.inference.fixed_evidence.FixedEvidence`: the
+    gathers are planned once, a re-fit only changes the CPTs); rows whose groups are too large go through
     junction-tree inference.  :meth:`evaluate_many` scores many re-fits at once.
     """
 
@@ -122,14 +125,18 @@ class HeldOut:
             self.fixed = FixedEvidence(self.incomplete.codes, self.parents, self.cards)
             if self.fixed.fallback.size:
                 self.fallback = self.incomplete.subset(self.fixed.fallback)
-        self.counts = np.concatenate(self.test_counts)      # complete rows' and incomplete rows' observed families
+        self.counts = np.concatenate(
+            self.test_counts
+        )  # complete rows' and incomplete rows' observed families
         if self.fixed is not None:
             self.counts = self.counts + self.fixed.observed_counts
         # CPT normalisation blocks: one per (variable, parent configuration), r_i cells each
-        self.block_starts = np.concatenate([self.offsets[i] + np.arange(self.q[i]) * int(self.cards[i])
-                                            for i in range(len(self.q))]).astype(np.int64)
-        self.block_of_cell = np.repeat(np.arange(len(self.block_starts)),
-                                       np.repeat([int(r) for r in self.cards], self.q))
+        self.block_starts = np.concatenate(
+            [self.offsets[i] + np.arange(self.q[i]) * int(self.cards[i]) for i in range(len(self.q))]
+        ).astype(np.int64)
+        self.block_of_cell = np.repeat(
+            np.arange(len(self.block_starts)), np.repeat([int(r) for r in self.cards], self.q)
+        )
         self.cls = None
         if class_column is not None:
             self.cls = self.variables.index(class_column)
@@ -154,11 +161,17 @@ class HeldOut:
                 self.class_cells.append((i, cells))
             if self.incomplete is not None:
                 keep = self.incomplete.codes[:, self.cls] >= 0
-                self.incomplete_labelled = self.incomplete.subset(np.flatnonzero(keep)) if keep.any() else None
+                self.incomplete_labelled = (
+                    self.incomplete.subset(np.flatnonzero(keep)) if keep.any() else None
+                )
 
     def _flat(self, codes, i):
         ps = self.parents[i]
-        j = np.ravel_multi_index(tuple(codes[:, p] for p in ps), tuple(int(self.cards[p]) for p in ps)) if ps else 0
+        j = (
+            np.ravel_multi_index(tuple(codes[:, p] for p in ps), tuple(int(self.cards[p]) for p in ps))
+            if ps
+            else 0
+        )
         return j * int(self.cards[i]) + codes[:, i]
 
     def _family_counts(self, codes, i):
@@ -178,8 +191,12 @@ class HeldOut:
         codes = np.asarray(codes, dtype=np.int64)
         out = []
         for i in range(len(self.variables)):
-            cnt = (self._family_counts(codes[(codes[:, list(self.parents[i]) + [i]] >= 0).all(axis=1)], i)
-                   .reshape(self.q[i], -1) + self.pseudo)
+            cnt = (
+                self._family_counts(
+                    codes[(codes[:, list(self.parents[i]) + [i]] >= 0).all(axis=1)], i
+                ).reshape(self.q[i], -1)
+                + self.pseudo
+            )
             out.append((cnt / cnt.sum(axis=1, keepdims=True)).ravel())
         return out
 
@@ -194,8 +211,9 @@ class HeldOut:
         -------
         BayesNet
         """
-        return BayesNet(self.dag, tuple(self.states),
-                        tuple(t.reshape(self.q[i], -1) for i, t in enumerate(cpts)))
+        return BayesNet(
+            self.dag, tuple(self.states), tuple(t.reshape(self.q[i], -1) for i, t in enumerate(cpts))
+        )
 
     def fit_many(self, codes: np.ndarray) -> np.ndarray:
         """:meth:`fit` of each of D code matrices (D, k, n) at once: flat CPTs concatenated, shape (D, cells).
@@ -220,7 +238,8 @@ class HeldOut:
         return cnt / np.add.reduceat(cnt, self.block_starts, axis=1)[:, self.block_of_cell]
 
     def _log_evidence(self, logs_flat: np.ndarray) -> np.ndarray:
-        """sum over test rows of log P(x_observed), without the fallback rows, for flat log-CPTs (..., cells)."""
+        """sum over test rows of log P(x_observed), without the fallback rows, for flat log-CPTs (...,
+        cells)."""
         total = logs_flat @ self.counts
         if self.fixed is not None:
             total = total + self.fixed.group_log_sum(logs_flat)
@@ -243,7 +262,8 @@ class HeldOut:
         return self._finish(total, logs, cpts)
 
     def _finish(self, total: float, logs, cpts) -> dict:
-        """The metrics from the enumerated log-likelihood ``total``: the fallback rows and the class metrics."""
+        """The metrics from the enumerated log-likelihood ``total``: the fallback rows and the class
+        metrics."""
         net = None
         if self.fallback is not None or (self.cls is not None and self.incomplete is not None):
             net = self.model(cpts)
@@ -256,8 +276,12 @@ class HeldOut:
                 logj += logs[i][cells]
             logj -= logj.max(axis=1, keepdims=True)
             logp = logj - np.log(np.exp(logj).sum(axis=1, keepdims=True))
-            wrong = float((self.pattern_counts.sum(axis=1)
-                           - self.pattern_counts[np.arange(len(logp)), logp.argmax(axis=1)]).sum())
+            wrong = float(
+                (
+                    self.pattern_counts.sum(axis=1)
+                    - self.pattern_counts[np.arange(len(logp)), logp.argmax(axis=1)]
+                ).sum()
+            )
             loss = float(-(self.pattern_counts * logp).sum())
             if self.incomplete is not None and self.incomplete_labelled is not None:
                 inc = self.incomplete_labelled
@@ -299,12 +323,12 @@ class HeldOut:
         codes = np.asarray(codes, dtype=np.int64)
         out = []
         for a in range(0, codes.shape[0], chunk):
-            flat = self.fit_many(codes[a:a + chunk])
+            flat = self.fit_many(codes[a : a + chunk])
             with np.errstate(divide="ignore"):
                 L = np.log(flat)
             totals = self._log_evidence(L)
             for d in range(flat.shape[0]):
-                cpts = [flat[d, self.offsets[i]:self.offsets[i + 1]] for i in range(len(self.q))]
-                logs = [L[d, self.offsets[i]:self.offsets[i + 1]] for i in range(len(self.q))]
+                cpts = [flat[d, self.offsets[i] : self.offsets[i + 1]] for i in range(len(self.q))]
+                logs = [L[d, self.offsets[i] : self.offsets[i + 1]] for i in range(len(self.q))]
                 out.append(self._finish(float(totals[d]), logs, cpts))
         return out

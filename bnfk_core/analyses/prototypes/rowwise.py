@@ -2,9 +2,9 @@
 :mod:`bnfk_core.analyses.rowwise`.
 
 **Prototypes in feature space (paper Algorithm 1) over millions of candidates.**  The objective is
-d(S) = |s/k - mu|^2 with mu the mean embedding of ALL rows (:mod:`bnfk_core.analyses.rowwise`).  The candidates are the **complete
-rows** (every family observed): for them phi(c) . w = sum_i t_i[j_i(c) r_i + k_i(c)] with per-variable
-tables t_i computed from w in O(sum_i q_i r_i):
+d(S) = |s/k - mu|^2 with mu the mean embedding of ALL rows (:mod:`bnfk_core.analyses.rowwise`).  The
+candidates are the **complete rows** (every family observed): for them phi(c) . w = sum_i t_i[j_i(c) r_i +
+k_i(c)] with per-variable tables t_i computed from w in O(sum_i q_i r_i):
 
     t_i[j, k] = w[j, k] s_jk - sum_k' w[j, k'] theta_jk' s_jk',
 
@@ -20,6 +20,7 @@ candidates, ``numpy.random.default_rng(seed)``) and the stopping rule are those 
 ``select_prototypes`` on the complete rows with the objective's mean taken from all rows
 (``MMDCriterion(..., mean=...)``); with no missing cell, exactly ``select_prototypes`` on the file.
 """
+
 from __future__ import annotations
 
 import time
@@ -28,15 +29,14 @@ from dataclasses import dataclass
 import numba
 import numpy as np
 
-from ...errors import PrototypeError
 from ...data.runners import runner_for
 from ...data.stream import DEFAULT_CHUNKSIZE
+from ...errors import PrototypeError
+from ..rowwise import CellTables, file_codes, scan_file, sum_squares
 from .criteria import log_chi2_sf
 from .search import greedy_swap, random_subsets
-from ..rowwise import CellTables, file_codes, scan_file, sum_squares
 
 __all__ = ["ChunkedMMDCriterion", "ChunkedPrototypes", "chunked_prototypes"]
-
 
 
 @numba.njit(cache=True, parallel=True)
@@ -71,7 +71,8 @@ def _best_swap(gidx, sq, member, t, ww, a, b, nblocks):  # pragma: no cover - co
 # ====================================================================== prototypes
 class ChunkedMMDCriterion:
     """d(S) = |s/k - mu|^2 over candidates given by their cell indices (module docstring); the greedy
-    interface of :func:`bnfk_core.analyses.prototypes.selection.greedy_swap` (``start``, ``best_swap``, ``swap``)."""
+    interface of :func:`bnfk_core.analyses.prototypes.selection.greedy_swap` (``start``, ``best_swap``,
+    ``swap``)."""
 
     name = "mmd"
 
@@ -115,11 +116,12 @@ class ChunkedMMDCriterion:
 
 
 def _chi2_value(cat: np.ndarray, codes: np.ndarray, cards: np.ndarray) -> float:
-    """The chi-square criterion of :class:`~bnfk_core.analyses.prototypes.selection.Chi2Criterion` of the subset
+    """The chi-square criterion of :class:`~bnfk_core.analyses.prototypes.selection.Chi2Criterion` of the
+    subset
     ``codes`` against the frequencies ``cat`` of all rows (per variable, the missing category last)."""
     n_all = cat.sum(axis=1)[0]
     k, width = codes.shape[0], cat.shape[1]
-    freq = cat / n_all             # the missing category of variable i is column cards[i], as in Chi2Criterion
+    freq = cat / n_all  # the missing category of variable i is column cards[i], as in Chi2Criterion
     seen = freq > 0
     dof = seen.sum(axis=1) - 1
     tested = dof >= 1
@@ -128,7 +130,7 @@ def _chi2_value(cat: np.ndarray, codes: np.ndarray, cards: np.ndarray) -> float:
     O = np.zeros_like(freq)
     for i in range(codes.shape[1]):
         O[i] = np.bincount(c[:, i], minlength=width)
-    stat = (O ** 2 * inv).sum(axis=1) / k - k
+    stat = (O**2 * inv).sum(axis=1) / k - k
     lp = log_chi2_sf(stat, np.maximum(dof, 1))
     return float(-np.where(tested, lp, 0.0).sum())
 
@@ -136,6 +138,7 @@ def _chi2_value(cat: np.ndarray, codes: np.ndarray, cards: np.ndarray) -> float:
 @dataclass
 class ChunkedPrototypes:
     """Outcome of :func:`chunked_prototypes` (``indices``: 0-based data-row numbers of the file)."""
+
     indices: np.ndarray
     codes: np.ndarray
     criterion: str
@@ -160,17 +163,45 @@ class ChunkedPrototypes:
         -------
         dict
         """
-        return {"indices": [int(i) for i in self.indices], "criterion": self.criterion, "k": len(self.indices),
-                "mmd": self.mmd, "chi2": self.chi2, "value": self.value, "start_value": self.start_value,
-                "swaps": self.swaps, "passes": self.passes, "converged": self.converged, "seconds": self.seconds,
-                "seconds_start": self.seconds_start, "seconds_read": self.seconds_read, "n_init": self.n_init,
-                "rows": self.rows, "candidates": "complete rows", "n_candidates": self.candidates,
-                "mean_embedding": "all rows"}
+        return {
+            "indices": [int(i) for i in self.indices],
+            "criterion": self.criterion,
+            "k": len(self.indices),
+            "mmd": self.mmd,
+            "chi2": self.chi2,
+            "value": self.value,
+            "start_value": self.start_value,
+            "swaps": self.swaps,
+            "passes": self.passes,
+            "converged": self.converged,
+            "seconds": self.seconds,
+            "seconds_start": self.seconds_start,
+            "seconds_read": self.seconds_read,
+            "n_init": self.n_init,
+            "rows": self.rows,
+            "candidates": "complete rows",
+            "n_candidates": self.candidates,
+            "mean_embedding": "all rows",
+        }
 
 
-def chunked_prototypes(model, path, k: int, criterion: str = "mmd", *, chunksize: int = DEFAULT_CHUNKSIZE,
-                       n_init: int = 100, seed: int = 0, max_passes: int = 50, progress=None, engine: str = "local",
-                       scheduler: str | None = None, client=None, blocksize="64MB", **options) -> ChunkedPrototypes:
+def chunked_prototypes(
+    model,
+    path,
+    k: int,
+    criterion: str = "mmd",
+    *,
+    chunksize: int = DEFAULT_CHUNKSIZE,
+    n_init: int = 100,
+    seed: int = 0,
+    max_passes: int = 50,
+    progress=None,
+    engine: str = "local",
+    scheduler: str | None = None,
+    client=None,
+    blocksize="64MB",
+    **options,
+) -> ChunkedPrototypes:
     """Greedy-MMD prototypes (paper Algorithm 1) of a file read ``chunksize`` rows at a time: candidates
     are the complete rows, the objective's mean embedding is that of all rows (module docstring).
     ``criterion``: ``mmd`` or ``random``; ``options``: the data options of ``load_csv``.  ``engine="dask"``:
@@ -211,8 +242,14 @@ def chunked_prototypes(model, path, k: int, criterion: str = "mmd", *, chunksize
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
         raise PrototypeError(f"The subset size k must be a whole number, got {k!r}.")
     tables = CellTables(model)
-    with runner_for(engine, chunksize=chunksize, scheduler=scheduler, client=client, blocksize=blocksize,
-                    error=PrototypeError) as runner:
+    with runner_for(
+        engine,
+        chunksize=chunksize,
+        scheduler=scheduler,
+        client=client,
+        blocksize=blocksize,
+        error=PrototypeError,
+    ) as runner:
         chunks = file_codes(path, model, chunksize, options, runner)
         scan = scan_file(chunks, tables, keep_candidates=True, progress=progress, share=0.999)
     source = chunks.source
@@ -221,8 +258,10 @@ def chunked_prototypes(model, path, k: int, criterion: str = "mmd", *, chunksize
     mu = scan.phi_total / scan.n_rows
     Nc = scan.gidx.shape[0]
     if not 1 <= k < Nc:
-        raise PrototypeError(f"The subset size k must be between 1 and {Nc - 1} (the complete rows of "
-                             f"{source}, the candidates: {Nc:,} of {scan.n_rows:,} rows), got {k}.")
+        raise PrototypeError(
+            f"The subset size k must be between 1 and {Nc - 1} (the complete rows of "
+            f"{source}, the candidates: {Nc:,} of {scan.n_rows:,} rows), got {k}."
+        )
     crit = ChunkedMMDCriterion(tables, mu, scan.gidx)
     t0 = time.perf_counter()
     n_used = 1 if criterion == "random" else max(int(n_init), 1)
@@ -237,8 +276,21 @@ def chunked_prototypes(model, path, k: int, criterion: str = "mmd", *, chunksize
         idx, start_value, swaps, passes, converged, secs = start, None, 0, 0.0, True, 0.0
         value = crit.value(idx)
     codes = tables.codes_of(scan.gidx[idx])
-    return ChunkedPrototypes(indices=scan.rows[idx], codes=codes, criterion=criterion, mmd=crit.value(idx),
-                             chi2=_chi2_value(scan.category_counts, codes, tables.cards), value=value,
-                             start_value=start_value, swaps=swaps, passes=passes, converged=converged, seconds=secs,
-                             seconds_start=t_start, seconds_read=scan.seconds, n_init=n_used, rows=scan.n_rows,
-                             candidates=Nc)
+    return ChunkedPrototypes(
+        indices=scan.rows[idx],
+        codes=codes,
+        criterion=criterion,
+        mmd=crit.value(idx),
+        chi2=_chi2_value(scan.category_counts, codes, tables.cards),
+        value=value,
+        start_value=start_value,
+        swaps=swaps,
+        passes=passes,
+        converged=converged,
+        seconds=secs,
+        seconds_start=t_start,
+        seconds_read=scan.seconds,
+        n_init=n_used,
+        rows=scan.n_rows,
+        candidates=Nc,
+    )

@@ -1,5 +1,5 @@
-"""Choosing prototypes: Algorithm 1's greedy swaps, random subsets, one selection, and the kernel-PCA map of the
-features (paper, Algorithm 1).
+"""Choosing prototypes: Algorithm 1's greedy swaps, random subsets, one selection, and the kernel-PCA map of
+the features (paper, Algorithm 1).
 
 Greedy swaps (Algorithm 1).  Start from a given subset or from the best of R random ones; visit
 the k members in turn and replace each by the non-member that lowers the criterion most (if it
@@ -7,11 +7,12 @@ lowers it at all); stop once k members in a row were visited without a change --
 member has been checked against the current subset, which is therefore a local optimum: no
 single swap improves it.
 """
+
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 import numpy as np
 import scipy.sparse as sp
@@ -21,8 +22,15 @@ from ...errors import PrototypeError
 from ...registry import CRITERIA
 from .criteria import Chi2Criterion, MMDCriterion
 
-__all__ = ["GreedyResult", "greedy_swap", "random_subsets", "PrototypeResult", "check_subset_size",
-           "select_prototypes", "feature_embedding"]
+__all__ = [
+    "GreedyResult",
+    "greedy_swap",
+    "random_subsets",
+    "PrototypeResult",
+    "check_subset_size",
+    "select_prototypes",
+    "feature_embedding",
+]
 
 Progress = Callable[[float, str], None]
 
@@ -39,11 +47,12 @@ class GreedyResult:
     passes: float
     converged: bool
     seconds: float
-    history: list = field(default_factory=list)     # criterion value after each swap
+    history: list = field(default_factory=list)  # criterion value after each swap
 
 
-def greedy_swap(criterion, init, *, max_passes: int = 50, rtol: float = 1e-12,
-                progress: Progress | None = None) -> GreedyResult:
+def greedy_swap(
+    criterion, init, *, max_passes: int = 50, rtol: float = 1e-12, progress: Progress | None = None
+) -> GreedyResult:
     """Algorithm 1: member-by-member best swaps until k visits in a row change nothing.
 
     ``criterion`` provides ``start(idx)``, ``swap_scores(o)`` (criterion after replacing row ``o``
@@ -113,12 +122,15 @@ def greedy_swap(criterion, init, *, max_passes: int = 50, rtol: float = 1e-12,
         visits += 1
         t = (t + 1) % k
         if progress is not None and visits % max(1, k // 20) == 0:
-            progress(min(visits / limit, 0.999), f"{criterion.name}: pass {visits / k:.1f}, {swaps} swaps, "
-                                                  f"value {cur:.6g}")
+            progress(
+                min(visits / limit, 0.999),
+                f"{criterion.name}: pass {visits / k:.1f}, {swaps} swaps, value {cur:.6g}",
+            )
     if progress is not None:
         progress(1.0, f"{criterion.name}: {swaps} swaps in {visits / k:.1f} passes")
-    return GreedyResult(S, float(cur), float(start), swaps, visits, visits / k, quiet >= k,
-                        time.perf_counter() - t0, history)
+    return GreedyResult(
+        S, float(cur), float(start), swaps, visits, visits / k, quiet >= k, time.perf_counter() - t0, history
+    )
 
 
 def random_subsets(N: int, k: int, R: int, seed=0) -> np.ndarray:
@@ -141,7 +153,11 @@ def random_subsets(N: int, k: int, R: int, seed=0) -> np.ndarray:
     if k < 1 or k > N:
         raise PrototypeError(f"The subset size must be between 1 and {N} (the rows), got {k}.")
     rng = np.random.default_rng(seed)
-    return np.stack([rng.choice(N, size=k, replace=False) for _ in range(int(R))]) if R else np.zeros((0, k), np.int64)
+    return (
+        np.stack([rng.choice(N, size=k, replace=False) for _ in range(int(R))])
+        if R
+        else np.zeros((0, k), np.int64)
+    )
 
 
 # ====================================================================== one selection
@@ -169,10 +185,21 @@ class PrototypeResult:
         -------
         dict
         """
-        return {"indices": [int(i) for i in self.indices], "criterion": self.criterion, "k": len(self.indices),
-                "mmd": self.mmd, "chi2": self.chi2, "value": self.value, "start_value": self.start_value,
-                "swaps": self.swaps, "passes": self.passes, "converged": self.converged,
-                "seconds": self.seconds, "seconds_start": self.seconds_start, "n_init": self.n_init}
+        return {
+            "indices": [int(i) for i in self.indices],
+            "criterion": self.criterion,
+            "k": len(self.indices),
+            "mmd": self.mmd,
+            "chi2": self.chi2,
+            "value": self.value,
+            "start_value": self.start_value,
+            "swaps": self.swaps,
+            "passes": self.passes,
+            "converged": self.converged,
+            "seconds": self.seconds,
+            "seconds_start": self.seconds_start,
+            "n_init": self.n_init,
+        }
 
 
 def check_subset_size(k, N):
@@ -192,12 +219,24 @@ def check_subset_size(k, N):
     if not isinstance(k, (int, np.integer)) or isinstance(k, bool):
         raise PrototypeError(f"The subset size k must be a whole number, got {k!r}.")
     if k < 1 or k >= N:
-        raise PrototypeError(f"The subset size k must be between 1 and {N - 1} (the data has {N} rows), got {k}.")
+        raise PrototypeError(
+            f"The subset size k must be between 1 and {N - 1} (the data has {N} rows), got {k}."
+        )
 
 
-def select_prototypes(model, data, k: int, criterion: str = "mmd", *, init=None, n_init: int = 100,
-                      seed: int = 0, max_passes: int = 50, progress: Progress | None = None,
-                      mmd_criterion: MMDCriterion | None = None) -> PrototypeResult:
+def select_prototypes(
+    model,
+    data,
+    k: int,
+    criterion: str = "mmd",
+    *,
+    init=None,
+    n_init: int = 100,
+    seed: int = 0,
+    max_passes: int = 50,
+    progress: Progress | None = None,
+    mmd_criterion: MMDCriterion | None = None,
+) -> PrototypeResult:
     """Choose k representative rows of ``data`` under ``model`` (module docstring).
 
     Parameters
@@ -225,7 +264,8 @@ def select_prototypes(model, data, k: int, criterion: str = "mmd", *, init=None,
 
     References
     ----------
-    The bnfk paper, Algorithm 1 and "Data summarization" (greedy MMD, the chi-square heuristic, random subsets).
+    The bnfk paper, Algorithm 1 and "Data summarization" (greedy MMD, the chi-square heuristic, random
+    subsets).
     """
     criterion = str(criterion).lower()
     if criterion not in CRITERIA:
@@ -236,13 +276,15 @@ def select_prototypes(model, data, k: int, criterion: str = "mmd", *, init=None,
     mc = mmd_criterion if mmd_criterion is not None else MMDCriterion.from_model(model, data)
     cc = Chi2Criterion.from_data(data)
     spec = CRITERIA[criterion]
-    built = {MMDCriterion.name: mc, Chi2Criterion.name: cc}     # both are reported, whichever chooses
+    built = {MMDCriterion.name: mc, Chi2Criterion.name: cc}  # both are reported, whichever chooses
     crit = None if spec.criterion is None else built.get(criterion) or spec.criterion(model, data)
     t0 = time.perf_counter()
     if init is not None:
         start = np.asarray(init, dtype=np.int64)
         if start.shape != (k,) or len(np.unique(start)) != k or start.min() < 0 or start.max() >= N:
-            raise PrototypeError(f"The starting subset must hold {k} distinct row numbers between 0 and {N - 1}.")
+            raise PrototypeError(
+                f"The starting subset must hold {k} distinct row numbers between 0 and {N - 1}."
+            )
         n_used = 0
     else:
         n_used = 1 if crit is None else max(int(n_init), 1)
@@ -255,12 +297,20 @@ def select_prototypes(model, data, k: int, criterion: str = "mmd", *, init=None,
     else:
         res = greedy_swap(crit, start, max_passes=max_passes, progress=progress)
         idx = res.indices
-    return PrototypeResult(indices=idx, criterion=criterion, mmd=mc.value(idx), chi2=cc.value(idx),
-                           start_value=None if res is None else res.start_value,
-                           value=mc.value(idx) if res is None else res.value,
-                           swaps=0 if res is None else res.swaps, passes=0.0 if res is None else res.passes,
-                           converged=True if res is None else res.converged,
-                           seconds=0.0 if res is None else res.seconds, seconds_start=t_start, n_init=n_used)
+    return PrototypeResult(
+        indices=idx,
+        criterion=criterion,
+        mmd=mc.value(idx),
+        chi2=cc.value(idx),
+        start_value=None if res is None else res.start_value,
+        value=mc.value(idx) if res is None else res.value,
+        swaps=0 if res is None else res.swaps,
+        passes=0.0 if res is None else res.passes,
+        converged=True if res is None else res.converged,
+        seconds=0.0 if res is None else res.seconds,
+        seconds_start=t_start,
+        n_init=n_used,
+    )
 
 
 def feature_embedding(Phi, n_components: int = 2, seed: int = 0) -> np.ndarray:
@@ -295,9 +345,12 @@ def feature_embedding(Phi, n_components: int = 2, seed: int = 0) -> np.ndarray:
         Y = Phi @ V - mu @ V
     else:
         ones = np.ones(N)
-        op = LinearOperator((N, D), dtype=np.float64,
-                            matvec=lambda x: Phi @ np.ravel(x) - ones * (mu @ np.ravel(x)),
-                            rmatvec=lambda y: Phi.T @ np.ravel(y) - mu * np.ravel(y).sum())
+        op = LinearOperator(
+            (N, D),
+            dtype=np.float64,
+            matvec=lambda x: Phi @ np.ravel(x) - ones * (mu @ np.ravel(x)),
+            rmatvec=lambda y: Phi.T @ np.ravel(y) - mu * np.ravel(y).sum(),
+        )
         v0 = np.random.default_rng(seed).standard_normal(min(N, D))
         U, S, _ = svds(op, k=k, v0=v0)
         order = np.argsort(S)[::-1]
@@ -306,4 +359,3 @@ def feature_embedding(Phi, n_components: int = 2, seed: int = 0) -> np.ndarray:
         Y = np.hstack([Y, np.zeros((N, k - Y.shape[1]))])
     flip = np.sign(Y[np.argmax(np.abs(Y), axis=0), np.arange(k)])
     return Y * np.where(flip == 0, 1.0, flip)
-

@@ -1,8 +1,9 @@
 """Prototype selection: a subset X_S of k rows that represents X (paper, Algorithm 1 and "Experiments").
 
-The data-summarization experiment (below) and reading its results.  The ideas live in their own modules, re-exported
-here as the prototypes API: :mod:`.prototype_criteria` (the MMD and chi-square criteria and the kernel columns of
-Theorem 1), :mod:`.prototype_search` (Algorithm 1's greedy swaps and one selection), :mod:`.heldout` (the held-out
+The data-summarization experiment (below) and reading its results.  The ideas live in their own modules,
+re-exported here as the prototypes API: :mod:`.prototype_criteria` (the MMD and chi-square criteria and the
+kernel columns of Theorem 1), :mod:`.prototype_search` (Algorithm 1's greedy swaps and one selection),
+:mod:`.heldout` (the held-out
 evaluation).  The criteria are the members of :data:`bnfk_core.registry.CRITERIA`.
 
 Evaluation (paper, "Data summarization").  Split 50/50, learn the structure on the training half
@@ -11,11 +12,12 @@ pseudo-count one, select from the training half, re-fit the parameters of the sa
 the subset (pseudo-count one) and report the per-sample negative log-likelihood of the test half;
 for TAN/KDB also the misclassification rate and log loss of the class given the features.
 """
+
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Callable, Sequence
 
 import numpy as np
 import pandas as pd
@@ -26,18 +28,52 @@ from ...kernels.fisher import mmd as kernel_mmd
 from ...learning.structure import learn_structure
 from ...network.model import fit
 from ...registry import CRITERIA, LEARNERS
-from .heldout import HeldOut, class_posterior, split_half
 from .criteria import Chi2Criterion, MMDCriterion
+from .heldout import HeldOut, class_posterior, split_half
 from .members import SUMMARIZATION_STRUCTURES
-from .search import (GreedyResult, PrototypeResult, check_subset_size, feature_embedding, greedy_swap,
-                               random_subsets, select_prototypes)
+from .search import (
+    GreedyResult,
+    PrototypeResult,
+    check_subset_size,
+    feature_embedding,
+    greedy_swap,
+    random_subsets,
+    select_prototypes,
+)
 
-__all__ = ["CRITERIA", "SUMMARIZATION_STRUCTURES", "PrototypeError", "MMDCriterion", "Chi2Criterion", "GreedyResult",
-           "greedy_swap", "random_subsets", "PrototypeResult", "select_prototypes", "HeldOut",
-           "class_posterior", "split_half", "feature_embedding", "SummarizationExperiment", "prepare_summarization", "run_summarization",
-           "summarize_benchmark", "selected_rows", "criterion_value", "share_below", "result_summary",
-           "selected_table", "default_subset_sizes", "parse_subset_sizes", "curve_table", "map_sample",
-           "compare_prototypes", "row_labels", "summarization_curve", "check_subset_size"]
+__all__ = [
+    "CRITERIA",
+    "SUMMARIZATION_STRUCTURES",
+    "PrototypeError",
+    "MMDCriterion",
+    "Chi2Criterion",
+    "GreedyResult",
+    "greedy_swap",
+    "random_subsets",
+    "PrototypeResult",
+    "select_prototypes",
+    "HeldOut",
+    "class_posterior",
+    "split_half",
+    "feature_embedding",
+    "SummarizationExperiment",
+    "prepare_summarization",
+    "run_summarization",
+    "summarize_benchmark",
+    "selected_rows",
+    "criterion_value",
+    "share_below",
+    "result_summary",
+    "selected_table",
+    "default_subset_sizes",
+    "parse_subset_sizes",
+    "curve_table",
+    "map_sample",
+    "compare_prototypes",
+    "row_labels",
+    "summarization_curve",
+    "check_subset_size",
+]
 
 
 Progress = Callable[[float, str], None]
@@ -49,30 +85,39 @@ class SummarizationExperiment:
 
     structure: str
     class_column: str | None
-    train_rows: np.ndarray          # row numbers of the training half in the original data
+    train_rows: np.ndarray  # row numbers of the training half in the original data
     test_rows: np.ndarray
-    train: object                   # CategoricalData aligned to ``model``
-    model: object                   # BayesNet fitted on the training half (pseudo-count one)
+    train: object  # CategoricalData aligned to ``model``
+    model: object  # BayesNet fitted on the training half (pseudo-count one)
     mmd: MMDCriterion
     chi2: Chi2Criterion
     held: HeldOut
-    full: dict                      # held-out metrics of the full training half
+    full: dict  # held-out metrics of the full training half
     seed: int
     seconds: dict
 
 
-def prepare_summarization(data, structure: str = "hc", *, dag=None, class_column: str | None = None,
-                       test_fraction: float = 0.5, seed: int = 0, kdb_k: int = 3, params: str = "smoothed",
-                       progress: Progress | None = None) -> SummarizationExperiment:
+def prepare_summarization(
+    data,
+    structure: str = "hc",
+    *,
+    dag=None,
+    class_column: str | None = None,
+    test_fraction: float = 0.5,
+    seed: int = 0,
+    kdb_k: int = 3,
+    params: str = "smoothed",
+    progress: Progress | None = None,
+) -> SummarizationExperiment:
     """Split, learn the structure on the training half, fit it, build the criteria and the evaluator.
 
     ``hc`` treats the class as any other variable (BIC, the paper's Fig. 1) and is evaluated by
     the held-out NLL only; ``tan`` and ``kdb`` (K = ``kdb_k``) need ``class_column`` (default
     ``data.class_column``) and also report the class's error rate and log loss.  ``dag`` (a
     :class:`~bnfk_core.network.dag.DAG` over some of the columns) skips learning: ``structure`` becomes
-    ``"given"`` and the class metrics are reported when the DAG contains the class column.  ``params`` is the CPT
-    estimator of the training half's network (the paper's smoothed +1 by default; the app passes its recipe's for
-    the current structure).
+    ``"given"`` and the class metrics are reported when the DAG contains the class column.  ``params`` is the
+    CPT estimator of the training half's network (the paper's smoothed +1 by default; the app passes its
+    recipe's for the current structure).
 
     Parameters
     ----------
@@ -113,8 +158,10 @@ def prepare_summarization(data, structure: str = "hc", *, dag=None, class_column
     else:
         structure = str(structure).lower()
         if structure not in SUMMARIZATION_STRUCTURES:
-            raise PrototypeError(f"Unknown structure '{structure}'; choose one of {', '.join(SUMMARIZATION_STRUCTURES)}.")
-        classify = LEARNERS[structure].needs_class          # the class is a node (TAN, KDB)
+            raise PrototypeError(
+                f"Unknown structure '{structure}'; choose one of {', '.join(SUMMARIZATION_STRUCTURES)}."
+            )
+        classify = LEARNERS[structure].needs_class  # the class is a node (TAN, KDB)
         if classify and cls is None:
             raise PrototypeError(f"Structure '{structure}' needs a class column (--class-column).")
     tr, te = split_half(data.n_rows, test_fraction, seed)
@@ -124,8 +171,9 @@ def prepare_summarization(data, structure: str = "hc", *, dag=None, class_column
         progress(0.0, f"learning {structure} on {train.n_rows} training rows")
     t0 = time.perf_counter()
     if dag is None:
-        dag = learn_structure(train, structure, score="bic", class_column=cls if classify else None,
-                              k=kdb_k, seed=seed).dag
+        dag = learn_structure(
+            train, structure, score="bic", class_column=cls if classify else None, k=kdb_k, seed=seed
+        ).dag
     seconds["learn"] = time.perf_counter() - t0
     model = fit(dag, train, method=params, pseudo_count=1.0)
     train = model.align(train)
@@ -139,15 +187,34 @@ def prepare_summarization(data, structure: str = "hc", *, dag=None, class_column
     held = HeldOut(dag, test, class_column=cls if classify else None)
     if progress is not None:
         progress(1.0, "ready")
-    return SummarizationExperiment(structure, cls if classify else None, tr, te, train, model, mc, cc, held,
-                      held.evaluate(train.codes), int(seed), seconds)
+    return SummarizationExperiment(
+        structure,
+        cls if classify else None,
+        tr,
+        te,
+        train,
+        model,
+        mc,
+        cc,
+        held,
+        held.evaluate(train.codes),
+        int(seed),
+        seconds,
+    )
 
 
-def run_summarization(exp: SummarizationExperiment, k: int, *, random_draws: int = 1000, criteria: Sequence[str] = CRITERIA,
-                   seed: int | None = None, progress: Progress | None = None,
-                   return_details: bool = False) -> dict:
-    """One k of the experiment: R random subsets (baseline and starting points), greedy MMD and chi-square (and any
-    other criterion of :data:`bnfk_core.registry.CRITERIA` named in ``criteria``, under its name).
+def run_summarization(
+    exp: SummarizationExperiment,
+    k: int,
+    *,
+    random_draws: int = 1000,
+    criteria: Sequence[str] = CRITERIA,
+    seed: int | None = None,
+    progress: Progress | None = None,
+    return_details: bool = False,
+) -> dict:
+    """One k of the experiment: R random subsets (baseline and starting points), greedy MMD and chi-square
+    (and any other criterion of :data:`bnfk_core.registry.CRITERIA` named in ``criteria``, under its name).
 
     Returns ``{"full", "mmd", "chi2", "random", "seconds"}`` (see :func:`summarize_benchmark`).
     With ``return_details`` also ``details``: the random subsets' NLL and MMD and the selected rows
@@ -191,9 +258,16 @@ def run_summarization(exp: SummarizationExperiment, k: int, *, random_draws: int
         if progress is not None:
             progress(f, msg)
 
-    out = {"structure": exp.structure, "k": int(k), "seed": seed, "train_rows": train.n_rows,
-           "test_rows": len(exp.test_rows), "arcs": exp.model.dag.n_arcs, "random_draws": int(random_draws),
-           "full": dict(exp.full)}
+    out = {
+        "structure": exp.structure,
+        "k": int(k),
+        "seed": seed,
+        "train_rows": train.n_rows,
+        "test_rows": len(exp.test_rows),
+        "arcs": exp.model.dag.n_arcs,
+        "random_draws": int(random_draws),
+        "full": dict(exp.full),
+    }
     seconds = dict(exp.seconds)
     report(0.0, f"{random_draws} random subsets")
     t0 = time.perf_counter()
@@ -207,7 +281,10 @@ def run_summarization(exp: SummarizationExperiment, k: int, *, random_draws: int
         rnd = {}
         for key in evals[0]:
             v = np.array([e[key] for e in evals])
-            rnd[f"{key}_mean"], rnd[f"{key}_std"] = float(v.mean()), float(v.std(ddof=1)) if len(v) > 1 else 0.0
+            rnd[f"{key}_mean"], rnd[f"{key}_std"] = (
+                float(v.mean()),
+                float(v.std(ddof=1)) if len(v) > 1 else 0.0,
+            )
         rnd["mmd_mean"], rnd["mmd_std"] = float(d_mmd.mean()), float(d_mmd.std())
         out["random"] = rnd
         details["random_nll"] = [e["nll"] for e in evals]
@@ -218,10 +295,10 @@ def run_summarization(exp: SummarizationExperiment, k: int, *, random_draws: int
             details["random_log_loss"] = [e["log_loss"] for e in evals]
     built = {MMDCriterion.name: (mc, d_mmd), Chi2Criterion.name: (cc, d_chi)}
     greedy = [name for name in CRITERIA if name in criteria and CRITERIA[name].criterion is not None]
-    for j, name in enumerate(greedy):            # registry order: mmd, chi2, then any registered later
+    for j, name in enumerate(greedy):  # registry order: mmd, chi2, then any registered later
         if name in built:
             crit, vals = built[name]
-        else:                                    # a criterion registered beside the paper's two
+        else:  # a criterion registered beside the paper's two
             crit = CRITERIA[name].criterion(exp.model, train)
             vals = crit.values(draws)
         f0, width = 0.2 + 0.8 * j / len(greedy), 0.8 / len(greedy)
@@ -231,8 +308,17 @@ def run_summarization(exp: SummarizationExperiment, k: int, *, random_draws: int
         res = greedy_swap(crit, best, progress=sub)
         seconds[f"greedy_{name}"] = res.seconds
         ev = held.evaluate(train.codes[res.indices])
-        ev.update({"mmd": mc.value(res.indices), "chi2": cc.value(res.indices), "start_value": res.start_value,
-                   "value": res.value, "swaps": res.swaps, "passes": res.passes, "converged": res.converged})
+        ev.update(
+            {
+                "mmd": mc.value(res.indices),
+                "chi2": cc.value(res.indices),
+                "start_value": res.start_value,
+                "value": res.value,
+                "swaps": res.swaps,
+                "passes": res.passes,
+                "converged": res.converged,
+            }
+        )
         out[name] = ev
         details[f"{name}_rows"] = [int(r) for r in exp.train_rows[res.indices]]
     out["seconds"] = seconds
@@ -242,10 +328,20 @@ def run_summarization(exp: SummarizationExperiment, k: int, *, random_draws: int
     return out
 
 
-def summarize_benchmark(data, k: int, structure: str = "hc", *, class_column: str | None = None,
-                        test_fraction: float = 0.5, random_draws: int = 1000,
-                        criteria: Sequence[str] = CRITERIA, seed: int = 0, kdb_k: int = 3,
-                        progress: Progress | None = None, return_details: bool = False) -> dict:
+def summarize_benchmark(
+    data,
+    k: int,
+    structure: str = "hc",
+    *,
+    class_column: str | None = None,
+    test_fraction: float = 0.5,
+    random_draws: int = 1000,
+    criteria: Sequence[str] = CRITERIA,
+    seed: int = 0,
+    kdb_k: int = 3,
+    progress: Progress | None = None,
+    return_details: bool = False,
+) -> dict:
     """The paper's data-summarization experiment for one k (module docstring).
 
     Returns ``{"full": {...}, "mmd": {..., "mmd"}, "chi2": {...}, "random": {"nll_mean", "nll_std", ...},
@@ -275,13 +371,23 @@ def summarize_benchmark(data, k: int, structure: str = "hc", *, class_column: st
     if int(random_draws) < 1:
         raise PrototypeError(f"--random-draws must be at least 1, got {random_draws}.")
     sub1 = None if progress is None else (lambda f, m: progress(0.1 * f, m))
-    exp = prepare_summarization(data, structure, class_column=class_column, test_fraction=test_fraction,
-                             seed=seed, kdb_k=kdb_k, progress=sub1)
+    exp = prepare_summarization(
+        data,
+        structure,
+        class_column=class_column,
+        test_fraction=test_fraction,
+        seed=seed,
+        kdb_k=kdb_k,
+        progress=sub1,
+    )
     check_subset_size(k, exp.train.n_rows)
     sub2 = None if progress is None else (lambda f, m: progress(0.1 + 0.9 * f, m))
     out = {"dataset": data.source}
-    out.update(run_summarization(exp, k, random_draws=random_draws, criteria=criteria, progress=sub2,
-                              return_details=return_details))
+    out.update(
+        run_summarization(
+            exp, k, random_draws=random_draws, criteria=criteria, progress=sub2, return_details=return_details
+        )
+    )
     return out
 
 
@@ -332,7 +438,9 @@ def share_below(result: dict, criterion: str, metric: str = "nll") -> float:
     -------
     float
     """
-    return float(np.mean(np.array(result["details"][f"random_{metric}"]) < criterion_value(result, criterion, metric)))
+    return float(
+        np.mean(np.array(result["details"][f"random_{metric}"]) < criterion_value(result, criterion, metric))
+    )
 
 
 def result_summary(result: dict, criterion: str) -> dict:
@@ -347,7 +455,11 @@ def result_summary(result: dict, criterion: str) -> dict:
     -------
     dict
     """
-    out = {key: result[key] for key in ("k", "structure", "full", "random", "mmd", "chi2", "seconds") if key in result}
+    out = {
+        key: result[key]
+        for key in ("k", "structure", "full", "random", "mmd", "chi2", "seconds")
+        if key in result
+    }
     out["selected"] = {"criterion": criterion, "rows": selected_rows(result, criterion)}
     return out
 
@@ -402,11 +514,14 @@ def parse_subset_sizes(text: str, n_train: int) -> list[int]:
     try:
         ks = sorted({int(x) for x in str(text).replace(";", ",").split(",") if x.strip()})
     except ValueError:
-        raise PrototypeError(f"Subset sizes must be whole numbers separated by commas, got '{text}'.") from None
+        raise PrototypeError(
+            f"Subset sizes must be whole numbers separated by commas, got '{text}'."
+        ) from None
     bad = [x for x in ks if not 1 <= x < n_train]
     if bad:
-        raise PrototypeError(f"Subset size {bad[0]} is outside 1..{n_train - 1} "
-                             f"(the training half has {n_train} rows).")
+        raise PrototypeError(
+            f"Subset size {bad[0]} is outside 1..{n_train - 1} (the training half has {n_train} rows)."
+        )
     return ks
 
 
@@ -424,15 +539,24 @@ def curve_table(curve: Sequence[dict], metrics: Sequence[str]) -> pd.DataFrame:
     pandas.DataFrame
     """
     metrics = list(metrics)
-    return pd.DataFrame([{"k": r["k"], **{f"full_{m}": r["full"][m] for m in metrics},
-                          **{f"random_{m}_mean": r["random"][f"{m}_mean"] for m in metrics},
-                          **{f"random_{m}_std": r["random"][f"{m}_std"] for m in metrics},
-                          **{f"{c}_{m}": r[c][m] for c in ("mmd", "chi2") for m in metrics + ["mmd"]},
-                          "seconds_greedy_mmd": r["seconds"]["greedy_mmd"]} for r in curve])
+    return pd.DataFrame(
+        [
+            {
+                "k": r["k"],
+                **{f"full_{m}": r["full"][m] for m in metrics},
+                **{f"random_{m}_mean": r["random"][f"{m}_mean"] for m in metrics},
+                **{f"random_{m}_std": r["random"][f"{m}_std"] for m in metrics},
+                **{f"{c}_{m}": r[c][m] for c in ("mmd", "chi2") for m in metrics + ["mmd"]},
+                "seconds_greedy_mmd": r["seconds"]["greedy_mmd"],
+            }
+            for r in curve
+        ]
+    )
 
 
-def map_sample(train_rows: np.ndarray, chosen: Sequence[int], max_rows: int = 2000,
-               seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+def map_sample(
+    train_rows: np.ndarray, chosen: Sequence[int], max_rows: int = 2000, seed: int = 0
+) -> tuple[np.ndarray, np.ndarray]:
     """Positions (into ``train_rows``) of the ``chosen`` row numbers, and of at most ``max_rows`` of the
     other rows (a seeded uniform sample, sorted; all of them when there are few enough).
 
@@ -456,7 +580,8 @@ def map_sample(train_rows: np.ndarray, chosen: Sequence[int], max_rows: int = 20
 
 
 def compare_prototypes(models: Sequence, data, k: int, *, seed: int = 0) -> dict:
-    """Greedy-MMD prototypes of ``data`` under each model's Fisher kernel, and each set's MMD² under each kernel.
+    """Greedy-MMD prototypes of ``data`` under each model's Fisher kernel, and each set's MMD² under each
+    kernel.
 
     Returns ``{"sets": [sorted row indices per model], "mmd": M}`` with ``M[a][b]`` the squared MMD
     (:func:`bnfk_core.kernels.fisher.mmd`) of set ``a`` to ``data`` under model ``b``'s kernel.
@@ -502,9 +627,14 @@ def row_labels(data, rows) -> tuple[np.ndarray, tuple]:
     return data.codes[rows, ci], tuple(data.states[ci])
 
 
-def summarization_curve(exp: SummarizationExperiment, ks: Sequence[int], *, random_draws: int = 1000,
-                        progress: Progress | None = None,
-                        run_one: Callable[[int], dict] | None = None) -> list[dict]:
+def summarization_curve(
+    exp: SummarizationExperiment,
+    ks: Sequence[int],
+    *,
+    random_draws: int = 1000,
+    progress: Progress | None = None,
+    run_one: Callable[[int], dict] | None = None,
+) -> list[dict]:
     """The experiment for every subset size in ``ks`` (the paper's Fig. 1 over k): a list of
     :func:`run_summarization` results with details, in the order of ``ks``.
 
@@ -525,8 +655,10 @@ def summarization_curve(exp: SummarizationExperiment, ks: Sequence[int], *, rand
     list of dict
     """
     if run_one is None:
+
         def run_one(k):
             return run_summarization(exp, int(k), random_draws=random_draws, return_details=True)
+
     out = []
     for j, k in enumerate(ks):
         if progress is not None:

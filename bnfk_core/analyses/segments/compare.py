@@ -1,18 +1,23 @@
 """Two structures side by side: what changing a network's arcs does to its Fisher kernel and to every analysis
-built on it -- the two Gram matrices and their difference, a seeded clustering of each (ARI against the label),
-one seeded imputation run of each (arg-max accuracy) and greedy-MMD prototypes of each -- with the empty network
+built on it -- the two Gram matrices and their difference, a seeded clustering of each (ARI against the
+label), one seeded imputation run of each (arg-max accuracy) and greedy-MMD prototypes of each -- with the
+empty network
 (the scaled-Hamming kernel) as the baseline.
 
-Both structures are fitted to the same table by the same CPT estimator.  With a likelihood-equivalent estimator
+Both structures are fitted to the same table by the same CPT estimator.  With a likelihood-equivalent
+estimator
 (BDeu, the default recipe's) Markov-equivalent structures represent the same distribution and so give the same
 Fisher kernel (paper, Theorem 4): every number below is then the same for A and B.
 
 References
 ----------
-.. [1] The bnfk paper, Theorem 1 (the Fisher kernel of a Bayesian network) and Theorem 4 (equivalent structures).
-.. [2] The thesis, ch. 4 (MCAR imputation benchmark), ch. 5 (correlation clustering of a kernel) and the greedy
+.. [1] The bnfk paper, Theorem 1 (the Fisher kernel of a Bayesian network) and Theorem 4 (equivalent
+structures).
+.. [2] The thesis, ch. 4 (MCAR imputation benchmark), ch. 5 (correlation clustering of a kernel) and the
+greedy
    MMD prototypes of the paper's summarisation experiment.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -29,8 +34,15 @@ from ..cluster.clustering import cluster, clustering_metrics
 from ..prototypes.search import select_prototypes
 from .network_checks import imputation_check
 
-__all__ = ["NetworkOutcome", "StructureComparison", "ComparisonRows", "comparison_rows", "network_outcome",
-           "combine", "compare_structures"]
+__all__ = [
+    "NetworkOutcome",
+    "StructureComparison",
+    "ComparisonRows",
+    "comparison_rows",
+    "network_outcome",
+    "combine",
+    "compare_structures",
+]
 
 
 @dataclass
@@ -39,24 +51,25 @@ class NetworkOutcome:
 
     dag: DAG
     model: object
-    K: np.ndarray                  # Fisher Gram matrix of the sampled rows
-    clusters: np.ndarray           # correlation-clustering labels of those rows
-    ari: float | None              # against the class column (None without one)
-    accuracy: float                # one seeded MCAR imputation run: arg-max accuracy of the hidden cells
+    K: np.ndarray  # Fisher Gram matrix of the sampled rows
+    clusters: np.ndarray  # correlation-clustering labels of those rows
+    ari: float | None  # against the class column (None without one)
+    accuracy: float  # one seeded MCAR imputation run: arg-max accuracy of the hidden cells
     cross_entropy: float
-    prototypes: np.ndarray         # rows of the data (not of the sample) chosen by greedy MMD
-    mmd: float                     # MMD² of the prototypes to the sampled rows under this network's kernel
+    prototypes: np.ndarray  # rows of the data (not of the sample) chosen by greedy MMD
+    mmd: float  # MMD² of the prototypes to the sampled rows under this network's kernel
 
 
 @dataclass
 class StructureComparison:
-    """:func:`compare_structures`' result: ``a``, ``b`` and the empty-network ``baseline``, on the same rows."""
+    """:func:`compare_structures`' result: ``a``, ``b`` and the empty-network ``baseline``, on the same
+    rows."""
 
     rows: np.ndarray
     a: NetworkOutcome
     b: NetworkOutcome
     baseline: NetworkOutcome
-    equivalent: bool               # A and B are Markov equivalent
+    equivalent: bool  # A and B are Markov equivalent
     params: str
     notes: list = field(default_factory=list)
 
@@ -85,29 +98,46 @@ class StructureComparison:
         -------
         dict
         """
+
         def one(o: NetworkOutcome) -> dict:
-            return {"arcs": [list(x) for x in o.dag.sorted_arcs()], "ari": o.ari, "imputation_accuracy": o.accuracy,
-                    "imputation_cross_entropy": o.cross_entropy, "prototypes": o.prototypes.tolist(), "mmd": o.mmd}
-        return {"rows": len(self.rows), "params": self.params, "equivalent": self.equivalent,
-                "max_abs_delta_K": self.max_abs_delta, "clustering_agreement": self.agreement,
-                "prototype_overlap": self.prototype_overlap, "A": one(self.a), "B": one(self.b),
-                "empty": one(self.baseline), "notes": list(self.notes)}
+            return {
+                "arcs": [list(x) for x in o.dag.sorted_arcs()],
+                "ari": o.ari,
+                "imputation_accuracy": o.accuracy,
+                "imputation_cross_entropy": o.cross_entropy,
+                "prototypes": o.prototypes.tolist(),
+                "mmd": o.mmd,
+            }
+
+        return {
+            "rows": len(self.rows),
+            "params": self.params,
+            "equivalent": self.equivalent,
+            "max_abs_delta_K": self.max_abs_delta,
+            "clustering_agreement": self.agreement,
+            "prototype_overlap": self.prototype_overlap,
+            "A": one(self.a),
+            "B": one(self.b),
+            "empty": one(self.baseline),
+            "notes": list(self.notes),
+        }
 
 
 @dataclass
 class ComparisonRows:
-    """The rows every network of a comparison is judged on: the features, a seeded sample of them, its class codes."""
+    """The rows every network of a comparison is judged on: the features, a seeded sample of them, its class
+    codes."""
 
-    feats: object                  # the feature columns (every row: the CPTs are fitted on them)
-    idx: np.ndarray                # the sampled rows' numbers in the data
-    sub: object                    # the sampled rows
-    labels: np.ndarray | None      # their class codes (None without a class column)
+    feats: object  # the feature columns (every row: the CPTs are fitted on them)
+    idx: np.ndarray  # the sampled rows' numbers in the data
+    sub: object  # the sampled rows
+    labels: np.ndarray | None  # their class codes (None without a class column)
     n_clusters: int
 
 
 def comparison_rows(data, rows: int = 200, seed: int = 0, n_clusters: int | None = None) -> ComparisonRows:
-    """The sample of :func:`compare_structures` (``rows`` rows drawn with ``seed``; ``n_clusters`` defaults to the
-    number of labels of the class column, else 2).
+    """The sample of :func:`compare_structures` (``rows`` rows drawn with ``seed``; ``n_clusters`` defaults to
+    the number of labels of the class column, else 2).
 
     Parameters
     ----------
@@ -132,13 +162,22 @@ def comparison_rows(data, rows: int = 200, seed: int = 0, n_clusters: int | None
     return ComparisonRows(feats, idx, feats.subset(idx), labels, int(min(max(n_clusters, 2), len(idx))))
 
 
-def network_outcome(dag: DAG, rows: ComparisonRows, *, recipe: Recipe | None = None, kernel: str = FISHER,
-                    alpha: float | None = None, restarts: int = 10, k: int = 10, missing: float = 0.2,
-                    seed: int = 0) -> NetworkOutcome:
+def network_outcome(
+    dag: DAG,
+    rows: ComparisonRows,
+    *,
+    recipe: Recipe | None = None,
+    kernel: str = FISHER,
+    alpha: float | None = None,
+    restarts: int = 10,
+    k: int = 10,
+    missing: float = 0.2,
+    seed: int = 0,
+) -> NetworkOutcome:
     """One structure's outcomes on ``rows`` (:func:`comparison_rows`): CPTs fitted on every row by ``recipe``
-    (:func:`~bnfk_core.learning.recipe.fit_recipe`), ``kernel`` (the paper's Fisher kernel, or the normalised one
-    with power ``alpha``) on the sampled rows and its clustering; the imputation run and the prototypes (greedy MMD
-    under the Fisher kernel) on the sampled rows too.
+    (:func:`~bnfk_core.learning.recipe.fit_recipe`), ``kernel`` (the paper's Fisher kernel, or the normalised
+    one with power ``alpha``) on the sampled rows and its clustering; the imputation run and the prototypes
+    (greedy MMD under the Fisher kernel) on the sampled rows too.
 
     Parameters
     ----------
@@ -179,12 +218,29 @@ def network_outcome(dag: DAG, rows: ComparisonRows, *, recipe: Recipe | None = N
     ari = None if rows.labels is None else float(clustering_metrics(rows.labels, res.labels)["ari"])
     imp = imputation_check(rows.sub, dag, params=recipe.params, missing=missing, seed=seed)
     protos = select_prototypes(model, rows.sub, min(int(k), rows.sub.n_rows - 1), seed=seed)
-    return NetworkOutcome(dag, model, K, np.asarray(res.labels), ari, float(imp["accuracy"]),
-                          float(imp["cross_entropy"]), rows.idx[np.asarray(protos.indices)], float(protos.mmd))
+    return NetworkOutcome(
+        dag,
+        model,
+        K,
+        np.asarray(res.labels),
+        ari,
+        float(imp["accuracy"]),
+        float(imp["cross_entropy"]),
+        rows.idx[np.asarray(protos.indices)],
+        float(protos.mmd),
+    )
 
 
-def combine(rows: ComparisonRows, a: NetworkOutcome, b: NetworkOutcome, baseline: NetworkOutcome, params: str, *,
-            kernel: str = FISHER, alpha: float | None = None) -> StructureComparison:
+def combine(
+    rows: ComparisonRows,
+    a: NetworkOutcome,
+    b: NetworkOutcome,
+    baseline: NetworkOutcome,
+    params: str,
+    *,
+    kernel: str = FISHER,
+    alpha: float | None = None,
+) -> StructureComparison:
     """The comparison of two outcomes (and the baseline's) on the same rows, with its notes on Theorem 4.
 
     Parameters
@@ -205,19 +261,36 @@ def combine(rows: ComparisonRows, a: NetworkOutcome, b: NetworkOutcome, baseline
     eq = equivalent(a.dag, b.dag)
     notes = []
     if eq and params not in ("bdeu", "ml"):
-        notes.append(f"A and B are Markov equivalent, but the {params} estimator is not likelihood-equivalent: "
-                     "their kernels may differ (Theorem 4 needs BDeu or maximum likelihood).")
+        notes.append(
+            f"A and B are Markov equivalent, but the {params} estimator is not likelihood-equivalent: "
+            "their kernels may differ (Theorem 4 needs BDeu or maximum likelihood)."
+        )
     a_ = DEFAULT_ALPHA if alpha is None else float(alpha)
     if eq and kernel == FISHER_NORMALIZED and a_ < 1:
-        notes.append(f"A and B are Markov equivalent, but the normalised kernel with α = {a_:g} < 1 is not invariant "
-                     "under equivalent structures: their kernels may differ.")
+        notes.append(
+            f"A and B are Markov equivalent, but the normalised kernel with α = {a_:g} < 1 is not invariant "
+            "under equivalent structures: their kernels may differ."
+        )
     return StructureComparison(rows.idx, a, b, baseline, eq, params, notes)
 
 
-def compare_structures(data, dag_a: DAG, dag_b: DAG, *, params: str = "bdeu", pseudo_count: float = 1.0,
-                       rows: int = 200, seed: int = 0, n_clusters: int | None = None, restarts: int = 10,
-                       k: int = 10, missing: float = 0.2, recipe: Recipe | None = None, kernel: str = FISHER,
-                       alpha: float | None = None) -> StructureComparison:
+def compare_structures(
+    data,
+    dag_a: DAG,
+    dag_b: DAG,
+    *,
+    params: str = "bdeu",
+    pseudo_count: float = 1.0,
+    rows: int = 200,
+    seed: int = 0,
+    n_clusters: int | None = None,
+    restarts: int = 10,
+    k: int = 10,
+    missing: float = 0.2,
+    recipe: Recipe | None = None,
+    kernel: str = FISHER,
+    alpha: float | None = None,
+) -> StructureComparison:
     """Compare the structures ``dag_a`` and ``dag_b`` over the feature columns of ``data``.
 
     Parameters
@@ -236,8 +309,9 @@ def compare_structures(data, dag_a: DAG, dag_b: DAG, *, params: str = "bdeu", ps
     restarts, k, missing : int, int, float
         Correlation-clustering restarts, prototypes per network, hidden fraction of the test cells.
     recipe : Recipe, optional
-        How the CPTs of each structure are fitted (:func:`~bnfk_core.learning.recipe.fit_recipe`: its estimator,
-        EM over missing cells); default: :data:`~bnfk_core.learning.recipe.DEFAULT_RECIPE` with ``params`` and
+        How the CPTs of each structure are fitted (:func:`~bnfk_core.learning.recipe.fit_recipe`: its
+        estimator, EM over missing cells); default: :data:`~bnfk_core.learning.recipe.DEFAULT_RECIPE` with
+        ``params`` and
         ``pseudo_count``.
     kernel, alpha : str, float
         ``fisher`` (the paper's kernel) or ``fisher-normalized`` with its power ``alpha`` (default its

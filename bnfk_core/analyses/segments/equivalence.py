@@ -4,22 +4,30 @@ Reversing a covered arc keeps the Markov equivalence class; with the same joint 
 (:func:`reverse_covered_arc`) the Fisher kernel does not change.  :func:`equivalence_edits` lists a few
 edits of each sort and :func:`edit_effects` measures what each does to the Gram matrix.
 """
+
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import numpy as np
 import pandas as pd
 
-from ...network.dag import DAG, covered_arcs, equivalent
 from ...errors import BnfkError
 from ...kernels.fisher import gram
+from ...network.dag import DAG, covered_arcs, equivalent
 from ...network.model import BayesNet, fit
 from .tables import SegmentError
 
-__all__ = ["reverse_covered_arc", "DagEdit", "equivalence_edits", "edited_model", "EditEffect", "edit_effects",
-           "edit_effects_table"]
+__all__ = [
+    "reverse_covered_arc",
+    "DagEdit",
+    "equivalence_edits",
+    "edited_model",
+    "EditEffect",
+    "edit_effects",
+    "edit_effects_table",
+]
 
 
 def reverse_covered_arc(model, u: str, v: str):
@@ -48,7 +56,9 @@ def reverse_covered_arc(model, u: str, v: str):
     """
     dag = model.dag
     if (u, v) not in covered_arcs(dag):
-        raise SegmentError(f"The arc {u} -> {v} is not a covered arc of the network (covered: pa({v}) = pa({u}) + {u}).")
+        raise SegmentError(
+            f"The arc {u} -> {v} is not a covered arc of the network (covered: pa({v}) = pa({u}) + {u})."
+        )
     new_dag = dag.reverse_arc(u, v)
     iu, iv = dag.index(u), dag.index(v)
     cards = [int(c) for c in model.cardinalities]
@@ -64,12 +74,17 @@ def reverse_covered_arc(model, u: str, v: str):
     Tv, av = tensor(iv)
     Z = list(dag.parent_indices()[iu])
     out = Z + [iu, iv]
-    spec = "".join(letters[k] for k in au) + "," + "".join(letters[k] for k in av) + "->" + \
-        "".join(letters[k] for k in out)
-    J = np.einsum(spec, Tu, Tv)                                   # P(u, v | Z), axes Z + [u, v]
-    Pv = J.sum(axis=len(Z))                                       # axes Z + [v]
+    spec = (
+        "".join(letters[k] for k in au)
+        + ","
+        + "".join(letters[k] for k in av)
+        + "->"
+        + "".join(letters[k] for k in out)
+    )
+    J = np.einsum(spec, Tu, Tv)  # P(u, v | Z), axes Z + [u, v]
+    Pv = J.sum(axis=len(Z))  # axes Z + [v]
     with np.errstate(invalid="ignore", divide="ignore"):
-        Pu = np.where(Pv[..., None, :] > 0, J / Pv[..., None, :], 1.0 / cards[iu])   # axes Z + [u, v]
+        Pu = np.where(Pv[..., None, :] > 0, J / Pv[..., None, :], 1.0 / cards[iu])  # axes Z + [u, v]
     new_pa_u = sorted(Z + [iv])
     Pu = np.transpose(Pu, [out.index(k) for k in new_pa_u] + [len(Z)])
     cpts = list(model.cpts)
@@ -78,7 +93,6 @@ def reverse_covered_arc(model, u: str, v: str):
     info = dict(model.fit_info)
     info["derived"] = f"covered arc {u} -> {v} reversed (same joint)"
     return BayesNet(new_dag, model.states, tuple(cpts), info)
-
 
 
 @dataclass(frozen=True)
@@ -125,8 +139,8 @@ def equivalence_edits(dag: DAG, *, max_covered: int = 4) -> list[DagEdit]:
         In this order:
 
         * ``covered``: the first ``max_covered`` arcs of :func:`~bnfk_core.network.dag.covered_arcs`;
-        * ``reverse``: the first arc in :meth:`~bnfk_core.network.dag.DAG.sorted_arcs` order that is not covered
-          and whose reversal closes no cycle (none if there is no such arc);
+        * ``reverse``: the first arc in :meth:`~bnfk_core.network.dag.DAG.sorted_arcs` order that is not
+          covered and whose reversal closes no cycle (none if there is no such arc);
         * ``add``: the first arc x -> w, for w and then x in node order, where w has parents, x is neither
           w nor adjacent to w or to any parent of w, and the arc closes no cycle -- it makes the new
           v-structure p -> w <- x with p the first parent of w (none if there is no such arc).
@@ -149,7 +163,12 @@ def equivalence_edits(dag: DAG, *, max_covered: int = 4) -> list[DagEdit]:
         if not ps:
             continue
         for x in dag.nodes:
-            if x == w or x in ps or dag.has_arc(w, x) or any(dag.has_arc(x, p) or dag.has_arc(p, x) for p in ps):
+            if (
+                x == w
+                or x in ps
+                or dag.has_arc(w, x)
+                or any(dag.has_arc(x, p) or dag.has_arc(p, x) for p in ps)
+            ):
                 continue
             try:
                 dag.add_arc(x, w)
@@ -161,8 +180,8 @@ def equivalence_edits(dag: DAG, *, max_covered: int = 4) -> list[DagEdit]:
 
 
 def edited_model(model, edit: DagEdit, data, *, params: str = "smoothed"):
-    """The network after ``edit``: for a covered arc the same joint distribution (:func:`reverse_covered_arc`),
-    otherwise the edited DAG fitted to ``data`` with the ``params`` estimator.
+    """The network after ``edit``: for a covered arc the same joint distribution
+    (:func:`reverse_covered_arc`), otherwise the edited DAG fitted to ``data`` with the ``params`` estimator.
 
     Parameters
     ----------
@@ -191,8 +210,9 @@ class EditEffect:
     K: np.ndarray
 
 
-def edit_effects(model, data, edits: Sequence[DagEdit], *, params: str = "smoothed", rows=None,
-                 K: np.ndarray | None = None) -> list[EditEffect]:
+def edit_effects(
+    model, data, edits: Sequence[DagEdit], *, params: str = "smoothed", rows=None, K: np.ndarray | None = None
+) -> list[EditEffect]:
     """:func:`edited_model` for every edit and its Fisher Gram matrix on ``rows`` of ``data`` (default all),
     compared with ``model``'s (``K`` if already computed on those rows).
 
@@ -230,5 +250,9 @@ def edit_effects_table(effects: Sequence[EditEffect]) -> pd.DataFrame:
     -------
     pandas.DataFrame
     """
-    return pd.DataFrame([{"edit": e.edit.label, "Markov equivalent": e.equivalent, "max |ΔK|": e.max_abs_change}
-                         for e in effects])
+    return pd.DataFrame(
+        [
+            {"edit": e.edit.label, "Markov equivalent": e.equivalent, "max |ΔK|": e.max_abs_change}
+            for e in effects
+        ]
+    )

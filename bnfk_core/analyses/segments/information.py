@@ -5,16 +5,25 @@ segment (:func:`default_segment_variables` picks the Segments lab's starting one
 statistics (:func:`collapsed_stats`) give Theil's U and Cramér's V of single variables and of their
 collapsed combination against the label (thesis Tables 6.2–6.3).
 """
+
 from __future__ import annotations
 
 import itertools
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
 
+from ...data.stats import (
+    BINCOUNT_CONFIGS,
+    collapse,
+    cramers_v,
+    entropy,
+    entropy_of_counts,
+    mutual_information,
+    theils_u,
+)
 from ...network.dag import SEGMENT_KINDS
-from ...data.stats import BINCOUNT_CONFIGS, collapse, cramers_v, entropy, entropy_of_counts, mutual_information, theils_u
 from .tables import SegmentError, feature_columns
 
 __all__ = ["mi_ranking", "collapsed_stats", "default_segment_variables"]
@@ -59,15 +68,17 @@ def mi_ranking(data, kind: str = "single-arc", *, top: int = 10, exclude: Sequen
     C = feats.select(names).codes if names else np.zeros((feats.n_rows, 0), np.int64)
     n = len(names)
     if n < (2 if kind == "single-arc" else 3):
-        raise SegmentError(f"{data.source} has {n} feature columns; the '{kind}' suggestion needs "
-                           f"{2 if kind == 'single-arc' else 3}.")
+        raise SegmentError(
+            f"{data.source} has {n} feature columns; the '{kind}' suggestion needs "
+            f"{2 if kind == 'single-arc' else 3}."
+        )
     out = []
     if kind == "single-arc":
         for i, j in itertools.combinations(range(n), 2):
             mi = mutual_information(C[:, i], C[:, j])
             out.append({"variables": (names[i], names[j]), "score": mi, "mi_uv": mi})
     else:
-        full = ~(C < 0).any(axis=0)            # columns without a missing cell: every row is observed on them
+        full = ~(C < 0).any(axis=0)  # columns without a missing cell: every row is observed on them
         one = {i: entropy(C[:, [i]]) for i in range(n) if full[i]}
         two: dict = {}
 
@@ -82,7 +93,7 @@ def mi_ranking(data, kind: str = "single-arc", *, top: int = 10, exclude: Sequen
                 h1 = [one[i], one[j], one[k]]
                 h2 = {(0, 1): pair_h(i, j), (0, 2): pair_h(i, k), (1, 2): pair_h(j, k)}
                 h3 = entropy(T)
-            else:                                # rows observed on the three: one count table, its margins
+            else:  # rows observed on the three: one count table, its margins
                 h1, h2, h3 = _triple_entropies(T[(T >= 0).all(axis=1)])
             mi = {ab: max(h1[ab[0]] + h1[ab[1]] - h, 0.0) for ab, h in h2.items()}
 
@@ -95,16 +106,24 @@ def mi_ranking(data, kind: str = "single-arc", *, top: int = 10, exclude: Sequen
                 others = sorted((o for o in range(3) if o != best), key=lambda o: -I(best, o))
                 order, score = [best] + others, sum(I(best, o) for o in others)
             elif kind == "v":
+
                 def child_score(c):
                     pa = [o for o in range(3) if o != c]
                     return h1[c] + h2[tuple(pa)] - h3
+
                 best = max(range(3), key=lambda c: (child_score(c), -c))
                 order, score = [o for o in range(3) if o != best] + [best], max(child_score(best), 0.0)
             else:
                 order, score = [0, 1, 2], max(sum(h1) - h3, 0.0)
-            out.append({"variables": tuple(names[trip[o]] for o in order), "score": score,
-                        "mi_uv": I(order[0], order[1]), "mi_uw": I(order[0], order[2]),
-                        "mi_vw": I(order[1], order[2])})
+            out.append(
+                {
+                    "variables": tuple(names[trip[o]] for o in order),
+                    "score": score,
+                    "mi_uv": I(order[0], order[1]),
+                    "mi_uw": I(order[0], order[2]),
+                    "mi_vw": I(order[1], order[2]),
+                }
+            )
     df = pd.DataFrame(out)
     df = df.sort_values("score", ascending=False, kind="stable").head(int(top)).reset_index(drop=True)
     return df
@@ -112,19 +131,29 @@ def mi_ranking(data, kind: str = "single-arc", *, top: int = 10, exclude: Sequen
 
 def _triple_entropies(T: np.ndarray) -> tuple[list, dict, float]:
     """Entropies of each column, each pair and all three of the complete rows ``T`` (n x 3), from one count
-    table of the three and its margins -- equal, bit for bit, to :func:`bnfk_core.data.stats.entropy` of each."""
+    table of the three and its margins -- equal, bit for bit, to :func:`bnfk_core.data.stats.entropy` of
+    each."""
     if len(T) == 0:
         return [0.0] * 3, {ab: 0.0 for ab in itertools.combinations(range(3), 2)}, 0.0
     r = T.max(axis=0).astype(np.int64) + 1
-    if float(np.prod(r.astype(float))) > max(BINCOUNT_CONFIGS, 4 * len(T)):     # many levels: entropy by entropy
-        return ([entropy(T[:, [a]]) for a in range(3)],
-                {(a, b): entropy(T[:, [a, b]]) for a, b in itertools.combinations(range(3), 2)}, entropy(T))
+    if float(np.prod(r.astype(float))) > max(BINCOUNT_CONFIGS, 4 * len(T)):  # many levels: entropy by entropy
+        return (
+            [entropy(T[:, [a]]) for a in range(3)],
+            {(a, b): entropy(T[:, [a, b]]) for a, b in itertools.combinations(range(3), 2)},
+            entropy(T),
+        )
     key = (T[:, 0].astype(np.int64) * r[1] + T[:, 1]) * r[2] + T[:, 2]
     N = np.bincount(key, minlength=int(np.prod(r))).reshape(r)
-    h1 = [entropy_of_counts(N.sum(axis=(1, 2))), entropy_of_counts(N.sum(axis=(0, 2))),
-          entropy_of_counts(N.sum(axis=(0, 1)))]
-    h2 = {(0, 1): entropy_of_counts(N.sum(axis=2)), (0, 2): entropy_of_counts(N.sum(axis=1)),
-          (1, 2): entropy_of_counts(N.sum(axis=0))}
+    h1 = [
+        entropy_of_counts(N.sum(axis=(1, 2))),
+        entropy_of_counts(N.sum(axis=(0, 2))),
+        entropy_of_counts(N.sum(axis=(0, 1))),
+    ]
+    h2 = {
+        (0, 1): entropy_of_counts(N.sum(axis=2)),
+        (0, 2): entropy_of_counts(N.sum(axis=1)),
+        (1, 2): entropy_of_counts(N.sum(axis=0)),
+    }
     return h1, h2, entropy_of_counts(N)
 
 
@@ -161,17 +190,31 @@ def collapsed_stats(data, variables: Sequence[str], label_column: str | None = N
     rows = []
     for v in variables:
         x = data.codes[:, data.index(v)]
-        rows.append({"variable": v, "levels": len(np.unique(x[x >= 0])), "theils_u": theils_u(lab, x),
-                     "cramers_v": cramers_v(x, lab), "cramers_v_corrected": cramers_v(x, lab, True)})
+        rows.append(
+            {
+                "variable": v,
+                "levels": len(np.unique(x[x >= 0])),
+                "theils_u": theils_u(lab, x),
+                "cramers_v": cramers_v(x, lab),
+                "cramers_v_corrected": cramers_v(x, lab, True),
+            }
+        )
     c, states = collapse(data, variables)
-    rows.append({"variable": "∩".join(variables), "levels": len(np.unique(c[c >= 0])),
-                 "theils_u": theils_u(lab, c), "cramers_v": cramers_v(c, lab),
-                 "cramers_v_corrected": cramers_v(c, lab, True)})
+    rows.append(
+        {
+            "variable": "∩".join(variables),
+            "levels": len(np.unique(c[c >= 0])),
+            "theils_u": theils_u(lab, c),
+            "cramers_v": cramers_v(c, lab),
+            "cramers_v_corrected": cramers_v(c, lab, True),
+        }
+    )
     return pd.DataFrame(rows)
 
 
-
-def default_segment_variables(ranking: pd.DataFrame, variables: Sequence[str], m: int, kind: str) -> list[str]:
+def default_segment_variables(
+    ranking: pd.DataFrame, variables: Sequence[str], m: int, kind: str
+) -> list[str]:
     """The segment's starting variables: the top pair or triple of an :func:`mi_ranking` (for a full segment
     of more than three variables: none), then the other ``variables`` in order, ``m`` in all.
 

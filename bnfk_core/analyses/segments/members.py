@@ -1,5 +1,6 @@
 """The limits of the segment analyses the faces show, declared light (importing this module loads no numerical
 library, so the CLI's ``--help`` reads it)."""
+
 from __future__ import annotations
 
 __all__ = ["MAX_CANDIDATES"]

@@ -2,24 +2,32 @@
 Fisher Gram matrix against the label (:func:`clustering_aris`) and the accuracy of MCAR imputation with it
 (:func:`imputation_check`).  Used by the Segments lab and the segment gallery.
 """
+
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
-from ...network.dag import DAG
 from ...kernels.fisher import FISHER
+from ...network.dag import DAG
 from ...network.model import fit
 from ..cluster.clustering import cluster, clustering_metrics
-from ..impute.core import impute_bn
 from ..impute.benchmark import evaluate, induce_mcar
+from ..impute.core import impute_bn
 
 __all__ = ["clustering_aris", "imputation_check"]
 
 
-def clustering_aris(K: np.ndarray, labels: np.ndarray, n_clusters: int, *, restarts: int = 25, seed: int = 0,
-                    algorithms: Sequence[str] = ("correlation", "spectral")) -> dict:
+def clustering_aris(
+    K: np.ndarray,
+    labels: np.ndarray,
+    n_clusters: int,
+    *,
+    restarts: int = 25,
+    seed: int = 0,
+    algorithms: Sequence[str] = ("correlation", "spectral"),
+) -> dict:
     """Adjusted Rand index against ``labels`` of a seeded clustering of the Fisher Gram matrix ``K`` by each
     algorithm (as :func:`arc_search` scores a network, but with each algorithm's default transform).
 
@@ -43,11 +51,19 @@ def clustering_aris(K: np.ndarray, labels: np.ndarray, n_clusters: int, *, resta
     return out
 
 
-def imputation_check(data, dag: DAG, *, params: str = "smoothed", missing: float = 0.2, test_fraction: float = 0.3,
-                     seed: int = 0) -> dict:
-    """One seeded MCAR imputation run of a network: hide ``missing`` of the cells of a random ``test_fraction``
-    of the rows (:func:`~bnfk_core.analyses.impute.benchmark.induce_mcar`), fit ``dag`` on what remains, give every
-    hidden cell its exact posterior and score it (:func:`~bnfk_core.analyses.impute.benchmark.evaluate`: arg-max
+def imputation_check(
+    data,
+    dag: DAG,
+    *,
+    params: str = "smoothed",
+    missing: float = 0.2,
+    test_fraction: float = 0.3,
+    seed: int = 0,
+) -> dict:
+    """One seeded MCAR imputation run of a network: hide ``missing`` of the cells of a random
+    ``test_fraction`` of the rows (:func:`~bnfk_core.analyses.impute.benchmark.induce_mcar`), fit ``dag`` on
+    what remains, give every hidden cell its exact posterior and score it
+    (:func:`~bnfk_core.analyses.impute.benchmark.evaluate`: arg-max
     ``accuracy``, capped ``cross_entropy``, ``cells``).
 
     Parameters

@@ -1,7 +1,8 @@
 """Supervised arc search over the network behind the Fisher kernel (thesis §6.2, Tables 6.1/6.4).
 
 :func:`arc_search` starts from the empty network (whose Fisher kernel with ``ml`` parameters *is* the
-scaled-Hamming kernel) and adds greedily the arc whose network gives the highest adjusted Rand index of a seeded clustering of
+scaled-Hamming kernel) and adds greedily the arc whose network gives the highest adjusted Rand index of a
+seeded clustering of
 the Fisher Gram matrix.  Adding u → v changes v's term (new CPT and parents) and, through the
 parent marginals P(π_w), only the terms of variables with a parent at or below v -- from the
 empty network that is v alone.  The search holds a :class:`bnfk_core.kernels.live.LiveKernel`: every
@@ -12,33 +13,42 @@ for the API.)  With ``ml`` parameters Markov-equivalent networks give the same G
 (likelihood equivalence), so one candidate per equivalence class is clustered.
 :func:`arc_search_tables` lays a result out as the Segments lab and the report show it.
 """
+
 from __future__ import annotations
 
 import itertools
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 import numpy as np
 import pandas as pd
 
-from ...network.dag import DAG, cpdag
+from ...data.limits import memory_limit
+from ...data.stats import mutual_information
 from ...errors import KernelError
 from ...inference.queries import marginal
 from ...kernels.features import feature_offsets, features
-from ...kernels.members import FISHER
-from ...data.limits import memory_limit
 from ...kernels.live import LiveKernel
+from ...kernels.members import FISHER
+from ...network.dag import DAG, cpdag
 from ...network.model import BayesNet, cpt_counts, estimate_cpt
 from ...registry import ESTIMATORS
-from ...data.stats import mutual_information
 from ..cluster.clustering import cluster, default_n_clusters
-from .tables import SegmentError
 from .members import MAX_CANDIDATES
+from .tables import SegmentError
 
 __all__ = [
-    "MAX_CANDIDATES", "variable_term", "affected_terms", "add_arc_gram", "candidate_arcs", "adjusted_rand",
-    "ArcStep", "ArcSearchResult", "arc_search", "arc_search_tables",
+    "MAX_CANDIDATES",
+    "variable_term",
+    "affected_terms",
+    "add_arc_gram",
+    "candidate_arcs",
+    "adjusted_rand",
+    "ArcStep",
+    "ArcSearchResult",
+    "arc_search",
+    "arc_search_tables",
 ]
 
 Progress = Callable[[float, str], None]
@@ -72,7 +82,7 @@ def variable_term(model, codes: np.ndarray, i: int) -> np.ndarray:
     x = codes[:, i].astype(np.int64)
     if (p < 0).any() or (x < 0).any():
         off = feature_offsets(model)
-        B = features(model, codes)[:, off[i]:off[i + 1]]
+        B = features(model, codes)[:, off[i] : off[i + 1]]
         return (B @ B.T).toarray()
     ps = list(model.parents[i])
     P = np.ones(1) if not ps else np.asarray(marginal(model, ps), dtype=float).reshape(-1)
@@ -80,8 +90,10 @@ def variable_term(model, codes: np.ndarray, i: int) -> np.ndarray:
     Pp = P[p]
     bad = np.flatnonzero(~((th > 0) & (Pp > 0)))
     if bad.size:
-        raise KernelError(f"Variable '{model.variables[i]}' has probability zero for a value or parent "
-                          "configuration that a row takes; fit the parameters with a pseudo-count.")
+        raise KernelError(
+            f"Variable '{model.variables[i]}' has probability zero for a value or parent "
+            "configuration that a row takes; fit the parameters with a pseudo-count."
+        )
     r = model.cpts[i].shape[1]
     f = p * r + x
     same_p = p[:, None] == p[None, :]
@@ -128,8 +140,17 @@ def affected_terms(dag: DAG, v: str) -> list[int]:
     return sorted({iv} | {k for k, ps in enumerate(dag.parent_indices()) if below & set(ps)})
 
 
-def add_arc_gram(model, codes: np.ndarray, K: np.ndarray, u: str, v: str, *, params: str = "ml",
-                 pseudo_count: float = 1.0, K_old: np.ndarray | None = None):
+def add_arc_gram(
+    model,
+    codes: np.ndarray,
+    K: np.ndarray,
+    u: str,
+    v: str,
+    *,
+    params: str = "ml",
+    pseudo_count: float = 1.0,
+    K_old: np.ndarray | None = None,
+):
     """The model with u -> v added and its Fisher Gram matrix by the cached update
 
         K_new = K − Σ_{w ∈ A} K_w(old) + Σ_{w ∈ A} K_w(new),   A = :func:`affected_terms` (usually {v}).
@@ -183,7 +204,7 @@ def candidate_arcs(dag: DAG) -> list[tuple[str, str]]:
         if dag.has_arc(u, v) or dag.has_arc(v, u):
             continue
         if dag.index(v) in dag.ancestors([dag.index(u)]):
-            continue                                     # v is an ancestor of u: u -> v closes a cycle
+            continue  # v is an ancestor of u: u -> v closes a cycle
         out.append((u, v))
     order = {n: k for k, n in enumerate(dag.nodes)}
     return sorted(out, key=lambda a: (order[a[0]], order[a[1]]))
@@ -230,9 +251,9 @@ class ArcStep:
     arc: tuple
     ari: float
     n_candidates: int
-    n_evaluated: int                 # clusterings run (one per equivalence class with ml parameters)
+    n_evaluated: int  # clusterings run (one per equivalence class with ml parameters)
     seconds: float
-    candidates: list = field(default_factory=list)    # (u, v, ari) for every candidate, in search order
+    candidates: list = field(default_factory=list)  # (u, v, ari) for every candidate, in search order
 
 
 @dataclass
@@ -266,22 +287,51 @@ class ArcSearchResult:
         """
         steps = []
         for s in self.steps:
-            d = {"arc": list(s.arc), "ari": s.ari, "n_candidates": s.n_candidates,
-                 "n_evaluated": s.n_evaluated, "seconds": s.seconds}
+            d = {
+                "arc": list(s.arc),
+                "ari": s.ari,
+                "n_candidates": s.n_candidates,
+                "n_evaluated": s.n_evaluated,
+                "seconds": s.seconds,
+            }
             if candidates:
                 d["candidates"] = [{"arc": [u, v], "ari": a} for u, v, a in s.candidates]
             steps.append(d)
-        return {"base_ari": self.base_ari, "steps": steps, "arcs": [list(a) for a in self.dag.sorted_arcs()],
-                "label_column": self.label_column, "algorithm": self.algorithm, "kernel": self.kernel,
-                "params": self.params, "n_clusters": self.n_clusters, "restarts": self.restarts, "seed": self.seed,
-                "cached": self.cached, "seconds": self.seconds, "notes": list(self.notes)}
+        return {
+            "base_ari": self.base_ari,
+            "steps": steps,
+            "arcs": [list(a) for a in self.dag.sorted_arcs()],
+            "label_column": self.label_column,
+            "algorithm": self.algorithm,
+            "kernel": self.kernel,
+            "params": self.params,
+            "n_clusters": self.n_clusters,
+            "restarts": self.restarts,
+            "seed": self.seed,
+            "cached": self.cached,
+            "seconds": self.seconds,
+            "notes": list(self.notes),
+        }
 
 
-def arc_search(data, *, label_column: str | None = None, n_arcs: int = 2, algorithm: str = "correlation",
-               kernel: str = FISHER, n_clusters: int | None = None, restarts: int = 25, seed: int = 0,
-               params: str = "ml", pseudo_count: float = 1.0, base: DAG | None = None,
-               transform: str = "shift-min", dedupe: bool = True, max_candidates: int | None = MAX_CANDIDATES,
-               progress: Progress | None = None) -> ArcSearchResult:
+def arc_search(
+    data,
+    *,
+    label_column: str | None = None,
+    n_arcs: int = 2,
+    algorithm: str = "correlation",
+    kernel: str = FISHER,
+    n_clusters: int | None = None,
+    restarts: int = 25,
+    seed: int = 0,
+    params: str = "ml",
+    pseudo_count: float = 1.0,
+    base: DAG | None = None,
+    transform: str = "shift-min",
+    dedupe: bool = True,
+    max_candidates: int | None = MAX_CANDIDATES,
+    progress: Progress | None = None,
+) -> ArcSearchResult:
     """Supervised greedy arc search (thesis §6.2): add, ``n_arcs`` times, the arc whose network's Fisher
     kernel gives the clustering with the highest adjusted Rand index against the label.
 
@@ -315,8 +365,10 @@ def arc_search(data, *, label_column: str | None = None, n_arcs: int = 2, algori
     """
     t0 = time.perf_counter()
     if kernel != FISHER:
-        raise SegmentError(f"The arc search changes the network behind the Fisher kernel; kernel '{kernel}' "
-                           "has no network (use 'fisher').")
+        raise SegmentError(
+            f"The arc search changes the network behind the Fisher kernel; kernel '{kernel}' "
+            "has no network (use 'fisher')."
+        )
     if algorithm not in ("correlation", "spectral"):
         raise SegmentError(f"Unknown clustering algorithm '{algorithm}'; choose correlation or spectral.")
     if params not in ESTIMATORS:
@@ -335,8 +387,10 @@ def arc_search(data, *, label_column: str | None = None, n_arcs: int = 2, algori
     N = feats.n_rows
     need = 3 * N * N * 8
     if memory_limit() is not None and need > memory_limit():
-        raise KernelError(f"The arc search keeps about three {N:,} x {N:,} matrices ({need / 2**30:.1f} GiB); "
-                          "sample fewer rows.")
+        raise KernelError(
+            f"The arc search keeps about three {N:,} x {N:,} matrices ({need / 2**30:.1f} GiB); "
+            "sample fewer rows."
+        )
     complete = not feats.has_missing
     dedupe = bool(dedupe and complete and params == "ml")
     dag = base if base is not None else DAG(feats.variables)
@@ -346,9 +400,11 @@ def arc_search(data, *, label_column: str | None = None, n_arcs: int = 2, algori
     lk = LiveKernel(dag, feats, params, pseudo_count)
     notes = []
     if not complete:
-        notes.append("The data have missing cells: rows with a missing cell get the marginalized kernel, whose "
-                     "expected features depend on the whole network, so their part of every term is recomputed "
-                     "for each candidate (the complete rows' terms are updated term by term).")
+        notes.append(
+            "The data have missing cells: rows with a missing cell get the marginalized kernel, whose "
+            "expected features depend on the whole network, so their part of every term is recomputed "
+            "for each candidate (the complete rows' terms are updated term by term)."
+        )
 
     def score(Km) -> float:
         res = cluster(Km, k, algorithm, kernel=FISHER, transform=transform, restarts=restarts, seed=seed)
@@ -370,8 +426,10 @@ def arc_search(data, *, label_column: str | None = None, n_arcs: int = 2, algori
         if max_candidates is not None and len(cands) > int(max_candidates):
             n_all = len(cands)
             cands = _top_mi_candidates(cands, feats, int(max_candidates), pair_mi)
-            notes.append(f"Step {step + 1}: {len(cands):,} of {n_all:,} candidate arcs clustered (those whose "
-                         "variables have the highest mutual information; max_candidates).")
+            notes.append(
+                f"Step {step + 1}: {len(cands):,} of {n_all:,} candidate arcs clustered (those whose "
+                "variables have the highest mutual information; max_candidates)."
+            )
         results, seen, n_eval = [], {}, 0
         heads = {}
         for u, v in cands:
@@ -392,7 +450,10 @@ def arc_search(data, *, label_column: str | None = None, n_arcs: int = 2, algori
                 results.append((u, v, ari))
                 done += 1
                 if progress is not None:
-                    progress((step + done / len(cands)) / total, f"arc {step + 1}/{n_arcs}: {u} -> {v} ARI {ari:.3f}")
+                    progress(
+                        (step + done / len(cands)) / total,
+                        f"arc {step + 1}/{n_arcs}: {u} -> {v} ARI {ari:.3f}",
+                    )
         order = {a: n for n, a in enumerate(cands)}
         results.sort(key=lambda t: order[(t[0], t[1])])
         best = max(results, key=lambda t: (t[2], -order[(t[0], t[1])]))
@@ -402,8 +463,22 @@ def arc_search(data, *, label_column: str | None = None, n_arcs: int = 2, algori
     dag = lk.dag
     if progress is not None:
         progress(1.0, "arc search done")
-    return ArcSearchResult(base_ari, steps, dag, base_dag, data.class_column, algorithm, kernel, params, k,
-                           int(restarts), int(seed), complete, time.perf_counter() - t0, notes)
+    return ArcSearchResult(
+        base_ari,
+        steps,
+        dag,
+        base_dag,
+        data.class_column,
+        algorithm,
+        kernel,
+        params,
+        k,
+        int(restarts),
+        int(seed),
+        complete,
+        time.perf_counter() - t0,
+        notes,
+    )
 
 
 def _top_mi_candidates(cands, feats, m: int, cache: dict) -> list:
@@ -430,11 +505,22 @@ def arc_search_tables(result: dict) -> tuple[pd.DataFrame, pd.DataFrame]:
     -------
     steps, candidates : pandas.DataFrame
     """
-    steps = pd.DataFrame([{"step": 0, "arc": "(empty network)", "ARI": result["base_ari"]}] +
-                         [{"step": i + 1, "arc": f"{s['arc'][0]} → {s['arc'][1]}", "ARI": s["ari"],
-                           "candidates": s["n_candidates"], "clustered": s["n_evaluated"], "seconds": s["seconds"]}
-                          for i, s in enumerate(result["steps"])])
+    steps = pd.DataFrame(
+        [{"step": 0, "arc": "(empty network)", "ARI": result["base_ari"]}]
+        + [
+            {
+                "step": i + 1,
+                "arc": f"{s['arc'][0]} → {s['arc'][1]}",
+                "ARI": s["ari"],
+                "candidates": s["n_candidates"],
+                "clustered": s["n_evaluated"],
+                "seconds": s["seconds"],
+            }
+            for i, s in enumerate(result["steps"])
+        ]
+    )
     last = result["steps"][-1]["candidates"] if result["steps"] else []
-    cands = pd.DataFrame([{"arc": f"{c['arc'][0]} → {c['arc'][1]}", "ARI": c["ari"]} for c in last],
-                         columns=["arc", "ARI"]).sort_values("ARI", ascending=False)
+    cands = pd.DataFrame(
+        [{"arc": f"{c['arc'][0]} → {c['arc'][1]}", "ARI": c["ari"]} for c in last], columns=["arc", "ARI"]
+    ).sort_values("ARI", ascending=False)
     return steps, cands

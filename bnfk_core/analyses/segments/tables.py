@@ -24,24 +24,37 @@ that.  ``theory`` is the formula evaluated with the model's exact marginals; ``m
 Σ_{i in segment} K_i(x, y) from :func:`bnfk_core.kernels.fisher.contributions` for an actual pair of
 data rows in the case (:func:`find_pair`).
 """
+
 from __future__ import annotations
 
 import itertools
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Sequence
 
 import numpy as np
 import pandas as pd
 
-from ...network.dag import DAG, SEGMENT_KINDS, apply_segment, segment_arcs
 from ...errors import BnfkError
 from ...inference.queries import marginal
 from ...kernels.fisher import contributions
+from ...network.dag import DAG, SEGMENT_KINDS, apply_segment, segment_arcs
 from ...network.model import fit
 
 __all__ = [
-    "SegmentError", "SEGMENT_KINDS", "GREEK", "MAX_FULL_VARIABLES", "CaseRow", "CaseTable", "case_patterns",
-    "case_labels", "feature_columns", "segment_model", "check_segment", "greek_values", "case_table", "find_pair",
+    "SegmentError",
+    "SEGMENT_KINDS",
+    "GREEK",
+    "MAX_FULL_VARIABLES",
+    "CaseRow",
+    "CaseTable",
+    "case_patterns",
+    "case_labels",
+    "feature_columns",
+    "segment_model",
+    "check_segment",
+    "greek_values",
+    "case_table",
+    "find_pair",
     "pair_pattern",
 ]
 
@@ -52,9 +65,13 @@ class SegmentError(BnfkError):
 
 # ====================================================================== notation and formulas
 GREEK = {
-    "α": "P(u = u₁)", "β": "P(v = v₁)", "γ": "P(w = w₁)", "δ": "P(u = u₁, v = v₁)",
+    "α": "P(u = u₁)",
+    "β": "P(v = v₁)",
+    "γ": "P(w = w₁)",
+    "δ": "P(u = u₁, v = v₁)",
     "φ": "P(v = v₁ | u = u₁); in the V-structure P(w = w₁ | u = u₁, v = v₁)",
-    "θ": "P(w = w₁ | u = u₁)", "ψ": "P(u = u₁ | w = w₁)",
+    "θ": "P(w = w₁ | u = u₁)",
+    "ψ": "P(u = u₁ | w = w₁)",
     "Π": "P(X1 = X1(x), ..., Xm = Xm(x)), the collapsed variable's probability (App. E)",
 }
 
@@ -64,31 +81,48 @@ _ROLES3 = ("u", "v", "w")
 _TABLES = {
     "single-arc": {
         "a": ("1/(αφ) − 1", lambda g: 1 / (g["α"] * g["φ"]) - 1),
-        "b": ("−1", lambda g: -1.0), "c": ("−1", lambda g: -1.0), "d": ("−1", lambda g: -1.0),
+        "b": ("−1", lambda g: -1.0),
+        "c": ("−1", lambda g: -1.0),
+        "d": ("−1", lambda g: -1.0),
     },
     "v": {
-        "a": ("1/α + 1/β − 2 + 1/(δφ) − 1/δ",
-              lambda g: 1 / g["α"] + 1 / g["β"] - 2 + 1 / (g["δ"] * g["φ"]) - 1 / g["δ"]),
+        "a": (
+            "1/α + 1/β − 2 + 1/(δφ) − 1/δ",
+            lambda g: 1 / g["α"] + 1 / g["β"] - 2 + 1 / (g["δ"] * g["φ"]) - 1 / g["δ"],
+        ),
         "b": ("1/α + 1/β − 2 − 1/δ", lambda g: 1 / g["α"] + 1 / g["β"] - 2 - 1 / g["δ"]),
-        "c": ("1/α − 2", lambda g: 1 / g["α"] - 2), "d": ("1/β − 2", lambda g: 1 / g["β"] - 2),
-        "e": ("1/α − 2", lambda g: 1 / g["α"] - 2), "f": ("1/β − 2", lambda g: 1 / g["β"] - 2),
-        "g": ("−2", lambda g: -2.0), "h": ("−2", lambda g: -2.0),
+        "c": ("1/α − 2", lambda g: 1 / g["α"] - 2),
+        "d": ("1/β − 2", lambda g: 1 / g["β"] - 2),
+        "e": ("1/α − 2", lambda g: 1 / g["α"] - 2),
+        "f": ("1/β − 2", lambda g: 1 / g["β"] - 2),
+        "g": ("−2", lambda g: -2.0),
+        "h": ("−2", lambda g: -2.0),
     },
     "a": {
-        "a": ("1/(αφ) + 1/(αθ) − 1/α − 1",
-              lambda g: 1 / (g["α"] * g["φ"]) + 1 / (g["α"] * g["θ"]) - 1 / g["α"] - 1),
+        "a": (
+            "1/(αφ) + 1/(αθ) − 1/α − 1",
+            lambda g: 1 / (g["α"] * g["φ"]) + 1 / (g["α"] * g["θ"]) - 1 / g["α"] - 1,
+        ),
         "b": ("1/(αφ) − 1/α − 1", lambda g: 1 / (g["α"] * g["φ"]) - 1 / g["α"] - 1),
         "c": ("1/(αθ) − 1/α − 1", lambda g: 1 / (g["α"] * g["θ"]) - 1 / g["α"] - 1),
-        "d": ("−1", lambda g: -1.0), "e": ("−1/α − 1", lambda g: -1 / g["α"] - 1),
-        "f": ("−1", lambda g: -1.0), "g": ("−1", lambda g: -1.0), "h": ("−1", lambda g: -1.0),
+        "d": ("−1", lambda g: -1.0),
+        "e": ("−1/α − 1", lambda g: -1 / g["α"] - 1),
+        "f": ("−1", lambda g: -1.0),
+        "g": ("−1", lambda g: -1.0),
+        "h": ("−1", lambda g: -1.0),
     },
     "chain": {
-        "a": ("1/(αφ) + 1/(γψ) − 1/α − 1",
-              lambda g: 1 / (g["α"] * g["φ"]) + 1 / (g["γ"] * g["ψ"]) - 1 / g["α"] - 1),
+        "a": (
+            "1/(αφ) + 1/(γψ) − 1/α − 1",
+            lambda g: 1 / (g["α"] * g["φ"]) + 1 / (g["γ"] * g["ψ"]) - 1 / g["α"] - 1,
+        ),
         "b": ("1/(αφ) − 1/α − 1", lambda g: 1 / (g["α"] * g["φ"]) - 1 / g["α"] - 1),
         "c": ("1/(γψ) − 1/α − 1", lambda g: 1 / (g["γ"] * g["ψ"]) - 1 / g["α"] - 1),
-        "d": ("−1", lambda g: -1.0), "e": ("−1/α − 1", lambda g: -1 / g["α"] - 1),
-        "f": ("−1", lambda g: -1.0), "g": ("−1", lambda g: -1.0), "h": ("−1", lambda g: -1.0),
+        "d": ("−1", lambda g: -1.0),
+        "e": ("−1/α − 1", lambda g: -1 / g["α"] - 1),
+        "f": ("−1", lambda g: -1.0),
+        "g": ("−1", lambda g: -1.0),
+        "h": ("−1", lambda g: -1.0),
     },
 }
 
@@ -99,7 +133,7 @@ _DEFINITIONS = {
     "chain": ("α", "β", "γ", "φ", "ψ"),
 }
 
-MAX_FULL_VARIABLES = 8      # 2^8 = 256 cases
+MAX_FULL_VARIABLES = 8  # 2^8 = 256 cases
 
 
 def case_patterns(m: int) -> list[tuple[bool, ...]]:
@@ -168,8 +202,15 @@ def feature_columns(data):
     return data.without_class() if data.class_column else data
 
 
-def segment_model(data, kind: str, variables: Sequence[str], base: DAG | None = None, *,
-                  method: str = "smoothed", pseudo_count: float = 1.0):
+def segment_model(
+    data,
+    kind: str,
+    variables: Sequence[str],
+    base: DAG | None = None,
+    *,
+    method: str = "smoothed",
+    pseudo_count: float = 1.0,
+):
     """The network ``base`` (default: the empty network over the feature columns) with the segment
     applied (:func:`bnfk_core.network.dag.apply_segment`), CPTs fitted to ``data`` (pseudo-count 1).
 
@@ -231,8 +272,10 @@ def check_segment(model, kind: str, variables: Sequence[str]) -> list[int]:
     variables = [str(v) for v in variables]
     arcs = segment_arcs(kind, variables)
     if kind == "full" and len(variables) > MAX_FULL_VARIABLES:
-        raise SegmentError(f"A full segment case table enumerates 2^m cases; use at most {MAX_FULL_VARIABLES} "
-                           f"variables, got {len(variables)}.")
+        raise SegmentError(
+            f"A full segment case table enumerates 2^m cases; use at most {MAX_FULL_VARIABLES} "
+            f"variables, got {len(variables)}."
+        )
     idx = []
     for v in variables:
         if v not in model.variables:
@@ -244,10 +287,14 @@ def check_segment(model, kind: str, variables: Sequence[str]) -> list[int]:
         if have != want:
             extra = sorted(have - want)
             if extra:
-                raise SegmentError(f"Variable '{v}' has parent '{extra[0]}' in the network besides the '{kind}' "
-                                   f"segment's arcs; the case table assumes the segment's variables have no "
-                                   "other parents.")
-            raise SegmentError(f"The network lacks the arc {sorted(want - have)[0]} -> {v} of the '{kind}' segment.")
+                raise SegmentError(
+                    f"Variable '{v}' has parent '{extra[0]}' in the network besides the '{kind}' "
+                    f"segment's arcs; the case table assumes the segment's variables have no "
+                    "other parents."
+                )
+            raise SegmentError(
+                f"The network lacks the arc {sorted(want - have)[0]} -> {v} of the '{kind}' segment."
+            )
     return idx
 
 
@@ -375,14 +422,14 @@ def find_pair(codes: np.ndarray, idx: Sequence[int], pattern: Sequence[bool], se
     order = np.argsort(inv, kind="stable")
     bounds = np.searchsorted(inv[order], np.arange(inv.max() + 2))
     for g in group_order:
-        members = order[bounds[g]:bounds[g + 1]]       # positions, ascending (stable)
+        members = order[bounds[g] : bounds[g + 1]]  # positions, ascending (stable)
         if len(members) < 2:
             continue
         if not D:
             return int(rows[members[0]]), int(rows[members[1]])
         sub = S[members][:, D]
         for t in range(len(members) - 1):
-            ok = (sub[t + 1:] != sub[t]).all(axis=1)
+            ok = (sub[t + 1 :] != sub[t]).all(axis=1)
             if ok.any():
                 return int(rows[members[t]]), int(rows[members[t + 1 + int(np.argmax(ok))]])
     return None
@@ -395,14 +442,14 @@ class CaseRow:
 
     case: str
     pattern: tuple
-    condition: str                  # e.g. "u1 = u2 ∧ v1 ≠ v2"
-    description: str                # e.g. "agree on crime; differ on budget"
+    condition: str  # e.g. "u1 = u2 ∧ v1 ≠ v2"
+    description: str  # e.g. "agree on crime; differ on budget"
     formula: str
     theory: float | None
     measured: float | None
-    pair: tuple | None              # (row of x, row of y) in the data, or None
-    values: dict                    # the Greek letters at x
-    reference: dict                 # x's values of the segment variables
+    pair: tuple | None  # (row of x, row of y) in the data, or None
+    values: dict  # the Greek letters at x
+    reference: dict  # x's values of the segment variables
     empty_formula: str = ""
     empty_theory: float | None = None
 
@@ -419,9 +466,9 @@ class CaseTable:
 
     kind: str
     variables: tuple
-    roles: dict                     # role (u, v, w / x1..xm) -> variable name
-    arcs: list                      # the segment's arcs (variable names)
-    definitions: dict               # Greek letter -> its meaning with the variable names
+    roles: dict  # role (u, v, w / x1..xm) -> variable name
+    arcs: list  # the segment's arcs (variable names)
+    definitions: dict  # Greek letter -> its meaning with the variable names
     rows: list = field(default_factory=list)
     notes: list = field(default_factory=list)
 
@@ -431,18 +478,29 @@ class CaseTable:
         return max(d) if d else None
 
     def to_frame(self) -> pd.DataFrame:
-        """One row per case: condition, description, formula, theory, measured, pair and the empty network's formula.
+        """One row per case: condition, description, formula, theory, measured, pair and the empty network's
+        formula.
 
         Returns
         -------
         pandas.DataFrame
         """
-        return pd.DataFrame([{
-            "case": r.case, "condition": r.condition, "description": r.description, "formula": r.formula,
-            "theory": r.theory, "measured": r.measured,
-            "pair": None if r.pair is None else f"{r.pair[0]}, {r.pair[1]}",
-            "empty network": r.empty_formula, "empty theory": r.empty_theory,
-        } for r in self.rows])
+        return pd.DataFrame(
+            [
+                {
+                    "case": r.case,
+                    "condition": r.condition,
+                    "description": r.description,
+                    "formula": r.formula,
+                    "theory": r.theory,
+                    "measured": r.measured,
+                    "pair": None if r.pair is None else f"{r.pair[0]}, {r.pair[1]}",
+                    "empty network": r.empty_formula,
+                    "empty theory": r.empty_theory,
+                }
+                for r in self.rows
+            ]
+        )
 
     def to_dict(self) -> dict:
         """The table as JSON-ready values.
@@ -452,16 +510,31 @@ class CaseTable:
         dict
         """
         return {
-            "kind": self.kind, "variables": list(self.variables), "roles": self.roles,
-            "arcs": [list(a) for a in self.arcs], "definitions": self.definitions,
-            "cases": [{
-                "case": r.case, "agree": {self.variables[k]: bool(p) for k, p in enumerate(r.pattern)},
-                "condition": r.condition, "description": r.description, "formula": r.formula,
-                "theory": r.theory, "measured": r.measured, "difference": r.difference,
-                "pair": None if r.pair is None else list(r.pair), "values": r.values, "reference": r.reference,
-                "empty_formula": r.empty_formula, "empty_theory": r.empty_theory,
-            } for r in self.rows],
-            "max_difference": self.max_difference, "notes": list(self.notes),
+            "kind": self.kind,
+            "variables": list(self.variables),
+            "roles": self.roles,
+            "arcs": [list(a) for a in self.arcs],
+            "definitions": self.definitions,
+            "cases": [
+                {
+                    "case": r.case,
+                    "agree": {self.variables[k]: bool(p) for k, p in enumerate(r.pattern)},
+                    "condition": r.condition,
+                    "description": r.description,
+                    "formula": r.formula,
+                    "theory": r.theory,
+                    "measured": r.measured,
+                    "difference": r.difference,
+                    "pair": None if r.pair is None else list(r.pair),
+                    "values": r.values,
+                    "reference": r.reference,
+                    "empty_formula": r.empty_formula,
+                    "empty_theory": r.empty_theory,
+                }
+                for r in self.rows
+            ],
+            "max_difference": self.max_difference,
+            "notes": list(self.notes),
         }
 
 
@@ -470,9 +543,15 @@ def _definitions(kind: str, roles: dict) -> dict:
     ``roles`` says which variable each of u, v, w (or X1..Xm) is."""
     if kind == "full":
         return {"Π": "P(" + ", ".join(f"{r} = {r}(x)" for r in roles) + ")  (the collapsed variable)"}
-    defs = {"α": "P(u = u₁)", "β": "P(v = v₁)", "γ": "P(w = w₁)", "δ": "P(u = u₁, v = v₁)",
-            "θ": "P(w = w₁ | u = u₁)", "ψ": "P(u = u₁ | w = w₁)",
-            "φ": "P(w = w₁ | u = u₁, v = v₁)" if kind == "v" else "P(v = v₁ | u = u₁)"}
+    defs = {
+        "α": "P(u = u₁)",
+        "β": "P(v = v₁)",
+        "γ": "P(w = w₁)",
+        "δ": "P(u = u₁, v = v₁)",
+        "θ": "P(w = w₁ | u = u₁)",
+        "ψ": "P(u = u₁ | w = w₁)",
+        "φ": "P(w = w₁ | u = u₁, v = v₁)" if kind == "v" else "P(v = v₁ | u = u₁)",
+    }
     return {g: defs[g] for g in _DEFINITIONS[kind]}
 
 
@@ -526,8 +605,14 @@ def case_table(model, data, kind: str, variables: Sequence[str], *, seed: int | 
             cond = " ∧ ".join(f"{r}₁ {'=' if a else '≠'} {r}₂" for r, a in zip(roles_t, pat))
         agree = [v for v, a in zip(variables, pat) if a]
         differ = [v for v, a in zip(variables, pat) if not a]
-        desc = "; ".join(s for s in ((f"agree on {', '.join(agree)}" if agree else ""),
-                                     (f"differ on {', '.join(differ)}" if differ else "")) if s)
+        desc = "; ".join(
+            s
+            for s in (
+                (f"agree on {', '.join(agree)}" if agree else ""),
+                (f"differ on {', '.join(differ)}" if differ else ""),
+            )
+            if s
+        )
         possible = all(a or c >= 2 for a, c in zip(pat, cards))
         pair = find_pair(codes, idx, pat, seed=seed) if possible else None
         x = codes[pair[0], idx] if pair is not None else modal
@@ -548,10 +633,26 @@ def case_table(model, data, kind: str, variables: Sequence[str], *, seed: int | 
         empty_v = None
         if possible:
             empty_v = sum(1.0 / _marg(model, idx[k], int(x[k])) for k in agreeing) - m
-        rows.append(CaseRow(label, tuple(pat), cond, desc, formula, theory, measured, pair,
-                            {k: float(v) for k, v in values.items()}, ref, empty_f, empty_v))
+        rows.append(
+            CaseRow(
+                label,
+                tuple(pat),
+                cond,
+                desc,
+                formula,
+                theory,
+                measured,
+                pair,
+                {k: float(v) for k, v in values.items()},
+                ref,
+                empty_f,
+                empty_v,
+            )
+        )
     notes = []
     if any(r.pair is None and r.theory is not None for r in rows):
-        notes.append("Cases without a pair of rows show the theory at the most frequent configuration of the "
-                     "segment's variables.")
+        notes.append(
+            "Cases without a pair of rows show the theory at the most frequent configuration of the "
+            "segment's variables."
+        )
     return CaseTable(kind, variables, roles, arcs, _definitions(kind, roles), rows, notes)

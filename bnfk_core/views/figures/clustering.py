@@ -1,9 +1,10 @@
 """Figures of the Clustering page: the Gram matrix ordered by cluster and the kernel-PCA maps coloured by
-cluster and by label.  Built from the shared builders of :mod:`bnfk_core.views.figures.base`; nothing here computes
-results."""
+cluster and by label.  Built from the shared builders of :mod:`bnfk_core.views.figures.base`; nothing here
+computes results."""
+
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 import plotly.graph_objects as go
@@ -27,10 +28,13 @@ def cluster_names(n_used: int) -> list[str]:
     return [f"cluster {c}" for c in range(int(n_used))]
 
 
-def cluster_colors(clusters: np.ndarray, n_used: int, labels: np.ndarray, class_states: Sequence[str]) -> dict:
-    """Cluster name -> colour, shared with the label colours: each label's colour goes to the cluster that holds
-    most of that label's rows (largest overlap first, one cluster per label), so a map coloured by cluster and one
-    coloured by label beside it show the same category in the same colour; other clusters get unused colours.
+def cluster_colors(
+    clusters: np.ndarray, n_used: int, labels: np.ndarray, class_states: Sequence[str]
+) -> dict:
+    """Cluster name -> colour, shared with the label colours: each label's colour goes to the cluster that
+    holds most of that label's rows (largest overlap first, one cluster per label), so a map coloured by
+    cluster and one coloured by label beside it show the same category in the same colour; other clusters get
+    unused colours.
 
     Parameters
     ----------
@@ -44,7 +48,8 @@ def cluster_colors(clusters: np.ndarray, n_used: int, labels: np.ndarray, class_
     dict
     """
     names = cluster_names(n_used)
-    # a label with more levels than a figure colours is drawn in groups (base.bounded_classes): no shared map then
+    # a label with more levels than a figure colours is drawn in groups (base.bounded_classes): no shared map
+    # then
     label_colors = class_colors(class_states) if 0 < len(class_states) <= MAX_CLASS_COLORS else {}
     clusters, labels = np.asarray(clusters), np.asarray(labels)
     out: dict = {}
@@ -61,16 +66,26 @@ def cluster_colors(clusters: np.ndarray, n_used: int, labels: np.ndarray, class_
                 out[names[c]] = label_colors[class_states[lab]]
                 used_labels.add(lab)
     taken = set(out.values()) | set(label_colors.values())
-    pool = [c for c in class_colors([f"#{i}" for i in range(len(label_colors) + n_used + 1)]).values()
-            if c not in taken]
+    pool = [
+        c
+        for c in class_colors([f"#{i}" for i in range(len(label_colors) + n_used + 1)]).values()
+        if c not in taken
+    ]
     for name in names:
         if name not in out:
             out[name] = pool.pop(0)
     return out
 
 
-def cluster_heatmap(K: np.ndarray, order: np.ndarray, rows: np.ndarray, clusters: np.ndarray, n_used: int,
-                    kernel_label: str, colors: dict | None = None) -> go.Figure:
+def cluster_heatmap(
+    K: np.ndarray,
+    order: np.ndarray,
+    rows: np.ndarray,
+    clusters: np.ndarray,
+    n_used: int,
+    kernel_label: str,
+    colors: dict | None = None,
+) -> go.Figure:
     """The Gram matrix with rows ordered by cluster; the strips show the clusters (in ``colors``, if given).
 
     Parameters
@@ -85,14 +100,27 @@ def cluster_heatmap(K: np.ndarray, order: np.ndarray, rows: np.ndarray, clusters
     -------
     plotly.graph_objects.Figure
     """
-    return gram_figure(K, order, rows, clusters, cluster_names(n_used),
-                       title=f"{kernel_label} kernel, rows ordered by cluster (strip: cluster)", colors=colors)
+    return gram_figure(
+        K,
+        order,
+        rows,
+        clusters,
+        cluster_names(n_used),
+        title=f"{kernel_label} kernel, rows ordered by cluster (strip: cluster)",
+        colors=colors,
+    )
 
 
-def cluster_maps(Y: np.ndarray, rows: np.ndarray, clusters: np.ndarray, n_used: int, labels: np.ndarray,
-                 class_states: Sequence[str]) -> tuple[go.Figure, go.Figure]:
-    """The kernel-PCA map ``Y`` twice: coloured by cluster, and by label (``class_states`` empty: no class), with
-    one category -> colour map (:func:`cluster_colors`).
+def cluster_maps(
+    Y: np.ndarray,
+    rows: np.ndarray,
+    clusters: np.ndarray,
+    n_used: int,
+    labels: np.ndarray,
+    class_states: Sequence[str],
+) -> tuple[go.Figure, go.Figure]:
+    """The kernel-PCA map ``Y`` twice: coloured by cluster, and by label (``class_states`` empty: no class),
+    with one category -> colour map (:func:`cluster_colors`).
 
     Parameters
     ----------
@@ -107,9 +135,14 @@ def cluster_maps(Y: np.ndarray, rows: np.ndarray, clusters: np.ndarray, n_used: 
     by_cluster, by_label : plotly.graph_objects.Figure
     """
     colors = cluster_colors(clusters, n_used, labels, class_states)
-    by_cluster = embedding_figure(Y, rows, clusters, cluster_names(n_used), title="Kernel PCA — coloured by cluster",
-                                  colors=colors)
-    by_label = embedding_figure(Y, rows, labels, class_states,
-                                title="Kernel PCA — coloured by label" if len(class_states) else
-                                "Kernel PCA (no class column)")
+    by_cluster = embedding_figure(
+        Y, rows, clusters, cluster_names(n_used), title="Kernel PCA — coloured by cluster", colors=colors
+    )
+    by_label = embedding_figure(
+        Y,
+        rows,
+        labels,
+        class_states,
+        title="Kernel PCA — coloured by label" if len(class_states) else "Kernel PCA (no class column)",
+    )
     return by_cluster, by_label

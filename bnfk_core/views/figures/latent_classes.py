@@ -1,8 +1,9 @@
 """Figures of the Latent classes page: BIC/AIC against K, the class-profile heatmap, the class sizes and the
 singular values of the rank diagnostic."""
+
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 import plotly.graph_objects as go
@@ -26,15 +27,31 @@ def criteria_figure(ks: Sequence[int], bic: Sequence[float], aic: Sequence[float
     fig.add_trace(go.Scatter(x=list(ks), y=list(bic), mode="lines+markers", name="BIC"))
     fig.add_trace(go.Scatter(x=list(ks), y=list(aic), mode="lines+markers", name="AIC"))
     best = int(np.argmin(bic))
-    fig.add_trace(go.Scatter(x=[ks[best]], y=[bic[best]], mode="markers", name="least BIC",
-                             marker=dict(size=14, symbol="star", color="#d62728")))
-    fig.update_layout(xaxis_title="classes K", yaxis_title="criterion (lower is better)", height=340,
-                      margin=dict(l=10, r=10, t=30, b=10), xaxis=dict(dtick=1))
+    fig.add_trace(
+        go.Scatter(
+            x=[ks[best]],
+            y=[bic[best]],
+            mode="markers",
+            name="least BIC",
+            marker=dict(size=14, symbol="star", color="#d62728"),
+        )
+    )
+    fig.update_layout(
+        xaxis_title="classes K",
+        yaxis_title="criterion (lower is better)",
+        height=340,
+        margin=dict(l=10, r=10, t=30, b=10),
+        xaxis=dict(dtick=1),
+    )
     return fig
 
 
-def profile_figure(variables: Sequence[str], states: Sequence[Sequence[str]], profiles: Sequence[np.ndarray],
-                   weights: np.ndarray) -> go.Figure:
+def profile_figure(
+    variables: Sequence[str],
+    states: Sequence[Sequence[str]],
+    profiles: Sequence[np.ndarray],
+    weights: np.ndarray,
+) -> go.Figure:
     """Heatmap of P(x_i = value | class): one row per (variable, value), one column per class (names shown as
     text, :func:`~bnfk_core.views.figures.base.plain`).
 
@@ -55,11 +72,23 @@ def profile_figure(variables: Sequence[str], states: Sequence[Sequence[str]], pr
             rows.append(plain(f"{v} = {s}"))
             z.append(p[:, k])
     cols = [f"class {t + 1} ({w:.0%})" for t, w in enumerate(weights)]
-    fig = go.Figure(go.Heatmap(z=np.array(z), x=cols, y=rows, zmin=0, zmax=1, colorscale="Blues",
-                               colorbar=dict(title="P(value | class)"),
-                               hovertemplate="%{y}<br>%{x}<br>%{z:.3f}<extra></extra>"))
-    fig.update_layout(height=max(300, 16 * len(rows) + 80), margin=dict(l=10, r=10, t=30, b=10),
-                      yaxis=dict(autorange="reversed"))
+    fig = go.Figure(
+        go.Heatmap(
+            z=np.array(z),
+            x=cols,
+            y=rows,
+            zmin=0,
+            zmax=1,
+            colorscale="Blues",
+            colorbar=dict(title="P(value | class)"),
+            hovertemplate="%{y}<br>%{x}<br>%{z:.3f}<extra></extra>",
+        )
+    )
+    fig.update_layout(
+        height=max(300, 16 * len(rows) + 80),
+        margin=dict(l=10, r=10, t=30, b=10),
+        yaxis=dict(autorange="reversed"),
+    )
     return fig
 
 
@@ -77,8 +106,12 @@ def sizes_figure(weights: np.ndarray, modal_counts: Sequence[int]) -> go.Figure:
     """
     n = float(sum(modal_counts))
     xs = [f"class {t + 1}" for t in range(len(weights))]
-    fig = go.Figure([go.Bar(x=xs, y=np.asarray(weights) * n, name="weight × rows"),
-                     go.Bar(x=xs, y=list(modal_counts), name="rows with this modal class")])
+    fig = go.Figure(
+        [
+            go.Bar(x=xs, y=np.asarray(weights) * n, name="weight × rows"),
+            go.Bar(x=xs, y=list(modal_counts), name="rows with this modal class"),
+        ]
+    )
     fig.update_layout(barmode="group", height=300, yaxis_title="rows", margin=dict(l=10, r=10, t=30, b=10))
     return fig
 
