@@ -1,11 +1,15 @@
 """One recipe for the network an analysis uses, and the one function that learns it.
 
 A :class:`Recipe` is a frozen value: the structure-learning method, the score it optimises, the CPT estimator,
-how missing cells are treated, and their options.  :func:`learn_recipe` turns a table and a recipe into a
-network (a :class:`~bnfk_core.learning.structure.LearnResult` and a fitted
-:class:`~bnfk_core.network.model.BayesNet`).  Every face -- the app's pages, the CLI, the report and the
+how missing cells are treated, and their options.  :func:`learn_recipe` is the one entry point of learning: it
+turns a table and a recipe, passed down whole, into a :class:`Learned` network -- the structure search's
+:class:`~bnfk_core.learning.structure.LearnResult`, the fitted :class:`~bnfk_core.network.model.BayesNet` and
+the note on how it was learned ("structural EM on all 602 rows ...", "structure learned on 27 complete rows of
+602 ...").  Every face -- the app's pages and its Learn button, the CLI, the report, the imputers and the
 Python estimators -- takes a recipe and calls this function, so the same table gives the same network
-everywhere unless a recipe says otherwise.
+everywhere unless a recipe says otherwise.  The searches it calls
+(:func:`~bnfk_core.learning.structure.learn_structure`, :func:`~bnfk_core.learning.incomplete.learn_network`)
+are called by nothing outside :mod:`bnfk_core.learning` (``tests/test_architecture.py``).
 
 The CPT estimator of :data:`DEFAULT_RECIPE` is BDeu, a likelihood-equivalent estimator: Markov-equivalent
 structures fitted to the same table then represent the same distribution, which is the condition of the
@@ -54,6 +58,9 @@ class Recipe:
         Feature parents per feature of ``kdb``.
     seed : int
         Tie-breaking and restarts of the searches, sampling in structural EM.
+    ess : float
+        Equivalent sample size of the ``bdeu`` score the search optimises (the CPT estimator's is
+        ``pseudo_count``).
     """
 
     structure: str = "tree"
@@ -64,6 +71,7 @@ class Recipe:
     max_parents: int | None = None
     k: int = 2
     seed: int = 0
+    ess: float = 1.0
 
     def check(self) -> Recipe:
         """This recipe with its names lower-cased, or a one-sentence error naming the unknown one."""
@@ -71,6 +79,8 @@ class Recipe:
         out = {f: registry[str(getattr(self, f)).lower()].name for f, registry in names.items()}
         if not self.pseudo_count > 0:
             raise StructureError(f"The pseudo-count must be positive, not {self.pseudo_count!r}.")
+        if not self.ess > 0:
+            raise StructureError(f"The equivalent sample size (ess) must be positive, not {self.ess!r}.")
         if self.max_parents is not None and int(self.max_parents) < 0:
             raise StructureError(f"max_parents must be 0 or more, not {self.max_parents!r}.")
         return dataclasses.replace(self, **out)
@@ -115,7 +125,17 @@ def recipe_of(recipe: Recipe | None = None, **named) -> Recipe:
 
 @dataclass
 class Learned:
-    """A learned network: the recipe it follows, the structure search's result and the fitted model."""
+    """A learned network: the recipe it follows, the structure search's result and the fitted model.
+
+    Attributes
+    ----------
+    recipe : Recipe
+        The recipe, checked.
+    result : LearnResult
+        The structure search's outcome (DAG, score, rows used, notes, seconds).
+    model : BayesNet
+        The network with its CPTs fitted as the recipe says.
+    """
 
     recipe: Recipe
     result: object
@@ -125,32 +145,59 @@ class Learned:
     def dag(self):
         return self.result.dag
 
+    @property
+    def notes(self) -> list:
+        """The sentences on how the network was learned (which rows, which method), first the rows'."""
+        return list(self.result.notes)
+
+    @property
+    def note(self) -> str:
+        """How the network was learned, in one line: ``structural EM on all 602 rows: ...`` or ``structure
+        learned on 27 complete rows of 602 (rows with missing cells are skipped)``."""
+        return "; ".join(self.result.notes)
+
 
 def learn_recipe(
-    data, recipe: Recipe | None = None, *, progress=None, score_options: dict | None = None, runner=None
+    data,
+    recipe: Recipe | None = None,
+    *,
+    with_class: bool = False,
+    progress=None,
+    score_options: dict | None = None,
+    runner=None,
 ) -> Learned:
-    """Learn the network ``recipe`` describes over the feature columns of ``data``.
+    """Learn the network ``recipe`` describes from ``data``: the one entry point of learning.
+
+    The structure comes from the recipe's search (``structure``, ``score``, ``max_parents``, ``k``, ``seed``,
+    ``ess``) on the rows its ``missing_data`` method keeps (structural EM and available-case counts use every
+    row; ``complete-rows`` skips the rows with a missing cell); the CPTs from its estimator (``params``,
+    ``pseudo_count``), by EM over the missing cells unless ``missing_data`` is ``complete-rows``.  A table
+    without a missing cell gets the plain search and the closed-form CPTs whatever ``missing_data`` says.
 
     Parameters
     ----------
     data : CategoricalData
-        The table; its class column, if any, is never a node of the result.
+        The table (missing cells as -1).
     recipe : Recipe, optional
         Defaults to :data:`DEFAULT_RECIPE`.
+    with_class : bool
+        False (the default): the network over the feature columns -- the class column, if any, is never a
+        node (a class-node method, ``naive-bayes``, ``tan``, ``kdb``, learns with it on the complete rows,
+        then the class and its arcs are dropped).  True: the network over every column of ``data``, its class
+        column a node (a classifier's network, the imputers' network over the whole table).
     progress : callable, optional
         ``progress(fraction, message)``.
     score_options : dict, optional
-        Options of a score with its own scorer (``kgv``).
+        Options of a score with its own scorer (``kgv``: ``kernel``, ``kappa``, ``bin_numbers``).
     runner : optional
         Where the counting and E-step passes run (:mod:`bnfk_core.data.runners`; a Dask runner: on its
-        workers,
-        as ``learn --engine dask``); here when None.  The same network either way.
+        workers, as ``learn --engine dask``); here when None.  The same network either way.
 
     Returns
     -------
     Learned
-        The recipe, the search's :class:`~bnfk_core.learning.structure.LearnResult` and the model, whose
-        ``fit_info["recipe"]`` records the recipe.
+        The recipe, the search's :class:`~bnfk_core.learning.structure.LearnResult`, the model (whose
+        ``fit_info["recipe"]`` records the recipe) and the note on how it was learned.
 
     Raises
     ------
@@ -161,25 +208,26 @@ def learn_recipe(
     from .structure import learn_feature_structure
 
     recipe = (recipe or DEFAULT_RECIPE).check()
+    table = data if with_class else data.without_class()
     # without a missing cell every missing-data method is the plain search and the closed-form CPTs
     # (structural EM's first network is its answer), so the complete-rows path computes the same network
     # without EM
-    missing = recipe.missing_data if data.without_class().has_missing else "complete-rows"
+    missing = recipe.missing_data if table.has_missing else "complete-rows"
     options = {"max_parents": recipe.max_parents, "k": recipe.k, "seed": recipe.seed}
-    feats = data.without_class()
-    if LEARNERS[recipe.structure].needs_class:
+    if LEARNERS[recipe.structure].needs_class and not with_class:
         res = learn_feature_structure(
             data,
             recipe.structure,
             score=recipe.score,
             progress=progress,
             score_options=score_options,
+            ess=recipe.ess,
             **options,
         )
-        model = fit_recipe(res.dag, feats, recipe)
+        model = fit_recipe(res.dag, table, recipe)
     else:
         res, model = learn_network(
-            feats,
+            table,
             recipe.structure,
             missing_data=missing,
             score=recipe.score,
@@ -189,6 +237,7 @@ def learn_recipe(
             progress=progress,
             score_options=score_options,
             runner=runner,
+            ess=recipe.ess,
             **options,
         )
     model.fit_info["recipe"] = recipe.to_dict()

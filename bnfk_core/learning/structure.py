@@ -1,4 +1,5 @@
-"""Structure learning: one entry point, :func:`learn_structure`, over the registered learners.
+"""Structure learning: one search function, :func:`learn_structure`, over the registered learners (the entry
+point of learning, :func:`bnfk_core.learning.recipe.learn_recipe`, calls it).
 
 :func:`learn_structure` returns a :class:`LearnResult` whose DAG is over the data's variables.  Every method
 learns from the rows without missing cells, and every result is scored with the same decomposable score
@@ -312,13 +313,15 @@ def learn_feature_structure(
     seed: int = 0,
     progress: Progress | None = None,
     score_options: dict | None = None,
+    ess: float = 1.0,
 ) -> LearnResult:
     """A structure over the *feature* columns of ``data`` (its class column is never a node of the result).
 
     Methods that need the class as a node (``naive-bayes``, ``tan``, ``kdb``) learn on all of ``data``
     with its class column, then drop the class and its arcs; the reported score is recomputed on the
-    features.  The other methods learn on ``data.without_class()``.  This is how the app turns a
-    classifier structure into a network for the Fisher kernel, whose features never include the class.
+    features.  The other methods learn on ``data.without_class()``.  This is how
+    :func:`~bnfk_core.learning.recipe.learn_recipe` turns a classifier structure into a network for the Fisher
+    kernel, whose features never include the class.
     """
     feats = data.without_class()
     if not LEARNERS[method].needs_class:
@@ -331,6 +334,7 @@ def learn_feature_structure(
             seed=seed,
             progress=progress,
             score_options=score_options,
+            ess=ess,
         )
     if data.class_column is None:
         raise StructureError(f"Method '{method}' needs a class column; choose one.")
@@ -343,6 +347,7 @@ def learn_feature_structure(
         seed=seed,
         progress=progress,
         score_options=score_options,
+        ess=ess,
     )
     dag = res.dag.subgraph(feats.variables)
     res.notes.append(
@@ -357,5 +362,6 @@ def learn_feature_structure(
         weights=getattr(feats, "weights", None),
         numbers=raw_numbers(feats),
         options=score_options,
+        ess=ess,
     )
     return res

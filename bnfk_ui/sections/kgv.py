@@ -1,15 +1,15 @@
 """The KGV tab of the Structure page: the pairwise KGV mutual information of the variables (numbers
 unbinned) as a heatmap, which columns were searched as numbers and how they are binned for the CPTs, and the
 network learned by the KGV score on the raw numbers beside the one learned on the bins, with their structural
-Hamming distance.  Widgets -> core calls (:mod:`bnfk_core.learning.kgv`, :mod:`bnfk_core.learning.structure`)
--> figures."""
+Hamming distance.  Widgets -> core calls (:mod:`bnfk_core.learning.kgv`,
+:func:`bnfk_core.learning.recipe.learn_recipe`) -> figures."""
 
 import pandas as pd
 import streamlit as st
 
 from bnfk_core.errors import BnfkError
 from bnfk_core.learning.kgv import KGV_KERNELS, kgv_mutual_information
-from bnfk_core.learning.structure import learn_feature_structure
+from bnfk_core.learning.recipe import Recipe, learn_recipe
 from bnfk_core.network.dag import structural_hamming_distance
 from bnfk_core.views import figures
 from bnfk_core.views.figures import kgv as fig_kgv
@@ -26,18 +26,12 @@ def _mi(_data, fingerprint: str, kernel: str, kappa):
 
 @st.cache_resource(show_spinner=False, max_entries=8)
 def _raw_and_binned(_data, fingerprint: str, kernel: str, kappa, max_parents, seed: int):
+    recipe = Recipe(
+        structure="hc", score="kgv", missing_data="complete-rows", max_parents=max_parents, seed=seed
+    )
     opts = {"kernel": kernel, "kappa": kappa}
-    raw = learn_feature_structure(
-        _data, "hc", score="kgv", max_parents=max_parents, seed=seed, score_options=opts
-    )
-    binned = learn_feature_structure(
-        _data,
-        "hc",
-        score="kgv",
-        max_parents=max_parents,
-        seed=seed,
-        score_options={**opts, "bin_numbers": True},
-    )
+    raw = learn_recipe(_data, recipe, score_options=opts).result
+    binned = learn_recipe(_data, recipe, score_options={**opts, "bin_numbers": True}).result
     return raw, binned
 
 

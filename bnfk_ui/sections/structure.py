@@ -117,7 +117,7 @@ def learn_tab(feat) -> None:
             bar = st.progress(0.0, text="counting")
             try:
                 with jobs.heavy("learning"):
-                    res = state.learn(
+                    learned = state.learn(
                         method,
                         ss.learn_score,
                         ss.learn_k,
@@ -129,9 +129,10 @@ def learn_tab(feat) -> None:
                 status.update(label="Learning failed", state="error")
                 st.error(router.message(exc))
             else:
-                state.set_dag(res.dag, label, learned=True, notes=res.notes)
+                state.set_dag(learned.dag, label, learned=True, notes=learned.notes)
                 status.update(
-                    label=f"Learned {label}: {res.dag.n_arcs} arcs in {res.seconds:.1f} s", state="complete"
+                    label=f"Learned {label}: {learned.dag.n_arcs} arcs in {learned.result.seconds:.1f} s",
+                    state="complete",
                 )
                 st.rerun()
     notes = ss.structure.get("notes") or []

@@ -6,8 +6,7 @@ from __future__ import annotations
 import streamlit as st
 
 from bnfk_core.analyses.impute import completion
-from bnfk_core.analyses.impute import methods as impute_methods
-from bnfk_core.learning.recipe import Recipe
+from bnfk_core.learning.recipe import Recipe, learn_recipe
 
 from .structure import recipe
 
@@ -26,7 +25,7 @@ def imputed_with(model, data) -> completion.ImputedData:
 
 @st.cache_resource(show_spinner=False, max_entries=4)
 def _learned(_feat, fingerprint: str, recipe_key: tuple):
-    return impute_methods.learn_for_imputation(_feat, recipe=Recipe(**dict(recipe_key)))[1]
+    return learn_recipe(_feat, Recipe(**dict(recipe_key)), with_class=True).model
 
 
 def learned_for_imputation(feat, seed: int = 0):

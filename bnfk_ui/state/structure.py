@@ -3,13 +3,13 @@ applied."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import streamlit as st
 
 from bnfk_core.data.table import CategoricalData
 from bnfk_core.learning.recipe import DEFAULT_RECIPE, Recipe, learn_recipe
-from bnfk_core.learning.structure import learn_feature_structure
 from bnfk_core.network.dag import DAG, apply_segment
 
 from .bigfiles import streamed
@@ -76,27 +76,32 @@ def network_line(what: str = "This page") -> str:
 
 
 @st.cache_resource(show_spinner=False, max_entries=16)
-def _recipe_cached(_data: CategoricalData, fingerprint: str, recipe_key: tuple):
-    return learn_recipe(_data, Recipe(**dict(recipe_key)))
-
-
-@st.cache_resource(show_spinner=False, max_entries=64)
-def _learn_cached(
-    _data: CategoricalData, fingerprint: str, method: str, score: str, k: int, max_parents, seed: int
-):
-    return learn_feature_structure(_data, method, score=score, k=k, max_parents=max_parents, seed=seed)
+def _recipe_cached(_data: CategoricalData, fingerprint: str, recipe_key: tuple, _progress=None):
+    """:func:`~bnfk_core.learning.recipe.learn_recipe` of the current data, once per recipe (``_progress``
+    reports a computation; a cached network comes back at once)."""
+    return learn_recipe(_data, Recipe(**dict(recipe_key)), progress=_progress)
 
 
 def learn(
     method: str, score: str = "bic", k: int = 2, max_parents: int | None = None, seed: int = 0, progress=None
 ):
-    """Learn a structure on the current features, all rows (cached when no progress callback is given)."""
+    """The network the session's recipe (:func:`recipe`) learns with the Learn tab's search (``method``,
+    ``score``, ``k``, ``max_parents``, ``seed``) from the current data: its missing-data method keeps the
+    rows it keeps (structural EM on all rows by default), and the result's ``note`` says how.  A large file's
+    distinct rows with counts are searched on their complete rows (structural EM is the CLI's job there).
+    Cached per recipe: the Learn button with the first network's options gives that very network.
+
+    Returns
+    -------
+    bnfk_core.learning.recipe.Learned
+    """
     d = full_data()
-    if progress is None:
-        return _learn_cached(d, d.fingerprint(), method, score, int(k), max_parents, int(seed))
-    return learn_feature_structure(
-        d, method, score=score, k=int(k), max_parents=max_parents, seed=int(seed), progress=progress
+    r = dataclasses.replace(
+        recipe(), structure=method, score=score, k=int(k), max_parents=max_parents, seed=int(seed)
     )
+    if streamed() is not None:
+        r = dataclasses.replace(r, missing_data="complete-rows")
+    return _recipe_cached(d, d.fingerprint(), tuple(sorted(r.check().to_dict().items())), progress)
 
 
 def reset_structure() -> None:
@@ -105,12 +110,8 @@ def reset_structure() -> None:
     ``learn DATA.csv`` and Python learn it; clears the undo stack."""
     ss = st.session_state
     feat = model_features()
-    d = full_data()
-    if streamed() is None:
-        res = _recipe_cached(d, d.fingerprint(), tuple(sorted(recipe().to_dict().items()))).result
-    # a large file's distinct rows with counts: the tree on the counts (structural EM is the CLI's job there)
-    else:
-        res = learn(DEFAULT_RECIPE.structure, DEFAULT_RECIPE.score)
+    r = recipe()
+    res = learn(r.structure, r.score, r.k, r.max_parents, r.seed).result
     ss.structure = {
         "dag": res.dag.to_dict(),
         "fingerprint": feat.fingerprint(),

@@ -50,9 +50,6 @@ from ...inference.elimination import missingness_patterns
 from ...inference.queries import posterior
 from ...kernels.fisher import FISHER, gram
 from ...learning.exact import EXACT_MAX_VARIABLES
-from ...learning.incomplete import learn_network
-from ...learning.structure import learn_structure
-from ...network.model import fit
 from ...registry import IMPUTERS, LEARNERS
 
 __all__ = [
@@ -187,45 +184,42 @@ def learn_model(
     missing_data: str | None = None,
     recipe=None,
 ):
-    """The network used for imputation.
+    """The network used for imputation, over every column of ``data``: the imputers' recipe given to
+    :func:`~bnfk_core.learning.recipe.learn_recipe` (``with_class=True``).
 
-    ``recipe`` (a :class:`~bnfk_core.learning.recipe.Recipe`) learns the recipe's network
-    (:func:`~bnfk_core.learning.recipe.learn_recipe`) and ignores the other options; without it the options
-    below are the thesis's imputation protocol (the published benchmark's, kept as it is).
+    ``recipe`` (a :class:`~bnfk_core.learning.recipe.Recipe`) is learned as it is and the other options are
+    ignored; without it the options below make the recipe of the thesis's imputation protocol (the published
+    benchmark's, kept as it is).
 
-    ``missing_data=None`` is the thesis's protocol: structure on the complete rows, parameters on all
-    rows (available cases per family).  A name of :data:`bnfk_core.registry.MISSING_DATA`
-    (``complete-rows``, ``available-case``, ``em``) learns the structure that way and fits the CPTs by
-    EM over the missing cells (:func:`bnfk_core.learning.incomplete.learn_network`).
+    ``missing_data=None`` is the thesis's protocol (``complete-rows``): structure on the complete rows,
+    parameters on all rows (available cases per family).  A name of :data:`bnfk_core.registry.MISSING_DATA`
+    (``available-case``, ``em``) learns the structure that way and fits the CPTs by EM over the missing cells.
     ``structure="auto"`` is exact search when there are at most 20 variables, else hill climbing.
     """
-    if recipe is not None:
-        from ...learning.recipe import learn_recipe
+    from ...learning.recipe import Recipe, learn_recipe
 
-        return learn_recipe(data, recipe).model
+    if recipe is not None:
+        return learn_recipe(data, recipe, with_class=True).model
     method = str(structure).lower()
     if method == "auto":
         method = "exact" if data.n_vars <= EXACT_MAX_VARIABLES else "hc"
-    if missing_data is not None:
-        _, model = learn_network(
-            data,
-            method,
-            missing_data=missing_data,
-            score=score,
-            params=params,
-            pseudo_count=pseudo_count,
-            seed=seed,
-            max_parents=max_parents,
-        )
-    else:
+    if missing_data is None:
         if not data.complete_rows().any() and getattr(LEARNERS.get(method), "needs_rows", True):
             raise ImputeError(
                 f"No row of {data.source} is complete; a structure needs complete rows "
                 "(use 'bn-mode' or 'bn-wknn', which complete the data first, or a missing-data "
                 "method such as available-case)."
             )
-        res = learn_structure(data, method, score=score, seed=seed, max_parents=max_parents)
-        model = fit(res.dag, data, method=params, pseudo_count=pseudo_count)
+    protocol = Recipe(
+        structure=method,
+        score=score,
+        params=params,
+        missing_data=missing_data or "complete-rows",
+        pseudo_count=pseudo_count,
+        max_parents=max_parents,
+        seed=seed,
+    )
+    model = learn_recipe(data, protocol, with_class=True).model
     model.fit_info["structure"] = method
     model.fit_info["score"] = score
     return model

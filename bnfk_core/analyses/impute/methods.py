@@ -32,7 +32,6 @@ import numpy as np
 
 from ...data.encoding import one_hot as one_hot_codes
 from ...data.encoding import state_offsets
-from ...learning.incomplete import learn_network
 from ...registry import IMPUTERS
 from .core import (
     Imputation,
@@ -71,29 +70,18 @@ def learn_for_imputation(
     seed: int | None = None,
     progress=None,
 ):
-    """The network ``impute DATA --structure S`` and the app's Imputation page learn from the table to
-    complete it: the network of ``recipe`` (default :data:`bnfk_core.learning.recipe.DEFAULT_RECIPE`, whose
-    fields the options given by name replace) over every column of ``data`` -- structure from every row (its
-    ``missing_data``), CPTs by EM (:func:`bnfk_core.learning.incomplete.learn_network`).
+    """The network ``impute DATA --structure S`` learns from the table to complete it: the network of
+    ``recipe`` (default :data:`bnfk_core.learning.recipe.DEFAULT_RECIPE`, whose fields the options given by
+    name replace) over every column of ``data``, learned by
+    :func:`~bnfk_core.learning.recipe.learn_recipe` (``with_class=True``).
     Returns (LearnResult, BayesNet); the model's ``fit_info["recipe"]`` records the recipe."""
-    from ...learning.recipe import recipe_of
+    from ...learning.recipe import learn_recipe, recipe_of
 
     r = recipe_of(
         recipe, structure=structure, missing_data=missing_data, score=score, params=params, seed=seed
     )
-    res, model = learn_network(
-        data,
-        r.structure,
-        missing_data=r.missing_data,
-        score=r.score,
-        params=r.params,
-        pseudo_count=r.pseudo_count,
-        seed=r.seed,
-        max_parents=r.max_parents,
-        progress=progress,
-    )
-    model.fit_info["recipe"] = r.to_dict()
-    return res, model
+    learned = learn_recipe(data, r, with_class=True, progress=progress)
+    return learned.result, learned.model
 
 
 #: the imputers that are one network learned from the table, by their ``--missing-data`` (``impute
