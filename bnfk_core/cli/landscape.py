@@ -28,7 +28,7 @@ def _cmd_landscape(args) -> dict:
     from ..analyses.landscape import landscape_summary, surrogate_study
     from ..learning.landscape import climb_path, place_dag, score_landscape
     from ..learning.metagraph import parse_orders
-    from ..learning.structure import learn_structure
+    from ..learning.recipe import Recipe, learn_recipe
 
     if args.output:
         check_output(args.output, (".json",), "the landscape", input_files(args))
@@ -49,9 +49,10 @@ def _cmd_landscape(args) -> dict:
         c=args.c,
     )
     path = climb_path(land, data, seed=args.seed, ess=args.ess)
-    learned = learn_structure(
-        data.select(list(land.variables)), "hc", score=args.score, ess=args.ess, seed=args.seed
+    recipe = Recipe(
+        structure="hc", score=args.score, missing_data="complete-rows", seed=args.seed, ess=args.ess
     )
+    learned = learn_recipe(data.select(list(land.variables)), recipe, with_class=True)
     out = {
         "data": args.data,
         **landscape_summary(land, study, path, learned={"learned": place_dag(land, learned.dag)}),

@@ -86,24 +86,28 @@ def _cmd_learn(args) -> dict:
 
 
 def _learn(args, data, runner):
-    from ..learning.incomplete import learn_network
+    from ..learning.recipe import Recipe, learn_recipe
 
-    return learn_network(
-        data,
-        args.structure,
-        missing_data=args.missing_data,
+    recipe = Recipe(
+        structure=args.structure,
         score=args.score,
         params=args.params,
+        missing_data=args.missing_data,
         pseudo_count=args.pseudo_count,
-        class_column=args.class_column,
-        k=args.kdb_k,
         max_parents=args.max_parents,
-        ess=args.ess,
+        k=args.kdb_k,
         seed=args.seed,
+        ess=args.ess,
+    )
+    learned = learn_recipe(
+        data,
+        recipe,
+        with_class=True,
         progress=progress(args),
         runner=runner,
         score_options=kgv_options(args) if args.score == "kgv" else None,
     )
+    return learned.result, learned.model
 
 
 def _read_streaming(args, runner=None):

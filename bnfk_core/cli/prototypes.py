@@ -35,8 +35,7 @@ __all__ = ["register"]
 
 def _cmd_prototypes(args) -> dict:
     from ..analyses.prototypes.selection import PrototypeError, select_prototypes
-    from ..learning.structure import learn_structure
-    from ..network.model import fit
+    from ..learning.recipe import Recipe, learn_recipe
 
     if bool(args.model) == bool(args.structure):
         raise PrototypeError("Give exactly one of --model M.bif or --structure hc|tan|kdb.")
@@ -57,15 +56,15 @@ def _cmd_prototypes(args) -> dict:
         needs_class = LEARNERS[args.structure].needs_class
         if needs_class and args.class_column is None:
             raise PrototypeError(f"Structure '{args.structure}' needs --class-column.")
-        res = learn_structure(
-            data,
-            args.structure,
+        recipe = Recipe(
+            structure=args.structure,
             score="bic",
-            class_column=args.class_column if needs_class else None,
+            params="smoothed",
+            missing_data="complete-rows",
             k=args.kdb_k,
             seed=args.seed,
         )
-        model = fit(res.dag, data, method="smoothed", pseudo_count=1.0)
+        model = learn_recipe(data, recipe, with_class=True).model
         source = f"{args.structure} learned on {data.source}"
     r = select_prototypes(
         model, data, args.k, args.criterion, n_init=args.n_init, seed=args.seed, progress=progress(args)

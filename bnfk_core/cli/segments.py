@@ -32,7 +32,7 @@ def _variables(args, kind: str) -> list[str]:
 
 def _cmd_segment_table(args) -> dict:
     from ..analyses.segments import case_table, segment_model
-    from ..learning.structure import learn_structure
+    from ..learning.recipe import Recipe, learn_recipe
     from ..network.dag import apply_segment
     from ..network.model import fit
 
@@ -55,7 +55,10 @@ def _cmd_segment_table(args) -> dict:
         base_dag = None
         if args.structure:
             feats = data.without_class()
-            res = learn_structure(feats, args.structure, score=args.score, seed=args.seed, class_column=None)
+            recipe = Recipe(
+                structure=args.structure, score=args.score, missing_data="complete-rows", k=3, seed=args.seed
+            )
+            res = learn_recipe(feats, recipe)
             base_dag, base = res.dag, f"{args.structure}/{args.score}"
         model = segment_model(data, args.kind, variables, base_dag, pseudo_count=args.pseudo_count)
     table = case_table(model, data, args.kind, variables)

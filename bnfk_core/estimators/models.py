@@ -289,10 +289,7 @@ class NetworkClassifier(TableInput, ClassifierMixin, BaseEstimator):
         self
         """
         from ..data.table import from_frame
-        from ..learning.incomplete import em_parameters
-        from ..learning.recipe import Recipe
-        from ..learning.structure import learn_structure
-        from ..network.model import fit
+        from ..learning.recipe import Recipe, learn_recipe
 
         self._check_options()
         if y is None:
@@ -324,20 +321,7 @@ class NetworkClassifier(TableInput, ClassifierMixin, BaseEstimator):
         data = from_frame(
             table, class_column=name, discretize_bins=self.discretize_bins, max_levels=self.max_levels
         )
-        res = learn_structure(
-            data,
-            recipe.structure,
-            score=recipe.score,
-            class_column=name,
-            k=recipe.k,
-            max_parents=recipe.max_parents,
-            seed=recipe.seed,
-        )
-        if recipe.missing_data == "complete-rows" or not data.has_missing:
-            self.network_ = fit(res.dag, data, method=recipe.params, pseudo_count=recipe.pseudo_count)
-        else:
-            self.network_ = em_parameters(res.dag, data, recipe.params, recipe.pseudo_count, seed=recipe.seed)
-        self.network_.fit_info["recipe"] = recipe.to_dict()
+        self.network_ = learn_recipe(data, recipe, with_class=True).model
         self.recipe_ = recipe
         return self
 

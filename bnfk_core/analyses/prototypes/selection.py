@@ -25,7 +25,7 @@ import pandas as pd
 from ...errors import PrototypeError
 from ...inference.queries import parent_marginals
 from ...kernels.fisher import mmd as kernel_mmd
-from ...learning.structure import learn_structure
+from ...learning.recipe import Recipe, learn_recipe
 from ...network.model import fit
 from ...registry import CRITERIA, LEARNERS
 from .criteria import Chi2Criterion, MMDCriterion
@@ -171,9 +171,10 @@ def prepare_summarization(
         progress(0.0, f"learning {structure} on {train.n_rows} training rows")
     t0 = time.perf_counter()
     if dag is None:
-        dag = learn_structure(
-            train, structure, score="bic", class_column=cls if classify else None, k=kdb_k, seed=seed
-        ).dag
+        recipe = Recipe(
+            structure=structure, score="bic", params=params, missing_data="complete-rows", k=kdb_k, seed=seed
+        )
+        dag = learn_recipe(train, recipe, with_class=True).dag
     seconds["learn"] = time.perf_counter() - t0
     model = fit(dag, train, method=params, pseudo_count=1.0)
     train = model.align(train)
