@@ -78,3 +78,46 @@ def test_no_doc_names_an_internal_issue_number():
         assert not hits, (
             f"{doc.name} names an internal issue number ({hits[:3]}); say what the thing is instead"
         )
+
+
+#: the searches of :mod:`bnfk_core.learning` and the imputers' wrappers over the entry point: outside
+#: learning (and the published protocols' reproduction) a network is learned by ``learn_recipe`` only
+SEARCHES = {
+    "learn_structure",
+    "learn_feature_structure",
+    "learn_network",
+    "structural_em",
+    "learn_hc",
+    "learn_tabu",
+    "learn_exact",
+    "learn_tree",
+    "learn_tan",
+    "learn_kdb",
+    "tabu_search",
+    "exact_search",
+}
+WRAPPERS = {"learn_model", "learn_for_imputation"}
+
+
+def _called(path: Path) -> set[str]:
+    """The names of the functions a module calls (``f(...)`` and ``module.f(...)``)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    calls = (node.func for node in ast.walk(tree) if isinstance(node, ast.Call))
+    return {
+        f.id if isinstance(f, ast.Name) else f.attr for f in calls if isinstance(f, ast.Name | ast.Attribute)
+    }
+
+
+def test_nothing_outside_learning_calls_a_learner_but_through_the_entry_point():
+    """Every face and analysis learns its network by :func:`bnfk_core.learning.recipe.learn_recipe` (a
+    table and a Recipe), never by a search function or a wrapper of its own."""
+    files = [*(ROOT / "bnfk_core").rglob("*.py"), *(ROOT / "bnfk_ui").rglob("*.py"), *PAGES, ROOT / "app.py"]
+    found = []
+    for path in files:
+        rel = path.relative_to(ROOT).as_posix()
+        if rel.startswith(("bnfk_core/learning/", "bnfk_core/reproduce/")):
+            continue
+        allowed = WRAPPERS if rel.startswith("bnfk_core/analyses/impute/") else set()
+        found += [f"{rel}: {name}" for name in sorted(_called(path) & (SEARCHES | WRAPPERS) - allowed)]
+    assert not found, f"learners called outside bnfk_core.learning: {found}"
+    assert "learn_recipe" in _called(ROOT / "bnfk_ui" / "state" / "structure.py")

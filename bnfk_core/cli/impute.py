@@ -232,18 +232,18 @@ def _impute_with_method(args, method: str, t0: float) -> dict:
 
 def _learn_for_imputation(args):
     """``impute --structure S``: the network learned from DATA itself (every row, CPTs by EM)."""
-    from ..analyses.impute.methods import learn_for_imputation
+    from ..learning.recipe import learn_recipe, recipe_of
 
     data = read_data(args.data, args)
-    res, model = learn_for_imputation(
-        data,
-        args.structure,
+    recipe = recipe_of(
+        structure=args.structure,
         missing_data=args.missing_data,
         score=args.score,
         params=args.params,
         seed=args.seed,
-        progress=progress(args),
     )
+    learned = learn_recipe(data, recipe, with_class=True, progress=progress(args))
+    res, model = learned.result, learned.model
     r = model.fit_info["recipe"]
     return model, {
         "learned": {
