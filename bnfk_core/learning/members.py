@@ -8,7 +8,7 @@ member first runs, so importing this module loads no numerical library (the CLI'
 
 from __future__ import annotations
 
-from ..registry import LearnerSpec, MissingDataSpec, ScoreSpec, lazy
+from ..registry import Interval, LearnerSpec, MissingDataSpec, Option, ScoreSpec, lazy
 
 __all__ = [
     "LEARNERS",
@@ -19,6 +19,8 @@ __all__ = [
     "KGV_KERNELS",
     "MAX_LANDSCAPE_VARIABLES",
     "DEFAULT_C",
+    "LEARNING_OPTIONS",
+    "MAX_RESTARTS",
 ]
 
 #: the most variables the exact (dynamic programming) search handles
@@ -31,6 +33,54 @@ KGV_KERNELS = ("gaussian", "linear")
 MAX_LANDSCAPE_VARIABLES = 5
 #: the metagraph surrogate's default regulariser, on the unit-diagonal kernel (:mod:`.metagraph`)
 DEFAULT_C = 1e-9
+
+#: the most seeded restarts (perturbations, climbs) a search takes: each is a whole search
+MAX_RESTARTS = 1000
+
+#: every option a learner reads from its task (:class:`bnfk_core.learning.structure.LearnTask`), declared
+#: once; each learner's spec names those it reads
+LEARNING_OPTIONS = {
+    o.name: o
+    for o in (
+        Option("max_parents", Interval(int, 0, None), None, "the most parents of a node (None: no bound)"),
+        Option("k", Interval(int, 0, 1000), 3, "KDB's feature parents per feature", none=False),
+        Option(
+            "seed",
+            Interval(int, 0, 2**32 - 1),
+            0,
+            "how ties between equally good moves are broken",
+            none=False,
+        ),
+        Option("tabu", Interval(int, 0, 1_000_000), 100, "the tabu list's length", none=False),
+        Option(
+            "max_iter", Interval(int, 1, 100_000_000), 1_000_000, "the most moves of one climb", none=False
+        ),
+        Option(
+            "epsilon",
+            Interval(float, 0, None),
+            1e-4,
+            "the least gain of score a move must bring",
+            none=False,
+        ),
+        Option(
+            "restarts",
+            Interval(int, 0, MAX_RESTARTS),
+            None,
+            "seeded perturbations of every tabu chain (hc), or climbs after the first (hc-greedy)",
+        ),
+        Option(
+            "start",
+            None,
+            None,
+            "the parents of every variable of the graph every climb starts from",
+            user=False,
+        ),
+    )
+}
+#: what the two hill climbs read
+_CLIMB = tuple(
+    LEARNING_OPTIONS[n] for n in ("max_parents", "seed", "tabu", "max_iter", "epsilon", "restarts", "start")
+)
 
 _S = "bnfk_core.learning.structure"
 
@@ -51,7 +101,7 @@ LEARNERS = (
         uses_score=True,
         learn=lazy("bnfk_core.learning.tabu", "learn_tabu"),
         pair_bytes=32,
-        options=("max_parents", "seed"),
+        options=_CLIMB,
     ),
     LearnerSpec(
         "hc-greedy",
@@ -59,7 +109,7 @@ LEARNERS = (
         uses_score=True,
         learn=lazy("bnfk_core.learning.hill_climb", "learn_hc"),
         pair_bytes=32,
-        options=("max_parents", "seed"),
+        options=_CLIMB,
     ),
     # the spanning tree's weight matrix
     LearnerSpec("tree", "Chow–Liu tree", learn=lazy("bnfk_core.learning.trees", "learn_tree"), pair_bytes=8),
@@ -75,14 +125,14 @@ LEARNERS = (
         "KDB (k-dependence Bayes)",
         needs_class=True,
         learn=lazy("bnfk_core.learning.trees", "learn_kdb"),
-        options=("k",),
+        options=(LEARNING_OPTIONS["k"],),
     ),
     LearnerSpec(
         "exact",
         f"Exact optimum (dynamic programming, ≤ {EXACT_MAX_VARIABLES} variables)",
         uses_score=True,
         learn=lazy("bnfk_core.learning.exact", "learn_exact"),
-        options=("max_parents",),
+        options=(LEARNING_OPTIONS["max_parents"],),
         max_variables=EXACT_MAX_VARIABLES,
     ),
 )
