@@ -57,6 +57,9 @@ __all__ = [
     "LabelView",
     "LEARNERS",
     "LEARNER_OPTIONS",
+    "LEARNING_OPTIONS",
+    "MAX_RESTARTS",
+    "KERNEL_CONTEXT",
     "SCORES",
     "ESTIMATORS",
     "CLUSTERERS",
@@ -401,6 +404,49 @@ class KernelSpec:
         return any(o.name == option for o in self.options)
 
 
+#: the most seeded restarts (perturbations, climbs) a search takes: each is a whole search
+MAX_RESTARTS = 1000
+
+#: every option a learner reads from its task (:class:`bnfk_core.learning.structure.LearnTask`), declared
+#: once; each learner's spec names those it reads (as these Options or by name)
+LEARNING_OPTIONS = {
+    o.name: o
+    for o in (
+        Option("max_parents", Interval(int, 0, None), None, "the most parents of a node (None: no bound)"),
+        Option("k", Interval(int, 0, 1000), 3, "KDB's feature parents per feature", none=False),
+        Option(
+            "seed",
+            Interval(int, 0, 2**32 - 1),
+            0,
+            "how ties between equally good moves are broken",
+            none=False,
+        ),
+        Option("tabu", Interval(int, 0, 1_000_000), 100, "the tabu list's length", none=False),
+        Option(
+            "max_iter", Interval(int, 1, 100_000_000), 1_000_000, "the most moves of one climb", none=False
+        ),
+        Option(
+            "epsilon",
+            Interval(float, 0, None),
+            1e-4,
+            "the least gain of score a move must bring",
+            none=False,
+        ),
+        Option(
+            "restarts",
+            Interval(int, 0, MAX_RESTARTS),
+            None,
+            "seeded perturbations of every tabu chain (hc), or climbs after the first (hc-greedy)",
+        ),
+        Option(
+            "start",
+            None,
+            None,
+            "the parents of every variable of the graph every climb starts from",
+            user=False,
+        ),
+    )
+}
 #: the learning options the faces offer a widget or flag for (:attr:`LearnerSpec.options` declares which a
 #: learner reads): the in-degree bound, KDB's number of feature parents, the seed that breaks ties
 LEARNER_OPTIONS = ("max_parents", "k", "seed")
@@ -431,6 +477,16 @@ class LearnerSpec:
     pair_bytes: int = 0  # bytes per pair of variables its n x n tables keep at once (learn.guard_width)
     options: tuple = ()  # the Options it reads (attributes of the learning task)
     max_variables: int | None = None
+
+    def __post_init__(self):
+        unknown = [o for o in self.options if isinstance(o, str) and o not in LEARNING_OPTIONS]
+        if unknown:
+            raise StructureError(
+                f"Learner '{self.name}' names unknown options {unknown}; the learning options are "
+                f"{', '.join(LEARNING_OPTIONS)}."
+            )
+        declared = tuple(LEARNING_OPTIONS[o] if isinstance(o, str) else o for o in self.options)
+        object.__setattr__(self, "options", declared)  # a name stands for its declaration
 
     def applies(self, option: str) -> bool:
         """True when ``option`` (e.g. one of :data:`LEARNER_OPTIONS`) changes what this learner does."""

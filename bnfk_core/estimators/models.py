@@ -300,10 +300,8 @@ class NetworkClassifier(TableInput, ClassifierMixin, BaseEstimator):
         self
         """
         from ..data.table import from_frame
-        from ..learning.incomplete import em_parameters
-        from ..learning.recipe import Recipe
+        from ..learning.recipe import Recipe, fit_recipe
         from ..learning.structure import learn_structure
-        from ..network.model import fit
 
         self._check_options()
         if y is None:
@@ -344,11 +342,7 @@ class NetworkClassifier(TableInput, ClassifierMixin, BaseEstimator):
             max_parents=recipe.max_parents,
             seed=recipe.seed,
         )
-        if recipe.missing_data == "complete-rows" or not data.has_missing:
-            self.network_ = fit(res.dag, data, method=recipe.params, pseudo_count=recipe.pseudo_count)
-        else:
-            self.network_ = em_parameters(res.dag, data, recipe.params, recipe.pseudo_count, seed=recipe.seed)
-        self.network_.fit_info["recipe"] = recipe.to_dict()
+        self.network_ = fit_recipe(res.dag, data, recipe)  # EM over missing cells as the recipe says
         self.recipe_ = recipe
         return self
 

@@ -8,7 +8,7 @@ member first runs, so importing this module loads no numerical library (the CLI'
 
 from __future__ import annotations
 
-from ..registry import Interval, LearnerSpec, MissingDataSpec, Option, ScoreSpec, lazy
+from ..registry import LEARNING_OPTIONS, MAX_RESTARTS, LearnerSpec, MissingDataSpec, ScoreSpec, lazy
 
 __all__ = [
     "LEARNERS",
@@ -34,49 +34,6 @@ MAX_LANDSCAPE_VARIABLES = 5
 #: the metagraph surrogate's default regulariser, on the unit-diagonal kernel (:mod:`.metagraph`)
 DEFAULT_C = 1e-9
 
-#: the most seeded restarts (perturbations, climbs) a search takes: each is a whole search
-MAX_RESTARTS = 1000
-
-#: every option a learner reads from its task (:class:`bnfk_core.learning.structure.LearnTask`), declared
-#: once; each learner's spec names those it reads
-LEARNING_OPTIONS = {
-    o.name: o
-    for o in (
-        Option("max_parents", Interval(int, 0, None), None, "the most parents of a node (None: no bound)"),
-        Option("k", Interval(int, 0, 1000), 3, "KDB's feature parents per feature", none=False),
-        Option(
-            "seed",
-            Interval(int, 0, 2**32 - 1),
-            0,
-            "how ties between equally good moves are broken",
-            none=False,
-        ),
-        Option("tabu", Interval(int, 0, 1_000_000), 100, "the tabu list's length", none=False),
-        Option(
-            "max_iter", Interval(int, 1, 100_000_000), 1_000_000, "the most moves of one climb", none=False
-        ),
-        Option(
-            "epsilon",
-            Interval(float, 0, None),
-            1e-4,
-            "the least gain of score a move must bring",
-            none=False,
-        ),
-        Option(
-            "restarts",
-            Interval(int, 0, MAX_RESTARTS),
-            None,
-            "seeded perturbations of every tabu chain (hc), or climbs after the first (hc-greedy)",
-        ),
-        Option(
-            "start",
-            None,
-            None,
-            "the parents of every variable of the graph every climb starts from",
-            user=False,
-        ),
-    )
-}
 #: what the two hill climbs read
 _CLIMB = tuple(
     LEARNING_OPTIONS[n] for n in ("max_parents", "seed", "tabu", "max_iter", "epsilon", "restarts", "start")
