@@ -27,7 +27,10 @@ CLI ``--help`` stay light, and a member's numerical module is imported when the 
 
 from __future__ import annotations
 
+import difflib
 import importlib
+import math
+import numbers
 import sys
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -37,6 +40,9 @@ from .errors import BnfkError, KernelError, ModelError, StructureError
 __all__ = [
     "Registry",
     "Lazy",
+    "Interval",
+    "Option",
+    "check_options",
     "KernelSpec",
     "LearnerSpec",
     "ScoreSpec",
@@ -51,6 +57,9 @@ __all__ = [
     "LabelView",
     "LEARNERS",
     "LEARNER_OPTIONS",
+    "LEARNING_OPTIONS",
+    "MAX_RESTARTS",
+    "KERNEL_CONTEXT",
     "SCORES",
     "ESTIMATORS",
     "CLUSTERERS",
@@ -64,6 +73,165 @@ __all__ = [
 ]
 
 
+@dataclass(frozen=True)
+class Interval:
+    """The numbers an option takes: ``type`` (``int`` or ``float``) between ``low`` and ``high`` (None: no
+    bound), ``closed`` saying which ends belong (``"both"``, ``"left"``, ``"right"`` or ``"neither"``), as
+    scikit-learn's ``Interval`` constraint.  A bool is not a number here, and neither NaN nor an infinity is
+    ever inside; a float interval takes ints too, an int interval only integers."""
+
+    type: type
+    low: float | None = None
+    high: float | None = None
+    closed: str = "both"
+
+    def __post_init__(self):
+        if self.type not in (int, float) or self.closed not in ("both", "left", "right", "neither"):
+            raise BnfkError(f"An interval is of int or float, closed both/left/right/neither: {self}.")
+
+    def __contains__(self, value) -> bool:
+        if isinstance(value, bool) or not isinstance(value, numbers.Real):
+            return False
+        if self.type is int and not isinstance(value, numbers.Integral):
+            return False
+        v = float(value)
+        if not math.isfinite(v):
+            return False
+        low_in = self.closed in ("both", "left")
+        high_in = self.closed in ("both", "right")
+        if self.low is not None and (v < self.low or (v == self.low and not low_in)):
+            return False
+        return not (self.high is not None and (v > self.high or (v == self.high and not high_in)))
+
+    def describe(self) -> str:
+        """``"an integer from 1 to 100"``, ``"a number > 0"``, ``"a number in (0, 1]"``, ..."""
+        what = "an integer" if self.type is int else "a number"
+        low, high = (None if b is None else _number(b) for b in (self.low, self.high))
+        low_in, high_in = self.closed in ("both", "left"), self.closed in ("both", "right")
+        if low is None and high is None:
+            return what
+        if high is None:
+            return f"{what} {'≥' if low_in else '>'} {low}"
+        if low is None:
+            return f"{what} {'≤' if high_in else '<'} {high}"
+        if self.type is int and low_in and high_in:
+            return f"{what} from {low} to {high}"
+        return f"{what} in {'[' if low_in else '('}{low}, {high}{']' if high_in else ')'}"
+
+
+@dataclass(frozen=True)
+class Option:
+    """One option of a registered member, declared once: read by validation (:func:`check_options`), the
+    CLI's flags, the app's widgets and ``docs/OPTIONS.md``.
+
+    Attributes
+    ----------
+    name : the keyword the member's behaviour takes.
+    allowed : what a value may be -- an :class:`Interval`, a tuple of choices, a type (``bool``, ``str``;
+        a bool is never an int) or None (anything: an object the code passes, such as a network).
+    default : the value used when the option is not given (documentation; the behaviour applies it).
+    help : one line for ``--help``, widgets and the docs.
+    none : None is accepted too (it then means the default).
+    user : offered to users (flags, widgets, docs); False for what the code passes (a network, a callback).
+    """
+
+    name: str
+    allowed: object = None
+    default: object = None
+    help: str = ""
+    none: bool = True
+    user: bool = True
+
+    def allows(self, value) -> bool:
+        """True when ``value`` is allowed."""
+        if value is None:
+            return self.none
+        a = self.allowed
+        if a is None:
+            return True
+        if isinstance(a, Interval):
+            return value in a
+        if isinstance(a, tuple):
+            return any(_is_choice(value, c) for c in a)
+        if a is bool:
+            return isinstance(value, bool | _numpy_bool())
+        if a is int:
+            return isinstance(value, numbers.Integral) and not isinstance(value, bool)
+        return isinstance(value, a)
+
+    def describe(self) -> str:
+        """What the option allows, as words (``"one of 'none', 'variable'"``, ``"a number > 0"``)."""
+        a = self.allowed
+        if isinstance(a, Interval):
+            text = a.describe()
+        elif isinstance(a, tuple):
+            text = "one of " + ", ".join(repr(c) for c in a)
+        elif a is bool:
+            text = "True or False"
+        elif a is None:
+            text = "any value"
+        else:
+            text = {int: "an integer", str: "a string", float: "a number"}.get(a, f"a {a.__name__}")
+        return text + (" (or None)" if self.none and a is not None else "")
+
+    def check(self, value, owner: str, error: type = BnfkError):
+        """``value`` if allowed, else ``error`` in one sentence naming the option, ``owner`` and what is
+        allowed."""
+        if not self.allows(value):
+            shown = repr(value)
+            if len(shown) > 60:
+                shown = shown[:57] + "..."
+            raise error(f"The {owner} option '{self.name}' must be {self.describe()}, not {shown}.")
+        return value
+
+
+def _number(bound) -> str:
+    """A bound as written: an integer without a decimal point, else the shortest form (``1e-09``)."""
+    return str(int(bound)) if float(bound).is_integer() and abs(bound) < 1e15 else f"{bound:g}"
+
+
+def _is_choice(value, choice) -> bool:
+    """``value`` is ``choice`` (a string only as a string, a bool only as a bool)."""
+    if isinstance(choice, str) or isinstance(value, str):
+        return isinstance(value, str) and isinstance(choice, str) and value == choice
+    if isinstance(choice, bool) or isinstance(value, bool):
+        return isinstance(value, bool) and isinstance(choice, bool) and value == choice
+    return value == choice
+
+
+def _numpy_bool():
+    numpy = sys.modules.get("numpy")
+    return numpy.bool_ if numpy is not None else bool
+
+
+def check_options(
+    declared, options: Mapping, owner: str, error: type = BnfkError, context: tuple = ()
+) -> dict:
+    """``options`` checked against ``declared`` (a sequence of :class:`Option`): a name not declared (and not
+    in ``context``, the names every member receives and may ignore) or a value its option does not allow
+    raises ``error`` with one sentence naming the option, ``owner`` (e.g. ``"kernel 'fisher'"``) and what is
+    allowed.  Returns the options as a dict.
+
+    Examples
+    --------
+    >>> check_options((Option("alpha", Interval(float, 0, 1, closed="right"), 0.25),), {"alpha": 0.5}, "x")
+    {'alpha': 0.5}
+    """
+    by_name = {o.name: o for o in declared}
+    for name, value in options.items():
+        option = by_name.get(name)
+        if option is None:
+            if name in context:
+                continue
+            names = [o.name for o in declared if o.user] or [o.name for o in declared]
+            close = difflib.get_close_matches(str(name), list(by_name), n=1)
+            hint = f" (did you mean '{close[0]}'?)" if close else ""
+            listed = f"its options are {', '.join(names)}" if names else "it takes no options"
+            raise error(f"The {owner} has no option '{name}'{hint}; {listed}.")
+        option.check(value, owner, error)
+    return dict(options)
+
+
 class Registry(Mapping):
     """An ordered, read-only mapping ``name -> spec`` with one ``register`` door.
 
@@ -73,9 +241,12 @@ class Registry(Mapping):
     member after them.
     """
 
-    def __init__(self, family: str, error: type = BnfkError):
+    def __init__(self, family: str, error: type = BnfkError, context: tuple = ()):
         self.family = family
         self.error = error
+        #: the options the faces hand every member of the family (a member that declares one checks it;
+        #: the others ignore it): e.g. the network a kernel may be built from
+        self.context = tuple(context)
         self._registered: dict = {}
         self._sources: list = []  # (module, attribute) of the built-in members not read yet
         self._named: set = set()  # every source named so far (naming one twice adds nothing)
@@ -124,6 +295,14 @@ class Registry(Mapping):
         if name not in self:
             raise self.error(f"Unknown {self.family} '{name}'; choose one of {', '.join(self._specs)}.")
         return name
+
+    def validate(self, name: str, options: Mapping) -> dict:
+        """``options`` checked against the options member ``name`` declares (its spec's ``options``): an
+        unknown option name or a value outside what its :class:`Option` allows raises the family's error in
+        one sentence naming the option, the member and what is allowed.  Names of :attr:`context` the member
+        does not declare are let through (it ignores them).  Returns the options as a dict."""
+        spec = self[name]
+        return check_options(spec.options, options, f"{self.family} '{spec.name}'", self.error, self.context)
 
     def __getitem__(self, name):
         try:
@@ -198,6 +377,13 @@ class KernelSpec:
     uses_network : the kernel is built from a Bayesian network (the app then offers structure options).
     family : ``"fisher"`` (network kernels), ``"baseline"`` (thesis baselines), ``"measure"``
         (Boriah et al. similarity measures) or ``"kernel"`` (other categorical kernels).
+    options : the :class:`Option` s its ``fit`` takes (:meth:`Registry.validate` checks them; the network
+        options of :attr:`Registry.context` it does not declare it ignores).
+    gram : ``gram(model, data, other=None, *, normalize, max_bytes, marginals) -> K`` when the Gram matrix is
+        read straight off a given network (the Fisher kernel, Theorem 1); None: ``fit`` then ``gram``.
+    latent_model : built from a latent class network (a hidden root, always missing): a face may hand it
+        the latent class model it holds, and on such a network its Gram matrix is ``gram``'s of the
+        kernel that has one.
     """
 
     name: str
@@ -209,10 +395,60 @@ class KernelSpec:
     uses_network: bool = False
     family: str = "kernel"
     description: str = ""
+    options: tuple = ()
+    gram: Callable | None = None
+    latent_model: bool = False
+
+    def takes(self, option: str) -> bool:
+        """True when ``option`` is one of the options this kernel declares."""
+        return any(o.name == option for o in self.options)
 
 
-#: the learning options a learner may read besides the score (:attr:`LearnerSpec.options`): the in-degree
-#: bound, KDB's number of feature parents, the seed that breaks ties
+#: the most seeded restarts (perturbations, climbs) a search takes: each is a whole search
+MAX_RESTARTS = 1000
+
+#: every option a learner reads from its task (:class:`bnfk_core.learning.structure.LearnTask`), declared
+#: once; each learner's spec names those it reads (as these Options or by name)
+LEARNING_OPTIONS = {
+    o.name: o
+    for o in (
+        Option("max_parents", Interval(int, 0, None), None, "the most parents of a node (None: no bound)"),
+        Option("k", Interval(int, 0, 1000), 3, "KDB's feature parents per feature", none=False),
+        Option(
+            "seed",
+            Interval(int, 0, 2**32 - 1),
+            0,
+            "how ties between equally good moves are broken",
+            none=False,
+        ),
+        Option("tabu", Interval(int, 0, 1_000_000), 100, "the tabu list's length", none=False),
+        Option(
+            "max_iter", Interval(int, 1, 100_000_000), 1_000_000, "the most moves of one climb", none=False
+        ),
+        Option(
+            "epsilon",
+            Interval(float, 0, None),
+            1e-4,
+            "the least gain of score a move must bring",
+            none=False,
+        ),
+        Option(
+            "restarts",
+            Interval(int, 0, MAX_RESTARTS),
+            None,
+            "seeded perturbations of every tabu chain (hc), or climbs after the first (hc-greedy)",
+        ),
+        Option(
+            "start",
+            None,
+            None,
+            "the parents of every variable of the graph every climb starts from",
+            user=False,
+        ),
+    )
+}
+#: the learning options the faces offer a widget or flag for (:attr:`LearnerSpec.options` declares which a
+#: learner reads): the in-degree bound, KDB's number of feature parents, the seed that breaks ties
 LEARNER_OPTIONS = ("max_parents", "k", "seed")
 
 
@@ -226,9 +462,10 @@ class LearnerSpec:
     ``progress``; ``task.notes`` takes sentences worth showing the user); it returns one tuple of parent
     indices per column.
 
-    The facts a face needs to offer it: ``options`` names the learning options it reads besides the score
-    (a subset of :data:`LEARNER_OPTIONS`; a widget for another option is disabled while it is chosen) and
-    ``max_variables`` the most variables it handles (None: no bound), checked before it runs."""
+    The facts a face needs to offer it: ``options`` declares the learning options it reads besides the
+    score (:class:`Option` s, the task's attributes of those names; a widget for another of
+    :data:`LEARNER_OPTIONS` is disabled while it is chosen) and ``max_variables`` the most variables it
+    handles (None: no bound), checked before it runs."""
 
     name: str
     label: str
@@ -238,20 +475,28 @@ class LearnerSpec:
     learn: Callable | None = None
     needs_rows: bool = True  # False: learns without a complete row (no counts needed)
     pair_bytes: int = 0  # bytes per pair of variables its n x n tables keep at once (learn.guard_width)
-    options: tuple = ()  # the options of LEARNER_OPTIONS it reads
+    options: tuple = ()  # the Options it reads (attributes of the learning task)
     max_variables: int | None = None
 
     def __post_init__(self):
-        unknown = [o for o in self.options if o not in LEARNER_OPTIONS]
+        unknown = [o for o in self.options if isinstance(o, str) and o not in LEARNING_OPTIONS]
         if unknown:
             raise StructureError(
                 f"Learner '{self.name}' names unknown options {unknown}; the learning options are "
-                f"{', '.join(LEARNER_OPTIONS)}."
+                f"{', '.join(LEARNING_OPTIONS)}."
             )
+        declared = tuple(LEARNING_OPTIONS[o] if isinstance(o, str) else o for o in self.options)
+        object.__setattr__(self, "options", declared)  # a name stands for its declaration
 
     def applies(self, option: str) -> bool:
-        """True when ``option`` (one of :data:`LEARNER_OPTIONS`) changes what this learner does."""
-        return option in self.options
+        """True when ``option`` (e.g. one of :data:`LEARNER_OPTIONS`) changes what this learner does."""
+        return any(o.name == option for o in self.options)
+
+    def check_task(self, task) -> None:
+        """The options this learner reads, taken from ``task``'s attributes, checked against their
+        declarations (a StructureError naming the option otherwise)."""
+        values = {o.name: getattr(task, o.name) for o in self.options if hasattr(task, o.name)}
+        check_options(self.options, values, f"structure-learning method '{self.name}'", StructureError)
 
     def too_wide(self, n_vars: int) -> str | None:
         """A sentence saying why ``n_vars`` variables are too many for this learner, or None when they are
@@ -276,6 +521,7 @@ class ScoreSpec:
     label: str
     description: str = ""
     scorer: Callable | None = None
+    options: tuple = ()  # the Options its behaviour takes (Registry.validate)
 
 
 @dataclass(frozen=True)
@@ -286,6 +532,7 @@ class EstimatorSpec:
     label: str
     uses_pseudo_count: bool = False
     description: str = field(default="")
+    options: tuple = ()  # the Options its behaviour takes (Registry.validate)
 
 
 @dataclass(frozen=True)
@@ -298,6 +545,7 @@ class MissingDataSpec:
     label: str
     learn: Callable
     description: str = ""
+    options: tuple = ()  # the Options its behaviour takes (Registry.validate)
 
 
 @dataclass(frozen=True)
@@ -315,6 +563,7 @@ class ImputerSpec:
     peer: bool = False
     needs: str = ""
     description: str = ""
+    options: tuple = ()  # the Options its behaviour takes (Registry.validate)
 
 
 @dataclass(frozen=True)
@@ -338,6 +587,7 @@ class ClustererSpec:
     gram: Callable | None = None
     features: Callable | None = None
     abbr: str = ""
+    options: tuple = ()  # the Options its behaviour takes (Registry.validate)
 
 
 @dataclass(frozen=True)
@@ -356,6 +606,7 @@ class ClassifierSpec:
     proba: Callable
     table_label: str = ""
     description: str = ""
+    options: tuple = ()  # the Options its behaviour takes (Registry.validate)
 
 
 @dataclass(frozen=True)
@@ -370,6 +621,7 @@ class CriterionSpec:
     label: str
     criterion: Callable | None = None
     description: str = ""
+    options: tuple = ()  # the Options its behaviour takes (Registry.validate)
 
 
 def face(package: str, homes: dict) -> tuple:
@@ -433,7 +685,20 @@ def lazy(module: str, name: str, *args) -> Lazy:
     return Lazy(module, name, tuple(args))
 
 
-KERNELS = Registry("kernel", KernelError)
+#: what the faces hand every kernel's ``fit`` (a kernel without a network ignores them)
+KERNEL_CONTEXT = (
+    "model",
+    "dag",
+    "recipe",
+    "structure",
+    "score",
+    "params",
+    "seed",
+    "progress",
+    "runner",
+    "n_clusters",
+)
+KERNELS = Registry("kernel", KernelError, KERNEL_CONTEXT)
 LEARNERS = Registry("structure-learning method", StructureError)
 SCORES = Registry("score", StructureError)
 ESTIMATORS = Registry("parameter method", ModelError)

@@ -102,7 +102,7 @@ def _cluster(args, model, runner) -> dict:
     data, reading, note = _read_for_cluster(args, runner)
     if data.class_column is None and args.clusters is None:
         raise BnfkError("Give --clusters N or --label-column C (the number of labels is the default).")
-    options = {} if args.alpha is None else {"alpha": args.alpha}
+    options = _alpha_of(args)
     out = run_clustering(
         data,
         args.kernel,
@@ -154,7 +154,7 @@ def _cmd_classify(args) -> dict:
         params=args.params,
         model=model,
         progress=progress(args),
-        kernel_options={} if args.alpha is None else {"alpha": args.alpha},
+        kernel_options=_alpha_of(args),
     )
     out = res.to_dict()
     for note in out["notes"]:
@@ -168,20 +168,39 @@ def _kernel_option(p) -> None:
     )
 
 
-#: fisher_normalized.DEFAULT_ALPHA, written here so that building the parser imports no numerical library
-#: (tests/test_fisher_normalized.py checks that the two agree)
-ALPHA_DEFAULT_TEXT = "0.25"
+def _declared_alpha():
+    """The kernels' ``alpha`` option as declared (the first kernel that takes one), and those kernels."""
+    takers = [s for s in KERNELS.values() if s.takes("alpha")]
+    return next(o for o in takers[0].options if o.name == "alpha"), [s.name for s in takers]
+
+
+#: the declared alpha's default as the help shows it (tests/test_fisher_normalized.py checks it against
+#: fisher_normalized.DEFAULT_ALPHA)
+ALPHA_DEFAULT_TEXT = f"{_declared_alpha()[0].default:g}"
 
 
 def _alpha_option(p, more: str = "") -> None:
-    """``--alpha``: the normalised Fisher kernel's power, validated like the app's slider ((0, 1])."""
+    """``--alpha``: the power of the kernels that declare one, in their declared interval and with its
+    default and help."""
+    option, takers = _declared_alpha()
+    a = option.allowed
     p.add_argument(
         "--alpha",
-        type=float_in(0, 1, low_open=True),
+        type=float_in(
+            a.low,
+            a.high,
+            low_open=a.closed in ("right", "neither"),
+            high_open=a.closed in ("left", "neither"),
+        ),
         default=None,
-        help=f"the power of the fisher-normalized kernel, in (0, 1] (default {ALPHA_DEFAULT_TEXT}; other "
-        "kernels ignore it)" + (f". {more}" if more else ""),
+        help=f"{option.help}, of the {', '.join(takers)} kernel: {a.describe()} "
+        f"(default {ALPHA_DEFAULT_TEXT}; other kernels ignore it)" + (f". {more}" if more else ""),
     )
+
+
+def _alpha_of(args) -> dict:
+    """``{"alpha": --alpha}`` for a kernel that takes it, else nothing (other kernels ignore the flag)."""
+    return {"alpha": args.alpha} if args.alpha is not None and KERNELS[args.kernel].takes("alpha") else {}
 
 
 #: the subcommands this module registers and their one-line help (the top-level --help lists them

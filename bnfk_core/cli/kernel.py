@@ -74,7 +74,7 @@ def _kernel_chunked(args, ext, t0) -> dict:
     from ..analyses.rowwise import stream_gram
     from .chunks import read_chunks
 
-    if args.kind != FISHER:
+    if KERNELS[args.kind].gram is None:  # only a kernel read straight off its network streams
         raise BnfkError(
             f"--chunksize computes the Fisher kernel only (the {KERNELS[args.kind].label} kernel is "
             "fitted on the whole data); leave out --kind or --chunksize."

@@ -167,9 +167,8 @@ def register(sub) -> None:
         help=f"feature parents per feature for kdb (default {R.k}, the default recipe)",
     )
     add_hidden_alias(p, "--k", "kdb_k", type=int_at_least(0, 64))
-    p.add_argument(
-        "--max-parents", type=int_at_least(0), default=None, help="in-degree bound for hc and exact"
-    )
+    readers = ", ".join(n for n, s in LEARNERS.items() if s.applies("max_parents"))
+    p.add_argument("--max-parents", type=int_at_least(0), default=None, help=f"in-degree bound for {readers}")
     p.add_argument(
         "--ess",
         type=float_in(0, 1e6, low_open=True),

@@ -61,7 +61,8 @@ def options_markdown() -> str:
     ]
     out += [
         f"| `{m.name}` | {cell(m.label)} | {'yes' if m.needs_class else 'no'} | "
-        f"{'yes' if m.uses_score else 'no'} | {cell(', '.join(f'`{o}`' for o in m.options) or '-')} | "
+        f"{'yes' if m.uses_score else 'no'} | "
+        f"{cell(', '.join(f'`{o.name}`' for o in m.options if o.user) or '-')} | "
         f"{m.max_variables if m.max_variables is not None else '-'} | {cell(m.description)} |"
         for m in LEARNERS.values()
     ]
@@ -128,6 +129,37 @@ def options_markdown() -> str:
         "|---|---|---|",
     ]
     out += [f"| `{c.name}` | {cell(c.label)} | {cell(c.description)} |" for c in CRITERIA.values()]
+    out += [
+        "",
+        "## The options of every member",
+        "",
+        "What each member's behaviour takes, declared once in its family's `members.py` "
+        "(`bnfk_core.registry.Option`) and checked where it enters: a name it does not declare or a value "
+        "outside what is allowed is refused in one sentence. Options the code passes (a network, a "
+        "callback) are left out.",
+        "",
+        "| family | member | option | allowed | default | what it does |",
+        "|---|---|---|---|---|---|",
+    ]
+    families = (
+        KERNELS,
+        LEARNERS,
+        SCORES,
+        ESTIMATORS,
+        MISSING_DATA,
+        IMPUTERS,
+        CLUSTERERS,
+        CLASSIFIERS,
+        CRITERIA,
+    )
+    out += [
+        f"| {registry.family} | `{spec.name}` | `{o.name}` | {cell(o.describe())} | "
+        f"{cell('-' if o.default is None else f'`{o.default!r}`')} | {cell(o.help)} |"
+        for registry in families
+        for spec in registry.values()
+        for o in spec.options
+        if o.user
+    ]
     return "\n".join(out) + "\n"
 
 

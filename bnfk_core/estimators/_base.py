@@ -26,10 +26,39 @@ from sklearn.utils.validation import validate_data
 from ..data.binning import MISSING_CATEGORY, parse_interval
 from ..data.table import as_data, cell_texts, from_frame
 from ..errors import DataError
+from ..learning.members import LEARNING_OPTIONS
+from ..network.members import PSEUDO_COUNT
+from ..registry import Interval, Option, check_options
 
-__all__ = ["TableInput", "seed_of", "HANDLE_UNKNOWN"]
+__all__ = ["TableInput", "seed_of", "HANDLE_UNKNOWN", "RECIPE_OPTIONS", "READ_OPTIONS", "check_params"]
 
 HANDLE_UNKNOWN = ("missing", "error")
+#: the seeds numpy's generators take
+_SEED = Interval(int, 0, 2**32 - 1)
+
+#: the recipe hyper-parameters of an estimator that learns a network, as the learners and CPT estimators
+#: declare them (the names of methods are checked by their registries, through the recipe)
+RECIPE_OPTIONS = (LEARNING_OPTIONS["max_parents"], LEARNING_OPTIONS["k"], PSEUDO_COUNT)
+#: how every estimator reads its table, and what it does with a value the network has no state for
+READ_OPTIONS = (
+    Option("discretize_bins", Interval(int, 1, 10_000), 4, "quantile bins of a many-valued number column"),
+    Option("max_levels", Interval(int, 1, None), 50, "the most distinct numbers a column keeps as states"),
+    Option("handle_unknown", HANDLE_UNKNOWN, "missing", "an unknown value after fit", none=False),
+)
+
+
+def check_params(estimator, declared) -> None:
+    """The hyper-parameters of ``estimator`` named by ``declared`` (:class:`~bnfk_core.registry.Option` s)
+    checked against them, and its ``random_state`` (None, a ``RandomState`` or a seed from 0 to 2**32 - 1):
+    a ValueError in one sentence naming the parameter, the estimator and what is allowed."""
+    name = type(estimator).__name__
+    check_options(declared, {o.name: getattr(estimator, o.name) for o in declared}, name, ValueError)
+    rs = getattr(estimator, "random_state", None)
+    if isinstance(rs, bool) or (isinstance(rs, numbers.Integral | float | str) and rs not in _SEED):
+        raise ValueError(
+            f"The {name} option 'random_state' must be None, a numpy RandomState or {_SEED.describe()}, "
+            f"not {rs!r}."
+        )
 
 
 def seed_of(random_state) -> int:
@@ -96,9 +125,11 @@ class TableInput:
             names = [f"x{j}" for j in range(checked.shape[1])]
         return pd.DataFrame(checked, columns=names)
 
+    #: the hyper-parameters ``fit`` checks (:func:`check_params`) besides the table's
+    _options: tuple = ()
+
     def _check_options(self):
-        if self.handle_unknown not in HANDLE_UNKNOWN:
-            raise ValueError(f"handle_unknown must be 'missing' or 'error', not {self.handle_unknown!r}.")
+        check_params(self, READ_OPTIONS + self._options)
 
     def _fit_table(self, X, **options):
         """The training table of ``X`` (the network is not known yet: states come from the data)."""

@@ -14,7 +14,8 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_consistent_length, check_is_fitted, column_or_1d
 
 from ..learning.recipe import DEFAULT_RECIPE
-from ._base import TableInput, seed_of
+from ..registry import Interval, Option
+from ._base import RECIPE_OPTIONS, TableInput, seed_of
 
 __all__ = ["LatentClassModel", "NetworkClassifier"]
 
@@ -49,6 +50,15 @@ class LatentClassModel(TableInput, DensityMixin, BaseEstimator):
     converged_, n_iter_ : bool, int
         Of the best start.
     """
+
+    _options = (
+        Option("n_components", Interval(int, 1, 1000), 2, "latent classes", none=False),
+        Option("n_init", Interval(int, 1, 10_000), 20, "seeded random starts", none=False),
+        Option(
+            "tol", Interval(float, 0, None), 1e-8, "the least log-likelihood gain of an EM step", none=False
+        ),
+        Option("max_iter", Interval(int, 1, 10_000_000), 1000, "the most EM iterations", none=False),
+    )
 
     def __init__(
         self,
@@ -241,6 +251,7 @@ class NetworkClassifier(TableInput, ClassifierMixin, BaseEstimator):
         The class node's name in ``network_``.
     """
 
+    _options = RECIPE_OPTIONS
     _min_features = 1  # the class is the second column
 
     def __init__(

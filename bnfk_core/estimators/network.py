@@ -19,12 +19,18 @@ from sklearn.utils.validation import check_is_fitted
 from ..data.binning import MISSING_CATEGORY, parse_interval
 from ..data.table import cell_texts
 from ..learning.recipe import DEFAULT_RECIPE, Recipe, learn_recipe
-from ._base import TableInput, seed_of
+from ..registry import Interval, Option
+from ._base import READ_OPTIONS, RECIPE_OPTIONS, TableInput, check_params, seed_of
 
 __all__ = ["FisherKernel", "NetworkImputer", "KernelClustering", "OUTPUTS"]
 
 #: what :meth:`FisherKernel.transform` returns
 OUTPUTS = ("features", "gram")
+#: the hyper-parameters of :class:`FisherKernel` besides the recipe's and the table's
+_KERNEL_OPTIONS = (
+    Option("normalize", bool, False, "cosine-normalise the Gram matrix", none=False),
+    Option("output", OUTPUTS, "features", "what transform returns", none=False),
+)
 
 
 class _RecipeParams:
@@ -84,6 +90,8 @@ class FisherKernel(TableInput, _RecipeParams, TransformerMixin, BaseEstimator):
     n_features_in_, feature_names_in_
     """
 
+    _options = RECIPE_OPTIONS + _KERNEL_OPTIONS
+
     def __init__(
         self,
         *,
@@ -128,8 +136,6 @@ class FisherKernel(TableInput, _RecipeParams, TransformerMixin, BaseEstimator):
         self
         """
         self._check_options()
-        if self.output not in OUTPUTS:
-            raise ValueError(f"output must be 'features' or 'gram', not {self.output!r}.")
         data = self._fit_table(X)
         self._learn(data)
         self.train_ = data if self.output == "gram" else None
@@ -238,6 +244,8 @@ class NetworkImputer(TableInput, _RecipeParams, TransformerMixin, BaseEstimator)
     fill_values_ : dict
         ``{column: {state: the value a filled cell gets}}``.
     """
+
+    _options = RECIPE_OPTIONS
 
     def __init__(
         self,
@@ -411,6 +419,12 @@ class KernelClustering(TableInput, _RecipeParams, ClusterMixin, BaseEstimator):
         :func:`~bnfk_core.analyses.cluster.run_clustering`'s JSON-ready result (metrics, timings, notes).
     """
 
+    _options = (
+        *RECIPE_OPTIONS,
+        *READ_OPTIONS[:2],
+        Option("n_init", Interval(int, 1, 100_000), 25, "restarts of the clustering algorithm", none=False),
+    )
+
     def __init__(
         self,
         n_clusters=2,
@@ -460,6 +474,7 @@ class KernelClustering(TableInput, _RecipeParams, ClusterMixin, BaseEstimator):
         from ..registry import CLUSTERERS, KERNELS
 
         kernel, algorithm = KERNELS[self.kernel], CLUSTERERS[self.algorithm]  # unknown names: one sentence
+        check_params(self, self._options)
         if (
             not isinstance(self.n_clusters, (int, np.integer))
             or isinstance(self.n_clusters, bool)

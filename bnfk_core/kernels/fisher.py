@@ -69,6 +69,7 @@ __all__ = [
     "FittedKernel",
     "NetworkKernel",
     "fit_fisher",
+    "network_gram",
 ]
 
 
@@ -176,14 +177,35 @@ def gram(
     The bnfk paper, Theorem 1 (eq. 2); thesis §3.3 (the Fisher and scaled-Hamming kernels).
     """
     spec = KERNELS[kind]
-    if kind != FISHER:
-        data, other = as_data(data, model=model), as_data(other, model=model)
-        train = data if model is None else data.select(list(model.variables))
-        net = {"model": model} if spec.uses_network and model is not None else {}
-        fitted = spec.fit(train, **net, **(options or {}))
-        return fitted.gram(data, other, normalize=normalize, max_bytes=max_bytes)
-    if model is None:
-        raise KernelError("The Fisher kernel needs a model; learn or load a structure first.")
+    KERNELS.validate(kind, options or {})
+    if spec.gram is not None:  # read straight off the network (the Fisher kernel: Theorem 1)
+        if model is None:
+            raise KernelError(f"The {spec.label} kernel needs a model; learn or load a structure first.")
+        return spec.gram(model, data, other, normalize=normalize, max_bytes=max_bytes, marginals=marginals)
+    if marginals is not None:
+        raise KernelError(
+            f"Parent marginals are an option of a kernel read straight off its network, not of the "
+            f"{spec.label} kernel."
+        )
+    data, other = as_data(data, model=model), as_data(other, model=model)
+    train = data if model is None else data.select(list(model.variables))
+    net = {"model": model} if spec.uses_network and model is not None else {}
+    fitted = spec.fit(train, **net, **(options or {}))
+    return fitted.gram(data, other, normalize=normalize, max_bytes=max_bytes)
+
+
+def network_gram(
+    model,
+    data,
+    other=None,
+    *,
+    normalize: bool = False,
+    max_bytes: float | None = DEFAULT_MAX_BYTES,
+    marginals=None,
+) -> np.ndarray:
+    """The Fisher kernel matrix of ``model`` between the rows of ``data`` and of ``other`` (default:
+    ``data``), Theorem 1 of the paper; the parameters are :func:`gram`'s (its ``gram`` for the Fisher kernel,
+    :attr:`bnfk_core.registry.KernelSpec.gram`)."""
     X = row_codes(model, data)
     sym = other is None
     Y = X if sym else row_codes(model, other)
@@ -492,7 +514,7 @@ class NetworkKernel(FittedKernel):
         self.recipe = None  # the Recipe the network was learned or fitted by (set by fit_fisher)
 
     def gram(self, X, Y=None, *, normalize=False, max_bytes=DEFAULT_MAX_BYTES):
-        return gram(self.model, X, Y, normalize=normalize, max_bytes=max_bytes)
+        return network_gram(self.model, X, Y, normalize=normalize, max_bytes=max_bytes)
 
     def contributions(self, x, y):
         return contributions(self.model, x, y)
@@ -510,7 +532,7 @@ def fit_fisher(
     seed: int | None = None,
     progress=None,
     runner=None,
-    **_ignored,
+    **context,
 ) -> NetworkKernel:
     """The Fisher kernel for ``train`` (no label column).
 
@@ -527,6 +549,9 @@ def fit_fisher(
         ``train``; ``structure``, ``score``, ``params`` and ``seed`` given by name replace its fields.
     runner : optional
         Where the learning's counting and E-step passes run (:func:`bnfk_core.learning.recipe.learn_recipe`).
+    **context
+        The other options the faces hand every kernel (:data:`bnfk_core.registry.KERNEL_CONTEXT`); any other
+        name is refused.
 
     Returns
     -------
@@ -534,6 +559,10 @@ def fit_fisher(
         Its ``recipe`` attribute is the recipe followed (``None`` for a given ``model``).
     """
     from ..learning.recipe import learn_recipe, recipe_of
+
+    KERNELS.validate(
+        FISHER, {"seed": seed, "structure": structure, "score": score, "params": params, **context}
+    )
 
     if model is not None:
         info = getattr(model, "fit_info", None) or {}

@@ -94,6 +94,7 @@ import scipy.sparse as sp
 
 from ..data.limits import DEFAULT_MAX_BYTES, guard_gram
 from ..errors import KernelError
+from ..registry import KERNELS
 from .features import FEATURE_CHUNK_ROWS, feature_offsets, features, row_codes
 from .fisher import FISHER_NORMALIZED, NetworkKernel
 from .normalized_options import (
@@ -487,7 +488,8 @@ def fit_fisher_normalized(
     n_clusters: int | None = None,
     blanks: str | None = None,
     empty_weight: float | None = None,
-    **_ignored,
+    intra: str = "none",
+    **context,
 ) -> NormalizedFisherKernel:
     """The normalised Fisher kernel for ``train`` (no label column).
 
@@ -527,6 +529,13 @@ def fit_fisher_normalized(
     blanks : {"category", "missing"}, optional
     empty_weight : float, optional
         The empty network's share w in [0, 1) of the default kernel.
+    intra : {"none", "variable", "class-variable"}
+        The blocks of intra-normalisation of the kernel's own features (:func:`intra_blocks`; the empty
+        network's features beside the default keep theirs).
+    **context
+        The other options the faces hand every kernel (:data:`bnfk_core.registry.KERNEL_CONTEXT`); any other
+        name is refused, as is a value the kernel's declared options do not allow
+        (:data:`bnfk_core.kernels.members.FISHER_NORMALIZED_OPTIONS`).
 
     Returns
     -------
@@ -542,6 +551,20 @@ def fit_fisher_normalized(
     from ..learning.recipe import Recipe, learn_recipe
     from ..network.model import fit
 
+    declared = {
+        "alpha": alpha,
+        "structure": structure,
+        "score": score,
+        "params": params,
+        "pseudo_count": pseudo_count,
+        "seed": seed,
+        "classes": classes,
+        "n_clusters": n_clusters,
+        "blanks": blanks,
+        "empty_weight": empty_weight,
+        "intra": intra,
+    }
+    KERNELS.validate(FISHER_NORMALIZED, {**declared, **context})
     a = DEFAULT_ALPHA if alpha is None else check_alpha(alpha)
     default = (
         model is None
@@ -558,14 +581,16 @@ def fit_fisher_normalized(
     rows = blanks_as_missing(train) if b == "missing" else train
     if model is not None:
         info = getattr(model, "fit_info", None) or {}
-        return NormalizedFisherKernel(model, a, structure="given", params=info.get("method"), blanks=b)
+        return NormalizedFisherKernel(
+            model, a, structure="given", params=info.get("method"), blanks=b, intra=intra
+        )
     if dag is not None:
         p = params or DEFAULT_NETWORK["params"]
         if pseudo_count is None and params is None:
             pseudo_count = LEARNED_PSEUDO_COUNT
         kw = {} if pseudo_count is None else {"pseudo_count": float(pseudo_count)}
         return NormalizedFisherKernel(
-            fit(dag, rows, method=p, **kw), a, structure="given structure", params=p, blanks=b
+            fit(dag, rows, method=p, **kw), a, structure="given structure", params=p, blanks=b, intra=intra
         )
     if latent:
         pc = DEFAULT_NETWORK["pseudo_count"] if pseudo_count is None else float(pseudo_count)
@@ -598,6 +623,7 @@ def fit_fisher_normalized(
             blanks=b,
             beside=beside,
             weight=w,
+            intra=intra,
         )
     base = (
         recipe
@@ -624,6 +650,7 @@ def fit_fisher_normalized(
         params=rec.params,
         notes=tuple(getattr(learned.result, "notes", ()) or ()),
         blanks=b,
+        intra=intra,
     )
     out.recipe = rec  # the recipe followed (its pseudo-count included): the clustering JSON reports it
     return out

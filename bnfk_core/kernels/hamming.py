@@ -11,6 +11,7 @@ from ..data.limits import DEFAULT_MAX_BYTES, guard_gram
 from ..errors import KernelError
 from ..network.dag import DAG
 from ..network.model import BayesNet, cpt_counts, estimate_cpt
+from ..registry import KERNELS
 from .fisher import (
     HAMMING,
     NORMALIZE_BLOCK_CELLS,
@@ -126,12 +127,15 @@ class HammingKernel(FittedKernel):
         return ((a == b) & (a >= 0)).astype(float) / max(len(self.variables), 1)
 
 
-def fit_scaled_hamming(train, **_ignored) -> NetworkKernel:
+def fit_scaled_hamming(train, **context) -> NetworkKernel:
     """The scaled-Hamming kernel fitted on ``train``: marginal frequencies (thesis eq. 3.2).
 
     Parameters
     ----------
     train : CategoricalData
+    **context
+        The network options the faces hand every kernel (:data:`bnfk_core.registry.KERNEL_CONTEXT`), ignored;
+        any other option is refused (this kernel takes none).
 
     Returns
     -------
@@ -141,18 +145,22 @@ def fit_scaled_hamming(train, **_ignored) -> NetworkKernel:
     ----------
     Thesis eq. 3.2.
     """
+    KERNELS.validate(SCALED_HAMMING, context)
     return NetworkKernel(SCALED_HAMMING, scaled_hamming_model(train))
 
 
-def fit_hamming(train, **_ignored) -> HammingKernel:
+def fit_hamming(train, **context) -> HammingKernel:
     """The Hamming kernel over the variables of ``train`` (nothing to estimate).
 
     Parameters
     ----------
     train : CategoricalData
+    **context
+        As for :func:`fit_scaled_hamming`.
 
     Returns
     -------
     HammingKernel
     """
+    KERNELS.validate(HAMMING, context)
     return HammingKernel(train)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..registry import KernelSpec, lazy
+from ..registry import Interval, KernelSpec, Option, lazy
 
 __all__ = [
     "FISHER",
@@ -23,6 +23,11 @@ __all__ = [
     "MEASURES",
     "MeasureInfo",
     "KERNELS",
+    "SEED",
+    "NETWORK_OPTIONS",
+    "FISHER_OPTIONS",
+    "FISHER_NORMALIZED_OPTIONS",
+    "MEASURE_OPTIONS",
 ]
 
 #: the kernel names of the paper and the thesis
@@ -184,6 +189,106 @@ MEASURES: dict[str, MeasureInfo] = {
 }
 
 
+#: a seed of numpy's generators (any value numpy accepts; a negative one is refused)
+SEED = Option(
+    "seed", Interval(int, 0, 2**32 - 1), 0, "the seed of the network's learning (ties, restarts, EM)"
+)
+
+#: how a network kernel gets its network: handed over, fitted on a structure, or learned by a recipe
+NETWORK_OPTIONS = (
+    Option("model", None, None, "a fitted network used as it is", user=False),
+    Option("dag", None, None, "a structure whose CPTs are fitted on the training rows", user=False),
+    Option("recipe", None, None, "the recipe the network is learned by (a Recipe)", user=False),
+    Option("structure", str, None, "the structure-learning method (replaces the recipe's)"),
+    Option("score", str, None, "the structure score (replaces the recipe's)"),
+    Option("params", str, None, "the CPT estimator (replaces the recipe's)"),
+    SEED,
+    Option("progress", None, None, "progress(fraction, message) while the network is learned", user=False),
+)
+
+#: the Fisher kernel's options (:func:`bnfk_core.kernels.fisher.fit_fisher`)
+FISHER_OPTIONS = (
+    *NETWORK_OPTIONS,
+    Option("runner", None, None, "where the learning's counting passes run", user=False),
+)
+
+#: the normalised Fisher kernel's options (:func:`bnfk_core.kernels.fisher_normalized.fit_fisher_normalized`);
+#: the defaults are its module's (DEFAULT_ALPHA, DEFAULT_NETWORK), chosen by measurement (docs/KERNELS.md)
+FISHER_NORMALIZED_OPTIONS = (
+    NETWORK_OPTIONS[0],
+    NETWORK_OPTIONS[1],
+    Option(
+        "alpha",
+        Interval(float, 0, 1, closed="right"),
+        0.25,
+        "the power of the signed power map sign(z)|z|^alpha on every Fisher feature",
+    ),
+    Option(
+        "intra",
+        ("none", "variable", "class-variable"),
+        "none",
+        "the blocks L2-normalised on their own after the power map (intra-normalisation)",
+        none=False,
+    ),
+    NETWORK_OPTIONS[3],
+    NETWORK_OPTIONS[4],
+    NETWORK_OPTIONS[5],
+    Option(
+        "pseudo_count",
+        Interval(float, 0, None, closed="neither"),
+        None,
+        "the CPT estimator's pseudo-count (default 1 for the latent class network, 5 for a learned one)",
+    ),
+    NETWORK_OPTIONS[2],
+    SEED,
+    NETWORK_OPTIONS[7],
+    Option(
+        "classes", Interval(int, 1, 1000), None, "the latent class network's classes (default n_clusters)"
+    ),
+    Option(
+        "n_clusters",
+        Interval(int, 1, None),
+        None,
+        "the clusters asked for (the latent class network's classes without classes; least BIC without both)",
+    ),
+    Option(
+        "blanks",
+        ("category", "missing"),
+        None,
+        "a blank read as its own category is kept ('category') or marginalised ('missing'; the latent "
+        "class network's default)",
+    ),
+    Option(
+        "empty_weight",
+        Interval(float, 0, 1, closed="left"),
+        0.25,
+        "the empty network's share w of the default kernel (0: the latent class network alone)",
+    ),
+)
+
+#: the similarity measures' options (:func:`bnfk_core.kernels.similarity.fit_measure`)
+MEASURE_OPTIONS = (
+    Option("variables", None, None, "the attributes to use, in this order (default every feature column)"),
+    Option(
+        "missing",
+        ("renormalize", "zero"),
+        "renormalize",
+        "a pair's missing cells: averaged over the attributes observed in both rows, or counted as zero",
+    ),
+)
+
+#: Aitchison-Aitken's options: the measures' and its bandwidth
+AITCHISON_AITKEN_OPTIONS = (
+    *MEASURE_OPTIONS,
+    Option(
+        "bandwidth",
+        None,
+        0.1,
+        "lambda of the product kernel, one number or one per attribute (capped at (c_k - 1)/c_k)",
+    ),
+)
+
+
 def _psd_note(psd: bool | None) -> str:
     return (
         " (positive semidefinite)"
@@ -206,6 +311,8 @@ KERNELS = (
         uses_network=True,
         family="fisher",
         description="Bayesian-network Fisher kernel, paper Theorem 1",
+        options=FISHER_OPTIONS,
+        gram=lazy("bnfk_core.kernels.fisher", "network_gram"),
     ),
     KernelSpec(
         name=SCALED_HAMMING,
@@ -240,6 +347,7 @@ KERNELS = (
         "length "
         "(Perronnin, Sanchez & Mensink 2010); options alpha and the network's recipe (defaults "
         "chosen by measurement: docs/KERNELS.md)",
+        options=FISHER_NORMALIZED_OPTIONS,
     ),
     *(
         KernelSpec(
@@ -252,6 +360,7 @@ KERNELS = (
             uses_network=False,
             family="kernel" if name == "aitchison-aitken" else "measure",
             description=info.description + _psd_note(info.psd),
+            options=AITCHISON_AITKEN_OPTIONS if name == "aitchison-aitken" else MEASURE_OPTIONS,
         )
         for name, info in MEASURES.items()
     ),

@@ -126,6 +126,7 @@ import numpy as np
 from ..data.limits import DEFAULT_MAX_BYTES, guard_gram
 from ..data.table import CategoricalData, as_data
 from ..errors import KernelError
+from ..registry import KERNELS
 from .fisher import FittedKernel
 from .members import MEASURES, MeasureInfo
 from .similarity_gram import (
@@ -545,10 +546,13 @@ def fit_registered(name: str, train, **options) -> CategoricalMeasure:
     name : str
     train : CategoricalData
     **options
-        Kernel options; those of other kernels and ``None`` values are dropped.
+        The measure's declared options (:data:`bnfk_core.kernels.members.MEASURE_OPTIONS`) and the network
+        options the faces hand every kernel (:data:`bnfk_core.registry.KERNEL_CONTEXT`, dropped, as are
+        ``None`` values); any other name is refused.
 
     Returns
     -------
     CategoricalMeasure
     """
+    KERNELS.validate(name, options)
     return fit_measure(name, train, **{k: v for k, v in options.items() if k in _OPTIONS and v is not None})

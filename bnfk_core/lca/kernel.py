@@ -27,6 +27,7 @@ import time
 import numpy as np
 
 from ..kernels.fisher import NetworkKernel
+from ..registry import KERNELS
 from .members import LCA_FISHER
 from .model import fit_lca
 
@@ -142,7 +143,7 @@ def _is_latent_network(model, train) -> bool:
 
 
 def fit_lca_fisher(
-    train, *, model=None, classes: int | None = None, seed: int = 0, starts: int = KERNEL_STARTS, **_ignored
+    train, *, model=None, classes: int | None = None, seed: int = 0, starts: int = KERNEL_STARTS, **context
 ) -> LatentClassKernel:
     """The latent-class Fisher kernel for ``train``: a given latent class network (``model`` with a hidden
     root, e.g. the app's session network), else a model with ``classes`` classes (default: least BIC for
@@ -154,11 +155,16 @@ def fit_lca_fisher(
     model : BayesNet, optional
     classes : int, optional
     seed, starts : int
+    **context
+        The network options the faces hand every kernel (:data:`bnfk_core.registry.KERNEL_CONTEXT`), ignored;
+        any other name is refused, as is a value the declared options do not allow
+        (:data:`bnfk_core.lca.members.KERNELS`).
 
     Returns
     -------
     LatentClassKernel
     """
+    KERNELS.validate(LCA_FISHER, {"classes": classes, "seed": seed, "starts": starts, **context})
     if model is not None and _is_latent_network(model, train):
         return LatentClassKernel(model, notes=("the given latent class network",))
     lca = (

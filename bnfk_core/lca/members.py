@@ -4,11 +4,21 @@ latent-class Fisher kernel (:data:`bnfk_core.registry.KERNELS`) and latent-class
 
 from __future__ import annotations
 
-from ..registry import ClustererSpec, KernelSpec, lazy
+from dataclasses import replace
 
-__all__ = ["LCA_FISHER", "KERNELS", "CLUSTERERS"]
+from ..registry import ClustererSpec, Interval, KernelSpec, Option, lazy
+
+__all__ = ["LCA_FISHER", "KERNELS", "CLUSTERERS", "CLASSES", "STARTS"]
 
 LCA_FISHER = "lca-fisher"
+
+#: the latent classes of a model fitted here (None: the K with the least BIC)
+CLASSES = Option(
+    "classes", Interval(int, 1, 1000), None, "latent classes (default: the K with the least BIC)"
+)
+#: seeded EM starts (the best log-likelihood kept)
+STARTS = Option("starts", Interval(int, 1, 10_000), 10, "seeded EM starts, the best log-likelihood kept")
+_SEED = Option("seed", Interval(int, 0, 2**32 - 1), 0, "the seed of the EM starts", none=False)
 
 KERNELS = (
     KernelSpec(
@@ -22,6 +32,13 @@ KERNELS = (
         family="fisher",
         description="Fisher kernel of a latent class model (hidden root C -> every x_i; the class always "
         "missing)",
+        options=(
+            Option("model", None, None, "a latent class network (a hidden root) used as it is", user=False),
+            CLASSES,
+            _SEED,
+            STARTS,
+        ),
+        latent_model=True,
     ),
 )
 
@@ -33,5 +50,6 @@ CLUSTERERS = (
         run=lazy("bnfk_core.lca.kernel", "cluster_lca"),
         description="EM latent class model with K = clusters classes (seeded starts); rows go to their modal "
         "class",
+        options=(_SEED, replace(STARTS, default=20)),
     ),
 )

@@ -8,7 +8,7 @@ member first runs, so importing this module loads no numerical library (the CLI'
 
 from __future__ import annotations
 
-from ..registry import LearnerSpec, MissingDataSpec, ScoreSpec, lazy
+from ..registry import LEARNING_OPTIONS, MAX_RESTARTS, LearnerSpec, MissingDataSpec, ScoreSpec, lazy
 
 __all__ = [
     "LEARNERS",
@@ -19,6 +19,8 @@ __all__ = [
     "KGV_KERNELS",
     "MAX_LANDSCAPE_VARIABLES",
     "DEFAULT_C",
+    "LEARNING_OPTIONS",
+    "MAX_RESTARTS",
 ]
 
 #: the most variables the exact (dynamic programming) search handles
@@ -31,6 +33,11 @@ KGV_KERNELS = ("gaussian", "linear")
 MAX_LANDSCAPE_VARIABLES = 5
 #: the metagraph surrogate's default regulariser, on the unit-diagonal kernel (:mod:`.metagraph`)
 DEFAULT_C = 1e-9
+
+#: what the two hill climbs read
+_CLIMB = tuple(
+    LEARNING_OPTIONS[n] for n in ("max_parents", "seed", "tabu", "max_iter", "epsilon", "restarts", "start")
+)
 
 _S = "bnfk_core.learning.structure"
 
@@ -51,7 +58,7 @@ LEARNERS = (
         uses_score=True,
         learn=lazy("bnfk_core.learning.tabu", "learn_tabu"),
         pair_bytes=32,
-        options=("max_parents", "seed"),
+        options=_CLIMB,
     ),
     LearnerSpec(
         "hc-greedy",
@@ -59,7 +66,7 @@ LEARNERS = (
         uses_score=True,
         learn=lazy("bnfk_core.learning.hill_climb", "learn_hc"),
         pair_bytes=32,
-        options=("max_parents", "seed"),
+        options=_CLIMB,
     ),
     # the spanning tree's weight matrix
     LearnerSpec("tree", "Chow–Liu tree", learn=lazy("bnfk_core.learning.trees", "learn_tree"), pair_bytes=8),
@@ -75,14 +82,14 @@ LEARNERS = (
         "KDB (k-dependence Bayes)",
         needs_class=True,
         learn=lazy("bnfk_core.learning.trees", "learn_kdb"),
-        options=("k",),
+        options=(LEARNING_OPTIONS["k"],),
     ),
     LearnerSpec(
         "exact",
         f"Exact optimum (dynamic programming, ≤ {EXACT_MAX_VARIABLES} variables)",
         uses_score=True,
         learn=lazy("bnfk_core.learning.exact", "learn_exact"),
-        options=("max_parents",),
+        options=(LEARNING_OPTIONS["max_parents"],),
         max_variables=EXACT_MAX_VARIABLES,
     ),
 )

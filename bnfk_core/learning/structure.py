@@ -232,6 +232,8 @@ def learn_structure(
     too_wide = LEARNERS[method].too_wide(len(variables))
     if too_wide:
         raise StructureError(f"{too_wide} Use 'hc' or drop columns.")
+    asked = dict(k=k, max_parents=max_parents, seed=seed, tabu=tabu, max_iter=max_iter, epsilon=epsilon)
+    LEARNERS[method].check_task(LearnTask(variables, cls, score, restarts=restarts, start=start, **asked))
 
     def report(frac, msg):
         if progress is not None:

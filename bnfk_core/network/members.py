@@ -6,9 +6,15 @@ structure segments the faces offer.  Importing this module loads no numerical li
 
 from __future__ import annotations
 
-from ..registry import EstimatorSpec
+from ..registry import EstimatorSpec, Interval, Option
 
-__all__ = ["ESTIMATORS", "SEGMENT_KINDS"]
+__all__ = ["ESTIMATORS", "SEGMENT_KINDS", "PSEUDO_COUNT"]
+
+#: the pseudo-count of the smoothed estimators (:func:`bnfk_core.network.model.fit`); 0 or NaN would divide by
+#: zero where a parent configuration is never seen
+PSEUDO_COUNT = Option(
+    "pseudo_count", Interval(float, 0, None, closed="neither"), 1.0, "the Dirichlet prior's pseudo-count a"
+)
 
 #: the structure segments of thesis chapter 6 (:func:`bnfk_core.network.dag.segment_arcs`)
 SEGMENT_KINDS = ("single-arc", "v", "a", "chain", "full")
@@ -19,10 +25,15 @@ ESTIMATORS = (
         "Smoothed +1 (the paper)",
         uses_pseudo_count=True,
         description="(n_ijk + a) / (n_ij + r_i a)",
+        options=(PSEUDO_COUNT,),
     ),
     EstimatorSpec("ml", "Maximum likelihood", description="n_ijk / n_ij"),
     EstimatorSpec(
-        "bdeu", "BDeu (default)", uses_pseudo_count=True, description="(n_ijk + a/(q_i r_i)) / (n_ij + a/q_i)"
+        "bdeu",
+        "BDeu (default)",
+        uses_pseudo_count=True,
+        description="(n_ijk + a/(q_i r_i)) / (n_ij + a/q_i)",
+        options=(PSEUDO_COUNT,),
     ),
     EstimatorSpec("cnml", "cNML (factorised NML)", description="thesis eq. 2.5"),
 )

@@ -43,8 +43,8 @@ __all__ = [
 
 def kernel_options(kind: str, alpha) -> tuple:
     """The options the page passes to kernel ``kind``'s ``fit``, as a hashable tuple: its power ``alpha`` when
-    the kernel takes one (the normalised Fisher kernel), else none."""
-    return (("alpha", float(alpha)),) if kind == kernels.FISHER_NORMALIZED else ()
+    the kernel declares one (:attr:`bnfk_core.registry.KernelSpec.options`), else none."""
+    return (("alpha", float(alpha)),) if KERNELS[kind].takes("alpha") else ()
 
 
 @front
@@ -108,10 +108,11 @@ def _gram(
 
 
 def session_network(m: BayesNet, kind: str) -> tuple[BayesNet, str]:
-    """``(network, kind)`` to compute the kernel ``kind`` with: for ``lca-fisher`` the model the Latent
-    classes page handed over (``lca_network``, for the current features), else ``(m, kind)``."""
+    """``(network, kind)`` to compute the kernel ``kind`` with: for a kernel built from a latent class model
+    (its spec's ``latent_model``) the model the Latent classes page handed over (``lca_network``, for the
+    current features), else ``(m, kind)``."""
     lat = st.session_state.get("lca_network")
-    if kind == "lca-fisher" and lat and lat[0] == feature_data().fingerprint():
+    if KERNELS[kind].latent_model and lat and lat[0] == feature_data().fingerprint():
         return lat[1], kind
     return m, kind
 
@@ -121,10 +122,10 @@ def gram_matrix(m: BayesNet, kind: str | None = None) -> GramResult:
     ss = st.session_state
     feat = feature_data()
     m, kind = session_network(m, kind or ss.kernel_kind)
-    if kind == "lca-fisher" and (m.fit_info or {}).get(
-        "hidden"
-    ):  # the handed-over network's Fisher kernel (the
-        kind = kernels.FISHER  # class always missing) IS the latent-class one
+    if KERNELS[kind].latent_model and (m.fit_info or {}).get("hidden"):
+        kind = (
+            kernels.FISHER
+        )  # a latent class network's Fisher kernel (the class always missing) is the kernel
     K = _gram(
         m,
         m.key(),
