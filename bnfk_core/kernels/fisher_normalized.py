@@ -455,17 +455,13 @@ def fit_latent_classes(
     (BayesNet, str)
         The network (``fit_info["hidden"]`` names C) and a note saying how K was chosen.
     """
-    from ..lca.model import fit_lca  # the latent class floor's EM; it imports nothing of this module
+    from ..lca.model import best_by_bic, fit_lca  # the latent class floor below (loaded on first use)
 
     if classes:
         m = fit_lca(train, int(classes), int(starts), int(seed))
         note = f"{m.n_classes} latent classes (the number of clusters)"
     else:
-        m = None
-        for k in range(1, LATENT_KMAX + 1):
-            fitted = fit_lca(train, k, int(starts), int(seed))
-            if m is None or fitted.bic < m.bic:
-                m = fitted
+        m = best_by_bic(train, LATENT_KMAX, int(starts), int(seed))
         note = f"{m.n_classes} latent classes (least BIC for K = 1..{LATENT_KMAX})"
     return m.to_bayesnet(pseudo_count=float(pseudo_count)), note
 

@@ -39,6 +39,7 @@ __all__ = [
     "LatentClassModel",
     "fit_lca",
     "fit_lca_range",
+    "best_by_bic",
     "parse_classes",
     "initial_parameters",
     "one_hot",
@@ -563,6 +564,28 @@ def fit_lca_range(data, classes, starts: int = 20, seed: int = 0, progress=None,
     if progress is not None:
         progress(1.0, "done")
     return out
+
+
+def best_by_bic(data, kmax: int = 6, starts: int = 10, seed: int = 0, engine: str = "numba"):
+    """The fitted model with the least BIC among K = 1..kmax (each from ``starts`` seeded starts; ``engine``
+    of :func:`fit_lca`).
+
+    Parameters
+    ----------
+    data : CategoricalData
+    kmax, starts, seed : int
+    engine : str
+
+    Returns
+    -------
+    LatentClassModel
+    """
+    best = None
+    for k in range(1, int(kmax) + 1):
+        m = fit_lca(data, k, starts, seed, engine=engine)
+        if best is None or m.bic < best.bic:
+            best = m
+    return best
 
 
 def check_not_hidden(model) -> None:

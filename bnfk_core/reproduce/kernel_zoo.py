@@ -49,7 +49,7 @@ from ..kernels.fisher_normalized import DEFAULT_NETWORK as FN_NETWORK
 from ..kernels.fisher_normalized import FISHER_NORMALIZED
 from ..kernels.similarity import BORIAH_MEASURES
 from ..lca import fit_lca
-from ..lca.kernel import LCA_FISHER
+from ..lca.members import LCA_FISHER
 from ..learning.structure import learn_structure
 from ..network.dag import DAG
 from ..network.model import fit
