@@ -60,12 +60,12 @@ from ..inference.queries import (
 )
 from ..learning.scores import LocalScorer
 from ..network.dag import DAG
+from ..network.edit import ArcEdit
 from ..network.model import BayesNet, cpt_counts, estimate_cpt, fit
 from ..registry import ESTIMATORS
 from .features import block_matrix, check_positive, features
 from .fisher import SCALED_HAMMING, gram
 from .live_terms import (
-    Edit,
     TermEntry,
     add_missing_part,
     changed_terms,
@@ -332,7 +332,7 @@ class LiveKernel:
         -------
         dict
         """
-        e = Edit(str(op), str(u), str(v))
+        e = ArcEdit(str(op), str(u), str(v))
         new_dag = e.apply(self.dag)
         old = self._model
         info = self._move(new_dag)
@@ -382,7 +382,7 @@ class LiveKernel:
 
         Returns
         -------
-        list of Edit
+        list of ArcEdit
         """
         if set(dag.nodes) != set(self.dag.nodes):
             raise StructureError("The target structure has other variables than the live kernel.")
@@ -394,9 +394,9 @@ class LiveKernel:
         rem = [(u, v) for u, v in sorted(cur - want) if (v, u) not in want]
         add = [(u, v) for u, v in sorted(want - cur) if (v, u) not in cur]
         edits = (
-            [Edit("remove", u, v) for u, v in rem]
-            + [Edit("reverse", u, v) for u, v in rev]
-            + [Edit("add", u, v) for u, v in add]
+            [ArcEdit("remove", u, v) for u, v in rem]
+            + [ArcEdit("reverse", u, v) for u, v in rev]
+            + [ArcEdit("add", u, v) for u, v in add]
         )
         if max_edits is not None and len(edits) > max_edits:
             self.reset(dag)
@@ -405,12 +405,12 @@ class LiveKernel:
         # DAG, so after the removals every remaining step only adds arcs of the target (a reversal first
         # removes its arc) -- do reversals as remove + add to keep that invariant.
         steps = (
-            [Edit("remove", u, v) for u, v in rem + rev]
-            + [Edit("add", v, u) for u, v in rev]
-            + [Edit("add", u, v) for u, v in add]
+            [ArcEdit("remove", u, v) for u, v in rem + rev]
+            + [ArcEdit("add", v, u) for u, v in rev]
+            + [ArcEdit("add", u, v) for u, v in add]
         )
         for e in steps:
-            self.apply(e.op, e.u, e.v)
+            self.apply(e.kind, e.u, e.v)
         return steps
 
     def copy(self) -> LiveKernel:
@@ -454,7 +454,7 @@ class LiveKernel:
         -------
         ndarray, shape (N, N)
         """
-        e = Edit(str(op), str(u), str(v))
+        e = ArcEdit(str(op), str(u), str(v))
         new_dag = e.apply(self.dag)
         rebuilt, rescaled = changed_terms(self.dag, new_dag)
         new = self._model_for(new_dag, self._model, rebuilt)
@@ -555,7 +555,7 @@ class LiveKernel:
 
     def score_delta(self, op: str, u: str, v: str, score: str = "bic", ess: float = 1.0) -> float:
         """Score change of an edit without applying it (only the changed families are scored)."""
-        new_dag = Edit(str(op), str(u), str(v)).apply(self.dag)
+        new_dag = ArcEdit(str(op), str(u), str(v)).apply(self.dag)
         sc = self._scorer(score, ess)
         po, pn = self.dag.parent_indices(), new_dag.parent_indices()
         return float(sum(sc(i, pn[i]) - sc(i, po[i]) for i in range(len(po)) if po[i] != pn[i]))
