@@ -175,3 +175,68 @@ def test_subpackage_circles_sees_imports_inside_functions(tmp_path):
     ]
     (tmp_path / "bnfk_core/low/a.py").write_text("def f():\n    pass\n", encoding="utf-8")
     assert subpackage_circles(tmp_path, "bnfk_core") == []
+
+
+# --- comments say what the code does; its history is in the commit log and docs/
+# -------------------------------------------------
+
+#: a date, or a numbered round of measurements ("the sixth round")
+HISTORY = re.compile(
+    r"\b20\d\d-\d\d-\d\d\b|\b(first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth)"
+    r"(\s+and\s+\w+)?\s+rounds?\b|\brounds?\s+(one|two|three|four|five|six|seven|\d+)\b",
+    re.I,
+)
+
+
+def comments_and_docstrings(source: str) -> list[tuple[int, str]]:
+    """(line, text) of every comment and every module, class and function docstring of ``source``."""
+    import io
+    import tokenize
+
+    out = [
+        (tok.start[0], tok.string)
+        for tok in tokenize.generate_tokens(io.StringIO(source).readline)
+        if tok.type == tokenize.COMMENT
+    ]
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+            body = node.body
+            if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+                if isinstance(body[0].value.value, str):
+                    out.append((body[0].lineno, body[0].value.value))
+    return sorted(out)
+
+
+def history_in(source: str) -> list[tuple[int, str]]:
+    """(line, match) of every date or numbered round in the comments and docstrings of ``source``."""
+    return [
+        (line, m.group(0)) for line, text in comments_and_docstrings(source) for m in HISTORY.finditer(text)
+    ]
+
+
+def test_no_dated_or_round_numbered_comment():
+    files = [
+        *sorted((ROOT / "bnfk_core").rglob("*.py")),
+        *sorted((ROOT / "bnfk_ui").rglob("*.py")),
+        *sorted((ROOT / "pages").glob("*.py")),
+    ]
+    hits = [
+        f"{f.relative_to(ROOT)}:{line}: {found!r}"
+        for f in files
+        for line, found in history_in(f.read_text(encoding="utf-8"))
+    ]
+    assert not hits, "comments that narrate history (say what the code does; history goes to docs/):\n" + (
+        "\n".join(hits)
+    )
+
+
+def test_history_in_finds_dates_and_rounds_in_comments_and_docstrings():
+    source = (
+        '"""Module (third and fourth rounds)."""\n'
+        "x = 1  # measured 2026-11-27\n"
+        "def f():\n"
+        '    """The sixth round\'s default."""\n'
+        '    return "2026-11-27 in a string is data"\n'
+        "# round robin and rounding are words\n"
+    )
+    assert [line for line, _ in history_in(source)] == [1, 2, 4]

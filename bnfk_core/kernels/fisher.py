@@ -72,7 +72,7 @@ __all__ = [
 ]
 
 
-# cost model of the two exact evaluations (seconds per unit), measured on the 2-core CI machine
+# cost model of the two exact evaluations (seconds per unit, measured): it picks the faster one, both exact
 _T_FLOP = 1.2e-10  # one multiply-add of the dense product
 _T_OUT = 4e-9  # one output element of the dense product (symmetric update + copy)
 _T_PAIR = 2.5e-9  # one pair of the compiled pair path
