@@ -30,7 +30,7 @@ import pandas as pd
 from scipy.special import logsumexp
 
 from ..data.encoding import one_hot  # re-exported: the one-hot codes EM works on
-from ..errors import BnfkError, DataError, ModelError
+from ..errors import BnfkError, DataError
 from ..network.dag import DAG
 from . import em_numpy
 from .em import LOG_FLOOR, e_step, em_runs, prepare_rows
@@ -586,20 +586,3 @@ def best_by_bic(data, kmax: int = 6, starts: int = 10, seed: int = 0, engine: st
         if best is None or m.bic < best.bic:
             best = m
     return best
-
-
-def check_not_hidden(model) -> None:
-    """A ModelError if ``model`` is not a latent class network (hidden root -> every other node).
-
-    Parameters
-    ----------
-    model : BayesNet
-
-    Raises
-    ------
-    ModelError
-        When ``fit_info["hidden"]`` names no variable of ``model``.
-    """
-    hidden = (getattr(model, "fit_info", None) or {}).get("hidden")
-    if hidden not in getattr(model, "variables", ()):
-        raise ModelError("The network has no hidden class node; fit a latent class model first.")
