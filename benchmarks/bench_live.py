@@ -91,13 +91,13 @@ def incremental(name, model, N, n_edits, seed=0):
     t_pass, _, _ = timed(lambda: np.add(K0, 0.0, out=K0), repeat=5)
     rows = []
     for e in random_edits(model.dag, n_edits, seed):
-        t_inc, c_inc, info = timed(lambda: lk.apply(e.op, e.u, e.v))
+        t_inc, c_inc, info = timed(lambda: lk.apply(e.kind, e.u, e.v))
         t_ref, c_ref, ref = timed(lambda: gram(fit(lk.dag, data), data))
         err = float(np.abs(lk.gram() - ref).max())
         del ref
         rows.append(
             {
-                "edit": f"{e.op} {e.u} -> {e.v}",
+                "edit": f"{e.kind} {e.u} -> {e.v}",
                 "seconds": t_inc,
                 "cpu": c_inc,
                 "scratch_seconds": t_ref,

@@ -10,6 +10,7 @@ from bnfk_core.errors import BnfkError
 from bnfk_core.kernels.fisher import FISHER, FISHER_NORMALIZED
 from bnfk_core.kernels.fisher_normalized import DEFAULT_ALPHA
 from bnfk_core.network.dag import DAG, SEGMENT_PATTERNS, apply_segment
+from bnfk_core.network.edit import ARC_EDITS, ArcEdit
 from bnfk_core.views.figures import segments as figs
 from bnfk_ui import common, state
 
@@ -55,12 +56,10 @@ def _edit_b(feat, b: DAG) -> None:
         c1, c2, c3, c4 = st.columns([1.5, 1.5, 1.2, 1.3], vertical_alignment="bottom")
         u = c1.selectbox("From", list(feat.variables), key="cmp_from")
         v = c2.selectbox("To", list(feat.variables), index=min(1, feat.n_vars - 1), key="cmp_to")
-        kind = c3.selectbox("Edit", ["add", "remove", "reverse"], key="cmp_edit")
+        kind = c3.selectbox("Edit", list(ARC_EDITS), key="cmp_edit")
         if c4.button("Apply to B", key="cmp_apply", use_container_width=True):
             try:
-                state.set_compare_b(
-                    {"add": b.add_arc, "remove": b.remove_arc, "reverse": b.reverse_arc}[kind](u, v)
-                )
+                state.set_compare_b(ArcEdit(kind, u, v).apply(b))
             except BnfkError as exc:
                 st.error(str(exc))
         if st.button("Make B the current network (every page follows it)", key="cmp_promote"):

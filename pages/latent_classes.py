@@ -10,9 +10,9 @@ import pandas as pd
 import streamlit as st
 
 from bnfk_core.analyses.cluster.clustering import clustering_metrics
+from bnfk_core.kernels.latent_fisher import LCA_FISHER, kernel_network
 from bnfk_core.lca import fit_lca
 from bnfk_core.lca.fibers import Moments, identifiability, rank_diagnostic
-from bnfk_core.lca.kernel import LCA_FISHER, kernel_network
 from bnfk_core.network.model import model_to_bif
 from bnfk_core.views.figures import latent_classes as figs
 from bnfk_ui import common, state

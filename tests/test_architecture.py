@@ -121,3 +121,165 @@ def test_nothing_outside_learning_calls_a_learner_but_through_the_entry_point():
         found += [f"{rel}: {name}" for name in sorted(_called(path) & (SEARCHES | WRAPPERS) - allowed)]
     assert not found, f"learners called outside bnfk_core.learning: {found}"
     assert "learn_recipe" in _called(ROOT / "bnfk_ui" / "state" / "structure.py")
+
+
+# --- imports run down the floors: no circle between subpackages, imports inside functions included
+# -------------------------------------------------
+
+
+def _module_files(package: Path) -> dict[str, Path]:
+    """Dotted module name -> file, for every module under ``package`` (a package's name is its own)."""
+    out = {}
+    for f in sorted(package.rglob("*.py")):
+        parts = f.relative_to(package.parent).with_suffix("").parts
+        out[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = f
+    return out
+
+
+def imported_modules(name: str, path: Path, known) -> set[str]:
+    """The modules of ``known`` that module ``name`` (file ``path``) imports anywhere in its body: at the
+    top, inside functions and under ``if``; ``from a import b`` counts ``a.b`` when that is a module, else
+    ``a``."""
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            candidates = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")[: len(package.split(".")) - node.level + 1]
+                module = ".".join(base + ([node.module] if node.module else []))
+            else:
+                module = node.module or ""
+            candidates = [f"{module}.{a.name}" for a in node.names]
+        else:
+            continue
+        for target in candidates:
+            while target and target not in known:
+                target = target.rpartition(".")[0]
+            if target:
+                found.add(target)
+    return found
+
+
+def subpackage(module: str, parent: str, packages) -> str | None:
+    """The subpackage of ``parent`` (one of ``packages``, one level below ``parent``) that holds ``module``;
+    None for a module outside one (``bnfk_core.errors``)."""
+    if not module.startswith(parent + "."):
+        return None
+    name = f"{parent}.{module.removeprefix(parent + '.').split('.')[0]}"
+    return name if name in packages else None
+
+
+def subpackage_circles(root: Path, parent: str) -> list[tuple[str, str]]:
+    """Pairs (a, b) of subpackages of ``parent`` where a imports b and b reaches a back."""
+    files = _module_files(root / "bnfk_core")
+    packages = {name for name, path in files.items() if path.name == "__init__.py"}
+    edges: dict[str, set[str]] = {}
+    for name, path in files.items():
+        here = subpackage(name, parent, packages)
+        for target in imported_modules(name, path, files):
+            there = subpackage(target, parent, packages)
+            if here and there and here != there:
+                edges.setdefault(here, set()).add(there)
+
+    def reach(start):
+        seen, todo = set(), [start]
+        while todo:
+            for nxt in edges.get(todo.pop(), ()):
+                if nxt not in seen:
+                    seen.add(nxt)
+                    todo.append(nxt)
+        return seen
+
+    return sorted((a, b) for a in edges for b in edges[a] if a in reach(b))
+
+
+@pytest.mark.parametrize("parent", ["bnfk_core", "bnfk_core.analyses"])
+def test_no_import_circle_between_subpackages(parent):
+    circles = subpackage_circles(ROOT, parent)
+    assert not circles, f"subpackages that import each other (directly or round a circle): {circles}"
+
+
+def test_subpackage_circles_sees_imports_inside_functions(tmp_path):
+    for path, text in {
+        "bnfk_core/__init__.py": "",
+        "bnfk_core/low/__init__.py": "",
+        "bnfk_core/low/a.py": "def f():\n    from ..high.b import g\n",
+        "bnfk_core/high/__init__.py": "",
+        "bnfk_core/high/b.py": "from ..low import a\n",
+        "bnfk_core/errors.py": "from .low import a\n",
+    }.items():
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text(text, encoding="utf-8")
+    assert subpackage_circles(tmp_path, "bnfk_core") == [
+        ("bnfk_core.high", "bnfk_core.low"),
+        ("bnfk_core.low", "bnfk_core.high"),
+    ]
+    (tmp_path / "bnfk_core/low/a.py").write_text("def f():\n    pass\n", encoding="utf-8")
+    assert subpackage_circles(tmp_path, "bnfk_core") == []
+
+
+# --- comments say what the code does; its history is in the commit log and docs/
+# -------------------------------------------------
+
+#: a date, or a numbered round of measurements ("the sixth round")
+HISTORY = re.compile(
+    r"\b20\d\d-\d\d-\d\d\b|\b(first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth)"
+    r"(\s+and\s+\w+)?\s+rounds?\b|\brounds?\s+(one|two|three|four|five|six|seven|\d+)\b",
+    re.I,
+)
+
+
+def comments_and_docstrings(source: str) -> list[tuple[int, str]]:
+    """(line, text) of every comment and every module, class and function docstring of ``source``."""
+    import io
+    import tokenize
+
+    out = [
+        (tok.start[0], tok.string)
+        for tok in tokenize.generate_tokens(io.StringIO(source).readline)
+        if tok.type == tokenize.COMMENT
+    ]
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+            body = node.body
+            if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+                if isinstance(body[0].value.value, str):
+                    out.append((body[0].lineno, body[0].value.value))
+    return sorted(out)
+
+
+def history_in(source: str) -> list[tuple[int, str]]:
+    """(line, match) of every date or numbered round in the comments and docstrings of ``source``."""
+    return [
+        (line, m.group(0)) for line, text in comments_and_docstrings(source) for m in HISTORY.finditer(text)
+    ]
+
+
+def test_no_dated_or_round_numbered_comment():
+    files = [
+        *sorted((ROOT / "bnfk_core").rglob("*.py")),
+        *sorted((ROOT / "bnfk_ui").rglob("*.py")),
+        *sorted((ROOT / "pages").glob("*.py")),
+    ]
+    hits = [
+        f"{f.relative_to(ROOT)}:{line}: {found!r}"
+        for f in files
+        for line, found in history_in(f.read_text(encoding="utf-8"))
+    ]
+    assert not hits, "comments that narrate history (say what the code does; history goes to docs/):\n" + (
+        "\n".join(hits)
+    )
+
+
+def test_history_in_finds_dates_and_rounds_in_comments_and_docstrings():
+    source = (
+        '"""Module (third and fourth rounds)."""\n'
+        "x = 1  # measured 2026-11-27\n"
+        "def f():\n"
+        '    """The sixth round\'s default."""\n'
+        '    return "2026-11-27 in a string is data"\n'
+        "# round robin and rounding are words\n"
+    )
+    assert [line for line, _ in history_in(source)] == [1, 2, 4]

@@ -116,7 +116,7 @@ def test_saved_latent_class_network_feeds_kernel_and_prototypes(capsys, sample_p
     import numpy as np
 
     from bnfk_core.data.table import load_csv
-    from bnfk_core.lca.kernel import LatentClassKernel
+    from bnfk_core.kernels.latent_fisher import LatentClassKernel
 
     model, K = tmp_path / "m.json", tmp_path / "K.npy"
     data = str(sample_path("soybean_small"))

@@ -116,76 +116,6 @@ SCOPED = (
 
 #: "module:qualname" -> why it needs no Parameters / Returns section
 EXEMPT = {
-    # modules at the 600-line limit: a method whose one-line summary says what it takes and gives
-    **{
-        f"bnfk_core.network.dag:{name}": "dag.py is at the 600-line limit; the summary line says it"
-        for name in (
-            "DAG.sorted_arcs",
-            "DAG.index",
-            "DAG.parents",
-            "DAG.parent_indices",
-            "DAG.children",
-            "DAG.has_arc",
-            "DAG.topological_order",
-            "DAG.ancestors",
-            "DAG.add_arc",
-            "DAG.remove_arc",
-            "DAG.reverse_arc",
-            "DAG.with_arcs",
-            "DAG.subgraph",
-            "DAG.to_networkx",
-            "DAG.from_networkx",
-            "DAG.to_dict",
-            "DAG.from_dict",
-            "CPDAG.edge_status",
-            "CPDAG.to_networkx",
-        )
-    },
-    **{
-        f"bnfk_core.network.model:BayesNet.{name}": (
-            "model.py is at the 600-line limit; the summary line says it"
-        )
-        for name in (
-            "n_parent_configs",
-            "parameter_count",
-            "key",
-            "complete_log_likelihood",
-            "sample",
-            "to_pgmpy",
-            "to_json_dict",
-        )
-    },
-    **{
-        f"bnfk_core.kernels.fisher:{name}": "fisher.py is at the 600-line limit; the summary line says it"
-        for name in (
-            "normalize_bytes",
-            "normalize_rows",
-            "pair_tables",
-            "add_pair_terms",
-            "FittedKernel.contributions",
-        )
-    },
-    **{
-        f"bnfk_core.kernels.live:LiveKernel.{name}": (
-            "live.py is at the 600-line limit; the summary line says it"
-        )
-        for name in (
-            "can_undo",
-            "can_redo",
-            "redo",
-            "reset",
-            "features",
-            "log_likelihood",
-            "local_scores",
-            "score",
-            "score_delta",
-            "scaled_hamming",
-            "posterior",
-            "data_key",
-            "structure_key",
-            "cache_key",
-        )
-    },
     # a kernel's gram / contributions implement the interface documented on FittedKernel
     **{
         f"bnfk_core.kernels.{name}": "implements the FittedKernel method of that name, documented there"
@@ -205,10 +135,6 @@ EXEMPT = {
         f"bnfk_core.analyses.prototypes.rowwise:ChunkedMMDCriterion.{name}": "implements the greedy-"
         "criterion method of that name, documented on criteria.MMDCriterion"
         for name in ("value", "values", "start", "best_swap", "swap")
-    },
-    **{
-        f"bnfk_core.views.figures.base:{name}": "base.py is at the 600-line limit; the summary line says it"
-        for name in ("plain_all", "class_colors", "kernel_range", "evenly_drawn")
     },
 }
 

@@ -1,6 +1,6 @@
-"""The latent-class Fisher kernel (bnfk_core.lca.kernel) against a brute-force sum_t sum_u p(t|x) p(u|y)
-s(x,t)^T I^-1 s(y,u) with complex-step differentiated complete-data scores and the exact complete-data
-information; latent-class clustering through the CLUSTERERS registry."""
+"""The latent-class Fisher kernel (bnfk_core.kernels.latent_fisher) against a brute-force
+sum_t sum_u p(t|x) p(u|y) s(x,t)^T I^-1 s(y,u) with complex-step differentiated complete-data scores and the
+exact complete-data information; latent-class clustering through the CLUSTERERS registry."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ import pytest
 
 from bnfk_core.analyses.cluster.clustering import run_clustering
 from bnfk_core.data.table import from_codes, load_csv
+from bnfk_core.kernels.latent_fisher import LCA_FISHER, LatentClassKernel, fit_lca_fisher
 from bnfk_core.lca import LatentClassModel
-from bnfk_core.lca.kernel import LCA_FISHER, LatentClassKernel, fit_lca_fisher
 from bnfk_core.registry import CLUSTERERS, KERNELS
 
 

@@ -275,11 +275,9 @@ def _one_table(cols, mem, radix, w, out):  # pragma: no cover - compiled
         out[idx] += w[n]
 
 
-#: a batch of families with fewer row passes than this (rows x families) runs on one thread.  Measured on the
-#: 2-core machine (2026-11-27, farm-bench, old and new in turn): two threads on such batches cost up to twice
-#: the CPU for little wall time (numba's OpenMP threads spin between regions) -- ``learn --structure hc`` of
-#: the 8,124-row mushroom sample 0.96x the wall time, 0.69x the CPU on one thread; the 2,000,000-row
-#: complete-row search, whose batches stay above the bar, 1.02x the wall time
+#: a batch of families with fewer row passes than this (rows x families) runs on one thread: two threads on
+#: such batches cost up to twice the CPU for little wall time (numba's OpenMP threads spin between regions;
+#: the measurements are in docs/LARGE_FILES.md)
 THREADS_MIN_PASSES = 1 << 22
 
 

@@ -220,7 +220,7 @@ _THREADS: list = []
 
 def one_blas_thread():
     """A context pinning BLAS to one thread, for work made of many small products (the KGV score's blocks, the
-    metagraph kernel's solves): on a shared two-core machine several BLAS threads were much slower (see
+    metagraph kernel's solves): on a shared two-core machine several BLAS threads are much slower (see
     ``benchmarks/bench_kgv.py``).  The thread-pool controller is found once (its library scan costs ~30
     ms)."""
     if not _THREADS:

@@ -51,8 +51,8 @@ __all__ = [
     "check_file",
 ]
 
-#: the strings that were always read as missing before ``na_values`` existed; now the opt-in
-#: ``na_values="default-list"`` (the bundled samples that need them declare them in catalog.json)
+#: the strings ``na_values="default-list"`` reads as missing (the bundled samples that need them declare it
+#: in catalog.json)
 MISSING_TOKENS = ("", "NA", "N/A", "?", "nan")
 
 

@@ -38,6 +38,8 @@ _HOMES = {
     "FittedKernel": "fisher",
     "NetworkKernel": "fisher",
     "fit_fisher": "fisher",
+    "LatentClassKernel": "latent_fisher",
+    "fit_lca_fisher": "latent_fisher",
     "scaled_hamming_model": "hamming",
     "HammingKernel": "hamming",
     "fit_scaled_hamming": "hamming",

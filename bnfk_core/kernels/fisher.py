@@ -73,7 +73,7 @@ __all__ = [
 ]
 
 
-# cost model of the two exact evaluations (seconds per unit), measured on the 2-core CI machine
+# cost model of the two exact evaluations (seconds per unit, measured): it picks the faster one, both exact
 _T_FLOP = 1.2e-10  # one multiply-add of the dense product
 _T_OUT = 4e-9  # one output element of the dense product (symmetric update + copy)
 _T_PAIR = 2.5e-9  # one pair of the compiled pair path
@@ -228,13 +228,34 @@ NORMALIZE_BLOCK_CELLS = 1 << 20  # cells of one block of the in-place cosine nor
 
 
 def normalize_bytes(n: int, m: int) -> int:
-    """Bytes of :func:`normalize_rows`' two block temporaries."""
+    """Bytes of :func:`normalize_rows`' two block temporaries for an ``n`` x ``m`` matrix.
+
+    Parameters
+    ----------
+    n, m : int
+        The matrix's rows and columns.
+
+    Returns
+    -------
+    int
+        16 bytes per cell of one block (at most :data:`NORMALIZE_BLOCK_CELLS` cells).
+    """
     return 16 * min(NORMALIZE_BLOCK_CELLS, int(n) * int(m))
 
 
 def normalize_rows(K: np.ndarray, dx: np.ndarray, dy: np.ndarray) -> None:
-    """K /= sqrt(outer(max(dx, tiny), max(dy, tiny))) in place, a block of rows at a time: the same numbers
-    as the one-line form without its two N x M temporaries (the work space stays the matrix itself)."""
+    """K /= sqrt(outer(max(dx, tiny), max(dy, tiny))) in place, a block of rows at a time: the same
+    numbers as the one-line form without its two N x M temporaries (the work space stays the matrix itself).
+
+    Parameters
+    ----------
+    K : ndarray of float, shape (N, M)
+        Changed in place.
+    dx : ndarray, shape (N,)
+        K(x, x) of the rows.
+    dy : ndarray, shape (M,)
+        K(y, y) of the columns.
+    """
     dx, dy = np.maximum(dx, 1e-300), np.maximum(dy, 1e-300)
     step = max(1, NORMALIZE_BLOCK_CELLS // max(K.shape[1], 1))
     for a in range(0, K.shape[0], step):
@@ -324,8 +345,29 @@ def _dense_features(blocks, n, width) -> np.ndarray:
 
 
 def pair_tables(V: int, N: int, M: int, cmax: int, rmax: int) -> tuple:
-    """The zeroed inputs of :func:`add_pair_terms` for ``V`` variables, ``N`` × ``M`` pairs, at most ``cmax``
-    parent configurations and ``rmax`` states: pX (−1: skip), xX, xo, order, starts, W, B, r, c."""
+    """The zeroed inputs of :func:`add_pair_terms` for ``V`` variables, ``N`` x ``M`` pairs, at most
+    ``cmax`` parent configurations and ``rmax`` states.
+
+    Parameters
+    ----------
+    V : int
+        Variables whose terms are added.
+    N, M : int
+        Rows and columns of K.
+    cmax, rmax : int
+        The most parent configurations and states among the ``V`` variables.
+
+    Returns
+    -------
+    tuple of 9 ndarrays
+        pX (N per variable, -1: skip), xX, xo, order, starts, W, B, r, c, in the order
+        :func:`add_pair_terms` reads them.
+
+    Raises
+    ------
+    KernelError
+        When the tables would exceed the memory limit (:func:`~bnfk_core.data.limits.guard_tables`).
+    """
     guard_tables(V, cmax, rmax)
     return (
         np.full((V, N), -1, np.int64),
@@ -374,7 +416,18 @@ _pair_kernel_serial = numba.njit(cache=True)(_pair_kernel.py_func)
 
 def add_pair_terms(K, tables: tuple, *, parallel: bool = True) -> None:
     """K[a, b] += the pair-path terms described by ``tables`` (:func:`pair_tables`, filled), in place:
-    compiled, over the rows of K in parallel threads or (``parallel=False``, small updates) in one."""
+    for every variable i whose parent configuration j rows a and b share, 1/(theta_ijk P_ij) - 1/P_ij when
+    their states agree (k) and -1/P_ij when they do not (paper, Theorem 1); compiled, over the rows of K in
+    parallel threads or (``parallel=False``, small updates) in one.
+
+    Parameters
+    ----------
+    K : ndarray of float, shape (N, M)
+        Changed in place.
+    tables : tuple
+        :func:`pair_tables`' arrays, filled.
+    parallel : bool
+    """
     (_pair_kernel if parallel else _pair_kernel_serial)(K, *tables)
 
 
@@ -498,7 +551,18 @@ class FittedKernel:
         raise NotImplementedError
 
     def contributions(self, x, y) -> np.ndarray:
-        """Per-variable terms of K(x, y) for single rows ``x`` and ``y``; they sum to K(x, y)."""
+        """Per-variable terms of K(x, y) for single rows ``x`` and ``y``; they sum to K(x, y)
+        (for a network kernel, Theorem 1's K = sum_i K_i).
+
+        Parameters
+        ----------
+        x, y : one row each (CategoricalData, pandas.DataFrame or codes)
+
+        Returns
+        -------
+        ndarray, shape (len(variables),)
+            One term per variable of :attr:`variables`.
+        """
         raise NotImplementedError
 
 

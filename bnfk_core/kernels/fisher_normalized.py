@@ -30,7 +30,7 @@ What it loses (docs/KERNELS.md has the numbers).
   the spans -- a rotation the coordinatewise power map does not commute with.  K_1 stays invariant (it is a
   function of K); K_alpha, alpha < 1, is not: a covered-arc reversal changes it.
 * It is not a Fisher kernel s^T I^-1 s of any model, and E_model[psi] != 0 (the score's mean is zero,
-  psi's is not): the kernel is no longer centred under the model.
+  psi's is not): the kernel is not centred under the model.
 * The set kernel and MMD (paper, eq. 10) remain valid for K_alpha (means of psi), but mean psi(X) is not a
   function of the family counts of X (psi is not linear in the one-hot family indicators): the count formula
   and its one-sparse-product swap updates do not carry over; the mean is taken over rows.
@@ -54,18 +54,14 @@ the complete-data information it is exactly the marginalised Fisher features of 
 missing
 (block (i, c, v): P(c | x) ([x_i = v] - theta_{v|c}) / sqrt(pi_c theta_{v|c}); C's block:
 (P(c | x) - pi_c) / sqrt(pi_c)).  So psi is the same map on those features.  The measured default
-(docs/KERNELS.md, third and fourth rounds) puts the empty network's psi (alpha 0.02, BDeu pseudo-count 5)
-beside it: features (sqrt(1 - w) psi_latent, sqrt(w) psi_empty), K = (1 - w) K_latent + w K_empty, w = 0.25 --
-still a
-Gram matrix of explicit features (PSD, unit diagonal).  K is the number of clusters when ``cluster`` fits it,
-else the least BIC for K = 1..:data:`LATENT_KMAX`.  For the latent class network blanks are read as missing
-cells
-(:func:`blanks_as_missing`): its expected features then give a blank's block exactly 0 (given c, E[[x_i = v]]
-= theta_{v|c}), so marginalising a blank and dropping its block are the same thing here, and a blank does not
-move
-P(c | x).  The empty network's part reads blanks as a category (as measured) and is intra-normalised per
-variable
-(below; sixth round).
+(docs/KERNELS.md, "Defaults chosen by measurement") puts the empty network's psi (alpha 0.02, BDeu
+pseudo-count 5) beside it: features (sqrt(1 - w) psi_latent, sqrt(w) psi_empty),
+K = (1 - w) K_latent + w K_empty, w = 0.25 -- still a Gram matrix of explicit features (PSD, unit diagonal).
+K is the number of clusters when ``cluster`` fits it, else the least BIC for K = 1..:data:`LATENT_KMAX`.  For
+the latent class network blanks are read as missing cells (:func:`blanks_as_missing`): its expected features
+then give a blank's block exactly 0 (given c, E[[x_i = v]] = theta_{v|c}), so marginalising a blank and
+dropping its block are the same thing here, and a blank does not move P(c | x).  The empty network's part
+reads blanks as a category (as measured) and is intra-normalised per variable (below).
 
 Intra-normalisation (Arandjelovic & Zisserman 2013, section 3, for VLAD and Fisher vectors; ``intra=``): after
 the power map each block of u(x) is divided by its own L2 norm, then the row by its norm -- blocks per
@@ -140,23 +136,22 @@ ABOUT = (
 #: fitted by the project's EM (:func:`bnfk_core.lca.model.fit_lca`) -- Jaakkola & Haussler's Fisher kernel of
 #: a generative model with a hidden variable
 LATENT_CLASSES = "latent-classes"
-#: seeded EM starts of the latent class network (docs/KERNELS.md, sixth round: 50 starts, up from 10)
+#: seeded EM starts of the latent class network (chosen by measurement: docs/KERNELS.md)
 LATENT_STARTS = 50
 #: without a number of classes (nor of clusters), the latent class network has the K in 1..LATENT_KMAX with
 #: the least BIC
 LATENT_KMAX = 6
 #: the default's structure name: the latent class network's psi beside the empty network's,
 #: K = (1 - w) K_alpha(latent classes) + w K_a(empty network), w and a DEFAULT_NETWORK's "empty_weight" and
-#: "empty_alpha" (docs/KERNELS.md, fourth round)
+#: "empty_alpha" (docs/KERNELS.md)
 LATENT_AND_EMPTY = "latent-classes+empty"
-#: the default network (docs/KERNELS.md, third and fourth rounds): the latent class model with K = the number
+#: the default network (chosen by measurement: docs/KERNELS.md): the latent class model with K = the number
 #: of clusters (least BIC for K = 1..LATENT_KMAX without one), its EM estimates smoothed with
 #: ``pseudo_count``, blanks read as missing cells, beside the empty network with BDeu CPTs
 #: (``empty_pseudo_count``) and blanks as read, weighted ``empty_weight``, at the power ``empty_alpha``,
-#: intra-normalised per variable (``empty_intra``; sixth
-#: round).  ``score``/``params`` are the fields a learned structure
+#: intra-normalised per variable (``empty_intra``).  ``score``/``params`` are the fields a learned structure
 #: given by name (``structure="tree"``) completes its recipe with: BIC and BDeu with pseudo-count
-#: :data:`LEARNED_PSEUDO_COUNT` (the second round's)
+#: :data:`LEARNED_PSEUDO_COUNT`
 DEFAULT_NETWORK = {
     "structure": LATENT_AND_EMPTY,
     "score": "bic",
@@ -168,7 +163,8 @@ DEFAULT_NETWORK = {
     "empty_pseudo_count": 5.0,
     "empty_intra": "variable",
 }
-#: BDeu's pseudo-count for a learned structure given by name without a recipe (the second round's choice)
+#: BDeu's pseudo-count for a learned structure given by name without a recipe (chosen by measurement:
+#: docs/KERNELS.md)
 LEARNED_PSEUDO_COUNT = 5.0
 #: what ``cluster --algorithm auto`` runs with this kernel (chosen with the other defaults, docs/KERNELS.md):
 #: Ward on K_alpha, or k-means on psi where Ward's work space exceeds the memory limit
@@ -456,17 +452,13 @@ def fit_latent_classes(
     (BayesNet, str)
         The network (``fit_info["hidden"]`` names C) and a note saying how K was chosen.
     """
-    from ..lca.model import fit_lca  # the latent class floor's EM; it imports nothing of this module
+    from ..lca.model import best_by_bic, fit_lca  # the latent class floor below (loaded on first use)
 
     if classes:
         m = fit_lca(train, int(classes), int(starts), int(seed))
         note = f"{m.n_classes} latent classes (the number of clusters)"
     else:
-        m = None
-        for k in range(1, LATENT_KMAX + 1):
-            fitted = fit_lca(train, k, int(starts), int(seed))
-            if m is None or fitted.bic < m.bic:
-                m = fitted
+        m = best_by_bic(train, LATENT_KMAX, int(starts), int(seed))
         note = f"{m.n_classes} latent classes (least BIC for K = 1..{LATENT_KMAX})"
     return m.to_bayesnet(pseudo_count=float(pseudo_count)), note
 

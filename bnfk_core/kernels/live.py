@@ -60,12 +60,12 @@ from ..inference.queries import (
 )
 from ..learning.scores import LocalScorer
 from ..network.dag import DAG
+from ..network.edit import ArcEdit
 from ..network.model import BayesNet, cpt_counts, estimate_cpt, fit
 from ..registry import ESTIMATORS
 from .features import block_matrix, check_positive, features
 from .fisher import SCALED_HAMMING, gram
 from .live_terms import (
-    Edit,
     TermEntry,
     add_missing_part,
     changed_terms,
@@ -175,9 +175,21 @@ class LiveKernel:
         return [e for e, _ in self._undo]
 
     def can_undo(self) -> bool:
+        """Whether there is an edit to undo.
+
+        Returns
+        -------
+        bool
+        """
         return bool(self._undo)
 
     def can_redo(self) -> bool:
+        """Whether there is an undone edit to redo.
+
+        Returns
+        -------
+        bool
+        """
         return bool(self._redo)
 
     def gram(self, copy: bool = False) -> np.ndarray:
@@ -332,7 +344,7 @@ class LiveKernel:
         -------
         dict
         """
-        e = Edit(str(op), str(u), str(v))
+        e = ArcEdit(str(op), str(u), str(v))
         new_dag = e.apply(self.dag)
         old = self._model
         info = self._move(new_dag)
@@ -359,7 +371,18 @@ class LiveKernel:
         return info
 
     def redo(self) -> dict:
-        """Re-apply the last undone edit."""
+        """Re-apply the last undone edit (the network it gave back exactly; K by the same update).
+
+        Returns
+        -------
+        dict
+            As :meth:`apply`.
+
+        Raises
+        ------
+        StructureError
+            When there is nothing to redo.
+        """
         if not self._redo:
             raise StructureError("There is no edit to redo.")
         e, nxt = self._redo[-1]
@@ -382,7 +405,7 @@ class LiveKernel:
 
         Returns
         -------
-        list of Edit
+        list of ArcEdit
         """
         if set(dag.nodes) != set(self.dag.nodes):
             raise StructureError("The target structure has other variables than the live kernel.")
@@ -394,9 +417,9 @@ class LiveKernel:
         rem = [(u, v) for u, v in sorted(cur - want) if (v, u) not in want]
         add = [(u, v) for u, v in sorted(want - cur) if (v, u) not in cur]
         edits = (
-            [Edit("remove", u, v) for u, v in rem]
-            + [Edit("reverse", u, v) for u, v in rev]
-            + [Edit("add", u, v) for u, v in add]
+            [ArcEdit("remove", u, v) for u, v in rem]
+            + [ArcEdit("reverse", u, v) for u, v in rev]
+            + [ArcEdit("add", u, v) for u, v in add]
         )
         if max_edits is not None and len(edits) > max_edits:
             self.reset(dag)
@@ -405,12 +428,12 @@ class LiveKernel:
         # DAG, so after the removals every remaining step only adds arcs of the target (a reversal first
         # removes its arc) -- do reversals as remove + add to keep that invariant.
         steps = (
-            [Edit("remove", u, v) for u, v in rem + rev]
-            + [Edit("add", v, u) for u, v in rev]
-            + [Edit("add", u, v) for u, v in add]
+            [ArcEdit("remove", u, v) for u, v in rem + rev]
+            + [ArcEdit("add", v, u) for u, v in rev]
+            + [ArcEdit("add", u, v) for u, v in add]
         )
         for e in steps:
-            self.apply(e.op, e.u, e.v)
+            self.apply(e.kind, e.u, e.v)
         return steps
 
     def copy(self) -> LiveKernel:
@@ -433,7 +456,14 @@ class LiveKernel:
         return new
 
     def reset(self, dag: DAG) -> None:
-        """Recompute everything from scratch for ``dag`` and clear the history."""
+        """Recompute everything from scratch for ``dag`` (CPTs fitted, K by
+        :func:`~bnfk_core.kernels.fisher.gram`) and clear the history.
+
+        Parameters
+        ----------
+        dag : DAG
+            Over the kernel's variables.
+        """
         model = fit(dag, self.data, method=self.params, pseudo_count=self.pseudo_count)
         self._model = model
         self._K = gram(model, self.data)
@@ -454,7 +484,7 @@ class LiveKernel:
         -------
         ndarray, shape (N, N)
         """
-        e = Edit(str(op), str(u), str(v))
+        e = ArcEdit(str(op), str(u), str(v))
         new_dag = e.apply(self.dag)
         rebuilt, rescaled = changed_terms(self.dag, new_dag)
         new = self._model_for(new_dag, self._model, rebuilt)
@@ -499,8 +529,13 @@ class LiveKernel:
         return out
 
     def features(self) -> sp.csr_matrix:
-        """The explicit feature map Φ of :func:`bnfk_core.kernels.features.features`, blocks reused per
-        family."""
+        """The explicit feature map Φ of :func:`bnfk_core.kernels.features.features` (paper, Theorem
+        1: K = Φ Φᵀ), blocks reused per family.
+
+        Returns
+        -------
+        scipy.sparse.csr_matrix, shape (N, sum_i q_i r_i)
+        """
         model = self._model
         pm = parent_marginals(model)
         blocks = []
@@ -518,7 +553,13 @@ class LiveKernel:
         return sp.hstack(blocks, format="csr")
 
     def log_likelihood(self) -> np.ndarray:
-        """log P(x) of every row under the current network (rows with missing cells: log P(x_observed))."""
+        """log P(x) of every row under the current network (rows with missing cells:
+        log P(x_observed)); the complete rows' terms cached per family.
+
+        Returns
+        -------
+        ndarray of float, shape (N,)
+        """
         model = self._model
         ll = np.zeros(self.N)
         with np.errstate(divide="ignore"):
@@ -545,35 +586,92 @@ class LiveKernel:
         return s
 
     def local_scores(self, score: str = "bic", ess: float = 1.0) -> np.ndarray:
-        """Local score of every family of the current structure (cached per family across edits)."""
+        """Local score of every family of the current structure (cached per family across edits).
+
+        Parameters
+        ----------
+        score : str
+            A score of :mod:`bnfk_core.learning.scores` (``"bic"``, ``"aic"``, ``"k2"``, ``"bdeu"``,
+            ``"qnml"``).
+        ess : float
+            BDeu's equivalent sample size.
+
+        Returns
+        -------
+        ndarray of float, shape (n_vars,)
+            In node order.
+        """
         sc = self._scorer(score, ess)
         return np.array([sc(i, ps) for i, ps in enumerate(self.dag.parent_indices())])
 
     def score(self, score: str = "bic", ess: float = 1.0) -> float:
-        """Total decomposable score of the current structure (:mod:`bnfk_core.learning.scores`)."""
+        """Total decomposable score of the current structure (:mod:`bnfk_core.learning.scores`).
+
+        Parameters
+        ----------
+        score : str
+        ess : float
+            As :meth:`local_scores`.
+
+        Returns
+        -------
+        float
+            The sum of :meth:`local_scores`.
+        """
         return float(self.local_scores(score, ess).sum())
 
     def score_delta(self, op: str, u: str, v: str, score: str = "bic", ess: float = 1.0) -> float:
-        """Score change of an edit without applying it (only the changed families are scored)."""
-        new_dag = Edit(str(op), str(u), str(v)).apply(self.dag)
+        """Score change of an edit without applying it (only the changed families are scored).
+
+        Parameters
+        ----------
+        op, u, v : str
+            The edit (:class:`~bnfk_core.network.edit.ArcEdit`'s kind and arc).
+        score : str
+        ess : float
+            As :meth:`local_scores`.
+
+        Returns
+        -------
+        float
+            The edited structure's score minus the current one's.
+
+        Raises
+        ------
+        StructureError
+            When the DAG refuses the edit (a cycle, an arc that is there or is not).
+        """
+        new_dag = ArcEdit(str(op), str(u), str(v)).apply(self.dag)
         sc = self._scorer(score, ess)
         po, pn = self.dag.parent_indices(), new_dag.parent_indices()
         return float(sum(sc(i, pn[i]) - sc(i, po[i]) for i in range(len(po)) if po[i] != pn[i]))
 
     def scaled_hamming(self) -> np.ndarray:
-        """The scaled-Hamming Gram matrix of the rows (structure-independent: computed once)."""
+        """The scaled-Hamming Gram matrix of the rows (thesis eq. 3.2; structure-independent:
+        computed once).
+
+        Returns
+        -------
+        ndarray, shape (N, N)
+            Read-only.
+        """
         if self._sh is None:
             self._sh = gram(None, self.data, kind=SCALED_HAMMING)
             self._sh.flags.writeable = False
         return self._sh
 
     def posterior(self) -> dict:
-        """:func:`bnfk_core.inference.queries.posterior` of the current network: ``{variable: (rows,
-        probs)}``.
+        """:func:`bnfk_core.inference.queries.posterior` of the current network.
 
         After an edit only the rows with a missing cell in a re-estimated family are re-inferred (one batched
         junction-tree run on them); for the others every changed CPT factor is a constant of the row and
-        cancels.  ``posterior_stats``: incomplete ``rows`` and how many were ``reinferred``."""
+        cancels.  ``posterior_stats``: incomplete ``rows`` and how many were ``reinferred``.
+
+        Returns
+        -------
+        dict
+            ``{variable: (rows, probs)}`` for the rows where that variable is missing.
+        """
         model = self._model
         if self._post is not None and self._post[0] is model:
             return self._post[1]
@@ -607,15 +705,31 @@ class LiveKernel:
 
     # ------------------------------------------------------------------ caching hooks
     def data_key(self) -> str:
-        """A content hash of the rows (variables, states, codes)."""
+        """A content hash of the rows (variables, states, codes), computed once.
+
+        Returns
+        -------
+        str
+        """
         if self._data_key is None:
             self._data_key = rows_key(self.data)
         return self._data_key
 
     def structure_key(self) -> tuple:
-        """A hashable key of the current structure (sorted arcs)."""
+        """A hashable key of the current structure.
+
+        Returns
+        -------
+        tuple of (str, str)
+            The sorted arcs.
+        """
         return tuple(self.dag.sorted_arcs())
 
     def cache_key(self) -> tuple:
-        """(data, estimator, pseudo-count, structure): equal keys give equal Gram matrices."""
+        """(data, estimator, pseudo-count, structure): equal keys give equal Gram matrices.
+
+        Returns
+        -------
+        tuple
+        """
         return (self.data_key(), self.params, self.pseudo_count, self.structure_key())

@@ -1,21 +1,19 @@
 """The per-variable term updates behind :class:`bnfk_core.kernels.live.LiveKernel` (Theorem 1's K = Σ_w K_w).
 
-An arc edit (:class:`Edit`) re-estimates the CPTs of the *rebuilt* variables and may move P(π_w) of the
-*rescaled* ones (:func:`changed_terms`; the derivation is in :mod:`bnfk_core.kernels.live`).  A term or term
-change is a :class:`TermEntry`; :func:`run_entries` adds many of them to K in one compiled pass over the pairs
-that share a parent configuration (the pair kernel of :mod:`bnfk_core.kernels.fisher`); :func:`missing_part`
-and
-:func:`add_missing_part` handle the rows whose family has a missing cell (expected features).
+An arc edit (:class:`~bnfk_core.network.edit.ArcEdit`) re-estimates the CPTs of the *rebuilt* variables and
+may move P(π_w) of the *rescaled* ones (:func:`changed_terms`; the derivation is in
+:mod:`bnfk_core.kernels.live`).  A term or term change is a :class:`TermEntry`; :func:`run_entries` adds many
+of them to K in one compiled pass over the pairs that share a parent configuration (the pair kernel of
+:mod:`bnfk_core.kernels.fisher`); :func:`missing_part` and :func:`add_missing_part` handle the rows whose
+family has a missing cell (expected features).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
-from ..errors import StructureError
 from ..network.dag import DAG
+from ..network.edit import ARC_EDITS, ArcEdit
 from .features import used_blocks
 from .fisher import add_pair_terms, pair_tables
 
@@ -31,53 +29,11 @@ __all__ = [
     "add_missing_part",
 ]
 
-OPS = ("add", "remove", "reverse")
+OPS = ARC_EDITS
 
 
-@dataclass(frozen=True)
-class Edit:
-    """One arc edit: ``op`` in :data:`OPS` applied to the arc u → v (``reverse`` turns u → v into v → u)."""
-
-    op: str
-    u: str
-    v: str
-
-    def apply(self, dag: DAG) -> DAG:
-        """``dag`` with this edit made.
-
-        Parameters
-        ----------
-        dag : DAG
-
-        Returns
-        -------
-        DAG
-
-        Raises
-        ------
-        StructureError
-            For an unknown operation, or an edit :class:`DAG` refuses.
-        """
-        if self.op == "add":
-            return dag.add_arc(self.u, self.v)
-        if self.op == "remove":
-            return dag.remove_arc(self.u, self.v)
-        if self.op == "reverse":
-            return dag.reverse_arc(self.u, self.v)
-        raise StructureError(f"Unknown arc edit '{self.op}'; choose one of {', '.join(OPS)}.")
-
-    def inverse(self) -> Edit:
-        """The edit that undoes this one.
-
-        Returns
-        -------
-        Edit
-        """
-        if self.op == "add":
-            return Edit("remove", self.u, self.v)
-        if self.op == "remove":
-            return Edit("add", self.u, self.v)
-        return Edit("reverse", self.v, self.u)
+#: an arc edit of the live kernel: :class:`bnfk_core.network.edit.ArcEdit` (its ``kind`` in :data:`OPS`)
+Edit = ArcEdit
 
 
 def _ancestors_or_self(dag: DAG, idx) -> set:

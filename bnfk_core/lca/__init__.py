@@ -1,5 +1,6 @@
-"""Latent class models (naive Bayes with a hidden class): EM fitting, fibers and identifiability, the Fisher
-kernel and latent-class clustering.  :func:`fit_lca` is the public entry point.
+"""Latent class models (naive Bayes with a hidden class): EM fitting, fibers and identifiability, latent-class
+clustering (their Fisher kernel is :mod:`bnfk_core.kernels.latent_fisher`, a floor above).  :func:`fit_lca`
+is the public entry point.
 
 Every public name below loads its module on first use (PEP 562), so importing the package is light (the
 registries read :mod:`.members` without loading numba or scipy)."""
@@ -12,6 +13,7 @@ _HOMES = {
     "LcaError": "model",
     "fit_lca": "model",
     "fit_lca_range": "model",
+    "best_by_bic": "model",
     "free_parameters": "model",
     "parse_classes": "model",
 }

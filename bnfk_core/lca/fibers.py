@@ -355,10 +355,6 @@ def _split(cards) -> tuple[list, list]:
     return sorted(g1), sorted(g2)
 
 
-def _cross_q(mo: Moments, g1, g2) -> np.ndarray:
-    return mo.cross(g1, g2)
-
-
 def rank_diagnostic(source, n_rows: float | None = None, tol: float | None = None, groups=None) -> dict:
     """Singular values of the cross-moment matrix Q between two disjoint groups of variables (module
     docstring).

@@ -1,6 +1,7 @@
 """The latent-class members of two families, declared light (the registries read them on first use): the
 latent-class Fisher kernel (:data:`bnfk_core.registry.KERNELS`) and latent-class clustering
-(:data:`bnfk_core.registry.CLUSTERERS`).  Their behaviour is in :mod:`.kernel`, imported when first run."""
+(:data:`bnfk_core.registry.CLUSTERERS`).  Their behaviour is in :mod:`bnfk_core.kernels.latent_fisher` (the
+kernel, a floor above) and :mod:`.cluster`, imported when first run."""
 
 from __future__ import annotations
 
@@ -25,7 +26,7 @@ KERNELS = (
         name=LCA_FISHER,
         label="Latent-class Fisher",
         abbr="LCF",
-        fit=lazy("bnfk_core.lca.kernel", "fit_lca_fisher"),
+        fit=lazy("bnfk_core.kernels.latent_fisher", "fit_lca_fisher"),
         shift="none",
         psd=True,
         uses_network=True,
@@ -47,7 +48,7 @@ CLUSTERERS = (
         name="lca",
         label="Latent class model",
         uses_kernel=False,
-        run=lazy("bnfk_core.lca.kernel", "cluster_lca"),
+        run=lazy("bnfk_core.lca.cluster", "cluster_lca"),
         description="EM latent class model with K = clusters classes (seeded starts); rows go to their modal "
         "class",
         options=(_SEED, replace(STARTS, default=20)),

@@ -30,7 +30,7 @@ import pandas as pd
 from scipy.special import logsumexp
 
 from ..data.encoding import one_hot  # re-exported: the one-hot codes EM works on
-from ..errors import BnfkError, DataError, ModelError
+from ..errors import BnfkError, DataError
 from ..network.dag import DAG
 from . import em_numpy
 from .em import LOG_FLOOR, e_step, em_runs, prepare_rows
@@ -39,6 +39,7 @@ __all__ = [
     "LatentClassModel",
     "fit_lca",
     "fit_lca_range",
+    "best_by_bic",
     "parse_classes",
     "initial_parameters",
     "one_hot",
@@ -565,18 +566,23 @@ def fit_lca_range(data, classes, starts: int = 20, seed: int = 0, progress=None,
     return out
 
 
-def check_not_hidden(model) -> None:
-    """A ModelError if ``model`` is not a latent class network (hidden root -> every other node).
+def best_by_bic(data, kmax: int = 6, starts: int = 10, seed: int = 0, engine: str = "numba"):
+    """The fitted model with the least BIC among K = 1..kmax (each from ``starts`` seeded starts; ``engine``
+    of :func:`fit_lca`).
 
     Parameters
     ----------
-    model : BayesNet
+    data : CategoricalData
+    kmax, starts, seed : int
+    engine : str
 
-    Raises
-    ------
-    ModelError
-        When ``fit_info["hidden"]`` names no variable of ``model``.
+    Returns
+    -------
+    LatentClassModel
     """
-    hidden = (getattr(model, "fit_info", None) or {}).get("hidden")
-    if hidden not in getattr(model, "variables", ()):
-        raise ModelError("The network has no hidden class node; fit a latent class model first.")
+    best = None
+    for k in range(1, int(kmax) + 1):
+        m = fit_lca(data, k, starts, seed, engine=engine)
+        if best is None or m.bic < best.bic:
+            best = m
+    return best

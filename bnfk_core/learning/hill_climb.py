@@ -1,6 +1,6 @@
 """Hill climbing with a tabu list on a decomposable score (Koller & Friedman (2009), §18.4.3): pgmpy's
 ``HillClimbSearch`` moves step for step, with cached gains (the ``bnfk`` engine) or through pgmpy itself.
-Registered as the ``hc-greedy`` learner by :mod:`bnfk_core.learning.structure`; :func:`tabu_search`, the
+Registered as the ``hc-greedy`` learner in :mod:`bnfk_core.learning.members`; :func:`tabu_search`, the
 iterated tabu search that does not stop at the first local optimum, is the ``hc`` learner."""
 
 from __future__ import annotations

@@ -88,7 +88,12 @@ class DAG:
         return self._arcs
 
     def sorted_arcs(self) -> list[tuple[str, str]]:
-        """Arcs ordered by (index of tail, index of head)."""
+        """Arcs ordered by (index of tail, index of head).
+
+        Returns
+        -------
+        list of (str, str)
+        """
         return sorted(self._arcs, key=lambda a: (self._index[a[0]], self._index[a[1]]))
 
     @property
@@ -97,6 +102,14 @@ class DAG:
 
     def index(self, node: str) -> int:
         """The position of ``node`` in :attr:`nodes`.
+
+        Parameters
+        ----------
+        node : str
+
+        Returns
+        -------
+        int
 
         Raises
         ------
@@ -109,22 +122,74 @@ class DAG:
             raise StructureError(f"Unknown variable '{node}'.") from None
 
     def parents(self, node: str) -> tuple[str, ...]:
-        """Parents of ``node`` in node order."""
+        """Parents of ``node`` in node order.
+
+        Parameters
+        ----------
+        node : str
+
+        Returns
+        -------
+        tuple of str
+            In the order of :attr:`nodes` (the order of the parent axes of the node's CPT).
+
+        Raises
+        ------
+        StructureError
+            When ``node`` is not a node of the DAG.
+        """
         return tuple(self._nodes[j] for j in self._parents[self.index(node)])
 
     def parent_indices(self) -> tuple[tuple[int, ...], ...]:
-        """For every node (in node order) the sorted indices of its parents."""
+        """For every node (in node order) the sorted indices of its parents.
+
+        Returns
+        -------
+        tuple of tuple of int
+        """
         return self._parents
 
     def children(self, node: str) -> tuple[str, ...]:
+        """Children of ``node`` in node order.
+
+        Parameters
+        ----------
+        node : str
+
+        Returns
+        -------
+        tuple of str
+
+        Raises
+        ------
+        StructureError
+            When ``node`` is not a node of the DAG.
+        """
         i = self.index(node)
         return tuple(v for k, v in enumerate(self._nodes) if i in self._parents[k])
 
     def has_arc(self, u: str, v: str) -> bool:
+        """Whether the arc u -> v is in the DAG (v -> u does not count).
+
+        Parameters
+        ----------
+        u, v : str
+
+        Returns
+        -------
+        bool
+        """
         return (u, v) in self._arcs
 
     def topological_order(self) -> list[int]:
-        """Node indices such that every parent precedes its children (ties by node order)."""
+        """Node indices such that every parent precedes its children (Kahn's algorithm, ties by node
+        order).
+
+        Returns
+        -------
+        list of int
+            Shorter than :attr:`nodes` only if the arcs form a cycle (which the constructor refuses).
+        """
         indeg = [len(p) for p in self._parents]
         children = [[] for _ in self._nodes]
         for k, ps in enumerate(self._parents):
@@ -143,7 +208,18 @@ class DAG:
         return order
 
     def ancestors(self, indices: Iterable[int]) -> set[int]:
-        """The given node indices and all their ancestors."""
+        """The given node indices and all their ancestors.
+
+        Parameters
+        ----------
+        indices : iterable of int
+            Positions in :attr:`nodes`.
+
+        Returns
+        -------
+        set of int
+            ``indices`` included.
+        """
         seen, stack = set(), list(indices)
         while stack:
             k = stack.pop()
@@ -160,7 +236,23 @@ class DAG:
 
     # ------------------------------------------------------------------ edits
     def add_arc(self, u: str, v: str) -> DAG:
-        """A new DAG with u -> v added (error if present, unknown node or cycle)."""
+        """A new DAG with u -> v added.
+
+        Parameters
+        ----------
+        u, v : str
+            Nodes of the DAG.
+
+        Returns
+        -------
+        DAG
+
+        Raises
+        ------
+        StructureError
+            For an unknown node, an arc already there (either way round) or an arc that closes a directed
+            cycle.
+        """
         self.index(u), self.index(v)
         if (u, v) in self._arcs:
             raise StructureError(f"Arc {u} -> {v} is already in the DAG.")
@@ -171,21 +263,75 @@ class DAG:
         return DAG(self._nodes, self._arcs | {(u, v)})
 
     def remove_arc(self, u: str, v: str) -> DAG:
+        """A new DAG without u -> v.
+
+        Parameters
+        ----------
+        u, v : str
+
+        Returns
+        -------
+        DAG
+
+        Raises
+        ------
+        StructureError
+            When u -> v is not an arc of the DAG.
+        """
         if (u, v) not in self._arcs:
             raise StructureError(f"Arc {u} -> {v} is not in the DAG.")
         return DAG(self._nodes, self._arcs - {(u, v)})
 
     def reverse_arc(self, u: str, v: str) -> DAG:
+        """A new DAG with u -> v turned into v -> u.
+
+        Parameters
+        ----------
+        u, v : str
+
+        Returns
+        -------
+        DAG
+
+        Raises
+        ------
+        StructureError
+            When u -> v is not an arc of the DAG, or its reversal closes a directed cycle.
+        """
         if (u, v) not in self._arcs:
             raise StructureError(f"Arc {u} -> {v} is not in the DAG.")
         return DAG(self._nodes, (self._arcs - {(u, v)}) | {(v, u)})
 
     def with_arcs(self, arcs: Iterable[tuple[str, str]]) -> DAG:
-        """Same nodes, arcs replaced."""
+        """Same nodes, arcs replaced.
+
+        Parameters
+        ----------
+        arcs : iterable of (str, str)
+
+        Returns
+        -------
+        DAG
+
+        Raises
+        ------
+        StructureError
+            As the constructor (unknown nodes, self-loops, a cycle).
+        """
         return DAG(self._nodes, arcs)
 
     def subgraph(self, nodes: Sequence[str]) -> DAG:
-        """The induced sub-DAG on ``nodes`` (in the given order)."""
+        """The induced sub-DAG on ``nodes`` (in the given order).
+
+        Parameters
+        ----------
+        nodes : sequence of str
+            Nodes of this DAG; the arcs between them are kept.
+
+        Returns
+        -------
+        DAG
+        """
         keep = set(nodes)
         return DAG(nodes, [(u, v) for u, v in self._arcs if u in keep and v in keep])
 
@@ -218,6 +364,12 @@ class DAG:
 
     # ------------------------------------------------------------------ conversions
     def to_networkx(self) -> nx.DiGraph:
+        """The DAG as a networkx graph (nodes in node order, arcs in :meth:`sorted_arcs` order).
+
+        Returns
+        -------
+        networkx.DiGraph
+        """
         g = nx.DiGraph()
         g.add_nodes_from(self._nodes)
         g.add_edges_from(self.sorted_arcs())
@@ -225,13 +377,48 @@ class DAG:
 
     @classmethod
     def from_networkx(cls, graph: nx.DiGraph, nodes: Sequence[str] | None = None) -> DAG:
+        """The DAG of a networkx graph.
+
+        Parameters
+        ----------
+        graph : networkx.DiGraph
+        nodes : sequence of str, optional
+            The node order (default: the graph's).
+
+        Returns
+        -------
+        DAG
+
+        Raises
+        ------
+        StructureError
+            As the constructor (a cycle, an arc naming a node not in ``nodes``).
+        """
         return cls(list(nodes) if nodes is not None else list(graph.nodes), list(graph.edges))
 
     def to_dict(self) -> dict:
+        """The DAG as plain JSON data, read back by :meth:`from_dict`.
+
+        Returns
+        -------
+        dict
+            ``{"nodes": [...], "arcs": [[u, v], ...]}``, arcs in :meth:`sorted_arcs` order.
+        """
         return {"nodes": list(self._nodes), "arcs": [list(a) for a in self.sorted_arcs()]}
 
     @classmethod
     def from_dict(cls, d: dict) -> DAG:
+        """The DAG of :meth:`to_dict`'s data.
+
+        Parameters
+        ----------
+        d : dict
+            ``"nodes"`` (a list of names) and optionally ``"arcs"`` (a list of [u, v]).
+
+        Returns
+        -------
+        DAG
+        """
         return cls(d["nodes"], [tuple(a) for a in d.get("arcs", [])])
 
     # ------------------------------------------------------------------ dunder
@@ -413,7 +600,18 @@ class CPDAG:
         self.undirected = frozenset(frozenset(e) for e in undirected)
 
     def edge_status(self, u: str, v: str) -> str:
-        """One of ``'->'``, ``'<-'``, ``'--'``, ``''`` for the pair (u, v)."""
+        """How the pair (u, v) is joined in the CPDAG.
+
+        Parameters
+        ----------
+        u, v : str
+
+        Returns
+        -------
+        str
+            ``'->'`` (compelled u -> v), ``'<-'`` (compelled v -> u), ``'--'`` (reversible) or ``''`` (not
+            adjacent).
+        """
         if (u, v) in self.directed:
             return "->"
         if (v, u) in self.directed:
@@ -423,7 +621,12 @@ class CPDAG:
         return ""
 
     def to_networkx(self) -> nx.DiGraph:
-        """A DiGraph with one arc per compelled edge and both arcs per undirected edge."""
+        """A DiGraph with one arc per compelled edge and both arcs per undirected edge.
+
+        Returns
+        -------
+        networkx.DiGraph
+        """
         g = nx.DiGraph()
         g.add_nodes_from(self.nodes)
         g.add_edges_from(self.directed)

@@ -98,14 +98,36 @@ class BayesNet:
         return np.array([len(s) for s in self.states], dtype=np.int64)
 
     def n_parent_configs(self, i: int) -> int:
+        """q_i, the number of parent configurations of variable ``i`` (the rows of its CPT).
+
+        Parameters
+        ----------
+        i : int
+            The variable's position in :attr:`variables`.
+
+        Returns
+        -------
+        int
+        """
         return int(self.cpts[i].shape[0])
 
     def parameter_count(self) -> int:
-        """Free parameters: sum_i q_i (r_i - 1)."""
+        """Free parameters: sum_i q_i (r_i - 1), the dimension BIC's penalty counts.
+
+        Returns
+        -------
+        int
+        """
         return int(sum(t.shape[0] * (t.shape[1] - 1) for t in self.cpts))
 
     def key(self) -> str:
-        """A content hash for caching (structure, states and CPT values)."""
+        """A content hash for caching (structure, states and CPT values), computed once.
+
+        Returns
+        -------
+        str
+            The SHA-1 hex digest: equal for two models with the same DAG, states and CPT bytes.
+        """
         if "key" not in self._cache:
             h = hashlib.sha1(repr((self.dag.to_dict(), self.states)).encode())
             for t in self.cpts:
@@ -211,7 +233,19 @@ class BayesNet:
         return self.complete_log_likelihood(codes)
 
     def complete_log_likelihood(self, codes: np.ndarray) -> np.ndarray:
-        """log P(x) of complete code rows aligned to the model."""
+        """log P(x) of complete code rows aligned to the model: the factorisation
+        sum_i log theta_{i, pi_i(x), x_i}.
+
+        Parameters
+        ----------
+        codes : ndarray of int, shape (N, n_vars)
+            State codes in the model's variable order, none missing.
+
+        Returns
+        -------
+        ndarray of float, shape (N,)
+            -inf for a row that meets a zero probability.
+        """
         ll = np.zeros(codes.shape[0])
         with np.errstate(divide="ignore"):
             for i in range(self.n_vars):
@@ -220,7 +254,19 @@ class BayesNet:
         return ll
 
     def sample(self, n: int, seed: int = 0) -> CategoricalData:
-        """Forward sampling of ``n`` rows with ``numpy.random.default_rng(seed)``."""
+        """Forward sampling of ``n`` rows (variables in topological order, each drawn from its CPT row
+        given the parents drawn) with ``numpy.random.default_rng(seed)``.
+
+        Parameters
+        ----------
+        n : int
+        seed : int
+
+        Returns
+        -------
+        CategoricalData
+            ``n`` complete rows over :attr:`variables` with the model's states, without a class column.
+        """
         rng = np.random.default_rng(seed)
         codes = np.zeros((int(n), self.n_vars), dtype=np.int32)
         for i in self.dag.topological_order():
@@ -232,7 +278,12 @@ class BayesNet:
 
     # ------------------------------------------------------------------ pgmpy bridge
     def to_pgmpy(self):
-        """The equivalent ``pgmpy.models.DiscreteBayesianNetwork``."""
+        """The equivalent ``pgmpy.models.DiscreteBayesianNetwork`` (same arcs, states and CPTs).
+
+        Returns
+        -------
+        pgmpy.models.DiscreteBayesianNetwork
+        """
         from pgmpy.factors.discrete import TabularCPD
         from pgmpy.models import DiscreteBayesianNetwork
 
@@ -298,7 +349,15 @@ class BayesNet:
 
     # ------------------------------------------------------------------ JSON
     def to_json_dict(self) -> dict:
-        """The documented JSON schema (see README, "Model files")."""
+        """The documented JSON schema (see README, "Model files"), read back by
+        :meth:`from_json_dict`.
+
+        Returns
+        -------
+        dict
+            ``format``, ``version``, one entry per variable (``name``, ``states``, ``parents``, ``cpt`` as
+            nested lists) and the scalar entries of :attr:`fit_info` under ``fit``.
+        """
         return {
             "format": "bnfk-model",
             "version": 1,

@@ -104,8 +104,8 @@ def structure_spec(which: str, n_vars: int, exact_max_vars: int = 20) -> dict:
     """``{"method", "score", "params", "label"}`` of a structure choice for a data set with ``n_vars``
     columns.
 
-    The published protocols climb greedily (``hc-greedy``, the best of 5 seeded climbs) as they did when their
-    numbers were published; ``hc`` is now the iterated tabu search, which finds higher scores.
+    The published protocols climb greedily (``hc-greedy``, the best of 5 seeded climbs), the search their
+    published numbers come from; ``hc`` is the iterated tabu search, which finds higher scores.
 
     Parameters
     ----------

@@ -56,7 +56,7 @@ __all__ = [
 PEERS_DIR = "imputation_peers"
 RATIOS = (0.1, 0.2, 0.3)
 #: the networks' learning options (those of ``impute --structure hc-greedy``: the greedy climb these tables
-#: were made with; ``hc`` is now the iterated tabu search)
+#: are made with, not ``hc``'s iterated tabu search)
 LEARN = {"structure": "hc-greedy", **IMPUTE_LEARN}
 #: variants shown beside the default: the stack's equal-weight cousin and its network alone (both free once
 #: the stack ran: the components are cached), then the other network variants (thesis BN-Mode, available case,

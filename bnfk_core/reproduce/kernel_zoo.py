@@ -49,7 +49,7 @@ from ..kernels.fisher_normalized import DEFAULT_NETWORK as FN_NETWORK
 from ..kernels.fisher_normalized import FISHER_NORMALIZED
 from ..kernels.similarity import BORIAH_MEASURES
 from ..lca import fit_lca
-from ..lca.kernel import LCA_FISHER
+from ..lca.members import LCA_FISHER
 from ..learning.structure import learn_structure
 from ..network.dag import DAG
 from ..network.model import fit
@@ -146,7 +146,7 @@ def _network(feats, key: str, seed: int, exact_max: int):
         return DAG(list(feats.variables)), "empty", 0.0
     t0 = time.perf_counter()
     dag = learn_structure(feats, method, score=score, seed=seed, class_column=None).dag
-    # the published label: the greedy climb was "hc" when these tables were made
+    # the published tables label the greedy climb "hc"
     return dag, f"{'hc' if method == 'hc-greedy' else method}/{score}", time.perf_counter() - t0
 
 

@@ -354,7 +354,7 @@ def _data_ref(d, source: str, sample_dir: Path) -> DataRef:
         raise SessionError(f"{source}: data.options.bins must be an integer from 0 to 1000, got {bins!r}.")
     if not isinstance(drop, list) or not all(isinstance(c, str) for c in drop):
         raise SessionError(f"{source}: data.options.drop_columns must be a list of column names.")
-    na = opts.get("na_values", "default-list")  # files from before na_values: the old fixed list
+    na = opts.get("na_values", "default-list")  # a session file without na_values: the default list
     if not (
         na is None or isinstance(na, str) or (isinstance(na, list) and all(isinstance(v, str) for v in na))
     ):

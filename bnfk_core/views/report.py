@@ -56,7 +56,6 @@ __all__ = [
     "Report",
     "build_report",
     "check_setting",
-    "report_settings",
     "segment_of",
 ]
 
@@ -161,20 +160,6 @@ def _checked(settings: dict | None) -> tuple[dict, list[str]]:
                 f"Setting {k} = {app_settings.shown_value(v)} {exc}; the report used the default {out[k]!r}."
             )
     return out, notes
-
-
-def report_settings(settings: dict | None = None) -> dict:
-    """The report's settings: :data:`REPORT_DEFAULTS` updated with the valid known keys of ``settings``.
-
-    Parameters
-    ----------
-    settings : dict, optional
-
-    Returns
-    -------
-    dict
-    """
-    return _checked(settings)[0]
 
 
 # ---------------------------------------------------------------------- HTML pieces

@@ -1,21 +1,17 @@
 """Work shared by every session of the server: a figure (or any pure result) built once per distinct input.
 
-A class of thirty opens the same pages on the same data and structure; each rerun used to build the same
-plotly
-figures again (a quarter of a class's server time).  :func:`shared` keys a pure builder's result on its
-inputs' content -- arrays by a hash of their bytes, other values as they are -- so that a rerun that changed
-nothing, and
-every other session with the same inputs, gets the figure already built.  The figures are never changed after
-they are built (``st.plotly_chart`` copies what it sends).
+A class of thirty opens the same pages on the same data and structure; building the same plotly figures again
+on every rerun would cost a quarter of a class's server time.  :func:`shared` keys a pure builder's result on
+its inputs' content -- arrays by a hash of their bytes, other values as they are -- so that a rerun that
+changed nothing, and every other session with the same inputs, gets the figure already built.  The figures
+are never changed after they are built (``st.plotly_chart`` copies what it sends).
 
 Keying an array on its content hashes its bytes; the Gram matrices the pages hand to the figures are a
-megabyte
-or more, and hashing them again on every run of every session was a tenth of a page run's CPU.  An array that
-cannot change -- read-only, and so is every array it is a view of (the results of :func:`front` are made so)
---
-is hashed once: its digest is kept while the array lives.  An array that can change (the Structure page's live
-Gram matrix, edited in place) is hashed on every call, or passed as :func:`keyed` with a key that stands for
-it.
+megabyte or more, and hashing them again on every run of every session would be a tenth of a page run's CPU.
+An array that cannot change -- read-only, and so is every array it is a view of (the results of :func:`front`
+are made so) -- is hashed once: its digest is kept while the array lives.  An array that can change (the
+Structure page's live Gram matrix, edited in place) is hashed on every call, or passed as :func:`keyed` with
+a key that stands for it.
 """
 
 from __future__ import annotations

@@ -11,6 +11,7 @@ import streamlit as st
 from bnfk_core.data.table import CategoricalData
 from bnfk_core.learning.recipe import DEFAULT_RECIPE, Recipe, learn_recipe
 from bnfk_core.network.dag import DAG, apply_segment
+from bnfk_core.network.edit import ArcEdit
 
 from .bigfiles import streamed
 from .tables import full_data, model_features
@@ -162,11 +163,9 @@ def redo() -> bool:
 
 def edit(kind: str, u: str, v: str) -> None:
     """Add / remove / reverse the arc u -> v (StructureError on a cycle)."""
-    d = dag()
-    new = {"add": d.add_arc, "remove": d.remove_arc, "reverse": d.reverse_arc}[kind](u, v)
-    word = {"add": f"added {u} → {v}", "remove": f"removed {u} → {v}", "reverse": f"reversed {u} → {v}"}[kind]
-    seg = ("single-arc", (u, v) if kind == "add" else (v, u)) if kind != "remove" else None
-    set_dag(new, f"edited ({word})", segment=seg)
+    e = ArcEdit(kind, u, v)
+    arc = e.arc_after()
+    set_dag(e.apply(dag()), f"edited ({e.describe()})", segment=None if arc is None else ("single-arc", arc))
 
 
 def segment(kind: str, variables) -> None:

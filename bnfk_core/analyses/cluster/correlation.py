@@ -168,26 +168,11 @@ def _ls_sweeps(X, labels, k, order, tol, max_sweeps, S):  # pragma: no cover - c
     return sweeps, same
 
 
-@numba.njit(cache=True)
-def _ls_numba(X, labels, k, order, tol, max_sweeps):  # pragma: no cover - compiled
-    """One restart: cluster sums, then :func:`_ls_sweeps`; returns (sweeps, same-cluster sum)."""
-    N = X.shape[0]
-    S = np.zeros((k, N))
-    acc = np.zeros(k)
-    for i in range(N):  # S[c, i] = Σ_j [labels_j = c] X[i, j], j ascending, row by row
-        acc[:] = 0.0
-        for j in range(N):
-            acc[labels[j]] += X[i, j]
-        for c in range(k):
-            S[c, i] = acc[c]
-    return _ls_sweeps(X, labels, k, order, tol, max_sweeps, S)
-
-
 @numba.njit(parallel=True, cache=True)
 def _restart_sums(X, labT, k):  # pragma: no cover - compiled
     """S[r, c, i] = Σ_j [labT[j, r] = c] X[i, j] for every restart r at once, summed in ascending j exactly
-    as :func:`_ls_numba` does (so bit-identical), but with the R restarts' sums interleaved: R independent
-    addition chains instead of one latency-bound chain per restart."""
+    as one restart's row-by-row sum would be (so bit-identical), but with the R restarts' sums interleaved: R
+    independent addition chains instead of one latency-bound chain per restart."""
     N = X.shape[0]
     R = labT.shape[1]
     S = np.empty((R, k, N))
@@ -205,21 +190,6 @@ def _restart_sums(X, labT, k):  # pragma: no cover - compiled
 
 #: :func:`_restart_sums` in one thread (``prange`` is a plain ``range`` in this compilation)
 _restart_sums_serial = numba.njit(cache=True)(_restart_sums.py_func)
-
-
-@numba.njit(cache=True)
-def _cc_same_sum(X, labels):  # pragma: no cover - compiled
-    """Σ_{i,j in the same cluster} X_ij; cc_cost = ½ Σ_ij (|X_ij| + X_ij) − this (module docstring)."""
-    N = X.shape[0]
-    s = 0.0
-    for i in range(N):
-        li = labels[i]
-        t = 0.0
-        for j in range(N):
-            if labels[j] == li:
-                t += X[i, j]
-        s += t
-    return s
 
 
 @numba.njit(parallel=True, cache=True)

@@ -218,7 +218,7 @@ LCA_MAX_CLASSES, LCA_STARTS = 6, 5
 def impute_lca(data, seed: int = 0) -> Imputation:
     """The latent class model (:mod:`bnfk_core.lca`, K by BIC): a missing cell's distribution is
     sum_t P(t | x_obs) theta_i[t, .] -- the class posterior of the row times the class profiles."""
-    from ...lca.kernel import best_by_bic
+    from ...lca import best_by_bic
 
     t0 = time.perf_counter()
     best = best_by_bic(

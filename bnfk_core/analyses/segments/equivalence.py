@@ -16,6 +16,7 @@ import pandas as pd
 from ...errors import BnfkError
 from ...kernels.fisher import gram
 from ...network.dag import DAG, covered_arcs, equivalent
+from ...network.edit import ArcEdit
 from ...network.model import BayesNet, fit
 from .tables import SegmentError
 
@@ -105,8 +106,13 @@ class DagEdit:
     v: str
     label: str
 
+    @property
+    def arc_edit(self) -> ArcEdit:
+        """The arc edit made: add u -> v for ``add``, reverse u -> v otherwise."""
+        return ArcEdit("add" if self.how == "add" else "reverse", self.u, self.v)
+
     def apply(self, dag: DAG) -> DAG:
-        """The edited DAG.
+        """The edited DAG (:meth:`ArcEdit.apply <bnfk_core.network.edit.ArcEdit.apply>` of :attr:`arc_edit`).
 
         Parameters
         ----------
@@ -116,7 +122,7 @@ class DagEdit:
         -------
         DAG
         """
-        return dag.add_arc(self.u, self.v) if self.how == "add" else dag.reverse_arc(self.u, self.v)
+        return self.arc_edit.apply(dag)
 
 
 def equivalence_edits(dag: DAG, *, max_covered: int = 4) -> list[DagEdit]:
@@ -153,7 +159,7 @@ def equivalence_edits(dag: DAG, *, max_covered: int = 4) -> list[DagEdit]:
         if (u, v) in cov:
             continue
         try:
-            dag.reverse_arc(u, v)
+            ArcEdit("reverse", u, v).apply(dag)
         except BnfkError:
             continue
         out.append(DagEdit("reverse", u, v, f"reverse non-covered arc {u} → {v}"))
@@ -171,7 +177,7 @@ def equivalence_edits(dag: DAG, *, max_covered: int = 4) -> list[DagEdit]:
             ):
                 continue
             try:
-                dag.add_arc(x, w)
+                ArcEdit("add", x, w).apply(dag)
             except BnfkError:
                 continue
             out.append(DagEdit("add", x, w, f"add {x} → {w} (v-structure {ps[0]} → {w} ← {x})"))

@@ -8,8 +8,8 @@ parent marginals P(π_w), only the terms of variables with a parent at or below 
 empty network that is v alone.  The search holds a :class:`bnfk_core.kernels.live.LiveKernel`: every
 candidate's Gram matrix is ``LiveKernel.preview`` (a copy of K plus the changed terms, added pair
 by pair in place), the chosen arc is ``LiveKernel.apply``.  (:func:`variable_term`,
-:func:`affected_terms`, :func:`add_arc_gram` are the earlier dense form of the same update, kept
-for the API.)  With ``ml`` parameters Markov-equivalent networks give the same Gram matrix
+:func:`affected_terms`, :func:`add_arc_gram` compute the same update densely, from one variable's
+term matrices.)  With ``ml`` parameters Markov-equivalent networks give the same Gram matrix
 (likelihood equivalence), so one candidate per equivalence class is clustered.
 :func:`arc_search_tables` lays a result out as the Segments lab and the report show it.
 """

@@ -88,7 +88,16 @@ def plain(text) -> str:
 
 
 def plain_all(texts) -> list[str]:
-    """:func:`plain` of every string in ``texts``."""
+    """:func:`plain` of every string in ``texts``.
+
+    Parameters
+    ----------
+    texts : iterable of object
+
+    Returns
+    -------
+    list of str
+    """
     return [plain(t) for t in texts]
 
 
@@ -125,8 +134,20 @@ def bounded_classes(labels, class_states: Sequence[str]) -> tuple[np.ndarray, li
 
 # ---------------------------------------------------------------------- palette
 def class_colors(states: Sequence[str], other: bool = False) -> dict[str, str]:
-    """State -> colour for a class variable; the same states get the same colours on every page (with
-    ``other``, the last state is :func:`bounded_classes`'s "other levels" group, in grey)."""
+    """State -> colour for a class variable; the same states get the same colours on every page.
+
+    Parameters
+    ----------
+    states : sequence of str
+        The class variable's states, in order; a blank state (``?``, ``""``) is drawn in the missing colour.
+    other : bool
+        The last state is :func:`bounded_classes`'s "other levels" group, drawn in grey.
+
+    Returns
+    -------
+    dict of str to str
+        A colour of the palette per state, the palette taken in order by the non-blank states.
+    """
     out, k = {}, 0
     for j, s in enumerate(states):
         if other and j == len(states) - 1:
@@ -431,7 +452,19 @@ def _node_hover(v, info: str | None) -> str:
 # ---------------------------------------------------------------------- kernels
 def kernel_range(*Ks: np.ndarray, q: float = 0.99) -> float:
     """A symmetric colour limit: the q-quantile of |K| over the given matrices (diagonals dominate
-    otherwise)."""
+    otherwise).
+
+    Parameters
+    ----------
+    *Ks : ndarray
+    q : float
+        The quantile, in [0, 1].
+
+    Returns
+    -------
+    float
+        Positive: the largest |K| when the quantile is 0, and 1.0 for no matrix or all-zero matrices.
+    """
     vals = np.concatenate([np.abs(np.asarray(K, float)).ravel() for K in Ks]) if Ks else np.zeros(1)
     z = float(np.quantile(vals, q)) if vals.size else 1.0
     return z if z > 0 else (float(vals.max()) or 1.0)
@@ -446,7 +479,19 @@ PANEL_ROWS = 300
 
 
 def evenly_drawn(order, limit: int = DRAW_ROWS) -> np.ndarray:
-    """``order`` itself, or ``limit`` of its entries evenly spaced along it (first and last kept)."""
+    """``order`` itself, or ``limit`` of its entries evenly spaced along it (first and last kept).
+
+    Parameters
+    ----------
+    order : sequence of int
+        Row positions in plotted order.
+    limit : int
+
+    Returns
+    -------
+    ndarray
+        At most ``limit`` entries of ``order``, in its order.
+    """
     order = np.asarray(order)
     if len(order) <= limit:
         return order

@@ -1,74 +1,42 @@
-"""The Fisher kernel of a latent class model and latent-class clustering (registered options).
+"""The Fisher kernel of a latent class model (``lca-fisher`` in :data:`bnfk_core.registry.KERNELS`).
 
-Fisher kernel.  The score of p(x) = sum_t p(x, t) is the posterior-weighted complete-data score,
+The score of p(x) = sum_t p(x, t) is the posterior-weighted complete-data score,
 s(x) = sum_t p(t | x) s(x, t), and with the complete-data information I (block diagonal: Theorem 1 of the
 paper applied to the network C -> x_i) the kernel is
 
-    K(x, y) = sum_t sum_u p(t | x) p(u | y) s(x, t)^T I^-1 s(y, u) = sum_t sum_u p(t|x) p(u|y) K_c((x,t),
-    (y,u)),
+    K(x, y) = sum_t sum_u p(t | x) p(u | y) s(x, t)^T I^-1 s(y, u)
+            = sum_t sum_u p(t | x) p(u | y) K_c((x, t), (y, u)),
 
 which is the project's marginalised Fisher kernel (expected features E[phi | x_observed],
-bnfk_core.kernels.fisher)
-on the hidden-root network with the class column always missing.  So the kernel here IS
-:func:`bnfk_core.kernels.fisher.gram` on :meth:`LatentClassModel.to_bayesnet` (aligning data to that network
-adds the
-class column as missing); tests/test_lca_kernel.py checks it against numerically differentiated scores.  The
-network's CPTs are the EM estimates smoothed with one pseudo-count (the Fisher kernel needs every
-probability positive; the paper's "smoothed" estimator applied to the expected counts).
+:mod:`bnfk_core.kernels.fisher`) on the hidden-root network with the class column always missing.  So the
+kernel here IS :func:`bnfk_core.kernels.fisher.gram` on :meth:`LatentClassModel.to_bayesnet` (aligning data to
+that network adds the class column as missing); tests/test_lca_kernel.py checks it against numerically
+differentiated scores.  The network's CPTs are the EM estimates smoothed with one pseudo-count (the Fisher
+kernel needs every probability positive; the paper's "smoothed" estimator applied to the expected counts).
 
-Clustering.  ``lca`` in :data:`bnfk_core.registry.CLUSTERERS`: fit K = the number of clusters classes and
-assign every row to its modal class; no Gram matrix.
+The latent class model itself (:mod:`bnfk_core.lca`) is a floor below: it knows nothing of kernels.
 """
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
 
-from ..kernels.fisher import NetworkKernel
+from ..lca.members import LCA_FISHER
+from ..lca.model import best_by_bic, fit_lca
 from ..registry import KERNELS
-from .members import LCA_FISHER
-from .model import fit_lca
+from .fisher import NetworkKernel
 
 __all__ = [
     "LCA_FISHER",
     "LatentClassKernel",
     "fit_lca_fisher",
     "kernel_network",
-    "cluster_lca",
-    "best_by_bic",
     "KERNEL_KMAX",
     "KERNEL_STARTS",
 ]
 
 KERNEL_KMAX = 6  # without ``classes``, the kernel's model has the K in 1..KERNEL_KMAX with the least BIC
 KERNEL_STARTS = 10
-
-
-def best_by_bic(
-    data, kmax: int = KERNEL_KMAX, starts: int = KERNEL_STARTS, seed: int = 0, engine: str = "numba"
-):
-    """The fitted model with the least BIC among K = 1..kmax (each from ``starts`` seeded starts; ``engine``
-    of
-    :func:`~bnfk_core.lca.model.fit_lca`).
-
-    Parameters
-    ----------
-    data : CategoricalData
-    kmax, starts, seed : int
-    engine : str
-
-    Returns
-    -------
-    LatentClassModel
-    """
-    best = None
-    for k in range(1, int(kmax) + 1):
-        m = fit_lca(data, k, starts, seed, engine=engine)
-        if best is None or m.bic < best.bic:
-            best = m
-    return best
 
 
 def kernel_network(model, pseudo_count: float = 1.0):
@@ -170,43 +138,7 @@ def fit_lca_fisher(
     lca = (
         fit_lca(train, int(classes), starts, seed)
         if classes
-        else best_by_bic(train, seed=seed, starts=starts)
+        else best_by_bic(train, KERNEL_KMAX, starts, seed)
     )
     note = f"{lca.n_classes} latent classes" + ("" if classes else f" (least BIC for K = 1..{KERNEL_KMAX})")
     return LatentClassKernel(kernel_network(lca), lca, notes=(note,))
-
-
-def cluster_lca(data, n_clusters: int, *, seed: int = 0, starts: int = 20, **_ignored) -> dict:
-    """Latent-class clustering: the modal class of every row under a K = ``n_clusters`` model (feature
-    columns only).  Returns labels, the model's facts and seconds.
-
-    Parameters
-    ----------
-    data : CategoricalData
-    n_clusters : int
-    seed, starts : int
-
-    Returns
-    -------
-    dict
-    """
-    t0 = time.perf_counter()
-    feats = data.without_class() if getattr(data, "class_column", None) else data
-    m = fit_lca(feats, int(n_clusters), int(starts), int(seed))
-    labels = m.modal_classes(feats)
-    return {
-        "labels": labels,
-        "n_clusters": int(n_clusters),
-        "n_used": int(len(np.unique(labels))),
-        "loglik": m.loglik,
-        "bic": m.bic,
-        "aic": m.aic,
-        "parameters": m.parameters,
-        "starts": m.starts,
-        "starts_at_best": m.starts_at_best,
-        "features": list(feats.variables),
-        "model": m,
-        "cluster_seconds": time.perf_counter() - t0,
-        "kernel_seconds": 0.0,
-        "cost": None,
-    }
