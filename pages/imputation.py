@@ -9,10 +9,12 @@ from bnfk_core.analyses.impute import benchmark as impute_benchmark
 from bnfk_core.analyses.impute import methods as impute_methods
 from bnfk_core.kernels.embed import sample_rows
 from bnfk_core.registry import IMPUTERS, LEARNERS, feature_learners
+from bnfk_core.serving import settings
 from bnfk_core.views.figures import imputation as fig_imp
-from bnfk_ui import common, jobs, settings, state
+from bnfk_ui import common, jobs
 from bnfk_ui.sections import data as sec_data
 from bnfk_ui.sections import imputation as sec_imp
+from bnfk_ui.state import bigfiles, caches, choices, imputation, messages, structure, tables
 
 
 def _structures() -> dict:
@@ -31,7 +33,7 @@ DEFAULT_ROWS = settings.REPORT_SETTINGS["imp_rows"].default
 
 def page():
     ss = st.session_state
-    feat = state.feature_data()
+    feat = tables.feature_data()
     t_bench, t_mine = st.tabs(["Benchmark", "Impute my data"])
 
     with t_bench:
@@ -66,7 +68,7 @@ def page():
                 "structural EM) and the peers analysts use (Mode, kNN on one-hot codes).",
             )
             structures = _structures()
-            structure = st.selectbox(
+            bn_structure = st.selectbox(
                 "Structure of the BN methods (thesis protocol: {score} score, {params} CPTs)".format(
                     **impute_methods.IMPUTE_LEARN
                 ),
@@ -107,7 +109,7 @@ def page():
             f"{bench.n_rows:,} of {feat.n_rows:,} rows × {feat.n_vars} variables · {n_runs} runs per method. "
             "The thesis's full run (all rows, 25 settings × 10 repeats): `python -m bnfk_core "
             "impute-benchmark "
-            f"{' '.join(state.cli_data_args())} --full-grid`."
+            f"{' '.join(choices.cli_data_args())} --full-grid`."
         )
         if st.button(
             "Run the benchmark", type="primary", disabled=not (methods and trs and mrs), key="imp_run"
@@ -121,7 +123,7 @@ def page():
                     missing_ratios=sorted(mrs),
                     repeats=int(repeats),
                     seed=int(seed),
-                    structure=structure,
+                    structure=bn_structure,
                     **impute_methods.IMPUTE_LEARN,
                     progress=lambda f, msg: bar.progress(min(max(f, 0.0), 1.0), text=msg),
                 )
@@ -173,8 +175,8 @@ def page():
                 common.download_figure(fig, f"{base}_{metric}")
 
     with t_mine:
-        d = state.data()
-        big = state.streamed() is not None  # a file read in chunks: the sample here, all rows below
+        d = tables.data()
+        big = bigfiles.streamed() is not None  # a file read in chunks: the sample here, all rows below
         offered = sec_imp.IMPUTERS_OFFERED
         which = (
             "current"
@@ -183,7 +185,7 @@ def page():
         )
         if not big:
             st.caption(sec_imp.ORDER_NOTE)
-        n_missing = sec_data.missing_cells(state.model_features()) if big else int((feat.codes < 0).sum())
+        n_missing = sec_data.missing_cells(tables.model_features()) if big else int((feat.codes < 0).sum())
         seed = int(ss.get("imp_seed", 0))
         if n_missing == 0:
             msg = "The loaded feature columns have no missing cells."
@@ -192,7 +194,7 @@ def page():
                     " Missing tokens are read as the category '?' under the current loading options; choose "
                     "'are missing values' on the Data page to impute them."
                 )
-            st.info(state.plain(msg))
+            st.info(messages.plain(msg))
         elif not common.asked("Impute the missing cells", "imp_mine_run", d.fingerprint()):
             st.caption(
                 f"{n_missing:,} missing cells: each is filled with its most probable value under the chosen "
@@ -223,14 +225,14 @@ def page():
                             st.spinner("Learning the network from every row…"),
                             jobs.heavy("learning the network"),
                         ):
-                            m = state.learned_for_imputation(feat, seed)
+                            m = imputation.learned_for_imputation(feat, seed)
                         common.plain_caption(
                             f"The network learned from this table by the recipe "
-                            f"{state.recipe().describe()}: {m.dag.n_arcs} arcs."
+                            f"{structure.recipe().describe()}: {m.dag.n_arcs} arcs."
                         )
                     else:
-                        m = state.model()
-                        common.plain_caption(state.network_line("The imputation"))
+                        m = caches.model()
+                        common.plain_caption(structure.network_line("The imputation"))
                     st.caption(
                         "Every missing cell of the feature columns is filled with its most probable value: "
                         "the "
@@ -238,7 +240,7 @@ def page():
                         "each cell with its column's most frequent value (Mode in the benchmark)."
                     )
                     with st.spinner("Computing the posteriors…"):
-                        res = state.imputed_with(m, d)
+                        res = imputation.imputed_with(m, d)
                 fill = sec_imp.filled_cells_view(res, big)
                 if big:
                     sec_imp.big_file_panel(m, fill)

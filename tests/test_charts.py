@@ -1,4 +1,4 @@
-"""A figure sent with its JSON made once (``bnfk_ui.state.plotly_chart``) is the very element
+"""A figure sent with its JSON made once (``bnfk_ui.state.charts.plotly_chart``) is the very element
 ``st.plotly_chart`` sends: same specification, configuration, element id, size and selection widget."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import numpy as np
 import streamlit as st
 
 from bnfk_core.views import figures
-from bnfk_ui import state
+from bnfk_ui.state import charts
 
 K = np.arange(16.0).reshape(4, 4) / 7
 fig = figures.gram_figure(K, np.arange(4), np.arange(4), np.array([0, 1, 0, -1]), ("a<b>", "c"), title="t",
@@ -21,7 +21,7 @@ fig = figures.gram_figure(K, np.arange(4), np.arange(4), np.array([0, 1, 0, -1])
 dag = figures.dag_figure(["x", "y", "z"], [("x", "y")], clickable=True)
 USE_OURS, CASE = st.session_state.use_ours, st.session_state.case
 if USE_OURS:
-    draw = state.plotly_chart
+    draw = charts.plotly_chart
 else:
     def draw(f, where=None, **kw):
         return (where or st).plotly_chart(f, **kw)

@@ -13,7 +13,8 @@ Streamlit's collection after every run off).
 
 It reads Streamlit's session manager, which is not a public interface: if that changes, the reaper does
 nothing
-(the sessions are then freed as before, when the next session closes) -- ``tests/test_sessions.py`` checks
+(the sessions are then freed as before, when the next session closes) --
+``tests/test_session_reaper.py`` checks
 that it finds the cache on the Streamlit the project pins.
 """
 
