@@ -8,15 +8,14 @@ import streamlit as st
 
 from bnfk_core.errors import BnfkError
 from bnfk_core.kernels.fisher import FISHER, FISHER_NORMALIZED
-from bnfk_core.kernels.fisher_normalized import DEFAULT_ALPHA
 from bnfk_core.network.dag import DAG, SEGMENT_PATTERNS, apply_segment
 from bnfk_core.views.figures import segments as figs
 from bnfk_ui import common
-from bnfk_ui.state import compare, shared, structure, tables
+from bnfk_ui.state import choices, compare, shared, structure, tables
 
 PRESETS = {"empty": "Empty", "chain": "Chain", "v": "V-structure", "a": "A-structure"}
 CHART = {"displaylogo": False}
-DEFAULT_ROWS, MAX_ROWS = 200, 1000
+MAX_ROWS = 1000
 #: the kernels a comparison can use: the paper's, and the power- and L2-normalised one (its power alpha)
 KERNEL_LABELS = {FISHER: "Fisher (paper)", FISHER_NORMALIZED: "Normalised Fisher"}
 NORMALIZED_NOTE = (
@@ -75,13 +74,11 @@ def page():
     if feat.n_vars < 3:
         st.info("Comparing segments needs at least three feature variables.")
         return
-    if not ss.get("cmp_vars") or any(v not in feat.variables for v in ss.cmp_vars):
+    choices.ensure("cmp_vars", "cmp_rows", "cmp_seed", "cmp_kernel", "cmp_alpha")
+    if not ss.cmp_vars or any(v not in feat.variables for v in ss.cmp_vars):
         ss.cmp_vars = list(feat.variables[:3])
     lo, hi = min(20, d.n_rows), max(min(20, d.n_rows), min(MAX_ROWS, d.n_rows))
-    ss.cmp_rows = int(min(max(ss.get("cmp_rows", DEFAULT_ROWS), lo), hi))  # within this table's rows
-    ss.setdefault("cmp_seed", 0)
-    ss.setdefault("cmp_kernel", FISHER)
-    ss.setdefault("cmp_alpha", float(DEFAULT_ALPHA))  # the normalised kernel's own default power
+    ss.cmp_rows = int(min(max(ss.cmp_rows, lo), hi))  # within this table's rows
     c1, c2, c3, c4, c5 = st.columns([2.8, 0.85, 0.65, 1.4, 0.75])  # the three variables whole at 1280 px
     triple = c1.multiselect(
         "Segment variables u, v, w (in role order)", list(feat.variables), max_selections=3, key="cmp_vars"

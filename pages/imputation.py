@@ -9,7 +9,6 @@ from bnfk_core.analyses.impute import benchmark as impute_benchmark
 from bnfk_core.analyses.impute import methods as impute_methods
 from bnfk_core.kernels.embed import sample_rows
 from bnfk_core.registry import IMPUTERS, LEARNERS, feature_learners
-from bnfk_core.serving import settings
 from bnfk_core.views.figures import imputation as fig_imp
 from bnfk_ui import common, jobs
 from bnfk_ui.sections import data as sec_data
@@ -27,8 +26,6 @@ def _structures() -> dict:
 
 
 RATIOS = [0.1, 0.2, 0.3, 0.4, 0.5]  # the thesis grid: pick all five of each for its 25 settings
-DEFAULT_RATIOS = [0.1, 0.3, 0.5]  # 9 settings x 1 repeat on at most DEFAULT_ROWS rows: a run of a few seconds
-DEFAULT_ROWS = settings.REPORT_SETTINGS["imp_rows"].default
 
 
 def page():
@@ -46,17 +43,7 @@ def page():
             "is never imputed. Averages give every setting the same weight; the spread is over all runs."
         )
         c1, c2, c3 = st.columns([2, 2, 1.3])
-        # defaults go through Session State only (a value passed too makes Streamlit warn on a session file's
-        # value)
-        for k, v in {
-            "imp_methods": ["bn", "mode", "wknn"],
-            "imp_test": DEFAULT_RATIOS,
-            "imp_missing": DEFAULT_RATIOS,
-            "imp_repeats": 1,
-            "imp_seed": 0,
-            "imp_rows": min(feat.n_rows, DEFAULT_ROWS),
-        }.items():
-            ss.setdefault(k, list(v) if isinstance(v, list) else v)
+        choices.ensure(*(k for k in choices.DEFAULTS if k.startswith("imp_")))
         ss.imp_rows = int(min(max(ss.imp_rows, 2), feat.n_rows))  # a link's or file's value: within the table
         with c1:
             methods = st.multiselect(
@@ -186,7 +173,7 @@ def page():
         if not big:
             st.caption(sec_imp.ORDER_NOTE)
         n_missing = sec_data.missing_cells(tables.model_features()) if big else int((feat.codes < 0).sum())
-        seed = int(ss.get("imp_seed", 0))
+        seed = int(ss.imp_seed)
         if n_missing == 0:
             msg = "The loaded feature columns have no missing cells."
             if ss.missing_policy == "category":

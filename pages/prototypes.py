@@ -39,7 +39,7 @@ def _embedding(_exp: pt.SummarizationExperiment, exp_key: tuple) -> np.ndarray:
 
 def page():
     ss = st.session_state
-    ss.setdefault("proto_ks", "")
+    choices.ensure("proto_ks")
     d = tables.data()
     if ss.proto_source in LEARNERS and LEARNERS[ss.proto_source].needs_class and not d.class_column:
         st.info("TAN and KDB need a class column (Data page); using the current structure instead.")

@@ -12,6 +12,8 @@ from pathlib import Path
 
 import streamlit as st
 
+from bnfk_core.kernels.fisher import FISHER
+from bnfk_core.kernels.fisher_normalized import DEFAULT_ALPHA
 from bnfk_core.serving import settings
 
 from .. import bigdata
@@ -22,6 +24,7 @@ __all__ = [
     "DEFAULT_DATASET",
     "UPLOAD_MISSING_POLICY",
     "DEFAULTS",
+    "ensure",
     "MEMORY_GIB_RANGE",
     "catalog",
     "memory_limit_bytes",
@@ -41,6 +44,8 @@ DEFAULT_DATASET = "house_votes_84"
 #: Data page can switch to "category"); a bundled sample opens with its catalog entry's policy.
 UPLOAD_MISSING_POLICY = "missing"
 
+#: every widget key (and every other choice) -> its default: the one table the pages read (:func:`ensure`);
+#: the settings a link or session file carries come from the registry of :mod:`bnfk_core.serving.settings`
 DEFAULTS = {
     "dataset": DEFAULT_DATASET,  # a sample name or "upload"
     "upload": None,  # (file name, bytes) of the uploaded CSV
@@ -51,6 +56,16 @@ DEFAULTS = {
     "drop_columns": [],
     "pair": None,  # (row a, row b) picked on the Kernel page
     **settings.defaults(),  # every page setting (learn_*, kernel_*, clu_*, …, memory_gib)
+    # the Imputation page's benchmark (bounded by the registry: a report or session file reads them too)
+    **{k: s.default for k, s in settings.REPORT_SETTINGS.items() if k.startswith("imp_")},
+    # the Compare page (not carried by links)
+    "cmp_vars": None,  # the segment's three variables; None: the table's first three
+    "cmp_rows": 200,  # rows sampled (the page clamps them to the table, at most 1,000)
+    "cmp_seed": 0,
+    "cmp_kernel": FISHER,
+    "cmp_alpha": float(DEFAULT_ALPHA),  # the normalised kernel's own default power
+    # the Prototypes page's learning curve: the subset sizes typed ("": the page's default sizes)
+    "proto_ks": "",
 }
 MEMORY_GIB_RANGE = (settings.SETTINGS["memory_gib"].lo, settings.SETTINGS["memory_gib"].hi)
 
@@ -69,6 +84,19 @@ def catalog() -> dict:
             _CATALOG[1] = json.load(fh)
         _CATALOG[0] = mtime
     return _CATALOG[1]
+
+
+def ensure(*keys: str) -> None:
+    """Put :data:`DEFAULTS` of ``keys`` into ``st.session_state`` where they are missing (lists copied).
+
+    A page calls it for the keys its widgets own: Streamlit drops a widget's key from the session after a run
+    that did not draw the widget, and a default given through Session State only never clashes with a value
+    a link or session file set (a ``value=`` passed too makes Streamlit warn)."""
+    ss = st.session_state
+    for k in keys:
+        if k not in ss:
+            v = DEFAULTS[k]
+            ss[k] = list(v) if isinstance(v, list) else v
 
 
 def memory_limit_bytes() -> float:
