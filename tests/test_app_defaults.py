@@ -1,6 +1,6 @@
-"""Widget defaults come from one table (``bnfk_ui.state.choices.DEFAULTS``): the Imputation page opens with the
-registry's benchmark settings (the ones a report or session file reads), and the Compare and Prototypes pages'
-own keys are registered there too."""
+"""Widget defaults come from one table (``bnfk_ui.state.choices.DEFAULTS``): the Imputation page opens
+with the registry's benchmark settings (the ones a report or session file reads), and the Compare and
+Prototypes pages' own keys are registered there too."""
 
 from __future__ import annotations
 
