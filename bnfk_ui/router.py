@@ -24,8 +24,8 @@ import streamlit as st
 from bnfk_core.data.limits import memory_limit_set
 from bnfk_core.errors import BnfkError
 
-from . import session_reaper, warmup
-from .state import charts, choices, messages
+from . import session_reaper, streamlit_adapter, warmup
+from .state import choices, messages
 
 #: the browser tab's icon: a file served by the app itself (a ``:material/…:`` or emoji icon is fetched by the
 #: visitor's browser from another address)
@@ -91,8 +91,8 @@ def run() -> None:
     warmup.start()  # once per process: compiled clustering, export check (bnfk_ui.warmup)
     # once per process: closed sessions freed when their time to reconnect is over
     session_reaper.start_reaper()
-    # once per process: a chart message's hash made once (bnfk_ui.state.charts)
-    charts.install_message_hashes()
+    # once per process: a chart message's hash made once (bnfk_ui.streamlit_adapter)
+    streamlit_adapter.install_message_hashes()
     token = _IN_FRAME.set(True)
     try:
         with memory_limit_set(choices.memory_limit_bytes()):  # the sidebar's memory setting, for this run

@@ -122,13 +122,13 @@ def test_a_chart_messages_hash_is_streamlits_and_made_once(monkeypatch):
     from streamlit.runtime import forward_msg_cache
     from streamlit.runtime.scriptrunner_utils import script_run_context as src
 
-    from bnfk_ui.state import charts
+    from bnfk_ui import streamlit_adapter
 
-    assert charts.install_message_hashes()
+    assert streamlit_adapter.install_message_hashes()
     ours = src.populate_hash_if_needed
     theirs = ours.original
     assert theirs is forward_msg_cache.populate_hash_if_needed
-    monkeypatch.setattr(charts, "_HASHES", type(charts._HASHES)())
+    monkeypatch.setattr(streamlit_adapter, "_HASHES", type(streamlit_adapter._HASHES)())
     spec = plotly.io.to_json(
         {"data": [{"type": "heatmap", "z": np.arange(40000.0).reshape(200, 200).tolist()}]}
     )
