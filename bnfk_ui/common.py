@@ -128,9 +128,8 @@ def share_panel(params: dict | None = None) -> None:
 @contextlib.contextmanager
 def working(text: str):
     """``st.spinner(text)`` around the block, started only when a cached core call in it has a result to
-    compute
-    (:func:`bnfk_ui.state.on_miss`): a run that finds every result made sends no spinner and starts no timer
-    thread (Streamlit's spinner starts one each time)."""
+    compute (:func:`bnfk_ui.state.shared.on_miss`): a run that finds every result made sends no spinner and
+    starts no timer thread (Streamlit's spinner starts one each time)."""
     from .state.shared import _ON_MISS
 
     stack, started = contextlib.ExitStack(), []
@@ -150,9 +149,8 @@ def working(text: str):
 
 class LazyProgress:
     """A progress bar over steps of cached core calls, drawn only once one of them has a result to compute (a
-    front's miss, :func:`bnfk_ui.state.on_miss`), at the step it is on: a run that finds every result made
-    sends
-    no bar.  Use as ``with LazyProgress() as bar: bar.step(0.3, "…"); …``."""
+    front's miss, :func:`bnfk_ui.state.shared.on_miss`), at the step it is on: a run that finds every result
+    made sends no bar.  Use as ``with LazyProgress() as bar: bar.step(0.3, "…"); …``."""
 
     def __init__(self):
         self.bar, self.at, self._token = None, (0.0, ""), None
@@ -358,7 +356,7 @@ def dataset_name() -> str:
 
 def literal(text: str) -> str:
     """``text`` with every Markdown character escaped, for a caption that shows it literally (names from the
-    data stay text): :func:`bnfk_ui.state.plain`."""
+    data stay text): :func:`bnfk_ui.state.messages.plain`."""
     return messages.plain(text)
 
 

@@ -127,7 +127,7 @@ MAX_MESSAGE = messages.MAX_MESSAGE
 
 def message(exc: BnfkError | str) -> str:
     """A core error as the app shows it: its sentence (at most MAX_MESSAGE characters), with the core's advice
-    put in the app's terms, as plain text (:func:`bnfk_ui.state.plain`: a sentence echoing a link's value
-    shows it as typed, never as a link or an image)."""
+    put in the app's terms, as plain text (:func:`bnfk_ui.state.messages.plain`: a sentence echoing a link's
+    value shows it as typed, never as a link or an image)."""
     text = str(exc).replace("raise the memory limit", "raise the memory limit under Settings in the sidebar")
     return messages.plain(text, MAX_MESSAGE)
