@@ -142,7 +142,7 @@ COMMAND = [
     "hc",
     "-o",
 ]
-IMPORTS = [sys.executable, "-c", "import bnfk_core.cli.main, bnfk_core.serving.session, pandas"]
+IMPORTS = [sys.executable, "-c", "import bnfk_core.cli.main, bnfk_core.serving.session_files, pandas"]
 
 
 def _child(cmd) -> tuple[float, float]:

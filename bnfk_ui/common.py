@@ -13,10 +13,12 @@ import streamlit as st
 
 from bnfk_core.errors import BnfkError
 from bnfk_core.registry import ESTIMATORS
+from bnfk_core.serving import settings
 from bnfk_core.serving.serve import echo
 from bnfk_core.views import export
 
-from . import jobs, router, settings, share, state
+from . import jobs, router, share, state
+from .state import choices, messages, shared, structure, tables
 
 
 def start(title: str, icon: str = "") -> bool:
@@ -35,9 +37,9 @@ def start(title: str, icon: str = "") -> bool:
                 del st.session_state[k]
             st.rerun()
         return False
-    state.show_flash()
+    messages.show_flash()
     sidebar_summary(params)
-    note = state.sample_note() if title in SAMPLED_PAGES else None
+    note = tables.sample_note() if title in SAMPLED_PAGES else None
     if note:
         st.info(note, icon=":material/filter_alt:")
     return True
@@ -49,33 +51,33 @@ SAMPLED_PAGES = ("Kernel", "Clustering", "Imputation", "Prototypes", "Segments l
 
 
 def sidebar_summary(params: dict | None = None) -> None:
-    d = state.data()
+    d = tables.data()
     ss = st.session_state
     with st.sidebar:
         st.markdown("**Current state**")
         src = (
             "uploaded " + ss.upload[0]
             if ss.dataset == "upload" and ss.upload
-            else state.server_name()
+            else choices.server_name()
             if ss.dataset == "path"
             else ss.dataset
         )
-        n_all = state.full_data().n_rows
-        dg = state.dag()
+        n_all = tables.full_data().n_rows
+        dg = structure.dag()
         st.caption(
             # one element, three lines
-            f"Data: **{state.plain(src)}** · {n_all:,} rows × {d.n_vars} variables"
-            + (f" · class **{state.plain(d.class_column)}**" if d.class_column else " · no class column")
+            f"Data: **{messages.plain(src)}** · {n_all:,} rows × {d.n_vars} variables"
+            + (f" · class **{messages.plain(d.class_column)}**" if d.class_column else " · no class column")
             + (f" · rows used by the row views: a seeded sample of {d.n_rows:,}" if d.n_rows < n_all else "")
-            + f"  \nStructure: **{state.plain(state.structure_label())}** · {dg.n_arcs} arcs"
+            + f"  \nStructure: **{messages.plain(structure.structure_label())}** · {dg.n_arcs} arcs"
             + f"  \nParameters: {ESTIMATORS[ss.param_method].label.split(' (')[0].lower()} · first network "
             "by "
-            f"the recipe {state.recipe().describe()}"
+            f"the recipe {structure.recipe().describe()}"
         )
         share_panel(params)
         box = st.expander("Settings", icon=":material/settings:", key="sidebar_settings", on_change="rerun")
         if box.open:  # built when opened (a rerun, as the tabs and figure menus do), not on every run
-            lo, hi = state.MEMORY_GIB_RANGE
+            lo, hi = choices.MEMORY_GIB_RANGE
             box.number_input(
                 "Memory limit (GiB)",
                 min_value=lo,
@@ -84,7 +86,7 @@ def sidebar_summary(params: dict | None = None) -> None:
                 format="%.2f",
                 help="The largest N × N work (Gram matrices and their work space) any page may "
                 "start; a larger one is refused with a hint to sample fewer rows.",
-                **state.bind("memory_gib", shown=lambda v: min(max(float(v), lo), hi)),
+                **choices.bind("memory_gib", shown=lambda v: min(max(float(v), lo), hi)),
             )
 
 
@@ -119,16 +121,15 @@ def share_panel(params: dict | None = None) -> None:
             except BnfkError as exc:
                 st.error(router.message(exc))
             else:
-                state.flash("success", f"Opened {echo(up.name, 60)}: its data, structure and settings.")
+                messages.flash("success", f"Opened {echo(up.name, 60)}: its data, structure and settings.")
                 st.rerun()
 
 
 @contextlib.contextmanager
 def working(text: str):
     """``st.spinner(text)`` around the block, started only when a cached core call in it has a result to
-    compute
-    (:func:`bnfk_ui.state.on_miss`): a run that finds every result made sends no spinner and starts no timer
-    thread (Streamlit's spinner starts one each time)."""
+    compute (:func:`bnfk_ui.state.shared.on_miss`): a run that finds every result made sends no spinner and
+    starts no timer thread (Streamlit's spinner starts one each time)."""
     from .state.shared import _ON_MISS
 
     stack, started = contextlib.ExitStack(), []
@@ -138,7 +139,7 @@ def working(text: str):
             started.append(True)
             stack.enter_context(st.spinner(text))
 
-    token = state.on_miss(start)
+    token = shared.on_miss(start)
     try:
         yield
     finally:
@@ -148,9 +149,8 @@ def working(text: str):
 
 class LazyProgress:
     """A progress bar over steps of cached core calls, drawn only once one of them has a result to compute (a
-    front's miss, :func:`bnfk_ui.state.on_miss`), at the step it is on: a run that finds every result made
-    sends
-    no bar.  Use as ``with LazyProgress() as bar: bar.step(0.3, "…"); …``."""
+    front's miss, :func:`bnfk_ui.state.shared.on_miss`), at the step it is on: a run that finds every result
+    made sends no bar.  Use as ``with LazyProgress() as bar: bar.step(0.3, "…"); …``."""
 
     def __init__(self):
         self.bar, self.at, self._token = None, (0.0, ""), None
@@ -165,7 +165,7 @@ class LazyProgress:
             self.bar = st.progress(self.at[0], text=self.at[1])
 
     def __enter__(self) -> LazyProgress:
-        self._token = state.on_miss(self._start)
+        self._token = shared.on_miss(self._start)
         return self
 
     def __exit__(self, *exc) -> None:
@@ -183,7 +183,7 @@ def shown_errors(prefix: str = ""):
     try:
         yield
     except BnfkError as exc:
-        st.error(f"{state.plain(prefix)}{router.message(exc)}")
+        st.error(f"{messages.plain(prefix)}{router.message(exc)}")
 
 
 def complete_rows_notice(what: str = "Log scores", caption: bool = True) -> bool:
@@ -191,16 +191,15 @@ def complete_rows_notice(what: str = "Log scores", caption: bool = True) -> bool
     are
     complete (none if not ``caption``), a prominent warning when most rows have a missing cell.  True when the
     warning was shown."""
-    n_ok, n_all = state.complete_rows(), state.full_data().n_rows
+    n_ok, n_all = tables.complete_rows(), tables.full_data().n_rows
     if 2 * n_ok >= n_all:
         if caption:
-            st.caption(f"{state.plain(what)} on the {n_ok:,} complete rows; higher is better.")
+            st.caption(f"{messages.plain(what)} on the {n_ok:,} complete rows; higher is better.")
         return False
     st.warning(
-        f"Most rows are incomplete: {state.plain(what.lower())} and structure learning use only the {n_ok:,} "
-        "of the "
-        f"{n_all:,} rows without a missing cell ({n_ok / max(n_all, 1):.0%}). The Fisher kernel, imputation "
-        "and prototypes use every row (missing cells are marginalised).",
+        f"Most rows are incomplete: {messages.plain(what.lower())} and structure learning use only the "
+        f"{n_ok:,} of the {n_all:,} rows without a missing cell ({n_ok / max(n_all, 1):.0%}). "
+        "The Fisher kernel, imputation and prototypes use every row (missing cells are marginalised).",
         icon=":material/warning:",
     )
     return True
@@ -291,7 +290,7 @@ def seed_input(label: str, key: str, container=st, help: str | None = None) -> i
         max_value=MAX_SEED,
         step=1,
         help=help,
-        **state.bind(key, shown=lambda v: int(min(max(int(v), 0), MAX_SEED))),
+        **choices.bind(key, shown=lambda v: int(min(max(int(v), 0), MAX_SEED))),
     )
     return int(st.session_state[key])
 
@@ -357,8 +356,8 @@ def dataset_name() -> str:
 
 def literal(text: str) -> str:
     """``text`` with every Markdown character escaped, for a caption that shows it literally (names from the
-    data stay text): :func:`bnfk_ui.state.plain`."""
-    return state.plain(text)
+    data stay text): :func:`bnfk_ui.state.messages.plain`."""
+    return messages.plain(text)
 
 
 def plain_caption(text: str, container=st) -> None:

@@ -17,9 +17,8 @@ import os
 import threading
 
 import streamlit as st
-from streamlit.runtime import Runtime
-from streamlit.runtime.scriptrunner import get_script_run_ctx
-from streamlit.runtime.scriptrunner_utils.exceptions import StopException
+
+from . import streamlit_adapter
 
 __all__ = ["Cancelled", "session_gone", "checkpoint", "progress", "heavy", "MAX_HEAVY"]
 
@@ -28,21 +27,16 @@ MAX_HEAVY = max(1, os.cpu_count() or 1)
 _SLOTS = threading.BoundedSemaphore(MAX_HEAVY)
 
 
-class Cancelled(StopException):
+class Cancelled(streamlit_adapter.StopException):
     """The session that asked for a computation is gone: stop quietly.  Streamlit's own stop signal (a
     BaseException), so no ``except Exception`` in the core swallows it and the script runner ends the run
     without an error."""
 
 
 def session_gone() -> bool:
-    """True when this script run's browser session has disconnected (False outside a running app)."""
-    ctx = get_script_run_ctx(suppress_warning=True)
-    if ctx is None or not Runtime.exists():
-        return False
-    try:
-        return not Runtime.instance().is_active_session(ctx.session_id)
-    except Exception:  # noqa: BLE001 - a runtime without the session registry: nothing to check
-        return False
+    """True when this script run's browser session has disconnected (False outside a running app, and on a
+    Streamlit the app was not tested against: :func:`bnfk_ui.streamlit_adapter.session_gone`)."""
+    return streamlit_adapter.session_gone()
 
 
 def checkpoint() -> None:

@@ -15,7 +15,7 @@ from bnfk_core.errors import BnfkError
 from bnfk_core.kernels.embed import sample_rows
 from bnfk_core.kernels.live import LiveKernel
 
-from . import state
+from .state import messages, structure, tables
 
 __all__ = ["LIVE_ROWS", "live_kernel", "building", "graph_clicked", "click_message"]
 
@@ -34,7 +34,7 @@ def building() -> bool:
     """True when :func:`live_kernel` has a kernel to build or copy (the session has none for these data and
     estimator yet), rather than an edit to follow (milliseconds)."""
     saved = st.session_state.get("_live")
-    return saved is None or saved[0] != _key(state.feature_data())
+    return saved is None or saved[0] != _key(tables.feature_data())
 
 
 def live_kernel() -> tuple[LiveKernel, np.ndarray]:
@@ -44,10 +44,10 @@ def live_kernel() -> tuple[LiveKernel, np.ndarray]:
     :data:`LIVE_ROWS` rows it is exactly the Kernel page's Fisher kernel of all rows.
     """
     ss = st.session_state
-    feat = state.feature_data()
+    feat = tables.feature_data()
     rows = sample_rows(feat.n_rows, min(feat.n_rows, LIVE_ROWS), 0)
     key = _key(feat)
-    dag = state.dag()
+    dag = structure.dag()
     saved = ss.get("_live")
     if saved is None or saved[0] != key:
         ss._live = (key, _first_build(key, dag, feat, rows, ss.param_method).copy(), rows)
@@ -97,14 +97,14 @@ def graph_clicked(chart_key: str):
             ss.live_arc, ss.live_pick = tuple(str(c).split("\t", 1)), None
             return
         pick = ss.get("live_pick")
-        if pick is None or pick not in state.dag().nodes:
+        if pick is None or pick not in structure.dag().nodes:
             ss.live_pick, ss.live_arc = c, None
         elif pick == c:
             ss.live_pick = None
         else:
             ss.live_pick = None
             try:
-                state.edit("add", pick, c)
+                structure.edit("add", pick, c)
                 ss.msg_live = ("success", f"Added {pick} → {c}.")
             except BnfkError as exc:
                 ss.msg_live = ("error", str(exc))
@@ -116,6 +116,6 @@ def click_message() -> str:
     """What the next click does, for the caption under the graph."""
     ss = st.session_state
     if ss.get("live_pick"):
-        pick = state.plain(ss.live_pick)
+        pick = messages.plain(ss.live_pick)
         return f"**{pick}** picked: click another variable to add {pick} → it (click it again to drop)."
     return "Click a variable, then another: adds an arc. Click an arc's dot to remove or reverse it."

@@ -24,7 +24,8 @@ import streamlit as st
 from bnfk_core.data.limits import memory_limit_set
 from bnfk_core.errors import BnfkError
 
-from . import sessions, state, warmup
+from . import session_reaper, streamlit_adapter, warmup
+from .state import choices, messages
 
 #: the browser tab's icon: a file served by the app itself (a ``:material/…:`` or emoji icon is fetched by the
 #: visitor's browser from another address)
@@ -88,18 +89,19 @@ def run() -> None:
     st.set_page_config(page_title="bnfk — Fisher kernels of Bayesian networks", page_icon=ICON, layout="wide")
     nav = navigation()
     warmup.start()  # once per process: compiled clustering, export check (bnfk_ui.warmup)
-    sessions.start_reaper()  # once per process: closed sessions freed when their time to reconnect is over
-    # once per process: a chart message's hash made once (bnfk_ui.state.charts)
-    state.install_message_hashes()
+    # once per process: closed sessions freed when their time to reconnect is over
+    session_reaper.start_reaper()
+    # once per process: a chart message's hash made once (bnfk_ui.streamlit_adapter)
+    streamlit_adapter.install_message_hashes()
     token = _IN_FRAME.set(True)
     try:
-        with memory_limit_set(state.memory_limit_bytes()):  # the sidebar's memory setting, for this run
+        with memory_limit_set(choices.memory_limit_bytes()):  # the sidebar's memory setting, for this run
             nav.run()
     except BnfkError as exc:  # the page boundary: one sentence, never a traceback
         st.error(message(exc))
     except Exception as exc:  # noqa: BLE001 - last resort, still no traceback
         st.error(
-            state.plain(
+            messages.plain(
                 f"Something went wrong ({type(exc).__name__}: {exc}). Try another setting or reload "
                 "the page.",
                 MAX_MESSAGE,
@@ -120,12 +122,12 @@ def frame() -> None:
 
 
 #: the longest message the app shows (a core sentence echoing a huge user value is cut)
-MAX_MESSAGE = state.MAX_MESSAGE
+MAX_MESSAGE = messages.MAX_MESSAGE
 
 
 def message(exc: BnfkError | str) -> str:
     """A core error as the app shows it: its sentence (at most MAX_MESSAGE characters), with the core's advice
-    put in the app's terms, as plain text (:func:`bnfk_ui.state.plain`: a sentence echoing a link's value
-    shows it as typed, never as a link or an image)."""
+    put in the app's terms, as plain text (:func:`bnfk_ui.state.messages.plain`: a sentence echoing a link's
+    value shows it as typed, never as a link or an image)."""
     text = str(exc).replace("raise the memory limit", "raise the memory limit under Settings in the sidebar")
-    return state.plain(text, MAX_MESSAGE)
+    return messages.plain(text, MAX_MESSAGE)

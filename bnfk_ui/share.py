@@ -1,5 +1,5 @@
 """Links and session files: the current view mirrored in ``st.query_params`` (opening the link restores it)
-and saved / opened as a bnfk session file (:mod:`bnfk_core.serving.session`).
+and saved / opened as a bnfk session file (:mod:`bnfk_core.serving.session_files`).
 
 A link holds the dataset (a bundled name; an upload's private id -- 128 random bits, so only a link that
 carries it reaches the upload, which stays on the server that saw it; a file's name in the operator's data
@@ -22,11 +22,12 @@ import streamlit as st
 from bnfk_core.errors import BnfkError
 from bnfk_core.network.dag import DAG
 from bnfk_core.registry import ESTIMATORS
+from bnfk_core.serving import settings as S
 from bnfk_core.serving.serve import echo
-from bnfk_core.serving.session import DataRef, SessionError, parse_session, session_dict
+from bnfk_core.serving.session_files import DataRef, SessionError, parse_session, session_dict
 
 from . import bigdata, state
-from . import settings as S
+from .state import caches, choices, messages, structure, tables, uploads
 
 __all__ = [
     "remember_upload",
@@ -125,7 +126,7 @@ def view_params() -> dict:
     if ss.dataset == "upload" and ss.get("upload"):
         p["upload"] = _upload_token(*ss.upload)
     elif ss.dataset == "path":
-        p["path"] = state.server_name()
+        p["path"] = choices.server_name()
     else:
         p["data"] = ss.dataset
     p["class"] = ss.class_column or ""
@@ -134,8 +135,8 @@ def view_params() -> dict:
         p["bins"] = str(int(ss.bins))
     if ss.drop_columns:
         p["drop"] = list(ss.drop_columns)
-    feats = state.feature_data().variables
-    p["arcs"] = encode_arcs(state.dag(), feats)
+    feats = tables.feature_data().variables
+    p["arcs"] = encode_arcs(structure.dag(), feats)
     p["params"] = ss.param_method
     seg_vars = ss.get("seg_vars")
     if seg_vars and all(v in feats for v in seg_vars):  # the Segments lab's variables, in role order
@@ -174,7 +175,7 @@ def restore(params: dict) -> list[str]:
             problems.append(f"its file on the server cannot be read ({str(exc).rstrip('.')})")
             data_ok = False
     elif "data" in one:
-        if one["data"] in state.catalog():
+        if one["data"] in choices.catalog():
             changes["dataset"] = one["data"]
         else:
             problems.append(f"data '{echo(one['data'], 40)}' is not a bundled dataset")
@@ -192,17 +193,19 @@ def restore(params: dict) -> list[str]:
             else:
                 problems.append("bins must be a whole number from 0 to 20")
         changes["drop_columns"] = [c for c in params.get("drop", []) if c]
-        if changes and not state.change_data(**changes):
+        if changes and not uploads.change_data(**changes):
             problems.append("its data options do not load (see the message above)")
             data_ok = False
     state.init()
     if data_ok and "arcs" in one:
         try:
-            state.set_dag(decode_arcs(one["arcs"], state.feature_data().variables), "Structure from a link")
+            structure.set_dag(
+                decode_arcs(one["arcs"], tables.feature_data().variables), "Structure from a link"
+            )
         except (ValueError, BnfkError) as exc:
             problems.append(f"its structure cannot be used ({str(exc).rstrip('.')})")
     if data_ok and "segvars" in one:
-        feats = state.feature_data().variables
+        feats = tables.feature_data().variables
         idx = one["segvars"].split(".")
         if (
             len(idx) <= 6
@@ -245,7 +248,7 @@ def sync() -> dict:
                 if len(problems) > MAX_PROBLEMS:
                     shown.append(f"and {len(problems) - MAX_PROBLEMS} more")
                 st.warning(
-                    state.plain(
+                    messages.plain(
                         "Some of this link could not be used and was left at its default: "
                         + "; ".join(shown)
                         + "."
@@ -282,16 +285,16 @@ def session_bytes() -> bytes:
     )
     doc = session_dict(
         ref,
-        state.dag(),
+        structure.dag(),
         ss.param_method,
-        state.model(),
+        caches.model(),
         S.non_default({k: ss[k] for k in S.SETTINGS if k in ss and k != "param_method"}),
     )
     return json.dumps(doc, indent=1, ensure_ascii=False).encode("utf-8")
 
 
 #: what a session open may change: restored as it was when the open fails
-_OPENED_KEYS = (*state.DEFAULTS, "structure", "pair", "_upload_token", "_upload_info", "pending_data")
+_OPENED_KEYS = (*choices.DEFAULTS, "structure", "pair", "_upload_token", "_upload_info", "pending_data")
 
 
 def open_session(name: str, content: bytes) -> None:
@@ -334,7 +337,7 @@ def _open(name: str, s) -> None:
     if ref.sample is None:
         ss.upload = (ref.name, ref.content)
         ss._upload_token = (ref.content, remember_upload(ref.name, ref.content))
-    if not state.change_data(
+    if not uploads.change_data(
         dataset=ref.sample or "upload",
         class_column=ref.class_column,
         missing_policy=ref.missing_policy,
@@ -345,7 +348,7 @@ def _open(name: str, s) -> None:
         why = [m for kind, m in ss.pop("flash", []) if kind == "error"]
         raise SessionError(f"The data of {name} do not load in the app" + (f": {why[-1]}" if why else "."))
     state.init()
-    state.set_dag(s.model.dag, f"Structure from {name}")
+    structure.set_dag(s.model.dag, f"Structure from {name}")
     ss.param_method = s.params
     dropped = [
         n.split(": ", 1)[-1].removesuffix("; left out.").removeprefix("Setting ")  # refused when read
@@ -365,7 +368,7 @@ def _open(name: str, s) -> None:
         shown = dropped[:MAX_PROBLEMS] + (
             [f"and {len(dropped) - MAX_PROBLEMS} more"] if len(dropped) > MAX_PROBLEMS else []
         )
-        state.flash(
+        messages.flash(
             "warning",
             f"{name}: some settings could not be used and were left at their defaults: "
             + "; ".join(shown)

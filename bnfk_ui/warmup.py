@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import threading
 
+from . import streamlit_adapter
+
 __all__ = ["start"]
 
 _lock = threading.Lock()
@@ -44,7 +46,7 @@ def _run() -> None:
             A = rng.normal(size=(n, 3))
             correlation_clustering(A @ A.T, 2, restarts=restarts, seed=0, max_sweeps=1)
         image_export_problem()
-        import streamlit.emojis  # noqa: F401 - compiles the emoji pattern once
+        streamlit_adapter.warm_up()  # compiles Streamlit's emoji pattern once
     except Exception:  # noqa: BLE001 - a warm-up only: the page loads what it needs itself
         pass
 

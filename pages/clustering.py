@@ -9,10 +9,12 @@ from bnfk_core.kernels.embed import sample_rows
 from bnfk_core.kernels.fisher import SCALED_HAMMING
 from bnfk_core.kernels.fisher_normalized import ABOUT
 from bnfk_core.registry import KERNELS
+from bnfk_core.serving import settings
 from bnfk_core.views import figures
 from bnfk_core.views.figures import clustering as fig_clu
-from bnfk_ui import common, settings, state
+from bnfk_ui import common
 from bnfk_ui.sections import clustering as sections
+from bnfk_ui.state import caches, charts, choices, clustering, messages, shared, structure, tables
 
 ALGOS, TRANSFORMS, NETWORKS = settings.ALGORITHMS, settings.TRANSFORMS, settings.CLUSTER_NETWORKS
 MAX_ROWS = 3000
@@ -21,7 +23,7 @@ CHART = {"displaylogo": False}
 
 def page():
     ss = st.session_state
-    d = state.data()
+    d = tables.data()
     has_class = d.class_column is not None
     cls_states = d.states[d.index(d.class_column)] if has_class else ()
     st.caption(
@@ -33,27 +35,27 @@ def page():
 
     c1, c2, c3, c4 = st.columns([1.3, 1.3, 1, 1])
     with c1:
-        st.selectbox("Kernel", list(KERNELS), format_func=KERNELS.labels().get, **state.bind("clu_kernel"))
-        if state.kernel_options(ss.clu_kernel, 1.0):  # a kernel with a power (the normalised Fisher kernel)
-            st.slider("Power α", 0.02, 1.0, step=0.01, help=ABOUT, **state.bind("clu_alpha"))
+        st.selectbox("Kernel", list(KERNELS), format_func=KERNELS.labels().get, **choices.bind("clu_kernel"))
+        if caches.kernel_options(ss.clu_kernel, 1.0):  # a kernel with a power (the normalised Fisher kernel)
+            st.slider("Power α", 0.02, 1.0, step=0.01, help=ABOUT, **choices.bind("clu_alpha"))
         st.selectbox(
             "Network behind the network kernels",
             list(NETWORKS),
             format_func=NETWORKS.get,
-            **state.bind("clu_network"),
+            **choices.bind("clu_network"),
             help="The thesis used an exact qNML structure with cNML parameters; "
             "hill climbing on qNML (learned on all rows with the seed below, as the CLI's `--seed`) is the "
             "fast stand-in (exact search: `python -m bnfk_core cluster --structure exact`).",
         )
     with c2:
         st.radio(
-            "Algorithm", list(ALGOS), format_func=ALGOS.get, horizontal=True, **state.bind("clu_algorithm")
+            "Algorithm", list(ALGOS), format_func=ALGOS.get, horizontal=True, **choices.bind("clu_algorithm")
         )
         st.selectbox(
             "Spectral affinity",
             list(TRANSFORMS),
             format_func=TRANSFORMS.get,
-            **state.bind("clu_transform"),
+            **choices.bind("clu_transform"),
             help="Spectral clustering needs non-negative affinities. Correlation clustering uses the kernel "
             "itself, shifted as each kernel registers (thesis: adaptive for (scaled-)Hamming, none for "
             "Fisher).",
@@ -66,19 +68,19 @@ def page():
             max_value=max_rows,
             step=100,
             help=f"At most {MAX_ROWS:,} of the {d.n_rows:,} rows, drawn without replacement.",
-            **state.bind("clu_rows", shown=lambda v: int(min(max(v, 2), max_rows))),
+            **choices.bind("clu_rows", shown=lambda v: int(min(max(v, 2), max_rows))),
         )
         st.number_input(
             "Clusters (0 = number of labels)" if has_class else "Clusters (0 = 2: no class column)",
             min_value=0,
             max_value=200,
             step=1,
-            **state.bind("clu_k"),
+            **choices.bind("clu_k"),
         )
     with c4:
         common.seed_input("Seed", "clu_seed")
         st.number_input(
-            "Local-search restarts", min_value=1, max_value=200, step=5, **state.bind("clu_restarts")
+            "Local-search restarts", min_value=1, max_value=200, step=5, **choices.bind("clu_restarts")
         )
 
     seed, kernel, algo = int(ss.clu_seed), ss.clu_kernel, ss.clu_algorithm
@@ -89,15 +91,19 @@ def page():
         st.error(f"Cannot make {k} clusters from {len(rows)} rows; lower the number of clusters.")
         return
     with common.working("Preparing the network…"):
-        m = state.thesis_network(d, d.fingerprint(), seed) if ss.clu_network == "qnml" else state.model()
+        m = (
+            clustering.thesis_network(d, d.fingerprint(), seed)
+            if ss.clu_network == "qnml"
+            else caches.model()
+        )
     base_key = (sub.fingerprint(), m.key(), ss.clu_network)
 
     tab_one, tab_cmp, tab_clf = st.tabs(["One clustering", "Kernels × algorithms", "Classification"])
     with tab_one:
         with common.working(f"{KERNELS[kernel].label} kernel and {ALGOS[algo].lower()}…"):
-            options = state.kernel_options(kernel, ss.clu_alpha)
-            setup = state.clustering_setup(sub, base_key + options, kernel, m, options)
-            res = state.cached_clustering(
+            options = caches.kernel_options(kernel, ss.clu_alpha)
+            setup = clustering.clustering_setup(sub, base_key + options, kernel, m, options)
+            res = clustering.cached_clustering(
                 setup,
                 sub,
                 base_key + (kernel,) + options,
@@ -113,8 +119,8 @@ def page():
         base = None
         if kernel != SCALED_HAMMING and algo != "lca":  # the empty network beside the chosen kernel
             with common.working("Baseline: the empty network (scaled-Hamming kernel)…"):
-                bsetup = state.clustering_setup(sub, base_key, SCALED_HAMMING, m)
-                base = state.cached_clustering(
+                bsetup = clustering.clustering_setup(sub, base_key, SCALED_HAMMING, m)
+                base = clustering.cached_clustering(
                     bsetup,
                     sub,
                     base_key + (SCALED_HAMMING,),
@@ -150,7 +156,7 @@ def page():
             )
         if KERNELS[kernel].uses_network and ss.clu_network == "current":
             lines += [
-                common.literal(state.network_line(f"The {KERNELS[kernel].label} kernel")),
+                common.literal(structure.network_line(f"The {KERNELS[kernel].label} kernel")),
                 ABOUT if options else "",
             ]
         elif KERNELS[kernel].uses_network:
@@ -171,7 +177,8 @@ def page():
                 + "."
             )
         lines.append(
-            f"The same result on the command line: {state.code_span(sections.cli_command(kernel, algo, k))}"
+            "The same result on the command line: "
+            + messages.code_span(sections.cli_command(kernel, algo, k))
             + (
                 " (the model is the Structure page's 'Model (JSON)')."
                 if KERNELS[kernel].uses_network and ss.clu_network == "current"
@@ -183,10 +190,10 @@ def page():
             "same result (`python -m bnfk_core cluster` clusters every row of its CSV)."
         )
         common.captions(*lines)
-        views = state.clustering_views(setup.K, base_key + (kernel,) + options, tuple(labels.tolist()))
+        views = clustering.clustering_views(setup.K, base_key + (kernel,) + options, tuple(labels.tolist()))
         order = views["order"]
         drawn = figures.evenly_drawn(order)  # the clustering uses every row
-        fg = state.shared(
+        fg = shared.shared(
             fig_clu.cluster_heatmap,
             setup.K,
             drawn,
@@ -196,7 +203,7 @@ def page():
             KERNELS[kernel].label,
             fig_clu.cluster_colors(labels, res["n_used"], true, cls_states),
         )
-        state.plotly_chart(fg, key="clu_heat", config=CHART)
+        charts.plotly_chart(fg, key="clu_heat", config=CHART)
         if len(drawn) < len(order):
             st.caption(
                 f"{len(drawn):,} of the {len(order):,} rows drawn, evenly spaced along the cluster order "
@@ -204,13 +211,13 @@ def page():
             )
         for col, fig, key in zip(
             st.columns(2),
-            state.shared(fig_clu.cluster_maps, views["pca"], rows, labels, res["n_used"], true, cls_states),
+            shared.shared(fig_clu.cluster_maps, views["pca"], rows, labels, res["n_used"], true, cls_states),
             ("clu_pca_cluster", "clu_pca_label"),
         ):
-            state.plotly_chart(fig, key=key, config=CHART, where=col)
+            charts.plotly_chart(fig, key=key, config=CHART, where=col)
         if has_class:
             st.markdown("**Clusters × labels**")
-            tab = state.shared(C.contingency, true, labels, tuple(cls_states))  # once per clustering
+            tab = shared.shared(C.contingency, true, labels, tuple(cls_states))  # once per clustering
             st.dataframe(tab, key="clu_contingency")
         sections.downloads(
             d,

@@ -8,15 +8,15 @@ import streamlit as st
 
 from bnfk_core.errors import BnfkError
 from bnfk_core.kernels.fisher import FISHER, FISHER_NORMALIZED
-from bnfk_core.kernels.fisher_normalized import DEFAULT_ALPHA
 from bnfk_core.network.dag import DAG, SEGMENT_PATTERNS, apply_segment
 from bnfk_core.network.edit import ARC_EDITS, ArcEdit
 from bnfk_core.views.figures import segments as figs
-from bnfk_ui import common, state
+from bnfk_ui import common
+from bnfk_ui.state import choices, compare, shared, structure, tables
 
 PRESETS = {"empty": "Empty", "chain": "Chain", "v": "V-structure", "a": "A-structure"}
 CHART = {"displaylogo": False}
-DEFAULT_ROWS, MAX_ROWS = 200, 1000
+MAX_ROWS = 1000
 #: the kernels a comparison can use: the paper's, and the power- and L2-normalised one (its power alpha)
 KERNEL_LABELS = {FISHER: "Fisher (paper)", FISHER_NORMALIZED: "Normalised Fisher"}
 NORMALIZED_NOTE = (
@@ -44,11 +44,11 @@ def _presets(feat, triple) -> None:
             disabled=kind != "empty" and len(triple) != 3,
         ):
             empty = DAG(feat.variables)
-            state.set_compare_b(empty if kind == "empty" else apply_segment(empty, kind, triple))
+            compare.set_compare_b(empty if kind == "empty" else apply_segment(empty, kind, triple))
     if cols[-1].button(
         "Copy A", key="cmp_copy", help="B becomes the current network again.", use_container_width=True
     ):
-        state.set_compare_b(state.dag())
+        compare.set_compare_b(structure.dag())
 
 
 def _edit_b(feat, b: DAG) -> None:
@@ -59,27 +59,25 @@ def _edit_b(feat, b: DAG) -> None:
         kind = c3.selectbox("Edit", list(ARC_EDITS), key="cmp_edit")
         if c4.button("Apply to B", key="cmp_apply", use_container_width=True):
             try:
-                state.set_compare_b(ArcEdit(kind, u, v).apply(b))
+                compare.set_compare_b(ArcEdit(kind, u, v).apply(b))
             except BnfkError as exc:
                 st.error(str(exc))
         if st.button("Make B the current network (every page follows it)", key="cmp_promote"):
-            state.set_dag(state.compare_b(), "from the Compare page")
+            structure.set_dag(compare.compare_b(), "from the Compare page")
             st.rerun()
 
 
 def page():
     ss = st.session_state
-    d, feat = state.data(), state.feature_data()
+    d, feat = tables.data(), tables.feature_data()
     if feat.n_vars < 3:
         st.info("Comparing segments needs at least three feature variables.")
         return
-    if not ss.get("cmp_vars") or any(v not in feat.variables for v in ss.cmp_vars):
+    choices.ensure("cmp_vars", "cmp_rows", "cmp_seed", "cmp_kernel", "cmp_alpha")
+    if not ss.cmp_vars or any(v not in feat.variables for v in ss.cmp_vars):
         ss.cmp_vars = list(feat.variables[:3])
     lo, hi = min(20, d.n_rows), max(min(20, d.n_rows), min(MAX_ROWS, d.n_rows))
-    ss.cmp_rows = int(min(max(ss.get("cmp_rows", DEFAULT_ROWS), lo), hi))  # within this table's rows
-    ss.setdefault("cmp_seed", 0)
-    ss.setdefault("cmp_kernel", FISHER)
-    ss.setdefault("cmp_alpha", float(DEFAULT_ALPHA))  # the normalised kernel's own default power
+    ss.cmp_rows = int(min(max(ss.cmp_rows, lo), hi))  # within this table's rows
     c1, c2, c3, c4, c5 = st.columns([2.8, 0.85, 0.65, 1.4, 0.75])  # the three variables whole at 1280 px
     triple = c1.multiselect(
         "Segment variables u, v, w (in role order)", list(feat.variables), max_selections=3, key="cmp_vars"
@@ -106,16 +104,16 @@ def page():
             )
         )
     _presets(feat, triple)
-    a, b = state.dag(), state.compare_b()
-    _edit_b(feat, state.compare_b())
-    b = state.compare_b()
+    a, b = structure.dag(), compare.compare_b()
+    _edit_b(feat, compare.compare_b())
+    b = compare.compare_b()
     common.plain_caption(
-        state.network_line("A") + f" B: {b.n_arcs} arcs "
+        structure.network_line("A") + f" B: {b.n_arcs} arcs "
         f"({', '.join(f'{x} → {y}' for x, y in b.sorted_arcs()) or 'none'})."
     )
     with st.spinner("Fitting A, B and the empty network; kernels, clusterings, imputation, prototypes…"):
         try:
-            cmp = state.comparison(a, b, min(int(ss.cmp_rows), d.n_rows), int(ss.cmp_seed), kernel, alpha)
+            cmp = compare.comparison(a, b, min(int(ss.cmp_rows), d.n_rows), int(ss.cmp_seed), kernel, alpha)
         except BnfkError as exc:
             st.error(str(exc))
             return
@@ -123,7 +121,9 @@ def page():
     rows = cmp.rows
     labels = d.labels()[rows] if has_class else None
     cls_states = d.states[d.index(d.class_column)] if has_class else ()
-    order, plane = state.a_view(cmp, labels, min(int(ss.cmp_rows), d.n_rows), int(ss.cmp_seed), kernel, alpha)
+    order, plane = compare.a_view(
+        cmp, labels, min(int(ss.cmp_rows), d.n_rows), int(ss.cmp_seed), kernel, alpha
+    )
     m = st.columns(7)
     m[0].metric(
         "max |ΔK|",
@@ -148,7 +148,7 @@ def page():
         "Imputation · B", f"{cmp.b.accuracy:.3f}", **common.delta(cmp.b.accuracy - cmp.a.accuracy, "+.3f")
     )
     m[6].metric("Shared protos", f"{cmp.prototype_overlap} / {len(cmp.a.prototypes)}")
-    panels, zmax = state.shared(
+    panels, zmax = shared.shared(
         figs.comparison_panels, cmp.a.K, cmp.b.K, order, rows, labels, cls_states, height=280
     )
     values = {"imputation": {"empty": cmp.baseline.accuracy, "A": cmp.a.accuracy, "B": cmp.b.accuracy}}
@@ -158,10 +158,10 @@ def page():
     for col, fig, key in zip(cols, panels, ("cmp_ka", "cmp_kb", "cmp_dk")):
         col.plotly_chart(fig, key=key, config=CHART)
     cols[3].plotly_chart(
-        state.shared(figs.outcome_figure, values, height=280), key="cmp_outcomes", config=CHART
+        shared.shared(figs.outcome_figure, values, height=280), key="cmp_outcomes", config=CHART
     )
     st.plotly_chart(
-        state.shared(figs.prototype_map, plane, rows, cmp.a.prototypes, cmp.b.prototypes),
+        shared.shared(figs.prototype_map, plane, rows, cmp.a.prototypes, cmp.b.prototypes),
         key="cmp_protos",
         config=CHART,
     )
@@ -185,7 +185,7 @@ def page():
         len(triple) == 3
     ):  # the presets' outcomes computed while the page is looked at: their clicks find them ready
         empty = DAG(feat.variables)
-        state.prefetch(
+        compare.prefetch(
             [apply_segment(empty, kind, triple) for kind in PRESETS if kind != "empty"],
             min(int(ss.cmp_rows), d.n_rows),
             int(ss.cmp_seed),

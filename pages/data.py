@@ -6,17 +6,18 @@ import streamlit as st
 
 from bnfk_core.data.stats import column_summary
 from bnfk_core.views import figures
-from bnfk_ui import common, state
+from bnfk_ui import common
 from bnfk_ui.sections import data as sections
+from bnfk_ui.state import tables, uploads
 
 
 def page():
     ss = st.session_state
     d, full = (
-        state.data(),
-        state.full_data(),
+        tables.data(),
+        tables.full_data(),
     )  # the rows the row views use; all rows (weighted for a large file)
-    note = state.sample_note()
+    note = tables.sample_note()
     if note:
         st.info(note, icon=":material/filter_alt:")
     sections.large_file_panel()
@@ -25,7 +26,7 @@ def page():
         """A widget bound to a data option: a change is applied only if the data still loads."""
         wkey = f"w_{key}"
         ss[wkey] = ss[key]
-        return {"key": wkey, "on_change": lambda: state.change_data(**{key: ss[wkey]})}
+        return {"key": wkey, "on_change": lambda: uploads.change_data(**{key: ss[wkey]})}
 
     st.subheader("Loading options")
     all_columns = list(d.variables) + [c for c in ss.drop_columns if c not in d.variables]

@@ -3,7 +3,8 @@
 import streamlit as st
 
 from bnfk_core.views import figures, report
-from bnfk_ui import common, state
+from bnfk_ui import common
+from bnfk_ui.state import caches, charts, choices, messages, shared, structure, tables, uploads
 
 
 def page():
@@ -22,7 +23,7 @@ def page():
     left, right = st.columns([3, 2], gap="large")
     with left:
         st.subheader("Dataset")
-        cat = state.catalog()
+        cat = choices.catalog()
         names = list(cat)
         current = st.session_state.dataset
         options = (
@@ -31,7 +32,7 @@ def page():
 
         def fmt(n):
             if n == "path":
-                return f"File on the server ({state.server_name()})"
+                return f"File on the server ({choices.server_name()})"
             if n == "upload":
                 up = st.session_state.upload
                 return f"Uploaded CSV ({up[0]})" if up else "Upload your own CSV…"
@@ -46,9 +47,9 @@ def page():
                 return
             if choice == "upload":
                 if st.session_state.upload:
-                    state.use_upload(*st.session_state.upload)
+                    uploads.use_upload(*st.session_state.upload)
             else:
-                state.use_sample(choice)
+                uploads.use_sample(choice)
 
         st.session_state.w_dataset_pick = fmt("upload" if st.session_state.get("want_upload") else current)
         st.selectbox("Bundled sample or your own file", list(labels), key="w_dataset_pick", on_change=picked)
@@ -69,30 +70,31 @@ def page():
                 seen = (up.name, hash(content))
                 if st.session_state.get("upload_seen") != seen:  # each file is processed once
                     st.session_state.upload_seen = seen
-                    state.use_upload(up.name, content)
+                    uploads.use_upload(up.name, content)
                     st.rerun()
     with right:
         st.subheader("Current state")
         if waiting:
             st.caption(f"Still {shown}: no file uploaded yet.")
-        d = state.data()
-        dg = state.dag()
+        d = tables.data()
+        dg = structure.dag()
         with common.shown_errors():
-            sc = state.scores()
-            m = state.model()
+            sc = caches.scores()
+            m = caches.model()
             c1, c2 = st.columns(2)
-            c1.metric("Rows × variables", f"{state.full_data().n_rows:,} × {d.n_vars}")
+            c1.metric("Rows × variables", f"{tables.full_data().n_rows:,} × {d.n_vars}")
             c2.metric("Class column", d.class_column or "none")
-            c1.metric("Structure arcs", dg.n_arcs, help=state.plain(state.structure_label()))
+            c1.metric("Structure arcs", dg.n_arcs, help=messages.plain(structure.structure_label()))
             c2.metric("Free parameters", f"{m.parameter_count():,}")
             st.caption(
-                f"Structure: **{state.plain(state.structure_label())}** over the {len(dg.nodes)} feature "
+                f"Structure: **{messages.plain(structure.structure_label())}** "
+                f"over the {len(dg.nodes)} feature "
                 f"variables (the class is never a kernel feature). "
                 f"BIC {sc['bic']:,.1f} · BDeu {sc['bdeu']:,.1f} · qNML {sc['qnml']:,.1f} (log scale, higher "
                 "is better)."
             )
             settings = {k: st.session_state[k] for k in report.REPORT_DEFAULTS if k in st.session_state}
-            note = state.structure_label()
+            note = structure.structure_label()
             common.download(
                 "Report (HTML)",
                 lambda: report.build_report(d, m, settings=settings, structure_note=note).encode("utf-8"),
@@ -153,15 +155,15 @@ def page():
         )
 
     with common.shown_errors():
-        dg = state.dag()
-        fig = state.shared(
+        dg = structure.dag()
+        fig = shared.shared(
             figures.dag_figure,
             dg.nodes,
             dg.sorted_arcs(),
-            title=f"Current structure: {state.structure_label()}",
+            title=f"Current structure: {structure.structure_label()}",
             height=None,
         )
-        state.plotly_chart(fig, key="home_dag", config={"displaylogo": False})
+        charts.plotly_chart(fig, key="home_dag", config={"displaylogo": False})
 
 
 if common.start("Bayesian-network Fisher kernels"):

@@ -10,9 +10,10 @@ from bnfk_core.analyses.impute import methods as impute_methods
 from bnfk_core.kernels.embed import sample_rows
 from bnfk_core.registry import IMPUTERS, LEARNERS, feature_learners
 from bnfk_core.views.figures import imputation as fig_imp
-from bnfk_ui import common, jobs, settings, state
+from bnfk_ui import common, jobs
 from bnfk_ui.sections import data as sec_data
 from bnfk_ui.sections import imputation as sec_imp
+from bnfk_ui.state import bigfiles, caches, choices, imputation, messages, structure, tables
 
 
 def _structures() -> dict:
@@ -25,13 +26,11 @@ def _structures() -> dict:
 
 
 RATIOS = [0.1, 0.2, 0.3, 0.4, 0.5]  # the thesis grid: pick all five of each for its 25 settings
-DEFAULT_RATIOS = [0.1, 0.3, 0.5]  # 9 settings x 1 repeat on at most DEFAULT_ROWS rows: a run of a few seconds
-DEFAULT_ROWS = settings.REPORT_SETTINGS["imp_rows"].default
 
 
 def page():
     ss = st.session_state
-    feat = state.feature_data()
+    feat = tables.feature_data()
     t_bench, t_mine = st.tabs(["Benchmark", "Impute my data"])
 
     with t_bench:
@@ -44,17 +43,7 @@ def page():
             "is never imputed. Averages give every setting the same weight; the spread is over all runs."
         )
         c1, c2, c3 = st.columns([2, 2, 1.3])
-        # defaults go through Session State only (a value passed too makes Streamlit warn on a session file's
-        # value)
-        for k, v in {
-            "imp_methods": ["bn", "mode", "wknn"],
-            "imp_test": DEFAULT_RATIOS,
-            "imp_missing": DEFAULT_RATIOS,
-            "imp_repeats": 1,
-            "imp_seed": 0,
-            "imp_rows": min(feat.n_rows, DEFAULT_ROWS),
-        }.items():
-            ss.setdefault(k, list(v) if isinstance(v, list) else v)
+        choices.ensure(*(k for k in choices.DEFAULTS if k.startswith("imp_")))
         ss.imp_rows = int(min(max(ss.imp_rows, 2), feat.n_rows))  # a link's or file's value: within the table
         with c1:
             methods = st.multiselect(
@@ -66,7 +55,7 @@ def page():
                 "structural EM) and the peers analysts use (Mode, kNN on one-hot codes).",
             )
             structures = _structures()
-            structure = st.selectbox(
+            bn_structure = st.selectbox(
                 "Structure of the BN methods (thesis protocol: {score} score, {params} CPTs)".format(
                     **impute_methods.IMPUTE_LEARN
                 ),
@@ -107,7 +96,7 @@ def page():
             f"{bench.n_rows:,} of {feat.n_rows:,} rows × {feat.n_vars} variables · {n_runs} runs per method. "
             "The thesis's full run (all rows, 25 settings × 10 repeats): `python -m bnfk_core "
             "impute-benchmark "
-            f"{' '.join(state.cli_data_args())} --full-grid`."
+            f"{' '.join(choices.cli_data_args())} --full-grid`."
         )
         if st.button(
             "Run the benchmark", type="primary", disabled=not (methods and trs and mrs), key="imp_run"
@@ -121,7 +110,7 @@ def page():
                     missing_ratios=sorted(mrs),
                     repeats=int(repeats),
                     seed=int(seed),
-                    structure=structure,
+                    structure=bn_structure,
                     **impute_methods.IMPUTE_LEARN,
                     progress=lambda f, msg: bar.progress(min(max(f, 0.0), 1.0), text=msg),
                 )
@@ -173,8 +162,8 @@ def page():
                 common.download_figure(fig, f"{base}_{metric}")
 
     with t_mine:
-        d = state.data()
-        big = state.streamed() is not None  # a file read in chunks: the sample here, all rows below
+        d = tables.data()
+        big = bigfiles.streamed() is not None  # a file read in chunks: the sample here, all rows below
         offered = sec_imp.IMPUTERS_OFFERED
         which = (
             "current"
@@ -183,8 +172,8 @@ def page():
         )
         if not big:
             st.caption(sec_imp.ORDER_NOTE)
-        n_missing = sec_data.missing_cells(state.model_features()) if big else int((feat.codes < 0).sum())
-        seed = int(ss.get("imp_seed", 0))
+        n_missing = sec_data.missing_cells(tables.model_features()) if big else int((feat.codes < 0).sum())
+        seed = int(ss.imp_seed)
         if n_missing == 0:
             msg = "The loaded feature columns have no missing cells."
             if ss.missing_policy == "category":
@@ -192,7 +181,7 @@ def page():
                     " Missing tokens are read as the category '?' under the current loading options; choose "
                     "'are missing values' on the Data page to impute them."
                 )
-            st.info(state.plain(msg))
+            st.info(messages.plain(msg))
         elif not common.asked("Impute the missing cells", "imp_mine_run", d.fingerprint()):
             st.caption(
                 f"{n_missing:,} missing cells: each is filled with its most probable value under the chosen "
@@ -223,14 +212,14 @@ def page():
                             st.spinner("Learning the network from every row…"),
                             jobs.heavy("learning the network"),
                         ):
-                            m = state.learned_for_imputation(feat, seed)
+                            m = imputation.learned_for_imputation(feat, seed)
                         common.plain_caption(
                             f"The network learned from this table by the recipe "
-                            f"{state.recipe().describe()}: {m.dag.n_arcs} arcs."
+                            f"{structure.recipe().describe()}: {m.dag.n_arcs} arcs."
                         )
                     else:
-                        m = state.model()
-                        common.plain_caption(state.network_line("The imputation"))
+                        m = caches.model()
+                        common.plain_caption(structure.network_line("The imputation"))
                     st.caption(
                         "Every missing cell of the feature columns is filled with its most probable value: "
                         "the "
@@ -238,7 +227,7 @@ def page():
                         "each cell with its column's most frequent value (Mode in the benchmark)."
                     )
                     with st.spinner("Computing the posteriors…"):
-                        res = state.imputed_with(m, d)
+                        res = imputation.imputed_with(m, d)
                 fill = sec_imp.filled_cells_view(res, big)
                 if big:
                     sec_imp.big_file_panel(m, fill)

@@ -7,10 +7,12 @@ import streamlit as st
 
 from bnfk_core.kernels.fisher_normalized import ABOUT
 from bnfk_core.registry import KERNELS
+from bnfk_core.serving import settings
 from bnfk_core.views import figures
 from bnfk_core.views import kernel as kernel_view
 from bnfk_core.views.figures import kernel as fig_kernel
-from bnfk_ui import common, settings, state
+from bnfk_ui import common
+from bnfk_ui.state import caches, charts, choices, messages, pairs, shared, structure, tables
 
 ORDERS = settings.KERNEL_ORDERS
 CHART = {"displaylogo": False}
@@ -18,7 +20,7 @@ CHART = {"displaylogo": False}
 
 def page():
     ss = st.session_state
-    d = state.data()
+    d = tables.data()
     cls_states = d.states[d.index(d.class_column)] if d.class_column else ()
 
     c1, c2, c3, c4 = st.columns([1.4, 1, 1, 1.2])
@@ -29,11 +31,13 @@ def page():
             format_func=KERNELS.labels().get,
             help="The Fisher kernel of the current structure, the thesis baselines and every "
             "registered similarity measure (Boriah et al. 2008).",
-            **state.bind("kernel_kind"),
+            **choices.bind("kernel_kind"),
         )
-        st.checkbox("Normalise (cosine)", help="K(x,y) / √(K(x,x) K(y,y))", **state.bind("kernel_normalize"))
-        if state.kernel_options(kind, 1.0):  # a kernel with a power (the normalised Fisher kernel)
-            st.slider("Power α", 0.02, 1.0, step=0.01, help=ABOUT, **state.bind("kernel_alpha"))
+        st.checkbox(
+            "Normalise (cosine)", help="K(x,y) / √(K(x,x) K(y,y))", **choices.bind("kernel_normalize")
+        )
+        if caches.kernel_options(kind, 1.0):  # a kernel with a power (the normalised Fisher kernel)
+            st.slider("Power α", 0.02, 1.0, step=0.01, help=ABOUT, **choices.bind("kernel_alpha"))
     with c2:
         max_rows = max(2, min(d.n_rows, 2000))
         st.number_input(
@@ -42,41 +46,41 @@ def page():
             max_value=max_rows,
             step=50,
             help=f"At most 2,000 of the {d.n_rows:,} rows, drawn without replacement.",
-            **state.bind("kernel_rows", shown=lambda v: int(min(max(v, 2), max_rows))),
+            **choices.bind("kernel_rows", shown=lambda v: int(min(max(v, 2), max_rows))),
         )
     with c3:
         common.seed_input("Sampling seed", "kernel_seed")
     with c4:
-        st.selectbox("Order rows", list(ORDERS), format_func=ORDERS.get, **state.bind("kernel_order"))
-    compare = state.comparison_choices()
-    st.selectbox("Compare with", list(compare), format_func=compare.get, **state.bind("kernel_compare"))
+        st.selectbox("Order rows", list(ORDERS), format_func=ORDERS.get, **choices.bind("kernel_order"))
+    compare = caches.comparison_choices()
+    st.selectbox("Compare with", list(compare), format_func=compare.get, **choices.bind("kernel_compare"))
 
     spec = KERNELS[kind]
     with common.working(
         "Computing Gram matrices…"
     ):  # a refusal (memory) stops the page at the router's boundary
-        m = state.model()
-        G = state.gram_matrix(m)
-        K2, title2, _ = state.comparison_gram(ss.kernel_compare)
+        m = caches.model()
+        G = caches.gram_matrix(m)
+        K2, title2, _ = caches.comparison_gram(ss.kernel_compare)
     K, rows, labels = G.K, G.rows, G.labels
-    an = state.kernel_analysis(K, labels, ss.kernel_order, bool(d.class_column))
-    title1 = kernel_view.main_title(spec, state.dag().n_arcs)
+    an = caches.kernel_analysis(K, labels, ss.kernel_order, bool(d.class_column))
+    title1 = kernel_view.main_title(spec, structure.dag().n_arcs)
     drawn = figures.evenly_drawn(an["order"], figures.PANEL_ROWS)
-    (f1, f2, f3), zmax = state.shared(
+    (f1, f2, f3), zmax = shared.shared(
         fig_kernel.gram_panels, K, K2, drawn, rows, labels, cls_states, titles=(title1, title2)
     )
     for col, fig, key in zip(
         st.columns(3, gap="small"), (f1, f2, f3), ("gram_main", "gram_second", "gram_diff")
     ):
         with col:
-            state.plotly_chart(fig, key=key, config=CHART)
+            charts.plotly_chart(fig, key=key, config=CHART)
     ordered = (
         ORDERS[ss.kernel_order]
         if ss.kernel_order != "class" or d.class_column
         else f"{ORDERS['cluster']} (no class column to order by)"
     )
     common.captions(  # one element: the network, the rows drawn and the colours, the kernel's power
-        common.literal(state.network_line("This kernel"))
+        common.literal(structure.network_line("This kernel"))
         if spec.uses_network and kind != "lca-fisher"
         else "",  # the latent-class kernel has its own network
         f"{len(rows):,} rows, ordered {ordered}"
@@ -91,7 +95,7 @@ def page():
         f"±{zmax:.3g} (99th percentile of |K|, shared by both kernels) so the diagonal does not swamp them; "
         f"the difference at ±{f3.data[0].zmax:.3g} (99th percentile of its |ΔK|). "
         + ("The strips show the class of each row." if d.class_column else ""),
-        ABOUT if state.kernel_options(kind, 1.0) else "",
+        ABOUT if caches.kernel_options(kind, 1.0) else "",
     )
     if not spec.uses_network:
         st.info(
@@ -133,25 +137,25 @@ def page():
 
     st.subheader("Distribution and map")
     h1, h2 = st.columns(2, gap="medium")
-    pairs = an["pairs"]
+    pair_values = an["pairs"]
     with h1:
-        fh = state.shared(
-            figures.histogram_figure, pairs, cls_states, title=kernel_view.histogram_title(spec)
+        fh = shared.shared(
+            figures.histogram_figure, pair_values, cls_states, title=kernel_view.histogram_title(spec)
         )
-        state.plotly_chart(fh, key="hist", config=CHART)
-        if d.class_column and len(pairs["between"]):
-            within = np.concatenate([v for v in pairs["within"].values()] or [np.zeros(0)])
+        charts.plotly_chart(fh, key="hist", config=CHART)
+        if d.class_column and len(pair_values["between"]):
+            within = np.concatenate([v for v in pair_values["within"].values()] or [np.zeros(0)])
             st.caption(
                 (
                     f"Mean within a class {within.mean():.3g}, "
                     if len(within)
                     else "No two sampled rows share a class; mean "
                 )
-                + f"between classes {pairs['between'].mean():.3g}."
+                + f"between classes {pair_values['between'].mean():.3g}."
             )
     with h2:
         pair = ss.pair if ss.pair and all(int(r) in set(rows.tolist()) for r in ss.pair) else None
-        fm = state.shared(
+        fm = shared.shared(
             figures.embedding_figure,
             an["pca"],
             rows,
@@ -160,19 +164,19 @@ def page():
             selected=pair or (),
             title="Kernel PCA map — click a point to pick it",
         )
-        state.plotly_chart(
+        charts.plotly_chart(
             fm,
             key="pca_chart",
-            on_select=state.pick_pair("pca_chart"),
+            on_select=pairs.pick_pair("pca_chart"),
             selection_mode=("points", "box", "lasso"),
             config=CHART,
         )
 
     st.subheader("Why are two rows similar?")
     row_list = [int(r) for r in rows]
-    ss.w_pair_a, ss.w_pair_b = state.default_pair(K, row_list)
+    ss.w_pair_a, ss.w_pair_b = pairs.default_pair(K, row_list)
     pos = {r: k for k, r in enumerate(row_list)}
-    shown = state.shared(kernel_view.row_labels, rows, labels, cls_states if d.class_column else ())
+    shown = shared.shared(kernel_view.row_labels, rows, labels, cls_states if d.class_column else ())
 
     def set_pair():
         ss.pair = (ss.w_pair_a, ss.w_pair_b)
@@ -189,10 +193,10 @@ def page():
 
     ka, kb = pos[a], pos[b]
     with common.shown_errors():
-        variables, contrib = state.contributions(m, a, b)
-        table_key = state.keyed(d, d.fingerprint())  # the rows' values, read once per table and row
+        variables, contrib = caches.contributions(m, a, b)
+        table_key = shared.keyed(d, d.fingerprint())  # the rows' values, read once per table and row
         xa_vals, xb_vals = (
-            state.shared(kernel_view.shown_values, table_key, r, tuple(variables)) for r in (a, b)
+            shared.shared(kernel_view.shown_values, table_key, r, tuple(variables)) for r in (a, b)
         )
         m1, m2, m3, m4 = st.columns(4)
         m1.metric("K(A, B)", f"{K[ka, kb]:.4g}")
@@ -203,20 +207,20 @@ def page():
             f"{contrib.sum():.4g}",
             help="The per-variable terms of Theorem 1 sum to the unnormalised kernel value.",
         )
-        fc = state.shared(fig_kernel.pair_figure, variables, contrib, xa_vals, xb_vals, a, b, spec.label)
-        state.plotly_chart(fc, key="contrib_chart", config=CHART)
+        fc = shared.shared(fig_kernel.pair_figure, variables, contrib, xa_vals, xb_vals, a, b, spec.label)
+        charts.plotly_chart(fc, key="contrib_chart", config=CHART)
         top = np.argsort(contrib)[::-1]
         agree = [variables[i] for i in top[:3] if contrib[i] > 0]
         disagree = [variables[i] for i in top[::-1][:3] if contrib[i] < 0]
         st.caption(
             (
-                "Most similarity comes from agreeing on " + state.plain(", ".join(agree)) + ". "
+                "Most similarity comes from agreeing on " + messages.plain(", ".join(agree)) + ". "
                 if agree
                 else ""
             )
             + (
                 "Disagreement (or common values) on "
-                + state.plain(", ".join(disagree))
+                + messages.plain(", ".join(disagree))
                 + " pulls them apart."
                 if disagree
                 else ""

@@ -15,7 +15,8 @@ from bnfk_core.lca import fit_lca
 from bnfk_core.lca.fibers import Moments, identifiability, rank_diagnostic
 from bnfk_core.network.model import model_to_bif
 from bnfk_core.views.figures import latent_classes as figs
-from bnfk_ui import common, state
+from bnfk_ui import common
+from bnfk_ui.state import messages, tables
 
 
 @st.cache_resource(show_spinner=False, max_entries=16)
@@ -34,8 +35,8 @@ def _fits(feat, ks, starts, seed):
 
 
 def page():
-    feat = state.feature_data()
-    d = state.data()
+    feat = tables.feature_data()
+    d = tables.data()
     c1, c2, c3, c4 = st.columns(4)
     kmin = c1.number_input("Classes from", min_value=1, max_value=20, value=1, key="w_lca_kmin")
     kmax = c2.number_input("to", min_value=1, max_value=20, value=4, key="w_lca_kmax")
@@ -146,9 +147,9 @@ def _identifiability(m, feat):
         v["identifiable"]
     ]
     st.metric(
-        "Parameter sets with this distribution", str(v["parameter_sets"]), help=state.plain(v["reason"])
+        "Parameter sets with this distribution", str(v["parameter_sets"]), help=messages.plain(v["reason"])
     )
-    st.caption(f"**{verdict}** — {state.plain(v['reason'])}.")
+    st.caption(f"**{verdict}** — {messages.plain(v['reason'])}.")
     if v["kruskal"]:
         kr = v["kruskal"]
         st.caption(

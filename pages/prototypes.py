@@ -9,8 +9,10 @@ import streamlit as st
 from bnfk_core.analyses.prototypes import selection as pt
 from bnfk_core.network.dag import DAG
 from bnfk_core.registry import LEARNERS
+from bnfk_core.serving import settings
 from bnfk_core.views.figures import prototypes as figs
-from bnfk_ui import common, jobs, settings, state
+from bnfk_ui import common, jobs
+from bnfk_ui.state import choices, structure, tables
 
 SOURCES, CRITERIA = settings.PROTOTYPE_SOURCES, settings.PROTOTYPE_CRITERIA
 MAX_MAP_ROWS = figs.MAP_ROWS
@@ -37,8 +39,8 @@ def _embedding(_exp: pt.SummarizationExperiment, exp_key: tuple) -> np.ndarray:
 
 def page():
     ss = st.session_state
-    ss.setdefault("proto_ks", "")
-    d = state.data()
+    choices.ensure("proto_ks")
+    d = tables.data()
     if ss.proto_source in LEARNERS and LEARNERS[ss.proto_source].needs_class and not d.class_column:
         st.info("TAN and KDB need a class column (Data page); using the current structure instead.")
         ss.proto_source = "current"
@@ -47,22 +49,22 @@ def page():
         "Structure",
         list(SOURCES),
         format_func=SOURCES.get,
-        **state.bind("proto_source"),
+        **choices.bind("proto_source"),
         help="Learned (or taken) on the training half of a seeded 50/50 split; CPTs by the app's "
         "estimator for the current structure, smoothed with pseudo-count one (the paper's) otherwise.",
     )
-    c2.radio("Criterion", list(CRITERIA), format_func=CRITERIA.get, **state.bind("proto_criterion"))
+    c2.radio("Criterion", list(CRITERIA), format_func=CRITERIA.get, **choices.bind("proto_criterion"))
     common.seed_input("Split and sampling seed", "proto_seed", c3)
     current = ss.proto_source == "current"
     exp_key = (
         d.fingerprint(),
         ss.proto_source,
-        state.dag_json() if current else "",
+        structure.dag_json() if current else "",
         int(ss.proto_seed),
-        state.recipe().params if current else "smoothed",
+        structure.recipe().params if current else "smoothed",
     )
     if current:
-        common.plain_caption(state.network_line("The prototypes"))
+        common.plain_caption(structure.network_line("The prototypes"))
     n_train = d.n_rows - len(pt.split_half(d.n_rows, 0.5, int(ss.proto_seed))[1])
     k1, k2, k3 = st.columns([1, 1, 2.4], vertical_alignment="bottom")
     k1.number_input(
@@ -70,7 +72,7 @@ def page():
         min_value=1,
         max_value=n_train - 1,
         step=5,
-        **state.bind("proto_k", shown=lambda v: int(min(max(v, 1), n_train - 1))),
+        **choices.bind("proto_k", shown=lambda v: int(min(max(v, 1), n_train - 1))),
     )
     k2.number_input(
         "Random subsets",
@@ -78,7 +80,7 @@ def page():
         max_value=2000,
         step=50,
         help="The baseline distribution; the best of them (by each criterion) starts its greedy search.",
-        **state.bind("proto_draws"),
+        **choices.bind("proto_draws"),
     )
     k = int(min(max(ss.proto_k, 1), n_train - 1))
     # heavy work waits for a click; once asked for these data, a changed setting re-runs (cached per setting)

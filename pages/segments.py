@@ -13,10 +13,12 @@ from bnfk_core.kernels import fisher as kernels
 from bnfk_core.kernels.embed import class_order, cluster_order, sample_rows
 from bnfk_core.network.dag import SEGMENT_KINDS, SEGMENT_LABELS, SEGMENT_PATTERNS, SEGMENT_SIZES
 from bnfk_core.registry import ESTIMATORS
+from bnfk_core.serving import settings
 from bnfk_core.views import segments as seg_view
 from bnfk_core.views.figures import segments as figs
-from bnfk_ui import common, settings, state
+from bnfk_ui import common
 from bnfk_ui.sections import segments as sections
+from bnfk_ui.state import caches, charts, choices, messages, shared, structure, tables
 
 KINDS = {
     k: f"{SEGMENT_LABELS[k]}  {SEGMENT_PATTERNS[k] if k != 'full' else '(one collapsed variable)'}"
@@ -27,19 +29,19 @@ MAX_ROWS = 1500
 PLOTLY = {"displaylogo": False}
 
 
-@state.front
+@shared.front
 @st.cache_data(show_spinner=False, max_entries=32)
 def _suggest(_data, fingerprint: str, kind: str) -> pd.DataFrame:
     return segment_information.mi_ranking(_data, kind, top=10)
 
 
-@state.front
+@shared.front
 @st.cache_data(show_spinner=False, max_entries=32)
 def _gram(_model, model_key: str, _feat, fingerprint: str, rows: tuple) -> np.ndarray:
     return kernels.gram(_model, _feat.subset(np.asarray(rows)))
 
 
-@state.front
+@shared.front
 @st.cache_data(show_spinner=False, max_entries=64)
 def _aris(K: np.ndarray, labels: np.ndarray, k: int, restarts: int, seed: int) -> dict:
     return network_checks.clustering_aris(K, labels, k, restarts=restarts, seed=seed)
@@ -48,10 +50,10 @@ def _aris(K: np.ndarray, labels: np.ndarray, k: int, restarts: int, seed: int) -
 def controls(d, feat):
     ss = st.session_state
     c1, c2, c3 = st.columns([1.2, 2.2, 1])
-    kind = c1.selectbox("Segment", list(KINDS), format_func=KINDS.get, **state.bind("seg_kind"))
+    kind = c1.selectbox("Segment", list(KINDS), format_func=KINDS.get, **choices.bind("seg_kind"))
     if kind == "full":
-        c1.number_input("Variables in the full segment", 2, min(6, feat.n_vars), **state.bind("seg_full_m"))
-    c1.radio("Base network", list(BASES), format_func=BASES.get, **state.bind("seg_base"))
+        c1.number_input("Variables in the full segment", 2, min(6, feat.n_vars), **choices.bind("seg_full_m"))
+    c1.radio("Base network", list(BASES), format_func=BASES.get, **choices.bind("seg_base"))
     need = SEGMENT_SIZES.get(kind, int(ss.seg_full_m))
     sug = _suggest(d, d.fingerprint(), kind if kind != "full" or need == 3 else "single-arc")
     options = [", ".join(v) for v in sug.variables]
@@ -87,7 +89,7 @@ def controls(d, feat):
         f"Variables in role order ({need})",
         list(feat.variables),
         max_selections=need,
-        **state.bind("seg_vars"),
+        **choices.bind("seg_vars"),
     )
     c2.markdown(sections.role_line(kind, list(ss.seg_vars)))
     c3.number_input(
@@ -95,7 +97,7 @@ def controls(d, feat):
         20,
         min(MAX_ROWS, d.n_rows),
         step=50,
-        **state.bind("seg_rows", shown=lambda v: int(min(max(v, 20), min(MAX_ROWS, d.n_rows)))),
+        **choices.bind("seg_rows", shown=lambda v: int(min(max(v, 20), min(MAX_ROWS, d.n_rows)))),
     )
     common.seed_input("Seed", "seg_seed", c3)
     box = st.expander("Suggestions table", key="seg_sug_open", on_change="rerun")
@@ -106,19 +108,19 @@ def controls(d, feat):
 
 def page():
     ss = st.session_state
-    d, feat = state.data(), state.feature_data()
+    d, feat = tables.data(), tables.feature_data()
     has_class = d.class_column is not None
     cls_states = d.states[d.index(d.class_column)] if has_class else ()
     kind, variables, need = controls(d, feat)
     if len(variables) != need:
         st.info(f"Choose {need} variables for the {SEGMENT_LABELS[kind].lower()} segment.")
         return
-    base, seg_dag = seg_view.segment_networks(ss.seg_base, feat.variables, state.dag(), kind, variables)
-    m1, m2 = state.model(base), state.model(seg_dag)
+    base, seg_dag = seg_view.segment_networks(ss.seg_base, feat.variables, structure.dag(), kind, variables)
+    m1, m2 = caches.model(base), caches.model(seg_dag)
     common.captions(
-        common.literal(state.network_line("The base")) if ss.seg_base == "current" else "",
+        common.literal(structure.network_line("The base")) if ss.seg_base == "current" else "",
         f"Base: **{BASES[ss.seg_base]}** ({base.n_arcs} arcs) · with the segment: {seg_dag.n_arcs} arcs "
-        f"(added {state.plain(seg_view.added_arcs(base, seg_dag))}) · "
+        f"(added {messages.plain(seg_view.added_arcs(base, seg_dag))}) · "
         f"parameters: {ESTIMATORS[ss.param_method].label.split(' (')[0].lower()}.",
     )
     rows = sample_rows(d.n_rows, int(ss.seg_rows), int(ss.seg_seed))
@@ -163,12 +165,12 @@ def page():
 
 
 def kernel_tab(K1, K2, rows, labels, cls_states, has_class, aris):
-    order = state.shared(class_order, labels, K1) if has_class else state.shared(cluster_order, K1)
-    panels, zmax = state.shared(figs.segment_panels, K1, K2, order, rows, labels, cls_states)
+    order = shared.shared(class_order, labels, K1) if has_class else shared.shared(cluster_order, K1)
+    panels, zmax = shared.shared(figs.segment_panels, K1, K2, order, rows, labels, cls_states)
     for col, fig, key in zip(
         st.columns(3, gap="small"), panels, ("seg_gram_base", "seg_gram_seg", "seg_gram_diff")
     ):
-        state.plotly_chart(fig, key=key, config=PLOTLY, where=col)
+        charts.plotly_chart(fig, key=key, config=PLOTLY, where=col)
     dz = panels[2].data[0].zmax  # the difference has its own scale: the caption says both
     st.caption(
         f"{len(rows):,} rows in the same order in all three (by class, clustered within, on the base "

@@ -9,11 +9,12 @@ from bnfk_core.errors import StructureError
 from bnfk_core.network.dag import DAG, covered_arcs, segment_arcs
 from bnfk_core.registry import ESTIMATORS, SCORES
 from bnfk_core.views import figures
-from bnfk_ui import common, live, state
+from bnfk_ui import common, live
 from bnfk_ui.sections import kgv as kgv_section
 from bnfk_ui.sections import landscape as landscape_section
 from bnfk_ui.sections import structure as sections
 from bnfk_ui.sections.structure import act, message
+from bnfk_ui.state import caches, charts, choices, messages, shared, structure, tables
 
 
 def _score_table(labels: tuple, values: tuple, deltas: tuple) -> pa.Table:
@@ -24,8 +25,8 @@ def _score_table(labels: tuple, values: tuple, deltas: tuple) -> pa.Table:
 
 def page():
     ss = st.session_state
-    feat = state.feature_data()
-    dg = state.dag()
+    feat = tables.feature_data()
+    dg = structure.dag()
     seg = ss.structure.get("segment")
     seg_arcs = []
     if seg:
@@ -37,21 +38,21 @@ def page():
 
     fig_col, info_col = st.columns([2.6, 1.4], gap="medium")
     with info_col:  # beside the graph: what it is, undo, the arc edits, then the scores
-        st.markdown(f"**{state.plain(state.structure_label())}**")
+        st.markdown(f"**{messages.plain(structure.structure_label())}**")
         b1, b2 = st.columns(2)  # two per row: the labels stay whole in a narrow column on a projector
         b1.button(
             "Undo",
             icon=":material/undo:",
             disabled=not ss.structure["undo"],
             width="stretch",
-            on_click=act("top", state.undo),
+            on_click=act("top", structure.undo),
         )
         b2.button(
             "Redo",
             icon=":material/redo:",
             disabled=not ss.structure.get("redo"),
             width="stretch",
-            on_click=act("top", state.redo),
+            on_click=act("top", structure.redo),
         )
         b3, b4 = st.columns(2)
         b3.button(
@@ -61,25 +62,27 @@ def page():
             help=f"Back to the last learned structure ({ss.structure['learned_label']}).",
             on_click=act(
                 "top",
-                lambda: state.set_dag(DAG.from_dict(ss.structure["learned"]), ss.structure["learned_label"]),
+                lambda: structure.set_dag(
+                    DAG.from_dict(ss.structure["learned"]), ss.structure["learned_label"]
+                ),
             ),
         )
         b4.button(
             "Start empty",
             icon=":material/crop_free:",
             width="stretch",
-            on_click=act("top", lambda: state.set_dag(DAG(feat.variables), "Empty network")),
+            on_click=act("top", lambda: structure.set_dag(DAG(feat.variables), "Empty network")),
         )
         message("top")
         sections.edit_panel(dg)  # the picked arc's Remove / Reverse, add or change an arc
         with common.shown_errors():
-            m = state.model()
-            sc = state.scores()
+            m = caches.model()
+            sc = caches.scores()
             c1, c2 = st.columns(2)
             c1.metric("Arcs", dg.n_arcs)
             c2.metric("Parameters", f"{m.parameter_count():,}", help="Free parameters Σ q_i (r_i − 1).")
-            learned = state.scores(DAG.from_dict(ss.structure["learned"]))
-            table = state.shared(
+            learned = caches.scores(DAG.from_dict(ss.structure["learned"]))
+            table = shared.shared(
                 _score_table,
                 tuple(SCORES[s].label for s in SCORES),
                 tuple(sc[s] for s in SCORES),
@@ -96,14 +99,17 @@ def page():
             )
             common.complete_rows_notice("Log scores")
         st.selectbox(
-            "Parameters", list(ESTIMATORS), format_func=ESTIMATORS.labels().get, **state.bind("param_method")
+            "Parameters",
+            list(ESTIMATORS),
+            format_func=ESTIMATORS.labels().get,
+            **choices.bind("param_method"),
         )
     with fig_col:
         info = {
             v: f"{len(feat.states[i])} levels\nparents: {', '.join(dg.parents(v)) or '—'}"
             for i, v in enumerate(feat.variables)
         }
-        fig = state.shared(
+        fig = shared.shared(
             figures.dag_figure,
             dg.nodes,
             dg.sorted_arcs(),
@@ -113,7 +119,7 @@ def page():
             clickable=True,
             picked=ss.get("live_pick"),
         )
-        state.plotly_chart(
+        charts.plotly_chart(
             fig,
             key="dag_chart",
             on_select=live.graph_clicked("dag_chart"),
@@ -130,7 +136,7 @@ def page():
         )
         common.captions(
             live.click_message(),  # what a click does, then what the colours mean: one element
-            f"Orange: the arcs of the last edit ({seg[0]} on {state.plain(', '.join(seg[1]))}). " + green
+            f"Orange: the arcs of the last edit ({seg[0]} on {messages.plain(', '.join(seg[1]))}). " + green
             if seg_arcs
             else green
             if cov

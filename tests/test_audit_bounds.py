@@ -183,7 +183,7 @@ def test_malformed_session_arcs_are_refused_in_one_sentence(arcs, shown):
     import json
 
     from bnfk_core.network.dag import DAG
-    from bnfk_core.serving.session import DataRef, SessionError, parse_session, session_dict
+    from bnfk_core.serving.session_files import DataRef, SessionError, parse_session, session_dict
 
     ref = DataRef(name="mine.csv", content=b"a,b,c\nx,y,z\nu,v,w\n")
     doc = session_dict(ref, DAG(["a", "b", "c"], [("a", "b")]), "smoothed")

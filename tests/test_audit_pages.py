@@ -45,12 +45,13 @@ SCRIPT = """
 import os
 import streamlit as st
 from bnfk_ui import state
+from bnfk_ui.state import messages, uploads
 state.init()
 if not st.session_state.get("tried"):
     st.session_state.tried = True
     with open(os.environ["BNFK_TEST_UPLOAD"], "rb") as fh:
-        state.use_upload("wide.csv", fh.read())
-state.show_flash()
+        uploads.use_upload("wide.csv", fh.read())
+messages.show_flash()
 st.write(st.session_state.dataset)
 """
 
@@ -72,7 +73,7 @@ def test_a_sessions_unusable_settings_are_named_in_one_warning():
     import json
 
     from bnfk_core.network.dag import DAG
-    from bnfk_core.serving.session import DataRef, session_dict
+    from bnfk_core.serving.session_files import DataRef, session_dict
 
     ref = DataRef(
         name="mine.csv",

@@ -1,4 +1,4 @@
-"""A figure sent with its JSON made once (``bnfk_ui.state.plotly_chart``) is the very element
+"""A figure sent with its JSON made once (``bnfk_ui.state.charts.plotly_chart``) is the very element
 ``st.plotly_chart`` sends: same specification, configuration, element id, size and selection widget."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import numpy as np
 import streamlit as st
 
 from bnfk_core.views import figures
-from bnfk_ui import state
+from bnfk_ui.state import charts
 
 K = np.arange(16.0).reshape(4, 4) / 7
 fig = figures.gram_figure(K, np.arange(4), np.arange(4), np.array([0, 1, 0, -1]), ("a<b>", "c"), title="t",
@@ -21,7 +21,7 @@ fig = figures.gram_figure(K, np.arange(4), np.arange(4), np.array([0, 1, 0, -1])
 dag = figures.dag_figure(["x", "y", "z"], [("x", "y")], clickable=True)
 USE_OURS, CASE = st.session_state.use_ours, st.session_state.case
 if USE_OURS:
-    draw = state.plotly_chart
+    draw = charts.plotly_chart
 else:
     def draw(f, where=None, **kw):
         return (where or st).plotly_chart(f, **kw)
@@ -122,13 +122,13 @@ def test_a_chart_messages_hash_is_streamlits_and_made_once(monkeypatch):
     from streamlit.runtime import forward_msg_cache
     from streamlit.runtime.scriptrunner_utils import script_run_context as src
 
-    from bnfk_ui.state import charts
+    from bnfk_ui import streamlit_adapter
 
-    assert charts.install_message_hashes()
+    assert streamlit_adapter.install_message_hashes()
     ours = src.populate_hash_if_needed
     theirs = ours.original
     assert theirs is forward_msg_cache.populate_hash_if_needed
-    monkeypatch.setattr(charts, "_HASHES", type(charts._HASHES)())
+    monkeypatch.setattr(streamlit_adapter, "_HASHES", type(streamlit_adapter._HASHES)())
     spec = plotly.io.to_json(
         {"data": [{"type": "heatmap", "z": np.arange(40000.0).reshape(200, 200).tolist()}]}
     )

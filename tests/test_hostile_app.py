@@ -20,9 +20,9 @@ import pytest
 from apptest_helpers import ROOT, open_sidebar_box, page_app
 from streamlit.testing.v1 import AppTest
 
+from bnfk_core.serving import settings as S
 from bnfk_core.serving.serve import OUTSIDE_READ
-from bnfk_ui import settings as S
-from bnfk_ui.state import plain
+from bnfk_ui.state.messages import plain
 
 APP = str(ROOT / "app.py")
 SECRET = "root:x:0:0:hunter2"

@@ -35,7 +35,7 @@ from bnfk_core.errors import DataError, bounded, shorten
 from bnfk_core.learning.structure import guard_width
 from bnfk_core.network.dag import DAG
 from bnfk_core.network.model import fit
-from bnfk_core.serving.session import (
+from bnfk_core.serving.session_files import (
     DataRef,
     SessionError,
     is_session_file,
@@ -150,7 +150,7 @@ import json, sys, time
 from bnfk_core.data.reading import open_text
 from bnfk_core.data.table import load_csv, read_table
 from bnfk_core.network.model import read_model
-from bnfk_core.serving.session import is_session_file, read_session
+from bnfk_core.serving.session_files import is_session_file, read_session
 from bnfk_core.data.reading import file_layout
 from bnfk_core.data.stream import read_counts
 paths = json.loads(sys.argv[1])
@@ -569,10 +569,9 @@ def test_every_numeric_setting_has_bounds_and_refuses_hostile_values():
             with pytest.raises(ValueError, match="from"):
                 s.parse(bad)
     assert SETTINGS["kernel_rows"].parse("2000") == 2000
-    # bnfk_ui.settings is the same registry, re-exported
-    from bnfk_ui import settings as ui_settings
+    from bnfk_core.serving import settings
 
-    assert ui_settings.SETTINGS is SETTINGS and ui_settings.Setting is type(SETTINGS["kernel_rows"])
+    assert settings.SETTINGS is SETTINGS and settings.Setting is type(SETTINGS["kernel_rows"])
 
 
 # ====================================================================== width

@@ -124,7 +124,7 @@ SAMPLES = r"""
 import json
 from bnfk_core.data import sample_dir
 from bnfk_core.reproduce.common import catalog, load_thesis_data
-from bnfk_core.serving.session import SAMPLE_DIR
+from bnfk_core.serving.session_files import SAMPLE_DIR
 data = load_thesis_data("zoo")
 print(json.dumps({"dir": str(sample_dir()), "session_dir": str(SAMPLE_DIR), "catalog": sorted(catalog()),
                   "zoo": [data.n_rows, data.n_vars]}))

@@ -93,11 +93,11 @@ def test_one_missing_value_policy_story():
 
     from conftest import SAMPLE_DIR
 
-    from bnfk_ui import state
+    from bnfk_ui.state import choices
 
     catalog = json.loads((SAMPLE_DIR / "catalog.json").read_text())
-    assert state.DEFAULTS["missing_policy"] == catalog[state.DEFAULT_DATASET]["missing_policy"]
-    assert state.UPLOAD_MISSING_POLICY == "missing"
+    assert choices.DEFAULTS["missing_policy"] == catalog[choices.DEFAULT_DATASET]["missing_policy"]
+    assert choices.UPLOAD_MISSING_POLICY == "missing"
 
 
 def test_the_heatmap_draws_at_most_heatmap_rows_while_every_row_is_clustered():

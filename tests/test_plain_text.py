@@ -2,7 +2,8 @@
 
 Streamlit's alerts and captions are Markdown; a link value, a file name or a column name shown there is
 escaped
-(``bnfk_ui.state.plain``) so that it shows as typed -- no link, no image, no HTML, no emphasis.  The checks
+(``bnfk_ui.state.messages.plain``) so that it shows as typed -- no link, no image, no HTML, no emphasis.
+The checks
 read the Markdown the app sends: after CommonMark's backslash escapes are taken out it must be the text as
 typed, and no character that starts markup may be left unescaped.
 """
@@ -16,8 +17,7 @@ import pytest
 from apptest_helpers import ROOT
 from streamlit.testing.v1 import AppTest
 
-from bnfk_ui.state import plain
-from bnfk_ui.state.session import WORD_JOINER
+from bnfk_ui.state.messages import WORD_JOINER, plain
 
 APP = str(ROOT / "app.py")
 EVIL = "http://evil.example"
@@ -149,7 +149,7 @@ def test_queued_messages_naming_a_file_show_as_plain_text():
     "text", ["python -m bnfk_core cluster DATA.csv", "a ` b", "x `` y ```[i](http://e)", "`q"]
 )
 def test_code_span_holds_any_text(text):
-    from bnfk_ui.state import code_span
+    from bnfk_ui.state.messages import code_span
 
     span = code_span(text)
     fence = re.match(r"`+", span).group(0)

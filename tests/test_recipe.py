@@ -96,22 +96,22 @@ def test_fit_recipe_fits_a_fixed_structure_by_em_over_missing_cells():
 
 def test_the_apps_hand_edited_network_on_missing_cells_is_the_recipes_em_fit(monkeypatch):
     """The Structure page on house votes read with real missing cells: start empty, add two arcs by hand; the
-    network the page uses (state.model) has the CPTs of the core's EM for that structure, to 1e-9."""
+    network the page uses (caches.model) has the CPTs of the core's EM for that structure, to 1e-9."""
     from apptest_helpers import assert_clean, page_app
 
     from bnfk_core.learning.incomplete import em_parameters
     from bnfk_core.network.dag import DAG
-    from bnfk_ui import state as ui_state
+    from bnfk_ui.state import caches
 
     seen = []
-    real = ui_state.model
+    real = caches.model
 
     def spy(d=None):
         m = real(d)
         seen.append(m)
         return m
 
-    monkeypatch.setattr(ui_state, "model", spy)
+    monkeypatch.setattr(caches, "model", spy)
     at = page_app(
         "structure.py", 240, dataset="house_votes_84", class_column="class", missing_policy="missing"
     ).run()

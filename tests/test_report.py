@@ -20,7 +20,7 @@ from bnfk_core.learning.scores import score_dag
 from bnfk_core.learning.structure import learn_feature_structure
 from bnfk_core.network.dag import DAG
 from bnfk_core.network.model import fit
-from bnfk_core.serving.session import DataRef, session_dict, write_session
+from bnfk_core.serving.session_files import DataRef, session_dict, write_session
 from bnfk_core.views import report
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -1,4 +1,5 @@
-"""Links and session files in the app (bnfk_ui.share, bnfk_ui.settings): a configured view survives a link and
+"""Links and session files in the app (bnfk_ui.share, bnfk_core.serving.settings): a configured view
+survives a link and
 a session file exactly; hostile query strings and files give one warning or error, never a traceback."""
 
 import math
@@ -7,7 +8,7 @@ import pytest
 from apptest_helpers import ROOT, open_sidebar_box
 from streamlit.testing.v1 import AppTest
 
-from bnfk_ui import settings as S
+from bnfk_core.serving import settings as S
 from bnfk_ui.share import decode_arcs, encode_arcs
 
 APP = str(ROOT / "app.py")

@@ -3,15 +3,12 @@ the feature table once per table."""
 
 from __future__ import annotations
 
-from importlib import import_module
-
 import numpy as np
 from apptest_helpers import ROOT
 
 from bnfk_core.data.table import load_csv
+from bnfk_ui.state import shared as S
 from bnfk_ui.state.tables import without_class
-
-S = import_module("bnfk_ui.state.shared")  # the module (the package exports its function by that name)
 
 
 def test_a_builder_runs_once_per_distinct_content():
@@ -204,11 +201,12 @@ import sys
 import types
 
 import streamlit as st
-from bnfk_ui import common, state
+from bnfk_ui import common
+from bnfk_ui.state import shared
 
 held = sys.modules.setdefault("lazy_progress_fronts", types.ModuleType("lazy_progress_fronts"))
 if not hasattr(held, "slow"):          # one front for every run, as a page module's (imported once) is
-    @state.front
+    @shared.front
     @st.cache_data(show_spinner=False, max_entries=4)
     def slow(x: int) -> int:
         return x + 1

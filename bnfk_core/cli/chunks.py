@@ -30,7 +30,7 @@ def in_chunks(args, command: str, path: str | None = None) -> bool:
     (:func:`bnfk_core.data.stream.too_big_to_hold`, decided from the file size before reading); then
     ``args.chunked_note`` says so (else it is None)."""
     from ..data.stream import chunked_note, too_big_to_hold
-    from ..serving.session import is_session_file
+    from ..serving.session_files import is_session_file
 
     args.chunked_note = None
     if getattr(args, "chunksize", None) is not None or getattr(args, "engine", "local") == "dask":
@@ -47,7 +47,7 @@ def read_chunks(path: str, args, model):
     options
     (pass 1 runs here, so bad values and columns are refused before any work)."""
     from ..data.stream import DEFAULT_CHUNKSIZE, CodeChunks
-    from ..serving.session import is_session_file
+    from ..serving.session_files import is_session_file
 
     if is_session_file(path):
         raise BnfkError(f"--chunksize reads a CSV or Parquet file, not a session file ({path}).")

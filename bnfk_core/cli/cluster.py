@@ -40,7 +40,7 @@ def _read_for_cluster(args, runner=None):
     :mod:`bnfk_core.analyses.cluster.stream`), on the partitions of ``runner`` (``--engine dask``) when given,
     else whole as every command reads a file."""
     from ..analyses.cluster.stream import read_codes, reading_note, reads_in_chunks
-    from ..serving.session import is_session_file
+    from ..serving.session_files import is_session_file
 
     path = args.data
     if is_session_file(path):
@@ -85,7 +85,7 @@ def _cmd_cluster(args) -> dict:
     model = _model(args)
     if args.engine == "dask":  # reading, the kernel's network and kmeans-features' passes on the workers
         from ..data.runners import runner_for
-        from ..serving.session import is_session_file
+        from ..serving.session_files import is_session_file
 
         if is_session_file(args.data):
             raise BnfkError(f"--engine dask reads a CSV or Parquet file, not a session file ({args.data}).")

@@ -41,7 +41,7 @@ from ..errors import BnfkError, DataError, bounded
 from .names import choices, feature_learners
 
 if TYPE_CHECKING:
-    from ..serving.session import Session
+    from ..serving.session_files import Session
 
 __all__ = [
     "CliParser",
@@ -304,10 +304,10 @@ def read_data(path: str, args, model=None, class_column: str | None = None):
 
     The class column is ``class_column`` if given, else ``--label-column`` where the subcommand has
     one, else ``--class-column`` (the label-column fallback, handled here once).  A bnfk session file
-    (:mod:`bnfk_core.serving.session`) in place of the CSV gives its data with its own loading options.
+    (:mod:`bnfk_core.serving.session_files`) in place of the CSV gives its data with its own loading options.
     """
     from ..data.table import load_csv
-    from ..serving.session import is_session_file
+    from ..serving.session_files import is_session_file
 
     cls = (
         class_column
@@ -351,7 +351,7 @@ _SESSIONS: dict = {}
 def read_session_file(path: str) -> Session:
     """The session in ``path``, read once per run (the data and the model come from the same reading); the
     settings it left out (out of range, :mod:`bnfk_core.serving.settings`) are warnings on stderr."""
-    from ..serving.session import read_session
+    from ..serving.session_files import read_session
 
     st = os.stat(path)
     key = (os.path.abspath(path), st.st_mtime_ns, st.st_size)
@@ -397,7 +397,7 @@ def label_data(args, what: str, model=None):
 def read_model_file(path: str):
     """A fitted model from a BIF or JSON file, or the network of a session file (errors name the file)."""
     from ..network.model import read_model
-    from ..serving.session import is_session_file
+    from ..serving.session_files import is_session_file
 
     if is_session_file(path):
         return read_session_file(path).model
@@ -408,7 +408,7 @@ def use_session_model(args, argv) -> None:
     """With a session file as the data (``DATA``, or ``A`` of ``mmd``), its network is the model: ``--model``
     then defaults to the session file, and a ``--structure`` left at its default is not learned (an explicit
     ``--structure`` still is)."""
-    from ..serving.session import is_session_file
+    from ..serving.session_files import is_session_file
 
     path = getattr(args, "data", None) if hasattr(args, "data") else getattr(args, "a", None)
     if not (
@@ -428,7 +428,7 @@ def guard_learning_width(path: str, args, method: str | None) -> None:
     second)."""
     from ..data.reading import file_layout
     from ..learning.structure import guard_width
-    from ..serving.session import is_session_file
+    from ..serving.session_files import is_session_file
 
     if not method or is_session_file(path):
         return

@@ -104,7 +104,7 @@ def _cmd_benchmark(args) -> dict:
 def _table(path: str):
     """The file the data were read from, as written (a session's embedded CSV or sample file)."""
     from ..data.table import read_table
-    from ..serving.session import SAMPLE_DIR, is_session_file
+    from ..serving.session_files import SAMPLE_DIR, is_session_file
 
     if not is_session_file(path):
         return read_table(path)
@@ -263,7 +263,7 @@ def _learn_for_imputation(args):
 def _impute_in_blocks(args, model) -> dict:
     """``impute --chunksize``: the file read and written a block of rows at a time (same output file)."""
     from ..analyses.impute.stream import DEFAULT_BLOCK_ROWS, impute_file
-    from ..serving.session import is_session_file
+    from ..serving.session_files import is_session_file
 
     if is_session_file(args.data):
         raise BnfkError("--chunksize and --engine read a CSV file, not a session file.")

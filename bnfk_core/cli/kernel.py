@@ -102,7 +102,7 @@ def _kernel_chunked(args, ext, t0) -> dict:
 def _cmd_mmd(args) -> dict:
     from ..analyses.rowwise import stream_mmd
     from ..kernels.fisher import mmd
-    from ..serving.session import is_session_file
+    from ..serving.session_files import is_session_file
     from .chunks import read_chunks
 
     model = read_model_file(need_model(args))

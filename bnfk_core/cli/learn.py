@@ -114,7 +114,7 @@ def _read_streaming(args, runner=None):
     """The file's distinct rows with multiplicities, read in chunks (``bnfk_core.data.stream``), on ``runner``
     when given (else on the runner of ``--engine``)."""
     from ..data.stream import DEFAULT_CHUNKSIZE, read_counts
-    from ..serving.session import is_session_file
+    from ..serving.session_files import is_session_file
 
     if is_session_file(args.data):
         raise BnfkError("--chunksize and --engine read a CSV or Parquet file, not a session file.")

@@ -91,7 +91,7 @@ def _prototypes_chunked(args, t0) -> dict:
 
     from ..analyses.prototypes.rowwise import chunked_prototypes
     from ..analyses.prototypes.selection import PrototypeError
-    from ..serving.session import is_session_file
+    from ..serving.session_files import is_session_file
     from .chunks import read_chunks
 
     if not args.model:

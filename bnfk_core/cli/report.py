@@ -77,7 +77,7 @@ def _cmd_report(args) -> dict:
     from bnfk_core.views.report import REPORT_DEFAULTS, build_report, check_setting, segment_of
 
     from ..learning.recipe import learn_recipe, recipe_of
-    from ..serving.session import is_session_file
+    from ..serving.session_files import is_session_file
 
     t0 = time.perf_counter()
     check_output(args.output, (".html", ".htm"), "the report", input_files(args))

@@ -3,8 +3,9 @@ hold.  Pages read their defaults and option lists from here; a link (``st.query_
 carries the settings that differ from the defaults, and :meth:`Setting.parse` checks each value it reads:
 every number is bounded like its widget, so no link or session file can ask for more work than the app's
 own controls can (``imp_repeats: 1000000000`` is refused with a sentence naming the setting and its range).
-No Streamlit here: the registry is plain data, read by the app (:mod:`bnfk_ui.settings` re-exports it), by
-the session files (:mod:`bnfk_core.serving.session`) and by the CLI's ``report``.
+No Streamlit here: the registry is plain data, read by the app's widgets
+(through :data:`bnfk_ui.state.choices.DEFAULTS`), by
+the session files (:mod:`bnfk_core.serving.session_files`) and by the CLI's ``report``.
 
 :data:`SETTINGS` are the settings the app keeps and shares in links; :data:`REPORT_SETTINGS` adds the
 Imputation page's benchmark widgets, which only a session file or ``report --set`` carries."""

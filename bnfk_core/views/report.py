@@ -62,7 +62,8 @@ __all__ = [
 #: at most this many rows in every N x N view (Gram heatmaps), sampled with the section's seed
 VIEW_ROWS = 300
 
-#: the page settings the report reads, with the app's defaults (bnfk_ui.settings, the one registry of them)
+#: the page settings the report reads, with the app's defaults (bnfk_core.serving.settings, the one
+#: registry of them)
 _APP_KEYS = (
     "param_method",
     "kernel_kind",

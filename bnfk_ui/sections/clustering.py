@@ -9,7 +9,8 @@ import streamlit as st
 from bnfk_core.analyses.cluster import clustering as C
 from bnfk_core.registry import CLUSTERERS, KERNELS
 
-from .. import common, state
+from .. import common
+from ..state import caches, choices
 
 __all__ = ["cli_command", "downloads", "comparison_tab", "classification_tab"]
 
@@ -19,7 +20,7 @@ def cli_command(kernel: str, algo: str, k: int) -> str:
     ss = st.session_state
     args = [
         "python -m bnfk_core cluster",
-        *state.cli_data_args(),
+        *choices.cli_data_args(),
         "--kernel",
         kernel,
         "--algorithm",
@@ -34,7 +35,7 @@ def cli_command(kernel: str, algo: str, k: int) -> str:
         if algo in ("correlation", "lca")  # lca: its EM starts
         else ["--transform", ss.clu_transform]
     )
-    for name, value in state.kernel_options(kernel, ss.clu_alpha):
+    for name, value in caches.kernel_options(kernel, ss.clu_alpha):
         args += [f"--{name}", f"{value:g}"]
     if KERNELS[kernel].uses_network and CLUSTERERS[algo].uses_kernel:  # lca clusters the rows itself
         args += (
@@ -79,14 +80,14 @@ def comparison_tab(sub, model, base_key: tuple, k: int, seed: int) -> None:
     """Kernels × algorithms on the sampled rows ``sub``, mean ARI / AMI / V-measure over runs."""
     ss = st.session_state
     a1, a2 = st.columns([2, 1])
-    a1.multiselect("Kernels", list(KERNELS), format_func=KERNELS.labels().get, **state.bind("clu_kernels"))
+    a1.multiselect("Kernels", list(KERNELS), format_func=KERNELS.labels().get, **choices.bind("clu_kernels"))
     a2.number_input(
         "Runs (seeds seed, seed+1, …)",
         min_value=1,
         max_value=20,
         step=1,
         help="The thesis averages 10 runs.",
-        **state.bind("clu_runs"),
+        **choices.bind("clu_runs"),
     )
     kernels, runs = tuple(ss.clu_kernels), int(ss.clu_runs)
     key = base_key + (kernels, runs, k, ss.clu_transform, int(ss.clu_restarts), seed)
@@ -144,7 +145,7 @@ def classification_tab(sub, model, base_key: tuple, seed: int) -> None:
         "Seeded 80/20 splits of the sampled rows; the kernel's model (the network's CPTs, or the "
         "scaled-Hamming frequencies) is estimated on each training split only."
     )
-    b2.number_input("Splits", min_value=1, max_value=20, step=1, **state.bind("clu_clf_repeats"))
+    b2.number_input("Splits", min_value=1, max_value=20, step=1, **choices.bind("clu_clf_repeats"))
     kernels, repeats = list(ss.clu_kernels), int(ss.clu_clf_repeats)
     table = common.stored_run(
         "Run the classifiers",

@@ -5,8 +5,10 @@ import numpy as np
 import streamlit as st
 
 from bnfk_core.errors import BnfkError
+from bnfk_core.serving import settings
 
-from .. import bigdata, common, router, settings, state
+from .. import bigdata, common, router
+from ..state import bigfiles, choices, uploads
 
 __all__ = ["large_file_panel", "level_counts", "missing_cells"]
 
@@ -16,7 +18,7 @@ def large_file_panel() -> None:
     files on, :mod:`bnfk_core.serving.serve`) read in chunks with a progress bar, and the settings of large
     files: the upload size above which a file is read in chunks, and the seeded sample of rows the pages that
     work on rows use."""
-    big = state.streamed() is not None
+    big = bigfiles.streamed() is not None
     pol = bigdata.policy()
     title = (
         "Large files: a file on the server, the row sample" if pol.reads else "Large files: the row sample"
@@ -38,7 +40,7 @@ def large_file_panel() -> None:
             max_value=int(s["stream_rows"].hi),
             step=10_000,
             help="An upload with more rows is read in chunks like a file on the server.",
-            **state.bind("stream_rows"),
+            **choices.bind("stream_rows"),
         )
         c2.number_input(
             "Rows in the sample of a large file",
@@ -46,7 +48,7 @@ def large_file_panel() -> None:
             max_value=int(s["view_rows"].hi),
             step=500,
             help="The rows the pages that work on rows use.",
-            **state.bind("view_rows"),
+            **choices.bind("view_rows"),
         )
         common.seed_input("Seed of the sample", "view_seed", container=c3)
 
@@ -70,7 +72,7 @@ def _server_file_input(pol) -> None:
     )
     if c2.button("Load file", key="server_path_load", icon=":material/upload_file:"):
         try:
-            state.use_file(path)
+            uploads.use_file(path)
         except BnfkError as exc:
             st.error(router.message(exc))
         else:
@@ -100,7 +102,7 @@ def na_values_widget() -> None:
     own the empty field only (default), ``default-list`` (empty, NA, N/A, ?, nan) or a comma list such as
     ``NA,?``."""
     ss = st.session_state
-    entry = state.catalog().get(ss.dataset)
+    entry = choices.catalog().get(ss.dataset)
     if entry is not None:
         na = entry.get("na_values")
         st.caption(
@@ -115,5 +117,5 @@ def na_values_widget() -> None:
         placeholder="(the empty field only)",
         help="Besides the empty field: 'default-list' for NA, N/A, ?, nan, or a comma list such as 'NA,?'. "
         "Anything not listed, '?' included, is an ordinary value.",
-        on_change=lambda: state.change_data(na_values=(ss["w_na_values"].strip() or None)),
+        on_change=lambda: uploads.change_data(na_values=(ss["w_na_values"].strip() or None)),
     )

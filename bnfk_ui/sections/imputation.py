@@ -17,7 +17,8 @@ from bnfk_core.errors import BnfkError
 from bnfk_core.registry import IMPUTERS
 from bnfk_core.views.figures import imputation as fig_imp
 
-from .. import bigdata, bigimpute, common, jobs, router, state
+from .. import bigdata, bigimpute, common, jobs, router
+from ..state import bigfiles, choices, messages, tables
 
 __all__ = [
     "IMPUTERS_OFFERED",
@@ -98,7 +99,7 @@ def small_file_panel(res, fill: str) -> None:
     """For a table held in memory: the loaded file with only its missing cells filled (``res``, an
     :class:`~bnfk_core.analyses.impute.completion.ImputedData`), and the cells' probabilities, as
     downloads."""
-    done = completion.complete_file(res, state.raw_table(), fill_numeric=fill)
+    done = completion.complete_file(res, tables.raw_table(), fill_numeric=fill)
     st.caption(
         "The download is the loaded file with only its missing cells filled: every other cell, "
         "the columns (dropped ones too) and the rows stay as written."
@@ -117,23 +118,23 @@ def big_file_panel(model, fill: str) -> None:
     """For a file read in chunks: a button that fills the missing cells of all its rows with ``model`` (fitted
     on all rows) under a progress bar in a heavy slot, then the summary, the downloads and, for a file on the
     server, writing the result to a path there.  Every failure is one ``st.error`` sentence."""
-    path, name = state.streamed()
-    n_rows = state.full_data().n_rows
+    path, name = bigfiles.streamed()
+    n_rows = tables.full_data().n_rows
     st.markdown(f"**The completed file: all {n_rows:,} rows**")
     st.caption(
-        f"{state.plain(name)} with the missing cells of all its rows filled by the network fitted on all "
+        f"{messages.plain(name)} with the missing cells of all its rows filled by the network fitted on all "
         "rows, read and "
         "written in blocks: the same file as imputing it in memory gives, every other cell as written."
     )
     try:
         if file_layout(path).fmt == "parquet":
             st.info(
-                f"{state.plain(name)} is a Parquet file; the completed file is written for CSV files, so "
+                f"{messages.plain(name)} is a Parquet file; the completed file is written for CSV files, so "
                 "export it as CSV to "
                 "complete all its rows."
             )
             return
-        options = state.read_options()
+        options = choices.read_options()
         res = bigimpute.cached(path, model, options, fill)
         if res is None:
             if not st.button(
@@ -168,7 +169,7 @@ def _summary(res: dict, name: str) -> None:
             pd.DataFrame({"column": list(per), "imputed cells": list(per.values())}), hide_index=True
         )
     for note in res["notes"]:
-        st.caption(state.plain(note))
+        st.caption(messages.plain(note))
     st.caption(f"Imputed in {res['blocks']:,} block(s) in {res['seconds']:.1f} s.")
     base = f"{common.dataset_name()}_imputed"
     d1, d2 = st.columns(2)
@@ -203,6 +204,6 @@ def _save_panel(res: dict, input_path: str) -> None:
     if c3.button("Write file", key="imp_big_save", icon=":material/save:"):
         written = bigimpute.save_as(res, target, input_path, replace=replace)
         st.success(
-            f"Wrote the completed file of {res['rows']:,} rows to '{state.plain(written)}' in the output "
+            f"Wrote the completed file of {res['rows']:,} rows to '{messages.plain(written)}' in the output "
             "folder."
         )

@@ -14,7 +14,8 @@ from bnfk_core.network.dag import structural_hamming_distance
 from bnfk_core.views import figures
 from bnfk_core.views.figures import kgv as fig_kgv
 
-from .. import common, router, state
+from .. import common, router
+from ..state import structure, tables
 
 __all__ = ["kgv_tab"]
 
@@ -37,7 +38,7 @@ def _raw_and_binned(_data, fingerprint: str, kernel: str, kappa, max_parents, se
 
 def kgv_tab() -> None:
     ss = st.session_state
-    data = state.data()
+    data = tables.data()
     c1, c2, c3 = st.columns([1, 1, 2])
     kernel = c1.selectbox(
         "Kernel of the numbers",
@@ -137,7 +138,7 @@ def kgv_tab() -> None:
         "Use the network learned on raw numbers",
         icon=":material/account_tree:",
         key="kgv_use_raw",
-        on_click=lambda: state.set_dag(
+        on_click=lambda: structure.set_dag(
             raw.dag, "Hill climbing (KGV, raw numbers)", learned=True, notes=raw.notes
         ),
     )

@@ -17,7 +17,8 @@ from bnfk_core.learning.landscape import MAX_LANDSCAPE_VARIABLES, climb_path, pl
 from bnfk_core.registry import SCORES
 from bnfk_core.views.figures import landscape as figs
 
-from .. import common, state
+from .. import common
+from ..state import structure, tables
 
 __all__ = ["landscape_tab"]
 
@@ -107,14 +108,14 @@ def _landscape_tab(feat) -> None:
     if len(chosen) < 2:
         st.info("Choose two to five variables.")
         return
-    data = state.model_features()
+    data = tables.model_features()
     with common.shown_errors():
         land, path = _landscape(data, data.fingerprint(), tuple(chosen), score, seed)
         label = SCORES[score].label
         ranks = land.ranks()
         best = int(land.ranking()[0])
         end = int(path["graphs"][-1])
-        mine = place_dag(land, state.dag())
+        mine = place_dag(land, structure.dag())
         m = st.columns(5)
         m[0].metric("DAGs", f"{land.n_dags:,}")
         m[1].metric("Equivalence classes", f"{land.n_classes:,}")
@@ -205,7 +206,7 @@ def _surrogate_panel(land, path, fixed: bool, seed: int, label: str) -> None:
             "once enough graphs are observed."
         )
         summary = landscape_summary(
-            land, study, path, learned={"current_structure": place_dag(land, state.dag())}
+            land, study, path, learned={"current_structure": place_dag(land, structure.dag())}
         )
         common.download(
             "Landscape (JSON)",

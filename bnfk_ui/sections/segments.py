@@ -17,7 +17,8 @@ from bnfk_core.kernels.embed import class_order, cluster_order
 from bnfk_core.network.dag import DAG, SEGMENT_LABELS, SEGMENT_PATTERNS
 from bnfk_core.views.figures import segments as figs
 
-from .. import common, jobs, state
+from .. import common, jobs
+from ..state import charts, choices, messages, shared, structure, tables
 
 __all__ = [
     "role_line",
@@ -54,7 +55,7 @@ def role_line(kind: str, variables: list) -> str:
     text)."""
     if not variables:
         return ""
-    variables = [state.plain(v) for v in variables]
+    variables = [messages.plain(v) for v in variables]
     if kind == "full":
         roles = [f"x{chr(0x2080 + i + 1) if i < 9 else i + 1}" for i in range(len(variables))]
         return ", ".join(f"{r} = **{v}**" for r, v in zip(roles, variables)) + " · " + " → ".join(variables)
@@ -70,7 +71,7 @@ def impute_protos_tab(feat, rows, base, seg_dag, m1, m2):
     (the lab's sampled rows, so the cost is bounded whatever the size of the data; taken once asked)."""
     ss = st.session_state
     if not common.asked(
-        "Run imputation and prototypes", "seg_impute_run", state.feature_data().fingerprint()
+        "Run imputation and prototypes", "seg_impute_run", tables.feature_data().fingerprint()
     ):
         st.caption(
             f"One seeded imputation run and greedy-MMD prototypes on the {len(rows):,} sampled rows, with "
@@ -81,14 +82,14 @@ def impute_protos_tab(feat, rows, base, seg_dag, m1, m2):
     c1, c2 = st.columns(2)
     with c1:
         st.markdown("**Imputation (one seeded MCAR run)**")
-        st.slider("Hidden fraction of the test cells", 0.05, 0.5, step=0.05, **state.bind("seg_missing"))
+        st.slider("Hidden fraction of the test cells", 0.05, 0.5, step=0.05, **choices.bind("seg_missing"))
         with common.shown_errors():
             with st.spinner("Imputing…"):
                 r = [
                     _imputation(
                         feat,
                         feat.fingerprint(),
-                        state.dag_json(g),
+                        structure.dag_json(g),
                         ss.param_method,
                         float(ss.seg_missing),
                         int(ss.seg_seed),
@@ -118,7 +119,7 @@ def impute_protos_tab(feat, rows, base, seg_dag, m1, m2):
             )
     with c2:
         st.markdown("**Prototypes (greedy MMD)**")
-        st.number_input("Prototypes k", 2, max(2, min(200, feat.n_rows - 1)), **state.bind("seg_protos"))
+        st.number_input("Prototypes k", 2, max(2, min(200, feat.n_rows - 1)), **choices.bind("seg_protos"))
         with common.shown_errors():
             with st.spinner("Selecting prototypes…"):
                 p = _prototypes(
@@ -164,13 +165,15 @@ def _collapsed_stats(data, variables: tuple):
 
 
 def theory_tab(d, m2, kind, variables):
-    table = state.shared(
-        _case_table, state.keyed(m2, m2.key()), state.keyed(d, d.fingerprint()), kind, tuple(variables)
+    table = shared.shared(
+        _case_table, shared.keyed(m2, m2.key()), shared.keyed(d, d.fingerprint()), kind, tuple(variables)
     )
     if isinstance(table, str):
-        st.info(f"{state.plain(table)} Switch the base to the empty network to see the thesis's case table.")
+        st.info(
+            f"{messages.plain(table)} Switch the base to the empty network to see the thesis's case table."
+        )
         return
-    roles = ", ".join(f"{r} = **{state.plain(v)}**" for r, v in table.roles.items())
+    roles = ", ".join(f"{r} = **{messages.plain(v)}**" for r, v in table.roles.items())
     st.markdown(
         f"Roles: {roles}. Letters: " + "; ".join(f"{g} = {m}" for g, m in table.definitions.items()) + "."
     )
@@ -201,7 +204,7 @@ def collapsed_tab(d, variables, has_class):
         st.info("Theil's U and Cramér's V need a class column (Data page).")
         return
     st.dataframe(
-        state.shared(_collapsed_stats, state.keyed(d, d.fingerprint()), tuple(variables)),
+        shared.shared(_collapsed_stats, shared.keyed(d, d.fingerprint()), tuple(variables)),
         hide_index=True,
         key="seg_collapsed",
         column_config={
@@ -269,8 +272,8 @@ def arc_search_tab(d, has_class):
         "All rows are used."
     )
     c1, c2 = st.columns(2)
-    c1.number_input("Arcs to add", 1, 5, **state.bind("seg_arcs"))
-    c2.number_input("Correlation-clustering restarts", 1, 100, **state.bind("seg_restarts"))
+    c1.number_input("Arcs to add", 1, 5, **choices.bind("seg_arcs"))
+    c2.number_input("Correlation-clustering restarts", 1, 100, **choices.bind("seg_restarts"))
     st.caption(f"Seed {ss.seg_seed} (set at the top).")
     key = (d.fingerprint(), int(ss.seg_arcs), int(ss.seg_restarts), int(ss.seg_seed))
     if st.button("Run arc search", key="seg_search_run", type="primary"):
@@ -301,8 +304,8 @@ def arc_search_tab(d, has_class):
     )
     if st.button("Apply: make this the current structure", key="seg_search_apply"):
         new = DAG.from_dict(saved[2])
-        state.set_dag(new, f"arc search ({new.n_arcs} arcs, ARI {saved[1]['steps'][-1]['ari']:.3f})")
-        state.flash("success", f"The current structure is now the arc-search network ({new.n_arcs} arcs).")
+        structure.set_dag(new, f"arc search ({new.n_arcs} arcs, ARI {saved[1]['steps'][-1]['ari']:.3f})")
+        messages.flash("success", f"The current structure is now the arc-search network ({new.n_arcs} arcs).")
         st.rerun()
 
 
@@ -329,7 +332,7 @@ def gallery_tab(d, feat, base, variables, rows, labels, cls_states):
 
     key = (
         d.fingerprint(),
-        state.dag_json(base),
+        structure.dag_json(base),
         tuple(variables),
         tuple(rows.tolist()),
         ss.param_method,
@@ -344,7 +347,7 @@ def gallery_tab(d, feat, base, variables, rows, labels, cls_states):
     st.caption(
         "Variables u, v, w = "
         + (
-            f"**{state.plain(', '.join(g.variables if g else chosen))}**"
+            f"**{messages.plain(', '.join(g.variables if g else chosen))}**"
             if (g or chosen)
             else "the top V-structure triple (highest mutual information, found on run)"
         )
@@ -368,7 +371,7 @@ def gallery_tab(d, feat, base, variables, rows, labels, cls_states):
         cls_states,
     )
     for col, fig, e in zip(st.columns(len(figs_), gap="small"), figs_, g.segments):
-        state.plotly_chart(fig, key=f"seg_gallery_{e.kind}", config=PLOTLY, where=col)
+        charts.plotly_chart(fig, key=f"seg_gallery_{e.kind}", config=PLOTLY, where=col)
     st.dataframe(
         g.table(),
         hide_index=True,

@@ -26,7 +26,8 @@ from bnfk_core.registry import LEARNERS, SCORES
 from bnfk_core.views import figures
 from bnfk_core.views.figures import kernel as fig_kernel
 
-from .. import common, jobs, live, router, state
+from .. import common, jobs, live, router
+from ..state import bigfiles, caches, charts, choices, messages, pairs, shared, structure, tables
 
 __all__ = [
     "message",
@@ -45,7 +46,7 @@ def message(slot: str) -> None:
     """Show (once) the outcome of the last action of a control group."""
     msg = st.session_state.pop(f"msg_{slot}", None)
     if msg:
-        getattr(st, msg[0])(state.plain(msg[1], router.MAX_MESSAGE))
+        getattr(st, msg[0])(messages.plain(msg[1], router.MAX_MESSAGE))
 
 
 def act(slot: str, fn, *args, ok: str | None = None):
@@ -75,7 +76,7 @@ def learn_tab(feat) -> None:
     ss = st.session_state
     c1, c2, c3 = st.columns([2, 1, 1])
     method = c1.selectbox(
-        "Method", list(LEARNERS), format_func=LEARNERS.labels().get, **state.bind("learn_method")
+        "Method", list(LEARNERS), format_func=LEARNERS.labels().get, **choices.bind("learn_method")
     )
     spec = LEARNERS[method]  # the learner's own facts: which options it reads, how many variables it handles
     c2.selectbox(
@@ -84,7 +85,7 @@ def learn_tab(feat) -> None:
         format_func=SCORES.labels().get,
         help=f"Optimised by {', '.join(map(_short, LEARNERS.names(uses_score=True)))}; reported for the "
         "other methods.",
-        **state.bind("learn_score"),
+        **choices.bind("learn_score"),
     )
     common.seed_input(
         "Seed (ties)",
@@ -98,7 +99,7 @@ def learn_tab(feat) -> None:
         max_value=10,
         step=1,
         disabled=not spec.applies("max_parents"),
-        **state.bind("learn_max_parents"),
+        **choices.bind("learn_max_parents"),
     )
     c3.number_input(
         "k (KDB feature parents)",
@@ -106,7 +107,7 @@ def learn_tab(feat) -> None:
         max_value=5,
         step=1,
         disabled=not spec.applies("k"),
-        **state.bind("learn_k"),
+        **choices.bind("learn_k"),
     )
     too_wide = spec.too_wide(feat.n_vars)
     if too_wide:
@@ -117,7 +118,7 @@ def learn_tab(feat) -> None:
             bar = st.progress(0.0, text="counting")
             try:
                 with jobs.heavy("learning"):
-                    learned = state.learn(
+                    learned = structure.learn(
                         method,
                         ss.learn_score,
                         ss.learn_k,
@@ -129,7 +130,7 @@ def learn_tab(feat) -> None:
                 status.update(label="Learning failed", state="error")
                 st.error(router.message(exc))
             else:
-                state.set_dag(learned.dag, label, learned=True, notes=learned.notes)
+                structure.set_dag(learned.dag, label, learned=True, notes=learned.notes)
                 status.update(
                     label=f"Learned {label}: {learned.dag.n_arcs} arcs in {learned.result.seconds:.1f} s",
                     state="complete",
@@ -138,7 +139,7 @@ def learn_tab(feat) -> None:
     notes = ss.structure.get("notes") or []
     if notes:
         st.caption(
-            f"Last learned: **{state.plain(ss.structure['learned_label'])}** — " + "; ".join(notes) + "."
+            f"Last learned: **{messages.plain(ss.structure['learned_label'])}** — " + "; ".join(notes) + "."
         )
 
 
@@ -155,7 +156,7 @@ def edit_panel(dg: DAG) -> None:
         "Add arc",
         icon=":material/add:",
         width="stretch",
-        on_click=act("edit", state.edit, "add", u, v, ok=f"Added {u} → {v}."),
+        on_click=act("edit", structure.edit, "add", u, v, ok=f"Added {u} → {v}."),
     )
     arcs = dg.sorted_arcs()
     if arcs:
@@ -167,13 +168,13 @@ def edit_panel(dg: DAG) -> None:
             "Remove",
             icon=":material/remove:",
             width="stretch",
-            on_click=act("edit", state.edit, "remove", *arc, ok=f"Removed {arc[0]} → {arc[1]}."),
+            on_click=act("edit", structure.edit, "remove", *arc, ok=f"Removed {arc[0]} → {arc[1]}."),
         )
         e2.button(
             "Reverse",
             icon=":material/swap_vert:",
             width="stretch",
-            on_click=act("edit", state.edit, "reverse", *arc, ok=f"Reversed {arc[0]} → {arc[1]}."),
+            on_click=act("edit", structure.edit, "reverse", *arc, ok=f"Reversed {arc[0]} → {arc[1]}."),
         )
     else:
         st.caption("The structure has no arcs yet.")
@@ -209,7 +210,7 @@ def presets_tab(dg: DAG) -> None:
         disabled=not chosen,
         on_click=act(
             "seg",
-            state.segment,
+            structure.segment,
             kind,
             tuple(chosen),
             ok=f"Applied the {SEGMENT_LABELS[kind].lower()} on {', '.join(chosen)}.",
@@ -228,7 +229,7 @@ def equivalence_tab(dg: DAG, covered: list) -> None:
         pos=layered_layout(dg.nodes, dg.sorted_arcs()),
         title="CPDAG (essential graph) of the current structure",
     )
-    state.plotly_chart(cfig, key="cpdag_chart", config={"displaylogo": False}, where=c1)
+    charts.plotly_chart(cfig, key="cpdag_chart", config={"displaylogo": False}, where=c1)
     with c2:
         st.metric("Compelled arcs", len(cp.directed))
         st.metric("Reversible edges", len(cp.undirected))
@@ -240,7 +241,7 @@ def equivalence_tab(dg: DAG, covered: list) -> None:
         if covered:
             st.markdown(
                 "**Covered arcs** (reverse one to move within the class): "
-                + ", ".join(f"{state.plain(a)} → {state.plain(b)}" for a, b in covered)
+                + ", ".join(f"{messages.plain(a)} → {messages.plain(b)}" for a, b in covered)
             )
     common.download_figure(cfig, f"{common.dataset_name()}_cpdag", "CPDAG figure (HTML)")
 
@@ -250,7 +251,7 @@ def io_tab(feat, dg: DAG, dag_fig) -> None:
     with c1:
         st.markdown("**Export**")
         with common.shown_errors():
-            m, base = state.model(), common.dataset_name()
+            m, base = caches.model(), common.dataset_name()
             # each file is written when its button is clicked, not on every run of the page
             common.download(
                 "Model (BIF)", lambda: model_to_bif(m).encode("utf-8"), f"{base}_model.bif", "text/plain"
@@ -279,8 +280,8 @@ def io_tab(feat, dg: DAG, dag_fig) -> None:
             except BnfkError as exc:
                 st.error(router.message(exc))
             else:
-                state.set_dag(imported, f"imported from {up.name}")
-                state.flash(
+                structure.set_dag(imported, f"imported from {up.name}")
+                messages.flash(
                     "success", f"Imported the structure of {up.name}; parameters are re-fitted on the data."
                 )
                 st.rerun()
@@ -290,10 +291,10 @@ def arc_actions() -> None:
     """Remove / Reverse buttons for the arc picked by a click on its dot in the graph."""
     ss = st.session_state
     arc = ss.get("live_arc")
-    if not arc or not state.dag().has_arc(*arc):
+    if not arc or not structure.dag().has_arc(*arc):
         return
     u, v = arc
-    st.info(f"Picked arc **{state.plain(u)} → {state.plain(v)}**", icon=":material/arrow_right_alt:")
+    st.info(f"Picked arc **{messages.plain(u)} → {messages.plain(v)}**", icon=":material/arrow_right_alt:")
     c1, c2 = st.columns(2)
     c1.button(
         "Remove",
@@ -313,7 +314,7 @@ def arc_actions() -> None:
 
 
 def _arc_edit(kind: str, u: str, v: str) -> None:
-    state.edit(kind, u, v)
+    structure.edit(kind, u, v)
     st.session_state.pop("live_arc", None)
 
 
@@ -327,10 +328,10 @@ def _drawn(lk, labels: np.ndarray) -> np.ndarray:
     saved = ss.get("_live_drawn")
     if saved is None or saved[0] != key:  # the order of the structure this session first saw, made once per
         pick = figures.evenly_drawn(np.arange(len(labels)))  # server for it (every student starts alike)
-        K = state.keyed(
+        K = shared.keyed(
             lk.gram()[np.ix_(pick, pick)], (key, tuple(lk.dag.sorted_arcs()), tuple(pick.tolist()))
         )
-        ss._live_drawn = (key, pick[state.shared(_order, K, labels[pick])])
+        ss._live_drawn = (key, pick[shared.shared(_order, K, labels[pick])])
     return ss._live_drawn[1]
 
 
@@ -346,7 +347,7 @@ def _live_digest(lk, K: np.ndarray):
     tag = (ss._live[0], id(lk), tuple(lk.dag.sorted_arcs()), K.shape)
     saved = ss.get("_live_digest")
     if saved is None or saved[0] != tag:
-        ss._live_digest = saved = (tag, state.content_key(K))
+        ss._live_digest = saved = (tag, shared.content_key(K))
     return saved[1]
 
 
@@ -355,15 +356,15 @@ def live_panel(feat) -> None:
     after every edit (:class:`bnfk_core.kernels.live.LiveKernel`: only the changed terms are recomputed)."""
     lk, rows = live.live_kernel()
     K = lk.gram()
-    d = state.data()
+    d = tables.data()
     labels = d.labels()[rows] if d.class_column else np.full(len(rows), -1)
     cls_states = d.states[d.index(d.class_column)] if d.class_column else ()
     drawn = _drawn(lk, labels)
     c1, c2 = st.columns([1.1, 1], gap="medium")
-    state.plotly_chart(
-        state.shared(
+    charts.plotly_chart(
+        shared.shared(
             figures.gram_figure,
-            state.keyed(K, _live_digest(lk, K)),
+            shared.keyed(K, _live_digest(lk, K)),
             drawn,
             rows,
             labels,
@@ -376,17 +377,17 @@ def live_panel(feat) -> None:
         where=c1,
     )
     a, b = (
-        state.default_pair(K, [int(r) for r in rows])
+        pairs.default_pair(K, [int(r) for r in rows])
         if not st.session_state.get("pair")
         else st.session_state.pair
     )
     pos = {int(r): k for k, r in enumerate(rows)}
     if a not in pos or b not in pos:
-        a, b = state.default_pair(K, [int(r) for r in rows])
+        a, b = pairs.default_pair(K, [int(r) for r in rows])
     contrib = lk.contributions(pos[a], pos[b])
     vals = lambda r: ["(missing)" if (x := d.frame.at[r, v]) is None else x for v in lk.dag.nodes]  # noqa: E731
-    state.plotly_chart(
-        state.shared(fig_kernel.pair_figure, list(lk.dag.nodes), contrib, vals(a), vals(b), a, b, "Fisher"),
+    charts.plotly_chart(
+        shared.shared(fig_kernel.pair_figure, list(lk.dag.nodes), contrib, vals(a), vals(b), a, b, "Fisher"),
         key="live_contrib",
         config={"displaylogo": False},
         where=c2,
@@ -409,9 +410,9 @@ def live_panel(feat) -> None:
         + f"; {how}. Rows A = #{a} and B = #{b} (pick others on the Kernel page)."
         + (
             f" On this large file the live kernel is fitted on a seeded sample (seed "
-            f"{int(st.session_state.view_seed)}) of its {state.full_data().n_rows:,} rows; the structure "
+            f"{int(st.session_state.view_seed)}) of its {tables.full_data().n_rows:,} rows; the structure "
             "and its scores use all rows."
-            if state.streamed() is not None
+            if bigfiles.streamed() is not None
             else ""
         )
         + (
@@ -420,7 +421,7 @@ def live_panel(feat) -> None:
             "observed (so one edit rebuilds only its terms), while the network the other pages use fits them "
             "by "
             "EM, as the recipe says."
-            if lk.data.has_missing and state.recipe().missing_data != "complete-rows"
+            if lk.data.has_missing and structure.recipe().missing_data != "complete-rows"
             else ""
         )
     )

@@ -1,7 +1,9 @@
 """The app's state: what the visitor chose (``st.session_state``) and the cached core calls built on it, in
 modules of one idea --
 
-* :mod:`.session` -- the choices, their defaults, widget binding, queued messages, the data settings;
+* :mod:`.choices` -- the visitor's choices: their defaults (one table of every widget key), widget binding,
+  the data settings;
+* :mod:`.messages` -- user text shown as typed (:func:`.messages.plain`) and messages queued for the next run;
 * :mod:`.bigfiles` -- when the data are a large file read in chunks, and its cached sample;
 * :mod:`.tables` -- the table the pages work on (all rows, the sample, the feature columns, the file as
   written);
@@ -16,7 +18,8 @@ modules of one idea --
   :func:`.front` before the cached core calls;
 * :mod:`.charts` -- a figure sent as ``st.plotly_chart`` sends it, its JSON made once per figure.
 
-Pages and sections call them as ``state.<name>`` (the names below); every page calls :func:`init` first
+Pages and sections import the module that holds a name (``from bnfk_ui.state import caches, tables``, then
+``caches.model()``); the package itself holds only :func:`init`, which every page calls first
 (through :func:`bnfk_ui.common.start`): it fills in the defaults (house_votes_84, class column ``class``,
 missing values as a category, a Chow–Liu tree), so each page also works when it is opened directly in a
 fresh session.
@@ -26,22 +29,12 @@ from __future__ import annotations
 
 import streamlit as st
 
-from .bigfiles import *  # noqa: F401,F403
-from .caches import *  # noqa: F401,F403
-from .charts import *  # noqa: F401,F403
-from .clustering import *  # noqa: F401,F403
-from .compare import *  # noqa: F401,F403
-from .imputation import *  # noqa: F401,F403
-from .pairs import *  # noqa: F401,F403
-from .session import *  # noqa: F401,F403
-from .session import DEFAULTS
-from .shared import *  # noqa: F401,F403
-from .structure import *  # noqa: F401,F403
+from .choices import DEFAULTS
 from .structure import reset_structure
-from .tables import *  # noqa: F401,F403
 from .tables import model_features
-from .uploads import *  # noqa: F401,F403
 from .uploads import apply_pending
+
+__all__ = ["init"]
 
 
 def init() -> None:

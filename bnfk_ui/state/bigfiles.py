@@ -11,7 +11,7 @@ from bnfk_core.data.table import CategoricalData
 from bnfk_core.errors import DataError
 
 from .. import bigdata, jobs
-from .session import read_options
+from .choices import read_options
 
 __all__ = ["upload_info", "streamed", "read_whole", "sampled", "features_of"]
 

@@ -28,7 +28,7 @@ def clustering_setup(_data, key: tuple, kernel: str, _model, options: tuple = ()
     setup = C.kernel_setup(
         _data, kernel, model=_model if KERNELS[kernel].uses_network else None, kernel_options=dict(options)
     )
-    setup.K.setflags(write=False)  # shared by every session: read-only (and hashed once, state.shared)
+    setup.K.setflags(write=False)  # shared by every session: read-only (and hashed once, shared.shared)
     return setup
 
 

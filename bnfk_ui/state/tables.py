@@ -15,7 +15,7 @@ from bnfk_core.errors import DataError
 from .. import bigdata
 from . import bigfiles
 from .bigfiles import features_of, sampled, streamed
-from .session import SAMPLE_DIR, catalog, data_settings, na_values_of
+from .choices import SAMPLE_DIR, catalog, data_settings, na_values_of
 
 __all__ = [
     "io_bytes",

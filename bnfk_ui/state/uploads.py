@@ -16,7 +16,8 @@ from bnfk_core.learning.structure import guard_width
 
 from .. import bigdata, jobs
 from .bigfiles import streamed, upload_info
-from .session import UPLOAD_MISSING_POLICY, catalog, data_settings, flash, read_options
+from .choices import UPLOAD_MISSING_POLICY, catalog, data_settings, read_options
+from .messages import flash
 from .structure import reset_structure
 from .tables import full_data, io_bytes, load, model_features
 

@@ -2,19 +2,18 @@
 
 Streamlit keeps a closed tab's session for ``server.disconnectedSessionTTL`` seconds (``run-class.sh`` sets
 60) in case the tab reconnects, in a cache that drops an expired session only when it is next written to --
-that is,
-when another session closes.  After a class has left, its thirty sessions (their state, their Gram matrices'
-copies) were therefore still held while the next class worked, and were let go only when that class closed its
-tabs: the second class needed the first one's memory on top of its own.  :func:`start_reaper` starts, once per
-server process, a thread that every :data:`REAP_EVERY` seconds asks that cache to drop the sessions that have
-expired and shuts them down as Streamlit shuts down a session it closes itself (their download files and table
-references are let go: merely dropped, they kept them), then collects the garbage they leave (the app turns
-Streamlit's collection after every run off).
+that is, when another session closes. After a class has left, its thirty sessions (their state, their Gram
+matrices' copies) were therefore still held while the next class worked, and were let go only when that class
+closed its tabs: the second class needed the first one's memory on top of its own. :func:`start_reaper`
+starts, once per server process, a thread that every :data:`REAP_EVERY` seconds asks that cache to drop the
+sessions that have expired and shuts them down as Streamlit shuts down a session it closes itself (their
+download files and table references are let go: merely dropped, they kept them), then collects the garbage
+they leave (the app turns Streamlit's collection after every run off).
 
-It reads Streamlit's session manager, which is not a public interface: if that changes, the reaper does
-nothing
-(the sessions are then freed as before, when the next session closes) -- ``tests/test_sessions.py`` checks
-that it finds the cache on the Streamlit the project pins.
+It reads Streamlit's session manager, which is not a public interface
+(:func:`bnfk_ui.streamlit_adapter.closed_session_cache`): on a Streamlit outside the tested range the reaper
+does nothing (the sessions are then freed as before, when the next session closes) --
+``tests/test_session_reaper.py`` checks that it finds the cache on the Streamlit the project pins.
 """
 
 from __future__ import annotations
@@ -23,6 +22,8 @@ import contextlib
 import gc
 import threading
 import time
+
+from . import streamlit_adapter
 
 __all__ = ["REAP_EVERY", "start_reaper", "reap"]
 
@@ -33,25 +34,9 @@ _lock = threading.Lock()
 _thread: threading.Thread | None = None
 
 
-def _storage():
-    """``(the cache of closed sessions, its lock)`` of the running server, else ``(None, None)``."""
-    try:
-        from streamlit.runtime import Runtime
-
-        if not Runtime.exists():
-            return None, None
-        mgr = Runtime.instance()._session_mgr
-        cache = getattr(getattr(mgr, "_session_storage", None), "_cache", None)
-        if cache is None or not hasattr(cache, "expire"):
-            return None, None
-        return cache, getattr(mgr, "_storage_lock", None)
-    except Exception:  # noqa: BLE001 - another Streamlit: nothing to reap
-        return None, None
-
-
 def reap() -> int:
     """Drop the closed sessions whose time to reconnect is over; how many were dropped."""
-    cache, lock = _storage()
+    cache, lock = streamlit_adapter.closed_session_cache()
     if cache is None:
         return 0
     with lock if lock is not None else contextlib.nullcontext():

@@ -1,5 +1,5 @@
 """Closed sessions are shut down and dropped when their time to reconnect is over, not when the next session
-closes (bnfk_ui.sessions): a second class does not find the first one's sessions still held."""
+closes (bnfk_ui.session_reaper): a second class does not find the first one's sessions still held."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from streamlit.runtime.memory_session_storage import MemorySessionStorage
 from streamlit.runtime.session_manager import SessionInfo
 from streamlit.runtime.websocket_session_manager import WebsocketSessionManager
 
-from bnfk_ui import sessions
+from bnfk_ui import session_reaper
 
 
 class _Session:
@@ -38,15 +38,15 @@ def test_expired_sessions_are_shut_down_and_dropped(monkeypatch):
     old = [_Session(f"a{i}") for i in range(5)]
     for s in old:
         storage.save(SessionInfo(client=None, session=s))
-    assert sessions.reap() == 0 and not any(s.shut for s in old)  # still in their time to reconnect
+    assert session_reaper.reap() == 0 and not any(s.shut for s in old)  # still in their time to reconnect
     time.sleep(0.4)
     young = _Session("b")
     assert len(storage._cache._data) == 5  # Streamlit alone keeps them
-    assert sessions.reap() == 5
+    assert session_reaper.reap() == 5
     assert all(s.shut for s in old) and len(storage._cache._data) == 0
     storage.save(SessionInfo(client=None, session=young))
-    assert sessions.reap() == 0 and not young.shut
+    assert session_reaper.reap() == 0 and not young.shut
 
 
 def test_without_a_server_nothing_is_reaped():
-    assert sessions.reap() == 0
+    assert session_reaper.reap() == 0

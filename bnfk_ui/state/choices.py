@@ -1,5 +1,5 @@
-"""The session: what the visitor chose (``st.session_state``), its defaults, the widgets bound to it and the
-messages queued for the next run.
+"""The visitor's choices (``st.session_state``): their defaults (:data:`DEFAULTS`, one table of every
+widget key and its default, which every page reads) and the widgets bound to them.
 
 Choices are stored under plain keys that no widget owns, so they survive page switches; widgets bind to them
 with :func:`bind`.  :func:`data_settings` are the choices that say which table the pages work on.
@@ -8,28 +8,27 @@ with :func:`bind`.  :func:`data_settings` are the choices that say which table t
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 
 import streamlit as st
 
-from .. import bigdata, settings
+from bnfk_core.kernels.fisher import FISHER
+from bnfk_core.kernels.fisher_normalized import DEFAULT_ALPHA
+from bnfk_core.serving import settings
+
+from .. import bigdata
 
 __all__ = [
     "ROOT",
     "SAMPLE_DIR",
     "DEFAULT_DATASET",
-    "MAX_MESSAGE",
     "UPLOAD_MISSING_POLICY",
     "DEFAULTS",
+    "ensure",
     "MEMORY_GIB_RANGE",
     "catalog",
     "memory_limit_bytes",
     "bind",
-    "plain",
-    "code_span",
-    "flash",
-    "show_flash",
     "data_settings",
     "read_options",
     "na_values_of",
@@ -41,11 +40,12 @@ __all__ = [
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE_DIR = ROOT / "sample_data"
 DEFAULT_DATASET = "house_votes_84"
-MAX_MESSAGE = 400  # the longest message shown (a core sentence echoing a huge user value is cut)
 #: An upload starts as ``load_csv`` and the CLI read a file: missing tokens are missing cells (the
 #: Data page can switch to "category"); a bundled sample opens with its catalog entry's policy.
 UPLOAD_MISSING_POLICY = "missing"
 
+#: every widget key (and every other choice) -> its default: the one table the pages read (:func:`ensure`);
+#: the settings a link or session file carries come from the registry of :mod:`bnfk_core.serving.settings`
 DEFAULTS = {
     "dataset": DEFAULT_DATASET,  # a sample name or "upload"
     "upload": None,  # (file name, bytes) of the uploaded CSV
@@ -56,6 +56,16 @@ DEFAULTS = {
     "drop_columns": [],
     "pair": None,  # (row a, row b) picked on the Kernel page
     **settings.defaults(),  # every page setting (learn_*, kernel_*, clu_*, …, memory_gib)
+    # the Imputation page's benchmark (bounded by the registry: a report or session file reads them too)
+    **{k: s.default for k, s in settings.REPORT_SETTINGS.items() if k.startswith("imp_")},
+    # the Compare page (not carried by links)
+    "cmp_vars": None,  # the segment's three variables; None: the table's first three
+    "cmp_rows": 200,  # rows sampled (the page clamps them to the table, at most 1,000)
+    "cmp_seed": 0,
+    "cmp_kernel": FISHER,
+    "cmp_alpha": float(DEFAULT_ALPHA),  # the normalised kernel's own default power
+    # the Prototypes page's learning curve: the subset sizes typed ("": the page's default sizes)
+    "proto_ks": "",
 }
 MEMORY_GIB_RANGE = (settings.SETTINGS["memory_gib"].lo, settings.SETTINGS["memory_gib"].hi)
 
@@ -74,6 +84,19 @@ def catalog() -> dict:
             _CATALOG[1] = json.load(fh)
         _CATALOG[0] = mtime
     return _CATALOG[1]
+
+
+def ensure(*keys: str) -> None:
+    """Put :data:`DEFAULTS` of ``keys`` into ``st.session_state`` where they are missing (lists copied).
+
+    A page calls it for the keys its widgets own: Streamlit drops a widget's key from the session after a run
+    that did not draw the widget, and a default given through Session State only never clashes with a value
+    a link or session file set (a ``value=`` passed too makes Streamlit warn)."""
+    ss = st.session_state
+    for k in keys:
+        if k not in ss:
+            v = DEFAULTS[k]
+            ss[k] = list(v) if isinstance(v, list) else v
 
 
 def memory_limit_bytes() -> float:
@@ -99,66 +122,6 @@ def bind(key: str, on_change=None, shown=None) -> dict:
             on_change()
 
     return {"key": wkey, "on_change": _store}
-
-
-#: characters that start Markdown (links, images, emphasis, code, HTML, LaTeX, tables, headings, entities)
-#: in Streamlit's alerts, captions and labels: shown as typed when escaped with a backslash
-_MARKDOWN = re.compile(r"([\\`*~\[\]<>$#|&@{}])")
-#: an underscore that could open or close emphasis: not inside a word (``clu_seed`` stays as it is)
-_UNDERSCORE = re.compile(r"(?<![^\W_])_|_(?![^\W_])")
-#: a colon that could open an emoji or icon code (``:smile:``) or a directive (``:red[...]``)
-_COLON = re.compile(r":(?=\S)")
-#: bare addresses: GitHub-flavoured Markdown links ``http://…``, ``www.…`` and ``name@host.org`` in the text
-#: after the escapes are read, so a backslash does not stop them; an invisible word joiner (U+2060) does
-_AUTOLINK = re.compile(r"(?i)(?<=https)(?=://)|(?<=http)(?=://)|(?<=ftp)(?=://)|(?<=www)(?=\.)|(?=@)")
-WORD_JOINER = "\u2060"
-_LEADING = re.compile(r"^(\s*)([-+=>]|\d+(?=[.)]))")
-
-
-def plain(text, limit: int | None = None) -> str:
-    """``text`` as Streamlit's Markdown shows it literally: no link, image, HTML, emphasis, code or LaTeX.
-
-    Every user-supplied text (link values, file names, column names, core messages that echo them) goes
-    through this before an ``st.error`` / ``st.warning`` / ``st.caption`` / ``st.markdown``: Streamlit has
-    no plain-text alert, so Markdown's special characters are escaped with a backslash (CommonMark shows an
-    escaped ASCII punctuation character as itself), and a bare address gets an invisible word joiner so that
-    it is not made a link.  Characters that are not printable (line breaks, direction overrides) become
-    ``?``; ``limit`` cuts the text to that many characters first (``…``)."""
-    s = "".join(c if c.isprintable() else "?" for c in str(text))
-    if limit is not None and len(s) > limit:
-        s = s[: limit - 1] + "…"
-    s = _AUTOLINK.sub(WORD_JOINER, s)
-    s = _MARKDOWN.sub(r"\\\1", s)
-    s = _UNDERSCORE.sub(r"\\_", s)
-    s = _COLON.sub(r"\\:", s)
-    m = _LEADING.match(s)
-    if m:
-        lead = m.group(2)
-        s = m.group(1) + (lead + "\\" if lead[0].isdigit() else "\\" + lead) + s[m.end() :]
-    return s
-
-
-def code_span(text) -> str:
-    """``text`` as a Markdown code span shown literally whatever it holds: fenced by more backticks than its
-    longest run of them (CommonMark), padded with a space on each side when it starts or ends with a backtick
-    (CommonMark strips one such space from each side); characters that are not printable become ``?``."""
-    s = "".join(c if c.isprintable() else "?" for c in str(text))
-    fence = "`" * (max((len(r) for r in re.findall(r"`+", s)), default=0) + 1)
-    pad = " " if s.startswith("`") or s.endswith("`") else ""
-    return f"{fence}{pad}{s}{pad}{fence}"
-
-
-def flash(kind: str, message: str) -> None:
-    """Queue a message for the next run (shown by :func:`show_flash`; cut to ``MAX_MESSAGE`` characters)."""
-    if len(message) > MAX_MESSAGE:
-        message = message[: MAX_MESSAGE - 1] + "…"
-    st.session_state.setdefault("flash", []).append((kind, message))
-
-
-def show_flash() -> None:
-    """Show the messages queued by :func:`flash` (once), as plain text (:func:`plain`)."""
-    for kind, msg in st.session_state.pop("flash", []):
-        getattr(st, kind)(plain(msg))
 
 
 def data_settings(**override) -> dict:

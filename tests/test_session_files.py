@@ -1,4 +1,5 @@
-"""bnfk_core.serving.session: session files round-trip exactly, hostile files are refused with a sentence
+"""bnfk_core.serving.session_files: session files round-trip exactly, hostile files are refused with a
+sentence
 naming the field, and every CLI subcommand takes a session in place of its CSV."""
 
 import contextlib
@@ -15,7 +16,7 @@ from bnfk_core.kernels import fisher as kernels
 from bnfk_core.learning.structure import learn_structure
 from bnfk_core.network.dag import DAG
 from bnfk_core.network.model import fit
-from bnfk_core.serving.session import (
+from bnfk_core.serving.session_files import (
     DataRef,
     SessionError,
     parse_session,
@@ -157,6 +158,6 @@ def test_cli_subcommands_take_a_session_file(tmp_path, capsys):
 
 
 def test_sample_dir_is_the_projects_sample_data():
-    from bnfk_core.serving.session import SAMPLE_DIR
+    from bnfk_core.serving.session_files import SAMPLE_DIR
 
     assert (SAMPLE_DIR / "catalog.json").is_file()
