@@ -113,8 +113,8 @@ def test_impute_structure_is_learn_then_impute(tmp_path, capsys):
     assert len(changed) == 392 and all(src[r][c] == "?" for r, c in changed)
 
 
-def test_impute_needs_model_or_structure(tmp_path, capsys):
-    assert main(["impute", HV, "-o", str(tmp_path / "x.csv")]) == 2
+def test_impute_without_a_network_in_chunks_says_to_give_one(tmp_path, capsys):
+    assert main(["impute", HV, "--chunksize", "50", "-o", str(tmp_path / "x.csv")]) == 2
     assert "--model" in capsys.readouterr().err
 
 

@@ -14,7 +14,8 @@ One meaning per flag name across subcommands:
 ``--k K``               subset size (number of prototypes)
 ``--seed S``            the random seed, an integer in [0, 2**32 - 1]
 ``--quiet``             no progress on stderr
-``-o/--output``         the file (or folder) the result is written to
+``-o/--output``         the file (or folder) the result is written to; every subcommand has it (the JSON
+                        result when the subcommand writes no file of its own)
 ======================  ==============================================================================
 
 Old spellings that scripts in the docs used stay accepted as hidden aliases (``learn --k``,
@@ -35,7 +36,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .. import registry
-from ..data.files import same_file
+from ..data.files import atomic_path, same_file
 from ..data.limits import DEFAULT_TIMEOUT, MAX_TIMEOUT
 from ..errors import BnfkError, DataError, bounded
 from .names import choices, feature_learners
@@ -59,6 +60,9 @@ __all__ = [
     "need_model",
     "guard_learning_width",
     "emit",
+    "add_result_output",
+    "check_result_output",
+    "deliver",
     "progress",
     "progress_to_stderr",
     "check_output",
@@ -536,7 +540,49 @@ def _jsonable(x):
     raise TypeError(f"not JSON serialisable: {type(x).__name__}")
 
 
-def emit(obj: dict) -> None:
-    """Print one JSON object on stdout."""
-    sys.stdout.write(json.dumps(obj, indent=1, default=_jsonable) + "\n")
+def _result_text(result) -> str:
+    """A subcommand's result as written: a dict as indented JSON, text (``options``' Markdown) as it is."""
+    if isinstance(result, str):
+        return result
+    return json.dumps(result, indent=1, default=_jsonable) + "\n"
+
+
+def emit(obj) -> None:
+    """Print one JSON object (or a subcommand's text) on stdout."""
+    sys.stdout.write(_result_text(obj))
+    sys.stdout.flush()
+
+
+def add_result_output(
+    p: argparse.ArgumentParser, suffix: str = ".json", what: str = "the JSON result"
+) -> None:
+    """``-o/--output FILE``: ``what`` (the result that would go to stdout) written to FILE instead, stdout
+    then one line ``{"output": FILE}``.  :func:`bnfk_core.cli.main.build_parser` gives it to every subcommand
+    without an ``-o`` of its own (those write a file of their own kind: a model, a matrix, a report)."""
+    p.add_argument(
+        "-o",
+        "--output",
+        default=None,
+        metavar=f"FILE{suffix}",
+        help=f"write {what} to FILE (a {suffix} file) instead of stdout; stdout then names the file",
+    )
+    p.set_defaults(result_file=(suffix, what))
+
+
+def check_result_output(args) -> None:
+    """Refuse a bad ``-o`` of :func:`add_result_output` (extension, folder, an input file) before any work."""
+    spec = getattr(args, "result_file", None)
+    if spec is not None and getattr(args, "output", None):
+        check_output(args.output, (spec[0],), spec[1], input_files(args))
+
+
+def deliver(result, args) -> None:
+    """The result on stdout, or in the ``-o`` file of :func:`add_result_output` (written atomically) with one
+    line ``{"output": FILE}`` on stdout."""
+    if getattr(args, "result_file", None) is None or not getattr(args, "output", None):
+        emit(result)
+        return
+    with atomic_path(args.output) as tmp, open(tmp, "w", encoding="utf-8") as fh:
+        fh.write(_result_text(result))
+    sys.stdout.write(json.dumps({"output": args.output}) + "\n")
     sys.stdout.flush()

@@ -123,11 +123,10 @@ def _cmd_impute(args) -> dict:
     if args.probabilities:
         check_output(args.probabilities, (".csv",), "the probabilities", input_files(args))
     learned = {}
-    if args.model is None and args.structure is None:
-        raise BnfkError(
-            "'impute' needs a network: give --model M.bif, --structure METHOD to learn one from DATA, "
-            "or a session file as the data (whose network is then used)."
-        )
+    if args.model is None and args.structure is None:  # the default recipe's network, as report learns it
+        from ..learning.recipe import DEFAULT_RECIPE
+
+        args.structure = DEFAULT_RECIPE.structure
     if args.model is not None:
         if args.method:
             raise BnfkError(
@@ -135,11 +134,7 @@ def _cmd_impute(args) -> dict:
             )
         model = read_model_file(need_model(args))
     else:
-        if args.chunksize or args.engine == "dask":
-            raise BnfkError(
-                "--structure learns from the whole file; with --chunksize or --engine learn first "
-                "('learn --chunksize'), then impute with --model."
-            )
+        _refuse_learning_in_chunks(args)
         from ..analyses.impute.methods import NETWORK_IMPUTERS
 
         method = _method(args)
@@ -169,6 +164,15 @@ def _cmd_impute(args) -> dict:
     }
 
 
+def _refuse_learning_in_chunks(args) -> None:
+    """A network learned from DATA reads the whole file: refused with ``--chunksize`` or ``--engine``."""
+    if args.chunksize or args.engine == "dask":
+        raise BnfkError(
+            "Without --model, impute learns its network from the whole file; with --chunksize or --engine "
+            "learn first ('learn --chunksize'), then impute with --model."
+        )
+
+
 def _method(args) -> str:
     """The imputer of ``impute --structure``: ``--method`` or the default; ``--missing-data`` other than
     structural EM picks the single network learned that way (as before ``--method`` existed)."""
@@ -195,12 +199,8 @@ def _impute_with_method(args, method: str, t0: float) -> dict:
     from ..analyses.impute.completion import complete_file
     from ..analyses.impute.methods import impute_table
 
-    if args.chunksize or args.engine == "dask":
-        raise BnfkError(
-            "--structure learns from the whole file; with --chunksize or --engine learn first "
-            "('learn --chunksize'), then impute with --model."
-        )
-    data = read_data(args.data, args)
+    _refuse_learning_in_chunks(args)
+    data = read_data(args.data, args).without_class()  # the class column is never a node: kept as it is
     res = impute_table(data, method, args.structure, score=args.score, params=args.params, seed=args.seed)
     done = complete_file(res, _table(args.data), fill_numeric=args.fill_numeric)
     done.write(args.output, args.probabilities)
@@ -231,10 +231,11 @@ def _impute_with_method(args, method: str, t0: float) -> dict:
 
 
 def _learn_for_imputation(args):
-    """``impute --structure S``: the network learned from DATA itself (every row, CPTs by EM)."""
+    """``impute --structure S``: the network learned from DATA itself (every row, CPTs by EM) over its feature
+    columns (the class column is never a node; the file keeps it as it is)."""
     from ..learning.recipe import learn_recipe, recipe_of
 
-    data = read_data(args.data, args)
+    data = read_data(args.data, args).without_class()
     recipe = recipe_of(
         structure=args.structure,
         missing_data=args.missing_data,
@@ -380,25 +381,27 @@ def register(sub) -> None:
         "--structure",
         choices=feature_learners(),
         metavar="METHOD",
-        help="learn the network from DATA first (one call): " + ", ".join(feature_learners()),
+        help="learn the network from DATA first (one call): "
+        + ", ".join(feature_learners())
+        + f" (default {R.structure}, the default recipe, when --model is left out too)",
     )
     p.add_argument(
         "--score",
         default=None,
         choices=choices(registry.SCORES),
-        help=f"structure score with --structure (default {R.score}, the default recipe)",
+        help=f"score of the network learned without --model (default {R.score}, the default recipe)",
     )
     p.add_argument(
         "--params",
         default=None,
         choices=choices(registry.ESTIMATORS),
-        help=f"CPT estimator with --structure (default {R.params}, the default recipe)",
+        help=f"CPT estimator of the network learned without --model (default {R.params}, the default recipe)",
     )
     add_missing_data_option(p, DEFAULT_STRUCTURE_MISSING)
     p.add_argument(
         "--method",
         metavar="M",
-        help=f"with --structure: the imputer, from {', '.join(choices(IMPUTERS))} (default "
+        help=f"without --model: the imputer, from {', '.join(choices(IMPUTERS))} (default "
         f"{DEFAULT_IMPUTER}; bn-em is one structural-EM network, the fast option)",
     )
     p.add_argument(

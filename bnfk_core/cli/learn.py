@@ -35,21 +35,6 @@ def _cmd_learn(args) -> dict:
     guard_learning_width(args.data, args, args.structure)
     if args.class_column is None and LEARNERS[args.structure].needs_class:
         raise BnfkError(f"Method '{args.structure}' needs --class-column.")
-    if args.engine == "dask":  # the counting pass and every EM E-step on the cluster's workers
-        from ..data.runners import runner_for
-
-        with runner_for("dask", scheduler=args.scheduler, error=BnfkError) as runner:
-            in_chunks(args, "learn")
-            data = _read_streaming(args, runner)
-            res, model = _learn(args, data, runner)
-    elif in_chunks(args, "learn"):  # asked for, or DATA too big to hold within --max-memory
-        data = _read_streaming(args)
-        res, model = _learn(args, data, None)
-    else:
-        if args.scheduler:
-            raise BnfkError("--scheduler needs --engine dask.")
-        data = read_data(args.data, args)
-        res, model = _learn(args, data, None)
     recipe = Recipe(
         structure=args.structure,
         score=args.score,
@@ -59,8 +44,26 @@ def _cmd_learn(args) -> dict:
         max_parents=args.max_parents,
         k=args.kdb_k,
         seed=args.seed,
+        ess=args.ess,
     )
+    if args.engine == "dask":  # the counting pass and every EM E-step on the cluster's workers
+        from ..data.runners import runner_for
+
+        with runner_for("dask", scheduler=args.scheduler, error=BnfkError) as runner:
+            in_chunks(args, "learn")
+            data = _read_streaming(args, runner)
+            res, model = _learn(args, data, recipe, runner)
+    elif in_chunks(args, "learn"):  # asked for, or DATA too big to hold within --max-memory
+        data = _read_streaming(args)
+        res, model = _learn(args, data, recipe, None)
+    else:
+        if args.scheduler:
+            raise BnfkError("--scheduler needs --engine dask.")
+        data = read_data(args.data, args)
+        res, model = _learn(args, data, recipe, None)
     model.fit_info["recipe"] = recipe.to_dict()
+    if data.class_column is not None:  # not a node: the JSON model file's "fit" says which column it was
+        model.fit_info["class_column"] = data.class_column
     with atomic_path(args.output) as tmp:
         write_model(model, tmp)
     return {
@@ -76,7 +79,8 @@ def _cmd_learn(args) -> dict:
         "params": args.params,
         "rows": data.n_rows,
         "n_rows_used": res.n_rows_used,
-        "missing_data": model.fit_info["missing_data"],
+        "class_column": data.class_column,
+        "missing_data": model.fit_info.get("missing_data", "complete-rows"),
         "em_iterations": model.fit_info.get("em_iterations", 0),
         "notes": list(data.notes) + list(res.notes) + ([args.chunked_note] if args.chunked_note else []),
         "searched_raw": res.searched_raw,
@@ -85,24 +89,16 @@ def _cmd_learn(args) -> dict:
     }
 
 
-def _learn(args, data, runner):
-    from ..learning.recipe import Recipe, learn_recipe
+def _learn(args, data, recipe, runner):
+    """(result, model) of the network over the feature columns: the class column is never a node.  The
+    methods that need the class (naive Bayes, TAN, KDB) learn with it, then the class and its arcs are dropped
+    and the CPTs fitted on the features, as :func:`bnfk_core.learning.recipe.learn_recipe` does for every
+    face; the others learn on the feature columns only."""
+    from ..learning.recipe import learn_recipe
 
-    recipe = Recipe(
-        structure=args.structure,
-        score=args.score,
-        params=args.params,
-        missing_data=args.missing_data,
-        pseudo_count=args.pseudo_count,
-        max_parents=args.max_parents,
-        k=args.kdb_k,
-        seed=args.seed,
-        ess=args.ess,
-    )
     learned = learn_recipe(
         data,
         recipe,
-        with_class=True,
         progress=progress(args),
         runner=runner,
         score_options=kgv_options(args) if args.score == "kgv" else None,

@@ -1,10 +1,10 @@
 """The command line: ``python -m bnfk_core SUBCOMMAND ...``.
 
-Every subcommand prints one JSON object on stdout (or writes ``-o FILE``); progress and
-warnings go to stderr.  Every error is one line ``error: ...`` on stderr with exit code 2,
-never a traceback -- including a failure to write the result itself (a full disk, a closed
-pipe).  The subcommands live one module per topic, each with a ``register(subparsers)``;
-:data:`COMMANDS` lists them explicitly.
+Every subcommand prints one JSON object on stdout or, given ``-o FILE`` (every subcommand has it), writes
+its result there and names the file on stdout; progress and warnings go to stderr.  Every error is one line
+``error: ...`` on stderr with exit code 2, never a traceback -- including a failure to write the result
+itself (a full disk, a closed pipe).  The subcommands live one module per topic, each with a
+``register(subparsers)``; :data:`COMMANDS` lists them explicitly.
 
 Starting fast: a module's top-level imports stay light (errors, registry, ``.common``, numpy) and it names its
 subcommands with their one-line help in ``SUBCOMMANDS``; what a subcommand runs is imported inside its
@@ -40,8 +40,10 @@ from . import (
 from .common import (
     CliParser,
     add_max_memory,
+    add_result_output,
+    check_result_output,
     cli_wording,
-    emit,
+    deliver,
     end_progress_line,
     use_session_model,
     warning_line,
@@ -84,9 +86,13 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         else:
             for name, help_line in names.items():
                 sub.add_parser(name, help=help_line)
-    for p in sub.choices.values():  # every subcommand obeys a memory limit (its guards name --max-memory)
-        try:
+    for p in sub.choices.values():
+        try:  # every subcommand obeys a memory limit (its guards name --max-memory)
             add_max_memory(p)
+        except argparse.ArgumentError:  # it has one already
+            pass
+        try:  # every subcommand writes -o FILE: its JSON result unless it writes a file of its own
+            add_result_output(p)
         except argparse.ArgumentError:  # it has one already
             pass
     return parser
@@ -140,9 +146,10 @@ def main(argv=None) -> int:
             if getattr(args, "scheduler", None) is not None:
                 check_address(args.scheduler)  # a malformed address is refused before any file is read
             use_session_model(args, argv)
+            check_result_output(args)
             result = args.func(args)
             if result is not None:
-                emit(result)
+                deliver(result, args)
     except BnfkError as exc:
         return _fail(cli_wording(str(exc)))
     except MemoryError:

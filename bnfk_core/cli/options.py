@@ -1,10 +1,8 @@
 """Subcommand ``options``: every option family as Markdown tables, written from the registries
-(``python -m bnfk_core options > docs/OPTIONS.md``).  It reads only the light member declarations, so it
+(``python -m bnfk_core options -o docs/OPTIONS.md``).  It reads only the light member declarations, so it
 starts at once."""
 
 from __future__ import annotations
-
-import sys
 
 from ..registry import (
     CLASSIFIERS,
@@ -17,6 +15,7 @@ from ..registry import (
     MISSING_DATA,
     SCORES,
 )
+from .common import add_result_output
 
 __all__ = ["options_markdown", "register", "SUBCOMMANDS"]
 
@@ -163,8 +162,8 @@ def options_markdown() -> str:
     return "\n".join(out) + "\n"
 
 
-def _cmd_options(args) -> None:
-    sys.stdout.write(options_markdown())
+def _cmd_options(args) -> str:
+    return options_markdown()
 
 
 def register(sub) -> None:
@@ -173,4 +172,5 @@ def register(sub) -> None:
         help=SUBCOMMANDS["options"],
         description="Print every option family as Markdown tables (the source of docs/OPTIONS.md).",
     )
+    add_result_output(p, ".md", "the Markdown tables")
     p.set_defaults(func=_cmd_options)
