@@ -385,9 +385,9 @@ class Declares:
 
     options: tuple = ()
 
-    def takes(self, option: str) -> bool:
-        """True when ``option`` is one of the options this member declares."""
-        return any(o.name == option for o in self.options)
+    def takes(self, *option: str) -> bool:
+        """True when one of ``option`` is among the options this member declares."""
+        return any(o.name in option for o in self.options)
 
     def option(self, name: str) -> Option:
         """The declaration of this member's option ``name`` (a BnfkError naming the options otherwise)."""
@@ -673,13 +673,15 @@ class EstimatorSpec(Declares):
 class MissingDataSpec(Declares):
     """How structure learning treats missing cells (:mod:`bnfk_core.learning.incomplete`).
 
-    ``learn(data, method, **options) -> LearnResult`` learns the DAG."""
+    ``learn(data, method, **options) -> LearnResult`` learns the DAG; ``every_row``: it learns from the rows
+    with missing cells too (False: the complete rows only)."""
 
     name: str
     label: str
     learn: Callable
     description: str = ""
     options: tuple = ()  # the Options its behaviour takes (Registry.validate)
+    every_row: bool = True
 
 
 @dataclass(frozen=True)
@@ -749,13 +751,20 @@ class CriterionSpec(Declares):
 
     ``criterion(model, data, Phi=None) -> object`` builds the criterion on the rows (``value(indices)`` and
     the greedy swap's ``start(init)`` / ``best_swap``; as the built-in MMD criterion has);
-    None for the random baseline (the best of the random starts, no greedy search)."""
+    None for the random baseline (the best of the random starts, no greedy search).  ``streams``: it can
+    select from a file read in chunks (its statistics are sums over the rows)."""
 
     name: str
     label: str
     criterion: Callable | None = None
     description: str = ""
     options: tuple = ()  # the Options its behaviour takes (Registry.validate)
+    streams: bool = True  # it selects from a file read in chunks (prototypes --chunksize)
+
+    @property
+    def greedy(self) -> bool:
+        """True for a criterion the greedy swaps optimise (False: the random baseline)."""
+        return self.criterion is not None
 
 
 def face(package: str, homes: dict) -> tuple:

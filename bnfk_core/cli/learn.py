@@ -105,7 +105,7 @@ def _learn(args, data, runner):
         with_class=True,
         progress=progress(args),
         runner=runner,
-        score_options=kgv_options(args) if args.score == "kgv" else None,
+        score_options={k: v for k, v in kgv_options(args).items() if SCORES[args.score].takes(k)} or None,
     )
     return learned.result, learned.model
 

@@ -144,6 +144,7 @@ MISSING_DATA = (
         lazy(_I, "_learn_complete_rows"),
         "the rows without a missing cell (the thesis's protocol)",
         options=(_SCORE,),
+        every_row=False,
     ),
     MissingDataSpec(
         "available-case",
