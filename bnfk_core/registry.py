@@ -35,7 +35,7 @@ import sys
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 
-from .errors import BnfkError, KernelError, ModelError, StructureError
+from .errors import BnfkError, KernelError, ModelError, PrototypeError, StructureError
 
 __all__ = [
     "Registry",
@@ -43,6 +43,15 @@ __all__ = [
     "Interval",
     "Option",
     "check_options",
+    "Declares",
+    "PSEUDO_COUNT",
+    "ESS",
+    "SHIFTS",
+    "TRANSFORMS",
+    "CLUSTER_OPTIONS",
+    "CLASSIFY_OPTIONS",
+    "PROTOTYPE_OPTIONS",
+    "IMPUTE_OPTIONS",
     "KernelSpec",
     "LearnerSpec",
     "ScoreSpec",
@@ -210,7 +219,9 @@ def check_options(
     """``options`` checked against ``declared`` (a sequence of :class:`Option`): a name not declared (and not
     in ``context``, the names every member receives and may ignore) or a value its option does not allow
     raises ``error`` with one sentence naming the option, ``owner`` (e.g. ``"kernel 'fisher'"``) and what is
-    allowed.  Returns the options as a dict.
+    allowed.  A ``context`` entry that is an :class:`Option` rather than a name is checked whenever it is
+    given, by a member that ignores it too (a shared option is never out of range).  Returns the options as a
+    dict.
 
     Examples
     --------
@@ -218,10 +229,13 @@ def check_options(
     {'alpha': 0.5}
     """
     by_name = {o.name: o for o in declared}
+    shared = {c.name if isinstance(c, Option) else c: c for c in context}
     for name, value in options.items():
         option = by_name.get(name)
         if option is None:
-            if name in context:
+            if name in shared:
+                if isinstance(shared[name], Option):
+                    shared[name].check(value, owner, error)
                 continue
             names = [o.name for o in declared if o.user] or [o.name for o in declared]
             close = difflib.get_close_matches(str(name), list(by_name), n=1)
@@ -245,7 +259,8 @@ class Registry(Mapping):
         self.family = family
         self.error = error
         #: the options the faces hand every member of the family (a member that declares one checks it;
-        #: the others ignore it): e.g. the network a kernel may be built from
+        #: the others ignore it): e.g. the network a kernel may be built from; an :class:`Option` here is
+        #: checked whenever it is given
         self.context = tuple(context)
         self._registered: dict = {}
         self._sources: list = []  # (module, attribute) of the built-in members not read yet
@@ -304,6 +319,11 @@ class Registry(Mapping):
         spec = self[name]
         return check_options(spec.options, options, f"{self.family} '{spec.name}'", self.error, self.context)
 
+    def shared(self) -> tuple:
+        """The :class:`Option` s of :attr:`context`: what every member of the family receives, checked
+        whenever given (``docs/OPTIONS.md`` lists them once for the family)."""
+        return tuple(c for c in self.context if isinstance(c, Option))
+
     def __getitem__(self, name):
         try:
             return self._specs[name]
@@ -360,8 +380,25 @@ class LabelView(Mapping):
         return f"LabelView({self._members()!r})"
 
 
+class Declares:
+    """What every spec reads off its ``options``: whether it takes an option, and its declaration."""
+
+    options: tuple = ()
+
+    def takes(self, *option: str) -> bool:
+        """True when one of ``option`` is among the options this member declares."""
+        return any(o.name in option for o in self.options)
+
+    def option(self, name: str) -> Option:
+        """The declaration of this member's option ``name`` (a BnfkError naming the options otherwise)."""
+        for o in self.options:
+            if o.name == name:
+                return o
+        raise BnfkError(f"'{self.name}' has no option '{name}'.")
+
+
 @dataclass(frozen=True)
-class KernelSpec:
+class KernelSpec(Declares):
     """A kernel between rows of categorical data.
 
     Attributes
@@ -398,10 +435,6 @@ class KernelSpec:
     options: tuple = ()
     gram: Callable | None = None
     latent_model: bool = False
-
-    def takes(self, option: str) -> bool:
-        """True when ``option`` is one of the options this kernel declares."""
-        return any(o.name == option for o in self.options)
 
 
 #: the most seeded restarts (perturbations, climbs) a search takes: each is a whole search
@@ -447,13 +480,114 @@ LEARNING_OPTIONS = {
         ),
     )
 }
+#: the pseudo-count of the smoothed CPT estimators; 0 or NaN would divide by zero where a parent configuration
+#: is never seen
+PSEUDO_COUNT = Option(
+    "pseudo_count", Interval(float, 0, None, closed="neither"), 1.0, "the Dirichlet prior's pseudo-count a"
+)
+#: BDeu's equivalent sample size, handed to every score's scorer (the others ignore it)
+ESS = Option(
+    "ess", Interval(float, 0, None, closed="neither"), 1.0, "BDeu's equivalent sample size", none=False
+)
+
+
+def _seed(help_text: str) -> Option:
+    return Option("seed", Interval(int, 0, 2**32 - 1), 0, help_text, none=False)
+
+
+#: how correlation clustering shifts the Gram matrix (``auto``: the kernel's registered shift)
+SHIFTS = ("auto", "adaptive", "none")
+#: how spectral clustering turns a Gram matrix into an affinity
+TRANSFORMS = ("shift-min", "cosine", "rbf")
+
+#: what the clustering analysis hands every clusterer (each reads those it declares; every one given is
+#: checked)
+CLUSTER_OPTIONS = {
+    o.name: o
+    for o in (
+        Option("kernel", str, None, "the kernel's name (its registered shift)", user=False),
+        Option("transform", TRANSFORMS, "shift-min", "spectral clustering's affinity", none=False),
+        Option("shift", SHIFTS, "auto", "correlation clustering's shift (auto: the kernel's)", none=False),
+        Option(
+            "restarts",
+            Interval(int, 1, 100_000),
+            25,
+            "local-search restarts of correlation clustering (lca: its seeded EM starts)",
+            none=False,
+        ),
+        _seed("the seed of the starts"),
+        Option("init_labels", None, None, "a warm start, one label per row", user=False),
+        Option("n_init", Interval(int, 1, 1000), 3, "seeded k-means++ starts of kmeans-features", none=False),
+    )
+}
+#: what the classification analysis hands every kernel classifier
+CLASSIFY_OPTIONS = {
+    o.name: o
+    for o in (
+        Option("k", Interval(int, 1, 100_000), 7, "neighbours of the kNN vote", none=False),
+        Option("C", Interval(float, 0, 1e12, closed="right"), 1.0, "the SVM's penalty", none=False),
+        Option(
+            "neighbours",
+            ("distance", "similarity"),
+            "distance",
+            "kNN's neighbours by kernel distance or by largest kernel value",
+            none=False,
+        ),
+    )
+}
+#: what the prototype search hands every criterion (the random subsets, the greedy swaps)
+PROTOTYPE_OPTIONS = {
+    o.name: o
+    for o in (
+        Option(
+            "n_init",
+            Interval(int, 1, 100_000),
+            100,
+            "random subsets the greedy start is the best of",
+            none=False,
+        ),
+        _seed("the seed of the random subsets"),
+        Option("max_passes", Interval(int, 1, 100_000), 50, "the most passes of greedy swaps", none=False),
+        Option("init", None, None, "the starting subset (row numbers)", user=False),
+    )
+}
+#: what the imputation entry points hand every imputer (each reads those it declares; every one given is
+#: checked): the neighbours, the seed, a given network, the run's cache, and the network to learn
+IMPUTE_OPTIONS = {
+    o.name: o
+    for o in (
+        Option(
+            "model",
+            None,
+            None,
+            "a network over the table's columns, used instead of learning one",
+            user=False,
+        ),
+        Option("k", Interval(int, 1, 10_000), 3, "neighbours of the kNN vote", none=False),
+        _seed("the seed of the kNN ties and of the network's search"),
+        Option("cache", dict, None, "what the methods of one run share", user=False),
+        Option("structure", str, "auto", "the structure-learning method of the network (auto: exact or hc)"),
+        Option("score", str, "qnml", "the score of the network's search"),
+        Option("params", str, "cnml", "the network's CPT estimator"),
+        PSEUDO_COUNT,
+        LEARNING_OPTIONS["max_parents"],
+        Option(
+            "recipe",
+            None,
+            None,
+            "the whole recipe of the network (the other options then ignored)",
+            user=False,
+        ),
+    )
+}
+
 #: the learning options the faces offer a widget or flag for (:attr:`LearnerSpec.options` declares which a
 #: learner reads): the in-degree bound, KDB's number of feature parents, the seed that breaks ties
 LEARNER_OPTIONS = ("max_parents", "k", "seed")
 
 
 @dataclass(frozen=True)
-class LearnerSpec:
+class LearnerSpec(Declares):
     """A structure-learning method of :func:`bnfk_core.learning.structure.learn_structure`.
 
     ``learn(scorer, task) -> parents`` finds the structure: ``scorer`` is the local score over the columns
@@ -510,7 +644,7 @@ class LearnerSpec:
 
 
 @dataclass(frozen=True)
-class ScoreSpec:
+class ScoreSpec(Declares):
     """A decomposable structure score of :mod:`bnfk_core.learning.scores` (log scale, higher is better).
 
     ``scorer`` builds the local scorer of a score that is not computed from counts
@@ -525,7 +659,7 @@ class ScoreSpec:
 
 
 @dataclass(frozen=True)
-class EstimatorSpec:
+class EstimatorSpec(Declares):
     """A CPT estimator of :func:`bnfk_core.network.model.fit`."""
 
     name: str
@@ -536,20 +670,22 @@ class EstimatorSpec:
 
 
 @dataclass(frozen=True)
-class MissingDataSpec:
+class MissingDataSpec(Declares):
     """How structure learning treats missing cells (:mod:`bnfk_core.learning.incomplete`).
 
-    ``learn(data, method, **options) -> LearnResult`` learns the DAG."""
+    ``learn(data, method, **options) -> LearnResult`` learns the DAG; ``every_row``: it learns from the rows
+    with missing cells too (False: the complete rows only)."""
 
     name: str
     label: str
     learn: Callable
     description: str = ""
     options: tuple = ()  # the Options its behaviour takes (Registry.validate)
+    every_row: bool = True
 
 
 @dataclass(frozen=True)
-class ImputerSpec:
+class ImputerSpec(Declares):
     """An imputation method of ``impute`` and ``impute-benchmark --methods`` (the thesis's methods and their
     peers).
 
@@ -567,7 +703,7 @@ class ImputerSpec:
 
 
 @dataclass(frozen=True)
-class ClustererSpec:
+class ClustererSpec(Declares):
     """A clustering algorithm of ``cluster --algorithm`` (the clustering analysis runs it).
 
     ``uses_kernel``: the algorithm clusters a kernel's Gram matrix or feature map.  Its behaviour is one of
@@ -591,7 +727,7 @@ class ClustererSpec:
 
 
 @dataclass(frozen=True)
-class ClassifierSpec:
+class ClassifierSpec(Declares):
     """A kernel classifier of ``classify --classifier`` (the classification analysis runs it).
 
     ``proba(Ktr, Kte, dte, ytr, classes, *, k, C, neighbours) -> P`` gives the class probabilities of the test
@@ -610,18 +746,25 @@ class ClassifierSpec:
 
 
 @dataclass(frozen=True)
-class CriterionSpec:
+class CriterionSpec(Declares):
     """A prototype-selection criterion of ``prototypes --criterion``.
 
     ``criterion(model, data, Phi=None) -> object`` builds the criterion on the rows (``value(indices)`` and
     the greedy swap's ``start(init)`` / ``best_swap``; as the built-in MMD criterion has);
-    None for the random baseline (the best of the random starts, no greedy search)."""
+    None for the random baseline (the best of the random starts, no greedy search).  ``streams``: it can
+    select from a file read in chunks (its statistics are sums over the rows)."""
 
     name: str
     label: str
     criterion: Callable | None = None
     description: str = ""
     options: tuple = ()  # the Options its behaviour takes (Registry.validate)
+    streams: bool = True  # it selects from a file read in chunks (prototypes --chunksize)
+
+    @property
+    def greedy(self) -> bool:
+        """True for a criterion the greedy swaps optimise (False: the random baseline)."""
+        return self.criterion is not None
 
 
 def face(package: str, homes: dict) -> tuple:
@@ -700,13 +843,19 @@ KERNEL_CONTEXT = (
 )
 KERNELS = Registry("kernel", KernelError, KERNEL_CONTEXT)
 LEARNERS = Registry("structure-learning method", StructureError)
-SCORES = Registry("score", StructureError)
+SCORES = Registry("score", StructureError, (ESS,))
 ESTIMATORS = Registry("parameter method", ModelError)
-MISSING_DATA = Registry("missing-data method", StructureError)
-IMPUTERS = Registry("imputation method", BnfkError)
-CLUSTERERS = Registry("clustering algorithm", BnfkError)
-CLASSIFIERS = Registry("classifier", BnfkError)
-CRITERIA = Registry("prototype criterion", BnfkError)
+#: what the learning entry point hands every missing-data method besides its own options: the search's
+#: options (checked there too) and what a search is given
+MISSING_DATA = Registry(
+    "missing-data method",
+    StructureError,
+    (*LEARNING_OPTIONS.values(), ESS, "class_column", "score_options", "scorer", "progress"),
+)
+IMPUTERS = Registry("imputation method", BnfkError, tuple(IMPUTE_OPTIONS.values()))
+CLUSTERERS = Registry("clustering algorithm", BnfkError, tuple(CLUSTER_OPTIONS.values()))
+CLASSIFIERS = Registry("classifier", BnfkError, tuple(CLASSIFY_OPTIONS.values()))
+CRITERIA = Registry("prototype criterion", PrototypeError, tuple(PROTOTYPE_OPTIONS.values()))
 
 
 def feature_learners() -> tuple:

@@ -283,3 +283,41 @@ def test_history_in_finds_dates_and_rounds_in_comments_and_docstrings():
         "# round robin and rounding are words\n"
     )
     assert [line for line, _ in history_in(source)] == [1, 2, 4]
+
+
+#: member-name comparisons left in the core's faces: the session's choice of the Compare page's and the
+#: segment report's base network ("empty", views/report.py and views/figures/segments.py twice), the
+#: clustering page's choice of the thesis network ("qnml", views/report.py) and the serving defaults'
+#: kernel families ("fisher", "baseline": a family, not a member, spelled like one)
+MEMBER_COMPARISONS_IN_THE_FACES = 5
+
+
+def _member_comparisons(paths) -> list:
+    """``==`` / ``!=`` against a member's name (or a kernel's name constant), or ``in (`` a tuple of them, in
+    the Python files under ``paths``."""
+    import bnfk_core.registry as r
+
+    families = (r.KERNELS, r.LEARNERS, r.SCORES, r.ESTIMATORS, r.MISSING_DATA, r.IMPUTERS, r.CLUSTERERS)
+    families += (r.CLASSIFIERS, r.CRITERIA)
+    names = "|".join(sorted({re.escape(n) for f in families for n in f}, key=len, reverse=True))
+    consts = "FISHER|FISHER_NORMALIZED|SCALED_HAMMING|HAMMING|LCA_FISHER"
+    name = rf'"(?:{names})"|\b(?:kernels\.)?(?:{consts})\b'
+    pattern = re.compile(rf"(?:==|!=) *(?:{name})|(?:{name}) *(?:==|!=)|\bin \((?:{name})")
+    found = []
+    for path in paths:
+        where = ROOT / path
+        for file in [where] if where.is_file() else sorted(where.rglob("*.py")):
+            for i, line in enumerate(file.read_text(encoding="utf-8").splitlines(), 1):
+                if pattern.search(line):
+                    found.append(f"{file.relative_to(ROOT)}:{i}: {line.strip()}")
+    return found
+
+
+def test_the_core_faces_read_spec_attributes_not_member_names():
+    """The CLI, the views, the serving layer and the estimators ask a member's spec what it does (``takes``,
+    ``greedy``, ``streams``, ``every_row`` ...) instead of comparing its name."""
+    found = _member_comparisons(
+        ["bnfk_core/cli", "bnfk_core/views", "bnfk_core/serving", "bnfk_core/estimators"]
+    )
+    assert len(found) <= MEMBER_COMPARISONS_IN_THE_FACES, "\n".join(found)
+    assert _member_comparisons(["bnfk_core/analyses/cluster/clustering.py"])  # the scan finds what it seeks

@@ -112,9 +112,9 @@ def test_row_weights_equal_the_expanded_rows():
 def test_defaults_and_bad_options():
     assert default_parameters(999) == (2e-2, 1.0) and default_parameters(1000) == (2e-3, 0.5)
     codes = np.array([[0, 1], [1, 0], [1, 1]])
-    with pytest.raises(StructureError, match="gaussian or linear"):
+    with pytest.raises(StructureError, match="option .kernel. must be one of .gaussian., .linear."):
         scorer_for(codes, [2, 2], "kgv", options={"kernel": "rbf"})
-    with pytest.raises(StructureError, match="kappa must be positive"):
+    with pytest.raises(StructureError, match="option .kappa. must be a number > 0"):
         scorer_for(codes, [2, 2], "kgv", options={"kappa": 0.0})
     with pytest.raises(StructureError, match="scorer_for"):
         LocalScorer(codes, [2, 2], "kgv")

@@ -214,3 +214,251 @@ def test_docs_options_md_is_the_generated_text():
     text = options_markdown()
     assert (ROOT / "docs" / "OPTIONS.md").read_text(encoding="utf-8") == text
     assert "| kernel | `fisher-normalized` | `alpha` | a number in (0, 1]" in text
+
+
+# ---------------------------------------------------------------------- the other families
+def _behaviour(spec):
+    """The callable a spec runs (its lazy reference resolved), or None (``auto``, ``random``, a count
+    score)."""
+    for attribute in ("impute", "gram", "features", "run", "proba", "criterion", "scorer", "learn"):
+        fn = getattr(spec, attribute, None)
+        if fn is not None:
+            return fn.resolve() if isinstance(fn, Lazy) else fn
+    return None
+
+
+def _takes_rest(fn, name: str) -> bool:
+    return any(p.kind is p.VAR_KEYWORD and p.name == name for p in inspect.signature(fn).parameters.values())
+
+
+def _defaults(fn) -> dict:
+    return {p.name: p.default for p in inspect.signature(fn).parameters.values() if p.default is not p.empty}
+
+
+def _families():
+    from bnfk_core import registry as r
+
+    return {
+        "imputer": r.IMPUTERS,
+        "clusterer": r.CLUSTERERS,
+        "classifier": r.CLASSIFIERS,
+        "criterion": r.CRITERIA,
+        "score": r.SCORES,
+        "missing": r.MISSING_DATA,
+    }
+
+
+def _members():
+    return [(family, name) for family, registry in _families().items() for name in registry]
+
+
+@pytest.mark.parametrize("family, name", _members())
+def test_every_member_declares_exactly_the_keywords_its_behaviour_takes(family, name):
+    from bnfk_core.analyses.impute.core import learn_model
+    from bnfk_core.learning.kgv import KGVScorer
+
+    spec = _families()[family][name]
+    declared = {o.name for o in spec.options}
+    fn = _behaviour(spec)
+    if fn is None:  # auto, random, the count scores: nothing of their own but BDeu's ess
+        assert declared == ({"ess"} if name == "bdeu" else set()), name
+        return
+    takes = _keywords(fn)
+    if family == "score":  # the scorer's own options reach KGVScorer; the data's weights and numbers do not
+        takes = (takes | (_keywords(KGVScorer.__init__) if _takes_rest(fn, "options") else set())) - {
+            "weights",
+            "numbers",
+        }
+    if family == "imputer" and _takes_rest(fn, "learn"):  # the network's options reach learn_model
+        network = _keywords(learn_model) - {"seed"}
+        assert takes | (network - {"missing_data"}) <= declared <= takes | network, name
+        return
+    assert declared == takes, name
+
+
+@pytest.mark.parametrize("family, name", _members())
+def test_every_member_declares_its_behaviours_defaults(family, name):
+    from bnfk_core.analyses.impute.core import learn_model
+
+    spec = _families()[family][name]
+    fn = _behaviour(spec)
+    if fn is None:
+        return
+    defaults = _defaults(fn) | ({} if family != "imputer" else _defaults(learn_model))
+    for o in spec.options:
+        if o.name in defaults:
+            assert o.default == defaults[o.name], (name, o.name)
+
+
+def test_the_shared_options_default_as_the_entry_points_do():
+    from bnfk_core.analyses.cluster.classification import classify_many
+    from bnfk_core.analyses.cluster.clustering import run_clustering
+    from bnfk_core.analyses.impute.core import impute, learn_model
+    from bnfk_core.analyses.prototypes.search import select_prototypes
+
+    families = _families()
+    entry = {
+        "imputer": _defaults(impute) | _defaults(learn_model),
+        "clusterer": _defaults(run_clustering),
+        "classifier": _defaults(classify_many),
+        "criterion": _defaults(select_prototypes),
+    }
+    for family, defaults in entry.items():
+        for o in families[family].shared():
+            if o.user and o.name in defaults:
+                assert o.default == defaults[o.name], (family, o.name)
+
+
+def _votes():
+    from bnfk_core import load_csv
+
+    return load_csv(ROOT / "sample_data" / "house_votes_84.csv", class_column="class").subset(list(range(80)))
+
+
+def _tumour():
+    """Eight columns of the first 120 rows of primary_tumor (80 missing cells)."""
+    from bnfk_core import load_csv
+
+    d = load_csv(ROOT / "sample_data" / "primary_tumor.csv").subset(list(range(120)))
+    return d.select(list(d.variables)[:8])
+
+
+def _imputed_mass(imp) -> float:
+    return sum(float(P.max(axis=1).sum()) for rows, P in imp.cells.values())
+
+
+def _run_imputer(options):
+    from bnfk_core.analyses.impute.core import impute
+
+    return impute(_tumour(), **options)
+
+
+def _run_clusterer(options):
+    from bnfk_core.analyses.cluster.clustering import run_clustering
+
+    return run_clustering(_votes(), "hamming", n_clusters=2, **options)
+
+
+def _run_classifier(options):
+    from bnfk_core.analyses.cluster.classification import classify
+
+    return classify(_votes(), "hamming", repeats=2, **options)
+
+
+def _proto_model():
+    from bnfk_core.learning.structure import learn_structure
+    from bnfk_core.network.model import fit
+
+    feats = _votes().without_class()
+    return fit(learn_structure(feats, "tree", score="bic").dag, feats, method="bdeu"), feats
+
+
+def _run_criterion(options):
+    from bnfk_core.analyses.prototypes.search import select_prototypes
+
+    model, feats = _proto_model()
+    return select_prototypes(model, feats, 5, **options)
+
+
+def _run_score(options):
+    from bnfk_core.learning.structure import learn_structure
+
+    return learn_structure(_votes().without_class(), "hc", seed=0, max_parents=2, **options)
+
+
+def _run_missing(options):
+    from bnfk_core.learning.incomplete import learn_network
+
+    return learn_network(_tumour(), "tree", score="bic", params="bdeu", seed=0, **options)
+
+
+@pytest.mark.parametrize(
+    "run, options, named",
+    [
+        (_run_imputer, {"method": "wknn", "k": 0}, ("'k'", "'wknn'")),
+        (_run_imputer, {"method": "mode", "k": 2.5}, ("'k'", "'mode'")),  # ignored by mode, still checked
+        (_run_imputer, {"method": "bn", "strucure": "tree"}, ("'strucure'", "did you mean 'structure'")),
+        (_run_imputer, {"method": "bn-em", "missing_data": "em"}, ("'missing_data'", "'bn-em'")),
+        (_run_imputer, {"method": "bn", "pseudo_count": -1}, ("'pseudo_count'",)),
+        (_run_clusterer, {"algorithm": "kmeans-features", "n_init": 10**7}, ("'n_init'", "1 to 1000")),
+        (_run_clusterer, {"algorithm": "correlation", "restarts": 10**6}, ("'restarts'",)),
+        (_run_clusterer, {"algorithm": "lca", "restarts": 50_000}, ("'starts'", "'lca'")),
+        (_run_clusterer, {"algorithm": "correlation", "shift": "bogus"}, ("'shift'",)),
+        (_run_clusterer, {"algorithm": "spectral", "seed": -1}, ("'seed'",)),
+        (_run_classifier, {"classifier": "knn", "k": 0}, ("'k'", "'knn'")),
+        (_run_classifier, {"classifier": "svm", "C": math.nan}, ("'C'", "'svm'")),
+        (_run_classifier, {"classifier": "knn", "neighbours": "nearest"}, ("'neighbours'",)),
+        (_run_criterion, {"criterion": "mmd", "n_init": 10**7}, ("'n_init'", "'mmd'")),
+        (_run_criterion, {"criterion": "chi2", "max_passes": 0}, ("'max_passes'",)),
+        (_run_score, {"score": "bdeu", "ess": -1.0}, ("'ess'", "'bdeu'")),
+        (_run_score, {"score": "kgv", "score_options": {"kernel": "rbf"}}, ("'kernel'", "'kgv'")),
+        (_run_score, {"score": "kgv", "score_options": {"kapa": 0.1}}, ("'kapa'", "did you mean 'kappa'")),
+        (_run_missing, {"missing_data": "em", "pseudo_count": math.nan}, ("'pseudo_count'", "'em'")),
+        (_run_missing, {"missing_data": "available-case", "tabuu": 3}, ("'tabuu'",)),
+    ],
+)
+def test_a_bad_option_of_every_family_is_one_sentence_naming_it(run, options, named):
+    from bnfk_core.errors import BnfkError
+
+    with pytest.raises(BnfkError) as err:
+        run(options)
+    text = str(err.value)
+    assert all(n in text for n in named), text
+    assert text.count(". ") == 0 and text.endswith(".")
+
+
+def test_the_lca_clusterer_checks_its_own_options():
+    from bnfk_core.errors import BnfkError
+    from bnfk_core.lca.kernel import cluster_lca
+
+    with pytest.raises(BnfkError, match="'starts'"):
+        cluster_lca(_votes(), 2, starts=0)
+    with pytest.raises(BnfkError, match="no option 'bogus'"):
+        cluster_lca(_votes(), 2, bogus=1)
+
+
+def test_valid_calls_of_every_family_give_the_numbers_they_gave_before():
+    """As the code before these declarations computed them on the same rows."""
+    imputed = {
+        "wknn": ({"k": 4, "seed": 1}, 58.30611543951934),
+        "mode": ({}, 49.385451110061396),
+        "bn": ({"structure": "tree", "score": "bic", "params": "bdeu"}, 46.865835307499864),
+        "bn-em": ({"structure": "tree", "score": "bic"}, 53.23817871714776),
+    }
+    for method, (options, mass) in imputed.items():
+        assert _imputed_mass(_run_imputer({"method": method, **options})) == pytest.approx(mass, rel=1e-12)
+    clustered = {
+        "correlation": ({"restarts": 5}, 41, 0.5571676184626669),
+        "kmeans-features": ({"n_init": 2}, 41, 0.5571676184626669),
+        "lca": ({"restarts": 3}, 39, 0.5571676184626669),
+        "ward": ({}, 43, 0.48368308310016017),
+    }
+    for algorithm, (options, ones, ari) in clustered.items():
+        out = _run_clusterer({"algorithm": algorithm, "seed": 1, **options})
+        assert sum(out["labels"]) == ones and out["ari"] == pytest.approx(ari, rel=1e-12), algorithm
+    for classifier, (accuracy, log_loss) in {
+        "knn": (0.9375, 1.1525682338257819),
+        "svm": (0.9375, 0.13729387493955653),
+    }.items():
+        res = _run_classifier({"classifier": classifier, "k": 5, "C": 2.0}).to_dict()
+        assert res["accuracy"] == accuracy and res["log_loss"] == pytest.approx(log_loss, rel=1e-9)
+    for criterion, (rows, mmd) in {
+        "mmd": ([25, 30, 31, 57, 63], 1.677980307626979),
+        "chi2": ([24, 32, 35, 56, 63], 2.135087329441431),
+        "random": ([2, 35, 39, 58, 75], 10.737695735508582),
+    }.items():
+        p = _run_criterion({"criterion": criterion, "n_init": 10, "seed": 1, "max_passes": 20})
+        assert sorted(int(i) for i in p.indices) == rows and p.mmd == pytest.approx(mmd, rel=1e-12)
+    for score, (options, arcs, total) in {
+        "bdeu": ({"ess": 2.0}, 20, -709.9409939334607),
+        "kgv": ({"score_options": {"kappa": 0.05, "kernel": "linear"}}, 19, 352.63171497070533),
+    }.items():
+        res = _run_score({"score": score, **options})
+        assert res.dag.n_arcs == arcs and res.score == pytest.approx(total, rel=1e-12), score
+    for method, second in {
+        "complete-rows": ("histologic-type", "bone"),
+        "available-case": ("histologic-type", "bone"),
+        "em": ("bone-marrow", "bone"),
+    }.items():
+        res, _ = _run_missing({"missing_data": method, "pseudo_count": 2.0})
+        assert res.dag.n_arcs == 7 and sorted(res.dag.arcs)[1] == second, method

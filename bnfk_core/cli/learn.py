@@ -101,7 +101,7 @@ def _learn(args, data, recipe, runner):
         recipe,
         progress=progress(args),
         runner=runner,
-        score_options=kgv_options(args) if args.score == "kgv" else None,
+        score_options={k: v for k, v in kgv_options(args).items() if SCORES[args.score].takes(k)} or None,
     )
     return learned.result, learned.model
 

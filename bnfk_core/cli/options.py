@@ -159,6 +159,24 @@ def options_markdown() -> str:
         for o in spec.options
         if o.user
     ]
+    out += [
+        "",
+        "## The options every member of a family is handed",
+        "",
+        "What a family's entry point hands each of its members (`bnfk_core.registry.Registry.context`): a "
+        "member that does not read one ignores it, but a value outside what is allowed is refused whichever "
+        "member is chosen.",
+        "",
+        "| family | option | allowed | default | what it does |",
+        "|---|---|---|---|---|",
+    ]
+    out += [
+        f"| {registry.family} | `{o.name}` | {cell(o.describe())} | "
+        f"{cell('-' if o.default is None else f'`{o.default!r}`')} | {cell(o.help)} |"
+        for registry in families
+        for o in registry.shared()
+        if o.user
+    ]
     return "\n".join(out) + "\n"
 
 

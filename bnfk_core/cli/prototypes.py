@@ -15,7 +15,7 @@ import time
 
 from ..data.files import atomic_path
 from ..errors import BnfkError
-from ..registry import LEARNERS
+from ..registry import CRITERIA, LEARNERS
 from .chunks import in_chunks
 from .common import (
     add_data_options,
@@ -43,7 +43,7 @@ def _cmd_prototypes(args) -> dict:
     if args.output:
         check_output(args.output, (".csv",), "the selected rows", input_files(args))
     if in_chunks(args, "prototypes") and (
-        args.chunked_note is None or (args.model and args.criterion != "chi2")
+        args.chunked_note is None or (args.model and CRITERIA[args.criterion].streams)
     ):
         return _prototypes_chunked(args, t0)  # asked for, or DATA too big to hold (with a model, mmd/random)
     if args.model:
@@ -98,8 +98,11 @@ def _prototypes_chunked(args, t0) -> dict:
         raise PrototypeError(
             "--chunksize needs --model M.bif (a structure is learned on data held in memory)."
         )
-    if args.criterion == "chi2":
-        raise PrototypeError("--criterion chi2 is not available with --chunksize; use mmd or random.")
+    if not CRITERIA[args.criterion].streams:
+        raise PrototypeError(
+            f"--criterion {args.criterion} is not available with --chunksize; use "
+            f"{' or '.join(CRITERIA.names(streams=True))}."
+        )
     model = read_model_file(args.model)
     if args.engine == "dask":
         if is_session_file(args.data):

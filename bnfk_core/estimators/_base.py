@@ -50,7 +50,15 @@ READ_OPTIONS = (
 def check_params(estimator, declared) -> None:
     """The hyper-parameters of ``estimator`` named by ``declared`` (:class:`~bnfk_core.registry.Option` s)
     checked against them, and its ``random_state`` (None, a ``RandomState`` or a seed from 0 to 2**32 - 1):
-    a ValueError in one sentence naming the parameter, the estimator and what is allowed."""
+    a ValueError in one sentence naming the parameter, the estimator and what is allowed.
+
+    Parameters
+    ----------
+    estimator : BaseEstimator
+        The estimator whose attributes are checked (in ``fit``, as scikit-learn's ``_validate_params``).
+    declared : sequence of Option
+        The hyper-parameters it declares.
+    """
     name = type(estimator).__name__
     check_options(declared, {o.name: getattr(estimator, o.name) for o in declared}, name, ValueError)
     rs = getattr(estimator, "random_state", None)

@@ -204,8 +204,27 @@ def network_gram(
     marginals=None,
 ) -> np.ndarray:
     """The Fisher kernel matrix of ``model`` between the rows of ``data`` and of ``other`` (default:
-    ``data``), Theorem 1 of the paper; the parameters are :func:`gram`'s (its ``gram`` for the Fisher kernel,
-    :attr:`bnfk_core.registry.KernelSpec.gram`)."""
+    ``data``), Theorem 1 of the paper: the Fisher kernel's ``gram`` (:attr:`bnfk_core.registry.KernelSpec.gram`)
+    that :func:`gram` calls.
+
+    Parameters
+    ----------
+    model : BayesNet
+        The network whose Fisher kernel is computed.
+    data, other : CategoricalData
+        The rows of the matrix and of its columns (``other`` None: ``data`` again, a symmetric matrix).
+    normalize : bool
+        Cosine-normalise: K(x, y) / sqrt(K(x, x) K(y, y)).
+    max_bytes : float or None
+        The memory the matrix and its work space may take (None: no limit).
+    marginals : ParentMarginals, optional
+        The model's exact parent-configuration marginals P(pa_i = j), computed when not given.
+
+    Returns
+    -------
+    numpy.ndarray
+        The ``len(data) x len(other)`` matrix.
+    """
     X = row_codes(model, data)
     sym = other is None
     Y = X if sym else row_codes(model, other)

@@ -7,12 +7,14 @@ import time
 
 import numpy as np
 
+from ..registry import CLUSTERERS
+from .members import LCA_CLUSTERER
 from .model import fit_lca
 
 __all__ = ["cluster_lca"]
 
 
-def cluster_lca(data, n_clusters: int, *, seed: int = 0, starts: int = 20, **_ignored) -> dict:
+def cluster_lca(data, n_clusters: int, *, seed: int = 0, starts: int = 20, **context) -> dict:
     """Latent-class clustering: the modal class of every row under a K = ``n_clusters`` model (feature
     columns only).  Returns labels, the model's facts and seconds.
 
@@ -21,11 +23,16 @@ def cluster_lca(data, n_clusters: int, *, seed: int = 0, starts: int = 20, **_ig
     data : CategoricalData
     n_clusters : int
     seed, starts : int
+    **context
+        The options the clustering analysis hands every clusterer
+        (:data:`bnfk_core.registry.CLUSTER_OPTIONS`), checked and ignored; any other name is refused, as is
+        a value the declared options do not allow (:data:`bnfk_core.lca.members.CLUSTERERS`).
 
     Returns
     -------
     dict
     """
+    CLUSTERERS.validate(LCA_CLUSTERER, {"seed": seed, "starts": starts, **context})
     t0 = time.perf_counter()
     feats = data.without_class() if getattr(data, "class_column", None) else data
     m = fit_lca(feats, int(n_clusters), int(starts), int(seed))

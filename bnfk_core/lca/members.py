@@ -9,9 +9,10 @@ from dataclasses import replace
 
 from ..registry import ClustererSpec, Interval, KernelSpec, Option, lazy
 
-__all__ = ["LCA_FISHER", "KERNELS", "CLUSTERERS", "CLASSES", "STARTS"]
+__all__ = ["LCA_FISHER", "LCA_CLUSTERER", "KERNELS", "CLUSTERERS", "CLASSES", "STARTS"]
 
 LCA_FISHER = "lca-fisher"
+LCA_CLUSTERER = "lca"
 
 #: the latent classes of a model fitted here (None: the K with the least BIC)
 CLASSES = Option(
@@ -45,12 +46,12 @@ KERNELS = (
 
 CLUSTERERS = (
     ClustererSpec(
-        name="lca",
+        name=LCA_CLUSTERER,
         label="Latent class model",
         uses_kernel=False,
         run=lazy("bnfk_core.lca.cluster", "cluster_lca"),
         description="EM latent class model with K = clusters classes (seeded starts); rows go to their modal "
         "class",
-        options=(_SEED, replace(STARTS, default=20)),
+        options=(_SEED, replace(STARTS, default=20, none=False)),
     ),
 )

@@ -524,10 +524,17 @@ def _learn_available_case(data, method, *, score="bic", **learn) -> LearnResult:
 
 
 def _learn_em(
-    data, method, *, score="bic", params="smoothed", pseudo_count=1.0, runner=None, **learn
+    data, method, *, score="bic", params="smoothed", pseudo_count=1.0, max_rounds=10, runner=None, **learn
 ) -> LearnResult:
     res, model, _ = structural_em(
-        data, method, score=score, params=params, pseudo_count=pseudo_count, runner=runner, **learn
+        data,
+        method,
+        score=score,
+        params=params,
+        pseudo_count=pseudo_count,
+        max_rounds=max_rounds,
+        runner=runner,
+        **learn,
     )
     res.model = model  # the EM network (LearnResult.model), reused by learn_network
     return res
@@ -597,7 +604,8 @@ def learn_network(
         spec = MISSING_DATA["complete-rows"]
         learn["score_options"] = score_options
     extra = {"params": params, "pseudo_count": pseudo_count, "runner": runner} if spec.name == "em" else {}
-    res = spec.learn(data, method, score=score, progress=progress, **extra, **learn)
+    options = MISSING_DATA.validate(spec.name, {"score": score, "progress": progress, **extra, **learn})
+    res = spec.learn(data, method, **options)
     if note:
         res.notes.append(note)
     model = res.model

@@ -8,7 +8,18 @@ member first runs, so importing this module loads no numerical library (the CLI'
 
 from __future__ import annotations
 
-from ..registry import LEARNING_OPTIONS, MAX_RESTARTS, LearnerSpec, MissingDataSpec, ScoreSpec, lazy
+from ..registry import (
+    ESS,
+    LEARNING_OPTIONS,
+    MAX_RESTARTS,
+    PSEUDO_COUNT,
+    Interval,
+    LearnerSpec,
+    MissingDataSpec,
+    Option,
+    ScoreSpec,
+    lazy,
+)
 
 __all__ = [
     "LEARNERS",
@@ -94,21 +105,37 @@ LEARNERS = (
     ),
 )
 
+
+def _POSITIVE(name: str, help_text: str) -> Option:
+    return Option(name, Interval(float, 0, None, closed="neither"), None, help_text)
+
+
 SCORES = (
     ScoreSpec("bic", "BIC", "log-likelihood minus (log N / 2) x free parameters"),
     ScoreSpec("aic", "AIC", "log-likelihood minus the number of free parameters"),
     ScoreSpec("k2", "K2", "Cooper-Herskovits marginal likelihood, uniform Dirichlet(1) prior"),
-    ScoreSpec("bdeu", "BDeu", "Bayesian Dirichlet equivalent uniform marginal likelihood (ess)"),
+    ScoreSpec(
+        "bdeu", "BDeu", "Bayesian Dirichlet equivalent uniform marginal likelihood (ess)", options=(ESS,)
+    ),
     ScoreSpec("qnml", "qNML", "quotient normalized maximum likelihood (thesis eq. 2.4)"),
     ScoreSpec(
         "kgv",
         "KGV (raw numbers)",
         "kernel generalized variance MDL score (Bach & Jordan 2002); numbers searched unbinned",
         scorer=lazy("bnfk_core.learning.kgv", "make_kgv_scorer"),
+        options=(
+            ESS,
+            _POSITIVE("kappa", "the regularisation kappa (None: Bach and Jordan's default for N)"),
+            _POSITIVE("sigma", "the Gaussian kernel's width (None: its default)"),
+            Option("kernel", KGV_KERNELS, "gaussian", "the kernel of the numbers", none=False),
+            _POSITIVE("eta", "the incomplete Cholesky's tolerance per row (None: kappa / 100)"),
+            Option("bin_numbers", bool, False, "search the numbers by their bins, not raw", none=False),
+        ),
     ),
 )
 
 _I = "bnfk_core.learning.incomplete"
+_SCORE = Option("score", str, "bic", "the score of the search (a name of the scores)", none=False)
 
 MISSING_DATA = (
     MissingDataSpec(
@@ -116,12 +143,15 @@ MISSING_DATA = (
         "Complete rows only",
         lazy(_I, "_learn_complete_rows"),
         "the rows without a missing cell (the thesis's protocol)",
+        options=(_SCORE,),
+        every_row=False,
     ),
     MissingDataSpec(
         "available-case",
         "Available case",
         lazy(_I, "_learn_available_case"),
         "every family on the rows where it is observed; penalty on those rows",
+        options=(_SCORE,),
     ),
     MissingDataSpec(
         "em",
@@ -129,5 +159,14 @@ MISSING_DATA = (
         lazy(_I, "_learn_em"),
         "Friedman (1998): expected counts from the current network, search, repeat while the "
         "observed-data BIC rises",
+        options=(
+            _SCORE,
+            Option("params", str, "smoothed", "the CPT estimator of every round's network", none=False),
+            PSEUDO_COUNT,
+            Option(
+                "max_rounds", Interval(int, 1, 1000), 10, "the most rounds of search and E-step", none=False
+            ),
+            Option("runner", None, None, "where the E-step passes run", user=False),
+        ),
     ),
 )

@@ -392,6 +392,8 @@ def scorer_for(
     registered ``scorer`` factory otherwise (``numbers``: column index -> raw values of the columns
     such a score may search as numbers; ``options``: its own options, e.g. KGV's ``kappa``)."""
     s = _check_score(score)
+    if s in SCORES:  # a typo or a bad value: one sentence, before counting
+        SCORES.validate(s, {"ess": ess, **(options or {})})
     spec = SCORES.get(s)
     if spec is not None and spec.scorer is not None:
         return spec.scorer(codes, cards, weights=weights, numbers=numbers, ess=ess, **(options or {}))

@@ -6,15 +6,9 @@ structure segments the faces offer.  Importing this module loads no numerical li
 
 from __future__ import annotations
 
-from ..registry import EstimatorSpec, Interval, Option
+from ..registry import PSEUDO_COUNT, EstimatorSpec
 
 __all__ = ["ESTIMATORS", "SEGMENT_KINDS", "PSEUDO_COUNT"]
-
-#: the pseudo-count of the smoothed estimators (:func:`bnfk_core.network.model.fit`); 0 or NaN would divide by
-#: zero where a parent configuration is never seen
-PSEUDO_COUNT = Option(
-    "pseudo_count", Interval(float, 0, None, closed="neither"), 1.0, "the Dirichlet prior's pseudo-count a"
-)
 
 #: the structure segments of thesis chapter 6 (:func:`bnfk_core.network.dag.segment_arcs`)
 SEGMENT_KINDS = ("single-arc", "v", "a", "chain", "full")

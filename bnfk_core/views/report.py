@@ -528,7 +528,11 @@ def _clustering_section(r: Report, d, feats, model, s: dict) -> str:
     out = [
         f"<p>{CLUSTERERS[algo].label if algo in CLUSTERERS else algo} into {k} clusters on {len(rows):,} of "
         f"{d.n_rows:,} rows (seed {seed}"
-        + (f", {restarts} restarts" if algo == "correlation" else f", affinity {esc(transform)}")
+        + (
+            f", {restarts} restarts"
+            if algo in CLUSTERERS and CLUSTERERS[algo].takes("restarts")
+            else f", affinity {esc(transform)}"
+        )
         + "); network kernels use "
         + (
             "a hill-climbing qNML network with cNML parameters (the thesis's "
@@ -624,7 +628,8 @@ def _prototypes_section(r: Report, d, model, s: dict) -> str:
     ]
     rows = [
         {"subset": fig_proto.MARKS[c], "MMD": res[c]["mmd"], "held-out NLL": res[c]["nll"]}
-        for c in ("mmd", "chi2")
+        for c in CRITERIA.names(greedy=True)
+        if c in res
     ]
     rows += [
         {
@@ -713,7 +718,7 @@ def _segments_section(r: Report, d, feats, model, s: dict, seg) -> str:
                         "base + segment": a2[a],
                         "change": a2[a] - a1[a],
                     }
-                    for a in ("correlation", "spectral")
+                    for a in a1
                 ]
             )
         )

@@ -32,7 +32,7 @@ def cli_command(kernel: str, algo: str, k: int) -> str:
     ]
     args += (
         ["--restarts", str(int(ss.clu_restarts))]
-        if algo in ("correlation", "lca")  # lca: its EM starts
+        if CLUSTERERS[algo].takes("restarts", "starts")  # lca: its EM starts
         else ["--transform", ss.clu_transform]
     )
     for name, value in caches.kernel_options(kernel, ss.clu_alpha):

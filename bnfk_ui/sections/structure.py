@@ -22,7 +22,7 @@ from bnfk_core.network.dag import (
 )
 from bnfk_core.network.layout import layered_layout
 from bnfk_core.network.model import model_to_bif, read_structure
-from bnfk_core.registry import LEARNERS, SCORES
+from bnfk_core.registry import LEARNERS, MISSING_DATA, SCORES
 from bnfk_core.views import figures
 from bnfk_core.views.figures import kernel as fig_kernel
 
@@ -421,7 +421,7 @@ def live_panel(feat) -> None:
             "observed (so one edit rebuilds only its terms), while the network the other pages use fits them "
             "by "
             "EM, as the recipe says."
-            if lk.data.has_missing and structure.recipe().missing_data != "complete-rows"
+            if lk.data.has_missing and MISSING_DATA[structure.recipe().missing_data].every_row
             else ""
         )
     )

@@ -183,14 +183,11 @@ def classify_many(
     for c in classifiers:
         if c not in CLASSIFIERS:
             raise ClusterError(f"Unknown classifier '{c}'; choose one of {', '.join(CLASSIFIERS)}.")
+        CLASSIFIERS.validate(c, {"k": k, "C": C, "neighbours": neighbours})
     if not 0 < float(test_size) < 1:
         raise ClusterError(f"test_size must be between 0 and 1, got {test_size}.")
     if int(repeats) < 1:
         raise ClusterError(f"repeats must be at least 1, got {repeats}.")
-    if int(k) < 1:
-        raise ClusterError(f"k (neighbours) must be at least 1, got {k}.")
-    if neighbours not in ("distance", "similarity"):
-        raise ClusterError(f"Unknown neighbour criterion '{neighbours}'; choose distance or similarity.")
     if model is not None:
         check_model(model, data)
     guard_workspace("classification", int((data.labels() >= 0).sum()), test_size=float(test_size))

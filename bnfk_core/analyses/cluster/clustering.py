@@ -115,16 +115,10 @@ def cluster(
         raise ClusterError(
             f"Unknown clustering algorithm '{algorithm}'; choose one of {', '.join(ALGORITHMS)}."
         )
-    return spec.gram(
-        K,
-        n_clusters,
-        kernel=kernel,
-        transform=transform,
-        shift=shift,
-        restarts=restarts,
-        seed=seed,
-        init_labels=init_labels,
+    options = dict(
+        kernel=kernel, transform=transform, shift=shift, restarts=restarts, seed=seed, init_labels=init_labels
     )
+    return spec.gram(K, n_clusters, **CLUSTERERS.validate(algorithm, options))
 
 
 @dataclass
@@ -381,6 +375,8 @@ def run_clustering(
         raise ClusterError(
             f"Unknown clustering algorithm '{algorithm}'; choose one of {', '.join(CLUSTERERS)}."
         )
+    algorithm_options = dict(transform=transform, shift=shift, restarts=restarts, seed=seed, n_init=n_init)
+    CLUSTERERS.validate(algorithm, algorithm_options)  # one sentence before the kernel and the Gram matrix
     true = data.labels() if data.class_column is not None else None
     if n_clusters is None:
         if true is None:
@@ -580,6 +576,7 @@ def compare(
             raise ClusterError(
                 f"Unknown clustering algorithm '{alg}'; choose one of {', '.join(ALGORITHMS)}."
             )
+        CLUSTERERS.validate(alg, {"transform": transform, "restarts": restarts, "seed": seed})
         guard_workspace(alg, data.n_rows)  # before any structure search or Gram matrix
     for kern in kernels:
         setup = kernel_setup(

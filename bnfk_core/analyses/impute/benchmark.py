@@ -345,6 +345,8 @@ def benchmark(
     if data.n_vars < 2:
         raise ImputeError(f"{data.source} needs at least two columns to impute one from the others.")
     learn = dict(structure=structure, score=score, params=params)
+    for m in methods:  # a bad option: one sentence naming it before the first split
+        IMPUTERS.validate(m, {"k": k, "seed": seed, **learn})
     records = []
     total = len(trs) * len(mrs) * repeats
     done = 0

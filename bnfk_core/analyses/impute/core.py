@@ -596,8 +596,9 @@ def impute(
     :func:`learn_model`.  ``data`` may be a pandas DataFrame (:func:`bnfk_core.data.table.as_data`).
     """
     spec = IMPUTERS[check_methods(method)[0]]
+    options = IMPUTERS.validate(spec.name, {"model": model, "k": k, "seed": seed, **learn})
     data = as_data(data)
-    return spec.impute(data, model=model, k=k, seed=seed, cache={}, **learn)
+    return spec.impute(data, cache={}, **options)
 
 
 def check_methods(methods) -> tuple:

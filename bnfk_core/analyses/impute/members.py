@@ -7,7 +7,7 @@ reference to
 
 from __future__ import annotations
 
-from ...registry import ImputerSpec, lazy
+from ...registry import IMPUTE_OPTIONS, ImputerSpec, Option, lazy
 
 __all__ = [
     "IMPUTERS",
@@ -38,9 +38,30 @@ AVERAGE_COMPONENTS = ("bn-em", "lca")
 
 _M = "bnfk_core.analyses.impute.methods"
 
+#: how the network's search treats missing cells, for the imputers that learn it from the table as it is
+#: given (None: the thesis's protocol, structure on the complete rows)
+MISSING_DATA = Option(
+    "missing_data", str, None, "how the network's search treats missing cells (None: the complete rows)"
+)
+_O = IMPUTE_OPTIONS
+#: what every imputer is handed (each declares those it reads)
+_RUN = (_O["model"], _O["k"], _O["seed"], _O["cache"])
+#: the network an imputer learns (:func:`.core.learn_model`'s options)
+_NETWORK = (_O["structure"], _O["score"], _O["params"], _O["pseudo_count"], _O["max_parents"], _O["recipe"])
+#: a network learned from the table as given (by its own missing-data method: bn, fisher-knn) or from a
+#: completed table (bn-mode, bn-wknn)
+_LEARNS = _RUN + _NETWORK + (MISSING_DATA,)
+#: a network learned from every row by the imputer's own missing-data method (bn-ac, bn-em, and the
+#: averages that hold bn-em)
+_LEARNS_OWN_WAY = _RUN + _NETWORK
+
 IMPUTERS = (
     ImputerSpec(
-        "bn", "BN", lazy(_M, "_bn"), description="exact posterior; structure on the complete rows (thesis)"
+        "bn",
+        "BN",
+        lazy(_M, "_bn"),
+        description="exact posterior; structure on the complete rows (thesis)",
+        options=_LEARNS,
     ),
     ImputerSpec(
         "mode",
@@ -48,36 +69,49 @@ IMPUTERS = (
         lazy(_M, "_mode"),
         peer=True,
         description="the column's relative frequencies; imputes the most frequent value",
+        options=(),
     ),
     ImputerSpec(
-        "wknn", "wKNN", lazy(_M, "_wknn"), description="weighted Hamming k-nearest neighbours (thesis 4.1.2)"
+        "wknn",
+        "wKNN",
+        lazy(_M, "_wknn"),
+        description="weighted Hamming k-nearest neighbours (thesis 4.1.2)",
+        options=_RUN,
     ),
     ImputerSpec(
         "fisher-knn",
         "Fisher-kNN",
         lazy(_M, "_fisher"),
         description="weighted kNN with Fisher-kernel neighbours",
+        options=_LEARNS,
     ),
     ImputerSpec(
         "bn-mode",
         "BN-Mode",
         lazy(_M, "_bn_mode"),
         description="network learned on the Mode-filled table (thesis 4.2.2)",
+        options=_LEARNS,
     ),
     ImputerSpec(
-        "bn-wknn", "BN-wKNN", lazy(_M, "_bn_wknn"), description="network learned on the wKNN-filled table"
+        "bn-wknn",
+        "BN-wKNN",
+        lazy(_M, "_bn_wknn"),
+        description="network learned on the wKNN-filled table",
+        options=_LEARNS,
     ),
     ImputerSpec(
         "bn-ac",
         "BN (all rows)",
         lazy(_M, "_from_every_row", "available-case", "bn-ac"),
         description="available-case structure, CPTs by EM over the missing cells",
+        options=_LEARNS_OWN_WAY,
     ),
     ImputerSpec(
         "bn-em",
         "BN (structural EM)",
         lazy(_M, "_from_every_row", "em", "bn-em"),
         description="structural EM (Friedman 1998), CPTs by EM",
+        options=_LEARNS_OWN_WAY,
     ),
     ImputerSpec(
         "knn-onehot",
@@ -86,6 +120,7 @@ IMPUTERS = (
         peer=True,
         needs="scikit-learn",
         description="scikit-learn KNNImputer on one-hot codes, arg-max per variable",
+        options=(_O["cache"],),
     ),
     ImputerSpec(
         "lca",
@@ -93,12 +128,14 @@ IMPUTERS = (
         lazy(_M, "_lca"),
         peer=True,
         description="bnfk_core.lca: K = 1..6 classes by BIC; class posterior times the class profiles",
+        options=(_O["seed"], _O["cache"]),
     ),
     ImputerSpec(
         "knn",
         "kNN (one-hot, k=5, numpy)",
         lazy(_M, "_knn"),
         description="KNNImputer's one-hot vote in numpy; donors tied at the k-th distance share the rest",
+        options=(_O["cache"],),
     ),
     ImputerSpec(
         "bn-lca",
@@ -106,6 +143,7 @@ IMPUTERS = (
         lazy(_M, "_bn_lca"),
         description="equal-weight average of the structural-EM network's and the latent class model's "
         "cell posteriors",
+        options=_LEARNS_OWN_WAY,
     ),
     ImputerSpec(
         "stack",
@@ -113,5 +151,6 @@ IMPUTERS = (
         lazy(_M, "_stack"),
         description="average of the cell posteriors of " + ", ".join(STACK_COMPONENTS) + ", weights by "
         "internal validation on 5 % of the observed cells",
+        options=_LEARNS_OWN_WAY,
     ),
 )

@@ -111,8 +111,10 @@ def impute_table(
 
     r = recipe_of(recipe, structure=structure, score=score, params=params, seed=seed)
     spec = IMPUTERS[check_methods(method)[0]]
+    options = {"seed": seed, "structure": r.structure, "score": r.score, "params": r.params}
+    IMPUTERS.validate(spec.name, options)  # one sentence before the table is read or a network learned
     data = as_data(data)  # a pandas DataFrame is read as a file is (from_frame)
-    imp = spec.impute(data, seed=seed, cache={}, structure=r.structure, score=r.score, params=r.params)
+    imp = spec.impute(data, cache={}, **options)
     imp.recipe = r
     completed = imp.completed(data)
     frame = data.frame.copy()
@@ -139,7 +141,7 @@ def _fisher(data, *, model=None, k=3, seed=0, cache=None, **learn):
     return impute_fisher_knn(data, model=model, k=k, seed=seed)
 
 
-def _wknn(data, *, model=None, k=3, seed=0, cache=None, **learn):
+def _wknn(data, *, model=None, k=3, seed=0, cache=None, **_):
     cache = {} if cache is None else cache
     if "wknn" not in cache:
         cache["wknn"] = impute_wknn(data, k=k, seed=seed)

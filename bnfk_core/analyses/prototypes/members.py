@@ -27,6 +27,7 @@ CRITERIA = (
         "Greedy χ² heuristic",
         lazy("bnfk_core.analyses.prototypes.criteria", "chi2_criterion"),
         description="the paper's heuristic -sum_i log p_i of per-variable chi-square tests, greedy swaps",
+        streams=False,
     ),
     CriterionSpec("random", "Random subset", description="a uniformly random subset (the baseline)"),
 )

@@ -270,6 +270,7 @@ def select_prototypes(
     criterion = str(criterion).lower()
     if criterion not in CRITERIA:
         raise PrototypeError(f"Unknown criterion '{criterion}'; choose one of {', '.join(CRITERIA)}.")
+    CRITERIA.validate(criterion, {"n_init": n_init, "seed": seed, "max_passes": max_passes})
     data = model.align(data)
     N = data.n_rows
     check_subset_size(k, N)
@@ -287,7 +288,7 @@ def select_prototypes(
             )
         n_used = 0
     else:
-        n_used = 1 if crit is None else max(int(n_init), 1)
+        n_used = 1 if crit is None else int(n_init)
         cands = random_subsets(N, k, n_used, seed)
         start = cands[int(np.argmin(crit.values(cands)))] if crit is not None else cands[0]
     t_start = time.perf_counter() - t0

@@ -10,6 +10,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from bnfk_core.analyses.prototypes.selection import criterion_value
+from bnfk_core.registry import CRITERIA
 
 from .base import embedding_figure
 
@@ -64,7 +65,7 @@ def distribution_figure(res: dict, criterion: str) -> go.Figure:
             row=1,
             col=col,
         )
-        marks = [(c, criterion_value(res, c, metric)) for c in ("mmd", "chi2")]
+        marks = [(c, criterion_value(res, c, metric)) for c in CRITERIA.names(greedy=True) if c in res]
         if metric == "nll":
             marks.append(("full", res["full"]["nll"]))
         for name, x in marks:
@@ -91,7 +92,7 @@ def distribution_figure(res: dict, criterion: str) -> go.Figure:
                 col=col,
             )
             listed.add(name)  # each method once in the legend
-        if criterion == "random":
+        if criterion in CRITERIA and not CRITERIA[criterion].greedy:  # the random baseline: its mean
             fig.add_vline(
                 x=criterion_value(res, "random", metric),
                 line=dict(color="black", width=3, dash="dash"),
@@ -133,7 +134,7 @@ def curve_figure(curve: Sequence[dict], metric: str) -> go.Figure:
             error_y=dict(type="data", array=[r["random"][f"{metric}_std"] for r in curve]),
         )
     )
-    for c in ("mmd", "chi2"):
+    for c in (c for c in CRITERIA.names(greedy=True) if c in curve[0]):
         fig.add_trace(
             go.Scatter(
                 x=ks,
