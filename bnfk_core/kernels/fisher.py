@@ -204,8 +204,8 @@ def network_gram(
     marginals=None,
 ) -> np.ndarray:
     """The Fisher kernel matrix of ``model`` between the rows of ``data`` and of ``other`` (default:
-    ``data``), Theorem 1 of the paper: the Fisher kernel's ``gram`` (:attr:`bnfk_core.registry.KernelSpec.gram`)
-    that :func:`gram` calls.
+    ``data``), Theorem 1 of the paper: the Fisher kernel's ``gram``
+    (:attr:`bnfk_core.registry.KernelSpec.gram`) that :func:`gram` calls.
 
     Parameters
     ----------
