@@ -3,22 +3,18 @@ Fisher kernel -- heatmaps, clustering, imputation, prototypes, the case table (t
 collapsed variable, Markov equivalence -- and run the supervised arc search."""
 
 import numpy as np
-import pandas as pd
 import streamlit as st
 
 from bnfk_core.analyses.cluster import clustering as C
 from bnfk_core.analyses.segments import information as segment_information
-from bnfk_core.analyses.segments import network_checks
-from bnfk_core.kernels import fisher as kernels
-from bnfk_core.kernels.embed import class_order, cluster_order, sample_rows
+from bnfk_core.kernels.embed import sample_rows
 from bnfk_core.network.dag import SEGMENT_KINDS, SEGMENT_LABELS, SEGMENT_PATTERNS, SEGMENT_SIZES
 from bnfk_core.registry import ESTIMATORS
 from bnfk_core.serving import settings
 from bnfk_core.views import segments as seg_view
-from bnfk_core.views.figures import segments as figs
 from bnfk_ui import common
 from bnfk_ui.sections import segments as sections
-from bnfk_ui.state import caches, charts, choices, messages, shared, structure, tables
+from bnfk_ui.state import caches, choices, messages, structure, tables
 
 KINDS = {
     k: f"{SEGMENT_LABELS[k]}  {SEGMENT_PATTERNS[k] if k != 'full' else '(one collapsed variable)'}"
@@ -26,25 +22,6 @@ KINDS = {
 }
 BASES = settings.SEGMENT_BASES
 MAX_ROWS = 1500
-PLOTLY = {"displaylogo": False}
-
-
-@shared.front
-@st.cache_data(show_spinner=False, max_entries=32)
-def _suggest(_data, fingerprint: str, kind: str) -> pd.DataFrame:
-    return segment_information.mi_ranking(_data, kind, top=10)
-
-
-@shared.front
-@st.cache_data(show_spinner=False, max_entries=32)
-def _gram(_model, model_key: str, _feat, fingerprint: str, rows: tuple) -> np.ndarray:
-    return kernels.gram(_model, _feat.subset(np.asarray(rows)))
-
-
-@shared.front
-@st.cache_data(show_spinner=False, max_entries=64)
-def _aris(K: np.ndarray, labels: np.ndarray, k: int, restarts: int, seed: int) -> dict:
-    return network_checks.clustering_aris(K, labels, k, restarts=restarts, seed=seed)
 
 
 def controls(d, feat):
@@ -55,7 +32,7 @@ def controls(d, feat):
         c1.number_input("Variables in the full segment", 2, min(6, feat.n_vars), **choices.bind("seg_full_m"))
     c1.radio("Base network", list(BASES), format_func=BASES.get, **choices.bind("seg_base"))
     need = SEGMENT_SIZES.get(kind, int(ss.seg_full_m))
-    sug = _suggest(d, d.fingerprint(), kind if kind != "full" or need == 3 else "single-arc")
+    sug = sections.suggestions(d, d.fingerprint(), kind if kind != "full" or need == 3 else "single-arc")
     options = [", ".join(v) for v in sug.variables]
     fmt = {o: f"{o}   (score {s:.3f} nats)" for o, s in zip(options, sug.score)}
     old = [v for v in (ss.get("seg_vars") or []) if v in feat.variables]
@@ -127,16 +104,16 @@ def page():
     labels = d.labels()[rows] if has_class else np.full(len(rows), -1)
     with common.LazyProgress() as bar:  # drawn only when one of the steps has something to compute
         bar.step(0.0, "Gram matrix of the base network…")
-        K1 = _gram(m1, m1.key(), feat, feat.fingerprint(), tuple(rows.tolist()))
+        K1 = sections.rows_gram(m1, m1.key(), feat, feat.fingerprint(), tuple(rows.tolist()))
         bar.step(0.3, "Gram matrix with the segment…")
-        K2 = _gram(m2, m2.key(), feat, feat.fingerprint(), tuple(rows.tolist()))
+        K2 = sections.rows_gram(m2, m2.key(), feat, feat.fingerprint(), tuple(rows.tolist()))
         aris = None
         if has_class:
             k, restarts, seed = C.default_n_clusters(d), int(ss.seg_restarts), int(ss.seg_seed)
             bar.step(0.55, "Clustering the base kernel…")
-            a1 = _aris(K1, labels, k, restarts, seed)
+            a1 = sections.clustering_aris(K1, labels, k, restarts, seed)
             bar.step(0.8, "Clustering the kernel with the segment…")
-            aris = (a1, _aris(K2, labels, k, restarts, seed))
+            aris = (a1, sections.clustering_aris(K2, labels, k, restarts, seed))
     tabs = st.tabs(
         [
             "Kernels & clustering",
@@ -149,7 +126,7 @@ def page():
         ]
     )
     with tabs[0]:
-        kernel_tab(K1, K2, rows, labels, cls_states, has_class, aris)
+        sections.kernel_tab(K1, K2, rows, labels, cls_states, has_class, aris)
     with tabs[1]:
         sections.gallery_tab(d, feat, base, variables, rows, labels, cls_states)
     with tabs[2]:
@@ -162,42 +139,6 @@ def page():
         sections.equivalence_tab(feat, m2, K2, rows, labels, cls_states)
     with tabs[6]:
         sections.arc_search_tab(d, has_class)
-
-
-def kernel_tab(K1, K2, rows, labels, cls_states, has_class, aris):
-    order = shared.shared(class_order, labels, K1) if has_class else shared.shared(cluster_order, K1)
-    panels, zmax = shared.shared(figs.segment_panels, K1, K2, order, rows, labels, cls_states)
-    for col, fig, key in zip(
-        st.columns(3, gap="small"), panels, ("seg_gram_base", "seg_gram_seg", "seg_gram_diff")
-    ):
-        charts.plotly_chart(fig, key=key, config=PLOTLY, where=col)
-    dz = panels[2].data[0].zmax  # the difference has its own scale: the caption says both
-    st.caption(
-        f"{len(rows):,} rows in the same order in all three (by class, clustered within, on the base "
-        "kernel); "
-        f"colours clipped at ±{zmax:.3g} for the two kernels and at ±{dz:.3g} for their difference (99th "
-        f"percentile of |K| and of |ΔK|). Largest |ΔK| = {np.abs(K2 - K1).max():.4g}."
-    )
-    if aris:
-        (a1, a2), c = aris, st.columns(4)
-        for j, (algo, name) in enumerate((("correlation", "Correlation"), ("spectral", "Spectral"))):
-            c[2 * j].metric(f"{name} clustering ARI · base", f"{a1[algo]:.3f}")
-            c[2 * j + 1].metric(
-                "… with the segment", f"{a2[algo]:.3f}", **common.delta(a2[algo] - a1[algo], "+.3f")
-            )
-        st.caption(
-            f"Against the label, on the sampled rows; correlation clustering with "
-            f"{st.session_state.seg_restarts} restarts, no shift (thesis); spectral on K − min K."
-        )
-    else:
-        st.info("Choose a class column on the Data page to score clusterings against it.")
-    common.download(
-        "Gram matrices (NPZ: base, segment, rows)",
-        lambda: common.npz_bytes(base=K1, segment=K2, rows=rows),
-        f"{common.dataset_name()}_segment_grams.npz",
-        "application/octet-stream",
-        key="dl_seg_grams",
-    )
 
 
 if common.start("Segments lab"):
