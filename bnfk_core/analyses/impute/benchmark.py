@@ -59,8 +59,14 @@ Progress = Callable[[float, str], None]
 
 
 def structure_choices() -> dict[str, str]:
-    """The structures the BN methods of :func:`benchmark` can learn, name -> label, read from the registry:
-    the learners over features only (the class is never imputed here), and ``auto``, the thesis's rule."""
+    """The structures the BN methods of :func:`benchmark` can learn, read from the registry.
+
+    Returns
+    -------
+    dict
+        name -> label: the learners over features only (the class is never imputed here), then ``auto``,
+        the thesis's rule (exact search up to its variable limit, else hill climbing).
+    """
     return {
         **{m: LEARNERS[m].label for m in feature_learners()},
         "auto": f"As the thesis: exact up to {LEARNERS['exact'].max_variables} variables, else hill climbing",
