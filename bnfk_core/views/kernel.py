@@ -1,5 +1,6 @@
-"""What the Kernel page and the report's kernel section both show, written once: the Gram panels' titles,
-the pair the page starts with, the rows' values and the per-variable contributions table."""
+"""What the Kernel page and the report's kernel section show, written once: the Gram panels' titles, the
+pair the page starts with, the rows' values, the per-variable contributions table, the mean kernel values
+within and between classes and the variables that pull a pair together and apart."""
 
 from __future__ import annotations
 
