@@ -3,25 +3,43 @@ Fisher kernel -- heatmaps, clustering, imputation, prototypes, the case table (t
 collapsed variable, Markov equivalence -- and run the supervised arc search."""
 
 import numpy as np
+import pandas as pd
 import streamlit as st
 
 from bnfk_core.analyses.cluster import clustering as C
 from bnfk_core.analyses.segments import information as segment_information
+from bnfk_core.analyses.segments import network_checks
+from bnfk_core.kernels import fisher as kernels
 from bnfk_core.kernels.embed import sample_rows
-from bnfk_core.network.dag import SEGMENT_KINDS, SEGMENT_LABELS, SEGMENT_PATTERNS, SEGMENT_SIZES
+from bnfk_core.network.dag import SEGMENT_LABELS, SEGMENT_SIZES
 from bnfk_core.registry import ESTIMATORS
 from bnfk_core.serving import settings
 from bnfk_core.views import segments as seg_view
 from bnfk_ui import common
 from bnfk_ui.sections import segments as sections
-from bnfk_ui.state import caches, choices, messages, structure, tables
+from bnfk_ui.state import caches, choices, messages, shared, structure, tables
 
-KINDS = {
-    k: f"{SEGMENT_LABELS[k]}  {SEGMENT_PATTERNS[k] if k != 'full' else '(one collapsed variable)'}"
-    for k in SEGMENT_KINDS
-}
+KINDS = seg_view.segment_choices()
 BASES = settings.SEGMENT_BASES
 MAX_ROWS = 1500
+
+
+@shared.front
+@st.cache_data(show_spinner=False, max_entries=32)
+def _suggest(_data, fingerprint: str, kind: str) -> pd.DataFrame:
+    return segment_information.mi_ranking(_data, kind, top=10)
+
+
+@shared.front
+@st.cache_data(show_spinner=False, max_entries=32)
+def _gram(_model, model_key: str, _feat, fingerprint: str, rows: tuple) -> np.ndarray:
+    return kernels.gram(_model, _feat.subset(np.asarray(rows)))
+
+
+@shared.front
+@st.cache_data(show_spinner=False, max_entries=64)
+def _aris(K: np.ndarray, labels: np.ndarray, k: int, restarts: int, seed: int) -> dict:
+    return network_checks.clustering_aris(K, labels, k, restarts=restarts, seed=seed)
 
 
 def controls(d, feat):
@@ -32,25 +50,20 @@ def controls(d, feat):
         c1.number_input("Variables in the full segment", 2, min(6, feat.n_vars), **choices.bind("seg_full_m"))
     c1.radio("Base network", list(BASES), format_func=BASES.get, **choices.bind("seg_base"))
     need = SEGMENT_SIZES.get(kind, int(ss.seg_full_m))
-    sug = sections.suggestions(d, d.fingerprint(), kind if kind != "full" or need == 3 else "single-arc")
+    sug = _suggest(d, d.fingerprint(), kind if kind != "full" or need == 3 else "single-arc")
     options = [", ".join(v) for v in sug.variables]
     fmt = {o: f"{o}   (score {s:.3f} nats)" for o, s in zip(options, sug.score)}
-    old = [v for v in (ss.get("seg_vars") or []) if v in feat.variables]
-    if len(old) == need:  # a new pattern of the same size keeps the variables (their roles change)
-        ss.seg_vars, ss.seg_vars_kind = old, (kind, need)
-    elif (
-        ss.get("seg_vars") is None or ss.get("seg_vars_kind") != (kind, need) or len(old) != len(ss.seg_vars)
-    ):
-        ss.seg_vars, ss.seg_vars_kind = (
-            segment_information.default_segment_variables(sug, feat.variables, need, kind),
-            (kind, need),
+    chosen, replaced = segment_information.segment_variables_after(
+        ss.get("seg_vars"), ss.get("seg_vars_kind"), feat.variables, kind, need, sug
+    )
+    if chosen is not None:
+        ss.seg_vars, ss.seg_vars_kind = chosen, (kind, need)
+    if replaced:
+        common.plain_caption(
+            f"The {SEGMENT_LABELS[kind].lower()} segment takes {need} variables: the best "
+            f"suggestion replaced {', '.join(replaced)}.",
+            c2,
         )
-        if old:
-            common.plain_caption(
-                f"The {SEGMENT_LABELS[kind].lower()} segment takes {need} variables: the best "
-                f"suggestion replaced {', '.join(old)}.",
-                c2,
-            )
 
     def use_suggestion():
         ss.seg_vars = [v.strip() for v in ss.w_seg_pick.split(",")][:need] if ss.w_seg_pick else ss.seg_vars
@@ -104,16 +117,16 @@ def page():
     labels = d.labels()[rows] if has_class else np.full(len(rows), -1)
     with common.LazyProgress() as bar:  # drawn only when one of the steps has something to compute
         bar.step(0.0, "Gram matrix of the base network…")
-        K1 = sections.rows_gram(m1, m1.key(), feat, feat.fingerprint(), tuple(rows.tolist()))
+        K1 = _gram(m1, m1.key(), feat, feat.fingerprint(), tuple(rows.tolist()))
         bar.step(0.3, "Gram matrix with the segment…")
-        K2 = sections.rows_gram(m2, m2.key(), feat, feat.fingerprint(), tuple(rows.tolist()))
+        K2 = _gram(m2, m2.key(), feat, feat.fingerprint(), tuple(rows.tolist()))
         aris = None
         if has_class:
             k, restarts, seed = C.default_n_clusters(d), int(ss.seg_restarts), int(ss.seg_seed)
             bar.step(0.55, "Clustering the base kernel…")
-            a1 = sections.clustering_aris(K1, labels, k, restarts, seed)
+            a1 = _aris(K1, labels, k, restarts, seed)
             bar.step(0.8, "Clustering the kernel with the segment…")
-            aris = (a1, sections.clustering_aris(K2, labels, k, restarts, seed))
+            aris = (a1, _aris(K2, labels, k, restarts, seed))
     tabs = st.tabs(
         [
             "Kernels & clustering",

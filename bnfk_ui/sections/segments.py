@@ -1,5 +1,5 @@
-"""Sections of the Segments lab: the segment suggestions, Gram matrices and clusterings kept per setting, and
-its tabs -- the kernels and clustering, imputation and prototypes, the thesis's case table, the collapsed
+"""Sections of the Segments lab: its tabs -- the kernels and clustering, imputation and prototypes, the
+thesis's case table, the collapsed
 variable, Markov equivalence and the supervised arc search.  Each section is a function drawing one tab:
 widgets, a cached call into :mod:`bnfk_core.analyses.segments`, a table or a figure."""
 
@@ -13,10 +13,7 @@ import streamlit as st
 from bnfk_core.analyses import segments as S
 from bnfk_core.analyses.prototypes import selection as P
 from bnfk_core.analyses.segments import gallery as G
-from bnfk_core.analyses.segments import information as segment_information
-from bnfk_core.analyses.segments import network_checks
 from bnfk_core.errors import BnfkError
-from bnfk_core.kernels import fisher as kernels
 from bnfk_core.kernels.embed import class_order, cluster_order
 from bnfk_core.network.dag import DAG, SEGMENT_LABELS, SEGMENT_PATTERNS
 from bnfk_core.views.figures import segments as figs
@@ -25,9 +22,6 @@ from .. import common, jobs
 from ..state import charts, choices, messages, shared, structure, tables
 
 __all__ = [
-    "suggestions",
-    "rows_gram",
-    "clustering_aris",
     "role_line",
     "kernel_tab",
     "impute_protos_tab",
@@ -38,28 +32,6 @@ __all__ = [
     "gallery_tab",
 ]
 PLOTLY = {"displaylogo": False}
-
-
-@shared.front
-@st.cache_data(show_spinner=False, max_entries=32)
-def suggestions(_data, fingerprint: str, kind: str) -> pd.DataFrame:
-    """The ten variable tuples of highest mutual information for a segment of ``kind`` (label excluded)."""
-    return segment_information.mi_ranking(_data, kind, top=10)
-
-
-@shared.front
-@st.cache_data(show_spinner=False, max_entries=32)
-def rows_gram(_model, model_key: str, _feat, fingerprint: str, rows: tuple) -> np.ndarray:
-    """The Fisher kernel of ``_model`` on the sampled ``rows`` of the features."""
-    return kernels.gram(_model, _feat.subset(np.asarray(rows)))
-
-
-@shared.front
-@st.cache_data(show_spinner=False, max_entries=64)
-def clustering_aris(K: np.ndarray, labels: np.ndarray, k: int, restarts: int, seed: int) -> dict:
-    """ARI against ``labels`` of correlation and spectral clustering of the kernel ``K`` into ``k``
-    clusters."""
-    return network_checks.clustering_aris(K, labels, k, restarts=restarts, seed=seed)
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
