@@ -8,13 +8,12 @@ import streamlit as st
 
 from bnfk_core.errors import BnfkError
 from bnfk_core.kernels.fisher import FISHER, FISHER_NORMALIZED
-from bnfk_core.network.dag import DAG, SEGMENT_PATTERNS, apply_segment
-from bnfk_core.network.edit import ARC_EDITS, ArcEdit
+from bnfk_core.network.dag import DAG, apply_segment
 from bnfk_core.views.figures import segments as figs
 from bnfk_ui import common
+from bnfk_ui.sections import compare as sections
 from bnfk_ui.state import choices, compare, shared, structure, tables
 
-PRESETS = {"empty": "Empty", "chain": "Chain", "v": "V-structure", "a": "A-structure"}
 CHART = {"displaylogo": False}
 MAX_ROWS = 1000
 #: the kernels a comparison can use: the paper's, and the power- and L2-normalised one (its power alpha)
@@ -25,46 +24,6 @@ NORMALIZED_NOTE = (
     "image classification'). For α < 1 it is not invariant under equivalent structures: Markov-"
     "equivalent A and B can get different kernels (Theorem 4 holds for the paper's kernel and α = 1)."
 )
-
-
-def _presets(feat, triple) -> None:
-    """One click sets B: the empty network, or the empty network plus a segment on u, v, w; or a copy of A."""
-    cols = st.columns(len(PRESETS) + 1)
-    for col, (kind, label) in zip(cols, PRESETS.items()):
-        tip = (
-            "No arcs: the scaled-Hamming kernel."
-            if kind == "empty"
-            else f"The empty network plus {SEGMENT_PATTERNS[kind]} on the three variables."
-        )
-        if col.button(
-            label,
-            key=f"cmp_{kind}",
-            help=tip,
-            use_container_width=True,
-            disabled=kind != "empty" and len(triple) != 3,
-        ):
-            empty = DAG(feat.variables)
-            compare.set_compare_b(empty if kind == "empty" else apply_segment(empty, kind, triple))
-    if cols[-1].button(
-        "Copy A", key="cmp_copy", help="B becomes the current network again.", use_container_width=True
-    ):
-        compare.set_compare_b(structure.dag())
-
-
-def _edit_b(feat, b: DAG) -> None:
-    with st.expander("Edit B arc by arc, or make B the current network"):
-        c1, c2, c3, c4 = st.columns([1.5, 1.5, 1.2, 1.3], vertical_alignment="bottom")
-        u = c1.selectbox("From", list(feat.variables), key="cmp_from")
-        v = c2.selectbox("To", list(feat.variables), index=min(1, feat.n_vars - 1), key="cmp_to")
-        kind = c3.selectbox("Edit", list(ARC_EDITS), key="cmp_edit")
-        if c4.button("Apply to B", key="cmp_apply", use_container_width=True):
-            try:
-                compare.set_compare_b(ArcEdit(kind, u, v).apply(b))
-            except BnfkError as exc:
-                st.error(str(exc))
-        if st.button("Make B the current network (every page follows it)", key="cmp_promote"):
-            structure.set_dag(compare.compare_b(), "from the Compare page")
-            st.rerun()
 
 
 def page():
@@ -103,9 +62,9 @@ def page():
                 help="sign(z)|z|^α on every Fisher feature; α = 1: L2 normalisation only.",
             )
         )
-    _presets(feat, triple)
+    sections.presets(feat, triple)
     a, b = structure.dag(), compare.compare_b()
-    _edit_b(feat, compare.compare_b())
+    sections.edit_b(feat, compare.compare_b())
     b = compare.compare_b()
     common.plain_caption(
         structure.network_line("A") + f" B: {b.n_arcs} arcs "
@@ -124,30 +83,7 @@ def page():
     order, plane = compare.a_view(
         cmp, labels, min(int(ss.cmp_rows), d.n_rows), int(ss.cmp_seed), kernel, alpha
     )
-    m = st.columns(7)
-    m[0].metric(
-        "max |ΔK|",
-        f"{cmp.max_abs_delta:.3g}",
-        help="Largest change of a kernel value between A and B on the sampled rows.",
-    )
-    m[1].metric(
-        "Equivalent",
-        "yes" if cmp.equivalent else "no",
-        help="A and B Markov equivalent: one Fisher kernel under a likelihood-equivalent estimator (BDeu, "
-        "the default) -- paper, Theorem 4.",
-    )
-    if has_class:
-        m[2].metric(
-            "ARI · A", f"{cmp.a.ari:.3f}", help="Correlation clustering of A's kernel against the class."
-        )
-        m[3].metric("ARI · B", f"{cmp.b.ari:.3f}", **common.delta(cmp.b.ari - cmp.a.ari, "+.3f"))
-    else:
-        m[2].metric("A vs B clusters", f"{cmp.agreement:.3f}", help="ARI between A's and B's clusterings.")
-    m[4].metric("Imputation · A", f"{cmp.a.accuracy:.3f}")  # no help icon: the label fits (caption says it)
-    m[5].metric(
-        "Imputation · B", f"{cmp.b.accuracy:.3f}", **common.delta(cmp.b.accuracy - cmp.a.accuracy, "+.3f")
-    )
-    m[6].metric("Shared protos", f"{cmp.prototype_overlap} / {len(cmp.a.prototypes)}")
+    sections.outcome_metrics(cmp, has_class)
     panels, zmax = shared.shared(
         figs.comparison_panels, cmp.a.K, cmp.b.K, order, rows, labels, cls_states, height=280
     )
@@ -186,7 +122,7 @@ def page():
     ):  # the presets' outcomes computed while the page is looked at: their clicks find them ready
         empty = DAG(feat.variables)
         compare.prefetch(
-            [apply_segment(empty, kind, triple) for kind in PRESETS if kind != "empty"],
+            [apply_segment(empty, kind, triple) for kind in sections.PRESETS if kind != "empty"],
             min(int(ss.cmp_rows), d.n_rows),
             int(ss.cmp_seed),
             kernel,

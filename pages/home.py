@@ -4,6 +4,7 @@ import streamlit as st
 
 from bnfk_core.views import figures, report
 from bnfk_ui import common
+from bnfk_ui.sections import home as sections
 from bnfk_ui.state import caches, charts, choices, messages, shared, structure, tables, uploads
 
 
@@ -107,52 +108,7 @@ def page():
                 "kernel, clustering, imputation, prototypes; works offline. Takes about half a minute."
             )
 
-    st.subheader("Where to go next")
-    c1, c2, c3 = st.columns(3)
-    with c1:
-        st.page_link("pages/data.py", label="Data", icon=":material/table_chart:")
-        st.caption(
-            "Preview the table, choose the class column, missing-value policy, discretisation and dropped "
-            "columns."
-        )
-    with c2:
-        st.page_link("pages/structure.py", label="Structure", icon=":material/account_tree:")
-        st.caption(
-            "Learn a network, edit arcs, apply segment presets, see the Markov equivalence class, "
-            "import/export."
-        )
-    with c3:
-        st.page_link("pages/kernel.py", label="Kernel", icon=":material/grid_on:")
-        st.caption(
-            "Gram matrix heatmaps, comparison with a second network, value distribution, per-variable "
-            "contributions."
-        )
-    c1, c2, c3 = st.columns(3)
-    with c1:
-        st.page_link("pages/segments.py", label="Segments lab", icon=":material/science:")
-        st.caption(
-            "Add one arc, a V, an A, a chain or a full block and see what changes: kernel, clusters, "
-            "imputations, prototypes."
-        )
-        st.page_link("pages/clustering.py", label="Clustering", icon=":material/scatter_plot:")
-        st.caption(
-            "Correlation and spectral clustering with each kernel, ARI/AMI/V-measure, kernel classification."
-        )
-    with c2:
-        st.page_link("pages/imputation.py", label="Imputation", icon=":material/healing:")
-        st.caption(
-            "BN imputation against Mode and weighted kNN (thesis ch. 4), or fill in your own missing cells."
-        )
-        st.page_link("pages/prototypes.py", label="Prototypes", icon=":material/stars:")
-        st.caption(
-            "Greedy-MMD prototypes (paper Algorithm 1) against the chi-square heuristic and random subsets."
-        )
-    with c3:
-        st.page_link("pages/results.py", label="Results", icon=":material/fact_check:")
-        st.caption(
-            "Our reproduction of the thesis's and the paper's tables, side by side with the published "
-            "numbers."
-        )
+    sections.where_next()
 
     with common.shown_errors():
         dg = structure.dag()

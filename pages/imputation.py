@@ -1,31 +1,18 @@
 """Imputation: the thesis's benchmark (hide cells at random, score BN / Mode / wKNN / ...) and
 filling the loaded data's missing cells with the current model."""
 
-import json
-
 import streamlit as st
 
 from bnfk_core.analyses.impute import benchmark as impute_benchmark
 from bnfk_core.analyses.impute import methods as impute_methods
 from bnfk_core.kernels.embed import sample_rows
-from bnfk_core.registry import IMPUTERS, LEARNERS, feature_learners
-from bnfk_core.views.figures import imputation as fig_imp
-from bnfk_ui import common, jobs
+from bnfk_core.registry import IMPUTERS
+from bnfk_ui import common
 from bnfk_ui.sections import data as sec_data
 from bnfk_ui.sections import imputation as sec_imp
-from bnfk_ui.state import bigfiles, caches, choices, imputation, messages, structure, tables
+from bnfk_ui.state import bigfiles, choices, messages, tables
 
-
-def _structures() -> dict:
-    """The learners over features only (the class is never imputed here), and ``auto`` -- read from the
-    registry."""
-    return {
-        **{m: LEARNERS[m].label for m in feature_learners()},
-        "auto": f"As the thesis: exact up to {LEARNERS['exact'].max_variables} variables, else hill climbing",
-    }
-
-
-RATIOS = [0.1, 0.2, 0.3, 0.4, 0.5]  # the thesis grid: pick all five of each for its 25 settings
+RATIOS = list(impute_benchmark.DEFAULT_RATIOS)  # the thesis grid: pick all five of each for its 25 settings
 
 
 def page():
@@ -54,7 +41,7 @@ def page():
                 help="The thesis's methods, networks learned from every row (BN (all rows), "
                 "structural EM) and the peers analysts use (Mode, kNN on one-hot codes).",
             )
-            structures = _structures()
+            structures = impute_benchmark.structure_choices()
             bn_structure = st.selectbox(
                 "Structure of the BN methods (thesis protocol: {score} score, {params} CPTs)".format(
                     **impute_methods.IMPUTE_LEARN
@@ -118,48 +105,7 @@ def page():
             bar.empty()
         stored = ss.get("imp_result")
         if stored and stored[0] == feat.fingerprint():
-            res = stored[1]
-            st.subheader("Macro averages")
-            st.dataframe(
-                res.table(),
-                hide_index=True,
-                column_config={
-                    c: st.column_config.NumberColumn(format="%.3f")
-                    for c in ("accuracy", "accuracy sd", "cross-entropy", "cross-entropy sd")
-                }
-                | {"seconds": st.column_config.NumberColumn(format="%.1f")},
-            )
-            st.caption(
-                f"{res.info['structure']} structures · {res.repeats} repeat(s) per setting · "
-                f"{res.seconds:.1f} s in all."
-            )
-            metric = st.radio(
-                "Heatmap metric",
-                ["accuracy", "cross_entropy"],
-                horizontal=True,
-                format_func=lambda m: m.replace("_", "-"),
-                key="imp_metric",
-            )
-            fig = fig_imp.benchmark_heatmaps(res, metric)
-            st.plotly_chart(fig, key="imp_heatmaps", config={"displaylogo": False})
-            base = f"{common.dataset_name()}_imputation"
-            d1, d2, d3 = st.columns(3)
-            with d1:
-                common.download(
-                    "Results (JSON)",
-                    json.dumps(res.to_dict(), indent=1, default=float).encode("utf-8"),
-                    f"{base}.json",
-                    "application/json",
-                )
-            with d2:
-                common.download(
-                    "Every run (CSV)",
-                    res.runs.to_csv(index=False).encode("utf-8"),
-                    f"{base}_runs.csv",
-                    "text/csv",
-                )
-            with d3:
-                common.download_figure(fig, f"{base}_{metric}")
+            sec_imp.benchmark_results(stored[1])
 
     with t_mine:
         d = tables.data()
@@ -194,45 +140,7 @@ def page():
             )
         else:
             with common.shown_errors():
-                if which in IMPUTERS:  # the registry's imputer, as impute DATA --structure hc does
-                    with (
-                        st.spinner(f"{IMPUTERS[which].label}: learning from every row…"),
-                        jobs.heavy(f"imputing with {which}"),
-                    ):
-                        res = sec_imp.imputed_by(feat, feat.fingerprint(), which, seed)
-                    st.caption(
-                        f"Every missing cell of the feature columns is filled with its most probable value "
-                        f"under {IMPUTERS[which].label} ({IMPUTERS[which].description}): "
-                        + "; ".join(res.imputation.notes[:1])
-                        + "."
-                    )
-                else:
-                    if which == "learn" and (feat.codes < 0).any():
-                        with (
-                            st.spinner("Learning the network from every row…"),
-                            jobs.heavy("learning the network"),
-                        ):
-                            m = imputation.learned_for_imputation(feat, seed)
-                        common.plain_caption(
-                            f"The network learned from this table by the recipe "
-                            f"{structure.recipe().describe()}: {m.dag.n_arcs} arcs."
-                        )
-                    else:
-                        m = caches.model()
-                        common.plain_caption(structure.network_line("The imputation"))
-                    st.caption(
-                        "Every missing cell of the feature columns is filled with its most probable value: "
-                        "the "
-                        "exact posterior given the row's observed values. Baseline: the empty network fills "
-                        "each cell with its column's most frequent value (Mode in the benchmark)."
-                    )
-                    with st.spinner("Computing the posteriors…"):
-                        res = imputation.imputed_with(m, d)
-                fill = sec_imp.filled_cells_view(res, big)
-                if big:
-                    sec_imp.big_file_panel(m, fill)
-                else:
-                    sec_imp.small_file_panel(res, fill)
+                sec_imp.fill_missing_cells(feat, d, which, seed, big)
 
 
 if common.start("Imputation"):

@@ -10,23 +10,18 @@ from bnfk_core.analyses.cluster import clustering as C
 from bnfk_core.analyses.segments import information as segment_information
 from bnfk_core.analyses.segments import network_checks
 from bnfk_core.kernels import fisher as kernels
-from bnfk_core.kernels.embed import class_order, cluster_order, sample_rows
-from bnfk_core.network.dag import SEGMENT_KINDS, SEGMENT_LABELS, SEGMENT_PATTERNS, SEGMENT_SIZES
+from bnfk_core.kernels.embed import sample_rows
+from bnfk_core.network.dag import SEGMENT_LABELS, SEGMENT_SIZES
 from bnfk_core.registry import ESTIMATORS
 from bnfk_core.serving import settings
 from bnfk_core.views import segments as seg_view
-from bnfk_core.views.figures import segments as figs
 from bnfk_ui import common
 from bnfk_ui.sections import segments as sections
-from bnfk_ui.state import caches, charts, choices, messages, shared, structure, tables
+from bnfk_ui.state import caches, choices, messages, shared, structure, tables
 
-KINDS = {
-    k: f"{SEGMENT_LABELS[k]}  {SEGMENT_PATTERNS[k] if k != 'full' else '(one collapsed variable)'}"
-    for k in SEGMENT_KINDS
-}
+KINDS = seg_view.segment_choices()
 BASES = settings.SEGMENT_BASES
 MAX_ROWS = 1500
-PLOTLY = {"displaylogo": False}
 
 
 @shared.front
@@ -58,22 +53,17 @@ def controls(d, feat):
     sug = _suggest(d, d.fingerprint(), kind if kind != "full" or need == 3 else "single-arc")
     options = [", ".join(v) for v in sug.variables]
     fmt = {o: f"{o}   (score {s:.3f} nats)" for o, s in zip(options, sug.score)}
-    old = [v for v in (ss.get("seg_vars") or []) if v in feat.variables]
-    if len(old) == need:  # a new pattern of the same size keeps the variables (their roles change)
-        ss.seg_vars, ss.seg_vars_kind = old, (kind, need)
-    elif (
-        ss.get("seg_vars") is None or ss.get("seg_vars_kind") != (kind, need) or len(old) != len(ss.seg_vars)
-    ):
-        ss.seg_vars, ss.seg_vars_kind = (
-            segment_information.default_segment_variables(sug, feat.variables, need, kind),
-            (kind, need),
+    chosen, replaced = segment_information.segment_variables_after(
+        ss.get("seg_vars"), ss.get("seg_vars_kind"), feat.variables, kind, need, sug
+    )
+    if chosen is not None:
+        ss.seg_vars, ss.seg_vars_kind = chosen, (kind, need)
+    if replaced:
+        common.plain_caption(
+            f"The {SEGMENT_LABELS[kind].lower()} segment takes {need} variables: the best "
+            f"suggestion replaced {', '.join(replaced)}.",
+            c2,
         )
-        if old:
-            common.plain_caption(
-                f"The {SEGMENT_LABELS[kind].lower()} segment takes {need} variables: the best "
-                f"suggestion replaced {', '.join(old)}.",
-                c2,
-            )
 
     def use_suggestion():
         ss.seg_vars = [v.strip() for v in ss.w_seg_pick.split(",")][:need] if ss.w_seg_pick else ss.seg_vars
@@ -149,7 +139,7 @@ def page():
         ]
     )
     with tabs[0]:
-        kernel_tab(K1, K2, rows, labels, cls_states, has_class, aris)
+        sections.kernel_tab(K1, K2, rows, labels, cls_states, has_class, aris)
     with tabs[1]:
         sections.gallery_tab(d, feat, base, variables, rows, labels, cls_states)
     with tabs[2]:
@@ -162,42 +152,6 @@ def page():
         sections.equivalence_tab(feat, m2, K2, rows, labels, cls_states)
     with tabs[6]:
         sections.arc_search_tab(d, has_class)
-
-
-def kernel_tab(K1, K2, rows, labels, cls_states, has_class, aris):
-    order = shared.shared(class_order, labels, K1) if has_class else shared.shared(cluster_order, K1)
-    panels, zmax = shared.shared(figs.segment_panels, K1, K2, order, rows, labels, cls_states)
-    for col, fig, key in zip(
-        st.columns(3, gap="small"), panels, ("seg_gram_base", "seg_gram_seg", "seg_gram_diff")
-    ):
-        charts.plotly_chart(fig, key=key, config=PLOTLY, where=col)
-    dz = panels[2].data[0].zmax  # the difference has its own scale: the caption says both
-    st.caption(
-        f"{len(rows):,} rows in the same order in all three (by class, clustered within, on the base "
-        "kernel); "
-        f"colours clipped at ±{zmax:.3g} for the two kernels and at ±{dz:.3g} for their difference (99th "
-        f"percentile of |K| and of |ΔK|). Largest |ΔK| = {np.abs(K2 - K1).max():.4g}."
-    )
-    if aris:
-        (a1, a2), c = aris, st.columns(4)
-        for j, (algo, name) in enumerate((("correlation", "Correlation"), ("spectral", "Spectral"))):
-            c[2 * j].metric(f"{name} clustering ARI · base", f"{a1[algo]:.3f}")
-            c[2 * j + 1].metric(
-                "… with the segment", f"{a2[algo]:.3f}", **common.delta(a2[algo] - a1[algo], "+.3f")
-            )
-        st.caption(
-            f"Against the label, on the sampled rows; correlation clustering with "
-            f"{st.session_state.seg_restarts} restarts, no shift (thesis); spectral on K − min K."
-        )
-    else:
-        st.info("Choose a class column on the Data page to score clusterings against it.")
-    common.download(
-        "Gram matrices (NPZ: base, segment, rows)",
-        lambda: common.npz_bytes(base=K1, segment=K2, rows=rows),
-        f"{common.dataset_name()}_segment_grams.npz",
-        "application/octet-stream",
-        key="dl_seg_grams",
-    )
 
 
 if common.start("Segments lab"):

@@ -2,25 +2,18 @@
 
 import contextlib
 
-import pyarrow as pa
 import streamlit as st
 
 from bnfk_core.errors import StructureError
 from bnfk_core.network.dag import DAG, covered_arcs, segment_arcs
-from bnfk_core.registry import ESTIMATORS, SCORES
+from bnfk_core.registry import ESTIMATORS
 from bnfk_core.views import figures
 from bnfk_ui import common, live
 from bnfk_ui.sections import kgv as kgv_section
 from bnfk_ui.sections import landscape as landscape_section
 from bnfk_ui.sections import structure as sections
 from bnfk_ui.sections.structure import act, message
-from bnfk_ui.state import caches, charts, choices, messages, shared, structure, tables
-
-
-def _score_table(labels: tuple, values: tuple, deltas: tuple) -> pa.Table:
-    """The scores beside the graph as an Arrow table (made once per structure and shared: a table Streamlit
-    sends as it is, without converting a pandas frame on every run)."""
-    return pa.table({"score": list(labels), "value": list(values), "Δ vs learned": list(deltas)})
+from bnfk_ui.state import charts, choices, messages, shared, structure, tables
 
 
 def page():
@@ -76,28 +69,7 @@ def page():
         message("top")
         sections.edit_panel(dg)  # the picked arc's Remove / Reverse, add or change an arc
         with common.shown_errors():
-            m = caches.model()
-            sc = caches.scores()
-            c1, c2 = st.columns(2)
-            c1.metric("Arcs", dg.n_arcs)
-            c2.metric("Parameters", f"{m.parameter_count():,}", help="Free parameters Σ q_i (r_i − 1).")
-            learned = caches.scores(DAG.from_dict(ss.structure["learned"]))
-            table = shared.shared(
-                _score_table,
-                tuple(SCORES[s].label for s in SCORES),
-                tuple(sc[s] for s in SCORES),
-                tuple(sc[s] - learned[s] for s in SCORES),
-            )
-            st.dataframe(
-                table,
-                hide_index=True,
-                width="stretch",
-                column_config={
-                    "value": st.column_config.NumberColumn(format="%.1f"),
-                    "Δ vs learned": st.column_config.NumberColumn(format="%+.1f"),
-                },
-            )
-            common.complete_rows_notice("Log scores")
+            sections.scores_panel(dg)
         st.selectbox(
             "Parameters",
             list(ESTIMATORS),

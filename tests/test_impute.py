@@ -17,6 +17,7 @@ from bnfk_core.analyses.impute.benchmark import (
     evaluate,
     induce_mcar,
     macro_average,
+    structure_choices,
 )
 from bnfk_core.analyses.impute.completion import impute_with_model
 from bnfk_core.analyses.impute.core import (
@@ -32,8 +33,10 @@ from bnfk_core.analyses.impute.core import (
 )
 from bnfk_core.cli import main
 from bnfk_core.data.table import from_codes, load_csv
+from bnfk_core.learning.exact import EXACT_MAX_VARIABLES
 from bnfk_core.network.dag import DAG
 from bnfk_core.network.model import write_model
+from bnfk_core.registry import LEARNERS
 
 ROOT = Path(__file__).resolve().parents[1]
 TTT = str(ROOT / "sample_data" / "tic_tac_toe.csv")
@@ -313,6 +316,16 @@ def test_benchmark_table_is_the_macro_average_of_the_runs():
         assert line[4] == pytest.approx(np.std(sub.cross_entropy.to_numpy()))
         assert line[5] == 8 and line[6] == pytest.approx(sub.seconds.sum())
     assert list(res.table({"bn": "network", "mode": "mode"})["method"]) == ["network", "mode"]
+
+
+def test_structure_choices_are_the_feature_learners_and_the_thesis_rule():
+    choices = structure_choices()
+    expected = [m for m in LEARNERS if not LEARNERS[m].needs_class]  # the class is never imputed
+    assert list(choices) == [*expected, "auto"]
+    assert "tan" not in choices and "exact" in choices and "hc" in choices
+    assert all(choices[m] == LEARNERS[m].label for m in expected)
+    # "auto" says the rule the benchmark applies: exact search up to its variable limit, else hill climbing
+    assert f"exact up to {EXACT_MAX_VARIABLES} variables" in choices["auto"]
 
 
 # ---------------------------------------------------------------------- practical imputation

@@ -17,6 +17,7 @@ from bnfk_core.inference.queries import log_likelihood as bn_log_likelihood
 from bnfk_core.lca import LcaError, fit_lca, fit_lca_range, free_parameters, parse_classes
 from bnfk_core.lca.em import em_runs
 from bnfk_core.lca.model import initial_parameters, one_hot
+from bnfk_core.lca.report import criteria_table, posterior_table
 from bnfk_core.network.model import read_model, write_model
 
 POLCA_CARCINOMA = {2: -317.2568, 3: -293.7050, 4: -289.2858}  # poLCA's documented maxima
@@ -39,6 +40,25 @@ def test_carcinoma_reaches_polca_maxima(carcinoma, k):
     # the hidden-root network gives the same likelihood by the project's own inference (class column missing)
     net = m.to_bayesnet()
     assert bn_log_likelihood(net, carcinoma).sum() == pytest.approx(m.loglik, abs=1e-8)
+
+
+def test_criteria_table_lists_each_fit_with_its_criteria(carcinoma):
+    fits = [fit_lca(carcinoma, k, starts=5, seed=0) for k in (1, 2)]
+    table = criteria_table(fits)
+    assert list(table.columns) == ["classes", "log-likelihood", "parameters", "BIC", "AIC", "starts at best"]
+    assert table["classes"].tolist() == [1, 2] and table["parameters"].tolist() == [7, 1 + 2 * 7]
+    for row, m in zip(table.itertuples(index=False), fits):
+        assert row[1] == m.loglik and row[3] == pytest.approx(-2 * m.loglik + m.parameters * np.log(118))
+        assert row[4] == pytest.approx(-2 * m.loglik + 2 * m.parameters)
+        assert row[5] == f"{m.starts_at_best}/5"
+
+
+def test_posterior_table_numbers_rows_from_zero_and_classes_from_one():
+    post = np.array([[0.7, 0.2, 0.1], [0.1, 0.3, 0.6], [0.25, 0.5, 0.25]])
+    table = posterior_table(post)
+    assert list(table.columns) == ["row", "modal class", "P(class 1)", "P(class 2)", "P(class 3)"]
+    assert table["row"].tolist() == [0, 1, 2] and table["modal class"].tolist() == [1, 3, 2]
+    np.testing.assert_array_equal(table.iloc[:, 2:].to_numpy(), post)
 
 
 def test_free_parameters_counts_every_profile():

@@ -10,6 +10,7 @@ import json
 
 import helpers_bruteforce as bf
 import numpy as np
+import pandas as pd
 import pytest
 from scipy.stats.contingency import association
 from sklearn.metrics import adjusted_rand_score, mutual_info_score
@@ -600,6 +601,33 @@ def test_default_segment_variables_top_pair_first():
     assert segment_information.default_segment_variables(rank, feat.variables, 4, "full") == list(
         feat.variables[:4]
     )
+
+
+def test_segment_choices_name_each_kind_with_its_pattern():
+    from bnfk_core.network.dag import SEGMENT_KINDS, SEGMENT_LABELS, SEGMENT_PATTERNS
+    from bnfk_core.views.segments import segment_choices
+
+    got = segment_choices()
+    assert list(got) == list(SEGMENT_KINDS)
+    assert got["v"] == f"{SEGMENT_LABELS['v']}  {SEGMENT_PATTERNS['v']}" and "←" in got["v"]
+    assert got["full"] == f"{SEGMENT_LABELS['full']}  (one collapsed variable)"
+
+
+def test_segment_variables_after_a_change_of_pattern():
+    after = segment_information.segment_variables_after
+    variables = ["a", "b", "c", "d", "e"]
+    rank = pd.DataFrame({"variables": [("c", "e", "a"), ("b", "d", "a")], "score": [0.9, 0.5]})
+    # a first choice and a choice of another size take the top suggestion
+    assert after(None, None, variables, "v", 3, rank) == (["c", "e", "a"], [])
+    assert after(["a", "b"], ("single-arc", 2), variables, "v", 3, rank) == (["c", "e", "a"], ["a", "b"])
+    # a new pattern of the same size keeps the variables (their roles change), dropping none
+    assert after(["d", "b", "a"], ("v", 3), variables, "chain", 3, rank) == (["d", "b", "a"], [])
+    # a choice still being made for this pattern stays as it is
+    assert after(["d"], ("v", 3), variables, "v", 3, rank) == (None, [])
+    # a variable gone from the table: the others are named as replaced by the top suggestion
+    assert after(["d", "x", "a"], ("v", 3), variables, "v", 3, rank) == (["c", "e", "a"], ["d", "a"])
+    # a full segment of four starts from the variable order
+    assert after(None, None, variables, "full", 4, rank) == (["a", "b", "c", "d"], [])
 
 
 def test_clustering_aris_equal_sklearn_on_the_same_seeded_clustering():

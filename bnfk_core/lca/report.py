@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import numpy as np
+import pandas as pd
+
 from .fibers import identifiability
 
-__all__ = ["summary"]
+__all__ = ["summary", "criteria_table", "posterior_table"]
 
 
 def summary(model, data=None) -> dict:
@@ -46,3 +49,51 @@ def summary(model, data=None) -> dict:
             for i, v in enumerate(m.variables)
         },
     }
+
+
+def criteria_table(models) -> pd.DataFrame:
+    """The fitted models side by side, one row each, to choose the number of classes by.
+
+    Parameters
+    ----------
+    models : sequence of LatentClassModel
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``classes``, ``log-likelihood``, ``parameters``, ``BIC``, ``AIC`` and ``starts at best``
+        (``"s/S"``: s of the S EM starts reached the best log-likelihood).
+    """
+    return pd.DataFrame(
+        [
+            {
+                "classes": m.n_classes,
+                "log-likelihood": m.loglik,
+                "parameters": m.parameters,
+                "BIC": m.bic,
+                "AIC": m.aic,
+                "starts at best": f"{m.starts_at_best}/{m.starts}",
+            }
+            for m in models
+        ]
+    )
+
+
+def posterior_table(post: np.ndarray) -> pd.DataFrame:
+    """Every row's class probabilities with its modal class.
+
+    Parameters
+    ----------
+    post : ndarray, shape (N, K)
+        P(class | row), as :meth:`LatentClassModel.posterior` gives.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``row`` (data row numbers from 0, as every page and download), ``modal class`` (from 1) and
+        ``P(class 1)`` .. ``P(class K)``.
+    """
+    table = pd.DataFrame(post, columns=[f"P(class {t + 1})" for t in range(post.shape[1])])
+    table.insert(0, "modal class", post.argmax(axis=1) + 1)
+    table.insert(0, "row", np.arange(len(table)))
+    return table

@@ -1,5 +1,6 @@
-"""What the Kernel page and the report's kernel section both show, written once: the Gram panels' titles,
-the pair the page starts with, the rows' values and the per-variable contributions table."""
+"""What the Kernel page and the report's kernel section show, written once: the Gram panels' titles, the
+pair the page starts with, the rows' values, the per-variable contributions table, the mean kernel values
+within and between classes and the variables that pull a pair together and apart."""
 
 from __future__ import annotations
 
@@ -8,12 +9,14 @@ import pandas as pd
 
 __all__ = [
     "MISSING_SHOWN",
+    "class_means",
     "contributions_table",
     "first_pair",
     "histogram_title",
     "main_title",
     "row_labels",
     "shown_values",
+    "strongest_terms",
 ]
 
 #: how a missing cell is shown beside a row's values
@@ -127,3 +130,46 @@ def contributions_table(variables, xa, xb, contrib) -> pd.DataFrame:
     Paper, Theorem 1.
     """
     return pd.DataFrame({"variable": list(variables), "row A": xa, "row B": xb, "K_i": contrib})
+
+
+def class_means(pair_values: dict) -> tuple[float | None, float]:
+    """The mean kernel value of the pairs within a class and of the pairs between classes.
+
+    Parameters
+    ----------
+    pair_values : dict
+        ``{"within": {class: ndarray}, "between": ndarray}``, the off-diagonal kernel values of the sampled
+        rows by pair kind (the kernel analysis's ``"pairs"``); ``between`` not empty.
+
+    Returns
+    -------
+    within : float or None
+        None when no two rows share a class.
+    between : float
+    """
+    within = np.concatenate([v for v in pair_values["within"].values()] or [np.zeros(0)])
+    return (float(within.mean()) if len(within) else None), float(pair_values["between"].mean())
+
+
+def strongest_terms(variables, contrib, n: int = 3) -> tuple[list, list]:
+    """The variables that pull a pair together and apart most.
+
+    Parameters
+    ----------
+    variables : sequence of str
+    contrib : ndarray, shape (n_vars,)
+        The per-variable terms K_i of the pair (Theorem 1).
+    n : int
+        At most this many of each.
+
+    Returns
+    -------
+    agree : list of str
+        The variables of the ``n`` largest terms that are positive, the largest first.
+    disagree : list of str
+        The variables of the ``n`` smallest terms that are negative, the most negative first.
+    """
+    top = np.argsort(contrib)[::-1]
+    agree = [variables[i] for i in top[:n] if contrib[i] > 0]
+    disagree = [variables[i] for i in top[::-1][:n] if contrib[i] < 0]
+    return agree, disagree

@@ -1,11 +1,26 @@
-"""What the Segments lab and the report's segment comparison both show, written once: the base network a
-segment is added to, and the sentence naming the arcs it added."""
+"""What the Segments lab and the report's segment comparison both show, written once: the segments to choose
+from, the base network a segment is added to, and the sentence naming the arcs it added."""
 
 from __future__ import annotations
 
-from bnfk_core.network.dag import DAG, apply_segment
+from bnfk_core.network.dag import DAG, SEGMENT_KINDS, SEGMENT_LABELS, SEGMENT_PATTERNS, apply_segment
 
-__all__ = ["added_arcs", "segment_networks"]
+__all__ = ["added_arcs", "segment_choices", "segment_networks"]
+
+
+def segment_choices() -> dict[str, str]:
+    """The segments to choose from, each with its pattern.
+
+    Returns
+    -------
+    dict
+        kind -> label: the segment's name and its pattern over u, v, w (``"V-structure  u → w ← v"``); the
+        full segment, whose size is chosen apart, says it becomes one collapsed variable.
+    """
+    return {
+        k: f"{SEGMENT_LABELS[k]}  {SEGMENT_PATTERNS[k] if k != 'full' else '(one collapsed variable)'}"
+        for k in SEGMENT_KINDS
+    }
 
 
 def segment_networks(

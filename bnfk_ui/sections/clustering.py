@@ -1,18 +1,166 @@
-"""Tabs of the Clustering page beside the one clustering in detail: every selected kernel × both algorithms
-over several seeds (the thesis's Table 5.1 layout) and kernel kNN / SVM classification (thesis App. D)."""
+"""Tabs of the Clustering page: one clustering in detail (metrics against the empty network, heatmap by
+cluster, kernel-PCA maps, contingency table, downloads), every selected kernel × both algorithms over several
+seeds (the thesis's Table 5.1 layout) and kernel kNN / SVM classification (thesis App. D)."""
 
 import json
 
+import numpy as np
 import pandas as pd
 import streamlit as st
 
 from bnfk_core.analyses.cluster import clustering as C
+from bnfk_core.kernels.fisher import SCALED_HAMMING
+from bnfk_core.kernels.fisher_normalized import ABOUT
 from bnfk_core.registry import CLUSTERERS, KERNELS
+from bnfk_core.serving import settings
+from bnfk_core.views import figures
+from bnfk_core.views.figures import clustering as fig_clu
 
 from .. import common
-from ..state import caches, choices
+from ..state import caches, charts, choices, clustering, messages, shared, structure
 
-__all__ = ["cli_command", "downloads", "comparison_tab", "classification_tab"]
+__all__ = ["one_clustering_tab", "cli_command", "downloads", "comparison_tab", "classification_tab"]
+
+ALGOS, NETWORKS = settings.ALGORITHMS, settings.CLUSTER_NETWORKS
+CHART = {"displaylogo": False}
+
+
+def one_clustering_tab(d, sub, rows, m, base_key: tuple, k: int) -> None:
+    """The chosen kernel and algorithm on the sampled rows ``sub`` (``rows`` of ``d``) with the network ``m``:
+    the scores beside the empty network's, what was computed and how (the command line), the heatmap by
+    cluster, the kernel-PCA maps by cluster and by label, the contingency table and the downloads."""
+    ss = st.session_state
+    seed, kernel, algo = int(ss.clu_seed), ss.clu_kernel, ss.clu_algorithm
+    has_class = d.class_column is not None
+    cls_states = d.states[d.index(d.class_column)] if has_class else ()
+    with common.working(f"{KERNELS[kernel].label} kernel and {ALGOS[algo].lower()}…"):
+        options = caches.kernel_options(kernel, ss.clu_alpha)
+        setup = clustering.clustering_setup(sub, base_key + options, kernel, m, options)
+        res = clustering.cached_clustering(
+            setup,
+            sub,
+            base_key + (kernel,) + options,
+            algo,
+            k,
+            ss.clu_transform,
+            int(ss.clu_restarts),
+            seed,
+        )
+    ss.clu_result = {**res, "rows": rows.tolist()}
+    labels = np.asarray(res["labels"])
+    true = sub.labels() if has_class else np.full(len(rows), -1)
+    base = None
+    if kernel != SCALED_HAMMING and algo != "lca":  # the empty network beside the chosen kernel
+        with common.working("Baseline: the empty network (scaled-Hamming kernel)…"):
+            bsetup = clustering.clustering_setup(sub, base_key, SCALED_HAMMING, m)
+            base = clustering.cached_clustering(
+                bsetup,
+                sub,
+                base_key + (SCALED_HAMMING,),
+                algo,
+                k,
+                ss.clu_transform,
+                int(ss.clu_restarts),
+                seed,
+            )
+    mc = st.columns(5)
+    for col, (name, key) in zip(
+        mc, (("ARI", "ari"), ("AMI", "ami"), ("V-measure", "v_measure"), ("Silhouette", "silhouette"))
+    ):
+        b = None if base is None or base[key] is None or res[key] is None else res[key] - base[key]
+        col.metric(
+            name,
+            "–" if res[key] is None else f"{res[key]:.3f}",
+            delta=None if b is None else f"{b:+.3f} vs empty network",
+            delta_color="off",
+        )
+    mc[4].metric(
+        "Clusters used",
+        f"{res['n_used']} of {res['n_clusters']}",
+        help=f"clustering {res['cluster_seconds']:.2f} s, kernel {res['kernel_seconds']:.2f} s"
+        + (f"; eq. (5.2) cost {res['cost']:.4g}" if res["cost"] is not None else ""),
+    )
+    lines = []  # one caption, a paragraph each: the model, the network, the baseline, the command line
+    if algo == "lca":
+        lines.append(
+            f"The latent class model clusters the rows itself ({k} classes, {int(ss.clu_restarts)} "
+            "seeded "
+            "EM starts as 'Local-search restarts'); the kernel only draws the heatmap and the maps."
+        )
+    if KERNELS[kernel].uses_network and ss.clu_network == "current":
+        lines += [
+            common.literal(structure.network_line(f"The {KERNELS[kernel].label} kernel")),
+            ABOUT if options else "",
+        ]
+    elif KERNELS[kernel].uses_network:
+        lines.append(
+            f"{KERNELS[kernel].label} kernel of {NETWORKS[ss.clu_network].lower()}: {m.dag.n_arcs} arcs."
+            + (f" {ABOUT}" if options else "")
+        )
+    if base is not None:
+        lines.append(
+            "Baseline beside it: the empty network (scaled-Hamming kernel, thesis eq. 3.2), same rows "
+            "and "
+            "settings — "
+            + ", ".join(
+                f"{n} {base[k_]:.3f}"
+                for n, k_ in (("ARI", "ari"), ("AMI", "ami"), ("silhouette", "silhouette"))
+                if base[k_] is not None
+            )
+            + "."
+        )
+    lines.append(
+        "The same result on the command line: "
+        + messages.code_span(cli_command(kernel, algo, k))
+        + (
+            " (the model is the Structure page's 'Model (JSON)')."
+            if KERNELS[kernel].uses_network and ss.clu_network == "current"
+            else "."
+        )
+        if len(rows) == d.n_rows
+        else f"{len(rows):,} of {d.n_rows:,} rows (seed {seed}); with all rows the command line gives "
+        "the "
+        "same result (`python -m bnfk_core cluster` clusters every row of its CSV)."
+    )
+    common.captions(*lines)
+    views = clustering.clustering_views(setup.K, base_key + (kernel,) + options, tuple(labels.tolist()))
+    order = views["order"]
+    drawn = figures.evenly_drawn(order)  # the clustering uses every row
+    fg = shared.shared(
+        fig_clu.cluster_heatmap,
+        setup.K,
+        drawn,
+        rows,
+        labels,
+        res["n_used"],
+        KERNELS[kernel].label,
+        fig_clu.cluster_colors(labels, res["n_used"], true, cls_states),
+    )
+    charts.plotly_chart(fg, key="clu_heat", config=CHART)
+    if len(drawn) < len(order):
+        st.caption(
+            f"{len(drawn):,} of the {len(order):,} rows drawn, evenly spaced along the cluster order "
+            "(every row is clustered and in the downloads)."
+        )
+    for col, fig, key in zip(
+        st.columns(2),
+        shared.shared(fig_clu.cluster_maps, views["pca"], rows, labels, res["n_used"], true, cls_states),
+        ("clu_pca_cluster", "clu_pca_label"),
+    ):
+        charts.plotly_chart(fig, key=key, config=CHART, where=col)
+    if has_class:
+        st.markdown("**Clusters × labels**")
+        tab = shared.shared(C.contingency, true, labels, tuple(cls_states))  # once per clustering
+        st.dataframe(tab, key="clu_contingency")
+    downloads(
+        d,
+        rows,
+        labels,
+        res,
+        tab if has_class else None,
+        fg,
+        f"{common.dataset_name()}_{kernel}_{algo}_k{k}_seed{seed}",
+    )
 
 
 def cli_command(kernel: str, algo: str, k: int) -> str:

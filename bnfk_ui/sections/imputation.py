@@ -1,9 +1,10 @@
-"""The Imputation page's "Impute my data" parts: the imputers offered (the CLI's default first), the filled
-cells shown and downloaded, and the panel for a large file (the completed file of all its rows, imputed in
-blocks)."""
+"""The Imputation page's parts: the benchmark's results (macro averages, heatmaps, downloads), and "Impute my
+data" -- the imputers offered (the CLI's default first), the missing cells filled, shown and downloaded, and
+the panel for a large file (the completed file of all its rows, imputed in blocks)."""
 
 from __future__ import annotations
 
+import json
 import math
 from pathlib import Path
 
@@ -18,12 +19,14 @@ from bnfk_core.registry import IMPUTERS
 from bnfk_core.views.figures import imputation as fig_imp
 
 from .. import bigdata, bigimpute, common, jobs, router
-from ..state import bigfiles, choices, messages, tables
+from ..state import bigfiles, caches, choices, imputation, messages, structure, tables
 
 __all__ = [
+    "benchmark_results",
     "IMPUTERS_OFFERED",
     "ORDER_NOTE",
     "imputed_by",
+    "fill_missing_cells",
     "filled_cells_view",
     "small_file_panel",
     "big_file_panel",
@@ -53,11 +56,102 @@ MAX_SHOWN_ROWS = 300
 FILL_LABELS = {"median": "the median of the observed values in the bin", "label": "the bin's label"}
 
 
+def benchmark_results(res) -> None:
+    """The benchmark's result ``res`` (a :class:`~bnfk_core.analyses.impute.benchmark.BenchmarkResult`): the
+    macro averages, the heatmaps of the chosen metric and the downloads (results, every run, the figure)."""
+    st.subheader("Macro averages")
+    st.dataframe(
+        res.table(),
+        hide_index=True,
+        column_config={
+            c: st.column_config.NumberColumn(format="%.3f")
+            for c in ("accuracy", "accuracy sd", "cross-entropy", "cross-entropy sd")
+        }
+        | {"seconds": st.column_config.NumberColumn(format="%.1f")},
+    )
+    st.caption(
+        f"{res.info['structure']} structures · {res.repeats} repeat(s) per setting · "
+        f"{res.seconds:.1f} s in all."
+    )
+    metric = st.radio(
+        "Heatmap metric",
+        ["accuracy", "cross_entropy"],
+        horizontal=True,
+        format_func=lambda m: m.replace("_", "-"),
+        key="imp_metric",
+    )
+    fig = fig_imp.benchmark_heatmaps(res, metric)
+    st.plotly_chart(fig, key="imp_heatmaps", config={"displaylogo": False})
+    base = f"{common.dataset_name()}_imputation"
+    d1, d2, d3 = st.columns(3)
+    with d1:
+        common.download(
+            "Results (JSON)",
+            json.dumps(res.to_dict(), indent=1, default=float).encode("utf-8"),
+            f"{base}.json",
+            "application/json",
+        )
+    with d2:
+        common.download(
+            "Every run (CSV)",
+            res.runs.to_csv(index=False).encode("utf-8"),
+            f"{base}_runs.csv",
+            "text/csv",
+        )
+    with d3:
+        common.download_figure(fig, f"{base}_{metric}")
+
+
 @st.cache_resource(show_spinner=False, max_entries=4)
 def imputed_by(_feat, fingerprint: str, method: str, seed: int) -> completion.ImputedData:
     """``impute_table(feat, method, seed=seed)`` with the default recipe (what ``impute DATA --structure tree
     --method M`` does), kept per data fingerprint, method and seed."""
     return impute_methods.impute_table(_feat, method, seed=seed)
+
+
+def fill_missing_cells(feat, d, which: str, seed: int, big: bool) -> None:
+    """Fill the missing cells of the loaded table with the imputer ``which`` (a registry imputer, the
+    network learned by the recipe, or the current network), say how, show the filled cells and offer the
+    completed file (:func:`small_file_panel`, or :func:`big_file_panel` for a file read in chunks)."""
+    if which in IMPUTERS:  # the registry's imputer, as impute DATA --structure hc does
+        with (
+            st.spinner(f"{IMPUTERS[which].label}: learning from every row…"),
+            jobs.heavy(f"imputing with {which}"),
+        ):
+            res = imputed_by(feat, feat.fingerprint(), which, seed)
+        st.caption(
+            f"Every missing cell of the feature columns is filled with its most probable value "
+            f"under {IMPUTERS[which].label} ({IMPUTERS[which].description}): "
+            + "; ".join(res.imputation.notes[:1])
+            + "."
+        )
+    else:
+        if which == "learn" and (feat.codes < 0).any():
+            with (
+                st.spinner("Learning the network from every row…"),
+                jobs.heavy("learning the network"),
+            ):
+                m = imputation.learned_for_imputation(feat, seed)
+            common.plain_caption(
+                f"The network learned from this table by the recipe "
+                f"{structure.recipe().describe()}: {m.dag.n_arcs} arcs."
+            )
+        else:
+            m = caches.model()
+            common.plain_caption(structure.network_line("The imputation"))
+        st.caption(
+            "Every missing cell of the feature columns is filled with its most probable value: "
+            "the "
+            "exact posterior given the row's observed values. Baseline: the empty network fills "
+            "each cell with its column's most frequent value (Mode in the benchmark)."
+        )
+        with st.spinner("Computing the posteriors…"):
+            res = imputation.imputed_with(m, d)
+    fill = filled_cells_view(res, big)
+    if big:
+        big_file_panel(m, fill)
+    else:
+        small_file_panel(res, fill)
 
 
 def filled_cells_view(res, big: bool) -> str:

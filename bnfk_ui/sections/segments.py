@@ -1,6 +1,7 @@
-"""Sections of the Segments lab below its kernels and clustering: imputation and prototypes, the thesis's case
-table, the collapsed variable, Markov equivalence and the supervised arc search.  Each section is a function
-drawing one tab: widgets, a cached call into :mod:`bnfk_core.analyses.segments`, a table or a figure."""
+"""Sections of the Segments lab: its tabs -- the kernels and clustering, imputation and prototypes, the
+thesis's case table, the collapsed
+variable, Markov equivalence and the supervised arc search.  Each section is a function drawing one tab:
+widgets, a cached call into :mod:`bnfk_core.analyses.segments`, a table or a figure."""
 
 import json
 import re
@@ -22,6 +23,7 @@ from ..state import charts, choices, messages, shared, structure, tables
 
 __all__ = [
     "role_line",
+    "kernel_tab",
     "impute_protos_tab",
     "theory_tab",
     "collapsed_tab",
@@ -63,6 +65,44 @@ def role_line(kind: str, variables: list) -> str:
     pattern = re.sub(r"\b[uvw]\b", lambda m: names.get(m.group(0), m.group(0)), SEGMENT_PATTERNS[kind])
     return ", ".join(f"{r} = **{v}**" for r, v in names.items()) + (
         f" · {pattern}" if len(names) == len(re.findall(r"\b[uvw]\b", SEGMENT_PATTERNS[kind])) else ""
+    )
+
+
+def kernel_tab(K1, K2, rows, labels, cls_states, has_class, aris):
+    """The base network's kernel, the kernel with the segment and their difference, in one row order, and
+    the clusterings' ARI against the label of each (``aris``: None without a class column)."""
+    order = shared.shared(class_order, labels, K1) if has_class else shared.shared(cluster_order, K1)
+    panels, zmax = shared.shared(figs.segment_panels, K1, K2, order, rows, labels, cls_states)
+    for col, fig, key in zip(
+        st.columns(3, gap="small"), panels, ("seg_gram_base", "seg_gram_seg", "seg_gram_diff")
+    ):
+        charts.plotly_chart(fig, key=key, config=PLOTLY, where=col)
+    dz = panels[2].data[0].zmax  # the difference has its own scale: the caption says both
+    st.caption(
+        f"{len(rows):,} rows in the same order in all three (by class, clustered within, on the base "
+        "kernel); "
+        f"colours clipped at ±{zmax:.3g} for the two kernels and at ±{dz:.3g} for their difference (99th "
+        f"percentile of |K| and of |ΔK|). Largest |ΔK| = {np.abs(K2 - K1).max():.4g}."
+    )
+    if aris:
+        (a1, a2), c = aris, st.columns(4)
+        for j, (algo, name) in enumerate((("correlation", "Correlation"), ("spectral", "Spectral"))):
+            c[2 * j].metric(f"{name} clustering ARI · base", f"{a1[algo]:.3f}")
+            c[2 * j + 1].metric(
+                "… with the segment", f"{a2[algo]:.3f}", **common.delta(a2[algo] - a1[algo], "+.3f")
+            )
+        st.caption(
+            f"Against the label, on the sampled rows; correlation clustering with "
+            f"{st.session_state.seg_restarts} restarts, no shift (thesis); spectral on K − min K."
+        )
+    else:
+        st.info("Choose a class column on the Data page to score clusterings against it.")
+    common.download(
+        "Gram matrices (NPZ: base, segment, rows)",
+        lambda: common.npz_bytes(base=K1, segment=K2, rows=rows),
+        f"{common.dataset_name()}_segment_grams.npz",
+        "application/octet-stream",
+        key="dl_seg_grams",
     )
 
 

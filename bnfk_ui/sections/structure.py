@@ -6,6 +6,7 @@ Each function draws one tab; a structure change goes through :mod:`bnfk_ui.state
 import json
 
 import numpy as np
+import pyarrow as pa
 import streamlit as st
 
 from bnfk_core.errors import BnfkError, StructureError
@@ -34,6 +35,7 @@ __all__ = [
     "act",
     "learn_tab",
     "edit_panel",
+    "scores_panel",
     "presets_tab",
     "equivalence_tab",
     "io_tab",
@@ -179,6 +181,40 @@ def edit_panel(dg: DAG) -> None:
     else:
         st.caption("The structure has no arcs yet.")
     message("edit")
+
+
+def _score_table(labels: tuple, values: tuple, deltas: tuple) -> pa.Table:
+    """The scores beside the graph as an Arrow table (made once per structure and shared: a table Streamlit
+    sends as it is, without converting a pandas frame on every run)."""
+    return pa.table({"score": list(labels), "value": list(values), "Δ vs learned": list(deltas)})
+
+
+def scores_panel(dg: DAG) -> None:
+    """Beside the graph: its arcs and free parameters, and every registered score of the structure with its
+    change since the last learned one."""
+    ss = st.session_state
+    m = caches.model()
+    sc = caches.scores()
+    c1, c2 = st.columns(2)
+    c1.metric("Arcs", dg.n_arcs)
+    c2.metric("Parameters", f"{m.parameter_count():,}", help="Free parameters Σ q_i (r_i − 1).")
+    learned = caches.scores(DAG.from_dict(ss.structure["learned"]))
+    table = shared.shared(
+        _score_table,
+        tuple(SCORES[s].label for s in SCORES),
+        tuple(sc[s] for s in SCORES),
+        tuple(sc[s] - learned[s] for s in SCORES),
+    )
+    st.dataframe(
+        table,
+        hide_index=True,
+        width="stretch",
+        column_config={
+            "value": st.column_config.NumberColumn(format="%.1f"),
+            "Δ vs learned": st.column_config.NumberColumn(format="%+.1f"),
+        },
+    )
+    common.complete_rows_notice("Log scores")
 
 
 def presets_tab(dg: DAG) -> None:

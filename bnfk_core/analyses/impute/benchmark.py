@@ -32,13 +32,14 @@ import pandas as pd
 
 from ...data.table import CategoricalData
 from ...learning.exact import EXACT_MAX_VARIABLES
-from ...registry import IMPUTERS
+from ...registry import IMPUTERS, LEARNERS, feature_learners
 from .core import METHOD_LABELS, METHODS, Imputation, ImputeError, check_methods
 
 __all__ = [
     "CE_FLOOR",
     "CE_CAP",
     "DEFAULT_RATIOS",
+    "structure_choices",
     "MCARSplit",
     "induce_mcar",
     "capped_cross_entropy",
@@ -55,6 +56,21 @@ CE_CAP = -math.log(CE_FLOOR)
 DEFAULT_RATIOS = (0.1, 0.2, 0.3, 0.4, 0.5)
 
 Progress = Callable[[float, str], None]
+
+
+def structure_choices() -> dict[str, str]:
+    """The structures the BN methods of :func:`benchmark` can learn, read from the registry.
+
+    Returns
+    -------
+    dict
+        name -> label: the learners over features only (the class is never imputed here), then ``auto``,
+        the thesis's rule (exact search up to its variable limit, else hill climbing).
+    """
+    return {
+        **{m: LEARNERS[m].label for m in feature_learners()},
+        "auto": f"As the thesis: exact up to {LEARNERS['exact'].max_variables} variables, else hill climbing",
+    }
 
 
 # ====================================================================== missingness

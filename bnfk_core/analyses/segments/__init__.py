@@ -37,6 +37,7 @@ _HOMES = {
     "collapsed_stats": "information",
     "default_segment_variables": "information",
     "mi_ranking": "information",
+    "segment_variables_after": "information",
     "GREEK": "tables",
     "MAX_FULL_VARIABLES": "tables",
     "SEGMENT_KINDS": "tables",

@@ -26,7 +26,7 @@ from ...data.stats import (
 from ...network.dag import SEGMENT_KINDS
 from .tables import SegmentError, feature_columns
 
-__all__ = ["mi_ranking", "collapsed_stats", "default_segment_variables"]
+__all__ = ["mi_ranking", "collapsed_stats", "default_segment_variables", "segment_variables_after"]
 
 
 def mi_ranking(data, kind: str = "single-arc", *, top: int = 10, exclude: Sequence[str] = ()) -> pd.DataFrame:
@@ -231,3 +231,42 @@ def default_segment_variables(
     """
     first = list(ranking["variables"].iloc[0]) if kind != "full" or m <= 3 else []
     return (first + [v for v in variables if v not in first])[:m]
+
+
+def segment_variables_after(
+    previous, previous_for, variables: Sequence[str], kind: str, m: int, ranking: pd.DataFrame
+) -> tuple[list[str] | None, list[str]]:
+    """The segment's variables once its kind or size may have changed: the ones chosen so far when they still
+    fit, else the starting ones (:func:`default_segment_variables`).
+
+    A new pattern of the same size keeps the variables still in the table (their roles change); a pattern of
+    another size, a first choice, or variables gone from the table take the starting ones; a choice still
+    being made for this pattern (fewer variables than it takes) stays as it is.
+
+    Parameters
+    ----------
+    previous : list of str or None
+        The variables chosen so far (None: none yet).
+    previous_for : tuple or None
+        The ``(kind, m)`` they were chosen for.
+    variables : sequence of str
+        The table's feature variables.
+    kind : str
+    m : int
+        The number of variables the segment takes.
+    ranking : pandas.DataFrame
+        The :func:`mi_ranking` for the segment.
+
+    Returns
+    -------
+    chosen : list of str or None
+        The variables to use (None: keep ``previous`` as it is).
+    replaced : list of str
+        The earlier variables that the starting ones replaced (empty when none was).
+    """
+    old = [v for v in (previous or []) if v in variables]
+    if len(old) == m:
+        return old, []
+    if previous is None or previous_for != (kind, m) or len(old) != len(previous):
+        return default_segment_variables(ranking, variables, m, kind), old
+    return None, []
