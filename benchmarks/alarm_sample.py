@@ -4,8 +4,7 @@ network access) with a share of cells blanked completely at random.
     python benchmarks/alarm_sample.py [-o alarm_2000.csv] [--rows 2000 --missing 0.05 --seed 0]
 
 Rows come from :meth:`bnfk_core.network.model.BayesNet.sample` (numpy ``default_rng(seed)``), the blanks from
-a
-second generator seeded ``seed + 1``; same arguments, same table.  Columns in pgmpy's node order, values
+a second generator seeded ``seed + 1``; same arguments, same table.  Columns in pgmpy's node order, values
 are the network's state names, blank cells are empty strings in the CSV (``None`` in the frame).
 """
 

@@ -1,8 +1,8 @@
 """A class on one machine: N students at once through the lecture, over Streamlit's own websocket protocol.
 
 Every student is one browser session of ``streamlit run app.py``: a websocket to ``/_stcore/stream`` that
-sends
-``BackMsg`` protobufs (``rerun_script`` with the page and the widget states, as the browser does on a click)
+sends ``BackMsg`` protobufs (``rerun_script`` with the page and the widget states, as the browser does on a
+click)
 and reads the ``ForwardMsg`` protobufs back until the run's ``script_finished``.  The students start together
 and click without pausing, through the lecture:
 
@@ -12,8 +12,8 @@ and click without pausing, through the lecture:
 The messages are the ones Chromium sends (checked once against its frames; the browser also sends the
 other widgets' current values with a click, which the app does not need: its choices live in the session
 state).  A step's time is server time: from the click's message to the end of the run it started (a browser
-adds its own
-drawing on top).  For each class size the bench writes, per step, p50 / p95 / max, the bytes sent to a
+adds its own drawing on top).  For each class size the bench writes, per step, p50 / p95 / max, the bytes sent
+to a
 student, the failures (a run that does not finish, an exception or an internal error shown, a step over the
 timeout), the server's CPU seconds per page run (user + system time of the server processes over the class,
 over the runs: the work itself, which the machine's other load does not inflate as it inflates the times), the
@@ -26,19 +26,14 @@ must see one arc more than the default structure and every odd one the default n
     python benchmarks/bench_class.py                         # N = 1, 10, 30 on a fresh server
     python benchmarks/bench_class.py --students 1,10 --timeout 60
     python benchmarks/bench_class.py --url http://127.0.0.1:8501 --students 30   # a server already running
-    python benchmarks/bench_class.py --processes 2           # the class set-up: 2 server processes, each
-    student
-                                                             # kept on one of them (as a sticky proxy does)
+    # the class set-up: 2 server processes, each student kept on one of them (as a sticky proxy does)
+    python benchmarks/bench_class.py --processes 2
+    # server CPU per page run only: 10 students one after another (no contention), 5 times; the median
     python benchmarks/bench_class.py --sequential 10 --repeats 5 -o cpu.json
-                                                             # server CPU per page run only: 10 students one
-                                                             # after another (no contention), 5 times; the
-                                                             median
+    # the same for this checkout and an older one, the students alternating between the two servers
     git worktree add /tmp/before HEAD~3
-    python benchmarks/bench_class.py --sequential 6 --repeats 5 --baseline /tmp/before --baseline-name
-    "HEAD~3"
-                                                             # the same for this checkout and an older one,
-                                                             the
-                                                             # students alternating between the two servers
+    python benchmarks/bench_class.py --sequential 6 --repeats 5 --baseline /tmp/before \
+        --baseline-name "HEAD~3"
 
 ``--sequential K`` measures the work itself, steadier than any time on a shared machine: one server process,
 K students one after another (each a new session through the whole lecture, as each student of a class is),

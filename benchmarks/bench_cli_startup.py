@@ -5,8 +5,7 @@
 
 Writes ``benchmarks/results/cli_startup.json``: median wall seconds of each command and the median of the
 pairwise ratios (target: ``--help`` within 2x of importing pandas), with CPU seconds beside the wall seconds
-(on
-a shared machine the wall clock mostly measures the queue).  Subcommands take their choices from
+(on a shared machine the wall clock mostly measures the queue).  Subcommands take their choices from
 :mod:`bnfk_core.cli.names`, so none of these imports pandas.
 """
 

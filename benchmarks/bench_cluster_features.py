@@ -1,8 +1,9 @@
 """Clustering beyond the Gram limit: kernel k-means in the explicit feature space.
 
-    python benchmarks/bench_cluster_features.py                      # both parts; writes
-    benchmarks/results/cluster_features.json python benchmarks/bench_cluster_features.py --only large --rows
-    200000 python benchmarks/bench_cluster_features.py --only thesis --runs 5
+    # both parts; writes benchmarks/results/cluster_features.json
+    python benchmarks/bench_cluster_features.py
+    python benchmarks/bench_cluster_features.py --only large --rows 200000
+    python benchmarks/bench_cluster_features.py --only thesis --runs 5
 
 - large: a letter-like CSV (benchmarks/letter_like.py: 16 four-state features, the 26-state variable as the
   label column) of ``--rows`` rows sampled from a random network (seed 0) is written to a temporary folder

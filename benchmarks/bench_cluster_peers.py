@@ -1,9 +1,10 @@
 """Clustering beside k-modes and StepMix: ARI / AMI against the labels on every bundled labelled data set.
 
-    python benchmarks/bench_cluster_peers.py            # all labelled sets, seeds 0..4 ->
-    results/cluster_peers.json
-    python benchmarks/bench_cluster_peers.py --quick    # 3 small sets, seed 0 (< 1 minute) ->
-    cluster_peers_quick.json python benchmarks/bench_cluster_peers.py --datasets zoo,spect --seeds 3
+    # all labelled sets, seeds 0..4 -> results/cluster_peers.json
+    python benchmarks/bench_cluster_peers.py
+    # 3 small sets, seed 0 (< 1 min) -> cluster_peers_quick.json
+    python benchmarks/bench_cluster_peers.py --quick
+    python benchmarks/bench_cluster_peers.py --datasets zoo,spect --seeds 3
     python benchmarks/bench_cluster_peers.py --datasets ... --methods lca,FN,CC-F --max-rows 2000 --seeds 3
 
 Peers: k-modes (Huang 1998; ``kmodes.KModes``) with ``init='Huang'`` and ``init='Cao'``, ``n_init=10``,

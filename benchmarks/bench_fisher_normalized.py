@@ -1,21 +1,19 @@
 """Choosing the normalised Fisher kernel's defaults by measurement: alpha, CPT estimator, network, algorithm.
 
-    python benchmarks/bench_fisher_normalized.py                 # select on 6 sets, report on the other 6
-    python benchmarks/bench_fisher_normalized.py --stage C       # the second round of candidates, then
-    --stage report
-    python benchmarks/bench_fisher_normalized.py --stage D       # the third round (latent classes, blanks),
-    then report
-    python benchmarks/bench_fisher_normalized.py --stage E       # the fourth round (two feature maps side by
-    side)
-    python benchmarks/bench_fisher_normalized.py --stage F       # the fifth round (more classes; rules
-    without labels)
-    python benchmarks/bench_fisher_normalized.py --stage G       # the sixth round (intra-normalisation)
-    python benchmarks/bench_fisher_normalized.py --stage G50     # ... and the latent class EM from 50 starts
-    python benchmarks/bench_fisher_normalized.py --stage sweep   # after the choice: every D-G setting on
-    house votes
-    python benchmarks/bench_fisher_normalized.py --stage frontier  # from stored runs: selection mean against
-    house votes
-    python benchmarks/bench_fisher_normalized.py --quick         # 2 sets, seed 0 (a smoke run)
+    python benchmarks/bench_fisher_normalized.py               # select on 6 sets, report on the other 6
+    python benchmarks/bench_fisher_normalized.py --stage C     # the second round of candidates, then report
+    python benchmarks/bench_fisher_normalized.py --stage D     # the third round (latent classes, blanks)
+    # the fourth round (two feature maps side by side)
+    python benchmarks/bench_fisher_normalized.py --stage E
+    # the fifth round (more classes; label-free rules)
+    python benchmarks/bench_fisher_normalized.py --stage F
+    python benchmarks/bench_fisher_normalized.py --stage G     # the sixth round (intra-normalisation)
+    python benchmarks/bench_fisher_normalized.py --stage G50   # ... and the latent class EM from 50 starts
+    # after the choice: every D-G setting, house votes
+    python benchmarks/bench_fisher_normalized.py --stage sweep
+    # stored runs: selection mean against house votes
+    python benchmarks/bench_fisher_normalized.py --stage frontier
+    python benchmarks/bench_fisher_normalized.py --quick       # 2 sets, seed 0 (a smoke run)
 
 Data: the 12 bundled labelled sets of the clustering comparison (breast_cancer, car, hayes_roth,
 house_votes_84, lymphography, mushroom, nursery, primary_tumor, soybean_small, spect, tic_tac_toe, zoo), read
@@ -24,13 +22,11 @@ with more than 2,000 rows is a seeded sample of 2,000 rows (``default_rng(s)``);
 label is never a feature.
 
 Split: the 12 names, sorted, are permuted by ``default_rng(0)``; the first 6 are the *selection* sets, the
-other 6
-the *report* sets.  Everything is chosen on the selection sets only:
+other 6 the *report* sets.  Everything is chosen on the selection sets only:
 
 * stage A -- k-means on the normalised features (= kernel k-means on K_alpha, 3 seeded k-means++ starts) for
   every network (Chow-Liu tree / BIC, hill climbing / BIC, empty), CPT estimator (bdeu, smoothed, cnml) and
-  alpha
-  (1, 0.5, 0.25, 0.1, 0.05, 0.02): mean ARI over selection sets and seeds;
+  alpha (1, 0.5, 0.25, 0.1, 0.05, 0.02): mean ARI over selection sets and seeds;
 * stage B -- the three best stage-A settings with every clustering algorithm: k-means on the features,
   correlation clustering (adaptive shift; no shift), spectral clustering (min-shifted affinity);
 * stage C (a second round, still on the selection sets only, before its choice was run on the report sets):
@@ -56,11 +52,9 @@ both; max and mean |K - K'| for the Fisher kernel and K_alpha, and the ARI of k-
   labels classes, every variable its child, the project's EM with ``LCA_STARTS`` seeded starts, one
   pseudo-count) with the complete-data information (``em@1``: the marginalised features with C missing) or the
   empirical information of the rows (``em@1+emp``: phi G^{+1/2}, G = Phi^T Phi / N); blanks as a category or
-  read as missing cells
-  (``lca-miss``, ``empty-miss``: marginalised, which for these two networks is the same as dropping the
-  blank's
-  block); ``D_ALPHAS`` x k-means on psi, Ward, spectral clustering.  The best of stage D and the second
-  round's choice is the choice;
+  read as missing cells (``lca-miss``, ``empty-miss``: marginalised, which for these two networks is the same
+  as dropping the blank's block); ``D_ALPHAS`` x k-means on psi, Ward, spectral clustering.  The best of stage
+  D and the second round's choice is the choice;
 * stage E (a fourth round, the same way): two normalised feature maps side by side, weighted
   (``E_PAIRS`` x ``E_WEIGHTS`` x Ward, k-means): the empty network beside the Chow-Liu tree learned with BDeu
   pseudo-count 25 (a network of what the empty one leaves unexplained) or beside the latent class network.
@@ -282,8 +276,7 @@ class EmpiricalWhitened:
     """psi of the score whitened by the empirical Fisher information (Jaakkola & Haussler 1999 allow any
     consistent estimate of I): F = Phi G^{+1/2} with G = Phi^T Phi / N the information in phi's coordinates
     (symmetric inverse square root, eigenvalues below 1e-10 of the largest dropped), so F F^T = S I_emp^+ S^T
-    in any parametrisation;
-    then the power map and L2 normalisation.  Benchmark-only unless it wins."""
+    in any parametrisation; then the power map and L2 normalisation.  Benchmark-only unless it wins."""
 
     def __init__(self, model, alpha, train):
         from bnfk_core.kernels.features import features
@@ -502,9 +495,8 @@ def f_sets() -> dict:
 #: kernel K(k, 0.25), "sil-default"), or cluster the candidates' co-association matrix (the share of
 #: candidates that put two rows together) by average linkage ("coassoc-average") or Ward ("coassoc-ward")
 #: -- or the partition with the largest classification log-likelihood of a latent class model with those
-#: classes
-#: (hard assignment, maximum likelihood CPTs: "cll"), the largest log-likelihood of the latent class model EM
-#: reaches from that partition ("em-ll"), the most stable partition across subsamples ("stability")
+#: classes (hard assignment, maximum likelihood CPTs: "cll"), the largest log-likelihood of the latent class
+#: model EM reaches from that partition ("em-ll"), the most stable partition across subsamples ("stability")
 F_CRITERIA = (
     "sil-empty",
     "sil-overlap",
@@ -614,8 +606,7 @@ def coassociation(parts) -> np.ndarray:
 
 def run_f(names, seeds, store, only=None) -> None:
     """Stage F: every candidate of :func:`f_candidates` (Ward) and every rule of :func:`f_rules` (``only``:
-    the one
-    (setting, algorithm) key tail to store, as the report stage runs the choice)."""
+    the one (setting, algorithm) key tail to store, as the report stage runs the choice)."""
     from scipy.cluster.hierarchy import fcluster, linkage
     from scipy.spatial.distance import squareform
     from sklearn.metrics import adjusted_rand_score
@@ -724,15 +715,13 @@ def run_f(names, seeds, store, only=None) -> None:
 #: by more than the default's EM-seed spread, G_SPREAD -- the rule written into docs/KERNELS.md before the
 #: round ran):
 #: intra-normalisation (Arandjelovic & Zisserman 2013, "All about VLAD", CVPR, section 3): after the signed
-#: power
-#: map each block of psi is L2-normalised on its own, then the whole row.  Blocks (G_INTRA): "none" (the
+#: power map each block of psi is L2-normalised on its own, then the whole row.  Blocks (G_INTRA): "none" (the
 #: default's map), "var" (all of a variable's coordinates; for the latent class network across its classes),
-#: "cv" (per
-#: (class, variable), i.e. per parent configuration: for the empty network the same as "var"); the hidden
-#: class
-#: node's coordinates are one block.  The latent class part (k classes, blanks missing, LCA_STARTS or
-#: G_MORE_STARTS EM starts) at G_LATENT_ALPHAS beside the empty network's (BDeu 5, blanks as read) at
-#: G_EMPTY_ALPHAS, K = (1 - w) K_latent + w K_empty, w in G_WEIGHTS; Ward and k-means on the features.
+#: "cv" (per (class, variable), i.e. per parent configuration: for the empty network the same as "var"); the
+#: hidden class node's coordinates are one block.  The latent class part (k classes, blanks missing,
+#: LCA_STARTS or G_MORE_STARTS EM starts) at G_LATENT_ALPHAS beside the empty network's (BDeu 5, blanks as
+#: read) at G_EMPTY_ALPHAS, K = (1 - w) K_latent + w K_empty, w in G_WEIGHTS; Ward and k-means on the
+#: features.
 #: network "G-<latent intra>+<empty intra>" ("G50-..." with G_MORE_STARTS EM starts), params w, alpha
 #: "<latent alpha>/<empty alpha>"
 G_INTRA_LATENT = ("none", "var", "cv")
@@ -825,8 +814,7 @@ def intra_brute(Phi, alpha: float, blocks: np.ndarray) -> np.ndarray:
 
 class IntraKernel:
     """(sqrt(1 - w) psi_latent, sqrt(w) psi_empty) with each part intra-normalised by its blocks; the rows of
-    each
-    part read as that part's network reads them (``pair``).  Benchmark-only unless it wins."""
+    each part read as that part's network reads them (``pair``).  Benchmark-only unless it wins."""
 
     def __init__(self, latent, empty, w, alphas, intras, cache=None):
         self.parts = ((latent, alphas[0], intras[0], 1.0 - w), (empty, alphas[1], intras[1], w))
@@ -988,8 +976,7 @@ def keep_round(store, stage: str) -> None:
 def choose_round(store, stage: str, cand, names, seeds, kept, shown: int) -> None:
     """A round's choice: every candidate ``(setting, algorithm)`` ranked by its mean ARI over ``names`` (4
     decimals; ties to the setting ``kept(setting)`` marks, the last round's), stored as ``store[stage]``, the
-    best as
-    ``store["chosen"]``."""
+    best as ``store["chosen"]``."""
     ranked = sorted(
         ((round(mean_ari(store, names, seeds, g, alg), 4), kept(g), g, alg) for g, alg in cand),
         key=lambda t: t[:2],

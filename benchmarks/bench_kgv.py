@@ -5,9 +5,8 @@
 
 - Speed: ``learn_structure(waveform_5000, "hc", score="kgv")`` from scratch (41 variables, 5,000 rows, the 40
   numbers unbinned: incomplete Cholesky per variable, the regularised correlation blocks, then best of 5
-  seeded
-  climbs), target ≤ 10 s.  Run with BLAS pinned to one thread (the default: ``kgv.one_blas_thread`` around the
-  statistics and the search) and with the pin lifted (OpenBLAS's own thread count), same DAG.
+  seeded climbs), target ≤ 10 s.  Run with BLAS pinned to one thread (the default: ``kgv.one_blas_thread``
+  around the statistics and the search) and with the pin lifted (OpenBLAS's own thread count), same DAG.
 - Memory: the statistics on N = 5,000 and 20,000 rows (waveform rows resampled with a little jitter), each in
   its own process: peak RSS above the process's RSS before the build, and tracemalloc's peak of numpy's
   buffers. Linear in N means the ratio of the increments is about the ratio of the N's (4).

@@ -1,8 +1,8 @@
 """Latent class models: our EM (compiled, SQUAREM) against StepMix on the same data and starts.
 
     python benchmarks/bench_lca.py                 # nursery, K = 5, 50 starts -> benchmarks/results/lca.json
-    python benchmarks/bench_lca.py --reuse-peer    # keep the StepMix timing already in the JSON (it takes
-    minutes) python benchmarks/bench_lca.py --starts 10 --peer-starts 10 --quick
+    python benchmarks/bench_lca.py --reuse-peer    # keep the StepMix timing in the JSON (it takes minutes)
+    python benchmarks/bench_lca.py --starts 10 --peer-starts 10 --quick
 
 Ours is timed ``--runs`` times in one process after one warm-up fit (the compiled kernels are cached on disk;
 the warm-up loads them): min / median / max of wall and CPU seconds, for the default (every start run to
@@ -11,8 +11,8 @@ continued to convergence; fit_lca(screen=...), CLI ``lca --screen``).
 
 Data: nursery's 9 columns (12,960 rows), the label column taken as one more variable.  The 8 features alone
 are a full factorial design (every combination once): exactly independent and uniform, so K = 1 already
-attains the
-maximum -N log 12960 and every K has a flat likelihood -- a degenerate benchmark (``--features-only`` runs
+attains the maximum -N log 12960 and every K has a flat likelihood -- a degenerate benchmark
+(``--features-only`` runs
 it).  Both fits stop a start when the mean log-likelihood per row gains less than ``--tol`` (StepMix's
 ``abs_tol`` has this meaning) or after 1000
 iterations.  Target: K = 5 with 50 starts in <= 2 s, >= 5x faster than StepMix, same maximum.

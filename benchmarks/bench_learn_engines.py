@@ -6,10 +6,10 @@ in one run.
 
 The file is the letter-like CSV of ``bench_stream.py`` (seed 0, 5 % blank cells) under /tmp, generated once.
 Each command is a subprocess (wall seconds; CPU seconds and peak RSS from ``os.wait4``, which also counts a
-local
-cluster's worker processes); the load average is recorded before and after.  One process's threads are numba's
-(``NUMBA_NUM_THREADS``: the search's batches of families spread over them); the cluster's workers count one
-thread each.  The three networks must be the same DAG with the same observed-data score (checked here).
+local cluster's worker processes); the load average is recorded before and after.  One process's threads are
+numba's (``NUMBA_NUM_THREADS``: the search's batches of families spread over them); the cluster's workers
+count one thread each.  The three networks must be the same DAG with the same observed-data score (checked
+here).
 """
 
 from __future__ import annotations

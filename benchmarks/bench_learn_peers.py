@@ -1,7 +1,7 @@
 """Structure search beside pgmpy and pyAgrum on samples of the repository networks, one scorer for every DAG.
 
-    python benchmarks/bench_learn_peers.py                          # the full grid ->
-    learn_peers_repository.json
+    # the full grid -> learn_peers_repository.json
+    python benchmarks/bench_learn_peers.py
     python benchmarks/bench_learn_peers.py --rows 5000 --seeds 0,1  # the grid of the docs table
     python benchmarks/bench_learn_peers.py --nets asia,alarm --rows 1000 --seeds 0
     python benchmarks/bench_learn_peers.py --markdown               # print the docs table of the JSON
@@ -10,8 +10,7 @@ The grid (default): every discrete repository network pgmpy bundles with at most
 (``pgmpy.utils.get_example_model``: asia, cancer, earthquake, sachs, survey, alarm, child, insurance, water,
 mildew, barley, hailfinder, hepar2, win95pts) x N = 1,000 / 5,000 / 20,000 rows x seeds 0-4.  Each sample is
 drawn by pgmpy (``DiscreteBayesianNetwork.simulate(N, seed=seed)``); every column is re-coded to the states
-the
-sample shows, so every learner sees identical domains.  Learners, each on that table:
+the sample shows, so every learner sees identical domains.  Learners, each on that table:
 
 - bnfk ``hc``: ``learn_structure(data, "hc", score="bic", seed=seed)`` -- what ``python -m bnfk_core learn
   --structure hc`` runs (iterated tabu search); and bnfk ``hc-greedy`` (best of 5 greedy climbs, the former
@@ -505,10 +504,9 @@ def repository_markdown(out: dict) -> str:
 
 def repository_summary(out: dict, tol: float = 0.5) -> str:
     """The docs summary: per N, the net x seed pairs, on how many bnfk ``hc``'s BIC is at least the best
-    peer's
-    (within ``tol`` nats) and strictly higher, its SHD at most the best peer's, the largest CPU seconds of
-    bnfk
-    ``hc`` and of each peer, and every miss with its numbers."""
+    peer's (within ``tol`` nats) and strictly higher, its SHD at most the best peer's, the largest CPU seconds
+    of
+    bnfk ``hc`` and of each peer, and every miss with its numbers."""
     lines = [
         "| N | seeds | pairs | hc ≥ best peer (0.5 nats) | hc higher | misses | hc SHD ≤ best peer's | "
         "max CPU-s: " + " / ".join(out["learners"]) + " |",

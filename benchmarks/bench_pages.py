@@ -5,10 +5,11 @@ adds its drawing on top, see benchmarks/results/browser_live.json).
     python benchmarks/bench_pages.py                      # the ALARM sample of benchmarks/alarm_sample.py
     python benchmarks/bench_pages.py --csv my_table.csv   # any CSV (no class column)
     python benchmarks/bench_pages.py --pages prototypes,imputation --timeout 60
-    python benchmarks/bench_pages.py --browser            # plus Structure, Clustering, Prototypes, Imputation
-    in Chromium python benchmarks/bench_pages.py --repeats 3 --baseline /tmp/before --pages
-    imputation,clustering,structure
-                                                          # medians of 3, and another checkout timed in turn
+    # plus Structure, Clustering, Prototypes, Imputation in Chromium
+    python benchmarks/bench_pages.py --browser
+    # medians of 3, and another checkout timed in turn
+    python benchmarks/bench_pages.py --repeats 3 --baseline /tmp/before \
+        --pages imputation,clustering,structure
 
 Each page runs in its own process: the data are loaded first (the home page's run, not timed: "once the data
 are loaded"), then the page's first visit (a click in the navigation; the home page: its next run) is timed,
@@ -17,8 +18,7 @@ then its heavy button where it has one (Prototypes: Find prototypes; Imputation:
 Clustering: nothing, it draws on opening).  With ``--repeats R`` every page (and the browser run) is timed R
 times, each in a fresh process (a fresh server), and the median is reported with every run; ``--baseline DIR``
 times another checkout of the app (e.g. ``git archive`` of an older commit) the same way, A B A B ..., so that
-the
-before/after ratios come from one run on the same machine load.  A page that does not settle within
+the before/after ratios come from one run on the same machine load.  A page that does not settle within
 ``--timeout`` seconds is recorded as ``"> T s"`` and its process is
 stopped.  Target (README): every page <= 2 s after a click once the data are loaded.  Writes
 ``benchmarks/results/pages.json`` with the load average.

@@ -1,7 +1,7 @@
 """Similarity-measure benchmark: the N = 5,000 Gram of every measure against the Fisher Gram.
 
-    python benchmarks/bench_similarity.py [--quick]   # prints a table, writes
-    benchmarks/results/similarity.json
+    # prints a table, writes benchmarks/results/similarity.json
+    python benchmarks/bench_similarity.py [--quick]
 
 Two problems, each timed best-of-3 after a warm-up (numba compilation excluded):
 

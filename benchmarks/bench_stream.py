@@ -1,7 +1,7 @@
 """Streaming counts benchmark: in-memory vs chunked `learn --structure hc` and fitting.
 
-    python benchmarks/bench_stream.py --rows 1000000 --rows 3000000 [--in-memory-max 1000000] [--dask-rows
-    200000]
+    python benchmarks/bench_stream.py --rows 1000000 --rows 3000000 [--in-memory-max 1000000] \
+        [--dask-rows 200000]
 
 For every size a letter-like CSV (17 columns: a 26-state root and 16 four-state variables, <= 2 parents,
 5 % of the cells empty = missing; sampled from ``letter_like_model(0)`` in seeded blocks) is written under
@@ -43,9 +43,8 @@ results are merged into the size's entry of the JSON file.
 
 Every step also records its CPU seconds (user + system of the process and the children it waited for, so a
 Dask local cluster's workers count) and the ratio of those to pandas' -- steadier than wall time on a shared
-machine.
-(The file is generated in a subprocess too, deterministically from seed 0: a child's peak RSS starts at its
-parent's RSS at fork time, so the measuring process must stay small.)
+machine. (The file is generated in a subprocess too, deterministically from seed 0: a child's peak RSS starts
+at its parent's RSS at fork time, so the measuring process must stay small.)
 """
 
 from __future__ import annotations
@@ -256,8 +255,7 @@ def cluster_row(n: int) -> dict:
 
 def table(n: int, in_memory: bool, dask: bool) -> dict:
     """The commands without flags on an ``n``-row letter-like file, against pandas' read (``--table``), and
-    the
-    ``cluster`` row on its own ``--cluster-rows`` file (:func:`cluster_row`)."""
+    the ``cluster`` row on its own ``--cluster-rows`` file (:func:`cluster_row`)."""
     steps = TABLE_OPTIONS["steps"]
     path = Path(f"/tmp/bnfk_stream_{n}.csv")
     py = sys.executable

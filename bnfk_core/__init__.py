@@ -60,8 +60,7 @@ _HOMES = {
 __all__ = [*_HOMES, "MEMBERS", "__version__"]
 
 #: registry -> the light modules that declare its built-in members beside their family (``module:attribute``,
-#: in the
-#: order the faces offer them).  The package face is the one place that knows every family, so that the
+#: in the order the faces offer them).  The package face is the one place that knows every family, so that the
 #: registry module (the bottom floor) names none of them.
 MEMBERS = {
     "KERNELS": ("bnfk_core.kernels.members:KERNELS", "bnfk_core.lca.members:KERNELS"),

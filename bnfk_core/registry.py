@@ -711,9 +711,8 @@ class ClustererSpec(Declares):
     (clusters a Gram matrix; ``abbr`` names it in tables: CC, SC), ``features(Phi, n_clusters, *, seed,
     n_init) -> ClusterResult``
     (clusters the explicit feature map, linear memory), or neither (``auto``: the choice between them).
-    Otherwise
-    ``run(data, n_clusters, *, seed, **options)`` clusters the rows itself and returns a dict with at least
-    ``labels`` (one int per row) and ``cluster_seconds``."""
+    Otherwise ``run(data, n_clusters, *, seed, **options)`` clusters the rows itself and returns a dict with
+    at least ``labels`` (one int per row) and ``cluster_seconds``."""
 
     name: str
     label: str
@@ -731,11 +730,9 @@ class ClassifierSpec(Declares):
     """A kernel classifier of ``classify --classifier`` (the classification analysis runs it).
 
     ``proba(Ktr, Kte, dte, ytr, classes, *, k, C, neighbours) -> P`` gives the class probabilities of the test
-    rows
-    (columns in ``classes`` order) from the train x train and test x train kernel blocks and the test rows'
-    self-similarities ``dte``; ``table_label`` names it in tables with its setting (``str.format`` with ``k``
-    and
-    ``C``)."""
+    rows (columns in ``classes`` order) from the train x train and test x train kernel blocks and the test
+    rows' self-similarities ``dte``; ``table_label`` names it in tables with its setting (``str.format`` with
+    ``k`` and ``C``)."""
 
     name: str
     label: str

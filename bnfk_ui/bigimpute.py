@@ -9,9 +9,8 @@ Results are kept server-wide (a few at a time, the most recently used; an evicte
 removed), keyed by the input file's path, size and modification time, the model's content hash, the
 loading options and the fill rule: a page re-run, or another session asking for the same file, gets the
 result without imputing again; the files kept are capped (OUTPUT_FILES, OUTPUT_BYTES, least recently used
-removed)
-and removed when the server exits cleanly.  :func:`save_as` copies a result into the operator's output folder
-(only when the operator allowed one, :mod:`bnfk_core.serving.serve`).
+removed) and removed when the server exits cleanly.  :func:`save_as` copies a result into the operator's
+output folder (only when the operator allowed one, :mod:`bnfk_core.serving.serve`).
 """
 
 from __future__ import annotations

@@ -92,8 +92,7 @@ def sidebar_summary(params: dict | None = None) -> None:
 
 def share_panel(params: dict | None = None) -> None:
     """The sidebar's "Share" box: the link of this view (copy button; ``params``: its query parameters when
-    this
-    run already made them), the session file, opening one.  Its contents are built when it is opened (the
+    this run already made them), the session file, opening one.  Its contents are built when it is opened (the
     expander reruns the page then), not on every run."""
     box = st.expander("Share this view", icon=":material/share:", key="sidebar_share", on_change="rerun")
     if not box.open:
@@ -188,9 +187,8 @@ def shown_errors(prefix: str = ""):
 
 def complete_rows_notice(what: str = "Log scores", caption: bool = True) -> bool:
     """Say on how many rows ``what`` (the scores, structure learning) are computed: a caption while most rows
-    are
-    complete (none if not ``caption``), a prominent warning when most rows have a missing cell.  True when the
-    warning was shown."""
+    are complete (none if not ``caption``), a prominent warning when most rows have a missing cell.  True when
+    the warning was shown."""
     n_ok, n_all = tables.complete_rows(), tables.full_data().n_rows
     if 2 * n_ok >= n_all:
         if caption:
@@ -217,10 +215,9 @@ def delta(value: float, fmt: str, suffix: str = "", color: str = "normal") -> di
 
 def built_when_open(tab, build, kept: tuple[str, ...] = ()) -> None:
     """Build a tab's contents only while it is open (``st.tabs(..., on_change="rerun")``: ``tab.open`` is
-    False
-    for the others), so a page sends and draws one tab, not all.  A closed tab's widgets are not drawn, and
-    Streamlit drops an undrawn widget's value: those whose keys start with ``kept`` are stored again, so they
-    are as the user left them when the tab opens again."""
+    False for the others), so a page sends and draws one tab, not all.  A closed tab's widgets are not drawn,
+    and Streamlit drops an undrawn widget's value: those whose keys start with ``kept`` are stored again, so
+    they are as the user left them when the tab opens again."""
     if tab.open is not False:
         with tab:
             build()
@@ -270,9 +267,8 @@ def stored_run(
 
 def asked(label: str, key: str, scope: str, container=st, *, icon: str = ":material/play_arrow:") -> bool:
     """A button that starts a heavy analysis: False until it is clicked; after that True for the same
-    ``scope``
-    (e.g. the data's fingerprint) for the rest of the session, so a changed setting re-runs the analysis (its
-    steps are cached) without another click, while opening the page never starts it."""
+    ``scope`` (e.g. the data's fingerprint) for the rest of the session, so a changed setting re-runs the
+    analysis (its steps are cached) without another click, while opening the page never starts it."""
     ss = st.session_state
     if container.button(label, key=key, type="primary", icon=icon):
         ss[f"_asked_{key}"] = scope
@@ -297,9 +293,8 @@ def seed_input(label: str, key: str, container=st, help: str | None = None) -> i
 
 def download_figure(fig, name: str, label: str = "Figure (HTML)") -> None:
     """One "Figure" menu per figure: interactive HTML (plotly.js embedded, works offline) and PNG / SVG at
-    slide
-    size (bnfk_core.views.export; computed only when clicked).  Without the exporter or a browser the PNG/SVG
-    buttons are disabled and a caption says what is missing."""
+    slide size (bnfk_core.views.export; computed only when clicked).  Without the exporter or a browser the
+    PNG/SVG buttons are disabled and a caption says what is missing."""
     pop = st.popover(
         label.replace(" (HTML)", ""), icon=":material/download:", key=f"pop_fig_{name}", on_change="rerun"
     )

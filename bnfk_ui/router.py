@@ -4,8 +4,7 @@
 ``app.py`` calls :func:`run`: it sets the page config and the memory limit and runs the chosen page inside the
 app's one error boundary; a page file is only its body.  Until ``st.navigation`` has run once in a process,
 Streamlit treats an app beside a ``pages/`` folder as a folder of stand-alone scripts and runs a deep-linked
-page
-(``/kernel``) without ``app.py``: :func:`frame`, the first call of every page (through
+page (``/kernel``) without ``app.py``: :func:`frame`, the first call of every page (through
 :func:`bnfk_ui.common.start`), then runs the router, which runs the page in its frame.  Tests open a page as a
 visitor does: ``AppTest.from_file("app.py")`` and ``switch_page`` (tests/apptest_helpers.py).
 
@@ -52,11 +51,9 @@ def navigation():
     """The ``st.navigation`` object of every page, grouped by section, and the sidebar's links to them.
 
     The menu is the app's own (:func:`menu`) and Streamlit's is hidden (``client.showSidebarNavigation =
-    false`` in
-    ``.streamlit/config.toml``): beside a ``pages/`` folder Streamlit first lists that folder's files as the
-    menu
-    ("app", "kernel zoo", ...) until the script reaches ``st.navigation``, which on a cold first load showed
-    the raw file list for seconds."""
+    false`` in ``.streamlit/config.toml``): beside a ``pages/`` folder Streamlit first lists that folder's
+    files as the menu ("app", "kernel zoo", ...) until the script reaches ``st.navigation``, which on a cold
+    first load showed the raw file list for seconds."""
     sections = st.session_state.get("_nav_pages")
     if sections is None:  # made once per session (a page object resolves its file): its runs reuse them
         sections = {}

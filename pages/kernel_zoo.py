@@ -1,8 +1,7 @@
 """Kernel zoo: the Fisher kernel among the categorical similarity measures of Boriah et al. (2008) -- the
 stored run of ``python -m bnfk_core reproduce kernel-zoo -o docs/results`` (clustering ARI/AMI and kNN
 accuracy on the bundled data sets, average ranks with the Nemenyi critical difference), plus the measures'
-definitions and
-PSD flags.  Nothing is computed here."""
+definitions and PSD flags.  Nothing is computed here."""
 
 import json
 import os

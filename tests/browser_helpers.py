@@ -70,9 +70,8 @@ def streamlit_server(log_name: str = "streamlit.log", timeout: float = 60, env: 
 
 #: a page script (``page.add_init_script``) counting the app's finished script runs: Streamlit writes the run
 #: state on its root element (``data-test-script-state``: ``running``, ``rerunRequested``, ``notRunning``),
-#: and each change to
-#: ``notRunning`` is one run (or fragment run) done; read at every change of the page, so that a root element
-#: drawn anew is seen too
+#: and each change to ``notRunning`` is one run (or fragment run) done; read at every change of the page, so
+#: that a root element drawn anew is seen too
 RUN_COUNTER = """(() => {
     window.__bnfkRuns = 0;
     let last = null;
@@ -129,8 +128,7 @@ def settle(page, after: int = 0, timeout: float = 120_000, since: float | None =
     """Wait until a script run after the first ``after`` ones is over and the page is whole (default: a page
     just opened -- its first run); :func:`act` takes ``after`` before its action, and ``since``, the page's
     clock at the action, so that an action whose run was not seen settles once the page has been idle and
-    unchanged for a
-    while (:data:`QUIET_FOR_MS`).  No fixed sleeps: the browser reports the run's end
+    unchanged for a while (:data:`QUIET_FOR_MS`).  No fixed sleeps: the browser reports the run's end
     (:data:`RUN_COUNTER`)."""
     while True:
         page.wait_for_function(_SETTLED, arg=[after, since], timeout=timeout)

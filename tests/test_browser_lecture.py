@@ -1,12 +1,11 @@
 """The lecture in a real browser at 1280 × 800: from the home page, pick Hayes-Roth, open Compare structures
 and set B to a chain, a V-structure and an A-structure -- every outcome (K_A, K_B, ΔK, ARI, imputation
-accuracy,
-prototypes) on the screen at each stage.  The clicks are counted (at most 10) and each step's time from click
-to settled page (the script run it caused is over, nothing left from the previous run, charts placed:
+accuracy, prototypes) on the screen at each stage.  The clicks are counted (at most 10) and each step's time
+from click to settled page (the script run it caused is over, nothing left from the previous run, charts
+placed:
 :func:`browser_helpers.settle`, no fixed sleeps) is written to ``test-artifacts/lecture.json`` with the
 machine's load and a screenshot per stage; each step of the lecture proper (B = chain, V, A) must settle
-within
-``STEP_SECONDS`` on a machine that is not overloaded."""
+within ``STEP_SECONDS`` on a machine that is not overloaded."""
 
 from __future__ import annotations
 

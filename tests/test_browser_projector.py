@@ -1,7 +1,6 @@
 """Readable on a projector: the pages at 1280 × 800 and 1920 × 1080 in a real browser, checked by measurable
-facts
-(a label's text fits its element: scrollWidth <= clientWidth; a legend's box does not meet its title's; the
-arc edits sit beside the graph; the cluster and label maps give the same category the same colour; the ΔK
+facts (a label's text fits its element: scrollWidth <= clientWidth; a legend's box does not meet its title's;
+the arc edits sit beside the graph; the cluster and label maps give the same category the same colour; the ΔK
 colour bar's range is its caption's) with a screenshot of every page at both sizes in ``test-artifacts/``."""
 
 from __future__ import annotations

@@ -1,8 +1,7 @@
 """A served app in a real browser, as an attacker would try it: the operator named a data and an output
 folder; reading a file outside the data folder and writing outside the output folder are refused with one
-sentence
-(the same for an existing and a missing path), an existing file of the output folder is replaced only when
-the visitor ticks "Replace", and a good name is written.  Each step is bounded in time."""
+sentence (the same for an existing and a missing path), an existing file of the output folder is replaced only
+when the visitor ticks "Replace", and a good name is written.  Each step is bounded in time."""
 
 from __future__ import annotations
 

@@ -1,8 +1,7 @@
 """The CPTs' EM's compiled completions with every completion's family offsets made in advance
 (``bnfk_core.learning.completions.complete_offsets``): the same floats as the loop that decodes every
-completion's digits
-(``complete_cells``), and the network's expected counts and log-likelihood against a brute-force sum over
-every completion of every row."""
+completion's digits (``complete_cells``), and the network's expected counts and log-likelihood against a
+brute-force sum over every completion of every row."""
 
 from __future__ import annotations
 

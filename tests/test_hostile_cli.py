@@ -172,8 +172,7 @@ print(json.dumps(out))
 def test_every_core_reader_refuses_special_files_at_once(specials):
     """load_csv, read_table, the streaming reader (CSV and Parquet), imputation in blocks, models and session
     files: a FIFO, a socket, a folder, /dev/zero and /dev/null are refused in one sentence without being
-    opened
-    (a subprocess: a reader that opened the FIFO would block until the timeout)."""
+    opened (a subprocess: a reader that opened the FIFO would block until the timeout)."""
     proc = subprocess.run(
         [sys.executable, "-c", _CORE_READERS, json.dumps(specials)],
         capture_output=True,

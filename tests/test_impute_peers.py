@@ -93,8 +93,7 @@ def _rows(path):
 
 def test_impute_structure_is_learn_then_impute(tmp_path, capsys):
     """One call with the network alone (--method bn-em, the fast option) equals the two: learn then impute
-    --model
-    (both by the default recipe's score and CPT estimator)."""
+    --model (both by the default recipe's score and CPT estimator)."""
     one, two, model = tmp_path / "one.csv", tmp_path / "two.csv", tmp_path / "m.json"
     na = ["--na-values", "default-list"]
     assert main(["impute", HV, "--structure", "hc", "--method", "bn-em", "-o", str(one), "--quiet", *na]) == 0

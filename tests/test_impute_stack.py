@@ -235,9 +235,8 @@ def test_numpy_knn_equals_scikit_learn_where_the_kth_neighbour_is_not_tied():
 @pytest.mark.parametrize("tag", ["hv", "bc"])
 def test_stack_output_is_the_stored_one(tag):
     """Speed-ups must not move a cell: the default ``stack`` (hc-greedy -- the greedy climb the copy was made
-    with,
-    ``hc`` before it became the tabu search -- qNML, cNML CPTs, seed 0) on house_votes_84 (its own 392 blanks)
-    and breast_cancer with 10 % of its cells hidden (seed 0) gives the same cells, and the per-cell
+    with, ``hc`` before it became the tabu search -- qNML, cNML CPTs, seed 0) on house_votes_84 (its own 392
+    blanks) and breast_cancer with 10 % of its cells hidden (seed 0) gives the same cells, and the per-cell
     distributions to 1e-12, as the stored copy, made again when structural EM's E-step became exact (no
     sampled completions: 17 of breast_cancer's cells moved, house votes' probabilities by at most 9e-4)
     (tests/data/stack_reference.npz)."""

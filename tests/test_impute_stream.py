@@ -23,8 +23,7 @@ from bnfk_core.network.model import read_model
 
 
 # The files below write NA, ?, nan and blanks for missing cells: every reader here takes --na-values
-# default-list
-# (the default is the empty field only).
+# default-list (the default is the empty field only).
 def main(argv):
     argv = list(argv)
     if argv and argv[0] in ("learn", "impute") and "--na-values" not in argv:

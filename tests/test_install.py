@@ -2,11 +2,10 @@
 
 The wheel is built from a copy of the sources (so the checkout gets no ``build/`` or ``*.egg-info``),
 installed without dependencies into a fresh virtual environment, and every module of ``bnfk_core`` is imported
-from that
-environment by a Python started outside the checkout.  The fresh environment reaches the already installed
-dependencies (numpy, pgmpy, ...) through a ``.pth`` line naming this interpreter's site-packages: a ``.pth``
-line only adds a folder, so nothing else installed there (an editable install of the checkout, say) is
-activated, and the test asserts that ``bnfk_core`` itself comes from the fresh environment.
+from that environment by a Python started outside the checkout.  The fresh environment reaches the already
+installed dependencies (numpy, pgmpy, ...) through a ``.pth`` line naming this interpreter's site-packages: a
+``.pth`` line only adds a folder, so nothing else installed there (an editable install of the checkout, say)
+is activated, and the test asserts that ``bnfk_core`` itself comes from the fresh environment.
 
 It also checks the wheel's metadata: every third-party module that ``bnfk_core`` imports at module level is
 provided by a distribution listed in ``Requires-Dist`` (not only in an extra), and the ``bnfk`` command runs.

@@ -254,9 +254,8 @@ def _reference_em(X, weights, cards, theta, w, iterations):
 @pytest.mark.parametrize("seed", [0, 1])
 def test_compiled_em_equals_a_numpy_reference_em(seed):
     """The compiled engine (distinct rows, groups of variables, no one-hot) gives plain EM's numbers step by
-    step
-    (missing cells, weights, duplicated rows, underflow-prone sharp profiles included); SQUAREM reaches the
-    same fixed point."""
+    step (missing cells, weights, duplicated rows, underflow-prone sharp profiles included); SQUAREM reaches
+    the same fixed point."""
     from bnfk_core.lca.em import prepare_rows
 
     rng = np.random.default_rng(seed)

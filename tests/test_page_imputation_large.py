@@ -1,7 +1,7 @@
 """AppTest of the Imputation page on a large file (read in chunks): the completed file of ALL rows, imputed in
 blocks with the app's model, is the file ``impute_file`` writes and the in-memory path writes, byte for byte;
-it is kept
-(a re-run does not impute again); a bad server path to write it to is one error sentence naming it."""
+it is kept (a re-run does not impute again); a bad server path to write it to is one error sentence naming
+it."""
 
 import json
 import os

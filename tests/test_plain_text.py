@@ -1,11 +1,9 @@
 """Nothing a link can smuggle in: every user-supplied text the app shows in an alert or caption is plain text.
 
 Streamlit's alerts and captions are Markdown; a link value, a file name or a column name shown there is
-escaped
-(``bnfk_ui.state.messages.plain``) so that it shows as typed -- no link, no image, no HTML, no emphasis.
-The checks
-read the Markdown the app sends: after CommonMark's backslash escapes are taken out it must be the text as
-typed, and no character that starts markup may be left unescaped.
+escaped (``bnfk_ui.state.messages.plain``) so that it shows as typed -- no link, no image, no HTML, no
+emphasis. The checks read the Markdown the app sends: after CommonMark's backslash escapes are taken out it
+must be the text as typed, and no character that starts markup may be left unescaped.
 """
 
 from __future__ import annotations

@@ -1,7 +1,6 @@
 """Readable and honest on a projector, without a browser: the figures' category colours, legends and bars,
 neutral zero deltas, the segment roles, the Data page's empty missing cells and the notice when most rows are
-incomplete.
-(tests/test_browser_projector.py checks the drawn pages at 1280 × 800 and 1920 × 1080.)"""
+incomplete. (tests/test_browser_projector.py checks the drawn pages at 1280 × 800 and 1920 × 1080.)"""
 
 from __future__ import annotations
 

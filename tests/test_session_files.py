@@ -1,6 +1,5 @@
 """bnfk_core.serving.session_files: session files round-trip exactly, hostile files are refused with a
-sentence
-naming the field, and every CLI subcommand takes a session in place of its CSV."""
+sentence naming the field, and every CLI subcommand takes a session in place of its CSV."""
 
 import contextlib
 import io

@@ -1,6 +1,6 @@
 """Links and session files in the app (bnfk_ui.share, bnfk_core.serving.settings): a configured view
-survives a link and
-a session file exactly; hostile query strings and files give one warning or error, never a traceback."""
+survives a link and a session file exactly; hostile query strings and files give one warning or error, never a
+traceback."""
 
 import math
 

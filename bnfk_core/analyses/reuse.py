@@ -87,9 +87,8 @@ def prototypes_live(
 ):
     """Greedy MMD prototypes (:func:`bnfk_core.analyses.prototypes.selection.select_prototypes`, paper
     Algorithm 1) under the live network: features from :meth:`LiveKernel.features` (per-family blocks reused),
-    and with
-    ``previous`` (the selection under the structure before the edit) the swaps restart from it instead of
-    the best of ``n_init`` random subsets."""
+    and with ``previous`` (the selection under the structure before the edit) the swaps restart from it
+    instead of the best of ``n_init`` random subsets."""
     cols = None if lk.has_missing else KernelColumns(lk.model, lk.codes)
     mc = MMDCriterion(lk.features(), cols)
     return select_prototypes(

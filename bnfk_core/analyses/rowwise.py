@@ -18,13 +18,11 @@ product of the CPT entries of the families that touch a missing cell, normalised
 constants of the row) and adds each weight at the (j, k) the completion gives every touched family.
 Rows with more than :data:`ENUMERATE_LIMIT` completions take the general path
 (:func:`bnfk_core.kernels.fisher.features`, family posteriors from the batched junction tree) and add their
-feature
-sums directly.  So ``mean_embedding`` is linear in N, with memory for one chunk.
+feature sums directly.  So ``mean_embedding`` is linear in N, with memory for one chunk.
 
 The pass over the file runs on a runner (:mod:`bnfk_core.data.runners`: here a chunk at a time, or on the
 partitions of a Dask cluster): each piece gives its counts (:func:`scan_chunk`), the client adds them up in
-file order
-(:func:`merge_scans`).  Greedy-MMD prototypes over the complete rows:
+file order (:func:`merge_scans`).  Greedy-MMD prototypes over the complete rows:
 :mod:`bnfk_core.analyses.prototypes.rowwise`.
 """
 

@@ -44,8 +44,7 @@ def in_chunks(args, command: str, path: str | None = None) -> bool:
 
 def read_chunks(path: str, args, model):
     """``path`` as :class:`~bnfk_core.data.stream.CodeChunks` aligned to ``model`` with the shared data
-    options
-    (pass 1 runs here, so bad values and columns are refused before any work)."""
+    options (pass 1 runs here, so bad values and columns are refused before any work)."""
     from ..data.stream import DEFAULT_CHUNKSIZE, CodeChunks
     from ..serving.session_files import is_session_file
 

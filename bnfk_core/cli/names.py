@@ -2,8 +2,8 @@
 
 The registries read their built-in members from light declaration modules (``members.py`` beside each family),
 so a subcommand's ``--help`` and its argument errors list every member -- a plug-in's too -- without importing
-numpy's
-heavier neighbours.  The defaults and limits the parsers show are imported from those same light modules.
+numpy's heavier neighbours.  The defaults and limits the parsers show are imported from those same light
+modules.
 """
 
 from __future__ import annotations

@@ -3,9 +3,9 @@ experiment).  See :mod:`bnfk_core.analyses.prototypes.selection`.
 
     python -m bnfk_core prototypes DATA.csv (--model M.bif | --structure hc|tan|kdb) --k K
         [--criterion mmd|chi2|random] [--n-init R] [--seed S]
+    # the rows read in chunks (bnfk_core.analyses.prototypes.rowwise)
     python -m bnfk_core prototypes BIG.csv --model M.bif --k K --chunksize ROWS
-    (bnfk_core.analyses.prototypes.rowwise) python -m bnfk_core summarize-benchmark DATA.csv --k K --structure
-    hc|tan|kdb [--class-column C]
+    python -m bnfk_core summarize-benchmark DATA.csv --k K --structure hc|tan|kdb [--class-column C]
         [--discretize B] [--test-fraction 0.5] [--random-draws R] [--criteria mmd,chi2,random] --seed S
 """
 

@@ -7,9 +7,8 @@ asked for; settings, seeds and versions), readable offline.
     python -m bnfk_core report DATA.csv [--structure tree] [data options] -o report.html
 
 The page itself is built by :mod:`bnfk_core.views.report` (streamlit-free, shared with the app's "Report
-(HTML)"
-download; imported inside the command so ``--help`` stays light).  Settings use the app's names (``--set
-clu_algorithm=spectral``); a session file brings its own (``--set`` overrides them).
+(HTML)" download; imported inside the command so ``--help`` stays light).  Settings use the app's names
+(``--set clu_algorithm=spectral``); a session file brings its own (``--set`` overrides them).
 """
 
 from __future__ import annotations

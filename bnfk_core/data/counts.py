@@ -187,10 +187,8 @@ def dense_family_counts(
 ) -> np.ndarray:
     """The dense (q, r) count table of a family over the rows of ``cols`` (:func:`code_matrix`) where the
     child and every parent are observed: row j is the parents' mixed-radix configuration (``parents`` in the
-    given order,
-    the first most significant), column k the child's state.  One compiled pass; each cell is the sum of its
-    rows'
-    ``weights`` (1 without) in row order -- the very floats of ``np.bincount``
+    given order, the first most significant), column k the child's state.  One compiled pass; each cell is the
+    sum of its rows' ``weights`` (1 without) in row order -- the very floats of ``np.bincount``
     (:func:`counts_from_columns`)."""
     fam = np.array([int(p) for p in parents] + [int(child)], dtype=np.int64)
     radix = np.array([int(cards[v]) for v in fam], dtype=np.int64)
@@ -204,10 +202,9 @@ def dense_family_counts(
 # search's batches)
 def shifted_matrix(cols: np.ndarray, cards: Sequence[int]) -> np.ndarray:
     """A :func:`code_matrix` ``cols`` (n, N) with every missing cell (``-1``) coded as its column's
-    cardinality r_j
-    (one extra state): unsigned, 1 byte a cell while every r_j < 255.  A family's table over these codes has
-    one more state per member; its cells with no extra state are the family's counts on the rows observing it
-    whole, so a pass needs no test for a missing member (:func:`family_tables`)."""
+    cardinality r_j (one extra state): unsigned, 1 byte a cell while every r_j < 255.  A family's table over
+    these codes has one more state per member; its cells with no extra state are the family's counts on the
+    rows observing it whole, so a pass needs no test for a missing member (:func:`family_tables`)."""
     top = max((int(c) for c in cards), default=1)
     ctype = np.uint8 if top < 255 else np.uint16 if top < 65535 else np.int64
     cols = np.asarray(cols)
@@ -296,8 +293,7 @@ def family_tables(
     threads: int | None = None,
 ) -> list[np.ndarray]:
     """The count tables of several families, one compiled pass over the rows per family, the families spread
-    over
-    ``threads`` threads (numba's when None and the batch is large).
+    over ``threads`` threads (numba's when None and the batch is large).
 
     Parameters
     ----------

@@ -10,8 +10,7 @@ What stays on the client: merging the pieces' results (small: levels, distinct r
 the states, and deciding: the structure search's moves and the fitted CPTs.  The search's counting passes run
 on the workers too (:meth:`DaskRunner.family_counter`): the distinct rows are cut into one block per worker
 and sent once; each batch of families the search asks for is counted on every block where it lives, and the
-client adds
-the blocks' tables.  The result is therefore identical to the single-process one's.
+client adds the blocks' tables.  The result is therefore identical to the single-process one's.
 
 The workers need bnfk installed (the same version) and the file at the same path (a shared file
 system, or an ``s3://``/``gs://`` URL their filesystem libraries read).
@@ -76,8 +75,8 @@ def timeout_set(seconds: float | None):
 
 def check_address(address) -> tuple[str, str, int]:
     """``(scheme, host, port)`` of a scheduler address (``tcp://host:port``, ``tls://host:port``,
-    ``host:port``,
-    ``[v6]:port``); a DataError in one sentence, the address cut to ~80 characters, for anything else."""
+    ``host:port``, ``[v6]:port``); a DataError in one sentence, the address cut to ~80 characters, for
+    anything else."""
     if not isinstance(address, str):
         raise DataError(f"The Dask scheduler address must be text; {_ADDRESS_FORM}.")
     shown = shorten(printable(address))
@@ -306,9 +305,8 @@ def _on_frame(df, as_text, fn, args):
 
 class DaskRunner:
     """Runs the pieces on the workers of ``client`` (:mod:`bnfk_core.data.runners`); a piece of a file is a
-    partition
-    of ``blocksize`` bytes of CSV (a row group of Parquet).  The shared arguments are sent to every worker
-    once; results come back in order."""
+    partition of ``blocksize`` bytes of CSV (a row group of Parquet).  The shared arguments are sent to every
+    worker once; results come back in order."""
 
     name = "dask"
 
@@ -360,17 +358,15 @@ class DaskRunner:
 
     def map_kept(self, fn, kept, args=()) -> list:
         """``fn(piece, *args)`` of every kept piece (:meth:`keep`), on the worker holding it; the results in
-        order.
-        ``args`` are small (an iteration's CPTs) and go with each task: scattering them to every worker first
-        costs a round trip to each, every iteration."""
+        order. ``args`` are small (an iteration's CPTs) and go with each task: scattering them to every worker
+        first costs a round trip to each, every iteration."""
         return self.client.gather([self.client.submit(fn, k, *args, pure=False) for k in kept])
 
     def family_counter(self, shifted, weights, cards):
         """The search's counter on the cluster
         (:class:`bnfk_core.learning.available_case.AvailableCaseScorer`'s
         ``counter``): the rows ``shifted`` (:func:`bnfk_core.data.counts.shifted_matrix`, columns by rows) and
-        their
-        ``weights`` cut into one contiguous block per worker and sent to it once; the returned
+        their ``weights`` cut into one contiguous block per worker and sent to it once; the returned
         ``count(families)`` counts every family on each block there (one thread a worker) and adds the blocks'
         tables here.  With integer weights the sums are exact, so the tables equal one process's
         (:func:`bnfk_core.data.counts.family_tables`)."""

@@ -92,8 +92,8 @@ def estimate_gram_bytes(n_rows: int, n_cols: int) -> int:
 #: * ``spectral``: the Gram, the symmetrised affinity, scikit-learn's Laplacian and the eigensolver's
 #:   shift-invert factorisation: 5.0;
 #: * ``ward``: the Gram, the condensed distances (0.5) and SciPy's working copy of them (0.5) -- peak resident
-#: memory
-#:   measured 1.13 N^2 beyond the Gram at N = 5,000 -- and then the silhouette of its clusters (3.0): 3.0;
+#: memory measured 1.13 N^2 beyond the Gram at N = 5,000 -- and then the silhouette of its clusters (3.0):
+#: 3.0;
 #: * ``classification``: per split 3 train x train, 3 test x train and 1 test x test matrices (the fitted
 #:   Grams, kNN's distances, the test Gram whose diagonal is used) -- measured 2.1 N^2 at test size 0.2,
 #:   estimated 2.4 N^2.

@@ -400,8 +400,7 @@ def file_layout(path, fmt: str | None = None) -> FileLayout:
 def header_names(fields) -> list[str]:
     """Header fields as column names: trimmed, and without the single quotes some exports wrap every name in
     (statsmodels' tab-separated ``anes96.csv``: ``'popul'<TAB>'TVnews'``) -- only when every name has them, so
-    a
-    name such as ``'s`` keeps its quote.  Double quotes are CSV quoting and are already gone."""
+    a name such as ``'s`` keeps its quote.  Double quotes are CSV quoting and are already gone."""
     names = [str(h).strip() for h in fields]
     if names and all(len(h) >= 2 and h[0] == h[-1] == "'" for h in names):
         names = [h[1:-1].strip() for h in names]
@@ -575,9 +574,9 @@ def open_text(path, source: str | None = None) -> TextFile:
 
 def _cut(buf: bytes, nl: bytes, lo: int = 0) -> int:
     """The length of the longest prefix of ``buf`` ending in a line end outside quoted fields (0: none),
-    looking
-    only at line ends after ``lo`` (those before it are known to be inside quotes).  One pass over the bytes
-    after ``lo``: a quote that is never closed makes the rest of the file one record, found in linear time."""
+    looking only at line ends after ``lo`` (those before it are known to be inside quotes).  One pass over the
+    bytes after ``lo``: a quote that is never closed makes the rest of the file one record, found in linear
+    time."""
     quotes = buf.count(b'"')
     after, end = 0, len(buf)  # quotes from the candidate cut to the end of the buffer
     cut = buf.rfind(nl) + 1

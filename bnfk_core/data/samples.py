@@ -3,8 +3,7 @@
 A clone runs from its own folder (``app.py`` beside ``sample_data/``).  ``pip install .`` installs the package
 without the checkout, so the wheel carries the samples as data files (``pyproject.toml``,
 ``[tool.setuptools.data-files]``) under ``<prefix>/share/bnfk/sample_data`` -- the prefix of the environment
-it
-was installed into, or the user's base for ``pip install --user``.  :func:`sample_dir` finds whichever is
+it was installed into, or the user's base for ``pip install --user``.  :func:`sample_dir` finds whichever is
 there, the checkout first.
 """
 

@@ -83,8 +83,8 @@ _KEY_LIMIT = 2**62
 
 # ====================================================================== the weighted table
 #: a table held as its distinct rows with their multiplicities: the one data type, :class:`CategoricalData`
-#: with
-#: ``weights`` (``WeightedData(None, codes, variables, states, class_column, source, notes, weights=counts)``)
+#: with ``weights`` (``WeightedData(None, codes, variables, states, class_column, source, notes,
+#: weights=counts)``)
 WeightedData = CategoricalData
 
 
@@ -449,8 +449,7 @@ def read_counts(
     Both passes run on ``runner`` (:mod:`bnfk_core.data.runners`), else on the runner of ``engine``:
     ``engine="dask"`` runs them on a Dask cluster (``scheduler`` is the scheduler's address, or give a
     ``distributed.Client`` as ``client``; without either, a local cluster of processes is started for the
-    call,
-    partitions of ``blocksize`` bytes).  The result is the same.
+    call, partitions of ``blocksize`` bytes).  The result is the same.
 
     ``progress`` (optional) is called as ``progress(fraction, message)`` after every chunk:
     pass 1 covers fractions 0 to 0.5 (by the bytes read), pass 2 0.5 to 1 (by the rows encoded).  It only

@@ -505,9 +505,9 @@ def _build(
     declared=None,
 ):
     """The table of a header and its cell texts (a file's, or a DataFrame's written as text): the one path
-    from
-    cells to codes that :func:`load_csv` and :func:`from_frame` share.  ``declared``: ``{column: states}`` of
-    columns whose states are given in order (pandas categoricals); ``lines[row]`` says where a row is."""
+    from cells to codes that :func:`load_csv` and :func:`from_frame` share.  ``declared``: ``{column:
+    states}`` of columns whose states are given in order (pandas categoricals); ``lines[row]`` says where a
+    row is."""
     check_columns(header, drop_columns, class_column, source, notes)
     keep = [j for j, h in enumerate(header) if h not in drop_columns]
 

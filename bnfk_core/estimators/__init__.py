@@ -9,11 +9,10 @@
 
 They take a DataFrame or an array (strings, numbers, categoricals; ``NaN``/``None``/``pd.NA`` for missing
 cells), have ``get_params``/``set_params``, a ``random_state``, validate their input at ``fit`` and declare
-scikit-learn's
-tags for categorical, string and missing input.  The network's recipe is ``structure=``, ``structure_score=``,
-``params=`` (:class:`bnfk_core.learning.recipe.Recipe`; its ``score`` is called ``structure_score`` here
-because scikit-learn calls an estimator's ``score`` attribute as a method: ``Pipeline.score``,
-``cross_val_score`` and
+scikit-learn's tags for categorical, string and missing input.  The network's recipe is ``structure=``,
+``structure_score=``, ``params=`` (:class:`bnfk_core.learning.recipe.Recipe`; its ``score`` is called
+``structure_score`` here because scikit-learn calls an estimator's ``score`` attribute as a method:
+``Pipeline.score``, ``cross_val_score`` and
 ``check_estimator`` all do).  Every public name loads its module on first use.
 
 :data:`EXPECTED_FAILED_CHECKS` lists, per estimator, the checks of scikit-learn's ``check_estimator`` it does

@@ -1,16 +1,14 @@
 """What every estimator of :mod:`bnfk_core.estimators` shares: input validation at the boundary, the table
-behind
-``X`` (a DataFrame, an array of strings or numbers, missing cells as ``NaN`` / ``None``), the recipe of the
-network and the seed.
+behind ``X`` (a DataFrame, an array of strings or numbers, missing cells as ``NaN`` / ``None``), the recipe of
+the network and the seed.
 
 ``X`` is validated once, by scikit-learn's own ``validate_data`` (no complex, sparse or empty input; the
 number and names of the features are remembered at ``fit`` and checked afterwards), then read as a categorical
 table by
 :func:`bnfk_core.data.table.from_frame` -- the path a CSV file takes: every column is nominal, numbers with
 more than ``max_levels`` distinct values are cut into ``discretize_bins`` quantile bins, a pandas categorical
-keeps
-its category order.  After ``fit`` the rows are read in the fitted network's states; a value the network has
-no state for is a missing cell (``handle_unknown="missing"``, the marginalised treatment of the paper's
+keeps its category order.  After ``fit`` the rows are read in the fitted network's states; a value the network
+has no state for is a missing cell (``handle_unknown="missing"``, the marginalised treatment of the paper's
 conclusion) or an error (``"error"``).
 """
 

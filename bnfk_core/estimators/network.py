@@ -4,8 +4,7 @@
 Each one learns "the network" by :func:`bnfk_core.learning.recipe.learn_recipe` from its recipe arguments
 (``structure``, ``structure_score``, ``params``, ``missing_data``, ``pseudo_count``, ``max_parents``, ``k``)
 and hands it to the core: the Fisher features and Gram matrix (:mod:`bnfk_core.kernels`), the exact-posterior
-imputation
-(:func:`bnfk_core.analyses.impute.impute_with_model`), kernel clustering
+imputation (:func:`bnfk_core.analyses.impute.impute_with_model`), kernel clustering
 (:func:`bnfk_core.analyses.cluster.run_clustering`).  Nothing is computed here that the core does not compute.
 """
 
@@ -226,10 +225,9 @@ class NetworkImputer(TableInput, _RecipeParams, TransformerMixin, BaseEstimator)
     ``transform(X)`` fills every missing cell (``NaN``, ``None``, ``pd.NA``, an empty string) of the network's
     columns with the arg-max of P(x_i | x_observed) (:func:`bnfk_core.analyses.impute.impute_with_model`) and
     changes nothing else.  A DataFrame comes back as a DataFrame (same index, columns and, where the filled
-    values
-    allow, dtypes); an array as an array.  A filled value is the value ``fit`` saw for that state (so numbers
-    stay numbers and categories categories); in a discretized column it is the median of the values ``fit``
-    saw in the filled bin.
+    values allow, dtypes); an array as an array.  A filled value is the value ``fit`` saw for that state (so
+    numbers stay numbers and categories categories); in a discretized column it is the median of the values
+    ``fit`` saw in the filled bin.
 
     Parameters
     ----------

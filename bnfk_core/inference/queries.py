@@ -14,9 +14,8 @@
 
 The last four run one calibrated junction tree on whole batches of rows at once, the evidence as indicator
 vectors (:mod:`bnfk_core.inference.junction`): no planning per missingness pattern, and a row gets the same
-bits in
-any batch.  Models whose tree would be too large fall back to one contraction per missingness pattern over
-the Markov blankets (:mod:`bnfk_core.inference.elimination`).
+bits in any batch.  Models whose tree would be too large fall back to one contraction per missingness pattern
+over the Markov blankets (:mod:`bnfk_core.inference.elimination`).
 """
 
 from __future__ import annotations

@@ -103,9 +103,8 @@ def kernel_pca(K: np.ndarray, k: int = 2) -> np.ndarray:
     """Rows embedded on the top ``k`` principal axes of the centred kernel matrix (N, k).
 
     Centring ``Kc = J K J`` (J = I - 11'/N) is done with row and column means; the top ``k`` eigenpairs come
-    from
-    ``numpy.linalg.eigh`` below :data:`LANCZOS_ROWS` rows, else from ``scipy.sparse.linalg.eigsh`` (largest
-    algebraic, a seeded start vector, machine-precision tolerance: the same axes to ~1e-10).
+    from ``numpy.linalg.eigh`` below :data:`LANCZOS_ROWS` rows, else from ``scipy.sparse.linalg.eigsh``
+    (largest algebraic, a seeded start vector, machine-precision tolerance: the same axes to ~1e-10).
 
     Parameters
     ----------

@@ -97,9 +97,8 @@ class _Plan:
     or by visiting the pairs that share a parent configuration (:func:`_scatter_add`).
 
     ``vx``/``vy``: its rows of X and Y (:class:`_Var`); ``used``: the parent configurations either side
-    observes;
-    ``dense_cost``/``pair_cost``: the cost model's seconds of the two paths; ``const``: one configuration and
-    a complete family in every row (its −1/P is a constant added to every pair)."""
+    observes; ``dense_cost``/``pair_cost``: the cost model's seconds of the two paths; ``const``: one
+    configuration and a complete family in every row (its −1/P is a constant added to every pair)."""
 
     var: int
     vx: _Var

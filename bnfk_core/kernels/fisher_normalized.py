@@ -12,8 +12,7 @@ vector.  Here they are applied to the Bayesian-network Fisher features phi(x) of
 Which coordinates.  Block (i, j, k) of phi(x) is [pi_i(x) = j] ([x_i = k] - theta_ijk) / sqrt(theta_ijk P_j):
 the score of log p(x) in the square-root coordinates eta_ijk = 2 sqrt(theta_ijk) (projected on the tangent
 space of the sphere |eta_ij| = 2), where the Fisher information is P_j times the identity on that tangent
-space;
-so phi(x) = I^{+1/2} s_eta(x), one coordinate per CPT entry theta_ijk.  The power map acts on these
+space; so phi(x) = I^{+1/2} s_eta(x), one coordinate per CPT entry theta_ijk.  The power map acts on these
 coordinates.  The Fisher kernel phi(x) . phi(y) does not depend on the parametrisation; K_alpha does (for
 alpha != 1), and this is the one we define it in (tests/test_fisher_normalized.py checks the features against
 a brute-force I^{+1/2} s_eta on small networks).
@@ -66,11 +65,10 @@ reads blanks as a category (as measured) and is intra-normalised per variable (b
 Intra-normalisation (Arandjelovic & Zisserman 2013, section 3, for VLAD and Fisher vectors; ``intra=``): after
 the power map each block of u(x) is divided by its own L2 norm, then the row by its norm -- blocks per
 variable (all of a variable's coordinates) or per variable and parent configuration (per (class, variable) for
-the latent class
-network).  A block that is exactly zero (a blank read as missing in the latent class network) stays zero and
-adds
-nothing to the norm; nothing is divided by zero.  It is still an explicit feature map: PSD, unit diagonal.  On
-the empty network per variable, every variable's block has unit length whatever its number of states.
+the latent class network).  A block that is exactly zero (a blank read as missing in the latent class network)
+stays zero and adds nothing to the norm; nothing is divided by zero.  It is still an explicit feature map:
+PSD, unit diagonal.  On the empty network per variable, every variable's block has unit length whatever its
+number of states.
 
 References
 ----------
@@ -395,8 +393,7 @@ class NormalizedFisherKernel(NetworkKernel):
 
     def contributions(self, x, y) -> np.ndarray:
         """Per-variable terms of K(x, y) (of :attr:`variables`): block i's part of psi(x) . psi(y); they sum
-        to
-        K(x, y).  A latent class network's class node term is shared equally among the variables; a kernel
+        to K(x, y).  A latent class network's class node term is shared equally among the variables; a kernel
         beside adds its own terms, weighted."""
         out = self._own_contributions(x, y)
         if self.beside is None:
@@ -487,11 +484,9 @@ def fit_fisher_normalized(
 
     The network: ``model`` as given; else the CPTs of ``dag`` fitted on ``train`` by ``params``; else, with
     ``structure="latent-classes"``, the latent class network (:func:`fit_latent_classes`) with ``classes``
-    classes
-    (default ``n_clusters``, which ``cluster`` passes; without either, least BIC), its EM estimates smoothed
-    with
-    ``pseudo_count`` (default :data:`DEFAULT_NETWORK`'s); without a recipe and a structure (or with
-    ``structure="latent-classes+empty"``), the default: that kernel with the empty network's normalised
+    classes (default ``n_clusters``, which ``cluster`` passes; without either, least BIC), its EM estimates
+    smoothed with ``pseudo_count`` (default :data:`DEFAULT_NETWORK`'s); without a recipe and a structure (or
+    with ``structure="latent-classes+empty"``), the default: that kernel with the empty network's normalised
     features beside it, K = (1 - w) K_alpha(latent classes) + w K_0.02(empty network, BDeu pseudo-count 5,
     blanks as read, intra-normalised per variable),
     w = ``empty_weight`` (default :data:`DEFAULT_NETWORK`'s; 0: the latent class network alone); else

@@ -439,8 +439,7 @@ class LiveKernel:
     def copy(self) -> LiveKernel:
         """An independent live kernel in the same state: its own Gram matrix, caches and history, so that
         edits of one never change the other (the data, the fitted CPTs and cached row arrays, which no edit
-        changes in
-        place, are shared).  Much cheaper than building one: no fit, no N × N Gram matrix computed.
+        changes in place, are shared).  Much cheaper than building one: no fit, no N × N Gram matrix computed.
 
         Returns
         -------

@@ -538,8 +538,8 @@ BORIAH_MEASURES = tuple(n for n in MEASURES if n != "aitchison-aitken")
 
 def fit_registered(name: str, train, **options) -> CategoricalMeasure:
     """The ``fit`` of the measure ``name`` in :data:`bnfk_core.registry.KERNELS`: :func:`fit_measure` on
-    ``train``
-    (no label column) with the measure's own options; the network options every kernel receives are ignored.
+    ``train`` (no label column) with the measure's own options; the network options every kernel receives are
+    ignored.
 
     Parameters
     ----------

@@ -17,8 +17,7 @@ w_t = sum_n w_n p(t | x_n) / sum_n w_n.
 Acceleration.  SQUAREM (Varadhan & Roland 2008, scheme S3) on the probabilities: from x0, two EM steps give
 x1 = M(x0), x2 = M(x1); r = x1 - x0, v = x2 - x1 - r, alpha = -min(step_max, max(1, |r| / |v|)) (step_max
 starts at 1, is multiplied by 4 whenever it is reached and divided by 4 when such a step is rejected, as in
-the
-R package SQUAREM); alpha is halved towards -1 until x' = x0 - 2 alpha r + alpha^2 v stays positive.  x',
+the R package SQUAREM); alpha is halved towards -1 until x' = x0 - 2 alpha r + alpha^2 v stays positive.  x',
 renormalised per variable and class, is kept only if its log-likelihood is at least that of x1; otherwise x2
 is taken (plain EM).  The accepted points' log-likelihoods
 never decrease (the trace records them).  A start stops when one plain EM step from the current point gains

@@ -3,10 +3,9 @@
 The compiled engine pays numba's start-up (its CPU target, ~0.4 s) the first time a process calls it; on a few
 hundred distinct rows the whole fit costs less than that.  This engine runs the same algorithm -- the same
 E-step, M-step, SQUAREM S3 acceleration with the same step rules, the same stopping rule, the same E-step
-count
-(module docstring of :mod:`bnfk_core.lca.em`) -- with the S starts stacked along a first axis and advanced in
-lockstep (a start that has stopped is frozen by a mask).  Only the order of the floating-point sums differs
-(a row's log-joint is one product of its one-hot codes X (N, D) with log theta (D, K)):
+count (module docstring of :mod:`bnfk_core.lca.em`) -- with the S starts stacked along a first axis and
+advanced in lockstep (a start that has stopped is frozen by a mask).  Only the order of the floating-point
+sums differs (a row's log-joint is one product of its one-hot codes X (N, D) with log theta (D, K)):
 
     L[s, n, t] = log w[s, t] + sum_d X[n, d] log theta[s, d, t],   ll_s = sum_n w_n logsumexp_t L[s, n, t],
 
@@ -24,8 +23,8 @@ __all__ = ["SMALL_CELLS", "DistinctRows", "distinct_rows", "use_numpy", "e_step"
 
 #: the numpy engine is used when (distinct rows) x (one-hot columns) is at most this (fit_lca's
 #: ``engine="auto"``); measured for K = 1..6 x 5 starts: soybean_large (74k) 0.2 s in both engines, mushroom
-#: 1000 rows (118k) 0.37 s
-#: (numba 0.16 s), letter 1000 rows (280k) 12 s (numba 1.7 s) -- beyond it numba's start-up (~0.4 s) pays
+#: 1000 rows (118k) 0.37 s (numba 0.16 s), letter 1000 rows (280k) 12 s (numba 1.7 s) -- beyond it numba's
+#: start-up (~0.4 s) pays
 SMALL_CELLS = 100_000
 _TINY = 1e-300
 

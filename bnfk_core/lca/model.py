@@ -289,8 +289,8 @@ class LatentClassModel:
 
     def to_bayesnet(self, pseudo_count: float = 0.0):
         """The model as a :class:`~bnfk_core.network.model.BayesNet`: hidden root C -> every x_i
-        (``fit_info["hidden"]``
-        names C; aligning data to the network adds C as an all-missing column).  ``pseudo_count`` > 0 smooths
+        (``fit_info["hidden"]`` names C; aligning data to the network adds C as an all-missing column).
+        ``pseudo_count`` > 0 smooths
         the expected counts: (n_tk + a) / (n_t + a r_i) and (n_t + a) / (N + a K) (the Fisher kernel needs
         every probability positive).
 
@@ -394,9 +394,8 @@ def fit_lca(
     """Fit a K-class latent class model to ``data`` by EM from ``starts`` seeded random starts.
 
     ``data``: a :class:`~bnfk_core.data.table.CategoricalData` (its label column, if set, is not a variable)
-    or the
-    streamed distinct rows with ``weights``.  ``agree``: how close (total log-likelihood) a start must end to
-    the best to count in ``starts_at_best`` (default max(1e-3, 1e-6 N)).
+    or the streamed distinct rows with ``weights``.  ``agree``: how close (total log-likelihood) a start must
+    end to the best to count in ``starts_at_best`` (default max(1e-3, 1e-6 N)).
 
     ``screen`` > 0: the short-run / long-run strategy (as latent GOLD's and poLCA users' many short runs):
     every start runs ``screen`` E-steps, then only the ``keep`` (default max(5, starts // 5)) best of them

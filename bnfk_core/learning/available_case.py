@@ -7,9 +7,8 @@ families counted on different rows compare.
 A family's counts are a table over its *members* (the child and its parents), kept by member set and counted
 in batches (:class:`bnfk_core.learning.member_tables.MemberTables`): a search asks for the families one move
 needs in one batch (``prefetch``, inherited from :class:`~bnfk_core.learning.scores.LocalScorer`), counted
-here
-(:func:`bnfk_core.data.counts.family_tables`, the families spread over threads) or on the row blocks a Dask
-cluster holds (a runner's ``family_counter``).
+here (:func:`bnfk_core.data.counts.family_tables`, the families spread over threads) or on the row blocks a
+Dask cluster holds (a runner's ``family_counter``).
 """
 
 from __future__ import annotations
@@ -44,10 +43,10 @@ class AvailableCaseScorer(LocalScorer):
 
     ``counter`` makes the function that counts a batch of families: ``counter(shifted, weights, cards)``,
     given the rows as :func:`bnfk_core.data.counts.shifted_matrix` codes and their weights (float64 or None),
-    returns
-    ``count(families) -> tables`` with the contract of :func:`bnfk_core.data.counts.family_tables` (a runner's
-    ``family_counter``: the row blocks on Dask workers; the weights are integers, so the blocks' tables add up
-    exactly).  None: :func:`~bnfk_core.data.counts.family_tables` in this process, on numba's threads.
+    returns ``count(families) -> tables`` with the contract of :func:`bnfk_core.data.counts.family_tables` (a
+    runner's ``family_counter``: the row blocks on Dask workers; the weights are integers, so the blocks'
+    tables add up exactly).  None: :func:`~bnfk_core.data.counts.family_tables` in this process, on numba's
+    threads.
     """
 
     def __init__(self, codes, cards, score: str = "bic", ess: float = 1.0, weights=None, counter=None):

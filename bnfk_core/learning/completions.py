@@ -5,8 +5,7 @@ A *job* is a set of rows that share the same missing cells (a group that shares 
 missing cells, :mod:`bnfk_core.learning.estep`).  For every row, every completion of those cells is scored by
 the product of the families touching them (their log CPT entries added), and its posterior weight is added to
 those families' expected counts -- the exact E-step of EM (Dempster, Laird & Rubin 1977; for Bayesian networks
-Lauritzen
-1995), without a table of completions.  :func:`complete_cells` decodes each completion's digits;
+Lauritzen 1995), without a table of completions.  :func:`complete_cells` decodes each completion's digits;
 :func:`complete_offsets` reads each completion's position in every touching CPT from a table made once per
 group of cells (:func:`completion_offsets`); both add in the same order, so they give the same floats.
 """

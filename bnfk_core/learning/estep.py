@@ -7,9 +7,9 @@ families
 every touching family's expected counts and its log P(x_obs) minus its observed families' terms depend only on
 the observed members of the touching families ("the row's context"): the rows of one missingness pattern with
 the same context are merged into one, weighted by their total weight (:func:`touching_groups`), before their
-completions are
-enumerated.  On a table of millions of mostly distinct rows the contexts of a pattern repeat a lot (a single
-missing cell's context is its Markov blanket), which is what makes the E-step of a big table cheap.
+completions are enumerated.  On a table of millions of mostly distinct rows the contexts of a pattern repeat a
+lot (a single missing cell's context is its Markov blanket), which is what makes the E-step of a big table
+cheap.
 
 Rows whose missing cells have at most :data:`EM_MAX_COMPLETIONS` joint states are completed in every way
 (exact enumeration); wider rows take the batched junction tree
@@ -96,8 +96,7 @@ _ZERO = (
 
 def _blocks(codes: np.ndarray, weights, rows: int | None = None) -> list:
     """The rows (codes, weights) in blocks of at most ``rows`` rows (:data:`EM_BLOCK_ROWS`): the items of a
-    pass
-    (:meth:`bnfk_core.data.runners.Runner.map`)."""
+    pass (:meth:`bnfk_core.data.runners.Runner.map`)."""
     step = int(EM_BLOCK_ROWS if rows is None else rows)
     w = np.ones(codes.shape[0]) if weights is None else np.asarray(weights, dtype=float)
     return [(codes[a : a + step], w[a : a + step]) for a in range(0, codes.shape[0], max(step, 1))]
@@ -282,10 +281,9 @@ def _jobs(
 def touching_groups(model: BayesNet, codes: np.ndarray, weights=None, cap: int | None = None) -> list:
     """The incomplete rows of ``codes`` as E-step work (module docstring): for every missingness pattern and
     every group of its missing cells that share no family, ``(codes of one row per context, the context's
-    total weight,
-    the group's cells)`` (:func:`_jobs`; cells None: rows for the junction tree).  The share of the touching
-    families' expected counts of a context's rows is that of its row times the total weight; the families a
-    row observes whole are not represented (count them with :func:`observed_counts`)."""
+    total weight, the group's cells)`` (:func:`_jobs`; cells None: rows for the junction tree).  The share of
+    the touching families' expected counts of a context's rows is that of its row times the total weight; the
+    families a row observes whole are not represented (count them with :func:`observed_counts`)."""
     codes = np.asarray(codes)
     w = np.ones(codes.shape[0]) if weights is None else np.asarray(weights, dtype=float)
     cap = EM_MAX_COMPLETIONS if cap is None else cap
@@ -306,9 +304,8 @@ def job_blocks(
     cardinalities (a junction-tree row,
     :data:`EM_MAX_COMPLETIONS`).  So a big table's pass has items of about equal work, which a runner with
     several workers spreads evenly, while the items -- and the order their results are added in -- depend on
-    the jobs
-    alone: one process and a Dask cluster of any size add the same numbers in the same order.  The pieces keep
-    the jobs' order."""
+    the jobs alone: one process and a Dask cluster of any size add the same numbers in the same order.  The
+    pieces keep the jobs' order."""
     step = max(int(EM_BLOCK_ROWS if rows is None else rows), 1)
     if cards is None or not jobs:
         return _row_blocks(jobs, step)
@@ -348,8 +345,7 @@ def _row_blocks(jobs: list, step: int) -> list:
 
 def observed_counts(model: BayesNet, codes: np.ndarray, weights=None) -> list:
     """For every family of ``model``, the (weighted) counts over the rows that observe it whole, shaped like
-    its CPT
-    (one compiled pass a family, :func:`bnfk_core.data.counts.dense_family_counts`)."""
+    its CPT (one compiled pass a family, :func:`bnfk_core.data.counts.dense_family_counts`)."""
     cards = [int(c) for c in model.cardinalities]
     cols = code_matrix(codes, cards)
     w = None if weights is None else np.asarray(weights, dtype=float)
@@ -383,10 +379,9 @@ def _job_arrays(model: BayesNet, fams: Families, cells) -> tuple:
 
 class PreparedJobs:
     """E-step work made ready for EM under a fixed DAG: constant counts (the families a row observes whole)
-    and jobs
-    (:func:`_jobs`).  An iteration under new CPTs (:meth:`counts`) is one compiled pass over every job's rows
-    that enumerates the completions of its cells (:func:`complete_cells`); the junction tree's rows are
-    calibrated each time."""
+    and jobs (:func:`_jobs`).  An iteration under new CPTs (:meth:`counts`) is one compiled pass over every
+    job's rows that enumerates the completions of its cells (:func:`complete_cells`); the junction tree's rows
+    are calibrated each time."""
 
     def __init__(
         self, model: BayesNet, jobs: list, const: np.ndarray | None = None, memo: dict | None = None
@@ -523,8 +518,7 @@ def offsets_memo(model: BayesNet, items: list) -> dict:
 
 def family_counts_part(block, model: BayesNet, cap: int | None = None) -> list:
     """E[N_ijk | x_obs, model] of every family of ``model`` over one block of weighted rows, each shaped like
-    its
-    CPT.  A family observed in a row is counted; a row with a missing family member adds its posterior: by
+    its CPT.  A family observed in a row is counted; a row with a missing family member adds its posterior: by
     enumerating the completions of each group of its missing cells that share no family (:func:`_components`)
     when the group has at most ``cap`` (:data:`EM_MAX_COMPLETIONS`) joint states (their probabilities the
     product of the CPT entries of the families touching the group, normalised per row; rows of one pattern and
@@ -586,9 +580,8 @@ def table_part(block, model: BayesNet, cap: int) -> tuple:
     Complete rows are their own completion; a row whose missing cells have at most ``cap`` joint states is
     replaced by every completion x_M, weighted w_n P(x_M | x_obs,n) -- the product of the CPT entries of the
     families touching M (the others cancel), normalised over the row's completions: exact.  Equal completed
-    rows
-    are merged (:func:`merge_rows`).  Rows with more joint states ("wide" rows) are returned as they are: the
-    search counts them per family from their exact joint posterior (:class:`ExpectedScorer`)."""
+    rows are merged (:func:`merge_rows`).  Rows with more joint states ("wide" rows) are returned as they are:
+    the search counts them per family from their exact joint posterior (:class:`ExpectedScorer`)."""
     codes, w = block
     codes = np.asarray(codes)
     cards = [int(c) for c in model.cardinalities]
@@ -617,8 +610,7 @@ def expected_table(
     block_rows: int | None = None,
 ) -> tuple:
     """The structural-EM E-step: ``(table, weights, wide codes, wide weights)`` (:func:`table_part` on blocks
-    of
-    the weighted rows on ``runner``, merged).  ``max_completions`` (default :data:`MAX_COMPLETIONS`) is the
+    of the weighted rows on ``runner``, merged).  ``max_completions`` (default :data:`MAX_COMPLETIONS`) is the
     ``cap``; ``max_completions=math.inf`` enumerates every row (no wide rows: small tables only)."""
     cap = MAX_COMPLETIONS if max_completions is None else max_completions
     parts = run_parts(

@@ -98,9 +98,8 @@ def hill_climb(
     (:mod:`bnfk_core.learning.landscape`).
 
     ``start``: the parents of every node of an acyclic graph to climb from (pgmpy's ``start_dag``; structural
-    EM
-    climbs from its current network, Friedman 1998); default the empty graph.  The moves, their tie-breaking
-    and the stopping rule are the same; the tabu list starts empty.
+    EM climbs from its current network, Friedman 1998); default the empty graph.  The moves, their
+    tie-breaking and the stopping rule are the same; the tabu list starts empty.
     """
     names = list(names)
     n = len(names)

@@ -16,10 +16,10 @@ the counts do not depend on how the rows were cut (to rounding, 1e-12).
 
 Parameters (every method): EM over the missing cells (:func:`em_parameters`, Dempster, Laird & Rubin 1977):
 theta <- estimator(expected family counts under theta), from the available-case fit, until no CPT entry moves
-by
-more than ``tol``; the network's own families' expected counts come from :func:`expected_family_counts`.  With
-``params="ml"`` this climbs the observed-data likelihood; with a pseudo-count the posterior (MAP).  Weighted
-tables (distinct rows with multiplicities, :mod:`bnfk_core.data.stream`) count every row ``weights[n]`` times.
+by more than ``tol``; the network's own families' expected counts come from :func:`expected_family_counts`.
+With ``params="ml"`` this climbs the observed-data likelihood; with a pseudo-count the posterior (MAP).
+Weighted tables (distinct rows with multiplicities, :mod:`bnfk_core.data.stream`) count every row
+``weights[n]`` times.
 """
 
 from __future__ import annotations
@@ -203,12 +203,9 @@ def _available_case_fit(
 ) -> tuple:
     """:func:`bnfk_core.network.model.fit` of ``dag`` on ``data`` (columns in the DAG's order; ``codes``,
     ``w`` its rows and weights) and the counts it is made of: every family counted on the rows that observe it
-    whole
-    (:func:`~bnfk_core.learning.estep.observed_counts`'s compiled pass over 1-byte codes, where ``fit``
-    gathers
-    every family's columns as int64: on 10 million rows, hundreds of MB at once).  The same counts (sums of
-    the
-    same weights in row order), so the same CPTs and ``fit_info``.  Returns (model, counts)."""
+    whole (:func:`~bnfk_core.learning.estep.observed_counts`'s compiled pass over 1-byte codes, where ``fit``
+    gathers every family's columns as int64: on 10 million rows, hundreds of MB at once).  The same counts
+    (sums of the same weights in row order), so the same CPTs and ``fit_info``.  Returns (model, counts)."""
     if method not in ESTIMATORS:
         raise ModelError(f"Unknown parameter method '{method}'; choose one of {', '.join(ESTIMATORS)}.")
     if method in ("smoothed", "bdeu") and not pseudo_count > 0:
@@ -559,8 +556,7 @@ def learn_network(
     ``em_cpts=False`` fits the CPTs by available-case counts only (the thesis's protocol).  ``learn``
     options go to :func:`bnfk_core.learning.structure.learn_structure`; ``runner`` runs the E-step passes
     (structural EM and the CPTs' EM) on a :mod:`bnfk_core.data.runners` runner.  A score with a scorer of its
-    own (``kgv``,
-    ``score_options``) is not a count score: its structure uses the complete rows whatever
+    own (``kgv``, ``score_options``) is not a count score: its structure uses the complete rows whatever
     ``missing_data`` says (a note says so).  Returns (result, model); the model's ``fit_info`` records
     ``missing_data``.
 

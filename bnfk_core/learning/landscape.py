@@ -91,8 +91,8 @@ def enumerate_dags(k: int) -> tuple[np.ndarray, np.ndarray]:
 
 def landscape_scorer(data, variables: Sequence[str], score: str, ess: float = 1.0):
     """The cached local scorer (:func:`bnfk_core.learning.scores.scorer_for`) of ``score`` over ``variables``
-    of ``data``
-    (their complete rows; the data's weights and, for scores that use them, its unbinned numbers)."""
+    of ``data`` (their complete rows; the data's weights and, for scores that use them, its unbinned
+    numbers)."""
     cols = [list(data.variables).index(v) for v in variables]
     codes = np.asarray(data.codes)[:, cols]
     cards = [int(np.asarray(data.cardinalities)[c]) for c in cols]
@@ -309,8 +309,7 @@ def climb_path(
     land: Landscape, data, *, seed: int = 0, ess: float = 1.0, max_parents: int | None = None
 ) -> dict:
     """Hill climbing (:func:`bnfk_core.learning.hill_climb.hill_climb`, bnfk engine, from the empty graph, one
-    climb with
-    ``seed``) on the landscape's variables and score, placed among the enumerated graphs.
+    climb with ``seed``) on the landscape's variables and score, placed among the enumerated graphs.
 
     Returns ``{"moves": [(op, u, v)], "graphs": [index of every graph visited, start and end included]}``.
     """

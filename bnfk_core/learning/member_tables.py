@@ -4,9 +4,8 @@ A family's counts are a table over its *members* (the child and its parents), so
 members -- (y, {a, b}), (a, {y, b}) and (b, {a, y}) -- read one table, transposed.  A search asks for every
 family one move needs in one batch (``prefetch``); the batch is counted by a *counter*, by default
 :func:`bnfk_core.data.counts.family_tables` (one compiled pass over the rows a family, the families spread
-over
-numba's threads), or on the row blocks a Dask cluster holds (a runner's ``family_counter``).  Each cell is the
-sum of its rows' weights in row order, so a table read here has the very floats of
+over numba's threads), or on the row blocks a Dask cluster holds (a runner's ``family_counter``).  Each cell
+is the sum of its rows' weights in row order, so a table read here has the very floats of
 :func:`bnfk_core.data.counts.dense_family_counts` of the same family.
 
 Used by :class:`bnfk_core.learning.available_case.AvailableCaseScorer` (the observed rows, missing cells one

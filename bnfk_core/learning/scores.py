@@ -159,9 +159,8 @@ def _ll(counts: np.ndarray) -> float:
 
 def score_from_counts(counts: np.ndarray, r: int, q: int, n: int, score: str, ess: float) -> float:
     """The local score of one family from its (q, r) count table: ``bic``, ``aic``, ``k2``, ``bdeu`` or
-    ``qnml``
-    (natural log, higher is better; thesis §2.1.2), ``n`` the family's row count and ``ess`` BDeu's sample
-    size."""
+    ``qnml`` (natural log, higher is better; thesis §2.1.2), ``n`` the family's row count and ``ess`` BDeu's
+    sample size."""
     if score == "bic":
         return _ll(counts) - 0.5 * math.log(n) * float(q) * (r - 1) if n > 0 else 0.0
     if score == "aic":

@@ -7,12 +7,11 @@ learns from the rows without missing cells, and every result is scored with the 
 order.
 
 The methods are :data:`bnfk_core.registry.LEARNERS` specs that carry their ``learn(scorer, task)`` and their
-facts
-(the options they read, the most variables they handle), declared light in :mod:`bnfk_core.learning.members`:
+facts (the options they read, the most variables they handle), declared light in
+:mod:`bnfk_core.learning.members`:
 the presets here, the trees (:mod:`bnfk_core.learning.trees`: Chow–Liu, TAN, KDB), hill climbing
 (:mod:`bnfk_core.learning.hill_climb`) and the exact optimum (:mod:`bnfk_core.learning.exact`).  Adding a
-learner is one
-``LEARNERS.register(LearnerSpec(name, label, learn=...))`` (docs/ARCHITECTURE.md).
+learner is one ``LEARNERS.register(LearnerSpec(name, label, learn=...))`` (docs/ARCHITECTURE.md).
 """
 
 from __future__ import annotations

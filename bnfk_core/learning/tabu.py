@@ -2,9 +2,8 @@
 
 Chains of a greedy climb (:func:`~bnfk_core.learning.hill_climb.hill_climb`'s moves and family-score cache)
 followed by a tabu walk that also takes downhill moves, and seeded perturbations ("kicks") of the chain's best
-graph, each
-climbed and walked again (iterated local search).  Two more chains start from the two best distinct local
-optima of
+graph, each climbed and walked again (iterated local search).  Two more chains start from the two best
+distinct local optima of
 20 greedy climbs (``hc-greedy``'s 5 among them), so ``hc`` never scores below ``hc-greedy``.  Ties are broken
 by a seeded random order of the moves whose gains agree to 1e-6: the same seed gives the same DAG.
 
@@ -54,8 +53,7 @@ TABU_PATIENCE = 20
 
 class _Moves:
     """A DAG and the cached score gain of every single-arc move (add, remove, reverse x -> y) -- the state of
-    the
-    iterated tabu search.  The gains are rounded to 1e-6 as in :func:`greedy_climb`; a move changes the
+    the iterated tabu search.  The gains are rounded to 1e-6 as in :func:`greedy_climb`; a move changes the
     parents of one node (two for a reversal) and only the gains that read those parents are recomputed, from
     the scorer's cache of family scores."""
 
@@ -177,11 +175,10 @@ class _Moves:
 
     def kick(self, rng: np.random.Generator) -> bool:
         """One random legal move: its kind (add, remove, reverse) uniformly among the kinds with a legal move,
-        then
-        the move uniformly among that kind's.  (Drawn uniformly among all legal moves, a kick would almost
-        always add an arc -- a DAG of n nodes and e arcs has about n²/2 legal additions against e removals and
-        e reversals -- and the next climb would mostly remove that arc again and fall back into the same
-        optimum.) False when no move is legal."""
+        then the move uniformly among that kind's.  (Drawn uniformly among all legal moves, a kick would
+        almost always add an arc -- a DAG of n nodes and e arcs has about n²/2 legal additions against e
+        removals and e reversals -- and the next climb would mostly remove that arc again and fall back into
+        the same optimum.) False when no move is legal."""
         legal = self.legal()
         kinds = [k for k in range(3) if legal[k].any()]
         if not kinds:
@@ -195,8 +192,7 @@ class _Moves:
     def prune(self) -> int:
         """Remove, one at a time, every arc whose removal does not lower the score (gain >= 0 at 1e-6; e.g. an
         arc from or to a column with one observed state, whose every family scores 0): of equally good graphs
-        the
-        one with fewer arcs.  The number of arcs removed."""
+        the one with fewer arcs.  The number of arcs removed."""
         removed = 0
         while True:
             x, y = np.nonzero(self.adj & (self.gain[1] >= 0))
@@ -246,10 +242,9 @@ def tabu_search(
        walk ends after ``patience`` steps without a new best graph.
     3. **Perturb and repeat** (iterated local search, Lourenço, Martin & Stützle 2003): ``kicks`` times, apply
        ``kick_size`` random legal moves (default one per ten nodes, at least three) to the best graph of the
-       chain and
-       run 1-2 from there with a fresh tie-breaking order.  Each random move first draws its kind (add,
-       remove, reverse) uniformly, then the move within the kind: the kicks change the arcs the graph has, not
-       only add arcs the next climb removes again.
+       chain and run 1-2 from there with a fresh tie-breaking order.  Each random move first draws its kind
+       (add, remove, reverse) uniformly, then the move within the kind: the kicks change the arcs the graph
+       has, not only add arcs the next climb removes again.
     4. **Restart**: ``restarts`` more chains, each from ``start`` with its own tie-breaking order, then one
     more
        chain from every graph in ``also_from`` (parent tuples of acyclic graphs; :func:`learn_tabu` passes the
@@ -258,15 +253,13 @@ def tabu_search(
 
     The result is the best graph of all chains, and a local optimum under every single-arc move (a final climb
     makes sure); arcs whose removal does not lower the score are then removed (and the graph climbed again),
-    so
-    of equally good graphs the search returns one without arcs that add nothing.  Ties between equally good
+    so of equally good graphs the search returns one without arcs that add nothing.  Ties between equally good
     moves (gains rounded to 1e-6) go to the move with the highest priority in a random order of all moves,
     drawn afresh for every chain and after every kick; the orders and the kicks all come from one generator
     seeded with ``seed``, so the same seed gives the same DAG in every run (the
     first chain's first climb is :func:`hill_climb`'s with the same seed).  Family scores come from the
-    scorer's
-    cache: a step rescores only the families whose parents it changed.  ``max_iter`` bounds the moves of
-    every climb and walk.
+    scorer's cache: a step rescores only the families whose parents it changed.  ``max_iter`` bounds the moves
+    of every climb and walk.
     """
     names = list(names)
     n = len(names)

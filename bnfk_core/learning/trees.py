@@ -113,9 +113,8 @@ PAIR_BLOCK = 2**22
 def _row_nlogn(cells: np.ndarray) -> np.ndarray:
     """Σ c log c of each row of ``cells`` -- numpy sums each row as it sums the same numbers as one array, so
     a row holding a pair's counts in :func:`_sum_nlogn`'s layout gives its very number (and the Chow–Liu tree
-    the
-    very same tie-breaks as the pair-by-pair computation).  Integer counts look their c log c up in a table of
-    ``xlogy`` (the same numbers, without a logarithm per cell)."""
+    the very same tie-breaks as the pair-by-pair computation).  Integer counts look their c log c up in a
+    table of ``xlogy`` (the same numbers, without a logarithm per cell)."""
     if not cells.shape[1]:
         return np.zeros(cells.shape[0])
     if cells.dtype.kind in "iu" and cells.size > 64:
@@ -154,8 +153,7 @@ def mutual_information_matrix(scorer: LocalScorer) -> np.ndarray:
     without a Python loop over the pairs.
 
     I(X_i; X_j) = (Σ n_ab log n_ab − Σ n_a log n_a − Σ n_b log n_b + n log n) / n over the joint counts n_ab
-    of
-    the pair and its marginal counts (Chow & Liu 1968).  The pairs are counted in blocks of about
+    of the pair and its marginal counts (Chow & Liu 1968).  The pairs are counted in blocks of about
     :data:`PAIR_BLOCK` elements: a pair whose table has few cells (at most ``max(4 × rows, 1024)``) by one
     ``bincount`` of the paired codes of all pairs with a table of that size; a larger one (many states, few
     rows: a 2,000-column upload of 20 rows) by sorting each pair's paired codes and counting their runs, the

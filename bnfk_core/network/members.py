@@ -1,8 +1,7 @@
 """The network family's built-in members, declared light: the CPT estimators of
 :func:`bnfk_core.network.model.fit`
 (:data:`bnfk_core.registry.ESTIMATORS` reads them on first use; :mod:`.model` estimates by their names), and
-the
-structure segments the faces offer.  Importing this module loads no numerical library."""
+the structure segments the faces offer.  Importing this module loads no numerical library."""
 
 from __future__ import annotations
 

@@ -1,7 +1,6 @@
 """What every reproduction experiment shares: the run settings, the experiment registry (names -> run
 functions), the structure choices, the data sets (thesis and paper, from ``sample_data``) and small helpers
-(progress, worker
-processes).  See :mod:`bnfk_core.reproduce.experiments` for what is reproduced and how."""
+(progress, worker processes).  See :mod:`bnfk_core.reproduce.experiments` for what is reproduced and how."""
 
 from __future__ import annotations
 
@@ -42,8 +41,8 @@ __all__ = [
 
 #: experiment name -> (module of :mod:`bnfk_core.reproduce`, its run function ``run(settings, writer,
 #: progress) -> dict``), in the order ``reproduce all`` runs them; a module is imported when its experiment
-#: first runs (so that the
-#: experiments import these helpers, never the reverse).  A new experiment is one entry here and one module.
+#: first runs (so that the experiments import these helpers, never the reverse).  A new experiment is one
+#: entry here and one module.
 EXPERIMENT_RUNNERS = {
     "thesis-imputation": ("thesis_imputation", "run_thesis_imputation"),
     "thesis-clustering": ("thesis_clustering", "run_thesis_clustering"),

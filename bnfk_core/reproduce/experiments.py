@@ -6,8 +6,7 @@ Experiments (:data:`EXPERIMENTS`, one module each, registered in
 ``thesis-imputation``      Tables 4.1-4.4, B.1-B.2   :func:`bnfk_core.analyses.impute.benchmark.benchmark`
 ``thesis-clustering``      Tables 5.1, C.1-C.2        :func:`bnfk_core.analyses.cluster.clustering.compare`
 ``thesis-segments``        Tables 6.1-6.4             :func:`bnfk_core.analyses.segments.arc_search`,
-``collapsed_stats``
-``thesis-classification``  Tables D.1-D.2
+``collapsed_stats`` ``thesis-classification``  Tables D.1-D.2
 :func:`bnfk_core.analyses.cluster.clustering.classify_many`
 ``paper-summarization``    Figs. 1-3 (as tables)
 :func:`bnfk_core.analyses.prototypes.selection.prepare_summarization` / ``run_summarization``

@@ -15,11 +15,9 @@ Methods: bnfk's default (:data:`~bnfk_core.analyses.impute.methods.DEFAULT_IMPUT
 network, the numpy kNN; free once the stack ran, its components are cached), and every registered peer
 (``peer=True`` in
 :data:`bnfk_core.registry.IMPUTERS`: the most frequent value, scikit-learn's kNN on one-hot codes, the latent
-class
-model).  ``--quick`` adds the other network variants (available case, BN-Mode, complete rows).  The networks
-use
-hill climbing with :data:`LEARN`.  Rows: at most :data:`N_MAX` per seed (letter, waveform_5000, mushroom,
-nursery, kr_vs_kp, car are capped; the table says "1000 of N").
+class model).  ``--quick`` adds the other network variants (available case, BN-Mode, complete rows).  The
+networks use hill climbing with :data:`LEARN`.  Rows: at most :data:`N_MAX` per seed (letter, waveform_5000,
+mushroom, nursery, kr_vs_kp, car are capped; the table says "1000 of N").
 
 Outputs (in ``<out>/imputation_peers/``): ``imputation_peers_runs.csv`` (one row per data set x ratio x
 seed x method), ``imputation_peers.csv`` (mean and std over seeds) and ``imputation_peers.md`` (the table,

@@ -252,8 +252,7 @@ RUN_COLUMNS = [
 def _earlier_runs(out, names, seeds, n_max, restarts, exact_max) -> pd.DataFrame:
     """The runs already in ``<out>/kernel_zoo/kernel_zoo_runs.csv`` when the folder's manifest records the
     same protocol (seeds, rows, restarts, exact-search bound, CPT estimator) -- the rows of the kernels (and
-    data sets)
-    asked for; an empty frame otherwise.  So adding a kernel to the zoo computes only its rows."""
+    data sets) asked for; an empty frame otherwise.  So adding a kernel to the zoo computes only its rows."""
     import json
     from pathlib import Path
 

@@ -170,8 +170,7 @@ class Writer:
         notes: Sequence[str] = (),
     ) -> None:
         """Write ``stem.csv`` and ``stem.md`` (title, published caption, what was measured, our setup, the
-        table and
-        ``notes``) and record the table for the manifest.
+        table and ``notes``) and record the table for the manifest.
 
         Parameters
         ----------

@@ -174,8 +174,7 @@ class ServePolicy:
     def output_file(self, text, *, replace: bool = False, not_same_as: str | None = None) -> str:
         """The resolved path of ``text`` inside the output folder, checked for writing: its folder exists in
         the output folder, it is not a directory or special file, not ``not_same_as`` (the input), and it
-        exists
-        only if ``replace``.  ServeError otherwise."""
+        exists only if ``replace``.  ServeError otherwise."""
         if not self.writes:
             raise ServeError("This server does not write files to its disk; use the download button instead.")
         p = _typed(

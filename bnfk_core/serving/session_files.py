@@ -25,9 +25,8 @@ the file and the field at fault -- also for JSON that Python's parser chokes on 
 number of thousands of digits, NaN/Infinity).  A file is a session file when it parses as one
 (:func:`is_session_file`), whatever the order of its keys or its indentation.  Page settings are checked by
 the registry of :mod:`bnfk_core.serving.settings` (bounded like the app's widgets): a value out of range is
-left out,
-with a sentence in :attr:`Session.notes`.  The app's Home page saves and opens these files; every CLI
-subcommand takes one in place of its CSV (``python -m bnfk_core cluster session.json``).
+left out, with a sentence in :attr:`Session.notes`.  The app's Home page saves and opens these files; every
+CLI subcommand takes one in place of its CSV (``python -m bnfk_core cluster session.json``).
 """
 
 from __future__ import annotations

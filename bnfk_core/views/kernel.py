@@ -74,8 +74,7 @@ def first_pair(K: np.ndarray) -> tuple[int, int]:
 
 def row_labels(rows, labels, cls_states=()) -> dict:
     """How a picker names each row: ``#row``, with `` · class`` when ``cls_states`` is given and the row's
-    class
-    (``labels``, its index into ``cls_states``; negative when missing) is known.
+    class (``labels``, its index into ``cls_states``; negative when missing) is known.
 
     Parameters
     ----------

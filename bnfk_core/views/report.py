@@ -4,8 +4,7 @@ prototypes and (when chosen) a segment comparison, with the settings, seeds and 
 Streamlit-free: plain functions from core objects (``CategoricalData``, ``BayesNet``, a settings dict) to an
 HTML string, shared by the app's "Report (HTML)" download and ``python -m bnfk_core report``.  The figures
 come from the same builders as the pages (:mod:`bnfk_core.views.figures`); plotly.js is embedded once, so the
-file
-opens offline.  Every name from the data (variables, states, file names, settings) is escaped with
+file opens offline.  Every name from the data (variables, states, file names, settings) is escaped with
 :func:`html.escape`; inside the figures plotly's JSON escapes ``<``, ``>`` and ``/``.
 
 Settings use the app's ``st.session_state`` keys (``kernel_rows``, ``clu_seed``, ``proto_k``, …); missing
@@ -147,8 +146,7 @@ def check_setting(key: str, value):
 
 def _checked(settings: dict | None) -> tuple[dict, list[str]]:
     """:data:`REPORT_DEFAULTS` updated with the known keys of ``settings`` (:func:`check_setting`); a value
-    that
-    does not parse keeps the default, with a note.  Unknown keys are ignored."""
+    that does not parse keeps the default, with a note.  Unknown keys are ignored."""
     out = {k: (list(v) if isinstance(v, list) else v) for k, v in REPORT_DEFAULTS.items()}
     notes = []
     for k, v in (settings or {}).items():

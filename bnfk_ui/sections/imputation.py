@@ -34,10 +34,10 @@ __all__ = [
 
 #: the "Impute my data" choices: the current network (the Structure page's, the first choice: an arc edit
 #: shows here), one network learned from the table by the default recipe (``impute DATA --structure tree
-#: --method bn-em``)
-#: and the CLI's default imputer (``impute DATA --structure tree``, the registry's DEFAULT_IMPUTER).  The
-#: stacked default took ~3.5 times the CPU time of learning one network and imputing with it on the 2,000 x 37
-#: ALARM sample with 5 % blanks (13.7 vs 4.0 CPU-s; docs/IMPUTATION.md), so it comes last.
+#: --method bn-em``) and the CLI's default imputer (``impute DATA --structure tree``, the registry's
+#: DEFAULT_IMPUTER).  The stacked default took ~3.5 times the CPU time of learning one network and imputing
+#: with it on the 2,000 x 37 ALARM sample with 5 % blanks (13.7 vs 4.0 CPU-s; docs/IMPUTATION.md), so it comes
+#: last.
 IMPUTERS_OFFERED = {
     "current": "The current network (Structure page)",
     "learn": "A network learned from this table by the default recipe "

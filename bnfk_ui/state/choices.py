@@ -75,8 +75,7 @@ _CATALOG: list = [None, None]  # [modification time, the parsed catalog]
 
 def catalog() -> dict:
     """The bundled samples (``sample_data/catalog.json``), read again only when the file changes (every page
-    asks
-    for it several times a run).  The dict is shared by every session: read it, never change it."""
+    asks for it several times a run).  The dict is shared by every session: read it, never change it."""
     path = SAMPLE_DIR / "catalog.json"
     mtime = path.stat().st_mtime_ns
     if _CATALOG[0] != mtime:

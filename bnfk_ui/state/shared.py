@@ -165,13 +165,12 @@ def front(cached=None, *, size: int | None = None):
     The key is the one Streamlit's cache uses -- every argument but those whose name starts with an underscore
     (their content is stood for by another argument: a fingerprint, a model key) -- and is made without
     hashing the function's signature and arguments through Streamlit on every call (a tenth of a class's
-    server time,
-    since the pages ask for the same tables, models and Gram matrices several times a run).  ``st.cache_data``
-    gives every call a copy; the front gives every session the same result, its arrays made read-only
-    (:func:`frozen`), so a page that would change one fails loudly instead of changing another session's view.
-    At most ``size`` results are kept (least recently used dropped first), by default as many as the cache
-    behind it keeps (its ``max_entries``, else 32), so the front never holds more than the cache it stands
-    for."""
+    server time, since the pages ask for the same tables, models and Gram matrices several times a run).
+    ``st.cache_data`` gives every call a copy; the front gives every session the same result, its arrays made
+    read-only (:func:`frozen`), so a page that would change one fails loudly instead of changing another
+    session's view. At most ``size`` results are kept (least recently used dropped first), by default as many
+    as the cache behind it keeps (its ``max_entries``, else 32), so the front never holds more than the cache
+    it stands for."""
     if cached is None:
         return lambda f: front(f, size=size)
     if size is None:

@@ -351,11 +351,10 @@ def run_clustering(
     """Kernel + clustering + metrics for one dataset: a JSON-ready dict (labels included).
 
     ``algorithm``: a name of :data:`bnfk_core.registry.CLUSTERERS`; one that does not use a kernel (``lca``)
-    runs its
-    own ``run`` and ignores the kernel options.  ``auto`` runs the fitted kernel's own ``auto_algorithm`` when
-    it has one (the normalised Fisher kernel: Ward; :func:`own_algorithm`, k-means on its features beyond the
-    memory limit), else :func:`choose_algorithm`'s choice (a given ``setup`` already holds the Gram matrix, so
-    it means correlation clustering) and reports it as
+    runs its own ``run`` and ignores the kernel options.  ``auto`` runs the fitted kernel's own
+    ``auto_algorithm`` when it has one (the normalised Fisher kernel: Ward; :func:`own_algorithm`, k-means on
+    its features beyond the memory limit), else :func:`choose_algorithm`'s choice (a given ``setup`` already
+    holds the Gram matrix, so it means correlation clustering) and reports it as
     ``algorithm_chosen`` with ``algorithm_reason``.  ``kmeans-features`` is kernel k-means on the explicit
     features (:mod:`bnfk_core.analyses.cluster.features`, ``n_init`` seeded starts; its silhouette is on a
     seeded sample of rows).  Every Gram-based path is refused (one line, sampling suggestion) before it
@@ -364,9 +363,8 @@ def run_clustering(
     ``runner`` (:mod:`bnfk_core.data.runners`; None: this process) runs the row-wise passes: the Fisher
     kernel's network learned with its counting and E-step passes there (as ``learn --engine dask``), and
     kmeans-features' feature map, k-means++ and Lloyd passes (:func:`.features.kernel_kmeans_rows`); the
-    client merges and
-    searches.  The same network, labels and scores as without it.  The Gram-based algorithms (which need the
-    N x N matrix in one place) and the sampled silhouette run here.
+    client merges and searches.  The same network, labels and scores as without it.  The Gram-based algorithms
+    (which need the N x N matrix in one place) and the sampled silhouette run here.
     """
     t0 = time.perf_counter()
     data = as_data(data)  # a pandas DataFrame is read as a file is (from_frame)
@@ -492,8 +490,7 @@ def _run_feature_clustering(
 ) -> dict:
     """run_clustering's feature-space branch (``kmeans-features``): kernel k-means on the features made block
     by block where its passes run (:func:`.features.kernel_kmeans_rows`: here, or on ``runner``'s workers),
-    metrics
-    (the silhouette on the features of a seeded sample of rows, made here)."""
+    metrics (the silhouette on the features of a seeded sample of rows, made here)."""
     from .features import feature_map, kernel_kmeans_rows, silhouette_rows
     from .metrics import kernel_silhouette
 

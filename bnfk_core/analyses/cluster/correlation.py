@@ -1,6 +1,5 @@
 """Correlation clustering with a fixed (maximum) number of clusters (thesis §5.1.1, eq. 5.2) and the adaptive
-shift
-(thesis §5.2).
+shift (thesis §5.2).
 
 Minimise the cost of thesis eq. (5.2)
 

@@ -16,10 +16,9 @@ over fixed blocks of :data:`BLOCK_ROWS` rows of the features Phi (K = Phi Phi^T,
 The blocks are the same whoever runs them, and every sum over blocks is made on the client in block order, so
 one process (a group holding every block) and a Dask cluster (a group of contiguous blocks on each worker,
 features made there from the rows' codes: :func:`groups_from_data`) give the same floats, hence the same
-labels
-and cost.  A group is kept where it runs between passes (:class:`Here` in this process; :class:`Pinned` on the
-worker a Dask runner's client gave it); each pass makes a new group from the old one (the blocks' arrays
-shared), so nothing is changed in place.
+labels and cost.  A group is kept where it runs between passes (:class:`Here` in this process; :class:`Pinned`
+on the worker a Dask runner's client gave it); each pass makes a new group from the old one (the blocks'
+arrays shared), so nothing is changed in place.
 
 Each block's products run on one BLAS thread (:class:`threadpoolctl.ThreadpoolController`), as scikit-learn's
 ``KMeans`` ran here before.
@@ -28,8 +27,7 @@ References
 ----------
 D. Arthur and S. Vassilvitskii, "k-means++: the advantages of careful seeding", SODA 2007 (the greedy variant
 with several candidates a centre is scikit-learn's); kernel k-means on the explicit Fisher features:
-:mod:`.features`
-(the bnfk paper, Theorem 1: K = Phi Phi^T).
+:mod:`.features` (the bnfk paper, Theorem 1: K = Phi Phi^T).
 """
 
 from __future__ import annotations
@@ -201,8 +199,7 @@ def groups_from_phi(Phi, runner=HERE, block_rows: int | None = None) -> list:
 def groups_from_data(featurize, data, runner=HERE, block_rows: int | None = None) -> list:
     """The features of the rows of ``data`` (``featurize(rows)``: e.g. :func:`.features.feature_map` of a
     fitted kernel, bound with :func:`functools.partial`) made and kept on ``runner``'s workers as groups of
-    blocks of
-    ``block_rows`` rows (default :data:`BLOCK_ROWS`): only the rows' codes travel."""
+    blocks of ``block_rows`` rows (default :data:`BLOCK_ROWS`): only the rows' codes travel."""
     block_rows = BLOCK_ROWS if block_rows is None else block_rows
     items = [
         (a, data.subset(np.arange(a, b))) for a, b in _cuts(data.n_rows, _parts_of(runner), int(block_rows))
@@ -410,8 +407,8 @@ def kmeans_plusplus(
 ):
     """scikit-learn's greedy k-means++ (:func:`sklearn.cluster.kmeans_plusplus`, ``2 + int(log k)`` candidates
     a centre) over the kept ``groups`` of ``n`` rows, drawing from ``rng``: (centres (k, D), their rows, the
-    groups
-    with every row's distance to its nearest centre).  Over one block its draws and sums are scikit-learn's:
+    groups with every row's distance to its nearest centre).  Over one block its draws and sums are
+    scikit-learn's:
     the same rows."""
     step = BLOCK_ROWS if block_rows is None else int(block_rows)
     trials = 2 + int(np.log(k))
@@ -513,8 +510,7 @@ def blocked_kmeans(
 ) -> tuple[np.ndarray, float, dict]:
     """Kernel k-means over the kept ``groups`` of ``n`` feature rows (module docstring): (labels, cost, info)
     of the best of ``n_init`` seeded k-means++ starts; ``info``: the features' ``nnz`` and ``columns``,
-    whether the
-    blocks were ``dense``, each start's ``iterations``.  ``block_rows``: the groups' rows a block.
+    whether the blocks were ``dense``, each start's ``iterations``.  ``block_rows``: the groups' rows a block.
 
     ``dense(rows, columns, non-zeros) -> bool`` (or a bool) decides whether the blocks become dense arrays
     (:func:`.features.dense_layout`'s rule); ``tol`` is relative to the features' mean variance, as

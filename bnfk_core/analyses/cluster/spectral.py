@@ -78,6 +78,5 @@ def spectral_clustering(
 
 def cluster_gram(K, n_clusters: int, *, transform: str = "shift-min", seed: int = 0, **_) -> ClusterResult:
     """The ``spectral`` member of :data:`bnfk_core.registry.CLUSTERERS`: :func:`spectral_clustering` of a Gram
-    matrix
-    (options it does not use -- shift, restarts, a warm start -- are ignored)."""
+    matrix (options it does not use -- shift, restarts, a warm start -- are ignored)."""
     return spectral_clustering(K, n_clusters, transform=transform, seed=seed)

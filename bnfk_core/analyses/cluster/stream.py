@@ -105,8 +105,8 @@ def read_codes(
         ``progress(fraction, message)`` after every chunk (pass 1: 0 to 0.5, pass 2: 0.5 to 1).
     runner : optional
         Where both passes run (:mod:`bnfk_core.data.runners`): here in chunks of ``chunksize`` rows (None), or
-        on
-        the partitions of a Dask runner, whose codes come back to this process in file order.  The same codes.
+        on the partitions of a Dask runner, whose codes come back to this process in file order.  The same
+        codes.
 
     Returns
     -------

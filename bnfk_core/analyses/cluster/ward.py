@@ -16,8 +16,7 @@ the normalised Fisher features, and a brute-force Ward that tries every merge).
 
 No randomness: the seed is recorded, not used.  Ties between equal merge costs are broken by SciPy's order of
 the rows.  The Gram matrix must be positive semidefinite for the distances to be Euclidean; a kernel that is
-not
-(some similarity measures) still gets a hierarchy of its clipped distances, without Ward's guarantee.
+not (some similarity measures) still gets a hierarchy of its clipped distances, without Ward's guarantee.
 """
 
 from __future__ import annotations

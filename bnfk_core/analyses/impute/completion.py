@@ -1,7 +1,7 @@
 """A user's table completed by a model: every missing cell filled with its most probable state under the exact
 posterior (:func:`impute_with_model`), and the file it was read from written back with only those cells
-changed
-(:func:`complete_file`; discretized columns get the median of the observed values in the filled bin)."""
+changed (:func:`complete_file`; discretized columns get the median of the observed values in the filled
+bin)."""
 
 from __future__ import annotations
 

@@ -390,9 +390,8 @@ def _groups(model, missing) -> list:
 
 def _context_keys(model, codes: np.ndarray) -> tuple[np.ndarray, list]:
     """One key per (incomplete row, group of its missing cells, :func:`_groups`): the row's codes on the
-    group's
-    context, -1 on the group, -2 elsewhere -- two keys alike have the same posterior over the group.  Returns
-    the keys and, per pattern and group, ``(rows, group, slice of the keys)``."""
+    group's context, -1 on the group, -2 elsewhere -- two keys alike have the same posterior over the group.
+    Returns the keys and, per pattern and group, ``(rows, group, slice of the keys)``."""
     keys, where, at = [], [], 0
     for rows, missing in missingness_patterns(codes):
         for group, ctx in _groups(model, missing):
@@ -432,8 +431,7 @@ def _rep_posteriors(model, reps: np.ndarray) -> dict:
     each:
     a group of at most :data:`ENUMERATE_MAX_COMPLETIONS` joint states by enumerating its completions (the
     product of the CPT entries of the families touching it, normalised; the other families cancel), a wider
-    one by the
-    junction tree.  Raises ModelError for a representative of probability zero."""
+    one by the junction tree.  Raises ModelError for a representative of probability zero."""
     cards = [int(c) for c in model.cardinalities]
     fams = [list(model.parents[i]) + [i] for i in range(model.n_vars)]
     with np.errstate(divide="ignore"):

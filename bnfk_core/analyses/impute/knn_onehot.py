@@ -6,15 +6,14 @@ On one-hot codes the NaN-Euclidean distance of rows a and b is
     d(a, b)^2 = (C / C_ab) * 2 * (number of variables observed in both rows with different states),
 
 C the number of one-hot columns, C_ab those observed in both rows (the sum of the cardinalities of the
-variables
-observed in both); undefined when C_ab = 0 (such a row is never a donor).  A missing cell of variable i takes
-the mean one-hot block of the
+variables observed in both); undefined when C_ab = 0 (such a row is never a donor).  A missing cell of
+variable i takes the mean one-hot block of the
 ``k`` rows nearest to its row among the rows observing i (fewer when fewer observe it; rows at an undefined
 distance are not counted), i.e. their vote shares; a row with no donor at a defined distance gets the column's
 relative frequencies (``KNNImputer``'s column mean).  Donors tied at the k-th distance share the votes left
 after the nearer ones equally (scikit-learn's ``argpartition`` picks some of them; Hamming-like distances tie
-often), so
-the result does not depend on the row order.  Every pairwise count is one matrix product of 0/1 matrices.
+often), so the result does not depend on the row order.  Every pairwise count is one matrix product of 0/1
+matrices.
 """
 
 from __future__ import annotations

@@ -1,6 +1,5 @@
 """The imputation family's built-in members, declared light (:data:`bnfk_core.registry.IMPUTERS` reads them on
-first
-use), with the defaults the faces show.  Each member's ``impute`` is a :func:`~bnfk_core.registry.lazy`
+first use), with the defaults the faces show.  Each member's ``impute`` is a :func:`~bnfk_core.registry.lazy`
 reference to
 :mod:`.methods`, imported when the method first runs; importing this module loads no numerical library.
 """

@@ -110,8 +110,7 @@ def stacking_weights(
     p_true: np.ndarray, floor: float = 1e-5, tol: float = 1e-10, max_iter: int = 1000
 ) -> np.ndarray:
     """Simplex weights maximising sum_cells log(sum_c w_c max(p_c, floor)) by EM (module docstring); equal
-    weights
-    when there is no cell.  Each EM step never lowers the objective (a mixture-weight EM)."""
+    weights when there is no cell.  Each EM step never lowers the objective (a mixture-weight EM)."""
     P = np.maximum(np.asarray(p_true, float), floor)
     C = P.shape[1]
     w = np.full(C, 1.0 / C)

@@ -1,8 +1,7 @@
 """The prototype family's built-in members, declared light: the selection criteria
 (:data:`bnfk_core.registry.CRITERIA` reads them on first use; behaviour in :mod:`.criteria`, imported when
-first
-run) and the structures of the paper's summarization experiment.  Importing this module loads no numerical
-library.
+first run) and the structures of the paper's summarization experiment.  Importing this module loads no
+numerical library.
 """
 
 from __future__ import annotations

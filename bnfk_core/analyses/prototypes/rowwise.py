@@ -117,8 +117,7 @@ class ChunkedMMDCriterion:
 
 def _chi2_value(cat: np.ndarray, codes: np.ndarray, cards: np.ndarray) -> float:
     """The chi-square criterion of :class:`~bnfk_core.analyses.prototypes.selection.Chi2Criterion` of the
-    subset
-    ``codes`` against the frequencies ``cat`` of all rows (per variable, the missing category last)."""
+    subset ``codes`` against the frequencies ``cat`` of all rows (per variable, the missing category last)."""
     n_all = cat.sum(axis=1)[0]
     k, width = codes.shape[0], cat.shape[1]
     freq = cat / n_all  # the missing category of variable i is column cards[i], as in Chi2Criterion

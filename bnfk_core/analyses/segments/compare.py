@@ -1,13 +1,11 @@
 """Two structures side by side: what changing a network's arcs does to its Fisher kernel and to every analysis
 built on it -- the two Gram matrices and their difference, a seeded clustering of each (ARI against the
 label), one seeded imputation run of each (arg-max accuracy) and greedy-MMD prototypes of each -- with the
-empty network
-(the scaled-Hamming kernel) as the baseline.
+empty network (the scaled-Hamming kernel) as the baseline.
 
 Both structures are fitted to the same table by the same CPT estimator.  With a likelihood-equivalent
-estimator
-(BDeu, the default recipe's) Markov-equivalent structures represent the same distribution and so give the same
-Fisher kernel (paper, Theorem 4): every number below is then the same for A and B.
+estimator (BDeu, the default recipe's) Markov-equivalent structures represent the same distribution and so
+give the same Fisher kernel (paper, Theorem 4): every number below is then the same for A and B.
 
 References
 ----------
@@ -311,8 +309,7 @@ def compare_structures(
     recipe : Recipe, optional
         How the CPTs of each structure are fitted (:func:`~bnfk_core.learning.recipe.fit_recipe`: its
         estimator, EM over missing cells); default: :data:`~bnfk_core.learning.recipe.DEFAULT_RECIPE` with
-        ``params`` and
-        ``pseudo_count``.
+        ``params`` and ``pseudo_count``.
     kernel, alpha : str, float
         ``fisher`` (the paper's kernel) or ``fisher-normalized`` with its power ``alpha`` (default its
         ``DEFAULT_ALPHA``); the clusterings use it, the prototypes stay greedy MMD under the Fisher kernel.

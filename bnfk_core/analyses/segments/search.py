@@ -2,9 +2,8 @@
 
 :func:`arc_search` starts from the empty network (whose Fisher kernel with ``ml`` parameters *is* the
 scaled-Hamming kernel) and adds greedily the arc whose network gives the highest adjusted Rand index of a
-seeded clustering of
-the Fisher Gram matrix.  Adding u → v changes v's term (new CPT and parents) and, through the
-parent marginals P(π_w), only the terms of variables with a parent at or below v -- from the
+seeded clustering of the Fisher Gram matrix.  Adding u → v changes v's term (new CPT and parents) and, through
+the parent marginals P(π_w), only the terms of variables with a parent at or below v -- from the
 empty network that is v alone.  The search holds a :class:`bnfk_core.kernels.live.LiveKernel`: every
 candidate's Gram matrix is ``LiveKernel.preview`` (a copy of K plus the changed terms, added pair
 by pair in place), the chosen arc is ``LiveKernel.apply``.  (:func:`variable_term`,

@@ -36,8 +36,7 @@ def ranked_figure(
 ) -> go.Figure:
     """Every graph's score against its rank; the best ``top_classes`` equivalence classes coloured, the
     hill-climb path's graphs marked, and graph ``mine`` (the page's structure) as a star; ``rank`` of every
-    graph
-    (1 = best, :meth:`bnfk_core.learning.landscape.Landscape.ranks`).
+    graph (1 = best, :meth:`bnfk_core.learning.landscape.Landscape.ranks`).
 
     Parameters
     ----------

@@ -147,9 +147,9 @@ def comparison_panels(
     height: int = 330,
 ) -> tuple[list[go.Figure], float]:
     """Heatmaps of structure A's kernel, structure B's and ΔK = K_B − K_A (rows in ``order``), small enough
-    for three
-    across one projector screen.  B is drawn on A's colour limit (returned too): the colours of the two
-    compare directly, and A's figure does not change while only B is edited (the browser keeps it as drawn).
+    for three across one projector screen.  B is drawn on A's colour limit (returned too): the colours of the
+    two compare directly, and A's figure does not change while only B is edited (the browser keeps it as
+    drawn).
 
     Parameters
     ----------
