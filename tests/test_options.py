@@ -409,7 +409,7 @@ def test_a_bad_option_of_every_family_is_one_sentence_naming_it(run, options, na
 
 def test_the_lca_clusterer_checks_its_own_options():
     from bnfk_core.errors import BnfkError
-    from bnfk_core.lca.kernel import cluster_lca
+    from bnfk_core.lca.cluster import cluster_lca
 
     with pytest.raises(BnfkError, match="'starts'"):
         cluster_lca(_votes(), 2, starts=0)
