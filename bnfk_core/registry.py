@@ -666,6 +666,8 @@ class EstimatorSpec(Declares):
     label: str
     uses_pseudo_count: bool = False
     description: str = field(default="")
+    #: Markov-equivalent structures fitted to the same table give the same distribution (paper, Theorem 4)
+    likelihood_equivalent: bool = False
     options: tuple = ()  # the Options its behaviour takes (Registry.validate)
 
 

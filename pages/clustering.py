@@ -87,7 +87,7 @@ def page():
     with common.working("Preparing the network…"):
         m = (
             clustering.thesis_network(d, d.fingerprint(), seed)
-            if ss.clu_network == "qnml"
+            if ss.clu_network == settings.THESIS_NETWORK
             else caches.model()
         )
     base_key = (sub.fingerprint(), m.key(), ss.clu_network)

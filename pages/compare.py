@@ -9,6 +9,7 @@ import streamlit as st
 from bnfk_core.errors import BnfkError
 from bnfk_core.kernels.fisher import FISHER, FISHER_NORMALIZED
 from bnfk_core.network.dag import DAG, apply_segment
+from bnfk_core.registry import KERNELS
 from bnfk_core.views.figures import segments as figs
 from bnfk_ui import common
 from bnfk_ui.sections import compare as sections
@@ -51,7 +52,7 @@ def page():
         help="The paper's Fisher kernel, or its power- and L2-normalised version.",
     )
     alpha = None
-    if kernel == FISHER_NORMALIZED:
+    if KERNELS[kernel].takes("alpha"):
         alpha = float(
             c5.number_input(
                 "Power α",
@@ -101,7 +102,7 @@ def page():
         key="cmp_protos",
         config=CHART,
     )
-    if kernel == FISHER_NORMALIZED:
+    if KERNELS[kernel].takes("alpha"):
         st.caption(NORMALIZED_NOTE)
     st.caption(
         f"{len(rows):,} of {d.n_rows:,} rows (seed {int(ss.cmp_seed)}); CPTs {cmp.params} fitted on every "
@@ -122,7 +123,7 @@ def page():
     ):  # the presets' outcomes computed while the page is looked at: their clicks find them ready
         empty = DAG(feat.variables)
         compare.prefetch(
-            [apply_segment(empty, kind, triple) for kind in sections.PRESETS if kind != "empty"],
+            [apply_segment(empty, kind, triple) for kind in sections.SEGMENT_PRESETS],
             min(int(ss.cmp_rows), d.n_rows),
             int(ss.cmp_seed),
             kernel,

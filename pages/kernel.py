@@ -80,7 +80,7 @@ def page():
     )
     common.captions(  # one element: the network, the rows drawn and the colours, the kernel's power
         common.literal(structure.network_line("This kernel"))
-        if spec.uses_network and kind != "lca-fisher"
+        if spec.uses_network and not spec.latent_model
         else "",  # the latent-class kernel has its own network
         f"{len(rows):,} rows, ordered {ordered}"
         + (

@@ -102,7 +102,7 @@ def page():
             "Green: covered arcs — reversing one keeps the Markov equivalence class, and the Fisher kernel "
             + (
                 "too (BDeu CPTs are likelihood-equivalent: paper, Theorem 4)."
-                if ss.param_method in ("bdeu", "ml")
+                if ESTIMATORS[ss.param_method].likelihood_equivalent
                 else f"only with a likelihood-equivalent estimator such as BDeu (not {ss.param_method})."
             )
         )

@@ -20,13 +20,14 @@ ESTIMATORS = (
         description="(n_ijk + a) / (n_ij + r_i a)",
         options=(PSEUDO_COUNT,),
     ),
-    EstimatorSpec("ml", "Maximum likelihood", description="n_ijk / n_ij"),
+    EstimatorSpec("ml", "Maximum likelihood", description="n_ijk / n_ij", likelihood_equivalent=True),
     EstimatorSpec(
         "bdeu",
         "BDeu (default)",
         uses_pseudo_count=True,
         description="(n_ijk + a/(q_i r_i)) / (n_ij + a/q_i)",
         options=(PSEUDO_COUNT,),
+        likelihood_equivalent=True,
     ),
     EstimatorSpec("cnml", "cNML (factorised NML)", description="thesis eq. 2.5"),
 )

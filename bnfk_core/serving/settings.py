@@ -29,6 +29,9 @@ __all__ = [
     "ALGORITHMS",
     "TRANSFORMS",
     "CLUSTER_NETWORKS",
+    "THESIS_NETWORK",
+    "THESIS_RECIPE",
+    "COMPARED_FAMILIES",
     "KERNEL_ORDERS",
     "KERNEL_COMPARISONS",
     "PROTOTYPE_SOURCES",
@@ -54,10 +57,16 @@ TRANSFORMS = {
     "cosine": "cosine-normalised, (1 + cos)/2",
     "rbf": "exp(−d² / median d²), kernel distance",
 }
+#: the Clustering page's network choice that is the thesis's own: hc on qNML with cNML CPTs (thesis ch. 5)
+THESIS_NETWORK = "qnml"
+#: the recipe of :data:`THESIS_NETWORK` (as :class:`bnfk_core.learning.recipe.Recipe` fields)
+THESIS_RECIPE = {"structure": "hc", "score": "qnml", "params": "cnml"}
 CLUSTER_NETWORKS = {
     "current": "Current structure",  # short: a 1280-pixel screen shows the whole label
-    "qnml": "hc, qNML + cNML (thesis)",
+    THESIS_NETWORK: "hc, qNML + cNML (thesis)",
 }
+#: the kernel families the Clustering page compares by default
+COMPARED_FAMILIES = ("fisher", "baseline")
 KERNEL_ORDERS = {
     "class": "by class, clustered inside",
     "cluster": "by hierarchical clustering",
@@ -68,7 +77,7 @@ KERNEL_COMPARISONS = ("empty", "tree", "hc", "learned")  # Fisher kernels of oth
 MAX_LIST, MAX_NUMBERS = 64, 10
 PROTOTYPE_SOURCES = {
     "current": "Current structure (Structure page; the class is not a feature)",
-    "hc": "Hill climbing, BIC, class as a feature (paper Fig. 1)",
+    "hc": "Tabu search (hc), BIC, class as a feature (paper Fig. 1)",
     "tan": "TAN (paper Fig. 2)",
     "kdb": "KDB, K = 3 (paper Fig. 3)",
 }
@@ -198,7 +207,7 @@ SETTINGS: dict[str, Setting] = {
         _s("clu_alpha", 0.25, lo=0.02, hi=1.0),
         _s(
             "clu_kernels",
-            [n for n in KERNELS if KERNELS[n].family in ("fisher", "baseline")],
+            [n for n in KERNELS if KERNELS[n].family in COMPARED_FAMILIES],
             lambda: KERNELS,
         ),
         _s("clu_clf_repeats", 5, lo=1, hi=20),

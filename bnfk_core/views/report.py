@@ -498,9 +498,9 @@ def _clustering_section(r: Report, d, feats, model, s: dict) -> str:
     algo, transform, restarts = s["clu_algorithm"], s["clu_transform"], int(s["clu_restarts"])
     chosen = s["clu_kernel"] if s["clu_kernel"] in KERNELS else kernels.SCALED_HAMMING
     names = list(dict.fromkeys([chosen] + [n for n in s["clu_kernels"] if n in KERNELS]))
-    thesis_net = s["clu_network"] == "qnml"
-    if thesis_net:  # as the Clustering page: hill climbing on qNML, cNML parameters, on all rows
-        model = C.feature_network(d, structure="hc", score="qnml", params="cnml", seed=seed)
+    thesis_net = s["clu_network"] == app_settings.THESIS_NETWORK
+    if thesis_net:  # as the Clustering page: the thesis's recipe on all rows
+        model = C.feature_network(d, **app_settings.THESIS_RECIPE, seed=seed)
     metrics, detail = [], None
     for name in names:
         spec = KERNELS[name]

@@ -50,7 +50,8 @@ def one_clustering_tab(d, sub, rows, m, base_key: tuple, k: int) -> None:
     labels = np.asarray(res["labels"])
     true = sub.labels() if has_class else np.full(len(rows), -1)
     base = None
-    if kernel != SCALED_HAMMING and algo != "lca":  # the empty network beside the chosen kernel
+    # the empty network's kernel beside the chosen kernel (lca clusters the rows itself: no kernel to compare)
+    if kernel != SCALED_HAMMING and CLUSTERERS[algo].uses_kernel:
         with common.working("Baseline: the empty network (scaled-Hamming kernel)…"):
             bsetup = clustering.clustering_setup(sub, base_key, SCALED_HAMMING, m)
             base = clustering.cached_clustering(
@@ -81,7 +82,7 @@ def one_clustering_tab(d, sub, rows, m, base_key: tuple, k: int) -> None:
         + (f"; eq. (5.2) cost {res['cost']:.4g}" if res["cost"] is not None else ""),
     )
     lines = []  # one caption, a paragraph each: the model, the network, the baseline, the command line
-    if algo == "lca":
+    if not CLUSTERERS[algo].uses_kernel:
         lines.append(
             f"The latent class model clusters the rows itself ({k} classes, {int(ss.clu_restarts)} "
             "seeded "
@@ -187,8 +188,8 @@ def cli_command(kernel: str, algo: str, k: int) -> str:
         args += [f"--{name}", f"{value:g}"]
     if KERNELS[kernel].uses_network and CLUSTERERS[algo].uses_kernel:  # lca clusters the rows itself
         args += (
-            ["--structure", "hc", "--score", "qnml", "--params", "cnml"]
-            if ss.clu_network == "qnml"
+            [f"--{k}={v}" for k, v in settings.THESIS_RECIPE.items()]
+            if ss.clu_network == settings.THESIS_NETWORK
             else ["--model", f"{common.dataset_name()}_model.json"]
         )
     return " ".join(args)

@@ -10,30 +10,28 @@ from bnfk_core.network.edit import ARC_EDITS, ArcEdit
 from .. import common
 from ..state import compare, structure
 
-__all__ = ["PRESETS", "presets", "edit_b", "outcome_metrics"]
+__all__ = ["SEGMENT_PRESETS", "presets", "edit_b", "outcome_metrics"]
 
-#: B in one click: the empty network, or the empty network plus one segment on the three variables
-PRESETS = {"empty": "Empty", "chain": "Chain", "v": "V-structure", "a": "A-structure"}
+#: B in one click beside the empty network: the empty network plus one segment on the three variables
+SEGMENT_PRESETS = {"chain": "Chain", "v": "V-structure", "a": "A-structure"}
 
 
 def presets(feat, triple) -> None:
     """One click sets B: the empty network, or the empty network plus a segment on u, v, w; or a copy of A."""
-    cols = st.columns(len(PRESETS) + 1)
-    for col, (kind, label) in zip(cols, PRESETS.items()):
-        tip = (
-            "No arcs: the scaled-Hamming kernel."
-            if kind == "empty"
-            else f"The empty network plus {SEGMENT_PATTERNS[kind]} on the three variables."
-        )
+    cols = st.columns(len(SEGMENT_PRESETS) + 2)
+    if cols[0].button(
+        "Empty", key="cmp_empty", help="No arcs: the scaled-Hamming kernel.", use_container_width=True
+    ):
+        compare.set_compare_b(DAG(feat.variables))
+    for col, (kind, label) in zip(cols[1:], SEGMENT_PRESETS.items()):
         if col.button(
             label,
             key=f"cmp_{kind}",
-            help=tip,
+            help=f"The empty network plus {SEGMENT_PATTERNS[kind]} on the three variables.",
             use_container_width=True,
-            disabled=kind != "empty" and len(triple) != 3,
+            disabled=len(triple) != 3,
         ):
-            empty = DAG(feat.variables)
-            compare.set_compare_b(empty if kind == "empty" else apply_segment(empty, kind, triple))
+            compare.set_compare_b(apply_segment(DAG(feat.variables), kind, triple))
     if cols[-1].button(
         "Copy A", key="cmp_copy", help="B becomes the current network again.", use_container_width=True
     ):

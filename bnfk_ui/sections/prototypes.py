@@ -7,6 +7,7 @@ import json
 import numpy as np
 import streamlit as st
 
+from bnfk_core import registry
 from bnfk_core.analyses.prototypes import selection as pt
 from bnfk_core.network.dag import DAG
 from bnfk_core.serving import settings
@@ -73,7 +74,7 @@ def result_metrics(exp: pt.SummarizationExperiment, res: dict, crit: str) -> Non
         f"{res['full']['nll']:.4f}",
         help="Held-out NLL of the network fitted on all training rows.",
     )
-    if crit != "random":
+    if registry.CRITERIA[crit].greedy:
         r, secs = res[crit], res["seconds"][f"greedy_{crit}"]
         m[1].metric(
             "Greedy swaps",

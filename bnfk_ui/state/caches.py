@@ -18,7 +18,7 @@ from bnfk_core.learning.recipe import Recipe, fit_recipe
 from bnfk_core.learning.scores import score_dag
 from bnfk_core.network.dag import DAG
 from bnfk_core.network.model import BayesNet
-from bnfk_core.registry import KERNELS, SCORES
+from bnfk_core.registry import KERNELS, LEARNERS, SCORES
 
 from .shared import front
 from .structure import dag, dag_json, learn, recipe
@@ -210,7 +210,7 @@ def contributions(m: BayesNet, a: int, b: int, kind: str | None = None) -> tuple
 NETWORKS = {
     "empty": ("the empty network", "empty network"),
     "tree": ("a Chow–Liu tree", "Chow–Liu tree"),
-    "hc": ("hill climbing (BIC)", "hill climbing"),
+    "hc": ("the tabu search (BIC)", "tabu search"),
     "learned": ("the last learned structure", "last learned"),
     "previous": ("the structure before the last edit", "before last edit"),
 }
@@ -231,9 +231,7 @@ def comparison_gram(choice: str) -> tuple[np.ndarray, str, BayesNet | None]:
     ss = st.session_state
     if choice in KERNELS and not KERNELS[choice].uses_network:
         return gram_matrix(model(), kind=choice).K, KERNELS[choice].label, None
-    if choice == "empty":
-        d = DAG(feature_data().variables)
-    elif choice in ("tree", "hc"):
+    if choice in LEARNERS:  # the empty network, the tree, the search: learned as the recipe says
         with st.spinner(f"Learning {NETWORKS[choice][0]}…"):
             d = learn(choice, "bic").dag
     elif choice == "learned":

@@ -8,6 +8,7 @@ import streamlit as st
 
 from bnfk_core.analyses.cluster import clustering as C
 from bnfk_core.registry import KERNELS
+from bnfk_core.serving.settings import THESIS_RECIPE
 
 from .shared import front
 
@@ -18,7 +19,7 @@ __all__ = ["thesis_network", "clustering_setup", "cached_clustering", "clusterin
 @st.cache_resource(show_spinner=False, max_entries=8)
 def thesis_network(_data, fingerprint: str, seed: int):
     """The thesis's network for the kernels (hill climbing with qNML, cNML CPTs) on the feature columns."""
-    return C.feature_network(_data, structure="hc", score="qnml", params="cnml", seed=seed)
+    return C.feature_network(_data, **THESIS_RECIPE, seed=seed)
 
 
 @front
