@@ -142,6 +142,7 @@ class Option:
     help : one line for ``--help``, widgets and the docs.
     none : None is accepted too (it then means the default).
     user : offered to users (flags, widgets, docs); False for what the code passes (a network, a callback).
+    ui_range : ``(low, high, step)`` a widget or a link offers, inside ``allowed`` (None: no widget range).
     """
 
     name: str
@@ -150,6 +151,7 @@ class Option:
     help: str = ""
     none: bool = True
     user: bool = True
+    ui_range: tuple | None = None
 
     def allows(self, value) -> bool:
         """True when ``value`` is allowed."""

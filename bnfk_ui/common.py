@@ -21,6 +21,13 @@ from . import jobs, router, share, state
 from .state import choices, messages, shared, structure, tables
 
 
+def option_slider(where, label: str, key: str, **kwargs):
+    """A slider for the setting ``key`` over the range, step and default its registry option declares
+    (:class:`bnfk_core.registry.Option`: ``ui_range``), bound to the session's choice."""
+    low, high, step = settings.SETTINGS[key].option.ui_range
+    return where.slider(label, low, high, step=step, **kwargs, **choices.bind(key))
+
+
 def start(title: str, icon: str = "") -> bool:
     """Title, defaults, sidebar summary and queued messages.  False if the data cannot be loaded.
 

@@ -31,7 +31,7 @@ def page():
     with c1:
         st.selectbox("Kernel", list(KERNELS), format_func=KERNELS.labels().get, **choices.bind("clu_kernel"))
         if caches.kernel_options(ss.clu_kernel, 1.0):  # a kernel with a power (the normalised Fisher kernel)
-            st.slider("Power α", 0.02, 1.0, step=0.01, help=ABOUT, **choices.bind("clu_alpha"))
+            common.option_slider(st, "Power α", "clu_alpha", help=ABOUT)
         st.selectbox(
             "Network behind the network kernels",
             list(NETWORKS),

@@ -53,11 +53,12 @@ def page():
     )
     alpha = None
     if KERNELS[kernel].takes("alpha"):
+        low, high, _step = KERNELS[kernel].option("alpha").ui_range
         alpha = float(
             c5.number_input(
                 "Power α",
-                0.02,
-                1.0,
+                low,
+                high,
                 step=0.05,
                 key="cmp_alpha",
                 help="sign(z)|z|^α on every Fisher feature; α = 1: L2 normalisation only.",

@@ -36,7 +36,7 @@ def page():
             "Normalise (cosine)", help="K(x,y) / √(K(x,x) K(y,y))", **choices.bind("kernel_normalize")
         )
         if caches.kernel_options(kind, 1.0):  # a kernel with a power (the normalised Fisher kernel)
-            st.slider("Power α", 0.02, 1.0, step=0.01, help=ABOUT, **choices.bind("kernel_alpha"))
+            common.option_slider(st, "Power α", "kernel_alpha", help=ABOUT)
     with c2:
         max_rows = max(2, min(d.n_rows, 2000))
         st.number_input(

@@ -462,3 +462,25 @@ def test_valid_calls_of_every_family_give_the_numbers_they_gave_before():
     }.items():
         res, _ = _run_missing({"missing_data": method, "pseudo_count": 2.0})
         assert res.dag.n_arcs == 7 and sorted(res.dag.arcs)[1] == second, method
+
+
+def test_the_power_alpha_is_declared_once_and_every_face_reads_it():
+    """The normalised kernel's alpha, from its registration to the widgets: the app's settings, the Kernel
+    page's slider and the Compare page's default are that one Option's."""
+    from apptest_helpers import assert_clean, page_app
+
+    from bnfk_core.kernels import fisher_normalized as fn
+    from bnfk_core.registry import KERNELS
+    from bnfk_core.serving.settings import SETTINGS
+    from bnfk_ui.state.choices import DEFAULTS
+
+    alpha = KERNELS["fisher-normalized"].option("alpha")
+    assert SETTINGS["kernel_alpha"].option is alpha and SETTINGS["clu_alpha"].option is alpha
+    assert (SETTINGS["kernel_alpha"].lo, SETTINGS["kernel_alpha"].hi) == alpha.ui_range[:2]
+    assert fn.DEFAULT_ALPHA == alpha.default == DEFAULTS["cmp_alpha"]
+    assert all(v in alpha.allowed for v in alpha.ui_range[:2])
+    at = page_app("kernel.py", kernel_rows=120, kernel_kind="fisher-normalized").run()
+    assert_clean(at)
+    slider = at.slider(key="w_kernel_alpha")
+    assert (slider.min, slider.max, slider.step) == pytest.approx(alpha.ui_range)
+    assert slider.value == pytest.approx(alpha.default)

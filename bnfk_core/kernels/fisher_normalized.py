@@ -91,6 +91,7 @@ from ..errors import KernelError
 from ..registry import KERNELS
 from .features import FEATURE_CHUNK_ROWS, feature_offsets, features, row_codes
 from .fisher import FISHER_NORMALIZED, NetworkKernel
+from .members import ALPHA
 from .normalized_options import (
     blanks_as_missing,
     check_alpha,
@@ -119,9 +120,9 @@ __all__ = [
     "fit_latent_classes",
 ]
 
-#: the power chosen by measurement on half of the bundled labelled sets (docs/KERNELS.md); in the default
-#: kernel, the latent class network's power (the empty network's beside it has DEFAULT_NETWORK["empty_alpha"])
-DEFAULT_ALPHA = 0.25
+#: the declared power (:data:`.members.ALPHA`); in the default kernel, the latent class network's power (the
+#: empty network's beside it has DEFAULT_NETWORK["empty_alpha"])
+DEFAULT_ALPHA = ALPHA.default
 #: one sentence for the app's captions: what the normalisation does, its source, what it gives up
 ABOUT = (
     "Each Fisher feature z becomes sign(z)|z|^α and each row is then scaled to unit length (Perronnin, "

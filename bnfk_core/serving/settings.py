@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from ..errors import shorten
-from ..kernels.fisher import FISHER
+from ..kernels.fisher import FISHER, FISHER_NORMALIZED
 from ..network.dag import SEGMENT_KINDS
 from ..registry import CLUSTERERS, CRITERIA, ESTIMATORS, KERNELS, LEARNERS, SCORES
 
@@ -95,6 +95,8 @@ class Setting:
     choices: Callable[[], Iterable] | None = None
     lo: float | None = None
     hi: float | None = None
+    #: the registry Option this setting offers (its default, widget range and help), if any
+    option: object = None
 
     def parse(self, value):
         """``value`` (from JSON, or text from a link) as this setting's type; ValueError says why not (numbers
@@ -174,6 +176,14 @@ def _s(key, default, choices=None, lo=None, hi=None) -> Setting:
     return Setting(key, default, choices, lo, hi)
 
 
+def _declared(key, registry, member: str, name: str) -> Setting:
+    """The setting ``key`` of member ``member``'s option ``name``: its default and its widget's range as the
+    registry declares them (:class:`bnfk_core.registry.Option`)."""
+    option = registry[member].option(name)
+    lo, hi, _step = option.ui_range
+    return Setting(key, option.default, None, lo, hi, option)
+
+
 _SEED = dict(lo=0, hi=MAX_SEED)
 #: key -> Setting, in page order
 SETTINGS: dict[str, Setting] = {
@@ -192,7 +202,7 @@ SETTINGS: dict[str, Setting] = {
         _s("kernel_seed", 0, **_SEED),
         _s("kernel_order", "class", lambda: KERNEL_ORDERS),
         _s("kernel_normalize", False),
-        _s("kernel_alpha", 0.25, lo=0.02, hi=1.0),  # the normalised Fisher kernel's power (its DEFAULT_ALPHA)
+        _declared("kernel_alpha", KERNELS, FISHER_NORMALIZED, "alpha"),  # the normalised kernel's power
         _s("kernel_compare", "empty", lambda: (*KERNEL_COMPARISONS, *KERNELS.names(uses_network=False))),
         # Clustering page
         _s("clu_kernel", FISHER, lambda: KERNELS),
@@ -204,7 +214,7 @@ SETTINGS: dict[str, Setting] = {
         _s("clu_rows", 1000, lo=2, hi=3000),
         _s("clu_k", 0, lo=0, hi=200),
         _s("clu_runs", 3, lo=1, hi=20),
-        _s("clu_alpha", 0.25, lo=0.02, hi=1.0),
+        _declared("clu_alpha", KERNELS, FISHER_NORMALIZED, "alpha"),
         _s(
             "clu_kernels",
             [n for n in KERNELS if KERNELS[n].family in COMPARED_FAMILIES],

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import streamlit as st
 
-from bnfk_core.kernels.fisher import FISHER
-from bnfk_core.kernels.fisher_normalized import DEFAULT_ALPHA
+from bnfk_core.kernels.fisher import FISHER, FISHER_NORMALIZED
+from bnfk_core.registry import KERNELS
 from bnfk_core.serving import settings
 
 from .. import bigdata
@@ -63,7 +63,7 @@ DEFAULTS = {
     "cmp_rows": 200,  # rows sampled (the page clamps them to the table, at most 1,000)
     "cmp_seed": 0,
     "cmp_kernel": FISHER,
-    "cmp_alpha": float(DEFAULT_ALPHA),  # the normalised kernel's own default power
+    "cmp_alpha": float(KERNELS[FISHER_NORMALIZED].option("alpha").default),  # the kernel's declared power
     # the Prototypes page's learning curve: the subset sizes typed ("": the page's default sizes)
     "proto_ks": "",
 }
