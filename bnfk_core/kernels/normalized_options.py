@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import KernelError
+from .members import ALPHA
 
 __all__ = [
     "BLANKS",
@@ -142,7 +143,8 @@ def intra_blocks(model, intra: str = "none") -> np.ndarray:
 
 
 def check_alpha(alpha) -> float:
-    """``alpha`` as a float in (0, 1], or a KernelError naming it.
+    """``alpha`` as a float in the interval its declaration allows (:data:`.members.ALPHA`: (0, 1]), or a
+    KernelError naming it.
 
     Parameters
     ----------
@@ -152,10 +154,6 @@ def check_alpha(alpha) -> float:
     -------
     float
     """
-    try:
-        a = float(alpha)
-    except (TypeError, ValueError):
-        raise KernelError(f"The power alpha must be a number in (0, 1], not {alpha!r}.") from None
-    if not (0.0 < a <= 1.0):
-        raise KernelError(f"The power alpha must be in (0, 1], not {alpha!r}.")
-    return a
+    if alpha is None or not ALPHA.allows(alpha):
+        raise KernelError(f"The power alpha must be {ALPHA.allowed.describe()}, not {alpha!r}.")
+    return float(alpha)
