@@ -4,8 +4,8 @@ numba files a cached function under its module, its qualified name and its first
 cached compilation holds the signature and the bytecode but not the compile options.  Two dispatchers of one
 Python function -- ``numba.njit(parallel=True, cache=True)(f)`` and ``numba.njit(cache=True)(f.py_func)`` --
 therefore share one cache entry: whichever compiles first is what the other loads, so a one-thread twin of a
-parallel loop would silently run the parallel code (numba issue 6845).  :func:`one_thread_twin` gives the
-twin a name of its own, hence its own cache files.
+parallel loop would silently run the parallel code (a known limitation of numba's cache).
+:func:`one_thread_twin` gives the twin a name of its own, hence its own cache files.
 
 Where the cache lives is numba's choice, not this package's: ``NUMBA_CACHE_DIR`` when the user set it, else
 ``__pycache__`` beside the source file when that is writable, else numba's user-wide cache directory
