@@ -45,10 +45,13 @@ def _network(data):
 
 
 def _learn() -> None:
-    """Counting, scores and structural EM over blank cells (the default recipe)."""
+    """Counting, scores and structural EM over blank cells (the default recipe), and the exact log-likelihood
+    of incomplete rows."""
+    from ..learning.estep import log_likelihood_total
     from ..learning.recipe import learn_recipe
 
-    learn_recipe(_table())
+    data = _table()
+    log_likelihood_total(learn_recipe(data).model, data.codes)
 
 
 def _lca() -> None:
@@ -104,6 +107,27 @@ def _kmeans() -> None:
     kernel_kmeans_features(features(_network(data), data), 2, seed=0, n_init=1, max_iter=2, dense=True)
 
 
+def _files() -> None:
+    """The passes over a file read in chunks: mean embeddings and MMD, prototypes of a big file."""
+    import tempfile
+    from pathlib import Path
+
+    from .prototypes.rowwise import chunked_prototypes
+    from .rowwise import stream_mmd
+
+    data = _table()
+    model = _network(data)
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp, "table.csv")
+        rows = ["a,b,c,d"] + [
+            ",".join("" if x < 0 else str(x) for x in row)
+            for row in data.codes  # a blank cell: missing
+        ]
+        path.write_text("\n".join(rows) + "\n")
+        stream_mmd(model, path, path, chunksize=25)
+        chunked_prototypes(model, path, 3, chunksize=25, n_init=2, seed=0, max_passes=2)
+
+
 #: the groups of kernels :func:`warm_up` compiles, by name, each with what runs them
 GROUPS: dict[str, Callable[[], None]] = {
     "learn": _learn,
@@ -113,6 +137,7 @@ GROUPS: dict[str, Callable[[], None]] = {
     "correlation": _correlation,
     "prototypes": _prototypes,
     "kmeans": _kmeans,
+    "files": _files,
 }
 
 

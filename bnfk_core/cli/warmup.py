@@ -12,7 +12,7 @@ __all__ = ["register", "SUBCOMMANDS"]
 SUBCOMMANDS = {"warmup": "compile every numba kernel once into numba's on-disk cache (run after installing)"}
 
 #: the groups of kernels, in the order they run (:data:`bnfk_core.analyses.warmup.GROUPS`)
-GROUP_NAMES = ("learn", "lca", "fisher", "similarity", "correlation", "prototypes", "kmeans")
+GROUP_NAMES = ("learn", "lca", "fisher", "similarity", "correlation", "prototypes", "kmeans", "files")
 
 
 def _groups(text: str) -> list[str]:
