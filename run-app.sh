@@ -85,6 +85,31 @@ PY
 
     export VIRTUAL_ENV="$venv"
     export PATH="$venv/bin:$PATH"
+    bnfk_warmup "$venv" "$want"
+}
+
+# Compile bnfk's numba kernels into numba's on-disk cache (`python -m bnfk_core warmup`, ~30 s once) when the
+# requirements or bnfk_core's sources changed since the last warm-up (a sha256 of both is kept in
+# <venv>/.bnfk-warmup.sha256), so that the app's first pages and the tests load them instead of compiling.
+# A failed warm-up only warns: every kernel still compiles on its first call.
+bnfk_warmup() {
+    local venv="$1" requirements="$2" want
+    [[ -f "$BNFK_ROOT/bnfk_core/__main__.py" ]] || return 0
+    want="$("$venv/bin/python" - "$BNFK_ROOT" "$requirements" <<'PY'
+import hashlib, pathlib, sys
+h = hashlib.sha256(sys.argv[2].encode())
+for f in sorted(pathlib.Path(sys.argv[1], "bnfk_core").rglob("*.py")):
+    h.update(f.read_bytes())
+print(h.hexdigest())
+PY
+)"
+    [[ "$(cat "$venv/.bnfk-warmup.sha256" 2>/dev/null || true)" == "$want" ]] && return 0
+    bnfk_log "Compiling bnfk's numba kernels once (python -m bnfk_core warmup, ~30 s; result: $venv/warmup.json)…"
+    if (cd "$BNFK_ROOT" && "$venv/bin/python" -m bnfk_core warmup -o "$venv/warmup.json") >/dev/null 2>&1; then
+        printf '%s\n' "$want" >"$venv/.bnfk-warmup.sha256"
+    else
+        bnfk_warn "the numba warm-up failed (python -m bnfk_core warmup); each kernel compiles on its first call instead."
+    fi
 }
 
 if [[ "${BASH_SOURCE[0]}" == "$0" ]]; then

@@ -5,6 +5,8 @@ compiled numba functions (serial and parallel: about 0.5 s, paid on the Clusteri
 PNG/SVG export check (imports kaleido) and Streamlit's emoji pattern (compiled on import, 0.2-0.4 s, by the
 first alert or label with a non-ASCII character, e.g. the Segments lab's first visit).
 
+The compiled kernels are the ``fisher`` and ``correlation`` groups of :mod:`bnfk_core.analyses.warmup` (which
+``python -m bnfk_core warmup`` runs in full after installing, so that this thread loads rather than compiles).
 Started by the router on the app's first script run (the home page, before any data are loaded); it computes
 nothing a page shows, and a failure here only means the page pays the cost itself."""
 
@@ -32,35 +34,11 @@ def start() -> threading.Thread:
 
 def _run() -> None:
     try:
-        import numpy as np
-
-        from bnfk_core.analyses.cluster.correlation import PARALLEL_RESTART_WORK, correlation_clustering
+        from bnfk_core.analyses.warmup import warm_up
         from bnfk_core.views.export import image_export_problem
 
-        rng = np.random.default_rng(0)
-        _fisher_kernel(rng)
-        for n, restarts in (
-            (12, 2),
-            (100, int(PARALLEL_RESTART_WORK // 100**2) + 1),
-        ):  # serial, then parallel
-            A = rng.normal(size=(n, 3))
-            correlation_clustering(A @ A.T, 2, restarts=restarts, seed=0, max_sweeps=1)
+        warm_up(("fisher", "correlation"))  # the Fisher pair sums, correlation clustering serial and parallel
         image_export_problem()
         streamlit_adapter.warm_up()  # compiles Streamlit's emoji pattern once
     except Exception:  # noqa: BLE001 - a warm-up only: the page loads what it needs itself
         pass
-
-
-def _fisher_kernel(rng) -> None:
-    """A Gram matrix of a three-variable chain on 40 rows with blank cells, and both compiled pair sums."""
-    from bnfk_core.data.table import from_codes
-    from bnfk_core.kernels import fisher as kernels
-    from bnfk_core.network.dag import DAG
-    from bnfk_core.network.model import fit
-
-    codes = rng.integers(0, 3, size=(40, 3))
-    codes[::7, 1] = -1
-    data = from_codes(codes, ("a", "b", "c"), [("0", "1", "2")] * 3)
-    model = fit(DAG(("a", "b", "c"), [("a", "b"), ("b", "c")]), data)
-    kernels.gram(model, data.codes)
-    kernels.warm_up()  # both compiled pair sums

@@ -36,6 +36,7 @@ from . import (
     report,
     reproduce,
     segments,
+    warmup,
 )
 from .common import (
     CliParser,
@@ -65,6 +66,7 @@ COMMANDS = (
     reproduce,
     kgv,
     options,
+    warmup,
 )
 
 

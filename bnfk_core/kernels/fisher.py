@@ -32,6 +32,7 @@ from dataclasses import dataclass
 import numba
 import numpy as np
 
+from ..compiled import one_thread_twin
 from ..data.limits import DEFAULT_MAX_BYTES, guard_gram, guard_tables, one_blas_thread
 from ..data.table import as_data
 from ..errors import KernelError
@@ -427,9 +428,9 @@ def _pair_kernel(K, pX, xX, xo, order, starts, W, B, r, c):  # pragma: no cover 
                     K[a, b] -= bb
 
 
-#: :func:`_pair_kernel` in one thread, for small updates (waking threads costs more than the work);
-#: ``prange`` is a plain ``range`` in this compilation
-_pair_kernel_serial = numba.njit(cache=True)(_pair_kernel.py_func)
+#: :func:`_pair_kernel` in one thread, for small updates (waking threads costs more than the work); cached
+#: under its own name (see :mod:`bnfk_core.compiled`)
+_pair_kernel_serial = one_thread_twin(_pair_kernel, "_pair_kernel_serial")
 
 
 def add_pair_terms(K, tables: tuple, *, parallel: bool = True) -> None:

@@ -42,6 +42,7 @@ import time
 import numba
 import numpy as np
 
+from ...compiled import one_thread_twin
 from ...data.limits import guard_workspace
 from ...registry import KERNELS
 from .common import ClusterError, ClusterResult, check_k, renumber, square_matrix
@@ -187,8 +188,8 @@ def _restart_sums(X, labT, k):  # pragma: no cover - compiled
     return S
 
 
-#: :func:`_restart_sums` in one thread (``prange`` is a plain ``range`` in this compilation)
-_restart_sums_serial = numba.njit(cache=True)(_restart_sums.py_func)
+#: :func:`_restart_sums` in one thread, cached under its own name (see :mod:`bnfk_core.compiled`)
+_restart_sums_serial = one_thread_twin(_restart_sums, "_restart_sums_serial")
 
 
 @numba.njit(parallel=True, cache=True)
