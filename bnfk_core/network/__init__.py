@@ -1,5 +1,5 @@
 """The Bayesian network: its DAG and its arc edits, its CPTs (the model), BIF and other formats, pgmpy and
-networkx both ways, and where to draw it.
+networkx both ways, d-separation, and where to draw it.
 
 Every public name below loads its module on first use (PEP 562), so importing the package is light;
 names two modules share are imported from those modules.
@@ -28,6 +28,8 @@ _HOMES = {
     "covered_arcs": "dag",
     "equivalent": "dag",
     "structural_hamming_distance": "dag",
+    "d_separated": "dsep",
+    "trail_is_active": "dsep",
     "ARC_EDITS": "edit",
     "ArcEdit": "edit",
     "layered_layout": "layout",
