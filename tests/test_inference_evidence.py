@@ -38,7 +38,7 @@ def _log_joint(model, assignment):
 @pytest.fixture(scope="module", params=REPOSITORY)
 def repository(request):
     """pgmpy's network with its CPT rows renormalised (some repository CPTs are rounded, so that their rows
-    sum to one within 1e-4 only: pgmpy's elimination prunes barren nodes, which then count as summing to one
+    sum to one within 1e-7 only: pgmpy's elimination prunes barren nodes, which then count as summing to one
     where a junction tree sums them out) and the same network here."""
     imported = BayesNet.from_pgmpy(_pgmpy_network(request.param))
     cpts = tuple(t / t.sum(axis=1, keepdims=True) for t in imported.cpts)

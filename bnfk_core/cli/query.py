@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from ..errors import BnfkError
-from .common import read_model_file, split_list
+from .common import MODEL_HELP, read_network, split_list
 
 __all__ = ["register", "parse_evidence"]
 
@@ -28,7 +28,7 @@ def _cmd_query(args) -> dict:
 
     evidence = parse_evidence(args.evidence)
     targets = split_list(args.target) if args.target else None
-    model = read_model_file(args.model)
+    model = read_network(args.model)
     q = query(model, evidence, targets)
     out = {"evidence": q.evidence, "posterior": q.posterior, "log_evidence": q.log_evidence}
     if args.mpe:
@@ -46,7 +46,7 @@ SUBCOMMANDS = {
 
 def register(sub) -> None:
     p = sub.add_parser("query", help=SUBCOMMANDS["query"])
-    p.add_argument("model", metavar="MODEL", help="a model file (BIF or bnfk JSON) or a session file")
+    p.add_argument("model", metavar="MODEL", help=MODEL_HELP)
     p.add_argument(
         "--evidence", default="", metavar="V=s,...", help="observed states, e.g. 'smoke=yes,xray=no'"
     )

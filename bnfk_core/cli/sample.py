@@ -7,7 +7,7 @@ import csv
 import io
 
 from ..data.files import atomic_path
-from .common import check_output, input_files, int_at_least, read_model_file, seed
+from .common import MODEL_HELP, check_output, input_files, int_at_least, read_network, seed
 
 __all__ = ["register", "MAX_SAMPLE_ROWS"]
 
@@ -26,7 +26,7 @@ def _write(data, fh) -> None:
 def _cmd_sample(args):
     if args.output:
         check_output(args.output, (".csv",), "the sample", input_files(args))
-    data = read_model_file(args.model).sample(args.n, args.seed)
+    data = read_network(args.model).sample(args.n, args.seed)
     if not args.output:
         buf = io.StringIO()
         _write(data, buf)
@@ -43,7 +43,7 @@ SUBCOMMANDS = {"sample": "rows drawn from a network (seeded forward sampling), a
 
 def register(sub) -> None:
     p = sub.add_parser("sample", help=SUBCOMMANDS["sample"])
-    p.add_argument("model", metavar="MODEL", help="a model file (BIF or bnfk JSON) or a session file")
+    p.add_argument("model", metavar="MODEL", help=MODEL_HELP)
     p.add_argument(
         "-n",
         "--rows",
