@@ -143,6 +143,10 @@ def test_sample_refuses_a_bad_output_before_work(hayes, tmp_path, capsys):
     assert code == 2 and ".csv" in err and list(tmp_path.iterdir()) == []
     code, out, err = _run(capsys, "sample", hayes, "-n", 0)
     assert code == 2 and err.count("\n") == 1
+    code, out, err = _run(
+        capsys, "sample", hayes, "-n", 10**6, "--max-memory", "10MB", "-o", tmp_path / "s.csv"
+    )
+    assert code == 2 and "--max-memory" in err and "1,000,000 rows" in err and list(tmp_path.iterdir()) == []
 
 
 def test_query_and_dsep_write_dash_o(v_model, tmp_path, capsys):
