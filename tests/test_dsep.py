@@ -18,13 +18,26 @@ def _random_dag(n, rng, p):
     return DAG(nodes, arcs)
 
 
+def _active(graph, trail, given):
+    """The textbook rule, on networkx's graph: a collider is open when it or one of its descendants is
+    given, any other inner node when it is not given."""
+    for a, b, c in zip(trail, trail[1:], trail[2:]):
+        if graph.has_edge(a, b) and graph.has_edge(c, b):
+            if b not in given and not nx.descendants(graph, b) & set(given):
+                return False
+        elif b in given:
+            return False
+    return True
+
+
 def _check_trails(dag, xs, ys, given, trails):
-    skeleton = dag.to_networkx().to_undirected()
+    graph = dag.to_networkx()
+    skeleton = graph.to_undirected()
     for t in trails:
         assert t[0] in xs and t[-1] in ys and len(set(t)) == len(t)
         assert all(skeleton.has_edge(a, b) for a, b in zip(t, t[1:]))
         assert not set(t[1:-1]) & (set(xs) | set(ys))
-        assert trail_is_active(dag, t, given)
+        assert _active(graph, t, given) and trail_is_active(dag, t, given)
 
 
 @pytest.mark.parametrize("seed", range(12))
@@ -55,6 +68,17 @@ def test_textbook_segments():
     assert d_separated(V, "u", "w", ["v"]) == (False, [["u", "v", "w"]])
     # a descendant of the collider activates it too
     assert d_separated(V, "u", "w", ["d"]) == (False, [["u", "v", "w"]])
+
+
+def test_trail_is_active_follows_the_textbook_rule():
+    rng = np.random.default_rng(99)
+    for _ in range(20):
+        dag = _random_dag(7, rng, 0.4)
+        graph = dag.to_networkx()
+        skeleton = graph.to_undirected()
+        given = [dag.nodes[i] for i in rng.permutation(7)[: int(rng.integers(0, 4))]]
+        for path in list(nx.all_simple_paths(skeleton, dag.nodes[0], dag.nodes[1]))[:30]:
+            assert trail_is_active(dag, path, given) == _active(graph, path, given)
 
 
 def test_several_trails_are_returned():
