@@ -4,8 +4,8 @@ The plain-Python core behind the bnfk Streamlit app and the ``python -m bnfk_cor
 Subpackages by role, imports running down the list (each has a small public face, ``__all__``):
 
 * ``data`` -- tables, reading, binning, streaming, runners, counts;
-* ``network`` -- the DAG, the model (CPTs), BIF, layout;
-* ``inference`` -- junction tree, variable elimination, marginals and posteriors;
+* ``network`` -- the DAG, the model (CPTs), BIF, d-separation, the textbook networks, layout;
+* ``inference`` -- junction tree, variable elimination, marginals and posteriors, evidence and the MPE;
 * ``learning`` -- scores, KGV, structure searches, incomplete data, landscapes, the metagraph kernel;
 * ``kernels`` -- the Fisher kernel and its features, Hamming kernels, the similarity zoo, live terms;
 * ``lca`` -- latent class models;
@@ -39,6 +39,8 @@ _HOMES = {
     "marginal": "inference.queries",
     "parent_marginals": "inference.queries",
     "posterior": "inference.queries",
+    "query": "inference.evidence",
+    "mpe": "inference.evidence",
     "contributions": "kernels.fisher",
     "features": "kernels.features",
     "gram": "kernels.fisher",
@@ -55,6 +57,8 @@ _HOMES = {
     "covered_arcs": "network.dag",
     "to_pgmpy": "network.pgmpy_io",
     "from_pgmpy": "network.pgmpy_io",
+    "d_separated": "network.dsep",
+    "textbook_network": "network.textbook",
 }
 
 __all__ = [*_HOMES, "MEMBERS", "__version__"]

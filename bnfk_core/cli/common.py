@@ -55,6 +55,8 @@ __all__ = [
     "read_data",
     "label_data",
     "read_model_file",
+    "read_network",
+    "MODEL_HELP",
     "read_session_file",
     "use_session_model",
     "need_model",
@@ -406,6 +408,25 @@ def read_model_file(path: str):
     if is_session_file(path):
         return read_session_file(path).model
     return read_model(path)
+
+
+#: the help line of a MODEL argument that :func:`read_network` reads
+MODEL_HELP = "a model file (BIF or bnfk JSON), a session file or a textbook network (asia, alarm, ...)"
+
+
+def read_network(spec: str):
+    """A model file (:func:`read_model_file`) or, when no file of that name exists, a textbook network by name
+    (:data:`bnfk_core.network.textbook.TEXTBOOK_NETWORKS`: ``asia``, ``alarm``, ...)."""
+    from ..network.textbook import TEXTBOOK_NETWORKS, textbook_network
+
+    if not os.path.exists(spec):
+        if spec in TEXTBOOK_NETWORKS:
+            return textbook_network(spec)
+        if not os.path.splitext(spec)[1] and os.sep not in spec:
+            raise BnfkError(
+                f"'{spec}' is neither a model file nor a textbook network ({', '.join(TEXTBOOK_NETWORKS)})."
+            )
+    return read_model_file(spec)
 
 
 def use_session_model(args, argv) -> None:

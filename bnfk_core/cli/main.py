@@ -25,6 +25,7 @@ from ..data.limits import DEFAULT_MAX_BYTES, memory_limit_set
 from ..errors import BnfkError, bounded
 from . import (
     cluster,
+    dsep,
     impute,
     kernel,
     kgv,
@@ -33,8 +34,10 @@ from . import (
     learn,
     options,
     prototypes,
+    query,
     report,
     reproduce,
+    sample,
     segments,
     warmup,
 )
@@ -65,6 +68,9 @@ COMMANDS = (
     report,
     reproduce,
     kgv,
+    query,
+    dsep,
+    sample,
     options,
     warmup,
 )

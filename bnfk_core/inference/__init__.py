@@ -1,4 +1,5 @@
-"""Exact inference: junction trees, variable elimination, parent marginals and posteriors, fixed evidence.
+"""Exact inference: junction trees, variable elimination, parent marginals and posteriors, evidence queries
+and the most probable explanation, fixed evidence.
 
 Every public name below loads its module on first use (PEP 562), so importing the package is light;
 names two modules share are imported from those modules.
@@ -15,6 +16,11 @@ _HOMES = {
     "log_evidence_by_pattern": "elimination",
     "gather_posteriors": "elimination",
     "JOINT_POSTERIOR_CELLS": "elimination",
+    "Query": "evidence",
+    "Explanation": "evidence",
+    "query": "evidence",
+    "mpe": "evidence",
+    "evidence_codes": "evidence",
     "FixedEvidence": "fixed_evidence",
     "MAX_GROUP_CONFIGS": "fixed_evidence",
     "JunctionTree": "junction",

@@ -1,5 +1,5 @@
 """The Bayesian network: its DAG and its arc edits, its CPTs (the model), BIF and other formats, pgmpy and
-networkx both ways, and where to draw it.
+networkx both ways, d-separation, the textbook networks with their CPTs, and where to draw it.
 
 Every public name below loads its module on first use (PEP 562), so importing the package is light;
 names two modules share are imported from those modules.
@@ -28,6 +28,8 @@ _HOMES = {
     "covered_arcs": "dag",
     "equivalent": "dag",
     "structural_hamming_distance": "dag",
+    "d_separated": "dsep",
+    "trail_is_active": "dsep",
     "ARC_EDITS": "edit",
     "ArcEdit": "edit",
     "layered_layout": "layout",
@@ -38,6 +40,8 @@ _HOMES = {
     "read_structure": "model",
     "write_model": "model",
     "MAX_CPT_CELLS": "model",
+    "TEXTBOOK_NETWORKS": "textbook",
+    "textbook_network": "textbook",
     "to_pgmpy": "pgmpy_io",
     "from_pgmpy": "pgmpy_io",
     "to_networkx": "pgmpy_io",
