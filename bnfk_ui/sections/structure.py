@@ -141,7 +141,9 @@ def learn_tab(feat) -> None:
     notes = ss.structure.get("notes") or []
     if notes:
         st.caption(
-            f"Last learned: **{messages.plain(ss.structure['learned_label'])}** — " + "; ".join(notes) + "."
+            f"Last learned: **{messages.plain(ss.structure['learned_label'])}** — "
+            + "; ".join(messages.plain(n) for n in notes)
+            + "."
         )
 
 
