@@ -231,7 +231,9 @@ def comparison_gram(choice: str) -> tuple[np.ndarray, str, BayesNet | None]:
     ss = st.session_state
     if choice in KERNELS and not KERNELS[choice].uses_network:
         return gram_matrix(model(), kind=choice).K, KERNELS[choice].label, None
-    if choice in LEARNERS:  # the empty network, the tree, the search: learned as the recipe says
+    if choice in LEARNERS and not LEARNERS[choice].needs_rows:  # the empty network: nothing to learn
+        d = DAG(feature_data().variables)
+    elif choice in LEARNERS:  # the tree, the search: learned as the recipe says
         with st.spinner(f"Learning {NETWORKS[choice][0]}…"):
             d = learn(choice, "bic").dag
     elif choice == "learned":
