@@ -541,6 +541,49 @@ def test_normalize(path, missing):
     assert_close(kernels.gram(model, X, other=Y, normalize=True), brute.gram(X, Y) / np.sqrt(np.outer(d, dy)))
 
 
+def test_normalize_gives_zero_for_rows_with_no_observed_cell(path):
+    """A row of blanks has E[s] = 0: its normalised kernel row and column are 0 exactly (the diagonal too),
+    and every other entry is K / sqrt(diag diag) of the brute-force kernel."""
+    model = model_from(*SUMMARIZATION_STRUCTURES["a+chain-5"], seed=6)
+    brute = bf.BruteFisher(model)
+    X = bf.random_rows(model, 12, seed=21, missing=0.2)
+    X[[3, 7]] = -1
+    ok = ~(X < 0).all(axis=1)
+    K = brute.gram(X)
+    d = np.sqrt(np.diag(K)[ok])
+    Kn = kernels.gram(model, X, normalize=True)
+    assert not Kn[~ok].any() and not Kn[:, ~ok].any()
+    assert_close(Kn[np.ix_(ok, ok)], K[np.ix_(ok, ok)] / np.outer(d, d))
+    Kxy = kernels.gram(model, X[:5], other=X, normalize=True)
+    assert not Kxy[3].any() and not Kxy[:, [3, 7]].any()
+    assert_close(Kxy[np.ix_(ok[:5], ok)], Kn[:5][np.ix_(ok[:5], ok)])
+
+
+def test_estimator_and_streamed_normalisation_give_zero_for_blank_rows(tmp_path):
+    import pandas as pd
+
+    from bnfk_core.analyses.rowwise import stream_gram
+    from bnfk_core.estimators import FisherKernel
+
+    model = model_from(*SUMMARIZATION_STRUCTURES["a+chain-5"], seed=6)
+    X = bf.random_rows(model, 30, seed=22, missing=0.2)
+    X[[0, 11]] = -1
+    frame = pd.DataFrame(
+        {v: [None if c < 0 else model.states[i][c] for c in X[:, i]] for i, v in enumerate(model.variables)}
+    )
+    ok = ~(X < 0).all(axis=1)
+    got = FisherKernel(normalize=True).fit(frame).gram(frame)
+    assert not got[~ok].any() and not got[:, ~ok].any()
+    assert_close(np.diag(got)[ok], np.ones(ok.sum()), rtol=1e-10)
+    csv = tmp_path / "rows.csv"
+    frame.to_csv(csv, index=False)
+    out = tmp_path / "K.npy"
+    data = from_codes(X, list(model.variables), [list(s) for s in model.states])
+    stream_gram(model, csv, data, out, normalize=True, chunksize=7)
+    assert_close(np.load(out), kernels.gram(model, X, normalize=True), rtol=1e-9)
+    assert not np.load(out)[~ok].any()
+
+
 def test_normalize_hamming_and_scaled_hamming():
     data = _random_data([3, 2, 4], 20, seed=7)
     for kind in ("hamming", "scaled-hamming"):

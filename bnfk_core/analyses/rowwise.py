@@ -41,7 +41,8 @@ from ..data.runners import runner_for
 from ..data.stream import DEFAULT_CHUNKSIZE, CodeChunks
 from ..errors import KernelError, ModelError
 from ..inference.queries import log_likelihood, parent_marginals
-from ..kernels.features import check_positive, feature_offsets, features
+from ..kernels.features import check_positive, feature_offsets, features, row_codes
+from ..kernels.fisher import normalize_rows
 
 __all__ = [
     "ENUMERATE_LIMIT",
@@ -601,7 +602,8 @@ def stream_gram(
     tables = CellTables(model)
     Phi_o = features(model, other, tables.pm)
     PhiT = Phi_o.T.tocsc()
-    dy = np.maximum(np.asarray(Phi_o.multiply(Phi_o).sum(axis=1)).ravel(), 1e-300)
+    dy = np.asarray(Phi_o.multiply(Phi_o).sum(axis=1)).ravel()
+    empty_y = (row_codes(model, other) < 0).all(axis=1)
     ext = str(out).lower().rsplit(".", 1)[-1]
     with open(out, "wb" if ext == "npy" else "w") as fh:
         if ext == "npy":  # the .npy header, then the rows in order (C order): no memory map held in RSS
@@ -620,7 +622,8 @@ def stream_gram(
                 block = (P @ PhiT).toarray()
                 if normalize:
                     dx = np.asarray(P.multiply(P).sum(axis=1)).ravel()
-                    block /= np.sqrt(np.outer(np.maximum(dx, 1e-300), dy))
+                    rows = codes[a : a + KERNEL_BLOCK_ROWS]
+                    normalize_rows(block, dx, dy, (rows < 0).all(axis=1), empty_y)
                 if ext == "npy":
                     fh.write(np.ascontiguousarray(block, dtype="<f8").tobytes())
                 else:

@@ -239,7 +239,7 @@ def network_gram(
     if normalize:
         dx = np.diag(K).copy() if sym else _self_kernel(model, X, pm)
         dy = dx if sym else _self_kernel(model, Y, pm)
-        normalize_rows(K, dx, dy)
+        normalize_rows(K, dx, dy, (X < 0).all(axis=1), (Y < 0).all(axis=1))
     return K
 
 
@@ -262,9 +262,13 @@ def normalize_bytes(n: int, m: int) -> int:
     return 16 * min(NORMALIZE_BLOCK_CELLS, int(n) * int(m))
 
 
-def normalize_rows(K: np.ndarray, dx: np.ndarray, dy: np.ndarray) -> None:
+def normalize_rows(K: np.ndarray, dx: np.ndarray, dy: np.ndarray, empty_x=None, empty_y=None) -> None:
     """K /= sqrt(outer(max(dx, tiny), max(dy, tiny))) in place, a block of rows at a time: the same
     numbers as the one-line form without its two N x M temporaries (the work space stays the matrix itself).
+
+    A row with no observed cell has the expected score E[s] = 0 (its Fisher score marginalised over every
+    cell), so its kernel row is zero up to rounding and 0 / 0 is taken as 0: its normalised row and column
+    are set to 0 exactly (the diagonal included), never rounding noise divided by rounding noise.
 
     Parameters
     ----------
@@ -274,11 +278,21 @@ def normalize_rows(K: np.ndarray, dx: np.ndarray, dy: np.ndarray) -> None:
         K(x, x) of the rows.
     dy : ndarray, shape (M,)
         K(y, y) of the columns.
+    empty_x, empty_y : ndarray of bool, optional
+        The rows (columns) with no observed cell, set to 0.
     """
     dx, dy = np.maximum(dx, 1e-300), np.maximum(dy, 1e-300)
+    if empty_x is not None:
+        dx = np.where(empty_x, 1.0, dx)
+    if empty_y is not None:
+        dy = np.where(empty_y, 1.0, dy)
     step = max(1, NORMALIZE_BLOCK_CELLS // max(K.shape[1], 1))
     for a in range(0, K.shape[0], step):
         K[a : a + step] /= np.sqrt(np.outer(dx[a : a + step], dy))
+    if empty_x is not None:
+        K[np.asarray(empty_x, dtype=bool)] = 0.0
+    if empty_y is not None:
+        K[:, np.asarray(empty_y, dtype=bool)] = 0.0
 
 
 def _self_kernel(model, codes, pm) -> np.ndarray:
