@@ -259,7 +259,8 @@ def test_em_on_complete_data_is_the_plain_fit():
 # ---------------------------------------------------------------------- structural EM
 def _brute_observed_bic(model, codes):
     ll = sum(math.log(sum(joint_prob(model, c) for c in completions(model, row))) for row in codes)
-    return ll - 0.5 * math.log(len(codes)) * model.parameter_count()
+    seen = int((np.asarray(codes) >= 0).any(axis=1).sum())  # N: the rows that observe a cell
+    return ll - 0.5 * math.log(seen) * model.parameter_count()
 
 
 def _brute_ml_bic(codes, cards, parents):
@@ -342,3 +343,22 @@ def test_available_case_exact_search_bound_is_valid(score):
     b, sb = exact_search(AvailableCaseScorer(codes, cards, score), prune=False)
     assert sa["optimum"] == pytest.approx(sb["optimum"]) and a == b
     assert sa["pruned"] > 0 or score == "qnml"  # qNML's bound is weak on 120 rows
+
+
+def test_rows_with_no_observed_cell_leave_structural_em_unchanged():
+    """Rows of blanks carry no observation: the network, its CPTs and its observed-data BIC are those of the
+    table without them, and the note says how many were left out."""
+    cards = [2, 3, 2, 2, 3]
+    truth = random_model(random_dag(5, seed=4, max_parents=2), cards, seed=4)
+    codes = truth.sample(150, seed=4).codes.copy()
+    codes[np.random.default_rng(4).random(codes.shape) < 0.15] = -1
+    codes = codes[(codes >= 0).any(axis=1)]
+    padded = np.vstack([codes, np.full((24, len(cards)), -1, dtype=codes.dtype)])
+    res, model, history = structural_em(_data(codes, cards), "hc", score="bic", seed=0, max_rounds=4)
+    res_p, model_p, history_p = structural_em(_data(padded, cards), "hc", score="bic", seed=0, max_rounds=4)
+    assert res_p.dag.arcs == res.dag.arcs
+    assert res_p.score == pytest.approx(res.score, rel=1e-12)
+    assert observed_score(model_p, _data(padded, cards)) == pytest.approx(res.score, rel=1e-12)
+    for a, b in zip(model.cpts, model_p.cpts):
+        np.testing.assert_allclose(a, b, atol=1e-12)
+    assert "24 rows with no observed cell left out" in " ".join(res_p.notes)

@@ -319,16 +319,23 @@ def em_parameters(
     return model
 
 
+def _observed_rows(codes: np.ndarray, weights) -> float:
+    """N of the observed-data BIC: the (weighted) rows with at least one observed cell.  A row of blanks has
+    P(x_obs) = 1 -- it carries no observation -- so it neither adds to the likelihood nor to the penalty."""
+    seen = (np.asarray(codes) >= 0).any(axis=1)
+    return float(seen.sum() if weights is None else np.asarray(weights)[seen].sum())
+
+
 def observed_score(model: BayesNet, data, *, runner=None) -> float:
-    """The observed-data BIC: sum_n w_n log P(x_obs,n) - (log N / 2) * free parameters.
+    """The observed-data BIC: sum_n w_n log P(x_obs,n) - (log N / 2) * free parameters, N the rows with at
+    least one observed cell (:func:`_observed_rows`).
 
     The score structural EM climbs (Friedman 1998, BIC form); log P(x_obs) marginalises every row's
     missing cells exactly (:func:`loglik_part`, one pass over blocks of the rows on ``runner``)."""
     codes = model.align(data).codes
     w = _weights(data)
     total = log_likelihood_total(_bare(model), codes, w, runner=runner)
-    n = float(codes.shape[0] if w is None else np.asarray(w).sum())
-    return total - 0.5 * math.log(max(n, 1.0)) * model.parameter_count()
+    return total - 0.5 * math.log(max(_observed_rows(codes, w), 1.0)) * model.parameter_count()
 
 
 def _em_scored(dag, data, params, pseudo_count, *, seed: int = 0, runner=None) -> tuple[BayesNet, float]:
@@ -351,8 +358,7 @@ def _em_scored(dag, data, params, pseudo_count, *, seed: int = 0, runner=None) -
         total += sum(k.loglik(model) for k in scored["kept"])
     else:  # the jobs kept on the runner's workers: the same parts, added in the same order
         total += sum(scored["runner"].map_kept(kept_loglik_part, scored["held"], (_bare(model),)))
-    w = _weights(data)
-    n = float(data.n_rows if w is None else np.asarray(w).sum())
+    n = _observed_rows(data.codes, _weights(data))
     return model, total - 0.5 * math.log(max(n, 1.0)) * model.parameter_count()
 
 
@@ -385,7 +391,12 @@ def structural_em(
     :data:`OBSERVED_SCORE`.
     """
     t0 = time.perf_counter()
+    blank = ~(np.asarray(data.codes) >= 0).any(axis=1)
     weights = _weights(data)
+    n_blank = int(round(float(blank.sum() if weights is None else np.asarray(weights)[blank].sum())))
+    if blank.any() and not blank.all():  # rows with no observed cell carry nothing: left out
+        data = data.subset(~blank)
+        weights = _weights(data)
     if start is None:
         first = (
             None if progress is None else (lambda f, msg: progress(0.3 * f, f"structural EM, start: {msg}"))
@@ -426,8 +437,13 @@ def structural_em(
         dag, model, best = cand_dag, cand, s
         history.append(s)
     n_total = int(round(float(np.asarray(weights).sum()))) if weights is not None else data.n_rows
+    rows = (
+        f"{n_total} rows ({n_blank} rows with no observed cell left out)"
+        if n_blank
+        else f"all {n_total} rows"
+    )
     notes = [
-        f"structural EM on all {n_total} rows: {len(history) - 1} improving round(s), observed-data BIC "
+        f"structural EM on {rows}: {len(history) - 1} improving round(s), observed-data BIC "
         f"{history[0]:.2f} -> {history[-1]:.2f}; expected counts exact (no sampled completion)"
     ]
     if too_big:
