@@ -368,3 +368,30 @@ def test_directory_is_not_a_model_file(tmp_path):
     with pytest.raises(ModelError, match="cannot be read as a regular file") as info:
         read_model(tmp_path)
     assert str(tmp_path) in str(info.value)
+
+
+def test_states_that_collide_as_text_are_refused_naming_the_variable(tmp_path):
+    """Two states with one text (pgmpy's 1 and '1', a BIF listing a state twice) are one sentence naming the
+    variable, before any CPT is used; in a table they are one category (cells are text, trimmed)."""
+    import pandas as pd
+    from pgmpy.factors.discrete import TabularCPD
+    from pgmpy.models import DiscreteBayesianNetwork
+
+    from bnfk_core.cli import main
+    from bnfk_core.data.table import CategoricalData
+    from bnfk_core.errors import ModelError
+    from bnfk_core.network import from_pgmpy
+
+    net = DiscreteBayesianNetwork()
+    net.add_node("smoke")
+    net.add_cpds(TabularCPD("smoke", 2, [[0.3], [0.7]], state_names={"smoke": [1, "1"]}))
+    with pytest.raises(ModelError, match="Variable 'smoke' has two states that read '1'"):
+        from_pgmpy(net)
+    bif = tmp_path / "dup.bif"
+    bif.write_text(
+        "network x {}\nvariable a { type discrete [ 2 ] { s, s }; }\nprobability ( a ) { table 0.5, 0.5; }\n"
+    )
+    assert main(["query", str(bif)]) == 2
+    d = CategoricalData.from_frame(pd.DataFrame({"a": ["x", "x ", 1, "1"], "b": ["p", "q", "p", "q"]}))
+    assert d.states[0] == ("1", "x") or sorted(d.states[0]) == ["1", "x"]
+    assert (d.codes[:2, 0] == d.codes[0, 0]).all() and d.codes[2, 0] == d.codes[3, 0]

@@ -70,6 +70,12 @@ class BayesNet:
         if len(self.states) != len(self.dag.nodes) or len(self.cpts) != len(self.dag.nodes):
             raise ModelError("A model needs one state list and one CPT per variable.")
         cards = self.cardinalities
+        for v, names in zip(self.dag.nodes, self.states):
+            if len(set(names)) != len(names):
+                twice = next(str(s) for k, s in enumerate(names) if s in names[:k])
+                raise ModelError(
+                    f"Variable '{v}' has two states that read '{twice}' as text; merge them or rename one."
+                )
         for i, v in enumerate(self.dag.nodes):
             q = int(np.prod(cards[list(self.parents[i])])) if self.parents[i] else 1
             shape = (q, int(cards[i]))
