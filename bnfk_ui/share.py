@@ -227,10 +227,24 @@ def restore(params: dict) -> list[str]:
             problems.append(f"'{echo(k, 30)}' is not a setting")
             continue
         try:
-            ss[k] = S.SETTINGS[k].parse(v)
+            value = S.SETTINGS[k].parse(v)
         except ValueError as exc:
             problems.append(f"{k} {exc}")
+            continue
+        if _raises_limit(k, value):
+            problems.append(f"{k} from a link can only lower the limit (kept at {ss[k]})")
+            continue
+        ss[k] = value
     return problems
+
+
+def _raises_limit(key: str, value) -> bool:
+    """Whether ``value`` would raise the visitor's limit ``key`` (a link or a session file may only lower
+    it; the visitor raises it in the sidebar, up to the operator's ceiling)."""
+    if not S.SETTINGS[key].limit:
+        return False
+    choices.ensure(key)
+    return value > st.session_state[key]
 
 
 def sync() -> dict:
@@ -361,9 +375,14 @@ def _open(name: str, s) -> None:
             dropped.append(f"'{echo(k, 30)}' is not a setting")
             continue
         try:
-            ss[k] = S.SETTINGS[k].parse(v)
+            value = S.SETTINGS[k].parse(v)
         except ValueError as exc:
             dropped.append(f"{echo(k, 30)} {exc}")
+            continue
+        if _raises_limit(k, value):
+            dropped.append(f"{k} from a file can only lower the limit")
+            continue
+        ss[k] = value
     if dropped:  # every setting the app could not use, named in one warning
         shown = dropped[:MAX_PROBLEMS] + (
             [f"and {len(dropped) - MAX_PROBLEMS} more"] if len(dropped) > MAX_PROBLEMS else []

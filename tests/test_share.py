@@ -198,3 +198,24 @@ def test_a_link_keeps_the_segments_lab_variables():
     assert not again.warning, [w.value for w in again.warning]
     bad = _fresh({"data": "hayes_roth", "class": "class", "segvars": "0.99"})
     assert any("segvars" in w.value for w in bad.warning)
+
+
+# ---------------------------------------------------------------------- limits from links
+def test_a_link_lowers_the_memory_limit_but_never_raises_it():
+    at = _fresh({"memory_gib": "64"})
+    assert at.session_state["memory_gib"] == S.SETTINGS["memory_gib"].default
+    assert any("memory_gib from a link can only lower the limit" in w.value for w in at.warning)
+    at = _fresh({"memory_gib": "1.5"})
+    assert at.session_state["memory_gib"] == pytest.approx(1.5)
+    assert not [w for w in at.warning if "memory_gib" in w.value]
+
+
+def test_the_operator_ceiling_bounds_the_visitors_memory_limit():
+    import os
+
+    host = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
+    assert S.memory_ceiling_gib({}) == pytest.approx(min(64.0, 0.75 * host))
+    assert S.memory_ceiling_gib({"BNFK_MAX_MEMORY_GIB": "2"}) == 2.0
+    assert S.memory_ceiling_gib({"BNFK_MAX_MEMORY_GIB": "0.01"}) == S.SETTINGS["memory_gib"].lo
+    assert S.memory_ceiling_gib({"BNFK_MAX_MEMORY_GIB": "lots"}) == S.memory_ceiling_gib({})
+    assert S.memory_ceiling_gib({"BNFK_MAX_MEMORY_GIB": "1e400"}) == S.memory_ceiling_gib({})

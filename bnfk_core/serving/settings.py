@@ -97,6 +97,8 @@ class Setting:
     hi: float | None = None
     #: the registry Option this setting offers (its default, widget range and help), if any
     option: object = None
+    #: a limit on the work a visitor may start: a link or session file may lower it, never raise it
+    limit: bool = False
 
     def parse(self, value):
         """``value`` (from JSON, or text from a link) as this setting's type; ValueError says why not (numbers
@@ -244,7 +246,7 @@ SETTINGS: dict[str, Setting] = {
         _s("view_rows", 2000, lo=100, hi=20_000),
         _s("view_seed", 0, **_SEED),
         # every page
-        _s("memory_gib", 4.0, lo=0.25, hi=64.0),
+        Setting("memory_gib", 4.0, None, 0.25, 64.0, limit=True),
     )
 }
 
@@ -315,3 +317,42 @@ def defaults(prefix: str = "") -> dict:
 def non_default(values: dict) -> dict:
     """The settings in ``values`` that differ from their defaults (what a link or session file carries)."""
     return {k: values[k] for k, s in SETTINGS.items() if k in values and values[k] != s.default}
+
+
+#: the operator's ceiling of the visitor's memory limit, in GiB (environment)
+MEMORY_CEILING_ENV = "BNFK_MAX_MEMORY_GIB"
+
+
+def memory_ceiling_gib(environ=None) -> float:
+    """The highest memory limit a visitor may choose: ``BNFK_MAX_MEMORY_GIB`` when the operator sets it, else
+    three quarters of the host's physical memory; never above the setting's own bound (64 GiB) nor below its
+    floor.
+
+    Parameters
+    ----------
+    environ : mapping, optional
+        The environment (default ``os.environ``).
+
+    Returns
+    -------
+    float
+        GiB.
+    """
+    import os
+
+    env = os.environ if environ is None else environ
+    mem = SETTINGS["memory_gib"]
+    ceiling = float(mem.hi)
+    try:
+        ceiling = min(ceiling, 0.75 * os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30)
+    except (ValueError, OSError, AttributeError):  # no sysconf (Windows): the setting's bound
+        pass
+    text = str(env.get(MEMORY_CEILING_ENV, "") or "").strip()
+    if text:
+        try:
+            value = float(text)
+        except ValueError:
+            value = float("nan")
+        if value == value and value > 0:
+            ceiling = min(ceiling, value)
+    return max(float(mem.lo), ceiling)

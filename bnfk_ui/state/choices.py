@@ -67,7 +67,7 @@ DEFAULTS = {
     # the Prototypes page's learning curve: the subset sizes typed ("": the page's default sizes)
     "proto_ks": "",
 }
-MEMORY_GIB_RANGE = (settings.SETTINGS["memory_gib"].lo, settings.SETTINGS["memory_gib"].hi)
+MEMORY_GIB_RANGE = (settings.SETTINGS["memory_gib"].lo, settings.memory_ceiling_gib())
 
 
 _CATALOG: list = [None, None]  # [modification time, the parsed catalog]
