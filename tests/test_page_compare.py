@@ -129,3 +129,38 @@ def test_the_presets_are_computed_before_their_click(monkeypatch):
         assert_clean(at)
         assert float({m.label: m.value for m in at.metric}["max |ΔK|"]) > 0
     assert calls == []
+
+
+def test_quick_changes_never_pile_up_prefetch_threads(monkeypatch):
+    """One prefetch per session at a time: reruns while it works (25 quick changes of the seed) start none."""
+    import threading
+    import time
+
+    from bnfk_ui.state import compare as cmp_state
+
+    started = []
+    real = cmp_state._outcome
+
+    def slow(*a, **k):
+        time.sleep(0.2)
+        return real(*a, **k)
+
+    monkeypatch.setattr(cmp_state, "_outcome", slow)
+    real_start = threading.Thread.start
+    monkeypatch.setattr(
+        threading.Thread,
+        "start",
+        lambda self: (
+            (started.append(self.name) if self.name == "bnfk-compare-prefetch" else None) or real_start(self)
+        ),
+    )
+    at = page_app("compare.py", 120, dataset="hayes_roth", class_column="class").run()
+    for seed in range(1, 26):
+        at.number_input(key="cmp_seed").set_value(seed).run()
+        alive = [t for t in threading.enumerate() if t.name == "bnfk-compare-prefetch"]
+        assert len(alive) <= 1
+    assert_clean(at)
+    assert 1 <= len(started) < 25
+    for t in threading.enumerate():
+        if t.name == "bnfk-compare-prefetch":
+            t.join(timeout=120)

@@ -65,6 +65,9 @@ _OUTCOMES: OrderedDict = OrderedDict()
 _LOCK = threading.Lock()
 #: the Compare page computes the presets' outcomes ahead of the click on tables up to this many rows
 PREFETCH_MAX_ROWS = 20_000
+#: prefetch threads at once on the server (each session has at most one: :func:`prefetch`)
+MAX_PREFETCHES = 2
+_PREFETCHES = threading.BoundedSemaphore(MAX_PREFETCHES)
 
 
 def _outcome(
@@ -119,9 +122,16 @@ def _outcome(
 
 def prefetch(structures, rows: int, seed: int, kernel: str = FISHER, alpha=None) -> None:
     """Compute the outcomes of ``structures`` (the presets B is likely set to next) in a background thread, so
-    that the click finds them ready; only on tables up to :data:`PREFETCH_MAX_ROWS` rows held in memory."""
+    that the click finds them ready; only on tables up to :data:`PREFETCH_MAX_ROWS` rows held in memory.
+
+    One prefetch per session at a time (a rerun while it works starts none) and at most
+    :data:`MAX_PREFETCHES` on the server: quick changes of the options never pile up threads, and a skipped
+    prefetch only means the click computes its outcome itself."""
     d, fp, rk, kernel, alpha, rows, seed = _key(rows, seed, kernel, alpha)
     if d.n_rows > PREFETCH_MAX_ROWS or streamed() is not None:
+        return
+    running = st.session_state.get("_cmp_prefetch")
+    if running is not None and running.is_alive():
         return
     keys = [dag_json(g) for g in structures]
     with _LOCK:
@@ -129,15 +139,22 @@ def prefetch(structures, rows: int, seed: int, kernel: str = FISHER, alpha=None)
     if not keys:
         return
 
-    def work():
-        sample = comparison_rows(d, rows, seed)
-        for k in keys:
-            try:
-                _outcome(d, fp, k, rk, kernel, alpha, rows, seed, sample)
-            except Exception:  # noqa: BLE001 - the click computes it again and shows the error
-                return
+    if not _PREFETCHES.acquire(blocking=False):
+        return
 
-    threading.Thread(target=work, name="bnfk-compare-prefetch", daemon=True).start()
+    def work():
+        try:
+            sample = comparison_rows(d, rows, seed)
+            for k in keys:
+                _outcome(d, fp, k, rk, kernel, alpha, rows, seed, sample)
+        except Exception:  # noqa: BLE001 - the click computes it again and shows the error
+            return
+        finally:
+            _PREFETCHES.release()
+
+    thread = threading.Thread(target=work, name="bnfk-compare-prefetch", daemon=True)
+    st.session_state["_cmp_prefetch"] = thread
+    thread.start()
 
 
 def _key(rows: int, seed: int, kernel: str, alpha) -> tuple:
