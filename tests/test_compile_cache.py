@@ -126,3 +126,34 @@ def test_warm_up_refuses_an_unknown_group():
 
     with pytest.raises(ValueError, match="'nope'"):
         warm_up(["nope"])
+
+
+def test_listing_the_compiled_functions_is_safe_beside_a_running_page():
+    """The app lists the compiled functions on its warm-up thread while a page runs: building a tuple from a
+    generator on the page's thread meanwhile never fails (``gc.get_objects()`` there made CPython raise
+    ``SystemError: bad argument to internal function`` in the page's own code)."""
+    import threading
+    import time
+
+    from bnfk_core.analyses.warmup import compiled_functions
+
+    stop, calls = threading.Event(), [0]
+
+    def listing():
+        while not stop.is_set() and calls[0] < 40:
+            compiled_functions()
+            calls[0] += 1
+
+    worker = threading.Thread(target=listing, daemon=True)
+    worker.start()
+    failures, t0 = 0, time.monotonic()
+    try:
+        while worker.is_alive() and time.monotonic() - t0 < 30:
+            try:
+                tuple(i for i in range(200) if i >= 0)
+            except SystemError:
+                failures += 1
+    finally:
+        stop.set()
+        worker.join(timeout=10)
+    assert failures == 0 and calls[0] >= 1

@@ -11,7 +11,7 @@ Where the cache lives is numba's choice (:mod:`bnfk_core.compiled`); the result 
 
 from __future__ import annotations
 
-import gc
+import sys
 import time
 from collections.abc import Callable, Iterable
 
@@ -142,17 +142,21 @@ GROUPS: dict[str, Callable[[], None]] = {
 
 
 def compiled_functions() -> list:
-    """Every numba dispatcher of bnfk_core alive in this process (imported modules only)."""
+    """Every numba dispatcher defined at the top level of a module of bnfk_core imported in this process.
+
+    The modules' namespaces are read, not the garbage collector's list of objects: ``gc.get_objects()`` on
+    the app's warm-up thread handed out a tuple another thread was still building (CPython then raised
+    ``SystemError: bad argument to internal function`` in the page's own code)."""
     from numba.core.registry import CPUDispatcher
 
-    return sorted(
-        (
-            d
-            for d in gc.get_objects()
-            if isinstance(d, CPUDispatcher) and d.py_func.__module__.startswith("bnfk_core.")
-        ),
-        key=lambda d: (d.py_func.__module__, d.py_func.__qualname__),
-    )
+    found = {}
+    for name, module in list(sys.modules.items()):
+        if not name.startswith("bnfk_core.") or module is None:
+            continue
+        for value in list(vars(module).values()):
+            if isinstance(value, CPUDispatcher) and value.py_func.__module__.startswith("bnfk_core."):
+                found[id(value)] = value
+    return sorted(found.values(), key=lambda d: (d.py_func.__module__, d.py_func.__qualname__))
 
 
 def warm_up(groups: Iterable[str] | None = None) -> dict:
