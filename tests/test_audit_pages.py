@@ -93,3 +93,25 @@ def test_a_sessions_unusable_settings_are_named_in_one_warning():
     assert "no_such_setting" in warnings[0] and "\\[i\\]" in warnings[0]
     assert not re.search(r"(?<!\\)[\[\]]", warnings[0])  # every bracket of the file name escaped
     assert at.session_state["kernel_rows"] == 7 and at.session_state["clu_seed"] != -5
+
+
+def test_an_upload_wider_than_the_pages_analyse_is_refused_from_its_header(tmp_path, monkeypatch):
+    """10,000 columns x 20 rows (459 kB) passed the memory guard and held Home for 257 s: a table wider than
+    the pages analyse is one sentence before anything is parsed, and the current data stay."""
+    from bnfk_ui.state.uploads import MAX_PAGE_VARIABLES
+
+    n = MAX_PAGE_VARIABLES + 1
+    f = tmp_path / "wide.csv"
+    f.write_text(",".join(f"c{j}" for j in range(n)) + "\n" + ("a," * n)[:-1] + "\n")
+    monkeypatch.setenv("BNFK_TEST_UPLOAD", str(f))
+    at = AppTest.from_string(SCRIPT, default_timeout=60)
+    t0 = time.monotonic()
+    at.run()
+    assert time.monotonic() - t0 < 10
+    assert not at.exception, [e.value for e in at.exception]
+    assert [e.value for e in at.error] == [
+        f"wide.csv has {n:,} columns, more than the {MAX_PAGE_VARIABLES:,} variables the app's pages "
+        "analyse; drop columns before uploading it, or use the command line (python -m bnfk_core), "
+        "which has no such limit."
+    ]
+    assert at.session_state["dataset"] != "upload"
