@@ -13,7 +13,7 @@ from bnfk_core.registry import KERNELS
 from bnfk_core.views.figures import segments as figs
 from bnfk_ui import common
 from bnfk_ui.sections import compare as sections
-from bnfk_ui.state import choices, compare, shared, structure, tables
+from bnfk_ui.state import choices, compare, messages, shared, structure, tables
 
 CHART = {"displaylogo": False}
 MAX_ROWS = 1000
@@ -76,7 +76,7 @@ def page():
         try:
             cmp = compare.comparison(a, b, min(int(ss.cmp_rows), d.n_rows), int(ss.cmp_seed), kernel, alpha)
         except BnfkError as exc:
-            st.error(str(exc))
+            st.error(messages.plain(str(exc), messages.MAX_MESSAGE))
             return
     has_class = d.class_column is not None
     rows = cmp.rows

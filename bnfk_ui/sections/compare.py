@@ -8,7 +8,7 @@ from bnfk_core.network.dag import DAG, SEGMENT_PATTERNS, apply_segment
 from bnfk_core.network.edit import ARC_EDITS, ArcEdit
 
 from .. import common
-from ..state import compare, structure
+from ..state import compare, messages, structure
 
 __all__ = ["SEGMENT_PRESETS", "presets", "edit_b", "outcome_metrics"]
 
@@ -49,7 +49,7 @@ def edit_b(feat, b: DAG) -> None:
             try:
                 compare.set_compare_b(ArcEdit(kind, u, v).apply(b))
             except BnfkError as exc:
-                st.error(str(exc))
+                st.error(messages.plain(str(exc), messages.MAX_MESSAGE))
         if st.button("Make B the current network (every page follows it)", key="cmp_promote"):
             structure.set_dag(compare.compare_b(), "from the Compare page")
             st.rerun()

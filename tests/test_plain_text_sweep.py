@@ -1,0 +1,108 @@
+"""Every page, opened on an upload whose file, column and level names (and a link's values) are Markdown and
+HTML, shows them only as plain text: in every alert, caption, Markdown block, heading and widget label
+(Streamlit reads Markdown, images included, in all of them), so no name becomes a link, an image that the
+browser fetches, or markup."""
+
+import re
+
+import pytest
+from apptest_helpers import ROOT
+from streamlit.testing.v1 import AppTest
+
+from bnfk_ui.router import PAGES
+
+IMG = "![i](http://127.0.0.1:9/i.png)"
+TAG = "<img src=http://127.0.0.1:9/t.png>"
+LINK = "[l](http://127.0.0.1:9/l)"
+BOLD = "**b**"
+#: what must never reach a Markdown body unescaped: a link or image target, an HTML tag, emphasis (a
+#: backslash before the character is Markdown's escape: shown as typed)
+RAW = re.compile(r"(?<!\\)\]\(http|(?<!\\)<(img|b>)|(?<!\\)\*\*b")
+FILE = f"{IMG}.csv"
+
+
+def _content() -> bytes:
+    header = ",".join(["class", IMG, TAG, BOLD, "plain"])
+    rows = []
+    for i in range(90):
+        level = [LINK, "<b>x</b>", "y"][i % 3]
+        rows.append(",".join([f"c{i % 2}", level, f"v{(i // 3) % 2}", f"w{(i // 2) % 3}", f"p{i % 4}"]))
+    return (header + "\n" + "\n".join(rows) + "\n").encode()
+
+
+def _bodies(at) -> list[tuple[str, str]]:
+    """(kind, text) of every Markdown source and widget label the run drew."""
+    out = []
+    for kind in (
+        "markdown",
+        "caption",
+        "info",
+        "warning",
+        "error",
+        "success",
+        "title",
+        "header",
+        "subheader",
+    ):
+        out += [(kind, str(e.value)) for e in at.get(kind)]
+    for kind in (
+        "selectbox",
+        "multiselect",
+        "radio",
+        "checkbox",
+        "toggle",
+        "button",
+        "number_input",
+        "text_input",
+        "slider",
+        "select_slider",
+        "expander",
+        "tab",
+        "metric",
+        "download_button",
+    ):
+        for e in at.get(kind):
+            label = getattr(e, "label", None)
+            if label:
+                out.append((f"{kind} label", str(label)))
+            if kind == "radio":  # radio options are Markdown too
+                out += [("radio option", str(o)) for o in e.options]
+    return out
+
+
+@pytest.fixture(scope="module")
+def visit():
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=180)
+    at.session_state["dataset"] = "upload"
+    at.session_state["upload"] = (FILE, _content())
+    at.session_state["class_column"] = "class"
+    at.session_state["missing_policy"] = "missing"
+    at.session_state["kernel_rows"] = 60
+    at.query_params["data"] = TAG
+    at.run()
+    return at
+
+
+@pytest.mark.parametrize("page", [path for _, path, *_ in PAGES])
+def test_every_page_shows_user_text_as_plain_text(visit, page):
+    at = visit.switch_page(page).run()
+    assert not at.exception, [e.value for e in at.exception]
+    leaks = [(kind, text) for kind, text in _bodies(at) if RAW.search(text)]
+    assert not leaks, leaks
+
+
+def test_the_compare_pages_errors_echo_names_as_plain_text(monkeypatch):
+    """A core sentence that echoes a column name is shown escaped on the Compare page."""
+    from apptest_helpers import page_app
+
+    from bnfk_core.errors import BnfkError
+    from bnfk_ui.state import compare
+    from bnfk_ui.state.messages import plain
+
+    def refuse(*args, **kwargs):
+        raise BnfkError(f"Column '{IMG}' cannot be compared.")
+
+    monkeypatch.setattr(compare, "comparison", refuse)
+    at = page_app("compare.py", 120, dataset="upload", upload=(FILE, _content()), class_column="class")
+    at.run()
+    assert [e.value for e in at.error] == [plain(f"Column '{IMG}' cannot be compared.")]
