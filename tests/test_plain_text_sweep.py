@@ -45,6 +45,9 @@ def _bodies(at) -> list[tuple[str, str]]:
         "subheader",
     ):
         out += [(kind, str(e.value)) for e in at.get(kind)]
+    for e in at.get("table"):  # st.table reads Markdown in its cells
+        frame = e.value
+        out += [("table cell", v) for v in frame.astype(str).to_numpy().ravel()]
     for kind in (
         "selectbox",
         "multiselect",
@@ -78,6 +81,9 @@ def visit():
     at.session_state["class_column"] = "class"
     at.session_state["missing_policy"] = "missing"
     at.session_state["kernel_rows"] = 60
+    at.session_state["seg_base"] = "empty"  # the Segments lab's case table (its cells name the variables)
+    at.session_state["seg_kind"] = "v-structure"
+    at.session_state["seg_vars"] = [IMG, TAG, BOLD]
     at.query_params["data"] = TAG
     at.run()
     return at

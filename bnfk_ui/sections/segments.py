@@ -218,6 +218,8 @@ def theory_tab(d, m2, kind, variables):
         f"Roles: {roles}. Letters: " + "; ".join(f"{g} = {m}" for g, m in table.definitions.items()) + "."
     )
     frame = table.to_frame()  # a static table wraps its text: every formula stays whole on a projector
+    # st.table reads Markdown in its cells: the descriptions name the variables, shown as typed
+    frame = frame.map(lambda v: messages.plain(v) if isinstance(v, str) else v)
     st.table(
         frame.style.hide(axis="index").format(
             {c: "{:.6f}" for c in ("theory", "measured", "empty theory")}, na_rep=""
@@ -228,7 +230,7 @@ def theory_tab(d, m2, kind, variables):
         "Theory: the thesis's formula with the fitted model's exact probabilities at the pair's first row. "
         "Measured: the sum of the segment variables' Fisher terms K_i for that pair of data rows. "
         + (f"Largest |theory − measured| = {md:.2e}." if md is not None else "")
-        + (" " + " ".join(table.notes) if table.notes else "")
+        + (" " + messages.plain(" ".join(table.notes)) if table.notes else "")
     )
     common.download(
         "Case table (JSON)",
