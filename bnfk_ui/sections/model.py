@@ -56,7 +56,7 @@ def posterior_text(q) -> dict:
     return {v: "\n".join(f"{s}: {p:.3f}" for s, p in dist.items()) for v, dist in q.posterior.items()}
 
 
-def _graph(m: BayesNet, key: str, target: str, *, observed=None, trails=(), info=None):
+def _graph(m: BayesNet, key: str, target: str, *, observed=None, trails=(), info=None, label="observed"):
     fig = shared.shared(
         figs.model_graph,
         m.variables,
@@ -65,6 +65,7 @@ def _graph(m: BayesNet, key: str, target: str, *, observed=None, trails=(), info
         trails=[list(t) for t in trails],
         node_info=info or {},
         picked=st.session_state.get(target),
+        observed_label=label,
     )
     charts.plotly_chart(
         fig, key=key, on_select=graph_clicked(key, target), selection_mode="points", config=CHART
@@ -235,7 +236,7 @@ def independence_tab(m: BayesNet) -> None:
                 + "."
             )
         )
-    _graph(m, "model_dsep_graph", "model_x", observed={v: "given" for v in z}, trails=trails)
+    _graph(m, "model_dsep_graph", "model_x", observed={v: "" for v in z}, trails=trails, label="given (Z)")
     st.caption(
         "Orange arcs: the active trails (up to five). A trail is blocked by a non-collider in Z, or by a "
         "collider with neither itself nor a descendant in Z (Koller & Friedman 2009, §3.3)."

@@ -27,10 +27,11 @@ def model_graph(
     trails: Sequence[Sequence[str]] = (),
     node_info: Mapping[str, str] | None = None,
     picked: str | None = None,
+    observed_label: str = "observed",
 ) -> go.Figure:
     """The network drawn as on the Structure page, its variables clickable (no arc dots): the observed ones
-    ringed in orange with their state written under them, and the arcs of ``trails`` (node sequences of the
-    skeleton, either direction) in orange.
+    in orange boxes with their state (when not empty) written under them, and the arcs of ``trails`` (node
+    sequences of the skeleton, either direction) in orange.
 
     Parameters
     ----------
@@ -44,6 +45,8 @@ def model_graph(
         node -> hover text (the posterior).
     picked : str, optional
         The variable chosen in the page's selector.
+    observed_label : str
+        The legend's name of the orange boxes.
 
     Returns
     -------
@@ -74,27 +77,46 @@ def model_graph(
         )
     observed = dict(observed or {})
     if observed:
-        shown = [v for v in nodes if v in observed]
+        spots = {(float(pos[v][0]), float(pos[v][1])): v for v in nodes if v in observed}
+        boxes = list(fig.layout.annotations)
+        for a in boxes:  # the observed variables' boxes in orange
+            if not a.showarrow and (float(a.x), float(a.y)) in spots:
+                a.update(bgcolor="#ffe8d1", bordercolor=OBSERVED_COLOR, borderwidth=2.5)
+        for v in nodes:
+            if observed.get(v):
+                boxes.append(
+                    dict(
+                        x=pos[v][0],
+                        y=pos[v][1] - 0.3,
+                        xref="x",
+                        yref="y",
+                        text=f"= {plain(observed[v])}",
+                        showarrow=False,
+                        font=dict(size=11, color=OBSERVED_COLOR),
+                    )
+                )
+        fig.update_layout(annotations=boxes, showlegend=True)
         fig.add_trace(
             go.Scatter(
-                x=[pos[v][0] for v in shown],
-                y=[pos[v][1] for v in shown],
+                x=[None],
+                y=[None],
                 mode="markers",
-                marker=dict(size=46, color="rgba(0,0,0,0)", line=dict(color=OBSERVED_COLOR, width=3)),
-                hoverinfo="skip",
-                name="observed",
+                marker=dict(
+                    symbol="square", size=12, color="#ffe8d1", line=dict(color=OBSERVED_COLOR, width=2)
+                ),
+                name=observed_label,
             )
         )
-        for v in shown:
-            fig.add_annotation(
-                x=pos[v][0],
-                y=pos[v][1] - 0.28,
-                text=f"= {plain(observed[v])}",
-                showarrow=False,
-                font=dict(size=11, color=OBSERVED_COLOR),
-            )
-        fig.update_layout(showlegend=True)
     return fig
+
+
+#: the longest panel title (a longer variable name is cut; its hover shows it whole)
+TITLE_CHARS = 20
+
+
+def _cut(text, n: int) -> str:
+    text = str(text)
+    return text if len(text) <= n else text[: n - 1] + "…"
 
 
 def posterior_grid(
@@ -106,7 +128,8 @@ def posterior_grid(
     columns: int = 3,
 ) -> go.Figure:
     """Every variable's posterior as a small horizontal bar chart (one panel per variable, in model order),
-    with the prior (no evidence) as a grey bar behind it; an observed variable's panel is titled so.
+    with the prior (no evidence) as a grey bar behind it; an observed variable's panel is titled so
+    ("(obs.)").  Titles longer than :data:`TITLE_CHARS` are cut.
 
     Parameters
     ----------
@@ -127,7 +150,9 @@ def posterior_grid(
     columns = max(1, min(columns, n))
     rows = max(1, math.ceil(n / columns))
     seen = set(observed)
-    titles = [f"{plain(v)} (observed)" if v in seen else plain(v) for v in variables]
+    titles = [
+        plain(_cut(v, TITLE_CHARS - 7) + " (obs.)" if v in seen else _cut(v, TITLE_CHARS)) for v in variables
+    ]
     fig = make_subplots(
         rows=rows, cols=columns, subplot_titles=titles, horizontal_spacing=0.12, vertical_spacing=0.5 / rows
     )
@@ -160,7 +185,7 @@ def posterior_grid(
                 text=[f"{p:.3f}" for p in post],
                 textposition="outside",
                 cliponaxis=False,
-                hovertemplate="%{y}: %{x:.4f}<extra></extra>",
+                hovertemplate=f"{plain(v)} = %{{y}}: %{{x:.4f}}<extra></extra>",
                 showlegend=k == 0,
                 name="given the evidence",
             ),
