@@ -8,13 +8,21 @@ import math
 from collections.abc import Mapping, Sequence
 
 import plotly.graph_objects as go
-from plotly.subplots import make_subplots
 
 from .base import FONT, SEGMENT_COLOR, dag_figure, plain, shared_layout
 
-__all__ = ["model_graph", "posterior_grid", "OBSERVED_COLOR", "POSTERIOR_COLOR", "PRIOR_COLOR"]
+__all__ = [
+    "model_graph",
+    "posterior_grid",
+    "OBSERVED_COLOR",
+    "OBSERVED_FILL",
+    "POSTERIOR_COLOR",
+    "PRIOR_COLOR",
+    "TITLE_CHARS",
+]
 
 OBSERVED_COLOR = SEGMENT_COLOR
+OBSERVED_FILL = "#ffe8d1"
 POSTERIOR_COLOR = "#1f77b4"
 PRIOR_COLOR = "rgba(120,120,120,0.35)"
 
@@ -68,46 +76,47 @@ def model_graph(
         picked=picked,
         pos=pos,
     )
-    fig.data = [t for t in fig.data if t.name not in ("arcs", "current segment")]
+    # edited as a dict and validated once (editing a figure's annotations one by one costs 10 ms each)
+    spec = fig.to_dict()
+    data = [t for t in spec["data"] if t.get("name") not in ("arcs", "current segment")]
+    layout = spec["layout"]
     if on_trail:
-        fig.add_trace(
-            go.Scatter(
-                x=[None], y=[None], mode="lines", line=dict(color=SEGMENT_COLOR, width=3), name="active trail"
-            )
-        )
+        data.append(_legend_entry("active trail", mode="lines", line=dict(color=SEGMENT_COLOR, width=3)))
     observed = dict(observed or {})
     if observed:
-        spots = {(float(pos[v][0]), float(pos[v][1])): v for v in nodes if v in observed}
-        boxes = list(fig.layout.annotations)
+        spots = {(float(pos[v][0]), float(pos[v][1])) for v in nodes if v in observed}
+        boxes = list(layout.get("annotations", []))
         for a in boxes:  # the observed variables' boxes in orange
-            if not a.showarrow and (float(a.x), float(a.y)) in spots:
-                a.update(bgcolor="#ffe8d1", bordercolor=OBSERVED_COLOR, borderwidth=2.5)
-        for v in nodes:
-            if observed.get(v):
-                boxes.append(
-                    dict(
-                        x=pos[v][0],
-                        y=pos[v][1] - 0.3,
-                        xref="x",
-                        yref="y",
-                        text=f"= {plain(observed[v])}",
-                        showarrow=False,
-                        font=dict(size=11, color=OBSERVED_COLOR),
-                    )
-                )
-        fig.update_layout(annotations=boxes, showlegend=True)
-        fig.add_trace(
-            go.Scatter(
-                x=[None],
-                y=[None],
+            if not a.get("showarrow", True) and (float(a["x"]), float(a["y"])) in spots:
+                a.update(bgcolor=OBSERVED_FILL, bordercolor=OBSERVED_COLOR, borderwidth=2.5)
+        boxes += [
+            dict(
+                x=pos[v][0],
+                y=pos[v][1] - 0.3,
+                xref="x",
+                yref="y",
+                text=f"= {plain(observed[v])}",
+                showarrow=False,
+                font=dict(size=11, color=OBSERVED_COLOR),
+            )
+            for v in nodes
+            if observed.get(v)
+        ]
+        layout.update(annotations=boxes, showlegend=True)
+        data.append(
+            _legend_entry(
+                observed_label,
                 mode="markers",
                 marker=dict(
-                    symbol="square", size=12, color="#ffe8d1", line=dict(color=OBSERVED_COLOR, width=2)
+                    symbol="square", size=12, color=OBSERVED_FILL, line=dict(color=OBSERVED_COLOR, width=2)
                 ),
-                name=observed_label,
             )
         )
-    return fig
+    return go.Figure(dict(data=data, layout=layout))
+
+
+def _legend_entry(name: str, **style) -> dict:
+    return dict(type="scatter", x=[None], y=[None], name=name, **style)
 
 
 #: the longest panel title (a longer variable name is cut; its hover shows it whole)
@@ -150,37 +159,58 @@ def posterior_grid(
     columns = max(1, min(columns, n))
     rows = max(1, math.ceil(n / columns))
     seen = set(observed)
-    titles = [
-        plain(_cut(v, TITLE_CHARS - 7) + " (obs.)" if v in seen else _cut(v, TITLE_CHARS)) for v in variables
-    ]
-    fig = make_subplots(
-        rows=rows, cols=columns, subplot_titles=titles, horizontal_spacing=0.12, vertical_spacing=0.5 / rows
-    )
+    gap_x, gap_y = 0.12, 0.5 / rows
+    width, height = (1 - gap_x * (columns - 1)) / columns, (1 - gap_y * (rows - 1)) / rows
+    data, layout, titles = [], {}, []
     for k, v in enumerate(variables):
-        r, c = k // columns + 1, k % columns + 1
+        r, c = k // columns, k % columns
+        ax = "" if k == 0 else str(k + 1)
+        x0, y1 = c * (width + gap_x), 1 - r * (height + gap_y)
+        y0 = max(0.0, y1 - height)
+        layout[f"xaxis{ax}"] = dict(
+            domain=[x0, min(1.0, x0 + width)],
+            anchor=f"y{ax}",
+            range=[0, 1.3],
+            showticklabels=False,
+            showgrid=False,
+        )
+        layout[f"yaxis{ax}"] = dict(
+            domain=[y0, y1], anchor=f"x{ax}", autorange="reversed", tickfont=dict(size=10)
+        )
+        name = _cut(v, TITLE_CHARS - 7) + " (obs.)" if v in seen else _cut(v, TITLE_CHARS)
+        titles.append(
+            dict(
+                text=plain(name),
+                x=x0 + width / 2,
+                y=y1,
+                xref="paper",
+                yref="paper",
+                xanchor="center",
+                yanchor="bottom",
+                showarrow=False,
+                font=dict(size=11),
+            )
+        )
         labels = [plain(s) for s in states[k]]
         post = [float(posterior[v][s]) for s in states[k]]
+        common = dict(type="bar", y=labels, orientation="h", xaxis=f"x{ax}", yaxis=f"y{ax}")
         if prior is not None:
-            fig.add_trace(
-                go.Bar(
+            data.append(
+                dict(
+                    common,
                     x=[float(prior[v][s]) for s in states[k]],
-                    y=labels,
-                    orientation="h",
-                    marker_color=PRIOR_COLOR,
+                    marker=dict(color=PRIOR_COLOR),
                     width=0.9,
                     hoverinfo="skip",
                     showlegend=k == 0,
                     name="no evidence",
-                ),
-                row=r,
-                col=c,
+                )
             )
-        fig.add_trace(
-            go.Bar(
+        data.append(
+            dict(
+                common,
                 x=post,
-                y=labels,
-                orientation="h",
-                marker_color=OBSERVED_COLOR if v in seen else POSTERIOR_COLOR,
+                marker=dict(color=OBSERVED_COLOR if v in seen else POSTERIOR_COLOR),
                 width=0.5,
                 text=[f"{p:.3f}" for p in post],
                 textposition="outside",
@@ -188,13 +218,10 @@ def posterior_grid(
                 hovertemplate=f"{plain(v)} = %{{y}}: %{{x:.4f}}<extra></extra>",
                 showlegend=k == 0,
                 name="given the evidence",
-            ),
-            row=r,
-            col=c,
+            )
         )
-    fig.update_xaxes(range=[0, 1.3], showticklabels=False, showgrid=False)
-    fig.update_yaxes(autorange="reversed", tickfont=dict(size=10))
-    fig.update_layout(
+    layout.update(
+        annotations=titles,
         barmode="overlay",
         height=max(220, 120 * rows + 40),
         margin=dict(l=10, r=10, t=40, b=10),
@@ -202,5 +229,4 @@ def posterior_grid(
         plot_bgcolor="white",
         legend=dict(orientation="h", yanchor="bottom", y=1.0 + 0.4 / rows, xanchor="right", x=1.0),
     )
-    fig.update_annotations(font_size=11)
-    return fig
+    return go.Figure(dict(data=data, layout=layout))
