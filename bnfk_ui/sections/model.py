@@ -25,6 +25,9 @@ from bnfk_ui.state import model as state
 __all__ = [
     "evidence_tab",
     "explaining_away",
+    "explaining_away_table",
+    "explaining_away_note",
+    "demo_states",
     "independence_tab",
     "cpt_tab",
     "cpt_frame",
@@ -33,6 +36,8 @@ __all__ = [
 ]
 
 CHART = {"displaylogo": False, "scrollZoom": True}
+#: the most parent configurations a CPT may have to be edited in the table
+MAX_EDIT_ROWS = 1000
 plain = messages.plain
 
 
@@ -142,7 +147,7 @@ def evidence_tab(m: BayesNet) -> None:
     explaining_away(m)
 
 
-def _demo_states(m: BayesNet, u: str, v: str, w: str) -> tuple | None:
+def demo_states(m: BayesNet, u: str, v: str, w: str) -> tuple | None:
     """The states (s of v, t of w) whose evidence v = s, then w = t, moves P(u) the most (None if none is
     possible)."""
     best, out = -1.0, None
@@ -177,7 +182,7 @@ def explaining_away(m: BayesNet) -> None:
     i = c1.selectbox("V-structure", list(labels), format_func=labels.get, key="model_vs")
     if c2.button("Show explaining away", icon=":material/psychology:", width="stretch", key="model_demo"):
         u, v, w = vs[i]
-        pick = _demo_states(m, u, v, w)
+        pick = demo_states(m, u, v, w)
         if pick is None:
             st.error("No evidence on this V-structure is possible under the model.")
             return
@@ -186,23 +191,43 @@ def explaining_away(m: BayesNet) -> None:
         st.rerun()
     demo = ss.get("model_demo_shown")
     if demo and all(x in m.variables for x in demo[:3]):
-        u, v, w, s, t = demo
         try:
-            rows = {
-                "no evidence": state.answer(m, {}).posterior[u],
-                f"{v} = {s}": state.answer(m, {v: s}).posterior[u],
-                f"{v} = {s}, {w} = {t}": state.answer(m, {v: s, w: t}).posterior[u],
-            }
+            frame = explaining_away_table(m, *demo)
         except BnfkError:
             return
-        frame = pd.DataFrame(rows).T
-        frame.index.name = f"P({u})"
         st.dataframe(frame.style.format("{:.4f}"), key="model_demo_table")
-        common.plain_caption(
-            f"{u} and {w} are independent a priori (d-separated with no evidence) but dependent given their "
-            f"common child {v}: learning {w} = {t} after {v} = {s} changes the belief in {u} "
-            "(explaining away)."
-        )
+        common.plain_caption(explaining_away_note(m, *demo))
+
+
+def explaining_away_table(m: BayesNet, u: str, v: str, w: str, s: str, t: str) -> pd.DataFrame:
+    """P(u) with no evidence, given v = s, and given v = s and w = t: one row each, one column per state of u
+    (exact, :func:`bnfk_ui.state.model.answer`).
+
+    Raises
+    ------
+    ModelError
+        Evidence of probability zero.
+    """
+    rows = {
+        "no evidence": state.answer(m, {}).posterior[u],
+        f"{v} = {s}": state.answer(m, {v: s}).posterior[u],
+        f"{v} = {s}, {w} = {t}": state.answer(m, {v: s, w: t}).posterior[u],
+    }
+    frame = pd.DataFrame(rows).T
+    frame.index.name = f"P({u})"
+    return frame
+
+
+def explaining_away_note(m: BayesNet, u: str, v: str, w: str, s: str, t: str) -> str:
+    """What the table of :func:`explaining_away_table` shows, in one or two sentences (plain text: it names
+    variables)."""
+    apart, _ = d_separated(m.dag, u, w)
+    head = (
+        f"{u} and {w} are independent a priori (d-separated with no evidence)"
+        if apart
+        else f"{u} and {w} are already dependent through another trail"
+    )
+    return f"{head}; given their common child {v} the V-structure opens: learning {w} = {t} after {v} = {s} changes the belief in {u} (explaining away)."
 
 
 def independence_tab(m: BayesNet) -> None:
@@ -270,6 +295,13 @@ def cpt_tab(m: BayesNet) -> None:
         + ("**edited** by you." if edited else f"fitted ({m.fit_info.get('method', 'fitted')}).")
         + " Change any entries, then Apply: each row is divided by its sum."
     )
+    if len(frame) > MAX_EDIT_ROWS:
+        st.info(f"This CPT has {len(frame):,} rows: shown, not editable here (at most {MAX_EDIT_ROWS:,}).")
+        st.dataframe(frame, key="model_cpt_view")
+        common.download(
+            "This CPT (CSV)", frame.to_csv(), f"cpt_{common.slug(v)}.csv", "text/csv", key="model_dl_cpt"
+        )
+        return
     key = f"model_cpt_{i}_{ss.get('model_cpt_version', 0)}"
     config = {c: st.column_config.NumberColumn(format="%.4f") for c in frame.columns}
     table = st.data_editor(frame, key=key, column_config=config, width="stretch")

@@ -21,8 +21,8 @@ __all__ = [
     "TITLE_CHARS",
 ]
 
-OBSERVED_COLOR = SEGMENT_COLOR
-OBSERVED_FILL = "#ffe8d1"
+OBSERVED_COLOR = "#7b4fb0"
+OBSERVED_FILL = "#efe4fa"
 POSTERIOR_COLOR = "#1f77b4"
 PRIOR_COLOR = "rgba(120,120,120,0.35)"
 
@@ -38,7 +38,7 @@ def model_graph(
     observed_label: str = "observed",
 ) -> go.Figure:
     """The network drawn as on the Structure page, its variables clickable (no arc dots): the observed ones
-    in orange boxes with their state (when not empty) written under them, and the arcs of ``trails`` (node
+    in purple boxes with their state (when not empty) written under them, and the arcs of ``trails`` (node
     sequences of the skeleton, either direction) in orange.
 
     Parameters
@@ -54,7 +54,7 @@ def model_graph(
     picked : str, optional
         The variable chosen in the page's selector.
     observed_label : str
-        The legend's name of the orange boxes.
+        The legend's name of the purple boxes.
 
     Returns
     -------
@@ -86,7 +86,7 @@ def model_graph(
     if observed:
         spots = {(float(pos[v][0]), float(pos[v][1])) for v in nodes if v in observed}
         boxes = list(layout.get("annotations", []))
-        for a in boxes:  # the observed variables' boxes in orange
+        for a in boxes:  # the observed variables' boxes in purple
             if not a.get("showarrow", True) and (float(a["x"]), float(a["y"])) in spots:
                 a.update(bgcolor=OBSERVED_FILL, bordercolor=OBSERVED_COLOR, borderwidth=2.5)
         boxes += [
