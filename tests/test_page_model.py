@@ -319,3 +319,44 @@ def test_zero_entry_is_flagged_and_impossible_evidence_refused(downloads):
     at.button(key="model_clear_all").click()
     at.run()
     assert_clean(at)
+
+
+def test_an_edit_is_dropped_with_a_note_when_its_variable_gets_other_parents(downloads):
+    at = page_app("model.py").run()
+    before = _model(downloads)
+    roots = [v for i, v in enumerate(before.variables) if not before.parents[i]]
+    leaf = next(v for i, v in enumerate(before.variables) if before.parents[i])
+    i, j = before.variables.index(roots[0]), before.variables.index(leaf)
+    at.session_state["model_tab"] = "CPTs"
+    for v in (roots[0], leaf):
+        at.session_state["model_cpt_node"] = v
+        at.run()
+        k = before.variables.index(v)
+        _edit(at, {0: {before.states[k][0]: 5.0}})
+        assert_clean(at)
+    assert sorted(at.session_state["model_edits"]) == sorted([roots[0], leaf])
+    # the leaf gets one more parent (an arc from a variable after it in no order: none of its descendants)
+    s = dict(at.session_state["structure"])
+    d = DAG.from_dict(s["dag"])
+    desc = {leaf}
+    changed = True
+    while changed:
+        changed = False
+        for a, b in d.arcs:
+            if a in desc and b not in desc:
+                desc.add(b)
+                changed = True
+    extra = next(v for v in before.variables if v not in desc and v not in d.parents(leaf))
+    s["dag"] = d.add_arc(extra, leaf).to_dict()
+    at.session_state["structure"] = s
+    at.run()
+    assert_clean(at)
+    assert any(f"The CPT edit of '{leaf}' was dropped" in x.value for x in at.info)
+    assert list(at.session_state["model_edits"]) == [roots[0]]
+    after = _model(downloads)
+    assert after.cpts[j].shape[0] == before.cpts[j].shape[0] * len(
+        before.states[before.variables.index(extra)]
+    )
+    want = np.array(before.cpts[i][0], dtype=float)
+    want[0] = 5.0
+    assert np.allclose(after.cpts[i][0], want / want.sum())  # the root's edit is kept

@@ -86,12 +86,10 @@ def evidence_tab(m: BayesNet) -> None:
     c1, c2, c3, c4 = st.columns([1.6, 1.4, 0.8, 0.8], vertical_alignment="bottom")
     v = c1.selectbox("Variable (or click it on the graph)", list(m.variables), key="model_node")
     states = list(m.states[m.variables.index(v)])
-    s = c2.selectbox(
-        f"State of {plain(v)}",
-        states,
-        index=states.index(ev[v]) if v in ev else 0,
-        key=f"model_state_{m.variables.index(v)}",
-    )
+    key = f"model_state_{m.variables.index(v)}"
+    if key in ss and ss[key] not in states:  # a choice made on other data
+        del ss[key]
+    s = c2.selectbox(f"State of {plain(v)}", states, index=states.index(ev[v]) if v in ev else 0, key=key)
     c3.button(
         "Observe", icon=":material/visibility:", width="stretch", on_click=state.set_evidence, args=(v, s)
     )
@@ -179,6 +177,8 @@ def explaining_away(m: BayesNet) -> None:
     st.markdown("**Explaining away**")
     c1, c2 = st.columns([2.4, 1], vertical_alignment="bottom")
     labels = {i: f"{u} → {v} ← {w}" for i, (u, v, w) in enumerate(vs)}
+    if ss.get("model_vs") not in labels:
+        ss.model_vs = 0
     i = c1.selectbox("V-structure", list(labels), format_func=labels.get, key="model_vs")
     if c2.button("Show explaining away", icon=":material/psychology:", width="stretch", key="model_demo"):
         u, v, w = vs[i]
@@ -227,7 +227,10 @@ def explaining_away_note(m: BayesNet, u: str, v: str, w: str, s: str, t: str) ->
         if apart
         else f"{u} and {w} are already dependent through another trail"
     )
-    return f"{head}; given their common child {v} the V-structure opens: learning {w} = {t} after {v} = {s} changes the belief in {u} (explaining away)."
+    return (
+        f"{head}; given their common child {v} the V-structure opens: learning {w} = {t} after {v} = {s} "
+        f"changes the belief in {u} (explaining away)."
+    )
 
 
 def independence_tab(m: BayesNet) -> None:
