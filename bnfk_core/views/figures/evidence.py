@@ -217,7 +217,7 @@ def posterior_grid(
                 cliponaxis=False,
                 hovertemplate=f"{plain(v)} = %{{y}}: %{{x:.4f}}<extra></extra>",
                 showlegend=k == 0,
-                name="given the evidence",
+                name="given the evidence" if prior is not None else "no evidence (marginal)",
             )
         )
     layout.update(
