@@ -360,3 +360,50 @@ def test_an_edit_is_dropped_with_a_note_when_its_variable_gets_other_parents(dow
     want = np.array(before.cpts[i][0], dtype=float)
     want[0] = 5.0
     assert np.allclose(after.cpts[i][0], want / want.sum())  # the root's edit is kept
+
+
+MARKUP = ["<a href=x>click</a>", "$x^2$", "<b>bold</b>"]
+RAW = ("<a href=x>", "$x^2$", "<b>bold", "<i>s", "**t")
+
+
+def test_markup_names_and_states_show_literally_on_every_tab():
+    from test_figure_names import strings
+
+    header = ",".join(["class"] + MARKUP)
+    rows = "".join(f"c{i % 2},<i>s{i % 3}</i>,**t{(i // 2) % 2}**,y{(i // 3) % 2}\n" for i in range(80))
+    at = page_app(
+        "model.py",
+        dataset="upload",
+        upload=("names.csv", (header + "\n" + rows).encode()),
+        class_column="class",
+        missing_policy="missing",
+    )
+    at.run()
+    s = dict(at.session_state["structure"])
+    s["dag"] = DAG(MARKUP, [(MARKUP[0], MARKUP[1]), (MARKUP[2], MARKUP[1])]).to_dict()
+    at.session_state["structure"] = s
+    at.session_state["model_evidence"] = {MARKUP[0]: "<i>s1</i>"}
+    at.run()
+    at.button(key="model_demo").click()
+    at.run()
+    texts, specs = [], []
+    for tab in ("Evidence", "Independence", "CPTs"):
+        at.session_state["model_tab"] = tab
+        if tab == "Independence":
+            at.session_state["model_z"] = [MARKUP[1]]
+        at.run()
+        assert_clean(at)
+        for kind in ("markdown", "caption", "info", "warning", "error", "success"):
+            texts += [str(e.value) for e in at.get(kind)]
+        texts += [w.label for w in at.selectbox] + [w.label for w in at.multiselect]
+        specs += [x for c in at.get("plotly_chart") for _, x in strings(json.loads(c.proto.spec))]
+    from bnfk_ui.state.messages import plain
+
+    assert any(plain(MARKUP[0]) in t for t in texts)  # the names are shown ...
+    for t in texts:
+        for raw in RAW:
+            assert raw not in t, t  # ... and never as Markdown or HTML
+    for t in specs:
+        for raw in RAW[:-1]:  # plotly reads HTML and LaTeX, not Markdown
+            assert raw not in t, t
+    assert any("&lt;b&gt;bold" in x for x in specs)
