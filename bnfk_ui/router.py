@@ -35,6 +35,7 @@ PAGES = (
     ("Explore", "pages/home.py", "Home", ":material/home:", "home"),
     ("Explore", "pages/data.py", "Data", ":material/table_chart:", "data"),
     ("Explore", "pages/structure.py", "Structure", ":material/account_tree:", "structure"),
+    ("Explore", "pages/model.py", "Model", ":material/hub:", "model"),
     ("Explore", "pages/kernel.py", "Kernel", ":material/grid_on:", "kernel"),
     ("Explore", "pages/compare.py", "Compare structures", ":material/compare:", "compare"),
     ("Analyses", "pages/clustering.py", "Clustering", ":material/scatter_plot:", "clustering"),

@@ -35,6 +35,7 @@ PAGES = {
     "": (".js-plotly-plot", "Bayesian-network Fisher kernels"),
     "data": (".js-plotly-plot", "Loading options"),
     "structure": (".js-plotly-plot", "Equivalence class"),
+    "model": (".js-plotly-plot", "Most probable explanation"),
     "kernel": (".js-plotly-plot", "Why are two rows similar?"),
     # analysis pages: some wait for a button before drawing, so their title is the anchor
     "clustering": ("h1", "Clustering"),

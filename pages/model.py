@@ -1,0 +1,35 @@
+"""Model: the current network as a probabilistic model -- evidence and every posterior (P(evidence), the most
+probable explanation, explaining away on a V-structure), "is X ⊥ Y given Z?" with the active trails, and each
+variable's CPT as an editable table; the model downloads as BIF and JSON."""
+
+import streamlit as st
+
+from bnfk_ui import common
+from bnfk_ui.sections import model as sections
+from bnfk_ui.state import messages, structure
+from bnfk_ui.state import model as state
+
+
+def page():
+    m = state.session_model()
+    for note in state.dropped_notes():
+        st.info(messages.plain(note), icon=":material/info:")
+    edited = sorted(state.edits())
+    common.plain_caption(
+        structure.network_line("This page")
+        + (f" Your CPT edits: {', '.join(edited)}." if edited else " CPTs as fitted (edit them under CPTs).")
+    )
+    t_ev, t_ind, t_cpt = st.tabs(["Evidence", "Independence", "CPTs"], key="model_tab", on_change="rerun")
+    common.built_when_open(t_ev, lambda: sections.evidence_tab(m), kept=("model_node", "model_vs"))
+    common.built_when_open(
+        t_ind, lambda: sections.independence_tab(m), kept=("model_x", "model_y", "model_z")
+    )
+    common.built_when_open(t_cpt, lambda: sections.cpt_tab(m), kept=("model_cpt_node",))
+    st.markdown("**Download the model** (its CPTs, your edits included)")
+    sections.downloads(m, common.dataset_name() + "_model")
+    if edited:
+        st.button("Drop all CPT edits", on_click=state.drop_all_edits, key="model_drop_edits")
+
+
+if common.start("Model"):
+    page()
