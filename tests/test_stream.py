@@ -14,6 +14,7 @@ from bnfk_core.data.binning import quantile_bins as _quantile_bins
 from bnfk_core.data.binning import weighted_quantile_bins as _weighted_quantile_bins
 from bnfk_core.data.stream import WeightedData, distinct_rows, read_counts
 from bnfk_core.data.table import from_codes, load_csv
+from bnfk_core.errors import DataError
 from bnfk_core.learning.scores import LocalScorer, family_counts
 from bnfk_core.learning.structure import learn_feature_structure, learn_structure
 from bnfk_core.network.model import fit, read_model
@@ -238,3 +239,45 @@ def test_dask_local_cluster_equals_single_process(tmp_path, spawn_safe_main):
     assert r1.dag.sorted_arcs() == r2.dag.sorted_arcs() and abs(r1.score - r2.score) <= 1e-9
     for a, b in zip(fit(r1.dag, single).cpts, fit(r2.dag, dist).cpts):
         assert np.max(np.abs(a - b)) <= 1e-12
+
+
+# ---------------------------------------------------------------------- one reader contract
+_CONTRACT = {
+    "extra field on every row": (
+        b"a,b,c\n1,2,3,4\n5,6,7,8\n",
+        "Line 2 of {} has 4 fields but the header has 3",
+    ),
+    "short record after a quoted line break": (
+        b'a,b,c\n1,2,3\n"q\nr",2,3\n6,7\n8,9,10\n',
+        "Line 5 of {} has 2 fields but the header has 3",
+    ),
+    "one long record": (b"a,b\nx,1\ny,2,3\n", "Line 3 of {} has 3 fields but the header has 2"),
+    "trailing delimiter": (b"a,b,\nx,1,\ny,2,\nx,2,\n", None),
+    "carriage returns only": (b"a,b\rx,1\ry,2\rx,2\r", None),
+    "quoted CRLF": (b'a,b\r\n"x\r\ny",1\r\nz,2\r\n"x\r\ny",2\r\n', None),
+    "backslash before a quote": (b'a,b\nx\\",1\ny,2\nz,3\n', None),
+}
+
+
+@pytest.mark.parametrize("case", list(_CONTRACT))
+def test_the_chunked_reader_accepts_and_refuses_what_the_whole_file_reader_does(tmp_path, case):
+    """The chunked reader gives the whole-file reader's table (line endings included) or its refusal."""
+    import pandas as pd
+
+    from bnfk_core.data.reading import file_layout, iter_chunks, parse, read_text
+
+    content, refusal = _CONTRACT[case]
+    path = tmp_path / "t.csv"
+    path.write_bytes(content)
+    if refusal is not None:
+        with pytest.raises(DataError) as whole:
+            load_csv(str(path))
+        with pytest.raises(DataError) as chunked:
+            list(iter_chunks(file_layout(str(path)), 2))
+        assert refusal.format("t.csv") in str(whole.value)
+        assert refusal.format(str(path)) in str(chunked.value)
+        return
+    header, cells, _, _ = parse(read_text(str(path), "t.csv")[0], "t.csv")
+    got = pd.concat(list(iter_chunks(file_layout(str(path)), 2)))
+    assert list(got.columns) == list(header)
+    assert got.to_numpy().tolist() == cells.tolist()

@@ -271,12 +271,25 @@ def _partitions(layout, blocksize):
             keep_default_na=False,
             na_filter=False,
             header=0,
-            names=list(layout.header),
+            names=layout.fields,
             blocksize=blocksize,
             encoding=layout.encoding,
             skip_blank_lines=True,
         )
-        return list(ddf.to_delayed()), None
+        return list(ddf.to_delayed()), _CsvText(layout)
+
+
+class _CsvText:
+    """A CSV partition as the whole-file reader reads its records
+    (:func:`bnfk_core.data.reading.as_whole_file`)."""
+
+    def __init__(self, layout):
+        self.layout = layout
+
+    def __call__(self, df):
+        from .reading import as_whole_file
+
+        return as_whole_file(df, self.layout)
 
 
 class _ParquetText:

@@ -222,7 +222,7 @@ def sniff_delimiter(text: str) -> str | None:
     best, best_key = None, None
     for d in _DELIMITERS:
         counts = []
-        for rec in csv.reader(io.StringIO(head), delimiter=d):
+        for rec in csv.reader(io.StringIO(head, newline=""), delimiter=d):
             if rec and not (len(rec) == 1 and not rec[0].strip()):
                 counts.append(len(rec) - 1)
                 if len(counts) > 50:
@@ -323,6 +323,8 @@ def parse(text: str, source: str):
 # ====================================================================== chunks of rows
 #: the longest header line read (a file of millions of columns is refused rather than read)
 MAX_HEADER_BYTES = 64 * 2**20
+#: the name the chunked readers give a trailing empty column before they drop it
+TRAILING = "\x00trailing"
 
 
 @dataclass(frozen=True)
@@ -334,6 +336,18 @@ class FileLayout:
     header: tuple
     delimiter: str = ","
     encoding: str = "utf-8"
+    #: the header ends with the delimiter (an empty last name): every row's last field must then be blank,
+    #: and that column is dropped, as :func:`parse` drops it
+    trailing: bool = False
+    #: the file holds a carriage return somewhere (a quoted one is read as ``\n``, as the whole-file
+    #: reader reads it); True unless a scan of the bytes found none
+    carriage_returns: bool = True
+
+    @property
+    def fields(self) -> list[str]:
+        """The names the CSV parser reads the fields by: the header, and a stand-in for a trailing empty
+        column."""
+        return list(self.header) + ([TRAILING] if self.trailing else [])
 
 
 def file_layout(path, fmt: str | None = None) -> FileLayout:
@@ -393,8 +407,93 @@ def file_layout(path, fmt: str | None = None) -> FileLayout:
             break
     if header is None:
         raise DataError(f"{shown} is empty.")
-    check_header(header, shown, "")
-    return FileLayout(str(p), "csv", tuple(header), delim, encoding)
+    trailing = len(header) > 2 and header[-1] == ""  # a trailing delimiter: checked row by row
+    check_header(header[:-1] if trailing else header, shown, "")
+    layout = FileLayout(
+        str(p), "csv", tuple(header[:-1] if trailing else header), delim, encoding, trailing, _has_cr(p)
+    )
+    check_records(layout)
+    return layout
+
+
+def _has_cr(path) -> bool:
+    """Whether the file holds a carriage return (a scan of its bytes, 16 MiB at a time)."""
+    with open_regular(path) as fh:
+        while True:
+            block = fh.read(1 << 24)
+            if not block:
+                return False
+            if b"\r" in block:
+                return True
+
+
+def check_records(layout: FileLayout) -> None:
+    """Refuse, before any chunk is read, a CSV file that :func:`parse` refuses for its records: one whose
+    record has more or fewer fields than the header.  The chunked parsers are lenient (pandas pads a short
+    record and makes an extra field the index), so a strict pass of Arrow's CSV parser counts the fields of
+    every record first (one column converted, about a tenth of a chunked read); the first bad record is then
+    found again by :func:`block_records`, so that the sentence is the whole-file reader's, line included."""
+    import pyarrow as pa
+    import pyarrow.csv as pacsv
+
+    names = layout.fields
+    bad: list = []
+
+    def invalid(row):
+        if row.text.strip():  # a line of blanks is skipped, as parse skips it
+            bad.append(row)
+        return "skip"
+
+    try:
+        reader = pacsv.open_csv(
+            layout.path,
+            read_options=pacsv.ReadOptions(
+                use_threads=False,
+                block_size=1 << 22,
+                encoding="utf8" if layout.encoding.startswith("utf-8") else layout.encoding,
+                column_names=names,
+                skip_rows=1,
+            ),
+            parse_options=pacsv.ParseOptions(
+                delimiter=layout.delimiter, newlines_in_values=True, invalid_row_handler=invalid
+            ),
+            convert_options=pacsv.ConvertOptions(
+                include_columns=[names[0]], column_types={names[0]: pa.string()}
+            ),
+        )
+        for _ in reader:
+            if bad:
+                break
+    except (pa.ArrowInvalid, UnicodeDecodeError, OSError):  # left to the chunked reader's own messages
+        return
+    if bad:
+        _refuse_record(layout)
+
+
+def _refuse_record(layout: FileLayout) -> None:
+    """The whole-file reader's sentence about the first record of ``layout`` whose field count is not the
+    header's (found by :func:`block_records`, block by block); nothing if there is none."""
+    shown = printable(layout.path)
+    tf = open_text(layout.path)
+    n = len(layout.fields)
+    seen_header = False
+    for block in scan_blocks(tf, 1 << 22):
+        text = read_block(tf, block)
+        if isinstance(text, int):
+            text = read_block(tf.with_encoding("latin-1"), block)
+        recs, starts, _ = block_records(text, tf.delimiter, block.first_line, shown)
+        for rec, start in zip(recs, starts):
+            if is_blank(rec):
+                continue
+            if not seen_header:
+                seen_header = True
+                continue
+            if len(rec) != n:
+                fields = "1 field" if len(rec) == 1 else f"{len(rec)} fields"
+                raise DataError(
+                    f"Line {start} of {shown} has {fields} but the header has {len(layout.header)}"
+                    f" ({DELIM_NAMES[layout.delimiter]}-separated); fix or remove that line."
+                )
 
 
 def header_names(fields) -> list[str]:
@@ -465,7 +564,7 @@ def chunks_done(layout: FileLayout, chunksize: int) -> Iterator[tuple[pd.DataFra
             keep_default_na=False,
             na_filter=False,
             header=0,
-            names=list(layout.header),
+            names=layout.fields,
             chunksize=int(chunksize),
             encoding=layout.encoding,
             skip_blank_lines=True,
@@ -481,7 +580,7 @@ def chunks_done(layout: FileLayout, chunksize: int) -> Iterator[tuple[pd.DataFra
                         "columns; fix or remove that line."
                     )
                 start += len(chunk)
-                yield chunk, min(fh.tell() / size, 1.0)
+                yield as_whole_file(chunk, layout), min(fh.tell() / size, 1.0)
         except pd.errors.ParserError as exc:
             raise DataError(
                 f"{shown} cannot be parsed ({str(exc).strip()}); fix or remove that line."
@@ -491,6 +590,22 @@ def chunks_done(layout: FileLayout, chunksize: int) -> Iterator[tuple[pd.DataFra
                 f"{shown} is not valid UTF-8 (byte {exc.start} of a chunk); the streaming reader "
                 "needs UTF-8 text."
             ) from None
+
+
+def as_whole_file(chunk: pd.DataFrame, layout: FileLayout) -> pd.DataFrame:
+    """A chunk of raw cell text as :func:`parse` reads the same records: a trailing empty column dropped
+    (a value in it is the whole-file reader's refusal of the header's empty name), and line breaks inside
+    quoted values read as ``\n`` (the whole-file reader reads the text with universal newlines)."""
+    if layout.trailing:
+        if (chunk[TRAILING].astype(str).str.strip() != "").any():
+            check_header(list(layout.header) + [""], printable(layout.path), "")
+        chunk = chunk.drop(columns=[TRAILING])
+    if layout.carriage_returns:
+        for c in chunk.columns:
+            col = chunk[c].astype(str)
+            if col.str.contains("\r", regex=False).any():
+                chunk[c] = col.str.replace("\r\n", "\n", regex=False).str.replace("\r", "\n", regex=False)
+    return chunk
 
 
 # ====================================================================== blocks of bytes
