@@ -55,6 +55,7 @@ MODEL_FORMATS = {
 #: every extension a model file may have
 MODEL_EXTENSIONS = tuple(ext for _, exts in MODEL_FORMATS.values() for ext in exts)
 
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 _KINDS = ", ".join(label for label, _ in MODEL_FORMATS.values())
 
 
@@ -303,15 +304,18 @@ def _xdsl_text(model) -> str:
     for i in order:
         v = model.variables[i]
         node = ET.SubElement(genie, "node", id=tokens[i])
-        ET.SubElement(node, "name").text = v
+        ET.SubElement(node, "name").text = _NOT_XML.sub("\ufffd", v)
         ET.SubElement(node, "interior", color="e5f6f7")
         ET.SubElement(node, "outline", color="000080")
         ET.SubElement(node, "font", color="000000", name="Arial", size="8")
         x, y = pos[v]
         x0, y0 = int(round(400 + 120 * x)), int(round(40 - 100 * y))
         ET.SubElement(node, "position").text = f"{x0} {y0} {x0 + 90} {y0 + 40}"
+        kept = [f"bnfk_name = {_quote(v)}"] if tokens[i] != v else []
         if states[i] != list(model.states[i]):
-            ET.SubElement(node, "comment").text = f"bnfk_states = {_quote(json.dumps(list(model.states[i])))}"
+            kept.append(f"bnfk_states = {_quote(json.dumps(list(model.states[i])))}")
+        if kept:
+            ET.SubElement(node, "comment").text = "\n".join(kept)
     return _xml_text(root)
 
 
@@ -324,8 +328,8 @@ def _xdsl_model(text: str, source: str):
     genie = root.find("extensions/genie")
     if genie is not None and genie.get("app") == "bnfk":  # written by bnfk: the original names are kept
         for node in genie.findall("node"):
-            comment = _child_text(node, "comment") or ""
-            ours[node.get("id")] = (_child_text(node, "name"), comment.partition("bnfk_states =")[2] or None)
+            kept = dict(re.findall(r"(bnfk_name|bnfk_states) = (\S+)", _child_text(node, "comment") or ""))
+            ours[node.get("id")] = (kept.get("bnfk_name"), kept.get("bnfk_states"))
     tokens, names, state_tokens, states, parents_of, tables = [], [], [], [], {}, {}
     for node in nodes:
         token = node.get("id")
@@ -337,9 +341,7 @@ def _xdsl_model(text: str, source: str):
             )
         outs = [s.get("id") or "" for s in node.findall("state")]
         name_text, states_text = ours.get(token, (None, None))
-        name, orig = _originals(
-            source, "comment", token, None if name_text is None else _quote(name_text), states_text, len(outs)
-        )
+        name, orig = _originals(source, "comment", token, name_text, states_text, len(outs))
         tokens.append(token)
         names.append(name)
         state_tokens.append(outs)

@@ -276,6 +276,32 @@ class BayesNet:
             codes[:, i] = np.minimum((u > cum).sum(axis=1), probs.shape[1] - 1)
         return from_codes(codes, self.variables, self.states, None, "sample")
 
+    # ------------------------------------------------------------------ editing and display
+    def with_cpt(self, variable: str, table) -> BayesNet:
+        """This network with ``variable``'s CPT replaced by ``table``, every row renormalised
+        (:func:`bnfk_core.network.cpt.with_cpt`; zero entries allowed, listed by
+        :func:`~bnfk_core.network.cpt.zero_entries`).
+
+        Parameters
+        ----------
+        variable : str
+        table : pandas.DataFrame or array-like
+            One row per parent configuration, one column per state (:func:`~bnfk_core.network.cpt.cpt_frame`).
+
+        Returns
+        -------
+        BayesNet
+        """
+        from .cpt import with_cpt
+
+        return with_cpt(self, variable, table)
+
+    def _repr_svg_(self) -> str:
+        """The network's graph as SVG, for a notebook (:func:`bnfk_core.network.svg.dag_svg`)."""
+        from .svg import dag_svg
+
+        return dag_svg(self.dag, states=dict(zip(self.variables, self.states)))
+
     # ------------------------------------------------------------------ pgmpy bridge
     def to_pgmpy(self):
         """The equivalent ``pgmpy.models.DiscreteBayesianNetwork`` (same arcs, states and CPTs).
