@@ -28,7 +28,17 @@ _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 
 
 def escape(text) -> str:
-    """``text`` escaped for XML text and attribute values, characters XML cannot hold shown as U+FFFD."""
+    """``text`` escaped for XML text and attribute values, characters XML cannot hold shown as U+FFFD.
+
+    Parameters
+    ----------
+    text : object
+        Shown as ``str(text)``.
+
+    Returns
+    -------
+    str
+    """
     return _escape(_NOT_XML.sub("\ufffd", str(text)), quote=True)
 
 
