@@ -187,6 +187,9 @@ def test_plain_names_are_written_plain_and_the_extension_is_checked(tmp_path):
         write_model(model, tmp_path / "m.txt")
     write_model(model, tmp_path / "m.xml")  # .xml is XMLBIF
     assert sniff_format((tmp_path / "m.xml").read_text(encoding="utf-8")) == "xmlbif"
+    # the content decides over a misleading extension
+    (tmp_path / "really_net.bif").write_text(model_to_text(model, "net"), encoding="utf-8")
+    assert read_model(tmp_path / "really_net.bif").states == model.states
 
 
 HUGIN = """% a file as Hugin writes it: comments, a net block with attributes, labels with spaces
@@ -363,6 +366,9 @@ def test_the_command_line_learns_into_and_queries_every_format(tmp_path, capsys)
         assert "separated" in json.loads(capsys.readouterr().out)
         assert main(["sample", str(out), "-n", "5", "--seed", "1"]) == 0
         assert capsys.readouterr().out.count("\n") == 6
-    assert all(a == answers["bif"] for a in answers.values())
+        assert main(["loglik", str(data), "--model", str(out)]) == 0  # an analysis's --model
+        answers[fmt + " loglik"] = json.loads(capsys.readouterr().out)["total"]
+    assert all(answers[f] == answers["bif"] for f in EXT)
+    assert all(answers[f + " loglik"] == answers["bif loglik"] for f in EXT)
     assert main(["learn", str(data), "--structure", "tree", "--quiet", "-o", str(tmp_path / "m.txt")]) == 2
     assert re.search(r"\.xmlbif.*\.xdsl", capsys.readouterr().err)
