@@ -266,6 +266,12 @@ BAD = {
         "<DEFINITION><FOR>a</FOR><TABLE>0.5 half</TABLE></DEFINITION></NETWORK></BIF>",
         "not a number",
     ),
+    "xmlbif-decision": (
+        "xmlbif",
+        '<BIF><NETWORK><VARIABLE TYPE="decision"><NAME>d</NAME><OUTCOME>0</OUTCOME></VARIABLE>'
+        "</NETWORK></BIF>",
+        "'d' is a decision node",
+    ),
     "xdsl-noisymax": (
         "xdsl",
         '<smile id="n"><nodes><noisymax id="m"><state id="a"/></noisymax></nodes></smile>',

@@ -254,6 +254,11 @@ def _xmlbif_model(text: str, source: str):
         token = _child_text(var, "NAME")
         if not token:
             raise ModelError(f"{source}: VARIABLE number {k + 1} has no NAME.")
+        if (var.get("TYPE") or "nature").lower() != "nature":
+            raise ModelError(
+                f"{source}: variable '{token}' is a {var.get('TYPE')} node; "
+                "bnfk reads chance (nature) nodes only."
+            )
         outs = [(o.text or "").strip() for o in var.findall("OUTCOME")]
         props = {}
         for p in var.findall("PROPERTY"):
