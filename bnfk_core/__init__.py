@@ -4,7 +4,8 @@ The plain-Python core behind the bnfk Streamlit app and the ``python -m bnfk_cor
 Subpackages by role, imports running down the list (each has a small public face, ``__all__``):
 
 * ``data`` -- tables, reading, binning, streaming, runners, counts;
-* ``network`` -- the DAG, the model (CPTs), BIF, d-separation, the textbook networks, layout;
+* ``network`` -- the DAG, the model (CPTs, viewed and edited), its file formats, d-separation, the textbook
+  networks, layout;
 * ``inference`` -- junction tree, variable elimination, marginals and posteriors, evidence and the MPE;
 * ``learning`` -- scores, KGV, structure searches, incomplete data, landscapes, the metagraph kernel;
 * ``kernels`` -- the Fisher kernel and its features, Hamming kernels, the similarity zoo, live terms;
@@ -59,6 +60,9 @@ _HOMES = {
     "from_pgmpy": "network.pgmpy_io",
     "d_separated": "network.dsep",
     "textbook_network": "network.textbook",
+    "cpt_frame": "network.cpt",
+    "with_cpt": "network.cpt",
+    "zero_entries": "network.cpt",
 }
 
 __all__ = [*_HOMES, "MEMBERS", "__version__"]

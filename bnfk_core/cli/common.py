@@ -8,7 +8,7 @@ One meaning per flag name across subcommands:
                         spells it ``--method``)
 ``--score S``           the structure score of that search
 ``--params P``          the CPT estimator
-``--model M``           a fitted model file (BIF or JSON) used instead of learning one
+``--model M``           a fitted model file (BIF, XMLBIF, NET, XDSL or JSON) used instead of learning one
 ``--kdb-k K``           feature parents per feature of a KDB network
 ``--neighbors K``       neighbours of a kNN classifier / imputer
 ``--k K``               subset size (number of prototypes)
@@ -261,7 +261,8 @@ def add_fisher_model_options(
         g.add_argument(
             "--model",
             metavar="M.bif",
-            help="use this network instead of learning one (it must not contain the label column)",
+            help="use this network (a model file: .bif, .xmlbif, .net, .xdsl or .json) instead of "
+            "learning one (it must not contain the label column)",
         )
 
 
@@ -401,7 +402,8 @@ def label_data(args, what: str, model=None):
 
 
 def read_model_file(path: str):
-    """A fitted model from a BIF or JSON file, or the network of a session file (errors name the file)."""
+    """A fitted model from a model file (BIF, XMLBIF, Hugin NET, XDSL or bnfk JSON), or the network of a
+    session file (errors name the file)."""
     from ..network.model import read_model
     from ..serving.session_files import is_session_file
 
@@ -411,7 +413,10 @@ def read_model_file(path: str):
 
 
 #: the help line of a MODEL argument that :func:`read_network` reads
-MODEL_HELP = "a model file (BIF or bnfk JSON), a session file or a textbook network (asia, alarm, ...)"
+MODEL_HELP = (
+    "a model file with its CPTs (.bif, .xmlbif/.xml, .net Hugin, .xdsl GeNIe or bnfk .json), a session file "
+    "or a textbook network (asia, alarm, ...)"
+)
 
 
 def read_network(spec: str):

@@ -1,5 +1,6 @@
 """Subcommand ``lca``: fit latent class models (EM, seeded starts) for one K or a range; optionally save the
-model as a network with a hidden root (BIF or JSON)."""
+model as a network with a hidden root (any model format:
+.bif, .xmlbif, .net, .xdsl or .json)."""
 
 from __future__ import annotations
 
@@ -26,11 +27,12 @@ def _cmd_lca(args) -> dict:
     from ..lca import fit_lca_range, parse_classes
     from ..lca.fibers import Moments, rank_diagnostic
     from ..lca.report import summary
+    from ..network.formats import MODEL_EXTENSIONS
     from ..network.model import write_model
 
     ks = parse_classes(args.classes)
     if args.output:
-        check_output(args.output, (".bif", ".json"), "a model", input_files(args))
+        check_output(args.output, MODEL_EXTENSIONS, "a model", input_files(args))
     data = read_data(args.data, args)
     feats = data.without_class() if data.class_column else data
     fits = fit_lca_range(
@@ -122,7 +124,7 @@ def register(sub) -> None:
     p.add_argument(
         "-o",
         "--output",
-        metavar="MODEL.bif|MODEL.json",
+        metavar="MODEL.bif|.xmlbif|.net|.xdsl|.json",
         help="save the model (the least-BIC one for a range) with a hidden root node 'latent_class'",
     )
     add_quiet(p)

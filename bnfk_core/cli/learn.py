@@ -1,4 +1,5 @@
-"""Subcommand ``learn``: learn a structure from a CSV, fit its CPTs, save the model (BIF or JSON)."""
+"""Subcommand ``learn``: learn a structure from a CSV, fit its CPTs, save the model with its CPTs
+(BIF, XMLBIF, Hugin NET, XDSL or bnfk JSON, by the extension of ``-o``)."""
 
 from __future__ import annotations
 
@@ -29,9 +30,10 @@ __all__ = ["register"]
 
 def _cmd_learn(args) -> dict:
     from ..learning.recipe import Recipe
+    from ..network.formats import MODEL_EXTENSIONS, format_of
     from ..network.model import write_model
 
-    ext = check_output(args.output, (".bif", ".json"), "a model", input_files(args))
+    check_output(args.output, MODEL_EXTENSIONS, "a model", input_files(args))
     guard_learning_width(args.data, args, args.structure)
     if args.class_column is None and LEARNERS[args.structure].needs_class:
         raise BnfkError(f"Method '{args.structure}' needs --class-column.")
@@ -68,7 +70,7 @@ def _cmd_learn(args) -> dict:
         write_model(model, tmp)
     return {
         "output": args.output,
-        "format": ext[1:],
+        "format": format_of(args.output),
         "recipe": recipe.to_dict(),
         "method": res.method,
         "score_name": res.score_name,
@@ -132,7 +134,7 @@ def _read_streaming(args, runner=None):
 #: the subcommands this module registers and their one-line help (the top-level --help lists them
 #: without importing what they run)
 SUBCOMMANDS = {
-    "learn": "learn a Bayesian network from a CSV and save it as BIF or JSON",
+    "learn": "learn a Bayesian network from a CSV and save it (.bif, .xmlbif, .net, .xdsl or .json)",
 }
 
 
@@ -187,7 +189,7 @@ def register(sub) -> None:
     add_kgv_options(p)
     add_missing_data_option(p, R.missing_data)
     add_quiet(p)
-    p.add_argument("-o", "--output", required=True, metavar="MODEL.bif|MODEL.json")
+    p.add_argument("-o", "--output", required=True, metavar="MODEL.bif|.xmlbif|.net|.xdsl|.json")
     add_data_options(p)
     add_streaming_options(
         p,

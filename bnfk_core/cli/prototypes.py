@@ -189,7 +189,7 @@ def register(sub) -> None:
 
     p = sub.add_parser("prototypes", help=SUBCOMMANDS["prototypes"])
     p.add_argument("data", metavar="DATA.csv")
-    p.add_argument("--model", metavar="M.bif", help="a fitted model (BIF or JSON)")
+    p.add_argument("--model", metavar="M.bif", help="a fitted model (.bif, .xmlbif, .net, .xdsl or .json)")
     p.add_argument(
         "--structure",
         choices=SUMMARIZATION_STRUCTURES,

@@ -163,7 +163,11 @@ def register(sub) -> None:
     g = p.add_argument_group(
         "network (without --model: learned on the feature columns, as the app's default)"
     )
-    g.add_argument("--model", metavar="M.bif", help="a fitted model over the feature columns (BIF or JSON)")
+    g.add_argument(
+        "--model",
+        metavar="M.bif",
+        help="a fitted model over the feature columns (.bif, .xmlbif, .net, .xdsl or .json)",
+    )
     g.add_argument(
         "--structure",
         default=None,

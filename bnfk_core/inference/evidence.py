@@ -46,6 +46,44 @@ class Query:
     log_evidence: float
     evidence: dict
 
+    def _repr_html_(self) -> str:
+        """The posteriors as an HTML table of bars, for a notebook: one row per target and state (observed
+        targets marked), P(evidence) in the caption; every name is HTML-escaped.
+
+        Returns
+        -------
+        str
+        """
+        from html import escape
+
+        ev = ", ".join(f"{k}={v}" for k, v in self.evidence.items()) or "none"
+        p_e = math.exp(self.log_evidence)
+        rows = []
+        for v, dist in self.posterior.items():
+            seen = v in self.evidence
+            for k, (s, p) in enumerate(dist.items()):
+                name = (
+                    f'<td rowspan="{len(dist)}" style="vertical-align:top;font-weight:bold">'
+                    f"{escape(str(v))}{' (observed)' if seen else ''}</td>"
+                    if k == 0
+                    else ""
+                )
+                bar = (
+                    f'<div style="background:{"#c0504d" if seen else "#4f81bd"};height:0.9em;'
+                    f'width:{max(0.0, min(1.0, float(p))) * 160:.1f}px"></div>'
+                )
+                rows.append(
+                    f'<tr>{name}<td>{escape(str(s))}</td><td style="width:170px">{bar}</td>'
+                    f'<td style="text-align:right">{float(p):.4f}</td></tr>'
+                )
+        return (
+            '<table class="bnfk-query" style="border-collapse:collapse">'
+            f'<caption style="text-align:left">Evidence: {escape(ev)}; P(evidence) = {p_e:.6g}</caption>'
+            "<tr><th>variable</th><th>state</th><th></th><th>P(state | evidence)</th></tr>"
+            + "".join(rows)
+            + "</table>"
+        )
+
 
 @dataclass(frozen=True)
 class Explanation:

@@ -1,5 +1,6 @@
-"""The Bayesian network: its DAG and its arc edits, its CPTs (the model), BIF and other formats, pgmpy and
-networkx both ways, d-separation, the textbook networks with their CPTs, and where to draw it.
+"""The Bayesian network: its DAG and its arc edits, its CPTs (the model; one CPT viewed and edited as a
+table), the model files (BIF, XMLBIF, Hugin NET, XDSL, JSON), pgmpy and networkx both ways, d-separation, the
+textbook networks with their CPTs, where to draw it and its SVG for a notebook.
 
 Every public name below loads its module on first use (PEP 562), so importing the package is light;
 names two modules share are imported from those modules.
@@ -40,6 +41,19 @@ _HOMES = {
     "read_structure": "model",
     "write_model": "model",
     "MAX_CPT_CELLS": "model",
+    "MODEL_FORMATS": "formats",
+    "MODEL_EXTENSIONS": "formats",
+    "format_of": "formats",
+    "sniff_format": "formats",
+    "model_to_text": "formats",
+    "model_from_text": "formats",
+    "NO_PARENTS": "cpt",
+    "cpt_frame": "cpt",
+    "frame_to_cpt": "cpt",
+    "parent_labels": "cpt",
+    "with_cpt": "cpt",
+    "zero_entries": "cpt",
+    "dag_svg": "svg",
     "TEXTBOOK_NETWORKS": "textbook",
     "textbook_network": "textbook",
     "to_pgmpy": "pgmpy_io",

@@ -432,6 +432,12 @@ class DAG:
         arcs = ", ".join(f"{u}->{v}" for u, v in self.sorted_arcs())
         return f"DAG({len(self._nodes)} nodes: [{arcs}])"
 
+    def _repr_svg_(self) -> str:
+        """The graph as SVG, for a notebook (:func:`bnfk_core.network.svg.dag_svg`)."""
+        from .svg import dag_svg
+
+        return dag_svg(self)
+
 
 # ====================================================================== presets
 #: Variables a segment takes (``full``: two or more, so it has no entry).

@@ -1,5 +1,5 @@
-"""Discrete Bayesian networks: CPT arrays, parameter fitting, likelihood, sampling, model files (the BIF
-format itself is :mod:`bnfk_core.network.bif`).
+"""Discrete Bayesian networks: CPT arrays, parameter fitting, likelihood, sampling, model files (the formats
+themselves are :mod:`bnfk_core.network.formats`).
 
 CPT layout.  ``cpts[i]`` has shape ``(q_i, r_i)``: row j is P(X_i | pi_i = j).  The
 parent-configuration index j is the C-order (row-major) ravel of the parents' state
@@ -31,7 +31,7 @@ from ..data.files import NOT_FOUND, not_regular_message, open_regular, regular_f
 from ..data.table import CategoricalData, as_data, from_codes
 from ..errors import BnfkError, DataError, ModelError
 from ..registry import ESTIMATORS
-from .bif import model_to_bif, parse_bif
+from .bif import model_to_bif, parse_bif  # noqa: F401 (importable from here too)
 from .dag import DAG
 
 __all__ = ["BayesNet", "fit", "read_model", "read_structure", "write_model", "MAX_CPT_CELLS"]
@@ -281,6 +281,32 @@ class BayesNet:
             cum = np.cumsum(probs, axis=1)
             codes[:, i] = np.minimum((u > cum).sum(axis=1), probs.shape[1] - 1)
         return from_codes(codes, self.variables, self.states, None, "sample")
+
+    # ------------------------------------------------------------------ editing and display
+    def with_cpt(self, variable: str, table) -> BayesNet:
+        """This network with ``variable``'s CPT replaced by ``table``, every row renormalised
+        (:func:`bnfk_core.network.cpt.with_cpt`; zero entries allowed, listed by
+        :func:`~bnfk_core.network.cpt.zero_entries`).
+
+        Parameters
+        ----------
+        variable : str
+        table : pandas.DataFrame or array-like
+            One row per parent configuration, one column per state (:func:`~bnfk_core.network.cpt.cpt_frame`).
+
+        Returns
+        -------
+        BayesNet
+        """
+        from .cpt import with_cpt
+
+        return with_cpt(self, variable, table)
+
+    def _repr_svg_(self) -> str:
+        """The network's graph as SVG, for a notebook (:func:`bnfk_core.network.svg.dag_svg`)."""
+        from .svg import dag_svg
+
+        return dag_svg(self.dag, states=dict(zip(self.variables, self.states)))
 
     # ------------------------------------------------------------------ pgmpy bridge
     def to_pgmpy(self):
@@ -574,7 +600,9 @@ def fit(dag: DAG, data: CategoricalData, method: str = "bdeu", pseudo_count: flo
 
 # ---------------------------------------------------------------------- IO
 def write_model(model: BayesNet, path) -> None:
-    """Write ``model`` as BIF (``.bif``) or bnfk JSON (``.json``).
+    """Write ``model`` in the format its file name's extension selects, with its CPTs: ``.bif`` (BIF),
+    ``.xmlbif`` or ``.xml`` (XMLBIF), ``.net`` (Hugin NET), ``.xdsl`` (GeNIe) or ``.json`` (bnfk JSON)
+    (:mod:`bnfk_core.network.formats`).
 
     Parameters
     ----------
@@ -587,25 +615,27 @@ def write_model(model: BayesNet, path) -> None:
     ModelError
         Any other extension.
     """
+    from .formats import MODEL_EXTENSIONS, format_of, model_to_text
+
     path = os.fspath(path)
-    ext = os.path.splitext(path)[1].lower()
-    if ext == ".json":
-        with open(path, "w", encoding="utf-8") as fh:
-            json.dump(model.to_json_dict(), fh, indent=1)
-    elif ext == ".bif":
-        with open(path, "w", encoding="utf-8") as fh:
-            fh.write(model_to_bif(model))
-    else:
-        raise ModelError(f"Cannot write a model to '{path}': use a .bif or .json file name.")
+    fmt = format_of(path)
+    if fmt is None:
+        raise ModelError(
+            f"Cannot write a model to '{path}': use a file name ending in {', '.join(MODEL_EXTENSIONS)}."
+        )
+    text = model_to_text(model, fmt)
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.write(text)
 
 
 def read_model(path_or_buffer, source: str | None = None) -> BayesNet:
-    """Read a model from a BIF or bnfk-JSON file (path or file-like object).
+    """Read a model with its CPTs from a BIF, XMLBIF, Hugin NET, XDSL or bnfk-JSON file (path or file-like).
 
     Parameters
     ----------
     path_or_buffer : str, os.PathLike or file-like
-        A ``.bif`` or ``.json`` file (a buffer's text decides the format).
+        The file; its text decides the format (:func:`bnfk_core.network.formats.sniff_format`), else its
+        extension.
     source : str, optional
         The name used in messages.
 
@@ -619,6 +649,8 @@ def read_model(path_or_buffer, source: str | None = None) -> BayesNet:
         Every error, with a message that names the file (``source``, else the path, else the buffer's
         ``.name``).
     """
+    from .formats import format_of, model_from_text
+
     if hasattr(path_or_buffer, "read"):
         source = source or str(getattr(path_or_buffer, "name", "") or "uploaded model")
         try:
@@ -639,27 +671,11 @@ def read_model(path_or_buffer, source: str | None = None) -> BayesNet:
                 text = fh.read()
         except OSError as exc:
             raise ModelError(f"Cannot read model file '{source}': {exc.strerror or exc}.") from None
-    stripped = text.lstrip("\ufeff \t\r\n")
-    if stripped.startswith("{"):
-        try:
-            d = json.loads(stripped)
-        except json.JSONDecodeError as exc:
-            raise ModelError(f"{source} is not valid JSON (line {exc.lineno}).") from None
-        except (
-            ValueError,
-            RecursionError,
-        ):  # a number of over 4,300 digits; nesting deeper than Python's stack
-            raise ModelError(
-                f"{source} is not a bnfk JSON model (a number too long or nesting too deep)."
-            ) from None
-        return BayesNet.from_json_dict(d, source)
-    if "network" in stripped[:2000] or "variable" in stripped[:2000]:
-        return _build(source, *parse_bif(text, source))
-    raise ModelError(f"{source} is neither a BIF nor a bnfk JSON model file.")
+    return model_from_text(text, source, format_of(source))
 
 
 def read_structure(content: bytes, source: str = "uploaded structure") -> DAG:
-    """The DAG of a model file (BIF or bnfk JSON, see :func:`read_model`) or of a structure-only JSON
+    """The DAG of a model file (any format of :func:`read_model`) or of a structure-only JSON
     file (``{"nodes": [...], "arcs": [[u, v], ...]}`` as :meth:`DAG.to_dict` writes it).
 
     Parameters
