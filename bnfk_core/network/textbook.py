@@ -8,11 +8,12 @@ renormalised here, so that the network is a proper distribution (each entry move
 from __future__ import annotations
 
 import warnings
+from dataclasses import replace
 
 from ..errors import ModelError
 from .model import BayesNet
 
-__all__ = ["TEXTBOOK_NETWORKS", "textbook_network"]
+__all__ = ["TEXTBOOK_NETWORKS", "MAX_TEXTBOOK_ROWS", "textbook_network", "textbook_sample"]
 
 #: the names :func:`textbook_network` opens, smallest first, with their nodes and arcs
 TEXTBOOK_NETWORKS = {
@@ -59,3 +60,40 @@ def textbook_network(name: str) -> BayesNet:
     imported = BayesNet.from_pgmpy(net)
     cpts = tuple(t / t.sum(axis=1, keepdims=True) for t in imported.cpts)
     return BayesNet(imported.dag, imported.states, cpts, {"method": "textbook", "network": name})
+
+
+#: rows a textbook sample may hold (as many as the row views of a large file use)
+MAX_TEXTBOOK_ROWS = 20_000
+
+
+def textbook_sample(name: str, rows: int, seed: int = 0, network: BayesNet | None = None):
+    """``rows`` rows drawn from the textbook network ``name`` by seeded forward sampling: the table the app
+    opens for a textbook network (:meth:`BayesNet.sample` of :func:`textbook_network`).
+
+    Parameters
+    ----------
+    name : str
+        One of :data:`TEXTBOOK_NETWORKS`.
+    rows : int
+        From 1 to :data:`MAX_TEXTBOOK_ROWS`.
+    seed : int
+        Seed of ``numpy.random.default_rng``: the same seed draws the same rows.
+    network : BayesNet, optional
+        The network of ``name`` when the caller holds it already (it is read from pgmpy's files otherwise).
+
+    Returns
+    -------
+    CategoricalData
+        Complete rows over the network's variables and states, no class column, named ``name``.
+
+    Raises
+    ------
+    ModelError
+        An unknown name, or a number of rows out of range (decided before anything is read).
+    """
+    if name not in TEXTBOOK_NETWORKS:
+        raise ModelError(f"'{name}' is no textbook network (they are {', '.join(TEXTBOOK_NETWORKS)}).")
+    if isinstance(rows, bool) or not isinstance(rows, int) or not 1 <= rows <= MAX_TEXTBOOK_ROWS:
+        raise ModelError(f"A sample of {name} holds 1 to {MAX_TEXTBOOK_ROWS:,} rows, not {rows!r}.")
+    sample = (network or textbook_network(name)).sample(rows, seed)
+    return replace(sample, source=name)

@@ -15,6 +15,7 @@ from bnfk_core.network.edit import ArcEdit
 
 from .bigfiles import streamed
 from .tables import full_data, model_features
+from .truth import truth_dag, truth_label
 
 __all__ = [
     "MAX_UNDO",
@@ -108,18 +109,25 @@ def learn(
 def reset_structure() -> None:
     """The default recipe's network (:data:`~bnfk_core.learning.recipe.DEFAULT_RECIPE`: a Chow–Liu tree on
     BIC) for the current features, learned by :func:`~bnfk_core.learning.recipe.learn_recipe` as the CLI's
-    ``learn DATA.csv`` and Python learn it; clears the undo stack."""
+    ``learn DATA.csv`` and Python learn it -- or, for rows sampled from a textbook network, that network's
+    own DAG (:func:`.truth.truth_dag`: the network a lecture starts from and compares with); clears the undo
+    stack."""
     ss = st.session_state
     feat = model_features()
-    r = recipe()
-    res = learn(r.structure, r.score, r.k, r.max_parents, r.seed).result
+    true = truth_dag()
+    if true is not None:  # rows sampled from a textbook network: its own DAG first (Reset goes back to it)
+        start, label, learned, notes = true, truth_label(), truth_label(), []
+    else:
+        r = recipe()
+        res = learn(r.structure, r.score, r.k, r.max_parents, r.seed).result
+        start, label, learned, notes = res.dag, "Chow–Liu tree (learned)", "Chow–Liu tree", list(res.notes)
     ss.structure = {
-        "dag": res.dag.to_dict(),
+        "dag": start.to_dict(),
         "fingerprint": feat.fingerprint(),
-        "label": "Chow–Liu tree (learned)",
-        "learned": res.dag.to_dict(),
-        "learned_label": "Chow–Liu tree",
-        "notes": list(res.notes),
+        "label": label,
+        "learned": start.to_dict(),
+        "learned_label": learned,
+        "notes": notes,
         "undo": [],
         "redo": [],
         "segment": None,

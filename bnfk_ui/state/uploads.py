@@ -16,12 +16,20 @@ from bnfk_core.learning.structure import guard_width
 
 from .. import bigdata, jobs
 from .bigfiles import streamed, upload_info
-from .choices import UPLOAD_MISSING_POLICY, catalog, data_settings, read_options
+from .choices import TEXTBOOK_PREFIX, UPLOAD_MISSING_POLICY, catalog, data_settings, read_options
 from .messages import flash
 from .structure import reset_structure
 from .tables import full_data, io_bytes, load, model_features
 
-__all__ = ["apply_pending", "change_data", "use_file", "use_upload", "use_sample", "header_width"]
+__all__ = [
+    "apply_pending",
+    "change_data",
+    "use_file",
+    "use_upload",
+    "use_sample",
+    "use_textbook",
+    "header_width",
+]
 
 #: the first bytes of an upload read for its header (a 50,000-column header is about 300 kB)
 HEADER_BYTES = 4 * 2**20
@@ -202,4 +210,18 @@ def use_sample(name: str) -> None:
         class_column=entry.get("class_column"),
         missing_policy=entry.get("missing_policy", "missing"),
         drop_columns=[],
+    )
+
+
+def use_textbook(name: str, **sample) -> bool:
+    """Switch to rows sampled from the textbook network ``name`` (``sample``: ``textbook_rows`` and
+    ``textbook_seed`` when they change too): no class column, nothing dropped; the structure starts as the
+    true network (:func:`.structure.reset_structure`).  False (and the error flashed) when it does not
+    load."""
+    return change_data(
+        dataset=TEXTBOOK_PREFIX + name,
+        class_column=None,
+        missing_policy="missing",
+        drop_columns=[],
+        **sample,
     )
