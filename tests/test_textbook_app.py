@@ -78,6 +78,9 @@ def test_home_opens_asia_and_the_truth_stays_beside_the_structure():
     assert_clean(at)
     learned = _current(at)
     assert learned.n_arcs == 7 and _shd_shown(at) == structural_hamming_distance(learned, ASIA.dag)
+    next(b for b in at.button if b.label == "Learn structure").click().run()  # again: the stored network
+    assert_clean(at)
+    assert _current(at) == learned
 
     at.switch_page("pages/compare.py").run()  # A: the learned tree; B: the true network
     at.button(key="cmp_truth_b").click().run()

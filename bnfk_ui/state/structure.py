@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import threading
+from collections import OrderedDict
 
 import streamlit as st
 
@@ -77,11 +79,29 @@ def network_line(what: str = "This page") -> str:
     )
 
 
-@st.cache_resource(show_spinner=False, max_entries=16)
+#: the networks :func:`learn` learned on this server, shared by its sessions: (data fingerprint, recipe) ->
+#: Learned, the least recently used dropped first.  A plain store, not ``st.cache_resource``: that one
+#: replays the progress bar a computation drew, which fails once the bar's block is gone (a second click)
+_LEARNED: OrderedDict = OrderedDict()
+_LEARNED_LOCK = threading.Lock()
+MAX_LEARNED = 16
+
+
 def _recipe_cached(_data: CategoricalData, fingerprint: str, recipe_key: tuple, _progress=None):
     """:func:`~bnfk_core.learning.recipe.learn_recipe` of the current data, once per recipe (``_progress``
-    reports a computation; a cached network comes back at once)."""
-    return learn_recipe(_data, Recipe(**dict(recipe_key)), progress=_progress)
+    reports a computation; a stored network comes back at once)."""
+    key = (fingerprint, recipe_key)
+    with _LEARNED_LOCK:
+        hit = _LEARNED.get(key)
+        if hit is not None:
+            _LEARNED.move_to_end(key)
+            return hit
+    out = learn_recipe(_data, Recipe(**dict(recipe_key)), progress=_progress)
+    with _LEARNED_LOCK:
+        _LEARNED[key] = out
+        while len(_LEARNED) > MAX_LEARNED:
+            _LEARNED.popitem(last=False)
+    return out
 
 
 def learn(
