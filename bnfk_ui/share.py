@@ -157,6 +157,7 @@ def restore(params: dict) -> list[str]:
     problems: list[str] = []
     data_ok = True
     changes: dict = {}
+    handled: set = set()  # settings read with the data (a textbook sample's rows and seed)
     if "upload" in one:
         found = _find_upload(one["upload"])
         if found is None:
@@ -178,8 +179,9 @@ def restore(params: dict) -> list[str]:
         if one["data"] in choices.catalog():
             changes["dataset"] = one["data"]
         elif choices.textbook_of(one["data"]):  # rows sampled from a textbook network: its rows and seed too
-            changes["dataset"] = one["data"]
+            changes.update(dataset=one["data"], class_column=None, missing_policy="missing")
             for k in ("textbook_rows", "textbook_seed"):
+                handled.add(k)
                 if k in one:
                     try:
                         changes[k] = S.SETTINGS[k].parse(one[k])
@@ -229,7 +231,7 @@ def restore(params: dict) -> list[str]:
         else:
             problems.append(f"params '{echo(one['params'], 20)}' is not an estimator")
     for k, v in one.items():
-        if k in _VIEW_KEYS or k in changes:
+        if k in _VIEW_KEYS or k in handled:
             continue
         if k not in S.SETTINGS:
             problems.append(f"'{echo(k, 30)}' is not a setting")

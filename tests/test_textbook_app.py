@@ -169,3 +169,20 @@ def test_a_link_and_a_session_file_restore_the_textbook_table():
     assert any(
         re.search(r"data\.rows must be a whole number from 10 to 20000", e.value) for e in refused.error
     )
+
+
+def test_a_link_with_rows_out_of_range_keeps_the_network_and_says_so():
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    for k, v in {"data": "textbook:asia", "textbook_rows": "9" * 40, "textbook_seed": "2"}.items():
+        at.query_params[k] = v
+    at.run()
+    assert not at.exception
+    warnings = [w.value for w in at.warning]
+    assert len(warnings) == 1 and "textbook_rows must be" in warnings[0], warnings
+    assert at.session_state["dataset"] == "textbook:asia" and at.session_state["textbook_seed"] == 2
+    assert at.session_state["textbook_rows"] == 2000  # the default, within the widget's range
+    unknown = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    unknown.query_params["data"] = "textbook:<b>nope</b>"
+    unknown.run()
+    assert not unknown.exception and unknown.session_state["dataset"] == "house_votes_84"
+    assert any("is not a bundled dataset" in w.value for w in unknown.warning)
