@@ -114,6 +114,7 @@ def test_data_page_opens_asia_with_its_rows_and_seed():
     assert_clean(at)
     _check_table(at, 500, 7)
     assert not at.text_input  # no missing-value texts: a sample has no missing cells
+    assert any(d.proto.label == "True network with its CPTs (BIF)" for d in at.get("download_button"))
 
 
 def test_a_link_and_a_session_file_restore_the_textbook_table():

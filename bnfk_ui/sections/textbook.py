@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from bnfk_core.network.bif import model_to_bif
 from bnfk_core.network.dag import DAG, structural_hamming_distance
 from bnfk_core.network.textbook import TEXTBOOK_NETWORKS
 from bnfk_core.serving import settings
@@ -79,6 +80,14 @@ def data_panel() -> None:
             sample_inputs()
             src = truth.source()
             st.caption(f"The table is {src[1]:,} rows sampled from {name} with seed {src[2]}. {SAMPLE_HELP}")
+            net = truth.truth()  # read here: the file is written when clicked, outside this run
+            common.download(
+                "True network with its CPTs (BIF)",
+                lambda: model_to_bif(net).encode("utf-8"),
+                f"{name}_true_network.bif",
+                "text/plain",
+                key="dl_truth_bif",
+            )
         elif c2.button("Sample rows", key="textbook_open", icon=":material/casino:", width="stretch"):
             if uploads.use_textbook(name):
                 st.rerun()
