@@ -187,3 +187,23 @@ def test_a_link_with_rows_out_of_range_keeps_the_network_and_says_so():
     unknown.run()
     assert not unknown.exception and unknown.session_state["dataset"] == "house_votes_84"
     assert any("is not a bundled dataset" in w.value for w in unknown.warning)
+
+
+def test_the_command_line_reads_a_textbook_session_file(tmp_path, capsys):
+    from bnfk_core.cli.main import main
+    from bnfk_core.network import fit
+    from bnfk_core.serving.session_files import DataRef, read_session, session_dict, write_session
+
+    ref = DataRef(textbook="asia", rows=250, seed=9, na_values=None)
+    model = fit(ASIA.dag, ref.load())
+    path = tmp_path / "asia_session.json"
+    write_session(path, session_dict(ref, ASIA.dag, "bdeu", model))
+    s = read_session(path)
+    assert (s.ref.textbook, s.ref.rows, s.ref.seed) == ("asia", 250, 9)
+    pd.testing.assert_frame_equal(s.data.frame.astype("string"), _expected(250, 9), check_dtype=False)
+    out = tmp_path / "completed.csv"
+    assert main(["impute", str(path), "-o", str(out)]) == 0  # the file as written: the sampled rows' text
+    capsys.readouterr()
+    pd.testing.assert_frame_equal(
+        pd.read_csv(out, dtype=str, keep_default_na=False), _expected(250, 9).astype(str), check_dtype=False
+    )
