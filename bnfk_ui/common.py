@@ -67,6 +67,9 @@ def sidebar_summary(params: dict | None = None) -> None:
             if ss.dataset == "upload" and ss.upload
             else choices.server_name()
             if ss.dataset == "path"
+            else f"{choices.textbook_of(ss.dataset)} (rows sampled from the textbook network, seed "
+            f"{int(ss.textbook_seed)})"
+            if choices.textbook_of(ss.dataset)
             else ss.dataset
         )
         n_all = tables.full_data().n_rows

@@ -157,6 +157,7 @@ def restore(params: dict) -> list[str]:
     problems: list[str] = []
     data_ok = True
     changes: dict = {}
+    handled: set = set()  # settings read with the data (a textbook sample's rows and seed)
     if "upload" in one:
         found = _find_upload(one["upload"])
         if found is None:
@@ -177,6 +178,15 @@ def restore(params: dict) -> list[str]:
     elif "data" in one:
         if one["data"] in choices.catalog():
             changes["dataset"] = one["data"]
+        elif choices.textbook_of(one["data"]):  # rows sampled from a textbook network: its rows and seed too
+            changes.update(dataset=one["data"], class_column=None, missing_policy="missing")
+            for k in ("textbook_rows", "textbook_seed"):
+                handled.add(k)
+                if k in one:
+                    try:
+                        changes[k] = S.SETTINGS[k].parse(one[k])
+                    except ValueError as exc:
+                        problems.append(f"{k} {exc}")
         else:
             problems.append(f"data '{echo(one['data'], 40)}' is not a bundled dataset")
             data_ok = False
@@ -221,7 +231,7 @@ def restore(params: dict) -> list[str]:
         else:
             problems.append(f"params '{echo(one['params'], 20)}' is not an estimator")
     for k, v in one.items():
-        if k in _VIEW_KEYS:
+        if k in _VIEW_KEYS or k in handled:
             continue
         if k not in S.SETTINGS:
             problems.append(f"'{echo(k, 30)}' is not a setting")
@@ -292,9 +302,14 @@ def session_bytes() -> bytes:
         bins=int(ss.bins),
         drop_columns=tuple(ss.drop_columns),
     )
+    network = choices.textbook_of(ss.dataset)
     ref = (
         DataRef(name=ss.upload[0], content=ss.upload[1], na_values=ss.get("na_values"), **opts)
         if ss.dataset == "upload"
+        else DataRef(
+            textbook=network, rows=int(ss.textbook_rows), seed=int(ss.textbook_seed), na_values=None, **opts
+        )
+        if network
         else DataRef(sample=ss.dataset, na_values=None, **opts)
     )
     doc = session_dict(
@@ -348,16 +363,20 @@ def open_session(name: str, content: bytes) -> None:
 def _open(name: str, s) -> None:
     ss = st.session_state
     ref = s.ref
-    if ref.sample is None:
+    sampled = {}
+    if ref.textbook is not None:  # rows sampled from a textbook network
+        sampled = {"textbook_rows": ref.rows, "textbook_seed": ref.seed}
+    elif ref.sample is None:
         ss.upload = (ref.name, ref.content)
         ss._upload_token = (ref.content, remember_upload(ref.name, ref.content))
     if not uploads.change_data(
-        dataset=ref.sample or "upload",
+        dataset=ref.sample or (choices.TEXTBOOK_PREFIX + ref.textbook if ref.textbook else "upload"),
+        **sampled,
         class_column=ref.class_column,
         missing_policy=ref.missing_policy,
         bins=ref.bins,
         drop_columns=list(ref.drop_columns),
-        na_values=None if ref.sample else ref.na_values,
+        na_values=None if ref.sample or ref.textbook else ref.na_values,
     ):
         why = [m for kind, m in ss.pop("flash", []) if kind == "error"]
         raise SessionError(f"The data of {name} do not load in the app" + (f": {why[-1]}" if why else "."))
@@ -369,7 +388,7 @@ def _open(name: str, s) -> None:
         for n in s.notes
     ]
     for k, v in s.settings.items():
-        if k == "param_method":
+        if k == "param_method" or k in sampled:  # the data's own rows and seed were set with the data
             continue
         if k not in S.SETTINGS:
             dropped.append(f"'{echo(k, 30)}' is not a setting")

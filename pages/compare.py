@@ -13,6 +13,7 @@ from bnfk_core.registry import KERNELS
 from bnfk_core.views.figures import segments as figs
 from bnfk_ui import common
 from bnfk_ui.sections import compare as sections
+from bnfk_ui.sections import textbook
 from bnfk_ui.state import choices, compare, messages, shared, structure, tables
 
 CHART = {"displaylogo": False}
@@ -65,6 +66,7 @@ def page():
             )
         )
     sections.presets(feat, triple)
+    textbook.compare_buttons()  # the true network as B or A, for rows sampled from a textbook network
     a, b = structure.dag(), compare.compare_b()
     sections.edit_b(feat, compare.compare_b())
     b = compare.compare_b()
@@ -86,6 +88,7 @@ def page():
         cmp, labels, min(int(ss.cmp_rows), d.n_rows), int(ss.cmp_seed), kernel, alpha
     )
     sections.outcome_metrics(cmp, has_class)
+    textbook.compare_line(a, b)  # SHD of A to B (and to the true network), their scores
     panels, zmax = shared.shared(
         figs.comparison_panels, cmp.a.K, cmp.b.K, order, rows, labels, cls_states, height=280
     )

@@ -8,6 +8,7 @@ from bnfk_core.data.stats import column_summary
 from bnfk_core.views import figures
 from bnfk_ui import common
 from bnfk_ui.sections import data as sections
+from bnfk_ui.sections import textbook
 from bnfk_ui.state import tables, uploads
 
 
@@ -20,6 +21,7 @@ def page():
     note = tables.sample_note()
     if note:
         st.info(note, icon=":material/filter_alt:")
+    textbook.data_panel()  # rows sampled from a textbook network
     sections.large_file_panel()
 
     def setting(key: str) -> dict:

@@ -2,9 +2,11 @@
 
 import streamlit as st
 
+from bnfk_core.network.textbook import TEXTBOOK_NETWORKS
 from bnfk_core.views import figures, report
 from bnfk_ui import common
 from bnfk_ui.sections import home as sections
+from bnfk_ui.sections import textbook
 from bnfk_ui.state import caches, charts, choices, messages, shared, structure, tables, uploads
 
 
@@ -27,9 +29,8 @@ def page():
         cat = choices.catalog()
         names = list(cat)
         current = st.session_state.dataset
-        options = (
-            names + ["upload"] + (["path"] if current == "path" else [])
-        )  # a file on the server: Data page
+        books = [choices.TEXTBOOK_PREFIX + n for n in TEXTBOOK_NETWORKS]  # rows sampled from a network
+        options = names + books + ["upload"] + (["path"] if current == "path" else [])  # a file: Data page
 
         def fmt(n):
             if n == "path":
@@ -37,6 +38,8 @@ def page():
             if n == "upload":
                 up = st.session_state.upload
                 return f"Uploaded CSV ({up[0]})" if up else "Upload your own CSV…"
+            if choices.textbook_of(n):
+                return textbook.option_label(choices.textbook_of(n))
             return f"{cat[n]['title']} — {cat[n]['rows']:,} rows × {cat[n]['columns']} columns"
 
         labels = {fmt(n): n for n in options}  # plain string options (AppTest-friendly)
@@ -49,17 +52,21 @@ def page():
             if choice == "upload":
                 if st.session_state.upload:
                     uploads.use_upload(*st.session_state.upload)
+            elif choices.textbook_of(choice):
+                uploads.use_textbook(choices.textbook_of(choice))
             else:
                 uploads.use_sample(choice)
 
         st.session_state.w_dataset_pick = fmt("upload" if st.session_state.get("want_upload") else current)
         st.selectbox("Bundled sample or your own file", list(labels), key="w_dataset_pick", on_change=picked)
         waiting = st.session_state.get("want_upload") and current != "upload"
-        shown = cat[current]["title"] if current in cat else "the current data"
+        shown = cat[current]["title"] if current in cat else "the current data"  # the catalog's own titles
         if waiting:  # nothing uploaded yet: say that the old data stay in use
             st.caption(f"Choose a CSV file below; until one is uploaded every page keeps using {shown}.")
         elif current in cat:
             st.caption(cat[current]["description"])
+        elif choices.textbook_of(current):
+            textbook.sample_inputs()  # the rows sampled from the network and their seed
         if st.session_state.get("want_upload") or current == "upload":
             up = st.file_uploader(
                 "Upload a CSV (header row; nominal or numeric columns)",

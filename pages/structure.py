@@ -12,6 +12,7 @@ from bnfk_ui import common, live
 from bnfk_ui.sections import kgv as kgv_section
 from bnfk_ui.sections import landscape as landscape_section
 from bnfk_ui.sections import structure as sections
+from bnfk_ui.sections import textbook
 from bnfk_ui.sections.structure import act, message
 from bnfk_ui.state import charts, choices, messages, shared, structure, tables
 
@@ -67,6 +68,7 @@ def page():
             on_click=act("top", lambda: structure.set_dag(DAG(feat.variables), "Empty network")),
         )
         message("top")
+        textbook.truth_panel(dg)  # rows sampled from a textbook network: the distance to the true network
         sections.edit_panel(dg)  # the picked arc's Remove / Reverse, add or change an arc
         with common.shown_errors():
             sections.scores_panel(dg)

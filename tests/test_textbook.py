@@ -43,6 +43,14 @@ def test_each_network_is_pgmpys_with_its_cpts(name):
         assert np.allclose(ours.get_values(), cpd.get_values(), atol=1e-6)
 
 
+def test_the_networks_are_read_from_pgmpys_files_by_bnfks_reader():
+    """pgmpy's own reader (the test above) builds its grammar in about a second a call; the app reads the
+    bundled files with bnfk's BIF reader, and that gives the same networks."""
+    from bnfk_core.network.textbook import _bundled_file
+
+    assert all(_bundled_file(name) is not None for name in TEXTBOOK_NETWORKS)
+
+
 def test_an_unknown_name_is_one_sentence_listing_the_names():
     with pytest.raises(ModelError, match="'asai' is no textbook network .*asia"):
         textbook_network("asai")

@@ -102,7 +102,8 @@ def _cmd_benchmark(args) -> dict:
 
 
 def _table(path: str):
-    """The file the data were read from, as written (a session's embedded CSV or sample file)."""
+    """The file the data were read from, as written (a session's embedded CSV or sample file, or the rows it
+    samples from a textbook network)."""
     from ..data.table import read_table
     from ..serving.session_files import SAMPLE_DIR, is_session_file
 
@@ -111,6 +112,11 @@ def _table(path: str):
     ref = read_session_file(path).ref
     if ref.content is not None:
         return read_table(ref.content, source=ref.name or "embedded.csv")
+    if ref.textbook is not None:  # rows sampled from a textbook network: their text as a CSV would hold it
+        from ..network.textbook import textbook_sample
+
+        rows = textbook_sample(ref.textbook, ref.rows, ref.seed).frame.to_csv(index=False).encode("utf-8")
+        return read_table(rows, source=f"{ref.textbook}.csv")
     with open(SAMPLE_DIR / "catalog.json", encoding="utf-8") as fh:
         return read_table(SAMPLE_DIR / json.load(fh)[ref.sample]["file"])
 

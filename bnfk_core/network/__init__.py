@@ -56,6 +56,8 @@ _HOMES = {
     "dag_svg": "svg",
     "TEXTBOOK_NETWORKS": "textbook",
     "textbook_network": "textbook",
+    "textbook_sample": "textbook",
+    "MAX_TEXTBOOK_ROWS": "textbook",
     "to_pgmpy": "pgmpy_io",
     "from_pgmpy": "pgmpy_io",
     "to_networkx": "pgmpy_io",

@@ -7,7 +7,8 @@ Schema (``"schema": "bnfk-session"``, ``"version": 1``)::
       "schema": "bnfk-session", "version": 1,
       "data": {"sample": "house_votes_84"}                 # a file of sample_data/ (catalog name), or
               {"name": "mine.csv", "csv": "<the file's text>"}        # an embedded CSV (UTF-8 text), or
-              {"name": "mine.csv", "csv_base64": "<the file's bytes>"} # one that is not UTF-8
+              {"name": "mine.csv", "csv_base64": "<the file's bytes>"} # one that is not UTF-8, or
+              {"textbook": "asia", "rows": 2000, "seed": 0}       # rows sampled from a textbook network
               + "sha256": "<hex digest of the file's bytes>" (checked when present),
               + "options": {"class_column": str|null, "missing_policy": "missing"|"category",
                             "bins": int >= 0 (0: refuse numeric columns), "drop_columns": [str, ...],
@@ -47,8 +48,9 @@ from ..data.table import CategoricalData, load_csv
 from ..errors import BnfkError, DataError, shorten
 from ..network.dag import DAG
 from ..network.model import BayesNet, fit
+from ..network.textbook import TEXTBOOK_NETWORKS, textbook_sample
 from ..registry import ESTIMATORS
-from .settings import check_settings
+from .settings import SETTINGS, check_settings
 
 __all__ = [
     "SCHEMA",
@@ -85,6 +87,9 @@ class DataRef:
     """Where a session's data come from and how they are loaded."""
 
     sample: str | None = None  # a catalog name of sample_data/
+    textbook: str | None = None  # a textbook network (network.textbook.TEXTBOOK_NETWORKS) the rows come from
+    rows: int = 2000  # the rows sampled from it
+    seed: int = 0  # and their seed
     name: str | None = None  # the uploaded file's name (embedded CSV)
     content: bytes | None = None  # the embedded file's bytes
     class_column: str | None = None
@@ -112,6 +117,9 @@ class DataRef:
             buf = io.BytesIO(self.content)
             buf.name = self.name or "embedded.csv"
             return load_csv(buf, **opts)
+        if self.textbook is not None:  # complete categorical rows: the missing policy and bins do not apply
+            table = textbook_sample(self.textbook, self.rows, self.seed)
+            return table.drop(self.drop_columns).with_class(self.class_column)
         entry = _catalog(sample_dir)[self.sample]
         if self.na_values is None:
             opts["na_values"] = entry.get("na_values")
@@ -124,6 +132,8 @@ class DataRef:
             except UnicodeDecodeError:
                 body = {"csv_base64": base64.b64encode(self.content).decode("ascii")}
             out = {"name": self.name or "embedded.csv", **body, "sha256": self.sha256}
+        elif self.textbook is not None:
+            out = {"textbook": self.textbook, "rows": int(self.rows), "seed": int(self.seed)}
         else:
             out = {"sample": self.sample}
         out["options"] = {
@@ -370,6 +380,21 @@ def _data_ref(d, source: str, sample_dir: Path) -> DataRef:
         if not isinstance(name, str) or name not in _catalog(sample_dir):
             raise SessionError(f"{source}: data.sample {name!r} is not a bundled dataset.")
         return DataRef(sample=name, **common)
+    if "textbook" in d:
+        name, rows, seed = d["textbook"], d.get("rows", 2000), d.get("seed", 0)
+        if not isinstance(name, str) or name not in TEXTBOOK_NETWORKS:
+            raise SessionError(
+                f"{source}: data.textbook {shorten(repr(name), 40)} is not one of "
+                f"{', '.join(TEXTBOOK_NETWORKS)}."
+            )
+        for key, value in (("rows", rows), ("seed", seed)):
+            spec = SETTINGS[f"textbook_{key}"]  # bounded like the app's widgets
+            if isinstance(value, bool) or not isinstance(value, int) or not spec.lo <= value <= spec.hi:
+                raise SessionError(
+                    f"{source}: data.{key} must be a whole number from {spec.range()}, got "
+                    f"{shorten(repr(value), 40)}."
+                )
+        return DataRef(textbook=name, rows=int(rows), seed=int(seed), **common)
     if "csv" in d or "csv_base64" in d:
         try:
             content = (
@@ -388,7 +413,10 @@ def _data_ref(d, source: str, sample_dir: Path) -> DataRef:
         if not isinstance(name, str) or len(name) > 255:
             raise SessionError(f"{source}: data.name must be a file name (at most 255 characters).")
         return DataRef(name=name, content=content, **common)
-    raise SessionError(f'{source}: "data" needs "sample" (a bundled dataset) or "csv" (the file\'s text).')
+    raise SessionError(
+        f'{source}: "data" needs "sample" (a bundled dataset), "csv" (the file\'s text) or "textbook" (a '
+        "textbook network's name)."
+    )
 
 
 def _structure(d, variables, source: str) -> DAG:

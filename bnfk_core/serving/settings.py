@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from ..errors import shorten
 from ..kernels.fisher import FISHER, FISHER_NORMALIZED
 from ..network.dag import SEGMENT_KINDS
+from ..network.textbook import MAX_TEXTBOOK_ROWS
 from ..registry import CLUSTERERS, CRITERIA, ESTIMATORS, KERNELS, LEARNERS, SCORES
 
 __all__ = [
@@ -245,6 +246,10 @@ SETTINGS: dict[str, Setting] = {
         _s("stream_rows", 100_000, lo=100, hi=10**9),
         _s("view_rows", 2000, lo=100, hi=20_000),
         _s("view_seed", 0, **_SEED),
+        # Home and Data pages: the rows sampled from a textbook network (dataset "textbook:<name>") and their
+        # seed
+        _s("textbook_rows", 2000, lo=10, hi=MAX_TEXTBOOK_ROWS),
+        _s("textbook_seed", 0, **_SEED),
         # every page
         Setting("memory_gib", 4.0, None, 0.25, 64.0, limit=True),
     )

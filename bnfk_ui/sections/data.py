@@ -102,6 +102,9 @@ def na_values_widget() -> None:
     own the empty field only (default), ``default-list`` (empty, NA, N/A, ?, nan) or a comma list such as
     ``NA,?``."""
     ss = st.session_state
+    if choices.textbook_of(ss.dataset):
+        st.caption("Rows sampled from a network have no missing cells.")
+        return
     entry = choices.catalog().get(ss.dataset)
     if entry is not None:
         na = entry.get("na_values")

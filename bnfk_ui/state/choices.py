@@ -13,6 +13,7 @@ from pathlib import Path
 import streamlit as st
 
 from bnfk_core.kernels.fisher import FISHER, FISHER_NORMALIZED
+from bnfk_core.network.textbook import TEXTBOOK_NETWORKS
 from bnfk_core.registry import KERNELS
 from bnfk_core.serving import settings
 
@@ -22,6 +23,8 @@ __all__ = [
     "ROOT",
     "SAMPLE_DIR",
     "DEFAULT_DATASET",
+    "TEXTBOOK_PREFIX",
+    "textbook_of",
     "UPLOAD_MISSING_POLICY",
     "DEFAULTS",
     "ensure",
@@ -43,11 +46,14 @@ DEFAULT_DATASET = "house_votes_84"
 #: An upload starts as ``load_csv`` and the CLI read a file: missing tokens are missing cells (the
 #: Data page can switch to "category"); a bundled sample opens with its catalog entry's policy.
 UPLOAD_MISSING_POLICY = "missing"
+#: the dataset of rows sampled from a textbook network is ``TEXTBOOK_PREFIX + name`` (``textbook:asia``),
+#: its rows and seed the settings ``textbook_rows`` and ``textbook_seed``
+TEXTBOOK_PREFIX = "textbook:"
 
 #: every widget key (and every other choice) -> its default: the one table the pages read (:func:`ensure`);
 #: the settings a link or session file carries come from the registry of :mod:`bnfk_core.serving.settings`
 DEFAULTS = {
-    "dataset": DEFAULT_DATASET,  # a sample name or "upload"
+    "dataset": DEFAULT_DATASET,  # a sample name, "upload", "path" or "textbook:<network>"
     "upload": None,  # (file name, bytes) of the uploaded CSV
     "server_path": None,  # the file on the server of dataset "path" (read in chunks)
     "class_column": "class",
@@ -83,6 +89,15 @@ def catalog() -> dict:
             _CATALOG[1] = json.load(fh)
         _CATALOG[0] = mtime
     return _CATALOG[1]
+
+
+def textbook_of(dataset: str) -> str | None:
+    """The textbook network (:data:`bnfk_core.network.textbook.TEXTBOOK_NETWORKS`) whose sample the dataset
+    ``dataset`` is, else None (also for an unknown network's name)."""
+    if not isinstance(dataset, str) or not dataset.startswith(TEXTBOOK_PREFIX):
+        return None
+    name = dataset[len(TEXTBOOK_PREFIX) :]
+    return name if name in TEXTBOOK_NETWORKS else None
 
 
 def ensure(*keys: str) -> None:
@@ -124,10 +139,12 @@ def bind(key: str, on_change=None, shown=None) -> dict:
 
 
 def data_settings(**override) -> dict:
-    """The choices that say which table the pages work on (dataset and reading options), ``override``
-    applied."""
+    """The choices that say which table the pages work on (dataset and reading options; the rows and seed of a
+    textbook sample), ``override`` applied."""
     ss = st.session_state
     s = {
+        "textbook_rows": int(ss.get("textbook_rows", DEFAULTS["textbook_rows"])),
+        "textbook_seed": int(ss.get("textbook_seed", DEFAULTS["textbook_seed"])),
         "dataset": ss.dataset,
         "class_column": ss.class_column,
         "missing_policy": ss.missing_policy,
@@ -170,7 +187,7 @@ def cli_data_args(label_flag: str = "--label-column") -> list[str]:
         f"$BNFK_DATA_DIR/{server_name()}"
         if ss.dataset == "path"
         else "DATA.csv"
-        if ss.dataset == "upload"
+        if ss.dataset == "upload" or textbook_of(ss.dataset)
         else f"sample_data/{catalog()[ss.dataset]['file']}"
     ]
     if ss.class_column:

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import threading
+from collections import OrderedDict
 
 import streamlit as st
 
@@ -15,6 +17,7 @@ from bnfk_core.network.edit import ArcEdit
 
 from .bigfiles import streamed
 from .tables import full_data, model_features
+from .truth import truth_dag, truth_label
 
 __all__ = [
     "MAX_UNDO",
@@ -76,11 +79,29 @@ def network_line(what: str = "This page") -> str:
     )
 
 
-@st.cache_resource(show_spinner=False, max_entries=16)
+#: the networks :func:`learn` learned on this server, shared by its sessions: (data fingerprint, recipe) ->
+#: Learned, the least recently used dropped first.  A plain store, not ``st.cache_resource``: that one
+#: replays the progress bar a computation drew, which fails once the bar's block is gone (a second click)
+_LEARNED: OrderedDict = OrderedDict()
+_LEARNED_LOCK = threading.Lock()
+MAX_LEARNED = 16
+
+
 def _recipe_cached(_data: CategoricalData, fingerprint: str, recipe_key: tuple, _progress=None):
     """:func:`~bnfk_core.learning.recipe.learn_recipe` of the current data, once per recipe (``_progress``
-    reports a computation; a cached network comes back at once)."""
-    return learn_recipe(_data, Recipe(**dict(recipe_key)), progress=_progress)
+    reports a computation; a stored network comes back at once)."""
+    key = (fingerprint, recipe_key)
+    with _LEARNED_LOCK:
+        hit = _LEARNED.get(key)
+        if hit is not None:
+            _LEARNED.move_to_end(key)
+            return hit
+    out = learn_recipe(_data, Recipe(**dict(recipe_key)), progress=_progress)
+    with _LEARNED_LOCK:
+        _LEARNED[key] = out
+        while len(_LEARNED) > MAX_LEARNED:
+            _LEARNED.popitem(last=False)
+    return out
 
 
 def learn(
@@ -108,18 +129,25 @@ def learn(
 def reset_structure() -> None:
     """The default recipe's network (:data:`~bnfk_core.learning.recipe.DEFAULT_RECIPE`: a Chow–Liu tree on
     BIC) for the current features, learned by :func:`~bnfk_core.learning.recipe.learn_recipe` as the CLI's
-    ``learn DATA.csv`` and Python learn it; clears the undo stack."""
+    ``learn DATA.csv`` and Python learn it -- or, for rows sampled from a textbook network, that network's
+    own DAG (:func:`.truth.truth_dag`: the network a lecture starts from and compares with); clears the undo
+    stack."""
     ss = st.session_state
     feat = model_features()
-    r = recipe()
-    res = learn(r.structure, r.score, r.k, r.max_parents, r.seed).result
+    true = truth_dag()
+    if true is not None:  # rows sampled from a textbook network: its own DAG first (Reset goes back to it)
+        start, label, learned, notes = true, truth_label(), truth_label(), []
+    else:
+        r = recipe()
+        res = learn(r.structure, r.score, r.k, r.max_parents, r.seed).result
+        start, label, learned, notes = res.dag, "Chow–Liu tree (learned)", "Chow–Liu tree", list(res.notes)
     ss.structure = {
-        "dag": res.dag.to_dict(),
+        "dag": start.to_dict(),
         "fingerprint": feat.fingerprint(),
-        "label": "Chow–Liu tree (learned)",
-        "learned": res.dag.to_dict(),
-        "learned_label": "Chow–Liu tree",
-        "notes": list(res.notes),
+        "label": label,
+        "learned": start.to_dict(),
+        "learned_label": learned,
+        "notes": notes,
         "undo": [],
         "redo": [],
         "segment": None,

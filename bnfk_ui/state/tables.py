@@ -10,15 +10,19 @@ import streamlit as st
 
 from bnfk_core.data.reading import printable as _printable
 from bnfk_core.data.table import CategoricalData, RawTable, load_csv, read_table
-from bnfk_core.errors import DataError
+from bnfk_core.errors import BnfkError, DataError
+from bnfk_core.network.model import BayesNet
+from bnfk_core.network.textbook import TEXTBOOK_NETWORKS as TEXTBOOK_NAMES
+from bnfk_core.network.textbook import textbook_network, textbook_sample
 
 from .. import bigdata
 from . import bigfiles
 from .bigfiles import features_of, sampled, streamed
-from .choices import SAMPLE_DIR, catalog, data_settings, na_values_of
+from .choices import SAMPLE_DIR, catalog, data_settings, na_values_of, textbook_of
 
 __all__ = [
     "io_bytes",
+    "network_of",
     "load",
     "data",
     "full_data",
@@ -34,6 +38,11 @@ def _source(dataset: str):
     """``(file name, bytes or None)`` of a sample or the upload; a large file is never read whole."""
     if dataset == "path":
         raise DataError("A file on the server is read in chunks, not as a whole.")
+    name = textbook_of(dataset)
+    if name is not None:
+        raise DataError(
+            f"The rows sampled from {name} are no file; download them from the Data page (Data as loaded)."
+        )
     if dataset == "upload":
         up = st.session_state.get("upload")
         if up is None:
@@ -74,6 +83,15 @@ def load(settings: dict) -> CategoricalData:
         w = full_data(settings)
         ss = st.session_state
         return sampled(w, w.fingerprint(), int(ss.view_rows), int(ss.view_seed))
+    network = textbook_of(settings["dataset"])
+    if network is not None:
+        return _textbook_table(
+            network,
+            int(settings.get("textbook_rows", 2000)),
+            int(settings.get("textbook_seed", 0)),
+            settings["class_column"],
+            tuple(settings["drop_columns"]),
+        )
     name, content = _source(settings["dataset"])
     na = na_values_of(settings)
     args = (
@@ -110,6 +128,42 @@ _TABLES: dict = {}
 _TABLES_LOCK = threading.Lock()
 MAX_TABLES = 32
 MAX_TABLE_BYTES = 256 * 2**20
+
+
+@st.cache_resource(show_spinner=False, max_entries=len(TEXTBOOK_NAMES))
+def network_of(name: str) -> BayesNet:
+    """The textbook network ``name`` with its CPTs (:func:`~bnfk_core.network.textbook.textbook_network`),
+    read once for the whole server: a network is never changed."""
+    return textbook_network(name)
+
+
+#: the rows sampled from a textbook network, by (network, rows, seed, class column, dropped columns): the
+#: table depends on nothing of a session, so every session of the server shares it (the oldest dropped first)
+_SAMPLES: dict = {}
+MAX_SAMPLES = 16
+
+
+def _textbook_table(name: str, rows: int, seed: int, class_column, drop_columns: tuple) -> CategoricalData:
+    """The table of ``rows`` rows sampled from the textbook network ``name`` with ``seed``
+    (:func:`~bnfk_core.network.textbook.textbook_sample`), ``class_column`` and ``drop_columns`` applied
+    (a DataError names a column it does not have)."""
+    key = (name, rows, seed, class_column, drop_columns)
+    hit = _SAMPLES.get(key)
+    if hit is not None:
+        return hit
+    try:
+        table = textbook_sample(name, rows, seed, network=network_of(name))
+        if drop_columns:
+            table = table.drop(drop_columns)
+        table = table.with_class(class_column)
+    except BnfkError as exc:
+        raise DataError(str(exc)) from None
+    table.keep_fingerprint()  # shared by every session, never changed
+    with _TABLES_LOCK:
+        while len(_SAMPLES) >= MAX_SAMPLES:
+            _SAMPLES.pop(next(iter(_SAMPLES)))
+        _SAMPLES[key] = table
+    return table
 
 
 def data() -> CategoricalData:

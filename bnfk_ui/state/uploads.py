@@ -16,7 +16,7 @@ from bnfk_core.learning.structure import guard_width
 
 from .. import bigdata, jobs
 from .bigfiles import streamed, upload_info
-from .choices import UPLOAD_MISSING_POLICY, catalog, data_settings, read_options
+from .choices import TEXTBOOK_PREFIX, UPLOAD_MISSING_POLICY, catalog, data_settings, read_options
 from .messages import flash
 from .structure import reset_structure
 from .tables import full_data, io_bytes, load, model_features
@@ -29,6 +29,7 @@ __all__ = [
     "use_file",
     "use_upload",
     "use_sample",
+    "use_textbook",
     "header_width",
 ]
 
@@ -230,4 +231,18 @@ def use_sample(name: str) -> None:
         class_column=entry.get("class_column"),
         missing_policy=entry.get("missing_policy", "missing"),
         drop_columns=[],
+    )
+
+
+def use_textbook(name: str, **sample) -> bool:
+    """Switch to rows sampled from the textbook network ``name`` (``sample``: ``textbook_rows`` and
+    ``textbook_seed`` when they change too): no class column, nothing dropped; the structure starts as the
+    true network (:func:`.structure.reset_structure`).  False (and the error flashed) when it does not
+    load."""
+    return change_data(
+        dataset=TEXTBOOK_PREFIX + name,
+        class_column=None,
+        missing_policy="missing",
+        drop_columns=[],
+        **sample,
     )
