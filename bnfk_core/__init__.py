@@ -59,6 +59,7 @@ _HOMES = {
     "from_pgmpy": "network.pgmpy_io",
     "d_separated": "network.dsep",
     "textbook_network": "network.textbook",
+    "similar": "analyses.similar",
 }
 
 __all__ = [*_HOMES, "MEMBERS", "__version__"]
