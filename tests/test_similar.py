@@ -151,6 +151,8 @@ def test_bad_evidence_and_k_are_one_sentence_naming_them():
         similar(model, data, {})
     with pytest.raises(KernelError, match="k"):
         similar(model, data, {v: "s0"}, k=0)
+    with pytest.raises(KernelError, match="memory limit"):
+        similar(model, data, {v: "s0"}, k=5, max_bytes=100)
     with pytest.raises(DataError, match="no rows"):
         similar(model, from_codes(np.zeros((0, 4), np.int64), model.variables, model.states), {v: "s0"})
     # v = "u or w" without noise: v = yes with u = w = no is impossible

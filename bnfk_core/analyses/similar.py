@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..data.limits import DEFAULT_MAX_BYTES, format_bytes, resolve_limit
 from ..data.table import as_data
 from ..errors import DataError, KernelError, ModelError
 from ..inference.evidence import evidence_codes
@@ -184,6 +185,19 @@ def _labels(data, model, rows) -> tuple:
     return tuple(data.states[j][c] if c >= 0 else None for c in data.codes[rows, j]), cls
 
 
+def _guard(model, n: int, k: int, max_bytes) -> None:
+    """Refuse before any work when the per-row arrays, the dense feature row of the partial case and the
+    ``k`` rows' contributions (with their features) would exceed the memory limit."""
+    width = int(feature_offsets(model)[-1])
+    need = 8 * (4 * n + width) + k * (8 * model.n_vars + 24 * sum(t.shape[1] for t in model.cpts))
+    limit = resolve_limit(max_bytes)
+    if limit is not None and need > limit:
+        raise KernelError(
+            f"The {k:,} most similar rows of {model.n_vars:,} variables need {format_bytes(need)}, over the "
+            f"memory limit of {format_bytes(limit)}; ask for fewer rows (k) or raise the memory limit."
+        )
+
+
 def ranking(similarity: np.ndarray) -> np.ndarray:
     """Row indices from the most to the least similar: by ``similarity`` rounded to :data:`TIE_DIGITS`
     significant digits of the largest |similarity| (so that rounding noise does not decide), ties by row.
@@ -210,6 +224,7 @@ def similar(
     *,
     normalize: bool = False,
     chunk_rows: int = FEATURE_CHUNK_ROWS,
+    max_bytes: float | None = DEFAULT_MAX_BYTES,
 ) -> Similar:
     """The ``k`` rows of ``data`` most similar to the partial case ``evidence`` under the network's Fisher
     kernel, the partial case's missing cells marginalised (module docstring), with every variable's
@@ -231,6 +246,9 @@ def similar(
         Cosine-normalise: K(x_e, y) / sqrt(K(x_e, x_e) K(y, y)) (a row whose features are zero gets 0).
     chunk_rows : int
         Rows of the table whose features are built at once.
+    max_bytes : float or None
+        Refuse (KernelError) when the similarities, the partial case's dense feature row and the ``k`` rows'
+        contributions would exceed this many bytes (default: the limit set for this run).
 
     Returns
     -------
@@ -245,8 +263,8 @@ def similar(
     DataError
         A table without rows, or without one of the model's variables.
     KernelError
-        ``k`` below 1, a row the model gives probability zero, or evidence the kernel cannot see
-        (E[phi | e] = 0).
+        ``k`` below 1, a row the model gives probability zero, evidence the kernel cannot see
+        (E[phi | e] = 0), or more memory than ``max_bytes``.
 
     References
     ----------
@@ -262,6 +280,7 @@ def similar(
     n = codes.shape[0]
     if n == 0:
         raise DataError(f"{getattr(data, 'source', 'The table')} has no rows to compare with.")
+    _guard(model, n, min(int(k), n), max_bytes)
     pm = parent_marginals(model)
     phi = features(model, x[None, :], marginals=pm).toarray().ravel()
     kxx = float(phi @ phi)
@@ -289,6 +308,10 @@ def similar(
     )
     labels, cls = _labels(data, model, top)
     notes = () if k <= n else (f"the table has {n} rows, fewer than k = {k}: all of them are ranked",)
+    if getattr(data, "weights", None) is not None:
+        notes += (
+            "the table holds distinct rows with their counts: the row indices are those of the distinct rows",
+        )
     return Similar(
         rows=top.astype(np.int64),
         similarity=sim[top],
