@@ -78,12 +78,20 @@ def test_similarity_and_contributions_equal_the_enumerated_fisher_kernel(seed, n
     assert res.log_evidence == pytest.approx(np.log(bf.marginal_prob(model, observed)), rel=1e-12)
 
 
-def test_contribution_has_the_closed_form_of_the_family_posterior():
+@pytest.mark.parametrize("network", ["random", "asia"])
+def test_contribution_has_the_closed_form_of_the_family_posterior(network):
     """For a complete row y: C_i = P(pi_i = j | e) / P(pi_i = j) (P(X_i = y_i | pi_i = j, e) / theta - 1), j =
-    pi_i(y), every probability summed over the enumerated joint."""
-    model = _network(4)
+    pi_i(y), every probability summed over the enumerated joint (asia: a textbook network whose 'either' is
+    deterministic, CPT entries of zero)."""
+    if network == "asia":
+        from bnfk_core.network.textbook import textbook_network
+
+        model = textbook_network("asia")
+        evidence = {"smoke": "yes", "dysp": "yes"}
+    else:
+        model = _network(4)
+        evidence = _evidence(model, 11, 2)
     data = from_codes(model.sample(12, 5).codes, model.variables, model.states)
-    evidence = _evidence(model, 11, 2)
     res = similar(model, data, evidence, k=12)
     D, P = bf.joint_table(model)
     x = _partial_row(model, evidence)
