@@ -63,6 +63,7 @@ _HOMES = {
     "cpt_frame": "network.cpt",
     "with_cpt": "network.cpt",
     "zero_entries": "network.cpt",
+    "similar": "analyses.similar",
 }
 
 __all__ = [*_HOMES, "MEMBERS", "__version__"]

@@ -97,6 +97,18 @@ JSON_COMMANDS = {
         "age,hobby",
     ],
     "segment-suggest": ["segment-suggest", "single-arc", HAYES, "--class-column", "class"],
+    "similar": [
+        "similar",
+        HAYES,
+        "--class-column",
+        "class",
+        "--model",
+        "{model}",
+        "--evidence",
+        "age=1,hobby=2",
+        "--k",
+        "3",
+    ],
     "arc-search": [
         "arc-search",
         HAYES,

@@ -39,6 +39,7 @@ from . import (
     reproduce,
     sample,
     segments,
+    similar,
     warmup,
 )
 from .common import (
@@ -71,6 +72,7 @@ COMMANDS = (
     query,
     dsep,
     sample,
+    similar,
     options,
     warmup,
 )
