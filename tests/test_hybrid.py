@@ -178,8 +178,43 @@ def test_an_unobserved_numeric_leaf_marginalises_out():
         brute_force_joint(net, [0, 1, 0], [x, y, 0.0], integrate_out=("Z",))[(0, 1, 0)], rel=1e-7
     )
     assert full
-    with pytest.raises(ModelError, match="strong junction tree"):
-        discrete_posterior(net, {"X": x, "Z": 0.3})  # Y missing, Z below it observed
+
+
+def test_a_missing_number_between_observed_ones_is_integrated_out():
+    """Y missing between observed X and Z: the posterior and the density against quadrature over y."""
+    net = true_net()
+    x, z = 1.3, 0.3
+    joint = {}
+    for key in brute_force_joint(net, [-1, -1, -1], [x, 0.0, z]):
+        joint[key] = integrate.quad(
+            lambda y, key=key: brute_force_joint(net, list(key), [x, y, z])[key], -40, 40
+        )[0]
+    tot = sum(joint.values())
+    post = discrete_posterior(net, {"X": x, "Z": z})
+    for t, name in enumerate("ABC"):
+        want = np.zeros(len(net.states[t]))
+        for key, p in joint.items():
+            want[key[t]] += p / tot
+        np.testing.assert_allclose(post[name][0], want, atol=1e-9, rtol=0)
+    assert marginal_log_density(net, {"X": x, "Z": z})[0] == pytest.approx(math.log(tot), abs=1e-8)
+    # X and Y both missing, Z and C observed: the chain X -> Y -> Z composed by hand, Z ~ N(m, s2) per state
+    gx, gy, gz = net.gaussians[3:]
+    joint = {}
+    for a in range(2):
+        for b in range(3):
+            c = 1
+            mx, vx = gx.coef[a, 0], gx.variance[a]
+            my, vy = gy.coef[c, 0] + gy.coef[c, 1] * mx, gy.variance[c] + gy.coef[c, 1] ** 2 * vx
+            mz, vz = gz.coef[b, 0] + gz.coef[b, 1] * my, gz.variance[b] + gz.coef[b, 1] ** 2 * vy
+            p = net.cpts[0][0, a] * net.cpts[1][a, b] * net.cpts[2][b, c]
+            joint[(a, b)] = p * stats.norm.pdf(z, mz, math.sqrt(vz))
+    tot = sum(joint.values())
+    post = discrete_posterior(net, {"C": "c1", "Z": z})
+    want = np.zeros(2)
+    for key, p in joint.items():
+        want[key[0]] += p / tot
+    np.testing.assert_allclose(post["A"][0], want, atol=1e-12, rtol=0)
+    assert marginal_log_density(net, {"C": "c1", "Z": z})[0] == pytest.approx(math.log(tot), abs=1e-12)
 
 
 def test_conditional_normal_equals_numerical_integration():
@@ -258,7 +293,9 @@ def test_cli_learn_keep_prints_the_bic_of_the_network_it_writes(sample4k, tmp_pa
     csv_path = tmp_path / "d.csv"
     _write_csv(sample4k, csv_path)
     out = tmp_path / "m.json"
-    assert main(["learn", str(csv_path), "--numbers", "keep", "--structure", "hc-greedy", "-o", str(out)]) == 0
+    assert (
+        main(["learn", str(csv_path), "--numbers", "keep", "--structure", "hc-greedy", "-o", str(out)]) == 0
+    )
     res = json.loads(capsys.readouterr().out)
     model = read_hybrid(out)
     data = load_mixed(csv_path)

@@ -4,13 +4,17 @@ evidence, the marginal density of rows with missing cells, and the conditional d
 Given the observed cells of a row, every observed numeric node's density N(x_i; mean_j, variance_j) is a
 factor on its discrete parents (its numeric parents observed, so each configuration j gives a number);
 unobserved numeric nodes without an observed numeric descendant integrate to one (barren nodes) and drop out.
-The rest is discrete: the CPTs with the observed discrete cells fixed times those factors, contracted by the
-variable elimination of :func:`bnfk_core.inference.elimination.contract`.  This is exact.
+Unobserved numeric nodes with an observed numeric descendant are integrated out in closed form: with the
+observed numeric nodes that have such a parent they form a block H that is jointly Gaussian given its
+discrete parents, and the block's factor (the marginal density of its observed nodes) is computed for every
+configuration of those discrete parents (at most :data:`MAX_COUPLED_CONFIGS`; Lauritzen's strong
+junction tree would avoid the enumeration).  The rest is discrete: the CPTs with the observed discrete cells
+fixed times those factors, contracted by the variable elimination of
+:func:`bnfk_core.inference.elimination.contract`.  All of this is exact.
 
-Not covered (a ModelError says so): an unobserved numeric node with an observed numeric descendant (its
-integral couples the Gaussians of several configurations: Lauritzen's strong junction tree), and, for the
-conditional density of a numeric cell, an unobserved discrete parent of it or of its numeric children (the
-answer is then a mixture of Gaussians).
+Not covered (a ModelError says so): more coupled configurations than the bound, and, for the conditional
+density of a numeric cell, an unobserved discrete parent of it or of its numeric children, or a missing
+numeric neighbour of it that is not barren (the answer is then a mixture of Gaussians).
 """
 
 from __future__ import annotations
@@ -25,9 +29,18 @@ from ..inference.elimination import contract
 from .model import HybridNet
 from .table import DISCRETE, NUMERIC, MixedData
 
-__all__ = ["discrete_posterior", "marginal_log_density", "conditional_normal", "evidence_table"]
+__all__ = [
+    "discrete_posterior",
+    "marginal_log_density",
+    "conditional_normal",
+    "evidence_table",
+    "MAX_COUPLED_CONFIGS",
+]
 
 _LOG_2PI = math.log(2.0 * math.pi)
+
+#: most configurations of discrete parents that the missing numeric nodes of one row may couple
+MAX_COUPLED_CONFIGS = 4096
 
 
 def evidence_table(model: HybridNet, evidence: Mapping[str, object]) -> MixedData:
@@ -91,12 +104,9 @@ def _operands(model: HybridNet, codes: np.ndarray, values: np.ndarray, miss: np.
     batch = n
     kids = _numeric_children(model)
     observed = ~miss
-    for v in model.numeric:
-        if miss[v] and _observed_numeric_below(model, v, observed, kids):
-            raise ModelError(
-                f"Row {first_row + 1}: numeric node '{model.variables[v]}' is missing while a numeric node "
-                "below it is observed; that case needs a strong junction tree, which bnfk does not build yet."
-            )
+    hidden = [v for v in model.numeric if miss[v] and _observed_numeric_below(model, v, observed, kids)]
+    parents = model.dag.parent_indices()
+    coupled = set(hidden) | {v for v in model.numeric if observed[v] and set(parents[v]) & set(hidden)}
     ops, log_scale = [], np.zeros(B)
     cards = model.cardinalities
 
@@ -119,8 +129,8 @@ def _operands(model: HybridNet, codes: np.ndarray, values: np.ndarray, miss: np.
             logt = np.log(model.cpts[v].reshape(shape))
         add(np.broadcast_to(logt, (B, *shape)), ps + [v])
     for v in model.numeric:
-        if miss[v]:
-            continue  # barren: integrates to one
+        if miss[v] or v in coupled:
+            continue  # barren (integrates to one), or in the coupled Gaussian block below
         g = model.gaussians[v]
         ps = list(model.discrete_parents(v))
         cps = list(model.numeric_parents(v))
@@ -129,8 +139,61 @@ def _operands(model: HybridNet, codes: np.ndarray, values: np.ndarray, miss: np.
         r = values[:, v][:, None] - mean
         logd = -0.5 * (_LOG_2PI + np.log(g.variance)[None, :] + r * r / g.variance[None, :])
         add(logd.reshape([B] + [int(cards[p]) for p in ps]), ps)
+    if coupled:
+        block, axes = _coupled_block(
+            model, sorted(coupled, key=model.dag.topological_order().index), values, miss
+        )
+        add(block, axes)
     ops.append((np.ones(B), [batch]))
     return ops, log_scale
+
+
+def _coupled_block(model: HybridNet, H: list, values: np.ndarray, miss: np.ndarray):
+    """log of the integral over the missing nodes of H of prod_{v in H} p(v | parents), per row and per
+    configuration of the discrete parents of H: the nodes of H, given their parents outside H (observed
+    numbers, constants of a row), are jointly Gaussian, H = (I - W)^-1 (c + e); the density is that of the
+    observed nodes of H under its marginal.  Returns ((B, *cards), discrete axes)."""
+    B = values.shape[0]
+    pos = {v: k for k, v in enumerate(H)}
+    dax = sorted({p for v in H for p in model.discrete_parents(v)})
+    cards = [len(model.states[p]) for p in dax]
+    q = int(np.prod(cards)) if cards else 1
+    if q > MAX_COUPLED_CONFIGS:
+        raise ModelError(
+            f"The missing numeric nodes couple {q:,} configurations of their discrete parents (more than "
+            f"{MAX_COUPLED_CONFIGS:,}); observe more of them."
+        )
+    obs = [k for k, v in enumerate(H) if not miss[v]]
+    x_obs = values[:, [H[k] for k in obs]]
+    out = np.empty((B, q))
+    for j in range(q):
+        state = dict(zip(dax, np.unravel_index(j, cards))) if cards else {}
+        W = np.zeros((len(H), len(H)))
+        c = np.zeros((B, len(H)))
+        var = np.empty(len(H))
+        for k, v in enumerate(H):
+            dps = model.discrete_parents(v)
+            cfg = (
+                int(np.ravel_multi_index([state[p] for p in dps], [len(model.states[p]) for p in dps]))
+                if dps
+                else 0
+            )
+            coef = model.gaussians[v].coef[cfg]
+            var[k] = model.gaussians[v].variance[cfg]
+            c[:, k] = coef[0]
+            for m, p in enumerate(model.numeric_parents(v)):
+                if p in pos:
+                    W[k, pos[p]] = coef[1 + m]
+                else:
+                    c[:, k] += coef[1 + m] * values[:, p]
+        A = np.linalg.inv(np.eye(len(H)) - W)
+        mean = c @ A.T
+        cov = (A * var[None, :]) @ A.T
+        S = cov[np.ix_(obs, obs)]
+        L = np.linalg.cholesky(S)
+        r = np.linalg.solve(L, (x_obs - mean[:, obs]).T)
+        out[:, j] = -0.5 * (len(obs) * _LOG_2PI + (r * r).sum(axis=0)) - np.log(np.diag(L)).sum()
+    return out.reshape([B] + cards), dax
 
 
 def _aligned(model: HybridNet, data) -> MixedData:
