@@ -15,11 +15,13 @@ from bnfk_core.hybrid import (
     HybridNet,
     LinearGaussian,
     conditional_normal,
+    discrete_part,
     discrete_posterior,
     fit_hybrid,
     hybrid_hill_climb,
     load_mixed,
     marginal_log_density,
+    numeric_moments,
     read_hybrid,
     write_hybrid,
 )
@@ -249,6 +251,13 @@ def test_sampling_is_seeded_and_its_moments_are_the_models(sample4k):
     assert big.values[big.codes[:, 0] == 0, 3].var() == pytest.approx(1.0, abs=0.05)
     # E[X] = 0.4 * -1 + 0.6 * 2
     assert big.values[:, 3].mean() == pytest.approx(0.8, abs=0.03)
+    mean, cov = numeric_moments(net)
+    assert mean[0] == pytest.approx(0.8, abs=1e-12)
+    np.testing.assert_allclose(big.values[:, 3:].mean(axis=0), mean, atol=0.05)
+    np.testing.assert_allclose(np.cov(big.values[:, 3:].T), cov, atol=0.1 * np.abs(cov).max())
+    # Var X = E Var + Var E = 0.4 * 1 + 0.6 * 0.5 + 0.4 * 0.6 * 3 ** 2 by hand
+    assert cov[0, 0] == pytest.approx(0.4 + 0.3 + 0.24 * 9, abs=1e-12)
+    assert discrete_part(net).parameter_count() == 1 + 4 + 3
 
 
 def test_json_round_trip(tmp_path):
@@ -339,3 +348,72 @@ def test_cli_structure_file_fits_a_discrete_dag(tmp_path, capsys):
     assert res["score"] == pytest.approx(want, abs=1e-9)
     ll, k = closed_form_loglik(disc, DAG(["A", "B", "C"], [("A", "B"), ("B", "C")]))
     assert res["score"] == pytest.approx(ll - 0.5 * k * math.log(500), abs=1e-6)
+
+
+def test_missing_numbers_are_scored_on_each_familys_available_cases(sample4k):
+    from bnfk_core.hybrid import HybridScorer, MixedData
+
+    rng = np.random.default_rng(4)
+    values = sample4k.values.copy()
+    values[rng.random(4000) < 0.1, 3] = np.nan
+    values[rng.random(4000) < 0.1, 4] = np.nan
+    data = MixedData(sample4k.variables, sample4k.kinds, sample4k.states, sample4k.codes, values, "holes")
+    scorer = HybridScorer(data, "bic")
+    assert not scorer.complete_numbers
+    rows = ~np.isnan(values[:, 3]) & ~np.isnan(values[:, 4])
+    ll, n = 0.0, 0
+    for c in range(2):
+        r = rows & (data.codes[:, 2] == c)
+        X = np.column_stack([np.ones(r.sum()), values[r, 3]])
+        beta, *_ = np.linalg.lstsq(X, values[r, 4], rcond=None)
+        resid = values[r, 4] - X @ beta
+        ll += float(stats.norm.logpdf(resid, 0, math.sqrt((resid**2).mean())).sum())
+        n += int(r.sum())
+    assert scorer(4, (2, 3)) == pytest.approx((ll - 0.5 * 2 * 3 * math.log(n)) * 4000 / n, abs=1e-6)
+    model = fit_hybrid(DAG(NODES, ARCS), data)
+    r = rows & (data.codes[:, 2] == 1)
+    X = np.column_stack([np.ones(r.sum()), values[r, 3]])
+    beta, *_ = np.linalg.lstsq(X, values[r, 4], rcond=None)
+    np.testing.assert_allclose(model.gaussians[4].coef[1], beta, atol=1e-9)
+    found = hybrid_hill_climb(data, "bic")
+    assert found.notes and {frozenset(a) for a in found.dag.sorted_arcs()} == {frozenset(a) for a in ARCS}
+
+
+def test_a_child_its_parent_determines_gets_the_variance_floor():
+    from bnfk_core.hybrid import mixed_from_arrays
+
+    x = np.linspace(0, 1, 50)
+    data = mixed_from_arrays({"x": x, "y": 2 * x + 1})
+    model = fit_hybrid(DAG(["x", "y"], [("x", "y")]), data)
+    assert model.gaussians[1].variance[0] == pytest.approx(1e-6 * (2 * x + 1).var(), rel=1e-9)
+    assert model.fit_info["floored_variances"] == 1
+    assert np.isfinite(model.log_density(data)).all()
+    np.testing.assert_allclose(model.gaussians[1].coef[0], [1.0, 2.0], atol=1e-9)
+
+
+@pytest.mark.parametrize(
+    "extra, culprit",
+    [
+        (["--score", "k2"], "bic or aic"),
+        (["--structure", "tree"], "hc-greedy or hc"),
+        (["--class-column", "A"], "--class-column"),
+    ],
+)
+def test_cli_hybrid_refusals_are_one_sentence(extra, culprit, sample4k, tmp_path, capsys):
+    csv_path = tmp_path / "d.csv"
+    _write_csv(sample4k.subset(np.arange(100)), csv_path)
+    assert main(["learn", str(csv_path), "--numbers", "keep", "-o", str(tmp_path / "m.json"), *extra]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error:") and culprit in err and not (tmp_path / "m.json").exists()
+
+
+def test_cli_structure_file_refuses_a_numeric_parent_of_a_discrete_node(sample4k, tmp_path, capsys):
+    csv_path = tmp_path / "d.csv"
+    _write_csv(sample4k.subset(np.arange(100)), csv_path)
+    (tmp_path / "s.json").write_text(json.dumps({"nodes": NODES, "arcs": [["X", "A"]]}))
+    argv = ["learn", str(csv_path), "--numbers", "keep", "--structure-file", str(tmp_path / "s.json")]
+    assert main(argv + ["-o", str(tmp_path / "m.json")]) == 2
+    assert "discrete node 'A'" in capsys.readouterr().err
+    (tmp_path / "s.json").write_text(json.dumps({"nodes": ["A", "Q"], "arcs": []}))
+    assert main(argv + ["-o", str(tmp_path / "m.json")]) == 2
+    assert "'Q'" in capsys.readouterr().err

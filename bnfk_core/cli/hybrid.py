@@ -108,7 +108,7 @@ def learn_hybrid(args, progress=None) -> tuple[dict, object]:
         score = scorer.total(dag.parent_indices())
         notes.append(
             f"{int((~complete).sum())} row(s) have missing cells: the score is the sum of the families' "
-            "available-case scores."
+            "available-case scores, each scaled to all rows."
         )
     if model.fit_info.get("floored_variances"):
         notes.append(

@@ -49,25 +49,24 @@ def _moves(parents: list, scorer: HybridScorer, max_parents: int | None):
     """Every legal move with its score change: ('add'|'delete'|'reverse', u, v, delta)."""
     n = len(parents)
     for v in range(n):
-        base_v = scorer(v, parents[v])
         for u in range(n):
             if u == v:
                 continue
             if u in parents[v]:
                 rest = tuple(p for p in parents[v] if p != u)
-                d_del = scorer(v, rest) - base_v
+                d_del = scorer.delta(v, parents[v], rest)
                 yield ("delete", u, v, d_del)
                 if scorer.allowed(v, u) and (max_parents is None or len(parents[u]) < max_parents):
                     without = [list(ps) for ps in parents]
                     without[v] = list(rest)
                     if not _reaches(without, u, v):  # v -> u closes no cycle once u -> v is gone
-                        d_add = scorer(u, tuple(parents[u]) + (v,)) - scorer(u, parents[u])
+                        d_add = scorer.delta(u, parents[u], tuple(parents[u]) + (v,))
                         yield ("reverse", u, v, d_del + d_add)
             elif v not in parents[u] and scorer.allowed(u, v):
                 if max_parents is not None and len(parents[v]) >= max_parents:
                     continue
                 if not _reaches(parents, v, u):
-                    yield ("add", u, v, scorer(v, tuple(parents[v]) + (u,)) - base_v)
+                    yield ("add", u, v, scorer.delta(v, parents[v], tuple(parents[v]) + (u,)))
 
 
 def _apply(parents: list, move) -> list:
@@ -92,9 +91,10 @@ def hybrid_hill_climb(
 ) -> HybridSearch:
     """Hill climbing from the empty graph over the CLG family, then ``tabu_steps`` moves of tabu search.
 
-    Each step takes the best legal move (the largest score gain); the greedy phase ends when no move gains
-    more than 1e-9.  The tabu phase then takes the best move to a graph not visited yet even when it loses,
-    and the best graph seen is returned.
+    Each step takes the best legal move (the largest score gain, two parent sets of a child compared on the
+    rows where both are observed: :meth:`~bnfk_core.hybrid.scoring.HybridScorer.delta`); the greedy phase
+    ends when no move gains more than 1e-9.  The tabu phase then takes the best move to a graph not visited
+    yet even when it loses, and the best graph seen is returned.
 
     Parameters
     ----------
@@ -126,7 +126,7 @@ def hybrid_hill_climb(
         if best is None or best[3] <= 1e-9:
             break
         parents = _apply(parents, best)
-        current += best[3]
+        current = scorer.total(parents)
         moves += 1
         if progress is not None:
             progress(min(0.9, moves / (moves + n)), f"hill climbing: {moves} moves")
@@ -139,7 +139,7 @@ def hybrid_hill_climb(
             break
         parents = _apply(parents, step)
         seen.add(tuple(parents))
-        current += step[3]
+        current = scorer.total(parents)
         moves += 1
         if current > best_score + 1e-9:
             best_parents, best_score = parents, current
@@ -147,7 +147,10 @@ def hybrid_hill_climb(
     dag = DAG(names, [(names[p], names[v]) for v in range(n) for p in best_parents[v]])
     notes = []
     if not scorer.complete_numbers:
-        notes.append("Numeric cells are missing: each family was scored on its available cases.")
+        notes.append(
+            "Numeric cells are missing: each family was scored on its available cases (scaled to all rows), "
+            "two parent sets compared on the rows where both are observed."
+        )
     return HybridSearch(
         dag,
         float(scorer.total(best_parents)),
