@@ -97,15 +97,35 @@ def learn_hybrid(args, progress=None) -> tuple[dict, object]:
         )
         dag, method, search_score, moves = found.dag, args.structure, found.score, found.moves
         notes += found.notes
-    model = fit_hybrid(dag, data, method=args.params, pseudo_count=args.pseudo_count)
     complete = data.complete_rows()
-    if complete.all():
+    how = getattr(args, "missing_data", "available-case")
+    if complete.all() or how == "complete-rows":
+        if not complete.all():
+            data = data.subset(np.flatnonzero(complete))
+            notes.append(f"{int((~complete).sum())} row(s) with missing cells were left out (complete-rows).")
+            if data.n_rows == 0:
+                raise BnfkError(
+                    f"No row of {args.data} is complete; use --missing-data em or available-case."
+                )
+        model = fit_hybrid(dag, data, method=args.params, pseudo_count=args.pseudo_count)
         score = model.score(data, args.score)
+    elif how == "em":
+        from ..hybrid import em_hybrid, marginal_log_density
+
+        model = em_hybrid(dag, data)
+        ll = float(marginal_log_density(model, data).sum())
+        k = model.parameter_count()
+        score = ll - (0.5 * k * math.log(data.n_rows) if args.score == "bic" else k)
+        notes.append(
+            f"{int((~complete).sum())} row(s) have missing cells: parameters by EM "
+            f"({model.fit_info['em_iterations']} iterations; the structure searched on available cases), the "
+            "score from the observed-data log-likelihood."
+        )
     else:
         from ..hybrid import HybridScorer
 
-        scorer = HybridScorer(data, args.score)
-        score = scorer.total(dag.parent_indices())
+        model = fit_hybrid(dag, data, method=args.params, pseudo_count=args.pseudo_count)
+        score = HybridScorer(data, args.score).total(dag.parent_indices())
         notes.append(
             f"{int((~complete).sum())} row(s) have missing cells: the score is the sum of the families' "
             "available-case scores, each scaled to all rows."
@@ -128,7 +148,8 @@ def learn_hybrid(args, progress=None) -> tuple[dict, object]:
         "parameters": model.parameter_count(),
         "params": args.params,
         "rows": data.n_rows,
-        "n_rows_used": int(complete.sum()),
+        "n_rows_used": data.n_rows if how != "complete-rows" else int(complete.sum()),
+        "missing_data": how if not complete.all() else "complete-rows",
         "numeric_columns": [data.variables[i] for i in data.numeric],
         "discrete_columns": [data.variables[i] for i in data.discrete],
         "notes": notes,

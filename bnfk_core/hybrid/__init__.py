@@ -35,6 +35,8 @@ _HOMES = {
     "variance_floor": "stats",
     "VARIANCE_FLOOR": "stats",
     "fit_hybrid": "fitting",
+    "em_hybrid": "em",
+    "MAX_COMPLETIONS": "em",
     "HybridScorer": "scoring",
     "HYBRID_SCORES": "scoring",
     "HybridSearch": "search",
