@@ -479,3 +479,19 @@ def test_cli_learn_keep_with_missing_cells_prints_the_observed_data_bic(holes, t
         ll - 0.5 * k * math.log(1500), abs=1e-6
     )
     assert {frozenset(a) for a in res["arcs"]} == {frozenset(a) for a in ARCS}
+
+
+def test_structural_em_recovers_the_skeleton_and_expected_scores_of_a_full_table_are_its_scores(
+    holes, sample4k
+):
+    from bnfk_core.hybrid import ExpectedScorer, HybridScorer, expected_completions, structural_em_hybrid
+
+    sem = structural_em_hybrid(holes)
+    assert {frozenset(a) for a in sem.dag.sorted_arcs()} == {frozenset(a) for a in ARCS}
+    assert sem.loglik == pytest.approx(marginal_log_density(sem.model, holes).sum(), abs=1e-6)
+    data = sample4k.subset(np.arange(600))
+    model = fit_hybrid(DAG(NODES, ARCS), data)
+    completed, _ = expected_completions(model, data)
+    exp, direct = ExpectedScorer(completed, data), HybridScorer(data)
+    for child, parents in [(0, ()), (1, (0,)), (4, (2, 3)), (5, (1, 3, 4)), (3, ())]:
+        assert exp(child, parents) == pytest.approx(direct(child, parents), abs=1e-6)

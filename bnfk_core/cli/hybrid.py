@@ -87,6 +87,14 @@ def learn_hybrid(args, progress=None) -> tuple[dict, object]:
         dag = read_structure_file(args.structure_file, data.variables)
         data = data.select(list(dag.nodes))
         method, search_score, moves = "given", None, 0
+    elif getattr(args, "missing_data", None) == "em" and not data.complete_rows().all():
+        from ..hybrid import structural_em_hybrid
+
+        sem = structural_em_hybrid(
+            data, args.score, args.max_parents, HYBRID_LEARNERS[args.structure], progress=progress
+        )
+        dag, method, search_score, moves = sem.dag, f"{args.structure} + structural EM", None, sem.rounds
+        notes += sem.notes
     else:
         found = hybrid_hill_climb(
             data,
@@ -118,8 +126,8 @@ def learn_hybrid(args, progress=None) -> tuple[dict, object]:
         score = ll - (0.5 * k * math.log(data.n_rows) if args.score == "bic" else k)
         notes.append(
             f"{int((~complete).sum())} row(s) have missing cells: parameters by EM "
-            f"({model.fit_info['em_iterations']} iterations; the structure searched on available cases), the "
-            "score from the observed-data log-likelihood."
+            f"({model.fit_info['em_iterations']} iterations), the score from the observed-data "
+            "log-likelihood."
         )
     else:
         from ..hybrid import HybridScorer

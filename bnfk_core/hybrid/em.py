@@ -27,7 +27,7 @@ from .moments import numeric_joint
 from .stats import VARIANCE_FLOOR, regress, variance_floor
 from .table import MixedData
 
-__all__ = ["em_hybrid", "MAX_COMPLETIONS"]
+__all__ = ["em_hybrid", "expected_completions", "MAX_COMPLETIONS"]
 
 #: most completions of one row's missing discrete cells the E-step enumerates
 MAX_COMPLETIONS = 4096
@@ -49,7 +49,9 @@ def _groups(data: MixedData):
 
 
 def _estep(model: HybridNet, data: MixedData):
-    """Expected counts and cross-products under ``model``, and the observed-data log-likelihood."""
+    """Expected counts and cross-products under ``model``, the observed-data log-likelihood, and the
+    completions themselves: (all discrete codes, numbers filled by their conditional means, the conditional
+    covariance of the numbers, the completion's weight per row) of every group of rows."""
     disc, num = list(model.discrete), list(model.numeric)
     npos = {v: k for k, v in enumerate(num)}
     counts = {i: np.zeros_like(model.cpts[i]) for i in disc}
@@ -58,6 +60,7 @@ def _estep(model: HybridNet, data: MixedData):
         cols = [npos[p] for p in model.numeric_parents(i)] + [npos[i]]
         fam[i] = (cols, np.zeros((model.n_configs(i), len(cols) + 1, len(cols) + 1)))
     joints: dict = {}
+    completed = []
     total_ll = 0.0
     values = data.values
     for rows, miss, obs_codes in _groups(data):
@@ -109,6 +112,7 @@ def _estep(model: HybridNet, data: MixedData):
         total_ll += float(norm.sum())
         w = np.exp(logw - norm[None, :])
         for (codes, xhat, C), wc in zip(parts, w):
+            completed.append((codes, xhat, C, wc))
             row = codes[None, :]
             tot = float(wc.sum())
             for i in disc:
@@ -119,7 +123,26 @@ def _estep(model: HybridNet, data: MixedData):
                 Cz = np.zeros((len(cols) + 1, len(cols) + 1))
                 Cz[1:, 1:] = C[np.ix_(cols, cols)]
                 S[model.config(i, row)[0]] += (z * wc[:, None]).T @ z + tot * Cz
-    return counts, fam, total_ll
+    return counts, fam, total_ll, completed
+
+
+def expected_completions(model: HybridNet, data: MixedData) -> tuple[list, float]:
+    """The E-step's completions of ``data`` under ``model`` (see :func:`_estep`) and the observed-data
+    log-likelihood: what the expected scores of structural EM are computed from.
+
+    Parameters
+    ----------
+    model : HybridNet
+    data : MixedData
+        Aligned to ``model``.
+
+    Returns
+    -------
+    completed : list of (codes, xhat, cov, weights)
+    loglik : float
+    """
+    _, _, ll, completed = _estep(model, data)
+    return completed, ll
 
 
 def em_hybrid(
@@ -153,7 +176,7 @@ def em_hybrid(
     prev = -math.inf
     it = 0
     for it in range(1, int(max_iter) + 1):
-        counts, fam, ll = _estep(model, data)
+        counts, fam, ll, _ = _estep(model, data)
         if ll - prev < tol * abs(ll) and it > 1:
             break
         prev = ll

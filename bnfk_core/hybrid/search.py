@@ -88,8 +88,11 @@ def hybrid_hill_climb(
     tabu_steps: int = 0,
     max_moves: int = 10_000,
     progress=None,
+    scorer=None,
+    start=None,
 ) -> HybridSearch:
-    """Hill climbing from the empty graph over the CLG family, then ``tabu_steps`` moves of tabu search.
+    """Hill climbing from the empty graph (or ``start``) over the CLG family, then ``tabu_steps`` moves of
+    tabu search.
 
     Each step takes the best legal move (the largest score gain, two parent sets of a child compared on the
     rows where both are observed: :meth:`~bnfk_core.hybrid.scoring.HybridScorer.delta`); the greedy phase
@@ -108,6 +111,11 @@ def hybrid_hill_climb(
         A bound on the greedy moves.
     progress : callable, optional
         ``progress(fraction, message)``.
+    scorer : HybridScorer-like, optional
+        The local scores (default: :class:`~bnfk_core.hybrid.scoring.HybridScorer` of ``data``; structural
+        EM passes its expected scores).
+    start : sequence of tuples of int, optional
+        The parents of every column to start from (default: none).
 
     Returns
     -------
@@ -116,9 +124,9 @@ def hybrid_hill_climb(
     if max_parents is not None and max_parents < 0:
         raise StructureError(f"max_parents must be at least 0, not {max_parents}.")
     t0 = time.perf_counter()
-    scorer = HybridScorer(data, score)
+    scorer = scorer if scorer is not None else HybridScorer(data, score)
     n = data.n_vars
-    parents = [() for _ in range(n)]
+    parents = [tuple(sorted(ps)) for ps in start] if start is not None else [() for _ in range(n)]
     current = scorer.total(parents)
     moves = 0
     while moves < max_moves:
@@ -146,7 +154,7 @@ def hybrid_hill_climb(
     names = data.variables
     dag = DAG(names, [(names[p], names[v]) for v in range(n) for p in best_parents[v]])
     notes = []
-    if not scorer.complete_numbers:
+    if not getattr(scorer, "complete", True):
         notes.append(
             "Numeric cells are missing: each family was scored on its available cases (scaled to all rows), "
             "two parent sets compared on the rows where both are observed."
