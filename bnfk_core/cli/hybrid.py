@@ -68,8 +68,9 @@ def read_structure_file(path: str, columns) -> object:
 
 
 def learn_hybrid(args, progress=None) -> tuple[dict, object]:
-    """(the JSON result, the fitted HybridNet) of ``learn --numbers keep``."""
-    from ..hybrid import HYBRID_SCORES, fit_hybrid, hybrid_hill_climb
+    """(the JSON result, the fitted HybridNet) of ``learn --numbers keep``
+    (:func:`bnfk_core.hybrid.learn.learn_hybrid_network`)."""
+    from ..hybrid import HYBRID_SCORES, learn_hybrid_network
 
     if args.class_column is not None:
         raise BnfkError("--class-column is not taken with --numbers keep yet; drop it or use --numbers bin.")
@@ -82,85 +83,36 @@ def learn_hybrid(args, progress=None) -> tuple[dict, object]:
         )
     t0 = time.perf_counter()
     data = read_mixed(args.data, args)
-    notes = list(data.notes)
-    if args.structure_file:
-        dag = read_structure_file(args.structure_file, data.variables)
-        data = data.select(list(dag.nodes))
-        method, search_score, moves = "given", None, 0
-    elif getattr(args, "missing_data", None) == "em" and not data.complete_rows().all():
-        from ..hybrid import structural_em_hybrid
-
-        sem = structural_em_hybrid(
-            data, args.score, args.max_parents, HYBRID_LEARNERS[args.structure], progress=progress
-        )
-        dag, method, search_score, moves = sem.dag, f"{args.structure} + structural EM", None, sem.rounds
-        notes += sem.notes
-    else:
-        found = hybrid_hill_climb(
-            data,
-            args.score,
-            max_parents=args.max_parents,
-            tabu_steps=HYBRID_LEARNERS[args.structure],
-            progress=progress,
-        )
-        dag, method, search_score, moves = found.dag, args.structure, found.score, found.moves
-        notes += found.notes
-    complete = data.complete_rows()
-    how = getattr(args, "missing_data", "available-case")
-    if complete.all() or how == "complete-rows":
-        if not complete.all():
-            data = data.subset(np.flatnonzero(complete))
-            notes.append(f"{int((~complete).sum())} row(s) with missing cells were left out (complete-rows).")
-            if data.n_rows == 0:
-                raise BnfkError(
-                    f"No row of {args.data} is complete; use --missing-data em or available-case."
-                )
-        model = fit_hybrid(dag, data, method=args.params, pseudo_count=args.pseudo_count)
-        score = model.score(data, args.score)
-    elif how == "em":
-        from ..hybrid import em_hybrid, marginal_log_density
-
-        model = em_hybrid(dag, data)
-        ll = float(marginal_log_density(model, data).sum())
-        k = model.parameter_count()
-        score = ll - (0.5 * k * math.log(data.n_rows) if args.score == "bic" else k)
-        notes.append(
-            f"{int((~complete).sum())} row(s) have missing cells: parameters by EM "
-            f"({model.fit_info['em_iterations']} iterations), the score from the observed-data "
-            "log-likelihood."
-        )
-    else:
-        from ..hybrid import HybridScorer
-
-        model = fit_hybrid(dag, data, method=args.params, pseudo_count=args.pseudo_count)
-        score = HybridScorer(data, args.score).total(dag.parent_indices())
-        notes.append(
-            f"{int((~complete).sum())} row(s) have missing cells: the score is the sum of the families' "
-            "available-case scores, each scaled to all rows."
-        )
-    if model.fit_info.get("floored_variances"):
-        notes.append(
-            f"{model.fit_info['floored_variances']} regression variance(s) were raised to the floor "
-            "(1e-6 of their column's variance): too few rows or a child its parents determine."
-        )
-    model.fit_info.update(score_name=args.score, score=score, structure=method)
+    dag = read_structure_file(args.structure_file, data.variables) if args.structure_file else None
+    got = learn_hybrid_network(
+        data,
+        dag=dag,
+        score=args.score,
+        missing_data=args.missing_data,
+        tabu_steps=HYBRID_LEARNERS.get(args.structure, 0),
+        max_parents=args.max_parents,
+        params=args.params,
+        pseudo_count=args.pseudo_count,
+        progress=progress,
+    )
+    model = got.model
     out = {
         "model_kind": "hybrid",
-        "method": method,
-        "score_name": args.score,
-        "score": score,
-        "search_score": search_score,
-        "moves": moves,
-        "arcs": [list(a) for a in dag.sorted_arcs()],
-        "n_arcs": dag.n_arcs,
+        "method": got.method if dag is not None else f"{args.structure}: {got.method}",
+        "score_name": got.score_name,
+        "score": got.score,
+        "search_score": got.search_score,
+        "moves": got.moves,
+        "arcs": [list(a) for a in got.dag.sorted_arcs()],
+        "n_arcs": got.dag.n_arcs,
         "parameters": model.parameter_count(),
         "params": args.params,
         "rows": data.n_rows,
-        "n_rows_used": data.n_rows if how != "complete-rows" else int(complete.sum()),
-        "missing_data": how if not complete.all() else "complete-rows",
-        "numeric_columns": [data.variables[i] for i in data.numeric],
-        "discrete_columns": [data.variables[i] for i in data.discrete],
-        "notes": notes,
+        "n_rows_used": got.n_rows_used,
+        "missing_data": got.missing_data,
+        "numeric_columns": [model.variables[i] for i in model.numeric],
+        "discrete_columns": [model.variables[i] for i in model.discrete],
+        "notes": list(data.notes) + got.notes,
         "seconds": time.perf_counter() - t0,
     }
     return out, model
