@@ -495,3 +495,28 @@ def test_structural_em_recovers_the_skeleton_and_expected_scores_of_a_full_table
     exp, direct = ExpectedScorer(completed, data), HybridScorer(data)
     for child, parents in [(0, ()), (1, (0,)), (4, (2, 3)), (5, (1, 3, 4)), (3, ())]:
         assert exp(child, parents) == pytest.approx(direct(child, parents), abs=1e-6)
+
+
+def test_a_fifo_as_structure_file_or_hybrid_model_is_refused_without_opening_it(tmp_path, capsys):
+    import os
+
+    csv_path = tmp_path / "d.csv"
+    _write_csv(true_net().sample(30, seed=0), csv_path)
+    fifo = tmp_path / "s.json"
+    os.mkfifo(fifo)
+    argv = [
+        "learn",
+        str(csv_path),
+        "--numbers",
+        "keep",
+        "--structure-file",
+        str(fifo),
+        "-o",
+        str(tmp_path / "m.json"),
+    ]
+    assert main(argv) == 2
+    assert "regular file" in capsys.readouterr().err
+    with pytest.raises(ModelError):
+        read_hybrid(fifo)
+    assert main(["loglik", str(csv_path), "--model", str(fifo)]) == 2
+    capsys.readouterr()

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import csv
 import math
-import os
 import time
 
 import numpy as np
@@ -55,12 +54,19 @@ def read_mixed(path: str, args, model=None):
 def read_structure_file(path: str, columns) -> object:
     """The DAG of a structure file (``{"nodes": [...], "arcs": [[u, v], ...]}``, or a model file), its
     nodes checked against ``columns``."""
+    from ..data.files import NOT_FOUND, not_regular_message, open_regular, regular_file_problem
     from ..network.model import read_structure
 
-    if not os.path.isfile(path):
+    problem = regular_file_problem(path)
+    if problem == NOT_FOUND:
         raise BnfkError(f"Structure file '{path}' does not exist.")
-    with open(path, "rb") as fh:
-        dag = read_structure(fh.read(), path)
+    if problem is not None:
+        raise BnfkError("Structure file " + not_regular_message(f"'{path}'"))
+    try:
+        with open_regular(path, "rb") as fh:
+            dag = read_structure(fh.read(), path)
+    except OSError as exc:
+        raise BnfkError(f"Cannot read structure file '{path}': {exc.strerror or exc}.") from None
     missing = [v for v in dag.nodes if v not in columns]
     if missing:
         raise BnfkError(f"Node '{missing[0]}' of structure file '{path}' is not a column of the data.")

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..data.files import NOT_FOUND, not_regular_message, open_regular, regular_file_problem
 from ..errors import ModelError, StructureError
 from ..network.dag import DAG
 from .table import DISCRETE, NUMERIC, MixedData
@@ -449,8 +450,10 @@ class HybridNet:
 def is_hybrid_json(path) -> bool:
     """True when ``path`` is a JSON file whose ``format`` is :data:`HYBRID_FORMAT` (read from its first
     4 kB)."""
+    if regular_file_problem(os.fspath(path)) is not None:  # a FIFO, device or folder is never opened
+        return False
     try:
-        with open(os.fspath(path), encoding="utf-8", errors="replace") as fh:
+        with open_regular(os.fspath(path), "r", encoding="utf-8", errors="replace") as fh:
             head = fh.read(4096)
     except OSError:
         return False
@@ -483,11 +486,14 @@ def read_hybrid(path, source: str | None = None) -> HybridNet:
     HybridNet
     """
     source = source or os.fspath(path)
+    problem = regular_file_problem(os.fspath(path))
+    if problem == NOT_FOUND:
+        raise ModelError(f"Model file '{source}' does not exist.")
+    if problem is not None:
+        raise ModelError("Model file " + not_regular_message(f"'{source}'"))
     try:
-        with open(os.fspath(path), encoding="utf-8") as fh:
+        with open_regular(os.fspath(path), "r", encoding="utf-8") as fh:
             d = json.load(fh)
-    except FileNotFoundError:
-        raise ModelError(f"Model file '{source}' does not exist.") from None
     except (OSError, ValueError, RecursionError) as exc:
         raise ModelError(f"Cannot read hybrid model {source} ({type(exc).__name__}).") from None
     return HybridNet.from_json_dict(d, source)
