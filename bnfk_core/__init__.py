@@ -8,6 +8,7 @@ Subpackages by role, imports running down the list (each has a small public face
   networks, layout;
 * ``inference`` -- junction tree, variable elimination, marginals and posteriors, evidence and the MPE;
 * ``learning`` -- scores, KGV, structure searches, incomplete data, landscapes, the metagraph kernel;
+* ``hybrid`` -- conditional linear Gaussian networks over mixed tables (numbers kept as numbers);
 * ``kernels`` -- the Fisher kernel and its features, Hamming kernels, the similarity zoo, live terms;
 * ``lca`` -- latent class models;
 * ``analyses`` -- ``cluster``, ``impute``, ``prototypes``, ``segments``;
@@ -64,6 +65,10 @@ _HOMES = {
     "with_cpt": "network.cpt",
     "zero_entries": "network.cpt",
     "similar": "analyses.similar",
+    "MixedData": "hybrid.table",
+    "load_mixed": "hybrid.table",
+    "HybridNet": "hybrid.model",
+    "fit_hybrid": "hybrid.fitting",
 }
 
 __all__ = [*_HOMES, "MEMBERS", "__version__"]

@@ -409,6 +409,14 @@ def read_model_file(path: str):
 
     if is_session_file(path):
         return read_session_file(path).model
+    if path.lower().endswith(".json"):
+        from ..hybrid import is_hybrid_json
+
+        if is_hybrid_json(path):
+            raise BnfkError(
+                f"{path} is a hybrid (conditional linear Gaussian) model; only learn, loglik and sample take "
+                "one so far."
+            )
     return read_model(path)
 
 

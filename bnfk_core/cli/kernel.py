@@ -166,11 +166,27 @@ def _cmd_loglik(args) -> dict:
     from ..analyses.rowwise import stream_loglik
     from ..inference.queries import log_likelihood
     from .chunks import read_chunks
+    from .hybrid import hybrid_loglik, is_hybrid_model
 
     if args.output:
         check_output(args.output, (".csv",), "log-likelihoods", input_files(args))
     t0 = time.perf_counter()
-    model = read_model_file(need_model(args))
+    path = need_model(args)
+    if is_hybrid_model(path):  # a CLG network: log-densities, the numeric cells' densities included
+        if args.chunksize:
+            raise BnfkError(
+                "--chunksize reads a discrete model's rows; a hybrid model's table is read whole."
+            )
+        ll = hybrid_loglik(args, path)
+        if args.output:
+            with atomic_path(args.output) as tmp:
+                np.savetxt(tmp, ll, fmt="%.17g", header="loglik", comments="")
+        out = {"total": float(ll.sum()), "rows": int(ll.shape[0]), "mean": float(ll.mean()), "density": True}
+        out.update({"model": args.model, "seconds": time.perf_counter() - t0})
+        if args.output:
+            out["output"] = args.output
+        return out
+    model = read_model_file(path)
     if in_chunks(args, "loglik"):  # asked for, or DATA too big to hold within --max-memory
         chunks = read_chunks(args.data, args, model)
         if args.output:

@@ -29,12 +29,18 @@ __all__ = ["register"]
 
 
 def _cmd_learn(args) -> dict:
-    from ..learning.recipe import Recipe
+    from ..learning.recipe import DEFAULT_RECIPE, Recipe
     from ..network.formats import MODEL_EXTENSIONS, format_of
     from ..network.model import write_model
 
-    check_output(args.output, MODEL_EXTENSIONS, "a model", input_files(args))
+    ext = check_output(args.output, MODEL_EXTENSIONS, "a model", input_files(args))
+    if args.numbers == "keep":
+        return _learn_hybrid(args, ext)
+    args.structure = args.structure or DEFAULT_RECIPE.structure
+    args.params = args.params or DEFAULT_RECIPE.params
     guard_learning_width(args.data, args, args.structure)
+    if args.structure_file and (args.engine == "dask" or args.chunksize):
+        raise BnfkError("--structure-file fits a table held in memory; leave out --chunksize and --engine.")
     if args.class_column is None and LEARNERS[args.structure].needs_class:
         raise BnfkError(f"Method '{args.structure}' needs --class-column.")
     recipe = Recipe(
@@ -62,6 +68,8 @@ def _cmd_learn(args) -> dict:
         if args.scheduler:
             raise BnfkError("--scheduler needs --engine dask.")
         data = read_data(args.data, args)
+        if args.structure_file:
+            return _given_discrete(args, data, recipe)
         res, model = _learn(args, data, recipe, None)
     model.fit_info["recipe"] = recipe.to_dict()
     if data.class_column is not None:  # not a node: the JSON model file's "fit" says which column it was
@@ -89,6 +97,40 @@ def _cmd_learn(args) -> dict:
         "bins": binning_report(data, res.searched_raw),
         "seconds": res.seconds,
     }
+
+
+def _learn_hybrid(args, ext: str) -> dict:
+    """``learn --numbers keep``: the CLG network of the mixed table, written as a hybrid JSON model."""
+    from ..hybrid import write_hybrid
+    from .hybrid import learn_hybrid
+
+    if ext != ".json":
+        raise BnfkError(
+            "A hybrid network (--numbers keep) is written as a .json model file "
+            "(BIF, XMLBIF, NET and XDSL hold discrete networks)."
+        )
+    if args.engine == "dask" or args.chunksize:
+        raise BnfkError("--numbers keep reads a table held in memory; leave out --chunksize and --engine.")
+    args.structure = args.structure or "hc"
+    args.params = args.params or "ml"
+    out, model = learn_hybrid(args, progress(args))
+    with atomic_path(args.output) as tmp:
+        write_hybrid(model, tmp)
+    return {"output": args.output, "format": "json", **out}
+
+
+def _given_discrete(args, data, recipe) -> dict:
+    """``learn --structure-file`` on a categorical table: the given DAG's CPTs by the recipe."""
+    from ..network.model import write_model
+    from .hybrid import given_discrete
+
+    out, model = given_discrete(args, data, recipe)
+    model.fit_info["recipe"] = recipe.to_dict()
+    with atomic_path(args.output) as tmp:
+        write_model(model, tmp)
+    from ..network.formats import format_of
+
+    return {"output": args.output, "format": format_of(args.output), "recipe": recipe.to_dict(), **out}
 
 
 def _learn(args, data, recipe, runner):
@@ -147,9 +189,24 @@ def register(sub) -> None:
         "--structure",
         "--method",
         dest="structure",
-        default=R.structure,
+        default=None,
         choices=choices(LEARNERS),
-        help=f"structure-learning method (default {R.structure}, the default recipe)",
+        help=f"structure-learning method (default {R.structure}, the default recipe; hc with --numbers keep, "
+        "which learns with hc or hc-greedy)",
+    )
+    p.add_argument(
+        "--structure-file",
+        metavar="S.json",
+        default=None,
+        help='fit this DAG instead of learning one: {"nodes": [...], "arcs": [[u, v], ...]} or a model file',
+    )
+    p.add_argument(
+        "--numbers",
+        choices=("bin", "keep"),
+        default="bin",
+        help="bin (default): numeric columns cut into quantile bins, a discrete network (BIF or JSON); keep: "
+        "numbers stay numbers, a conditional linear Gaussian network written as hybrid JSON (columns of "
+        "numbers with fewer than 10 distinct values stay categories; numeric identifiers are dropped)",
     )
     p.add_argument(
         "--score",
@@ -176,9 +233,9 @@ def register(sub) -> None:
     p.add_argument(
         "--params",
         choices=choices(ESTIMATORS),
-        default=R.params,
+        default=None,
         help=f"CPT estimator (default {R.params}: likelihood-equivalent, so equivalent structures give "
-        "one Fisher kernel)",
+        "one Fisher kernel; ml with --numbers keep, so the printed BIC is the returned network's)",
     )
     p.add_argument(
         "--pseudo-count",

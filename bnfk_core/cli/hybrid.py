@@ -1,0 +1,188 @@
+"""What ``learn --numbers keep``, ``learn --structure-file``, ``loglik`` and ``sample`` do with hybrid
+(conditional linear Gaussian) networks (:mod:`bnfk_core.hybrid`): read a mixed table with the shared data
+options, fit a given DAG or search one, and write or read the hybrid JSON model file."""
+
+from __future__ import annotations
+
+import csv
+import math
+import time
+
+import numpy as np
+
+from ..errors import BnfkError
+from .common import split_list
+
+__all__ = [
+    "read_mixed",
+    "read_structure_file",
+    "learn_hybrid",
+    "given_discrete",
+    "is_hybrid_model",
+    "hybrid_loglik",
+    "write_mixed_csv",
+    "HYBRID_LEARNERS",
+]
+
+#: the learners a hybrid network is searched with, and the tabu moves each takes after the greedy climb
+HYBRID_LEARNERS = {"hc-greedy": 0, "hc": 25}
+
+
+def read_mixed(path: str, args, model=None):
+    """The mixed table of ``path`` with the shared data options; with ``model``, its columns read as the
+    model's kinds and aligned to it."""
+    from ..hybrid import DISCRETE, NUMERIC, load_mixed
+
+    kw = {}
+    if model is not None:
+        kw = {
+            "numeric_columns": [v for v, k in zip(model.variables, model.kinds) if k == NUMERIC],
+            "categorical_columns": [v for v, k in zip(model.variables, model.kinds) if k == DISCRETE],
+            "drop_identifiers": False,
+        }
+    return load_mixed(
+        path,
+        numbers="keep",
+        missing_policy=args.missing_policy,
+        na_values=getattr(args, "na_values", None),
+        max_levels=args.max_levels,
+        drop_columns=split_list(args.drop_columns),
+        **kw,
+    )
+
+
+def read_structure_file(path: str, columns) -> object:
+    """The DAG of a structure file (``{"nodes": [...], "arcs": [[u, v], ...]}``, or a model file), its
+    nodes checked against ``columns``."""
+    from ..data.files import NOT_FOUND, not_regular_message, open_regular, regular_file_problem
+    from ..network.model import read_structure
+
+    problem = regular_file_problem(path)
+    if problem == NOT_FOUND:
+        raise BnfkError(f"Structure file '{path}' does not exist.")
+    if problem is not None:
+        raise BnfkError("Structure file " + not_regular_message(f"'{path}'"))
+    try:
+        with open_regular(path, "rb") as fh:
+            dag = read_structure(fh.read(), path)
+    except OSError as exc:
+        raise BnfkError(f"Cannot read structure file '{path}': {exc.strerror or exc}.") from None
+    missing = [v for v in dag.nodes if v not in columns]
+    if missing:
+        raise BnfkError(f"Node '{missing[0]}' of structure file '{path}' is not a column of the data.")
+    return dag
+
+
+def learn_hybrid(args, progress=None) -> tuple[dict, object]:
+    """(the JSON result, the fitted HybridNet) of ``learn --numbers keep``
+    (:func:`bnfk_core.hybrid.learn.learn_hybrid_network`)."""
+    from ..hybrid import HYBRID_SCORES, learn_hybrid_network
+
+    if args.class_column is not None:
+        raise BnfkError("--class-column is not taken with --numbers keep yet; drop it or use --numbers bin.")
+    if args.score not in HYBRID_SCORES:
+        raise BnfkError(f"--numbers keep scores with {' or '.join(HYBRID_SCORES)}, not '{args.score}'.")
+    if not args.structure_file and args.structure not in HYBRID_LEARNERS:
+        raise BnfkError(
+            f"--numbers keep learns with --structure {' or '.join(HYBRID_LEARNERS)} (or a --structure-file), "
+            f"not '{args.structure}'."
+        )
+    t0 = time.perf_counter()
+    data = read_mixed(args.data, args)
+    dag = read_structure_file(args.structure_file, data.variables) if args.structure_file else None
+    got = learn_hybrid_network(
+        data,
+        dag=dag,
+        score=args.score,
+        missing_data=args.missing_data,
+        tabu_steps=HYBRID_LEARNERS.get(args.structure, 0),
+        max_parents=args.max_parents,
+        params=args.params,
+        pseudo_count=args.pseudo_count,
+        progress=progress,
+    )
+    model = got.model
+    out = {
+        "model_kind": "hybrid",
+        "method": got.method if dag is not None else f"{args.structure}: {got.method}",
+        "score_name": got.score_name,
+        "score": got.score,
+        "search_score": got.search_score,
+        "moves": got.moves,
+        "arcs": [list(a) for a in got.dag.sorted_arcs()],
+        "n_arcs": got.dag.n_arcs,
+        "parameters": model.parameter_count(),
+        "params": args.params,
+        "rows": data.n_rows,
+        "n_rows_used": got.n_rows_used,
+        "missing_data": got.missing_data,
+        "numeric_columns": [model.variables[i] for i in model.numeric],
+        "discrete_columns": [model.variables[i] for i in model.discrete],
+        "notes": list(data.notes) + got.notes,
+        "seconds": time.perf_counter() - t0,
+    }
+    return out, model
+
+
+def given_discrete(args, data, recipe) -> tuple[dict, object]:
+    """(the JSON result, the fitted BayesNet) of ``learn --structure-file`` on a categorical table: the
+    recipe's CPTs fitted to the given DAG, and its score under ``--score`` on the complete rows (what a
+    search would have printed for it)."""
+    from ..learning.recipe import fit_recipe
+    from ..learning.scores import score_dag
+
+    t0 = time.perf_counter()
+    dag = read_structure_file(args.structure_file, data.variables)
+    sub = data.select(list(dag.nodes))
+    model = fit_recipe(dag, sub, recipe)
+    complete = sub.complete_rows()
+    codes = sub.codes[complete]
+    score = score_dag(codes, sub.cardinalities, dag, args.score, ess=args.ess)
+    out = {
+        "model_kind": "discrete",
+        "method": "given",
+        "score_name": args.score,
+        "score": float(score),
+        "arcs": [list(a) for a in dag.sorted_arcs()],
+        "n_arcs": dag.n_arcs,
+        "parameters": model.parameter_count(),
+        "params": args.params,
+        "rows": data.n_rows,
+        "n_rows_used": int(complete.sum()),
+        "notes": list(data.notes),
+        "seconds": time.perf_counter() - t0,
+    }
+    return out, model
+
+
+def is_hybrid_model(path) -> bool:
+    """``path`` is a hybrid JSON model file."""
+    from ..hybrid import is_hybrid_json
+
+    return isinstance(path, str) and path.lower().endswith(".json") and is_hybrid_json(path)
+
+
+def hybrid_loglik(args, path: str) -> np.ndarray:
+    """log p(x_observed) of every row of ``args.data`` under the hybrid model at ``path`` (a log-density:
+    numeric cells contribute densities, not probabilities)."""
+    from ..hybrid import marginal_log_density, read_hybrid
+
+    model = read_hybrid(path)
+    data = model.align(read_mixed(args.data, args, model))
+    return marginal_log_density(model, data)
+
+
+def write_mixed_csv(data, fh) -> None:
+    """A mixed table as CSV: states by name, numbers in full precision (``repr``), missing cells empty."""
+    from ..hybrid import DISCRETE
+
+    w = csv.writer(fh, lineterminator="\n")
+    w.writerow(data.variables)
+    cols = []
+    for j, kind in enumerate(data.kinds):
+        if kind == DISCRETE:
+            st = np.asarray(list(data.states[j]) + [""], dtype=object)
+            cols.append(st[data.codes[:, j]])
+        else:
+            cols.append(["" if math.isnan(x) else repr(float(x)) for x in data.values[:, j]])
+    w.writerows(zip(*cols))

@@ -1,0 +1,193 @@
+"""Maximum likelihood of a CLG network with a given DAG from a table with missing cells, by EM.
+
+E-step: rows are grouped by their missing cells and their observed discrete states; for each group and each
+completion d of its missing discrete cells, the numeric nodes given all discrete states are jointly Gaussian
+(:func:`bnfk_core.hybrid.moments.numeric_joint`), so the missing numbers given the observed ones are Gaussian
+(mean m = mu_M + S_MO S_OO^-1 (x_O - mu_O), covariance S_MM - S_MO S_OO^-1 S_OM) and the completion's weight
+is P(d) N(x_O; mu_O, S_OO), normalised per row.  The expected statistics are then the expected counts of the
+discrete families and, per Gaussian family and discrete configuration, the expected cross-products
+E[z z^T] = z_hat z_hat^T + Cov(z).  M-step: :func:`bnfk_core.hybrid.stats.regress` and normalised counts.
+Each iteration raises the observed-data log-likelihood (Dempster, Laird & Rubin 1977); it stops when the gain
+is below ``tol`` times its size.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+from scipy.special import logsumexp
+
+from ..errors import ModelError
+from ..network.dag import DAG
+from .fitting import fit_hybrid
+from .model import HybridNet, LinearGaussian
+from .moments import numeric_joint
+from .stats import VARIANCE_FLOOR, regress, variance_floor
+from .table import MixedData
+
+__all__ = ["em_hybrid", "expected_completions", "MAX_COMPLETIONS"]
+
+#: most completions of one row's missing discrete cells the E-step enumerates
+MAX_COMPLETIONS = 4096
+
+_LOG_2PI = math.log(2.0 * math.pi)
+
+
+def _groups(data: MixedData):
+    """(row indices, missing mask, observed discrete codes) of each group of rows alike in both."""
+    miss = data.missing_mask()
+    key = np.concatenate([miss.astype(np.int64), data.codes[:, list(data.discrete)].astype(np.int64)], axis=1)
+    keys, inv = np.unique(key, axis=0, return_inverse=True)
+    inv = inv.reshape(-1)
+    order = np.argsort(inv, kind="stable")
+    bounds = np.searchsorted(inv[order], np.arange(len(keys) + 1))
+    for g in range(len(keys)):
+        rows = order[bounds[g] : bounds[g + 1]]
+        yield rows, miss[rows[0]], data.codes[rows[0]]
+
+
+def _estep(model: HybridNet, data: MixedData):
+    """Expected counts and cross-products under ``model``, the observed-data log-likelihood, and the
+    completions themselves: (all discrete codes, numbers filled by their conditional means, the conditional
+    covariance of the numbers, the completion's weight per row) of every group of rows."""
+    disc, num = list(model.discrete), list(model.numeric)
+    npos = {v: k for k, v in enumerate(num)}
+    counts = {i: np.zeros_like(model.cpts[i]) for i in disc}
+    fam = {}
+    for i in num:
+        cols = [npos[p] for p in model.numeric_parents(i)] + [npos[i]]
+        fam[i] = (cols, np.zeros((model.n_configs(i), len(cols) + 1, len(cols) + 1)))
+    joints: dict = {}
+    completed = []
+    total_ll = 0.0
+    values = data.values
+    for rows, miss, obs_codes in _groups(data):
+        mis_d = [i for i in disc if miss[i]]
+        cards = [len(model.states[i]) for i in mis_d]
+        if int(np.prod(cards)) > MAX_COMPLETIONS:
+            raise ModelError(
+                f"Row {int(rows[0]) + 1} leaves {int(np.prod(cards)):,} completions of its missing discrete "
+                f"cells (more than {MAX_COMPLETIONS:,})."
+            )
+        O = [npos[v] for v in num if not miss[v]]
+        M = [npos[v] for v in num if miss[v]]
+        xO = values[np.ix_(rows, [num[k] for k in O])]
+        B = len(rows)
+        logw, parts = [], []
+        for comp in itertools.product(*[range(c) for c in cards]):
+            codes = obs_codes.astype(np.int64).copy()
+            codes[mis_d] = comp
+            row = codes[None, :]
+            lp = 0.0
+            for i in disc:
+                lp += math.log(max(model.cpts[i][model.config(i, row)[0], codes[i]], 1e-300))
+            key = tuple(int(codes[i]) for i in disc)
+            if key not in joints:
+                joints[key] = numeric_joint(model, {model.variables[i]: int(codes[i]) for i in disc})
+            mu, cov = joints[key]
+            xhat = np.empty((B, len(num)))
+            C = np.zeros((len(num), len(num)))
+            ll = np.full(B, lp)
+            if O:
+                Soo = cov[np.ix_(O, O)]
+                L = np.linalg.cholesky(Soo)
+                r = xO - mu[O][None, :]
+                sol = np.linalg.solve(L, r.T)
+                ll += -0.5 * (len(O) * _LOG_2PI + (sol * sol).sum(axis=0)) - np.log(np.diag(L)).sum()
+                xhat[:, O] = xO
+            if M:
+                if O:
+                    K = np.linalg.solve(Soo, cov[np.ix_(O, M)]).T  # S_MO S_OO^-1
+                    xhat[:, M] = mu[M][None, :] + r @ K.T
+                    C[np.ix_(M, M)] = cov[np.ix_(M, M)] - K @ cov[np.ix_(O, M)]
+                else:
+                    xhat[:, M] = mu[M][None, :]
+                    C[np.ix_(M, M)] = cov[np.ix_(M, M)]
+            logw.append(ll)
+            parts.append((codes, xhat, C))
+        logw = np.array(logw)  # (completions, B)
+        norm = logsumexp(logw, axis=0)
+        total_ll += float(norm.sum())
+        w = np.exp(logw - norm[None, :])
+        for (codes, xhat, C), wc in zip(parts, w):
+            completed.append((codes, xhat, C, wc))
+            row = codes[None, :]
+            tot = float(wc.sum())
+            for i in disc:
+                counts[i][model.config(i, row)[0], codes[i]] += tot
+            for i in num:
+                cols, S = fam[i]
+                z = np.column_stack([np.ones(B), xhat[:, cols]])
+                Cz = np.zeros((len(cols) + 1, len(cols) + 1))
+                Cz[1:, 1:] = C[np.ix_(cols, cols)]
+                S[model.config(i, row)[0]] += (z * wc[:, None]).T @ z + tot * Cz
+    return counts, fam, total_ll, completed
+
+
+def expected_completions(model: HybridNet, data: MixedData) -> tuple[list, float]:
+    """The E-step's completions of ``data`` under ``model`` (see :func:`_estep`) and the observed-data
+    log-likelihood: what the expected scores of structural EM are computed from.
+
+    Parameters
+    ----------
+    model : HybridNet
+    data : MixedData
+        Aligned to ``model``.
+
+    Returns
+    -------
+    completed : list of (codes, xhat, cov, weights)
+    loglik : float
+    """
+    _, _, ll, completed = _estep(model, data)
+    return completed, ll
+
+
+def em_hybrid(
+    dag: DAG,
+    data: MixedData,
+    max_iter: int = 200,
+    tol: float = 1e-9,
+    relative_floor: float = VARIANCE_FLOOR,
+) -> HybridNet:
+    """The maximum-likelihood CLG network of ``dag`` on a table with missing cells, by EM (module docstring),
+    started from the available-case fit of :func:`~bnfk_core.hybrid.fitting.fit_hybrid`.
+
+    Parameters
+    ----------
+    dag : DAG
+    data : MixedData
+    max_iter : int
+    tol : float
+        Stop when an iteration raises the observed-data log-likelihood by less than ``tol`` times its size.
+    relative_floor : float
+        The least variance of a regression, as a fraction of its child column's observed variance.
+
+    Returns
+    -------
+    HybridNet
+        ``fit_info`` records ``em_iterations`` and the final ``observed_loglik``.
+    """
+    model = fit_hybrid(dag, data, method="ml", relative_floor=relative_floor)
+    data = model.align(data)
+    floors = {i: variance_floor(data.values[:, i], relative_floor) for i in model.numeric}
+    prev = -math.inf
+    it = 0
+    for it in range(1, int(max_iter) + 1):
+        counts, fam, ll, _ = _estep(model, data)
+        if ll - prev < tol * abs(ll) and it > 1:
+            break
+        prev = ll
+        cpts = list(model.cpts)
+        for i, c in counts.items():
+            tot = c.sum(axis=1, keepdims=True)
+            cpts[i] = np.where(tot > 0, c / np.where(tot > 0, tot, 1.0), 1.0 / c.shape[1])
+        gs = list(model.gaussians)
+        for i, (_, S) in fam.items():
+            coef, var, _, _ = regress(S, floors[i])
+            gs[i] = LinearGaussian(coef, var)
+        model = HybridNet(model.dag, model.kinds, model.states, tuple(cpts), tuple(gs), dict(model.fit_info))
+    model.fit_info.update(method="em", em_iterations=it, observed_loglik=ll)
+    return model

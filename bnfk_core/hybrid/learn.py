@@ -1,0 +1,167 @@
+"""One call from a mixed table to a fitted CLG network and its score: the structure given or searched, the
+missing cells handled by the named method, and the score of the network returned.
+
+Missing-data methods (the names of :data:`bnfk_core.registry.MISSING_DATA`):
+
+* ``em``: structure by structural EM (:func:`bnfk_core.hybrid.structural_em.structural_em_hybrid`; a given
+  DAG is kept), parameters by EM, the score from the observed-data log-likelihood (:func:`network_score`);
+* ``available-case``: the available-case search and fit, the score the sum of the scaled available-case
+  family scores (:class:`bnfk_core.hybrid.scoring.HybridScorer`);
+* ``complete-rows``: the rows with a missing cell left out, then as on a complete table.
+
+On a complete table the three agree: the maximum-likelihood network and its BIC or AIC.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..errors import DataError, StructureError
+from ..network.dag import DAG
+from .em import em_hybrid
+from .fitting import fit_hybrid
+from .model import HybridNet
+from .posterior import marginal_log_density
+from .scoring import HYBRID_SCORES, HybridScorer
+from .search import hybrid_hill_climb
+from .structural_em import structural_em_hybrid
+from .table import MixedData
+
+__all__ = ["HybridLearned", "learn_hybrid_network", "network_score", "HYBRID_MISSING"]
+
+#: how a hybrid network is learned from a table with missing cells (module docstring)
+HYBRID_MISSING = ("em", "available-case", "complete-rows")
+
+
+@dataclass
+class HybridLearned:
+    """A learned hybrid network: DAG, fitted model, its score (the network's own), the search's score when
+    one ran, moves or rounds, how it was learned, the rows used and notes."""
+
+    dag: DAG
+    model: HybridNet
+    score: float
+    score_name: str
+    search_score: float | None
+    moves: int
+    method: str
+    missing_data: str
+    n_rows_used: int
+    notes: list = field(default_factory=list)
+
+
+def network_score(model: HybridNet, data: MixedData, score: str = "bic") -> float:
+    """BIC = log L - (k / 2) log N or AIC = log L - k of ``model`` with log L the observed-data
+    log-likelihood, sum over rows of log p(x_observed) (:func:`~bnfk_core.hybrid.posterior.
+    marginal_log_density`; the plain log-likelihood on a complete table).
+
+    Parameters
+    ----------
+    model : HybridNet
+    data : MixedData
+    score : {"bic", "aic"}
+
+    Returns
+    -------
+    float
+    """
+    if score not in HYBRID_SCORES:
+        raise StructureError(f"Unknown hybrid score '{score}'; choose one of {', '.join(HYBRID_SCORES)}.")
+    ll = float(marginal_log_density(model, data).sum())
+    k = model.parameter_count()
+    return ll - (0.5 * k * math.log(data.n_rows) if score == "bic" else k)
+
+
+def learn_hybrid_network(
+    data: MixedData,
+    *,
+    dag: DAG | None = None,
+    score: str = "bic",
+    missing_data: str = "em",
+    tabu_steps: int = 0,
+    max_parents: int | None = None,
+    params: str = "ml",
+    pseudo_count: float = 1.0,
+    progress=None,
+) -> HybridLearned:
+    """The CLG network of ``data``: ``dag`` fitted, or a structure searched by hill climbing (then
+    ``tabu_steps`` tabu moves), with missing cells handled by ``missing_data`` (module docstring).
+
+    Parameters
+    ----------
+    data : MixedData
+    dag : DAG, optional
+        A given structure (its nodes name columns of ``data``).
+    score : {"bic", "aic"}
+    missing_data : {"em", "available-case", "complete-rows"}
+    tabu_steps : int
+    max_parents : int, optional
+    params : str
+        The CPT estimator of the discrete nodes on a complete table or under ``available-case`` (EM fits
+        maximum likelihood).
+    pseudo_count : float
+    progress : callable, optional
+
+    Returns
+    -------
+    HybridLearned
+        ``score`` is the BIC or AIC of the network returned (the sum of the scaled available-case family
+        scores under ``available-case`` with missing cells).
+    """
+    if score not in HYBRID_SCORES:
+        raise StructureError(f"Unknown hybrid score '{score}'; choose one of {', '.join(HYBRID_SCORES)}.")
+    if missing_data not in HYBRID_MISSING:
+        raise DataError(
+            f"Unknown missing-data method '{missing_data}'; choose one of {', '.join(HYBRID_MISSING)}."
+        )
+    notes = []
+    if dag is not None:
+        data = data.select(list(dag.nodes))
+    complete = data.complete_rows()
+    if not complete.all() and missing_data == "complete-rows":
+        notes.append(f"{int((~complete).sum())} row(s) with missing cells were left out (complete-rows).")
+        data = data.subset(np.flatnonzero(complete))
+        if data.n_rows == 0:
+            raise DataError(f"No row of {data.source} is complete; use missing-data em or available-case.")
+        complete = np.ones(data.n_rows, bool)
+    incomplete = not complete.all()
+    search_score, moves, method = None, 0, "given"
+    if dag is None and incomplete and missing_data == "em":
+        sem = structural_em_hybrid(data, score, max_parents, tabu_steps, progress=progress)
+        dag, moves, method = sem.dag, sem.rounds, "structural EM"
+        notes += sem.notes
+    elif dag is None:
+        found = hybrid_hill_climb(
+            data, score, max_parents=max_parents, tabu_steps=tabu_steps, progress=progress
+        )
+        dag, search_score, moves, method = found.dag, found.score, found.moves, "hill climbing"
+        notes += found.notes
+    if incomplete and missing_data == "em":
+        model = em_hybrid(dag, data)
+        value = network_score(model, data, score)
+        notes.append(
+            f"{int((~complete).sum())} row(s) have missing cells: parameters by EM "
+            f"({model.fit_info['em_iterations']} iterations), the score from the observed-data "
+            "log-likelihood."
+        )
+    elif incomplete:
+        model = fit_hybrid(dag, data, method=params, pseudo_count=pseudo_count)
+        value = HybridScorer(data, score).total(dag.parent_indices())
+        notes.append(
+            f"{int((~complete).sum())} row(s) have missing cells: the score is the sum of the families' "
+            "available-case scores, each scaled to all rows."
+        )
+    else:
+        model = fit_hybrid(dag, data, method=params, pseudo_count=pseudo_count)
+        value = model.score(data, score)
+    if model.fit_info.get("floored_variances"):
+        notes.append(
+            f"{model.fit_info['floored_variances']} regression variance(s) were raised to the floor "
+            "(1e-6 of their column's variance): too few rows or a child its parents determine."
+        )
+    model.fit_info.update(score_name=score, score=value, structure=method)
+    how = missing_data if incomplete else "complete-rows"
+    return HybridLearned(dag, model, value, score, search_score, moves, method, how, data.n_rows, notes)
