@@ -97,6 +97,7 @@ JSON_COMMANDS = {
         "age,hobby",
     ],
     "segment-suggest": ["segment-suggest", "single-arc", HAYES, "--class-column", "class"],
+    "kgv-test": ["kgv-test", HAYES, "hobby", "age", "--given", "class"],
     "arc-search": [
         "arc-search",
         HAYES,
