@@ -171,6 +171,8 @@ def test_reproduce_kgv_toy_writes_ours_beside_the_paper(tmp_path):
     assert (table["kl"] >= -1e-9).all() and (table["kl (published)"] == "plot only (see the notes)").all()
     runs = pd.read_csv(tmp_path / "kgv_toy_runs.csv")
     assert set(runs["seed"]) == {5} and len(runs) == 2 * 4 * 4
+    fig = json.loads((tmp_path / "fig_kgv_toy.json").read_text(encoding="utf-8"))
+    assert len(fig["data"]) == 8 and (tmp_path / "fig_kgv_toy.html").exists()
     md = (tmp_path / "kgv_toy.md").read_text(encoding="utf-8")
     assert "the discretization methods degrade significantly" in md
     # the yardstick rows are the true star structure (m − 1 arcs)
