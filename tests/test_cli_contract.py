@@ -109,6 +109,7 @@ JSON_COMMANDS = {
         "--k",
         "3",
     ],
+    "kgv-test": ["kgv-test", HAYES, "hobby", "age", "--given", "class"],
     "arc-search": [
         "arc-search",
         HAYES,

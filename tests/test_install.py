@@ -123,10 +123,12 @@ SAMPLES = r"""
 import json
 from bnfk_core.data import sample_dir
 from bnfk_core.reproduce.common import catalog, load_thesis_data
+from bnfk_core.reproduce.kgv_hybrid import hybrid_catalog, load_hybrid
 from bnfk_core.serving.session_files import SAMPLE_DIR
 data = load_thesis_data("zoo")
 print(json.dumps({"dir": str(sample_dir()), "session_dir": str(SAMPLE_DIR), "catalog": sorted(catalog()),
-                  "zoo": [data.n_rows, data.n_vars]}))
+                  "zoo": [data.n_rows, data.n_vars], "hybrid": sorted(hybrid_catalog()),
+                  "auto": list(load_hybrid("auto")[0].shape)}))
 """
 
 
@@ -140,10 +142,13 @@ def test_the_wheel_carries_the_bundled_samples(installed):
     assert Path(got["dir"]).resolve().is_relative_to(env_dir.resolve()), got["dir"]
     assert got["session_dir"] == got["dir"]
     assert got["catalog"] == sorted(json.loads((ROOT / "sample_data" / "catalog.json").read_text()))
-    shipped = sorted(p.name for p in Path(got["dir"]).iterdir())
-    assert shipped == sorted(
-        p.name for p in (ROOT / "sample_data").iterdir() if p.suffix in (".csv", ".json", ".md")
-    )
+    for sub in ("", "hybrid"):
+        shipped = sorted(p.name for p in (Path(got["dir"]) / sub).iterdir() if p.is_file())
+        assert shipped == sorted(
+            p.name for p in (ROOT / "sample_data" / sub).iterdir() if p.suffix in (".csv", ".json", ".md")
+        ), sub
+    assert got["hybrid"] == sorted(json.loads((ROOT / "sample_data" / "hybrid" / "catalog.json").read_text()))
+    assert got["auto"] == [392, 8]
     rows = sum(1 for _ in open(ROOT / "sample_data" / "zoo.csv", encoding="utf-8")) - 1
     assert got["zoo"][0] == rows
 

@@ -243,7 +243,7 @@ def register(sub) -> None:
         default=1.0,
         help="pseudo-count of smoothed/bdeu (default 1)",
     )
-    add_kgv_options(p)
+    add_kgv_options(p, blanket=True)
     add_missing_data_option(p, R.missing_data)
     add_quiet(p)
     p.add_argument("-o", "--output", required=True, metavar="MODEL.bif|.xmlbif|.net|.xdsl|.json")

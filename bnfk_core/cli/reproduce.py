@@ -2,7 +2,7 @@
 
     python -m bnfk_core reproduce all|thesis-imputation|thesis-clustering|thesis-segments|
                                   thesis-classification|paper-summarization|speed|kernel-zoo|kgv|
-                                  landscape [--quick] -o results/
+                                  kgv-toy|kgv-hybrid|landscape|lca|imputation-peers [--quick] -o results/
     python -m bnfk_core reproduce figures -o results/    # the figures' HTML again from their JSON (no run)
 
 Writes CSV + markdown tables, plotly figures and ``manifest.json`` into the output folder

@@ -40,6 +40,7 @@ import numpy as np
 from ..data.limits import one_blas_thread
 from ..errors import StructureError
 from . import scores  # noqa: F401 - the count scores register first (the order of the score tables)
+from .kgv_ci import family_is_covered, markov_blanket_graph
 from .members import KGV_KERNELS
 
 __all__ = [
@@ -394,7 +395,12 @@ class KGVScorer:
     :class:`bnfk_core.learning.scores.LocalScorer` (hill climbing, exact search, ``total``).
 
     The columns in ``numbers`` are searched as numbers; ``cols``/``cards`` keep the state codes of
-    the complete rows for the methods that count (Chow–Liu, TAN, KDB)."""
+    the complete rows for the methods that count (Chow–Liu, TAN, KDB).
+
+    ``markov_blanket``: prune the search to the DAGs whose moral graph the §5 undirected graph
+    (:func:`bnfk_core.learning.kgv_ci.markov_blanket_graph`) covers -- a family that is not a clique of it
+    scores −inf without being computed.  ``evaluations`` counts the local scores computed, ``pruned`` the
+    families refused."""
 
     score = "kgv"
 
@@ -410,6 +416,7 @@ class KGVScorer:
         kernel: str = "gaussian",
         eta=None,
         bin_numbers: bool = False,
+        markov_blanket: bool = False,
         ess: float = 1.0,
     ):
         codes = np.asarray(codes)
@@ -443,6 +450,12 @@ class KGVScorer:
             None if weights is None else np.ascontiguousarray(np.asarray(weights)[complete], dtype=np.int64)
         )
         self.cache: dict[tuple[int, tuple[int, ...]], float] = {}
+        #: local scores computed from the statistics, and families refused by the Markov-blanket pruning
+        self.evaluations = 0
+        self.pruned = 0
+        self.blanket = None
+        if markov_blanket and self.stats is not None:
+            self.blanket = markov_blanket_graph(self.stats)
 
     @property
     def n_vars(self) -> int:
@@ -476,12 +489,21 @@ class KGVScorer:
         if val is None:
             if key[0] in key[1]:
                 raise StructureError(f"Column {key[0]} cannot be its own parent.")
-            val = 0.0 if self.stats is None else self.stats.local_score(*key)
+            if self.blanket is not None and not _covered(self.blanket, *key):
+                val = -math.inf
+                self.pruned += 1
+            else:
+                val = 0.0 if self.stats is None else self.stats.local_score(*key)
+                self.evaluations += 1
             self.cache[key] = val
         return val
 
     def total(self, parent_indices: Sequence[Sequence[int]]) -> float:
         return scores.total_score(self, parent_indices)
+
+
+def _covered(adjacency: np.ndarray, child: int, parents: tuple) -> bool:
+    return family_is_covered(adjacency, child, parents)
 
 
 def make_kgv_scorer(codes, cards, *, weights=None, numbers=None, ess: float = 1.0, **options) -> KGVScorer:

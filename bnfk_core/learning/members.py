@@ -130,6 +130,13 @@ SCORES = (
             Option("kernel", KGV_KERNELS, "gaussian", "the kernel of the numbers", none=False),
             _POSITIVE("eta", "the incomplete Cholesky's tolerance per row (None: kappa / 100)"),
             Option("bin_numbers", bool, False, "search the numbers by their bins, not raw", none=False),
+            Option(
+                "markov_blanket",
+                bool,
+                False,
+                "prune the search to DAGs whose moral graph the KGV Markov-blanket graph covers (section 5)",
+                none=False,
+            ),
         ),
     ),
 )

@@ -52,6 +52,8 @@ EXPERIMENT_RUNNERS = {
     "speed": ("speed", "run_speed"),
     "kernel-zoo": ("kernel_zoo", "run_zoo"),
     "kgv": ("kgv_alarm", "run_kgv"),
+    "kgv-toy": ("kgv_toy", "run_kgv_toy"),
+    "kgv-hybrid": ("kgv_hybrid", "run_kgv_hybrid"),
     "landscape": ("landscape", "run_landscape"),
     "lca": ("latent_classes", "run_lca"),
     "imputation-peers": ("imputation_peers", "run_peers"),

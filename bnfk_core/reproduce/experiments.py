@@ -14,6 +14,10 @@ Experiments (:data:`EXPERIMENTS`, one module each, registered in
 ``kernel-zoo``           :mod:`bnfk_core.reproduce.kernel_zoo`: Boriah et al. measures vs Fisher kernels
 ``kgv``                    (Bach & Jordan 2002 Fig. 1) :mod:`bnfk_core.reproduce.kgv_alarm`: BIC / BDe / KGV
 on ALARM
+``kgv-toy``                (Bach & Jordan 2002 Fig. 1 left) :mod:`bnfk_core.reproduce.kgv_toy`: KL against the
+size of the toy discrete and linear Gaussian networks
+``kgv-hybrid``             (Bach & Jordan 2002 Table 1) :mod:`bnfk_core.reproduce.kgv_hybrid`: held-out
+log-likelihood on hybrid data, KGV against BDe on 5 / 10 K-means bins
 ``landscape``              Yackley et al. Figs. 1, 4  :mod:`bnfk_core.reproduce.landscape`: the metagraph
 kernel
 ``lca``                    (poLCA)         :mod:`bnfk_core.reproduce.latent_classes`: carcinoma maxima, ARI
