@@ -47,8 +47,11 @@ DEFAULT_C = 1e-9
 
 #: what the two hill climbs read
 _CLIMB = tuple(
-    LEARNING_OPTIONS[n] for n in ("max_parents", "seed", "tabu", "max_iter", "epsilon", "restarts", "start")
+    LEARNING_OPTIONS[n]
+    for n in ("max_parents", "seed", "tabu", "max_iter", "epsilon", "restarts", "start", "forbid", "require")
 )
+#: what a learner that honours forbidden and required arcs reads
+_KNOWLEDGE = (LEARNING_OPTIONS["forbid"], LEARNING_OPTIONS["require"])
 
 _S = "bnfk_core.learning.structure"
 
@@ -100,7 +103,7 @@ LEARNERS = (
         f"Exact optimum (dynamic programming, ≤ {EXACT_MAX_VARIABLES} variables)",
         uses_score=True,
         learn=lazy("bnfk_core.learning.exact", "learn_exact"),
-        options=(LEARNING_OPTIONS["max_parents"],),
+        options=(LEARNING_OPTIONS["max_parents"], *_KNOWLEDGE),
         max_variables=EXACT_MAX_VARIABLES,
     ),
 )
