@@ -32,8 +32,11 @@ __all__ = [
     "DEFAULT_C",
     "LEARNING_OPTIONS",
     "MAX_RESTARTS",
+    "MAX_BOOTSTRAP",
 ]
 
+#: the most bootstrap replicates one arc-strength call learns (:mod:`.bootstrap`)
+MAX_BOOTSTRAP = 10_000
 #: the most variables the exact (dynamic programming) search handles
 EXACT_MAX_VARIABLES = 20
 #: the missing-data method used when none is named (chosen by the measurements in docs/IMPUTATION.md)
