@@ -69,7 +69,7 @@ def parse_arcs(text, what: str = "arcs") -> list[tuple[str, str]]:
         arrow = next((a for a in ARROWS if a in part), None)
         pieces = [p.strip() for p in part.split(arrow)] if arrow else []
         if len(pieces) != 2 or not all(pieces):
-            raise StructureError(f"{what}: '{part}' is not an arc; write it as FROM->TO (e.g. A->B).")
+            raise StructureError(f"{what}: '{part}' is not an arc; write it as FROM->TO, such as A->B.")
         if tuple(pieces) not in out:
             out.append(tuple(pieces))
     return out
