@@ -145,7 +145,8 @@ def check_knowledge(
 
 
 def _find_cycle(n: int, arcs: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
-    """The arcs of one directed cycle of the graph ``arcs`` on ``n`` nodes, in order; [] when acyclic."""
+    """The arcs of one directed cycle of the graph ``arcs`` on ``n`` nodes, in order from the first of them in
+    ``arcs``; [] when acyclic."""
     children = [[] for _ in range(n)]
     for u, v in arcs:
         children[u].append(v)
@@ -162,7 +163,9 @@ def _find_cycle(n: int, arcs: Sequence[tuple[int, int]]) -> list[tuple[int, int]
                 stack.pop()
             elif state[nxt] == 1:
                 loop = path[path.index(nxt) :] + [nxt]
-                return list(zip(loop[:-1], loop[1:], strict=True))
+                cycle = list(zip(loop[:-1], loop[1:], strict=True))
+                first = min(range(len(cycle)), key=lambda i: arcs.index(cycle[i]))  # as the arcs were given
+                return cycle[first:] + cycle[:first]
             elif state[nxt] == 0:
                 state[nxt] = 1
                 path.append(nxt)
