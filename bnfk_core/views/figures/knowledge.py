@@ -17,7 +17,20 @@ def strong_arcs(records: Sequence[dict], threshold: float = 0.5) -> tuple[list, 
     """The arcs to draw from ``records`` (``{"from", "to", "strength", "direction"}``, as
     :meth:`~bnfk_core.learning.bootstrap.ArcStrength.to_records`): ``(directed, undirected, strength)`` --
     the pairs whose strength reaches ``threshold``, directed ``from -> to`` when that direction holds in more
-    than half of the networks joining them, undirected when the two directions tie; ``strength`` by pair."""
+    than half of the networks joining them, undirected when the two directions tie; ``strength`` by pair.
+
+    Parameters
+    ----------
+    records : sequence of dict
+        ``{"from", "to", "strength", "direction"}`` rows.
+    threshold : float
+        The least strength kept.
+
+    Returns
+    -------
+    (list, list, dict)
+        The directed arcs, the undirected pairs, and the strength of every kept pair (``frozenset`` keys).
+    """
     directed, undirected, strength = [], [], {}
     for r in records:
         u, v, s, d = str(r["from"]), str(r["to"]), float(r["strength"]), float(r["direction"])
