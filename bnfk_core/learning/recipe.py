@@ -109,7 +109,13 @@ class Recipe:
         return dataclasses.replace(self, **{k: v for k, v in changes.items() if v is not None})
 
     def to_dict(self) -> dict:
-        return dataclasses.asdict(self)
+        """The fields as a dict (hashable values: arcs as tuples); ``forbid`` and ``require`` only when they
+        hold arcs, so a recipe without knowledge has the keys it always had (links, session files, JSON)."""
+        out = dataclasses.asdict(self)
+        for f in ("forbid", "require"):
+            if not out[f]:
+                del out[f]
+        return out
 
     @classmethod
     def from_dict(cls, values: dict) -> Recipe:
