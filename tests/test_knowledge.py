@@ -60,7 +60,7 @@ def _pgmpy_constrained_hc(frame, forbid, require) -> list:
     return list(g.edges())
 
 
-@pytest.mark.parametrize("name, rows", [("asia", 2000), ("alarm", 1000)])
+@pytest.mark.parametrize("name, rows", [("asia", 2000), ("child", 1000)])
 def test_the_tabu_search_honours_the_arcs_with_a_bic_at_least_pgmpys_constrained_hill_climb(name, rows):
     net = textbook_network(name)
     data = net.sample(rows, seed=2)
@@ -116,6 +116,36 @@ def test_exact_is_the_brute_force_optimum_among_the_dags_that_honour_the_arcs(as
     assert learned.result.score == pytest.approx(best, rel=1e-9)
 
 
+def _mst_skeleton(weight, banned=()) -> set:
+    g = nx.Graph()
+    n = weight.shape[0]
+    g.add_nodes_from(range(n))
+    g.add_weighted_edges_from(
+        (a, b, weight[a, b]) for a in range(n) for b in range(a + 1, n) if {a, b} not in map(set, banned)
+    )
+    return {frozenset(e) for e in nx.maximum_spanning_tree(g).edges()}
+
+
+def test_the_chow_liu_tree_with_knowledge_is_networkx_maximum_spanning_tree_and_honours_the_arcs(asia):
+    from bnfk_core.learning.scores import scorer_for
+    from bnfk_core.learning.trees import constrained_forest, mutual_information_matrix
+
+    net, data = asia
+    w = mutual_information_matrix(scorer_for(data.codes, data.cardinalities, "bic"))
+    skeleton = lambda parents: {frozenset((p, v)) for v, ps in enumerate(parents) for p in ps}  # noqa: E731
+    assert skeleton(constrained_forest(w)) == _mst_skeleton(w)
+    # both directions of a tree pair forbidden: the maximum spanning tree of the graph without that pair
+    (a, b) = sorted(next(iter(_mst_skeleton(w))))
+    banned = constrained_forest(w, forbid=[(a, b), (b, a)])
+    assert skeleton(banned) == _mst_skeleton(w, banned=[(a, b)])
+    names = list(data.variables)
+    forbid, require = [("either", "xray"), ("dysp", "bronc")], [("xray", "lung"), ("bronc", "smoke")]
+    learned = learn_recipe(data, Recipe(structure="tree", forbid=forbid, require=require))
+    arcs = learned.dag.sorted_arcs()
+    assert all(r in arcs for r in require) and not any(f in arcs for f in forbid)
+    assert all(len(ps) <= 1 for ps in learned.dag.parent_indices()) and len(arcs) <= len(names) - 1
+
+
 def test_structural_em_on_missing_cells_honours_the_arcs(asia):
     net, data = asia
     codes = data.codes.copy()
@@ -134,7 +164,11 @@ def test_structural_em_on_missing_cells_honours_the_arcs(asia):
 @pytest.mark.parametrize(
     "options, named",
     [
-        (dict(structure="tree", forbid="asia->tub"), "Chow–Liu tree ('tree') cannot honour"),
+        (dict(structure="empty", forbid="asia->tub"), "Empty network ('empty') cannot honour"),
+        (
+            dict(structure="tree", require="asia->tub, lung->tub"),
+            "'tub' has two required parents (asia, lung)",
+        ),
         (dict(structure="tan", require="asia->tub"), "('tan') cannot honour"),
         (dict(structure="hc", forbid="asia-tub"), "'asia-tub' is not an arc"),
         (dict(structure="hc", require="asia->nowhere"), "asia->nowhere names 'nowhere'"),

@@ -72,9 +72,9 @@ class FisherKernel(TableInput, _RecipeParams, TransformerMixin, BaseEstimator):
         The network's recipe (:class:`bnfk_core.learning.recipe.Recipe`; default tree / BIC / BDeu / EM);
         ``structure_score`` is the recipe's ``score`` (the name ``score`` is scikit-learn's for a method).
         ``forbid`` / ``require``: arcs (pairs of column names, or text ``"A->B, C->D"``) the network must not
-        hold / must hold, honoured by ``hc``, ``hc-greedy`` and ``exact`` (another structure refuses them in
-        ``fit`` with a ValueError naming the learner; an arc naming an unknown column, both required and
-        forbidden, or required arcs forming a cycle are refused naming the arc).
+        hold / must hold, honoured by ``hc``, ``hc-greedy``, ``tree`` and ``exact`` (another structure
+        refuses them in ``fit`` with a ValueError naming the learner; an arc naming an unknown column, both
+        required and forbidden, or required arcs forming a cycle are refused naming the arc).
     normalize : bool
         Cosine-normalise the Gram matrix (``gram`` and ``output="gram"``).
     output : {"features", "gram"}

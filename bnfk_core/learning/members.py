@@ -86,7 +86,13 @@ LEARNERS = (
         options=_CLIMB,
     ),
     # the spanning tree's weight matrix
-    LearnerSpec("tree", "Chow–Liu tree", learn=lazy("bnfk_core.learning.trees", "learn_tree"), pair_bytes=8),
+    LearnerSpec(
+        "tree",
+        "Chow–Liu tree",
+        learn=lazy("bnfk_core.learning.trees", "learn_tree"),
+        pair_bytes=8,
+        options=_KNOWLEDGE,
+    ),
     LearnerSpec(
         "tan",
         "TAN (tree-augmented naive Bayes)",

@@ -64,7 +64,8 @@ class Recipe:
     forbid, require : tuple of (str, str)
         Arcs (from, to) the network must not hold and must hold (bnlearn's black and white lists); text
         ``"A->B, C->D"`` is read too (:func:`~bnfk_core.learning.knowledge.parse_arcs`).  Only the learners
-        that declare them honour them (``hc``, ``hc-greedy``, ``exact``); :meth:`check` refuses another.
+        that declare them honour them (``hc``, ``hc-greedy``, ``tree``, ``exact``); :meth:`check` refuses
+        another.
     """
 
     structure: str = "tree"

@@ -206,7 +206,8 @@ def learn_structure(
         (default the empty graph; structural EM climbs from its current network).
     forbid, require : the arcs the network must not hold and must hold (text ``"A->B, C->D"`` or pairs of
         names; :func:`~bnfk_core.learning.knowledge.check_knowledge`), honoured by the learners that declare
-        them (``hc``, ``hc-greedy``, ``exact``); another learner given one refuses before any counting.
+        them (``hc``, ``hc-greedy``, ``tree``, ``exact``); another learner given one refuses before any
+        counting.
 
     Raises
     ------
