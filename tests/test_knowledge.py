@@ -308,3 +308,22 @@ def test_learn_cli_forbid_require_and_bootstrap(tmp_path, capsys, asia):
         code = main(["learn", str(csv), "--structure", "hc", flag, text, "--quiet", "-o", str(out)])
         err = capsys.readouterr().err
         assert code == 2 and err.startswith("error: ") and culprit in err and err.count("\n") == 1
+
+
+def test_the_strength_figure_draws_majority_directions_even_when_they_form_a_cycle():
+    from bnfk_core.views.figures.knowledge import strength_figure, strong_arcs
+
+    def row(u, v, s, d):
+        return {"from": u, "to": v, "strength": s, "direction": d}
+
+    records = [row("a", "b", 0.9, 0.8), row("b", "a", 0.9, 0.2), row("b", "c", 0.6, 0.7)]
+    records += [row("c", "b", 0.6, 0.3), row("c", "a", 0.7, 0.6), row("a", "c", 0.7, 0.4)]
+    records += [row("a", "d", 0.4, 0.5), row("d", "a", 0.4, 0.5)]
+    directed, undirected, strength = strong_arcs(records, 0.5)
+    assert sorted(directed) == [("a", "b"), ("b", "c"), ("c", "a")] and undirected == []  # a cycle
+    fig = strength_figure(["a", "b", "c", "d"], records, 0.5)
+    widths = sorted(a.arrowwidth for a in fig.layout.annotations if a.showarrow)
+    assert widths == pytest.approx([1 + 5 * 0.6, 1 + 5 * 0.7, 1 + 5 * 0.9])
+    assert {"0.90", "0.60", "0.70"} <= {a.text for a in fig.layout.annotations}
+    _, ties, _ = strong_arcs(records, 0.3)
+    assert ties == [("a", "d")]

@@ -142,7 +142,7 @@ def bootstrap_panel(feat, method: str, knowledge: dict | None) -> None:
         res = saved[1]
         st.caption(
             messages.plain(
-                f"{res.replicates} networks, resampling seed {res.seed}, {res.seconds:.1f} s; "
+                f"{res.replicates} networks, resampling seed {res.seed}, {res.seconds:.2f} s; "
                 f"{len(res.table) // 2} pairs joined at least once."
             )
         )

@@ -48,7 +48,8 @@ def strength_figure(
     nodes: Sequence[str], records: Sequence[dict], threshold: float = 0.5, title: str = ""
 ) -> go.Figure:
     """The network of the arcs whose bootstrap strength reaches ``threshold`` (:func:`strong_arcs`), each
-    arc's width 1 + 5 x its strength and its strength written at its middle.
+    arc's width 1 + 5 x its strength and its strength written at its middle; the legend says an arrow is the
+    majority direction and a plain line a pair found as often in both directions.
 
     Parameters
     ----------
@@ -64,7 +65,9 @@ def strength_figure(
     plotly.graph_objects.Figure
     """
     directed, undirected, strength = strong_arcs(records, threshold)
-    pos = shared_layout(list(nodes), directed + undirected)
+    # the majority directions may form a cycle: the layout is that of the pairs, each oriented by node order
+    rank = {v: i for i, v in enumerate(nodes)}
+    pos = shared_layout(list(nodes), [tuple(sorted(e, key=rank.get)) for e in directed + undirected])
     fig = dag_figure(list(nodes), directed, undirected=undirected, pos=pos, title=title)
     ends = {(pos[u], pos[v]): frozenset((u, v)) for u, v in directed}
     for a in fig.layout.annotations:
@@ -77,6 +80,14 @@ def strength_figure(
             pair = lines.get(((tr.x[0], tr.y[0]), (tr.x[1], tr.y[1])))
             if pair is not None:
                 tr.line.width = 1.0 + 5.0 * strength[pair]
+    names = {
+        "arc": "arc (its majority direction)",
+        "compelled arc": "arc (its majority direction)",
+        "reversible edge": "both directions equally often",
+    }
+    for tr in fig.data:
+        if tr.name in names and tr.x == (None,):
+            tr.name = names[tr.name]
     for u, v in directed + undirected:
         (x0, y0), (x1, y1) = pos[u], pos[v]
         fig.add_annotation(
