@@ -74,6 +74,9 @@ def strength_figure(
         pair = ends.get(((a.ax, a.ay), (a.x, a.y))) if a.showarrow else None
         if pair is not None:
             a.arrowwidth = 1.0 + 5.0 * strength[pair]
+            a.arrowsize = max(
+                0.5, 1.8 / a.arrowwidth
+            )  # the head's size grows with the width: kept about even
     lines = {(pos[u], pos[v]): frozenset((u, v)) for u, v in undirected}
     for tr in fig.data:
         if tr.mode == "lines" and tr.x is not None and len(tr.x) == 2:
