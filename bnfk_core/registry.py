@@ -480,6 +480,8 @@ LEARNING_OPTIONS = {
             "the parents of every variable of the graph every climb starts from",
             user=False,
         ),
+        Option("forbid", None, None, "arcs (from, to) the network must not hold (text 'A->B, ...' or pairs)"),
+        Option("require", None, None, "arcs (from, to) the network must hold (text 'A->B, ...' or pairs)"),
     )
 }
 #: the pseudo-count of the smoothed CPT estimators; 0 or NaN would divide by zero where a parent configuration

@@ -1,5 +1,7 @@
-"""Subcommand ``learn``: learn a structure from a CSV, fit its CPTs, save the model with its CPTs
-(BIF, XMLBIF, Hugin NET, XDSL or bnfk JSON, by the extension of ``-o``)."""
+"""Subcommand ``learn``: learn a structure from a CSV, fit its CPTs, save the model with its CPTs (BIF,
+XMLBIF, Hugin NET, XDSL or bnfk JSON, by the extension of ``-o``); with ``--forbid`` / ``--require`` the
+structure honours forbidden and required arcs, with ``--bootstrap B`` the result also reports every arc's
+bootstrap strength and direction (:mod:`bnfk_core.learning.bootstrap`)."""
 
 from __future__ import annotations
 
@@ -20,6 +22,7 @@ from .common import (
     int_at_least,
     progress,
     read_data,
+    seed,
     split_list,
 )
 from .kgv import add_kgv_options, binning_report, kgv_options
@@ -29,6 +32,7 @@ __all__ = ["register"]
 
 
 def _cmd_learn(args) -> dict:
+    from ..learning.knowledge import parse_arcs
     from ..learning.recipe import DEFAULT_RECIPE, Recipe
     from ..network.formats import MODEL_EXTENSIONS, format_of
     from ..network.model import write_model
@@ -38,6 +42,7 @@ def _cmd_learn(args) -> dict:
         return _learn_hybrid(args, ext)
     args.structure = args.structure or DEFAULT_RECIPE.structure
     args.params = args.params or DEFAULT_RECIPE.params
+    forbid, require = parse_arcs(args.forbid, "--forbid"), parse_arcs(args.require, "--require")
     guard_learning_width(args.data, args, args.structure)
     if args.structure_file and (args.engine == "dask" or args.chunksize):
         raise BnfkError("--structure-file fits a table held in memory; leave out --chunksize and --engine.")
@@ -53,7 +58,9 @@ def _cmd_learn(args) -> dict:
         k=args.kdb_k,
         seed=args.seed,
         ess=args.ess,
-    )
+        forbid=tuple(forbid),
+        require=tuple(require),
+    ).check()
     if args.engine == "dask":  # the counting pass and every EM E-step on the cluster's workers
         from ..data.runners import runner_for
 
@@ -71,6 +78,7 @@ def _cmd_learn(args) -> dict:
         if args.structure_file:
             return _given_discrete(args, data, recipe)
         res, model = _learn(args, data, recipe, None)
+    strength = _bootstrap(args, data, recipe) if args.bootstrap else None
     model.fit_info["recipe"] = recipe.to_dict()
     if data.class_column is not None:  # not a node: the JSON model file's "fit" says which column it was
         model.fit_info["class_column"] = data.class_column
@@ -96,6 +104,12 @@ def _cmd_learn(args) -> dict:
         "searched_raw": res.searched_raw,
         "bins": binning_report(data, res.searched_raw),
         "seconds": res.seconds,
+        "forbid": [list(a) for a in recipe.forbid],
+        "require": [list(a) for a in recipe.require],
+        "arc_strength": None if strength is None else strength.to_records(),
+        "bootstrap": None
+        if strength is None
+        else {"replicates": strength.replicates, "seed": strength.seed, "seconds": strength.seconds},
     }
 
 
@@ -131,6 +145,15 @@ def _given_discrete(args, data, recipe) -> dict:
     from ..network.formats import format_of
 
     return {"output": args.output, "format": format_of(args.output), "recipe": recipe.to_dict(), **out}
+
+
+def _bootstrap(args, data, recipe):
+    """The bootstrap arc strength of ``recipe`` on ``data`` (``--bootstrap`` replicates, ``--bootstrap-seed``,
+    default ``--seed``)."""
+    from ..learning.bootstrap import arc_strength
+
+    at = args.seed if args.bootstrap_seed is None else args.bootstrap_seed
+    return arc_strength(data, recipe, replicates=args.bootstrap, seed=at, progress=progress(args))
 
 
 def _learn(args, data, recipe, runner):
@@ -181,6 +204,7 @@ SUBCOMMANDS = {
 
 
 def register(sub) -> None:
+    from ..learning.members import MAX_BOOTSTRAP
     from ..learning.recipe import DEFAULT_RECIPE as R
 
     p = sub.add_parser("learn", help=SUBCOMMANDS["learn"])
@@ -244,6 +268,35 @@ def register(sub) -> None:
         help="pseudo-count of smoothed/bdeu (default 1)",
     )
     add_kgv_options(p, blanket=True)
+    takers = ", ".join(n for n, s in LEARNERS.items() if s.applies("forbid"))
+    p.add_argument(
+        "--forbid",
+        default=None,
+        metavar="'A->B,...'",
+        help=f"arcs the network must not hold (a direction: B->A stays allowed); honoured by {takers}",
+    )
+    p.add_argument(
+        "--require",
+        default=None,
+        metavar="'C->D,...'",
+        help=f"arcs the network must hold (acyclic); honoured by {takers}",
+    )
+    p.add_argument(
+        "--bootstrap",
+        type=int_at_least(1, MAX_BOOTSTRAP),
+        default=None,
+        metavar="B",
+        help="also learn B networks on tables resampled with replacement and report every arc's strength "
+        "(share of the networks holding it) and direction in the JSON's arc_strength",
+    )
+    p.add_argument(
+        "--bootstrap-seed",
+        type=seed,
+        default=None,
+        metavar="S",
+        help="seed of the bootstrap's resampling (default --seed)",
+    )
+    add_kgv_options(p)
     add_missing_data_option(p, R.missing_data)
     add_quiet(p)
     p.add_argument("-o", "--output", required=True, metavar="MODEL.bif|.xmlbif|.net|.xdsl|.json")

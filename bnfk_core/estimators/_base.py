@@ -36,7 +36,13 @@ _SEED = Interval(int, 0, 2**32 - 1)
 
 #: the recipe hyper-parameters of an estimator that learns a network, as the learners and CPT estimators
 #: declare them (the names of methods are checked by their registries, through the recipe)
-RECIPE_OPTIONS = (LEARNING_OPTIONS["max_parents"], LEARNING_OPTIONS["k"], PSEUDO_COUNT)
+RECIPE_OPTIONS = (
+    LEARNING_OPTIONS["max_parents"],
+    LEARNING_OPTIONS["k"],
+    PSEUDO_COUNT,
+    LEARNING_OPTIONS["forbid"],
+    LEARNING_OPTIONS["require"],
+)
 #: how every estimator reads its table, and what it does with a value the network has no state for
 READ_OPTIONS = (
     Option("discretize_bins", Interval(int, 1, 10_000), 4, "quantile bins of a many-valued number column"),

@@ -233,7 +233,7 @@ class NetworkClassifier(TableInput, ClassifierMixin, BaseEstimator):
     structure : str
         A method of :data:`bnfk_core.registry.LEARNERS`: ``naive-bayes``, ``tan``, ``kdb`` (``k`` feature
         parents), or any other (the class is then one node among the rest).
-    structure_score, params, missing_data, pseudo_count, max_parents, k
+    structure_score, params, missing_data, pseudo_count, max_parents, k, forbid, require
         As in the recipe (:class:`bnfk_core.learning.recipe.Recipe`; ``structure_score`` is the recipe's
         ``score``, named apart because a classifier's ``score`` is its accuracy,
         :meth:`sklearn.base.ClassifierMixin.score`);
@@ -263,6 +263,8 @@ class NetworkClassifier(TableInput, ClassifierMixin, BaseEstimator):
         missing_data=DEFAULT_RECIPE.missing_data,
         pseudo_count=DEFAULT_RECIPE.pseudo_count,
         max_parents=None,
+        forbid=None,
+        require=None,
         k=DEFAULT_RECIPE.k,
         discretize_bins=4,
         max_levels=50,
@@ -275,6 +277,8 @@ class NetworkClassifier(TableInput, ClassifierMixin, BaseEstimator):
         self.missing_data = missing_data
         self.pseudo_count = pseudo_count
         self.max_parents = max_parents
+        self.forbid = forbid
+        self.require = require
         self.k = k
         self.discretize_bins = discretize_bins
         self.max_levels = max_levels
@@ -319,6 +323,8 @@ class NetworkClassifier(TableInput, ClassifierMixin, BaseEstimator):
             missing_data=self.missing_data,
             pseudo_count=self.pseudo_count,
             max_parents=self.max_parents,
+            forbid=() if self.forbid is None else self.forbid,
+            require=() if self.require is None else self.require,
             k=self.k,
             seed=seed_of(self.random_state),
         ).check()

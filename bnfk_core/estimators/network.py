@@ -43,6 +43,8 @@ class _RecipeParams:
             missing_data=self.missing_data,
             pseudo_count=self.pseudo_count,
             max_parents=self.max_parents,
+            forbid=() if self.forbid is None else self.forbid,
+            require=() if self.require is None else self.require,
             k=self.k,
             seed=seed_of(self.random_state),
         ).check()
@@ -66,9 +68,13 @@ class FisherKernel(TableInput, _RecipeParams, TransformerMixin, BaseEstimator):
 
     Parameters
     ----------
-    structure, structure_score, params, missing_data, pseudo_count, max_parents, k
+    structure, structure_score, params, missing_data, pseudo_count, max_parents, k, forbid, require
         The network's recipe (:class:`bnfk_core.learning.recipe.Recipe`; default tree / BIC / BDeu / EM);
         ``structure_score`` is the recipe's ``score`` (the name ``score`` is scikit-learn's for a method).
+        ``forbid`` / ``require``: arcs (pairs of column names, or text ``"A->B, C->D"``) the network must not
+        hold / must hold, honoured by ``hc``, ``hc-greedy``, ``tree`` and ``exact`` (another structure
+        refuses them in ``fit`` with a ValueError naming the learner; an arc naming an unknown column, both
+        required and forbidden, or required arcs forming a cycle are refused naming the arc).
     normalize : bool
         Cosine-normalise the Gram matrix (``gram`` and ``output="gram"``).
     output : {"features", "gram"}
@@ -100,6 +106,8 @@ class FisherKernel(TableInput, _RecipeParams, TransformerMixin, BaseEstimator):
         missing_data=DEFAULT_RECIPE.missing_data,
         pseudo_count=DEFAULT_RECIPE.pseudo_count,
         max_parents=None,
+        forbid=None,
+        require=None,
         k=DEFAULT_RECIPE.k,
         normalize=False,
         output="features",
@@ -114,6 +122,8 @@ class FisherKernel(TableInput, _RecipeParams, TransformerMixin, BaseEstimator):
         self.missing_data = missing_data
         self.pseudo_count = pseudo_count
         self.max_parents = max_parents
+        self.forbid = forbid
+        self.require = require
         self.k = k
         self.normalize = normalize
         self.output = output
@@ -231,8 +241,8 @@ class NetworkImputer(TableInput, _RecipeParams, TransformerMixin, BaseEstimator)
 
     Parameters
     ----------
-    structure, structure_score, params, missing_data, pseudo_count, max_parents, k, discretize_bins,
-    max_levels, handle_unknown, random_state
+    structure, structure_score, params, missing_data, pseudo_count, max_parents, k, forbid, require,
+    discretize_bins, max_levels, handle_unknown, random_state
         As for :class:`FisherKernel`.
 
     Attributes
@@ -254,6 +264,8 @@ class NetworkImputer(TableInput, _RecipeParams, TransformerMixin, BaseEstimator)
         missing_data=DEFAULT_RECIPE.missing_data,
         pseudo_count=DEFAULT_RECIPE.pseudo_count,
         max_parents=None,
+        forbid=None,
+        require=None,
         k=DEFAULT_RECIPE.k,
         discretize_bins=4,
         max_levels=50,
@@ -266,6 +278,8 @@ class NetworkImputer(TableInput, _RecipeParams, TransformerMixin, BaseEstimator)
         self.missing_data = missing_data
         self.pseudo_count = pseudo_count
         self.max_parents = max_parents
+        self.forbid = forbid
+        self.require = require
         self.k = k
         self.discretize_bins = discretize_bins
         self.max_levels = max_levels
@@ -404,8 +418,8 @@ class KernelClustering(TableInput, _RecipeParams, ClusterMixin, BaseEstimator):
         ``auto``, ...).
     n_init : int
         Restarts of the algorithm (correlation clustering's ``restarts``, k-means' ``n_init``).
-    structure, structure_score, params, missing_data, pseudo_count, max_parents, k, discretize_bins,
-    max_levels, random_state
+    structure, structure_score, params, missing_data, pseudo_count, max_parents, k, forbid, require,
+    discretize_bins, max_levels, random_state
         As for :class:`FisherKernel`.
 
     Attributes
@@ -436,6 +450,8 @@ class KernelClustering(TableInput, _RecipeParams, ClusterMixin, BaseEstimator):
         missing_data=DEFAULT_RECIPE.missing_data,
         pseudo_count=DEFAULT_RECIPE.pseudo_count,
         max_parents=None,
+        forbid=None,
+        require=None,
         k=DEFAULT_RECIPE.k,
         discretize_bins=4,
         max_levels=50,
@@ -451,6 +467,8 @@ class KernelClustering(TableInput, _RecipeParams, ClusterMixin, BaseEstimator):
         self.missing_data = missing_data
         self.pseudo_count = pseudo_count
         self.max_parents = max_parents
+        self.forbid = forbid
+        self.require = require
         self.k = k
         self.discretize_bins = discretize_bins
         self.max_levels = max_levels

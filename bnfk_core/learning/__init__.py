@@ -1,5 +1,5 @@
-"""Learning a network: decomposable scores, KGV, structure searches, incomplete data, landscapes, the
-metagraph kernel.
+"""Learning a network: decomposable scores, KGV, structure searches (with forbidden and required arcs),
+incomplete data, bootstrap arc strength, landscapes, the metagraph kernel.
 
 Every public name below loads its module on first use (PEP 562), so importing the package is light;
 names two modules share are imported from those modules.
@@ -137,6 +137,17 @@ _HOMES = {
     "learn_tree": "trees",
     "learn_tan": "trees",
     "learn_kdb": "trees",
+    "parse_arcs": "knowledge",
+    "format_arcs": "knowledge",
+    "check_knowledge": "knowledge",
+    "move_mask": "knowledge",
+    "with_required": "knowledge",
+    "honours": "knowledge",
+    "knowledge_for": "structure",
+    "ArcStrength": "bootstrap",
+    "arc_strength": "bootstrap",
+    "resample": "bootstrap",
+    "MAX_BOOTSTRAP": "members",
 }
 
 __all__ = list(_HOMES)

@@ -70,6 +70,8 @@ def hill_climb(
     engine: str = "bnfk",
     path: list | None = None,
     start: Sequence[Sequence[int]] | None = None,
+    forbid: Sequence[tuple[int, int]] = (),
+    require: Sequence[tuple[int, int]] = (),
 ) -> list[tuple[int, ...]]:
     """Greedy hill climbing with a tabu list (Koller & Friedman §18.4.3) on our local score.
 
@@ -100,12 +102,21 @@ def hill_climb(
     ``start``: the parents of every node of an acyclic graph to climb from (pgmpy's ``start_dag``; structural
     EM climbs from its current network, Friedman 1998); default the empty graph.  The moves, their
     tie-breaking and the stopping rule are the same; the tabu list starts empty.
+
+    ``forbid`` and ``require``: (parent, child) index pairs checked by
+    :func:`~bnfk_core.learning.knowledge.check_knowledge`.  The climb starts from ``start`` with the required
+    arcs added and never takes a move that adds a forbidden arc, removes or reverses a required one, or
+    reverses an arc into a forbidden direction (pgmpy's ``ExpertKnowledge``, bnlearn's black and white lists);
+    the result holds every required arc and no forbidden one.
     """
+    from .knowledge import move_mask, with_required
+
     names = list(names)
     n = len(names)
     if engine not in ("bnfk", "pgmpy"):
         raise StructureError(f"Unknown hill-climbing engine '{engine}'; choose bnfk or pgmpy.")
-    start = start_parents(start, n)
+    start = start_parents(with_required(start, list(require), n), n)
+    allowed = move_mask(n, list(forbid), list(require))
     priority = np.random.default_rng(seed).permutation(3 * n * n)
     if engine == "bnfk" and pgmpy_score is None:
         return _climb(
@@ -119,6 +130,7 @@ def hill_climb(
             progress=progress,
             path=path,
             start=start,
+            allowed=allowed,
         )
     if path is not None:
         raise StructureError("The hill-climbing path is recorded by the bnfk engine only.")
@@ -152,8 +164,17 @@ def hill_climb(
         start_dag = PgmpyDAG()
         start_dag.add_nodes_from(names)
         start_dag.add_edges_from((names[p], names[v]) for v, ps in enumerate(start) for p in ps)
+    knowledge = None
+    if forbid or require:
+        from pgmpy.causal_discovery import ExpertKnowledge
+
+        knowledge = ExpertKnowledge(
+            forbidden_edges=[(names[u], names[v]) for u, v in forbid],
+            required_edges=[(names[u], names[v]) for u, v in require],
+        )
     hc = SortedHillClimb(
         scoring_method=score,
+        expert_knowledge=knowledge,
         tabu_length=int(tabu),
         max_indegree=max_parents,
         start_dag=start_dag,
@@ -252,6 +273,7 @@ def _climb(
     progress: Callable[[float, str], None] | None,
     path: list | None = None,
     start: list | None = None,
+    allowed: np.ndarray | None = None,
 ) -> list[tuple[int, ...]]:
     """pgmpy's hill climbing (see :func:`hill_climb`) with cached gains: the same moves, in the same order.
 
@@ -261,7 +283,8 @@ def _climb(
     gains that read those parents are recomputed.  The legal moves of a step are a mask
     (adjacency, reachability for cycles, tabu list; the in-degree bound is in the gains); the best
     gain wins and ties go to the lowest ``priority`` -- the first maximum of pgmpy's list sorted by
-    priority.
+    priority.  ``allowed`` (:func:`~bnfk_core.learning.knowledge.move_mask`) masks the moves the arc
+    constraints forbid.
     """
     maxp = math.inf if max_parents is None else int(max_parents)
     NEG = -np.inf
@@ -342,6 +365,8 @@ def _climb(
             legal[k, x, y] = False
             if k == 2:
                 legal[2, y, x] = False
+        if allowed is not None:
+            legal &= allowed
         cand = gain[legal]
         if cand.size == 0:
             break
@@ -418,6 +443,8 @@ def learn_hc(scorer: LocalScorer, task) -> list[tuple[int, ...]]:
             seed=seed + r,
             progress=sub,
             start=getattr(task, "start", None),
+            forbid=task.forbid or (),
+            require=task.require or (),
         )
         val = scorer.total(cand)
         if best is None or val > best[0] + 1e-9:
@@ -427,6 +454,7 @@ def learn_hc(scorer: LocalScorer, task) -> list[tuple[int, ...]]:
         + (" from the given graph" if getattr(task, "start", None) is not None else "")
         + (f", at most {max_parents} parents" if max_parents is not None else "")
         + (f", best of {runs} climbs with seeds {seed}..{seed + runs - 1}" if runs > 1 else "")
+        + (", within the given arc constraints" if task.forbid or task.require else "")
     )
     return best[1]
 

@@ -32,8 +32,11 @@ __all__ = [
     "DEFAULT_C",
     "LEARNING_OPTIONS",
     "MAX_RESTARTS",
+    "MAX_BOOTSTRAP",
 ]
 
+#: the most bootstrap replicates one arc-strength call learns (:mod:`.bootstrap`)
+MAX_BOOTSTRAP = 10_000
 #: the most variables the exact (dynamic programming) search handles
 EXACT_MAX_VARIABLES = 20
 #: the missing-data method used when none is named (chosen by the measurements in docs/IMPUTATION.md)
@@ -47,8 +50,11 @@ DEFAULT_C = 1e-9
 
 #: what the two hill climbs read
 _CLIMB = tuple(
-    LEARNING_OPTIONS[n] for n in ("max_parents", "seed", "tabu", "max_iter", "epsilon", "restarts", "start")
+    LEARNING_OPTIONS[n]
+    for n in ("max_parents", "seed", "tabu", "max_iter", "epsilon", "restarts", "start", "forbid", "require")
 )
+#: what a learner that honours forbidden and required arcs reads
+_KNOWLEDGE = (LEARNING_OPTIONS["forbid"], LEARNING_OPTIONS["require"])
 
 _S = "bnfk_core.learning.structure"
 
@@ -80,7 +86,13 @@ LEARNERS = (
         options=_CLIMB,
     ),
     # the spanning tree's weight matrix
-    LearnerSpec("tree", "Chow–Liu tree", learn=lazy("bnfk_core.learning.trees", "learn_tree"), pair_bytes=8),
+    LearnerSpec(
+        "tree",
+        "Chow–Liu tree",
+        learn=lazy("bnfk_core.learning.trees", "learn_tree"),
+        pair_bytes=8,
+        options=_KNOWLEDGE,
+    ),
     LearnerSpec(
         "tan",
         "TAN (tree-augmented naive Bayes)",
@@ -100,7 +112,7 @@ LEARNERS = (
         f"Exact optimum (dynamic programming, ≤ {EXACT_MAX_VARIABLES} variables)",
         uses_score=True,
         learn=lazy("bnfk_core.learning.exact", "learn_exact"),
-        options=(LEARNING_OPTIONS["max_parents"],),
+        options=(LEARNING_OPTIONS["max_parents"], *_KNOWLEDGE),
         max_variables=EXACT_MAX_VARIABLES,
     ),
 )

@@ -61,6 +61,11 @@ class Recipe:
     ess : float
         Equivalent sample size of the ``bdeu`` score the search optimises (the CPT estimator's is
         ``pseudo_count``).
+    forbid, require : tuple of (str, str)
+        Arcs (from, to) the network must not hold and must hold (bnlearn's black and white lists); text
+        ``"A->B, C->D"`` is read too (:func:`~bnfk_core.learning.knowledge.parse_arcs`).  Only the learners
+        that declare them honour them (``hc``, ``hc-greedy``, ``tree``, ``exact``); :meth:`check` refuses
+        another.
     """
 
     structure: str = "tree"
@@ -72,11 +77,25 @@ class Recipe:
     k: int = 2
     seed: int = 0
     ess: float = 1.0
+    forbid: tuple = ()
+    require: tuple = ()
 
     def check(self) -> Recipe:
-        """This recipe with its names lower-cased, or a one-sentence error naming the unknown one."""
+        """This recipe with its names lower-cased and its arcs as tuples of pairs, or a one-sentence error
+        naming the unknown name, the arc that is not one, or a learner that cannot honour arcs."""
+        from .knowledge import parse_arcs
+
         names = {"structure": LEARNERS, "score": SCORES, "params": ESTIMATORS, "missing_data": MISSING_DATA}
         out = {f: registry[str(getattr(self, f)).lower()].name for f, registry in names.items()}
+        for f, word in (("forbid", "forbidden"), ("require", "required")):
+            out[f] = tuple(parse_arcs(getattr(self, f), f"The {word} arcs"))
+        spec = LEARNERS[out["structure"]]
+        if (out["forbid"] or out["require"]) and not spec.applies("forbid"):
+            takers = ", ".join(n for n, s in LEARNERS.items() if s.applies("forbid"))
+            raise StructureError(
+                f"{spec.label.split(' (')[0]} ('{spec.name}') cannot honour forbidden or required arcs; "
+                f"choose one of {takers}."
+            )
         if not self.pseudo_count > 0:
             raise StructureError(f"The pseudo-count must be positive, not {self.pseudo_count!r}.")
         if not self.ess > 0:
@@ -91,7 +110,13 @@ class Recipe:
         return dataclasses.replace(self, **{k: v for k, v in changes.items() if v is not None})
 
     def to_dict(self) -> dict:
-        return dataclasses.asdict(self)
+        """The fields as a dict (hashable values: arcs as tuples); ``forbid`` and ``require`` only when they
+        hold arcs, so a recipe without knowledge has the keys it always had (links, session files, JSON)."""
+        out = dataclasses.asdict(self)
+        for f in ("forbid", "require"):
+            if not out[f]:
+                del out[f]
+        return out
 
     @classmethod
     def from_dict(cls, values: dict) -> Recipe:
@@ -102,12 +127,18 @@ class Recipe:
             raise StructureError(
                 f"Unknown recipe field '{unknown[0]}'; fields are {', '.join(sorted(fields))}."
             )
-        return cls(**values).check()
+        return cls(**values).check()  # check() turns JSON's lists of arcs back into tuples
 
     def describe(self) -> str:
         """One line for captions and JSON: ``tree / bic, CPTs bdeu (a=1), missing cells: em``."""
         a = f" (a={self.pseudo_count:g})" if ESTIMATORS[self.params].uses_pseudo_count else ""
-        return f"{self.structure} / {self.score}, CPTs {self.params}{a}, missing cells: {self.missing_data}"
+        arcs = "".join(
+            f", {len(getattr(self, f))} {word} arc(s)"
+            for f, word in (("forbid", "forbidden"), ("require", "required"))
+            if getattr(self, f)
+        )
+        cpts = f"CPTs {self.params}{a}, missing cells: {self.missing_data}"
+        return f"{self.structure} / {self.score}{arcs}, {cpts}"
 
 
 #: the network every face uses unless told otherwise
@@ -169,8 +200,9 @@ def learn_recipe(
     """Learn the network ``recipe`` describes from ``data``: the one entry point of learning.
 
     The structure comes from the recipe's search (``structure``, ``score``, ``max_parents``, ``k``, ``seed``,
-    ``ess``) on the rows its ``missing_data`` method keeps (structural EM and available-case counts use every
-    row; ``complete-rows`` skips the rows with a missing cell); the CPTs from its estimator (``params``,
+    ``ess``, honouring its ``forbid`` and ``require`` arcs) on the rows its ``missing_data`` method keeps
+    (structural EM and available-case counts use every row; ``complete-rows`` skips the rows with a missing
+    cell); the CPTs from its estimator (``params``,
     ``pseudo_count``), by EM over the missing cells unless ``missing_data`` is ``complete-rows``.  A table
     without a missing cell gets the plain search and the closed-form CPTs whatever ``missing_data`` says.
 
@@ -202,18 +234,23 @@ def learn_recipe(
     Raises
     ------
     StructureError
-        An unknown name in the recipe, or a class-node method without a class column.
+        An unknown name in the recipe, a class-node method without a class column, or an arc constraint
+        that names an unknown variable, cannot hold, or that the learner cannot honour.
     """
     from .incomplete import learn_network
-    from .structure import learn_feature_structure
+    from .structure import knowledge_for, learn_feature_structure
 
     recipe = (recipe or DEFAULT_RECIPE).check()
     table = data if with_class else data.without_class()
+    # the arcs checked against the columns before any counting (structural EM counts before its first search)
+    knowledge_for(recipe.structure, table.variables, recipe.forbid, recipe.require, recipe.max_parents)
     # without a missing cell every missing-data method is the plain search and the closed-form CPTs
     # (structural EM's first network is its answer), so the complete-rows path computes the same network
     # without EM
     missing = recipe.missing_data if table.has_missing else "complete-rows"
     options = {"max_parents": recipe.max_parents, "k": recipe.k, "seed": recipe.seed}
+    if recipe.forbid or recipe.require:
+        options.update(forbid=list(recipe.forbid), require=list(recipe.require))
     if LEARNERS[recipe.structure].needs_class and not with_class:
         res = learn_feature_structure(
             data,
@@ -240,6 +277,8 @@ def learn_recipe(
             ess=recipe.ess,
             **options,
         )
+    if (recipe.forbid or recipe.require) and not any("arc(s) honoured" in n for n in res.notes):
+        res.notes.append(f"{len(recipe.forbid)} forbidden and {len(recipe.require)} required arc(s) honoured")
     model.fit_info["recipe"] = recipe.to_dict()
     return Learned(recipe, res, model)
 

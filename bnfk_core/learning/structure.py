@@ -26,6 +26,7 @@ from ..errors import StructureError
 from ..network.dag import DAG, naive_bayes
 from ..registry import LEARNERS
 from .kgv import raw_numbers
+from .knowledge import check_knowledge, honours
 from .scores import SCORES, LocalScorer, score_dag, scorer_for
 
 __all__ = [
@@ -34,6 +35,7 @@ __all__ = [
     "LearnTask",
     "learn_structure",
     "learn_feature_structure",
+    "knowledge_for",
     "raw_numbers",
     "scorer_context",
 ]
@@ -87,7 +89,8 @@ class LearnTask:
     """What a learner's ``learn(scorer, task)`` receives (:class:`bnfk_core.registry.LearnerSpec`): the data's
     variables, the class index ``cls`` (None without a class column), the options of :func:`learn_structure`,
     the rows the scorer counts (``rows_used``) and where they come from (``source``); a learner appends
-    sentences worth showing the user to ``notes``."""
+    sentences worth showing the user to ``notes``.  ``forbid`` and ``require`` are the forbidden and required
+    arcs as (parent, child) index pairs (:mod:`bnfk_core.learning.knowledge`), None when there are none."""
 
     variables: list
     cls: int | None
@@ -104,6 +107,8 @@ class LearnTask:
     source: str = "the data"
     notes: list = field(default_factory=list)
     start: list | None = None
+    forbid: list | None = None
+    require: list | None = None
 
 
 # ---------------------------------------------------------------------- the presets and the registered
@@ -162,6 +167,8 @@ def learn_structure(
     score_options: dict | None = None,
     scorer: LocalScorer | None = None,
     start: Sequence[Sequence[int]] | None = None,
+    forbid=None,
+    require=None,
 ) -> LearnResult:
     """Learn a DAG over ``data.variables``.
 
@@ -197,12 +204,17 @@ def learn_structure(
     start : ``hc`` and ``hc-greedy`` only: the parents (indices) of every variable of an acyclic graph every
     climb starts from
         (default the empty graph; structural EM climbs from its current network).
+    forbid, require : the arcs the network must not hold and must hold (text ``"A->B, C->D"`` or pairs of
+        names; :func:`~bnfk_core.learning.knowledge.check_knowledge`), honoured by the learners that declare
+        them (``hc``, ``hc-greedy``, ``tree``, ``exact``); another learner given one refuses before any
+        counting.
 
     Raises
     ------
     StructureError
         Unknown method or score, missing class column, no complete rows, more variables than the
-        method's ``max_variables`` (``exact``).
+        method's ``max_variables`` (``exact``), an arc constraint that cannot hold or that the method cannot
+        honour.
     """
     t0 = time.perf_counter()
     method = str(method).lower()
@@ -233,6 +245,7 @@ def learn_structure(
         raise StructureError(f"{too_wide} Use 'hc' or drop columns.")
     asked = dict(k=k, max_parents=max_parents, seed=seed, tabu=tabu, max_iter=max_iter, epsilon=epsilon)
     LEARNERS[method].check_task(LearnTask(variables, cls, score, restarts=restarts, start=start, **asked))
+    forbid, require = knowledge_for(method, variables, forbid, require, max_parents)
 
     def report(frac, msg):
         if progress is not None:
@@ -281,9 +294,15 @@ def learn_structure(
         source=getattr(data, "source", "the data"),
         notes=notes,
         start=None if start is None else [tuple(int(p) for p in ps) for ps in start],
+        forbid=forbid or None,
+        require=require or None,
     )
     with scorer_context(scorer):
         parents = spec.learn(scorer, task)
+    if not honours(parents, forbid, require):  # a learner that declares the constraints must keep them
+        raise StructureError(f"Method '{method}' returned a network that breaks the given arc constraints.")
+    if forbid or require:
+        notes.append(f"{len(forbid)} forbidden and {len(require)} required arc(s) honoured")
     dag = DAG(variables, [(variables[p], variables[i]) for i, ps in enumerate(parents) for p in ps])
     total = scorer.total(dag.parent_indices()) if used else 0.0
     if searched_raw:
@@ -302,6 +321,25 @@ def learn_structure(
         seconds=time.perf_counter() - t0,
         searched_raw=searched_raw,
     )
+
+
+def knowledge_for(method: str, variables, forbid, require, max_parents=None) -> tuple[list, list]:
+    """The forbidden and required arcs of a search with ``method`` as index pairs into ``variables``
+    (:func:`~bnfk_core.learning.knowledge.check_knowledge`), or a one-sentence StructureError -- before any
+    counting -- when an arc cannot hold or ``method`` does not honour arc constraints (its spec does not
+    declare ``forbid`` and ``require``)."""
+    from .knowledge import parse_arcs
+
+    if not (parse_arcs(forbid) or parse_arcs(require)):
+        return [], []
+    spec = LEARNERS[str(method).lower()]
+    if not spec.applies("forbid"):
+        takers = ", ".join(n for n, s in LEARNERS.items() if s.applies("forbid"))
+        raise StructureError(
+            f"{spec.label.split(' (')[0]} ('{spec.name}') cannot honour forbidden or required arcs; "
+            f"choose one of {takers}."
+        )
+    return check_knowledge(variables, forbid, require, max_parents=max_parents)
 
 
 def learn_feature_structure(

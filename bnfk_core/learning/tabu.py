@@ -57,8 +57,9 @@ class _Moves:
     parents of one node (two for a reversal) and only the gains that read those parents are recomputed, from
     the scorer's cache of family scores."""
 
-    def __init__(self, scorer, n: int, maxp: float, prio: np.ndarray):
+    def __init__(self, scorer, n: int, maxp: float, prio: np.ndarray, allowed: np.ndarray | None = None):
         self.scorer, self.n, self.maxp, self.prio = scorer, n, maxp, prio.reshape(3, n, n)
+        self.allowed = allowed  # the moves the arc constraints leave (knowledge.move_mask); None: every move
         self.cache = scorer.cache if isinstance(scorer, LocalScorer) else {}
         self.no_loop = ~np.eye(n, dtype=bool)
         self.load([()] * n)
@@ -134,6 +135,8 @@ class _Moves:
             other = (adj[ex] & R[:, ey].T).any(axis=1)
             legal[2, ex[other], ey[other]] = False
         legal &= np.isfinite(self.gain)
+        if self.allowed is not None:
+            legal &= self.allowed
         return legal
 
     def best(self, legal: np.ndarray) -> tuple[int, int, int, float] | None:
@@ -178,7 +181,7 @@ class _Moves:
         then the move uniformly among that kind's.  (Drawn uniformly among all legal moves, a kick would
         almost always add an arc -- a DAG of n nodes and e arcs has about n²/2 legal additions against e
         removals and e reversals -- and the next climb would mostly remove that arc again and fall back into
-        the same optimum.) False when no move is legal."""
+        the same optimum.) False when no move is legal; a move the arc constraints forbid is never legal."""
         legal = self.legal()
         kinds = [k for k in range(3) if legal[k].any()]
         if not kinds:
@@ -195,7 +198,8 @@ class _Moves:
         the one with fewer arcs.  The number of arcs removed."""
         removed = 0
         while True:
-            x, y = np.nonzero(self.adj & (self.gain[1] >= 0))
+            keep = self.adj if self.allowed is None else self.adj & self.allowed[1]
+            x, y = np.nonzero(keep & (self.gain[1] >= 0))
             if x.size == 0:
                 return removed
             self.apply(1, int(x[0]), int(y[0]))
@@ -230,6 +234,8 @@ def tabu_search(
     start: Sequence[Sequence[int]] | None = None,
     also_from: Sequence | None = None,
     progress: Callable[[float, str], None] | None = None,
+    forbid: Sequence[tuple[int, int]] = (),
+    require: Sequence[tuple[int, int]] = (),
 ) -> list[tuple[int, ...]]:
     """Iterated tabu search over DAGs on a decomposable score: it does not stop at the first local optimum.
 
@@ -260,7 +266,13 @@ def tabu_search(
     first chain's first climb is :func:`hill_climb`'s with the same seed).  Family scores come from the
     scorer's cache: a step rescores only the families whose parents it changed.  ``max_iter`` bounds the moves
     of every climb and walk.
+
+    ``forbid`` and ``require`` ((parent, child) index pairs, :mod:`bnfk_core.learning.knowledge`): every chain
+    starts from its graph with the required arcs added, and no climb, walk, kick or pruning step adds a
+    forbidden arc or removes or reverses a required one, so the result honours both.
     """
+    from .knowledge import move_mask, with_required
+
     names = list(names)
     n = len(names)
     maxp = math.inf if max_parents is None else int(max_parents)
@@ -269,9 +281,11 @@ def tabu_search(
     def order() -> np.ndarray:
         return rng.permutation(3 * n * n).reshape(3, n, n)
 
-    state = _Moves(scorer, n, maxp, order())
-    start = start_parents(start, n) or [()] * n
-    chain_starts = [start] * (int(restarts) + 1) + [start_parents(g, n) for g in (also_from or ())]
+    state = _Moves(scorer, n, maxp, order(), move_mask(n, list(forbid), list(require)))
+    start = start_parents(with_required(start, list(require), n), n) or [()] * n
+    chain_starts = [start] * (int(restarts) + 1) + [
+        start_parents(with_required(g, list(require), n), n) for g in (also_from or ())
+    ]
     kick_size = max(3, n // 10) if kick_size is None else int(kick_size)
     best, best_score = None, -math.inf
     rounds, done = len(chain_starts) * (int(kicks) + 1), 0
@@ -353,6 +367,8 @@ def learn_tabu(scorer: LocalScorer, task) -> list[tuple[int, ...]]:
             epsilon=task.epsilon,
             seed=seed + r,
             start=start,
+            forbid=task.forbid or (),
+            require=task.require or (),
         )
         for r in range(GREEDY_CLIMBS)
     ]
@@ -372,6 +388,8 @@ def learn_tabu(scorer: LocalScorer, task) -> list[tuple[int, ...]]:
         start=start,
         also_from=[list(g) for g in elite],
         progress=task.progress,
+        forbid=task.forbid or (),
+        require=task.require or (),
     )
     task.notes.append(
         f"iterated tabu search on the {task.score} score: {ILS_RESTARTS + 1} chains from the start and "

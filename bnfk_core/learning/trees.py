@@ -16,6 +16,7 @@ import numpy as np
 from scipy.special import xlogy
 
 from ..data.counts import config_index, weighted_bincount
+from ..errors import StructureError
 from .scores import LocalScorer
 
 __all__ = [
@@ -326,8 +327,93 @@ def parents_from_arcs(n: int, arcs) -> list[tuple[int, ...]]:
 
 
 # ---------------------------------------------------------------------- as learners (LearnerSpec.learn)
+def constrained_forest(weight: np.ndarray, forbid=(), require=()) -> list[tuple[int, ...]]:
+    """The heaviest spanning forest that Kruskal's greedy order finds among the forests of one parent per
+    node that hold every required arc and no forbidden one (Chow & Liu's tree with knowledge).
+
+    The required arcs (at most one per child, acyclic: a forest of arborescences) come first; then every pair
+    by decreasing weight (ties by index) joins two components when one orientation is allowed: ``u -> v``
+    needs ``v`` to become the root of its component, by reversing the arcs from its root to ``v``, which is
+    allowed when none of them is required and none of the reversed arcs is forbidden; otherwise ``v -> u``
+    is tried the same way, otherwise the pair is skipped.  Without a constraint this is a maximum spanning
+    tree (as :func:`chow_liu`'s); with them the result may be a forest, and it is the greedy best, not always
+    the best forest that honours the arcs.
+
+    Parameters
+    ----------
+    weight : ndarray, shape (n, n)
+        Symmetric pair weights (mutual information).
+    forbid, require : sequence of (int, int)
+        Forbidden and required arcs (parent, child).
+
+    Returns
+    -------
+    list of tuple of int
+        The parent of every node (at most one).
+    """
+    w = np.asarray(weight, dtype=float)
+    n = w.shape[0]
+    fb, rq = set(map(tuple, forbid)), set(map(tuple, require))
+    parent = [-1] * n
+    comp = list(range(n))  # union-find
+
+    def find(a):
+        while comp[a] != a:
+            comp[a] = comp[comp[a]]
+            a = comp[a]
+        return a
+
+    def reroot(v) -> bool:
+        """Make v the root of its component by reversing the arcs above it, when allowed."""
+        path, x = [], v
+        while parent[x] >= 0:
+            path.append((parent[x], x))
+            x = parent[x]
+        if any(a in rq or (a[1], a[0]) in fb for a in path):
+            return False
+        for p, c in path:
+            parent[p] = c
+        parent[v] = -1
+        return True
+
+    for u, v in sorted(rq):
+        parent[v] = u
+        comp[find(v)] = find(u)
+    order = sorted(
+        ((a, b) for a in range(n) for b in range(a + 1, n)), key=lambda e: (-w[e[0], e[1]], e[0], e[1])
+    )
+    for a, b in order:
+        if find(a) == find(b):
+            continue
+        for u, v in ((a, b), (b, a)):
+            if (u, v) not in fb and reroot(v):
+                parent[v] = u
+                comp[find(v)] = find(u)
+                break
+    return [() if p < 0 else (p,) for p in parent]
+
+
 def learn_tree(scorer: LocalScorer, task) -> list[tuple[int, ...]]:
-    """``tree``: the Chow–Liu tree rooted at the class (if any) or the first variable."""
+    """``tree``: the Chow–Liu tree rooted at the class (if any) or the first variable; with forbidden or
+    required arcs (``task.forbid``, ``task.require``) the greedy forest of :func:`constrained_forest`, refused
+    before any counting when a node has two required parents (a tree gives each node one)."""
+    forbid, require = task.forbid or (), task.require or ()
+    if forbid or require:
+        children = [v for _, v in require]
+        twice = next((v for v in children if children.count(v) > 1), None)
+        if twice is not None:
+            ps = ", ".join(task.variables[u] for u, v in require if v == twice)
+            raise StructureError(
+                f"A Chow–Liu tree gives each variable one parent; '{task.variables[twice]}' has two required "
+                f"parents ({ps})."
+            )
+        parents = constrained_forest(mutual_information_matrix(scorer), forbid, require)
+        roots = sum(1 for p in parents if not p)
+        task.notes.append(
+            "Chow–Liu tree with the given arcs (greedy: the heaviest pairs first that the arcs allow)"
+            + (f", a forest of {roots} trees" if roots > 1 else "")
+        )
+        return parents
     root = task.cls if task.cls is not None else 0
     task.notes.append(f"Chow–Liu tree rooted at '{task.variables[root]}'")
     return chow_liu(scorer, root)

@@ -29,6 +29,7 @@ from bnfk_core.views.figures import kernel as fig_kernel
 
 from .. import common, jobs, live, router
 from ..state import bigfiles, caches, charts, choices, messages, pairs, shared, structure, tables
+from . import knowledge as knowledge_section
 
 __all__ = [
     "message",
@@ -114,7 +115,8 @@ def learn_tab(feat) -> None:
     too_wide = spec.too_wide(feat.n_vars)
     if too_wide:
         st.warning(too_wide)
-    if st.button("Learn structure", type="primary", icon=":material/play_arrow:"):
+    arcs = knowledge_section.arcs_inputs(feat, method)  # forbidden / required arcs (None: they cannot hold)
+    if st.button("Learn structure", type="primary", icon=":material/play_arrow:", disabled=arcs is None):
         label = _method_label(method, ss.learn_score)
         with st.status(f"Learning ({label})…", expanded=True) as status:
             bar = st.progress(0.0, text="counting")
@@ -127,6 +129,7 @@ def learn_tab(feat) -> None:
                         ss.learn_max_parents or None,
                         ss.learn_seed,
                         progress=jobs.progress(bar),
+                        **arcs,
                     )
             except BnfkError as exc:
                 status.update(label="Learning failed", state="error")
@@ -145,6 +148,7 @@ def learn_tab(feat) -> None:
             + "; ".join(messages.plain(n) for n in notes)
             + "."
         )
+    knowledge_section.bootstrap_panel(feat, method, arcs)
 
 
 def edit_panel(dg: DAG) -> None:

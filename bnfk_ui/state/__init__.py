@@ -10,6 +10,7 @@ modules of one idea --
 * :mod:`.uploads` -- switching the data (a sample, an upload, a large file, other reading options);
 * :mod:`.structure` -- the current structure and its undo / redo stacks;
 * :mod:`.truth` -- for rows sampled from a textbook network, that network (its own CPTs) beside the structure;
+* :mod:`.knowledge` -- the Learn tab's forbidden and required arcs and its cached bootstrap arc strength;
 * :mod:`.caches` -- the fitted model, scores, Gram matrices, fitted kernels and contributions;
 * :mod:`.clustering` -- the Clustering page's cached networks, kernel set-ups and clusterings;
 * :mod:`.compare` -- structure B of the Compare page and the cached comparison with the current network;

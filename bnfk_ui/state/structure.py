@@ -105,10 +105,18 @@ def _recipe_cached(_data: CategoricalData, fingerprint: str, recipe_key: tuple, 
 
 
 def learn(
-    method: str, score: str = "bic", k: int = 2, max_parents: int | None = None, seed: int = 0, progress=None
+    method: str,
+    score: str = "bic",
+    k: int = 2,
+    max_parents: int | None = None,
+    seed: int = 0,
+    progress=None,
+    forbid=(),
+    require=(),
 ):
     """The network the session's recipe (:func:`recipe`) learns with the Learn tab's search (``method``,
-    ``score``, ``k``, ``max_parents``, ``seed``) from the current data: its missing-data method keeps the
+    ``score``, ``k``, ``max_parents``, ``seed``, the ``forbid`` and ``require`` arcs of its knowledge
+    controls) from the current data: its missing-data method keeps the
     rows it keeps (structural EM on all rows by default), and the result's ``note`` says how.  A large file's
     distinct rows with counts are searched on their complete rows (structural EM is the CLI's job there).
     Cached per recipe: the Learn button with the first network's options gives that very network.
@@ -119,7 +127,14 @@ def learn(
     """
     d = full_data()
     r = dataclasses.replace(
-        recipe(), structure=method, score=score, k=int(k), max_parents=max_parents, seed=int(seed)
+        recipe(),
+        structure=method,
+        score=score,
+        k=int(k),
+        max_parents=max_parents,
+        seed=int(seed),
+        forbid=tuple(forbid),
+        require=tuple(require),
     )
     if streamed() is not None:
         r = dataclasses.replace(r, missing_data="complete-rows")
