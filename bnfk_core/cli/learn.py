@@ -296,7 +296,6 @@ def register(sub) -> None:
         metavar="S",
         help="seed of the bootstrap's resampling (default --seed)",
     )
-    add_kgv_options(p)
     add_missing_data_option(p, R.missing_data)
     add_quiet(p)
     p.add_argument("-o", "--output", required=True, metavar="MODEL.bif|.xmlbif|.net|.xdsl|.json")
