@@ -295,7 +295,13 @@ def cpt_tab(m: BayesNet) -> None:
     edited = v in state.edits()
     st.caption(
         plain(f"P({v} | {', '.join(m.variables[p] for p in m.parents[i]) or 'no parents'}): ")
-        + ("**edited** by you." if edited else f"fitted ({m.fit_info.get('method', 'fitted')}).")
+        + (
+            "**edited** by you."
+            if edited
+            else plain(f"the textbook network {m.fit_info.get('network')}'s own.")
+            if m.fit_info.get("method") == "textbook"
+            else f"fitted ({m.fit_info.get('method', 'fitted')})."
+        )
         + " Change any entries, then Apply: each row is divided by its sum."
     )
     if len(frame) > MAX_EDIT_ROWS:

@@ -22,7 +22,7 @@ from bnfk_core.errors import ModelError
 from bnfk_core.inference.evidence import Explanation, Query, mpe, query
 from bnfk_core.network.model import BayesNet
 
-from . import caches
+from . import caches, truth
 from .shared import front
 from .structure import dag
 
@@ -47,9 +47,14 @@ EDITS, EVIDENCE, DROPPED = "model_edits", "model_evidence", "model_dropped"
 
 
 def fitted_model() -> BayesNet:
-    """The current structure fitted to the current table by the app's recipe (cached per table and
-    structure: :func:`bnfk_ui.state.caches.model`)."""
-    return caches.model(dag())
+    """The current structure with its CPTs: on rows sampled from a textbook network whose structure is the
+    current one, that network's own CPTs (:func:`bnfk_ui.state.truth.truth`); else the CPTs fitted to the
+    current table by the app's recipe (cached per table and structure: :func:`bnfk_ui.state.caches.model`)."""
+    d = dag()
+    true_dag = truth.truth_dag()
+    if true_dag is not None and d == true_dag:
+        return truth.truth()
+    return caches.model(d)
 
 
 def session_model() -> BayesNet:
