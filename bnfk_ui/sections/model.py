@@ -4,7 +4,6 @@ downloads."""
 
 from __future__ import annotations
 
-import itertools
 import json
 import math
 
@@ -14,6 +13,7 @@ import streamlit as st
 
 from bnfk_core.errors import BnfkError
 from bnfk_core.network.bif import model_to_bif
+from bnfk_core.network.cpt import parent_labels
 from bnfk_core.network.dag import v_structures
 from bnfk_core.network.dsep import d_separated
 from bnfk_core.network.model import BayesNet
@@ -275,13 +275,8 @@ def cpt_frame(m: BayesNet, v: str) -> pd.DataFrame:
     """The CPT of ``v``: one row per parent configuration (labelled ``parent=state, ...``, the first parent
     varying slowest as in the CPT), one column per state of ``v``."""
     i = m.variables.index(v)
-    ps = list(m.parents[i])
-    if ps:
-        configs = itertools.product(*(m.states[p] for p in ps))
-        index = [", ".join(f"{m.variables[p]}={s}" for p, s in zip(ps, c)) for c in configs]
-    else:
-        index = ["(no parents)"]
-    return pd.DataFrame(np.asarray(m.cpts[i]), index=pd.Index(index, name="given"), columns=list(m.states[i]))
+    index = pd.Index(parent_labels(m, v), name="given")
+    return pd.DataFrame(np.asarray(m.cpts[i]), index=index, columns=list(m.states[i]))
 
 
 def cpt_tab(m: BayesNet) -> None:

@@ -20,6 +20,7 @@ import streamlit as st
 
 from bnfk_core.errors import ModelError
 from bnfk_core.inference.evidence import Explanation, Query, mpe, query
+from bnfk_core.network.cpt import with_cpt
 from bnfk_core.network.model import BayesNet
 
 from . import caches, truth
@@ -93,10 +94,9 @@ def _edited(base: BayesNet, usable: dict) -> BayesNet:
         if hit is not None:
             _EDITED.move_to_end(key)
             return hit
-    cpts = list(base.cpts)
+    out = base
     for v, e in usable.items():
-        cpts[base.variables.index(v)] = np.asarray(e["cpt"], dtype=float)
-    out = BayesNet(base.dag, base.states, tuple(cpts), {**base.fit_info, "edited": ", ".join(sorted(usable))})
+        out = with_cpt(out, v, np.asarray(e["cpt"], dtype=float))
     with _LOCK:
         _EDITED[key] = out
         while len(_EDITED) > 32:
