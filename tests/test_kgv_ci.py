@@ -16,8 +16,8 @@ import pytest
 from bnfk_core.cli import main
 from bnfk_core.data.table import from_codes
 from bnfk_core.learning.hill_climb import hill_climb
-from bnfk_core.learning.kgv import KGVScorer, KGVStatistics
-from bnfk_core.learning.kgv_ci import ci_decision, kgv_independence_test, markov_blanket_graph
+from bnfk_core.learning.kgv import KGVScorer, KGVStatistics, kgv_independence_test
+from bnfk_core.learning.kgv_ci import ci_decision, markov_blanket_graph
 
 
 def _numeric_data(X: np.ndarray, names):

@@ -106,7 +106,7 @@ def _cmd_kgv_mi(args) -> dict:
 
 def _cmd_kgv_test(args) -> dict:
     from ..errors import BnfkError
-    from ..learning.kgv_ci import kgv_independence_test
+    from ..learning.kgv import kgv_independence_test
 
     given = split_list(args.given)
     t0 = time.perf_counter()

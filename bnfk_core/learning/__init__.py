@@ -66,7 +66,7 @@ _HOMES = {
     "ci_decision": "kgv_ci",
     "markov_blanket_graph": "kgv_ci",
     "family_is_covered": "kgv_ci",
-    "kgv_independence_test": "kgv_ci",
+    "kgv_independence_test": "kgv",
     "MAX_LANDSCAPE_VARIABLES": "members",
     "DAG_COUNTS": "landscape",
     "Landscape": "landscape",

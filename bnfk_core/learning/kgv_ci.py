@@ -31,14 +31,12 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..data.limits import one_blas_thread
-from ..errors import StructureError
 
 __all__ = [
     "conditional_kgv_mi",
     "ci_decision",
     "markov_blanket_graph",
     "family_is_covered",
-    "kgv_independence_test",
 ]
 
 
@@ -166,91 +164,3 @@ def family_is_covered(adjacency: np.ndarray, child: int, parents: Sequence[int])
         return True
     sub = adjacency[np.ix_(fam, fam)]
     return bool(sub[~np.eye(len(fam), dtype=bool)].all())
-
-
-def kgv_independence_test(
-    data,
-    x: str,
-    y: str,
-    given: Sequence[str] = (),
-    *,
-    kernel: str = "gaussian",
-    kappa: float | None = None,
-    sigma: float | None = None,
-    bin_numbers: bool = False,
-) -> dict:
-    """The KGV test of x ⫫ y | given on the rows where x, y and the given columns are observed.
-
-    Parameters
-    ----------
-    data : CategoricalData
-        The table (numeric columns taken unbinned unless ``bin_numbers``).
-    x, y : str
-        The two columns tested.
-    given : sequence of str
-        The conditioning columns z.
-    kernel : {"gaussian", "linear"}
-        The Mercer kernel of the numeric columns (categories: the delta kernel).
-    kappa, sigma : float, optional
-        Regularisation and Gaussian width (defaults :func:`bnfk_core.learning.kgv.default_parameters`).
-    bin_numbers : bool
-        Use the numeric columns' bins as categories.
-
-    Returns
-    -------
-    dict
-        ``x``, ``y``, ``given``, ``statistic`` (N·Î(x; y | z), nats), ``threshold`` ((log N / 2)·d_x·d_y),
-        ``independent``, ``mutual_information``, ``d_x``, ``d_y``, ``n_rows_used``, ``kernel``, ``kappa``,
-        ``sigma`` and ``searched_raw`` (the columns taken as numbers).
-
-    Raises
-    ------
-    StructureError
-        An unknown or repeated column, or fewer than two complete rows.
-
-    References
-    ----------
-    Bach & Jordan (2002), "Learning graphical models with Mercer kernels", §5 (likelihood ratio criterion,
-    the MDL/BIC threshold).
-    """
-    from .kgv import kgv_statistics, raw_numbers
-
-    given = [str(g) for g in given]
-    names = [str(x), str(y), *given]
-    for v in names:
-        if v not in data.variables:
-            raise StructureError(
-                f"Column '{v[:80]}' is not in the data; the columns are {', '.join(data.variables)}."
-            )
-    if len(set(names)) < len(names):
-        raise StructureError(f"The columns of a test must differ; got {', '.join(names)}.")
-    idx = [data.index(v) for v in names]
-    numbers = {} if bin_numbers else raw_numbers(data)
-    sub_numbers = {k: numbers[i] for k, i in enumerate(idx) if i in numbers}
-    codes = np.asarray(data.codes)[:, idx]
-    cards = [int(data.cardinalities[i]) for i in idx]
-    weights = getattr(data, "weights", None)
-    complete = ~(codes < 0).any(axis=1)
-    for v in sub_numbers.values():
-        complete &= ~np.isnan(np.asarray(v, dtype=float))
-    used = int(complete.sum() if weights is None else np.asarray(weights)[complete].sum())
-    if used < 2:
-        raise StructureError(
-            f"The KGV test needs at least two rows where {', '.join(names)} are all observed; "
-            f"there are {used}."
-        )
-    stats, _ = kgv_statistics(
-        codes, cards, weights=weights, numbers=sub_numbers, kappa=kappa, sigma=sigma, kernel=kernel
-    )
-    res = ci_decision(stats, 0, 1, list(range(2, len(idx))))
-    return {
-        "x": str(x),
-        "y": str(y),
-        "given": given,
-        **{k: v for k, v in res.items() if k != "n"},
-        "n_rows_used": int(round(stats.n)),
-        "kernel": stats.kernel,
-        "kappa": stats.kappa,
-        "sigma": stats.sigma,
-        "searched_raw": [names[k] for k in sorted(sub_numbers)],
-    }
