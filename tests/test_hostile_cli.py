@@ -711,3 +711,28 @@ def test_hostile_model_files_are_one_sentence(capsys, tmp_path, text, words):
     ):
         msg = _err(capsys, argv)
         assert words in msg and "m.json" in msg, msg
+
+
+def test_a_tls_scheduler_without_certificates_is_one_sentence_naming_them(tmp_path, capsys):
+    """A tls:// address with no certificates in Dask's configuration is refused before any connection, in
+    terms of what to set -- not Dask's internals ("TLS expects a `ssl_context` argument ...")."""
+    import dask
+
+    data = tmp_path / "t.csv"
+    data.write_text("a,b\nx,1\ny,2\nx,2\n")
+    with dask.config.set({"distributed.comm.tls.ca-file": None, "distributed.comm.tls.client.cert": None}):
+        code = main(
+            [
+                "learn",
+                str(data),
+                "-o",
+                str(tmp_path / "m.json"),
+                "--engine",
+                "dask",
+                "--scheduler",
+                "tls://127.0.0.1:9",
+            ]
+        )
+    err = capsys.readouterr().err
+    assert code == 2
+    assert "names no certificates for it (distributed.comm.tls.ca-file" in err and "ssl_context" not in err

@@ -178,6 +178,12 @@ def _client(address: str, timeout: float):
 
     scheme, host, port = check_address(address)
     shown = shorten(printable(address.strip()))
+    if scheme == "tls" and not _tls_configured():
+        raise DataError(
+            f"The Dask scheduler at {shown} speaks TLS, and this machine's Dask configuration names no "
+            "certificates for it (distributed.comm.tls.ca-file, .client.cert and .client.key); set them, "
+            "or connect over tcp://."
+        )
     _probe(scheme, host, port, shown, timeout)
 
     def make():
@@ -204,6 +210,15 @@ def _client(address: str, timeout: float):
             f"Cannot use the Dask scheduler at {shown}: {shorten(str(exc) or type(exc).__name__)}."
         ) from None
     return client
+
+
+def _tls_configured() -> bool:
+    """Whether Dask's configuration gives the client TLS certificates (a ``tls://`` scheduler needs them)."""
+    import dask
+
+    return bool(dask.config.get("distributed.comm.tls.ca-file", None)) and bool(
+        dask.config.get("distributed.comm.tls.client.cert", None)
+    )
 
 
 def local_cluster_client(n_workers: int = 2):
