@@ -39,10 +39,16 @@ def _cmd_sample(args):
         check_output(args.output, (".csv",), "the sample", input_files(args))
     from .hybrid import is_hybrid_model
 
-    if is_hybrid_model(args.model):
-        return _sample_hybrid(args)
-    model = read_network(args.model)
-    need, limit = sample_bytes(model, args.n), memory_limit()
+    if is_hybrid_model(args.model):  # a hybrid (CLG) model: states by name, numbers in full precision
+        from ..hybrid import read_hybrid
+        from .hybrid import write_mixed_csv
+
+        model = read_hybrid(args.model)
+        need, write = int(args.n) * model.n_vars * 48, write_mixed_csv
+    else:
+        model = read_network(args.model)
+        need, write = sample_bytes(model, args.n), _write
+    limit = memory_limit()
     if limit is not None and need > limit:
         raise BnfkError(
             f"A sample of {args.n:,} rows needs about {format_bytes(need)}, over the memory limit of "
@@ -51,32 +57,10 @@ def _cmd_sample(args):
     data = model.sample(args.n, args.seed)
     if not args.output:
         buf = io.StringIO()
-        _write(data, buf)
+        write(data, buf)
         return buf.getvalue()
     with atomic_path(args.output) as tmp, open(tmp, "w", encoding="utf-8", newline="") as fh:
-        _write(data, fh)
-    return {"output": args.output, "rows": data.n_rows, "seed": args.seed}
-
-
-def _sample_hybrid(args):
-    """Rows of a hybrid (CLG) model: states by name, numbers in full precision."""
-    from ..hybrid import read_hybrid
-    from .hybrid import write_mixed_csv
-
-    model = read_hybrid(args.model)
-    need, limit = int(args.n) * model.n_vars * 48, memory_limit()
-    if limit is not None and need > limit:
-        raise BnfkError(
-            f"A sample of {args.n:,} rows needs about {format_bytes(need)}, over the memory limit of "
-            f"{format_bytes(limit)}; draw fewer rows (-n) or raise --max-memory."
-        )
-    data = model.sample(args.n, args.seed)
-    if not args.output:
-        buf = io.StringIO()
-        write_mixed_csv(data, buf)
-        return buf.getvalue()
-    with atomic_path(args.output) as tmp, open(tmp, "w", encoding="utf-8", newline="") as fh:
-        write_mixed_csv(data, fh)
+        write(data, fh)
     return {"output": args.output, "rows": data.n_rows, "seed": args.seed}
 
 
