@@ -94,3 +94,17 @@ def test_textbook_independencies():
     assert seps("chain") == {(frozenset("AC"), ("B",))}
     assert seps("a") == {(frozenset("AC"), ("B",))}
     assert seps("v") == {(frozenset("AC"), ())}
+
+
+def test_default_segment_changes_the_base():
+    import pandas as pd
+
+    from bnfk_core.analyses.segments.information import default_segment_variables
+
+    ranking = pd.DataFrame({"variables": [("A", "B"), ("C", "D"), ("A", "C")], "score": [3.0, 2.0, 1.0]})
+    base = DAG(NODES, [("A", "B"), ("D", "C")])
+    # the top pair's arc is already there; the next one's arc would only be reversed: a change too
+    assert default_segment_variables(ranking, NODES, 2, "single-arc", base) == ["C", "D"]
+    assert default_segment_variables(ranking, NODES, 2, "single-arc") == ["A", "B"]
+    full = DAG(NODES, [("A", "B"), ("C", "D"), ("A", "C")])
+    assert default_segment_variables(ranking, NODES, 2, "single-arc", full) == ["A", "B"]  # none changes it

@@ -177,7 +177,7 @@ def segment_independencies(kind: str, variables: Sequence[str]) -> list[tuple[st
     list of (x, y, given, separated)
         ``given`` a tuple of the segment's other variables (empty first); the pairs in the order of
         ``variables``.  A chain ``u → v → w`` gives (u, w, (), False) and (u, w, (v,), True); a V-structure
-        ``u → v ← w`` the reverse (explaining away); a single arc or a fully connected segment no independence.
+        ``u → v ← w`` the reverse (explaining away); a single arc or a full segment none.
 
     Raises
     ------

@@ -9,18 +9,22 @@ import numpy as np
 import pyarrow as pa
 import streamlit as st
 
-from bnfk_core.errors import BnfkError, StructureError
+from bnfk_core.errors import BnfkError
 from bnfk_core.kernels.embed import class_order, cluster_order
 from bnfk_core.network.dag import (
     DAG,
     SEGMENT_KINDS,
     SEGMENT_LABELS,
     SEGMENT_PATTERNS,
+    SEGMENT_READING,
     SEGMENT_SIZES,
     cpdag,
     segment_arcs,
+    segment_pattern,
+    segment_roles,
     v_structures,
 )
+from bnfk_core.network.dsep import segment_independencies
 from bnfk_core.network.layout import layered_layout
 from bnfk_core.network.model import model_to_bif, read_structure
 from bnfk_core.registry import LEARNERS, MISSING_DATA, SCORES
@@ -29,6 +33,9 @@ from bnfk_core.views.figures import kernel as fig_kernel
 
 from .. import common, jobs, live, router
 from ..state import bigfiles, caches, charts, choices, messages, pairs, shared, structure, tables
+
+#: the role names of each segment, in role order (:func:`bnfk_core.network.dag.segment_arcs`)
+_ROLES = {"single-arc": ["u", "v"], "v": ["u", "v", "w"], "a": ["u", "v", "w"], "chain": ["u", "v", "w"]}
 
 __all__ = [
     "message",
@@ -219,42 +226,109 @@ def scores_panel(dg: DAG) -> None:
     common.complete_rows_notice("Log scores")
 
 
-def presets_tab(dg: DAG) -> None:
-    c1, c2 = st.columns([1, 2], gap="large")
-    kind = c1.selectbox("Preset", SEGMENT_KINDS, format_func=SEGMENT_LABELS.get, key="w_seg_kind")
-    c1.caption(f"Pattern: {SEGMENT_PATTERNS[kind]}")
-    need = SEGMENT_SIZES.get(kind)
-    roles = {3: "u, v, w", 2: "u, v"}.get(need, "x₁, x₂, …")
-    chosen = c2.multiselect(
-        f"Variables ({'exactly ' + str(need) if need else 'two or more'}, in order: {roles})",
-        list(dg.nodes),
-        max_selections=need,
-        key=f"w_seg_vars_{kind}",
+def _independence_text(kind: str, variables: list, picked: list) -> str:
+    """The independencies the segment implies, from d-separation on the segment's own graph
+    (:func:`bnfk_core.network.dsep.segment_independencies`): "A ⊥ C | B", "A ⊥ C, but not given B"."""
+    at = {v: i for i, v in enumerate(picked)}  # each pair written in the order the variables were picked
+    rows = sorted(
+        (tuple(sorted((x, y), key=at.get)), given, sep)
+        for x, y, given, sep in segment_independencies(kind, variables)
     )
-    try:
-        preview = segment_arcs(kind, chosen) if chosen else []
-    except StructureError:
-        preview = []
-    if preview:
-        c2.caption(
-            "Adds "
-            + ", ".join(f"{a} → {b}" for a, b in preview)
-            + " (an opposite arc between two of them is replaced)."
+    rows = [(x, y, given, sep) for (x, y), given, sep in sorted(rows, key=lambda r: [at[v] for v in r[0]])]
+    parts = []
+    for x, y in {(x, y): None for x, y, _, _ in rows}:
+        sets = [(given, sep) for a, b, given, sep in rows if (a, b) == (x, y)]
+        seps = [g for g, sep in sets if sep]
+        deps = [g for g, sep in sets if not sep and g]
+        for g in seps:
+            text = f"{x} ⊥ {y}" + (f" | {', '.join(g)}" if g else "")
+            if not g and deps:
+                text += ", but not given " + " or ".join(", ".join(d) for d in deps)
+            parts.append(text)
+    return "; ".join(parts) or "none (every pair of them is dependent, whatever else is observed)"
+
+
+def _kernel_text(kind: str, variables: list) -> str:
+    """What the segment does to the Fisher kernel: each variable's term compares it with its parents."""
+    arcs = segment_arcs(kind, variables)
+    terms = []
+    for v in variables:
+        pa_ = [a for a, b in arcs if b == v]
+        terms.append(f"K({v} | {', '.join(pa_)})" if pa_ else f"K({v})")
+    return (
+        " + ".join(terms)
+        + ": a child's term compares two rows on the child given its parents (paper eq. 3.1, thesis §6.1)"
+    )
+
+
+def _keep_seg_vars() -> None:
+    st.session_state.seg_preset_vars = list(st.session_state.w_seg_vars)
+
+
+def presets_tab(dg: DAG, fig=None) -> None:
+    """The segment presets: a preset, the variables (kept from preset to preset, picked in the order the
+    pattern reads), the roles they take, what the segment implies (independencies, the kernel's terms), and
+    the graph beside them so an Apply is seen where it is clicked."""
+    ss = st.session_state
+    c1, c2 = st.columns([1.3, 1], gap="large")
+    with c1:
+        a, b = st.columns([1, 2])
+        kind = a.selectbox("Preset", SEGMENT_KINDS, format_func=SEGMENT_LABELS.get, key="w_seg_kind")
+        need = SEGMENT_SIZES.get(kind)
+        if "w_seg_vars" not in ss:
+            ss.w_seg_vars = [v for v in ss.get("seg_preset_vars", []) if v in dg.nodes]
+        chosen = b.multiselect(
+            "Variables, in the order the pattern reads (kept from preset to preset)",
+            list(dg.nodes),
+            key="w_seg_vars",
+            on_change=_keep_seg_vars,
         )
-    st.button(
-        "Apply preset",
-        type="primary",
-        icon=":material/account_tree:",
-        disabled=not chosen,
-        on_click=act(
-            "seg",
-            structure.segment,
-            kind,
-            tuple(chosen),
-            ok=f"Applied the {SEGMENT_LABELS[kind].lower()} on {', '.join(chosen)}.",
-        ),
-    )
-    message("seg")
+        reading = "  ".join(SEGMENT_READING.get(kind, ("x₁", "x₂", "…")))
+        used = chosen[:need] if need else chosen
+        roles = None
+        if need and len(chosen) < need or len(chosen) < 2:
+            st.caption(f"{SEGMENT_PATTERNS[kind]}: pick {need or 'two or more'} variables ({reading}).")
+        else:
+            roles = segment_roles(kind, used)
+            shown = [messages.plain(v) for v in roles]
+            role_names = _ROLES.get(kind, [f"x{i + 1}" for i in range(len(roles))])
+            extra = f" (the first {need} of the {len(chosen)} picked)" if need and len(chosen) > need else ""
+            preview = segment_pattern(kind, shown)
+            st.markdown(
+                f"**{SEGMENT_LABELS[kind]}: {preview}**{extra}  \n"
+                "Roles: " + ", ".join(f"{r} = {v}" for r, v in zip(role_names, shown))
+            )
+            now = sorted(a_ for a_ in dg.arcs if a_[0] in used and a_[1] in used)
+            st.caption(
+                "Replaces "
+                + (", ".join(f"{messages.plain(x)} → {messages.plain(y)}" for x, y in now) or "no arc")
+                + " among them with "
+                + ", ".join(
+                    f"{messages.plain(x)} → {messages.plain(y)}" for x, y in segment_arcs(kind, roles)
+                )
+                + "; arcs to the other variables stay."
+            )
+            st.markdown(
+                "**Implies:** " + messages.plain(_independence_text(kind, roles, used)) + "  \n"
+                "**Kernel:** " + messages.plain(_kernel_text(kind, roles))
+            )
+        st.button(
+            "Apply preset",
+            type="primary",
+            icon=":material/account_tree:",
+            disabled=roles is None,
+            on_click=act(
+                "seg",
+                structure.segment,
+                kind,
+                tuple(roles or ()),
+                ok=f"Applied the {SEGMENT_LABELS[kind].lower()} "
+                f"{segment_pattern(kind, roles) if roles else ''}.",
+            ),
+        )
+        message("seg")
+    if fig is not None:  # the graph beside the presets: an Apply is seen without scrolling up
+        charts.plotly_chart(fig, key="dag_chart_presets", config={"displaylogo": False}, where=c2)
 
 
 def equivalence_tab(dg: DAG, covered: list) -> None:
