@@ -38,6 +38,8 @@ _HOMES = {
     "ArcEdit": "edit",
     "layered_layout": "layout",
     "arrow_segment": "layout",
+    "arc_path": "layout",
+    "path_hits_box": "layout",
     "BayesNet": "model",
     "fit": "model",
     "read_model": "model",
