@@ -4,7 +4,7 @@ row of outcomes of A beside B."""
 import streamlit as st
 
 from bnfk_core.errors import BnfkError
-from bnfk_core.network.dag import DAG, SEGMENT_PATTERNS, apply_segment
+from bnfk_core.network.dag import DAG, apply_segment, segment_pattern, segment_roles
 from bnfk_core.network.edit import ARC_EDITS, ArcEdit
 
 from .. import common
@@ -27,11 +27,13 @@ def presets(feat, triple) -> None:
         if col.button(
             label,
             key=f"cmp_{kind}",
-            help=f"The empty network plus {SEGMENT_PATTERNS[kind]} on the three variables.",
+            help="The empty network plus "
+            + (segment_pattern(kind, segment_roles(kind, triple)) if len(triple) == 3 else "the segment")
+            + " on the three variables (picked in the order the pattern reads).",
             use_container_width=True,
             disabled=len(triple) != 3,
         ):
-            compare.set_compare_b(apply_segment(DAG(feat.variables), kind, triple))
+            compare.set_compare_b(apply_segment(DAG(feat.variables), kind, segment_roles(kind, triple)))
     if cols[-1].button(
         "Copy A", key="cmp_copy", help="B becomes the current network again.", use_container_width=True
     ):
