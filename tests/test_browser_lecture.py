@@ -57,7 +57,7 @@ def test_lecture_within_ten_clicks(server, browser):  # noqa: F811
         click(page.get_by_role("option", name="Hayes-Roth", exact=False).first, "pick Hayes-Roth")
         click(page.get_by_role("link", name="Compare structures").first, "open Compare structures")
         page.get_by_role("heading", name="Compare structures").first.wait_for(timeout=90_000)
-        assert _metric(page, "max |ΔK|") == "0"  # B starts as A
+        assert float(_metric(page, "max |ΔK|")) > 0  # B opens as the empty network beside the learned A
         for name, label in (("chain", "Chain"), ("v", "V-structure"), ("a", "A-structure")):
             click(page.get_by_role("button", name=label, exact=True), f"B = {label}")
             page.wait_for_function(

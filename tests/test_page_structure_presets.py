@@ -8,10 +8,6 @@ from apptest_helpers import assert_clean, page_app
 PICKS = ["crime", "immigration", "mx-missile"]  # A, B, C in reading order
 
 
-def _button(at, label):
-    return next(b for b in at.button if b.label == label)
-
-
 def _among(at):
     arcs = {tuple(a) for a in at.session_state["structure"]["dag"]["arcs"]}
     return {(u, v) for u, v in arcs if u in PICKS and v in PICKS}, arcs
@@ -27,11 +23,10 @@ def test_chain_v_a_in_a_row():
     outside = {a for a in before if not (a[0] in PICKS and a[1] in PICKS)}
     want = {"chain": {(A, B), (B, C)}, "v": {(A, B), (C, B)}, "a": {(B, A), (B, C)}}
     for kind in ("chain", "v", "a"):
-        at.selectbox(key="w_seg_kind").set_value(kind).run()
         assert at.multiselect(key="w_seg_vars").value == PICKS  # kept: no picking again
         text = " ".join(m.value for m in at.markdown)
-        assert "Roles:" in text and "Implies:" in text
-        _button(at, "Apply preset").click().run()
+        assert "roles" in text and "Implies:" in text
+        at.button(key=f"seg_apply_{kind}").click().run()
         assert_clean(at)
         among, arcs = _among(at)
         assert among == want[kind], kind
@@ -39,14 +34,14 @@ def test_chain_v_a_in_a_row():
         assert nx.is_directed_acyclic_graph(nx.DiGraph(sorted(arcs)))
         assert len(outside - arcs) <= 2
         assert at.session_state["structure"]["segment"][0] == kind
-    # the independencies shown are the textbook ones of the V-structure and chain
-    at.selectbox(key="w_seg_kind").set_value("v").run()
-    text = " ".join(m.value for m in at.markdown)
-    assert f"{A} ⊥ {C}, but not given {B}" in text
-    at.selectbox(key="w_seg_kind").set_value("chain").run()
-    text = " ".join(m.value for m in at.markdown).replace("\\|", "|")  # shown as plain text: | escaped
-    assert f"{A} ⊥ {C} | {B}" in text
-    at.selectbox(key="w_seg_kind").set_value("full").run()
-    assert "none" in " ".join(m.value for m in at.markdown)
+    # beside each preset, the textbook independencies of its segment (| is escaped: shown as plain text)
+    rows = [m.value.replace("\\|", "|") for m in at.markdown if "Implies:" in m.value]
+    assert len(rows) == 5
+    by = {r.split("**")[1]: r for r in rows}
+    assert f"{A} ⊥ {C} | {B}" in by[f"{A} → {B} → {C}"]
+    assert f"{A} ⊥ {C}, but not given {B}" in by[f"{A} → {B} ← {C}"]
+    assert f"{A} ⊥ {C} | {B}" in by[f"{A} ← {B} → {C}"]
+    assert "Implies: none" in by[f"{A} → {B}"]
+    assert "Implies: none" in [r for k, r in by.items() if k.count("→") == 3][0]
     # the graph is drawn beside the presets too
     assert sum(1 for c in at.get("plotly_chart")) >= 2

@@ -249,84 +249,94 @@ def _independence_text(kind: str, variables: list, picked: list) -> str:
 
 
 def _kernel_text(kind: str, variables: list) -> str:
-    """What the segment does to the Fisher kernel: each variable's term compares it with its parents."""
+    """What the segment does to the Fisher kernel, as its terms: each variable's term K(child | parents)
+    compares two rows on the variable given its parents (thesis §6.1)."""
     arcs = segment_arcs(kind, variables)
     terms = []
     for v in variables:
         pa_ = [a for a, b in arcs if b == v]
         terms.append(f"K({v} | {', '.join(pa_)})" if pa_ else f"K({v})")
-    return (
-        " + ".join(terms)
-        + ": a child's term compares two rows on the child given its parents (paper eq. 3.1, thesis §6.1)"
-    )
+    return " + ".join(terms)
 
 
 def _keep_seg_vars() -> None:
     st.session_state.seg_preset_vars = list(st.session_state.w_seg_vars)
 
 
+#: the short names of the presets on their buttons
+_SHORT = {
+    "single-arc": "Single arc",
+    "v": "V-structure",
+    "a": "A-structure",
+    "chain": "Chain",
+    "full": "Fully connected",
+}
+
+
 def presets_tab(dg: DAG, fig=None) -> None:
-    """The segment presets: a preset, the variables (kept from preset to preset, picked in the order the
-    pattern reads), the roles they take, what the segment implies (independencies, the kernel's terms), and
-    the graph beside them so an Apply is seen where it is clicked."""
+    """The segment presets: the variables (kept from preset to preset, picked in the order the patterns
+    read), then one row per preset -- its button, the segment it builds with the names and roles, the
+    independencies it implies and the kernel's terms -- and the graph beside them, so an Apply is seen where
+    it is clicked."""
     ss = st.session_state
-    c1, c2 = st.columns([1.3, 1], gap="large")
+    c1, c2 = st.columns([1.4, 1], gap="medium")
     with c1:
-        a, b = st.columns([1, 2])
-        kind = a.selectbox("Preset", SEGMENT_KINDS, format_func=SEGMENT_LABELS.get, key="w_seg_kind")
-        need = SEGMENT_SIZES.get(kind)
         if "w_seg_vars" not in ss:
             ss.w_seg_vars = [v for v in ss.get("seg_preset_vars", []) if v in dg.nodes]
-        chosen = b.multiselect(
-            "Variables, in the order the pattern reads (kept from preset to preset)",
+        chosen = st.multiselect(
+            "Variables A, B, C, in the order the patterns read (kept from preset to preset)",
             list(dg.nodes),
             key="w_seg_vars",
             on_change=_keep_seg_vars,
         )
-        reading = "  ".join(SEGMENT_READING.get(kind, ("x₁", "x₂", "…")))
-        used = chosen[:need] if need else chosen
-        roles = None
-        if need and len(chosen) < need or len(chosen) < 2:
-            st.caption(f"{SEGMENT_PATTERNS[kind]}: pick {need or 'two or more'} variables ({reading}).")
-        else:
-            roles = segment_roles(kind, used)
-            shown = [messages.plain(v) for v in roles]
+        if len(chosen) < 2:
+            st.caption("Pick three variables (two for a single arc): each preset below is then one click.")
+        for kind in SEGMENT_KINDS:
+            need = SEGMENT_SIZES.get(kind)
+            used = chosen[:need] if need else chosen
+            ok = len(used) == (need or len(used)) and len(used) >= 2
+            roles = segment_roles(kind, used) if ok else None
+            b, t = st.columns([1, 3.2], vertical_alignment="center")
+            b.button(
+                _SHORT[kind],
+                key=f"seg_apply_{kind}",
+                type="primary" if ok else "secondary",
+                disabled=not ok,
+                width="stretch",
+                help=f"{SEGMENT_LABELS[kind]}: {SEGMENT_PATTERNS[kind]} (roles in reading order: "
+                + " ".join(SEGMENT_READING.get(kind, ("x₁", "x₂", "…")))
+                + "). Replaces the arcs among its variables; arcs to the others stay.",
+                on_click=act(
+                    "seg",
+                    structure.segment,
+                    kind,
+                    tuple(roles or ()),
+                    ok=f"Applied the {SEGMENT_LABELS[kind].lower()} "
+                    f"{segment_pattern(kind, roles) if roles else ''}.",
+                ),
+            )
+            if not ok:
+                t.caption(f"{SEGMENT_PATTERNS[kind]}: needs {need or 'two or more'} variables.")
+                continue
             role_names = _ROLES.get(kind, [f"x{i + 1}" for i in range(len(roles))])
-            extra = f" (the first {need} of the {len(chosen)} picked)" if need and len(chosen) > need else ""
-            preview = segment_pattern(kind, shown)
-            st.markdown(
-                f"**{SEGMENT_LABELS[kind]}: {preview}**{extra}  \n"
-                "Roles: " + ", ".join(f"{r} = {v}" for r, v in zip(role_names, shown))
+            t.markdown(
+                f"**{messages.plain(segment_pattern(kind, roles))}** · roles "
+                + ", ".join(f"{r} = {messages.plain(v)}" for r, v in zip(role_names, roles))
+                + "  \n"
+                + "Implies: "
+                + messages.plain(_independence_text(kind, roles, used))
+                + " · kernel: "
+                + messages.plain(_kernel_text(kind, roles))
             )
-            now = sorted(a_ for a_ in dg.arcs if a_[0] in used and a_[1] in used)
-            st.caption(
-                "Replaces "
-                + (", ".join(f"{messages.plain(x)} → {messages.plain(y)}" for x, y in now) or "no arc")
-                + " among them with "
-                + ", ".join(
-                    f"{messages.plain(x)} → {messages.plain(y)}" for x, y in segment_arcs(kind, roles)
-                )
-                + "; arcs to the other variables stay."
-            )
-            st.markdown(
-                "**Implies:** " + messages.plain(_independence_text(kind, roles, used)) + "  \n"
-                "**Kernel:** " + messages.plain(_kernel_text(kind, roles))
-            )
-        st.button(
-            "Apply preset",
-            type="primary",
-            icon=":material/account_tree:",
-            disabled=roles is None,
-            on_click=act(
-                "seg",
-                structure.segment,
-                kind,
-                tuple(roles or ()),
-                ok=f"Applied the {SEGMENT_LABELS[kind].lower()} "
-                f"{segment_pattern(kind, roles) if roles else ''}.",
-            ),
-        )
         message("seg")
+        now = sorted(a_ for a_ in dg.arcs if a_[0] in chosen and a_[1] in chosen)
+        if chosen:
+            st.caption(
+                "Now among them: "
+                + (", ".join(f"{messages.plain(x)} → {messages.plain(y)}" for x, y in now) or "no arc")
+                + ". A preset replaces these with its own arcs (arcs to the other variables stay). Kernel: "
+                "a child's term compares two rows on the child given its parents (thesis §6.1)."
+            )
     if fig is not None:  # the graph beside the presets: an Apply is seen without scrolling up
         charts.plotly_chart(fig, key="dag_chart_presets", config={"displaylogo": False}, where=c2)
 
