@@ -9,7 +9,7 @@ import numpy as np
 import pyarrow as pa
 import streamlit as st
 
-from bnfk_core.errors import BnfkError
+from bnfk_core.errors import BnfkError, StructureError
 from bnfk_core.kernels.embed import class_order, cluster_order
 from bnfk_core.network.dag import (
     DAG,
@@ -18,6 +18,7 @@ from bnfk_core.network.dag import (
     SEGMENT_PATTERNS,
     SEGMENT_READING,
     SEGMENT_SIZES,
+    apply_segment,
     cpdag,
     segment_arcs,
     segment_pattern,
@@ -245,7 +246,7 @@ def _independence_text(kind: str, variables: list, picked: list) -> str:
             if not g and deps:
                 text += ", but not given " + " or ".join(", ".join(d) for d in deps)
             parts.append(text)
-    return "; ".join(parts) or "none (every pair of them is dependent, whatever else is observed)"
+    return "; ".join(parts) or "no independence"
 
 
 def _kernel_text(kind: str, variables: list) -> str:
@@ -296,12 +297,18 @@ def presets_tab(dg: DAG, fig=None) -> None:
             used = chosen[:need] if need else chosen
             ok = len(used) == (need or len(used)) and len(used) >= 2
             roles = segment_roles(kind, used) if ok else None
+            cycle = None
+            if ok:  # said before the click: a preset that would close a directed cycle is not offered
+                try:
+                    apply_segment(dg, kind, roles)
+                except StructureError as exc:
+                    cycle = str(exc)
             b, t = st.columns([1, 3.2], vertical_alignment="center")
             b.button(
                 _SHORT[kind],
                 key=f"seg_apply_{kind}",
-                type="primary" if ok else "secondary",
-                disabled=not ok,
+                type="primary" if ok and not cycle else "secondary",
+                disabled=not ok or cycle is not None,
                 width="stretch",
                 help=f"{SEGMENT_LABELS[kind]}: {SEGMENT_PATTERNS[kind]} (roles in reading order: "
                 + " ".join(SEGMENT_READING.get(kind, ("x₁", "x₂", "…")))
@@ -320,13 +327,15 @@ def presets_tab(dg: DAG, fig=None) -> None:
                 continue
             role_names = _ROLES.get(kind, [f"x{i + 1}" for i in range(len(roles))])
             t.markdown(
-                f"**{messages.plain(segment_pattern(kind, roles))}** · roles "
-                + ", ".join(f"{r} = {messages.plain(v)}" for r, v in zip(role_names, roles))
-                + "  \n"
-                + "Implies: "
+                f"**{messages.plain(segment_pattern(kind, roles))}** · implies "
                 + messages.plain(_independence_text(kind, roles, used))
-                + " · kernel: "
+            )
+            t.caption(
+                "roles "
+                + ", ".join(f"{r} = {messages.plain(v)}" for r, v in zip(role_names, roles))
+                + " · kernel "
                 + messages.plain(_kernel_text(kind, roles))
+                + (f" · not offered: {messages.plain(cycle)}" if cycle else "")
             )
         message("seg")
         now = sorted(a_ for a_ in dg.arcs if a_[0] in chosen and a_[1] in chosen)
