@@ -131,7 +131,7 @@ def test_lecture_flow_structure_presets_to_compare(server, browser):  # noqa: F8
     A (a comparison that shows something).  The actions (clicks and one Escape) are counted."""
     page = browser.new_page(viewport={"width": 1280, "height": 800})
     count_runs(page)
-    actions, timings, loads = 0, {}, {}
+    actions, timings, loads, boxes = 0, {}, {}, {}
 
     def do(name: str, action, reruns: bool = True) -> None:
         nonlocal actions
@@ -173,7 +173,8 @@ def test_lecture_flow_structure_presets_to_compare(server, browser):  # noqa: F8
             body = page.inner_text('[data-testid="stMain"]')
             assert want[kind] in side or want[kind] in body, (kind, side[:400])
             graph = page.locator(".st-key-dag_chart_presets").bounding_box()
-            assert graph and graph["y"] < 800 and graph["y"] + graph["height"] > 0, (
+            boxes[kind] = graph
+            assert graph and graph["y"] >= 0 and graph["y"] < 800 and graph["y"] + graph["height"] > 0, (
                 f"graph off-screen: {graph}"
             )
             page.screenshot(path=str(ARTIFACTS / f"lecture_flow_{kind}_1280x800.png"))
@@ -188,6 +189,6 @@ def test_lecture_flow_structure_presets_to_compare(server, browser):  # noqa: F8
     finally:
         ARTIFACTS.mkdir(exist_ok=True)
         (ARTIFACTS / "lecture_flow.json").write_text(
-            json.dumps({"actions": actions, "seconds": timings, "load_1min": loads}, indent=1)
+            json.dumps({"actions": actions, "seconds": timings, "load_1min": loads, "graph": boxes}, indent=1)
         )
         page.close()

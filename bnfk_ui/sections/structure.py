@@ -264,6 +264,13 @@ def _keep_seg_vars() -> None:
     st.session_state.seg_preset_vars = list(st.session_state.w_seg_vars)
 
 
+#: the graph beside the presets stays in view while the page scrolls down their rows
+_STICKY = (
+    "<style>div[data-testid='stLayoutWrapper']:has(> .st-key-seg_graph)"
+    "{position:sticky;top:3.75rem;z-index:2;background:white}"
+    "div[data-testid='stColumn']:has(.st-key-seg_graph){align-self:stretch}</style>"
+)
+
 #: the short names of the presets on their buttons
 _SHORT = {
     "single-arc": "Single arc",
@@ -346,8 +353,10 @@ def presets_tab(dg: DAG, fig=None) -> None:
                 + ". A preset replaces these with its own arcs (arcs to the other variables stay). Kernel: "
                 "a child's term compares two rows on the child given its parents (thesis §6.1)."
             )
-    if fig is not None:  # the graph beside the presets: an Apply is seen without scrolling up
-        charts.plotly_chart(fig, key="dag_chart_presets", config={"displaylogo": False}, where=c2)
+    if fig is not None:  # the graph beside the presets, kept in view while the rows scroll: an Apply is seen
+        st.html(_STICKY)
+        with c2.container(key="seg_graph"):
+            charts.plotly_chart(fig, key="dag_chart_presets", config={"displaylogo": False})
 
 
 def equivalence_tab(dg: DAG, covered: list) -> None:
