@@ -61,6 +61,7 @@ _VIEW_KEYS = (
     "cmpb",
     "params",
     "segvars",
+    "pvars",
 )
 _TOKEN = re.compile(r"[0-9a-f]{32}")
 _LOCK = threading.Lock()
@@ -157,6 +158,9 @@ def view_params() -> dict:
     seg_vars = ss.get("seg_vars")
     if seg_vars and all(v in feats for v in seg_vars):  # the Segments lab's variables, in role order
         p["segvars"] = ".".join(str(feats.index(v)) for v in seg_vars)
+    pvars = ss.get("seg_preset_vars")
+    if pvars and all(v in feats for v in pvars):  # the Structure page's preset variables, in reading order
+        p["pvars"] = ".".join(str(feats.index(v)) for v in pvars)
     get, missing = ss.get, object()  # one look-up per setting (a run reads them all)
     values = {k: v for k in S.SETTINGS if (v := get(k, missing)) is not missing}
     for k, v in S.non_default(values).items():
@@ -231,17 +235,21 @@ def restore(params: dict) -> list[str]:
                 problems.append(f"its {name} cannot be used ({str(exc).rstrip('.')})")
                 continue
             _set_network("compare_b" if key == "cmpb" else key, net)
-    if data_ok and "segvars" in one:
+    for key, target in (("segvars", "seg_vars"), ("pvars", "seg_preset_vars")):
+        if not data_ok or key not in one:
+            continue
         feats = tables.feature_data().variables
-        idx = one["segvars"].split(".")
+        idx = one[key].split(".")
         if (
             len(idx) <= 6
             and all(i.isdigit() and len(i) < 7 and int(i) < len(feats) for i in idx)
             and len(set(idx)) == len(idx)
         ):
-            ss.seg_vars = [feats[int(i)] for i in idx]
+            ss[target] = [feats[int(i)] for i in idx]
+            if key == "pvars":
+                ss.pop("w_seg_vars", None)  # the widget takes the restored picks
         else:
-            problems.append("segvars must be up to six different variable numbers joined by '.'")
+            problems.append(f"{key} must be up to six different variable numbers joined by '.'")
     if "params" in one:
         if one["params"] in ESTIMATORS:
             ss.param_method = one["params"]

@@ -116,3 +116,21 @@ def test_session_file_networks_round_trip_and_refusals():
     cyclic = {"nodes": nodes, "arcs": [["hobby", "age"], ["age", "hobby"]]}
     with pytest.raises(SessionError, match="compare_b"):
         parse_session(json.dumps({**doc, "networks": {"compare_b": cyclic}}), "s.json")
+
+
+def test_a_link_keeps_the_preset_variables():
+    at = _fresh(HAYES)
+    at.switch_page("pages/structure.py")
+    at.session_state["structure_tab"] = "Segment presets"
+    at.run()
+    picks = ["marital-status", "hobby", "age"]
+    at.multiselect(key="w_seg_vars").set_value(picks).run()
+    _clean(at)
+    query = _query(at)
+    assert query["pvars"] == "3.0.1"  # hobby, age, educational-level, marital-status: the data's order
+    again = _fresh(query)
+    again.switch_page("pages/structure.py")
+    again.session_state["structure_tab"] = "Segment presets"
+    again.run()
+    _clean(again)
+    assert again.multiselect(key="w_seg_vars").value == picks
