@@ -117,7 +117,7 @@ def share_panel(params: dict | None = None) -> None:
         else:
             download(
                 "Session (JSON)",
-                share.session_bytes,
+                share.session_maker(),  # its values read in this run: the file is made on another thread
                 f"{dataset_name()}_session.json",
                 "application/json",
                 key="dl_session",

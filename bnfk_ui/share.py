@@ -38,6 +38,7 @@ __all__ = [
     "sync",
     "link",
     "session_bytes",
+    "session_maker",
     "open_session",
     "MAX_UPLOADS",
     "MAX_UPLOAD_BYTES",
@@ -47,7 +48,21 @@ __all__ = [
 MAX_UPLOADS = 32
 MAX_UPLOAD_BYTES = 1024 * 2**20
 MAX_PROBLEMS = 6  # a link's problems named in its warning (the rest counted)
-_VIEW_KEYS = ("data", "upload", "path", "class", "missing", "bins", "drop", "arcs", "params", "segvars")
+_VIEW_KEYS = (
+    "data",
+    "upload",
+    "path",
+    "class",
+    "missing",
+    "bins",
+    "drop",
+    "arcs",
+    "learned",
+    "cmpb",
+    "params",
+    "segvars",
+    "pvars",
+)
 _TOKEN = re.compile(r"[0-9a-f]{32}")
 _LOCK = threading.Lock()
 
@@ -137,10 +152,15 @@ def view_params() -> dict:
         p["drop"] = list(ss.drop_columns)
     feats = tables.feature_data().variables
     p["arcs"] = encode_arcs(structure.dag(), feats)
+    for key, net in _networks(feats).items():  # the last learned network, Compare's B
+        p["cmpb" if key == "compare_b" else key] = encode_arcs(net, feats)
     p["params"] = ss.param_method
     seg_vars = ss.get("seg_vars")
     if seg_vars and all(v in feats for v in seg_vars):  # the Segments lab's variables, in role order
         p["segvars"] = ".".join(str(feats.index(v)) for v in seg_vars)
+    pvars = ss.get("seg_preset_vars")
+    if pvars and all(v in feats for v in pvars):  # the Structure page's preset variables, in reading order
+        p["pvars"] = ".".join(str(feats.index(v)) for v in pvars)
     get, missing = ss.get, object()  # one look-up per setting (a run reads them all)
     values = {k: v for k in S.SETTINGS if (v := get(k, missing)) is not missing}
     for k, v in S.non_default(values).items():
@@ -214,17 +234,32 @@ def restore(params: dict) -> list[str]:
             )
         except (ValueError, BnfkError) as exc:
             problems.append(f"its structure cannot be used ({str(exc).rstrip('.')})")
-    if data_ok and "segvars" in one:
+    if data_ok:
         feats = tables.feature_data().variables
-        idx = one["segvars"].split(".")
+        for key, name in (("learned", "last learned network"), ("cmpb", "Compare page's B")):
+            if key not in one:
+                continue
+            try:
+                net = decode_arcs(one[key], feats)
+            except (ValueError, BnfkError) as exc:
+                problems.append(f"its {name} cannot be used ({str(exc).rstrip('.')})")
+                continue
+            _set_network("compare_b" if key == "cmpb" else key, net)
+    for key, target in (("segvars", "seg_vars"), ("pvars", "seg_preset_vars")):
+        if not data_ok or key not in one:
+            continue
+        feats = tables.feature_data().variables
+        idx = one[key].split(".")
         if (
             len(idx) <= 6
             and all(i.isdigit() and len(i) < 7 and int(i) < len(feats) for i in idx)
             and len(set(idx)) == len(idx)
         ):
-            ss.seg_vars = [feats[int(i)] for i in idx]
+            ss[target] = [feats[int(i)] for i in idx]
+            if key == "pvars":
+                ss.pop("w_seg_vars", None)  # the widget takes the restored picks
         else:
-            problems.append("segvars must be up to six different variable numbers joined by '.'")
+            problems.append(f"{key} must be up to six different variable numbers joined by '.'")
     if "params" in one:
         if one["params"] in ESTIMATORS:
             ss.param_method = one["params"]
@@ -292,9 +327,45 @@ def link(params: dict | None = None) -> str:
     return f"{base}?{urllib.parse.urlencode(view_params() if params is None else params, doseq=True)}"
 
 
+def _networks(feats) -> dict:
+    """The session's other networks over ``feats`` (``learned``: when it differs from the current one;
+    ``compare_b``: when B was set on the Compare page)."""
+    from .state import compare  # the Compare page's state (imported late: it loads the comparison machinery)
+
+    ss, out = st.session_state, {}
+    learned = (ss.get("structure") or {}).get("learned")
+    if learned:
+        lg = DAG.from_dict(learned)
+        if list(lg.nodes) == list(feats) and lg != structure.dag():
+            out["learned"] = lg
+    stored = ss.get("compare_b")
+    if stored and stored[0] == tables.feature_data().fingerprint():
+        out["compare_b"] = compare.compare_b()
+    return out
+
+
+def _set_network(name: str, net: DAG) -> None:
+    """Make ``net`` the session's ``learned`` network or Compare's B (``compare_b``)."""
+    from .state import compare
+
+    ss = st.session_state
+    if name == "compare_b":
+        compare.set_compare_b(net)
+    else:
+        s = dict(ss.structure)
+        s.update(learned=net.to_dict(), learned_label="learned (from a link or session file)")
+        ss.structure = s
+
+
 def session_bytes() -> bytes:
     """The current analysis as a session file: data reference (or the uploaded CSV), structure, CPTs,
-    settings."""
+    settings, Compare's B and the last learned network."""
+    return session_maker()()
+
+
+def session_maker():
+    """A function of no argument that returns the session file's bytes, with every value it needs read now
+    (a download button calls it on a thread that cannot read the session state)."""
     ss = st.session_state
     opts = dict(
         class_column=ss.class_column,
@@ -312,18 +383,27 @@ def session_bytes() -> bytes:
         if network
         else DataRef(sample=ss.dataset, na_values=None, **opts)
     )
-    doc = session_dict(
+    args = (
         ref,
         structure.dag(),
         ss.param_method,
         caches.model(),
         S.non_default({k: ss[k] for k in S.SETTINGS if k in ss and k != "param_method"}),
+        _networks(tables.feature_data().variables),
     )
-    return json.dumps(doc, indent=1, ensure_ascii=False).encode("utf-8")
+    return lambda: json.dumps(session_dict(*args), indent=1, ensure_ascii=False).encode("utf-8")
 
 
 #: what a session open may change: restored as it was when the open fails
-_OPENED_KEYS = (*choices.DEFAULTS, "structure", "pair", "_upload_token", "_upload_info", "pending_data")
+_OPENED_KEYS = (
+    *choices.DEFAULTS,
+    "structure",
+    "compare_b",
+    "pair",
+    "_upload_token",
+    "_upload_info",
+    "pending_data",
+)
 
 
 def open_session(name: str, content: bytes) -> None:
@@ -382,6 +462,8 @@ def _open(name: str, s) -> None:
         raise SessionError(f"The data of {name} do not load in the app" + (f": {why[-1]}" if why else "."))
     state.init()
     structure.set_dag(s.model.dag, f"Structure from {name}")
+    for key, net in s.networks.items():
+        _set_network(key, net)
     ss.param_method = s.params
     dropped = [
         n.split(": ", 1)[-1].removesuffix("; left out.").removeprefix("Setting ")  # refused when read

@@ -8,7 +8,7 @@ import streamlit as st
 
 from bnfk_core.errors import BnfkError
 from bnfk_core.kernels.fisher import FISHER, FISHER_NORMALIZED
-from bnfk_core.network.dag import DAG, apply_segment
+from bnfk_core.network.dag import DAG, apply_segment, segment_roles
 from bnfk_core.registry import KERNELS
 from bnfk_core.views.figures import segments as figs
 from bnfk_ui import common
@@ -41,7 +41,10 @@ def page():
     ss.cmp_rows = int(min(max(ss.cmp_rows, lo), hi))  # within this table's rows
     c1, c2, c3, c4, c5 = st.columns([2.8, 0.85, 0.65, 1.4, 0.75])  # the three variables whole at 1280 px
     triple = c1.multiselect(
-        "Segment variables u, v, w (in role order)", list(feat.variables), max_selections=3, key="cmp_vars"
+        "Segment variables (in the order the pattern reads: chain A → B → C)",
+        list(feat.variables),
+        max_selections=3,
+        key="cmp_vars",
     )
     c2.number_input("Rows (sampled)", lo, hi, step=50, key="cmp_rows")
     c3.number_input("Seed", 0, 2**32 - 1, key="cmp_seed")
@@ -127,7 +130,7 @@ def page():
     ):  # the presets' outcomes computed while the page is looked at: their clicks find them ready
         empty = DAG(feat.variables)
         compare.prefetch(
-            [apply_segment(empty, kind, triple) for kind in sections.SEGMENT_PRESETS],
+            [apply_segment(empty, kind, segment_roles(kind, triple)) for kind in sections.SEGMENT_PRESETS],
             min(int(ss.cmp_rows), d.n_rows),
             int(ss.cmp_seed),
             kernel,

@@ -51,10 +51,11 @@ def controls(d, feat):
     c1.radio("Base network", list(BASES), format_func=BASES.get, **choices.bind("seg_base"))
     need = SEGMENT_SIZES.get(kind, int(ss.seg_full_m))
     sug = _suggest(d, d.fingerprint(), kind if kind != "full" or need == 3 else "single-arc")
+    base = structure.dag() if ss.seg_base == "current" else None  # the default segment changes it
     options = [", ".join(v) for v in sug.variables]
     fmt = {o: f"{o}   (score {s:.3f} nats)" for o, s in zip(options, sug.score)}
     chosen, replaced = segment_information.segment_variables_after(
-        ss.get("seg_vars"), ss.get("seg_vars_kind"), feat.variables, kind, need, sug
+        ss.get("seg_vars"), ss.get("seg_vars_kind"), feat.variables, kind, need, sug, base
     )
     if chosen is not None:
         ss.seg_vars, ss.seg_vars_kind = chosen, (kind, need)

@@ -141,7 +141,7 @@ def page():
         on_change="rerun",
     )
     common.built_when_open(t_learn, lambda: sections.learn_tab(feat))
-    common.built_when_open(t_seg, lambda: sections.presets_tab(dg), kept=("w_seg_",))
+    common.built_when_open(t_seg, lambda: sections.presets_tab(dg, fig), kept=("w_seg_",))
     common.built_when_open(t_eq, lambda: sections.equivalence_tab(dg, cov))
     common.built_when_open(t_land, lambda: landscape_section.landscape_tab(feat), kept=("land_",))
     common.built_when_open(t_kgv, kgv_section.kgv_tab, kept=("w_kgv_",))

@@ -225,9 +225,8 @@ def test_apply_v_segment():
     at = _app("pages/structure.py")
     at.session_state["structure_tab"] = "Segment presets"  # only the open tab is built
     _button(at, "Start empty").click().run()
-    at.selectbox(key="w_seg_kind").set_value("v").run()
-    at.multiselect(key="w_seg_vars_v").set_value(["crime", "immigration", "mx-missile"]).run()
-    _button(at, "Apply preset").click().run()
+    at.multiselect(key="w_seg_vars").set_value(["crime", "mx-missile", "immigration"]).run()  # reading order
+    at.button(key="seg_apply_v").click().run()
     _clean(at)
     s = at.session_state["structure"]
     assert sorted(map(tuple, s["dag"]["arcs"])) == [("crime", "mx-missile"), ("immigration", "mx-missile")]

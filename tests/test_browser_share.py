@@ -122,3 +122,64 @@ def test_a_copied_link_opens_the_same_view(server, browser, tmp_path):  # noqa: 
         assert second == first
     finally:
         ctx2.close()
+
+
+def _metric(page, label: str) -> str:
+    box = page.locator('[data-testid="stMetric"]').filter(has_text=label).first
+    return box.locator('[data-testid="stMetricValue"]').inner_text()
+
+
+def _compare_metrics(page) -> dict:
+    page.wait_for_function("() => document.querySelectorAll('.js-plotly-plot').length >= 5", timeout=90_000)
+    _settle(page)
+    return {k: _metric(page, k) for k in ("max |ΔK|", "Equivalent", "Shared protos")}
+
+
+def test_link_and_session_download_restore_compare_b(server, browser, tmp_path):  # noqa: F811
+    """Compare with B = a V-structure: the copied link opens the same comparison (B included), and the
+    Session (JSON) button delivers a file that, opened in a fresh browser, restores it too."""
+    import json
+
+    ctx = browser.new_context(viewport={"width": 1500, "height": 1400}, accept_downloads=True)
+    page = ctx.new_page()
+    try:
+        page.goto(f"{server.rstrip('/')}/compare?data=hayes_roth&class=class", wait_until="domcontentloaded")
+        page.get_by_role("heading", name="Compare structures").first.wait_for(timeout=90_000)
+        _compare_metrics(page)
+        page.get_by_role("button", name="V-structure", exact=True).click()
+        _settle(page)
+        first = _compare_metrics(page)
+        link = _copied_link(page)
+        assert "cmpb=" in link
+        with page.expect_download(timeout=60_000) as dl:
+            page.get_by_role("button", name="Session (JSON)").click()
+        path = tmp_path / "session.json"
+        dl.value.save_as(path)
+        doc = json.loads(path.read_text())
+        assert doc["schema"] == "bnfk-session" and len(doc["networks"]["compare_b"]["arcs"]) == 2
+    finally:
+        ctx.close()
+    ctx2 = browser.new_context(viewport={"width": 1500, "height": 1400})
+    page2 = ctx2.new_page()
+    try:
+        page2.goto(link, wait_until="domcontentloaded")
+        page2.get_by_role("heading", name="Compare structures").first.wait_for(timeout=90_000)
+        assert _compare_metrics(page2) == first
+    finally:
+        ctx2.close()
+    ctx3 = browser.new_context(viewport={"width": 1500, "height": 1400})
+    page3 = ctx3.new_page()
+    try:
+        page3.goto(server, wait_until="domcontentloaded")
+        page3.wait_for_selector(".js-plotly-plot", timeout=90_000)
+        _settle(page3)
+        page3.get_by_text("Share this view").first.click()
+        _settle(page3)
+        page3.locator(
+            '[data-testid="stSidebar"] [data-testid="stFileUploader"] input[type="file"]'
+        ).set_input_files(str(path))
+        _settle(page3)
+        _go(page3, "Compare structures")
+        assert _compare_metrics(page3) == first
+    finally:
+        ctx3.close()

@@ -43,12 +43,15 @@ def test_core_comparison_against_direct_computation(hayes):
 
 
 def test_lecture_steps_each_one_click_and_fast():
-    """Hayes-Roth: the page opens with B = A; Chain, V-structure and A-structure are one click each, every
+    """Hayes-Roth: the page opens on A (the learned network) beside B = the empty network, a comparison that
+    shows something; Chain, V-structure and A-structure are one click each, every
     step settles within 2 s once warm (on a loaded 2-core machine the first run compiles)."""
     at = page_app("compare.py", 120, dataset="hayes_roth", class_column="class").run()
     assert_clean(at)
     assert len(at.get("plotly_chart")) == 5  # K_A, K_B, ΔK, outcomes, prototypes
-    assert {m.label: m.value for m in at.metric}["max |ΔK|"] == "0"
+    opened = {m.label: m.value for m in at.metric}
+    assert float(opened["max |ΔK|"]) > 0 and opened["Equivalent"] == "no"
+    assert any("B: 0 arcs" in c.value for c in at.caption)
     assert at.number_input(key="cmp_rows").value == 160  # the default 200 clamped to Hayes-Roth's rows
     seen = {}
     for key in ("cmp_chain", "cmp_v", "cmp_a", "cmp_chain"):
@@ -164,3 +167,13 @@ def test_quick_changes_never_pile_up_prefetch_threads(monkeypatch):
     for t in threading.enumerate():
         if t.name == "bnfk-compare-prefetch":
             t.join(timeout=120)
+
+
+def test_default_b_differs_from_a():
+    from bnfk_ui.state.compare import default_b
+
+    learned = DAG(["a", "b", "c"], [("a", "b")])
+    assert default_b(learned, learned.to_dict(), ["a", "b", "c"]).n_arcs == 0  # A learned: B empty
+    edited = DAG(["a", "b", "c"], [("b", "c")])
+    assert default_b(edited, learned.to_dict(), ["a", "b", "c"]) == learned  # A edited: B the learned one
+    assert default_b(edited, None, ["a", "b", "c"]).n_arcs == 0

@@ -23,7 +23,10 @@ __all__ = [
     "SEGMENT_PATTERNS",
     "empty_dag",
     "naive_bayes",
+    "SEGMENT_READING",
     "segment_arcs",
+    "segment_roles",
+    "segment_pattern",
     "apply_segment",
     "skeleton",
     "v_structures",
@@ -458,6 +461,15 @@ SEGMENT_PATTERNS = {
     "chain": "w → u → v",
     "full": "x₁ → x₂ → …, every earlier variable a parent of every later one",
 }
+#: The roles in the order the pattern reads from left to right: variables picked in this order fill the
+#: pattern as it is written (picking A, B, C for the chain ``w → u → v`` gives A → B → C).
+SEGMENT_READING = {
+    "single-arc": ("u", "v"),
+    "v": ("u", "w", "v"),
+    "a": ("v", "u", "w"),
+    "chain": ("w", "u", "v"),
+}
+_ROLE_ORDER = {"single-arc": ("u", "v"), "v": ("u", "v", "w"), "a": ("u", "v", "w"), "chain": ("u", "v", "w")}
 
 
 def empty_dag(nodes: Sequence[str]) -> DAG:
@@ -548,17 +560,76 @@ def segment_arcs(kind: str, variables: Sequence[str]) -> list[tuple[str, str]]:
     return [(variables[a], variables[b]) for a in range(len(variables)) for b in range(a + 1, len(variables))]
 
 
-def apply_segment(dag: DAG, kind: str, variables: Sequence[str]) -> DAG:
-    """``dag`` with the arcs of a segment preset added.
+def segment_roles(kind: str, picked: Sequence[str]) -> list[str]:
+    """The variables ``picked`` in the reading order of the segment's pattern, put in its role order.
 
-    An existing arc between two segment variables that points the other way is replaced by the
-    segment's arc (the segment fixes the local structure among its variables); arcs already
-    present are kept.
+    Picking A, B, C for the chain (pattern ``w → u → v``) makes w = A, u = B, v = C, so that
+    ``segment_arcs("chain", segment_roles("chain", [A, B, C]))`` is A → B → C; the V-structure's middle
+    pick is its common child, the A-structure's its common parent.  The full segment reads as it is given.
+
+    Parameters
+    ----------
+    kind : str
+    picked : sequence of str
+
+    Returns
+    -------
+    list of str
+        The variables in the role order of :func:`segment_arcs`.
+
+    Raises
+    ------
+    StructureError
+        For an unknown kind or a wrong number of variables.
+    """
+    picked = [str(v) for v in picked]
+    if kind not in SEGMENT_KINDS:
+        raise StructureError(f"Unknown segment kind '{kind}'; choose one of {', '.join(SEGMENT_KINDS)}.")
+    if kind == "full":
+        return picked
+    reading = SEGMENT_READING[kind]
+    if len(picked) != len(reading):
+        raise StructureError(
+            f"The '{kind}' segment needs exactly {len(reading)} variables, got {len(picked)}."
+        )
+    role_of = dict(zip(reading, picked))
+    return [role_of[r] for r in _ROLE_ORDER[kind]]
+
+
+def segment_pattern(kind: str, variables: Sequence[str]) -> str:
+    """The segment's pattern written with the variables' names (``"A → B ← C"``), ``variables`` in role order.
+
+    Parameters
+    ----------
+    kind : str
+    variables : sequence of str
+        In the role order of :func:`segment_arcs`.
+
+    Returns
+    -------
+    str
+    """
+    variables = [str(v) for v in variables]
+    if kind == "full":
+        return ", ".join(f"{a} → {b}" for a, b in segment_arcs(kind, variables))
+    names = dict(zip(_ROLE_ORDER[kind], variables))
+    return " ".join(names.get(t, t) for t in SEGMENT_PATTERNS[kind].split())
+
+
+def apply_segment(dag: DAG, kind: str, variables: Sequence[str], *, replace: bool = True) -> DAG:
+    """``dag`` with the segment preset built on ``variables``.
+
+    The segment fixes the local structure among its variables: every arc of ``dag`` between two of them is
+    replaced by the segment's arcs (so a V-structure applied after a chain on the same three variables is a
+    V-structure, not a triangle); arcs to and from the other variables are kept.  With ``replace=False`` the
+    segment's arcs are only added (an opposite arc between two segment variables is still reversed).
 
     Parameters
     ----------
     dag : DAG
     kind, variables : see :func:`segment_arcs`
+    replace : bool
+        Drop the arcs among the segment's variables that are not the segment's.
 
     Returns
     -------
@@ -573,7 +644,8 @@ def apply_segment(dag: DAG, kind: str, variables: Sequence[str]) -> DAG:
     for w in variables:
         if str(w) not in dag._index:
             raise StructureError(f"The '{kind}' segment names '{w}', which is not a variable of the DAG.")
-    new = set(dag.arcs)
+    inside = {str(w) for w in variables}
+    new = {(u, v) for u, v in dag.arcs if not (replace and u in inside and v in inside)}
     for u, v in arcs:
         new.discard((v, u))
         new.add((u, v))

@@ -11,12 +11,13 @@ budget of steps (the answer itself never depends on the budget).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from itertools import combinations
 
 from ..errors import StructureError
-from .dag import DAG
+from .dag import DAG, segment_arcs
 
-__all__ = ["d_separated", "trail_is_active", "MAX_TRAILS", "TRAIL_STEPS"]
+__all__ = ["d_separated", "trail_is_active", "segment_independencies", "MAX_TRAILS", "TRAIL_STEPS"]
 
 #: active trails returned at most
 MAX_TRAILS = 5
@@ -158,3 +159,41 @@ def d_separated(dag: DAG, xs, ys, given=(), max_trails: int = MAX_TRAILS) -> tup
     if not reached & set(y):
         return True, []
     return False, _trails(dag, x, set(y), zs, anc, max(1, int(max_trails)))
+
+
+def segment_independencies(kind: str, variables: Sequence[str]) -> list[tuple[str, str, tuple, bool]]:
+    """What a segment preset says about independence: for every pair of its variables and every set of the
+    others as evidence, whether the segment alone d-separates them.
+
+    Parameters
+    ----------
+    kind : str
+        One of ``SEGMENT_KINDS``.
+    variables : sequence of str
+        In the role order of :func:`bnfk_core.network.dag.segment_arcs`.
+
+    Returns
+    -------
+    list of (x, y, given, separated)
+        ``given`` a tuple of the segment's other variables (empty first); the pairs in the order of
+        ``variables``.  A chain ``u → v → w`` gives (u, w, (), False) and (u, w, (v,), True); a V-structure
+        ``u → v ← w`` the reverse (explaining away); a single arc or a full segment none.
+
+    Raises
+    ------
+    StructureError
+        For an unknown kind or a wrong number of variables.
+
+    References
+    ----------
+    Thesis §6.1 (the segments); Koller & Friedman (2009), §3.3.1 (the three two-arc trails).
+    """
+    variables = [str(v) for v in variables]
+    dag = DAG(variables, segment_arcs(kind, variables))
+    out = []
+    for x, y in combinations(variables, 2):
+        rest = [v for v in variables if v not in (x, y)]
+        for k in range(len(rest) + 1):
+            for given in combinations(rest, k):
+                out.append((x, y, tuple(given), d_separated(dag, x, y, given, max_trails=1)[0]))
+    return out

@@ -10,7 +10,7 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
-__all__ = ["layered_layout", "arrow_segment"]
+__all__ = ["layered_layout", "arrow_segment", "arc_path", "path_hits_box"]
 
 
 # ---------------------------------------------------------------------- DAG layout
@@ -134,3 +134,111 @@ def arrow_segment(p: Sequence[float], q: Sequence[float], shrink: float) -> tupl
     u = d / L
     a, b = p + shrink * u, q - shrink * u
     return float(a[0]), float(a[1]), float(b[0]), float(b[1])
+
+
+#: bends tried for an arc that must go around a box, as a share of its length (the smallest that clears wins)
+BENDS = (0.12, 0.2, 0.3, 0.42, 0.55, 0.7, 0.9)
+
+
+def path_hits_box(points: np.ndarray, box: Sequence[float], margin: float = 0.0) -> bool:
+    """Whether a polyline enters an axis-aligned box (grown by ``margin``).
+
+    Parameters
+    ----------
+    points : ndarray, shape (n, 2)
+    box : sequence of float
+        (cx, cy, half_width, half_height).
+    margin : float
+
+    Returns
+    -------
+    bool
+        True when a segment of the polyline meets the box (Liang-Barsky clipping of each segment).
+    """
+    cx, cy, hw, hh = (float(b) for b in box)
+    lo = np.array([cx - hw - margin, cy - hh - margin])
+    hi = np.array([cx + hw + margin, cy + hh + margin])
+    pts = np.asarray(points, float)
+    for a, b in zip(pts[:-1], pts[1:]):
+        d = b - a
+        t0, t1 = 0.0, 1.0
+        for k in range(2):
+            if abs(d[k]) < 1e-12:
+                if a[k] < lo[k] or a[k] > hi[k]:
+                    t0, t1 = 1.0, 0.0
+                    break
+                continue
+            ta, tb = (lo[k] - a[k]) / d[k], (hi[k] - a[k]) / d[k]
+            t0, t1 = max(t0, min(ta, tb)), min(t1, max(ta, tb))
+        if t0 <= t1:
+            return True
+    return False
+
+
+def arc_path(
+    p: Sequence[float],
+    q: Sequence[float],
+    boxes: Iterable[Sequence[float]],
+    *,
+    taken: Iterable[np.ndarray] = (),
+    margin: float = 4.0,
+    steps: int = 24,
+) -> np.ndarray:
+    """The path an arc p -> q is drawn along: straight when that clears every other node's box, else a
+    quadratic Bézier curve bent just enough to go around them (the long arc of a fully connected triple in a
+    layered layout, which would run behind the middle node and the two short arcs).
+
+    Parameters
+    ----------
+    p, q : sequence of float
+        The centres of the arc's two nodes, in screen-like units (the same scale on both axes).
+    boxes : iterable of (cx, cy, half_width, half_height)
+        The boxes of the other nodes, in the same units.
+    taken : iterable of ndarray
+        Paths already drawn: a curve is bent to the side (and by the amount) that does not run along one.
+    margin : float
+        Room kept between a path and a box.
+    steps : int
+        Points a curve is sampled at.
+
+    Returns
+    -------
+    ndarray, shape (2, 2) or (steps + 1, 2)
+        From p to q.
+    """
+    p, q = np.asarray(p, float), np.asarray(q, float)
+    boxes = [tuple(b) for b in boxes]
+    taken = [np.asarray(t, float) for t in taken]
+    straight = np.vstack([p, q])
+    if not any(path_hits_box(straight, b, margin) for b in boxes):
+        return straight
+    d = q - p
+    L = float(np.hypot(*d)) or 1.0
+    normal = np.array([-d[1], d[0]]) / L
+    t = np.linspace(0.0, 1.0, steps + 1)[:, None]
+    mid = (p + q) / 2
+    best = None
+    for bend in BENDS:
+        for side in (1.0, -1.0):
+            c = mid + side * bend * L * normal
+            curve = (1 - t) ** 2 * p + 2 * (1 - t) * t * c + t**2 * q
+            if any(path_hits_box(curve, b, margin) for b in boxes):
+                continue
+            gap = min((_distance(curve, o) for o in taken), default=np.inf)
+            if gap > margin:
+                return curve
+            if best is None or gap > best[0]:
+                best = (gap, curve)
+    if best is not None:
+        return best[1]
+    c = mid + BENDS[-1] * L * normal
+    return (1 - t) ** 2 * p + 2 * (1 - t) * t * c + t**2 * q
+
+
+def _distance(a: np.ndarray, b: np.ndarray) -> float:
+    """The mean distance from the inner points of polyline ``a`` to the nearest sample of ``b`` (how far
+    apart two drawn paths run)."""
+    inner = a[1:-1] if len(a) > 2 else (a[:1] + a[1:]) / 2
+    if len(b) == 2:
+        b = b[0] + np.linspace(0.0, 1.0, 25)[:, None] * (b[1] - b[0])
+    return float(np.mean(np.min(np.linalg.norm(inner[:, None, :] - b[None, :, :], axis=2), axis=1)))

@@ -19,6 +19,8 @@ Schema (``"schema": "bnfk-session"``, ``"version": 1``)::
       "params": "smoothed",                                # the CPT estimator (registry.ESTIMATORS)
       "model": { bnfk JSON model }                         # optional: CPTs as saved; else fitted on the data
       "settings": {"<key>": value, ...}                    # optional: the app's page settings (JSON values)
+      "networks": {"compare_b": {structure}, "learned": {structure}}  # optional: the other networks of the
+                                                           # session (Compare's B, the last learned one)
     }
 
 No pickle anywhere: everything is validated on reading, and every refusal is a :class:`SessionError` naming
@@ -159,6 +161,11 @@ class Session:
     settings: dict = field(default_factory=dict)
     source: str = "session"
     notes: tuple = ()  # settings left out (out of range, wrong type), one sentence each
+    networks: dict = field(default_factory=dict)  # name -> DAG over the features (NETWORK_NAMES)
+
+
+#: the other networks a session file may hold beside its structure
+NETWORK_NAMES = ("compare_b", "learned")
 
 
 def _catalog(sample_dir: Path) -> dict:
@@ -167,9 +174,15 @@ def _catalog(sample_dir: Path) -> dict:
 
 
 def session_dict(
-    ref: DataRef, dag: DAG, params: str, model: BayesNet | None = None, settings: dict | None = None
+    ref: DataRef,
+    dag: DAG,
+    params: str,
+    model: BayesNet | None = None,
+    settings: dict | None = None,
+    networks: dict | None = None,
 ) -> dict:
-    """The JSON document of a session (see the module docstring); ``model`` adds its CPTs."""
+    """The JSON document of a session (see the module docstring); ``model`` adds its CPTs, ``networks``
+    (name in :data:`NETWORK_NAMES` -> DAG) the session's other networks."""
     out = {
         "schema": SCHEMA,
         "version": VERSION,
@@ -180,6 +193,11 @@ def session_dict(
     if model is not None:
         out["model"] = model.to_json_dict()
     out["settings"] = _check_settings(dict(settings or {}), "settings")
+    for name in networks or {}:
+        if name not in NETWORK_NAMES:
+            raise SessionError(f"'{name}' is not a network a session holds ({', '.join(NETWORK_NAMES)}).")
+    if networks:
+        out["networks"] = {k: d.to_dict() for k, d in networks.items()}
     return out
 
 
@@ -337,8 +355,19 @@ def _session(doc, source: str, sample_dir: Path) -> Session:
     else:
         model = fit(dag, features, method=params)
     settings, notes = check_settings(_check_settings(doc.get("settings") or {}, f"{source}: settings"))
+    nets = doc.get("networks") or {}
+    if not isinstance(nets, dict) or any(k not in NETWORK_NAMES for k in nets):
+        raise SessionError(f'{source}: "networks" may hold only {", ".join(NETWORK_NAMES)}.')
+    networks = {k: _structure(v, features.variables, f"{source} (networks.{k})") for k, v in nets.items()}
     return Session(
-        data, model, ref, params, settings, source, tuple(f"{source}: {n}; left out." for n in notes)
+        data,
+        model,
+        ref,
+        params,
+        settings,
+        source,
+        tuple(f"{source}: {n}; left out." for n in notes),
+        networks,
     )
 
 

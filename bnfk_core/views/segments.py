@@ -46,7 +46,7 @@ def segment_networks(
 
 
 def added_arcs(base: DAG, with_segment: DAG) -> str:
-    """The arcs the segment added, as ``u → v, …`` (or that none was needed).
+    """The arcs the segment added, as ``u → v, …``, then the ones it replaced (or that none was needed).
 
     Parameters
     ----------
@@ -56,7 +56,8 @@ def added_arcs(base: DAG, with_segment: DAG) -> str:
     -------
     str
     """
-    return (
-        ", ".join(f"{u} → {v}" for u, v in sorted(with_segment.arcs - base.arcs))
-        or "nothing — already present"
-    )
+    added = ", ".join(f"{u} → {v}" for u, v in sorted(with_segment.arcs - base.arcs))
+    gone = ", ".join(f"{u} → {v}" for u, v in sorted(base.arcs - with_segment.arcs))
+    if gone:
+        return f"{added or 'nothing'} (replacing {gone})"
+    return added or "nothing — already present"

@@ -4,7 +4,7 @@ row of outcomes of A beside B."""
 import streamlit as st
 
 from bnfk_core.errors import BnfkError
-from bnfk_core.network.dag import DAG, SEGMENT_PATTERNS, apply_segment
+from bnfk_core.network.dag import DAG, apply_segment, segment_pattern, segment_roles
 from bnfk_core.network.edit import ARC_EDITS, ArcEdit
 
 from .. import common
@@ -17,25 +17,37 @@ SEGMENT_PRESETS = {"chain": "Chain", "v": "V-structure", "a": "A-structure"}
 
 
 def presets(feat, triple) -> None:
-    """One click sets B: the empty network, or the empty network plus a segment on u, v, w; or a copy of A."""
+    """One click sets B: the empty network, or the empty network plus a segment on u, v, w; or a copy of A.
+    B is set in the buttons' callbacks, before the page runs, so the address bar's link already holds it."""
     cols = st.columns(len(SEGMENT_PRESETS) + 2)
-    if cols[0].button(
-        "Empty", key="cmp_empty", help="No arcs: the scaled-Hamming kernel.", use_container_width=True
-    ):
-        compare.set_compare_b(DAG(feat.variables))
+    cols[0].button(
+        "Empty",
+        key="cmp_empty",
+        help="No arcs: the scaled-Hamming kernel.",
+        use_container_width=True,
+        on_click=lambda: compare.set_compare_b(DAG(feat.variables)),
+    )
     for col, (kind, label) in zip(cols[1:], SEGMENT_PRESETS.items()):
-        if col.button(
+        ok = len(triple) == 3
+        col.button(
             label,
             key=f"cmp_{kind}",
-            help=f"The empty network plus {SEGMENT_PATTERNS[kind]} on the three variables.",
+            help="The empty network plus "
+            + (segment_pattern(kind, segment_roles(kind, triple)) if ok else "the segment")
+            + " on the three variables (picked in the order the pattern reads).",
             use_container_width=True,
-            disabled=len(triple) != 3,
-        ):
-            compare.set_compare_b(apply_segment(DAG(feat.variables), kind, triple))
-    if cols[-1].button(
-        "Copy A", key="cmp_copy", help="B becomes the current network again.", use_container_width=True
-    ):
-        compare.set_compare_b(structure.dag())
+            disabled=not ok,
+            on_click=lambda kind=kind: compare.set_compare_b(
+                apply_segment(DAG(feat.variables), kind, segment_roles(kind, triple))
+            ),
+        )
+    cols[-1].button(
+        "Copy A",
+        key="cmp_copy",
+        help="B becomes the current network again.",
+        use_container_width=True,
+        on_click=lambda: compare.set_compare_b(structure.dag()),
+    )
 
 
 def edit_b(feat, b: DAG) -> None:

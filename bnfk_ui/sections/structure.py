@@ -16,11 +16,16 @@ from bnfk_core.network.dag import (
     SEGMENT_KINDS,
     SEGMENT_LABELS,
     SEGMENT_PATTERNS,
+    SEGMENT_READING,
     SEGMENT_SIZES,
+    apply_segment,
     cpdag,
     segment_arcs,
+    segment_pattern,
+    segment_roles,
     v_structures,
 )
+from bnfk_core.network.dsep import segment_independencies
 from bnfk_core.network.layout import layered_layout
 from bnfk_core.network.model import model_to_bif, read_structure
 from bnfk_core.registry import LEARNERS, MISSING_DATA, SCORES
@@ -30,6 +35,9 @@ from bnfk_core.views.figures import kernel as fig_kernel
 from .. import common, jobs, live, router
 from ..state import bigfiles, caches, charts, choices, messages, pairs, shared, structure, tables
 from . import knowledge as knowledge_section
+
+#: the role names of each segment, in role order (:func:`bnfk_core.network.dag.segment_arcs`)
+_ROLES = {"single-arc": ["u", "v"], "v": ["u", "v", "w"], "a": ["u", "v", "w"], "chain": ["u", "v", "w"]}
 
 __all__ = [
     "message",
@@ -223,42 +231,136 @@ def scores_panel(dg: DAG) -> None:
     common.complete_rows_notice("Log scores")
 
 
-def presets_tab(dg: DAG) -> None:
-    c1, c2 = st.columns([1, 2], gap="large")
-    kind = c1.selectbox("Preset", SEGMENT_KINDS, format_func=SEGMENT_LABELS.get, key="w_seg_kind")
-    c1.caption(f"Pattern: {SEGMENT_PATTERNS[kind]}")
-    need = SEGMENT_SIZES.get(kind)
-    roles = {3: "u, v, w", 2: "u, v"}.get(need, "x₁, x₂, …")
-    chosen = c2.multiselect(
-        f"Variables ({'exactly ' + str(need) if need else 'two or more'}, in order: {roles})",
-        list(dg.nodes),
-        max_selections=need,
-        key=f"w_seg_vars_{kind}",
+def _independence_text(kind: str, variables: list, picked: list) -> str:
+    """The independencies the segment implies, from d-separation on the segment's own graph
+    (:func:`bnfk_core.network.dsep.segment_independencies`): "A ⊥ C | B", "A ⊥ C, but not given B"."""
+    at = {v: i for i, v in enumerate(picked)}  # each pair written in the order the variables were picked
+    rows = sorted(
+        (tuple(sorted((x, y), key=at.get)), given, sep)
+        for x, y, given, sep in segment_independencies(kind, variables)
     )
-    try:
-        preview = segment_arcs(kind, chosen) if chosen else []
-    except StructureError:
-        preview = []
-    if preview:
-        c2.caption(
-            "Adds "
-            + ", ".join(f"{a} → {b}" for a, b in preview)
-            + " (an opposite arc between two of them is replaced)."
+    rows = [(x, y, given, sep) for (x, y), given, sep in sorted(rows, key=lambda r: [at[v] for v in r[0]])]
+    parts = []
+    for x, y in {(x, y): None for x, y, _, _ in rows}:
+        sets = [(given, sep) for a, b, given, sep in rows if (a, b) == (x, y)]
+        seps = [g for g, sep in sets if sep]
+        deps = [g for g, sep in sets if not sep and g]
+        for g in seps:
+            text = f"{x} ⊥ {y}" + (f" | {', '.join(g)}" if g else "")
+            if not g and deps:
+                text += ", but not given " + " or ".join(", ".join(d) for d in deps)
+            parts.append(text)
+    return "; ".join(parts) or "no independence"
+
+
+def _kernel_text(kind: str, variables: list) -> str:
+    """What the segment does to the Fisher kernel, as its terms: each variable's term K(child | parents)
+    compares two rows on the variable given its parents (thesis §6.1)."""
+    arcs = segment_arcs(kind, variables)
+    terms = []
+    for v in variables:
+        pa_ = [a for a, b in arcs if b == v]
+        terms.append(f"K({v} | {', '.join(pa_)})" if pa_ else f"K({v})")
+    return " + ".join(terms)
+
+
+def _keep_seg_vars() -> None:
+    st.session_state.seg_preset_vars = list(st.session_state.w_seg_vars)
+
+
+#: the graph beside the presets stays in view while the page scrolls down their rows
+_STICKY = (
+    "<style>div[data-testid='stLayoutWrapper']:has(> .st-key-seg_graph)"
+    "{position:sticky;top:3.75rem;z-index:2;background:white}"
+    "div[data-testid='stColumn']:has(.st-key-seg_graph){align-self:stretch}</style>"
+)
+
+#: the short names of the presets on their buttons
+_SHORT = {
+    "single-arc": "Single arc",
+    "v": "V-structure",
+    "a": "A-structure",
+    "chain": "Chain",
+    "full": "Fully connected",
+}
+
+
+def presets_tab(dg: DAG, fig=None) -> None:
+    """The segment presets: the variables (kept from preset to preset, picked in the order the patterns
+    read), then one row per preset -- its button, the segment it builds with the names and roles, the
+    independencies it implies and the kernel's terms -- and the graph beside them, so an Apply is seen where
+    it is clicked."""
+    ss = st.session_state
+    c1, c2 = st.columns([1.4, 1], gap="medium")
+    with c1:
+        if "w_seg_vars" not in ss:
+            ss.w_seg_vars = [v for v in ss.get("seg_preset_vars", []) if v in dg.nodes]
+        chosen = st.multiselect(
+            "Variables A, B, C, in the order the patterns read (kept from preset to preset)",
+            list(dg.nodes),
+            key="w_seg_vars",
+            on_change=_keep_seg_vars,
         )
-    st.button(
-        "Apply preset",
-        type="primary",
-        icon=":material/account_tree:",
-        disabled=not chosen,
-        on_click=act(
-            "seg",
-            structure.segment,
-            kind,
-            tuple(chosen),
-            ok=f"Applied the {SEGMENT_LABELS[kind].lower()} on {', '.join(chosen)}.",
-        ),
-    )
-    message("seg")
+        if len(chosen) < 2:
+            st.caption("Pick three variables (two for a single arc): each preset below is then one click.")
+        for kind in SEGMENT_KINDS:
+            need = SEGMENT_SIZES.get(kind)
+            used = chosen[:need] if need else chosen
+            ok = len(used) == (need or len(used)) and len(used) >= 2
+            roles = segment_roles(kind, used) if ok else None
+            cycle = None
+            if ok:  # said before the click: a preset that would close a directed cycle is not offered
+                try:
+                    apply_segment(dg, kind, roles)
+                except StructureError as exc:
+                    cycle = str(exc)
+            b, t = st.columns([1, 3.2], vertical_alignment="center")
+            b.button(
+                _SHORT[kind],
+                key=f"seg_apply_{kind}",
+                type="primary" if ok and not cycle else "secondary",
+                disabled=not ok or cycle is not None,
+                width="stretch",
+                help=f"{SEGMENT_LABELS[kind]}: {SEGMENT_PATTERNS[kind]} (roles in reading order: "
+                + " ".join(SEGMENT_READING.get(kind, ("x₁", "x₂", "…")))
+                + "). Replaces the arcs among its variables; arcs to the others stay.",
+                on_click=act(
+                    "seg",
+                    structure.segment,
+                    kind,
+                    tuple(roles or ()),
+                    ok=f"Applied the {SEGMENT_LABELS[kind].lower()} "
+                    f"{segment_pattern(kind, roles) if roles else ''}.",
+                ),
+            )
+            if not ok:
+                t.caption(f"{SEGMENT_PATTERNS[kind]}: needs {need or 'two or more'} variables.")
+                continue
+            role_names = _ROLES.get(kind, [f"x{i + 1}" for i in range(len(roles))])
+            t.markdown(
+                f"**{messages.plain(segment_pattern(kind, roles))}** · implies "
+                + messages.plain(_independence_text(kind, roles, used))
+            )
+            t.caption(
+                "roles "
+                + ", ".join(f"{r} = {messages.plain(v)}" for r, v in zip(role_names, roles))
+                + " · kernel "
+                + messages.plain(_kernel_text(kind, roles))
+                + (f" · not offered: {messages.plain(cycle)}" if cycle else "")
+            )
+        message("seg")
+        now = sorted(a_ for a_ in dg.arcs if a_[0] in chosen and a_[1] in chosen)
+        if chosen:
+            st.caption(
+                "Now among them: "
+                + (", ".join(f"{messages.plain(x)} → {messages.plain(y)}" for x, y in now) or "no arc")
+                + ". A preset replaces these with its own arcs (arcs to the other variables stay). Kernel: "
+                "a child's term compares two rows on the child given its parents (thesis §6.1)."
+            )
+    if fig is not None:  # the graph beside the presets, kept in view while the rows scroll: an Apply is seen
+        st.html(_STICKY)
+        with c2.container(key="seg_graph"):
+            charts.plotly_chart(fig, key="dag_chart_presets", config={"displaylogo": False})
 
 
 def equivalence_tab(dg: DAG, covered: list) -> None:

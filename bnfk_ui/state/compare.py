@@ -34,17 +34,28 @@ from .bigfiles import streamed
 from .structure import dag, dag_json, recipe
 from .tables import data, feature_data
 
-__all__ = ["compare_b", "set_compare_b", "comparison", "a_view", "prefetch"]
+__all__ = ["compare_b", "default_b", "set_compare_b", "comparison", "a_view", "prefetch"]
 
 
 def compare_b() -> DAG:
-    """Structure B: the one last set on the Compare page for these features, else a copy of the current
-    network."""
+    """Structure B: the one last set on the Compare page for these features, else one that differs from A:
+    the last learned network when A is another one (a preset or an edit), the empty network when A is the
+    learned one (a comparison of A with itself would show nothing)."""
     stored = st.session_state.get("compare_b")
     feat = feature_data()
     if stored and stored[0] == feat.fingerprint():
         return DAG.from_dict(stored[1])
-    return dag()
+    return default_b(dag(), (st.session_state.get("structure") or {}).get("learned"), feat.variables)
+
+
+def default_b(a: DAG, learned: dict | None, variables) -> DAG:
+    """The B a comparison opens on: ``learned`` (a DAG's dict) when it is over ``variables`` and is not
+    ``a``, else the empty network over ``variables``."""
+    if learned:
+        lg = DAG.from_dict(learned)
+        if set(lg.nodes) == set(variables) and lg != a:
+            return lg
+    return DAG(variables)
 
 
 def set_compare_b(d: DAG) -> None:

@@ -12,7 +12,7 @@ import streamlit as st
 
 from bnfk_core.data.table import CategoricalData
 from bnfk_core.learning.recipe import DEFAULT_RECIPE, Recipe, learn_recipe
-from bnfk_core.network.dag import DAG, apply_segment
+from bnfk_core.network.dag import DAG, SEGMENT_LABELS, apply_segment, segment_pattern
 from bnfk_core.network.edit import ArcEdit
 
 from .bigfiles import streamed
@@ -212,5 +212,7 @@ def edit(kind: str, u: str, v: str) -> None:
 
 
 def segment(kind: str, variables) -> None:
+    """Build the segment ``kind`` on ``variables`` (in its role order), replacing the arcs among them."""
     new = apply_segment(dag(), kind, list(variables))
-    set_dag(new, f"edited ({kind} segment on {', '.join(variables)})", segment=(kind, tuple(variables)))
+    label = f"edited ({SEGMENT_LABELS[kind].lower()} {segment_pattern(kind, variables)})"
+    set_dag(new, label, segment=(kind, tuple(variables)))

@@ -23,7 +23,8 @@ from ...data.stats import (
     mutual_information,
     theils_u,
 )
-from ...network.dag import SEGMENT_KINDS
+from ...errors import StructureError
+from ...network.dag import SEGMENT_KINDS, apply_segment
 from .tables import SegmentError, feature_columns
 
 __all__ = ["mi_ranking", "collapsed_stats", "default_segment_variables", "segment_variables_after"]
@@ -213,10 +214,13 @@ def collapsed_stats(data, variables: Sequence[str], label_column: str | None = N
 
 
 def default_segment_variables(
-    ranking: pd.DataFrame, variables: Sequence[str], m: int, kind: str
+    ranking: pd.DataFrame, variables: Sequence[str], m: int, kind: str, base=None
 ) -> list[str]:
     """The segment's starting variables: the top pair or triple of an :func:`mi_ranking` (for a full segment
     of more than three variables: none), then the other ``variables`` in order, ``m`` in all.
+
+    With a ``base`` network the top pair or triple that changes it is taken (a segment already in the
+    base would change nothing: its ΔK would be zero), the top one when none does.
 
     Parameters
     ----------
@@ -224,17 +228,30 @@ def default_segment_variables(
     variables : sequence of str
     m : int
     kind : str
+    base : DAG, optional
+        The network the segment is applied to.
 
     Returns
     -------
     list of str
     """
-    first = list(ranking["variables"].iloc[0]) if kind != "full" or m <= 3 else []
+    if kind == "full" and m > 3 or not len(ranking):
+        first = []
+    else:
+        first = list(ranking["variables"].iloc[0])
+        if base is not None:
+            for cand in ranking["variables"]:
+                try:
+                    if apply_segment(base, kind, list(cand)[:m]).arcs != base.arcs:
+                        first = list(cand)
+                        break
+                except StructureError:
+                    continue
     return (first + [v for v in variables if v not in first])[:m]
 
 
 def segment_variables_after(
-    previous, previous_for, variables: Sequence[str], kind: str, m: int, ranking: pd.DataFrame
+    previous, previous_for, variables: Sequence[str], kind: str, m: int, ranking: pd.DataFrame, base=None
 ) -> tuple[list[str] | None, list[str]]:
     """The segment's variables once its kind or size may have changed: the ones chosen so far when they still
     fit, else the starting ones (:func:`default_segment_variables`).
@@ -256,6 +273,8 @@ def segment_variables_after(
         The number of variables the segment takes.
     ranking : pandas.DataFrame
         The :func:`mi_ranking` for the segment.
+    base : DAG, optional
+        The network the segment is applied to (see :func:`default_segment_variables`).
 
     Returns
     -------
@@ -268,5 +287,5 @@ def segment_variables_after(
     if len(old) == m:
         return old, []
     if previous is None or previous_for != (kind, m) or len(old) != len(previous):
-        return default_segment_variables(ranking, variables, m, kind), old
+        return default_segment_variables(ranking, variables, m, kind, base), old
     return None, []

@@ -18,7 +18,7 @@ import numpy as np
 import plotly.colors as pc
 import plotly.graph_objects as go
 
-from bnfk_core.network.layout import layered_layout
+from bnfk_core.network.layout import arc_path, layered_layout
 
 __all__ = [
     "KERNEL_SCALE",
@@ -336,6 +336,7 @@ def dag_figure(
                 line=dict(color=UNDIRECTED_COLOR, width=2.5),
             )
         )
+    paths = arc_paths(pos, lines, arcs, x_span, sy)
     for u, v in sorted(arcs):
         (x0, y0), (x1, y1) = pos[u], pos[v]
         dx, dy = (x1 - x0) * sx, (y1 - y0) * sy
@@ -344,22 +345,39 @@ def dag_figure(
             color, width = SEGMENT_COLOR, 3.0
         elif (u, v) in covered:
             color, width = COVERED_COLOR, 2.0
+        arrow = dict(
+            xref="x",
+            yref="y",
+            axref="x",
+            ayref="y",
+            text="",
+            showarrow=True,
+            arrowhead=2,
+            arrowsize=1.1,
+            arrowwidth=width,
+            arrowcolor=color,
+        )
+        path = paths[(u, v)]
+        if len(path) > 2:  # curved around a box: the line as a trace, the head on its last piece
+            fig.add_trace(
+                go.Scatter(
+                    x=path[:, 0],
+                    y=path[:, 1],
+                    mode="lines",
+                    hoverinfo="skip",
+                    showlegend=False,
+                    line=dict(color=color, width=width),
+                )
+            )
+            ann.append(dict(arrow, x=path[-1, 0], y=path[-1, 1], ax=path[-2, 0], ay=path[-2, 1], standoff=0))
+            continue
         ann.append(
             dict(
+                arrow,
                 x=x1,
                 y=y1,
                 ax=x0,
                 ay=y0,
-                xref="x",
-                yref="y",
-                axref="x",
-                ayref="y",
-                text="",
-                showarrow=True,
-                arrowhead=2,
-                arrowsize=1.1,
-                arrowwidth=width,
-                arrowcolor=color,
                 standoff=_box_standoff(lines[v], dx, dy),
                 startstandoff=_box_standoff(lines[u], dx, dy),
             )
@@ -401,7 +419,7 @@ def dag_figure(
         )
     )
     if clickable and arcs:
-        mids = [((pos[u][0] + pos[v][0]) / 2, (pos[u][1] + pos[v][1]) / 2) for u, v in sorted(arcs)]
+        mids = [_path_middle(paths[a]) for a in sorted(arcs)]
         fig.add_trace(
             go.Scatter(
                 x=[m[0] for m in mids],
@@ -441,6 +459,57 @@ def dag_figure(
     fig.update_xaxes(visible=False, range=[min(xs) - 0.6, max(xs) + 0.6])
     fig.update_yaxes(visible=False, range=[min(ys) - 0.4, max(ys) + 0.4])
     return fig
+
+
+def _in_box(pt, box, margin: float = 2.0) -> bool:
+    return abs(pt[0] - box[0]) <= box[2] + margin and abs(pt[1] - box[1]) <= box[3] + margin
+
+
+def _path_middle(path: np.ndarray) -> tuple[float, float]:
+    """The middle of a drawn arc: its midpoint when straight, the middle sample of a curve."""
+    if len(path) == 2:
+        return float(path[:, 0].mean()), float(path[:, 1].mean())
+    m = path[len(path) // 2]
+    return float(m[0]), float(m[1])
+
+
+def arc_paths(pos: dict, lines: dict, arcs, x_span: float, px_per_y: float) -> dict:
+    """node -> node: the path each arc is drawn along, in data units: straight, or curved around the boxes of
+    the other nodes (:func:`bnfk_core.network.layout.arc_path`), checked at the narrowest width the figure is
+    drawn at (:data:`DAG_MIN_WIDTH`, where boxes are largest in data units).  A curve is cut where it enters
+    its two nodes' boxes.
+
+    Parameters
+    ----------
+    pos : dict
+        node -> (x, y).
+    lines : dict
+        node -> its label's lines.
+    arcs : iterable of (u, v)
+    x_span : float
+        The x range the figure shows.
+    px_per_y : float
+        Pixels per unit of y.
+
+    Returns
+    -------
+    dict
+        (u, v) -> ndarray of shape (n, 2): two points for a straight arc (the node centres), more for a curve.
+    """
+    s = np.array([DAG_MIN_WIDTH / x_span, px_per_y])  # pixels per unit of x and of y
+    px = {v: np.array(p, float) * s for v, p in pos.items()}
+    box = {v: (*px[v], *(np.array(_box_size(lines[v])) / 2)) for v in pos}
+    out, taken = {}, []
+    # shortest arcs first: a long arc bends around the short ones, never the other way
+    for u, v in sorted(arcs, key=lambda a: (float(np.hypot(*(px[a[0]] - px[a[1]]))), a)):
+        others = [box[w] for w in pos if w not in (u, v)]
+        path = arc_path(px[u], px[v], others, taken=taken)
+        taken.append(path)
+        if len(path) > 2:
+            keep = [pt for pt in path if not (_in_box(pt, box[u]) or _in_box(pt, box[v]))]
+            path = np.array(keep) if len(keep) >= 2 else path
+        out[(u, v)] = path / s
+    return out
 
 
 def _node_hover(v, info: str | None) -> str:
