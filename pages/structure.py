@@ -128,6 +128,8 @@ def page():
         sections.live_panel(feat)
     # the tabs remember which one is open (a switch re-runs the page, its parts cached): only the open one is
     # built, sent and drawn (the closed ones cost the browser ~0.6 s of work on a first visit)
+    if "structure_tab" not in ss and ss.get("structure_tab_kept"):  # the tab open when the page was left
+        ss.structure_tab = ss.structure_tab_kept
     t_learn, t_seg, t_eq, t_land, t_kgv, t_io = st.tabs(
         [
             "Learn",
@@ -140,6 +142,7 @@ def page():
         key="structure_tab",
         on_change="rerun",
     )
+    ss.structure_tab_kept = ss.get("structure_tab")
     common.built_when_open(t_learn, lambda: sections.learn_tab(feat))
     common.built_when_open(t_seg, lambda: sections.presets_tab(dg, fig), kept=("w_seg_",))
     common.built_when_open(t_eq, lambda: sections.equivalence_tab(dg, cov))

@@ -60,3 +60,62 @@ def test_a_preset_that_would_close_a_cycle_is_not_offered():
     assert_clean(at)
     assert at.button(key="seg_apply_a").disabled and not at.button(key="seg_apply_chain").disabled
     assert any("not offered" in c.value and "cycle" in c.value for c in at.caption)
+
+
+def _mi_v(codes, u, v, w) -> float:
+    """I(w; (u, v)) in nats from the counts of the three columns (a brute-force entropy sum)."""
+    import numpy as np
+
+    def h(*cols):
+        _, n = np.unique(codes[:, list(cols)], axis=0, return_counts=True)
+        p = n / n.sum()
+        return float(-(p * np.log(p)).sum())
+
+    return h(w) + h(u, v) - h(u, v, w)
+
+
+def test_the_presets_start_on_the_best_v_triple_every_preset_can_build():
+    """Without picks of one's own, the presets start on the triple whose V-structure scores the highest
+    I(child; both parents) (brute force over every triple and child) among those whose chain, V and A are
+    all DAGs and whose V changes the network: each preset is one click, and the picks stay when the page is
+    left and opened again."""
+    import itertools
+
+    from bnfk_core.errors import StructureError
+    from bnfk_core.network.dag import DAG, apply_segment, segment_roles
+    from bnfk_core.network.textbook import textbook_network
+
+    at = page_app("home.py").run()
+    pick = at.selectbox(key="w_dataset_pick")
+    pick.set_value(next(o for o in pick.options if o.startswith("Textbook network asia "))).run()
+    at.switch_page("pages/structure.py").run()
+    next(b for b in at.button if b.label == "Learn structure").click().run()
+    at.session_state["structure_tab"] = "Segment presets"
+    at.run()
+    assert_clean(at)
+    picked = at.multiselect(key="w_seg_vars").value
+    dg = DAG.from_dict(at.session_state["structure"]["dag"])
+    rows = textbook_network("asia").sample(
+        int(at.session_state["textbook_rows"]), int(at.session_state["textbook_seed"])
+    )
+    names = list(rows.variables)
+    best, best_score = None, -1.0
+    for trio in itertools.combinations(range(len(names)), 3):
+        for child in trio:
+            u, v = [names[i] for i in trio if i != child]
+            for order in ([u, names[child], v], [v, names[child], u]):
+                try:
+                    built = {k: apply_segment(dg, k, segment_roles(k, order)) for k in ("chain", "v", "a")}
+                except StructureError:
+                    continue
+                if built["v"].arcs == dg.arcs:
+                    continue
+                s = _mi_v(rows.codes, names.index(u), names.index(v), child)
+                if s > best_score + 1e-12:
+                    best, best_score = order, s
+    assert picked[1] == best[1] and set(picked) == set(best), (picked, best)
+    for kind in ("chain", "v", "a"):
+        assert not at.button(key=f"seg_apply_{kind}").disabled
+    at.switch_page("pages/kernel.py").run()
+    at.switch_page("pages/structure.py").run()
+    assert at.multiselect(key="w_seg_vars").value == picked

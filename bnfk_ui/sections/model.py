@@ -165,6 +165,18 @@ def demo_states(m: BayesNet, u: str, v: str, w: str) -> tuple | None:
     return out
 
 
+def _built_v(vs: list) -> int:
+    """The index in ``vs`` of the V-structure the last segment preset built (its common child in the
+    middle of each ``(u, v, w)``), else 0."""
+    seg = (st.session_state.get("structure") or {}).get("segment")
+    if seg and seg[0] == "v":
+        u, v, w = seg[1]  # the preset's role order: w is the common child
+        for i, (a, child, b) in enumerate(vs):
+            if child == w and {a, b} == {u, v}:
+                return i
+    return 0
+
+
 def explaining_away(m: BayesNet) -> None:
     """One click: the evidence v = s, then w = t on a V-structure u → v ← w, and how P(u) changes."""
     vs = sorted(v_structures(m.dag))
@@ -177,8 +189,8 @@ def explaining_away(m: BayesNet) -> None:
     st.markdown("**Explaining away**")
     c1, c2 = st.columns([2.4, 1], vertical_alignment="bottom")
     labels = {i: f"{u} → {v} ← {w}" for i, (u, v, w) in enumerate(vs)}
-    if ss.get("model_vs") not in labels:
-        ss.model_vs = 0
+    if ss.get("model_vs") not in labels:  # the V-structure preset just built, else the first
+        ss.model_vs = _built_v(vs)
     i = c1.selectbox("V-structure", list(labels), format_func=labels.get, key="model_vs")
     if c2.button("Show explaining away", icon=":material/psychology:", width="stretch", key="model_demo"):
         u, v, w = vs[i]

@@ -294,13 +294,15 @@ def presets_tab(dg: DAG, fig=None) -> None:
     c1, c2 = st.columns([1.4, 1], gap="medium")
     with c1:
         if "w_seg_vars" not in ss:
-            ss.w_seg_vars = [v for v in ss.get("seg_preset_vars", []) if v in dg.nodes]
+            kept = [v for v in ss.get("seg_preset_vars", []) if v in dg.nodes]
+            ss.w_seg_vars = kept or structure.preset_picks(dg)
         chosen = st.multiselect(
             "Variables A, B, C, in the order the patterns read (kept from preset to preset)",
             list(dg.nodes),
             key="w_seg_vars",
             on_change=_keep_seg_vars,
         )
+        ss.seg_preset_vars = list(chosen)  # kept when the page is left (suggested ones included)
         if len(chosen) < 2:
             st.caption("Pick three variables (two for a single arc): each preset below is then one click.")
         for kind in SEGMENT_KINDS:

@@ -33,6 +33,7 @@ from bnfk_core.network.dag import DAG
 from .bigfiles import streamed
 from .structure import dag, dag_json, recipe
 from .tables import data, feature_data
+from .truth import truth_dag
 
 __all__ = ["compare_b", "default_b", "set_compare_b", "comparison", "a_view", "prefetch"]
 
@@ -45,12 +46,16 @@ def compare_b() -> DAG:
     feat = feature_data()
     if stored and stored[0] == feat.fingerprint():
         return DAG.from_dict(stored[1])
-    return default_b(dag(), (st.session_state.get("structure") or {}).get("learned"), feat.variables)
+    learned = (st.session_state.get("structure") or {}).get("learned")
+    return default_b(dag(), learned, feat.variables, truth_dag())
 
 
-def default_b(a: DAG, learned: dict | None, variables) -> DAG:
-    """The B a comparison opens on: ``learned`` (a DAG's dict) when it is over ``variables`` and is not
-    ``a``, else the empty network over ``variables``."""
+def default_b(a: DAG, learned: dict | None, variables, truth: DAG | None = None) -> DAG:
+    """The B a comparison opens on: the true network of rows sampled from a textbook network (``truth``)
+    when it is not ``a`` (the lecture compares what it built with the truth); else ``learned`` (a DAG's
+    dict) when it is over ``variables`` and is not ``a``; else the empty network over ``variables``."""
+    if truth is not None and set(truth.nodes) == set(variables) and truth != a:
+        return truth
     if learned:
         lg = DAG.from_dict(learned)
         if set(lg.nodes) == set(variables) and lg != a:

@@ -20,6 +20,7 @@ from .tables import full_data, model_features
 from .truth import truth_dag, truth_label
 
 __all__ = [
+    "preset_picks",
     "MAX_UNDO",
     "dag",
     "dag_json",
@@ -216,3 +217,42 @@ def segment(kind: str, variables) -> None:
     new = apply_segment(dag(), kind, list(variables))
     label = f"edited ({SEGMENT_LABELS[kind].lower()} {segment_pattern(kind, variables)})"
     set_dag(new, label, segment=(kind, tuple(variables)))
+
+
+#: the presets' starting variables per table (the triple ranking is the same for every session)
+_PRESET_PICKS: OrderedDict = OrderedDict()
+
+
+def preset_picks(d: DAG) -> list[str]:
+    """The three variables the segment presets start from, in their reading order: of the triples with the
+    highest mutual information as a V-structure (:func:`bnfk_core.analyses.segments.information.mi_ranking`,
+    best first), the first whose V (its common child in the middle) would change ``d`` and on which the
+    chain, the V- and the A-structure are all DAGs -- so that a lecture's presets are one click each and
+    show something; ranked once per table (shared by the sessions)."""
+    from bnfk_core.analyses.segments.information import mi_ranking
+    from bnfk_core.errors import StructureError
+    from bnfk_core.network.dag import segment_roles
+
+    feat = model_features()
+    if feat.n_vars < 3:
+        return []
+    key = feat.fingerprint()
+    with _LEARNED_LOCK:
+        ranking = _PRESET_PICKS.get(key)
+    if ranking is None:
+        ranking = mi_ranking(feat, "v", top=10)
+        with _LEARNED_LOCK:
+            _PRESET_PICKS[key] = ranking
+            while len(_PRESET_PICKS) > MAX_LEARNED:
+                _PRESET_PICKS.popitem(last=False)
+    first = None
+    for u, v, w in ranking["variables"]:  # the ranking's role order: w is the common child
+        for picks in ([u, w, v], [v, w, u]):
+            first = first or picks
+            try:
+                built = {k: apply_segment(d, k, segment_roles(k, picks)) for k in ("chain", "v", "a")}
+            except StructureError:
+                continue
+            if built["v"].arcs != d.arcs:
+                return picks
+    return first or list(feat.variables[:3])
