@@ -21,6 +21,8 @@ TITLES = {
     "speed": "Paper: run times",
     "kernel-zoo": "Kernel zoo: similarity measures vs the Fisher kernel (see the Kernel zoo page)",
     "kgv": "Bach & Jordan: BIC / BDe / KGV networks on ALARM (Fig. 1)",
+    "kgv-toy": "Bach & Jordan: toy discrete and linear-Gaussian networks, KL against size (Fig. 1, left)",
+    "kgv-hybrid": "Bach & Jordan: held-out log-likelihood on hybrid UCI data, KGV vs BDe (Table 1)",
     "landscape": "Metagraph kernel: score landscapes (Yackley et al. Figs. 1, 4)",
     "lca": "Latent class models: carcinoma vs poLCA, ARI of latent-class clustering",
     "imputation-peers": "Imputation: bnfk beside kNN and the most frequent value",
@@ -111,7 +113,7 @@ def page():
             fig = pio.from_json(path.read_text())
             st.plotly_chart(fig, key=f"fig_{stem}", config={"displaylogo": False})
             common.download_figure(fig, stem)
-        missing = [TITLES[n] for n in EXPERIMENTS if n not in names]
+        missing = [TITLES.get(n, n) for n in EXPERIMENTS if n not in names]
         if missing:
             st.caption("Not in this run: " + "; ".join(missing) + ".")
 

@@ -237,7 +237,7 @@ def test_stack_output_is_the_stored_one(tag):
     """Speed-ups must not move a cell: the default ``stack`` (hc-greedy -- the greedy climb the copy was made
     with, ``hc`` before it became the tabu search -- qNML, cNML CPTs, seed 0) on house_votes_84 (its own 392
     blanks) and breast_cancer with 10 % of its cells hidden (seed 0) gives the same cells, and the per-cell
-    distributions to 1e-12, as the stored copy, made again when structural EM's E-step became exact (no
+    distributions to 1e-10, as the stored copy, made again when structural EM's E-step became exact (no
     sampled completions: 17 of breast_cancer's cells moved, house votes' probabilities by at most 9e-4)
     (tests/data/stack_reference.npz)."""
     ref = np.load(ROOT / "tests" / "data" / "stack_reference.npz")
@@ -258,9 +258,10 @@ def test_stack_output_is_the_stored_one(tag):
     )
     for i, (rows, P) in res.imputation.cells.items():
         np.testing.assert_array_equal(rows, ref[f"{tag}_{i}_rows"])
-        # to 1e-12, not bit for bit: BLAS kernels differ between processors in the last bits (the copy of
-        # e28a3db differed here by 1.1e-16 on another machine)
-        np.testing.assert_allclose(P, ref[f"{tag}_{i}_P"], rtol=0, atol=1e-12)
+        # to 1e-10, not bit for bit: BLAS kernels differ between processors in the last bits, and EM's
+        # iterations carry them on (the copy of e28a3db differed here by 1.1e-16 on one machine, 1.1e-12 on
+        # another)
+        np.testing.assert_allclose(P, ref[f"{tag}_{i}_P"], rtol=0, atol=1e-10)
 
 
 def test_an_unknown_method_name_is_echoed_cut():

@@ -279,6 +279,7 @@ def dag_figure(
     pos: dict | None = None,
     clickable: bool = False,
     picked: str | None = None,
+    widths: dict | None = None,
 ) -> go.Figure:
     """A DAG (or CPDAG: ``undirected`` edges drawn as plain lines) in a layered layout.
 
@@ -298,6 +299,8 @@ def dag_figure(
         node -> (x, y); default :func:`~bnfk_core.network.layout.layered_layout`.
     clickable : bool
     picked : str, optional
+    widths : dict, optional
+        ``(u, v)`` -> the line width of that arc (its head scaled to stay about even).
 
     Returns
     -------
@@ -345,6 +348,10 @@ def dag_figure(
             color, width = SEGMENT_COLOR, 3.0
         elif (u, v) in covered:
             color, width = COVERED_COLOR, 2.0
+        size = 1.1
+        if widths and (u, v) in widths:  # the head's size grows with the width: kept about even
+            width = widths[(u, v)]
+            size = max(0.5, 1.8 / width)
         arrow = dict(
             xref="x",
             yref="y",
@@ -353,7 +360,7 @@ def dag_figure(
             text="",
             showarrow=True,
             arrowhead=2,
-            arrowsize=1.1,
+            arrowsize=size,
             arrowwidth=width,
             arrowcolor=color,
         )

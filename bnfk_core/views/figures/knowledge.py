@@ -68,15 +68,8 @@ def strength_figure(
     # the majority directions may form a cycle: the layout is that of the pairs, each oriented by node order
     rank = {v: i for i, v in enumerate(nodes)}
     pos = shared_layout(list(nodes), [tuple(sorted(e, key=rank.get)) for e in directed + undirected])
-    fig = dag_figure(list(nodes), directed, undirected=undirected, pos=pos, title=title)
-    ends = {(pos[u], pos[v]): frozenset((u, v)) for u, v in directed}
-    for a in fig.layout.annotations:
-        pair = ends.get(((a.ax, a.ay), (a.x, a.y))) if a.showarrow else None
-        if pair is not None:
-            a.arrowwidth = 1.0 + 5.0 * strength[pair]
-            a.arrowsize = max(
-                0.5, 1.8 / a.arrowwidth
-            )  # the head's size grows with the width: kept about even
+    widths = {(u, v): 1.0 + 5.0 * strength[frozenset((u, v))] for u, v in directed}
+    fig = dag_figure(list(nodes), directed, undirected=undirected, pos=pos, title=title, widths=widths)
     lines = {(pos[u], pos[v]): frozenset((u, v)) for u, v in undirected}
     for tr in fig.data:
         if tr.mode == "lines" and tr.x is not None and len(tr.x) == 2:
