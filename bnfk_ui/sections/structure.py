@@ -26,6 +26,7 @@ from bnfk_core.network.dag import (
     v_structures,
 )
 from bnfk_core.network.dsep import segment_independencies
+from bnfk_core.network.formats import MODEL_EXTENSIONS
 from bnfk_core.network.layout import layered_layout
 from bnfk_core.network.model import model_to_bif, read_structure
 from bnfk_core.registry import LEARNERS, MISSING_DATA, SCORES
@@ -418,7 +419,9 @@ def io_tab(feat, dg: DAG, dag_fig) -> None:
     with c2:
         st.markdown("**Import a structure**")
         up = st.file_uploader(
-            "A BIF or bnfk JSON model over the same variables", type=["bif", "json"], key="w_model_upload"
+            "A model over the same variables (BIF, XMLBIF, Hugin NET, XDSL or bnfk JSON)",
+            type=[ext.lstrip(".") for ext in MODEL_EXTENSIONS],
+            key="w_model_upload",
         )
         if up is not None and st.button("Use this structure", icon=":material/upload:"):
             try:
