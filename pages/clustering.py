@@ -11,6 +11,7 @@ from bnfk_core.serving import settings
 from bnfk_ui import common
 from bnfk_ui.sections import clustering as sections
 from bnfk_ui.state import caches, choices, clustering, tables
+from bnfk_ui.state import model as model_state
 
 ALGOS, TRANSFORMS, NETWORKS = settings.ALGORITHMS, settings.TRANSFORMS, settings.CLUSTER_NETWORKS
 MAX_ROWS = 3000
@@ -88,7 +89,7 @@ def page():
         m = (
             clustering.thesis_network(d, d.fingerprint(), seed)
             if ss.clu_network == settings.THESIS_NETWORK
-            else caches.model()
+            else model_state.session_model()
         )
     base_key = (sub.fingerprint(), m.key(), ss.clu_network)
 

@@ -8,6 +8,7 @@ from bnfk_ui import common
 from bnfk_ui.sections import home as sections
 from bnfk_ui.sections import textbook
 from bnfk_ui.state import caches, charts, choices, messages, shared, structure, tables, uploads
+from bnfk_ui.state import model as model_state
 
 
 def page():
@@ -88,7 +89,7 @@ def page():
         dg = structure.dag()
         with common.shown_errors():
             sc = caches.scores()
-            m = caches.model()
+            m = model_state.session_model()
             c1, c2 = st.columns(2)
             c1.metric("Rows × variables", f"{tables.full_data().n_rows:,} × {d.n_vars}")
             c2.metric("Class column", d.class_column or "none")

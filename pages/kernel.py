@@ -12,6 +12,7 @@ from bnfk_core.views.figures import kernel as fig_kernel
 from bnfk_ui import common
 from bnfk_ui.sections import kernel as sections
 from bnfk_ui.state import caches, charts, choices, shared, structure, tables
+from bnfk_ui.state import model as model_state
 
 ORDERS = settings.KERNEL_ORDERS
 CHART = {"displaylogo": False}
@@ -58,7 +59,7 @@ def page():
     with common.working(
         "Computing Gram matrices…"
     ):  # a refusal (memory) stops the page at the router's boundary
-        m = caches.model()
+        m = model_state.session_model()  # the CPTs of the Model page (edits, a textbook truth)
         G = caches.gram_matrix(m)
         K2, title2, _ = caches.comparison_gram(ss.kernel_compare)
     K, rows, labels = G.K, G.rows, G.labels

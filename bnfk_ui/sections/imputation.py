@@ -19,7 +19,8 @@ from bnfk_core.registry import IMPUTERS
 from bnfk_core.views.figures import imputation as fig_imp
 
 from .. import bigdata, bigimpute, common, jobs, router
-from ..state import bigfiles, caches, choices, imputation, messages, structure, tables
+from ..state import bigfiles, choices, imputation, messages, structure, tables
+from ..state import model as model_state
 
 __all__ = [
     "benchmark_results",
@@ -137,7 +138,7 @@ def fill_missing_cells(feat, d, which: str, seed: int, big: bool) -> None:
                 f"{structure.recipe().describe()}: {m.dag.n_arcs} arcs."
             )
         else:
-            m = caches.model()
+            m = model_state.session_model()
             common.plain_caption(structure.network_line("The imputation"))
         st.caption(
             "Every missing cell of the feature columns is filled with its most probable value: "

@@ -337,7 +337,7 @@ def cpt_tab(m: BayesNet) -> None:
             st.error(router.message(exc))
         else:
             ss.model_cpt_version = ss.get("model_cpt_version", 0) + 1
-            messages.flash("success", f"The CPT of '{v}' is edited (rows renormalised); every view follows.")
+            messages.flash("success", f"The CPT of '{v}' is edited (rows renormalised); every page follows.")
             st.rerun()
     if b2.button("Back to the fitted CPT", disabled=not edited, width="stretch", key="model_cpt_reset"):
         state.drop_edit(v)

@@ -35,6 +35,7 @@ from bnfk_core.views.figures import kernel as fig_kernel
 
 from .. import common, jobs, live, router
 from ..state import bigfiles, caches, charts, choices, messages, pairs, shared, structure, tables
+from ..state import model as model_state
 from . import knowledge as knowledge_section
 
 #: the role names of each segment, in role order (:func:`bnfk_core.network.dag.segment_arcs`)
@@ -208,7 +209,7 @@ def scores_panel(dg: DAG) -> None:
     """Beside the graph: its arcs and free parameters, and every registered score of the structure with its
     change since the last learned one."""
     ss = st.session_state
-    m = caches.model()
+    m = model_state.session_model()
     sc = caches.scores()
     c1, c2 = st.columns(2)
     c1.metric("Arcs", dg.n_arcs)
@@ -398,7 +399,7 @@ def io_tab(feat, dg: DAG, dag_fig) -> None:
     with c1:
         st.markdown("**Export**")
         with common.shown_errors():
-            m, base = caches.model(), common.dataset_name()
+            m, base = model_state.session_model(), common.dataset_name()
             # each file is written when its button is clicked, not on every run of the page
             common.download(
                 "Model (BIF)", lambda: model_to_bif(m).encode("utf-8"), f"{base}_model.bif", "text/plain"
