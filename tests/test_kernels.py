@@ -758,3 +758,41 @@ def test_marginals_override_uses_the_given_parent_probabilities():
     assert np.allclose(K, ref, atol=1e-9)
     with pytest.raises(KE):
         gram(m, X, marginals=ParentMarginals((np.ones(1),), ("x",)))
+
+
+def test_a_feature_map_over_the_memory_limit_is_refused_before_it_is_built(tmp_path, capsys):
+    """A 5,000-level column gives every row 5,000 entries: the map of 6,000 rows (1.3 GiB at 48 bytes an
+    entry) is refused under a 100 MB limit in one sentence naming the column, before any entry is computed;
+    under a limit it fits it is built."""
+    from bnfk_core.cli import main
+    from bnfk_core.data.limits import memory_limit_set
+
+    levels = [f"v{i}" for i in range(5000)]
+    codes = np.stack([np.arange(6000) % 5000, np.arange(6000) % 2], axis=1)
+    data = from_codes(codes, ["many", "b"], [levels, ["x", "y"]])
+    model = fit(DAG(["many", "b"], [("many", "b")]), data)
+    assert fisher_features.feature_bytes(model, 6000) == 6000 * 5002 * 48
+    with memory_limit_set(100e6), pytest.raises(KernelError, match="'many' has 5,000"):
+        fisher_features.features(model, data)
+    with memory_limit_set(2e9):
+        assert fisher_features.features(model, codes[:10]).shape[0] == 10
+    csv = tmp_path / "many.csv"
+    csv.write_text("many,b\n" + "".join(f"v{i % 5000},{'xy'[i % 2]}\n" for i in range(6000)))
+    out = tmp_path / "m.json"
+    assert main(["learn", str(csv), "--max-levels", "100000", "-o", str(out), "--quiet"]) == 0
+    capsys.readouterr()
+    code = main(
+        [
+            "features",
+            str(csv),
+            "--model",
+            str(out),
+            "--max-levels",
+            "100000",
+            "--max-memory",
+            "100M",
+            "-o",
+            str(tmp_path / "phi.npz"),
+        ]
+    )
+    assert code == 2 and "'many' has 5,000" in capsys.readouterr().err
