@@ -762,3 +762,43 @@ def test_from_codes_roundtrip():
     e = from_codes(d.codes, d.variables, d.states)
     assert np.array_equal(e.codes, d.codes) and e.states == d.states
     assert d.fingerprint() == d.with_codes(d.codes).fingerprint()
+
+
+def test_a_numeric_identifier_is_refused_like_a_text_one():
+    """A column named as an identifier holding a different whole number in every row (the trial's ``id``)
+    is refused in one sentence, as a text identifier is, instead of being binned into a feature; a
+    measurement whose whole numbers happen to differ keeps its bins."""
+    rows = "".join(f"{1000 + 7 * i},s{i % 4},{20 + i}\n" for i in range(80))
+    for name in ("id", "patient_id", "EmployeeNumber"):
+        msg = error(
+            rf"Column '{name}' of uploaded data holds a different whole number",
+            text=f"{name},site,age\n" + rows,
+        )
+        assert "identifier" in msg and f"drop_columns=['{name}']" in msg
+    d = load_csv(text="id,site,age\n" + rows, drop_columns=["id"])
+    assert d.variables == ("site", "age") and len(d.states[1]) == 4  # age: 80 different values, binned
+    assert load_csv(text="income,site,age\n" + rows).variables == ("income", "site", "age")
+
+
+def test_the_app_drops_a_numeric_identifier_and_says_so(tmp_path, monkeypatch):
+    from streamlit.testing.v1 import AppTest
+
+    f = tmp_path / "trial.csv"
+    f.write_text("id,site,arm\n" + "".join(f"{i + 1},s{i % 4},{'ab'[i % 2]}\n" for i in range(120)))
+    monkeypatch.setenv("BNFK_TEST_UPLOAD", str(f))
+    script = """
+import os
+import streamlit as st
+from bnfk_ui import state
+from bnfk_ui.state import messages, uploads
+state.init()
+if not st.session_state.get("tried"):
+    st.session_state.tried = True
+    with open(os.environ["BNFK_TEST_UPLOAD"], "rb") as fh:
+        uploads.use_upload("trial.csv", fh.read())
+messages.show_flash()
+"""
+    at = AppTest.from_string(script, default_timeout=60).run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.session_state["dataset"] == "upload" and at.session_state["drop_columns"] == ["id"]
+    assert any("identifier" in e.value and "It was dropped" in e.value for e in at.error)

@@ -226,6 +226,19 @@ def _list(names, limit: int = 8) -> str:
     return ", ".join(names)
 
 
+_ID_SUFFIX = re.compile(r"(?i)(^|[\s_.-])(id|ids|key|idx|index|no|nr|num|number)$")
+_ID_CAMEL = re.compile(r"[a-z](ID|Id|Key|No|Nr|Num|Number|Index)$")
+_ID_WORD = re.compile(r"(?i)(row|record|case|patient|subject|sample|respondent|obs)s?")
+
+
+def identifier_name(name: str) -> bool:
+    """Whether a column's name says it numbers the rows (``id``, ``patient_id``, ``EmployeeNumber``,
+    ``record``, ...): with a different whole number in every row, such a column is an identifier, refused like
+    a text identifier; a measurement whose values happen to differ (an exact income) keeps its bins."""
+    n = str(name).strip()
+    return bool(_ID_SUFFIX.search(n) or _ID_CAMEL.search(n) or _ID_WORD.fullmatch(n))
+
+
 def _code_levels(
     name, lev, miss_lev, inv, policy, bins, max_levels, source, is_class=False, level_counts=None
 ):
@@ -254,6 +267,17 @@ def _code_levels(
                 f"Column '{name}' of {source} has {len(real_levels)} distinct values "
                 f"(more than max_levels={max_levels}); it looks like an identifier or "
                 f"free text, so drop it with drop_columns=['{name}']."
+            )
+        counts = (
+            np.asarray(level_counts)[real]
+            if level_counts is not None
+            else np.bincount(inv, minlength=len(lev))[real]
+        )
+        if np.all(counts == 1) and np.all(nums == np.round(nums)) and identifier_name(name):
+            raise DataError(
+                f"Column '{name}' of {source} holds a different whole number in every row "
+                f"({len(real_levels)} of them): it looks like an identifier, not a feature, so drop it "
+                f"with drop_columns=['{name}']."
             )
         if not bins:
             raise DataError(
