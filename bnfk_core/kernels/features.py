@@ -15,7 +15,6 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from ..data.limits import DEFAULT_MAX_BYTES, format_bytes, resolve_limit
 from ..data.table import as_data
 from ..errors import KernelError
 from ..inference.queries import cached_family_posteriors, parent_marginals
@@ -274,54 +273,7 @@ def iter_features(model, data, chunk_rows: int = FEATURE_CHUNK_ROWS, marginals=N
         yield a, _feature_block(model, pm, codes[a : a + step], off)
 
 
-#: bytes one stored entry of the feature map takes while it is built: its row, column and value in the
-#: block's triplets (24), the block's CSR (12) and the assembled matrix (12)
-FEATURE_ENTRY_BYTES = 48
-
-
-def feature_bytes(model, n_rows: int) -> int:
-    """Bytes the feature map of ``n_rows`` rows needs at least: every row holds r_i entries for variable i
-    (the score of a categorical variable is dense over its states), :data:`FEATURE_ENTRY_BYTES` each.
-
-    Parameters
-    ----------
-    model : BayesNet
-    n_rows : int
-
-    Returns
-    -------
-    int
-    """
-    return int(n_rows) * int(sum(len(s) for s in model.states)) * FEATURE_ENTRY_BYTES
-
-
-def guard_features(model, n_rows: int, max_bytes: float | None = DEFAULT_MAX_BYTES) -> None:
-    """Refuse, before any entry is computed, a feature map over the memory limit (``max_bytes``, default the
-    limit set for this run), naming the variable with the most states.
-
-    Raises
-    ------
-    KernelError
-    """
-    limit = resolve_limit(max_bytes)
-    need = feature_bytes(model, n_rows)
-    if limit is not None and need > limit:
-        widest = max(range(model.n_vars), key=lambda i: len(model.states[i]))
-        raise KernelError(
-            f"The Fisher feature map of {int(n_rows):,} rows needs about {format_bytes(need)}, over the "
-            f"memory limit of {format_bytes(limit)} (every row holds one entry per state: "
-            f"'{str(model.variables[widest])[:80]}' has {len(model.states[widest]):,}); use fewer rows, bin "
-            "or drop that column, or raise the memory limit."
-        )
-
-
-def features(
-    model,
-    data,
-    marginals=None,
-    chunk_rows: int = FEATURE_CHUNK_ROWS,
-    max_bytes: float | None = DEFAULT_MAX_BYTES,
-) -> sp.csr_matrix:
+def features(model, data, marginals=None, chunk_rows: int = FEATURE_CHUNK_ROWS) -> sp.csr_matrix:
     """The explicit Fisher feature map Phi (N, sum_i q_i r_i), K = Phi Phi^T (module docstring).
 
     Built ``chunk_rows`` rows at a time (each row's entries are computed from that row alone, so the blocks
@@ -336,8 +288,6 @@ def features(
         P(pi_i = j) to use instead of the model's exact ones.
     chunk_rows : int
         Rows built at once.
-    max_bytes : float or None
-        The memory the map may take (:func:`guard_features`; None: no limit).
 
     Returns
     -------
@@ -348,7 +298,7 @@ def features(
     Raises
     ------
     KernelError
-        Rows of the wrong width, a cell the model gives probability zero, or a map over ``max_bytes``.
+        Rows of the wrong width, or a cell the model gives probability zero.
 
     References
     ----------
@@ -356,7 +306,6 @@ def features(
     phi(x) . phi(y) = s(x; theta)^T I(theta)^-1 s(y; theta), block i giving K_i of eq. (2).
     """
     codes = row_codes(model, data)
-    guard_features(model, codes.shape[0], max_bytes)
     pm = parent_marginals(model) if marginals is None else marginals
     off = feature_offsets(model)
     N = codes.shape[0]
