@@ -3,16 +3,13 @@ the bootstrap arc strength of its recipe (cached per table, recipe, B and seed).
 
 from __future__ import annotations
 
-import dataclasses
-
 import streamlit as st
 
 from bnfk_core.data.table import CategoricalData
 from bnfk_core.learning.bootstrap import arc_strength
 from bnfk_core.learning.recipe import Recipe
 
-from .bigfiles import streamed
-from .structure import recipe
+from .structure import learn_tab_recipe
 from .tables import full_data
 
 __all__ = ["DEFAULTS", "ensure", "bootstrap"]
@@ -51,17 +48,5 @@ def bootstrap(
     recipe -- the one :func:`~bnfk_core.state.structure.learn` would learn -- on ``b`` tables resampled from
     the current data with ``boot_seed``."""
     d = full_data()
-    r = dataclasses.replace(
-        recipe(),
-        structure=method,
-        score=score,
-        k=int(k),
-        max_parents=max_parents,
-        seed=int(seed),
-        forbid=tuple(forbid),
-        require=tuple(require),
-    )
-    if streamed() is not None:
-        r = dataclasses.replace(r, missing_data="complete-rows")
-    key = tuple(sorted(r.check().to_dict().items()))
+    key = learn_tab_recipe(method, score, k, max_parents, seed, forbid, require)
     return _bootstrap_cached(d, d.fingerprint(), key, int(b), int(boot_seed), progress)

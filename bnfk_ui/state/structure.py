@@ -20,6 +20,7 @@ from .tables import full_data, model_features
 from .truth import truth_dag, truth_label
 
 __all__ = [
+    "learn_tab_recipe",
     "preset_picks",
     "MAX_UNDO",
     "dag",
@@ -127,6 +128,13 @@ def learn(
     bnfk_core.learning.recipe.Learned
     """
     d = full_data()
+    key = learn_tab_recipe(method, score, k, max_parents, seed, forbid, require)
+    return _recipe_cached(d, d.fingerprint(), key, progress)
+
+
+def learn_tab_recipe(method: str, score: str, k: int, max_parents, seed: int, forbid=(), require=()) -> tuple:
+    """The session's recipe with the Learn tab's search, checked, as a hashable key (``Recipe(**dict(key))``
+    rebuilds it); a large file's distinct rows are searched on their complete rows."""
     r = dataclasses.replace(
         recipe(),
         structure=method,
@@ -139,7 +147,7 @@ def learn(
     )
     if streamed() is not None:
         r = dataclasses.replace(r, missing_data="complete-rows")
-    return _recipe_cached(d, d.fingerprint(), tuple(sorted(r.check().to_dict().items())), progress)
+    return tuple(sorted(r.check().to_dict().items()))
 
 
 def reset_structure() -> None:
