@@ -5,6 +5,7 @@ functions), the structure choices, the data sets (thesis and paper, from ``sampl
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass
@@ -36,6 +37,7 @@ __all__ = [
     "thesis_names",
     "paper_names",
     "say",
+    "replicate",
     "map_jobs",
 ]
 
@@ -312,6 +314,35 @@ def say(progress: Progress | None, frac: float, msg: str) -> None:
     """
     if progress is not None:
         progress(frac, msg)
+
+
+def replicate(jobs: list, run_one, progress: Progress | None, describe) -> list[dict]:
+    """Run every replication job in turn, timing each and telling ``progress`` after each.
+
+    Parameters
+    ----------
+    jobs : list of tuple
+        The arguments of one replication each (for example ``(data set, seed)``).
+    run_one : callable(*job) -> list of dict
+        One replication's result rows.
+    progress : callable(fraction, message) or None
+    describe : callable(job, rows) -> str
+        The progress message after a job.
+
+    Returns
+    -------
+    list of dict
+        Every job's rows in order, each with its job's wall-clock ``seconds``.
+    """
+    rows = []
+    for done, job in enumerate(jobs, start=1):
+        t0 = time.perf_counter()
+        part = run_one(*job)
+        for r in part:
+            r["seconds"] = time.perf_counter() - t0
+        rows += part
+        say(progress, done / len(jobs), describe(job, part))
+    return rows
 
 
 def map_jobs(fn, items: list, jobs: int) -> list:

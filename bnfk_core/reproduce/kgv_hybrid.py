@@ -42,7 +42,6 @@ from __future__ import annotations
 
 import json
 import math
-import time
 import warnings
 
 import numpy as np
@@ -52,7 +51,7 @@ from ..data.limits import one_blas_thread
 from ..data.samples import sample_dir
 from ..learning.hill_climb import hill_climb
 from ..learning.scores import scorer_for
-from .common import ReproduceError, say
+from .common import ReproduceError, replicate
 from .kgv_toy import kmeans_1d
 
 __all__ = ["PUBLISHED", "DATASETS", "hybrid_catalog", "load_hybrid", "HybridNet", "run_kgv_hybrid"]
@@ -382,21 +381,15 @@ def run_kgv_hybrid(settings, w, progress) -> dict:
             raise ReproduceError(f"'{s}' is not a bundled hybrid data set; choose from {', '.join(cat)}.")
     repeats = settings.repeats or (QUICK_REPEATS if settings.quick else FULL_REPEATS)
     seeds = tuple(int(settings.seed) + r for r in range(repeats))
-    rows, steps, done = [], len(stems) * len(seeds), 0
-    for stem in stems:
-        df, discrete = load_hybrid(stem)
-        for s in seeds:
-            t0 = time.perf_counter()
-            part = _one_run(stem, df, discrete, s)
-            for r in part:
-                r["seconds"] = time.perf_counter() - t0
-            rows += part
-            done += 1
-            say(
-                progress,
-                done / steps,
-                f"{stem} seed {s}: " + ", ".join(f"{r['method']} {r['gain']:.2f}" for r in part),
-            )
+    frames = {stem: load_hybrid(stem) for stem in stems}
+    rows = replicate(
+        [(stem, s) for stem in stems for s in seeds],
+        lambda stem, s: _one_run(stem, *frames[stem], s),
+        progress,
+        lambda job, part: (
+            f"{job[0]} seed {job[1]}: " + ", ".join(f"{r['method']} {r['gain']:.2f}" for r in part)
+        ),
+    )
     runs = pd.DataFrame(rows)
     w.frame("kgv_hybrid_runs", runs)
     table = []
@@ -404,7 +397,7 @@ def run_kgv_hybrid(settings, w, progress) -> dict:
         part = runs[runs["dataset"] == stem]
         paper = cat[stem]["paper_name"]
         pub = PUBLISHED[paper]
-        df, discrete = load_hybrid(stem)
+        df, discrete = frames[stem]
         row = {
             "dataset": paper,
             "ours": stem,

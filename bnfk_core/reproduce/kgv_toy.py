@@ -40,8 +40,6 @@ same way as a yardstick) and ``kgv_toy_runs.csv``.
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
 import pandas as pd
 
@@ -50,7 +48,7 @@ from ..learning.hill_climb import hill_climb
 from ..learning.scores import scorer_for
 from ..network.dag import DAG
 from ..network.model import BayesNet, fit
-from .common import say
+from .common import replicate
 from .kgv_alarm import kl_to_truth
 
 __all__ = [
@@ -397,21 +395,15 @@ def run_kgv_toy(settings, w, progress) -> dict:
     repeats = settings.repeats or (QUICK_SEEDS if settings.quick else FULL_SEEDS)
     seeds = tuple(int(settings.seed) + r for r in range(repeats))
     sizes = QUICK_SIZES if settings.quick else FULL_SIZES
-    rows, steps, done = [], 2 * len(sizes) * len(seeds), 0
-    for kind, runner in (("discrete", _discrete_runs), ("linear", _linear_runs)):
-        for m in sizes:
-            for s in seeds:
-                t0 = time.perf_counter()
-                part = runner(m, s)
-                for r in part:
-                    r["seconds"] = time.perf_counter() - t0
-                rows += part
-                done += 1
-                say(
-                    progress,
-                    done / steps,
-                    f"{kind} m={m} seed {s}: " + ", ".join(f"{r['label']} {r['kl']:.3f}" for r in part),
-                )
+    runners = {"discrete": _discrete_runs, "linear": _linear_runs}
+    rows = replicate(
+        [(kind, m, s) for kind in runners for m in sizes for s in seeds],
+        lambda kind, m, s: runners[kind](m, s),
+        progress,
+        lambda job, part: (
+            f"{job[0]} m={job[1]} seed {job[2]}: " + ", ".join(f"{r['label']} {r['kl']:.3f}" for r in part)
+        ),
+    )
     runs = pd.DataFrame(rows)
     summ = summary(runs)
     w.frame("kgv_toy_runs", runs)
