@@ -291,6 +291,15 @@ def test_load_mixed_keeps_numbers_and_drops_a_numeric_identifier():
         load_mixed(text="\n".join(lines) + "\n", numeric_columns=["site"])
 
 
+def test_load_mixed_keeps_distinct_whole_numbers_not_named_as_an_identifier():
+    """The binned reader's rule: all-distinct whole numbers are an identifier only under an identifier's name."""
+    lines = ["id,income,site"] + [f"{1000 + r},{30000 + 7 * r * r},s{r % 3}" for r in range(40)]
+    data = load_mixed(text="\n".join(lines) + "\n")
+    assert data.variables == ("income", "site")
+    assert data.kinds == ("numeric", "discrete")
+    np.testing.assert_array_equal(data.values[:, 0], [30000 + 7 * r * r for r in range(40)])
+
+
 def _write_csv(data, path):
     from bnfk_core.cli.hybrid import write_mixed_csv
 

@@ -14,7 +14,14 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..data.binning import as_numbers, check_columns, check_options, column_states, text_levels
+from ..data.binning import (
+    as_numbers,
+    check_columns,
+    check_options,
+    column_states,
+    identifier_name,
+    text_levels,
+)
 from ..data.reading import parse, printable, read_input, read_text, source_name
 from ..data.table import CategoricalData, load_csv, na_set
 from ..errors import DataError
@@ -222,11 +229,15 @@ def mixed_from_categorical(data: CategoricalData) -> MixedData:
     )
 
 
-def _identifier(nums: np.ndarray | None, n_levels: int, n_observed: int) -> bool:
-    """Every observed value distinct and (when numbers) an integer: a row identifier."""
+def _identifier(name: str, nums: np.ndarray | None, n_levels: int, n_observed: int) -> bool:
+    """Every observed value distinct: text, or whole numbers in a column named as an identifier.
+
+    The rule of the binned reader (:func:`bnfk_core.data.binning.identifier_name`): a measurement whose
+    values happen to differ (an exact income in whole dollars) stays a number.
+    """
     if n_observed < _ID_MIN_ROWS or n_levels != n_observed:
         return False
-    return nums is None or bool(np.all(nums == np.round(nums)))
+    return nums is None or (bool(np.all(nums == np.round(nums))) and identifier_name(name))
 
 
 def load_mixed(
@@ -337,9 +348,7 @@ def load_mixed(
             name not in forced_cat and nums is not None and len(real) >= min_numeric_levels
         )
         is_id = (
-            name not in forced_num
-            and name not in forced_cat
-            and _identifier(nums if nums is not None else None, len(real), n_obs)
+            name not in forced_num and name not in forced_cat and _identifier(name, nums, len(real), n_obs)
         )
         if is_id and (nums is not None or len(real) > max_levels) and drop_identifiers:
             ids.append(name)
