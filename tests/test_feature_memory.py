@@ -1,8 +1,8 @@
-"""The Fisher feature map's own memory budget (issue 49, "nothing unbounded"): every row of the map holds one
-entry per state of every column, so a 20,000-level column gives each row 20,000 entries.  The map is refused
-before any entry is computed when it would exceed its budget (``--max-feature-memory``, default 4 GiB or the
-operator's ``BNFK_MAX_MEMORY_GIB``), naming the column and the size, while ``--max-memory`` stays the N x N
-work's; and it is built a bounded block of rows at a time."""
+"""The Fisher feature map's own memory budget (nothing unbounded on hostile input): every row of the
+map holds one entry per state of every column, so a 20,000-level column gives each row 20,000 entries.  The
+map is refused before any entry is computed when it would exceed its budget (``--max-feature-memory``,
+default 4 GiB or the operator's ``BNFK_MAX_MEMORY_GIB``), naming the column and the size, while
+``--max-memory`` stays the N x N work's; and it is built a bounded block of rows at a time."""
 
 from __future__ import annotations
 
@@ -161,7 +161,7 @@ def _probe(n, levels, face="library", env=None):
     return json.loads(run.stdout.strip().splitlines()[-1])
 
 
-def test_the_issues_case_is_refused_before_any_work_in_a_bounded_process():
+def test_a_20000_level_column_on_20000_rows_is_refused_before_any_work_in_a_bounded_process():
     """20,000 rows x a 20,000-level column (23 GB before, killed): refused under the default budget in one
     sentence, quickly, with the process's peak memory grown by under 100 MB."""
     out = _probe(20_000, 20_000)

@@ -372,9 +372,12 @@ class DaskRunner:
         if layout.fmt == "csv" and layout.quoted_blanks:
             # a record of one blank quoted field: pandas' parser on the partitions would read it as a row, so
             # the file is read here by the whole-file reader's record parser (the same table)
-            from .runners import LocalRunner
+            from .reading import DEFAULT_CHUNKSIZE, chunks_done
 
-            yield from LocalRunner().map_frames(fn, layout, args)
+            row0 = 0
+            for chunk, done in chunks_done(layout, DEFAULT_CHUNKSIZE):
+                yield len(chunk), fn(chunk, row0, *args), done
+                row0 += len(chunk)
             return
         parts, as_text = _partitions(layout, self._blocksize(layout))
         args = self._shared(args)
