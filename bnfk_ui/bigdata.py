@@ -121,7 +121,7 @@ def header(path: str, name: str | None = None) -> tuple:
     """The file's column names (checks that it exists and is a CSV or Parquet file; DataError names it as
     ``name``, default its file name)."""
     with named_as(path, name or os.path.basename(str(path))):
-        return file_layout(resolve(path)).header
+        return file_layout(resolve(path), source=name or os.path.basename(str(path))).header
 
 
 def file_key(path: str) -> tuple:

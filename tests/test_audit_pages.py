@@ -115,3 +115,27 @@ def test_an_upload_wider_than_the_pages_analyse_is_refused_from_its_header(tmp_p
         "which has no such limit."
     ]
     assert at.session_state["dataset"] != "upload"
+
+
+@pytest.mark.parametrize("ceiling,refused", [("0.1", True), ("", False)])
+def test_an_upload_whose_feature_map_exceeds_its_budget_is_refused_before_any_network(
+    tmp_path, monkeypatch, ceiling, refused
+):
+    """The pages build the Fisher feature map of every row (one entry per state of every column): 2,000 rows x
+    20 columns of 40 levels need about 0.2 GiB, refused under an operator ceiling of 0.1 GiB in one sentence
+    naming the file and its widest column, the current data staying; under the default budget it loads."""
+    cols = [f"c{j}" for j in range(19)] + ["Wide *col*"]
+    rows = [",".join(f"v{(i + 7 * j) % 40}" for j in range(20)) for i in range(2000)]
+    f = tmp_path / "wide.csv"
+    f.write_text(",".join(cols) + "\n" + "\n".join(rows) + "\n")
+    monkeypatch.setenv("BNFK_TEST_UPLOAD", str(f))
+    monkeypatch.setenv("BNFK_MAX_MEMORY_GIB", ceiling)
+    at = AppTest.from_string(SCRIPT, default_timeout=60).run()
+    assert not at.exception, [e.value for e in at.exception]
+    errors = [e.value for e in at.error]
+    if refused:
+        assert len(errors) == 1 and errors[0].startswith("wide.csv: the Fisher feature map of its 2,000 rows")
+        assert "800 states" in errors[0] and "'c0', has 40" in errors[0], errors
+        assert at.session_state["dataset"] != "upload"
+    else:
+        assert not errors and at.session_state["dataset"] == "upload"

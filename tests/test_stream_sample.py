@@ -119,7 +119,9 @@ def test_read_counts_progress_reports_and_leaves_the_result_unchanged(tmp_path):
         read_counts(str(path), chunksize=400, progress=stop)
 
 
-def test_files_that_are_not_csv_are_refused_naming_the_path(tmp_path):
+def test_files_that_are_not_csv_are_refused_naming_the_file_as_the_whole_file_reader(tmp_path):
+    """A missing or irregular file is named by its path; what is wrong with a file's content names the file
+    as the whole-file reader does (its base name), in the same sentence."""
     zip_like = tmp_path / "book.xlsx"
     zip_like.write_bytes(b"PK\x03\x04" + bytes(range(256)) * 4)
     binary = tmp_path / "blob.csv"
@@ -132,7 +134,12 @@ def test_files_that_are_not_csv_are_refused_naming_the_path(tmp_path):
     ):
         with pytest.raises(DataError) as exc:
             read_counts(str(p))
-        assert str(p) in str(exc.value) and words in str(exc.value)
+        with pytest.raises(DataError) as whole:
+            load_csv(str(p))
+        assert words in str(exc.value)
+        content = p in (zip_like, binary)
+        assert (p.name if content else str(p)) in str(exc.value)
+        assert not content or str(whole.value).startswith(p.name)  # (the chunked reader reads Parquet too)
 
 
 def test_column_summary_counts_rows_by_their_multiplicity():

@@ -74,6 +74,7 @@ __all__ = [
     "float_in",
     "memory_size",
     "add_max_memory",
+    "add_max_feature_memory",
     "cli_wording",
     "MAX_SEED",
     "end_progress_line",
@@ -208,6 +209,20 @@ def add_max_memory(p: argparse.ArgumentParser) -> None:
         metavar="SIZE",
         help="refuse quadratic work (N x N matrices) needing more than SIZE, e.g. 8G "
         "(default 4G; 'none' = no limit)",
+    )
+
+
+def add_max_feature_memory(p: argparse.ArgumentParser) -> None:
+    """``--max-feature-memory SIZE``: the Fisher feature map's own budget (linear in the rows, apart from
+    ``--max-memory``'s N x N work)."""
+    p.add_argument(
+        "--max-feature-memory",
+        type=memory_size,
+        default=None,
+        metavar="SIZE",
+        help="refuse a Fisher feature map (N rows x one entry per state of every column) needing more "
+        "than SIZE, e.g. 8G (default 4G, or BNFK_MAX_MEMORY_GIB or three quarters of the host's memory "
+        "when lower; 'none' = no limit)",
     )
 
 
@@ -525,6 +540,7 @@ _OPTION_WORDS = (
     (re.compile(r"\bmax_levels\b"), "--max-levels"),
     (re.compile(r"\bmissing_policy\b"), "--missing-policy"),
     (re.compile(r"\bclass_column\b"), "--class-column"),
+    (re.compile(r"raise the feature-map memory limit"), "raise --max-feature-memory"),
     (re.compile(r"raise the memory limit"), "raise --max-memory"),
 )
 

@@ -21,7 +21,7 @@ import os
 import sys
 import warnings
 
-from ..data.limits import DEFAULT_MAX_BYTES, memory_limit_set
+from ..data.limits import DEFAULT_MAX_BYTES, feature_limit_set, memory_limit_set
 from ..errors import BnfkError, bounded
 from . import (
     cluster,
@@ -44,6 +44,7 @@ from . import (
 )
 from .common import (
     CliParser,
+    add_max_feature_memory,
     add_max_memory,
     add_result_output,
     check_result_output,
@@ -101,6 +102,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
             add_max_memory(p)
         except argparse.ArgumentError:  # it has one already
             pass
+        add_max_feature_memory(p)  # every subcommand: the Fisher feature map's own budget
         try:  # every subcommand writes -o FILE: its JSON result unless it writes a file of its own
             add_result_output(p)
         except argparse.ArgumentError:  # it has one already
@@ -149,6 +151,7 @@ def main(argv=None) -> int:
         with (
             warnings.catch_warnings(),
             memory_limit_set(None if limit == math.inf else limit or DEFAULT_MAX_BYTES),
+            feature_limit_set(getattr(args, "max_feature_memory", None)),
             timeout_set(getattr(args, "dask_timeout", None)),
         ):
             warnings.simplefilter("ignore", FutureWarning)

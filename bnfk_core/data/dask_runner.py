@@ -369,6 +369,16 @@ class DaskRunner:
     def map_frames(self, fn, layout, args=()):
         import dask
 
+        if layout.fmt == "csv" and layout.quoted_blanks:
+            # a record of one blank quoted field: pandas' parser on the partitions would read it as a row, so
+            # the file is read here by the whole-file reader's record parser (the same table)
+            from .reading import DEFAULT_CHUNKSIZE, chunks_done
+
+            row0 = 0
+            for chunk, done in chunks_done(layout, DEFAULT_CHUNKSIZE):
+                yield len(chunk), fn(chunk, row0, *args), done
+                row0 += len(chunk)
+            return
         parts, as_text = _partitions(layout, self._blocksize(layout))
         args = self._shared(args)
         futures = self.client.compute([dask.delayed(_on_frame)(p, as_text, fn, args) for p in parts])

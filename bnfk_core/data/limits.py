@@ -36,6 +36,12 @@ __all__ = [
     "guard_gram",
     "guard_tables",
     "one_blas_thread",
+    "MEMORY_CEILING_ENV",
+    "operator_ceiling_bytes",
+    "DEFAULT_FEATURE_BYTES",
+    "feature_limit",
+    "feature_limit_set",
+    "resolve_feature_limit",
 ]
 
 DEFAULT_MAX_BYTES = 4 * 2**30
@@ -45,6 +51,13 @@ DEFAULT_TIMEOUT = 30.0
 MAX_TIMEOUT = 3600.0
 
 _MEMORY_LIMIT: contextvars.ContextVar = contextvars.ContextVar("bnfk_memory_limit", default=DEFAULT_MAX_BYTES)
+
+#: the environment variable in which the operator caps every memory limit, in GiB
+MEMORY_CEILING_ENV = "BNFK_MAX_MEMORY_GIB"
+#: ``max_bytes`` of the feature map left at its default: the run's limit (:func:`feature_limit_set`)
+DEFAULT_FEATURE_BYTES = -1.0
+#: the feature map's own budget for this run; None here means the operator's ceiling
+_FEATURE_LIMIT: contextvars.ContextVar = contextvars.ContextVar("bnfk_feature_limit", default=None)
 
 
 def memory_limit() -> float | None:
@@ -68,6 +81,72 @@ def memory_limit_set(max_bytes: float | None):
 def resolve_limit(max_bytes: float | None = DEFAULT_MAX_BYTES) -> float | None:
     """``max_bytes``, or the limit set for this run (:func:`memory_limit_set`) when it is the default."""
     return memory_limit() if max_bytes == DEFAULT_MAX_BYTES else max_bytes
+
+
+def operator_ceiling_bytes(environ=None) -> float:
+    """The most memory any one step may take on this host: ``BNFK_MAX_MEMORY_GIB`` GiB when the operator sets
+    it (a positive number), and never more than three quarters of the host's physical memory.
+
+    Parameters
+    ----------
+    environ : mapping, optional
+        The environment (default ``os.environ``).
+
+    Returns
+    -------
+    float
+        Bytes (``inf`` where the host's memory cannot be read and no ceiling is set).
+    """
+    import os
+
+    env = os.environ if environ is None else environ
+    ceiling = float("inf")
+    try:
+        ceiling = 0.75 * os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):  # no sysconf (Windows)
+        pass
+    text = str(env.get(MEMORY_CEILING_ENV, "") or "").strip()
+    try:
+        value = float(text) * 2**30 if text else float("nan")
+    except ValueError:
+        value = float("nan")
+    if value == value and 0 < value < float("inf"):
+        ceiling = min(ceiling, value)
+    return ceiling
+
+
+def feature_limit() -> float | None:
+    """The memory (bytes) the Fisher feature map may take in this run: the value set with
+    :func:`feature_limit_set`, else :data:`DEFAULT_MAX_BYTES` (4 GiB) or the operator's ceiling
+    (:func:`operator_ceiling_bytes`) when that is lower.  Its own budget, apart from :func:`memory_limit` (the
+    N x N work): the map holds N x sum_i r_i entries, linear in N."""
+    value = _FEATURE_LIMIT.get()
+    if value is None:
+        return min(float(DEFAULT_MAX_BYTES), operator_ceiling_bytes())
+    return None if value == float("inf") else value
+
+
+@contextlib.contextmanager
+def feature_limit_set(max_bytes: float | None):
+    """Within the block the feature map obeys ``max_bytes`` (None: the default of :func:`feature_limit`;
+    ``inf``: no limit).  The CLI's ``--max-feature-memory`` uses this."""
+    if max_bytes is not None and not (
+        max_bytes == float("inf") or (np.isfinite(max_bytes) and max_bytes > 0)
+    ):
+        raise KernelError(
+            f"The feature-map memory limit must be a positive number of bytes, got {max_bytes}."
+        )
+    token = _FEATURE_LIMIT.set(max_bytes)
+    try:
+        yield
+    finally:
+        _FEATURE_LIMIT.reset(token)
+
+
+def resolve_feature_limit(max_bytes: float | None = DEFAULT_FEATURE_BYTES) -> float | None:
+    """``max_bytes``, or the feature map's limit for this run (:func:`feature_limit`) when it is the
+    default."""
+    return feature_limit() if max_bytes == DEFAULT_FEATURE_BYTES else max_bytes
 
 
 def format_bytes(nbytes: float) -> str:

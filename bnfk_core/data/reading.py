@@ -8,6 +8,7 @@ imputation in blocks).  Every piece's records come from :func:`block_records`.""
 from __future__ import annotations
 
 import csv
+import dataclasses
 import io
 import os
 import re
@@ -342,6 +343,17 @@ class FileLayout:
     #: the file holds a carriage return somewhere (a quoted one is read as ``\n``, as the whole-file
     #: reader reads it); True unless a scan of the bytes found none
     carriage_returns: bool = True
+    #: the name messages give the file: its base name, as the whole-file reader names it (or the name given)
+    source: str = ""
+    #: the file holds a record of one blank quoted field (``"  "``), which the whole-file reader skips as a
+    #: blank line but pandas' parser reads as a row: its chunks are then parsed by the whole-file reader's
+    #: own record parser (:func:`block_records`)
+    quoted_blanks: bool = False
+
+    @property
+    def shown(self) -> str:
+        """The file's name in messages."""
+        return self.source or source_name(self.path)
 
     @property
     def fields(self) -> list[str]:
@@ -350,9 +362,14 @@ class FileLayout:
         return list(self.header) + ([TRAILING] if self.trailing else [])
 
 
-def file_layout(path, fmt: str | None = None) -> FileLayout:
-    """Format (``csv`` or ``parquet``, from the name unless given), delimiter and header of ``path``."""
-    p, shown = check_file(path)
+def file_layout(path, fmt: str | None = None, source: str | None = None) -> FileLayout:
+    """Format (``csv`` or ``parquet``, from the name unless given), delimiter and header of ``path``.
+
+    Messages about the file's content name it as the whole-file reader does: ``source`` when given, else
+    its base name (a missing file is named by its path, as every reader names it)."""
+    check_file(path)
+    p = Path(path)
+    shown = printable(str(source)) if source is not None else source_name(path)
     if fmt is None:
         fmt = "parquet" if p.suffix.lower() in (".parquet", ".pq") else "csv"
     if fmt == "parquet":
@@ -365,7 +382,7 @@ def file_layout(path, fmt: str | None = None) -> FileLayout:
         except (pa.ArrowException, OSError) as exc:
             raise DataError(f"{shown} is not a readable Parquet file ({str(exc).strip()}).") from None
         check_header(list(header), shown, "")
-        return FileLayout(str(p), "parquet", header)
+        return FileLayout(str(p), "parquet", header, source=shown)
     if fmt != "csv":
         raise DataError(f"Unknown file format '{fmt}'; choose csv or parquet.")
     try:
@@ -386,7 +403,7 @@ def file_layout(path, fmt: str | None = None) -> FileLayout:
             "files with a header line of fewer columns."
         )
     if head.startswith(b"PAR1"):
-        return file_layout(path, "parquet")
+        return file_layout(path, "parquet", source)
     refuse_binary(head, shown, "a CSV file", "CSV (or Parquet)")
     encoding = "utf-8-sig" if head.startswith(b"\xef\xbb\xbf") else "utf-8"
     text = head.decode(encoding, errors="ignore")
@@ -410,9 +427,17 @@ def file_layout(path, fmt: str | None = None) -> FileLayout:
     trailing = len(header) > 2 and header[-1] == ""  # a trailing delimiter: checked row by row
     check_header(header[:-1] if trailing else header, shown, "")
     layout = FileLayout(
-        str(p), "csv", tuple(header[:-1] if trailing else header), delim, encoding, trailing, _has_cr(p)
+        str(p),
+        "csv",
+        tuple(header[:-1] if trailing else header),
+        delim,
+        encoding,
+        trailing,
+        _has_cr(p),
+        shown,
     )
-    check_records(layout)
+    if check_records(layout):
+        layout = dataclasses.replace(layout, quoted_blanks=True)
     return layout
 
 
@@ -427,21 +452,27 @@ def _has_cr(path) -> bool:
                 return True
 
 
-def check_records(layout: FileLayout) -> None:
+def check_records(layout: FileLayout) -> bool:
     """Refuse, before any chunk is read, a CSV file that :func:`parse` refuses for its records: one whose
     record has more or fewer fields than the header.  The chunked parsers are lenient (pandas pads a short
     record and makes an extra field the index), so a strict pass of Arrow's CSV parser counts the fields of
     every record first (one column converted, about a tenth of a chunked read); the first bad record is then
-    found again by :func:`block_records`, so that the sentence is the whole-file reader's, line included."""
+    found again by :func:`block_records`, so that the sentence is the whole-file reader's, line included.
+
+    Returns whether the file holds a record of one blank quoted field (skipped by :func:`parse` as a blank
+    line, read as a row by pandas: :attr:`FileLayout.quoted_blanks`)."""
     import pyarrow as pa
     import pyarrow.csv as pacsv
 
     names = layout.fields
     bad: list = []
+    blanks: list = []
 
     def invalid(row):
-        if row.text.strip():  # a line of blanks is skipped, as parse skips it
-            bad.append(row)
+        if not row.text.strip():  # a line of blanks is skipped, as parse skips it (and so does pandas)
+            return "skip"
+        fields = next(csv.reader([row.text], delimiter=layout.delimiter), [])
+        (blanks if is_blank(fields) else bad).append(row)
         return "skip"
 
     try:
@@ -465,16 +496,17 @@ def check_records(layout: FileLayout) -> None:
             if bad:
                 break
     except (pa.ArrowInvalid, UnicodeDecodeError, OSError):  # left to the chunked reader's own messages
-        return
+        return False
     if bad:
         _refuse_record(layout)
+    return bool(blanks)
 
 
 def _refuse_record(layout: FileLayout) -> None:
     """The whole-file reader's sentence about the first record of ``layout`` whose field count is not the
     header's (found by :func:`block_records`, block by block); nothing if there is none."""
-    shown = printable(layout.path)
-    tf = open_text(layout.path)
+    shown = layout.shown
+    tf = open_text(layout.path, shown)
     n = len(layout.fields)
     seen_header = False
     for block in scan_blocks(tf, 1 << 22):
@@ -535,7 +567,10 @@ def iter_chunks(layout: FileLayout, chunksize: int = DEFAULT_CHUNKSIZE) -> Itera
 def chunks_done(layout: FileLayout, chunksize: int) -> Iterator[tuple[pd.DataFrame, float]]:
     """:func:`iter_chunks` with the fraction of the file read after each chunk (bytes of a CSV as the
     parser has consumed them, rows of a Parquet file), for progress reports."""
-    shown = printable(layout.path)
+    shown = layout.shown
+    if layout.fmt == "csv" and layout.quoted_blanks:
+        yield from _record_chunks(layout, chunksize)
+        return
     if layout.fmt == "parquet":
         import pyarrow as pa
         import pyarrow.compute as pc
@@ -592,13 +627,47 @@ def chunks_done(layout: FileLayout, chunksize: int) -> Iterator[tuple[pd.DataFra
             ) from None
 
 
+def _record_chunks(layout: FileLayout, chunksize: int) -> Iterator[tuple[pd.DataFrame, float]]:
+    """:func:`chunks_done` by the whole-file reader's record parser (:func:`block_records`, a block of bytes
+    at a time): the records :func:`parse` reads, blank records skipped, ``chunksize`` at a time."""
+    shown = layout.shown
+    tf = open_text(layout.path, shown)
+    n, size = len(layout.fields), max(tf.size, 1)
+    rows: list = []
+    seen_header = False
+    for block in scan_blocks(tf, 1 << 22):
+        text = read_block(tf, block)
+        if isinstance(text, int):
+            raise DataError(
+                f"{shown} is not valid UTF-8 (byte {text}); the streaming reader needs UTF-8 text."
+            )
+        recs, starts, _ = block_records(text, tf.delimiter, block.first_line, shown)
+        for rec, start in zip(recs, starts):
+            if is_blank(rec):
+                continue
+            if not seen_header:
+                seen_header = True
+                continue
+            if len(rec) != n:
+                _refuse_record(layout)
+            rows.append(rec)
+            if len(rows) == int(chunksize):
+                yield (
+                    as_whole_file(pd.DataFrame(rows, columns=layout.fields, dtype=object), layout),
+                    min(block.end / size, 1.0),
+                )
+                rows = []
+    if rows:
+        yield as_whole_file(pd.DataFrame(rows, columns=layout.fields, dtype=object), layout), 1.0
+
+
 def as_whole_file(chunk: pd.DataFrame, layout: FileLayout) -> pd.DataFrame:
     """A chunk of raw cell text as :func:`parse` reads the same records: a trailing empty column dropped
     (a value in it is the whole-file reader's refusal of the header's empty name), and line breaks inside
     quoted values read as ``\n`` (the whole-file reader reads the text with universal newlines)."""
     if layout.trailing:
         if (chunk[TRAILING].astype(str).str.strip() != "").any():
-            check_header(list(layout.header) + [""], printable(layout.path), "")
+            check_header(list(layout.header) + [""], layout.shown, "")
         chunk = chunk.drop(columns=[TRAILING])
     if layout.carriage_returns:
         for c in chunk.columns:

@@ -411,7 +411,7 @@ def levels_pass(runner, layout: FileLayout, path, report=None, share: float = 1.
         if report is not None:
             report(share * done, f"Reading {name}: pass 1 of 2 (levels), {rows:,} rows")
     if rows == 0:
-        raise DataError(f"{printable(str(path))} has a header but no data rows.")
+        raise DataError(f"{layout.shown} has a header but no data rows.")
     return merged, rows
 
 
@@ -499,7 +499,7 @@ def read_counts(
                 na_values=na_values,
                 runner=r,
             )
-    layout = file_layout(path, fmt)
+    layout = file_layout(path, fmt, source)
     name = os.path.basename(layout.path)
     report = progress or (lambda fraction, message: None)
     report(0.0, f"Reading {name}: pass 1 of 2 (levels)…")
@@ -510,7 +510,7 @@ def read_counts(
         row0 += n
         report(0.5 * done, f"Reading {name}: pass 1 of 2 (levels), {row0:,} rows")
     if row0 == 0:
-        raise DataError(f"{printable(str(path))} has a header but no data rows.")
+        raise DataError(f"{layout.shown} has a header but no data rows.")
     plan = plan_from_levels(
         levels,
         layout,
@@ -586,7 +586,7 @@ class CodeChunks:
     ):
         self.chunksize = _check_chunksize(chunksize)
         self.runner = LocalRunner(self.chunksize) if runner is None else runner
-        self.layout = file_layout(path, fmt)
+        self.layout = file_layout(path, fmt, source)
         merged, self.n_rows = levels_pass(self.runner, self.layout, path)
         self.plan = plan_from_levels(
             merged,

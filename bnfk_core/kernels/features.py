@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
+from ..data.limits import DEFAULT_FEATURE_BYTES, format_bytes, resolve_feature_limit
 from ..data.table import as_data
 from ..errors import KernelError
 from ..inference.queries import cached_family_posteriors, parent_marginals
@@ -27,6 +28,13 @@ __all__ = [
     "used_blocks",
     "DENSE_BLOCK_BYTES",
     "FEATURE_CHUNK_ROWS",
+    "FEATURE_BLOCK_ENTRIES",
+    "FEATURE_ENTRY_BYTES",
+    "FEATURE_TEMP_BYTES",
+    "row_entries",
+    "feature_bytes",
+    "guard_features",
+    "guard_table_features",
     "iter_features",
     "features",
 ]
@@ -132,7 +140,10 @@ def _block_entries(model, pm, i: int, codes: np.ndarray, rows: np.ndarray | None
         check_positive(model, pm, i, p[ok], x[ok])
         pj = p[ok]
         th = theta[pj]  # (n, r)
-        val = _safe_div(np.eye(r)[x[ok]] - th, np.sqrt(th * P[pj][:, None]))
+        den = np.sqrt(th * P[pj][:, None])
+        val = _safe_div(-th, den)
+        at = np.arange(len(pj))
+        val[at, x[ok]] += 1.0 / den[at, x[ok]]  # the row's own state: [x_i = k] = 1 (den > 0, checked)
         R.append(np.repeat(np.flatnonzero(ok), r))
         C.append((pj[:, None] * r + np.arange(r)).ravel())
         V.append(val.ravel())
@@ -232,9 +243,177 @@ def used_blocks(model, pm, i, *codes, max_bytes: float | None = None) -> tuple[l
     return out, True
 
 
-FEATURE_CHUNK_ROWS = (
-    65_536  # rows of one block of the feature map (about 100 MiB of temporaries for 100 columns)
-)
+FEATURE_CHUNK_ROWS = 65_536  # the most rows of one block of the feature map
+
+#: the most entries of one block of the feature map: blocks are cut so that their rows' entries (and the
+#: expected features' dense family posteriors of rows with a missing cell) stay below this many
+FEATURE_BLOCK_ENTRIES = 2**22
+#: bytes one stored entry of the assembled map takes at the peak: the blocks' CSR (value and column, 12) and
+#: the assembled matrix they are copied into (12)
+FEATURE_ENTRY_BYTES = 24
+#: bytes one entry of a block takes while the block is built (triplets, their concatenation, values and
+#: denominators, the CSR conversion): about 100, so a block's temporaries stay near 400 MiB
+FEATURE_TEMP_BYTES = 100
+
+
+def row_entries(model, codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """How many entries each row puts into the feature map, and how many its block's temporaries hold.
+
+    A row whose family i is observed holds r_i entries in block i (its score is dense over the states,
+    module docstring); one with a missing cell holds r_i entries for every parent configuration its observed
+    parents allow (the expected features), and its family posterior is dense over all q_i r_i cells while the
+    block is built.
+
+    Parameters
+    ----------
+    model : BayesNet
+    codes : ndarray of int, shape (n, n_vars)
+        Rows aligned to the model (-1: missing).
+
+    Returns
+    -------
+    stored : ndarray of int64, shape (n_vars, n)
+        Entries of row b in block i (at most; a configuration of posterior zero stores none).
+    temporary : ndarray of int64, shape (n,)
+        Entries of row b's temporaries summed over the blocks.
+    """
+    n = codes.shape[0]
+    stored = np.zeros((model.n_vars, n), np.int64)
+    temporary = np.zeros(n, np.int64)
+    cards = np.asarray(model.cardinalities, np.int64)
+    for i in range(model.n_vars):
+        q, r = (int(d) for d in model.cpts[i].shape)
+        configs = np.ones(n, np.int64)
+        for p in model.parents[i]:
+            configs *= np.where(codes[:, p] < 0, cards[p], 1)
+        complete = (configs == 1) & (codes[:, i] >= 0)
+        stored[i] = configs * r
+        temporary += np.where(complete, r, q * r)
+    return stored, temporary
+
+
+def feature_bytes(model, data) -> int:
+    """Bytes :func:`features` needs at its peak for the rows of ``data``: :data:`FEATURE_ENTRY_BYTES` for
+    each stored entry (:func:`row_entries`) and :data:`FEATURE_TEMP_BYTES` for each entry of its largest
+    block.
+
+    Parameters
+    ----------
+    model : BayesNet
+    data : CategoricalData, pandas.DataFrame or codes
+
+    Returns
+    -------
+    int
+    """
+    stored, temporary = row_entries(model, row_codes(model, data))
+    return _need(stored, temporary)
+
+
+def _need(stored: np.ndarray, temporary: np.ndarray) -> int:
+    block = min(int(temporary.sum()), max(FEATURE_BLOCK_ENTRIES, int(temporary.max(initial=0))))
+    return int(stored.sum()) * FEATURE_ENTRY_BYTES + block * FEATURE_TEMP_BYTES
+
+
+def guard_features(model, codes: np.ndarray, max_bytes: float | None = DEFAULT_FEATURE_BYTES) -> np.ndarray:
+    """Refuse, before any entry is computed, a feature map over its memory limit, in one sentence naming the
+    column that takes the most of it; else return every row's temporary entries (to cut the blocks).
+
+    The feature map has a budget of its own (:func:`bnfk_core.data.limits.feature_limit`: the CLI's
+    ``--max-feature-memory``, else the operator's ceiling), apart from the N x N work's ``--max-memory``.
+
+    Parameters
+    ----------
+    model : BayesNet
+    codes : ndarray of int, shape (n, n_vars)
+    max_bytes : float or None
+        The limit (default: the one set for this run; None: none).
+
+    Returns
+    -------
+    ndarray of int64, shape (n,)
+        :func:`row_entries`' temporaries.
+
+    Raises
+    ------
+    KernelError
+    """
+    stored, temporary = row_entries(model, codes)
+    limit = resolve_feature_limit(max_bytes)
+    need = _need(stored, temporary)
+    if limit is not None and need > limit:
+        per = stored.sum(axis=1)
+        w = int(np.argmax(per))
+        name = str(model.variables[w])
+        name = name if len(name) <= 80 else name[:79] + "…"
+        raise KernelError(
+            f"The Fisher feature map of {codes.shape[0]:,} rows needs about {format_bytes(need)}, over the "
+            f"feature-map memory limit of {format_bytes(limit)}: every row holds one entry per state, and "
+            f"column '{name}' ({len(model.states[w]):,} states) alone takes "
+            f"{format_bytes(int(per[w]) * FEATURE_ENTRY_BYTES)}; use fewer rows, bin or drop that column, "
+            "or raise the feature-map memory limit."
+        )
+    return temporary
+
+
+def guard_table_features(
+    n_rows: int, variables, state_counts, source: str, max_bytes: float | None = DEFAULT_FEATURE_BYTES
+) -> None:
+    """Refuse, before any network is learned, a table whose Fisher feature map over ``n_rows`` rows would
+    exceed the feature map's memory limit, in one sentence naming ``source`` and its widest column.
+
+    Whatever the network, a row holds r_i entries in block i (:func:`row_entries`; more with missing
+    cells), so ``n_rows`` x sum_i r_i entries is what every page building the map (clusters in feature space,
+    prototypes, similar cases) needs at least.
+
+    Parameters
+    ----------
+    n_rows : int
+        The rows the map is built on.
+    variables : sequence of str
+    state_counts : sequence of int
+        r_i of every variable.
+    source : str
+        The table's name, for the message.
+    max_bytes : float or None
+        The limit (default: the one set for this run; None: none).
+
+    Raises
+    ------
+    KernelError
+    """
+    r = np.asarray(state_counts, np.int64)
+    limit = resolve_feature_limit(max_bytes)
+    if limit is None or r.size == 0:
+        return
+    per_row = int(r.sum())
+    need = int(n_rows) * per_row * FEATURE_ENTRY_BYTES
+    need += min(int(n_rows) * per_row, max(FEATURE_BLOCK_ENTRIES, per_row)) * FEATURE_TEMP_BYTES
+    if need > limit:
+        w = int(np.argmax(r))
+        name = str(variables[w])
+        name = name if len(name) <= 80 else name[:79] + "…"
+        raise KernelError(
+            f"{source}: the Fisher feature map of its {int(n_rows):,} rows needs about {format_bytes(need)}, "
+            f"over the feature-map memory limit of {format_bytes(limit)} (every row holds one entry per "
+            f"state of every column; {len(r):,} columns, {per_row:,} states; the widest, '{name}', has "
+            f"{int(r[w]):,}); drop or bin columns, or use fewer rows."
+        )
+
+
+def _block_starts(temporary: np.ndarray, chunk_rows: int) -> list[int]:
+    """Row offsets cutting the map into blocks of at most ``chunk_rows`` rows and (but for a single row)
+    :data:`FEATURE_BLOCK_ENTRIES` temporary entries."""
+    n = len(temporary)
+    step = max(1, int(chunk_rows))
+    cum = np.cumsum(temporary)
+    starts = [0]
+    while starts[-1] < n:
+        a = starts[-1]
+        base = int(cum[a - 1]) if a else 0
+        b = int(np.searchsorted(cum, base + FEATURE_BLOCK_ENTRIES, side="right"))
+        starts.append(min(max(b, a + 1), a + step, n))
+    return starts
 
 
 def _feature_block(model, pm, codes: np.ndarray, off: np.ndarray) -> sp.csr_matrix:
@@ -250,8 +429,11 @@ def _feature_block(model, pm, codes: np.ndarray, off: np.ndarray) -> sp.csr_matr
 
 
 def iter_features(model, data, chunk_rows: int = FEATURE_CHUNK_ROWS, marginals=None):
-    """Yield ``(start, Phi[start:start + chunk_rows])``: the feature map (:func:`features`) a block of rows at
-    a time, for row-wise work (mean embeddings, kernels against a fixed set) on more rows than Phi would hold.
+    """Yield ``(start, Phi[start:stop])``: the feature map (:func:`features`) a block of rows at a time, for
+    row-wise work (mean embeddings, kernels against a fixed set) on more rows than Phi would hold.
+
+    Blocks hold at most ``chunk_rows`` rows, fewer when the rows are wide (:data:`FEATURE_BLOCK_ENTRIES`), so
+    one block's memory stays bounded whatever the number of states.
 
     Parameters
     ----------
@@ -268,16 +450,25 @@ def iter_features(model, data, chunk_rows: int = FEATURE_CHUNK_ROWS, marginals=N
     codes = row_codes(model, data)
     pm = parent_marginals(model) if marginals is None else marginals
     off = feature_offsets(model)
-    step = max(1, int(chunk_rows))
-    for a in range(0, codes.shape[0], step):
-        yield a, _feature_block(model, pm, codes[a : a + step], off)
+    _, temporary = row_entries(model, codes)
+    starts = _block_starts(temporary, chunk_rows)
+    for a, b in zip(starts[:-1], starts[1:]):
+        yield a, _feature_block(model, pm, codes[a:b], off)
 
 
-def features(model, data, marginals=None, chunk_rows: int = FEATURE_CHUNK_ROWS) -> sp.csr_matrix:
+def features(
+    model,
+    data,
+    marginals=None,
+    chunk_rows: int = FEATURE_CHUNK_ROWS,
+    max_bytes: float | None = DEFAULT_FEATURE_BYTES,
+) -> sp.csr_matrix:
     """The explicit Fisher feature map Phi (N, sum_i q_i r_i), K = Phi Phi^T (module docstring).
 
-    Built ``chunk_rows`` rows at a time (each row's entries are computed from that row alone, so the blocks
-    are the rows of the one-block matrix); the temporaries are those of one block, not of all N rows.
+    Refused before any entry is computed when it would exceed its memory limit (:func:`guard_features`);
+    built a block of rows at a time (each row's entries are computed from that row alone, so the blocks are
+    the rows of the one-block matrix; at most ``chunk_rows`` rows and :data:`FEATURE_BLOCK_ENTRIES` entries a
+    block), so the temporaries are those of one block, not of all N rows.
 
     Parameters
     ----------
@@ -287,7 +478,10 @@ def features(model, data, marginals=None, chunk_rows: int = FEATURE_CHUNK_ROWS) 
     marginals : ParentMarginals, optional
         P(pi_i = j) to use instead of the model's exact ones.
     chunk_rows : int
-        Rows built at once.
+        The most rows built at once.
+    max_bytes : float or None
+        The memory the map may take (default: the feature-map limit set for this run,
+        :func:`bnfk_core.data.limits.feature_limit`; None: no limit).
 
     Returns
     -------
@@ -298,7 +492,7 @@ def features(model, data, marginals=None, chunk_rows: int = FEATURE_CHUNK_ROWS) 
     Raises
     ------
     KernelError
-        Rows of the wrong width, or a cell the model gives probability zero.
+        Rows of the wrong width, a cell the model gives probability zero, or a map over ``max_bytes``.
 
     References
     ----------
@@ -306,20 +500,22 @@ def features(model, data, marginals=None, chunk_rows: int = FEATURE_CHUNK_ROWS) 
     phi(x) . phi(y) = s(x; theta)^T I(theta)^-1 s(y; theta), block i giving K_i of eq. (2).
     """
     codes = row_codes(model, data)
+    temporary = guard_features(model, codes, max_bytes)
     pm = parent_marginals(model) if marginals is None else marginals
     off = feature_offsets(model)
     N = codes.shape[0]
-    step = max(1, int(chunk_rows))
-    if N <= step:
+    starts = _block_starts(temporary, chunk_rows)
+    if len(starts) <= 2:
         return _feature_block(model, pm, codes, off)
-    parts = [_feature_block(model, pm, codes[a : a + step], off) for a in range(0, N, step)]
+    parts = [_feature_block(model, pm, codes[a:b], off) for a, b in zip(starts[:-1], starts[1:])]
     nnz = sum(int(P.nnz) for P in parts)
     idx = np.int64 if max(nnz, int(off[-1])) >= 2**31 - 1 else np.int32
     indptr = np.zeros(N + 1, idx)
     data_ = np.empty(nnz)
     indices = np.empty(nnz, idx)
     at, row = 0, 0
-    for P in parts:
+    for j in range(len(parts)):
+        P, parts[j] = parts[j], None  # each block freed once copied
         n, z = P.shape[0], int(P.nnz)
         data_[at : at + z] = P.data
         indices[at : at + z] = P.indices

@@ -296,9 +296,11 @@ def normalize_rows(K: np.ndarray, dx: np.ndarray, dy: np.ndarray, empty_x=None, 
 
 
 def _self_kernel(model, codes, pm) -> np.ndarray:
-    """K(x, x) of every row (squared feature norms)."""
-    Phi = features(model, codes, pm)
-    return np.asarray(Phi.multiply(Phi).sum(axis=1)).ravel()
+    """K(x, x) of every row (squared feature norms), a block of rows at a time."""
+    out = np.empty(codes.shape[0])
+    for a, P in iter_features(model, codes, marginals=pm):
+        out[a : a + P.shape[0]] = np.asarray(P.multiply(P).sum(axis=1)).ravel()
+    return out
 
 
 def _fisher_gram(model, X, Y, sym, max_bytes, pm):
@@ -743,8 +745,6 @@ def mean_features(model, data, chunk_rows: int = FEATURE_CHUNK_ROWS) -> np.ndarr
     """
     codes = row_codes(model, data)
     N = codes.shape[0]
-    if N <= chunk_rows:
-        return np.asarray(features(model, codes).mean(axis=0)).ravel()
     total = np.zeros(int(feature_offsets(model)[-1]))
     for _, P in iter_features(model, codes, chunk_rows):
         total += np.asarray(P.sum(axis=0)).ravel()

@@ -553,6 +553,7 @@ def fit_fisher_normalized(
         "intra": intra,
     }
     KERNELS.validate(FISHER_NORMALIZED, {**declared, **context})
+    seed = 0 if seed is None else seed  # the declared option allows None: the default seed
     a = DEFAULT_ALPHA if alpha is None else check_alpha(alpha)
     default = (
         model is None

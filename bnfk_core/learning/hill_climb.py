@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 import pandas as pd
 
-from ..errors import StructureError
+from ..errors import StructureError, shorten
 from .scores import LocalScorer
 from .trees import parents_from_arcs
 
@@ -219,7 +219,13 @@ def start_parents(start, n: int):
     on n nodes."""
     if start is None:
         return None
-    start = [tuple(sorted({int(p) for p in ps})) for ps in start]
+    try:  # a number, or parents that are not whole numbers: not a graph
+        start = [tuple(sorted({_node(p) for p in ps})) for ps in start]
+    except (TypeError, ValueError, OverflowError):
+        raise StructureError(
+            f"The start graph must give the parents (node indices) of each of the {n} nodes, not "
+            f"{shorten(repr(start))}."
+        ) from None
     if len(start) != n or any(not 0 <= p < n or p == v for v, ps in enumerate(start) for p in ps):
         raise StructureError(
             f"The start graph must give the parents of each of the {n} nodes (no self-loop)."
@@ -231,6 +237,13 @@ def start_parents(start, n: int):
     if len(_kahn(children)) < n:
         raise StructureError("The start graph of hill climbing has a cycle.")
     return start
+
+
+def _node(p) -> int:
+    """A node index given as an integer (``True``, ``2.5``, ``'1'`` or NaN are not one)."""
+    if isinstance(p, (bool, np.bool_)) or not isinstance(p, (int, np.integer)):
+        raise ValueError(p)
+    return int(p)
 
 
 def _kahn(children: list) -> list:

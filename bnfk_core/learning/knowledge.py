@@ -21,7 +21,7 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
-from ..errors import StructureError
+from ..errors import StructureError, shorten
 
 __all__ = ["parse_arcs", "format_arcs", "check_knowledge", "move_mask", "with_required", "honours"]
 
@@ -53,10 +53,22 @@ def parse_arcs(text, what: str = "arcs") -> list[tuple[str, str]]:
     if text is None:
         return []
     if not isinstance(text, str):
+        try:
+            arcs = list(text)
+        except TypeError:  # a number, say: neither text nor a list of arcs
+            raise StructureError(
+                f"{what}: {shorten(repr(text))} is neither text such as 'A->B, C->D' nor a list of arcs."
+            ) from None
         out = []
-        for arc in text:
-            if isinstance(arc, str) or len(tuple(arc)) != 2:
-                raise StructureError(f"{what}: {arc!r} is not an arc (a pair of variable names).")
+        for arc in arcs:
+            try:
+                pair = None if isinstance(arc, str) else tuple(arc)
+            except TypeError:
+                pair = None
+            if pair is None or len(pair) != 2:
+                raise StructureError(
+                    f"{what}: {shorten(repr(arc))} is not an arc (a pair of variable names)."
+                )
             u, v = (str(a) for a in arc)
             if (u, v) not in out:
                 out.append((u, v))

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from ..data.limits import DEFAULT_MAX_BYTES, format_bytes, resolve_limit
 from ..errors import StructureError
 from ..network.dag import DAG, naive_bayes
-from ..registry import LEARNERS
+from ..registry import LEARNERS, LEARNING_OPTIONS, check_options
 from .kgv import raw_numbers
 from .knowledge import check_knowledge, honours
 from .scores import SCORES, LocalScorer, score_dag, scorer_for
@@ -225,10 +225,13 @@ def learn_structure(
     score = str(score).lower()
     if score not in SCORES:
         raise StructureError(f"Unknown score '{score}'; choose one of {', '.join(SCORES)}.")
-    if max_parents is not None and int(max_parents) < 0:
-        raise StructureError(f"max_parents must be 0 or more, got {max_parents}.")
-    if int(k) < 0:
-        raise StructureError(f"k (feature parents in KDB) must be 0 or more, got {k}.")
+    # the bounds every learner reads, checked as declared (LEARNING_OPTIONS) before anything else reads them
+    check_options(
+        (LEARNING_OPTIONS["max_parents"], LEARNING_OPTIONS["k"]),
+        {"max_parents": max_parents, "k": k},
+        f"structure-learning method '{method}'",
+        StructureError,
+    )
     variables = list(data.variables)
     cls_name = class_column if class_column is not None else getattr(data, "class_column", None)
     cls = None
@@ -238,6 +241,10 @@ def learn_structure(
         cls = variables.index(cls_name)
     if start is not None and method not in ("hc", "hc-greedy"):
         raise StructureError(f"A start graph is a hill-climbing option; method '{method}' does not take one.")
+    if start is not None:  # checked where it enters: n parent lists of node indices, acyclic
+        from .hill_climb import start_parents
+
+        start = start_parents(start, len(variables))
     if LEARNERS[method].needs_class and cls is None:
         raise StructureError(f"Method '{method}' needs a class column; choose one.")
     too_wide = LEARNERS[method].too_wide(len(variables))
@@ -293,7 +300,7 @@ def learn_structure(
         rows_used=used,
         source=getattr(data, "source", "the data"),
         notes=notes,
-        start=None if start is None else [tuple(int(p) for p in ps) for ps in start],
+        start=start,
         forbid=forbid or None,
         require=require or None,
     )

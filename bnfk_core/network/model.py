@@ -29,7 +29,7 @@ import numpy as np
 from ..data.counts import weighted_bincount
 from ..data.files import NOT_FOUND, not_regular_message, open_regular, regular_file_problem
 from ..data.table import CategoricalData, as_data, from_codes
-from ..errors import BnfkError, DataError, ModelError
+from ..errors import BnfkError, DataError, ModelError, shorten
 from ..registry import ESTIMATORS
 from .bif import model_to_bif, parse_bif  # noqa: F401 (importable from here too)
 from .dag import DAG
@@ -364,6 +364,12 @@ class BayesNet:
             ev = [str(e) for e in cpd.variables[1:]]
             values = np.asarray(cpd.get_values(), dtype=float)  # (r, q) in pgmpy's evidence order
             ev_cards = [len(cpd.state_names[e]) for e in cpd.variables[1:]]
+            if values.shape != (len(states[i]), int(np.prod(ev_cards, dtype=np.int64))):
+                raise ModelError(
+                    f"The CPT of '{v}' is {values.shape[0]} x {values.shape[1] if values.ndim > 1 else 1} "
+                    f"but its {len(states[i])} states and parents' states ({ev_cards}) need "
+                    f"{len(states[i])} x {int(np.prod(ev_cards, dtype=np.int64))}."
+                )
             t = values.reshape([values.shape[0]] + ev_cards)
             # state order of the child and parents as stored in the cpd -> ours (which we took from cpds)
             want = [nodes[p] for p in dag.parent_indices()[i]]
@@ -372,6 +378,12 @@ class BayesNet:
             for ax, e in enumerate(ev):
                 own = [str(s) for s in cpd.state_names[cpd.variables[1 + ax]]]
                 target = states[nodes.index(e)]
+                if sorted(own) != sorted(target) or len(set(own)) != len(own):
+                    raise ModelError(
+                        f"The CPT of '{v}' gives its parent '{e}' the states {shorten(str(own))}, but the "
+                        f"CPT of '{e}' gives it {shorten(str(list(target)))}; every CPT must name a "
+                        "variable's states alike."
+                    )
                 if own != list(target):
                     order = [own.index(s) for s in target]
                     t = np.take(t, order, axis=ax + 1)

@@ -16,6 +16,7 @@ import math
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
+from ..data.limits import MEMORY_CEILING_ENV, operator_ceiling_bytes  # noqa: F401 - its name here too
 from ..errors import shorten
 from ..kernels.fisher import FISHER, FISHER_NORMALIZED
 from ..network.dag import SEGMENT_KINDS
@@ -324,10 +325,6 @@ def non_default(values: dict) -> dict:
     return {k: values[k] for k, s in SETTINGS.items() if k in values and values[k] != s.default}
 
 
-#: the operator's ceiling of the visitor's memory limit, in GiB (environment)
-MEMORY_CEILING_ENV = "BNFK_MAX_MEMORY_GIB"
-
-
 def memory_ceiling_gib(environ=None) -> float:
     """The highest memory limit a visitor may choose: ``BNFK_MAX_MEMORY_GIB`` when the operator sets it, else
     three quarters of the host's physical memory; never above the setting's own bound (64 GiB) nor below its
@@ -343,21 +340,6 @@ def memory_ceiling_gib(environ=None) -> float:
     float
         GiB.
     """
-    import os
-
-    env = os.environ if environ is None else environ
     mem = SETTINGS["memory_gib"]
-    ceiling = float(mem.hi)
-    try:
-        ceiling = min(ceiling, 0.75 * os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30)
-    except (ValueError, OSError, AttributeError):  # no sysconf (Windows): the setting's bound
-        pass
-    text = str(env.get(MEMORY_CEILING_ENV, "") or "").strip()
-    if text:
-        try:
-            value = float(text)
-        except ValueError:
-            value = float("nan")
-        if value == value and value > 0:
-            ceiling = min(ceiling, value)
+    ceiling = min(float(mem.hi), operator_ceiling_bytes(environ) / 2**30)
     return max(float(mem.lo), ceiling)

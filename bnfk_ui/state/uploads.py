@@ -12,6 +12,7 @@ import streamlit as st
 
 from bnfk_core.data.table import load_csv
 from bnfk_core.errors import BnfkError, DataError
+from bnfk_core.kernels.features import guard_table_features
 from bnfk_core.learning.structure import guard_width
 
 from .. import bigdata, jobs
@@ -137,6 +138,10 @@ def use_file(path: str, *, dataset: str = "path", name: str | None = None) -> No
                     raise
             else:
                 raise DataError(f"{name} has too many unusable columns; drop them and load it again.")
+            # the pages build the feature map of their sample: refused before the tree is learned
+            guard_table_features(
+                min(int(ss.view_rows), w.n_rows), w.variables, [len(s) for s in w.states], source=name
+            )
             if dataset == "path":
                 ss.server_path = path
             ss.dataset, ss.class_column, ss.drop_columns = dataset, cls, drop
@@ -172,7 +177,7 @@ def use_upload(name: str, content: bytes) -> None:
     if bigdata.count_lines(content) > int(ss.stream_rows):  # a large upload: read in chunks
         try:
             use_file(upload_info(content, want_file=True)[1], dataset="upload", name=name)
-        except DataError as exc:
+        except BnfkError as exc:
             flash("error", str(exc))
             ss.upload = old
         return
@@ -212,6 +217,12 @@ def use_upload(name: str, content: bytes) -> None:
             return
     else:
         flash("error", f"{name} has too many unusable columns; drop them and upload it again.")
+        ss.upload = old
+        return
+    try:  # the pages build the Fisher feature map of every row: refused before any network is learned
+        guard_table_features(d.n_rows, d.variables, [len(s) for s in d.states], source=name)
+    except BnfkError as exc:
+        flash("error", str(exc))
         ss.upload = old
         return
     ss.dataset, ss.class_column, ss.drop_columns = "upload", cls, drop
