@@ -539,3 +539,25 @@ def test_equivalent_structures_give_the_same_kernel():
     assert np.allclose(m1.log_density(rows), m2.log_density(rows), atol=1e-12)
     K1, K2 = hybrid_fisher_gram(m1, part), hybrid_fisher_gram(m2, part)
     assert np.abs(K1 - K2).max() < 1e-9 * np.abs(K1).max()
+
+
+def test_all_numeric_network():
+    """A network without discrete nodes (X -> Y, X -> Z, Y -> Z): E[phi] = 0 and E[phi phi^T] = I by exact
+    quadrature, and a row missing X gets the brute-force expectation."""
+    dag = DAG(["X", "Y", "Z"], [("X", "Y"), ("X", "Z"), ("Y", "Z")])
+    gs = (
+        LinearGaussian(np.array([[0.3]]), np.array([1.2])),
+        LinearGaussian(np.array([[-0.5, 0.9]]), np.array([0.7])),
+        LinearGaussian(np.array([[1.0, -0.6, 0.4]]), np.array([0.5])),
+    )
+    model = HybridNet(dag, ("numeric",) * 3, ((),) * 3, (None,) * 3, gs)
+    data, w = quadrature(model, 5)
+    Phi = hybrid_fisher_features(model, data)
+    assert Phi.shape[1] == model.parameter_count() == 9
+    assert np.abs(w @ Phi).max() < 1e-10
+    assert np.abs((Phi * w[:, None]).T @ Phi - np.eye(9)).max() < 1e-9
+    row = model.sample(1, seed=2)
+    codes, values = row.codes.copy(), row.values.copy()
+    values[0, 0] = np.nan
+    got = hybrid_fisher_features(model, MixedData(model.variables, model.kinds, model.states, codes, values))
+    assert np.abs(got[0] - _brute_expected_features(model, codes[0].copy(), values[0].copy())).max() < 1e-8
