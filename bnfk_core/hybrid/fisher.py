@@ -329,7 +329,9 @@ def hybrid_fisher_gram(
     guard_gram(
         X.shape[0], Y.shape[0], normalize_bytes(X.shape[0], Y.shape[0]) if normalize else 0, DEFAULT_MAX_BYTES
     )
-    K = X @ Y.T
+    used = np.flatnonzero((X != 0).any(axis=0) | (Y != 0).any(axis=0))  # columns no row touches add nothing
+    Xu = X[:, used]
+    K = Xu @ Xu.T if other is None else Xu @ Y[:, used].T  # A @ A.T: one symmetric rank-k update
     if normalize:
         dx = np.einsum("ij,ij->i", X, X)
         dy = dx if other is None else np.einsum("ij,ij->i", Y, Y)
