@@ -9,6 +9,7 @@ from bnfk_core.kernels.embed import sample_rows
 from bnfk_core.registry import IMPUTERS
 from bnfk_ui import common
 from bnfk_ui.sections import data as sec_data
+from bnfk_ui.sections import hybrid as hybrid_section
 from bnfk_ui.sections import imputation as sec_imp
 from bnfk_ui.state import bigfiles, choices, messages, tables
 
@@ -16,6 +17,7 @@ RATIOS = list(impute_benchmark.DEFAULT_RATIOS)  # the thesis grid: pick all five
 
 
 def page():
+    hybrid_section.binned_notice()  # numbers kept: the one sentence naming the columns this page bins
     ss = st.session_state
     feat = tables.feature_data()
     t_bench, t_mine = st.tabs(["Benchmark", "Impute my data"])

@@ -10,6 +10,7 @@ from bnfk_core.views import figures
 from bnfk_core.views import kernel as kernel_view
 from bnfk_core.views.figures import kernel as fig_kernel
 from bnfk_ui import common
+from bnfk_ui.sections import hybrid as hybrid_section
 from bnfk_ui.sections import kernel as sections
 from bnfk_ui.state import caches, charts, choices, shared, structure, tables
 from bnfk_ui.state import model as model_state
@@ -19,6 +20,7 @@ CHART = {"displaylogo": False}
 
 
 def page():
+    hybrid_section.binned_notice()  # numbers kept: the one sentence naming the columns this page bins
     ss = st.session_state
     d = tables.data()
     cls_states = d.states[d.index(d.class_column)] if d.class_column else ()

@@ -58,6 +58,8 @@ _HOMES = {
     "marginal_log_density": "posterior",
     "conditional_normal": "posterior",
     "evidence_table": "posterior",
+    "NumericMarginal": "marginal",
+    "numeric_marginal": "marginal",
 }
 
 __all__ = list(_HOMES)
