@@ -27,7 +27,7 @@ from collections import OrderedDict
 import numpy as np
 import streamlit as st
 
-from bnfk_core.errors import BnfkError, ModelError, StructureError
+from bnfk_core.errors import BnfkError, DataError, ModelError, StructureError
 from bnfk_core.hybrid import MIN_NUMERIC_LEVELS, HybridNet, MixedData, family_check, load_mixed
 from bnfk_core.network.dag import DAG
 
@@ -119,28 +119,35 @@ def _read(name, content, opts, **kw) -> MixedData:
     )
 
 
-def candidates() -> dict:
-    """``{column: distinct values}`` of the feature columns holding only numbers (at least two distinct
-    values), in column order; empty when :func:`applies` is False."""
+def _numbers() -> MixedData | None:
+    """The current file read with every column of numbers (at least two distinct values) as a number, cached
+    per file and reading options; None when :func:`applies` is False or the file cannot be read so."""
     if not applies():
-        return {}
+        return None
     name, content, opts = _source()
-    key = ("candidates", name, id(content), opts)
+    key = ("numbers", name, id(content), opts)
     hit = _recall(_TABLES, key, content)
     if hit is not None:
-        return hit
+        return hit[0]
     try:
         m = _read(name, content, opts, min_numeric_levels=2)
     except BnfkError:
-        out: dict = {}
-    else:
-        feats = set(feature_data().variables)
-        out = {
-            m.variables[i]: int(np.unique(m.values[~np.isnan(m.values[:, i]), i]).size)
-            for i in m.numeric
-            if m.variables[i] in feats
-        }
-    return _remember(_TABLES, key, content, out)
+        m = None
+    return _remember(_TABLES, key, content, (m,))[0]
+
+
+def candidates() -> dict:
+    """``{column: distinct values}`` of the feature columns holding only numbers (at least two distinct
+    values), in column order; empty when :func:`applies` is False."""
+    m = _numbers()
+    if m is None:
+        return {}
+    feats = set(feature_data().variables)
+    return {
+        m.variables[i]: int(np.unique(m.values[~np.isnan(m.values[:, i]), i]).size)
+        for i in m.numeric
+        if m.variables[i] in feats
+    }
 
 
 def kinds() -> dict:
@@ -171,19 +178,35 @@ def set_numbers(columns) -> None:
 
 
 def mixed() -> MixedData | None:
-    """The feature columns with the :func:`numeric_columns` as numbers (the table's other columns as
-    categories, their states as the pages' table has them), or None when no column stays a number."""
+    """The feature columns with the :func:`numeric_columns` as numbers and every other column as the pages'
+    table has it (its states and codes: a number made a category has the levels, or quantile bins, of the
+    discrete table), or None when no column stays a number."""
     nums = numeric_columns()
     if not nums:
         return None
+    feat, m = feature_data(), _numbers()
     name, content, opts = _source()
-    cats = [c for c in candidates() if c not in nums]
-    key = ("mixed", name, id(content), opts, tuple(nums))
+    key = ("mixed", name, id(content), opts, tuple(nums), feat.fingerprint())
     hit = _recall(_TABLES, key, content)
     if hit is not None:
         return hit
-    m = _read(name, content, opts, numeric_columns=nums, categorical_columns=cats)
-    return _remember(_TABLES, key, content, m.select(list(feature_data().variables)))
+    n, k = feat.n_rows, feat.n_vars
+    if m is None or m.n_rows != n:
+        raise DataError(f"The numbers of {feat.source} cannot be read row by row beside its categories.")
+    codes = np.asarray(feat.codes, dtype=np.int32).copy()
+    values = np.full((n, k), np.nan)
+    kinds, states = [], []
+    for j, v in enumerate(feat.variables):
+        if v in nums:
+            codes[:, j] = -1
+            values[:, j] = m.values[:, m.index(v)]
+            kinds.append("numeric")
+            states.append(())
+        else:
+            kinds.append("discrete")
+            states.append(tuple(feat.states[j]))
+    out = MixedData(tuple(feat.variables), tuple(kinds), tuple(states), codes, values, feat.source)
+    return _remember(_TABLES, key, content, out)
 
 
 def on() -> bool:
