@@ -210,3 +210,25 @@ def test_numeric_evidence_gives_the_discrete_posterior_of_bayes_rule():
     assert m.dag.parents("Y") == ("X",)
     mean = gy.coef[0, 0] + gy.coef[0, 1] * 0.4
     assert cap == f"Y given the evidence: N(mean {mean:.4g}, sd {math.sqrt(gy.variance[0]):.4g})."
+
+
+def test_a_link_carries_the_number_category_switches():
+    """A bundled mixed sample with glu made a category: the link names it (``cat``), and opening the link
+    gives the same switch and a hybrid network without glu as a number."""
+    at = page_app("data.py", 240, dataset="hybrid_pima", class_column="type", missing_policy="missing").run()
+    assert_clean(at)
+    box = at.multiselect(key="w_numbers")
+    assert "glu" in box.value
+    box.set_value([c for c in box.value if c != "glu"]).run()
+    assert_clean(at)
+    link = dict(at.query_params)  # the address bar follows the view (bnfk_ui.share.sync)
+    assert link.get("cat") in (["glu"], "glu")
+    fresh = page_app("model.py", 240)  # a new visitor opens the link
+    for k, v in link.items():
+        fresh.query_params[k] = v
+    fresh.run()
+    assert_clean(fresh)
+    assert fresh.session_state["number_kinds"] == {"glu": "category"}
+    caption = next(c.value for c in fresh.caption if c.value.startswith("This page uses the hybrid network"))
+    numbers = caption.split("numeric nodes ", 1)[1].split(" (Gaussian", 1)[0].split(", ")
+    assert "glu" not in numbers and "bmi" in numbers

@@ -19,6 +19,7 @@ from bnfk_core.views.figures import hybrid as figs
 from .. import common, jobs, router
 from ..state import charts, messages, shared, structure
 from ..state import hybrid as state
+from . import model as model_sections
 
 __all__ = [
     "numbers_panel",
@@ -171,10 +172,15 @@ def model_tabs() -> None:
         "configuration of their discrete parents), discrete nodes with CPTs (maximum likelihood"
         + (", EM over missing cells)." if "EM" in str(m.fit_info.get("notes", "")) else ").")
     )
-    t_ev, t_den, t_cpt = st.tabs(
-        ["Evidence", "Densities", "CPTs and regressions"], key="model_hyb_tab", on_change="rerun"
+    t_ev, t_den, t_cpt, t_ind = st.tabs(
+        ["Evidence", "Densities", "CPTs and regressions", "Independence"],
+        key="model_hyb_tab",
+        on_change="rerun",
     )
     common.built_when_open(t_ev, lambda: evidence_tab(m), kept=("hyb_node",))
+    common.built_when_open(  # d-separation reads only the DAG
+        t_ind, lambda: model_sections.independence_tab(m), kept=("model_x", "model_y", "model_z")
+    )
     common.built_when_open(t_den, lambda: densities_tab(m), kept=("hyb_den_node",))
     common.built_when_open(t_cpt, lambda: cpt_tab(m), kept=("hyb_cpt_node",))
     st.markdown("**Download the model** (bnfk hybrid JSON)")
@@ -328,13 +334,11 @@ def cpt_tab(m: HybridNet) -> None:
     v = st.selectbox("Variable", list(m.variables), key="hyb_cpt_node")
     i = m.variables.index(v)
     if m.kinds[i] == "discrete":
-        from .model import cpt_frame
-
         common.plain_caption(
             f"P({v} | {', '.join(m.variables[p] for p in m.discrete_parents(i)) or 'no parents'}): fitted "
             "(maximum likelihood)."
         )
-        frame = cpt_frame(_discrete_view(m), v)
+        frame = model_sections.cpt_frame(_discrete_view(m), v)
         st.dataframe(frame.style.format("{:.4f}"), key="hyb_cpt_view")
         common.download(
             "This CPT (CSV)", frame.to_csv(), f"cpt_{common.slug(v)}.csv", "text/csv", key="hyb_dl_cpt"
