@@ -48,10 +48,11 @@ def _groups(data: MixedData):
         yield rows, miss[rows[0]], data.codes[rows[0]]
 
 
-def _estep(model: HybridNet, data: MixedData):
-    """Expected counts and cross-products under ``model``, the observed-data log-likelihood, and the
-    completions themselves: (all discrete codes, numbers filled by their conditional means, the conditional
-    covariance of the numbers, the completion's weight per row) of every group of rows."""
+def _estep(model: HybridNet, data: MixedData, stats: bool = True):
+    """Expected counts and cross-products under ``model`` (skipped when ``stats`` is False), the
+    observed-data log-likelihood, the completions themselves: (all discrete codes, numbers filled by their
+    conditional means, the conditional covariance of the numbers, the completion's weight per row) of every
+    group of rows, and the indices of each completion's rows."""
     disc, num = list(model.discrete), list(model.numeric)
     npos = {v: k for k, v in enumerate(num)}
     counts = {i: np.zeros_like(model.cpts[i]) for i in disc}
@@ -60,7 +61,7 @@ def _estep(model: HybridNet, data: MixedData):
         cols = [npos[p] for p in model.numeric_parents(i)] + [npos[i]]
         fam[i] = (cols, np.zeros((model.n_configs(i), len(cols) + 1, len(cols) + 1)))
     joints: dict = {}
-    completed = []
+    completed, where = [], []
     total_ll = 0.0
     values = data.values
     for rows, miss, obs_codes in _groups(data):
@@ -113,6 +114,9 @@ def _estep(model: HybridNet, data: MixedData):
         w = np.exp(logw - norm[None, :])
         for (codes, xhat, C), wc in zip(parts, w):
             completed.append((codes, xhat, C, wc))
+            where.append(rows)
+            if not stats:
+                continue
             row = codes[None, :]
             tot = float(wc.sum())
             for i in disc:
@@ -123,25 +127,34 @@ def _estep(model: HybridNet, data: MixedData):
                 Cz = np.zeros((len(cols) + 1, len(cols) + 1))
                 Cz[1:, 1:] = C[np.ix_(cols, cols)]
                 S[model.config(i, row)[0]] += (z * wc[:, None]).T @ z + tot * Cz
-    return counts, fam, total_ll, completed
+    return counts, fam, total_ll, completed, where
 
 
-def expected_completions(model: HybridNet, data: MixedData) -> tuple[list, float]:
+def expected_completions(model: HybridNet, data: MixedData, with_rows: bool = False) -> tuple[list, float]:
     """The E-step's completions of ``data`` under ``model`` (see :func:`_estep`) and the observed-data
-    log-likelihood: what the expected scores of structural EM are computed from.
+    log-likelihood: what the expected scores of structural EM and the conditional means of
+    :func:`bnfk_core.hybrid.impute.hybrid_imputation` are computed from.
 
     Parameters
     ----------
     model : HybridNet
     data : MixedData
         Aligned to ``model``.
+    with_rows : bool
+        Also give each completion the indices of its rows (into ``data``).
 
     Returns
     -------
-    completed : list of (codes, xhat, cov, weights)
+    completed : list of (codes, xhat, cov, weights), or of (rows, codes, xhat, cov, weights)
+        ``codes`` (n_vars,) the discrete states of the completion; ``xhat`` (B, m) the numeric nodes (in
+        ``model.numeric`` order) of its B rows, observed or filled with their conditional mean given the
+        row's observed numbers and these states; ``cov`` (m, m) their conditional covariance (zero on
+        observed nodes); ``weights`` (B,) P(these states | the row's observed cells).
     loglik : float
     """
-    _, _, ll, completed = _estep(model, data)
+    _, _, ll, completed, where = _estep(model, data, stats=False)
+    if with_rows:
+        completed = [(rows, *c) for rows, c in zip(where, completed)]
     return completed, ll
 
 
@@ -176,7 +189,7 @@ def em_hybrid(
     prev = -math.inf
     it = 0
     for it in range(1, int(max_iter) + 1):
-        counts, fam, ll, _ = _estep(model, data)
+        counts, fam, ll, _, _ = _estep(model, data)
         if ll - prev < tol * abs(ll) and it > 1:
             break
         prev = ll
