@@ -62,6 +62,7 @@ _HOMES = {
     "impute_hybrid": "impute",
     "hybrid_imputation": "impute",
     "HybridImputation": "impute",
+    "learn_and_impute": "impute",
 }
 
 __all__ = list(_HOMES)

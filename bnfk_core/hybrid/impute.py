@@ -32,7 +32,7 @@ from .em import MAX_COMPLETIONS, expected_completions
 from .model import HybridNet
 from .table import MixedData
 
-__all__ = ["HybridImputation", "hybrid_imputation", "impute_hybrid"]
+__all__ = ["HybridImputation", "hybrid_imputation", "impute_hybrid", "learn_and_impute"]
 
 
 @dataclass(eq=False)
@@ -181,3 +181,43 @@ def impute_hybrid(model: HybridNet, data: MixedData) -> MixedData:
         Aligned to ``model`` (its node order and states), no cell missing.
     """
     return hybrid_imputation(model, data).data
+
+
+def learn_and_impute(
+    data: MixedData,
+    *,
+    score: str = "bic",
+    missing_data: str = "em",
+    tabu_steps: int = 0,
+    max_parents: int | None = None,
+    progress=None,
+):
+    """One call: the CLG network of ``data`` learned from ``data`` itself
+    (:func:`~bnfk_core.hybrid.learn.learn_hybrid_network`: hill climbing, by structural EM when cells are
+    missing), then every missing cell filled under it (:func:`hybrid_imputation`).
+
+    Parameters
+    ----------
+    data : MixedData
+    score : {"bic", "aic"}
+    missing_data : {"em", "available-case", "complete-rows"}
+        How the network is learned from the incomplete table (every row is imputed either way).
+    tabu_steps, max_parents, progress
+        As :func:`~bnfk_core.hybrid.learn.learn_hybrid_network`.
+
+    Returns
+    -------
+    imputation : HybridImputation
+    learned : HybridLearned
+    """
+    from .learn import learn_hybrid_network
+
+    learned = learn_hybrid_network(
+        data,
+        score=score,
+        missing_data=missing_data,
+        tabu_steps=tabu_steps,
+        max_parents=max_parents,
+        progress=progress,
+    )
+    return hybrid_imputation(learned.model, data), learned
