@@ -14,6 +14,7 @@ from .common import (
     add_fisher_model_options,
     add_hidden_alias,
     add_missing_data_option,
+    add_numbers_option,
     add_quiet,
     add_streaming_options,
     check_output,
@@ -128,6 +129,10 @@ def _cmd_impute(args) -> dict:
     check_output(args.output, (".csv",), "the completed data", input_files(args))
     if args.probabilities:
         check_output(args.probabilities, (".csv",), "the probabilities", input_files(args))
+    from .hybrid import impute_mixed, is_hybrid_model
+
+    if args.numbers == "keep" or (args.model is not None and is_hybrid_model(args.model)):
+        return impute_mixed(args, t0)
     learned = {}
     if args.model is None and args.structure is None:  # the default recipe's network, as report learns it
         from ..learning.recipe import DEFAULT_RECIPE
@@ -404,6 +409,12 @@ def register(sub) -> None:
         help=f"CPT estimator of the network learned without --model (default {R.params}, the default recipe)",
     )
     add_missing_data_option(p, DEFAULT_STRUCTURE_MISSING)
+    add_numbers_option(
+        p,
+        "missing numbers filled with their conditional mean and categories with their most probable state "
+        "under a conditional linear Gaussian network (--model M.json, or learned from DATA: hc, BIC, "
+        "structural EM)",
+    )
     p.add_argument(
         "--method",
         metavar="M",
