@@ -57,6 +57,8 @@ __all__ = [
     "clear_evidence",
     "posterior",
     "conditional",
+    "gram",
+    "imputed",
 ]
 
 KINDS_KEY, EVIDENCE_KEY = "number_kinds", "hybrid_evidence"
@@ -358,3 +360,27 @@ def conditional(model: HybridNet, ev: dict, node: str) -> tuple[float, float] | 
         return float(mean[0]), float(var[0])
 
     return _cached((model.key(), "cond", node, tuple(ev.items())), compute)
+
+
+# ---------------------------------------------------------------------- the hybrid Fisher kernel, imputation
+def gram(model: HybridNet, rows, normalize: bool = False) -> np.ndarray:
+    """The hybrid network's Fisher kernel (:func:`bnfk_core.hybrid.hybrid_fisher_gram`) between the ``rows``
+    of :func:`mixed`, cached per model, rows and normalisation (read-only: shared by every session)."""
+    from bnfk_core.hybrid import hybrid_fisher_gram
+
+    rows = np.asarray(rows, dtype=np.int64)
+
+    def compute():
+        K = hybrid_fisher_gram(model, mixed().subset(rows), normalize=bool(normalize))
+        K.setflags(write=False)
+        return K
+
+    return _cached((model.key(), "gram", rows.tobytes(), bool(normalize)), compute)
+
+
+def imputed(model: HybridNet):
+    """:func:`bnfk_core.hybrid.hybrid_imputation` of :func:`mixed` under ``model``: every missing cell filled
+    (a number by its conditional mean, a category by its most probable state), cached per model."""
+    from bnfk_core.hybrid import hybrid_imputation
+
+    return _cached((model.key(), "imputed"), lambda: hybrid_imputation(model, mixed()))

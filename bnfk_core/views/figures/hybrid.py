@@ -29,7 +29,19 @@ DENSITY_COLOR = "#c0392b"
 
 
 def mixture_density(x, weights, means, variances) -> np.ndarray:
-    """sum_k w_k N(x; m_k, v_k) at the points ``x`` (vectorised over points and components)."""
+    """sum_k w_k N(x; m_k, v_k) at the points ``x`` (vectorised over points and components).
+
+    Parameters
+    ----------
+    x : array of float
+    weights, means, variances : array of float
+        The mixture's components.
+
+    Returns
+    -------
+    ndarray
+        The density at each point.
+    """
     x = np.asarray(x, float)[:, None]
     v = np.asarray(variances, float)[None, :]
     comp = np.exp(-0.5 * (x - np.asarray(means, float)[None, :]) ** 2 / v) / np.sqrt(2.0 * np.pi * v)
@@ -109,7 +121,18 @@ def density_figure(name: str, values, weights, means, variances, *, title: str =
 
 
 def regression_formula(coef: Sequence[float], parents: Sequence[str]) -> str:
-    """``μ = b0 + w1·P1 + ...`` of one regression (plain text; weights with their signs)."""
+    """``μ = b0 + w1·P1 + ...`` of one regression (plain text; weights with their signs).
+
+    Parameters
+    ----------
+    coef : sequence of float
+        The intercept, then one weight per numeric parent.
+    parents : sequence of str
+
+    Returns
+    -------
+    str
+    """
     out = f"μ = {coef[0]:.4g}"
     for w, p in zip(coef[1:], parents):
         out += f" {'−' if w < 0 else '+'} {abs(w):.4g}·{p}"
@@ -151,7 +174,19 @@ def conditional_table(
 
 def conditional_figure(name: str, configs: Sequence[str], means, variances, *, title: str = "") -> go.Figure:
     """The conditional densities of numeric node ``name``: one Gaussian N(means[j], variances[j]) per
-    configuration ``configs[j]`` of its discrete parents (at most 24 coloured, the rest grey)."""
+    configuration ``configs[j]`` of its discrete parents (at most 24 coloured, the rest grey).
+
+    Parameters
+    ----------
+    name : str
+    configs : sequence of str
+    means, variances : array of float
+    title : str
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+    """
     means, variances = np.asarray(means, float), np.asarray(variances, float)
     xs = _grid([], means, variances)
     colors = class_colors(list(configs)[:24])
@@ -181,7 +216,21 @@ def conditional_figure(name: str, configs: Sequence[str], means, variances, *, t
 
 def evidence_density_figure(name: str, prior, given=None, *, title: str = "") -> go.Figure:
     """The density of numeric node ``name``: its marginal ``prior`` (weights, means, variances) and, when
-    covered, its Gaussian ``given`` the evidence (mean, variance)."""
+    covered, its Gaussian ``given`` the evidence (mean, variance).
+
+    Parameters
+    ----------
+    name : str
+    prior : tuple of arrays
+        (weights, means, variances) of the marginal mixture.
+    given : tuple of float, optional
+        (mean, variance) given the evidence.
+    title : str
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+    """
     w, m, v = (np.asarray(a, float) for a in prior)
     pts = [m]
     if given is not None:
