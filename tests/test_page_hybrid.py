@@ -232,3 +232,50 @@ def test_a_link_carries_the_number_category_switches():
     caption = next(c.value for c in fresh.caption if c.value.startswith("This page uses the hybrid network"))
     numbers = caption.split("numeric nodes ", 1)[1].split(" (Gaussian", 1)[0].split(", ")
     assert "glu" not in numbers and "bmi" in numbers
+
+
+def _with_holes(content: bytes) -> bytes:
+    """Every 7th row's X blank and every 11th row's B blank."""
+    lines = content.decode().splitlines()
+    out = [lines[0]]
+    for r, line in enumerate(lines[1:]):
+        cells = line.split(",")
+        if r % 7 == 0:
+            cells[2] = ""
+        if r % 11 == 0:
+            cells[1] = ""
+        out.append(",".join(cells))
+    return ("\n".join(out) + "\n").encode()
+
+
+def test_imputation_fills_a_number_with_its_conditional_mean():
+    holes = _with_holes(CONTENT)
+    at = page_app(
+        "imputation.py",
+        240,
+        dataset="upload",
+        upload=(NAME, holes),
+        class_column=None,
+        missing_policy="missing",
+    ).run()
+    assert_clean(at)
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["Numeric cells filled"] == f"{len(range(0, 600, 7)):,}"
+    assert metrics["Categorical cells filled"] == f"{len(range(0, 600, 11)):,}"
+    frame = next(d.value for d in at.dataframe if "X" in getattr(d.value, "columns", []))
+    data = load_mixed(io.BytesIO(holes), numeric_columns=["X", "Y"])
+    dag = DAG.from_dict(at.session_state["structure"]["dag"])
+    m = learn_hybrid_network(data.select(list(dag.nodes)), dag=dag).model
+    gx, gy = m.gaussians[m.variables.index("X")], m.gaussians[m.variables.index("Y")]
+    a = data.codes[7, data.index("A")]  # row 7: X blank, A and Y observed
+    y = data.values[7, data.index("Y")]
+    if m.dag.parents("X") == ("A",):  # A -> X -> Y
+        assert m.dag.parents("Y") == ("X",)
+        b0, w = gy.coef[0]
+        # by hand: p(x | a, y) ∝ N(x; mu_a, s_a^2) N(y; b0 + w x, s_y^2), precision 1/s_a^2 + w^2/s_y^2
+        prec = 1 / gx.variance[a] + w * w / gy.variance[0]
+        mean = (gx.coef[a, 0] / gx.variance[a] + w * (y - b0) / gy.variance[0]) / prec
+    else:  # A -> X <- Y (structural EM's choice on this table): X's own regression on A and Y
+        assert m.dag.parents("X") == ("A", "Y") and not m.dag.children("X")
+        mean = gx.coef[a, 0] + gx.coef[a, 1] * y
+    assert frame.loc[7, "X"] == pytest.approx(mean, rel=1e-6)

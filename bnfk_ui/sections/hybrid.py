@@ -32,6 +32,7 @@ __all__ = [
     "densities_tab",
     "cpt_tab",
     "downloads",
+    "impute_panel",
 ]
 
 CHART = {"displaylogo": False}
@@ -389,4 +390,55 @@ def downloads(m: HybridNet) -> None:
         f"{common.dataset_name()}_hybrid_model.json",
         "application/json",
         key="hyb_dl_json",
+    )
+
+
+def impute_panel() -> None:
+    """Fill every missing cell of the mixed table under the hybrid network of the current structure
+    (:func:`bnfk_core.hybrid.hybrid_imputation`): a number by its conditional mean, a category by its most
+    probable state; the rows with filled cells (filled cells highlighted) and the completed table."""
+    try:
+        m = state.fitted(structure.dag())
+        data = state.mixed()
+    except BnfkError as exc:
+        st.error(router.message(exc))
+        return
+    miss = data.missing_mask()
+    if not miss.any():
+        st.info("The loaded feature columns have no missing cells.")
+        return
+    num = np.array([k == "numeric" for k in data.kinds])
+    n_num, n_cat = int(miss[:, num].sum()), int(miss[:, ~num].sum())
+    with st.spinner("Filling the missing cells under the hybrid network…"), jobs.heavy("imputing"):
+        res = state.imputed(m)
+    c1, c2, c3 = st.columns(3)
+    c1.metric("Numeric cells filled", f"{n_num:,}", help="Each with its conditional mean.")
+    c2.metric("Categorical cells filled", f"{n_cat:,}", help="Each with its most probable state.")
+    c3.metric("Rows with filled cells", f"{int(miss.any(axis=1).sum()):,}")
+    common.plain_caption(
+        f"The hybrid network of the Structure page ({structure.structure_label()}, {m.dag.n_arcs} arcs) "
+        "fills each missing number with its conditional mean given the row's observed cells (the mean, not "
+        "the mode: it minimises the expected squared error, and with missing categories in the row the "
+        "conditional is a mixture whose mode is not its mean), each missing category with its most probable "
+        "state given them, numbers included."
+    )
+    order = [res.data.index(v) for v in data.variables]
+    done = res.data.select(list(data.variables))
+    filled = res.imputed[:, order]
+    rows = np.flatnonzero(filled.any(axis=1))[:200]
+    frame = figs.completed_frame(done, filled, rows)
+    mask = pd.DataFrame(filled[rows], index=frame.index, columns=frame.columns)
+    st.dataframe(
+        frame.style.apply(lambda _: np.where(mask, "background-color: #fff4e6", ""), axis=None).format(
+            {v: "{:.4g}" for v, k in zip(data.variables, data.kinds) if k == "numeric"}
+        ),
+        key="hyb_imputed_rows",
+    )
+    st.caption(f"The first {len(rows):,} rows with filled cells (filled cells shaded).")
+    common.download(
+        "Completed feature columns (CSV)",
+        lambda: figs.completed_frame(done, filled).to_csv(index=False),
+        f"{common.dataset_name()}_completed.csv",
+        "text/csv",
+        key="hyb_dl_completed",
     )

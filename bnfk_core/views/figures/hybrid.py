@@ -20,6 +20,7 @@ __all__ = [
     "conditional_table",
     "regression_formula",
     "evidence_density_figure",
+    "completed_frame",
     "GRID_POINTS",
 ]
 
@@ -265,3 +266,31 @@ def evidence_density_figure(name: str, prior, given=None, *, title: str = "") ->
         legend=dict(orientation="h", yanchor="bottom", y=1.0, xanchor="right", x=1.0),
     )
     return fig
+
+
+def completed_frame(data, imputed, rows=None) -> pd.DataFrame:
+    """A completed mixed table as a frame: numbers as floats, categories as their states, rows ``rows``
+    (default all).
+
+    Parameters
+    ----------
+    data : bnfk_core.hybrid.MixedData
+        The completed table.
+    imputed : ndarray of bool, shape (N, n)
+        Which cells were filled (unused for the values; kept for the caller's styling).
+    rows : array of int, optional
+
+    Returns
+    -------
+    pandas.DataFrame
+    """
+    rows = np.arange(data.n_rows) if rows is None else np.asarray(rows)
+    cols = {}
+    for j, v in enumerate(data.variables):
+        if data.kinds[j] == "numeric":
+            cols[v] = data.values[rows, j]
+        else:
+            st = np.asarray(list(data.states[j]) + [""], dtype=object)
+            c = data.codes[rows, j]
+            cols[v] = st[np.where(c < 0, len(st) - 1, c)]
+    return pd.DataFrame(cols, index=rows)
