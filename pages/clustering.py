@@ -19,7 +19,10 @@ MAX_ROWS = 3000
 
 
 def page():
-    hybrid_section.binned_notice()  # numbers kept: the one sentence naming the columns this page bins
+    hybrid_section.binned_notice(  # numbers kept: the one sentence naming the columns this page bins
+        "The other kernels, the feature-space algorithms, the comparison and the classification tabs",
+        plural=True,
+    )
     ss = st.session_state
     d = tables.data()
     has_class = d.class_column is not None

@@ -59,6 +59,7 @@ __all__ = [
     "conditional",
     "gram",
     "imputed",
+    "kernel_setup",
 ]
 
 KINDS_KEY, EVIDENCE_KEY = "number_kinds", "hybrid_evidence"
@@ -384,3 +385,22 @@ def imputed(model: HybridNet):
     from bnfk_core.hybrid import hybrid_imputation
 
     return _cached((model.key(), "imputed"), lambda: hybrid_imputation(model, mixed()))
+
+
+def kernel_setup(model: HybridNet, rows, feature_columns):
+    """The hybrid Fisher kernel of the ``rows`` as the Clustering page's kernel set-up
+    (:class:`bnfk_core.analyses.cluster.clustering.KernelSetup`, kernel ``fisher``, structure ``hybrid``)."""
+    from bnfk_core.analyses.cluster.clustering import KernelSetup
+    from bnfk_core.kernels.fisher import FISHER
+
+    K = gram(model, rows)
+    return KernelSetup(
+        K,
+        FISHER,
+        None,
+        tuple(feature_columns),
+        structure="hybrid",
+        params="ml",
+        n_arcs=model.dag.n_arcs,
+        notes=["The Fisher kernel of the hybrid network (numbers as numbers)."],
+    )
