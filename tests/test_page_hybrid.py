@@ -279,3 +279,29 @@ def test_imputation_fills_a_number_with_its_conditional_mean():
         assert m.dag.parents("X") == ("A", "Y") and not m.dag.children("X")
         mean = gx.coef[a, 0] + gx.coef[a, 1] * y
     assert frame.loc[7, "X"] == pytest.approx(mean, rel=1e-6)
+
+
+def test_kernel_and_clustering_use_the_hybrid_fisher_kernel():
+    from bnfk_core.hybrid import hybrid_fisher_gram
+    from bnfk_core.kernels.embed import sample_rows
+
+    at = _app("kernel.py", kernel_rows=60, kernel_normalize=False, kernel_order="data")
+    assert any(c.value.startswith("The Fisher kernel here is the hybrid network's") for c in at.caption)
+    m = _fitted(at)
+    rows = sample_rows(600, 60, int(at.session_state["kernel_seed"]))
+    data = load_mixed(io.BytesIO(CONTENT), numeric_columns=["X", "Y"])
+    K = hybrid_fisher_gram(m, data.subset(rows))
+    heat = [
+        _arr(t["z"]).reshape(-1)
+        for c in at.get("plotly_chart")
+        for t in json.loads(c.proto.spec)["data"]
+        if t.get("type") == "heatmap"
+        and "z" in t
+        and "hybrid" in json.dumps(json.loads(c.proto.spec)["layout"])
+    ]
+    assert heat, "the main panel is titled by the hybrid network"
+    # the main panel draws the hybrid Gram matrix of these rows in data order (as float32: plotly's z)
+    np.testing.assert_allclose(heat[0], K.reshape(-1), rtol=1e-6, atol=1e-6)
+    at = at.switch_page("pages/clustering.py").run()
+    assert_clean(at)
+    assert any("Fisher kernel of the hybrid network" in c.value for c in at.caption)
