@@ -3,7 +3,6 @@ distribution, a kernel-PCA map, and the per-variable contributions for two picke
 
 import streamlit as st
 
-from bnfk_core.kernels.fisher import FISHER
 from bnfk_core.kernels.fisher_normalized import ABOUT
 from bnfk_core.registry import KERNELS
 from bnfk_core.serving import settings
@@ -22,7 +21,7 @@ CHART = {"displaylogo": False}
 
 def page():
     ss = st.session_state
-    hybrid_fisher = hybrid.on() and ss.kernel_kind == FISHER  # the Fisher kernel of the hybrid network
+    hybrid_fisher = hybrid.kernel_covered(ss.kernel_kind)  # the Fisher kernel of the hybrid network
     hybrid_section.binned_notice(  # numbers kept: the one sentence naming the columns this page bins
         "The comparison kernel, the pair's per-variable terms and the other kernels"
         if hybrid_fisher

@@ -9,7 +9,7 @@ import pandas as pd
 import streamlit as st
 
 from bnfk_core.analyses.cluster import clustering as C
-from bnfk_core.kernels.fisher import FISHER, SCALED_HAMMING
+from bnfk_core.kernels.fisher import SCALED_HAMMING
 from bnfk_core.kernels.fisher_normalized import ABOUT
 from bnfk_core.registry import CLUSTERERS, KERNELS
 from bnfk_core.serving import settings
@@ -34,8 +34,7 @@ def one_clustering_tab(d, sub, rows, m, base_key: tuple, k: int) -> None:
     has_class = d.class_column is not None
     cls_states = d.states[d.index(d.class_column)] if has_class else ()
     hybrid_kernel = (  # numbers kept: the Fisher kernel of the hybrid network (a Gram matrix given)
-        hybrid.on()
-        and kernel == FISHER
+        hybrid.kernel_covered(kernel)
         and ss.clu_network == "current"
         and CLUSTERERS[algo].uses_kernel
         and CLUSTERERS[algo].features is None
@@ -44,7 +43,7 @@ def one_clustering_tab(d, sub, rows, m, base_key: tuple, k: int) -> None:
         options = caches.kernel_options(kernel, ss.clu_alpha)
         if hybrid_kernel:
             hm = hybrid.fitted(structure.dag())
-            setup = hybrid.kernel_setup(hm, rows, [v for v in sub.variables if v != sub.class_column])
+            setup = hybrid.kernel_setup(hm, rows, [v for v in sub.variables if v != sub.class_column], kernel)
             base_key = base_key + ("hybrid", hm.key())
         else:
             setup = clustering.clustering_setup(sub, base_key + options, kernel, m, options)

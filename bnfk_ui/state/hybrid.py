@@ -60,6 +60,7 @@ __all__ = [
     "gram",
     "imputed",
     "kernel_setup",
+    "kernel_covered",
 ]
 
 KINDS_KEY, EVIDENCE_KEY = "number_kinds", "hybrid_evidence"
@@ -387,16 +388,15 @@ def imputed(model: HybridNet):
     return _cached((model.key(), "imputed"), lambda: hybrid_imputation(model, mixed()))
 
 
-def kernel_setup(model: HybridNet, rows, feature_columns):
+def kernel_setup(model: HybridNet, rows, feature_columns, kernel: str):
     """The hybrid Fisher kernel of the ``rows`` as the Clustering page's kernel set-up
-    (:class:`bnfk_core.analyses.cluster.clustering.KernelSetup`, kernel ``fisher``, structure ``hybrid``)."""
+    (:class:`bnfk_core.analyses.cluster.clustering.KernelSetup` of ``kernel``, structure ``hybrid``)."""
     from bnfk_core.analyses.cluster.clustering import KernelSetup
-    from bnfk_core.kernels.fisher import FISHER
 
     K = gram(model, rows)
     return KernelSetup(
         K,
-        FISHER,
+        kernel,
         None,
         tuple(feature_columns),
         structure="hybrid",
@@ -404,3 +404,13 @@ def kernel_setup(model: HybridNet, rows, feature_columns):
         n_arcs=model.dag.n_arcs,
         notes=["The Fisher kernel of the hybrid network (numbers as numbers)."],
     )
+
+
+def kernel_covered(kind: str) -> bool:
+    """Whether kernel ``kind`` has a hybrid counterpart while numbers are kept: the Fisher kernel read
+    straight off the network (its spec's ``gram``, Theorem 1), which
+    :func:`bnfk_core.hybrid.hybrid_fisher_gram` extends to CLG networks."""
+    from bnfk_core.registry import KERNELS
+
+    spec = KERNELS[kind]
+    return on() and spec.gram is not None and not spec.latent_model
