@@ -4,12 +4,14 @@ discrete kernel of bnfk_core.kernels, brute-force integration over the missing c
 sample moments."""
 
 import itertools
+import json
 
 import numpy as np
 import pytest
 from scipy.special import softmax
 from test_hybrid import true_net
 
+from bnfk_core.cli.main import main
 from bnfk_core.errors import KernelError, ModelError
 from bnfk_core.hybrid import (
     HybridNet,
@@ -18,6 +20,7 @@ from bnfk_core.hybrid import (
     hybrid_fisher_features,
     hybrid_fisher_gram,
     mixed_from_arrays,
+    write_hybrid,
 )
 from bnfk_core.hybrid.table import MixedData
 from bnfk_core.kernels.features import features as discrete_features
@@ -375,3 +378,186 @@ def test_zero_probability_and_too_many_completions():
             hybrid_fisher_features(model, data2)
     finally:
         hf.MAX_COMPLETIONS = old
+
+
+# ---------------------------------------------------------------------- command line
+def _write(data, path):
+    from bnfk_core.cli.hybrid import write_mixed_csv
+
+    with open(path, "w", encoding="utf-8", newline="") as fh:
+        write_mixed_csv(data, fh)
+
+
+@pytest.fixture
+def files(tmp_path):
+    """A CSV of 150 rows of the 3 + 3 test network (some cells blank) and the network as a model file."""
+    model = true_net()
+    data = model.sample(150, seed=21)
+    codes, values = data.codes.copy(), data.values.copy()
+    codes[::7, 1] = -1
+    values[::5, 4] = np.nan
+    _write(MixedData(data.variables, data.kinds, data.states, codes, values), tmp_path / "d.csv")
+    write_hybrid(model, tmp_path / "m.json")
+    return model, tmp_path
+
+
+def _read(model, path):
+    from bnfk_core.hybrid import load_mixed
+
+    kinds = dict(zip(model.variables, model.kinds))
+    return model.align(
+        load_mixed(
+            path,
+            numeric_columns=[v for v, k in kinds.items() if k == "numeric"],
+            categorical_columns=[v for v, k in kinds.items() if k == "discrete"],
+        )
+    )
+
+
+def test_cli_kernel_numbers_keep(files, capsys):
+    model, d = files
+    data = _read(model, d / "d.csv")
+    assert main(["kernel", str(d / "d.csv"), "--model", str(d / "m.json"), "-o", str(d / "K.npy")]) == 0
+    res = json.loads(capsys.readouterr().out)
+    assert res["numbers"] == "keep" and res["shape"] == [150, 150]
+    assert np.abs(np.load(d / "K.npy") - hybrid_fisher_gram(model, data)).max() < 1e-12
+    _write(model.sample(20, seed=2), d / "o.csv")
+    argv = ["kernel", str(d / "d.csv"), "--numbers", "keep", "--model", str(d / "m.json"), "--normalize"]
+    assert main([*argv, "--other", str(d / "o.csv"), "-o", str(d / "K.csv")]) == 0
+    capsys.readouterr()
+    ref = hybrid_fisher_gram(model, data, _read(model, d / "o.csv"), normalize=True)
+    assert np.abs(np.loadtxt(d / "K.csv", delimiter=",") - ref).max() < 1e-12
+
+
+@pytest.mark.parametrize(
+    "argv, culprit",
+    [
+        (["kernel", "{d}/d.csv", "--numbers", "keep", "-o", "{d}/K.npy"], "--model"),
+        (["kernel", "{d}/d.csv", "--model", "{d}/m.json", "--kind", "hamming", "-o", "{d}/K.npy"], "hamming"),
+        (["kernel", "{d}/d.csv", "--model", "{d}/m.json", "--numbers", "bin", "-o", "{d}/K.npy"], "bin"),
+        (["kernel", "{d}/d.csv", "--model", "{d}/d.bif", "--numbers", "keep", "-o", "{d}/K.npy"], "hybrid"),
+        (["cluster", "{d}/d.csv", "--numbers", "keep", "--kernel", "hamming", "--clusters", "2"], "hamming"),
+        (["cluster", "{d}/d.csv", "--numbers", "keep", "--algorithm", "ward", "--clusters", "2"], "ward"),
+        (
+            ["cluster", "{d}/d.csv", "--numbers", "keep", "--chunksize", "50", "--clusters", "2"],
+            "--chunksize",
+        ),
+        (["cluster", "{d}/d.csv", "--numbers", "keep"], "--clusters"),
+        (["prototypes", "{d}/d.csv", "--model", "{d}/m.json", "--k", "3", "--criterion", "chi2"], "chi2"),
+        (["prototypes", "{d}/d.csv", "--numbers", "keep", "--structure", "tan", "--k", "3"], "tan"),
+    ],
+)
+def test_cli_numbers_keep_refusals(argv, culprit, files, capsys):
+    _, d = files
+    (d / "d.bif").write_text("network x {}\n")
+    assert main([a.format(d=d) for a in argv]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error:") and culprit in err and "Traceback" not in err
+    assert not (d / "K.npy").exists()
+
+
+def test_cli_cluster_numbers_keep(files, capsys):
+    """cluster --numbers keep: the network learned on the columns other than the label, its Fisher Gram
+    matrix clustered; the labels are those of the same steps taken through the Python API."""
+    from bnfk_core.analyses.cluster.clustering import cluster, clustering_metrics
+    from bnfk_core.hybrid import learn_hybrid_network, load_mixed
+
+    _, d = files
+    argv = ["cluster", str(d / "d.csv"), "--numbers", "keep", "--label-column", "A", "--seed", "3"]
+    assert main(argv) == 0
+    res = json.loads(capsys.readouterr().out)
+    data = load_mixed(d / "d.csv", categorical_columns=["A"])
+    true = data.codes[:, data.variables.index("A")]
+    feats = data.select([v for v in data.variables if v != "A"])
+    learned = learn_hybrid_network(feats, tabu_steps=25)
+    K = hybrid_fisher_gram(learned.model, feats)
+    ref = cluster(K, 2, "correlation", kernel="fisher", seed=3)
+    assert res["labels"] == ref.labels.tolist()
+    assert res["ari"] == pytest.approx(clustering_metrics(true, ref.labels, K)["ari"], abs=1e-12)
+    assert "A" not in res["features"] and res["numeric_columns"] == ["X", "Y", "Z"]
+
+
+def test_cli_prototypes_numbers_keep(files, capsys):
+    """prototypes --numbers keep: the reported MMD is |mean phi(S) - mean phi(X)|^2 computed from the Gram
+    matrix (mean K_SS - 2 mean K_SX + mean K_XX), and the rows written are the rows chosen."""
+    model, d = files
+    out = d / "rows.csv"
+    argv = ["prototypes", str(d / "d.csv"), "--model", str(d / "m.json"), "--k", "6", "--n-init", "20"]
+    assert main([*argv, "--seed", "4", "-o", str(out), "--quiet"]) == 0
+    res = json.loads(capsys.readouterr().out)
+    idx = np.array(res["indices"])
+    K = hybrid_fisher_gram(model, _read(model, d / "d.csv"))
+    mmd = K[np.ix_(idx, idx)].mean() - 2 * K[idx].mean() + K.mean()
+    assert res["mmd"] == pytest.approx(mmd, rel=1e-9, abs=1e-12) and res["criterion"] == "mmd"
+    assert res["chi2"] is None and res["swaps"] >= 0
+    rows = _read(model, out)
+    full = _read(model, d / "d.csv")
+    assert np.array_equal(rows.codes, full.codes[idx])
+    assert np.allclose(rows.values, full.values[idx], equal_nan=True)
+    # the greedy result is no worse than the best of its random starts
+    rng = np.random.default_rng(4)
+    starts = [rng.choice(150, size=6, replace=False) for _ in range(20)]
+    best = min(K[np.ix_(s, s)].mean() - 2 * K[s].mean() + K.mean() for s in starts)
+    assert mmd <= best + 1e-12
+
+
+def test_equivalent_structures_give_the_same_kernel():
+    """Theorem 4 carries over to reversing a numeric arc: A -> X -> Y and A -> Y -> X with A a parent of both
+    (Markov equivalent, the same joint given A: X | A and Y | X, A against Y | A and X | Y, A, the latter's
+    parameters from the former's bivariate normal per state of A) give the same Fisher kernel."""
+    nodes = ["A", "X", "Y"]
+    kinds = ("discrete", "numeric", "numeric")
+    states = (("a0", "a1"), (), ())
+    cpt = np.array([[0.35, 0.65]])
+    a, s2 = np.array([-1.0, 2.0]), np.array([0.7, 1.3])
+    b, c, t2 = np.array([0.5, -0.4]), np.array([1.5, -0.8]), np.array([0.5, 0.9])
+    m1 = HybridNet(
+        DAG(nodes, [("A", "X"), ("A", "Y"), ("X", "Y")]),
+        kinds,
+        states,
+        (cpt, None, None),
+        (None, LinearGaussian(a[:, None], s2), LinearGaussian(np.column_stack([b, c]), t2)),
+    )
+    my, vy = b + c * a, t2 + c * c * s2
+    d = c * s2 / vy
+    m2 = HybridNet(
+        DAG(nodes, [("A", "X"), ("A", "Y"), ("Y", "X")]),
+        kinds,
+        states,
+        (cpt, None, None),
+        (
+            None,
+            LinearGaussian(np.column_stack([a - d * my, d]), s2 - c * c * s2 * s2 / vy),
+            LinearGaussian(my[:, None], vy),
+        ),
+    )
+    rows = m1.sample(60, seed=8)
+    codes, values = rows.codes.copy(), rows.values.copy()
+    values[::4, 1] = np.nan
+    codes[::5, 0] = -1
+    part = MixedData(rows.variables, rows.kinds, rows.states, codes, values)
+    assert np.allclose(m1.log_density(rows), m2.log_density(rows), atol=1e-12)
+    K1, K2 = hybrid_fisher_gram(m1, part), hybrid_fisher_gram(m2, part)
+    assert np.abs(K1 - K2).max() < 1e-9 * np.abs(K1).max()
+
+
+def test_all_numeric_network():
+    """A network without discrete nodes (X -> Y, X -> Z, Y -> Z): E[phi] = 0 and E[phi phi^T] = I by exact
+    quadrature, and a row missing X gets the brute-force expectation."""
+    dag = DAG(["X", "Y", "Z"], [("X", "Y"), ("X", "Z"), ("Y", "Z")])
+    gs = (
+        LinearGaussian(np.array([[0.3]]), np.array([1.2])),
+        LinearGaussian(np.array([[-0.5, 0.9]]), np.array([0.7])),
+        LinearGaussian(np.array([[1.0, -0.6, 0.4]]), np.array([0.5])),
+    )
+    model = HybridNet(dag, ("numeric",) * 3, ((),) * 3, (None,) * 3, gs)
+    data, w = quadrature(model, 5)
+    Phi = hybrid_fisher_features(model, data)
+    assert Phi.shape[1] == model.parameter_count() == 9
+    assert np.abs(w @ Phi).max() < 1e-10
+    assert np.abs((Phi * w[:, None]).T @ Phi - np.eye(9)).max() < 1e-9
+    row = model.sample(1, seed=2)
+    codes, values = row.codes.copy(), row.values.copy()
+    values[0, 0] = np.nan
+    got = hybrid_fisher_features(model, MixedData(model.variables, model.kinds, model.states, codes, values))
+    assert np.abs(got[0] - _brute_expected_features(model, codes[0].copy(), values[0].copy())).max() < 1e-8

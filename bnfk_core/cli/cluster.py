@@ -82,6 +82,11 @@ def _read_for_cluster(args, runner=None):
 
 
 def _cmd_cluster(args) -> dict:
+    from .hybrid_kernel import hybrid_cluster, numbers_kept
+
+    if numbers_kept(args):  # numbers stay numbers: the Fisher kernel of a hybrid (CLG) network
+        return hybrid_cluster(args)
+    args.kernel = args.kernel or SCALED_HAMMING
     model = _model(args)
     if args.engine == "dask":  # reading, the kernel's network and kmeans-features' passes on the workers
         from ..data.runners import runner_for
@@ -162,10 +167,10 @@ def _cmd_classify(args) -> dict:
     return {"data": args.data, "rows": data.n_rows, "label_column": data.class_column, **out}
 
 
-def _kernel_option(p) -> None:
-    p.add_argument(
-        "--kernel", choices=choices(KERNELS), default=SCALED_HAMMING, help=f"default {SCALED_HAMMING}"
-    )
+def _kernel_option(p, default: str | None = SCALED_HAMMING) -> None:
+    """``--kernel``; ``default`` None where the subcommand resolves it (to tell a kernel asked for from the
+    default)."""
+    p.add_argument("--kernel", choices=choices(KERNELS), default=default, help=f"default {SCALED_HAMMING}")
 
 
 def _declared_alpha():
@@ -215,6 +220,8 @@ SUBCOMMANDS = {
 
 
 def register(sub) -> None:
+    from .hybrid_kernel import add_numbers_option
+
     p = sub.add_parser(
         "cluster",
         help=SUBCOMMANDS["cluster"],
@@ -223,7 +230,7 @@ def register(sub) -> None:
         "(ARI, AMI, V-measure) and by the kernel-distance silhouette.",
     )
     p.add_argument("data", metavar="DATA.csv")
-    _kernel_option(p)
+    _kernel_option(p, None)  # None: scaled-hamming, or the hybrid Fisher kernel with --numbers keep
     p.add_argument(
         "--algorithm",
         choices=choices(CLUSTERERS),
@@ -291,6 +298,7 @@ def register(sub) -> None:
         "Fisher kernel's network as learn --engine dask, kmeans-features' passes; the same "
         "clusters)",
     )
+    add_numbers_option(p, "the clustering (correlation or spectral on its Gram matrix)")
     add_data_options(p, label=True)
     p.set_defaults(func=_cmd_cluster)
 

@@ -431,8 +431,8 @@ def read_model_file(path: str):
 
         if is_hybrid_json(path):
             raise BnfkError(
-                f"{path} is a hybrid (conditional linear Gaussian) model; only learn, loglik and sample take "
-                "one so far."
+                f"{path} is a hybrid (conditional linear Gaussian) model; only learn, loglik, sample, "
+                "kernel, cluster and prototypes take one so far."
             )
     return read_model(path)
 

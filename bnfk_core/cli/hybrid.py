@@ -30,12 +30,12 @@ __all__ = [
 HYBRID_LEARNERS = {"hc-greedy": 0, "hc": 25}
 
 
-def read_mixed(path: str, args, model=None):
+def read_mixed(path: str, args, model=None, categorical=()):
     """The mixed table of ``path`` with the shared data options; with ``model``, its columns read as the
-    model's kinds and aligned to it."""
+    model's kinds and aligned to it; ``categorical``: columns read as categories (a label column)."""
     from ..hybrid import DISCRETE, NUMERIC, load_mixed
 
-    kw = {}
+    kw = {"categorical_columns": list(categorical)} if categorical else {}
     if model is not None:
         kw = {
             "numeric_columns": [v for v, k in zip(model.variables, model.kinds) if k == NUMERIC],

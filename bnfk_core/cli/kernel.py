@@ -42,8 +42,11 @@ def _kernel_inputs(args, path):
 
 def _cmd_kernel(args) -> dict:
     from ..kernels.fisher import gram
+    from .hybrid_kernel import hybrid_kernel, numbers_kept
 
     ext = check_output(args.output, (".npy", ".csv"), "a Gram matrix", input_files(args))
+    if numbers_kept(args):  # numbers stay numbers: the Fisher kernel of a hybrid (CLG) network
+        return hybrid_kernel(args, ext)
     if KERNELS[args.kind].uses_network and not args.model:
         raise BnfkError(
             f"The {KERNELS[args.kind].label} kernel needs --model M.bif (learn one with 'learn')."
@@ -222,6 +225,7 @@ SUBCOMMANDS = {
 
 def register(sub) -> None:
     from .chunks import add_chunksize
+    from .hybrid_kernel import add_numbers_option
 
     p = sub.add_parser("kernel", help=SUBCOMMANDS["kernel"])
     p.add_argument("data", metavar="DATA.csv")
@@ -236,6 +240,7 @@ def register(sub) -> None:
     p.add_argument("--other", metavar="DATA2.csv", help="rows of the second argument (default: DATA)")
     p.add_argument("--normalize", action="store_true", help="cosine-normalise: K / sqrt(diag diag)")
     p.add_argument("-o", "--output", required=True, metavar="K.npy|K.csv")
+    add_numbers_option(p, "the Gram matrix")
     add_max_memory(p)
     add_chunksize(
         p,

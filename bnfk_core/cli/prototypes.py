@@ -36,10 +36,13 @@ __all__ = ["register"]
 def _cmd_prototypes(args) -> dict:
     from ..analyses.prototypes.selection import PrototypeError, select_prototypes
     from ..learning.recipe import Recipe, learn_recipe
+    from .hybrid_kernel import hybrid_prototypes, numbers_kept
 
     if bool(args.model) == bool(args.structure):
         raise PrototypeError("Give exactly one of --model M.bif or --structure hc|tan|kdb.")
     t0 = time.perf_counter()
+    if numbers_kept(args):  # numbers stay numbers: greedy MMD on a hybrid (CLG) network's Fisher features
+        return hybrid_prototypes(args, t0)
     if args.output:
         check_output(args.output, (".csv",), "the selected rows", input_files(args))
     if in_chunks(args, "prototypes") and (
@@ -186,6 +189,7 @@ SUBCOMMANDS = {
 def register(sub) -> None:
     from ..analyses.prototypes.members import SUMMARIZATION_STRUCTURES
     from ..registry import CRITERIA
+    from .hybrid_kernel import add_numbers_option
 
     p = sub.add_parser("prototypes", help=SUBCOMMANDS["prototypes"])
     p.add_argument("data", metavar="DATA.csv")
@@ -213,6 +217,7 @@ def register(sub) -> None:
     )
     add_quiet(p)
     p.add_argument("-o", "--output", metavar="ROWS.csv", help="also write the selected rows as CSV")
+    add_numbers_option(p, "greedy MMD (--criterion mmd or random; --structure hc)")
     add_data_options(p)
     add_streaming_options(
         p,

@@ -26,6 +26,8 @@ _HOMES = {
     "check_subset_size": "search",
     "select_prototypes": "search",
     "feature_embedding": "search",
+    "HYBRID_CRITERIA": "hybrid",
+    "select_hybrid_prototypes": "hybrid",
     "SUMMARIZATION_STRUCTURES": "members",
     "SummarizationExperiment": "selection",
     "prepare_summarization": "selection",
