@@ -118,3 +118,44 @@ def test_our_fit_equals_or_beats_stepmix_and_our_likelihood_is_theirs():
     # our own seeded starts reach its maximum
     ours = fit_mixed_lca(data, k, starts=5, seed=0, tol=1e-10)
     assert ours.loglik >= theirs - 1e-6
+
+
+def test_cli_lca_keep_fits_gaussian_indicators_and_scores_the_class(tmp_path, capsys):
+    import json
+
+    from bnfk_core.cli.main import main
+    from bnfk_core.hybrid import mixed_from_arrays
+
+    rng = np.random.default_rng(0)
+    z = rng.integers(0, 2, 400)
+    g = np.where(rng.random(400) < 0.9, z, 1 - z)
+    x = np.where(z == 1, 4.0, 0.0) + rng.standard_normal(400)
+    y = rng.standard_normal(400) * np.where(z == 1, 2.0, 0.5)
+    cols = {"g": g, "x": x, "y": y, "label": z}
+    data = mixed_from_arrays(cols, {"g": ["a", "b"], "label": ["no", "yes"]})
+    from bnfk_core.cli.hybrid import write_mixed_csv
+
+    src = tmp_path / "d.csv"
+    with open(src, "w", encoding="utf-8", newline="") as fh:
+        write_mixed_csv(data, fh)
+    argv = [
+        "lca",
+        str(src),
+        "--numbers",
+        "keep",
+        "--classes",
+        "2",
+        "--class-column",
+        "label",
+        "--starts",
+        "4",
+    ]
+    assert main(argv + ["--profiles"]) == 0
+    res = json.loads(capsys.readouterr().out)
+    feats = load_mixed(src, numeric_columns=["x", "y"]).select(["g", "x", "y"])
+    want = fit_mixed_lca(feats, 2, starts=4, seed=0)
+    assert res["loglik"] == pytest.approx(want.loglik, abs=1e-9)
+    assert res["numeric_columns"] == ["x", "y"] and res["ari"] > 0.9
+    assert res["profiles"]["x"]["mean"] == pytest.approx(want.means[1].tolist(), abs=1e-9)
+    assert main(["lca", str(src), "--numbers", "keep", "--classes", "2", "-o", str(tmp_path / "m.bif")]) == 2
+    assert capsys.readouterr().err.startswith("error: -o writes a discrete network")
