@@ -162,3 +162,74 @@ def test_impute_hybrid_returns_the_completed_table_and_refuses_too_many_completi
             hybrid_imputation(net, one_row(net, {"C": "c1"}))
     finally:
         mod.MAX_COMPLETIONS = old
+
+
+# ---------------------------------------------------------------------- the command line
+def _csv(data, path):
+    from bnfk_core.cli.hybrid import write_mixed_csv
+
+    with open(path, "w", encoding="utf-8", newline="") as fh:
+        write_mixed_csv(data, fh)
+
+
+def test_cli_impute_keep_with_a_model_writes_the_conditional_means_as_numbers(tmp_path, capsys):
+    import json
+
+    from bnfk_core.cli.main import main
+    from bnfk_core.hybrid import load_mixed, write_hybrid
+
+    net = true_net()
+    _, data = _holes(net, 60, 0.2, 4)
+    src, model, out, probs = (tmp_path / n for n in ("d.csv", "m.json", "o.csv", "p.csv"))
+    _csv(data, src)
+    write_hybrid(net, model)
+    argv = ["impute", str(src), "--model", str(model), "-o", str(out), "--probabilities", str(probs)]
+    assert main(argv) == 0
+    res = json.loads(capsys.readouterr().out)
+    want = hybrid_imputation(net, load_mixed(src, numeric_columns=["X", "Y", "Z"]))
+    assert res["imputed_cells"] == int(data.missing_mask().sum())
+    got = load_mixed(out, numeric_columns=["X", "Y", "Z"])
+    np.testing.assert_allclose(got.values[:, 3:], want.data.values[:, 3:], rtol=0, atol=1e-12)
+    assert [[got.states[i][c] for c in got.codes[:, i]] for i in range(3)] == [
+        [want.data.states[i][c] for c in want.data.codes[:, i]] for i in range(3)
+    ]
+    # the observed cells keep their text
+    before = src.read_text().splitlines()
+    after = out.read_text().splitlines()
+    for b, a in zip(before, after):
+        for x, y in zip(b.split(","), a.split(",")):
+            assert x == "" or x == y
+    import pandas as pd
+
+    p = pd.read_csv(probs)
+    assert set(p["column"]) == {"A", "B", "C", "X", "Y", "Z"}
+    num = p[p["column"] == "Y"]
+    np.testing.assert_allclose(num["variance"].to_numpy(), want.moments[4][2], atol=1e-12)
+
+
+def test_cli_impute_keep_learns_its_network_and_refuses_in_one_sentence(tmp_path, capsys):
+    import json
+
+    from bnfk_core.cli.main import main
+    from bnfk_core.hybrid import learn_and_impute, load_mixed
+
+    net = true_net()
+    _, data = _holes(net, 300, 0.1, 6)
+    src, out = tmp_path / "d.csv", tmp_path / "o.csv"
+    _csv(data, src)
+    assert main(["impute", str(src), "--numbers", "keep", "--structure", "hc-greedy", "-o", str(out)]) == 0
+    res = json.loads(capsys.readouterr().out)
+    assert res["learned"]["method"] == "structural EM" and res["model_kind"] == "hybrid"
+    want, learned = learn_and_impute(load_mixed(src))
+    got = load_mixed(out)
+    np.testing.assert_allclose(got.values[:, 3:], want.data.values[:, 3:], atol=1e-9)
+    assert {tuple(a) for a in res["learned"]["arcs"]} == {tuple(a) for a in learned.dag.sorted_arcs()}
+    for extra, culprit in (
+        (["--structure", "tree"], "hc-greedy or hc"),
+        (["--score", "k2"], "bic or aic"),
+        (["--method", "mode"], "--method"),
+        (["--chunksize", "10"], "--chunksize"),
+    ):
+        assert main(["impute", str(src), "--numbers", "keep", "-o", str(tmp_path / "x.csv"), *extra]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("error:") and culprit in err and not (tmp_path / "x.csv").exists()
