@@ -25,6 +25,9 @@ def page():
     t_bench, t_mine = st.tabs(["Benchmark", "Impute my data"])
 
     with t_bench:
+        if hybrid.on():  # numbers kept: the mixed benchmark (RMSE of numbers, accuracy of categories) first
+            hybrid_section.benchmark_panel()
+            st.markdown("**The thesis's benchmark** (categories only)")
         st.caption(
             "The thesis's experiment (ch. 4): a random test part of the rows gets a fraction of its cells "
             "hidden "

@@ -305,3 +305,34 @@ def test_kernel_and_clustering_use_the_hybrid_fisher_kernel():
     at = at.switch_page("pages/clustering.py").run()
     assert_clean(at)
     assert any("Fisher kernel of the hybrid network" in c.value for c in at.caption)
+
+
+def test_the_mixed_benchmark_scores_numbers_by_rmse_and_categories_by_accuracy():
+    from bnfk_core.analyses.impute.mixed import hide_mixed
+
+    at = _app("imputation.py", hyb_imp_methods=["mean-mode", "clg"], hyb_imp_ratio=0.2, hyb_imp_seed=4)
+    at.button(key="hyb_imp_run").click().run()
+    assert_clean(at)
+    summary = next(d.value for d in at.dataframe if "pooled RMSE / sd" in getattr(d.value, "columns", []))
+    rmse = next(d.value for d in at.dataframe if getattr(d.value.index, "name", None) == "RMSE of column")
+    # mean-mode by hand on the same hidden cells: each number by its column's observed mean, each category
+    # by its most frequent observed state
+    truth = load_mixed(io.BytesIO(CONTENT), numeric_columns=["X", "Y"]).select(["A", "B", "X", "Y", "K"])
+    masked, hidden = hide_mixed(truth, 0.2, 4)
+    z2, hits, cats = [], 0, 0
+    for i, v in enumerate(truth.variables):
+        h = hidden[:, i]
+        if truth.kinds[i] == "numeric":
+            err = np.nanmean(masked.values[:, i]) - truth.values[h, i]
+            assert rmse.loc[v, "mean-mode"] == pytest.approx(np.sqrt(np.mean(err**2)), rel=1e-9)
+            z2.append((err / np.nanstd(truth.values[:, i])) ** 2)
+        else:
+            c = masked.codes[:, i]
+            mode = np.argmax(np.bincount(c[c >= 0], minlength=len(truth.states[i])))
+            hits += int((truth.codes[h, i] == mode).sum())
+            cats += int(h.sum())
+    row = summary.set_index("imputer").loc["mean-mode"]
+    assert row["pooled RMSE / sd"] == pytest.approx(np.sqrt(np.concatenate(z2).mean()), rel=1e-9)
+    assert row["accuracy (categories)"] == pytest.approx(hits / cats, rel=1e-12)
+    # the network's conditional means beat the column means on X and Y (they depend on A and on each other)
+    assert (rmse.loc[["X", "Y"], "clg"] < rmse.loc[["X", "Y"], "mean-mode"]).all()

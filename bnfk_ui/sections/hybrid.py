@@ -33,6 +33,7 @@ __all__ = [
     "cpt_tab",
     "downloads",
     "impute_panel",
+    "benchmark_panel",
 ]
 
 CHART = {"displaylogo": False}
@@ -441,4 +442,76 @@ def impute_panel() -> None:
         f"{common.dataset_name()}_completed.csv",
         "text/csv",
         key="hyb_dl_completed",
+    )
+
+
+#: the mixed benchmark's imputers offered first
+BENCH_DEFAULT = ["clg", "mean-mode"]
+
+
+def benchmark_panel() -> None:
+    """The mixed imputation benchmark (:func:`bnfk_core.analyses.impute.mixed.mixed_benchmark`): a share of
+    the observed cells hidden at random, filled by each imputer from the masked table, numbers scored by
+    RMSE (per column, and the pooled RMSE in units of each column's standard deviation), categories by
+    accuracy."""
+    from bnfk_core.analyses.impute.mixed import MIXED_IMPUTERS, mixed_benchmark
+    from bnfk_core.kernels.embed import sample_rows
+
+    ss = st.session_state
+    data = state.mixed()
+    st.markdown("**Numbers as numbers: the mixed benchmark**")
+    ss.setdefault("hyb_imp_methods", list(BENCH_DEFAULT))
+    ss.setdefault("hyb_imp_ratio", 0.2)
+    ss.setdefault("hyb_imp_repeats", 1)
+    ss.setdefault("hyb_imp_seed", 0)
+    ss.setdefault("hyb_imp_rows", min(data.n_rows, 1000))
+    c1, c2, c3 = st.columns([2.2, 1, 1])
+    methods = c1.multiselect(
+        "Imputers",
+        list(MIXED_IMPUTERS),
+        format_func=lambda n: f"{n}: {MIXED_IMPUTERS[n][1]}",
+        key="hyb_imp_methods",
+    )
+    ratio = c2.number_input("Share of cells hidden", 0.05, 0.5, step=0.05, key="hyb_imp_ratio")
+    repeats = c2.number_input("Repeats", 1, 5, key="hyb_imp_repeats")
+    seed = c3.number_input("Seed", 0, 10**6, key="hyb_imp_seed")
+    n_rows = c3.number_input("Rows (sampled with the seed)", 2, data.n_rows, step=100, key="hyb_imp_rows")
+    rows = (
+        np.arange(data.n_rows) if n_rows >= data.n_rows else sample_rows(data.n_rows, int(n_rows), int(seed))
+    )
+    key = (tuple(data.variables), tuple(data.kinds), data.n_rows, tuple(methods), float(ratio), int(repeats))
+    key += (int(seed), len(rows))
+    if st.button("Run the mixed benchmark", disabled=not methods, key="hyb_imp_run"):
+        try:
+            with st.spinner("Hiding cells and imputing…"), jobs.heavy("the mixed imputation benchmark"):
+                res = mixed_benchmark(
+                    data.subset(rows), methods, ratio=float(ratio), repeats=int(repeats), seed=int(seed)
+                )
+        except BnfkError as exc:
+            st.error(router.message(exc))
+            return
+        ss.hyb_imp_result = (key, res.to_dict())
+    stored = ss.get("hyb_imp_result")
+    if not stored or stored[0] != key:
+        st.caption(
+            f"{len(rows):,} rows: {ratio:.0%} of their observed cells hidden completely at random, each "
+            "imputer fills them from the masked table (clg learns its own network from it). Numbers: RMSE; "
+            "categories: accuracy."
+        )
+        return
+    out = stored[1]
+    summary = pd.DataFrame(out["summary"]).rename(
+        columns={"nrmse": "pooled RMSE / sd", "accuracy": "accuracy (categories)", "seconds": "seconds"}
+    )
+    st.dataframe(summary, hide_index=True, key="hyb_imp_summary")
+    per = {}
+    for r in out["runs"]:
+        for col, v in r["rmse"].items():
+            per.setdefault(r["imputer"], {}).setdefault(col, []).append(v)
+    table = pd.DataFrame({imp: {c: float(np.mean(v)) for c, v in cols.items()} for imp, cols in per.items()})
+    table.index.name = "RMSE of column"
+    st.dataframe(table, key="hyb_imp_rmse")
+    st.caption(
+        f"Means over {int(repeats)} repeat(s); the pooled RMSE divides each hidden number's error by its "
+        "column's standard deviation; the accuracy counts the hidden categories filled with their true state."
     )
