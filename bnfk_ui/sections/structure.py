@@ -148,7 +148,12 @@ def learn_tab(feat) -> None:
                 status.update(label="Learning failed", state="error")
                 st.error(router.message(exc))
             else:
-                structure.set_dag(learned.dag, label, learned=True, notes=learned.notes)
+                try:  # with numbers kept, a discrete learner's arc from a number into a category is refused
+                    structure.set_dag(learned.dag, label, learned=True, notes=learned.notes)
+                except StructureError as exc:
+                    status.update(label="The learned network breaks the hybrid family", state="error")
+                    st.error(router.message(exc))
+                    return
                 status.update(
                     label=f"Learned {label}: {learned.dag.n_arcs} arcs in {learned.result.seconds:.1f} s",
                     state="complete",
