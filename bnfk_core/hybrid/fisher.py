@@ -321,7 +321,7 @@ def hybrid_fisher_gram(
     ----------
     The bnfk paper, eqs. 8-9; on an all-discrete network this is Theorem 1's kernel.
     """
-    from ..data.limits import DEFAULT_MAX_BYTES, guard_gram
+    from ..data.limits import DEFAULT_MAX_BYTES, guard_gram, one_blas_thread
     from ..kernels.fisher import normalize_bytes, normalize_rows
 
     X = hybrid_fisher_features(model, data)
@@ -329,7 +329,12 @@ def hybrid_fisher_gram(
     guard_gram(
         X.shape[0], Y.shape[0], normalize_bytes(X.shape[0], Y.shape[0]) if normalize else 0, DEFAULT_MAX_BYTES
     )
-    K = X @ Y.T
+    used = np.flatnonzero((X != 0).any(axis=0) | (Y != 0).any(axis=0))  # columns no row touches add nothing
+    Xu = X[:, used]
+    # A @ A.T runs as one symmetric rank-k update; one BLAS thread: measured on the shared two-core machine at
+    # N = 5,000, as fast with 419 columns and 2-4 times faster with 34 as two threads
+    with one_blas_thread():
+        K = Xu @ Xu.T if other is None else Xu @ Y[:, used].T
     if normalize:
         dx = np.einsum("ij,ij->i", X, X)
         dy = dx if other is None else np.einsum("ij,ij->i", Y, Y)
