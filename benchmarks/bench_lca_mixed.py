@@ -60,10 +60,11 @@ def stepmix_fit(data, k, starts, seed, tol):
     X = np.column_stack(
         [np.where(data.codes[:, cat] < 0, np.nan, data.codes[:, cat]).astype(float), data.values[:, num]]
     )
-    desc = {
-        "cat": {"model": "categorical_nan", "n_columns": len(cat)},
-        "num": {"model": "gaussian_diag_nan", "n_columns": len(num)},
-    }
+    desc = {}
+    if cat:
+        desc["cat"] = {"model": "categorical_nan", "n_columns": len(cat)}
+    if num:
+        desc["num"] = {"model": "gaussian_diag_nan", "n_columns": len(num)}
     sm = StepMix(
         n_components=k,
         measurement=desc,

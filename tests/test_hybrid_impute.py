@@ -233,3 +233,40 @@ def test_cli_impute_keep_learns_its_network_and_refuses_in_one_sentence(tmp_path
         assert main(["impute", str(src), "--numbers", "keep", "-o", str(tmp_path / "x.csv"), *extra]) == 2
         err = capsys.readouterr().err
         assert err.startswith("error:") and culprit in err and not (tmp_path / "x.csv").exists()
+
+
+def test_cli_impute_benchmark_keep_scores_nrmse_and_accuracy(tmp_path, capsys):
+    """mean-mode's scores recomputed by hand from the same seeded hiding (numpy choice of observed cells)."""
+    import json
+
+    from bnfk_core.cli.main import main
+    from bnfk_core.hybrid import load_mixed
+
+    net = true_net()
+    src = tmp_path / "d.csv"
+    _csv(net.sample(200, seed=8), src)
+    argv = ["impute-benchmark", str(src), "--numbers", "keep", "--missing-ratio", "0.25", "--seed", "3"]
+    assert main(argv + ["--methods", "mean-mode,knn", "--quiet"]) == 0
+    res = json.loads(capsys.readouterr().out)
+    s = {r["imputer"]: r for r in res["results"][0]["summary"]}
+    full = load_mixed(src)
+    obs = np.flatnonzero(~full.missing_mask().reshape(-1))
+    pick = np.random.default_rng(3).choice(obs, size=int(round(0.25 * len(obs))), replace=False)
+    hidden = np.zeros(full.codes.size, bool)
+    hidden[pick] = True
+    hidden = hidden.reshape(full.codes.shape)
+    z2, hits, n = [], 0, 0
+    for i in range(full.n_vars):
+        h = hidden[:, i]
+        if full.kinds[i] == "numeric":
+            fill = full.values[~h, i].mean()
+            z2.append(((fill - full.values[h, i]) / full.values[:, i].std()) ** 2)
+        else:
+            mode = np.bincount(full.codes[~h, i]).argmax()
+            hits += int((full.codes[h, i] == mode).sum())
+            n += int(h.sum())
+    assert s["mean-mode"]["nrmse"] == pytest.approx(float(np.sqrt(np.concatenate(z2).mean())), abs=1e-12)
+    assert s["mean-mode"]["accuracy"] == pytest.approx(hits / n, abs=1e-12)
+    assert 0 < s["knn"]["nrmse"] < s["mean-mode"]["nrmse"]
+    assert main(argv + ["--methods", "bn"]) == 2
+    assert "'bn' is not" in capsys.readouterr().err

@@ -132,18 +132,44 @@ def _estep(model: HybridNet, data: MixedData, stats: bool = True):
         for (codes, xhat, C), wc in zip(parts, w):
             completed.append((codes, xhat, C, wc))
             where.append(rows)
-            if not stats:
-                continue
-            tot = float(wc.sum())
-            for i in disc:
-                counts[i][config(i, codes), codes[i]] += tot
-            for i in num:
-                cols, S = fam[i]
-                z = np.column_stack([np.ones(B), xhat[:, cols]])
-                Cz = np.zeros((len(cols) + 1, len(cols) + 1))
-                Cz[1:, 1:] = C[np.ix_(cols, cols)]
-                S[config(i, codes)] += (z * wc[:, None]).T @ z + tot * Cz
+    if stats and completed:
+        _accumulate(completed, disc, num, strides, counts, fam)
     return counts, fam, total_ll, completed, where
+
+
+def _accumulate(completed, disc, num, strides, counts, fam) -> None:
+    """Add every completion's expected counts and cross-products to ``counts`` and ``fam`` at once: per
+    discrete node, its weight at (configuration, state); per Gaussian family and configuration j of its
+    discrete parents, sum w z z^T over the completed rows with that configuration plus the weight times the
+    conditional covariance of z."""
+    codes_all = np.stack([c[0] for c in completed])  # (completions, n)
+    tots = np.array([float(c[3].sum()) for c in completed])
+    sizes = np.array([len(c[3]) for c in completed])
+    X = np.concatenate([c[1] for c in completed])  # (rows of all completions, m)
+    W = np.concatenate([c[3] for c in completed])
+    Cs = np.stack([c[2] for c in completed])  # (completions, m, m)
+    comp_of_row = np.repeat(np.arange(len(completed)), sizes)
+
+    def configs(i: int) -> np.ndarray:
+        dps, st = strides[i]
+        if not dps:
+            return np.zeros(len(completed), dtype=np.int64)
+        return codes_all[:, dps] @ np.asarray(st, dtype=np.int64)
+
+    for i in disc:
+        np.add.at(counts[i], (configs(i), codes_all[:, i]), tots)
+    for i in num:
+        cols, S = fam[i]
+        cfg = configs(i)
+        cfg_rows = cfg[comp_of_row]
+        Z = np.column_stack([np.ones(len(W)), X[:, cols]])
+        Csub = Cs[:, cols][:, :, cols]
+        for j in np.unique(cfg):
+            r = cfg_rows == j
+            Zr = Z[r]
+            S[j] += (Zr * W[r, None]).T @ Zr
+            c = cfg == j
+            S[j, 1:, 1:] += np.einsum("c,cab->ab", tots[c], Csub[c])
 
 
 def expected_completions(model: HybridNet, data: MixedData, with_rows: bool = False) -> tuple[list, float]:

@@ -40,7 +40,21 @@ _LOG_2PI = math.log(2.0 * math.pi)
 
 
 def mixed_free_parameters(k: int, kinds, cards) -> int:
-    """(K - 1) + K sum_categorical (r_i - 1) + 2 K m: weights, profiles, class means and variances."""
+    """(K - 1) + K sum_categorical (r_i - 1) + 2 K m: weights, profiles, class means and variances.
+
+    Parameters
+    ----------
+    k : int
+        Number of classes K.
+    kinds : sequence of str
+        ``"discrete"`` or ``"numeric"`` per column.
+    cards : sequence of int
+        r_i per column (ignored for numeric ones).
+
+    Returns
+    -------
+    int
+    """
     cat = sum(int(r) - 1 for kind, r in zip(kinds, cards) if kind != NUMERIC)
     m = sum(1 for kind in kinds if kind == NUMERIC)
     return int(k - 1 + k * cat + 2 * k * m)
@@ -104,26 +118,69 @@ class MixedLatentClassModel:
         return self.weights, self.profiles, self.means, self.variances
 
     def joint(self, data: MixedData) -> np.ndarray:
-        """log p(x_n observed, C = t), shape (N, K)."""
+        """log p(x_n observed, C = t).
+
+        Parameters
+        ----------
+        data : MixedData
+            The columns the model was fitted to.
+
+        Returns
+        -------
+        ndarray, shape (N, K)
+        """
         return _log_joint(_check(self, data), *self._params())
 
     def log_likelihood(self, data: MixedData) -> float:
-        """Sum over rows of log p(observed cells)."""
+        """Sum over rows of log p(observed cells).
+
+        Parameters
+        ----------
+        data : MixedData
+
+        Returns
+        -------
+        float
+        """
         lj = self.joint(data)
         return float(_lse(lj).sum())
 
     def posterior(self, data: MixedData) -> np.ndarray:
-        """P(C = t | observed cells of row n), shape (N, K)."""
+        """P(C = t | observed cells of row n).
+
+        Parameters
+        ----------
+        data : MixedData
+
+        Returns
+        -------
+        ndarray, shape (N, K)
+        """
         lj = self.joint(data)
         return np.exp(lj - _lse(lj)[:, None])
 
     def modal_classes(self, data: MixedData) -> np.ndarray:
-        """The most probable class of every row."""
+        """The most probable class of every row.
+
+        Parameters
+        ----------
+        data : MixedData
+
+        Returns
+        -------
+        ndarray of int, shape (N,)
+        """
         return np.argmax(self.posterior(data), axis=1)
 
     def summary(self) -> dict:
-        """JSON-ready: classes, loglik, bic, aic, parameters, rows, starts, starts_at_best, iterations,
-        converged, weights and the class profiles (states' probabilities; means and standard deviations)."""
+        """The fit as JSON-ready values.
+
+        Returns
+        -------
+        dict
+            classes, loglik, bic, aic, parameters, rows, starts, starts_at_best, iterations, converged,
+            weights and the class profiles (states' probabilities; means and standard deviations).
+        """
         prof = {}
         for i, v in enumerate(self.variables):
             if self.kinds[i] == NUMERIC:
@@ -205,8 +262,28 @@ def _m_step(data: MixedData, R: np.ndarray, floors, prev_means, prev_vars):
 
 
 def em_mixed(data: MixedData, params, floors, tol: float = 1e-8, max_iter: int = 1000):
-    """EM from ``params`` = (weights, profiles, means, variances): (params, loglik, iterations, converged,
-    the log-likelihood before every step)."""
+    """EM from given parameters (module docstring).
+
+    Parameters
+    ----------
+    data : MixedData
+    params : tuple
+        (weights, profiles, means, variances), as :class:`MixedLatentClassModel` holds them.
+    floors : list
+        The least variance of every numeric column (None for categorical ones).
+    tol : float
+        Stop when a step gains less than this in mean log-likelihood per row.
+    max_iter : int
+
+    Returns
+    -------
+    params : tuple
+    loglik : float
+    iterations : int
+    converged : bool
+    trace : ndarray
+        The log-likelihood before every step and at the end.
+    """
     trace = []
     N = data.n_rows
     lj = _log_joint(data, *params)
