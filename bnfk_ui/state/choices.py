@@ -78,8 +78,9 @@ MEMORY_GIB_RANGE = (settings.SETTINGS["memory_gib"].lo, settings.memory_ceiling_
 
 _CATALOG: list = [None, None]  # [modification times, the parsed catalog]
 
-#: the class column each mixed sample of ``sample_data/hybrid/`` opens with (its outcome; none for Boston)
-HYBRID_CLASS = {"biopsy": "class", "pima": "type", "auto": "origin"}
+#: the class column each mixed sample of ``sample_data/hybrid/`` opens with (its outcome; none for Boston and
+#: the survey)
+HYBRID_CLASS = {"biopsy": "class", "pima": "type", "auto": "origin", "attrition": "Attrition"}
 
 
 def _hybrid_entries(path: Path) -> dict:
@@ -88,6 +89,17 @@ def _hybrid_entries(path: Path) -> dict:
     (their numbers stay numbers: :mod:`bnfk_ui.state.hybrid`)."""
     with open(path, encoding="utf-8") as fh:
         cat = json.load(fh)
+    for csv in sorted(path.parent.glob("*.csv")):  # the other mixed tables bundled there (see its README)
+        if not any(e.get("file") == csv.name for e in cat.values()):
+            with open(csv, encoding="utf-8") as fh:
+                header, rows = fh.readline(), sum(1 for line in fh if line.strip())
+            cat[csv.stem] = {
+                "file": csv.name,
+                "title": csv.stem.capitalize(),
+                "description": f"A mixed table of {rows:,} rows (sample_data/hybrid/README.md: its source).",
+                "rows": rows,
+                "columns": header.count(",") + 1,
+            }
     return {
         f"hybrid_{k}": {
             "file": f"hybrid/{e['file']}",
