@@ -18,7 +18,7 @@ from bnfk_core.serving.serve import echo
 from bnfk_core.views import export
 
 from . import jobs, router, share, state
-from .state import choices, messages, shared, structure, tables
+from .state import choices, hybrid, messages, shared, structure, tables
 
 
 def option_slider(where, label: str, key: str, **kwargs):
@@ -80,9 +80,13 @@ def sidebar_summary(params: dict | None = None) -> None:
             + (f" · class **{messages.plain(d.class_column)}**" if d.class_column else " · no class column")
             + (f" · rows used by the row views: a seeded sample of {d.n_rows:,}" if d.n_rows < n_all else "")
             + f"  \nStructure: **{messages.plain(structure.structure_label())}** · {dg.n_arcs} arcs"
-            + f"  \nParameters: {ESTIMATORS[ss.param_method].label.split(' (')[0].lower()} · first network "
-            "by "
-            f"the recipe {structure.recipe().describe()}"
+            + (
+                f"  \nNumbers kept: {messages.plain(', '.join(nums))} (a hybrid network; the discrete "
+                "pages bin them)"
+                if (nums := hybrid.numeric_columns())
+                else f"  \nParameters: {ESTIMATORS[ss.param_method].label.split(' (')[0].lower()} · first "
+                f"network by the recipe {structure.recipe().describe()}"
+            )
         )
         share_panel(params)
         box = st.expander("Settings", icon=":material/settings:", key="sidebar_settings", on_change="rerun")

@@ -27,7 +27,7 @@ from bnfk_core.serving.serve import echo
 from bnfk_core.serving.session_files import DataRef, SessionError, parse_session, session_dict
 
 from . import bigdata, state
-from .state import caches, choices, messages, structure, tables, uploads
+from .state import caches, choices, hybrid, messages, structure, tables, uploads
 
 __all__ = [
     "remember_upload",
@@ -49,6 +49,8 @@ MAX_UPLOADS = 32
 MAX_UPLOAD_BYTES = 1024 * 2**20
 MAX_PROBLEMS = 6  # a link's problems named in its warning (the rest counted)
 _VIEW_KEYS = (
+    "num",
+    "cat",
     "data",
     "upload",
     "path",
@@ -150,6 +152,11 @@ def view_params() -> dict:
         p["bins"] = str(int(ss.bins))
     if ss.drop_columns:
         p["drop"] = list(ss.drop_columns)
+    switched = ss.get(hybrid.KINDS_KEY) or {}  # the Data page's number / category switches
+    for key, kind in (("num", hybrid.NUMBER), ("cat", hybrid.CATEGORY)):
+        cols = [c for c, k in switched.items() if k == kind]
+        if cols:
+            p[key] = cols
     feats = tables.feature_data().variables
     p["arcs"] = encode_arcs(structure.dag(), feats)
     for key, net in _networks(feats).items():  # the last learned network, Compare's B
@@ -226,6 +233,13 @@ def restore(params: dict) -> list[str]:
         if changes and not uploads.change_data(**changes):
             problems.append("its data options do not load (see the message above)")
             data_ok = False
+        switched = {c: hybrid.NUMBER for c in params.get("num", []) if c}
+        switched.update({c: hybrid.CATEGORY for c in params.get("cat", []) if c})
+        if data_ok and switched:
+            if len(switched) > S.MAX_LIST:
+                problems.append(f"num and cat name at most {S.MAX_LIST} columns")
+            else:  # names that are no column of numbers are ignored (kinds() reads only those)
+                ss[hybrid.KINDS_KEY] = switched
     state.init()
     if data_ok and "arcs" in one:
         try:

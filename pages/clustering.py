@@ -10,6 +10,7 @@ from bnfk_core.registry import KERNELS
 from bnfk_core.serving import settings
 from bnfk_ui import common
 from bnfk_ui.sections import clustering as sections
+from bnfk_ui.sections import hybrid as hybrid_section
 from bnfk_ui.state import caches, choices, clustering, tables
 from bnfk_ui.state import model as model_state
 
@@ -18,6 +19,10 @@ MAX_ROWS = 3000
 
 
 def page():
+    hybrid_section.binned_notice(  # numbers kept: the one sentence naming the columns this page bins
+        "The other kernels, the feature-space algorithms, the comparison and the classification tabs",
+        plural=True,
+    )
     ss = st.session_state
     d = tables.data()
     has_class = d.class_column is not None

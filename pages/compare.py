@@ -13,6 +13,7 @@ from bnfk_core.registry import KERNELS
 from bnfk_core.views.figures import segments as figs
 from bnfk_ui import common
 from bnfk_ui.sections import compare as sections
+from bnfk_ui.sections import hybrid as hybrid_section
 from bnfk_ui.sections import textbook
 from bnfk_ui.state import choices, compare, messages, shared, structure, tables
 
@@ -29,6 +30,7 @@ NORMALIZED_NOTE = (
 
 
 def page():
+    hybrid_section.binned_notice()  # numbers kept: the one sentence naming the columns this page bins
     ss = st.session_state
     d, feat = tables.data(), tables.feature_data()
     if feat.n_vars < 3:

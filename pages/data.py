@@ -8,8 +8,9 @@ from bnfk_core.data.stats import column_summary
 from bnfk_core.views import figures
 from bnfk_ui import common
 from bnfk_ui.sections import data as sections
+from bnfk_ui.sections import hybrid as numbers
 from bnfk_ui.sections import textbook
-from bnfk_ui.state import tables, uploads
+from bnfk_ui.state import messages, tables, uploads
 
 
 def page():
@@ -71,7 +72,8 @@ def page():
         st.metric("Variables", f"{d.n_vars}", help="Including the class column.")
         st.metric("Missing cells", f"{sections.missing_cells(full):,}")
     for line in full.notes:
-        st.info(line)
+        st.info(messages.plain(line))  # a note names columns: shown as typed
+    numbers.numbers_panel()  # numeric columns: each a number (Gaussian node) or a category
     common.complete_rows_notice("Log scores", caption=False)  # a warning when most rows are incomplete
 
     st.subheader("Variables")

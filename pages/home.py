@@ -6,12 +6,14 @@ from bnfk_core.network.textbook import TEXTBOOK_NETWORKS
 from bnfk_core.views import figures, report
 from bnfk_ui import common
 from bnfk_ui.sections import home as sections
+from bnfk_ui.sections import hybrid as hybrid_section
 from bnfk_ui.sections import textbook
-from bnfk_ui.state import caches, charts, choices, messages, shared, structure, tables, uploads
+from bnfk_ui.state import caches, charts, choices, hybrid, messages, shared, structure, tables, uploads
 from bnfk_ui.state import model as model_state
 
 
 def page():
+    hybrid_section.binned_notice()  # numbers kept: the one sentence naming the columns this page bins
     st.markdown(
         "This app turns a table of **categorical data** into a **Bayesian network** — a directed acyclic "
         "graph "
@@ -126,6 +128,7 @@ def page():
             dg.sorted_arcs(),
             title=f"Current structure: {structure.structure_label()}",
             height=None,
+            numeric=tuple(hybrid.numeric_columns()),
         )
         charts.plotly_chart(fig, key="home_dag", config={"displaylogo": False})
 

@@ -9,18 +9,25 @@ from bnfk_core.kernels.embed import sample_rows
 from bnfk_core.registry import IMPUTERS
 from bnfk_ui import common
 from bnfk_ui.sections import data as sec_data
+from bnfk_ui.sections import hybrid as hybrid_section
 from bnfk_ui.sections import imputation as sec_imp
-from bnfk_ui.state import bigfiles, choices, messages, tables
+from bnfk_ui.state import bigfiles, choices, hybrid, messages, tables
 
 RATIOS = list(impute_benchmark.DEFAULT_RATIOS)  # the thesis grid: pick all five of each for its 25 settings
 
 
 def page():
+    hybrid_section.binned_notice(
+        "The benchmark"
+    )  # numbers kept: the hybrid network imputes under the second tab
     ss = st.session_state
     feat = tables.feature_data()
     t_bench, t_mine = st.tabs(["Benchmark", "Impute my data"])
 
     with t_bench:
+        if hybrid.on():  # numbers kept: the mixed benchmark (RMSE of numbers, accuracy of categories) first
+            hybrid_section.benchmark_panel()
+            st.markdown("**The thesis's benchmark** (categories only)")
         st.caption(
             "The thesis's experiment (ch. 4): a random test part of the rows gets a fraction of its cells "
             "hidden "
@@ -108,6 +115,9 @@ def page():
             sec_imp.benchmark_results(stored[1])
 
     with t_mine:
+        if hybrid.on():  # numbers kept: the hybrid network fills numbers as numbers
+            hybrid_section.impute_panel()
+            return
         d = tables.data()
         big = bigfiles.streamed() is not None  # a file read in chunks: the sample here, all rows below
         offered = sec_imp.IMPUTERS_OFFERED

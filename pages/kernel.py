@@ -10,8 +10,9 @@ from bnfk_core.views import figures
 from bnfk_core.views import kernel as kernel_view
 from bnfk_core.views.figures import kernel as fig_kernel
 from bnfk_ui import common
+from bnfk_ui.sections import hybrid as hybrid_section
 from bnfk_ui.sections import kernel as sections
-from bnfk_ui.state import caches, charts, choices, shared, structure, tables
+from bnfk_ui.state import caches, charts, choices, hybrid, shared, structure, tables
 from bnfk_ui.state import model as model_state
 
 ORDERS = settings.KERNEL_ORDERS
@@ -20,6 +21,13 @@ CHART = {"displaylogo": False}
 
 def page():
     ss = st.session_state
+    hybrid_fisher = hybrid.kernel_covered(ss.kernel_kind)  # the Fisher kernel of the hybrid network
+    hybrid_section.binned_notice(  # numbers kept: the one sentence naming the columns this page bins
+        "The comparison kernel, the pair's per-variable terms and the other kernels"
+        if hybrid_fisher
+        else "This page",
+        plural=hybrid_fisher,
+    )
     d = tables.data()
     cls_states = d.states[d.index(d.class_column)] if d.class_column else ()
 
@@ -63,8 +71,16 @@ def page():
         G = caches.gram_matrix(m)
         K2, title2, _ = caches.comparison_gram(ss.kernel_compare)
     K, rows, labels = G.K, G.rows, G.labels
-    an = caches.kernel_analysis(K, labels, ss.kernel_order, bool(d.class_column))
     title1 = kernel_view.main_title(spec, structure.dag().n_arcs)
+    if hybrid_fisher:
+        with common.working("Fisher kernel of the hybrid network…"):
+            K = hybrid.gram(hybrid.fitted(structure.dag()), rows, bool(ss.kernel_normalize))
+        title1 = f"Fisher: hybrid network ({structure.dag().n_arcs} arcs)"
+        common.plain_caption(
+            "The Fisher kernel here is the hybrid network's: the scores of its CPTs, means, regression "
+            "weights and variances, whitened by the exact Fisher information (docs/HYBRID.md)."
+        )
+    an = caches.kernel_analysis(K, labels, ss.kernel_order, bool(d.class_column))
     drawn = figures.evenly_drawn(an["order"], figures.PANEL_ROWS)
     (f1, f2, f3), zmax = shared.shared(
         fig_kernel.gram_panels, K, K2, drawn, rows, labels, cls_states, titles=(title1, title2)
@@ -105,7 +121,7 @@ def page():
 
     sections.downloads(d, kind, K, K2, rows, f1)
     sections.distribution_and_map(d, an, rows, labels, cls_states, spec)
-    sections.pair_panel(d, m, K, rows, labels, cls_states, spec)
+    sections.pair_panel(d, m, G.K, rows, labels, cls_states, spec)  # the discrete terms sum to the discrete K
 
 
 if common.start("Kernel"):

@@ -9,11 +9,13 @@ import streamlit as st
 from bnfk_core.lca import report as lca_report
 from bnfk_core.views.figures import latent_classes as figs
 from bnfk_ui import common
+from bnfk_ui.sections import hybrid as hybrid_section
 from bnfk_ui.sections import latent_classes as sections
 from bnfk_ui.state import tables
 
 
 def page():
+    hybrid_section.binned_notice()  # numbers kept: the one sentence naming the columns this page bins
     feat = tables.feature_data()
     d = tables.data()
     c1, c2, c3, c4 = st.columns(4)

@@ -7,13 +7,17 @@ the network's own."""
 import streamlit as st
 
 from bnfk_ui import common
+from bnfk_ui.sections import hybrid as hybrid_sections
 from bnfk_ui.sections import model as sections
 from bnfk_ui.sections import similar
-from bnfk_ui.state import messages, structure, tables
+from bnfk_ui.state import hybrid, messages, structure, tables
 from bnfk_ui.state import model as state
 
 
 def page():
+    if hybrid.on():  # numbers kept: the conditional linear Gaussian network
+        hybrid_sections.model_tabs()
+        return
     m = state.session_model()
     for note in state.dropped_notes():
         st.info(messages.plain(note), icon=":material/info:")

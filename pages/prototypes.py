@@ -7,6 +7,7 @@ from bnfk_core.analyses.prototypes import selection as pt
 from bnfk_core.registry import LEARNERS
 from bnfk_core.serving import settings
 from bnfk_ui import common
+from bnfk_ui.sections import hybrid as hybrid_section
 from bnfk_ui.sections import prototypes as sections
 from bnfk_ui.state import choices, structure, tables
 
@@ -14,6 +15,7 @@ SOURCES, CRITERIA = settings.PROTOTYPE_SOURCES, settings.PROTOTYPE_CRITERIA
 
 
 def page():
+    hybrid_section.binned_notice()  # numbers kept: the one sentence naming the columns this page bins
     ss = st.session_state
     choices.ensure("proto_ks")
     d = tables.data()

@@ -16,6 +16,7 @@ from bnfk_core.registry import ESTIMATORS
 from bnfk_core.serving import settings
 from bnfk_core.views import segments as seg_view
 from bnfk_ui import common
+from bnfk_ui.sections import hybrid as hybrid_section
 from bnfk_ui.sections import segments as sections
 from bnfk_ui.state import caches, choices, messages, shared, structure, tables
 
@@ -98,6 +99,7 @@ def controls(d, feat):
 
 
 def page():
+    hybrid_section.binned_notice()  # numbers kept: the one sentence naming the columns this page bins
     ss = st.session_state
     d, feat = tables.data(), tables.feature_data()
     has_class = d.class_column is not None

@@ -9,12 +9,13 @@ from bnfk_core.network.dag import DAG, covered_arcs, segment_arcs
 from bnfk_core.registry import ESTIMATORS
 from bnfk_core.views import figures
 from bnfk_ui import common, live
+from bnfk_ui.sections import hybrid as hybrid_section
 from bnfk_ui.sections import kgv as kgv_section
 from bnfk_ui.sections import landscape as landscape_section
 from bnfk_ui.sections import structure as sections
 from bnfk_ui.sections import textbook
 from bnfk_ui.sections.structure import act, message
-from bnfk_ui.state import charts, choices, messages, shared, structure, tables
+from bnfk_ui.state import charts, choices, hybrid, messages, shared, structure, tables
 
 
 def page():
@@ -29,6 +30,7 @@ def page():
         except StructureError:
             seg_arcs = []
     cov = covered_arcs(dg)
+    numeric = tuple(hybrid.numeric_columns())  # numbers kept: a hybrid network
 
     fig_col, info_col = st.columns([2.6, 1.4], gap="medium")
     with info_col:  # beside the graph: what it is, undo, the arc edits, then the scores
@@ -71,6 +73,8 @@ def page():
         textbook.truth_panel(dg)  # rows sampled from a textbook network: the distance to the true network
         sections.edit_panel(dg)  # the picked arc's Remove / Reverse, add or change an arc
         with common.shown_errors():
+            if numeric:
+                hybrid_section.hybrid_scores(dg)
             sections.scores_panel(dg)
         st.selectbox(
             "Parameters",
@@ -79,10 +83,7 @@ def page():
             **choices.bind("param_method"),
         )
     with fig_col:
-        info = {
-            v: f"{len(feat.states[i])} levels\nparents: {', '.join(dg.parents(v)) or '—'}"
-            for i, v in enumerate(feat.variables)
-        }
+        info = hybrid_section.node_info(feat)
         fig = shared.shared(
             figures.dag_figure,
             dg.nodes,
@@ -92,6 +93,7 @@ def page():
             node_info=info,
             clickable=True,
             picked=ss.get("live_pick"),
+            numeric=numeric,
         )
         charts.plotly_chart(
             fig,
@@ -117,6 +119,7 @@ def page():
             else "",
         )
 
+    hybrid_section.binned_notice("The scores table, the live kernel and the tabs below", plural=True)
     with (
         common.shown_errors(),
         (

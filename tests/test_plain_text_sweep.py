@@ -89,6 +89,49 @@ def visit():
     return at
 
 
+def _mixed_content() -> bytes:
+    """The same names over a mixed table: two of the columns hold numbers (Gaussian nodes of a hybrid
+    network), one of them with few distinct values (a category the Data page offers as a number)."""
+    header = ",".join(["class", IMG, TAG, BOLD, "plain"])
+    rows = []
+    for i in range(90):
+        level = [LINK, "<b>x</b>", "y"][i % 3]
+        x = (i % 3) * 2.0 + ((i * 37) % 11) / 10.0
+        rows.append(",".join([f"c{i % 2}", level, f"{x:.2f}", f"{x * 0.5 + (i % 7) / 5:.3f}", f"p{i % 4}"]))
+    return (header + "\n" + "\n".join(rows) + "\n").encode()
+
+
+@pytest.fixture(scope="module")
+def visit_mixed():
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=180)
+    at.session_state["dataset"] = "upload"
+    at.session_state["upload"] = (FILE, _mixed_content())
+    at.session_state["class_column"] = "class"
+    at.session_state["missing_policy"] = "missing"
+    at.session_state["kernel_rows"] = 60
+    at.run()
+    return at
+
+
+#: the pages that show a hybrid network's parts (its numeric nodes, the sentence naming the binned columns),
+#: the Model page with each of its hybrid tabs open
+MIXED_VIEWS = [
+    (p, "Evidence") for p in ("pages/home.py", "pages/data.py", "pages/structure.py", "pages/kernel.py")
+] + [("pages/model.py", t) for t in ("Evidence", "Densities", "CPTs and regressions", "Independence")]
+
+
+@pytest.mark.parametrize("page, tab", MIXED_VIEWS)
+def test_a_mixed_table_shows_user_text_as_plain_text(visit_mixed, page, tab):
+    visit_mixed.session_state["model_hyb_tab"] = tab
+    visit_mixed.session_state["hyb_cpt_node"] = TAG  # a numeric node: its regressions name its parents
+    at = visit_mixed.switch_page(page).run()
+    assert not at.exception, [e.value for e in at.exception]
+    if page == "pages/model.py":  # the hybrid network's page, not the discrete one
+        assert any("hybrid network" in c.value for c in at.caption)
+    leaks = [(kind, text) for kind, text in _bodies(at) if RAW.search(text)]
+    assert not leaks, leaks
+
+
 @pytest.mark.parametrize("page", [path for _, path, *_ in PAGES])
 def test_every_page_shows_user_text_as_plain_text(visit, page):
     at = visit.switch_page(page).run()

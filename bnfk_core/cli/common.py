@@ -292,6 +292,23 @@ def add_missing_data_option(p, default: str) -> None:
     )
 
 
+#: ``--numbers``: what a column of numbers becomes (``bnfk_core.hybrid.NUMBERS_MODES``)
+NUMBERS_CHOICES = ("bin", "keep")
+
+
+def add_numbers_option(p, keep: str, default: str = "bin") -> None:
+    """``--numbers bin|keep``: numeric columns cut into quantile bins (a discrete table, the default) or kept
+    as numbers (``keep``, what the subcommand then does: ``keep``)."""
+    p.add_argument(
+        "--numbers",
+        choices=NUMBERS_CHOICES,
+        default=default,
+        help=f"bin (default): numeric columns cut into quantile bins; keep: numbers stay numbers, {keep} "
+        "(columns of numbers with fewer than 10 distinct values stay categories; numeric identifiers are "
+        "dropped)",
+    )
+
+
 def split_list(s: str) -> list[str]:
     """'a, b,,c' -> ['a', 'b', 'c']."""
     return [c.strip() for c in (s or "").split(",") if c.strip()]

@@ -1,6 +1,7 @@
-"""What ``learn --numbers keep``, ``learn --structure-file``, ``loglik`` and ``sample`` do with hybrid
-(conditional linear Gaussian) networks (:mod:`bnfk_core.hybrid`): read a mixed table with the shared data
-options, fit a given DAG or search one, and write or read the hybrid JSON model file."""
+"""What ``learn --numbers keep``, ``learn --structure-file``, ``loglik``, ``sample`` and ``impute --numbers
+keep`` do with hybrid (conditional linear Gaussian) networks (:mod:`bnfk_core.hybrid`): read a mixed table
+with the shared data options, fit a given DAG or search one, write or read the hybrid JSON model file, and
+fill a mixed table's missing cells."""
 
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ __all__ = [
     "hybrid_loglik",
     "write_mixed_csv",
     "HYBRID_LEARNERS",
+    "impute_mixed",
 ]
 
 #: the learners a hybrid network is searched with, and the tabu moves each takes after the greedy climb
@@ -186,3 +188,127 @@ def write_mixed_csv(data, fh) -> None:
         else:
             cols.append(["" if math.isnan(x) else repr(float(x)) for x in data.values[:, j]])
     w.writerows(zip(*cols))
+
+
+def impute_mixed(args, t0: float) -> dict:
+    """``impute DATA --numbers keep``: the missing cells of a mixed table filled under a CLG network
+    (``--model M.json``, or learned from DATA by hill climbing, structural EM over the missing cells), numbers
+    by their conditional mean and categories by their most probable state
+    (:func:`bnfk_core.hybrid.impute.hybrid_imputation`); the file written back with only those cells
+    changed."""
+    import pandas as pd
+
+    from ..analyses.impute.completion import CompletedFile
+    from ..data.raw_table import read_table
+    from ..hybrid import HYBRID_SCORES, hybrid_imputation, learn_hybrid_network, read_hybrid
+    from ..serving.session_files import is_session_file
+
+    if is_session_file(args.data):
+        raise BnfkError("--numbers keep reads a CSV file, not a session file.")
+    if args.chunksize or args.engine == "dask":
+        raise BnfkError("--numbers keep reads a table held in memory; leave out --chunksize and --engine.")
+    if args.class_column is not None:
+        raise BnfkError("--class-column is not taken with --numbers keep yet; drop it or use --numbers bin.")
+    if args.method:
+        raise BnfkError("--method chooses a discrete imputer; with --numbers keep the CLG network imputes.")
+    learned = {}
+    if args.model is not None:
+        if not is_hybrid_model(args.model):
+            raise BnfkError(f"--numbers keep imputes with a hybrid JSON model; '{args.model}' is not one.")
+        model = read_hybrid(args.model)
+        data = read_mixed(args.data, args, model)
+    else:
+        score = args.score or "bic"
+        structure = args.structure or "hc"
+        if score not in HYBRID_SCORES:
+            raise BnfkError(f"--numbers keep scores with {' or '.join(HYBRID_SCORES)}, not '{score}'.")
+        if structure not in HYBRID_LEARNERS:
+            raise BnfkError(
+                f"--numbers keep learns with --structure {' or '.join(HYBRID_LEARNERS)}, not '{structure}'."
+            )
+        data = read_mixed(args.data, args)
+        got = learn_hybrid_network(
+            data,
+            score=score,
+            missing_data=args.missing_data,
+            tabu_steps=HYBRID_LEARNERS[structure],
+            progress=None,
+        )
+        model = got.model
+        learned = {
+            "learned": {
+                "model_kind": "hybrid",
+                "structure": structure,
+                "method": got.method,
+                "score_name": got.score_name,
+                "score": got.score,
+                "missing_data": got.missing_data,
+                "arcs": [list(a) for a in got.dag.sorted_arcs()],
+                "em_iterations": model.fit_info.get("em_iterations", 0),
+                "notes": list(got.notes),
+            }
+        }
+    res = hybrid_imputation(model, data)
+    table = read_table(args.data)
+    if table.n_rows != data.n_rows:
+        raise BnfkError(f"{table.source} has {table.n_rows} rows but the table read from it {data.n_rows}.")
+    done = res.data
+    changes, parts = {}, []
+    for i, (rows, P) in res.probabilities.items():
+        name, st = done.variables[i], np.asarray(done.states[i], dtype=object)
+        for r in rows:
+            changes[(int(r), name)] = st[done.codes[r, i]]
+        r_ = len(st)
+        parts.append(
+            pd.DataFrame(
+                {
+                    "row": np.repeat(rows, r_),
+                    "column": name,
+                    "imputed": np.repeat(st[done.codes[rows, i]], r_),
+                    "state": np.tile(st, len(rows)),
+                    "probability": P.reshape(-1),
+                    "mean": np.nan,
+                    "variance": np.nan,
+                }
+            )
+        )
+    for i, (rows, mean, var) in res.moments.items():
+        name = done.variables[i]
+        text = [repr(float(x)) for x in mean]
+        for r, t in zip(rows, text):
+            changes[(int(r), name)] = t
+        parts.append(
+            pd.DataFrame(
+                {
+                    "row": rows,
+                    "column": name,
+                    "imputed": text,
+                    "state": "",
+                    "probability": np.nan,
+                    "mean": mean,
+                    "variance": var,
+                }
+            )
+        )
+    cols = ["row", "column", "imputed", "state", "probability", "mean", "variance"]
+    probs = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame({c: [] for c in cols})
+    probs = probs.sort_values(["row", "column"], kind="stable").reset_index(drop=True)
+    probs.insert(1, "line", table.lines[probs["row"].to_numpy(dtype=np.int64)])
+    probs.insert(probs.columns.get_loc("imputed") + 1, "filled", probs["imputed"])
+    CompletedFile(table, changes, probs, "mean").write(args.output, args.probabilities)
+    imputed = res.imputed
+    return {
+        "output": args.output,
+        "probabilities": args.probabilities,
+        "model_kind": "hybrid",
+        "rows": int(data.n_rows),
+        "imputed_cells": int(imputed.sum()),
+        "imputed_per_column": {
+            v: int(imputed[:, i].sum()) for i, v in enumerate(done.variables) if imputed[:, i].any()
+        },
+        "numeric_columns": [model.variables[i] for i in model.numeric],
+        "fill_numeric": "conditional mean",
+        **learned,
+        "notes": list(data.notes),
+        "seconds": time.perf_counter() - t0,
+    }

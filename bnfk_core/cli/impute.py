@@ -14,6 +14,7 @@ from .common import (
     add_fisher_model_options,
     add_hidden_alias,
     add_missing_data_option,
+    add_numbers_option,
     add_quiet,
     add_streaming_options,
     check_output,
@@ -72,11 +73,56 @@ def _grid(args) -> tuple[list, list, int, str]:
     return trs, mrs, repeats, note
 
 
+def _benchmark_mixed(args) -> dict:
+    """``impute-benchmark --numbers keep``: the mixed-table protocol of :mod:`bnfk_core.analyses.impute.mixed`
+    (cells of the whole table hidden at each ``--missing-ratio``, NRMSE for numbers, accuracy for categories;
+    the CLG network beside scikit-learn's imputers)."""
+    from ..analyses.impute.mixed import MIXED_IMPUTERS, mixed_benchmark
+    from .hybrid import read_mixed
+
+    if args.test_ratio is not None or args.full_grid:
+        raise BnfkError(
+            "--numbers keep hides cells anywhere in the table; leave out --test-ratio and --full-grid."
+        )
+    if args.class_column is not None:
+        raise BnfkError("--class-column is not taken with --numbers keep yet; drop it or use --numbers bin.")
+    given = split_list(args.methods)
+    methods = list(MIXED_IMPUTERS) if args.methods == _DISCRETE_DEFAULT_METHODS else given
+    bad = [m for m in methods if m not in MIXED_IMPUTERS]
+    if bad:
+        raise BnfkError(
+            f"With --numbers keep, --methods are from {', '.join(MIXED_IMPUTERS)}; '{bad[0][:40]}' is not."
+        )
+    ratios = _ratios(args.missing_ratio if args.missing_ratio is not None else "0.2", "missing-ratio")
+    data = read_mixed(args.data, args)
+    import warnings
+
+    runs = []
+    for r in ratios:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # scikit-learn's IterativeImputer convergence warnings
+            res = mixed_benchmark(data, methods, r, args.repeats or 1, args.seed, progress=progress(args))
+        runs.append(res.to_dict())
+    return {
+        "data": os.path.basename(args.data),
+        "numbers": "keep",
+        "methods": {m: MIXED_IMPUTERS[m][1] for m in methods},
+        "results": runs,
+        "notes": list(data.notes),
+    }
+
+
+#: the discrete benchmark's default --methods (with --numbers keep: every mixed imputer)
+_DISCRETE_DEFAULT_METHODS = "bn,mode,wknn"
+
+
 def _cmd_benchmark(args) -> dict:
     import sys
 
     from ..analyses.impute.benchmark import benchmark
 
+    if args.numbers == "keep":
+        return _benchmark_mixed(args)
     data = read_data(args.data, args)
     trs, mrs, repeats, note = _grid(args)
     if not args.quiet:
@@ -128,6 +174,10 @@ def _cmd_impute(args) -> dict:
     check_output(args.output, (".csv",), "the completed data", input_files(args))
     if args.probabilities:
         check_output(args.probabilities, (".csv",), "the probabilities", input_files(args))
+    from .hybrid import impute_mixed, is_hybrid_model
+
+    if args.numbers == "keep" or (args.model is not None and is_hybrid_model(args.model)):
+        return impute_mixed(args, t0)
     learned = {}
     if args.model is None and args.structure is None:  # the default recipe's network, as report learns it
         from ..learning.recipe import DEFAULT_RECIPE
@@ -319,9 +369,10 @@ def register(sub) -> None:
     p.add_argument("data", metavar="DATA.csv")
     p.add_argument(
         "--methods",
-        default="bn,mode,wknn",
+        default=_DISCRETE_DEFAULT_METHODS,
         metavar="M,M",
-        help=f"comma-separated, from {','.join(choices(IMPUTERS))} (default bn,mode,wknn)",
+        help=f"comma-separated, from {','.join(choices(IMPUTERS))} (default bn,mode,wknn); with --numbers "
+        "keep from clg,mean-mode,iterative,knn,forest (default all)",
     )
     p.add_argument(
         "--test-ratio",
@@ -371,6 +422,12 @@ def register(sub) -> None:
         action="store_true",
         help="impute the class column too (default: it is dropped, as in the thesis)",
     )
+    add_numbers_option(
+        p,
+        "cells hidden anywhere in the mixed table at each --missing-ratio (default 0.2), NRMSE for numbers "
+        "and accuracy for categories, the CLG network beside scikit-learn's IterativeImputer, KNNImputer, "
+        "a random-forest IterativeImputer and mean/mode",
+    )
     add_quiet(p)
     add_data_options(p)
     p.set_defaults(func=_cmd_benchmark)
@@ -404,6 +461,12 @@ def register(sub) -> None:
         help=f"CPT estimator of the network learned without --model (default {R.params}, the default recipe)",
     )
     add_missing_data_option(p, DEFAULT_STRUCTURE_MISSING)
+    add_numbers_option(
+        p,
+        "missing numbers filled with their conditional mean and categories with their most probable state "
+        "under a conditional linear Gaussian network (--model M.json, or learned from DATA: hc, BIC, "
+        "structural EM)",
+    )
     p.add_argument(
         "--method",
         metavar="M",

@@ -4,8 +4,10 @@ model as a network with a hidden root (any model format:
 
 from __future__ import annotations
 
+from ..errors import BnfkError
 from .common import (
     add_data_options,
+    add_numbers_option,
     add_quiet,
     check_output,
     float_in,
@@ -31,6 +33,8 @@ def _cmd_lca(args) -> dict:
     from ..network.model import write_model
 
     ks = parse_classes(args.classes)
+    if args.numbers == "keep":
+        return _lca_mixed(args, ks)
     if args.output:
         check_output(args.output, MODEL_EXTENSIONS, "a model", input_files(args))
     data = read_data(args.data, args)
@@ -81,6 +85,63 @@ def _cmd_lca(args) -> dict:
     return out
 
 
+def _lca_mixed(args, ks) -> dict:
+    """``lca --numbers keep``: latent classes with Gaussian indicators for the numeric columns
+    (:func:`bnfk_core.lca.mixed.fit_mixed_lca`)."""
+    import numpy as np
+
+    from ..analyses.cluster.clustering import clustering_metrics
+    from ..lca.mixed import fit_mixed_lca
+    from .hybrid import read_mixed
+
+    if args.output:
+        raise BnfkError(
+            "-o writes a discrete network; a latent class model with numeric indicators has none yet "
+            "(leave out -o or use --numbers bin)."
+        )
+    if args.screen:
+        raise BnfkError("--screen applies to --numbers bin; with --numbers keep every start runs to the end.")
+    data = read_mixed(args.data, args)
+    labels = None
+    feats = data
+    if args.class_column:
+        j = data.index(args.class_column)
+        if data.kinds[j] != "discrete":
+            raise BnfkError(f"--class-column '{args.class_column}' is numeric; name a categorical column.")
+        labels = data.codes[:, j]
+        feats = data.select([v for v in data.variables if v != args.class_column])
+    entries, fits = [], []
+    for k in ks:
+        m = fit_mixed_lca(feats, k, starts=args.starts, seed=args.seed, tol=args.tol, max_iter=args.max_iter)
+        e = m.summary()
+        if labels is not None:
+            ok = labels >= 0
+            got = clustering_metrics(labels[ok], m.modal_classes(feats)[ok])
+            e.update({key: v for key, v in got.items() if key in ("ari", "ami", "v_measure")})
+        if not args.profiles:
+            e.pop("profiles")
+        fits.append(m)
+        entries.append(e)
+    out = {
+        "data": args.data,
+        "rows": data.n_rows,
+        "model_kind": "mixed",
+        "variables": list(feats.variables),
+        "numeric_columns": [feats.variables[i] for i in feats.numeric],
+        "label_column": args.class_column,
+        "notes": list(data.notes),
+    }
+    if len(fits) == 1:
+        out.update(entries[0])
+    else:
+        out.update(
+            fits=entries,
+            best_bic=fits[int(np.argmin([m.bic for m in fits]))].n_classes,
+            best_aic=fits[int(np.argmin([m.aic for m in fits]))].n_classes,
+        )
+    return out
+
+
 def register(sub) -> None:
     p = sub.add_parser(
         "lca",
@@ -126,6 +187,11 @@ def register(sub) -> None:
         "--output",
         metavar="MODEL.bif|.xmlbif|.net|.xdsl|.json",
         help="save the model (the least-BIC one for a range) with a hidden root node 'latent_class'",
+    )
+    add_numbers_option(
+        p,
+        "each numeric column a Gaussian indicator with a class-specific mean and variance (a mixed "
+        "measurement model, as StepMix's categorical + gaussian_diag)",
     )
     add_quiet(p)
     add_data_options(p)

@@ -13,6 +13,7 @@ from .common import (
     add_data_options,
     add_hidden_alias,
     add_missing_data_option,
+    add_numbers_option,
     add_quiet,
     add_streaming_options,
     check_output,
@@ -224,14 +225,7 @@ def register(sub) -> None:
         default=None,
         help='fit this DAG instead of learning one: {"nodes": [...], "arcs": [[u, v], ...]} or a model file',
     )
-    p.add_argument(
-        "--numbers",
-        choices=("bin", "keep"),
-        default="bin",
-        help="bin (default): numeric columns cut into quantile bins, a discrete network (BIF or JSON); keep: "
-        "numbers stay numbers, a conditional linear Gaussian network written as hybrid JSON (columns of "
-        "numbers with fewer than 10 distinct values stay categories; numeric identifiers are dropped)",
-    )
+    add_numbers_option(p, "a conditional linear Gaussian network written as hybrid JSON")
     p.add_argument(
         "--score",
         default=R.score,

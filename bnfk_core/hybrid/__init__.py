@@ -5,7 +5,8 @@ numeric columns as floats.  A :class:`HybridNet` gives every discrete node a CPT
 numeric node one linear regression on its numeric parents per configuration of its discrete parents;
 :func:`fit_hybrid` fits one given its DAG by maximum likelihood, :class:`HybridScorer` and
 :func:`hybrid_hill_climb` learn its structure by BIC or AIC, and :func:`discrete_posterior`,
-:func:`marginal_log_density` and :func:`conditional_normal` answer queries.
+:func:`marginal_log_density` and :func:`conditional_normal` answer queries; :func:`impute_hybrid` fills
+the missing cells of a mixed table (numbers by their conditional mean).
 
 Every public name below loads its module on first use (PEP 562), so importing the package is light.
 """
@@ -63,6 +64,12 @@ _HOMES = {
     "marginal_log_density": "posterior",
     "conditional_normal": "posterior",
     "evidence_table": "posterior",
+    "NumericMarginal": "marginal",
+    "numeric_marginal": "marginal",
+    "impute_hybrid": "impute",
+    "hybrid_imputation": "impute",
+    "HybridImputation": "impute",
+    "learn_and_impute": "impute",
 }
 
 __all__ = list(_HOMES)

@@ -17,7 +17,6 @@ import itertools
 import math
 
 import numpy as np
-from scipy.special import logsumexp
 
 from ..errors import ModelError
 from ..network.dag import DAG
@@ -48,10 +47,11 @@ def _groups(data: MixedData):
         yield rows, miss[rows[0]], data.codes[rows[0]]
 
 
-def _estep(model: HybridNet, data: MixedData):
-    """Expected counts and cross-products under ``model``, the observed-data log-likelihood, and the
-    completions themselves: (all discrete codes, numbers filled by their conditional means, the conditional
-    covariance of the numbers, the completion's weight per row) of every group of rows."""
+def _estep(model: HybridNet, data: MixedData, stats: bool = True):
+    """Expected counts and cross-products under ``model`` (skipped when ``stats`` is False), the
+    observed-data log-likelihood, the completions themselves: (all discrete codes, numbers filled by their
+    conditional means, the conditional covariance of the numbers, the completion's weight per row) of every
+    group of rows, and the indices of each completion's rows."""
     disc, num = list(model.discrete), list(model.numeric)
     npos = {v: k for k, v in enumerate(num)}
     counts = {i: np.zeros_like(model.cpts[i]) for i in disc}
@@ -59,8 +59,21 @@ def _estep(model: HybridNet, data: MixedData):
     for i in num:
         cols = [npos[p] for p in model.numeric_parents(i)] + [npos[i]]
         fam[i] = (cols, np.zeros((model.n_configs(i), len(cols) + 1, len(cols) + 1)))
+    # the discrete-parent configuration of every node as a dot product of the codes with C-order strides
+    # (what HybridNet.config computes row-wise), taken once per completion
+    strides = {}
+    for i in range(model.n_vars):
+        dps = list(model.discrete_parents(i))
+        cards_p = [len(model.states[p]) for p in dps]
+        strides[i] = (dps, [int(np.prod(cards_p[k + 1 :])) for k in range(len(dps))])
+
+    def config(i: int, codes) -> int:
+        dps, st = strides[i]
+        return sum(int(codes[p]) * s for p, s in zip(dps, st))
+
     joints: dict = {}
-    completed = []
+    conds: dict = {}
+    completed, where = [], []
     total_ll = 0.0
     values = data.values
     for rows, miss, obs_codes in _groups(data):
@@ -73,75 +86,117 @@ def _estep(model: HybridNet, data: MixedData):
             )
         O = [npos[v] for v in num if not miss[v]]
         M = [npos[v] for v in num if miss[v]]
+        pattern = tuple(M)
         xO = values[np.ix_(rows, [num[k] for k in O])]
         B = len(rows)
         logw, parts = [], []
         for comp in itertools.product(*[range(c) for c in cards]):
             codes = obs_codes.astype(np.int64).copy()
             codes[mis_d] = comp
-            row = codes[None, :]
             lp = 0.0
             for i in disc:
-                lp += math.log(max(model.cpts[i][model.config(i, row)[0], codes[i]], 1e-300))
+                lp += math.log(max(model.cpts[i][config(i, codes), codes[i]], 1e-300))
             key = tuple(int(codes[i]) for i in disc)
             if key not in joints:
                 joints[key] = numeric_joint(model, {model.variables[i]: int(codes[i]) for i in disc})
             mu, cov = joints[key]
+            if (key, pattern) not in conds:  # the Gaussian conditioning of this state and missing pattern
+                C = np.zeros((len(num), len(num)))
+                L = Linv = K = None
+                if O:
+                    L = np.linalg.cholesky(cov[np.ix_(O, O)])
+                    Linv = np.linalg.inv(L)
+                if M and O:
+                    K = np.linalg.solve(cov[np.ix_(O, O)], cov[np.ix_(O, M)]).T  # S_MO S_OO^-1
+                    C[np.ix_(M, M)] = cov[np.ix_(M, M)] - K @ cov[np.ix_(O, M)]
+                elif M:
+                    C[np.ix_(M, M)] = cov[np.ix_(M, M)]
+                conds[(key, pattern)] = (Linv, K, C, np.log(np.diag(L)).sum() if O else 0.0)
+            Linv, K, C, logdet = conds[(key, pattern)]
             xhat = np.empty((B, len(num)))
-            C = np.zeros((len(num), len(num)))
             ll = np.full(B, lp)
             if O:
-                Soo = cov[np.ix_(O, O)]
-                L = np.linalg.cholesky(Soo)
                 r = xO - mu[O][None, :]
-                sol = np.linalg.solve(L, r.T)
-                ll += -0.5 * (len(O) * _LOG_2PI + (sol * sol).sum(axis=0)) - np.log(np.diag(L)).sum()
+                sol = Linv @ r.T
+                ll += -0.5 * (len(O) * _LOG_2PI + (sol * sol).sum(axis=0)) - logdet
                 xhat[:, O] = xO
             if M:
-                if O:
-                    K = np.linalg.solve(Soo, cov[np.ix_(O, M)]).T  # S_MO S_OO^-1
-                    xhat[:, M] = mu[M][None, :] + r @ K.T
-                    C[np.ix_(M, M)] = cov[np.ix_(M, M)] - K @ cov[np.ix_(O, M)]
-                else:
-                    xhat[:, M] = mu[M][None, :]
-                    C[np.ix_(M, M)] = cov[np.ix_(M, M)]
+                xhat[:, M] = mu[M][None, :] + (r @ K.T if O else 0.0)
             logw.append(ll)
             parts.append((codes, xhat, C))
         logw = np.array(logw)  # (completions, B)
-        norm = logsumexp(logw, axis=0)
+        top = logw.max(axis=0)
+        norm = top + np.log(np.exp(logw - top[None, :]).sum(axis=0))
         total_ll += float(norm.sum())
         w = np.exp(logw - norm[None, :])
         for (codes, xhat, C), wc in zip(parts, w):
             completed.append((codes, xhat, C, wc))
-            row = codes[None, :]
-            tot = float(wc.sum())
-            for i in disc:
-                counts[i][model.config(i, row)[0], codes[i]] += tot
-            for i in num:
-                cols, S = fam[i]
-                z = np.column_stack([np.ones(B), xhat[:, cols]])
-                Cz = np.zeros((len(cols) + 1, len(cols) + 1))
-                Cz[1:, 1:] = C[np.ix_(cols, cols)]
-                S[model.config(i, row)[0]] += (z * wc[:, None]).T @ z + tot * Cz
-    return counts, fam, total_ll, completed
+            where.append(rows)
+    if stats and completed:
+        _accumulate(completed, disc, num, strides, counts, fam)
+    return counts, fam, total_ll, completed, where
 
 
-def expected_completions(model: HybridNet, data: MixedData) -> tuple[list, float]:
+def _accumulate(completed, disc, num, strides, counts, fam) -> None:
+    """Add every completion's expected counts and cross-products to ``counts`` and ``fam`` at once: per
+    discrete node, its weight at (configuration, state); per Gaussian family and configuration j of its
+    discrete parents, sum w z z^T over the completed rows with that configuration plus the weight times the
+    conditional covariance of z."""
+    codes_all = np.stack([c[0] for c in completed])  # (completions, n)
+    tots = np.array([float(c[3].sum()) for c in completed])
+    sizes = np.array([len(c[3]) for c in completed])
+    X = np.concatenate([c[1] for c in completed])  # (rows of all completions, m)
+    W = np.concatenate([c[3] for c in completed])
+    Cs = np.stack([c[2] for c in completed])  # (completions, m, m)
+    comp_of_row = np.repeat(np.arange(len(completed)), sizes)
+
+    def configs(i: int) -> np.ndarray:
+        dps, st = strides[i]
+        if not dps:
+            return np.zeros(len(completed), dtype=np.int64)
+        return codes_all[:, dps] @ np.asarray(st, dtype=np.int64)
+
+    for i in disc:
+        np.add.at(counts[i], (configs(i), codes_all[:, i]), tots)
+    for i in num:
+        cols, S = fam[i]
+        cfg = configs(i)
+        cfg_rows = cfg[comp_of_row]
+        Z = np.column_stack([np.ones(len(W)), X[:, cols]])
+        Csub = Cs[:, cols][:, :, cols]
+        for j in np.unique(cfg):
+            r = cfg_rows == j
+            Zr = Z[r]
+            S[j] += (Zr * W[r, None]).T @ Zr
+            c = cfg == j
+            S[j, 1:, 1:] += np.einsum("c,cab->ab", tots[c], Csub[c])
+
+
+def expected_completions(model: HybridNet, data: MixedData, with_rows: bool = False) -> tuple[list, float]:
     """The E-step's completions of ``data`` under ``model`` (see :func:`_estep`) and the observed-data
-    log-likelihood: what the expected scores of structural EM are computed from.
+    log-likelihood: what the expected scores of structural EM and the conditional means of
+    :func:`bnfk_core.hybrid.impute.hybrid_imputation` are computed from.
 
     Parameters
     ----------
     model : HybridNet
     data : MixedData
         Aligned to ``model``.
+    with_rows : bool
+        Also give each completion the indices of its rows (into ``data``).
 
     Returns
     -------
-    completed : list of (codes, xhat, cov, weights)
+    completed : list of (codes, xhat, cov, weights), or of (rows, codes, xhat, cov, weights)
+        ``codes`` (n_vars,) the discrete states of the completion; ``xhat`` (B, m) the numeric nodes (in
+        ``model.numeric`` order) of its B rows, observed or filled with their conditional mean given the
+        row's observed numbers and these states; ``cov`` (m, m) their conditional covariance (zero on
+        observed nodes); ``weights`` (B,) P(these states | the row's observed cells).
     loglik : float
     """
-    _, _, ll, completed = _estep(model, data)
+    _, _, ll, completed, where = _estep(model, data, stats=False)
+    if with_rows:
+        completed = [(rows, *c) for rows, c in zip(where, completed)]
     return completed, ll
 
 
@@ -176,7 +231,7 @@ def em_hybrid(
     prev = -math.inf
     it = 0
     for it in range(1, int(max_iter) + 1):
-        counts, fam, ll, _ = _estep(model, data)
+        counts, fam, ll, _, _ = _estep(model, data)
         if ll - prev < tol * abs(ll) and it > 1:
             break
         prev = ll

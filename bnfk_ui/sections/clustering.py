@@ -17,7 +17,7 @@ from bnfk_core.views import figures
 from bnfk_core.views.figures import clustering as fig_clu
 
 from .. import common
-from ..state import caches, charts, choices, clustering, messages, shared, structure
+from ..state import caches, charts, choices, clustering, hybrid, messages, shared, structure
 
 __all__ = ["one_clustering_tab", "cli_command", "downloads", "comparison_tab", "classification_tab"]
 
@@ -33,9 +33,20 @@ def one_clustering_tab(d, sub, rows, m, base_key: tuple, k: int) -> None:
     seed, kernel, algo = int(ss.clu_seed), ss.clu_kernel, ss.clu_algorithm
     has_class = d.class_column is not None
     cls_states = d.states[d.index(d.class_column)] if has_class else ()
+    hybrid_kernel = (  # numbers kept: the Fisher kernel of the hybrid network (a Gram matrix given)
+        hybrid.kernel_covered(kernel)
+        and ss.clu_network == "current"
+        and CLUSTERERS[algo].uses_kernel
+        and CLUSTERERS[algo].features is None
+    )
     with common.working(f"{KERNELS[kernel].label} kernel and {ALGOS[algo].lower()}…"):
         options = caches.kernel_options(kernel, ss.clu_alpha)
-        setup = clustering.clustering_setup(sub, base_key + options, kernel, m, options)
+        if hybrid_kernel:
+            hm = hybrid.fitted(structure.dag())
+            setup = hybrid.kernel_setup(hm, rows, [v for v in sub.variables if v != sub.class_column], kernel)
+            base_key = base_key + ("hybrid", hm.key())
+        else:
+            setup = clustering.clustering_setup(sub, base_key + options, kernel, m, options)
         res = clustering.cached_clustering(
             setup,
             sub,
@@ -88,7 +99,12 @@ def one_clustering_tab(d, sub, rows, m, base_key: tuple, k: int) -> None:
             "seeded "
             "EM starts as 'Local-search restarts'); the kernel only draws the heatmap and the maps."
         )
-    if KERNELS[kernel].uses_network and ss.clu_network == "current":
+    if hybrid_kernel:
+        lines.append(
+            f"The Fisher kernel of the hybrid network of the Structure page ({m.dag.n_arcs} arcs): numbers "
+            "as numbers (the scores of its CPTs, means, regression weights and variances)."
+        )
+    elif KERNELS[kernel].uses_network and ss.clu_network == "current":
         lines += [
             common.literal(structure.network_line(f"The {KERNELS[kernel].label} kernel")),
             ABOUT if options else "",

@@ -16,6 +16,7 @@ from bnfk_core.views.figures import kgv as fig_kgv
 
 from .. import common, router
 from ..state import structure, tables
+from .structure import act
 
 __all__ = ["kgv_tab"]
 
@@ -138,7 +139,10 @@ def kgv_tab() -> None:
         "Use the network learned on raw numbers",
         icon=":material/account_tree:",
         key="kgv_use_raw",
-        on_click=lambda: structure.set_dag(
-            raw.dag, "Hill climbing (KGV, raw numbers)", learned=True, notes=raw.notes
+        on_click=act(
+            "top",
+            lambda: structure.set_dag(
+                raw.dag, "Hill climbing (KGV, raw numbers)", learned=True, notes=raw.notes
+            ),
         ),
     )

@@ -34,8 +34,9 @@ from bnfk_core.views import figures
 from bnfk_core.views.figures import kernel as fig_kernel
 
 from .. import common, jobs, live, router
-from ..state import bigfiles, caches, charts, choices, messages, pairs, shared, structure, tables
+from ..state import bigfiles, caches, charts, choices, hybrid, messages, pairs, shared, structure, tables
 from ..state import model as model_state
+from . import hybrid as hybrid_section
 from . import knowledge as knowledge_section
 
 #: the role names of each segment, in role order (:func:`bnfk_core.network.dag.segment_arcs`)
@@ -87,6 +88,8 @@ def _method_label(method: str, score: str) -> str:
 
 def learn_tab(feat) -> None:
     ss = st.session_state
+    if hybrid.on():  # numbers kept: the hybrid learner first
+        hybrid_section.learn_panel()
     c1, c2, c3 = st.columns([2, 1, 1])
     method = c1.selectbox(
         "Method", list(LEARNERS), format_func=LEARNERS.labels().get, **choices.bind("learn_method")
@@ -145,7 +148,12 @@ def learn_tab(feat) -> None:
                 status.update(label="Learning failed", state="error")
                 st.error(router.message(exc))
             else:
-                structure.set_dag(learned.dag, label, learned=True, notes=learned.notes)
+                try:  # with numbers kept, a discrete learner's arc from a number into a category is refused
+                    structure.set_dag(learned.dag, label, learned=True, notes=learned.notes)
+                except StructureError as exc:
+                    status.update(label="The learned network breaks the hybrid family", state="error")
+                    st.error(router.message(exc))
+                    return
                 status.update(
                     label=f"Learned {label}: {learned.dag.n_arcs} arcs in {learned.result.seconds:.1f} s",
                     state="complete",

@@ -32,8 +32,7 @@ from __future__ import annotations
 import streamlit as st
 
 from .choices import DEFAULTS
-from .structure import reset_structure
-from .tables import model_features
+from .structure import reset_structure, structure_fingerprint
 from .uploads import apply_pending
 
 __all__ = ["init"]
@@ -48,5 +47,5 @@ def init() -> None:
                 ss[k] = list(v) if isinstance(v, list) else v
         ss._defaults_set = True
     apply_pending()
-    if "structure" not in ss or ss.structure.get("fingerprint") != model_features().fingerprint():
+    if "structure" not in ss or ss.structure.get("fingerprint") != structure_fingerprint():
         reset_structure()

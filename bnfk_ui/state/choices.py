@@ -76,17 +76,56 @@ DEFAULTS = {
 MEMORY_GIB_RANGE = (settings.SETTINGS["memory_gib"].lo, settings.memory_ceiling_gib())
 
 
-_CATALOG: list = [None, None]  # [modification time, the parsed catalog]
+_CATALOG: list = [None, None]  # [modification times, the parsed catalog]
+
+#: the class column each mixed sample of ``sample_data/hybrid/`` opens with (its outcome; none for Boston and
+#: the survey)
+HYBRID_CLASS = {"biopsy": "class", "pima": "type", "auto": "origin", "attrition": "Attrition"}
+
+
+def _hybrid_entries(path: Path) -> dict:
+    """The mixed samples of ``sample_data/hybrid/catalog.json`` as app catalog entries, named
+    ``hybrid_<name>``
+    (their numbers stay numbers: :mod:`bnfk_ui.state.hybrid`)."""
+    with open(path, encoding="utf-8") as fh:
+        cat = json.load(fh)
+    for csv in sorted(path.parent.glob("*.csv")):  # the other mixed tables bundled there (see its README)
+        if not any(e.get("file") == csv.name for e in cat.values()):
+            with open(csv, encoding="utf-8") as fh:
+                header, rows = fh.readline(), sum(1 for line in fh if line.strip())
+            cat[csv.stem] = {
+                "file": csv.name,
+                "title": csv.stem.capitalize(),
+                "description": f"A mixed table of {rows:,} rows (sample_data/hybrid/README.md: its source).",
+                "rows": rows,
+                "columns": header.count(",") + 1,
+            }
+    return {
+        f"hybrid_{k}": {
+            "file": f"hybrid/{e['file']}",
+            "title": f"{e['title']} (mixed)",
+            "description": e["description"],
+            "class_column": HYBRID_CLASS.get(k),
+            "missing_policy": "missing",
+            "rows": e["rows"],
+            "columns": e["columns"],
+        }
+        for k, e in cat.items()
+    }
 
 
 def catalog() -> dict:
-    """The bundled samples (``sample_data/catalog.json``), read again only when the file changes (every page
-    asks for it several times a run).  The dict is shared by every session: read it, never change it."""
-    path = SAMPLE_DIR / "catalog.json"
-    mtime = path.stat().st_mtime_ns
+    """The bundled samples (``sample_data/catalog.json``, then the mixed tables of ``sample_data/hybrid/``),
+    read again only when a file changes (every page asks for it several times a run).  The dict is shared by
+    every session: read it, never change it."""
+    path, mixed = SAMPLE_DIR / "catalog.json", SAMPLE_DIR / "hybrid" / "catalog.json"
+    mtime = (path.stat().st_mtime_ns, mixed.stat().st_mtime_ns if mixed.is_file() else 0)
     if _CATALOG[0] != mtime:
         with open(path, encoding="utf-8") as fh:
-            _CATALOG[1] = json.load(fh)
+            cat = json.load(fh)
+        if mixed.is_file():
+            cat.update(_hybrid_entries(mixed))
+        _CATALOG[1] = cat
         _CATALOG[0] = mtime
     return _CATALOG[1]
 

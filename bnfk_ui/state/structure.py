@@ -15,6 +15,7 @@ from bnfk_core.learning.recipe import DEFAULT_RECIPE, Recipe, learn_recipe
 from bnfk_core.network.dag import DAG, SEGMENT_LABELS, apply_segment, segment_pattern
 from bnfk_core.network.edit import ArcEdit
 
+from . import hybrid
 from .bigfiles import streamed
 from .tables import full_data, model_features
 from .truth import truth_dag, truth_label
@@ -30,6 +31,8 @@ __all__ = [
     "network_line",
     "learn",
     "reset_structure",
+    "structure_fingerprint",
+    "hybrid_label",
     "set_dag",
     "undo",
     "redo",
@@ -157,17 +160,19 @@ def reset_structure() -> None:
     own DAG (:func:`.truth.truth_dag`: the network a lecture starts from and compares with); clears the undo
     stack."""
     ss = st.session_state
-    feat = model_features()
     true = truth_dag()
     if true is not None:  # rows sampled from a textbook network: its own DAG first (Reset goes back to it)
         start, label, learned, notes = true, truth_label(), truth_label(), []
+    elif hybrid.on() and (res := _hybrid_start()) is not None:  # numbers kept: the CLG network learned
+        learned = hybrid_label(res)
+        start, label, notes = res.dag, f"{learned} (learned)", list(res.notes)
     else:
         r = recipe()
         res = learn(r.structure, r.score, r.k, r.max_parents, r.seed).result
         start, label, learned, notes = res.dag, "Chow–Liu tree (learned)", "Chow–Liu tree", list(res.notes)
     ss.structure = {
         "dag": start.to_dict(),
-        "fingerprint": feat.fingerprint(),
+        "fingerprint": structure_fingerprint(),
         "label": label,
         "learned": start.to_dict(),
         "learned_label": learned,
@@ -179,8 +184,34 @@ def reset_structure() -> None:
     ss.pair = None
 
 
+def _hybrid_start():
+    """The hybrid network learned on the mixed table, or None (its error flashed) when it cannot be."""
+    from bnfk_core.errors import BnfkError
+
+    from .messages import flash
+
+    try:
+        return hybrid.learned()
+    except BnfkError as exc:
+        flash("error", f"{exc} The structure is a Chow–Liu tree of the binned table instead.")
+        return None
+
+
+def structure_fingerprint() -> str:
+    """What the structure was made for: the feature table and which of its columns stay numbers
+    (:func:`.hybrid.fingerprint`)."""
+    return hybrid.fingerprint(model_features().fingerprint())
+
+
+def hybrid_label(res) -> str:
+    """The label of a learned hybrid network (:class:`bnfk_core.hybrid.HybridLearned`)."""
+    return f"Hybrid network: {res.method} on {res.score_name.upper()}"
+
+
 def set_dag(new: DAG, label: str, *, segment=None, learned: bool = False, notes=None) -> None:
-    """Replace the structure, pushing the old one on the undo stack."""
+    """Replace the structure, pushing the old one on the undo stack.  While numbers are kept, a structure
+    giving a discrete node a numeric parent is refused (StructureError naming the arc: the CLG family)."""
+    hybrid.check_family(new)
     s = dict(st.session_state.structure)
     undo = list(s["undo"]) + [(s["dag"], s["label"], s.get("segment"))]
     s.update(dag=new.to_dict(), label=label, undo=undo[-MAX_UNDO:], redo=[], segment=segment)

@@ -19,8 +19,8 @@ from .. import bigdata, jobs
 from .bigfiles import streamed, upload_info
 from .choices import TEXTBOOK_PREFIX, UPLOAD_MISSING_POLICY, catalog, data_settings, read_options
 from .messages import flash
-from .structure import reset_structure
-from .tables import full_data, io_bytes, load, model_features
+from .structure import reset_structure, structure_fingerprint
+from .tables import full_data, io_bytes, load
 
 __all__ = [
     "MAX_PAGE_VARIABLES",
@@ -96,9 +96,11 @@ def change_data(**changes) -> bool:
     except BnfkError as exc:
         flash("error", str(exc))
         return False
+    if new["dataset"] != ss.get("dataset"):  # the number / category switches were made for the old table
+        ss.pop("number_kinds", None)
     for k, v in changes.items():
         ss[k] = list(v) if k == "drop_columns" else v
-    if ss.get("structure", {}).get("fingerprint") != model_features().fingerprint():
+    if ss.get("structure", {}).get("fingerprint") != structure_fingerprint():
         reset_structure()
     return True
 
@@ -227,6 +229,7 @@ def use_upload(name: str, content: bytes) -> None:
         return
     ss.dataset, ss.class_column, ss.drop_columns = "upload", cls, drop
     ss.missing_policy = UPLOAD_MISSING_POLICY
+    ss.pop("number_kinds", None)
     reset_structure()
     flash(
         "success",

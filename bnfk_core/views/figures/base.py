@@ -32,6 +32,8 @@ __all__ = [
     "COVERED_COLOR",
     "UNDIRECTED_COLOR",
     "OTHER_COLOR",
+    "NUMERIC_FILL",
+    "NUMERIC_BORDER",
     "FONT",
     "MAX_CLASS_COLORS",
     "MAX_BARS",
@@ -58,6 +60,8 @@ SEGMENT_COLOR = "#ff7f0e"
 COVERED_COLOR = "#2ca02c"
 UNDIRECTED_COLOR = "#1f77b4"
 OTHER_COLOR = "#8c8c8c"
+#: the box of a numeric (Gaussian) node in a DAG
+NUMERIC_FILL, NUMERIC_BORDER = "#e8f5e9", "#2e7d32"
 #: named classes a figure colours at most (the rest: one "other levels" group); bars a levels chart draws at
 #: most
 MAX_CLASS_COLORS = 24
@@ -280,8 +284,12 @@ def dag_figure(
     clickable: bool = False,
     picked: str | None = None,
     widths: dict | None = None,
+    numeric=(),
 ) -> go.Figure:
     """A DAG (or CPDAG: ``undirected`` edges drawn as plain lines) in a layered layout.
+
+    ``numeric`` nodes (Gaussian nodes of a hybrid network) are drawn in green boxes, with a legend entry
+    for each kind of node.
 
     ``highlight`` arcs (the current segment) are orange, ``covered`` arcs green.  ``clickable`` makes the
     variables and a dot at the middle of every arc selectable points whose ``customdata`` is the variable's
@@ -301,6 +309,8 @@ def dag_figure(
     picked : str, optional
     widths : dict, optional
         ``(u, v)`` -> the line width of that arc (its head scaled to stay about even).
+    numeric : iterable of str
+        The numeric nodes.
 
     Returns
     -------
@@ -390,8 +400,10 @@ def dag_figure(
             )
         )
     hl_nodes = {w for a in highlight for w in a}
+    numeric = set(numeric)
     for v in nodes:
         x, y = pos[v]
+        num = v in numeric
         ann.append(
             dict(
                 x=x,
@@ -402,9 +414,9 @@ def dag_figure(
                 showarrow=False,
                 font=dict(size=12, color="#111"),
                 align="center",
-                bgcolor="#fff4e6" if v in hl_nodes else "#f0f4fa",
-                bordercolor=SEGMENT_COLOR if v in hl_nodes else "#5b7db1",
-                borderwidth=1.2,
+                bgcolor="#fff4e6" if v in hl_nodes else NUMERIC_FILL if num else "#f0f4fa",
+                bordercolor=SEGMENT_COLOR if v in hl_nodes else NUMERIC_BORDER if num else "#5b7db1",
+                borderwidth=2.4 if num else 1.2,
                 borderpad=3,
             )
         )
@@ -452,6 +464,20 @@ def dag_figure(
             fig.add_trace(
                 go.Scatter(x=[None], y=[None], mode="lines", line=dict(color=c, width=3), name=name)
             )
+    if numeric:  # the two kinds of node of a hybrid network
+        for fill, line, name in (
+            ("#f0f4fa", "#5b7db1", "discrete node (CPT)"),
+            (NUMERIC_FILL, NUMERIC_BORDER, "numeric node (Gaussian)"),
+        ):
+            fig.add_trace(
+                go.Scatter(
+                    x=[None],
+                    y=[None],
+                    mode="markers",
+                    marker=dict(symbol="square", size=14, color=fill, line=dict(color=line, width=2)),
+                    name=name,
+                )
+            )
     fig.update_layout(
         annotations=ann,
         height=height,
@@ -459,7 +485,7 @@ def dag_figure(
         title=plain(title) if title else None,
         plot_bgcolor="white",
         font=FONT,
-        showlegend=bool(arcs or undirected),
+        showlegend=bool(arcs or undirected or numeric),
         legend=dict(orientation="h", yanchor="bottom", y=1.0, xanchor="right", x=1.0),
         dragmode="pan",
     )

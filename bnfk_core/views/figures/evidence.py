@@ -36,6 +36,7 @@ def model_graph(
     node_info: Mapping[str, str] | None = None,
     picked: str | None = None,
     observed_label: str = "observed",
+    numeric=(),
 ) -> go.Figure:
     """The network drawn as on the Structure page, its variables clickable (no arc dots): the observed ones
     in purple boxes with their state (when not empty) written under them, and the arcs of ``trails`` (node
@@ -55,6 +56,8 @@ def model_graph(
         The variable chosen in the page's selector.
     observed_label : str
         The legend's name of the purple boxes.
+    numeric : iterable of str
+        The numeric nodes of a hybrid network (green boxes, :func:`~.base.dag_figure`).
 
     Returns
     -------
@@ -75,6 +78,7 @@ def model_graph(
         clickable=True,
         picked=picked,
         pos=pos,
+        numeric=tuple(numeric),
     )
     # edited as a dict and validated once (editing a figure's annotations one by one costs 10 ms each)
     spec = fig.to_dict()
