@@ -437,7 +437,19 @@ def test_cli_kernel_numbers_keep(files, capsys):
         (["kernel", "{d}/d.csv", "--model", "{d}/m.json", "--numbers", "bin", "-o", "{d}/K.npy"], "bin"),
         (["kernel", "{d}/d.csv", "--model", "{d}/d.bif", "--numbers", "keep", "-o", "{d}/K.npy"], "hybrid"),
         (["cluster", "{d}/d.csv", "--numbers", "keep", "--kernel", "hamming", "--clusters", "2"], "hamming"),
-        (["cluster", "{d}/d.csv", "--numbers", "keep", "--algorithm", "ward", "--clusters", "2"], "ward"),
+        (
+            [
+                "cluster",
+                "{d}/d.csv",
+                "--numbers",
+                "keep",
+                "--algorithm",
+                "kmeans-features",
+                "--clusters",
+                "2",
+            ],
+            "kmeans-features",
+        ),
         (
             ["cluster", "{d}/d.csv", "--numbers", "keep", "--chunksize", "50", "--clusters", "2"],
             "--chunksize",
@@ -475,6 +487,10 @@ def test_cli_cluster_numbers_keep(files, capsys):
     assert res["labels"] == ref.labels.tolist()
     assert res["ari"] == pytest.approx(clustering_metrics(true, ref.labels, K)["ari"], abs=1e-12)
     assert "A" not in res["features"] and res["numeric_columns"] == ["X", "Y", "Z"]
+    assert res["algorithm_chosen"] == "correlation"
+    assert main(argv + ["--algorithm", "ward"]) == 0  # every Gram-based algorithm of the registry
+    ward = json.loads(capsys.readouterr().out)
+    assert ward["labels"] == cluster(K, 2, "ward", kernel="fisher", seed=3).labels.tolist()
 
 
 def test_cli_prototypes_numbers_keep(files, capsys):

@@ -90,15 +90,23 @@ def _model_and_data(args, label: str | None = None, structure: str | None = None
     )
 
 
+def hybrid_counterpart(kind: str) -> bool:
+    """Whether kernel ``kind`` has a hybrid form: the Fisher kernel read straight off the network (its spec's
+    ``gram``, Theorem 1), which :func:`bnfk_core.hybrid.hybrid_fisher_gram` extends to CLG networks."""
+    from ..registry import KERNELS
+
+    spec = KERNELS[kind]
+    return spec.gram is not None and not spec.latent_model
+
+
 def hybrid_kernel(args, ext: str) -> dict:
     """``kernel DATA --numbers keep --model M.json``: the hybrid Fisher Gram matrix, written to
     ``args.output``."""
     from ..data.files import atomic_path
     from ..hybrid import hybrid_fisher_gram, read_hybrid
-    from ..kernels.members import FISHER
     from .hybrid import read_mixed
 
-    if args.kind != FISHER:
+    if not hybrid_counterpart(args.kind):
         raise BnfkError(
             f"--numbers keep computes the hybrid network's Fisher kernel; --kind {args.kind} works on binned "
             "tables (--numbers bin)."
@@ -117,7 +125,7 @@ def hybrid_kernel(args, ext: str) -> dict:
             np.savetxt(tmp, K, delimiter=",", fmt="%.17g")
     return {
         "output": args.output,
-        "kind": FISHER,
+        "kind": args.kind,
         "numbers": "keep",
         "model_kind": "hybrid",
         "shape": list(K.shape),
@@ -129,19 +137,23 @@ def hybrid_kernel(args, ext: str) -> dict:
 def hybrid_cluster(args) -> dict:
     """``cluster DATA --numbers keep``: a Gram-based clustering of the hybrid Fisher kernel's matrix, scored
     against ``--label-column`` when given."""
-    from ..analyses.cluster.clustering import cluster, clustering_metrics
+    from ..analyses.cluster.clustering import choose_algorithm, cluster, clustering_metrics
     from ..hybrid import hybrid_fisher_gram
     from ..kernels.members import FISHER
+    from ..registry import CLUSTERERS
 
-    if args.kernel not in (None, FISHER):
+    kernel = FISHER if args.kernel is None else args.kernel
+    if not hybrid_counterpart(kernel):
         raise BnfkError(
             "--numbers keep clusters with the hybrid network's Fisher kernel; --kernel "
             f"{args.kernel} works on binned tables (--numbers bin)."
         )
-    algorithm = "correlation" if args.algorithm == "auto" else args.algorithm
-    if algorithm not in ("correlation", "spectral"):
+    spec = CLUSTERERS[args.algorithm]
+    if spec.gram is None and (spec.features is not None or spec.run is not None):
+        gram_based = ", ".join(c.name for c in CLUSTERERS.values() if c.gram is not None)
         raise BnfkError(
-            f"--numbers keep clusters the Gram matrix (--algorithm correlation or spectral), not {algorithm}."
+            f"--numbers keep clusters the Gram matrix (--algorithm {gram_based} or auto), "
+            f"not {args.algorithm}."
         )
     t0 = time.perf_counter()
     label = args.label_column or args.class_column
@@ -149,6 +161,7 @@ def hybrid_cluster(args) -> dict:
     if true is None and args.clusters is None:
         raise BnfkError("Give --clusters N or --label-column C (the number of labels is the default).")
     n_clusters = args.clusters or int(len(np.unique(true[true >= 0])))
+    algorithm, reason = choose_algorithm(data.n_rows, args.algorithm, feature_map=False)
     t1 = time.perf_counter()
     K = hybrid_fisher_gram(model, data)
     kernel_seconds = time.perf_counter() - t1
@@ -156,7 +169,7 @@ def hybrid_cluster(args) -> dict:
         K,
         n_clusters,
         algorithm,
-        kernel=FISHER,
+        kernel=kernel,
         transform=args.transform,
         shift=args.shift,
         restarts=args.restarts,
@@ -169,13 +182,13 @@ def hybrid_cluster(args) -> dict:
         "numbers": "keep",
         "model": source,
         **clustering_metrics(truth, res.labels, K),
-        "kernel": FISHER,
+        "kernel": kernel,
         "algorithm": algorithm,
         "n_clusters": res.n_clusters,
         "n_used": res.n_used,
-        "transform" if algorithm == "spectral" else "shift": res.transform,
+        "transform": res.transform,
         "cost": res.cost,
-        "restarts": args.restarts if algorithm == "correlation" else None,
+        "restarts": args.restarts if res.restart_costs else None,
         "seed": args.seed,
         "features": list(data.variables),
         "numeric_columns": [model.variables[i] for i in model.numeric],
@@ -185,12 +198,8 @@ def hybrid_cluster(args) -> dict:
         "seconds": time.perf_counter() - t0,
         "notes": notes,
     }
-    if args.algorithm == "auto":
-        out.update(
-            algorithm_requested="auto",
-            algorithm_chosen=algorithm,
-            algorithm_reason="the hybrid Fisher kernel's Gram matrix",
-        )
+    if algorithm != args.algorithm:
+        out.update(algorithm_requested=args.algorithm, algorithm_chosen=algorithm, algorithm_reason=reason)
     if not args.no_labels_out:
         out["labels"] = res.labels.tolist()
     return out
