@@ -292,7 +292,8 @@ def test_load_mixed_keeps_numbers_and_drops_a_numeric_identifier():
 
 
 def test_load_mixed_keeps_distinct_whole_numbers_not_named_as_an_identifier():
-    """The binned reader's rule: all-distinct whole numbers are an identifier only under an identifier's name."""
+    """The binned reader's rule: all-distinct whole numbers are an identifier only under an identifier's
+    name."""
     lines = ["id,income,site"] + [f"{1000 + r},{30000 + 7 * r * r},s{r % 3}" for r in range(40)]
     data = load_mixed(text="\n".join(lines) + "\n")
     assert data.variables == ("income", "site")

@@ -16,13 +16,11 @@ from bnfk_core.errors import KernelError, ModelError
 from bnfk_core.hybrid import (
     HybridNet,
     LinearGaussian,
-    hybrid_feature_offsets,
-    hybrid_fisher_features,
-    hybrid_fisher_gram,
     mixed_from_arrays,
     write_hybrid,
 )
 from bnfk_core.hybrid.table import MixedData
+from bnfk_core.kernels import hybrid_feature_offsets, hybrid_fisher_features, hybrid_fisher_gram
 from bnfk_core.kernels.features import features as discrete_features
 from bnfk_core.kernels.fisher import gram as discrete_gram
 from bnfk_core.network.dag import DAG
@@ -365,7 +363,7 @@ def test_zero_probability_and_too_many_completions():
     )
     with pytest.raises(KernelError, match="'B'"):
         hybrid_fisher_features(zero, data)
-    import bnfk_core.hybrid.fisher as hf
+    import bnfk_core.kernels.hybrid_fisher as hf
 
     old = hf.MAX_COMPLETIONS
     try:

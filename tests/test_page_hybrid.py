@@ -282,7 +282,7 @@ def test_imputation_fills_a_number_with_its_conditional_mean():
 
 
 def test_kernel_and_clustering_use_the_hybrid_fisher_kernel():
-    from bnfk_core.hybrid import hybrid_fisher_gram
+    from bnfk_core.kernels import hybrid_fisher_gram
     from bnfk_core.kernels.embed import sample_rows
 
     at = _app("kernel.py", kernel_rows=60, kernel_normalize=False, kernel_order="data")

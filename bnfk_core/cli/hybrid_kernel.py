@@ -1,6 +1,6 @@
 """What ``kernel``, ``cluster`` and ``prototypes`` do with ``--numbers keep``: the Fisher kernel of a hybrid
-(conditional linear Gaussian) network (:mod:`bnfk_core.hybrid.fisher`) on a mixed table whose numbers stay
-numbers, its network read from a hybrid JSON model file or learned on the table."""
+(conditional linear Gaussian) network (:mod:`bnfk_core.kernels.hybrid_fisher`) on a mixed table whose
+numbers stay numbers, its network read from a hybrid JSON model file or learned on the table."""
 
 from __future__ import annotations
 
@@ -92,7 +92,7 @@ def _model_and_data(args, label: str | None = None, structure: str | None = None
 
 def hybrid_counterpart(kind: str) -> bool:
     """Whether kernel ``kind`` has a hybrid form: the Fisher kernel read straight off the network (its spec's
-    ``gram``, Theorem 1), which :func:`bnfk_core.hybrid.hybrid_fisher_gram` extends to CLG networks."""
+    ``gram``, Theorem 1), which :func:`bnfk_core.kernels.hybrid_fisher_gram` extends to CLG networks."""
     from ..registry import KERNELS
 
     spec = KERNELS[kind]
@@ -103,7 +103,8 @@ def hybrid_kernel(args, ext: str) -> dict:
     """``kernel DATA --numbers keep --model M.json``: the hybrid Fisher Gram matrix, written to
     ``args.output``."""
     from ..data.files import atomic_path
-    from ..hybrid import hybrid_fisher_gram, read_hybrid
+    from ..hybrid import read_hybrid
+    from ..kernels import hybrid_fisher_gram
     from .hybrid import read_mixed
 
     if not hybrid_counterpart(args.kind):
@@ -138,7 +139,7 @@ def hybrid_cluster(args) -> dict:
     """``cluster DATA --numbers keep``: a Gram-based clustering of the hybrid Fisher kernel's matrix, scored
     against ``--label-column`` when given."""
     from ..analyses.cluster.clustering import choose_algorithm, cluster, clustering_metrics
-    from ..hybrid import hybrid_fisher_gram
+    from ..kernels import hybrid_fisher_gram
     from ..kernels.members import FISHER
     from ..registry import CLUSTERERS
 

@@ -26,7 +26,7 @@ from .moments import numeric_joint
 from .stats import VARIANCE_FLOOR, regress, variance_floor
 from .table import MixedData
 
-__all__ = ["em_hybrid", "expected_completions", "MAX_COMPLETIONS"]
+__all__ = ["em_hybrid", "expected_completions", "row_groups", "MAX_COMPLETIONS"]
 
 #: most completions of one row's missing discrete cells the E-step enumerates
 MAX_COMPLETIONS = 4096
@@ -34,8 +34,9 @@ MAX_COMPLETIONS = 4096
 _LOG_2PI = math.log(2.0 * math.pi)
 
 
-def _groups(data: MixedData):
-    """(row indices, missing mask, observed discrete codes) of each group of rows alike in both."""
+def row_groups(data: MixedData):
+    """(row indices, missing mask, observed discrete codes) of each group of rows alike in both: the rows one
+    E-step (or one expected score) treats together."""
     miss = data.missing_mask()
     key = np.concatenate([miss.astype(np.int64), data.codes[:, list(data.discrete)].astype(np.int64)], axis=1)
     keys, inv = np.unique(key, axis=0, return_inverse=True)
@@ -76,7 +77,7 @@ def _estep(model: HybridNet, data: MixedData, stats: bool = True):
     completed, where = [], []
     total_ll = 0.0
     values = data.values
-    for rows, miss, obs_codes in _groups(data):
+    for rows, miss, obs_codes in row_groups(data):
         mis_d = [i for i in disc if miss[i]]
         cards = [len(model.states[i]) for i in mis_d]
         if int(np.prod(cards)) > MAX_COMPLETIONS:

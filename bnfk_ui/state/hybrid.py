@@ -366,9 +366,9 @@ def conditional(model: HybridNet, ev: dict, node: str) -> tuple[float, float] | 
 
 # ---------------------------------------------------------------------- the hybrid Fisher kernel, imputation
 def gram(model: HybridNet, rows, normalize: bool = False) -> np.ndarray:
-    """The hybrid network's Fisher kernel (:func:`bnfk_core.hybrid.hybrid_fisher_gram`) between the ``rows``
+    """The hybrid network's Fisher kernel (:func:`bnfk_core.kernels.hybrid_fisher_gram`) between the ``rows``
     of :func:`mixed`, cached per model, rows and normalisation (read-only: shared by every session)."""
-    from bnfk_core.hybrid import hybrid_fisher_gram
+    from bnfk_core.kernels import hybrid_fisher_gram
 
     rows = np.asarray(rows, dtype=np.int64)
 
@@ -409,7 +409,7 @@ def kernel_setup(model: HybridNet, rows, feature_columns, kernel: str):
 def kernel_covered(kind: str) -> bool:
     """Whether kernel ``kind`` has a hybrid counterpart while numbers are kept: the Fisher kernel read
     straight off the network (its spec's ``gram``, Theorem 1), which
-    :func:`bnfk_core.hybrid.hybrid_fisher_gram` extends to CLG networks."""
+    :func:`bnfk_core.kernels.hybrid_fisher_gram` extends to CLG networks."""
     from bnfk_core.registry import KERNELS
 
     spec = KERNELS[kind]

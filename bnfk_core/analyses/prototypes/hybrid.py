@@ -1,5 +1,5 @@
 """Prototypes of a mixed table under the Fisher kernel of a hybrid (CLG) network: Algorithm 1's greedy MMD on
-the explicit hybrid features (:func:`bnfk_core.hybrid.hybrid_fisher_features`).
+the explicit hybrid features (:func:`bnfk_core.kernels.hybrid_fisher_features`).
 
 The MMD of a subset is |mean phi(X_S) - mean phi(X)|^2, linear in the features, so the discrete code's
 :class:`~bnfk_core.analyses.prototypes.criteria.MMDCriterion` and :func:`~.search.greedy_swap` run unchanged
@@ -57,7 +57,7 @@ def select_hybrid_prototypes(
     ----------
     The bnfk paper, Algorithm 1 and eq. 10 (MMD from mean features).
     """
-    from ...hybrid import hybrid_fisher_features
+    from ...kernels import hybrid_fisher_features
 
     if criterion not in HYBRID_CRITERIA:
         raise PrototypeError(

@@ -44,10 +44,10 @@ import numpy as np
 from scipy.special import logsumexp
 
 from ..errors import KernelError, ModelError
-from .em import MAX_COMPLETIONS, _groups
-from .model import HybridNet
-from .moments import discrete_part, numeric_joint, numeric_parent_moments
-from .table import DISCRETE, MixedData
+from ..hybrid.em import MAX_COMPLETIONS, row_groups
+from ..hybrid.model import HybridNet
+from ..hybrid.moments import discrete_part, numeric_joint, numeric_parent_moments
+from ..hybrid.table import DISCRETE, MixedData
 
 __all__ = [
     "hybrid_fisher_features",
@@ -170,7 +170,7 @@ def _missing_rows(model: HybridNet, info: dict, off, data: MixedData, Phi, rows)
     disc, num = list(model.discrete), list(model.numeric)
     npos = {v: k for k, v in enumerate(num)}
     joints: dict = {}
-    for grp, miss, obs_codes in _groups(sub):
+    for grp, miss, obs_codes in row_groups(sub):
         mis_d = [i for i in disc if miss[i]]
         cards = [len(model.states[i]) for i in mis_d]
         if int(np.prod(cards)) > MAX_COMPLETIONS:
@@ -322,7 +322,7 @@ def hybrid_fisher_gram(
     The bnfk paper, eqs. 8-9; on an all-discrete network this is Theorem 1's kernel.
     """
     from ..data.limits import DEFAULT_MAX_BYTES, guard_gram, one_blas_thread
-    from ..kernels.fisher import normalize_bytes, normalize_rows
+    from .fisher import normalize_bytes, normalize_rows
 
     X = hybrid_fisher_features(model, data)
     Y = X if other is None else hybrid_fisher_features(model, other)
