@@ -31,7 +31,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 from bench_stream import generate, run
 from letter_like import letter_like_model
 
-from bnfk_core.network.model import write_model
+from bnfk_core.network.formats import write_model
 
 RESULTS = ROOT / "benchmarks" / "results"
 PY = sys.executable

@@ -119,7 +119,8 @@ def run(cmd: list[str]) -> dict:
 
 FIT = """
 import json, sys
-from bnfk_core.network.model import fit, read_model
+from bnfk_core.network.model import fit
+from bnfk_core.network.formats import read_model
 dag = read_model(sys.argv[2]).dag
 if sys.argv[1] == "stream":
     from bnfk_core.data.stream import read_counts
@@ -153,7 +154,7 @@ def bench(n: int, in_memory: bool, dask: bool) -> dict:
         out_m = f"/tmp/bnfk_stream_{n}_memory.json"
         res["learn-memory"] = run(learn + ["-o", out_m])
         res["fit-memory"] = run([py, "-c", FIT, "memory", out_m, str(path)])
-        from bnfk_core.network.model import read_model
+        from bnfk_core.network.formats import read_model
 
         a, b = json.loads(res["learn-memory"]["stdout"]), json.loads(res["learn-stream"]["stdout"])
         ma, mb = read_model(out_m), read_model(out_s)

@@ -100,8 +100,7 @@ def controls(d, feat):
 
 def page():
     hybrid_section.binned_notice()  # numbers kept: the one sentence naming the columns this page bins
-    ss = st.session_state
-    d, feat = tables.data(), tables.feature_data()
+    ss, d, feat = st.session_state, tables.data(), tables.feature_data()
     has_class = d.class_column is not None
     cls_states = d.states[d.index(d.class_column)] if has_class else ()
     kind, variables, need = controls(d, feat)

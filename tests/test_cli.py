@@ -12,7 +12,7 @@ import scipy.sparse as sp
 from bnfk_core.cli import main
 from bnfk_core.data.table import load_csv
 from bnfk_core.kernels.fisher import gram, mmd
-from bnfk_core.network.model import read_model
+from bnfk_core.network.formats import read_model
 
 ROOT = Path(__file__).resolve().parents[1]
 HV = str(ROOT / "sample_data" / "house_votes_84.csv")

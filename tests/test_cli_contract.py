@@ -12,7 +12,7 @@ import pytest
 
 from bnfk_core.cli.main import build_parser, main
 from bnfk_core.learning.recipe import DEFAULT_RECIPE
-from bnfk_core.network.model import read_model
+from bnfk_core.network.formats import read_model
 
 ROOT = Path(__file__).resolve().parents[1]
 HAYES = str(ROOT / "sample_data" / "hayes_roth.csv")  # 160 rows, 4 features and the class

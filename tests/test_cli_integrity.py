@@ -246,7 +246,7 @@ def test_an_output_naming_an_input_file_is_refused_and_the_input_kept(tmp_path, 
 def test_impute_file_refuses_to_write_over_its_input(tmp_path):
     from bnfk_core.analyses.impute.core import ImputeError
     from bnfk_core.analyses.impute.stream import impute_file
-    from bnfk_core.network.model import read_model
+    from bnfk_core.network.formats import read_model
 
     data, model = tmp_path / "d.csv", tmp_path / "m.json"
     data.write_bytes(Path(HV).read_bytes())

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from bnfk_core.cli.main import main
-from bnfk_core.network.model import read_model
+from bnfk_core.network.formats import read_model
 
 
 def _run(capsys, *argv):

@@ -14,7 +14,8 @@ from bnfk_core.cli.main import main
 from bnfk_core.inference.evidence import mpe, query
 from bnfk_core.network.dag import DAG
 from bnfk_core.network.dsep import d_separated
-from bnfk_core.network.model import BayesNet, read_model, write_model
+from bnfk_core.network.formats import read_model, write_model
+from bnfk_core.network.model import BayesNet
 
 ROOT = Path(__file__).resolve().parents[1]
 HAYES = str(ROOT / "sample_data" / "hayes_roth.csv")

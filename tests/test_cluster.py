@@ -14,7 +14,8 @@ from bnfk_core.errors import BnfkError
 from bnfk_core.kernels.embed import kernel_pca
 from bnfk_core.kernels.fisher import gram
 from bnfk_core.network.dag import DAG
-from bnfk_core.network.model import fit, write_model
+from bnfk_core.network.formats import write_model
+from bnfk_core.network.model import fit
 
 ROOT = Path(__file__).resolve().parents[1]
 HV = str(ROOT / "sample_data" / "house_votes_84.csv")

@@ -149,7 +149,7 @@ _CORE_READERS = """
 import json, sys, time
 from bnfk_core.data.reading import open_text
 from bnfk_core.data.table import load_csv, read_table
-from bnfk_core.network.model import read_model
+from bnfk_core.network.formats import read_model
 from bnfk_core.serving.session_files import is_session_file, read_session
 from bnfk_core.data.reading import file_layout
 from bnfk_core.data.stream import read_counts

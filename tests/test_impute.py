@@ -35,7 +35,7 @@ from bnfk_core.cli import main
 from bnfk_core.data.table import from_codes, load_csv
 from bnfk_core.learning.exact import EXACT_MAX_VARIABLES
 from bnfk_core.network.dag import DAG
-from bnfk_core.network.model import write_model
+from bnfk_core.network.formats import write_model
 from bnfk_core.registry import LEARNERS
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -19,7 +19,7 @@ from bnfk_core.analyses.impute.core import learn_model
 from bnfk_core.cli import main as cli_main
 from bnfk_core.data.table import load_csv, parse_interval, read_table
 from bnfk_core.errors import DataError
-from bnfk_core.network.model import read_model, write_model
+from bnfk_core.network.formats import read_model, write_model
 
 ROOT = Path(__file__).resolve().parents[1]
 HV = str(ROOT / "sample_data" / "house_votes_84.csv")

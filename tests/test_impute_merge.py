@@ -17,7 +17,8 @@ from bnfk_core.analyses.impute.core import _context_keys, merged_posterior, post
 from bnfk_core.errors import ModelError
 from bnfk_core.inference.queries import posterior
 from bnfk_core.network.dag import DAG
-from bnfk_core.network.model import BayesNet, write_model
+from bnfk_core.network.formats import write_model
+from bnfk_core.network.model import BayesNet
 
 
 def _table(seed=0, n=600, p_miss=0.2):

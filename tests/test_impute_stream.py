@@ -19,7 +19,7 @@ from bnfk_core.data import table as bnfk_data
 from bnfk_core.data.reading import block_records, open_text, scan_blocks
 from bnfk_core.data.table import read_table
 from bnfk_core.errors import DataError
-from bnfk_core.network.model import read_model
+from bnfk_core.network.formats import read_model
 
 
 # The files below write NA, ?, nan and blanks for missing cells: every reader here takes --na-values

@@ -16,7 +16,8 @@ import pytest
 from bnfk_core.inference import elimination, junction
 from bnfk_core.inference import queries as inference
 from bnfk_core.network.dag import DAG
-from bnfk_core.network.model import BayesNet, read_model
+from bnfk_core.network.formats import read_model
+from bnfk_core.network.model import BayesNet
 
 BUNDLED = (
     "asia",

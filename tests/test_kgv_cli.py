@@ -12,7 +12,7 @@ import pytest
 from bnfk_core.cli import main
 from bnfk_core.data.table import load_csv
 from bnfk_core.learning.kgv import kgv_mutual_information
-from bnfk_core.network.model import read_model
+from bnfk_core.network.formats import read_model
 
 
 def run(capsys, *argv):

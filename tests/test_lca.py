@@ -18,7 +18,7 @@ from bnfk_core.lca import LcaError, fit_lca, fit_lca_range, free_parameters, par
 from bnfk_core.lca.em import em_runs
 from bnfk_core.lca.model import initial_parameters, one_hot
 from bnfk_core.lca.report import criteria_table, posterior_table
-from bnfk_core.network.model import read_model, write_model
+from bnfk_core.network.formats import read_model, write_model
 
 POLCA_CARCINOMA = {2: -317.2568, 3: -293.7050, 4: -289.2858}  # poLCA's documented maxima
 

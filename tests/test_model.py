@@ -10,7 +10,8 @@ from bnfk_core.data.table import from_codes
 from bnfk_core.errors import DataError, ModelError
 from bnfk_core.inference import queries as inference
 from bnfk_core.network.dag import DAG
-from bnfk_core.network.model import BayesNet, fit, model_to_bif, read_model, write_model
+from bnfk_core.network.formats import read_model, write_model
+from bnfk_core.network.model import BayesNet, fit, model_to_bif
 
 
 def _data(seed=0, n=300):
@@ -153,7 +154,8 @@ def test_read_structure_from_model_files_and_structure_json(tmp_path):
     import json as _json
 
     from bnfk_core.errors import ModelError, StructureError
-    from bnfk_core.network.model import model_to_bif, read_structure
+    from bnfk_core.network.formats import read_structure
+    from bnfk_core.network.model import model_to_bif
 
     dag = DAG(["a", "b c", "d"], [("a", "b c"), ("d", "b c")])
     model = fit(

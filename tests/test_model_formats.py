@@ -19,8 +19,16 @@ from bnfk_core.errors import ModelError
 from bnfk_core.inference.evidence import query
 from bnfk_core.network.bif import bif_token
 from bnfk_core.network.dag import DAG
-from bnfk_core.network.formats import MODEL_FORMATS, format_of, model_from_text, model_to_text, sniff_format
-from bnfk_core.network.model import BayesNet, read_model, write_model
+from bnfk_core.network.formats import (
+    MODEL_FORMATS,
+    format_of,
+    model_from_text,
+    model_to_text,
+    read_model,
+    sniff_format,
+    write_model,
+)
+from bnfk_core.network.model import BayesNet
 from bnfk_core.network.textbook import textbook_network as _textbook
 
 FORMATS = ["xmlbif", "net", "xdsl"]

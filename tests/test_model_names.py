@@ -24,7 +24,8 @@ from bnfk_core.data.table import MISSING_TOKENS, from_codes, load_csv
 from bnfk_core.errors import ModelError
 from bnfk_core.network.bif import bif_name, bif_token, model_to_bif
 from bnfk_core.network.dag import DAG
-from bnfk_core.network.model import BayesNet, fit, read_model, write_model
+from bnfk_core.network.formats import read_model, write_model
+from bnfk_core.network.model import BayesNet, fit
 
 # Names from the issue: each broke `learn -o x.bif` followed by kernel/impute/mmd/features.
 NASTY = [

@@ -16,7 +16,8 @@ import streamlit as st
 from apptest_helpers import assert_clean, page_app
 
 from bnfk_core.network.dag import DAG
-from bnfk_core.network.model import BayesNet, read_model
+from bnfk_core.network.formats import read_model
+from bnfk_core.network.model import BayesNet
 
 pytest.importorskip("pgmpy")
 from pgmpy.inference import VariableElimination  # noqa: E402

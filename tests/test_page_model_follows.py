@@ -10,7 +10,7 @@ from apptest_helpers import assert_clean, page_app
 from test_page_model import _edit, _model, downloads  # noqa: F401
 
 from bnfk_core.kernels.fisher import gram
-from bnfk_core.network.model import read_model
+from bnfk_core.network.formats import read_model
 
 
 def _bytes(x):

@@ -33,7 +33,8 @@ from bnfk_core.data.table import from_codes, load_csv
 from bnfk_core.inference.queries import log_likelihood, posterior
 from bnfk_core.kernels import fisher as kernels
 from bnfk_core.network.dag import DAG
-from bnfk_core.network.model import fit, write_model
+from bnfk_core.network.formats import write_model
+from bnfk_core.network.model import fit
 
 ROOT = Path(__file__).resolve().parents[1]
 CAR = str(ROOT / "sample_data" / "car.csv")

@@ -14,7 +14,7 @@ from bnfk_core.cli import main
 from bnfk_core.data.table import load_csv
 from bnfk_core.kernels.fisher import fit_fisher
 from bnfk_core.learning.recipe import DEFAULT_RECIPE, learn_recipe
-from bnfk_core.network.model import read_model
+from bnfk_core.network.formats import read_model
 
 ROOT = Path(__file__).resolve().parents[1]
 HAYES = str(ROOT / "sample_data" / "hayes_roth.csv")

@@ -26,7 +26,8 @@ from bnfk_core.errors import BnfkError
 from bnfk_core.inference.queries import log_likelihood
 from bnfk_core.kernels.fisher import features, gram, mean_features, mmd
 from bnfk_core.network.dag import DAG
-from bnfk_core.network.model import BayesNet, write_model
+from bnfk_core.network.formats import write_model
+from bnfk_core.network.model import BayesNet
 
 
 def _model(seed=0):

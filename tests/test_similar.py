@@ -19,7 +19,8 @@ from bnfk_core.errors import DataError, KernelError, ModelError
 from bnfk_core.kernels.fisher import network_gram
 from bnfk_core.learning.recipe import learn_recipe
 from bnfk_core.network.dag import DAG
-from bnfk_core.network.model import BayesNet, read_model, write_model
+from bnfk_core.network.formats import read_model, write_model
+from bnfk_core.network.model import BayesNet
 
 ROOT = Path(__file__).resolve().parents[1]
 HAYES = str(ROOT / "sample_data" / "hayes_roth.csv")

@@ -18,7 +18,8 @@ from bnfk_core.data.table import from_codes, load_csv
 from bnfk_core.errors import DataError
 from bnfk_core.learning.scores import LocalScorer, family_counts
 from bnfk_core.learning.structure import learn_feature_structure, learn_structure
-from bnfk_core.network.model import fit, read_model
+from bnfk_core.network.formats import read_model
+from bnfk_core.network.model import fit
 
 
 def _random_codes(seed, n=400, cards=(2, 3, 4, 2, 3), missing=0.05):

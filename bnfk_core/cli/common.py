@@ -436,7 +436,7 @@ def label_data(args, what: str, model=None):
 def read_model_file(path: str):
     """A fitted model from a model file (BIF, XMLBIF, Hugin NET, XDSL or bnfk JSON), or the network of a
     session file (errors name the file)."""
-    from ..network.model import read_model
+    from ..network.formats import read_model
     from ..serving.session_files import is_session_file
 
     if is_session_file(path):

@@ -57,7 +57,7 @@ def read_structure_file(path: str, columns) -> object:
     """The DAG of a structure file (``{"nodes": [...], "arcs": [[u, v], ...]}``, or a model file), its
     nodes checked against ``columns``."""
     from ..data.files import NOT_FOUND, not_regular_message, open_regular, regular_file_problem
-    from ..network.model import read_structure
+    from ..network.formats import read_structure
 
     problem = regular_file_problem(path)
     if problem == NOT_FOUND:

@@ -29,8 +29,7 @@ def _cmd_lca(args) -> dict:
     from ..lca import fit_lca_range, parse_classes
     from ..lca.fibers import Moments, rank_diagnostic
     from ..lca.report import summary
-    from ..network.formats import MODEL_EXTENSIONS
-    from ..network.model import write_model
+    from ..network.formats import MODEL_EXTENSIONS, write_model
 
     ks = parse_classes(args.classes)
     if args.numbers == "keep":

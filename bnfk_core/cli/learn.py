@@ -35,8 +35,7 @@ __all__ = ["register"]
 def _cmd_learn(args) -> dict:
     from ..learning.knowledge import parse_arcs
     from ..learning.recipe import DEFAULT_RECIPE, Recipe
-    from ..network.formats import MODEL_EXTENSIONS, format_of
-    from ..network.model import write_model
+    from ..network.formats import MODEL_EXTENSIONS, format_of, write_model
 
     ext = check_output(args.output, MODEL_EXTENSIONS, "a model", input_files(args))
     if args.numbers == "keep":
@@ -136,7 +135,7 @@ def _learn_hybrid(args, ext: str) -> dict:
 
 def _given_discrete(args, data, recipe) -> dict:
     """``learn --structure-file`` on a categorical table: the given DAG's CPTs by the recipe."""
-    from ..network.model import write_model
+    from ..network.formats import write_model
     from .hybrid import given_discrete
 
     out, model = given_discrete(args, data, recipe)

@@ -95,7 +95,7 @@ def _bif_unquote(value: str) -> str:
 
 def model_to_bif(model) -> str:
     """BIF text of ``model``, readable by other BIF readers and read back exactly by
-    :func:`bnfk_core.network.model.read_model`.
+    :func:`bnfk_core.network.formats.read_model`.
 
     Every variable and state is written as the identifier :func:`bif_token` gives it; when
     that differs from the name, the original is kept in a property other readers ignore:
@@ -175,7 +175,7 @@ def parse_bif(text: str, source: str) -> tuple:
     (a ``table`` line lists child-major values, as pgmpy writes them).  Names come from the
     ``bnfk_name``/``bnfk_states`` properties when present (files written by bnfk), else
     the tokens are the names (files written by other tools).  Returns ``(names, arcs, states, cpts,
-    fit_info)``, from which :func:`bnfk_core.network.model.read_model` builds the model.
+    fit_info)``, from which :func:`bnfk_core.network.formats.read_model` builds the model.
 
     Parameters
     ----------

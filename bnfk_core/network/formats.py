@@ -2,9 +2,9 @@
 
 One table says which extension is which format (:data:`MODEL_FORMATS`); :func:`format_of` reads a format
 off a file name, :func:`sniff_format` off a file's text (a buffer or an upload has no trustworthy name);
-:func:`model_to_text` writes a model in a format and :func:`model_from_text` reads one.  Reading and writing
-by path (with the path checks of :mod:`bnfk_core.data.files`) is :func:`bnfk_core.network.model.read_model`'s
-and :func:`~bnfk_core.network.model.write_model`'s.
+:func:`model_to_text` writes a model in a format and :func:`model_from_text` reads one; :func:`read_model` and
+:func:`write_model` do so by path or buffer (with the path checks of :mod:`bnfk_core.data.files`), and
+:func:`read_structure` reads a DAG from a model or structure file.
 
 Names.  Every variable and state is written as the identifier :func:`bnfk_core.network.bif.bif_token` gives it
 (letters, digits and ``_``, collision-free), so that every reader of the format accepts it; when a name
@@ -25,15 +25,20 @@ ways against pgmpy's readers and writers.
 
 from __future__ import annotations
 
+import io
 import json
+import os
 import re
 import urllib.parse
 import xml.etree.ElementTree as ET
 
 import numpy as np
 
+from ..data.files import NOT_FOUND, not_regular_message, open_regular, regular_file_problem
 from ..errors import BnfkError, ModelError
 from .bif import bif_token, model_to_bif, parse_bif
+from .dag import DAG
+from .model import BayesNet
 
 __all__ = [
     "MODEL_FORMATS",
@@ -42,6 +47,9 @@ __all__ = [
     "sniff_format",
     "model_to_text",
     "model_from_text",
+    "read_model",
+    "read_structure",
+    "write_model",
 ]
 
 #: format -> (its name in messages, the file extensions that select it; the first is the one written)
@@ -641,3 +649,101 @@ def model_from_text(text: str, source: str = "model", fmt: str | None = None):
         raise
     except RecursionError:
         raise ModelError(f"{source} nests too deep to be a model file.") from None
+
+
+# ---------------------------------------------------------------------- files
+def write_model(model: BayesNet, path) -> None:
+    """Write ``model`` in the format its file name's extension selects, with its CPTs: ``.bif`` (BIF),
+    ``.xmlbif`` or ``.xml`` (XMLBIF), ``.net`` (Hugin NET), ``.xdsl`` (GeNIe) or ``.json`` (bnfk JSON)
+    (:mod:`bnfk_core.network.formats`).
+
+    Parameters
+    ----------
+    model : BayesNet
+    path : str or os.PathLike
+        The file; its extension chooses the format.
+
+    Raises
+    ------
+    ModelError
+        Any other extension.
+    """
+    path = os.fspath(path)
+    fmt = format_of(path)
+    if fmt is None:
+        raise ModelError(
+            f"Cannot write a model to '{path}': use a file name ending in {', '.join(MODEL_EXTENSIONS)}."
+        )
+    text = model_to_text(model, fmt)
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.write(text)
+
+
+def read_model(path_or_buffer, source: str | None = None) -> BayesNet:
+    """Read a model with its CPTs from a BIF, XMLBIF, Hugin NET, XDSL or bnfk-JSON file (path or file-like).
+
+    Parameters
+    ----------
+    path_or_buffer : str, os.PathLike or file-like
+        The file; its text decides the format (:func:`bnfk_core.network.formats.sniff_format`), else its
+        extension.
+    source : str, optional
+        The name used in messages.
+
+    Returns
+    -------
+    BayesNet
+
+    Raises
+    ------
+    ModelError
+        Every error, with a message that names the file (``source``, else the path, else the buffer's
+        ``.name``).
+    """
+    if hasattr(path_or_buffer, "read"):
+        source = source or str(getattr(path_or_buffer, "name", "") or "uploaded model")
+        try:
+            raw = path_or_buffer.read()
+        except (OSError, ValueError) as exc:
+            raise ModelError(f"Cannot read model {source}: {exc}.") from None
+        text = raw.decode("utf-8", "replace") if isinstance(raw, (bytes, bytearray)) else str(raw)
+    else:
+        path = os.fspath(path_or_buffer)
+        source = source or path
+        problem = regular_file_problem(path)
+        if problem == NOT_FOUND:
+            raise ModelError(f"Model file '{source}' does not exist.")
+        if problem is not None:
+            raise ModelError("Model file " + not_regular_message(f"'{source}'"))
+        try:
+            with open_regular(path, "r", encoding="utf-8", errors="replace") as fh:
+                text = fh.read()
+        except OSError as exc:
+            raise ModelError(f"Cannot read model file '{source}': {exc.strerror or exc}.") from None
+    return model_from_text(text, source, format_of(source))
+
+
+def read_structure(content: bytes, source: str = "uploaded structure") -> DAG:
+    """The DAG of a model file (any format of :func:`read_model`) or of a structure-only JSON
+    file (``{"nodes": [...], "arcs": [[u, v], ...]}`` as :meth:`DAG.to_dict` writes it).
+
+    Parameters
+    ----------
+    content : bytes
+    source : str
+
+    Returns
+    -------
+    DAG
+    """
+    try:
+        d = json.loads(content)
+    except (ValueError, RecursionError):  # not JSON; a number of thousands of digits; nesting too deep
+        d = None
+    if isinstance(d, dict) and "arcs" in d and "cpts" not in d:
+        try:
+            return DAG.from_dict(d)
+        except (KeyError, TypeError, ValueError, BnfkError) as exc:
+            raise ModelError(f"{source} is not a valid structure file ({exc}).") from None
+    buf = io.BytesIO(content)
+    return read_model(buf, source).dag

@@ -1,5 +1,5 @@
-"""Discrete Bayesian networks: CPT arrays, parameter fitting, likelihood, sampling, model files (the formats
-themselves are :mod:`bnfk_core.network.formats`).
+"""Discrete Bayesian networks: CPT arrays, parameter fitting, likelihood, sampling (read and written as
+model files by :mod:`bnfk_core.network.formats`).
 
 CPT layout.  ``cpts[i]`` has shape ``(q_i, r_i)``: row j is P(X_i | pi_i = j).  The
 parent-configuration index j is the C-order (row-major) ravel of the parents' state
@@ -18,23 +18,19 @@ family of X_i is observed):
 from __future__ import annotations
 
 import hashlib
-import io
-import json
-import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from ..data.counts import weighted_bincount
-from ..data.files import NOT_FOUND, not_regular_message, open_regular, regular_file_problem
 from ..data.table import CategoricalData, as_data, from_codes
 from ..errors import BnfkError, DataError, ModelError, shorten
 from ..registry import ESTIMATORS
 from .bif import model_to_bif, parse_bif  # noqa: F401 (importable from here too)
 from .dag import DAG
 
-__all__ = ["BayesNet", "fit", "read_model", "read_structure", "write_model", "MAX_CPT_CELLS"]
+__all__ = ["BayesNet", "fit", "MAX_CPT_CELLS"]
 
 MAX_CPT_CELLS = 20_000_000
 
@@ -608,108 +604,6 @@ def fit(dag: DAG, data: CategoricalData, method: str = "bdeu", pseudo_count: flo
         "complete_rows": int(complete.sum() if weights is None else weights[complete].sum()),
     }
     return BayesNet(dag, tuple(data.states), cpts, info)
-
-
-# ---------------------------------------------------------------------- IO
-def write_model(model: BayesNet, path) -> None:
-    """Write ``model`` in the format its file name's extension selects, with its CPTs: ``.bif`` (BIF),
-    ``.xmlbif`` or ``.xml`` (XMLBIF), ``.net`` (Hugin NET), ``.xdsl`` (GeNIe) or ``.json`` (bnfk JSON)
-    (:mod:`bnfk_core.network.formats`).
-
-    Parameters
-    ----------
-    model : BayesNet
-    path : str or os.PathLike
-        The file; its extension chooses the format.
-
-    Raises
-    ------
-    ModelError
-        Any other extension.
-    """
-    from .formats import MODEL_EXTENSIONS, format_of, model_to_text
-
-    path = os.fspath(path)
-    fmt = format_of(path)
-    if fmt is None:
-        raise ModelError(
-            f"Cannot write a model to '{path}': use a file name ending in {', '.join(MODEL_EXTENSIONS)}."
-        )
-    text = model_to_text(model, fmt)
-    with open(path, "w", encoding="utf-8") as fh:
-        fh.write(text)
-
-
-def read_model(path_or_buffer, source: str | None = None) -> BayesNet:
-    """Read a model with its CPTs from a BIF, XMLBIF, Hugin NET, XDSL or bnfk-JSON file (path or file-like).
-
-    Parameters
-    ----------
-    path_or_buffer : str, os.PathLike or file-like
-        The file; its text decides the format (:func:`bnfk_core.network.formats.sniff_format`), else its
-        extension.
-    source : str, optional
-        The name used in messages.
-
-    Returns
-    -------
-    BayesNet
-
-    Raises
-    ------
-    ModelError
-        Every error, with a message that names the file (``source``, else the path, else the buffer's
-        ``.name``).
-    """
-    from .formats import format_of, model_from_text
-
-    if hasattr(path_or_buffer, "read"):
-        source = source or str(getattr(path_or_buffer, "name", "") or "uploaded model")
-        try:
-            raw = path_or_buffer.read()
-        except (OSError, ValueError) as exc:
-            raise ModelError(f"Cannot read model {source}: {exc}.") from None
-        text = raw.decode("utf-8", "replace") if isinstance(raw, (bytes, bytearray)) else str(raw)
-    else:
-        path = os.fspath(path_or_buffer)
-        source = source or path
-        problem = regular_file_problem(path)
-        if problem == NOT_FOUND:
-            raise ModelError(f"Model file '{source}' does not exist.")
-        if problem is not None:
-            raise ModelError("Model file " + not_regular_message(f"'{source}'"))
-        try:
-            with open_regular(path, "r", encoding="utf-8", errors="replace") as fh:
-                text = fh.read()
-        except OSError as exc:
-            raise ModelError(f"Cannot read model file '{source}': {exc.strerror or exc}.") from None
-    return model_from_text(text, source, format_of(source))
-
-
-def read_structure(content: bytes, source: str = "uploaded structure") -> DAG:
-    """The DAG of a model file (any format of :func:`read_model`) or of a structure-only JSON
-    file (``{"nodes": [...], "arcs": [[u, v], ...]}`` as :meth:`DAG.to_dict` writes it).
-
-    Parameters
-    ----------
-    content : bytes
-    source : str
-
-    Returns
-    -------
-    DAG
-    """
-    try:
-        d = json.loads(content)
-    except (ValueError, RecursionError):  # not JSON; a number of thousands of digits; nesting too deep
-        d = None
-    if isinstance(d, dict) and "arcs" in d and "cpts" not in d:
-        try:
-            return DAG.from_dict(d)
-        except (KeyError, TypeError, ValueError, BnfkError) as exc:
-            raise ModelError(f"{source} is not a valid structure file ({exc}).") from None
-    buf = io.BytesIO(content)
-    return read_model(buf, source).dag
 
 
 def _build(source: str, nodes, arcs, states, cpts, fit_info, cls=BayesNet) -> BayesNet:

@@ -4,7 +4,7 @@ samples.
 Protocol (per sample size N and seed s):
 
 1. the true ALARM network (37 variables, 46 arcs; the BIF that pgmpy ships, read by
-:func:`bnfk_core.network.model.read_model`)
+:func:`bnfk_core.network.formats.read_model`)
    is forward-sampled N rows with seed s;
 2. a structure is learned by hill climbing (one climb, as the paper's plain hill climbing; our tabu list of
 100)
@@ -35,7 +35,8 @@ import pandas as pd
 from ..inference.queries import marginal
 from ..learning.structure import learn_structure
 from ..network.dag import structural_hamming_distance
-from ..network.model import BayesNet, fit, read_model
+from ..network.formats import read_model
+from ..network.model import BayesNet, fit
 
 __all__ = ["PUBLISHED", "SCORES", "alarm_network", "expected_log_likelihood", "kl_to_truth", "run_kgv"]
 

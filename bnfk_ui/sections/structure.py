@@ -26,9 +26,9 @@ from bnfk_core.network.dag import (
     v_structures,
 )
 from bnfk_core.network.dsep import segment_independencies
-from bnfk_core.network.formats import MODEL_EXTENSIONS
+from bnfk_core.network.formats import MODEL_EXTENSIONS, read_structure
 from bnfk_core.network.layout import layered_layout
-from bnfk_core.network.model import model_to_bif, read_structure
+from bnfk_core.network.model import model_to_bif
 from bnfk_core.registry import LEARNERS, MISSING_DATA, SCORES
 from bnfk_core.views import figures
 from bnfk_core.views.figures import kernel as fig_kernel
