@@ -401,6 +401,28 @@ def test_a_child_its_parent_determines_gets_the_variance_floor():
     np.testing.assert_allclose(model.gaussians[1].coef[0], [1.0, 2.0], atol=1e-9)
 
 
+def test_a_configuration_with_no_more_rows_than_coefficients_takes_the_pooled_regression():
+    """Two rows and two coefficients (intercept, one weight): least squares would run through both points
+    (RSS 0, variance at the floor, any slope); the pooled regression over all rows is taken instead."""
+    from bnfk_core.hybrid import mixed_from_arrays
+
+    rng = np.random.default_rng(4)
+    x = rng.normal(size=50)
+    a = np.array([0] * 48 + [1] * 2)
+    y = 2.0 * x + 1.0 + rng.normal(scale=0.3, size=50)
+    y[48:] = [40.0, -25.0]  # two far-off points: their own line would have slope ~ -65 / (x48 - x49)
+    data = mixed_from_arrays({"A": a, "x": x, "y": y}, states={"A": ["a0", "a1"]})
+    model = fit_hybrid(DAG(["A", "x", "y"], [("A", "y"), ("x", "y")]), data)
+    X = np.column_stack([np.ones(50), x])
+    pooled, rss, *_ = np.linalg.lstsq(X, y, rcond=None)
+    own, *_ = np.linalg.lstsq(X[:48], y[:48], rcond=None)
+    g = model.gaussians[2]
+    np.testing.assert_allclose(g.coef[1], pooled, atol=1e-9)
+    assert g.variance[1] == pytest.approx(rss[0] / 50, rel=1e-9)
+    np.testing.assert_allclose(g.coef[0], own, atol=1e-9)  # a configuration with rows to spare keeps its own
+    assert model.fit_info["floored_variances"] == 0
+
+
 @pytest.mark.parametrize(
     "extra, culprit",
     [

@@ -24,8 +24,7 @@ __all__ = [
 ]
 
 #: the variance of a regression is at least this fraction of its child column's variance (1e-12 absolute for
-#: a constant column): a configuration seen once, or a child that its parents determine, gets a density
-#: instead of an infinite one
+#: a constant column): a child that its parents determine gets a density instead of an infinite one
 VARIANCE_FLOOR = 1e-6
 
 _LOG_2PI = math.log(2.0 * math.pi)
@@ -124,7 +123,9 @@ def regress(S: np.ndarray, floor: float, fallback: tuple[float, float] | None = 
     coef : ndarray, shape (q, p + 1)
         Intercept, then the weights.
     variance : ndarray, shape (q,)
-        RSS_j / n_j, at least ``floor``.
+        RSS_j / n_j, at least ``floor``.  A configuration with no more rows than coefficients (n_j <= p + 1,
+        where least squares interpolates its rows and RSS_j is 0 whatever the data) takes the regression
+        pooled over all configurations, its coefficients and its variance RSS / N.
     loglik : ndarray, shape (q,)
         sum over the rows of configuration j of log N(y; x beta_j, variance_j); 0 without rows.
     n : ndarray, shape (q,)
@@ -134,10 +135,15 @@ def regress(S: np.ndarray, floor: float, fallback: tuple[float, float] | None = 
     A, b, yy = S[:, :p1, :p1], S[:, :p1, p1], S[:, p1, p1]
     n = S[:, 0, 0]
     beta = np.einsum("qij,qj->qi", np.linalg.pinv(A, rcond=1e-12, hermitian=True), b)
-    rss = yy - 2.0 * np.einsum("qi,qi->q", beta, b) + np.einsum("qi,qij,qj->q", beta, A, beta)
-    rss = np.maximum(rss, 0.0)
     tot = S.sum(axis=0)
     N = tot[0, 0]
+    # a configuration with no more rows than coefficients fits them exactly whatever the data (RSS 0, weights
+    # through its few points): it takes the regression pooled over all configurations instead
+    few = (n > 0) & (n <= p1 + 1e-9)
+    if few.any() and N > p1:
+        beta[few] = np.linalg.pinv(tot[:p1, :p1], rcond=1e-12, hermitian=True) @ tot[:p1, p1]
+    rss = yy - 2.0 * np.einsum("qi,qi->q", beta, b) + np.einsum("qi,qij,qj->q", beta, A, beta)
+    rss = np.maximum(rss, 0.0)
     if fallback is None:
         mean = tot[0, p1] / N if N > 0 else 0.0
         var = tot[p1, p1] / N - mean * mean if N > 0 else 1.0
@@ -145,6 +151,9 @@ def regress(S: np.ndarray, floor: float, fallback: tuple[float, float] | None = 
     empty = n <= 0
     with np.errstate(divide="ignore", invalid="ignore"):
         variance = np.where(empty, fallback[1], np.maximum(rss / np.where(empty, 1.0, n), floor))
+    if few.any() and N > p1:
+        pooled = tot[p1, p1] - tot[:p1, p1] @ beta[few][0]  # the pooled regression's RSS over all rows
+        variance[few] = max(pooled / N, floor)
     beta[empty] = 0.0
     beta[empty, 0] = fallback[0]
     loglik = np.where(empty, 0.0, -0.5 * n * (_LOG_2PI + np.log(variance)) - rss / (2.0 * variance))
