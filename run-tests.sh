@@ -61,7 +61,7 @@ fi
 # -- the README's test command; its exit code is this script's.  Two workers: the suite is mostly
 # single-threaded Python, so on 2 cores it takes a little over half the time of one process (measured in
 # docs/BENCHMARKS.md); more workers than cores only add memory and collection time.
-cores="$(nproc 2>/dev/null || echo 1)"
+cores="$(env -u OMP_NUM_THREADS -u OMP_THREAD_LIMIT nproc 2>/dev/null || echo 1)"  # (nproc obeys OMP_NUM_THREADS)
 workers="${BNFK_TEST_WORKERS:-2}"
 if ! [[ "$workers" =~ ^[0-9]+$ ]]; then
     bnfk_die "BNFK_TEST_WORKERS must be a number of workers (0 for one process), not '$workers'"
