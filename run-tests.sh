@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Set up bnfk on first use (the same venv set-up as run-app.sh), make sure Chromium is
-# there for the browser tests, then run the test suite: `python -m pytest -q`.
+# there for the browser tests, then run the whole test suite on two worker processes:
+# `python -m pytest -q -n 2 --dist loadfile -m "slow or not slow"` (pytest-xdist; each test file stays on
+# one worker, so its module-scoped fixtures are built once; the tests marked `slow`, which a bare
+# `python -m pytest` leaves out, run too).
 #
 #   ./run-tests.sh                      # the whole suite
 #   ./run-tests.sh -x tests/test_data.py   # extra arguments go to pytest
@@ -13,6 +16,8 @@
 #   PYTHON=python3.12        interpreter that creates the venv (default: python3)
 #   BNFK_VENV=/path/to/venv  venv location (default: .venv in the repository)
 #   BNFK_CI_NO_APT=1         never call apt-get (browser tests skip without chromium)
+#   BNFK_TEST_WORKERS=N      pytest-xdist workers (default: 2, at most the number of cores;
+#                            0 runs every test in one process)
 #
 # The exit code is pytest's, or 2 with a one-line `error: ...` when the set-up fails.
 set -euo pipefail
@@ -53,6 +58,15 @@ else
     fi
 fi
 
-# -- the README's test command; its exit code is this script's
-bnfk_log "python -m pytest -q $*"
-exec python -m pytest -q "$@"
+# -- the README's test command; its exit code is this script's.  Two workers: the suite is mostly
+# single-threaded Python, so on 2 cores it takes a little over half the time of one process (measured in
+# docs/BENCHMARKS.md); more workers than cores only add memory and collection time.
+cores="$(env -u OMP_NUM_THREADS -u OMP_THREAD_LIMIT nproc 2>/dev/null || echo 1)"  # (nproc obeys OMP_NUM_THREADS)
+workers="${BNFK_TEST_WORKERS:-2}"
+if ! [[ "$workers" =~ ^[0-9]+$ ]]; then
+    bnfk_die "BNFK_TEST_WORKERS must be a number of workers (0 for one process), not '$workers'"
+fi
+((workers > cores)) && workers="$cores"
+((workers < 2)) && workers=0
+bnfk_log "python -m pytest -q -n $workers --dist loadfile -m \"slow or not slow\" $*"
+exec python -m pytest -q -n "$workers" --dist loadfile -m "slow or not slow" "$@"

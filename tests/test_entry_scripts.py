@@ -169,11 +169,21 @@ def test_setup_is_idempotent_and_arguments_pass_through(tmp_path):
     assert "==> Requirements up to date" in again.stdout
     # BNFK_CI_NO_APT=1: no apt-get, whether or not chromium is there
     assert "browser tests will skip" in again.stderr or "==> Chromium found" in again.stdout
-    assert "FAKE pytest ARGS ['-q', '-x', 'tests/test_data.py']" in again.stdout
+    # two pytest-xdist workers (one process on a 1-core machine), each test file on one worker
+    workers = "2" if len(os.sched_getaffinity(0)) >= 2 else "0"
+    suite = ["-q", "-n", workers, "--dist", "loadfile", "-m", "slow or not slow"]  # `slow` tests too
+    assert f"FAKE pytest ARGS {[*suite, '-x', 'tests/test_data.py']}" in again.stdout
     assert again.returncode == 3  # pytest's exit code is the script's
 
     ci = run(scratch / ".ci/run", env=env)
-    assert "FAKE pytest ARGS ['-q']" in ci.stdout and ci.returncode == 3
+    assert f"FAKE pytest ARGS {suite}" in ci.stdout and ci.returncode == 3
+
+    one = run(scratch / "run-tests.sh", env={**env, "BNFK_TEST_WORKERS": "0"})
+    assert f"FAKE pytest ARGS {['-q', '-n', '0', *suite[3:]]}" in one.stdout
+    bad = run(scratch / "run-tests.sh", env={**env, "BNFK_TEST_WORKERS": "two"})
+    assert bad.returncode == 2 and error_lines(bad) == [
+        "error: BNFK_TEST_WORKERS must be a number of workers (0 for one process), not 'two'"
+    ]
 
     # a changed requirements.txt triggers a reinstall (and only that)
     req = scratch / "requirements.txt"
