@@ -32,7 +32,7 @@ import numpy as np
 
 from ..data.counts import code_matrix, config_index, counts_from_columns, dense_family_counts, merge_rows
 from ..errors import DataError, ModelError
-from ..inference.queries import joint_posteriors, missingness_patterns
+from ..inference.queries import missingness_patterns
 from ..network.model import MAX_CPT_CELLS, BayesNet, estimate_cpt, fit
 from ..registry import ESTIMATORS, MISSING_DATA, SCORES
 from .available_case import AvailableCaseScorer
@@ -59,6 +59,7 @@ from .estep import (
 from .members import DEFAULT_MISSING_DATA
 from .scores import LocalScorer
 from .structure import LearnResult, learn_structure
+from .wide_posteriors import WidePosteriors
 
 __all__ = [
     "DEFAULT_MISSING_DATA",
@@ -92,11 +93,11 @@ class ExpectedScorer(LocalScorer):
     plus, per family asked for, the wide rows' exact share.
 
     A wide row n with missing set M adds w_n P(x_S = s | x_obs,n) to every family configuration whose missing
-    members S = family ∩ M take the values s (its observed members are fixed).  P(x_S | x_obs) comes from one
-    contraction over the Markov blanket of M per missingness pattern
-    (:func:`bnfk_core.inference.queries.joint_posteriors`), computed once per search for each S and kept.  (A
-    calibrated junction tree gives the same numbers, but on wide networks its cliques hold tens of thousands
-    of cells per row, where the blanket contraction of a few rows is far cheaper.)
+    members S = family ∩ M take the values s (its observed members are fixed).  P(x_S | x_obs) is the product
+    of the margins on S of the row's groups of cells that share no family, each tabulated once per network
+    (:class:`~bnfk_core.learning.wide_posteriors.WidePosteriors`), and kept per S for the search.  (A row's
+    joint completions multiply its groups' sizes; the tables add them: 19 missing cells in groups of one to
+    three cost tens of entries, where the joint has 2**19.)
     """
 
     def __init__(
@@ -120,20 +121,15 @@ class ExpectedScorer(LocalScorer):
         self.n = self.n_rows_total = int(round(total))
         self.miss = self.wide < 0
         self._joint: dict = {}
-        self._patterns = list(missingness_patterns(self.wide)) if len(self.wide) else []
+        self._groups: WidePosteriors | None = None
 
     def _posterior(self, S: tuple) -> tuple[np.ndarray, np.ndarray]:
-        """(wide rows with S missing, P(x_S | x_obs) flat in C order over sorted S)."""
+        """(wide rows with S missing, P(x_S | x_obs) flat in C order over sorted S), kept per S."""
         got = self._joint.get(S)
         if got is None:
-            rows = np.flatnonzero(self.miss[:, list(S)].all(axis=1))
-            P = np.zeros((len(rows), math.prod(self.cards[v] for v in S)))
-            for prow, missing in self._patterns:
-                if set(S) <= set(missing.tolist()):
-                    P[np.searchsorted(rows, prow)] = joint_posteriors(
-                        self.model, self.wide, prow, missing, list(S)
-                    )
-            got = self._joint[S] = (rows, P)
+            if self._groups is None:  # the groups' tables, made once for every S (:mod:`.wide_posteriors`)
+                self._groups = WidePosteriors(self.model, self.wide)
+            got = self._joint[S] = self._groups.posterior(S)
         return got
 
     def _wide_blocks(self, fam: list):
