@@ -55,6 +55,7 @@ class WidePosteriors:
         # per group id: (rows, P (len(rows), states) in C order over the group's cells)
         self.tables: list = []
         self.contracted: list = []  # (rows, missing) of the patterns with a group beyond GROUP_MAX_STATES
+        self._margins: dict = {}
         by_cells: dict = {}
         pats = []
         for rows, missing in missingness_patterns(self.codes) if m else ():
@@ -113,19 +114,26 @@ class WidePosteriors:
                 )
         return rows, P
 
+    def _margin(self, k: int, keep: tuple) -> np.ndarray:
+        """Group ``k``'s table summed onto its cells ``keep``, for every row of the group: (rows, *r_keep),
+        kept (the searches ask the same cells of a group in many subsets S)."""
+        got = self._margins.get((k, keep))
+        if got is None:
+            grows, G, cells = self.tables[k]
+            T = G.reshape((len(grows),) + tuple(self.cards[v] for v in cells))
+            drop = tuple(1 + j for j, v in enumerate(cells) if v not in keep)
+            got = self._margins[(k, keep)] = T.sum(axis=drop) if drop else T
+        return got
+
     def _product(self, rr: np.ndarray, S: tuple, ids: np.ndarray) -> np.ndarray:
         """prod over the groups ``ids`` (one per cell of S) of the margins on S of their tables, for rows
         ``rr`` (which share those groups): (len(rr), prod r_S)."""
         letters = string.ascii_letters
         operands, subs = [], []
         for k in dict.fromkeys(int(i) for i in ids):
-            grows, G, cells = self.tables[k]
-            T = G[np.searchsorted(grows, rr)].reshape((len(rr),) + tuple(self.cards[v] for v in cells))
-            keep = [v for v in cells if v in S]
-            drop = tuple(1 + j for j, v in enumerate(cells) if v not in S)
-            if drop:
-                T = T.sum(axis=drop)
-            operands.append(T)
+            grows, _, cells = self.tables[k]
+            keep = tuple(v for v in cells if v in S)
+            operands.append(self._margin(k, keep)[np.searchsorted(grows, rr)])
             subs.append("Z" + "".join(letters[S.index(v)] for v in keep))
         if len(operands) == 1:  # one group holds all of S: its margin is already in S's order
             return operands[0].reshape(len(rr), -1)
