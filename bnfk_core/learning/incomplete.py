@@ -413,17 +413,22 @@ def structural_em(
     too_big = None if complete else _table_too_big(data.codes, data.cardinalities)
     # too big: no rounds -- the available-case network, CPTs by EM, its observed-data score reported
     for rounds in range(1, 0 if complete or too_big else int(max_rounds) + 1):
+        step = None
         if progress is not None:
-            progress(
-                min(0.95, 0.3 + 0.7 * rounds / (max_rounds + 1)),
-                f"structural EM: round {rounds}, score {best:.2f}",
-            )
+            lo = min(0.95, 0.3 + 0.7 * rounds / (max_rounds + 1))
+            hi = min(0.95, 0.3 + 0.7 * (rounds + 1) / (max_rounds + 1))
+            head = f"structural EM: round {rounds}, score {best:.2f}"
+            progress(lo, head)
+
+            def step(f, msg, lo=lo, hi=hi, head=head):  # the round's search, within the round's share
+                progress(lo + (hi - lo) * f, f"{head}: {msg}")
+
         table, w, wide_codes, wide_w = expected_table(_bare(model), data.codes, weights, runner=runner)
         wide = max(wide, int(round(float(wide_w.sum()))))
         scorer = ExpectedScorer(
             table, w, data.cardinalities, score, model, wide_codes, wide_w, ess=learn.get("ess", 1.0)
         )
-        res = learn_structure(data, method, score=score, seed=seed, scorer=scorer, **learn)
+        res = learn_structure(data, method, score=score, seed=seed, scorer=scorer, progress=step, **learn)
         cand_dag = res.dag
         if scorer.total(dag.parent_indices()) >= scorer.total(cand_dag.parent_indices()):
             break  # the expected score does not prefer another DAG: a fixed point
