@@ -30,7 +30,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from ..data.counts import code_matrix, config_index, counts_from_columns, dense_family_counts, merge_rows
+from ..data.counts import code_matrix, counts_from_columns, dense_family_counts, merge_rows
 from ..errors import DataError, ModelError
 from ..inference.queries import missingness_patterns
 from ..network.model import MAX_CPT_CELLS, BayesNet, estimate_cpt, fit
@@ -159,12 +159,33 @@ class ExpectedScorer(LocalScorer):
             fam = [child] + list(ps)
             table = table.copy()
             flat = table.reshape(-1)
-            for block, weight in self._wide_blocks(fam):
-                idx, _ = config_index(
-                    [block[:, j] for j in range(1, len(fam))], [self.cards[p] for p in ps], block.shape[0]
-                )
+            # a configuration's flat cell: child + r_child * (parents in mixed radix, the last fastest)
+            stride = [1] * len(fam)
+            acc = int(self.cards[child])
+            for j in range(len(fam) - 1, 0, -1):
+                stride[j] = acc
+                acc *= int(self.cards[fam[j]])
+            key_of = self.miss[:, fam] @ (1 << np.arange(len(fam)))
+            for k in np.unique(key_of):
+                rows = np.flatnonzero(key_of == k)
+                gone = [j for j in range(len(fam)) if (int(k) >> j) & 1]
+                base = np.zeros(len(rows), dtype=np.int64)
+                for j in range(len(fam)):
+                    if j not in gone:
+                        base += self.wide[rows, fam[j]].astype(np.int64) * stride[j]
+                if not gone:
+                    flat += np.bincount(base, weights=self.wide_w[rows], minlength=flat.size)
+                    continue
+                S = tuple(sorted(fam[j] for j in gone))
+                have, P = self._posterior(S)
+                P = P[np.searchsorted(have, rows)]
+                off = np.zeros(1, dtype=np.int64)  # the cells of S's joint states, C order over sorted S
+                for v in S:
+                    off = (off[:, None] + np.arange(int(self.cards[v])) * stride[fam.index(v)]).ravel()
                 flat += np.bincount(
-                    idx * self.cards[child] + block[:, 0], weights=weight, minlength=flat.size
+                    (base[:, None] + off[None, :]).ravel(),
+                    weights=(self.wide_w[rows][:, None] * P).ravel(),
+                    minlength=flat.size,
                 )
         return super()._from_dense(key, table)
 
