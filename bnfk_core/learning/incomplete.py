@@ -30,9 +30,9 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from ..data.counts import code_matrix, config_index, counts_from_columns, dense_family_counts, merge_rows
+from ..data.counts import code_matrix, counts_from_columns, dense_family_counts, merge_rows
 from ..errors import DataError, ModelError
-from ..inference.queries import joint_posteriors, missingness_patterns
+from ..inference.queries import missingness_patterns
 from ..network.model import MAX_CPT_CELLS, BayesNet, estimate_cpt, fit
 from ..registry import ESTIMATORS, MISSING_DATA, SCORES
 from .available_case import AvailableCaseScorer
@@ -59,6 +59,7 @@ from .estep import (
 from .members import DEFAULT_MISSING_DATA
 from .scores import LocalScorer
 from .structure import LearnResult, learn_structure
+from .wide_posteriors import WidePosteriors
 
 __all__ = [
     "DEFAULT_MISSING_DATA",
@@ -92,11 +93,11 @@ class ExpectedScorer(LocalScorer):
     plus, per family asked for, the wide rows' exact share.
 
     A wide row n with missing set M adds w_n P(x_S = s | x_obs,n) to every family configuration whose missing
-    members S = family ∩ M take the values s (its observed members are fixed).  P(x_S | x_obs) comes from one
-    contraction over the Markov blanket of M per missingness pattern
-    (:func:`bnfk_core.inference.queries.joint_posteriors`), computed once per search for each S and kept.  (A
-    calibrated junction tree gives the same numbers, but on wide networks its cliques hold tens of thousands
-    of cells per row, where the blanket contraction of a few rows is far cheaper.)
+    members S = family ∩ M take the values s (its observed members are fixed).  P(x_S | x_obs) is the product
+    of the margins on S of the row's groups of cells that share no family, each tabulated once per network
+    (:class:`~bnfk_core.learning.wide_posteriors.WidePosteriors`), and kept per S for the search.  (A row's
+    joint completions multiply its groups' sizes; the tables add them: 19 missing cells in groups of one to
+    three cost tens of entries, where the joint has 2**19.)
     """
 
     def __init__(
@@ -120,20 +121,15 @@ class ExpectedScorer(LocalScorer):
         self.n = self.n_rows_total = int(round(total))
         self.miss = self.wide < 0
         self._joint: dict = {}
-        self._patterns = list(missingness_patterns(self.wide)) if len(self.wide) else []
+        self._groups: WidePosteriors | None = None
 
     def _posterior(self, S: tuple) -> tuple[np.ndarray, np.ndarray]:
-        """(wide rows with S missing, P(x_S | x_obs) flat in C order over sorted S)."""
+        """(wide rows with S missing, P(x_S | x_obs) flat in C order over sorted S), kept per S."""
         got = self._joint.get(S)
         if got is None:
-            rows = np.flatnonzero(self.miss[:, list(S)].all(axis=1))
-            P = np.zeros((len(rows), math.prod(self.cards[v] for v in S)))
-            for prow, missing in self._patterns:
-                if set(S) <= set(missing.tolist()):
-                    P[np.searchsorted(rows, prow)] = joint_posteriors(
-                        self.model, self.wide, prow, missing, list(S)
-                    )
-            got = self._joint[S] = (rows, P)
+            if self._groups is None:  # the groups' tables, made once for every S (:mod:`.wide_posteriors`)
+                self._groups = WidePosteriors(self.model, self.wide)
+            got = self._joint[S] = self._groups.posterior(S)
         return got
 
     def _wide_blocks(self, fam: list):
@@ -163,12 +159,33 @@ class ExpectedScorer(LocalScorer):
             fam = [child] + list(ps)
             table = table.copy()
             flat = table.reshape(-1)
-            for block, weight in self._wide_blocks(fam):
-                idx, _ = config_index(
-                    [block[:, j] for j in range(1, len(fam))], [self.cards[p] for p in ps], block.shape[0]
-                )
+            # a configuration's flat cell: child + r_child * (parents in mixed radix, the last fastest)
+            stride = [1] * len(fam)
+            acc = int(self.cards[child])
+            for j in range(len(fam) - 1, 0, -1):
+                stride[j] = acc
+                acc *= int(self.cards[fam[j]])
+            key_of = self.miss[:, fam] @ (1 << np.arange(len(fam)))
+            for k in np.unique(key_of):
+                rows = np.flatnonzero(key_of == k)
+                gone = [j for j in range(len(fam)) if (int(k) >> j) & 1]
+                base = np.zeros(len(rows), dtype=np.int64)
+                for j in range(len(fam)):
+                    if j not in gone:
+                        base += self.wide[rows, fam[j]].astype(np.int64) * stride[j]
+                if not gone:
+                    flat += np.bincount(base, weights=self.wide_w[rows], minlength=flat.size)
+                    continue
+                S = tuple(sorted(fam[j] for j in gone))
+                have, P = self._posterior(S)
+                P = P[np.searchsorted(have, rows)]
+                off = np.zeros(1, dtype=np.int64)  # the cells of S's joint states, C order over sorted S
+                for v in S:
+                    off = (off[:, None] + np.arange(int(self.cards[v])) * stride[fam.index(v)]).ravel()
                 flat += np.bincount(
-                    idx * self.cards[child] + block[:, 0], weights=weight, minlength=flat.size
+                    (base[:, None] + off[None, :]).ravel(),
+                    weights=(self.wide_w[rows][:, None] * P).ravel(),
+                    minlength=flat.size,
                 )
         return super()._from_dense(key, table)
 
@@ -417,17 +434,22 @@ def structural_em(
     too_big = None if complete else _table_too_big(data.codes, data.cardinalities)
     # too big: no rounds -- the available-case network, CPTs by EM, its observed-data score reported
     for rounds in range(1, 0 if complete or too_big else int(max_rounds) + 1):
+        step = None
         if progress is not None:
-            progress(
-                min(0.95, 0.3 + 0.7 * rounds / (max_rounds + 1)),
-                f"structural EM: round {rounds}, score {best:.2f}",
-            )
+            lo = min(0.95, 0.3 + 0.7 * rounds / (max_rounds + 1))
+            hi = min(0.95, 0.3 + 0.7 * (rounds + 1) / (max_rounds + 1))
+            head = f"structural EM: round {rounds}, score {best:.2f}"
+            progress(lo, head)
+
+            def step(f, msg, lo=lo, hi=hi, head=head):  # the round's search, within the round's share
+                progress(lo + (hi - lo) * f, f"{head}: {msg}")
+
         table, w, wide_codes, wide_w = expected_table(_bare(model), data.codes, weights, runner=runner)
         wide = max(wide, int(round(float(wide_w.sum()))))
         scorer = ExpectedScorer(
             table, w, data.cardinalities, score, model, wide_codes, wide_w, ess=learn.get("ess", 1.0)
         )
-        res = learn_structure(data, method, score=score, seed=seed, scorer=scorer, **learn)
+        res = learn_structure(data, method, score=score, seed=seed, scorer=scorer, progress=step, **learn)
         cand_dag = res.dag
         if scorer.total(dag.parent_indices()) >= scorer.total(cand_dag.parent_indices()):
             break  # the expected score does not prefer another DAG: a fixed point
