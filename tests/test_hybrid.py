@@ -552,3 +552,59 @@ def test_a_fifo_as_structure_file_or_hybrid_model_is_refused_without_opening_it(
         read_hybrid(fifo)
     assert main(["loglik", str(csv_path), "--model", str(fifo)]) == 2
     capsys.readouterr()
+
+
+def test_cli_numbers_stay_numbers_by_default_unless_an_option_needs_bins(sample4k, tmp_path, capsys):
+    """--numbers auto (the default): a table with numbers gives the hybrid network the explicit --numbers keep
+    gives; a .bif output, --chunksize or a discrete-only structure asks for bins, and gets the network
+    --numbers bin gives; an all-categorical table is the discrete path whatever the option."""
+    csv_path = tmp_path / "d.csv"
+    _write_csv(sample4k.subset(np.arange(600)), csv_path)
+    learn = ["learn", str(csv_path), "--structure", "hc-greedy", "--quiet"]
+    assert main([*learn, "-o", str(tmp_path / "auto.json")]) == 0
+    auto = json.loads(capsys.readouterr().out)
+    assert main([*learn, "--numbers", "keep", "-o", str(tmp_path / "keep.json")]) == 0
+    keep = json.loads(capsys.readouterr().out)
+    assert read_hybrid(tmp_path / "auto.json").numeric and auto["score"] == keep["score"]
+    assert auto["arcs"] == keep["arcs"]
+    for extra, out in ((["--structure", "tree"], "t.json"), ([], "m.bif"), (["--chunksize", "100"], "c.bif")):
+        argv = ["learn", str(csv_path), "--quiet", *extra]
+        assert main([*argv, "-o", str(tmp_path / ("auto_" + out))]) == 0
+        binned = json.loads(capsys.readouterr().out)
+        assert main([*argv, "--numbers", "bin", "-o", str(tmp_path / ("bin_" + out))]) == 0
+        assert json.loads(capsys.readouterr().out)["arcs"] == binned["arcs"]
+        text = (tmp_path / ("auto_" + out)).read_text()
+        assert text == (tmp_path / ("bin_" + out)).read_text() and "bnfk-hybrid-model" not in text
+    cats = tmp_path / "cats.csv"
+    cats.write_text("a,b\n" + "".join(f"x{r % 3},y{(r // 2) % 2}\n" for r in range(60)))
+    assert main(["learn", str(cats), "--quiet", "-o", str(tmp_path / "c.json")]) == 0
+    assert "bnfk-hybrid-model" not in (tmp_path / "c.json").read_text()
+
+
+def test_numbers_auto_does_not_read_a_file_too_wide_for_a_hybrid_network(tmp_path):
+    """A file wider than AUTO_NUMBERS_MAX_COLUMNS is settled to bin from its header line alone (the width
+    guards then refuse it without loading it)."""
+    import argparse
+
+    from bnfk_core.cli.common import AUTO_NUMBERS_MAX_COLUMNS, resolve_numbers
+
+    path = tmp_path / "wide.csv"
+    n = AUTO_NUMBERS_MAX_COLUMNS + 1
+    path.write_text(
+        ",".join(f"c{j}" for j in range(n)) + "\n" + ",".join(str(j * 0.5) for j in range(n)) + "\n"
+    )
+    args = argparse.Namespace(numbers="auto", data=str(path), model=None)  # no data options: never read
+    assert resolve_numbers(args, {}) == "bin" and args.numbers == "bin"
+    narrow = tmp_path / "narrow.csv"
+    narrow.write_text("x,g\n" + "".join(f"{r * 0.37:.3f},g{r % 2}\n" for r in range(40)))
+    args = argparse.Namespace(
+        numbers="auto",
+        data=str(narrow),
+        model=None,
+        missing_policy="missing",
+        max_levels=50,
+        drop_columns=None,
+    )
+    assert resolve_numbers(args, {}) == "keep"
+    args.numbers = "auto"
+    assert resolve_numbers(args, {"--chunksize": True}) == "bin"

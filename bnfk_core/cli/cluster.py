@@ -82,9 +82,18 @@ def _read_for_cluster(args, runner=None):
 
 
 def _cmd_cluster(args) -> dict:
-    from .hybrid_kernel import hybrid_cluster, numbers_kept
+    from ..registry import CLUSTERERS
+    from .hybrid_kernel import hybrid_cluster, hybrid_counterpart, numbers_kept
 
-    if numbers_kept(args):  # numbers stay numbers: the Fisher kernel of a hybrid (CLG) network
+    spec = CLUSTERERS[args.algorithm]
+    discrete = {
+        f"--kernel {args.kernel}": args.kernel is not None and not hybrid_counterpart(args.kernel),
+        f"--algorithm {args.algorithm}": spec.gram is None
+        and (spec.features is not None or spec.run is not None),
+    }
+    if numbers_kept(
+        args, discrete, args.label_column or args.class_column
+    ):  # numbers stay numbers: the Fisher kernel of a hybrid (CLG) network
         return hybrid_cluster(args)
     args.kernel = args.kernel or SCALED_HAMMING
     model = _model(args)
@@ -220,7 +229,7 @@ SUBCOMMANDS = {
 
 
 def register(sub) -> None:
-    from .hybrid_kernel import add_numbers_option
+    from .common import add_numbers_option
 
     p = sub.add_parser(
         "cluster",

@@ -292,21 +292,86 @@ def add_missing_data_option(p, default: str) -> None:
     )
 
 
-#: ``--numbers``: what a column of numbers becomes (``bnfk_core.hybrid.NUMBERS_MODES``)
-NUMBERS_CHOICES = ("bin", "keep")
+#: ``--numbers``: what a column of numbers becomes (``bnfk_core.hybrid.NUMBERS_MODES``); ``auto`` decides
+#: per table (:func:`resolve_numbers`)
+NUMBERS_CHOICES = ("auto", "bin", "keep")
+NUMBERS_AUTO = NUMBERS_CHOICES[0]
 
 
-def add_numbers_option(p, keep: str, default: str = "bin") -> None:
-    """``--numbers bin|keep``: numeric columns cut into quantile bins (a discrete table, the default) or kept
-    as numbers (``keep``, what the subcommand then does: ``keep``)."""
+def add_numbers_option(p, keep: str, default: str = NUMBERS_AUTO) -> None:
+    """``--numbers auto|bin|keep``: numeric columns kept as numbers (``keep``, what the subcommand then does:
+    ``keep``), cut into quantile bins (``bin``), or ``auto`` (the default): ``keep`` when the table holds a
+    column of numbers and no other option asks for a discrete table (:func:`resolve_numbers`)."""
     p.add_argument(
         "--numbers",
         choices=NUMBERS_CHOICES,
         default=default,
-        help=f"bin (default): numeric columns cut into quantile bins; keep: numbers stay numbers, {keep} "
-        "(columns of numbers with fewer than 10 distinct values stay categories; numeric identifiers are "
-        "dropped)",
+        help=f"keep: numbers stay numbers, {keep} (columns of numbers with fewer than 10 distinct values "
+        "stay categories; numeric identifiers are dropped); bin: numeric columns cut into quantile bins, a "
+        "discrete table; auto: keep when DATA holds a column of numbers and no other option needs a discrete "
+        f"table, else bin (default {default})",
     )
+
+
+#: ``--numbers auto`` looks for numbers only in a file of at most this many bytes and header fields (a larger
+#: or wider one is binned, as the streaming reader and the width guards need)
+AUTO_NUMBERS_MAX_BYTES = 256 * 2**20
+AUTO_NUMBERS_MAX_COLUMNS = 1000
+
+
+def _numeric_columns(args, label: str | None) -> list[str]:
+    """The columns of DATA the hybrid reader reads as numbers; none for a file that is not a regular one, is
+    larger than :data:`AUTO_NUMBERS_MAX_BYTES` or wider than :data:`AUTO_NUMBERS_MAX_COLUMNS`, or that it
+    cannot read (the discrete reader then says what is wrong)."""
+    from ..data.files import open_regular, regular_file_problem
+    from .hybrid import read_mixed
+
+    path = args.data
+    if not isinstance(path, str) or regular_file_problem(path) is not None:
+        return []
+    try:
+        if os.path.getsize(path) > AUTO_NUMBERS_MAX_BYTES:
+            return []
+        with open_regular(path, "rb") as fh:
+            header = fh.readline(2**20)
+        if max(header.count(b","), header.count(b";"), header.count(b"\t")) >= AUTO_NUMBERS_MAX_COLUMNS:
+            return []
+        table = read_mixed(path, args, categorical=[label] if label else ())
+    except (BnfkError, OSError, ValueError):
+        return []
+    return [v for v, k in zip(table.variables, table.kinds) if k == "numeric"]
+
+
+def resolve_numbers(args, discrete_options: dict, label: str | None = None) -> str:
+    """Settle ``--numbers auto`` to ``keep`` or ``bin`` (``args.numbers`` is set; explicit values stay).
+
+    ``keep`` when a hybrid ``--model`` is given, or when no option of ``discrete_options`` (its name ->
+    whether it is in force) asks for a discrete table, no discrete ``--model`` is given and DATA holds a
+    column the hybrid reader reads as a number (:func:`bnfk_core.hybrid.load_mixed`; ``label`` is read as a
+    category).
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+    discrete_options : dict of str -> bool
+    label : str, optional
+
+    Returns
+    -------
+    str
+        ``"keep"`` or ``"bin"``.
+    """
+    if args.numbers != NUMBERS_AUTO:
+        return args.numbers
+    from .hybrid import is_hybrid_model
+
+    model = getattr(args, "model", None)
+    if model:
+        args.numbers = "keep" if is_hybrid_model(model) else "bin"
+        return args.numbers
+    forced = [name for name, on in discrete_options.items() if on]
+    args.numbers = "keep" if not forced and _numeric_columns(args, label) else "bin"
+    return args.numbers
 
 
 def split_list(s: str) -> list[str]:

@@ -11,25 +11,21 @@ import numpy as np
 from ..errors import BnfkError
 from .common import input_files
 
-__all__ = ["add_numbers_option", "numbers_kept", "hybrid_kernel", "hybrid_cluster", "hybrid_prototypes"]
+__all__ = ["numbers_kept", "hybrid_kernel", "hybrid_cluster", "hybrid_prototypes"]
 
 
-def add_numbers_option(p, what: str) -> None:
-    """``--numbers bin|keep`` of a kernel subcommand (``what`` says what it computes)."""
-    p.add_argument(
-        "--numbers",
-        choices=("bin", "keep"),
-        default=None,
-        help="bin (the default with a discrete model): numeric columns cut into quantile bins; keep (implied "
-        f"by a hybrid .json model): numbers stay numbers and {what} uses the Fisher kernel of a conditional "
-        "linear Gaussian network (--model M.json from 'learn --numbers keep', or one learned on DATA)",
-    )
-
-
-def numbers_kept(args) -> bool:
+def numbers_kept(args, discrete_options: dict | None = None, label: str | None = None) -> bool:
     """Whether the hybrid kernel runs: ``--numbers keep`` or a hybrid model file (a contradiction is one
-    sentence)."""
+    sentence); ``--numbers auto`` settled by :func:`~bnfk_core.cli.common.resolve_numbers` with the
+    subcommand's ``discrete_options`` (and ``--chunksize`` / ``--engine dask``)."""
+    from .common import resolve_numbers
     from .hybrid import is_hybrid_model
+
+    streaming = {
+        "--chunksize": getattr(args, "chunksize", None) is not None,
+        "--engine dask": getattr(args, "engine", "local") == "dask",
+    }
+    resolve_numbers(args, {**streaming, **(discrete_options or {})}, label)
 
     model = getattr(args, "model", None)
     hybrid = bool(model) and is_hybrid_model(model)

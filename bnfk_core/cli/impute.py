@@ -25,6 +25,7 @@ from .common import (
     read_data,
     read_model_file,
     read_session_file,
+    resolve_numbers,
     split_list,
 )
 from .names import choices, feature_learners
@@ -121,6 +122,7 @@ def _cmd_benchmark(args) -> dict:
 
     from ..analyses.impute.benchmark import benchmark
 
+    resolve_numbers(args, {"--chunksize": bool(getattr(args, "chunksize", None))}, args.class_column)
     if args.numbers == "keep":
         return _benchmark_mixed(args)
     data = read_data(args.data, args)
@@ -174,8 +176,22 @@ def _cmd_impute(args) -> dict:
     check_output(args.output, (".csv",), "the completed data", input_files(args))
     if args.probabilities:
         check_output(args.probabilities, (".csv",), "the probabilities", input_files(args))
-    from .hybrid import impute_mixed, is_hybrid_model
+    from ..hybrid import HYBRID_SCORES
+    from ..serving.session_files import is_session_file
+    from .hybrid import HYBRID_LEARNERS, impute_mixed, is_hybrid_model
 
+    resolve_numbers(
+        args,
+        {
+            "a session file": is_session_file(args.data),
+            "--chunksize": bool(args.chunksize),
+            "--engine dask": args.engine == "dask",
+            "--class-column": args.class_column is not None,
+            f"--method {args.method}": bool(args.method),
+            f"--structure {args.structure}": bool(args.structure) and args.structure not in HYBRID_LEARNERS,
+            f"--score {args.score}": bool(args.score) and args.score not in HYBRID_SCORES,
+        },
+    )
     if args.numbers == "keep" or (args.model is not None and is_hybrid_model(args.model)):
         return impute_mixed(args, t0)
     learned = {}
@@ -427,6 +443,7 @@ def register(sub) -> None:
         "cells hidden anywhere in the mixed table at each --missing-ratio (default 0.2), NRMSE for numbers "
         "and accuracy for categories, the CLG network beside scikit-learn's IterativeImputer, KNNImputer, "
         "a random-forest IterativeImputer and mean/mode",
+        default="bin",  # the thesis's benchmark protocol bins, as the published protocols do
     )
     add_quiet(p)
     add_data_options(p)

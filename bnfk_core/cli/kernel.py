@@ -42,10 +42,12 @@ def _kernel_inputs(args, path):
 
 def _cmd_kernel(args) -> dict:
     from ..kernels.fisher import gram
-    from .hybrid_kernel import hybrid_kernel, numbers_kept
+    from .hybrid_kernel import hybrid_counterpart, hybrid_kernel, numbers_kept
 
     ext = check_output(args.output, (".npy", ".csv"), "a Gram matrix", input_files(args))
-    if numbers_kept(args):  # numbers stay numbers: the Fisher kernel of a hybrid (CLG) network
+    if numbers_kept(
+        args, {f"--kind {args.kind}": not hybrid_counterpart(args.kind)}
+    ):  # numbers stay numbers: the Fisher kernel of a hybrid (CLG) network
         return hybrid_kernel(args, ext)
     if KERNELS[args.kind].uses_network and not args.model:
         raise BnfkError(
@@ -225,7 +227,7 @@ SUBCOMMANDS = {
 
 def register(sub) -> None:
     from .chunks import add_chunksize
-    from .hybrid_kernel import add_numbers_option
+    from .common import add_numbers_option
 
     p = sub.add_parser("kernel", help=SUBCOMMANDS["kernel"])
     p.add_argument("data", metavar="DATA.csv")

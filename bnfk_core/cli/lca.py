@@ -15,6 +15,7 @@ from .common import (
     int_at_least,
     progress,
     read_data,
+    resolve_numbers,
 )
 
 __all__ = ["register", "SUBCOMMANDS"]
@@ -32,6 +33,7 @@ def _cmd_lca(args) -> dict:
     from ..network.formats import MODEL_EXTENSIONS, write_model
 
     ks = parse_classes(args.classes)
+    resolve_numbers(args, {"-o": bool(args.output), "--screen": bool(args.screen)}, label=args.class_column)
     if args.numbers == "keep":
         return _lca_mixed(args, ks)
     if args.output:

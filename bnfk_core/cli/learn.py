@@ -23,6 +23,7 @@ from .common import (
     int_at_least,
     progress,
     read_data,
+    resolve_numbers,
     seed,
     split_list,
 )
@@ -38,6 +39,7 @@ def _cmd_learn(args) -> dict:
     from ..network.formats import MODEL_EXTENSIONS, format_of, write_model
 
     ext = check_output(args.output, MODEL_EXTENSIONS, "a model", input_files(args))
+    resolve_numbers(args, _discrete_options(args, ext))
     if args.numbers == "keep":
         return _learn_hybrid(args, ext)
     args.structure = args.structure or DEFAULT_RECIPE.structure
@@ -110,6 +112,27 @@ def _cmd_learn(args) -> dict:
         "bootstrap": None
         if strength is None
         else {"replicates": strength.replicates, "seed": strength.seed, "seconds": strength.seconds},
+    }
+
+
+def _discrete_options(args, ext: str) -> dict:
+    """The options of ``learn`` that need a discrete table (``--numbers auto`` then bins), each in force or
+    not."""
+    from ..hybrid import HYBRID_SCORES
+    from .hybrid import HYBRID_LEARNERS
+
+    return {
+        f"a {ext} model file": ext != ".json",
+        "--chunksize": bool(args.chunksize),
+        "--engine dask": args.engine == "dask",
+        "--class-column": args.class_column is not None,
+        f"--structure {args.structure}": bool(args.structure)
+        and not args.structure_file
+        and args.structure not in HYBRID_LEARNERS,
+        f"--score {args.score}": args.score not in HYBRID_SCORES,
+        "--forbid": bool(args.forbid),
+        "--require": bool(args.require),
+        "--bootstrap": bool(args.bootstrap),
     }
 
 

@@ -34,14 +34,22 @@ __all__ = ["register"]
 
 
 def _cmd_prototypes(args) -> dict:
+    from ..analyses.prototypes.hybrid import HYBRID_CRITERIA
     from ..analyses.prototypes.selection import PrototypeError, select_prototypes
     from ..learning.recipe import Recipe, learn_recipe
+    from .hybrid import HYBRID_LEARNERS
     from .hybrid_kernel import hybrid_prototypes, numbers_kept
 
     if bool(args.model) == bool(args.structure):
         raise PrototypeError("Give exactly one of --model M.bif or --structure hc|tan|kdb.")
     t0 = time.perf_counter()
-    if numbers_kept(args):  # numbers stay numbers: greedy MMD on a hybrid (CLG) network's Fisher features
+    discrete = {
+        f"--criterion {args.criterion}": args.criterion not in HYBRID_CRITERIA,
+        f"--structure {args.structure}": bool(args.structure) and args.structure not in HYBRID_LEARNERS,
+    }
+    if numbers_kept(
+        args, discrete, getattr(args, "class_column", None)
+    ):  # numbers stay numbers: greedy MMD on a hybrid (CLG) network's Fisher features
         return hybrid_prototypes(args, t0)
     if args.output:
         check_output(args.output, (".csv",), "the selected rows", input_files(args))
@@ -189,7 +197,7 @@ SUBCOMMANDS = {
 def register(sub) -> None:
     from ..analyses.prototypes.members import SUMMARIZATION_STRUCTURES
     from ..registry import CRITERIA
-    from .hybrid_kernel import add_numbers_option
+    from .common import add_numbers_option
 
     p = sub.add_parser("prototypes", help=SUBCOMMANDS["prototypes"])
     p.add_argument("data", metavar="DATA.csv")
