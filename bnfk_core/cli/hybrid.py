@@ -27,7 +27,8 @@ __all__ = [
 ]
 
 #: the learners a hybrid network is searched with, and the tabu moves each takes after the greedy climb
-HYBRID_LEARNERS = {"hc-greedy": 0, "hc": 25}
+#: the structures ``--numbers keep`` learns -> the options of :func:`bnfk_core.hybrid.learn_hybrid_network`
+HYBRID_LEARNERS = {"hc-greedy": {"tabu_steps": 0}, "hc": {"tabu_steps": 25}, "exact": {"search": "exact"}}
 
 
 def read_mixed(path: str, args, model=None, categorical=()):
@@ -97,7 +98,7 @@ def learn_hybrid(args, progress=None) -> tuple[dict, object]:
         dag=dag,
         score=args.score,
         missing_data=args.missing_data,
-        tabu_steps=HYBRID_LEARNERS.get(args.structure, 0),
+        **HYBRID_LEARNERS.get(args.structure, {}),
         max_parents=args.max_parents,
         params=args.params,
         pseudo_count=args.pseudo_count,
@@ -231,7 +232,7 @@ def impute_mixed(args, t0: float) -> dict:
             data,
             score=score,
             missing_data=args.missing_data,
-            tabu_steps=HYBRID_LEARNERS[structure],
+            **HYBRID_LEARNERS[structure],
             progress=None,
         )
         model = got.model

@@ -73,7 +73,7 @@ def _model_and_data(args, label: str | None = None, structure: str | None = None
     got = learn_hybrid_network(
         data,
         score=getattr(args, "score", None) or "bic",
-        tabu_steps=HYBRID_LEARNERS[structure],
+        **HYBRID_LEARNERS[structure],
         params=getattr(args, "params", None) or "ml",
     )
     notes += got.notes

@@ -26,14 +26,16 @@ from .fitting import fit_hybrid
 from .model import HybridNet
 from .posterior import marginal_log_density
 from .scoring import HYBRID_SCORES, HybridScorer
-from .search import hybrid_hill_climb
+from .search import hybrid_exact, hybrid_hill_climb
 from .structural_em import structural_em_hybrid
 from .table import MixedData
 
-__all__ = ["HybridLearned", "learn_hybrid_network", "network_score", "HYBRID_MISSING"]
+__all__ = ["HybridLearned", "learn_hybrid_network", "network_score", "HYBRID_MISSING", "HYBRID_SEARCHES"]
 
 #: how a hybrid network is learned from a table with missing cells (module docstring)
 HYBRID_MISSING = ("em", "available-case", "complete-rows")
+#: the structure searches: hill climbing (then ``tabu_steps``), or the exact optimum (complete tables)
+HYBRID_SEARCHES = ("hc", "exact")
 
 
 @dataclass
@@ -85,6 +87,7 @@ def learn_hybrid_network(
     max_parents: int | None = None,
     params: str = "ml",
     pseudo_count: float = 1.0,
+    search: str = "hc",
     progress=None,
 ) -> HybridLearned:
     """The CLG network of ``data``: ``dag`` fitted, or a structure searched by hill climbing (then
@@ -103,6 +106,9 @@ def learn_hybrid_network(
         The CPT estimator of the discrete nodes on a complete table or under ``available-case`` (EM fits
         maximum likelihood).
     pseudo_count : float
+    search : {"hc", "exact"}
+        Hill climbing, or the best DAG of all (:func:`~bnfk_core.hybrid.search.hybrid_exact`; a complete
+        table, or ``missing_data="complete-rows"``).
     progress : callable, optional
 
     Returns
@@ -117,6 +123,8 @@ def learn_hybrid_network(
         raise DataError(
             f"Unknown missing-data method '{missing_data}'; choose one of {', '.join(HYBRID_MISSING)}."
         )
+    if search not in HYBRID_SEARCHES:
+        raise StructureError(f"Unknown hybrid search '{search}'; choose one of {', '.join(HYBRID_SEARCHES)}.")
     notes = []
     if dag is not None:
         data = data.select(list(dag.nodes))
@@ -128,11 +136,20 @@ def learn_hybrid_network(
             raise DataError(f"No row of {data.source} is complete; use missing-data em or available-case.")
         complete = np.ones(data.n_rows, bool)
     incomplete = not complete.all()
+    if dag is None and incomplete and search == "exact":
+        raise StructureError(
+            f"Exact search scores every family on all rows and {data.source} has missing cells; learn on its "
+            "complete rows (missing data 'complete-rows') or by hill climbing."
+        )
     search_score, moves, method = None, 0, "given"
     if dag is None and incomplete and missing_data == "em":
         sem = structural_em_hybrid(data, score, max_parents, tabu_steps, progress=progress)
         dag, moves, method = sem.dag, sem.rounds, "structural EM"
         notes += sem.notes
+    elif dag is None and search == "exact":
+        found = hybrid_exact(data, score, max_parents=max_parents, progress=progress)
+        dag, search_score, method = found.dag, found.score, "exact"
+        notes += found.notes
     elif dag is None:
         found = hybrid_hill_climb(
             data, score, max_parents=max_parents, tabu_steps=tabu_steps, progress=progress

@@ -61,6 +61,11 @@ class HybridScorer:
         self._blocks: dict = {}
         self.evaluations = 0
 
+    @property
+    def n_vars(self) -> int:
+        """The columns (the exact search's variables)."""
+        return len(self.kinds)
+
     def allowed(self, parent: int, child: int) -> bool:
         """An arc parent -> child keeps to the CLG family (no numeric parent for a discrete child)."""
         return not (self.kinds[child] == DISCRETE and self.kinds[parent] == NUMERIC)

@@ -1,7 +1,7 @@
 """Structure search over mixed columns: greedy hill climbing with arc additions, deletions and reversals,
-then an optional tabu phase, on the decomposable BIC or AIC of :class:`bnfk_core.hybrid.scoring.
-HybridScorer`; every move keeps to the CLG family (a discrete node never gets a numeric parent) and to the
-in-degree bound.
+then an optional tabu phase, or the exact dynamic programme of :mod:`bnfk_core.learning.exact`, on the
+decomposable BIC or AIC of :class:`bnfk_core.hybrid.scoring.HybridScorer`; every DAG keeps to the CLG family
+(a discrete node never gets a numeric parent) and to the in-degree bound.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from ..network.dag import DAG
 from .scoring import HybridScorer
 from .table import MixedData
 
-__all__ = ["HybridSearch", "hybrid_hill_climb"]
+__all__ = ["HybridSearch", "hybrid_hill_climb", "hybrid_exact"]
 
 
 @dataclass
@@ -167,4 +167,57 @@ def hybrid_hill_climb(
         scorer.evaluations,
         time.perf_counter() - t0,
         notes,
+    )
+
+
+def hybrid_exact(data: MixedData, score: str = "bic", max_parents: int | None = None, progress=None):
+    """The DAG of the best BIC (or AIC) among every CLG DAG of ``data`` (a complete table): Silander and
+    Myllymäki's dynamic programme (:func:`bnfk_core.learning.exact.exact_search`) with every arc from a
+    numeric node to a discrete one forbidden.
+
+    The penalty bound that prunes the discrete search is not used: a Gaussian family's log-likelihood can be
+    positive (a density above 1), so a family's penalty does not bound its score.
+
+    Parameters
+    ----------
+    data : MixedData
+        Complete (every family is scored on all rows).
+    score : {"bic", "aic"}
+    max_parents : int, optional
+    progress : callable, optional
+
+    Returns
+    -------
+    HybridSearch
+        ``moves`` is 0; ``evaluations`` the parent sets scored.
+
+    Raises
+    ------
+    StructureError
+        A table with missing cells, or more variables or parent sets than the exact search takes.
+    """
+    from ..learning.exact import exact_search
+
+    if not data.complete_rows().all():
+        raise StructureError(
+            "Exact search scores every family on all rows; this table has missing cells (learn on its "
+            "complete rows, or use hill climbing)."
+        )
+    t0 = time.perf_counter()
+    scorer = HybridScorer(data, score)
+    n = len(data.variables)
+    forbid = [(u, v) for v in range(n) for u in range(n) if u != v and not scorer.allowed(u, v)]
+    parents, stats = exact_search(
+        scorer, max_parents=max_parents, progress=progress, prune=False, forbid=forbid
+    )
+    names = data.variables
+    dag = DAG(names, [(names[p], names[v]) for v in range(n) for p in parents[v]])
+    return HybridSearch(
+        dag,
+        float(scorer.total(parents)),
+        score,
+        0,
+        scorer.evaluations,
+        time.perf_counter() - t0,
+        [f"Exact search over every CLG DAG: {stats['scored']:,} parent sets scored."],
     )
