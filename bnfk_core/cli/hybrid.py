@@ -79,12 +79,12 @@ def read_structure_file(path: str, columns) -> object:
 def learn_hybrid(args, progress=None) -> tuple[dict, object]:
     """(the JSON result, the fitted HybridNet) of ``learn --numbers keep``
     (:func:`bnfk_core.hybrid.learn.learn_hybrid_network`)."""
-    from ..hybrid import HYBRID_SCORES, learn_hybrid_network
+    from ..hybrid import HYBRID_LEARN_SCORES, learn_hybrid_network
 
     if args.class_column is not None:
         raise BnfkError("--class-column is not taken with --numbers keep yet; drop it or use --numbers bin.")
-    if args.score not in HYBRID_SCORES:
-        raise BnfkError(f"--numbers keep scores with {' or '.join(HYBRID_SCORES)}, not '{args.score}'.")
+    if args.score not in HYBRID_LEARN_SCORES:
+        raise BnfkError(f"--numbers keep scores with {', '.join(HYBRID_LEARN_SCORES)}, not '{args.score}'.")
     if not args.structure_file and args.structure not in HYBRID_LEARNERS:
         raise BnfkError(
             f"--numbers keep learns with --structure {' or '.join(HYBRID_LEARNERS)} (or a --structure-file), "

@@ -118,7 +118,7 @@ def _cmd_learn(args) -> dict:
 def _discrete_options(args, ext: str) -> dict:
     """The options of ``learn`` that need a discrete table (``--numbers auto`` then bins), each in force or
     not."""
-    from ..hybrid import HYBRID_SCORES
+    from ..hybrid import HYBRID_LEARN_SCORES
     from .hybrid import HYBRID_LEARNERS
 
     return {
@@ -129,7 +129,7 @@ def _discrete_options(args, ext: str) -> dict:
         f"--structure {args.structure}": bool(args.structure)
         and not args.structure_file
         and args.structure not in HYBRID_LEARNERS,
-        f"--score {args.score}": args.score not in HYBRID_SCORES,
+        f"--score {args.score}": args.score not in HYBRID_LEARN_SCORES,
         "--forbid": bool(args.forbid),
         "--require": bool(args.require),
         "--bootstrap": bool(args.bootstrap),

@@ -26,7 +26,7 @@ from .fitting import fit_hybrid
 from .model import HybridNet
 from .posterior import marginal_log_density
 from .scoring import HYBRID_SCORES, HybridScorer
-from .search import hybrid_exact, hybrid_hill_climb
+from .search import hybrid_exact, hybrid_hill_climb, hybrid_kgv_climb, kgv_scorer
 from .structural_em import structural_em_hybrid
 from .table import MixedData
 
@@ -36,6 +36,9 @@ __all__ = ["HybridLearned", "learn_hybrid_network", "network_score", "HYBRID_MIS
 HYBRID_MISSING = ("em", "available-case", "complete-rows")
 #: the structure searches: hill climbing (then ``tabu_steps``), or the exact optimum (complete tables)
 HYBRID_SEARCHES = ("hc", "exact")
+#: the scores a hybrid structure is learned by: BIC and AIC of the CLG network, or the KGV (the numbers
+#: unbinned, Bach & Jordan 2002; the CLG network is then fitted on the DAG it finds)
+HYBRID_LEARN_SCORES = (*HYBRID_SCORES, "kgv")
 
 
 @dataclass
@@ -98,7 +101,9 @@ def learn_hybrid_network(
     data : MixedData
     dag : DAG, optional
         A given structure (its nodes name columns of ``data``).
-    score : {"bic", "aic"}
+    score : {"bic", "aic", "kgv"}
+        The search's score; ``kgv`` searches the numbers unbinned (:func:`~bnfk_core.hybrid.search.
+        hybrid_kgv_climb`) and returns the KGV of the DAG found, the CLG network fitted on it.
     missing_data : {"em", "available-case", "complete-rows"}
     tabu_steps : int
     max_parents : int, optional
@@ -117,14 +122,20 @@ def learn_hybrid_network(
         ``score`` is the BIC or AIC of the network returned (the sum of the scaled available-case family
         scores under ``available-case`` with missing cells).
     """
-    if score not in HYBRID_SCORES:
-        raise StructureError(f"Unknown hybrid score '{score}'; choose one of {', '.join(HYBRID_SCORES)}.")
+    if score not in HYBRID_LEARN_SCORES:
+        raise StructureError(
+            f"Unknown hybrid score '{score}'; choose one of {', '.join(HYBRID_LEARN_SCORES)}."
+        )
     if missing_data not in HYBRID_MISSING:
         raise DataError(
             f"Unknown missing-data method '{missing_data}'; choose one of {', '.join(HYBRID_MISSING)}."
         )
     if search not in HYBRID_SEARCHES:
         raise StructureError(f"Unknown hybrid search '{search}'; choose one of {', '.join(HYBRID_SEARCHES)}.")
+    if score == "kgv" and search == "exact":
+        raise StructureError(
+            "The exact hybrid search scores by bic or aic; the KGV searches by hill climbing."
+        )
     notes = []
     if dag is not None:
         data = data.select(list(dag.nodes))
@@ -142,7 +153,11 @@ def learn_hybrid_network(
             "complete rows (missing data 'complete-rows') or by hill climbing."
         )
     search_score, moves, method = None, 0, "given"
-    if dag is None and incomplete and missing_data == "em":
+    if dag is None and score == "kgv":
+        found = hybrid_kgv_climb(data, max_parents=max_parents, progress=progress)
+        dag, search_score, method = found.dag, found.score, "KGV hill climbing"
+        notes += found.notes
+    elif dag is None and incomplete and missing_data == "em":
         sem = structural_em_hybrid(data, score, max_parents, tabu_steps, progress=progress)
         dag, moves, method = sem.dag, sem.rounds, "structural EM"
         notes += sem.notes
@@ -156,9 +171,10 @@ def learn_hybrid_network(
         )
         dag, search_score, moves, method = found.dag, found.score, found.moves, "hill climbing"
         notes += found.notes
+    fit_score = "bic" if score == "kgv" else score
     if incomplete and missing_data == "em":
         model = em_hybrid(dag, data)
-        value = network_score(model, data, score)
+        value = network_score(model, data, fit_score)
         notes.append(
             f"{int((~complete).sum())} row(s) have missing cells: parameters by EM "
             f"({model.fit_info['em_iterations']} iterations), the score from the observed-data "
@@ -166,14 +182,17 @@ def learn_hybrid_network(
         )
     elif incomplete:
         model = fit_hybrid(dag, data, method=params, pseudo_count=pseudo_count)
-        value = HybridScorer(data, score).total(dag.parent_indices())
+        value = HybridScorer(data, fit_score).total(dag.parent_indices())
         notes.append(
             f"{int((~complete).sum())} row(s) have missing cells: the score is the sum of the families' "
             "available-case scores, each scaled to all rows."
         )
     else:
         model = fit_hybrid(dag, data, method=params, pseudo_count=pseudo_count)
-        value = model.score(data, score)
+        value = model.score(data, fit_score)
+    if score == "kgv":  # the score of the DAG the KGV chose (the CLG parameters do not enter it)
+        kgv = kgv_scorer(data)
+        value = float(sum(kgv(v, tuple(ps)) for v, ps in enumerate(dag.parent_indices())))
     if model.fit_info.get("floored_variances"):
         notes.append(
             f"{model.fit_info['floored_variances']} regression variance(s) were raised to the floor "
