@@ -426,7 +426,7 @@ def test_a_configuration_with_no_more_rows_than_coefficients_takes_the_pooled_re
 @pytest.mark.parametrize(
     "extra, culprit",
     [
-        (["--score", "k2"], "bic or aic"),
+        (["--score", "k2"], "bic, aic, kgv"),
         (["--structure", "tree"], "hc-greedy or hc"),
         (["--class-column", "A"], "--class-column"),
     ],

@@ -36,7 +36,18 @@ def mixed_csv(tmp_path):
 def test_learn_kgv_searches_numbers_raw_and_fits_cpts_on_bins(tmp_path, capsys, mixed_csv):
     out_path = tmp_path / "m.json"
     code, out, _ = run(
-        capsys, "learn", mixed_csv, "--structure", "hc", "--score", "kgv", "--quiet", "-o", out_path
+        capsys,
+        "learn",
+        mixed_csv,
+        "--structure",
+        "hc",
+        "--score",
+        "kgv",
+        "--numbers",
+        "bin",
+        "--quiet",
+        "-o",
+        out_path,
     )
     assert code == 0
     assert out["searched_raw"] == ["dose", "resp"] and len(out["bins"]["dose"]) == 4

@@ -133,6 +133,13 @@ def _discrete_options(args, ext: str) -> dict:
         "--forbid": bool(args.forbid),
         "--require": bool(args.require),
         "--bootstrap": bool(args.bootstrap),
+        "the KGV's own options (--kappa, --sigma, --kgv-kernel, --kgv-bin-numbers, --kgv-markov-blanket)": (
+            args.kappa is not None
+            or args.sigma is not None
+            or args.kgv_kernel != "gaussian"
+            or bool(args.kgv_bin_numbers)
+            or bool(getattr(args, "kgv_markov_blanket", False))
+        ),
     }
 
 
