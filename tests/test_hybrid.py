@@ -636,7 +636,18 @@ def test_exact_search_finds_the_best_clg_dag_of_all(sample4k, tmp_path, capsys):
     assert learned.score == pytest.approx(network_score(learned.model, data, "bic"), abs=1e-6)
     _write_csv(data, tmp_path / "d.csv")
     assert (
-        main(["learn", str(tmp_path / "d.csv"), "--structure", "exact", "-o", str(tmp_path / "m.json")]) == 0
+        main(
+            [
+                "learn",
+                str(tmp_path / "d.csv"),
+                "--structure",
+                "exact",
+                "--quiet",
+                "-o",
+                str(tmp_path / "m.json"),
+            ]
+        )
+        == 0
     )
     res = json.loads(capsys.readouterr().out)
     assert res["score"] == pytest.approx(best, abs=1e-6) and read_hybrid(tmp_path / "m.json").numeric
