@@ -404,6 +404,7 @@ def session_maker():
         caches.model(),
         S.non_default({k: ss[k] for k in S.SETTINGS if k in ss and k != "param_method"}),
         _networks(tables.feature_data().variables),
+        dict(ss.get(hybrid.KINDS_KEY) or {}),
     )
     return lambda: json.dumps(session_dict(*args), indent=1, ensure_ascii=False).encode("utf-8")
 
@@ -417,6 +418,7 @@ _OPENED_KEYS = (
     "_upload_token",
     "_upload_info",
     "pending_data",
+    hybrid.KINDS_KEY,
 )
 
 
@@ -475,6 +477,7 @@ def _open(name: str, s) -> None:
         why = [m for kind, m in ss.pop("flash", []) if kind == "error"]
         raise SessionError(f"The data of {name} do not load in the app" + (f": {why[-1]}" if why else "."))
     state.init()
+    ss[hybrid.KINDS_KEY] = dict(s.number_kinds)  # the Data page's switches, before the structure is checked
     structure.set_dag(s.model.dag, f"Structure from {name}")
     for key, net in s.networks.items():
         _set_network(key, net)

@@ -336,3 +336,33 @@ def test_the_mixed_benchmark_scores_numbers_by_rmse_and_categories_by_accuracy()
     assert row["accuracy (categories)"] == pytest.approx(hits / cats, rel=1e-12)
     # the network's conditional means beat the column means on X and Y (they depend on A and on each other)
     assert (rmse.loc[["X", "Y"], "clg"] < rmse.loc[["X", "Y"], "mean-mode"]).all()
+
+
+def test_a_session_file_carries_the_number_category_switches():
+    """The session file of a mixed sample with glu made a category holds the switch ("numbers"), and
+    opening it gives the same switch and a hybrid network without glu as a number; a switch naming a column
+    that is not there, or a kind that is not one, is one sentence."""
+    from apptest_helpers import open_sidebar_box
+    from test_share import _session_from
+
+    from bnfk_core.serving.session_files import SessionError, parse_session
+
+    at = page_app("data.py", 240, dataset="hybrid_pima", class_column="type", missing_policy="missing").run()
+    box = at.multiselect(key="w_numbers")
+    box.set_value([c for c in box.value if c != "glu"]).run()
+    assert_clean(at)
+    blob = _session_from(at)
+    doc = json.loads(blob)
+    assert doc["numbers"] == {"glu": "category"}
+    assert parse_session(blob).number_kinds == {"glu": "category"}
+    fresh = open_sidebar_box(page_app("model.py", 240).run(), "share")
+    fresh.file_uploader(key="w_session_file").upload("pima_session.json", blob, "application/json").run()
+    assert_clean(fresh)
+    fresh.switch_page("pages/model.py").run()
+    assert fresh.session_state["number_kinds"] == {"glu": "category"}
+    caption = next(c.value for c in fresh.caption if c.value.startswith("This page uses the hybrid network"))
+    numbers = caption.split("numeric nodes ", 1)[1].split(" (Gaussian", 1)[0].split(", ")
+    assert "glu" not in numbers and "bmi" in numbers
+    for bad in ({"nope": "number"}, {"glu": "text"}):
+        with pytest.raises(SessionError, match='"numbers" maps feature columns'):
+            parse_session(json.dumps({**doc, "numbers": bad}))

@@ -21,6 +21,8 @@ Schema (``"schema": "bnfk-session"``, ``"version": 1``)::
       "settings": {"<key>": value, ...}                    # optional: the app's page settings (JSON values)
       "networks": {"compare_b": {structure}, "learned": {structure}}  # optional: the other networks of the
                                                            # session (Compare's B, the last learned one)
+      "numbers": {"<column>": "number" | "category", ...}   # optional: the Data page's switches (columns
+                                                           # of numbers read otherwise than by the rule)
     }
 
 No pickle anywhere: everything is validated on reading, and every refusal is a :class:`SessionError` naming
@@ -45,7 +47,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..data.files import NOT_FOUND, atomic_path, not_regular_message, open_regular, regular_file_problem
-from ..data.samples import sample_dir
+from ..data.samples import sample_catalog, sample_dir
 from ..data.table import CategoricalData, load_csv
 from ..errors import BnfkError, DataError, shorten
 from ..network.dag import DAG
@@ -162,15 +164,17 @@ class Session:
     source: str = "session"
     notes: tuple = ()  # settings left out (out of range, wrong type), one sentence each
     networks: dict = field(default_factory=dict)  # name -> DAG over the features (NETWORK_NAMES)
+    number_kinds: dict = field(default_factory=dict)  # feature column -> "number" / "category" switched
 
 
 #: the other networks a session file may hold beside its structure
 NETWORK_NAMES = ("compare_b", "learned")
+#: what a column of numbers is read as when its switch differs from the hybrid reader's rule
+NUMBER_KINDS = ("number", "category")
 
 
 def _catalog(sample_dir: Path) -> dict:
-    with open(sample_dir / "catalog.json", encoding="utf-8") as fh:
-        return json.load(fh)
+    return sample_catalog(sample_dir)
 
 
 def session_dict(
@@ -180,6 +184,7 @@ def session_dict(
     model: BayesNet | None = None,
     settings: dict | None = None,
     networks: dict | None = None,
+    number_kinds: dict | None = None,
 ) -> dict:
     """The JSON document of a session (see the module docstring); ``model`` adds its CPTs, ``networks``
     (name in :data:`NETWORK_NAMES` -> DAG) the session's other networks."""
@@ -198,6 +203,8 @@ def session_dict(
             raise SessionError(f"'{name}' is not a network a session holds ({', '.join(NETWORK_NAMES)}).")
     if networks:
         out["networks"] = {k: d.to_dict() for k, d in networks.items()}
+    if number_kinds:
+        out["numbers"] = {str(c): str(k) for c, k in number_kinds.items()}
     return out
 
 
@@ -359,6 +366,14 @@ def _session(doc, source: str, sample_dir: Path) -> Session:
     if not isinstance(nets, dict) or any(k not in NETWORK_NAMES for k in nets):
         raise SessionError(f'{source}: "networks" may hold only {", ".join(NETWORK_NAMES)}.')
     networks = {k: _structure(v, features.variables, f"{source} (networks.{k})") for k, v in nets.items()}
+    kinds = doc.get("numbers") or {}
+    if not isinstance(kinds, dict) or any(
+        c not in features.variables or k not in NUMBER_KINDS for c, k in kinds.items()
+    ):
+        raise SessionError(
+            f'{source}: "numbers" maps feature columns to {" or ".join(NUMBER_KINDS)} (the Data page\'s '
+            "switches)."
+        )
     return Session(
         data,
         model,
@@ -368,6 +383,7 @@ def _session(doc, source: str, sample_dir: Path) -> Session:
         source,
         tuple(f"{source}: {n}; left out." for n in notes),
         networks,
+        dict(kinds),
     )
 
 

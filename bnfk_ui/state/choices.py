@@ -12,6 +12,7 @@ from pathlib import Path
 
 import streamlit as st
 
+from bnfk_core.data.samples import hybrid_entries
 from bnfk_core.kernels.fisher import FISHER, FISHER_NORMALIZED
 from bnfk_core.network.textbook import TEXTBOOK_NETWORKS
 from bnfk_core.registry import KERNELS
@@ -78,41 +79,6 @@ MEMORY_GIB_RANGE = (settings.SETTINGS["memory_gib"].lo, settings.memory_ceiling_
 
 _CATALOG: list = [None, None]  # [modification times, the parsed catalog]
 
-#: the class column each mixed sample of ``sample_data/hybrid/`` opens with (its outcome; none for Boston and
-#: the survey)
-HYBRID_CLASS = {"biopsy": "class", "pima": "type", "auto": "origin", "attrition": "Attrition"}
-
-
-def _hybrid_entries(path: Path) -> dict:
-    """The mixed samples of ``sample_data/hybrid/catalog.json`` as app catalog entries, named
-    ``hybrid_<name>``
-    (their numbers stay numbers: :mod:`bnfk_ui.state.hybrid`)."""
-    with open(path, encoding="utf-8") as fh:
-        cat = json.load(fh)
-    for csv in sorted(path.parent.glob("*.csv")):  # the other mixed tables bundled there (see its README)
-        if not any(e.get("file") == csv.name for e in cat.values()):
-            with open(csv, encoding="utf-8") as fh:
-                header, rows = fh.readline(), sum(1 for line in fh if line.strip())
-            cat[csv.stem] = {
-                "file": csv.name,
-                "title": csv.stem.capitalize(),
-                "description": f"A mixed table of {rows:,} rows (sample_data/hybrid/README.md: its source).",
-                "rows": rows,
-                "columns": header.count(",") + 1,
-            }
-    return {
-        f"hybrid_{k}": {
-            "file": f"hybrid/{e['file']}",
-            "title": f"{e['title']} (mixed)",
-            "description": e["description"],
-            "class_column": HYBRID_CLASS.get(k),
-            "missing_policy": "missing",
-            "rows": e["rows"],
-            "columns": e["columns"],
-        }
-        for k, e in cat.items()
-    }
-
 
 def catalog() -> dict:
     """The bundled samples (``sample_data/catalog.json``, then the mixed tables of ``sample_data/hybrid/``),
@@ -124,7 +90,7 @@ def catalog() -> dict:
         with open(path, encoding="utf-8") as fh:
             cat = json.load(fh)
         if mixed.is_file():
-            cat.update(_hybrid_entries(mixed))
+            cat.update(hybrid_entries(mixed))
         _CATALOG[1] = cat
         _CATALOG[0] = mtime
     return _CATALOG[1]

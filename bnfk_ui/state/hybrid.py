@@ -30,6 +30,7 @@ import streamlit as st
 from bnfk_core.errors import BnfkError, DataError, ModelError, StructureError
 from bnfk_core.hybrid import MIN_NUMERIC_LEVELS, HybridNet, MixedData, family_check, load_mixed
 from bnfk_core.network.dag import DAG
+from bnfk_core.serving.session_files import NUMBER_KINDS
 
 from .bigfiles import streamed
 from .choices import SAMPLE_DIR, data_settings, na_values_of, textbook_of
@@ -64,7 +65,7 @@ __all__ = [
 ]
 
 KINDS_KEY, EVIDENCE_KEY = "number_kinds", "hybrid_evidence"
-NUMBER, CATEGORY = "number", "category"
+NUMBER, CATEGORY = NUMBER_KINDS  # the session file's names (bnfk_core.serving.session_files)
 
 _LOCK = threading.Lock()
 _TABLES: OrderedDict = OrderedDict()  # (reading key) -> (upload bytes or None, value)
