@@ -429,6 +429,9 @@ def test_a_configuration_with_no_more_rows_than_coefficients_takes_the_pooled_re
         (["--score", "k2"], "bic, aic, kgv"),
         (["--structure", "tree"], "hc-greedy or hc"),
         (["--class-column", "A"], "--class-column"),
+        (["--forbid", "A->B"], "--forbid"),
+        (["--bootstrap", "3"], "--bootstrap"),
+        (["--kappa", "0.1"], "--kappa"),
     ],
 )
 def test_cli_hybrid_refusals_are_one_sentence(extra, culprit, sample4k, tmp_path, capsys):

@@ -374,6 +374,15 @@ def resolve_numbers(args, discrete_options: dict, label: str | None = None) -> s
     return args.numbers
 
 
+def write_gram(path: str, K: np.ndarray, ext: str) -> None:
+    """A Gram matrix written atomically: ``.npy`` (numpy's format) or ``.csv`` (every digit, ``%.17g``)."""
+    with atomic_path(path) as tmp:
+        if ext == ".npy":
+            np.save(tmp, K)
+        else:
+            np.savetxt(tmp, K, delimiter=",", fmt="%.17g")
+
+
 def split_list(s: str) -> list[str]:
     """'a, b,,c' -> ['a', 'b', 'c']."""
     return [c.strip() for c in (s or "").split(",") if c.strip()]

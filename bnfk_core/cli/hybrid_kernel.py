@@ -9,7 +9,7 @@ import time
 import numpy as np
 
 from ..errors import BnfkError
-from .common import input_files
+from .common import input_files, write_gram
 
 __all__ = ["numbers_kept", "hybrid_kernel", "hybrid_cluster", "hybrid_prototypes"]
 
@@ -98,7 +98,6 @@ def hybrid_counterpart(kind: str) -> bool:
 def hybrid_kernel(args, ext: str) -> dict:
     """``kernel DATA --numbers keep --model M.json``: the hybrid Fisher Gram matrix, written to
     ``args.output``."""
-    from ..data.files import atomic_path
     from ..hybrid import read_hybrid
     from ..kernels import hybrid_fisher_gram
     from .hybrid import read_mixed
@@ -115,11 +114,7 @@ def hybrid_kernel(args, ext: str) -> dict:
     data = model.align(read_mixed(args.data, args, model))
     other = model.align(read_mixed(args.other, args, model)) if args.other else None
     K = hybrid_fisher_gram(model, data, other, normalize=args.normalize)
-    with atomic_path(args.output) as tmp:
-        if ext == ".npy":
-            np.save(tmp, K)
-        else:
-            np.savetxt(tmp, K, delimiter=",", fmt="%.17g")
+    write_gram(args.output, K, ext)
     return {
         "output": args.output,
         "kind": args.kind,

@@ -25,6 +25,7 @@ from .common import (
     read_data,
     read_model_file,
     split_list,
+    write_gram,
 )
 from .names import choices
 
@@ -59,11 +60,7 @@ def _cmd_kernel(args) -> dict:
     model, data = _kernel_inputs(args, args.data)
     other = _kernel_inputs(args, args.other)[1] if args.other else None
     K = gram(model, data, other, kind=args.kind, normalize=args.normalize)
-    with atomic_path(args.output) as tmp:
-        if ext == ".npy":
-            np.save(tmp, K)
-        else:
-            np.savetxt(tmp, K, delimiter=",", fmt="%.17g")
+    write_gram(args.output, K, ext)
     return {
         "output": args.output,
         "kind": args.kind,

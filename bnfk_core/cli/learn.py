@@ -130,6 +130,13 @@ def _discrete_options(args, ext: str) -> dict:
         and not args.structure_file
         and args.structure not in HYBRID_LEARNERS,
         f"--score {args.score}": args.score not in HYBRID_LEARN_SCORES,
+        **_discrete_search_options(args),
+    }
+
+
+def _discrete_search_options(args) -> dict:
+    """The options only the discrete searches take (``--numbers keep`` refuses them), each given or not."""
+    return {
         "--forbid": bool(args.forbid),
         "--require": bool(args.require),
         "--bootstrap": bool(args.bootstrap),
@@ -155,6 +162,11 @@ def _learn_hybrid(args, ext: str) -> dict:
         )
     if args.engine == "dask" or args.chunksize:
         raise BnfkError("--numbers keep reads a table held in memory; leave out --chunksize and --engine.")
+    given = [name for name, on in _discrete_search_options(args).items() if on]
+    if given:
+        raise BnfkError(
+            f"--numbers keep learns a hybrid network, which does not take {given[0]}; use --numbers bin."
+        )
     args.structure = args.structure or "hc"
     args.params = args.params or "ml"
     out, model = learn_hybrid(args, progress(args))
