@@ -324,7 +324,6 @@ def _numeric_columns(args, label: str | None) -> list[str]:
     larger than :data:`AUTO_NUMBERS_MAX_BYTES` or wider than :data:`AUTO_NUMBERS_MAX_COLUMNS`, or that it
     cannot read (the discrete reader then says what is wrong)."""
     from ..data.files import open_regular, regular_file_problem
-    from .hybrid import read_mixed
 
     path = args.data
     if not isinstance(path, str) or regular_file_problem(path) is not None:
@@ -340,6 +339,36 @@ def _numeric_columns(args, label: str | None) -> list[str]:
     except (BnfkError, OSError, ValueError):
         return []
     return [v for v, k in zip(table.variables, table.kinds) if k == "numeric"]
+
+
+def read_mixed(path: str, args, model=None, categorical=()):
+    """The mixed table of ``path`` with the shared data options; with ``model``, its columns read as the
+    model's kinds and aligned to it; ``categorical``: columns read as categories (a label column)."""
+    from ..hybrid import DISCRETE, NUMERIC, load_mixed
+
+    kw = {"categorical_columns": list(categorical)} if categorical else {}
+    if model is not None:
+        kw = {
+            "numeric_columns": [v for v, k in zip(model.variables, model.kinds) if k == NUMERIC],
+            "categorical_columns": [v for v, k in zip(model.variables, model.kinds) if k == DISCRETE],
+            "drop_identifiers": False,
+        }
+    return load_mixed(
+        path,
+        numbers="keep",
+        missing_policy=args.missing_policy,
+        na_values=getattr(args, "na_values", None),
+        max_levels=args.max_levels,
+        drop_columns=split_list(args.drop_columns),
+        **kw,
+    )
+
+
+def is_hybrid_model(path) -> bool:
+    """``path`` is a hybrid JSON model file."""
+    from ..hybrid import is_hybrid_json
+
+    return isinstance(path, str) and path.lower().endswith(".json") and is_hybrid_json(path)
 
 
 def resolve_numbers(args, discrete_options: dict, label: str | None = None) -> str:
@@ -363,8 +392,6 @@ def resolve_numbers(args, discrete_options: dict, label: str | None = None) -> s
     """
     if args.numbers != NUMBERS_AUTO:
         return args.numbers
-    from .hybrid import is_hybrid_model
-
     model = getattr(args, "model", None)
     if model:
         args.numbers = "keep" if is_hybrid_model(model) else "bin"

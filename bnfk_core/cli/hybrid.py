@@ -12,7 +12,7 @@ import time
 import numpy as np
 
 from ..errors import BnfkError
-from .common import split_list
+from .common import is_hybrid_model, read_mixed
 
 __all__ = [
     "read_mixed",
@@ -26,32 +26,8 @@ __all__ = [
     "impute_mixed",
 ]
 
-#: the learners a hybrid network is searched with, and the tabu moves each takes after the greedy climb
 #: the structures ``--numbers keep`` learns -> the options of :func:`bnfk_core.hybrid.learn_hybrid_network`
 HYBRID_LEARNERS = {"hc-greedy": {"tabu_steps": 0}, "hc": {"tabu_steps": 25}, "exact": {"search": "exact"}}
-
-
-def read_mixed(path: str, args, model=None, categorical=()):
-    """The mixed table of ``path`` with the shared data options; with ``model``, its columns read as the
-    model's kinds and aligned to it; ``categorical``: columns read as categories (a label column)."""
-    from ..hybrid import DISCRETE, NUMERIC, load_mixed
-
-    kw = {"categorical_columns": list(categorical)} if categorical else {}
-    if model is not None:
-        kw = {
-            "numeric_columns": [v for v, k in zip(model.variables, model.kinds) if k == NUMERIC],
-            "categorical_columns": [v for v, k in zip(model.variables, model.kinds) if k == DISCRETE],
-            "drop_identifiers": False,
-        }
-    return load_mixed(
-        path,
-        numbers="keep",
-        missing_policy=args.missing_policy,
-        na_values=getattr(args, "na_values", None),
-        max_levels=args.max_levels,
-        drop_columns=split_list(args.drop_columns),
-        **kw,
-    )
 
 
 def read_structure_file(path: str, columns) -> object:
@@ -156,13 +132,6 @@ def given_discrete(args, data, recipe) -> tuple[dict, object]:
         "seconds": time.perf_counter() - t0,
     }
     return out, model
-
-
-def is_hybrid_model(path) -> bool:
-    """``path`` is a hybrid JSON model file."""
-    from ..hybrid import is_hybrid_json
-
-    return isinstance(path, str) and path.lower().endswith(".json") and is_hybrid_json(path)
 
 
 def hybrid_loglik(args, path: str) -> np.ndarray:
