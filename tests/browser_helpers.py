@@ -61,11 +61,14 @@ def streamlit_server(log_name: str = "streamlit.log", timeout: float = 60, env: 
                 time.sleep(0.5)
             yield url, proc
         finally:
+            # the server has nothing left to save: a short grace for its log's last lines, then it is killed
+            # (a graceful Streamlit stop takes 2-10 s, once per test module)
             proc.terminate()
             try:
-                proc.wait(timeout=10)
+                proc.wait(timeout=2)
             except subprocess.TimeoutExpired:
                 proc.kill()
+                proc.wait()
 
 
 #: a page script (``page.add_init_script``) counting the app's finished script runs: Streamlit writes the run

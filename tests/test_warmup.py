@@ -41,3 +41,19 @@ def test_the_fisher_kernels_compiled_pair_sums_and_the_emoji_pattern_are_loaded_
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr[-2000:]
     assert out.stdout.split() == ["1", "1", "True"]
+
+
+def test_the_setup_scripts_two_warm_up_processes_cover_every_group_once():
+    """run-app.sh compiles the kernels in two processes, each given ``--only`` a list of groups: together the
+    lists must name every group of the warm-up exactly once (a group left out would compile on first call)."""
+    import re
+    from pathlib import Path
+
+    from bnfk_core.analyses.warmup import GROUPS
+    from bnfk_core.cli.warmup import GROUP_NAMES
+
+    script = (Path(__file__).resolve().parents[1] / "run-app.sh").read_text()
+    lists = re.findall(r"bnfk_core warmup --only (\S+)", script)
+    assert len(lists) == 2
+    named = [g for part in lists for g in part.split(",")]
+    assert sorted(named) == sorted(GROUP_NAMES) == sorted(GROUPS)
