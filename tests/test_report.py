@@ -401,3 +401,18 @@ def test_app_report_and_png_downloads():
                     assert Path(dl.value.path()).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
             finally:
                 b.close()
+
+
+def test_report_imputation_benchmarks_a_sample_of_imp_rows_rows():
+    """As the Imputation page, the report's benchmark runs on ``imp_rows`` rows sampled with the seed (all
+    rows when ``imp_rows`` is at least the table's), and says so."""
+    from bnfk_core.views import report
+
+    d = load_csv(ROOT / "sample_data" / "house_votes_84.csv", class_column="class", missing_policy="category")
+    feats = d.without_class()
+    s = {**report.REPORT_DEFAULTS, "imp_rows": 120, "imp_methods": ["mode"], "imp_test": [0.3]}
+    s["imp_missing"] = [0.3]
+    html = report._imputation_section(report.Report("t"), d, feats, s)
+    assert "120 of the 435 rows" in html
+    full = report._imputation_section(report.Report("t"), d, feats, {**s, "imp_rows": 10**6})
+    assert "435 of the 435 rows" in full and full != html
