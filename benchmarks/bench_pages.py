@@ -7,6 +7,8 @@ adds its drawing on top, see benchmarks/results/browser_live.json).
     python benchmarks/bench_pages.py --pages prototypes,imputation --timeout 60
     # plus Structure, Clustering, Prototypes, Imputation in Chromium
     python benchmarks/bench_pages.py --browser
+    # the clicks of BROWSER_CLICKS on an upload in Chromium (first visits, learning, KGV, imputing, report)
+    python benchmarks/bench_pages.py --pages '' --browser --clicks --csv upload.csv --baseline /tmp/before
     # medians of 3, and another checkout timed in turn
     python benchmarks/bench_pages.py --repeats 3 --baseline /tmp/before \
         --pages imputation,clustering,structure
