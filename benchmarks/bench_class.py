@@ -517,6 +517,13 @@ def main() -> None:
         "report the server's memory during both",
     )
     ap.add_argument(
+        "--classes",
+        type=int,
+        default=2,
+        help="with --second-class: classes in a row, each after the previous one's sessions expired "
+        "(memory that keeps growing class after class is a leak; memory that stops growing, a warm cache)",
+    )
+    ap.add_argument(
         "--ttl",
         type=float,
         default=60,
@@ -583,17 +590,29 @@ def main() -> None:
                 r["rss_mib_before"] = before / 2**20
                 r["rss_mib_during"] = during / 2**20 if during else None
                 r["mib_per_student"] = (during - before) / 2**20 / n if during else None
-            if args.second_class:
-                time.sleep(args.ttl + 20)  # the first class's sessions expire (checked every few seconds)
-                expired = rss_bytes(pid) if pid else None
-                students2, during2 = asyncio.run(class_connected(url, n, args.timeout, pid))
-                r2 = summarise(students2, n, 0)
+            if args.second_class:  # each later class after the previous one's sessions expired
+                r["later_classes"] = []
+                for _ in range(max(1, args.classes - 1)):
+                    time.sleep(args.ttl + 20)  # the sessions expire (checked every few seconds)
+                    expired = rss_bytes(pid) if pid else None
+                    students2, during2 = asyncio.run(class_connected(url, n, args.timeout, pid))
+                    r2 = summarise(students2, n, 0)
+                    r["later_classes"].append(
+                        {
+                            "failures": len(r2["failures"]),
+                            "isolation": r2["isolation"]["holds"],
+                            "rss_mib_after_previous_expired": expired / 2**20 if expired else None,
+                            "rss_mib_during": during2 / 2**20 if during2 else None,
+                            "worst_p95": max(s["p95"] or 0 for s in r2["steps"].values()),
+                        }
+                    )
+                sc = r["later_classes"][0]
                 r["second_class"] = {
-                    "failures": len(r2["failures"]),
-                    "isolation": r2["isolation"]["holds"],
-                    "rss_mib_after_first_expired": expired / 2**20 if expired else None,
-                    "rss_mib_during": during2 / 2**20 if during2 else None,
-                    "worst_p95": max(s["p95"] or 0 for s in r2["steps"].values()),
+                    "failures": sc["failures"],
+                    "isolation": sc["isolation"],
+                    "rss_mib_after_first_expired": sc["rss_mib_after_previous_expired"],
+                    "rss_mib_during": sc["rss_mib_during"],
+                    "worst_p95": sc["worst_p95"],
                 }
             results.append(r)
             print(
@@ -612,6 +631,12 @@ def main() -> None:
                     f"{sc['rss_mib_during']:.0f} MiB during the second ({sc['failures']} failures)",
                     flush=True,
                 )
+                for k, later in enumerate(r["later_classes"][1:], start=3):
+                    print(
+                        f"  class {k}: {later['rss_mib_after_previous_expired']:.0f} MiB after the previous "
+                        f"one expired, {later['rss_mib_during']:.0f} MiB during it",
+                        flush=True,
+                    )
     finally:
         stop_servers(procs)
     out = {

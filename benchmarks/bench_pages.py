@@ -7,6 +7,8 @@ adds its drawing on top, see benchmarks/results/browser_live.json).
     python benchmarks/bench_pages.py --pages prototypes,imputation --timeout 60
     # plus Structure, Clustering, Prototypes, Imputation in Chromium
     python benchmarks/bench_pages.py --browser
+    # the clicks of BROWSER_CLICKS on an upload in Chromium (first visits, learning, KGV, imputing, report)
+    python benchmarks/bench_pages.py --pages '' --browser --clicks --csv upload.csv --baseline /tmp/before
     # medians of 3, and another checkout timed in turn
     python benchmarks/bench_pages.py --repeats 3 --baseline /tmp/before \
         --pages imputation,clustering,structure
@@ -29,6 +31,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -146,7 +149,38 @@ BROWSER_PAGES = (
 )
 
 
-def browser_times(csv: Path, timeout: float, root: Path = ROOT, only: str = "") -> dict:
+#: the clicks a user waits for on an upload, timed in the browser with ``--clicks``, in turn: (step, actions,
+#: text shown once it is drawn or None).  Actions: ("link", navigation link[, the page's heading when it is
+#: another text]), ("tab", tab name), ("select",
+#: the select box's label, option), ("button", name), ("toggle", label).  A first visit waits for the page's
+#: heading, then for the page to settle.
+BROWSER_CLICKS = (
+    ("Structure: first visit", (("link", "Structure"),), None),
+    (
+        "Structure: Learn structure (hill climbing)",
+        (("select", "Method", "Hill climbing"), ("button", "Learn structure")),
+        "Last learned",
+    ),
+    (
+        "Structure: KGV tab",
+        (("tab", "KGV (mixed data)"), ("toggle", "Compute the KGV dependence")),
+        "Structural Hamming distance",
+    ),
+    ("Kernel: first visit", (("link", "Kernel"),), None),
+    ("Compare structures: first visit", (("link", "Compare structures"),), None),
+    ("Clustering: first visit", (("link", "Clustering"),), None),
+    ("Imputation: first visit", (("link", "Imputation"),), None),
+    (
+        "Imputation: Impute the missing cells",
+        (("tab", "Impute my data"), ("button", "Impute the missing cells")),
+        re.compile("cells filled|Imputed cells"),
+    ),
+    ("Home: first visit", (("link", "Home", "Bayesian-network Fisher kernels"),), None),
+    ("Home: Build the report", (("button", "Build the report (HTML)"),), re.compile(r"^Report \(HTML\)$")),
+)
+
+
+def browser_times(csv: Path, timeout: float, root: Path = ROOT, only: str = "", clicks: bool = False) -> dict:
     """A real browser (headless Chromium): upload ``csv`` on the home page (not timed), then for each page of
     :data:`BROWSER_PAGES` the time from the navigation click, and from its button's click, until the
     Running/Stop widget is gone and the charts are drawn (every plotly chart has its SVG); ``only``: a
@@ -189,6 +223,7 @@ def browser_times(csv: Path, timeout: float, root: Path = ROOT, only: str = "") 
         page.wait_for_selector(".js-plotly-plot", timeout=90_000)
         settle(page)
         page.get_by_test_id("stSelectbox").filter(has_text="Bundled sample or your own file").first.click()
+        page.keyboard.type("Upload your")  # a long list draws only the options in view: filter it first
         page.get_by_role("option", name="Upload your own CSV…").first.click()
         settle(page)
         page.locator(
@@ -197,6 +232,18 @@ def browser_times(csv: Path, timeout: float, root: Path = ROOT, only: str = "") 
         page.get_by_text(f"Loaded {csv.name}").first.wait_for(timeout=timeout * 1000)
         settle(page)
         wanted = {w.strip() for w in only.split(",") if w.strip()}
+        if clicks:
+            for step, actions, done in BROWSER_CLICKS:
+                if wanted and step.split(":")[0] not in wanted:
+                    continue
+                try:
+                    t0 = _act(page, actions, timeout)
+                    out[step] = settle(page, done) - t0
+                except Exception as exc:  # noqa: BLE001 - a step past the timeout: recorded, the next goes on
+                    out[f"{step}: stopped"] = f"> {timeout:.0f} s ({type(exc).__name__})"
+                print(json.dumps(out), flush=True)
+            browser.close()
+            return out
         for link, drawn, button, done in BROWSER_PAGES:
             if wanted and link not in wanted:
                 continue
@@ -216,6 +263,32 @@ def browser_times(csv: Path, timeout: float, root: Path = ROOT, only: str = "") 
     return out
 
 
+def _act(page, actions, timeout: float) -> float:
+    """Do ``actions`` (:data:`BROWSER_CLICKS`) in ``page``; the moment of the last one's click (perf_counter),
+    after which the step is timed (a first visit: once its heading is shown)."""
+    t0 = time.perf_counter()
+    for kind, *what in actions:
+        t0 = time.perf_counter()
+        if kind == "link":
+            page.get_by_role("link", name=what[0], exact=True).first.click()
+            page.get_by_role("heading", name=what[-1]).first.wait_for(timeout=timeout * 1000)
+        elif kind == "tab":
+            page.get_by_role("tab", name=what[0]).first.click()
+        elif kind == "select":
+            page.get_by_test_id("stSelectbox").filter(has_text=what[0]).first.click()
+            page.keyboard.type(what[1][:10])
+            page.get_by_role("option", name=what[1]).first.click()
+            page.wait_for_timeout(300)
+            page.wait_for_function(
+                "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=timeout * 1000
+            )
+        elif kind == "button":
+            page.get_by_role("button", name=what[0]).first.click()
+        elif kind == "toggle":
+            page.get_by_text(what[0]).first.click()
+    return t0
+
+
 def _child(args, csv: Path, root: Path, what: str) -> dict:
     """One fresh process timing ``what`` (a page file, or 'browser') of the app in ``root``; its JSON
     result."""
@@ -230,6 +303,7 @@ def _child(args, csv: Path, root: Path, what: str) -> dict:
         str(root),
     ]
     cmd += ["--browser-only", "--browser-pages", args.browser_pages] if what == "browser" else ["--one", what]
+    cmd += ["--clicks"] if what == "browser" and args.clicks else []
     limit = 20 * args.timeout if what == "browser" else 2 * args.timeout + 60
     try:
         stdout = subprocess.run(cmd, capture_output=True, text=True, timeout=limit, cwd=ROOT).stdout
@@ -313,6 +387,12 @@ def main() -> None:
         help="comma-separated navigation links to time in the browser (default: all of BROWSER_PAGES)",
     )
     ap.add_argument(
+        "--clicks",
+        action="store_true",
+        help="in the browser, time the clicks of BROWSER_CLICKS (first visits, learning, KGV, imputing, the "
+        "report) instead of BROWSER_PAGES; --browser-pages then picks steps by their page",
+    )
+    ap.add_argument(
         "--repeats", type=int, default=3, help="fresh processes per page (the median is reported)"
     )
     ap.add_argument(
@@ -328,7 +408,7 @@ def main() -> None:
         res = (
             one_page(args.one, args.csv, args.timeout, root)
             if args.one
-            else browser_times(Path(args.csv), args.timeout, root, args.browser_pages)
+            else browser_times(Path(args.csv), args.timeout, root, args.browser_pages, args.clicks)
         )
         print(json.dumps(res), flush=True)
         os._exit(0)  # a timed-out script run's thread would keep the process

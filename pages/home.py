@@ -7,6 +7,7 @@ from bnfk_core.views import figures, report
 from bnfk_ui import common
 from bnfk_ui.sections import home as sections
 from bnfk_ui.sections import hybrid as hybrid_section
+from bnfk_ui.sections import report as report_section
 from bnfk_ui.sections import textbook
 from bnfk_ui.state import caches, charts, choices, hybrid, messages, shared, structure, tables, uploads
 from bnfk_ui.state import model as model_state
@@ -105,17 +106,13 @@ def page():
                 "is better)."
             )
             settings = {k: st.session_state[k] for k in report.REPORT_DEFAULTS if k in st.session_state}
-            note = structure.structure_label()
-            common.download(
-                "Report (HTML)",
-                lambda: report.build_report(d, m, settings=settings, structure_note=note).encode("utf-8"),
-                f"{common.dataset_name()}_report.html",
-                "text/html",
-                key="dl_report",
+            report_section.report_panel(
+                d, m, settings, structure.structure_label(), f"{common.dataset_name()}_report.html"
             )
             st.caption(
                 "One HTML file of the current analysis with the settings of every page: data, structure, "
-                "kernel, clustering, imputation, prototypes; works offline. Takes about half a minute."
+                "kernel, clustering, imputation, prototypes; works offline. Built once per data, network and "
+                "settings, with a progress bar."
             )
 
     sections.where_next()

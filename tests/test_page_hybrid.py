@@ -259,6 +259,9 @@ def test_imputation_fills_a_number_with_its_conditional_mean():
         missing_policy="missing",
     ).run()
     assert_clean(at)
+    assert "Numeric cells filled" not in [m.label for m in at.metric]  # opening the page fills nothing
+    at.button(key="imp_mine_run").click().run()
+    assert_clean(at)
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["Numeric cells filled"] == f"{len(range(0, 600, 7)):,}"
     assert metrics["Categorical cells filled"] == f"{len(range(0, 600, 11)):,}"

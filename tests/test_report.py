@@ -311,9 +311,34 @@ def test_hostile_report_runs_no_injected_code(hostile_report):
 def test_home_page_offers_the_report():
     from streamlit.testing.v1 import AppTest
 
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60).run()
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120).run()
+    assert not at.exception and not at.error
+    assert "dl_report" not in [b.key for b in at.get("download_button")]  # opening the page builds nothing
+    at.button(key="report_build").click().run()
     assert not at.exception and not at.error
     assert "dl_report" in [b.key for b in at.get("download_button")]
+    at.run()  # a rerun of the same data, network and settings: the download stays, no second click
+    assert "dl_report" in [b.key for b in at.get("download_button")]
+    assert "report_build" not in [b.key for b in at.button]
+
+
+def test_report_key_follows_the_cpts_and_settings():
+    """The app's report is kept per data, structure, CPTs and settings: changing any one changes its key."""
+    from dataclasses import replace
+
+    from bnfk_core import load_csv
+    from bnfk_core.learning.recipe import learn_recipe
+    from bnfk_ui.sections.report import report_key
+
+    d = load_csv(ROOT / "sample_data" / "house_votes_84.csv", class_column="class", missing_policy="category")
+    m = learn_recipe(d.without_class()).model
+    base = report_key(d, m, {"proto_k": 20}, "tree")
+    assert report_key(d, m, {"proto_k": 20}, "tree") == base
+    assert report_key(d, m, {"proto_k": 21}, "tree") != base
+    assert report_key(d, m, {"proto_k": 20}, "hand-drawn") != base
+    cpts = list(m.cpts)
+    cpts[0] = cpts[0][:, ::-1].copy()  # another CPT of the same shape
+    assert report_key(d, replace(m, cpts=tuple(cpts)), {"proto_k": 20}, "tree") != base
 
 
 def test_report_export_figures_and_cli_are_streamlit_free():
@@ -353,8 +378,9 @@ def test_app_report_and_png_downloads():
             try:
                 page = b.new_page(accept_downloads=True, viewport={"width": 1400, "height": 1600})
                 page.goto(url, wait_until="domcontentloaded")
-                button = page.get_by_role("button", name="Report (HTML)")
-                button.wait_for(timeout=90_000)
+                page.get_by_role("button", name="Build the report (HTML)").click(timeout=90_000)
+                button = page.get_by_role("button", name="Report (HTML)", exact=True)
+                button.wait_for(timeout=240_000)
                 with page.expect_download(timeout=240_000) as dl:
                     button.click()
                 assert dl.value.suggested_filename == "house_votes_84_report.html"
@@ -375,3 +401,18 @@ def test_app_report_and_png_downloads():
                     assert Path(dl.value.path()).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
             finally:
                 b.close()
+
+
+def test_report_imputation_benchmarks_a_sample_of_imp_rows_rows():
+    """As the Imputation page, the report's benchmark runs on ``imp_rows`` rows sampled with the seed (all
+    rows when ``imp_rows`` is at least the table's), and says so."""
+    from bnfk_core.views import report
+
+    d = load_csv(ROOT / "sample_data" / "house_votes_84.csv", class_column="class", missing_policy="category")
+    feats = d.without_class()
+    s = {**report.REPORT_DEFAULTS, "imp_rows": 120, "imp_methods": ["mode"], "imp_test": [0.3]}
+    s["imp_missing"] = [0.3]
+    html = report._imputation_section(report.Report("t"), d, feats, s)
+    assert "120 of the 435 rows" in html
+    full = report._imputation_section(report.Report("t"), d, feats, {**s, "imp_rows": 10**6})
+    assert "435 of the 435 rows" in full and full != html

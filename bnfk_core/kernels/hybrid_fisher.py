@@ -170,6 +170,21 @@ def _missing_rows(model: HybridNet, info: dict, off, data: MixedData, Phi, rows)
     disc, num = list(model.discrete), list(model.numeric)
     npos = {v: k for k, v in enumerate(num)}
     joints: dict = {}
+    # each node's discrete parents and their cardinalities, for the configuration of one complete row:
+    # j = ravel_multi_index(parent codes, cardinalities), as HybridNet.config, in plain Python
+    family = [
+        tuple((p, len(model.states[p])) for p in model.discrete_parents(i)) for i in range(model.n_vars)
+    ]
+
+    def configs(d) -> list:
+        out = []
+        for fam in family:
+            j = 0
+            for p, card in fam:
+                j = j * card + int(d[p])
+            out.append(j)
+        return out
+
     for grp, miss, obs_codes in row_groups(sub):
         mis_d = [i for i in disc if miss[i]]
         cards = [len(model.states[i]) for i in mis_d]
@@ -187,10 +202,10 @@ def _missing_rows(model: HybridNet, info: dict, off, data: MixedData, Phi, rows)
         for comp in itertools.product(*[range(c) for c in cards]):
             d = obs_codes.astype(np.int64).copy()
             d[mis_d] = comp
-            row = d[None, :]
+            cfg = configs(d)
             lp = 0.0
             for i in disc:
-                t = model.cpts[i][model.config(i, row)[0], d[i]]
+                t = model.cpts[i][cfg[i], d[i]]
                 lp += math.log(t) if t > 0 else -math.inf
             xhat = np.zeros((B, len(num)))
             C = np.zeros((len(num), len(num)))
@@ -216,7 +231,7 @@ def _missing_rows(model: HybridNet, info: dict, off, data: MixedData, Phi, rows)
                         xhat[:, M] = mu[M][None, :] + res @ K.T
                         C[np.ix_(M, M)] = cov[np.ix_(M, M)] - K @ cov[np.ix_(O, M)]
             logw.append(ll)
-            parts.append((d, xhat, C))
+            parts.append((d, xhat, C, cfg))
         logw = np.array(logw)
         norm = logsumexp(logw, axis=0)
         if not np.isfinite(norm).all():
@@ -224,12 +239,11 @@ def _missing_rows(model: HybridNet, info: dict, off, data: MixedData, Phi, rows)
             raise KernelError(f"Row {bad + 1} has observed values that the model gives probability zero.")
         w = np.exp(logw - norm[None, :])
         out_rows = rows[grp]
-        for (d, xhat, C), wc in zip(parts, w):
+        for (d, xhat, C, cfg), wc in zip(parts, w):
             if not (wc > 0).any():
                 continue
-            row = d[None, :]
             for i in range(model.n_vars):
-                j = int(model.config(i, row)[0])
+                j = cfg[i]
                 if model.kinds[i] == DISCRETE:
                     theta, P = model.cpts[i][j], info[i][j]
                     r = theta.size

@@ -96,7 +96,15 @@ _APP_KEYS = (
 _OWN = {
     **{
         k: app_settings.REPORT_SETTINGS[k].default
-        for k in ("imp_methods", "imp_structure", "imp_test", "imp_missing", "imp_repeats", "imp_seed")
+        for k in (
+            "imp_methods",
+            "imp_structure",
+            "imp_test",
+            "imp_missing",
+            "imp_repeats",
+            "imp_seed",
+            "imp_rows",
+        )
     },
     "seg_vars": None,
 }
@@ -488,7 +496,7 @@ def _kernel_section(r: Report, d, feats, model, s: dict) -> str:
     return "".join(out)
 
 
-def _clustering_section(r: Report, d, feats, model, s: dict) -> str:
+def _clustering_section(r: Report, d, feats, model, s: dict, progress=None) -> str:
     seed = int(s["clu_seed"])
     n = min(int(s["clu_rows"]), _CLUSTER_MAX_ROWS, d.n_rows)
     rows = sample_rows(d.n_rows, n, seed)
@@ -502,8 +510,10 @@ def _clustering_section(r: Report, d, feats, model, s: dict) -> str:
     if thesis_net:  # as the Clustering page: the thesis's recipe on all rows
         model = C.feature_network(d, **app_settings.THESIS_RECIPE, seed=seed)
     metrics, detail = [], None
-    for name in names:
+    for i, name in enumerate(names):
         spec = KERNELS[name]
+        if progress is not None:
+            progress(i / len(names), f"Clustering: {spec.label} kernel ({i + 1} of {len(names)})")
         setup = C.kernel_setup(sub, name, model=model if spec.uses_network else None)
         res = C.run_clustering(
             sub, name, algo, n_clusters=k, setup=setup, transform=transform, restarts=restarts, seed=seed
@@ -567,10 +577,16 @@ def _clustering_section(r: Report, d, feats, model, s: dict) -> str:
     return "".join(out)
 
 
-def _imputation_section(r: Report, d, feats, s: dict) -> str:
+def _imputation_section(r: Report, d, feats, s: dict, progress=None) -> str:
     methods = [m for m in s["imp_methods"] if m in imp.METHODS] or ["bn", "mode", "wknn"]
+    n_rows = min(int(s["imp_rows"]), feats.n_rows)  # as the Imputation page: a seeded sample of the rows
+    bench = (
+        feats
+        if n_rows >= feats.n_rows
+        else feats.subset(sample_rows(feats.n_rows, n_rows, int(s["imp_seed"])))
+    )
     res = impute_benchmark.benchmark(
-        feats,
+        bench,
         methods,
         test_ratios=sorted(s["imp_test"]),
         missing_ratios=sorted(s["imp_missing"]),
@@ -579,11 +595,14 @@ def _imputation_section(r: Report, d, feats, s: dict) -> str:
         structure=s["imp_structure"],
         score="qnml",
         params="cnml",
+        progress=None if progress is None else (lambda f, msg: progress(f, f"Imputation: {msg}")),
     )
     n_runs = len(res.test_ratios) * len(res.missing_ratios) * res.repeats
     out = [
         (
-            "<p>The thesis's protocol (ch. 4) on the feature columns: for each (test ratio, missing ratio) "
+            f"<p>The thesis's protocol (ch. 4) on the feature columns of {bench.n_rows:,} of the "
+            f"{feats.n_rows:,} rows (sampled with the seed, as the Imputation page's <i>Rows</i>): for each "
+            "(test ratio, missing ratio) "
             "a random "
             f"test part of the rows gets that fraction of its cells hidden completely at random (seed "
             f"{int(s['imp_seed'])}); {n_runs} runs per method; BN structures {esc(res.info['structure'])} on "
@@ -793,15 +812,22 @@ def build_report(
             lambda: _structure_section(rep, feats, model, s, structure_note or "given"),
         ),
         ("kernel", "Kernel", lambda: _kernel_section(rep, data, feats, model, s)),
-        ("clustering", "Clustering", lambda: _clustering_section(rep, data, feats, model, s)),
-        ("imputation", "Imputation", lambda: _imputation_section(rep, data, feats, s)),
+        ("clustering", "Clustering", lambda: _clustering_section(rep, data, feats, model, s, within)),
+        ("imputation", "Imputation", lambda: _imputation_section(rep, data, feats, s, within)),
         ("prototypes", "Prototypes", lambda: _prototypes_section(rep, data, model, s)),
     ]
     if seg:
         steps.append(
             ("segments", "Segment comparison", lambda: _segments_section(rep, data, feats, model, s, seg))
         )
+    at = [0]  # the section being built: ``within`` maps its own fraction onto the whole report's
+
+    def within(fraction: float, message: str) -> None:
+        if progress is not None:
+            progress((at[0] + min(max(float(fraction), 0.0), 1.0)) / (len(steps) + 1), message)
+
     for i, (sid, name, fn) in enumerate(steps):
+        at[0] = i
         if progress is not None:
             progress(i / (len(steps) + 1), name)
         rep.section(sid, name, fn)

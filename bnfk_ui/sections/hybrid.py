@@ -17,7 +17,7 @@ from bnfk_core.views.figures import evidence as ev_figs
 from bnfk_core.views.figures import hybrid as figs
 
 from .. import common, jobs, router
-from ..state import charts, messages, shared, structure
+from ..state import charts, messages, shared, structure, tables
 from ..state import hybrid as state
 from . import model as model_sections
 
@@ -410,6 +410,13 @@ def impute_panel() -> None:
         return
     num = np.array([k == "numeric" for k in data.kinds])
     n_num, n_cat = int(miss[:, num].sum()), int(miss[:, ~num].sum())
+    scope = repr((state.fingerprint(tables.feature_data().fingerprint()), tuple(data.variables)))
+    if not common.asked("Impute the missing cells", "imp_mine_run", scope):  # opening the tab: nothing
+        st.caption(
+            f"{n_num:,} missing numbers and {n_cat:,} missing categories: each is filled under the hybrid "
+            "network of the Structure page, given the row's observed cells."
+        )
+        return
     with st.spinner("Filling the missing cells under the hybrid network…"), jobs.heavy("imputing"):
         res = state.imputed(m)
     c1, c2, c3 = st.columns(3)

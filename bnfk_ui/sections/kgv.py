@@ -14,8 +14,8 @@ from bnfk_core.network.dag import structural_hamming_distance
 from bnfk_core.views import figures
 from bnfk_core.views.figures import kgv as fig_kgv
 
-from .. import common, router
-from ..state import structure, tables
+from .. import common, jobs, router
+from ..state import shared, structure, tables
 from .structure import act
 
 __all__ = ["kgv_tab"]
@@ -26,15 +26,34 @@ def _mi(_data, fingerprint: str, kernel: str, kappa):
     return kgv_mutual_information(_data, kernel=kernel, kappa=kappa)
 
 
-@st.cache_resource(show_spinner=False, max_entries=8)
-def _raw_and_binned(_data, fingerprint: str, kernel: str, kappa, max_parents, seed: int):
-    recipe = Recipe(
-        structure="hc", score="kgv", missing_data="complete-rows", max_parents=max_parents, seed=seed
-    )
-    opts = {"kernel": kernel, "kappa": kappa}
-    raw = learn_recipe(_data, recipe, score_options=opts).result
-    binned = learn_recipe(_data, recipe, score_options={**opts, "bin_numbers": True}).result
-    return raw, binned
+#: the hill climbs with the KGV score, kept for every session per data, kernel, kappa, bound, seed and bins
+_LEARNED = shared.Kept(16)
+
+
+def _learned(data, fingerprint: str, kernel: str, kappa, max_parents, seed: int, bins: bool, progress=None):
+    """The hill climb with the KGV score on the raw numbers (or, ``bins``, on their bins)."""
+
+    def learn():
+        recipe = Recipe(
+            structure="hc", score="kgv", missing_data="complete-rows", max_parents=max_parents, seed=seed
+        )
+        opts = {"kernel": kernel, "kappa": kappa} | ({"bin_numbers": True} if bins else {})
+        return learn_recipe(data, recipe, score_options=opts, progress=progress).result
+
+    return _LEARNED.get((fingerprint, kernel, kappa, max_parents, seed, bins), learn)
+
+
+def _lazy_bar(place):
+    """A core ``progress`` callback that draws a progress bar in ``place`` on its first call (a cached step
+    never calls it, so a rerun draws no bar)."""
+    bar = []
+
+    def update(fraction, message):
+        if not bar:
+            bar.append(place.progress(0.0, text="Starting…"))
+        jobs.progress(bar[0])(fraction, message)
+
+    return update
 
 
 def kgv_tab() -> None:
@@ -69,17 +88,30 @@ def kgv_tab() -> None:
         help="Pairwise KGV mutual information and two hill climbs with the KGV score.",
     ):
         return
+    place = st.empty()
+    bar = _lazy_bar(place)
     try:
         with st.spinner("KGV mutual information…"):
             mi = _mi(data, data.fingerprint(), kernel, kappa)
         feat = data.without_class()
-        with st.spinner("Learning on raw numbers and on bins…"):
-            raw, binned = _raw_and_binned(
-                feat, feat.fingerprint(), kernel, kappa, ss.learn_max_parents or None, int(ss.learn_seed)
+        key = (feat.fingerprint(), kernel, kappa, ss.learn_max_parents or None, int(ss.learn_seed))
+        raw, binned = (
+            _learned(
+                feat,
+                *key,
+                bins,
+                lambda f, msg, bins=bins: bar(
+                    (f + bins) / 2,
+                    f"Hill climbing with the KGV score on the {'bins' if bins else 'raw numbers'}: {msg}",
+                ),
             )
+            for bins in (False, True)
+        )
     except BnfkError as exc:
+        place.empty()
         st.error(router.message(exc))
         return
+    place.empty()
     left, right = st.columns([1.2, 1], gap="medium")
     with left:
         hfig = fig_kgv.kgv_mi_figure(

@@ -130,6 +130,32 @@ def shared(fn, *args, **kwargs):
     return out
 
 
+class Kept:
+    """Results kept for the whole server under explicit keys, the ``size`` most recently used: for a step
+    that draws its own progress (``st.cache_resource`` would record the progress bar's updates and refuse to
+    replay them into a block made outside the cached call)."""
+
+    def __init__(self, size: int):
+        self.size, self._store, self._lock = size, OrderedDict(), threading.Lock()
+
+    def get(self, key, compute):
+        """The result kept under ``key``, else ``compute()`` (kept; an exception keeps nothing)."""
+        with self._lock:
+            if key in self._store:
+                self._store.move_to_end(key)
+                return self._store[key]
+        out = compute()
+        with self._lock:
+            self._store[key] = out
+            while len(self._store) > self.size:
+                self._store.popitem(last=False)
+        return out
+
+    def __contains__(self, key) -> bool:
+        with self._lock:
+            return key in self._store
+
+
 def _quick_key(value):
     """:func:`content_key` of ``value``; a hashable plain value (a string, a number, a tuple of them) as
     itself."""
