@@ -11,13 +11,19 @@
   columns), then Phi Phi^T.
 - Features for 20,000 rows; parent marginals of the HC-BIC model learned on letter (4 bins).
 - Peak memory of each Gram call (tracemalloc; numpy reports its buffers to it).
+- ``--write``: the warm Gram at N = 5,000 against writing its result (``np.save`` of the N x N float64, what
+  ``kernel -o K.npy`` writes) on the letter-like networks (root, leaf, three random structures), the two
+  interleaved, 7 repeats, medians of wall and CPU seconds and of the per-repeat ratio; the load average
+  before and after (``benchmarks/results/kernels_write.json``, or ``--out``).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
+import tempfile
 import time
 import tracemalloc
 import warnings
@@ -29,7 +35,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from letter_like import letter_like_model  # noqa: E402
+from letter_like import letter_leaf_model, letter_like_model, random_letter_model  # noqa: E402
 
 from bnfk_core.data.table import load_csv  # noqa: E402
 from bnfk_core.inference.queries import parent_marginals  # noqa: E402
@@ -70,6 +76,47 @@ def loop_kernel(model, X, Y):
                     s -= 1.0 / P
             K[a, b] = s
     return K
+
+
+def gram_vs_write(N: int = 5000, repeat: int = 7) -> dict:
+    """The warm Gram against ``np.save`` of its result, interleaved (module docstring)."""
+    models = [("root", letter_like_model(0)), ("leaf", letter_leaf_model(0))] + [
+        (f"random{s}", random_letter_model(s)) for s in range(3)
+    ]
+    out = {"N": N, "repeat": repeat, "load_start": list(os.getloadavg())}
+    with tempfile.TemporaryDirectory() as tmp:
+        target = Path(tmp) / "K.npy"
+        for name, m in models:
+            X = m.sample(N, seed=1).codes
+            gram(m, X)  # warm: the compiled sums loaded, the marginals cached
+            g, gc, w, wc = [], [], [], []
+            for _ in range(repeat):
+                t, c = time.perf_counter(), time.process_time()
+                K = gram(m, X)
+                g.append(time.perf_counter() - t)
+                gc.append(time.process_time() - c)
+                t, c = time.perf_counter(), time.process_time()
+                np.save(target, K)
+                w.append(time.perf_counter() - t)
+                wc.append(time.process_time() - c)
+                del K
+            g, gc, w, wc = map(np.array, (g, gc, w, wc))
+            out[name] = {
+                "gram_seconds": float(np.median(g)),
+                "gram_cpu": float(np.median(gc)),
+                "write_seconds": float(np.median(w)),
+                "write_cpu": float(np.median(wc)),
+                "ratio": float(np.median(g / w)),
+                "cpu_ratio": float(np.median(gc / wc)),
+            }
+            print(
+                f"{name:8s} gram {out[name]['gram_seconds']:.3f} s (cpu {out[name]['gram_cpu']:.3f})  "
+                f"np.save {out[name]['write_seconds']:.3f} s (cpu {out[name]['write_cpu']:.3f})  "
+                f"x{out[name]['ratio']:.2f} (cpu x{out[name]['cpu_ratio']:.2f})",
+                flush=True,
+            )
+    out["load_end"] = list(os.getloadavg())
+    return out
 
 
 def main(quick: bool = False):
@@ -139,4 +186,13 @@ def main(quick: bool = False):
 if __name__ == "__main__":
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true")
-    main(ap.parse_args().quick)
+    ap.add_argument("--write", action="store_true", help="only the Gram against writing its result")
+    ap.add_argument("--out", help="result file (default benchmarks/results/kernels_write.json)")
+    a = ap.parse_args()
+    if a.write:
+        res = gram_vs_write()
+        target = Path(a.out) if a.out else RESULTS / "kernels_write.json"
+        target.write_text(json.dumps(res, indent=1) + "\n")
+        print(f"wrote {target}")
+    else:
+        main(a.quick)

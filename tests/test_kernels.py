@@ -188,6 +188,28 @@ def test_scatter_path_many_rows(seed):
         assert_close(kernels.gram(model, Y, other=X), brute.gram(Y, X))
 
 
+@pytest.mark.parametrize("missing", [0.0, 0.1])
+@pytest.mark.parametrize("n", [131, 64, 65])
+def test_symmetric_gram_from_one_triangle(monkeypatch, missing, n):
+    """A symmetric Gram matrix is made in one triangle (the pair terms, after a dense product of the other
+    variables) and mirrored: the brute force's s(x)^T I^-1 s(y) across the mirror's 64-row tiles, with
+    and without missing cells; exactly symmetric when every row is complete (the missing cells' expected
+    features are added afterwards by products of their own)."""
+    dag = DAG(["r", "a", "b", "c"], [("r", "b"), ("a", "b"), ("b", "c"), ("a", "c")])
+    model = bf.random_model(dag, [3, 2, 4, 3], seed=1)
+    X = bf.random_rows(model, n, seed=3, missing=missing)
+    calls = []
+    for name in ("_dense_features", "_pair_kernel_upper", "_mirror_upper"):
+        real = getattr(kernels, name)
+        monkeypatch.setattr(kernels, name, lambda *a, _f=real, _n=name: calls.append(_n) or _f(*a))
+    monkeypatch.setattr(kernels, "_T_OUT", 0.0)  # the dense product for the narrow variables: both paths
+    K = kernels.gram(model, X)
+    assert set(calls) == {"_dense_features", "_pair_kernel_upper", "_mirror_upper"}
+    assert_close(K, bf.BruteFisher(model).gram(X))
+    if not missing:
+        assert np.array_equal(K, K.T)
+
+
 def test_one_state_variable_contributes_nothing(path):
     dag = DAG(["a", "b", "c"], [("a", "b"), ("c", "b")])
     model = BayesNet(

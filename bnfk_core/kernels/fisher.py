@@ -21,6 +21,8 @@ Fast Gram (``gram``).  Per variable one of two exact evaluations is chosen by co
   A variable with a single parent configuration and no missing family cell (a root) puts its
   -1/P into one constant that initialises K and visits only the pairs with equal states
   (sum_k N_k M_k instead of N M).
+  For a symmetric matrix (Y = X) the pairs are visited in one triangle only (b >= a, each pair once) and the
+  other triangle is copied from it in cache-sized tiles.
 
 Rows whose family has a missing cell are added afterwards with sparse expected features.
 """
@@ -332,6 +334,8 @@ def _fisher_gram(model, X, Y, sym, max_bytes, pm):
             pair_cost = float(np.dot(kx, ky)) * _T_PAIR + r * _T_GROUP
         else:
             pair_cost = float(np.dot(nx[shared], ny[shared])) * _T_PAIR + len(shared) * _T_GROUP
+        if sym:  # the pair path visits one triangle
+            pair_cost *= 0.5
         plans.append(_Plan(i, vx, vy, used, dense_cost, pair_cost, dense_cost < pair_cost, const))
     # the dense product also pays once per output element; if that outweighs its gain, use pairs only
     dense = [p for p in plans if p.dense]
@@ -355,12 +359,19 @@ def _fisher_gram(model, X, Y, sym, max_bytes, pm):
         del A
     pairs = [p for p in plans if not p.dense]
     c0 = -sum(1.0 / float(pm.probs[p.var][p.used[0]]) for p in pairs if p.const)
-    if not dense:
-        K = np.full((N, M), c0) if c0 else np.zeros((N, M))
-    elif c0:
-        K += c0
-    if pairs:
-        _scatter_add(K, model, pm, pairs)
+    if sym and pairs:  # one triangle: the constant and each pair once, then the mirror
+        init = not dense
+        if init:
+            K = np.empty((N, M))
+        _scatter_add(K, model, pm, pairs, upper=(c0, init))
+        _mirror_upper(K)
+    else:
+        if not dense:
+            K = np.full((N, M), c0) if c0 else np.zeros((N, M))
+        elif c0:
+            K += c0
+        if pairs:
+            _scatter_add(K, model, pm, pairs)
     with one_blas_thread():  # one small product per variable: threads cost more than they save
         for i in missing:
             _add_missing(K, model, pm, i, X, Y, sym)
@@ -449,6 +460,69 @@ def _pair_kernel(K, pX, xX, xo, order, starts, W, B, r, c):  # pragma: no cover 
 _pair_kernel_serial = one_thread_twin(_pair_kernel, "_pair_kernel_serial")
 
 
+@numba.njit(inline="always")
+def _upper_row(K, a, pX, xX, xo, order, starts, W, B, r, at, c0, init):  # pragma: no cover - compiled
+    """Row ``a`` of :func:`_pair_kernel_upper` (its columns b >= a)."""
+    N = K.shape[1]
+    if init:
+        for b in range(a, N):
+            K[a, b] = c0
+    elif c0 != 0.0:
+        for b in range(a, N):
+            K[a, b] += c0
+    for v in range(pX.shape[0]):
+        j = pX[v, a]
+        if j < 0:
+            continue
+        xa = xX[v, a]
+        w = W[v, j * r[v] + xa]
+        bb = B[v, j]
+        for t in range(at[v, a], starts[v, j + 1]):  # the group's rows from a on (ascending within a group)
+            b = order[v, t]
+            if xo[v, t] == xa:
+                K[a, b] += w - bb
+            else:
+                K[a, b] -= bb
+
+
+@numba.njit(parallel=True, cache=True)
+def _pair_kernel_upper(K, pX, xX, xo, order, starts, W, B, r, at, c0, init):  # pragma: no cover - compiled
+    """The upper triangle (b >= a) of a symmetric K: K[a, b] = c0 (``init``) or K[a, b] += c0, then the
+    pair terms of :func:`_pair_kernel`, each pair once; ``at[v, a]`` is row a's position in ``order[v]``.
+    Rows s and N - 1 - s go to one thread together, so the threads get equal shares of the triangle."""
+    N = K.shape[0]
+    for s in numba.prange((N + 1) // 2):
+        _upper_row(K, s, pX, xX, xo, order, starts, W, B, r, at, c0, init)
+        if N - 1 - s != s:
+            _upper_row(K, N - 1 - s, pX, xX, xo, order, starts, W, B, r, at, c0, init)
+
+
+_MIRROR_TILE = 64
+
+
+@numba.njit(inline="always")
+def _mirror_tile_row(K, tb, T):  # pragma: no cover - compiled
+    """Rows of tile row ``tb`` left of the diagonal, copied from the upper triangle."""
+    N = K.shape[0]
+    b0, b1 = tb * T, min(tb * T + T, N)
+    for a0 in range(0, b1, T):
+        for b in range(b0, b1):
+            for a in range(a0, min(a0 + T, b)):
+                K[b, a] = K[a, b]
+
+
+@numba.njit(parallel=True, cache=True)
+def _mirror_upper(K):  # pragma: no cover - compiled
+    """K[b, a] = K[a, b] for every b > a (the lower triangle from the upper), in tiles of
+    :data:`_MIRROR_TILE` squared; tile rows s and nt - 1 - s go to one thread together."""
+    T = _MIRROR_TILE
+    nt = (K.shape[0] + T - 1) // T
+    for s in numba.prange((nt + 1) // 2):
+        _mirror_tile_row(K, s, T)
+        if nt - 1 - s != s:
+            _mirror_tile_row(K, nt - 1 - s, T)
+
+
 def add_pair_terms(K, tables: tuple, *, parallel: bool = True) -> None:
     """K[a, b] += the pair-path terms described by ``tables`` (:func:`pair_tables`, filled), in place:
     for every variable i whose parent configuration j rows a and b share, 1/(theta_ijk P_ij) - 1/P_ij when
@@ -467,8 +541,9 @@ def add_pair_terms(K, tables: tuple, *, parallel: bool = True) -> None:
 
 
 def warm_up() -> tuple:
-    """Load both compiled pair sums (numba's on-disk cache, about 0.3 s) on an update that adds nothing, so
-    that the first Gram matrix does not wait for them.
+    """Load the compiled pair sums (both of :func:`add_pair_terms`, and the symmetric matrix's triangle and
+    mirror; numba's on-disk cache, about 0.3 s) on an update that adds nothing, so that the first Gram matrix
+    does not wait for them.
 
     Returns
     -------
@@ -478,11 +553,18 @@ def warm_up() -> tuple:
     tables = pair_tables(1, 2, 2, 1, 3)  # every row skipped (pX = -1): nothing is added
     for parallel in (True, False):
         add_pair_terms(np.zeros((2, 2)), tables, parallel=parallel)
+    K = np.zeros((2, 2))  # and the symmetric matrix's triangle and mirror
+    pX, xX, xo, order, starts, W, B, r, _ = tables
+    _pair_kernel_upper(K, pX, xX, xo, order, starts, W, B, r, np.zeros_like(pX), 0.0, False)
+    _mirror_upper(K)
     return len(_pair_kernel.signatures), len(_pair_kernel_serial.signatures)
 
 
-def _scatter_add(K, model, pm, scatter):
+def _scatter_add(K, model, pm, scatter, upper=None):
     """Add the terms of the pair-path variables (see :func:`_pair_kernel`).
+
+    ``upper`` ``(c0, init)``: K is symmetric (Y = X) and only its upper triangle is made
+    (:func:`_pair_kernel_upper`: set to, or raised by, the constant ``c0`` first); the caller mirrors it.
 
     ``scatter`` holds their :class:`_Plan`.  A ``const`` variable has one parent configuration j0
     and a complete family in every row (a root, typically): its −1/P(j0) reaches every pair and was
@@ -495,6 +577,7 @@ def _scatter_add(K, model, pm, scatter):
     rmax = max(int(model.cpts[p.var].shape[1]) for p in scatter)
     tables = pair_tables(V, N, M, cmax, rmax)
     pX, xX, xo, order, starts, W, B, r, c = tables
+    at = np.zeros((V, N), np.int64) if upper is not None else None
     for v, plan in enumerate(scatter):
         i, vx, vy, used, const = plan.var, plan.vx, plan.vy, plan.used, plan.const
         q, ri = model.cpts[i].shape
@@ -526,7 +609,12 @@ def _scatter_add(K, model, pm, scatter):
         starts[v, 1 : groups + 1] = np.cumsum(np.bincount(py, minlength=groups))
         starts[v, groups + 1 :] = starts[v, groups]
         r[v], c[v] = ri, groups
-    add_pair_terms(K, tables)
+        if upper is not None:
+            at[v, order[v, : len(o)]] = np.arange(len(o))
+    if upper is None:
+        add_pair_terms(K, tables)
+    else:
+        _pair_kernel_upper(K, pX, xX, xo, order, starts, W, B, r, at, float(upper[0]), bool(upper[1]))
 
 
 def _add_missing(K, model, pm, i, X, Y, sym):
