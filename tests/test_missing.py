@@ -282,7 +282,8 @@ def _brute_ml_bic(codes, cards, parents):
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=hst.integers(0, 10_000), missing=hst.floats(0.05, 0.4), n=hst.integers(20, 80))
 @example(seed=4631, missing=0.05, n=20)  # the mask hits no cell: the complete-data contract
-def test_structural_em_score_never_decreases(seed, missing, n):
+@pytest.mark.parametrize("round_search", ["climb", "full"])
+def test_structural_em_score_never_decreases(round_search, seed, missing, n):
     cards = [2, 3, 2, 2]
     truth = random_model(random_dag(4, seed=seed, max_parents=2), cards, seed=seed)
     codes = truth.sample(n, seed=seed).codes.copy()
@@ -290,7 +291,9 @@ def test_structural_em_score_never_decreases(seed, missing, n):
     if not (codes >= 0).any(axis=0).all():
         return
     data = _data(codes, cards)
-    res, model, history = structural_em(data, "hc", score="bic", seed=seed, max_rounds=6, restarts=1)
+    res, model, history = structural_em(
+        data, "hc", score="bic", seed=seed, max_rounds=6, restarts=1, round_search=round_search
+    )
     assert all(b > a for a, b in zip(history, history[1:]))
     if not (codes < 0).any():
         # nothing to complete (the mask hit no cell): the result is the search's, its score the BIC of the DAG

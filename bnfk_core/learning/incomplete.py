@@ -31,7 +31,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from ..data.counts import code_matrix, counts_from_columns, dense_family_counts, merge_rows
-from ..errors import DataError, ModelError
+from ..errors import DataError, ModelError, StructureError
 from ..inference.queries import missingness_patterns
 from ..network.model import MAX_CPT_CELLS, BayesNet, estimate_cpt, fit
 from ..registry import ESTIMATORS, MISSING_DATA, SCORES
@@ -56,7 +56,7 @@ from .estep import (
     table_part,
     touching_groups,
 )
-from .members import DEFAULT_MISSING_DATA
+from .members import DEFAULT_MISSING_DATA, ROUND_SEARCHES
 from .scores import LocalScorer
 from .structure import LearnResult, learn_structure
 from .wide_posteriors import WidePosteriors
@@ -388,6 +388,7 @@ def structural_em(
     params: str = "smoothed",
     pseudo_count: float = 1.0,
     max_rounds: int = 10,
+    round_search: str = "climb",
     seed: int = 0,
     progress: Progress | None = None,
     start: LearnResult | None = None,
@@ -406,7 +407,21 @@ def structural_em(
     and otherwise the observed-data BIC of the network with its EM CPTs (:func:`observed_score`), under the
     name
     :data:`OBSERVED_SCORE`.
+
+    ``round_search`` (:data:`ROUND_SEARCHES`) bounds the searches when ``method`` is ``hc`` and a cell is
+    missing: ``climb`` (the default) starts from ``hc-greedy`` on the available-case counts (when ``start`` is
+    None) and climbs greedily from the current network in every round (one ``hc-greedy`` climb, seed
+    ``seed``, on the round's expected counts) while the observed-data score rises; ``climb-full`` does the
+    same and, once a climb no longer raises the score, runs one round of the full ``hc`` search from the
+    current network (the climbs go on after it while they raise the score); ``full`` runs the full search
+    from the empty graph at the start and in every round.  Other methods run in full every round.  Every
+    choice is deterministic for a seed.
     """
+    if round_search not in ROUND_SEARCHES:
+        raise StructureError(
+            f"Unknown round search '{round_search}' of structural EM; choose one of "
+            f"{', '.join(ROUND_SEARCHES)}."
+        )
     t0 = time.perf_counter()
     blank = ~(np.asarray(data.codes) >= 0).any(axis=1)
     weights = _weights(data)
@@ -414,48 +429,79 @@ def structural_em(
     if blank.any() and not blank.all():  # rows with no observed cell carry nothing: left out
         data = data.subset(~blank)
         weights = _weights(data)
+    complete = not (np.asarray(data.codes) < 0).any()  # no missing cell: the first network is the answer
+    bounded = round_search != "full" and str(method).lower() == "hc" and not complete
+    label = None if start is None else start.method
     if start is None:
         first = (
             None if progress is None else (lambda f, msg: progress(0.3 * f, f"structural EM, start: {msg}"))
         )
         start = learn_structure(
             data,
-            method,
+            "hc-greedy" if bounded else method,  # bounded: the full search comes once, after the climbs
             score=score,
             seed=seed,
             scorer=_available_case_scorer(data, score, learn, runner),
             progress=first,
             **learn,
         )
+    label = label or str(method).lower()
     dag = start.dag
     model, best = _em_scored(dag, data, params, pseudo_count, seed=seed, runner=runner)
     history, rounds, wide = [best], 0, 0
-    complete = not (np.asarray(data.codes) < 0).any()  # no missing cell: the first network is the answer
     too_big = None if complete else _table_too_big(data.codes, data.cardinalities)
     # too big: no rounds -- the available-case network, CPTs by EM, its observed-data score reported
+    # climb rounds (round_search "climb", method hc) until a climb stops raising the score, then one full
+    # search
+    full_done = not bounded or round_search == "climb"  # climb: no full search at all
+    full_next, climbs, fulls = not bounded, 0, 0
+    # (model, scorer) of the last E-step: a rejected climb's round reuses it for the full search
+    e_step = None
     for rounds in range(1, 0 if complete or too_big else int(max_rounds) + 1):
+        climbing = not full_next
+        kind = "climb" if climbing else ("full search" if bounded else "")
         step = None
         if progress is not None:
             lo = min(0.95, 0.3 + 0.7 * rounds / (max_rounds + 1))
             hi = min(0.95, 0.3 + 0.7 * (rounds + 1) / (max_rounds + 1))
-            head = f"structural EM: round {rounds}, score {best:.2f}"
+            head = f"structural EM: round {rounds}" + (f" ({kind})" if kind else "") + f", score {best:.2f}"
             progress(lo, head)
 
             def step(f, msg, lo=lo, hi=hi, head=head):  # the round's search, within the round's share
                 progress(lo + (hi - lo) * f, f"{head}: {msg}")
 
-        table, w, wide_codes, wide_w = expected_table(_bare(model), data.codes, weights, runner=runner)
-        wide = max(wide, int(round(float(wide_w.sum()))))
-        scorer = ExpectedScorer(
-            table, w, data.cardinalities, score, model, wide_codes, wide_w, ess=learn.get("ess", 1.0)
-        )
-        res = learn_structure(data, method, score=score, seed=seed, scorer=scorer, progress=step, **learn)
+        if e_step is not None and e_step[0] is model:
+            scorer = e_step[1]
+        else:
+            table, w, wide_codes, wide_w = expected_table(_bare(model), data.codes, weights, runner=runner)
+            wide = max(wide, int(round(float(wide_w.sum()))))
+            scorer = ExpectedScorer(
+                table, w, data.cardinalities, score, model, wide_codes, wide_w, ess=learn.get("ess", 1.0)
+            )
+            e_step = (model, scorer)
+        if climbing:
+            climbs += 1
+            options = dict(learn, restarts=0, start=dag.parent_indices())
+            res = learn_structure(
+                data, "hc-greedy", score=score, seed=seed, scorer=scorer, progress=step, **options
+            )
+        else:
+            fulls += 1
+            options = dict(learn, start=dag.parent_indices()) if bounded else learn
+            res = learn_structure(
+                data, method, score=score, seed=seed, scorer=scorer, progress=step, **options
+            )
+            full_done, full_next = True, not bounded
         cand_dag = res.dag
-        if scorer.total(dag.parent_indices()) >= scorer.total(cand_dag.parent_indices()):
-            break  # the expected score does not prefer another DAG: a fixed point
-        cand, s = _em_scored(cand_dag, data, params, pseudo_count, seed=seed, runner=runner)
-        if not s > best + 1e-9 * max(1.0, abs(best)):
-            break
+        improved = False
+        if scorer.total(dag.parent_indices()) < scorer.total(cand_dag.parent_indices()):
+            cand, s = _em_scored(cand_dag, data, params, pseudo_count, seed=seed, runner=runner)
+            improved = s > best + 1e-9 * max(1.0, abs(best))
+        if not improved:
+            if climbing and not full_done:
+                full_next = True  # the climbs have stopped: one full search from here
+                continue
+            break  # the expected score does not prefer another DAG, or the observed score does not rise
         dag, model, best = cand_dag, cand, s
         history.append(s)
     n_total = int(round(float(np.asarray(weights).sum()))) if weights is not None else data.n_rows
@@ -468,6 +514,11 @@ def structural_em(
         f"structural EM on {rows}: {len(history) - 1} improving round(s), observed-data BIC "
         f"{history[0]:.2f} -> {history[-1]:.2f}; expected counts exact (no sampled completion)"
     ]
+    if bounded and climbs + fulls:
+        notes.append(
+            f"round searches: {climbs} greedy climb(s) from the current network and {fulls} full {method} "
+            f"search(es) (round_search {round_search})"
+        )
     if too_big:
         notes.append(too_big)
     if wide:
@@ -481,7 +532,7 @@ def structural_em(
         # at the fitted (smoothed) CPTs
         res = LearnResult(
             dag=dag,
-            method=start.method,
+            method=label,
             score_name=start.score_name,
             score=float(start.score),
             n_rows_used=n_total,
@@ -492,7 +543,7 @@ def structural_em(
     else:
         res = LearnResult(
             dag=dag,
-            method=start.method,
+            method=label,
             score_name=OBSERVED_SCORE,
             score=float(best),
             n_rows_used=n_total,
@@ -559,7 +610,16 @@ def _learn_available_case(data, method, *, score="bic", **learn) -> LearnResult:
 
 
 def _learn_em(
-    data, method, *, score="bic", params="smoothed", pseudo_count=1.0, max_rounds=10, runner=None, **learn
+    data,
+    method,
+    *,
+    score="bic",
+    params="smoothed",
+    pseudo_count=1.0,
+    max_rounds=10,
+    round_search="climb",
+    runner=None,
+    **learn,
 ) -> LearnResult:
     res, model, _ = structural_em(
         data,
@@ -568,6 +628,7 @@ def _learn_em(
         params=params,
         pseudo_count=pseudo_count,
         max_rounds=max_rounds,
+        round_search=round_search,
         runner=runner,
         **learn,
     )

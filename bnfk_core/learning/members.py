@@ -43,6 +43,10 @@ EXACT_MAX_VARIABLES = 20
 DEFAULT_MISSING_DATA = "em"
 #: the kernels of the KGV score (:mod:`.kgv`)
 KGV_KERNELS = ("gaussian", "linear")
+
+#: how structural EM searches in its rounds (``round_search``): ``climb`` greedy climbs from the current
+#: network, ``climb-full`` the same and one full search when they stop, ``full`` the full search every round
+ROUND_SEARCHES = ("climb", "climb-full", "full")
 #: the most variables a score landscape enumerates every DAG of (:mod:`.landscape`)
 MAX_LANDSCAPE_VARIABLES = 5
 #: the metagraph surrogate's default regulariser, on the unit-diagonal kernel (:mod:`.metagraph`)
@@ -184,6 +188,14 @@ MISSING_DATA = (
             PSEUDO_COUNT,
             Option(
                 "max_rounds", Interval(int, 1, 1000), 10, "the most rounds of search and E-step", none=False
+            ),
+            Option(
+                "round_search",
+                ROUND_SEARCHES,
+                "climb",
+                "hc's search in the rounds: climb (a greedy climb from the current network), climb-full "
+                "(the climbs, then one full search when they stop) or full (the full search every round)",
+                none=False,
             ),
             Option("runner", None, None, "where the E-step passes run", user=False),
         ),
