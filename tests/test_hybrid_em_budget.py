@@ -170,3 +170,17 @@ def test_a_narrow_beam_keeps_the_most_probable_completions_of_a_row():
     top = sorted(prior, key=prior.get, reverse=True)[:3]
     assert {tuple(int(c) for c in cc[:3]) for cc in comp.codes} == set(top)
     assert comp.weights.sum() == pytest.approx(1.0)
+
+
+def test_the_bundled_six_node_network_is_the_tests_network():
+    """The example network of the core (the mixed benchmarks sample it) is this file's ``true_net``."""
+    from bnfk_core.hybrid import six_node_clg
+
+    a, b = six_node_clg(), true_net()
+    assert a.dag == b.dag and a.kinds == b.kinds and a.states == b.states
+    for x, y in zip(a.cpts, b.cpts):
+        assert (x is None and y is None) or np.array_equal(x, y)
+    for x, y in zip(a.gaussians, b.gaussians):
+        assert (x is None and y is None) or (
+            np.array_equal(x.coef, y.coef) and np.array_equal(x.variance, y.variance)
+        )
