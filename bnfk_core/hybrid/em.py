@@ -289,31 +289,39 @@ def completion_table(model: HybridNet, data: MixedData, width: int | None = None
         bounds = np.searchsorted(kinv[korder], np.arange(len(keys) + 1))
         vals = data.values[:, num]
         joints: dict = {}
+        sides: dict = {}  # numeric missing pattern -> (observed, missing) positions
         for g in range(len(keys)):
             idx = korder[bounds[g] : bounds[g + 1]]
-            cfg = tuple(int(x) for x in keys[g, 1:])
+            cfg = tuple(keys[g, 1:].tolist())
             if cfg not in joints:
                 joints[cfg] = _joint(model, num, npos, cfg)
             mu, cov = joints[cfg]
-            mrow = npat[item_rows[idx[0]]]
-            O, M = np.flatnonzero(~mrow), np.flatnonzero(mrow)
+            pid = int(keys[g, 0])
+            if pid not in sides:
+                mrow = npat[item_rows[idx[0]]]
+                sides[pid] = (np.flatnonzero(~mrow), np.flatnonzero(mrow))
+            O, M = sides[pid]
             C = np.zeros((m, m))
-            xO = vals[np.ix_(item_rows[idx], O)]
+            xh = np.empty((len(idx), m))
             if len(O):
-                Soo = cov[np.ix_(O, O)]
-                L = np.linalg.cholesky(Soo)
+                xO = vals[item_rows[idx]][:, O]
+                covO = cov[O]
+                L = np.linalg.cholesky(covO[:, O])
+                Linv = np.linalg.inv(L)
                 res = xO - mu[O][None, :]
-                sol = np.linalg.solve(L, res.T)
-                logw[idx] += -0.5 * (len(O) * _LOG_2PI + (sol * sol).sum(axis=0)) - np.log(np.diag(L)).sum()
-                xhat[np.ix_(idx, O)] = xO
+                sol = res @ Linv.T
+                logw[idx] += -0.5 * (len(O) * _LOG_2PI + (sol * sol).sum(axis=1)) - np.log(L.diagonal()).sum()
+                xh[:, O] = xO
             if len(M):
+                covM = cov[M]
                 if len(O):
-                    Kg = np.linalg.solve(Soo, cov[np.ix_(O, M)]).T  # S_MO S_OO^-1
-                    C[np.ix_(M, M)] = cov[np.ix_(M, M)] - Kg @ cov[np.ix_(O, M)]
-                    xhat[np.ix_(idx, M)] = mu[M][None, :] + res @ Kg.T
+                    Kg = (covM[:, O] @ Linv.T) @ Linv  # S_MO S_OO^-1
+                    C[np.ix_(M, M)] = covM[:, M] - Kg @ covO[:, M]
+                    xh[:, M] = mu[M][None, :] + res @ Kg.T
                 else:
-                    C[np.ix_(M, M)] = cov[np.ix_(M, M)]
-                    xhat[np.ix_(idx, M)] = mu[M][None, :]
+                    C[np.ix_(M, M)] = covM[:, M]
+                    xh[:, M] = mu[M][None, :]
+            xhat[idx] = xh
             covs.append(C)
             cov_index[idx] = g
     covs = np.stack(covs) if covs else np.zeros((1, m, m))
