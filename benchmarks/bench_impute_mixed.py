@@ -8,11 +8,11 @@ random (repeat r: seed ``--seed`` + r), every imputer fills them from the masked
 pooled normalised RMSE (RMSE / the column's standard deviation, over every hidden numeric cell) and categories
 by accuracy; seconds per imputer (wall, one process, on a shared machine: the JSON records the load).
 
-Tables: (a) drawn from known CLG networks with ``HybridNet.sample`` (the 6-node network of
-tests/test_hybrid.py, 3 discrete + 3 Gaussian nodes, and a 10-node one below with stronger discrete-numeric
-coupling), where the network's conditional mean is the Bayes-optimal filler; (b) the real mixed tables of
-sample_data/hybrid (auto, biopsy, boston, pima, survey, attrition; provenance in its README), read by
-``load_mixed`` (a column of numbers with fewer than 10 distinct values is a category).
+Tables: (a) drawn from known CLG networks with ``HybridNet.sample`` (the 6-node example network
+``bnfk_core.hybrid.six_node_clg``, 3 discrete + 3 Gaussian nodes, and a 10-node one below with stronger
+discrete-numeric coupling), where the network's conditional mean is the Bayes-optimal filler; (b) the real
+mixed tables of sample_data/hybrid (auto, biopsy, boston, pima, survey, attrition; provenance in its README),
+read by ``load_mixed`` (a column of numbers with fewer than 10 distinct values is a category).
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ sys.path.insert(0, str(ROOT))
 import numpy as np  # noqa: E402
 
 from bnfk_core.analyses.impute.mixed import MIXED_IMPUTERS, mixed_benchmark  # noqa: E402
-from bnfk_core.hybrid import HybridNet, LinearGaussian, load_mixed  # noqa: E402
+from bnfk_core.hybrid import HybridNet, LinearGaussian, load_mixed, six_node_clg  # noqa: E402
 from bnfk_core.network.dag import DAG  # noqa: E402
 
 RESULTS = ROOT / "benchmarks" / "results"
@@ -38,30 +38,8 @@ REAL = ("auto", "biopsy", "boston", "pima", "survey", "attrition")
 
 
 def six_node() -> HybridNet:
-    """The network of tests/test_hybrid.py: A -> B -> C; A -> X; X, C -> Y; Y, B -> Z."""
-    dag = DAG(
-        ["A", "B", "C", "X", "Y", "Z"],
-        [("A", "B"), ("B", "C"), ("A", "X"), ("X", "Y"), ("C", "Y"), ("Y", "Z"), ("B", "Z")],
-    )
-    cpts = (
-        np.array([[0.4, 0.6]]),
-        np.array([[0.7, 0.2, 0.1], [0.1, 0.3, 0.6]]),
-        np.array([[0.8, 0.2], [0.5, 0.5], [0.15, 0.85]]),
-        None,
-        None,
-        None,
-    )
-    gs = (
-        None,
-        None,
-        None,
-        LinearGaussian(np.array([[-1.0], [2.0]]), np.array([1.0, 0.5])),
-        LinearGaussian(np.array([[0.5, 1.5], [-1.0, -0.8]]), np.array([0.6, 0.9])),
-        LinearGaussian(np.array([[0.0, 1.0], [3.0, 0.5], [-2.0, -1.2]]), np.array([0.4, 1.0, 0.7])),
-    )
-    kinds = ("discrete",) * 3 + ("numeric",) * 3
-    states = (("a0", "a1"), ("b0", "b1", "b2"), ("c0", "c1"), (), (), ())
-    return HybridNet(dag, kinds, states, cpts, gs)
+    """The six-node example network (the tests' too): A -> B -> C; A -> X; X, C -> Y; Y, B -> Z."""
+    return six_node_clg()
 
 
 def ten_node(seed: int = 11) -> HybridNet:

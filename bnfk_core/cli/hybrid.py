@@ -170,7 +170,7 @@ def impute_mixed(args, t0: float) -> dict:
 
     from ..analyses.impute.completion import CompletedFile
     from ..data.raw_table import read_table
-    from ..hybrid import HYBRID_SCORES, hybrid_imputation, learn_hybrid_network, read_hybrid
+    from ..hybrid import HYBRID_SCORES, MAX_COMPLETIONS, hybrid_imputation, learn_hybrid_network, read_hybrid
     from ..serving.session_files import is_session_file
 
     if is_session_file(args.data):
@@ -218,7 +218,14 @@ def impute_mixed(args, t0: float) -> dict:
                 "notes": list(got.notes),
             }
         }
-    res = hybrid_imputation(model, data)
+    # a learned network imputes as learn_and_impute does: a row with more than MAX_COMPLETIONS completions
+    # keeps the most probable ones; a given model's rows are enumerated in full (or refused)
+    res = hybrid_imputation(model, data, width=MAX_COMPLETIONS if learned else None)
+    if res.beamed:
+        learned["learned"]["notes"].append(
+            f"{res.beamed} row(s) have more than {MAX_COMPLETIONS:,} completions of their missing discrete "
+            "cells: their cells were filled from the most probable ones."
+        )
     table = read_table(args.data)
     if table.n_rows != data.n_rows:
         raise BnfkError(f"{table.source} has {table.n_rows} rows but the table read from it {data.n_rows}.")

@@ -72,6 +72,11 @@ _HOMES = {
     "hybrid_imputation": "impute",
     "HybridImputation": "impute",
     "learn_and_impute": "impute",
+    "six_node_clg": "examples",
+    "completion_table": "em",
+    "EM_TOL": "em",
+    "EM_MAX_ITER": "em",
+    "EM_COMPLETIONS": "em",
 }
 
 __all__ = list(_HOMES)

@@ -3,7 +3,7 @@
 A missing numeric cell is filled with its **conditional mean** E[X_t | the row's observed cells], a missing
 discrete cell with its most probable state under P(X_t | the row's observed cells) (numeric evidence
 included).  Both come from the completions of the EM E-step (:func:`bnfk_core.hybrid.em.
-expected_completions`): for every completion d of the row's missing discrete cells, the numeric nodes given
+completion_table`): for every completion d of the row's missing discrete cells, the numeric nodes given
 all discrete states are jointly Gaussian, so the missing numbers given the observed ones are Gaussian with
 mean m_d and covariance S_d, and d has weight w_d = P(d | observed cells) (its prior times the Gaussian
 density of the observed numbers, normalised over the row's completions).  Then, exactly,
@@ -28,7 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import ModelError
-from .em import MAX_COMPLETIONS, expected_completions
+from .em import MAX_COMPLETIONS, completion_table
 from .model import HybridNet
 from .table import MixedData
 
@@ -62,6 +62,7 @@ class HybridImputation:
     moments: dict
     model: HybridNet
     seconds: float = 0.0
+    beamed: int = 0
 
     def stats(self) -> dict:
         """``{cells, rows, mean_probability}``: cells filled, rows with one, and the mean posterior
@@ -91,7 +92,7 @@ def _check_completions(model: HybridNet, data: MixedData, miss: np.ndarray) -> N
         )
 
 
-def hybrid_imputation(model: HybridNet, data: MixedData) -> HybridImputation:
+def hybrid_imputation(model: HybridNet, data: MixedData, width: int | None = None) -> HybridImputation:
     """Every missing cell of ``data`` filled under ``model`` (module docstring): numbers by their exact
     conditional mean (a mixture's mean when discrete cells are missing too), discrete cells by their most
     probable state, both given every observed cell of the row.
@@ -102,6 +103,11 @@ def hybrid_imputation(model: HybridNet, data: MixedData) -> HybridImputation:
     data : MixedData
         A table with the model's columns (extra columns are ignored; discrete states re-coded to the
         model's by :meth:`HybridNet.align`).
+    width : int, optional
+        None (the default): every completion of a row's missing discrete cells, at most
+        :data:`~bnfk_core.hybrid.em.MAX_COMPLETIONS` (else a ModelError).  A number: a row with more
+        completions keeps the ``width`` most probable under the discrete CPTs
+        (:func:`~bnfk_core.hybrid.em.completion_table`; ``beamed`` counts those rows).
 
     Returns
     -------
@@ -117,7 +123,8 @@ def hybrid_imputation(model: HybridNet, data: MixedData) -> HybridImputation:
     aligned = model.align(data)
     miss = aligned.missing_mask()
     todo = np.flatnonzero(miss.any(axis=1))
-    _check_completions(model, aligned, miss[todo])
+    if width is None:
+        _check_completions(model, aligned, miss[todo])
     num, disc = list(model.numeric), list(model.discrete)
     cards = model.cardinalities
     offsets = np.zeros(model.n_vars, dtype=np.int64)
@@ -127,12 +134,16 @@ def hybrid_imputation(model: HybridNet, data: MixedData) -> HybridImputation:
     second = np.zeros((B, len(num)))
     post = np.zeros((B, int(cards[disc].sum()) if disc else 0))
     if B:
-        completed, _ = expected_completions(model, aligned.subset(todo), with_rows=True)
-        for rows, codes, xhat, C, w in completed:
-            mean[rows] += w[:, None] * xhat
-            second[rows] += w[:, None] * (xhat * xhat + np.diag(C)[None, :])
-            if disc:
-                post[rows[:, None], (offsets[disc] + codes[disc])[None, :]] += w[:, None]
+        comp = completion_table(model, aligned.subset(todo), width)
+        w = comp.weights[:, None]
+        diag = np.diagonal(comp.covs, axis1=1, axis2=2)[comp.cov_index]
+        np.add.at(mean, comp.rows, w * comp.xhat)
+        np.add.at(second, comp.rows, w * (comp.xhat * comp.xhat + diag))
+        if disc:
+            cols = offsets[disc][None, :] + comp.codes[:, disc]
+            np.add.at(
+                post, (np.repeat(comp.rows, len(disc)), cols.reshape(-1)), np.repeat(comp.weights, len(disc))
+            )
     codes = aligned.codes.copy()
     values = aligned.values.copy()
     probabilities, moments = {}, {}
@@ -154,7 +165,8 @@ def hybrid_imputation(model: HybridNet, data: MixedData) -> HybridImputation:
     done = MixedData(
         aligned.variables, aligned.kinds, aligned.states, codes, values, aligned.source, aligned.notes
     )
-    return HybridImputation(done, miss, probabilities, moments, model, time.perf_counter() - t0)
+    beamed = comp.beamed if B else 0
+    return HybridImputation(done, miss, probabilities, moments, model, time.perf_counter() - t0, beamed)
 
 
 def impute_hybrid(model: HybridNet, data: MixedData) -> MixedData:
@@ -165,7 +177,7 @@ def impute_hybrid(model: HybridNet, data: MixedData) -> MixedData:
     cells of the row are missing too the conditional of a number is a mixture of Gaussians over their
     completions, whose mode is not its mean.  The mean is exact: the completions of the missing discrete
     cells are enumerated and each one's Gaussian conditioning is the EM E-step's
-    (:func:`bnfk_core.hybrid.em.expected_completions`).  A missing discrete cell gets its most probable
+    (:func:`bnfk_core.hybrid.em.completion_table`).  A missing discrete cell gets its most probable
     state given the observed cells, numeric evidence included.  :func:`hybrid_imputation` also returns the
     posteriors and conditional variances.
 
@@ -220,4 +232,4 @@ def learn_and_impute(
         max_parents=max_parents,
         progress=progress,
     )
-    return hybrid_imputation(learned.model, data), learned
+    return hybrid_imputation(learned.model, data, width=MAX_COMPLETIONS), learned

@@ -152,7 +152,7 @@ def learn_hybrid_network(
             f"Exact search scores every family on all rows and {data.source} has missing cells; learn on its "
             "complete rows (missing data 'complete-rows') or by hill climbing."
         )
-    search_score, moves, method = None, 0, "given"
+    search_score, moves, method, sem = None, 0, "given", None
     if dag is None and score == "kgv":
         found = hybrid_kgv_climb(data, max_parents=max_parents, progress=progress)
         dag, search_score, method = found.dag, found.score, "KGV hill climbing"
@@ -173,8 +173,11 @@ def learn_hybrid_network(
         notes += found.notes
     fit_score = "bic" if score == "kgv" else score
     if incomplete and missing_data == "em":
-        model = em_hybrid(dag, data)
-        value = network_score(model, data, fit_score)
+        model = sem.model if method == "structural EM" else em_hybrid(dag, data)
+        # EM's observed-data log-likelihood of the model it returns: the sum of marginal_log_density
+        k = model.parameter_count()
+        ll = float(model.fit_info["observed_loglik"])
+        value = ll - (0.5 * k * math.log(data.n_rows) if fit_score == "bic" else k)
         notes.append(
             f"{int((~complete).sum())} row(s) have missing cells: parameters by EM "
             f"({model.fit_info['em_iterations']} iterations), the score from the observed-data "

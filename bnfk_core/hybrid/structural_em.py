@@ -15,16 +15,40 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy.special import xlogy
 
-from ..errors import StructureError
+from ..errors import DataError, StructureError
 from ..network.dag import DAG
-from .em import em_hybrid, expected_completions
+from .em import (
+    EM_COMPLETIONS,
+    EM_MAX_ITER,
+    EM_TOL,
+    Completions,
+    check_em_options,
+    completion_table,
+    em_hybrid,
+    family_sums,
+)
 from .model import HybridNet
 from .scoring import HYBRID_SCORES
 from .search import hybrid_hill_climb
 from .stats import VARIANCE_FLOOR, regress, variance_floor
 from .table import DISCRETE, NUMERIC, MixedData
 
-__all__ = ["ExpectedScorer", "StructuralEM", "structural_em_hybrid"]
+__all__ = [
+    "ExpectedScorer",
+    "StructuralEM",
+    "structural_em_hybrid",
+    "check_sem_options",
+    "SEM_MAX_ROUNDS",
+    "SEM_ROUND_ITERATIONS",
+    "SEM_ROUND_MOVES",
+]
+
+#: the most rounds (search on the expected scores, then EM) of structural EM
+SEM_MAX_ROUNDS = 10
+#: EM iterations per round, warm-started from the previous round's network (the last fit converges)
+SEM_ROUND_ITERATIONS = 5
+#: the most hill-climbing moves of one round's search (the next round goes on from there)
+SEM_ROUND_MOVES = 20
 
 
 class ExpectedScorer:
@@ -32,8 +56,9 @@ class ExpectedScorer:
 
     Parameters
     ----------
-    completed : list of (codes, xhat, cov, weights)
-        :func:`bnfk_core.hybrid.em.expected_completions` of ``data``.
+    completed : Completions, or list of (codes, xhat, cov, weights)
+        :func:`bnfk_core.hybrid.em.completion_table` (or :func:`~bnfk_core.hybrid.em.expected_completions`)
+        of ``data``.
     data : MixedData
     score : {"bic", "aic"}
     relative_floor : float
@@ -46,6 +71,8 @@ class ExpectedScorer:
     ):
         if score not in HYBRID_SCORES:
             raise StructureError(f"Unknown hybrid score '{score}'; choose one of {', '.join(HYBRID_SCORES)}.")
+        if not isinstance(completed, Completions):
+            completed = _as_table(completed, data)
         self.completed, self.score = completed, score
         self.kinds, self.cards, self.N = data.kinds, data.cardinalities, data.n_rows
         self.npos = {v: k for k, v in enumerate(data.numeric)}
@@ -77,32 +104,32 @@ class ExpectedScorer:
 
     def _compute(self, child: int, parents: tuple) -> float:
         self.evaluations += 1
+        S = family_sums(self.completed, self.kinds, self.cards, self.npos, child, parents)
         dps = [p for p in parents if self.kinds[p] == DISCRETE]
-        cps = [p for p in parents if self.kinds[p] == NUMERIC]
-        shape = [int(self.cards[p]) for p in dps]
-        q = int(np.prod(shape)) if dps else 1
-
-        def config(codes) -> int:
-            return int(np.ravel_multi_index([int(codes[p]) for p in dps], shape)) if dps else 0
-
+        q = int(np.prod([int(self.cards[p]) for p in dps])) if dps else 1
         if self.kinds[child] == DISCRETE:
-            r = int(self.cards[child])
-            counts = np.zeros((q, r))
-            for codes, _, _, w in self.completed:
-                counts[config(codes), int(codes[child])] += float(w.sum())
-            nj = counts.sum(axis=1)
-            ll = float(xlogy(counts, counts).sum() - xlogy(nj, nj).sum())
-            return ll - self._penalty(q * (r - 1))
-        cols = [self.npos[p] for p in cps] + [self.npos[child]]
-        k = len(cols) + 1
-        S = np.zeros((q, k, k))
-        for codes, xhat, C, w in self.completed:
-            z = np.column_stack([np.ones(xhat.shape[0]), xhat[:, cols]])
-            Cz = np.zeros((k, k))
-            Cz[1:, 1:] = C[np.ix_(cols, cols)]
-            S[config(codes)] += (z * w[:, None]).T @ z + float(w.sum()) * Cz
+            nj = S.sum(axis=1)
+            ll = float(xlogy(S, S).sum() - xlogy(nj, nj).sum())
+            return ll - self._penalty(q * (S.shape[1] - 1))
         _, _, loglik, _ = regress(S, self.floors[child])
-        return float(loglik.sum()) - self._penalty(q * (len(cps) + 2))
+        return float(loglik.sum()) - self._penalty(q * (S.shape[1]))
+
+
+def _as_table(completed, data: MixedData) -> Completions:
+    """A list of (codes, xhat, cov, weights) as :class:`~bnfk_core.hybrid.em.Completions`."""
+    sizes = [len(c[3]) for c in completed]
+    m = len(data.numeric)
+    return Completions(
+        np.zeros(sum(sizes), dtype=np.int64),
+        np.repeat(np.stack([np.asarray(c[0]) for c in completed]), sizes, axis=0)
+        if completed
+        else np.zeros((0, data.n_vars), int),
+        np.concatenate([c[1] for c in completed]) if completed else np.zeros((0, m)),
+        np.repeat(np.arange(len(completed)), sizes),
+        np.stack([c[2] for c in completed]) if completed else np.zeros((1, m, m)),
+        np.concatenate([c[3] for c in completed]) if completed else np.zeros(0),
+        float("nan"),
+    )
 
 
 @dataclass
@@ -117,17 +144,38 @@ class StructuralEM:
     notes: list = field(default_factory=list)
 
 
+def check_sem_options(max_rounds: int, round_iterations: int, round_moves: int | None) -> None:
+    """A DataError in one sentence naming the first of the structural-EM budgets that is not a whole number
+    of at least 1 (``round_moves`` may be None: unbounded)."""
+    for name, value in (
+        ("rounds of structural EM", max_rounds),
+        ("EM iterations per round", round_iterations),
+        ("search moves per round", round_moves),
+    ):
+        if value is None and name.startswith("search"):
+            continue
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+            raise DataError(f"The {name} must be a whole number of at least 1, not {value!r}.")
+
+
 def structural_em_hybrid(
     data: MixedData,
     score: str = "bic",
     max_parents: int | None = None,
     tabu_steps: int = 0,
-    max_rounds: int = 10,
+    max_rounds: int = SEM_MAX_ROUNDS,
     progress=None,
+    *,
+    round_iterations: int = SEM_ROUND_ITERATIONS,
+    round_moves: int | None = SEM_ROUND_MOVES,
+    tol: float = EM_TOL,
+    max_iter: int = EM_MAX_ITER,
 ) -> StructuralEM:
-    """Structural EM: start from the available-case hill climb and its EM fit; then, each round, search from
-    the current DAG on the expected scores of the current network's completions and refit the DAG found by
-    EM, until the DAG no longer changes (or ``max_rounds``).
+    """Structural EM: start from the available-case hill climb and a few EM iterations on it; then, each
+    round, search from the current DAG on the expected scores of the current network's completions (at most
+    ``round_moves`` moves) and run ``round_iterations`` EM iterations on the DAG found, warm-started from the
+    current network, until the DAG no longer changes (or ``max_rounds``).  The final DAG's parameters are then
+    run by EM to convergence (``tol``, ``max_iter``), again from the last network.
 
     Parameters
     ----------
@@ -136,7 +184,15 @@ def structural_em_hybrid(
     max_parents : int, optional
     tabu_steps : int
     max_rounds : int
+        :data:`SEM_MAX_ROUNDS`.
     progress : callable, optional
+    round_iterations : int
+        EM iterations per round (:data:`SEM_ROUND_ITERATIONS`); the rounds need the completions only to
+        rank structures, the last fit converges.
+    round_moves : int or None
+        The search budget of a round (:data:`SEM_ROUND_MOVES`; None: until no move gains).
+    tol, max_iter
+        The final EM fit's (:data:`~bnfk_core.hybrid.em.EM_TOL`, :data:`~bnfk_core.hybrid.em.EM_MAX_ITER`).
 
     Returns
     -------
@@ -146,21 +202,27 @@ def structural_em_hybrid(
     ----------
     Friedman, N. (1998), "The Bayesian structural EM algorithm", UAI.
     """
+    check_sem_options(max_rounds, round_iterations, round_moves)
+    check_em_options(tol, max_iter)
     dag = hybrid_hill_climb(data, score, max_parents, tabu_steps).dag
-    model = em_hybrid(dag, data)
+    model = em_hybrid(dag, data, max_iter=round_iterations, tol=tol)
     rounds = 0
+    budget = 10_000 if round_moves is None else int(round_moves)
     for rounds in range(1, int(max_rounds) + 1):
         if progress is not None:
             progress(min(0.95, rounds / (max_rounds + 1)), f"structural EM: round {rounds}")
-        completed, _ = expected_completions(model, model.align(data))
-        scorer = ExpectedScorer(completed, data, score)
+        scorer = ExpectedScorer(completion_table(model, model.align(data), EM_COMPLETIONS), data, score)
         found = hybrid_hill_climb(
-            data, score, max_parents, tabu_steps, scorer=scorer, start=dag.parent_indices()
+            data, score, max_parents, tabu_steps, max_moves=budget, scorer=scorer, start=dag.parent_indices()
         ).dag
         if found == dag:
             break
         dag = found
-        model = em_hybrid(dag, data)
+        model = em_hybrid(dag, data, max_iter=round_iterations, tol=tol, init=model)
+    model = em_hybrid(dag, data, max_iter=max_iter, tol=tol, init=model)
     ll = float(model.fit_info["observed_loglik"])
-    notes = [f"Structural EM: {rounds} round(s); parameters by EM over the missing cells."]
+    notes = [
+        f"Structural EM: {rounds} round(s); parameters by EM over the missing cells "
+        f"({model.fit_info['em_iterations']} iteration(s) of the final fit, relative tolerance {tol:g})."
+    ]
     return StructuralEM(dag, model, ll, rounds, notes)
