@@ -126,3 +126,24 @@ def test_python_dash_m_entry_point_and_argparse_errors():
     )
     assert res.returncode == 2 and res.stderr.startswith("error:") and "nope" in res.stderr
     assert "Traceback" not in res.stderr
+
+
+def test_a_half_drawn_progress_line_ends_with_its_own_call(monkeypatch, capsys):
+    """A command that leaves its progress bar short of 100 % finishes the line itself: the next call's
+    ``error:`` starts at the beginning of stderr, with no stray newline from the call before."""
+    import importlib
+
+    from bnfk_core.cli import common, warmup
+
+    cli_main = importlib.import_module("bnfk_core.cli.main")
+
+    def half_done(args):
+        common.progress_to_stderr(0.5, "halfway")
+        return None
+
+    monkeypatch.setattr(warmup, "_cmd_warmup", half_done)
+    assert cli_main.main(["warmup"]) == 0
+    first = capsys.readouterr().err
+    assert first.startswith("\r[ 50.0%] halfway") and first.endswith("\n")
+    assert cli_main.main(["learn", "no_such_file.csv"]) == 2
+    assert capsys.readouterr().err.startswith("error: ")

@@ -161,6 +161,7 @@ def main(argv=None) -> int:
             use_session_model(args, argv)
             check_result_output(args)
             result = args.func(args)
+            end_progress_line()  # a half-drawn bar ends here, not in the next call's first line
             if result is not None:
                 deliver(result, args)
     except BnfkError as exc:
