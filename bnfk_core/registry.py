@@ -474,6 +474,12 @@ LEARNING_OPTIONS = {
             "seeded perturbations of every tabu chain (hc), or climbs after the first (hc-greedy)",
         ),
         Option(
+            "budget",
+            Interval(int, 1, 10**12),
+            None,
+            "the most family scores the search computes before it stops exploring (None: no bound)",
+        ),
+        Option(
             "start",
             None,
             None,

@@ -62,6 +62,7 @@ def _cmd_learn(args) -> dict:
         ess=args.ess,
         forbid=tuple(forbid),
         require=tuple(require),
+        budget=args.budget,
     ).check()
     if args.engine == "dask":  # the counting pass and every EM E-step on the cluster's workers
         from ..data.runners import runner_for
@@ -139,6 +140,7 @@ def _discrete_search_options(args) -> dict:
     return {
         "--forbid": bool(args.forbid),
         "--require": bool(args.require),
+        "--budget": args.budget is not None,
         "--bootstrap": bool(args.bootstrap),
         "the KGV's own options (--kappa, --sigma, --kgv-kernel, --kgv-bin-numbers, --kgv-markov-blanket)": (
             args.kappa is not None
@@ -283,6 +285,15 @@ def register(sub) -> None:
     add_hidden_alias(p, "--k", "kdb_k", type=int_at_least(0, 64))
     readers = ", ".join(n for n, s in LEARNERS.items() if s.applies("max_parents"))
     p.add_argument("--max-parents", type=int_at_least(0), default=None, help=f"in-degree bound for {readers}")
+    budgeted = ", ".join(n for n, s in LEARNERS.items() if s.applies("budget"))
+    p.add_argument(
+        "--budget",
+        type=int_at_least(1, 10**12),
+        default=None,
+        metavar="SCORES",
+        help=f"the most family scores the search of {budgeted} computes before it stops exploring (default: "
+        "no bound; deterministic: one seed and budget give one network)",
+    )
     p.add_argument(
         "--ess",
         type=float_in(0, 1e6, low_open=True),

@@ -17,7 +17,7 @@ from ..errors import StructureError, shorten
 from .scores import LocalScorer
 from .trees import parents_from_arcs
 
-__all__ = ["hill_climb", "learn_hc", "reachability", "start_parents"]
+__all__ = ["hill_climb", "learn_hc", "reachability", "start_parents", "GainRows"]
 
 
 # ---------------------------------------------------------------------- hill climbing
@@ -191,17 +191,19 @@ def hill_climb(
     return parents_from_arcs(n, arcs)
 
 
-def child_families(parents, children, ys, maxp: float) -> list[tuple[int, tuple[int, ...]]]:
+def child_families(parents, children, ys, maxp: float, rows=None) -> list[tuple[int, tuple[int, ...]]]:
     """The families (child, sorted parents) that the gains of the moves touching the parents of each of ``ys``
     read:
     y's own family, y with one more parent, with one parent fewer, and both families of every reversal of an
-    arc into or out of y (the terms of :func:`_climb`'s ``refresh_child`` and the tabu search's)."""
+    arc into or out of y (the terms of :func:`_climb`'s ``refresh_child`` and the tabu search's).  ``rows``
+    (:class:`GainRows`): the additions into a y whose gains it holds already are left out."""
     n = len(parents)
     keys = []
     for y in ys:
         py = parents[y]
-        keys.append((y, tuple(sorted(py))))
-        if len(py) + 1 <= maxp:
+        own = tuple(sorted(py))
+        keys.append((y, own))
+        if len(py) + 1 <= maxp and (rows is None or (y, own) not in rows.rows):
             keys += [(y, tuple(sorted((*py, x)))) for x in range(n) if x != y and x not in py]
         for x in py:
             keys.append((y, tuple(sorted(py - {x}))))
@@ -212,6 +214,49 @@ def child_families(parents, children, ys, maxp: float) -> list[tuple[int, tuple[
                 keys.append((y, tuple(sorted((*py, z)))))
             keys.append((z, tuple(sorted(parents[z] - {y}))))
     return keys
+
+
+class GainRows:
+    """The gains of adding one parent, per family: ``row(y, py)`` is the array over x of
+    ``round(score(y, py + x) - score(y, py), 6)`` (-inf where x is y or already a parent), the additions
+    into y that :func:`_climb` and the tabu search read whenever y's parents change.  A row depends on the
+    family alone, not on the rest of the graph, so the rows are kept on the scorer (its ``gain_rows``, beside
+    its cache of family scores) and shared by every climb, walk and chain of a search on it: the climbs of
+    other seeds and the walks back through a graph seen before read a row instead of n family scores.  The
+    values are the floats the family scores give, so the moves do not change."""
+
+    def __init__(self, scorer, n: int):
+        self.scorer, self.n = scorer, n
+        self.cache = scorer.cache if isinstance(scorer, LocalScorer) else {}
+        shared = getattr(scorer, "gain_rows", None)
+        self.rows: dict = shared if isinstance(shared, dict) else {}
+        self.fetch = getattr(scorer, "prefetch", None)  # scorers that count a batch of families at once
+
+    def local(self, v: int, ps) -> float:
+        key = (v, tuple(sorted(ps)))
+        val = self.cache.get(key)
+        return self.scorer(v, key[1]) if val is None else val
+
+    def row(self, y: int, own: tuple, old: float) -> np.ndarray:
+        """The rounded gains of adding each x -> y to the parents ``own`` (sorted) of y, whose score is
+        ``old``."""
+        key = (y, own)
+        got = self.rows.get(key)
+        if got is None:
+            got = np.full(self.n, -np.inf)
+            taken = set(own)
+            for x in range(self.n):
+                if x != y and x not in taken:
+                    got[x] = round(float(self.local(y, (*own, x)) - old), 6)
+            got.flags.writeable = False
+            self.rows[key] = got
+        return got
+
+    def prefetch(self, parents, children, ys, maxp: float) -> None:
+        """Hand the scorer, in one batch, the families that refreshing the gains of ``ys`` reads and no row
+        holds yet."""
+        if self.fetch is not None:
+            self.fetch(child_families(parents, children, ys, maxp, self))
 
 
 def start_parents(start, n: int):
@@ -318,13 +363,10 @@ def _climb(
     if start is not None:
         R = reachability(children)
 
-    # a LocalScorer's cache read directly (its key: child, sorted parents): the climb asks ~40 scores per move
-    cache = scorer.cache if isinstance(scorer, LocalScorer) else {}
-
-    def local(v, ps) -> float:
-        key = (v, tuple(sorted(ps)))
-        val = cache.get(key)
-        return scorer(v, key[1]) if val is None else val
+    # a LocalScorer's cache read directly (its key: child, sorted parents), and the rows of addition gains
+    # shared by every climb on the scorer
+    rows = GainRows(scorer, n)
+    local = rows.local
 
     def refresh_flip(x: int, y: int) -> None:
         px, py = parents[x], parents[y]
@@ -337,11 +379,10 @@ def _climb(
     def refresh_child(y: int) -> None:
         """Every gain that reads the parents of y: additions into y, removals and reversals of its arcs."""
         py = parents[y]
-        old = local(y, py)
+        own = tuple(sorted(py))
+        old = local(y, own)
         if len(py) + 1 <= maxp:
-            for x in range(n):
-                if x != y and x not in py:
-                    add[x, y] = round(float(local(y, (*py, x)) - old), 6)
+            add[:, y] = rows.row(y, own, old)
         else:
             add[:, y] = NEG
         for x in py:
@@ -350,11 +391,8 @@ def _climb(
         for z in children[y]:
             refresh_flip(y, z)
 
-    fetch = getattr(scorer, "prefetch", None)  # scorers that count a batch of families at once
-
     def prefetch(ys) -> None:
-        if fetch is not None:
-            fetch(child_families(parents, children, ys, maxp))
+        rows.prefetch(parents, children, ys, maxp)
 
     prefetch(range(n))
     for y in range(n):

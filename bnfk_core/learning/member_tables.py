@@ -70,10 +70,7 @@ class MemberTables:
 
     def prefetch(self, member_sets) -> None:
         """Count, in one batch, those of ``member_sets`` (sorted tuples) whose table is not kept."""
-        todo = []
-        for members in member_sets:
-            if members not in self._tables and members not in todo:
-                todo.append(members)
+        todo = list(dict.fromkeys(m for m in member_sets if m not in self._tables))  # first seen first
         if not todo:
             return
         tables = self._count(todo)

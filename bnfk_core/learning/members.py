@@ -79,7 +79,7 @@ LEARNERS = (
         uses_score=True,
         learn=lazy("bnfk_core.learning.tabu", "learn_tabu"),
         pair_bytes=32,
-        options=_CLIMB,
+        options=(*_CLIMB, LEARNING_OPTIONS["budget"]),
     ),
     LearnerSpec(
         "hc-greedy",

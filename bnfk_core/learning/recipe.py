@@ -29,7 +29,7 @@ import dataclasses
 from dataclasses import dataclass
 
 from ..errors import StructureError
-from ..registry import ESTIMATORS, LEARNERS, MISSING_DATA, SCORES
+from ..registry import ESTIMATORS, LEARNERS, LEARNING_OPTIONS, MISSING_DATA, SCORES
 
 __all__ = ["Recipe", "DEFAULT_RECIPE", "Learned", "learn_recipe", "recipe_of", "fit_recipe"]
 
@@ -66,6 +66,8 @@ class Recipe:
         ``"A->B, C->D"`` is read too (:func:`~bnfk_core.learning.knowledge.parse_arcs`).  Only the learners
         that declare them honour them (``hc``, ``hc-greedy``, ``tree``, ``exact``); :meth:`check` refuses
         another.
+    budget : int or None
+        The most family scores the search computes before it stops exploring (``hc`` only; None: no bound).
     """
 
     structure: str = "tree"
@@ -79,6 +81,7 @@ class Recipe:
     ess: float = 1.0
     forbid: tuple = ()
     require: tuple = ()
+    budget: int | None = None
 
     def check(self) -> Recipe:
         """This recipe with its names lower-cased and its arcs as tuples of pairs, or a one-sentence error
@@ -102,6 +105,15 @@ class Recipe:
             raise StructureError(f"The equivalent sample size (ess) must be positive, not {self.ess!r}.")
         if self.max_parents is not None and int(self.max_parents) < 0:
             raise StructureError(f"max_parents must be 0 or more, not {self.max_parents!r}.")
+        if self.budget is not None:
+            if not spec.applies("budget"):
+                takers = ", ".join(n for n, s in LEARNERS.items() if s.applies("budget"))
+                raise StructureError(
+                    f"A search budget is an option of {takers}; method '{spec.name}' does not take one."
+                )
+            LEARNING_OPTIONS["budget"].check(
+                self.budget, f"structure-learning method '{spec.name}'", StructureError
+            )
         return dataclasses.replace(self, **out)
 
     def replace(self, **changes) -> Recipe:
@@ -111,11 +123,14 @@ class Recipe:
 
     def to_dict(self) -> dict:
         """The fields as a dict (hashable values: arcs as tuples); ``forbid`` and ``require`` only when they
-        hold arcs, so a recipe without knowledge has the keys it always had (links, session files, JSON)."""
+        hold arcs and ``budget`` only when it is set, so a recipe without them has the keys it always had
+        (links, session files, JSON)."""
         out = dataclasses.asdict(self)
         for f in ("forbid", "require"):
             if not out[f]:
                 del out[f]
+        if out["budget"] is None:
+            del out["budget"]
         return out
 
     @classmethod
@@ -251,6 +266,8 @@ def learn_recipe(
     options = {"max_parents": recipe.max_parents, "k": recipe.k, "seed": recipe.seed}
     if recipe.forbid or recipe.require:
         options.update(forbid=list(recipe.forbid), require=list(recipe.require))
+    if recipe.budget is not None:
+        options["budget"] = recipe.budget
     if LEARNERS[recipe.structure].needs_class and not with_class:
         res = learn_feature_structure(
             data,

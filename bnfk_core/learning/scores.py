@@ -260,6 +260,8 @@ class LocalScorer:
         self._wf = None if self.weights is None else np.asarray(self.weights, dtype=np.float64)
         self._int = self.weights is None or self.weights.dtype.kind != "f"
         self.cache: dict[tuple[int, tuple[int, ...]], float] = {}
+        # the searches' gains of adding one parent, per family (hill_climb.GainRows)
+        self.gain_rows: dict = {}
         self._members = None  # the members' tables, once a search asks for a batch (:meth:`prefetch`)
 
     @property

@@ -102,6 +102,7 @@ class LearnTask:
     max_iter: int = 1_000_000
     epsilon: float = 1e-4
     restarts: int | None = None
+    budget: int | None = None
     progress: Progress | None = None
     rows_used: int = 0
     source: str = "the data"
@@ -164,6 +165,7 @@ def learn_structure(
     tabu: int = 100,
     epsilon: float = 1e-4,
     restarts: int | None = None,
+    budget: int | None = None,
     score_options: dict | None = None,
     scorer: LocalScorer | None = None,
     start: Sequence[Sequence[int]] | None = None,
@@ -196,6 +198,9 @@ def learn_structure(
     restarts : ``hc``: the seeded perturbations (kicks) of every chain of the tabu search (default None:
         :data:`~bnfk_core.learning.tabu.ILS_KICKS`); ``hc-greedy`` also climbs with seeds
         ``seed+1 .. seed+restarts`` and keeps the best DAG (default None: 4, best of 5 climbs).
+    budget : ``hc`` only: the most family scores the search computes before it stops exploring (default
+        None: no bound; :func:`~bnfk_core.learning.tabu.learn_tabu`).  Counted in scores, not seconds, so one
+        seed gives one DAG on every machine.
     score_options : options of a score with its own scorer (``kgv``: ``kappa``, ``sigma``, ``kernel``,
         ``bin_numbers``); the numeric columns ``data.numbers`` are offered to it as raw values.
     scorer : a ready :class:`~bnfk_core.learning.scores.LocalScorer` over ``data``'s columns in place of the
@@ -241,6 +246,11 @@ def learn_structure(
         cls = variables.index(cls_name)
     if start is not None and method not in ("hc", "hc-greedy"):
         raise StructureError(f"A start graph is a hill-climbing option; method '{method}' does not take one.")
+    if budget is not None and not LEARNERS[method].applies("budget"):
+        takers = ", ".join(n for n, s in LEARNERS.items() if s.applies("budget"))
+        raise StructureError(
+            f"A search budget is an option of {takers}; method '{method}' does not take one."
+        )
     if start is not None:  # checked where it enters: n parent lists of node indices, acyclic
         from .hill_climb import start_parents
 
@@ -251,7 +261,9 @@ def learn_structure(
     if too_wide:
         raise StructureError(f"{too_wide} Use 'hc' or drop columns.")
     asked = dict(k=k, max_parents=max_parents, seed=seed, tabu=tabu, max_iter=max_iter, epsilon=epsilon)
-    LEARNERS[method].check_task(LearnTask(variables, cls, score, restarts=restarts, start=start, **asked))
+    LEARNERS[method].check_task(
+        LearnTask(variables, cls, score, restarts=restarts, budget=budget, start=start, **asked)
+    )
     forbid, require = knowledge_for(method, variables, forbid, require, max_parents)
 
     def report(frac, msg):
@@ -296,6 +308,7 @@ def learn_structure(
         max_iter=max_iter,
         epsilon=epsilon,
         restarts=restarts,
+        budget=budget,
         progress=progress,
         rows_used=used,
         source=getattr(data, "source", "the data"),

@@ -21,7 +21,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from ..errors import StructureError
-from .hill_climb import child_families, hill_climb, reachability, start_parents
+from .hill_climb import GainRows, hill_climb, reachability, start_parents
 from .scores import LocalScorer
 
 __all__ = [
@@ -33,6 +33,7 @@ __all__ = [
     "GREEDY_CHAINS",
     "TABU_TENURE",
     "TABU_PATIENCE",
+    "scores_computed",
 ]
 
 
@@ -60,14 +61,10 @@ class _Moves:
     def __init__(self, scorer, n: int, maxp: float, prio: np.ndarray, allowed: np.ndarray | None = None):
         self.scorer, self.n, self.maxp, self.prio = scorer, n, maxp, prio.reshape(3, n, n)
         self.allowed = allowed  # the moves the arc constraints leave (knowledge.move_mask); None: every move
-        self.cache = scorer.cache if isinstance(scorer, LocalScorer) else {}
+        self.rows = GainRows(scorer, n)  # family scores and addition gains, shared with the greedy climbs
+        self.local = self.rows.local
         self.no_loop = ~np.eye(n, dtype=bool)
         self.load([()] * n)
-
-    def local(self, v: int, ps) -> float:
-        key = (v, tuple(sorted(ps)))
-        val = self.cache.get(key)
-        return self.scorer(v, key[1]) if val is None else val
 
     def load(self, parents) -> None:
         n = self.n
@@ -95,9 +92,7 @@ class _Moves:
     def _prefetch(self, ys) -> None:
         """Hand the scorer, in one batch, every family that refreshing the gains of ``ys`` reads (their own
         families, their additions, removals and reversals), for scorers that count batches (``prefetch``)."""
-        fetch = getattr(self.scorer, "prefetch", None)
-        if fetch is not None:
-            fetch(child_families(self.parents, self.children, ys, self.maxp))
+        self.rows.prefetch(self.parents, self.children, ys, self.maxp)
 
     def _refresh_flip(self, x: int, y: int) -> None:
         px, py = self.parents[x], self.parents[y]
@@ -111,9 +106,7 @@ class _Moves:
         py, old = self.parents[y], self.fam[y]
         add, rem = self.gain[0], self.gain[1]
         if len(py) + 1 <= self.maxp:
-            for x in range(self.n):
-                if x != y and x not in py:
-                    add[x, y] = round(float(self.local(y, (*py, x)) - old), 6)
+            add[:, y] = self.rows.row(y, tuple(sorted(py)), old)
         else:
             add[:, y] = -np.inf
         for x in py:
@@ -236,6 +229,7 @@ def tabu_search(
     progress: Callable[[float, str], None] | None = None,
     forbid: Sequence[tuple[int, int]] = (),
     require: Sequence[tuple[int, int]] = (),
+    budget: int | None = None,
 ) -> list[tuple[int, ...]]:
     """Iterated tabu search over DAGs on a decomposable score: it does not stop at the first local optimum.
 
@@ -270,6 +264,13 @@ def tabu_search(
     ``forbid`` and ``require`` ((parent, child) index pairs, :mod:`bnfk_core.learning.knowledge`): every chain
     starts from its graph with the required arcs added, and no climb, walk, kick or pruning step adds a
     forbidden arc or removes or reverses a required one, so the result honours both.
+
+    ``budget``: the most family scores (new entries of the scorer's cache, :func:`scores_computed`) this call
+    computes before it stops exploring; None: no bound.  It is checked at every step of a tabu walk and before
+    every kick and chain: once it is spent, the walk ends, no kick or chain starts, and the graphs of
+    ``also_from`` whose chains did not run still compete for the result.  A climb that started runs to its
+    local optimum, and so does the final climb, so the search may compute a few scores beyond the budget.
+    Counted in scores, not seconds: the same seed and budget give the same DAG on every machine.
     """
     from .knowledge import move_mask, with_required
 
@@ -288,6 +289,12 @@ def tabu_search(
     ]
     kick_size = max(3, n // 10) if kick_size is None else int(kick_size)
     best, best_score = None, -math.inf
+    first_greedy = int(restarts) + 1  # chain_starts[first_greedy:] are the graphs of also_from
+    spent0 = scores_computed(scorer)
+
+    def over() -> bool:
+        return budget is not None and scores_computed(scorer) - spent0 >= budget
+
     rounds, done = len(chain_starts) * (int(kicks) + 1), 0
 
     def walk(chain_best, chain_score):
@@ -296,7 +303,7 @@ def tabu_search(
             chain_best, chain_score = state.snapshot(), state.total
         until = np.zeros((n, n), dtype=np.int64)  # the step from which a move on the pair is free again
         step = stall = 0
-        while stall < patience and step < max_iter:
+        while stall < patience and step < max_iter and not over():
             step += 1
             legal = state.legal()
             free = legal & (until <= step)[None] & (until.T <= step)[None]
@@ -314,6 +321,12 @@ def tabu_search(
         return chain_best, chain_score
 
     for chain, first in enumerate(chain_starts):
+        if chain and over():  # the budget is spent: the greedy optima left compete as they are
+            for g in chain_starts[max(chain, first_greedy) :]:
+                state.load(g)
+                if state.total > best_score + epsilon:
+                    best, best_score = state.snapshot(), state.total
+            break
         if chain:
             state.prio = order()
         state.load(first)
@@ -327,6 +340,8 @@ def tabu_search(
                     f"of {kicks}, best score {max(best_score, chain_score):.2f}",
                 )
             done += 1
+            if kick and over():
+                break
             if kick:
                 state.load(chain_best)
                 state.prio = order()
@@ -344,34 +359,49 @@ def tabu_search(
     return state.snapshot()
 
 
+def scores_computed(scorer) -> int:
+    """The family scores ``scorer`` has computed so far: the size of its cache (0 for a scorer without one,
+    which no budget then bounds)."""
+    cache = getattr(scorer, "cache", None)
+    return len(cache) if isinstance(cache, dict) else 0
+
+
 def learn_tabu(scorer: LocalScorer, task) -> list[tuple[int, ...]]:
     """``hc``: the iterated tabu search (:func:`tabu_search`) with ``task.restarts`` perturbations per chain
     (None:
     the default :data:`ILS_KICKS`), tie-breaking and kicks drawn from ``task.seed``; its last
     :data:`GREEDY_CHAINS` chains start from the best distinct local optima of :data:`GREEDY_CLIMBS` greedy
     climbs (``hc-greedy``'s, seeds ``seed ..``), so ``hc`` never scores below ``hc-greedy`` (by more than
-    ``epsilon``)."""
+    ``epsilon``).  ``task.budget`` (None: no bound) caps the family scores the whole search computes: the
+    greedy climbs stop starting at half of it (the first always runs), :func:`tabu_search` spends the rest;
+    then the result need not reach ``hc-greedy``'s, only the best of the climbs that ran."""
     if task.rows_used < 2:
         raise StructureError(
             f"Hill climbing needs at least two complete rows; {task.source} has {task.rows_used}."
         )
     kicks = ILS_KICKS if task.restarts is None else max(int(task.restarts), 0)
     start, seed = getattr(task, "start", None), int(task.seed)
-    greedy = [
-        hill_climb(
-            scorer,
-            task.variables,
-            max_parents=task.max_parents,
-            tabu=task.tabu,
-            max_iter=task.max_iter,
-            epsilon=task.epsilon,
-            seed=seed + r,
-            start=start,
-            forbid=task.forbid or (),
-            require=task.require or (),
+    budget = getattr(task, "budget", None)
+    spent0 = scores_computed(scorer)
+    greedy = []
+    for r in range(GREEDY_CLIMBS):
+        # within a budget the greedy climbs take at most half of it (the first always runs)
+        if r and budget is not None and 2 * (scores_computed(scorer) - spent0) >= budget:
+            break
+        greedy.append(
+            hill_climb(
+                scorer,
+                task.variables,
+                max_parents=task.max_parents,
+                tabu=task.tabu,
+                max_iter=task.max_iter,
+                epsilon=task.epsilon,
+                seed=seed + r,
+                start=start,
+                forbid=task.forbid or (),
+                require=task.require or (),
+            )
         )
-        for r in range(GREEDY_CLIMBS)
-    ]
     optima = {}  # the distinct local optima of the climbs, first seen first
     for g in greedy:
         optima.setdefault(tuple(tuple(p) for p in g), scorer.total(g))
@@ -390,6 +420,7 @@ def learn_tabu(scorer: LocalScorer, task) -> list[tuple[int, ...]]:
         progress=task.progress,
         forbid=task.forbid or (),
         require=task.require or (),
+        budget=None if budget is None else max(budget - (scores_computed(scorer) - spent0), 0),
     )
     task.notes.append(
         f"iterated tabu search on the {task.score} score: {ILS_RESTARTS + 1} chains from the start and "
@@ -399,5 +430,11 @@ def learn_tabu(scorer: LocalScorer, task) -> list[tuple[int, ...]]:
         f"{TABU_TENURE}, patience {TABU_PATIENCE}) and {kicks} seeded perturbations (seed {task.seed})"
         + (" from the given graph" if getattr(task, "start", None) is not None else "")
         + (f", at most {task.max_parents} parents" if task.max_parents is not None else "")
+        + (
+            ""
+            if budget is None
+            else f"; {len(greedy)} greedy climbs and {scores_computed(scorer) - spent0:,} family scores "
+            f"within the budget of {budget:,}"
+        )
     )
     return parents
