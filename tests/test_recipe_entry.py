@@ -23,8 +23,10 @@ RECORDED = {
     ("tree", "em"): (17, -2310.3742853387166),
     ("hc", "complete-rows"): (8, -802.2848290426607),
     ("hc", "available-case"): (18, -2143.8355392669423),
-    ("hc", "em"): (17, -2054.253908634225),
+    ("hc", "em"): (16, -2054.544934617845),  # structural EM's default round search, greedy climbs
 }
+#: structural EM with a full hc search in every round (round_search "full", the rounds' former search)
+RECORDED_FULL_ROUNDS = (17, -2054.253908634225)
 
 
 @pytest.fixture(scope="module")
@@ -94,3 +96,20 @@ def test_the_imputers_network_is_the_entry_points_over_every_column(holed):
     res, net = learn_for_imputation(holed, "tree", missing_data="em")
     learned = learn_recipe(holed, Recipe(structure="tree", missing_data="em"), with_class=True)
     assert net.dag == learned.dag and res.score == pytest.approx(-2384.942392286576, rel=1e-9)
+
+
+def test_full_round_searches_keep_the_former_network(holed):
+    """round_search "full" runs hc's whole search in every round, as structural EM did before its rounds
+    were bounded: the same network and score as then."""
+    res, _, _ = structural_em(
+        holed.without_class(),
+        "hc",
+        score="bic",
+        params="bdeu",
+        pseudo_count=1.0,
+        k=2,
+        seed=0,
+        round_search="full",
+    )
+    n_arcs, score = RECORDED_FULL_ROUNDS
+    assert res.dag.n_arcs == n_arcs and res.score == pytest.approx(score, rel=1e-9)

@@ -432,6 +432,8 @@ def structural_em(
     complete = not (np.asarray(data.codes) < 0).any()  # no missing cell: the first network is the answer
     bounded = round_search != "full" and str(method).lower() == "hc" and not complete
     label = None if start is None else start.method
+    # the greedy climbs take no search budget (an option of hc's full search): it bounds each full search
+    climb_learn = {k: v for k, v in learn.items() if k != "budget"}
     if start is None:
         first = (
             None if progress is None else (lambda f, msg: progress(0.3 * f, f"structural EM, start: {msg}"))
@@ -443,7 +445,7 @@ def structural_em(
             seed=seed,
             scorer=_available_case_scorer(data, score, learn, runner),
             progress=first,
-            **learn,
+            **(climb_learn if bounded else learn),
         )
     label = label or str(method).lower()
     dag = start.dag
@@ -481,7 +483,7 @@ def structural_em(
             e_step = (model, scorer)
         if climbing:
             climbs += 1
-            options = dict(learn, restarts=0, start=dag.parent_indices())
+            options = dict(climb_learn, restarts=0, start=dag.parent_indices())
             res = learn_structure(
                 data, "hc-greedy", score=score, seed=seed, scorer=scorer, progress=step, **options
             )
