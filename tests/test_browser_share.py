@@ -60,6 +60,9 @@ def _view(page) -> dict:
     where it came from, so it differs), and the Clustering page's metrics."""
     side = page.locator('[data-testid="stSidebar"]').inner_text()
     _go(page, "Clustering")
+    # the heading draws before the clustering finishes: read the metrics once the last of them is there
+    page.get_by_test_id("stMetric").filter(has_text="Clusters used").first.wait_for(timeout=90_000)
+    _settle(page)
     metrics = [m.inner_text() for m in page.locator('[data-testid="stMetric"]').all()]
     lines = side.splitlines()
     return {
