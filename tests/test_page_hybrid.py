@@ -369,3 +369,57 @@ def test_a_session_file_carries_the_number_category_switches():
     for bad in ({"nope": "number"}, {"glu": "text"}):
         with pytest.raises(SessionError, match='"numbers" maps feature columns'):
             parse_session(json.dumps({**doc, "numbers": bad}))
+
+
+def test_the_kernel_page_reuses_the_network_learned_on_an_incomplete_table(monkeypatch):
+    """With missing cells the network Home learned (structural EM) is the Kernel page's: no second EM fit of
+    the same DAG, and the heatmap is the hybrid Fisher kernel of that very network."""
+    import bnfk_core.hybrid as hybrid_face
+    from bnfk_core.kernels import hybrid_fisher_gram
+    from bnfk_core.kernels.embed import sample_rows
+
+    lines = CONTENT.decode().splitlines()
+    rng = np.random.default_rng(5)
+    for r in rng.choice(np.arange(1, len(lines)), 40, replace=False):  # X blank in 40 rows
+        cells = lines[r].split(",")
+        cells[2] = ""
+        lines[r] = ",".join(cells)
+    content = ("\n".join(lines) + "\n").encode()
+    real, fits = hybrid_face.learn_hybrid_network, []
+
+    def counting(data, **kw):
+        fits.append(kw.get("dag"))
+        return real(data, **kw)
+
+    monkeypatch.setattr(hybrid_face, "learn_hybrid_network", counting)
+    at = page_app(
+        "structure.py",
+        240,
+        dataset="upload",
+        upload=(NAME, content),
+        class_column=None,
+        missing_policy="missing",
+    ).run()
+    assert_clean(at)
+    at.session_state["kernel_rows"] = 60
+    at.session_state["kernel_normalize"] = False
+    at.session_state["kernel_order"] = "data"
+    at = at.switch_page("pages/kernel.py").run()
+    assert_clean(at)
+    assert fits and fits[0] is None, "Home's structure is searched"
+    assert [d for d in fits if d is not None] == [], "the learned network was fitted again"
+    data = load_mixed(io.BytesIO(content), numeric_columns=["X", "Y"])
+    learned = real(data)  # searched here, outside the app's caches
+    assert DAG.from_dict(at.session_state["structure"]["dag"]).sorted_arcs() == learned.dag.sorted_arcs()
+    rows = sample_rows(600, 60, int(at.session_state["kernel_seed"]))
+    K = hybrid_fisher_gram(learned.model, data.subset(rows))
+    heat = [
+        _arr(t["z"]).reshape(-1)
+        for c in at.get("plotly_chart")
+        for t in json.loads(c.proto.spec)["data"]
+        if t.get("type") == "heatmap"
+        and "z" in t
+        and "hybrid" in json.dumps(json.loads(c.proto.spec)["layout"])
+    ]
+    assert heat
+    np.testing.assert_allclose(heat[0], K.reshape(-1), rtol=1e-6, atol=1e-6)

@@ -255,16 +255,26 @@ def learned(score: str = "bic", tabu_steps: int = 0, max_parents: int | None = N
     if hit is not None:
         return hit
     out = learn_hybrid_network(mixed(), score=score, tabu_steps=int(tabu_steps), max_parents=max_parents)
+    # the network found is also the fitted network of its DAG (the pages after Home reuse it, unrefitted)
+    out.model.fit_info["notes"] = " ".join(out.notes)
+    _remember(_MODELS, _fitted_key(tk, out.dag), content, out.model)
     return _remember(_MODELS, key, content, out)
 
 
+def _fitted_key(tk: tuple, d: DAG) -> tuple:
+    return (tk, "fitted", json.dumps(d.to_dict(), sort_keys=True))
+
+
 def fitted(d: DAG) -> HybridNet:
-    """The CLG network of the structure ``d`` fitted to :func:`mixed` (maximum likelihood; EM over missing
-    cells), cached per table and structure."""
+    """The CLG network of the structure ``d`` on :func:`mixed`, cached per table and structure.
+
+    The network :func:`learned` found, when ``d`` is its DAG: on a complete table that is the maximum-
+    likelihood fit of ``d`` itself; with missing cells it is structural EM's last fit of ``d``. Any other
+    DAG is fitted afresh (maximum likelihood; EM over the missing cells)."""
     from bnfk_core.hybrid import learn_hybrid_network
 
     tk, content = _table_key()
-    key = (tk, "fitted", json.dumps(d.to_dict(), sort_keys=True))
+    key = _fitted_key(tk, d)
     hit = _recall(_MODELS, key, content)
     if hit is not None:
         return hit
