@@ -23,6 +23,7 @@ from bnfk_core.hybrid import (
     marginal_log_density,
     numeric_moments,
     read_hybrid,
+    six_node_clg,
     write_hybrid,
 )
 from bnfk_core.network.dag import DAG
@@ -33,26 +34,11 @@ KINDS = ("discrete", "discrete", "discrete", "numeric", "numeric", "numeric")
 
 
 def true_net() -> HybridNet:
-    """3 discrete + 3 Gaussian nodes: A -> B -> C; A -> X; X, C -> Y; Y, B -> Z."""
-    dag = DAG(NODES, ARCS)
-    cpts = (
-        np.array([[0.4, 0.6]]),
-        np.array([[0.7, 0.2, 0.1], [0.1, 0.3, 0.6]]),
-        np.array([[0.8, 0.2], [0.5, 0.5], [0.15, 0.85]]),
-        None,
-        None,
-        None,
-    )
-    gs = (
-        None,
-        None,
-        None,
-        LinearGaussian(np.array([[-1.0], [2.0]]), np.array([1.0, 0.5])),
-        LinearGaussian(np.array([[0.5, 1.5], [-1.0, -0.8]]), np.array([0.6, 0.9])),
-        LinearGaussian(np.array([[0.0, 1.0], [3.0, 0.5], [-2.0, -1.2]]), np.array([0.4, 1.0, 0.7])),
-    )
-    states = (("a0", "a1"), ("b0", "b1", "b2"), ("c0", "c1"), (), (), ())
-    return HybridNet(dag, KINDS, states, cpts, gs)
+    """3 discrete + 3 Gaussian nodes: A -> B -> C; A -> X; X, C -> Y; Y, B -> Z (the package's
+    :func:`~bnfk_core.hybrid.six_node_clg`, its nodes, arcs and kinds checked against this module's)."""
+    net = six_node_clg()
+    assert list(net.dag.nodes) == NODES and set(net.dag.arcs) == set(ARCS) and tuple(net.kinds) == KINDS
+    return net
 
 
 @pytest.fixture(scope="module")
