@@ -227,7 +227,8 @@ class GainRows:
 
     def __init__(self, scorer, n: int):
         self.scorer, self.n = scorer, n
-        self.cache = scorer.cache if isinstance(scorer, LocalScorer) else {}
+        cache = getattr(scorer, "cache", None)  # family scores by (child, sorted parents)
+        self.cache = cache if isinstance(cache, dict) else {}
         shared = getattr(scorer, "gain_rows", None)
         self.rows: dict = shared if isinstance(shared, dict) else {}
         self.fetch = getattr(scorer, "prefetch", None)  # scorers that count a batch of families at once
@@ -363,8 +364,8 @@ def _climb(
     if start is not None:
         R = reachability(children)
 
-    # a LocalScorer's cache read directly (its key: child, sorted parents), and the rows of addition gains
-    # shared by every climb on the scorer
+    # the scorer's cache of family scores read directly (its key: child, sorted parents), and the rows of
+    # addition gains shared by every climb on the scorer
     rows = GainRows(scorer, n)
     local = rows.local
 

@@ -451,6 +451,9 @@ class KGVScorer:
             None if weights is None else np.ascontiguousarray(np.asarray(weights)[complete], dtype=np.int64)
         )
         self.cache: dict[tuple[int, tuple[int, ...]], float] = {}
+        #: the addition gains of each family, shared by every climb and walk on this scorer
+        #: (:class:`~bnfk_core.learning.hill_climb.GainRows`)
+        self.gain_rows: dict = {}
         #: local scores computed from the statistics, and families refused by the Markov-blanket pruning
         self.evaluations = 0
         self.pruned = 0
