@@ -195,3 +195,37 @@ def test_small_batches_run_on_one_thread(monkeypatch):
     monkeypatch.setattr(counts, "THREADS_MIN_PASSES", 64 * 2)
     family_tables(shifted, [[0, 1], [2, 3]], cards)
     assert asked[0] == min(numba.get_num_threads(), numba.config.NUMBA_NUM_THREADS, 2)
+
+
+@pytest.mark.parametrize("weights", ["none", "whole", "fractional"])
+def test_tables_summed_out_of_a_larger_kept_one_are_the_counted_floats(weights):
+    """A member set one complete column smaller than a kept table is summed out of it, not counted: the
+    table equals a direct pass bit for bit; a column with missing cells is never summed out (a pass counts
+    the rows it leaves blank), and fractional weights always get a pass."""
+    from bnfk_core.learning.member_tables import MemberTables
+
+    rng = np.random.default_rng(8)
+    n_rows, cards = 600, [3, 2, 4, 2, 3]
+    codes = np.column_stack([rng.integers(0, r, n_rows) for r in cards])
+    codes[rng.random(n_rows) < 0.2, 1] = -1  # column 1 has missing cells
+    w = {
+        "none": None,
+        "whole": rng.integers(1, 4, n_rows).astype(float),
+        "fractional": rng.random(n_rows),
+    }[weights]
+    colmat = code_matrix(codes, cards)
+    kept = MemberTables(colmat, cards, w)
+    big = [tuple(sorted(m)) for m in itertools.combinations(range(5), 3)]
+    small = [tuple(sorted(m)) for m in itertools.combinations(range(5), 2)]
+    kept.prefetch(big)
+    kept.prefetch(small)
+    shifted = shifted_matrix(colmat, cards)
+    for m in big + small:
+        (direct,) = family_tables(shifted, [list(m)], cards, w)
+        got = kept._tables[m]
+        assert got.shape == direct.shape and np.array_equal(got, direct), m
+    if weights == "fractional":
+        assert kept.summed == 0 and kept.passes == len(big) + len(small)
+    else:
+        # every pair lies in a kept triple with a complete third column (column 1 alone has blanks)
+        assert kept.summed == len(small) and kept.passes == len(big)

@@ -51,6 +51,13 @@ class MemberTables:
         self._tables: dict = {}  # sorted members -> their count table (axes in that order)
         self._kept = 0  # cells in _tables
         self.passes = 0  # member sets counted (one pass over the rows each)
+        self.summed = 0  # member sets summed out of a kept table one member larger (no pass)
+        # a table is summed out of a larger one only where that gives the very floats of a pass: whole counts
+        # (sums of integers below 2**53 are exact in any order) and a dropped column with no missing cell
+        w = None if weights is None else np.asarray(weights, dtype=float)
+        whole = w is None or bool(np.all(w == np.round(w)) and np.abs(w).sum() < 2.0**53)
+        self._droppable = np.all(np.asarray(colmat) >= 0, axis=1) if whole and np.ndim(colmat) == 2 else None
+        self._larger: dict = {}  # sorted members -> a kept member set one droppable member larger
 
     def fits(self, members: Sequence[int]) -> bool:
         """Whether the table of ``members`` (with the missing state the counter's codes add) is small enough
@@ -69,17 +76,39 @@ class MemberTables:
         return self._counter([list(m) for m in member_sets])
 
     def prefetch(self, member_sets) -> None:
-        """Count, in one batch, those of ``member_sets`` (sorted tuples) whose table is not kept."""
+        """Count, in one batch, those of ``member_sets`` (sorted tuples) whose table is not kept; a set whose
+        members plus one complete column are kept is summed out of that table instead (the same floats)."""
         todo = list(dict.fromkeys(m for m in member_sets if m not in self._tables))  # first seen first
         if not todo:
             return
-        tables = self._count(todo)
-        size = sum(t.size for t in tables)
+        summed = {}
+        if self._larger:
+            for m in todo:
+                big = self._larger.get(m)
+                if big is not None and big in self._tables:
+                    drop = next(i for i, b in enumerate(big) if b not in m)
+                    summed[m] = self._tables[big].sum(axis=drop)
+            if summed:
+                todo = [m for m in todo if m not in summed]
+                self.summed += len(summed)
+        tables = self._count(todo) if todo else []
+        size = sum(t.size for t in tables) + sum(t.size for t in summed.values())
         if self._kept + size > TABLES_MAX_CELLS:
             self._tables.clear()
+            self._larger.clear()
             self._kept = 0
-        self._tables.update(zip(todo, tables))
+        self._keep(zip(todo, tables))
+        self._keep(summed.items())
         self._kept += size
+
+    def _keep(self, pairs) -> None:
+        larger, droppable = self._larger, self._droppable
+        for members, table in pairs:
+            self._tables[members] = table
+            if droppable is not None and len(members) > 1:
+                for i, d in enumerate(members):
+                    if droppable[d]:
+                        larger.setdefault(members[:i] + members[i + 1 :], members)
 
     def family(self, child: int, parents: Sequence[int]) -> np.ndarray:
         """The dense (q, r) count table of family (``child``, sorted ``parents``): row j the parents'
