@@ -52,12 +52,12 @@ def _content(n: int = 600, seed: int = 3) -> bytes:
 CONTENT = _content()
 
 
-def _app(page: str, **state):
+def _app(page: str, content: bytes = CONTENT, **state):
     at = page_app(
         page,
         240,
         dataset="upload",
-        upload=(NAME, CONTENT),
+        upload=(NAME, content),
         class_column=None,
         missing_policy="missing",
         **state,
@@ -85,6 +85,18 @@ def _arr(z) -> np.ndarray:
 
         return np.frombuffer(base64.b64decode(z["bdata"]), dtype=np.dtype(z["dtype"])).astype(float)
     return np.asarray(z, float)
+
+
+def _hybrid_heatmaps(at) -> list[np.ndarray]:
+    """The z values of every heatmap of a chart titled by the hybrid network, flattened."""
+    return [
+        _arr(t["z"]).reshape(-1)
+        for c in at.get("plotly_chart")
+        for t in json.loads(c.proto.spec)["data"]
+        if t.get("type") == "heatmap"
+        and "z" in t
+        and "hybrid" in json.dumps(json.loads(c.proto.spec)["layout"])
+    ]
 
 
 def _normal(x, mean, var):
@@ -250,15 +262,7 @@ def _with_holes(content: bytes) -> bytes:
 
 def test_imputation_fills_a_number_with_its_conditional_mean():
     holes = _with_holes(CONTENT)
-    at = page_app(
-        "imputation.py",
-        240,
-        dataset="upload",
-        upload=(NAME, holes),
-        class_column=None,
-        missing_policy="missing",
-    ).run()
-    assert_clean(at)
+    at = _app("imputation.py", holes)
     assert "Numeric cells filled" not in [m.label for m in at.metric]  # opening the page fills nothing
     at.button(key="imp_mine_run").click().run()
     assert_clean(at)
@@ -294,14 +298,7 @@ def test_kernel_and_clustering_use_the_hybrid_fisher_kernel():
     rows = sample_rows(600, 60, int(at.session_state["kernel_seed"]))
     data = load_mixed(io.BytesIO(CONTENT), numeric_columns=["X", "Y"])
     K = hybrid_fisher_gram(m, data.subset(rows))
-    heat = [
-        _arr(t["z"]).reshape(-1)
-        for c in at.get("plotly_chart")
-        for t in json.loads(c.proto.spec)["data"]
-        if t.get("type") == "heatmap"
-        and "z" in t
-        and "hybrid" in json.dumps(json.loads(c.proto.spec)["layout"])
-    ]
+    heat = _hybrid_heatmaps(at)
     assert heat, "the main panel is titled by the hybrid network"
     # the main panel draws the hybrid Gram matrix of these rows in data order (as float32: plotly's z)
     np.testing.assert_allclose(heat[0], K.reshape(-1), rtol=1e-6, atol=1e-6)
@@ -378,13 +375,7 @@ def test_the_kernel_page_reuses_the_network_learned_on_an_incomplete_table(monke
     from bnfk_core.kernels import hybrid_fisher_gram
     from bnfk_core.kernels.embed import sample_rows
 
-    lines = CONTENT.decode().splitlines()
-    rng = np.random.default_rng(5)
-    for r in rng.choice(np.arange(1, len(lines)), 40, replace=False):  # X blank in 40 rows
-        cells = lines[r].split(",")
-        cells[2] = ""
-        lines[r] = ",".join(cells)
-    content = ("\n".join(lines) + "\n").encode()
+    content = _with_holes(CONTENT)
     real, fits = hybrid_face.learn_hybrid_network, []
 
     def counting(data, **kw):
@@ -392,15 +383,7 @@ def test_the_kernel_page_reuses_the_network_learned_on_an_incomplete_table(monke
         return real(data, **kw)
 
     monkeypatch.setattr(hybrid_face, "learn_hybrid_network", counting)
-    at = page_app(
-        "structure.py",
-        240,
-        dataset="upload",
-        upload=(NAME, content),
-        class_column=None,
-        missing_policy="missing",
-    ).run()
-    assert_clean(at)
+    at = _app("structure.py", content)
     at.session_state["kernel_rows"] = 60
     at.session_state["kernel_normalize"] = False
     at.session_state["kernel_order"] = "data"
@@ -413,13 +396,6 @@ def test_the_kernel_page_reuses_the_network_learned_on_an_incomplete_table(monke
     assert DAG.from_dict(at.session_state["structure"]["dag"]).sorted_arcs() == learned.dag.sorted_arcs()
     rows = sample_rows(600, 60, int(at.session_state["kernel_seed"]))
     K = hybrid_fisher_gram(learned.model, data.subset(rows))
-    heat = [
-        _arr(t["z"]).reshape(-1)
-        for c in at.get("plotly_chart")
-        for t in json.loads(c.proto.spec)["data"]
-        if t.get("type") == "heatmap"
-        and "z" in t
-        and "hybrid" in json.dumps(json.loads(c.proto.spec)["layout"])
-    ]
+    heat = _hybrid_heatmaps(at)
     assert heat
     np.testing.assert_allclose(heat[0], K.reshape(-1), rtol=1e-6, atol=1e-6)
