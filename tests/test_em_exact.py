@@ -338,3 +338,62 @@ def test_dask_em_adds_the_same_items_in_the_same_order(monkeypatch):
     for a, b in zip(m0.cpts, m1.cpts):
         np.testing.assert_array_equal(a, b)
     assert s0 == s1
+
+
+def _joined(pieces, model):
+    return [job for piece in pieces for job in piece]
+
+
+def _same_jobs(got, ref):
+    assert len(got) == len(ref)
+    for (c0, w0, m0), (c1, w1, m1) in zip(got, ref):
+        np.testing.assert_array_equal(c0, c1)
+        np.testing.assert_array_equal(w0, w1)
+        assert (m0 is None and m1 is None) or list(m0) == list(m1)
+
+
+@pytest.mark.parametrize("n_shards", [2, 3, 7, 50])
+def test_pattern_shards_group_into_the_jobs_of_all_rows(n_shards):
+    """The incomplete rows cut into pieces of whole missingness patterns: the pieces' jobs, one piece after
+    the other, are the jobs of all the rows (the same representative rows, the same summed weights)."""
+    from bnfk_core.learning.estep import pattern_shards, touching_groups
+
+    model, codes, weights = _setup(seed=5, n=300, missing=0.3)
+    inc = (codes < 0).any(axis=1)
+    codes, weights = codes[inc], np.asarray(weights, dtype=float)[inc]
+    shards = pattern_shards(codes, weights, n_shards)
+    assert 1 < len(shards) <= n_shards
+    assert sum(len(c) for c, _ in shards) == len(codes)
+    for (a, _), (b, _) in zip(shards[:-1], shards[1:]):  # no pattern is cut between two pieces
+        assert not ({tuple(r) for r in a < 0} & {tuple(r) for r in b < 0})
+    got = [job for c, w in shards for job in touching_groups(model, c, w)]
+    _same_jobs(got, touching_groups(model, codes, weights))
+
+
+def test_em_jobs_grouped_on_the_workers_are_one_process_items(monkeypatch):
+    """keep_jobs on a two-worker cluster: the rows grouped into jobs on the workers, items cut here from the
+    jobs' shapes, some items made of the pieces of two workers' shards -- the very items job_blocks cuts from
+    the jobs of one process, in order."""
+    from bnfk_core.learning import estep
+
+    monkeypatch.setattr(estep, "EM_ITEM_COMPLETIONS", 40)
+    monkeypatch.setattr(estep, "prepare_joined_part", _joined)  # the item's jobs as they are
+    model, codes, weights = _setup(seed=6, n=300, missing=0.3)
+    inc = (codes < 0).any(axis=1)
+    codes, weights = codes[inc], np.asarray(weights, dtype=float)[inc]
+    ref = estep.job_blocks(estep.touching_groups(model, codes, weights), cards=model.cardinalities)
+    shards = estep.pattern_shards(codes, weights, 4)
+    sizes = np.cumsum([len(c) for c, _ in shards])
+    client, runner = _dask_runner()
+    try:
+        held = estep.keep_jobs(runner, model, codes, weights)
+        got = client.gather(held)
+    finally:
+        client.close()
+    assert len(shards) == 4 and len(ref) > 8
+    # an item spans two shards when its rows, in pattern order, straddle a shard boundary
+    ends = np.cumsum([sum(len(p[0]) for p in item) for item in ref])
+    assert any(e not in set(ends) for e in sizes[:-1])
+    assert len(got) == len(ref)
+    for item, want in zip(got, ref):
+        _same_jobs(item, want)

@@ -349,3 +349,35 @@ def test_the_chunked_and_dask_readers_name_the_file_as_the_whole_file_reader(tmp
                 read_counts(str(path), engine="dask", client=client)
         assert str(chunked.value) == str(whole.value) == str(dist.value)
         assert str(folder) not in str(whole.value) and path.name in str(whole.value)
+
+
+@pytest.mark.parametrize("width", [3, 20])
+def test_dask_reads_distinct_rows_on_the_workers_as_one_process(tmp_path, width):
+    """On Dask, pass 2 and the merges of the distinct rows run where the partitions were read: the same states,
+    rows and counts as one process's chunks -- also when a partition's own keys pass 62 bits (20 columns of
+    up to 20 levels: pass 2 reads the file again)."""
+    pytest.importorskip("distributed")
+    from distributed import Client
+
+    from bnfk_core.data import stream
+
+    rng = np.random.default_rng(3)
+    cells = rng.integers(0, 20, size=(3000, width)).astype(object)
+    cells[rng.random(cells.shape) < 0.05] = ""
+    text = ",".join(f"c{j}" for j in range(width)) + "\n"
+    text += "".join(",".join(str(v) for v in row) + "\n" for row in cells)
+    path = tmp_path / "wide.csv"
+    path.write_text(text)
+    single = read_counts(str(path), chunksize=700)
+    calls = []
+    real = stream.rows_to_distinct
+    with Client(processes=False, n_workers=2, threads_per_worker=1, dashboard_address=None) as client:
+        stream.rows_to_distinct = lambda *a: calls.append(1) or real(*a)
+        try:
+            dist = read_counts(str(path), engine="dask", client=client, blocksize=8_000)
+        finally:
+            stream.rows_to_distinct = real
+    assert dist.states == single.states
+    assert np.array_equal(dist.codes, single.codes) and np.array_equal(dist.weights, single.weights)
+    assert int(dist.weights.sum()) == 3000
+    assert (len(calls) > 1) == (width == 3)  # the kept rows' pass 2, one call a partition

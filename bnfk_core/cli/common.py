@@ -604,7 +604,7 @@ def guard_learning_width(path: str, args, method: str | None) -> None:
     if not method or is_session_file(path):
         return
     try:
-        header = file_layout(path).header
+        header = file_layout(path, scan=False).header
     except DataError:  # e.g. UTF-16 text, which the streaming reader refuses and load_csv reads: it decides
         return
     guard_width(

@@ -362,11 +362,14 @@ class FileLayout:
         return list(self.header) + ([TRAILING] if self.trailing else [])
 
 
-def file_layout(path, fmt: str | None = None, source: str | None = None) -> FileLayout:
+def file_layout(path, fmt: str | None = None, source: str | None = None, *, scan: bool = True) -> FileLayout:
     """Format (``csv`` or ``parquet``, from the name unless given), delimiter and header of ``path``.
 
     Messages about the file's content name it as the whole-file reader does: ``source`` when given, else
-    its base name (a missing file is named by its path, as every reader names it)."""
+    its base name (a missing file is named by its path, as every reader names it).  ``scan=False`` reads the
+    head of the file alone, for a check that needs only the header: a CSV's records are not scanned
+    (:func:`check_records`, the carriage returns), so ``has_cr`` and ``quoted_blanks`` are not known (False),
+    and the layout must not be read by."""
     check_file(path)
     p = Path(path)
     shown = printable(str(source)) if source is not None else source_name(path)
@@ -403,7 +406,7 @@ def file_layout(path, fmt: str | None = None, source: str | None = None) -> File
             "files with a header line of fewer columns."
         )
     if head.startswith(b"PAR1"):
-        return file_layout(path, "parquet", source)
+        return file_layout(path, "parquet", source, scan=scan)
     refuse_binary(head, shown, "a CSV file", "CSV (or Parquet)")
     encoding = "utf-8-sig" if head.startswith(b"\xef\xbb\xbf") else "utf-8"
     text = head.decode(encoding, errors="ignore")
@@ -433,10 +436,10 @@ def file_layout(path, fmt: str | None = None, source: str | None = None) -> File
         delim,
         encoding,
         trailing,
-        _has_cr(p),
+        _has_cr(p) if scan else False,
         shown,
     )
-    if check_records(layout):
+    if scan and check_records(layout):
         layout = dataclasses.replace(layout, quoted_blanks=True)
     return layout
 

@@ -499,21 +499,12 @@ def read_counts(
                 na_values=na_values,
                 runner=r,
             )
-    layout = file_layout(path, fmt, source)
+    # on a runner with workers, the file's records are scanned there (:func:`file_layout`)
+    layout = getattr(runner, "file_layout", file_layout)(path, fmt, source)
     name = os.path.basename(layout.path)
     report = progress or (lambda fraction, message: None)
     report(0.0, f"Reading {name}: pass 1 of 2 (levels)…")
-    levels, row0, kept = None, 0, []
-    for n, (part, rows), done in runner.map_frames(levels_rows_part, layout, (layout.header,)):
-        levels = part if levels is None else merge_levels([levels, part])
-        kept.append((part, rows))
-        row0 += n
-        report(0.5 * done, f"Reading {name}: pass 1 of 2 (levels), {row0:,} rows")
-    if row0 == 0:
-        raise DataError(f"{layout.shown} has a header but no data rows.")
-    plan = plan_from_levels(
-        levels,
-        layout,
+    options = dict(
         class_column=class_column,
         missing_policy=missing_policy,
         discretize_bins=discretize_bins,
@@ -523,6 +514,19 @@ def read_counts(
         source=source,
         na_values=na_values,
     )
+    if getattr(runner, "map_frames_kept", None) is not None and not (
+        layout.fmt == "csv" and layout.quoted_blanks
+    ):
+        return _read_counts_kept(runner, layout, name, report, options)
+    levels, row0, kept = None, 0, []
+    for n, (part, rows), done in runner.map_frames(levels_rows_part, layout, (layout.header,)):
+        levels = part if levels is None else merge_levels([levels, part])
+        kept.append((part, rows))
+        row0 += n
+        report(0.5 * done, f"Reading {name}: pass 1 of 2 (levels), {row0:,} rows")
+    if row0 == 0:
+        raise DataError(f"{layout.shown} has a header but no data rows.")
+    plan = plan_from_levels(levels, layout, **options)
     merger = Merger()
     if all(rows is not None for _, rows in kept):  # the chunks' rows were kept: pass 2 does not read the file
         kept.reverse()
@@ -548,6 +552,56 @@ def read_counts(
         )
     keys, counts = merger.result()
     return weighted_from(plan, keys, counts, n)
+
+
+def _levels_of(piece: tuple) -> dict:
+    """The levels of a piece of pass 1 (:func:`levels_rows_part`)."""
+    return piece[0]
+
+
+def _kept_distinct(piece: tuple, columns: Sequence[str], plan: Plan) -> tuple:
+    """Pass 2 of a piece of pass 1 kept where it was read: :func:`rows_to_distinct`, or None when its rows
+    were not kept (keys of more than 62 bits)."""
+    levels, rows = piece
+    return None if rows is None else rows_to_distinct(levels, rows, columns, plan)
+
+
+def _merged_distinct(parts: list) -> tuple | None:
+    """:func:`merge_distinct` of pieces of pass 2 (None when one is None)."""
+    return None if any(p is None for p in parts) else merge_distinct(parts)
+
+
+def _read_counts_kept(runner, layout: FileLayout, name: str, report, options: dict) -> WeightedData:
+    """:func:`read_counts` on a runner that keeps pieces on its workers (Dask): pass 1 runs where each
+    partition is read and only its levels come here; pass 2 and the merges of the distinct rows run there
+    too (integer counts: the same rows and counts in any order), and the merged rows come here once."""
+    levels, row0 = None, 0
+    kept = []
+    for n, piece, part, done in runner.map_frames_kept(
+        levels_rows_part, layout, (layout.header,), _levels_of
+    ):
+        levels = part if levels is None else merge_levels([levels, part])
+        kept.append(piece)
+        row0 += n
+        report(0.5 * done, f"Reading {name}: pass 1 of 2 (levels), {row0:,} rows")
+    if row0 == 0:
+        raise DataError(f"{layout.shown} has a header but no data rows.")
+    plan = plan_from_levels(levels, layout, **options)
+    report(0.5, f"Reading {name}: pass 2 of 2 (distinct rows) on the workers…")
+    merged = runner.reduce_kept(_merged_distinct, runner.keep(_kept_distinct, kept, (layout.header, plan)))
+    del kept
+    if merged is None:  # a piece's own keys did not fit in 62 bits: pass 2 reads the file again
+        merger, n = Merger(), 0
+        for rows, part, _ in runner.map_frames(distinct_part, layout, (plan,)):
+            merger.add(part)
+            n += rows
+            report(
+                0.5 + 0.5 * min(n / row0, 1.0),
+                f"Reading {name}: pass 2 of 2 (distinct rows), {n:,} of {row0:,} rows",
+            )
+        merged = merger.result()
+    report(1.0, f"Reading {name}: pass 2 of 2 (distinct rows), {row0:,} of {row0:,} rows")
+    return weighted_from(plan, merged[0], merged[1], row0)
 
 
 def _check_chunksize_loose(chunksize) -> None:

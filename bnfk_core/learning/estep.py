@@ -57,6 +57,10 @@ __all__ = [
     "prepare_jobs_part",
     "kept_counts_part",
     "kept_loglik_part",
+    "item_cuts",
+    "pattern_shards",
+    "keep_jobs",
+    "SHARDS_PER_WORKER",
 ]
 
 #: an incomplete row is completed in all ways in the structural-EM table when its missing cells have at most
@@ -309,21 +313,113 @@ def job_blocks(
     step = max(int(EM_BLOCK_ROWS if rows is None else rows), 1)
     if cards is None or not jobs:
         return _row_blocks(jobs, step)
+    cuts = item_cuts([(codes.shape[0], cells) for codes, _, cells in jobs], cards, step, work)
+    return [[(jobs[j][0][a:b], jobs[j][1][a:b], jobs[j][2]) for j, a, b in item] for item in cuts]
+
+
+def item_cuts(
+    shapes: Sequence, cards: Sequence[int], rows: int | None = None, work: float | None = None
+) -> list:
+    """The items of :func:`job_blocks` from the jobs' shapes alone: ``shapes`` lists every job's ``(rows,
+    cells)``; an item is a list of ``(job, first row, end row)``.  So the items of jobs made elsewhere (on the
+    workers that grouped them, :func:`keep_jobs`) are cut as one process cuts them."""
+    step = max(int(EM_BLOCK_ROWS if rows is None else rows), 1)
     budget = float(EM_ITEM_COMPLETIONS if work is None else work)
     items, cur, size, spent = [], [], 0, 0.0
-    for codes, w, cells in jobs:
+    for j, (n, cells) in enumerate(shapes):
         cost = float(EM_MAX_COMPLETIONS if cells is None else math.prod(int(cards[m]) for m in cells))
-        a, n = 0, codes.shape[0]
+        a, n = 0, int(n)
         while a < n:
             if cur and (size >= step or spent >= budget):
                 items.append(cur)
                 cur, size, spent = [], 0, 0.0
             take = min(n - a, step - size, max(1, math.ceil((budget - spent) / cost)))
-            cur.append((codes[a : a + take], w[a : a + take], cells))
+            cur.append((j, a, a + take))
             size, spent, a = size + take, spent + take * cost, a + take
     if cur:
         items.append(cur)
     return items
+
+
+#: pieces of incomplete rows a worker groups into E-step jobs (:func:`keep_jobs`), per worker
+SHARDS_PER_WORKER = 2
+
+
+def pattern_shards(codes: np.ndarray, weights: np.ndarray, n_shards: int) -> list:
+    """The rows of ``codes`` (each with a missing cell) in :func:`missingness_patterns`' order -- the patterns
+    in order, a pattern's rows in row order -- cut at pattern boundaries into at most ``n_shards`` pieces of
+    about equal rows: ``[(codes, weights), ...]``.  :func:`touching_groups` of the pieces, one after the
+    other, lists the very jobs of :func:`touching_groups` of all the rows (the same rows merged, the same
+    weights added in the same order).  Tables of more than 62 columns are one piece."""
+    codes = np.asarray(codes)
+    weights = np.asarray(weights, dtype=float)
+    n, d = codes.shape
+    if n == 0 or d > 62 or n_shards <= 1:
+        return [(codes, weights)]
+    key = np.zeros(n, dtype=np.int64)
+    for j in range(d):  # the first column the most significant bit, as missingness_patterns orders them
+        key[codes[:, j] < 0] += np.int64(1) << np.int64(d - 1 - j)
+    order = np.argsort(key, kind="stable")
+    key = key[order]
+    starts = np.flatnonzero(np.concatenate(([True], key[1:] != key[:-1])))
+    bounds = np.append(starts, n)
+    cuts, last = [0], 0
+    for s in range(1, n_shards):
+        at = int(bounds[np.searchsorted(bounds, s * n / n_shards)])
+        if last < at < n:
+            cuts.append(at)
+            last = at
+    cuts.append(n)
+    return [(codes[order[a:b]], weights[order[a:b]]) for a, b in zip(cuts[:-1], cuts[1:])]
+
+
+def shard_jobs_part(shard: tuple, model: BayesNet) -> list:
+    """:func:`touching_groups` of one piece of :func:`pattern_shards` (on the worker that keeps it)."""
+    codes, weights = shard
+    return touching_groups(model, codes, weights)
+
+
+def job_shapes_part(jobs: list) -> list:
+    """Every job's ``(rows, cells)``: what :func:`item_cuts` needs of jobs kept elsewhere."""
+    return [
+        (int(codes.shape[0]), None if cells is None else tuple(int(c) for c in cells))
+        for codes, _, cells in jobs
+    ]
+
+
+def take_jobs_part(jobs: list, cuts: list) -> list:
+    """The pieces ``(job, first row, end row)`` of kept jobs (:func:`item_cuts`)."""
+    return [(jobs[j][0][a:b], jobs[j][1][a:b], jobs[j][2]) for j, a, b in cuts]
+
+
+def prepare_joined_part(pieces: list, model: BayesNet) -> PreparedJobs:
+    """One item made of the pieces of one or more kept shards' jobs, made ready
+    (:func:`prepare_jobs_part`)."""
+    return PreparedJobs(model, [job for piece in pieces for job in piece])
+
+
+def keep_jobs(runner, model: BayesNet, codes: np.ndarray, weights: np.ndarray) -> list:
+    """The CPTs' EM's items (:func:`job_blocks` of :func:`touching_groups`), made ready on the workers of
+    ``runner`` and kept there -- grouped there too: the incomplete rows go out in pieces of whole missingness
+    patterns (:func:`pattern_shards`), each worker groups its pieces into jobs, only the jobs' shapes come
+    back, the items are cut here as one process cuts them (:func:`item_cuts`), and each item is made from the
+    pieces of the jobs it holds, on the worker holding them.  The items, their order and so every sum are one
+    process's; a list of the runner's kept pieces for :func:`kept_counts_part` / :func:`kept_loglik_part`."""
+    shards = pattern_shards(codes, weights, SHARDS_PER_WORKER * max(int(runner.n_workers), 1))
+    held = runner.keep(shard_jobs_part, shards, (model,))
+    shapes = runner.map_kept(job_shapes_part, held)
+    where = [(s, j) for s, shard in enumerate(shapes) for j in range(len(shard))]
+    items = []
+    for item in item_cuts([job for shard in shapes for job in shard], model.cardinalities):
+        segments: list = []  # (shard, its pieces) in the item's order
+        for j, a, b in item:
+            s, local = where[j]
+            if segments and segments[-1][0] == s:
+                segments[-1][1].append((local, a, b))
+            else:
+                segments.append((s, [(local, a, b)]))
+        items.append(segments)
+    return runner.keep_joined(take_jobs_part, prepare_joined_part, held, items, (model,))
 
 
 def _row_blocks(jobs: list, step: int) -> list:

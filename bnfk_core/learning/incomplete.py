@@ -45,13 +45,13 @@ from .estep import (
     family_counts_part,
     job_blocks,
     jobs_counts_part,
+    keep_jobs,
     kept_counts_part,
     kept_loglik_part,
     log_likelihood_total,
     loglik_part,
     observed_counts,
     offsets_memo,
-    prepare_jobs_part,
     run_parts,
     table_part,
     touching_groups,
@@ -306,15 +306,19 @@ def em_parameters(
         model, base = _available_case_fit(dag, data, method, pseudo_count, codes, w)
     else:
         base = observed_counts(model, codes, w)
-    items = job_blocks(touching_groups(model, codes[incomplete], w[incomplete]), cards=model.cardinalities)
     # the jobs are kept between iterations (the DAG does not change): here, or on the workers of a runner that
-    # keeps pieces (Dask: each item made ready once where it runs); on a runner without, they travel each time
-    keep = getattr(runner, "keep", None)
-    memo = offsets_memo(model, items) if runner is None else None
-    kept = [PreparedJobs(model, item, memo=memo) for item in items] if runner is None else None
-    held = (
-        keep(prepare_jobs_part, items, (_bare(model),)) if runner is not None and keep is not None else None
-    )
+    # keeps pieces (Dask: the rows grouped into jobs and each item made ready where it is kept,
+    # estep.keep_jobs); on a runner without, they travel each time
+    held = kept = items = None
+    if runner is not None and getattr(runner, "keep_joined", None) is not None:
+        held = keep_jobs(runner, _bare(model), codes[incomplete], w[incomplete])
+    else:
+        items = job_blocks(
+            touching_groups(model, codes[incomplete], w[incomplete]), cards=model.cardinalities
+        )
+        if runner is None:
+            memo = offsets_memo(model, items)
+            kept = [PreparedJobs(model, item, memo=memo) for item in items]
     if scored is not None:
         scored.update(base=base, kept=kept, held=held, runner=runner)
     it = 0
