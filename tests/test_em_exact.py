@@ -234,6 +234,15 @@ def test_an_expected_table_too_big_for_the_memory_limit_skips_the_rounds_and_say
         res, m, history = structural_em(data, "hc", max_rounds=3)
     assert len(history) == 1 and any("more than a quarter of the memory limit" in n for n in res.notes)
     assert m.fit_info["em_iterations"] > 0
+    # the completed rows it names: each incomplete distinct row's joint states, capped, a row at a time
+    from bnfk_core.learning.estep import MAX_COMPLETIONS
+
+    want = sum(
+        min(math.prod(CARDS[j] for j in np.flatnonzero(row < 0)), MAX_COMPLETIONS)
+        for row in codes
+        if (row < 0).any()
+    )
+    assert any(f"would hold {want:,} completed rows" in n for n in res.notes)
     res2, _, _ = structural_em(data, "hc", max_rounds=3)
     assert not any("memory limit" in n for n in res2.notes)
 

@@ -118,12 +118,14 @@ def test_groups_beyond_the_offsets_limit_take_the_digit_loop_with_the_same_float
 
 
 @pytest.mark.parametrize("weighted", [False, True])
-def test_em_starts_from_the_same_available_case_fit(weighted):
+def test_em_starts_from_the_same_available_case_fit(weighted, monkeypatch):
     """em_parameters' first network, counted by the compiled pass over the rows that observe each family
     whole, is fit's, CPT for CPT and float for float (max_iter=0: the start itself), and EM from it reaches
     the same CPTs as EM started from fit's network."""
     from bnfk_core.data.stream import WeightedData, distinct_rows
     from bnfk_core.data.table import from_codes
+    from bnfk_core.learning.available_case import AvailableCaseScorer
+    from bnfk_core.learning import incomplete
     from bnfk_core.learning.incomplete import em_parameters
     from bnfk_core.network.model import fit
 
@@ -143,11 +145,18 @@ def test_em_starts_from_the_same_available_case_fit(weighted):
             weights=np.asarray(counts, dtype=np.int64),
         )
     dag = model.dag
+    # the available-case scorer of a search: its kept tables give the same counts (none counted again)
+    searched = AvailableCaseScorer(data.codes, data.cardinalities, weights=getattr(data, "weights", None))
+    searched.prefetch([(i, tuple(ps)) for i, ps in enumerate(dag.parent_indices())])
     for method in ("bdeu", "ml", "smoothed"):
         want = fit(dag, data, method=method, pseudo_count=1.0)
-        got = em_parameters(dag, data, method, 1.0, max_iter=0)
-        assert all(np.array_equal(a, b) for a, b in zip(got.cpts, want.cpts))
-        assert {k: got.fit_info[k] for k in want.fit_info} == want.fit_info
+        for counted in (None, searched):
+            if counted is not None:  # every family from the scorer's tables: no pass over the rows
+                monkeypatch.setattr(incomplete, "dense_family_counts", None)
+            got = em_parameters(dag, data, method, 1.0, max_iter=0, counted=counted)
+            monkeypatch.undo()
+            assert all(np.array_equal(a, b) for a, b in zip(got.cpts, want.cpts))
+            assert {k: got.fit_info[k] for k in want.fit_info} == want.fit_info
         if method == "ml":  # zeros in the CPTs: EM from them stops on a row of probability zero
             continue
         a = em_parameters(dag, data, method, 1.0, max_iter=3)

@@ -129,6 +129,13 @@ class AvailableCaseScorer(LocalScorer):
         cells one more state that the table leaves out)."""
         return self._counted((int(child), tuple(sorted(int(p) for p in parents))))[0]
 
+    def dense_counts(self, child: int, parents: Sequence[int] = ()) -> np.ndarray | None:
+        """The family's dense (q, r) table on the rows that observe it whole, parents sorted: the layout and
+        the floats of :func:`bnfk_core.data.counts.dense_family_counts` (from the kept tables of its
+        members, counted once for the search); None when the family is not counted densely."""
+        key = (int(child), tuple(sorted(int(p) for p in parents)))
+        return self._members.family(*key) if self._dense(key) else None
+
     def _value(self, key: tuple, counts: np.ndarray) -> float:
         n_f = self.family_n(*key)
         if key[1] and n_f < MIN_FAMILY_ROWS:

@@ -32,7 +32,6 @@ import numpy as np
 
 from ..data.counts import code_matrix, counts_from_columns, dense_family_counts, merge_rows
 from ..errors import DataError, ModelError, StructureError
-from ..inference.queries import missingness_patterns
 from ..network.model import MAX_CPT_CELLS, BayesNet, estimate_cpt, fit
 from ..registry import ESTIMATORS, MISSING_DATA, SCORES
 from .available_case import AvailableCaseScorer
@@ -216,13 +215,17 @@ def _bare(model: BayesNet) -> BayesNet:
 
 
 def _available_case_fit(
-    dag, data, method: str, pseudo_count: float, codes: np.ndarray, w: np.ndarray
+    dag, data, method: str, pseudo_count: float, codes: np.ndarray, w: np.ndarray, counted=None
 ) -> tuple:
     """:func:`bnfk_core.network.model.fit` of ``dag`` on ``data`` (columns in the DAG's order; ``codes``,
     ``w`` its rows and weights) and the counts it is made of: every family counted on the rows that observe it
     whole (:func:`~bnfk_core.learning.estep.observed_counts`'s compiled pass over 1-byte codes, where ``fit``
     gathers every family's columns as int64: on 10 million rows, hundreds of MB at once).  The same counts
-    (sums of the same weights in row order), so the same CPTs and ``fit_info``.  Returns (model, counts)."""
+    (sums of the same weights in row order), so the same CPTs and ``fit_info``.  Returns (model, counts).
+
+    ``counted`` (optional) is the available-case scorer that searched ``dag`` on these rows with whole
+    weights (:class:`~bnfk_core.learning.available_case.AvailableCaseScorer`): its kept count tables are these
+    counts (integer sums, exact in any order), so no family is counted again."""
     if method not in ESTIMATORS:
         raise ModelError(f"Unknown parameter method '{method}'; choose one of {', '.join(ESTIMATORS)}.")
     if method in ("smoothed", "bdeu") and not pseudo_count > 0:
@@ -231,7 +234,7 @@ def _available_case_fit(
     if (cards == 0).any():
         v = dag.nodes[int(np.flatnonzero(cards == 0)[0])]
         raise DataError(f"Column '{v}' of {data.source} has no observed values.")
-    cols = code_matrix(codes, [int(c) for c in cards])
+    cols = None  # the rows as the compiled counter reads them, made when a family is not in ``counted``
     counts = []
     for i, ps in enumerate(dag.parent_indices()):
         q = int(np.prod(cards[list(ps)])) if ps else 1
@@ -240,7 +243,14 @@ def _available_case_fit(
                 f"Variable '{dag.nodes[i]}' has {q:,} parent configurations; "
                 f"its CPT would need {q * int(cards[i]):,} cells. Give it fewer parents."
             )
-        counts.append(dense_family_counts(cols, i, list(ps), cards, w).reshape(q, int(cards[i])))
+        # a DAG lists parents in node order: the scorer's family (parents sorted) is the CPT's
+        table = None if counted is None else counted.dense_counts(i, ps)
+        if table is None:
+            if cols is None:
+                cols = code_matrix(codes, [int(c) for c in cards])
+            table = dense_family_counts(cols, i, list(ps), cards, w)
+        # C order, as a pass gives it: the estimator's sums then add in the same order (the same floats)
+        counts.append(np.ascontiguousarray(table, dtype=float).reshape(q, int(cards[i])))
     del cols
     cpts = tuple(estimate_cpt(c, method, pseudo_count) for c in counts)
     weights = _weights(data)
@@ -274,6 +284,7 @@ def em_parameters(
     seed: int = 0,
     runner=None,
     scored: dict | None = None,
+    counted=None,
 ) -> BayesNet:
     """CPTs of ``dag`` by EM over the missing cells of ``data`` (module docstring).
 
@@ -285,7 +296,8 @@ def em_parameters(
     until the largest change of a CPT entry is below ``tol`` or after ``max_iter``
     iterations.  A table without missing cells gets the plain fit.  ``fit_info`` records ``em_iterations``.
     ``seed`` is accepted for compatibility; nothing is random.  A dict ``scored`` receives the E-step's
-    constant counts and kept jobs (``base``, ``kept``; :func:`_em_scored`).
+    constant counts and kept jobs (``base``, ``kept``; :func:`_em_scored`).  ``counted``: the available-case
+    scorer whose count tables give the first fit (:func:`_available_case_fit`).
     """
     if init is not None or not _incomplete_rows(np.asarray(data.codes)).any():
         model = init if init is not None else fit(dag, data, method=method, pseudo_count=pseudo_count)
@@ -303,7 +315,7 @@ def em_parameters(
     # the families each row observes whole, counted once; the incomplete rows merged by pattern and context
     # (estep.touching_groups: the DAG fixes the contexts), whose touching families each iteration completes
     if model is None:  # the available-case fit from those very counts (fit's CPTs, without its int64 copies)
-        model, base = _available_case_fit(dag, data, method, pseudo_count, codes, w)
+        model, base = _available_case_fit(dag, data, method, pseudo_count, codes, w, counted)
     else:
         base = observed_counts(model, codes, w)
     # the jobs are kept between iterations (the DAG does not change): here, or on the workers of a runner that
@@ -359,7 +371,9 @@ def observed_score(model: BayesNet, data, *, runner=None) -> float:
     return total - 0.5 * math.log(max(_observed_rows(codes, w), 1.0)) * model.parameter_count()
 
 
-def _em_scored(dag, data, params, pseudo_count, *, seed: int = 0, runner=None) -> tuple[BayesNet, float]:
+def _em_scored(
+    dag, data, params, pseudo_count, *, seed: int = 0, runner=None, counted=None
+) -> tuple[BayesNet, float]:
     """:func:`em_parameters` and :func:`observed_score` of its network.  In one process the score reuses the
     EM's prepared work: sum_n w_n log P(x_obs,n) = sum over families of the counts of the rows that observe
     them whole times their log CPT entries, plus the merged incomplete rows' completions
@@ -368,7 +382,9 @@ def _em_scored(dag, data, params, pseudo_count, *, seed: int = 0, runner=None) -
     1e-12 relative).  On a runner that keeps the jobs on its workers (Dask) the same parts come back from
     there."""
     scored: dict = {}
-    model = em_parameters(dag, data, params, pseudo_count, seed=seed, runner=runner, scored=scored)
+    model = em_parameters(
+        dag, data, params, pseudo_count, seed=seed, runner=runner, scored=scored, counted=counted
+    )
     if scored.get("kept") is None and scored.get("held") is None:
         return model, observed_score(model, data, runner=runner)
     total = 0.0
@@ -438,7 +454,9 @@ def structural_em(
     label = None if start is None else start.method
     # the greedy climbs take no search budget (an option of hc's full search): it bounds each full search
     climb_learn = {k: v for k, v in learn.items() if k != "budget"}
+    counted = None  # the start's available-case scorer: its tables give the first EM's first fit
     if start is None:
+        counted = _available_case_scorer(data, score, learn, runner)
         first = (
             None if progress is None else (lambda f, msg: progress(0.3 * f, f"structural EM, start: {msg}"))
         )
@@ -447,13 +465,17 @@ def structural_em(
             "hc-greedy" if bounded else method,  # bounded: the full search comes once, after the climbs
             score=score,
             seed=seed,
-            scorer=_available_case_scorer(data, score, learn, runner),
+            scorer=counted,
             progress=first,
             **(climb_learn if bounded else learn),
         )
     label = label or str(method).lower()
     dag = start.dag
-    model, best = _em_scored(dag, data, params, pseudo_count, seed=seed, runner=runner)
+    whole = weights is None or np.array_equal(np.asarray(weights), np.round(weights))
+    model, best = _em_scored(
+        dag, data, params, pseudo_count, seed=seed, runner=runner, counted=counted if whole else None
+    )
+    del counted
     history, rounds, wide = [best], 0, 0
     too_big = None if complete else _table_too_big(data.codes, data.cardinalities)
     # too big: no rounds -- the available-case network, CPTs by EM, its observed-data score reported
@@ -575,11 +597,11 @@ def _table_too_big(codes: np.ndarray, cards) -> str | None:
     budget = memory_limit()
     if budget is None or not math.isfinite(budget):
         return None
-    cards = [int(c) for c in cards]
-    rows = sum(
-        len(r) * min(math.prod(cards[m] for m in missing), MAX_COMPLETIONS)
-        for r, missing in missingness_patterns(np.asarray(codes))
-    )
+    codes = np.asarray(codes)
+    joint = np.ones(codes.shape[0])  # each row's joint states of its missing cells, column by column
+    for j, c in enumerate(cards):
+        joint[codes[:, j] < 0] *= float(c)
+    rows = int(np.minimum(joint[_incomplete_rows(codes)], MAX_COMPLETIONS).sum())
     need = rows * (4 * len(cards) + 16)  # int32 codes and a float weight (and the merge's key)
     if need <= EM_TABLE_SHARE * budget:
         return None
