@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import functools
 import math
 import socket
 import threading
@@ -450,7 +451,9 @@ class DaskRunner:
         args = self._shared(args)
         out = []
         for item in items:
-            pieces = [self.client.submit(take, kept[k], what, pure=False) for k, what in item]
+            pieces = [
+                self.client.submit(_unpacked(take), kept[k], _Packed(what), pure=False) for k, what in item
+            ]
             out.append(self.client.submit(join, pieces, *args, pure=False))
         return out
 
@@ -493,11 +496,36 @@ def _shown(pair, show):
     return rows, result if show is None else show(result)
 
 
+class _Packed:
+    """An argument of a task that Dask sends as one object: a list of thousands of small lists given as is is
+    walked item by item on the client when the task is made (most of the client's CPU in ``submit``)."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value):
+        self.value = value
+
+    def __getstate__(self):
+        return self.value
+
+    def __setstate__(self, value):
+        self.value = value
+
+
+def _unpacked(fn):
+    """``fn`` called with every :class:`_Packed` argument unpacked."""
+    return functools.partial(_call_unpacked, fn)
+
+
+def _call_unpacked(fn, *args):
+    return fn(*(a.value if isinstance(a, _Packed) else a for a in args))
+
+
 def _block_tables(block, weights, families, cards):
     """One block's tables of ``families`` (on a worker; one thread, the worker's own)."""
     from .counts import family_tables
 
-    return family_tables(block, families, cards, weights, threads=1)
+    return family_tables(block, families.value, cards, weights, threads=1)
 
 
 class _BlockCounter:
@@ -521,7 +549,7 @@ class _BlockCounter:
             self.blocks.append((where, fut_b, fut_w))
 
     def __call__(self, families):
-        families = [[int(m) for m in f] for f in families]
+        families = _Packed([[int(m) for m in f] for f in families])
         futures = [
             self.client.submit(_block_tables, b, w, families, self.cards, workers=where, pure=False)
             for where, b, w in self.blocks

@@ -215,7 +215,14 @@ def _bare(model: BayesNet) -> BayesNet:
 
 
 def _available_case_fit(
-    dag, data, method: str, pseudo_count: float, codes: np.ndarray, w: np.ndarray, counted=None
+    dag,
+    data,
+    method: str,
+    pseudo_count: float,
+    codes: np.ndarray,
+    w: np.ndarray,
+    counted=None,
+    incomplete: np.ndarray | None = None,
 ) -> tuple:
     """:func:`bnfk_core.network.model.fit` of ``dag`` on ``data`` (columns in the DAG's order; ``codes``,
     ``w`` its rows and weights) and the counts it is made of: every family counted on the rows that observe it
@@ -225,7 +232,8 @@ def _available_case_fit(
 
     ``counted`` (optional) is the available-case scorer that searched ``dag`` on these rows with whole
     weights (:class:`~bnfk_core.learning.available_case.AvailableCaseScorer`): its kept count tables are these
-    counts (integer sums, exact in any order), so no family is counted again."""
+    counts (integer sums, exact in any order), so no family is counted again.  ``incomplete``: whether each
+    row has a missing cell, when the caller knows it."""
     if method not in ESTIMATORS:
         raise ModelError(f"Unknown parameter method '{method}'; choose one of {', '.join(ESTIMATORS)}.")
     if method in ("smoothed", "bdeu") and not pseudo_count > 0:
@@ -254,7 +262,7 @@ def _available_case_fit(
     del cols
     cpts = tuple(estimate_cpt(c, method, pseudo_count) for c in counts)
     weights = _weights(data)
-    complete = ~_incomplete_rows(codes)
+    complete = ~(_incomplete_rows(codes) if incomplete is None else incomplete)
     info = {
         "method": method,
         "pseudo_count": pseudo_count,
@@ -299,14 +307,14 @@ def em_parameters(
     constant counts and kept jobs (``base``, ``kept``; :func:`_em_scored`).  ``counted``: the available-case
     scorer whose count tables give the first fit (:func:`_available_case_fit`).
     """
-    if init is not None or not _incomplete_rows(np.asarray(data.codes)).any():
-        model = init if init is not None else fit(dag, data, method=method, pseudo_count=pseudo_count)
-    else:
-        model = None
     if tuple(data.variables) != tuple(dag.nodes):
         data = data.select(list(dag.nodes))
     codes = np.asarray(data.codes)
     incomplete = _incomplete_rows(codes)
+    if init is not None or not incomplete.any():
+        model = init if init is not None else fit(dag, data, method=method, pseudo_count=pseudo_count)
+    else:
+        model = None
     if not incomplete.any():
         model.fit_info["em_iterations"] = 0
         return model
@@ -315,7 +323,7 @@ def em_parameters(
     # the families each row observes whole, counted once; the incomplete rows merged by pattern and context
     # (estep.touching_groups: the DAG fixes the contexts), whose touching families each iteration completes
     if model is None:  # the available-case fit from those very counts (fit's CPTs, without its int64 copies)
-        model, base = _available_case_fit(dag, data, method, pseudo_count, codes, w, counted)
+        model, base = _available_case_fit(dag, data, method, pseudo_count, codes, w, counted, incomplete)
     else:
         base = observed_counts(model, codes, w)
     # the jobs are kept between iterations (the DAG does not change): here, or on the workers of a runner that
