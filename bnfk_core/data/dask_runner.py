@@ -5,15 +5,15 @@ worker; a CSV is cut into blocks at line ends by ``dask.bytes.read_bytes``, each
 ``dask.dataframe.read_csv`` parses it; Parquet row groups by ``dask.dataframe.read_parquet``), and the pass
 functions over its pieces (:meth:`DaskRunner.map_frames`) or over blocks of it (:meth:`DaskRunner.map`) -- the
 very same functions as :class:`bnfk_core.data.runners.LocalRunner` runs here (the streaming reader's level
-counts and distinct rows, the row-wise analyses' expected counts, imputation's blocks).  Results can also stay on
-the workers (:meth:`DaskRunner.map_frames_kept`, :meth:`DaskRunner.keep`, :meth:`DaskRunner.keep_joined`) and be
-merged there (:meth:`DaskRunner.reduce_kept`): the reader's pass 2 and its merges, the EM's jobs.
+counts and distinct rows, the row-wise analyses' expected counts, imputation's blocks).  Results can also stay
+on the workers (:meth:`DaskRunner.map_frames_kept`, :meth:`DaskRunner.keep`, :meth:`DaskRunner.keep_joined`)
+and be merged there (:meth:`DaskRunner.reduce_kept`): the reader's pass 2 and its merges, the EM's jobs.
 
 What stays on the client: merging the small results (the levels), deriving the states, and deciding: the
 structure search's moves and the fitted CPTs.  The search's counting passes run on the workers too
 (:meth:`DaskRunner.family_counter`): the distinct rows are cut into one block per worker and sent once; each
-batch of families the search asks for is counted on every block where it lives, and the client adds the blocks'
-tables.  The result is therefore identical to the single-process one's.
+batch of families the search asks for is counted on every block where it lives, and the client adds the
+blocks' tables.  The result is therefore identical to the single-process one's.
 
 The workers need bnfk installed (the same version) and the file at the same path (a shared file
 system, or an ``s3://``/``gs://`` URL their filesystem libraries read).
