@@ -229,3 +229,30 @@ def test_tables_summed_out_of_a_larger_kept_one_are_the_counted_floats(weights):
     else:
         # every pair lies in a kept triple with a complete third column (column 1 alone has blanks)
         assert kept.summed == len(small) and kept.passes == len(big)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_wide_families_counted_without_the_extra_states_equal_brute_force(threads, monkeypatch):
+    """A family of 13 binary members has 3^13 = 1.6 million cells with one extra (missing) state a member and
+    8,192 without: it is counted into the small table, every row tested for a missing member.  The tables of a
+    batch mixing both kinds equal the brute-force sums, and the very floats of the one-pass-per-state loop."""
+    from bnfk_core.data import counts
+
+    codes, cards, w = _data(seed=3, n=600, cards=(2,) * 14 + (3, 4), p_missing=0.03)
+    sh = shifted_matrix(code_matrix(codes, cards), cards)
+    fams = [
+        list(range(13)),
+        [14, 15, 0],
+        list(range(15, -1, -1)),
+        [15, 3, 1, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 2],
+    ]
+    assert counts.table_cells(cards, fams[0]) > counts.COMPACT_MIN_CELLS
+    got = family_tables(sh, fams, cards, w.astype(float), threads=threads)
+    for f, t in zip(fams, got):
+        assert t.shape == tuple(cards[m] for m in f)
+        assert t.flags.c_contiguous
+        assert np.array_equal(t, _brute(codes, w, f, cards))
+        assert t.sum() > 0
+    monkeypatch.setattr(counts, "COMPACT_MIN_CELLS", 1 << 40)  # every family with the extra states
+    for a, b in zip(family_tables(sh, fams, cards, w.astype(float), threads=threads), got):
+        assert np.array_equal(a, b)
