@@ -100,3 +100,41 @@ def test_the_check_can_fail():
     assert _inside(_dense(np.vstack([p, q])), box).any() and path_hits_box(np.vstack([p, q]), box)
     curve = arc_path(p, q, [box])
     assert len(curve) > 2 and not _inside(_dense(curve), box).any()
+
+
+def test_every_box_at_once_answers_as_each_box_alone():
+    """path_hits_boxes (every segment against every box in one array pass) gives path_hits_box's answer for
+    random polylines -- segments parallel to an axis included -- and random boxes, with and without a
+    margin."""
+    from bnfk_core.network.layout import path_hits_boxes
+
+    rng = np.random.default_rng(0)
+    hits = 0
+    for trial in range(400):
+        pts = rng.uniform(0, 100, size=(int(rng.integers(2, 6)), 2))
+        if trial % 3 == 0:  # a horizontal or vertical segment
+            pts[1, trial % 2] = pts[0, trial % 2]
+        boxes = np.column_stack([rng.uniform(0, 100, (5, 2)), rng.uniform(1, 15, (5, 2))])
+        for margin in (0.0, 4.0):
+            want = any(path_hits_box(pts, b, margin) for b in boxes)
+            assert path_hits_boxes(pts, boxes, margin) == want
+            hits += want
+            for b in boxes[:2]:
+                assert path_hits_boxes(pts, b[None], margin) == path_hits_box(pts, b, margin)
+    assert 100 < hits < 700  # both answers are exercised
+
+
+def test_the_gap_to_drawn_paths_in_one_pass_equals_the_loop():
+    """arc_path's distance to the paths already drawn (straight ones and 25-point curves), stacked: the same
+    float as the smallest of the per-path distances."""
+    from bnfk_core.network.layout import _distance, _gap, _samples
+
+    rng = np.random.default_rng(1)
+    t = np.linspace(0.0, 1.0, 25)[:, None]
+    for _ in range(50):
+        taken = [rng.uniform(0, 100, (2, 2)) for _ in range(3)]
+        p, c, q = rng.uniform(0, 100, (3, 2))
+        taken.append((1 - t) ** 2 * p + 2 * (1 - t) * t * c + t**2 * q)
+        curve = (1 - t) ** 2 * q + 2 * (1 - t) * t * p + t**2 * c
+        assert _gap(curve, _samples(taken, 25)) == min(_distance(curve, o) for o in taken)
+    assert _samples([np.zeros((7, 2))], 25) is None and _gap(curve, _samples([], 25)) == np.inf
