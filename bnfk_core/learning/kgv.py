@@ -224,10 +224,15 @@ class KGVStatistics:
         return len(self.dims)
 
     def index(self, variables: Sequence[int]) -> np.ndarray:
-        return np.concatenate(
-            [np.arange(self.offsets[v], self.offsets[v + 1]) for v in variables]
-            or [np.zeros(0, dtype=np.int64)]
-        )
+        """The rows of R of the variables, in their order."""
+        ranges = self.__dict__.get("_ranges")
+        if ranges is None:
+            ranges = self._ranges = [
+                np.arange(self.offsets[v], self.offsets[v + 1]) for v in range(len(self.dims))
+            ]
+        if not len(variables):
+            return np.zeros(0, dtype=np.int64)
+        return np.concatenate([ranges[v] for v in variables])
 
     def logdet(self, variables: Sequence[int]) -> float:
         """log det R_A of the variables A (cached)."""
@@ -235,9 +240,9 @@ class KGVStatistics:
         val = self._logdet.get(key)
         if val is None:
             idx = self.index(key)
-            R = self.blocks[np.ix_(idx, idx)]
             if not idx.size:
                 return 0.0
+            R = self.blocks[idx[:, None], idx]
             try:
                 L = np.linalg.cholesky(R)
                 val = 2.0 * float(np.log(np.diag(L)).sum())
