@@ -527,8 +527,8 @@ def read_counts(
     if row0 == 0:
         raise DataError(f"{layout.shown} has a header but no data rows.")
     plan = plan_from_levels(levels, layout, **options)
-    merger = Merger()
     if all(rows is not None for _, rows in kept):  # the chunks' rows were kept: pass 2 does not read the file
+        merger = Merger()
         kept.reverse()
         n = 0
         while kept:
@@ -542,7 +542,14 @@ def read_counts(
         keys, counts = merger.result()
         return weighted_from(plan, keys, counts, row0)
     kept.clear()
-    n = 0
+    keys, counts, n = _distinct_pass(runner, layout, plan, name, row0, report)
+    return weighted_from(plan, keys, counts, n)
+
+
+def _distinct_pass(runner, layout: FileLayout, plan: Plan, name: str, row0: int, report) -> tuple:
+    """Pass 2 that reads the file again (a chunk's own keys would not fit in 62 bits): ``(keys, counts,
+    rows)``."""
+    merger, n = Merger(), 0
     for rows, part, _ in runner.map_frames(distinct_part, layout, (plan,)):
         merger.add(part)
         n += rows
@@ -551,7 +558,7 @@ def read_counts(
             f"Reading {name}: pass 2 of 2 (distinct rows), {n:,} of {row0:,} rows",
         )
     keys, counts = merger.result()
-    return weighted_from(plan, keys, counts, n)
+    return keys, counts, n
 
 
 def _levels_of(piece: tuple) -> dict:
@@ -591,15 +598,7 @@ def _read_counts_kept(runner, layout: FileLayout, name: str, report, options: di
     merged = runner.reduce_kept(_merged_distinct, runner.keep(_kept_distinct, kept, (layout.header, plan)))
     del kept
     if merged is None:  # a piece's own keys did not fit in 62 bits: pass 2 reads the file again
-        merger, n = Merger(), 0
-        for rows, part, _ in runner.map_frames(distinct_part, layout, (plan,)):
-            merger.add(part)
-            n += rows
-            report(
-                0.5 + 0.5 * min(n / row0, 1.0),
-                f"Reading {name}: pass 2 of 2 (distinct rows), {n:,} of {row0:,} rows",
-            )
-        merged = merger.result()
+        merged = _distinct_pass(runner, layout, plan, name, row0, report)
     report(1.0, f"Reading {name}: pass 2 of 2 (distinct rows), {row0:,} of {row0:,} rows")
     return weighted_from(plan, merged[0], merged[1], row0)
 
