@@ -124,8 +124,8 @@ def test_em_starts_from_the_same_available_case_fit(weighted, monkeypatch):
     the same CPTs as EM started from fit's network."""
     from bnfk_core.data.stream import WeightedData, distinct_rows
     from bnfk_core.data.table import from_codes
-    from bnfk_core.learning.available_case import AvailableCaseScorer
     from bnfk_core.learning import incomplete
+    from bnfk_core.learning.available_case import AvailableCaseScorer
     from bnfk_core.learning.incomplete import em_parameters
     from bnfk_core.network.model import fit
 

@@ -353,9 +353,9 @@ def test_the_chunked_and_dask_readers_name_the_file_as_the_whole_file_reader(tmp
 
 @pytest.mark.parametrize("width", [3, 20])
 def test_dask_reads_distinct_rows_on_the_workers_as_one_process(tmp_path, width):
-    """On Dask, pass 2 and the merges of the distinct rows run where the partitions were read: the same states,
-    rows and counts as one process's chunks -- also when a partition's own keys pass 62 bits (20 columns of
-    up to 20 levels: pass 2 reads the file again)."""
+    """On Dask, pass 2 and the merges of the distinct rows run where the partitions were read: the same
+    states, rows and counts as one process's chunks -- also when a partition's own keys pass 62 bits (20
+    columns of up to 20 levels: pass 2 reads the file again)."""
     pytest.importorskip("distributed")
     from distributed import Client
 
