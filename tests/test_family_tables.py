@@ -256,3 +256,14 @@ def test_wide_families_counted_without_the_extra_states_equal_brute_force(thread
     monkeypatch.setattr(counts, "COMPACT_MIN_CELLS", 1 << 40)  # every family with the extra states
     for a, b in zip(family_tables(sh, fams, cards, w.astype(float), threads=threads), got):
         assert np.array_equal(a, b)
+
+
+def test_packed_task_arguments_survive_pickling_even_when_empty():
+    """A task argument sent packed (a batch of families, an item's job pieces) is the same after pickling --
+    an empty list too (pickle skips ``__setstate__`` for a false state)."""
+    import pickle
+
+    from bnfk_core.data.dask_runner import _Packed
+
+    for value in ([], [[0, 2], [1]], ()):
+        assert pickle.loads(pickle.dumps(_Packed(value))).value == value

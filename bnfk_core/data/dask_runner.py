@@ -508,11 +508,11 @@ class _Packed:
     def __init__(self, value):
         self.value = value
 
-    def __getstate__(self):
-        return self.value
+    def __getstate__(self):  # a tuple: pickle skips __setstate__ for a false state (an empty list)
+        return (self.value,)
 
-    def __setstate__(self, value):
-        self.value = value
+    def __setstate__(self, state):
+        (self.value,) = state
 
 
 def _unpacked(fn):

@@ -251,8 +251,8 @@ def _available_case_fit(
                 f"Variable '{dag.nodes[i]}' has {q:,} parent configurations; "
                 f"its CPT would need {q * int(cards[i]):,} cells. Give it fewer parents."
             )
-        # a DAG lists parents in node order: the scorer's family (parents sorted) is the CPT's
-        table = None if counted is None else counted.dense_counts(i, ps)
+        # the scorer's table has the parents sorted: the CPT's layout when the DAG lists them so
+        table = None if counted is None or list(ps) != sorted(ps) else counted.dense_counts(i, ps)
         if table is None:
             if cols is None:
                 cols = code_matrix(codes, [int(c) for c in cards])

@@ -209,6 +209,7 @@ class KGVStatistics:
             self.dims.append(int(keep.sum()))
         self.d = np.asarray(self.d)
         self.offsets = np.concatenate([[0], np.cumsum(self.dims)]).astype(np.int64)
+        self._ranges = [np.arange(self.offsets[v], self.offsets[v + 1]) for v in range(len(self.dims))]
         T = np.zeros((int(full[-1]), int(self.offsets[-1])))
         for i, Ti in enumerate(Ts):
             T[full[i] : full[i + 1], self.offsets[i] : self.offsets[i + 1]] = Ti
@@ -225,14 +226,9 @@ class KGVStatistics:
 
     def index(self, variables: Sequence[int]) -> np.ndarray:
         """The rows of R of the variables, in their order."""
-        ranges = self.__dict__.get("_ranges")
-        if ranges is None:
-            ranges = self._ranges = [
-                np.arange(self.offsets[v], self.offsets[v + 1]) for v in range(len(self.dims))
-            ]
         if not len(variables):
             return np.zeros(0, dtype=np.int64)
-        return np.concatenate([ranges[v] for v in variables])
+        return np.concatenate([self._ranges[v] for v in variables])
 
     def logdet(self, variables: Sequence[int]) -> float:
         """log det R_A of the variables A (cached)."""
