@@ -16,12 +16,13 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 
-#: a notebook's first calls: the README's latent class fit and Fisher Gram matrix, both compiled pair sums;
+#: a notebook's first calls: the README's latent class fit (numpy engine), the compiled EM, the Fisher Gram
+#: matrix, both compiled pair sums;
 #: prints every bnfk_core dispatcher with a signature and its cache hits and misses
 FIRST_CALLS = """
 import json
 import pandas as pd
-from bnfk_core import gram, load_csv
+from bnfk_core import fit_lca, gram, load_csv
 from bnfk_core.analyses.warmup import compiled_functions
 from bnfk_core.estimators import LatentClassModel
 from bnfk_core.kernels import fisher
@@ -31,6 +32,7 @@ votes = pd.read_csv("sample_data/house_votes_84.csv", na_values="?", keep_defaul
 LatentClassModel(3, random_state=0).fit(votes.drop(columns="class"))
 data = load_csv("sample_data/house_votes_84.csv", class_column="class", missing_policy="category")
 features = data.without_class()
+fit_lca(features, 3, 2, 0, engine="numba")  # the compiled EM (tables beyond the numpy engine's size)
 gram(learn_recipe(data).model, features)
 fisher.warm_up()
 print(json.dumps({

@@ -178,23 +178,29 @@ def test_complete_row_scorer_batches_give_the_same_floats(weighted):
 
 
 def test_small_batches_run_on_one_thread(monkeypatch):
-    """A batch below THREADS_MIN_PASSES row passes runs on one thread; at or above it, on numba's threads (the
-    tables are the same either way: the tests above)."""
+    """A batch below THREADS_MIN_PASSES row passes runs the one-thread compilation (no parallel region); at or
+    above it, the parallel one on numba's threads (the tables are the same either way: the tests above)."""
     import numba
 
     from bnfk_core.data import counts
 
-    asked = []
-    real = numba.set_num_threads
-    monkeypatch.setattr(counts.numba, "set_num_threads", lambda k: (asked.append(k), real(k)))
+    ran = []
+    serial, parallel = counts._family_tables_serial, counts._family_tables
+    monkeypatch.setattr(counts, "_family_tables_serial", lambda *a: (ran.append("serial"), serial(*a)))
+    monkeypatch.setattr(
+        counts, "_family_tables", lambda *a: (ran.append(numba.get_num_threads()), parallel(*a))
+    )
     codes, cards, _ = _data(seed=1, n=64)
     shifted = shifted_matrix(code_matrix(codes, cards), cards)
-    family_tables(shifted, [[0, 1], [2, 3]], cards)
-    assert asked[0] == 1
-    asked.clear()
+    small = family_tables(shifted, [[0, 1], [2, 3]], cards)
+    assert ran == ["serial"]
+    ran.clear()
     monkeypatch.setattr(counts, "THREADS_MIN_PASSES", 64 * 2)
-    family_tables(shifted, [[0, 1], [2, 3]], cards)
-    assert asked[0] == min(numba.get_num_threads(), numba.config.NUMBA_NUM_THREADS, 2)
+    threads = min(numba.get_num_threads(), numba.config.NUMBA_NUM_THREADS, 2)
+    large = family_tables(shifted, [[0, 1], [2, 3]], cards)
+    assert ran == ["serial" if threads == 1 else threads]
+    for a, b in zip(small, large):
+        np.testing.assert_array_equal(a, b)
 
 
 @pytest.mark.parametrize("weights", ["none", "whole", "fractional"])

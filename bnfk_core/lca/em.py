@@ -317,6 +317,18 @@ def _extrapolate(ltp, lt1, lt2, lwp, lw1, lw2, alpha, floor):  # pragma: no cove
 
 
 @numba.njit(cache=True, nogil=True)
+def _assign(lt, lw, lt_from, lw_from):  # pragma: no cover - compiled
+    """lt, lw = lt_from, lw_from, element by element (an array-to-array slice assignment would compile numba's
+    shape-mismatch message, seconds of string formatting on a fresh cache)."""
+    D, K = lt.shape
+    for d in range(D):
+        for k in range(K):
+            lt[d, k] = lt_from[d, k]
+    for k in range(K):
+        lw[k] = lw_from[k]
+
+
+@numba.njit(cache=True, nogil=True)
 def run_start(
     lt, lw, ptr, cols, c0, inv, wts, off, tol, max_iter, accelerate, trace, floor
 ):  # pragma: no cover
@@ -349,13 +361,11 @@ def run_start(
     converged = False
     step_max = 1.0
     while steps <= max_iter:
-        ltp[:, :] = lt  # x0
-        lwp[:] = lw
+        _assign(ltp, lwp, lt, lw)  # x0
         _mstep(counts, nk, off, n_total, lt1, lw1, floor)  # x1 = M(x0)
         ll1 = _estep(lt1, lw1, ptr, cols, c0, inv, wts, T, E, Mx, RB, counts, nk)
         steps += 1
-        lt[:, :] = lt1
-        lw[:] = lw1
+        _assign(lt, lw, lt1, lw1)
         gain = ll1 - ll0
         ll0 = ll1
         if keep:
@@ -398,8 +408,7 @@ def run_start(
             llp = _estep(ltp, lwp, ptr, cols, c0, inv, wts, T, E, Mx, RB, counts, nk)
             steps += 1
             if llp >= ll1:  # accepted: x0 = x'
-                lt[:, :] = ltp
-                lw[:] = lwp
+                _assign(lt, lw, ltp, lwp)
                 ll0 = llp
                 if keep:
                     trace[ntr] = llp
@@ -409,8 +418,7 @@ def run_start(
                 step_max = max(1.0, step_max / 16.0)
             if steps > max_iter:
                 break
-        lt[:, :] = lt2  # otherwise x0 = x2 = M(x1)
-        lw[:] = lw2
+        _assign(lt, lw, lt2, lw2)  # otherwise x0 = x2 = M(x1)
         ll0 = _estep(lt, lw, ptr, cols, c0, inv, wts, T, E, Mx, RB, counts, nk)
         steps += 1
         if keep:

@@ -389,7 +389,7 @@ def fit_lca(
     agree: float | None = None,
     screen: int = 0,
     keep: int | None = None,
-    engine: str = "numba",
+    engine: str = "auto",
 ) -> LatentClassModel:
     """Fit a K-class latent class model to ``data`` by EM from ``starts`` seeded random starts.
 
@@ -402,8 +402,10 @@ def fit_lca(
     continue to convergence; ``starts_at_best`` counts among the runs taken to convergence
     (``runs_completed``).
 
-    ``engine``: ``"numba"`` (the compiled engine, :mod:`bnfk_core.lca.em`), ``"numpy"`` (the same EM on every
-    start at once, :mod:`bnfk_core.lca.em_numpy`: no numba start-up) or ``"auto"`` (numpy on small tables).
+    ``engine``: ``"numba"`` (the compiled engine, :mod:`bnfk_core.lca.em`), ``"numpy"`` (the same EM on
+    every start at once, :mod:`bnfk_core.lca.em_numpy`: no numba start-up) or ``"auto"``, the default: numpy
+    on small tables (:data:`~bnfk_core.lca.em_numpy.SMALL_CELLS`), where it is as fast and a fresh process
+    compiles nothing, numba beyond.  Both engines reach the same maximum (log-likelihoods within 1e-8).
 
     Parameters
     ----------
@@ -565,7 +567,7 @@ def fit_lca_range(data, classes, starts: int = 20, seed: int = 0, progress=None,
     return out
 
 
-def best_by_bic(data, kmax: int = 6, starts: int = 10, seed: int = 0, engine: str = "numba"):
+def best_by_bic(data, kmax: int = 6, starts: int = 10, seed: int = 0, engine: str = "auto"):
     """The fitted model with the least BIC among K = 1..kmax (each from ``starts`` seeded starts; ``engine``
     of :func:`fit_lca`).
 
