@@ -101,3 +101,28 @@ def test_learn_tab_learns_with_the_kgv_score_on_raw_numbers():
         max_parents=at.session_state["learn_max_parents"] or None,
     )
     assert set(map(tuple, s["dag"]["arcs"])) == set(raw.dag.arcs)
+
+
+def test_kgv_figures_are_built_once_for_every_session(monkeypatch):
+    """A rerun with the tab open, and a second session on the same data, draw the tab's figures without
+    building them again (one heatmap and two networks per data and options), and send the same charts."""
+    from bnfk_core.views import figures
+    from bnfk_ui.sections import kgv as kgv_section
+    from bnfk_ui.state import shared
+
+    monkeypatch.setattr(kgv_section, "_FIGURES", shared.Kept(16))  # none built by an earlier test
+    built = []
+    real = figures.dag_figure
+    monkeypatch.setattr(
+        figures, "dag_figure", lambda *a, **k: (built.append(k.get("title")), real(*a, **k))[1]
+    )
+    state = dict(dataset="waveform_5000", class_column="class", missing_policy="missing")
+    at = _tab_on(**state)
+    specs = [c.proto.spec for c in at.get("plotly_chart") if "KGV" in c.proto.spec]
+    kgv_built = [t for t in built if t and t.startswith("KGV")]
+    assert sorted(kgv_built) == ["KGV on the bins", "KGV, raw numbers"]
+    at.run()
+    assert_clean(at)
+    other = _tab_on(**state)
+    assert [t for t in built if t and t.startswith("KGV")] == kgv_built
+    assert [c.proto.spec for c in other.get("plotly_chart") if "KGV" in c.proto.spec] == specs

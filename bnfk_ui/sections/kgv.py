@@ -15,7 +15,7 @@ from bnfk_core.views import figures
 from bnfk_core.views.figures import kgv as fig_kgv
 
 from .. import common, jobs, router
-from ..state import shared, structure, tables
+from ..state import charts, shared, structure, tables
 from .structure import act
 
 __all__ = ["kgv_tab"]
@@ -41,6 +41,35 @@ def _learned(data, fingerprint: str, kernel: str, kappa, max_parents, seed: int,
         return learn_recipe(data, recipe, score_options=opts, progress=progress).result
 
     return _LEARNED.get((fingerprint, kernel, kappa, max_parents, seed, bins), learn)
+
+
+#: the tab's three figures, kept for every session per data, kernel, kappa, bound and seed
+_FIGURES = shared.Kept(16)
+
+
+def _figures(key: tuple, mi: dict, raw, binned) -> tuple:
+    """The KGV-MI heatmap and the two networks drawn on the raw network's layout, built once per ``key``
+    (data fingerprint, kernel, kappa, bound, seed: what ``mi``, ``raw`` and ``binned`` are made from) for
+    every session, and never changed afterwards (:mod:`bnfk_ui.state.charts` keeps their JSON): a rerun with
+    the tab open draws them without building them again."""
+
+    def build():
+        heatmap = fig_kgv.kgv_mi_figure(
+            mi["variables"],
+            mi["matrix"],
+            raw=mi["searched_raw"],
+            title="KGV mutual information (nats; # = searched as numbers)",
+        )
+        # both drawn on the raw network's layout, staggered for half a 1280-pixel screen; the height follows
+        # the layers
+        pos = figures.shared_layout(raw.dag.nodes, raw.dag.sorted_arcs(), width=440)
+        return (
+            heatmap,
+            figures.dag_figure(raw.dag.nodes, raw.dag.sorted_arcs(), pos=pos, title="KGV, raw numbers"),
+            figures.dag_figure(binned.dag.nodes, binned.dag.sorted_arcs(), pos=pos, title="KGV on the bins"),
+        )
+
+    return _FIGURES.get(key, build)
 
 
 def _lazy_bar(place):
@@ -112,15 +141,10 @@ def kgv_tab() -> None:
         st.error(router.message(exc))
         return
     place.empty()
+    heatmap, raw_fig, binned_fig = _figures((data.fingerprint(), *key), mi, raw, binned)
     left, right = st.columns([1.2, 1], gap="medium")
     with left:
-        hfig = fig_kgv.kgv_mi_figure(
-            mi["variables"],
-            mi["matrix"],
-            raw=mi["searched_raw"],
-            title="KGV mutual information (nats; # = searched as numbers)",
-        )
-        st.plotly_chart(hfig, key="kgv_mi_chart", config={"displaylogo": False})
+        charts.plotly_chart(heatmap, key="kgv_mi_chart", config={"displaylogo": False})
         st.caption(
             f"κ = {mi['kappa']:g}, σ = {mi['sigma']:g}, {mi['kernel']} kernel, {mi['n_rows_used']:,} "
             "complete rows."
@@ -153,20 +177,9 @@ def kgv_tab() -> None:
         st.metric(
             "Structural Hamming distance", shd, help="Edges that differ between the two equivalence classes."
         )
-    # both drawn on the raw network's layout, staggered for half a 1280-pixel screen; the height follows the
-    # layers
-    pos = figures.shared_layout(raw.dag.nodes, raw.dag.sorted_arcs(), width=440)
     d1, d2 = st.columns(2, gap="medium")
-    d1.plotly_chart(
-        figures.dag_figure(raw.dag.nodes, raw.dag.sorted_arcs(), pos=pos, title="KGV, raw numbers"),
-        key="kgv_raw_dag",
-        config={"displaylogo": False},
-    )
-    d2.plotly_chart(
-        figures.dag_figure(binned.dag.nodes, binned.dag.sorted_arcs(), pos=pos, title="KGV on the bins"),
-        key="kgv_bin_dag",
-        config={"displaylogo": False},
-    )
+    charts.plotly_chart(raw_fig, key="kgv_raw_dag", config={"displaylogo": False}, where=d1)
+    charts.plotly_chart(binned_fig, key="kgv_bin_dag", config={"displaylogo": False}, where=d2)
     st.button(
         "Use the network learned on raw numbers",
         icon=":material/account_tree:",
