@@ -78,6 +78,24 @@ def test_fit_lca_engines_agree_on_bundled_data(sample_path, name, k):
     assert float(b.log_likelihood(data.codes).sum()) == pytest.approx(b.loglik, abs=1e-8)
 
 
+def test_auto_is_the_default_and_picks_numba_beyond_the_small_tables(sample_path, monkeypatch):
+    """``fit_lca``'s default engine is ``auto``: numpy's fit on a small table, the compiled engine's (the same
+    floats) once distinct rows x one-hot columns pass SMALL_CELLS, without making the one-hot codes then."""
+    from bnfk_core.lca import em_numpy
+
+    data = load_csv(sample_path("zoo"), na_values="default-list")
+    assert (
+        fit_lca(data, 3, 4, 0).start_logliks.tolist()
+        == fit_lca(data, 3, 4, 0, engine="numpy").start_logliks.tolist()
+    )
+    compiled = fit_lca(data, 3, 4, 0, engine="numba")
+    monkeypatch.setattr(em_numpy, "SMALL_CELLS", 10)
+    assert (
+        em_numpy.distinct_rows(data.codes, np.ones(data.n_rows), [len(s) for s in data.states], True) is None
+    )
+    assert fit_lca(data, 3, 4, 0).start_logliks.tolist() == compiled.start_logliks.tolist()
+
+
 def test_screened_starts_and_engine_choice():
     codes, w, cards = _table(9, n=300)
     data = from_codes(codes, [f"v{i}" for i in range(len(cards))], [tuple("abcd"[:r]) for r in cards])

@@ -43,7 +43,9 @@ class DistinctRows:
         return float(self.weights.sum())
 
 
-def distinct_rows(codes: np.ndarray, weights: np.ndarray, cards) -> DistinctRows:
+def distinct_rows(
+    codes: np.ndarray, weights: np.ndarray, cards, small_only: bool = False
+) -> DistinctRows | None:
     """Collapse ``codes`` (N, n; -1 = missing) to distinct rows with summed ``weights``, one-hot coded.
 
     Parameters
@@ -51,14 +53,18 @@ def distinct_rows(codes: np.ndarray, weights: np.ndarray, cards) -> DistinctRows
     codes : ndarray of int, shape (N, n)
     weights : ndarray, shape (N,)
     cards : sequence of int
+    small_only : bool
+        None instead when the table is not small (:func:`use_numpy`): its one-hot codes are not made.
 
     Returns
     -------
-    DistinctRows
+    DistinctRows or None
     """
     codes = np.asarray(codes, dtype=np.int64)
     cards = np.asarray([int(r) for r in cards], dtype=np.int64)
     u, inv = unique_rows(codes, cards)
+    if small_only and not use_numpy(len(u), int(cards.sum())):
+        return None
     wts = np.bincount(inv, weights=np.asarray(weights, dtype=float), minlength=len(u))
     return DistinctRows(one_hot(u, cards), wts, cards, state_offsets(cards))
 

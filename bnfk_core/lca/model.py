@@ -453,8 +453,8 @@ def fit_lca(
     if engine not in ("numba", "numpy", "auto"):
         raise LcaError(f"Unknown EM engine '{str(engine)[:80]}'; choose numba, numpy or auto.")
     if engine != "numba":
-        rows = em_numpy.distinct_rows(codes, weights, cards)
-        if engine == "auto" and not em_numpy.use_numpy(rows.n_distinct, rows.X.shape[1]):
+        rows = em_numpy.distinct_rows(codes, weights, cards, small_only=engine == "auto")
+        if rows is None:
             engine = "numba"
     if engine == "numba":
         rows = prepare_rows(codes, weights, cards)
