@@ -28,8 +28,22 @@ def _brute(codes, weights, members, cards):
     return out
 
 
-@pytest.mark.parametrize("threads", [1, 2])
-def test_family_tables_equal_brute_force_sums(threads):
+#: (threads, rows numpy counts): numpy's counting of small batches, and the compiled pass on 1 and 2 threads
+WAYS = [(1, None), (1, 0), (2, 0)]
+
+
+def _counting(monkeypatch, numpy_rows):
+    """Count the way ``numpy_rows`` says: None leaves :data:`NUMPY_MAX_ROWS` (the test tables are numpy's), 0
+    sends every batch to the compiled pass."""
+    from bnfk_core.data import counts
+
+    if numpy_rows is not None:
+        monkeypatch.setattr(counts, "NUMPY_MAX_ROWS", numpy_rows)
+
+
+@pytest.mark.parametrize("threads, numpy_rows", WAYS)
+def test_family_tables_equal_brute_force_sums(threads, numpy_rows, monkeypatch):
+    _counting(monkeypatch, numpy_rows)
     codes, cards, w = _data()
     sh = shifted_matrix(code_matrix(codes, cards), cards)
     fams = [[0], [1, 0], [2, 0, 3], [3, 1, 2, 0], [4, 5, 6, 7, 0], [7, 6, 5, 4, 3, 2], [0, 1, 2, 3, 4, 5, 6]]
@@ -184,6 +198,7 @@ def test_small_batches_run_on_one_thread(monkeypatch):
 
     from bnfk_core.data import counts
 
+    monkeypatch.setattr(counts, "NUMPY_MAX_ROWS", 0)  # the compiled pass (the 64 rows would be numpy's)
     ran = []
     serial, parallel = counts._family_tables_serial, counts._family_tables
     monkeypatch.setattr(counts, "_family_tables_serial", lambda *a: (ran.append("serial"), serial(*a)))
@@ -201,6 +216,32 @@ def test_small_batches_run_on_one_thread(monkeypatch):
     assert ran == ["serial" if threads == 1 else threads]
     for a, b in zip(small, large):
         np.testing.assert_array_equal(a, b)
+
+
+def test_batches_of_few_rows_are_counted_by_numpy_to_the_same_floats(monkeypatch):
+    """A batch over at most NUMPY_MAX_ROWS rows runs no compiled pass (a fresh process compiles nothing for
+    it); its tables are the compiled pass's, bit for bit, with and without weights, also for a family
+    counted without the extra states."""
+    from bnfk_core.data import counts
+
+    ran = []
+    for name in ("_family_tables_serial", "_family_tables"):
+        real = getattr(counts, name)
+        monkeypatch.setattr(counts, name, lambda *a, real=real, name=name: (ran.append(name), real(*a)))
+    codes, cards, w = _data(seed=5, n=counts.NUMPY_MAX_ROWS, cards=(2,) * 14 + (3, 5), p_missing=0.05)
+    sh = shifted_matrix(code_matrix(codes, cards), cards)
+    fams = [[15], [14, 15], [3, 0, 14], list(range(14)), [15, 14, 0, 1, 2, 3, 4, 5]]
+    assert counts.table_cells(cards, fams[3]) > counts.COMPACT_MIN_CELLS
+    for weights in (None, w.astype(float) / 3):
+        mine = family_tables(sh, fams, cards, weights)
+        assert ran == []
+        monkeypatch.setattr(counts, "NUMPY_MAX_ROWS", counts.NUMPY_MAX_ROWS - 1)
+        compiled = family_tables(sh, fams, cards, weights)
+        assert ran == ["_family_tables_serial"]
+        ran.clear()
+        monkeypatch.setattr(counts, "NUMPY_MAX_ROWS", counts.NUMPY_MAX_ROWS + 1)
+        for a, b in zip(mine, compiled):
+            assert a.dtype == b.dtype and a.shape == b.shape and np.array_equal(a, b)
 
 
 @pytest.mark.parametrize("weights", ["none", "whole", "fractional"])
@@ -237,13 +278,14 @@ def test_tables_summed_out_of_a_larger_kept_one_are_the_counted_floats(weights):
         assert kept.summed == len(small) and kept.passes == len(big)
 
 
-@pytest.mark.parametrize("threads", [1, 2])
-def test_wide_families_counted_without_the_extra_states_equal_brute_force(threads, monkeypatch):
+@pytest.mark.parametrize("threads, numpy_rows", WAYS)
+def test_wide_families_counted_without_the_extra_states_equal_brute_force(threads, numpy_rows, monkeypatch):
     """A family of 13 binary members has 3^13 = 1.6 million cells with one extra (missing) state a member and
     8,192 without: it is counted into the small table, every row tested for a missing member.  The tables of a
     batch mixing both kinds equal the brute-force sums, and the very floats of the one-pass-per-state loop."""
     from bnfk_core.data import counts
 
+    _counting(monkeypatch, numpy_rows)
     codes, cards, w = _data(seed=3, n=600, cards=(2,) * 14 + (3, 4), p_missing=0.03)
     sh = shifted_matrix(code_matrix(codes, cards), cards)
     fams = [

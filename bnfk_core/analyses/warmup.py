@@ -47,15 +47,13 @@ def _network(data):
 def _learn() -> None:
     """Counting, scores and structural EM over blank cells (the default recipe), and the exact log-likelihood
     of incomplete rows."""
-    from ..data.counts import code_matrix, family_tables, shifted_matrix
+    from ..data import counts
     from ..learning.estep import log_likelihood_total
     from ..learning.recipe import learn_recipe
 
     data = _table()
     log_likelihood_total(learn_recipe(data).model, data.codes)
-    cards = [len(s) for s in data.states]
-    shifted = shifted_matrix(code_matrix(data.codes, cards), cards)
-    family_tables(shifted, [[0, 1], [2, 3]], cards, threads=2)  # the parallel counting of large batches
+    counts.warm_up()  # the compiled counting of batches over many rows (the table above is numpy's)
 
 
 def _lca() -> None:

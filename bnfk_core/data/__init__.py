@@ -45,6 +45,7 @@ _HOMES = {
     "table_cells": "counts",
     "family_tables": "counts",
     "THREADS_MIN_PASSES": "counts",
+    "NUMPY_MAX_ROWS": "counts",
     "DEFAULT_TIMEOUT": "limits",
     "MAX_TIMEOUT": "limits",
     "atomic_path": "files",
