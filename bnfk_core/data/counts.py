@@ -328,22 +328,22 @@ NUMPY_MAX_ROWS = 2_000
 
 def _numpy_tables(shifted, members, offs, radix, compact, w, out, out_offs) -> None:
     """:func:`_family_tables` by ``np.bincount``, one family at a time: a family's cells get its rows' weights
-    added in row order, as the compiled pass adds them (the very floats)."""
-    cards = radix  # a compact family's radix is its members' r_j: a row coded r_j there is missing
+    added in row order, as the compiled pass adds them (the very floats).  A compact family's radix is its
+    members' r_j, so a code r_j there (missing) leaves its row out."""
     for f in range(offs.shape[0] - 1):
         mem, rad = members[offs[f] : offs[f + 1]], radix[offs[f] : offs[f + 1]]
         idx = shifted[mem[0]].astype(np.int64)
-        keep = idx < cards[offs[f]] if compact[f] else None
-        for m, r, c in zip(mem[1:], rad[1:], cards[offs[f] + 1 : offs[f + 1]]):
+        keep = idx < rad[0] if compact[f] else None
+        for m, r in zip(mem[1:], rad[1:]):
             col = shifted[m]
             idx = idx * int(r) + col
             if keep is not None:
-                keep &= col < c
-        size = int(out_offs[f + 1] - out_offs[f])
+                keep &= col < r
+        cells = out[out_offs[f] : out_offs[f + 1]]
         if keep is None:
-            out[out_offs[f] : out_offs[f + 1]] = np.bincount(idx, weights=w, minlength=size)
+            cells[:] = np.bincount(idx, weights=w, minlength=cells.size)
         else:
-            out[out_offs[f] : out_offs[f + 1]] = np.bincount(idx[keep], weights=w[keep], minlength=size)
+            cells[:] = np.bincount(idx[keep], weights=w[keep], minlength=cells.size)
 
 
 def warm_up() -> None:
@@ -366,9 +366,10 @@ def family_tables(
     threads: int | None = None,
 ) -> list[np.ndarray]:
     """The count tables of several families, one compiled pass over the rows per family, the families spread
-    over ``threads`` threads (numba's when None and the batch is large).  A family whose table with the extra
-    states would be large (:data:`COMPACT_MIN_CELLS`) is counted without them, testing every row for a
-    missing member (the same sums in the same order).
+    over ``threads`` threads (numba's when None and the batch is large); a batch over at most
+    :data:`NUMPY_MAX_ROWS` rows is counted by ``np.bincount`` instead (the same floats).  A family whose table
+    with the extra states would be large (:data:`COMPACT_MIN_CELLS`) is counted without them, testing every
+    row for a missing member (the same sums in the same order).
 
     Parameters
     ----------
