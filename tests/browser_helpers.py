@@ -10,6 +10,7 @@ import subprocess
 import sys
 import time
 import urllib.request
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -146,3 +147,69 @@ def act(page, action, timeout: float = 120_000) -> None:
     n, since = runs(page), page.evaluate("() => performance.now()")
     action()
     settle(page, n, timeout, since)
+
+
+def _descendants_cpu_seconds() -> float:
+    """CPU seconds (user + system) spent so far by this process's live descendants: the app server a test
+    started and its browser (Playwright's driver and Chromium's processes), read from ``/proc``."""
+    tick = os.sysconf("SC_CLK_TCK")
+    children: dict[int, list[tuple[int, float]]] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except OSError:  # the process ended meanwhile
+            continue
+        # after the name: state, ppid (field 4 of the file), ..., utime and stime (fields 14 and 15)
+        cpu = (int(fields[11]) + int(fields[12])) / tick
+        children.setdefault(int(fields[1]), []).append((int(entry), cpu))
+    total, todo = 0.0, [os.getpid()]
+    while todo:
+        for pid, cpu in children.get(todo.pop(), ()):
+            total += cpu
+            todo.append(pid)
+    return total
+
+
+class Steps:
+    """A browser test's actions, counted and timed: for each, the wall seconds from the action to the settled
+    page (:func:`settle`), the CPU seconds the app server and the browser spent meanwhile (their own work,
+    which a queue for the cores does not stretch) and the 1-minute load at its end."""
+
+    def __init__(self, page) -> None:
+        self.page, self.count = page, 0
+        self.wall: dict[str, float] = {}
+        self.work: dict[str, float] = {}
+        self.load: dict[str, float] = {}
+
+    def __call__(self, name: str, action: Callable[[], object], reruns: bool = True) -> None:
+        """Do ``action()`` (a click; ``reruns``: it re-runs the script, waited for), recorded as ``name``."""
+        self.count += 1
+        n, since = runs(self.page), self.page.evaluate("() => performance.now()")
+        cpu, t0 = _descendants_cpu_seconds(), time.perf_counter()
+        action()
+        if reruns:
+            settle(self.page, n, since=since)
+        self.wall[name] = round(time.perf_counter() - t0, 2)
+        self.work[name] = round(_descendants_cpu_seconds() - cpu, 2)
+        self.load[name] = round(os.getloadavg()[0], 2)
+
+    def slow(self, limit: float, loaded: float, names=None) -> dict[str, dict[str, float]]:
+        """The steps (of ``names``, default all) that took longer than ``limit`` seconds.  A step's wall time
+        is judged while the 1-minute load is at most ``loaded`` times the cores; on a busier machine it
+        measures the neighbours too, so the step is judged by its work spread over the cores it could use
+        (CPU seconds / cores) -- what it would take there alone, short of its waits."""
+        cores = os.cpu_count() or 1
+        out = {}
+        for k in self.wall if names is None else names:
+            quiet = self.load[k] <= loaded * cores
+            if (self.wall[k] if quiet else self.work[k] / cores) > limit:
+                out[k] = {"wall": self.wall[k], "cpu": self.work[k], "load": self.load[k]}
+        return out
+
+    def record(self) -> dict:
+        """The steps' figures for a test's JSON artefact."""
+        cores = os.cpu_count()
+        return {"seconds": self.wall, "cpu_seconds": self.work, "load_1min": self.load, "cores": cores}
