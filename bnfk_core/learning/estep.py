@@ -345,6 +345,10 @@ def item_cuts(
 SHARDS_PER_WORKER = 2
 
 
+#: rows per block when :func:`pattern_shards` codes each row's missing cells as one number
+_KEY_ROWS = 1 << 16
+
+
 def pattern_shards(codes: np.ndarray, weights: np.ndarray, n_shards: int) -> list:
     """The rows of ``codes`` (each with a missing cell) in :func:`missingness_patterns`' order -- the patterns
     in order, a pattern's rows in row order -- cut at pattern boundaries into at most ``n_shards`` pieces of
@@ -356,9 +360,12 @@ def pattern_shards(codes: np.ndarray, weights: np.ndarray, n_shards: int) -> lis
     n, d = codes.shape
     if n == 0 or d > 62 or n_shards <= 1:
         return [(codes, weights)]
-    key = np.zeros(n, dtype=np.int64)
-    for j in range(d):  # the first column the most significant bit, as missingness_patterns orders them
-        key[codes[:, j] < 0] += np.int64(1) << np.int64(d - 1 - j)
+    # a row's missing cells as one number, the first column its most significant bit (as missingness_patterns
+    # orders them), a block of rows at a time
+    bits = np.int64(1) << np.arange(d - 1, -1, -1, dtype=np.int64)
+    key = np.empty(n, dtype=np.int64)
+    for a in range(0, n, _KEY_ROWS):
+        np.matmul((codes[a : a + _KEY_ROWS] < 0).astype(np.int64), bits, out=key[a : a + _KEY_ROWS])
     order = np.argsort(key, kind="stable")
     key = key[order]
     starts = np.flatnonzero(np.concatenate(([True], key[1:] != key[:-1])))
