@@ -382,10 +382,11 @@ def test_pattern_shards_group_into_the_jobs_of_all_rows(n_shards):
 def test_pattern_shards_order_the_rows_by_their_missing_cells_block_by_block(monkeypatch):
     """The rows coded a block at a time (blocks of 7 rows here) come out in missingness_patterns' order: the
     patterns sorted by their missing cells, the first column the most significant, the rows of a pattern in
-    row order."""
+    row order -- the order missingness_patterns itself lists them in, by the same keys."""
+    from bnfk_core.inference import elimination
     from bnfk_core.learning import estep
 
-    monkeypatch.setattr(estep, "_KEY_ROWS", 7)
+    monkeypatch.setattr(elimination, "PATTERN_KEY_ROWS", 7)
     _, codes, weights = _setup(seed=5, n=300, missing=0.3)
     inc = (codes < 0).any(axis=1)
     codes, weights = codes[inc], np.asarray(weights, dtype=float)[inc]
@@ -393,6 +394,8 @@ def test_pattern_shards_order_the_rows_by_their_missing_cells_block_by_block(mon
     bits = [tuple(int(b) for b in row) for row in codes < 0]
     want = sorted(range(len(codes)), key=lambda i: (bits[i], i))  # True > False: a missing first cell last
     np.testing.assert_array_equal(got, codes[want])
+    listed = np.concatenate([rows for rows, _ in elimination.missingness_patterns(codes)])
+    np.testing.assert_array_equal(listed, want)
 
 
 def test_em_jobs_grouped_on_the_workers_are_one_process_items(monkeypatch):

@@ -21,6 +21,7 @@ __all__ = [
     "cpt_factor",
     "contract",
     "missingness_patterns",
+    "pattern_keys",
     "joint_posteriors",
     "posterior_by_pattern",
     "log_evidence_by_pattern",
@@ -113,6 +114,40 @@ def contract(operands: list, out: list, max_intermediate: float | None = None, b
 
 
 # ---------------------------------------------------------------------- evidence
+#: rows per block when :func:`pattern_keys` codes rows' missing cells (a bounded int64 temporary)
+PATTERN_KEY_ROWS = 1 << 16
+
+
+def _pattern_bits(d: int) -> np.ndarray:
+    return np.left_shift(np.int64(1), np.arange(d - 1, -1, -1, dtype=np.int64))
+
+
+def pattern_keys(codes: np.ndarray) -> np.ndarray:
+    """Each row's missingness pattern as one integer, the first column its most significant bit: sorting the
+    keys orders the patterns as :func:`missingness_patterns` lists them.  A block of
+    :data:`PATTERN_KEY_ROWS` rows at a time, by one product with the bits' values.
+
+    Parameters
+    ----------
+    codes : ndarray of int, shape (n, d)
+        -1 = missing; at most 62 columns.
+
+    Returns
+    -------
+    ndarray of int64, shape (n,)
+    """
+    codes = np.asarray(codes)
+    n, d = codes.shape
+    if d > 62:
+        raise ValueError(f"pattern keys hold at most 62 columns, got {d}")
+    bits = _pattern_bits(d)
+    key = np.empty(n, dtype=np.int64)
+    for a in range(0, n, PATTERN_KEY_ROWS):
+        block = codes[a : a + PATTERN_KEY_ROWS] < 0
+        np.matmul(block.astype(np.int64), bits, out=key[a : a + PATTERN_KEY_ROWS])
+    return key
+
+
 def missingness_patterns(codes: np.ndarray) -> Iterator[tuple[np.ndarray, np.ndarray]]:
     """Yield (row indices, missing-variable indices) for every distinct missingness pattern.
 
@@ -133,12 +168,8 @@ def missingness_patterns(codes: np.ndarray) -> Iterator[tuple[np.ndarray, np.nda
     if (
         miss.shape[1] <= 62
     ):  # each pattern as one integer, the first column the most significant bit: the same order
-        bits = np.left_shift(np.int64(1), np.arange(miss.shape[1] - 1, -1, -1, dtype=np.int64))
-        sub = miss[rows_with]
-        key = np.zeros(len(rows_with), dtype=np.int64)
-        for j in range(miss.shape[1]):  # column by column: no (rows, columns) int64 temporary
-            key[sub[:, j]] += bits[j]
-        del sub
+        bits = _pattern_bits(miss.shape[1])
+        key = pattern_keys(codes[rows_with])
         # one stable sort of the keys gives the patterns in key order and each pattern's rows in row order
         order = np.argsort(key, kind="stable")
         key = key[order]

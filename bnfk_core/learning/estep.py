@@ -29,6 +29,7 @@ import numpy as np
 
 from ..data.counts import code_matrix, dense_family_counts, merge_rows
 from ..errors import ModelError
+from ..inference.elimination import pattern_keys
 from ..inference.queries import family_posteriors, log_evidence, missingness_patterns
 from ..network.model import BayesNet
 from .completions import Families, complete_cells, complete_offsets, completion_offsets, observed_loglik
@@ -345,10 +346,6 @@ def item_cuts(
 SHARDS_PER_WORKER = 2
 
 
-#: rows per block when :func:`pattern_shards` codes each row's missing cells as one number
-_KEY_ROWS = 1 << 16
-
-
 def pattern_shards(codes: np.ndarray, weights: np.ndarray, n_shards: int) -> list:
     """The rows of ``codes`` (each with a missing cell) in :func:`missingness_patterns`' order -- the patterns
     in order, a pattern's rows in row order -- cut at pattern boundaries into at most ``n_shards`` pieces of
@@ -360,12 +357,7 @@ def pattern_shards(codes: np.ndarray, weights: np.ndarray, n_shards: int) -> lis
     n, d = codes.shape
     if n == 0 or d > 62 or n_shards <= 1:
         return [(codes, weights)]
-    # a row's missing cells as one number, the first column its most significant bit (as missingness_patterns
-    # orders them), a block of rows at a time
-    bits = np.int64(1) << np.arange(d - 1, -1, -1, dtype=np.int64)
-    key = np.empty(n, dtype=np.int64)
-    for a in range(0, n, _KEY_ROWS):
-        np.matmul((codes[a : a + _KEY_ROWS] < 0).astype(np.int64), bits, out=key[a : a + _KEY_ROWS])
+    key = pattern_keys(codes)
     order = np.argsort(key, kind="stable")
     key = key[order]
     starts = np.flatnonzero(np.concatenate(([True], key[1:] != key[:-1])))
