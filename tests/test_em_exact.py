@@ -247,6 +247,28 @@ def test_an_expected_table_too_big_for_the_memory_limit_skips_the_rounds_and_say
     assert not any("memory limit" in n for n in res2.notes)
 
 
+@pytest.mark.parametrize("by_pattern", [True, False])
+def test_completed_rows_by_pattern_and_row_by_row_equal_the_brute_force_count(by_pattern, monkeypatch):
+    """structural EM's expected-table rows: each incomplete row's joint missing states, capped; by
+    missingness pattern (narrow tables) and row by row (wide ones), a column of one state included."""
+    from bnfk_core.learning import incomplete
+    from bnfk_core.learning.estep import MAX_COMPLETIONS
+
+    rng = np.random.default_rng(3)
+    cards = [1, 2, 5, 3, 9, 4, 7, 2]
+    codes = np.stack([rng.integers(0, c, 500) for c in cards], axis=1)
+    codes[rng.random(codes.shape) < 0.3] = -1
+    codes[:3] = -1  # blank rows: 1 * 2 * 5 * ... joint states, beyond the cap
+    want = sum(
+        min(math.prod(cards[j] for j in np.flatnonzero(row < 0)), MAX_COMPLETIONS)
+        for row in codes
+        if (row < 0).any()
+    )
+    assert math.prod(cards) > MAX_COMPLETIONS
+    monkeypatch.setattr(incomplete, "PATTERN_COUNT_COLUMNS", 20 if by_pattern else 0)
+    assert incomplete._completed_rows(codes.astype(np.int8), cards) == want
+
+
 @pytest.mark.parametrize("cap", [math.inf, 1])
 def test_observed_loglik_equals_brute_force(cap, monkeypatch):
     """sum_n w_n log P(x_obs,n): log-sum-exp over enumerated completions, or the junction tree (cap 1)."""

@@ -427,18 +427,19 @@ class DaskRunner:
             rows, result = fut.result()
             yield rows, piece, result, (k + 1) / n
 
-    def reduce_kept(self, fn, kept):
+    def reduce_kept(self, fn, kept, finish=None):
         """``fn(pieces)`` applied pairwise over kept pieces, on the workers, until one is left; its result
-        here (``fn`` must not depend on how the pieces are paired: integer counts added, say)."""
+        here (``fn`` must not depend on how the pieces are paired: integer counts added, say), or
+        ``finish(that result)``, computed on the worker holding it."""
         level = list(kept)
         if not level:
-            return fn([])
+            return _finished(fn, finish, [])
         while len(level) > 1:
             level = [
                 self.client.submit(fn, level[i : i + 2], pure=False) if i + 1 < len(level) else level[i]
                 for i in range(0, len(level), 2)
             ]
-        return self.client.submit(fn, level, pure=False).result()
+        return self.client.submit(_finished, fn, finish, level, pure=False).result()
 
     def keep(self, fn, items, args=()) -> list:
         """``fn(item, *args)`` of every item computed on the workers and *kept* there: a list of futures, in
@@ -487,6 +488,12 @@ class DaskRunner:
                 c = b + len(futures)
                 futures[c] = self.client.submit(fn, items[c], *args, pure=False)
             yield futures.pop(b).result()
+
+
+def _finished(fn, finish, pieces):
+    """``fn(pieces)``, or ``finish`` of it."""
+    merged = fn(pieces)
+    return merged if finish is None else finish(merged)
 
 
 def _second(pair):

@@ -35,6 +35,7 @@ assume one line per record and no blank lines; the trailing-delimiter quirk is n
 
 from __future__ import annotations
 
+import functools
 import math
 import os
 from collections.abc import Iterable, Iterator, Sequence
@@ -361,9 +362,14 @@ class Merger:
 
 
 def weighted_from(plan: Plan, keys: np.ndarray, counts: np.ndarray, n_rows: int) -> WeightedData:
+    """The table of the distinct rows ``keys`` (:func:`_keys`) with their ``counts``, ``n_rows`` in all."""
     if n_rows == 0:
         raise DataError(f"{plan.source} has a header but no data rows.")
-    codes = _decode(keys, plan.radix)
+    return _weighted(plan, _decode(keys, plan.radix), counts, n_rows)
+
+
+def _weighted(plan: Plan, codes: np.ndarray, counts: np.ndarray, n_rows: int) -> WeightedData:
+    """:func:`weighted_from` of rows already decoded (state codes, -1 = missing)."""
     notes = plan.notes + (f"Read in chunks: {n_rows:,} rows, {codes.shape[0]:,} distinct.",)
     return WeightedData(
         None,
@@ -578,6 +584,12 @@ def _merged_distinct(parts: list) -> tuple | None:
     return None if any(p is None for p in parts) else merge_distinct(parts)
 
 
+def _decoded(merged: tuple | None, radix: Sequence[int]) -> tuple | None:
+    """Merged distinct rows ``(keys, counts)`` as ``(state codes, counts)`` (on the worker holding them: the
+    client receives the codes it reads and decodes nothing)."""
+    return None if merged is None else (_decode(merged[0], radix), merged[1])
+
+
 def _read_counts_kept(runner, layout: FileLayout, name: str, report, options: dict) -> WeightedData:
     """:func:`read_counts` on a runner that keeps pieces on its workers (Dask): pass 1 runs where each
     partition is read and only its levels come here; pass 2 and the merges of the distinct rows run there
@@ -595,12 +607,17 @@ def _read_counts_kept(runner, layout: FileLayout, name: str, report, options: di
         raise DataError(f"{layout.shown} has a header but no data rows.")
     plan = plan_from_levels(levels, layout, **options)
     report(0.5, f"Reading {name}: pass 2 of 2 (distinct rows) on the workers…")
-    merged = runner.reduce_kept(_merged_distinct, runner.keep(_kept_distinct, kept, (layout.header, plan)))
+    merged = runner.reduce_kept(
+        _merged_distinct,
+        runner.keep(_kept_distinct, kept, (layout.header, plan)),
+        functools.partial(_decoded, radix=plan.radix),
+    )
     del kept
     if merged is None:  # a piece's own keys did not fit in 62 bits: pass 2 reads the file again
-        merged = _distinct_pass(runner, layout, plan, name, row0, report)
+        keys, counts, _ = _distinct_pass(runner, layout, plan, name, row0, report)
+        merged = _decode(keys, plan.radix), counts
     report(1.0, f"Reading {name}: pass 2 of 2 (distinct rows), {row0:,} of {row0:,} rows")
-    return weighted_from(plan, merged[0], merged[1], row0)
+    return _weighted(plan, merged[0], merged[1], row0)
 
 
 def _check_chunksize_loose(chunksize) -> None:

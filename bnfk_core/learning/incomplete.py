@@ -32,6 +32,7 @@ import numpy as np
 
 from ..data.counts import code_matrix, counts_from_columns, dense_family_counts, merge_rows
 from ..errors import DataError, ModelError, StructureError
+from ..inference.elimination import pattern_keys
 from ..network.model import MAX_CPT_CELLS, BayesNet, estimate_cpt, fit
 from ..registry import ESTIMATORS, MISSING_DATA, SCORES
 from .available_case import AvailableCaseScorer
@@ -605,11 +606,7 @@ def _table_too_big(codes: np.ndarray, cards) -> str | None:
     budget = memory_limit()
     if budget is None or not math.isfinite(budget):
         return None
-    codes = np.asarray(codes)
-    joint = np.ones(codes.shape[0])  # each row's joint states of its missing cells, column by column
-    for j, c in enumerate(cards):
-        joint[codes[:, j] < 0] *= float(c)
-    rows = int(np.minimum(joint[_incomplete_rows(codes)], MAX_COMPLETIONS).sum())
+    rows = _completed_rows(np.asarray(codes), cards)
     need = rows * (4 * len(cards) + 16)  # int32 codes and a float weight (and the merge's key)
     if need <= EM_TABLE_SHARE * budget:
         return None
@@ -620,6 +617,30 @@ def _table_too_big(codes: np.ndarray, cards) -> str | None:
         "observed families (available case), and the CPTs were fitted by EM; raise --max-memory for the EM "
         "rounds"
     )
+
+
+#: the widest table whose rows :func:`_completed_rows` counts by missingness pattern (2**20 patterns at most)
+PATTERN_COUNT_COLUMNS = 20
+
+
+def _completed_rows(codes: np.ndarray, cards) -> int:
+    """The rows of structural EM's expected table: for every incomplete row, the joint states of its missing
+    cells (the product of their cardinalities), capped at :data:`MAX_COMPLETIONS`.  The product depends on
+    the row's missingness pattern alone, so a table of at most :data:`PATTERN_COUNT_COLUMNS` columns is
+    counted by pattern (the rows of each pattern counted in one pass), a wider one row by row."""
+    cards = np.asarray(cards, dtype=np.float64)
+    d = codes.shape[1]
+    if d <= PATTERN_COUNT_COLUMNS:
+        per_pattern = np.bincount(pattern_keys(codes), minlength=1 << d)
+        patterns = np.flatnonzero(per_pattern[1:]) + 1  # pattern 0: the complete rows
+        # pattern_keys' bits, the first column the most significant
+        missing = (patterns[:, None] >> np.arange(d - 1, -1, -1)) & 1
+        joint = np.where(missing == 1, cards, 1.0).prod(axis=1)
+        return int((np.minimum(joint, MAX_COMPLETIONS) * per_pattern[patterns]).sum())
+    joint = np.ones(codes.shape[0])  # each row's joint states of its missing cells, column by column
+    for j, c in enumerate(cards):
+        joint[codes[:, j] < 0] *= c
+    return int(np.minimum(joint[_incomplete_rows(codes)], MAX_COMPLETIONS).sum())
 
 
 def _available_case_scorer(data, score: str, learn: dict, runner=None) -> AvailableCaseScorer:
