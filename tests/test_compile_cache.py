@@ -68,7 +68,7 @@ def test_after_the_warm_up_a_fresh_process_compiles_nothing(tmp_path):
     # the latent class EM, the counting (complete rows) and both pair sums were loaded
     for name in (
         "bnfk_core.lca.em.run_start",
-        "bnfk_core.data.counts._dense_counts",
+        "bnfk_core.data.compiled_counts.dense_counts",
         "bnfk_core.kernels.fisher._pair_kernel",
         "bnfk_core.kernels.fisher._pair_kernel_serial",
     ):

@@ -196,14 +196,15 @@ def test_small_batches_run_on_one_thread(monkeypatch):
     above it, the parallel one on numba's threads (the tables are the same either way: the tests above)."""
     import numba
 
-    from bnfk_core.data import counts
+    from bnfk_core.data import compiled_counts, counts
 
     monkeypatch.setattr(counts, "NUMPY_MAX_ROWS", 0)  # the compiled pass (the 64 rows would be numpy's)
     ran = []
-    serial, parallel = counts._family_tables_serial, counts._family_tables
-    monkeypatch.setattr(counts, "_family_tables_serial", lambda *a: (ran.append("serial"), serial(*a)))
+    cc = compiled_counts
+    serial, parallel = cc.family_tables_serial, cc.family_tables_parallel
+    monkeypatch.setattr(cc, "family_tables_serial", lambda *a: (ran.append("serial"), serial(*a)))
     monkeypatch.setattr(
-        counts, "_family_tables", lambda *a: (ran.append(numba.get_num_threads()), parallel(*a))
+        cc, "family_tables_parallel", lambda *a: (ran.append(numba.get_num_threads()), parallel(*a))
     )
     codes, cards, _ = _data(seed=1, n=64)
     shifted = shifted_matrix(code_matrix(codes, cards), cards)
@@ -222,12 +223,14 @@ def test_batches_of_few_rows_are_counted_by_numpy_to_the_same_floats(monkeypatch
     """A batch over at most NUMPY_MAX_ROWS rows runs no compiled pass (a fresh process compiles nothing for
     it); its tables are the compiled pass's, bit for bit, with and without weights, also for a family
     counted without the extra states."""
-    from bnfk_core.data import counts
+    from bnfk_core.data import compiled_counts, counts
 
     ran = []
-    for name in ("_family_tables_serial", "_family_tables"):
-        real = getattr(counts, name)
-        monkeypatch.setattr(counts, name, lambda *a, real=real, name=name: (ran.append(name), real(*a)))
+    for name in ("family_tables_serial", "family_tables_parallel"):
+        real = getattr(compiled_counts, name)
+        monkeypatch.setattr(
+            compiled_counts, name, lambda *a, real=real, name=name: (ran.append(name), real(*a))
+        )
     codes, cards, w = _data(seed=5, n=counts.NUMPY_MAX_ROWS, cards=(2,) * 14 + (3, 5), p_missing=0.05)
     sh = shifted_matrix(code_matrix(codes, cards), cards)
     fams = [[15], [14, 15], [3, 0, 14], list(range(14)), [15, 14, 0, 1, 2, 3, 4, 5]]
@@ -237,7 +240,7 @@ def test_batches_of_few_rows_are_counted_by_numpy_to_the_same_floats(monkeypatch
         assert ran == []
         monkeypatch.setattr(counts, "NUMPY_MAX_ROWS", counts.NUMPY_MAX_ROWS - 1)
         compiled = family_tables(sh, fams, cards, weights)
-        assert ran == ["_family_tables_serial"]
+        assert ran == ["family_tables_serial"]
         ran.clear()
         monkeypatch.setattr(counts, "NUMPY_MAX_ROWS", counts.NUMPY_MAX_ROWS + 1)
         for a, b in zip(mine, compiled):

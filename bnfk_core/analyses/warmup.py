@@ -47,13 +47,13 @@ def _network(data):
 def _learn() -> None:
     """Counting, scores and structural EM over blank cells (the default recipe), and the exact log-likelihood
     of incomplete rows."""
-    from ..data import counts
+    from ..data import compiled_counts
     from ..learning.estep import log_likelihood_total
     from ..learning.recipe import learn_recipe
 
     data = _table()
     log_likelihood_total(learn_recipe(data).model, data.codes)
-    counts.warm_up()  # the compiled counting of batches over many rows (the table above is numpy's)
+    compiled_counts.warm_up()  # the compiled counting of batches over many rows (the table above is numpy's)
 
 
 def _lca() -> None:

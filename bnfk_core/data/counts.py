@@ -12,10 +12,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-import numba
 import numpy as np
-
-from ..compiled import one_thread_twin
 
 __all__ = [
     "THREADS_MIN_PASSES",
@@ -164,23 +161,6 @@ def dense_cells(cards: Sequence[int], n_rows: int) -> bool:
     return cells <= min(max(4 * int(n_rows), 1024), DENSE_MAX_CELLS)
 
 
-@numba.njit(cache=True, nogil=True)
-def _dense_counts(cols, fam, radix, weights, out):  # pragma: no cover - compiled
-    n_rows = cols.shape[1]
-    k = fam.shape[0]
-    unit = weights.shape[0] == 0
-    for n in range(n_rows):
-        idx = 0
-        for j in range(k):
-            c = cols[fam[j], n]
-            if c < 0:
-                idx = -1
-                break
-            idx = idx * radix[j] + c
-        if idx >= 0:
-            out[idx] += 1.0 if unit else weights[n]
-
-
 def dense_family_counts(
     cols: np.ndarray,
     child: int,
@@ -197,7 +177,9 @@ def dense_family_counts(
     radix = np.array([int(cards[v]) for v in fam], dtype=np.int64)
     out = np.zeros(int(np.prod(radix)), dtype=np.float64)
     w = np.zeros(0) if weights is None else np.ascontiguousarray(weights, dtype=np.float64)
-    _dense_counts(cols, fam, radix, w, out)
+    from .compiled_counts import dense_counts
+
+    dense_counts(cols, fam, radix, w, out)
     return out.reshape(-1, int(cards[child]))
 
 
@@ -227,95 +209,17 @@ def table_cells(cards: Sequence[int], members: Sequence[int]) -> int:
     return math.prod(int(cards[m]) + 1 for m in members)
 
 
-@numba.njit(cache=True, nogil=True)
-def _one_table(cols, mem, radix, w, out):  # pragma: no cover - compiled
-    # one family's pass: a loop per number of members over 1-D columns (the index arithmetic unrolled, about
-    # 5x faster than a loop over the members), a general loop beyond six
-    k = mem.shape[0]
-    n_rows = cols.shape[1]
-    c0 = cols[mem[0]]
-    if k == 1:
-        for n in range(n_rows):
-            out[c0[n]] += w[n]
-        return
-    c1 = cols[mem[1]]
-    r1 = radix[1]
-    if k == 2:
-        for n in range(n_rows):
-            out[c0[n] * r1 + c1[n]] += w[n]
-        return
-    c2 = cols[mem[2]]
-    r2 = radix[2]
-    if k == 3:
-        for n in range(n_rows):
-            out[(c0[n] * r1 + c1[n]) * r2 + c2[n]] += w[n]
-        return
-    c3 = cols[mem[3]]
-    r3 = radix[3]
-    if k == 4:
-        for n in range(n_rows):
-            out[((c0[n] * r1 + c1[n]) * r2 + c2[n]) * r3 + c3[n]] += w[n]
-        return
-    c4 = cols[mem[4]]
-    r4 = radix[4]
-    if k == 5:
-        for n in range(n_rows):
-            out[(((c0[n] * r1 + c1[n]) * r2 + c2[n]) * r3 + c3[n]) * r4 + c4[n]] += w[n]
-        return
-    c5 = cols[mem[5]]
-    r5 = radix[5]
-    if k == 6:
-        for n in range(n_rows):
-            out[((((c0[n] * r1 + c1[n]) * r2 + c2[n]) * r3 + c3[n]) * r4 + c4[n]) * r5 + c5[n]] += w[n]
-        return
-    for n in range(n_rows):
-        idx = 0
-        for j in range(k):
-            idx = idx * radix[j] + cols[mem[j], n]
-        out[idx] += w[n]
-
-
 #: a batch of families with fewer row passes than this (rows x families) runs on one thread: two threads on
 #: such batches cost up to twice the CPU for little wall time (numba's OpenMP threads spin between regions;
 #: the measurements are in docs/LARGE_FILES.md)
 THREADS_MIN_PASSES = 1 << 22
 
 
-@numba.njit(cache=True, nogil=True)
-def _one_compact(cols, mem, cards, w, out):  # pragma: no cover - compiled
-    # one family's pass into its table without the extra states (``cards`` the members' r_j): a row with a
-    # missing member (code r_j) is skipped -- for a table whose extra states would make it far larger
-    k = mem.shape[0]
-    for n in range(cols.shape[1]):
-        idx = 0
-        for j in range(k):
-            c = cols[mem[j], n]
-            if c >= cards[j]:
-                idx = -1
-                break
-            idx = idx * cards[j] + c
-        if idx >= 0:
-            out[idx] += w[n]
-
-
 #: a family whose table with one extra state a member would have more cells than this, and more than twice
-#: its cells without them, is counted without them (:func:`_one_compact`): 14 binary members make 4.8 million
-#: cells with the extra states (38 MB to zero and gather from), 16,384 without
+#: its cells without them, is counted without them (:func:`bnfk_core.data.compiled_counts.one_compact`): 14
+#: binary members make 4.8 million cells with the extra states (38 MB to zero and gather from), 16,384 without
 COMPACT_MIN_CELLS = 1 << 16
 
-
-@numba.njit(cache=True, nogil=True, parallel=True)
-def _family_tables(cols, members, offs, radix, compact, w, out, out_offs):  # pragma: no cover - compiled
-    for f in numba.prange(offs.shape[0] - 1):
-        a, b = offs[f], offs[f + 1]
-        if compact[f]:
-            _one_compact(cols, members[a:b], radix[a:b], w, out[out_offs[f] : out_offs[f + 1]])
-        else:
-            _one_table(cols, members[a:b], radix[a:b], w, out[out_offs[f] : out_offs[f + 1]])
-
-
-#: the batch in one thread: no parallel region to compile (about 1 s less on a fresh cache) or to start
-_family_tables_serial = one_thread_twin(_family_tables, "_family_tables_serial", nogil=True)
 
 #: a batch over at most this many rows is counted by numpy (:func:`_numpy_tables`), as fast as the compiled
 #: pass on such tables -- the whole default search in CPU-s, compiled against numpy (the same DAGs and
@@ -327,9 +231,10 @@ NUMPY_MAX_ROWS = 2_000
 
 
 def _numpy_tables(shifted, members, offs, radix, compact, w, out, out_offs) -> None:
-    """:func:`_family_tables` by ``np.bincount``, one family at a time: a family's cells get its rows' weights
-    added in row order, as the compiled pass adds them (the very floats).  A compact family's radix is its
-    members' r_j, so a code r_j there (missing) leaves its row out."""
+    """:func:`bnfk_core.data.compiled_counts.count_batch` by ``np.bincount``, one family at a time: a
+    family's cells get its rows' weights added in row order, as the compiled pass adds them (the very
+    floats).  A compact family's radix is its members' r_j, so a code r_j there (missing) leaves its row
+    out."""
     for f in range(offs.shape[0] - 1):
         mem, rad = members[offs[f] : offs[f + 1]], radix[offs[f] : offs[f + 1]]
         idx = shifted[mem[0]].astype(np.int64)
@@ -344,18 +249,6 @@ def _numpy_tables(shifted, members, offs, radix, compact, w, out, out_offs) -> N
             cells[:] = np.bincount(idx, weights=w, minlength=cells.size)
         else:
             cells[:] = np.bincount(idx[keep], weights=w[keep], minlength=cells.size)
-
-
-def warm_up() -> None:
-    """Run both compiled passes of :func:`family_tables` (the parallel one and its one-thread twin) on a
-    small batch, so that numba's cache holds them before a batch over more than :data:`NUMPY_MAX_ROWS` rows
-    needs them (smaller batches are numpy's)."""
-    shifted = np.zeros((2, 3), dtype=np.uint8)  # the codes' type of columns with fewer than 255 states
-    members, offs = np.array([0, 1, 1], dtype=np.int64), np.array([0, 2, 3], dtype=np.int64)
-    radix, compact = np.array([2, 2, 2], dtype=np.int64), np.array([False, True])
-    out_offs = np.array([0, 4, 6], dtype=np.int64)
-    for kernel in (_family_tables, _family_tables_serial):
-        kernel(shifted, members, offs, radix, compact, np.ones(3), np.zeros(6), out_offs)
 
 
 def family_tables(
@@ -409,20 +302,14 @@ def family_tables(
     w = (
         np.ones(shifted.shape[1]) if weights is None else np.ascontiguousarray(weights, dtype=np.float64)
     )  # 1.0 a row without weights: the same floats
-    old = numba.get_num_threads()
-    if threads is None and int(shifted.shape[1]) * len(fams) < THREADS_MIN_PASSES:
-        threads = 1
-    threads = max(1, min(int(threads or old), numba.config.NUMBA_NUM_THREADS, len(fams)))
     if int(shifted.shape[1]) <= NUMPY_MAX_ROWS:
         _numpy_tables(shifted, members, offs, radix, compact, w, out, out_offs)
-    elif threads == 1:
-        _family_tables_serial(shifted, members, offs, radix, compact, w, out, out_offs)
     else:
-        numba.set_num_threads(threads)
-        try:
-            _family_tables(shifted, members, offs, radix, compact, w, out, out_offs)
-        finally:
-            numba.set_num_threads(old)
+        from .compiled_counts import count_batch
+
+        if threads is None and int(shifted.shape[1]) * len(fams) < THREADS_MIN_PASSES:
+            threads = 1
+        count_batch(shifted, members, offs, radix, compact, w, out, out_offs, threads)
     tables = []
     for f, c, a, b in zip(fams, compact, out_offs[:-1], out_offs[1:]):
         if c:

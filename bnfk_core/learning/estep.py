@@ -24,6 +24,7 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -32,7 +33,9 @@ from ..errors import ModelError
 from ..inference.elimination import pattern_keys
 from ..inference.queries import family_posteriors, log_evidence, missingness_patterns
 from ..network.model import BayesNet
-from .completions import Families, complete_cells, complete_offsets, completion_offsets, observed_loglik
+
+if TYPE_CHECKING:
+    from .completions import Families
 
 __all__ = [
     "MAX_COMPLETIONS",
@@ -453,6 +456,15 @@ def observed_counts(model: BayesNet, codes: np.ndarray, weights=None) -> list:
     return out
 
 
+@functools.cache
+def _kernels():
+    """The E-step's compiled kernels (:mod:`bnfk_core.learning.completions`), imported at their first use:
+    numba comes with them, and a process that runs no E-step (a Dask client) never loads it."""
+    from . import completions
+
+    return completions
+
+
 def _job_arrays(model: BayesNet, fams: Families, cells) -> tuple:
     """(cells, their cardinalities, touching families, member positions) as :func:`complete_cells` reads
     them."""
@@ -482,7 +494,7 @@ class PreparedJobs:
         self, model: BayesNet, jobs: list, const: np.ndarray | None = None, memo: dict | None = None
     ):
         cards = [int(c) for c in model.cardinalities]
-        self.fams = Families(model)
+        self.fams = _kernels().Families(model)
         self.const = np.zeros(int(self.fams.offset[-1])) if const is None else const
         # a group of cells' arrays and completion offsets (:func:`completion_offsets`), made once for every
         # job completing those cells (``memo`` may be shared by the items of one DAG)
@@ -506,7 +518,8 @@ class PreparedJobs:
                     else (size <= OFFSETS_MAX_CELLS and used + size <= OFFSETS_TOTAL_CELLS)
                 ):
                     memo["_cells"] = used + size
-                    got = (touch, mpos, completion_offsets(self.fams, ccards, touch, mpos), None, None)
+                    offsets = _kernels().completion_offsets(self.fams, ccards, touch, mpos)
+                    got = (touch, mpos, offsets, None, None)
                 else:  # too many completions to list their offsets: the digit loop (the same floats)
                     got = (touch, mpos, None, cells_a, ccards)
                 memo[key] = got
@@ -536,12 +549,12 @@ class PreparedJobs:
         :func:`complete_cells`): expected counts added to ``out`` (none when empty), each row's log-sum in
         ``lse``; False for a row of probability zero."""
         codes, w, touch, mpos, delta, cells, ccards = job
-        f = self.fams
+        f, k = self.fams, _kernels()
         if delta is not None:
-            return complete_offsets(
+            return k.complete_offsets(
                 codes, w, touch, mpos, delta, f.members, f.strides, f.length, f.offset, logt, out, lse
             )
-        return complete_cells(
+        return k.complete_cells(
             codes, w, cells, ccards, touch, mpos, f.members, f.strides, f.length, f.offset, logt, out, lse
         )
 
@@ -576,7 +589,7 @@ class PreparedJobs:
         if len(self.wide_codes):
             wc = np.ascontiguousarray(self.wide_codes, dtype=np.int64)
             total += float(log_evidence(model, wc) @ self.wide_w) - float(
-                observed_loglik(
+                _kernels().observed_loglik(
                     wc,
                     np.ascontiguousarray(self.wide_w, dtype=float),
                     f.members,
@@ -733,7 +746,8 @@ def loglik_part(block, model: BayesNet) -> float:
     codes, w = block
     codes = np.asarray(codes)
     w = np.asarray(w, dtype=float)
-    f = Families(model)
+    k = _kernels()
+    f = k.Families(model)
     logt = f.logs(model)
     obs_w = w.copy()
     total, none = 0.0, np.zeros(0)
@@ -744,7 +758,7 @@ def loglik_part(block, model: BayesNet) -> float:
                 total += float(log_evidence(model, jc) @ jw)
                 continue
             lse = np.empty(jc.shape[0])
-            if not complete_cells(
+            if not k.complete_cells(
                 np.ascontiguousarray(jc, dtype=np.int64),
                 jw,
                 *_job_arrays(model, f, cells),
@@ -760,7 +774,7 @@ def loglik_part(block, model: BayesNet) -> float:
             total += float(lse @ jw)
     return float(
         total
-        + observed_loglik(
+        + k.observed_loglik(
             np.ascontiguousarray(codes, dtype=np.int64), obs_w, f.members, f.strides, f.length, f.offset, logt
         )
     )

@@ -8,11 +8,13 @@ order of ``nodes`` -- the CPT layout of :mod:`bnfk_core.network.model` relies on
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-
-import networkx as nx
+from typing import TYPE_CHECKING
 
 from ..errors import StructureError
 from .members import SEGMENT_KINDS
+
+if TYPE_CHECKING:  # networkx is imported where a graph is made (0.15 CPU s a process that makes none)
+    import networkx as nx
 
 __all__ = [
     "DAG",
@@ -234,6 +236,8 @@ class DAG:
     def _find_cycle(self) -> list[str]:
         if len(self.topological_order()) == len(self._nodes):
             return []
+        import networkx as nx
+
         g = nx.DiGraph(list(self._arcs))
         return [u for u, _ in nx.find_cycle(g)]
 
@@ -373,6 +377,8 @@ class DAG:
         -------
         networkx.DiGraph
         """
+        import networkx as nx
+
         g = nx.DiGraph()
         g.add_nodes_from(self._nodes)
         g.add_edges_from(self.sorted_arcs())
@@ -705,6 +711,8 @@ class CPDAG:
         -------
         networkx.DiGraph
         """
+        import networkx as nx
+
         g = nx.DiGraph()
         g.add_nodes_from(self.nodes)
         g.add_edges_from(self.directed)
@@ -742,6 +750,8 @@ def skeleton(dag: DAG) -> nx.Graph:
     -------
     networkx.Graph
     """
+    import networkx as nx
+
     g = nx.Graph()
     g.add_nodes_from(dag.nodes)
     g.add_edges_from(dag.sorted_arcs())

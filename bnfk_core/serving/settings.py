@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from ..data.limits import MEMORY_CEILING_ENV, operator_ceiling_bytes  # noqa: F401 - its name here too
 from ..errors import shorten
-from ..kernels.fisher import FISHER, FISHER_NORMALIZED
+from ..kernels.members import FISHER, FISHER_NORMALIZED
 from ..network.dag import SEGMENT_KINDS
 from ..network.textbook import MAX_TEXTBOOK_ROWS
 from ..registry import CLUSTERERS, CRITERIA, ESTIMATORS, KERNELS, LEARNERS, SCORES
