@@ -447,3 +447,27 @@ def test_em_jobs_grouped_on_the_workers_are_one_process_items(monkeypatch):
     assert len(got) == len(ref)
     for item, want in zip(got, ref):
         _same_jobs(item, want)
+
+
+def _piece_and_worker(piece, offset):
+    from distributed import get_worker
+
+    return piece + offset, get_worker().address
+
+
+def test_map_kept_runs_one_task_a_worker_on_its_pieces_in_order(monkeypatch):
+    """map_kept: every kept piece's result, in the pieces' order, each computed on the worker holding the
+    piece, by one task a worker (the client's cost is per task, the EM's items are many)."""
+    client, runner = _dask_runner()
+    try:
+        kept = runner.send(range(7))
+        holders = {k: client.who_has([f])[f.key][0] for k, f in enumerate(kept)}
+        submitted = []
+        real = client.submit
+        monkeypatch.setattr(client, "submit", lambda *a, **k: submitted.append(a[0]) or real(*a, **k))
+        got = runner.map_kept(_piece_and_worker, kept, (100,))
+    finally:
+        client.close()
+    assert [value for value, _ in got] == [100 + k for k in range(7)]
+    assert [where for _, where in got] == [holders[k] for k in range(7)]
+    assert len(submitted) == len(set(holders.values())) == 2

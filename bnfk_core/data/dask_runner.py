@@ -441,6 +441,11 @@ class DaskRunner:
             ]
         return self.client.submit(_finished, fn, finish, level, pure=False).result()
 
+    def send(self, items) -> list:
+        """Every item sent to a worker (spread over them) and kept there: futures, in order, for :meth:`keep`
+        (data that would otherwise travel inside the task graph)."""
+        return self.client.scatter(list(items), hash=False)
+
     def keep(self, fn, items, args=()) -> list:
         """``fn(item, *args)`` of every item computed on the workers and *kept* there: a list of futures, in
         order, for :meth:`map_kept` (e.g. the CPTs' EM's jobs, made ready once per DAG and completed once per
@@ -463,9 +468,36 @@ class DaskRunner:
 
     def map_kept(self, fn, kept, args=()) -> list:
         """``fn(piece, *args)`` of every kept piece (:meth:`keep`), on the worker holding it; the results in
-        order. ``args`` are small (an iteration's CPTs) and go with each task: scattering them to every worker
-        first costs a round trip to each, every iteration."""
-        return self.client.gather([self.client.submit(fn, k, *args, pure=False) for k in kept])
+        order.  One task a worker runs ``fn`` on each of the pieces it holds, in order: a task costs the
+        client about a millisecond of its IO thread, and a worker holds many pieces (the EM's items, every
+        iteration).  ``args`` are small (an iteration's CPTs) and go with each task: scattering them to every
+        worker first costs a round trip to each, every iteration."""
+        from distributed import wait
+
+        kept = list(kept)
+        wait(kept)
+        holders = self.client.who_has(kept)
+        by_worker: dict = {}
+        for k, piece in enumerate(kept):
+            held_by = holders.get(piece.key) or (None,)
+            by_worker.setdefault(held_by[0], []).append(k)
+        tasks = [
+            self.client.submit(
+                _each,
+                fn,
+                [kept[k] for k in ks],
+                args,
+                workers=None if w is None else [w],
+                allow_other_workers=True,
+                pure=False,
+            )
+            for w, ks in by_worker.items()
+        ]
+        out: list = [None] * len(kept)
+        for ks, results in zip(by_worker.values(), self.client.gather(tasks)):
+            for k, result in zip(ks, results):
+                out[k] = result
+        return out
 
     def family_counter(self, shifted, weights, cards):
         """The search's counter on the cluster
@@ -494,6 +526,11 @@ def _finished(fn, finish, pieces):
     """``fn(pieces)``, or ``finish`` of it."""
     merged = fn(pieces)
     return merged if finish is None else finish(merged)
+
+
+def _each(fn, pieces: list, args: tuple) -> list:
+    """``fn(piece, *args)`` of every piece, in order (:meth:`DaskRunner.map_kept`: one worker's pieces)."""
+    return [fn(piece, *args) for piece in pieces]
 
 
 def _second(pair):

@@ -408,7 +408,7 @@ def keep_jobs(runner, model: BayesNet, codes: np.ndarray, weights: np.ndarray) -
     pieces of the jobs it holds, on the worker holding them.  The items, their order and so every sum are one
     process's; a list of the runner's kept pieces for :func:`kept_counts_part` / :func:`kept_loglik_part`."""
     shards = pattern_shards(codes, weights, SHARDS_PER_WORKER * max(int(runner.n_workers), 1))
-    held = runner.keep(shard_jobs_part, shards, (model,))
+    held = runner.keep(shard_jobs_part, runner.send(shards), (model,))
     shapes = runner.map_kept(job_shapes_part, held)
     where = [(s, j) for s, shard in enumerate(shapes) for j in range(len(shard))]
     items = []
