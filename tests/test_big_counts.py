@@ -62,6 +62,24 @@ def test_dense_counts_equal_a_plain_loop():
 
 
 @pytest.mark.parametrize("weighted", [None, "int", "float"])
+def test_dense_counts_of_few_rows_by_numpy_are_the_compiled_pass_floats(weighted, monkeypatch):
+    """Over at most NUMPY_MAX_ROWS rows a family's dense table is np.bincount's (nothing compiled for a small
+    table); the same floats, bit for bit, as the compiled pass (row order, missing cells left out)."""
+    from bnfk_core.data import counts
+
+    codes, w = _table(seed=4, n=counts.NUMPY_MAX_ROWS)
+    weights = None if weighted is None else (w.astype(float) if weighted == "int" else w / 7.0)
+    cols = code_matrix(codes, CARDS)
+    fams = list(_families())
+    small = [dense_family_counts(cols, c, list(ps), CARDS, weights) for c, ps in fams]
+    monkeypatch.setattr(counts, "NUMPY_MAX_ROWS", counts.NUMPY_MAX_ROWS - 1)
+    compiled = [dense_family_counts(cols, c, list(ps), CARDS, weights) for c, ps in fams]
+    for a, b in zip(small, compiled):
+        assert a.dtype == b.dtype == np.float64 and a.shape == b.shape and np.array_equal(a, b)
+    assert any(np.any(a % 1) for a in small) == (weighted == "float")
+
+
+@pytest.mark.parametrize("weighted", [None, "int", "float"])
 def test_scorer_counts_and_scores_equal_the_numpy_counter(weighted):
     """LocalScorer (complete rows) and AvailableCaseScorer (every family on its rows) read the compiled
     counter; the counts and scores equal numpy's ``family_counts`` on the same rows (exactly with integer

@@ -170,15 +170,26 @@ def dense_family_counts(
 ) -> np.ndarray:
     """The dense (q, r) count table of a family over the rows of ``cols`` (:func:`code_matrix`) where the
     child and every parent are observed: row j is the parents' mixed-radix configuration (``parents`` in the
-    given order, the first most significant), column k the child's state.  One compiled pass; each cell is the
-    sum of its rows' ``weights`` (1 without) in row order -- the very floats of ``np.bincount``
+    given order, the first most significant), column k the child's state.  One compiled pass, or
+    ``np.bincount`` over at most :data:`NUMPY_MAX_ROWS` rows (nothing to compile for a small table); each cell
+    is the sum of its rows' ``weights`` (1 without) in row order -- the very floats of ``np.bincount``
     (:func:`counts_from_columns`)."""
     fam = np.array([int(p) for p in parents] + [int(child)], dtype=np.int64)
     radix = np.array([int(cards[v]) for v in fam], dtype=np.int64)
-    out = np.zeros(int(np.prod(radix)), dtype=np.float64)
     w = np.zeros(0) if weights is None else np.ascontiguousarray(weights, dtype=np.float64)
+    cells = int(np.prod(radix))
+    if cols.shape[1] <= NUMPY_MAX_ROWS:
+        idx = np.zeros(cols.shape[1], dtype=np.int64)
+        seen = np.ones(cols.shape[1], dtype=bool)
+        for v, r in zip(fam, radix):
+            col = cols[v]
+            seen &= col >= 0
+            idx = idx * int(r) + col
+        table = np.bincount(idx[seen], weights=w[seen] if w.size else None, minlength=cells)
+        return table.astype(np.float64).reshape(-1, int(cards[child]))
     from .compiled_counts import dense_counts
 
+    out = np.zeros(cells, dtype=np.float64)
     dense_counts(cols, fam, radix, w, out)
     return out.reshape(-1, int(cards[child]))
 
