@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import urllib.parse
 
+from browser_helpers import act, count_runs, settle
 from test_browser import ARTIFACTS, browser, pytestmark, server  # noqa: F401 (fixtures)
-from test_browser_share import _select, _settle
+from test_browser_share import _select
 
 from bnfk_ui.router import PAGES
 
@@ -48,25 +49,25 @@ def test_no_page_makes_a_name_into_markup_or_a_request(server, browser, tmp_path
             r.abort()
 
     page.route("**/*", route)
+    count_runs(page)
     seen = []
     try:
         page.goto(server, wait_until="domcontentloaded")
         page.wait_for_selector(".js-plotly-plot", timeout=90_000)
-        _settle(page)
+        settle(page)
         _select(page, "Bundled sample or your own file", "Upload your own CSV…")
-        page.locator(
+        uploader = page.locator(
             '[data-testid="stMainBlockContainer"] [data-testid="stFileUploader"] input[type="file"]'
-        ).set_input_files(_csv(tmp_path / f"![f](http:__{EVIL}_f.png).csv"))
+        )
+        act(page, lambda: uploader.set_input_files(_csv(tmp_path / f"![f](http:__{EVIL}_f.png).csv")))
         page.get_by_text("Loaded").first.wait_for(timeout=60_000)
-        _settle(page)
         for _, _, title, _, url in PAGES:
-            page.get_by_role("link", name=title, exact=True).first.click()
+            act(page, page.get_by_role("link", name=title, exact=True).first.click)
             page.wait_for_function(
                 "u => location.pathname.endsWith('/' + u) || (u === 'home' && location.pathname === '/')",
                 arg=url,
                 timeout=60_000,
             )
-            _settle(page)
             seen.append(title)
             links = page.eval_on_selector_all(
                 "a[href], img[src], [srcset], image", "els => els.map(e => e.href || e.src || e.srcset || '')"

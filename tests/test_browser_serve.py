@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from browser_helpers import streamlit_server
+from browser_helpers import act, count_runs, settle, streamlit_server
 from test_browser import ARTIFACTS, browser, pytestmark  # noqa: F401 (fixtures, marks)
 
 from bnfk_core.serving.serve import OUTSIDE_READ, OUTSIDE_WRITE
@@ -50,21 +50,14 @@ def served(folders):
         pytest.fail(str(exc))
 
 
-def _settle(page):
-    page.wait_for_timeout(600)
-    page.wait_for_function(
-        "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=STEP_MS
-    )
-    page.wait_for_timeout(600)
-
-
 def _open(browser, url):  # noqa: F811
     ctx = browser.new_context(viewport={"width": 1400, "height": 1800})
     page = ctx.new_page()
     page.set_default_timeout(STEP_MS)
+    count_runs(page)
     page.goto(url, wait_until="domcontentloaded")
     page.locator("h1").first.wait_for()
-    _settle(page)
+    settle(page, timeout=STEP_MS)
     return ctx, page
 
 
@@ -87,8 +80,7 @@ def test_reading_outside_the_data_folder_is_refused_alike(served, browser, folde
             page.get_by_text("Large files: a file on the server").first.click()
             box = page.get_by_label("Name of a CSV or Parquet file in the server's data folder")
             box.fill(p)  # sent with the click (Enter would re-run and close the box)
-            page.get_by_test_id("stButton").filter(has_text="Load file").first.click()
-            _settle(page)
+            act(page, page.get_by_test_id("stButton").filter(has_text="Load file").first.click, STEP_MS)
             # the error is drawn inside the Large files box (which the re-run folds)
             error = page.get_by_test_id("stAlertContentError").filter(has_text=OUTSIDE_READ).first
             try:
@@ -118,13 +110,10 @@ def test_writing_outside_the_output_folder_is_refused(served, browser, folders):
             page.get_by_text(text).first.wait_for(state="attached")
 
         tab()
-        page.get_by_role(
-            "button", name="Impute the missing cells"
-        ).click()  # opening the page imputes nothing
-        _settle(page)
+        # opening the page imputes nothing
+        act(page, page.get_by_role("button", name="Impute the missing cells").click, STEP_MS)
         tab()
-        page.get_by_role("button", name="Complete all 400 rows").click()
-        _settle(page)
+        act(page, page.get_by_role("button", name="Complete all 400 rows").click, STEP_MS)
         tab()
         says("Imputed cells (all rows)")
 
@@ -132,8 +121,7 @@ def test_writing_outside_the_output_folder_is_refused(served, browser, folders):
             tab()
             box = page.get_by_label("Or write the completed file to the server's output folder (file name)")
             box.fill(name)  # sent with the click
-            page.get_by_test_id("stButton").filter(has_text="Write file").first.click()
-            _settle(page)
+            act(page, page.get_by_test_id("stButton").filter(has_text="Write file").first.click, STEP_MS)
             tab()
 
         for name in (
@@ -152,8 +140,7 @@ def test_writing_outside_the_output_folder_is_refused(served, browser, folders):
         says("to 'done.csv' in the output folder")
         assert (out / "done.csv").read_text().startswith("class,a,b,c")
         tab()
-        page.get_by_text("Replace an existing file").first.click()
-        _settle(page)
+        act(page, page.get_by_text("Replace an existing file").first.click, STEP_MS)
         write("existing.csv")
         says("to 'existing.csv' in the output folder")
         assert (out / "existing.csv").read_text().startswith("class,a,b,c")

@@ -4,6 +4,7 @@ pages), copy the link from the sidebar, open it in a fresh browser context and g
 from __future__ import annotations
 
 import numpy as np
+from browser_helpers import act, count_runs, settle
 from test_browser import ARTIFACTS, _check_page, browser, pytestmark, server  # noqa: F401 (fixtures)
 
 
@@ -19,33 +20,31 @@ def _csv(path) -> str:
     return str(path)
 
 
-def _settle(page):
-    page.wait_for_timeout(800)
-    page.wait_for_function(
-        "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=90_000
-    )
-    page.wait_for_timeout(800)
+def _open(ctx, url: str):
+    """A page of ``ctx`` at ``url``, its first script run over (:func:`browser_helpers.settle`)."""
+    page = ctx.new_page()
+    count_runs(page)
+    page.goto(url, wait_until="domcontentloaded")
+    settle(page)
+    return page
 
 
 def _select(page, label: str, option: str):
     box = page.get_by_test_id("stSelectbox").filter(has_text=label).first
     box.click()
     page.keyboard.type(option[:12])  # a long list draws only the options in view: filter it first
-    page.get_by_role("option", name=option, exact=True).first.click()
-    _settle(page)
+    act(page, page.get_by_role("option", name=option, exact=True).first.click)
 
 
 def _number(page, label: str, value: int):
     field = page.get_by_label(label, exact=True).first
     field.fill(str(value))
-    field.press("Enter")
-    _settle(page)
+    act(page, lambda: field.press("Enter"))
 
 
 def _go(page, name: str):
-    page.get_by_role("link", name=name, exact=True).first.click()
+    act(page, page.get_by_role("link", name=name, exact=True).first.click)
     page.get_by_role("heading", name=name).first.wait_for(timeout=90_000)
-    _settle(page)
 
 
 def _copied_link(page) -> str:
@@ -62,7 +61,6 @@ def _view(page) -> dict:
     _go(page, "Clustering")
     # the heading draws before the clustering finishes: read the metrics once the last of them is there
     page.get_by_test_id("stMetric").filter(has_text="Clusters used").first.wait_for(timeout=90_000)
-    _settle(page)
     metrics = [m.inner_text() for m in page.locator('[data-testid="stMetric"]').all()]
     lines = side.splitlines()
     return {
@@ -74,24 +72,21 @@ def _view(page) -> dict:
 
 def test_a_copied_link_opens_the_same_view(server, browser, tmp_path):  # noqa: F811
     ctx = browser.new_context(viewport={"width": 1500, "height": 2200})
-    page = ctx.new_page()
     try:
-        page.goto(server, wait_until="domcontentloaded")
+        page = _open(ctx, server)
         page.wait_for_selector(".js-plotly-plot", timeout=90_000)
-        _settle(page)
         _select(page, "Bundled sample or your own file", "Upload your own CSV…")
-        page.locator(
+        uploader = page.locator(
             '[data-testid="stMainBlockContainer"] [data-testid="stFileUploader"] input[type="file"]'
-        ).set_input_files(_csv(tmp_path / "mine.csv"))
+        )
+        act(page, lambda: uploader.set_input_files(_csv(tmp_path / "mine.csv")))
         page.get_by_text("Loaded mine.csv").first.wait_for(timeout=60_000)
-        _settle(page)
         _go(page, "Structure")
-        page.get_by_role("button", name="Start empty").click()
+        act(page, page.get_by_role("button", name="Start empty").click)
         page.get_by_text("Empty network").first.wait_for(timeout=30_000)
-        _settle(page)
         _select(page, "Add an arc from", "size")  # the arc edits sit beside the graph
         _select(page, "Add an arc to", "colour")
-        page.get_by_role("button", name="Add arc").click()
+        act(page, page.get_by_role("button", name="Add arc").click)
         try:
             page.get_by_text("Added size → colour").first.wait_for(timeout=30_000)
         except Exception:
@@ -113,11 +108,9 @@ def test_a_copied_link_opens_the_same_view(server, browser, tmp_path):  # noqa: 
         ctx.close()
 
     ctx2 = browser.new_context(viewport={"width": 1500, "height": 2200})
-    page2 = ctx2.new_page()
     try:
-        page2.goto(link, wait_until="domcontentloaded")
+        page2 = _open(ctx2, link)
         page2.get_by_role("heading", name="Prototypes").first.wait_for(timeout=90_000)
-        _settle(page2)
         body = page2.inner_text("body")
         assert "could not be used" not in body, body[:2000]
         assert _copied_link(page2) == link
@@ -135,7 +128,6 @@ def _metric(page, label: str) -> str:
 
 def _compare_metrics(page) -> dict:
     page.wait_for_function("() => document.querySelectorAll('.js-plotly-plot').length >= 5", timeout=90_000)
-    _settle(page)
     return {k: _metric(page, k) for k in ("max |ΔK|", "Equivalent", "Shared protos")}
 
 
@@ -145,13 +137,11 @@ def test_link_and_session_download_restore_compare_b(server, browser, tmp_path):
     import json
 
     ctx = browser.new_context(viewport={"width": 1500, "height": 1400}, accept_downloads=True)
-    page = ctx.new_page()
     try:
-        page.goto(f"{server.rstrip('/')}/compare?data=hayes_roth&class=class", wait_until="domcontentloaded")
+        page = _open(ctx, f"{server.rstrip('/')}/compare?data=hayes_roth&class=class")
         page.get_by_role("heading", name="Compare structures").first.wait_for(timeout=90_000)
         _compare_metrics(page)
-        page.get_by_role("button", name="V-structure", exact=True).click()
-        _settle(page)
+        act(page, page.get_by_role("button", name="V-structure", exact=True).click)
         first = _compare_metrics(page)
         link = _copied_link(page)
         assert "cmpb=" in link
@@ -164,25 +154,19 @@ def test_link_and_session_download_restore_compare_b(server, browser, tmp_path):
     finally:
         ctx.close()
     ctx2 = browser.new_context(viewport={"width": 1500, "height": 1400})
-    page2 = ctx2.new_page()
     try:
-        page2.goto(link, wait_until="domcontentloaded")
+        page2 = _open(ctx2, link)
         page2.get_by_role("heading", name="Compare structures").first.wait_for(timeout=90_000)
         assert _compare_metrics(page2) == first
     finally:
         ctx2.close()
     ctx3 = browser.new_context(viewport={"width": 1500, "height": 1400})
-    page3 = ctx3.new_page()
     try:
-        page3.goto(server, wait_until="domcontentloaded")
+        page3 = _open(ctx3, server)
         page3.wait_for_selector(".js-plotly-plot", timeout=90_000)
-        _settle(page3)
-        page3.get_by_text("Share this view").first.click()
-        _settle(page3)
-        page3.locator(
-            '[data-testid="stSidebar"] [data-testid="stFileUploader"] input[type="file"]'
-        ).set_input_files(str(path))
-        _settle(page3)
+        page3.get_by_text("Share this view").first.click()  # an expander: no run
+        session = page3.locator('[data-testid="stSidebar"] [data-testid="stFileUploader"] input[type="file"]')
+        act(page3, lambda: session.set_input_files(str(path)))
         _go(page3, "Compare structures")
         assert _compare_metrics(page3) == first
     finally:
