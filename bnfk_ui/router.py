@@ -18,8 +18,15 @@ from __future__ import annotations
 import contextvars
 from pathlib import Path
 
+# The library imports numba, networkx and the Fisher kernel only where they are used (a CLI command or a Dask
+# client needs none of them).  The app's pages all use them, so the server imports them with its first script
+# run, not in a visitor's first click, where the import would stall every session at once.
+import networkx  # noqa: F401
 import streamlit as st
 
+import bnfk_core.data.compiled_counts  # noqa: F401
+import bnfk_core.kernels.fisher  # noqa: F401
+import bnfk_core.learning.completions  # noqa: F401
 from bnfk_core.data.limits import memory_limit_set
 from bnfk_core.errors import BnfkError
 
